@@ -1,0 +1,46 @@
+"""refimpl: a readable, fast reference implementation of PaddlePaddle's static-graph
+training stack. `import refimpl as paddle`, or run an unmodified paddle script with
+`python -m refimpl run script.py`."""
+__version__ = "0.1.0"
+
+from .framework.dtypes import (bool_ as bool, float16, float32, float64, int8, int16, int32,
+                               int64, uint8)
+from .framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda)
+from .framework.param_attr import ParamAttr
+from .framework.program import Variable
+from .framework.random import seed as _seed_rng
+from .layers.math import mean
+from . import framework, static, fluid, nn, optimizer
+
+Tensor = Variable
+
+
+def enable_static():
+    """refimpl is static-graph only; kept so paddle 2.0 scripts run unchanged."""
+
+
+def disable_static(place=None):
+    raise NotImplementedError("refimpl implements the static-graph API only (dygraph is not "
+                              "supported); remove paddle.disable_static()")
+
+
+def in_dynamic_mode():
+    return False
+
+
+def seed(s):
+    """Seed the global generator used by random ops whose seed attr is 0."""
+    _seed_rng(s)
+    framework.program.default_main_program().random_seed = s
+    framework.program.default_startup_program().random_seed = s
+
+
+def get_device():
+    return "cpu"
+
+
+def set_device(device):
+    if not str(device).startswith("cpu") and not is_compiled_with_cuda():
+        raise ValueError("set_device(%r): no GPU is usable here (CuPy with a device is needed)"
+                         % device)
+    return CUDAPlace(0) if str(device).startswith("gpu") else CPUPlace()

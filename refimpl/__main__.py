@@ -1,0 +1,54 @@
+"""refimpl command line: run (drop-in for paddle scripts), conformance, bench."""
+import argparse
+import os
+import runpy
+import sys
+
+USAGE = """python -m refimpl COMMAND ...
+
+commands:
+  run SCRIPT [ARGS...]   run an unmodified paddle script with `paddle` -> refimpl
+  conformance ...        generate / check golden vectors (see `conformance --help`)
+  bench [...]            time training steps (see `bench --help`)
+"""
+
+
+def cmd_run(argv):
+    if not argv or argv[0] in ("-h", "--help"):
+        print("usage: python -m refimpl run SCRIPT [ARGS...]\n\n"
+              "Runs SCRIPT as __main__ with `import paddle` resolving to refimpl.")
+        return 0 if argv else 2
+    script = argv[0]
+    if not os.path.isfile(script):
+        print("refimpl run: no such script: %s" % script, file=sys.stderr)
+        return 2
+    from . import _alias
+    _alias.install()
+    sys.argv = list(argv)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
+    from .parallel import launch
+    with launch.abort_on_error():
+        runpy.run_path(script, run_name="__main__")
+    return 0
+
+
+def main(argv=None):
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if not argv or argv[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0
+    cmd, rest = argv[0], argv[1:]
+    if cmd == "run":
+        return cmd_run(rest)
+    if cmd == "conformance":
+        from .conformance.cli import main as conformance_main
+        return conformance_main(rest)
+    if cmd == "bench":
+        from .bench_cli import main as bench_main
+        return bench_main(rest)
+    print("unknown command %r\n\n%s" % (cmd, USAGE), file=sys.stderr)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

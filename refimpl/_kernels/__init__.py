@@ -1,0 +1,63 @@
+"""Compiled kernels and the dispatch that picks them.
+
+Each compiled kernel is a drop-in for an op's numpy reference (same arguments, same
+results within the op's tolerances). `REFIMPL_KERNELS=numpy` disables them all so the
+references alone run; the default `cython` uses every compiled kernel that was built.
+"""
+import importlib
+import os
+import warnings
+
+import numpy as np
+
+__all__ = ["backend", "load_kernel", "get_array_module", "compiled_modules"]
+
+_COMPILED = ("im2col", "pool", "softmax_ce", "batch_norm", "optim", "activation")
+
+
+def backend():
+    name = os.environ.get("REFIMPL_KERNELS", "cython")
+    if name not in ("numpy", "cython"):
+        raise ValueError("REFIMPL_KERNELS must be 'numpy' or 'cython', got %r" % name)
+    return name
+
+
+_cache = {}
+
+
+def load_kernel(spec):
+    """'module:function' in refimpl._kernels, or None (numpy backend, or not built)."""
+    if backend() == "numpy":
+        return None
+    if spec in _cache:
+        return _cache[spec]
+    module, _, func = spec.partition(":")
+    try:
+        fn = getattr(importlib.import_module("refimpl._kernels." + module), func)
+    except ImportError as e:
+        warnings.warn("compiled kernel %s is not built (%s); using the numpy reference. "
+                      "Run `pip install -e .` to build the kernels." % (spec, e))
+        fn = None
+    _cache[spec] = fn
+    return fn
+
+
+def compiled_modules():
+    """Names of the compiled kernel modules that import (for tests and diagnostics)."""
+    found = []
+    for m in _COMPILED:
+        try:
+            importlib.import_module("refimpl._kernels." + m)
+            found.append(m)
+        except ImportError:
+            pass
+    return found
+
+
+def get_array_module(*arrays):
+    """numpy, or cupy when any argument lives on a GPU (Chainer's `xp` idiom)."""
+    for a in arrays:
+        if type(a).__module__.startswith("cupy"):
+            import cupy
+            return cupy
+    return np

@@ -1,0 +1,235 @@
+"""Reverse-mode autodiff over a Program: append_backward and gradients.
+
+Walks the forward ops that lead to the targets in reverse and appends each op's
+"<type>_grad" op. Naming follows Paddle: the gradient of `x` is `x@GRAD`; when `x`
+feeds several ops, each contribution is written to `x@GRAD@RENAME@block0@k` and a
+`sum` op adds them into `x@GRAD` as soon as the last contribution exists.
+"""
+from .framework.program import (EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole, Parameter, Variable,
+                                grad_var_name)
+from .ops.registry import slot_name
+
+__all__ = ["append_backward", "gradients", "calc_gradient"]
+
+
+def _names_of(items):
+    out = set()
+    for v in items or ():
+        out.add(v.name if isinstance(v, Variable) else v)
+    return out
+
+
+def _ops_on_path(ops, target_names):
+    """Forward ops whose outputs (transitively) reach the targets, in program order."""
+    needed = set(target_names)
+    path = []
+    for op in reversed(ops):
+        if needed.intersection(op.output_arg_names):
+            path.append(op)
+            needed.update(op.input_arg_names)
+    path.reverse()
+    return path
+
+
+def _requiring_grad(block, path, no_grad):
+    """Names of the variables that get a gradient: not in no_grad, and either a leaf
+    with stop_gradient False or produced from something that requires a gradient."""
+    produced = {n for op in path for n in op.output_arg_names}
+    requires = set()
+    for op in path:
+        for n in op.input_arg_names:
+            if n in produced or n in no_grad:
+                continue
+            v = block._find_var_recursive(n)
+            if v is not None and not v.stop_gradient:
+                requires.add(n)
+        if op.op_def.has_grad() and requires.intersection(op.input_arg_names):
+            requires.update(n for n in op.output_arg_names if n not in no_grad)
+    return requires
+
+
+def _differentiable_inputs(op, requires):
+    """(slot, index, name) of the op's inputs that receive a gradient from it."""
+    no_grad_slots = set(op.op_def.no_grad)
+    found = []
+    for slot, names in op.inputs.items():
+        if slot in no_grad_slots:
+            continue
+        for i, n in enumerate(names):
+            if n in requires:
+                found.append((slot, i, n))
+    return found
+
+
+def _backward_ops(block, path, requires, initial_grads):
+    """Append the grad ops for `path` (reversed) to `block`; return var -> grad name."""
+    contributions = {}
+    grad_ops = [op for op in path
+                if op.op_def.has_grad() and _differentiable_inputs(op, requires)]
+    for op in grad_ops:
+        for _, _, n in _differentiable_inputs(op, requires):
+            contributions[n] = contributions.get(n, 0) + 1
+    grad_of = dict(initial_grads)   # forward var -> its complete gradient's name
+    partial = {}                    # forward var -> partial gradient names so far
+
+    def grad_var(name, grad_name):
+        fwd = block._find_var_recursive(name)
+        if not block.has_var(grad_name):
+            block.create_var(name=grad_name, shape=fwd.shape, dtype=fwd.dtype)
+        return grad_name
+
+    for op in reversed(grad_ops):
+        op_def = op.op_def
+        inputs = {}
+        for s in op_def.grad_input_slots():
+            slot = slot_name(s)
+            if slot.endswith(GRAD_SUFFIX):
+                fwd_slot = slot[:-len(GRAD_SUFFIX)]
+                names = [grad_of.get(n) for n in op.outputs.get(fwd_slot, [])]
+                if any(names):
+                    inputs[slot] = [n or _zeros_like(block, m)
+                                    for n, m in zip(names, op.outputs[fwd_slot])]
+            elif slot in op.inputs:
+                inputs[slot] = list(op.inputs[slot])
+            elif slot in op.outputs:
+                inputs[slot] = list(op.outputs[slot])
+        outputs = {}
+        finished = []
+        for slot, i, n in _differentiable_inputs(op, requires):
+            # Inputs of a duplicable slot that get no gradient are written to @EMPTY@.
+            names = outputs.setdefault(slot + GRAD_SUFFIX,
+                                       [EMPTY_VAR_NAME] * len(op.inputs[slot]))
+            if contributions[n] == 1:
+                names[i] = grad_var(n, grad_var_name(n))
+                grad_of[n] = names[i]
+                finished.append(n)
+            else:
+                k = len(partial.setdefault(n, []))
+                names[i] = grad_var(n, "%s@RENAME@block%d@%d" % (grad_var_name(n), block.idx, k))
+                partial[n].append(names[i])
+                if len(partial[n]) == contributions[n]:
+                    finished.append(n)
+        role_vars = _role_vars(block, finished)
+        attrs = {k: op.attrs[k] for k in op_def.attrs}
+        attrs["op_role"] = OpRole.Backward
+        attrs["op_role_var"] = role_vars if role_vars else []
+        attrs["op_callstack"] = op.attrs.get("op_callstack", "")
+        block.append_op(type=op.type + "_grad", inputs=inputs, outputs=outputs, attrs=attrs)
+        for n in finished:
+            if n in partial:
+                total = grad_var(n, grad_var_name(n))
+                block.append_op(type="sum", inputs={"X": partial.pop(n)},
+                                outputs={"Out": [total]},
+                                attrs={"op_role": OpRole.Backward,
+                                       "op_role_var": _role_vars(block, [n])})
+                grad_of[n] = total
+    return grad_of
+
+
+def _role_vars(block, names):
+    pairs = []
+    for n in names:
+        if isinstance(block._find_var_recursive(n), Parameter):
+            pairs += [n, grad_var_name(n)]
+    return pairs
+
+
+def _zeros_like(block, name):
+    """A zero gradient for an output nobody differentiated (e.g. an unused split piece)."""
+    fwd = block._find_var_recursive(name)
+    zname = grad_var_name(name) + "@ZERO"
+    if not block.has_var(zname):
+        block.create_var(name=zname, shape=fwd.shape, dtype=fwd.dtype)
+        block.append_op(type="fill_zeros_like", inputs={"X": [name]}, outputs={"Out": [zname]},
+                        attrs={"op_role": OpRole.Backward})
+    return zname
+
+
+def _fill_ones_grad(block, target, role):
+    g = grad_var_name(target.name)
+    block.create_var(name=g, shape=target.shape, dtype=target.dtype)
+    if all(d >= 0 for d in target.shape):
+        block.append_op(type="fill_constant", outputs={"Out": [g]},
+                        attrs={"shape": list(target.shape), "value": 1.0,
+                               "dtype": target.dtype.name, "op_role": role})
+    else:
+        block.append_op(type="fill_any_like", inputs={"X": [target.name]}, outputs={"Out": [g]},
+                        attrs={"value": 1.0, "op_role": role})
+    return g
+
+
+def _no_grad_names(block, no_grad_set):
+    names = _names_of(no_grad_set)
+    names.update(n for n, v in block.vars.items() if v.stop_gradient)
+    return names
+
+
+def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
+                    checkpoints=None):
+    """Append the backward pass of `loss`; return [(param, param@GRAD)] in param order.
+
+    `checkpoints` delegates to the recompute builder (RecomputeOptimizer)."""
+    if not isinstance(loss, Variable):
+        raise TypeError("append_backward: loss must be a Variable, got %s" % type(loss).__name__)
+    if checkpoints:
+        from .optimizer.recompute import append_backward_with_checkpoints
+        return append_backward_with_checkpoints(loss, parameter_list, no_grad_set, checkpoints)
+    block = loss.block.program.global_block()
+    program = block.program
+    forward_ops = list(block.ops)
+    for op in forward_ops:
+        if loss.name in op.output_arg_names:
+            op.attrs["op_role"] = op.attrs.get("op_role", 0) | OpRole.Loss
+    no_grad = _no_grad_names(block, no_grad_set)
+    path = _ops_on_path(forward_ops, [loss.name])
+    requires = _requiring_grad(block, path, no_grad)
+    with program._role_guard(OpRole.Backward):
+        loss_grad = _fill_ones_grad(block, loss, OpRole.Backward | OpRole.Loss)
+        grad_of = _backward_ops(block, path, requires, {loss.name: loss_grad})
+    params = _parameters(block, parameter_list)
+    result = []
+    for p in params:
+        g = grad_of.get(p.name)
+        if g is not None:
+            result.append((p, block.var(g)))
+    if callbacks:
+        for cb in callbacks:
+            cb(block=block, context={})
+    return result
+
+
+def _parameters(block, parameter_list):
+    if parameter_list is None:
+        return [p for p in block.all_parameters() if p.trainable]
+    names = _names_of(parameter_list)
+    return [p for p in block.all_parameters() if p.name in names and p.trainable]
+
+
+def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
+    """Gradients of sum(targets) w.r.t. each input; None where an input does not reach."""
+    targets = targets if isinstance(targets, (list, tuple)) else [targets]
+    single = not isinstance(inputs, (list, tuple))
+    inputs = [inputs] if single else list(inputs)
+    block = targets[0].block.program.global_block()
+    program = block.program
+    no_grad = _no_grad_names(block, no_grad_set) - _names_of(inputs)
+    path = _ops_on_path(list(block.ops), [t.name for t in targets])
+    requires = _requiring_grad(block, path, no_grad)
+    requires.update(v.name for v in inputs)
+    # Forward-propagate again so ops fed by a stop_gradient input that the user asked
+    # about (e.g. a data var) are differentiated.
+    for op in path:
+        if op.op_def.has_grad() and requires.intersection(op.input_arg_names):
+            requires.update(n for n in op.output_arg_names if n not in no_grad)
+    target_gradients = target_gradients or [None] * len(targets)
+    with program._role_guard(OpRole.Backward):
+        initial = {}
+        for t, tg in zip(targets, target_gradients):
+            initial[t.name] = tg.name if tg is not None else _fill_ones_grad(block, t,
+                                                                              OpRole.Backward)
+        grad_of = _backward_ops(block, path, requires, initial)
+    grads = [block.var(grad_of[v.name]) if v.name in grad_of else None for v in inputs]
+    return grads[0] if single else grads
+
+
+calc_gradient = gradients

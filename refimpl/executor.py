@@ -1,0 +1,261 @@
+"""Executor: runs a Program in a Scope.
+
+A program is compiled once per (program version, feed names, fetch names, scope) into
+a Plan: a flat list of closures, one per op, each with its kernel, its input/output
+names and its attrs bound. Running a plan is a loop over those closures on one dict
+(the scope's values), so the framework costs about a microsecond per op.
+Temporaries are freed right after their last use (Paddle's eager deletion), which is
+what makes RecomputeOptimizer and memory_optimize lower the peak.
+"""
+import numpy as np
+
+from .framework.dtypes import convert_dtype
+from .framework.errors import FeedError, OpError
+from .framework.place import CPUPlace
+from .framework.program import EMPTY_VAR_NAME, Program, Variable, default_main_program
+from .framework.scope import Tensor, global_scope
+from .ops.registry import is_duplicable, slot_name
+
+__all__ = ["Executor", "Plan", "bind_op", "global_scope"]
+
+
+def bind_op(op):
+    """A closure `run(env)` that runs `op` on the dict `env` of name -> array."""
+    op_def = op.op_def
+    fn = op_def.kernel("forward")
+    attrs = {k: op.attrs[k] for k in op_def.attrs}
+    args = []  # per input slot: a name, a tuple of names (duplicable), or None
+    for s in op_def.inputs:
+        names = op.inputs.get(slot_name(s), [])
+        args.append(tuple(names) if is_duplicable(s) else (names[0] if names else None))
+    outs = []  # (position in the kernel's result, name or tuple of names)
+    for i, s in enumerate(op_def.outputs):
+        names = op.outputs.get(slot_name(s), [])
+        if names:
+            outs.append((i, tuple(names) if is_duplicable(s) else names[0]))
+    n_results = len(op_def.outputs)
+
+    if n_results == 1 and len(outs) == 1 and isinstance(outs[0][1], str) \
+            and all(isinstance(a, str) for a in args):
+        # The common case: single-variable inputs, one output. Specialized to keep
+        # per-op overhead at a function call and a few dict operations.
+        out = outs[0][1]
+        names = tuple(args)
+        if len(names) == 1:
+            a, = names
+            if attrs:
+                def run(env):
+                    env[out] = fn(env[a], **attrs)
+            else:
+                def run(env):
+                    env[out] = fn(env[a])
+        elif len(names) == 2:
+            a, b = names
+            if attrs:
+                def run(env):
+                    env[out] = fn(env[a], env[b], **attrs)
+            else:
+                def run(env):
+                    env[out] = fn(env[a], env[b])
+        else:
+            def run(env):
+                env[out] = fn(*[env[n] for n in names], **attrs)
+        return run
+
+    def fetch_arg(env, a):
+        if a is None:
+            return None
+        if isinstance(a, tuple):
+            return [env[n] for n in a]
+        return env[a]
+
+    def run(env):
+        result = fn(*[fetch_arg(env, a) for a in args], **attrs)
+        if n_results == 1:
+            result = (result,)
+        for i, target in outs:
+            value = result[i]
+            if value is None:
+                continue
+            if isinstance(target, tuple):
+                for name, v in zip(target, value):
+                    if name != EMPTY_VAR_NAME:
+                        env[name] = v
+            else:
+                env[target] = value
+    return run
+
+
+class Plan:
+    """A program compiled for one feed/fetch signature: bound ops plus a free list."""
+
+    def __init__(self, program, feed_names, fetch_names, eager_delete=True):
+        self.program = program
+        self.version = program._version
+        block = program.global_block()
+        self.ops = list(block.ops)
+        self.runs = [bind_op(op) for op in self.ops]
+        self.fetch_names = list(fetch_names)
+        persistable = {n for n, v in block.vars.items() if v.persistable}
+        produced = set(feed_names)
+        for op in self.ops:
+            produced.update(op.output_arg_names)
+        produced.discard(EMPTY_VAR_NAME)
+        # Temporaries: produced by this run and not persistable. Everything else in
+        # the scope (parameters, values the user put there) is left alone.
+        self.temporaries = [n for n in produced if n not in persistable]
+        self.free_after = self._free_lists(set(self.temporaries) - set(fetch_names)) \
+            if eager_delete else None
+
+    def _free_lists(self, freeable):
+        last_use = {}
+        for i, op in enumerate(self.ops):
+            for n in op.input_arg_names + op.output_arg_names:
+                if n in freeable:
+                    last_use[n] = i
+        lists = [[] for _ in self.ops]
+        for n, i in last_use.items():
+            lists[i].append(n)
+        return [tuple(names) for names in lists]
+
+    def run(self, env):
+        runs, free_after = self.runs, self.free_after
+        i = 0
+        try:
+            if free_after is None:
+                for i, run in enumerate(runs):
+                    run(env)
+            else:
+                for i, run in enumerate(runs):
+                    run(env)
+                    for n in free_after[i]:
+                        del env[n]
+        except OpError:
+            raise
+        except Exception as e:
+            raise self._explain(i, e, env) from e
+
+    def _explain(self, i, e, env):
+        op = self.ops[i]
+        for slot, names in op.inputs.items():
+            for n in names:
+                if env.get(n) is None:
+                    return op.error(
+                        "input %s %r has no value: it was not fed, not produced by an earlier "
+                        "op, and not initialized (did you run the startup program?)" % (slot, n))
+        shapes = ", ".join("%s=%s" % (n, getattr(env.get(n), "shape", None))
+                           for n in op.input_arg_names)
+        return op.error("%s: %s (inputs: %s)" % (type(e).__name__, e, shapes))
+
+    def drop_temporaries(self, env):
+        for n in self.temporaries:
+            env.pop(n, None)
+
+
+def check_feed(var, value):
+    """The fed value as an array of the variable's dtype, or a FeedError saying why not."""
+    if isinstance(value, Tensor):
+        value = np.asarray(value)
+    if not isinstance(value, np.ndarray):
+        value = np.asarray(value, dtype=var.dtype.np if var.dtype is not None else None)
+    if var.dtype is not None and value.dtype != var.dtype.np:
+        raise FeedError("feed %r: expected dtype %s, got %s (convert with .astype('%s'))"
+                        % (var.name, var.dtype.name, convert_dtype(value.dtype)
+                           if value.dtype.name in ("float16", "float32", "float64", "int8",
+                                                   "int16", "int32", "int64", "uint8", "bool")
+                           else value.dtype, var.dtype.name))
+    shape = var.shape
+    if shape is not None and var.need_check_feed:
+        ok = len(shape) == value.ndim and all(d < 0 or d == g for d, g in zip(shape, value.shape))
+        if not ok:
+            raise FeedError("feed %r: expected shape %s, got %s"
+                            % (var.name, list(shape), list(value.shape)))
+    return value
+
+
+class Executor:
+    def __init__(self, place=None):
+        self.place = place if place is not None else CPUPlace()
+        self._plans = {}
+
+    def close(self):
+        self._plans.clear()
+
+    def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed",
+            fetch_var_name="fetch", scope=None, return_numpy=True, use_program_cache=False,
+            return_merged=True, use_prune=False):
+        if program is None:
+            program = default_main_program()
+        if scope is None:
+            scope = global_scope()
+        fetch_names = _fetch_names(fetch_list)
+        if not isinstance(program, Program):
+            if hasattr(program, "_run"):  # CompiledProgram
+                return program._run(self, feed, fetch_names, scope, return_numpy)
+            raise TypeError("Executor.run: program must be a Program or CompiledProgram, got %s"
+                            % type(program).__name__)
+        feed = feed or {}
+        if not isinstance(feed, dict):
+            raise TypeError("Executor.run: feed must be a dict of name -> array, got %s"
+                            % type(feed).__name__)
+        outs = self._run_program(program, feed, fetch_names, scope)
+        return _as_results(outs, return_numpy)
+
+    def _plan(self, program, feed_names, fetch_names, scope):
+        key = (id(program), tuple(sorted(feed_names)), tuple(fetch_names), id(scope))
+        plan = self._plans.get(key)
+        if plan is None or plan.program is not program or plan.version != program._version:
+            plan = Plan(program, feed_names, fetch_names)
+            self._plans[key] = plan
+        return plan
+
+    def _run_program(self, program, feed, fetch_names, scope):
+        block = program.global_block()
+        env = scope._values
+        for name, value in feed.items():
+            var = block._find_var_recursive(name)
+            if var is None:
+                raise FeedError("feed %r: the program has no variable of that name" % name)
+            env[name] = check_feed(var, value)
+        for name in fetch_names:
+            if block._find_var_recursive(name) is None:
+                raise ValueError("fetch %r: the program has no variable of that name" % name)
+        if program.lr_scheduler is not None:
+            sched = program.lr_scheduler
+            env[sched._var_name] = np.array([sched()], dtype=np.float32)
+        plan = self._plan(program, feed, fetch_names, scope)
+        try:
+            plan.run(env)
+            outs = []
+            for name in fetch_names:
+                value = env.get(name)
+                if value is None:
+                    raise ValueError("fetch %r has no value after the run: no op produced it "
+                                     "and it was not fed" % name)
+                outs.append(value.copy() if block._find_var_recursive(name).persistable else value)
+            return outs
+        finally:
+            plan.drop_temporaries(env)
+
+
+def _fetch_names(fetch_list):
+    if fetch_list is None:
+        return []
+    if isinstance(fetch_list, (Variable, str)):
+        fetch_list = [fetch_list]
+    names = []
+    for f in fetch_list:
+        if isinstance(f, Variable):
+            names.append(f.name)
+        elif isinstance(f, str):
+            names.append(f)
+        else:
+            raise TypeError("fetch_list items must be Variables or names, got %s"
+                            % type(f).__name__)
+    return names
+
+
+def _as_results(outs, return_numpy):
+    if return_numpy:
+        return [np.asarray(o) for o in outs]
+    return [Tensor(value=o) for o in outs]

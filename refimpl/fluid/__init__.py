@@ -1,0 +1,22 @@
+"""paddle.fluid: the 1.x spelling of the static API."""
+from ..compiler import BuildStrategy, CompiledProgram, ExecutionStrategy
+from ..executor import Executor
+from ..framework import initializer, unique_name
+from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places, \
+    is_compiled_with_cuda
+from ..framework.program import (Program, Variable, default_main_program,
+                                 default_startup_program, name_scope, program_guard)
+from ..framework.scope import Scope, global_scope, scope_guard, LoDTensor, Tensor
+from ..framework.param_attr import ParamAttr
+from ..framework import regularizer
+from ..backward import append_backward, gradients
+from ..layers.io import data
+from . import framework, layers, optimizer, backward
+
+__all__ = ["BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "initializer",
+           "unique_name", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places",
+           "cuda_places", "is_compiled_with_cuda", "Program", "Variable",
+           "default_main_program", "default_startup_program", "name_scope", "program_guard",
+           "Scope", "global_scope", "scope_guard", "LoDTensor", "Tensor", "ParamAttr",
+           "regularizer", "append_backward", "gradients", "data", "framework", "layers",
+           "optimizer", "backward"]

@@ -1,0 +1,4 @@
+"""paddle.fluid.backward"""
+from ..backward import append_backward, gradients, calc_gradient
+
+__all__ = ["append_backward", "gradients", "calc_gradient"]

@@ -1,0 +1,100 @@
+"""Paddle data types and their numpy counterparts.
+
+A `DType` compares equal to its Paddle name ('float32'), to the numpy dtype and to
+the VarType spelling, so user code written against any of them keeps working.
+"""
+import numpy as np
+
+__all__ = ["DType", "convert_dtype", "to_numpy_dtype", "VarType",
+           "float16", "float32", "float64", "int8", "int16", "int32", "int64",
+           "uint8", "bool_"]
+
+
+class DType:
+    __slots__ = ("name", "np", "var_type")
+
+    def __init__(self, name, var_type):
+        self.name = name
+        self.np = np.dtype(name)
+        self.var_type = var_type
+
+    def __eq__(self, other):
+        if isinstance(other, DType):
+            return self.name == other.name
+        try:
+            return self.name == convert_dtype(other)
+        except (TypeError, ValueError):
+            return False
+
+    def __hash__(self):
+        return hash(self.name)
+
+    def __repr__(self):
+        return "paddle." + self.name
+
+    __str__ = __repr__
+
+
+_VAR_TYPES = {"bool": "BOOL", "int8": "INT8", "int16": "INT16", "int32": "INT32",
+              "int64": "INT64", "float16": "FP16", "float32": "FP32", "float64": "FP64",
+              "uint8": "UINT8"}
+_BY_NAME = {name: DType(name, vt) for name, vt in _VAR_TYPES.items()}
+_BY_VAR_TYPE = {vt: _BY_NAME[name] for name, vt in _VAR_TYPES.items()}
+
+
+class _VarTypeNamespace:
+    """`core.VarType.FP32` style access; also the non-tensor variable kinds."""
+    LOD_TENSOR = "LOD_TENSOR"
+    SELECTED_ROWS = "SELECTED_ROWS"
+    LOD_TENSOR_ARRAY = "LOD_TENSOR_ARRAY"
+    FEED_MINIBATCH = "FEED_MINIBATCH"
+    FETCH_LIST = "FETCH_LIST"
+    STEP_SCOPES = "STEP_SCOPES"
+    READER = "READER"
+    RAW = "RAW"
+
+
+VarType = _VarTypeNamespace()
+for _vt, _dt in _BY_VAR_TYPE.items():
+    setattr(VarType, _vt, _dt)
+
+
+def convert_dtype(dtype):
+    """Canonical Paddle dtype name ('float32', ...) of a str / numpy dtype / DType."""
+    if isinstance(dtype, DType):
+        return dtype.name
+    if isinstance(dtype, str):
+        key = dtype[len("paddle."):] if dtype.startswith("paddle.") else dtype
+        if key in _BY_NAME:
+            return key
+        if key in _BY_VAR_TYPE:
+            return _BY_VAR_TYPE[key].name
+    try:
+        name = np.dtype(dtype).name
+    except TypeError:
+        raise TypeError("unsupported data type %r; expected one of %s"
+                        % (dtype, ", ".join(sorted(_BY_NAME)))) from None
+    if name not in _BY_NAME:
+        raise TypeError("unsupported data type %r; expected one of %s"
+                        % (dtype, ", ".join(sorted(_BY_NAME))))
+    return name
+
+
+def get_dtype(dtype):
+    """The DType object for any dtype spelling."""
+    return _BY_NAME[convert_dtype(dtype)]
+
+
+def to_numpy_dtype(dtype):
+    return _BY_NAME[convert_dtype(dtype)].np
+
+
+float16 = _BY_NAME["float16"]
+float32 = _BY_NAME["float32"]
+float64 = _BY_NAME["float64"]
+int8 = _BY_NAME["int8"]
+int16 = _BY_NAME["int16"]
+int32 = _BY_NAME["int32"]
+int64 = _BY_NAME["int64"]
+uint8 = _BY_NAME["uint8"]
+bool_ = _BY_NAME["bool"]

@@ -1,0 +1,30 @@
+"""Errors that name the op, the variable, expected vs got, and the user's line."""
+import os
+import sys
+
+_PACKAGE_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
+
+def user_frame():
+    """'file:line' of the innermost caller outside refimpl (the user's script), or ''."""
+    f = sys._getframe(1)
+    while f is not None:
+        fname = f.f_code.co_filename
+        if not os.path.abspath(fname).startswith(_PACKAGE_DIR) and not fname.startswith("<frozen"):
+            return "%s:%d" % (fname, f.f_lineno)
+        f = f.f_back
+    return ""
+
+
+class OpError(ValueError):
+    """Raised when an op is built or run with bad inputs."""
+
+    def __init__(self, op_type, message, created_at=""):
+        self.op_type = op_type
+        self.created_at = created_at
+        where = " (op created at %s)" % created_at if created_at else ""
+        super().__init__("[operator %s] %s%s" % (op_type, message, where))
+
+
+class FeedError(ValueError):
+    """A fed value does not match its `data` variable."""

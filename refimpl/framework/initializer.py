@@ -1,0 +1,192 @@
+"""Initializers append the op that fills a parameter to the startup program."""
+import math
+
+import numpy as np
+
+__all__ = ["Initializer", "Constant", "Uniform", "Normal", "TruncatedNormal", "XavierUniform",
+           "XavierNormal", "Xavier", "MSRA", "KaimingNormal", "KaimingUniform",
+           "NumpyArrayInitializer", "Assign", "ConstantInitializer", "UniformInitializer",
+           "NormalInitializer", "TruncatedNormalInitializer", "XavierInitializer",
+           "MSRAInitializer", "Bilinear", "set_global_initializer"]
+
+
+def _fans(shape):
+    """(fan_in, fan_out) as Paddle computes them: fc weight [in, out]; conv [out, in, kh, kw]."""
+    if len(shape) == 0:
+        return 1, 1
+    if len(shape) == 1:
+        return shape[0], shape[0]
+    if len(shape) == 2:
+        return shape[0], shape[1]
+    receptive = int(np.prod(shape[2:]))
+    return shape[1] * receptive, shape[0] * receptive
+
+
+class Initializer:
+    op_type = None
+
+    def _attrs(self, var):
+        raise NotImplementedError
+
+    def __call__(self, var, block=None):
+        from .program import default_startup_program
+        startup = default_startup_program().global_block()
+        if not startup.has_var(var.name):
+            startup.create_var(name=var.name, shape=var.shape, dtype=var.dtype,
+                               persistable=True)
+        attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
+        attrs.update(self._attrs(var))
+        return startup.append_op(type=self.op_type, outputs={"Out": [var.name]}, attrs=attrs)
+
+
+def _seed(seed, var):
+    return seed or var.block.program.random_seed
+
+
+class Constant(Initializer):
+    op_type = "fill_constant"
+
+    def __init__(self, value=0.0, force_cpu=False):
+        self.value = float(value)
+
+    def _attrs(self, var):
+        return {"value": self.value}
+
+
+class Uniform(Initializer):
+    op_type = "uniform_random"
+
+    def __init__(self, low=-1.0, high=1.0, seed=0, name=None):
+        self.low, self.high, self.seed = float(low), float(high), seed
+
+    def _attrs(self, var):
+        return {"min": self.low, "max": self.high, "seed": _seed(self.seed, var)}
+
+
+class Normal(Initializer):
+    op_type = "gaussian_random"
+
+    def __init__(self, mean=0.0, std=1.0, seed=0, name=None, loc=None, scale=None):
+        self.mean = float(loc if loc is not None else mean)
+        self.std = float(scale if scale is not None else std)
+        self.seed = seed
+
+    def _attrs(self, var):
+        return {"mean": self.mean, "std": self.std, "seed": _seed(self.seed, var)}
+
+
+class TruncatedNormal(Normal):
+    op_type = "truncated_gaussian_random"
+
+
+class XavierUniform(Initializer):
+    """U(-x, x), x = sqrt(6 / (fan_in + fan_out))."""
+    op_type = "uniform_random"
+
+    def __init__(self, fan_in=None, fan_out=None, seed=0, name=None):
+        self.fan_in, self.fan_out, self.seed = fan_in, fan_out, seed
+
+    def _limit(self, var, gain):
+        fi, fo = _fans(var.shape)
+        fi = self.fan_in if self.fan_in is not None else fi
+        fo = self.fan_out if self.fan_out is not None else fo
+        return math.sqrt(gain / float(fi + fo))
+
+    def _attrs(self, var):
+        x = self._limit(var, 6.0)
+        return {"min": -x, "max": x, "seed": _seed(self.seed, var)}
+
+
+class XavierNormal(XavierUniform):
+    """N(0, sqrt(2 / (fan_in + fan_out)))."""
+    op_type = "gaussian_random"
+
+    def _attrs(self, var):
+        return {"mean": 0.0, "std": self._limit(var, 2.0), "seed": _seed(self.seed, var)}
+
+
+def Xavier(uniform=True, fan_in=None, fan_out=None, seed=0):
+    cls = XavierUniform if uniform else XavierNormal
+    return cls(fan_in=fan_in, fan_out=fan_out, seed=seed)
+
+
+class KaimingUniform(Initializer):
+    """U(-x, x), x = sqrt(6 / fan_in)."""
+    op_type = "uniform_random"
+
+    def __init__(self, fan_in=None, seed=0, name=None):
+        self.fan_in, self.seed = fan_in, seed
+
+    def _fan_in(self, var):
+        return self.fan_in if self.fan_in is not None else _fans(var.shape)[0]
+
+    def _attrs(self, var):
+        x = math.sqrt(6.0 / self._fan_in(var))
+        return {"min": -x, "max": x, "seed": _seed(self.seed, var)}
+
+
+class KaimingNormal(KaimingUniform):
+    """N(0, sqrt(2 / fan_in))."""
+    op_type = "gaussian_random"
+
+    def _attrs(self, var):
+        return {"mean": 0.0, "std": math.sqrt(2.0 / self._fan_in(var)),
+                "seed": _seed(self.seed, var)}
+
+
+def MSRA(uniform=True, fan_in=None, seed=0):
+    cls = KaimingUniform if uniform else KaimingNormal
+    return cls(fan_in=fan_in, seed=seed)
+
+
+class NumpyArrayInitializer(Initializer):
+    op_type = "assign_value"
+
+    def __init__(self, value):
+        self.value = np.asarray(value)
+
+    def _attrs(self, var):
+        if tuple(self.value.shape) != tuple(var.shape):
+            raise ValueError("initializer value for %r has shape %s, the parameter %s"
+                             % (var.name, list(self.value.shape), list(var.shape)))
+        return {"values": self.value.astype(var.dtype.np).ravel().tolist()}
+
+
+Assign = NumpyArrayInitializer
+ConstantInitializer = Constant
+UniformInitializer = Uniform
+NormalInitializer = Normal
+TruncatedNormalInitializer = TruncatedNormal
+XavierInitializer = Xavier
+MSRAInitializer = MSRA
+
+
+class Bilinear(Initializer):
+    """Bilinear upsampling weights for conv2d_transpose, built on the host."""
+    op_type = "assign_value"
+
+    def _attrs(self, var):
+        shape = var.shape
+        if len(shape) != 4 or shape[2] != shape[3]:
+            raise ValueError("Bilinear initializer needs a [C_out, C_in, k, k] weight, got %s"
+                             % list(shape))
+        k = shape[3]
+        f = math.ceil(k / 2.0)
+        c = (2 * f - 1 - f % 2) / (2.0 * f)
+        idx = np.arange(k)
+        w1 = 1 - np.abs(idx / f - c)
+        w = np.broadcast_to(np.outer(w1, w1), shape)
+        return {"values": w.astype(var.dtype.np).ravel().tolist()}
+
+
+_global_weight_init = None
+_global_bias_init = None
+
+
+def set_global_initializer(weight_init, bias_init=None):
+    global _global_weight_init, _global_bias_init
+    _global_weight_init, _global_bias_init = weight_init, bias_init
+
+
+def global_initializers():
+    return _global_weight_init, _global_bias_init

@@ -1,0 +1,114 @@
+"""LayerHelper: what every layer function uses to create parameters, temporaries and ops."""
+import copy
+
+from . import unique_name
+from .initializer import Constant, XavierUniform, global_initializers
+from .param_attr import ParamAttr
+from .program import default_main_program, default_startup_program
+
+__all__ = ["LayerHelper"]
+
+
+class LayerHelper:
+    def __init__(self, layer_type, **kwargs):
+        self.layer_type = layer_type
+        self.kwargs = kwargs
+        name = kwargs.get("name")
+        self.name = name if name else unique_name.generate(layer_type)
+
+    @property
+    def main_program(self):
+        return default_main_program()
+
+    @property
+    def startup_program(self):
+        return default_startup_program()
+
+    def block(self):
+        return self.main_program.current_block()
+
+    def append_op(self, *args, **kwargs):
+        return self.block().append_op(*args, **kwargs)
+
+    def create_variable_for_type_inference(self, dtype, stop_gradient=False, shape=None):
+        return self.block().create_var(
+            name=unique_name.generate_with_ignorable_key(self.name + ".tmp"),
+            dtype=dtype, shape=shape, stop_gradient=stop_gradient)
+
+    create_tmp_variable = create_variable_for_type_inference
+
+    def create_variable(self, **kwargs):
+        return self.block().create_var(**kwargs)
+
+    def create_global_variable(self, persistable=False, **kwargs):
+        return self.main_program.global_block().create_var(persistable=persistable, **kwargs)
+
+    def create_parameter(self, attr, shape, dtype, is_bias=False, default_initializer=None):
+        """A parameter in the main program plus its initializer op in the startup program.
+        A ParamAttr name that already names a parameter shares that parameter."""
+        attr = copy.copy(ParamAttr._to_attr(attr))
+        if attr is False:
+            return None
+        if attr.name is None:
+            attr.name = unique_name.generate(self.name + (".b" if is_bias else ".w"))
+        block = self.main_program.global_block()
+        if attr.name in block.vars:
+            existing = block.vars[attr.name]
+            if tuple(existing.shape) != tuple(shape):
+                raise ValueError("parameter %r is shared but its shape %s differs from %s"
+                                 % (attr.name, list(existing.shape), list(shape)))
+            return existing
+        init = attr.initializer or default_initializer
+        if init is None:
+            g_weight, g_bias = global_initializers()
+            init = (g_bias if is_bias else g_weight) or (Constant(0.0) if is_bias
+                                                         else XavierUniform())
+        param = block.create_parameter(
+            name=attr.name, shape=list(shape), dtype=dtype, trainable=attr.trainable,
+            regularizer=attr.regularizer, optimize_attr={"learning_rate": attr.learning_rate},
+            need_clip=attr.need_clip, do_model_average=attr.do_model_average)
+        with _startup_guard(self.startup_program):
+            init(param)
+        return param
+
+    def append_bias_op(self, input_var, bias_attr, dim_start=1):
+        """input + bias (bias shape = input.shape[dim_start:]), or input if bias_attr is False."""
+        if bias_attr is False:
+            return input_var
+        size = list(input_var.shape[dim_start:dim_start + 1])
+        b = self.create_parameter(bias_attr, size, input_var.dtype, is_bias=True)
+        if b is None:
+            return input_var
+        out = self.create_variable_for_type_inference(input_var.dtype)
+        self.append_op(type="elementwise_add", inputs={"X": [input_var], "Y": [b]},
+                       outputs={"Out": [out]}, attrs={"axis": dim_start})
+        return out
+
+    def append_activation(self, input_var, act):
+        if act is None:
+            return input_var
+        if isinstance(act, dict):
+            act = dict(act)
+            act_type = act.pop("type")
+            attrs = act
+        else:
+            act_type, attrs = act, {}
+        out = self.create_variable_for_type_inference(input_var.dtype)
+        self.append_op(type=act_type, inputs={"X": [input_var]}, outputs={"Out": [out]},
+                       attrs=attrs)
+        return out
+
+
+class _startup_guard:
+    """Initializers append to default_startup_program(); make that the helper's."""
+
+    def __init__(self, program):
+        self.program = program
+
+    def __enter__(self):
+        from .program import switch_startup_program
+        self.old = switch_startup_program(self.program)
+
+    def __exit__(self, *exc):
+        from .program import switch_startup_program
+        switch_startup_program(self.old)

@@ -1,0 +1,549 @@
+"""The static-graph IR: Program -> Block -> (Variable, Operator).
+
+A Program is a list of Blocks; block 0 is the global block. Operators refer to
+variables by name, like Paddle's ProgramDesc, so a Program can be cloned or
+rewritten by passes without chasing Python object references.
+"""
+import contextlib
+import copy
+
+import numpy as np
+
+from . import unique_name
+from .dtypes import DType, convert_dtype, get_dtype
+from .errors import OpError, user_frame
+
+__all__ = ["OpRole", "Variable", "Parameter", "Operator", "Block", "Program",
+           "default_main_program", "default_startup_program", "program_guard",
+           "switch_main_program", "switch_startup_program", "name_scope",
+           "grad_var_name", "GRAD_SUFFIX", "EMPTY_VAR_NAME"]
+
+GRAD_SUFFIX = "@GRAD"
+EMPTY_VAR_NAME = "@EMPTY@"  # an output slot entry that is not written
+
+
+def grad_var_name(name):
+    return name + GRAD_SUFFIX
+
+
+class OpRole:
+    Forward = 0
+    Backward = 1
+    Optimize = 2
+    RPC = 4
+    Dist = 8
+    LRSched = 16
+    Loss = 256
+
+
+_OP_ROLE_ATTR = "op_role"
+_OP_ROLE_VAR_ATTR = "op_role_var"
+
+
+def _shape_tuple(shape):
+    if shape is None:
+        return None
+    return tuple(-1 if d is None else int(d) for d in shape)
+
+
+class Variable:
+    """A named tensor slot in a Block. Build-time shape may hold -1 for unknown dims."""
+
+    def __init__(self, block, name=None, shape=None, dtype="float32", type="LOD_TENSOR",
+                 lod_level=0, persistable=False, stop_gradient=False, is_data=False,
+                 need_check_feed=False, **_ignored):
+        self.block = block
+        self.name = name if name is not None else unique_name.generate("_generated_var")
+        self._shape = _shape_tuple(shape)
+        self._dtype = get_dtype(dtype) if dtype is not None else None
+        self.type = type
+        self.lod_level = lod_level
+        self.persistable = persistable
+        self.stop_gradient = stop_gradient
+        self.is_data = is_data
+        self.need_check_feed = need_check_feed
+
+    @property
+    def shape(self):
+        return self._shape
+
+    @property
+    def dtype(self):
+        return self._dtype
+
+    @property
+    def ndim(self):
+        return len(self._shape)
+
+    def _set_shape_dtype(self, shape, dtype):
+        self._shape = _shape_tuple(shape)
+        if dtype is not None:
+            self._dtype = get_dtype(dtype)
+
+    def _to_readable_code(self):
+        kind = "persist " if self.persistable else ""
+        shape = ", ".join(str(d) for d in (self._shape or ()))
+        return "%svar %s : %s.shape(%s).dtype(%s).stop_gradient(%s)" % (
+            kind, self.name, self.type, shape, self._dtype.name if self._dtype else "?",
+            self.stop_gradient)
+
+    __str__ = _to_readable_code
+
+    def __repr__(self):
+        return self._to_readable_code()
+
+    def _clone_into(self, block):
+        new = copy.copy(self)
+        new.block = block
+        return new
+
+    # Python operators build ops, as in Paddle's static mode (see math_op_patch).
+    def _binary(self, other, op_type, reverse=False):
+        from .math_patch import binary_op
+        return binary_op(self, other, op_type, reverse)
+
+    def __add__(self, o): return self._binary(o, "elementwise_add")
+    def __radd__(self, o): return self._binary(o, "elementwise_add", True)
+    def __sub__(self, o): return self._binary(o, "elementwise_sub")
+    def __rsub__(self, o): return self._binary(o, "elementwise_sub", True)
+    def __mul__(self, o): return self._binary(o, "elementwise_mul")
+    def __rmul__(self, o): return self._binary(o, "elementwise_mul", True)
+    def __truediv__(self, o): return self._binary(o, "elementwise_div")
+    def __rtruediv__(self, o): return self._binary(o, "elementwise_div", True)
+    def __pow__(self, o): return self._binary(o, "elementwise_pow")
+    def __rpow__(self, o): return self._binary(o, "elementwise_pow", True)
+    def __matmul__(self, o): return self._binary(o, "matmul_v2")
+
+    def __neg__(self):
+        from .math_patch import scale
+        return scale(self, -1.0)
+
+    def astype(self, dtype):
+        from .math_patch import cast
+        return cast(self, dtype)
+
+    __hash__ = object.__hash__
+
+
+class Parameter(Variable):
+    """A persistable, trainable Variable owned by the global block."""
+
+    def __init__(self, block, shape, dtype, name=None, trainable=True, regularizer=None,
+                 optimize_attr=None, do_model_average=None, need_clip=True, **kwargs):
+        for d in shape:
+            if d is None or d < 0:
+                raise ValueError("parameter %r must have a fully known shape, got %s"
+                                 % (name, list(shape)))
+        kwargs.pop("persistable", None)
+        kwargs.pop("stop_gradient", None)
+        super().__init__(block, name=name, shape=shape, dtype=dtype, persistable=True,
+                         stop_gradient=not trainable, **kwargs)
+        self.trainable = trainable
+        self.regularizer = regularizer
+        self.optimize_attr = optimize_attr or {"learning_rate": 1.0}
+        self.do_model_average = do_model_average
+        self.need_clip = need_clip
+
+    def _to_readable_code(self):
+        return "param " + super()._to_readable_code()[len("persist "):] + \
+            ".trainable(%s)" % self.trainable
+
+    __str__ = _to_readable_code
+
+
+def _names(value):
+    """Normalize an op input/output argument to a list of variable names."""
+    if value is None:
+        return []
+    if isinstance(value, (list, tuple)):
+        return [v.name if isinstance(v, Variable) else v for v in value]
+    return [value.name if isinstance(value, Variable) else value]
+
+
+class Operator:
+    """One op in a Block: a type, named input/output slots holding variable names, attrs."""
+
+    def __init__(self, block, type, inputs=None, outputs=None, attrs=None, infer=True):
+        from ..ops.registry import get_op_def
+        self.block = block
+        self.type = type
+        self.op_def = get_op_def(type)
+        self.inputs = {k: _names(v) for k, v in (inputs or {}).items()}
+        self.outputs = {k: _names(v) for k, v in (outputs or {}).items()}
+        attrs = dict(attrs or {})
+        for k, v in self.op_def.attrs.items():
+            attrs.setdefault(k, v)
+        program = block.program
+        attrs.setdefault(_OP_ROLE_ATTR, program._current_role)
+        attrs.setdefault(_OP_ROLE_VAR_ATTR, list(program._current_role_vars))
+        if program._name_scope_stack:
+            attrs.setdefault("op_namescope", "/" + "/".join(program._name_scope_stack) + "/")
+        if "op_callstack" not in attrs:
+            attrs["op_callstack"] = user_frame()
+        self.attrs = attrs
+        self.op_def.check_slots(self)
+        if infer:
+            self.op_def.run_infer_shape(self)
+
+    # -- Paddle's accessors
+    def input(self, slot):
+        return self.inputs.get(slot, [])
+
+    def output(self, slot):
+        return self.outputs.get(slot, [])
+
+    @property
+    def input_names(self):
+        return list(self.inputs)
+
+    @property
+    def output_names(self):
+        return list(self.outputs)
+
+    @property
+    def input_arg_names(self):
+        return [n for names in self.inputs.values() for n in names]
+
+    @property
+    def output_arg_names(self):
+        return [n for names in self.outputs.values() for n in names]
+
+    def attr(self, name):
+        return self.attrs[name]
+
+    def has_attr(self, name):
+        return name in self.attrs
+
+    def _set_attr(self, name, value):
+        self.attrs[name] = value
+        self.block.program._bump()
+
+    _update_desc_attr = _set_attr
+
+    def all_attrs(self):
+        return dict(self.attrs)
+
+    @property
+    def attr_names(self):
+        return list(self.attrs)
+
+    @property
+    def created_at(self):
+        return self.attrs.get("op_callstack", "")
+
+    def _rename_input(self, old, new):
+        for names in self.inputs.values():
+            names[:] = [new if n == old else n for n in names]
+        self.block.program._bump()
+
+    def _rename_output(self, old, new):
+        for names in self.outputs.values():
+            names[:] = [new if n == old else n for n in names]
+        self.block.program._bump()
+
+    def error(self, message):
+        return OpError(self.type, message, self.created_at)
+
+    def _clone_into(self, block):
+        new = object.__new__(Operator)
+        new.block = block
+        new.type = self.type
+        new.op_def = self.op_def
+        new.inputs = {k: list(v) for k, v in self.inputs.items()}
+        new.outputs = {k: list(v) for k, v in self.outputs.items()}
+        new.attrs = copy.deepcopy(self.attrs)
+        return new
+
+    def _to_readable_code(self):
+        def slots(d):
+            return ", ".join("%s=[%s]" % (k, ", ".join(v)) for k, v in d.items())
+        shown = {k: v for k, v in self.attrs.items() if k not in ("op_callstack", "op_namescope")}
+        attrs = ", ".join("%s = %r" % (k, shown[k]) for k in sorted(shown))
+        return "{%s} = %s(inputs={%s}, %s)" % (slots(self.outputs), self.type,
+                                               slots(self.inputs), attrs)
+
+    __str__ = __repr__ = _to_readable_code
+
+
+class Block:
+    def __init__(self, program, idx, parent_idx=-1):
+        self.program = program
+        self.idx = idx
+        self.parent_idx = parent_idx
+        self.vars = {}
+        self.ops = []
+        self.forward_block_idx = -1
+
+    @property
+    def parent_block(self):
+        return self.program.block(self.parent_idx) if self.parent_idx >= 0 else None
+
+    def var(self, name):
+        if not isinstance(name, str):
+            raise TypeError("var() takes a variable name (str), got %s" % type(name).__name__)
+        v = self._find_var_recursive(name)
+        if v is None:
+            raise ValueError("variable %r is not in block %d of this program" % (name, self.idx))
+        return v
+
+    def has_var(self, name):
+        return name in self.vars
+
+    def _find_var_recursive(self, name):
+        block = self
+        while block is not None:
+            if name in block.vars:
+                return block.vars[name]
+            block = block.parent_block
+        return None
+
+    def create_var(self, **kwargs):
+        name = kwargs.get("name")
+        if name is not None and name in self.vars:
+            return self.vars[name]
+        v = Variable(self, **kwargs)
+        self.vars[v.name] = v
+        self.program._bump()
+        return v
+
+    def create_parameter(self, **kwargs):
+        initializer = kwargs.pop("initializer", None)
+        p = Parameter(self.program.global_block(), **kwargs)
+        self.program.global_block().vars[p.name] = p
+        if initializer is not None:
+            initializer(p, self)
+        self.program._bump()
+        return p
+
+    def all_parameters(self):
+        return [v for v in self.vars.values() if isinstance(v, Parameter)]
+
+    def iter_parameters(self):
+        return iter(self.all_parameters())
+
+    def append_op(self, type, inputs=None, outputs=None, attrs=None, **_ignored):
+        op = Operator(self, type, inputs, outputs, attrs)
+        self.ops.append(op)
+        self.program._bump()
+        return op
+
+    def _insert_op(self, index, type, inputs=None, outputs=None, attrs=None, **_ignored):
+        op = Operator(self, type, inputs, outputs, attrs)
+        self.ops.insert(index, op)
+        self.program._bump()
+        return op
+
+    def _prepend_op(self, *args, **kwargs):
+        return self._insert_op(0, *args, **kwargs)
+
+    def _remove_op(self, index):
+        del self.ops[index]
+        self.program._bump()
+
+    def _remove_var(self, name):
+        del self.vars[name]
+        self.program._bump()
+
+    def _rename_var(self, old, new):
+        v = self.vars.pop(old)
+        v.name = new
+        self.vars[new] = v
+        for op in self.ops:
+            op._rename_input(old, new)
+            op._rename_output(old, new)
+        return v
+
+    def _to_readable_code(self):
+        lines = ["{ // block %d" % self.idx]
+        lines += ["    " + v._to_readable_code() for v in self.vars.values()]
+        lines.append("")
+        lines += ["    " + op._to_readable_code() for op in self.ops]
+        lines.append("}")
+        return "\n".join(lines)
+
+    __str__ = __repr__ = _to_readable_code
+
+
+class Program:
+    """A whole static graph: blocks of ops over named variables."""
+
+    def __init__(self):
+        self.blocks = [Block(self, 0)]
+        self._current_block_idx = 0
+        self._seed = 0
+        self._version = 0
+        self._current_role = OpRole.Forward
+        self._current_role_vars = []
+        self._name_scope_stack = []
+        self._is_test = False
+        self.lr_scheduler = None
+
+    def _bump(self):
+        """Any structural change invalidates compiled executor plans."""
+        self._version += 1
+
+    # -- blocks
+    def global_block(self):
+        return self.blocks[0]
+
+    def block(self, index):
+        return self.blocks[index]
+
+    def current_block(self):
+        return self.blocks[self._current_block_idx]
+
+    @property
+    def num_blocks(self):
+        return len(self.blocks)
+
+    def _create_block(self, parent_idx=None):
+        parent = self._current_block_idx if parent_idx is None else parent_idx
+        block = Block(self, len(self.blocks), parent)
+        self.blocks.append(block)
+        self._current_block_idx = block.idx
+        return block
+
+    def _rollback(self):
+        self._current_block_idx = self.current_block().parent_idx
+
+    # -- variables
+    def list_vars(self):
+        for block in self.blocks:
+            yield from block.vars.values()
+
+    def all_parameters(self):
+        return self.global_block().all_parameters()
+
+    @property
+    def random_seed(self):
+        return self._seed
+
+    @random_seed.setter
+    def random_seed(self, seed):
+        if not isinstance(seed, int):
+            raise ValueError("Program.random_seed must be an int, got %r" % (seed,))
+        self._seed = seed
+
+    # -- roles (what append_backward / optimizers mark their ops with)
+    @contextlib.contextmanager
+    def _role_guard(self, role, role_vars=()):
+        old = self._current_role, self._current_role_vars
+        self._current_role, self._current_role_vars = role, list(role_vars)
+        try:
+            yield
+        finally:
+            self._current_role, self._current_role_vars = old
+
+    def _optimized_guard(self, param_and_grads):
+        names = [v.name if isinstance(v, Variable) else v for v in param_and_grads]
+        return self._role_guard(OpRole.Optimize, names)
+
+    def _backward_role_guard(self):
+        return self._role_guard(OpRole.Backward)
+
+    def _lr_schedule_guard(self):
+        return self._role_guard(OpRole.LRSched)
+
+    # -- copying
+    def clone(self, for_test=False):
+        """Deep copy. for_test=True drops backward/optimize/LR ops and sets is_test attrs."""
+        p = Program()
+        p._seed = self._seed
+        p.lr_scheduler = self.lr_scheduler
+        p.blocks = []
+        for b in self.blocks:
+            nb = Block(p, b.idx, b.parent_idx)
+            nb.vars = {n: v._clone_into(nb) for n, v in b.vars.items()}
+            nb.ops = [op._clone_into(nb) for op in b.ops]
+            p.blocks.append(nb)
+        if for_test:
+            p._is_test = True
+            p.lr_scheduler = None
+            for b in p.blocks:
+                b.ops = [op for op in b.ops if _is_forward_op(op)]
+                for op in b.ops:
+                    if "is_test" in op.attrs:
+                        op.attrs["is_test"] = True
+                used = {n for op in b.ops for n in op.input_arg_names + op.output_arg_names}
+                b.vars = {n: v for n, v in b.vars.items()
+                          if n in used or isinstance(v, Parameter) or v.is_data}
+        return p
+
+    def _to_readable_code(self):
+        return "\n".join(b._to_readable_code() for b in self.blocks)
+
+    to_string = None  # replaced below; Paddle's to_string(throw_on_error, with_details)
+
+    def __str__(self):
+        return self._to_readable_code()
+
+    def __repr__(self):
+        return self._to_readable_code()
+
+
+def _program_to_string(self, throw_on_error=False, with_details=False):
+    return self._to_readable_code()
+
+
+Program.to_string = _program_to_string
+
+
+def _is_forward_op(op):
+    role = op.attrs.get(_OP_ROLE_ATTR, 0)
+    return not role & (OpRole.Backward | OpRole.Optimize | OpRole.LRSched)
+
+
+_main_program = Program()
+_startup_program = Program()
+
+
+def default_main_program():
+    return _main_program
+
+
+def default_startup_program():
+    return _startup_program
+
+
+def switch_main_program(program):
+    global _main_program
+    old, _main_program = _main_program, program
+    return old
+
+
+def switch_startup_program(program):
+    global _startup_program
+    old, _startup_program = _startup_program, program
+    return old
+
+
+@contextlib.contextmanager
+def program_guard(main_program, startup_program=None):
+    if not isinstance(main_program, Program):
+        raise TypeError("program_guard: main_program must be a Program, got %s"
+                        % type(main_program).__name__)
+    if startup_program is not None and not isinstance(startup_program, Program):
+        raise TypeError("program_guard: startup_program must be a Program, got %s"
+                        % type(startup_program).__name__)
+    old_main = switch_main_program(main_program)
+    old_startup = switch_startup_program(startup_program) if startup_program is not None else None
+    try:
+        yield
+    finally:
+        switch_main_program(old_main)
+        if startup_program is not None:
+            switch_startup_program(old_startup)
+
+
+@contextlib.contextmanager
+def name_scope(prefix=None):
+    stack = default_main_program()._name_scope_stack
+    stack.append(prefix or "")
+    try:
+        yield
+    finally:
+        stack.pop()
+
+
+def as_numpy_dtype(var):
+    return var.dtype.np if isinstance(var.dtype, DType) else np.dtype(convert_dtype(var.dtype))

@@ -1,0 +1,128 @@
+"""Scopes hold the runtime values of variables, by name.
+
+A Scope keeps a plain dict name -> ndarray (`_values`), which the executor uses
+directly as its environment: no wrapper objects on the hot path.
+"""
+import contextlib
+
+import numpy as np
+
+from .dtypes import convert_dtype
+
+__all__ = ["Scope", "Tensor", "LoDTensor", "global_scope", "scope_guard"]
+
+
+class Tensor:
+    """A view of one variable's value in a scope (Paddle's LoDTensor)."""
+
+    def __init__(self, scope=None, name=None, value=None):
+        self._scope = scope
+        self._name = name
+        self._own = value
+
+    def _get(self):
+        if self._scope is None:
+            return self._own
+        return self._scope._values.get(self._name)
+
+    def set(self, array, place=None):
+        value = np.array(array, copy=True)
+        if self._scope is None:
+            self._own = value
+        else:
+            self._scope._values[self._name] = value
+
+    def shape(self):
+        v = self._get()
+        return list(v.shape) if v is not None else []
+
+    def _dtype(self):
+        return convert_dtype(self._get().dtype)
+
+    def lod(self):
+        return []
+
+    def set_lod(self, lod):
+        if lod:
+            raise NotImplementedError("LoD (variable-length sequences) is not supported")
+
+    def __array__(self, dtype=None, copy=None):
+        v = self._get()
+        if v is None:
+            raise ValueError("tensor %r holds no value" % self._name)
+        return np.asarray(v, dtype=dtype)
+
+    def __repr__(self):
+        return "Tensor(%r, %r)" % (self._name, self._get())
+
+
+LoDTensor = Tensor
+
+
+class _ScopeVar:
+    def __init__(self, scope, name):
+        self._scope = scope
+        self._name = name
+
+    def get_tensor(self):
+        return Tensor(self._scope, self._name)
+
+    def is_initialized(self):
+        return self._name in self._scope._values
+
+
+class Scope:
+    def __init__(self, parent=None):
+        self._values = {}
+        self._parent = parent
+        self._kids = []
+
+    def var(self, name):
+        """Find or create `name` in this scope."""
+        if self._find_owner(name) is None:
+            self._values.setdefault(name, None)
+        return _ScopeVar(self._find_owner(name), name)
+
+    def find_var(self, name):
+        owner = self._find_owner(name)
+        return _ScopeVar(owner, name) if owner is not None else None
+
+    def _find_owner(self, name):
+        s = self
+        while s is not None:
+            if name in s._values:
+                return s
+            s = s._parent
+        return None
+
+    def new_scope(self):
+        kid = Scope(self)
+        self._kids.append(kid)
+        return kid
+
+    def drop_kids(self):
+        self._kids.clear()
+
+    def local_var_names(self):
+        return list(self._values)
+
+    def erase(self, names):
+        for n in names:
+            self._values.pop(n, None)
+
+
+_global_scope = Scope()
+
+
+def global_scope():
+    return _global_scope
+
+
+@contextlib.contextmanager
+def scope_guard(scope):
+    global _global_scope
+    old, _global_scope = _global_scope, scope
+    try:
+        yield
+    finally:
+        _global_scope = old

@@ -1,0 +1,4 @@
+"""paddle.nn (static-graph subset)."""
+from . import functional, initializer
+
+__all__ = ["functional", "initializer"]

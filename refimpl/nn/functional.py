@@ -1,0 +1,2 @@
+"""paddle.nn.functional"""
+__all__ = []

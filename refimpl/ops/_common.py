@@ -1,0 +1,65 @@
+"""Shared helpers for op modules: Paddle's axis broadcasting and gradient reduction."""
+import numpy as np
+
+FLOATS = ("float16", "float32", "float64")
+
+
+def y_view_shape(x_ndim, y_shape, axis):
+    """Shape Y is viewed as to broadcast against X under Paddle's `axis` rule:
+    Y's dims line up with X's dims starting at `axis` (-1: right-aligned, numpy-style)."""
+    y_shape = tuple(y_shape)
+    if axis == -1 or len(y_shape) == x_ndim:
+        return y_shape
+    # Paddle drops trailing 1s of Y before aligning it at `axis`.
+    while len(y_shape) > 1 and y_shape[-1] == 1 and axis + len(y_shape) > x_ndim:
+        y_shape = y_shape[:-1]
+    return (1,) * axis + y_shape + (1,) * (x_ndim - axis - len(y_shape))
+
+
+def align(x, y, axis):
+    """(x, y) viewed so numpy broadcasting implements Paddle's elementwise `axis`."""
+    if axis == -1 or x.ndim == y.ndim:
+        return x, y
+    if y.ndim < x.ndim:
+        return x, y.reshape(y_view_shape(x.ndim, y.shape, axis))
+    return x.reshape(y_view_shape(y.ndim, x.shape, axis)), y
+
+
+def sum_to_shape(g, shape):
+    """Sum a broadcast gradient back down to `shape` (the input's shape)."""
+    shape = tuple(shape)
+    if g.shape == shape:
+        return g
+    lead = g.ndim - len(shape)
+    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape)
+                                       if d == 1 and g.shape[i + lead] != 1)
+    return g.sum(axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
+
+
+def broadcast_shape(a, b, where):
+    """numpy broadcast of two build-time shapes with -1 = unknown."""
+    n = max(len(a), len(b))
+    a = (1,) * (n - len(a)) + tuple(a)
+    b = (1,) * (n - len(b)) + tuple(b)
+    out = []
+    for da, db in zip(a, b):
+        if da == 1:
+            out.append(db)
+        elif db == 1 or da == db or db == -1:
+            out.append(da)
+        elif da == -1:
+            out.append(db)
+        else:
+            where.fail("shapes %s and %s do not broadcast" % (list(a), list(b)))
+    return tuple(out)
+
+
+def numel(shape):
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def rand(rng, *shape, dtype="float64", low=-1.0, high=1.0):
+    return rng.uniform(low, high, size=shape).astype(dtype)

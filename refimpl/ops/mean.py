@@ -1,0 +1,29 @@
+"""mean: the average of all elements, as a [1]-shaped tensor."""
+import numpy as np
+
+from ._common import FLOATS, rand
+from .registry import OpDef, Sample, register
+
+
+@register
+class Mean(OpDef):
+    type = "mean"
+    inputs = ("X",)
+    outputs = ("Out",)
+    grad_inputs = ("X", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        ctx.check_dtype("X", FLOATS)
+        ctx.set_output("Out", (1,), ctx.input_dtype("X"))
+
+    @staticmethod
+    def forward(x):
+        return np.full((1,), x.mean(), dtype=x.dtype)
+
+    @staticmethod
+    def backward(x, dout):
+        return np.full(x.shape, dout.reshape(-1)[0] / max(x.size, 1), dtype=x.dtype)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4)})
+        yield Sample({"X": rand(rng, 5)})

@@ -1,0 +1,252 @@
+"""The op registry: every op type is one `OpDef` subclass in its own module of refimpl.ops.
+
+An OpDef declares
+  inputs / outputs   slot names; "X*" = a list of variables, "Bias?" = optional
+  attrs              attribute defaults (only these reach the kernels, as keywords)
+  infer_shape(ctx)   build-time shape/dtype inference (-1 = unknown dim)
+  forward(...)       the numpy reference: inputs positionally in slot order, attrs as
+                     keywords; returns one array, or a tuple in output-slot order
+  backward(...)      optional; its presence registers "<type>_grad", whose inputs are
+                     `grad_inputs` (default: inputs, outputs, "<Out>@GRAD" per output)
+                     and whose outputs are "<In>@GRAD" for each input not in `no_grad`
+  kernels            {"forward": "module:function", "backward": ...}: compiled drop-ins
+                     from refimpl._kernels with the same signature as the reference
+  samples(rng)       sample inputs for the generic OpInfo-style tests
+"""
+import difflib
+import importlib
+import pkgutil
+
+import numpy as np
+
+from ..framework.errors import OpError
+
+__all__ = ["OpDef", "register", "get_op_def", "all_op_types", "Sample", "InferContext"]
+
+_OPS = {}
+_loaded = False
+
+
+def slot_name(slot):
+    return slot.rstrip("*?")
+
+
+def is_duplicable(slot):
+    return slot.endswith("*")
+
+
+def is_optional(slot):
+    return slot.endswith("?")
+
+
+class Sample:
+    """One test case for an op: inputs by slot name (array, or list for 'X*') and attrs."""
+
+    def __init__(self, inputs, attrs=None, grad=True, name=""):
+        self.inputs = inputs
+        self.attrs = attrs or {}
+        self.grad = grad
+        self.name = name
+
+    def __repr__(self):
+        shapes = {k: (np.shape(v) if not isinstance(v, list) else [np.shape(a) for a in v])
+                  for k, v in self.inputs.items()}
+        return "Sample(%s %s %s)" % (self.name, shapes, self.attrs)
+
+
+class InferContext:
+    """What infer_shape sees: the op's input vars and attrs; it sets output shape/dtype."""
+
+    def __init__(self, op):
+        self.op = op
+        self.block = op.block
+
+    def _var(self, name):
+        v = self.block._find_var_recursive(name)
+        if v is None:
+            raise self.op.error("variable %r is not in the program" % name)
+        return v
+
+    def has_input(self, slot):
+        return bool(self.op.inputs.get(slot))
+
+    def has_output(self, slot):
+        return bool(self.op.outputs.get(slot))
+
+    def input_count(self, slot):
+        return len(self.op.inputs.get(slot, ()))
+
+    def input_var(self, slot, i=0):
+        names = self.op.inputs.get(slot)
+        return self._var(names[i]) if names else None
+
+    def input_vars(self, slot):
+        return [self._var(n) for n in self.op.inputs.get(slot, ())]
+
+    def input_shape(self, slot, i=0):
+        return tuple(self.input_var(slot, i).shape)
+
+    def input_dtype(self, slot, i=0):
+        return self.input_var(slot, i).dtype
+
+    def attr(self, name):
+        return self.op.attrs[name]
+
+    def set_output(self, slot, shape, dtype, i=None):
+        names = self.op.outputs.get(slot, ())
+        for j, name in enumerate(names):
+            if i is not None and j != i:
+                continue
+            v = self.block._find_var_recursive(name)
+            if v is None:
+                v = self.block.create_var(name=name, shape=shape, dtype=dtype)
+            v._set_shape_dtype(shape, dtype)
+
+    def same_as(self, in_slot, out_slot):
+        v = self.input_var(in_slot)
+        self.set_output(out_slot, v.shape, v.dtype)
+
+    def fail(self, message):
+        raise self.op.error(message)
+
+    def expect(self, cond, message):
+        if not cond:
+            self.fail(message)
+
+    def check_dtype(self, slot, allowed):
+        for i, v in enumerate(self.input_vars(slot)):
+            if v.dtype is not None and v.dtype.name not in allowed:
+                self.fail("input %s %r: expected dtype in %s, got %s"
+                          % (slot, v.name, list(allowed), v.dtype.name))
+
+
+class OpDef:
+    type = None
+    inputs = ()
+    outputs = ()
+    attrs = {}
+    grad_inputs = None
+    no_grad = ()
+    kernels = {}
+    tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
+    # Grad check: relative step for finite differences and its tolerance.
+    fd_tolerance = (1e-3, 1e-4)
+
+    def infer_shape(self, ctx):
+        raise NotImplementedError("op %s has no infer_shape" % self.type)
+
+    def samples(self, rng):
+        return []
+
+    # -- declared structure
+    @property
+    def input_slots(self):
+        return [slot_name(s) for s in self.inputs]
+
+    @property
+    def output_slots(self):
+        return [slot_name(s) for s in self.outputs]
+
+    def check_slots(self, op):
+        declared_in = {slot_name(s): s for s in self.inputs}
+        declared_out = {slot_name(s): s for s in self.outputs}
+        for kind, given, declared in (("input", op.inputs, declared_in),
+                                      ("output", op.outputs, declared_out)):
+            for slot, names in given.items():
+                if slot not in declared:
+                    raise op.error("unknown %s slot %r; the op declares %s"
+                                   % (kind, slot, sorted(declared)))
+                if len(names) > 1 and not is_duplicable(declared[slot]):
+                    raise op.error("%s slot %r takes one variable, got %d: %s"
+                                   % (kind, slot, len(names), names))
+        for s in self.inputs:
+            if not is_optional(s) and not op.inputs.get(slot_name(s)):
+                raise op.error("missing required input %r" % slot_name(s))
+
+    def run_infer_shape(self, op):
+        ctx = InferContext(op)
+        for names in op.inputs.values():
+            for n in names:
+                ctx._var(n)
+        self.infer_shape(ctx)
+
+    # -- kernels
+    def kernel(self, which="forward"):
+        """The function the executor binds: a compiled drop-in if enabled, else the reference."""
+        from .._kernels import load_kernel
+        spec = self.kernels.get(which)
+        fast = load_kernel(spec) if spec else None
+        return fast if fast is not None else getattr(self, which)
+
+    # -- gradients
+    def has_grad(self):
+        return hasattr(self, "backward")
+
+    def grad_input_slots(self):
+        if self.grad_inputs is not None:
+            return list(self.grad_inputs)
+        outs = [slot_name(s) for s in self.outputs]
+        return list(self.inputs) + list(self.outputs) + [o + "@GRAD" for o in outs]
+
+    def grad_output_slots(self):
+        return [slot_name(s) + "@GRAD" + ("*" if is_duplicable(s) else "") + "?"
+                for s in self.inputs if slot_name(s) not in self.no_grad]
+
+
+class _GradOpDef(OpDef):
+    """Auto-generated "<type>_grad": runs the forward op's `backward`."""
+
+    def __init__(self, fwd):
+        self.fwd = fwd
+        self.type = fwd.type + "_grad"
+        self.inputs = tuple(s if (is_optional(s) or is_duplicable(s) or "@GRAD" not in s)
+                            else s + "?" for s in fwd.grad_input_slots())
+        self.outputs = tuple(fwd.grad_output_slots())
+        self.attrs = fwd.attrs
+        self.kernels = {"forward": fwd.kernels["backward"]} if "backward" in fwd.kernels else {}
+        self.tolerances = fwd.tolerances
+
+    def infer_shape(self, ctx):
+        # "X@GRAD" has the shape of the forward input X, whose var the backward pass created.
+        pass
+
+    def forward(self, *args, **attrs):
+        return self.fwd.backward(*args, **attrs)
+
+
+def register(cls):
+    """Class decorator: instantiate and register an OpDef (and its grad op)."""
+    op_def = cls()
+    if op_def.type in _OPS:
+        raise ValueError("op type %r registered twice" % op_def.type)
+    _OPS[op_def.type] = op_def
+    if op_def.has_grad():
+        grad = _GradOpDef(op_def)
+        _OPS[grad.type] = grad
+    return cls
+
+
+def _load_all():
+    global _loaded
+    if _loaded:
+        return
+    _loaded = True
+    package = importlib.import_module("refimpl.ops")
+    for info in pkgutil.iter_modules(package.__path__):
+        if info.name not in ("registry",) and not info.name.startswith("_"):
+            importlib.import_module("refimpl.ops." + info.name)
+
+
+def get_op_def(op_type):
+    _load_all()
+    try:
+        return _OPS[op_type]
+    except KeyError:
+        close = difflib.get_close_matches(op_type, _OPS, n=3)
+        hint = "; did you mean %s?" % ", ".join(close) if close else ""
+        raise OpError(op_type, "no such operator is registered%s" % hint) from None
+
+
+def all_op_types():
+    _load_all()
+    return sorted(_OPS)

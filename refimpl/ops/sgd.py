@@ -1,0 +1,23 @@
+"""sgd: ParamOut = Param - LearningRate * Grad, in place when ParamOut is Param."""
+import numpy as np
+
+from .registry import OpDef, register
+
+
+@register
+class SGD(OpDef):
+    type = "sgd"
+    inputs = ("Param", "LearningRate", "Grad")
+    outputs = ("ParamOut",)
+
+    def infer_shape(self, ctx):
+        p, g = ctx.input_var("Param"), ctx.input_var("Grad")
+        if tuple(p.shape) != tuple(g.shape):
+            ctx.fail("Grad %r has shape %s but Param %r has %s"
+                     % (g.name, list(g.shape), p.name, list(p.shape)))
+        ctx.same_as("Param", "ParamOut")
+
+    @staticmethod
+    def forward(param, lr, grad):
+        param -= lr.reshape(()).astype(param.dtype) * grad
+        return param

@@ -1,0 +1,36 @@
+"""sum: elementwise sum of a list of same-shaped tensors (gradient accumulation uses it)."""
+import numpy as np
+
+from ._common import rand
+from .registry import OpDef, Sample, register
+
+
+@register
+class Sum(OpDef):
+    type = "sum"
+    inputs = ("X*",)
+    outputs = ("Out",)
+    grad_inputs = ("X*", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        xs = ctx.input_vars("X")
+        first = xs[0]
+        for v in xs[1:]:
+            if v.dtype != first.dtype:
+                ctx.fail("all inputs must share a dtype: %r is %s, %r is %s"
+                         % (first.name, first.dtype.name, v.name, v.dtype.name))
+        ctx.set_output("Out", first.shape, first.dtype)
+
+    @staticmethod
+    def forward(xs):
+        out = xs[0].copy()
+        for x in xs[1:]:
+            out += x
+        return out
+
+    @staticmethod
+    def backward(xs, dout):
+        return [dout.copy() for _ in xs]
+
+    def samples(self, rng):
+        yield Sample({"X": [rand(rng, 3, 4), rand(rng, 3, 4), rand(rng, 3, 4)]})

@@ -1,0 +1,1 @@
+"""Data parallelism: communicators and the multi-place engine behind CompiledProgram."""

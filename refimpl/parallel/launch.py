@@ -1,0 +1,40 @@
+"""Process-level glue for `python -m refimpl run` under mpirun: a rank that raises
+prints its traceback and aborts the whole job instead of leaving the others hanging."""
+import contextlib
+import sys
+import traceback
+
+__all__ = ["abort_on_error", "world"]
+
+
+def world():
+    """(rank, size) of the MPI world, or (0, 1) when not launched by mpirun."""
+    comm = mpi_comm()
+    return (comm.Get_rank(), comm.Get_size()) if comm is not None else (0, 1)
+
+
+def mpi_comm():
+    """COMM_WORLD when running under an MPI launcher with more than one rank, else None."""
+    import os
+    launched = any(k in os.environ for k in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMI_SIZE",
+                                             "PMIX_RANK", "MPI_LOCALRANKID"))
+    if not launched:
+        return None
+    from mpi4py import MPI
+    comm = MPI.COMM_WORLD
+    return comm if comm.Get_size() > 1 else None
+
+
+@contextlib.contextmanager
+def abort_on_error():
+    try:
+        yield
+    except SystemExit:
+        raise
+    except BaseException:
+        comm = mpi_comm()
+        if comm is None:
+            raise
+        traceback.print_exc()
+        sys.stderr.flush()
+        comm.Abort(1)

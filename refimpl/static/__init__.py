@@ -1,0 +1,17 @@
+"""paddle.static"""
+from ..compiler import BuildStrategy, CompiledProgram, ExecutionStrategy
+from ..executor import Executor
+from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places
+from ..framework.program import (Program, Variable, default_main_program,
+                                 default_startup_program, name_scope, program_guard)
+from ..framework.scope import global_scope, scope_guard
+from ..framework.param_attr import ParamAttr
+from ..backward import append_backward, gradients
+from ..layers.io import data
+from . import nn
+
+__all__ = ["BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "CPUPlace",
+           "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places", "Program", "Variable",
+           "default_main_program", "default_startup_program", "name_scope", "program_guard",
+           "global_scope", "scope_guard", "ParamAttr", "append_backward", "gradients", "data",
+           "nn"]

@@ -1,0 +1,4 @@
+"""paddle.static.nn"""
+from ..layers.nn import fc
+
+__all__ = ["fc"]
