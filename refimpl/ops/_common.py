@@ -36,6 +36,13 @@ def sum_to_shape(g, shape):
     return g.sum(axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
 
 
+def unbroadcast(dout, x, y, axis):
+    """(dX, dY) from dOut for an op that broadcast X and Y under Paddle's `axis` rule."""
+    xv, yv = align(x, y, axis)
+    return (sum_to_shape(dout, xv.shape).reshape(x.shape),
+            sum_to_shape(dout, yv.shape).reshape(y.shape))
+
+
 def broadcast_shape(a, b, where):
     """numpy broadcast of two build-time shapes with -1 = unknown."""
     n = max(len(a), len(b))

@@ -5,7 +5,7 @@ is numpy broadcasting (either operand may be the smaller one).
 """
 import numpy as np
 
-from ._common import FLOATS, align, broadcast_shape, rand, sum_to_shape, y_view_shape
+from ._common import FLOATS, align, broadcast_shape, rand, unbroadcast, y_view_shape
 from .registry import OpDef, Sample, register
 
 
@@ -49,4 +49,4 @@ class ElementwiseAdd(_Elementwise):
 
     @staticmethod
     def backward(x, y, out, dout, axis=-1):
-        return sum_to_shape(dout, x.shape), sum_to_shape(dout, y.shape)
+        return unbroadcast(dout, x, y, axis)

@@ -1,0 +1,113 @@
+"""OpInfo-style helpers: call an op's reference/kernels on a Sample, finite differences.
+
+Used by the generic op tests and by the conformance generator, so both agree on what
+"the op's result for this sample" means.
+"""
+import copy
+
+import numpy as np
+
+from .ops.registry import is_duplicable, slot_name
+
+__all__ = ["forward_args", "call_forward", "call_backward", "numeric_grads", "float_slots",
+           "as_tuple", "assert_close"]
+
+
+def forward_args(op_def, inputs):
+    """Positional arguments for op_def.forward from {slot: array|list}; copies, so in-place
+    kernels cannot change the sample."""
+    args = []
+    for s in op_def.inputs:
+        v = inputs.get(slot_name(s))
+        args.append(copy.deepcopy(v))
+    return args
+
+
+def as_tuple(op_def, result):
+    return (result,) if len(op_def.outputs) == 1 else tuple(result)
+
+
+def call_forward(op_def, inputs, attrs, fn=None):
+    fn = fn or op_def.forward
+    full = dict(op_def.attrs)
+    full.update(attrs)
+    return as_tuple(op_def, fn(*forward_args(op_def, inputs), **full))
+
+
+def call_backward(op_def, inputs, attrs, outputs, cotangents, fn=None):
+    """Input gradients from op_def.backward (or `fn`), in grad_output_slots order."""
+    fn = fn or op_def.backward
+    full = dict(op_def.attrs)
+    full.update(attrs)
+    out_by_slot = dict(zip(op_def.output_slots, outputs))
+    args = []
+    for s in op_def.grad_input_slots():
+        name = slot_name(s)
+        if name.endswith("@GRAD"):
+            args.append(cotangents.get(name[:-5]))
+        elif name in out_by_slot:
+            args.append(copy.deepcopy(out_by_slot[name]))
+        else:
+            args.append(copy.deepcopy(inputs.get(name)))
+    result = fn(*args, **full)
+    n = len(op_def.grad_output_slots())
+    return (result,) if n == 1 else tuple(result)
+
+
+def float_slots(op_def, inputs):
+    """Input slots that get gradients and hold floating-point data."""
+    out = []
+    for s in op_def.inputs:
+        name = slot_name(s)
+        if name in op_def.no_grad or inputs.get(name) is None:
+            continue
+        v = inputs[name]
+        first = v[0] if is_duplicable(s) else v
+        if np.issubdtype(np.asarray(first).dtype, np.floating):
+            out.append(name)
+    return out
+
+
+def numeric_grads(op_def, inputs, attrs, cotangents, eps=1e-6):
+    """d(sum_k <out_k, cot_k>)/d(input) by central differences, per float input slot."""
+    def objective(ins):
+        outs = call_forward(op_def, ins, attrs)
+        total = 0.0
+        for slot, out in zip(op_def.output_slots, outs):
+            if slot in cotangents and cotangents[slot] is not None and out is not None:
+                total += float(np.sum(np.asarray(out, np.float64) * cotangents[slot]))
+        return total
+
+    grads = {}
+    for slot in float_slots(op_def, inputs):
+        value = inputs[slot]
+        arrays = value if isinstance(value, list) else [value]
+        slot_grads = []
+        for j, arr in enumerate(arrays):
+            g = np.zeros(arr.shape, np.float64)
+            flat = arr.reshape(-1)
+            for i in range(flat.size):
+                orig = flat[i]
+                flat[i] = orig + eps
+                plus = objective(inputs)
+                flat[i] = orig - eps
+                minus = objective(inputs)
+                flat[i] = orig
+                g.reshape(-1)[i] = (plus - minus) / (2 * eps)
+            slot_grads.append(g)
+        grads[slot] = slot_grads if isinstance(value, list) else slot_grads[0]
+    return grads
+
+
+def assert_close(actual, expected, rtol, atol, what=""):
+    if isinstance(expected, (list, tuple)):
+        assert len(actual) == len(expected), what
+        for i, (a, e) in enumerate(zip(actual, expected)):
+            assert_close(a, e, rtol, atol, "%s[%d]" % (what, i))
+        return
+    a = np.asarray(actual)
+    e = np.asarray(expected)
+    assert a.shape == e.shape, "%s: shape %s != %s" % (what, a.shape, e.shape)
+    np.testing.assert_allclose(a.astype(np.float64) if a.dtype != bool else a,
+                               e.astype(np.float64) if e.dtype != bool else e,
+                               rtol=rtol, atol=atol, err_msg=what)

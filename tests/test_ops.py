@@ -1,0 +1,142 @@
+"""The generic op test (PyTorch OpInfo style): every registered op with samples is checked
+  - through the executor (build a program, infer shapes, run) against its numpy reference,
+  - its gradient against central finite differences (float64),
+  - its compiled kernels (forward and backward) against the references (float32, float64).
+Hypothesis draws the seed each op's `samples(rng)` uses for its shapes and values."""
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings, strategies as st
+
+from refimpl import executor as executor_mod
+from refimpl.framework.program import Program, program_guard
+from refimpl.framework.scope import Scope
+from refimpl.ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
+from refimpl.testing import (assert_close, call_backward, call_forward, float_slots,
+                             numeric_grads)
+
+OPS = [t for t in all_op_types() if list(get_op_def(t).samples(np.random.RandomState(0)))]
+GRAD_OPS = [t for t in OPS if get_op_def(t).has_grad()]
+KERNEL_OPS = [t for t in OPS if get_op_def(t).kernels]
+SETTINGS = settings(max_examples=4, deadline=None,
+                    suppress_health_check=[HealthCheck.function_scoped_fixture])
+
+
+def _samples(op_type, seed):
+    return list(get_op_def(op_type).samples(np.random.RandomState(seed)))
+
+
+def _build_and_run(op_def, sample):
+    """Run the op inside a Program through the Executor; return its outputs."""
+    main, startup = Program(), Program()
+    feed, inputs = {}, {}
+    with program_guard(main, startup):
+        block = main.global_block()
+        for s in op_def.inputs:
+            name = slot_name(s)
+            value = sample.inputs.get(name)
+            if value is None:
+                continue
+            values = value if is_duplicable(s) else [value]
+            names = []
+            for j, v in enumerate(values):
+                var_name = "in_%s_%d" % (name, j)
+                v = np.asarray(v)
+                block.create_var(name=var_name, shape=v.shape, dtype=v.dtype.name)
+                feed[var_name] = v.copy()
+                names.append(var_name)
+            inputs[name] = names
+        outputs = {slot_name(s): ["out_%s" % slot_name(s)] for s in op_def.outputs}
+        op = block.append_op(type=op_def.type, inputs=inputs, outputs=outputs, attrs=sample.attrs)
+    inferred = {s: block.var(n[0]).shape for s, n in outputs.items()}
+    fetch = ["out_%s" % s for s in op_def.output_slots]
+    # outputs the reference leaves as None are not fetched
+    ref = call_forward(op_def, sample.inputs, sample.attrs)
+    fetch = [f for f, r in zip(fetch, ref) if r is not None]
+    got = executor_mod.Executor().run(main, feed=feed, fetch_list=fetch, scope=Scope())
+    return ref, got, inferred, op
+
+
+@pytest.mark.parametrize("op_type", OPS)
+@SETTINGS
+@given(seed=st.integers(0, 2 ** 31 - 1))
+def test_executor_matches_reference_and_infer_shape(op_type, seed):
+    op_def = get_op_def(op_type)
+    for sample in _samples(op_type, seed):
+        ref, got, inferred, _ = _build_and_run(op_def, sample)
+        rtol, atol = op_def.tolerances.get("float64", (1e-7, 1e-9))
+        ref = [r for r in ref if r is not None]
+        for slot, r, g in zip(op_def.output_slots, ref, got):
+            assert_close(g, r, rtol, atol, "%s %s %r" % (op_type, slot, sample))
+        for slot, r in zip(op_def.output_slots, ref):
+            shape = inferred[slot]
+            if r is None or shape is None or getattr(r, "ndim", None) is None:
+                continue
+            assert len(shape) == r.ndim and all(d < 0 or d == g for d, g in
+                                                zip(shape, r.shape)), \
+                "%s: inferred %s for %s, actual %s" % (op_type, shape, slot, r.shape)
+
+
+@pytest.mark.parametrize("op_type", GRAD_OPS)
+@SETTINGS
+@given(seed=st.integers(0, 2 ** 31 - 1))
+def test_gradient_matches_finite_differences(op_type, seed):
+    op_def = get_op_def(op_type)
+    rng = np.random.RandomState(seed)
+    for sample in _samples(op_type, seed):
+        if not sample.grad:
+            continue
+        outs = call_forward(op_def, sample.inputs, sample.attrs)
+        cot = {}
+        for slot, out in zip(op_def.output_slots, outs):
+            if out is not None and np.issubdtype(np.asarray(out).dtype, np.floating) and \
+                    slot + "@GRAD" in [slot_name(s) for s in op_def.grad_input_slots()]:
+                cot[slot] = rng.uniform(-1, 1, np.shape(out))
+        analytic = call_backward(op_def, sample.inputs, sample.attrs, outs, cot)
+        numeric = numeric_grads(op_def, sample.inputs, sample.attrs, cot)
+        by_slot = dict(zip([slot_name(s)[:-5] for s in op_def.grad_output_slots()], analytic))
+        rtol, atol = op_def.fd_tolerance
+        for slot in float_slots(op_def, sample.inputs):
+            assert_close(by_slot[slot], numeric[slot], rtol, atol,
+                         "%s d/d%s %r" % (op_type, slot, sample))
+
+
+def _cast(inputs, dtype):
+    def c(v):
+        if isinstance(v, list):
+            return [c(a) for a in v]
+        v = np.asarray(v)
+        return v.astype(dtype) if np.issubdtype(v.dtype, np.floating) else v
+    return {k: c(v) for k, v in inputs.items()}
+
+
+@pytest.mark.parametrize("op_type", KERNEL_OPS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@SETTINGS
+@given(seed=st.integers(0, 2 ** 31 - 1))
+def test_compiled_kernels_match_reference(op_type, dtype, seed):
+    from refimpl._kernels import load_kernel
+    op_def = get_op_def(op_type)
+    rtol, atol = op_def.tolerances[dtype]
+    rng = np.random.RandomState(seed)
+    for sample in _samples(op_type, seed):
+        inputs = _cast(sample.inputs, dtype)
+        ref = call_forward(op_def, inputs, sample.attrs)
+        if "forward" in op_def.kernels:
+            fast = load_kernel(op_def.kernels["forward"])
+            if fast is not None:
+                got = call_forward(op_def, inputs, sample.attrs, fn=fast)
+                for r, g in zip(ref, got):
+                    if r is not None:
+                        assert_close(g, r, rtol, atol, "%s forward %r" % (op_type, sample))
+        if "backward" in op_def.kernels and sample.grad:
+            fast = load_kernel(op_def.kernels["backward"])
+            if fast is None:
+                continue
+            cot = {s: rng.uniform(-1, 1, np.shape(o)).astype(dtype)
+                   for s, o in zip(op_def.output_slots, ref)
+                   if o is not None and np.issubdtype(np.asarray(o).dtype, np.floating)}
+            want = call_backward(op_def, inputs, sample.attrs, ref, cot)
+            got = call_backward(op_def, inputs, sample.attrs, ref, cot, fn=fast)
+            for w, g in zip(want, got):
+                if w is not None:
+                    assert_close(g, w, rtol, atol, "%s backward %r" % (op_type, sample))
