@@ -9,8 +9,10 @@ from .framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_
 from .framework.param_attr import ParamAttr
 from .framework.program import Variable
 from .framework.random import seed as _seed_rng
-from .layers.math import mean
+from .layers import exports as _exports
 from . import framework, static, fluid, nn, optimizer
+
+globals().update(_exports("paddle"))
 
 Tensor = Variable
 

@@ -10,8 +10,10 @@ from ..framework.scope import Scope, global_scope, scope_guard, LoDTensor, Tenso
 from ..framework.param_attr import ParamAttr
 from ..framework import regularizer
 from ..backward import append_backward, gradients
-from ..layers.io import data
+from ..layers import exports as _exports
 from . import framework, layers, optimizer, backward
+
+globals().update(_exports("fluid"))
 
 __all__ = ["BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "initializer",
            "unique_name", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places",

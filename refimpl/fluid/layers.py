@@ -1,6 +1,5 @@
 """paddle.fluid.layers"""
-from ..layers.io import fluid_data as data
-from ..layers.math import mean
-from ..layers.nn import fc
+from ..layers import exports
 
-__all__ = ["data", "mean", "fc"]
+globals().update(exports("fluid.layers"))
+__all__ = sorted(exports("fluid.layers"))

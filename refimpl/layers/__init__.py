@@ -1,2 +1,28 @@
-"""Layer functions: the static-graph building API. Namespaces (refimpl.static.nn,
-refimpl.fluid.layers, refimpl.nn.functional, refimpl.*) re-export from here."""
+"""Layer functions: the static-graph building API.
+
+Each module here defines its layer functions and an `EXPORTS` table saying under which
+public name each appears in which namespace:
+
+    EXPORTS = {"paddle": {"mean": mean}, "fluid.layers": {"mean": mean},
+               "static.nn": {...}, "nn.functional": {...}}
+
+The namespace modules (refimpl, refimpl.static.nn, refimpl.fluid.layers,
+refimpl.nn.functional, ...) call `exports(namespace)`, so adding a layer never means
+editing a namespace file.
+"""
+import importlib
+import pkgutil
+
+__all__ = ["exports"]
+
+
+def exports(namespace):
+    """{public name: object} for `namespace`, gathered from every module's EXPORTS."""
+    found = {}
+    for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
+        module = importlib.import_module(__name__ + "." + info.name)
+        for name, obj in getattr(module, "EXPORTS", {}).get(namespace, {}).items():
+            if name in found and found[name] is not obj:
+                raise ImportError("%s.%s is exported by two layer modules" % (namespace, name))
+            found[name] = obj
+    return found

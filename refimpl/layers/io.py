@@ -26,3 +26,10 @@ def fluid_data(name, shape, append_batch_size=True, dtype="float32", lod_level=0
     return default_main_program().global_block().create_var(
         name=name, shape=shape, dtype=convert_dtype(dtype), lod_level=lod_level,
         stop_gradient=stop_gradient, is_data=True)
+
+
+EXPORTS = {
+    "static": {"data": data},
+    "fluid": {"data": data},
+    "fluid.layers": {"data": fluid_data},
+}

@@ -39,3 +39,9 @@ def fc(x=None, size=None, num_flatten_dims=1, weight_attr=None, bias_attr=None,
         pre_bias = products[0]
     pre_act = helper.append_bias_op(pre_bias, bias_attr, dim_start=num_flatten_dims)
     return helper.append_activation(pre_act, activation)
+
+
+EXPORTS = {
+    "static.nn": {"fc": fc},
+    "fluid.layers": {"fc": fc},
+}

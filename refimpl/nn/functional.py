@@ -1,2 +1,5 @@
 """paddle.nn.functional"""
-__all__ = []
+from ..layers import exports
+
+globals().update(exports("nn.functional"))
+__all__ = sorted(exports("nn.functional"))

@@ -7,8 +7,10 @@ from ..framework.program import (Program, Variable, default_main_program,
 from ..framework.scope import global_scope, scope_guard
 from ..framework.param_attr import ParamAttr
 from ..backward import append_backward, gradients
-from ..layers.io import data
+from ..layers import exports as _exports
 from . import nn
+
+globals().update(_exports("static"))
 
 __all__ = ["BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "CPUPlace",
            "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places", "Program", "Variable",

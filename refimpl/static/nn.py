@@ -1,4 +1,5 @@
 """paddle.static.nn"""
-from ..layers.nn import fc
+from ..layers import exports
 
-__all__ = ["fc"]
+globals().update(exports("static.nn"))
+__all__ = sorted(exports("static.nn"))
