@@ -1,0 +1,129 @@
+"""Executor: feeding, fetching, scopes, plan caching, error messages."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import static
+from refimpl.framework.errors import FeedError, OpError
+
+
+def _net():
+    x = static.data("x", [None, 3], "float32")
+    h = static.nn.fc(x, 2, weight_attr=paddle.ParamAttr(
+        initializer=paddle.nn.initializer.Constant(0.5)))
+    return x, h, paddle.mean(h)
+
+
+def test_forward_values_match_numpy():
+    x, h, loss = _net()
+    exe = static.Executor(paddle.CPUPlace())
+    exe.run(static.default_startup_program())
+    data = np.arange(6, dtype="float32").reshape(2, 3)
+    h_val, loss_val = exe.run(feed={"x": data}, fetch_list=[h, loss.name])
+    np.testing.assert_allclose(h_val, data @ np.full((3, 2), 0.5))
+    np.testing.assert_allclose(loss_val, [h_val.mean()])
+    assert loss_val.shape == (1,)
+
+
+def test_sgd_step_matches_hand_derivation():
+    x, h, loss = _net()
+    paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    data = np.arange(6, dtype="float32").reshape(2, 3)
+    exe.run(feed={"x": data})
+    w = np.array(static.global_scope().find_var("fc_0.w_0").get_tensor())
+    b = np.array(static.global_scope().find_var("fc_0.b_0").get_tensor())
+    # d mean(xW + b)/dW = mean over rows of x, broadcast over the 2 outputs, / 2 outputs
+    dw = np.repeat(data.mean(0, keepdims=True).T, 2, axis=1) / 2
+    np.testing.assert_allclose(w, 0.5 - 0.1 * dw, rtol=1e-6)
+    np.testing.assert_allclose(b, -0.1 * np.full(2, 0.5), rtol=1e-6)
+
+
+def test_temporaries_are_dropped_and_params_stay():
+    x, h, loss = _net()
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    exe.run(feed={"x": np.ones((2, 3), "float32")}, fetch_list=[loss])
+    scope = static.global_scope()
+    assert scope.find_var("fc_0.w_0") is not None
+    assert scope.find_var(h.name) is None and scope.find_var("x") is None
+
+
+def test_fetched_parameter_is_a_copy():
+    x, h, loss = _net()
+    paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    w1, = exe.run(feed={"x": np.ones((2, 3), "float32")}, fetch_list=["fc_0.w_0"])
+    before = w1.copy()
+    exe.run(feed={"x": np.ones((2, 3), "float32")})
+    np.testing.assert_array_equal(w1, before)
+
+
+def test_feed_dtype_mismatch_names_variable():
+    _net()
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    with pytest.raises(FeedError, match=r"feed 'x': expected dtype float32, got float64"):
+        exe.run(feed={"x": np.ones((2, 3))})
+
+
+def test_feed_shape_mismatch_names_variable():
+    _net()
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    with pytest.raises(FeedError, match=r"feed 'x': expected shape \[-1, 3\], got \[2, 4\]"):
+        exe.run(feed={"x": np.ones((2, 4), "float32")})
+
+
+def test_unknown_feed_and_fetch_are_errors():
+    _net()
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    with pytest.raises(FeedError, match="no variable"):
+        exe.run(feed={"nope": np.ones(1, "float32")})
+    with pytest.raises(ValueError, match="fetch 'nope'"):
+        exe.run(feed={"x": np.ones((1, 3), "float32")}, fetch_list=["nope"])
+
+
+def test_missing_startup_run_is_explained_with_user_line():
+    _net()
+    with pytest.raises(OpError) as info:
+        static.Executor().run(feed={"x": np.ones((2, 3), "float32")})
+    msg = str(info.value)
+    assert "[operator mul]" in msg and "'fc_0.w_0' has no value" in msg
+    assert "startup program" in msg and "test_executor.py:" in msg
+
+
+def test_build_time_shape_error_names_op_vars_and_line():
+    x = static.data("x", [None, 3], "float32")
+    w = static.default_main_program().global_block().create_var(name="w", shape=[4, 5],
+                                                                   dtype="float32")
+    out = static.default_main_program().global_block().create_var(name="o", dtype="float32")
+    with pytest.raises(OpError) as info:
+        static.default_main_program().global_block().append_op(
+            type="mul", inputs={"X": [x], "Y": [w]}, outputs={"Out": [out]})
+    msg = str(info.value)
+    assert "[operator mul]" in msg and "'x'" in msg and "'w'" in msg
+    assert "K=3" in msg and "K=4" in msg and "test_executor.py:" in msg
+
+
+def test_plan_is_rebuilt_when_program_changes():
+    x, h, loss = _net()
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    feed = {"x": np.ones((2, 3), "float32")}
+    first, = exe.run(feed=feed, fetch_list=[loss])
+    doubled = loss * 2.0
+    second, = exe.run(feed=feed, fetch_list=[doubled])
+    np.testing.assert_allclose(second, first * 2)
+
+
+def test_return_numpy_false_gives_tensors():
+    x, h, loss = _net()
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    t, = exe.run(feed={"x": np.ones((2, 3), "float32")}, fetch_list=[loss],
+                 return_numpy=False)
+    np.testing.assert_allclose(np.array(t), [1.5])

@@ -1,0 +1,142 @@
+"""The IR: naming, program structure, clone(for_test), places, scope."""
+import os
+
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import static
+from refimpl.framework import unique_name
+from refimpl.framework.program import OpRole, Program, program_guard
+
+
+def _fc_program():
+    x = static.data("x", [None, 3], "float32")
+    h = static.nn.fc(x, 4)
+    loss = paddle.mean(h)
+    return x, h, loss
+
+
+def test_fc_names_follow_paddle():
+    _, h, loss = _fc_program()
+    block = static.default_main_program().global_block()
+    assert [p.name for p in block.all_parameters()] == ["fc_0.w_0", "fc_0.b_0"]
+    assert h.name == "fc_0.tmp_1"
+    assert loss.name == "mean_0.tmp_0"
+    assert [op.type for op in block.ops] == ["mul", "elementwise_add", "mean"]
+    assert block.var("fc_0.w_0").shape == (3, 4)
+    assert h.shape == (-1, 4) and loss.shape == (1,)
+    startup = static.default_startup_program().global_block()
+    assert [op.type for op in startup.ops] == ["uniform_random", "fill_constant"]
+
+
+def test_unique_name_guard_restarts_counters():
+    with unique_name.guard():
+        assert unique_name.generate("fc") == "fc_0"
+        assert unique_name.generate("fc") == "fc_1"
+    with unique_name.guard():
+        assert unique_name.generate("fc") == "fc_0"
+
+
+def test_op_roles_after_minimize():
+    _, _, loss = _fc_program()
+    paddle.optimizer.SGD(0.1).minimize(loss)
+    ops = static.default_main_program().global_block().ops
+    roles = [(op.type, op.attr("op_role")) for op in ops]
+    assert roles[2] == ("mean", OpRole.Loss)
+    assert roles[3] == ("fill_constant", OpRole.Backward | OpRole.Loss)
+    assert all(r == OpRole.Backward for t, r in roles if t.endswith("_grad"))
+    sgd = [op for op in ops if op.type == "sgd"]
+    assert [op.attr("op_role") for op in sgd] == [OpRole.Optimize] * 2
+    assert sorted(op.attr("op_role_var")[0] for op in sgd) == ["fc_0.b_0", "fc_0.w_0"]
+
+
+def test_clone_for_test_drops_backward_and_optimizer_ops():
+    _, _, loss = _fc_program()
+    main = static.default_main_program()
+    paddle.optimizer.SGD(0.1).minimize(loss)
+    test_prog = main.clone(for_test=True)
+    assert [op.type for op in test_prog.global_block().ops] == ["mul", "elementwise_add", "mean"]
+    assert len(main.global_block().ops) > 3, "clone must not change the original"
+    assert [p.name for p in test_prog.all_parameters()] == ["fc_0.w_0", "fc_0.b_0"]
+    assert not test_prog.global_block().has_var("fc_0.w_0@GRAD")
+
+
+def test_clone_is_deep():
+    _fc_program()
+    main = static.default_main_program()
+    copy = main.clone()
+    copy.global_block().ops[0]._set_attr("x_num_col_dims", 7)
+    assert main.global_block().ops[0].attr("x_num_col_dims") == 1
+
+
+def test_program_guard_and_str():
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        assert static.default_main_program() is main
+        _fc_program()
+    assert static.default_main_program() is not main
+    text = str(main)
+    assert "mul(inputs={X=[x], Y=[fc_0.w_0]}" in text
+    assert "param var fc_0.w_0 : LOD_TENSOR.shape(3, 4).dtype(float32)" in text
+
+
+def test_program_guard_rejects_non_programs():
+    with pytest.raises(TypeError, match="main_program must be a Program"):
+        with program_guard("nope"):
+            pass
+
+
+def test_block_var_missing_names_the_variable():
+    with pytest.raises(ValueError, match="'nope' is not in block 0"):
+        static.default_main_program().global_block().var("nope")
+
+
+def test_cpu_places_honours_cpu_num(monkeypatch):
+    monkeypatch.setenv("CPU_NUM", "3")
+    assert len(static.cpu_places()) == 3
+    monkeypatch.delenv("CPU_NUM")
+    assert len(static.cpu_places()) == 1 and os.environ["CPU_NUM"] == "1"
+    assert static.cpu_places(2) == [paddle.CPUPlace(), paddle.CPUPlace()]
+    assert paddle.CUDAPlace(1) != paddle.CUDAPlace(0)
+
+
+def test_scope_tensor_set_and_read():
+    scope = static.global_scope()
+    t = scope.var("v").get_tensor()
+    t.set(np.arange(6, dtype="float32").reshape(2, 3), paddle.CPUPlace())
+    np.testing.assert_array_equal(np.array(scope.find_var("v").get_tensor()),
+                                  np.arange(6).reshape(2, 3))
+    assert scope.find_var("missing") is None
+    kid = scope.new_scope()
+    assert kid.find_var("v") is not None
+
+
+def test_dtype_spellings_compare_equal():
+    x = static.data("x", [2], "float32")
+    assert x.dtype == paddle.float32
+    assert x.dtype == "float32"
+    assert x.dtype == np.float32
+    assert x.dtype == np.dtype("float32")
+    assert x.dtype != "float64"
+
+
+def test_parameter_needs_known_shape():
+    with pytest.raises(ValueError, match="fully known shape"):
+        static.default_main_program().global_block().create_parameter(
+            name="w", shape=[-1, 3], dtype="float32")
+
+
+def test_unknown_op_suggests_a_name():
+    block = static.default_main_program().global_block()
+    with pytest.raises(ValueError, match="did you mean elementwise_add"):
+        block.append_op(type="elementwise_ad", inputs={}, outputs={})
+
+
+def test_variable_operators_build_ops():
+    x = static.data("x", [None, 3], "float32")
+    y = (x + 1.0) * 2.0 - x
+    ops = static.default_main_program().global_block().ops
+    assert [op.type for op in ops] == ["scale", "scale", "elementwise_sub"]
+    out, = static.Executor().run(feed={"x": np.full((2, 3), 5.0, "float32")}, fetch_list=[y])
+    np.testing.assert_allclose(out, np.full((2, 3), 7.0))
