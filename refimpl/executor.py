@@ -19,10 +19,13 @@ from .ops.registry import is_duplicable, slot_name
 __all__ = ["Executor", "Plan", "bind_op", "global_scope"]
 
 
-def bind_op(op):
-    """A closure `run(env)` that runs `op` on the dict `env` of name -> array."""
+def bind_op(op, wrap_kernel=None):
+    """A closure `run(env)` that runs `op` on the dict `env` of name -> array.
+    `wrap_kernel(op, fn) -> fn` instruments kernels (the profiler uses it)."""
     op_def = op.op_def
     fn = op_def.kernel("forward")
+    if wrap_kernel is not None:
+        fn = wrap_kernel(op, fn)
     attrs = {k: op.attrs[k] for k in op_def.attrs}
     args = []  # per input slot: a name, a tuple of names (duplicable), or None
     for s in op_def.inputs:
@@ -89,12 +92,12 @@ def bind_op(op):
 class Plan:
     """A program compiled for one feed/fetch signature: bound ops plus a free list."""
 
-    def __init__(self, program, feed_names, fetch_names, eager_delete=True):
+    def __init__(self, program, feed_names, fetch_names, eager_delete=True, wrap_kernel=None):
         self.program = program
         self.version = program._version
         block = program.global_block()
         self.ops = list(block.ops)
-        self.runs = [bind_op(op) for op in self.ops]
+        self.runs = [bind_op(op, wrap_kernel) for op in self.ops]
         self.fetch_names = list(fetch_names)
         persistable = {n for n, v in block.vars.items() if v.persistable}
         produced = set(feed_names)

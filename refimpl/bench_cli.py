@@ -1,0 +1,192 @@
+"""`python -m refimpl bench`: median ms per SGD training step on the standard workloads,
+optionally beside PyTorch eager CPU (and PaddlePaddle) measured in the same run.
+
+Prints one JSON object per workload, then a table. `--profile` adds time per op type and
+the framework overhead per op (step time minus time inside kernels, over op count).
+"""
+import argparse
+import json
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+
+WORKLOADS = {
+    # name: (builder key, batch, input shape, classes)
+    "mlp_small": ("mlp", 16, (13,), 2, [16, 16]),
+    "mlp_mnist": ("mlp", 128, (784,), 10, [512, 512]),
+    "mlp_deep": ("mlp", 64, (256,), 10, [256] * 16),
+    "lenet": ("lenet", 64, (1, 28, 28), 10, None),
+}
+
+
+def _data(name, seed=0):
+    kind, batch, shape, classes, _ = WORKLOADS[name]
+    rng = np.random.RandomState(seed)
+    x = rng.uniform(-1, 1, (batch,) + shape).astype("float32")
+    y = rng.randint(0, classes, (batch, 1)).astype("int64")
+    return x, y
+
+
+# -- refimpl (or any module with the paddle API)
+
+def build_static(paddle, name):
+    """(main, startup, loss) for workload `name` built with paddle's static API."""
+    kind, batch, shape, classes, hidden = WORKLOADS[name]
+    static = paddle.static
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None] + list(shape), "float32")
+        y = static.data("y", [None, 1], "int64")
+        h = x
+        if kind == "mlp":
+            for width in hidden:
+                h = static.nn.fc(h, width, activation="relu")
+        else:
+            for filters in (20, 50):
+                h = paddle.fluid.layers.conv2d(h, filters, 5, act="relu")
+                h = paddle.fluid.layers.pool2d(h, 2, "max", 2)
+            h = static.nn.fc(h, 500, activation="relu")
+        logits = static.nn.fc(h, classes)
+        loss = paddle.mean(paddle.fluid.layers.softmax_with_cross_entropy(logits, y))
+        paddle.optimizer.SGD(learning_rate=0.01).minimize(loss)
+    return main, startup, loss
+
+
+def time_refimpl(name, steps, warmup, profile=False, module="refimpl"):
+    import importlib
+    paddle = importlib.import_module(module)
+    paddle.enable_static()
+    main, startup, loss = build_static(paddle, name)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    scope = paddle.static.global_scope()
+    exe.run(startup, scope=scope)
+    x, y = _data(name)
+    feed = {"x": x, "y": y}
+    times = []
+    for i in range(warmup + steps):
+        t0 = time.perf_counter()
+        exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
+        times.append(time.perf_counter() - t0)
+    result = {"ms_per_step": 1e3 * statistics.median(times[warmup:]),
+              "ops": len(main.global_block().ops)}
+    if profile and module == "refimpl":
+        result.update(_profile(exe, main, feed, loss, scope, steps, result))
+    return result
+
+
+def _profile(exe, main, feed, loss, scope, steps, result):
+    """Kernel time per op type, measured by wrapping every bound kernel with a timer."""
+    from refimpl import executor as executor_mod
+    per_type = {}
+
+    def timed(op, fn):
+        key = op.type
+
+        def wrapper(*args, **kwargs):
+            t0 = time.perf_counter()
+            out = fn(*args, **kwargs)
+            per_type[key] = per_type.get(key, 0.0) + time.perf_counter() - t0
+            return out
+        return wrapper
+
+    plan = executor_mod.Plan(main, list(feed), [loss.name], wrap_kernel=timed)
+    env = scope._values
+    for _ in range(steps):
+        for k, v in feed.items():
+            env[k] = v
+        plan.run(env)
+        plan.drop_temporaries(env)
+    kernel_ms = {k: 1e3 * v / steps for k, v in sorted(per_type.items(), key=lambda kv: -kv[1])}
+    total_kernel = sum(kernel_ms.values())
+    overhead_us = 1e3 * (result["ms_per_step"] - total_kernel) / result["ops"]
+    return {"kernel_ms_per_op_type": {k: round(v, 4) for k, v in kernel_ms.items()},
+            "kernel_ms_total": round(total_kernel, 4),
+            "overhead_us_per_op": round(overhead_us, 2)}
+
+
+# -- PyTorch eager, the same models
+
+def time_torch(name, steps, warmup):
+    import torch
+    torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "2")))
+    kind, batch, shape, classes, hidden = WORKLOADS[name]
+    layers = []
+    if kind == "mlp":
+        width = shape[0]
+        for h in hidden:
+            layers += [torch.nn.Linear(width, h), torch.nn.ReLU()]
+            width = h
+        layers.append(torch.nn.Linear(width, classes))
+    else:
+        layers = [torch.nn.Conv2d(1, 20, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2, 2),
+                  torch.nn.Conv2d(20, 50, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2, 2),
+                  torch.nn.Flatten(), torch.nn.Linear(800, 500), torch.nn.ReLU(),
+                  torch.nn.Linear(500, classes)]
+    model = torch.nn.Sequential(*layers)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01)
+    x, y = _data(name)
+    xt, yt = torch.from_numpy(x), torch.from_numpy(y[:, 0])
+    times = []
+    for i in range(warmup + steps):
+        t0 = time.perf_counter()
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(xt), yt)
+        loss.backward()
+        opt.step()
+        loss.item()
+        times.append(time.perf_counter() - t0)
+    return {"ms_per_step": 1e3 * statistics.median(times[warmup:])}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(prog="python -m refimpl bench", description=__doc__)
+    parser.add_argument("workloads", nargs="*", default=list(WORKLOADS),
+                        help="subset of: %s" % ", ".join(WORKLOADS))
+    parser.add_argument("--steps", type=int, default=50)
+    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--compare", action="append", default=[], choices=["torch", "paddle"],
+                        help="also time this framework in the same run")
+    parser.add_argument("--profile", action="store_true",
+                        help="time per op type and framework overhead per op")
+    args = parser.parse_args(argv)
+    rows = []
+    for name in args.workloads:
+        if name not in WORKLOADS:
+            parser.error("unknown workload %r" % name)
+        row = {"workload": name, "refimpl": time_refimpl(name, args.steps, args.warmup,
+                                                         args.profile)}
+        for other in args.compare:
+            try:
+                if other == "torch":
+                    row["torch"] = time_torch(name, args.steps, args.warmup)
+                else:
+                    row["paddle"] = time_refimpl(name, args.steps, args.warmup, module="paddle")
+                row["ratio_refimpl_over_" + other] = round(
+                    row["refimpl"]["ms_per_step"] / row[other]["ms_per_step"], 3)
+            except ImportError as e:
+                row[other] = {"error": "not importable: %s" % e}
+        rows.append(row)
+        print(json.dumps(row))
+        sys.stdout.flush()
+    _table(rows, args.compare)
+    return 0
+
+
+def _table(rows, others):
+    header = ["workload", "ops", "refimpl ms"] + ["%s ms" % o for o in others] + \
+             ["refimpl/%s" % o for o in others]
+    print("\n" + " | ".join(header))
+    print(" | ".join("---" for _ in header))
+    for r in rows:
+        cells = [r["workload"], str(r["refimpl"]["ops"]), "%.3f" % r["refimpl"]["ms_per_step"]]
+        cells += ["%.3f" % r[o]["ms_per_step"] if "ms_per_step" in r.get(o, {}) else "n/a"
+                  for o in others]
+        cells += [str(r.get("ratio_refimpl_over_" + o, "n/a")) for o in others]
+        print(" | ".join(cells))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
