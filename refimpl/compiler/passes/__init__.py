@@ -1,0 +1,29 @@
+"""BuildStrategy graph passes: small rewrites of a cloned Program, one per module.
+
+`apply_passes(program, build_strategy, protected)` returns a rewritten clone (the user's
+Program is never modified). `protected` names variables that must survive every rewrite
+(fetch targets, the loss). Each pass is `apply(program, protected) -> number of rewrites`,
+registered below against the BuildStrategy flag that turns it on.
+"""
+from . import graphviz
+
+__all__ = ["apply_passes", "PASSES"]
+
+# (BuildStrategy attribute, pass module); order matters: fusions before memory planning.
+PASSES = []
+
+
+def apply_passes(program, build_strategy, protected=()):
+    """A clone of `program` with every enabled pass applied; the graph is written to
+    `debug_graphviz_path` when set."""
+    if build_strategy is None:
+        return program
+    rewritten = program.clone()
+    rewritten._pass_stats = {}
+    for flag, module in PASSES:
+        if getattr(build_strategy, flag):
+            rewritten._pass_stats[module.__name__.rsplit(".", 1)[-1]] = \
+                module.apply(rewritten, set(protected))
+    if build_strategy.debug_graphviz_path:
+        graphviz.write(rewritten, build_strategy.debug_graphviz_path)
+    return rewritten
