@@ -32,11 +32,12 @@ def slot_name(slot):
 
 
 def is_duplicable(slot):
-    return slot.endswith("*")
+    # suffixes combine: a grad op's "X@GRAD*?" is a list that may be absent
+    return slot.rstrip("?").endswith("*")
 
 
 def is_optional(slot):
-    return slot.endswith("?")
+    return slot.rstrip("*").endswith("?")
 
 
 class Sample:
