@@ -1,0 +1,101 @@
+"""Run one golden case through an implementation's public paddle API.
+
+An op case becomes a static Program: `static.data` per input, `block.create_var` per
+output, `block.append_op(type, inputs, outputs, attrs)`, and for gradient cases
+`static.gradients(outputs, inputs, target_gradients=cotangents)`, run by
+`static.Executor(CPUPlace())`. Nothing refimpl-specific is used, so the same code scores
+real PaddlePaddle (legacy static IR) or any third implementation.
+"""
+import numpy as np
+
+from .scenarios import SCENARIOS, api
+from .store import array_key
+
+__all__ = ["run_case"]
+
+
+def run_case(paddle, case, arrays):
+    """{array key: actual ndarray} for `case` (an index entry) given its golden arrays."""
+    if case["kind"] == "op":
+        return run_op_case(paddle, case, arrays)
+    return run_scenario_case(paddle, case, arrays)
+
+
+def run_scenario_case(paddle, case, arrays):
+    key = case["key"]
+    inputs = {name: arrays[array_key(key, "in", name)] for name in case["inputs"]}
+    results = SCENARIOS[case["scenario"]].run(paddle, inputs)
+    return {array_key(key, "out", name): np.asarray(v) for name, v in results.items()}
+
+
+def _data(paddle, name, array, feed, stop_gradient=True):
+    feed[name] = array
+    var = api(paddle, "static.data")(name, list(array.shape), array.dtype.name)
+    # before any op reads it: Paddle marks an op's outputs stop_gradient at append_op
+    # time when all its inputs are
+    var.stop_gradient = stop_gradient
+    return var
+
+
+def run_op_case(paddle, case, arrays):
+    key = case["key"]
+    main, startup = api(paddle, "static.Program")(), api(paddle, "static.Program")()
+    feed, fetch = {}, []     # fetch: (array key, variable)
+    with api(paddle, "static.program_guard")(main, startup):
+        block = main.global_block()
+        differentiated = {(slot, j) for slot, specs in case["grads"].items()
+                          for j, spec in enumerate(specs) if spec}
+        in_vars = {slot: [_data(paddle, "in_%s_%d" % (slot, j),
+                                arrays[array_key(key, "in", slot, j)], feed,
+                                stop_gradient=(slot, j) not in differentiated)
+                          for j in range(len(specs))]
+                   for slot, specs in case["inputs"].items()}
+        out_vars = {}
+        for slot, specs in case["outputs"].items():
+            out_vars[slot] = []
+            for j, spec in enumerate(specs):
+                dtype = spec.split("[")[0] if spec else None
+                var = block.create_var(name="out_%s_%d" % (slot, j), dtype=dtype)
+                out_vars[slot].append(var)
+                if spec:
+                    fetch.append((array_key(key, "out", slot, j), var))
+        block.append_op(type=case["op"], inputs=in_vars, outputs=out_vars,
+                        attrs=case["attrs"])
+        if case["grads"]:
+            fetch += _append_gradients(paddle, case, arrays, in_vars, out_vars, feed)
+    exe = api(paddle, "static.Executor")(api(paddle, "CPUPlace")())
+    exe.run(startup)
+    values = exe.run(main, feed=feed, fetch_list=[var for _, var in fetch])
+    return {k: np.asarray(v) for (k, _), v in zip(fetch, values)}
+
+
+def _append_gradients(paddle, case, arrays, in_vars, out_vars, feed):
+    """d(sum <out, cot>)/d(input) through the implementation's own backward pass."""
+    key = case["key"]
+    targets, cotangents = [], []
+    for slot, specs in case["cotangents"].items():
+        for j in range(len(specs)):
+            out = out_vars[slot][j]
+            cot = _shaped_like(arrays[array_key(key, "cot", slot, j)], out)
+            targets.append(out)
+            cotangents.append(_data(paddle, "cot_%s_%d" % (slot, j), cot, feed))
+    wanted = [(array_key(key, "grad", slot, j), in_vars[slot][j])
+              for slot, specs in case["grads"].items() for j, spec in enumerate(specs) if spec]
+    grads = api(paddle, "static.gradients")(targets, [v for _, v in wanted],
+                                            target_gradients=cotangents)
+    missing = [v.name for (_, v), g in zip(wanted, grads) if g is None]
+    if missing:
+        raise RuntimeError("%s: the backward pass produced no gradient for %s"
+                           % (case["op"], ", ".join(missing)))
+    return [(k, g) for (k, _), g in zip(wanted, grads)]
+
+
+def _shaped_like(cotangent, out_var):
+    """The cotangent in the shape the implementation inferred for the output, when only
+    the shape differs (e.g. a [1] vs 0-d result): the output's own comparison reports
+    the shape, and the gradient is still checked."""
+    shape = tuple(out_var.shape or ())
+    if shape != cotangent.shape and all(d >= 0 for d in shape) and \
+            int(np.prod(shape)) == cotangent.size:
+        return cotangent.reshape(shape)
+    return cotangent

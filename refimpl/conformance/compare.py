@@ -1,0 +1,46 @@
+"""Compare an implementation's arrays with the golden ones: shape, dtype, then values
+within the case's (rtol, atol); report the worst absolute and relative error."""
+import numpy as np
+
+__all__ = ["compare"]
+
+
+def compare(case, expected, actual):
+    """{"status": "pass"|"fail", "max_abs", "max_rel", "message"} over the case's outputs
+    and gradients (every golden array except its inputs and cotangents)."""
+    rtol, atol = case["rtol"], case["atol"]
+    prefix = case["key"] + "/"
+    max_abs = max_rel = 0.0
+    problems = []
+    for key in sorted(k for k in expected if k.startswith(prefix)):
+        if key.split("/")[1] in ("in", "cot"):
+            continue
+        want = expected[key]
+        if key not in actual:
+            problems.append("%s: not produced" % key)
+            continue
+        got = np.asarray(actual[key])
+        if got.shape != want.shape:
+            problems.append("%s: shape %s, expected %s" % (key, list(got.shape),
+                                                           list(want.shape)))
+            continue
+        if got.dtype != want.dtype:
+            problems.append("%s: dtype %s, expected %s" % (key, got.dtype, want.dtype))
+            continue
+        if want.size == 0:
+            continue
+        g, w = got.astype(np.float64), want.astype(np.float64)
+        # equal values (infinities included) and NaN where NaN is expected count as exact
+        same = (g == w) | (np.isnan(g) & np.isnan(w))
+        with np.errstate(invalid="ignore"):
+            err = np.where(same, 0.0, np.abs(g - w))
+        err = np.where(np.isnan(err), np.inf, err)
+        abs_err = float(np.max(err))
+        nonzero = w != 0
+        rel_err = float(np.max(err[nonzero] / np.abs(w[nonzero]))) if nonzero.any() else 0.0
+        max_abs, max_rel = max(max_abs, abs_err), max(max_rel, rel_err)
+        if not (err <= atol + rtol * np.abs(w)).all():
+            problems.append("%s: max abs err %.3g, max rel err %.3g (rtol %g, atol %g)"
+                            % (key, abs_err, rel_err, rtol, atol))
+    return {"status": "fail" if problems else "pass", "max_abs": max_abs, "max_rel": max_rel,
+            "message": "; ".join(problems)}

@@ -1,0 +1,104 @@
+"""The worker process: imports the implementation under test and runs the cases the
+checker sends, one id per line on stdin, one JSON result per line back.
+
+Results go to a private copy of the original stdout; fd 1 is pointed at stderr so that
+whatever the implementation prints (C++ logs included) cannot corrupt the protocol.
+
+    python -m refimpl.conformance.worker IMPL GOLDEN_DIR
+"""
+import importlib
+import json
+import os
+import re
+import sys
+import time
+import traceback
+
+from .build import run_case
+from .compare import compare
+from .scenarios import MissingAPI
+from .store import read_index, read_npz
+
+# An op the implementation does not register is a missing API, not a failure.
+_MISSING_OP = re.compile(r"has not been registered|no such operator is registered")
+
+
+def import_impl(name):
+    """The module under test, in static-graph mode. Real Paddle 3.x needs the legacy
+    static IR for block.append_op, so FLAGS_enable_pir_api defaults to 0 here."""
+    os.environ.setdefault("FLAGS_enable_pir_api", "0")
+    paddle = importlib.import_module(name)
+    if hasattr(paddle, "enable_static"):
+        paddle.enable_static()
+    return paddle
+
+
+def describe_impl(paddle):
+    info = {"module": paddle.__name__, "version": getattr(paddle, "__version__", "?")}
+    if paddle.__name__ == "refimpl":
+        from refimpl._kernels import backend
+        info["kernels"] = backend()
+    return info
+
+
+class CaseRunner:
+    """Runs cases of one golden directory against one imported implementation."""
+
+    def __init__(self, paddle, golden_dir):
+        self.paddle = paddle
+        self.golden_dir = golden_dir
+        self.cases = {c["id"]: c for c in read_index(golden_dir)["cases"]}
+        self._files = {}
+
+    def arrays(self, file_name):
+        if file_name not in self._files:
+            self._files[file_name] = read_npz(os.path.join(self.golden_dir, file_name))
+        return self._files[file_name]
+
+    def run(self, case_id):
+        """{"id", "status", "max_abs", "max_rel", "message", "seconds"}; never raises."""
+        case = self.cases[case_id]
+        start = time.perf_counter()
+        result = {"id": case_id, "max_abs": None, "max_rel": None, "message": ""}
+        try:
+            expected = self.arrays(case["file"])
+            actual = run_case(self.paddle, case, expected)
+            result.update(compare(case, expected, actual))
+        except MissingAPI as e:
+            result.update(status="skipped", message=str(e))
+        except Exception as e:
+            text = "%s: %s" % (type(e).__name__, e)
+            status = "skipped" if _MISSING_OP.search(text) else "error"
+            if status == "error":
+                text += "\n" + "".join(traceback.format_tb(e.__traceback__)[-3:])
+            result.update(status=status, message=text.strip()[:2000])
+        result["seconds"] = round(time.perf_counter() - start, 3)
+        return result
+
+
+def main(argv=None):
+    impl, golden_dir = (sys.argv[1:] if argv is None else argv)[:2]
+    results = os.fdopen(os.dup(1), "w")
+    os.dup2(2, 1)
+    sys.stdout = sys.stderr
+
+    def send(obj):
+        results.write(json.dumps(obj) + "\n")
+        results.flush()
+
+    try:
+        paddle = import_impl(impl)
+        runner = CaseRunner(paddle, golden_dir)
+    except Exception as e:
+        send({"fatal": "cannot import %r: %s: %s" % (impl, type(e).__name__, e)})
+        return 2
+    send({"ready": describe_impl(paddle)})
+    for line in sys.stdin:
+        case_id = line.strip()
+        if case_id:
+            send(runner.run(case_id))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

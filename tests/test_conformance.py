@@ -1,0 +1,164 @@
+"""The conformance oracle: golden generation is reproducible, the shipped goldens match
+the registry, refimpl passes all of its own cases on every kernel backend, and the
+checker isolates crashes and timeouts and reports failures with their error."""
+import json
+import os
+import textwrap
+
+import numpy as np
+import pytest
+
+from refimpl.conformance import check as check_mod
+from refimpl.conformance.cli import main as cli_main
+from refimpl.conformance.generate import diff_goldens, generate
+from refimpl.conformance.store import GOLDEN_DIR, INDEX_NAME, read_index, read_npz, write_npz
+
+
+@pytest.fixture(scope="module")
+def fresh(tmp_path_factory):
+    """Goldens generated from the current registry, twice, into two directories."""
+    a, b = tmp_path_factory.mktemp("golden_a"), tmp_path_factory.mktemp("golden_b")
+    generate(str(a))
+    generate(str(b))
+    return str(a), str(b)
+
+
+def test_regeneration_is_byte_identical(fresh):
+    a, b = fresh
+    names = sorted(os.listdir(a))
+    assert INDEX_NAME in names and any(n.endswith(".npz") for n in names)
+    assert names == sorted(os.listdir(b))
+    for n in names:
+        with open(os.path.join(a, n), "rb") as fa, open(os.path.join(b, n), "rb") as fb:
+            assert fa.read() == fb.read(), "%s differs between two generations" % n
+
+
+def test_shipped_goldens_are_current(fresh):
+    problems = diff_goldens(fresh[0], GOLDEN_DIR)
+    assert not problems, ("the shipped goldens are stale against the op registry / "
+                          "scenarios; run `python -m refimpl conformance generate` and commit "
+                          "refimpl/conformance/golden:\n  " + "\n  ".join(problems[:20]))
+
+
+def test_goldens_load_without_pickle_and_hold_the_reference(fresh):
+    index = read_index(fresh[0])
+    by_id = {c["id"]: c for c in index["cases"]}
+    case = by_id["op/elementwise_add/2_axis1"]
+    arrays = read_npz(os.path.join(fresh[0], case["file"]))   # allow_pickle=False inside
+    k = case["key"]
+    x, y = arrays[k + "/in/X/0"], arrays[k + "/in/Y/0"]
+    cot = arrays[k + "/cot/Out/0"]
+    assert case["attrs"] == {"axis": 1} and y.shape == (3,)
+    np.testing.assert_array_equal(arrays[k + "/out/Out/0"], x + y[None, :, None])
+    np.testing.assert_array_equal(arrays[k + "/grad/X/0"], cot)
+    np.testing.assert_allclose(arrays[k + "/grad/Y/0"], cot.sum(axis=(0, 2)), rtol=1e-12)
+    mul = by_id["op/mul/0"]
+    m = read_npz(os.path.join(fresh[0], mul["file"]))
+    np.testing.assert_allclose(m["0/out/Out/0"], m["0/in/X/0"] @ m["0/in/Y/0"], rtol=1e-12)
+    np.testing.assert_allclose(m["0/grad/Y/0"], m["0/in/X/0"].T @ m["0/cot/Out/0"],
+                               rtol=1e-12)
+    assert all(c["kind"] in ("op", "scenario") for c in index["cases"])
+    total = sum(os.path.getsize(os.path.join(fresh[0], n)) for n in os.listdir(fresh[0]))
+    assert total < 5 * 2 ** 20, "goldens grew to %d bytes" % total
+
+
+@pytest.mark.parametrize("kernels", ["numpy", "cython"])
+def test_refimpl_passes_all_its_cases(kernels, monkeypatch):
+    monkeypatch.setenv("REFIMPL_KERNELS", kernels)
+    report = check_mod.check("refimpl", GOLDEN_DIR, timeout=120)
+    bad = [(r["id"], r["status"], r["message"]) for r in report["cases"]
+           if r["status"] != "pass"]
+    assert not bad, "refimpl (%s kernels) fails its own goldens:\n%s" % (
+        kernels, "\n".join("%s %s %s" % b for b in bad))
+    assert report["summary"]["pass"] == len(read_index(GOLDEN_DIR)["cases"])
+    assert report["implementation"]["kernels"] == kernels
+
+
+MISBEHAVING_IMPL = """
+    # refimpl, except that some ops crash the process, hang, raise, or are missing
+    import os, sys, time
+    import refimpl
+    from refimpl.framework import program
+
+    _append_op = program.Block.append_op
+
+    def append_op(self, type, *args, **kwargs):
+        if type == "relu":
+            os._exit(3)
+        if type == "scale":
+            time.sleep(60)
+        if type == "mean":
+            raise ValueError("mean is broken here")
+        if type == "sum":
+            raise ValueError('Operator "sum" has not been registered.')
+        return _append_op(self, type, *args, **kwargs)
+
+    program.Block.append_op = append_op
+    sys.modules[__name__] = refimpl
+"""
+
+
+def test_checker_isolates_crashes_timeouts_errors_and_missing_ops(tmp_path, monkeypatch):
+    (tmp_path / "badpaddle.py").write_text(textwrap.dedent(MISBEHAVING_IMPL))
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
+    xfails = tmp_path / "xfails.txt"
+    xfails.write_text("op/mean/*   # documented divergence\n")
+    report = check_mod.check("badpaddle", GOLDEN_DIR,
+                             patterns=["op/relu", "op/scale", "op/mean", "op/sum", "op/mul"],
+                             timeout=3, expectations=check_mod.read_expectations(str(xfails)))
+    status = {}
+    for r in report["cases"]:
+        status.setdefault(r["id"].split("/")[1], set()).add(r["status"])
+    assert status == {"relu": {"error"}, "scale": {"error"}, "mean": {"xfail"},
+                      "sum": {"skipped"}, "mul": {"pass"}}
+    messages = {r["id"].split("/")[1]: r["message"] for r in report["cases"]}
+    assert "exited with status 3" in messages["relu"]
+    assert "time limit" in messages["scale"]
+    assert "mean is broken here" in messages["mean"]
+    assert report["groups"]["op/mul"]["pass"] == 3
+    assert check_mod.failed(report)
+
+
+def test_wrong_values_fail_with_their_error(tmp_path):
+    golden = tmp_path / "golden"
+    generate(str(golden))
+    index = read_index(str(golden))
+    case = next(c for c in index["cases"] if c["id"] == "op/mul/0")
+    path = str(golden / case["file"])
+    arrays = read_npz(path)
+    arrays["0/out/Out/0"] = arrays["0/out/Out/0"].copy()
+    arrays["0/out/Out/0"][1, 2] += 0.25
+    arrays["0/grad/X/0"] = arrays["0/grad/X/0"][:, :2].copy()
+    write_npz(path, arrays)
+    report = check_mod.check("refimpl", str(golden), patterns=["op/mul/0"])
+    r, = report["cases"]
+    assert r["status"] == "fail"
+    assert r["max_abs"] == pytest.approx(0.25, rel=1e-9)
+    assert "0/grad/X/0: shape [4, 3], expected [4, 2]" in r["message"]
+    assert diff_goldens(str(golden), GOLDEN_DIR) == [
+        "op/mul/0: array 0/grad/X/0 changed shape or dtype",
+        "op/mul/0: array 0/out/Out/0 changed"]
+
+
+def test_cli_list_check_and_stale_detection(tmp_path, capsys):
+    assert cli_main(["list", "-k", "op/mul/*"]) == 0
+    assert capsys.readouterr().out.split() == [c["id"] for c in read_index()["cases"]
+                                               if c["id"].startswith("op/mul/")]
+    report_path = tmp_path / "report.json"
+    assert cli_main(["check", "-k", "op/scale", "--report", str(report_path)]) == 0
+    out = capsys.readouterr().out
+    assert "op/scale" in out and "total" in out
+    report = json.loads(report_path.read_text())
+    assert report["summary"]["pass"] == report["groups"]["op/scale"]["pass"] > 0
+    golden = tmp_path / "golden"
+    generate(str(golden))
+    assert cli_main(["generate", "--out", str(golden), "--check"]) == 0
+    os.remove(str(golden / "op_relu.npz"))
+    index = read_index(str(golden))
+    index["cases"] = [c for c in index["cases"] if c.get("op") != "relu"]
+    with open(str(golden / INDEX_NAME), "w") as f:
+        json.dump(index, f)
+    capsys.readouterr()
+    assert cli_main(["generate", "--out", str(golden), "--check"]) == 1
+    out = capsys.readouterr().out
+    assert "op/relu/0: not in the shipped goldens" in out and "are stale" in out
