@@ -50,6 +50,10 @@ class Tensor:
         v = self._get()
         if v is None:
             raise ValueError("tensor %r holds no value" % self._name)
+        # numpy 2 passes copy=True for np.array(t) and trusts us to copy: without it the
+        # "copy" would change when an optimizer updates the parameter in place
+        if copy:
+            return np.array(v, dtype=dtype, copy=True)
         return np.asarray(v, dtype=dtype)
 
     def __repr__(self):
