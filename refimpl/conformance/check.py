@@ -70,7 +70,8 @@ class Worker:
             if left <= 0 or not select.select([fd], [], [], left)[0]:
                 return None
             chunk = os.read(fd, 65536)
-            if not chunk:
+            if not chunk:        # the worker closed its end: it is exiting
+                self.proc.wait()
                 return None
             self._buffer += chunk
         line, self._buffer = self._buffer.split(b"\n", 1)

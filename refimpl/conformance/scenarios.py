@@ -128,7 +128,8 @@ def train_with(paddle, inputs, optimizer):
         _, loss = build_mlp(paddle)
         make_optimizer(paddle, optimizer).minimize(loss)
     exe = start(paddle, startup, inputs)
-    return dict(params(paddle), loss=train(exe, main, loss, inputs))
+    losses = train(exe, main, loss, inputs)
+    return dict(params(paddle), loss=losses)
 
 
 for _key in OPTIMIZERS:
@@ -170,7 +171,8 @@ def data_parallel(paddle, inputs, reduce, scale):
         loss_name=loss.name, build_strategy=strategy,
         places=api(paddle, "static.cpu_places")(DEVICES))
     exe = start(paddle, startup, inputs)
-    return dict(params(paddle), loss=train(exe, compiled, loss, inputs))
+    losses = train(exe, compiled, loss, inputs)
+    return dict(params(paddle), loss=losses)
 
 
 for _reduce in ("AllReduce", "Reduce"):
