@@ -60,13 +60,25 @@ def run_op_case(paddle, case, arrays):
                 if spec:
                     fetch.append((array_key(key, "out", slot, j), var))
         block.append_op(type=case["op"], inputs=in_vars, outputs=out_vars,
-                        attrs=case["attrs"])
+                        attrs=_dtype_attrs(paddle, case["attrs"]))
         if case["grads"]:
             fetch += _append_gradients(paddle, case, arrays, in_vars, out_vars, feed)
     exe = api(paddle, "static.Executor")(api(paddle, "CPUPlace")())
     exe.run(startup)
     values = exe.run(main, feed=feed, fetch_list=[var for _, var in fetch])
     return {k: np.asarray(v) for (k, _), v in zip(fetch, values)}
+
+
+def _dtype_attrs(paddle, attrs):
+    """Goldens name dtypes ("float32"); Paddle's legacy ops want its VarType enum, which
+    Paddle converts with base.framework.convert_np_dtype_to_dtype_. Other modules get
+    the names unchanged."""
+    try:
+        convert = api(paddle, "base.framework.convert_np_dtype_to_dtype_")
+    except Exception:
+        return attrs
+    return {k: convert(v) if k.endswith("dtype") and isinstance(v, str) else v
+            for k, v in attrs.items()}
 
 
 def _append_gradients(paddle, case, arrays, in_vars, out_vars, feed):

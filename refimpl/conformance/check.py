@@ -18,7 +18,7 @@ from collections import OrderedDict
 from .store import GOLDEN_DIR, read_index
 
 __all__ = ["select_cases", "read_expectations", "run_cases", "check", "format_table",
-           "STATUSES"]
+           "failed", "STATUSES"]
 
 STATUSES = ("pass", "fail", "error", "skipped", "xfail", "xpass")
 READY_TIMEOUT = 300.0     # importing a large framework (real paddle) can take a while
@@ -108,7 +108,7 @@ class Worker:
 
 
 def run_cases(impl, case_ids, golden_dir=GOLDEN_DIR, timeout=60.0, verbose=False,
-              progress=None):
+              on_result=None):
     """(implementation info, [result]) running each case once, isolated in a worker."""
     results, info = [], None
     pending = list(case_ids)
@@ -122,29 +122,30 @@ def run_cases(impl, case_ids, golden_dir=GOLDEN_DIR, timeout=60.0, verbose=False
             while pending:
                 case_id = pending.pop(0)
                 result = worker.ask(case_id, timeout)
-                if result is None:
-                    results.append({"id": case_id, "status": "error", "max_abs": None,
-                                    "max_rel": None, "seconds": None,
-                                    "message": worker.why_gone()})
-                    break           # a fresh worker takes the remaining cases
+                lost = result is None
+                if lost:
+                    result = {"id": case_id, "status": "error", "max_abs": None,
+                              "max_rel": None, "seconds": None, "message": worker.why_gone()}
                 results.append(result)
-                if progress:
-                    progress(result)
+                if on_result:
+                    on_result(result)
+                if lost:
+                    break           # a fresh worker takes the remaining cases
         finally:
             worker.close()
     return info, results
 
 
-def _apply_expectations(results, expectations):
-    for r in results:
-        for pattern, reason in expectations:
-            if _matches(r["id"], pattern):
-                if r["status"] in ("fail", "error"):
-                    r["status"] = "xfail"
-                elif r["status"] == "pass":
-                    r["status"] = "xpass"
-                r["expected_failure"] = reason
-                break
+def _apply_expectation(result, expectations):
+    """fail/error -> xfail and pass -> xpass for a case listed as an expected failure."""
+    for pattern, reason in expectations:
+        if _matches(result["id"], pattern):
+            if result["status"] in ("fail", "error"):
+                result["status"] = "xfail"
+            elif result["status"] == "pass":
+                result["status"] = "xpass"
+            result["expected_failure"] = reason
+            return
 
 
 def summarize(results, groups):
@@ -170,8 +171,13 @@ def check(impl, golden_dir=GOLDEN_DIR, patterns=(), timeout=60.0, expectations=(
     """The report: {"implementation", "golden", "summary", "groups", "cases"}."""
     index = read_index(golden_dir)
     ids = select_cases(index, patterns)
-    info, results = run_cases(impl, ids, golden_dir, timeout, verbose, progress)
-    _apply_expectations(results, expectations)
+
+    def on_result(result):
+        _apply_expectation(result, expectations)
+        if progress:
+            progress(result)
+
+    info, results = run_cases(impl, ids, golden_dir, timeout, verbose, on_result)
     groups = {c["id"]: ("op/" if c["kind"] == "op" else "class/") + c["group"]
               for c in index["cases"]}
     total, by_group = summarize(results, groups)

@@ -63,7 +63,7 @@ def cmd_check(args):
     expectations = read_expectations(args.xfails) if args.xfails else []
 
     def progress(result):
-        if args.verbose or result["status"] in ("fail", "error"):
+        if args.verbose or result["status"] in ("fail", "error", "xpass"):
             print("%-7s %s %s" % (result["status"], result["id"],
                                   result["message"].splitlines()[0] if result["message"]
                                   else ""), flush=True)
