@@ -13,7 +13,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import OrderedDict
 
 from .store import GOLDEN_DIR, read_index
 
@@ -150,10 +149,10 @@ def _apply_expectation(result, expectations):
 
 def summarize(results, groups):
     """Counts overall and per group (op type or scenario family), in first-seen order."""
-    total = OrderedDict((s, 0) for s in STATUSES)
-    by_group = OrderedDict()
+    total = dict.fromkeys(STATUSES, 0)
+    by_group = {}
     for r in results:
-        g = by_group.setdefault(groups[r["id"]], dict(OrderedDict((s, 0) for s in STATUSES),
+        g = by_group.setdefault(groups[r["id"]], dict(dict.fromkeys(STATUSES, 0),
                                                       max_abs=0.0, max_rel=0.0, note=""))
         total[r["status"]] += 1
         g[r["status"]] += 1

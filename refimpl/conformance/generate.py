@@ -14,7 +14,7 @@ import zlib
 
 import numpy as np
 
-from ..ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
+from ..ops.registry import all_op_types, get_op_def, slot_name
 from ..testing import call_backward, call_forward, float_slots
 from .scenarios import SCENARIOS
 from .store import (FORMAT_VERSION, GOLDEN_DIR, INDEX_NAME, array_key, describe,
