@@ -50,3 +50,137 @@ class ElementwiseAdd(_Elementwise):
     @staticmethod
     def backward(x, y, out, dout, axis=-1):
         return unbroadcast(dout, x, y, axis)
+
+
+@register
+class ElementwiseSub(_Elementwise):
+    type = "elementwise_sub"
+
+    @staticmethod
+    def forward(x, y, axis=-1):
+        x, y = align(x, y, axis)
+        return x - y
+
+    @staticmethod
+    def backward(x, y, out, dout, axis=-1):
+        dx, dy = unbroadcast(dout, x, y, axis)
+        return dx, -dy
+
+
+@register
+class ElementwiseMul(_Elementwise):
+    type = "elementwise_mul"
+    grad_inputs = ("X", "Y", "Out@GRAD")
+
+    @staticmethod
+    def forward(x, y, axis=-1):
+        x, y = align(x, y, axis)
+        return x * y
+
+    @staticmethod
+    def backward(x, y, dout, axis=-1):
+        xa, ya = align(x, y, axis)
+        return unbroadcast(dout * ya, x, y, axis)[0], unbroadcast(dout * xa, x, y, axis)[1]
+
+
+@register
+class ElementwiseDiv(_Elementwise):
+    type = "elementwise_div"
+
+    def samples(self, rng):
+        for s in super().samples(rng):
+            y = s.inputs["Y"]
+            s.inputs["Y"] = np.where(np.abs(y) < 0.2, 0.5, y)
+            yield s
+
+    @staticmethod
+    def forward(x, y, axis=-1):
+        x, y = align(x, y, axis)
+        return x / y
+
+    @staticmethod
+    def backward(x, y, out, dout, axis=-1):
+        _, ya = align(x, y, axis)
+        return (unbroadcast(dout / ya, x, y, axis)[0],
+                unbroadcast(-dout * out / ya, x, y, axis)[1])
+
+
+class _Select(_Elementwise):
+    """max/min: the gradient goes to X where X wins (ties: X), else to Y."""
+    grad_inputs = ("X", "Y", "Out@GRAD")
+
+    def samples(self, rng):
+        for s in super().samples(rng):
+            s.inputs["Y"] = s.inputs["Y"] + 0.05  # no ties, so finite differences are valid
+            yield s
+
+    def backward(self, x, y, dout, axis=-1):
+        xa, ya = align(x, y, axis)
+        x_wins = self.x_wins(xa, ya)
+        return (unbroadcast(dout * x_wins, x, y, axis)[0],
+                unbroadcast(dout * ~x_wins, x, y, axis)[1])
+
+
+@register
+class ElementwiseMax(_Select):
+    type = "elementwise_max"
+    x_wins = staticmethod(np.greater_equal)
+
+    @staticmethod
+    def forward(x, y, axis=-1):
+        return np.maximum(*align(x, y, axis))
+
+
+@register
+class ElementwiseMin(_Select):
+    type = "elementwise_min"
+    x_wins = staticmethod(np.less_equal)
+
+    @staticmethod
+    def forward(x, y, axis=-1):
+        return np.minimum(*align(x, y, axis))
+
+
+@register
+class ElementwisePow(_Elementwise):
+    type = "elementwise_pow"
+
+    def samples(self, rng):
+        for s in super().samples(rng):
+            s.inputs["X"] = np.abs(s.inputs["X"]) + 0.5  # positive base: real log
+            yield s
+
+    @staticmethod
+    def forward(x, y, axis=-1):
+        xa, ya = align(x, y, axis)
+        return np.power(xa, ya)
+
+    @staticmethod
+    def backward(x, y, out, dout, axis=-1):
+        xa, ya = align(x, y, axis)
+        dx = dout * ya * np.power(xa, ya - 1)
+        dy = dout * out * np.log(np.where(xa > 0, xa, 1))
+        return unbroadcast(dx, x, y, axis)[0], unbroadcast(dy, x, y, axis)[1]
+
+
+class _NoGradElementwise(_Elementwise):
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4) * 10, "Y": np.full((3, 4), 3.0)})
+
+
+@register
+class ElementwiseFloordiv(_NoGradElementwise):
+    type = "elementwise_floordiv"
+
+    @staticmethod
+    def forward(x, y, axis=-1):
+        return np.floor_divide(*align(x, y, axis))
+
+
+@register
+class ElementwiseMod(_NoGradElementwise):
+    type = "elementwise_mod"
+
+    @staticmethod
+    def forward(x, y, axis=-1):
+        return np.mod(*align(x, y, axis))

@@ -1,0 +1,55 @@
+"""Comparison and logical ops: boolean outputs, no gradients."""
+import numpy as np
+
+from ._common import align, broadcast_shape, rand
+from .registry import OpDef, Sample, register
+
+
+class _Compare(OpDef):
+    inputs = ("X", "Y")
+    outputs = ("Out",)
+    attrs = {"axis": -1}
+
+    def infer_shape(self, ctx):
+        x, y = ctx.input_var("X"), ctx.input_var("Y")
+        ctx.set_output("Out", broadcast_shape(x.shape, y.shape, ctx), "bool")
+
+    def forward(self, x, y, axis=-1):
+        return self.fn(*align(x, y, axis))
+
+    def samples(self, rng):
+        x = np.round(rand(rng, 3, 4))
+        yield Sample({"X": x, "Y": np.round(rand(rng, 3, 4))})
+
+
+class _Logical(_Compare):
+    def samples(self, rng):
+        yield Sample({"X": rng.rand(3, 4) > 0.5, "Y": rng.rand(3, 4) > 0.5})
+
+
+for _name, _fn, _base in [("less_than", np.less, _Compare), ("less_equal", np.less_equal, _Compare),
+                          ("greater_than", np.greater, _Compare),
+                          ("greater_equal", np.greater_equal, _Compare),
+                          ("equal", np.equal, _Compare), ("not_equal", np.not_equal, _Compare),
+                          ("logical_and", np.logical_and, _Logical),
+                          ("logical_or", np.logical_or, _Logical),
+                          ("logical_xor", np.logical_xor, _Logical)]:
+    register(type(_name.title().replace("_", ""), (_base,),
+                  {"type": _name, "fn": staticmethod(_fn)}))
+
+
+@register
+class LogicalNot(OpDef):
+    type = "logical_not"
+    inputs = ("X",)
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", ctx.input_var("X").shape, "bool")
+
+    @staticmethod
+    def forward(x):
+        return np.logical_not(x)
+
+    def samples(self, rng):
+        yield Sample({"X": rng.rand(3, 4) > 0.5})
