@@ -45,14 +45,23 @@ def _build_and_run(op_def, sample):
                 feed[var_name] = v.copy()
                 names.append(var_name)
             inputs[name] = names
-        outputs = {slot_name(s): ["out_%s" % slot_name(s)] for s in op_def.outputs}
+        ref = call_forward(op_def, sample.inputs, sample.attrs)
+        outputs = {}
+        for s, r in zip(op_def.outputs, ref):
+            n = len(r) if is_duplicable(s) else 1
+            outputs[slot_name(s)] = ["out_%s_%d" % (slot_name(s), j) for j in range(n)]
         op = block.append_op(type=op_def.type, inputs=inputs, outputs=outputs, attrs=sample.attrs)
     inferred = {s: block.var(n[0]).shape for s, n in outputs.items()}
-    fetch = ["out_%s" % s for s in op_def.output_slots]
     # outputs the reference leaves as None are not fetched
-    ref = call_forward(op_def, sample.inputs, sample.attrs)
-    fetch = [f for f, r in zip(fetch, ref) if r is not None]
-    got = executor_mod.Executor().run(main, feed=feed, fetch_list=fetch, scope=Scope())
+    fetch = [n for s, r in zip(op_def.output_slots, ref) if r is not None for n in outputs[s]]
+    flat = executor_mod.Executor().run(main, feed=feed, fetch_list=fetch, scope=Scope())
+    got, k = [], 0
+    for s, r in zip(op_def.outputs, ref):
+        if r is None:
+            continue
+        n = len(outputs[slot_name(s)])
+        got.append(flat[k:k + n] if is_duplicable(s) else flat[k])
+        k += n
     return ref, got, inferred, op
 
 
@@ -69,6 +78,7 @@ def test_executor_matches_reference_and_infer_shape(op_type, seed):
             assert_close(g, r, rtol, atol, "%s %s %r" % (op_type, slot, sample))
         for slot, r in zip(op_def.output_slots, ref):
             shape = inferred[slot]
+            r = r[0] if isinstance(r, list) else r
             if r is None or shape is None or getattr(r, "ndim", None) is None:
                 continue
             assert len(shape) == r.ndim and all(d < 0 or d == g for d, g in

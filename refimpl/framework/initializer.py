@@ -149,7 +149,8 @@ class NumpyArrayInitializer(Initializer):
         if tuple(self.value.shape) != tuple(var.shape):
             raise ValueError("initializer value for %r has shape %s, the parameter %s"
                              % (var.name, list(self.value.shape), list(var.shape)))
-        return {"values": self.value.astype(var.dtype.np).ravel().tolist()}
+        from ..ops.creation import value_attrs
+        return value_attrs(self.value.astype(var.dtype.np))
 
 
 Assign = NumpyArrayInitializer
@@ -176,7 +177,8 @@ class Bilinear(Initializer):
         idx = np.arange(k)
         w1 = 1 - np.abs(idx / f - c)
         w = np.broadcast_to(np.outer(w1, w1), shape)
-        return {"values": w.astype(var.dtype.np).ravel().tolist()}
+        from ..ops.creation import value_attrs
+        return value_attrs(w.astype(var.dtype.np))
 
 
 _global_weight_init = None

@@ -1,0 +1,133 @@
+"""Ops that make tensors: assign_value, gaussian_random, truncated_gaussian_random,
+fill_constant_batch_size_like, range, increment."""
+import numpy as np
+
+from ..framework.random import rng_for
+from ._common import rand
+from .registry import OpDef, Sample, register
+
+_VALUE_ATTR = {"float32": "fp32_values", "float64": "fp64_values", "int32": "int32_values",
+               "int64": "int64_values", "bool": "bool_values"}
+
+
+@register
+class AssignValue(OpDef):
+    """A constant from attrs; Paddle keeps the values in a per-dtype attr (fp32_values, ...)."""
+    type = "assign_value"
+    inputs = ()
+    outputs = ("Out",)
+    attrs = {"shape": [], "dtype": "float32", "fp32_values": [], "fp64_values": [],
+             "int32_values": [], "int64_values": [], "bool_values": []}
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", ctx.attr("shape"), ctx.attr("dtype"))
+
+    @staticmethod
+    def forward(shape=(), dtype="float32", **values):
+        return np.array(values[_VALUE_ATTR[dtype]], dtype=dtype).reshape(shape)
+
+
+def value_attrs(array):
+    """The assign_value attrs holding `array` (used by initializers and layers)."""
+    array = np.asarray(array)
+    dtype = array.dtype.name
+    if dtype not in _VALUE_ATTR:
+        raise TypeError("assign_value cannot hold dtype %s; use one of %s"
+                        % (dtype, sorted(_VALUE_ATTR)))
+    return {"shape": list(array.shape), "dtype": dtype, _VALUE_ATTR[dtype]: array.ravel().tolist()}
+
+
+class _Random(OpDef):
+    inputs = ()
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", ctx.attr("shape"), ctx.attr("dtype"))
+
+
+@register
+class GaussianRandom(_Random):
+    type = "gaussian_random"
+    attrs = {"shape": [1], "mean": 0.0, "std": 1.0, "seed": 0, "dtype": "float32"}
+
+    @staticmethod
+    def forward(shape=(1,), mean=0.0, std=1.0, seed=0, dtype="float32"):
+        return rng_for(seed).normal(mean, std, size=tuple(shape)).astype(dtype)
+
+
+@register
+class TruncatedGaussianRandom(_Random):
+    """Normal(mean, std) redrawn until within 2 std of the mean."""
+    type = "truncated_gaussian_random"
+    attrs = {"shape": [1], "mean": 0.0, "std": 1.0, "seed": 0, "dtype": "float32"}
+
+    @staticmethod
+    def forward(shape=(1,), mean=0.0, std=1.0, seed=0, dtype="float32"):
+        rng = rng_for(seed)
+        out = rng.normal(size=tuple(shape))
+        bad = np.abs(out) > 2
+        while bad.any():
+            out[bad] = rng.normal(size=int(bad.sum()))
+            bad = np.abs(out) > 2
+        return (out * std + mean).astype(dtype)
+
+
+@register
+class FillConstantBatchSizeLike(OpDef):
+    type = "fill_constant_batch_size_like"
+    inputs = ("Input",)
+    outputs = ("Out",)
+    attrs = {"shape": [], "value": 0.0, "dtype": "float32", "input_dim_idx": 0,
+             "output_dim_idx": 0}
+
+    def infer_shape(self, ctx):
+        shape = list(ctx.attr("shape"))
+        shape[ctx.attr("output_dim_idx")] = ctx.input_var("Input").shape[ctx.attr("input_dim_idx")]
+        ctx.set_output("Out", shape, ctx.attr("dtype"))
+
+    @staticmethod
+    def forward(x, shape=(), value=0.0, dtype="float32", input_dim_idx=0, output_dim_idx=0):
+        shape = list(shape)
+        shape[output_dim_idx] = x.shape[input_dim_idx]
+        return np.full(shape, value, dtype=dtype)
+
+    def samples(self, rng):
+        yield Sample({"Input": rand(rng, 5, 2)}, {"shape": [-1, 3], "value": 2.0,
+                                                 "dtype": "float64"}, grad=False)
+
+
+@register
+class Range(OpDef):
+    type = "range"
+    inputs = ("Start", "End", "Step")
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", [-1], ctx.input_var("Start").dtype)
+
+    @staticmethod
+    def forward(start, end, step):
+        return np.arange(start.item(), end.item(), step.item(), dtype=start.dtype)
+
+    def samples(self, rng):
+        yield Sample({"Start": np.array([1.0]), "End": np.array([4.0]),
+                      "Step": np.array([0.5])}, grad=False)
+
+
+@register
+class Increment(OpDef):
+    """X + step; used for step counters (learning-rate schedules)."""
+    type = "increment"
+    inputs = ("X",)
+    outputs = ("Out",)
+    attrs = {"step": 1.0}
+
+    def infer_shape(self, ctx):
+        ctx.same_as("X", "Out")
+
+    @staticmethod
+    def forward(x, step=1.0):
+        return x + x.dtype.type(step)
+
+    def samples(self, rng):
+        yield Sample({"X": np.array([3.0])}, {"step": 2.0})

@@ -1,0 +1,167 @@
+"""View-changing ops: reshape2, transpose2, flatten2, flatten_contiguous_range, squeeze2,
+unsqueeze2. Each also outputs XShape ([0] + X.shape, Paddle's convention) so the grad needs
+only XShape and Out@GRAD and X itself can be freed."""
+import numpy as np
+
+from ._common import numel, rand
+from .registry import OpDef, Sample, register
+
+
+def _xshape(x):
+    return np.zeros((0,) + x.shape, dtype=x.dtype)
+
+
+class _View(OpDef):
+    inputs = ("X",)
+    outputs = ("Out", "XShape?")
+    grad_inputs = ("XShape", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        ctx.set_output("Out", self.out_shape(ctx, x.shape), x.dtype)
+        ctx.set_output("XShape", (0,) + tuple(x.shape), x.dtype)
+
+    def forward(self, x, **attrs):
+        return self.view(x, **attrs), _xshape(x)
+
+    @staticmethod
+    def backward(xshape, dout, **attrs):
+        return dout.reshape(xshape.shape[1:])
+
+
+def _resolve_shape(in_shape, shape, where=None):
+    """Paddle's reshape rule: 0 copies the input dim, one -1 is inferred."""
+    out = [in_shape[i] if d == 0 else d for i, d in enumerate(shape)]
+    if out.count(-1) > 1:
+        raise ValueError("reshape: at most one -1 in shape %s" % list(shape))
+    return out
+
+
+@register
+class Reshape2(_View):
+    type = "reshape2"
+    attrs = {"shape": []}
+
+    def out_shape(self, ctx, in_shape):
+        shape = _resolve_shape(in_shape, ctx.attr("shape"))
+        known_in = all(d >= 0 for d in in_shape)
+        if -1 in shape and known_in:
+            rest = numel([d for d in shape if d != -1])
+            shape[shape.index(-1)] = numel(in_shape) // rest if rest else 0
+        if known_in and all(d >= 0 for d in shape) and numel(shape) != numel(in_shape):
+            ctx.fail("cannot reshape X %r of shape %s (%d elements) to %s"
+                     % (ctx.input_var("X").name, list(in_shape), numel(in_shape),
+                        ctx.attr("shape")))
+        return shape
+
+    def view(self, x, shape=()):
+        return x.reshape(_resolve_shape(x.shape, shape))
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 3, 4)}, {"shape": [0, -1]})
+        yield Sample({"X": rand(rng, 6, 4)}, {"shape": [2, 3, 4]})
+
+
+@register
+class Transpose2(_View):
+    type = "transpose2"
+    attrs = {"axis": []}
+
+    def out_shape(self, ctx, in_shape):
+        axis = ctx.attr("axis")
+        ctx.expect(sorted(axis) == list(range(len(in_shape))),
+                   "axis %s is not a permutation of the %d dims of X %r"
+                   % (axis, len(in_shape), ctx.input_var("X").name))
+        return [in_shape[a] for a in axis]
+
+    def view(self, x, axis=()):
+        return np.ascontiguousarray(np.transpose(x, axis))
+
+    @staticmethod
+    def backward(xshape, dout, axis=()):
+        return np.ascontiguousarray(np.transpose(dout, np.argsort(axis)))
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 3, 4)}, {"axis": [2, 0, 1]})
+
+
+@register
+class Flatten2(_View):
+    """flatten2: X -> [prod(dims[:axis]), prod(dims[axis:])]."""
+    type = "flatten2"
+    attrs = {"axis": 1}
+
+    def out_shape(self, ctx, s):
+        a = ctx.attr("axis")
+        return [numel(s[:a]) if all(d >= 0 for d in s[:a]) else -1,
+                numel(s[a:]) if all(d >= 0 for d in s[a:]) else -1]
+
+    def view(self, x, axis=1):
+        return x.reshape(numel(x.shape[:axis]), -1)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 3, 4)}, {"axis": 1})
+
+
+@register
+class FlattenContiguousRange(_View):
+    type = "flatten_contiguous_range"
+    attrs = {"start_axis": 1, "stop_axis": -1}
+
+    def out_shape(self, ctx, s):
+        nd = len(s)
+        a, b = ctx.attr("start_axis") % nd, ctx.attr("stop_axis") % nd
+        mid = s[a:b + 1]
+        return list(s[:a]) + [numel(mid) if all(d >= 0 for d in mid) else -1] + list(s[b + 1:])
+
+    def view(self, x, start_axis=1, stop_axis=-1):
+        a, b = start_axis % x.ndim, stop_axis % x.ndim
+        return x.reshape(x.shape[:a] + (-1,) + x.shape[b + 1:])
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 3, 4, 2)}, {"start_axis": 1, "stop_axis": 2})
+
+
+def _squeeze_shape(shape, axes):
+    nd = len(shape)
+    axes = [a % nd for a in axes] if axes else [i for i, d in enumerate(shape) if d == 1]
+    return [d for i, d in enumerate(shape) if not (i in axes and d == 1)]
+
+
+def _unsqueeze_shape(shape, axes):
+    out = list(shape)
+    for a in axes:
+        a = a if a >= 0 else a + len(out) + 1
+        out.insert(a, 1)
+    return out
+
+
+@register
+class Squeeze2(_View):
+    type = "squeeze2"
+    attrs = {"axes": []}
+
+    def out_shape(self, ctx, s):
+        return _squeeze_shape(s, ctx.attr("axes"))
+
+    def view(self, x, axes=()):
+        return x.reshape(_squeeze_shape(x.shape, axes))
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 1, 3, 1)}, {"axes": [1]})
+        yield Sample({"X": rand(rng, 2, 1, 3, 1)}, {"axes": []})
+
+
+@register
+class Unsqueeze2(_View):
+    type = "unsqueeze2"
+    attrs = {"axes": []}
+
+    def out_shape(self, ctx, s):
+        return _unsqueeze_shape(s, ctx.attr("axes"))
+
+    def view(self, x, axes=()):
+        return x.reshape(_unsqueeze_shape(x.shape, axes))
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 3)}, {"axes": [0, 2]})

@@ -1,0 +1,308 @@
+"""Indexing and copying ops: slice, stack, unstack, expand, expand_v2, tile, gather, cast,
+assign, where, shape."""
+import numpy as np
+
+from ._common import rand, sum_to_shape
+from .registry import OpDef, Sample, register
+
+
+def _slices(ndim, axes, starts, ends):
+    idx = [slice(None)] * ndim
+    for a, s, e in zip(axes, starts, ends):
+        idx[a] = slice(s, e)
+    return tuple(idx)
+
+
+@register
+class Slice(OpDef):
+    type = "slice"
+    inputs = ("Input",)
+    outputs = ("Out",)
+    attrs = {"axes": [], "starts": [], "ends": [], "decrease_axis": [], "infer_flags": []}
+    grad_inputs = ("Input", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("Input")
+        shape = list(x.shape)
+        for a, s, e in zip(ctx.attr("axes"), ctx.attr("starts"), ctx.attr("ends")):
+            if shape[a] >= 0:
+                shape[a] = len(range(*slice(s, e).indices(shape[a])))
+        dec = ctx.attr("decrease_axis")
+        shape = [d for i, d in enumerate(shape) if i not in dec] or [1]
+        ctx.set_output("Out", shape, x.dtype)
+
+    @staticmethod
+    def forward(x, axes=(), starts=(), ends=(), decrease_axis=(), infer_flags=()):
+        out = x[_slices(x.ndim, axes, starts, ends)]
+        if decrease_axis:
+            out = out.reshape([d for i, d in enumerate(out.shape)
+                               if i not in decrease_axis] or [1])
+        return np.ascontiguousarray(out)
+
+    @staticmethod
+    def backward(x, dout, axes=(), starts=(), ends=(), decrease_axis=(), infer_flags=()):
+        dx = np.zeros_like(x)
+        region = _slices(x.ndim, axes, starts, ends)
+        dx[region] = dout.reshape(dx[region].shape)
+        return dx
+
+    def samples(self, rng):
+        yield Sample({"Input": rand(rng, 4, 5)}, {"axes": [0, 1], "starts": [1, -3],
+                                                  "ends": [3, 100]})
+        yield Sample({"Input": rand(rng, 3, 4)}, {"axes": [0], "starts": [1], "ends": [2],
+                                                  "decrease_axis": [0]})
+
+
+@register
+class Stack(OpDef):
+    type = "stack"
+    inputs = ("X*",)
+    outputs = ("Y",)
+    attrs = {"axis": 0}
+    grad_inputs = ("X*", "Y@GRAD")
+
+    def infer_shape(self, ctx):
+        xs = ctx.input_vars("X")
+        shape = list(xs[0].shape)
+        axis = ctx.attr("axis")
+        axis = axis if axis >= 0 else axis + len(shape) + 1
+        shape.insert(axis, len(xs))
+        ctx.set_output("Y", shape, xs[0].dtype)
+
+    @staticmethod
+    def forward(xs, axis=0):
+        return np.stack(xs, axis=axis)
+
+    @staticmethod
+    def backward(xs, dy, axis=0):
+        return [np.ascontiguousarray(np.take(dy, i, axis=axis)) for i in range(len(xs))]
+
+    def samples(self, rng):
+        yield Sample({"X": [rand(rng, 2, 3), rand(rng, 2, 3)]}, {"axis": 1})
+
+
+@register
+class Unstack(OpDef):
+    type = "unstack"
+    inputs = ("X",)
+    outputs = ("Y*",)
+    attrs = {"axis": 0, "num": 0}
+    grad_inputs = ("Y@GRAD*",)
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        axis = ctx.attr("axis") % len(x.shape)
+        shape = [d for i, d in enumerate(x.shape) if i != axis]
+        ctx.set_output("Y", shape, x.dtype)
+
+    @staticmethod
+    def forward(x, axis=0, num=0):
+        return [np.ascontiguousarray(np.take(x, i, axis=axis)) for i in range(x.shape[axis])]
+
+    @staticmethod
+    def backward(dys, axis=0, num=0):
+        return np.stack(list(dys), axis=axis)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 2)}, {"axis": 0})
+
+
+class _Repeat(OpDef):
+    inputs = ("X",)
+    outputs = ("Out",)
+    grad_inputs = ("X", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        ctx.set_output("Out", self.out_shape(list(x.shape), ctx), x.dtype)
+
+    @staticmethod
+    def backward(x, dout, **attrs):
+        # Out tiles X: sum the copies back, dim by dim.
+        lead = dout.ndim - x.ndim
+        g = dout.sum(axis=tuple(range(lead))) if lead else dout
+        shape = []
+        for d, n in zip(x.shape, g.shape):
+            shape += [n // d if d else 0, d]
+        return g.reshape(shape).sum(axis=tuple(range(0, len(shape), 2)))
+
+
+@register
+class Expand(_Repeat):
+    type = "expand"
+    attrs = {"expand_times": []}
+
+    def out_shape(self, s, ctx):
+        return [d * t if d >= 0 else -1 for d, t in zip(s, ctx.attr("expand_times"))]
+
+    @staticmethod
+    def forward(x, expand_times=()):
+        return np.tile(x, expand_times)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 3)}, {"expand_times": [2, 1]})
+
+
+@register
+class Tile(_Repeat):
+    type = "tile"
+    attrs = {"repeat_times": []}
+
+    def out_shape(self, s, ctx):
+        times = list(ctx.attr("repeat_times"))
+        s = [1] * (len(times) - len(s)) + s
+        times = [1] * (len(s) - len(times)) + times
+        return [d * t if d >= 0 else -1 for d, t in zip(s, times)]
+
+    @staticmethod
+    def forward(x, repeat_times=()):
+        return np.tile(x, repeat_times)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 3)}, {"repeat_times": [2, 1, 2]})
+
+
+@register
+class ExpandV2(OpDef):
+    type = "expand_v2"
+    inputs = ("X",)
+    outputs = ("Out",)
+    attrs = {"shape": []}
+    grad_inputs = ("X", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        shape = list(ctx.attr("shape"))
+        lead = len(shape) - len(x.shape)
+        out = [x.shape[i - lead] if d == -1 else d for i, d in enumerate(shape)]
+        ctx.set_output("Out", out, x.dtype)
+
+    @staticmethod
+    def forward(x, shape=()):
+        lead = len(shape) - x.ndim
+        target = [x.shape[i - lead] if d == -1 else d for i, d in enumerate(shape)]
+        return np.ascontiguousarray(np.broadcast_to(x, target))
+
+    @staticmethod
+    def backward(x, dout, shape=()):
+        return sum_to_shape(dout, x.shape)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 1)}, {"shape": [2, -1, 4]})
+
+
+@register
+class Gather(OpDef):
+    type = "gather"
+    inputs = ("X", "Index")
+    outputs = ("Out",)
+    attrs = {"axis": 0}
+    no_grad = ("Index",)
+    grad_inputs = ("X", "Index", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x, idx = ctx.input_var("X"), ctx.input_var("Index")
+        shape = list(x.shape)
+        shape[ctx.attr("axis")] = idx.shape[0]
+        ctx.set_output("Out", shape, x.dtype)
+
+    @staticmethod
+    def forward(x, index, axis=0):
+        return np.take(x, index.reshape(-1), axis=axis)
+
+    @staticmethod
+    def backward(x, index, dout, axis=0):
+        dx = np.zeros_like(x)
+        np.add.at(np.moveaxis(dx, axis, 0), index.reshape(-1), np.moveaxis(dout, axis, 0))
+        return dx
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 4, 3), "Index": np.array([3, 0, 3], "int64")})
+
+
+@register
+class Cast(OpDef):
+    type = "cast"
+    inputs = ("X",)
+    outputs = ("Out",)
+    attrs = {"in_dtype": "float32", "out_dtype": "float32"}
+    grad_inputs = ("Out@GRAD",)
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", ctx.input_var("X").shape, ctx.attr("out_dtype"))
+
+    @staticmethod
+    def forward(x, in_dtype="float32", out_dtype="float32"):
+        return x.astype(out_dtype)
+
+    @staticmethod
+    def backward(dout, in_dtype="float32", out_dtype="float32"):
+        return dout.astype(in_dtype)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 2)}, {"in_dtype": "float64", "out_dtype": "float64"})
+        yield Sample({"X": rand(rng, 3, 2)}, {"in_dtype": "float64", "out_dtype": "int32"},
+                     grad=False)
+
+
+@register
+class Assign(OpDef):
+    type = "assign"
+    inputs = ("X",)
+    outputs = ("Out",)
+    grad_inputs = ("Out@GRAD",)
+
+    def infer_shape(self, ctx):
+        ctx.same_as("X", "Out")
+
+    @staticmethod
+    def forward(x):
+        return x.copy()
+
+    @staticmethod
+    def backward(dout):
+        return dout.copy()
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 2)})
+
+
+@register
+class Where(OpDef):
+    type = "where"
+    inputs = ("Condition", "X", "Y")
+    outputs = ("Out",)
+    no_grad = ("Condition",)
+    grad_inputs = ("Condition", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        ctx.same_as("X", "Out")
+
+    @staticmethod
+    def forward(cond, x, y):
+        return np.where(cond, x, y)
+
+    @staticmethod
+    def backward(cond, dout):
+        return dout * cond, dout * ~cond
+
+    def samples(self, rng):
+        yield Sample({"Condition": rng.rand(3, 4) > 0.5, "X": rand(rng, 3, 4),
+                      "Y": rand(rng, 3, 4)})
+
+
+@register
+class Shape(OpDef):
+    type = "shape"
+    inputs = ("Input",)
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", [len(ctx.input_var("Input").shape)], "int32")
+
+    @staticmethod
+    def forward(x):
+        return np.array(x.shape, dtype=np.int32)
+
+    def samples(self, rng):
+        yield Sample({"Input": rand(rng, 3, 4)})
