@@ -1,0 +1,95 @@
+"""batch_norm: normalize over every dim but the channel (NCHW: dim 1; NHWC / 2-D: last).
+
+Training: batch mean and biased variance normalize X; the running stats update as
+running = momentum * running + (1 - momentum) * batch (the batch variance used there is the
+biased one, as Paddle's CPU kernel does). SavedMean / SavedVariance hold the batch mean and
+the inverse std 1/sqrt(var + eps) for the backward. is_test (or use_global_stats) uses the
+running stats.
+"""
+import numpy as np
+
+from ._common import FLOATS, rand
+from .registry import OpDef, Sample, register
+
+
+def channel_axes(ndim, data_layout):
+    """(channel axis, reduction axes)."""
+    c = ndim - 1 if (data_layout == "NHWC" or ndim == 2) else 1
+    return c, tuple(i for i in range(ndim) if i != c)
+
+
+def _bcast(v, ndim, c):
+    return v.reshape([-1 if i == c else 1 for i in range(ndim)])
+
+
+@register
+class BatchNorm(OpDef):
+    type = "batch_norm"
+    inputs = ("X", "Scale", "Bias", "Mean", "Variance")
+    outputs = ("Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance")
+    attrs = {"momentum": 0.9, "epsilon": 1e-5, "is_test": False, "data_layout": "NCHW",
+             "use_global_stats": False, "trainable_statistics": False}
+    no_grad = ("Mean", "Variance")
+    grad_inputs = ("X", "Scale", "SavedMean", "SavedVariance", "Y@GRAD")
+    kernels = {"forward": "batch_norm:batch_norm_forward",
+               "backward": "batch_norm:batch_norm_backward"}
+    fd_tolerance = (2e-3, 2e-4)
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        ctx.check_dtype("X", FLOATS)
+        c, _ = channel_axes(len(x.shape), ctx.attr("data_layout"))
+        for slot in ("Scale", "Bias", "Mean", "Variance"):
+            v = ctx.input_var(slot)
+            if x.shape[c] >= 0 and tuple(v.shape) != (x.shape[c],):
+                ctx.fail("%s %r has shape %s, expected [%d] (channels of X %r %s)"
+                         % (slot, v.name, list(v.shape), x.shape[c], x.name, list(x.shape)))
+        ctx.same_as("X", "Y")
+        for slot, src in (("MeanOut", "Mean"), ("VarianceOut", "Variance"),
+                          ("SavedMean", "Mean"), ("SavedVariance", "Variance")):
+            ctx.same_as(src, slot)
+
+    @staticmethod
+    def forward(x, scale, bias, mean, variance, momentum=0.9, epsilon=1e-5, is_test=False,
+                data_layout="NCHW", use_global_stats=False, trainable_statistics=False):
+        c, axes = channel_axes(x.ndim, data_layout)
+        if is_test or use_global_stats:
+            inv_std = 1.0 / np.sqrt(variance + epsilon)
+            y = (x - _bcast(mean, x.ndim, c)) * _bcast(inv_std * scale, x.ndim, c) + \
+                _bcast(bias, x.ndim, c)
+            return y.astype(x.dtype), mean, variance, mean, inv_std.astype(x.dtype)
+        batch_mean = x.mean(axis=axes)
+        batch_var = x.var(axis=axes)
+        inv_std = 1.0 / np.sqrt(batch_var + epsilon)
+        y = (x - _bcast(batch_mean, x.ndim, c)) * _bcast(inv_std * scale, x.ndim, c) + \
+            _bcast(bias, x.ndim, c)
+        mean_out = (mean * momentum + batch_mean * (1 - momentum)).astype(mean.dtype)
+        var_out = (variance * momentum + batch_var * (1 - momentum)).astype(variance.dtype)
+        return (y.astype(x.dtype), mean_out, var_out, batch_mean.astype(x.dtype),
+                inv_std.astype(x.dtype))
+
+    @staticmethod
+    def backward(x, scale, saved_mean, saved_inv_std, dy, momentum=0.9, epsilon=1e-5,
+                 is_test=False, data_layout="NCHW", use_global_stats=False,
+                 trainable_statistics=False):
+        c, axes = channel_axes(x.ndim, data_layout)
+        n = x.size // x.shape[c]
+        xhat = (x - _bcast(saved_mean, x.ndim, c)) * _bcast(saved_inv_std, x.ndim, c)
+        dbias = dy.sum(axis=axes)
+        dscale = (dy * xhat).sum(axis=axes)
+        if is_test or use_global_stats:
+            dx = dy * _bcast(scale * saved_inv_std, x.ndim, c)
+        else:
+            dx = _bcast(scale * saved_inv_std / n, x.ndim, c) * (
+                n * dy - _bcast(dbias, x.ndim, c) - xhat * _bcast(dscale, x.ndim, c))
+        return dx.astype(x.dtype), dscale.astype(scale.dtype), dbias.astype(scale.dtype)
+
+    def samples(self, rng):
+        for shape, layout in (((4, 3, 2, 2), "NCHW"), ((6, 3), "NCHW"), ((2, 2, 2, 3), "NHWC")):
+            c = shape[1] if layout == "NCHW" else shape[-1]
+            yield Sample({"X": rand(rng, *shape), "Scale": rng.uniform(0.5, 1.5, c),
+                          "Bias": rand(rng, c), "Mean": rand(rng, c),
+                          "Variance": rng.uniform(0.5, 1.5, c)}, {"data_layout": layout})
+        yield Sample({"X": rand(rng, 4, 3), "Scale": rng.uniform(0.5, 1.5, 3),
+                      "Bias": rand(rng, 3), "Mean": rand(rng, 3),
+                      "Variance": rng.uniform(0.5, 1.5, 3)}, {"is_test": True})

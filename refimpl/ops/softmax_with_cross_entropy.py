@@ -1,0 +1,79 @@
+"""softmax_with_cross_entropy: Softmax = softmax(Logits); Loss = -sum(label * log Softmax)
+along `axis` (hard labels: -log Softmax[label]); ignore_index rows get loss 0 and no grad."""
+import numpy as np
+
+from ._common import FLOATS, rand
+from .registry import OpDef, Sample, register
+
+
+def _hard_mask(label, axis, n_classes, ignore_index):
+    """One-hot of `label` along `axis` (label has size 1 on that axis); ignored rows are 0."""
+    lab = label.astype(np.int64)
+    classes = np.arange(n_classes).reshape([-1 if i == axis else 1 for i in range(lab.ndim)])
+    return (lab == classes) & (lab != ignore_index)
+
+
+@register
+class SoftmaxWithCrossEntropy(OpDef):
+    type = "softmax_with_cross_entropy"
+    inputs = ("Logits", "Label")
+    outputs = ("Softmax", "Loss")
+    attrs = {"soft_label": False, "ignore_index": -100, "numeric_stable_mode": True,
+             "axis": -1}
+    no_grad = ("Label",)
+    grad_inputs = ("Label", "Softmax", "Loss@GRAD")
+    kernels = {"forward": "softmax_ce:softmax_ce_forward",
+               "backward": "softmax_ce:softmax_ce_backward"}
+
+    def infer_shape(self, ctx):
+        logits, label = ctx.input_var("Logits"), ctx.input_var("Label")
+        ctx.check_dtype("Logits", FLOATS)
+        axis = ctx.attr("axis") % len(logits.shape)
+        if not ctx.attr("soft_label"):
+            ctx.expect(label.dtype.name in ("int32", "int64"),
+                       "Label %r must be int64 (or int32) class indices when soft_label is "
+                       "False, got %s" % (label.name, label.dtype.name))
+        ctx.expect(len(label.shape) == len(logits.shape),
+                   "Label %r has shape %s; expected rank %d like Logits %r %s (class dim of "
+                   "size 1 for hard labels)" % (label.name, list(label.shape),
+                                                len(logits.shape), logits.name,
+                                                list(logits.shape)))
+        loss_shape = list(logits.shape)
+        loss_shape[axis] = 1
+        ctx.set_output("Softmax", logits.shape, logits.dtype)
+        ctx.set_output("Loss", loss_shape, logits.dtype)
+
+    @staticmethod
+    def forward(logits, label, soft_label=False, ignore_index=-100, numeric_stable_mode=True,
+                axis=-1):
+        axis %= logits.ndim
+        shifted = logits - logits.max(axis=axis, keepdims=True)
+        e = np.exp(shifted)
+        total = e.sum(axis=axis, keepdims=True)
+        softmax = e / total
+        log_softmax = shifted - np.log(total)
+        if soft_label:
+            loss = -(label * log_softmax).sum(axis=axis, keepdims=True)
+        else:
+            mask = _hard_mask(label, axis, logits.shape[axis], ignore_index)
+            loss = -(log_softmax * mask).sum(axis=axis, keepdims=True)
+        return softmax, loss.astype(logits.dtype)
+
+    @staticmethod
+    def backward(label, softmax, dloss, soft_label=False, ignore_index=-100,
+                 numeric_stable_mode=True, axis=-1):
+        axis %= softmax.ndim
+        if soft_label:
+            return dloss * (softmax * label.sum(axis=axis, keepdims=True) - label)
+        mask = _hard_mask(label, axis, softmax.shape[axis], ignore_index)
+        kept = (label != ignore_index)
+        return (dloss * (softmax * kept - mask)).astype(softmax.dtype)
+
+    def samples(self, rng):
+        yield Sample({"Logits": rand(rng, 4, 5) * 3,
+                      "Label": np.array([[0], [4], [2], [-100]], "int64")})
+        soft = rng.uniform(0.1, 1, (3, 4))
+        yield Sample({"Logits": rand(rng, 3, 4), "Label": soft / soft.sum(1, keepdims=True)},
+                     {"soft_label": True})
+        yield Sample({"Logits": rand(rng, 2, 3, 4),
+                      "Label": rng.randint(0, 3, (2, 1, 4)).astype("int64")}, {"axis": 1})
