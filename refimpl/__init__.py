@@ -10,7 +10,7 @@ from .framework.param_attr import ParamAttr
 from .framework.program import Variable
 from .framework.random import seed as _seed_rng
 from .layers import exports as _exports
-from . import framework, static, fluid, nn, optimizer
+from . import framework, static, fluid, nn, optimizer, regularizer, metric
 
 globals().update(_exports("paddle"))
 

@@ -61,8 +61,11 @@ def _differentiable_inputs(op, requires):
     return found
 
 
-def _backward_ops(block, path, requires, initial_grads):
-    """Append the grad ops for `path` (reversed) to `block`; return var -> grad name."""
+def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
+    """Append the grad ops for `path` (reversed) to `block`; return var -> grad name.
+
+    `before_grad_op(op) -> {forward name: name to read instead}` is called before each
+    grad op is appended (RecomputeOptimizer re-emits forward segments there)."""
     contributions = {}
     grad_ops = [op for op in path
                 if op.op_def.has_grad() and _differentiable_inputs(op, requires)]
@@ -80,6 +83,7 @@ def _backward_ops(block, path, requires, initial_grads):
 
     for op in reversed(grad_ops):
         op_def = op.op_def
+        renamed = before_grad_op(op) if before_grad_op is not None else {}
         inputs = {}
         for s in op_def.grad_input_slots():
             slot = slot_name(s)
@@ -90,9 +94,9 @@ def _backward_ops(block, path, requires, initial_grads):
                     inputs[slot] = [n or _zeros_like(block, m)
                                     for n, m in zip(names, op.outputs[fwd_slot])]
             elif slot in op.inputs:
-                inputs[slot] = list(op.inputs[slot])
+                inputs[slot] = [renamed.get(n, n) for n in op.inputs[slot]]
             elif slot in op.outputs:
-                inputs[slot] = list(op.outputs[slot])
+                inputs[slot] = [renamed.get(n, n) for n in op.outputs[slot]]
         outputs = {}
         finished = []
         for slot, i, n in _differentiable_inputs(op, requires):
@@ -164,16 +168,8 @@ def _no_grad_names(block, no_grad_set):
     return names
 
 
-def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
-                    checkpoints=None):
-    """Append the backward pass of `loss`; return [(param, param@GRAD)] in param order.
-
-    `checkpoints` delegates to the recompute builder (RecomputeOptimizer)."""
-    if not isinstance(loss, Variable):
-        raise TypeError("append_backward: loss must be a Variable, got %s" % type(loss).__name__)
-    if checkpoints:
-        from .optimizer.recompute import append_backward_with_checkpoints
-        return append_backward_with_checkpoints(loss, parameter_list, no_grad_set, checkpoints)
+def backward_with_hook(loss, parameter_list, no_grad_set, before_grad_op):
+    """append_backward's body with a `before_grad_op` hook (see _backward_ops)."""
     block = loss.block.program.global_block()
     program = block.program
     forward_ops = list(block.ops)
@@ -185,16 +181,24 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
     requires = _requiring_grad(block, path, no_grad)
     with program._role_guard(OpRole.Backward):
         loss_grad = _fill_ones_grad(block, loss, OpRole.Backward | OpRole.Loss)
-        grad_of = _backward_ops(block, path, requires, {loss.name: loss_grad})
-    params = _parameters(block, parameter_list)
-    result = []
-    for p in params:
-        g = grad_of.get(p.name)
-        if g is not None:
-            result.append((p, block.var(g)))
-    if callbacks:
-        for cb in callbacks:
-            cb(block=block, context={})
+        grad_of = _backward_ops(block, path, requires, {loss.name: loss_grad}, before_grad_op)
+    return [(p, block.var(grad_of[p.name])) for p in _parameters(block, parameter_list)
+            if p.name in grad_of]
+
+
+def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
+                    checkpoints=None):
+    """Append the backward pass of `loss`; return [(param, param@GRAD)] in param order.
+
+    `checkpoints` delegates to the recompute builder (RecomputeOptimizer)."""
+    if not isinstance(loss, Variable):
+        raise TypeError("append_backward: loss must be a Variable, got %s" % type(loss).__name__)
+    if checkpoints:
+        from .optimizer.recompute import append_backward_with_checkpoints
+        return append_backward_with_checkpoints(loss, parameter_list, no_grad_set, checkpoints)
+    result = backward_with_hook(loss, parameter_list, no_grad_set, None)
+    for cb in callbacks or ():
+        cb(block=loss.block.program.global_block(), context={})
     return result
 
 

@@ -225,7 +225,7 @@ class Executor:
                 raise ValueError("fetch %r: the program has no variable of that name" % name)
         if program.lr_scheduler is not None:
             sched = program.lr_scheduler
-            env[sched._var_name] = np.array([sched()], dtype=np.float32)
+            env[sched._var_name] = np.array([sched._run_value()], dtype=np.float32)
         plan = self._plan(program, feed, fetch_names, scope)
         try:
             plan.run(env)

@@ -21,8 +21,8 @@ def test_forward_values_match_numpy():
     data = np.arange(6, dtype="float32").reshape(2, 3)
     h_val, loss_val = exe.run(feed={"x": data}, fetch_list=[h, loss.name])
     np.testing.assert_allclose(h_val, data @ np.full((3, 2), 0.5))
-    np.testing.assert_allclose(loss_val, [h_val.mean()])
-    assert loss_val.shape == (1,)
+    np.testing.assert_allclose(loss_val, h_val.mean())
+    assert loss_val.shape == ()
 
 
 def test_sgd_step_matches_hand_derivation():
@@ -126,4 +126,4 @@ def test_return_numpy_false_gives_tensors():
     exe.run(static.default_startup_program())
     t, = exe.run(feed={"x": np.ones((2, 3), "float32")}, fetch_list=[loss],
                  return_numpy=False)
-    np.testing.assert_allclose(np.array(t), [1.5])
+    np.testing.assert_allclose(np.array(t), 1.5)

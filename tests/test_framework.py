@@ -25,7 +25,7 @@ def test_fc_names_follow_paddle():
     assert loss.name == "mean_0.tmp_0"
     assert [op.type for op in block.ops] == ["mul", "elementwise_add", "mean"]
     assert block.var("fc_0.w_0").shape == (3, 4)
-    assert h.shape == (-1, 4) and loss.shape == (1,)
+    assert h.shape == (-1, 4) and loss.shape == ()
     startup = static.default_startup_program().global_block()
     assert [op.type for op in startup.ops] == ["uniform_random", "fill_constant"]
 

@@ -32,7 +32,7 @@ def write_npz(path, arrays):
     with zipfile.ZipFile(path, "w") as zf:
         for key in sorted(arrays):
             buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.ascontiguousarray(arrays[key]),
+            np.lib.format.write_array(buf, np.asarray(arrays[key], order="C"),
                                       allow_pickle=False)
             info = zipfile.ZipInfo(key + ".npy", date_time=_FIXED_DATE)
             info.compress_type = zipfile.ZIP_DEFLATED

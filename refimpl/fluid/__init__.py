@@ -11,7 +11,7 @@ from ..framework.param_attr import ParamAttr
 from ..framework import regularizer
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
-from . import framework, layers, optimizer, backward
+from . import framework, layers, optimizer, backward, clip
 
 globals().update(_exports("fluid"))
 

@@ -1,4 +1,4 @@
-"""mean: the average of all elements, as a [1]-shaped tensor."""
+"""mean: the average of all elements, as a 0-D tensor (Paddle >= 2.5; 1.8/2.0 gave [1])."""
 import numpy as np
 
 from ._common import FLOATS, rand
@@ -14,11 +14,11 @@ class Mean(OpDef):
 
     def infer_shape(self, ctx):
         ctx.check_dtype("X", FLOATS)
-        ctx.set_output("Out", (1,), ctx.input_dtype("X"))
+        ctx.set_output("Out", (), ctx.input_dtype("X"))
 
     @staticmethod
     def forward(x):
-        return np.full((1,), x.mean(), dtype=x.dtype)
+        return np.array(x.mean(), dtype=x.dtype)
 
     @staticmethod
     def backward(x, dout):

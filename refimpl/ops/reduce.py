@@ -14,8 +14,8 @@ def _axes(ndim, dim, reduce_all):
 def _out_shape(shape, axes, keep_dim):
     if keep_dim:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
-    out = tuple(d for i, d in enumerate(shape) if i not in axes)
-    return out or (1,)   # Paddle 1.8/2.0: a full reduction gives shape [1]
+    # A full reduction is 0-D, as in Paddle >= 2.5 (1.8/2.0 gave [1]; see specs/ops/reduce.md).
+    return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
 class _Reduce(OpDef):

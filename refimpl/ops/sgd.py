@@ -9,6 +9,7 @@ class SGD(OpDef):
     type = "sgd"
     inputs = ("Param", "LearningRate", "Grad")
     outputs = ("ParamOut",)
+    kernels = {"forward": "optim:sgd"}
 
     def infer_shape(self, ctx):
         p, g = ctx.input_var("Param"), ctx.input_var("Grad")
@@ -19,5 +20,11 @@ class SGD(OpDef):
 
     @staticmethod
     def forward(param, lr, grad):
-        param -= lr.reshape(()).astype(param.dtype) * grad
+        param -= param.dtype.type(lr.reshape(-1)[0]) * grad
         return param
+
+    def samples(self, rng):
+        from ._common import rand
+        from .registry import Sample
+        yield Sample({"Param": rand(rng, 3, 4), "LearningRate": np.array([0.1]),
+                      "Grad": rand(rng, 3, 4)})

@@ -1,0 +1,5 @@
+"""paddle.fluid.clip"""
+from ..optimizer.clip import (GradientClipByGlobalNorm, GradientClipByNorm,
+                              GradientClipByValue)
+
+__all__ = ["GradientClipByGlobalNorm", "GradientClipByNorm", "GradientClipByValue"]

@@ -1,0 +1,5 @@
+"""paddle.fluid.regularizer"""
+from ..framework.regularizer import (L1Decay, L1DecayRegularizer, L2Decay,
+                                     L2DecayRegularizer)
+
+__all__ = ["L1Decay", "L2Decay", "L1DecayRegularizer", "L2DecayRegularizer"]

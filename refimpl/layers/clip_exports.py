@@ -1,0 +1,5 @@
+"""paddle.nn.ClipGradBy* names."""
+from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
+
+EXPORTS = {"nn": {"ClipGradByGlobalNorm": ClipGradByGlobalNorm,
+                  "ClipGradByNorm": ClipGradByNorm, "ClipGradByValue": ClipGradByValue}}

@@ -1,0 +1,203 @@
+"""Optimizer update ops. Each updates Param and its accumulators IN PLACE (the outputs are
+the same variables as the inputs), so no parameter-sized buffer is allocated per step.
+The formulas are Paddle's; `lr` is the [1] LearningRate tensor."""
+import numpy as np
+
+from ._common import rand
+from .registry import OpDef, Sample, register
+
+
+def _lr(lr, like):
+    return like.dtype.type(lr.reshape(-1)[0])
+
+
+class _Update(OpDef):
+    """Outputs mirror inputs: <Slot>Out has the shape/dtype of <Slot>."""
+
+    def infer_shape(self, ctx):
+        p, g = ctx.input_var("Param"), ctx.input_var("Grad")
+        if p.shape is not None and g.shape is not None and tuple(p.shape) != tuple(g.shape):
+            ctx.fail("Grad %r has shape %s but Param %r has %s"
+                     % (g.name, list(g.shape), p.name, list(p.shape)))
+        for out in self.output_slots:
+            ctx.same_as(out[:-len("Out")], out)
+
+
+@register
+class Momentum(_Update):
+    type = "momentum"
+    inputs = ("Param", "Grad", "Velocity", "LearningRate")
+    outputs = ("ParamOut", "VelocityOut")
+    attrs = {"mu": 0.9, "use_nesterov": False, "regularization_method": "",
+             "regularization_coeff": 0.0}
+    kernels = {"forward": "optim:momentum"}
+
+    @staticmethod
+    def forward(param, grad, velocity, lr, mu=0.9, use_nesterov=False,
+                regularization_method="", regularization_coeff=0.0):
+        lr = _lr(lr, param)
+        if regularization_method == "l2_decay":
+            grad = grad + param.dtype.type(regularization_coeff) * param
+        velocity *= param.dtype.type(mu)
+        velocity += grad
+        if use_nesterov:
+            param -= (grad + param.dtype.type(mu) * velocity) * lr
+        else:
+            param -= lr * velocity
+        return param, velocity
+
+    def samples(self, rng):
+        for nesterov in (False, True):
+            yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4),
+                          "Velocity": rand(rng, 3, 4), "LearningRate": np.array([0.1])},
+                         {"mu": 0.8, "use_nesterov": nesterov})
+
+
+@register
+class Adam(_Update):
+    """m1 = b1 m1 + (1-b1) g; m2 = b2 m2 + (1-b2) g^2;
+    lr_t = lr sqrt(1-b2^t)/(1-b1^t); p -= lr_t m1 / (sqrt(m2) + eps sqrt(1-b2^t));
+    then the beta powers advance."""
+    type = "adam"
+    inputs = ("Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow")
+    outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
+    attrs = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "lazy_mode": False}
+    kernels = {"forward": "optim:adam"}
+
+    @staticmethod
+    def forward(param, grad, lr, m1, m2, b1p, b2p, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                lazy_mode=False):
+        t = param.dtype.type
+        m1 *= t(beta1)
+        m1 += t(1 - beta1) * grad
+        m2 *= t(beta2)
+        m2 += t(1 - beta2) * grad * grad
+        corr2 = np.sqrt(1 - b2p.reshape(-1)[0])
+        lr_t = _lr(lr, param) * t(corr2 / (1 - b1p.reshape(-1)[0]))
+        param -= lr_t * (m1 / (np.sqrt(m2) + t(epsilon * corr2)))
+        b1p *= t(beta1)
+        b2p *= t(beta2)
+        return param, m1, m2, b1p, b2p
+
+    def samples(self, rng):
+        yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4),
+                      "LearningRate": np.array([0.1]), "Moment1": rand(rng, 3, 4) * 0.1,
+                      "Moment2": rng.uniform(0, 0.1, (3, 4)), "Beta1Pow": np.array([0.9]),
+                      "Beta2Pow": np.array([0.999])})
+
+
+@register
+class AdamW(Adam):
+    """Adam with decoupled weight decay: p -= lr * coeff * p before the Adam step."""
+    type = "adamw"
+    attrs = dict(Adam.attrs, coeff=0.01, lr_ratio=1.0, with_decay=True)
+    kernels = {}
+
+    @staticmethod
+    def forward(param, grad, lr, m1, m2, b1p, b2p, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                lazy_mode=False, coeff=0.01, lr_ratio=1.0, with_decay=True):
+        lr = lr * lr_ratio
+        if with_decay:
+            param -= _lr(lr, param) * param.dtype.type(coeff) * param
+        return Adam.forward(param, grad, lr, m1, m2, b1p, b2p, beta1, beta2, epsilon)
+
+
+@register
+class RMSProp(_Update):
+    type = "rmsprop"
+    inputs = ("Param", "MeanSquare", "MeanGrad?", "LearningRate", "Grad", "Moment")
+    outputs = ("ParamOut", "MomentOut", "MeanSquareOut", "MeanGradOut?")
+    attrs = {"epsilon": 1e-10, "decay": 0.9, "momentum": 0.0, "centered": False}
+
+    @staticmethod
+    def forward(param, ms, mg, lr, grad, moment, epsilon=1e-10, decay=0.9, momentum=0.0,
+                centered=False):
+        t = param.dtype.type
+        ms *= t(decay)
+        ms += t(1 - decay) * grad * grad
+        denom = ms + t(epsilon)
+        if centered:
+            mg *= t(decay)
+            mg += t(1 - decay) * grad
+            denom = denom - mg * mg
+        moment *= t(momentum)
+        moment += _lr(lr, param) * grad / np.sqrt(denom)
+        param -= moment
+        return param, moment, ms, mg
+
+    def samples(self, rng):
+        for centered in (False, True):
+            yield Sample({"Param": rand(rng, 3, 4), "MeanSquare": rng.uniform(0.5, 1, (3, 4)),
+                          "MeanGrad": rand(rng, 3, 4) * 0.1, "LearningRate": np.array([0.1]),
+                          "Grad": rand(rng, 3, 4), "Moment": rand(rng, 3, 4)},
+                         {"centered": centered, "momentum": 0.5})
+
+
+@register
+class Adagrad(_Update):
+    type = "adagrad"
+    inputs = ("Param", "Grad", "Moment", "LearningRate")
+    outputs = ("ParamOut", "MomentOut")
+    attrs = {"epsilon": 1e-6}
+
+    @staticmethod
+    def forward(param, grad, moment, lr, epsilon=1e-6):
+        moment += grad * grad
+        param -= _lr(lr, param) * grad / (np.sqrt(moment) + param.dtype.type(epsilon))
+        return param, moment
+
+    def samples(self, rng):
+        yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4),
+                      "Moment": rng.uniform(0, 1, (3, 4)), "LearningRate": np.array([0.1])})
+
+
+@register
+class Lamb(_Update):
+    """Adam moments with bias correction, then a layer-wise trust ratio ||p|| / ||update||."""
+    type = "lamb"
+    inputs = ("Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow")
+    outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
+    attrs = {"weight_decay": 0.01, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-6}
+
+    @staticmethod
+    def forward(param, grad, lr, m1, m2, b1p, b2p, weight_decay=0.01, beta1=0.9, beta2=0.999,
+                epsilon=1e-6):
+        t = param.dtype.type
+        m1 *= t(beta1)
+        m1 += t(1 - beta1) * grad
+        m2 *= t(beta2)
+        m2 += t(1 - beta2) * grad * grad
+        m1_hat = m1 / (1 - b1p.reshape(-1)[0])
+        m2_hat = m2 / (1 - b2p.reshape(-1)[0])
+        update = m1_hat / (np.sqrt(m2_hat) + t(epsilon)) + t(weight_decay) * param
+        p_norm, u_norm = np.linalg.norm(param), np.linalg.norm(update)
+        ratio = p_norm / u_norm if p_norm > 0 and u_norm > 0 else 1.0
+        param -= (_lr(lr, param) * t(ratio) * update).astype(param.dtype)
+        b1p *= t(beta1)
+        b2p *= t(beta2)
+        return param, m1, m2, b1p, b2p
+
+    samples = Adam.samples
+
+
+@register
+class SquaredL2Norm(OpDef):
+    """sum(X^2) as [1] (gradient clipping by global norm uses it)."""
+    type = "squared_l2_norm"
+    inputs = ("X",)
+    outputs = ("Out",)
+    grad_inputs = ("X", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", [1], ctx.input_var("X").dtype)
+
+    @staticmethod
+    def forward(x):
+        return np.array([np.sum(x * x)], dtype=x.dtype)
+
+    @staticmethod
+    def backward(x, dout):
+        return (2 * dout.reshape(-1)[0] * x).astype(x.dtype)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4)})

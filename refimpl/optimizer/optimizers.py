@@ -1,0 +1,163 @@
+"""The optimizers beyond SGD: each names its accumulators like Paddle and appends its
+update op (see refimpl/ops/optimizer_ops.py for the formulas)."""
+from .optimizer import Optimizer
+
+__all__ = ["Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Lamb"]
+
+
+class Momentum(Optimizer):
+    type = "momentum"
+
+    def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
+                 weight_decay=None, grad_clip=None, name=None, parameter_list=None,
+                 regularization=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
+                         parameter_list, regularization)
+        self._momentum = float(momentum)
+        self._use_nesterov = bool(use_nesterov)
+
+    def _create_accumulators(self, block, parameters):
+        for p in parameters:
+            self._add_accumulator("velocity", p)
+
+    def _append_optimize_op(self, block, param_and_grad):
+        p, g = param_and_grad
+        v = self._get_accumulator("velocity", p)
+        return block.append_op(
+            type="momentum",
+            inputs={"Param": [p], "Grad": [g], "Velocity": [v],
+                    "LearningRate": [self._param_lr(p)]},
+            outputs={"ParamOut": [p], "VelocityOut": [v]},
+            attrs={"mu": self._momentum, "use_nesterov": self._use_nesterov})
+
+
+class _AdamFamily(Optimizer):
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None,
+                 lazy_mode=False, parameter_list=None, regularization=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
+                         parameter_list, regularization)
+        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+        self._lazy_mode = lazy_mode
+
+    def _create_accumulators(self, block, parameters):
+        for p in parameters:
+            self._add_accumulator("moment1", p)
+            self._add_accumulator("moment2", p)
+            self._add_accumulator("beta1_pow_acc", p, fill_value=self._beta1, shape=[1])
+            self._add_accumulator("beta2_pow_acc", p, fill_value=self._beta2, shape=[1])
+
+    def _moment_slots(self, p, g):
+        acc = {k: self._get_accumulator(n, p) for k, n in
+               (("Moment1", "moment1"), ("Moment2", "moment2"), ("Beta1Pow", "beta1_pow_acc"),
+                ("Beta2Pow", "beta2_pow_acc"))}
+        inputs = {"Param": [p], "Grad": [g], "LearningRate": [self._param_lr(p)]}
+        inputs.update({k: [v] for k, v in acc.items()})
+        outputs = {"ParamOut": [p]}
+        outputs.update({k + "Out": [v] for k, v in acc.items()})
+        return inputs, outputs
+
+    def _append_optimize_op(self, block, param_and_grad):
+        p, g = param_and_grad
+        inputs, outputs = self._moment_slots(p, g)
+        return block.append_op(type=self.type, inputs=inputs, outputs=outputs,
+                               attrs=self._attrs(p))
+
+
+class Adam(_AdamFamily):
+    type = "adam"
+
+    def _attrs(self, p):
+        return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
+                "lazy_mode": self._lazy_mode}
+
+
+class AdamW(_AdamFamily):
+    """Adam with decoupled weight decay (coeff = weight_decay, default 0.01)."""
+    type = "adamw"
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=0.01, apply_decay_param_fun=None,
+                 grad_clip=None, lazy_mode=False, name=None):
+        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
+                         name, lazy_mode)
+        self._coeff = float(weight_decay)
+        self._apply_decay = apply_decay_param_fun
+
+    def _attrs(self, p):
+        decay = self._apply_decay is None or self._apply_decay(p.name)
+        return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
+                "coeff": self._coeff, "with_decay": bool(decay)}
+
+
+class Lamb(_AdamFamily):
+    type = "lamb"
+
+    def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
+                 epsilon=1e-6, parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None,
+                 name=None, parameter_list=None, regularization=None):
+        super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
+                         name, parameter_list=parameter_list, regularization=regularization)
+        self._weight_decay = float(lamb_weight_decay)
+        self._exclude = exclude_from_weight_decay_fn
+
+    def _attrs(self, p):
+        wd = 0.0 if self._exclude is not None and self._exclude(p) else self._weight_decay
+        return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
+                "weight_decay": wd}
+
+
+class RMSProp(Optimizer):
+    type = "rmsprop"
+
+    def __init__(self, learning_rate, rho=0.95, epsilon=1e-6, momentum=0.0, centered=False,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None,
+                 parameter_list=None, regularization=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
+                         parameter_list, regularization)
+        self._rho, self._epsilon = float(rho), float(epsilon)
+        self._momentum, self._centered = float(momentum), bool(centered)
+
+    def _create_accumulators(self, block, parameters):
+        for p in parameters:
+            self._add_accumulator("momentum", p)
+            self._add_accumulator("mean_square", p)
+            self._add_accumulator("mean_grad", p)
+
+    def _append_optimize_op(self, block, param_and_grad):
+        p, g = param_and_grad
+        mom, ms, mg = (self._get_accumulator(n, p) for n in ("momentum", "mean_square",
+                                                            "mean_grad"))
+        return block.append_op(
+            type="rmsprop",
+            inputs={"Param": [p], "Grad": [g], "Moment": [mom], "MeanSquare": [ms],
+                    "MeanGrad": [mg], "LearningRate": [self._param_lr(p)]},
+            outputs={"ParamOut": [p], "MomentOut": [mom], "MeanSquareOut": [ms],
+                     "MeanGradOut": [mg]},
+            attrs={"epsilon": self._epsilon, "decay": self._rho, "momentum": self._momentum,
+                   "centered": self._centered})
+
+
+class Adagrad(Optimizer):
+    type = "adagrad"
+
+    def __init__(self, learning_rate, epsilon=1e-6, parameters=None, weight_decay=None,
+                 grad_clip=None, name=None, initial_accumulator_value=0.0,
+                 parameter_list=None, regularization=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
+                         parameter_list, regularization)
+        self._epsilon = float(epsilon)
+        self._initial = float(initial_accumulator_value)
+
+    def _create_accumulators(self, block, parameters):
+        for p in parameters:
+            self._add_accumulator("moment", p, fill_value=self._initial)
+
+    def _append_optimize_op(self, block, param_and_grad):
+        p, g = param_and_grad
+        m = self._get_accumulator("moment", p)
+        return block.append_op(type="adagrad",
+                               inputs={"Param": [p], "Grad": [g], "Moment": [m],
+                                       "LearningRate": [self._param_lr(p)]},
+                               outputs={"ParamOut": [p], "MomentOut": [m]},
+                               attrs={"epsilon": self._epsilon})
