@@ -18,13 +18,16 @@ class CompiledProgram:
         self._loss_name = None
         self._share_vars_from = None
         self._places = None
-        self._compiled = None
+        self._device_sets = {}    # id(scope) -> the engine's compiled state
 
     def with_data_parallel(self, loss_name=None, build_strategy=None, exec_strategy=None,
                            share_vars_from=None, places=None):
         if share_vars_from is not None and not isinstance(share_vars_from, CompiledProgram):
             raise TypeError("share_vars_from must be a CompiledProgram, got %s"
                             % type(share_vars_from).__name__)
+        if self._is_data_parallel:
+            raise RuntimeError("with_data_parallel has already been called on this "
+                               "CompiledProgram")
         self._is_data_parallel = True
         self._loss_name = loss_name
         if build_strategy is not None:

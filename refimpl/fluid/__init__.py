@@ -1,6 +1,7 @@
 """paddle.fluid: the 1.x spelling of the static API."""
 from ..compiler import BuildStrategy, CompiledProgram, ExecutionStrategy
 from ..executor import Executor
+from ..parallel.parallel_executor import ParallelExecutor
 from ..framework import initializer, unique_name
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places, \
     is_compiled_with_cuda
@@ -15,7 +16,7 @@ from . import framework, layers, optimizer, backward, clip
 
 globals().update(_exports("fluid"))
 
-__all__ = ["BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "initializer",
+__all__ = ["ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "initializer",
            "unique_name", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places",
            "cuda_places", "is_compiled_with_cuda", "Program", "Variable",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",

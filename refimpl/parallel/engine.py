@@ -1,11 +1,385 @@
-"""Runs a CompiledProgram (placeholder: single place, no passes yet)."""
-from ..executor import _as_results
+"""Runs a CompiledProgram: build-strategy passes, data-parallel rewriting, one Plan per
+device, one thread per device.
 
-__all__ = ["run_compiled"]
+Pipeline:
+  1. passes   refimpl.compiler.passes.apply_passes on a clone of the user's program
+  2. rewrite  per device: scale loss@GRAD (gradient_scale_strategy), insert collectives
+              after each parameter gradient (AllReduce) or reduce to the owner, keep the
+              owner's update only and broadcast the parameter (Reduce); sync_batch_norm
+  3. bind     one refimpl.executor.Plan per distinct device program
+  4. run      each device's plan in its own thread on its own dict of values; device 0's
+              dict is the scope's, so trained parameters are visible in the scope
+"""
+import os
+import threading
+
+import numpy as np
+
+from ..compiler.passes import apply_passes
+from ..compiler.scheduler import ThreadedRunner
+from ..executor import Plan, _as_results, check_feed
+from ..framework.errors import FeedError
+from ..framework.place import CPUPlace, CUDAPlace, cpu_places, cuda_places
+from ..framework.program import OpRole, grad_var_name
+from ..framework.scope import Tensor
+from ..ops.registry import get_op_def
+from . import context, launch
+from .communicator import CommunicationAborted, HierarchicalCommunicator, InProcessCommunicator
+
+__all__ = ["run_compiled", "resolve_places", "split_feed", "owners_by_size"]
+
+
+def resolve_places(places):
+    """The places list: as given (Place objects or 'cpu' / 'gpu:x' strings), else CPU_NUM."""
+    if places is None:
+        return cpu_places()
+    resolved = []
+    for p in places if isinstance(places, (list, tuple)) else [places]:
+        if isinstance(p, str):
+            kind, _, idx = p.partition(":")
+            if kind == "cpu":
+                resolved.append(CPUPlace())
+            elif kind == "gpu":
+                resolved.append(CUDAPlace(int(idx or 0)))
+            else:
+                raise ValueError("places: %r is not 'cpu' or 'gpu:x'" % p)
+        else:
+            resolved.append(p)
+    if not resolved:
+        raise ValueError("places is empty")
+    return resolved
+
+
+def split_feed(feed, n):
+    """A dict feed split along dim 0 over n devices; later devices take the extra samples
+    (seed 001: 3 samples on 2 devices -> [0] | [1, 2]). A list feed is one dict per device."""
+    if isinstance(feed, (list, tuple)):
+        if len(feed) != n:
+            raise ValueError("feed is a list of %d dicts but there are %d devices; give one "
+                             "dict per device" % (len(feed), n))
+        for i, f in enumerate(feed):
+            if not isinstance(f, dict):
+                raise TypeError("feed[%d] must be a dict of name -> array, got %s"
+                                % (i, type(f).__name__))
+        return [dict(f) for f in feed]
+    if not isinstance(feed, dict):
+        raise ValueError("feed must be a dict (split over devices) or a list of dicts, got %s"
+                         % type(feed).__name__)
+    parts = [{} for _ in range(n)]
+    for name, value in feed.items():
+        value = np.asarray(value)
+        total = value.shape[0] if value.ndim else 0
+        if total < n:
+            raise ValueError("feed %r has %d samples, fewer than the %d devices; drop this "
+                             "batch or feed a list with one dict per device" % (name, total, n))
+        base, extra = divmod(total, n)
+        sizes = [base + (1 if i >= n - extra else 0) for i in range(n)]
+        start = 0
+        for i, size in enumerate(sizes):
+            parts[i][name] = value[start:start + size]
+            start += size
+    return parts
+
+
+def owners_by_size(params, n_devices):
+    """Reduce strategy: each parameter's owner, balancing total size; ties by name, so every
+    process computes the same assignment."""
+    load = [0] * n_devices
+    owner = {}
+    for p in sorted(params, key=lambda v: (-int(np.prod(v.shape)), v.name)):
+        d = min(range(n_devices), key=lambda i: (load[i], i))
+        owner[p.name] = d
+        load[d] += int(np.prod(p.shape))
+    return owner
+
+
+# -- program rewriting -----------------------------------------------------------------
+
+def _param_grads(block):
+    """[(param, grad, index of the last backward op writing grad)] in program order."""
+    last = {}
+    for i, op in enumerate(block.ops):
+        role_var = op.attrs.get("op_role_var") or []
+        if op.attrs.get("op_role", 0) & OpRole.Backward and role_var:
+            for p, g in zip(role_var[0::2], role_var[1::2]):
+                if g in op.output_arg_names:
+                    last[(p, g)] = i
+    return sorted(((p, g, i) for (p, g), i in last.items()), key=lambda t: t[2])
+
+
+def _scale_loss_grad(block, loss_name, strategy, total_devices):
+    from ..compiler.strategy import BuildStrategy
+    scale = strategy.gradient_scale_strategy
+    target = grad_var_name(loss_name)
+    for i, op in enumerate(block.ops):
+        if op.attrs.get("op_role") == OpRole.Backward | OpRole.Loss and \
+                op.output_arg_names == [target]:
+            if scale == BuildStrategy.GradientScaleStrategy.Customized:
+                block._remove_op(i)       # the user feeds loss@GRAD
+            elif scale == BuildStrategy.GradientScaleStrategy.One:
+                op._set_attr("value", 1.0)
+            else:
+                op._set_attr("value", 1.0 / total_devices)
+            return
+
+
+def _rewrite(program, loss_name, strategy, device, total_devices, owner):
+    """This device's program: collectives inserted, Reduce-mode updates kept by owners."""
+    from ..compiler.strategy import BuildStrategy
+    block = program.global_block()
+    if strategy.sync_batch_norm:
+        for op in block.ops:
+            if op.type in ("batch_norm", "batch_norm_grad"):
+                op.type = "sync_" + op.type
+                op.op_def = get_op_def(op.type)
+    if loss_name is None or total_devices == 1:
+        return program
+    _scale_loss_grad(block, loss_name, strategy, total_devices)
+    pgs = _param_grads(block)
+    if not pgs:
+        return program
+    reduce_mode = strategy.reduce_strategy == BuildStrategy.ReduceStrategy.Reduce
+    comm_type = "c_reduce_sum" if reduce_mode else "c_allreduce_sum"
+
+    def attrs(names):
+        a = {"op_role": OpRole.Backward}
+        if reduce_mode:
+            a["roots"] = [owner[p] for p in names]
+        return a
+
+    if strategy.fuse_all_reduce_ops:
+        # one bucket for every gradient, before the first update
+        first_opt = next((i for i, op in enumerate(block.ops)
+                          if op.attrs.get("op_role", 0) & OpRole.Optimize), len(block.ops))
+        grads = [g for _, g, _ in pgs]
+        block._insert_op(first_opt, type=comm_type, inputs={"X": grads},
+                         outputs={"Out": grads}, attrs=attrs([p for p, _, _ in pgs]))
+    else:
+        for p, g, i in reversed(pgs):
+            block._insert_op(i + 1, type=comm_type, inputs={"X": [g]}, outputs={"Out": [g]},
+                             attrs=attrs([p]))
+    if reduce_mode:
+        _keep_owned_updates(block, owner, device, strategy.fuse_broadcast_ops)
+    return program
+
+
+def _keep_owned_updates(block, owner, device, fuse_broadcast):
+    last_update = {}
+    for i in reversed(range(len(block.ops))):
+        op = block.ops[i]
+        role_var = op.attrs.get("op_role_var") or []
+        if op.attrs.get("op_role", 0) & OpRole.Optimize and role_var and role_var[0] in owner:
+            if owner[role_var[0]] != device:
+                block._remove_op(i)
+            else:
+                last_update.setdefault(role_var[0], i)
+    params = sorted(owner, key=lambda p: owner[p])
+    if fuse_broadcast:
+        block.append_op(type="c_broadcast", inputs={"X": params}, outputs={"Out": params},
+                        attrs={"roots": [owner[p] for p in params], "op_role": OpRole.Optimize})
+        return
+    # Non-owners have no update op to follow: their broadcasts go where the owner's would,
+    # i.e. all at the end in one fixed order, identical on every device.
+    for p in sorted(owner):
+        block.append_op(type="c_broadcast", inputs={"X": [p]}, outputs={"Out": [p]},
+                        attrs={"roots": [owner[p]], "op_role": OpRole.Optimize})
+
+
+# -- running ---------------------------------------------------------------------------
+
+class _DeviceSet:
+    """The compiled state of one CompiledProgram in one scope."""
+
+    def __init__(self, compiled, scope):
+        self.compiled = compiled
+        self.scope = scope
+        self.version = compiled._program._version
+        self.places = resolve_places(compiled._places) if compiled._is_data_parallel \
+            else [None]
+        n_local = len(self.places)
+        strategy = compiled._build_strategy or _default_strategy()
+        strategy._finalize()
+        self.strategy = strategy
+        self.exec_strategy = compiled._exec_strategy
+        mpi = launch.mpi_comm() if compiled._is_data_parallel else None
+        if mpi is not None:
+            self.comm = HierarchicalCommunicator(n_local, mpi)
+        else:
+            trainers = strategy.num_trainers if compiled._is_data_parallel else 1
+            self.comm = InProcessCommunicator(n_local, strategy.trainer_id, trainers)
+            if trainers > 1:
+                raise ValueError("num_trainers=%d needs one process per trainer: launch with "
+                                 "`mpirun -n %d python -m refimpl run ...`" % (trainers, trainers))
+        self.mpi = mpi
+        self.envs = [scope._values] + [{} for _ in range(n_local - 1)]
+        self.initialized = False
+        self.iterations = 0
+        self.plans = {}
+
+    @property
+    def n_local(self):
+        return len(self.envs)
+
+    def _programs(self, protected):
+        compiled = self.compiled
+        base = apply_passes(compiled._program, self.strategy, protected)
+        if base is compiled._program:
+            base = base.clone()
+        params = base.global_block().all_parameters()
+        total = self.comm.nranks
+        owner = owners_by_size([p for p in params if p.trainable], total)
+        programs = []
+        for d in range(self.n_local):
+            prog = base.clone() if d < self.n_local - 1 else base
+            programs.append(_rewrite(prog, compiled._loss_name, self.strategy,
+                                     self.comm.global_rank(d), total, owner))
+        return programs
+
+    def plans_for(self, feed_names, fetch_names):
+        key = (tuple(sorted(feed_names)), tuple(fetch_names))
+        if key not in self.plans:
+            programs = self._programs(set(fetch_names) | {self.compiled._loss_name} - {None})
+            plans = [Plan(p, feed_names, fetch_names) for p in programs]
+            runners = [self._runner(plan) for plan in plans]
+            self.plans[key] = (programs, plans, runners)
+        return self.plans[key]
+
+    def _runner(self, plan):
+        es = self.exec_strategy
+        threads = es.num_threads if es is not None else 0
+        if threads > 1 and not self.strategy.enable_sequential_execution:
+            return ThreadedRunner(plan, threads)
+        return plan
+
+    def initialize(self, program):
+        """First run: parameters go from device 0 (the scope) to the other devices, or are
+        shared with `share_vars_from`; under MPI rank 0's values win."""
+        persistable = [n for n, v in program.global_block().vars.items() if v.persistable]
+        scope_values = self.scope._values
+        if self.mpi is not None:
+            arrays = [scope_values[n] for n in sorted(persistable)
+                      if scope_values.get(n) is not None]
+            self.comm.broadcast_from_rank0(arrays)
+        source = self.compiled._share_vars_from
+        if source is not None:
+            other = source._device_sets.get(id(self.scope))
+            if other is None or not other.initialized:
+                raise RuntimeError("share_vars_from: the CompiledProgram to share parameters "
+                                   "with has not run yet; run it before this one")
+            if other.n_local != self.n_local:
+                raise ValueError("share_vars_from: %d places here, %d there"
+                                 % (self.n_local, other.n_local))
+            for d in range(1, self.n_local):
+                for n in persistable:
+                    if n in other.envs[d]:
+                        self.envs[d][n] = other.envs[d][n]
+        for d in range(1, self.n_local):
+            for n in persistable:
+                if n not in self.envs[d] and scope_values.get(n) is not None:
+                    self.envs[d][n] = scope_values[n].copy()
+        self.initialized = True
+
+    def run(self, feed, fetch_names, return_numpy):
+        n = self.n_local
+        feeds = split_feed(feed or {}, n) if self.compiled._is_data_parallel else [feed or {}]
+        programs, plans, runners = self.plans_for(list(feeds[0]), fetch_names)
+        if not self.initialized:
+            self.initialize(programs[0])
+        block = programs[0].global_block()
+        for f in feeds:
+            for name, value in f.items():
+                var = block._find_var_recursive(name)
+                if var is None:
+                    raise FeedError("feed %r: the program has no variable of that name" % name)
+                f[name] = check_feed(var, value)
+        self._check_customized_loss_grad(feeds[0])
+        iterations = self.exec_strategy.num_iteration_per_run if self.exec_strategy else 1
+        results = [None] * n
+        errors = [None] * n
+
+        def work(d):
+            context.set_current(context.DeviceContext(self.comm, d))
+            env = self.envs[d]
+            try:
+                sched = programs[d].lr_scheduler
+                for _ in range(max(1, iterations)):
+                    env.update(feeds[d])
+                    if sched is not None:
+                        env[sched._var_name] = np.array([sched()], dtype=np.float32)
+                    runners[d].run(env)
+                    outs = [env.get(name) for name in fetch_names]
+                    results[d] = [o.copy() if o is not None and block._find_var_recursive(
+                        name).persistable else o for o, name in zip(outs, fetch_names)]
+                    plans[d].drop_temporaries(env)
+            except BaseException as e:   # reported below; the others must not wait for us
+                errors[d] = e
+                self.comm.abort()
+            finally:
+                context.set_current(None)
+
+        if n == 1:
+            work(0)
+        else:
+            threads = [threading.Thread(target=work, args=(d,)) for d in range(n)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        failures = [e for e in errors if e is not None]
+        if failures:
+            self.comm.reset()
+            real = [e for e in failures if not isinstance(e, CommunicationAborted)]
+            raise (real or failures)[0]
+        if programs[0].lr_scheduler is not None:
+            programs[0].lr_scheduler._run_value()   # fluid decays advance once per run
+        self.iterations += 1
+        return self._merge(results, fetch_names, return_numpy)
+
+    def _check_customized_loss_grad(self, feed):
+        from ..compiler.strategy import BuildStrategy
+        loss = self.compiled._loss_name
+        if self.compiled._is_data_parallel and loss is not None and \
+                self.strategy.gradient_scale_strategy == \
+                BuildStrategy.GradientScaleStrategy.Customized and \
+                grad_var_name(loss) not in feed:
+            raise FeedError("gradient_scale_strategy is Customized: feed %r (one value per "
+                            "device)" % grad_var_name(loss))
+
+    def _merge(self, results, fetch_names, return_numpy):
+        merged = []
+        for i, name in enumerate(fetch_names):
+            parts = [r[i] for r in results]
+            if any(p is None for p in parts):
+                raise ValueError("fetch %r has no value after the run: no op produced it and "
+                                 "it was not fed" % name)
+            if not self.compiled._is_data_parallel:
+                merged.append(parts[0])
+            elif not return_numpy:
+                merged.append([Tensor(value=p) for p in parts])
+                continue
+            else:
+                merged.append(np.stack(parts) if parts[0].ndim == 0
+                              else np.concatenate(parts, axis=0))
+        if not return_numpy and not self.compiled._is_data_parallel:
+            return _as_results(merged, False)
+        return [np.asarray(m) if not isinstance(m, list) else m for m in merged]
+
+    def drop_local_scopes(self):
+        """Forget everything but persistable values on every device."""
+        for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
+            for plan in plans[1]:
+                plan.drop_temporaries(env)
+
+
+def _default_strategy():
+    from ..compiler.strategy import BuildStrategy
+    return BuildStrategy()
 
 
 def run_compiled(compiled, executor, feed, fetch_names, scope, return_numpy):
-    if compiled._build_strategy is not None:
-        compiled._build_strategy._finalize()
-    outs = executor._run_program(compiled._program, feed or {}, fetch_names, scope)
-    return _as_results(outs, return_numpy)
+    sets = compiled._device_sets
+    ds = sets.get(id(scope))
+    if ds is None or ds.version != compiled._program._version or ds.scope is not scope:
+        ds = _DeviceSet(compiled, scope)
+        sets[id(scope)] = ds
+    return ds.run(feed, fetch_names, return_numpy)

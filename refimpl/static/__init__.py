@@ -1,6 +1,7 @@
 """paddle.static"""
 from ..compiler import BuildStrategy, CompiledProgram, ExecutionStrategy
 from ..executor import Executor
+from ..parallel.parallel_executor import ParallelExecutor
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places
 from ..framework.program import (Program, Variable, default_main_program,
                                  default_startup_program, name_scope, program_guard)
@@ -12,7 +13,7 @@ from . import nn
 
 globals().update(_exports("static"))
 
-__all__ = ["BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "CPUPlace",
+__all__ = ["ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "CPUPlace",
            "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places", "Program", "Variable",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
            "global_scope", "scope_guard", "ParamAttr", "append_backward", "gradients", "data",
