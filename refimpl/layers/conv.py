@@ -1,0 +1,122 @@
+"""conv2d and pool2d layers (fluid.layers, static.nn, nn.functional spellings)."""
+import math
+
+from ..framework.initializer import Normal
+from ..framework.layer_helper import LayerHelper
+from .common import append_op_out, check_variable
+
+
+def _pair(v):
+    return list(v) if isinstance(v, (list, tuple)) else [v, v]
+
+
+def _padding(padding):
+    """(paddings list, padding_algorithm) from an int, a list or 'SAME'/'VALID'."""
+    if isinstance(padding, str):
+        algo = padding.upper()
+        if algo not in ("SAME", "VALID"):
+            raise ValueError("padding must be 'SAME', 'VALID', an int or a list, got %r"
+                             % padding)
+        return [0, 0], algo
+    p = _pair(padding)
+    return (p if len(p) in (2, 4) else p[:2]), "EXPLICIT"
+
+
+def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None,
+           param_attr=None, bias_attr=None, use_cudnn=True, act=None, name=None,
+           data_format="NCHW"):
+    """Conv layer: Filter [num_filters, C/groups, kh, kw] initialized N(0, sqrt(2/(kh*kw*C)))
+    as Paddle does, bias added on the channel axis, then `act`."""
+    check_variable(input, "input", "conv2d")
+    helper = LayerHelper("conv2d", name=name)
+    channels = input.shape[3] if data_format == "NHWC" else input.shape[1]
+    groups = groups or 1
+    if channels < 0 or channels % groups:
+        raise ValueError("conv2d: input channels %d must be known and divisible by groups=%d"
+                         % (channels, groups))
+    kh, kw = _pair(filter_size)
+    std = math.sqrt(2.0 / (kh * kw * channels))
+    w = helper.create_parameter(param_attr, [num_filters, channels // groups, kh, kw],
+                                input.dtype, default_initializer=Normal(0.0, std))
+    paddings, algo = _padding(padding)
+    op_type = "depthwise_conv2d" if groups == channels and num_filters % channels == 0 \
+        and groups > 1 else "conv2d"
+    out = append_op_out(op_type, {"Input": [input], "Filter": [w]},
+                        {"strides": _pair(stride), "paddings": paddings,
+                         "padding_algorithm": algo, "groups": groups,
+                         "dilations": _pair(dilation), "data_format": data_format},
+                        out_slot="Output")
+    pre_act = helper.append_bias_op(out, bias_attr, dim_start=3 if data_format == "NHWC" else 1)
+    return helper.append_activation(pre_act, act)
+
+
+def functional_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
+                      data_format="NCHW", name=None):
+    paddings, algo = _padding(padding)
+    out = append_op_out("conv2d", {"Input": [x], "Filter": [weight]},
+                        {"strides": _pair(stride), "paddings": paddings,
+                         "padding_algorithm": algo, "groups": groups,
+                         "dilations": _pair(dilation), "data_format": data_format},
+                        name, out_slot="Output")
+    if bias is None:
+        return out
+    return append_op_out("elementwise_add", {"X": [out], "Y": [bias]},
+                         {"axis": 3 if data_format == "NHWC" else 1})
+
+
+def _pool(x, pool_type, ksize, stride, padding, ceil_mode, exclusive, global_pooling,
+          data_format, name, adaptive=False):
+    check_variable(x, "x", "pool2d")
+    paddings, algo = _padding(padding)
+    return append_op_out("pool2d", {"X": [x]},
+                         {"pooling_type": pool_type, "ksize": _pair(ksize),
+                          "strides": _pair(stride), "paddings": paddings,
+                          "padding_algorithm": algo, "global_pooling": global_pooling,
+                          "ceil_mode": ceil_mode, "exclusive": exclusive,
+                          "adaptive": adaptive, "data_format": data_format}, name)
+
+
+def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
+           global_pooling=False, use_cudnn=True, ceil_mode=False, name=None, exclusive=True,
+           data_format="NCHW"):
+    if pool_type not in ("max", "avg"):
+        raise ValueError("pool2d: pool_type must be 'max' or 'avg', got %r" % pool_type)
+    return _pool(input, pool_type, pool_size, pool_stride, pool_padding, ceil_mode, exclusive,
+                 global_pooling, data_format, name)
+
+
+def adaptive_pool2d(input, pool_size, pool_type="max", require_index=False, name=None):
+    return _pool(input, pool_type, pool_size, 1, 0, False, True, False, "NCHW", name, True)
+
+
+def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False,
+               data_format="NCHW", name=None):
+    if return_mask:
+        raise NotImplementedError("max_pool2d: return_mask is not supported")
+    return _pool(x, "max", kernel_size, kernel_size if stride is None else stride, padding,
+                 ceil_mode, True, False, data_format, name)
+
+
+def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
+               divisor_override=None, data_format="NCHW", name=None):
+    if divisor_override is not None:
+        raise NotImplementedError("avg_pool2d: divisor_override is not supported")
+    return _pool(x, "avg", kernel_size, kernel_size if stride is None else stride, padding,
+                 ceil_mode, exclusive, False, data_format, name)
+
+
+def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
+    return _pool(x, "avg", output_size, 1, 0, False, True, False, data_format, name, True)
+
+
+def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
+    return _pool(x, "max", output_size, 1, 0, False, True, False, "NCHW", name, True)
+
+
+EXPORTS = {
+    "fluid.layers": {"conv2d": conv2d, "pool2d": pool2d, "adaptive_pool2d": adaptive_pool2d},
+    "static.nn": {"conv2d": conv2d},
+    "nn.functional": {"conv2d": functional_conv2d, "max_pool2d": max_pool2d,
+                      "avg_pool2d": avg_pool2d, "adaptive_avg_pool2d": adaptive_avg_pool2d,
+                      "adaptive_max_pool2d": adaptive_max_pool2d},
+}

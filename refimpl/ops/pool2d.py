@@ -1,0 +1,139 @@
+"""pool2d: max or average pooling over kh x kw windows (NCHW; NHWC transposed).
+
+Max: the gradient goes to the first maximum of each window (row-major). Avg with
+exclusive=True divides by the number of real (non-padding) cells; False by kh*kw.
+ceil_mode rounds the output size up (the extra windows are clipped to the input)."""
+import numpy as np
+
+from ._common import FLOATS, rand
+from .conv2d import _back, _nchw, normalize_padding
+from .registry import OpDef, Sample, register
+
+
+def _out(size, k, s, lo, hi, ceil):
+    span = size + lo + hi - k
+    return (-(-span // s) if ceil else span // s) + 1
+
+
+def _geometry(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
+              padding_algorithm):
+    h, w = x_shape[2:]
+    if global_pooling:
+        return [h, w], [1, 1], [0, 0, 0, 0], 1, 1
+    pads = normalize_padding(paddings, padding_algorithm, (h, w), ksize, strides, (1, 1))
+    if adaptive:
+        return list(ksize), None, [0, 0, 0, 0], ksize[0], ksize[1]
+    ho = _out(h, ksize[0], strides[0], pads[0], pads[1], ceil_mode)
+    wo = _out(w, ksize[1], strides[1], pads[2], pads[3], ceil_mode)
+    return list(ksize), list(strides), pads, ho, wo
+
+
+def _windows(h, w, ksize, strides, pads, ho, wo, adaptive):
+    """Yield (i, j, row slice, col slice) of every output cell's window in the input."""
+    for i in range(ho):
+        if adaptive:
+            r0, r1 = (i * h) // ho, -(-((i + 1) * h) // ho)
+        else:
+            r0 = i * strides[0] - pads[0]
+            r1 = min(r0 + ksize[0], h + pads[1])
+        for j in range(wo):
+            if adaptive:
+                c0, c1 = (j * w) // wo, -(-((j + 1) * w) // wo)
+            else:
+                c0 = j * strides[1] - pads[2]
+                c1 = min(c0 + ksize[1], w + pads[3])
+            yield i, j, (r0, r1), (c0, c1)
+
+
+@register
+class Pool2D(OpDef):
+    type = "pool2d"
+    inputs = ("X",)
+    outputs = ("Out",)
+    attrs = {"pooling_type": "max", "ksize": [2, 2], "strides": [1, 1], "paddings": [0, 0],
+             "global_pooling": False, "ceil_mode": False, "exclusive": True, "adaptive": False,
+             "padding_algorithm": "EXPLICIT", "data_format": "NCHW", "use_cudnn": False}
+    grad_inputs = ("X", "Out", "Out@GRAD")
+    kernels = {"forward": "pool:pool2d_forward", "backward": "pool:pool2d_backward"}
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        ctx.check_dtype("X", FLOATS)
+        ctx.expect(len(x.shape) == 4, "X %r must be 4-D, got %s" % (x.name, list(x.shape)))
+        ctx.expect(ctx.attr("pooling_type") in ("max", "avg"),
+                   "pooling_type must be 'max' or 'avg', got %r" % ctx.attr("pooling_type"))
+        nhwc = ctx.attr("data_format") == "NHWC"
+        shape = (x.shape[0], x.shape[3], x.shape[1], x.shape[2]) if nhwc else tuple(x.shape)
+        if min(shape[2:]) < 0:
+            ho = wo = -1
+        else:
+            _, _, _, ho, wo = _geometry(shape, ctx.attr("ksize"), ctx.attr("strides"),
+                                        ctx.attr("paddings"), ctx.attr("global_pooling"),
+                                        ctx.attr("ceil_mode"), ctx.attr("adaptive"),
+                                        ctx.attr("padding_algorithm"))
+            ctx.expect(ho > 0 and wo > 0, "X %r of shape %s is smaller than the window %s"
+                       % (x.name, list(x.shape), ctx.attr("ksize")))
+        out = [shape[0], ho, wo, shape[1]] if nhwc else [shape[0], shape[1], ho, wo]
+        ctx.set_output("Out", out, x.dtype)
+
+    @staticmethod
+    def forward(x, pooling_type="max", ksize=(2, 2), strides=(1, 1), paddings=(0, 0),
+                global_pooling=False, ceil_mode=False, exclusive=True, adaptive=False,
+                padding_algorithm="EXPLICIT", data_format="NCHW", use_cudnn=False):
+        x = _nchw(x, data_format)
+        k, s, pads, ho, wo = _geometry(x.shape, ksize, strides, paddings, global_pooling,
+                                       ceil_mode, adaptive, padding_algorithm)
+        h, w = x.shape[2:]
+        out = np.empty(x.shape[:2] + (ho, wo), x.dtype)
+        for i, j, (r0, r1), (c0, c1) in _windows(h, w, k, s, pads, ho, wo, adaptive):
+            win = x[:, :, max(r0, 0):min(r1, h), max(c0, 0):min(c1, w)]
+            if pooling_type == "max":
+                out[:, :, i, j] = win.max(axis=(2, 3))
+            else:
+                area = win.shape[2] * win.shape[3] if (exclusive or adaptive) \
+                    else (r1 - r0) * (c1 - c0)
+                out[:, :, i, j] = win.sum(axis=(2, 3)) / area
+        return _back(out, data_format)
+
+    @staticmethod
+    def backward(x, out, dout, pooling_type="max", ksize=(2, 2), strides=(1, 1),
+                 paddings=(0, 0), global_pooling=False, ceil_mode=False, exclusive=True,
+                 adaptive=False, padding_algorithm="EXPLICIT", data_format="NCHW",
+                 use_cudnn=False):
+        x = _nchw(x, data_format)
+        dout = _nchw(dout, data_format)
+        k, s, pads, ho, wo = _geometry(x.shape, ksize, strides, paddings, global_pooling,
+                                       ceil_mode, adaptive, padding_algorithm)
+        h, w = x.shape[2:]
+        dx = np.zeros_like(x)
+        n, c = x.shape[:2]
+        for i, j, (r0, r1), (c0, c1) in _windows(h, w, k, s, pads, ho, wo, adaptive):
+            rs, cs = slice(max(r0, 0), min(r1, h)), slice(max(c0, 0), min(c1, w))
+            win = x[:, :, rs, cs]
+            g = dout[:, :, i, j]
+            if pooling_type == "max":
+                flat = win.reshape(n, c, -1)
+                first = flat.argmax(axis=2)
+                hit = np.zeros_like(flat)
+                np.put_along_axis(hit, first[..., None], 1, axis=2)
+                dx[:, :, rs, cs] += hit.reshape(win.shape) * g[:, :, None, None]
+            else:
+                area = win.shape[2] * win.shape[3] if (exclusive or adaptive) \
+                    else (r1 - r0) * (c1 - c0)
+                dx[:, :, rs, cs] += (g / area)[:, :, None, None]
+        return _back(dx, data_format)
+
+    def samples(self, rng):
+        def distinct(*shape):
+            return rng.permutation(int(np.prod(shape))).reshape(shape) / 10.0
+        yield Sample({"X": distinct(2, 3, 6, 6)}, {"ksize": [2, 2], "strides": [2, 2]})
+        yield Sample({"X": distinct(1, 2, 5, 5)}, {"ksize": [3, 3], "strides": [2, 2],
+                                                   "paddings": [1, 1], "ceil_mode": True})
+        yield Sample({"X": rand(rng, 2, 2, 5, 4)}, {"pooling_type": "avg", "ksize": [3, 2],
+                                                    "strides": [1, 2], "paddings": [1, 0],
+                                                    "exclusive": False})
+        yield Sample({"X": rand(rng, 2, 2, 4, 4)}, {"pooling_type": "avg", "ksize": [3, 3],
+                                                    "strides": [2, 2], "paddings": [1, 1]})
+        yield Sample({"X": rand(rng, 2, 3, 4, 5)}, {"pooling_type": "avg",
+                                                    "global_pooling": True})
+        yield Sample({"X": distinct(1, 2, 5, 7)}, {"ksize": [2, 3], "adaptive": True})
