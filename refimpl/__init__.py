@@ -3,6 +3,10 @@ training stack. `import refimpl as paddle`, or run an unmodified paddle script w
 `python -m refimpl run script.py`."""
 __version__ = "0.1.0"
 
+from . import _allocator
+
+_allocator.tune()
+
 from .framework.dtypes import (bool_ as bool, float16, float32, float64, int8, int16, int32,
                                int64, uint8)
 from .framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda)

@@ -19,11 +19,21 @@ from .ops.registry import is_duplicable, slot_name
 __all__ = ["Executor", "Plan", "bind_op", "global_scope"]
 
 
+def _main_dtype(op):
+    """dtype name of the op's first input (what compiled kernels specialize on)."""
+    for names in op.inputs.values():
+        for n in names:
+            v = op.block._find_var_recursive(n)
+            if v is not None and v.dtype is not None:
+                return v.dtype.name
+    return None
+
+
 def bind_op(op, wrap_kernel=None):
     """A closure `run(env)` that runs `op` on the dict `env` of name -> array.
     `wrap_kernel(op, fn) -> fn` instruments kernels (the profiler uses it)."""
     op_def = op.op_def
-    fn = op_def.kernel("forward")
+    fn = op_def.kernel("forward", op.attrs, _main_dtype(op))
     if wrap_kernel is not None:
         fn = wrap_kernel(op, fn)
     attrs = {k: op.attrs[k] for k in op_def.attrs}

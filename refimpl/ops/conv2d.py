@@ -6,31 +6,9 @@ Ho = (H + pad_top + pad_bottom - (dilation*(kh-1)+1)) // stride + 1.
 """
 import numpy as np
 
+from .._kernels.geometry import conv_out_size, normalize_padding
 from ._common import FLOATS, rand
 from .registry import OpDef, Sample, register
-
-
-def conv_out_size(size, k, stride, pad_lo, pad_hi, dilation):
-    return (size + pad_lo + pad_hi - (dilation * (k - 1) + 1)) // stride + 1
-
-
-def normalize_padding(paddings, algorithm, in_hw, k_hw, strides, dilations):
-    """[top, bottom, left, right] from Paddle's 2- or 4-value paddings and padding_algorithm."""
-    if algorithm == "VALID":
-        return [0, 0, 0, 0]
-    if algorithm == "SAME":
-        pads = []
-        for size, k, s, d in zip(in_hw, k_hw, strides, dilations):
-            out = -(-size // s)
-            total = max((out - 1) * s + d * (k - 1) + 1 - size, 0)
-            pads += [total // 2, total - total // 2]
-        return pads
-    p = list(paddings)
-    if len(p) == 2:
-        return [p[0], p[0], p[1], p[1]]
-    if len(p) == 4:
-        return p
-    raise ValueError("paddings must have 2 or 4 values, got %s" % p)
 
 
 def im2col(x, kh, kw, stride, pads, dilation):

@@ -6,7 +6,8 @@ ceil_mode rounds the output size up (the extra windows are clipped to the input)
 import numpy as np
 
 from ._common import FLOATS, rand
-from .conv2d import _back, _nchw, normalize_padding
+from .._kernels.geometry import normalize_padding
+from .conv2d import _back, _nchw
 from .registry import OpDef, Sample, register
 
 

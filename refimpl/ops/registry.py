@@ -172,12 +172,20 @@ class OpDef:
         self.infer_shape(ctx)
 
     # -- kernels
-    def kernel(self, which="forward"):
-        """The function the executor binds: a compiled drop-in if enabled, else the reference."""
+    def kernel(self, which="forward", attrs=None, dtype=None):
+        """The function the executor binds: a compiled drop-in if enabled and `fast_ok` for
+        these attrs and dtype (both fixed when an op is bound), else the reference."""
         from .._kernels import load_kernel
         spec = self.kernels.get(which)
-        fast = load_kernel(spec) if spec else None
-        return fast if fast is not None else getattr(self, which)
+        if spec and (attrs is None or self.fast_ok(dict(self.attrs, **attrs), dtype)):
+            fast = load_kernel(spec)
+            if fast is not None:
+                return fast
+        return getattr(self, which)
+
+    def fast_ok(self, attrs, dtype):
+        """Whether the compiled kernels cover this configuration (default: float32/64)."""
+        return dtype in (None, "float32", "float64")
 
     # -- gradients
     def has_grad(self):
@@ -205,6 +213,7 @@ class _GradOpDef(OpDef):
         self.outputs = tuple(fwd.grad_output_slots())
         self.attrs = fwd.attrs
         self.kernels = {"forward": fwd.kernels["backward"]} if "backward" in fwd.kernels else {}
+        self.fast_ok = fwd.fast_ok
         self.tolerances = fwd.tolerances
 
     def infer_shape(self, ctx):

@@ -1,0 +1,127 @@
+# cython: language_level=3
+"""conv2d forward/backward: im2col / col2im in C loops (GIL released; no OpenMP, whose
+spinning threads starve BLAS on small machines) and one BLAS GEMM per group through numpy. Drop-ins for refimpl.ops.conv2d (NCHW;
+NHWC is transposed in and out)."""
+import numpy as np
+cimport numpy as cnp
+
+from refimpl._kernels.geometry import normalize_padding
+
+ctypedef fused real:
+    float
+    double
+
+
+cdef void _im2col(real[:, :, :, ::1] x, real[:, ::1] col, int kh, int kw, int sh, int sw,
+                  int ph, int pw, int dh, int dw, int ho, int wo) noexcept nogil:
+    """col[(c*kh + i)*kw + j, (n*ho + oy)*wo + ox] = x[n, c, oy*sh - ph + i*dh, ox*sw - pw + j*dw]"""
+    cdef int n_img = x.shape[0], channels = x.shape[1], h = x.shape[2], w = x.shape[3]
+    cdef int row, c, i, j, n, oy, ox, iy, ix
+    cdef Py_ssize_t base
+    for row in range(channels * kh * kw):
+        c = row // (kh * kw)
+        i = (row // kw) % kh
+        j = row % kw
+        for n in range(n_img):
+            for oy in range(ho):
+                iy = oy * sh - ph + i * dh
+                base = (n * ho + oy) * wo
+                if iy < 0 or iy >= h:
+                    for ox in range(wo):
+                        col[row, base + ox] = 0
+                    continue
+                for ox in range(wo):
+                    ix = ox * sw - pw + j * dw
+                    if ix < 0 or ix >= w:
+                        col[row, base + ox] = 0
+                    else:
+                        col[row, base + ox] = x[n, c, iy, ix]
+
+
+cdef void _col2im(real[:, ::1] col, real[:, :, :, ::1] dx, int kh, int kw, int sh, int sw,
+                  int ph, int pw, int dh, int dw, int ho, int wo) noexcept nogil:
+    """dx += the adjoint of _im2col (parallel over channels: each owns its slice of dx)."""
+    cdef int n_img = dx.shape[0], channels = dx.shape[1], h = dx.shape[2], w = dx.shape[3]
+    cdef int row, c, i, j, n, oy, ox, iy, ix
+    cdef Py_ssize_t base
+    for c in range(channels):
+        for i in range(kh):
+            for j in range(kw):
+                row = (c * kh + i) * kw + j
+                for n in range(n_img):
+                    for oy in range(ho):
+                        iy = oy * sh - ph + i * dh
+                        if iy < 0 or iy >= h:
+                            continue
+                        base = (n * ho + oy) * wo
+                        for ox in range(wo):
+                            ix = ox * sw - pw + j * dw
+                            if ix >= 0 and ix < w:
+                                dx[n, c, iy, ix] += col[row, base + ox]
+
+
+def _geometry(x, f, strides, paddings, padding_algorithm, dilations):
+    pads = normalize_padding(paddings, padding_algorithm, x.shape[2:], f.shape[2:], strides, dilations)
+    kh, kw = f.shape[2], f.shape[3]
+    ho = (x.shape[2] + pads[0] + pads[1] - (dilations[0] * (kh - 1) + 1)) // strides[0] + 1
+    wo = (x.shape[3] + pads[2] + pads[3] - (dilations[1] * (kw - 1) + 1)) // strides[1] + 1
+    return pads, kh, kw, ho, wo
+
+
+def _columns(x, kh, kw, strides, pads, dilations, ho, wo):
+    col = np.empty((x.shape[1] * kh * kw, x.shape[0] * ho * wo), x.dtype)
+    if x.dtype == np.float32:
+        _im2col[float](x, col, kh, kw, strides[0], strides[1], pads[0], pads[2],
+                       dilations[0], dilations[1], ho, wo)
+    else:
+        _im2col[double](x, col, kh, kw, strides[0], strides[1], pads[0], pads[2],
+                        dilations[0], dilations[1], ho, wo)
+    return col
+
+
+def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
+                   groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False):
+    if data_format == "NHWC":
+        x = x.transpose(0, 3, 1, 2)
+    x = np.ascontiguousarray(x)
+    groups = groups or 1
+    pads, kh, kw, ho, wo = _geometry(x, f, strides, paddings, padding_algorithm, dilations)
+    col = _columns(x, kh, kw, strides, pads, dilations, ho, wo)
+    m = f.shape[0]
+    mg, rows = m // groups, col.shape[0] // groups
+    w2 = f.reshape(m, -1)
+    out = np.concatenate([w2[g * mg:(g + 1) * mg] @ col[g * rows:(g + 1) * rows]
+                          for g in range(groups)]) if groups > 1 else w2 @ col
+    out = out.reshape(m, x.shape[0], ho, wo).transpose(1, 0, 2, 3)
+    if data_format == "NHWC":
+        return np.ascontiguousarray(out.transpose(0, 2, 3, 1))
+    return np.ascontiguousarray(out)
+
+
+def conv2d_backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
+                    groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False):
+    if data_format == "NHWC":
+        x = x.transpose(0, 3, 1, 2)
+        dy = dy.transpose(0, 3, 1, 2)
+    x = np.ascontiguousarray(x)
+    groups = groups or 1
+    pads, kh, kw, ho, wo = _geometry(x, f, strides, paddings, padding_algorithm, dilations)
+    col = _columns(x, kh, kw, strides, pads, dilations, ho, wo)
+    m = f.shape[0]
+    mg, rows = m // groups, col.shape[0] // groups
+    dy2 = np.ascontiguousarray(dy.transpose(1, 0, 2, 3)).reshape(m, -1)
+    w2 = f.reshape(m, -1)
+    df = np.concatenate([dy2[g * mg:(g + 1) * mg] @ col[g * rows:(g + 1) * rows].T
+                         for g in range(groups)])
+    dcol = np.concatenate([w2[g * mg:(g + 1) * mg].T @ dy2[g * mg:(g + 1) * mg]
+                           for g in range(groups)])
+    dx = np.zeros_like(x)
+    if x.dtype == np.float32:
+        _col2im[float](dcol, dx, kh, kw, strides[0], strides[1], pads[0], pads[2],
+                       dilations[0], dilations[1], ho, wo)
+    else:
+        _col2im[double](dcol, dx, kh, kw, strides[0], strides[1], pads[0], pads[2],
+                        dilations[0], dilations[1], ho, wo)
+    if data_format == "NHWC":
+        dx = np.ascontiguousarray(dx.transpose(0, 2, 3, 1))
+    return dx, df.reshape(f.shape)
