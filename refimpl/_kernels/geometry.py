@@ -25,3 +25,23 @@ def normalize_padding(paddings, algorithm, in_hw, k_hw, strides, dilations):
     if len(p) == 4:
         return p
     raise ValueError("paddings must have 2 or 4 values, got %s" % p)
+
+
+def pool_out_size(size, k, stride, pad_lo, pad_hi, ceil_mode):
+    span = size + pad_lo + pad_hi - k
+    return (-(-span // stride) if ceil_mode else span // stride) + 1
+
+
+def pool_geometry(shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
+                  padding_algorithm):
+    """(ksize, strides, [top, bottom, left, right], Ho, Wo) of pool2d on an NCHW shape;
+    global pooling is one window over everything, adaptive makes ksize the output size."""
+    h, w = shape[2], shape[3]
+    if global_pooling:
+        return (h, w), (1, 1), [0, 0, 0, 0], 1, 1
+    if adaptive:
+        return tuple(ksize), (1, 1), [0, 0, 0, 0], ksize[0], ksize[1]
+    pads = normalize_padding(paddings, padding_algorithm, (h, w), ksize, strides, (1, 1))
+    return (tuple(ksize), tuple(strides), pads,
+            pool_out_size(h, ksize[0], strides[0], pads[0], pads[1], ceil_mode),
+            pool_out_size(w, ksize[1], strides[1], pads[2], pads[3], ceil_mode))

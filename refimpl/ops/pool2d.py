@@ -6,27 +6,9 @@ ceil_mode rounds the output size up (the extra windows are clipped to the input)
 import numpy as np
 
 from ._common import FLOATS, rand
-from .._kernels.geometry import normalize_padding
+from .._kernels.geometry import pool_geometry
 from .conv2d import _back, _nchw
 from .registry import OpDef, Sample, register
-
-
-def _out(size, k, s, lo, hi, ceil):
-    span = size + lo + hi - k
-    return (-(-span // s) if ceil else span // s) + 1
-
-
-def _geometry(x_shape, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
-              padding_algorithm):
-    h, w = x_shape[2:]
-    if global_pooling:
-        return [h, w], [1, 1], [0, 0, 0, 0], 1, 1
-    pads = normalize_padding(paddings, padding_algorithm, (h, w), ksize, strides, (1, 1))
-    if adaptive:
-        return list(ksize), None, [0, 0, 0, 0], ksize[0], ksize[1]
-    ho = _out(h, ksize[0], strides[0], pads[0], pads[1], ceil_mode)
-    wo = _out(w, ksize[1], strides[1], pads[2], pads[3], ceil_mode)
-    return list(ksize), list(strides), pads, ho, wo
 
 
 def _windows(h, w, ksize, strides, pads, ho, wo, adaptive):
@@ -68,7 +50,7 @@ class Pool2D(OpDef):
         if min(shape[2:]) < 0:
             ho = wo = -1
         else:
-            _, _, _, ho, wo = _geometry(shape, ctx.attr("ksize"), ctx.attr("strides"),
+            _, _, _, ho, wo = pool_geometry(shape, ctx.attr("ksize"), ctx.attr("strides"),
                                         ctx.attr("paddings"), ctx.attr("global_pooling"),
                                         ctx.attr("ceil_mode"), ctx.attr("adaptive"),
                                         ctx.attr("padding_algorithm"))
@@ -82,7 +64,7 @@ class Pool2D(OpDef):
                 global_pooling=False, ceil_mode=False, exclusive=True, adaptive=False,
                 padding_algorithm="EXPLICIT", data_format="NCHW", use_cudnn=False):
         x = _nchw(x, data_format)
-        k, s, pads, ho, wo = _geometry(x.shape, ksize, strides, paddings, global_pooling,
+        k, s, pads, ho, wo = pool_geometry(x.shape, ksize, strides, paddings, global_pooling,
                                        ceil_mode, adaptive, padding_algorithm)
         h, w = x.shape[2:]
         out = np.empty(x.shape[:2] + (ho, wo), x.dtype)
@@ -103,7 +85,7 @@ class Pool2D(OpDef):
                  use_cudnn=False):
         x = _nchw(x, data_format)
         dout = _nchw(dout, data_format)
-        k, s, pads, ho, wo = _geometry(x.shape, ksize, strides, paddings, global_pooling,
+        k, s, pads, ho, wo = pool_geometry(x.shape, ksize, strides, paddings, global_pooling,
                                        ceil_mode, adaptive, padding_algorithm)
         h, w = x.shape[2:]
         dx = np.zeros_like(x)
