@@ -1,0 +1,216 @@
+"""CompiledProgram.with_data_parallel / ParallelExecutor in one process: N places behave
+like one place on the same total batch; feeds split as seed 001 says."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import refimpl as paddle
+from refimpl import static
+from refimpl.framework import unique_name
+from refimpl.framework.scope import Scope, scope_guard
+from refimpl.parallel.engine import owners_by_size, split_feed
+
+Reduce = static.BuildStrategy.ReduceStrategy
+Scale = static.BuildStrategy.GradientScaleStrategy
+OPTIMIZERS = {"sgd": lambda lr: paddle.optimizer.SGD(lr),
+              "momentum": lambda lr: paddle.optimizer.Momentum(lr, momentum=0.9),
+              "adam": lambda lr: paddle.optimizer.Adam(lr)}
+
+
+def _model(optimizer="sgd", lr=0.05, batch_norm=False):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup), unique_name.guard():
+        x = static.data("x", [None, 4], "float32")
+        y = static.data("y", [None, 1], "float32")
+        init = paddle.nn.initializer.Uniform(-0.5, 0.5, seed=7)
+        h = static.nn.fc(x, 6, weight_attr=paddle.ParamAttr(initializer=init))
+        if batch_norm:
+            h = static.nn.batch_norm(h)
+        h = paddle.nn.functional.relu(h)
+        pred = static.nn.fc(h, 1, weight_attr=paddle.ParamAttr(initializer=init))
+        loss = paddle.mean(paddle.nn.functional.square_error_cost(pred, y))
+        OPTIMIZERS[optimizer](lr).minimize(loss)
+    return main, startup, loss
+
+
+def _data(n, seed=0):
+    rng = np.random.RandomState(seed)
+    return {"x": rng.randn(n, 4).astype("float32"), "y": rng.randn(n, 1).astype("float32")}
+
+
+def _train(places, steps, feed, optimizer="sgd", lr=0.05, strategy=None, batch_norm=False,
+           feed_fn=None):
+    main, startup, loss = _model(optimizer, lr, batch_norm)
+    scope = Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    if places is None:
+        prog = main
+    else:
+        prog = static.CompiledProgram(main).with_data_parallel(
+            loss_name=loss.name, build_strategy=strategy, places=[paddle.CPUPlace()] * places)
+    losses = []
+    for step in range(steps):
+        f = feed_fn(step) if feed_fn else feed
+        out, = exe.run(prog, feed=f, fetch_list=[loss], scope=scope)
+        losses.append(out)
+    params = {p.name: np.array(scope.find_var(p.name).get_tensor())
+              for p in main.all_parameters()}
+    return losses, params
+
+
+def _strategy(reduce=Reduce.AllReduce, **flags):
+    s = static.BuildStrategy()
+    s.reduce_strategy = reduce
+    for k, v in flags.items():
+        setattr(s, k, v)
+    return s
+
+
+def _assert_params_close(a, b, rtol=1e-5, atol=1e-6):
+    assert a.keys() == b.keys()
+    for k in a:
+        np.testing.assert_allclose(a[k], b[k], rtol=rtol, atol=atol, err_msg=k)
+
+
+@settings(max_examples=12, deadline=None)
+@given(n=st.integers(1, 4), reduce=st.sampled_from([Reduce.AllReduce, Reduce.Reduce]),
+       optimizer=st.sampled_from(sorted(OPTIMIZERS)), per_device=st.integers(1, 3),
+       fuse=st.booleans())
+def test_n_places_equal_one_place_on_the_same_batch(n, reduce, optimizer, per_device, fuse):
+    feed = _data(n * per_device)
+    strategy = _strategy(reduce, fuse_all_reduce_ops=fuse, fuse_broadcast_ops=fuse)
+    _, single = _train(None, 3, feed, optimizer)
+    losses, multi = _train(n, 3, feed, optimizer, strategy=strategy)
+    _assert_params_close(single, multi)
+    assert losses[0].shape == (n,)
+
+
+def test_gradient_scale_one_sums_device_gradients():
+    n = 2
+    feed = _data(4)
+    _, single = _train(None, 2, feed, lr=0.05 * n)   # sum of n equal-size means = n x mean
+    _, multi = _train(n, 2, feed, lr=0.05, strategy=_strategy(gradient_scale_strategy=Scale.One))
+    _assert_params_close(single, multi)
+
+
+def test_gradient_scale_customized_uses_the_fed_loss_grad():
+    n = 2
+    feed = dict(_data(4))
+    feed["mean_0.tmp_0@GRAD"] = np.full(n, 1.0 / n, "float32")
+    _, single = _train(None, 2, _data(4))
+    _, multi = _train(n, 2, feed, strategy=_strategy(gradient_scale_strategy=Scale.Customized))
+    _assert_params_close(single, multi)
+
+
+def test_customized_without_loss_grad_feed_is_an_error():
+    with pytest.raises(ValueError, match="feed 'mean_0.tmp_0@GRAD'"):
+        _train(2, 1, _data(4), strategy=_strategy(gradient_scale_strategy=Scale.Customized))
+
+
+def test_list_feed_equals_dict_feed():
+    feed = _data(4)
+    as_list = [{k: v[:2] for k, v in feed.items()}, {k: v[2:] for k, v in feed.items()}]
+    _, a = _train(2, 2, feed)
+    _, b = _train(2, 2, as_list)
+    _assert_params_close(a, b, rtol=0, atol=0)
+
+
+def test_uneven_split_gives_later_devices_the_extra_samples():
+    parts = split_feed({"x": np.arange(3)}, 2)
+    assert [p["x"].tolist() for p in parts] == [[0], [1, 2]]
+    parts = split_feed({"x": np.arange(7)}, 3)
+    assert [len(p["x"]) for p in parts] == [2, 2, 3]
+
+
+def test_feed_errors():
+    with pytest.raises(ValueError, match="fewer than the 2 devices"):
+        split_feed({"x": np.arange(1)}, 2)
+    with pytest.raises(ValueError, match="list of 1 dicts but there are 2 devices"):
+        split_feed([{"x": np.arange(2)}], 2)
+    with pytest.raises(TypeError, match=r"feed\[1\] must be a dict"):
+        split_feed([{"x": np.arange(2)}, [1]], 2)
+
+
+def test_fetch_merges_per_sample_outputs_in_order():
+    main, startup, loss = _model()
+    pred = [op for op in main.global_block().ops if op.type == "elementwise_add"][-1]
+    pred_name = pred.output("Out")[0]
+    scope = Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    feed = _data(3)
+    single, = exe.run(main.clone(for_test=True), feed=feed, fetch_list=[pred_name], scope=scope)
+    test = static.CompiledProgram(main.clone(for_test=True)).with_data_parallel(
+        places=[paddle.CPUPlace()] * 2)
+    merged, = exe.run(test, feed=feed, fetch_list=[pred_name], scope=scope)
+    np.testing.assert_allclose(merged, single, rtol=1e-6)
+    per_device, = exe.run(test, feed=feed, fetch_list=[pred_name], scope=scope,
+                          return_numpy=False)
+    assert [np.array(t).shape for t in per_device] == [(1, 1), (2, 1)]
+
+
+def test_sync_batch_norm_equals_batch_norm_on_the_whole_batch():
+    feed = _data(8)
+    _, single = _train(None, 3, feed, batch_norm=True)
+    _, plain = _train(2, 3, feed, batch_norm=True)
+    _, synced = _train(2, 3, feed, batch_norm=True, strategy=_strategy(sync_batch_norm=True))
+    _assert_params_close(single, synced)
+    # without sync, each device normalizes its own half: different parameters
+    assert any(not np.allclose(single[k], plain[k], rtol=1e-4) for k in single)
+
+
+def test_share_vars_from_must_have_run_and_then_shares_parameters():
+    main, startup, loss = _model()
+    test_prog = main.clone(for_test=True)
+    scope = Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    places = [paddle.CPUPlace()] * 2
+    train = static.CompiledProgram(main).with_data_parallel(loss_name=loss.name, places=places)
+    test = static.CompiledProgram(test_prog).with_data_parallel(share_vars_from=train,
+                                                                places=places)
+    feed = _data(4)
+    with pytest.raises(RuntimeError, match="has not run yet"):
+        exe.run(test, feed=feed, fetch_list=[loss], scope=scope)
+    for _ in range(3):
+        exe.run(train, feed=feed, fetch_list=[loss], scope=scope)
+    got, = exe.run(test, feed=feed, fetch_list=[loss], scope=scope)
+    want, = exe.run(test_prog, feed={k: v[2:] for k, v in feed.items()}, fetch_list=[loss],
+                    scope=scope)
+    np.testing.assert_allclose(got[1], want, rtol=1e-6)
+
+
+def test_build_strategy_is_frozen_after_build():
+    strategy = _strategy()
+    _train(2, 1, _data(4), strategy=strategy)
+    with pytest.raises(RuntimeError, match="finalized"):
+        strategy.fuse_elewise_add_act_ops = True
+
+
+def test_reduce_owners_are_balanced_and_deterministic():
+    class P:
+        def __init__(self, name, shape):
+            self.name, self.shape = name, shape
+    params = [P("a", [100]), P("b", [60]), P("c", [50]), P("d", [10])]
+    owner = owners_by_size(params, 2)
+    assert owner == {"a": 0, "b": 1, "c": 1, "d": 0}
+    assert owners_by_size(list(reversed(params)), 2) == owner
+
+
+def test_parallel_executor_runs_and_drops_scopes(monkeypatch):
+    monkeypatch.setenv("CPU_NUM", "2")
+    main, startup, loss = _model()
+    scope = Scope()
+    with scope_guard(scope):
+        static.Executor().run(startup)
+        pe = static.ParallelExecutor(use_cuda=False, loss_name=loss.name, main_program=main,
+                                     build_strategy=_strategy())
+        assert pe.device_count == 2
+        first, = pe.run(fetch_list=[loss.name], feed=_data(4))
+        for _ in range(20):
+            last, = pe.run(fetch_list=[loss.name], feed=_data(4))
+        pe.drop_local_exe_scopes()
+    assert last.mean() < first.mean()
+    with pytest.raises(TypeError, match="share_vars_from must be a ParallelExecutor"):
+        static.ParallelExecutor(use_cuda=False, main_program=main, share_vars_from=object())

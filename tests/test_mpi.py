@@ -1,0 +1,60 @@
+"""Across processes: `mpirun -n N python -m refimpl run` trains to the single-process
+parameters, and a failing rank aborts the job instead of hanging."""
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import numpy as np
+import pytest
+
+pytestmark = [pytest.mark.mpi,
+              pytest.mark.skipif(shutil.which("mpirun") is None, reason="mpirun not found")]
+EXAMPLE = os.path.join(os.path.dirname(__file__), os.pardir, "examples", "train_mlp_dp.py")
+
+
+def _run(n, script, *args, timeout=180):
+    cmd = [sys.executable, "-m", "refimpl", "run", script] + list(args)
+    if n > 1:
+        cmd = ["mpirun", "-n", str(n)] + cmd
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=timeout)
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_mpirun_matches_single_process(tmp_path, n):
+    single, multi = tmp_path / "single.npz", tmp_path / "multi.npz"
+    r = _run(1, EXAMPLE, str(single))
+    assert r.returncode == 0, r.stderr
+    r = _run(n, EXAMPLE, str(multi))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert r.stdout.count("done") == n and "of %d done" % n in r.stdout
+    a, b = np.load(single), np.load(multi)
+    assert sorted(a.files) == sorted(b.files) and a.files
+    for k in a.files:
+        np.testing.assert_allclose(b[k], a[k], rtol=1e-5, atol=1e-6, err_msg=k)
+
+
+def test_failing_rank_aborts_the_job(tmp_path):
+    script = tmp_path / "fail.py"
+    script.write_text(textwrap.dedent("""
+        import time
+        import paddle
+        if paddle.distributed.get_rank() == 1:
+            raise RuntimeError("rank 1 fails on purpose")
+        time.sleep(60)   # rank 0 would wait forever for rank 1 without the abort
+    """))
+    r = _run(2, str(script), timeout=50)
+    assert r.returncode != 0
+    assert "rank 1 fails on purpose" in r.stderr
+
+
+def test_distributed_names_report_the_world(tmp_path):
+    script = tmp_path / "world.py"
+    script.write_text("import paddle\nenv = paddle.distributed.init_parallel_env()\n"
+                      "print('RW', paddle.distributed.get_rank(), "
+                      "paddle.distributed.get_world_size(), env.world_size)\n")
+    r = _run(2, str(script))
+    assert r.returncode == 0, r.stderr
+    assert sorted(line for line in r.stdout.splitlines() if line.startswith("RW")) == \
+        ["RW 0 2 2", "RW 1 2 2"]
