@@ -33,6 +33,9 @@ class BatchNorm(OpDef):
     grad_inputs = ("X", "Scale", "SavedMean", "SavedVariance", "Y@GRAD")
     kernels = {"forward": "batch_norm:batch_norm_forward",
                "backward": "batch_norm:batch_norm_backward"}
+
+    def fast_ok(self, attrs, dtype):
+        return super().fast_ok(attrs, dtype) and attrs["data_layout"] == "NCHW"
     fd_tolerance = (2e-3, 2e-4)
 
     def infer_shape(self, ctx):

@@ -32,6 +32,9 @@ class Momentum(_Update):
              "regularization_coeff": 0.0}
     kernels = {"forward": "optim:momentum"}
 
+    def fast_ok(self, attrs, dtype):
+        return super().fast_ok(attrs, dtype) and not attrs["regularization_method"]
+
     @staticmethod
     def forward(param, grad, velocity, lr, mu=0.9, use_nesterov=False,
                 regularization_method="", regularization_coeff=0.0):

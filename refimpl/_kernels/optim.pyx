@@ -1,0 +1,76 @@
+# cython: language_level=3
+"""In-place optimizer updates over flat views (GIL released): drop-ins for the sgd,
+momentum and adam ops in refimpl.ops."""
+import numpy as np
+from libc.math cimport sqrt
+
+ctypedef fused real:
+    float
+    double
+
+
+cdef void _sgd(real[::1] p, real[::1] g, real lr) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(p.shape[0]):
+        p[i] -= lr * g[i]
+
+
+cdef void _momentum(real[::1] p, real[::1] g, real[::1] v, real lr, real mu,
+                    bint nesterov) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(p.shape[0]):
+        v[i] = v[i] * mu + g[i]
+        if nesterov:
+            p[i] -= (g[i] + mu * v[i]) * lr
+        else:
+            p[i] -= lr * v[i]
+
+
+cdef void _adam(real[::1] p, real[::1] g, real[::1] m1, real[::1] m2, real lr_t, real b1,
+                real b2, real eps_t) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(p.shape[0]):
+        m1[i] = b1 * m1[i] + (1 - b1) * g[i]
+        m2[i] = b2 * m2[i] + (1 - b2) * g[i] * g[i]
+        p[i] -= lr_t * (m1[i] / (<real>sqrt(m2[i]) + eps_t))
+
+
+def _flat(a):
+    if not a.flags.c_contiguous:
+        raise ValueError("in-place update needs a contiguous array")
+    return a.reshape(-1)
+
+
+def sgd(param, lr, grad):
+    g = np.ascontiguousarray(grad, param.dtype).reshape(-1)
+    if param.dtype == np.float32:
+        _sgd[float](_flat(param), g, lr.reshape(-1)[0])
+    else:
+        _sgd[double](_flat(param), g, lr.reshape(-1)[0])
+    return param
+
+
+def momentum(param, grad, velocity, lr, mu=0.9, use_nesterov=False, regularization_method="",
+             regularization_coeff=0.0):
+    g = np.ascontiguousarray(grad, param.dtype).reshape(-1)
+    if param.dtype == np.float32:
+        _momentum[float](_flat(param), g, _flat(velocity), lr.reshape(-1)[0], mu, use_nesterov)
+    else:
+        _momentum[double](_flat(param), g, _flat(velocity), lr.reshape(-1)[0], mu,
+                          use_nesterov)
+    return param, velocity
+
+
+def adam(param, grad, lr, m1, m2, b1p, b2p, beta1=0.9, beta2=0.999, epsilon=1e-8,
+         lazy_mode=False):
+    g = np.ascontiguousarray(grad, param.dtype).reshape(-1)
+    corr2 = sqrt(1 - float(b2p.reshape(-1)[0]))
+    lr_t = float(lr.reshape(-1)[0]) * corr2 / (1 - float(b1p.reshape(-1)[0]))
+    if param.dtype == np.float32:
+        _adam[float](_flat(param), g, _flat(m1), _flat(m2), lr_t, beta1, beta2, epsilon * corr2)
+    else:
+        _adam[double](_flat(param), g, _flat(m1), _flat(m2), lr_t, beta1, beta2,
+                      epsilon * corr2)
+    b1p *= beta1
+    b2p *= beta2
+    return param, m1, m2, b1p, b2p
