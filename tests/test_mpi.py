@@ -54,9 +54,9 @@ def test_failing_rank_aborts_the_job(tmp_path):
 def test_distributed_names_report_the_world(tmp_path):
     script = tmp_path / "world.py"
     script.write_text("import paddle\nenv = paddle.distributed.init_parallel_env()\n"
-                      "print('RW', paddle.distributed.get_rank(), "
-                      "paddle.distributed.get_world_size(), env.world_size)\n")
+                      "print('RW %d %d %d' % (paddle.distributed.get_rank(), "
+                      "paddle.distributed.get_world_size(), env.world_size))\n")
     r = _run(2, str(script))
     assert r.returncode == 0, r.stderr
-    # ranks share stdout, so lines may interleave: find the reports anywhere
+    # ranks share stdout, so their lines may interleave: find the reports anywhere
     assert sorted(re.findall(r"RW \d \d \d", r.stdout)) == ["RW 0 2 2", "RW 1 2 2"]

@@ -2,6 +2,7 @@
 prints its traceback and aborts the whole job instead of leaving the others hanging."""
 import contextlib
 import sys
+import time
 import traceback
 
 __all__ = ["abort_on_error", "world"]
@@ -25,8 +26,16 @@ def mpi_comm():
     return comm if comm.Get_size() > 1 else None
 
 
+def _flush():
+    sys.stdout.flush()
+    sys.stderr.flush()
+
+
 @contextlib.contextmanager
 def abort_on_error():
+    """Run the user's script; under mpirun, a failing rank aborts the job. The short pause
+    before Abort and the barrier at the end give mpirun time to forward what the ranks
+    printed (MPICH drops output still in flight when a job ends)."""
     try:
         yield
     except SystemExit:
@@ -36,5 +45,11 @@ def abort_on_error():
         if comm is None:
             raise
         traceback.print_exc()
-        sys.stderr.flush()
+        _flush()
+        time.sleep(0.5)
         comm.Abort(1)
+    comm = mpi_comm() if "mpi4py.MPI" in sys.modules else None
+    _flush()
+    if comm is not None:
+        comm.Barrier()
+        time.sleep(0.2)
