@@ -148,6 +148,28 @@ class Plan:
         except Exception as e:
             raise self._explain(i, e, env) from e
 
+    def run_measuring_memory(self, env, include=None):
+        """Run like `run`, returning the peak bytes held by this run's temporaries at any
+        point (those whose name passes `include`, e.g. activations only): what recompute
+        and eager deletion lower."""
+        temporaries = {n for n in self.temporaries if include is None or include(n)}
+        live = {n: env[n].nbytes for n in temporaries if getattr(env.get(n), "nbytes", None)}
+        peak = current = sum(live.values())
+        for i, run in enumerate(self.runs):
+            try:
+                run(env)
+            except Exception as e:
+                raise self._explain(i, e, env) from e
+            for n in self.ops[i].output_arg_names:
+                if n in temporaries and n in env and n not in live:
+                    live[n] = env[n].nbytes
+                    current += live[n]
+            peak = max(peak, current)
+            for n in (self.free_after[i] if self.free_after is not None else ()):
+                del env[n]
+                current -= live.pop(n, 0)
+        return peak
+
     def _explain(self, i, e, env):
         op = self.ops[i]
         for slot, names in op.inputs.items():

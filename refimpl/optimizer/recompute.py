@@ -84,6 +84,8 @@ def append_backward_with_checkpoints(loss, parameter_list=None, no_grad_set=None
         for op in segments[k][1]:
             if op.type in _NOT_RECOMPUTED:
                 continue
+            # inputs first: an op may write a variable it reads (batch_norm's MeanOut)
+            inputs = {slot: [mapping.get(n, n) for n in ins] for slot, ins in op.inputs.items()}
             outputs = {}
             for slot, outs in op.outputs.items():
                 new = []
@@ -96,7 +98,6 @@ def append_backward_with_checkpoints(loss, parameter_list=None, no_grad_set=None
                     mapping[n] = copy
                     new.append(copy)
                 outputs[slot] = new
-            inputs = {slot: [mapping.get(n, n) for n in ins] for slot, ins in op.inputs.items()}
             attrs = dict(op.attrs)
             attrs["op_role"] = OpRole.Backward
             block.append_op(type=op.type, inputs=inputs, outputs=outputs, attrs=attrs)
