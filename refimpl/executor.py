@@ -29,11 +29,14 @@ def _main_dtype(op):
     return None
 
 
-def bind_op(op, wrap_kernel=None):
+def bind_op(op, wrap_kernel=None, inplace=False):
     """A closure `run(env)` that runs `op` on the dict `env` of name -> array.
-    `wrap_kernel(op, fn) -> fn` instruments kernels (the profiler uses it)."""
+    `inplace`: use the op's `forward_inplace`, which writes into its first input (the
+    caller has checked that input is dead after this op). `wrap_kernel(op, fn) -> fn`
+    instruments kernels (the profiler uses it)."""
     op_def = op.op_def
-    fn = op_def.kernel("forward", op.attrs, _main_dtype(op))
+    fn = op_def.forward_inplace if inplace else op_def.kernel("forward", op.attrs,
+                                                               _main_dtype(op))
     if wrap_kernel is not None:
         fn = wrap_kernel(op, fn)
     attrs = {k: op.attrs[k] for k in op_def.attrs}
@@ -102,12 +105,12 @@ def bind_op(op, wrap_kernel=None):
 class Plan:
     """A program compiled for one feed/fetch signature: bound ops plus a free list."""
 
-    def __init__(self, program, feed_names, fetch_names, eager_delete=True, wrap_kernel=None):
+    def __init__(self, program, feed_names, fetch_names, eager_delete=True, wrap_kernel=None,
+                 inplace=False):
         self.program = program
         self.version = program._version
         block = program.global_block()
         self.ops = list(block.ops)
-        self.runs = [bind_op(op, wrap_kernel) for op in self.ops]
         self.fetch_names = list(fetch_names)
         persistable = {n for n, v in block.vars.items() if v.persistable}
         produced = set(feed_names)
@@ -117,8 +120,25 @@ class Plan:
         # Temporaries: produced by this run and not persistable. Everything else in
         # the scope (parameters, values the user put there) is left alone.
         self.temporaries = [n for n in produced if n not in persistable]
-        self.free_after = self._free_lists(set(self.temporaries) - set(fetch_names)) \
-            if eager_delete else None
+        dead_after = self._free_lists(set(self.temporaries) - set(fetch_names))
+        self.free_after = dead_after if eager_delete else None
+        reuse = [inplace and self._can_reuse_input(op, dead, set(feed_names), persistable)
+                 for op, dead in zip(self.ops, dead_after)]
+        self.runs = [bind_op(op, wrap_kernel, r) for op, r in zip(self.ops, reuse)]
+        self.inplace_ops = sum(reuse)
+
+    @staticmethod
+    def _can_reuse_input(op, dead, fed, persistable):
+        """enable_inplace: the op may overwrite its first input when that input dies here,
+        is not a user's fed array or persistable, and is not read twice by the op."""
+        if not hasattr(op.op_def, "forward_inplace"):
+            return False
+        first = op.inputs.get(op.op_def.input_slots[0], [])
+        if not first:
+            return False
+        x = first[0]
+        return (x in dead and x not in fed and x not in persistable
+                and op.input_arg_names.count(x) == 1 and x not in op.output_arg_names)
 
     def _free_lists(self, freeable):
         last_use = {}

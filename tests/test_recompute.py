@@ -147,4 +147,4 @@ def test_recompute_lowers_peak_activation_memory():
     plain_main, _, plain_loss = _mlp(16, 64, 0, False)
     rc_main, _, rc_loss = _mlp(16, 64, 4, True)
     plain, recomputed = _peak(plain_main, plain_loss), _peak(rc_main, rc_loss)
-    assert recomputed < 0.4 * plain, (plain, recomputed)
+    assert recomputed < 0.5 * plain, (plain, recomputed)

@@ -38,9 +38,21 @@ class _Elementwise(OpDef):
                      name="axis1_2d")
 
 
+class _InplaceElementwise(_Elementwise):
+    """add/sub/mul: with enable_inplace, the result may be written into X's buffer."""
+
+    def forward_inplace(self, x, y, axis=-1):
+        xa, ya = align(x, y, axis)
+        if np.broadcast_shapes(xa.shape, ya.shape) != x.shape or xa.dtype != ya.dtype:
+            return self.forward(x, y, axis)
+        return self.ufunc(xa, ya, out=xa).reshape(x.shape)
+
+
 @register
-class ElementwiseAdd(_Elementwise):
+class ElementwiseAdd(_InplaceElementwise):
     type = "elementwise_add"
+    ufunc = staticmethod(np.add)
+    grad_inputs = ("X", "Y", "Out@GRAD")
 
     @staticmethod
     def forward(x, y, axis=-1):
@@ -48,13 +60,15 @@ class ElementwiseAdd(_Elementwise):
         return x + y
 
     @staticmethod
-    def backward(x, y, out, dout, axis=-1):
+    def backward(x, y, dout, axis=-1):
         return unbroadcast(dout, x, y, axis)
 
 
 @register
-class ElementwiseSub(_Elementwise):
+class ElementwiseSub(_InplaceElementwise):
     type = "elementwise_sub"
+    ufunc = staticmethod(np.subtract)
+    grad_inputs = ("X", "Y", "Out@GRAD")
 
     @staticmethod
     def forward(x, y, axis=-1):
@@ -62,14 +76,15 @@ class ElementwiseSub(_Elementwise):
         return x - y
 
     @staticmethod
-    def backward(x, y, out, dout, axis=-1):
+    def backward(x, y, dout, axis=-1):
         dx, dy = unbroadcast(dout, x, y, axis)
         return dx, -dy
 
 
 @register
-class ElementwiseMul(_Elementwise):
+class ElementwiseMul(_InplaceElementwise):
     type = "elementwise_mul"
+    ufunc = staticmethod(np.multiply)
     grad_inputs = ("X", "Y", "Out@GRAD")
 
     @staticmethod

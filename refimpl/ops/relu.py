@@ -21,6 +21,10 @@ class Relu(OpDef):
         return np.maximum(x, 0, dtype=x.dtype)
 
     @staticmethod
+    def forward_inplace(x):
+        return np.maximum(x, 0, out=x)
+
+    @staticmethod
     def backward(out, dout):
         return dout * (out > 0)
 

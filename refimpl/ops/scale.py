@@ -22,6 +22,16 @@ class Scale(OpDef):
         return ((x + dt.type(bias)) * dt.type(scale)).astype(dt, copy=False)
 
     @staticmethod
+    def forward_inplace(x, scale=1.0, bias=0.0, bias_after_scale=True):
+        t = x.dtype.type
+        if not bias_after_scale:
+            x += t(bias)
+        x *= t(scale)
+        if bias_after_scale:
+            x += t(bias)
+        return x
+
+    @staticmethod
     def backward(dout, scale=1.0, bias=0.0, bias_after_scale=True):
         return (dout * dout.dtype.type(scale)).astype(dout.dtype, copy=False)
 

@@ -2,15 +2,23 @@
 
 `apply_passes(program, build_strategy, protected)` returns a rewritten clone (the user's
 Program is never modified). `protected` names variables that must survive every rewrite
-(fetch targets, the loss). Each pass is `apply(program, protected) -> number of rewrites`,
+(fetch targets, the loss). Each pass is `apply(program, protected, build_strategy) ->
+number of rewrites`,
 registered below against the BuildStrategy flag that turns it on.
 """
-from . import graphviz
+from . import (fuse_bn_act, fuse_bn_add_act, fuse_elewise_add_act, fuse_optimizer,
+               fuse_relu_depthwise_conv, graphviz)
 
 __all__ = ["apply_passes", "PASSES"]
 
 # (BuildStrategy attribute, pass module); order matters: fusions before memory planning.
-PASSES = []
+PASSES = [
+    ("fuse_bn_add_act_ops", fuse_bn_add_act),     # before bn+act, which would take its relu
+    ("fuse_bn_act_ops", fuse_bn_act),
+    ("fuse_elewise_add_act_ops", fuse_elewise_add_act),
+    ("fuse_relu_depthwise_conv", fuse_relu_depthwise_conv),
+    ("fuse_all_optimizer_ops", fuse_optimizer),
+]
 
 
 def apply_passes(program, build_strategy, protected=()):
@@ -23,7 +31,7 @@ def apply_passes(program, build_strategy, protected=()):
     for flag, module in PASSES:
         if getattr(build_strategy, flag):
             rewritten._pass_stats[module.__name__.rsplit(".", 1)[-1]] = \
-                module.apply(rewritten, set(protected))
+                module.apply(rewritten, set(protected), build_strategy)
     if build_strategy.debug_graphviz_path:
         graphviz.write(rewritten, build_strategy.debug_graphviz_path)
     return rewritten

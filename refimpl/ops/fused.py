@@ -1,0 +1,64 @@
+"""Fused ops made by the BuildStrategy fusion passes (refimpl/compiler/passes/fuse_chain.py).
+
+A fused op runs a short chain of ops as one: inputs X* and outputs Out* are the chain's
+external values; the chain's intermediates live only inside the kernel and never reach the
+scope. `sub_ops` holds the chain as (type, inputs, outputs, attrs) descriptions; the
+kernel runs each member's kernel in order on a private dict. Hot chains have compiled
+kernels (elementwise_add + relu: one pass over the data, refimpl/_kernels/fused.pyx).
+"""
+from .registry import OpDef, get_op_def, is_duplicable, register, slot_name
+
+FUSED_TYPES = ("fused_elemwise_add_activation", "fused_elemwise_add_activation_grad",
+               "fused_batch_norm_act", "fused_batch_norm_act_grad",
+               "fused_bn_add_activation", "fused_bn_add_activation_grad",
+               "fused_relu_depthwise_conv", "fused_relu_depthwise_conv_grad",
+               "fused_optimizer")
+
+
+def run_chain(xs, sub_ops, input_names, output_names):
+    """Run the chain on a private dict seeded with the inputs; return the outputs."""
+    env = dict(zip(input_names, xs))
+    for op_type, inputs, outputs, attrs in sub_ops:
+        op_def = get_op_def(op_type)
+        fn = op_def.kernel("forward", attrs, None)
+        args = []
+        for s in op_def.inputs:
+            names = inputs.get(slot_name(s), [])
+            args.append([env[n] for n in names] if is_duplicable(s)
+                        else (env[names[0]] if names else None))
+        result = fn(*args, **{k: attrs[k] for k in op_def.attrs if k in attrs})
+        if len(op_def.outputs) == 1:
+            result = (result,)
+        for s, value in zip(op_def.outputs, result):
+            names = outputs.get(slot_name(s), [])
+            if value is None:
+                continue
+            if is_duplicable(s):
+                env.update((n, v) for n, v in zip(names, value) if n != "@EMPTY@")
+            elif names:
+                env[names[0]] = value
+    return [env[n] for n in output_names]
+
+
+class Fused(OpDef):
+    inputs = ("X*",)
+    outputs = ("Out*",)
+    attrs = {"sub_ops": [], "functor_list": [], "input_names": [], "output_names": []}
+
+    def infer_shape(self, ctx):
+        pass   # the outputs are the chain's own variables, already shaped
+
+    @staticmethod
+    def forward(xs, sub_ops=(), functor_list=(), input_names=(), output_names=()):
+        return run_chain(xs, sub_ops, input_names, output_names)
+
+
+for _type in FUSED_TYPES:
+    register(type("".join(p.title() for p in _type.split("_")), (Fused,), {"type": _type}))
+
+
+@register
+class FusedAddRelu(Fused):
+    """The elementwise_add + relu chain with its single-pass kernel (bias + ReLU epilogue)."""
+    type = "fused_elemwise_add_relu"
+    kernels = {"forward": "fused:add_relu"}
