@@ -1,12 +1,14 @@
 """Chain fusion: replace a producer op and its consumer(s) by one fused op (refimpl/ops/
-fused.py) when every intermediate between them is used only inside the chain.
+fused.py). Intermediates used only inside the chain never reach the scope; one that a grad
+op also reads (e.g. conv's Input) stays an output of the fused op, as Paddle's fused ops
+save their intermediate outputs.
 
 A chain [A, B, ...] of op types matches ops a, b, ... where each op reads an output of the
 previous one. The fused op stands where the last member stood; it is skipped when that
-would be wrong: an intermediate is protected (fetched, the loss) or read outside the chain,
-or an op between the members reads a member's output or overwrites a member's input.
+would be wrong: an intermediate is protected (fetched, the loss) or read by another forward
+op, or an op between the members reads a member's output or overwrites a member's input.
 """
-from ...framework.program import EMPTY_VAR_NAME
+from ...framework.program import EMPTY_VAR_NAME, OpRole
 
 __all__ = ["fuse_chains", "fuse_ops"]
 
@@ -51,7 +53,8 @@ def _fusable(block, members, protected):
     if intermediates & protected:
         return None
     for n in intermediates:
-        if readers.get(n, set()) - inside:
+        if any(not ops[j].attrs.get("op_role", 0) & OpRole.Backward
+               for j in readers.get(n, set()) - inside):
             return None
     first, last = members[0], members[-1]
     member_inputs = consumed - produced
@@ -63,7 +66,8 @@ def _fusable(block, members, protected):
                 member_inputs & set(between.output_arg_names) or \
                 produced & set(between.output_arg_names):
             return None
-    return intermediates
+    # what grad ops still read is kept as an output of the fused op
+    return {n for n in intermediates if not readers.get(n, set()) - inside}
 
 
 def fuse_ops(block, members, intermediates, fused_type):

@@ -1,0 +1,159 @@
+"""BuildStrategy passes fire where they should, not where they must not, and never change
+results; ExecutionStrategy options run the same computation."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import refimpl as paddle
+from refimpl import fluid, static
+from refimpl.compiler.passes import apply_passes
+from refimpl.framework import unique_name
+from refimpl.framework.scope import Scope
+
+
+def _strategy(**flags):
+    s = static.BuildStrategy()
+    for k, v in flags.items():
+        setattr(s, k, v)
+    return s
+
+
+def _types(program):
+    return [op.type for op in program.global_block().ops]
+
+
+def _mlp_program(act="relu"):
+    x = static.data("x", [None, 4], "float32")
+    h = static.nn.fc(x, 8, activation=act)
+    loss = paddle.mean(static.nn.fc(h, 1))
+    paddle.optimizer.SGD(0.1).minimize(loss)
+    return static.default_main_program(), loss, h
+
+
+def test_elewise_add_act_fuses_forward_and_backward():
+    main, loss, h = _mlp_program("tanh")
+    out = apply_passes(main, _strategy(fuse_elewise_add_act_ops=True), [loss.name])
+    types = _types(out)
+    assert types.count("fused_elemwise_add_activation") == 1
+    assert types.count("fused_elemwise_add_activation_grad") == 1
+    assert "tanh" not in types and "tanh_grad" not in types
+    assert out._pass_stats["fuse_elewise_add_act"] == 2
+    assert "fc_0.tmp_1" not in out.global_block().vars   # the intermediate is gone
+
+
+def test_add_relu_uses_the_single_pass_kernel_op():
+    main, loss, _ = _mlp_program("relu")
+    types = _types(apply_passes(main, _strategy(fuse_elewise_add_act_ops=True), [loss.name]))
+    assert "fused_elemwise_add_relu" in types and "relu" not in types
+
+
+def test_fusion_skips_a_fetched_intermediate():
+    main, loss, _ = _mlp_program("relu")
+    out = apply_passes(main, _strategy(fuse_elewise_add_act_ops=True),
+                       [loss.name, "fc_0.tmp_1"])
+    assert "relu" in _types(out)
+
+
+def test_fusion_skips_an_intermediate_used_elsewhere():
+    x = static.data("x", [None, 4], "float32")
+    pre = static.nn.fc(x, 4)
+    loss = paddle.mean(paddle.nn.functional.relu(pre)) + paddle.mean(pre)
+    out = apply_passes(static.default_main_program(),
+                       _strategy(fuse_elewise_add_act_ops=True), [loss.name])
+    assert "relu" in _types(out) and "fused_elemwise_add_relu" not in _types(out)
+
+
+def test_bn_act_and_bn_add_act():
+    x = static.data("x", [None, 3, 4, 4], "float32")
+    a = fluid.layers.batch_norm(x, act="relu")
+    b = fluid.layers.batch_norm(a)
+    c = paddle.nn.functional.relu(b + a)
+    loss = paddle.mean(c)
+    paddle.optimizer.SGD(0.1).minimize(loss)
+    main = static.default_main_program()
+    out = apply_passes(main, _strategy(fuse_bn_act_ops=True, fuse_bn_add_act_ops=True),
+                       [loss.name])
+    types = _types(out)
+    assert types.count("fused_bn_add_activation") == 1
+    assert types.count("fused_batch_norm_act") == 1
+    assert types.count("fused_bn_add_activation_grad") == 1
+
+
+def test_relu_depthwise_conv():
+    x = static.data("x", [None, 3, 6, 6], "float32")
+    h = paddle.nn.functional.relu(fluid.layers.conv2d(x, 3, 1))
+    loss = paddle.mean(fluid.layers.conv2d(h, 3, 3, groups=3))
+    paddle.optimizer.SGD(0.1).minimize(loss)
+    types = _types(apply_passes(static.default_main_program(),
+                                _strategy(fuse_relu_depthwise_conv=True), [loss.name]))
+    assert "fused_relu_depthwise_conv" in types and "depthwise_conv2d" not in types
+    assert "fused_relu_depthwise_conv_grad" in types
+
+
+def test_fuse_all_optimizer_ops_and_not_under_reduce():
+    main, loss, _ = _mlp_program()
+    assert _types(apply_passes(main, _strategy(fuse_all_optimizer_ops=True),
+                               [loss.name])).count("fused_optimizer") == 1
+    reduce = _strategy(fuse_all_optimizer_ops=True,
+                       reduce_strategy=static.BuildStrategy.ReduceStrategy.Reduce)
+    assert "fused_optimizer" not in _types(apply_passes(main, reduce, [loss.name]))
+
+
+# -- every combination gives the same numbers -------------------------------------------
+
+def _build(kind, seed):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup), unique_name.guard():
+        init = paddle.nn.initializer.Uniform(-0.4, 0.4, seed=seed + 1)   # 0 would be random
+        attr = lambda: paddle.ParamAttr(initializer=init)   # noqa: E731
+        if kind == "mlp":
+            x = static.data("x", [None, 6], "float32")
+            h = static.nn.fc(x, 6, activation="relu", weight_attr=attr())
+            h2 = static.nn.fc(h, 6, activation="tanh", weight_attr=attr())
+            h = fluid.layers.dropout(h2 + h, 0.2, seed=5)   # residual add
+            h = static.nn.batch_norm(h, act="relu")
+        else:
+            x = static.data("x", [None, 2, 6, 6], "float32")
+            h = fluid.layers.conv2d(x, 4, 3, padding=1, act=None, param_attr=attr())
+            h = fluid.layers.batch_norm(h, act="relu")
+            h = fluid.layers.conv2d(h, 4, 3, padding=1, groups=4, param_attr=attr())
+            h = fluid.layers.pool2d(paddle.nn.functional.relu(h), 2, "max", 2)
+        loss = paddle.mean(static.nn.fc(h, 1, weight_attr=attr()))
+        paddle.optimizer.Momentum(0.05, momentum=0.9).minimize(loss)
+    return main, startup, loss
+
+
+def _train(kind, seed, strategy, exec_strategy, steps=3):
+    main, startup, loss = _build(kind, seed)
+    scope = Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    prog = static.CompiledProgram(main, build_strategy=strategy)
+    prog._exec_strategy = exec_strategy
+    rng = np.random.RandomState(seed)
+    shape = (4, 6) if kind == "mlp" else (4, 2, 6, 6)
+    losses = []
+    for _ in range(steps):
+        feed = {"x": rng.randn(*shape).astype("float32")}
+        losses.append(exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0])
+    return np.array(losses), {p.name: np.array(scope.find_var(p.name).get_tensor())
+                              for p in main.all_parameters()}
+
+
+@settings(max_examples=15, deadline=None)
+@given(kind=st.sampled_from(["mlp", "cnn"]), seed=st.integers(0, 100),
+       fuse=st.booleans(), inplace=st.booleans(), memopt=st.sampled_from([None, True, False]),
+       sequential=st.booleans(), threads=st.sampled_from([1, 2, 4]))
+def test_passes_and_execution_options_do_not_change_results(kind, seed, fuse, inplace,
+                                                            memopt, sequential, threads):
+    base_losses, base_params = _train(kind, seed, None, None)
+    strategy = _strategy(fuse_elewise_add_act_ops=fuse, fuse_bn_act_ops=fuse,
+                         fuse_bn_add_act_ops=fuse, fuse_relu_depthwise_conv=fuse,
+                         fuse_all_optimizer_ops=fuse, enable_inplace=inplace,
+                         memory_optimize=memopt, enable_sequential_execution=sequential)
+    es = static.ExecutionStrategy()
+    es.num_threads = threads
+    losses, params = _train(kind, seed, strategy, es)
+    np.testing.assert_array_equal(losses, base_losses)
+    for k in base_params:
+        np.testing.assert_array_equal(params[k], base_params[k], err_msg=k)
