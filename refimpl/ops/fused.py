@@ -15,25 +15,36 @@ FUSED_TYPES = ("fused_elemwise_add_activation", "fused_elemwise_add_activation_g
                "fused_optimizer")
 
 
-def run_chain(xs, sub_ops, input_names, output_names):
-    """Run the chain on a private dict seeded with the inputs; return the outputs."""
-    env = dict(zip(input_names, xs))
+_bound = {}   # id(sub_ops) -> (sub_ops, steps): the chain bound once, like a Plan
+
+
+def _bind(sub_ops):
+    steps = []
     for op_type, inputs, outputs, attrs in sub_ops:
         op_def = get_op_def(op_type)
-        fn = op_def.kernel("forward", attrs, None)
-        args = []
-        for s in op_def.inputs:
-            names = inputs.get(slot_name(s), [])
-            args.append([env[n] for n in names] if is_duplicable(s)
-                        else (env[names[0]] if names else None))
-        result = fn(*args, **{k: attrs[k] for k in op_def.attrs if k in attrs})
-        if len(op_def.outputs) == 1:
+        args = [(is_duplicable(s), inputs.get(slot_name(s), [])) for s in op_def.inputs]
+        outs = [(is_duplicable(s), outputs.get(slot_name(s), [])) for s in op_def.outputs]
+        kwargs = {k: attrs[k] for k in op_def.attrs if k in attrs}
+        steps.append((op_def.kernel("forward", attrs, None), args, outs, kwargs,
+                      len(op_def.outputs) == 1))
+    return steps
+
+
+def run_chain(xs, sub_ops, input_names, output_names):
+    """Run the chain on a private dict seeded with the inputs; return the outputs."""
+    entry = _bound.get(id(sub_ops))
+    if entry is None or entry[0] is not sub_ops:
+        entry = _bound[id(sub_ops)] = (sub_ops, _bind(sub_ops))
+    env = dict(zip(input_names, xs))
+    for fn, args, outs, kwargs, single in entry[1]:
+        result = fn(*[[env[n] for n in names] if dup else (env[names[0]] if names else None)
+                      for dup, names in args], **kwargs)
+        if single:
             result = (result,)
-        for s, value in zip(op_def.outputs, result):
-            names = outputs.get(slot_name(s), [])
+        for (dup, names), value in zip(outs, result):
             if value is None:
                 continue
-            if is_duplicable(s):
+            if dup:
                 env.update((n, v) for n, v in zip(names, value) if n != "@EMPTY@")
             elif names:
                 env[names[0]] = value
