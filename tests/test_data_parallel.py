@@ -214,3 +214,14 @@ def test_parallel_executor_runs_and_drops_scopes(monkeypatch):
     assert last.mean() < first.mean()
     with pytest.raises(TypeError, match="share_vars_from must be a ParallelExecutor"):
         static.ParallelExecutor(use_cuda=False, main_program=main, share_vars_from=object())
+
+
+def test_distribute_transpiler_nccl2_checks_the_world():
+    config = paddle.fluid.DistributeTranspilerConfig()
+    t = paddle.fluid.DistributeTranspiler(config)
+    with pytest.raises(NotImplementedError, match="only mode 'nccl2'"):
+        t.transpile(0)
+    config.mode = "nccl2"
+    assert t.transpile(0, trainers="127.0.0.1:6170") is static.default_main_program()
+    with pytest.raises(ValueError, match="launch with `mpirun -n 2`"):
+        t.transpile(0, trainers=2)

@@ -12,11 +12,12 @@ from ..framework.param_attr import ParamAttr
 from ..framework import regularizer
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
-from . import framework, layers, optimizer, backward, clip
+from . import framework, layers, optimizer, backward, clip, transpiler
+from .transpiler import DistributeTranspiler, DistributeTranspilerConfig
 
 globals().update(_exports("fluid"))
 
-__all__ = ["ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "initializer",
+__all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "initializer",
            "unique_name", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places",
            "cuda_places", "is_compiled_with_cuda", "Program", "Variable",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
