@@ -40,6 +40,7 @@ def bind_op(op, wrap_kernel=None, inplace=False):
     if wrap_kernel is not None:
         fn = wrap_kernel(op, fn)
     attrs = {k: op.attrs[k] for k in op_def.attrs}
+    attrs.update(op_def.bound_attrs(op))
     args = []  # per input slot: a name, a tuple of names (duplicable), or None
     for s in op_def.inputs:
         names = op.inputs.get(slot_name(s), [])

@@ -99,7 +99,8 @@ def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXP
 
 
 def conv2d_backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
-                    groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False):
+                    groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False,
+                    need=(True, True)):
     if data_format == "NHWC":
         x = x.transpose(0, 3, 1, 2)
         dy = dy.transpose(0, 3, 1, 2)
@@ -113,6 +114,8 @@ def conv2d_backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm
     w2 = f.reshape(m, -1)
     df = np.concatenate([dy2[g * mg:(g + 1) * mg] @ col[g * rows:(g + 1) * rows].T
                          for g in range(groups)])
+    if not need[0]:   # the input is data: only the filter gradient is wanted
+        return None, df.reshape(f.shape)
     dcol = np.concatenate([w2[g * mg:(g + 1) * mg].T @ dy2[g * mg:(g + 1) * mg]
                            for g in range(groups)])
     dx = np.zeros_like(x)

@@ -51,6 +51,7 @@ class _Conv(OpDef):
     attrs = {"strides": [1, 1], "paddings": [0, 0], "padding_algorithm": "EXPLICIT",
              "groups": 1, "dilations": [1, 1], "data_format": "NCHW", "use_cudnn": False}
     grad_inputs = ("Input", "Filter", "Output@GRAD")
+    partial_grads = True
     kernels = {"forward": "im2col:conv2d_forward", "backward": "im2col:conv2d_backward"}
     tolerances = {"float32": (1e-4, 1e-4), "float64": (1e-7, 1e-9)}
 
@@ -98,7 +99,8 @@ class _Conv(OpDef):
 
     @staticmethod
     def backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
-                 groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False):
+                 groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False,
+                 need=(True, True)):
         x = _nchw(x, data_format)
         dy = _nchw(dy, data_format)
         groups = groups or 1
@@ -117,6 +119,8 @@ class _Conv(OpDef):
             df[g * mg:(g + 1) * mg] = (d.T @ patch).reshape(mg, cg, kh, kw)
             dcols[:, g * cg:(g + 1) * cg] = (d @ wg).reshape(n, ho, wo, cg, kh, kw).transpose(
                 0, 3, 1, 2, 4, 5)
+        if not need[0]:
+            return None, df
         dx = col2im(dcols, x.shape, strides, pads, dilations)
         return _back(np.ascontiguousarray(dx), data_format), df
 

@@ -17,6 +17,7 @@ class Mul(OpDef):
     outputs = ("Out",)
     attrs = {"x_num_col_dims": 1, "y_num_col_dims": 1}
     grad_inputs = ("X", "Y", "Out@GRAD")
+    partial_grads = True
 
     def infer_shape(self, ctx):
         x, y = ctx.input_var("X"), ctx.input_var("Y")
@@ -38,11 +39,13 @@ class Mul(OpDef):
         return out.reshape(x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:])
 
     @staticmethod
-    def backward(x, y, dout, x_num_col_dims=1, y_num_col_dims=1):
+    def backward(x, y, dout, x_num_col_dims=1, y_num_col_dims=1, need=(True, True)):
         x2 = _as_matrix(x, x_num_col_dims)
         y2 = _as_matrix(y, y_num_col_dims)
         d2 = dout.reshape(x2.shape[0], y2.shape[1])
-        return (d2 @ y2.T).reshape(x.shape), (x2.T @ d2).reshape(y.shape)
+        dx = (d2 @ y2.T).reshape(x.shape) if need[0] else None
+        dy = (x2.T @ d2).reshape(y.shape) if need[1] else None
+        return dx, dy
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 4, 3), "Y": rand(rng, 3, 5)})

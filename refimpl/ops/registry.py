@@ -132,6 +132,9 @@ class OpDef:
     tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
     # Grad check: relative step for finite differences and its tolerance.
     fd_tolerance = (1e-3, 1e-4)
+    # True when `backward` takes `need=(bool, ...)`: which input grads the grad op must
+    # produce (e.g. no dX for a data input), so the kernel can skip the others' work.
+    partial_grads = False
 
     def infer_shape(self, ctx):
         raise NotImplementedError("op %s has no infer_shape" % self.type)
@@ -187,6 +190,9 @@ class OpDef:
         """Whether the compiled kernels cover this configuration (default: float32/64)."""
         return dtype in (None, "float32", "float64")
 
+    def bound_attrs(self, op):
+        return {}
+
     # -- gradients
     def has_grad(self):
         return hasattr(self, "backward")
@@ -219,6 +225,12 @@ class _GradOpDef(OpDef):
     def infer_shape(self, ctx):
         # "X@GRAD" has the shape of the forward input X, whose var the backward pass created.
         pass
+
+    def bound_attrs(self, op):
+        """Extra keyword arguments fixed when the grad op is bound (see partial_grads)."""
+        if not self.fwd.partial_grads:
+            return {}
+        return {"need": tuple(bool(op.outputs.get(slot_name(s))) for s in self.outputs)}
 
     def forward(self, *args, **attrs):
         return self.fwd.backward(*args, **attrs)
