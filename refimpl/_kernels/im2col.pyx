@@ -79,6 +79,11 @@ def _columns(x, kh, kw, strides, pads, dilations, ho, wo):
     return col
 
 
+def _per_group(product, groups):
+    """Stack one GEMM per group along rows (no copy for the usual groups == 1)."""
+    return product(0) if groups == 1 else np.concatenate([product(g) for g in range(groups)])
+
+
 def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
                    groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False):
     if data_format == "NHWC":
@@ -90,8 +95,7 @@ def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXP
     m = f.shape[0]
     mg, rows = m // groups, col.shape[0] // groups
     w2 = f.reshape(m, -1)
-    out = np.concatenate([w2[g * mg:(g + 1) * mg] @ col[g * rows:(g + 1) * rows]
-                          for g in range(groups)]) if groups > 1 else w2 @ col
+    out = _per_group(lambda g: w2[g * mg:(g + 1) * mg] @ col[g * rows:(g + 1) * rows], groups)
     out = out.reshape(m, x.shape[0], ho, wo).transpose(1, 0, 2, 3)
     if data_format == "NHWC":
         return np.ascontiguousarray(out.transpose(0, 2, 3, 1))
@@ -112,12 +116,11 @@ def conv2d_backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm
     mg, rows = m // groups, col.shape[0] // groups
     dy2 = np.ascontiguousarray(dy.transpose(1, 0, 2, 3)).reshape(m, -1)
     w2 = f.reshape(m, -1)
-    df = np.concatenate([dy2[g * mg:(g + 1) * mg] @ col[g * rows:(g + 1) * rows].T
-                         for g in range(groups)])
+    df = _per_group(lambda g: dy2[g * mg:(g + 1) * mg] @ col[g * rows:(g + 1) * rows].T,
+                    groups)
     if not need[0]:   # the input is data: only the filter gradient is wanted
         return None, df.reshape(f.shape)
-    dcol = np.concatenate([w2[g * mg:(g + 1) * mg].T @ dy2[g * mg:(g + 1) * mg]
-                           for g in range(groups)])
+    dcol = _per_group(lambda g: w2[g * mg:(g + 1) * mg].T @ dy2[g * mg:(g + 1) * mg], groups)
     dx = np.zeros_like(x)
     if x.dtype == np.float32:
         _col2im[float](dcol, dx, kh, kw, strides[0], strides[1], pads[0], pads[2],
