@@ -84,8 +84,8 @@ def _per_group(product, groups):
     return product(0) if groups == 1 else np.concatenate([product(g) for g in range(groups)])
 
 
-def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
-                   groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False):
+def _setup(x, f, strides, paddings, padding_algorithm, groups, dilations, data_format):
+    """NCHW input, column matrix and GEMM blocking, shared by forward and backward."""
     if data_format == "NHWC":
         x = x.transpose(0, 3, 1, 2)
     x = np.ascontiguousarray(x)
@@ -93,7 +93,14 @@ def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXP
     pads, kh, kw, ho, wo = _geometry(x, f, strides, paddings, padding_algorithm, dilations)
     col = _columns(x, kh, kw, strides, pads, dilations, ho, wo)
     m = f.shape[0]
-    mg, rows = m // groups, col.shape[0] // groups
+    return x, col, pads, kh, kw, ho, wo, groups, m // groups, col.shape[0] // groups
+
+
+def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
+                   groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False):
+    x, col, pads, kh, kw, ho, wo, groups, mg, rows = _setup(
+        x, f, strides, paddings, padding_algorithm, groups, dilations, data_format)
+    m = f.shape[0]
     w2 = f.reshape(m, -1)
     out = _per_group(lambda g: w2[g * mg:(g + 1) * mg] @ col[g * rows:(g + 1) * rows], groups)
     out = out.reshape(m, x.shape[0], ho, wo).transpose(1, 0, 2, 3)
@@ -105,15 +112,11 @@ def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXP
 def conv2d_backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
                     groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False,
                     need=(True, True)):
+    x, col, pads, kh, kw, ho, wo, groups, mg, rows = _setup(
+        x, f, strides, paddings, padding_algorithm, groups, dilations, data_format)
     if data_format == "NHWC":
-        x = x.transpose(0, 3, 1, 2)
         dy = dy.transpose(0, 3, 1, 2)
-    x = np.ascontiguousarray(x)
-    groups = groups or 1
-    pads, kh, kw, ho, wo = _geometry(x, f, strides, paddings, padding_algorithm, dilations)
-    col = _columns(x, kh, kw, strides, pads, dilations, ho, wo)
     m = f.shape[0]
-    mg, rows = m // groups, col.shape[0] // groups
     dy2 = np.ascontiguousarray(dy.transpose(1, 0, 2, 3)).reshape(m, -1)
     w2 = f.reshape(m, -1)
     df = _per_group(lambda g: dy2[g * mg:(g + 1) * mg] @ col[g * rows:(g + 1) * rows].T,

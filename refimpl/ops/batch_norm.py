@@ -22,6 +22,25 @@ def _bcast(v, ndim, c):
     return v.reshape([-1 if i == c else 1 for i in range(ndim)])
 
 
+def normalize_train(x, scale, bias, mean, variance, batch_mean, batch_var, momentum,
+                    epsilon, c):
+    """Training outputs from the batch statistics (local, or global for sync_batch_norm)."""
+    inv_std = 1.0 / np.sqrt(batch_var + epsilon)
+    y = (x - _bcast(batch_mean, x.ndim, c)) * _bcast(inv_std * scale, x.ndim, c) + \
+        _bcast(bias, x.ndim, c)
+    mean_out = (mean * momentum + batch_mean * (1 - momentum)).astype(mean.dtype)
+    var_out = (variance * momentum + batch_var * (1 - momentum)).astype(variance.dtype)
+    return (y.astype(x.dtype), mean_out, var_out, batch_mean.astype(x.dtype),
+            inv_std.astype(x.dtype))
+
+
+def input_grad(x, scale, saved_mean, saved_inv_std, dy, c, sum_dy, sum_dy_xhat, n):
+    """dX of training-mode batch norm given the (local or global) per-channel sums."""
+    xhat = (x - _bcast(saved_mean, x.ndim, c)) * _bcast(saved_inv_std, x.ndim, c)
+    return _bcast(scale * saved_inv_std / n, x.ndim, c) * (
+        n * dy - _bcast(sum_dy, x.ndim, c) - xhat * _bcast(sum_dy_xhat, x.ndim, c))
+
+
 @register
 class BatchNorm(OpDef):
     type = "batch_norm"
@@ -61,15 +80,8 @@ class BatchNorm(OpDef):
             y = (x - _bcast(mean, x.ndim, c)) * _bcast(inv_std * scale, x.ndim, c) + \
                 _bcast(bias, x.ndim, c)
             return y.astype(x.dtype), mean, variance, mean, inv_std.astype(x.dtype)
-        batch_mean = x.mean(axis=axes)
-        batch_var = x.var(axis=axes)
-        inv_std = 1.0 / np.sqrt(batch_var + epsilon)
-        y = (x - _bcast(batch_mean, x.ndim, c)) * _bcast(inv_std * scale, x.ndim, c) + \
-            _bcast(bias, x.ndim, c)
-        mean_out = (mean * momentum + batch_mean * (1 - momentum)).astype(mean.dtype)
-        var_out = (variance * momentum + batch_var * (1 - momentum)).astype(variance.dtype)
-        return (y.astype(x.dtype), mean_out, var_out, batch_mean.astype(x.dtype),
-                inv_std.astype(x.dtype))
+        return normalize_train(x, scale, bias, mean, variance, x.mean(axis=axes),
+                               x.var(axis=axes), momentum, epsilon, c)
 
     @staticmethod
     def backward(x, scale, saved_mean, saved_inv_std, dy, momentum=0.9, epsilon=1e-5,
@@ -83,8 +95,7 @@ class BatchNorm(OpDef):
         if is_test or use_global_stats:
             dx = dy * _bcast(scale * saved_inv_std, x.ndim, c)
         else:
-            dx = _bcast(scale * saved_inv_std / n, x.ndim, c) * (
-                n * dy - _bcast(dbias, x.ndim, c) - xhat * _bcast(dscale, x.ndim, c))
+            dx = input_grad(x, scale, saved_mean, saved_inv_std, dy, c, dbias, dscale, n)
         return dx.astype(x.dtype), dscale.astype(scale.dtype), dbias.astype(scale.dtype)
 
     def samples(self, rng):

@@ -45,6 +45,14 @@ def _back(y, data_format):
     return np.ascontiguousarray(y.transpose(0, 2, 3, 1)) if data_format == "NHWC" else y
 
 
+def _patches(x, f, strides, paddings, padding_algorithm, dilations, data_format):
+    """(x as NCHW, im2col patches, pads) shared by the forward and the backward."""
+    x = _nchw(x, data_format)
+    pads = normalize_padding(paddings, padding_algorithm, x.shape[2:], f.shape[2:], strides,
+                             dilations)
+    return x, im2col(x, f.shape[2], f.shape[3], strides, pads, dilations), pads
+
+
 class _Conv(OpDef):
     inputs = ("Input", "Filter")
     outputs = ("Output",)
@@ -81,11 +89,9 @@ class _Conv(OpDef):
     @staticmethod
     def forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT", groups=1,
                 dilations=(1, 1), data_format="NCHW", use_cudnn=False):
-        x = _nchw(x, data_format)
+        x, cols, _ = _patches(x, f, strides, paddings, padding_algorithm, dilations,
+                              data_format)
         groups = groups or 1
-        pads = normalize_padding(paddings, padding_algorithm, x.shape[2:], f.shape[2:],
-                                 strides, dilations)
-        cols = im2col(x, f.shape[2], f.shape[3], strides, pads, dilations)
         n, c, ho, wo, kh, kw = cols.shape
         cg, mg = c // groups, f.shape[0] // groups
         out = np.empty((n, f.shape[0], ho, wo), x.dtype)
@@ -101,12 +107,10 @@ class _Conv(OpDef):
     def backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
                  groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False,
                  need=(True, True)):
-        x = _nchw(x, data_format)
+        x, cols, pads = _patches(x, f, strides, paddings, padding_algorithm, dilations,
+                                 data_format)
         dy = _nchw(dy, data_format)
         groups = groups or 1
-        pads = normalize_padding(paddings, padding_algorithm, x.shape[2:], f.shape[2:],
-                                 strides, dilations)
-        cols = im2col(x, f.shape[2], f.shape[3], strides, pads, dilations)
         n, c, ho, wo, kh, kw = cols.shape
         cg, mg = c // groups, f.shape[0] // groups
         dcols = np.empty(cols.shape, x.dtype)

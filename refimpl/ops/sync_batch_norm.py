@@ -8,7 +8,7 @@ gradient allreduce adds them up, as for any parameter). With one device it is ba
 import numpy as np
 
 from ..parallel import context
-from .batch_norm import BatchNorm, _bcast, channel_axes
+from .batch_norm import BatchNorm, _bcast, channel_axes, input_grad, normalize_train
 from .registry import register
 
 
@@ -40,13 +40,8 @@ class SyncBatchNorm(BatchNorm):
         n = count[0]
         batch_mean = total / n
         batch_var = np.maximum(total_sq / n - batch_mean * batch_mean, 0.0)
-        inv_std = 1.0 / np.sqrt(batch_var + epsilon)
-        y = (x - _bcast(batch_mean, x.ndim, c)) * _bcast(inv_std * scale, x.ndim, c) + \
-            _bcast(bias, x.ndim, c)
-        mean_out = (mean * momentum + batch_mean * (1 - momentum)).astype(mean.dtype)
-        var_out = (variance * momentum + batch_var * (1 - momentum)).astype(variance.dtype)
-        return (y.astype(x.dtype), mean_out, var_out, batch_mean.astype(x.dtype),
-                inv_std.astype(x.dtype))
+        return normalize_train(x, scale, bias, mean, variance, batch_mean, batch_var, momentum,
+                               epsilon, c)
 
     @staticmethod
     def backward(x, scale, saved_mean, saved_inv_std, dy, momentum=0.9, epsilon=1e-5,
@@ -62,7 +57,5 @@ class SyncBatchNorm(BatchNorm):
         g_bias, g_scale, count = _global_sums([dbias.astype(np.float64),
                                                dscale.astype(np.float64),
                                                np.array([x.size // x.shape[c]], np.float64)])
-        n = count[0]
-        dx = _bcast(scale * saved_inv_std / n, x.ndim, c) * (
-            n * dy - _bcast(g_bias, x.ndim, c) - xhat * _bcast(g_scale, x.ndim, c))
+        dx = input_grad(x, scale, saved_mean, saved_inv_std, dy, c, g_bias, g_scale, count[0])
         return dx.astype(x.dtype), dscale.astype(scale.dtype), dbias.astype(scale.dtype)
