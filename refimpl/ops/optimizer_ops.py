@@ -93,12 +93,12 @@ class Adam(_Update):
 class AdamW(Adam):
     """Adam with decoupled weight decay: p -= lr * coeff * p before the Adam step."""
     type = "adamw"
-    attrs = dict(Adam.attrs, coeff=0.01, lr_ratio=1.0, with_decay=True)
+    attrs = dict(Adam.attrs, coeff=0.01, lr_ratio=1.0, with_decay=False)   # Paddle's defaults
     kernels = {}
 
     @staticmethod
     def forward(param, grad, lr, m1, m2, b1p, b2p, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                lazy_mode=False, coeff=0.01, lr_ratio=1.0, with_decay=True):
+                lazy_mode=False, coeff=0.01, lr_ratio=1.0, with_decay=False):
         lr = lr * lr_ratio
         if with_decay:
             param -= _lr(lr, param) * param.dtype.type(coeff) * param

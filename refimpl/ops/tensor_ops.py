@@ -104,7 +104,7 @@ class Unstack(OpDef):
         return np.stack(list(dys), axis=axis)
 
     def samples(self, rng):
-        yield Sample({"X": rand(rng, 3, 2)}, {"axis": 0})
+        yield Sample({"X": rand(rng, 3, 2)}, {"axis": 0, "num": 3})
 
 
 class _Repeat(OpDef):
