@@ -72,55 +72,96 @@ class ThreadedRunner:
         self.touches = [[n for n in set(op.input_arg_names + op.output_arg_names)
                          if n in freeable] for op in ops]
 
+        self._helpers = []                 # persistent threads, started on first use
+        self._job = None                   # the run in progress, shared with the helpers
+        self._job_ready = threading.Condition()
+
     def run(self, env):
-        runs = self.plan.runs
-        remaining_deps = list(self.n_deps)
-        remaining_uses = dict(self.uses)
-        ready = deque(i for i, n in enumerate(remaining_deps) if n == 0)
-        lock = threading.Condition()
-        state = {"done": 0, "error": None, "failed_op": None}
-        total = len(runs)
+        """Run every op once. The calling thread works too and keeps the next ready op for
+        itself, so a chain of ops runs without any hand-off; only when several ops are
+        ready at once do the helper threads take the extra ones."""
+        job = _Job(self, env)
+        self._start_helpers()
+        with self._job_ready:
+            self._job = job
+            self._job_ready.notify_all()
+        job.work()
+        job.wait_done()
+        with self._job_ready:
+            self._job = None
+        if isinstance(job.error, OpError):
+            raise job.error
+        if job.error is not None:
+            raise self.plan._explain(job.failed_op, job.error, env) from job.error
 
-        def finish(i):
-            for n in self.touches[i]:
-                remaining_uses[n] -= 1
-                if remaining_uses[n] == 0:
-                    env.pop(n, None)
-            for j in self.successors[i]:
-                remaining_deps[j] -= 1
-                if remaining_deps[j] == 0:
-                    ready.append(j)
-            state["done"] += 1
-
-        def worker():
-            while True:
-                with lock:
-                    while not ready and state["done"] < total and state["error"] is None:
-                        lock.wait()
-                    if state["error"] is not None or state["done"] >= total:
-                        lock.notify_all()
-                        return
-                    i = ready.popleft()
-                try:
-                    runs[i](env)
-                except Exception as e:  # reported once, by the caller, with the op's context
-                    with lock:
-                        if state["error"] is None:
-                            state["error"], state["failed_op"] = e, i
-                        lock.notify_all()
-                    return
-                with lock:
-                    finish(i)
-                    lock.notify_all()
-
-        threads = [threading.Thread(target=worker, daemon=True)
-                   for _ in range(max(1, min(self.num_threads, total)))]
-        for t in threads:
+    def _start_helpers(self):
+        while len(self._helpers) < self.num_threads - 1:
+            t = threading.Thread(target=self._helper_loop, daemon=True)
             t.start()
-        for t in threads:
-            t.join()
-        error = state["error"]
-        if isinstance(error, OpError):
-            raise error
-        if error is not None:
-            raise self.plan._explain(state["failed_op"], error, env) from error
+            self._helpers.append(t)
+
+    def _helper_loop(self):
+        seen = None
+        while True:
+            with self._job_ready:
+                while self._job is None or self._job is seen:
+                    self._job_ready.wait()
+                job = seen = self._job
+            job.work()
+
+
+class _Job:
+    """One run of a ThreadedRunner: dependency counters, the ready queue, the free list."""
+
+    def __init__(self, runner, env):
+        self.runner = runner
+        self.env = env
+        self.remaining_deps = list(runner.n_deps)
+        self.remaining_uses = dict(runner.uses)
+        self.ready = deque(i for i, n in enumerate(self.remaining_deps) if n == 0)
+        self.lock = threading.Condition()
+        self.done = 0
+        self.total = len(runner.plan.runs)
+        self.error = None
+        self.failed_op = None
+
+    def _finish(self, i):
+        """Under the lock: free dead temporaries, release successors; True if any is ready."""
+        env, runner = self.env, self.runner
+        for n in runner.touches[i]:
+            self.remaining_uses[n] -= 1
+            if self.remaining_uses[n] == 0:
+                env.pop(n, None)
+        for j in runner.successors[i]:
+            self.remaining_deps[j] -= 1
+            if self.remaining_deps[j] == 0:
+                self.ready.append(j)
+        self.done += 1
+
+    def work(self):
+        runs = self.runner.plan.runs
+        while True:
+            with self.lock:
+                while not self.ready and self.done < self.total and self.error is None:
+                    self.lock.wait()
+                if self.error is not None or self.done >= self.total:
+                    self.lock.notify_all()
+                    return
+                i = self.ready.popleft()
+            try:
+                runs[i](self.env)
+            except Exception as e:  # reported once, by the caller, with the op's context
+                with self.lock:
+                    if self.error is None:
+                        self.error, self.failed_op = e, i
+                    self.lock.notify_all()
+                return
+            with self.lock:
+                self._finish(i)
+                if len(self.ready) > 1 or self.done >= self.total:
+                    self.lock.notify_all()   # wake helpers only when there is spare work
+
+    def wait_done(self):
+        with self.lock:
+            while self.done < self.total and self.error is None:
+                self.lock.wait()
