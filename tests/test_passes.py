@@ -157,3 +157,22 @@ def test_passes_and_execution_options_do_not_change_results(kind, seed, fuse, in
     np.testing.assert_array_equal(losses, base_losses)
     for k in base_params:
         np.testing.assert_array_equal(params[k], base_params[k], err_msg=k)
+
+
+def test_num_iteration_per_drop_scope_keeps_temporaries_between_drops():
+    main, loss, _ = _mlp_program()
+    scope = Scope()
+    exe = static.Executor()
+    exe.run(static.default_startup_program(), scope=scope)
+    prog = static.CompiledProgram(main, build_strategy=_strategy(memory_optimize=False))
+    es = static.ExecutionStrategy()
+    es.num_iteration_per_drop_scope = 3
+    prog._exec_strategy = es
+    feed = {"x": np.ones((2, 4), "float32")}
+    alive = []
+    for _ in range(3):
+        exe.run(prog, feed=feed, scope=scope)
+        alive.append(scope.find_var("fc_0.tmp_0") is not None)
+    assert alive == [True, True, False]
+    exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)   # a fetching run always drops
+    assert scope.find_var("fc_0.tmp_0") is None

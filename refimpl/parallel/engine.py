@@ -297,7 +297,9 @@ class _DeviceSet:
                     raise FeedError("feed %r: the program has no variable of that name" % name)
                 f[name] = check_feed(var, value)
         self._check_customized_loss_grad(feeds[0])
-        iterations = self.exec_strategy.num_iteration_per_run if self.exec_strategy else 1
+        es = self.exec_strategy
+        iterations = es.num_iteration_per_run if es else 1
+        drop_every = max(1, es.num_iteration_per_drop_scope if es else 1)
         results = [None] * n
         errors = [None] * n
 
@@ -306,7 +308,7 @@ class _DeviceSet:
             env = self.envs[d]
             try:
                 sched = programs[d].lr_scheduler
-                for _ in range(max(1, iterations)):
+                for k in range(max(1, iterations)):
                     env.update(feeds[d])
                     if sched is not None:
                         env[sched._var_name] = np.array([sched()], dtype=np.float32)
@@ -314,7 +316,10 @@ class _DeviceSet:
                     outs = [env.get(name) for name in fetch_names]
                     results[d] = [o.copy() if o is not None and block._find_var_recursive(
                         name).persistable else o for o, name in zip(outs, fetch_names)]
-                    plans[d].drop_temporaries(env)
+                    # seed 002: temporaries are dropped every num_iteration_per_drop_scope
+                    # iterations, and at the end of any iteration that fetches
+                    if fetch_names or (self.iterations * iterations + k + 1) % drop_every == 0:
+                        plans[d].drop_temporaries(env)
             except BaseException as e:   # reported below; the others must not wait for us
                 errors[d] = e
                 self.comm.abort()
