@@ -176,3 +176,20 @@ def test_num_iteration_per_drop_scope_keeps_temporaries_between_drops():
     assert alive == [True, True, False]
     exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)   # a fetching run always drops
     assert scope.find_var("fc_0.tmp_0") is None
+
+
+def test_fused_optimizer_updates_one_coalesced_buffer():
+    from refimpl.ops.fused import flat_base
+    main, startup, loss = _build("mlp", 4)
+    scope = Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    prog = static.CompiledProgram(main, build_strategy=_strategy(fuse_all_optimizer_ops=True))
+    exe.run(prog, feed={"x": np.ones((4, 6), "float32")}, fetch_list=[loss], scope=scope)
+    fused = [op for op in prog._device_sets[id(scope)].plans_for(["x"], [loss.name])[0][0]
+             .global_block().ops if op.type == "fused_optimizer"]
+    assert len(fused) == 1
+    for slot in ("Param", "Velocity"):
+        names = [sub[1][slot][0] for sub in fused[0].attr("sub_ops")]
+        arrays = [scope._values[n] for n in names]
+        assert flat_base(arrays) is not None, slot   # one buffer, in order, as views

@@ -6,13 +6,18 @@ scope. `sub_ops` holds the chain as (type, inputs, outputs, attrs) descriptions;
 kernel runs each member's kernel in order on a private dict. Hot chains have compiled
 kernels (elementwise_add + relu: one pass over the data, refimpl/_kernels/fused.pyx).
 """
+import numpy as np
+
 from .registry import OpDef, get_op_def, is_duplicable, register, slot_name
 
 FUSED_TYPES = ("fused_elemwise_add_activation", "fused_elemwise_add_activation_grad",
                "fused_batch_norm_act", "fused_batch_norm_act_grad",
                "fused_bn_add_activation", "fused_bn_add_activation_grad",
-               "fused_relu_depthwise_conv", "fused_relu_depthwise_conv_grad",
-               "fused_optimizer")
+               "fused_relu_depthwise_conv", "fused_relu_depthwise_conv_grad")
+
+# Slots of the update ops whose variables the engine coalesces into one flat buffer per
+# slot, so fused_optimizer can update every parameter with one vector operation.
+COALESCED_SLOTS = {"sgd": ("Param",), "momentum": ("Param", "Velocity")}
 
 
 _bound = {}   # id(sub_ops) -> (sub_ops, steps): the chain bound once, like a Plan
@@ -73,3 +78,55 @@ class FusedAddRelu(Fused):
     """The elementwise_add + relu chain with its single-pass kernel (bias + ReLU epilogue)."""
     type = "fused_elemwise_add_relu"
     kernels = {"forward": "fused:add_relu"}
+
+
+def flat_base(arrays):
+    """The 1-D buffer that `arrays` tile exactly, in order, as views; else None."""
+    base = arrays[0].base
+    if base is None or base.ndim != 1 or not base.flags.c_contiguous:
+        return None
+    offset = base.__array_interface__["data"][0]
+    for a in arrays:
+        if a.base is not base or a.__array_interface__["data"][0] != offset:
+            return None
+        offset += a.nbytes
+    return base if offset == base.__array_interface__["data"][0] + base.nbytes else None
+
+
+@register
+class FusedOptimizer(Fused):
+    """All updates of one optimizer in one op. When the engine has coalesced the parameters
+    (and momentum's velocities) into one flat buffer each, sgd and momentum update them with
+    one vector operation over the buffer; otherwise each member update runs in turn."""
+    type = "fused_optimizer"
+
+    @staticmethod
+    def forward(xs, sub_ops=(), functor_list=(), input_names=(), output_names=()):
+        done = _flat_update(xs, sub_ops, input_names, output_names)
+        return done if done is not None else run_chain(xs, sub_ops, input_names, output_names)
+
+
+def _flat_update(xs, sub_ops, input_names, output_names):
+    op_type = sub_ops[0][0]
+    if op_type not in COALESCED_SLOTS or len({op[1]["LearningRate"][0] for op in sub_ops}) != 1:
+        return None
+    value = dict(zip(input_names, xs))
+    group = {slot: [value[op[1][slot][0]] for op in sub_ops] for slot in COALESCED_SLOTS[op_type]}
+    bases = {slot: flat_base(arrays) for slot, arrays in group.items()}
+    if any(b is None for b in bases.values()):
+        return None
+    grad = np.concatenate([value[op[1]["Grad"][0]].reshape(-1) for op in sub_ops])
+    param = bases["Param"]
+    lr = param.dtype.type(value[sub_ops[0][1]["LearningRate"][0]].reshape(-1)[0])
+    if op_type == "sgd":
+        param -= lr * grad
+    else:
+        attrs = sub_ops[0][3]
+        if any(op[3] != attrs for op in sub_ops) or attrs.get("regularization_method"):
+            return None
+        mu = param.dtype.type(attrs.get("mu", 0.9))
+        velocity = bases["Velocity"]
+        velocity *= mu
+        velocity += grad
+        param -= lr * (grad + mu * velocity if attrs.get("use_nesterov") else velocity)
+    return [value[n] for n in output_names]
