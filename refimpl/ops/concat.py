@@ -5,22 +5,32 @@ from ._common import rand
 from .registry import OpDef, Sample, register
 
 
+def _axis(axis_tensor, axis):
+    """AxisTensor (a 1-element int tensor), when given, overrides the `axis` attr."""
+    return int(axis_tensor.reshape(-1)[0]) if axis_tensor is not None else axis
+
+
 @register
 class Concat(OpDef):
     type = "concat"
-    inputs = ("X*",)
+    inputs = ("X*", "AxisTensor?")
     outputs = ("Out",)
     attrs = {"axis": 0}
-    grad_inputs = ("X*", "Out@GRAD")
+    no_grad = ("AxisTensor",)
+    grad_inputs = ("X*", "AxisTensor?", "Out@GRAD")
 
     def infer_shape(self, ctx):
         xs = ctx.input_vars("X")
         nd = len(xs[0].shape)
-        axis = ctx.attr("axis") % nd
-        out = list(xs[0].shape)
         for v in xs[1:]:
             ctx.expect(len(v.shape) == nd, "X %r has rank %d, expected %d"
                        % (v.name, len(v.shape), nd))
+        if ctx.has_input("AxisTensor"):
+            ctx.set_output("Out", [-1] * nd, xs[0].dtype)   # the axis is known at run time
+            return
+        axis = ctx.attr("axis") % nd
+        out = list(xs[0].shape)
+        for v in xs[1:]:
             for i, (a, b) in enumerate(zip(out, v.shape)):
                 if i != axis and a >= 0 and b >= 0 and a != b:
                     ctx.fail("X %r has shape %s, expected dim %d = %d"
@@ -30,17 +40,20 @@ class Concat(OpDef):
         ctx.set_output("Out", out, xs[0].dtype)
 
     @staticmethod
-    def forward(xs, axis=0):
-        return np.concatenate(xs, axis=axis)
+    def forward(xs, axis_tensor=None, axis=0):
+        return np.concatenate(xs, axis=_axis(axis_tensor, axis))
 
     @staticmethod
-    def backward(xs, dout, axis=0):
+    def backward(xs, axis_tensor, dout, axis=0):
+        axis = _axis(axis_tensor, axis)
         cuts = np.cumsum([x.shape[axis] for x in xs])[:-1]
         return [np.ascontiguousarray(p) for p in np.split(dout, cuts, axis=axis)]
 
     def samples(self, rng):
         yield Sample({"X": [rand(rng, 2, 3), rand(rng, 2, 2)]}, {"axis": 1})
         yield Sample({"X": [rand(rng, 1, 3), rand(rng, 2, 3), rand(rng, 1, 3)]}, {"axis": 0})
+        yield Sample({"X": [rand(rng, 2, 1), rand(rng, 2, 3)],
+                      "AxisTensor": np.array([-1], "int32")})
 
 
 @register

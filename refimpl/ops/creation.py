@@ -1,5 +1,5 @@
-"""Ops that make tensors: assign_value, gaussian_random, truncated_gaussian_random,
-fill_constant_batch_size_like, range, increment."""
+"""Ops that make tensors: assign_value, gaussian_random, truncated_gaussian_random, randint,
+fill_constant_batch_size_like, range, linspace, increment."""
 import numpy as np
 
 from ..framework.random import rng_for
@@ -73,6 +73,22 @@ class TruncatedGaussianRandom(_Random):
 
 
 @register
+class Randint(_Random):
+    """Integers drawn uniformly from [low, high)."""
+    type = "randint"
+    attrs = {"shape": [1], "low": 0, "high": 1, "seed": 0, "dtype": "int64"}
+
+    def infer_shape(self, ctx):
+        ctx.expect(ctx.attr("low") < ctx.attr("high"),
+                   "low %s must be < high %s" % (ctx.attr("low"), ctx.attr("high")))
+        super().infer_shape(ctx)
+
+    @staticmethod
+    def forward(shape=(1,), low=0, high=1, seed=0, dtype="int64"):
+        return rng_for(seed).randint(low, high, size=tuple(shape)).astype(dtype)
+
+
+@register
 class FillConstantBatchSizeLike(OpDef):
     type = "fill_constant_batch_size_like"
     inputs = ("Input",)
@@ -112,6 +128,28 @@ class Range(OpDef):
     def samples(self, rng):
         yield Sample({"Start": np.array([1.0]), "End": np.array([4.0]),
                       "Step": np.array([0.5])}, grad=False)
+
+
+@register
+class Linspace(OpDef):
+    """Num evenly spaced values from Start to Stop, both included."""
+    type = "linspace"
+    inputs = ("Start", "Stop", "Num")
+    outputs = ("Out",)
+    attrs = {"dtype": "float32"}
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", [-1], ctx.attr("dtype"))
+
+    @staticmethod
+    def forward(start, stop, num, dtype="float32"):
+        return np.linspace(start.item(), stop.item(), int(num.item())).astype(dtype)
+
+    def samples(self, rng):
+        yield Sample({"Start": np.array([-1.0]), "Stop": np.array([2.0]),
+                      "Num": np.array([7], "int32")}, {"dtype": "float64"}, grad=False)
+        yield Sample({"Start": np.array([5.0]), "Stop": np.array([5.0]),
+                      "Num": np.array([1], "int32")}, {"dtype": "float64"}, grad=False)
 
 
 @register

@@ -29,9 +29,9 @@ class _View(OpDef):
         return dout.reshape(xshape.shape[1:])
 
 
-def _resolve_shape(in_shape, shape, where=None):
-    """Paddle's reshape rule: 0 copies the input dim, one -1 is inferred."""
-    out = [in_shape[i] if d == 0 else d for i, d in enumerate(shape)]
+def _resolve_shape(in_shape, shape):
+    """Paddle's reshape rule: 0 copies the input dim, one -1 is inferred from the rest."""
+    out = [in_shape[i] if d == 0 else int(d) for i, d in enumerate(shape)]
     if out.count(-1) > 1:
         raise ValueError("reshape: at most one -1 in shape %s" % list(shape))
     return out
@@ -39,10 +39,18 @@ def _resolve_shape(in_shape, shape, where=None):
 
 @register
 class Reshape2(_View):
+    """The target shape comes from, by priority: ShapeTensor (a list of 1-element int
+    tensors), Shape (one 1-D int tensor), the `shape` attr."""
     type = "reshape2"
+    inputs = ("X", "Shape?", "ShapeTensor*?")
     attrs = {"shape": []}
+    no_grad = ("Shape", "ShapeTensor")
 
     def out_shape(self, ctx, in_shape):
+        if ctx.has_input("ShapeTensor") or ctx.has_input("Shape"):
+            # Known only at run time; the rank is known unless Shape's length is not.
+            rank = ctx.input_count("ShapeTensor") or ctx.input_shape("Shape")[0]
+            return [-1] * (rank if rank >= 0 else len(ctx.attr("shape")))
         shape = _resolve_shape(in_shape, ctx.attr("shape"))
         known_in = all(d >= 0 for d in in_shape)
         if -1 in shape and known_in:
@@ -54,12 +62,19 @@ class Reshape2(_View):
                         ctx.attr("shape")))
         return shape
 
-    def view(self, x, shape=()):
-        return x.reshape(_resolve_shape(x.shape, shape))
+    def forward(self, x, shape_input=None, shape_tensor=None, shape=()):
+        if shape_tensor:
+            shape = [int(t.reshape(-1)[0]) for t in shape_tensor]
+        elif shape_input is not None:
+            shape = shape_input.reshape(-1).tolist()
+        return x.reshape(_resolve_shape(x.shape, shape)), _xshape(x)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 2, 3, 4)}, {"shape": [0, -1]})
         yield Sample({"X": rand(rng, 6, 4)}, {"shape": [2, 3, 4]})
+        yield Sample({"X": rand(rng, 6, 4), "Shape": np.array([4, -1], "int32")})
+        yield Sample({"X": rand(rng, 6, 4),
+                      "ShapeTensor": [np.array([3], "int32"), np.array([8], "int64")]})
 
 
 @register

@@ -1,5 +1,5 @@
-"""Indexing and copying ops: slice, stack, unstack, expand, expand_v2, tile, gather, cast,
-assign, where, shape."""
+"""Indexing and copying ops: slice, stack, unstack, expand, expand_v2, tile, gather, scatter,
+cast, assign, where, shape, size."""
 import numpy as np
 
 from ._common import rand, sum_to_shape
@@ -221,6 +221,51 @@ class Gather(OpDef):
 
 
 @register
+class Scatter(OpDef):
+    """Out = X with rows Ids replaced by Updates (overwrite), or zeroed and then summed
+    with the Updates that land on them (overwrite=False)."""
+    type = "scatter"
+    inputs = ("X", "Ids", "Updates")
+    outputs = ("Out",)
+    attrs = {"overwrite": True}
+    no_grad = ("Ids",)
+    grad_inputs = ("Ids", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x, updates = ctx.input_var("X"), ctx.input_var("Updates")
+        ctx.expect(len(updates.shape) == len(x.shape) and
+                   all(a < 0 or b < 0 or a == b for a, b in zip(x.shape[1:], updates.shape[1:])),
+                   "Updates %r has shape %s; expected [len(Ids)] + %s (X %r's rows)"
+                   % (updates.name, list(updates.shape), list(x.shape[1:]), x.name))
+        ctx.same_as("X", "Out")
+
+    @staticmethod
+    def forward(x, ids, updates, overwrite=True):
+        ids = ids.reshape(-1)
+        out = x.copy()
+        if overwrite:
+            out[ids] = updates
+        else:
+            out[ids] = 0
+            np.add.at(out, ids, updates)
+        return out
+
+    @staticmethod
+    def backward(ids, dout, overwrite=True):
+        # The rows at Ids no longer depend on X; Updates row k went to row Ids[k].
+        ids = ids.reshape(-1)
+        dx = dout.copy()
+        dx[ids] = 0
+        return dx, dout[ids]
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 5, 3), "Ids": np.array([3, 0], "int64"),
+                      "Updates": rand(rng, 2, 3)})
+        yield Sample({"X": rand(rng, 4, 2), "Ids": np.array([1, 1, 2], "int32"),
+                      "Updates": rand(rng, 3, 2)}, {"overwrite": False})
+
+
+@register
 class Cast(OpDef):
     type = "cast"
     inputs = ("X",)
@@ -303,6 +348,24 @@ class Shape(OpDef):
     @staticmethod
     def forward(x):
         return np.array(x.shape, dtype=np.int32)
+
+    def samples(self, rng):
+        yield Sample({"Input": rand(rng, 3, 4)})
+
+
+@register
+class Size(OpDef):
+    """The number of elements of Input (paddle.numel), as an int64 [1] tensor."""
+    type = "size"
+    inputs = ("Input",)
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", [1], "int64")
+
+    @staticmethod
+    def forward(x):
+        return np.array([x.size], dtype=np.int64)
 
     def samples(self, rng):
         yield Sample({"Input": rand(rng, 3, 4)})
