@@ -1,0 +1,227 @@
+"""Layers that make tensors: constants, ranges, random tensors, global variables and
+parameters (paddle.* 2.0 and fluid.layers 1.8 names)."""
+import numpy as np
+
+from ..framework import unique_name
+from ..framework.dtypes import convert_dtype
+from ..framework.initializer import Constant
+from ..framework.layer_helper import LayerHelper
+from ..framework.program import Variable, default_main_program
+from ..ops.creation import value_attrs
+from .common import append_op_out
+
+
+def _source_op(op_type, attrs, dtype, name=None, out=None):
+    """Append an op with no inputs (a constant or random source); return its output."""
+    helper = LayerHelper(op_type, name=name)
+    out = out or helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    helper.append_op(type=op_type, outputs={"Out": [out]}, attrs=attrs)
+    return out
+
+
+def _int_list(shape, layer):
+    if isinstance(shape, Variable):
+        raise NotImplementedError("%s: a Variable shape is not supported; pass a list of ints"
+                                  % layer)
+    return [int(d) for d in shape]
+
+
+# -- constants
+
+def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
+    dtype = convert_dtype(dtype)
+    attrs = {"shape": _int_list(shape, "fill_constant"), "dtype": dtype,
+             "value": float(value), "force_cpu": force_cpu}
+    if dtype == "int64" and abs(int(value)) >= 2 ** 53:
+        attrs["str_value"] = str(int(value))   # beyond float's exact integers
+    return _source_op("fill_constant", attrs, dtype, name, out)
+
+
+def full(shape, fill_value, dtype=None, name=None):
+    return fill_constant(shape, dtype or "float32", fill_value, name=name)
+
+
+def zeros(shape, dtype=None, name=None):
+    return fill_constant(shape, dtype or "float32", 0.0, name=name)
+
+
+def ones(shape, dtype=None, name=None):
+    return fill_constant(shape, dtype or "float32", 1.0, name=name)
+
+
+def fluid_zeros(shape, dtype, force_cpu=False):
+    return fill_constant(shape, dtype, 0.0, force_cpu)
+
+
+def fluid_ones(shape, dtype, force_cpu=False):
+    return fill_constant(shape, dtype, 1.0, force_cpu)
+
+
+def full_like(x, fill_value, dtype=None, name=None):
+    dtype = convert_dtype(dtype) if dtype is not None else None
+    return append_op_out("fill_any_like", {"X": [x]},
+                         {"value": float(fill_value), "dtype": dtype or -1},
+                         name, out_dtype=dtype, stop_gradient=True)
+
+
+def zeros_like(x, dtype=None, name=None):
+    return full_like(x, 0.0, dtype, name)
+
+
+def ones_like(x, dtype=None, name=None):
+    return full_like(x, 1.0, dtype, name)
+
+
+def _like(op_type, x, out, attrs):
+    helper = LayerHelper(op_type)
+    out = out or helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    helper.append_op(type=op_type, inputs={"X": [x]}, outputs={"Out": [out]}, attrs=attrs)
+    return out
+
+
+def fluid_zeros_like(x, out=None):
+    return _like("fill_zeros_like", x, out, {})
+
+
+def fluid_ones_like(x, out=None):
+    return _like("fill_any_like", x, out, {"value": 1.0})
+
+
+def fill_constant_batch_size_like(input, shape, dtype, value, input_dim_idx=0,
+                                  output_dim_idx=0, force_cpu=False):
+    dtype = convert_dtype(dtype)
+    return append_op_out("fill_constant_batch_size_like", {"Input": [input]},
+                         {"shape": list(shape), "dtype": dtype, "value": float(value),
+                          "input_dim_idx": input_dim_idx, "output_dim_idx": output_dim_idx},
+                         out_dtype=dtype, stop_gradient=True)
+
+
+def assign(x, output=None):
+    """Copy a Variable, or make a constant from a numpy array / list / number."""
+    helper = LayerHelper("assign")
+    if isinstance(x, Variable):
+        output = output or helper.create_variable_for_type_inference(x.dtype)
+        helper.append_op(type="assign", inputs={"X": [x]}, outputs={"Out": [output]})
+        return output
+    value = np.asarray(x)
+    if value.dtype == np.float64:
+        value = value.astype(np.float32)   # Python floats make float32 tensors, as in Paddle
+    return _source_op("assign_value", value_attrs(value), value.dtype.name, out=output)
+
+
+# -- ranges
+
+def _scalar_tensor(value, dtype):
+    return value if isinstance(value, Variable) else fill_constant([1], dtype, value)
+
+
+def arange(start=0, end=None, step=1, dtype=None, name=None):
+    if end is None:
+        start, end = 0, start
+    if dtype is None:
+        ints = all(isinstance(v, (int, np.integer)) for v in (start, end, step))
+        dtype = "int64" if ints else "float32"
+    dtype = convert_dtype(dtype)
+    start, end, step = (_scalar_tensor(v, dtype) for v in (start, end, step))
+    return append_op_out("range", {"Start": [start], "End": [end], "Step": [step]}, {}, name,
+                         out_dtype=dtype, stop_gradient=True)
+
+
+def fluid_range(start, end, step, dtype, name=None):
+    return arange(start, end, step, dtype, name)
+
+
+def linspace(start, stop, num, dtype=None, name=None):
+    dtype = convert_dtype(dtype or "float32")
+    inputs = {"Start": [_scalar_tensor(start, dtype)], "Stop": [_scalar_tensor(stop, dtype)],
+              "Num": [_scalar_tensor(num, "int32")]}
+    return append_op_out("linspace", inputs, {"dtype": dtype}, name, out_dtype=dtype,
+                         stop_gradient=True)
+
+
+# -- random tensors (seed 0: the global generator that paddle.seed resets)
+
+def _random(op_type, shape, dtype, name, **attrs):
+    dtype = convert_dtype(dtype or "float32")
+    attrs.update(shape=_int_list(shape, op_type), dtype=dtype)
+    return _source_op(op_type, attrs, dtype, name)
+
+
+def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
+    return _random("uniform_random", shape, dtype, name, min=float(min), max=float(max),
+                   seed=int(seed))
+
+
+def fluid_uniform_random(shape, dtype="float32", min=-1.0, max=1.0, seed=0, name=None):
+    return uniform(shape, dtype, min, max, seed, name)
+
+
+def rand(shape, dtype=None, name=None):
+    return uniform(shape, dtype, 0.0, 1.0, name=name)
+
+
+def fluid_gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", name=None):
+    return _random("gaussian_random", shape, dtype, name, mean=float(mean), std=float(std),
+                   seed=int(seed))
+
+
+def normal(mean=0.0, std=1.0, shape=None, name=None):
+    if isinstance(mean, Variable) or isinstance(std, Variable):
+        raise NotImplementedError("normal: Variable mean/std are not supported; pass floats")
+    return fluid_gaussian_random([1] if shape is None else shape, mean, std, name=name)
+
+
+def randn(shape, dtype=None, name=None):
+    return fluid_gaussian_random(shape, dtype=dtype or "float32", name=name)
+
+
+def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+    if high is None:
+        low, high = 0, low
+    if low >= high:
+        raise ValueError("randint: low %s must be < high %s" % (low, high))
+    return _random("randint", shape, dtype or "int64", name, low=int(low), high=int(high),
+                   seed=0)
+
+
+# -- variables
+
+def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
+    """A global-block variable initialized to `value` in the startup program."""
+    helper = LayerHelper("global_var")
+    var = helper.create_global_variable(
+        name=name or unique_name.generate("global_var"), shape=list(shape),
+        dtype=convert_dtype(dtype), persistable=persistable, stop_gradient=True)
+    Constant(float(value))(var)
+    return var
+
+
+def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
+                     default_initializer=None):
+    from ..framework.param_attr import ParamAttr
+    attr = ParamAttr._to_attr(attr) if attr is not None else ParamAttr(name=name)
+    return LayerHelper("create_parameter").create_parameter(attr, shape, convert_dtype(dtype),
+                                                            is_bias, default_initializer)
+
+
+def create_tensor(dtype, name=None, persistable=False):
+    return default_main_program().current_block().create_var(
+        name=name or unique_name.generate("create_tensor"), dtype=convert_dtype(dtype),
+        persistable=persistable)
+
+
+_SHARED = {"assign": assign, "fill_constant": fill_constant,
+           "create_global_var": create_global_var, "create_parameter": create_parameter,
+           "create_tensor": create_tensor, "linspace": linspace}
+
+EXPORTS = {
+    "paddle": dict(_SHARED, full=full, zeros=zeros, ones=ones, full_like=full_like,
+                   zeros_like=zeros_like, ones_like=ones_like, arange=arange, uniform=uniform,
+                   rand=rand, normal=normal, randn=randn, randint=randint),
+    "fluid.layers": dict(_SHARED, zeros=fluid_zeros, ones=fluid_ones,
+                         zeros_like=fluid_zeros_like, ones_like=fluid_ones_like,
+                         fill_constant_batch_size_like=fill_constant_batch_size_like,
+                         range=fluid_range, uniform_random=fluid_uniform_random,
+                         gaussian_random=fluid_gaussian_random),
+    "static": {"create_global_var": create_global_var, "create_parameter": create_parameter},
+}
