@@ -1,0 +1,288 @@
+"""Shape, indexing, creation and random layers: the programs they build compute what numpy
+computes; gradients through them match finite differences; random ops honour seeds and
+have the right distributions."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import fluid, static
+from refimpl.framework.errors import OpError
+
+RNG = np.random.RandomState(0)
+
+
+def _run(fetch, feed=None, program=None):
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    return exe.run(program or static.default_main_program(), feed=feed or {},
+                   fetch_list=fetch)
+
+
+def _assert_all(got, want):
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert np.shape(g) == np.shape(w), "output %d: shape %s, want %s" % (
+            i, np.shape(g), np.shape(w))
+        np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-6, err_msg="output %d" % i)
+
+
+def test_reshape_with_tensor_shapes_and_copied_dims():
+    x = static.data("x", [None, 6], "float32")
+    n = static.data("n", [1], "int32")
+    target = static.data("target", [3], "int32")
+    a = RNG.rand(4, 6).astype("float32")
+    outs = [paddle.reshape(x, [0, 2, 3]), paddle.reshape(x, target),
+            paddle.reshape(x, [n, -1]),
+            fluid.layers.reshape(x, [-1, 12], actual_shape=target),
+            fluid.layers.reshape(x, [2, 12], act="relu")]
+    assert tuple(outs[0].shape) == (-1, 2, 3) and len(outs[2].shape) == 2
+    got = _run(outs, {"x": a, "n": np.array([8], "int32"),
+                      "target": np.array([2, 3, 4], "int32")})
+    # actual_shape (the Shape input) wins over the attr, as in Paddle
+    _assert_all(got, [a.reshape(4, 2, 3), a.reshape(2, 3, 4), a.reshape(8, 3),
+                      a.reshape(2, 3, 4), np.maximum(a.reshape(2, 12), 0)])
+
+
+def test_view_layers_fluid_and_paddle_signatures():
+    x = static.data("x", [2, 1, 3, 4], "float32")
+    a = RNG.rand(2, 1, 3, 4).astype("float32")
+    outs = [fluid.layers.transpose(x, perm=[3, 0, 2, 1]), fluid.layers.flatten(x, axis=2),
+            paddle.flatten(x, start_axis=1, stop_axis=2), fluid.layers.squeeze(x, axes=[1]),
+            paddle.squeeze(x), fluid.layers.unsqueeze(x, axes=[0, -1]),
+            paddle.unsqueeze(x, 2)]
+    assert [tuple(o.shape) for o in outs] == [(4, 2, 3, 1), (2, 12), (2, 3, 4), (2, 3, 4),
+                                              (2, 3, 4), (1, 2, 1, 3, 4, 1), (2, 1, 1, 3, 4)]
+    _assert_all(_run(outs, {"x": a}),
+                [a.transpose(3, 0, 2, 1), a.reshape(2, 12), a.reshape(2, 3, 4),
+                 a[:, 0], a[:, 0], a[None, ..., None], a[:, :, None]])
+
+
+def test_join_and_split_layers():
+    x = static.data("x", [3, 4], "float32")
+    y = static.data("y", [3, 2], "float32")
+    axis = static.data("axis", [1], "int32")
+    a, b = RNG.rand(3, 4).astype("float32"), RNG.rand(3, 2).astype("float32")
+    p0, p1 = fluid.layers.split(x, 2)                         # dim=-1 by default
+    q = paddle.split(x, [1, -1, 2], axis=1)
+    u = fluid.layers.unstack(x, axis=1)
+    outs = [paddle.concat([x, y], axis=-1), fluid.layers.concat(input=[x, x]),
+            paddle.concat([x, y], axis=axis), p0, p1, q[1], q[2],
+            fluid.layers.stack([x, x], axis=-1), u[3],
+            fluid.layers.slice(x, axes=[0, 1], starts=[-2, 1], ends=[100, 3]),
+            paddle.slice(x, [1], [2], [4])]
+    got = _run(outs, {"x": a, "y": b, "axis": np.array([1], "int32")})
+    _assert_all(got, [np.hstack([a, b]), np.vstack([a, a]), np.hstack([a, b]), a[:, :2],
+                      a[:, 2:], a[:, 1:2], a[:, 2:], np.stack([a, a], -1), a[:, 3],
+                      a[1:, 1:3], a[:, 2:4]])
+    assert len(u) == 4 and tuple(q[1].shape) == (3, 1)
+
+
+def test_repeat_and_index_layers():
+    x = static.data("x", [3, 2], "float32")
+    idx = static.data("idx", [4], "int64")
+    upd = static.data("upd", [2, 2], "float32")
+    cond = static.data("cond", [3, 2], "bool")
+    a, u = RNG.rand(3, 2).astype("float32"), RNG.rand(2, 2).astype("float32")
+    i = np.array([2, 0, 2, 1], "int64")
+    c = np.array([[True, False], [False, False], [True, True]])
+    outs = [fluid.layers.expand(x, [2, 3]), paddle.expand(paddle.unsqueeze(x, 0), [4, 3, 2]),
+            paddle.tile(x, [2, 1, 2]), fluid.layers.gather(x, idx),
+            paddle.gather(paddle.transpose(x, [1, 0]), idx, axis=1),
+            paddle.scatter(x, paddle.slice(idx, [0], [1], [3]), upd),
+            paddle.where(cond, x, paddle.zeros_like(x)), fluid.layers.where(cond),
+            paddle.where(cond)]
+    got = _run(outs, {"x": a, "idx": i, "upd": u, "cond": c})
+    scattered = a.copy()
+    scattered[[0, 2]] = u
+    _assert_all(got, [np.tile(a, (2, 3)), np.broadcast_to(a, (4, 3, 2)), np.tile(a, (2, 1, 2)),
+                      a[i], a.T[:, i], scattered, np.where(c, a, 0), np.argwhere(c),
+                      np.argwhere(c)])
+    assert got[7].dtype == np.int64
+
+
+def test_sort_search_and_shape_layers():
+    x = static.data("x", [3, 4], "float32")
+    a = RNG.permutation(12).reshape(3, 4).astype("float32")
+    values, indices = fluid.layers.argsort(x, axis=0, descending=True)
+    outs = [values, indices, paddle.argsort(x), fluid.layers.argmax(x),
+            fluid.layers.argmin(x, axis=1), paddle.argmax(x), paddle.argmin(x, axis=1,
+                                                                            keepdim=True),
+            paddle.shape(x), paddle.numel(x), fluid.layers.shape(x)]
+    got = _run(outs, {"x": a})
+    _assert_all(got, [-np.sort(-a, axis=0), np.argsort(-a, axis=0), np.argsort(a),
+                      a.argmax(0), a.argmin(1), [a.argmax()], a.argmin(1)[:, None],
+                      [3, 4], [12], [3, 4]])
+    assert got[1].dtype == got[3].dtype == got[8].dtype == np.int64
+    assert got[7].dtype == np.int32
+
+
+def test_cast_and_assign():
+    x = static.data("x", [2, 3], "float32")
+    a = RNG.randn(2, 3).astype("float32")
+    out = fluid.layers.create_tensor("float32")
+    copied = fluid.layers.assign(x, output=out)
+    const = paddle.assign(np.arange(6).reshape(2, 3).astype("int64"))
+    floats = paddle.assign([[1.5, 2.5]])
+    got = _run([paddle.cast(x, "int32"), fluid.layers.cast(x, "float64"), copied, const,
+                floats], {"x": a})
+    assert copied is out
+    assert got[0].dtype == np.int32 and got[1].dtype == np.float64
+    assert got[3].dtype == np.int64 and got[4].dtype == np.float32   # as Paddle: not float64
+    _assert_all(got, [a.astype("int32"), a, a, np.arange(6).reshape(2, 3), [[1.5, 2.5]]])
+
+
+def test_constant_creation_layers():
+    x = static.data("x", [None, 3], "float32")
+    a = RNG.rand(5, 3).astype("float32")
+    outs = [paddle.zeros([2, 3]), paddle.ones([2], "int64"), paddle.full([2, 2], 7, "int32"),
+            paddle.full_like(x, 2.5), paddle.ones_like(x, "int32"), paddle.zeros_like(x),
+            fluid.layers.zeros([3], "float64"), fluid.layers.ones([1, 2], "float32"),
+            fluid.layers.ones_like(x), fluid.layers.zeros_like(x),
+            fluid.layers.fill_constant([2], "int64", 2 ** 60),
+            fluid.layers.fill_constant_batch_size_like(x, [-1, 4], "float32", 1.5),
+            fluid.layers.fill_constant_batch_size_like(x, [2, -1], "int32", 3,
+                                                       output_dim_idx=1)]
+    got = _run(outs, {"x": a})
+    _assert_all(got, [np.zeros((2, 3)), np.ones(2), np.full((2, 2), 7), np.full((5, 3), 2.5),
+                      np.ones((5, 3)), np.zeros((5, 3)), np.zeros(3), np.ones((1, 2)),
+                      np.ones((5, 3)), np.zeros((5, 3)), [2 ** 60] * 2, np.full((5, 4), 1.5),
+                      np.full((2, 5), 3)])
+    assert got[10].tolist() == [2 ** 60, 2 ** 60]                 # exact, not via float
+    assert [g.dtype for g in got[:3]] == [np.float32, np.int64, np.int32]
+    assert got[4].dtype == np.int32 and got[12].dtype == np.int32
+    assert all(o.stop_gradient for o in outs)
+
+
+def test_range_layers():
+    n = static.data("n", [1], "float32")
+    outs = [paddle.arange(5), paddle.arange(1, 2, 0.25), paddle.arange(0, n, 1.5, "float32"),
+            fluid.layers.range(10, 0, -3, "int32"), paddle.linspace(0, 1, 5),
+            fluid.layers.linspace(-2, 2, 3, "float64"), paddle.linspace(n, 0.0, 4)]
+    got = _run(outs, {"n": np.array([6.0], "float32")})
+    _assert_all(got, [np.arange(5), np.arange(1, 2, 0.25), np.arange(0, 6, 1.5),
+                      np.arange(10, 0, -3), np.linspace(0, 1, 5), [-2, 0, 2],
+                      np.linspace(6, 0, 4)])
+    assert got[0].dtype == np.int64 and got[3].dtype == np.int32
+    assert got[5].dtype == np.float64 and got[6].dtype == np.float32
+
+
+def test_global_vars_parameters_and_increment():
+    counter = fluid.layers.create_global_var([1], 3.0, "int64", persistable=True, name="step")
+    w = static.create_parameter([2, 3], "float32", name="w",
+                                default_initializer=fluid.initializer.Constant(0.5))
+    fluid.layers.increment(counter, value=2.0)
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    for expected in (5, 7):
+        step, w_value = exe.run(fetch_list=[counter, w])
+        assert step.tolist() == [expected] and step.dtype == np.int64
+    np.testing.assert_array_equal(w_value, np.full((2, 3), 0.5, "float32"))
+    assert counter.persistable and w.persistable and not w.stop_gradient
+
+
+def test_gradients_through_shape_and_index_layers_match_finite_differences():
+    x = static.data("x", [3, 4], "float64")
+    x.stop_gradient = False
+    idx = static.data("idx", [3], "int64")
+    cond = static.data("cond", [4, 3], "bool")
+    w = static.data("w", [4, 3], "float64")
+
+    def build(x):
+        t = paddle.transpose(paddle.reshape(x, [2, 6]), [1, 0])                # [6, 2]
+        parts = paddle.split(t, 3, axis=0)                                      # 3 x [2, 2]
+        joined = paddle.concat([parts[2], paddle.slice(t, [0], [1], [3])], 0)   # [4, 2]
+        tiled = paddle.tile(paddle.unsqueeze(joined, 1), [1, 3, 1])             # [4, 3, 2]
+        picked = paddle.gather(paddle.squeeze(paddle.stack([joined], 0), [0]), idx)  # [3, 2]
+        row = paddle.slice(paddle.reshape(paddle.cast(picked, "float32"), [1, 6]), [1], [0], [3])
+        mixed = paddle.where(cond, paddle.sum(tiled, axis=2),
+                             paddle.cast(paddle.expand(row, [4, 3]), "float64"))
+        return paddle.sum(mixed * w)
+
+    loss = build(x)
+    static.append_backward(loss)
+    a = RNG.randn(3, 4)
+    feed = {"idx": np.array([3, 0, 3], "int64"), "cond": RNG.rand(4, 3) > 0.5,
+            "w": RNG.randn(4, 3)}
+
+    def numpy_loss(a):
+        t = a.reshape(2, 6).T
+        joined = np.concatenate([t[4:6], t[1:3]], 0)
+        picked = joined[feed["idx"]]    # the float32 round trip's slope is 1
+        mixed = np.where(feed["cond"], np.tile(joined[:, None], (1, 3, 1)).sum(2),
+                         np.broadcast_to(picked.reshape(1, 6)[:, :3], (4, 3)))
+        return (mixed * feed["w"]).sum()
+
+    got_loss, grad = _run([loss, "x@GRAD"], dict(feed, x=a))
+    np.testing.assert_allclose(got_loss, numpy_loss(a), rtol=1e-5)
+    eps, numeric = 1e-6, np.zeros_like(a)
+    for i in np.ndindex(a.shape):
+        d = np.zeros_like(a)
+        d[i] = eps
+        numeric[i] = (numpy_loss(a + d) - numpy_loss(a - d)) / (2 * eps)
+    np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-8)
+
+
+# -- random layers
+
+def test_fixed_seed_gives_the_same_values_every_run():
+    u = paddle.uniform([50], min=-2.0, max=3.0, seed=11)
+    g = fluid.layers.gaussian_random([50], mean=1.0, std=2.0, seed=11)
+    first = _run([u, g])
+    second = _run([u, g])
+    for a, b in zip(first, second):
+        np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(first[0], _run([paddle.uniform([50], seed=12)])[0][:50])
+
+
+def test_paddle_seed_resets_the_global_generator():
+    outs = [paddle.rand([20]), paddle.randn([20]), paddle.randint(0, 100, [20])]
+    paddle.seed(5)
+    first = _run(outs)
+    later = _run(outs)
+    paddle.seed(5)
+    again = _run(outs)
+    for a, b, c in zip(first, later, again):
+        np.testing.assert_array_equal(a, c)
+        assert not np.array_equal(a, b)    # seed 0: the stream moves on between runs
+
+
+def test_random_distributions():
+    n = 40000
+    paddle.seed(123)
+    outs = [paddle.uniform([n], min=-1.0, max=3.0), paddle.normal(2.0, 0.5, [n]),
+            paddle.randn([n], "float64"), paddle.randint(-3, 4, [n]),
+            fluid.layers.uniform_random([n], "float64", min=0.5, max=0.75, seed=3)]
+    u, g, z, r, u2 = _run(outs)
+    assert u.dtype == np.float32 and z.dtype == np.float64 and r.dtype == np.int64
+    assert u.min() >= -1.0 and u.max() < 3.0 and abs(u.mean() - 1.0) < 0.03
+    assert abs(u.std() - 4 / np.sqrt(12)) < 0.03
+    assert abs(g.mean() - 2.0) < 0.02 and abs(g.std() - 0.5) < 0.02
+    assert abs(z.mean()) < 0.03 and abs(z.std() - 1.0) < 0.03
+    assert set(np.unique(r)) == set(range(-3, 4))
+    assert u2.min() >= 0.5 and u2.max() < 0.75
+
+
+def test_truncated_gaussian_stays_within_two_std():
+    block = static.default_main_program().global_block()
+    out = block.create_var(name="tg", shape=[50000], dtype="float32")
+    block.append_op(type="truncated_gaussian_random", outputs={"Out": [out]},
+                    attrs={"shape": [50000], "mean": 1.0, "std": 3.0, "seed": 7})
+    v, = _run([out])
+    assert np.abs(v - 1.0).max() <= 6.0 + 1e-5
+    # a standard normal cut at +-2 has std 0.8796; here scaled by 3
+    assert abs(v.mean() - 1.0) < 0.05 and abs(v.std() - 3 * 0.8796) < 0.05
+    np.testing.assert_array_equal(v, _run([out])[0])
+
+
+# -- errors
+
+def test_shape_errors_name_the_variable_and_the_shapes():
+    x = static.data("x", [2, 3], "float32")
+    with pytest.raises(OpError, match=r"cannot reshape X 'x' of shape \[2, 3\]"):
+        paddle.reshape(x, [4, 2])
+    y = static.data("y", [3, 3], "float32")
+    with pytest.raises(OpError, match=r"'y' has shape \[3, 3\], expected dim 0 = 2"):
+        paddle.concat([x, y], axis=1)
+    with pytest.raises(ValueError, match="not divisible"):
+        paddle.split(x, 2, axis=1)
+    with pytest.raises(OpError, match="not a permutation"):
+        paddle.transpose(x, [0, 0])
