@@ -63,6 +63,11 @@ cdef void _backward(real[:, :, ::1] x, real[:, :, ::1] dy, real[:, :, ::1] dx,
                     dx[n, c, s] = <real>(k / count * (count * dy[n, c, s] - sd - xhat * sdx))
 
 
+def _uses_running_stats(is_test, use_global_stats, trainable_statistics):
+    # the rule of refimpl.ops.batch_norm.uses_running_stats (kernels do not import ops)
+    return use_global_stats or (is_test and not trainable_statistics)
+
+
 def _view(a):
     return np.ascontiguousarray(a).reshape(a.shape[0], a.shape[1], -1)
 
@@ -74,7 +79,7 @@ def batch_norm_forward(x, scale, bias, mean, variance, momentum=0.9, epsilon=1e-
     y = np.empty_like(x3)
     sc = np.ascontiguousarray(scale, x.dtype)
     bi = np.ascontiguousarray(bias, x.dtype)
-    if is_test or use_global_stats:
+    if _uses_running_stats(is_test, use_global_stats, trainable_statistics):
         m = mean.astype(np.float64)
         inv = 1.0 / np.sqrt(variance.astype(np.float64) + epsilon)
         mean_out, var_out = mean, variance
@@ -108,7 +113,7 @@ def batch_norm_backward(x, scale, saved_mean, saved_inv_std, dy, momentum=0.9, e
     dbias = np.empty(c)
     args = (np.ascontiguousarray(scale, x.dtype), np.ascontiguousarray(saved_mean, x.dtype),
             np.ascontiguousarray(saved_inv_std, x.dtype), dscale, dbias,
-            bool(is_test or use_global_stats))
+            bool(_uses_running_stats(is_test, use_global_stats, trainable_statistics)))
     if x.dtype == np.float32:
         _backward[float](x3, dy3, dx, *args)
     else:

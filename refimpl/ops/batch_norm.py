@@ -3,8 +3,8 @@
 Training: batch mean and biased variance normalize X; the running stats update as
 running = momentum * running + (1 - momentum) * batch (the batch variance used there is the
 biased one, as Paddle's CPU kernel does). SavedMean / SavedVariance hold the batch mean and
-the inverse std 1/sqrt(var + eps) for the backward. is_test (or use_global_stats) uses the
-running stats.
+the inverse std 1/sqrt(var + eps) for the backward. is_test (unless trainable_statistics)
+or use_global_stats normalizes with the running stats and leaves them as they are.
 """
 import numpy as np
 
@@ -16,6 +16,11 @@ def channel_axes(ndim, data_layout):
     """(channel axis, reduction axes)."""
     c = ndim - 1 if (data_layout == "NHWC" or ndim == 2) else 1
     return c, tuple(i for i in range(ndim) if i != c)
+
+
+def uses_running_stats(is_test, use_global_stats, trainable_statistics):
+    """Whether X is normalized with the running Mean/Variance instead of batch statistics."""
+    return use_global_stats or (is_test and not trainable_statistics)
 
 
 def _bcast(v, ndim, c):
@@ -53,9 +58,10 @@ class BatchNorm(OpDef):
     kernels = {"forward": "batch_norm:batch_norm_forward",
                "backward": "batch_norm:batch_norm_backward"}
 
+    fd_tolerance = (2e-3, 2e-4)
+
     def fast_ok(self, attrs, dtype):
         return super().fast_ok(attrs, dtype) and attrs["data_layout"] == "NCHW"
-    fd_tolerance = (2e-3, 2e-4)
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
@@ -75,7 +81,7 @@ class BatchNorm(OpDef):
     def forward(x, scale, bias, mean, variance, momentum=0.9, epsilon=1e-5, is_test=False,
                 data_layout="NCHW", use_global_stats=False, trainable_statistics=False):
         c, axes = channel_axes(x.ndim, data_layout)
-        if is_test or use_global_stats:
+        if uses_running_stats(is_test, use_global_stats, trainable_statistics):
             inv_std = 1.0 / np.sqrt(variance + epsilon)
             y = (x - _bcast(mean, x.ndim, c)) * _bcast(inv_std * scale, x.ndim, c) + \
                 _bcast(bias, x.ndim, c)
@@ -92,7 +98,7 @@ class BatchNorm(OpDef):
         xhat = (x - _bcast(saved_mean, x.ndim, c)) * _bcast(saved_inv_std, x.ndim, c)
         dbias = dy.sum(axis=axes)
         dscale = (dy * xhat).sum(axis=axes)
-        if is_test or use_global_stats:
+        if uses_running_stats(is_test, use_global_stats, trainable_statistics):
             dx = dy * _bcast(scale * saved_inv_std, x.ndim, c)
         else:
             dx = input_grad(x, scale, saved_mean, saved_inv_std, dy, c, dbias, dscale, n)
@@ -104,6 +110,8 @@ class BatchNorm(OpDef):
             yield Sample({"X": rand(rng, *shape), "Scale": rng.uniform(0.5, 1.5, c),
                           "Bias": rand(rng, c), "Mean": rand(rng, c),
                           "Variance": rng.uniform(0.5, 1.5, c)}, {"data_layout": layout})
-        yield Sample({"X": rand(rng, 4, 3), "Scale": rng.uniform(0.5, 1.5, 3),
-                      "Bias": rand(rng, 3), "Mean": rand(rng, 3),
-                      "Variance": rng.uniform(0.5, 1.5, 3)}, {"is_test": True})
+        for attrs in ({"is_test": True}, {"is_test": True, "trainable_statistics": True},
+                      {"use_global_stats": True}):
+            yield Sample({"X": rand(rng, 4, 3, 2), "Scale": rng.uniform(0.5, 1.5, 3),
+                          "Bias": rand(rng, 3), "Mean": rand(rng, 3),
+                          "Variance": rng.uniform(0.5, 1.5, 3)}, attrs)

@@ -1,17 +1,69 @@
-"""cross_entropy: Y = -sum(label * log X) over the last dim, X being probabilities
-(hard labels: -log X[label]); ignore_index rows give 0."""
+"""cross_entropy and cross_entropy2 on probabilities X (not logits), classes on the last dim.
+
+cross_entropy: Y = -log X[label] (hard labels, int64 [..., 1]) or -sum(Label * log X)
+(soft_label). cross_entropy2 (what fluid.layers.cross_entropy builds for hard labels):
+the same Y, plus MatchX = X[label] (what the gradient reads instead of X) and XShape
+([0] + X.shape, like reshape2's). Rows whose label is ignore_index give Y = 0, MatchX = 0
+and no gradient. As Paddle (math::TolerableValue), log X is clamped to +-1e20 rather than
+X clipped with an epsilon, so X = 0 gives Y = 1e20, not inf.
+"""
 import numpy as np
 
 from ._common import FLOATS
 from .registry import OpDef, Sample, register
 
+_APPROX_INF = 1e20
 
-def _picked(x, label, ignore_index):
-    lab = label.reshape(-1).astype(np.int64)
+
+def _tolerable_log(x):
+    with np.errstate(divide="ignore"):
+        return np.clip(np.log(x), -_APPROX_INF, _APPROX_INF)
+
+
+def _hard_rows(x, label, ignore_index):
+    """(X as [rows, D], flat labels, which rows count, labels with ignored rows set to 0)."""
     rows = x.reshape(-1, x.shape[-1])
+    lab = label.reshape(-1).astype(np.int64)
     keep = lab != ignore_index
-    safe = np.where(keep, lab, 0)
-    return rows, lab, keep, safe
+    bad = keep & ((lab < 0) | (lab >= rows.shape[1]))
+    if bad.any():
+        raise IndexError("Label: class %d is out of range for %d classes (ignore_index=%d)"
+                         % (lab[bad][0], rows.shape[1], ignore_index))
+    return rows, lab, keep, np.where(keep, lab, 0)
+
+
+def _matched(x, label, ignore_index):
+    """X[label] per row as [..., 1]; 0 for ignored rows."""
+    rows, _, keep, safe = _hard_rows(x, label, ignore_index)
+    picked = np.where(keep, rows[np.arange(len(rows)), safe], 0)
+    return picked.reshape(x.shape[:-1] + (1,)).astype(x.dtype)
+
+
+def _hard_loss(match_x, label, ignore_index):
+    keep = label.reshape(match_x.shape) != ignore_index
+    with np.errstate(divide="ignore"):
+        loss = np.where(keep, -_tolerable_log(np.where(keep, match_x, 1)), 0)
+    return loss.astype(match_x.dtype)
+
+
+def _hard_grad(x_shape, dtype, label, match_x, dy, ignore_index):
+    """dX: -dY / X[label] at each row's label, 0 elsewhere and on ignored rows."""
+    lab = label.reshape(-1).astype(np.int64)
+    keep = lab != ignore_index
+    d = x_shape[-1]
+    dx = np.zeros((lab.size, d), dtype)
+    r = np.arange(lab.size)
+    safe_x = np.where(keep, match_x.reshape(-1), 1)
+    dx[r, np.where(keep, lab, 0)] = np.where(keep, -dy.reshape(-1) / safe_x, 0)
+    return dx.reshape(x_shape)
+
+
+def _check_hard_label(ctx, x, label):
+    ctx.expect(label.dtype.name in ("int32", "int64"),
+               "Label %r must be int64 class indices, got %s" % (label.name, label.dtype.name))
+    ctx.expect(list(label.shape[-1:]) == [1] and len(label.shape) == len(x.shape),
+               "Label %r must be X's shape with a last dim of 1 (X %r %s), got shape %s"
+               % (label.name, x.name, list(x.shape), list(label.shape)))
 
 
 @register
@@ -27,30 +79,21 @@ class CrossEntropy(OpDef):
         x, label = ctx.input_var("X"), ctx.input_var("Label")
         ctx.check_dtype("X", FLOATS)
         if not ctx.attr("soft_label"):
-            ctx.expect(label.dtype.name in ("int32", "int64"),
-                       "Label %r must be int64 class indices, got %s"
-                       % (label.name, label.dtype.name))
-            ctx.expect(label.shape[-1] == 1, "Label %r must have last dim 1, got shape %s"
-                       % (label.name, list(label.shape)))
+            _check_hard_label(ctx, x, label)
         ctx.set_output("Y", list(x.shape[:-1]) + [1], x.dtype)
 
     @staticmethod
     def forward(x, label, soft_label=False, ignore_index=-100):
         if soft_label:
-            return -(label * np.log(x)).sum(axis=-1, keepdims=True).astype(x.dtype)
-        rows, lab, keep, safe = _picked(x, label, ignore_index)
-        y = np.where(keep, -np.log(rows[np.arange(len(rows)), safe]), 0)
-        return y.reshape(x.shape[:-1] + (1,)).astype(x.dtype)
+            return -(label * _tolerable_log(x)).sum(axis=-1, keepdims=True).astype(x.dtype)
+        return _hard_loss(_matched(x, label, ignore_index), label, ignore_index)
 
     @staticmethod
     def backward(x, label, dy, soft_label=False, ignore_index=-100):
         if soft_label:
             return (-dy * label / x).astype(x.dtype)
-        rows, lab, keep, safe = _picked(x, label, ignore_index)
-        dx = np.zeros_like(rows)
-        r = np.arange(len(rows))
-        dx[r, safe] = np.where(keep, -dy.reshape(-1) / rows[r, safe], 0)
-        return dx.reshape(x.shape)
+        return _hard_grad(x.shape, x.dtype, label, _matched(x, label, ignore_index), dy,
+                          ignore_index)
 
     def samples(self, rng):
         p = rng.uniform(0.1, 1, (4, 3))
@@ -58,3 +101,36 @@ class CrossEntropy(OpDef):
                       "Label": np.array([[2], [0], [1], [-100]], "int64")})
         yield Sample({"X": p / p.sum(1, keepdims=True), "Label": p[::-1] / p.sum()},
                      {"soft_label": True})
+
+
+@register
+class CrossEntropy2(OpDef):
+    type = "cross_entropy2"
+    inputs = ("X", "Label")
+    outputs = ("Y", "XShape", "MatchX")
+    attrs = {"ignore_index": -100}
+    no_grad = ("Label",)
+    grad_inputs = ("Label", "MatchX", "XShape", "Y@GRAD")
+
+    def infer_shape(self, ctx):
+        x, label = ctx.input_var("X"), ctx.input_var("Label")
+        ctx.check_dtype("X", FLOATS)
+        _check_hard_label(ctx, x, label)
+        ctx.set_output("Y", list(x.shape[:-1]) + [1], x.dtype)
+        ctx.set_output("XShape", [0] + list(x.shape), x.dtype)
+        ctx.set_output("MatchX", list(x.shape[:-1]) + [1], x.dtype)
+
+    @staticmethod
+    def forward(x, label, ignore_index=-100):
+        match_x = _matched(x, label, ignore_index)
+        return (_hard_loss(match_x, label, ignore_index), np.empty((0,) + x.shape, x.dtype),
+                match_x)
+
+    @staticmethod
+    def backward(label, match_x, xshape, dy, ignore_index=-100):
+        return _hard_grad(xshape.shape[1:], match_x.dtype, label, match_x, dy, ignore_index)
+
+    def samples(self, rng):
+        p = rng.uniform(0.1, 1, (2, 3, 4))
+        yield Sample({"X": p / p.sum(-1, keepdims=True),
+                      "Label": np.array([[[3], [0], [-100]], [[1], [1], [2]]], "int64")})

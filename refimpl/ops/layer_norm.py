@@ -1,5 +1,6 @@
-"""layer_norm: normalize each sample over dims [begin_norm_axis:], then Scale/Bias
-(flattened to that size)."""
+"""layer_norm: normalize each row of X flattened to [prod(dims[:begin_norm_axis]), rest]
+with its mean and biased variance, then Scale/Bias (of the row's size). Mean and Variance
+are [rows], the variance being the plain one (not an inverse std as batch_norm saves)."""
 import numpy as np
 
 from ._common import FLOATS, numel, rand
@@ -19,7 +20,17 @@ class LayerNorm(OpDef):
         x = ctx.input_var("X")
         ctx.check_dtype("X", FLOATS)
         a = ctx.attr("begin_norm_axis")
+        ctx.expect(0 < a < len(x.shape), "begin_norm_axis=%d must be in [1, %d) for X %r %s"
+                   % (a, len(x.shape), x.name, list(x.shape)))
         left = numel(x.shape[:a]) if all(d >= 0 for d in x.shape[:a]) else -1
+        right = numel(x.shape[a:]) if all(d >= 0 for d in x.shape[a:]) else -1
+        for slot in ("Scale", "Bias"):
+            v = ctx.input_var(slot)
+            if v is not None and right >= 0:
+                ctx.expect(numel(v.shape) == right,
+                           "%s %r has %d elements, expected %d (X %r %s from begin_norm_axis "
+                           "%d on)" % (slot, v.name, numel(v.shape), right, x.name,
+                                       list(x.shape), a))
         ctx.same_as("X", "Y")
         ctx.set_output("Mean", [left], x.dtype)
         ctx.set_output("Variance", [left], x.dtype)

@@ -1,5 +1,8 @@
 """softmax_with_cross_entropy: Softmax = softmax(Logits); Loss = -sum(label * log Softmax)
-along `axis` (hard labels: -log Softmax[label]); ignore_index rows get loss 0 and no grad."""
+along `axis` (hard labels: -log Softmax[label]); ignore_index rows get loss 0 and no grad.
+The loss comes from log-softmax (shifted logits), never log(0). Logits@GRAD follows
+Paddle's kernel: (Softmax - Label) * Loss@GRAD, hard labels one-hot; for soft labels that
+is the exact gradient when each label row sums to 1, as Paddle assumes."""
 import numpy as np
 
 from ._common import FLOATS, rand
@@ -9,6 +12,10 @@ from .registry import OpDef, Sample, register
 def _hard_mask(label, axis, n_classes, ignore_index):
     """One-hot of `label` along `axis` (label has size 1 on that axis); ignored rows are 0."""
     lab = label.astype(np.int64)
+    bad = ((lab < 0) | (lab >= n_classes)) & (lab != ignore_index)
+    if bad.any():
+        raise IndexError("Label: class %d is out of range for %d classes (ignore_index=%d)"
+                         % (lab[bad][0], n_classes, ignore_index))
     classes = np.arange(n_classes).reshape([-1 if i == axis else 1 for i in range(lab.ndim)])
     return (lab == classes) & (lab != ignore_index)
 
@@ -43,6 +50,11 @@ class SoftmaxWithCrossEntropy(OpDef):
                                                 list(logits.shape)))
         loss_shape = list(logits.shape)
         loss_shape[axis] = 1
+        want = list(logits.shape) if ctx.attr("soft_label") else loss_shape
+        ctx.expect(all(a < 0 or b < 0 or a == b for a, b in zip(label.shape, want)),
+                   "Label %r has shape %s, expected %s for Logits %r %s (soft_label=%s)"
+                   % (label.name, list(label.shape), want, logits.name, list(logits.shape),
+                      ctx.attr("soft_label")))
         ctx.set_output("Softmax", logits.shape, logits.dtype)
         ctx.set_output("Loss", loss_shape, logits.dtype)
 
@@ -67,7 +79,7 @@ class SoftmaxWithCrossEntropy(OpDef):
                  numeric_stable_mode=True, axis=-1):
         axis %= softmax.ndim
         if soft_label:
-            return dloss * (softmax * label.sum(axis=axis, keepdims=True) - label)
+            return (dloss * (softmax - label)).astype(softmax.dtype)
         mask = _hard_mask(label, axis, softmax.shape[axis], ignore_index)
         kept = (label != ignore_index)
         return (dloss * (softmax * kept - mask)).astype(softmax.dtype)

@@ -1,5 +1,6 @@
-"""lookup_table (Ids [N, 1] -> [N, D]) and lookup_table_v2 (Ids any shape -> shape + [D]):
-rows of W; padding_idx rows read as zeros and get no gradient."""
+"""lookup_table (Ids [..., 1] -> [..., D], fluid 1.8) and lookup_table_v2 (Ids of any shape
+-> Ids.shape + [D], Paddle 2.0): rows of W. Rows whose id is padding_idx read as zeros and
+get no gradient; W@GRAD is dense (a scatter-add), even when is_sparse is set."""
 import numpy as np
 
 from ._common import rand
@@ -17,14 +18,21 @@ class _Lookup(OpDef):
     def infer_shape(self, ctx):
         w, ids = ctx.input_var("W"), ctx.input_var("Ids")
         ctx.expect(ids.dtype.name in ("int32", "int64"),
-                   "Ids %r must be int64, got %s" % (ids.name, ids.dtype.name))
+                   "Ids %r must be int64 (or int32), got %s" % (ids.name, ids.dtype.name))
+        ctx.expect(len(w.shape) == 2, "W %r must be a 2-D table [rows, D], got shape %s"
+                   % (w.name, list(w.shape)))
+        self.check_ids(ctx, ids)
         ctx.set_output("Out", self.out_shape(list(ids.shape)) + [w.shape[1]], w.dtype)
+
+    def check_ids(self, ctx, ids):
+        pass
 
     def forward(self, w, ids, padding_idx=-1, **_):
         flat = ids.reshape(-1)
-        if flat.size and (flat.min() < 0 or flat.max() >= w.shape[0]):
-            bad = flat[(flat < 0) | (flat >= w.shape[0])][0]
-            raise IndexError("id %d is out of range for a table of %d rows" % (bad, w.shape[0]))
+        bad = (flat < 0) | (flat >= w.shape[0])
+        if bad.any():
+            raise IndexError("Ids: id %d is out of range for W with %d rows"
+                             % (flat[bad][0], w.shape[0]))
         out = w[flat]
         if padding_idx != -1:
             out[flat == padding_idx] = 0
@@ -40,18 +48,24 @@ class _Lookup(OpDef):
         return dw
 
     def samples(self, rng):
-        yield Sample({"W": rand(rng, 5, 3), "Ids": self.ids(np.array([1, 4, 1, 0], "int64"))})
+        yield Sample({"W": rand(rng, 5, 3), "Ids": self.ids(np.array([1, 4, 1, 0], "int64"))},
+                     name="repeated_id")
         yield Sample({"W": rand(rng, 5, 3), "Ids": self.ids(np.array([2, 3, 2], "int64"))},
-                     {"padding_idx": 2})
+                     {"padding_idx": 2}, name="padding")
 
 
 @register
 class LookupTable(_Lookup):
     type = "lookup_table"
 
+    def check_ids(self, ctx, ids):
+        ctx.expect(list(ids.shape[-1:]) == [1],
+                   "Ids %r must have a last dim of 1, got shape %s (lookup_table_v2 takes "
+                   "any shape)" % (ids.name, list(ids.shape)))
+
     @staticmethod
     def out_shape(ids_shape):
-        return ids_shape[:-1] if ids_shape[-1:] == [1] else ids_shape
+        return ids_shape[:-1]
 
     @staticmethod
     def ids(a):
@@ -69,3 +83,8 @@ class LookupTableV2(_Lookup):
     @staticmethod
     def ids(a):
         return a
+
+    def samples(self, rng):
+        yield from super().samples(rng)
+        yield Sample({"W": rand(rng, 4, 2), "Ids": np.array([[0, 3, 3], [1, 0, 2]], "int64")},
+                     name="2d_ids")
