@@ -1,103 +1,148 @@
-"""Losses and metrics: cross entropy (both flavours), square error, mse, accuracy, top-k."""
+"""Losses and metrics: cross entropy (on probabilities and on logits), square error / mse,
+top-k and accuracy."""
 from ..framework.layer_helper import LayerHelper
 from .common import append_op_out, check_variable
-from .math import mean as _mean
+from .math import cast, mean as _mean, paddle_sum
+
+_REDUCTIONS = ("mean", "sum", "none")
 
 
 def fluid_cross_entropy(input, label, soft_label=False, ignore_index=-100):
-    """-log(input[label]) per row, `input` being probabilities (fluid.layers.cross_entropy)."""
-    return append_op_out("cross_entropy", {"X": [input], "Label": [label]},
-                         {"soft_label": soft_label, "ignore_index": ignore_index}, out_slot="Y")
+    """fluid.layers.cross_entropy: -log(input[label]) per row, `input` being probabilities.
+    Hard labels build cross_entropy2 (as Paddle 1.8 does), soft labels cross_entropy."""
+    check_variable(input, "input", "cross_entropy")
+    if soft_label:
+        return append_op_out("cross_entropy", {"X": [input], "Label": [label]},
+                             {"soft_label": True, "ignore_index": ignore_index}, out_slot="Y")
+    helper = LayerHelper("cross_entropy2")
+    out, xshape, match_x = (helper.create_variable_for_type_inference(input.dtype)
+                            for _ in range(3))
+    helper.append_op(type="cross_entropy2", inputs={"X": [input], "Label": [label]},
+                     outputs={"Y": [out], "MatchX": [match_x], "XShape": [xshape]},
+                     attrs={"ignore_index": ignore_index})
+    return out
 
 
 def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-100,
                                numeric_stable_mode=True, return_softmax=False, axis=-1):
+    """Loss (the class axis kept with size 1), and Softmax when return_softmax."""
     check_variable(logits, "logits", "softmax_with_cross_entropy")
-    loss, softmax = append_op_out(
-        "softmax_with_cross_entropy", {"Logits": [logits], "Label": [label]},
-        {"soft_label": soft_label, "ignore_index": ignore_index,
-         "numeric_stable_mode": numeric_stable_mode, "axis": axis},
-        out_slot="Loss", extra_outputs=[("Softmax", None)])
-    softmax.stop_gradient = False
+    helper = LayerHelper("softmax_with_cross_entropy")
+    softmax = helper.create_variable_for_type_inference(logits.dtype)
+    loss = helper.create_variable_for_type_inference(logits.dtype)
+    helper.append_op(type="softmax_with_cross_entropy",
+                     inputs={"Logits": [logits], "Label": [label]},
+                     outputs={"Softmax": [softmax], "Loss": [loss]},
+                     attrs={"soft_label": soft_label, "ignore_index": ignore_index,
+                            "numeric_stable_mode": numeric_stable_mode, "axis": axis})
     return (loss, softmax) if return_softmax else loss
+
+
+def _check_reduction(reduction, layer):
+    if reduction not in _REDUCTIONS:
+        raise ValueError("%s: reduction must be one of %s, got %r"
+                         % (layer, list(_REDUCTIONS), reduction))
 
 
 def _reduce(loss, reduction):
     if reduction == "mean":
         return _mean(loss)
     if reduction == "sum":
-        from .math import paddle_sum
         return paddle_sum(loss)
-    if reduction == "none":
-        return loss
-    raise ValueError("reduction must be 'mean', 'sum' or 'none', got %r" % (reduction,))
+    return loss
+
+
+def _count_not_ignored(label, ignore_index, dtype):
+    """How many labels differ from ignore_index, as a `dtype` scalar."""
+    ignored = append_op_out("fill_any_like", {"X": [label]}, {"value": float(ignore_index)},
+                            stop_gradient=True)
+    kept = append_op_out("not_equal", {"X": [label], "Y": [ignored]}, {"axis": -1},
+                         out_dtype="bool", stop_gradient=True)
+    return paddle_sum(cast(kept, dtype))
 
 
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
                   soft_label=False, axis=-1, name=None):
-    """paddle.nn.functional.cross_entropy: softmax + cross entropy on logits, reduced."""
+    """paddle.nn.functional.cross_entropy (2.0): softmax_with_cross_entropy on logits, then
+    the reduction. As in Paddle 2.0, 'mean' with a non-default ignore_index divides by the
+    number of kept labels; with the default -100 it is the plain mean."""
+    check_variable(input, "input", "cross_entropy")
+    _check_reduction(reduction, "cross_entropy")
     if weight is not None:
-        raise NotImplementedError("cross_entropy: class weights are not supported")
+        raise NotImplementedError("cross_entropy: class `weight` is not supported")
     if not soft_label and len(label.shape) == len(input.shape) - 1:
         from .tensor import unsqueeze
-        label = unsqueeze(label, -1)
+        label = unsqueeze(label, axis)
     loss = softmax_with_cross_entropy(input, label, soft_label, ignore_index, axis=axis)
+    if reduction == "mean" and ignore_index != -100 and not soft_label:
+        return paddle_sum(loss) / _count_not_ignored(label, ignore_index, input.dtype)
     return _reduce(loss, reduction)
 
 
 def square_error_cost(input, label):
-    """(input - label) ** 2 elementwise."""
-    diff = append_op_out("elementwise_sub", {"X": [input], "Y": [label]}, {"axis": -1})
-    return append_op_out("square", {"X": [diff]})
+    """(input - label) ** 2 elementwise: elementwise_sub then square, as Paddle builds it."""
+    check_variable(input, "input", "square_error_cost")
+    helper = LayerHelper("square_error_cost")
+    diff = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op(type="elementwise_sub", inputs={"X": [input], "Y": [label]},
+                     outputs={"Out": [diff]})
+    square = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op(type="square", inputs={"X": [diff]}, outputs={"Out": [square]})
+    return square
 
 
 def mse_loss(input, label, reduction="mean", name=None):
+    _check_reduction(reduction, "mse_loss")
     return _reduce(square_error_cost(input, label), reduction)
 
 
 def topk(x, k, axis=-1, largest=True, sorted=True, name=None):
+    """paddle.topk (top_k_v2): (values, int64 indices)."""
+    check_variable(x, "x", "topk")
     return append_op_out("top_k_v2", {"X": [x]}, {"k": k, "axis": axis, "largest": largest,
                                                    "sorted": sorted}, name,
                          extra_outputs=[("Indices", "int64")])
 
 
 def fluid_topk(input, k, name=None):
+    """fluid.layers.topk (top_k, last axis): (values, int64 indices)."""
+    check_variable(input, "input", "topk")
     return append_op_out("top_k", {"X": [input]}, {"k": k}, name,
                          extra_outputs=[("Indices", "int64")])
 
 
-def accuracy(input, label, k=1, correct=None, total=None, name=None):
-    """Top-k accuracy of `input` (scores) against int64 `label` [N, 1]."""
-    values, indices = fluid_topk(input, k)
+def _accuracy(top, input, label, k, correct, total, name):
     helper = LayerHelper("accuracy", name=name)
+    values, indices = top(input, k)
     acc = helper.create_variable_for_type_inference("float32", stop_gradient=True)
-    correct = correct or helper.create_variable_for_type_inference("int32", stop_gradient=True)
-    total = total or helper.create_variable_for_type_inference("int32", stop_gradient=True)
+    if correct is None:
+        correct = helper.create_variable_for_type_inference("int32", stop_gradient=True)
+    if total is None:
+        total = helper.create_variable_for_type_inference("int32", stop_gradient=True)
     helper.append_op(type="accuracy", inputs={"Out": [values], "Indices": [indices],
                                               "Label": [label]},
                      outputs={"Accuracy": [acc], "Correct": [correct], "Total": [total]})
     return acc
 
 
-def one_hot(x, num_classes, name=None):
-    return append_op_out("one_hot_v2", {"X": [x]}, {"depth": num_classes}, name,
-                         out_dtype="float32", stop_gradient=True)
+def fluid_accuracy(input, label, k=1, correct=None, total=None):
+    """fluid.layers.accuracy: top-k accuracy of scores `input` against int64 label [N, 1]."""
+    return _accuracy(fluid_topk, input, label, k, correct, total, None)
 
 
-def fluid_one_hot(input, depth, allow_out_of_range=False):
-    return append_op_out("one_hot", {"X": [input]},
-                         {"depth": depth, "allow_out_of_range": allow_out_of_range},
-                         out_dtype="float32", stop_gradient=True)
+def accuracy(input, label, k=1, correct=None, total=None, name=None):
+    """paddle.metric.accuracy (top_k_v2 then accuracy)."""
+    return _accuracy(topk, input, label, k, correct, total, name)
 
 
 EXPORTS = {
     "fluid.layers": {"cross_entropy": fluid_cross_entropy,
                      "softmax_with_cross_entropy": softmax_with_cross_entropy,
-                     "square_error_cost": square_error_cost, "accuracy": accuracy,
-                     "topk": fluid_topk, "one_hot": fluid_one_hot},
+                     "square_error_cost": square_error_cost, "accuracy": fluid_accuracy,
+                     "topk": fluid_topk},
     "nn.functional": {"cross_entropy": cross_entropy, "mse_loss": mse_loss,
                       "softmax_with_cross_entropy": softmax_with_cross_entropy,
-                      "square_error_cost": square_error_cost, "one_hot": one_hot},
+                      "square_error_cost": square_error_cost},
     "paddle": {"topk": topk},
     "metric": {"accuracy": accuracy},
 }

@@ -1,4 +1,6 @@
-"""batch_norm, layer_norm, dropout, embedding layers."""
+"""batch_norm, layer_norm and dropout layers (fluid.layers 1.8, static.nn and
+nn.functional 2.0 spellings). Variables are created in Paddle's order, so names match
+(batch_norm_0.w_0 scale, .b_0 bias, .w_1 running mean, .w_2 running variance)."""
 import numpy as np
 
 from ..framework.initializer import Constant
@@ -6,69 +8,136 @@ from ..framework.layer_helper import LayerHelper
 from ..framework.param_attr import ParamAttr
 from .common import append_op_out, check_variable
 
+# paddle.nn.functional.batch_norm's data_format values -> the op's data_layout
+_CHANNEL_FIRST = ("NC", "NCL", "NCHW", "NCDHW")
+_CHANNEL_LAST = ("NLC", "NHWC", "NDHWC")
+
+
+def _append_batch_norm(helper, x, scale, bias, mean, variance, attrs):
+    """The batch_norm op writing the running stats back into `mean`/`variance`; returns Y."""
+    saved_mean = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    saved_variance = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    y = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(type="batch_norm",
+                     inputs={"X": [x], "Scale": [scale], "Bias": [bias], "Mean": [mean],
+                             "Variance": [variance]},
+                     outputs={"Y": [y], "MeanOut": [mean], "VarianceOut": [variance],
+                              "SavedMean": [saved_mean], "SavedVariance": [saved_variance]},
+                     attrs=attrs)
+    return y
+
 
 def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
                bias_attr=None, data_layout="NCHW", in_place=False, name=None,
                moving_mean_name=None, moving_variance_name=None,
                do_model_average_for_mean_and_var=True, use_global_stats=False):
-    """Scale (init 1) and Bias (init 0) are trainable; the running mean/variance are
-    persistable non-trainable parameters (`<name>.w_1`, `.w_2`) updated by the op."""
+    """fluid.layers.batch_norm / paddle.static.nn.batch_norm. Scale (init 1) and Bias (init
+    0) are trainable; the running mean (init 0) and variance (init 1) are persistable
+    non-trainable parameters the op updates. `in_place` is accepted; Y is always a new
+    variable (X is needed by the gradient)."""
     check_variable(input, "input", "batch_norm")
+    if data_layout not in ("NCHW", "NHWC"):
+        raise ValueError("batch_norm: data_layout must be 'NCHW' or 'NHWC', got %r"
+                         % (data_layout,))
     helper = LayerHelper("batch_norm", name=name)
-    c = input.shape[1] if data_layout == "NCHW" and len(input.shape) > 2 else input.shape[-1]
+    c = input.shape[1] if data_layout == "NCHW" else input.shape[-1]
+    if c < 0:
+        raise ValueError("batch_norm: the channel dim of input %r %s must be known"
+                         % (input.name, list(input.shape)))
     dtype = input.dtype
     scale = helper.create_parameter(param_attr, [c], dtype, default_initializer=Constant(1.0))
     bias = helper.create_parameter(bias_attr, [c], dtype, is_bias=True)
-    mean = helper.create_parameter(ParamAttr(name=moving_mean_name, trainable=False), [c],
-                                   dtype, default_initializer=Constant(0.0))
-    var = helper.create_parameter(ParamAttr(name=moving_variance_name, trainable=False), [c],
-                                  dtype, default_initializer=Constant(1.0))
-    y = helper.create_variable_for_type_inference(dtype)
-    saved_mean = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
-    saved_var = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
-    helper.append_op(type="batch_norm",
-                     inputs={"X": [input], "Scale": [scale], "Bias": [bias], "Mean": [mean],
-                             "Variance": [var]},
-                     outputs={"Y": [y], "MeanOut": [mean], "VarianceOut": [var],
-                              "SavedMean": [saved_mean], "SavedVariance": [saved_var]},
-                     attrs={"momentum": float(momentum), "epsilon": float(epsilon),
+    running = [helper.create_parameter(
+        ParamAttr(name=stat_name, initializer=Constant(init), trainable=False,
+                  do_model_average=do_model_average_for_mean_and_var), [c], dtype)
+        for stat_name, init in ((moving_mean_name, 0.0), (moving_variance_name, 1.0))]
+    y = _append_batch_norm(helper, input, scale, bias, *running,
+                           {"momentum": float(momentum), "epsilon": float(epsilon),
                             "is_test": is_test, "data_layout": data_layout,
                             "use_global_stats": use_global_stats})
     return helper.append_activation(y, act)
 
 
-def static_batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
-                      param_attr=None, bias_attr=None, data_layout="NCHW", in_place=False,
-                      name=None, moving_mean_name=None, moving_variance_name=None,
-                      do_model_average_for_mean_and_var=True, use_global_stats=False):
-    return batch_norm(input, act, is_test, momentum, epsilon, param_attr, bias_attr,
-                      data_layout, in_place, name, moving_mean_name, moving_variance_name,
-                      do_model_average_for_mean_and_var, use_global_stats)
+def functional_batch_norm(x, running_mean, running_var, weight, bias, training=False,
+                          momentum=0.9, epsilon=1e-05, data_format="NCHW",
+                          use_global_stats=None, name=None):
+    """paddle.nn.functional.batch_norm on given variables. use_global_stats=None means
+    "running stats unless training"; an explicit value also sets trainable_statistics
+    to its opposite, as Paddle 2.0 does."""
+    check_variable(x, "x", "batch_norm")
+    if data_format not in _CHANNEL_FIRST + _CHANNEL_LAST:
+        raise ValueError("batch_norm: data_format must be one of %s, got %r"
+                         % (list(_CHANNEL_FIRST + _CHANNEL_LAST), data_format))
+    if use_global_stats is None:
+        use_global_stats, trainable_statistics = not training, False
+    else:
+        trainable_statistics = not use_global_stats
+    helper = LayerHelper("batch_norm", name=name)
+    return _append_batch_norm(
+        helper, x, weight, bias, running_mean, running_var,
+        {"momentum": float(momentum), "epsilon": float(epsilon), "is_test": not training,
+         "data_layout": "NCHW" if data_format in _CHANNEL_FIRST else "NHWC",
+         "use_global_stats": use_global_stats, "trainable_statistics": trainable_statistics})
+
+
+def _append_layer_norm(helper, x, scale, bias, begin_norm_axis, epsilon):
+    inputs = {"X": [x]}
+    if scale is not None:
+        inputs["Scale"] = [scale]
+    if bias is not None:
+        inputs["Bias"] = [bias]
+    mean = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    variance = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    y = helper.create_variable_for_type_inference(x.dtype)
+    helper.append_op(type="layer_norm", inputs=inputs,
+                     outputs={"Y": [y], "Mean": [mean], "Variance": [variance]},
+                     attrs={"epsilon": float(epsilon), "begin_norm_axis": begin_norm_axis})
+    return y
 
 
 def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05,
                param_attr=None, bias_attr=None, act=None, name=None):
+    """fluid.layers.layer_norm / paddle.static.nn.layer_norm: Scale (init 1) and Bias
+    (init 0) of size prod(input.shape[begin_norm_axis:])."""
     check_variable(input, "input", "layer_norm")
     helper = LayerHelper("layer_norm", name=name)
-    size = int(np.prod(input.shape[begin_norm_axis:]))
-    inputs = {"X": [input]}
-    if scale:
-        inputs["Scale"] = [helper.create_parameter(param_attr, [size], input.dtype,
-                                                   default_initializer=Constant(1.0))]
-    if shift:
-        inputs["Bias"] = [helper.create_parameter(bias_attr, [size], input.dtype,
-                                                  is_bias=True)]
-    y = helper.create_variable_for_type_inference(input.dtype)
-    m = helper.create_variable_for_type_inference(input.dtype, stop_gradient=True)
-    v = helper.create_variable_for_type_inference(input.dtype, stop_gradient=True)
-    helper.append_op(type="layer_norm", inputs=inputs,
-                     outputs={"Y": [y], "Mean": [m], "Variance": [v]},
-                     attrs={"epsilon": float(epsilon), "begin_norm_axis": begin_norm_axis})
+    normalized = input.shape[begin_norm_axis:]
+    if any(d < 0 for d in normalized):
+        raise ValueError("layer_norm: dims %s of input %r (from begin_norm_axis=%d) must be "
+                         "known" % (list(normalized), input.name, begin_norm_axis))
+    size = int(np.prod(normalized))
+    g = helper.create_parameter(param_attr, [size], input.dtype,
+                                default_initializer=Constant(1.0)) if scale else None
+    b = helper.create_parameter(bias_attr, [size], input.dtype, is_bias=True) if shift else None
+    y = _append_layer_norm(helper, input, g, b, begin_norm_axis, epsilon)
     return helper.append_activation(y, act)
+
+
+def functional_layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05,
+                          name=None):
+    """paddle.nn.functional.layer_norm over the trailing `normalized_shape` dims."""
+    check_variable(x, "x", "layer_norm")
+    if isinstance(normalized_shape, int):
+        normalized_shape = [normalized_shape]
+    if list(x.shape[len(x.shape) - len(normalized_shape):]) != list(normalized_shape):
+        raise ValueError("layer_norm: normalized_shape %s is not the trailing dims of x %r %s"
+                         % (list(normalized_shape), x.name, list(x.shape)))
+    helper = LayerHelper("layer_norm", name=name)
+    return _append_layer_norm(helper, x, weight, bias, len(x.shape) - len(normalized_shape),
+                              epsilon)
 
 
 def fluid_dropout(x, dropout_prob, is_test=False, seed=None, name=None,
                   dropout_implementation="downgrade_in_infer"):
+    """fluid.layers.dropout. With no `seed`, a nonzero Program.random_seed fixes it, as in
+    Paddle; a fixed seed draws the same mask every run."""
+    check_variable(x, "x", "dropout")
+    if dropout_implementation not in ("downgrade_in_infer", "upscale_in_train"):
+        raise ValueError("dropout: dropout_implementation must be 'downgrade_in_infer' or "
+                         "'upscale_in_train', got %r" % (dropout_implementation,))
+    program_seed = LayerHelper("dropout").main_program.random_seed
+    if not seed and program_seed:
+        seed = program_seed
     out, _ = append_op_out("dropout", {"X": [x]},
                            {"dropout_prob": float(dropout_prob), "is_test": is_test,
                             "fix_seed": seed is not None, "seed": seed or 0,
@@ -78,43 +147,20 @@ def fluid_dropout(x, dropout_prob, is_test=False, seed=None, name=None,
 
 
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
+    """paddle.nn.functional.dropout (`axis` is not supported)."""
     if axis is not None:
-        raise NotImplementedError("dropout: `axis` is not supported")
-    mode = {"downscale_in_infer": "downgrade_in_infer"}.get(mode, mode)
-    return fluid_dropout(x, p, is_test=not training, name=name, dropout_implementation=mode)
-
-
-def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=None,
-              param_attr=None, dtype="float32"):
-    """fluid.layers.embedding: Ids [N, 1] -> [N, size[1]] (lookup_table)."""
-    return _embedding("lookup_table", input, size, padding_idx, param_attr, dtype)
-
-
-def static_embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=None,
-                     param_attr=None, dtype="float32"):
-    """paddle.static.nn.embedding: Ids of any shape -> shape + [size[1]] (lookup_table_v2)."""
-    return _embedding("lookup_table_v2", input, size, padding_idx, param_attr, dtype)
-
-
-def _embedding(op_type, ids, size, padding_idx, param_attr, dtype):
-    helper = LayerHelper("embedding")
-    w = helper.create_parameter(param_attr, list(size), dtype)
-    pad = -1 if padding_idx is None else (padding_idx if padding_idx >= 0
-                                          else size[0] + padding_idx)
-    return append_op_out(op_type, {"W": [w], "Ids": [ids]}, {"padding_idx": pad},
-                         out_dtype=dtype)
-
-
-def functional_embedding(x, weight, padding_idx=None, sparse=False, name=None):
-    pad = -1 if padding_idx is None else padding_idx
-    return append_op_out("lookup_table_v2", {"W": [weight], "Ids": [x]}, {"padding_idx": pad},
-                         name, out_dtype=weight.dtype)
+        raise NotImplementedError("dropout: `axis` (dropping whole slices) is not supported")
+    if mode not in ("upscale_in_train", "downscale_in_infer"):
+        raise ValueError("dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
+                         "got %r" % (mode,))
+    impl = "downgrade_in_infer" if mode == "downscale_in_infer" else mode
+    return fluid_dropout(x, p, is_test=not training, name=name, dropout_implementation=impl)
 
 
 EXPORTS = {
     "fluid.layers": {"batch_norm": batch_norm, "layer_norm": layer_norm,
-                     "dropout": fluid_dropout, "embedding": embedding},
-    "static.nn": {"batch_norm": static_batch_norm, "layer_norm": layer_norm,
-                  "embedding": static_embedding},
-    "nn.functional": {"dropout": dropout, "embedding": functional_embedding},
+                     "dropout": fluid_dropout},
+    "static.nn": {"batch_norm": batch_norm, "layer_norm": layer_norm},
+    "nn.functional": {"dropout": dropout, "batch_norm": functional_batch_norm,
+                      "layer_norm": functional_layer_norm},
 }

@@ -1,0 +1,71 @@
+"""Ids -> vectors: embedding (lookup_table / lookup_table_v2) and one_hot layers."""
+from ..framework.layer_helper import LayerHelper
+from .common import append_op_out, check_variable
+
+
+def _padding_idx(padding_idx, rows):
+    """Paddle's rule: None -> -1 (no padding), negative -> counted from the end."""
+    if padding_idx is None:
+        return -1
+    if not -rows <= padding_idx < rows:
+        raise ValueError("embedding: padding_idx must be in [%d, %d), got %d"
+                         % (-rows, rows, padding_idx))
+    return padding_idx if padding_idx >= 0 else rows + padding_idx
+
+
+def _lookup(helper, op_type, weight, ids, padding_idx, is_sparse=False):
+    out = helper.create_variable_for_type_inference(weight.dtype)
+    helper.append_op(type=op_type, inputs={"W": [weight], "Ids": [ids]}, outputs={"Out": [out]},
+                     attrs={"padding_idx": _padding_idx(padding_idx, weight.shape[0]),
+                            "is_sparse": is_sparse})
+    return out
+
+
+def _embedding(op_type, ids, size, is_sparse, padding_idx, param_attr, dtype):
+    check_variable(ids, "input", "embedding")
+    helper = LayerHelper("embedding")
+    w = helper.create_parameter(param_attr, list(size), dtype)
+    return _lookup(helper, op_type, w, ids, padding_idx, is_sparse)
+
+
+def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=None,
+              param_attr=None, dtype="float32"):
+    """fluid.layers.embedding: Ids [..., 1] -> [..., size[1]] (lookup_table); W is
+    `embedding_N.w_0` of shape `size`."""
+    return _embedding("lookup_table", input, size, is_sparse, padding_idx, param_attr, dtype)
+
+
+def static_embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=None,
+                     param_attr=None, dtype="float32"):
+    """paddle.static.nn.embedding: Ids of any shape -> shape + [size[1]] (lookup_table_v2)."""
+    return _embedding("lookup_table_v2", input, size, is_sparse, padding_idx, param_attr, dtype)
+
+
+def functional_embedding(x, weight, padding_idx=None, sparse=False, name=None):
+    """paddle.nn.functional.embedding: rows of a given `weight` (lookup_table_v2)."""
+    check_variable(x, "x", "embedding")
+    return _lookup(LayerHelper("embedding", name=name), "lookup_table_v2", weight, x,
+                   padding_idx, sparse)
+
+
+def one_hot(x, num_classes, name=None):
+    """paddle.nn.functional.one_hot: appends a num_classes dim (one_hot_v2)."""
+    check_variable(x, "x", "one_hot")
+    return append_op_out("one_hot_v2", {"X": [x]},
+                         {"depth": num_classes, "allow_out_of_range": False}, name,
+                         out_dtype="float32", stop_gradient=True)
+
+
+def fluid_one_hot(input, depth, allow_out_of_range=False):
+    """fluid.layers.one_hot: replaces the last dim (which must be 1) by depth (one_hot)."""
+    check_variable(input, "input", "one_hot")
+    return append_op_out("one_hot", {"X": [input]},
+                         {"depth": depth, "allow_out_of_range": allow_out_of_range},
+                         out_dtype="float32", stop_gradient=True)
+
+
+EXPORTS = {
+    "fluid.layers": {"embedding": embedding, "one_hot": fluid_one_hot},
+    "static.nn": {"embedding": static_embedding},
+    "nn.functional": {"embedding": functional_embedding, "one_hot": one_hot},
+}
