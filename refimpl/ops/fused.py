@@ -8,7 +8,7 @@ kernels (elementwise_add + relu: one pass over the data, refimpl/_kernels/fused.
 """
 import numpy as np
 
-from .registry import OpDef, get_op_def, is_duplicable, register, slot_name
+from .registry import OpDef, Sample, get_op_def, is_duplicable, register, slot_name
 
 FUSED_TYPES = ("fused_elemwise_add_activation", "fused_elemwise_add_activation_grad",
                "fused_batch_norm_act", "fused_batch_norm_act_grad",
@@ -73,11 +73,70 @@ for _type in FUSED_TYPES:
     register(type("".join(p.title() for p in _type.split("_")), (Fused,), {"type": _type}))
 
 
+def _add_relu_sample(rng, rows, cols, grad):
+    """A bias + relu chain (or its grad chain); sub_ops name the values, input_names maps
+    X* to those names."""
+    x, b = rng.randn(rows, cols), rng.randn(cols)
+    if not grad:
+        add = ("elementwise_add", {"X": ["x"], "Y": ["b"]}, {"Out": ["pre"]}, {"axis": 1})
+        relu = ("relu", {"X": ["pre"]}, {"Out": ["out"]}, {})
+        return Sample({"X": [x, b]}, {"sub_ops": [add, relu], "input_names": ["x", "b"],
+                                      "output_names": ["out"]}, grad=False)
+    out = np.maximum(x + b, 0)
+    relu_grad = ("relu_grad", {"Out": ["out"], "Out@GRAD": ["dout"]}, {"X@GRAD": ["dpre"]},
+                 {})
+    add_grad = ("elementwise_add_grad", {"X": ["x"], "Y": ["b"], "Out@GRAD": ["dpre"]},
+                {"X@GRAD": ["dx"], "Y@GRAD": ["db"]}, {"axis": 1})
+    names = ["out", "dout", "x", "b"]
+    return Sample({"X": [out, rng.randn(rows, cols), x, b]},
+                  {"sub_ops": [relu_grad, add_grad], "input_names": names,
+                   "output_names": ["dx", "db"]}, grad=False)
+
+
 @register
 class FusedAddRelu(Fused):
-    """The elementwise_add + relu chain with its single-pass kernel (bias + ReLU epilogue)."""
+    """The elementwise_add + relu chain with its single-pass kernel (bias + ReLU epilogue).
+    The fusion pass picks it for a 2-D X plus a bias on its last axis."""
     type = "fused_elemwise_add_relu"
     kernels = {"forward": "fused:add_relu"}
+
+    @staticmethod
+    def forward_inplace(xs, sub_ops=(), functor_list=(), input_names=(), output_names=()):
+        """enable_inplace: X (the first input) is dead after this op; write into it."""
+        x, b = xs   # the chain's inputs: elementwise_add's X, then its Y
+        np.add(x, b, out=x)
+        return [np.maximum(x, 0, out=x)]
+
+    def infer_shape(self, ctx):
+        ctx.same_as("X", "Out")   # the pass made Out already; this serves a bare op
+
+    def samples(self, rng):
+        yield _add_relu_sample(rng, 4, 5, grad=False)
+
+
+@register
+class FusedAddReluGrad(Fused):
+    """relu_grad then elementwise_add_grad of that chain: dX and the bias's column sum in one
+    pass (bit-identical to the two ops)."""
+    type = "fused_elemwise_add_relu_grad"
+    kernels = {"forward": "fused:add_relu_grad"}
+
+    def infer_shape(self, ctx):
+        """Each gradient has the shape of what it differentiates: relu's Out, add's X, Y."""
+        (_, relu_in, relu_out, _), (_, add_in, add_out, _) = ctx.attr("sub_ops")
+        like = {}
+        for outs, slot, source in ((relu_out, "X@GRAD", relu_in["Out"]),
+                                   (add_out, "X@GRAD", add_in["X"]),
+                                   (add_out, "Y@GRAD", add_in["Y"])):
+            if outs.get(slot):
+                like[outs[slot][0]] = source[0]
+        inputs = list(ctx.attr("input_names"))
+        for i, name in enumerate(ctx.attr("output_names")):
+            v = ctx.input_var("X", inputs.index(like[name]))
+            ctx.set_output("Out", v.shape, v.dtype, i=i)
+
+    def samples(self, rng):
+        yield _add_relu_sample(rng, 6, 3, grad=True)
 
 
 def flat_base(arrays):
