@@ -1,0 +1,432 @@
+"""batch_norm / layer_norm / dropout / losses / embedding / metrics through the public layers:
+running statistics over training steps, test mode and clone(for_test=True), dropout mask
+replay through the Seed input, and every loss and its gradient against numpy."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import fluid, static
+import refimpl.metric as metric
+import refimpl.nn.functional as F
+
+EPS = 1e-5
+
+
+def _exe():
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    return exe
+
+
+def _value(name):
+    return np.array(static.global_scope().find_var(name).get_tensor())
+
+
+def _softmax(a, axis=-1):
+    e = np.exp(a - a.max(axis, keepdims=True))
+    return e / e.sum(axis, keepdims=True)
+
+
+# -- batch_norm
+
+
+def test_batch_norm_parameters_are_named_and_flagged_like_paddle():
+    x = static.data("x", [None, 3, 2, 2], "float32")
+    fluid.layers.batch_norm(x)
+    params = {p.name: p for p in static.default_main_program().all_parameters()}
+    assert sorted(params) == ["batch_norm_0.b_0", "batch_norm_0.w_0", "batch_norm_0.w_1",
+                              "batch_norm_0.w_2"]
+    assert params["batch_norm_0.w_0"].trainable and params["batch_norm_0.b_0"].trainable
+    assert not params["batch_norm_0.w_1"].trainable and not params["batch_norm_0.w_2"].trainable
+    op, = [o for o in static.default_main_program().global_block().ops if o.type == "batch_norm"]
+    assert op.output("MeanOut") == ["batch_norm_0.w_1"]       # updated in place
+    assert op.output("VarianceOut") == ["batch_norm_0.w_2"]
+    _exe()
+    np.testing.assert_array_equal(_value("batch_norm_0.w_0"), np.ones(3))
+    np.testing.assert_array_equal(_value("batch_norm_0.w_1"), np.zeros(3))
+    np.testing.assert_array_equal(_value("batch_norm_0.w_2"), np.ones(3))
+
+
+def test_batch_norm_running_stats_follow_the_momentum_rule_over_training_steps():
+    """NCHW training with SGD: each step normalizes with the batch's mean and biased
+    variance, and running = momentum * running + (1 - momentum) * batch."""
+    rng = np.random.RandomState(3)
+    x = static.data("x", [None, 2, 3, 3], "float32")
+    y = fluid.layers.batch_norm(x, momentum=0.8)
+    loss = paddle.mean(y * y + y)
+    fluid.optimizer.SGD(0.1).minimize(loss)
+    saved = [o for o in static.default_main_program().global_block().ops
+             if o.type == "batch_norm"][0].output("SavedVariance")[0]
+    exe = _exe()
+    mean, var = np.zeros(2), np.ones(2)
+    for step in range(3):
+        a = (rng.randn(4, 2, 3, 3) * (step + 1) + step).astype("float32")
+        scale, bias = _value("batch_norm_0.w_0"), _value("batch_norm_0.b_0")
+        out, inv_std = exe.run(feed={"x": a}, fetch_list=[y, saved])
+        bm, bv = a.mean((0, 2, 3)), a.var((0, 2, 3))
+        want = (a - bm[:, None, None]) / np.sqrt(bv[:, None, None] + EPS) * \
+            scale[:, None, None] + bias[:, None, None]
+        np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-5)
+        np.testing.assert_allclose(inv_std, 1 / np.sqrt(bv + EPS), rtol=1e-5)
+        mean, var = 0.8 * mean + 0.2 * bm, 0.8 * var + 0.2 * bv
+        np.testing.assert_allclose(_value("batch_norm_0.w_1"), mean, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(_value("batch_norm_0.w_2"), var, rtol=1e-5)
+    # Scale/Bias trained (the loss depends on them); the running stats are not SGD-updated
+    assert not np.allclose(_value("batch_norm_0.w_0"), 1)
+
+
+def test_clone_for_test_normalizes_with_the_running_stats_and_leaves_them():
+    rng = np.random.RandomState(4)
+    x = static.data("x", [None, 3], "float32")
+    y = static.nn.batch_norm(x, momentum=0.5, act="relu")
+    main = static.default_main_program()
+    test_prog = main.clone(for_test=True)
+    assert [o.attr("is_test") for o in test_prog.global_block().ops
+            if o.type == "batch_norm"] == [True]
+    exe = _exe()
+    a = rng.randn(8, 3).astype("float32") * 2 + 1
+    exe.run(main, feed={"x": a})
+    mean, var = _value("batch_norm_0.w_1"), _value("batch_norm_0.w_2")
+    np.testing.assert_allclose(mean, 0.5 * a.mean(0), rtol=1e-5)
+    np.testing.assert_allclose(var, 0.5 + 0.5 * a.var(0), rtol=1e-5)
+    b = rng.randn(5, 3).astype("float32")
+    out, = exe.run(test_prog, feed={"x": b}, fetch_list=[y.name])
+    np.testing.assert_allclose(out, np.maximum((b - mean) / np.sqrt(var + EPS), 0),
+                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_array_equal(_value("batch_norm_0.w_1"), mean)
+    np.testing.assert_array_equal(_value("batch_norm_0.w_2"), var)
+
+
+def test_batch_norm_nhwc_equals_nchw_transposed():
+    rng = np.random.RandomState(5)
+    a = rng.randn(2, 3, 4, 5).astype("float64")
+    x1 = static.data("x1", [2, 3, 4, 5], "float64")
+    x2 = static.data("x2", [2, 4, 5, 3], "float64")
+    y1 = fluid.layers.batch_norm(x1)
+    y2 = fluid.layers.batch_norm(x2, data_layout="NHWC")
+    exe = _exe()
+    o1, o2 = exe.run(feed={"x1": a, "x2": a.transpose(0, 2, 3, 1)}, fetch_list=[y1, y2])
+    np.testing.assert_allclose(o2, o1.transpose(0, 2, 3, 1), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(_value("batch_norm_1.w_2"), _value("batch_norm_0.w_2"),
+                               rtol=1e-12)
+
+
+@pytest.mark.parametrize("training, use_global_stats, batch_stats", [
+    (True, None, True), (False, None, False), (True, True, False), (False, False, True)])
+def test_functional_batch_norm_picks_batch_or_running_stats(training, use_global_stats,
+                                                            batch_stats):
+    rng = np.random.RandomState(6)
+    x = static.data("x", [6, 2], "float64")
+    params = {n: static.create_global_var([2], v, "float64", persistable=True, name=n)
+              for n, v in (("rm", 0.5), ("rv", 2.0), ("w", 1.5), ("b", -1.0))}
+    y = F.batch_norm(x, params["rm"], params["rv"], params["w"], params["b"],
+                     training=training, momentum=0.9, use_global_stats=use_global_stats)
+    a = rng.randn(6, 2)
+    out, = _exe().run(feed={"x": a}, fetch_list=[y])
+    m, v = (a.mean(0), a.var(0)) if batch_stats else (0.5, 2.0)
+    np.testing.assert_allclose(out, (a - m) / np.sqrt(v + EPS) * 1.5 - 1.0, rtol=1e-10)
+    want_rm = 0.9 * 0.5 + 0.1 * a.mean(0) if batch_stats else np.full(2, 0.5)
+    np.testing.assert_allclose(_value("rm"), want_rm, rtol=1e-12)
+
+
+def test_batch_norm_gradients_match_finite_differences():
+    """d(sum(w * Y))/dX, /dScale, /dBias of a training-mode batch norm (float64)."""
+    rng = np.random.RandomState(7)
+    a = rng.randn(3, 2, 2, 2)
+    w = rng.randn(3, 2, 2, 2)
+    scale, bias = np.array([1.3, 0.7]), np.array([0.1, -0.2])
+
+    def objective(a, scale, bias):
+        m, v = a.mean((0, 2, 3)), a.var((0, 2, 3))
+        y = (a - m[:, None, None]) / np.sqrt(v[:, None, None] + EPS) * \
+            scale[:, None, None] + bias[:, None, None]
+        return (w * y).sum()
+
+    x = static.data("x", [3, 2, 2, 2], "float64")
+    x.stop_gradient = False
+    y = fluid.layers.batch_norm(
+        x, param_attr=paddle.ParamAttr(initializer=paddle.nn.initializer.Assign(scale)),
+        bias_attr=paddle.ParamAttr(initializer=paddle.nn.initializer.Assign(bias)))
+    wv = static.create_global_var([3, 2, 2, 2], 0.0, "float64", persistable=True, name="wv")
+    loss = paddle.sum(y * wv)
+    grads = static.gradients([loss], [x, static.default_main_program().global_block()
+                                      .var("batch_norm_0.w_0"),
+                                      static.default_main_program().global_block()
+                                      .var("batch_norm_0.b_0")])
+    exe = _exe()
+    static.global_scope().find_var("wv").get_tensor().set(w, static.CPUPlace())
+    got = exe.run(feed={"x": a}, fetch_list=grads)
+    for i, (g, arr) in enumerate(zip(got, (a, scale, bias))):
+        numeric = np.zeros_like(arr)
+        for idx in np.ndindex(arr.shape):
+            args = [a.copy(), scale.copy(), bias.copy()]
+            args[i][idx] += 1e-6
+            plus = objective(*args)
+            args[i][idx] -= 2e-6
+            numeric[idx] = (plus - objective(*args)) / 2e-6
+        np.testing.assert_allclose(g, numeric, rtol=1e-5, atol=1e-7)
+
+
+# -- layer_norm
+
+
+def test_layer_norm_layers_match_numpy():
+    rng = np.random.RandomState(8)
+    x = static.data("x", [3, 2, 4], "float64")
+    y = fluid.layers.layer_norm(x, begin_norm_axis=1)
+    g = static.create_global_var([4], 2.0, "float64", persistable=True, name="g")
+    fy = F.layer_norm(x, [4], weight=g)
+    a = rng.randn(3, 2, 4)
+    out, fout = _exe().run(feed={"x": a}, fetch_list=[y, fy])
+    rows = a.reshape(3, 8)
+    want = (rows - rows.mean(1, keepdims=True)) / np.sqrt(rows.var(1, keepdims=True) + EPS)
+    np.testing.assert_allclose(out, want.reshape(a.shape), rtol=1e-10)
+    last = (a - a.mean(-1, keepdims=True)) / np.sqrt(a.var(-1, keepdims=True) + EPS)
+    np.testing.assert_allclose(fout, 2 * last, rtol=1e-10)
+    names = sorted(p.name for p in static.default_main_program().all_parameters())
+    assert names == ["layer_norm_0.b_0", "layer_norm_0.w_0"]
+
+
+# -- dropout
+
+
+def _dropout_program(seed_value):
+    """Two dropouts reading one Seed tensor (what RecomputeOptimizer builds)."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [20, 30], "float32")
+        block = main.global_block()
+        seed = block.create_var(name="seed_out", shape=[1], dtype="int32")
+        block.append_op(type="seed", outputs={"Out": [seed]}, attrs={"seed": seed_value})
+        outs = []
+        for i in range(2):
+            out = block.create_var(name="out%d" % i, shape=[20, 30], dtype="float32")
+            mask = block.create_var(name="mask%d" % i, shape=[20, 30], dtype="uint8")
+            block.append_op(type="dropout", inputs={"X": [x], "Seed": [seed]},
+                            outputs={"Out": [out], "Mask": [mask]},
+                            attrs={"dropout_prob": 0.4,
+                                   "dropout_implementation": "upscale_in_train"})
+            outs += [out, mask]
+    return main, outs
+
+
+def test_dropout_masks_replay_through_the_seed_input():
+    ones = np.ones((20, 30), "float32")
+    exe = static.Executor()
+    main, outs = _dropout_program(1234)
+    o0, m0, o1, m1 = exe.run(main, feed={"x": ones}, fetch_list=outs)
+    assert m0.dtype == np.uint8
+    np.testing.assert_array_equal(m0, m1)
+    np.testing.assert_array_equal(m0, np.random.RandomState(1234).uniform(size=(20, 30)) >= 0.4)
+    np.testing.assert_allclose(o0, m0 / 0.6, rtol=1e-6)
+    again = exe.run(main, feed={"x": ones}, fetch_list=outs)
+    np.testing.assert_array_equal(again[1], m0)             # a fixed seed: same every run
+    fresh, fresh_outs = _dropout_program(0)                 # seed 0: a new draw each run
+    a = exe.run(fresh, feed={"x": ones}, fetch_list=fresh_outs)
+    b = exe.run(fresh, feed={"x": ones}, fetch_list=fresh_outs)
+    np.testing.assert_array_equal(a[1], a[3])
+    assert not np.array_equal(a[1], b[1])
+
+
+@pytest.mark.parametrize("impl, train_scale, infer_scale", [
+    ("downgrade_in_infer", 1.0, 0.75), ("upscale_in_train", 1 / 0.75, 1.0)])
+def test_dropout_scales_and_gradient(impl, train_scale, infer_scale):
+    rng = np.random.RandomState(9)
+    x = static.data("x", [10, 8], "float64")
+    x.stop_gradient = False
+    out = fluid.layers.dropout(x, 0.25, seed=17, dropout_implementation=impl)
+    infer = fluid.layers.dropout(x, 0.25, is_test=True, dropout_implementation=impl)
+    mask_name = [o for o in static.default_main_program().global_block().ops
+                 if o.type == "dropout"][0].output("Mask")[0]
+    dx = static.gradients([paddle.sum(out)], [x])[0]
+    a = rng.randn(10, 8)
+    o, i, mask, g = _exe().run(feed={"x": a}, fetch_list=[out, infer, mask_name, dx])
+    np.testing.assert_array_equal(mask, np.random.RandomState(17).uniform(size=(10, 8)) >= 0.25)
+    np.testing.assert_allclose(o, a * mask * train_scale, rtol=1e-12)
+    np.testing.assert_allclose(i, a * infer_scale, rtol=1e-12)
+    np.testing.assert_allclose(g, mask * train_scale, rtol=1e-12)
+
+
+def test_dropout_without_seed_uses_the_program_random_seed():
+    main = static.default_main_program()
+    main.random_seed = 21
+    x = static.data("x", [4, 4], "float32")
+    fluid.layers.dropout(x, 0.5)
+    F.dropout(x, 0.5)
+    ops = [o for o in main.global_block().ops if o.type == "dropout"]
+    assert [(o.attr("fix_seed"), o.attr("seed")) for o in ops] == [(True, 21), (True, 21)]
+    assert ops[1].attr("dropout_implementation") == "upscale_in_train"
+
+
+# -- losses
+
+
+def test_softmax_with_cross_entropy_hard_soft_and_axis():
+    rng = np.random.RandomState(10)
+    logits = static.data("logits", [4, 5], "float64")
+    logits.stop_gradient = False
+    label = static.data("label", [4, 1], "int64")
+    soft = static.data("soft", [4, 5], "float64")
+    logits3 = static.data("logits3", [2, 3, 4], "float64")
+    label3 = static.data("label3", [2, 1, 4], "int64")
+    hard_loss, sm = fluid.layers.softmax_with_cross_entropy(logits, label, ignore_index=3,
+                                                            return_softmax=True)
+    soft_loss = fluid.layers.softmax_with_cross_entropy(logits, soft, soft_label=True)
+    axis_loss = F.softmax_with_cross_entropy(logits3, label3, axis=1)
+    dlogits = static.gradients([paddle.sum(hard_loss)], [logits])[0]
+    lg, lb = rng.randn(4, 5) * 3, np.array([[0], [3], [4], [1]], "int64")
+    sl = _softmax(rng.randn(4, 5))
+    lg3, lb3 = rng.randn(2, 3, 4), rng.randint(0, 3, (2, 1, 4)).astype("int64")
+    h, s, so, ax, g = _exe().run(
+        feed={"logits": lg, "label": lb, "soft": sl, "logits3": lg3, "label3": lb3},
+        fetch_list=[hard_loss, sm, soft_loss, axis_loss, dlogits])
+    p = _softmax(lg)
+    nll = -np.log(p[np.arange(4), lb[:, 0]])
+    nll[1] = 0                                              # label 3 is ignore_index
+    np.testing.assert_allclose(s, p, rtol=1e-12)
+    np.testing.assert_allclose(h[:, 0], nll, rtol=1e-10)
+    np.testing.assert_allclose(so[:, 0], -(sl * np.log(p)).sum(1), rtol=1e-10)
+    p3 = _softmax(lg3, axis=1)
+    np.testing.assert_allclose(ax, -np.log(np.take_along_axis(p3, lb3, axis=1)), rtol=1e-10)
+    want = p - np.eye(5)[lb[:, 0]]
+    want[1] = 0
+    np.testing.assert_allclose(g, want, rtol=1e-10, atol=1e-12)
+
+
+def test_functional_cross_entropy_reductions_and_ignore_index():
+    rng = np.random.RandomState(11)
+    logits = static.data("logits", [6, 4], "float64")
+    label = static.data("label", [6], "int64")
+    outs = [F.cross_entropy(logits, label), F.cross_entropy(logits, label, reduction="sum"),
+            F.cross_entropy(logits, label, reduction="none"),
+            F.cross_entropy(logits, label, ignore_index=2)]
+    lg, lb = rng.randn(6, 4), np.array([0, 2, 3, 2, 1, 0], "int64")
+    mean, total, each, ignoring = _exe().run(feed={"logits": lg, "label": lb},
+                                             fetch_list=outs)
+    nll = -np.log(_softmax(lg)[np.arange(6), lb])
+    np.testing.assert_allclose(each[:, 0], nll, rtol=1e-10)
+    np.testing.assert_allclose(mean, nll.mean(), rtol=1e-10)
+    np.testing.assert_allclose(total, nll.sum(), rtol=1e-10)
+    # Paddle 2.0: the mean over the labels that are not ignored
+    np.testing.assert_allclose(ignoring, nll[lb != 2].sum() / 4, rtol=1e-10)
+    with pytest.raises(ValueError, match="reduction must be one of"):
+        F.cross_entropy(logits, label, reduction="avg")
+
+
+def test_fluid_cross_entropy_on_probabilities_and_its_gradient():
+    rng = np.random.RandomState(12)
+    probs = static.data("probs", [5, 3], "float64")
+    probs.stop_gradient = False
+    label = static.data("label", [5, 1], "int64")
+    soft = static.data("soft", [5, 3], "float64")
+    hard = fluid.layers.cross_entropy(probs, label, ignore_index=1)
+    soft_y = fluid.layers.cross_entropy(probs, soft, soft_label=True)
+    types = [o.type for o in static.default_main_program().global_block().ops]
+    assert types == ["cross_entropy2", "cross_entropy"]     # as Paddle 1.8 builds them
+    dprobs = static.gradients([paddle.sum(hard)], [probs])[0]
+    p, lb, sl = _softmax(rng.randn(5, 3)), np.array([[0], [1], [2], [2], [0]], "int64"), \
+        _softmax(rng.randn(5, 3))
+    h, s, g = _exe().run(feed={"probs": p, "label": lb, "soft": sl},
+                         fetch_list=[hard, soft_y, dprobs])
+    keep = lb[:, 0] != 1
+    np.testing.assert_allclose(h[:, 0], np.where(keep, -np.log(p[np.arange(5), lb[:, 0]]), 0),
+                               rtol=1e-12)
+    np.testing.assert_allclose(s[:, 0], -(sl * np.log(p)).sum(1), rtol=1e-12)
+    want = np.zeros_like(p)
+    want[np.arange(5), lb[:, 0]] = -1 / p[np.arange(5), lb[:, 0]]
+    want[~keep] = 0
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+
+
+def test_cross_entropy_of_a_zero_probability_is_1e20_as_paddle():
+    probs = static.data("probs", [2, 2], "float32")
+    label = static.data("label", [2, 1], "int64")
+    y = fluid.layers.cross_entropy(probs, label)
+    out, = _exe().run(feed={"probs": np.array([[0, 1], [0.5, 0.5]], "float32"),
+                            "label": np.array([[0], [1]], "int64")}, fetch_list=[y])
+    np.testing.assert_allclose(out[:, 0], [1e20, np.log(2)], rtol=1e-6)
+
+
+def test_square_error_cost_and_mse_loss():
+    rng = np.random.RandomState(13)
+    x = static.data("x", [4, 3], "float64")
+    t = static.data("t", [4, 3], "float64")
+    outs = [fluid.layers.square_error_cost(x, t), F.mse_loss(x, t),
+            F.mse_loss(x, t, reduction="sum"), F.mse_loss(x, t, reduction="none")]
+    a, b = rng.randn(4, 3), rng.randn(4, 3)
+    sq, mean, total, each = _exe().run(feed={"x": a, "t": b}, fetch_list=outs)
+    np.testing.assert_allclose(sq, (a - b) ** 2, rtol=1e-12)
+    np.testing.assert_allclose(mean, ((a - b) ** 2).mean(), rtol=1e-12)
+    np.testing.assert_allclose(total, ((a - b) ** 2).sum(), rtol=1e-12)
+    np.testing.assert_allclose(each, (a - b) ** 2, rtol=1e-12)
+    assert outs[0].name == "square_error_cost_0.tmp_1"      # Paddle's naming
+
+
+# -- embedding, one_hot, top-k, accuracy
+
+
+def test_embedding_rows_padding_and_dense_scatter_add_gradient():
+    table = np.arange(12, dtype="float64").reshape(6, 2)
+    ids = static.data("ids", [5, 1], "int64")
+    ids2 = static.data("ids2", [2, 3], "int64")
+    attr = paddle.ParamAttr(name="emb", initializer=paddle.nn.initializer.Assign(table))
+    e1 = fluid.layers.embedding(ids, [6, 2], padding_idx=-1, param_attr=attr, dtype="float64")
+    e2 = static.nn.embedding(ids2, [6, 2], param_attr=attr, dtype="float64")
+    assert e1.name == "embedding_0.tmp_0" and tuple(e2.shape) == (2, 3, 2)
+    w = static.default_main_program().global_block().var("emb")
+    dw = static.gradients([paddle.sum(e1) + paddle.sum(e2)], [w])[0]
+    iv = np.array([[1], [5], [1], [0], [5]], "int64")
+    iv2 = np.array([[2, 2, 2], [1, 0, 4]], "int64")
+    o1, o2, g = _exe().run(feed={"ids": iv, "ids2": iv2}, fetch_list=[e1, e2, dw])
+    want1 = table[iv[:, 0]]
+    want1[iv[:, 0] == 5] = 0                                # padding_idx -1 -> row 5
+    np.testing.assert_array_equal(o1, want1)
+    np.testing.assert_array_equal(o2, table[iv2])
+    counts = np.bincount(iv[:, 0][iv[:, 0] != 5], minlength=6) + \
+        np.bincount(iv2.ravel(), minlength=6)
+    np.testing.assert_array_equal(g, np.repeat(counts[:, None], 2, axis=1))
+
+
+def test_embedding_errors_name_the_ids():
+    ids = static.data("ids", [3, 2], "int64")
+    with pytest.raises(ValueError, match="Ids 'ids' must have a last dim of 1"):
+        fluid.layers.embedding(ids, [4, 2])
+    good = static.data("good", [3, 1], "int64")
+    out = fluid.layers.embedding(good, [4, 2])
+    with pytest.raises(Exception, match="id 7 is out of range for W with 4 rows"):
+        _exe().run(feed={"good": np.array([[1], [7], [0]], "int64")}, fetch_list=[out])
+
+
+def test_one_hot_both_versions():
+    x = static.data("x", [3, 1], "int64")
+    y = static.data("y", [3], "int64")
+    a = fluid.layers.one_hot(x, 4)
+    b = F.one_hot(y, 4)
+    c = fluid.layers.one_hot(x, 2, allow_out_of_range=True)
+    xv = np.array([[3], [0], [2]], "int64")
+    oa, ob, oc = _exe().run(feed={"x": xv, "y": xv[:, 0]}, fetch_list=[a, b, c])
+    np.testing.assert_array_equal(oa, np.eye(4)[[3, 0, 2]])
+    np.testing.assert_array_equal(ob, np.eye(4)[[3, 0, 2]])
+    np.testing.assert_array_equal(oc, [[0, 0], [1, 0], [0, 0]])   # out of range -> zeros
+
+
+def test_topk_and_accuracy():
+    scores = static.data("scores", [4, 3], "float32")
+    label = static.data("label", [4, 1], "int64")
+    values, indices = paddle.topk(scores, 2, axis=0, largest=False)
+    fv, fi = fluid.layers.topk(scores, 2)
+    correct = static.create_global_var([1], 0, "int32", persistable=True, name="correct")
+    acc1 = fluid.layers.accuracy(scores, label)
+    acc2 = metric.accuracy(scores, label, k=2, correct=correct)
+    s = np.array([[0.1, 0.5, 0.4], [0.7, 0.2, 0.1], [0.3, 0.3, 0.4], [0.2, 0.1, 0.7]],
+                 "float32")
+    lb = np.array([[2], [0], [0], [1]], "int64")
+    v, i, v2, i2, a1, a2 = _exe().run(feed={"scores": s, "label": lb},
+                                      fetch_list=[values, indices, fv, fi, acc1, acc2])
+    np.testing.assert_array_equal(i, [[0, 3, 1], [3, 1, 0]])    # smallest first, ties: lower row
+    np.testing.assert_array_equal(v, np.take_along_axis(s, i, 0))
+    np.testing.assert_array_equal(i2, [[1, 2], [0, 1], [2, 0], [2, 0]])
+    np.testing.assert_array_equal(v2, np.take_along_axis(s, i2, 1))
+    np.testing.assert_allclose(a1, [0.25])                  # only row 1's top-1 is its label
+    np.testing.assert_allclose(a2, [0.75])                  # rows 0, 1, 2 within top-2
+    assert _value("correct")[0] == 3
