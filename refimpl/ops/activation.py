@@ -15,7 +15,8 @@ class _Unary(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     grad_inputs = ("X", "Out@GRAD")
-    domain = (-1.0, 1.0)   # sample range keeping away from poles and kinks
+    domain = (-1.0, 1.0)   # sample range keeping away from poles
+    kinks = (0.0,)         # points where the derivative jumps: samples keep away from them
 
     def infer_shape(self, ctx):
         ctx.check_dtype("X", FLOATS)
@@ -24,7 +25,8 @@ class _Unary(OpDef):
     def samples(self, rng):
         lo, hi = self.domain
         x = rng.uniform(lo, hi, (3, 5))
-        x[np.abs(x) < 0.05] = 0.3   # avoid kinks at 0
+        for k in self.kinks:
+            x[np.abs(x - k) < 0.05] = k + 0.1 if k + 0.1 < hi else k - 0.1
         yield Sample({"X": x}, getattr(self, "sample_attrs", {}))
 
 
@@ -32,97 +34,179 @@ class _FromOut(_Unary):
     grad_inputs = ("Out", "Out@GRAD")
 
 
-def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None):
-    """Register op `name` with forward fwd(x, **attrs) and backward bwd(x_or_out, dout, **attrs)."""
+def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=None,
+           sample_attrs=None):
+    """Register op `name`: fwd(x, **attrs) and bwd(x, dout, **attrs), or bwd(out, dout,
+    **attrs) when `from_out` (the grad then keeps Out alive instead of X)."""
     base = _FromOut if from_out else _Unary
     body = {"type": name, "attrs": attrs or {}, "forward": staticmethod(fwd)}
     if bwd is not None:
         body["backward"] = staticmethod(bwd)
-    if domain is not None:
-        body["domain"] = domain
+    for key, value in (("domain", domain), ("kinks", kinks), ("sample_attrs", sample_attrs)):
+        if value is not None:
+            body[key] = value
     cls = type("".join(p.title() for p in name.split("_")), (base,), body)
     register(cls)
     return cls
 
 
-_unary("sigmoid", lambda x: (1 / (1 + np.exp(-x))).astype(x.dtype),
-       lambda out, d: d * out * (1 - out), from_out=True, domain=(-3, 3))
-_unary("tanh", lambda x: np.tanh(x), lambda out, d: d * (1 - out * out), from_out=True)
-_unary("exp", lambda x: np.exp(x), lambda out, d: d * out, from_out=True)
-_unary("sqrt", lambda x: np.sqrt(x), lambda out, d: d * 0.5 / out, from_out=True,
-       domain=(0.2, 2.0))
+def _typed(like, a):
+    """`a` in the dtype of `like` (np.where of Python scalars would widen float32)."""
+    return np.asarray(a, dtype=like.dtype)
+
+
+def _sigmoid(x):
+    # exp of a non-positive argument only: no overflow for large |x|
+    e = np.exp(-np.abs(x))
+    return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
+
+
+_erf_scalar = np.vectorize(math.erf, otypes=[np.float64])
+
+
+def _erf(x):
+    return _erf_scalar(x).astype(x.dtype)
+
+
+_LN2, _LN10 = math.log(2.0), math.log(10.0)
+_SELU_SCALE, _SELU_ALPHA = 1.0507009873554804934193349852946, 1.6732632423543772848170429916717
+
+# -- smooth math
+_unary("sigmoid", _sigmoid, lambda out, d: d * out * (1 - out), from_out=True, domain=(-3, 3))
+_unary("logsigmoid", lambda x: -_softplus(-x), lambda x, d: d * _sigmoid(-x), domain=(-3, 3))
+_unary("tanh", np.tanh, lambda out, d: d * (1 - out * out), from_out=True)
+_unary("exp", np.exp, lambda out, d: d * out, from_out=True)
+_unary("sqrt", np.sqrt, lambda out, d: d * 0.5 / out, from_out=True, domain=(0.2, 2.0))
 _unary("rsqrt", lambda x: 1 / np.sqrt(x), lambda out, d: d * -0.5 * out ** 3, from_out=True,
        domain=(0.2, 2.0))
-_unary("log", lambda x: np.log(x), lambda x, d: d / x, domain=(0.2, 2.0))
+_unary("log", np.log, lambda x, d: d / x, domain=(0.2, 2.0))
+_unary("log2", np.log2, lambda x, d: d / (x * _LN2), domain=(0.2, 2.0))
+_unary("log10", np.log10, lambda x, d: d / (x * _LN10), domain=(0.2, 2.0))
+_unary("log1p", np.log1p, lambda x, d: d / (1 + x), domain=(-0.5, 2.0))
 _unary("square", lambda x: x * x, lambda x, d: d * 2 * x)
-_unary("abs", lambda x: np.abs(x), lambda x, d: d * np.sign(x))
 _unary("reciprocal", lambda x: 1 / x, lambda out, d: -d * out * out, from_out=True,
        domain=(0.2, 2.0))
-_unary("sin", lambda x: np.sin(x), lambda x, d: d * np.cos(x))
-_unary("cos", lambda x: np.cos(x), lambda x, d: -d * np.sin(x))
+_unary("sin", np.sin, lambda x, d: d * np.cos(x))
+_unary("cos", np.cos, lambda x, d: -d * np.sin(x))
+_unary("tan", np.tan, lambda x, d: d / np.cos(x) ** 2)
+_unary("asin", np.arcsin, lambda x, d: d / np.sqrt(1 - x * x), domain=(-0.9, 0.9))
+_unary("acos", np.arccos, lambda x, d: -d / np.sqrt(1 - x * x), domain=(-0.9, 0.9))
+_unary("atan", np.arctan, lambda x, d: d / (1 + x * x))
+_unary("sinh", np.sinh, lambda x, d: d * np.cosh(x))
+_unary("cosh", np.cosh, lambda x, d: d * np.sinh(x))
+_unary("erf", _erf, lambda x, d: d * (2 / math.sqrt(math.pi)) * np.exp(-x * x))
 _unary("softsign", lambda x: x / (1 + np.abs(x)), lambda x, d: d / (1 + np.abs(x)) ** 2)
-_unary("sign", lambda x: np.sign(x))
-_unary("floor", lambda x: np.floor(x))
-_unary("ceil", lambda x: np.ceil(x))
-_unary("round", lambda x: np.round(x))
+_unary("tanh_shrink", lambda x: x - np.tanh(x), lambda x, d: d * np.tanh(x) ** 2)
+_unary("stanh", lambda x, scale_a=0.67, scale_b=1.7159: scale_b * np.tanh(x * scale_a),
+       lambda x, d, scale_a=0.67, scale_b=1.7159:
+           d * scale_a * scale_b * (1 - np.tanh(x * scale_a) ** 2),
+       attrs={"scale_a": 0.67, "scale_b": 1.7159})
+_unary("pow", lambda x, factor=1.0: np.power(x, x.dtype.type(factor)),
+       lambda x, d, factor=1.0: d * factor * np.power(x, factor - 1),
+       attrs={"factor": 1.0}, domain=(0.2, 2.0), sample_attrs={"factor": 2.5})
+
+# -- piecewise: the derivative at a kink is taken from the flat side (0 for relu at 0)
+_unary("abs", np.abs, lambda x, d: d * np.sign(x))
 _unary("relu6", lambda x, threshold=6.0: np.clip(x, 0, threshold).astype(x.dtype),
        lambda out, d, threshold=6.0: d * ((out > 0) & (out < threshold)), from_out=True,
-       attrs={"threshold": 6.0}, domain=(-2, 8))
+       attrs={"threshold": 6.0}, domain=(-2, 8), kinks=(0.0, 6.0))
+_unary("brelu", lambda x, t_min=0.0, t_max=24.0: np.clip(x, t_min, t_max).astype(x.dtype),
+       lambda x, d, t_min=0.0, t_max=24.0: d * ((x > t_min) & (x < t_max)),
+       attrs={"t_min": 0.0, "t_max": 24.0}, sample_attrs={"t_min": -0.5, "t_max": 0.5},
+       kinks=(-0.5, 0.5))
 _unary("leaky_relu", lambda x, alpha=0.02: np.where(x > 0, x, x * x.dtype.type(alpha)),
-       lambda x, d, alpha=0.02: d * np.where(x > 0, 1, alpha).astype(d.dtype),
+       lambda x, d, alpha=0.02: d * _typed(d, np.where(x > 0, 1, alpha)),
        attrs={"alpha": 0.02})
-_unary("elu", lambda x, alpha=1.0: np.where(x > 0, x, alpha * (np.exp(x) - 1)).astype(x.dtype),
-       lambda x, d, alpha=1.0: d * np.where(x > 0, 1, alpha * np.exp(x)).astype(d.dtype),
+_unary("elu", lambda x, alpha=1.0: _typed(x, np.where(x > 0, x, alpha * np.expm1(x))),
+       lambda x, d, alpha=1.0: d * _typed(d, np.where(x > 0, 1, alpha * np.exp(x))),
        attrs={"alpha": 1.0})
-_unary("softplus",
-       lambda x, beta=1.0, threshold=20.0: np.where(
-           x * beta > threshold, x, np.log1p(np.exp(np.minimum(x * beta, threshold))) / beta
-       ).astype(x.dtype),
-       lambda x, d, beta=1.0, threshold=20.0: d * np.where(
-           x * beta > threshold, 1, 1 / (1 + np.exp(-x * beta))).astype(d.dtype),
+_unary("selu",
+       lambda x, scale=_SELU_SCALE, alpha=_SELU_ALPHA:
+           _typed(x, scale * np.where(x > 0, x, alpha * np.expm1(x))),
+       lambda out, d, scale=_SELU_SCALE, alpha=_SELU_ALPHA:
+           d * _typed(d, np.where(out > 0, scale, out + scale * alpha)),
+       from_out=True, attrs={"scale": _SELU_SCALE, "alpha": _SELU_ALPHA})
+_unary("thresholded_relu", lambda x, threshold=1.0: _typed(x, np.where(x > threshold, x, 0)),
+       lambda x, d, threshold=1.0: d * (x > threshold),
+       attrs={"threshold": 1.0}, sample_attrs={"threshold": 0.3}, kinks=(0.3,))
+_unary("hard_shrink", lambda x, threshold=0.5: _typed(x, np.where(np.abs(x) > threshold, x, 0)),
+       lambda x, d, threshold=0.5: d * (np.abs(x) > threshold),
+       attrs={"threshold": 0.5}, kinks=(-0.5, 0.5))
+_unary("softshrink",
+       lambda x, **a: _typed(x, np.where(x > a["lambda"], x - a["lambda"],
+                                         np.where(x < -a["lambda"], x + a["lambda"], 0))),
+       lambda x, d, **a: d * (np.abs(x) > a["lambda"]),
+       attrs={"lambda": 0.5}, kinks=(-0.5, 0.5))
+
+
+def _softplus(x, beta=1.0, threshold=20.0):
+    # above `threshold` softplus is x to float precision (and exp would overflow)
+    bx = x * beta
+    return _typed(x, np.where(bx > threshold, x,
+                              np.logaddexp(0, np.minimum(bx, threshold)) / beta))
+
+
+_unary("softplus", _softplus,
+       lambda x, d, beta=1.0, threshold=20.0:
+           d * np.where(x * beta > threshold, 1, _sigmoid(x * beta)).astype(d.dtype),
        attrs={"beta": 1.0, "threshold": 20.0})
-_unary("swish", lambda x, beta=1.0: (x / (1 + np.exp(-beta * x))).astype(x.dtype),
-       lambda x, d, beta=1.0: d * (lambda s: s + beta * x * s * (1 - s))(
-           1 / (1 + np.exp(-beta * x))),
+_unary("soft_relu",
+       lambda x, threshold=40.0: np.log1p(np.exp(np.clip(x, -threshold, threshold))),
+       lambda x, d, threshold=40.0: d * _sigmoid(x) * (np.abs(x) < threshold),
+       attrs={"threshold": 40.0}, sample_attrs={"threshold": 0.5}, kinks=(-0.5, 0.5))
+_unary("swish", lambda x, beta=1.0: x * _sigmoid(beta * x),
+       lambda x, d, beta=1.0: d * (lambda s: s + beta * x * s * (1 - s))(_sigmoid(beta * x)),
        attrs={"beta": 1.0})
 _unary("hard_sigmoid",
        lambda x, slope=0.2, offset=0.5: np.clip(x * slope + offset, 0, 1).astype(x.dtype),
        lambda out, d, slope=0.2, offset=0.5: d * slope * ((out > 0) & (out < 1)),
-       from_out=True, attrs={"slope": 0.2, "offset": 0.5}, domain=(-2, 2))
+       from_out=True, attrs={"slope": 0.2, "offset": 0.5}, domain=(-4, 4), kinks=(-2.5, 2.5))
 _unary("hard_swish",
        lambda x, threshold=6.0, scale=6.0, offset=3.0:
            (x * np.clip(x + offset, 0, threshold) / scale).astype(x.dtype),
-       lambda x, d, threshold=6.0, scale=6.0, offset=3.0: d * np.where(
+       lambda x, d, threshold=6.0, scale=6.0, offset=3.0: d * _typed(d, np.where(
            x + offset <= 0, 0, np.where(x + offset >= threshold, threshold / scale,
-                                        (2 * x + offset) / scale)),
-       attrs={"threshold": 6.0, "scale": 6.0, "offset": 3.0}, domain=(-2, 2))
-_unary("pow", lambda x, factor=1.0: np.power(x, x.dtype.type(factor)),
-       lambda x, d, factor=1.0: d * factor * np.power(x, factor - 1),
-       attrs={"factor": 1.0}, domain=(0.2, 2.0))
+                                        (2 * x + offset) / scale))),
+       attrs={"threshold": 6.0, "scale": 6.0, "offset": 3.0}, domain=(-4, 4),
+       kinks=(-3.0, 3.0))
 
 
 def _gelu(x, approximate=False):
     if approximate:
         c = math.sqrt(2 / math.pi)
         return (0.5 * x * (1 + np.tanh(c * (x + 0.044715 * x ** 3)))).astype(x.dtype)
-    from math import erf
-    verf = np.vectorize(erf, otypes=[np.float64])
-    return (0.5 * x * (1 + verf(x / math.sqrt(2)))).astype(x.dtype)
+    return (0.5 * x * (1 + _erf(x / math.sqrt(2)))).astype(x.dtype)
 
 
 def _gelu_grad(x, d, approximate=False):
     if approximate:
         c = math.sqrt(2 / math.pi)
         t = np.tanh(c * (x + 0.044715 * x ** 3))
-        return d * (0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x))
-    from math import erf
-    verf = np.vectorize(erf, otypes=[np.float64])
-    cdf = 0.5 * (1 + verf(x / math.sqrt(2)))
-    pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
-    return (d * (cdf + x * pdf)).astype(d.dtype)
+        dx = 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x)
+    else:
+        cdf = 0.5 * (1 + _erf(x / math.sqrt(2)))
+        pdf = np.exp(-0.5 * x * x) / math.sqrt(2 * math.pi)
+        dx = cdf + x * pdf
+    return (d * dx).astype(d.dtype)
 
 
-_unary("gelu", _gelu, _gelu_grad, attrs={"approximate": False})
+@register
+class Gelu(_Unary):
+    type = "gelu"
+    attrs = {"approximate": False}
+    forward = staticmethod(_gelu)
+    backward = staticmethod(_gelu_grad)
+
+    def samples(self, rng):
+        for approximate in (False, True):
+            yield Sample({"X": rng.uniform(-3, 3, (3, 5))}, {"approximate": approximate})
+
+# -- no gradient (Paddle's are zero almost everywhere)
+_unary("sign", np.sign)
+_unary("floor", np.floor)
+_unary("ceil", np.ceil)
+# Paddle rounds halves away from zero (std::round); np.round rounds them to even.
+_unary("round", lambda x: _typed(x, np.copysign(np.floor(np.abs(x) + 0.5), x)))
 
 
 class _SoftmaxBase(OpDef):

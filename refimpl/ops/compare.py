@@ -1,7 +1,12 @@
-"""Comparison and logical ops: boolean outputs, no gradients."""
+"""Comparison and logical ops: boolean outputs, no gradients.
+
+Comparisons broadcast with the elementwise `axis` rule; logical ops (no attrs) broadcast
+like numpy.
+"""
 import numpy as np
 
 from ._common import align, broadcast_shape, rand
+from .elementwise import axis_broadcast_shape
 from .registry import OpDef, Sample, register
 
 
@@ -11,23 +16,36 @@ class _Compare(OpDef):
     attrs = {"axis": -1}
 
     def infer_shape(self, ctx):
-        x, y = ctx.input_var("X"), ctx.input_var("Y")
-        ctx.set_output("Out", broadcast_shape(x.shape, y.shape, ctx), "bool")
+        ctx.set_output("Out", axis_broadcast_shape(ctx), "bool")
 
     def forward(self, x, y, axis=-1):
         return self.fn(*align(x, y, axis))
 
     def samples(self, rng):
-        x = np.round(rand(rng, 3, 4))
-        yield Sample({"X": x, "Y": np.round(rand(rng, 3, 4))})
+        # rounded values, so equal elements (ties) occur
+        yield Sample({"X": np.round(rand(rng, 3, 4)), "Y": np.round(rand(rng, 3, 4))})
+        yield Sample({"X": np.round(rand(rng, 2, 3, 4)), "Y": np.round(rand(rng, 3))},
+                     {"axis": 1})
 
 
-class _Logical(_Compare):
+class _Logical(OpDef):
+    inputs = ("X", "Y")
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", broadcast_shape(ctx.input_shape("X"), ctx.input_shape("Y"), ctx),
+                       "bool")
+
+    def forward(self, x, y):
+        return self.fn(x, y)
+
     def samples(self, rng):
         yield Sample({"X": rng.rand(3, 4) > 0.5, "Y": rng.rand(3, 4) > 0.5})
+        yield Sample({"X": rng.rand(2, 3, 4) > 0.5, "Y": rng.rand(4) > 0.5})
 
 
-for _name, _fn, _base in [("less_than", np.less, _Compare), ("less_equal", np.less_equal, _Compare),
+for _name, _fn, _base in [("less_than", np.less, _Compare),
+                          ("less_equal", np.less_equal, _Compare),
                           ("greater_than", np.greater, _Compare),
                           ("greater_equal", np.greater_equal, _Compare),
                           ("equal", np.equal, _Compare), ("not_equal", np.not_equal, _Compare),
@@ -45,7 +63,7 @@ class LogicalNot(OpDef):
     outputs = ("Out",)
 
     def infer_shape(self, ctx):
-        ctx.set_output("Out", ctx.input_var("X").shape, "bool")
+        ctx.set_output("Out", ctx.input_shape("X"), "bool")
 
     @staticmethod
     def forward(x):

@@ -9,6 +9,21 @@ from ._common import FLOATS, align, broadcast_shape, rand, unbroadcast, y_view_s
 from .registry import OpDef, Sample, register
 
 
+def axis_broadcast_shape(ctx):
+    """Build-time shape of X op Y under Paddle's `axis` rule (also used by compare ops)."""
+    x, y = ctx.input_var("X"), ctx.input_var("Y")
+    axis = ctx.attr("axis")
+    xs, ys = tuple(x.shape), tuple(y.shape)
+    if axis != -1 and len(ys) < len(xs):
+        if axis < 0 or axis + len(ys) > len(xs):
+            ctx.fail("axis=%d does not fit Y %r %s inside X %r %s"
+                     % (axis, y.name, list(ys), x.name, list(xs)))
+        ys = y_view_shape(len(xs), ys, axis)
+    elif axis != -1 and len(xs) < len(ys):
+        xs = y_view_shape(len(ys), xs, axis)
+    return broadcast_shape(xs, ys, ctx)
+
+
 class _Elementwise(OpDef):
     inputs = ("X", "Y")
     outputs = ("Out",)
@@ -19,16 +34,7 @@ class _Elementwise(OpDef):
         if x.dtype != y.dtype:
             ctx.fail("inputs X %r and Y %r must have the same dtype, got %s and %s"
                      % (x.name, y.name, x.dtype.name, y.dtype.name))
-        axis = ctx.attr("axis")
-        xs, ys = tuple(x.shape), tuple(y.shape)
-        if axis != -1 and len(ys) < len(xs):
-            if axis < 0 or axis + len(ys) > len(xs):
-                ctx.fail("axis=%d does not fit Y %r %s inside X %r %s"
-                         % (axis, y.name, list(ys), x.name, list(xs)))
-            ys = y_view_shape(len(xs), ys, axis)
-        elif axis != -1 and len(xs) < len(ys):
-            xs = y_view_shape(len(ys), xs, axis)
-        ctx.set_output("Out", broadcast_shape(xs, ys, ctx), x.dtype)
+        ctx.set_output("Out", axis_broadcast_shape(ctx), x.dtype)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4), "Y": rand(rng, 3, 4)}, name="same")
