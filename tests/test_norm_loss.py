@@ -41,6 +41,8 @@ def test_batch_norm_parameters_are_named_and_flagged_like_paddle():
     op, = [o for o in static.default_main_program().global_block().ops if o.type == "batch_norm"]
     assert op.output("MeanOut") == ["batch_norm_0.w_1"]       # updated in place
     assert op.output("VarianceOut") == ["batch_norm_0.w_2"]
+    assert [op.output(s)[0] for s in ("SavedMean", "SavedVariance", "Y")] == \
+        ["batch_norm_0.tmp_0", "batch_norm_0.tmp_1", "batch_norm_0.tmp_2"]
     _exe()
     np.testing.assert_array_equal(_value("batch_norm_0.w_0"), np.ones(3))
     np.testing.assert_array_equal(_value("batch_norm_0.w_1"), np.zeros(3))
