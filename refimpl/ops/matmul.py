@@ -1,4 +1,4 @@
-"""matmul (transpose_X, transpose_Y, alpha) and matmul_v2 (trans_x, trans_y): batched
+"""matmul (transpose_X, transpose_Y, alpha), matmul_v2 (trans_x, trans_y), bmm and dot:
 matrix products with numpy's broadcasting of batch dims and 1-D promotion rules."""
 import numpy as np
 
@@ -20,11 +20,9 @@ def _matmul_grad(x, y, dout, tx, ty):
     y2 = y[:, None] if y.ndim == 1 else y
     a = _t(x2) if tx and x.ndim > 1 else x2
     b = _t(y2) if ty and y.ndim > 1 else y2
-    d = dout
-    if x.ndim == 1:
-        d = np.expand_dims(d, -2)
-    if y.ndim == 1:
-        d = np.expand_dims(d, -1)
+    # dOut with the dims 1-D promotion squeezed away put back: [..., M, N]
+    batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
+    d = dout.reshape(batch + (a.shape[-2], b.shape[-1]))
     da = np.matmul(d, _t(b))
     db = np.matmul(_t(a), d)
     dx = _t(da) if tx and x.ndim > 1 else da
@@ -52,7 +50,8 @@ def _infer(ctx, tx, ty):
     batch = broadcast_shape(xs[:-2], ys[:-2], ctx)
     out = list(batch) + ([xs[-2]] if len(x.shape) > 1 else []) + \
         ([ys[-1]] if len(y.shape) > 1 else [])
-    ctx.set_output("Out", out or [1], x.dtype)
+    # vector . vector is 0-D, as numpy and Paddle >= 2.5 (2.0 gave [1]; specs/ops/matmul.md)
+    ctx.set_output("Out", out, x.dtype)
 
 
 @register
@@ -79,6 +78,9 @@ class MatmulV2(OpDef):
         yield Sample({"X": rand(rng, 2, 4, 3), "Y": rand(rng, 5, 4)},
                      {"trans_x": True, "trans_y": True})
         yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 4)})
+        yield Sample({"X": rand(rng, 4), "Y": rand(rng, 3, 4, 2)}, name="vector_batch")
+        yield Sample({"X": rand(rng, 4), "Y": rand(rng, 4)}, name="dot")
+        yield Sample({"X": rand(rng, 2, 1, 3, 4), "Y": rand(rng, 5, 4, 2)}, name="broadcast")
 
 
 @register
@@ -105,3 +107,60 @@ class Matmul(OpDef):
         yield Sample({"X": rand(rng, 3, 4), "Y": rand(rng, 5, 4)},
                      {"transpose_Y": True, "alpha": 0.5})
         yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 2, 4, 2)})
+
+
+@register
+class Bmm(OpDef):
+    """Batched matmul of two 3-D tensors with the same batch size (no broadcasting)."""
+    type = "bmm"
+    inputs = ("X", "Y")
+    outputs = ("Out",)
+    grad_inputs = ("X", "Y", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        xs, ys = ctx.input_shape("X"), ctx.input_shape("Y")
+        ctx.expect(len(xs) == 3 and len(ys) == 3, "X %r and Y %r must be 3-D, got %s and %s"
+                   % (ctx.input_var("X").name, ctx.input_var("Y").name, list(xs), list(ys)))
+        ctx.expect(xs[0] < 0 or ys[0] < 0 or xs[0] == ys[0],
+                   "batch sizes of X (%d) and Y (%d) differ" % (xs[0], ys[0]))
+        _infer(ctx, False, False)
+
+    @staticmethod
+    def forward(x, y):
+        return np.matmul(x, y)
+
+    @staticmethod
+    def backward(x, y, dout):
+        return _matmul_grad(x, y, dout, False, False)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 2, 4, 5)})
+
+
+@register
+class Dot(OpDef):
+    """Inner product along the last dim: [N] . [N] -> 0-D, [B, N] . [B, N] -> [B]."""
+    type = "dot"
+    inputs = ("X", "Y")
+    outputs = ("Out",)
+    grad_inputs = ("X", "Y", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x, y = ctx.input_var("X"), ctx.input_var("Y")
+        ctx.expect(len(x.shape) in (1, 2) and tuple(x.shape) == tuple(y.shape),
+                   "X %r and Y %r must be 1-D or 2-D of one shape, got %s and %s"
+                   % (x.name, y.name, list(x.shape), list(y.shape)))
+        ctx.set_output("Out", tuple(x.shape[:-1]), x.dtype)
+
+    @staticmethod
+    def forward(x, y):
+        return (x * y).sum(axis=-1)
+
+    @staticmethod
+    def backward(x, y, dout):
+        d = np.expand_dims(dout, -1)
+        return d * y, d * x
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 5), "Y": rand(rng, 5)})
+        yield Sample({"X": rand(rng, 3, 5), "Y": rand(rng, 3, 5)})

@@ -1,7 +1,8 @@
-"""reduce_{sum,mean,max,min,prod}: reduce X over `dim` (or everything with reduce_all)."""
+"""reduce_{sum,mean,max,min,prod,all,any} and logsumexp: reduce X over `dim` (or every dim
+with reduce_all, or when `dim` is empty)."""
 import numpy as np
 
-from ._common import FLOATS, rand
+from ._common import rand
 from .registry import OpDef, Sample, register
 
 
@@ -18,41 +19,53 @@ def _out_shape(shape, axes, keep_dim):
     return tuple(d for i, d in enumerate(shape) if i not in axes)
 
 
+def _infer(ctx, dim, keep_dim, reduce_all, dtype=None):
+    x = ctx.input_var("X")
+    nd = len(x.shape)
+    for d in dim or ():
+        ctx.expect(-nd <= d < nd, "dim %d is out of range for X %r of rank %d"
+                   % (d, x.name, nd))
+    axes = _axes(nd, dim, reduce_all)
+    ctx.set_output("Out", _out_shape(x.shape, axes, keep_dim), dtype or x.dtype)
+
+
+def _kept(x, axes):
+    """x.shape with the reduced dims kept as 1 (Out and Out@GRAD broadcast back from it)."""
+    return tuple(1 if i in axes else d for i, d in enumerate(x.shape))
+
+
 class _Reduce(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"dim": [0], "keep_dim": False, "reduce_all": False}
 
     def infer_shape(self, ctx):
-        x = ctx.input_var("X")
-        nd = len(x.shape)
-        for d in ctx.attr("dim") or ():
-            ctx.expect(-nd <= d < nd, "dim %d is out of range for X %r of rank %d"
-                       % (d, x.name, nd))
-        axes = _axes(nd, ctx.attr("dim"), ctx.attr("reduce_all"))
-        ctx.set_output("Out", _out_shape(x.shape, axes, ctx.attr("keep_dim")), x.dtype)
+        _infer(ctx, ctx.attr("dim"), ctx.attr("keep_dim"), ctx.attr("reduce_all"))
 
     def forward(self, x, dim=(0,), keep_dim=False, reduce_all=False):
         axes = _axes(x.ndim, dim, reduce_all)
         out = self.reduce(x, axis=axes, keepdims=keep_dim)
         return np.asarray(out, dtype=x.dtype).reshape(_out_shape(x.shape, axes, keep_dim))
 
-    def backward(self, x, out, dout, dim=(0,), keep_dim=False, reduce_all=False):
-        axes = _axes(x.ndim, dim, reduce_all)
-        kept = tuple(1 if i in axes else d for i, d in enumerate(x.shape))
-        return self.grad(x, out.reshape(kept), dout.reshape(kept), axes).astype(x.dtype)
-
     def samples(self, rng):
         yield Sample({"X": self.sample(rng, 3, 4, 5)}, {"dim": [1]})
         yield Sample({"X": self.sample(rng, 3, 4)}, {"dim": [0, -1], "keep_dim": True})
         yield Sample({"X": self.sample(rng, 2, 3)}, {"reduce_all": True})
+        yield Sample({"X": self.sample(rng, 2, 3, 2)}, {"dim": []}, name="empty_dim_is_all")
 
     def sample(self, rng, *shape):
         return rand(rng, *shape)
 
 
+class _DifferentiableReduce(_Reduce):
+    def backward(self, x, out, dout, dim=(0,), keep_dim=False, reduce_all=False):
+        axes = _axes(x.ndim, dim, reduce_all)
+        kept = _kept(x, axes)
+        return self.grad(x, out.reshape(kept), dout.reshape(kept), axes).astype(x.dtype)
+
+
 @register
-class ReduceSum(_Reduce):
+class ReduceSum(_DifferentiableReduce):
     type = "reduce_sum"
     reduce = staticmethod(np.sum)
 
@@ -62,7 +75,7 @@ class ReduceSum(_Reduce):
 
 
 @register
-class ReduceMean(_Reduce):
+class ReduceMean(_DifferentiableReduce):
     type = "reduce_mean"
     reduce = staticmethod(np.mean)
 
@@ -72,10 +85,11 @@ class ReduceMean(_Reduce):
         return np.broadcast_to(dout / n, x.shape).copy()
 
 
-class _ReduceSelect(_Reduce):
-    """max/min: the gradient goes to every element equal to the result."""
+class _ReduceSelect(_DifferentiableReduce):
+    """max/min: the gradient goes to every element equal to the result (as Paddle)."""
 
     def sample(self, rng, *shape):
+        # distinct values: finite differences are valid away from ties
         return rng.permutation(np.arange(np.prod(shape), dtype=np.float64)).reshape(shape) / 7
 
     @staticmethod
@@ -96,7 +110,7 @@ class ReduceMin(_ReduceSelect):
 
 
 @register
-class ReduceProd(_Reduce):
+class ReduceProd(_DifferentiableReduce):
     type = "reduce_prod"
     reduce = staticmethod(np.prod)
 
@@ -105,4 +119,56 @@ class ReduceProd(_Reduce):
 
     @staticmethod
     def grad(x, out, dout, axes):
-        return dout * out / x
+        return dout * out / x  # Paddle's formula: inputs must be non-zero
+
+
+class _ReduceBool(_Reduce):
+    """reduce_all / reduce_any: bool in, bool out, no gradient."""
+
+    def infer_shape(self, ctx):
+        ctx.check_dtype("X", ("bool",))
+        super().infer_shape(ctx)
+
+    def sample(self, rng, *shape):
+        return rng.rand(*shape) > 0.3
+
+
+@register
+class ReduceAll(_ReduceBool):
+    type = "reduce_all"
+    reduce = staticmethod(np.all)
+
+
+@register
+class ReduceAny(_ReduceBool):
+    type = "reduce_any"
+    reduce = staticmethod(np.any)
+
+
+@register
+class Logsumexp(OpDef):
+    """log(sum(exp(X))) over `axis`, computed after subtracting the max (Paddle 2.0 attrs)."""
+    type = "logsumexp"
+    inputs = ("X",)
+    outputs = ("Out",)
+    attrs = {"axis": [0], "keepdim": False, "reduce_all": False}
+
+    def infer_shape(self, ctx):
+        _infer(ctx, ctx.attr("axis"), ctx.attr("keepdim"), ctx.attr("reduce_all"))
+
+    @staticmethod
+    def forward(x, axis=(0,), keepdim=False, reduce_all=False):
+        axes = _axes(x.ndim, axis, reduce_all)
+        m = x.max(axis=axes, keepdims=True)
+        out = np.log(np.exp(x - m).sum(axis=axes, keepdims=True)) + m
+        return out.astype(x.dtype).reshape(_out_shape(x.shape, axes, keepdim))
+
+    @staticmethod
+    def backward(x, out, dout, axis=(0,), keepdim=False, reduce_all=False):
+        kept = _kept(x, _axes(x.ndim, axis, reduce_all))
+        return (dout.reshape(kept) * np.exp(x - out.reshape(kept))).astype(x.dtype)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4, 5)}, {"axis": [1]})
+        yield Sample({"X": rand(rng, 3, 4) * 5}, {"axis": [0, -1], "keepdim": True})
+        yield Sample({"X": rand(rng, 2, 3)}, {"reduce_all": True})
