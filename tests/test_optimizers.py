@@ -1,5 +1,6 @@
-"""Optimizers over several steps against hand-written numpy updates; accumulator names;
-regularization, clipping and learning-rate schedules."""
+"""Optimizers over several steps of a small fc program against hand-written numpy updates;
+accumulator names and values; minimize's return; regularization; both API spellings.
+(Learning-rate schedules and gradient clipping: tests/test_lr_clip.py.)"""
 import math
 
 import numpy as np
@@ -10,172 +11,283 @@ from refimpl import fluid, static
 from refimpl.framework.scope import Scope
 
 W0 = np.array([[0.5, -0.3], [0.2, 0.8], [-0.6, 0.1]], "float32")
+B0 = np.array([0.1, -0.2], "float32")
 X = np.array([[1.0, 2.0, -1.0], [0.5, -1.5, 2.0]], "float32")
 
+# loss = mean(x @ w + b) over the 2x2 output: the gradients do not depend on w or b
+GRAD_W = np.repeat(X.mean(0, keepdims=True).T, 2, axis=1) / 2
+GRAD_B = np.full(2, 0.5)
 
-def _run(opt, steps=3, weight_attr=None):
-    """loss = mean(x @ w); returns (w after each step, main program, minimize result)."""
+
+def run_fc(make_optimizer, steps=3, weight_attr=None, bias=False):
+    """Build the fc program, minimize with make_optimizer() (called inside the program
+    guard, so decays and schedulers land in this program) and run `steps` times.
+    Returns ({param name: [value after each step]}, main program, minimize result, scope)."""
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup):
         x = static.data("x", [None, 3], "float32")
-        attr = weight_attr or paddle.ParamAttr(name="w")
-        attr.initializer = paddle.nn.initializer.Assign(W0)
-        loss = paddle.mean(static.nn.fc(x, 2, weight_attr=attr, bias_attr=False))
-        result = opt.minimize(loss)
+        w_attr = weight_attr or paddle.ParamAttr(name="w")
+        w_attr.initializer = paddle.nn.initializer.Assign(W0)
+        b_attr = paddle.ParamAttr(name="b", initializer=paddle.nn.initializer.Assign(B0)) \
+            if bias else False
+        loss = paddle.mean(static.nn.fc(x, 2, weight_attr=w_attr, bias_attr=b_attr))
+        result = make_optimizer().minimize(loss)
     scope = Scope()
     exe = static.Executor()
     exe.run(startup, scope=scope)
-    ws = []
+    names = ["w", "b"] if bias else ["w"]
+    history = {n: [] for n in names}
     for _ in range(steps):
         exe.run(main, feed={"x": X}, scope=scope)
-        ws.append(np.array(scope.find_var("w").get_tensor()))
-    return ws, main, result
+        for n in names:
+            history[n].append(np.array(scope.find_var(n).get_tensor()))
+    return history, main, result, scope
 
 
-GRAD = np.repeat(X.mean(0, keepdims=True).T, 2, axis=1) / 2   # d mean(x@w) / dw
+def assert_steps(got, want, rtol=1e-5):
+    assert len(got) == len(want)
+    for k, (g, w) in enumerate(zip(got, want)):
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=1e-7, err_msg="step %d" % (k + 1))
 
 
-def test_sgd_and_minimize_returns_ops_and_params_grads():
-    ws, main, (ops, params_grads) = _run(paddle.optimizer.SGD(0.1))
-    for k, w in enumerate(ws, 1):
-        np.testing.assert_allclose(w, W0 - 0.1 * k * GRAD, rtol=1e-6)
-    assert [op.type for op in ops] == ["sgd"]
-    assert [(p.name, g.name) for p, g in params_grads] == [("w", "w@GRAD")]
-
-
-@pytest.mark.parametrize("nesterov", [False, True])
-def test_momentum(nesterov):
-    ws, main, _ = _run(paddle.optimizer.Momentum(0.1, momentum=0.9, use_nesterov=nesterov))
-    w, v = W0.astype(np.float64), np.zeros_like(W0, np.float64)
-    for got in ws:
-        v = 0.9 * v + GRAD
-        w = w - 0.1 * (GRAD + 0.9 * v if nesterov else v)
-        np.testing.assert_allclose(got, w, rtol=1e-5)
-    assert main.global_block().has_var("w_velocity_0")
-
-
-def _adam_reference(steps, lr=0.01, b1=0.9, b2=0.999, eps=1e-8, decay=0.0):
-    w, m1, m2 = W0.astype(np.float64), 0.0, 0.0
-    out = []
+def reference(update, p0, grad, steps=3):
+    """Iterate update(p, grad, state, t) -> p from p0 (float64); the values after each step."""
+    p, state, out = p0.astype(np.float64), {}, []
     for t in range(1, steps + 1):
-        w = w - lr * decay * w
-        m1 = b1 * m1 + (1 - b1) * GRAD
-        m2 = b2 * m2 + (1 - b2) * GRAD ** 2
-        lr_t = lr * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
-        w = w - lr_t * m1 / (np.sqrt(m2) + eps * math.sqrt(1 - b2 ** t))
-        out.append(w)
+        p = update(p, grad, state, t)
+        out.append(p)
     return out
 
 
-def test_adam_and_its_accumulators():
-    ws, main, _ = _run(paddle.optimizer.Adam(0.01))
-    for got, want in zip(ws, _adam_reference(3)):
-        np.testing.assert_allclose(got, want, rtol=1e-5)
-    names = set(main.global_block().vars)
-    assert {"w_moment1_0", "w_moment2_0", "w_beta1_pow_acc_0", "w_beta2_pow_acc_0"} <= names
+def sgd_update(lr):
+    return lambda p, g, s, t: p - lr * g
 
 
-def test_adamw_decays_before_the_adam_step():
-    ws, _, _ = _run(paddle.optimizer.AdamW(0.01, weight_decay=0.1))
-    for got, want in zip(ws, _adam_reference(3, decay=0.1)):
-        np.testing.assert_allclose(got, want, rtol=1e-5)
+def momentum_update(lr, mu, nesterov=False):
+    def update(p, g, s, t):
+        s["v"] = mu * s.get("v", 0.0) + g
+        return p - lr * (g + mu * s["v"] if nesterov else s["v"])
+    return update
 
 
-def test_rmsprop_and_adagrad():
-    ws, _, _ = _run(fluid.optimizer.RMSProp(0.01, rho=0.9, epsilon=1e-6, momentum=0.5))
-    w, ms, mom = W0.astype(np.float64), 0.0, 0.0
-    for got in ws:
-        ms = 0.9 * ms + 0.1 * GRAD ** 2
-        mom = 0.5 * mom + 0.01 * GRAD / np.sqrt(ms + 1e-6)
-        w = w - mom
-        np.testing.assert_allclose(got, w, rtol=1e-5)
-    ws, _, _ = _run(fluid.optimizer.Adagrad(0.1, epsilon=1e-6))
-    w, acc = W0.astype(np.float64), 0.0
-    for got in ws:
-        acc = acc + GRAD ** 2
-        w = w - 0.1 * GRAD / (np.sqrt(acc) + 1e-6)
-        np.testing.assert_allclose(got, w, rtol=1e-5)
+def adam_update(lr, b1=0.9, b2=0.999, eps=1e-8, decay=0.0):
+    def update(p, g, s, t):
+        p = p - lr * decay * p
+        s["m1"] = b1 * s.get("m1", 0.0) + (1 - b1) * g
+        s["m2"] = b2 * s.get("m2", 0.0) + (1 - b2) * g * g
+        lr_t = lr * math.sqrt(1 - b2 ** t) / (1 - b1 ** t)
+        return p - lr_t * s["m1"] / (np.sqrt(s["m2"]) + eps * math.sqrt(1 - b2 ** t))
+    return update
 
 
-def test_lamb_trust_ratio():
-    ws, _, _ = _run(fluid.optimizer.Lamb(0.01, lamb_weight_decay=0.01), steps=2)
-    w, m1, m2 = W0.astype(np.float64), 0.0, 0.0
-    for t, got in enumerate(ws, 1):
-        m1 = 0.9 * m1 + 0.1 * GRAD
-        m2 = 0.999 * m2 + 0.001 * GRAD ** 2
-        update = (m1 / (1 - 0.9 ** t)) / (np.sqrt(m2 / (1 - 0.999 ** t)) + 1e-6) + 0.01 * w
-        w = w - 0.01 * np.linalg.norm(w) / np.linalg.norm(update) * update
-        np.testing.assert_allclose(got, w, rtol=1e-5)
+def rmsprop_update(lr, rho, eps, momentum, centered):
+    def update(p, g, s, t):
+        s["ms"] = rho * s.get("ms", 0.0) + (1 - rho) * g * g
+        s["mg"] = rho * s.get("mg", 0.0) + (1 - rho) * g
+        denom = s["ms"] - s["mg"] ** 2 if centered else s["ms"]
+        s["mom"] = momentum * s.get("mom", 0.0) + lr * g / np.sqrt(denom + eps)
+        return p - s["mom"]
+    return update
 
 
-def test_l2_regularization_param_attr_wins_over_optimizer():
-    opt = paddle.optimizer.SGD(0.1, weight_decay=paddle.regularizer.L2Decay(0.5))
-    ws, _, _ = _run(opt, steps=1, weight_attr=paddle.ParamAttr(
-        name="w", regularizer=paddle.regularizer.L2Decay(0.1)))
-    np.testing.assert_allclose(ws[0], W0 - 0.1 * (GRAD + 0.1 * W0), rtol=1e-6)
-    ws, _, _ = _run(fluid.optimizer.SGD(0.1, regularization=fluid.regularizer.L1Decay(0.2)),
-                    steps=1)
-    np.testing.assert_allclose(ws[0], W0 - 0.1 * (GRAD + 0.2 * np.sign(W0)), rtol=1e-6)
+def adagrad_update(lr, eps, initial=0.0):
+    def update(p, g, s, t):
+        s["acc"] = s.get("acc", initial) + g * g
+        return p - lr * g / (np.sqrt(s["acc"]) + eps)
+    return update
 
 
-def test_gradient_clipping():
-    norm = np.sqrt((GRAD ** 2).sum())
-    ws, _, _ = _run(paddle.optimizer.SGD(1.0, grad_clip=paddle.nn.ClipGradByGlobalNorm(0.1)),
-                    steps=1)
-    np.testing.assert_allclose(ws[0], W0 - GRAD * 0.1 / norm, rtol=1e-5)
-    ws, _, _ = _run(paddle.optimizer.SGD(1.0, grad_clip=paddle.nn.ClipGradByValue(0.1)),
-                    steps=1)
-    np.testing.assert_allclose(ws[0], W0 - np.clip(GRAD, -0.1, 0.1), rtol=1e-6)
-    ws, _, _ = _run(paddle.optimizer.SGD(1.0, grad_clip=fluid.clip.GradientClipByNorm(10.0)),
-                    steps=1)
-    np.testing.assert_allclose(ws[0], W0 - GRAD, rtol=1e-6)   # below the limit: unchanged
+def lamb_update(lr, wd, b1=0.9, b2=0.999, eps=1e-6):
+    def update(p, g, s, t):
+        s["m1"] = b1 * s.get("m1", 0.0) + (1 - b1) * g
+        s["m2"] = b2 * s.get("m2", 0.0) + (1 - b2) * g * g
+        r = (s["m1"] / (1 - b1 ** t)) / (np.sqrt(s["m2"] / (1 - b2 ** t)) + eps) + wd * p
+        return p - lr * np.linalg.norm(p) / np.linalg.norm(r) * r
+    return update
 
 
-def test_scheduler_feeds_the_learning_rate_each_run():
-    sched = paddle.optimizer.lr.PiecewiseDecay([1], [0.1, 0.01])
-    ws, _, _ = _run(paddle.optimizer.SGD(sched), steps=1)
-    sched.step()
-    # the same program object was run once with 0.1; check the value now offered is 0.01
-    assert sched() == pytest.approx(0.01)
-    np.testing.assert_allclose(ws[0], W0 - 0.1 * GRAD, rtol=1e-6)
+CASES = {
+    "sgd": (lambda: paddle.optimizer.SGD(0.1), sgd_update(0.1)),
+    "momentum": (lambda: paddle.optimizer.Momentum(0.1, momentum=0.9),
+                 momentum_update(0.1, 0.9)),
+    "nesterov": (lambda: paddle.optimizer.Momentum(0.1, 0.8, use_nesterov=True),
+                 momentum_update(0.1, 0.8, nesterov=True)),
+    "adam": (lambda: paddle.optimizer.Adam(0.01, beta1=0.8, beta2=0.99, epsilon=1e-6),
+             adam_update(0.01, 0.8, 0.99, 1e-6)),
+    "adamw": (lambda: paddle.optimizer.AdamW(0.01, weight_decay=0.1),
+              adam_update(0.01, decay=0.1)),
+    "rmsprop": (lambda: paddle.optimizer.RMSProp(0.01, rho=0.9, epsilon=1e-6, momentum=0.5),
+                rmsprop_update(0.01, 0.9, 1e-6, 0.5, False)),
+    "rmsprop_centered": (lambda: paddle.optimizer.RMSProp(0.01, 0.8, 1e-4, 0.3, centered=True),
+                         rmsprop_update(0.01, 0.8, 1e-4, 0.3, True)),
+    "adagrad": (lambda: paddle.optimizer.Adagrad(0.1, epsilon=1e-6,
+                                                 initial_accumulator_value=0.2),
+                adagrad_update(0.1, 1e-6, 0.2)),
+    "lamb": (lambda: paddle.optimizer.Lamb(0.01, lamb_weight_decay=0.02),
+             lamb_update(0.01, 0.02)),
+}
 
 
-def test_fluid_decay_advances_once_per_run():
-    ws, _, _ = _run(fluid.optimizer.SGD(fluid.layers.exponential_decay(0.1, 1, 0.5)), steps=3)
-    w = W0.astype(np.float64)
-    for k, got in enumerate(ws):
-        w = w - 0.1 * 0.5 ** k * GRAD
-        np.testing.assert_allclose(got, w, rtol=1e-6)
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_update_matches_numpy_over_steps(name):
+    make, update = CASES[name]
+    history, _, _, _ = run_fc(make, steps=3, bias=True)
+    assert_steps(history["w"], reference(update, W0, GRAD_W))
+    assert_steps(history["b"], reference(update, B0, GRAD_B))
 
 
-@pytest.mark.parametrize("sched,expected", [
-    (lambda: paddle.optimizer.lr.ExponentialDecay(1.0, 0.5), [1.0, 0.5, 0.25, 0.125]),
-    (lambda: paddle.optimizer.lr.StepDecay(1.0, 2, 0.1), [1.0, 1.0, 0.1, 0.1]),
-    (lambda: paddle.optimizer.lr.MultiStepDecay(1.0, [1, 3], 0.5), [1.0, 0.5, 0.5, 0.25]),
-    (lambda: paddle.optimizer.lr.CosineAnnealingDecay(1.0, 2), [1.0, 0.5, 0.0, 0.5]),
-    (lambda: paddle.optimizer.lr.LinearWarmup(1.0, 2, 0.0, 1.0), [0.0, 0.5, 1.0, 1.0]),
-    (lambda: paddle.optimizer.lr.InverseTimeDecay(1.0, 1.0), [1.0, 0.5, 1 / 3, 0.25]),
-    (lambda: paddle.optimizer.lr.PolynomialDecay(1.0, 2, end_lr=0.0), [1.0, 0.5, 0.0, 0.0]),
-    (lambda: paddle.optimizer.lr.NaturalExpDecay(1.0, 1.0),
-     [1.0, math.exp(-1), math.exp(-2), math.exp(-3)]),
-    (lambda: paddle.optimizer.lr.LambdaDecay(2.0, lambda e: 0.5 ** e), [2.0, 1.0, 0.5, 0.25]),
+FLUID_CASES = {
+    "SGDOptimizer": (lambda: fluid.optimizer.SGDOptimizer(learning_rate=0.1),
+                     sgd_update(0.1)),
+    "MomentumOptimizer": (lambda: fluid.optimizer.MomentumOptimizer(0.1, 0.9, None, True),
+                          momentum_update(0.1, 0.9, nesterov=True)),
+    "AdamOptimizer": (lambda: fluid.optimizer.AdamOptimizer(0.01, 0.9, 0.999, 1e-8),
+                      adam_update(0.01)),
+    "RMSPropOptimizer": (lambda: fluid.optimizer.RMSPropOptimizer(0.01, 0.95, 1e-6, 0.0),
+                         rmsprop_update(0.01, 0.95, 1e-6, 0.0, False)),
+    "AdagradOptimizer": (lambda: fluid.optimizer.AdagradOptimizer(0.1, 1e-6),
+                         adagrad_update(0.1, 1e-6)),
+    "LambOptimizer": (lambda: fluid.optimizer.LambOptimizer(0.01, 0.01),
+                      lamb_update(0.01, 0.01)),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FLUID_CASES))
+def test_fluid_spellings(name):
+    make, update = FLUID_CASES[name]
+    history, _, _, _ = run_fc(make, steps=2)
+    assert_steps(history["w"], reference(update, W0, GRAD_W, steps=2))
+
+
+def test_fluid_lamb_takes_regularization_before_grad_clip():
+    # positional 1.8 order: (..., epsilon, parameter_list, regularization, grad_clip)
+    make = lambda: fluid.optimizer.Lamb(0.01, 0.0, 0.9, 0.999, 1e-6, None,  # noqa: E731
+                                        fluid.regularizer.L2Decay(0.5))
+    history, _, _, _ = run_fc(make, steps=1)
+    m1, m2 = 0.1 * (GRAD_W + 0.5 * W0), 0.001 * (GRAD_W + 0.5 * W0) ** 2
+    r = (m1 / 0.1) / (np.sqrt(m2 / 0.001) + 1e-6)
+    assert_steps(history["w"], [W0 - 0.01 * np.linalg.norm(W0) / np.linalg.norm(r) * r])
+
+
+def test_minimize_returns_update_ops_and_params_grads():
+    _, main, (ops, params_grads), _ = run_fc(lambda: paddle.optimizer.Momentum(0.1), bias=True)
+    assert [op.type for op in ops] == ["momentum", "momentum"]
+    assert [(p.name, g.name) for p, g in params_grads] == [("w", "w@GRAD"), ("b", "b@GRAD")]
+    assert all(op.attr("op_role") & 2 for op in ops)               # OpRole.Optimize
+    # updates are appended in parameter-name order, as Paddle sorts params_grads
+    assert [op.attr("op_role_var")[0] for op in ops] == ["b", "w"]
+    # the update writes the parameter and its velocity in place
+    op = ops[1]
+    assert op.input("Param") == op.output("ParamOut") == ["w"]
+    assert op.input("Velocity") == op.output("VelocityOut") == ["w_velocity_0"]
+
+
+def test_adam_accumulators_are_named_and_advanced_like_paddle():
+    _, main, _, scope = run_fc(lambda: paddle.optimizer.Adam(0.01, beta1=0.8, beta2=0.9),
+                               steps=3)
+    block = main.global_block()
+    for name in ("w_moment1_0", "w_moment2_0", "w_beta1_pow_acc_0", "w_beta2_pow_acc_0"):
+        assert block.var(name).persistable
+    assert list(block.var("w_beta1_pow_acc_0").shape) == [1]
+    value = lambda n: np.array(scope.find_var(n).get_tensor())  # noqa: E731
+    np.testing.assert_allclose(value("w_beta1_pow_acc_0"), [0.8 ** 4], rtol=1e-6)
+    np.testing.assert_allclose(value("w_beta2_pow_acc_0"), [0.9 ** 4], rtol=1e-6)
+    m1 = sum(0.2 * 0.8 ** k for k in range(3)) * GRAD_W
+    np.testing.assert_allclose(value("w_moment1_0"), m1, rtol=1e-5)
+
+
+@pytest.mark.parametrize("make,names", [
+    (lambda: paddle.optimizer.Momentum(0.1), ["w_velocity_0"]),
+    (lambda: paddle.optimizer.RMSProp(0.1), ["w_momentum_0", "w_mean_square_0",
+                                            "w_mean_grad_0"]),
+    (lambda: paddle.optimizer.Adagrad(0.1), ["w_moment_0"]),
+    (lambda: paddle.optimizer.Lamb(0.1), ["w_moment1_0", "w_moment2_0", "w_beta1_pow_acc_0",
+                                          "w_beta2_pow_acc_0"]),
 ])
-def test_scheduler_values(sched, expected):
-    s = sched()
-    got = []
-    for _ in expected:
-        got.append(s())
-        s.step()
-    np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-12)
+def test_accumulator_names(make, names):
+    _, main, _, _ = run_fc(make, steps=1)
+    assert set(names) <= set(main.global_block().vars)
 
 
-def test_reduce_on_plateau():
-    s = paddle.optimizer.lr.ReduceOnPlateau(1.0, patience=1, factor=0.5)
-    for metric in [1.0, 0.9, 0.95, 0.95]:
-        s.step(metric)
-    assert s() == 0.5
+def test_adamw_apply_decay_param_fun_skips_the_decay():
+    make = lambda: paddle.optimizer.AdamW(0.01, weight_decay=0.1,  # noqa: E731
+                                          apply_decay_param_fun=lambda name: name != "b")
+    history, _, _, _ = run_fc(make, steps=2, bias=True)
+    assert_steps(history["w"], reference(adam_update(0.01, decay=0.1), W0, GRAD_W, 2))
+    assert_steps(history["b"], reference(adam_update(0.01), B0, GRAD_B, 2))
 
 
-def test_bad_learning_rate_type():
+def test_lamb_exclude_from_weight_decay():
+    make = lambda: paddle.optimizer.Lamb(0.01, 0.05,  # noqa: E731
+                                         exclude_from_weight_decay_fn=lambda p: p.name == "b")
+    history, _, _, _ = run_fc(make, steps=2, bias=True)
+    assert_steps(history["w"], reference(lamb_update(0.01, 0.05), W0, GRAD_W, 2))
+    assert_steps(history["b"], reference(lamb_update(0.01, 0.0), B0, GRAD_B, 2))
+
+
+def test_param_attr_learning_rate_scales_the_step():
+    attr = paddle.ParamAttr(name="w", learning_rate=0.5)
+    history, _, _, _ = run_fc(lambda: paddle.optimizer.SGD(0.1), steps=2, weight_attr=attr)
+    assert_steps(history["w"], reference(sgd_update(0.05), W0, GRAD_W, 2))
+
+
+@pytest.mark.parametrize("make,coeff", [
+    (lambda: paddle.optimizer.SGD(0.1, weight_decay=0.3), 0.3),            # float = L2Decay
+    (lambda: paddle.optimizer.SGD(0.1, weight_decay=paddle.regularizer.L2Decay(0.2)), 0.2),
+    (lambda: fluid.optimizer.SGD(0.1, regularization=fluid.regularizer.L2Decay(0.4)), 0.4),
+    (lambda: fluid.optimizer.SGD(0.1, regularization=fluid.regularizer.
+                                 L2DecayRegularizer(regularization_coeff=0.1)), 0.1),
+])
+def test_l2_decay_adds_coeff_times_param(make, coeff):
+    history, _, _, _ = run_fc(make, steps=3)
+    update = lambda p, g, s, t: p - 0.1 * (g + coeff * p)  # noqa: E731
+    assert_steps(history["w"], reference(update, W0, GRAD_W))
+
+
+def test_l1_decay_adds_coeff_times_sign():
+    make = lambda: paddle.optimizer.Momentum(  # noqa: E731
+        0.1, 0.9, weight_decay=paddle.regularizer.L1Decay(0.2))
+    history, _, _, _ = run_fc(make, steps=3)
+    mom = momentum_update(0.1, 0.9)
+    update = lambda p, g, s, t: mom(p, g + 0.2 * np.sign(p), s, t)  # noqa: E731
+    assert_steps(history["w"], reference(update, W0, GRAD_W))
+
+
+def test_param_attr_regularizer_wins_over_the_optimizers():
+    attr = paddle.ParamAttr(name="w", regularizer=paddle.regularizer.L1Decay(0.1))
+    make = lambda: paddle.optimizer.SGD(0.1, weight_decay=paddle.regularizer.L2Decay(0.5))  # noqa
+    history, _, _, _ = run_fc(make, steps=1, weight_attr=attr, bias=True)
+    assert_steps(history["w"], [W0 - 0.1 * (GRAD_W + 0.1 * np.sign(W0))])
+    assert_steps(history["b"], [B0 - 0.1 * (GRAD_B + 0.5 * B0)])     # the optimizer's
+
+
+def test_regularizer_namespaces():
+    assert paddle.regularizer.L2Decay is fluid.regularizer.L2Decay
+    assert fluid.regularizer.L1DecayRegularizer is fluid.regularizer.L1Decay
+    assert paddle.regularizer.L2Decay(coeff=0.25).coeff == 0.25
+
+
+def test_set_lr_changes_the_next_runs_step():
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 3], "float32")
+        attr = paddle.ParamAttr(name="w", initializer=paddle.nn.initializer.Assign(W0))
+        loss = paddle.mean(static.nn.fc(x, 2, weight_attr=attr, bias_attr=False))
+        opt = paddle.optimizer.SGD(0.1)
+        opt.minimize(loss)
+    scope, exe = Scope(), static.Executor()
+    exe.run(startup, scope=scope)
+    exe.run(main, feed={"x": X}, scope=scope)
+    with static.scope_guard(scope):
+        opt.set_lr(0.01)
+    assert opt.get_lr() == pytest.approx(0.01)
+    exe.run(main, feed={"x": X}, scope=scope)
+    w = np.array(scope.find_var("w").get_tensor())
+    np.testing.assert_allclose(w, W0 - 0.11 * GRAD_W, rtol=1e-5)
+
+
+def test_errors_name_the_problem():
     with pytest.raises(TypeError, match="learning_rate must be"):
         paddle.optimizer.SGD("0.1")
+    with pytest.raises(TypeError, match="loss must be a Variable"):
+        paddle.optimizer.SGD(0.1).minimize(np.zeros(1))

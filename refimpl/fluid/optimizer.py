@@ -1,14 +1,28 @@
-"""paddle.fluid.optimizer: the 1.x optimizer names (same classes as paddle.optimizer)."""
+"""paddle.fluid.optimizer: the 1.x optimizer names (the paddle.optimizer classes, whose
+argument order already matches 1.8's where 2.0 kept it; Lamb's did not)."""
 from ..optimizer.optimizer import Optimizer, SGD
 from ..optimizer.optimizers import Adagrad, Adam, AdamW, Lamb, Momentum, RMSProp
 from ..optimizer.recompute import RecomputeOptimizer
+
+
+class LambOptimizer(Lamb):
+    """Paddle 1.8's argument order: regularization comes before grad_clip."""
+
+    def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
+                 epsilon=1e-6, parameter_list=None, regularization=None, grad_clip=None,
+                 exclude_from_weight_decay_fn=None, name=None):
+        super().__init__(learning_rate, lamb_weight_decay, beta1, beta2, epsilon,
+                         grad_clip=grad_clip,
+                         exclude_from_weight_decay_fn=exclude_from_weight_decay_fn, name=name,
+                         parameter_list=parameter_list, regularization=regularization)
+
 
 SGDOptimizer = SGD
 MomentumOptimizer = Momentum
 AdamOptimizer = Adam
 AdagradOptimizer = Adagrad
 RMSPropOptimizer = RMSProp
-LambOptimizer = Lamb
+Lamb = LambOptimizer
 
 __all__ = ["Optimizer", "SGD", "SGDOptimizer", "Momentum", "MomentumOptimizer", "Adam",
            "AdamOptimizer", "AdamW", "Adagrad", "AdagradOptimizer", "RMSProp",

@@ -181,26 +181,3 @@ class Lamb(_Update):
         return param, m1, m2, b1p, b2p
 
     samples = Adam.samples
-
-
-@register
-class SquaredL2Norm(OpDef):
-    """sum(X^2) as [1] (gradient clipping by global norm uses it)."""
-    type = "squared_l2_norm"
-    inputs = ("X",)
-    outputs = ("Out",)
-    grad_inputs = ("X", "Out@GRAD")
-
-    def infer_shape(self, ctx):
-        ctx.set_output("Out", [1], ctx.input_var("X").dtype)
-
-    @staticmethod
-    def forward(x):
-        return np.array([np.sum(x * x)], dtype=x.dtype)
-
-    @staticmethod
-    def backward(x, dout):
-        return (2 * dout.reshape(-1)[0] * x).astype(x.dtype)
-
-    def samples(self, rng):
-        yield Sample({"X": rand(rng, 3, 4)})

@@ -1,8 +1,12 @@
-"""Gradient clipping (`grad_clip=`): callables over [(param, grad)] that append ops.
+"""Gradient clipping (`grad_clip=`): callables over [(param, grad)] that append ops (role
+Optimize) and return the pairs with the clipped gradients. The optimizer clips before it
+adds regularization, as Paddle.
 
 ClipGradByGlobalNorm: g *= clip_norm / max(global_norm, clip_norm), global_norm over every
-clipped gradient; ClipGradByNorm: the same per gradient; ClipGradByValue: clip to [min, max].
-Parameters with need_clip=False are left alone."""
+clipped gradient (squared_l2_norm, sum, sqrt, elementwise_max/div/mul ops);
+ClipGradByNorm: each gradient on its own (clip_by_norm op); ClipGradByValue: clip to
+[min, max] (clip op). Parameters with need_clip=False (2.0 ParamAttr), or for which the
+1.8 `need_clip(param)` function says False, are left alone."""
 from ..framework import unique_name
 from ..framework.program import OpRole
 
@@ -47,6 +51,18 @@ def _scaled(block, g, factor):
 
 
 class _Clip:
+    def __init__(self, need_clip=None):
+        if need_clip is not None and not callable(need_clip):
+            raise TypeError("%s: need_clip must be a function of the parameter, got %s"
+                            % (type(self).__name__, type(need_clip).__name__))
+        self.need_clip = need_clip
+
+    def _clipped(self, params_grads):
+        """The pairs this clip applies to."""
+        return [(p, g) for p, g in params_grads if g is not None
+                and getattr(p, "need_clip", True)
+                and (self.need_clip is None or self.need_clip(p))]
+
     def __call__(self, params_grads):
         if not params_grads:
             return params_grads
@@ -55,16 +71,14 @@ class _Clip:
             return self._clip(block, params_grads)
 
 
-def _clipped(params_grads):
-    return [(p, g) for p, g in params_grads if g is not None and getattr(p, "need_clip", True)]
-
-
 class ClipGradByGlobalNorm(_Clip):
     def __init__(self, clip_norm, group_name="default_group", need_clip=None):
+        super().__init__(need_clip)
         self.clip_norm = float(clip_norm)
+        self.group_name = group_name
 
     def _clip(self, block, params_grads):
-        todo = _clipped(params_grads)
+        todo = self._clipped(params_grads)
         if not todo:
             return params_grads
         factor = _scale_by_norm(block, [_squared_norm(block, g) for _, g in todo],
@@ -73,37 +87,45 @@ class ClipGradByGlobalNorm(_Clip):
         return [(p, new.get(p.name, g)) for p, g in params_grads]
 
 
-class ClipGradByNorm(_Clip):
-    def __init__(self, clip_norm, need_clip=None):
-        self.clip_norm = float(clip_norm)
+class _ClipEach(_Clip):
+    """Clips every gradient on its own with one op (`op_type`, `_attrs()`)."""
 
     def _clip(self, block, params_grads):
-        todo = {p.name for p, _ in _clipped(params_grads)}
-        out = []
-        for p, g in params_grads:
-            if p.name in todo:
-                g = _scaled(block, g, _scale_by_norm(block, [_squared_norm(block, g)],
-                                                     self.clip_norm, g))
-            out.append((p, g))
-        return out
-
-
-class ClipGradByValue(_Clip):
-    def __init__(self, max, min=None, need_clip=None):
-        self.max = float(max)
-        self.min = -self.max if min is None else float(min)
-
-    def _clip(self, block, params_grads):
-        todo = {p.name for p, _ in _clipped(params_grads)}
+        todo = {p.name for p, _ in self._clipped(params_grads)}
         out = []
         for p, g in params_grads:
             if p.name in todo:
                 clipped = _tmp(block, g)
-                block.append_op(type="clip", inputs={"X": [g]}, outputs={"Out": [clipped]},
-                                attrs={"min": self.min, "max": self.max})
+                block.append_op(type=self.op_type, inputs={"X": [g]},
+                                outputs={"Out": [clipped]}, attrs=self._attrs())
                 g = clipped
             out.append((p, g))
         return out
+
+
+class ClipGradByNorm(_ClipEach):
+    op_type = "clip_by_norm"
+
+    def __init__(self, clip_norm, need_clip=None):
+        super().__init__(need_clip)
+        self.clip_norm = float(clip_norm)
+
+    def _attrs(self):
+        return {"max_norm": self.clip_norm}
+
+
+class ClipGradByValue(_ClipEach):
+    op_type = "clip"
+
+    def __init__(self, max, min=None, need_clip=None):
+        super().__init__(need_clip)
+        self.max = float(max)
+        self.min = -self.max if min is None else float(min)
+        if self.min > self.max:
+            raise ValueError("ClipGradByValue: min %s must be <= max %s" % (self.min, self.max))
+
+    def _attrs(self):
+        return {"min": self.min, "max": self.max}
 
 
 GradientClipByGlobalNorm = ClipGradByGlobalNorm

@@ -2,10 +2,11 @@
 
 A scheduler passed as `learning_rate` owns the optimizer's learning-rate variable: before
 every run of the program the executor writes the scheduler's current value into it
-(`_run_value`). 2.0 schedulers advance when the user calls `step()`; the fluid.layers decay
-functions advance once per run, like Paddle 1.8's global step counter.
+(`_run_value`). The scheduler advances only when the user calls `step()`. (The
+fluid.layers.*_decay functions are graph ops instead: refimpl/layers/learning_rate.py.)
 """
 import math
+import numbers
 
 __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay",
            "InverseTimeDecay", "PolynomialDecay", "LinearWarmup", "ExponentialDecay",
@@ -17,6 +18,9 @@ class LRScheduler:
     _var_name = None
 
     def __init__(self, learning_rate=0.1, last_epoch=-1, verbose=False):
+        if not isinstance(learning_rate, numbers.Real):
+            raise TypeError("%s: learning_rate must be a float, got %s"
+                            % (type(self).__name__, type(learning_rate).__name__))
         self.base_lr = float(learning_rate)
         self.last_lr = float(learning_rate)
         self.last_epoch = last_epoch
@@ -27,17 +31,27 @@ class LRScheduler:
         return self.last_lr
 
     def _run_value(self):
+        """What the executor writes into the learning-rate variable before a run."""
         return self.last_lr
 
     def step(self, epoch=None):
-        self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        self.last_lr = float(self.get_lr())
+        """Advance one epoch, or jump to `epoch` (closed-form value where the schedule has
+        a recursive one, as Paddle)."""
+        if epoch is None:
+            self.last_epoch += 1
+            self.last_lr = float(self.get_lr())
+        else:
+            self.last_epoch = epoch
+            self.last_lr = float(self._closed_form_lr())
         if self.verbose:
             print("Epoch %d: %s set learning rate to %s."
                   % (self.last_epoch, type(self).__name__, self.last_lr))
 
     def get_lr(self):
         raise NotImplementedError
+
+    def _closed_form_lr(self):
+        return self.get_lr()
 
     def state_dict(self):
         return {"last_epoch": self.last_epoch, "last_lr": self.last_lr}
@@ -52,9 +66,10 @@ class NoamDecay(LRScheduler):
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
-        step = max(self.last_epoch, 1)
-        return self.base_lr * self.d_model ** -0.5 * min(step ** -0.5,
-                                                         step * self.warmup_steps ** -1.5)
+        """base_lr * d_model^-0.5 * min(epoch^-0.5, epoch * warmup^-1.5): 0 at epoch 0."""
+        falling = 1.0 if self.last_epoch == 0 else self.last_epoch ** -0.5
+        rising = self.warmup_steps ** -1.5 * self.last_epoch
+        return self.base_lr * self.d_model ** -0.5 * min(falling, rising)
 
 
 class PiecewiseDecay(LRScheduler):
@@ -106,24 +121,27 @@ class PolynomialDecay(LRScheduler):
 
 
 class LinearWarmup(LRScheduler):
-    """Linear from start_lr to end_lr over warmup_steps, then `learning_rate` (a float or a
-    scheduler, stepped from 0 after the warmup)."""
+    """Linear from start_lr to end_lr over warmup_steps, then `learning_rate`: a float, or
+    a scheduler whose current value is used and which is stepped once per later epoch."""
 
     def __init__(self, learning_rate, warmup_steps, start_lr, end_lr, last_epoch=-1,
                  verbose=False):
-        self.inner = learning_rate
+        if not isinstance(learning_rate, (numbers.Real, LRScheduler)):
+            raise TypeError("LinearWarmup: learning_rate must be a float or an LRScheduler, "
+                            "got %s" % type(learning_rate).__name__)
+        self.learning_rate = learning_rate
         self.warmup_steps, self.start_lr, self.end_lr = warmup_steps, start_lr, end_lr
-        base = learning_rate if isinstance(learning_rate, (int, float)) else end_lr
-        super().__init__(base, last_epoch, verbose)
+        super().__init__(start_lr, last_epoch, verbose)
 
     def get_lr(self):
         if self.last_epoch < self.warmup_steps:
-            return self.start_lr + (self.end_lr - self.start_lr) * \
-                self.last_epoch / self.warmup_steps
-        if isinstance(self.inner, LRScheduler):
-            self.inner.step(self.last_epoch - self.warmup_steps)
-            return self.inner()
-        return self.inner
+            return (self.end_lr - self.start_lr) * float(self.last_epoch) / \
+                float(self.warmup_steps) + self.start_lr
+        if isinstance(self.learning_rate, LRScheduler):
+            value = self.learning_rate()
+            self.learning_rate.step()
+            return value
+        return self.learning_rate
 
 
 class ExponentialDecay(LRScheduler):
@@ -135,8 +153,17 @@ class ExponentialDecay(LRScheduler):
         return self.base_lr * self.gamma ** self.last_epoch
 
 
+def _check_gamma(who, gamma):
+    if gamma >= 1.0:
+        raise ValueError("%s: gamma must be < 1.0, got %s" % (who, gamma))
+
+
 class MultiStepDecay(LRScheduler):
     def __init__(self, learning_rate, milestones, gamma=0.1, last_epoch=-1, verbose=False):
+        if any(a >= b for a, b in zip(milestones, milestones[1:])):
+            raise ValueError("MultiStepDecay: milestones must be increasing, got %s"
+                             % list(milestones))
+        _check_gamma("MultiStepDecay", gamma)
         self.milestones, self.gamma = list(milestones), gamma
         super().__init__(learning_rate, last_epoch, verbose)
 
@@ -147,6 +174,9 @@ class MultiStepDecay(LRScheduler):
 
 class StepDecay(LRScheduler):
     def __init__(self, learning_rate, step_size, gamma=0.1, last_epoch=-1, verbose=False):
+        if not isinstance(step_size, int) or step_size <= 0:
+            raise ValueError("StepDecay: step_size must be a positive int, got %r" % (step_size,))
+        _check_gamma("StepDecay", gamma)
         self.step_size, self.gamma = step_size, gamma
         super().__init__(learning_rate, last_epoch, verbose)
 
@@ -169,60 +199,69 @@ class CosineAnnealingDecay(LRScheduler):
         super().__init__(learning_rate, last_epoch, verbose)
 
     def get_lr(self):
+        """Paddle's recursive form: the previous lr scaled by the ratio of cosines (the
+        closed form below up to rounding), restarting the rise at every half period."""
+        e, T = self.last_epoch, self.T_max
+        if e == 0:
+            return self.base_lr
+        if (e - 1 - T) % (2 * T) == 0:
+            return self.last_lr + (self.base_lr - self.eta_min) * (1 - math.cos(math.pi / T)) / 2
+        return (1 + math.cos(math.pi * e / T)) / (1 + math.cos(math.pi * (e - 1) / T)) * \
+            (self.last_lr - self.eta_min) + self.eta_min
+
+    def _closed_form_lr(self):
         return self.eta_min + (self.base_lr - self.eta_min) * \
             (1 + math.cos(math.pi * self.last_epoch / self.T_max)) / 2
 
 
 class ReduceOnPlateau(LRScheduler):
-    """Multiply the lr by `factor` when the metric passed to step() stops improving."""
+    """Multiply the lr by `factor` once the metric passed to step() has not improved for
+    more than `patience` epochs; then wait `cooldown` epochs before watching again."""
 
     def __init__(self, learning_rate, mode="min", factor=0.1, patience=10, threshold=1e-4,
                  threshold_mode="rel", cooldown=0, min_lr=0, epsilon=1e-8, verbose=False):
+        if mode not in ("min", "max"):
+            raise ValueError("ReduceOnPlateau: mode must be 'min' or 'max', got %r" % (mode,))
+        if threshold_mode not in ("rel", "abs"):
+            raise ValueError("ReduceOnPlateau: threshold_mode must be 'rel' or 'abs', got %r"
+                             % (threshold_mode,))
         if factor >= 1.0:
             raise ValueError("ReduceOnPlateau: factor must be < 1.0, got %s" % factor)
+        if not isinstance(learning_rate, numbers.Real):
+            raise TypeError("ReduceOnPlateau: learning_rate must be a float, got %s"
+                            % type(learning_rate).__name__)
         self.mode, self.factor, self.patience = mode, factor, patience
         self.threshold, self.threshold_mode = threshold, threshold_mode
         self.cooldown, self.min_lr, self.epsilon = cooldown, min_lr, epsilon
-        self.best, self.bad_epochs, self.cooldown_left = None, 0, 0
+        self.best, self.num_bad_epochs, self.cooldown_counter = None, 0, 0
         self.base_lr = self.last_lr = float(learning_rate)
         self.last_epoch = 0
         self.verbose = verbose
 
-    def _better(self, value):
-        if self.best is None:
-            return True
-        delta = self.threshold * abs(self.best) if self.threshold_mode == "rel" else self.threshold
-        return value < self.best - delta if self.mode == "min" else value > self.best + delta
+    def _is_better(self, current):
+        margin = self.best * self.threshold if self.threshold_mode == "rel" else self.threshold
+        return current < self.best - margin if self.mode == "min" else \
+            current > self.best + margin
 
-    def step(self, metrics=None, epoch=None):
-        if metrics is None:
-            return
-        value = float(getattr(metrics, "item", lambda: metrics)())
+    def step(self, metrics, epoch=None):
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        if self.cooldown_left > 0:
-            self.cooldown_left -= 1
-        if self._better(value):
-            self.best, self.bad_epochs = value, 0
-        elif self.cooldown_left == 0:
-            self.bad_epochs += 1
-        if self.bad_epochs > self.patience:
-            new = max(self.last_lr * self.factor, self.min_lr)
-            if self.last_lr - new > self.epsilon:
-                self.last_lr = new
-            self.cooldown_left, self.bad_epochs = self.cooldown, 0
-
-
-class RunStepped(LRScheduler):
-    """A scheduler that advances once per executor run (fluid.layers.*_decay semantics)."""
-
-    def __init__(self, schedule):
-        self.schedule = schedule   # step -> lr
-        super().__init__(schedule(0))
-
-    def get_lr(self):
-        return self.schedule(max(self.last_epoch, 0))
-
-    def _run_value(self):
-        value = self.last_lr
-        self.step()
-        return value
+        size = getattr(metrics, "size", 1)
+        if size != 1:
+            raise ValueError("ReduceOnPlateau.step: metrics must hold one value, got %d" % size)
+        current = float(metrics.reshape(-1)[0]) if hasattr(metrics, "reshape") else \
+            float(metrics)
+        if self.cooldown_counter > 0:          # cooling down: the metric is not watched
+            self.cooldown_counter -= 1
+            return
+        if self.best is None or self._is_better(current):
+            self.best, self.num_bad_epochs = current, 0
+        else:
+            self.num_bad_epochs += 1
+        if self.num_bad_epochs > self.patience:
+            self.cooldown_counter, self.num_bad_epochs = self.cooldown, 0
+            new_lr = max(self.last_lr * self.factor, self.min_lr)
+            if self.last_lr - new_lr > self.epsilon:
+                self.last_lr = new_lr
+                if self.verbose:
+                    print("Epoch %d: ReduceOnPlateau set learning rate to %s."
+                          % (self.last_epoch, self.last_lr))

@@ -47,6 +47,10 @@ class Optimizer:
             return self._lr_vars[id(program)]
         lr = self._learning_rate
         if isinstance(lr, Variable):
+            if lr.block.program is not program:
+                raise ValueError("%s: the learning_rate Variable %r belongs to another program "
+                                 "(build the decay inside the program's program_guard)"
+                                 % (type(self).__name__, lr.name))
             var = lr
         else:
             var = program.global_block().create_var(

@@ -1,0 +1,56 @@
+"""Ops behind gradient clipping: squared_l2_norm (ClipGradByGlobalNorm sums them) and
+clip_by_norm (ClipGradByNorm)."""
+import numpy as np
+
+from ._common import rand
+from .registry import OpDef, Sample, register
+
+
+@register
+class SquaredL2Norm(OpDef):
+    """Out = [sum(X^2)]"""
+    type = "squared_l2_norm"
+    inputs = ("X",)
+    outputs = ("Out",)
+    grad_inputs = ("X", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", [1], ctx.input_var("X").dtype)
+
+    @staticmethod
+    def forward(x):
+        return np.array([np.sum(x * x)], dtype=x.dtype)
+
+    @staticmethod
+    def backward(x, dout):
+        return (2 * dout.reshape(-1)[0] * x).astype(x.dtype)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4)})
+
+
+@register
+class ClipByNorm(OpDef):
+    """Out = X * max_norm / ||X|| when the L2 norm ||X|| exceeds max_norm, else X.
+    No gradient (Paddle registers none: it only rescales gradients)."""
+    type = "clip_by_norm"
+    inputs = ("X",)
+    outputs = ("Out",)
+    attrs = {"max_norm": 1.0}
+
+    def infer_shape(self, ctx):
+        if ctx.attr("max_norm") <= 0:
+            ctx.fail("max_norm must be > 0, got %s" % ctx.attr("max_norm"))
+        ctx.same_as("X", "Out")
+
+    @staticmethod
+    def forward(x, max_norm=1.0):
+        norm = np.sqrt(np.sum(x * x))
+        if norm <= max_norm:
+            return x.copy()
+        return x * x.dtype.type(max_norm / norm)
+
+    def samples(self, rng):
+        x = rand(rng, 3, 4)                       # norm about 2: one case each side
+        yield Sample({"X": x}, {"max_norm": 0.5}, grad=False)
+        yield Sample({"X": x}, {"max_norm": 10.0}, grad=False)
