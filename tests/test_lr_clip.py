@@ -260,3 +260,41 @@ def test_clipping_happens_before_regularization():
     make = lambda: paddle.optimizer.SGD(1.0, weight_decay=0.5, grad_clip=clip)  # noqa: E731
     history, _, _, _ = run_fc(make, steps=1)
     assert_steps(history["w"], [W0 - (np.clip(GRAD_W, -0.1, 0.1) + 0.5 * W0)])
+
+
+# -- the same schedules and clipping on two data-parallel places
+
+def train(make_optimizer, places, runs=3, after_run=None):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [None, 3], "float32")
+        attr = paddle.ParamAttr(name="w", initializer=paddle.nn.initializer.Assign(W0))
+        loss = paddle.mean(static.nn.fc(x, 2, weight_attr=attr, bias_attr=False) ** 2)
+        make_optimizer().minimize(loss)
+    scope, exe = Scope(), static.Executor()
+    exe.run(startup, scope=scope)
+    prog = main if places == 1 else static.CompiledProgram(main).with_data_parallel(
+        loss_name=loss.name, places=[paddle.CPUPlace()] * places)
+    for _ in range(runs):
+        exe.run(prog, feed={"x": X}, scope=scope)
+        if after_run:
+            after_run()
+    return np.array(scope.find_var("w").get_tensor())
+
+
+@pytest.mark.parametrize("make", [
+    lambda: fluid.optimizer.Momentum(L.piecewise_decay([1, 2], [0.3, 0.1, 0.05]), 0.9,
+                                     grad_clip=paddle.nn.ClipGradByGlobalNorm(0.5)),
+    lambda: paddle.optimizer.Adam(L.noam_decay(8, 2), grad_clip=paddle.nn.ClipGradByNorm(0.2)),
+])
+def test_data_parallel_matches_one_place(make):
+    np.testing.assert_allclose(train(make, 2), train(make, 1), rtol=1e-5)
+
+
+def test_data_parallel_scheduler_steps_like_one_place():
+    def run(places):
+        sched = lr.StepDecay(0.2, 1, 0.5)
+        return train(lambda: paddle.optimizer.SGD(sched), places, after_run=sched.step)
+    w1 = run(1)
+    assert not np.allclose(w1, W0)
+    np.testing.assert_allclose(run(2), w1, rtol=1e-5)
