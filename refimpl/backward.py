@@ -61,6 +61,21 @@ def _differentiable_inputs(op, requires):
     return found
 
 
+def forward_reads(op):
+    """{slot: forward names} that the grad op of `op` reads besides gradients (its forward
+    inputs and outputs named in grad_inputs)."""
+    reads = {}
+    for s in op.op_def.grad_input_slots():
+        slot = slot_name(s)
+        if slot.endswith(GRAD_SUFFIX):
+            continue
+        if slot in op.inputs:
+            reads[slot] = op.inputs[slot]
+        elif slot in op.outputs:
+            reads[slot] = op.outputs[slot]
+    return reads
+
+
 def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
     """Append the grad ops for `path` (reversed) to `block`; return var -> grad name.
 
@@ -85,6 +100,7 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
         op_def = op.op_def
         renamed = before_grad_op(op) if before_grad_op is not None else {}
         inputs = {}
+        reads = forward_reads(op)
         for s in op_def.grad_input_slots():
             slot = slot_name(s)
             if slot.endswith(GRAD_SUFFIX):
@@ -93,10 +109,8 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
                 if any(names):
                     inputs[slot] = [n or _zeros_like(block, m)
                                     for n, m in zip(names, op.outputs[fwd_slot])]
-            elif slot in op.inputs:
-                inputs[slot] = [renamed.get(n, n) for n in op.inputs[slot]]
-            elif slot in op.outputs:
-                inputs[slot] = [renamed.get(n, n) for n in op.outputs[slot]]
+            elif slot in reads:
+                inputs[slot] = [renamed.get(n, n) for n in reads[slot]]
         outputs = {}
         finished = []
         for slot, i, n in _differentiable_inputs(op, requires):
@@ -195,8 +209,9 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
         raise TypeError("append_backward: loss must be a Variable, got %s" % type(loss).__name__)
     if checkpoints:
         from .optimizer.recompute import append_backward_with_checkpoints
-        return append_backward_with_checkpoints(loss, parameter_list, no_grad_set, checkpoints)
-    result = backward_with_hook(loss, parameter_list, no_grad_set, None)
+        result = append_backward_with_checkpoints(loss, parameter_list, no_grad_set, checkpoints)
+    else:
+        result = backward_with_hook(loss, parameter_list, no_grad_set, None)
     for cb in callbacks or ():
         cb(block=loss.block.program.global_block(), context={})
     return result

@@ -80,17 +80,63 @@ def test_recompute_under_data_parallel():
         np.testing.assert_allclose(recomputed[1][k], plain[1][k], rtol=1e-6, atol=1e-7)
 
 
+def _recomputed(block):
+    """{output name: op type} of the recomputation ops."""
+    return {n: op.type for op in block.ops for n in op.output_arg_names if ".subprog_" in n}
+
+
 def test_segments_are_recomputed_with_subprog_names():
-    main, _, _ = _mlp(4, 6, 2, True)
+    main, _, _ = _mlp(4, 6, 2, True)   # checkpoints: relu outputs of layers 0 and 2
     block = main.global_block()
-    recomputed = [op for op in block.ops if any(".subprog_" in n for n in op.output_arg_names)]
-    # one segment between the checkpoints after layers 1 and 3: fc (mul, add) + relu of
-    # layers 2 and 3
-    assert [op.type for op in recomputed] == ["mul", "elementwise_add", "relu"] * 2
-    assert all(".subprog_0" in n for op in recomputed for n in op.output_arg_names)
-    grad_inputs = {n for op in block.ops if op.type.endswith("_grad")
-                   for n in op.input_arg_names}
-    assert any(".subprog_0" in n for n in grad_inputs)
+    # Segments, numbered in backward order: layers 1-2 (subprog_0), layer 0 (subprog_1).
+    # Only what the grad ops read is recomputed: mul outputs (elementwise_add_grad's X) and
+    # layer 1's relu (mul_grad's X); checkpoints and layer 3 (after the last) are not.
+    assert _recomputed(block) == {
+        "fc_1.tmp_0.subprog_0": "mul", "fc_1.tmp_1.subprog_0": "elementwise_add",
+        "fc_1.tmp_2.subprog_0": "relu", "fc_2.tmp_0.subprog_0": "mul",
+        "fc_0.tmp_0.subprog_1": "mul"}
+    layer2_mul_grad, = [op for op in block.ops
+                        if op.type == "mul_grad" and op.input("Y") == ["fc_2.w_0"]]
+    assert layer2_mul_grad.input("X") == ["fc_1.tmp_2.subprog_0"]
+    relu_grad_outs = [op.input("Out")[0] for op in block.ops if op.type == "relu_grad"]
+    assert "fc_2.tmp_2" in relu_grad_outs and "fc_0.tmp_2" in relu_grad_outs
+    # each segment is recomputed right before its first grad op
+    first_copy = min(i for i, op in enumerate(block.ops)
+                     if any(n.endswith(".subprog_0") for n in op.output_arg_names))
+    before = block.ops[first_copy - 1]
+    assert before.type == "mul_grad" and before.input("Y") == ["fc_3.w_0"]
+
+
+def test_a_single_checkpoint_recomputes_the_ops_before_it():
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup), unique_name.guard():
+        x = fluid.layers.data("x", [4], dtype="float32")
+        h = fluid.layers.fc(fluid.layers.fc(x, 4, act="relu"), 4, act="relu")
+        loss = fluid.layers.mean(fluid.layers.fc(h, 2))
+        opt = fluid.optimizer.RecomputeOptimizer(fluid.optimizer.SGD(0.1))
+        opt._set_checkpoints([h.name])
+        opt.minimize(loss)
+    assert _recomputed(main.global_block()) == {
+        "fc_0.tmp_0.subprog_0": "mul", "fc_0.tmp_1.subprog_0": "elementwise_add",
+        "fc_0.tmp_2.subprog_0": "relu", "fc_1.tmp_0.subprog_0": "mul"}
+
+
+def test_callbacks_run_with_checkpoints():
+    main, startup = static.Program(), static.Program()
+    seen = []
+    with static.program_guard(main, startup), unique_name.guard():
+        x = fluid.layers.data("x", [4], dtype="float32")
+        h = fluid.layers.fc(x, 4, act="relu")
+        loss = fluid.layers.mean(fluid.layers.fc(h, 2))
+        opt = fluid.optimizer.RecomputeOptimizer(fluid.optimizer.SGD(0.1))
+        opt.backward(loss, callbacks=[lambda block, context: seen.append(block)],
+                     checkpoints=[h])
+    assert seen == [main.global_block()]
+    assert _recomputed(main.global_block())
+
+
+def test_paddle_spellings():
+    assert paddle.fluid.optimizer.RecomputeOptimizer is paddle.incubate.optimizer.RecomputeOptimizer
 
 
 def test_dropout_in_a_segment_gets_a_shared_seed():
@@ -101,6 +147,32 @@ def test_dropout_in_a_segment_gets_a_shared_seed():
     recomputed = [op for op in dropouts if any(".subprog_" in n for n in op.output_arg_names)]
     assert recomputed and all(op.input("Seed")[0] in seeds for op in recomputed)
     assert "seed" in [op.type for op in block.ops]
+
+
+def test_unseeded_dropout_masks_replay_in_the_recomputation():
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup), unique_name.guard():
+        x = fluid.layers.data("x", [64], dtype="float32")
+        first = fluid.layers.fc(x, 64, act="relu")
+        dropped = fluid.layers.dropout(fluid.layers.fc(first, 64), 0.5)   # no seed
+        last = fluid.layers.fc(dropped, 64, act="relu")
+        loss = fluid.layers.mean(fluid.layers.fc(last, 1))
+        opt = fluid.optimizer.RecomputeOptimizer(fluid.optimizer.SGD(0.1))
+        opt._set_checkpoints([first, last])
+        opt.minimize(loss)
+    masks = [n for n in _recomputed(main.global_block()) if ".tmp_1.subprog" in n
+             and main.global_block().var(n).dtype.name == "uint8"]
+    assert len(masks) == 1
+    forward_mask = masks[0].split(".subprog_")[0]
+    scope, exe = Scope(), static.Executor()
+    exe.run(startup, scope=scope)
+    feed = {"x": np.ones((8, 64), "float32")}
+    runs = [exe.run(main, feed=feed, fetch_list=[forward_mask, masks[0]], scope=scope)
+            for _ in range(2)]
+    for fwd, recomputed in runs:
+        np.testing.assert_array_equal(recomputed, fwd)
+        assert 0.3 < fwd.mean() < 0.7
+    assert (runs[0][0] != runs[1][0]).any()   # a fresh mask each step
 
 
 def test_no_checkpoints_falls_back_with_a_warning():
