@@ -18,10 +18,11 @@ def as_list(v):
 
 
 def append_op_out(op_type, inputs, attrs=None, name=None, out_dtype=None, out_slot="Out",
-                  extra_outputs=(), stop_gradient=False):
+                  extra_outputs=(), stop_gradient=False, layer_type=None):
     """Append `op_type` with one main output (plus named extra outputs); return the main one
-    (and the extras, in order, when any are requested)."""
-    helper = LayerHelper(op_type, name=name)
+    (and the extras, in order, when any are requested). Outputs are named after
+    `layer_type` (default: the op type), as Paddle names them after the API's LayerHelper."""
+    helper = LayerHelper(layer_type or op_type, name=name)
     first = next(v for vs in inputs.values() for v in as_list(vs))
     dtype = out_dtype or first.dtype
     out = helper.create_variable_for_type_inference(dtype, stop_gradient=stop_gradient)
@@ -35,10 +36,10 @@ def append_op_out(op_type, inputs, attrs=None, name=None, out_dtype=None, out_sl
     return (out, *extras) if extras else out
 
 
-def unary(op_type, x, attrs=None, name=None, out_dtype=None):
+def unary(op_type, x, attrs=None, name=None, out_dtype=None, layer_type=None):
     """Append `op_type`(X=x) -> Out and return Out."""
-    check_variable(x, "x", op_type)
-    return append_op_out(op_type, {"X": [x]}, attrs, name, out_dtype)
+    check_variable(x, "x", layer_type or op_type)
+    return append_op_out(op_type, {"X": [x]}, attrs, name, out_dtype, layer_type=layer_type)
 
 
 def binary(op_type, x, y, axis=-1, act=None, name=None):
