@@ -80,6 +80,14 @@ def adam_update(lr, b1=0.9, b2=0.999, eps=1e-8, decay=0.0):
     return update
 
 
+def adamax_update(lr, b1=0.9, b2=0.999, eps=1e-8):
+    def update(p, g, s, t):
+        s["m"] = b1 * s.get("m", 0.0) + (1 - b1) * g
+        s["u"] = np.maximum(b2 * s.get("u", 0.0) + eps, np.abs(g))
+        return p - lr / (1 - b1 ** t) * s["m"] / s["u"]
+    return update
+
+
 def rmsprop_update(lr, rho, eps, momentum, centered):
     def update(p, g, s, t):
         s["ms"] = rho * s.get("ms", 0.0) + (1 - rho) * g * g
@@ -116,6 +124,8 @@ CASES = {
              adam_update(0.01, 0.8, 0.99, 1e-6)),
     "adamw": (lambda: paddle.optimizer.AdamW(0.01, weight_decay=0.1),
               adam_update(0.01, decay=0.1)),
+    "adamax": (lambda: paddle.optimizer.Adamax(0.01, beta1=0.8, beta2=0.9, epsilon=1e-4),
+               adamax_update(0.01, 0.8, 0.9, 1e-4)),
     "rmsprop": (lambda: paddle.optimizer.RMSProp(0.01, rho=0.9, epsilon=1e-6, momentum=0.5),
                 rmsprop_update(0.01, 0.9, 1e-6, 0.5, False)),
     "rmsprop_centered": (lambda: paddle.optimizer.RMSProp(0.01, 0.8, 1e-4, 0.3, centered=True),
@@ -143,6 +153,7 @@ FLUID_CASES = {
                           momentum_update(0.1, 0.9, nesterov=True)),
     "AdamOptimizer": (lambda: fluid.optimizer.AdamOptimizer(0.01, 0.9, 0.999, 1e-8),
                       adam_update(0.01)),
+    "AdamaxOptimizer": (lambda: fluid.optimizer.AdamaxOptimizer(0.01), adamax_update(0.01)),
     "RMSPropOptimizer": (lambda: fluid.optimizer.RMSPropOptimizer(0.01, 0.95, 1e-6, 0.0),
                          rmsprop_update(0.01, 0.95, 1e-6, 0.0, False)),
     "AdagradOptimizer": (lambda: fluid.optimizer.AdagradOptimizer(0.1, 1e-6),
@@ -201,6 +212,7 @@ def test_adam_accumulators_are_named_and_advanced_like_paddle():
     (lambda: paddle.optimizer.RMSProp(0.1), ["w_momentum_0", "w_mean_square_0",
                                             "w_mean_grad_0"]),
     (lambda: paddle.optimizer.Adagrad(0.1), ["w_moment_0"]),
+    (lambda: paddle.optimizer.Adamax(0.1), ["w_moment_0", "w_inf_norm_0", "w_beta1_pow_acc_0"]),
     (lambda: paddle.optimizer.Lamb(0.1), ["w_moment1_0", "w_moment2_0", "w_beta1_pow_acc_0",
                                           "w_beta2_pow_acc_0"]),
 ])

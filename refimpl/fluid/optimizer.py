@@ -1,7 +1,7 @@
 """paddle.fluid.optimizer: the 1.x optimizer names (the paddle.optimizer classes, whose
 argument order already matches 1.8's where 2.0 kept it; Lamb's did not)."""
 from ..optimizer.optimizer import Optimizer, SGD
-from ..optimizer.optimizers import Adagrad, Adam, AdamW, Lamb, Momentum, RMSProp
+from ..optimizer.optimizers import Adagrad, Adam, Adamax, AdamW, Lamb, Momentum, RMSProp
 from ..optimizer.recompute import RecomputeOptimizer
 
 
@@ -20,10 +20,11 @@ class LambOptimizer(Lamb):
 SGDOptimizer = SGD
 MomentumOptimizer = Momentum
 AdamOptimizer = Adam
+AdamaxOptimizer = Adamax
 AdagradOptimizer = Adagrad
 RMSPropOptimizer = RMSProp
 Lamb = LambOptimizer
 
 __all__ = ["Optimizer", "SGD", "SGDOptimizer", "Momentum", "MomentumOptimizer", "Adam",
-           "AdamOptimizer", "AdamW", "Adagrad", "AdagradOptimizer", "RMSProp",
-           "RMSPropOptimizer", "Lamb", "LambOptimizer", "RecomputeOptimizer"]
+           "AdamOptimizer", "AdamW", "Adamax", "AdamaxOptimizer", "Adagrad", "AdagradOptimizer",
+           "RMSProp", "RMSPropOptimizer", "Lamb", "LambOptimizer", "RecomputeOptimizer"]

@@ -181,3 +181,28 @@ class Lamb(_Update):
         return param, m1, m2, b1p, b2p
 
     samples = Adam.samples
+
+
+@register
+class Adamax(_Update):
+    """m = b1 m + (1-b1) g; u = max(b2 u + eps, |g|); p -= lr / (1 - b1^t) * m / u.
+    Beta1Pow is read only: the optimizer advances it with a scale op (as Paddle)."""
+    type = "adamax"
+    inputs = ("Param", "Grad", "LearningRate", "Moment", "InfNorm", "Beta1Pow")
+    outputs = ("ParamOut", "MomentOut", "InfNormOut")
+    attrs = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8}
+
+    @staticmethod
+    def forward(param, grad, lr, moment, inf_norm, b1p, beta1=0.9, beta2=0.999, epsilon=1e-8):
+        t = param.dtype.type
+        moment *= t(beta1)
+        moment += t(1 - beta1) * grad
+        np.maximum(inf_norm * t(beta2) + t(epsilon), np.abs(grad), out=inf_norm)
+        lr_t = _lr(lr, param) / t(1 - b1p.reshape(-1)[0])
+        param -= lr_t * moment / inf_norm
+        return param, moment, inf_norm
+
+    def samples(self, rng):
+        yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4),
+                      "LearningRate": np.array([0.1]), "Moment": rand(rng, 3, 4) * 0.1,
+                      "InfNorm": rng.uniform(0.1, 1, (3, 4)), "Beta1Pow": np.array([0.81])})

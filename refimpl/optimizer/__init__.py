@@ -1,6 +1,7 @@
 """paddle.optimizer: optimizers and learning-rate schedulers."""
 from . import lr
 from .optimizer import Optimizer, SGD
-from .optimizers import Adagrad, Adam, AdamW, Lamb, Momentum, RMSProp
+from .optimizers import Adagrad, Adam, Adamax, AdamW, Lamb, Momentum, RMSProp
 
-__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Lamb", "lr"]
+__all__ = ["Optimizer", "SGD", "Momentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad",
+           "Lamb", "lr"]

@@ -2,7 +2,7 @@
 update op (see refimpl/ops/optimizer_ops.py for the formulas)."""
 from .optimizer import Optimizer
 
-__all__ = ["Momentum", "Adam", "AdamW", "RMSProp", "Adagrad", "Lamb"]
+__all__ = ["Momentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Lamb"]
 
 
 class Momentum(Optimizer):
@@ -105,6 +105,44 @@ class Lamb(_AdamFamily):
         wd = 0.0 if self._exclude is not None and self._exclude(p) else self._weight_decay
         return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
                 "weight_decay": wd}
+
+
+class Adamax(Optimizer):
+    type = "adamax"
+
+    def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
+                 parameters=None, weight_decay=None, grad_clip=None, name=None,
+                 parameter_list=None, regularization=None):
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
+                         parameter_list, regularization)
+        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+
+    def _create_accumulators(self, block, parameters):
+        for p in parameters:
+            self._add_accumulator("moment", p)
+            self._add_accumulator("inf_norm", p)
+            self._add_accumulator("beta1_pow_acc", p, fill_value=self._beta1, shape=[1])
+
+    def _append_optimize_op(self, block, param_and_grad):
+        p, g = param_and_grad
+        m, u, b1p = (self._get_accumulator(n, p) for n in ("moment", "inf_norm",
+                                                          "beta1_pow_acc"))
+        return block.append_op(
+            type="adamax",
+            inputs={"Param": [p], "Grad": [g], "LearningRate": [self._param_lr(p)],
+                    "Moment": [m], "InfNorm": [u], "Beta1Pow": [b1p]},
+            outputs={"ParamOut": [p], "MomentOut": [m], "InfNormOut": [u]},
+            attrs={"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon})
+
+    def _finish_update(self, block, params_grads):
+        """The adamax op reads beta1^t; a scale op per parameter advances it."""
+        for p, g in params_grads:
+            if g is None or not p.trainable:
+                continue
+            with block.program._optimized_guard([p, g]):
+                b1p = self._get_accumulator("beta1_pow_acc", p)
+                block.append_op(type="scale", inputs={"X": [b1p]}, outputs={"Out": [b1p]},
+                                attrs={"scale": self._beta1})
 
 
 class RMSProp(Optimizer):
