@@ -1,5 +1,7 @@
 """CompiledProgram.with_data_parallel / ParallelExecutor in one process: N places behave
 like one place on the same total batch; feeds split as seed 001 says."""
+import inspect
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -18,6 +20,7 @@ OPTIMIZERS = {"sgd": lambda lr: paddle.optimizer.SGD(lr),
 
 
 def _model(optimizer="sgd", lr=0.05, batch_norm=False):
+    """lr: a float, an LRScheduler, or a function building the learning-rate variable."""
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup), unique_name.guard():
         x = static.data("x", [None, 4], "float32")
@@ -29,7 +32,7 @@ def _model(optimizer="sgd", lr=0.05, batch_norm=False):
         h = paddle.nn.functional.relu(h)
         pred = static.nn.fc(h, 1, weight_attr=paddle.ParamAttr(initializer=init))
         loss = paddle.mean(paddle.nn.functional.square_error_cost(pred, y))
-        OPTIMIZERS[optimizer](lr).minimize(loss)
+        OPTIMIZERS[optimizer](lr() if inspect.isfunction(lr) else lr).minimize(loss)
     return main, startup, loss
 
 
@@ -225,3 +228,53 @@ def test_distribute_transpiler_nccl2_checks_the_world():
     assert t.transpile(0, trainers="127.0.0.1:6170") is static.default_main_program()
     with pytest.raises(ValueError, match="launch with `mpirun -n 2`"):
         t.transpile(0, trainers=2)
+
+
+@pytest.mark.parametrize("reduce", [Reduce.AllReduce, Reduce.Reduce])
+def test_threaded_execution_keeps_collectives_on_their_device(reduce):
+    # helper threads must run the collectives for their own place, or the places
+    # disagree (and wait for each other forever)
+    feed = _data(4)
+    _, single = _train(None, 2, feed)
+    main, startup, loss = _model()
+    scope = Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    es = static.ExecutionStrategy()
+    es.num_threads = 4
+    prog = static.CompiledProgram(main).with_data_parallel(
+        loss_name=loss.name, build_strategy=_strategy(reduce), exec_strategy=es,
+        places=[paddle.CPUPlace()] * 2)
+    for _ in range(2):
+        exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
+    multi = {p.name: np.array(scope.find_var(p.name).get_tensor()) for p in main.all_parameters()}
+    _assert_params_close(single, multi)
+
+
+
+def _train_with_schedule(places, schedule):
+    """3 steps with a learning rate halving every step, as a 2.0 scheduler (fed before each
+    run, advanced by step()) or a fluid decay (graph ops on a counter each device keeps)."""
+    scheduler = paddle.optimizer.lr.StepDecay(0.1, step_size=1, gamma=0.5) \
+        if schedule == "scheduler" else None
+    lr = scheduler or (lambda: paddle.fluid.layers.exponential_decay(0.1, 1, 0.5, True))
+    main, startup, loss = _model(lr=lr)
+    scope = Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    prog = main if places is None else static.CompiledProgram(main).with_data_parallel(
+        loss_name=loss.name, places=[paddle.CPUPlace()] * places)
+    for _ in range(3):
+        exe.run(prog, feed=_data(4), fetch_list=[loss], scope=scope)
+        if scheduler is not None:
+            scheduler.step()
+    return {p.name: np.array(scope.find_var(p.name).get_tensor())
+            for p in main.all_parameters()}
+
+
+@pytest.mark.parametrize("schedule", ["scheduler", "fluid_decay"])
+def test_learning_rate_schedules_advance_the_same_on_every_device(schedule):
+    single = _train_with_schedule(None, schedule)
+    _assert_params_close(single, _train_with_schedule(2, schedule))
+    _, constant_lr = _train(None, 3, _data(4), lr=0.1)
+    assert not np.allclose(single["fc_0.w_0"], constant_lr["fc_0.w_0"])

@@ -10,17 +10,30 @@ import threading
 from collections import deque
 
 from ..framework.errors import OpError
+from ..ops.registry import get_op_def
+from ..parallel import context
 
 __all__ = ["op_dependencies", "max_parallelism", "ThreadedRunner"]
 
 
+def _is_collective(op):
+    return op.op_def.collective or any(get_op_def(t).collective
+                                       for t in op.attrs.get("functor_list", ()))
+
+
 def op_dependencies(ops):
-    """deps[i] = set of op indices op i must wait for."""
+    """deps[i] = set of op indices op i must wait for. Collective ops also wait for the
+    previous collective, so every device issues them in the same (program) order."""
     last_writer = {}
     readers_since_write = {}
     deps = []
+    last_collective = None
     for i, op in enumerate(ops):
         d = set()
+        if _is_collective(op):
+            if last_collective is not None:
+                d.add(last_collective)
+            last_collective = i
         for n in op.input_arg_names:
             if n in last_writer:
                 d.add(last_writer[n])
@@ -107,7 +120,11 @@ class ThreadedRunner:
                 while self._job is None or self._job is seen:
                     self._job_ready.wait()
                 job = seen = self._job
-            job.work()
+            context.set_current(job.device)
+            try:
+                job.work()
+            finally:
+                context.set_current(None)
 
 
 class _Job:
@@ -116,6 +133,8 @@ class _Job:
     def __init__(self, runner, env):
         self.runner = runner
         self.env = env
+        # helpers act for the caller's device (collective ops look it up per thread)
+        self.device = context.current()
         self.remaining_deps = list(runner.n_deps)
         self.remaining_uses = dict(runner.uses)
         self.ready = deque(i for i, n in enumerate(self.remaining_deps) if n == 0)

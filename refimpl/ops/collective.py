@@ -8,6 +8,7 @@ from .registry import OpDef, register
 class _Collective(OpDef):
     inputs = ("X*",)
     outputs = ("Out*",)
+    collective = True
 
     def infer_shape(self, ctx):
         for i, v in enumerate(ctx.input_vars("X")):

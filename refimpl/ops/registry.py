@@ -135,6 +135,9 @@ class OpDef:
     # True when `backward` takes `need=(bool, ...)`: which input grads the grad op must
     # produce (e.g. no dX for a data input), so the kernel can skip the others' work.
     partial_grads = False
+    # True for ops that talk to the other devices: every device must issue them in the same
+    # order, so the thread-pool scheduler chains them in program order.
+    collective = False
 
     def infer_shape(self, ctx):
         raise NotImplementedError("op %s has no infer_shape" % self.type)
@@ -220,6 +223,7 @@ class _GradOpDef(OpDef):
         self.attrs = fwd.attrs
         self.kernels = {"forward": fwd.kernels["backward"]} if "backward" in fwd.kernels else {}
         self.fast_ok = fwd.fast_ok
+        self.collective = fwd.collective
         self.tolerances = fwd.tolerances
 
     def infer_shape(self, ctx):

@@ -23,6 +23,7 @@ def _global_sums(arrays):
 class SyncBatchNorm(BatchNorm):
     type = "sync_batch_norm"
     kernels = {}
+    collective = True
 
     def samples(self, rng):
         return []   # identical to batch_norm on one device; tested against it directly

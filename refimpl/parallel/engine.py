@@ -314,7 +314,7 @@ class _DeviceSet:
                 for k in range(max(1, iterations)):
                     env.update(feeds[d])
                     if sched is not None:
-                        env[sched._var_name] = np.array([sched()], dtype=np.float32)
+                        env[sched._var_name] = np.array([sched._run_value()], dtype=np.float32)
                     runners[d].run(env)
                     outs = [env.get(name) for name in fetch_names]
                     results[d] = [o.copy() if o is not None and block._find_var_recursive(
@@ -342,8 +342,6 @@ class _DeviceSet:
             self.comm.reset()
             real = [e for e in failures if not isinstance(e, CommunicationAborted)]
             raise (real or failures)[0]
-        if programs[0].lr_scheduler is not None:
-            programs[0].lr_scheduler._run_value()   # fluid decays advance once per run
         self.iterations += 1
         return self._merge(results, fetch_names, return_numpy)
 
