@@ -1,4 +1,4 @@
-"""Python operators on static Variables (x + y, x * 2, -x, x.astype) build ops."""
+"""Python operators on static Variables (x + y, x * 2, x @ y, x < y, -x, x.astype) build ops."""
 import numbers
 
 from .layer_helper import LayerHelper
@@ -10,6 +10,9 @@ _SCALAR_AS_SCALE = {
     "elementwise_mul": (lambda s: (s, 0.0), lambda s: (s, 0.0)),
     "elementwise_div": (lambda s: (1.0 / s, 0.0), None),
 }
+
+
+_COMPARE = ("less_than", "less_equal", "greater_than", "greater_equal")
 
 
 def scale(x, factor, bias=0.0):
@@ -48,7 +51,9 @@ def binary_op(x, other, op_type, reverse=False):
         other = _constant_like(x, other)
     a, b = (other, x) if reverse else (x, other)
     helper = LayerHelper(op_type)
-    out = helper.create_variable_for_type_inference(a.dtype)
+    out = helper.create_variable_for_type_inference("bool" if op_type in _COMPARE else a.dtype)
+    # matmul_v2 (x @ y) has no `axis`; elementwise and compare ops broadcast numpy-style
+    attrs = {} if op_type == "matmul_v2" else {"axis": -1}
     helper.append_op(type=op_type, inputs={"X": [a], "Y": [b]}, outputs={"Out": [out]},
-                     attrs={"axis": -1})
+                     attrs=attrs)
     return out

@@ -113,6 +113,14 @@ class Variable:
     def __pow__(self, o): return self._binary(o, "elementwise_pow")
     def __rpow__(self, o): return self._binary(o, "elementwise_pow", True)
     def __matmul__(self, o): return self._binary(o, "matmul_v2")
+    def __floordiv__(self, o): return self._binary(o, "elementwise_floordiv")
+    def __mod__(self, o): return self._binary(o, "elementwise_mod")
+    # Comparisons build compare ops as in Paddle; == and != keep Python identity semantics
+    # (the framework looks Variables up in lists and dicts; see specs/ops/elementwise.md).
+    def __lt__(self, o): return self._binary(o, "less_than")
+    def __le__(self, o): return self._binary(o, "less_equal")
+    def __gt__(self, o): return self._binary(o, "greater_than")
+    def __ge__(self, o): return self._binary(o, "greater_equal")
 
     def __neg__(self):
         from .math_patch import scale

@@ -1,39 +1,43 @@
-"""Activation layers: paddle.nn.functional.* (2.0) and fluid.layers.* (1.8)."""
+"""Activation layers: paddle.nn.functional.* (2.0 signatures) and fluid.layers.* (1.8).
+
+The two APIs often name one op's attribute differently (F.leaky_relu's negative_slope is the
+op's alpha, F.softshrink's threshold is its lambda) and pick other defaults; each layer
+function below maps its own arguments onto the op's attrs.
+"""
 from .common import unary
+from .math import cast
 
 
-def _act(op_type, **defaults):
-    def layer(x, name=None, **attrs):
-        merged = dict(defaults)
-        merged.update(attrs)
-        return unary(op_type, x, merged, name)
-    layer.__name__ = op_type
+def _simple(op_type, api_name=None):
+    def layer(x, name=None):
+        return unary(op_type, x, None, name, layer_type=api_name)
+    layer.__name__ = api_name or op_type
     layer.__doc__ = "elementwise %s" % op_type
     return layer
 
 
+# -- paddle.nn.functional (2.0)
 def leaky_relu(x, negative_slope=0.01, name=None):
     return unary("leaky_relu", x, {"alpha": float(negative_slope)}, name)
 
 
-def fluid_leaky_relu(x, alpha=0.02, name=None):
-    return unary("leaky_relu", x, {"alpha": float(alpha)}, name)
-
-
 def gelu(x, approximate=False, name=None):
-    return unary("gelu", x, {"approximate": approximate}, name)
+    return unary("gelu", x, {"approximate": bool(approximate)}, name)
+
+
+def _softmax_family(op_type, x, axis, dtype, name):
+    # dtype: cast first, so the softmax itself runs in (and returns) that dtype
+    if dtype is not None:
+        x = cast(x, dtype)
+    return unary(op_type, x, {"axis": axis}, name)
 
 
 def softmax(x, axis=-1, dtype=None, name=None):
-    return unary("softmax", x, {"axis": axis}, name)
-
-
-def fluid_softmax(input, use_cudnn=False, name=None, axis=-1):
-    return unary("softmax", input, {"axis": axis}, name)
+    return _softmax_family("softmax", x, axis, dtype, name)
 
 
 def log_softmax(x, axis=-1, dtype=None, name=None):
-    return unary("log_softmax", x, {"axis": axis}, name)
+    return _softmax_family("log_softmax", x, axis, dtype, name)
 
 
 def relu6(x, name=None):
@@ -42,6 +46,11 @@ def relu6(x, name=None):
 
 def elu(x, alpha=1.0, name=None):
     return unary("elu", x, {"alpha": float(alpha)}, name)
+
+
+def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848170429916717,
+         name=None):
+    return unary("selu", x, {"scale": float(scale), "alpha": float(alpha)}, name)
 
 
 def softplus(x, beta=1, threshold=20, name=None):
@@ -53,26 +62,105 @@ def swish(x, name=None):
 
 
 def hardsigmoid(x, slope=0.1666667, offset=0.5, name=None):
-    return unary("hard_sigmoid", x, {"slope": slope, "offset": offset}, name)
+    return unary("hard_sigmoid", x, {"slope": float(slope), "offset": float(offset)}, name,
+                 layer_type="hardsigmoid")
 
 
 def hardswish(x, name=None):
-    return unary("hard_swish", x, {}, name)
+    return unary("hard_swish", x, {"threshold": 6.0, "scale": 6.0, "offset": 3.0}, name,
+                 layer_type="hardswish")
 
 
-_SIMPLE = ["relu", "sigmoid", "tanh", "softsign"]
+def hardtanh(x, min=-1.0, max=1.0, name=None):
+    return unary("brelu", x, {"t_min": float(min), "t_max": float(max)}, name,
+                 layer_type="hardtanh")
+
+
+def hardshrink(x, threshold=0.5, name=None):
+    return unary("hard_shrink", x, {"threshold": float(threshold)}, name,
+                 layer_type="hardshrink")
+
+
+def softshrink(x, threshold=0.5, name=None):
+    return unary("softshrink", x, {"lambda": float(threshold)}, name)
+
+
+def thresholded_relu(x, threshold=1.0, name=None):
+    return unary("thresholded_relu", x, {"threshold": float(threshold)}, name)
+
+
+# -- fluid.layers (1.8)
+def fluid_leaky_relu(x, alpha=0.02, name=None):
+    return unary("leaky_relu", x, {"alpha": float(alpha)}, name)
+
+
+def fluid_softmax(input, use_cudnn=False, name=None, axis=-1):
+    return unary("softmax", input, {"axis": axis}, name)
+
+
+def fluid_relu6(x, threshold=6.0, name=None):
+    return unary("relu6", x, {"threshold": float(threshold)}, name)
+
+
+def fluid_swish(x, beta=1.0, name=None):
+    return unary("swish", x, {"beta": float(beta)}, name)
+
+
+def fluid_hard_sigmoid(x, slope=0.2, offset=0.5, name=None):
+    return unary("hard_sigmoid", x, {"slope": float(slope), "offset": float(offset)}, name)
+
+
+def fluid_hard_swish(x, threshold=6.0, scale=6.0, offset=3.0, name=None):
+    return unary("hard_swish", x, {"threshold": float(threshold), "scale": float(scale),
+                                   "offset": float(offset)}, name)
+
+
+def fluid_selu(x, scale=None, alpha=None, name=None):
+    attrs = {k: float(v) for k, v in (("scale", scale), ("alpha", alpha)) if v is not None}
+    return unary("selu", x, attrs, name)
+
+
+def brelu(x, t_min=0.0, t_max=24.0, name=None):
+    return unary("brelu", x, {"t_min": float(t_min), "t_max": float(t_max)}, name)
+
+
+def soft_relu(x, threshold=40.0, name=None):
+    return unary("soft_relu", x, {"threshold": float(threshold)}, name)
+
+
+def fluid_hard_shrink(x, threshold=None):
+    return unary("hard_shrink", x, {} if threshold is None else {"threshold": float(threshold)})
+
+
+def fluid_softshrink(x, alpha=None):
+    return unary("softshrink", x, {} if alpha is None else {"lambda": float(alpha)})
+
+
+def fluid_thresholded_relu(x, threshold=None):
+    return unary("thresholded_relu", x,
+                 {} if threshold is None else {"threshold": float(threshold)})
+
+
+_BOTH = ["relu", "sigmoid", "tanh", "softsign"]
 
 EXPORTS = {
     "nn.functional": dict(
         {"leaky_relu": leaky_relu, "gelu": gelu, "softmax": softmax, "log_softmax": log_softmax,
-         "relu6": relu6, "elu": elu, "softplus": softplus, "swish": swish,
-         "hardsigmoid": hardsigmoid, "hardswish": hardswish},
-        **{n: _act(n) for n in _SIMPLE}),
+         "relu6": relu6, "elu": elu, "selu": selu, "softplus": softplus, "swish": swish,
+         "hardsigmoid": hardsigmoid, "hardswish": hardswish, "hardtanh": hardtanh,
+         "hardshrink": hardshrink, "softshrink": softshrink,
+         "thresholded_relu": thresholded_relu,
+         "log_sigmoid": _simple("logsigmoid", "log_sigmoid"),
+         "tanhshrink": _simple("tanh_shrink", "tanhshrink")},
+        **{n: _simple(n) for n in _BOTH}),
     "fluid.layers": dict(
         {"leaky_relu": fluid_leaky_relu, "gelu": gelu, "softmax": fluid_softmax,
-         "log_softmax": log_softmax, "relu6": relu6, "elu": elu, "softplus": softplus,
-         "swish": swish, "hard_sigmoid": _act("hard_sigmoid", slope=0.2, offset=0.5),
-         "hard_swish": hardswish},
-        **{n: _act(n) for n in _SIMPLE}),
-    "paddle": {"tanh": _act("tanh"), "sigmoid": _act("sigmoid")},
+         "log_softmax": log_softmax, "relu6": fluid_relu6, "elu": elu, "selu": fluid_selu,
+         "softplus": _simple("softplus"), "swish": fluid_swish,
+         "hard_sigmoid": fluid_hard_sigmoid, "hard_swish": fluid_hard_swish, "brelu": brelu,
+         "soft_relu": soft_relu, "hard_shrink": fluid_hard_shrink,
+         "softshrink": fluid_softshrink, "thresholded_relu": fluid_thresholded_relu,
+         "logsigmoid": _simple("logsigmoid"), "tanh_shrink": _simple("tanh_shrink")},
+        **{n: _simple(n) for n in _BOTH}),
+    "paddle": {"tanh": _simple("tanh"), "sigmoid": _simple("sigmoid")},
 }

@@ -1,35 +1,42 @@
-"""Tensor math layers (paddle.* 2.0 names and fluid.layers 1.8 names)."""
+"""Tensor math layers: paddle.* (2.0 names and signatures) and fluid.layers.* (1.8)."""
 from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
-from ..framework.math_patch import scale as _scale
+from ..framework.math_patch import cast as _cast
 from .common import append_op_out, binary, check_variable, unary
 
-__all__ = ["mean", "fluid_mean"]
+__all__ = ["mean", "fluid_mean", "cast", "matmul", "scale", "clip"]
 
 
+# -- reductions
 def mean(x, axis=None, keepdim=False, name=None):
-    """Mean of all elements (axis=None) as a [1] tensor; with axis, reduce_mean."""
+    """Mean of all elements (axis=None, the `mean` op: 0-D); with axis, reduce_mean."""
     if axis is None:
         return unary("mean", x, name=name)
-    return _reduce("reduce_mean", x, axis, keepdim, name)
+    return _reduce("reduce_mean", x, axis, keepdim, name, "mean")
 
 
 def fluid_mean(x, name=None):
     return unary("mean", x, name=name)
 
 
-def _reduce(op_type, x, axis, keepdim, name, out_dtype=None):
-    check_variable(x, "x", op_type)
+def _dims(axis):
+    """Paddle's (dim, reduce_all) for an axis given as int, list or None (every dim)."""
     dims = [] if axis is None else (list(axis) if isinstance(axis, (list, tuple)) else [axis])
-    return unary(op_type, x, {"dim": dims or [0], "keep_dim": keepdim,
-                              "reduce_all": not dims}, name, out_dtype)
+    return dims or [0], not dims
 
 
-def _paddle_reduce(op_type):
+def _reduce(op_type, x, axis, keepdim, name, layer_type=None):
+    """reduce_* over `axis`, with Paddle's attrs."""
+    dim, reduce_all = _dims(axis)
+    return unary(op_type, x, {"dim": dim, "keep_dim": bool(keepdim), "reduce_all": reduce_all},
+                 name, layer_type=layer_type)
+
+
+def _paddle_reduce(op_type, api_name):
     def layer(x, axis=None, keepdim=False, name=None):
-        return _reduce(op_type, x, axis, keepdim, name)
-    layer.__name__ = op_type
-    layer.__doc__ = "%s over `axis` (all dims when None)." % op_type
+        return _reduce(op_type, x, axis, keepdim, name, api_name)
+    layer.__name__ = api_name
+    layer.__doc__ = "%s over `axis` (every dim when None)." % op_type
     return layer
 
 
@@ -37,15 +44,34 @@ def _fluid_reduce(op_type):
     def layer(input, dim=None, keep_dim=False, name=None):
         return _reduce(op_type, input, dim, keep_dim, name)
     layer.__name__ = op_type
-    layer.__doc__ = "%s over `dim` (all dims when None)." % op_type
+    layer.__doc__ = "%s over `dim` (every dim when None)." % op_type
     return layer
 
 
 def paddle_sum(x, axis=None, dtype=None, keepdim=False, name=None):
-    out = _reduce("reduce_sum", x, axis, keepdim, name)
-    return cast(out, dtype) if dtype is not None else out
+    """reduce_sum; bool/int32 sum to int64 unless `dtype` says otherwise (Paddle 2.0)."""
+    check_variable(x, "x", "sum")
+    if dtype is None and x.dtype.name in ("bool", "int32"):
+        dtype = "int64"
+    if dtype is not None and convert_dtype(dtype) != x.dtype.name:
+        x = cast(x, dtype)
+    return _reduce("reduce_sum", x, axis, keepdim, name, "sum")
 
 
+def prod(x, axis=None, keepdim=False, dtype=None, name=None):
+    check_variable(x, "x", "prod")
+    if dtype is not None and convert_dtype(dtype) != x.dtype.name:
+        x = cast(x, dtype)
+    return _reduce("reduce_prod", x, axis, keepdim, name)
+
+
+def logsumexp(x, axis=None, keepdim=False, name=None):
+    dim, reduce_all = _dims(axis)
+    return unary("logsumexp", x, {"axis": dim, "keepdim": bool(keepdim),
+                                  "reduce_all": reduce_all}, name)
+
+
+# -- elementwise binary
 def _paddle_binary(op_type):
     def layer(x, y, name=None):
         return binary(op_type, x, y, name=name)
@@ -62,44 +88,6 @@ def _fluid_binary(op_type):
     return layer
 
 
-def _paddle_unary(op_type, **fixed):
-    def layer(x, name=None):
-        return unary(op_type, x, dict(fixed), name)
-    layer.__name__ = op_type
-    layer.__doc__ = "elementwise %s" % op_type
-    return layer
-
-
-def _compare(op_type):
-    def layer(x, y, name=None, cond=None, force_cpu=None):
-        return append_op_out(op_type, {"X": [x], "Y": [y]}, {"axis": -1}, name,
-                             out_dtype="bool", stop_gradient=True)
-    layer.__name__ = op_type
-    return layer
-
-
-def logical_not(x, out=None, name=None):
-    return unary("logical_not", x, name=name, out_dtype="bool")
-
-
-def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
-    """paddle.matmul (matmul_v2)."""
-    return append_op_out("matmul_v2", {"X": [x], "Y": [y]},
-                         {"trans_x": transpose_x, "trans_y": transpose_y}, name)
-
-
-def fluid_matmul(x, y, transpose_x=False, transpose_y=False, alpha=1.0, name=None):
-    return append_op_out("matmul", {"X": [x], "Y": [y]},
-                         {"transpose_X": transpose_x, "transpose_Y": transpose_y,
-                          "alpha": float(alpha)}, name)
-
-
-def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
-    out = unary("scale", x, {"scale": float(scale), "bias": float(bias),
-                             "bias_after_scale": bias_after_scale}, name)
-    return LayerHelper("scale").append_activation(out, act)
-
-
 def pow(x, y=1.0, name=None):
     """x ** y: a scalar y is the `pow` op, a Variable y is elementwise_pow."""
     if isinstance(y, (int, float)):
@@ -111,16 +99,126 @@ def fluid_pow(x, factor=1.0, name=None):
     return unary("pow", x, {"factor": float(factor)}, name)
 
 
+# -- elementwise unary
+def _paddle_unary(op_type):
+    def layer(x, name=None):
+        return unary(op_type, x, None, name)
+    layer.__name__ = op_type
+    layer.__doc__ = "elementwise %s" % op_type
+    return layer
+
+
+def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
+    out = unary("scale", x, {"scale": float(scale), "bias": float(bias),
+                             "bias_after_scale": bias_after_scale}, name)
+    return LayerHelper("scale").append_activation(out, act)
+
+
 def clip(x, min=None, max=None, name=None):
+    """Limit x to [min, max]; a missing bound is unbounded."""
     return unary("clip", x, {"min": float("-inf") if min is None else float(min),
                              "max": float("inf") if max is None else float(max)}, name)
 
 
+def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):
+    return unary("stanh", x, {"scale_a": float(scale_a), "scale_b": float(scale_b)}, name)
+
+
 def cast(x, dtype):
-    return unary("cast", x, {"in_dtype": x.dtype.name, "out_dtype": convert_dtype(dtype)},
-                 out_dtype=convert_dtype(dtype))
+    check_variable(x, "x", "cast")
+    return _cast(x, dtype)
 
 
+# -- comparisons and logic: bool outputs that stop gradients
+def _bool_out(op_type, inputs, attrs, name, out, layer_type=None):
+    """Append op_type writing into `out` when given (fluid's cond=/out=), else a new var."""
+    for slot, v in inputs.items():
+        check_variable(v[0], slot.lower(), op_type)
+    if out is None:
+        return append_op_out(op_type, inputs, attrs, name, out_dtype="bool",
+                             stop_gradient=True, layer_type=layer_type)
+    LayerHelper(op_type, name=name).append_op(type=op_type, inputs=inputs,
+                                              outputs={"Out": [out]}, attrs=attrs)
+    return out
+
+
+def _paddle_compare(op_type):
+    def layer(x, y, name=None):
+        return _bool_out(op_type, {"X": [x], "Y": [y]}, {"axis": -1}, name, None)
+    layer.__name__ = op_type
+    layer.__doc__ = "elementwise %s (bool), numpy broadcasting" % op_type
+    return layer
+
+
+def _fluid_compare(op_type):
+    def layer(x, y, cond=None, name=None, force_cpu=None):
+        return _bool_out(op_type, {"X": [x], "Y": [y]}, {"axis": -1}, name, cond)
+    layer.__name__ = op_type
+    layer.__doc__ = "elementwise %s (bool); writes into `cond` when given" % op_type
+    return layer
+
+
+def fluid_less_than(x, y, force_cpu=None, cond=None, name=None):
+    return _bool_out("less_than", {"X": [x], "Y": [y]}, {"axis": -1}, name, cond)
+
+
+def _logical(op_type):
+    def layer(x, y, out=None, name=None):
+        return _bool_out(op_type, {"X": [x], "Y": [y]}, {}, name, out)
+    layer.__name__ = op_type
+    layer.__doc__ = "elementwise %s of bool tensors; writes into `out` when given" % op_type
+    return layer
+
+
+def logical_not(x, out=None, name=None):
+    return _bool_out("logical_not", {"X": [x]}, {}, name, out)
+
+
+def equal_all(x, y, name=None):
+    """True (0-D bool) when x and y have one shape and equal elements."""
+    return _bool_out("equal_all", {"X": [x], "Y": [y]}, {}, name, None)
+
+
+def _bool_test(op_type):
+    def layer(x, name=None):
+        return _bool_out(op_type, {"X": [x]}, {}, name, None)
+    layer.__name__ = op_type
+    return layer
+
+
+# -- matrix products
+def matmul(x, y, transpose_x=False, transpose_y=False, name=None):
+    """paddle.matmul (matmul_v2)."""
+    return append_op_out("matmul_v2", {"X": [x], "Y": [y]},
+                         {"trans_x": transpose_x, "trans_y": transpose_y}, name)
+
+
+def mm(input, mat2, name=None):
+    return append_op_out("matmul_v2", {"X": [input], "Y": [mat2]},
+                         {"trans_x": False, "trans_y": False}, name, layer_type="mm")
+
+
+def bmm(x, y, name=None):
+    return append_op_out("bmm", {"X": [x], "Y": [y]}, {}, name)
+
+
+def dot(x, y, name=None):
+    return append_op_out("dot", {"X": [x], "Y": [y]}, {}, name)
+
+
+def fluid_matmul(x, y, transpose_x=False, transpose_y=False, alpha=1.0, name=None):
+    return append_op_out("matmul", {"X": [x], "Y": [y]},
+                         {"transpose_X": transpose_x, "transpose_Y": transpose_y,
+                          "alpha": float(alpha)}, name)
+
+
+def fluid_mul(x, y, x_num_col_dims=1, y_num_col_dims=1, name=None):
+    return append_op_out("mul", {"X": [x], "Y": [y]},
+                         {"x_num_col_dims": x_num_col_dims, "y_num_col_dims": y_num_col_dims},
+                         name)
+
+
+# -- sums of lists
 def add_n(inputs, name=None):
     inputs = inputs if isinstance(inputs, (list, tuple)) else [inputs]
     return append_op_out("sum", {"X": list(inputs)}, {}, name)
@@ -130,31 +228,46 @@ def sums(input, out=None):
     return add_n(input)
 
 
-_UNARY = ["exp", "log", "sqrt", "rsqrt", "square", "abs", "sign", "sin", "cos", "floor",
-          "ceil", "round", "reciprocal"]
+def fluid_sum(x):
+    return add_n(x)
+
+
+_UNARY = ["exp", "log", "sqrt", "rsqrt", "square", "abs", "sign", "sin", "cos", "tan", "asin",
+          "acos", "atan", "sinh", "cosh", "floor", "ceil", "round", "reciprocal", "erf"]
+_PADDLE_ONLY_UNARY = ["log2", "log10", "log1p"]
 _BINARY = {"add": "elementwise_add", "subtract": "elementwise_sub",
            "multiply": "elementwise_mul", "divide": "elementwise_div",
            "maximum": "elementwise_max", "minimum": "elementwise_min",
            "floor_divide": "elementwise_floordiv", "remainder": "elementwise_mod",
            "mod": "elementwise_mod"}
-_COMPARE = ["less_than", "less_equal", "greater_than", "greater_equal", "equal", "not_equal",
-            "logical_and", "logical_or", "logical_xor"]
-_REDUCE = {"max": "reduce_max", "min": "reduce_min", "prod": "reduce_prod"}
+_COMPARE = ["less_than", "less_equal", "greater_than", "greater_equal", "equal", "not_equal"]
+_LOGICAL = ["logical_and", "logical_or", "logical_xor"]
+_REDUCE = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
+           "reduce_all", "reduce_any"]
 
 EXPORTS = {
     "paddle": dict(
-        {"mean": mean, "sum": paddle_sum, "matmul": matmul, "scale": scale, "pow": pow,
-         "clip": clip, "cast": cast, "add_n": add_n, "logical_not": logical_not},
-        **{n: _paddle_unary(n) for n in _UNARY},
+        {"mean": mean, "sum": paddle_sum, "prod": prod, "logsumexp": logsumexp,
+         "max": _paddle_reduce("reduce_max", "max"), "min": _paddle_reduce("reduce_min", "min"),
+         "all": _paddle_reduce("reduce_all", "all"), "any": _paddle_reduce("reduce_any", "any"),
+         "matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "scale": scale, "pow": pow,
+         "clip": clip, "stanh": stanh, "cast": cast, "add_n": add_n,
+         "logical_not": logical_not, "equal_all": equal_all,
+         "isfinite": _bool_test("isfinite_v2"), "isinf": _bool_test("isinf_v2"),
+         "isnan": _bool_test("isnan_v2")},
+        **{n: _paddle_unary(n) for n in _UNARY + _PADDLE_ONLY_UNARY},
         **{n: _paddle_binary(t) for n, t in _BINARY.items()},
-        **{n: _compare(n) for n in _COMPARE},
-        **{n: _paddle_reduce(t) for n, t in _REDUCE.items()}),
+        **{n: _paddle_compare(n) for n in _COMPARE},
+        **{n: _logical(n) for n in _LOGICAL}),
     "fluid.layers": dict(
-        {"mean": fluid_mean, "matmul": fluid_matmul, "scale": scale, "pow": fluid_pow,
-         "clip": clip, "cast": cast, "sums": sums, "logical_not": logical_not},
+        {"mean": fluid_mean, "matmul": fluid_matmul, "mul": fluid_mul, "scale": scale,
+         "pow": fluid_pow, "clip": clip, "stanh": stanh, "cast": cast, "sums": sums,
+         "sum": fluid_sum, "logical_not": logical_not, "less_than": fluid_less_than,
+         "isfinite": _bool_test("isfinite"), "has_inf": _bool_test("isinf"),
+         "has_nan": _bool_test("isnan")},
         **{n: _paddle_unary(n) for n in _UNARY},
         **{t: _fluid_binary(t) for t in list(_BINARY.values()) + ["elementwise_pow"]},
-        **{n: _compare(n) for n in _COMPARE},
-        **{t: _fluid_reduce(t) for t in
-           ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"]}),
+        **{n: _fluid_compare(n) for n in _COMPARE if n != "less_than"},
+        **{n: _logical(n) for n in _LOGICAL},
+        **{t: _fluid_reduce(t) for t in _REDUCE}),
 }

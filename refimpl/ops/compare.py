@@ -71,3 +71,54 @@ class LogicalNot(OpDef):
 
     def samples(self, rng):
         yield Sample({"X": rng.rand(3, 4) > 0.5})
+
+
+@register
+class EqualAll(OpDef):
+    """0-D bool: X and Y have one shape and all elements equal."""
+    type = "equal_all"
+    inputs = ("X", "Y")
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", (), "bool")
+
+    @staticmethod
+    def forward(x, y):
+        return np.array(x.shape == y.shape and bool(np.all(x == y)))
+
+    def samples(self, rng):
+        x = np.round(rand(rng, 3, 4))
+        yield Sample({"X": x, "Y": x.copy()})
+        yield Sample({"X": x, "Y": np.round(rand(rng, 3, 4))})
+        yield Sample({"X": x, "Y": x[:2].copy()}, name="shapes_differ")
+
+
+class _FloatTest(OpDef):
+    """A test of float values (isnan, isinf, isfinite): elementwise (the 2.0 `_v2` ops) or
+    reduced to one 0-D answer over all elements (the fluid ops)."""
+    inputs = ("X",)
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", ctx.input_shape("X") if self.elementwise else (), "bool")
+
+    def forward(self, x):
+        out = self.test(x)
+        return out if self.elementwise else np.array(self.combine(out))
+
+    def samples(self, rng):
+        x = rand(rng, 3, 4)
+        yield Sample({"X": x})
+        x = x.copy()
+        x[0, 1], x[2, 2] = np.inf, np.nan
+        yield Sample({"X": x}, name="inf_nan")
+
+
+for _name, _test, _combine in [("isfinite", np.isfinite, np.all), ("isinf", np.isinf, np.any),
+                               ("isnan", np.isnan, np.any)]:
+    for _elementwise in (True, False):
+        _type = _name + "_v2" if _elementwise else _name
+        register(type(_type.title().replace("_", ""), (_FloatTest,),
+                      {"type": _type, "test": staticmethod(_test),
+                       "combine": staticmethod(_combine), "elementwise": _elementwise}))
