@@ -94,24 +94,20 @@ def test_reduce_on_plateau_max_mode_and_abs_threshold():
 
 
 def test_executor_writes_the_scheduler_value_before_each_run():
-    sched_box = []
-
-    def make():
-        sched_box.append(lr.PiecewiseDecay([1, 2], [0.1, 0.01, 0.001]))
-        return paddle.optimizer.SGD(sched_box[0])
+    sched = lr.PiecewiseDecay([1, 2], [0.1, 0.01, 0.001])
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup):
         x = static.data("x", [None, 3], "float32")
         attr = paddle.ParamAttr(name="w", initializer=paddle.nn.initializer.Assign(W0))
         loss = paddle.mean(static.nn.fc(x, 2, weight_attr=attr, bias_attr=False))
-        make().minimize(loss)
+        paddle.optimizer.SGD(sched).minimize(loss)
     scope, exe = Scope(), static.Executor()
     exe.run(startup, scope=scope)
     ws = []
     for _ in range(4):
         exe.run(main, feed={"x": X}, scope=scope)
         ws.append(np.array(scope.find_var("w").get_tensor()))
-        sched_box[0].step()
+        sched.step()
     rates = np.cumsum([0.1, 0.01, 0.001, 0.001])
     assert_steps(ws, [W0 - r * GRAD_W for r in rates])
 

@@ -10,7 +10,7 @@ import numpy as np
 
 from .. import backward as _backward
 from ..framework import unique_name
-from ..framework.program import (OpRole, Program, Variable, default_main_program,
+from ..framework.program import (OpRole, Variable, default_main_program,
                                  default_startup_program, program_guard)
 from ..framework.regularizer import L2Decay, append_regularization_ops
 
