@@ -17,34 +17,44 @@ INNER = {"sgd": lambda: fluid.optimizer.SGD(0.1),
          "adam": lambda: fluid.optimizer.Adam(0.01)}
 
 
-def _mlp(depth, width, checkpoint_every, recompute, inner="sgd", dropout=0.0,
-         batch_norm=False, data_parallel=False):
+def _net(depth, checkpoint_layers, recompute, inner="sgd", dropout=0.0, batch_norm=False,
+         conv=False, width=6):
+    """depth fc (or 3x3 conv2d) + relu layers, optional batch_norm/dropout, a 3-way softmax
+    loss; the outputs of `checkpoint_layers` (layer indices) are the checkpoints."""
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup), unique_name.guard():
-        x = fluid.layers.data("x", [width], dtype="float32")
+        x = fluid.layers.data("x", _input_shape(conv, width), dtype="float32")
         y = fluid.layers.data("y", [1], dtype="int64")
         h, checkpoints = x, []
-        init = paddle.nn.initializer.Uniform(-0.3, 0.3, seed=3)
+        attr = paddle.ParamAttr(initializer=paddle.nn.initializer.Uniform(-0.3, 0.3, seed=3))
         for i in range(depth):
-            h = fluid.layers.fc(h, width, act="relu", param_attr=paddle.ParamAttr(
-                initializer=init))
+            if conv:
+                h = fluid.layers.conv2d(h, 2, 3, padding=1, act="relu", param_attr=attr)
+            else:
+                h = fluid.layers.fc(h, width, act="relu", param_attr=attr)
             if batch_norm and i % 2 == 0:
                 h = fluid.layers.batch_norm(h)
             if dropout:
                 h = fluid.layers.dropout(h, dropout, seed=11 + i)
-            if checkpoint_every and i % checkpoint_every == 0:
+            if i in checkpoint_layers:
                 checkpoints.append(h)
-        logits = fluid.layers.fc(h, 3, param_attr=paddle.ParamAttr(initializer=init))
+        logits = fluid.layers.fc(h, 3, param_attr=attr)
         loss = fluid.layers.reduce_mean(fluid.layers.softmax_with_cross_entropy(logits, y))
         opt = INNER[inner]()
         if recompute:
             opt = fluid.optimizer.RecomputeOptimizer(opt)
             opt._set_checkpoints(checkpoints)
-        opt.minimize(loss)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # no usable checkpoint: the documented fallback
+            opt.minimize(loss)
     return main, startup, loss
 
 
-def _train(main, startup, loss, steps=3, batch=8, width=6, places=None):
+def _input_shape(conv, width):
+    return [2, 4, 4] if conv else [width]
+
+
+def _train(main, startup, loss, steps=3, batch=8, conv=False, width=6, places=None):
     scope = Scope()
     exe = static.Executor()
     exe.run(startup, scope=scope)
@@ -53,31 +63,46 @@ def _train(main, startup, loss, steps=3, batch=8, width=6, places=None):
     rng = np.random.RandomState(0)
     losses = []
     for _ in range(steps):
-        feed = {"x": rng.randn(batch, width).astype("float32"),
+        feed = {"x": rng.randn(batch, *_input_shape(conv, width)).astype("float32"),
                 "y": rng.randint(0, 3, (batch, 1)).astype("int64")}
         losses.append(exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0])
     params = {p.name: np.array(scope.find_var(p.name).get_tensor()) for p in main.all_parameters()}
     return np.array(losses), params
 
 
-@settings(max_examples=10, deadline=None)
-@given(depth=st.integers(2, 5), every=st.integers(1, 2),
-       inner=st.sampled_from(sorted(INNER)), dropout=st.sampled_from([0.0, 0.3]),
-       batch_norm=st.booleans())
-def test_recompute_equals_plain_training(depth, every, inner, dropout, batch_norm):
-    plain = _train(*_mlp(depth, 6, every, False, inner, dropout, batch_norm))
-    recomputed = _train(*_mlp(depth, 6, every, True, inner, dropout, batch_norm))
+def _assert_same_training(plain, recomputed):
     np.testing.assert_allclose(recomputed[0], plain[0], rtol=1e-6)
     for k in plain[1]:
         np.testing.assert_allclose(recomputed[1][k], plain[1][k], rtol=1e-6, atol=1e-7,
                                    err_msg=k)
 
 
+@st.composite
+def _programs(draw):
+    depth = draw(st.integers(1, 5))
+    return dict(depth=depth,
+                checkpoint_layers=draw(st.sets(st.integers(0, depth - 1))),
+                inner=draw(st.sampled_from(sorted(INNER))),
+                dropout=draw(st.sampled_from([0.0, 0.3])),
+                batch_norm=draw(st.booleans()), conv=draw(st.booleans()))
+
+
+@settings(max_examples=12, deadline=None)
+@given(_programs())
+def test_recompute_equals_plain_training(program):
+    conv = program["conv"]
+    kwargs = dict(program)
+    checkpoint_layers = kwargs.pop("checkpoint_layers")
+    plain = _train(*_net(recompute=False, checkpoint_layers=(), **kwargs), conv=conv)
+    recomputed = _train(*_net(recompute=True, checkpoint_layers=checkpoint_layers, **kwargs),
+                        conv=conv)
+    _assert_same_training(plain, recomputed)
+
+
 def test_recompute_under_data_parallel():
-    plain = _train(*_mlp(4, 6, 1, False, "momentum"), places=2)
-    recomputed = _train(*_mlp(4, 6, 1, True, "momentum"), places=2)
-    for k in plain[1]:
-        np.testing.assert_allclose(recomputed[1][k], plain[1][k], rtol=1e-6, atol=1e-7)
+    plain = _train(*_net(4, (), False, "momentum", batch_norm=True), places=2)
+    recomputed = _train(*_net(4, {0, 2}, True, "momentum", batch_norm=True), places=2)
+    _assert_same_training(plain, recomputed)
 
 
 def _recomputed(block):
@@ -86,7 +111,7 @@ def _recomputed(block):
 
 
 def test_segments_are_recomputed_with_subprog_names():
-    main, _, _ = _mlp(4, 6, 2, True)   # checkpoints: relu outputs of layers 0 and 2
+    main, _, _ = _net(4, {0, 2}, True)   # checkpoints: relu outputs of layers 0 and 2
     block = main.global_block()
     # Segments, numbered in backward order: layers 1-2 (subprog_0), layer 0 (subprog_1).
     # Only what the grad ops read is recomputed: mul outputs (elementwise_add_grad's X) and
@@ -140,7 +165,7 @@ def test_paddle_spellings():
 
 
 def test_dropout_in_a_segment_gets_a_shared_seed():
-    main, _, _ = _mlp(3, 6, 1, True, dropout=0.5)
+    main, _, _ = _net(3, {0, 1, 2}, True, dropout=0.5)
     block = main.global_block()
     dropouts = [op for op in block.ops if op.type == "dropout"]
     seeds = {op.input("Seed")[0] for op in dropouts if op.input("Seed")}
@@ -216,7 +241,7 @@ def _peak(main, loss, batch=64, width=64):
 
 
 def test_recompute_lowers_peak_activation_memory():
-    plain_main, _, plain_loss = _mlp(16, 64, 0, False)
-    rc_main, _, rc_loss = _mlp(16, 64, 4, True)
+    plain_main, _, plain_loss = _net(16, (), False, width=64)
+    rc_main, _, rc_loss = _net(16, range(3, 16, 4), True, width=64)
     plain, recomputed = _peak(plain_main, plain_loss), _peak(rc_main, rc_loss)
     assert recomputed < 0.5 * plain, (plain, recomputed)
