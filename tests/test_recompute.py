@@ -200,30 +200,49 @@ def test_unseeded_dropout_masks_replay_in_the_recomputation():
     assert (runs[0][0] != runs[1][0]).any()   # a fresh mask each step
 
 
-def test_no_checkpoints_falls_back_with_a_warning():
+@pytest.mark.parametrize("checkpoints", [None, []])
+def test_no_checkpoints_falls_back_with_a_warning(checkpoints):
     main, startup = static.Program(), static.Program()
-    with static.program_guard(main, startup):
+    with static.program_guard(main, startup), unique_name.guard():
         x = fluid.layers.data("x", [4], dtype="float32")
         loss = fluid.layers.mean(fluid.layers.fc(x, 2))
         opt = fluid.optimizer.RecomputeOptimizer(fluid.optimizer.SGD(0.1))
+        if checkpoints is not None:
+            opt._set_checkpoints(checkpoints)
         with pytest.warns(UserWarning, match="no checkpoints set"):
             params_grads = opt.backward(loss)
     assert [p.name for p, _ in params_grads] == ["fc_0.w_0", "fc_0.b_0"]
+    assert not _recomputed(main.global_block())
     with pytest.raises(TypeError, match="list of Variables"):
         opt._set_checkpoints("fc_0.tmp_0")
+    with pytest.raises(TypeError, match="Variables or names, got int"):
+        opt.backward(loss, checkpoints=[3])
 
 
-def test_checkpoints_off_the_path_are_ignored_with_a_warning():
-    main, startup = static.Program(), static.Program()
-    with static.program_guard(main, startup):
-        x = fluid.layers.data("x", [4], dtype="float32")
-        h = fluid.layers.fc(x, 4)
-        side = fluid.layers.fc(x, 4)
-        loss = fluid.layers.mean(fluid.layers.fc(h, 2))
-        opt = fluid.optimizer.RecomputeOptimizer(fluid.optimizer.SGD(0.1))
-        opt._set_checkpoints([h, side, h])
-        with pytest.warns(UserWarning):
+def test_checkpoints_off_the_path_and_duplicates_are_ignored():
+    def build(checkpoints):
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup), unique_name.guard():
+            x = fluid.layers.data("x", [4], dtype="float32")
+            h = fluid.layers.fc(x, 4, act="relu")
+            side = fluid.layers.fc(x, 4)
+            loss = fluid.layers.mean(fluid.layers.fc(h, 2))
+            opt = fluid.optimizer.RecomputeOptimizer(fluid.optimizer.SGD(0.1))
+            opt._set_checkpoints(checkpoints(h, side))
             opt.minimize(loss)
+        return main
+
+    with pytest.warns(UserWarning, match=r"\['fc_1.tmp_1'\] are not produced on the path"):
+        noisy = build(lambda h, side: [h, side, h.name])
+    clean = build(lambda h, side: [h])
+    assert [op.type for op in noisy.global_block().ops] == \
+        [op.type for op in clean.global_block().ops]
+    assert _recomputed(clean.global_block()) == {"fc_0.tmp_0.subprog_0": "mul"}
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        build(lambda h, side: [side])
+    assert ["not produced on the path" in str(w.message) for w in caught] == [True, False]
+    assert "using the plain backward" in str(caught[1].message)
 
 
 def _peak(main, loss, batch=64, width=64):
@@ -244,4 +263,4 @@ def test_recompute_lowers_peak_activation_memory():
     plain_main, _, plain_loss = _net(16, (), False, width=64)
     rc_main, _, rc_loss = _net(16, range(3, 16, 4), True, width=64)
     plain, recomputed = _peak(plain_main, plain_loss), _peak(rc_main, rc_loss)
-    assert recomputed < 0.5 * plain, (plain, recomputed)
+    assert recomputed < 0.4 * plain, (plain, recomputed)   # 16 layers, 4 checkpoints: 2.8x
