@@ -1,8 +1,10 @@
 # cython: language_level=3
 """pool2d forward/backward in C loops (GIL released): drop-ins for refimpl.ops.pool2d.
 Windows are computed exactly as the reference does (padding, ceil_mode, adaptive, global);
-max-pool gradients go to the first maximum of each window, row-major."""
+max-pool gradients go to the first maximum of each window, row-major. A ceil_mode window
+past the input is empty: max -FLT_MAX, avg NaN (0/0), no gradient (as in Paddle)."""
 import numpy as np
+from libc.float cimport FLT_MAX
 
 from refimpl._kernels.geometry import pool_geometry
 
@@ -13,19 +15,18 @@ ctypedef fused real:
 
 cdef inline void _window(int o, int out_size, int size, int k, int s, int pad_lo, int pad_hi,
                          bint adaptive, int* lo, int* hi, int* full) noexcept nogil:
-    """[lo, hi) clipped to the input, and the unclipped window size (for non-exclusive avg)."""
+    """[lo, hi) clipped to the input, and the size clipped to the padded input (the
+    non-exclusive divisor); both empty (hi == lo, 0) for a window past the input."""
     cdef int a, b
     if adaptive:
         a = (o * size) // out_size
         b = ((o + 1) * size + out_size - 1) // out_size   # ceil, for non-negative ints
     else:
         a = o * s - pad_lo
-        b = a + k
-        if b > size + pad_hi:
-            b = size + pad_hi
-    full[0] = b - a
-    lo[0] = a if a > 0 else 0
-    hi[0] = b if b < size else size
+        b = min(a + k, size + pad_hi)
+    full[0] = max(b - a, 0)
+    lo[0] = max(a, 0)
+    hi[0] = max(min(b, size), lo[0])
 
 
 cdef void _forward(real[:, :, :, ::1] x, real[:, :, :, ::1] out, int kh, int kw, int sh,
@@ -42,7 +43,7 @@ cdef void _forward(real[:, :, :, ::1] x, real[:, :, :, ::1] out, int kh, int kw,
                 for j in range(wo):
                     _window(j, wo, w, kw, sw, pl, pr, adaptive, &c0, &c1, &fw)
                     if is_max:
-                        best = x[n, c, r0, c0]
+                        best = -FLT_MAX   # Paddle's initial value: an empty window keeps it
                         for r in range(r0, r1):
                             for q in range(c0, c1):
                                 if x[n, c, r, q] > best:
@@ -72,6 +73,8 @@ cdef void _backward(real[:, :, :, ::1] x, real[:, :, :, ::1] dout, real[:, :, :,
                 for j in range(wo):
                     _window(j, wo, w, kw, sw, pl, pr, adaptive, &c0, &c1, &fw)
                     g = dout[n, c, i, j]
+                    if r0 == r1 or c0 == c1:
+                        continue
                     if is_max:
                         br, bq = r0, c0
                         best = x[n, c, r0, c0]

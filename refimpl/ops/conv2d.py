@@ -75,6 +75,8 @@ class _Conv(OpDef):
         if c >= 0 and f.shape[1] * groups != c:
             ctx.fail("Filter %r %s expects %d input channels (x groups=%d), Input %r has %d"
                      % (f.name, list(f.shape), f.shape[1] * groups, groups, x.name, c))
+        ctx.expect(f.shape[0] % groups == 0, "Filter %r has %d output channels, not divisible "
+                   "by groups=%d" % (f.name, f.shape[0], groups))
         strides, dil = ctx.attr("strides"), ctx.attr("dilations")
         pads = normalize_padding(ctx.attr("paddings"), ctx.attr("padding_algorithm"),
                                  (h, w), f.shape[2:], strides, dil)

@@ -1,8 +1,10 @@
 """pool2d: max or average pooling over kh x kw windows (NCHW; NHWC transposed).
 
 Max: the gradient goes to the first maximum of each window (row-major). Avg with
-exclusive=True divides by the number of real (non-padding) cells; False by kh*kw.
-ceil_mode rounds the output size up (the extra windows are clipped to the input)."""
+exclusive=True divides by the number of real (non-padding) cells; False by the window's
+cells inside the padded input. ceil_mode rounds the output size up (the extra windows are
+clipped to the input). As in Paddle, a ceil_mode window that starts past the input is
+empty: max gives -FLT_MAX (Paddle's initial value, for every dtype), avg gives NaN (0/0)."""
 import numpy as np
 
 from ._common import FLOATS, rand
@@ -10,21 +12,24 @@ from .._kernels.geometry import pool_geometry
 from .conv2d import _back, _nchw
 from .registry import OpDef, Sample, register
 
+EMPTY_MAX = float(np.finfo(np.float32).min)   # Paddle's max-pool initial value (-FLT_MAX)
+
 
 def _windows(h, w, ksize, strides, pads, ho, wo, adaptive):
-    """Yield (i, j, row slice, col slice) of every output cell's window in the input."""
+    """Yield (i, j, (r0, r1), (c0, c1)): every output cell's window, clipped to the padded
+    input (so r1 - r0 is the non-exclusive divisor; 0 for a window past it)."""
     for i in range(ho):
         if adaptive:
             r0, r1 = (i * h) // ho, -(-((i + 1) * h) // ho)
         else:
             r0 = i * strides[0] - pads[0]
-            r1 = min(r0 + ksize[0], h + pads[1])
+            r1 = max(min(r0 + ksize[0], h + pads[1]), r0)
         for j in range(wo):
             if adaptive:
                 c0, c1 = (j * w) // wo, -(-((j + 1) * w) // wo)
             else:
                 c0 = j * strides[1] - pads[2]
-                c1 = min(c0 + ksize[1], w + pads[3])
+                c1 = max(min(c0 + ksize[1], w + pads[3]), c0)
             yield i, j, (r0, r1), (c0, c1)
 
 
@@ -71,11 +76,11 @@ class Pool2D(OpDef):
         for i, j, (r0, r1), (c0, c1) in _windows(h, w, k, s, pads, ho, wo, adaptive):
             win = x[:, :, max(r0, 0):min(r1, h), max(c0, 0):min(c1, w)]
             if pooling_type == "max":
-                out[:, :, i, j] = win.max(axis=(2, 3))
+                out[:, :, i, j] = win.max(axis=(2, 3), initial=EMPTY_MAX)
             else:
                 area = win.shape[2] * win.shape[3] if (exclusive or adaptive) \
                     else (r1 - r0) * (c1 - c0)
-                out[:, :, i, j] = win.sum(axis=(2, 3)) / area
+                out[:, :, i, j] = win.sum(axis=(2, 3)) / area if area else np.nan
         return _back(out, data_format)
 
     @staticmethod
@@ -93,6 +98,8 @@ class Pool2D(OpDef):
         for i, j, (r0, r1), (c0, c1) in _windows(h, w, k, s, pads, ho, wo, adaptive):
             rs, cs = slice(max(r0, 0), min(r1, h)), slice(max(c0, 0), min(c1, w))
             win = x[:, :, rs, cs]
+            if win.size == 0:   # a window past the input: no cell gets its gradient
+                continue
             g = dout[:, :, i, j]
             if pooling_type == "max":
                 flat = win.reshape(n, c, -1)
