@@ -54,11 +54,13 @@ def _input_shape(conv, width):
     return [2, 4, 4] if conv else [width]
 
 
-def _train(main, startup, loss, steps=3, batch=8, conv=False, width=6, places=None):
+def _train(main, startup, loss, steps=3, batch=8, conv=False, width=6, places=None,
+           build_strategy=None):
     scope = Scope()
     exe = static.Executor()
     exe.run(startup, scope=scope)
-    prog = main if places is None else static.CompiledProgram(main).with_data_parallel(
+    prog = main if places is None else static.CompiledProgram(
+        main, build_strategy=build_strategy).with_data_parallel(
         loss_name=loss.name, places=[paddle.CPUPlace()] * places)
     rng = np.random.RandomState(0)
     losses = []
@@ -99,9 +101,16 @@ def test_recompute_equals_plain_training(program):
     _assert_same_training(plain, recomputed)
 
 
-def test_recompute_under_data_parallel():
-    plain = _train(*_net(4, (), False, "momentum", batch_norm=True), places=2)
-    recomputed = _train(*_net(4, {0, 2}, True, "momentum", batch_norm=True), places=2)
+@pytest.mark.parametrize("passes", [False, True])
+def test_recompute_under_data_parallel(passes):
+    strategy = static.BuildStrategy()
+    for name in ("fuse_elewise_add_act_ops", "fuse_bn_act_ops", "enable_inplace",
+                 "memory_optimize", "fuse_all_optimizer_ops"):
+        setattr(strategy, name, passes)
+    plain = _train(*_net(4, (), False, "momentum", 0.3, batch_norm=True), places=2,
+                   build_strategy=strategy)
+    recomputed = _train(*_net(4, {0, 2}, True, "momentum", 0.3, batch_norm=True), places=2,
+                        build_strategy=strategy)
     _assert_same_training(plain, recomputed)
 
 
