@@ -20,13 +20,16 @@ def _names_of(items):
 
 
 def _ops_on_path(ops, target_names):
-    """Forward ops whose outputs (transitively) reach the targets, in program order."""
+    """Forward ops whose outputs (transitively) reach the targets, in program order. An op
+    without a gradient (less_than, argmax) passes none back: what only feeds it is off the
+    path, so no grad op waits for a gradient that never comes."""
     needed = set(target_names)
     path = []
     for op in reversed(ops):
         if needed.intersection(op.output_arg_names):
             path.append(op)
-            needed.update(op.input_arg_names)
+            if op.op_def.has_grad():
+                needed.update(op.input_arg_names)
     path.reverse()
     return path
 

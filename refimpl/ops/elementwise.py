@@ -15,12 +15,19 @@ def axis_broadcast_shape(ctx):
     axis = ctx.attr("axis")
     xs, ys = tuple(x.shape), tuple(y.shape)
     if axis != -1 and len(ys) < len(xs):
-        if axis < 0 or axis + len(ys) > len(xs):
+        view = y_view_shape(len(xs), ys, axis)  # Y's trailing 1s may be dropped to fit
+        if axis < 0 or len(view) != len(xs):
             ctx.fail("axis=%d does not fit Y %r %s inside X %r %s"
                      % (axis, y.name, list(ys), x.name, list(xs)))
-        ys = y_view_shape(len(xs), ys, axis)
+        ys = view
     elif axis != -1 and len(xs) < len(ys):
         xs = y_view_shape(len(ys), xs, axis)
+    lead = len(xs) - len(ys)
+    for i, (dx, dy) in enumerate(zip(xs[max(lead, 0):], ys[max(-lead, 0):])):
+        if dx != dy and 1 not in (dx, dy) and -1 not in (dx, dy):
+            ctx.fail("X %r %s and Y %r %s (axis=%d) do not broadcast: %d vs %d at dim %d"
+                     % (x.name, list(x.shape), y.name, list(y.shape), axis, dx, dy,
+                        i + max(lead, 0)))
     return broadcast_shape(xs, ys, ctx)
 
 
