@@ -12,7 +12,7 @@ import numpy as np
 
 __all__ = ["backend", "load_kernel", "get_array_module", "compiled_modules"]
 
-_COMPILED = ("im2col", "pool", "softmax_ce", "batch_norm", "optim", "fused")
+_COMPILED = ("im2col", "pool", "softmax_ce", "batch_norm", "optim", "fused", "activation")
 
 
 def backend():

@@ -194,6 +194,7 @@ def _gelu_grad(x, d, approximate=False):
 class Gelu(_Unary):
     type = "gelu"
     attrs = {"approximate": False}
+    kernels = {"forward": "activation:gelu_forward", "backward": "activation:gelu_backward"}
     forward = staticmethod(_gelu)
     backward = staticmethod(_gelu_grad)
 
