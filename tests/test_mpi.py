@@ -60,3 +60,49 @@ def test_distributed_names_report_the_world(tmp_path):
     assert r.returncode == 0, r.stderr
     # ranks share stdout, so their lines may interleave: find the reports anywhere
     assert sorted(re.findall(r"RW \d \d \d", r.stdout)) == ["RW 0 2 2", "RW 1 2 2"]
+
+
+def test_communicators_sum_broadcast_and_gather_across_processes(tmp_path):
+    # each rank holds rank-dependent values; every result is checked on every rank
+    script = tmp_path / "comm.py"
+    script.write_text(textwrap.dedent("""
+        import threading
+        import numpy as np
+        from refimpl.parallel import launch
+        from refimpl.parallel.communicator import HierarchicalCommunicator, MPICommunicator
+        comm = launch.mpi_comm()
+        rank, size = comm.Get_rank(), comm.Get_size()
+        ranks_sum = size * (size - 1) / 2
+
+        # small arrays share 1 KB buckets (several buckets), a large one goes on its own
+        arrays = [np.full(n, rank, dtype) for n, dtype in
+                  [(3, np.float32), (100, np.float32), (200, np.float64), (5000, np.float32),
+                   (7, np.float64)]]
+        MPICommunicator(comm).allreduce(arrays, bucket_bytes=1024)
+        for a in arrays:
+            np.testing.assert_array_equal(a, np.full(a.shape, ranks_sum, a.dtype))
+
+        # 2 places per process: global rank = 2 * process rank + place
+        hier = HierarchicalCommunicator(2, comm)
+        out = [None, None]
+        def place(d):
+            me = hier.global_rank(d)
+            total, = hier.allreduce(d, [np.full((2, 2), me, np.float32)])
+            owned = [np.full(3, me, np.float32), np.full(1, me, np.float32)]
+            hier.broadcast(d, owned, roots=[0, 2 * size - 1])
+            gathered = hier.allgather(d, np.array([me]))
+            out[d] = (total, owned, gathered)
+        threads = [threading.Thread(target=place, args=(d,)) for d in range(2)]
+        [t.start() for t in threads]
+        [t.join() for t in threads]
+        devices = 2 * size
+        for total, owned, gathered in out:
+            np.testing.assert_array_equal(total, np.full((2, 2), devices * (devices - 1) / 2))
+            np.testing.assert_array_equal(owned[0], np.zeros(3))
+            np.testing.assert_array_equal(owned[1], np.full(1, devices - 1))
+            assert [int(g[0]) for g in gathered] == list(range(devices))
+        print("rank %d ok" % rank)
+    """))
+    r = _run(3, str(script))
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert sorted(re.findall(r"rank \d ok", r.stdout)) == ["rank 0 ok", "rank 1 ok", "rank 2 ok"]
