@@ -1,62 +1,83 @@
-"""BuildStrategy effects, measured: peak bytes of live temporaries and step time with and
-without enable_inplace + memory_optimize, and with fusion on vs off. Prints JSON.
+"""BuildStrategy memory options, measured: peak bytes of live temporaries and step time
+with and without enable_inplace + memory_optimize. Prints JSON.
 
     python bench/bench_memory.py [mlp_deep lenet]
+
+Configurations are timed in alternation, step by step, so load from other processes on a
+shared machine hits them alike; the figure is the median step.
 """
 import json
 import statistics
 import sys
 import time
 
-import numpy as np
-
 import refimpl as paddle
 from refimpl import static
 from refimpl.bench_cli import WORKLOADS, _data, build_static
 from refimpl.framework.scope import Scope
 
-FUSIONS = ("fuse_elewise_add_act_ops", "fuse_bn_act_ops", "fuse_all_optimizer_ops")
 
+class Session:
+    """One workload compiled with some BuildStrategy flags, in its own scope."""
 
-def measure(name, steps=20, **flags):
-    main, startup, loss = build_static(paddle, name)
-    strategy = static.BuildStrategy()
-    for k, v in flags.items():
-        setattr(strategy, k, v)
-    prog = static.CompiledProgram(main, build_strategy=strategy)
-    scope = Scope()
-    exe = static.Executor()
-    exe.run(startup, scope=scope)
-    x, y = _data(name)
-    feed = {"x": x, "y": y}
-    times = []
-    for _ in range(steps + 3):
+    def __init__(self, name, **flags):
+        main, startup, self.loss = build_static(paddle, name)
+        strategy = static.BuildStrategy()
+        for k, v in flags.items():
+            setattr(strategy, k, v)
+        self.program = static.CompiledProgram(main, build_strategy=strategy)
+        self.scope = Scope()
+        self.exe = static.Executor()
+        self.exe.run(startup, scope=self.scope)
+        x, y = _data(name)
+        self.feed = {"x": x, "y": y}
+        self.times = []
+
+    def step(self):
         t0 = time.perf_counter()
-        exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)
-        times.append(time.perf_counter() - t0)
-    (programs, plans, _), = prog._device_sets[id(scope)].plans.values()
-    env = scope._values
-    env.update(feed)
-    peak = plans[0].run_measuring_memory(env)
-    plans[0].drop_temporaries(env)
-    return {"peak_temporary_bytes": int(peak), "ms_per_step": 1e3 * statistics.median(times[3:]),
-            "ops": len(programs[0].global_block().ops)}
+        self.exe.run(self.program, feed=self.feed, fetch_list=[self.loss], scope=self.scope)
+        self.times.append(time.perf_counter() - t0)
+
+    def _plan(self):
+        (programs, plans, _), = self.program._device_sets[id(self.scope)].plans.values()
+        return programs[0], plans[0]
+
+    def peak_bytes(self):
+        """Peak bytes held by the step's temporaries (activations, gradients)."""
+        _, plan = self._plan()
+        env = self.scope._values
+        env.update(self.feed)
+        peak = plan.run_measuring_memory(env)
+        plan.drop_temporaries(env)
+        return int(peak)
+
+    def report(self, warmup=3):
+        program, plan = self._plan()
+        return {"peak_temporary_bytes": self.peak_bytes(),
+                "ms_per_step": round(1e3 * statistics.median(self.times[warmup:]), 3),
+                "ops": len(program.global_block().ops), "ops_in_place": plan.inplace_ops}
+
+
+def compare(name, configs, steps=30):
+    """{label: report} for configurations {label: flags}, stepped in alternation."""
+    sessions = {label: Session(name, **flags) for label, flags in configs.items()}
+    for _ in range(steps + 3):
+        for s in sessions.values():
+            s.step()
+    return {label: s.report() for label, s in sessions.items()}
 
 
 def main(names):
     for name in names or ["mlp_deep", "lenet"]:
-        off = measure(name, memory_optimize=False, enable_inplace=False)
-        on = measure(name, memory_optimize=True, enable_inplace=True)
-        unfused = measure(name)
-        fused = measure(name, **{f: True for f in FUSIONS})
-        print(json.dumps({
-            "workload": name,
-            "memory": {"off": off, "inplace+memory_optimize": on,
-                       "peak_reduction": round(1 - on["peak_temporary_bytes"]
-                                               / off["peak_temporary_bytes"], 3),
-                       "time_cost": round(on["ms_per_step"] / off["ms_per_step"] - 1, 3)},
-            "fusion": {"off": unfused, "on": fused,
-                       "speedup": round(unfused["ms_per_step"] / fused["ms_per_step"], 3)}}))
+        r = compare(name, {"off": dict(memory_optimize=False, enable_inplace=False),
+                           "gc": dict(memory_optimize=None, enable_inplace=False),
+                           "inplace+memory_optimize": dict(memory_optimize=True,
+                                                           enable_inplace=True)})
+        off, on = r["off"], r["inplace+memory_optimize"]
+        r["peak_reduction"] = round(1 - on["peak_temporary_bytes"] / off["peak_temporary_bytes"],
+                                    3)
+        r["time_cost"] = round(on["ms_per_step"] / off["ms_per_step"] - 1, 3)
+        print(json.dumps({"workload": name, "memory": r}))
 
 
 if __name__ == "__main__":
