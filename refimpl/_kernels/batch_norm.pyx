@@ -10,20 +10,37 @@ ctypedef fused real:
 
 
 cdef void _stats(real[:, :, ::1] x, double[::1] mean, double[::1] var) noexcept nogil:
-    cdef Py_ssize_t n, c, s, N = x.shape[0], C = x.shape[1], S = x.shape[2]
-    cdef double total, total_sq, v, count = N * S
+    """Per-channel mean and biased variance in one pass: sums of d = x - K and d*d, K being
+    the channel's first value (so no catastrophic cancellation), over four independent
+    accumulators so the additions pipeline instead of waiting on one another."""
+    cdef Py_ssize_t n, c, s, lane, N = x.shape[0], C = x.shape[1], S = x.shape[2]
+    cdef double K, d, d_mean, count = N * S
+    cdef double sums[4]
+    cdef double squares[4]
+    cdef real* row
     for c in range(C):
-        total = 0
+        K = x[0, c, 0]
+        for lane in range(4):
+            sums[lane] = 0
+            squares[lane] = 0
         for n in range(N):
-            for s in range(S):
-                total = total + x[n, c, s]
-        mean[c] = total / count
-        total_sq = 0
-        for n in range(N):
-            for s in range(S):
-                v = x[n, c, s] - mean[c]
-                total_sq = total_sq + v * v
-        var[c] = total_sq / count
+            row = &x[n, c, 0]
+            s = 0
+            while s + 4 <= S:
+                for lane in range(4):
+                    d = row[s + lane] - K
+                    sums[lane] += d
+                    squares[lane] += d * d
+                s += 4
+            while s < S:
+                d = row[s] - K
+                sums[0] += d
+                squares[0] += d * d
+                s += 1
+        d_mean = (sums[0] + sums[1] + sums[2] + sums[3]) / count
+        mean[c] = K + d_mean
+        var[c] = max((squares[0] + squares[1] + squares[2] + squares[3]) / count
+                     - d_mean * d_mean, 0.0)
 
 
 cdef void _normalize(real[:, :, ::1] x, real[:, :, ::1] y, double[::1] mean,

@@ -1,81 +1,101 @@
-# cython: language_level=3, boundscheck=True
-# Bounds checks stay on here (a label indexes a row); their cost is negligible per row.
-"""softmax_with_cross_entropy with hard labels over the last axis, fused in one pass per
-row (GIL released): drop-ins for refimpl.ops.softmax_with_cross_entropy."""
+# cython: language_level=3
+"""softmax_with_cross_entropy with hard labels over the last axis (GIL released): drop-ins
+for refimpl.ops.softmax_with_cross_entropy. Forward: row max and shift, numpy's SIMD exp,
+then normalization and the loss in one pass per row; backward in one pass. Labels are
+range-checked before the loops, which then run without bounds checks."""
 import numpy as np
-from libc.math cimport exp, log
+from libc.math cimport log
 
 ctypedef fused real:
     float
     double
 
 
-cdef void _forward(real[:, ::1] logits, long[::1] label, real[:, ::1] prob, real[::1] loss,
-                   long ignore_index) noexcept nogil:
-    cdef Py_ssize_t i, j, rows = logits.shape[0], k = logits.shape[1]
-    cdef double m, total
-    for i in range(rows):
+cdef void _shift_by_row_max(real[:, ::1] logits, real[:, ::1] shifted) noexcept nogil:
+    cdef Py_ssize_t i, j, k = logits.shape[1]
+    cdef real m
+    for i in range(logits.shape[0]):
         m = logits[i, 0]
         for j in range(1, k):
             if logits[i, j] > m:
                 m = logits[i, j]
+        for j in range(k):
+            shifted[i, j] = logits[i, j] - m
+
+
+cdef void _normalize_and_loss(real[:, ::1] shifted, real[:, ::1] prob, long[::1] label,
+                              real[::1] loss, long ignore_index) noexcept nogil:
+    """prob holds exp(shifted); scale each row to sum 1 and take -log prob[label]."""
+    cdef Py_ssize_t i, j, k = prob.shape[1]
+    cdef double total
+    cdef real inv
+    for i in range(prob.shape[0]):
         total = 0
         for j in range(k):
-            prob[i, j] = <real>exp(logits[i, j] - m)
             total = total + prob[i, j]
+        inv = <real>(1.0 / total)
         for j in range(k):
-            prob[i, j] = <real>(prob[i, j] / total)
+            prob[i, j] = prob[i, j] * inv
         if label[i] == ignore_index:
             loss[i] = 0
         else:
-            loss[i] = <real>(log(total) - (logits[i, label[i]] - m))
+            loss[i] = <real>(log(total) - shifted[i, label[i]])
 
 
 cdef void _backward(real[:, ::1] prob, long[::1] label, real[::1] dloss, real[:, ::1] dx,
                     long ignore_index) noexcept nogil:
     cdef Py_ssize_t i, j, rows = prob.shape[0], k = prob.shape[1]
+    cdef real d
     for i in range(rows):
         if label[i] == ignore_index:
             for j in range(k):
                 dx[i, j] = 0
             continue
+        d = dloss[i]
         for j in range(k):
-            dx[i, j] = prob[i, j] * dloss[i]
-        dx[i, label[i]] -= dloss[i]
+            dx[i, j] = prob[i, j] * d
+        dx[i, label[i]] -= d
 
 
 def _rows(a):
-    return np.ascontiguousarray(a).reshape(-1, a.shape[-1])
+    # a.shape[a.ndim - 1], not [-1]: this module compiles with wraparound off
+    return np.ascontiguousarray(a).reshape(-1, a.shape[a.ndim - 1])
 
 
-def _labels(label, rows, k):
+def _labels(label, rows, classes, ignore_index):
+    """Flat int64 labels, checked: one per row, each a class or ignore_index."""
     lab = np.ascontiguousarray(label, dtype=np.int64).reshape(-1)
     if lab.size != rows:
         raise ValueError("Label has %d entries for %d rows of Logits" % (lab.size, rows))
+    bad = (lab != ignore_index) & ((lab < 0) | (lab >= classes))
+    if bad.any():
+        raise IndexError("Label: class %d is out of range for %d classes (ignore_index=%d)"
+                         % (lab[bad][0], classes, ignore_index))
     return lab
 
 
 def softmax_ce_forward(logits, label, soft_label=False, ignore_index=-100,
                        numeric_stable_mode=True, axis=-1):
     x = _rows(logits)
-    lab = _labels(label, x.shape[0], x.shape[1])
-    valid = lab[lab != ignore_index]
-    if valid.size and (valid.min() < 0 or valid.max() >= x.shape[1]):
-        raise IndexError("label %d is out of range for %d classes"
-                         % (valid[(valid < 0) | (valid >= x.shape[1])][0], x.shape[1]))
-    prob = np.empty_like(x)
+    lab = _labels(label, x.shape[0], x.shape[1], ignore_index)
+    shifted = np.empty_like(x)
     loss = np.empty(x.shape[0], x.dtype)
+    # numpy's exp is SIMD (and releases the GIL); the row passes around it are fused here
     if x.dtype == np.float32:
-        _forward[float](x, lab, prob, loss, ignore_index)
+        _shift_by_row_max[float](x, shifted)
+        prob = np.exp(shifted)
+        _normalize_and_loss[float](shifted, prob, lab, loss, ignore_index)
     else:
-        _forward[double](x, lab, prob, loss, ignore_index)
-    return prob.reshape(logits.shape), loss.reshape(logits.shape[:-1] + (1,))
+        _shift_by_row_max[double](x, shifted)
+        prob = np.exp(shifted)
+        _normalize_and_loss[double](shifted, prob, lab, loss, ignore_index)
+    return prob.reshape(logits.shape), loss.reshape(logits.shape[:logits.ndim - 1] + (1,))
 
 
 def softmax_ce_backward(label, softmax, dloss, soft_label=False, ignore_index=-100,
                         numeric_stable_mode=True, axis=-1):
     p = _rows(softmax)
-    lab = _labels(label, p.shape[0], p.shape[1])
+    lab = _labels(label, p.shape[0], p.shape[1], ignore_index)
     d = np.ascontiguousarray(dloss, dtype=p.dtype).reshape(-1)
     dx = np.empty_like(p)
     if p.dtype == np.float32:
