@@ -29,69 +29,75 @@ cdef inline void _window(int o, int out_size, int size, int k, int s, int pad_lo
     hi[0] = max(min(b, size), lo[0])
 
 
-cdef void _forward(real[:, :, :, ::1] x, real[:, :, :, ::1] out, int kh, int kw, int sh,
-                   int sw, int pt, int pb, int pl, int pr, bint is_max, bint exclusive,
-                   bint adaptive) noexcept nogil:
+def _forward(real[:, :, :, ::1] x, real[:, :, :, ::1] out, int kh, int kw, int sh, int sw,
+             int pt, int pb, int pl, int pr, bint is_max, bint exclusive, bint adaptive):
     cdef int n, c, i, j, r, q, r0, r1, c0, c1, fh, fw
     cdef int h = x.shape[2], w = x.shape[3], ho = out.shape[2], wo = out.shape[3]
     cdef double acc
     cdef real best
-    for n in range(x.shape[0]):
-        for c in range(x.shape[1]):
-            for i in range(ho):
-                _window(i, ho, h, kh, sh, pt, pb, adaptive, &r0, &r1, &fh)
-                for j in range(wo):
-                    _window(j, wo, w, kw, sw, pl, pr, adaptive, &c0, &c1, &fw)
-                    if is_max:
-                        best = -FLT_MAX   # Paddle's initial value: an empty window keeps it
-                        for r in range(r0, r1):
-                            for q in range(c0, c1):
-                                if x[n, c, r, q] > best:
-                                    best = x[n, c, r, q]
-                        out[n, c, i, j] = best
-                    else:
-                        acc = 0
-                        for r in range(r0, r1):
-                            for q in range(c0, c1):
-                                acc = acc + x[n, c, r, q]
-                        if exclusive or adaptive:
-                            out[n, c, i, j] = <real>(acc / ((r1 - r0) * (c1 - c0)))
+    with nogil:
+        for n in range(x.shape[0]):
+            for c in range(x.shape[1]):
+                for i in range(ho):
+                    _window(i, ho, h, kh, sh, pt, pb, adaptive, &r0, &r1, &fh)
+                    for j in range(wo):
+                        _window(j, wo, w, kw, sw, pl, pr, adaptive, &c0, &c1, &fw)
+                        if is_max:
+                            best = -FLT_MAX   # Paddle's initial value: an empty window keeps it
+                            for r in range(r0, r1):
+                                for q in range(c0, c1):
+                                    if x[n, c, r, q] > best:
+                                        best = x[n, c, r, q]
+                            out[n, c, i, j] = best
                         else:
-                            out[n, c, i, j] = <real>(acc / (fh * fw))
+                            acc = 0
+                            for r in range(r0, r1):
+                                for q in range(c0, c1):
+                                    acc = acc + x[n, c, r, q]
+                            if exclusive or adaptive:
+                                out[n, c, i, j] = <real>(acc / ((r1 - r0) * (c1 - c0)))
+                            else:
+                                out[n, c, i, j] = <real>(acc / (fh * fw))
 
 
-cdef void _backward(real[:, :, :, ::1] x, real[:, :, :, ::1] dout, real[:, :, :, ::1] dx,
-                    int kh, int kw, int sh, int sw, int pt, int pb, int pl, int pr,
-                    bint is_max, bint exclusive, bint adaptive) noexcept nogil:
+def _backward(real[:, :, :, ::1] x, real[:, :, :, ::1] dout, real[:, :, :, ::1] dx, int kh,
+              int kw, int sh, int sw, int pt, int pb, int pl, int pr, bint is_max,
+              bint exclusive, bint adaptive):
     cdef int n, c, i, j, r, q, r0, r1, c0, c1, fh, fw, br, bq
     cdef int h = x.shape[2], w = x.shape[3], ho = dout.shape[2], wo = dout.shape[3]
-    cdef real best, g
-    for n in range(x.shape[0]):
-        for c in range(x.shape[1]):
-            for i in range(ho):
-                _window(i, ho, h, kh, sh, pt, pb, adaptive, &r0, &r1, &fh)
-                for j in range(wo):
-                    _window(j, wo, w, kw, sw, pl, pr, adaptive, &c0, &c1, &fw)
-                    g = dout[n, c, i, j]
-                    if r0 == r1 or c0 == c1:
-                        continue
-                    if is_max:
-                        br, bq = r0, c0
-                        best = x[n, c, r0, c0]
-                        for r in range(r0, r1):
-                            for q in range(c0, c1):
-                                if x[n, c, r, q] > best:
-                                    best = x[n, c, r, q]
-                                    br, bq = r, q
-                        dx[n, c, br, bq] += g
-                    else:
-                        if exclusive or adaptive:
-                            g = <real>(g / ((r1 - r0) * (c1 - c0)))
+    cdef real best, g, v
+    cdef int better
+    with nogil:
+        for n in range(x.shape[0]):
+            for c in range(x.shape[1]):
+                for i in range(ho):
+                    _window(i, ho, h, kh, sh, pt, pb, adaptive, &r0, &r1, &fh)
+                    for j in range(wo):
+                        _window(j, wo, w, kw, sw, pl, pr, adaptive, &c0, &c1, &fw)
+                        g = dout[n, c, i, j]
+                        if r0 == r1 or c0 == c1:
+                            continue
+                        if is_max:
+                            br, bq = r0, c0
+                            best = x[n, c, r0, c0]
+                            for r in range(r0, r1):
+                                for q in range(c0, c1):
+                                    # branch-free arithmetic: on random data an `if` here
+                                    # mispredicts about half of the time (3x slower)
+                                    v = x[n, c, r, q]
+                                    better = v > best
+                                    best = max(v, best)
+                                    br += (r - br) * better
+                                    bq += (q - bq) * better
+                            dx[n, c, br, bq] += g
                         else:
-                            g = <real>(g / (fh * fw))
-                        for r in range(r0, r1):
-                            for q in range(c0, c1):
-                                dx[n, c, r, q] += g
+                            if exclusive or adaptive:
+                                g = <real>(g / ((r1 - r0) * (c1 - c0)))
+                            else:
+                                g = <real>(g / (fh * fw))
+                            for r in range(r0, r1):
+                                for q in range(c0, c1):
+                                    dx[n, c, r, q] += g
 
 
 def pool2d_forward(x, pooling_type="max", ksize=(2, 2), strides=(1, 1), paddings=(0, 0),
@@ -104,10 +110,7 @@ def pool2d_forward(x, pooling_type="max", ksize=(2, 2), strides=(1, 1), paddings
     out = np.empty((x.shape[0], x.shape[1], ho, wo), x.dtype)
     args = (k[0], k[1], s[0], s[1], p[0], p[1], p[2], p[3], pooling_type == "max", exclusive,
             adaptive and not global_pooling)
-    if x.dtype == np.float32:
-        _forward[float](x, out, *args)
-    else:
-        _forward[double](x, out, *args)
+    _forward(x, out, *args)
     return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if nhwc else out
 
 
@@ -123,8 +126,5 @@ def pool2d_backward(x, out, dout, pooling_type="max", ksize=(2, 2), strides=(1, 
     dx = np.zeros_like(x)
     args = (k[0], k[1], s[0], s[1], p[0], p[1], p[2], p[3], pooling_type == "max", exclusive,
             adaptive and not global_pooling)
-    if x.dtype == np.float32:
-        _backward[float](x, dout, dx, *args)
-    else:
-        _backward[double](x, dout, dx, *args)
+    _backward(x, dout, dx, *args)
     return np.ascontiguousarray(dx.transpose(0, 2, 3, 1)) if nhwc else dx
