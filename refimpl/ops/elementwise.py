@@ -5,7 +5,7 @@ is numpy broadcasting (either operand may be the smaller one).
 """
 import numpy as np
 
-from ._common import FLOATS, align, broadcast_shape, rand, unbroadcast, y_view_shape
+from ._common import align, broadcast_shape, rand, unbroadcast, y_view_shape
 from .registry import OpDef, Sample, register
 
 
@@ -194,6 +194,9 @@ class ElementwisePow(_Elementwise):
 class _NoGradElementwise(_Elementwise):
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4) * 10, "Y": np.full((3, 4), 3.0)})
+        # integers of both signs: the result follows Python's floor rule
+        yield Sample({"X": rng.randint(-9, 10, (2, 3, 4)), "Y": np.array([-4, 3, -2])},
+                     {"axis": 1}, name="int_signs")
 
 
 @register
