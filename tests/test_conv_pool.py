@@ -264,7 +264,8 @@ def test_pool2d_rejects_unknown_type():
 # -- training -------------------------------------------------------------------------------
 
 def test_lenet_loss_decreases():
-    """LeNet (conv 20@5x5, pool, conv 50@5x5, pool, fc 500, fc 10) memorizes a batch."""
+    """LeNet (conv 20@5x5, pool, conv 50@5x5, pool, fc 500, fc 10) fits a batch."""
+    paddle.seed(0)
     img = static.data("img", [None, 1, 28, 28], "float32")
     label = static.data("label", [None, 1], "int64")
     h = img
@@ -273,15 +274,15 @@ def test_lenet_loss_decreases():
     h = fluid.layers.fc(h, 500, act="relu")
     logits = fluid.layers.fc(h, 10)
     loss = paddle.mean(F.softmax_with_cross_entropy(logits, label))
-    paddle.optimizer.SGD(learning_rate=0.05).minimize(loss)
+    paddle.optimizer.SGD(learning_rate=0.01).minimize(loss)
     exe = static.Executor()
     exe.run(static.default_startup_program())
     rng = np.random.RandomState(0)
     feed = {"img": rng.rand(16, 1, 28, 28).astype("float32"),
             "label": rng.randint(0, 10, (16, 1)).astype("int64")}
-    losses = [float(exe.run(feed=feed, fetch_list=[loss])[0]) for _ in range(8)]
+    losses = [float(exe.run(feed=feed, fetch_list=[loss])[0]) for _ in range(12)]
     assert all(np.isfinite(losses))
-    assert losses[-1] < 0.7 * losses[0], losses
+    assert losses[-1] < 0.75 * losses[0] and max(losses[6:]) < min(losses[:2]), losses
 
 
 # -- compiled kernels vs the numpy references -----------------------------------------------
