@@ -116,10 +116,9 @@ class FusedAddRelu(Fused):
 
 @register
 class FusedAddReluGrad(Fused):
-    """relu_grad then elementwise_add_grad of that chain: dX and the bias's column sum in one
-    pass (bit-identical to the two ops)."""
+    """relu_grad then elementwise_add_grad of that chain, reading relu's Out where the add's
+    grad read X (see passes/fuse_elewise_add_act.py); runs the member kernels."""
     type = "fused_elemwise_add_relu_grad"
-    kernels = {"forward": "fused:add_relu_grad"}
 
     def infer_shape(self, ctx):
         """Each gradient has the shape of what it differentiates: relu's Out, add's X, Y."""

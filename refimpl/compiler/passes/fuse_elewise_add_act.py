@@ -1,8 +1,8 @@
 """fuse_elewise_add_act_ops: elementwise_add followed by an activation becomes one
 fused_elemwise_add_activation op, and the activation's grad followed by
 elementwise_add_grad becomes fused_elemwise_add_activation_grad. A bias add + relu (the fc
-epilogue) becomes fused_elemwise_add_relu(_grad), whose compiled kernels make one pass over
-the data each way."""
+epilogue) becomes fused_elemwise_add_relu (a one-pass compiled kernel) and
+fused_elemwise_add_relu_grad."""
 from .fuse_chain import fuse_chains
 
 ACTIVATIONS = {"relu", "sigmoid", "tanh", "scale", "gelu", "leaky_relu", "relu6", "elu",
@@ -10,14 +10,12 @@ ACTIVATIONS = {"relu", "sigmoid", "tanh", "scale", "gelu", "leaky_relu", "relu6"
 
 
 def _is_bias_add(add):
-    """X is 2-D, Y a bias of X's dtype along its last axis, at least 2 wide (numpy sums a
-    1-wide column pairwise, the kernel row by row: the results would differ in the last
-    bits)."""
+    """X is 2-D, Y a bias of X's dtype along its last axis: the compiled kernel's layout."""
     x = add.block._find_var_recursive(add.input("X")[0])
     y = add.block._find_var_recursive(add.input("Y")[0])
     return (x.shape is not None and y.shape is not None and len(x.shape) == 2
             and len(y.shape) == 1 and add.attrs.get("axis", -1) in (-1, 1)
-            and x.shape[1] == y.shape[0] >= 2 and x.dtype == y.dtype)
+            and x.shape[1] == y.shape[0] and x.dtype == y.dtype)
 
 
 def _pick_forward(members):
