@@ -142,6 +142,24 @@ def test_functional_conv2d_nhwc_same_valid_and_bias():
     np.testing.assert_allclose(got_valid, want_valid.transpose(0, 2, 3, 1), rtol=1e-10)
 
 
+def test_padding_pairs_and_depthwise_from_functional():
+    """Paddle's per-dimension [before, after] padding pairs; F.conv2d with one group per
+    channel emits depthwise_conv2d like Paddle on CPU."""
+    x = static.data("x", [None, 3, 5, 6], "float64")
+    weight = static.create_parameter([6, 1, 3, 3], "float64", name="dw")
+    pairs = F.conv2d(x, weight, padding=[[0, 0], [0, 0], [2, 0], [1, 1]], groups=3)
+    flat = F.conv2d(x, weight, padding=[2, 0, 1, 1], groups=3)
+    assert [op.type for op in static.default_main_program().global_block().ops] == \
+        ["depthwise_conv2d"] * 2
+    a = RNG.randn(2, 3, 5, 6)
+    got_pairs, got_flat, wv = _run([pairs, flat, "dw"], {"x": a})
+    want = conv_loops(a, wv, pads=(2, 0, 1, 1), groups=3)
+    np.testing.assert_allclose(got_pairs, want, rtol=1e-10)
+    np.testing.assert_allclose(got_flat, want, rtol=1e-10)
+    with pytest.raises(ValueError, match="pads the batch or channel dimension"):
+        F.conv2d(x, weight, padding=[[0, 0], [1, 1], [0, 0], [0, 0]], groups=3)
+
+
 def test_conv2d_errors_name_filter_and_input():
     x = static.data("img", [None, 3, 8, 8], "float32")
     weight = static.create_parameter([4, 2, 3, 3], "float32", name="kernel")

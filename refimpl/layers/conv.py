@@ -10,8 +10,10 @@ def _pair(v):
     return list(v) if isinstance(v, (list, tuple)) else [v, v]
 
 
-def _padding(padding):
-    """(paddings list, padding_algorithm) from an int, a list or 'SAME'/'VALID'."""
+def _padding(padding, data_format="NCHW"):
+    """(paddings list, padding_algorithm) from 'SAME'/'VALID', an int, [ph, pw],
+    [top, bottom, left, right], or one [before, after] pair per dimension of the input
+    (the batch and channel pairs must be [0, 0])."""
     if isinstance(padding, str):
         algo = padding.upper()
         if algo not in ("SAME", "VALID"):
@@ -19,7 +21,22 @@ def _padding(padding):
                              % padding)
         return [0, 0], algo
     p = _pair(padding)
-    return (p if len(p) in (2, 4) else p[:2]), "EXPLICIT"
+    if len(p) == 4 and all(isinstance(v, (list, tuple)) for v in p):
+        nhwc = data_format == "NHWC"
+        spatial, others = (p[1:3], [p[0], p[3]]) if nhwc else (p[2:], p[:2])
+        if any(list(v) != [0, 0] for v in others):
+            raise ValueError("padding %s pads the batch or channel dimension" % (padding,))
+        return [v for pair in spatial for v in pair], "EXPLICIT"
+    if len(p) not in (2, 4):
+        raise ValueError("padding must have 1, 2 or 4 values, got %s" % (padding,))
+    return p, "EXPLICIT"
+
+
+def _conv_type(channels, num_filters, groups):
+    """depthwise_conv2d for one group per channel, as Paddle picks it (its own op type, so
+    passes can find it)."""
+    return "depthwise_conv2d" if groups == channels > 1 and num_filters % channels == 0 \
+        else "conv2d"
 
 
 def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None,
@@ -38,10 +55,8 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
     std = math.sqrt(2.0 / (kh * kw * channels))
     w = helper.create_parameter(param_attr, [num_filters, channels // groups, kh, kw],
                                 input.dtype, default_initializer=Normal(0.0, std))
-    paddings, algo = _padding(padding)
-    op_type = "depthwise_conv2d" if groups == channels and num_filters % channels == 0 \
-        and groups > 1 else "conv2d"
-    out = append_op_out(op_type, {"Input": [input], "Filter": [w]},
+    paddings, algo = _padding(padding, data_format)
+    out = append_op_out(_conv_type(channels, num_filters, groups), {"Input": [input], "Filter": [w]},
                         {"strides": _pair(stride), "paddings": paddings,
                          "padding_algorithm": algo, "groups": groups,
                          "dilations": _pair(dilation), "data_format": data_format},
@@ -52,8 +67,11 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
 
 def functional_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
                       data_format="NCHW", name=None):
-    paddings, algo = _padding(padding)
-    out = append_op_out("conv2d", {"Input": [x], "Filter": [weight]},
+    check_variable(x, "x", "conv2d")
+    paddings, algo = _padding(padding, data_format)
+    channels = x.shape[3] if data_format == "NHWC" else x.shape[1]
+    out = append_op_out(_conv_type(channels, weight.shape[0], groups),
+                        {"Input": [x], "Filter": [weight]},
                         {"strides": _pair(stride), "paddings": paddings,
                          "padding_algorithm": algo, "groups": groups,
                          "dilations": _pair(dilation), "data_format": data_format},
@@ -67,7 +85,7 @@ def functional_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, gro
 def _pool(x, pool_type, ksize, stride, padding, ceil_mode, exclusive, global_pooling,
           data_format, name, adaptive=False):
     check_variable(x, "x", "pool2d")
-    paddings, algo = _padding(padding)
+    paddings, algo = _padding(padding, data_format)
     return append_op_out("pool2d", {"X": [x]},
                          {"pooling_type": pool_type, "ksize": _pair(ksize),
                           "strides": _pair(stride), "paddings": paddings,
