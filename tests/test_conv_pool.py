@@ -392,3 +392,23 @@ def test_pool_kernels_match_reference(cfg):
     got = fast_bwd(x, y, dy, **attrs)
     assert got.dtype == x.dtype
     np.testing.assert_allclose(got, op.backward(x, y, dy, **attrs), rtol, atol)
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 3), st.integers(2, 9), st.integers(2, 9),
+       st.sampled_from(["float32", "float64"]), st.sampled_from(["NCHW", "NHWC"]),
+       st.integers(0, 2 ** 31 - 1))
+def test_max_pool_2x2_kernel_matches_reference_with_ties(n, c, h, w, dtype, data_format, seed):
+    """2x2 / stride 2 max pooling has its own compiled loop: with many ties (4 distinct
+    values) it must send each gradient to the same first maximum as the reference, and odd
+    sizes leave the uncovered last row/column with a zero gradient."""
+    fast_fwd, fast_bwd = _kernel("pool2d", "forward"), _kernel("pool2d", "backward")
+    op = get_op_def("pool2d")
+    attrs = dict(op.attrs, ksize=[2, 2], strides=[2, 2], data_format=data_format)
+    rng = np.random.RandomState(seed)
+    shape = (n, h, w, c) if data_format == "NHWC" else (n, c, h, w)
+    x = rng.randint(0, 4, shape).astype(dtype)
+    y = op.forward(x, **attrs)
+    np.testing.assert_array_equal(fast_fwd(x, **attrs), y)
+    dy = rng.randn(*y.shape).astype(dtype)
+    np.testing.assert_array_equal(fast_bwd(x, y, dy, **attrs), op.backward(x, y, dy, **attrs))

@@ -11,52 +11,75 @@ ctypedef fused real:
     double
 
 
+cdef inline void _valid_span(int off, int wo, int w, int sw, int* lo,
+                             int* hi) noexcept nogil:
+    """[lo, hi): the output columns ox whose input column ox*sw + off is inside [0, w)."""
+    lo[0] = 0 if off >= 0 else min((-off + sw - 1) // sw, wo)
+    hi[0] = max(min((w - off + sw - 1) // sw, wo), lo[0])
+
+
 def _im2col(real[:, :, :, ::1] x, real[:, ::1] col, int kh, int kw, int sh, int sw, int ph,
             int pw, int dh, int dw, int ho, int wo):
     """col[(c*kh + i)*kw + j, (n*ho + oy)*wo + ox] = x[n, c, oy*sh - ph + i*dh, ox*sw - pw + j*dw]
-    (0 in the padding). Per-element bounds checks measured faster than copying in-bounds
-    spans with memcpy for LeNet's short rows."""
+    (0 in the padding). The in-bounds span of each output row is found once per (i, j), so
+    the copy loop has no bounds checks and, for stride 1, vectorizes."""
     cdef int n_img = x.shape[0], channels = x.shape[1], h = x.shape[2], w = x.shape[3]
-    cdef int row, c, i, j, n, oy, ox, iy, ix
-    cdef Py_ssize_t base
+    cdef int row, c, i, j, n, oy, ox, iy, lo, hi, off
+    cdef real* dst
+    cdef const real* src
     with nogil:
         for row in range(channels * kh * kw):
             c, i, j = row // (kh * kw), (row // kw) % kh, row % kw
+            off = j * dw - pw
+            _valid_span(off, wo, w, sw, &lo, &hi)
             for n in range(n_img):
                 for oy in range(ho):
                     iy = oy * sh - ph + i * dh
-                    base = (n * ho + oy) * wo
+                    dst = &col[row, (n * ho + oy) * wo]
                     if iy < 0 or iy >= h:
                         for ox in range(wo):
-                            col[row, base + ox] = 0
+                            dst[ox] = 0
                         continue
-                    for ox in range(wo):
-                        ix = ox * sw - pw + j * dw
-                        if ix < 0 or ix >= w:
-                            col[row, base + ox] = 0
-                        else:
-                            col[row, base + ox] = x[n, c, iy, ix]
+                    for ox in range(lo):
+                        dst[ox] = 0
+                    for ox in range(hi, wo):
+                        dst[ox] = 0
+                    src = &x[n, c, iy, lo * sw + off]   # first in-bounds input column
+                    dst = dst + lo
+                    if sw == 1:
+                        for ox in range(hi - lo):
+                            dst[ox] = src[ox]
+                    else:
+                        for ox in range(hi - lo):
+                            dst[ox] = src[ox * sw]
 
 
 def _col2im(real[:, ::1] col, real[:, :, :, ::1] dx, int kh, int kw, int sh, int sw, int ph,
             int pw, int dh, int dw, int ho, int wo):
     """dx += the adjoint of _im2col (what fell on padding is dropped)."""
     cdef int n_img = dx.shape[0], channels = dx.shape[1], h = dx.shape[2], w = dx.shape[3]
-    cdef int row, c, i, j, n, oy, ox, iy, ix
-    cdef Py_ssize_t base
+    cdef int row, c, i, j, n, oy, ox, iy, lo, hi, off
+    cdef const real* src
+    cdef real* dst
     with nogil:
         for row in range(channels * kh * kw):
             c, i, j = row // (kh * kw), (row // kw) % kh, row % kw
+            off = j * dw - pw
+            _valid_span(off, wo, w, sw, &lo, &hi)
             for n in range(n_img):
                 for oy in range(ho):
                     iy = oy * sh - ph + i * dh
                     if iy < 0 or iy >= h:
                         continue
-                    base = (n * ho + oy) * wo
-                    for ox in range(wo):
-                        ix = ox * sw - pw + j * dw
-                        if ix >= 0 and ix < w:
-                            dx[n, c, iy, ix] += col[row, base + ox]
+                    src = &col[row, (n * ho + oy) * wo]
+                    dst = &dx[n, c, iy, lo * sw + off]
+                    src = src + lo
+                    if sw == 1:
+                        for ox in range(hi - lo):
+                            dst[ox] += src[ox]
+                    else:
+                        for ox in range(hi - lo):
+                            dst[ox * sw] += src[ox]
 
 
 def _geometry(x, f, strides, paddings, padding_algorithm, dilations):
