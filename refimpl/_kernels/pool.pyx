@@ -132,7 +132,7 @@ def _max2x2_backward(real[:, :, :, ::1] x, real[:, :, :, ::1] dout, real[:, :, :
     cdef const real* bottom
     cdef real* dtop
     cdef real* dbottom
-    cdef real best, g
+    cdef real best
     cdef int at, better
     with nogil:
         for n in range(x.shape[0]):
@@ -143,20 +143,24 @@ def _max2x2_backward(real[:, :, :, ::1] x, real[:, :, :, ::1] dout, real[:, :, :
                     dtop = &dx[n, c, 2 * i, 0]
                     dbottom = dtop + w
                     for j in range(wo):
-                        # branch-free: on random data an `if` mispredicts half of the time
+                        # branch-free (max selects, integer and float arithmetic): on random
+                        # data a branch here mispredicts about half of the time
                         best, at = top[2 * j], 0
                         better = top[2 * j + 1] > best
-                        best = top[2 * j + 1] if better else best
-                        at = 1 if better else at
+                        best = max(top[2 * j + 1], best)
+                        at += (1 - at) * better
                         better = bottom[2 * j] > best
-                        best = bottom[2 * j] if better else best
-                        at = 2 if better else at
-                        at = 3 if bottom[2 * j + 1] > best else at
-                        g = dout[n, c, i, j]
-                        dtop[2 * j] = g if at == 0 else 0
-                        dtop[2 * j + 1] = g if at == 1 else 0
-                        dbottom[2 * j] = g if at == 2 else 0
-                        dbottom[2 * j + 1] = g if at == 3 else 0
+                        best = max(bottom[2 * j], best)
+                        at += (2 - at) * better
+                        better = bottom[2 * j + 1] > best
+                        at += (3 - at) * better
+                        # zero the window, then write g at the winner's address (computed,
+                        # not selected by a branch)
+                        dtop[2 * j] = 0
+                        dtop[2 * j + 1] = 0
+                        dbottom[2 * j] = 0
+                        dbottom[2 * j + 1] = 0
+                        dtop[(at >> 1) * w + 2 * j + (at & 1)] = dout[n, c, i, j]
 
 
 def _is_max2x2(pooling_type, k, s, p, adaptive, global_pooling):
