@@ -62,7 +62,7 @@ def run_op_case(paddle, case, arrays):
         block.append_op(type=case["op"], inputs=in_vars, outputs=out_vars,
                         attrs=_dtype_attrs(paddle, case["attrs"]))
         if case["grads"]:
-            fetch += _append_gradients(paddle, case, arrays, in_vars, out_vars, feed)
+            fetch += _append_gradients(paddle, case, arrays, block, in_vars, out_vars, feed)
     exe = api(paddle, "static.Executor")(api(paddle, "CPUPlace")())
     exe.run(startup)
     values = exe.run(main, feed=feed, fetch_list=[var for _, var in fetch])
@@ -81,7 +81,7 @@ def _dtype_attrs(paddle, attrs):
             for k, v in attrs.items()}
 
 
-def _append_gradients(paddle, case, arrays, in_vars, out_vars, feed):
+def _append_gradients(paddle, case, arrays, block, in_vars, out_vars, feed):
     """d(sum <out, cot>)/d(input) through the implementation's own backward pass."""
     key = case["key"]
     targets, cotangents = [], []
@@ -89,8 +89,15 @@ def _append_gradients(paddle, case, arrays, in_vars, out_vars, feed):
         for j in range(len(specs)):
             out = out_vars[slot][j]
             cot = _shaped_like(arrays[array_key(key, "cot", slot, j)], out)
+            name = "cot_%s_%d" % (slot, j)
+            feed[name] = cot
+            # Paddle's gradients() wants the cotangent declared in the target's
+            # compile-time shape, which may be partly unknown (-1) or, for some legacy
+            # ops (expand, matmul_v2 batch broadcast), differ from the runtime shape;
+            # create_var (unlike static.data) does not check the fed shape against it.
             targets.append(out)
-            cotangents.append(_data(paddle, "cot_%s_%d" % (slot, j), cot, feed))
+            cotangents.append(block.create_var(name=name, shape=out.shape,
+                                               dtype=cot.dtype.name, stop_gradient=True))
     wanted = [(array_key(key, "grad", slot, j), in_vars[slot][j])
               for slot, specs in case["grads"].items() for j, spec in enumerate(specs) if spec]
     grads = api(paddle, "static.gradients")(targets, [v for _, v in wanted],
