@@ -52,10 +52,12 @@ def run_op_case(paddle, case, arrays):
                    for slot, specs in case["inputs"].items()}
         out_vars = {}
         for slot, specs in case["outputs"].items():
+            state = _updated_state(case, slot)
             out_vars[slot] = []
             for j, spec in enumerate(specs):
                 dtype = spec.split("[")[0] if spec else None
-                var = block.create_var(name="out_%s_%d" % (slot, j), dtype=dtype)
+                var = in_vars[state][j] if state else \
+                    block.create_var(name="out_%s_%d" % (slot, j), dtype=dtype)
                 out_vars[slot].append(var)
                 if spec:
                     fetch.append((array_key(key, "out", slot, j), var))
@@ -67,6 +69,16 @@ def run_op_case(paddle, case, arrays):
     exe.run(startup)
     values = exe.run(main, feed=feed, fetch_list=[var for _, var in fetch])
     return {k: np.asarray(v) for (k, _), v in zip(fetch, values)}
+
+
+def _updated_state(case, out_slot):
+    """The input slot that output `<In>Out` updates in place (optimizer states,
+    batch_norm's running mean and variance), or None. Programs always bind such an
+    output to its input's variable, and Paddle's batch_norm and rmsprop insist on it."""
+    state = out_slot[:-len("Out")]
+    if out_slot.endswith("Out") and case["inputs"].get(state) == case["outputs"][out_slot]:
+        return state
+    return None
 
 
 def _dtype_attrs(paddle, attrs):
