@@ -163,7 +163,7 @@ class Plan:
                 for i, run in enumerate(runs):
                     run(env)
                     for n in free_after[i]:
-                        del env[n]
+                        env.pop(n, None)    # an optional output the kernel left unset
         except OpError:
             raise
         except Exception as e:
@@ -187,7 +187,7 @@ class Plan:
                     current += live[n]
             peak = max(peak, current)
             for n in (self.free_after[i] if self.free_after is not None else ()):
-                del env[n]
+                env.pop(n, None)
                 current -= live.pop(n, 0)
         return peak
 

@@ -116,7 +116,7 @@ def batch_norm_forward(x, scale, bias, mean, variance, momentum=0.9, epsilon=1e-
         _normalize[float](x3, y, m, inv, sc, bi)
     else:
         _normalize[double](x3, y, m, inv, sc, bi)
-    return y.reshape(x.shape), mean_out, var_out, saved_mean, inv.astype(x.dtype)
+    return y.reshape(x.shape), mean_out, var_out, saved_mean, inv.astype(x.dtype), None
 
 
 def batch_norm_backward(x, scale, saved_mean, saved_inv_std, dy, momentum=0.9, epsilon=1e-5,

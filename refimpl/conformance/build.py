@@ -52,21 +52,33 @@ def run_op_case(paddle, case, arrays):
                    for slot, specs in case["inputs"].items()}
         out_vars = {}
         for slot, specs in case["outputs"].items():
+            state = _updated_state(case, slot)
             out_vars[slot] = []
             for j, spec in enumerate(specs):
                 dtype = spec.split("[")[0] if spec else None
-                var = block.create_var(name="out_%s_%d" % (slot, j), dtype=dtype)
+                var = in_vars[state][j] if state else \
+                    block.create_var(name="out_%s_%d" % (slot, j), dtype=dtype)
                 out_vars[slot].append(var)
                 if spec:
                     fetch.append((array_key(key, "out", slot, j), var))
         block.append_op(type=case["op"], inputs=in_vars, outputs=out_vars,
                         attrs=_dtype_attrs(paddle, case["attrs"]))
         if case["grads"]:
-            fetch += _append_gradients(paddle, case, arrays, in_vars, out_vars, feed)
+            fetch += _append_gradients(paddle, case, arrays, block, in_vars, out_vars, feed)
     exe = api(paddle, "static.Executor")(api(paddle, "CPUPlace")())
     exe.run(startup)
     values = exe.run(main, feed=feed, fetch_list=[var for _, var in fetch])
     return {k: np.asarray(v) for (k, _), v in zip(fetch, values)}
+
+
+def _updated_state(case, out_slot):
+    """The input slot that output `<In>Out` updates in place (optimizer states,
+    batch_norm's running mean and variance), or None. Programs always bind such an
+    output to its input's variable, and Paddle's batch_norm and rmsprop insist on it."""
+    state = out_slot[:-len("Out")]
+    if out_slot.endswith("Out") and case["inputs"].get(state) == case["outputs"][out_slot]:
+        return state
+    return None
 
 
 def _dtype_attrs(paddle, attrs):
@@ -81,7 +93,7 @@ def _dtype_attrs(paddle, attrs):
             for k, v in attrs.items()}
 
 
-def _append_gradients(paddle, case, arrays, in_vars, out_vars, feed):
+def _append_gradients(paddle, case, arrays, block, in_vars, out_vars, feed):
     """d(sum <out, cot>)/d(input) through the implementation's own backward pass."""
     key = case["key"]
     targets, cotangents = [], []
@@ -89,8 +101,15 @@ def _append_gradients(paddle, case, arrays, in_vars, out_vars, feed):
         for j in range(len(specs)):
             out = out_vars[slot][j]
             cot = _shaped_like(arrays[array_key(key, "cot", slot, j)], out)
+            name = "cot_%s_%d" % (slot, j)
+            feed[name] = cot
+            # Paddle's gradients() wants the cotangent declared in the target's
+            # compile-time shape, which may be partly unknown (-1) or, for some legacy
+            # ops (expand, matmul_v2 batch broadcast), differ from the runtime shape;
+            # create_var (unlike static.data) does not check the fed shape against it.
             targets.append(out)
-            cotangents.append(_data(paddle, "cot_%s_%d" % (slot, j), cot, feed))
+            cotangents.append(block.create_var(name=name, shape=out.shape,
+                                               dtype=cot.dtype.name, stop_gradient=True))
     wanted = [(array_key(key, "grad", slot, j), in_vars[slot][j])
               for slot, specs in case["grads"].items() for j, spec in enumerate(specs) if spec]
     grads = api(paddle, "static.gradients")(targets, [v for _, v in wanted],

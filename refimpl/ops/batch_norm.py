@@ -36,7 +36,7 @@ def normalize_train(x, scale, bias, mean, variance, batch_mean, batch_var, momen
     mean_out = (mean * momentum + batch_mean * (1 - momentum)).astype(mean.dtype)
     var_out = (variance * momentum + batch_var * (1 - momentum)).astype(variance.dtype)
     return (y.astype(x.dtype), mean_out, var_out, batch_mean.astype(x.dtype),
-            inv_std.astype(x.dtype))
+            inv_std.astype(x.dtype), None)
 
 
 def input_grad(x, scale, saved_mean, saved_inv_std, dy, c, sum_dy, sum_dy_xhat, n):
@@ -50,7 +50,9 @@ def input_grad(x, scale, saved_mean, saved_inv_std, dy, c, sum_dy, sum_dy_xhat, 
 class BatchNorm(OpDef):
     type = "batch_norm"
     inputs = ("X", "Scale", "Bias", "Mean", "Variance")
-    outputs = ("Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance")
+    # ReserveSpace: cuDNN's workspace, never written here; accepted because Paddle >= 2.0
+    # programs pass it (and Paddle 3.x's CPU kernel fails without it in training)
+    outputs = ("Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace?")
     attrs = {"momentum": 0.9, "epsilon": 1e-5, "is_test": False, "data_layout": "NCHW",
              "use_global_stats": False, "trainable_statistics": False}
     no_grad = ("Mean", "Variance")
@@ -76,6 +78,8 @@ class BatchNorm(OpDef):
         for slot, src in (("MeanOut", "Mean"), ("VarianceOut", "Variance"),
                           ("SavedMean", "Mean"), ("SavedVariance", "Variance")):
             ctx.same_as(src, slot)
+        if ctx.has_output("ReserveSpace"):
+            ctx.set_output("ReserveSpace", (-1,), x.dtype)    # declared, never written
 
     @staticmethod
     def forward(x, scale, bias, mean, variance, momentum=0.9, epsilon=1e-5, is_test=False,
@@ -85,7 +89,7 @@ class BatchNorm(OpDef):
             inv_std = 1.0 / np.sqrt(variance + epsilon)
             y = (x - _bcast(mean, x.ndim, c)) * _bcast(inv_std * scale, x.ndim, c) + \
                 _bcast(bias, x.ndim, c)
-            return y.astype(x.dtype), mean, variance, mean, inv_std.astype(x.dtype)
+            return y.astype(x.dtype), mean, variance, mean, inv_std.astype(x.dtype), None
         return normalize_train(x, scale, bias, mean, variance, x.mean(axis=axes),
                                x.var(axis=axes), momentum, epsilon, c)
 

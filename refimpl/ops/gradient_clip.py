@@ -51,6 +51,7 @@ class ClipByNorm(OpDef):
         return x * x.dtype.type(max_norm / norm)
 
     def samples(self, rng):
-        x = rand(rng, 3, 4)                       # norm about 2: one case each side
+        # norm about 2: one case each side; float32, the only dtype of Paddle's CPU kernel
+        x = rand(rng, 3, 4).astype(np.float32)
         yield Sample({"X": x}, {"max_norm": 0.5}, grad=False)
         yield Sample({"X": x}, {"max_norm": 10.0}, grad=False)

@@ -11,6 +11,11 @@ def _lr(lr, like):
     return like.dtype.type(lr.reshape(-1)[0])
 
 
+# Sample float attributes are exact in float32: Paddle stores float attrs as float32, so
+# values like 0.9 would make its float64 updates differ from the reference by ~1e-8.
+BETA1, BETA2 = 0.875, 1 - 2.0 ** -10
+
+
 class _Update(OpDef):
     """Outputs mirror inputs: <Slot>Out has the shape/dtype of <Slot>."""
 
@@ -53,7 +58,7 @@ class Momentum(_Update):
         for nesterov in (False, True):
             yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4),
                           "Velocity": rand(rng, 3, 4), "LearningRate": np.array([0.1])},
-                         {"mu": 0.8, "use_nesterov": nesterov})
+                         {"mu": 0.75, "use_nesterov": nesterov})
 
 
 @register
@@ -66,6 +71,7 @@ class Adam(_Update):
     outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
     attrs = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "lazy_mode": False}
     kernels = {"forward": "optim:adam"}
+    sample_attrs = {"": {"beta1": BETA1, "beta2": BETA2, "epsilon": 2.0 ** -26}}   # by name
 
     @staticmethod
     def forward(param, grad, lr, m1, m2, b1p, b2p, beta1=0.9, beta2=0.999, epsilon=1e-8,
@@ -83,10 +89,11 @@ class Adam(_Update):
         return param, m1, m2, b1p, b2p
 
     def samples(self, rng):
-        yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4),
-                      "LearningRate": np.array([0.1]), "Moment1": rand(rng, 3, 4) * 0.1,
-                      "Moment2": rng.uniform(0, 0.1, (3, 4)), "Beta1Pow": np.array([0.9]),
-                      "Beta2Pow": np.array([0.999])})
+        for name, attrs in self.sample_attrs.items():
+            yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4),
+                          "LearningRate": np.array([0.1]), "Moment1": rand(rng, 3, 4) * 0.1,
+                          "Moment2": rng.uniform(0, 0.1, (3, 4)), "Beta1Pow": np.array([0.9]),
+                          "Beta2Pow": np.array([0.999])}, dict(attrs), name=name)
 
 
 @register
@@ -95,6 +102,10 @@ class AdamW(Adam):
     type = "adamw"
     attrs = dict(Adam.attrs, coeff=0.01, lr_ratio=1.0, with_decay=False)   # Paddle's defaults
     kernels = {}
+    # lr_ratio on a sample of its own: Paddle's CPU kernel scales only the decay by it
+    sample_attrs = {"decay": dict(Adam.sample_attrs[""], coeff=2.0 ** -7, with_decay=True),
+                    "lr_ratio": dict(Adam.sample_attrs[""], coeff=2.0 ** -7, with_decay=True,
+                                     lr_ratio=0.5)}
 
     @staticmethod
     def forward(param, grad, lr, m1, m2, b1p, b2p, beta1=0.9, beta2=0.999, epsilon=1e-8,
@@ -133,7 +144,8 @@ class RMSProp(_Update):
             yield Sample({"Param": rand(rng, 3, 4), "MeanSquare": rng.uniform(0.5, 1, (3, 4)),
                           "MeanGrad": rand(rng, 3, 4) * 0.1, "LearningRate": np.array([0.1]),
                           "Grad": rand(rng, 3, 4), "Moment": rand(rng, 3, 4)},
-                         {"centered": centered, "momentum": 0.5})
+                         {"centered": centered, "momentum": 0.5, "decay": BETA1,
+                          "epsilon": 2.0 ** -30})
 
 
 @register
@@ -161,6 +173,9 @@ class Lamb(_Update):
     inputs = ("Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow")
     outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
     attrs = {"weight_decay": 0.01, "beta1": 0.9, "beta2": 0.999, "epsilon": 1e-6}
+    # weight_decay has no default in Paddle: its Lamb optimizer always sets it
+    sample_attrs = {"": {"weight_decay": 2.0 ** -7, "beta1": BETA1, "beta2": BETA2,
+                         "epsilon": 2.0 ** -20}}
 
     @staticmethod
     def forward(param, grad, lr, m1, m2, b1p, b2p, weight_decay=0.01, beta1=0.9, beta2=0.999,
@@ -205,4 +220,5 @@ class Adamax(_Update):
     def samples(self, rng):
         yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4),
                       "LearningRate": np.array([0.1]), "Moment": rand(rng, 3, 4) * 0.1,
-                      "InfNorm": rng.uniform(0.1, 1, (3, 4)), "Beta1Pow": np.array([0.81])})
+                      "InfNorm": rng.uniform(0.1, 1, (3, 4)), "Beta1Pow": np.array([0.81])},
+                     {"beta1": BETA1, "beta2": BETA2, "epsilon": 2.0 ** -26})

@@ -114,16 +114,20 @@ class Pool2D(OpDef):
         return _back(dx, data_format)
 
     def samples(self, rng):
+        # pooling_type and ksize are always passed: Paddle's op has no default for them
         def distinct(*shape):
             return rng.permutation(int(np.prod(shape))).reshape(shape) / 10.0
-        yield Sample({"X": distinct(2, 3, 6, 6)}, {"ksize": [2, 2], "strides": [2, 2]})
-        yield Sample({"X": distinct(1, 2, 5, 5)}, {"ksize": [3, 3], "strides": [2, 2],
-                                                   "paddings": [1, 1], "ceil_mode": True})
+        yield Sample({"X": distinct(2, 3, 6, 6)}, {"pooling_type": "max", "ksize": [2, 2],
+                                                   "strides": [2, 2]})
+        yield Sample({"X": distinct(1, 2, 5, 5)}, {"pooling_type": "max", "ksize": [3, 3],
+                                                   "strides": [2, 2], "paddings": [1, 1],
+                                                   "ceil_mode": True})
         yield Sample({"X": rand(rng, 2, 2, 5, 4)}, {"pooling_type": "avg", "ksize": [3, 2],
                                                     "strides": [1, 2], "paddings": [1, 0],
                                                     "exclusive": False})
         yield Sample({"X": rand(rng, 2, 2, 4, 4)}, {"pooling_type": "avg", "ksize": [3, 3],
                                                     "strides": [2, 2], "paddings": [1, 1]})
-        yield Sample({"X": rand(rng, 2, 3, 4, 5)}, {"pooling_type": "avg",
+        yield Sample({"X": rand(rng, 2, 3, 4, 5)}, {"pooling_type": "avg", "ksize": [4, 5],
                                                     "global_pooling": True})
-        yield Sample({"X": distinct(1, 2, 5, 7)}, {"ksize": [2, 3], "adaptive": True})
+        yield Sample({"X": distinct(1, 2, 5, 7)}, {"pooling_type": "max", "ksize": [2, 3],
+                                                   "adaptive": True})
