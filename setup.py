@@ -13,7 +13,7 @@ extensions = [
         "refimpl._kernels." + os.path.splitext(os.path.basename(path))[0],
         [path],
         include_dirs=[numpy.get_include()],
-        extra_compile_args=["-O3"] + openmp,
+        extra_compile_args=["-O3", "-fno-trapping-math"] + openmp,
         extra_link_args=openmp,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
     )

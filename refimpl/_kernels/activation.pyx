@@ -1,6 +1,8 @@
 # cython: language_level=3
-"""gelu forward/backward in one pass per element (GIL released), with libm's erf: drop-ins
-for the gelu op's numpy reference, whose erf is a per-element Python call."""
+"""Activation kernels, one pass per element with the GIL released: drop-ins for the numpy
+references. gelu uses libm's erf (the reference's erf is a per-element Python call); relu's
+forward and backward are single vectorized passes where numpy takes two (the backward's
+comparison, then the product) or a slower NaN-aware maximum."""
 import numpy as np
 from libc.math cimport erf, exp, tanh, sqrt, M_PI
 
@@ -62,3 +64,41 @@ def gelu_backward(x, dout, approximate=False):
     dx = np.empty_like(flat)
     _gelu_grad_into(flat, np.ascontiguousarray(dout, flat.dtype).reshape(-1), dx, approximate)
     return dx.reshape(x.shape)
+
+
+cdef void _relu(const real[::1] x, real[::1] out) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(x.shape[0]):
+        out[i] = 0 if x[i] < 0 else x[i]   # NaN passes through, as with np.maximum
+
+
+cdef void _relu_grad(const real[::1] out, const real[::1] d, real[::1] dx) noexcept nogil:
+    cdef Py_ssize_t i
+    for i in range(out.shape[0]):
+        # a product as in the reference (NaN * 0 stays NaN); vectorized only because
+        # setup.py compiles with -fno-trapping-math (else gcc branches per element)
+        dx[i] = d[i] * (out[i] > 0)
+
+
+def _relu_into(const real[::1] x, real[::1] out):
+    with nogil:
+        _relu(x, out)
+
+
+def _relu_grad_into(const real[::1] out, const real[::1] d, real[::1] dx):
+    with nogil:
+        _relu_grad(out, d, dx)
+
+
+def relu_forward(x):
+    flat = np.ascontiguousarray(x).reshape(-1)
+    out = np.empty_like(flat)
+    _relu_into(flat, out)
+    return out.reshape(x.shape)
+
+
+def relu_backward(out, dout):
+    flat = np.ascontiguousarray(out).reshape(-1)
+    dx = np.empty_like(flat)
+    _relu_grad_into(flat, np.ascontiguousarray(dout, flat.dtype).reshape(-1), dx)
+    return dx.reshape(out.shape)
