@@ -14,7 +14,7 @@ from .framework.errors import FeedError, OpError
 from .framework.place import CPUPlace
 from .framework.program import EMPTY_VAR_NAME, Program, Variable, default_main_program
 from .framework.scope import Tensor, global_scope
-from .ops.registry import is_duplicable, slot_name
+from .ops.registry import is_duplicable, link_saved_for_grad, slot_name
 
 __all__ = ["Executor", "Plan", "bind_op", "global_scope"]
 
@@ -29,11 +29,12 @@ def _main_dtype(op):
     return None
 
 
-def bind_op(op, wrap_kernel=None, inplace=False):
+def bind_op(op, wrap_kernel=None, inplace=False, saved=None):
     """A closure `run(env)` that runs `op` on the dict `env` of name -> array.
     `inplace`: use the op's `forward_inplace`, which writes into its first input (the
-    caller has checked that input is dead after this op). `wrap_kernel(op, fn) -> fn`
-    instruments kernels (the profiler uses it)."""
+    caller has checked that input is dead after this op). `saved`: the SavedForGrad this
+    op shares with its forward or grad op (link_saved_for_grad). `wrap_kernel(op, fn) ->
+    fn` instruments kernels (the profiler uses it)."""
     op_def = op.op_def
     fn = op_def.forward_inplace if inplace else op_def.kernel("forward", op.attrs,
                                                                _main_dtype(op))
@@ -41,6 +42,8 @@ def bind_op(op, wrap_kernel=None, inplace=False):
         fn = wrap_kernel(op, fn)
     attrs = {k: op.attrs[k] for k in op_def.attrs}
     attrs.update(op_def.bound_attrs(op))
+    if saved is not None:
+        attrs["saved"] = saved
     args = []  # per input slot: a name, a tuple of names (duplicable), or None
     for s in op_def.inputs:
         names = op.inputs.get(slot_name(s), [])
@@ -125,7 +128,10 @@ class Plan:
         self.free_after = dead_after if eager_delete else None
         reuse = [inplace and self._can_reuse_input(op, dead, set(feed_names), persistable)
                  for op, dead in zip(self.ops, dead_after)]
-        self.runs = [bind_op(op, wrap_kernel, r) for op, r in zip(self.ops, reuse)]
+        links = link_saved_for_grad(self.ops)
+        self.saved_for_grad = list({id(h): h for h in links.values()}.values())
+        self.runs = [bind_op(op, wrap_kernel, r, links.get(i))
+                     for i, (op, r) in enumerate(zip(self.ops, reuse))]
         self.inplace_ops = sum(reuse)
 
     @staticmethod
@@ -171,8 +177,9 @@ class Plan:
 
     def run_measuring_memory(self, env, include=None):
         """Run like `run`, returning the peak bytes held by this run's temporaries at any
-        point (those whose name passes `include`, e.g. activations only): what recompute
-        and eager deletion lower."""
+        point (those whose name passes `include`, e.g. activations only), plus what forward
+        ops hold for their grad ops (SavedForGrad): what recompute and eager deletion
+        lower."""
         temporaries = {n for n in self.temporaries if include is None or include(n)}
         live = {n: env[n].nbytes for n in temporaries if getattr(env.get(n), "nbytes", None)}
         peak = current = sum(live.values())
@@ -185,7 +192,7 @@ class Plan:
                 if n in temporaries and n in env and n not in live:
                     live[n] = env[n].nbytes
                     current += live[n]
-            peak = max(peak, current)
+            peak = max(peak, current + sum(h.nbytes for h in self.saved_for_grad))
             for n in (self.free_after[i] if self.free_after is not None else ()):
                 env.pop(n, None)
                 current -= live.pop(n, 0)

@@ -102,22 +102,28 @@ def _per_group(product, groups):
     return product(0) if groups == 1 else np.concatenate([product(g) for g in range(groups)])
 
 
-def _setup(x, f, strides, paddings, padding_algorithm, groups, dilations, data_format):
-    """NCHW input, column matrix and GEMM blocking, shared by forward and backward."""
+def _setup(x, f, strides, paddings, padding_algorithm, groups, dilations, data_format,
+           col=None):
+    """NCHW input, column matrix (`col` when the forward saved it) and GEMM blocking,
+    shared by forward and backward."""
     if data_format == "NHWC":
         x = x.transpose(0, 3, 1, 2)
     x = np.ascontiguousarray(x)
     groups = groups or 1
     pads, kh, kw, ho, wo = _geometry(x, f, strides, paddings, padding_algorithm, dilations)
-    col = _columns(x, kh, kw, strides, pads, dilations, ho, wo)
+    if col is None:
+        col = _columns(x, kh, kw, strides, pads, dilations, ho, wo)
     m = f.shape[0]
     return x, col, pads, kh, kw, ho, wo, groups, m // groups, col.shape[0] // groups
 
 
 def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
-                   groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False):
+                   groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False, saved=None):
+    given = x
     x, col, pads, kh, kw, ho, wo, groups, mg, rows = _setup(
         x, f, strides, paddings, padding_algorithm, groups, dilations, data_format)
+    if saved is not None:   # the grad op's im2col is this one
+        saved.put(given, col)
     m = f.shape[0]
     w2 = f.reshape(m, -1)
     out = _per_group(lambda g: w2[g * mg:(g + 1) * mg] @ col[g * rows:(g + 1) * rows], groups)
@@ -129,9 +135,10 @@ def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXP
 
 def conv2d_backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
                     groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False,
-                    need=(True, True)):
+                    need=(True, True), saved=None):
     x, col, pads, kh, kw, ho, wo, groups, mg, rows = _setup(
-        x, f, strides, paddings, padding_algorithm, groups, dilations, data_format)
+        x, f, strides, paddings, padding_algorithm, groups, dilations, data_format,
+        saved.take(x) if saved is not None else None)
     if data_format == "NHWC":
         dy = dy.transpose(0, 3, 1, 2)
     m = f.shape[0]

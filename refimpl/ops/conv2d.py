@@ -45,12 +45,18 @@ def _back(y, data_format):
     return np.ascontiguousarray(y.transpose(0, 2, 3, 1)) if data_format == "NHWC" else y
 
 
-def _patches(x, f, strides, paddings, padding_algorithm, dilations, data_format):
-    """(x as NCHW, im2col patches, pads) shared by the forward and the backward."""
+def _group_patches(x, f, strides, paddings, padding_algorithm, groups, dilations,
+                   data_format):
+    """(pads, one patch matrix [N*Ho*Wo, C/groups*kh*kw] per group): the im2col that the
+    forward computes and the backward needs again."""
     x = _nchw(x, data_format)
     pads = normalize_padding(paddings, padding_algorithm, x.shape[2:], f.shape[2:], strides,
                              dilations)
-    return x, im2col(x, f.shape[2], f.shape[3], strides, pads, dilations), pads
+    cols = im2col(x, f.shape[2], f.shape[3], strides, pads, dilations)
+    n, c, ho, wo, kh, kw = cols.shape
+    cg = c // groups
+    return pads, [cols[:, g * cg:(g + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(
+        n * ho * wo, cg * kh * kw) for g in range(groups)]
 
 
 class _Conv(OpDef):
@@ -60,6 +66,7 @@ class _Conv(OpDef):
              "groups": 1, "dilations": [1, 1], "data_format": "NCHW", "use_cudnn": False}
     grad_inputs = ("Input", "Filter", "Output@GRAD")
     partial_grads = True
+    saves_for_grad = True   # the im2col patches, which the backward needs again
     kernels = {"forward": "im2col:conv2d_forward", "backward": "im2col:conv2d_backward"}
     tolerances = {"float32": (1e-4, 1e-4), "float64": (1e-7, 1e-9)}
 
@@ -90,16 +97,19 @@ class _Conv(OpDef):
 
     @staticmethod
     def forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT", groups=1,
-                dilations=(1, 1), data_format="NCHW", use_cudnn=False):
-        x, cols, _ = _patches(x, f, strides, paddings, padding_algorithm, dilations,
-                              data_format)
+                dilations=(1, 1), data_format="NCHW", use_cudnn=False, saved=None):
         groups = groups or 1
-        n, c, ho, wo, kh, kw = cols.shape
-        cg, mg = c // groups, f.shape[0] // groups
+        found = _group_patches(x, f, strides, paddings, padding_algorithm, groups, dilations,
+                               data_format)
+        if saved is not None:
+            saved.put(x, found)
+        pads, patches = found
+        x = _nchw(x, data_format)
+        n, mg = x.shape[0], f.shape[0] // groups
+        ho = conv_out_size(x.shape[2], f.shape[2], strides[0], pads[0], pads[1], dilations[0])
+        wo = conv_out_size(x.shape[3], f.shape[3], strides[1], pads[2], pads[3], dilations[1])
         out = np.empty((n, f.shape[0], ho, wo), x.dtype)
-        for g in range(groups):
-            patch = cols[:, g * cg:(g + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(
-                n * ho * wo, cg * kh * kw)
+        for g, patch in enumerate(patches):
             wg = f[g * mg:(g + 1) * mg].reshape(mg, -1)
             out[:, g * mg:(g + 1) * mg] = (patch @ wg.T).reshape(n, ho, wo, mg).transpose(
                 0, 3, 1, 2)
@@ -108,18 +118,19 @@ class _Conv(OpDef):
     @staticmethod
     def backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
                  groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False,
-                 need=(True, True)):
-        x, cols, pads = _patches(x, f, strides, paddings, padding_algorithm, dilations,
-                                 data_format)
-        dy = _nchw(dy, data_format)
+                 need=(True, True), saved=None):
         groups = groups or 1
-        n, c, ho, wo, kh, kw = cols.shape
+        found = saved.take(x) if saved is not None else None
+        pads, patches = found or _group_patches(x, f, strides, paddings, padding_algorithm,
+                                                groups, dilations, data_format)
+        x, dy = _nchw(x, data_format), _nchw(dy, data_format)
+        n, c, h, w = x.shape
+        _, _, ho, wo = dy.shape
+        kh, kw = f.shape[2:]
         cg, mg = c // groups, f.shape[0] // groups
-        dcols = np.empty(cols.shape, x.dtype)
+        dcols = np.empty((n, c, ho, wo, kh, kw), x.dtype)
         df = np.empty_like(f)
-        for g in range(groups):
-            patch = cols[:, g * cg:(g + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(
-                n * ho * wo, cg * kh * kw)
+        for g, patch in enumerate(patches):
             d = dy[:, g * mg:(g + 1) * mg].transpose(0, 2, 3, 1).reshape(n * ho * wo, mg)
             wg = f[g * mg:(g + 1) * mg].reshape(mg, -1)
             df[g * mg:(g + 1) * mg] = (d.T @ patch).reshape(mg, cg, kh, kw)

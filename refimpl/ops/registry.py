@@ -138,6 +138,9 @@ class OpDef:
     # True for ops that talk to the other devices: every device must issue them in the same
     # order, so the thread-pool scheduler chains them in program order.
     collective = False
+    # True when the forward can hand work to its grad op within a run (conv2d's im2col
+    # columns): the executor then passes both the same SavedForGrad as `saved=`.
+    saves_for_grad = False
 
     def infer_shape(self, ctx):
         raise NotImplementedError("op %s has no infer_shape" % self.type)
@@ -209,6 +212,61 @@ class OpDef:
     def grad_output_slots(self):
         return [slot_name(s) + "@GRAD" + ("*" if is_duplicable(s) else "") + "?"
                 for s in self.inputs if slot_name(s) not in self.no_grad]
+
+
+class SavedForGrad:
+    """A forward kernel's hand-off to its grad op within one run: `value` was computed
+    from the input array `key`. The grad op takes it only if its own input is that very
+    array, else it recomputes (the executor links only pairs whose inputs nothing
+    rewrites in between, so this is a second guard)."""
+    __slots__ = ("key", "value")
+
+    def __init__(self):
+        self.key = self.value = None
+
+    def put(self, key, value):
+        self.key, self.value = key, value
+
+    def take(self, key):
+        """The saved value if it was computed from `key`, else None; either way it is
+        released, so it lives no longer than from the forward to the grad op."""
+        value = self.value if self.key is key else None
+        self.key = self.value = None
+        return value
+
+    @property
+    def nbytes(self):
+        """Bytes of the arrays held (an array, or arrays inside tuples and lists)."""
+        def count(v):
+            if isinstance(v, (tuple, list)):
+                return sum(count(item) for item in v)
+            return getattr(v, "nbytes", 0)
+        return count(self.value)
+
+
+def link_saved_for_grad(ops):
+    """{op index: SavedForGrad} pairing each grad op whose forward `saves_for_grad` with
+    the nearest earlier forward op of that type reading the same inputs with the same
+    attrs, provided no op in between writes any of those inputs. Nearest: a recomputed
+    copy of the forward (RecomputeOptimizer) hands over, not the original, which would
+    hold its columns through the whole forward pass."""
+    links = {}
+    for j, grad in enumerate(ops):
+        fwd = getattr(grad.op_def, "fwd", None)
+        if fwd is None or not fwd.saves_for_grad:
+            continue
+        reads = {s: grad.inputs.get(s) for s in fwd.input_slots}
+        read_names = {n for names in reads.values() if names for n in names}
+        for i in range(j - 1, -1, -1):
+            op = ops[i]
+            if (op.op_def is fwd and i not in links
+                    and all(op.inputs.get(s) == names for s, names in reads.items())
+                    and all(op.attrs.get(k) == grad.attrs.get(k) for k in fwd.attrs)):
+                links[i] = links[j] = SavedForGrad()
+                break
+            if read_names.intersection(op.output_arg_names):
+                break
+    return links
 
 
 class _GradOpDef(OpDef):
