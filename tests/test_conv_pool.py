@@ -317,9 +317,11 @@ def conv_configs(draw):
     groups = draw(st.sampled_from([1, 1, 2, 3]))
     cg, mg = draw(st.integers(1, 3)), draw(st.integers(1, 3))
     kh, kw = draw(st.integers(1, 4)), draw(st.integers(1, 4))
-    sh, sw = draw(st.integers(1, 3)), draw(st.integers(1, 3))
+    # stride 1 and zero top/left padding drawn often: the kernels' unpadded path (taken
+    # only when no window reaches into any padding, bottom/right included)
+    sh, sw = draw(st.integers(1, 3)), draw(st.sampled_from([1, 1, 2, 3]))
     dh, dw = draw(st.integers(1, 2)), draw(st.integers(1, 2))
-    pads = draw(st.lists(st.integers(0, 2), min_size=4, max_size=4))
+    pads = draw(st.lists(st.sampled_from([0, 0, 1, 2]), min_size=4, max_size=4))
     h = draw(st.integers(max(1, dh * (kh - 1) + 1 - pads[0] - pads[1]), 9))
     w = draw(st.integers(max(1, dw * (kw - 1) + 1 - pads[2] - pads[3]), 9))
     return dict(n=draw(st.integers(1, 3)), c=cg * groups, h=h, w=w, m=mg * groups,

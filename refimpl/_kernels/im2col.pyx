@@ -18,6 +18,13 @@ cdef inline void _valid_span(int off, int wo, int w, int sw, int* lo,
     hi[0] = max(min((w - off + sw - 1) // sw, wo), lo[0])
 
 
+cdef inline bint _unpadded_unit_stride(int h, int w, int kh, int kw, int sh, int sw, int ph,
+                                      int pw, int dh, int dw, int ho, int wo) noexcept nogil:
+    """No window reaches into the padding (none on any side), and columns step by 1."""
+    return (ph == 0 and pw == 0 and sw == 1 and (ho - 1) * sh + (kh - 1) * dh < h
+            and wo - 1 + (kw - 1) * dw < w)
+
+
 def _im2col(real[:, :, :, ::1] x, real[:, ::1] col, int kh, int kw, int sh, int sw, int ph,
             int pw, int dh, int dw, int ho, int wo):
     """col[(c*kh + i)*kw + j, (n*ho + oy)*wo + ox] = x[n, c, oy*sh - ph + i*dh, ox*sw - pw + j*dw]
@@ -27,6 +34,21 @@ def _im2col(real[:, :, :, ::1] x, real[:, ::1] col, int kh, int kw, int sh, int 
     cdef int row, c, i, j, n, oy, ox, iy, lo, hi, off
     cdef real* dst
     cdef const real* src
+    cdef Py_ssize_t step = sh * w
+    if _unpadded_unit_stride(h, w, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo):
+        # every window inside the input: whole output rows copy without span arithmetic
+        with nogil:
+            for row in range(channels * kh * kw):
+                c, i, j = row // (kh * kw), (row // kw) % kh, row % kw
+                dst = &col[row, 0]
+                for n in range(n_img):
+                    src = &x[n, c, i * dh, j * dw]
+                    for oy in range(ho):
+                        for ox in range(wo):
+                            dst[ox] = src[ox]
+                        dst += wo
+                        src += step
+        return
     with nogil:
         for row in range(channels * kh * kw):
             c, i, j = row // (kh * kw), (row // kw) % kh, row % kw
@@ -61,6 +83,20 @@ def _col2im(real[:, ::1] col, real[:, :, :, ::1] dx, int kh, int kw, int sh, int
     cdef int row, c, i, j, n, oy, ox, iy, lo, hi, off
     cdef const real* src
     cdef real* dst
+    cdef Py_ssize_t step = sh * w
+    if _unpadded_unit_stride(h, w, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo):
+        with nogil:
+            for row in range(channels * kh * kw):
+                c, i, j = row // (kh * kw), (row // kw) % kh, row % kw
+                src = &col[row, 0]
+                for n in range(n_img):
+                    dst = &dx[n, c, i * dh, j * dw]
+                    for oy in range(ho):
+                        for ox in range(wo):
+                            dst[ox] += src[ox]
+                        src += wo
+                        dst += step
+        return
     with nogil:
         for row in range(channels * kh * kw):
             c, i, j = row // (kh * kw), (row // kw) % kh, row % kw
