@@ -66,6 +66,7 @@ class ElementwiseAdd(_InplaceElementwise):
     type = "elementwise_add"
     ufunc = staticmethod(np.add)
     grad_inputs = ("X", "Y", "Out@GRAD")
+    kernels = {"forward": "elementwise:add_forward", "backward": "elementwise:add_backward"}
 
     @staticmethod
     def forward(x, y, axis=-1):

@@ -1,0 +1,119 @@
+# cython: language_level=3
+"""elementwise_add of a bias-shaped Y (Y's dims equal a run of X's dims: the conv bias on
+NCHW's channels, the fc bias on the last axis), forward and Y's gradient in single passes
+with the GIL released. Drop-ins for refimpl.ops.elementwise's elementwise_add; any other
+broadcast runs the numpy reference.
+
+X is viewed as [pre, n, post] with Y of n values: out[p, j, q] = x[p, j, q] + y[j], and
+dY[j] = the sum of dOut[p, j, q] over p and q, accumulated in double (numpy sums the
+float32 values pairwise; both stay within the op's tolerances)."""
+import numpy as np
+from libc.stdlib cimport calloc, free
+
+ctypedef fused real:
+    float
+    double
+
+
+cdef void _add(const real[:, :, ::1] x, const real[::1] y, real[:, :, ::1] out) noexcept nogil:
+    cdef Py_ssize_t p, j, q, n = x.shape[1], post = x.shape[2]
+    cdef const real* src
+    cdef real* dst
+    cdef real v
+    for p in range(x.shape[0]):
+        if post == 1:   # the fc bias: one vectorized row add
+            src = &x[p, 0, 0]
+            dst = &out[p, 0, 0]
+            for j in range(n):
+                dst[j] = src[j] + y[j]
+            continue
+        for j in range(n):
+            v = y[j]
+            src = &x[p, j, 0]
+            dst = &out[p, j, 0]
+            for q in range(post):
+                dst[q] = src[q] + v
+
+
+cdef int _sum_to_bias(const real[:, :, ::1] g, real[::1] dy) noexcept nogil:
+    """dy[j] = sum over p, q of g[p, j, q]; -1 if out of memory."""
+    cdef Py_ssize_t p, j, q, n = g.shape[1], post = g.shape[2]
+    cdef double a0, a1, a2, a3
+    cdef const real* src
+    cdef double* acc = <double*> calloc(n, sizeof(double))
+    if acc == NULL:
+        return -1
+    for p in range(g.shape[0]):
+        src = &g[p, 0, 0]
+        if post == 1:
+            for j in range(n):
+                acc[j] += src[j]
+            continue
+        for j in range(n):
+            # four independent sums: one accumulator would wait on each add's latency
+            a0 = a1 = a2 = a3 = 0
+            q = 0
+            while q + 4 <= post:
+                a0 += src[q]
+                a1 += src[q + 1]
+                a2 += src[q + 2]
+                a3 += src[q + 3]
+                q += 4
+            while q < post:
+                a0 += src[q]
+                q += 1
+            acc[j] += (a0 + a1) + (a2 + a3)
+            src += post
+    for j in range(n):
+        dy[j] = <real>acc[j]
+    free(acc)
+    return 0
+
+
+def _add_into(const real[:, :, ::1] x, const real[::1] y, real[:, :, ::1] out):
+    with nogil:
+        _add(x, y, out)
+
+
+def _sum_into(const real[:, :, ::1] g, real[::1] dy):
+    cdef int status
+    with nogil:
+        status = _sum_to_bias(g, dy)
+    if status != 0:
+        raise MemoryError("elementwise_add_grad: no memory for %d accumulators" % dy.shape[0])
+
+
+def _blocks(x, y, axis):
+    """(pre, n, post) when Y's shape equals X's dims from `axis` (Paddle's rule; -1 aligns
+    on the right) and both are contiguous float arrays of one dtype, else None."""
+    if (x.dtype != y.dtype or x.dtype not in (np.float32, np.float64) or y.ndim == 0
+            or y.ndim > x.ndim or not x.flags.c_contiguous or not y.flags.c_contiguous):
+        return None
+    start = x.ndim - y.ndim if axis == -1 else axis
+    if tuple(x.shape[start:start + y.ndim]) != y.shape:
+        return None
+    pre = int(np.prod(x.shape[:start]))
+    return pre, y.size, x.size // (pre * y.size) if y.size else 0
+
+
+def _reference():
+    from refimpl.ops.elementwise import ElementwiseAdd   # numpy broadcasting, any shapes
+    return ElementwiseAdd
+
+
+def add_forward(x, y, axis=-1):
+    blocks = _blocks(x, y, axis)
+    if blocks is None or 0 in blocks:
+        return _reference().forward(x, y, axis)
+    out = np.empty_like(x)
+    _add_into(x.reshape(blocks), y.reshape(-1), out.reshape(blocks))
+    return out
+
+
+def add_backward(x, y, dout, axis=-1):
+    blocks = _blocks(x, y, axis)
+    if blocks is None or 0 in blocks or dout.shape != x.shape:
+        return _reference().backward(x, y, dout, axis)
+    dy = np.empty_like(y)
+    _sum_into(np.ascontiguousarray(dout).reshape(blocks), dy.reshape(-1))
+    return dout, dy

@@ -1,0 +1,46 @@
+"""The compiled elementwise_add (bias-shaped Y: one pass forward, Y's gradient summed in
+double) against the numpy reference on shapes and axes drawn by hypothesis, including
+broadcasts it leaves to the reference (Y with a size-1 dim, X the smaller operand)."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from refimpl._kernels import load_kernel
+from refimpl.ops.registry import get_op_def
+
+
+@st.composite
+def add_cases(draw):
+    x_shape = draw(st.lists(st.integers(1, 5), min_size=1, max_size=4))
+    start = draw(st.integers(0, len(x_shape) - 1))
+    length = draw(st.integers(1, len(x_shape) - start))
+    y_shape = list(x_shape[start:start + length])
+    if draw(st.booleans()) and length > 1:
+        y_shape[draw(st.integers(0, length - 1))] = 1   # a broadcast inside Y: reference
+    right_aligned = start + length == len(x_shape)
+    axis = draw(st.sampled_from([-1, start])) if right_aligned else start
+    swap = draw(st.integers(0, 9)) == 0 and axis == -1   # X the smaller: reference
+    return dict(x=tuple(y_shape if swap else x_shape), y=tuple(x_shape if swap else y_shape),
+                axis=axis, dtype=draw(st.sampled_from(["float32", "float64"])),
+                seed=draw(st.integers(0, 2 ** 31 - 1)))
+
+
+@settings(max_examples=200, deadline=None)
+@given(add_cases())
+def test_add_kernel_matches_reference(case):
+    op = get_op_def("elementwise_add")
+    fast_fwd = load_kernel(op.kernels["forward"])
+    fast_bwd = load_kernel(op.kernels["backward"])
+    if fast_fwd is None:
+        pytest.skip("compiled kernels disabled or not built")
+    rng = np.random.RandomState(case["seed"])
+    x = rng.randn(*case["x"]).astype(case["dtype"])
+    y = rng.randn(*case["y"]).astype(case["dtype"])
+    out = op.forward(x, y, case["axis"])
+    np.testing.assert_array_equal(fast_fwd(x, y, case["axis"]), out)
+    dout = rng.randn(*out.shape).astype(case["dtype"])
+    rtol, atol = op.tolerances[case["dtype"]]
+    for got, want in zip(fast_bwd(x, y, dout, case["axis"]),
+                         op.backward(x, y, dout, case["axis"])):
+        assert got.shape == want.shape and got.dtype == want.dtype
+        np.testing.assert_allclose(got, want, rtol, atol)
