@@ -46,17 +46,20 @@ def build_static(paddle, name):
                 h = static.nn.fc(h, width, activation="relu")
         else:
             for filters in (20, 50):
-                h = paddle.fluid.layers.conv2d(h, filters, 5, act="relu")
-                h = paddle.fluid.layers.pool2d(h, 2, "max", 2)
+                h = static.nn.conv2d(h, filters, 5, act="relu")
+                h = paddle.nn.functional.max_pool2d(h, 2, 2)
             h = static.nn.fc(h, 500, activation="relu")
         logits = static.nn.fc(h, classes)
-        loss = paddle.mean(paddle.fluid.layers.softmax_with_cross_entropy(logits, y))
+        # 2.x names that both refimpl and Paddle 3.x have (no fluid), for --compare paddle
+        loss = paddle.mean(paddle.nn.functional.softmax_with_cross_entropy(logits, y))
         paddle.optimizer.SGD(learning_rate=0.01).minimize(loss)
     return main, startup, loss
 
 
 def time_refimpl(name, steps, warmup, profile=False, module="refimpl"):
     import importlib
+    if module == "paddle":   # Paddle 3.x: static.nn layers need the legacy (non-PIR) IR
+        os.environ.setdefault("FLAGS_enable_pir_api", "0")
     paddle = importlib.import_module(module)
     paddle.enable_static()
     main, startup, loss = build_static(paddle, name)
