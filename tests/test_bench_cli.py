@@ -1,0 +1,20 @@
+"""`python -m refimpl bench`: one JSON line per workload with the step time and op count,
+the profile's per-op-type kernel times, then the table (timings themselves are not
+asserted: speed is measured, not tested)."""
+import json
+
+from refimpl.bench_cli import main
+
+
+def test_bench_prints_json_rows_profile_and_table(capsys):
+    assert main(["mlp_small", "lenet", "--steps", "2", "--warmup", "1", "--profile"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [json.loads(line) for line in lines if line.startswith("{")]
+    assert [r["workload"] for r in rows] == ["mlp_small", "lenet"]
+    for row in rows:
+        result = row["refimpl"]
+        assert result["ms_per_step"] > 0 and result["ops"] > 20
+        assert "mul" in result["kernel_ms_per_op_type"]
+        assert "overhead_us_per_op" in result
+    assert "conv2d_grad" in rows[1]["refimpl"]["kernel_ms_per_op_type"]
+    assert any(line.startswith("lenet | ") for line in lines)
