@@ -110,6 +110,22 @@ def _profile(exe, main, feed, loss, scope, steps, result):
             "overhead_us_per_op": round(overhead_us, 2)}
 
 
+def time_in_subprocess(python, name, steps, warmup, module):
+    """time_refimpl(module=...) run by another interpreter (one whose environment has that
+    module), importing this refimpl checkout; its timing is the last line it prints."""
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    code = ("import json; from refimpl.bench_cli import time_refimpl; "
+            "print(json.dumps(time_refimpl(%r, %d, %d, module=%r)))"
+            % (name, steps, warmup, module))
+    done = subprocess.run([python, "-c", code], env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise ImportError("%s -c ... failed: %s" % (python, done.stderr.strip()[-500:]))
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
 # -- PyTorch eager, the same models
 
 def time_torch(name, steps, warmup):
@@ -154,6 +170,9 @@ def main(argv=None):
                         help="also time this framework in the same run")
     parser.add_argument("--profile", action="store_true",
                         help="time per op type and framework overhead per op")
+    parser.add_argument("--paddle-python", metavar="PYTHON",
+                        help="with --compare paddle: time Paddle in a subprocess of this "
+                             "interpreter (Paddle kept in its own environment)")
     args = parser.parse_args(argv)
     rows = []
     for name in args.workloads:
@@ -165,6 +184,9 @@ def main(argv=None):
             try:
                 if other == "torch":
                     row["torch"] = time_torch(name, args.steps, args.warmup)
+                elif args.paddle_python:
+                    row["paddle"] = time_in_subprocess(args.paddle_python, name, args.steps,
+                                                       args.warmup, "paddle")
                 else:
                     row["paddle"] = time_refimpl(name, args.steps, args.warmup, module="paddle")
                 row["ratio_refimpl_over_" + other] = round(

@@ -18,3 +18,11 @@ def test_bench_prints_json_rows_profile_and_table(capsys):
         assert "overhead_us_per_op" in result
     assert "conv2d_grad" in rows[1]["refimpl"]["kernel_ms_per_op_type"]
     assert any(line.startswith("lenet | ") for line in lines)
+
+
+def test_timing_in_another_interpreter_reads_its_json():
+    """--paddle-python's mechanism, driven with this interpreter and refimpl itself."""
+    import sys
+    from refimpl.bench_cli import time_in_subprocess
+    result = time_in_subprocess(sys.executable, "mlp_small", 2, 1, "refimpl")
+    assert result["ops"] == 27 and result["ms_per_step"] > 0
