@@ -138,3 +138,13 @@ def test_everything_on_at_once(model):
     """The most aggressive combination, on more steps."""
     assert_identical(train(model, *strategies(True, True, True, False, 4), steps=5),
                      train(model, steps=5))
+
+
+@settings(max_examples=20, deadline=None)
+@given(model=models, fuse=st.booleans(), inplace=st.booleans(),
+       threads=st.sampled_from([1, 2, 4]))
+def test_buffer_reuse_never_changes_results(model, fuse, inplace, threads):
+    """memory_optimize=True (dead buffers reused by later ops) against False (nothing freed),
+    everything else equal, over k steps."""
+    assert_identical(train(model, *strategies(fuse, inplace, True, False, threads), steps=4),
+                     train(model, *strategies(fuse, inplace, False, False, threads), steps=4))

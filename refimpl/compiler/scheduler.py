@@ -102,6 +102,7 @@ class ThreadedRunner:
         job.wait_done()
         with self._job_ready:
             self._job = None
+        self.plan.clear_pool()
         if isinstance(job.error, OpError):
             raise job.error
         if job.error is not None:
@@ -150,7 +151,7 @@ class _Job:
         for n in runner.touches[i]:
             self.remaining_uses[n] -= 1
             if self.remaining_uses[n] == 0:
-                env.pop(n, None)
+                runner.plan.release(env, n)
         for j in runner.successors[i]:
             self.remaining_deps[j] -= 1
             if self.remaining_deps[j] == 0:

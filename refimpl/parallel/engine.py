@@ -239,11 +239,13 @@ class _DeviceSet:
         key = (tuple(sorted(feed_names)), tuple(fetch_names))
         if key not in self.plans:
             programs = self._programs(set(fetch_names) | {self.compiled._loss_name} - {None})
-            # memory_optimize False keeps every temporary until the run ends; True and None
-            # (the seed's "when GC can't be used") free each after its last use.
-            eager = self.strategy.memory_optimize is not False
-            plans = [Plan(p, feed_names, fetch_names, eager_delete=eager,
-                          inplace=self.strategy.enable_inplace) for p in programs]
+            # memory_optimize False keeps every temporary until the run ends; None frees
+            # each after its last use (garbage collection, on by default in Paddle too);
+            # True also hands the freed buffers to later ops of the same shape and dtype.
+            memory_optimize = self.strategy.memory_optimize
+            plans = [Plan(p, feed_names, fetch_names, eager_delete=memory_optimize is not False,
+                          inplace=self.strategy.enable_inplace,
+                          reuse_buffers=memory_optimize is True) for p in programs]
             runners = [self._runner(plan) for plan in plans]
             self.plans[key] = (programs, plans, runners)
         return self.plans[key]
