@@ -21,12 +21,15 @@ from refimpl.framework.scope import Scope
 class Session:
     """One workload compiled with some BuildStrategy flags, in its own scope."""
 
-    def __init__(self, name, **flags):
+    def __init__(self, name, num_threads=0, **flags):
         main, startup, self.loss = build_static(paddle, name)
         strategy = static.BuildStrategy()
         for k, v in flags.items():
             setattr(strategy, k, v)
-        self.program = static.CompiledProgram(main, build_strategy=strategy)
+        exec_strategy = static.ExecutionStrategy()
+        exec_strategy.num_threads = num_threads
+        self.program = static.CompiledProgram(main, build_strategy=strategy) \
+            .with_data_parallel(self.loss.name, exec_strategy=exec_strategy, places=["cpu"])
         self.scope = Scope()
         self.exe = static.Executor()
         self.exe.run(startup, scope=self.scope)

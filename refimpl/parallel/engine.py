@@ -28,6 +28,8 @@ from .communicator import CommunicationAborted, HierarchicalCommunicator, InProc
 
 __all__ = ["run_compiled", "resolve_places", "split_feed", "owners_by_size"]
 
+THREADS_PER_PLACE = 4   # ExecutionStrategy.num_threads = 0
+
 
 def resolve_places(places):
     """The places list: as given (Place objects or 'cpu' / 'gpu:x' strings), else CPU_NUM."""
@@ -253,6 +255,9 @@ class _DeviceSet:
     def _runner(self, plan):
         es = self.exec_strategy
         threads = es.num_threads if es is not None else 0
+        if threads == 0:
+            # seed 002: device_count x 4 threads in all, i.e. 4 for each place
+            threads = THREADS_PER_PLACE
         if threads > 1 and not self.strategy.enable_sequential_execution:
             return ThreadedRunner(plan, threads)
         return plan
