@@ -18,7 +18,7 @@ from .framework.place import CPUPlace
 from .framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                 default_main_program)
 from .framework.scope import Tensor, global_scope
-from .ops.registry import is_duplicable, slot_name
+from .ops.binding import bind_kernel
 
 __all__ = ["Executor", "Plan", "bind_op", "global_scope"]
 
@@ -55,68 +55,13 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None):
         attrs["alloc"] = alloc
     else:
         fn = op_def.kernel("forward", op.attrs, _main_dtype(op))
+        run = op_def.bind_direct(op) if fn is op_def.forward and \
+            hasattr(op_def, "bind_direct") else None
+        if run is not None:    # a fused op's members, bound directly
+            return wrap_kernel(op, run) if wrap_kernel is not None else run
     if wrap_kernel is not None:
         fn = wrap_kernel(op, fn)
-    args = []  # per input slot: a name, a tuple of names (duplicable), or None
-    for s in op_def.inputs:
-        names = op.inputs.get(slot_name(s), [])
-        args.append(tuple(names) if is_duplicable(s) else (names[0] if names else None))
-    outs = []  # (position in the kernel's result, name or tuple of names)
-    for i, s in enumerate(op_def.outputs):
-        names = op.outputs.get(slot_name(s), [])
-        if names:
-            outs.append((i, tuple(names) if is_duplicable(s) else names[0]))
-    n_results = len(op_def.outputs)
-
-    if n_results == 1 and len(outs) == 1 and isinstance(outs[0][1], str) \
-            and all(isinstance(a, str) for a in args):
-        # The common case: single-variable inputs, one output. Specialized to keep
-        # per-op overhead at a function call and a few dict operations.
-        out = outs[0][1]
-        names = tuple(args)
-        if len(names) == 1:
-            a, = names
-            if attrs:
-                def run(env):
-                    env[out] = fn(env[a], **attrs)
-            else:
-                def run(env):
-                    env[out] = fn(env[a])
-        elif len(names) == 2:
-            a, b = names
-            if attrs:
-                def run(env):
-                    env[out] = fn(env[a], env[b], **attrs)
-            else:
-                def run(env):
-                    env[out] = fn(env[a], env[b])
-        else:
-            def run(env):
-                env[out] = fn(*[env[n] for n in names], **attrs)
-        return run
-
-    def fetch_arg(env, a):
-        if a is None:
-            return None
-        if isinstance(a, tuple):
-            return [env[n] for n in a]
-        return env[a]
-
-    def run(env):
-        result = fn(*[fetch_arg(env, a) for a in args], **attrs)
-        if n_results == 1:
-            result = (result,)
-        for i, target in outs:
-            value = result[i]
-            if value is None:
-                continue
-            if isinstance(target, tuple):
-                for name, v in zip(target, value):
-                    if name != EMPTY_VAR_NAME:
-                        env[name] = v
-            else:
-                env[target] = value
-    return run
+    return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
 
 
 class Plan:
