@@ -196,3 +196,20 @@ def test_fused_optimizer_runs_every_member_update():
         results.append({p.name: scope._values[p.name].copy() for p in main.all_parameters()})
     for n in results[0]:
         np.testing.assert_array_equal(results[1][n], results[0][n], err_msg=n)
+
+
+def test_fused_optimizer_updates_one_coalesced_buffer():
+    from refimpl.ops.fused import flat_base
+    main, startup, loss = _build("mlp", 4)
+    scope = Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    prog = static.CompiledProgram(main, build_strategy=_strategy(fuse_all_optimizer_ops=True))
+    exe.run(prog, feed={"x": np.ones((4, 6), "float32")}, fetch_list=[loss], scope=scope)
+    fused = [op for op in prog._device_sets[id(scope)].plans_for(["x"], [loss.name])[0][0]
+             .global_block().ops if op.type == "fused_optimizer"]
+    assert len(fused) == 1
+    for slot in ("Param", "Velocity"):
+        names = [sub[1][slot][0] for sub in fused[0].attr("sub_ops")]
+        arrays = [scope._values[n] for n in names]
+        assert flat_base(arrays) is not None, slot   # one buffer, in order, as views

@@ -43,6 +43,13 @@ def run_chain(xs, sub_ops, input_names, output_names):
     return [env[n] for n in output_names]
 
 
+def _names_are_the_chains(op):
+    """Whether the op's X* and Out* are the variables its sub_ops name (as the fusion pass
+    makes them), so the members can run on the plan's dict under those names."""
+    return op.input("X") == list(op.attrs["input_names"]) and \
+        op.output("Out") == list(op.attrs["output_names"])
+
+
 class Fused(OpDef):
     inputs = ("X*",)
     outputs = ("Out*",)
@@ -62,10 +69,9 @@ class Fused(OpDef):
         nothing more (no private dict, no packing of X* and Out*). The chain's
         intermediates are dropped as soon as the chain ends. None when the op's variables
         are not the chain's own (a bare op built by hand)."""
-        attrs = op.attrs
-        if op.input("X") != list(attrs["input_names"]) or \
-                op.output("Out") != list(attrs["output_names"]):
+        if not _names_are_the_chains(op):
             return None
+        attrs = op.attrs
         made = {n for _, _, outputs, _ in attrs["sub_ops"] for names in outputs.values()
                 for n in names}
         intermediates = tuple(made - set(attrs["output_names"]) - {EMPTY_VAR_NAME})
@@ -130,6 +136,26 @@ class FusedAddReluGrad(Fused):
     grad read X (see passes/fuse_elewise_add_act.py); runs the member kernels."""
     type = "fused_elemwise_add_relu_grad"
 
+    @staticmethod
+    def bind_direct(op):
+        """The members' numpy calls, without their dispatch and broadcasting bookkeeping:
+        relu's mask gives dPre, which is dX as it is (X has its shape), and the bias
+        gradient is its column sum (what elementwise_add_grad reduces for a 1-D Y)."""
+        if not _names_are_the_chains(op):
+            return None
+        (_, relu_in, _, _), (_, _, add_out, _) = op.attr("sub_ops")
+        out, dout = relu_in["Out"][0], relu_in["Out@GRAD"][0]
+        dx = add_out.get("X@GRAD", [None])[0]
+        db = add_out.get("Y@GRAD", [None])[0]
+
+        def run(env):
+            dpre = env[dout] * (env[out] > 0)
+            if dx is not None:
+                env[dx] = dpre
+            if db is not None:
+                env[db] = dpre.sum(axis=(0,), keepdims=True).reshape(-1)
+        return run
+
     def infer_shape(self, ctx):
         """Each gradient has the shape of what it differentiates: relu's Out, add's X, Y."""
         (_, relu_in, relu_out, _), (_, add_in, add_out, _) = ctx.attr("sub_ops")
@@ -148,10 +174,91 @@ class FusedAddReluGrad(Fused):
         yield _add_relu_sample(rng, 6, 3, grad=True)
 
 
+# Slots of the update ops whose variables the engine coalesces into one flat buffer per
+# slot, so fused_optimizer can update every parameter with one kernel call.
+COALESCED_SLOTS = {"sgd": ("Param",), "momentum": ("Param", "Velocity")}
+
+
+def flat_base(arrays):
+    """The 1-D buffer that `arrays` tile exactly, in order, as views; else None."""
+    base = arrays[0].base
+    if base is None or base.ndim != 1 or not base.flags.c_contiguous:
+        return None
+    offset = base.__array_interface__["data"][0]
+    for a in arrays:
+        if a.base is not base or a.__array_interface__["data"][0] != offset:
+            return None
+        offset += a.nbytes
+    return base if offset == base.__array_interface__["data"][0] + base.nbytes else None
+
+
+class _FlatUpdate:
+    """One call of the update kernel over the coalesced buffers: parameters (and momentum's
+    velocities) are views of one flat buffer each (refimpl/parallel/engine.py coalesces
+    them), the gradients are copied into a flat buffer kept for the next step. Elementwise
+    kernels make this bit-identical to the member updates."""
+
+    def __init__(self, sub_ops):
+        op_type, _, _, attrs = sub_ops[0]
+        self.op_def = get_op_def(op_type)
+        self.coalesced = COALESCED_SLOTS[op_type]
+        self.names = {slot: [sub[1][slot][0] for sub in sub_ops]
+                      for slot in self.op_def.input_slots}
+        self.attrs = {k: attrs[k] for k in self.op_def.attrs if k in attrs}
+        self.kernel = None
+        self.grad = None
+        self.verified = ([], {})   # (arrays last found coalesced, their flat buffers)
+
+    @staticmethod
+    def applies(sub_ops):
+        """One optimizer type that the engine coalesces, one learning rate, equal attrs."""
+        return sub_ops[0][0] in COALESCED_SLOTS and \
+            len({sub[1]["LearningRate"][0] for sub in sub_ops}) == 1 and \
+            all(sub[3] == sub_ops[0][3] for sub in sub_ops)
+
+    def _bases(self, env):
+        """{slot: flat buffer} when every coalesced slot is one flat buffer, else None."""
+        arrays = [env[n] for slot in self.coalesced for n in self.names[slot]]
+        known, bases = self.verified
+        if len(arrays) == len(known) and all(a is b for a, b in zip(arrays, known)):
+            return bases
+        bases = {slot: flat_base([env[n] for n in self.names[slot]]) for slot in self.coalesced}
+        if any(b is None for b in bases.values()):
+            return None
+        self.verified = (arrays, bases)
+        return bases
+
+    def __call__(self, env):
+        """Update every member; False (nothing done) when the buffers are not coalesced."""
+        bases = self._bases(env)
+        if bases is None:
+            return False
+        param = bases["Param"]
+        if self.grad is None or self.grad.shape != param.shape or self.grad.dtype != param.dtype:
+            self.grad = np.empty_like(param)
+            self.kernel = self.op_def.kernel("forward", self.attrs, param.dtype.name)
+        np.concatenate([env[n].reshape(-1) for n in self.names["Grad"]], out=self.grad)
+        args = [bases[slot] if slot in bases else self.grad if slot == "Grad"
+                else env[self.names[slot][0]] for slot in self.op_def.input_slots]
+        self.kernel(*args, **self.attrs)
+        return True
+
+
 @register
 class FusedOptimizer(Fused):
-    """All updates of one optimizer in one op: each member's (compiled) update kernel runs
-    in place on its own parameter. A single update over a flat copy of every parameter and
-    gradient (Paddle's coalesced buffers) was measured 1.8x slower on the CPU: the
-    gradients must be concatenated first, and numpy's update makes temporaries."""
+    """All updates of one optimizer in one op. When the engine has coalesced the parameters
+    (and momentum's velocities) into one flat buffer each, sgd and momentum update them with
+    one kernel call (_FlatUpdate); otherwise each member's update runs in turn."""
     type = "fused_optimizer"
+
+    @staticmethod
+    def bind_direct(op):
+        members = Fused.bind_direct(op)
+        if members is None or not _FlatUpdate.applies(op.attrs["sub_ops"]):
+            return members
+        flat_update = _FlatUpdate(op.attrs["sub_ops"])
+
+        def run(env):
+            if not flat_update(env):
+                members(env)
+        return run

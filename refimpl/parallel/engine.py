@@ -288,6 +288,9 @@ class _DeviceSet:
             for n in persistable:
                 if n not in self.envs[d] and scope_values.get(n) is not None:
                     self.envs[d][n] = scope_values[n].copy()
+        if source is None:
+            for env in self.envs:
+                _coalesce_optimizer_state(program, env)
         self.initialized = True
 
     def run(self, feed, fetch_names, return_numpy):
@@ -383,6 +386,27 @@ class _DeviceSet:
         for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
             for plan in plans[1]:
                 plan.drop_temporaries(env)
+
+
+def _coalesce_optimizer_state(program, env):
+    """fuse_all_optimizer_ops: put the variables a fused_optimizer updates (its parameters,
+    momentum's velocities) into one flat buffer per slot, as views, so the update is one
+    kernel call. The values are unchanged; the scope holds the views from now on."""
+    from ..ops.fused import COALESCED_SLOTS
+    for op in program.global_block().ops:
+        if op.type != "fused_optimizer":
+            continue
+        sub_ops = op.attrs["sub_ops"]
+        for slot in COALESCED_SLOTS.get(sub_ops[0][0], ()):
+            names = [sub[1][slot][0] for sub in sub_ops]
+            arrays = [env.get(n) for n in names]
+            if any(a is None for a in arrays) or len({a.dtype for a in arrays}) != 1:
+                continue
+            flat = np.concatenate([a.reshape(-1) for a in arrays])
+            offset = 0
+            for n, a in zip(names, arrays):
+                env[n] = flat[offset:offset + a.size].reshape(a.shape)
+                offset += a.size
 
 
 def _default_strategy():
