@@ -68,7 +68,7 @@ class Plan:
     """A program compiled for one feed/fetch signature: bound ops plus a free list."""
 
     def __init__(self, program, feed_names, fetch_names, eager_delete=True, wrap_kernel=None,
-                 inplace=False, reuse_buffers=False):
+                 inplace=False, reuse_buffers=False, addto=False):
         self.program = program
         self.version = program._version
         block = program.global_block()
@@ -84,7 +84,9 @@ class Plan:
         self.temporaries = [n for n in produced if n not in persistable]
         dead_after = self._free_lists(set(self.temporaries) - set(fetch_names))
         self.free_after = dead_after if eager_delete else None
-        reuse = [inplace and self._can_reuse_input(op, dead, set(feed_names), persistable)
+        # enable_addto governs gradient accumulation (sum), enable_inplace the other ops
+        reuse = [(addto if op.type == "sum" else inplace) and
+                 self._can_reuse_input(op, dead, set(feed_names), persistable)
                  for op, dead in zip(self.ops, dead_after)]
         self.inplace_ops = sum(reuse)
         self.pool = BufferPool() if reuse_buffers and eager_delete else None

@@ -1,6 +1,6 @@
 """Property tests: on random small programs (MLPs and CNNs with residual adds, batch norm,
 dropout with a fixed seed, three optimizers), every combination of the fusion passes,
-enable_inplace, memory_optimize, sequential execution and num_threads trains to results
+enable_inplace, enable_addto, memory_optimize, sequential execution and num_threads trains to results
 bit-identical to the plain run: losses, a fetched intermediate and every parameter."""
 from unittest import mock
 
@@ -108,11 +108,12 @@ def _train(model, strategy, exec_strategy, steps):
     return fetched, params
 
 
-def strategies(fuse, inplace, memory_optimize, sequential, threads):
+def strategies(fuse, inplace, memory_optimize, sequential, threads, addto=False):
     strategy = static.BuildStrategy()
     for flag in FUSIONS:
         setattr(strategy, flag, fuse)
     strategy.enable_inplace = inplace
+    strategy.enable_addto = addto
     strategy.memory_optimize = memory_optimize
     strategy.enable_sequential_execution = sequential
     exec_strategy = static.ExecutionStrategy()
@@ -133,12 +134,13 @@ def assert_identical(got, expected):
 @settings(max_examples=30, deadline=None)
 @given(model=models, fuse=st.booleans(), inplace=st.booleans(),
        memory_optimize=st.sampled_from([None, True, False]), sequential=st.booleans(),
-       threads=st.sampled_from([1, 2, 4]))
+       threads=st.sampled_from([1, 2, 4]), addto=st.booleans())
 def test_build_and_execution_options_never_change_results(model, fuse, inplace,
                                                           memory_optimize, sequential,
-                                                          threads):
+                                                          threads, addto):
     expected = train(model)
-    got = train(model, *strategies(fuse, inplace, memory_optimize, sequential, threads))
+    got = train(model, *strategies(fuse, inplace, memory_optimize, sequential, threads,
+                                   addto))
     assert_identical(got, expected)
 
 
@@ -146,7 +148,7 @@ def test_build_and_execution_options_never_change_results(model, fuse, inplace,
 @given(model=models)
 def test_everything_on_at_once(model):
     """The most aggressive combination, on more steps."""
-    assert_identical(train(model, *strategies(True, True, True, False, 4), steps=5),
+    assert_identical(train(model, *strategies(True, True, True, False, 4, True), steps=5),
                      train(model, steps=5))
 
 

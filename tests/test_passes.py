@@ -213,3 +213,35 @@ def test_fused_optimizer_updates_one_coalesced_buffer():
         names = [sub[1][slot][0] for sub in fused[0].attr("sub_ops")]
         arrays = [scope._values[n] for n in names]
         assert flat_base(arrays) is not None, slot   # one buffer, in order, as views
+
+
+def test_enable_auto_fusion_runs_the_elementwise_fusion():
+    main, loss, _ = _mlp_program("tanh")
+    types = _types(apply_passes(main, _strategy(enable_auto_fusion=True), [loss.name]))
+    assert "fused_elemwise_add_activation" in types and "tanh" not in types
+
+
+@pytest.mark.parametrize("addto", [False, True])
+def test_enable_addto_accumulates_gradients_in_place(addto):
+    """x feeds two branches, so its gradient is a sum of two partial gradients; with
+    enable_addto the sum adds into the first one's buffer, results unchanged."""
+    x = static.data("x", [None, 4], "float32")
+    h = static.nn.fc(x, 4)
+    loss = paddle.mean(static.nn.fc(h, 2)) + paddle.mean(paddle.tanh(h))
+    paddle.optimizer.SGD(0.1).minimize(loss)
+    main = static.default_main_program()
+    assert "sum" in _types(main)
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    start = {n: v.copy() for n, v in static.global_scope()._values.items()}
+    feed = {"x": np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)}
+    results = []
+    for prog in (main, static.CompiledProgram(main, build_strategy=_strategy(
+            enable_addto=addto))):
+        scope = Scope()
+        scope._values.update((n, v.copy()) for n, v in start.items())
+        results.append([exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0]
+                        for _ in range(3)])
+    np.testing.assert_array_equal(results[1], results[0])
+    (programs, plans, _), = prog._device_sets[id(scope)].plans.values()
+    assert plans[0].inplace_ops == int(addto)   # the gradient sum, and only with addto

@@ -114,15 +114,19 @@ def test_heavy_ops_overlap_only_when_independent():
     assert not runner._heavy_ops_can_overlap()   # the bias add reads the mul's output
 
 
-@pytest.mark.parametrize("num_threads, expected", [(0, 4), (1, None), (3, 3)])
-def test_num_threads_zero_is_four_per_place(num_threads, expected):
-    """Seed 002: 0 means device_count x 4 threads; 1 runs ops one by one."""
+@pytest.mark.parametrize("num_threads, sequential, expected",
+                         [(0, False, 4), (1, False, None), (3, False, 3), (0, True, None)])
+def test_num_threads_zero_is_four_per_place(num_threads, sequential, expected):
+    """Seed 002: 0 means device_count x 4 threads; 1 runs ops one by one, and so does
+    enable_sequential_execution whatever num_threads says."""
     loss = _two_branch_program()
     exe = static.Executor()
     exe.run(static.default_startup_program())
     es = static.ExecutionStrategy()
     es.num_threads = num_threads
-    prog = static.CompiledProgram(static.default_main_program())
+    strategy = static.BuildStrategy()
+    strategy.enable_sequential_execution = sequential
+    prog = static.CompiledProgram(static.default_main_program(), build_strategy=strategy)
     prog._exec_strategy = es
     exe.run(prog, feed={"x": np.ones((4, 8), "float32")}, fetch_list=[loss])
     (_, (plan,), (runner,)), = prog._device_sets[id(static.global_scope())].plans.values()

@@ -247,7 +247,8 @@ class _DeviceSet:
             memory_optimize = self.strategy.memory_optimize
             plans = [Plan(p, feed_names, fetch_names, eager_delete=memory_optimize is not False,
                           inplace=self.strategy.enable_inplace,
-                          reuse_buffers=memory_optimize is True) for p in programs]
+                          reuse_buffers=memory_optimize is True,
+                          addto=self.strategy.enable_addto) for p in programs]
             runners = [self._runner(plan) for plan in plans]
             self.plans[key] = (programs, plans, runners)
         return self.plans[key]
