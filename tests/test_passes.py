@@ -245,3 +245,27 @@ def test_enable_addto_accumulates_gradients_in_place(addto):
     np.testing.assert_array_equal(results[1], results[0])
     (programs, plans, _), = prog._device_sets[id(scope)].plans.values()
     assert plans[0].inplace_ops == int(addto)   # the gradient sum, and only with addto
+
+
+def test_num_iteration_per_run_runs_the_program_that_many_times():
+    main, loss, _ = _mlp_program()
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    start = {n: v.copy() for n, v in static.global_scope()._values.items()}
+    feed = {"x": np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)}
+    params = [p.name for p in main.all_parameters()]
+    results = []
+    for per_run, runs in ((1, 3), (3, 1)):
+        scope = Scope()
+        scope._values.update((n, v.copy()) for n, v in start.items())
+        es = static.ExecutionStrategy()
+        es.num_iteration_per_run = per_run
+        prog = static.CompiledProgram(main)
+        prog._exec_strategy = es
+        last = [exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0]
+                for _ in range(runs)][-1]
+        results.append((last, [scope._values[n].copy() for n in params]))
+    (loss_a, params_a), (loss_b, params_b) = results
+    np.testing.assert_array_equal(loss_b, loss_a)   # the last iteration's fetch
+    for a, b in zip(params_a, params_b):
+        np.testing.assert_array_equal(b, a)
