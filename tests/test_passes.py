@@ -269,3 +269,17 @@ def test_num_iteration_per_run_runs_the_program_that_many_times():
     np.testing.assert_array_equal(loss_b, loss_a)   # the last iteration's fetch
     for a, b in zip(params_a, params_b):
         np.testing.assert_array_equal(b, a)
+
+
+def test_fused_activation_runs_in_the_add_output_it_alone_reads():
+    """Inside a fused add + activation the sum is private to the chain, so the activation
+    writes into it (the in-place epilogue), whatever enable_inplace says."""
+    from refimpl.ops.fused import _in_place_members
+    x = static.data("x", [None, 4], "float32")
+    loss = paddle.mean(paddle.nn.functional.relu(static.nn.fc(x, 4) + x))
+    paddle.optimizer.SGD(0.1).minimize(loss)
+    out = apply_passes(static.default_main_program(),
+                       _strategy(fuse_elewise_add_act_ops=True), [loss.name])
+    fused, = [op for op in out.global_block().ops
+              if op.type == "fused_elemwise_add_activation"]
+    assert _in_place_members(fused.attr("sub_ops"), fused.attr("output_names")) == {1}

@@ -10,7 +10,7 @@ import numpy as np
 
 from ..framework.program import EMPTY_VAR_NAME
 from .binding import bind_kernel
-from .registry import OpDef, Sample, get_op_def, register
+from .registry import OpDef, Sample, get_op_def, is_duplicable, register
 
 FUSED_TYPES = ("fused_elemwise_add_activation", "fused_elemwise_add_activation_grad",
                "fused_batch_norm_act", "fused_batch_norm_act_grad",
@@ -20,16 +20,48 @@ FUSED_TYPES = ("fused_elemwise_add_activation", "fused_elemwise_add_activation_g
 _bound = {}   # id(sub_ops) -> (sub_ops, [run(env) per member]): the chain bound once
 
 
-def _bind(sub_ops):
+def _bind(sub_ops, in_place=()):
     """Each member's kernel bound to its names (as the executor binds an op), so a fused op
-    costs one dispatch plus a closure call per member."""
+    costs one dispatch plus a closure call per member. Members whose index is in
+    `in_place` write into their first input (see _in_place_members)."""
     steps = []
-    for op_type, inputs, outputs, attrs in sub_ops:
+    for i, (op_type, inputs, outputs, attrs) in enumerate(sub_ops):
         op_def = get_op_def(op_type)
         kwargs = {k: attrs[k] for k in op_def.attrs if k in attrs}
-        steps.append(bind_kernel(op_def.kernel("forward", attrs, None), op_def, inputs,
-                                 outputs, kwargs))
+        fn = op_def.kernel("forward", attrs, None)
+        if i in in_place:
+            fn = _into_first_input_if_owned(op_def.forward_inplace, fn)
+        steps.append(bind_kernel(fn, op_def, inputs, outputs, kwargs))
     return steps
+
+
+def _in_place_members(sub_ops, output_names):
+    """Indices of members that may write into their first input: an intermediate of the
+    chain that only this member reads (so nothing else can see it) and that is not an
+    output of the fused op. The epilogue of add + activation then runs in the add's buffer."""
+    readers, made = {}, set()
+    for op_type, inputs, outputs, _ in sub_ops:
+        for names in inputs.values():
+            for n in names:
+                readers[n] = readers.get(n, 0) + 1
+    chosen = set()
+    for i, (op_type, inputs, outputs, _) in enumerate(sub_ops):
+        op_def = get_op_def(op_type)
+        first = inputs.get(op_def.input_slots[0], [])
+        if hasattr(op_def, "forward_inplace") and not is_duplicable(op_def.inputs[0]) and \
+                first and first[0] in made and \
+                readers[first[0]] == 1 and first[0] not in output_names:
+            chosen.add(i)
+        made.update(n for names in outputs.values() for n in names)
+    return chosen
+
+
+def _into_first_input_if_owned(inplace_fn, fn):
+    """`inplace_fn` when the first input owns its buffer (a view's memory belongs to an
+    array that may be live elsewhere), else `fn`."""
+    def kernel(x, *args, **kwargs):
+        return (inplace_fn if x.base is None else fn)(x, *args, **kwargs)
+    return kernel
 
 
 def run_chain(xs, sub_ops, input_names, output_names):
@@ -66,16 +98,18 @@ class Fused(OpDef):
     def bind_direct(op):
         """For the executor: the members bound straight onto the plan's dict, where their
         variables have the same names, so the fused op costs its members' kernels and
-        nothing more (no private dict, no packing of X* and Out*). The chain's
-        intermediates are dropped as soon as the chain ends. None when the op's variables
-        are not the chain's own (a bare op built by hand)."""
+        nothing more (no private dict, no packing of X* and Out*); a member whose input is
+        private to the chain writes into it. The chain's intermediates are dropped as soon
+        as the chain ends. None when the op's variables are not the chain's own (a bare op
+        built by hand)."""
         if not _names_are_the_chains(op):
             return None
         attrs = op.attrs
         made = {n for _, _, outputs, _ in attrs["sub_ops"] for names in outputs.values()
                 for n in names}
         intermediates = tuple(made - set(attrs["output_names"]) - {EMPTY_VAR_NAME})
-        steps = _bind(attrs["sub_ops"])
+        steps = _bind(attrs["sub_ops"], _in_place_members(attrs["sub_ops"],
+                                                          attrs["output_names"]))
 
         def run(env):
             for step in steps:
