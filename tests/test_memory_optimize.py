@@ -44,22 +44,39 @@ def _mlp(width=16, depth=4):
     return main, startup, loss, h
 
 
+class _Training:
+    """The MLP compiled with memory_optimize and other BuildStrategy flags, in its own
+    scope; `step()` trains once and returns [loss, hidden activation]."""
+
+    def __init__(self, memory_optimize, **flags):
+        self.main, startup, self.loss, self.hidden = _mlp()
+        self.scope = Scope()
+        self.exe = static.Executor()
+        self.exe.run(startup, scope=self.scope)
+        strategy = static.BuildStrategy()
+        strategy.memory_optimize = memory_optimize
+        for k, v in flags.items():
+            setattr(strategy, k, v)
+        self.program = static.CompiledProgram(self.main, build_strategy=strategy)
+        self.feed = {"x": np.random.RandomState(0).randn(8, 16).astype("float32")}
+
+    def step(self):
+        return self.exe.run(self.program, feed=self.feed, fetch_list=[self.loss, self.hidden],
+                            scope=self.scope)
+
+    def params(self):
+        return [self.scope._values[p.name] for p in self.main.all_parameters()]
+
+    @property
+    def plan(self):
+        (_, (plan,), _), = self.program._device_sets[id(self.scope)].plans.values()
+        return plan
+
+
 def _compiled_run(memory_optimize, steps=2, **flags):
-    main, startup, loss, hidden = _mlp()
-    scope = Scope()
-    exe = static.Executor()
-    exe.run(startup, scope=scope)
-    strategy = static.BuildStrategy()
-    strategy.memory_optimize = memory_optimize
-    for k, v in flags.items():
-        setattr(strategy, k, v)
-    prog = static.CompiledProgram(main, build_strategy=strategy)
-    feed = {"x": np.random.RandomState(0).randn(8, 16).astype("float32")}
-    results = [exe.run(prog, feed=feed, fetch_list=[loss, hidden], scope=scope)
-               for _ in range(steps)]
-    results.append([scope._values[p.name] for p in main.all_parameters()])
-    (_, plans, _), = prog._device_sets[id(scope)].plans.values()
-    return results, plans[0]
+    training = _Training(memory_optimize, **flags)
+    results = [training.step() for _ in range(steps)]
+    return results + [training.params()], training.plan
 
 
 @pytest.mark.parametrize("inplace", [False, True])
@@ -89,15 +106,10 @@ def test_only_memory_optimize_true_reuses():
 def test_fed_fetched_and_persistable_buffers_are_never_reused(monkeypatch):
     """Whenever a buffer enters the pool, no fed, fetched or persistable value (those that
     exist at that moment) shares its memory."""
-    main, startup, loss, hidden = _mlp()
-    scope = Scope()
-    exe = static.Executor()
-    exe.run(startup, scope=scope)
-    strategy = static.BuildStrategy()
-    strategy.memory_optimize = True
-    prog = static.CompiledProgram(main, build_strategy=strategy)
-    feed = {"x": np.random.RandomState(0).randn(8, 16).astype("float32")}
-    protected = ["x", loss.name, hidden.name] + [p.name for p in main.all_parameters()]
+    training = _Training(True)
+    values = training.scope._values
+    protected = ["x", training.loss.name, training.hidden.name] + \
+        [p.name for p in training.main.all_parameters()]
     pooled = []
     give = BufferPool.give
 
@@ -107,14 +119,13 @@ def test_fed_fetched_and_persistable_buffers_are_never_reused(monkeypatch):
         if len(pool.buffers()) > held:
             pooled.append(value)
             for name in protected:
-                if scope._values.get(name) is not None:
-                    assert not np.shares_memory(value, scope._values[name]), name
+                if values.get(name) is not None:
+                    assert not np.shares_memory(value, values[name]), name
 
     monkeypatch.setattr(BufferPool, "give", checking_give)
     # the spy's own parameter is one more reference to every value it is given
     monkeypatch.setattr(buffer_pool, "_UNSHARED", buffer_pool._UNSHARED + 1)
     for _ in range(2):
-        exe.run(prog, feed=feed, fetch_list=[loss, hidden], scope=scope)
+        training.step()
     assert pooled
-    (_, (plan,), _), = prog._device_sets[id(scope)].plans.values()
-    assert not plan.recyclable & set(protected)
+    assert not training.plan.recyclable & set(protected)
