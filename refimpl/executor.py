@@ -5,16 +5,20 @@ a Plan: a flat list of closures, one per op, each with its kernel, its input/out
 names and its attrs bound. Running a plan is a loop over those closures on one dict
 (the scope's values), so the framework costs about a microsecond per op.
 Temporaries are freed right after their last use (Paddle's eager deletion), which is
-what makes RecomputeOptimizer and memory_optimize lower the peak.
+what makes RecomputeOptimizer and memory_optimize lower the peak. With `reuse_buffers`
+(memory_optimize=True) their buffers go to a pool that later ops write their outputs into.
 """
 import numpy as np
 
+from .buffer_pool import BufferPool
 from .framework.dtypes import convert_dtype
 from .framework.errors import FeedError, OpError
 from .framework.place import CPUPlace
-from .framework.program import EMPTY_VAR_NAME, Program, Variable, default_main_program
+from .framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
+                                default_main_program)
 from .framework.scope import Tensor, global_scope
-from .ops.registry import is_duplicable, link_saved_for_grad, slot_name
+from .ops.binding import bind_kernel
+from .ops.registry import link_saved_for_grad
 
 __all__ = ["Executor", "Plan", "bind_op", "global_scope"]
 
@@ -29,88 +33,46 @@ def _main_dtype(op):
     return None
 
 
-def bind_op(op, wrap_kernel=None, inplace=False, saved=None):
+def _phase(op):
+    """forward, backward or optimize, from the op's role bits."""
+    role = op.attrs.get("op_role", OpRole.Forward)
+    return role & (OpRole.Backward | OpRole.Optimize)
+
+
+def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None):
     """A closure `run(env)` that runs `op` on the dict `env` of name -> array.
     `inplace`: use the op's `forward_inplace`, which writes into its first input (the
-    caller has checked that input is dead after this op). `saved`: the SavedForGrad this
-    op shares with its forward or grad op (link_saved_for_grad). `wrap_kernel(op, fn) ->
-    fn` instruments kernels (the profiler uses it)."""
+    caller has checked that input is dead after this op). `alloc(shape, dtype)`: where
+    ops with a `forward_out` take their output buffers (memory_optimize's pool).
+    `saved`: the SavedForGrad this op shares with its forward or grad op
+    (link_saved_for_grad). `wrap_kernel(op, fn) -> fn` instruments kernels (the profiler
+    uses it)."""
     op_def = op.op_def
-    fn = op_def.forward_inplace if inplace else op_def.kernel("forward", op.attrs,
-                                                               _main_dtype(op))
-    if wrap_kernel is not None:
-        fn = wrap_kernel(op, fn)
     attrs = {k: op.attrs[k] for k in op_def.attrs}
     attrs.update(op_def.bound_attrs(op))
     if saved is not None:
         attrs["saved"] = saved
-    args = []  # per input slot: a name, a tuple of names (duplicable), or None
-    for s in op_def.inputs:
-        names = op.inputs.get(slot_name(s), [])
-        args.append(tuple(names) if is_duplicable(s) else (names[0] if names else None))
-    outs = []  # (position in the kernel's result, name or tuple of names)
-    for i, s in enumerate(op_def.outputs):
-        names = op.outputs.get(slot_name(s), [])
-        if names:
-            outs.append((i, tuple(names) if is_duplicable(s) else names[0]))
-    n_results = len(op_def.outputs)
-
-    if n_results == 1 and len(outs) == 1 and isinstance(outs[0][1], str) \
-            and all(isinstance(a, str) for a in args):
-        # The common case: single-variable inputs, one output. Specialized to keep
-        # per-op overhead at a function call and a few dict operations.
-        out = outs[0][1]
-        names = tuple(args)
-        if len(names) == 1:
-            a, = names
-            if attrs:
-                def run(env):
-                    env[out] = fn(env[a], **attrs)
-            else:
-                def run(env):
-                    env[out] = fn(env[a])
-        elif len(names) == 2:
-            a, b = names
-            if attrs:
-                def run(env):
-                    env[out] = fn(env[a], env[b], **attrs)
-            else:
-                def run(env):
-                    env[out] = fn(env[a], env[b])
-        else:
-            def run(env):
-                env[out] = fn(*[env[n] for n in names], **attrs)
-        return run
-
-    def fetch_arg(env, a):
-        if a is None:
-            return None
-        if isinstance(a, tuple):
-            return [env[n] for n in a]
-        return env[a]
-
-    def run(env):
-        result = fn(*[fetch_arg(env, a) for a in args], **attrs)
-        if n_results == 1:
-            result = (result,)
-        for i, target in outs:
-            value = result[i]
-            if value is None:
-                continue
-            if isinstance(target, tuple):
-                for name, v in zip(target, value):
-                    if name != EMPTY_VAR_NAME:
-                        env[name] = v
-            else:
-                env[target] = value
-    return run
+    if inplace:
+        fn = op_def.forward_inplace
+    elif alloc is not None and hasattr(op_def, "forward_out"):
+        fn = op_def.forward_out
+        attrs["alloc"] = alloc
+    else:
+        fn = op_def.kernel("forward", op.attrs, _main_dtype(op))
+        run = op_def.bind_direct(op) if fn is op_def.forward and \
+            hasattr(op_def, "bind_direct") else None
+        if run is not None:    # a fused op's members, bound directly
+            return wrap_kernel(op, run) if wrap_kernel is not None else run
+    if wrap_kernel is not None:
+        fn = wrap_kernel(op, fn)
+    return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
 
 
 class Plan:
     """A program compiled for one feed/fetch signature: bound ops plus a free list."""
 
     def __init__(self, program, feed_names, fetch_names, eager_delete=True, wrap_kernel=None,
-                 inplace=False):
+                 inplace=False, reuse_buffers=False, addto=False):
         self.program = program
         self.version = program._version
         block = program.global_block()
@@ -126,13 +88,51 @@ class Plan:
         self.temporaries = [n for n in produced if n not in persistable]
         dead_after = self._free_lists(set(self.temporaries) - set(fetch_names))
         self.free_after = dead_after if eager_delete else None
-        reuse = [inplace and self._can_reuse_input(op, dead, set(feed_names), persistable)
+        # enable_addto governs gradient accumulation (sum), enable_inplace the other ops
+        reuse = [(addto if op.type == "sum" else inplace) and
+                 self._can_reuse_input(op, dead, set(feed_names), persistable)
                  for op, dead in zip(self.ops, dead_after)]
+        self.inplace_ops = sum(reuse)
+        self.pool = BufferPool() if reuse_buffers and eager_delete else None
+        self.recyclable = self._promised_buffers(dead_after, reuse, set(feed_names)) \
+            if self.pool else set()
+        alloc = self.pool.take if self.pool else None
         links = link_saved_for_grad(self.ops)
         self.saved_for_grad = list({id(h): h for h in links.values()}.values())
-        self.runs = [bind_op(op, wrap_kernel, r, links.get(i))
+        self.runs = [bind_op(op, wrap_kernel, r, alloc, links.get(i))
                      for i, (op, r) in enumerate(zip(self.ops, reuse))]
-        self.inplace_ops = sum(reuse)
+
+    def _promised_buffers(self, dead_after, inplace, fed):
+        """memory_optimize: the dead temporaries whose buffers go to the pool. Only those a
+        later op of the same phase (forward, backward, optimize) will want are kept: an op
+        writing an output of the same build-time shape and dtype through `forward_out`. A
+        pooled buffer nobody takes, or one held from the forward into the backward across
+        the end of the forward (where every activation is alive: the peak), would raise the
+        peak. Never the user's fed arrays, nor a buffer an in-place op passed on to its
+        output (fetched and persistable values never die). BufferPool.give still checks at
+        run time that nothing else holds the buffer."""
+        block = self.program.global_block()
+
+        def key(op, name):
+            v = block._find_var_recursive(name)
+            if v is None or v.shape is None:
+                return None
+            return _phase(op), tuple(v.shape), v.dtype
+
+        waiting = {}    # key -> dead temporaries not yet promised to an op
+        promised = set()
+        for op, dead, in_place in zip(self.ops, dead_after, inplace):
+            if in_place:
+                dead = [n for n in dead if n != op.input(op.op_def.input_slots[0])[0]]
+            elif hasattr(op.op_def, "forward_out"):
+                for n in op.output_arg_names:
+                    candidates = waiting.get(key(op, n))
+                    if candidates:
+                        promised.add(candidates.pop())
+            for n in dead:
+                if n not in fed and key(op, n) is not None:
+                    waiting.setdefault(key(op, n), []).append(n)
+        return promised
 
     @staticmethod
     def _can_reuse_input(op, dead, fed, persistable):
@@ -158,6 +158,13 @@ class Plan:
             lists[i].append(n)
         return [tuple(names) for names in lists]
 
+    def release(self, env, name):
+        """`name` is dead: drop it, and pool its buffer when memory_optimize reuses them."""
+        if name in self.recyclable:
+            self.pool.give(env.pop(name, None))
+        else:
+            env.pop(name, None)
+
     def run(self, env):
         runs, free_after = self.runs, self.free_after
         i = 0
@@ -165,37 +172,59 @@ class Plan:
             if free_after is None:
                 for i, run in enumerate(runs):
                     run(env)
-            else:
+            elif self.pool is None:
                 for i, run in enumerate(runs):
                     run(env)
                     for n in free_after[i]:
                         env.pop(n, None)    # an optional output the kernel left unset
+            else:
+                for i, run in enumerate(runs):
+                    run(env)
+                    for n in free_after[i]:
+                        self.release(env, n)
         except OpError:
             raise
         except Exception as e:
             raise self._explain(i, e, env) from e
+        finally:
+            self.clear_pool()
+
+    def clear_pool(self):
+        if self.pool is not None:
+            self.pool.clear()
 
     def run_measuring_memory(self, env, include=None):
-        """Run like `run`, returning the peak bytes held by this run's temporaries at any
-        point (those whose name passes `include`, e.g. activations only), plus what forward
-        ops hold for their grad ops (SavedForGrad): what recompute and eager deletion
-        lower."""
-        temporaries = {n for n in self.temporaries if include is None or include(n)}
-        live = {n: env[n].nbytes for n in temporaries if getattr(env.get(n), "nbytes", None)}
-        peak = current = sum(live.values())
-        for i, run in enumerate(self.runs):
-            try:
-                run(env)
-            except Exception as e:
-                raise self._explain(i, e, env) from e
-            for n in self.ops[i].output_arg_names:
-                if n in temporaries and n in env and n not in live:
-                    live[n] = env[n].nbytes
-                    current += live[n]
-            peak = max(peak, current + sum(h.nbytes for h in self.saved_for_grad))
-            for n in (self.free_after[i] if self.free_after is not None else ()):
-                env.pop(n, None)
-                current -= live.pop(n, 0)
+        """Run like `run`, returning the peak bytes of the distinct buffers held at any
+        point by this run's temporaries (those whose name passes `include`, e.g.
+        activations only), by the reuse pool and by forward ops for their grad ops
+        (SavedForGrad): what recompute, eager deletion, inplace and buffer reuse lower. A
+        buffer shared by several names (in place, views) counts once."""
+        temporaries = [n for n in self.temporaries if include is None or include(n)]
+
+        def held():
+            buffers = [env.get(n) for n in temporaries]
+            if self.pool is not None:
+                buffers += self.pool.buffers()
+            owners = {}
+            for a in buffers:
+                if isinstance(a, np.ndarray):
+                    while isinstance(a.base, np.ndarray):
+                        a = a.base
+                    owners[id(a)] = a.nbytes
+            return sum(owners.values()) + sum(h.nbytes for h in self.saved_for_grad)
+
+        peak = held()
+        try:
+            for i, run in enumerate(self.runs):
+                try:
+                    run(env)
+                except Exception as e:
+                    raise self._explain(i, e, env) from e
+                peak = max(peak, held())
+                for n in (self.free_after[i] if self.free_after is not None else ()):
+                    self.release(env, n)
+        finally:
+            self.clear_pool()
         return peak
 
     def _explain(self, i, e, env):
@@ -213,6 +242,7 @@ class Plan:
     def drop_temporaries(self, env):
         for n in self.temporaries:
             env.pop(n, None)
+        self.clear_pool()
 
 
 def check_feed(var, value):

@@ -1,12 +1,15 @@
 """Property tests: on random small programs (MLPs and CNNs with residual adds, batch norm,
 dropout with a fixed seed, three optimizers), every combination of the fusion passes,
-enable_inplace, memory_optimize, sequential execution and num_threads trains to results
+enable_inplace, enable_addto, memory_optimize, sequential execution and num_threads trains to results
 bit-identical to the plain run: losses, a fetched intermediate and every parameter."""
+from unittest import mock
+
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
 import refimpl as paddle
 from refimpl import fluid, static
+from refimpl.compiler import scheduler
 from refimpl.framework import unique_name
 from refimpl.framework.scope import Scope
 
@@ -79,6 +82,13 @@ def build(model):
 
 
 def train(model, strategy=None, exec_strategy=None, steps=3):
+    # every op counts as heavy, so num_threads > 1 really runs ops on helper threads (by
+    # default only ops measured over 1 ms would, and these are microseconds)
+    with mock.patch.object(scheduler, "MIN_HANDOFF_S", 0):
+        return _train(model, strategy, exec_strategy, steps)
+
+
+def _train(model, strategy, exec_strategy, steps):
     main, startup, loss, hidden = build(model)
     scope = Scope()
     exe = static.Executor()
@@ -98,11 +108,12 @@ def train(model, strategy=None, exec_strategy=None, steps=3):
     return fetched, params
 
 
-def strategies(fuse, inplace, memory_optimize, sequential, threads):
+def strategies(fuse, inplace, memory_optimize, sequential, threads, addto=False):
     strategy = static.BuildStrategy()
     for flag in FUSIONS:
         setattr(strategy, flag, fuse)
     strategy.enable_inplace = inplace
+    strategy.enable_addto = addto
     strategy.memory_optimize = memory_optimize
     strategy.enable_sequential_execution = sequential
     exec_strategy = static.ExecutionStrategy()
@@ -123,12 +134,13 @@ def assert_identical(got, expected):
 @settings(max_examples=30, deadline=None)
 @given(model=models, fuse=st.booleans(), inplace=st.booleans(),
        memory_optimize=st.sampled_from([None, True, False]), sequential=st.booleans(),
-       threads=st.sampled_from([1, 2, 4]))
+       threads=st.sampled_from([1, 2, 4]), addto=st.booleans())
 def test_build_and_execution_options_never_change_results(model, fuse, inplace,
                                                           memory_optimize, sequential,
-                                                          threads):
+                                                          threads, addto):
     expected = train(model)
-    got = train(model, *strategies(fuse, inplace, memory_optimize, sequential, threads))
+    got = train(model, *strategies(fuse, inplace, memory_optimize, sequential, threads,
+                                   addto))
     assert_identical(got, expected)
 
 
@@ -136,5 +148,15 @@ def test_build_and_execution_options_never_change_results(model, fuse, inplace,
 @given(model=models)
 def test_everything_on_at_once(model):
     """The most aggressive combination, on more steps."""
-    assert_identical(train(model, *strategies(True, True, True, False, 4), steps=5),
+    assert_identical(train(model, *strategies(True, True, True, False, 4, True), steps=5),
                      train(model, steps=5))
+
+
+@settings(max_examples=20, deadline=None)
+@given(model=models, fuse=st.booleans(), inplace=st.booleans(),
+       threads=st.sampled_from([1, 2, 4]))
+def test_buffer_reuse_never_changes_results(model, fuse, inplace, threads):
+    """memory_optimize=True (dead buffers reused by later ops) against False (nothing freed),
+    everything else equal, over k steps."""
+    assert_identical(train(model, *strategies(fuse, inplace, True, False, threads), steps=4),
+                     train(model, *strategies(fuse, inplace, False, False, threads), steps=4))

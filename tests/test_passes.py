@@ -176,6 +176,28 @@ def test_num_iteration_per_drop_scope_keeps_temporaries_between_drops():
     assert scope.find_var("fc_0.tmp_0") is None
 
 
+def test_fused_optimizer_runs_every_member_update():
+    """One fused_optimizer op for every momentum update, with exactly the unfused results."""
+    results = []
+    for fuse in (False, True):
+        main, startup, loss = _build("mlp", 4)
+        scope = Scope()
+        exe = static.Executor()
+        exe.run(startup, scope=scope)
+        prog = static.CompiledProgram(main, build_strategy=_strategy(
+            fuse_all_optimizer_ops=fuse))
+        for _ in range(3):
+            exe.run(prog, feed={"x": np.ones((4, 6), "float32")}, fetch_list=[loss],
+                    scope=scope)
+        (programs, _, _), = prog._device_sets[id(scope)].plans.values()
+        types = _types(programs[0])
+        assert types.count("fused_optimizer") == int(fuse)
+        assert ("momentum" in types) != fuse
+        results.append({p.name: scope._values[p.name].copy() for p in main.all_parameters()})
+    for n in results[0]:
+        np.testing.assert_array_equal(results[1][n], results[0][n], err_msg=n)
+
+
 def test_fused_optimizer_updates_one_coalesced_buffer():
     from refimpl.ops.fused import flat_base
     main, startup, loss = _build("mlp", 4)
@@ -191,3 +213,73 @@ def test_fused_optimizer_updates_one_coalesced_buffer():
         names = [sub[1][slot][0] for sub in fused[0].attr("sub_ops")]
         arrays = [scope._values[n] for n in names]
         assert flat_base(arrays) is not None, slot   # one buffer, in order, as views
+
+
+def test_enable_auto_fusion_runs_the_elementwise_fusion():
+    main, loss, _ = _mlp_program("tanh")
+    types = _types(apply_passes(main, _strategy(enable_auto_fusion=True), [loss.name]))
+    assert "fused_elemwise_add_activation" in types and "tanh" not in types
+
+
+@pytest.mark.parametrize("addto", [False, True])
+def test_enable_addto_accumulates_gradients_in_place(addto):
+    """x feeds two branches, so its gradient is a sum of two partial gradients; with
+    enable_addto the sum adds into the first one's buffer, results unchanged."""
+    x = static.data("x", [None, 4], "float32")
+    h = static.nn.fc(x, 4)
+    loss = paddle.mean(static.nn.fc(h, 2)) + paddle.mean(paddle.tanh(h))
+    paddle.optimizer.SGD(0.1).minimize(loss)
+    main = static.default_main_program()
+    assert "sum" in _types(main)
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    start = {n: v.copy() for n, v in static.global_scope()._values.items()}
+    feed = {"x": np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)}
+    results = []
+    for prog in (main, static.CompiledProgram(main, build_strategy=_strategy(
+            enable_addto=addto))):
+        scope = Scope()
+        scope._values.update((n, v.copy()) for n, v in start.items())
+        results.append([exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0]
+                        for _ in range(3)])
+    np.testing.assert_array_equal(results[1], results[0])
+    (programs, plans, _), = prog._device_sets[id(scope)].plans.values()
+    assert plans[0].inplace_ops == int(addto)   # the gradient sum, and only with addto
+
+
+def test_num_iteration_per_run_runs_the_program_that_many_times():
+    main, loss, _ = _mlp_program()
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    start = {n: v.copy() for n, v in static.global_scope()._values.items()}
+    feed = {"x": np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)}
+    params = [p.name for p in main.all_parameters()]
+    results = []
+    for per_run, runs in ((1, 3), (3, 1)):
+        scope = Scope()
+        scope._values.update((n, v.copy()) for n, v in start.items())
+        es = static.ExecutionStrategy()
+        es.num_iteration_per_run = per_run
+        prog = static.CompiledProgram(main)
+        prog._exec_strategy = es
+        last = [exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0]
+                for _ in range(runs)][-1]
+        results.append((last, [scope._values[n].copy() for n in params]))
+    (loss_a, params_a), (loss_b, params_b) = results
+    np.testing.assert_array_equal(loss_b, loss_a)   # the last iteration's fetch
+    for a, b in zip(params_a, params_b):
+        np.testing.assert_array_equal(b, a)
+
+
+def test_fused_activation_runs_in_the_add_output_it_alone_reads():
+    """Inside a fused add + activation the sum is private to the chain, so the activation
+    writes into it (the in-place epilogue), whatever enable_inplace says."""
+    from refimpl.ops.fused import _in_place_members
+    x = static.data("x", [None, 4], "float32")
+    loss = paddle.mean(paddle.nn.functional.relu(static.nn.fc(x, 4) + x))
+    paddle.optimizer.SGD(0.1).minimize(loss)
+    out = apply_passes(static.default_main_program(),
+                       _strategy(fuse_elewise_add_act_ops=True), [loss.name])
+    fused, = [op for op in out.global_block().ops
+              if op.type == "fused_elemwise_add_activation"]
+    assert _in_place_members(fused.attr("sub_ops"), fused.attr("output_names")) == {1}

@@ -4,7 +4,8 @@ import pytest
 
 import refimpl as paddle
 from refimpl import static
-from refimpl.compiler.scheduler import ThreadedRunner, max_parallelism, op_dependencies
+from refimpl.compiler.scheduler import (MEASURED_RUNS, ThreadedRunner, max_parallelism,
+                                        op_dependencies)
 from refimpl.executor import Plan
 from refimpl.framework.errors import OpError
 
@@ -43,7 +44,8 @@ def _ancestors(deps, i):
 
 
 @pytest.mark.parametrize("threads", [1, 2, 4])
-def test_threaded_run_equals_sequential(threads):
+@pytest.mark.parametrize("min_handoff_s", [0, None])   # every op a helper may take; default
+def test_threaded_run_equals_sequential(threads, min_handoff_s):
     loss = _two_branch_program()
     main = static.default_main_program()
     exe = static.Executor()
@@ -55,9 +57,9 @@ def test_threaded_run_equals_sequential(threads):
     def train(threaded):
         env = {n: v.copy() for n, v in init.items()}
         plan = Plan(main, list(feed), [loss.name])
-        runner = ThreadedRunner(plan, threads) if threaded else plan
+        runner = ThreadedRunner(plan, threads, min_handoff_s) if threaded else plan
         losses = []
-        for _ in range(3):
+        for _ in range(4):
             env.update(feed)
             runner.run(env)
             losses.append(env[loss.name].copy())
@@ -77,3 +79,58 @@ def test_threaded_runner_reports_failing_op():
     plan = Plan(static.default_main_program(), ["x"], [])
     with pytest.raises(OpError, match="has no value"):
         ThreadedRunner(plan, 2).run({"x": np.ones((2, 8), "float32")})
+
+
+def test_runs_in_order_when_no_heavy_ops_can_overlap():
+    """Measured cheap ops (or heavy ones on one chain) never pay for helpers: after the
+    measured runs the runner keeps the plan's plain loop; independent heavy branches keep
+    the thread pool."""
+    loss = _two_branch_program()
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    env = dict(static.global_scope()._values)
+    feed = {"x": np.ones((4, 8), "float32")}
+    plan = Plan(static.default_main_program(), list(feed), [loss.name])
+    cheap = ThreadedRunner(plan, 4, min_handoff_s=60.0)
+    everything_heavy = ThreadedRunner(plan, 4, min_handoff_s=0)
+    for _ in range(MEASURED_RUNS):
+        for runner in (cheap, everything_heavy):
+            assert not runner.in_order
+            env.update(feed)
+            runner.run(env)
+            plan.drop_temporaries(env)
+    assert cheap.in_order and not everything_heavy.in_order
+
+
+def test_heavy_ops_overlap_only_when_independent():
+    loss = _two_branch_program()
+    plan = Plan(static.default_main_program(), ["x"], [loss.name])
+    runner = ThreadedRunner(plan, 2)
+    muls = [i for i, op in enumerate(plan.ops) if op.type == "mul"]
+    runner.heavy = [i in muls for i in range(len(plan.ops))]   # the two branches' GEMMs
+    assert runner._heavy_ops_can_overlap()
+    runner.heavy = [i in (muls[0], muls[0] + 1) for i in range(len(plan.ops))]
+    assert plan.ops[muls[0] + 1].type == "elementwise_add"
+    assert not runner._heavy_ops_can_overlap()   # the bias add reads the mul's output
+
+
+@pytest.mark.parametrize("num_threads, sequential, expected",
+                         [(0, False, 4), (1, False, None), (3, False, 3), (0, True, None)])
+def test_num_threads_zero_is_four_per_place(num_threads, sequential, expected):
+    """Seed 002: 0 means device_count x 4 threads; 1 runs ops one by one, and so does
+    enable_sequential_execution whatever num_threads says."""
+    loss = _two_branch_program()
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    es = static.ExecutionStrategy()
+    es.num_threads = num_threads
+    strategy = static.BuildStrategy()
+    strategy.enable_sequential_execution = sequential
+    prog = static.CompiledProgram(static.default_main_program(), build_strategy=strategy)
+    prog._exec_strategy = es
+    exe.run(prog, feed={"x": np.ones((4, 8), "float32")}, fetch_list=[loss])
+    (_, (plan,), (runner,)), = prog._device_sets[id(static.global_scope())].plans.values()
+    if expected is None:
+        assert runner is plan
+    else:
+        assert isinstance(runner, ThreadedRunner) and runner.num_threads == expected

@@ -3,10 +3,11 @@
 Ops become ready when every op they depend on has finished: the last writer of each
 variable they read (read-after-write), and the last writer and the readers since then of
 each variable they write (write-after-write, write-after-read). Ready ops run on
-`num_threads` worker threads; numpy/BLAS and the Cython kernels release the GIL, so
-independent branches overlap. Temporaries are freed when their last user finishes.
+`num_threads` threads; numpy/BLAS and the Cython kernels release the GIL, so independent
+heavy branches overlap. Temporaries are freed when their last user finishes.
 """
 import threading
+import time
 from collections import deque
 
 from ..framework.errors import OpError
@@ -62,17 +63,32 @@ def max_parallelism(deps):
     return max(widths.values(), default=0)
 
 
-class ThreadedRunner:
-    """Runs a Plan's bound ops in dependency order on `num_threads` threads."""
+# An op must take this long to be worth running on a helper thread: waking one costs tens
+# of microseconds, and a helper can wait up to the interpreter's switch interval (5 ms) for
+# the GIL while the caller runs Python code between kernels.
+MIN_HANDOFF_S = 1e-3
+# Runs that measure every op's cost before deciding whether helpers can ever pay.
+MEASURED_RUNS = 2
 
-    def __init__(self, plan, num_threads):
+
+class ThreadedRunner:
+    """Runs a Plan's bound ops in dependency order on `num_threads` threads.
+
+    The calling thread runs every op it can, inline, in a chain without hand-offs. Helper
+    threads only take *heavy* ops (measured at least `min_handoff_s` on the last run) when
+    another heavy op is ready beside the one the caller runs, so cheap ops never pay a
+    hand-off. After MEASURED_RUNS runs, if no two heavy ops are independent (nothing could
+    ever overlap), the runner runs the plan's plain loop from then on."""
+
+    def __init__(self, plan, num_threads, min_handoff_s=None):
         self.plan = plan
         self.num_threads = num_threads
+        self.min_handoff_s = MIN_HANDOFF_S if min_handoff_s is None else min_handoff_s
         ops = plan.ops
-        deps = op_dependencies(ops)
-        self.n_deps = [len(d) for d in deps]
+        self.deps = op_dependencies(ops)
+        self.n_deps = [len(d) for d in self.deps]
         self.successors = [[] for _ in ops]
-        for i, d in enumerate(deps):
+        for i, d in enumerate(self.deps):
             for j in d:
                 self.successors[j].append(i)
         # A temporary is freed when the last op touching it finishes, whatever the order.
@@ -84,28 +100,55 @@ class ThreadedRunner:
                     self.uses[n] = self.uses.get(n, 0) + 1
         self.touches = [[n for n in set(op.input_arg_names + op.output_arg_names)
                          if n in freeable] for op in ops]
+        self.cost = [0.0] * len(ops)       # seconds each op took on its last run
+        self.heavy = self._heavy()
+        self.runs_measured = 0
+        self.in_order = False              # decided after MEASURED_RUNS runs
 
         self._helpers = []                 # persistent threads, started on first use
         self._job = None                   # the run in progress, shared with the helpers
         self._job_ready = threading.Condition()
 
+    def _heavy(self):
+        return [c >= self.min_handoff_s for c in self.cost]
+
+    def _heavy_ops_can_overlap(self):
+        """Whether two heavy ops are independent (neither is an ancestor of the other)."""
+        ancestors = []       # bit j of ancestors[i]: op j must finish before op i
+        heavy_so_far = 0     # bits of the heavy ops before op i in program order
+        for i, d in enumerate(self.deps):
+            bits = 0
+            for j in d:
+                bits |= ancestors[j] | (1 << j)
+            ancestors.append(bits)
+            if self.heavy[i]:
+                if heavy_so_far & ~bits:
+                    return True
+                heavy_so_far |= 1 << i
+        return False
+
     def run(self, env):
-        """Run every op once. The calling thread works too and keeps the next ready op for
-        itself, so a chain of ops runs without any hand-off; only when several ops are
-        ready at once do the helper threads take the extra ones."""
+        """Run every op once."""
+        if self.in_order:
+            return self.plan.run(env)
         job = _Job(self, env)
         self._start_helpers()
         with self._job_ready:
             self._job = job
             self._job_ready.notify_all()
-        job.work()
+        job.work(helper=False)
         job.wait_done()
         with self._job_ready:
             self._job = None
+        self.plan.clear_pool()
         if isinstance(job.error, OpError):
             raise job.error
         if job.error is not None:
             raise self.plan._explain(job.failed_op, job.error, env) from job.error
+        self.heavy = self._heavy()
+        self.runs_measured += 1
+        if self.runs_measured == MEASURED_RUNS:
+            self.in_order = not self._heavy_ops_can_overlap()
 
     def _start_helpers(self):
         while len(self._helpers) < self.num_threads - 1:
@@ -122,13 +165,13 @@ class ThreadedRunner:
                 job = seen = self._job
             context.set_current(job.device)
             try:
-                job.work()
+                job.work(helper=True)
             finally:
                 context.set_current(None)
 
 
 class _Job:
-    """One run of a ThreadedRunner: dependency counters, the ready queue, the free list."""
+    """One run of a ThreadedRunner: dependency counters, the ready queues, the free list."""
 
     def __init__(self, runner, env):
         self.runner = runner
@@ -137,50 +180,78 @@ class _Job:
         self.device = context.current()
         self.remaining_deps = list(runner.n_deps)
         self.remaining_uses = dict(runner.uses)
-        self.ready = deque(i for i, n in enumerate(self.remaining_deps) if n == 0)
-        self.lock = threading.Condition()
+        self.ready_heavy, self.ready_light = deque(), deque()
+        for i, n in enumerate(self.remaining_deps):
+            if n == 0:
+                self._make_ready(i)
+        self.lock = threading.Lock()
+        self.caller_wakes = threading.Condition(self.lock)   # any op ready, or the end
+        self.helper_wakes = threading.Condition(self.lock)   # a heavy op ready, or the end
         self.done = 0
         self.total = len(runner.plan.runs)
         self.error = None
         self.failed_op = None
 
+    def _make_ready(self, i):
+        (self.ready_heavy if self.runner.heavy[i] else self.ready_light).append(i)
+
     def _finish(self, i):
-        """Under the lock: free dead temporaries, release successors; True if any is ready."""
+        """Under the lock: free dead temporaries, release successors."""
         env, runner = self.env, self.runner
         for n in runner.touches[i]:
             self.remaining_uses[n] -= 1
             if self.remaining_uses[n] == 0:
-                env.pop(n, None)
+                runner.plan.release(env, n)
         for j in runner.successors[i]:
             self.remaining_deps[j] -= 1
             if self.remaining_deps[j] == 0:
-                self.ready.append(j)
+                self._make_ready(j)
         self.done += 1
 
-    def work(self):
-        runs = self.runner.plan.runs
+    def _over(self):
+        return self.error is not None or self.done >= self.total
+
+    def _next(self, helper):
+        """Under the lock: the next op for this thread, waiting if needed; None when the run
+        is over. Helpers take heavy ops only; the caller takes heavy ones first."""
+        wakes = self.helper_wakes if helper else self.caller_wakes
+        while not self._over():
+            if self.ready_heavy:
+                return self.ready_heavy.popleft()
+            if self.ready_light and not helper:
+                return self.ready_light.popleft()
+            wakes.wait()
+        return None
+
+    def work(self, helper):
+        runs, cost = self.runner.plan.runs, self.runner.cost
+        i = None
         while True:
             with self.lock:
-                while not self.ready and self.done < self.total and self.error is None:
-                    self.lock.wait()
-                if self.error is not None or self.done >= self.total:
-                    self.lock.notify_all()
+                if i is not None:
+                    self._finish(i)
+                i = self._next(helper)
+                if i is None:
+                    self.caller_wakes.notify_all()
+                    self.helper_wakes.notify_all()
                     return
-                i = self.ready.popleft()
+                if self.ready_heavy:      # a heavy op beside ours: a helper may take it
+                    self.helper_wakes.notify(len(self.ready_heavy))
+                if helper and (self.ready_light or self.ready_heavy):
+                    self.caller_wakes.notify()   # the caller may be waiting for work
+            start = time.perf_counter()
             try:
                 runs[i](self.env)
             except Exception as e:  # reported once, by the caller, with the op's context
                 with self.lock:
                     if self.error is None:
                         self.error, self.failed_op = e, i
-                    self.lock.notify_all()
+                    self.caller_wakes.notify_all()
+                    self.helper_wakes.notify_all()
                 return
-            with self.lock:
-                self._finish(i)
-                if len(self.ready) > 1 or self.done >= self.total:
-                    self.lock.notify_all()   # wake helpers only when there is spare work
+            cost[i] = time.perf_counter() - start
 
     def wait_done(self):
         with self.lock:
-            while self.done < self.total and self.error is None:
-                self.lock.wait()
+            while not self._over():
+                self.caller_wakes.wait()

@@ -52,13 +52,19 @@ class _Elementwise(OpDef):
 
 
 class _InplaceElementwise(_Elementwise):
-    """add/sub/mul: with enable_inplace, the result may be written into X's buffer."""
+    """add/sub/mul: with enable_inplace, the result may be written into X's buffer; with
+    memory_optimize, into a reused one."""
 
     def forward_inplace(self, x, y, axis=-1):
         xa, ya = align(x, y, axis)
         if np.broadcast_shapes(xa.shape, ya.shape) != x.shape or xa.dtype != ya.dtype:
             return self.forward(x, y, axis)
         return self.ufunc(xa, ya, out=xa).reshape(x.shape)
+
+    def forward_out(self, x, y, axis=-1, alloc=None):
+        xa, ya = align(x, y, axis)
+        out = alloc(np.broadcast_shapes(xa.shape, ya.shape), np.result_type(xa, ya))
+        return self.ufunc(xa, ya, out=out)
 
 
 @register

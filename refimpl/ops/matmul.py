@@ -70,6 +70,14 @@ class MatmulV2(OpDef):
         return _matmul(x, y, trans_x, trans_y)
 
     @staticmethod
+    def forward_out(x, y, trans_x=False, trans_y=False, alloc=None):
+        a, b = (_t(x) if trans_x else x), (_t(y) if trans_y else y)
+        if a.ndim < 2 or b.ndim < 2:   # numpy's 1-D promotion shapes the result
+            return np.matmul(a, b)
+        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
+        return np.matmul(a, b, out=alloc(shape, np.result_type(a, b)))
+
+    @staticmethod
     def backward(x, y, dout, trans_x=False, trans_y=False):
         return _matmul_grad(x, y, dout, trans_x, trans_y)
 

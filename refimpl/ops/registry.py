@@ -11,6 +11,9 @@ An OpDef declares
                      and whose outputs are "<In>@GRAD" for each input not in `no_grad`
   kernels            {"forward": "module:function", "backward": ...}: compiled drop-ins
                      from refimpl._kernels with the same signature as the reference
+  forward_out(..., alloc)  optional (and backward_out for the grad op): forward with
+                     each output written into `alloc(shape, dtype)`, a buffer that
+                     memory_optimize may reuse; bit-identical to forward
   samples(rng)       sample inputs for the generic OpInfo-style tests
 """
 import difflib
@@ -281,6 +284,8 @@ class _GradOpDef(OpDef):
         self.attrs = fwd.attrs
         self.kernels = {"forward": fwd.kernels["backward"]} if "backward" in fwd.kernels else {}
         self.fast_ok = fwd.fast_ok
+        if hasattr(fwd, "backward_out"):
+            self.forward_out = fwd.backward_out
         self.collective = fwd.collective
         self.tolerances = fwd.tolerances
 

@@ -26,8 +26,16 @@ class Relu(OpDef):
         return np.maximum(x, 0, out=x)
 
     @staticmethod
+    def forward_out(x, alloc=None):
+        return np.maximum(x, 0, out=alloc(x.shape, x.dtype))
+
+    @staticmethod
     def backward(out, dout):
         return dout * (out > 0)
+
+    @staticmethod
+    def backward_out(out, dout, alloc=None):
+        return np.multiply(dout, out > 0, out=alloc(dout.shape, dout.dtype))
 
     def samples(self, rng):
         # keep inputs away from the kink at 0 so finite differences are valid

@@ -28,6 +28,8 @@ from .communicator import CommunicationAborted, HierarchicalCommunicator, InProc
 
 __all__ = ["run_compiled", "resolve_places", "split_feed", "owners_by_size"]
 
+THREADS_PER_PLACE = 4   # ExecutionStrategy.num_threads = 0
+
 
 def resolve_places(places):
     """The places list: as given (Place objects or 'cpu' / 'gpu:x' strings), else CPU_NUM."""
@@ -239,11 +241,14 @@ class _DeviceSet:
         key = (tuple(sorted(feed_names)), tuple(fetch_names))
         if key not in self.plans:
             programs = self._programs(set(fetch_names) | {self.compiled._loss_name} - {None})
-            # memory_optimize False keeps every temporary until the run ends; True and None
-            # (the seed's "when GC can't be used") free each after its last use.
-            eager = self.strategy.memory_optimize is not False
-            plans = [Plan(p, feed_names, fetch_names, eager_delete=eager,
-                          inplace=self.strategy.enable_inplace) for p in programs]
+            # memory_optimize False keeps every temporary until the run ends; None frees
+            # each after its last use (garbage collection, on by default in Paddle too);
+            # True also hands the freed buffers to later ops of the same shape and dtype.
+            memory_optimize = self.strategy.memory_optimize
+            plans = [Plan(p, feed_names, fetch_names, eager_delete=memory_optimize is not False,
+                          inplace=self.strategy.enable_inplace,
+                          reuse_buffers=memory_optimize is True,
+                          addto=self.strategy.enable_addto) for p in programs]
             runners = [self._runner(plan) for plan in plans]
             self.plans[key] = (programs, plans, runners)
         return self.plans[key]
@@ -251,6 +256,9 @@ class _DeviceSet:
     def _runner(self, plan):
         es = self.exec_strategy
         threads = es.num_threads if es is not None else 0
+        if threads == 0:
+            # seed 002: device_count x 4 threads in all, i.e. 4 for each place
+            threads = THREADS_PER_PLACE
         if threads > 1 and not self.strategy.enable_sequential_execution:
             return ThreadedRunner(plan, threads)
         return plan
@@ -384,7 +392,7 @@ class _DeviceSet:
 def _coalesce_optimizer_state(program, env):
     """fuse_all_optimizer_ops: put the variables a fused_optimizer updates (its parameters,
     momentum's velocities) into one flat buffer per slot, as views, so the update is one
-    vector operation. The values are unchanged; the scope holds the views from now on."""
+    kernel call. The values are unchanged; the scope holds the views from now on."""
     from ..ops.fused import COALESCED_SLOTS
     for op in program.global_block().ops:
         if op.type != "fused_optimizer":

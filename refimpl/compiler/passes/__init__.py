@@ -11,13 +11,15 @@ from . import (fuse_bn_act, fuse_bn_add_act, fuse_elewise_add_act, fuse_optimize
 
 __all__ = ["apply_passes", "PASSES"]
 
-# (BuildStrategy attribute, pass module); order matters: fusions before memory planning.
+# (BuildStrategy attributes that turn it on, pass module); order matters.
 PASSES = [
-    ("fuse_bn_add_act_ops", fuse_bn_add_act),     # before bn+act, which would take its relu
-    ("fuse_bn_act_ops", fuse_bn_act),
-    ("fuse_elewise_add_act_ops", fuse_elewise_add_act),
-    ("fuse_relu_depthwise_conv", fuse_relu_depthwise_conv),
-    ("fuse_all_optimizer_ops", fuse_optimizer),
+    (("fuse_bn_add_act_ops",), fuse_bn_add_act),     # before bn+act, which would take its relu
+    (("fuse_bn_act_ops",), fuse_bn_act),
+    # enable_auto_fusion: Paddle generates fused kernels for elementwise chains (GPU);
+    # refimpl's elementwise fusion is this pass
+    (("fuse_elewise_add_act_ops", "enable_auto_fusion"), fuse_elewise_add_act),
+    (("fuse_relu_depthwise_conv",), fuse_relu_depthwise_conv),
+    (("fuse_all_optimizer_ops",), fuse_optimizer),
 ]
 
 
@@ -28,8 +30,8 @@ def apply_passes(program, build_strategy, protected=()):
         return program
     rewritten = program.clone()
     rewritten._pass_stats = {}
-    for flag, module in PASSES:
-        if getattr(build_strategy, flag):
+    for flags, module in PASSES:
+        if any(getattr(build_strategy, flag) for flag in flags):
             rewritten._pass_stats[module.__name__.rsplit(".", 1)[-1]] = \
                 module.apply(rewritten, set(protected), build_strategy)
     if build_strategy.debug_graphviz_path:

@@ -1,0 +1,73 @@
+"""Binding a kernel to variable names: `bind_kernel(...)` returns a closure `run(env)` that
+reads the op's inputs from the dict `env`, calls the kernel and stores its outputs. The
+executor binds every op of a Plan this way, and fused ops bind their member ops the same
+way on a private dict, so neither pays for generic argument handling per call."""
+from ..framework.program import EMPTY_VAR_NAME
+from .registry import is_duplicable, slot_name
+
+__all__ = ["bind_kernel"]
+
+
+def bind_kernel(fn, op_def, inputs, outputs, attrs):
+    """`fn` (a kernel of `op_def`) called on `env[...]` for `inputs` ({slot: [names]}),
+    results stored under `outputs` ({slot: [names]}); `attrs` passed as keywords."""
+    args = []  # per input slot: a name, a tuple of names (duplicable), or None
+    for s in op_def.inputs:
+        names = inputs.get(slot_name(s), [])
+        args.append(tuple(names) if is_duplicable(s) else (names[0] if names else None))
+    outs = []  # (position in the kernel's result, name or tuple of names)
+    for i, s in enumerate(op_def.outputs):
+        names = outputs.get(slot_name(s), [])
+        if names:
+            outs.append((i, tuple(names) if is_duplicable(s) else names[0]))
+    n_results = len(op_def.outputs)
+
+    if n_results == 1 and len(outs) == 1 and isinstance(outs[0][1], str) \
+            and all(isinstance(a, str) for a in args):
+        # The common case: single-variable inputs, one output. Specialized to keep
+        # per-op overhead at a function call and a few dict operations.
+        out = outs[0][1]
+        names = tuple(args)
+        if len(names) == 1:
+            a, = names
+            if attrs:
+                def run(env):
+                    env[out] = fn(env[a], **attrs)
+            else:
+                def run(env):
+                    env[out] = fn(env[a])
+        elif len(names) == 2:
+            a, b = names
+            if attrs:
+                def run(env):
+                    env[out] = fn(env[a], env[b], **attrs)
+            else:
+                def run(env):
+                    env[out] = fn(env[a], env[b])
+        else:
+            def run(env):
+                env[out] = fn(*[env[n] for n in names], **attrs)
+        return run
+
+    def fetch_arg(env, a):
+        if a is None:
+            return None
+        if isinstance(a, tuple):
+            return [env[n] for n in a]
+        return env[a]
+
+    def run(env):
+        result = fn(*[fetch_arg(env, a) for a in args], **attrs)
+        if n_results == 1:
+            result = (result,)
+        for i, target in outs:
+            value = result[i]
+            if value is None:
+                continue
+            if isinstance(target, tuple):
+                for name, v in zip(target, value):
+                    if name != EMPTY_VAR_NAME:
+                        env[name] = v
+            else:
+                env[target] = value
+    return run
