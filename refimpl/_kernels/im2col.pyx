@@ -138,6 +138,16 @@ def _per_group(product, groups):
     return product(0) if groups == 1 else np.concatenate([product(g) for g in range(groups)])
 
 
+def _filter_grad(dy, col):
+    """dy @ col.T over the long N*Ho*Wo axis. BLAS shares the output's rows among its
+    threads, so with few filters (LeNet's conv2: 50 rows against col's 500) computing the
+    transposed product col @ dy.T is faster (measured 1.36 -> 0.98 ms); with rows of similar
+    counts (conv1: 20 and 25) the direct order is (0.42 against 0.54 ms)."""
+    if col.shape[0] >= 2 * dy.shape[0]:
+        return (col @ dy.T).T
+    return dy @ col.T
+
+
 def _setup(x, f, strides, paddings, padding_algorithm, groups, dilations, data_format,
            col=None):
     """NCHW input, column matrix (`col` when the forward saved it) and GEMM blocking,
@@ -180,8 +190,8 @@ def conv2d_backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm
     m = f.shape[0]
     dy2 = np.ascontiguousarray(dy.transpose(1, 0, 2, 3)).reshape(m, -1)
     w2 = f.reshape(m, -1)
-    df = _per_group(lambda g: dy2[g * mg:(g + 1) * mg] @ col[g * rows:(g + 1) * rows].T,
-                    groups)
+    df = _per_group(lambda g: _filter_grad(dy2[g * mg:(g + 1) * mg],
+                                           col[g * rows:(g + 1) * rows]), groups)
     if not need[0]:   # the input is data: only the filter gradient is wanted
         return None, df.reshape(f.shape)
     dcol = _per_group(lambda g: w2[g * mg:(g + 1) * mg].T @ dy2[g * mg:(g + 1) * mg], groups)
