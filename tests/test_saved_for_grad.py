@@ -1,5 +1,5 @@
-"""The forward -> grad hand-off (SavedForGrad): conv2d's im2col columns computed in the
-forward are reused by conv2d_grad. Which ops the executor links, that the grad op really
+"""The forward -> grad hand-off (SavedForGrad): conv2d's im2col columns and max pooling's
+window argmax computed in the forward are reused by the grad ops. Which ops the executor links, that the grad op really
 uses what was saved (and only when it was saved from its own input), that recompute links
 the recomputed copy, and that memory measurement counts what is held."""
 import numpy as np
@@ -23,7 +23,7 @@ def _lenet_like(recompute=False):
         y = static.data("y", [None, 1], "int64")
         h1 = fluid.layers.conv2d(x, 3, 3, act="relu")
         h2 = fluid.layers.conv2d(h1, 4, 3, act="relu")
-        logits = static.nn.fc(h2, 2)
+        logits = static.nn.fc(paddle.nn.functional.max_pool2d(h2, 2, 2), 2)
         loss = paddle.mean(fluid.layers.softmax_with_cross_entropy(logits, y))
         opt = fluid.optimizer.SGD(0.1)
         if recompute:
@@ -41,11 +41,12 @@ def _pairs(ops):
     return sorted((ops[a].type, ops[b].type, a, b) for a, b in map(sorted, by_holder.values()))
 
 
-def test_each_conv_is_linked_to_its_grad_op():
+def test_each_conv_and_pool_is_linked_to_its_grad_op():
     main, _, _ = _lenet_like()
     ops = main.global_block().ops
     pairs = _pairs(ops)
-    assert [(f, g) for f, g, _, _ in pairs] == [("conv2d", "conv2d_grad")] * 2
+    assert [(f, g) for f, g, _, _ in pairs] == [("conv2d", "conv2d_grad")] * 2 + \
+        [("pool2d", "pool2d_grad")]
     for _, _, a, b in pairs:
         assert ops[a].input("Input") == ops[b].input("Input")
         assert ops[a].input("Filter") == ops[b].input("Filter")
@@ -73,7 +74,7 @@ def test_recompute_links_the_recomputed_copy_not_the_original():
     main, _, _ = _lenet_like(recompute=True)
     ops = main.global_block().ops
     pairs = _pairs(ops)
-    assert len(pairs) == 2
+    assert len(pairs) == 3
     first_grad = min(i for i, op in enumerate(ops) if op.type.endswith("_grad"))
     conv1_copies = [i for i, op in enumerate(ops) if op.type == "conv2d"
                     and op.input("Input") == ["x"]]
@@ -82,16 +83,20 @@ def test_recompute_links_the_recomputed_copy_not_the_original():
     assert conv1_copies[1] in linked and conv1_copies[0] not in linked
 
 
+def _kernels(op, compiled):
+    """(forward, backward): the op's compiled kernels, or its numpy reference."""
+    if not compiled:
+        return op.forward, op.backward
+    forward, backward = load_kernel(op.kernels["forward"]), load_kernel(op.kernels["backward"])
+    if forward is None:
+        pytest.skip("compiled kernels disabled or not built")
+    return forward, backward
+
+
 @pytest.mark.parametrize("compiled", [False, True])
 def test_the_grad_op_uses_what_its_forward_saved(compiled):
     op = get_op_def("conv2d")
-    if compiled:
-        forward = load_kernel(op.kernels["forward"])
-        backward = load_kernel(op.kernels["backward"])
-        if forward is None:
-            pytest.skip("compiled kernels disabled or not built")
-    else:
-        forward, backward = op.forward, op.backward
+    forward, backward = _kernels(op, compiled)
     rng = np.random.RandomState(0)
     x = rng.randn(2, 3, 6, 6)
     f = rng.randn(4, 3, 3, 3)
@@ -115,6 +120,29 @@ def test_the_grad_op_uses_what_its_forward_saved(compiled):
     dx, df = backward(x, f, dy, saved=saved)
     np.testing.assert_allclose(df, df_ref, rtol=1e-12)
     np.testing.assert_allclose(dx, dx_ref, rtol=1e-12)
+
+
+@pytest.mark.parametrize("compiled", [False, True])
+def test_max_pool_grad_uses_the_argmax_its_forward_saved(compiled):
+    op = get_op_def("pool2d")
+    forward, backward = _kernels(op, compiled)
+    attrs = {"pooling_type": "max", "ksize": [2, 2], "strides": [2, 2]}
+    x = np.random.RandomState(0).randn(2, 3, 4, 6)
+    saved = SavedForGrad()
+    y = forward(x, saved=saved, **attrs)
+    dy = np.arange(1.0, y.size + 1).reshape(y.shape)
+    dx_ref = backward(x, y, dy, **attrs)
+    assert saved.nbytes > 0
+    np.testing.assert_array_equal(backward(x, y, dy, saved=saved, **attrs), dx_ref)
+    # A saved argmax naming every window's last cell moves every gradient there.
+    forward(x, saved=saved, **attrs)
+    if isinstance(saved.value, dict):   # the reference: window -> [N, C] positions
+        saved.put(x, {key: np.full_like(first, 3) for key, first in saved.value.items()})
+    else:                               # the kernel: one cell code per window
+        saved.put(x, np.full_like(saved.value, 3))
+    dx = backward(x, y, dy, saved=saved, **attrs)
+    np.testing.assert_array_equal(dx[:, :, 1::2, 1::2], dy)
+    assert dx.sum() == dy.sum()
 
 
 def _plan(main, feed, loss, linked):
@@ -159,6 +187,7 @@ def test_memory_measurement_counts_what_forwards_hold_for_grads():
         static.Executor().run(startup, scope=scope)
         scope._values.update(feed)
         peaks.append(_plan(main, feed, loss, linked).run_measuring_memory(scope._values))
-    # the two convs' im2col matrices: [1*3*3, 4*6*6] and [3*3*3, 4*4*4] float32
-    columns = 4 * (9 * 144 + 27 * 64)
-    assert 0 < peaks[0] - peaks[1] <= columns
+    # the two convs' im2col matrices ([1*3*3, 4*6*6] and [3*3*3, 4*4*4]) and the pool's
+    # argmax (one value per window, 4*4*2*2), float32
+    held = 4 * (9 * 144 + 27 * 64 + 64)
+    assert 0 < peaks[0] - peaks[1] <= held

@@ -42,6 +42,7 @@ class Pool2D(OpDef):
              "global_pooling": False, "ceil_mode": False, "exclusive": True, "adaptive": False,
              "padding_algorithm": "EXPLICIT", "data_format": "NCHW", "use_cudnn": False}
     grad_inputs = ("X", "Out", "Out@GRAD")
+    saves_for_grad = True   # max pooling: each window's argmax, which the backward needs
     kernels = {"forward": "pool:pool2d_forward", "backward": "pool:pool2d_backward"}
 
     def infer_shape(self, ctx):
@@ -67,27 +68,34 @@ class Pool2D(OpDef):
     @staticmethod
     def forward(x, pooling_type="max", ksize=(2, 2), strides=(1, 1), paddings=(0, 0),
                 global_pooling=False, ceil_mode=False, exclusive=True, adaptive=False,
-                padding_algorithm="EXPLICIT", data_format="NCHW", use_cudnn=False):
-        x = _nchw(x, data_format)
+                padding_algorithm="EXPLICIT", data_format="NCHW", use_cudnn=False,
+                saved=None):
+        given, x = x, _nchw(x, data_format)
         k, s, pads, ho, wo = pool_geometry(x.shape, ksize, strides, paddings, global_pooling,
                                        ceil_mode, adaptive, padding_algorithm)
         h, w = x.shape[2:]
         out = np.empty(x.shape[:2] + (ho, wo), x.dtype)
+        firsts = {}   # (i, j) -> [N, C] position of the first maximum in window (i, j)
         for i, j, (r0, r1), (c0, c1) in _windows(h, w, k, s, pads, ho, wo, adaptive):
             win = x[:, :, max(r0, 0):min(r1, h), max(c0, 0):min(c1, w)]
             if pooling_type == "max":
                 out[:, :, i, j] = win.max(axis=(2, 3), initial=EMPTY_MAX)
+                if saved is not None and win.size:
+                    firsts[i, j] = win.reshape(win.shape[:2] + (-1,)).argmax(axis=2)
             else:
                 area = win.shape[2] * win.shape[3] if (exclusive or adaptive) \
                     else (r1 - r0) * (c1 - c0)
                 out[:, :, i, j] = win.sum(axis=(2, 3)) / area if area else np.nan
+        if saved is not None and pooling_type == "max":
+            saved.put(given, firsts)
         return _back(out, data_format)
 
     @staticmethod
     def backward(x, out, dout, pooling_type="max", ksize=(2, 2), strides=(1, 1),
                  paddings=(0, 0), global_pooling=False, ceil_mode=False, exclusive=True,
                  adaptive=False, padding_algorithm="EXPLICIT", data_format="NCHW",
-                 use_cudnn=False):
+                 use_cudnn=False, saved=None):
+        firsts = saved.take(x) if saved is not None else None
         x = _nchw(x, data_format)
         dout = _nchw(dout, data_format)
         k, s, pads, ho, wo = pool_geometry(x.shape, ksize, strides, paddings, global_pooling,
@@ -103,7 +111,7 @@ class Pool2D(OpDef):
             g = dout[:, :, i, j]
             if pooling_type == "max":
                 flat = win.reshape(n, c, -1)
-                first = flat.argmax(axis=2)
+                first = firsts[i, j] if firsts is not None else flat.argmax(axis=2)
                 hit = np.zeros_like(flat)
                 np.put_along_axis(hit, first[..., None], 1, axis=2)
                 dx[:, :, rs, cs] += hit.reshape(win.shape) * g[:, :, None, None]

@@ -239,8 +239,10 @@ class SavedForGrad:
 
     @property
     def nbytes(self):
-        """Bytes of the arrays held (an array, or arrays inside tuples and lists)."""
+        """Bytes of the arrays held (an array, or arrays inside tuples, lists and dicts)."""
         def count(v):
+            if isinstance(v, dict):
+                v = list(v.values())
             if isinstance(v, (tuple, list)):
                 return sum(count(item) for item in v)
             return getattr(v, "nbytes", 0)
