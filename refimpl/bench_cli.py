@@ -1,5 +1,7 @@
 """`python -m refimpl bench`: median ms per SGD training step on the standard workloads,
-optionally beside PyTorch eager CPU (and PaddlePaddle) measured in the same run.
+optionally beside PyTorch eager CPU (and PaddlePaddle) measured in the same run: the
+frameworks in this process take blocks of steps in turn, so a change of load on the
+machine reaches them alike and their ratio holds.
 
 Prints one JSON object per workload, then a table. `--profile` adds time per op type and
 the framework overhead per op (step time minus time inside kernels, over op count).
@@ -56,7 +58,9 @@ def build_static(paddle, name):
     return main, startup, loss
 
 
-def time_refimpl(name, steps, warmup, profile=False, module="refimpl"):
+def static_stepper(name, module="refimpl"):
+    """(step(), program parts for the profiler) training workload `name` with the paddle
+    API of `module` (refimpl, or real paddle)."""
     import importlib
     if module == "paddle":   # Paddle 3.x: static.nn layers need the legacy (non-PIR) IR
         os.environ.setdefault("FLAGS_enable_pir_api", "0")
@@ -68,15 +72,39 @@ def time_refimpl(name, steps, warmup, profile=False, module="refimpl"):
     exe.run(startup, scope=scope)
     x, y = _data(name)
     feed = {"x": x, "y": y}
-    times = []
-    for i in range(warmup + steps):
-        t0 = time.perf_counter()
+
+    def step():
         exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
-        times.append(time.perf_counter() - t0)
-    result = {"ms_per_step": 1e3 * statistics.median(times[warmup:]),
-              "ops": len(main.global_block().ops)}
+    return step, (exe, main, feed, loss, scope)
+
+
+def time_steps(steppers, steps, warmup, block=10, settle=0.25):
+    """{name: median ms per step} of each step function, timed in blocks of `block` steps
+    taken in turn (the order rotating), so that load changes on the machine reach all of
+    them alike. Before each block the machine is left idle for `settle` seconds: BLAS and
+    OpenMP worker threads spin a while after their last job, and would slow the next
+    framework's block (stepping frameworks alternately measured both 2x slower)."""
+    times = {k: [] for k in steppers}
+    for k, step in steppers.items():
+        for _ in range(warmup):
+            step()
+    names = list(steppers)
+    for r in range(-(-steps // block)):
+        for k in names[r % len(names):] + names[:r % len(names)]:
+            time.sleep(settle)
+            for _ in range(min(block, steps - len(times[k]))):
+                t0 = time.perf_counter()
+                steppers[k]()
+                times[k].append(time.perf_counter() - t0)
+    return {k: 1e3 * statistics.median(v) for k, v in times.items()}
+
+
+def time_refimpl(name, steps, warmup, profile=False, module="refimpl"):
+    step, parts = static_stepper(name, module)
+    result = {"ms_per_step": time_steps({module: step}, steps, warmup)[module],
+              "ops": len(parts[1].global_block().ops)}
     if profile and module == "refimpl":
-        result.update(_profile(exe, main, feed, loss, scope, steps, result))
+        result.update(_profile(*parts, steps, result))
     return result
 
 
@@ -128,7 +156,8 @@ def time_in_subprocess(python, name, steps, warmup, module):
 
 # -- PyTorch eager, the same models
 
-def time_torch(name, steps, warmup):
+def torch_stepper(name):
+    """step() training workload `name` as the same model in PyTorch eager."""
     import torch
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "2")))
     kind, batch, shape, classes, hidden = WORKLOADS[name]
@@ -148,16 +177,14 @@ def time_torch(name, steps, warmup):
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     x, y = _data(name)
     xt, yt = torch.from_numpy(x), torch.from_numpy(y[:, 0])
-    times = []
-    for i in range(warmup + steps):
-        t0 = time.perf_counter()
+
+    def step():
         opt.zero_grad()
         loss = torch.nn.functional.cross_entropy(model(xt), yt)
         loss.backward()
         opt.step()
         loss.item()
-        times.append(time.perf_counter() - t0)
-    return {"ms_per_step": 1e3 * statistics.median(times[warmup:])}
+    return step
 
 
 def main(argv=None):
@@ -178,21 +205,28 @@ def main(argv=None):
     for name in args.workloads:
         if name not in WORKLOADS:
             parser.error("unknown workload %r" % name)
-        row = {"workload": name, "refimpl": time_refimpl(name, args.steps, args.warmup,
-                                                         args.profile)}
-        for other in args.compare:
+        step, parts = static_stepper(name)
+        row = {"workload": name, "refimpl": {"ops": len(parts[1].global_block().ops)}}
+        steppers = {"refimpl": step}
+        for other in args.compare:   # in this process: stepped in turn with refimpl
             try:
                 if other == "torch":
-                    row["torch"] = time_torch(name, args.steps, args.warmup)
-                elif args.paddle_python:
-                    row["paddle"] = time_in_subprocess(args.paddle_python, name, args.steps,
-                                                       args.warmup, "paddle")
-                else:
-                    row["paddle"] = time_refimpl(name, args.steps, args.warmup, module="paddle")
-                row["ratio_refimpl_over_" + other] = round(
-                    row["refimpl"]["ms_per_step"] / row[other]["ms_per_step"], 3)
+                    steppers["torch"] = torch_stepper(name)
+                elif not args.paddle_python:
+                    steppers["paddle"] = static_stepper(name, "paddle")[0]
             except ImportError as e:
                 row[other] = {"error": "not importable: %s" % e}
+        for k, ms in time_steps(steppers, args.steps, args.warmup).items():
+            row.setdefault(k, {})["ms_per_step"] = ms
+        if "paddle" in args.compare and args.paddle_python:
+            row["paddle"] = time_in_subprocess(args.paddle_python, name, args.steps,
+                                               args.warmup, "paddle")
+        if args.profile:
+            row["refimpl"].update(_profile(*parts, args.steps, row["refimpl"]))
+        for other in args.compare:
+            if "ms_per_step" in row.get(other, {}):
+                row["ratio_refimpl_over_" + other] = round(
+                    row["refimpl"]["ms_per_step"] / row[other]["ms_per_step"], 3)
         rows.append(row)
         print(json.dumps(row))
         sys.stdout.flush()
