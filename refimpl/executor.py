@@ -72,7 +72,7 @@ class Plan:
     """A program compiled for one feed/fetch signature: bound ops plus a free list."""
 
     def __init__(self, program, feed_names, fetch_names, eager_delete=True, wrap_kernel=None,
-                 inplace=False, reuse_buffers=False, addto=False):
+                 inplace=False, reuse_buffers=False, addto=False, hand_off=True):
         self.program = program
         self.version = program._version
         block = program.global_block()
@@ -97,7 +97,10 @@ class Plan:
         self.recyclable = self._promised_buffers(dead_after, reuse, set(feed_names)) \
             if self.pool else set()
         alloc = self.pool.take if self.pool else None
-        links = link_saved_for_grad(self.ops)
+        # hand_off="little" (memory_optimize=True): only forward ops whose hand-off is no
+        # larger than their output keep it for their grad ops; the others' grad ops
+        # recompute (conv2d's columns are kh*kw times its input)
+        links = link_saved_for_grad(self.ops, little_only=hand_off == "little")
         self.saved_for_grad = list({id(h): h for h in links.values()}.values())
         self.runs = [bind_op(op, wrap_kernel, r, alloc, links.get(i))
                      for i, (op, r) in enumerate(zip(self.ops, reuse))]

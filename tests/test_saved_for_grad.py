@@ -191,3 +191,29 @@ def test_memory_measurement_counts_what_forwards_hold_for_grads():
     # argmax (one value per window, 4*4*2*2), float32
     held = 4 * (9 * 144 + 27 * 64 + 64)
     assert 0 < peaks[0] - peaks[1] <= held
+
+
+def test_memory_optimize_true_keeps_nothing_for_grad_ops():
+    """memory_optimize=True trades the large hand-offs for memory: conv2d_grad recomputes
+    the columns (pool2d's argmax, no larger than its output, is still kept), and the
+    training is the same bit for bit."""
+    main, startup, loss = _lenet_like()
+    initial = Scope()
+    static.Executor().run(startup, scope=initial)
+    feed = {"x": np.random.RandomState(2).randn(4, 1, 8, 8).astype("float32"),
+            "y": np.zeros((4, 1), "int64")}
+    losses = {}
+    for memory_optimize, linked in ((None, 3), (False, 3), (True, 1)):
+        strategy = static.BuildStrategy()
+        strategy.memory_optimize = memory_optimize
+        program = static.CompiledProgram(main, build_strategy=strategy).with_data_parallel(
+            loss.name, places=[paddle.CPUPlace()])
+        scope = Scope()
+        scope._values.update({k: v.copy() for k, v in initial._values.items()})
+        exe = static.Executor()
+        losses[memory_optimize] = [exe.run(program, feed=feed, fetch_list=[loss],
+                                           scope=scope)[0].item() for _ in range(3)]
+        (_, plans, _), = program._device_sets[id(scope)].plans.values()
+        assert len(plans[0].saved_for_grad) == linked
+    assert losses[None] == losses[False] == losses[True]
+    assert losses[True][2] < losses[True][0]

@@ -43,6 +43,7 @@ class Pool2D(OpDef):
              "padding_algorithm": "EXPLICIT", "data_format": "NCHW", "use_cudnn": False}
     grad_inputs = ("X", "Out", "Out@GRAD")
     saves_for_grad = True   # max pooling: each window's argmax, which the backward needs
+    saves_little = True     # one value per output cell
     kernels = {"forward": "pool:pool2d_forward", "backward": "pool:pool2d_backward"}
 
     def infer_shape(self, ctx):

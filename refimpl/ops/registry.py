@@ -143,7 +143,10 @@ class OpDef:
     collective = False
     # True when the forward can hand work to its grad op within a run (conv2d's im2col
     # columns): the executor then passes both the same SavedForGrad as `saved=`.
+    # saves_little: what it hands over is no larger than its output (pooling's argmax),
+    # so memory_optimize=True keeps it, while it drops larger hand-offs (conv's columns).
     saves_for_grad = False
+    saves_little = False
 
     def infer_shape(self, ctx):
         raise NotImplementedError("op %s has no infer_shape" % self.type)
@@ -249,16 +252,17 @@ class SavedForGrad:
         return count(self.value)
 
 
-def link_saved_for_grad(ops):
+def link_saved_for_grad(ops, little_only=False):
     """{op index: SavedForGrad} pairing each grad op whose forward `saves_for_grad` with
     the nearest earlier forward op of that type reading the same inputs with the same
     attrs, provided no op in between writes any of those inputs. Nearest: a recomputed
     copy of the forward (RecomputeOptimizer) hands over, not the original, which would
-    hold its columns through the whole forward pass."""
+    hold its columns through the whole forward pass. `little_only`: only forwards that
+    `saves_little`."""
     links = {}
     for j, grad in enumerate(ops):
         fwd = getattr(grad.op_def, "fwd", None)
-        if fwd is None or not fwd.saves_for_grad:
+        if fwd is None or not fwd.saves_for_grad or (little_only and not fwd.saves_little):
             continue
         reads = {s: grad.inputs.get(s) for s in fwd.input_slots}
         read_names = {n for names in reads.values() if names for n in names}

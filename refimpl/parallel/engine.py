@@ -243,12 +243,15 @@ class _DeviceSet:
             programs = self._programs(set(fetch_names) | {self.compiled._loss_name} - {None})
             # memory_optimize False keeps every temporary until the run ends; None frees
             # each after its last use (garbage collection, on by default in Paddle too);
-            # True also hands the freed buffers to later ops of the same shape and dtype.
+            # True also hands the freed buffers to later ops of the same shape and dtype,
+            # and keeps no large forward work (im2col columns) for the grad ops.
             memory_optimize = self.strategy.memory_optimize
             plans = [Plan(p, feed_names, fetch_names, eager_delete=memory_optimize is not False,
                           inplace=self.strategy.enable_inplace,
                           reuse_buffers=memory_optimize is True,
-                          addto=self.strategy.enable_addto) for p in programs]
+                          addto=self.strategy.enable_addto,
+                          hand_off="little" if memory_optimize is True else True)
+                     for p in programs]
             runners = [self._runner(plan) for plan in plans]
             self.plans[key] = (programs, plans, runners)
         return self.plans[key]
