@@ -107,8 +107,8 @@ def test_the_grad_op_uses_what_its_forward_saved(compiled):
     assert saved.nbytes > 0
     # Spoil what was saved: a grad op that used it gives a zero filter gradient.
     spoiled = saved.value
-    if isinstance(spoiled, tuple):   # the reference saves (pads, [patch matrix per group])
-        spoiled = (spoiled[0], [np.zeros_like(p) for p in spoiled[1]])
+    if isinstance(spoiled, tuple):   # the reference: (pads, Ho, Wo, [patch matrix per group])
+        spoiled = spoiled[:3] + ([np.zeros_like(p) for p in spoiled[3]],)
     else:
         spoiled = np.zeros_like(spoiled)
     saved.put(x, spoiled)

@@ -158,9 +158,12 @@ def _max2x2_backward(real[:, :, :, ::1] winner, real[:, :, :, ::1] dout, real[:,
                         dtop[(cell >> 1) * w + 2 * j + (cell & 1)] = g[j]
 
 
-def _is_max2x2(pooling_type, k, s, p, adaptive, global_pooling):
+def _is_max2x2(pooling_type, k, s, p, adaptive, global_pooling, shape, ho, wo):
+    """Whether the 2x2 loops apply: unpadded 2x2 / stride 2 max pooling whose windows all
+    lie inside the input (ceil_mode may add one past an odd edge)."""
     return (pooling_type == "max" and tuple(k) == (2, 2) and tuple(s) == (2, 2)
-            and not any(p) and not adaptive and not global_pooling)
+            and not any(p) and not adaptive and not global_pooling
+            and 2 * ho <= shape[2] and 2 * wo <= shape[3])
 
 
 def pool2d_forward(x, pooling_type="max", ksize=(2, 2), strides=(1, 1), paddings=(0, 0),
@@ -173,8 +176,7 @@ def pool2d_forward(x, pooling_type="max", ksize=(2, 2), strides=(1, 1), paddings
     k, s, p, ho, wo = pool_geometry(x.shape, ksize, strides, paddings, global_pooling, ceil_mode,
                                 adaptive, padding_algorithm)
     out = np.empty((x.shape[0], x.shape[1], ho, wo), x.dtype)
-    if _is_max2x2(pooling_type, k, s, p, adaptive, global_pooling) \
-            and 2 * ho <= x.shape[2] and 2 * wo <= x.shape[3]:
+    if _is_max2x2(pooling_type, k, s, p, adaptive, global_pooling, x.shape, ho, wo):
         winner = np.empty_like(out)
         _max2x2_forward(x, out, winner)
         if saved is not None:   # the grad op's argmax, one value per window
@@ -196,8 +198,7 @@ def pool2d_backward(x, out, dout, pooling_type="max", ksize=(2, 2), strides=(1, 
     dout = np.ascontiguousarray(dout.transpose(0, 3, 1, 2) if nhwc else dout)
     k, s, p, ho, wo = pool_geometry(x.shape, ksize, strides, paddings, global_pooling, ceil_mode,
                                 adaptive, padding_algorithm)
-    if _is_max2x2(pooling_type, k, s, p, adaptive, global_pooling) \
-            and 2 * ho <= x.shape[2] and 2 * wo <= x.shape[3]:
+    if _is_max2x2(pooling_type, k, s, p, adaptive, global_pooling, x.shape, ho, wo):
         if winner is None:   # not handed over by the forward: find the winners again
             winner = np.empty_like(dout)
             _max2x2_forward(x, np.empty_like(dout), winner)

@@ -47,15 +47,15 @@ def _back(y, data_format):
 
 def _group_patches(x, f, strides, paddings, padding_algorithm, groups, dilations,
                    data_format):
-    """(pads, one patch matrix [N*Ho*Wo, C/groups*kh*kw] per group): the im2col that the
-    forward computes and the backward needs again."""
+    """(pads, Ho, Wo, one patch matrix [N*Ho*Wo, C/groups*kh*kw] per group): the im2col
+    that the forward computes and the backward needs again."""
     x = _nchw(x, data_format)
     pads = normalize_padding(paddings, padding_algorithm, x.shape[2:], f.shape[2:], strides,
                              dilations)
     cols = im2col(x, f.shape[2], f.shape[3], strides, pads, dilations)
     n, c, ho, wo, kh, kw = cols.shape
     cg = c // groups
-    return pads, [cols[:, g * cg:(g + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(
+    return pads, ho, wo, [cols[:, g * cg:(g + 1) * cg].transpose(0, 2, 3, 1, 4, 5).reshape(
         n * ho * wo, cg * kh * kw) for g in range(groups)]
 
 
@@ -103,11 +103,8 @@ class _Conv(OpDef):
                                data_format)
         if saved is not None:
             saved.put(x, found)
-        pads, patches = found
-        x = _nchw(x, data_format)
+        _, ho, wo, patches = found
         n, mg = x.shape[0], f.shape[0] // groups
-        ho = conv_out_size(x.shape[2], f.shape[2], strides[0], pads[0], pads[1], dilations[0])
-        wo = conv_out_size(x.shape[3], f.shape[3], strides[1], pads[2], pads[3], dilations[1])
         out = np.empty((n, f.shape[0], ho, wo), x.dtype)
         for g, patch in enumerate(patches):
             wg = f[g * mg:(g + 1) * mg].reshape(mg, -1)
@@ -121,11 +118,10 @@ class _Conv(OpDef):
                  need=(True, True), saved=None):
         groups = groups or 1
         found = saved.take(x) if saved is not None else None
-        pads, patches = found or _group_patches(x, f, strides, paddings, padding_algorithm,
+        pads, ho, wo, patches = found or _group_patches(x, f, strides, paddings, padding_algorithm,
                                                 groups, dilations, data_format)
         x, dy = _nchw(x, data_format), _nchw(dy, data_format)
-        n, c, h, w = x.shape
-        _, _, ho, wo = dy.shape
+        n, c = x.shape[:2]
         kh, kw = f.shape[2:]
         cg, mg = c // groups, f.shape[0] // groups
         dcols = np.empty((n, c, ho, wo, kh, kw), x.dtype)
