@@ -55,7 +55,7 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None):
     if inplace:
         fn = op_def.forward_inplace
     elif alloc is not None and hasattr(op_def, "forward_out"):
-        fn = op_def.forward_out
+        fn = op_def.kernel("forward_out", op.attrs, _main_dtype(op))
         attrs["alloc"] = alloc
     else:
         fn = op_def.kernel("forward", op.attrs, _main_dtype(op))

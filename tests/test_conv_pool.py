@@ -11,9 +11,9 @@ from refimpl import fluid, static
 import refimpl.nn.functional as F
 from refimpl._kernels import load_kernel
 try:
-    from refimpl._kernels import im2col as im2col_kernels
+    from refimpl._kernels import blas, im2col as im2col_kernels
 except ImportError:   # not built: the kernel tests skip
-    im2col_kernels = None
+    blas = im2col_kernels = None
 from refimpl.ops.registry import get_op_def
 
 RNG = np.random.RandomState(7)
@@ -334,16 +334,19 @@ def conv_configs(draw):
                                    "data_format": draw(st.sampled_from(["NCHW", "NHWC"]))},
                 dtype=draw(st.sampled_from(["float32", "float64"])),
                 need_dx=draw(st.booleans()), seed=draw(st.integers(0, 2 ** 31 - 1)),
-                chunk_bytes=draw(st.sampled_from([None, 1, 200])))
+                chunk_bytes=draw(st.sampled_from([None, 1, 200])), split=draw(st.booleans()))
 
 
 @settings(max_examples=150, deadline=None)
 @given(conv_configs())
 def test_conv_kernels_match_reference(cfg):
     """Also with the column matrix built a slice of images at a time (chunk_bytes: one
-    image, or a few, per slice), which only large matrices get by default."""
+    image, or a few, per slice), and with the images split over the thread team (split),
+    which only large matrices and convolutions get by default."""
     fast_fwd, fast_bwd = _kernel("conv2d", "forward"), _kernel("conv2d", "backward")
     with pytest.MonkeyPatch.context() as patch:
+        if cfg["split"]:
+            patch.setattr(blas, "MIN_SPLIT_WORK", 0)
         if cfg["chunk_bytes"] is not None:
             patch.setattr(im2col_kernels, "_CHUNK_BYTES", cfg["chunk_bytes"])
             patch.setattr(im2col_kernels, "_MIN_CHUNKED_ROWS", 1)

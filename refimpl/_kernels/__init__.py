@@ -12,8 +12,8 @@ import numpy as np
 
 __all__ = ["backend", "load_kernel", "get_array_module", "compiled_modules"]
 
-_COMPILED = ("im2col", "pool", "softmax_ce", "batch_norm", "optim", "fused", "activation",
-             "elementwise")
+_COMPILED = ("blas", "im2col", "matmul", "pool", "softmax_ce", "batch_norm", "optim", "fused",
+             "activation", "elementwise")
 
 
 def backend():

@@ -1,14 +1,31 @@
 # cython: language_level=3
-"""conv2d forward/backward: im2col / col2im in C loops (GIL released; no OpenMP, whose
-spinning threads starve BLAS on small machines) and one BLAS GEMM per group through numpy.
-Drop-ins for refimpl.ops.conv2d (NCHW; NHWC is transposed in and out)."""
+"""conv2d forward/backward: im2col / col2im in C loops and BLAS GEMMs, the whole op split
+over the kernels' thread team by images (refimpl._kernels.blas: one team for the loops and
+the GEMMs, BLAS one thread per call). Drop-ins for refimpl.ops.conv2d (NCHW; NHWC is
+transposed in and out)."""
 import numpy as np
 
+from cython.parallel cimport prange
+from refimpl._kernels.blas cimport sgemm, dgemm, parts_for, acquire_team, release_team
 from refimpl._kernels.geometry import normalize_padding
 
 ctypedef fused real:
     float
     double
+
+
+cdef struct Geometry:
+    int c, h, w, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo
+
+
+cdef inline void _gemm(bint trans_a, bint trans_b, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
+                       const real* a, Py_ssize_t lda, const real* b, Py_ssize_t ldb,
+                       real beta, real* c, Py_ssize_t ldc) noexcept nogil:
+    """c = op(a) @ op(b) + beta * c (row-major)."""
+    if real is float:
+        sgemm(trans_a, trans_b, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
+    else:
+        dgemm(trans_a, trans_b, m, n, k, 1, a, lda, b, ldb, beta, c, ldc)
 
 
 cdef inline void _valid_span(int off, int wo, int w, int sw, int* lo,
@@ -18,134 +35,188 @@ cdef inline void _valid_span(int off, int wo, int w, int sw, int* lo,
     hi[0] = max(min((w - off + sw - 1) // sw, wo), lo[0])
 
 
-cdef inline bint _unpadded_unit_stride(int h, int w, int kh, int kw, int sh, int sw, int ph,
-                                      int pw, int dh, int dw, int ho, int wo) noexcept nogil:
+cdef inline bint _unpadded_unit_stride(const Geometry* g) noexcept nogil:
     """No window reaches into the padding (none on any side), and columns step by 1."""
-    return (ph == 0 and pw == 0 and sw == 1 and (ho - 1) * sh + (kh - 1) * dh < h
-            and wo - 1 + (kw - 1) * dw < w)
+    return (g.ph == 0 and g.pw == 0 and g.sw == 1
+            and (g.ho - 1) * g.sh + (g.kh - 1) * g.dh < g.h
+            and g.wo - 1 + (g.kw - 1) * g.dw < g.w)
 
 
-def _im2col(real[:, :, :, ::1] x, real[:, ::1] col, int kh, int kw, int sh, int sw, int ph,
-            int pw, int dh, int dw, int ho, int wo):
+cdef void _im2col(const real* x, int n_img, const Geometry* g, real* col,
+                  Py_ssize_t ld) noexcept nogil:
     """col[(c*kh + i)*kw + j, (n*ho + oy)*wo + ox] = x[n, c, oy*sh - ph + i*dh, ox*sw - pw + j*dw]
-    (0 in the padding). The in-bounds span of each output row is found once per (i, j), so
-    the copy loop has no bounds checks and, for stride 1, vectorizes."""
-    cdef int n_img = x.shape[0], channels = x.shape[1], h = x.shape[2], w = x.shape[3]
+    (0 in the padding), col's rows `ld` apart. The in-bounds span of each output row is
+    found once per (i, j), so the copy loop has no bounds checks and, for stride 1,
+    vectorizes."""
     cdef int row, c, i, j, n, oy, ox, iy, lo, hi, off
+    cdef int kk = g.kh * g.kw, ho = g.ho, wo = g.wo, h = g.h, w = g.w, sw = g.sw
+    cdef Py_ssize_t image = <Py_ssize_t>g.c * h * w, step = <Py_ssize_t>g.sh * w
     cdef real* dst
     cdef const real* src
-    cdef Py_ssize_t step = sh * w
-    if _unpadded_unit_stride(h, w, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo):
+    if _unpadded_unit_stride(g):
         # every window inside the input: whole output rows copy without span arithmetic
-        with nogil:
-            for row in range(channels * kh * kw):
-                c, i, j = row // (kh * kw), (row // kw) % kh, row % kw
-                dst = &col[row, 0]
-                for n in range(n_img):
-                    src = &x[n, c, i * dh, j * dw]
-                    for oy in range(ho):
-                        for ox in range(wo):
-                            dst[ox] = src[ox]
-                        dst += wo
-                        src += step
-        return
-    with nogil:
-        for row in range(channels * kh * kw):
-            c, i, j = row // (kh * kw), (row // kw) % kh, row % kw
-            off = j * dw - pw
-            _valid_span(off, wo, w, sw, &lo, &hi)
+        for row in range(g.c * kk):
+            c, i, j = row // kk, (row // g.kw) % g.kh, row % g.kw
+            dst = col + row * ld
             for n in range(n_img):
+                src = x + n * image + (c * h + i * g.dh) * w + j * g.dw
                 for oy in range(ho):
-                    iy = oy * sh - ph + i * dh
-                    dst = &col[row, (n * ho + oy) * wo]
-                    if iy < 0 or iy >= h:
-                        for ox in range(wo):
-                            dst[ox] = 0
-                        continue
-                    for ox in range(lo):
+                    for ox in range(wo):
+                        dst[ox] = src[ox]
+                    dst += wo
+                    src += step
+        return
+    for row in range(g.c * kk):
+        c, i, j = row // kk, (row // g.kw) % g.kh, row % g.kw
+        off = j * g.dw - g.pw
+        _valid_span(off, wo, w, sw, &lo, &hi)
+        for n in range(n_img):
+            for oy in range(ho):
+                iy = oy * g.sh - g.ph + i * g.dh
+                dst = col + row * ld + (n * ho + oy) * wo
+                if iy < 0 or iy >= h:
+                    for ox in range(wo):
                         dst[ox] = 0
-                    for ox in range(hi, wo):
-                        dst[ox] = 0
-                    src = &x[n, c, iy, lo * sw + off]   # first in-bounds input column
-                    dst = dst + lo
-                    if sw == 1:
-                        for ox in range(hi - lo):
-                            dst[ox] = src[ox]
-                    else:
-                        for ox in range(hi - lo):
-                            dst[ox] = src[ox * sw]
+                    continue
+                for ox in range(lo):
+                    dst[ox] = 0
+                for ox in range(hi, wo):
+                    dst[ox] = 0
+                src = x + n * image + (c * h + iy) * w + lo * sw + off   # first in bounds
+                dst = dst + lo
+                if sw == 1:
+                    for ox in range(hi - lo):
+                        dst[ox] = src[ox]
+                else:
+                    for ox in range(hi - lo):
+                        dst[ox] = src[ox * sw]
 
 
-def _col2im(real[:, ::1] col, real[:, :, :, ::1] dx, int kh, int kw, int sh, int sw, int ph,
-            int pw, int dh, int dw, int ho, int wo):
+cdef void _col2im(const real* col, Py_ssize_t ld, int n_img, const Geometry* g,
+                  real* dx) noexcept nogil:
     """dx += the adjoint of _im2col (what fell on padding is dropped)."""
-    cdef int n_img = dx.shape[0], channels = dx.shape[1], h = dx.shape[2], w = dx.shape[3]
     cdef int row, c, i, j, n, oy, ox, iy, lo, hi, off
+    cdef int kk = g.kh * g.kw, ho = g.ho, wo = g.wo, h = g.h, w = g.w, sw = g.sw
+    cdef Py_ssize_t image = <Py_ssize_t>g.c * h * w, step = <Py_ssize_t>g.sh * w
     cdef const real* src
     cdef real* dst
-    cdef Py_ssize_t step = sh * w
-    if _unpadded_unit_stride(h, w, kh, kw, sh, sw, ph, pw, dh, dw, ho, wo):
-        with nogil:
-            for row in range(channels * kh * kw):
-                c, i, j = row // (kh * kw), (row // kw) % kh, row % kw
-                src = &col[row, 0]
-                for n in range(n_img):
-                    dst = &dx[n, c, i * dh, j * dw]
-                    for oy in range(ho):
-                        for ox in range(wo):
-                            dst[ox] += src[ox]
-                        src += wo
-                        dst += step
-        return
-    with nogil:
-        for row in range(channels * kh * kw):
-            c, i, j = row // (kh * kw), (row // kw) % kh, row % kw
-            off = j * dw - pw
-            _valid_span(off, wo, w, sw, &lo, &hi)
+    if _unpadded_unit_stride(g):
+        for row in range(g.c * kk):
+            c, i, j = row // kk, (row // g.kw) % g.kh, row % g.kw
+            src = col + row * ld
             for n in range(n_img):
+                dst = dx + n * image + (c * h + i * g.dh) * w + j * g.dw
                 for oy in range(ho):
-                    iy = oy * sh - ph + i * dh
-                    if iy < 0 or iy >= h:
-                        continue
-                    src = &col[row, (n * ho + oy) * wo]
-                    dst = &dx[n, c, iy, lo * sw + off]
-                    src = src + lo
-                    if sw == 1:
-                        for ox in range(hi - lo):
-                            dst[ox] += src[ox]
-                    else:
-                        for ox in range(hi - lo):
-                            dst[ox * sw] += src[ox]
+                    for ox in range(wo):
+                        dst[ox] += src[ox]
+                    src += wo
+                    dst += step
+        return
+    for row in range(g.c * kk):
+        c, i, j = row // kk, (row // g.kw) % g.kh, row % g.kw
+        off = j * g.dw - g.pw
+        _valid_span(off, wo, w, sw, &lo, &hi)
+        for n in range(n_img):
+            for oy in range(ho):
+                iy = oy * g.sh - g.ph + i * g.dh
+                if iy < 0 or iy >= h:
+                    continue
+                src = col + row * ld + (n * ho + oy) * wo + lo
+                dst = dx + n * image + (c * h + iy) * w + lo * sw + off
+                if sw == 1:
+                    for ox in range(hi - lo):
+                        dst[ox] += src[ox]
+                else:
+                    for ox in range(hi - lo):
+                        dst[ox * sw] += src[ox]
 
 
-def _geometry(x, f, strides, paddings, padding_algorithm, dilations):
-    pads = normalize_padding(paddings, padding_algorithm, x.shape[2:], f.shape[2:], strides, dilations)
-    kh, kw = f.shape[2], f.shape[3]
-    ho = (x.shape[2] + pads[0] + pads[1] - (dilations[0] * (kh - 1) + 1)) // strides[0] + 1
-    wo = (x.shape[3] + pads[2] + pads[3] - (dilations[1] * (kw - 1) + 1)) // strides[1] + 1
-    return pads, kh, kw, ho, wo
+cdef void _to_images(const real* src, int n_img, int m, Py_ssize_t plane,
+                     real* out) noexcept nogil:
+    """out[n, m, :] = src[m, n*plane:(n+1)*plane]: a GEMM's [M, images*plane] result laid
+    out as NCHW images (and, swapping the roles, back)."""
+    cdef int n, o
+    cdef Py_ssize_t p
+    for n in range(n_img):
+        for o in range(m):
+            for p in range(plane):
+                out[(n * m + o) * plane + p] = src[(o * n_img + n) * plane + p]
 
 
-def _columns(x, kh, kw, strides, pads, dilations, ho, wo):
-    col = np.empty((x.shape[1] * kh * kw, x.shape[0] * ho * wo), x.dtype)
-    _im2col(x, col, kh, kw, strides[0], strides[1], pads[0], pads[2], dilations[0],
-            dilations[1], ho, wo)
-    return col
+cdef void _from_images(const real* images, int n_img, int m, Py_ssize_t plane,
+                       real* dst) noexcept nogil:
+    """dst[m, n*plane:(n+1)*plane] = images[n, m, :] (the inverse of _to_images)."""
+    cdef int n, o
+    cdef Py_ssize_t p
+    for n in range(n_img):
+        for o in range(m):
+            for p in range(plane):
+                dst[(o * n_img + n) * plane + p] = images[(n * m + o) * plane + p]
 
 
-def _per_group(product, groups):
-    """Stack one GEMM per group along rows (no copy for the usual groups == 1)."""
-    return product(0) if groups == 1 else np.concatenate([product(g) for g in range(groups)])
+cdef struct Conv:
+    # one conv2d call: geometry, groups, the images per column slice and per part
+    Geometry g
+    int n, m, groups, mg, kg, step, per_part
+    Py_ssize_t plane
+    bint whole   # the column matrix is built whole (and handed to the backward)
 
 
-def _filter_grad(dy, col):
-    """dy @ col.T over the long N*Ho*Wo axis. BLAS shares the output's rows among its
-    threads, so with few filters (LeNet's conv2: 50 rows against col's 500) computing the
-    transposed product col @ dy.T is faster (measured 1.36 -> 0.98 ms); with rows of similar
-    counts (conv1: 20 and 25) the direct order is (0.42 against 0.54 ms)."""
-    if col.shape[0] >= 2 * dy.shape[0]:
-        return (col @ dy.T).T
-    return dy @ col.T
+cdef void _forward_part(const Conv* cv, int part, const real* x, const real* f, real* out,
+                        real* col, Py_ssize_t col_ld, real* col_part, real* tmp) noexcept nogil:
+    """Images [part * per_part, ...) of the forward: per slice of `step` images, im2col
+    (into the whole matrix `col` when it is kept for the backward, else into this part's
+    `col_part`), one GEMM per group into `tmp`, then out's NCHW images."""
+    cdef int s, nb, grp, stop = min((part + 1) * cv.per_part, cv.n)
+    cdef Py_ssize_t ld, cols, image = <Py_ssize_t>cv.g.c * cv.g.h * cv.g.w
+    cdef real* slice_col
+    s = part * cv.per_part
+    while s < stop:
+        nb = min(cv.step, stop - s)
+        cols = nb * cv.plane
+        if col != NULL:
+            slice_col, ld = col + s * cv.plane, col_ld
+        else:
+            slice_col, ld = col_part, cols
+        _im2col(x + s * image, nb, &cv.g, slice_col, ld)
+        for grp in range(cv.groups):
+            _gemm(False, False, cv.mg, cols, cv.kg, f + grp * cv.mg * cv.kg, cv.kg,
+                  slice_col + grp * cv.kg * ld, ld, 0, tmp + grp * cv.mg * cols, cols)
+        _to_images(tmp, nb, cv.m, cv.plane, out + s * cv.m * cv.plane)
+        s += nb
+
+
+cdef void _backward_part(const Conv* cv, int part, const real* x, const real* f,
+                         const real* dy, real* dx, real* df_part, const real* col,
+                         Py_ssize_t col_ld, real* col_part, real* dy_part,
+                         real* dcol_part) noexcept nogil:
+    """Images [part * per_part, ...) of the backward: per slice, the columns (the forward's
+    when handed over, else im2col again), dy gathered as [M, images*plane], this part's
+    filter gradient accumulated in `df_part`, and dx's images by col2im (parts write
+    disjoint images)."""
+    cdef int s, nb, grp, stop = min((part + 1) * cv.per_part, cv.n)
+    cdef Py_ssize_t ld, cols, image = <Py_ssize_t>cv.g.c * cv.g.h * cv.g.w
+    cdef const real* slice_col
+    s = part * cv.per_part
+    while s < stop:
+        nb = min(cv.step, stop - s)
+        cols = nb * cv.plane
+        if col != NULL:
+            slice_col, ld = col + s * cv.plane, col_ld
+        else:
+            _im2col(x + s * image, nb, &cv.g, col_part, cols)
+            slice_col, ld = col_part, cols
+        _from_images(dy + s * cv.m * cv.plane, nb, cv.m, cv.plane, dy_part)
+        for grp in range(cv.groups):
+            _gemm(False, True, cv.mg, cv.kg, cols, dy_part + grp * cv.mg * cols, cols,
+                  slice_col + grp * cv.kg * ld, ld, 1, df_part + grp * cv.mg * cv.kg, cv.kg)
+        if dx != NULL:
+            for grp in range(cv.groups):
+                _gemm(True, False, cv.kg, cols, cv.mg, f + grp * cv.mg * cv.kg, cv.kg,
+                      dy_part + grp * cv.mg * cols, cols, 0, dcol_part + grp * cv.kg * cols,
+                      cols)
+            _col2im(dcol_part, cols, nb, &cv.g, dx + s * image)
+        s += nb
 
 
 # Column matrices above twice this size are built a slice of images at a time, so that each
@@ -167,36 +238,69 @@ def _images_per_chunk(n, rows, ho, wo, itemsize):
 
 
 def _setup(x, f, strides, paddings, padding_algorithm, groups, dilations, data_format):
-    """NCHW input, geometry (pads, kh, kw, ho, wo), groups and images per column slice,
-    shared by forward and backward."""
+    """(NCHW contiguous input, contiguous filter, Conv, parts) shared by forward and
+    backward; the images are split into `parts` (blas.parts_for)."""
     if data_format == "NHWC":
         x = x.transpose(0, 3, 1, 2)
-    x = np.ascontiguousarray(x)
+    x, f = np.ascontiguousarray(x), np.ascontiguousarray(f)
     groups = groups or 1
-    geometry = _geometry(x, f, strides, paddings, padding_algorithm, dilations)
-    _, kh, kw, ho, wo = geometry
-    step = _images_per_chunk(x.shape[0], x.shape[1] * kh * kw, ho, wo, x.itemsize)
-    return x, geometry, groups, step
+    pads = normalize_padding(paddings, padding_algorithm, x.shape[2:], f.shape[2:], strides,
+                             dilations)
+    cdef Conv cv
+    cv.n, cv.m, cv.groups = x.shape[0], f.shape[0], groups
+    cv.g.c, cv.g.h, cv.g.w = x.shape[1], x.shape[2], x.shape[3]
+    cv.g.kh, cv.g.kw = f.shape[2], f.shape[3]
+    cv.g.sh, cv.g.sw, cv.g.dh, cv.g.dw = strides[0], strides[1], dilations[0], dilations[1]
+    cv.g.ph, cv.g.pw = pads[0], pads[2]
+    cv.g.ho = (cv.g.h + pads[0] + pads[1] - (cv.g.dh * (cv.g.kh - 1) + 1)) // cv.g.sh + 1
+    cv.g.wo = (cv.g.w + pads[2] + pads[3] - (cv.g.dw * (cv.g.kw - 1) + 1)) // cv.g.sw + 1
+    cv.plane = cv.g.ho * cv.g.wo
+    cv.mg, cv.kg = cv.m // groups, cv.g.c // groups * cv.g.kh * cv.g.kw
+    parts = max(1, min(parts_for(float(cv.n) * cv.plane * cv.m * cv.kg), cv.n))
+    cv.per_part = -(-cv.n // parts)
+    cv.step = _images_per_chunk(cv.n, cv.kg * groups, cv.g.ho, cv.g.wo, x.itemsize)
+    cv.whole = cv.step >= cv.n
+    cv.step = min(cv.step, cv.per_part)
+    return x, f, cv, parts
 
 
 def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
                    groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False, saved=None):
     given = x
-    x, (pads, kh, kw, ho, wo), groups, step = _setup(
-        x, f, strides, paddings, padding_algorithm, groups, dilations, data_format)
-    m, n = f.shape[0], x.shape[0]
-    mg, w2 = m // groups, f.reshape(m, -1)
-    out = np.empty((n, m, ho, wo), x.dtype)
-    for s in range(0, n, step):
-        col = _columns(x[s:s + step], kh, kw, strides, pads, dilations, ho, wo)
-        rows = col.shape[0] // groups
-        part = _per_group(lambda g: w2[g * mg:(g + 1) * mg] @ col[g * rows:(g + 1) * rows],
-                          groups)
-        out[s:s + step] = part.reshape(m, -1, ho, wo).transpose(1, 0, 2, 3)
-    if saved is not None and step >= n > 0:   # the grad op's im2col is this one
-        saved.put(given, col)
+    x, f, conv, parts = _setup(x, f, strides, paddings, padding_algorithm, groups,
+                                     dilations, data_format)
+    if x.dtype == np.float32:
+        out = _forward[float](x, f, conv, parts, given, saved)
+    else:
+        out = _forward[double](x, f, conv, parts, given, saved)
     if data_format == "NHWC":
         return np.ascontiguousarray(out.transpose(0, 2, 3, 1))
+    return out
+
+
+cdef _forward(real[:, :, :, ::1] x, real[:, :, :, ::1] f, Conv cv, int parts, given,
+              saved):
+    dtype = np.float32 if real is float else np.float64
+    out = np.empty((cv.n, cv.m, cv.g.ho, cv.g.wo), dtype)
+    cdef real[:, :, :, ::1] out_v = out
+    cdef Py_ssize_t cols = cv.step * cv.plane, rows = cv.kg * cv.groups
+    whole = cv.whole
+    col = np.empty((rows, cv.n * cv.plane), dtype) if whole else None
+    col_part = None if whole else np.empty((parts, rows, cols), dtype)
+    tmp = np.empty((parts, cv.m, cols), dtype)
+    cdef real[:, ::1] col_v = col
+    cdef real[:, :, ::1] col_part_v = col_part, tmp_v = tmp
+    cdef real* col_p = &col_v[0, 0] if whole else NULL
+    cdef int p, threads = acquire_team()
+    try:
+        for p in prange(parts, nogil=True, num_threads=min(threads, parts), schedule="static"):
+            _forward_part(&cv, p, &x[0, 0, 0, 0], &f[0, 0, 0, 0], &out_v[0, 0, 0, 0],
+                          col_p, cv.n * cv.plane,
+                          NULL if whole else &col_part_v[p, 0, 0], &tmp_v[p, 0, 0])
+    finally:
+        release_team()
+    if saved is not None and whole:   # the grad op's im2col is this one
+        saved.put(given, col)
     return out
 
 
@@ -204,26 +308,42 @@ def conv2d_backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm
                     groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False,
                     need=(True, True), saved=None):
     col = saved.take(x) if saved is not None else None
-    x, (pads, kh, kw, ho, wo), groups, step = _setup(
-        x, f, strides, paddings, padding_algorithm, groups, dilations, data_format)
+    x, f, conv, parts = _setup(x, f, strides, paddings, padding_algorithm, groups,
+                                     dilations, data_format)
     if data_format == "NHWC":
         dy = dy.transpose(0, 3, 1, 2)
-    m, n = f.shape[0], x.shape[0]
-    mg, w2 = m // groups, f.reshape(m, -1)
-    df = np.zeros(w2.shape, x.dtype)
-    dx = np.zeros_like(x) if need[0] else None   # no dx when the input is data
-    for s in range(0, n, step):
-        if col is None or step < n:
-            col = _columns(x[s:s + step], kh, kw, strides, pads, dilations, ho, wo)
-        rows = col.shape[0] // groups
-        dy2 = np.ascontiguousarray(dy[s:s + step].transpose(1, 0, 2, 3)).reshape(m, -1)
-        df += _per_group(lambda g: _filter_grad(dy2[g * mg:(g + 1) * mg],
-                                                col[g * rows:(g + 1) * rows]), groups)
-        if dx is not None:
-            dcol = _per_group(lambda g: w2[g * mg:(g + 1) * mg].T @ dy2[g * mg:(g + 1) * mg],
-                              groups)
-            _col2im(dcol, dx[s:s + step], kh, kw, strides[0], strides[1], pads[0], pads[2],
-                    dilations[0], dilations[1], ho, wo)
+    dy = np.ascontiguousarray(dy, x.dtype)
+    if x.dtype == np.float32:
+        dx, df = _backward[float](x, f, dy, conv, parts, need[0], col)
+    else:
+        dx, df = _backward[double](x, f, dy, conv, parts, need[0], col)
     if dx is not None and data_format == "NHWC":
         dx = np.ascontiguousarray(dx.transpose(0, 2, 3, 1))
     return dx, df.reshape(f.shape)
+
+
+cdef _backward(real[:, :, :, ::1] x, real[:, :, :, ::1] f, real[:, :, :, ::1] dy, Conv cv,
+               int parts, bint need_dx, col):
+    dtype = np.float32 if real is float else np.float64
+    cdef Py_ssize_t cols = cv.step * cv.plane, rows = cv.kg * cv.groups
+    dx = np.zeros((cv.n, cv.g.c, cv.g.h, cv.g.w), dtype) if need_dx else None
+    dfs = np.zeros((parts, cv.m, cv.kg), dtype)   # each part's filter gradient, summed below
+    col_part = np.empty((parts, rows, cols), dtype) if col is None else None
+    dy_part = np.empty((parts, cv.m, cols), dtype)
+    dcol_part = np.empty((parts, rows, cols), dtype) if need_dx else None
+    cdef real[:, :, :, ::1] dx_v = dx
+    cdef real[:, ::1] col_v = col
+    cdef real[:, :, ::1] dfs_v = dfs, col_part_v = col_part, dy_part_v = dy_part
+    cdef real[:, :, ::1] dcol_part_v = dcol_part
+    cdef real* dx_p = &dx_v[0, 0, 0, 0] if need_dx else NULL
+    cdef const real* col_p = &col_v[0, 0] if col is not None else NULL
+    cdef int p, threads = acquire_team()
+    try:
+        for p in prange(parts, nogil=True, num_threads=min(threads, parts), schedule="static"):
+            _backward_part(&cv, p, &x[0, 0, 0, 0], &f[0, 0, 0, 0], &dy[0, 0, 0, 0], dx_p,
+                           &dfs_v[p, 0, 0], col_p, cv.n * cv.plane,
+                           NULL if col is not None else &col_part_v[p, 0, 0],
+                           &dy_part_v[p, 0, 0], NULL if not need_dx else &dcol_part_v[p, 0, 0])
+    finally:
+        release_team()
+    return dx, dfs.sum(axis=0) if parts > 1 else dfs[0]

@@ -18,6 +18,8 @@ class Mul(OpDef):
     attrs = {"x_num_col_dims": 1, "y_num_col_dims": 1}
     grad_inputs = ("X", "Y", "Out@GRAD")
     partial_grads = True
+    kernels = {"forward": "matmul:mul_forward", "forward_out": "matmul:mul_forward",
+               "backward": "matmul:mul_backward", "backward_out": "matmul:mul_backward"}
 
     def infer_shape(self, ctx):
         x, y = ctx.input_var("X"), ctx.input_var("Y")

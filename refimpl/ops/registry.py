@@ -11,6 +11,7 @@ An OpDef declares
                      and whose outputs are "<In>@GRAD" for each input not in `no_grad`
   kernels            {"forward": "module:function", "backward": ...}: compiled drop-ins
                      from refimpl._kernels with the same signature as the reference
+                     (also "forward_out" / "backward_out" for the variants below)
   forward_out(..., alloc)  optional (and backward_out for the grad op): forward with
                      each output written into `alloc(shape, dtype)`, a buffer that
                      memory_optimize may reuse; bit-identical to forward
@@ -288,7 +289,9 @@ class _GradOpDef(OpDef):
                             else s + "?" for s in fwd.grad_input_slots())
         self.outputs = tuple(fwd.grad_output_slots())
         self.attrs = fwd.attrs
-        self.kernels = {"forward": fwd.kernels["backward"]} if "backward" in fwd.kernels else {}
+        self.kernels = {mine: fwd.kernels[its] for mine, its in
+                        (("forward", "backward"), ("forward_out", "backward_out"))
+                        if its in fwd.kernels}
         self.fast_ok = fwd.fast_ok
         if hasattr(fwd, "backward_out"):
             self.forward_out = fwd.backward_out

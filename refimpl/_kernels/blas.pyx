@@ -1,0 +1,199 @@
+# cython: language_level=3
+"""numpy's own BLAS GEMM, callable from C loops without the GIL, and the thread team that
+the compiled kernels share.
+
+Why: on a small machine the GEMMs and the loops around them (im2col, col2im, the layout
+copies) must share one set of threads. numpy's OpenBLAS keeps its own workers, which spin
+for a while after each GEMM; OpenMP loops started beside them fight them for the cores
+(a conv forward measured 0.63 -> 15.8 ms). So a kernel that parallelizes takes the team
+(`acquire_team`): OpenBLAS is held at one thread until the kernel ends, and the kernel
+splits its work, GEMMs included, over one OpenMP team that calls BLAS once per thread.
+
+The GEMM is the cblas_?gemm of the OpenBLAS that numpy loaded (the scipy-openblas build
+that numpy's wheels ship, 64-bit integers). Where it cannot be found, importing this module
+raises ImportError, and the kernels that need it fall back to their numpy references.
+"""
+import ctypes
+import glob
+import os
+
+import numpy as np
+
+cimport numpy as cnp
+from cython.parallel cimport prange
+from openmp cimport omp_get_max_threads
+from libc.stdint cimport int64_t, uintptr_t
+
+cdef enum:
+    ROW_MAJOR = 101
+    NO_TRANS = 111
+    TRANS = 112
+
+ctypedef void (*sgemm_t)(int, int, int, int64_t, int64_t, int64_t, float, const float*,
+                         int64_t, const float*, int64_t, float, float*, int64_t) noexcept nogil
+ctypedef void (*dgemm_t)(int, int, int, int64_t, int64_t, int64_t, double, const double*,
+                         int64_t, const double*, int64_t, double, double*, int64_t) noexcept nogil
+ctypedef int (*get_threads_t)() noexcept nogil
+ctypedef void (*set_threads_t)(int) noexcept nogil
+
+cdef sgemm_t _sgemm = NULL
+cdef dgemm_t _dgemm = NULL
+cdef get_threads_t _get_threads = NULL
+cdef set_threads_t _set_threads = NULL
+
+
+def _find_openblas():
+    """The scipy-openblas library in numpy's wheel (numpy.libs beside the package)."""
+    import numpy
+    root = os.path.dirname(os.path.dirname(os.path.abspath(numpy.__file__)))
+    for path in sorted(glob.glob(os.path.join(root, "numpy.libs", "libscipy_openblas64_*"))):
+        return ctypes.CDLL(path)   # already loaded by numpy: the same library instance
+    raise ImportError("numpy's scipy-openblas (ILP64) library was not found under %s; "
+                      "the compiled GEMM kernels are off" % os.path.join(root, "numpy.libs"))
+
+
+cdef uintptr_t _address(lib, name) except 0:
+    try:
+        return ctypes.cast(getattr(lib, name), ctypes.c_void_p).value
+    except AttributeError:
+        raise ImportError("numpy's OpenBLAS has no %s" % name)
+
+
+def _bind():
+    global _sgemm, _dgemm, _get_threads, _set_threads
+    lib = _find_openblas()
+    _sgemm = <sgemm_t>_address(lib, "scipy_cblas_sgemm64_")
+    _dgemm = <dgemm_t>_address(lib, "scipy_cblas_dgemm64_")
+    _get_threads = <get_threads_t>_address(lib, "scipy_openblas_get_num_threads64_")
+    _set_threads = <set_threads_t>_address(lib, "scipy_openblas_set_num_threads64_")
+
+
+_bind()
+cnp.import_array()
+
+
+cdef void sgemm(bint trans_a, bint trans_b, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
+                float alpha, const float* a, Py_ssize_t lda, const float* b, Py_ssize_t ldb,
+                float beta, float* c, Py_ssize_t ldc) noexcept nogil:
+    """c[m, n] = alpha * op(a) @ op(b) + beta * c, row-major with leading dimensions."""
+    _sgemm(ROW_MAJOR, TRANS if trans_a else NO_TRANS, TRANS if trans_b else NO_TRANS,
+           m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+
+
+cdef void dgemm(bint trans_a, bint trans_b, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
+                double alpha, const double* a, Py_ssize_t lda, const double* b,
+                Py_ssize_t ldb, double beta, double* c, Py_ssize_t ldc) noexcept nogil:
+    _dgemm(ROW_MAJOR, TRANS if trans_a else NO_TRANS, TRANS if trans_b else NO_TRANS,
+           m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
+
+
+# Below this many multiply-adds a kernel runs on its calling thread alone: waking the team
+# costs more than it saves.
+MIN_SPLIT_WORK = 1 << 20
+
+
+
+cdef int parts_for(double work):
+    """How many parts a kernel splits `work` multiply-adds into: the team's size, or 1 for
+    small work. It depends on the work alone, never on which threads are free, so results
+    do not depend on the machine's load (or on another kernel holding the team)."""
+    return team_size() if work >= MIN_SPLIT_WORK else 1
+
+
+cdef int _holders = 0
+cdef int _saved_threads = 1
+
+
+cdef int acquire_team() noexcept:
+    """Threads the calling kernel may use: the team, or only itself while another kernel
+    holds the team. Either way BLAS runs one thread per call until release_team().
+    Called with the GIL, which makes the count atomic."""
+    global _holders, _saved_threads
+    _holders += 1
+    if _holders > 1:
+        return 1
+    _saved_threads = _get_threads()
+    _set_threads(1)
+    return team_size()
+
+
+cdef void release_team() noexcept:
+    global _holders
+    _holders -= 1
+    if _holders == 0:
+        _set_threads(_saved_threads)
+
+
+def blas_threads():
+    """The thread count numpy's OpenBLAS is set to (kernels restore it when they end)."""
+    return _get_threads()
+
+
+cpdef int team_size() noexcept:
+    """Threads in the kernels' OpenMP team (OMP_NUM_THREADS, else the machine's cores)."""
+    return omp_get_max_threads()
+
+
+cdef struct Gemm:
+    # out[m, n] = op(a) @ op(b), row-major with leading dimensions; double when not single
+    bint single, trans_a, trans_b
+    Py_ssize_t m, n, k, lda, ldb, ldc
+    const char* a
+    const char* b
+    char* c
+
+
+cdef void _gemm_part(const Gemm* g, int part, int parts) noexcept nogil:
+    """One of `parts` slices of the product: rows of out when it is taller than wide, else
+    columns (both slice op(a) or op(b) without copying)."""
+    cdef Py_ssize_t size = g.single and 4 or 8, lo, hi, a_off = 0, b_off = 0, c_off
+    cdef Py_ssize_t m = g.m, n = g.n
+    if g.m >= g.n:
+        lo, hi = g.m * part // parts, g.m * (part + 1) // parts
+        m = hi - lo
+        a_off = lo if g.trans_a else lo * g.lda   # rows of op(a)
+        c_off = lo * g.ldc
+    else:
+        lo, hi = g.n * part // parts, g.n * (part + 1) // parts
+        n = hi - lo
+        b_off = lo * g.ldb if g.trans_b else lo   # columns of op(b)
+        c_off = lo
+    if m <= 0 or n <= 0:
+        return
+    if g.single:
+        sgemm(g.trans_a, g.trans_b, m, n, g.k, 1, <const float*>g.a + a_off, g.lda,
+              <const float*>g.b + b_off, g.ldb, 0, <float*>g.c + c_off, g.ldc)
+    else:
+        dgemm(g.trans_a, g.trans_b, m, n, g.k, 1, <const double*>g.a + a_off, g.lda,
+              <const double*>g.b + b_off, g.ldb, 0, <double*>g.c + c_off, g.ldc)
+
+
+def gemm_into(a, b, out, bint trans_a=False, bint trans_b=False):
+    """out[...] = op(a) @ op(b) for C-contiguous 2-D float32/float64 arrays of one dtype
+    (op transposes where asked), split over the team when the work is large enough."""
+    cdef Gemm g
+    cdef cnp.ndarray aa = a, bb = b, cc = out
+    g.single = aa.dtype == np.float32
+    g.trans_a, g.trans_b = trans_a, trans_b
+    g.m, g.n = cc.shape[0], cc.shape[1]
+    g.k = aa.shape[0] if trans_a else aa.shape[1]
+    g.lda, g.ldb, g.ldc = aa.shape[1], bb.shape[1], cc.shape[1]
+    g.a, g.b, g.c = <const char*>aa.data, <const char*>bb.data, cc.data
+    if g.m == 0 or g.n == 0:
+        return out
+    if g.k == 0:
+        out[...] = 0
+        return out
+    cdef double work = <double>g.m * g.n * g.k
+    cdef int parts = parts_for(work)
+    cdef int p, threads = acquire_team()
+    try:
+        if parts == 1:
+            _gemm_part(&g, 0, 1)
+        else:
+            for p in prange(parts, nogil=True, num_threads=min(threads, parts),
+                            schedule="static"):
+                _gemm_part(&g, p, parts)
+    finally:
+        release_team()
+    return out

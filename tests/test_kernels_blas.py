@@ -1,0 +1,65 @@
+"""The kernels' thread team (refimpl._kernels.blas): its GEMM against numpy, its split, and
+the rule that a kernel leaves numpy's BLAS thread count as it found it, also when several
+Python threads run kernels at once."""
+from concurrent.futures import ThreadPoolExecutor
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from refimpl._kernels import backend, load_kernel
+
+pytestmark = pytest.mark.skipif(backend() == "numpy", reason="numpy references only")
+blas = pytest.importorskip("refimpl._kernels.blas")
+
+
+@settings(max_examples=120, deadline=None)
+@given(m=st.integers(0, 40), n=st.integers(0, 40), k=st.integers(0, 40),
+       trans_a=st.booleans(), trans_b=st.booleans(),
+       dtype=st.sampled_from(["float32", "float64"]), split=st.booleans(),
+       seed=st.integers(0, 2 ** 31 - 1))
+def test_gemm_into_matches_numpy(m, n, k, trans_a, trans_b, dtype, split, seed):
+    """Every shape, empty ones included, both transposes; `split`: over the team by rows
+    (m >= n) or columns, which only large products get by default."""
+    rng = np.random.RandomState(seed)
+    a = rng.randn(*((k, m) if trans_a else (m, k))).astype(dtype)
+    b = rng.randn(*((n, k) if trans_b else (k, n))).astype(dtype)
+    want = (a.T if trans_a else a) @ (b.T if trans_b else b)
+    out = np.full((m, n), np.nan, dtype)
+    with pytest.MonkeyPatch.context() as patch:
+        if split:
+            patch.setattr(blas, "MIN_SPLIT_WORK", 0)
+        got = blas.gemm_into(a, b, out, trans_a=trans_a, trans_b=trans_b)
+    assert got is out
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(out, want, rtol=tol, atol=tol * max(k, 1))
+
+
+def _conv_and_mul(seed):
+    """One conv2d forward + backward and one mul forward + backward, large enough to split."""
+    conv_f, conv_b = load_kernel("im2col:conv2d_forward"), load_kernel("im2col:conv2d_backward")
+    mul_f, mul_b = load_kernel("matmul:mul_forward"), load_kernel("matmul:mul_backward")
+    rng = np.random.RandomState(seed)
+    x, f = rng.randn(8, 6, 14, 14).astype("float32"), rng.randn(16, 6, 5, 5).astype("float32")
+    y = conv_f(x, f)
+    dx, df = conv_b(x, f, np.ones_like(y))
+    a, w = rng.randn(64, 300).astype("float32"), rng.randn(300, 200).astype("float32")
+    out = mul_f(a, w)
+    da, dw = mul_b(a, w, np.ones_like(out))
+    return y, dx, df, out, da, dw
+
+
+def test_kernels_restore_blas_threads_and_agree_when_run_concurrently():
+    """Kernels hold numpy's OpenBLAS at one thread while they run and restore it after;
+    run from several Python threads at once (one holds the team, the others run on their
+    own thread), each result is bit-identical to the one computed alone, because the work
+    is split by shape, not by which threads are free."""
+    before = blas.blas_threads()
+    alone = [_conv_and_mul(seed) for seed in range(6)]
+    assert blas.blas_threads() == before
+    with ThreadPoolExecutor(3) as pool:
+        together = list(pool.map(_conv_and_mul, range(6)))
+    assert blas.blas_threads() == before
+    for want, got in zip(alone, together):
+        for w, g in zip(want, got):
+            np.testing.assert_array_equal(g, w)
