@@ -168,9 +168,26 @@ cdef void _gemm_part(const Gemm* g, int part, int parts) noexcept nogil:
               <const double*>g.b + b_off, g.ldb, 0, <double*>g.c + c_off, g.ldc)
 
 
+def _check_gemm(a, b, out, trans_a, trans_b):
+    """BLAS reads raw memory: a wrong shape would read out of bounds, not raise."""
+    arrays = (a, b, out)
+    if not all(isinstance(v, np.ndarray) and v.ndim == 2 and v.flags.c_contiguous
+               and v.dtype == a.dtype for v in arrays) or a.dtype not in (np.float32, np.float64):
+        raise ValueError("gemm_into needs C-contiguous 2-D arrays of one dtype, float32 or "
+                         "float64; got %s" % ", ".join("%s %s" % (getattr(v, "dtype", type(v)),
+                                                                  getattr(v, "shape", ""))
+                                                       for v in arrays))
+    m, k = (a.shape[1], a.shape[0]) if trans_a else a.shape
+    kb, n = (b.shape[1], b.shape[0]) if trans_b else b.shape
+    if k != kb or out.shape != (m, n) or not out.flags.writeable:
+        raise ValueError("gemm_into: op(a) %s @ op(b) %s does not give out %s"
+                         % ((m, k), (kb, n), out.shape))
+
+
 def gemm_into(a, b, out, bint trans_a=False, bint trans_b=False):
     """out[...] = op(a) @ op(b) for C-contiguous 2-D float32/float64 arrays of one dtype
     (op transposes where asked), split over the team when the work is large enough."""
+    _check_gemm(a, b, out, trans_a, trans_b)
     cdef Gemm g
     cdef cnp.ndarray aa = a, bb = b, cc = out
     g.single = aa.dtype == np.float32

@@ -37,3 +37,53 @@ def mul_backward(x, y, dout, x_num_col_dims=1, y_num_col_dims=1, need=(True, Tru
         dy = _empty(y.shape, x2.dtype, alloc)
         gemm_into(x2, d2, dy.reshape(y2.shape), trans_a=True)
     return dx, dy
+
+
+def _matmul_v2_reference():
+    from refimpl.ops.matmul import MatmulV2   # numpy's rules: batches, broadcasting, 1-D
+    return MatmulV2
+
+
+cdef bint _is_gemm(x, y, bint trans_x):
+    """x [..., M, K] (transposed only when 2-D) times a matrix y: one GEMM over x's rows,
+    the case of paddle.nn.Linear. Other shapes run the reference."""
+    return x.ndim >= 2 and y.ndim == 2 and (x.ndim == 2 or not trans_x) and x.dtype == y.dtype
+
+
+cdef _rows(x):
+    """x [..., K] as a C-contiguous matrix [rows, K] (this module compiles with wraparound
+    off: no negative indices)."""
+    return np.ascontiguousarray(x).reshape(-1, x.shape[x.ndim - 1])
+
+
+def matmul_v2_forward(x, y, trans_x=False, trans_y=False, alloc=None):
+    if not _is_gemm(x, y, trans_x):
+        ref = _matmul_v2_reference()
+        if alloc is not None:
+            return ref.forward_out(x, y, trans_x, trans_y, alloc=alloc)
+        return ref.forward(x, y, trans_x, trans_y)
+    x2, y2 = _rows(x), np.ascontiguousarray(y)
+    m = x2.shape[1] if trans_x else x2.shape[0]
+    n = y2.shape[0] if trans_y else y2.shape[1]
+    out = _empty((m, n) if trans_x else x.shape[:x.ndim - 1] + (n,), x2.dtype, alloc)
+    gemm_into(x2, y2, out.reshape(m, n), trans_a=trans_x, trans_b=trans_y)
+    return out
+
+
+def matmul_v2_backward(x, y, dout, trans_x=False, trans_y=False):
+    """With a = op(x), b = op(y), out = a @ b: da = dout @ b.T, db = a.T @ dout, each
+    written straight into x's or y's layout (transposed products where x or y was)."""
+    if not _is_gemm(x, y, trans_x):
+        return _matmul_v2_reference().backward(x, y, dout, trans_x, trans_y)
+    x2, y2 = _rows(x), np.ascontiguousarray(y)
+    d = np.ascontiguousarray(dout, x2.dtype).reshape(-1, y2.shape[0] if trans_y else y2.shape[1])
+    dx, dy = np.empty(x.shape, x2.dtype), np.empty(y.shape, x2.dtype)
+    if trans_x:   # dx = da.T = b @ dout.T
+        gemm_into(y2, d, dx, trans_a=trans_y, trans_b=True)
+    else:
+        gemm_into(d, y2, dx.reshape(x2.shape), trans_b=not trans_y)
+    if trans_y:   # dy = db.T = dout.T @ a
+        gemm_into(d, x2, dy, trans_a=True, trans_b=trans_x)
+    else:
+        gemm_into(x2, d, dy, trans_a=not trans_x)
+    return dx, dy

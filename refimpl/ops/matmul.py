@@ -61,6 +61,8 @@ class MatmulV2(OpDef):
     outputs = ("Out",)
     attrs = {"trans_x": False, "trans_y": False}
     grad_inputs = ("X", "Y", "Out@GRAD")
+    kernels = {"forward": "matmul:matmul_v2_forward", "forward_out": "matmul:matmul_v2_forward",
+               "backward": "matmul:matmul_v2_backward"}
 
     def infer_shape(self, ctx):
         _infer(ctx, ctx.attr("trans_x"), ctx.attr("trans_y"))
@@ -89,6 +91,11 @@ class MatmulV2(OpDef):
         yield Sample({"X": rand(rng, 4), "Y": rand(rng, 3, 4, 2)}, name="vector_batch")
         yield Sample({"X": rand(rng, 4), "Y": rand(rng, 4)}, name="dot")
         yield Sample({"X": rand(rng, 2, 1, 3, 4), "Y": rand(rng, 5, 4, 2)}, name="broadcast")
+        # the compiled kernel's single-GEMM cases (x [..., M, K] times a matrix)
+        yield Sample({"X": rand(rng, 4, 3), "Y": rand(rng, 4, 5)}, {"trans_x": True})
+        yield Sample({"X": rand(rng, 4, 3), "Y": rand(rng, 5, 4)},
+                     {"trans_x": True, "trans_y": True})
+        yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 5, 4)}, {"trans_y": True})
 
 
 @register
