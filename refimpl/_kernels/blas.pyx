@@ -9,9 +9,10 @@ for a while after each GEMM; OpenMP loops started beside them fight them for the
 (`acquire_team`): OpenBLAS is held at one thread until the kernel ends, and the kernel
 splits its work, GEMMs included, over one OpenMP team that calls BLAS once per thread.
 
-The GEMM is the cblas_?gemm of the OpenBLAS that numpy loaded (the scipy-openblas build
-that numpy's wheels ship, 64-bit integers). Where it cannot be found, importing this module
-raises ImportError, and the kernels that need it fall back to their numpy references.
+The GEMM is the cblas_?gemm of the OpenBLAS that numpy loaded (the ILP64 build that numpy's
+wheels ship). Where it cannot be found (numpy built against MKL or Accelerate), importing
+this module raises ImportError, and the kernels that need it (conv2d, mul, matmul_v2) fall
+back to their numpy references with a warning.
 """
 import ctypes
 import glob
@@ -43,13 +44,19 @@ cdef set_threads_t _set_threads = NULL
 
 
 def _find_openblas():
-    """The scipy-openblas library in numpy's wheel (numpy.libs beside the package)."""
+    """The ILP64 OpenBLAS of numpy's wheel in numpy.libs beside the package, and the prefix
+    of its symbols: scipy-openblas (numpy >= 2) names them scipy_cblas_sgemm64_ and so on,
+    the older openblas64_ builds (numpy 1.2x) cblas_sgemm64_."""
     import numpy
-    root = os.path.dirname(os.path.dirname(os.path.abspath(numpy.__file__)))
-    for path in sorted(glob.glob(os.path.join(root, "numpy.libs", "libscipy_openblas64_*"))):
-        return ctypes.CDLL(path)   # already loaded by numpy: the same library instance
-    raise ImportError("numpy's scipy-openblas (ILP64) library was not found under %s; "
-                      "the compiled GEMM kernels are off" % os.path.join(root, "numpy.libs"))
+    libs = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(numpy.__file__))),
+                        "numpy.libs")
+    for path in sorted(glob.glob(os.path.join(libs, "lib*openblas64*"))):
+        lib = ctypes.CDLL(path)   # already loaded by numpy: the same library instance
+        for prefix in ("scipy_", ""):
+            if hasattr(lib, prefix + "cblas_sgemm64_"):
+                return lib, prefix
+    raise ImportError("no ILP64 OpenBLAS with cblas_sgemm64_ under %s (numpy built against "
+                      "another BLAS); the compiled GEMM kernels are off" % libs)
 
 
 cdef uintptr_t _address(lib, name) except 0:
@@ -61,11 +68,11 @@ cdef uintptr_t _address(lib, name) except 0:
 
 def _bind():
     global _sgemm, _dgemm, _get_threads, _set_threads
-    lib = _find_openblas()
-    _sgemm = <sgemm_t>_address(lib, "scipy_cblas_sgemm64_")
-    _dgemm = <dgemm_t>_address(lib, "scipy_cblas_dgemm64_")
-    _get_threads = <get_threads_t>_address(lib, "scipy_openblas_get_num_threads64_")
-    _set_threads = <set_threads_t>_address(lib, "scipy_openblas_set_num_threads64_")
+    lib, prefix = _find_openblas()
+    _sgemm = <sgemm_t>_address(lib, prefix + "cblas_sgemm64_")
+    _dgemm = <dgemm_t>_address(lib, prefix + "cblas_dgemm64_")
+    _get_threads = <get_threads_t>_address(lib, prefix + "openblas_get_num_threads64_")
+    _set_threads = <set_threads_t>_address(lib, prefix + "openblas_set_num_threads64_")
 
 
 _bind()
