@@ -16,18 +16,21 @@ blas = pytest.importorskip("refimpl._kernels.blas")
 @settings(max_examples=120, deadline=None)
 @given(m=st.integers(0, 40), n=st.integers(0, 40), k=st.integers(0, 40),
        trans_a=st.booleans(), trans_b=st.booleans(),
-       dtype=st.sampled_from(["float32", "float64"]), split=st.booleans(),
-       seed=st.integers(0, 2 ** 31 - 1))
-def test_gemm_into_matches_numpy(m, n, k, trans_a, trans_b, dtype, split, seed):
-    """Every shape, empty ones included, both transposes; `split`: over the team by rows
-    (m >= n) or columns, which only large products get by default."""
+       dtype=st.sampled_from(["float32", "float64"]),
+       path=st.sampled_from(["default", "blas", "split"]), seed=st.integers(0, 2 ** 31 - 1))
+def test_gemm_into_matches_numpy(m, n, k, trans_a, trans_b, dtype, path, seed):
+    """Every shape, empty ones included, both transposes. Products this small go to numpy's
+    matmul by default; `blas`: our BLAS call instead, `split`: that call split over the
+    team by rows (m >= n) or columns. Only large products take those by default."""
     rng = np.random.RandomState(seed)
     a = rng.randn(*((k, m) if trans_a else (m, k))).astype(dtype)
     b = rng.randn(*((n, k) if trans_b else (k, n))).astype(dtype)
     want = (a.T if trans_a else a) @ (b.T if trans_b else b)
     out = np.full((m, n), np.nan, dtype)
     with pytest.MonkeyPatch.context() as patch:
-        if split:
+        if path != "default":
+            patch.setattr(blas, "NUMPY_GEMM_WORK", 0)
+        if path == "split":
             patch.setattr(blas, "MIN_SPLIT_WORK", 0)
         got = blas.gemm_into(a, b, out, trans_a=trans_a, trans_b=trans_b)
     assert got is out

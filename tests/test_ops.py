@@ -119,11 +119,23 @@ def _cast(inputs, dtype):
     return {k: c(v) for k, v in inputs.items()}
 
 
+@pytest.fixture(params=[False, True], ids=["whole", "split"])
+def team_split(request, monkeypatch):
+    """split: every compiled kernel cuts even these small samples into parts for the
+    kernels' thread team (by default only large work is split)."""
+    if request.param:
+        blas = pytest.importorskip("refimpl._kernels.blas")
+        monkeypatch.setattr(blas, "NUMPY_GEMM_WORK", 0)
+        monkeypatch.setattr(blas, "MIN_SPLIT_WORK", 0)
+        monkeypatch.setattr(blas, "MIN_SPLIT_ITEMS", 0)
+    return request.param
+
+
 @pytest.mark.parametrize("op_type", KERNEL_OPS)
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @SETTINGS
 @given(seed=st.integers(0, 2 ** 31 - 1))
-def test_compiled_kernels_match_reference(op_type, dtype, seed):
+def test_compiled_kernels_match_reference(op_type, dtype, seed, team_split):
     from refimpl._kernels import load_kernel
     op_def = get_op_def(op_type)
     rtol, atol = op_def.tolerances[dtype]

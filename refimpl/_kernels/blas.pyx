@@ -10,9 +10,9 @@ for a while after each GEMM; OpenMP loops started beside them fight them for the
 splits its work, GEMMs included, over one OpenMP team that calls BLAS once per thread.
 
 The GEMM is the cblas_?gemm of the OpenBLAS that numpy loaded (the ILP64 build that numpy's
-wheels ship). Where it cannot be found (numpy built against MKL or Accelerate), importing
-this module raises ImportError, and the kernels that need it (conv2d, mul, matmul_v2) fall
-back to their numpy references with a warning.
+wheels ship). Where it cannot be found (numpy built against MKL or Accelerate), the kernels
+that need it (conv2d, mul, matmul_v2: `require_gemm()` at import) fall back to their numpy
+references with a warning; the loops still share the team.
 """
 import ctypes
 import glob
@@ -67,16 +67,27 @@ cdef uintptr_t _address(lib, name) except 0:
 
 
 def _bind():
-    global _sgemm, _dgemm, _get_threads, _set_threads
-    lib, prefix = _find_openblas()
+    global _sgemm, _dgemm, _get_threads, _set_threads, _unbound
+    try:
+        lib, prefix = _find_openblas()
+    except ImportError as e:
+        _unbound = str(e)
+        return
     _sgemm = <sgemm_t>_address(lib, prefix + "cblas_sgemm64_")
     _dgemm = <dgemm_t>_address(lib, prefix + "cblas_dgemm64_")
     _get_threads = <get_threads_t>_address(lib, prefix + "openblas_get_num_threads64_")
     _set_threads = <set_threads_t>_address(lib, prefix + "openblas_set_num_threads64_")
 
 
+_unbound = None   # why the GEMM could not be bound, if it could not
 _bind()
 cnp.import_array()
+
+
+def require_gemm():
+    """Raise ImportError (which turns a kernel module off) when no BLAS GEMM was bound."""
+    if _unbound is not None:
+        raise ImportError(_unbound)
 
 
 cdef void sgemm(bint trans_a, bint trans_b, Py_ssize_t m, Py_ssize_t n, Py_ssize_t k,
@@ -94,45 +105,58 @@ cdef void dgemm(bint trans_a, bint trans_b, Py_ssize_t m, Py_ssize_t n, Py_ssize
            m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 
 
-# Below this many multiply-adds a kernel runs on its calling thread alone: waking the team
-# costs more than it saves.
+# Below these sizes a kernel runs on its calling thread alone: waking the team costs more
+# than it saves. Work is counted in multiply-adds for GEMM-bound kernels and in elements for
+# memory-bound loops (one pass over 32K floats takes about as long as a wake-up).
 MIN_SPLIT_WORK = 1 << 20
-
-
-
-cdef int parts_for(double work):
-    """How many parts a kernel splits `work` multiply-adds into: the team's size, or 1 for
-    small work. It depends on the work alone, never on which threads are free, so results
-    do not depend on the machine's load (or on another kernel holding the team)."""
-    return team_size() if work >= MIN_SPLIT_WORK else 1
+# OpenBLAS runs a GEMM below 2^18 multiply-adds on one thread of its own accord, so
+# gemm_into leaves those to numpy's matmul, which is cheaper to call (about 1 us less).
+NUMPY_GEMM_WORK = 1 << 18
+MIN_SPLIT_ITEMS = 1 << 15
 
 
 cdef int _holders = 0
 cdef int _saved_threads = 1
 
 
-cdef int acquire_team() noexcept:
-    """Threads the calling kernel may use: the team, or only itself while another kernel
-    holds the team. Either way BLAS runs one thread per call until release_team().
-    Called with the GIL, which makes the count atomic."""
+cdef Team _take_team(int parts) noexcept:
+    """`parts` (the caller's split) and the threads to run them: the team, or only the
+    calling thread while another kernel holds the team. Either way BLAS runs one thread per
+    call until release_team(). Called with the GIL, which makes the count atomic."""
     global _holders, _saved_threads
+    cdef Team team
+    team.parts, team.threads = parts, 1
     _holders += 1
-    if _holders > 1:
-        return 1
-    _saved_threads = _get_threads()
-    _set_threads(1)
-    return team_size()
+    if _holders == 1:
+        if _get_threads != NULL:
+            _saved_threads = _get_threads()
+            _set_threads(1)
+        team.threads = min(team_size(), parts)
+    return team
+
+
+cdef Team gemm_team(double multiply_adds, Py_ssize_t most) noexcept:
+    """The team for a GEMM-bound kernel: its work is split into the team's size in parts
+    (at most `most`), or 1 part when small. The split depends on the work alone, never on
+    which threads are free, so results do not depend on the machine's load."""
+    return _take_team(max(1, min(team_size(), most)) if multiply_adds >= MIN_SPLIT_WORK else 1)
+
+
+cdef Team loop_team(Py_ssize_t items) noexcept:
+    """The team for a memory-bound loop over `items` elements (see gemm_team)."""
+    return _take_team(team_size() if items >= MIN_SPLIT_ITEMS else 1)
 
 
 cdef void release_team() noexcept:
     global _holders
     _holders -= 1
-    if _holders == 0:
+    if _holders == 0 and _set_threads != NULL:
         _set_threads(_saved_threads)
 
 
 def blas_threads():
     """The thread count numpy's OpenBLAS is set to (kernels restore it when they end)."""
+    require_gemm()
     return _get_threads()
 
 
@@ -177,6 +201,7 @@ cdef void _gemm_part(const Gemm* g, int part, int parts) noexcept nogil:
 
 def _check_gemm(a, b, out, trans_a, trans_b):
     """BLAS reads raw memory: a wrong shape would read out of bounds, not raise."""
+    require_gemm()
     arrays = (a, b, out)
     if not all(isinstance(v, np.ndarray) and v.ndim == 2 and v.flags.c_contiguous
                and v.dtype == a.dtype for v in arrays) or a.dtype not in (np.float32, np.float64):
@@ -194,6 +219,8 @@ def _check_gemm(a, b, out, trans_a, trans_b):
 def gemm_into(a, b, out, bint trans_a=False, bint trans_b=False):
     """out[...] = op(a) @ op(b) for C-contiguous 2-D float32/float64 arrays of one dtype
     (op transposes where asked), split over the team when the work is large enough."""
+    if <double>out.shape[0] * out.shape[1] * a.shape[0 if trans_a else 1] < NUMPY_GEMM_WORK:
+        return np.matmul(a.T if trans_a else a, b.T if trans_b else b, out=out)
     _check_gemm(a, b, out, trans_a, trans_b)
     cdef Gemm g
     cdef cnp.ndarray aa = a, bb = b, cc = out
@@ -208,16 +235,9 @@ def gemm_into(a, b, out, bint trans_a=False, bint trans_b=False):
     if g.k == 0:
         out[...] = 0
         return out
-    cdef double work = <double>g.m * g.n * g.k
-    cdef int parts = parts_for(work)
-    cdef int p, threads = acquire_team()
-    try:
-        if parts == 1:
-            _gemm_part(&g, 0, 1)
-        else:
-            for p in prange(parts, nogil=True, num_threads=min(threads, parts),
-                            schedule="static"):
-                _gemm_part(&g, p, parts)
-    finally:
-        release_team()
+    cdef Team team = gemm_team(<double>g.m * g.n * g.k, max(g.m, g.n))
+    cdef int p
+    for p in prange(team.parts, nogil=True, num_threads=team.threads, schedule="static"):
+        _gemm_part(&g, p, team.parts)
+    release_team()
     return out

@@ -6,8 +6,11 @@ transposed in and out)."""
 import numpy as np
 
 from cython.parallel cimport prange
-from refimpl._kernels.blas cimport sgemm, dgemm, parts_for, acquire_team, release_team
+from refimpl._kernels.blas cimport Team, sgemm, dgemm, gemm_team, release_team
 from refimpl._kernels.geometry import normalize_padding
+from refimpl._kernels.blas import require_gemm
+
+require_gemm()
 
 ctypedef fused real:
     float
@@ -237,9 +240,10 @@ def _images_per_chunk(n, rows, ho, wo, itemsize):
     return max(1, _CHUNK_BYTES // per_image)
 
 
-def _setup(x, f, strides, paddings, padding_algorithm, groups, dilations, data_format):
-    """(NCHW contiguous input, contiguous filter, Conv, parts) shared by forward and
-    backward; the images are split into `parts` (blas.parts_for)."""
+cdef _setup(x, f, strides, paddings, padding_algorithm, groups, dilations, data_format,
+            Team* team):
+    """(NCHW contiguous input, contiguous filter, Conv) shared by forward and backward, and
+    the team taken, the images split into its parts (release_team() when done)."""
     if data_format == "NHWC":
         x = x.transpose(0, 3, 1, 2)
     x, f = np.ascontiguousarray(x), np.ascontiguousarray(f)
@@ -256,29 +260,33 @@ def _setup(x, f, strides, paddings, padding_algorithm, groups, dilations, data_f
     cv.g.wo = (cv.g.w + pads[2] + pads[3] - (cv.g.dw * (cv.g.kw - 1) + 1)) // cv.g.sw + 1
     cv.plane = cv.g.ho * cv.g.wo
     cv.mg, cv.kg = cv.m // groups, cv.g.c // groups * cv.g.kh * cv.g.kw
-    parts = max(1, min(parts_for(float(cv.n) * cv.plane * cv.m * cv.kg), cv.n))
-    cv.per_part = -(-cv.n // parts)
+    team[0] = gemm_team(<double>cv.n * cv.plane * cv.m * cv.kg, cv.n)
+    cv.per_part = (cv.n + team.parts - 1) // team.parts   # C division: no -(-a // b)
     cv.step = _images_per_chunk(cv.n, cv.kg * groups, cv.g.ho, cv.g.wo, x.itemsize)
     cv.whole = cv.step >= cv.n
     cv.step = min(cv.step, cv.per_part)
-    return x, f, cv, parts
+    return x, f, cv
 
 
 def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
                    groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False, saved=None):
     given = x
-    x, f, conv, parts = _setup(x, f, strides, paddings, padding_algorithm, groups,
-                                     dilations, data_format)
-    if x.dtype == np.float32:
-        out = _forward[float](x, f, conv, parts, given, saved)
-    else:
-        out = _forward[double](x, f, conv, parts, given, saved)
+    cdef Team team
+    x, f, conv = _setup(x, f, strides, paddings, padding_algorithm, groups, dilations,
+                        data_format, &team)
+    try:
+        if x.dtype == np.float32:
+            out = _forward[float](x, f, conv, team, given, saved)
+        else:
+            out = _forward[double](x, f, conv, team, given, saved)
+    finally:
+        release_team()
     if data_format == "NHWC":
         return np.ascontiguousarray(out.transpose(0, 2, 3, 1))
     return out
 
 
-cdef _forward(real[:, :, :, ::1] x, real[:, :, :, ::1] f, Conv cv, int parts, given,
+cdef _forward(real[:, :, :, ::1] x, real[:, :, :, ::1] f, Conv cv, Team team, given,
               saved):
     dtype = np.float32 if real is float else np.float64
     out = np.empty((cv.n, cv.m, cv.g.ho, cv.g.wo), dtype)
@@ -286,19 +294,15 @@ cdef _forward(real[:, :, :, ::1] x, real[:, :, :, ::1] f, Conv cv, int parts, gi
     cdef Py_ssize_t cols = cv.step * cv.plane, rows = cv.kg * cv.groups
     whole = cv.whole
     col = np.empty((rows, cv.n * cv.plane), dtype) if whole else None
-    col_part = None if whole else np.empty((parts, rows, cols), dtype)
-    tmp = np.empty((parts, cv.m, cols), dtype)
+    col_part = None if whole else np.empty((team.parts, rows, cols), dtype)
+    tmp = np.empty((team.parts, cv.m, cols), dtype)
     cdef real[:, ::1] col_v = col
     cdef real[:, :, ::1] col_part_v = col_part, tmp_v = tmp
     cdef real* col_p = &col_v[0, 0] if whole else NULL
-    cdef int p, threads = acquire_team()
-    try:
-        for p in prange(parts, nogil=True, num_threads=min(threads, parts), schedule="static"):
-            _forward_part(&cv, p, &x[0, 0, 0, 0], &f[0, 0, 0, 0], &out_v[0, 0, 0, 0],
-                          col_p, cv.n * cv.plane,
-                          NULL if whole else &col_part_v[p, 0, 0], &tmp_v[p, 0, 0])
-    finally:
-        release_team()
+    cdef int p
+    for p in prange(team.parts, nogil=True, num_threads=team.threads, schedule="static"):
+        _forward_part(&cv, p, &x[0, 0, 0, 0], &f[0, 0, 0, 0], &out_v[0, 0, 0, 0], col_p,
+                      cv.n * cv.plane, NULL if whole else &col_part_v[p, 0, 0], &tmp_v[p, 0, 0])
     if saved is not None and whole:   # the grad op's im2col is this one
         saved.put(given, col)
     return out
@@ -308,42 +312,43 @@ def conv2d_backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm
                     groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False,
                     need=(True, True), saved=None):
     col = saved.take(x) if saved is not None else None
-    x, f, conv, parts = _setup(x, f, strides, paddings, padding_algorithm, groups,
-                                     dilations, data_format)
     if data_format == "NHWC":
         dy = dy.transpose(0, 3, 1, 2)
     dy = np.ascontiguousarray(dy, x.dtype)
-    if x.dtype == np.float32:
-        dx, df = _backward[float](x, f, dy, conv, parts, need[0], col)
-    else:
-        dx, df = _backward[double](x, f, dy, conv, parts, need[0], col)
+    cdef Team team
+    x, f, conv = _setup(x, f, strides, paddings, padding_algorithm, groups, dilations,
+                        data_format, &team)
+    try:
+        if x.dtype == np.float32:
+            dx, df = _backward[float](x, f, dy, conv, team, need[0], col)
+        else:
+            dx, df = _backward[double](x, f, dy, conv, team, need[0], col)
+    finally:
+        release_team()
     if dx is not None and data_format == "NHWC":
         dx = np.ascontiguousarray(dx.transpose(0, 2, 3, 1))
     return dx, df.reshape(f.shape)
 
 
 cdef _backward(real[:, :, :, ::1] x, real[:, :, :, ::1] f, real[:, :, :, ::1] dy, Conv cv,
-               int parts, bint need_dx, col):
+               Team team, bint need_dx, col):
     dtype = np.float32 if real is float else np.float64
     cdef Py_ssize_t cols = cv.step * cv.plane, rows = cv.kg * cv.groups
     dx = np.zeros((cv.n, cv.g.c, cv.g.h, cv.g.w), dtype) if need_dx else None
-    dfs = np.zeros((parts, cv.m, cv.kg), dtype)   # each part's filter gradient, summed below
-    col_part = np.empty((parts, rows, cols), dtype) if col is None else None
-    dy_part = np.empty((parts, cv.m, cols), dtype)
-    dcol_part = np.empty((parts, rows, cols), dtype) if need_dx else None
+    dfs = np.zeros((team.parts, cv.m, cv.kg), dtype)   # each part's filter gradient, summed
+    col_part = np.empty((team.parts, rows, cols), dtype) if col is None else None
+    dy_part = np.empty((team.parts, cv.m, cols), dtype)
+    dcol_part = np.empty((team.parts, rows, cols), dtype) if need_dx else None
     cdef real[:, :, :, ::1] dx_v = dx
     cdef real[:, ::1] col_v = col
     cdef real[:, :, ::1] dfs_v = dfs, col_part_v = col_part, dy_part_v = dy_part
     cdef real[:, :, ::1] dcol_part_v = dcol_part
     cdef real* dx_p = &dx_v[0, 0, 0, 0] if need_dx else NULL
     cdef const real* col_p = &col_v[0, 0] if col is not None else NULL
-    cdef int p, threads = acquire_team()
-    try:
-        for p in prange(parts, nogil=True, num_threads=min(threads, parts), schedule="static"):
-            _backward_part(&cv, p, &x[0, 0, 0, 0], &f[0, 0, 0, 0], &dy[0, 0, 0, 0], dx_p,
-                           &dfs_v[p, 0, 0], col_p, cv.n * cv.plane,
-                           NULL if col is not None else &col_part_v[p, 0, 0],
-                           &dy_part_v[p, 0, 0], NULL if not need_dx else &dcol_part_v[p, 0, 0])
-    finally:
-        release_team()
-    return dx, dfs.sum(axis=0) if parts > 1 else dfs[0]
+    cdef int p
+    for p in prange(team.parts, nogil=True, num_threads=team.threads, schedule="static"):
+        _backward_part(&cv, p, &x[0, 0, 0, 0], &f[0, 0, 0, 0], &dy[0, 0, 0, 0], dx_p,
+                       &dfs_v[p, 0, 0], col_p, cv.n * cv.plane,
+                       NULL if col is not None else &col_part_v[p, 0, 0],
+                       &dy_part_v[p, 0, 0], NULL if not need_dx else &dcol_part_v[p, 0, 0])
+    return dx, dfs.sum(axis=0) if team.parts > 1 else dfs[0]

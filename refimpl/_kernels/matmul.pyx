@@ -4,7 +4,9 @@ plan's GEMMs and its conv loops share one set of threads. Drop-ins for refimpl.o
 with and without memory_optimize's `alloc`."""
 import numpy as np
 
-from refimpl._kernels.blas import gemm_into
+from refimpl._kernels.blas import gemm_into, require_gemm
+
+require_gemm()
 
 
 cdef _matrix(a, int num_col_dims):
