@@ -105,14 +105,15 @@ cdef void dgemm(bint trans_a, bint trans_b, Py_ssize_t m, Py_ssize_t n, Py_ssize
            m, n, k, alpha, a, lda, b, ldb, beta, c, ldc)
 
 
-# Below these sizes a kernel runs on its calling thread alone: waking the team costs more
-# than it saves. Work is counted in multiply-adds for GEMM-bound kernels and in elements for
-# memory-bound loops (one pass over 32K floats takes about as long as a wake-up).
+# Below these sizes a kernel runs on its calling thread alone: waking the team (about 5 us)
+# costs more than it saves. Work is counted in multiply-adds for GEMM-bound kernels and in
+# elements for memory-bound loops (measured break-even for sgd, relu and the bias add on 2
+# cores: 128K float32 elements).
 MIN_SPLIT_WORK = 1 << 20
+MIN_SPLIT_ITEMS = 1 << 17
 # OpenBLAS runs a GEMM below 2^18 multiply-adds on one thread of its own accord, so
 # gemm_into leaves those to numpy's matmul, which is cheaper to call (about 1 us less).
 NUMPY_GEMM_WORK = 1 << 18
-MIN_SPLIT_ITEMS = 1 << 15
 
 
 cdef int _holders = 0
