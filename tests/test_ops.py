@@ -198,3 +198,40 @@ def test_out_variants_are_bit_identical(op_type, dtype, seed):
         for want, got in pairs:
             np.testing.assert_array_equal(got, want, err_msg="%s %r" % (op_type, sample))
             assert got.dtype == want.dtype and got.shape == want.shape
+
+
+OUT_KERNEL_OPS = [t for t in OPS if "forward_out" in get_op_def(t).kernels]
+
+
+@pytest.mark.parametrize("op_type", OUT_KERNEL_OPS)
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@SETTINGS
+@given(seed=st.integers(0, 2 ** 31 - 1))
+def test_compiled_out_variants_are_bit_identical(op_type, dtype, seed):
+    """The compiled forward_out (backward_out), writing into buffers of garbage, gives
+    exactly the compiled forward's (backward's) results."""
+    from refimpl._kernels import load_kernel
+    op_def = get_op_def(op_type)
+    kernels = {k: load_kernel(v) for k, v in op_def.kernels.items()}
+    if None in kernels.values():
+        pytest.skip("compiled kernels disabled or not built")
+    rng = np.random.RandomState(seed)
+    for sample in _samples(op_type, seed):
+        if not op_def.fast_ok(dict(op_def.attrs, **sample.attrs), dtype):
+            continue
+        inputs = _cast(sample.inputs, dtype)
+        into_garbage = dict(sample.attrs, alloc=_garbage)
+        outputs = call_forward(op_def, inputs, sample.attrs, fn=kernels["forward"])
+        pairs = list(zip(outputs, call_forward(op_def, inputs, into_garbage,
+                                               fn=kernels["forward_out"])))
+        if "backward_out" in kernels and sample.grad:
+            cot = {s: rng.uniform(-1, 1, np.shape(o)).astype(dtype)
+                   for s, o in zip(op_def.output_slots, outputs)}
+            pairs += zip(call_backward(op_def, inputs, sample.attrs, outputs, cot,
+                                       fn=kernels["backward"]),
+                         call_backward(op_def, inputs, into_garbage, outputs, cot,
+                                       fn=kernels["backward_out"]))
+        for want, got in pairs:
+            if want is not None:
+                np.testing.assert_array_equal(got, want, err_msg="%s %r" % (op_type, sample))
+                assert got.dtype == want.dtype and got.shape == want.shape

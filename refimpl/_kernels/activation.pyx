@@ -129,15 +129,16 @@ def _relu_grad_into(const real[::1] out, const real[::1] d, real[::1] dx):
     release_team()
 
 
-def relu_forward(x):
+def relu_forward(x, alloc=None):
+    """(alloc: memory_optimize's buffer for the result, as the reference's forward_out)"""
     flat = np.ascontiguousarray(x).reshape(-1)
-    out = np.empty_like(flat)
-    _relu_into(flat, out)
-    return out.reshape(x.shape)
+    out = np.empty(x.shape, flat.dtype) if alloc is None else alloc(x.shape, flat.dtype)
+    _relu_into(flat, out.reshape(-1))
+    return out
 
 
-def relu_backward(out, dout):
+def relu_backward(out, dout, alloc=None):
     flat = np.ascontiguousarray(out).reshape(-1)
-    dx = np.empty_like(flat)
-    _relu_grad_into(flat, np.ascontiguousarray(dout, flat.dtype).reshape(-1), dx)
-    return dx.reshape(out.shape)
+    dx = np.empty(out.shape, flat.dtype) if alloc is None else alloc(out.shape, flat.dtype)
+    _relu_grad_into(flat, np.ascontiguousarray(dout, flat.dtype).reshape(-1), dx.reshape(-1))
+    return dx

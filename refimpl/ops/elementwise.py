@@ -72,7 +72,8 @@ class ElementwiseAdd(_InplaceElementwise):
     type = "elementwise_add"
     ufunc = staticmethod(np.add)
     grad_inputs = ("X", "Y", "Out@GRAD")
-    kernels = {"forward": "elementwise:add_forward", "backward": "elementwise:add_backward"}
+    kernels = {"forward": "elementwise:add_forward", "backward": "elementwise:add_backward",
+               "forward_out": "elementwise:add_forward"}
 
     @staticmethod
     def forward(x, y, axis=-1):

@@ -11,7 +11,8 @@ class Relu(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     grad_inputs = ("Out", "Out@GRAD")
-    kernels = {"forward": "activation:relu_forward", "backward": "activation:relu_backward"}
+    kernels = {"forward": "activation:relu_forward", "backward": "activation:relu_backward",
+               "forward_out": "activation:relu_forward", "backward_out": "activation:relu_backward"}
 
     def infer_shape(self, ctx):
         ctx.check_dtype("X", FLOATS)
