@@ -82,18 +82,22 @@ def _add_into(const real[:, :, ::1] x, const real[::1] y, real[:, :, ::1] out):
 
 def _sum_into(const real[:, :, ::1] g, real[::1] dy):
     cdef Py_ssize_t pre = g.shape[0], lo, hi
-    cdef Team team = loop_team(g.shape[0] * g.shape[1] * g.shape[2])
-    acc = np.zeros((team.parts, g.shape[1]), np.float64)   # one row of sums per part
-    cdef double[:, ::1] acc_v = acc
+    cdef double[:, ::1] acc_v
     cdef int p
-    if team.parts == 1:   # no parallel region (entering one costs ~0.7 us)
-        with nogil:
-            _sum_to_bias(g, &acc_v[0, 0])
-    else:
-        for p in prange(team.parts, nogil=True, num_threads=team.threads, schedule="static"):
-            lo, hi = cut(pre, p, team.parts), cut(pre, p + 1, team.parts)
-            _sum_to_bias(g[lo:hi], &acc_v[p, 0])
-    release_team()
+    cdef Team team = loop_team(g.shape[0] * g.shape[1] * g.shape[2])
+    try:   # the allocation may raise: the team must be released anyway
+        acc = np.zeros((team.parts, g.shape[1]), np.float64)   # one row of sums per part
+        acc_v = acc
+        if team.parts == 1:   # no parallel region (entering one costs ~0.7 us)
+            with nogil:
+                _sum_to_bias(g, &acc_v[0, 0])
+        else:
+            for p in prange(team.parts, nogil=True, num_threads=team.threads,
+                            schedule="static"):
+                lo, hi = cut(pre, p, team.parts), cut(pre, p + 1, team.parts)
+                _sum_to_bias(g[lo:hi], &acc_v[p, 0])
+    finally:
+        release_team()
     total = acc[0]
     for p in range(1, team.parts):
         total += acc[p]
