@@ -345,6 +345,8 @@ def rotate(img, angle, interpolation="nearest", expand=False, center=None, fill=
         raise ValueError("vision.transforms.rotate: interpolation should be one of %s; got %r"
                          % (_INTERPOLATIONS, interpolation))
     h, w = img.shape[:2]
+    if center is None and angle % 90 == 0 and (expand or h == w):
+        return np.rot90(img, k=int(angle // 90) % 4).copy()  # exact, any parity of h and w
     cx, cy = (w / 2.0, h / 2.0) if center is None else (float(center[0]), float(center[1]))
     theta = math.radians(angle)
     # Rounded so multiples of 90 degrees map pixel centres exactly onto pixel centres.
