@@ -14,7 +14,7 @@ from .framework.param_attr import ParamAttr
 from .framework.program import Variable
 from .framework.random import seed as _seed_rng
 from .layers import exports as _exports
-from . import framework, static, fluid, nn, optimizer, regularizer, metric, distributed, incubate
+from . import framework, static, fluid, nn, optimizer, regularizer, metric, distributed, incubate, vision
 
 globals().update(_exports("paddle"))
 
