@@ -12,6 +12,7 @@ from ..layers import exports as _exports
 from .io import (deserialize_persistables, deserialize_program, load, load_from_file,
                  load_inference_model, load_program_state, save, save_inference_model,
                  save_to_file, serialize_persistables, serialize_program, set_program_state)
+from .device import device_guard
 from . import nn
 
 globals().update(_exports("static"))
@@ -22,4 +23,5 @@ __all__ = ["ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStr
            "global_scope", "scope_guard", "ParamAttr", "append_backward", "gradients", "data",
            "nn", "save", "load", "load_program_state", "set_program_state", "serialize_program",
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
-           "save_to_file", "load_from_file", "save_inference_model", "load_inference_model"]
+           "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
+           "device_guard"]
