@@ -9,6 +9,7 @@ import pytest
 
 import refimpl as paddle
 from refimpl.framework import serialization
+from refimpl.framework.errors import OpError
 from refimpl.framework.program import OpRole, Operator, Parameter, Program, program_guard
 from refimpl.framework.scope import Scope, scope_guard
 from refimpl.ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
@@ -347,3 +348,87 @@ def test_load_never_unpickles(tmp_path):
     with zipfile.ZipFile(str(tmp_path / "empty.npz"), "w"):
         pass
     assert paddle.load(str(tmp_path / "empty.npz")) == {}
+
+
+# -- py_func
+
+
+def _py_func_net(backward_func, skip_input=False):
+    """x -> h = 2x -> t = py_func(tanh, h) -> loss = sum(t^2), and d loss / dx."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = static.data("x", [None, 3])
+        x.stop_gradient = False
+        h = paddle.scale(x, 2.0)
+        t = main.global_block().create_var(name="t", shape=[-1, 3], dtype="float32")
+        static.py_func(np.tanh, h, t, backward_func=backward_func,
+                       skip_vars_in_backward_input=[h] if skip_input else None)
+        loss = paddle.sum(t * t)
+        grad, = static.gradients([loss], [x])
+    return main, t, grad
+
+
+def _run_py_func_net(main, fetch):
+    x = np.random.RandomState(0).randn(2, 3).astype("float32")
+    return x, static.Executor().run(main, feed={"x": x}, fetch_list=fetch, scope=Scope())
+
+
+@pytest.mark.parametrize("skip_input", [False, True])
+def test_py_func_forward_and_backward(skip_input):
+    received = []
+
+    def tanh_grad(*args):          # (h, t, dt), or (t, dt) with h skipped
+        received.append(len(args))
+        t, dt = args[-2:]
+        return dt * (1 - t * t)
+    main, t, grad = _py_func_net(tanh_grad, skip_input)
+    x, (got_t, got_grad) = _run_py_func_net(main, [t, grad])
+    tanh = np.tanh(2 * x)
+    np.testing.assert_allclose(got_t, tanh, rtol=1e-6)
+    # d/dx sum(tanh(2x)^2) = 2 tanh * (1 - tanh^2) * 2
+    np.testing.assert_allclose(got_grad, 4 * tanh * (1 - tanh ** 2), rtol=1e-5, atol=1e-6)
+    assert received == [2 if skip_input else 3]
+    op = [op for op in main.global_block().ops if op.type == "py_func"][0]
+    assert op.attr("backward_skip_vars") == (op.input("X") if skip_input else [])
+
+
+def test_py_func_without_backward_stops_gradient():
+    main = Program()
+    with program_guard(main, Program()):
+        t = main.global_block().create_var(name="t", shape=[-1, 3], dtype="float32")
+        static.py_func(np.tanh, static.data("x", [None, 3]), t)
+    assert t.stop_gradient
+    # a backward that returns None: zero gradient
+    main, t, grad = _py_func_net(lambda h, t, dt: None)
+    _, (got_grad,) = _run_py_func_net(main, [grad])
+    np.testing.assert_array_equal(got_grad, np.zeros((2, 3)))
+
+
+def test_py_func_checks_what_the_function_returns():
+    main = Program()
+    with program_guard(main, Program()):
+        x = static.data("x", [None, 3])
+        out = main.global_block().create_var(name="o", shape=[-1, 3], dtype="float32")
+        static.py_func(lambda a: a[:, :2], x, out)
+    with pytest.raises(OpError, match="output 'o' expects shape \\[-1, 3\\], the forward "
+                                      "function returned shape \\[2, 2\\]"):
+        static.Executor().run(main, feed={"x": np.ones((2, 3), "float32")}, fetch_list=[out],
+                              scope=Scope())
+    with pytest.raises(ValueError, match="skip_vars_in_backward_input 'y' is neither"):
+        with program_guard(Program(), Program()):
+            a = static.data("a", [1])
+            static.py_func(np.abs, a, a, backward_func=np.abs,
+                           skip_vars_in_backward_input=static.data("y", [1]))
+
+
+def test_py_func_program_serializes_and_runs_in_process():
+    main, t, _ = _py_func_net(lambda h, t, dt: dt * (1 - t * t))
+    back = static.deserialize_program(serialization.program_to_bytes(main))
+    x = np.ones((1, 3), "float32")
+    got, = static.Executor().run(back, feed={"x": x}, fetch_list=["t"], scope=Scope())
+    np.testing.assert_allclose(got, np.tanh(2 * x), rtol=1e-6)
+    op = [op for op in back.global_block().ops if op.type == "py_func"][0]
+    op.attrs["forward_callable_id"] = 10 ** 9
+    back._bump()
+    with pytest.raises(OpError, match="callable id 1000000000 is not registered"):
+        static.Executor().run(back, feed={"x": x}, fetch_list=["t"], scope=Scope())

@@ -13,6 +13,7 @@ from .io import (deserialize_persistables, deserialize_program, load, load_from_
                  load_inference_model, load_program_state, save, save_inference_model,
                  save_to_file, serialize_persistables, serialize_program, set_program_state)
 from .device import device_guard
+from .py_func import py_func
 from . import nn
 
 globals().update(_exports("static"))
@@ -24,4 +25,4 @@ __all__ = ["ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStr
            "nn", "save", "load", "load_program_state", "set_program_state", "serialize_program",
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
            "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
-           "device_guard"]
+           "device_guard", "py_func"]
