@@ -432,3 +432,34 @@ def test_py_func_program_serializes_and_runs_in_process():
     back._bump()
     with pytest.raises(OpError, match="callable id 1000000000 is not registered"):
         static.Executor().run(back, feed={"x": x}, fetch_list=["t"], scope=Scope())
+
+
+# -- InputSpec, WeightNormParamAttr
+
+
+def test_input_spec():
+    spec = static.InputSpec([None, 784], "float32", "x")
+    assert spec.shape == (-1, 784) and spec.dtype == paddle.float32 and spec.name == "x"
+    assert spec.batch(16) is spec and spec.shape == (16, -1, 784)
+    assert spec.unbatch().shape == (-1, 784)
+    assert static.InputSpec([3]).batch([4]).shape == (4, 3)
+    from_np = static.InputSpec.from_numpy(np.ones((2, 3), "int64"), name="n")
+    assert (from_np.shape, from_np.dtype, from_np.name) == ((2, 3), paddle.int64, "n")
+    with program_guard(Program(), Program()):
+        v = static.data("img", [None, 3, 8, 8])
+    assert static.InputSpec.from_tensor(v) == static.InputSpec([-1, 3, 8, 8], "float32", "img")
+    assert static.InputSpec([1], "float32") != static.InputSpec([1], "int64")
+    with pytest.raises(TypeError, match="shape must be a list or tuple, got int"):
+        static.InputSpec(5)
+    with pytest.raises(ValueError, match="shape is empty"):
+        static.InputSpec([]).unbatch()
+    with pytest.raises(ValueError, match="must hold one int"):
+        static.InputSpec([1]).batch([1, 2])
+
+
+def test_weight_norm_param_attr_refuses_at_use():
+    attr = static.WeightNormParamAttr(dim=0, name="w", learning_rate=0.5)
+    assert isinstance(attr, paddle.ParamAttr) and attr.dim == 0 and attr.learning_rate == 0.5
+    with program_guard(Program(), Program()):
+        with pytest.raises(NotImplementedError, match="weight normalization is not implemented"):
+            static.nn.fc(static.data("x", [None, 4]), 3, weight_attr=attr)

@@ -14,6 +14,8 @@ from .io import (deserialize_persistables, deserialize_program, load, load_from_
                  save_to_file, serialize_persistables, serialize_program, set_program_state)
 from .device import device_guard
 from .py_func import py_func
+from .input_spec import InputSpec
+from .weight_norm import WeightNormParamAttr
 from . import nn
 
 globals().update(_exports("static"))
@@ -25,4 +27,5 @@ __all__ = ["ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStr
            "nn", "save", "load", "load_program_state", "set_program_state", "serialize_program",
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
            "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
-           "device_guard", "py_func"]
+           "device_guard", "py_func", "InputSpec",
+           "WeightNormParamAttr"]
