@@ -113,7 +113,7 @@ def _parse_feed_desc(text, where):
         if m is None:
             raise ValueError("DataFeedDesc: cannot parse %s near %r" % (where, text[pos:pos + 30]))
         pos = m.end()
-        comment, key, value, block, close = m.groups()
+        _comment, key, value, block, close = m.groups()
         if key:
             value = value.strip('"')
             if value in ("true", "false"):

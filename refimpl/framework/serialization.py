@@ -21,7 +21,7 @@ import numpy as np
 
 from .dtypes import DType, convert_dtype, get_dtype
 from .program import Block, Operator, Parameter, Program, Variable
-from .regularizer import L1Decay, L2Decay, WeightDecayRegularizer
+from .regularizer import L1Decay, L2Decay
 from .scope import Tensor
 
 __all__ = ["program_to_bytes", "program_from_bytes", "arrays_to_bytes", "arrays_from_bytes",
