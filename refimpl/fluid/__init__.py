@@ -7,13 +7,19 @@ from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, 
     is_compiled_with_cuda
 from ..framework.program import (Program, Variable, default_main_program,
                                  default_startup_program, name_scope, program_guard)
-from ..framework.scope import Scope, global_scope, scope_guard, LoDTensor, Tensor
+from ..framework.scope import Scope, global_scope, scope_guard, Tensor
 from ..framework.param_attr import ParamAttr
 from ..framework import regularizer
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
 from . import framework, layers, optimizer, backward, clip, transpiler
 from .transpiler import DistributeTranspiler, DistributeTranspilerConfig
+from .lod import LoDTensor, LoDTensorArray, create_lod_tensor, create_random_int_lodtensor
+from .data_feeder import DataFeedDesc, DataFeeder
+from .flags import get_flags, set_flags
+from .compat import (cuda_pinned_places, load_op_library, memory_optimize, one_hot,
+                     release_memory, require_version)
+from ..static.device import device_guard
 
 globals().update(_exports("fluid"))
 
@@ -23,4 +29,7 @@ __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecut
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
            "Scope", "global_scope", "scope_guard", "LoDTensor", "Tensor", "ParamAttr",
            "regularizer", "append_backward", "gradients", "data", "framework", "layers",
-           "optimizer", "backward"]
+           "optimizer", "backward", "LoDTensorArray", "create_lod_tensor",
+           "create_random_int_lodtensor", "DataFeedDesc", "DataFeeder", "get_flags", "set_flags",
+           "cuda_pinned_places", "load_op_library", "memory_optimize", "one_hot",
+           "release_memory", "require_version", "device_guard"]

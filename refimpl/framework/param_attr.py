@@ -1,6 +1,6 @@
 """ParamAttr: how a layer creates its parameter (name, initializer, lr scale, regularizer)."""
 
-__all__ = ["ParamAttr", "WeightNormParamAttr"]
+__all__ = ["ParamAttr"]
 
 
 class ParamAttr:
@@ -36,5 +36,3 @@ class ParamAttr:
         raise TypeError("param_attr must be None, str, ParamAttr, Initializer or False, got %s"
                         % type(arg).__name__)
 
-
-WeightNormParamAttr = ParamAttr

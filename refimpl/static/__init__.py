@@ -9,6 +9,13 @@ from ..framework.scope import global_scope, scope_guard
 from ..framework.param_attr import ParamAttr
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
+from .io import (deserialize_persistables, deserialize_program, load, load_from_file,
+                 load_inference_model, load_program_state, save, save_inference_model,
+                 save_to_file, serialize_persistables, serialize_program, set_program_state)
+from .device import device_guard
+from .py_func import py_func
+from .input_spec import InputSpec
+from .weight_norm import WeightNormParamAttr
 from . import nn
 
 globals().update(_exports("static"))
@@ -17,4 +24,8 @@ __all__ = ["ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStr
            "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places", "Program", "Variable",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
            "global_scope", "scope_guard", "ParamAttr", "append_backward", "gradients", "data",
-           "nn"]
+           "nn", "save", "load", "load_program_state", "set_program_state", "serialize_program",
+           "deserialize_program", "serialize_persistables", "deserialize_persistables",
+           "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
+           "device_guard", "py_func", "InputSpec",
+           "WeightNormParamAttr"]

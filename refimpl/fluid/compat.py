@@ -1,0 +1,68 @@
+"""fluid names kept for 1.x scripts: one_hot, places, version checks, deprecated no-ops."""
+import re
+import warnings
+
+from ..framework.place import CUDAPinnedPlace, cpu_places
+from ..layers.common import append_op_out, check_variable
+
+__all__ = ["one_hot", "cuda_pinned_places", "require_version", "load_op_library",
+           "memory_optimize", "release_memory", "MIRRORED_PADDLE_VERSION"]
+
+# The Paddle release whose API refimpl mirrors (fluid.layers follows 1.8 within it)
+MIRRORED_PADDLE_VERSION = "2.0.0"
+
+
+def one_hot(input, depth, allow_out_of_range=False):
+    """fluid.one_hot: ids of any shape -> shape + [depth] float32 (op one_hot_v2; the
+    fluid.layers.one_hot spelling replaces a last dim of 1 instead)."""
+    check_variable(input, "input", "one_hot")
+    return append_op_out("one_hot_v2", {"X": [input]},
+                         {"depth": depth, "allow_out_of_range": allow_out_of_range},
+                         out_dtype="float32", stop_gradient=True)
+
+
+def cuda_pinned_places(device_count=None):
+    """`device_count` CUDAPinnedPlaces; by default CPU_NUM of them, as cpu_places."""
+    return [CUDAPinnedPlace() for _ in cpu_places(device_count)]
+
+
+def _version_parts(version, arg):
+    if not isinstance(version, str):
+        raise TypeError("require_version: %s must be a str, got %s"
+                        % (arg, type(version).__name__))
+    if not re.fullmatch(r"\d+(\.\d+){0,3}", version):
+        raise ValueError("require_version: %s must look like '1.8' or '2.0.0', got %r"
+                         % (arg, version))
+    parts = [int(p) for p in version.split(".")]
+    return parts + [0] * (4 - len(parts))
+
+
+def require_version(min_version, max_version=None):
+    """Raise unless min_version <= MIRRORED_PADDLE_VERSION (<= max_version)."""
+    installed = _version_parts(MIRRORED_PADDLE_VERSION, "installed version")
+    low = _version_parts(min_version, "min_version")
+    high = _version_parts(max_version, "max_version") if max_version is not None else None
+    if installed < low or (high is not None and installed > high):
+        wanted = ">= %s" % min_version + (" and <= %s" % max_version if high else "")
+        raise Exception("VersionError: PaddlePaddle %s is required; refimpl mirrors "
+                        "PaddlePaddle %s" % (wanted, MIRRORED_PADDLE_VERSION))
+
+
+def load_op_library(lib_filename):
+    raise NotImplementedError(
+        "load_op_library(%r): refimpl cannot load custom C++ operators; write the op as a "
+        "Python module refimpl/ops/<op>.py (docs/DEVELOPING.md) or use "
+        "paddle.static.py_func" % (lib_filename,))
+
+
+def memory_optimize(input_program, skip_opt_set=None, print_log=False, level=0,
+                    skip_grads=True):
+    """Deprecated in Paddle 1.8, where it does nothing: warns and does nothing."""
+    warnings.warn("fluid.memory_optimize is deprecated and does nothing; use "
+                  "BuildStrategy.memory_optimize (CompiledProgram)", DeprecationWarning)
+
+
+def release_memory(input_program, skip_opt_set=None):
+    """Deprecated in Paddle 1.8, where it does nothing: warns and does nothing."""
+    warnings.warn("fluid.release_memory is deprecated and does nothing (temporaries are "
+                  "freed after their last use)", DeprecationWarning)

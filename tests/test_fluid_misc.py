@@ -1,0 +1,200 @@
+"""fluid's 1.x helpers: LoD values, DataFeeder, flags, one_hot, versions, device_guard."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import fluid
+from refimpl.framework.program import Program, program_guard
+from refimpl.framework.scope import Scope
+
+
+def _run(main, feed, fetch, startup=None):
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = Scope()
+    if startup is not None:
+        exe.run(startup, scope=scope)
+    return exe.run(main, feed=feed, fetch_list=fetch, scope=scope)
+
+
+def test_create_lod_tensor_from_sequences():
+    t = fluid.create_lod_tensor([[1, 2], [3, 4, 5]], [[2, 3]], fluid.CPUPlace())
+    assert isinstance(t, fluid.LoDTensor)
+    assert t.recursive_sequence_lengths() == [[2, 3]] and t.lod() == [[0, 2, 5]]
+    np.testing.assert_array_equal(np.array(t), np.array([[1], [2], [3], [4], [5]]))
+    assert np.array(t).dtype == np.int64
+    with pytest.raises(ValueError, match=r"lengths \[\[2, 3\]\], but recursive_seq_lens"):
+        fluid.create_lod_tensor([[1, 2], [3, 4, 5]], [[3, 2]], fluid.CPUPlace())
+
+
+def test_create_lod_tensor_from_array_two_levels():
+    data = np.arange(12, dtype="float32").reshape(6, 2)
+    t = fluid.create_lod_tensor(data, [[2, 1], [1, 3, 2]], fluid.CPUPlace())
+    assert t.lod() == [[0, 2, 3], [0, 1, 4, 6]]
+    np.testing.assert_array_equal(np.array(t), data)
+    again = fluid.create_lod_tensor(t, [[6]], fluid.CPUPlace())
+    assert again.recursive_sequence_lengths() == [[6]]
+    with pytest.raises(ValueError, match="do not match data of shape \\[6, 2\\]"):
+        fluid.create_lod_tensor(data, [[2, 2]], fluid.CPUPlace())
+    with pytest.raises(ValueError, match="do not match"):
+        fluid.create_lod_tensor(data, [[2, 2], [1, 3, 2]], fluid.CPUPlace())
+
+
+def test_lod_tensor_set_lod_and_feed():
+    t = fluid.LoDTensor()
+    t.set(np.ones((5, 3), "float32"), fluid.CPUPlace())
+    t.set_lod([[0, 2, 5]])
+    assert t.recursive_sequence_lengths() == [[2, 3]]
+    assert t.has_valid_recursive_sequence_lengths()
+    t.set_recursive_sequence_lengths([[1, 1]])
+    assert not t.has_valid_recursive_sequence_lengths()
+    with pytest.raises(ValueError, match="offsets starting at 0"):
+        t.set_lod([[1, 3]])
+    # a program sees the flat rows
+    main = Program()
+    with program_guard(main, Program()):
+        x = fluid.data("x", [None, 3])
+        s = paddle.sum(x)
+    assert float(_run(main, {"x": t}, [s])[0]) == 15.0
+
+
+def test_create_random_int_lodtensor():
+    np.random.seed(0)
+    t = fluid.create_random_int_lodtensor([[2, 3]], [4], fluid.CPUPlace(), low=1, high=3)
+    a = np.array(t)
+    assert a.shape == (5, 4) and a.dtype == np.int64
+    assert a.min() >= 1 and a.max() <= 3 and set(np.unique(a)) == {1, 2, 3}
+    assert t.lod() == [[0, 2, 5]]
+
+
+def test_lod_tensor_array_is_a_list():
+    arr = fluid.LoDTensorArray()
+    arr.append(np.ones(2))
+    assert isinstance(arr, list) and len(arr) == 1
+
+
+def test_data_feeder_builds_feed_dict_that_runs():
+    main = Program()
+    with program_guard(main, Program()):
+        img = fluid.layers.data("img", [2, 2])
+        label = fluid.layers.data("label", [1], dtype="int64")
+        total = paddle.sum(img) + paddle.cast(paddle.sum(label), "float32")
+    feeder = fluid.DataFeeder([img, "label"], fluid.CPUPlace(), program=main)
+    batch = [(np.arange(4).reshape(2, 2), 1), ([[1, 1], [1, 1]], 2), (np.zeros((2, 2)), 0)]
+    feed = feeder.feed(batch)
+    assert feed["img"].shape == (3, 2, 2) and feed["img"].dtype == np.float32
+    assert feed["label"].shape == (3, 1) and feed["label"].dtype == np.int64
+    np.testing.assert_array_equal(feed["label"][:, 0], [1, 2, 0])
+    assert float(_run(main, feed, [total])[0]) == 6 + 4 + 3
+    with pytest.raises(ValueError, match="sample 1 has 1 fields, expected 2"):
+        feeder.feed([(np.zeros((2, 2)), 1), (np.zeros((2, 2)),)])
+    with pytest.raises(ValueError, match="'img' expects shape \\[-1, 2, 2\\]"):
+        feeder.feed([(np.zeros(3), 1)])
+
+
+def test_data_feeder_refuses_lod_inputs():
+    main = Program()
+    with program_guard(main, Program()):
+        words = fluid.layers.data("words", [1], dtype="int64", lod_level=1)
+    with pytest.raises(NotImplementedError, match="'words' has lod_level 1"):
+        fluid.DataFeeder([words], fluid.CPUPlace(), program=main)
+
+
+def test_data_feed_desc(tmp_path):
+    path = tmp_path / "data.proto"
+    path.write_text('name: "MultiSlotDataFeed"\nbatch_size: 2\n# comment\n'
+                    'multi_slot_desc {\n  slots {\n    name: "words"\n    type: "uint64"\n'
+                    '    is_dense: false\n    is_used: true\n  }\n  slots {\n'
+                    '    name: "label"\n    type: "uint64"\n    is_dense: false\n'
+                    '    is_used: false\n  }\n}\n')
+    desc = fluid.DataFeedDesc(str(path))
+    assert desc.batch_size == 2 and [s["name"] for s in desc.slots] == ["words", "label"]
+    desc.set_batch_size(128)
+    desc.set_dense_slots(["words"])
+    desc.set_use_slots(["label"])
+    text = desc.desc()
+    assert "batch_size: 128" in text
+    reparsed_path = tmp_path / "again.proto"
+    reparsed_path.write_text(text)
+    again = fluid.DataFeedDesc(str(reparsed_path))
+    assert again.slots == [
+        {"name": "words", "type": "uint64", "is_dense": True, "is_used": True},
+        {"name": "label", "type": "uint64", "is_dense": False, "is_used": True}]
+    with pytest.raises(ValueError, match="no slot named 'nope'"):
+        desc.set_use_slots(["nope"])
+
+
+def test_flags():
+    assert fluid.get_flags(["FLAGS_eager_delete_tensor_gb", "FLAGS_check_nan_inf"]) == {
+        "FLAGS_eager_delete_tensor_gb": 0.0, "FLAGS_check_nan_inf": False}
+    old = fluid.get_flags("FLAGS_eager_delete_tensor_gb")
+    try:
+        fluid.set_flags({"FLAGS_eager_delete_tensor_gb": 1})
+        value = fluid.get_flags("FLAGS_eager_delete_tensor_gb")["FLAGS_eager_delete_tensor_gb"]
+        assert value == 1.0 and isinstance(value, float)
+    finally:
+        fluid.set_flags(old)
+    with pytest.raises(ValueError, match="unknown flag 'FLAGS_nope'"):
+        fluid.get_flags("FLAGS_nope")
+    with pytest.raises(ValueError, match="unknown flag 'FLAGS_nope'"):
+        fluid.set_flags({"FLAGS_check_nan_inf": True, "FLAGS_nope": 1})
+    assert fluid.get_flags("FLAGS_check_nan_inf")["FLAGS_check_nan_inf"] is False
+    with pytest.raises(TypeError, match="FLAGS_check_nan_inf takes a bool, got 1"):
+        fluid.set_flags({"FLAGS_check_nan_inf": 1})
+
+
+def test_fluid_one_hot_is_v2():
+    main = Program()
+    with program_guard(main, Program()):
+        ids = fluid.data("ids", [None, 2], dtype="int64")
+        out = fluid.one_hot(ids, depth=3)
+    assert tuple(out.shape) == (-1, 2, 3)
+    assert main.global_block().ops[-1].type == "one_hot_v2"
+    got, = _run(main, {"ids": np.array([[0, 2], [1, 1]], "int64")}, [out])
+    np.testing.assert_array_equal(got, np.eye(3, dtype="float32")[[[0, 2], [1, 1]]])
+
+
+def test_require_version():
+    fluid.require_version("1.8")
+    fluid.require_version("2.0.0", "2.1")
+    with pytest.raises(Exception, match="PaddlePaddle >= 2.1 is required; refimpl mirrors "
+                                        "PaddlePaddle 2.0.0"):
+        fluid.require_version("2.1")
+    with pytest.raises(Exception, match="<= 1.8"):
+        fluid.require_version("1.0", "1.8")
+    with pytest.raises(TypeError, match="min_version must be a str"):
+        fluid.require_version(2)
+    with pytest.raises(ValueError, match="look like"):
+        fluid.require_version("2.0-rc")
+
+
+def test_places_and_unsupported(monkeypatch):
+    monkeypatch.setenv("CPU_NUM", "3")
+    assert fluid.cuda_pinned_places() == [fluid.CUDAPinnedPlace()] * 3
+    assert len(fluid.cuda_pinned_places(2)) == 2
+    with pytest.raises(NotImplementedError, match="custom C\\+\\+ operators"):
+        fluid.load_op_library("custom_op.so")
+    with pytest.warns(DeprecationWarning, match="memory_optimize is deprecated"):
+        fluid.memory_optimize(Program())
+    with pytest.warns(DeprecationWarning, match="release_memory is deprecated"):
+        fluid.release_memory(Program())
+
+
+@pytest.mark.parametrize("guard", [paddle.static.device_guard, fluid.device_guard])
+def test_device_guard_marks_ops(guard):
+    main = Program()
+    with program_guard(main, Program()):
+        x = fluid.data("x", [None, 2])
+        a = paddle.scale(x, 2.0)
+        with guard("gpu"):
+            b = paddle.scale(a, 3.0)
+            with guard("cpu"):
+                c = paddle.scale(b, 0.5)
+            d = b + c
+    ops = main.global_block().ops
+    assert [op.attrs.get("op_device") for op in ops] == [None, "gpu", "cpu", "gpu"]
+    got, = _run(main, {"x": np.ones((1, 2), "float32")}, [d])
+    np.testing.assert_array_equal(got, [[9.0, 9.0]])
+    with pytest.raises(ValueError, match="device must be 'cpu', 'gpu', 'gpu:N' or None, "
+                                         "got 'tpu'"):
+        with guard("tpu"):
+            pass

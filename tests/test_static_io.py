@@ -1,0 +1,465 @@
+"""paddle.static save / load / serialize, paddle.save / load (formats: specs/io.md)."""
+import io
+import json
+import os
+import zipfile
+
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl.framework import serialization
+from refimpl.framework.errors import OpError
+from refimpl.framework.program import OpRole, Operator, Parameter, Program, program_guard
+from refimpl.framework.scope import Scope, scope_guard
+from refimpl.ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
+from refimpl.static import io as static_io
+
+static = paddle.static
+
+
+def _build_classifier(with_optimizer=True):
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = static.data("x", [None, 4])
+        y = static.data("y", [None, 1], dtype="int64")
+        with static.name_scope("body"):
+            h = static.nn.fc(x, 8, act="relu", weight_attr=paddle.ParamAttr(
+                regularizer=paddle.regularizer.L2Decay(0.01)))
+            h = static.nn.batch_norm(h)
+        logits = static.nn.fc(h, 3)
+        loss = paddle.mean(paddle.nn.functional.cross_entropy(logits, y))
+        if with_optimizer:
+            paddle.optimizer.Adam(0.01).minimize(loss)
+    return main, startup, x, logits, loss
+
+
+def _batch(seed, n=6):
+    rng = np.random.RandomState(seed)
+    return {"x": rng.randn(n, 4).astype("float32"),
+            "y": rng.randint(0, 3, (n, 1)).astype("int64")}
+
+
+def _fields(var):
+    keys = ["name", "type", "shape", "dtype", "lod_level", "persistable", "stop_gradient",
+            "is_data", "need_check_feed"]
+    d = {k: getattr(var, k) for k in keys}
+    if isinstance(var, Parameter):
+        d.update(trainable=var.trainable, optimize_attr=var.optimize_attr,
+                 need_clip=var.need_clip, regularizer=(type(var.regularizer).__name__,
+                                                       getattr(var.regularizer, "coeff", None)))
+    return d
+
+
+def _assert_same_program(a, b):
+    assert a.random_seed == b.random_seed and a._is_test == b._is_test
+    assert len(a.blocks) == len(b.blocks)
+    for ba, bb in zip(a.blocks, b.blocks):
+        assert (ba.idx, ba.parent_idx) == (bb.idx, bb.parent_idx)
+        assert list(ba.vars) == list(bb.vars)
+        for name in ba.vars:
+            assert type(ba.vars[name]) is type(bb.vars[name])
+            assert _fields(ba.vars[name]) == _fields(bb.vars[name])
+        assert [op.type for op in ba.ops] == [op.type for op in bb.ops]
+        for oa, ob in zip(ba.ops, bb.ops):
+            assert (oa.inputs, oa.outputs) == (ob.inputs, ob.outputs)
+            assert oa.attrs == ob.attrs
+            # tuples stay tuples, ints stay ints
+            assert [type(v) for v in oa.attrs.values()] == [type(v) for v in ob.attrs.values()]
+
+
+def test_program_round_trip_keeps_everything():
+    main, _, _, _, _ = _build_classifier()
+    main.random_seed = 7
+    data = serialization.program_to_bytes(main)
+    back = static.deserialize_program(data)
+    _assert_same_program(main, back)
+    assert serialization.program_to_bytes(back) == data
+    roles = {op.attr("op_role") for op in back.global_block().ops}
+    assert {OpRole.Forward, OpRole.Backward, OpRole.Optimize} <= roles
+    assert json.loads(data)["format"] == "refimpl.program"
+
+
+def _sample_program(op_def, sample):
+    """One op built from a registered sample, in a fresh program."""
+    main = Program()
+    block = main.global_block()
+    inputs, outputs = {}, {}
+    for s in op_def.inputs:
+        value = sample.inputs.get(slot_name(s))
+        if value is None:
+            continue
+        values = value if is_duplicable(s) else [value]
+        names = []
+        for j, v in enumerate(values):
+            v = np.asarray(v)
+            names.append(block.create_var(name="in_%s_%d" % (slot_name(s), j), shape=v.shape,
+                                          dtype=v.dtype.name).name)
+        inputs[slot_name(s)] = names
+    for s in op_def.outputs:
+        outputs[slot_name(s)] = [block.create_var(name="out_" + slot_name(s)).name]
+    block.ops.append(Operator(block, op_def.type, inputs, outputs, sample.attrs, infer=False))
+    return main
+
+
+@pytest.mark.parametrize("op_type", [t for t in all_op_types()
+                                     if list(get_op_def(t).samples(np.random.RandomState(0)))])
+def test_every_op_sample_attrs_round_trip(op_type):
+    op_def = get_op_def(op_type)
+    for sample in op_def.samples(np.random.RandomState(0)):
+        main = _sample_program(op_def, sample)
+        _assert_same_program(main, static.deserialize_program(
+            serialization.program_to_bytes(main)))
+
+
+def test_special_attr_values_round_trip():
+    values = {"inf": float("inf"), "ninf": -np.inf, "tup": (1, (2.5, "a")), "f32": np.float32(1.5),
+              "dtype": paddle.float32, "arr": np.arange(6, dtype="int32").reshape(2, 3),
+              "nested": {"k": [True, None]}}
+    back = serialization.decode_value(json.loads(json.dumps(
+        serialization.encode_value(values, "test"), allow_nan=False)))
+    assert back["inf"] == float("inf") and back["ninf"] == -float("inf")
+    assert back["tup"] == (1, (2.5, "a")) and isinstance(back["tup"][1], tuple)
+    assert back["f32"] == 1.5 and back["dtype"] == paddle.float32
+    np.testing.assert_array_equal(back["arr"], values["arr"])
+    assert back["arr"].dtype == np.int32
+    assert back["nested"] == {"k": [True, None]}
+    nan = serialization.decode_value(serialization.encode_value(float("nan"), "t"))
+    assert np.isnan(nan)
+    with pytest.raises(serialization.SerializationError, match="reserved"):
+        serialization.encode_value({"@tuple": 1}, "attr x")
+    with pytest.raises(serialization.SerializationError, match="cannot save an object of type"):
+        serialization.encode_value(object(), "attr x")
+
+
+def _train(main, startup_or_none, scope, steps, loss_name):
+    exe = static.Executor()
+    with scope_guard(scope):
+        if startup_or_none is not None:
+            exe.run(startup_or_none)
+        return [float(exe.run(main, feed=_batch(i), fetch_list=[loss_name])[0])
+                for i in range(steps)]
+
+
+def test_saved_program_trains_the_same(tmp_path):
+    paddle.seed(1)
+    main, startup, _, _, loss = _build_classifier()
+    scope = Scope()
+    _train(main, startup, scope, 2, loss.name)
+    prefix = str(tmp_path / "ckpt" / "model")
+    with scope_guard(scope):
+        static.save(main, prefix)
+    assert sorted(os.listdir(tmp_path / "ckpt")) == ["model.pdmodel", "model.pdopt",
+                                                      "model.pdparams"]
+    # continue the original and a copy rebuilt from the files: same losses, bit for bit
+    expected = _train(main, None, scope, 4, loss.name)
+    loaded = static.deserialize_program(static.load_from_file(prefix + ".pdmodel"))
+    fresh = Scope()
+    with scope_guard(fresh):
+        static.load(loaded, prefix)
+    got = _train(loaded, None, fresh, 4, loss.name)
+    assert got == expected
+    assert expected[0] != expected[-1]      # it did train
+
+
+def test_static_load_checks_and_var_list(tmp_path):
+    paddle.seed(2)
+    main, startup, _, _, loss = _build_classifier()
+    scope = Scope()
+    _train(main, startup, scope, 1, loss.name)
+    prefix = str(tmp_path / "m")
+    with scope_guard(scope):
+        static.save(main, prefix)
+    w = main.all_parameters()[0]
+    fresh = Scope()
+    with scope_guard(fresh):
+        static.load(main, prefix + ".pdparams", var_list=[w])
+        assert fresh.local_var_names() == [w.name]
+        np.testing.assert_array_equal(np.asarray(fresh.find_var(w.name).get_tensor()),
+                                      scope._values[w.name])
+    # a program whose parameter has another shape: named, expected vs got
+    other = Program()
+    with program_guard(other, Program()):
+        static.nn.fc(static.data("x", [None, 5]), 8, weight_attr=w.name, bias_attr=False)
+    with scope_guard(Scope()), pytest.raises(ValueError) as e:
+        static.load(other, prefix)
+    assert "variable %r expects shape [5, 8] dtype float32, got shape [4, 8] dtype float32" \
+        % w.name in str(e.value)
+    with pytest.raises(FileNotFoundError, match="nowhere.pdparams"):
+        static.load(main, str(tmp_path / "nowhere"))
+
+
+def test_program_state(tmp_path):
+    paddle.seed(3)
+    main, startup, _, _, loss = _build_classifier()
+    scope = Scope()
+    _train(main, startup, scope, 1, loss.name)
+    prefix = str(tmp_path / "m")
+    with scope_guard(scope):
+        static.save(main, prefix)
+    state = static.load_program_state(prefix)
+    persistables = {v.name for v in main.global_block().vars.values() if v.persistable}
+    assert set(state) == persistables
+    for name, value in state.items():
+        np.testing.assert_array_equal(value, scope._values[name])
+    fresh = Scope()
+    with scope_guard(fresh):
+        static.set_program_state(main, state)
+        for name in persistables:
+            np.testing.assert_array_equal(fresh._values[name], state[name])
+        w = main.all_parameters()[0]
+        bad = dict(state)
+        bad[w.name] = bad[w.name].astype("float64")
+        with pytest.raises(ValueError, match="%r expects shape .* dtype float32, got .* "
+                                             "dtype float64" % w.name):
+            static.set_program_state(main, bad)
+        with pytest.warns(UserWarning, match="not in the program"):
+            static.set_program_state(main, dict(state, extra=np.zeros(1)))
+    only = static.load_program_state(prefix, var_list=[w])
+    assert list(only) == [w.name]
+
+
+def test_inference_model_matches_original(tmp_path):
+    paddle.seed(4)
+    main, startup, x, logits, loss = _build_classifier()
+    scope = Scope()
+    _train(main, startup, scope, 3, loss.name)
+    feed = {"x": _batch(9)["x"]}
+    test_program = main.clone(for_test=True)
+    exe = static.Executor()
+    with scope_guard(scope):
+        expected, = exe.run(test_program, feed=dict(feed, y=_batch(9)["y"]),
+                            fetch_list=[logits])
+        static.save_inference_model(str(tmp_path / "infer"), [x], [logits], exe, program=main)
+    fresh = Scope()
+    with scope_guard(fresh):
+        program, feed_names, fetch_targets = static.load_inference_model(
+            str(tmp_path / "infer"), exe)
+        got, = exe.run(program, feed=feed, fetch_list=fetch_targets)
+    np.testing.assert_array_equal(got, expected)
+    assert feed_names == ["x"] and [v.name for v in fetch_targets] == [logits.name]
+    block = program.global_block()
+    assert "y" not in block.vars
+    assert all(op.attr("op_role") & 3 == 0 for op in block.ops)      # no backward/optimize
+    assert all(op.attr("is_test") for op in block.ops if op.has_attr("is_test"))
+    # only the parameters inference uses (no optimizer moments, no learning rate)
+    saved = serialization.read_arrays(str(tmp_path / "infer.pdiparams"))
+    assert set(saved) == {v.name for v in block.vars.values() if v.persistable}
+    assert not any("moment" in n or "learning_rate" in n for n in saved)
+
+
+def test_prune_needs_feeds():
+    main, _, x, logits, _ = _build_classifier(with_optimizer=False)
+    h = [op for op in main.global_block().ops if op.type == "relu"][0].output("Out")[0]
+    # fetch from a cut in the middle: only the ops after the feed remain
+    pruned, _, _ = static_io.normalize_program(main, [main.global_block().var(h)], [logits])
+    assert "relu" not in [op.type for op in pruned.global_block().ops]
+    assert "x" not in pruned.global_block().vars
+    with pytest.raises(ValueError, match="neither in feed_vars"):
+        static_io.normalize_program(main, [main.global_block().var("y")], [logits])
+    with pytest.raises(TypeError, match="feed_vars must be a Variable"):
+        static.serialize_program(["x"], [logits], program=main)
+
+
+def test_serialize_persistables_round_trip():
+    paddle.seed(5)
+    main, startup, x, logits, loss = _build_classifier()
+    scope = Scope()
+    _train(main, startup, scope, 1, loss.name)
+    exe = static.Executor()
+    with scope_guard(scope):
+        program_bytes = static.serialize_program([x], [logits], program=main)
+        param_bytes = static.serialize_persistables([x], [logits], exe, program=main)
+    program = static.deserialize_program(program_bytes)
+    fresh = Scope()
+    with scope_guard(fresh):
+        static.deserialize_persistables(program, param_bytes, exe)
+    for v in program.global_block().vars.values():
+        if v.persistable:
+            np.testing.assert_array_equal(fresh._values[v.name], scope._values[v.name])
+    # plain numpy reads the archive
+    with np.load(io.BytesIO(param_bytes), allow_pickle=False) as npz:
+        assert set(npz.files) == {v.name for v in program.list_vars() if v.persistable}
+    with pytest.raises(ValueError, match="is not in the data"):
+        static.deserialize_persistables(main, param_bytes, exe)
+
+
+def test_save_to_file_and_bad_bytes(tmp_path):
+    path = str(tmp_path / "sub" / "blob")
+    static.save_to_file(path, b"\x00\x01abc")
+    assert static.load_from_file(path) == b"\x00\x01abc"
+    with pytest.raises(TypeError, match="content must be bytes"):
+        static.save_to_file(path, "text")
+    with pytest.raises(serialization.SerializationError, match="not a refimpl program"):
+        static.deserialize_program(b"\x00\x01abc")
+    with pytest.raises(serialization.SerializationError, match="not a refimpl program"):
+        static.deserialize_program(b'{"format": "other"}')
+
+
+def test_paddle_save_load_nested(tmp_path):
+    obj = {"w": np.arange(6, dtype="float32").reshape(2, 3),
+           "opt": {"step": 3, "lr": 0.5, "moments": [np.ones(2, "float64"), np.zeros(0)],
+                   "shape": (2, 3), "name": "adam", "none": None}}
+    path = str(tmp_path / "d" / "obj.pdparams")
+    paddle.save(obj, path)
+    back = paddle.load(path)
+    np.testing.assert_array_equal(back["w"], obj["w"])
+    assert back["w"].dtype == np.float32
+    assert back["opt"]["step"] == 3 and back["opt"]["lr"] == 0.5
+    assert back["opt"]["shape"] == (2, 3) and back["opt"]["none"] is None
+    np.testing.assert_array_equal(back["opt"]["moments"][0], np.ones(2))
+    assert back["opt"]["moments"][1].shape == (0,)
+
+
+def test_paddle_save_state_dict_is_plain_npz(tmp_path):
+    state = {"fc.w": np.eye(2, dtype="float32"), "fc.b": np.zeros(2, "float32")}
+    path = str(tmp_path / "s.pdparams")
+    paddle.save(state, path)
+    with np.load(path, allow_pickle=False) as npz:
+        assert sorted(npz.files) == ["fc.b", "fc.w"]
+    back = paddle.load(path)
+    assert sorted(back) == ["fc.b", "fc.w"]
+    np.testing.assert_array_equal(back["fc.w"], np.eye(2))
+
+
+def test_paddle_save_refuses_unsupported(tmp_path):
+    path = str(tmp_path / "x")
+    with pytest.raises(serialization.SerializationError, match=r"obj\)\['f'\].*function"):
+        paddle.save({"f": len}, path)
+    with pytest.raises(serialization.SerializationError, match="dtype object"):
+        paddle.save({"a": np.array([{}, 1], dtype=object)}, path)
+    with pytest.raises(serialization.SerializationError, match="cannot save a Program"):
+        paddle.save(Program(), path)
+    with pytest.raises(serialization.SerializationError, match="dict keys must be str"):
+        paddle.save({1: np.ones(1)}, path)
+
+
+def test_load_never_unpickles(tmp_path):
+    """An archive holding a pickled object array is refused, not executed."""
+    path = str(tmp_path / "evil.npz")
+    np.savez(path, a=np.array([object()], dtype=object))     # numpy pickles this member
+    with pytest.raises(serialization.SerializationError, match="allow_pickle"):
+        paddle.load(path)
+    raw = str(tmp_path / "raw")
+    with open(raw, "wb") as f:
+        f.write(b"not a zip")
+    with pytest.raises(serialization.SerializationError, match="not a tensor archive"):
+        paddle.load(raw)
+    with zipfile.ZipFile(str(tmp_path / "empty.npz"), "w"):
+        pass
+    assert paddle.load(str(tmp_path / "empty.npz")) == {}
+
+
+# -- py_func
+
+
+def _py_func_net(backward_func, skip_input=False):
+    """x -> h = 2x -> t = py_func(tanh, h) -> loss = sum(t^2), and d loss / dx."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = static.data("x", [None, 3])
+        x.stop_gradient = False
+        h = paddle.scale(x, 2.0)
+        t = main.global_block().create_var(name="t", shape=[-1, 3], dtype="float32")
+        static.py_func(np.tanh, h, t, backward_func=backward_func,
+                       skip_vars_in_backward_input=[h] if skip_input else None)
+        loss = paddle.sum(t * t)
+        grad, = static.gradients([loss], [x])
+    return main, t, grad
+
+
+def _run_py_func_net(main, fetch):
+    x = np.random.RandomState(0).randn(2, 3).astype("float32")
+    return x, static.Executor().run(main, feed={"x": x}, fetch_list=fetch, scope=Scope())
+
+
+@pytest.mark.parametrize("skip_input", [False, True])
+def test_py_func_forward_and_backward(skip_input):
+    received = []
+
+    def tanh_grad(*args):          # (h, t, dt), or (t, dt) with h skipped
+        received.append(len(args))
+        t, dt = args[-2:]
+        return dt * (1 - t * t)
+    main, t, grad = _py_func_net(tanh_grad, skip_input)
+    x, (got_t, got_grad) = _run_py_func_net(main, [t, grad])
+    tanh = np.tanh(2 * x)
+    np.testing.assert_allclose(got_t, tanh, rtol=1e-6)
+    # d/dx sum(tanh(2x)^2) = 2 tanh * (1 - tanh^2) * 2
+    np.testing.assert_allclose(got_grad, 4 * tanh * (1 - tanh ** 2), rtol=1e-5, atol=1e-6)
+    assert received == [2 if skip_input else 3]
+    op = [op for op in main.global_block().ops if op.type == "py_func"][0]
+    assert op.attr("backward_skip_vars") == (op.input("X") if skip_input else [])
+
+
+def test_py_func_without_backward_stops_gradient():
+    main = Program()
+    with program_guard(main, Program()):
+        t = main.global_block().create_var(name="t", shape=[-1, 3], dtype="float32")
+        static.py_func(np.tanh, static.data("x", [None, 3]), t)
+    assert t.stop_gradient
+    # a backward that returns None: zero gradient
+    main, t, grad = _py_func_net(lambda h, t, dt: None)
+    _, (got_grad,) = _run_py_func_net(main, [grad])
+    np.testing.assert_array_equal(got_grad, np.zeros((2, 3)))
+
+
+def test_py_func_checks_what_the_function_returns():
+    main = Program()
+    with program_guard(main, Program()):
+        x = static.data("x", [None, 3])
+        out = main.global_block().create_var(name="o", shape=[-1, 3], dtype="float32")
+        static.py_func(lambda a: a[:, :2], x, out)
+    with pytest.raises(OpError, match="output 'o' expects shape \\[-1, 3\\], the forward "
+                                      "function returned shape \\[2, 2\\]"):
+        static.Executor().run(main, feed={"x": np.ones((2, 3), "float32")}, fetch_list=[out],
+                              scope=Scope())
+    with pytest.raises(ValueError, match="skip_vars_in_backward_input 'y' is neither"):
+        with program_guard(Program(), Program()):
+            a = static.data("a", [1])
+            static.py_func(np.abs, a, a, backward_func=np.abs,
+                           skip_vars_in_backward_input=static.data("y", [1]))
+
+
+def test_py_func_program_serializes_and_runs_in_process():
+    main, t, _ = _py_func_net(lambda h, t, dt: dt * (1 - t * t))
+    back = static.deserialize_program(serialization.program_to_bytes(main))
+    x = np.ones((1, 3), "float32")
+    got, = static.Executor().run(back, feed={"x": x}, fetch_list=["t"], scope=Scope())
+    np.testing.assert_allclose(got, np.tanh(2 * x), rtol=1e-6)
+    op = [op for op in back.global_block().ops if op.type == "py_func"][0]
+    op.attrs["forward_callable_id"] = 10 ** 9
+    back._bump()
+    with pytest.raises(OpError, match="callable id 1000000000 is not registered"):
+        static.Executor().run(back, feed={"x": x}, fetch_list=["t"], scope=Scope())
+
+
+# -- InputSpec, WeightNormParamAttr
+
+
+def test_input_spec():
+    spec = static.InputSpec([None, 784], "float32", "x")
+    assert spec.shape == (-1, 784) and spec.dtype == paddle.float32 and spec.name == "x"
+    assert spec.batch(16) is spec and spec.shape == (16, -1, 784)
+    assert spec.unbatch().shape == (-1, 784)
+    assert static.InputSpec([3]).batch([4]).shape == (4, 3)
+    from_np = static.InputSpec.from_numpy(np.ones((2, 3), "int64"), name="n")
+    assert (from_np.shape, from_np.dtype, from_np.name) == ((2, 3), paddle.int64, "n")
+    with program_guard(Program(), Program()):
+        v = static.data("img", [None, 3, 8, 8])
+    assert static.InputSpec.from_tensor(v) == static.InputSpec([-1, 3, 8, 8], "float32", "img")
+    assert static.InputSpec([1], "float32") != static.InputSpec([1], "int64")
+    with pytest.raises(TypeError, match="shape must be a list or tuple, got int"):
+        static.InputSpec(5)
+    with pytest.raises(ValueError, match="shape is empty"):
+        static.InputSpec([]).unbatch()
+    with pytest.raises(ValueError, match="must hold one int"):
+        static.InputSpec([1]).batch([1, 2])
+
+
+def test_weight_norm_param_attr_refuses_at_use():
+    attr = static.WeightNormParamAttr(dim=0, name="w", learning_rate=0.5)
+    assert isinstance(attr, paddle.ParamAttr) and attr.dim == 0 and attr.learning_rate == 0.5
+    with program_guard(Program(), Program()):
+        with pytest.raises(NotImplementedError, match="weight normalization is not implemented"):
+            static.nn.fc(static.data("x", [None, 4]), 3, weight_attr=attr)
