@@ -35,4 +35,3 @@ class ParamAttr:
             return ParamAttr(regularizer=arg)
         raise TypeError("param_attr must be None, str, ParamAttr, Initializer or False, got %s"
                         % type(arg).__name__)
-
