@@ -283,6 +283,21 @@ def unique_with_counts(x, dtype="int32"):
 
 # -- tensor facts and placeholders
 
+def autoincreased_step_counter(counter_name=None, begin=1, step=1):
+    """A persistable int64 [1] counter, begin - 1 at startup, that the main program
+    increments by `step` at its start (so with step 1 the first run sees `begin`, as in
+    Paddle). The same name returns the same counter."""
+    name = counter_name or "@STEP_COUNTER@"
+    block = LayerHelper("global_step_counter").main_program.global_block()
+    if name in block.vars:
+        return block.vars[name]
+    counter = creation.create_global_var([1], begin - 1, "int64", persistable=True, name=name)
+    block._prepend_op(type="increment", inputs={"X": [counter]}, outputs={"Out": [counter]},
+                      attrs={"step": float(step)})
+    counter.stop_gradient = True
+    return counter
+
+
 def rank(input):
     """The rank of `input` as an int32 [1] tensor (known at build time)."""
     check_variable(input, "input", "rank")
@@ -367,5 +382,6 @@ EXPORTS = {
         expand_as=fluid_expand_as, gather_nd=fluid_gather_nd,
         strided_slice=fluid_strided_slice, unique=fluid_unique,
         unique_with_counts=unique_with_counts, size=tensor.numel, crop=crop,
-        crop_tensor=crop_tensor, rank=rank, is_empty=is_empty),
+        crop_tensor=crop_tensor, rank=rank, is_empty=is_empty,
+        autoincreased_step_counter=autoincreased_step_counter),
 }
