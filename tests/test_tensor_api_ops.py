@@ -151,7 +151,8 @@ def test_norm_std_var_median_match_numpy():
     lambda x: paddle.std(x, 0), lambda x: paddle.median(x, 1), lambda x: paddle.median(x),
     lambda x: paddle.cumsum(paddle.flip(paddle.roll(x, 2), 0), 1),
     lambda x: paddle.trace(paddle.kron(x, x)),
-    lambda x: paddle.inverse(paddle.tril(paddle.slice(x, [1], [0], [4])) + 3 * paddle.eye(4, dtype="float64"))],
+    lambda x: paddle.inverse(paddle.tril(paddle.slice(x, [1], [0], [4]))
+                             + 3 * paddle.eye(4, dtype="float64"))],
     ids=["pnorm", "fro", "std", "median_even", "median_all", "cumsum_flip_roll", "trace_kron",
          "inverse_tril"])
 def test_composed_gradients_match_finite_differences(build):
@@ -190,8 +191,8 @@ def test_sort_unique_nonzero_histogram():
     su, si, sv, sc = np.unique(a, True, True, True)
     nz = np.argwhere(a - 1)
     wants = [np.sort(a), -np.sort(-a, 0), su, si, sv.ravel(), sc, [4, 2, 7], [0, 1, 0, 2, 1, 0],
-             [4, 2, 7], [0, 1, 0, 2, 1, 0], [3, 2, 1], np.unique(a.astype("int64"), axis=0), nz, nz[:, :1],
-             nz[:, 1:], np.histogram(a, 4, (1, 5))[0], [3, 3]]
+             [4, 2, 7], [0, 1, 0, 2, 1, 0], [3, 2, 1], np.unique(a.astype("int64"), axis=0), nz,
+             nz[:, :1], nz[:, 1:], np.histogram(a, 4, (1, 5))[0], [3, 3]]
     _check(outs, wants, {"x": a, "f": fv})
     assert fi.dtype.name == "int32" and index.dtype.name == "int64"
 

@@ -4,6 +4,7 @@ std, var and median are composed from existing ops (abs, pow, reduce_*, argsort,
 their gradients come from those ops."""
 import numpy as np
 
+from ..ops.manip_ops import _FIRST_DIM_OF_3
 from . import creation, math, tensor
 from .common import append_op_out, as_list, check_variable, unary
 
@@ -19,7 +20,6 @@ def kron(x, y, name=None):
 
 
 def cross(x, y, axis=None, name=None):
-    from ..ops.manip_ops import _FIRST_DIM_OF_3
     return append_op_out("cross", {"X": [x], "Y": [y]},
                          {"dim": _FIRST_DIM_OF_3 if axis is None else int(axis)}, name)
 

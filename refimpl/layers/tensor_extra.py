@@ -369,9 +369,9 @@ _SHARED = {"multiplex": multiplex, "shard_index": shard_index, "unbind": unbind}
 
 EXPORTS = {
     "paddle": dict(
-        _SHARED, strided_slice=strided_slice, cumsum=cumsum, flip=flip, roll=roll, tril=tril, triu=triu, diag=diag,
-        eye=eye, broadcast_to=broadcast_to, expand_as=expand_as, meshgrid=meshgrid,
-        chunk=chunk, t=t, index_select=index_select, index_sample=index_sample,
+        _SHARED, strided_slice=strided_slice, cumsum=cumsum, flip=flip, roll=roll, tril=tril,
+        triu=triu, diag=diag, eye=eye, broadcast_to=broadcast_to, expand_as=expand_as,
+        meshgrid=meshgrid, chunk=chunk, t=t, index_select=index_select, index_sample=index_sample,
         gather_nd=gather_nd, scatter_nd_add=scatter_nd_add, scatter_nd=scatter_nd,
         masked_select=masked_select, nonzero=nonzero, sort=sort, unique=unique, rank=rank,
         is_empty=is_empty, is_tensor=is_tensor, empty=empty, empty_like=empty_like,
