@@ -51,3 +51,5 @@ def set_device(device):
         raise ValueError("set_device(%r): no GPU is usable here (CuPy with a device is needed)"
                          % device)
     return CUDAPlace(0) if str(device).startswith("gpu") else CPUPlace()
+
+from ._env import *  # noqa: F401,F403  (default dtype, XPU/CUDA queries, to_tensor, no_grad, grad, ...)

@@ -85,8 +85,11 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
     `before_grad_op(op) -> {forward name: name to read instead}` is called before each
     grad op is appended (RecomputeOptimizer re-emits forward segments there)."""
     contributions = {}
+    # An op none of whose outputs carries a gradient (all stop_gradient, e.g. built under
+    # paddle.no_grad) passes nothing back: it gets no grad op.
     grad_ops = [op for op in path
-                if op.op_def.has_grad() and _differentiable_inputs(op, requires)]
+                if op.op_def.has_grad() and _differentiable_inputs(op, requires)
+                and any(n in requires or n in initial_grads for n in op.output_arg_names)]
     for op in grad_ops:
         for _, _, n in _differentiable_inputs(op, requires):
             contributions[n] = contributions.get(n, 0) + 1

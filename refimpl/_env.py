@@ -1,0 +1,163 @@
+"""Environment functions of the paddle 2.0 namespace, in their static-graph meaning:
+default dtype, XPU / CUDA / cuDNN queries, to_tensor, no_grad, grad, and the dygraph-only
+high-level names (DataParallel, Model, flops) as clear errors; summary for a Program."""
+import functools
+
+import numpy as np
+
+from .backward import gradients
+from .framework.dtypes import convert_dtype
+from .framework.place import device_count
+from .framework.program import Program, Variable, default_main_program
+from .layers import creation, math
+from .ops.creation import value_attrs
+
+__all__ = ["get_default_dtype", "set_default_dtype", "XPUPlace", "is_compiled_with_xpu",
+           "get_cuda_rng_state", "set_cuda_rng_state", "get_cudnn_version", "to_tensor",
+           "no_grad", "grad", "DataParallel", "Model", "summary", "flops"]
+
+_FLOAT_DTYPES = ("float16", "float32", "float64")
+_default_dtype = "float32"
+
+
+def get_default_dtype():
+    return _default_dtype
+
+
+def set_default_dtype(d):
+    """Record the default float dtype (float16/32/64). refimpl's layers keep float32 as
+    their default; get_default_dtype() returns what was set (see specs)."""
+    global _default_dtype
+    name = convert_dtype(d.__name__ if isinstance(d, type) else d)
+    if name not in _FLOAT_DTYPES:
+        raise TypeError("set_default_dtype only supports %s, got %s" % (_FLOAT_DTYPES, name))
+    _default_dtype = name
+
+
+def is_compiled_with_xpu():
+    return False
+
+
+class XPUPlace:
+    def __init__(self, dev_id=0):
+        raise RuntimeError("XPUPlace(%s): refimpl is not compiled with XPU (Baidu Kunlun); "
+                           "use CPUPlace or CUDAPlace" % dev_id)
+
+
+def get_cuda_rng_state():
+    """One state per visible GPU; refimpl's random ops all draw on the CPU, so the list is
+    empty when there is no GPU and holds the CPU generator's state otherwise."""
+    from .framework import random
+    return [random._global.get_state() for _ in range(device_count())]
+
+
+def set_cuda_rng_state(state_list):
+    from .framework import random
+    state_list = list(state_list)
+    if len(state_list) != device_count():
+        raise ValueError("set_cuda_rng_state: got %d states for %d GPUs"
+                         % (len(state_list), device_count()))
+    for state in state_list:
+        random._global.set_state(state)
+
+
+def get_cudnn_version():
+    """None: refimpl uses no cuDNN."""
+    return None
+
+
+def to_tensor(data, dtype=None, place=None, stop_gradient=True):
+    """A constant Variable holding `data` (an assign_value op), or a copy of a Variable.
+    Python floats become the default dtype (float32), numpy arrays keep theirs."""
+    if isinstance(data, Variable):
+        out = creation.assign(data)
+        if dtype is not None and out.dtype.name != convert_dtype(dtype):
+            out = math.cast(out, dtype)
+    else:
+        value = np.asarray(data)
+        if dtype is not None:
+            value = value.astype(convert_dtype(dtype))
+        elif value.dtype == np.float64 and not isinstance(data, np.ndarray):
+            value = value.astype(get_default_dtype())
+        out = creation._source_op("assign_value", value_attrs(value), value.dtype.name)
+    out.stop_gradient = stop_gradient
+    return out
+
+
+class no_grad:
+    """Context manager and decorator: the outputs of ops built inside get stop_gradient,
+    so backward does not flow through them (Paddle's no_grad acts in dygraph only)."""
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapped(*args, **kwargs):
+            with no_grad():
+                return func(*args, **kwargs)
+        return wrapped
+
+    def __enter__(self):
+        self._block = default_main_program().current_block()
+        self._start = len(self._block.ops)
+        return self
+
+    def __exit__(self, *exc):
+        for op in self._block.ops[self._start:]:
+            for name in op.output_arg_names:
+                var = self._block._find_var_recursive(name)
+                if var is not None:
+                    var.stop_gradient = True
+        return False
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None):
+    """Static-graph paddle.grad: appends the backward ops of `outputs` and returns the
+    gradient Variables of `inputs` (static.gradients). allow_unused=False makes an input
+    that the outputs do not depend on an error."""
+    single = isinstance(inputs, Variable)
+    grads = gradients(outputs if isinstance(outputs, (list, tuple)) else [outputs],
+                      [inputs] if single else list(inputs), grad_outputs, no_grad_vars)
+    if not allow_unused:
+        unused = [v.name for v, g in zip([inputs] if single else inputs, grads) if g is None]
+        if unused:
+            raise ValueError("grad: outputs do not depend on inputs %s; pass allow_unused=True "
+                             "to get None for them" % unused)
+    return grads
+
+
+class DataParallel:
+    def __init__(self, layers, *args, **kwargs):
+        raise NotImplementedError(
+            "paddle.DataParallel is dygraph-only; refimpl is static-graph: use "
+            "static.CompiledProgram(main).with_data_parallel(loss_name=loss.name) or fleet")
+
+
+class Model:
+    def __init__(self, network, inputs=None, labels=None):
+        raise NotImplementedError(
+            "paddle.Model (hapi) needs dygraph Layers; refimpl is static-graph: build the "
+            "program with layer functions and train it with static.Executor")
+
+
+def summary(net, input_size=None, dtypes=None):
+    """For a static Program: print its parameters (name, shape, count) and return
+    {'total_params', 'trainable_params'}. Layers (dygraph) are not supported."""
+    if not isinstance(net, Program):
+        raise NotImplementedError("summary: refimpl summarizes a static Program (pass "
+                                  "static.default_main_program()); got %s" % type(net).__name__)
+    params = net.global_block().all_parameters()
+    total = trainable = 0
+    lines = ["%-40s %-20s %12s" % ("Parameter", "Shape", "Count")]
+    for p in params:
+        count = int(np.prod(p.shape))
+        total += count
+        trainable += count if p.trainable else 0
+        lines.append("%-40s %-20s %12d" % (p.name, list(p.shape), count))
+    lines.append("Total params: %d, trainable: %d" % (total, trainable))
+    print("\n".join(lines))
+    return {"total_params": total, "trainable_params": trainable}
+
+
+def flops(net, input_size, custom_ops=None, print_detail=False):
+    raise NotImplementedError("flops: refimpl does not count FLOPs of models; summary(program) "
+                              "lists the parameters of a static Program")

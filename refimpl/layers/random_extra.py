@@ -1,0 +1,48 @@
+"""Random sampling layers: multinomial, bernoulli, randperm (paddle.*) and sampling_id,
+random_crop (fluid.layers). Outputs stop gradients. `seed` 0 draws from the global
+generator (paddle.seed); a nonzero seed replays the same draw every run."""
+from ..framework.dtypes import convert_dtype
+from . import creation
+from .common import append_op_out, check_variable
+
+
+def _sample(op_type, x, attrs, out_dtype=None):
+    check_variable(x, "x", op_type)
+    return append_op_out(op_type, {"X": [x]}, attrs, out_dtype=out_dtype, stop_gradient=True)
+
+
+def multinomial(x, num_samples=1, replacement=False, name=None, seed=0):
+    """`num_samples` category ids per row of the (unnormalized) weights x."""
+    return _sample("multinomial", x, {"num_samples": int(num_samples),
+                                      "replacement": bool(replacement), "seed": int(seed)},
+                   "int64")
+
+
+def bernoulli(x, name=None, seed=0):
+    """1 with probability x, else 0, elementwise."""
+    return _sample("bernoulli", x, {"seed": int(seed)})
+
+
+def randperm(n, dtype="int64", name=None, seed=0):
+    dtype = convert_dtype(dtype)
+    return creation._source_op("randperm", {"n": int(n), "dtype": dtype, "seed": int(seed)},
+                               dtype, name)
+
+
+def sampling_id(x, min=0.0, max=1.0, seed=0, dtype="float32"):
+    """A column id per row of the probabilities x (int64)."""
+    return _sample("sampling_id", x, {"min": float(min), "max": float(max), "seed": int(seed)},
+                   "int64")
+
+
+def random_crop(x, shape, seed=None):
+    if seed is not None and not isinstance(seed, int):
+        raise NotImplementedError("random_crop: a Variable seed is not supported; pass an int")
+    return _sample("random_crop", x, {"shape": [int(d) for d in shape],
+                                      "startup_seed": int(seed or 0)})
+
+
+EXPORTS = {
+    "paddle": {"multinomial": multinomial, "bernoulli": bernoulli, "randperm": randperm},
+    "fluid.layers": {"sampling_id": sampling_id, "random_crop": random_crop},
+}

@@ -1,0 +1,387 @@
+"""More shape, indexing and set layers of the Paddle 2.0 API (cumsum, flip, roll, tril/triu,
+diag, eye, gather_nd, scatter_nd, masked_select, meshgrid, unbind, strided_slice, unique,
+nonzero, ...) and their fluid.layers 1.8 forms, plus the in-place variants (reshape_, ...),
+which in a static graph build the out-of-place op, as Paddle 2.0 does outside dygraph."""
+import functools
+import warnings
+
+import numpy as np
+
+from ..framework.dtypes import convert_dtype
+from ..framework.layer_helper import LayerHelper
+from ..framework.program import Variable
+from . import activation, creation, math, tensor
+from .common import append_op_out, as_list, check_variable, unary
+
+
+def _axes(axis):
+    return [int(a) for a in as_list(axis)]
+
+
+def _list_out(op_type, inputs, n, attrs, dtype, name=None):
+    """Append `op_type` with `n` outputs in its Out list; return them."""
+    helper = LayerHelper(op_type, name=name)
+    outs = [helper.create_variable_for_type_inference(dtype) for _ in range(n)]
+    helper.append_op(type=op_type, inputs=inputs, outputs={"Out": outs}, attrs=attrs)
+    return outs
+
+
+# -- cumulative sums, flips, rolls, triangles, diagonals
+
+def cumsum(x, axis=None, dtype=None, name=None):
+    """Running sum along `axis`; axis None sums the flattened x."""
+    check_variable(x, "x", "cumsum")
+    if dtype is not None and convert_dtype(dtype) != x.dtype.name:
+        x = math.cast(x, dtype)
+    attrs = {"flatten": True} if axis is None else {"axis": int(axis)}
+    return unary("cumsum", x, attrs, name)
+
+
+def fluid_cumsum(x, axis=None, exclusive=None, reverse=None):
+    return unary("cumsum", x, {"axis": -1 if axis is None else int(axis),
+                               "exclusive": bool(exclusive), "reverse": bool(reverse)})
+
+
+def flip(x, axis, name=None):
+    return unary("flip", x, {"axis": _axes(axis)}, name)
+
+
+def fluid_reverse(x, axis):
+    return unary("flip", x, {"axis": _axes(axis)}, layer_type="reverse")
+
+
+def roll(x, shifts, axis=None, name=None):
+    return unary("roll", x, {"shifts": _axes(shifts), "axis": _axes(axis)}, name)
+
+
+def tril(x, diagonal=0, name=None):
+    return unary("tril_triu", x, {"diagonal": int(diagonal), "lower": True}, name,
+                 layer_type="tril")
+
+
+def triu(x, diagonal=0, name=None):
+    return unary("tril_triu", x, {"diagonal": int(diagonal), "lower": False}, name,
+                 layer_type="triu")
+
+
+def diag(x, offset=0, padding_value=0, name=None):
+    """1-D x: a square matrix with x on the `offset`-th diagonal; 2-D x: that diagonal."""
+    return unary("diag_v2", x, {"offset": int(offset), "padding_value": float(padding_value)},
+                 name, layer_type="diag")
+
+
+def fluid_diag(diagonal):
+    """A square matrix with `diagonal` (a 1-D Variable, array or list) on its diagonal."""
+    if not isinstance(diagonal, Variable):
+        diagonal = creation.assign(np.asarray(diagonal))
+    return diag(diagonal)
+
+
+def eye(num_rows, num_columns=None, dtype=None, name=None):
+    dtype = convert_dtype(dtype or "float32")
+    return creation._source_op("eye", {"num_rows": int(num_rows), "dtype": dtype,
+                                       "num_columns": -1 if num_columns is None
+                                       else int(num_columns)}, dtype, name)
+
+
+def fluid_eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
+    out = eye(num_rows, num_columns, dtype, name)
+    if batch_shape:
+        batch_shape = [int(d) for d in batch_shape]
+        out = tensor.unsqueeze(out, list(range(len(batch_shape))))
+        out = tensor.expand(out, batch_shape + [-1, -1])
+    out.stop_gradient = True
+    return out
+
+
+# -- broadcasting, grids, splitting, slicing
+
+def broadcast_to(x, shape, name=None):
+    return tensor.expand(x, shape, name)
+
+
+def expand_as(x, y, name=None):
+    """x broadcast to y's shape (y's run-time shape when some of its dims are unknown)."""
+    check_variable(y, "y", "expand_as")
+    inputs = {"X": [x]}
+    if any(d < 0 for d in y.shape):
+        inputs["target_tensor"] = [y]
+    return append_op_out("expand_as_v2", inputs, {"target_shape": list(y.shape)}, name,
+                         layer_type="expand_as")
+
+
+def fluid_expand_as(x, target_tensor, name=None):
+    return expand_as(x, target_tensor, name)
+
+
+def meshgrid(*args, **kwargs):
+    """Grids of shape [len(a) for a in args] ('ij' indexing); args may be one list."""
+    xs = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+    for i, v in enumerate(xs):
+        check_variable(v, "args[%d]" % i, "meshgrid")
+    return _list_out("meshgrid", {"X": xs}, len(xs), {}, xs[0].dtype, kwargs.get("name"))
+
+
+def chunk(x, chunks, axis=0, name=None):
+    return tensor.split(x, int(chunks), axis, name)
+
+
+def unbind(input, axis=0):
+    check_variable(input, "input", "unbind")
+    n = input.shape[axis]
+    if n < 0:
+        raise ValueError("unbind: dim %d of %r is unknown at build time" % (axis, input.name))
+    return _list_out("unbind", {"X": [input]}, n, {"axis": int(axis)}, input.dtype)
+
+
+def strided_slice(x, axes, starts, ends, strides, name=None):
+    check_variable(x, "x", "strided_slice")
+    if any(isinstance(v, Variable) for seq in (starts, ends, strides) for v in as_list(seq)):
+        raise NotImplementedError("strided_slice: Variable starts/ends/strides are not "
+                                  "supported; pass ints")
+    attrs = {k: [int(v) for v in seq] for k, seq in
+             (("axes", axes), ("starts", starts), ("ends", ends), ("strides", strides))}
+    return append_op_out("strided_slice", {"Input": [x]}, attrs, name)
+
+
+def fluid_strided_slice(input, axes, starts, ends, strides):
+    return strided_slice(input, axes, starts, ends, strides)
+
+
+def crop_tensor(x, shape=None, offsets=None, name=None):
+    """x[offsets : offsets + shape] in every dim (offsets default 0; -1 in shape: to the end),
+    built from a slice op, so it is differentiable."""
+    check_variable(x, "x", "crop_tensor")
+    if isinstance(shape, Variable):
+        shape = list(shape.shape)
+    if shape is None or any(isinstance(v, Variable) for v in as_list(shape) +
+                            as_list(offsets)):
+        raise NotImplementedError("crop_tensor: shape and offsets must be ints (or shape a "
+                                  "Variable of known shape); tensor-valued ones are not "
+                                  "supported")
+    shape = [int(d) for d in shape]
+    offsets = [0] * len(shape) if offsets is None else [int(o) for o in offsets]
+    if len(shape) != len(x.shape) or len(offsets) != len(x.shape):
+        raise ValueError("crop_tensor: shape %s and offsets %s need one entry per dim of %r "
+                         "(rank %d)" % (shape, offsets, x.name, len(x.shape)))
+    ends = [2 ** 31 - 1 if d == -1 else o + d for o, d in zip(offsets, shape)]
+    return append_op_out("slice", {"Input": [x]}, {"axes": list(range(len(shape))),
+                                                   "starts": offsets, "ends": ends},
+                         name, layer_type="crop_tensor")
+
+
+def crop(x, shape=None, offsets=None, name=None):
+    """fluid.layers.crop: like crop_tensor; `shape` may be a Variable whose shape is used."""
+    return crop_tensor(x, shape, offsets, name)
+
+
+def t(input, name=None):
+    """Transpose of a 2-D tensor; 0-D and 1-D tensors come back unchanged."""
+    check_variable(input, "input", "t")
+    if len(input.shape) > 2:
+        raise ValueError("t: input %r must have rank <= 2, got shape %s"
+                         % (input.name, list(input.shape)))
+    return tensor.transpose(input, [1, 0], name) if len(input.shape) == 2 else input
+
+
+# -- indexing
+
+def index_select(x, index, axis=0, name=None):
+    return append_op_out("index_select", {"X": [x], "Index": [index]}, {"dim": int(axis)}, name)
+
+
+def index_sample(x, index):
+    return append_op_out("index_sample", {"X": [x], "Index": [index]})
+
+
+def gather_nd(x, index, name=None):
+    return append_op_out("gather_nd", {"X": [x], "Index": [index]}, {}, name)
+
+
+def fluid_gather_nd(input, index, name=None):
+    return gather_nd(input, index, name)
+
+
+def scatter_nd_add(x, index, updates, name=None):
+    return append_op_out("scatter_nd_add", {"X": [x], "Index": [index], "Updates": [updates]},
+                         {}, name)
+
+
+def scatter_nd(index, updates, shape, name=None):
+    """zeros(shape) with `updates` added at `index` (repeats accumulate)."""
+    zeros = creation.fill_constant(shape, updates.dtype, 0.0)
+    return scatter_nd_add(zeros, index, updates, name)
+
+
+def masked_select(x, mask, name=None):
+    return append_op_out("masked_select", {"X": [x], "Mask": [mask]}, {}, name, out_slot="Y")
+
+
+def multiplex(inputs, index):
+    return append_op_out("multiplex", {"X": list(inputs), "Ids": [index]})
+
+
+def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):
+    return unary("shard_index", input, {"index_num": int(index_num), "nshards": int(nshards),
+                                        "shard_id": int(shard_id),
+                                        "ignore_value": int(ignore_value)})
+
+
+def nonzero(input, as_tuple=False):
+    """[N, rank] int64 coordinates of the nonzero elements; as_tuple: one [N, 1] column per
+    dim."""
+    cond = input if input.dtype.name == "bool" else math.cast(input, "bool")
+    coords = tensor.nonzero_index(cond)
+    if not as_tuple:
+        return coords
+    return tuple(tensor.slice(coords, [1], [i], [i + 1]) for i in range(len(input.shape)))
+
+
+def sort(x, axis=-1, descending=False, name=None):
+    return tensor.fluid_argsort(x, axis, descending, name)[0]
+
+
+# -- sets
+
+def _unique(x, attrs, outputs, name):
+    helper = LayerHelper("unique", name=name)
+    dtype = attrs["dtype"]
+    outs = {slot: [helper.create_variable_for_type_inference(
+        x.dtype if slot == "Out" else dtype, stop_gradient=True)] for slot in outputs}
+    helper.append_op(type="unique", inputs={"X": [x]}, outputs=outs, attrs=attrs)
+    return [outs[slot][0] for slot in outputs]
+
+
+def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           dtype="int64", name=None):
+    """Sorted distinct values (slices along `axis`), plus what the flags ask for."""
+    wanted = [("Indices", return_index), ("Index", return_inverse),
+              ("Counts", return_counts)]
+    attrs = {"dtype": convert_dtype(dtype), "return_index": return_index,
+             "return_inverse": return_inverse, "return_counts": return_counts,
+             "axis": _axes(axis), "is_sorted": True}
+    outs = _unique(x, attrs, ["Out"] + [slot for slot, on in wanted if on], name)
+    return outs[0] if len(outs) == 1 else tuple(outs)
+
+
+def fluid_unique(x, dtype="int32"):
+    """(distinct values in order of first appearance, index of each element's value)."""
+    return tuple(_unique(x, {"dtype": convert_dtype(dtype), "is_sorted": False},
+                         ["Out", "Index"], None))
+
+
+def unique_with_counts(x, dtype="int32"):
+    helper = LayerHelper("unique_with_counts")
+    dtype = convert_dtype(dtype)
+    out, index, count = (helper.create_variable_for_type_inference(d, stop_gradient=True)
+                         for d in (x.dtype, dtype, dtype))
+    helper.append_op(type="unique_with_counts", inputs={"X": [x]},
+                     outputs={"Out": [out], "Index": [index], "Count": [count]},
+                     attrs={"dtype": dtype})
+    return out, index, count
+
+
+# -- tensor facts and placeholders
+
+def autoincreased_step_counter(counter_name=None, begin=1, step=1):
+    """A persistable int64 [1] counter, begin - 1 at startup, that the main program
+    increments by `step` at its start (so with step 1 the first run sees `begin`, as in
+    Paddle). The same name returns the same counter."""
+    name = counter_name or "@STEP_COUNTER@"
+    block = LayerHelper("global_step_counter").main_program.global_block()
+    if name in block.vars:
+        return block.vars[name]
+    counter = creation.create_global_var([1], begin - 1, "int64", persistable=True, name=name)
+    block._prepend_op(type="increment", inputs={"X": [counter]}, outputs={"Out": [counter]},
+                      attrs={"step": float(step)})
+    counter.stop_gradient = True
+    return counter
+
+
+def rank(input):
+    """The rank of `input` as an int32 [1] tensor (known at build time)."""
+    check_variable(input, "input", "rank")
+    return creation.fill_constant([1], "int32", len(input.shape))
+
+
+def is_empty(x, cond=None):
+    """bool [1]: whether x has no elements (checked at run time)."""
+    zero = creation.fill_constant([1], "int64", 0)
+    return math._bool_out("equal", {"X": [tensor.numel(x)], "Y": [zero]}, {"axis": -1}, None,
+                          cond, layer_type="is_empty")
+
+
+def is_tensor(x):
+    return isinstance(x, Variable)
+
+
+def empty(shape, dtype=None, name=None):
+    """Static graphs have no uninitialized memory to hand out: zeros of `shape`."""
+    return creation.fill_constant(shape, dtype or "float32", 0.0, name=name)
+
+
+def empty_like(x, dtype=None, name=None):
+    return creation.full_like(x, 0.0, dtype, name)
+
+
+def _check_real(x, layer_name):
+    check_variable(x, "x", layer_name)
+    if x.dtype.name.startswith("complex"):
+        raise NotImplementedError("%s: complex tensors are not supported" % layer_name)
+
+
+def conj(x, name=None):
+    """The complex conjugate; refimpl has real dtypes only, where it is a copy."""
+    _check_real(x, "conj")
+    return creation.assign(x)
+
+
+def real(x, name=None):
+    """The real part; for real dtypes (refimpl's only ones) a copy of x."""
+    _check_real(x, "real")
+    return creation.assign(x)
+
+
+def imag(x, name=None):
+    """The imaginary part; for real dtypes (refimpl's only ones) zeros like x."""
+    _check_real(x, "imag")
+    return creation.zeros_like(x)
+
+
+# -- in-place variants: in a static graph, the out-of-place op (as Paddle 2.0 does there)
+
+def _inplace(layer, public_name):
+    @functools.wraps(layer)
+    def inplace_layer(*args, **kwargs):
+        warnings.warn("%s: static graphs have no in-place update; building the out-of-place "
+                      "%s (use its returned Variable)" % (public_name, public_name[:-1]),
+                      stacklevel=2)
+        return layer(*args, **kwargs)
+    inplace_layer.__name__ = public_name
+    return inplace_layer
+
+
+_INPLACE = {"reshape_": tensor.reshape, "squeeze_": tensor.squeeze,
+            "unsqueeze_": tensor.unsqueeze, "scatter_": tensor.scatter,
+            "tanh_": activation.EXPORTS["paddle"]["tanh"]}
+
+_SHARED = {"multiplex": multiplex, "shard_index": shard_index, "unbind": unbind}
+
+EXPORTS = {
+    "paddle": dict(
+        _SHARED, strided_slice=strided_slice, cumsum=cumsum, flip=flip, roll=roll, tril=tril,
+        triu=triu, diag=diag, eye=eye, broadcast_to=broadcast_to, expand_as=expand_as,
+        meshgrid=meshgrid, chunk=chunk, t=t, index_select=index_select, index_sample=index_sample,
+        gather_nd=gather_nd, scatter_nd_add=scatter_nd_add, scatter_nd=scatter_nd,
+        masked_select=masked_select, nonzero=nonzero, sort=sort, unique=unique, rank=rank,
+        is_empty=is_empty, is_tensor=is_tensor, empty=empty, empty_like=empty_like,
+        conj=conj, real=real, imag=imag,
+        **{n: _inplace(f, n) for n, f in _INPLACE.items()}),
+    "fluid.layers": dict(
+        _SHARED, cumsum=fluid_cumsum, reverse=fluid_reverse, diag=fluid_diag, eye=fluid_eye,
+        expand_as=fluid_expand_as, gather_nd=fluid_gather_nd,
+        strided_slice=fluid_strided_slice, unique=fluid_unique,
+        unique_with_counts=unique_with_counts, size=tensor.numel, crop=crop,
+        crop_tensor=crop_tensor, rank=rank, is_empty=is_empty,
+        autoincreased_step_counter=autoincreased_step_counter),
+}

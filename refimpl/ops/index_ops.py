@@ -1,0 +1,318 @@
+"""Index-driven ops of the Paddle 2.0 API: index_select, index_sample, gather_nd,
+scatter_nd_add, masked_select, strided_slice, multiplex, shard_index. The gradient of a
+gather is a scatter-add of dOut to where each element was read (repeats add up)."""
+import numpy as np
+
+from ._common import rand
+from .registry import OpDef, Sample, register
+
+INTS = ("int32", "int64")
+
+
+def _check_int(ctx, slot):
+    ctx.check_dtype(slot, INTS)
+
+
+@register
+class IndexSelect(OpDef):
+    """Out = X's slices `Index` along `dim`."""
+    type = "index_select"
+    inputs = ("X", "Index")
+    outputs = ("Out",)
+    attrs = {"dim": 0}
+    no_grad = ("Index",)
+    grad_inputs = ("X", "Index", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x, idx = ctx.input_var("X"), ctx.input_var("Index")
+        _check_int(ctx, "Index")
+        dim = ctx.attr("dim")
+        ctx.expect(-len(x.shape) <= dim < len(x.shape), "dim %d is out of range for X %r of "
+                   "rank %d" % (dim, x.name, len(x.shape)))
+        ctx.expect(len(idx.shape) == 1 or (len(idx.shape) == 2 and idx.shape[1] == 1),
+                   "Index %r must be 1-D, got shape %s" % (idx.name, list(idx.shape)))
+        shape = list(x.shape)
+        shape[dim] = idx.shape[0]
+        ctx.set_output("Out", shape, x.dtype)
+
+    @staticmethod
+    def forward(x, index, dim=0):
+        return np.take(x, index.reshape(-1), axis=dim)
+
+    @staticmethod
+    def backward(x, index, dout, dim=0):
+        dx = np.zeros_like(x)
+        np.add.at(np.moveaxis(dx, dim, 0), index.reshape(-1), np.moveaxis(dout, dim, 0))
+        return dx
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4), "Index": np.array([3, 0, 3], "int64")}, {"dim": 1})
+        yield Sample({"X": rand(rng, 3, 2), "Index": np.array([2, 1], "int32")}, {"dim": -2})
+
+
+@register
+class IndexSample(OpDef):
+    """Out[i, j] = X[i, Index[i, j]] (per-row gather of a 2-D X)."""
+    type = "index_sample"
+    inputs = ("X", "Index")
+    outputs = ("Out",)
+    no_grad = ("Index",)
+    grad_inputs = ("X", "Index", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x, idx = ctx.input_var("X"), ctx.input_var("Index")
+        _check_int(ctx, "Index")
+        ctx.expect(len(x.shape) == 2 and len(idx.shape) == 2,
+                   "X %r and Index %r must be 2-D, got shapes %s and %s"
+                   % (x.name, idx.name, list(x.shape), list(idx.shape)))
+        ctx.expect(x.shape[0] < 0 or idx.shape[0] < 0 or x.shape[0] == idx.shape[0],
+                   "X %r has %d rows but Index %r has %d" % (x.name, x.shape[0], idx.name,
+                                                            idx.shape[0]))
+        ctx.set_output("Out", idx.shape, x.dtype)
+
+    @staticmethod
+    def forward(x, index):
+        return np.take_along_axis(x, index.astype(np.int64), axis=1)
+
+    @staticmethod
+    def backward(x, index, dout):
+        dx = np.zeros_like(x)
+        rows = np.arange(x.shape[0])[:, None].repeat(index.shape[1], axis=1)
+        np.add.at(dx, (rows, index), dout)
+        return dx
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 5), "Index": rng.randint(0, 5, (3, 4)).astype("int64")})
+
+
+def _nd_index(index):
+    """index[..., k] as a tuple of k coordinate arrays (numpy advanced indexing)."""
+    return tuple(np.moveaxis(index.astype(np.int64), -1, 0))
+
+
+def _check_nd_index(ctx, x, idx):
+    _check_int(ctx, "Index")
+    k = idx.shape[-1] if idx.shape else -1
+    ctx.expect(k <= len(x.shape), "Index %r's last dim (%d) must be <= the rank of X %r (%d)"
+               % (idx.name, k, x.name, len(x.shape)))
+    return list(idx.shape[:-1]) + list(x.shape[k:])
+
+
+@register
+class GatherNd(OpDef):
+    """Out[i...] = X[Index[i..., :]]: the last dim of Index addresses X's leading dims."""
+    type = "gather_nd"
+    inputs = ("X", "Index")
+    outputs = ("Out",)
+    no_grad = ("Index",)
+    grad_inputs = ("X", "Index", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x, idx = ctx.input_var("X"), ctx.input_var("Index")
+        ctx.set_output("Out", _check_nd_index(ctx, x, idx), x.dtype)
+
+    @staticmethod
+    def forward(x, index):
+        return np.ascontiguousarray(x[_nd_index(index)])
+
+    @staticmethod
+    def backward(x, index, dout):
+        dx = np.zeros_like(x)
+        np.add.at(dx, _nd_index(index), dout)
+        return dx
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4, 2),
+                      "Index": np.array([[0, 1], [2, 3], [0, 1]], "int64")})
+        yield Sample({"X": rand(rng, 3, 4), "Index": np.array([[[2]], [[0]]], "int32")})
+
+
+@register
+class ScatterNdAdd(OpDef):
+    """Out = X, then Updates[i...] added at X[Index[i..., :]] (repeats accumulate)."""
+    type = "scatter_nd_add"
+    inputs = ("X", "Index", "Updates")
+    outputs = ("Out",)
+    no_grad = ("Index",)
+    grad_inputs = ("Index", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x, idx, up = (ctx.input_var(s) for s in ("X", "Index", "Updates"))
+        want = _check_nd_index(ctx, x, idx)
+        ctx.expect(len(up.shape) == len(want) and all(
+            a < 0 or b < 0 or a == b for a, b in zip(up.shape, want)),
+            "Updates %r has shape %s; expected Index.shape[:-1] + X.shape[Index.shape[-1]:] "
+            "= %s" % (up.name, list(up.shape), want))
+        ctx.same_as("X", "Out")
+
+    @staticmethod
+    def forward(x, index, updates):
+        out = x.copy()
+        np.add.at(out, _nd_index(index), updates)
+        return out
+
+    @staticmethod
+    def backward(index, dout):
+        return dout.copy(), np.ascontiguousarray(dout[_nd_index(index)])
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4), "Index": np.array([[1, 2], [1, 2], [0, 0]],
+                                                              "int64"),
+                      "Updates": rand(rng, 3)})
+        yield Sample({"X": rand(rng, 3, 2), "Index": np.array([[2], [0]], "int32"),
+                      "Updates": rand(rng, 2, 2)})
+
+
+@register
+class MaskedSelect(OpDef):
+    """Y = the elements of X where Mask is true, as a 1-D tensor (row-major order)."""
+    type = "masked_select"
+    inputs = ("X", "Mask")
+    outputs = ("Y",)
+    no_grad = ("Mask",)
+    grad_inputs = ("X", "Mask", "Y@GRAD")
+
+    def infer_shape(self, ctx):
+        x, mask = ctx.input_var("X"), ctx.input_var("Mask")
+        ctx.check_dtype("Mask", ("bool",))
+        ctx.expect(len(x.shape) == len(mask.shape) and all(
+            a < 0 or b < 0 or a == b for a, b in zip(x.shape, mask.shape)),
+            "Mask %r shape %s must equal X %r shape %s"
+            % (mask.name, list(mask.shape), x.name, list(x.shape)))
+        ctx.set_output("Y", [-1], x.dtype)
+
+    @staticmethod
+    def forward(x, mask):
+        return x[mask.astype(bool)]
+
+    @staticmethod
+    def backward(x, mask, dy):
+        dx = np.zeros_like(x)
+        dx[mask.astype(bool)] = dy
+        return dx
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4), "Mask": rng.rand(3, 4) > 0.4})
+
+
+def _strided_index(ndim, axes, starts, ends, strides):
+    idx = [slice(None)] * ndim
+    for a, s, e, st in zip(axes, starts, ends, strides):
+        idx[a] = slice(s, e, st)
+    return tuple(idx)
+
+
+@register
+class StridedSlice(OpDef):
+    """Input[starts:ends:strides] on `axes` (negative strides walk backwards);
+    `decrease_axis` drops those (size-1) dims."""
+    type = "strided_slice"
+    inputs = ("Input",)
+    outputs = ("Out",)
+    attrs = {"axes": [], "starts": [], "ends": [], "strides": [], "infer_flags": [],
+             "decrease_axis": []}
+    grad_inputs = ("Input", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("Input")
+        axes, starts, ends, strides = (ctx.attr(k) for k in ("axes", "starts", "ends",
+                                                             "strides"))
+        ctx.expect(len(axes) == len(starts) == len(ends) == len(strides),
+                   "axes %s, starts %s, ends %s and strides %s must have the same length"
+                   % (list(axes), list(starts), list(ends), list(strides)))
+        ctx.expect(0 not in strides, "strides %s must not contain 0" % list(strides))
+        shape = list(x.shape)
+        for a, s, e, st in zip(axes, starts, ends, strides):
+            ctx.expect(-len(shape) <= a < len(shape), "axis %d is out of range for Input %r "
+                       "of rank %d" % (a, x.name, len(shape)))
+            if shape[a] >= 0:
+                shape[a] = len(range(*slice(s, e, st).indices(shape[a])))
+        dec = ctx.attr("decrease_axis")
+        ctx.set_output("Out", [d for i, d in enumerate(shape) if i not in dec] or [1], x.dtype)
+
+    @staticmethod
+    def forward(x, axes=(), starts=(), ends=(), strides=(), infer_flags=(), decrease_axis=()):
+        out = x[_strided_index(x.ndim, axes, starts, ends, strides)]
+        if decrease_axis:
+            out = out.reshape([d for i, d in enumerate(out.shape)
+                               if i not in decrease_axis] or [1])
+        return np.ascontiguousarray(out)
+
+    @staticmethod
+    def backward(x, dout, axes=(), starts=(), ends=(), strides=(), infer_flags=(),
+                 decrease_axis=()):
+        dx = np.zeros_like(x)
+        region = _strided_index(x.ndim, axes, starts, ends, strides)
+        dx[region] = dout.reshape(dx[region].shape)
+        return dx
+
+    def samples(self, rng):
+        yield Sample({"Input": rand(rng, 5, 6)}, {"axes": [0, 1], "starts": [1, -1],
+                                                  "ends": [5, 0], "strides": [2, -2]})
+        yield Sample({"Input": rand(rng, 3, 4)}, {"axes": [0], "starts": [1], "ends": [2],
+                                                  "strides": [1], "decrease_axis": [0]})
+
+
+@register
+class Multiplex(OpDef):
+    """Out[i] = X[Ids[i]][i]: row i comes from the input that Ids[i] names."""
+    type = "multiplex"
+    inputs = ("X*", "Ids")
+    outputs = ("Out",)
+    no_grad = ("Ids",)
+    grad_inputs = ("X*", "Ids", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        xs, ids = ctx.input_vars("X"), ctx.input_var("Ids")
+        _check_int(ctx, "Ids")
+        for v in xs[1:]:
+            ctx.expect(tuple(v.shape) == tuple(xs[0].shape), "all inputs must have the shape "
+                       "of %r %s, got %r %s" % (xs[0].name, list(xs[0].shape), v.name,
+                                                list(v.shape)))
+        ctx.expect(len(ids.shape) == 2 and ids.shape[1] == 1,
+                   "Ids %r must have shape [N, 1], got %s" % (ids.name, list(ids.shape)))
+        ctx.set_output("Out", xs[0].shape, xs[0].dtype)
+
+    @staticmethod
+    def forward(xs, ids):
+        ids = ids.reshape(-1)
+        if ids.size and (ids.min() < 0 or ids.max() >= len(xs)):
+            raise ValueError("multiplex: Ids must be in [0, %d), got %s" % (len(xs), ids))
+        return np.stack(xs)[ids, np.arange(len(ids))]
+
+    @staticmethod
+    def backward(xs, ids, dout):
+        ids = ids.reshape(-1)
+        return [dout * (ids == k).reshape((-1,) + (1,) * (dout.ndim - 1))
+                for k in range(len(xs))]
+
+    def samples(self, rng):
+        yield Sample({"X": [rand(rng, 4, 3), rand(rng, 4, 3), rand(rng, 4, 3)],
+                      "Ids": np.array([[2], [0], [1], [2]], "int32")})
+
+
+@register
+class ShardIndex(OpDef):
+    """Ids of shard `shard_id` (of `nshards` equal ranges of [0, index_num)) become
+    shard-local (id - shard_id * shard_size); other ids become `ignore_value`."""
+    type = "shard_index"
+    inputs = ("X",)
+    outputs = ("Out",)
+    attrs = {"index_num": 0, "nshards": 1, "shard_id": 0, "ignore_value": -1}
+
+    def infer_shape(self, ctx):
+        _check_int(ctx, "X")
+        n, shard = ctx.attr("nshards"), ctx.attr("shard_id")
+        ctx.expect(n > 0 and 0 <= shard < n, "shard_id %d must be in [0, nshards=%d)"
+                   % (shard, n))
+        ctx.same_as("X", "Out")
+
+    @staticmethod
+    def forward(x, index_num=0, nshards=1, shard_id=0, ignore_value=-1):
+        shard_size = (index_num + nshards - 1) // nshards
+        mine = x // shard_size == shard_id
+        return np.where(mine, x - shard_id * shard_size, ignore_value).astype(x.dtype)
+
+    def samples(self, rng):
+        yield Sample({"X": rng.randint(0, 20, (6, 1)).astype("int64")},
+                     {"index_num": 20, "nshards": 3, "shard_id": 1})

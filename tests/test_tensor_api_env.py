@@ -1,0 +1,142 @@
+"""Random sampling layers (distributions checked statistically with fixed seeds), the step
+counter, and the environment functions of the paddle 2.0 namespace (to_tensor, no_grad,
+grad, default dtype, device queries, the dygraph-only names' errors, summary)."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import fluid, static
+from refimpl.framework.place import device_count
+
+
+def _run(fetch, feed=None, exe=None):
+    exe = exe or static.Executor()
+    exe.run(static.default_startup_program())
+    return exe.run(static.default_main_program(), feed=feed or {}, fetch_list=fetch)
+
+
+def test_multinomial_frequencies_follow_the_weights():
+    weights = np.array([[1.0, 3.0, 0.0, 4.0], [0.0, 0.0, 5.0, 5.0]], "float32")
+    x = static.data("w", [2, 4], "float32")
+    draws = paddle.multinomial(x, 4000, replacement=True, seed=7)
+    no_repeat = paddle.multinomial(x, 2, seed=3)
+    got, picks = _run([draws, no_repeat], {"w": weights})
+    assert got.shape == (2, 4000) and got.dtype == np.int64
+    for row, w in zip(got, weights):
+        freq = np.bincount(row, minlength=4) / 4000
+        np.testing.assert_allclose(freq, w / w.sum(), atol=0.03)
+    assert sorted(picks[1]) == [2, 3] and len(set(picks[0])) == 2 and 2 not in picks[0]
+    # a fixed seed replays the same draw
+    np.testing.assert_array_equal(_run([draws], {"w": weights})[0], got)
+
+
+def test_bernoulli_randperm_sampling_id_random_crop():
+    p = np.array([0.0, 0.2, 0.9, 1.0], "float32")
+    x = static.data("p", [4], "float32")
+    b = paddle.bernoulli(paddle.expand(x, [5000, 4]), seed=1)
+    perm = paddle.randperm(10, "int32", seed=2)
+    probs = static.data("probs", [3000, 3], "float32")
+    ids = fluid.layers.sampling_id(probs, seed=5)
+    img = static.data("img", [2, 5, 6], "float32")
+    crop = fluid.layers.random_crop(img, [3, 4], seed=4)
+    images = np.arange(60, dtype="float32").reshape(2, 5, 6)
+    row = np.array([0.5, 0.25, 0.25], "float32")
+    got_b, got_perm, got_ids, got_crop = _run(
+        [b, perm, ids, crop], {"p": p, "probs": np.tile(row, (3000, 1)), "img": images})
+    assert set(np.unique(got_b)) <= {0.0, 1.0}
+    np.testing.assert_allclose(got_b.mean(0), p, atol=0.03)
+    assert got_perm.dtype == np.int32 and sorted(got_perm) == list(range(10))
+    np.testing.assert_allclose(np.bincount(got_ids, minlength=3) / 3000, row, atol=0.03)
+    assert got_crop.shape == (2, 3, 4)
+    for img_i, c in zip(images, got_crop):   # each crop is a contiguous window of its image
+        r, q = divmod(int(c[0, 0]) % 30, 6)
+        np.testing.assert_array_equal(c, img_i[r:r + 3, q:q + 4])
+
+
+def test_random_ops_reject_bad_probabilities():
+    x = static.data("x", [3], "float32")
+    b = paddle.bernoulli(x)
+    with pytest.raises(Exception, match=r"\[0, 1\]"):
+        _run([b], {"x": np.array([0.5, 1.5, 0.0], "float32")})
+
+
+def test_autoincreased_step_counter_counts_runs():
+    counter = fluid.layers.autoincreased_step_counter(begin=5, step=2)
+    assert fluid.layers.autoincreased_step_counter() is counter
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    seen = [int(exe.run(static.default_main_program(), fetch_list=[counter])[0][0])
+            for _ in range(3)]
+    assert seen == [6, 8, 10]   # Paddle's rule: begin - 1 + step on the first run
+
+
+def test_to_tensor_makes_constants():
+    a = np.arange(6, dtype="float64").reshape(2, 3)
+    outs = [paddle.to_tensor(a), paddle.to_tensor([1.5, 2.5]), paddle.to_tensor(3, "float32"),
+            paddle.to_tensor([[1, 2]], stop_gradient=False)]
+    assert [o.dtype.name for o in outs] == ["float64", "float32", "float32", "int64"]
+    assert outs[0].stop_gradient and not outs[3].stop_gradient
+    got = _run(outs)
+    np.testing.assert_array_equal(got[0], a)
+    np.testing.assert_array_equal(got[1], [1.5, 2.5])
+    np.testing.assert_array_equal(got[2], 3.0)
+    np.testing.assert_array_equal(got[3], [[1, 2]])
+
+
+def test_no_grad_stops_gradients_and_grad_computes_them():
+    x = static.data("x", [3], "float32")
+    x.stop_gradient = False
+    with paddle.no_grad():
+        frozen = x * 3.0
+    assert frozen.stop_gradient
+
+    @paddle.no_grad()
+    def doubled(v):
+        return v * 2.0
+    assert doubled(x).stop_gradient
+    y = paddle.sum(x * x) + paddle.sum(frozen * x)
+    (dx,) = paddle.grad([y], [x])
+    a = np.array([1.0, -2.0, 0.5], "float32")
+    # frozen counts as a constant: d/dx (x.x + (3a).x) = 2x + 3a
+    np.testing.assert_allclose(_run([dx], {"x": a})[0], 2 * a + 3 * a, rtol=1e-6)
+    z = static.data("z", [3], "float32")
+    with pytest.raises(ValueError, match="allow_unused"):
+        paddle.grad([y], [z])
+    assert paddle.grad([y], [x, z], allow_unused=True)[1] is None
+
+
+def test_environment_queries_and_default_dtype():
+    assert paddle.get_default_dtype() == "float32"
+    paddle.set_default_dtype("float64")
+    try:
+        assert paddle.get_default_dtype() == "float64"
+        assert paddle.to_tensor([1.0]).dtype.name == "float64"
+    finally:
+        paddle.set_default_dtype("float32")
+    with pytest.raises(TypeError, match="only supports"):
+        paddle.set_default_dtype("int32")
+    assert paddle.is_compiled_with_xpu() is False
+    with pytest.raises(RuntimeError, match="XPU"):
+        paddle.XPUPlace(0)
+    assert paddle.get_cudnn_version() is None
+    states = paddle.get_cuda_rng_state()
+    assert isinstance(states, list) and len(states) == device_count()
+    paddle.set_cuda_rng_state(states)
+    with pytest.raises(ValueError, match="states for"):
+        paddle.set_cuda_rng_state(states + [None])
+
+
+def test_dygraph_only_names_fail_clearly_and_summary_counts_parameters(capsys):
+    with pytest.raises(NotImplementedError, match="with_data_parallel"):
+        paddle.DataParallel(None)
+    with pytest.raises(NotImplementedError, match="static.Executor"):
+        paddle.Model(None)
+    with pytest.raises(NotImplementedError, match="summary"):
+        paddle.flops(None, [1, 3])
+    x = static.data("x", [None, 4], "float32")
+    static.nn.fc(x, 3)
+    info = paddle.summary(static.default_main_program())
+    assert info == {"total_params": 4 * 3 + 3, "trainable_params": 15}
+    assert "Total params: 15" in capsys.readouterr().out
+    with pytest.raises(NotImplementedError, match="static Program"):
+        paddle.summary(object(), (1, 4))

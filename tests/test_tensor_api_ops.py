@@ -1,0 +1,253 @@
+"""paddle.* tensor functions added for the 2.0 API (cumsum ... median) and their fluid.layers
+1.8 forms: the programs they build compute what numpy computes; composed ones (norm, std,
+var, median) get gradients that match finite differences; bad arguments fail clearly."""
+import warnings
+
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import fluid, static
+from refimpl.framework.errors import OpError
+
+RNG = np.random.RandomState(0)
+
+
+def _run(fetch, feed=None):
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    return exe.run(static.default_main_program(), feed=feed or {}, fetch_list=fetch)
+
+
+def _check(outs, wants, feed, rtol=1e-6, atol=1e-6):
+    for i, (g, w) in enumerate(zip(_run(outs, feed), wants)):
+        w = np.asarray(w)
+        assert np.shape(g) == w.shape, "output %d: shape %s, want %s" % (i, np.shape(g), w.shape)
+        np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg="output %d" % i)
+
+
+def _data(name, a):
+    return static.data(name, list(a.shape), a.dtype.name)
+
+
+def test_cumsum_flip_roll_tril_triu_match_numpy():
+    a = RNG.rand(3, 4).astype("float32")
+    x = _data("x", a)
+    outs = [paddle.cumsum(x), paddle.cumsum(x, axis=0), paddle.cumsum(x, 1, dtype="float64"),
+            fluid.layers.cumsum(x, exclusive=True), fluid.layers.cumsum(x, 0, reverse=True),
+            paddle.flip(x, [0, 1]), fluid.layers.reverse(x, 1),
+            paddle.roll(x, 1), paddle.roll(x, [1, -1], [0, 1]),
+            paddle.tril(x), paddle.triu(x, 1), paddle.tril(x, -1)]
+    excl = np.cumsum(a, 1) - a
+    rev = np.flip(np.cumsum(np.flip(a, 0), 0), 0)
+    wants = [np.cumsum(a), np.cumsum(a, 0), np.cumsum(a, 1), excl, rev, a[::-1, ::-1],
+             a[:, ::-1], np.roll(a, 1), np.roll(a, [1, -1], [0, 1]), np.tril(a),
+             np.triu(a, 1), np.tril(a, -1)]
+    assert outs[2].dtype.name == "float64"
+    _check(outs, wants, {"x": a})
+
+
+def test_diag_eye_trace_kron_cross():
+    v, m = RNG.rand(3).astype("float32"), RNG.rand(3, 4).astype("float32")
+    c1, c2 = RNG.rand(2, 3).astype("float32"), RNG.rand(2, 3).astype("float32")
+    xv, xm, y1, y2 = _data("v", v), _data("m", m), _data("c1", c1), _data("c2", c2)
+    outs = [paddle.diag(xv), paddle.diag(xv, 1, padding_value=9), paddle.diag(xm, -1),
+            fluid.layers.diag(np.array([1.0, 2.0], "float32")),
+            paddle.eye(2, 3, "int64"), fluid.layers.eye(2, batch_shape=[2]),
+            paddle.trace(xm, 1), paddle.kron(xv, xm), paddle.cross(y1, y2),
+            paddle.cross(y1, y2, axis=1)]
+    d1 = np.full((4, 4), 9.0)
+    d1[np.arange(3), np.arange(3) + 1] = v
+    wants = [np.diag(v), d1, np.diagonal(m, -1), np.diag([1.0, 2.0]), np.eye(2, 3),
+             np.stack([np.eye(2)] * 2), np.trace(m, 1), np.kron(v, m), np.cross(c1, c2),
+             np.cross(c1, c2)]
+    _check(outs, wants, {"v": v, "m": m, "c1": c1, "c2": c2})
+
+
+def test_indexing_layers_match_numpy():
+    a = RNG.rand(4, 5).astype("float32")
+    x = _data("x", a)
+    idx = static.data("idx", [3], "int64")
+    rows = static.data("rows", [4, 2], "int64")
+    nd = static.data("nd", [2, 2], "int64")
+    mask = static.data("mask", [4, 5], "bool")
+    upd = static.data("upd", [2], "float32")
+    feed = {"x": a, "idx": np.array([4, 0, 4]), "rows": RNG.randint(0, 5, (4, 2)),
+            "nd": np.array([[1, 2], [1, 2]]), "mask": a > 0.5,
+            "upd": np.array([1.0, 2.0], "float32")}
+    outs = [paddle.index_select(x, idx, axis=1), paddle.index_sample(x, rows),
+            paddle.gather_nd(x, nd), paddle.scatter_nd_add(x, nd, upd),
+            paddle.scatter_nd(nd, upd, [2, 3]), paddle.masked_select(x, mask),
+            paddle.strided_slice(x, [0, 1], [3, 0], [0, 5], [-2, 2]),
+            fluid.layers.strided_slice(x, [1], [1], [4], [1])]
+    added = a.copy()
+    added[1, 2] += 3.0
+    scattered = np.zeros((2, 3), "float32")
+    scattered[1, 2] = 3.0
+    wants = [a[:, [4, 0, 4]], np.take_along_axis(a, feed["rows"], 1), a[[1, 1], [2, 2]], added,
+             scattered, a[a > 0.5], a[3:0:-2, 0:5:2], a[:, 1:4]]
+    _check(outs, wants, feed)
+
+
+def test_meshgrid_unbind_chunk_broadcast_expand_as_t():
+    a, b = np.arange(2, dtype="float32"), np.arange(3, dtype="float32")
+    m = RNG.rand(2, 3).astype("float32")
+    xa, xb, xm = _data("a", a), _data("b", b), _data("m", m)
+    y = static.data("y", [None, 2, 3], "float32")
+    col = static.data("col", [2, 1], "float32")
+    grids = paddle.meshgrid(xa, xb)
+    grids2 = paddle.meshgrid([xa, xb])
+    parts = paddle.unbind(xm, 1)
+    chunks = paddle.chunk(xm, 3, axis=1)
+    expanded = paddle.expand_as(col, y)
+    assert list(expanded.shape) == [-1, 2, 3]
+    outs = grids + grids2[:1] + parts + chunks + [
+        paddle.broadcast_to(col, [2, 3]), expanded, fluid.layers.expand_as(col, xm),
+        paddle.t(xm)]
+    ga, gb = np.meshgrid(a, b, indexing="ij")
+    c = np.array([[1.0], [2.0]], "float32")
+    wants = [ga, gb, ga] + [m[:, i] for i in range(3)] + [m[:, i:i + 1] for i in range(3)] + [
+        np.broadcast_to(c, (2, 3)), np.broadcast_to(c, (4, 2, 3)),
+        np.broadcast_to(c, (2, 3)), m.T]
+    _check(outs, wants, {"a": a, "b": b, "m": m, "y": np.zeros((4, 2, 3), "float32"),
+                         "col": c})
+
+
+def test_linear_algebra_layers():
+    a = RNG.rand(3, 3) + 3 * np.eye(3)
+    spd = a @ a.T
+    v, inp = RNG.rand(3), RNG.rand(3, 3)
+    xa, xs, xv, xi = _data("a", a), _data("s", spd), _data("v", v), _data("i", inp)
+    outs = [paddle.mv(xa, xv), paddle.addmm(xi, xa, xs, beta=0.5, alpha=2.0),
+            paddle.inverse(xa), paddle.cholesky(xs), paddle.cholesky(xs, upper=True),
+            paddle.dist(xa, xi), paddle.dist(xa, xi, p=float("inf")), paddle.dist(xa, xi, 0),
+            paddle.allclose(xa, xa), paddle.allclose(xa, xi)]
+    lower = np.linalg.cholesky(spd)
+    wants = [a @ v, 0.5 * inp + 2.0 * a @ spd, np.linalg.inv(a), lower, lower.T,
+             np.linalg.norm((a - inp).ravel()), np.abs(a - inp).max(), 9.0, True, False]
+    _check(outs, wants, {"a": a, "s": spd, "v": v, "i": inp}, rtol=1e-9, atol=1e-9)
+
+
+def test_norm_std_var_median_match_numpy():
+    a = RNG.rand(4, 5) - 0.5
+    odd = RNG.rand(3, 5)
+    x, xo = _data("x", a), _data("o", odd)
+    outs = [paddle.norm(x), paddle.norm(x, "fro", axis=[0, 1]), paddle.norm(x, 2, axis=1),
+            paddle.norm(x, 1), paddle.norm(x, 3, axis=0, keepdim=True),
+            paddle.norm(x, float("inf"), 1), paddle.norm(x, float("-inf")), paddle.norm(x, 0),
+            paddle.var(x), paddle.var(x, 0, unbiased=False), paddle.std(x, [0, 1]),
+            paddle.std(x, 1, keepdim=True), paddle.median(x), paddle.median(x, 1),
+            paddle.median(xo, 0, keepdim=True), paddle.median(xo)]
+    wants = [np.linalg.norm(a), np.linalg.norm(a), np.linalg.norm(a, 2, 1),
+             np.abs(a).sum(), (np.abs(a) ** 3).sum(0, keepdims=True) ** (1 / 3),
+             np.abs(a).max(1), np.abs(a).min(), np.count_nonzero(a), a.var(ddof=1),
+             a.var(0), a.std(ddof=1), a.std(1, ddof=1, keepdims=True), np.median(a),
+             np.median(a, 1), np.median(odd, 0, keepdims=True), np.median(odd)]
+    _check(outs, wants, {"x": a, "o": odd}, rtol=1e-9, atol=1e-9)
+
+
+@pytest.mark.parametrize("build", [
+    lambda x: paddle.norm(x, 3, axis=1), lambda x: paddle.norm(x),
+    lambda x: paddle.std(x, 0), lambda x: paddle.median(x, 1), lambda x: paddle.median(x),
+    lambda x: paddle.cumsum(paddle.flip(paddle.roll(x, 2), 0), 1),
+    lambda x: paddle.trace(paddle.kron(x, x)),
+    lambda x: paddle.inverse(paddle.tril(paddle.slice(x, [1], [0], [4]))
+                             + 3 * paddle.eye(4, dtype="float64"))],
+    ids=["pnorm", "fro", "std", "median_even", "median_all", "cumsum_flip_roll", "trace_kron",
+         "inverse_tril"])
+def test_composed_gradients_match_finite_differences(build):
+    a = RNG.rand(4, 6) + 0.1
+    x = static.data("x", [4, 6], "float64")
+    x.stop_gradient = False
+    loss = paddle.mean(build(x) * 1.7)
+    (grad,) = static.gradients([loss], [x])
+    got, dx = _run([loss, grad], {"x": a})
+
+    def value(b):
+        return float(_run([loss], {"x": b})[0])
+    numeric = np.zeros_like(a)
+    eps = 1e-6
+    for i in np.ndindex(a.shape):
+        plus, minus = a.copy(), a.copy()
+        plus[i] += eps
+        minus[i] -= eps
+        numeric[i] = (value(plus) - value(minus)) / (2 * eps)
+    np.testing.assert_allclose(dx, numeric, rtol=1e-5, atol=1e-6)
+
+
+def test_sort_unique_nonzero_histogram():
+    a = np.array([[3, 1, 3], [2, 1, 5]], "float32")
+    x = _data("x", a)
+    flat = static.data("f", [6], "int64")
+    fv = np.array([4, 2, 4, 7, 2, 4])
+    u, index, inverse, counts = paddle.unique(x, True, True, True)
+    fu, fi = fluid.layers.unique(flat)
+    wu, wi, wc = fluid.layers.unique_with_counts(flat)
+    rows = paddle.unique(paddle.cast(x, "int64"), axis=0)
+    outs = [paddle.sort(x), paddle.sort(x, 0, descending=True), u, index, inverse, counts,
+            fu, fi, wu, wi, wc, rows, paddle.nonzero(x - 1)] + list(
+        paddle.nonzero(x - 1, as_tuple=True)) + [
+        paddle.histogram(x, bins=4, min=1, max=5), paddle.histogram(x, bins=2)]
+    su, si, sv, sc = np.unique(a, True, True, True)
+    nz = np.argwhere(a - 1)
+    wants = [np.sort(a), -np.sort(-a, 0), su, si, sv.ravel(), sc, [4, 2, 7], [0, 1, 0, 2, 1, 0],
+             [4, 2, 7], [0, 1, 0, 2, 1, 0], [3, 2, 1], np.unique(a.astype("int64"), axis=0), nz,
+             nz[:, :1], nz[:, 1:], np.histogram(a, 4, (1, 5))[0], [3, 3]]
+    _check(outs, wants, {"x": a, "f": fv})
+    assert fi.dtype.name == "int32" and index.dtype.name == "int64"
+
+
+def test_small_tensor_functions():
+    a = RNG.rand(2, 3).astype("float32")
+    x = _data("x", a)
+    empty = static.data("e", [0, 3], "float32")
+    sel = static.data("sel", [2, 1], "int32")
+    ids = static.data("ids", [4, 1], "int64")
+    assert paddle.is_tensor(x) and not paddle.is_tensor(a)
+    outs = [paddle.rank(x), paddle.is_empty(x), paddle.is_empty(empty), fluid.layers.size(x),
+            paddle.empty([2, 2], "int32"), paddle.empty_like(x), paddle.conj(x), paddle.real(x),
+            paddle.imag(x), paddle.multiplex([x, x * 2], sel),
+            paddle.shard_index(ids, 20, 2, 1), fluid.layers.crop_tensor(x, [1, 2], [1, 1]),
+            fluid.layers.crop(x, [2, -1], [0, 1])]
+    wants = [[2], [False], [True], [6], np.zeros((2, 2)), np.zeros((2, 3)), a, a,
+             np.zeros((2, 3)), [a[0] * 2, a[1]], [[-1], [0], [9], [-1]], a[1:2, 1:3],
+             a[:, 1:]]
+    _check(outs, wants, {"x": a, "e": np.zeros((0, 3), "float32"),
+                         "sel": np.array([[1], [0]], "int32"),
+                         "ids": np.array([[3], [10], [19], [9]])})
+
+
+def test_inplace_variants_build_the_out_of_place_op_with_a_warning():
+    a = RNG.rand(2, 3).astype("float32")
+    x = _data("x", a)
+    with pytest.warns(UserWarning, match="no in-place"):
+        r = paddle.reshape_(x, [3, 2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        outs = [r, paddle.unsqueeze_(x, 0), paddle.squeeze_(paddle.unsqueeze(x, 0), 0),
+                paddle.tanh_(x), paddle.scatter_(x, paddle.to_tensor(np.array([1])),
+                                                 paddle.zeros([1, 3]))]
+    _check(outs, [a.reshape(3, 2), a[None], a, np.tanh(a), np.stack([a[0], np.zeros(3)])],
+           {"x": a})
+
+
+def test_bad_arguments_fail_clearly():
+    x = static.data("x", [3, 4], "float32")
+    with pytest.raises(OpError, match="axis 2 is out of range"):
+        paddle.cumsum(x, axis=2)
+    with pytest.raises(OpError, match="size 3"):
+        paddle.cross(x, x, axis=1)
+    with pytest.raises(OpError, match="square"):
+        paddle.inverse(x)
+    with pytest.raises(OpError, match="inner dims"):
+        paddle.addmm(x, x, x)
+    with pytest.raises(OpError, match="Index .* must be 1-D"):
+        paddle.index_select(x, static.data("i", [2, 2], "int64"))
+    with pytest.raises(OpError, match="shifts"):
+        paddle.roll(x, [1, 2], [0])
+    with pytest.raises(ValueError, match="rank <= 2"):
+        paddle.t(static.data("y", [2, 2, 2], "float32"))
+    with pytest.raises(ValueError, match="must be known"):
+        paddle.std(static.data("z", [None, 2], "float32"), 0)
+    with pytest.raises(OpError, match="replacement"):
+        paddle.multinomial(x, 5)
