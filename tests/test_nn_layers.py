@@ -492,3 +492,39 @@ def test_loss_layers_match_numpy():
     np.testing.assert_allclose(got[3], (a - t) ** 2, rtol=1e-10)
     with pytest.raises(ValueError, match="MSELoss: reduction must be one of"):
         nn.MSELoss("avg")
+
+
+# -- attention
+
+
+def test_multi_head_attention_matches_numpy_with_a_bool_mask():
+    q_in = static.data("q", [None, 3, 4], "float32")
+    kv_in = static.data("kv", [None, 5, 6], "float32")
+    mask = static.data("mask", [None, 1, 3, 5], "bool")
+    mha = nn.MultiHeadAttention(4, 2, kdim=6, vdim=6, need_weights=True)
+    assert [n for n, _ in mha.named_parameters()][:3] == ["q_proj.weight", "q_proj.bias",
+                                                           "k_proj.weight"]
+    assert mha.k_proj.weight.shape == (6, 4)
+    out, weights = mha(q_in, kv_in, kv_in, attn_mask=mask)
+    assert out.shape == (-1, 3, 4) and weights.shape == (-1, 2, 3, 5)
+    exe = _exe()
+    proj = {name: (_value(getattr(mha, name).weight), _value(getattr(mha, name).bias))
+            for name in ("q_proj", "k_proj", "v_proj", "out_proj")}
+    a, b = RNG.randn(2, 3, 4).astype("float32"), RNG.randn(2, 5, 6).astype("float32")
+    m = RNG.rand(2, 1, 3, 5) > 0.3
+    m[..., 0] = True                                     # every query attends somewhere
+    got_out, got_w = exe.run(feed={"q": a, "kv": b, "mask": m}, fetch_list=[out, weights])
+
+    def heads(x, name):
+        w, bias = proj[name]
+        return (x @ w + bias).reshape(2, -1, 2, 2).transpose(0, 2, 1, 3)
+
+    scores = heads(a, "q_proj") @ heads(b, "k_proj").transpose(0, 1, 3, 2) / np.sqrt(2)
+    want_w = _softmax(np.where(m, scores, scores - 1e9))
+    context = (want_w @ heads(b, "v_proj")).transpose(0, 2, 1, 3).reshape(2, 3, 4)
+    np.testing.assert_allclose(got_w, want_w, rtol=1e-4, atol=1e-6)
+    assert np.all(got_w[~np.broadcast_to(m, got_w.shape)] == 0)
+    np.testing.assert_allclose(got_out, context @ proj["out_proj"][0] + proj["out_proj"][1],
+                               rtol=1e-4, atol=1e-5)
+    with pytest.raises(ValueError, match="embed_dim \\(5\\) must be a positive multiple"):
+        nn.MultiHeadAttention(5, 2)

@@ -7,7 +7,8 @@ from .conv import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
-from . import activation, common, container, conv, loss, norm, pooling
+from .transformer import *  # noqa: F401,F403
+from . import activation, common, container, conv, loss, norm, pooling, transformer
 
 __all__ = ["Layer"] + [name for module in (activation, common, container, conv, loss, norm,
-                                           pooling) for name in module.__all__]
+                                           pooling, transformer) for name in module.__all__]
