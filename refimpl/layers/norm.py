@@ -13,12 +13,13 @@ _CHANNEL_FIRST = ("NC", "NCL", "NCHW", "NCDHW")
 _CHANNEL_LAST = ("NLC", "NHWC", "NDHWC")
 
 
-def _append_batch_norm(helper, x, scale, bias, mean, variance, attrs):
-    """The batch_norm op writing the running stats back into `mean`/`variance`; returns Y."""
+def _append_batch_norm(helper, x, scale, bias, mean, variance, attrs, op_type="batch_norm"):
+    """The batch_norm op (or sync_batch_norm, same slots) writing the running stats back
+    into `mean`/`variance`; returns Y."""
     saved_mean = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
     saved_variance = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
     y = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op(type="batch_norm",
+    helper.append_op(type=op_type,
                      inputs={"X": [x], "Scale": [scale], "Bias": [bias], "Mean": [mean],
                              "Variance": [variance]},
                      outputs={"Y": [y], "MeanOut": [mean], "VarianceOut": [variance],

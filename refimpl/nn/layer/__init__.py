@@ -1,0 +1,14 @@
+"""paddle.nn's Layer classes (static-graph mode): see specs/nn_layer.md."""
+from .activation import *  # noqa: F401,F403
+from .base import Layer
+from .common import *  # noqa: F401,F403
+from .container import *  # noqa: F401,F403
+from .conv import *  # noqa: F401,F403
+from .loss import *  # noqa: F401,F403
+from .norm import *  # noqa: F401,F403
+from .pooling import *  # noqa: F401,F403
+from .transformer import *  # noqa: F401,F403
+from . import activation, common, container, conv, loss, norm, pooling, transformer
+
+__all__ = ["Layer"] + [name for module in (activation, common, container, conv, loss, norm,
+                                           pooling, transformer) for name in module.__all__]

@@ -1,0 +1,362 @@
+"""paddle.nn.Layer in static-graph mode.
+
+A Layer creates its parameters when constructed (each one a Parameter in the current main
+program's global block plus its initializer op in the startup program) and appends ops to
+the current main program each time it is called; calling returns Variables. Values live in
+the scope once the startup program has run, never in the Layer.
+"""
+import collections
+import re
+import warnings
+
+import numpy as np
+
+from ...framework import unique_name
+from ...framework.layer_helper import LayerHelper
+from ...framework.program import Parameter, Variable
+from ...framework.scope import global_scope
+
+__all__ = ["Layer"]
+
+
+def _snake_case(class_name):
+    """Paddle's default name scope: Linear -> linear, BatchNorm1D -> batch_norm1d,
+    ReLU -> re_lu."""
+    words = re.sub(r"(.)([A-Z][a-z]+)", r"\1_\2", class_name)
+    return re.sub(r"([a-z])([A-Z])", r"\1_\2", words).lower()
+
+
+class HookRemoveHelper:
+    """What register_forward_*_hook returns: `.remove()` unregisters the hook."""
+
+    _next_id = 0
+
+    def __init__(self, hooks):
+        self._hooks = hooks
+        self._id = HookRemoveHelper._next_id
+        HookRemoveHelper._next_id += 1
+
+    def remove(self):
+        self._hooks.pop(self._id, None)
+
+
+class Layer:
+    """Base class of every paddle.nn layer. Subclasses create parameters in __init__ with
+    `create_parameter` and build their computation in `forward`."""
+
+    def __init__(self, name_scope=None, dtype="float32"):
+        self.training = True
+        self._dtype = dtype
+        self._full_name = unique_name.generate(name_scope or _snake_case(type(self).__name__))
+        self._helper = LayerHelper(self._full_name, name=self._full_name)
+        self._parameters = collections.OrderedDict()
+        self._sub_layers = collections.OrderedDict()
+        self._buffers = collections.OrderedDict()
+        self._non_persistable_buffer_names = set()
+        self._forward_pre_hooks = collections.OrderedDict()
+        self._forward_post_hooks = collections.OrderedDict()
+
+    # -- building
+    def forward(self, *inputs, **kwargs):
+        raise NotImplementedError("%s.forward is not implemented" % type(self).__name__)
+
+    def __call__(self, *inputs, **kwargs):
+        for hook in list(self._forward_pre_hooks.values()):
+            result = hook(self, inputs)
+            if result is not None:
+                inputs = result if isinstance(result, tuple) else (result,)
+        outputs = self.forward(*inputs, **kwargs)
+        for hook in list(self._forward_post_hooks.values()):
+            result = hook(self, inputs, outputs)
+            if result is not None:
+                outputs = result
+        return outputs
+
+    def register_forward_pre_hook(self, hook):
+        """hook(layer, inputs) -> None or new inputs, run before each forward."""
+        handle = HookRemoveHelper(self._forward_pre_hooks)
+        self._forward_pre_hooks[handle._id] = hook
+        return handle
+
+    def register_forward_post_hook(self, hook):
+        """hook(layer, inputs, outputs) -> None or new outputs, run after each forward."""
+        handle = HookRemoveHelper(self._forward_post_hooks)
+        self._forward_post_hooks[handle._id] = hook
+        return handle
+
+    # -- input checks for forward, naming this layer in the error
+    def _where(self):
+        return "%s %s" % (type(self).__name__, self._full_name)
+
+    def _expect_input(self, x, arg="x", ranks=None):
+        """x must be a Variable, of one of `ranks` when given."""
+        if not isinstance(x, Variable):
+            raise TypeError("%s: input %r must be a static Variable, got %s"
+                            % (self._where(), arg, type(x).__name__))
+        if ranks is not None and len(x.shape) not in ranks:
+            raise ValueError("%s: input %r %s has rank %d, expected rank %s"
+                             % (self._where(), x.name, list(x.shape), len(x.shape),
+                                " or ".join(str(r) for r in ranks)))
+
+    def _expect_dim(self, x, axis, expected, what):
+        """x.shape[axis] must be `expected` (the layer's `what`), unless unknown (-1)."""
+        got = x.shape[axis]
+        if got >= 0 and got != expected:
+            raise ValueError("%s: input %r %s has %d at dim %d, expected %s=%d"
+                             % (self._where(), x.name, list(x.shape), got, axis, what,
+                                expected))
+
+    def full_name(self):
+        """The unique name scope (e.g. 'linear_0') the parameters are named after."""
+        return self._full_name
+
+    def create_parameter(self, shape, attr=None, dtype=None, is_bias=False,
+                         default_initializer=None):
+        """A Parameter named `<full_name>.w_N` (`.b_N` for a bias) with its initializer op in
+        the startup program. Default initializer: XavierUniform for weights, Constant(0)
+        for biases (or set_global_initializer's). attr=False -> None."""
+        if isinstance(attr, str) and attr == "":
+            attr = None
+        return self._helper.create_parameter(attr, list(shape), dtype or self._dtype, is_bias,
+                                             default_initializer)
+
+    def create_variable(self, name=None, persistable=None, dtype=None):
+        """A variable in the current block of the main program."""
+        name = name or unique_name.generate(self._full_name + "._generated_var")
+        return self._helper.main_program.current_block().create_var(
+            name=name, persistable=bool(persistable), dtype=dtype or self._dtype)
+
+    create_tensor = create_variable
+
+    # -- modes
+    def train(self):
+        """Training mode for this layer and every sublayer (the mode is read when the layer
+        is called: it decides the ops built, e.g. dropout's and batch_norm's is_test)."""
+        for layer in self.sublayers(include_self=True):
+            layer.training = True
+
+    def eval(self):
+        """Evaluation mode for this layer and every sublayer (see train)."""
+        for layer in self.sublayers(include_self=True):
+            layer.training = False
+
+    def apply(self, fn):
+        """fn(layer) for every sublayer, then this layer; returns self."""
+        for layer in self.children():
+            layer.apply(fn)
+        fn(self)
+        return self
+
+    # -- registration
+    def _check_new_name(self, name, kind):
+        if not isinstance(name, str):
+            raise TypeError("%s: the %s name must be a str, got %s"
+                            % (self._full_name, kind, type(name).__name__))
+        if "." in name or name == "":
+            raise KeyError("%s: the %s name must be non-empty and contain no '.', got %r"
+                           % (self._full_name, kind, name))
+
+    def add_sublayer(self, name, sublayer):
+        if not isinstance(sublayer, Layer) and sublayer is not None:
+            raise TypeError("%s.add_sublayer(%r): expected a Layer, got %s"
+                            % (self._full_name, name, type(sublayer).__name__))
+        self._sub_layers[name] = sublayer
+        return sublayer
+
+    def add_parameter(self, name, parameter):
+        """Register `parameter` (a Parameter, or None) under `name`."""
+        if "_parameters" not in self.__dict__:
+            raise RuntimeError("super().__init__() must be called before add_parameter")
+        self._check_new_name(name, "parameter")
+        if hasattr(self, name) and name not in self._parameters:
+            raise KeyError("%s: attribute %r already exists" % (self._full_name, name))
+        if parameter is not None and not isinstance(parameter, Parameter):
+            raise TypeError("%s.add_parameter(%r): expected a Parameter, got %s"
+                            % (self._full_name, name, type(parameter).__name__))
+        self._parameters[name] = parameter
+        return parameter
+
+    def register_buffer(self, name, tensor, persistable=True):
+        """A non-parameter Variable owned by the layer (e.g. a running statistic). Persistable
+        buffers appear in state_dict."""
+        if "_buffers" not in self.__dict__:
+            raise RuntimeError("super().__init__() must be called before register_buffer")
+        self._check_new_name(name, "buffer")
+        if hasattr(self, name) and name not in self._buffers:
+            raise KeyError("%s: attribute %r already exists" % (self._full_name, name))
+        if tensor is not None and not isinstance(tensor, Variable):
+            raise TypeError("%s.register_buffer(%r): expected a static Variable, got %s"
+                            % (self._full_name, name, type(tensor).__name__))
+        self._buffers[name] = tensor
+        if persistable:
+            self._non_persistable_buffer_names.discard(name)
+        else:
+            self._non_persistable_buffer_names.add(name)
+
+    def __setattr__(self, name, value):
+        registries = self.__dict__.get("_parameters"), self.__dict__.get("_sub_layers"), \
+            self.__dict__.get("_buffers")
+        if isinstance(value, (Parameter, Layer)) and registries[0] is None:
+            raise RuntimeError("super().__init__() must be called before assigning %s %r"
+                               % (type(value).__name__, name))
+        params, layers, buffers = registries
+        if isinstance(value, Parameter):
+            self._forget(name)
+            params[name] = value
+        elif isinstance(value, Layer):
+            self._forget(name)
+            layers[name] = value
+        elif params is not None and name in params:
+            self._replace(params, name, value, "a Parameter")
+        elif layers is not None and name in layers:
+            self._replace(layers, name, value, "a Layer")
+        elif buffers is not None and name in buffers:
+            if value is not None and not isinstance(value, Variable):
+                raise TypeError("%s: buffer %r must be set to a Variable or None, got %s"
+                                % (self._full_name, name, type(value).__name__))
+            buffers[name] = value
+        else:
+            object.__setattr__(self, name, value)
+
+    def _replace(self, registry, name, value, kind):
+        if value is not None:
+            raise TypeError("%s: %r holds %s; it can only be replaced by one or None, got %s"
+                            % (self._full_name, name, kind, type(value).__name__))
+        registry[name] = None
+
+    def _forget(self, name):
+        self.__dict__.pop(name, None)
+        for registry in (self._parameters, self._sub_layers, self._buffers):
+            registry.pop(name, None)
+
+    def __getattr__(self, name):
+        # only called when normal lookup fails: the registries hold the rest
+        for registry in ("_parameters", "_sub_layers", "_buffers"):
+            values = self.__dict__.get(registry)
+            if values is not None and name in values:
+                return values[name]
+        raise AttributeError("%r object has no attribute %r" % (type(self).__name__, name))
+
+    def __delattr__(self, name):
+        for registry in (self._parameters, self._sub_layers, self._buffers):
+            if name in registry:
+                del registry[name]
+                return
+        object.__delattr__(self, name)
+
+    def __dir__(self):
+        return sorted(set(super().__dir__()) | set(self._parameters) | set(self._sub_layers)
+                      | set(self._buffers))
+
+    # -- traversal
+    def named_sublayers(self, prefix="", include_self=False, layers_set=None):
+        """(dotted name, layer) for every sublayer, depth first, each layer once."""
+        if layers_set is None:
+            layers_set = set()
+        if include_self and id(self) not in layers_set:
+            layers_set.add(id(self))
+            yield prefix, self
+        for key, layer in self._sub_layers.items():
+            if layer is None or id(layer) in layers_set:
+                continue
+            name = prefix + ("." if prefix else "") + key
+            layers_set.add(id(layer))
+            yield name, layer
+            yield from layer.named_sublayers(name, False, layers_set)
+
+    def sublayers(self, include_self=False):
+        return [layer for _, layer in self.named_sublayers(include_self=include_self)]
+
+    def named_children(self):
+        seen = set()
+        for name, layer in self._sub_layers.items():
+            if layer is not None and id(layer) not in seen:
+                seen.add(id(layer))
+                yield name, layer
+
+    def children(self):
+        for _, layer in self.named_children():
+            yield layer
+
+    def _named_members(self, registry, prefix, include_sublayers):
+        layers = self.named_sublayers(prefix, include_self=True) if include_sublayers \
+            else [(prefix, self)]
+        seen = set()
+        for layer_prefix, layer in layers:
+            for key, value in getattr(layer, registry).items():
+                if value is None or id(value) in seen:
+                    continue
+                seen.add(id(value))
+                yield layer_prefix + ("." if layer_prefix else "") + key, value
+
+    def named_parameters(self, prefix="", include_sublayers=True):
+        """(dotted attribute path, Parameter), e.g. ('0.weight', linear_0.w_0); a parameter
+        shared by several layers appears once."""
+        return self._named_members("_parameters", prefix, include_sublayers)
+
+    def parameters(self, include_sublayers=True):
+        return [p for _, p in self.named_parameters(include_sublayers=include_sublayers)]
+
+    def named_buffers(self, prefix="", include_sublayers=True):
+        return self._named_members("_buffers", prefix, include_sublayers)
+
+    def buffers(self, include_sublayers=True):
+        return [b for _, b in self.named_buffers(include_sublayers=include_sublayers)]
+
+    # -- state
+    def state_dict(self, destination=None, include_sublayers=True, structured_name_prefix=""):
+        """OrderedDict dotted name -> Parameter / persistable buffer Variable. These are the
+        program's variables, not values: read a value with
+        `np.array(global_scope().find_var(v.name).get_tensor())` after the startup program
+        has run."""
+        destination = collections.OrderedDict() if destination is None else destination
+        for name, param in self._parameters.items():
+            if param is not None:
+                destination[structured_name_prefix + name] = param
+        for name, buf in self._buffers.items():
+            if buf is not None and name not in self._non_persistable_buffer_names:
+                destination[structured_name_prefix + name] = buf
+        if include_sublayers:
+            for name, layer in self._sub_layers.items():
+                if layer is not None:
+                    layer.state_dict(destination, True, structured_name_prefix + name + ".")
+        return destination
+
+    def set_state_dict(self, state_dict, use_structured_name=True, scope=None):
+        """Write values (arrays, or anything np.asarray takes) into `scope` (default: the
+        global scope) for this layer's variables. Keys are state_dict's dotted names, or the
+        variable names when use_structured_name=False. Missing keys are warned about; a
+        shape mismatch is an error."""
+        scope = scope or global_scope()
+        for key, var in self.state_dict().items():
+            lookup = key if use_structured_name else var.name
+            if lookup not in state_dict:
+                warnings.warn("%s.set_state_dict: no value for %r; it is left as it is"
+                              % (self._full_name, lookup))
+                continue
+            value = np.asarray(state_dict[lookup])
+            if tuple(value.shape) != tuple(var.shape):
+                raise ValueError("%s.set_state_dict: %r (%s) has shape %s, expected %s"
+                                 % (self._full_name, lookup, var.name, list(value.shape),
+                                    list(var.shape)))
+            scope.var(var.name).get_tensor().set(value.astype(var.dtype.name, copy=False))
+
+    set_dict = load_dict = set_state_dict
+
+    # -- printing
+    def extra_repr(self):
+        """This layer's own settings, shown inside its repr."""
+        return ""
+
+    def __repr__(self):
+        extra = self.extra_repr()
+        extra_lines = extra.split("\n") if extra else []
+        child_lines = ["(%s): %s" % (name, repr(layer).replace("\n", "\n  "))
+                       for name, layer in self._sub_layers.items()]
+        lines = extra_lines + child_lines
+        body = ""
+        if len(extra_lines) == 1 and not child_lines:
+            body = extra_lines[0]
+        elif lines:
+            body = "\n  " + "\n  ".join(lines) + "\n"
+        return "%s(%s)" % (type(self).__name__, body)

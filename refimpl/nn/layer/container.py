@@ -1,0 +1,138 @@
+"""Containers: Sequential, LayerList, ParameterList."""
+from ...framework.program import Parameter
+from .base import Layer
+
+__all__ = ["Sequential", "LayerList", "ParameterList"]
+
+
+def _position(index, length, container):
+    """A non-negative position for `index` in a container of `length` items."""
+    if not -length <= index < length:
+        raise IndexError("%s index %d is out of range for %d items"
+                         % (container, index, length))
+    return index + length if index < 0 else index
+
+
+class Sequential(Layer):
+    """Calls its layers in order, each on the previous one's output. Built from layers
+    (named '0', '1', ...) or from (name, layer) pairs."""
+
+    def __init__(self, *layers):
+        super().__init__()
+        if layers and isinstance(layers[0], (list, tuple)):
+            for name, layer in layers:
+                self.add_sublayer(name, layer)
+        else:
+            for idx, layer in enumerate(layers):
+                self.add_sublayer(str(idx), layer)
+
+    def __getitem__(self, name):
+        if isinstance(name, slice):
+            return type(self)(*list(self._sub_layers.values())[name])
+        if isinstance(name, str):
+            return self._sub_layers[name]
+        layers = list(self._sub_layers.values())
+        return layers[_position(name, len(layers), "Sequential")]
+
+    def __setitem__(self, name, layer):
+        if not isinstance(layer, Layer):
+            raise TypeError("Sequential items must be Layers, got %s" % type(layer).__name__)
+        setattr(self, str(name), layer)
+
+    def __delitem__(self, name):
+        if isinstance(name, int):
+            name = list(self._sub_layers)[_position(name, len(self), "Sequential")]
+        del self._sub_layers[str(name)]
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers.values())
+
+    def forward(self, input):
+        for layer in self._sub_layers.values():
+            input = layer(input)
+        return input
+
+
+class LayerList(Layer):
+    """A list of sublayers, registered as '0', '1', ... so their parameters are found. It
+    has no forward: index or iterate it in the owner's forward."""
+
+    def __init__(self, sublayers=None):
+        super().__init__()
+        if sublayers is not None:
+            self.extend(sublayers)
+
+    def _renumber(self, layers):
+        self._sub_layers.clear()
+        for idx, layer in enumerate(layers):
+            self.add_sublayer(str(idx), layer)
+
+    def __getitem__(self, idx):
+        layers = list(self._sub_layers.values())
+        if isinstance(idx, slice):
+            return type(self)(layers[idx])
+        return layers[_position(idx, len(layers), "LayerList")]
+
+    def __setitem__(self, idx, sublayer):
+        idx = _position(idx, len(self), "LayerList")
+        self.add_sublayer(str(idx), sublayer)
+
+    def __delitem__(self, idx):
+        layers = list(self._sub_layers.values())
+        if isinstance(idx, slice):
+            del layers[idx]
+        else:
+            del layers[_position(idx, len(layers), "LayerList")]
+        self._renumber(layers)
+
+    def __len__(self):
+        return len(self._sub_layers)
+
+    def __iter__(self):
+        return iter(self._sub_layers.values())
+
+    def append(self, sublayer):
+        self.add_sublayer(str(len(self)), sublayer)
+        return self
+
+    def insert(self, index, sublayer):
+        layers = list(self._sub_layers.values())
+        layers.insert(index, sublayer)
+        self._renumber(layers)
+
+    def extend(self, sublayers):
+        for layer in sublayers:
+            self.append(layer)
+        return self
+
+
+class ParameterList(Layer):
+    """A list of Parameters registered as '0', '1', ... (see Layer.create_parameter)."""
+
+    def __init__(self, parameters=None):
+        super().__init__()
+        for param in parameters or ():
+            self.append(param)
+
+    def __getitem__(self, idx):
+        params = list(self._parameters.values())
+        return params[_position(idx, len(params), "ParameterList")]
+
+    def __setitem__(self, idx, param):
+        self.add_parameter(str(_position(idx, len(self), "ParameterList")), param)
+
+    def __len__(self):
+        return len(self._parameters)
+
+    def __iter__(self):
+        return iter(self._parameters.values())
+
+    def append(self, parameter):
+        if not isinstance(parameter, Parameter):
+            raise TypeError("ParameterList items must be Parameters, got %s"
+                            % type(parameter).__name__)
+        self.add_parameter(str(len(self)), parameter)
+        return self

@@ -1,0 +1,196 @@
+"""BatchNorm (fluid-style), BatchNorm1D/2D/3D, SyncBatchNorm, LayerNorm.
+
+Batch norms own four parameters, created in Paddle's order so the names match:
+weight (<name>.w_0, init 1), bias (.b_0, init 0), _mean (.w_1, init 0) and _variance
+(.w_2, init 1); the last two are non-trainable and the op updates them in place while
+training.
+"""
+import copy
+
+import numpy as np
+
+from ...framework.initializer import Constant
+from ...framework.param_attr import ParamAttr
+from ...layers.norm import _append_batch_norm, functional_batch_norm, functional_layer_norm
+from .base import Layer
+
+__all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "SyncBatchNorm",
+           "LayerNorm"]
+
+
+def _affine(layer, attr, size, is_bias, init):
+    """Weight/bias of a norm layer. attr=False keeps a fixed, non-trainable one."""
+    if attr is False:
+        attr = ParamAttr(initializer=init, trainable=False)
+    return layer.create_parameter([size], attr, is_bias=is_bias, default_initializer=init)
+
+
+def _running_stats(layer, size, mean_name, variance_name, do_model_average=True):
+    return [layer.create_parameter(
+        [size], ParamAttr(name=stat_name, initializer=Constant(init), trainable=False,
+                          do_model_average=do_model_average))
+        for stat_name, init in ((mean_name, 0.0), (variance_name, 1.0))]
+
+
+class BatchNorm(Layer):
+    """paddle.nn.BatchNorm (the fluid.dygraph one): batch_norm over channel dim 1 (NCHW)
+    or the last (NHWC), then `act`. The op's is_test is `is_test or not self.training`."""
+
+    def __init__(self, num_channels, act=None, is_test=False, momentum=0.9, epsilon=1e-05,
+                 param_attr=None, bias_attr=None, dtype="float32", data_layout="NCHW",
+                 in_place=False, moving_mean_name=None, moving_variance_name=None,
+                 do_model_average_for_mean_and_var=True, use_global_stats=False,
+                 trainable_statistics=False):
+        super().__init__(dtype=dtype)
+        if data_layout not in ("NCHW", "NHWC"):
+            raise ValueError("BatchNorm: data_layout must be 'NCHW' or 'NHWC', got %r"
+                             % (data_layout,))
+        self._num_channels, self._act, self._is_test = num_channels, act, is_test
+        self._momentum, self._epsilon, self._data_layout = momentum, epsilon, data_layout
+        self._use_global_stats = use_global_stats
+        self._trainable_statistics = trainable_statistics
+        self.weight = self.create_parameter([num_channels], param_attr,
+                                            default_initializer=Constant(1.0))
+        self.bias = self.create_parameter([num_channels], bias_attr, is_bias=True)
+        self._mean, self._variance = _running_stats(self, num_channels, moving_mean_name,
+                                                    moving_variance_name,
+                                                    do_model_average_for_mean_and_var)
+
+    def forward(self, input):
+        self._expect_input(input)
+        self._expect_dim(input, 1 if self._data_layout == "NCHW" else -1, self._num_channels,
+                         "num_channels")
+        y = _append_batch_norm(
+            self._helper, input, self.weight, self.bias, self._mean, self._variance,
+            {"momentum": float(self._momentum), "epsilon": float(self._epsilon),
+             "is_test": self._is_test or not self.training, "data_layout": self._data_layout,
+             "use_global_stats": self._use_global_stats,
+             "trainable_statistics": self._trainable_statistics})
+        return self._helper.append_activation(y, self._act)
+
+    def extra_repr(self):
+        return "num_channels=%d, momentum=%s, epsilon=%s" % (
+            self._num_channels, self._momentum, self._epsilon)
+
+
+class _BatchNormBase(Layer):
+    """BatchNorm1D/2D/3D: nn.functional.batch_norm with training=self.training.
+    use_global_stats=None: running statistics in eval mode, batch statistics in training."""
+    _formats = {"NCHW": "NCHW", "NHWC": "NHWC"}   # accepted data_format -> op layout
+    _ranks = None                                 # accepted input ranks (None: >= 2)
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", use_global_stats=None, name=None):
+        super().__init__()
+        if data_format not in self._formats:
+            raise ValueError("%s: data_format must be one of %s, got %r"
+                             % (type(self).__name__, list(self._formats), data_format))
+        self._num_features, self._momentum, self._epsilon = num_features, momentum, epsilon
+        self._data_format = self._formats[data_format]
+        self._use_global_stats, self._name = use_global_stats, name
+        self.weight = _affine(self, weight_attr, num_features, False, Constant(1.0))
+        self.bias = _affine(self, bias_attr, num_features, True, Constant(0.0))
+        self._mean, self._variance = _running_stats(
+            self, num_features, name and name + "_mean", name and name + "_variance")
+
+    def _check_input(self, x):
+        self._expect_input(x, ranks=self._ranks)
+        if len(x.shape) < 2:
+            raise ValueError("%s: input %r %s must have at least 2 dims"
+                             % (self._where(), x.name, list(x.shape)))
+        self._expect_dim(x, 1 if self._data_format == "NCHW" else len(x.shape) - 1,
+                         self._num_features, "num_features")
+
+    def forward(self, input):
+        self._check_input(input)
+        return functional_batch_norm(input, self._mean, self._variance, self.weight,
+                                     self.bias, self.training, self._momentum, self._epsilon,
+                                     self._data_format, self._use_global_stats, self._name)
+
+    def extra_repr(self):
+        return "num_features=%d, momentum=%s, epsilon=%s" % (
+            self._num_features, self._momentum, self._epsilon)
+
+
+class BatchNorm1D(_BatchNormBase):
+    """Input [N, C] or [N, C, L] ('NC'/'NCL'), or [N, L, C] ('NLC')."""
+    _formats = {"NC": "NCHW", "NCL": "NCHW", "NLC": "NHWC"}
+    _ranks = (2, 3)
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCL", use_global_stats=None, name=None):
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                         use_global_stats, name)
+
+
+class BatchNorm2D(_BatchNormBase):
+    """Input [N, C, H, W] ('NCHW') or [N, H, W, C] ('NHWC')."""
+    _ranks = (4,)
+
+
+class BatchNorm3D(_BatchNormBase):
+    """Input [N, C, D, H, W] ('NCDHW') or [N, D, H, W, C] ('NDHWC')."""
+    _formats = {"NCDHW": "NCHW", "NDHWC": "NHWC"}
+    _ranks = (5,)
+
+    def __init__(self, num_features, momentum=0.9, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCDHW", use_global_stats=None, name=None):
+        super().__init__(num_features, momentum, epsilon, weight_attr, bias_attr, data_format,
+                         use_global_stats, name)
+
+
+class SyncBatchNorm(_BatchNormBase):
+    """Batch norm whose training statistics cover every data-parallel device's samples
+    (the sync_batch_norm op; on one device it equals batch_norm). Input of rank >= 2."""
+    _formats = {"NCHW": "NCHW", "NC": "NCHW", "NCL": "NCHW", "NCDHW": "NCHW",
+                "NHWC": "NHWC", "NLC": "NHWC", "NDHWC": "NHWC"}
+
+    def forward(self, x):
+        self._check_input(x)
+        return _append_batch_norm(
+            self._helper, x, self.weight, self.bias, self._mean, self._variance,
+            {"momentum": float(self._momentum), "epsilon": float(self._epsilon),
+             "is_test": not self.training, "data_layout": self._data_format,
+             "use_global_stats": False, "trainable_statistics": False},
+            op_type="sync_batch_norm")
+
+    @classmethod
+    def convert_sync_batchnorm(cls, layer):
+        """`layer` with every BatchNorm1D/2D/3D in it replaced by a SyncBatchNorm that
+        shares its parameters and settings (no new parameters are created). Other layers
+        are kept, their sublayers replaced in place."""
+        converted = layer
+        if isinstance(layer, _BatchNormBase) and not isinstance(layer, cls):
+            converted = object.__new__(cls)
+            for key, value in layer.__dict__.items():
+                copied = copy.copy(value) if isinstance(value, (dict, set)) else value
+                object.__setattr__(converted, key, copied)
+        for name, sublayer in list(layer.named_children()):
+            converted.add_sublayer(name, cls.convert_sync_batchnorm(sublayer))
+        return converted
+
+
+class LayerNorm(Layer):
+    """nn.functional.layer_norm over the trailing `normalized_shape` dims; weight (init 1)
+    and bias (init 0) have prod(normalized_shape) elements; attr=False leaves one out."""
+
+    def __init__(self, normalized_shape, epsilon=1e-05, weight_attr=None, bias_attr=None,
+                 name=None):
+        super().__init__()
+        if isinstance(normalized_shape, int):
+            normalized_shape = [normalized_shape]
+        self._normalized_shape, self._epsilon = list(normalized_shape), epsilon
+        self._name = name
+        size = int(np.prod(self._normalized_shape))
+        self.weight = None if weight_attr is False else self.create_parameter(
+            [size], weight_attr, default_initializer=Constant(1.0))
+        self.bias = None if bias_attr is False else self.create_parameter(
+            [size], bias_attr, is_bias=True)
+
+    def forward(self, input):
+        self._expect_input(input)
+        return functional_layer_norm(input, self._normalized_shape, self.weight, self.bias,
+                                     self._epsilon, self._name)
+
+    def extra_repr(self):
+        return "normalized_shape=%s, epsilon=%s" % (self._normalized_shape, self._epsilon)
