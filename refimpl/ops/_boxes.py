@@ -26,6 +26,15 @@ def pairwise_iou(a, b, normalized=True):
         return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
 
 
+def nms_overlap(a, b, normalized=True):
+    """pairwise_iou as the NMS ops measure it: boxes apart in raw coordinates (one's x1
+    past the other's x2, ...) overlap 0, even where the pixel +1 would make them touch."""
+    a_, b_ = a[:, None, :], b[None, :, :]
+    apart = ((b_[..., 0] > a_[..., 2]) | (b_[..., 2] < a_[..., 0]) |
+             (b_[..., 1] > a_[..., 3]) | (b_[..., 3] < a_[..., 1]))
+    return np.where(apart, 0.0, pairwise_iou(a, b, normalized))
+
+
 def expect_boxes(ctx, slot, rank=2):
     """infer_shape check: `slot` is a rank-`rank` tensor of boxes (last dim 4)."""
     v = ctx.input_var(slot)
