@@ -84,8 +84,8 @@ def check_nms_inputs(ctx, per_class_allowed):
                % (boxes.name, scores.name, s, b))
 
 
-def set_nms_outputs(ctx, dtype, index_slot, count_slot):
-    ctx.set_output("Out", (-1, 6), dtype)
+def set_nms_outputs(ctx, dtype, index_slot, count_slot, out_width=6):
+    ctx.set_output("Out", (-1, out_width), dtype)
     if ctx.has_output(index_slot):
         ctx.set_output(index_slot, (-1, 1), "int32")
     if ctx.has_output(count_slot):
@@ -126,6 +126,7 @@ class MulticlassNMS(OpDef):
     type = "multiclass_nms"
     inputs = ("BBoxes", "Scores", "RoisNum?")
     outputs = ("Out", "NmsRoisNum")
+    outputs_index = False
     attrs = {"background_label": 0, "score_threshold": 0.0, "nms_top_k": -1,
              "nms_threshold": 0.3, "nms_eta": 1.0, "keep_top_k": -1, "normalized": True}
 
@@ -133,7 +134,9 @@ class MulticlassNMS(OpDef):
         check_nms_inputs(ctx, per_class_allowed=True)
         ctx.expect(ctx.attr("nms_eta") > 0, "nms_eta must be positive, got %s"
                    % ctx.attr("nms_eta"))
-        set_nms_outputs(ctx, ctx.input_dtype("BBoxes"), "Index", "NmsRoisNum")
+        # multiclass_nms's Out may be the [1, 1] "nothing kept" marker: width unknown
+        set_nms_outputs(ctx, ctx.input_dtype("BBoxes"), "Index", "NmsRoisNum",
+                        6 if self.outputs_index else -1)
 
     @staticmethod
     def detect(bboxes, scores, rois_num, background_label, score_threshold, nms_top_k,
@@ -189,6 +192,7 @@ class MulticlassNMS2(MulticlassNMS):
     """multiclass_nms plus Index; as in Paddle, nothing kept gives an empty [0, 6] Out."""
     type = "multiclass_nms2"
     outputs = ("Out", "Index", "NmsRoisNum")
+    outputs_index = True
 
     @classmethod
     def forward(cls, bboxes, scores, rois_num=None, background_label=0, score_threshold=0.0,
