@@ -94,7 +94,7 @@ class _LinearRoIPool(OpDef):
     inputs = ("X", "ROIs", "RoisNum?")
     outputs = ("Out",)
     no_grad = ("ROIs", "RoisNum")
-    grad_inputs = ("X", "ROIs", "RoisNum", "Out@GRAD")
+    grad_inputs = ("X", "ROIs", "RoisNum?", "Out@GRAD")
 
     @classmethod
     def matrices(cls, x, rois, rois_num, attrs):
@@ -249,7 +249,7 @@ class RoIPool(OpDef):
     outputs = ("Out", "Argmax")
     attrs = {"pooled_height": 1, "pooled_width": 1, "spatial_scale": 1.0}
     no_grad = ("ROIs", "RoisNum")
-    grad_inputs = ("X", "ROIs", "RoisNum", "Argmax", "Out@GRAD")
+    grad_inputs = ("X", "ROIs", "RoisNum?", "Argmax", "Out@GRAD")
 
     def infer_shape(self, ctx):
         shape = _check_roi_inputs(ctx)

@@ -1,0 +1,322 @@
+"""Detection layers (fluid.layers): hand-derived values through the executor, direct
+definitions of RoI pooling, a box_coder round trip, NMS survivors, gradients of the RoI
+ops, and the build-time errors."""
+import math
+
+import numpy as np
+import pytest
+
+from refimpl import fluid, static
+from refimpl.framework.errors import OpError
+from refimpl.ops.registry import get_op_def
+
+L = fluid.layers
+
+
+def _run(fetch, feed):
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    return exe.run(static.default_main_program(), feed=feed, fetch_list=list(fetch))
+
+
+def _data(name, value):
+    value = np.asarray(value)
+    return static.data(name, list(value.shape), value.dtype.name)
+
+
+def test_iou_similarity_of_known_boxes():
+    x = np.array([[0.0, 0.0, 2.0, 2.0]])
+    y = np.array([[1.0, 1.0, 3.0, 3.0], [0.0, 0.0, 2.0, 2.0], [3.0, 3.0, 4.0, 4.0]])
+    out, = _run([L.iou_similarity(_data("x", x), _data("y", y))], {"x": x, "y": y})
+    np.testing.assert_allclose(out, [[1 / 7, 1.0, 0.0]])
+    # pixel boxes: [0, 1] x [0, 1] is 2 x 2 pixels; overlap with [1, 2]^2 is one pixel
+    px, py = np.array([[0.0, 0.0, 1.0, 1.0]]), np.array([[1.0, 1.0, 2.0, 2.0]])
+    static.default_main_program().global_block().ops.clear()
+    out, = _run([L.iou_similarity(_data("px", px), _data("py", py), box_normalized=False)],
+                {"px": px, "py": py})
+    np.testing.assert_allclose(out, [[1 / 7]])
+
+
+def test_box_coder_encodes_by_hand_and_decode_inverts_encode():
+    prior = np.array([[0.0, 0.0, 2.0, 2.0], [1.0, 0.0, 5.0, 2.0]])
+    target = np.array([[1.0, 1.0, 3.0, 3.0], [0.5, 0.0, 4.0, 1.0]])
+    var = [0.1, 0.1, 0.2, 0.2]
+    p, t = _data("p", prior), _data("t", target)
+    enc = L.box_coder(p, var, t, code_type="encode_center_size")
+    dec = L.box_coder(p, var, enc, code_type="decode_center_size")
+    enc_v, dec_v = _run([enc, dec], {"p": prior, "t": target})
+    # target 0 against prior 0: centers (2, 2) vs (1, 1), equal sizes
+    np.testing.assert_allclose(enc_v[0, 0], [0.5 / 0.1, 0.5 / 0.1, 0.0, 0.0])
+    # prior 1 center (3, 1), size 4 x 2; target 1 center (2.25, 0.5), size 3.5 x 1
+    np.testing.assert_allclose(enc_v[1, 1], [-0.75 / 4 / 0.1, -0.5 / 2 / 0.1,
+                                             math.log(3.5 / 4) / 0.2, math.log(0.5) / 0.2])
+    np.testing.assert_allclose(dec_v, np.broadcast_to(target[:, None], (2, 2, 4)), atol=1e-12)
+
+
+def test_box_coder_variance_input_equals_attr_and_axis1_uses_rows():
+    rng = np.random.RandomState(0)
+    prior = np.array([[0.0, 0.0, 2.0, 2.0], [1.0, 1.0, 4.0, 2.0]])
+    deltas = rng.uniform(-1, 1, (2, 3, 4))
+    var = np.tile([0.1, 0.2, 0.3, 0.4], (2, 1))
+    p, d, v = _data("p", prior), _data("d", deltas), _data("v", var)
+    by_input = L.box_coder(p, v, d, code_type="decode_center_size", axis=1)
+    by_attr = L.box_coder(p, list(var[0]), d, code_type="decode_center_size", axis=1)
+    a, b = _run([by_input, by_attr], {"p": prior, "d": deltas, "v": var})
+    np.testing.assert_allclose(a, b)
+    # row 1, any column: decoded against prior 1 (center (2.5, 1.5), size 3 x 1)
+    dx, dy, dw, dh = deltas[1, 2] * var[0]
+    cx, cy, w, h = 2.5 + dx * 3, 1.5 + dy * 1, 3 * math.exp(dw), math.exp(dh)
+    np.testing.assert_allclose(a[1, 2], [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+
+
+def test_box_clip_to_image_size_over_scale():
+    boxes = np.array([[[-3.0, 2.0, 50.0, 70.0]], [[5.0, -1.0, 9.0, 100.0]]])
+    info = np.array([[40.0, 60.0, 2.0], [10.0, 10.0, 1.0]])      # h, w, scale
+    out, = _run([L.box_clip(_data("b", boxes), _data("i", info))], {"b": boxes, "i": info})
+    np.testing.assert_allclose(out, [[[0, 2, 29, 19]], [[5, 0, 9, 9]]])
+
+
+def test_prior_box_counts_and_first_cell_by_hand():
+    feat, img = np.zeros((1, 1, 2, 2), "float32"), np.zeros((1, 3, 10, 10), "float32")
+    boxes, var = L.prior_box(_data("f", feat), _data("img", img), min_sizes=[4.0],
+                             max_sizes=[9.0], aspect_ratios=[2.0], flip=True)
+    assert tuple(boxes.shape) == (2, 2, 4, 4)        # ratios 1, 2, 1/2 plus the max square
+    b, v = _run([boxes, var], {"f": feat, "img": img})
+    c = 2.5                                          # step 5, offset 0.5
+    hw, hh = 2 * math.sqrt(2), 2 / math.sqrt(2)
+    want = np.array([[c - 2, c - 2, c + 2, c + 2], [c - hw, c - hh, c + hw, c + hh],
+                     [c - hh, c - hw, c + hh, c + hw], [c - 3, c - 3, c + 3, c + 3]]) / 10
+    np.testing.assert_allclose(b[0, 0], want, rtol=1e-6)
+    np.testing.assert_allclose(b[1, 0] - b[0, 0], np.tile([0, 0.5, 0, 0.5], (4, 1)), atol=1e-6)
+    np.testing.assert_allclose(v, np.broadcast_to([0.1, 0.1, 0.2, 0.2], v.shape))
+
+
+def test_density_prior_box_grid_by_hand():
+    feat, img = np.zeros((1, 1, 1, 1), "float32"), np.zeros((1, 3, 8, 8), "float32")
+    boxes, _ = L.density_prior_box(_data("f", feat), _data("img", img), densities=[2],
+                                   fixed_sizes=[2.0], fixed_ratios=[1.0])
+    b, = _run([boxes], {"f": feat, "img": img})
+    # step 8, 2 x 2 centers at 2 and 6, boxes of side 2
+    want = [[1, 1, 3, 3], [5, 1, 7, 3], [1, 5, 3, 7], [5, 5, 7, 7]]
+    np.testing.assert_allclose(b[0, 0], np.array(want) / 8.0)
+
+
+def test_anchor_generator_by_hand():
+    feat = np.zeros((1, 1, 1, 2), "float32")
+    anchors, var = L.anchor_generator(_data("f", feat), anchor_sizes=[32.0],
+                                      aspect_ratios=[1.0, 4.0], stride=[16.0, 16.0])
+    a, = _run([anchors], {"f": feat})
+    # ratio 1: base 16 x 16 scaled to 32; center 7.5 -> corners 7.5 -/+ 15.5
+    np.testing.assert_allclose(a[0, 0, 0], [-8, -8, 23, 23])
+    # ratio 4: base width round(sqrt(64)) = 8, height 32; scaled x2 -> 16 x 64
+    np.testing.assert_allclose(a[0, 0, 1], [0, -24, 15, 39])
+    np.testing.assert_allclose(a[0, 1, 0], [8, -8, 39, 23])           # next column: +16
+
+
+def test_yolo_box_single_cell_by_hand():
+    x = np.zeros((1, 6, 1, 1), "float32")            # one anchor, one class, all logits 0
+    x[0, 5] = math.log(3.0)                          # class sigmoid 0.75
+    size = np.array([[32, 64]], "int32")             # height 32, width 64
+    boxes, scores = L.yolo_box(_data("x", x), _data("s", size), anchors=[80, 8],
+                               class_num=1, conf_thresh=0.4, downsample_ratio=32)
+    b, s = _run([boxes, scores], {"x": x, "s": size})
+    # center (0.5 * 64, 0.5 * 32); w = 80 * 64 / 32 = 160, h = 8 * 32 / 32
+    np.testing.assert_allclose(b, [[[0.0, 12.0, 63.0, 20.0]]])   # x (-48, 112) clipped
+    np.testing.assert_allclose(s, [[[0.5 * 0.75]]], rtol=1e-6)
+    static.default_main_program().global_block().ops.clear()
+    boxes, scores = L.yolo_box(_data("x2", x), _data("s2", size), anchors=[16, 8],
+                               class_num=1, conf_thresh=0.6, downsample_ratio=32)
+    b, s = _run([boxes, scores], {"x2": x, "s2": size})
+    assert not b.any() and not s.any()               # objectness 0.5 below the threshold
+
+
+def _nms_case():
+    boxes = np.array([[[0, 0, 1, 1], [0, 0, 1, 1.1], [2, 2, 3, 3]]], "float32")
+    scores = np.array([[[0.5, 0.5, 0.5], [0.9, 0.8, 0.7]]], "float32")  # class 0: background
+    return boxes, scores
+
+
+def test_multiclass_nms_keeps_the_known_survivors():
+    boxes, scores = _nms_case()
+    out, counts = L.multiclass_nms(_data("b", boxes), _data("s", scores), score_threshold=0.1,
+                                   nms_top_k=-1, keep_top_k=-1, nms_threshold=0.3,
+                                   return_rois_num=True)
+    o, n = _run([out, counts], {"b": boxes, "s": scores})
+    # box 1 overlaps box 0 with IoU 1 / 1.1 > 0.3: suppressed
+    np.testing.assert_allclose(o, [[1, 0.9, 0, 0, 1, 1], [1, 0.7, 2, 2, 3, 3]], rtol=1e-6)
+    np.testing.assert_array_equal(n, [2])
+
+
+def test_multiclass_nms_empty_result_and_index():
+    boxes, scores = _nms_case()
+    b, s = _data("b", boxes), _data("s", scores)
+    empty = L.multiclass_nms(b, s, score_threshold=0.95, nms_top_k=-1, keep_top_k=-1)
+    out, index = L.multiclass_nms(b, s, score_threshold=0.1, nms_top_k=-1, keep_top_k=1,
+                                  return_index=True)
+    e, o, i = _run([empty, out, index], {"b": boxes, "s": scores})
+    np.testing.assert_array_equal(e, [[-1]])         # Paddle 1.8's "nothing kept" marker
+    np.testing.assert_allclose(o, [[1, 0.9, 0, 0, 1, 1]], rtol=1e-6)
+    np.testing.assert_array_equal(i, [[0]])
+
+
+def test_matrix_nms_linear_decay_by_hand():
+    boxes = np.array([[[0, 0, 2, 1], [1, 0, 3, 1]]], "float32")     # IoU 1/3
+    scores = np.array([[[0, 0], [0.9, 0.6]]], "float32")
+    out, index, counts = L.matrix_nms(_data("b", boxes), _data("s", scores), 0.1, 0.0, -1, -1,
+                                      return_index=True, return_rois_num=True)
+    o, i, n = _run([out, index, counts], {"b": boxes, "s": scores})
+    np.testing.assert_allclose(o[:, :2], [[1, 0.9], [1, 0.6 * (1 - 1 / 3)]], rtol=1e-6)
+    np.testing.assert_array_equal(i, [[0], [1]])
+    np.testing.assert_array_equal(n, [2])
+
+
+def _bilinear(plane, y, x):
+    """RoIAlign's bilinear sample of one [H, W] plane, by the definition, point by point."""
+    h, w = plane.shape
+    if y < -1 or y > h or x < -1 or x > w:
+        return 0.0
+    y, x = min(max(y, 0.0), h - 1), min(max(x, 0.0), w - 1)
+    y0, x0 = int(y), int(x)
+    y1, x1 = min(y0 + 1, h - 1), min(x0 + 1, w - 1)
+    ly, lx = y - y0, x - x0
+    return ((1 - ly) * (1 - lx) * plane[y0, x0] + (1 - ly) * lx * plane[y0, x1] +
+            ly * (1 - lx) * plane[y1, x0] + ly * lx * plane[y1, x1])
+
+
+def _roi_align_direct(x, rois, image, ph, pw, scale, ratio):
+    out = np.zeros((len(rois), x.shape[1], ph, pw))
+    for r, roi in enumerate(rois):
+        x1, y1, x2, y2 = roi * scale
+        rw, rh = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+        gh = ratio if ratio > 0 else math.ceil(rh / ph)
+        gw = ratio if ratio > 0 else math.ceil(rw / pw)
+        for c in range(x.shape[1]):
+            for i in range(ph):
+                for j in range(pw):
+                    pts = [(y1 + (i + (a + 0.5) / gh) * rh / ph, x1 + (j + (b + 0.5) / gw) * rw / pw)
+                           for a in range(gh) for b in range(gw)]
+                    out[r, c, i, j] = np.mean([_bilinear(x[image[r], c], yy, xx)
+                                               for yy, xx in pts])
+    return out
+
+
+def test_roi_align_matches_the_bilinear_definition_and_its_gradient_sums():
+    rng = np.random.RandomState(0)
+    x = rng.uniform(-1, 1, (2, 2, 5, 6))
+    rois = np.array([[0.5, 0.5, 4.0, 3.0], [1.0, 0.0, 9.0, 7.0], [2.0, 2.0, 2.2, 2.4]])
+    num = np.array([1, 2], "int32")
+    xv = static.data("x", [2, 2, 5, 6], "float64")
+    xv.stop_gradient = False
+    out = L.roi_align(xv, _data("r", rois), 2, 3, spatial_scale=0.8, sampling_ratio=-1,
+                      rois_num=_data("n", num))
+    loss = fluid.layers.reduce_sum(out)
+    grads = static.gradients([loss], [xv])
+    o, dx = _run([out, grads[0]], {"x": x, "r": rois, "n": num})
+    np.testing.assert_allclose(o, _roi_align_direct(x, rois, [0, 1, 1], 2, 3, 0.8, -1),
+                               rtol=1e-12, atol=1e-12)
+    # bin weights sum to 1 for an RoI inside the map: image 0's RoI passes on C * bins
+    np.testing.assert_allclose(dx[0].sum(), 2 * 6)
+    # the op is linear in x, so <dx, x> = sum(out) (the gradient is its transpose)
+    np.testing.assert_allclose((dx * x).sum(), o.sum())
+
+
+def test_roi_pool_max_per_bin_and_gradient_to_the_argmax():
+    x = np.arange(16, dtype="float64").reshape(1, 1, 4, 4)
+    rois = np.array([[0.0, 0.0, 3.0, 3.0]])
+    xv = static.data("x", [1, 1, 4, 4], "float64")
+    xv.stop_gradient = False
+    out = L.roi_pool(xv, _data("r", rois), pooled_height=2, pooled_width=2)
+    dx, = static.gradients([fluid.layers.reduce_sum(out)], [xv])
+    o, g = _run([out, dx], {"x": x, "r": rois})
+    np.testing.assert_array_equal(o, [[[[5, 7], [13, 15]]]])
+    want = np.zeros(16)
+    want[[5, 7, 13, 15]] = 1
+    np.testing.assert_array_equal(g.ravel(), want)
+
+
+def test_psroi_pool_reads_one_channel_per_bin():
+    x = np.zeros((1, 4, 2, 2))
+    for ch in range(4):                              # channel ch = bin (i, j) = divmod(ch, 2)
+        x[0, ch] = ch + 10 * np.arange(4).reshape(2, 2)
+    rois = np.array([[0.0, 0.0, 1.0, 1.0]])          # spans the 2 x 2 map, 1 cell per bin
+    out = L.psroi_pool(_data("x", x), _data("r", rois), output_channels=1,
+                       spatial_scale=1.0, pooled_height=2, pooled_width=2)
+    o, = _run([out], {"x": x, "r": rois})
+    np.testing.assert_allclose(o, [[[[0, 1 + 10], [2 + 20, 3 + 30]]]])
+
+
+def test_bipartite_match_and_target_assign_by_hand():
+    dist = np.array([[0.9, 0.8, 0.0], [0.85, 0.1, 0.4]])
+    d = _data("d", dist)
+    idx, mdist = L.bipartite_match(d)
+    idx2, mdist2 = L.bipartite_match(d, "per_prediction", 0.3)
+    gt = np.array([[[1.0, 2.0]], [[3.0, 4.0]]])                  # [G=2, P=1, K=2]
+    out, weight = L.target_assign(_data("gt", gt), idx, mismatch_value=-1)
+    i, m, i2, m2, o, w = _run([idx, mdist, idx2, mdist2, out, weight], {"d": dist, "gt": gt})
+    # 0.9 pairs row 0 with column 0, then row 1's best free column is 2 (0.4)
+    np.testing.assert_array_equal(i, [[0, -1, 1]])
+    np.testing.assert_allclose(m, [[0.9, 0.0, 0.4]])
+    np.testing.assert_array_equal(i2, [[0, 0, 1]])               # column 1 tops up with 0.8
+    np.testing.assert_allclose(o, [[[1, 2], [-1, -1], [3, 4]]])
+    np.testing.assert_array_equal(w, [[[1], [0], [1]]])
+
+
+def test_polygon_box_transform_by_hand():
+    x = np.ones((1, 2, 2, 3))
+    out, = _run([L.polygon_box_transform(_data("x", x))], {"x": x})
+    np.testing.assert_allclose(out[0, 0], [[-1, 3, 7], [-1, 3, 7]])      # 4 * w - x
+    np.testing.assert_allclose(out[0, 1], [[-1, -1, -1], [3, 3, 3]])     # 4 * h - x
+
+
+def test_detection_output_is_decode_softmax_then_nms():
+    rng = np.random.RandomState(2)
+    prior = np.array([[0.1, 0.1, 0.4, 0.4], [0.5, 0.5, 0.9, 0.9], [0.12, 0.1, 0.42, 0.4]])
+    var = np.tile([0.1, 0.1, 0.2, 0.2], (3, 1))
+    loc = rng.uniform(-0.5, 0.5, (1, 3, 4))
+    conf = rng.uniform(-2, 2, (1, 3, 3))
+    out = L.detection_output(_data("loc", loc), _data("conf", conf), _data("p", prior),
+                             _data("v", var), nms_threshold=0.45, score_threshold=0.05)
+    o, = _run([out], {"loc": loc, "conf": conf, "p": prior, "v": var})
+    decoded = get_op_def("box_coder").forward(prior, var, loc,
+                                              code_type="decode_center_size")
+    e = np.exp(conf - conf.max(-1, keepdims=True))
+    probs = (e / e.sum(-1, keepdims=True)).transpose(0, 2, 1)
+    want, _ = get_op_def("multiclass_nms").forward(decoded, probs, score_threshold=0.05,
+                                                   nms_top_k=400, keep_top_k=200,
+                                                   nms_threshold=0.45)
+    np.testing.assert_allclose(o, want, rtol=1e-12)
+    assert o.shape[1] == 6 and set(o[:, 0]) <= {1.0, 2.0}
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda: L.roi_align(static.data("x", [1, 3, 4], "float32"),
+                         static.data("r", [2, 4], "float32")), "must be 4-D NCHW"),
+    (lambda: L.box_coder(static.data("p", [3, 4], "float32"), None,
+                         static.data("t", [2, 4], "float32"), code_type="center"),
+     "code_type must be one of"),
+    (lambda: L.prior_box(static.data("f", [1, 2, 2, 2], "float32"),
+                         static.data("i", [1, 3, 8, 8], "float32"), [4.0], [3.0]),
+     "must exceed its min size"),
+    (lambda: L.yolo_box(static.data("x", [1, 10, 2, 2], "float32"),
+                        static.data("s", [1, 2], "int32"), [10, 13], 2, 0.1, 32),
+     "1 anchors x (5 + 2 classes) = 7 channels, got 10"),
+    (lambda: L.multiclass_nms(static.data("b", [2, 5, 4], "float32"),
+                              static.data("s", [2, 3, 6], "float32"), 0.1, -1, -1),
+     "must be [N, M, 4] and [N, C, M]"),
+    (lambda: L.psroi_pool(static.data("x", [1, 7, 4, 4], "float32"),
+                          static.data("r", [2, 4], "float32"), 2, 1.0, 2, 2),
+     "= 8 channels, got 7"),
+])
+def test_bad_shapes_fail_at_build_time_naming_the_input(build, message):
+    with pytest.raises(OpError, match=message.replace("(", r"\(").replace(")", r"\)")
+                       .replace("[", r"\[").replace("]", r"\]").replace("+", r"\+")):
+        build()
+
+
+def test_rois_num_must_cover_the_rois():
+    x = np.zeros((2, 1, 3, 3))
+    rois = np.array([[0.0, 0.0, 1.0, 1.0]] * 3)
+    num = np.array([1, 1], "int32")
+    out = L.roi_align(_data("x", x), _data("r", rois), rois_num=_data("n", num))
+    with pytest.raises(Exception, match="RoisNum"):
+        _run([out], {"x": x, "r": rois, "n": num})
