@@ -288,6 +288,24 @@ def test_detection_output_is_decode_softmax_then_nms():
     assert o.shape[1] == 6 and set(o[:, 0]) <= {1.0, 2.0}
 
 
+def test_yolov3_loss_of_one_cell_by_hand():
+    x = np.zeros((1, 6, 1, 1))                       # one anchor, one class, logits 0
+    gt = np.array([[[0.5, 0.5, 0.5, 0.5]]])          # the anchor's own size (16 / 32)
+    label = np.array([[0]], "int32")
+    xv = static.data("x", [1, 6, 1, 1], "float64")
+    xv.stop_gradient = False
+    loss = L.yolov3_loss(xv, _data("g", gt), _data("l", label), anchors=[16, 16],
+                         anchor_mask=[0], class_num=1, ignore_thresh=0.7,
+                         downsample_ratio=32, use_label_smooth=False)
+    dx, = static.gradients([fluid.layers.reduce_sum(loss)], [xv])
+    lv, g = _run([loss, dx], {"x": x, "g": gt, "l": label})
+    # tx, ty: SCE(0, 0.5) = log 2 each, weighted 2 - w*h = 1.75; tw, th: |0 - log 1| = 0;
+    # class and objectness: SCE(0, 1) = log 2 each
+    np.testing.assert_allclose(lv, [(1.75 * 2 + 2) * math.log(2)])
+    # d/dtx = (sigmoid(0) - 0.5) * 1.75 = 0; L1 at its kink slopes -1 (Paddle's choice)
+    np.testing.assert_allclose(g.ravel(), [0, 0, -1.75, -1.75, -0.5, -0.5])
+
+
 @pytest.mark.parametrize("build, message", [
     (lambda: L.roi_align(static.data("x", [1, 3, 4], "float32"),
                          static.data("r", [2, 4], "float32")), "must be 4-D NCHW"),

@@ -272,8 +272,24 @@ def target_assign(input, matched_indices, negative_indices=None, mismatch_value=
                    [("Out", None), ("OutWeight", "float32")], name)
 
 
+def yolov3_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh,
+                downsample_ratio, gt_score=None, use_label_smooth=True, name=None,
+                scale_x_y=1.0):
+    """Loss [N] of one YOLOv3 head; differentiable w.r.t. x."""
+    check_variable(x, "x", "yolov3_loss")
+    attrs = {"anchors": [int(a) for a in anchors], "anchor_mask": [int(a) for a in anchor_mask],
+             "class_num": int(class_num), "ignore_thresh": float(ignore_thresh),
+             "downsample_ratio": int(downsample_ratio), "use_label_smooth": use_label_smooth,
+             "scale_x_y": float(scale_x_y)}
+    loss, _, _ = _append("yolov3_loss", {"X": x, "GTBox": gt_box, "GTLabel": gt_label,
+                                         "GTScore": gt_score}, attrs,
+                         [("Loss", None), ("ObjectnessMask", x.dtype),
+                          ("GTMatchMask", "int32")], name, differentiable=True)
+    return loss
+
+
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     iou_similarity, box_coder, box_clip, box_decoder_and_assign, prior_box,
     density_prior_box, anchor_generator, yolo_box, multiclass_nms, matrix_nms,
     detection_output, roi_align, roi_pool, psroi_pool, polygon_box_transform,
-    bipartite_match, target_assign)}}
+    bipartite_match, target_assign, yolov3_loss)}}
