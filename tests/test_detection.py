@@ -306,6 +306,48 @@ def test_yolov3_loss_of_one_cell_by_hand():
     np.testing.assert_allclose(g.ravel(), [0, 0, -1.75, -1.75, -0.5, -0.5])
 
 
+def test_generate_proposals_decodes_clips_and_suppresses():
+    # 1 x 2 feature map, one anchor per cell; anchor 1 scores best, anchor 0 overlaps it
+    anchors = np.array([[[[0.0, 0.0, 9.0, 9.0]], [[1.0, 0.0, 10.0, 9.0]]]])   # [H, W, A, 4]
+    variances = np.ones_like(anchors)
+    scores = np.array([[[[0.6, 0.9]]]])
+    deltas = np.zeros((1, 4, 1, 2))
+    deltas[0, 0, 0, 1] = 0.5                         # shift anchor 1 right by half its width
+    info = np.array([[20.0, 12.0, 1.0]])              # height 20, width 12
+    rois, probs, counts = L.generate_proposals(
+        _data("s", scores), _data("d", deltas), _data("i", info), _data("a", anchors),
+        _data("v", variances), pre_nms_top_n=10, post_nms_top_n=10, nms_thresh=0.5,
+        min_size=1.0, return_rois_num=True)
+    r, p, n = _run([rois, probs, counts], {"s": scores, "d": deltas, "i": info,
+                                           "a": anchors, "v": variances})
+    # anchor 1 moves to [6, 0, 15, 9], clipped to x <= 11; IoU with anchor 0 is
+    # 4 * 10 / (60 + 100 - 40) = 1/3 < 0.5, so both stay, best first
+    np.testing.assert_allclose(r, [[6.0, 0.0, 11.0, 9.0], [0.0, 0.0, 9.0, 9.0]])
+    np.testing.assert_allclose(p, [[0.9], [0.6]])
+    np.testing.assert_array_equal(n, [2])
+
+
+def test_distribute_then_collect_fpn_proposals_round_trip():
+    rois = np.array([[0, 0, 9, 9], [0, 0, 199, 199], [0, 0, 49, 49], [0, 0, 499, 499]],
+                    "float32")
+    num = np.array([3, 1], "int32")
+    multi, restore, counts = L.distribute_fpn_proposals(_data("r", rois), 2, 5, 4, 224,
+                                                        rois_num=_data("n", num))
+    scores = [fluid.layers.reduce_sum(m, dim=1, keep_dim=True) for m in multi]
+    collected, total = L.collect_fpn_proposals(multi, scores, 2, 5, post_nms_top_n=3,
+                                               rois_num_per_level=counts)
+    got = _run(multi + [restore] + counts + [collected, total], {"r": rois, "n": num})
+    levels, rest = got[:4], got[4:]
+    # sqrt(area) 10, 200, 50, 500 -> levels floor(log2(s / 224) + 4) = 2 (clamped), 3, 2, 5
+    assert [len(x) for x in levels] == [2, 1, 0, 1]
+    restore_v, counts_v, (c, t) = rest[0], rest[1:5], rest[5:]
+    np.testing.assert_array_equal(np.concatenate(levels)[restore_v.ravel()], rois)
+    np.testing.assert_array_equal(np.array(counts_v), [[2, 0], [1, 0], [0, 0], [0, 1]])
+    # the 3 largest boxes (by coordinate sum), image 0 first, best first within it
+    np.testing.assert_array_equal(c, rois[[1, 2, 3]])
+    np.testing.assert_array_equal(t, [2, 1])
+
+
 @pytest.mark.parametrize("build, message", [
     (lambda: L.roi_align(static.data("x", [1, 3, 4], "float32"),
                          static.data("r", [2, 4], "float32")), "must be 4-D NCHW"),

@@ -288,8 +288,72 @@ def yolov3_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thr
     return loss
 
 
+def generate_proposals(scores, bbox_deltas, im_info, anchors, variances, pre_nms_top_n=6000,
+                       post_nms_top_n=1000, nms_thresh=0.5, min_size=0.1, eta=1.0,
+                       name=None, return_rois_num=False):
+    """(rpn_rois [R, 4], rpn_roi_probs [R, 1]), plus the per-image counts [N] with
+    return_rois_num (Paddle 2.0's fluid signature; 1.8 gives them as LoD)."""
+    check_variable(scores, "scores", "generate_proposals")
+    attrs = {"pre_nms_topN": int(pre_nms_top_n), "post_nms_topN": int(post_nms_top_n),
+             "nms_thresh": float(nms_thresh), "min_size": float(min_size), "eta": float(eta)}
+    rois, probs, counts = _append(
+        "generate_proposals", {"Scores": scores, "BboxDeltas": bbox_deltas,
+                               "ImInfo": im_info, "Anchors": anchors, "Variances": variances},
+        attrs, [("RpnRois", None), ("RpnRoiProbs", None), ("RpnRoisNum", "int32")], name)
+    return (rois, probs, counts) if return_rois_num else (rois, probs)
+
+
+def distribute_fpn_proposals(fpn_rois, min_level, max_level, refer_level, refer_scale,
+                             name=None, rois_num=None):
+    """(multi_rois [one per level], restore_ind [R, 1]), plus the per-level counts per
+    image when rois_num is given (Paddle 2.0's fluid signature)."""
+    check_variable(fpn_rois, "fpn_rois", "distribute_fpn_proposals")
+    helper = LayerHelper("distribute_fpn_proposals", name=name)
+    levels = max_level - min_level + 1
+    if levels < 1:
+        raise ValueError("distribute_fpn_proposals: max_level %d must be >= min_level %d"
+                         % (max_level, min_level))
+
+    def make(dtype):
+        return helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    multi_rois = [make(fpn_rois.dtype) for _ in range(levels)]
+    counts = [make("int32") for _ in range(levels)]
+    restore = make("int32")
+    inputs = {"FpnRois": [fpn_rois]}
+    if rois_num is not None:
+        inputs["RoisNum"] = [rois_num]
+    helper.append_op(type="distribute_fpn_proposals", inputs=inputs,
+                     outputs={"MultiFpnRois": multi_rois, "RestoreIndex": [restore],
+                              "MultiLevelRoIsNum": counts},
+                     attrs={"min_level": int(min_level), "max_level": int(max_level),
+                            "refer_level": int(refer_level), "refer_scale": int(refer_scale)})
+    return (multi_rois, restore, counts) if rois_num is not None else (multi_rois, restore)
+
+
+def collect_fpn_proposals(multi_rois, multi_scores, min_level, max_level, post_nms_top_n,
+                          name=None, rois_num_per_level=None):
+    """fpn_rois [R, 4]: the post_nms_top_n best over the levels min_level..max_level, image
+    by image; plus the per-image counts when rois_num_per_level is given."""
+    levels = max_level - min_level + 1
+    if len(multi_rois) < levels or len(multi_scores) < levels:
+        raise ValueError("collect_fpn_proposals: %d levels need as many rois and scores, "
+                         "got %d and %d" % (levels, len(multi_rois), len(multi_scores)))
+    helper = LayerHelper("collect_fpn_proposals", name=name)
+    rois = helper.create_variable_for_type_inference(multi_rois[0].dtype, stop_gradient=True)
+    counts = helper.create_variable_for_type_inference("int32", stop_gradient=True)
+    inputs = {"MultiLevelRois": list(multi_rois[:levels]),
+              "MultiLevelScores": list(multi_scores[:levels])}
+    if rois_num_per_level is not None:
+        inputs["MultiLevelRoIsNum"] = list(rois_num_per_level[:levels])
+    helper.append_op(type="collect_fpn_proposals", inputs=inputs,
+                     outputs={"FpnRois": [rois], "RoisNum": [counts]},
+                     attrs={"post_nms_topN": int(post_nms_top_n)})
+    return (rois, counts) if rois_num_per_level is not None else rois
+
+
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     iou_similarity, box_coder, box_clip, box_decoder_and_assign, prior_box,
     density_prior_box, anchor_generator, yolo_box, multiclass_nms, matrix_nms,
     detection_output, roi_align, roi_pool, psroi_pool, polygon_box_transform,
-    bipartite_match, target_assign, yolov3_loss)}}
+    bipartite_match, target_assign, yolov3_loss, generate_proposals,
+    distribute_fpn_proposals, collect_fpn_proposals)}}

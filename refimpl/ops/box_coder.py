@@ -42,6 +42,17 @@ def decode_center_size(deltas, prior, variance, normalized):
     return np.stack([cx - w / 2, cy - h / 2, cx + w / 2 - offset, cy + h / 2 - offset], axis=-1)
 
 
+BBOX_CLIP = float(np.log(1000.0 / 16.0))   # Paddle's default bound on decoded log-sizes
+
+
+def decode_pixel_boxes(deltas, priors, variance, size_clip=BBOX_CLIP):
+    """Pixel boxes from deltas scaled by variance, the log-size deltas capped at size_clip
+    (so a wild prediction cannot blow a box up)."""
+    d = deltas * variance
+    d[..., 2:] = np.minimum(d[..., 2:], size_clip)
+    return decode_center_size(d, priors, 1.0, normalized=False)
+
+
 @register
 class BoxCoder(OpDef):
     type = "box_coder"
@@ -120,7 +131,7 @@ class BoxDecoderAndAssign(OpDef):
     type = "box_decoder_and_assign"
     inputs = ("PriorBox", "PriorBoxVar", "TargetBox", "BoxScore")
     outputs = ("DecodeBox", "OutputAssignBox")
-    attrs = {"box_clip": float(np.log(1000.0 / 16.0))}
+    attrs = {"box_clip": BBOX_CLIP}
 
     def infer_shape(self, ctx):
         ctx.check_dtype("TargetBox", FLOATS)
@@ -137,11 +148,10 @@ class BoxDecoderAndAssign(OpDef):
         ctx.set_output("OutputAssignBox", (prior.shape[0], 4), target.dtype)
 
     @staticmethod
-    def forward(prior, prior_var, target, score, box_clip=4.135166556742356):
+    def forward(prior, prior_var, target, score, box_clip=BBOX_CLIP):
         n, classes = score.shape
-        deltas = target.reshape(n, classes, 4) * np.asarray(prior_var).reshape(1, 1, 4)
-        deltas[..., 2:] = np.minimum(deltas[..., 2:], box_clip)
-        decoded = decode_center_size(deltas, prior[:, None, :], 1.0, normalized=False)
+        decoded = decode_pixel_boxes(target.reshape(n, classes, 4), prior[:, None, :],
+                                     np.asarray(prior_var).reshape(1, 1, 4), box_clip)
         masked = np.where(np.arange(classes) > 0, score, -np.inf)   # background excluded
         best = masked.argmax(axis=1)
         has_class = (classes > 1) & (masked[np.arange(n), best] > -1)
