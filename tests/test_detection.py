@@ -245,6 +245,24 @@ def test_psroi_pool_reads_one_channel_per_bin():
     np.testing.assert_allclose(o, [[[[0, 1 + 10], [2 + 20, 3 + 30]]]])
 
 
+def test_prroi_pool_is_the_bin_average_of_the_bilinear_surface():
+    rng = np.random.RandomState(4)
+    x = rng.uniform(-1, 1, (1, 1, 4, 5))
+    rois = np.array([[0.6, -1.2, 11.0, 6.4]])        # spatial_scale 0.5: partly off the map
+    out = L.prroi_pool(_data("x", x), _data("r", rois), 0.5, 2, 2)
+    o, = _run([out], {"x": x, "r": rois})
+    k = 60                                           # midpoint rule on a k x k grid per bin
+    y1, x1, bh, bw = -0.6, 0.3, (3.2 + 0.6) / 2, (5.5 - 0.3) / 2
+    for i in range(2):
+        for j in range(2):
+            ys = y1 + (i + (np.arange(k) + 0.5) / k) * bh
+            xs = x1 + (j + (np.arange(k) + 0.5) / k) * bw
+            hat_y = np.maximum(0, 1 - np.abs(ys[:, None] - np.arange(4)))   # [k, H]
+            hat_x = np.maximum(0, 1 - np.abs(xs[:, None] - np.arange(5)))   # [k, W]
+            surface = hat_y @ x[0, 0] @ hat_x.T                             # [k, k]
+            np.testing.assert_allclose(o[0, 0, i, j], surface.mean(), atol=1e-4)
+
+
 def test_bipartite_match_and_target_assign_by_hand():
     dist = np.array([[0.9, 0.8, 0.0], [0.85, 0.1, 0.4]])
     d = _data("d", dist)

@@ -243,6 +243,18 @@ def psroi_pool(input, rois, output_channels, spatial_scale, pooled_height, poole
                            [("Out", None)], name)
 
 
+def prroi_pool(input, rois, spatial_scale=1.0, pooled_height=1, pooled_width=1,
+               batch_roi_nums=None, name=None):
+    """[R, C, pooled_height, pooled_width] precise RoI pooling; differentiable w.r.t.
+    input (not w.r.t. rois, which Paddle also differentiates)."""
+    check_variable(input, "input", "prroi_pool")
+    check_variable(rois, "rois", "prroi_pool")
+    return _append("prroi_pool", {"X": input, "ROIs": rois, "BatchRoINums": batch_roi_nums},
+                   {"spatial_scale": float(spatial_scale), "pooled_height": int(pooled_height),
+                    "pooled_width": int(pooled_width)}, [("Out", None)], name,
+                   differentiable=True)
+
+
 def polygon_box_transform(input, name=None):
     check_variable(input, "input", "polygon_box_transform")
     return _append("polygon_box_transform", {"Input": input}, {}, [("Output", None)], name)
@@ -354,6 +366,6 @@ def collect_fpn_proposals(multi_rois, multi_scores, min_level, max_level, post_n
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     iou_similarity, box_coder, box_clip, box_decoder_and_assign, prior_box,
     density_prior_box, anchor_generator, yolo_box, multiclass_nms, matrix_nms,
-    detection_output, roi_align, roi_pool, psroi_pool, polygon_box_transform,
+    detection_output, roi_align, roi_pool, psroi_pool, prroi_pool, polygon_box_transform,
     bipartite_match, target_assign, yolov3_loss, generate_proposals,
     distribute_fpn_proposals, collect_fpn_proposals)}}

@@ -223,6 +223,64 @@ class PSRoIPool(_LinearRoIPool):
                       "spatial_scale": 0.5})
 
 
+def hat_integral(lo, hi, nodes):
+    """[len(nodes)]: the integral over [lo, hi] of each node's linear-interpolation hat
+    max(0, 1 - |t - node|), via its antiderivative."""
+    def antiderivative(u):
+        u = np.clip(u, -1.0, 1.0)
+        return np.where(u <= 0, (u + 1) ** 2 / 2, 1 - (1 - u) ** 2 / 2)
+    return antiderivative(hi - nodes) - antiderivative(lo - nodes)
+
+
+def prroi_matrix(roi, height, width, pooled_height, pooled_width, spatial_scale):
+    """[bins, H * W]: each bin's exact average of the bilinear interpolation of the map
+    (zero beyond it) over the bin; an empty bin pools to 0. The interpolation is a sum of
+    separable hats, so each bin's weights are an outer product of 1-D hat integrals."""
+    x1, y1, x2, y2 = roi * spatial_scale
+    bin_h = max(y2 - y1, 0.0) / pooled_height
+    bin_w = max(x2 - x1, 0.0) / pooled_width
+    matrix = np.zeros((pooled_height, pooled_width, height, width))
+    if bin_h * bin_w <= 0:
+        return matrix.reshape(pooled_height * pooled_width, height * width)
+    rows, cols = np.arange(height, dtype=float), np.arange(width, dtype=float)
+    for i in range(pooled_height):
+        along_y = hat_integral(y1 + i * bin_h, y1 + (i + 1) * bin_h, rows)
+        for j in range(pooled_width):
+            along_x = hat_integral(x1 + j * bin_w, x1 + (j + 1) * bin_w, cols)
+            matrix[i, j] = np.outer(along_y, along_x) / (bin_h * bin_w)
+    return matrix.reshape(pooled_height * pooled_width, height * width)
+
+
+@register
+class PrRoIPool(_LinearRoIPool):
+    """Precise RoI pooling: the RoI (scaled, not rounded) cut into equal bins, each the
+    integral average of the bilinearly interpolated map. BatchRoINums is Paddle's name for
+    the per-image RoI counts of this op."""
+    type = "prroi_pool"
+    inputs = ("X", "ROIs", "BatchRoINums?")
+    no_grad = ("ROIs", "BatchRoINums")
+    grad_inputs = ("X", "ROIs", "BatchRoINums?", "Out@GRAD")
+    attrs = {"spatial_scale": 1.0, "pooled_height": 1, "pooled_width": 1}
+    matrix = staticmethod(prroi_matrix)
+
+    def infer_shape(self, ctx):
+        _check_roi_inputs(ctx)
+
+    @classmethod
+    def forward(cls, x, rois, rois_num=None, **attrs):
+        return cls.pool(x, rois, rois_num, **dict(cls.attrs, **attrs))
+
+    @classmethod
+    def backward(cls, x, rois, rois_num, dout, **attrs):
+        return cls.unpool(x, rois, rois_num, dout, **dict(cls.attrs, **attrs))
+
+    def samples(self, rng):
+        x = rng.uniform(-1, 1, (2, 2, 5, 6))
+        rois = random_boxes(rng, 3, 12.0)
+        yield Sample({"X": x, "ROIs": rois, "BatchRoINums": np.array([1, 2], np.int32)},
+                     {"pooled_height": 2, "pooled_width": 3, "spatial_scale": 0.5})
+
+
 def roi_pool_bins(roi, height, width, pooled_height, pooled_width, spatial_scale):
     """Yield (bin index, rows slice, cols slice) of each bin's feature cells (possibly
     empty): the RoI's rounded corners, at least one cell a side, cut into bins with
