@@ -36,12 +36,6 @@ def _check_roi_inputs(ctx, out_channels=None):
     return shape
 
 
-def _pool_all(x, rois, rois_num, pool_one):
-    """[R, ...] stacked pool_one(x[image of roi], roi) over all RoIs."""
-    image = roi_image_index(len(rois), rois_num, len(x))
-    return [pool_one(x[image[r]], rois[r]) for r in range(len(rois))], image
-
-
 def bilinear_taps(y, x, height, width):
     """(flat cell index [4, K], weight [4, K]) of bilinear interpolation at points (y, x),
     as RoIAlign samples: points beyond one cell outside the map weigh 0, others are
@@ -90,7 +84,8 @@ def roi_align_matrix(roi, height, width, pooled_height, pooled_width, spatial_sc
 
 
 class _LinearRoIPool(OpDef):
-    """An RoI pooling that is, per RoI, one matrix [bins, H * W] applied to X."""
+    """An RoI pooling that is, per RoI, one matrix [bins, H * W] (`matrix(roi, H, W,
+    **attrs)`) applied to the RoI's image of X; the gradient applies its transpose."""
     inputs = ("X", "ROIs", "RoisNum?")
     outputs = ("Out",)
     no_grad = ("ROIs", "RoisNum")
@@ -98,25 +93,31 @@ class _LinearRoIPool(OpDef):
 
     @classmethod
     def matrices(cls, x, rois, rois_num, attrs):
+        """[(image index, matrix)] per RoI."""
         _, _, h, w = x.shape
-        mats, image = _pool_all(x, rois, rois_num,
-                                lambda _, roi: cls.matrix(roi, h, w, **attrs))
-        return mats, image
+        image = roi_image_index(len(rois), rois_num, len(x))
+        attrs = dict(cls.attrs, **attrs)
+        return [(image[r], cls.matrix(roi, h, w, **attrs)) for r, roi in enumerate(rois)]
+
+    @staticmethod
+    def out_channels(channels, attrs):
+        return channels
 
     @classmethod
-    def pool(cls, x, rois, rois_num, **attrs):
+    def forward(cls, x, rois, rois_num=None, **attrs):
         n, c, h, w = x.shape
+        attrs = dict(cls.attrs, **attrs)
         ph, pw = attrs["pooled_height"], attrs["pooled_width"]
-        mats, image = cls.matrices(x, rois, rois_num, attrs)
-        out = [cls.apply(x[i].reshape(c, h * w), m) for i, m in zip(image, mats)]
-        return np.array(out, x.dtype).reshape(len(rois), -1, ph, pw)
+        out = np.zeros((len(rois), cls.out_channels(c, attrs), ph * pw), x.dtype)
+        for r, (i, m) in enumerate(cls.matrices(x, rois, rois_num, attrs)):
+            out[r] = cls.apply(x[i].reshape(c, h * w), m)
+        return out.reshape(len(rois), -1, ph, pw)
 
     @classmethod
-    def unpool(cls, x, rois, rois_num, dout, **attrs):
+    def backward(cls, x, rois, rois_num, dout, **attrs):
         n, c, h, w = x.shape
-        mats, image = cls.matrices(x, rois, rois_num, attrs)
         dx = np.zeros((n, c, h * w), x.dtype)
-        for r, (i, m) in enumerate(zip(image, mats)):
+        for r, (i, m) in enumerate(cls.matrices(x, rois, rois_num, attrs)):
             dx[i] += cls.apply_transposed(dout[r].reshape(len(dout[r]), -1), m, c)
         return dx.reshape(x.shape)
 
@@ -139,14 +140,6 @@ class RoIAlign(_LinearRoIPool):
 
     def infer_shape(self, ctx):
         _check_roi_inputs(ctx)
-
-    @classmethod
-    def forward(cls, x, rois, rois_num=None, **attrs):
-        return cls.pool(x, rois, rois_num, **dict(cls.attrs, **attrs))
-
-    @classmethod
-    def backward(cls, x, rois, rois_num, dout, **attrs):
-        return cls.unpool(x, rois, rois_num, dout, **dict(cls.attrs, **attrs))
 
     def samples(self, rng):
         x = rng.uniform(-1, 1, (2, 3, 6, 5))
@@ -197,6 +190,10 @@ class PSRoIPool(_LinearRoIPool):
                    "channels, got %d" % (x.name, want, x.shape[1]))
 
     @staticmethod
+    def out_channels(channels, attrs):
+        return attrs["output_channels"]
+
+    @staticmethod
     def apply(x_flat, matrix):
         bins = len(matrix)
         # [out_c, bins, H * W] input channels, each bin reading its own channel
@@ -206,14 +203,6 @@ class PSRoIPool(_LinearRoIPool):
     @staticmethod
     def apply_transposed(dout_flat, matrix, channels):
         return (dout_flat[:, :, None] * matrix[None]).reshape(channels, -1)
-
-    @classmethod
-    def forward(cls, x, rois, rois_num=None, **attrs):
-        return cls.pool(x, rois, rois_num, **dict(cls.attrs, **attrs))
-
-    @classmethod
-    def backward(cls, x, rois, rois_num, dout, **attrs):
-        return cls.unpool(x, rois, rois_num, dout, **dict(cls.attrs, **attrs))
 
     def samples(self, rng):
         x = rng.uniform(-1, 1, (2, 2 * 2 * 3, 6, 7))
@@ -265,14 +254,6 @@ class PrRoIPool(_LinearRoIPool):
 
     def infer_shape(self, ctx):
         _check_roi_inputs(ctx)
-
-    @classmethod
-    def forward(cls, x, rois, rois_num=None, **attrs):
-        return cls.pool(x, rois, rois_num, **dict(cls.attrs, **attrs))
-
-    @classmethod
-    def backward(cls, x, rois, rois_num, dout, **attrs):
-        return cls.unpool(x, rois, rois_num, dout, **dict(cls.attrs, **attrs))
 
     def samples(self, rng):
         x = rng.uniform(-1, 1, (2, 2, 5, 6))
