@@ -159,6 +159,17 @@ def test_multiclass_nms_empty_result_and_index():
     np.testing.assert_array_equal(i, [[0]])
 
 
+def test_locality_aware_nms_merges_consecutive_overlaps_by_score():
+    boxes = np.array([[[0, 0, 2, 2], [0, 0, 2, 2.2], [5, 5, 6, 6]]], "float64")
+    scores = np.array([[[0.4, 0.6, 0.5]]])
+    out, counts = L.locality_aware_nms(_data("b", boxes), _data("s", scores), 0.1, -1, -1,
+                                       nms_threshold=0.3, return_rois_num=True)
+    o, n = _run([out, counts], {"b": boxes, "s": scores})
+    # box 1 (IoU 4 / 4.4 with box 0) merges into box 0: y2 = 0.6 * 2.2 + 0.4 * 2, score 1
+    np.testing.assert_allclose(o, [[0, 1.0, 0, 0, 2, 2.12], [0, 0.5, 5, 5, 6, 6]])
+    np.testing.assert_array_equal(n, [2])
+
+
 def test_matrix_nms_linear_decay_by_hand():
     boxes = np.array([[[0, 0, 2, 1], [1, 0, 3, 1]]], "float32")     # IoU 1/3
     scores = np.array([[[0, 0], [0.9, 0.6]]], "float32")

@@ -168,6 +168,22 @@ def multiclass_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_t
     return made if return_rois_num else (made[:-1] if return_index else made[0])
 
 
+def locality_aware_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k,
+                       nms_threshold=0.3, normalized=True, nms_eta=1.0, background_label=-1,
+                       name=None, return_rois_num=False):
+    """Out [No, 6] as multiclass_nms's (or [1, 1] holding -1), after merging runs of
+    consecutive overlapping boxes; with return_rois_num (refimpl) also the counts [N]."""
+    check_variable(bboxes, "bboxes", "locality_aware_nms")
+    check_variable(scores, "scores", "locality_aware_nms")
+    attrs = {"score_threshold": float(score_threshold), "nms_top_k": int(nms_top_k),
+             "keep_top_k": int(keep_top_k), "nms_threshold": float(nms_threshold),
+             "normalized": normalized, "nms_eta": float(nms_eta),
+             "background_label": int(background_label)}
+    out, counts = _append("locality_aware_nms", {"BBoxes": bboxes, "Scores": scores}, attrs,
+                          [("Out", None), ("NmsRoisNum", "int32")], name)
+    return (out, counts) if return_rois_num else out
+
+
 def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k,
                use_gaussian=False, gaussian_sigma=2.0, background_label=0, normalized=True,
                return_index=False, name=None, return_rois_num=False):
@@ -365,7 +381,8 @@ def collect_fpn_proposals(multi_rois, multi_scores, min_level, max_level, post_n
 
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     iou_similarity, box_coder, box_clip, box_decoder_and_assign, prior_box,
-    density_prior_box, anchor_generator, yolo_box, multiclass_nms, matrix_nms,
+    density_prior_box, anchor_generator, yolo_box, multiclass_nms, locality_aware_nms,
+    matrix_nms,
     detection_output, roi_align, roi_pool, psroi_pool, prroi_pool, polygon_box_transform,
     bipartite_match, target_assign, yolov3_loss, generate_proposals,
     distribute_fpn_proposals, collect_fpn_proposals)}}

@@ -51,16 +51,22 @@ def keep_best(scores, keep_top_k):
 
 
 def split_images(bboxes, scores, rois_num):
-    """[(boxes per class [C, M_i, 4], scores [C, M_i], index offset)] per image."""
-    if bboxes.ndim == 3 and scores.ndim == 3:
+    """[(boxes, scores [C, M_i], index offset)] per image (copies, which locality-aware
+    NMS updates in place); boxes are [M_i, 4] shared by the classes (3-D BBoxes) or
+    [C, M_i, 4] per class."""
+    if scores.ndim == 3:
         m = bboxes.shape[1]
-        return [(np.broadcast_to(bboxes[i], (scores.shape[1],) + bboxes[i].shape), scores[i],
-                 i * m) for i in range(len(bboxes))]
+        return [(bboxes[i].copy(), scores[i].copy(), i * m) for i in range(len(bboxes))]
     n_images = 1 if rois_num is None else len(rois_num)
     image = roi_image_index(len(bboxes), rois_num, n_images)
     starts = np.searchsorted(image, np.arange(n_images))
     return [(bboxes[image == i].transpose(1, 0, 2), scores[image == i].T, starts[i])
             for i in range(n_images)]
+
+
+def boxes_of(boxes, labels, kept):
+    """The boxes of (label, index) pairs, from shared [M, 4] or per-class [C, M, 4] boxes."""
+    return boxes[kept] if boxes.ndim == 2 else boxes[labels, kept]
 
 
 def check_nms_inputs(ctx, per_class_allowed):
@@ -138,8 +144,10 @@ class MulticlassNMS(OpDef):
         set_nms_outputs(ctx, ctx.input_dtype("BBoxes"), "Index", "NmsRoisNum",
                         6 if self.outputs_index else -1)
 
-    @staticmethod
-    def detect(bboxes, scores, rois_num, background_label, score_threshold, nms_top_k,
+    select = staticmethod(greedy_nms)    # one class's kept indices, best first
+
+    @classmethod
+    def detect(cls, bboxes, scores, rois_num, background_label, score_threshold, nms_top_k,
                nms_threshold, nms_eta, keep_top_k, normalized):
         """(rows, indices, counts) per image."""
         rows, indices, counts = [], [], []
@@ -149,8 +157,9 @@ class MulticlassNMS(OpDef):
             for c in range(len(image_scores)):
                 if c == background_label:
                     continue
-                keep = greedy_nms(boxes[c], image_scores[c], score_threshold, nms_top_k,
-                                  nms_threshold, nms_eta, normalized)
+                keep = cls.select(boxes if boxes.ndim == 2 else boxes[c], image_scores[c],
+                                  score_threshold, nms_top_k, nms_threshold, nms_eta,
+                                  normalized)
                 labels += [c] * len(keep)
                 kept += list(keep)
             labels, kept = np.array(labels, np.int64), np.array(kept, np.int64)
@@ -160,7 +169,8 @@ class MulticlassNMS(OpDef):
             if per_class_boxes:
                 by_row = np.lexsort((kept, labels))
                 labels, kept = labels[by_row], kept[by_row]
-            rows.append(detection_rows(labels, image_scores[labels, kept], boxes[labels, kept]))
+            rows.append(detection_rows(labels, image_scores[labels, kept],
+                                       boxes_of(boxes, labels, kept)))
             classes = len(image_scores)
             indices.append((offset + kept) * classes + labels if per_class_boxes
                            else offset + kept)
@@ -201,6 +211,59 @@ class MulticlassNMS2(MulticlassNMS):
                                            score_threshold, nms_top_k, nms_threshold,
                                            nms_eta, keep_top_k, normalized)
         return assemble(rows, indices, counts, bboxes.dtype, np.zeros((0, 6)))
+
+
+def merge_local_runs(boxes, scores, threshold, normalized):
+    """Locality-aware merging, in place, in input order: a box overlapping the head of the
+    current run (IoU > threshold) is merged into it (coordinates averaged by score, scores
+    summed), any other box starts a new run. Returns the mask of run heads."""
+    heads = np.zeros(len(boxes), bool)
+    head = -1
+    for i in range(len(boxes)):
+        if head >= 0 and nms_overlap(boxes[i:i + 1], boxes[head:head + 1], normalized)[0, 0] \
+                > threshold:
+            total = scores[i] + scores[head]
+            boxes[head] = (boxes[i] * scores[i] + boxes[head] * scores[head]) / total
+            scores[head] = total
+        else:
+            heads[head] = head >= 0
+            head = i
+    if head >= 0:
+        heads[head] = True
+    return heads
+
+
+def locality_aware_nms(boxes, scores, score_threshold, top_k, nms_threshold, eta,
+                       normalized):
+    """Kept indices, best first: greedy NMS over the heads of the merged runs."""
+    heads = merge_local_runs(boxes, scores, nms_threshold, normalized)
+    return greedy_nms(boxes, np.where(heads, scores, -np.inf), score_threshold, top_k,
+                      nms_threshold, eta, normalized)
+
+
+@register
+class LocalityAwareNMS(MulticlassNMS):
+    """multiclass_nms after merging runs of consecutive overlapping boxes (EAST). As in
+    Paddle, the merges of one class update the image's boxes that later classes (and the
+    output rows) see, and a merged box's score is the sum of its run's scores. BBoxes
+    [N, M, 4] only (Paddle also takes 8 to 32 polygon coordinates)."""
+    type = "locality_aware_nms"
+    inputs = ("BBoxes", "Scores")
+    attrs = dict(MulticlassNMS.attrs, background_label=-1)
+    select = staticmethod(locality_aware_nms)
+
+    def infer_shape(self, ctx):
+        check_nms_inputs(ctx, per_class_allowed=False)
+        set_nms_outputs(ctx, ctx.input_dtype("BBoxes"), "Index", "NmsRoisNum", -1)
+
+    @classmethod
+    def forward(cls, bboxes, scores, background_label=-1, score_threshold=0.0, nms_top_k=-1,
+                nms_threshold=0.3, nms_eta=1.0, keep_top_k=-1, normalized=True):
+        return super().forward(bboxes, scores, None, background_label, score_threshold,
+                               nms_top_k, nms_threshold, nms_eta, keep_top_k, normalized)
+
+    def samples(self, rng):
+        yield from nms_samples(rng, {"score_threshold": 0.1, "nms_threshold": 0.3})
 
 
 def matrix_decay(boxes, scores, score_threshold, post_threshold, top_k, use_gaussian,
@@ -249,7 +312,7 @@ class MatrixNMS(OpDef):
             for c in range(len(image_scores)):
                 if c == background_label:
                     continue
-                keep, dec = matrix_decay(boxes[c], image_scores[c], score_threshold,
+                keep, dec = matrix_decay(boxes, image_scores[c], score_threshold,
                                          post_threshold, nms_top_k, use_gaussian,
                                          gaussian_sigma, normalized)
                 labels += [c] * len(keep)
@@ -260,7 +323,7 @@ class MatrixNMS(OpDef):
             # rows by decayed score, best first, across classes
             chosen = keep_best(decayed, keep_top_k)
             labels, kept = labels[chosen], kept[chosen]
-            rows.append(detection_rows(labels, decayed[chosen], boxes[labels, kept]))
+            rows.append(detection_rows(labels, decayed[chosen], boxes_of(boxes, labels, kept)))
             indices.append(offset + kept)
             counts.append(len(kept))
         return assemble(rows, indices, counts, bboxes.dtype, np.zeros((0, 6)))
