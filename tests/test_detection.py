@@ -181,6 +181,25 @@ def test_matrix_nms_linear_decay_by_hand():
     np.testing.assert_array_equal(n, [2])
 
 
+def test_retinanet_detection_output_by_hand():
+    anchors = [np.array([[0.0, 0.0, 9.0, 9.0]]), np.array([[20.0, 20.0, 29.0, 29.0]])]
+    scores = [np.array([[[0.2, 0.9]]]), np.array([[[0.1, 0.05]]])]
+    deltas = [np.zeros((1, 1, 4)), np.zeros((1, 1, 4))]       # boxes = their anchors
+    info = np.array([[40.0, 40.0, 1.0]])
+    feed = {"i": info}
+
+    def listed(prefix, arrays):
+        feed.update({"%s%d" % (prefix, k): a for k, a in enumerate(arrays)})
+        return [_data("%s%d" % (prefix, k), a) for k, a in enumerate(arrays)]
+    out = L.retinanet_detection_output(listed("b", deltas), listed("s", scores),
+                                       listed("a", anchors), _data("i", info),
+                                       score_threshold=0.5)
+    o, = _run([out], feed)
+    # level 0 keeps only 0.9 (> 0.5); the last level takes every score > 0
+    np.testing.assert_allclose(o, [[2, 0.9, 0, 0, 9, 9], [1, 0.1, 20, 20, 29, 29],
+                                   [2, 0.05, 20, 20, 29, 29]])
+
+
 def _bilinear(plane, y, x):
     """RoIAlign's bilinear sample of one [H, W] plane, by the definition, point by point."""
     h, w = plane.shape
@@ -204,7 +223,8 @@ def _roi_align_direct(x, rois, image, ph, pw, scale, ratio):
         for c in range(x.shape[1]):
             for i in range(ph):
                 for j in range(pw):
-                    pts = [(y1 + (i + (a + 0.5) / gh) * rh / ph, x1 + (j + (b + 0.5) / gw) * rw / pw)
+                    pts = [(y1 + (i + (a + 0.5) / gh) * rh / ph,
+                            x1 + (j + (b + 0.5) / gw) * rw / pw)
                            for a in range(gh) for b in range(gw)]
                     out[r, c, i, j] = np.mean([_bilinear(x[image[r], c], yy, xx)
                                                for yy, xx in pts])

@@ -202,6 +202,29 @@ def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_
     return tuple([out] + extra) if extra else out
 
 
+def retinanet_detection_output(bboxes, scores, anchors, im_info, score_threshold=0.05,
+                               nms_top_k=1000, keep_top_k=100, nms_threshold=0.3,
+                               nms_eta=1.0, return_rois_num=False):
+    """Out [No, 6] (label counted from 1, score, box), best first per image, from lists of
+    per-level bboxes [N, Mi, 4], scores [N, Mi, C] and anchors [Mi, 4]; with
+    return_rois_num (refimpl, in place of LoD) also the per-image counts [N]."""
+    for arg, value in (("bboxes", bboxes), ("scores", scores), ("anchors", anchors)):
+        if not isinstance(value, (list, tuple)) or not value:
+            raise TypeError("retinanet_detection_output: %s must be a non-empty list of "
+                            "Variables (one per FPN level), got %r" % (arg, value))
+    helper = LayerHelper("retinanet_detection_output")
+    out = helper.create_variable_for_type_inference(bboxes[0].dtype, stop_gradient=True)
+    counts = helper.create_variable_for_type_inference("int32", stop_gradient=True)
+    helper.append_op(type="retinanet_detection_output",
+                     inputs={"BBoxes": list(bboxes), "Scores": list(scores),
+                             "Anchors": list(anchors), "ImInfo": [im_info]},
+                     outputs={"Out": [out], "NmsRoisNum": [counts]},
+                     attrs={"score_threshold": float(score_threshold),
+                            "nms_top_k": int(nms_top_k), "keep_top_k": int(keep_top_k),
+                            "nms_threshold": float(nms_threshold), "nms_eta": float(nms_eta)})
+    return (out, counts) if return_rois_num else out
+
+
 def detection_output(loc, scores, prior_box, prior_box_var, background_label=0,
                      nms_threshold=0.3, nms_top_k=400, keep_top_k=200, score_threshold=0.01,
                      nms_eta=1.0, return_index=False):
@@ -382,7 +405,6 @@ def collect_fpn_proposals(multi_rois, multi_scores, min_level, max_level, post_n
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     iou_similarity, box_coder, box_clip, box_decoder_and_assign, prior_box,
     density_prior_box, anchor_generator, yolo_box, multiclass_nms, locality_aware_nms,
-    matrix_nms,
-    detection_output, roi_align, roi_pool, psroi_pool, prroi_pool, polygon_box_transform,
-    bipartite_match, target_assign, yolov3_loss, generate_proposals,
-    distribute_fpn_proposals, collect_fpn_proposals)}}
+    matrix_nms, detection_output, retinanet_detection_output, roi_align, roi_pool,
+    psroi_pool, prroi_pool, polygon_box_transform, bipartite_match, target_assign,
+    yolov3_loss, generate_proposals, distribute_fpn_proposals, collect_fpn_proposals)}}

@@ -274,7 +274,7 @@ def matrix_decay(boxes, scores, score_threshold, post_threshold, top_k, use_gaus
     max_iou_j is j's largest IoU with a candidate better than j; kept if > post_threshold."""
     candidates = ranked_candidates(scores, score_threshold, top_k)
     iou = np.triu(nms_overlap(boxes[candidates], boxes[candidates], normalized), k=1)
-    max_iou = iou.max(axis=0, initial=0.0)                         # [j]: over better candidates i < j
+    max_iou = iou.max(axis=0, initial=0.0)             # [j]: over better candidates i < j
     max_iou_of_better = max_iou[:, None]                # row i: the better box's own max
     if use_gaussian:
         decay = np.exp((max_iou_of_better ** 2 - iou ** 2) * gaussian_sigma)

@@ -117,7 +117,8 @@ class PriorBox(OpDef):
                                          min_max_aspect_ratios_order))
         step_w, step_h = steps(step_w, step_h, feature.shape, image.shape)
         cx, cy = cell_centers(feature.shape[2], feature.shape[3], step_w, step_h, offset)
-        boxes = corner_boxes(cx[..., None], cy[..., None], half[:, 0], half[:, 1], image.shape[3], image.shape[2])
+        boxes = corner_boxes(cx[..., None], cy[..., None], half[:, 0], half[:, 1],
+                             image.shape[3], image.shape[2])
         return with_variances(boxes, variances, clip, feature.dtype)
 
     def samples(self, rng):
@@ -230,7 +231,8 @@ class AnchorGenerator(OpDef):
         h, w = feature.shape[2:]
         cy, cx = np.meshgrid(np.arange(h) * stride_h + offset * (stride_h - 1),
                              np.arange(w) * stride_w + offset * (stride_w - 1), indexing="ij")
-        boxes = corner_boxes(cx[..., None], cy[..., None], np.array(half_w), np.array(half_h), 1.0, 1.0)
+        boxes = corner_boxes(cx[..., None], cy[..., None], np.array(half_w), np.array(half_h),
+                             1.0, 1.0)
         return with_variances(boxes, variances, False, feature.dtype)
 
     def samples(self, rng):
