@@ -111,7 +111,7 @@ class _LinearRoIPool(OpDef):
         out = np.zeros((len(rois), cls.out_channels(c, attrs), ph * pw), x.dtype)
         for r, (i, m) in enumerate(cls.matrices(x, rois, rois_num, attrs)):
             out[r] = cls.apply(x[i].reshape(c, h * w), m)
-        return out.reshape(len(rois), -1, ph, pw)
+        return out.reshape(out.shape[:2] + (ph, pw))
 
     @classmethod
     def backward(cls, x, rois, rois_num, dout, **attrs):
