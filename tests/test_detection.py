@@ -200,6 +200,31 @@ def test_retinanet_detection_output_by_hand():
                                    [2, 0.05, 20, 20, 29, 29]])
 
 
+def test_retinanet_target_assign_by_hand():
+    anchors = np.array([[0.0, 0.0, 9.0, 9.0], [20.0, 0.0, 29.0, 9.0], [4.0, 0.0, 13.0, 9.0]])
+    gt = np.array([[0.0, 0.0, 9.0, 11.0], [40.0, 40.0, 45.0, 45.0]])
+    labels, crowd = np.array([[7], [5]], "int32"), np.array([0, 1], "int32")
+    info = np.array([[50.0, 50.0, 1.0]])
+    bbox_pred = np.arange(12, dtype="float64").reshape(1, 3, 4)
+    logits = np.arange(6, dtype="float64").reshape(1, 3, 2)
+    outs = L.retinanet_target_assign(
+        _data("bp", bbox_pred), _data("cl", logits), _data("a", anchors), None,
+        _data("g", gt), _data("l", labels), _data("c", crowd), _data("i", info),
+        num_classes=2)
+    scores, location, label, bbox, weight, fg = _run(outs, {
+        "bp": bbox_pred, "cl": logits, "a": anchors, "g": gt, "l": labels, "c": crowd,
+        "i": info})
+    # gt 1 is crowd; gt 0 overlaps anchor 0 with IoU 100 / 120 (foreground), anchor 2
+    # with 60 / 160 < 0.4 and anchor 1 not at all (background)
+    np.testing.assert_array_equal(label, [[7], [0], [0]])
+    np.testing.assert_allclose(scores, logits[0, [0, 1, 2]])
+    np.testing.assert_allclose(location, bbox_pred[0, [0]])
+    # anchor 0 center (5, 5) size 10 x 10; gt center (5, 6) size 10 x 12
+    np.testing.assert_allclose(bbox, [[0.0, 0.1, 0.0, math.log(1.2)]])
+    np.testing.assert_allclose(weight, np.ones((1, 4)))
+    np.testing.assert_array_equal(fg, [[2]])
+
+
 def _bilinear(plane, y, x):
     """RoIAlign's bilinear sample of one [H, W] plane, by the definition, point by point."""
     h, w = plane.shape

@@ -9,7 +9,7 @@ from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from .activation import softmax
 from .common import check_variable
-from .tensor import transpose
+from .tensor import gather, reshape, transpose
 
 
 def _append(op_type, inputs, attrs, outputs, name=None, dtype=None, differentiable=False):
@@ -323,6 +323,30 @@ def target_assign(input, matched_indices, negative_indices=None, mismatch_value=
                    [("Out", None), ("OutWeight", "float32")], name)
 
 
+def retinanet_target_assign(bbox_pred, cls_logits, anchor_box, anchor_var, gt_boxes,
+                            gt_labels, is_crowd, im_info, num_classes=1,
+                            positive_overlap=0.5, negative_overlap=0.4, gt_num=None):
+    """(predicted_scores [F + B, num_classes], predicted_location [F, 4], target_label
+    [F + B, 1], target_bbox [F, 4], bbox_inside_weight [F, 4], fg_num [N, 1]): the op's
+    targets, and the logits / box predictions of the chosen anchors gathered as Paddle
+    does (bbox_pred [N, A, 4], cls_logits [N, A, num_classes]). anchor_var is unused, as
+    in Paddle. gt_num (refimpl, in place of LoD): ground-truth rows per image."""
+    check_variable(anchor_box, "anchor_box", "retinanet_target_assign")
+    check_variable(gt_boxes, "gt_boxes", "retinanet_target_assign")
+    loc_index, score_index, target_bbox, target_label, inside_weight, fg_num = _append(
+        "retinanet_target_assign",
+        {"Anchor": anchor_box, "GtBoxes": gt_boxes, "GtLabels": gt_labels,
+         "IsCrowd": is_crowd, "ImInfo": im_info, "GtNum": gt_num},
+        {"positive_overlap": float(positive_overlap),
+         "negative_overlap": float(negative_overlap)},
+        [("LocationIndex", "int32"), ("ScoreIndex", "int32"), ("TargetBBox", None),
+         ("TargetLabel", "int32"), ("BBoxInsideWeight", None), ("ForegroundNumber", "int32")],
+        dtype=anchor_box.dtype)
+    scores = gather(reshape(cls_logits, [-1, num_classes]), score_index)
+    location = gather(reshape(bbox_pred, [-1, 4]), loc_index)
+    return scores, location, target_label, target_bbox, inside_weight, fg_num
+
+
 def yolov3_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh,
                 downsample_ratio, gt_score=None, use_label_smooth=True, name=None,
                 scale_x_y=1.0):
@@ -407,4 +431,4 @@ EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     density_prior_box, anchor_generator, yolo_box, multiclass_nms, locality_aware_nms,
     matrix_nms, detection_output, retinanet_detection_output, roi_align, roi_pool,
     psroi_pool, prroi_pool, polygon_box_transform, bipartite_match, target_assign,
-    yolov3_loss, generate_proposals, distribute_fpn_proposals, collect_fpn_proposals)}}
+    retinanet_target_assign, yolov3_loss, generate_proposals, distribute_fpn_proposals, collect_fpn_proposals)}}
