@@ -225,6 +225,35 @@ def test_retinanet_target_assign_by_hand():
     np.testing.assert_array_equal(fg, [[2]])
 
 
+def test_rpn_target_assign_samples_and_skips_straddling_anchors():
+    anchors = np.array([[0.0, 0.0, 9.0, 9.0], [1.0, 0.0, 10.0, 9.0], [-8.0, 0.0, 1.0, 9.0],
+                        [30.0, 30.0, 39.0, 39.0], [20.0, 20.0, 29.0, 29.0]])
+    gt = np.array([[0.0, 0.0, 9.0, 9.0]])
+    crowd, info = np.array([0], "int32"), np.array([[50.0, 50.0, 1.0]])
+    bbox_pred = np.arange(20, dtype="float64").reshape(1, 5, 4)
+    logits = np.arange(5, dtype="float64").reshape(1, 5, 1)
+    outs = L.rpn_target_assign(
+        _data("bp", bbox_pred), _data("cl", logits), _data("a", anchors), None,
+        _data("g", gt), _data("c", crowd), _data("i", info), rpn_batch_size_per_im=3,
+        rpn_fg_fraction=0.5, rpn_positive_overlap=0.7, use_random=False)
+    scores, location, label, bbox, weight = _run(outs, {
+        "bp": bbox_pred, "cl": logits, "a": anchors, "g": gt, "c": crowd, "i": info})
+    # anchor 2 sticks out of the image (x1 < 0) and is skipped; anchors 0 (IoU 1) and 1
+    # (IoU 90 / 110) pass, one foreground slot; then 3 - 1 = 2 background slots of 3, 4
+    np.testing.assert_array_equal(label, [[1], [0], [0]])
+    np.testing.assert_allclose(scores, logits[0, [0, 3, 4]])
+    np.testing.assert_allclose(location, bbox_pred[0, [0]])
+    np.testing.assert_allclose(bbox, np.zeros((1, 4)), atol=1e-12)
+    np.testing.assert_allclose(weight, np.ones((1, 4)))
+    # use_random with one background slot: either background anchor, never more
+    op = get_op_def("rpn_target_assign")
+    for _ in range(5):
+        loc, score, _, lbl, _ = op.forward(anchors, gt, crowd, info, rpn_batch_size_per_im=2,
+                                           rpn_fg_fraction=0.5, use_random=True)
+        assert loc[0] in (0, 1) and score[1] in (3, 4) and len(score) == 2
+        np.testing.assert_array_equal(lbl.ravel(), [1, 0])
+
+
 def _bilinear(plane, y, x):
     """RoIAlign's bilinear sample of one [H, W] plane, by the definition, point by point."""
     h, w = plane.shape

@@ -323,6 +323,39 @@ def target_assign(input, matched_indices, negative_indices=None, mismatch_value=
                    [("Out", None), ("OutWeight", "float32")], name)
 
 
+def _gather_predictions(cls_logits, bbox_pred, classes, score_index, loc_index):
+    """The chosen anchors' logits [K, classes] and box predictions [F, 4]."""
+    return (gather(reshape(cls_logits, [-1, classes]), score_index),
+            gather(reshape(bbox_pred, [-1, 4]), loc_index))
+
+
+_TARGET_OUTPUTS = [("LocationIndex", "int32"), ("ScoreIndex", "int32"), ("TargetBBox", None),
+                   ("TargetLabel", "int32"), ("BBoxInsideWeight", None)]
+
+
+def rpn_target_assign(bbox_pred, cls_logits, anchor_box, anchor_var, gt_boxes, is_crowd,
+                      im_info, rpn_batch_size_per_im=256, rpn_straddle_thresh=0.0,
+                      rpn_fg_fraction=0.5, rpn_positive_overlap=0.7, rpn_negative_overlap=0.3,
+                      use_random=True, gt_num=None):
+    """(predicted_scores [K, 1], predicted_location [F, 4], target_label [K, 1],
+    target_bbox [F, 4], bbox_inside_weight [F, 4]): the op's targets and the chosen
+    anchors' predictions gathered as Paddle does. anchor_var is unused, as in Paddle.
+    gt_num (refimpl, in place of LoD): ground-truth rows per image."""
+    check_variable(anchor_box, "anchor_box", "rpn_target_assign")
+    check_variable(gt_boxes, "gt_boxes", "rpn_target_assign")
+    loc_index, score_index, target_bbox, target_label, inside_weight = _append(
+        "rpn_target_assign", {"Anchor": anchor_box, "GtBoxes": gt_boxes, "IsCrowd": is_crowd,
+                              "ImInfo": im_info, "GtNum": gt_num},
+        {"rpn_batch_size_per_im": int(rpn_batch_size_per_im),
+         "rpn_straddle_thresh": float(rpn_straddle_thresh),
+         "rpn_fg_fraction": float(rpn_fg_fraction),
+         "rpn_positive_overlap": float(rpn_positive_overlap),
+         "rpn_negative_overlap": float(rpn_negative_overlap), "use_random": use_random},
+        _TARGET_OUTPUTS, dtype=anchor_box.dtype)
+    scores, location = _gather_predictions(cls_logits, bbox_pred, 1, score_index, loc_index)
+    return scores, location, target_label, target_bbox, inside_weight
+
+
 def retinanet_target_assign(bbox_pred, cls_logits, anchor_box, anchor_var, gt_boxes,
                             gt_labels, is_crowd, im_info, num_classes=1,
                             positive_overlap=0.5, negative_overlap=0.4, gt_num=None):
@@ -339,11 +372,9 @@ def retinanet_target_assign(bbox_pred, cls_logits, anchor_box, anchor_var, gt_bo
          "IsCrowd": is_crowd, "ImInfo": im_info, "GtNum": gt_num},
         {"positive_overlap": float(positive_overlap),
          "negative_overlap": float(negative_overlap)},
-        [("LocationIndex", "int32"), ("ScoreIndex", "int32"), ("TargetBBox", None),
-         ("TargetLabel", "int32"), ("BBoxInsideWeight", None), ("ForegroundNumber", "int32")],
-        dtype=anchor_box.dtype)
-    scores = gather(reshape(cls_logits, [-1, num_classes]), score_index)
-    location = gather(reshape(bbox_pred, [-1, 4]), loc_index)
+        _TARGET_OUTPUTS + [("ForegroundNumber", "int32")], dtype=anchor_box.dtype)
+    scores, location = _gather_predictions(cls_logits, bbox_pred, num_classes, score_index,
+                                           loc_index)
     return scores, location, target_label, target_bbox, inside_weight, fg_num
 
 
@@ -431,4 +462,4 @@ EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     density_prior_box, anchor_generator, yolo_box, multiclass_nms, locality_aware_nms,
     matrix_nms, detection_output, retinanet_detection_output, roi_align, roi_pool,
     psroi_pool, prroi_pool, polygon_box_transform, bipartite_match, target_assign,
-    retinanet_target_assign, yolov3_loss, generate_proposals, distribute_fpn_proposals, collect_fpn_proposals)}}
+    rpn_target_assign, retinanet_target_assign, yolov3_loss, generate_proposals, distribute_fpn_proposals, collect_fpn_proposals)}}
