@@ -254,6 +254,31 @@ def test_rpn_target_assign_samples_and_skips_straddling_anchors():
         np.testing.assert_array_equal(lbl.ravel(), [1, 0])
 
 
+def test_generate_proposal_labels_by_hand():
+    gt = np.array([[0.0, 0.0, 9.0, 9.0]])
+    rois = np.array([[0.0, 0.0, 19.0, 21.0],       # scale 2: [0, 0, 9.5, 10.5], IoU 100/115.5
+                     [20.0, 0.0, 39.0, 19.0],      # [10, 0, 19.5, 9.5]: no overlap -> bg
+                     [4.0, 0.0, 23.0, 19.0]])      # [2, 0, 11.5, 9.5]: IoU 80/125 -> fg
+    classes, crowd = np.array([[2]], "int32"), np.array([[0]], "int32")
+    info = np.array([[40.0, 40.0, 2.0]])
+    feed = {"r": rois, "c": classes, "k": crowd, "g": gt, "i": info}
+    out = L.generate_proposal_labels(_data("r", rois), _data("c", classes), _data("k", crowd),
+                                     _data("g", gt), _data("i", info), batch_size_per_im=3,
+                                     fg_fraction=0.67, fg_thresh=0.5, bg_thresh_hi=0.5,
+                                     class_nums=3, use_random=False)
+    r, labels, targets, inside, outside = _run(out, feed)
+    # candidates: the gt itself (IoU 1), rois 0 and 2 are foreground (2 slots: the first
+    # two), roi 1 background; rois come back at the image scale
+    np.testing.assert_allclose(r, [gt[0] * 2, rois[0], rois[1]])
+    np.testing.assert_array_equal(labels, [[2], [2], [0]])
+    # roi 0 at image scale: center (5.25, 5.75), size 10.5 x 11.5 vs gt (5, 5), 10 x 10
+    want = np.array([-0.25 / 10.5, -0.75 / 11.5, math.log(10 / 10.5), math.log(10 / 11.5)])
+    np.testing.assert_allclose(targets[1, 8:], want / [0.1, 0.1, 0.2, 0.2])
+    np.testing.assert_allclose(targets[0], 0, atol=1e-12)
+    np.testing.assert_array_equal(inside, [[0] * 8 + [1] * 4] * 2 + [[0] * 12])
+    np.testing.assert_array_equal(outside, inside)
+
+
 def _bilinear(plane, y, x):
     """RoIAlign's bilinear sample of one [H, W] plane, by the definition, point by point."""
     h, w = plane.shape

@@ -378,6 +378,37 @@ def retinanet_target_assign(bbox_pred, cls_logits, anchor_box, anchor_var, gt_bo
     return scores, location, target_label, target_bbox, inside_weight, fg_num
 
 
+def generate_proposal_labels(rpn_rois, gt_classes, is_crowd, gt_boxes, im_info,
+                             batch_size_per_im=256, fg_fraction=0.25, fg_thresh=0.25,
+                             bg_thresh_hi=0.5, bg_thresh_lo=0.0,
+                             bbox_reg_weights=[0.1, 0.1, 0.2, 0.2], class_nums=None,
+                             use_random=True, is_cls_agnostic=False, is_cascade_rcnn=False,
+                             rpn_rois_num=None, gt_num=None):
+    """(rois, labels_int32, bbox_targets, bbox_inside_weights, bbox_outside_weights), plus
+    the per-image row counts when rpn_rois_num is given (refimpl, in place of LoD, as are
+    gt_num's ground-truth rows per image)."""
+    check_variable(rpn_rois, "rpn_rois", "generate_proposal_labels")
+    if is_cls_agnostic or is_cascade_rcnn:
+        raise NotImplementedError("generate_proposal_labels: is_cls_agnostic and "
+                                  "is_cascade_rcnn are not supported by refimpl")
+    if class_nums is None:
+        raise ValueError("generate_proposal_labels: class_nums is required")
+    outs = _append(
+        "generate_proposal_labels",
+        {"RpnRois": rpn_rois, "GtClasses": gt_classes, "IsCrowd": is_crowd,
+         "GtBoxes": gt_boxes, "ImInfo": im_info, "RpnRoisNum": rpn_rois_num,
+         "GtNum": gt_num},
+        {"batch_size_per_im": int(batch_size_per_im), "fg_fraction": float(fg_fraction),
+         "fg_thresh": float(fg_thresh), "bg_thresh_hi": float(bg_thresh_hi),
+         "bg_thresh_lo": float(bg_thresh_lo),
+         "bbox_reg_weights": _as_floats(bbox_reg_weights, "bbox_reg_weights",
+                                        "generate_proposal_labels"),
+         "class_nums": int(class_nums), "use_random": use_random},
+        [("Rois", None), ("LabelsInt32", "int32"), ("BboxTargets", None),
+         ("BboxInsideWeights", None), ("BboxOutsideWeights", None), ("RoisNum", "int32")])
+    return outs if rpn_rois_num is not None else outs[:-1]
+
+
 def yolov3_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh,
                 downsample_ratio, gt_score=None, use_label_smooth=True, name=None,
                 scale_x_y=1.0):
@@ -462,4 +493,5 @@ EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     density_prior_box, anchor_generator, yolo_box, multiclass_nms, locality_aware_nms,
     matrix_nms, detection_output, retinanet_detection_output, roi_align, roi_pool,
     psroi_pool, prroi_pool, polygon_box_transform, bipartite_match, target_assign,
-    rpn_target_assign, retinanet_target_assign, yolov3_loss, generate_proposals, distribute_fpn_proposals, collect_fpn_proposals)}}
+    rpn_target_assign, retinanet_target_assign, generate_proposal_labels, yolov3_loss,
+    generate_proposals, distribute_fpn_proposals, collect_fpn_proposals)}}
