@@ -373,6 +373,25 @@ def test_prroi_pool_is_the_bin_average_of_the_bilinear_surface():
             np.testing.assert_allclose(o[0, 0, i, j], surface.mean(), atol=1e-4)
 
 
+def test_deformable_roi_pooling_samples_shifted_points_and_differentiates_the_shift():
+    x = (10 * np.arange(3)[:, None] + np.arange(3)).reshape(1, 1, 3, 3).astype("float64")
+    rois = np.array([[0.0, 0.0, 1.0, 1.0]])     # on the map: [-0.5, 1.5]^2, side 2
+    trans = np.array([[[[1.0]], [[0.0]]]])      # x shift 1 * trans_std 0.1 * side 2 = 0.2
+    xv, tv = _data("x", x), _data("t", trans)
+    tv.stop_gradient = False
+    fixed = L.deformable_roi_pooling(xv, _data("r", rois), tv, no_trans=True, sample_per_part=2)
+    moved = L.deformable_roi_pooling(xv, _data("r", rois), tv, sample_per_part=2)
+    dtrans, = static.gradients([moved], [tv])
+    f, m, g = _run([fixed, moved, dtrans], {"x": x, "r": rois, "t": trans})
+    # points (h, w) in {-0.5, 0.5}^2, -0.5 clamped to 0; the map is 10 h + w
+    np.testing.assert_allclose(f.ravel(), [(0 + 0.5 + 5 + 5.5) / 4])
+    # shifted: w in {-0.3 (clamped to 0), 0.7}
+    np.testing.assert_allclose(m.ravel(), [10 * 0.25 + 0.35])
+    # only unclamped points move with the shift, by 0.2 per unit: x: two points with
+    # slope 1 -> 2 * 0.2 / 4; y: the two at h = 0.5 with slope 10 -> 2 * 10 * 0.2 / 4
+    np.testing.assert_allclose(g.ravel(), [0.1, 1.0])
+
+
 def test_bipartite_match_and_target_assign_by_hand():
     dist = np.array([[0.9, 0.8, 0.0], [0.85, 0.1, 0.4]])
     d = _data("d", dist)

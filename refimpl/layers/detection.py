@@ -294,6 +294,29 @@ def prroi_pool(input, rois, spatial_scale=1.0, pooled_height=1, pooled_width=1,
                    differentiable=True)
 
 
+def deformable_roi_pooling(input, rois, trans, no_trans=False, spatial_scale=1.0,
+                           group_size=[1, 1], pooled_height=1, pooled_width=1, part_size=None,
+                           sample_per_part=1, trans_std=0.1, position_sensitive=False,
+                           name=None, rois_num=None):
+    """[R, C', pooled_height, pooled_width] via deformable_psroi_pooling; C' = C, or
+    C / (pooled_height * pooled_width) when position_sensitive. Differentiable w.r.t.
+    input and trans. rois_num: refimpl's stand-in for the LoD of rois."""
+    check_variable(input, "input", "deformable_roi_pooling")
+    check_variable(rois, "rois", "deformable_roi_pooling")
+    channels = input.shape[1]
+    output_dim = channels // (pooled_height * pooled_width) if position_sensitive else channels
+    part_size = [pooled_height, pooled_width] if part_size is None else list(part_size)
+    _, out = _append("deformable_psroi_pooling",
+                     {"Input": input, "ROIs": rois, "Trans": trans, "RoisNum": rois_num},
+                     {"no_trans": no_trans, "spatial_scale": float(spatial_scale),
+                      "output_dim": int(output_dim), "group_size": [int(g) for g in group_size],
+                      "pooled_height": int(pooled_height), "pooled_width": int(pooled_width),
+                      "part_size": [int(p) for p in part_size],
+                      "sample_per_part": int(sample_per_part), "trans_std": float(trans_std)},
+                     [("TopCount", input.dtype), ("Output", None)], name, differentiable=True)
+    return out
+
+
 def polygon_box_transform(input, name=None):
     check_variable(input, "input", "polygon_box_transform")
     return _append("polygon_box_transform", {"Input": input}, {}, [("Output", None)], name)
@@ -492,6 +515,6 @@ EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     iou_similarity, box_coder, box_clip, box_decoder_and_assign, prior_box,
     density_prior_box, anchor_generator, yolo_box, multiclass_nms, locality_aware_nms,
     matrix_nms, detection_output, retinanet_detection_output, roi_align, roi_pool,
-    psroi_pool, prroi_pool, polygon_box_transform, bipartite_match, target_assign,
-    rpn_target_assign, retinanet_target_assign, generate_proposal_labels, yolov3_loss,
-    generate_proposals, distribute_fpn_proposals, collect_fpn_proposals)}}
+    psroi_pool, prroi_pool, deformable_roi_pooling, polygon_box_transform, bipartite_match,
+    target_assign, rpn_target_assign, retinanet_target_assign, generate_proposal_labels,
+    yolov3_loss, generate_proposals, distribute_fpn_proposals, collect_fpn_proposals)}}
