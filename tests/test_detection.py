@@ -392,6 +392,21 @@ def test_deformable_roi_pooling_samples_shifted_points_and_differentiates_the_sh
     np.testing.assert_allclose(g.ravel(), [0.1, 1.0])
 
 
+def test_roi_perspective_transform_of_an_upright_rectangle_is_a_crop():
+    x = np.arange(24, dtype="float64").reshape(1, 2, 3, 4)
+    rois = np.array([[0.0, 0.0, 3.0, 0.0, 3.0, 2.0, 0.0, 2.0]])   # the whole 3 x 4 map
+    xv = _data("x", x)
+    xv.stop_gradient = False
+    out, mask, matrix = L.roi_perspective_transform(xv, _data("r", rois), 3, 4)
+    dx, = static.gradients([fluid.layers.reduce_sum(out)], [xv])
+    o, m, t, g = _run([out, mask, matrix, dx], {"x": x, "r": rois})
+    # mean width 3 over mean height 2, 3 rows -> 4 columns: the identity homography
+    np.testing.assert_allclose(t, [[1, 0, 0, 0, 1, 0, 0, 0, 1]], atol=1e-5)
+    np.testing.assert_allclose(o, x, atol=1e-4)
+    np.testing.assert_array_equal(m, np.ones((1, 1, 3, 4)))
+    np.testing.assert_allclose(g, np.ones_like(x), atol=1e-4)   # each cell read once
+
+
 def test_bipartite_match_and_target_assign_by_hand():
     dist = np.array([[0.9, 0.8, 0.0], [0.85, 0.1, 0.4]])
     d = _data("d", dist)

@@ -317,6 +317,22 @@ def deformable_roi_pooling(input, rois, trans, no_trans=False, spatial_scale=1.0
     return out
 
 
+def roi_perspective_transform(input, rois, transformed_height, transformed_width,
+                              spatial_scale=1.0, name=None, rois_num=None):
+    """(out [R, C, transformed_height, transformed_width], mask [R, 1, th, tw] int32,
+    transform_matrix [R, 9]) for quadrilateral rois [R, 8]; differentiable w.r.t. input.
+    rois_num: refimpl's stand-in for the LoD of rois."""
+    check_variable(input, "input", "roi_perspective_transform")
+    check_variable(rois, "rois", "roi_perspective_transform")
+    return _append("roi_perspective_transform",
+                   {"X": input, "ROIs": rois, "RoisNum": rois_num},
+                   {"transformed_height": int(transformed_height),
+                    "transformed_width": int(transformed_width),
+                    "spatial_scale": float(spatial_scale)},
+                   [("Out", None), ("Mask", "int32"), ("TransformMatrix", input.dtype)],
+                   name, differentiable=True)
+
+
 def polygon_box_transform(input, name=None):
     check_variable(input, "input", "polygon_box_transform")
     return _append("polygon_box_transform", {"Input": input}, {}, [("Output", None)], name)
@@ -515,6 +531,7 @@ EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     iou_similarity, box_coder, box_clip, box_decoder_and_assign, prior_box,
     density_prior_box, anchor_generator, yolo_box, multiclass_nms, locality_aware_nms,
     matrix_nms, detection_output, retinanet_detection_output, roi_align, roi_pool,
-    psroi_pool, prroi_pool, deformable_roi_pooling, polygon_box_transform, bipartite_match,
-    target_assign, rpn_target_assign, retinanet_target_assign, generate_proposal_labels,
-    yolov3_loss, generate_proposals, distribute_fpn_proposals, collect_fpn_proposals)}}
+    psroi_pool, prroi_pool, deformable_roi_pooling, roi_perspective_transform,
+    polygon_box_transform, bipartite_match, target_assign, rpn_target_assign,
+    retinanet_target_assign, generate_proposal_labels, yolov3_loss, generate_proposals,
+    distribute_fpn_proposals, collect_fpn_proposals)}}

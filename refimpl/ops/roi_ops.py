@@ -103,11 +103,15 @@ class _LinearRoIPool(OpDef):
     def out_channels(channels, attrs):
         return channels
 
+    @staticmethod
+    def out_size(attrs):
+        return attrs["pooled_height"], attrs["pooled_width"]
+
     @classmethod
     def forward(cls, x, rois, rois_num=None, **attrs):
         n, c, h, w = x.shape
         attrs = dict(cls.attrs, **attrs)
-        ph, pw = attrs["pooled_height"], attrs["pooled_width"]
+        ph, pw = cls.out_size(attrs)
         out = np.zeros((len(rois), cls.out_channels(c, attrs), ph * pw), x.dtype)
         for r, (i, m) in enumerate(cls.matrices(x, rois, rois_num, attrs)):
             out[r] = cls.apply(x[i].reshape(c, h * w), m)
@@ -260,6 +264,131 @@ class PrRoIPool(_LinearRoIPool):
         rois = random_boxes(rng, 3, 12.0)
         yield Sample({"X": x, "ROIs": rois, "BatchRoINums": np.array([1, 2], np.int32)},
                      {"pooled_height": 2, "pooled_width": 3, "spatial_scale": 0.5})
+
+
+TOLERANCE = 1e-4    # Paddle's roi_perspective_transform compares coordinates with this slack
+
+
+def transform_matrix(xs, ys, out_height, out_width):
+    """[9] homography taking output (w, h, 1) to the quadrilateral (x0..x3, y0..y3)
+    (corners clockwise from top-left): corner 0 at (0, 0), 1 at (W' - 1, 0), 3 at
+    (0, H' - 1), where H' = max(2, out_height) and W' is the quadrilateral's mean width
+    over mean height times (H' - 1), rounded, plus 1, within [2, out_width]."""
+    x0, x1, x2, x3 = xs
+    y0, y1, y2, y3 = ys
+    est_w = (np.hypot(x0 - x1, y0 - y1) + np.hypot(x2 - x3, y2 - y3)) / 2
+    est_h = (np.hypot(x1 - x2, y1 - y2) + np.hypot(x3 - x0, y3 - y0)) / 2
+    norm_h = max(2, out_height)
+    norm_w = max(2, min(int(c_round(est_w * (norm_h - 1) / est_h)) + 1, out_width))
+    dx1, dx2, dx3 = x1 - x2, x3 - x2, x0 - x1 + x2 - x3
+    dy1, dy2, dy3 = y1 - y2, y3 - y2, y0 - y1 + y2 - y3
+    det = dx1 * dy2 - dx2 * dy1 + 1e-5
+    a31 = (dx3 * dy2 - dx2 * dy3) / det / (norm_w - 1)
+    a32 = (dx1 * dy3 - dx3 * dy1) / det / (norm_h - 1)
+    return np.array([(x1 - x0 + a31 * (norm_w - 1) * x1) / (norm_w - 1),
+                     (x3 - x0 + a32 * (norm_h - 1) * x3) / (norm_h - 1), x0,
+                     (y1 - y0 + a31 * (norm_w - 1) * y1) / (norm_w - 1),
+                     (y3 - y0 + a32 * (norm_h - 1) * y3) / (norm_h - 1), y0,
+                     a31, a32, 1.0])
+
+
+def in_quad(px, py, xs, ys):
+    """Points (px, py) inside or on the quadrilateral (within TOLERANCE): on an edge, or
+    an odd number of edge crossings to their right."""
+    on_edge = np.zeros(px.shape, bool)
+    crossings = np.zeros(px.shape, np.int64)
+    for k in range(4):
+        xs_, ys_, xe, ye = xs[k], ys[k], xs[(k + 1) % 4], ys[(k + 1) % 4]
+        if abs(ys_ - ye) < TOLERANCE:                         # horizontal edge
+            on_edge |= ((np.abs(py - ys_) < TOLERANCE) & (np.abs(py - ye) < TOLERANCE) &
+                        (px > min(xs_, xe) - TOLERANCE) & (px < max(xs_, xe) + TOLERANCE))
+            continue
+        cross_x = (py - ys_) * (xe - xs_) / (ye - ys_) + xs_
+        within = (py > min(ys_, ye) - TOLERANCE) & (py < max(ys_, ye) + TOLERANCE)
+        on_edge |= (np.abs(cross_x - px) < TOLERANCE) & within
+        # half-open in y so a vertex shared by two edges counts once
+        counted = (py > min(ys_, ye) + TOLERANCE) & (py <= max(ys_, ye) + TOLERANCE)
+        crossings += counted & (cross_x - px > TOLERANCE)
+    return on_edge | (crossings % 2 == 1)
+
+
+def perspective_matrix(roi, height, width, transformed_height, transformed_width,
+                       spatial_scale):
+    """[H' * W' output cells, H * W]: each output cell's bilinear read at its source point
+    (the homography of its (w, h)), when that point is inside the quadrilateral and more
+    than half a cell (minus TOLERANCE) inside the map; else the cell is 0."""
+    xs, ys = roi[0::2] * spatial_scale, roi[1::2] * spatial_scale
+    m = transform_matrix(xs, ys, transformed_height, transformed_width)
+    out_h, out_w = np.meshgrid(np.arange(transformed_height), np.arange(transformed_width),
+                               indexing="ij")
+    out_h, out_w = out_h.ravel(), out_w.ravel()
+    denom = m[6] * out_w + m[7] * out_h + m[8]
+    src_x = (m[0] * out_w + m[1] * out_h + m[2]) / denom
+    src_y = (m[3] * out_w + m[4] * out_h + m[5]) / denom
+    readable = (in_quad(src_x, src_y, xs, ys) &
+                (src_x > -0.5 + TOLERANCE) & (src_x < width - 0.5 - TOLERANCE) &
+                (src_y > -0.5 + TOLERANCE) & (src_y < height - 0.5 - TOLERANCE))
+    src_x = np.where(src_x <= TOLERANCE, 0.0, src_x)
+    src_y = np.where(src_y <= TOLERANCE, 0.0, src_y)
+    cells, weights = bilinear_taps(src_y, src_x, height, width)
+    matrix = np.zeros((len(out_h), height * width))
+    rows = np.broadcast_to(np.arange(len(out_h)), cells.shape)
+    np.add.at(matrix, (rows, cells), weights * readable)
+    return matrix, readable, m
+
+
+@register
+class RoIPerspectiveTransform(_LinearRoIPool):
+    """Each quadrilateral RoI (x0, y0, ..., x3, y3) [R, 8], times spatial_scale, warped to
+    [transformed_height, transformed_width] by a homography; Mask [R, 1, H', W'] int32
+    marks the cells read from the map, TransformMatrix [R, 9] holds the homographies
+    (output (w, h, 1) -> map). Gradient to X only (Paddle's Out2InIdx / Out2InWeights
+    outputs, a GPU-side cache for it, are not produced)."""
+    type = "roi_perspective_transform"
+    outputs = ("Out", "Mask", "TransformMatrix")
+    attrs = {"transformed_height": 1, "transformed_width": 1, "spatial_scale": 1.0}
+
+    @staticmethod
+    def matrix(roi, height, width, **attrs):
+        return perspective_matrix(roi, height, width, **attrs)[0]
+
+    @staticmethod
+    def out_size(attrs):
+        return attrs["transformed_height"], attrs["transformed_width"]
+
+    def infer_shape(self, ctx):
+        ctx.check_dtype("X", FLOATS)
+        x, rois = ctx.input_var("X"), ctx.input_var("ROIs")
+        ctx.expect(len(x.shape) == 4, "X %r must be 4-D NCHW, got %s"
+                   % (x.name, list(x.shape)))
+        ctx.expect(len(rois.shape) == 2 and rois.shape[1] in (8, -1),
+                   "ROIs %r must be [R, 8] quadrilaterals, got %s"
+                   % (rois.name, list(rois.shape)))
+        th, tw = ctx.attr("transformed_height"), ctx.attr("transformed_width")
+        ctx.expect(th > 0 and tw > 0, "transformed_height and transformed_width must be "
+                   "positive, got %d and %d" % (th, tw))
+        ctx.set_output("Out", (rois.shape[0], x.shape[1], th, tw), x.dtype)
+        ctx.set_output("Mask", (rois.shape[0], 1, th, tw), "int32")
+        ctx.set_output("TransformMatrix", (rois.shape[0], 9), x.dtype)
+
+    @classmethod
+    def forward(cls, x, rois, rois_num=None, **attrs):
+        attrs = dict(cls.attrs, **attrs)
+        th, tw = cls.out_size(attrs)
+        out = super().forward(x, rois, rois_num, **attrs)
+        per_roi = [perspective_matrix(roi, x.shape[2], x.shape[3], **attrs)[1:]
+                   for roi in rois]
+        mask = np.array([readable for readable, _ in per_roi], np.int32)
+        matrices = np.array([m for _, m in per_roi], x.dtype)
+        return out, mask.reshape(len(rois), 1, th, tw), matrices.reshape(len(rois), 9)
+
+    def samples(self, rng):
+        x = rng.uniform(-1, 1, (2, 2, 8, 9))
+        rois = np.array([[1.0, 1.0, 6.0, 2.0, 7.0, 6.0, 0.5, 5.0],
+                         [2.0, 0.5, 8.5, 0.5, 8.5, 7.5, 2.0, 7.5],
+                         [0.0, 0.0, 4.0, 0.0, 4.0, 3.0, 0.0, 3.0]])
+        yield Sample({"X": x, "ROIs": rois, "RoisNum": np.array([2, 1], np.int32)},
+                     {"transformed_height": 3, "transformed_width": 4, "spatial_scale": 1.0})
 
 
 def roi_pool_bins(roi, height, width, pooled_height, pooled_width, spatial_scale):
