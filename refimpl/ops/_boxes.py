@@ -1,0 +1,71 @@
+"""Shared helpers for the detection ops: box areas and overlaps, shape checks, and the
+RoIs-to-image mapping that replaces Paddle 1.8's LoD (a `RoisNum` count per image)."""
+import numpy as np
+
+
+def box_area(boxes, normalized=True):
+    """Area of [..., 4] boxes (x1, y1, x2, y2); an inverted box has area 0. Unnormalized
+    (pixel) boxes count both end pixels: width = x2 - x1 + 1."""
+    offset = 0.0 if normalized else 1.0
+    w = boxes[..., 2] - boxes[..., 0]
+    h = boxes[..., 3] - boxes[..., 1]
+    area = (w + offset) * (h + offset)
+    return np.where((w < 0) | (h < 0), 0.0, area)
+
+
+def pairwise_iou(a, b, normalized=True):
+    """[len(a), len(b)] intersection over union of two sets of boxes; 0 where the union is
+    empty."""
+    offset = 0.0 if normalized else 1.0
+    a, b = a[:, None, :], b[None, :, :]
+    inter_w = np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]) + offset
+    inter_h = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]) + offset
+    inter = np.maximum(inter_w, 0.0) * np.maximum(inter_h, 0.0)
+    union = box_area(a, normalized) + box_area(b, normalized) - inter
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
+
+
+def nms_overlap(a, b, normalized=True):
+    """pairwise_iou as the NMS ops measure it: boxes apart in raw coordinates (one's x1
+    past the other's x2, ...) overlap 0, even where the pixel +1 would make them touch."""
+    a_, b_ = a[:, None, :], b[None, :, :]
+    apart = ((b_[..., 0] > a_[..., 2]) | (b_[..., 2] < a_[..., 0]) |
+             (b_[..., 1] > a_[..., 3]) | (b_[..., 3] < a_[..., 1]))
+    return np.where(apart, 0.0, pairwise_iou(a, b, normalized))
+
+
+def expect_boxes(ctx, slot, rank=2):
+    """infer_shape check: `slot` is a rank-`rank` tensor of boxes (last dim 4)."""
+    v = ctx.input_var(slot)
+    ctx.expect(len(v.shape) == rank and v.shape[-1] in (4, -1),
+               "input %s %r must have shape [%s4], got %s"
+               % (slot, v.name, "..., " * (rank - 1), list(v.shape)))
+    return v
+
+
+def roi_image_index(n_rois, rois_num, n_images):
+    """[n_rois] image index of each RoI. `rois_num` ([N] counts per image, Paddle 2.x's
+    RoisNum, standing in for 1.8's LoD) or, when absent, every RoI on image 0 of a batch
+    of one."""
+    if rois_num is None:
+        if n_images != 1 and n_rois > 0:
+            raise ValueError("RoIs without RoisNum need a batch of one image, got %d images"
+                             % n_images)
+        return np.zeros(n_rois, np.int64)
+    rois_num = np.asarray(rois_num).astype(np.int64).reshape(-1)
+    if len(rois_num) != n_images or rois_num.sum() != n_rois or (rois_num < 0).any():
+        raise ValueError("RoisNum %s must give one count per image (%d images) summing to "
+                         "the %d RoIs" % (rois_num.tolist(), n_images, n_rois))
+    return np.repeat(np.arange(n_images), rois_num)
+
+
+def c_round(x):
+    """C's round(): halves away from zero (numpy rounds them to even)."""
+    return np.sign(x) * np.floor(np.abs(x) + 0.5)
+
+
+def random_boxes(rng, n, scale=1.0):
+    """n valid boxes (x1 < x2, y1 < y2) inside [0, 1.01 * scale]^2, float64."""
+    corners = rng.uniform(0.0, scale, size=(n, 2, 2))
+    return np.concatenate([corners.min(axis=1), corners.max(axis=1) + 0.01 * scale], axis=1)

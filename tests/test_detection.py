@@ -1,0 +1,544 @@
+"""Detection layers (fluid.layers): hand-derived values through the executor, direct
+definitions of RoI pooling, a box_coder round trip, NMS survivors, gradients of the RoI
+ops, and the build-time errors."""
+import math
+
+import numpy as np
+import pytest
+
+from refimpl import fluid, static
+from refimpl.framework.errors import OpError
+from refimpl.ops.registry import get_op_def
+
+L = fluid.layers
+
+
+def _run(fetch, feed):
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    return exe.run(static.default_main_program(), feed=feed, fetch_list=list(fetch))
+
+
+def _data(name, value):
+    value = np.asarray(value)
+    return static.data(name, list(value.shape), value.dtype.name)
+
+
+def test_iou_similarity_of_known_boxes():
+    x = np.array([[0.0, 0.0, 2.0, 2.0]])
+    y = np.array([[1.0, 1.0, 3.0, 3.0], [0.0, 0.0, 2.0, 2.0], [3.0, 3.0, 4.0, 4.0]])
+    out, = _run([L.iou_similarity(_data("x", x), _data("y", y))], {"x": x, "y": y})
+    np.testing.assert_allclose(out, [[1 / 7, 1.0, 0.0]])
+    # pixel boxes: [0, 1] x [0, 1] is 2 x 2 pixels; overlap with [1, 2]^2 is one pixel
+    px, py = np.array([[0.0, 0.0, 1.0, 1.0]]), np.array([[1.0, 1.0, 2.0, 2.0]])
+    static.default_main_program().global_block().ops.clear()
+    out, = _run([L.iou_similarity(_data("px", px), _data("py", py), box_normalized=False)],
+                {"px": px, "py": py})
+    np.testing.assert_allclose(out, [[1 / 7]])
+
+
+def test_box_coder_encodes_by_hand_and_decode_inverts_encode():
+    prior = np.array([[0.0, 0.0, 2.0, 2.0], [1.0, 0.0, 5.0, 2.0]])
+    target = np.array([[1.0, 1.0, 3.0, 3.0], [0.5, 0.0, 4.0, 1.0]])
+    var = [0.1, 0.1, 0.2, 0.2]
+    p, t = _data("p", prior), _data("t", target)
+    enc = L.box_coder(p, var, t, code_type="encode_center_size")
+    dec = L.box_coder(p, var, enc, code_type="decode_center_size")
+    enc_v, dec_v = _run([enc, dec], {"p": prior, "t": target})
+    # target 0 against prior 0: centers (2, 2) vs (1, 1), equal sizes
+    np.testing.assert_allclose(enc_v[0, 0], [0.5 / 0.1, 0.5 / 0.1, 0.0, 0.0])
+    # prior 1 center (3, 1), size 4 x 2; target 1 center (2.25, 0.5), size 3.5 x 1
+    np.testing.assert_allclose(enc_v[1, 1], [-0.75 / 4 / 0.1, -0.5 / 2 / 0.1,
+                                             math.log(3.5 / 4) / 0.2, math.log(0.5) / 0.2])
+    np.testing.assert_allclose(dec_v, np.broadcast_to(target[:, None], (2, 2, 4)), atol=1e-12)
+
+
+def test_box_coder_variance_input_equals_attr_and_axis1_uses_rows():
+    rng = np.random.RandomState(0)
+    prior = np.array([[0.0, 0.0, 2.0, 2.0], [1.0, 1.0, 4.0, 2.0]])
+    deltas = rng.uniform(-1, 1, (2, 3, 4))
+    var = np.tile([0.1, 0.2, 0.3, 0.4], (2, 1))
+    p, d, v = _data("p", prior), _data("d", deltas), _data("v", var)
+    by_input = L.box_coder(p, v, d, code_type="decode_center_size", axis=1)
+    by_attr = L.box_coder(p, list(var[0]), d, code_type="decode_center_size", axis=1)
+    a, b = _run([by_input, by_attr], {"p": prior, "d": deltas, "v": var})
+    np.testing.assert_allclose(a, b)
+    # row 1, any column: decoded against prior 1 (center (2.5, 1.5), size 3 x 1)
+    dx, dy, dw, dh = deltas[1, 2] * var[0]
+    cx, cy, w, h = 2.5 + dx * 3, 1.5 + dy * 1, 3 * math.exp(dw), math.exp(dh)
+    np.testing.assert_allclose(a[1, 2], [cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2])
+
+
+def test_box_clip_to_image_size_over_scale():
+    boxes = np.array([[[-3.0, 2.0, 50.0, 70.0]], [[5.0, -1.0, 9.0, 100.0]]])
+    info = np.array([[40.0, 60.0, 2.0], [10.0, 10.0, 1.0]])      # h, w, scale
+    out, = _run([L.box_clip(_data("b", boxes), _data("i", info))], {"b": boxes, "i": info})
+    np.testing.assert_allclose(out, [[[0, 2, 29, 19]], [[5, 0, 9, 9]]])
+
+
+def test_prior_box_counts_and_first_cell_by_hand():
+    feat, img = np.zeros((1, 1, 2, 2), "float32"), np.zeros((1, 3, 10, 10), "float32")
+    boxes, var = L.prior_box(_data("f", feat), _data("img", img), min_sizes=[4.0],
+                             max_sizes=[9.0], aspect_ratios=[2.0], flip=True)
+    assert tuple(boxes.shape) == (2, 2, 4, 4)        # ratios 1, 2, 1/2 plus the max square
+    b, v = _run([boxes, var], {"f": feat, "img": img})
+    c = 2.5                                          # step 5, offset 0.5
+    hw, hh = 2 * math.sqrt(2), 2 / math.sqrt(2)
+    want = np.array([[c - 2, c - 2, c + 2, c + 2], [c - hw, c - hh, c + hw, c + hh],
+                     [c - hh, c - hw, c + hh, c + hw], [c - 3, c - 3, c + 3, c + 3]]) / 10
+    np.testing.assert_allclose(b[0, 0], want, rtol=1e-6)
+    np.testing.assert_allclose(b[1, 0] - b[0, 0], np.tile([0, 0.5, 0, 0.5], (4, 1)), atol=1e-6)
+    np.testing.assert_allclose(v, np.broadcast_to([0.1, 0.1, 0.2, 0.2], v.shape))
+
+
+def test_density_prior_box_grid_by_hand():
+    feat, img = np.zeros((1, 1, 1, 1), "float32"), np.zeros((1, 3, 8, 8), "float32")
+    boxes, _ = L.density_prior_box(_data("f", feat), _data("img", img), densities=[2],
+                                   fixed_sizes=[2.0], fixed_ratios=[1.0])
+    b, = _run([boxes], {"f": feat, "img": img})
+    # step 8, 2 x 2 centers at 2 and 6, boxes of side 2
+    want = [[1, 1, 3, 3], [5, 1, 7, 3], [1, 5, 3, 7], [5, 5, 7, 7]]
+    np.testing.assert_allclose(b[0, 0], np.array(want) / 8.0)
+
+
+def test_anchor_generator_by_hand():
+    feat = np.zeros((1, 1, 1, 2), "float32")
+    anchors, var = L.anchor_generator(_data("f", feat), anchor_sizes=[32.0],
+                                      aspect_ratios=[1.0, 4.0], stride=[16.0, 16.0])
+    a, = _run([anchors], {"f": feat})
+    # ratio 1: base 16 x 16 scaled to 32; center 7.5 -> corners 7.5 -/+ 15.5
+    np.testing.assert_allclose(a[0, 0, 0], [-8, -8, 23, 23])
+    # ratio 4: base width round(sqrt(64)) = 8, height 32; scaled x2 -> 16 x 64
+    np.testing.assert_allclose(a[0, 0, 1], [0, -24, 15, 39])
+    np.testing.assert_allclose(a[0, 1, 0], [8, -8, 39, 23])           # next column: +16
+
+
+def test_yolo_box_single_cell_by_hand():
+    x = np.zeros((1, 6, 1, 1), "float32")            # one anchor, one class, all logits 0
+    x[0, 5] = math.log(3.0)                          # class sigmoid 0.75
+    size = np.array([[32, 64]], "int32")             # height 32, width 64
+    boxes, scores = L.yolo_box(_data("x", x), _data("s", size), anchors=[80, 8],
+                               class_num=1, conf_thresh=0.4, downsample_ratio=32)
+    b, s = _run([boxes, scores], {"x": x, "s": size})
+    # center (0.5 * 64, 0.5 * 32); w = 80 * 64 / 32 = 160, h = 8 * 32 / 32
+    np.testing.assert_allclose(b, [[[0.0, 12.0, 63.0, 20.0]]])   # x (-48, 112) clipped
+    np.testing.assert_allclose(s, [[[0.5 * 0.75]]], rtol=1e-6)
+    static.default_main_program().global_block().ops.clear()
+    boxes, scores = L.yolo_box(_data("x2", x), _data("s2", size), anchors=[16, 8],
+                               class_num=1, conf_thresh=0.6, downsample_ratio=32)
+    b, s = _run([boxes, scores], {"x2": x, "s2": size})
+    assert not b.any() and not s.any()               # objectness 0.5 below the threshold
+
+
+def _nms_case():
+    boxes = np.array([[[0, 0, 1, 1], [0, 0, 1, 1.1], [2, 2, 3, 3]]], "float32")
+    scores = np.array([[[0.5, 0.5, 0.5], [0.9, 0.8, 0.7]]], "float32")  # class 0: background
+    return boxes, scores
+
+
+def test_multiclass_nms_keeps_the_known_survivors():
+    boxes, scores = _nms_case()
+    out, counts = L.multiclass_nms(_data("b", boxes), _data("s", scores), score_threshold=0.1,
+                                   nms_top_k=-1, keep_top_k=-1, nms_threshold=0.3,
+                                   return_rois_num=True)
+    o, n = _run([out, counts], {"b": boxes, "s": scores})
+    # box 1 overlaps box 0 with IoU 1 / 1.1 > 0.3: suppressed
+    np.testing.assert_allclose(o, [[1, 0.9, 0, 0, 1, 1], [1, 0.7, 2, 2, 3, 3]], rtol=1e-6)
+    np.testing.assert_array_equal(n, [2])
+
+
+def test_multiclass_nms_empty_result_and_index():
+    boxes, scores = _nms_case()
+    b, s = _data("b", boxes), _data("s", scores)
+    empty = L.multiclass_nms(b, s, score_threshold=0.95, nms_top_k=-1, keep_top_k=-1)
+    out, index = L.multiclass_nms(b, s, score_threshold=0.1, nms_top_k=-1, keep_top_k=1,
+                                  return_index=True)
+    e, o, i = _run([empty, out, index], {"b": boxes, "s": scores})
+    np.testing.assert_array_equal(e, [[-1]])         # Paddle 1.8's "nothing kept" marker
+    np.testing.assert_allclose(o, [[1, 0.9, 0, 0, 1, 1]], rtol=1e-6)
+    np.testing.assert_array_equal(i, [[0]])
+
+
+def test_locality_aware_nms_merges_consecutive_overlaps_by_score():
+    boxes = np.array([[[0, 0, 2, 2], [0, 0, 2, 2.2], [5, 5, 6, 6]]], "float64")
+    scores = np.array([[[0.4, 0.6, 0.5]]])
+    out, counts = L.locality_aware_nms(_data("b", boxes), _data("s", scores), 0.1, -1, -1,
+                                       nms_threshold=0.3, return_rois_num=True)
+    o, n = _run([out, counts], {"b": boxes, "s": scores})
+    # box 1 (IoU 4 / 4.4 with box 0) merges into box 0: y2 = 0.6 * 2.2 + 0.4 * 2, score 1
+    np.testing.assert_allclose(o, [[0, 1.0, 0, 0, 2, 2.12], [0, 0.5, 5, 5, 6, 6]])
+    np.testing.assert_array_equal(n, [2])
+
+
+def test_matrix_nms_linear_decay_by_hand():
+    boxes = np.array([[[0, 0, 2, 1], [1, 0, 3, 1]]], "float32")     # IoU 1/3
+    scores = np.array([[[0, 0], [0.9, 0.6]]], "float32")
+    out, index, counts = L.matrix_nms(_data("b", boxes), _data("s", scores), 0.1, 0.0, -1, -1,
+                                      return_index=True, return_rois_num=True)
+    o, i, n = _run([out, index, counts], {"b": boxes, "s": scores})
+    np.testing.assert_allclose(o[:, :2], [[1, 0.9], [1, 0.6 * (1 - 1 / 3)]], rtol=1e-6)
+    np.testing.assert_array_equal(i, [[0], [1]])
+    np.testing.assert_array_equal(n, [2])
+
+
+def test_retinanet_detection_output_by_hand():
+    anchors = [np.array([[0.0, 0.0, 9.0, 9.0]]), np.array([[20.0, 20.0, 29.0, 29.0]])]
+    scores = [np.array([[[0.2, 0.9]]]), np.array([[[0.1, 0.05]]])]
+    deltas = [np.zeros((1, 1, 4)), np.zeros((1, 1, 4))]       # boxes = their anchors
+    info = np.array([[40.0, 40.0, 1.0]])
+    feed = {"i": info}
+
+    def listed(prefix, arrays):
+        feed.update({"%s%d" % (prefix, k): a for k, a in enumerate(arrays)})
+        return [_data("%s%d" % (prefix, k), a) for k, a in enumerate(arrays)]
+    out = L.retinanet_detection_output(listed("b", deltas), listed("s", scores),
+                                       listed("a", anchors), _data("i", info),
+                                       score_threshold=0.5)
+    o, = _run([out], feed)
+    # level 0 keeps only 0.9 (> 0.5); the last level takes every score > 0
+    np.testing.assert_allclose(o, [[2, 0.9, 0, 0, 9, 9], [1, 0.1, 20, 20, 29, 29],
+                                   [2, 0.05, 20, 20, 29, 29]])
+
+
+def test_retinanet_target_assign_by_hand():
+    anchors = np.array([[0.0, 0.0, 9.0, 9.0], [20.0, 0.0, 29.0, 9.0], [4.0, 0.0, 13.0, 9.0]])
+    gt = np.array([[0.0, 0.0, 9.0, 11.0], [40.0, 40.0, 45.0, 45.0]])
+    labels, crowd = np.array([[7], [5]], "int32"), np.array([0, 1], "int32")
+    info = np.array([[50.0, 50.0, 1.0]])
+    bbox_pred = np.arange(12, dtype="float64").reshape(1, 3, 4)
+    logits = np.arange(6, dtype="float64").reshape(1, 3, 2)
+    outs = L.retinanet_target_assign(
+        _data("bp", bbox_pred), _data("cl", logits), _data("a", anchors), None,
+        _data("g", gt), _data("l", labels), _data("c", crowd), _data("i", info),
+        num_classes=2)
+    scores, location, label, bbox, weight, fg = _run(outs, {
+        "bp": bbox_pred, "cl": logits, "a": anchors, "g": gt, "l": labels, "c": crowd,
+        "i": info})
+    # gt 1 is crowd; gt 0 overlaps anchor 0 with IoU 100 / 120 (foreground), anchor 2
+    # with 60 / 160 < 0.4 and anchor 1 not at all (background)
+    np.testing.assert_array_equal(label, [[7], [0], [0]])
+    np.testing.assert_allclose(scores, logits[0, [0, 1, 2]])
+    np.testing.assert_allclose(location, bbox_pred[0, [0]])
+    # anchor 0 center (5, 5) size 10 x 10; gt center (5, 6) size 10 x 12
+    np.testing.assert_allclose(bbox, [[0.0, 0.1, 0.0, math.log(1.2)]])
+    np.testing.assert_allclose(weight, np.ones((1, 4)))
+    np.testing.assert_array_equal(fg, [[2]])
+
+
+def test_rpn_target_assign_samples_and_skips_straddling_anchors():
+    anchors = np.array([[0.0, 0.0, 9.0, 9.0], [1.0, 0.0, 10.0, 9.0], [-8.0, 0.0, 1.0, 9.0],
+                        [30.0, 30.0, 39.0, 39.0], [20.0, 20.0, 29.0, 29.0]])
+    gt = np.array([[0.0, 0.0, 9.0, 9.0]])
+    crowd, info = np.array([0], "int32"), np.array([[50.0, 50.0, 1.0]])
+    bbox_pred = np.arange(20, dtype="float64").reshape(1, 5, 4)
+    logits = np.arange(5, dtype="float64").reshape(1, 5, 1)
+    outs = L.rpn_target_assign(
+        _data("bp", bbox_pred), _data("cl", logits), _data("a", anchors), None,
+        _data("g", gt), _data("c", crowd), _data("i", info), rpn_batch_size_per_im=3,
+        rpn_fg_fraction=0.5, rpn_positive_overlap=0.7, use_random=False)
+    scores, location, label, bbox, weight = _run(outs, {
+        "bp": bbox_pred, "cl": logits, "a": anchors, "g": gt, "c": crowd, "i": info})
+    # anchor 2 sticks out of the image (x1 < 0) and is skipped; anchors 0 (IoU 1) and 1
+    # (IoU 90 / 110) pass, one foreground slot; then 3 - 1 = 2 background slots of 3, 4
+    np.testing.assert_array_equal(label, [[1], [0], [0]])
+    np.testing.assert_allclose(scores, logits[0, [0, 3, 4]])
+    np.testing.assert_allclose(location, bbox_pred[0, [0]])
+    np.testing.assert_allclose(bbox, np.zeros((1, 4)), atol=1e-12)
+    np.testing.assert_allclose(weight, np.ones((1, 4)))
+    # use_random with one background slot: either background anchor, never more
+    op = get_op_def("rpn_target_assign")
+    for _ in range(5):
+        loc, score, _, lbl, _ = op.forward(anchors, gt, crowd, info, rpn_batch_size_per_im=2,
+                                           rpn_fg_fraction=0.5, use_random=True)
+        assert loc[0] in (0, 1) and score[1] in (3, 4) and len(score) == 2
+        np.testing.assert_array_equal(lbl.ravel(), [1, 0])
+
+
+def test_generate_proposal_labels_by_hand():
+    gt = np.array([[0.0, 0.0, 9.0, 9.0]])
+    rois = np.array([[0.0, 0.0, 19.0, 21.0],       # scale 2: [0, 0, 9.5, 10.5], IoU 100/115.5
+                     [20.0, 0.0, 39.0, 19.0],      # [10, 0, 19.5, 9.5]: no overlap -> bg
+                     [4.0, 0.0, 23.0, 19.0]])      # [2, 0, 11.5, 9.5]: IoU 80/125 -> fg
+    classes, crowd = np.array([[2]], "int32"), np.array([[0]], "int32")
+    info = np.array([[40.0, 40.0, 2.0]])
+    feed = {"r": rois, "c": classes, "k": crowd, "g": gt, "i": info}
+    out = L.generate_proposal_labels(_data("r", rois), _data("c", classes), _data("k", crowd),
+                                     _data("g", gt), _data("i", info), batch_size_per_im=3,
+                                     fg_fraction=0.67, fg_thresh=0.5, bg_thresh_hi=0.5,
+                                     class_nums=3, use_random=False)
+    r, labels, targets, inside, outside = _run(out, feed)
+    # candidates: the gt itself (IoU 1), rois 0 and 2 are foreground (2 slots: the first
+    # two), roi 1 background; rois come back at the image scale
+    np.testing.assert_allclose(r, [gt[0] * 2, rois[0], rois[1]])
+    np.testing.assert_array_equal(labels, [[2], [2], [0]])
+    # roi 0 at image scale: center (5.25, 5.75), size 10.5 x 11.5 vs gt (5, 5), 10 x 10
+    want = np.array([-0.25 / 10.5, -0.75 / 11.5, math.log(10 / 10.5), math.log(10 / 11.5)])
+    np.testing.assert_allclose(targets[1, 8:], want / [0.1, 0.1, 0.2, 0.2])
+    np.testing.assert_allclose(targets[0], 0, atol=1e-12)
+    np.testing.assert_array_equal(inside, [[0] * 8 + [1] * 4] * 2 + [[0] * 12])
+    np.testing.assert_array_equal(outside, inside)
+
+
+def _bilinear(plane, y, x):
+    """RoIAlign's bilinear sample of one [H, W] plane, by the definition, point by point."""
+    h, w = plane.shape
+    if y < -1 or y > h or x < -1 or x > w:
+        return 0.0
+    y, x = min(max(y, 0.0), h - 1), min(max(x, 0.0), w - 1)
+    y0, x0 = int(y), int(x)
+    y1, x1 = min(y0 + 1, h - 1), min(x0 + 1, w - 1)
+    ly, lx = y - y0, x - x0
+    return ((1 - ly) * (1 - lx) * plane[y0, x0] + (1 - ly) * lx * plane[y0, x1] +
+            ly * (1 - lx) * plane[y1, x0] + ly * lx * plane[y1, x1])
+
+
+def _roi_align_direct(x, rois, image, ph, pw, scale, ratio):
+    out = np.zeros((len(rois), x.shape[1], ph, pw))
+    for r, roi in enumerate(rois):
+        x1, y1, x2, y2 = roi * scale
+        rw, rh = max(x2 - x1, 1.0), max(y2 - y1, 1.0)
+        gh = ratio if ratio > 0 else math.ceil(rh / ph)
+        gw = ratio if ratio > 0 else math.ceil(rw / pw)
+        for c in range(x.shape[1]):
+            for i in range(ph):
+                for j in range(pw):
+                    pts = [(y1 + (i + (a + 0.5) / gh) * rh / ph,
+                            x1 + (j + (b + 0.5) / gw) * rw / pw)
+                           for a in range(gh) for b in range(gw)]
+                    out[r, c, i, j] = np.mean([_bilinear(x[image[r], c], yy, xx)
+                                               for yy, xx in pts])
+    return out
+
+
+def test_roi_align_matches_the_bilinear_definition_and_its_gradient_sums():
+    rng = np.random.RandomState(0)
+    x = rng.uniform(-1, 1, (2, 2, 5, 6))
+    rois = np.array([[0.5, 0.5, 4.0, 3.0], [1.0, 0.0, 9.0, 7.0], [2.0, 2.0, 2.2, 2.4]])
+    num = np.array([1, 2], "int32")
+    xv = static.data("x", [2, 2, 5, 6], "float64")
+    xv.stop_gradient = False
+    out = L.roi_align(xv, _data("r", rois), 2, 3, spatial_scale=0.8, sampling_ratio=-1,
+                      rois_num=_data("n", num))
+    loss = fluid.layers.reduce_sum(out)
+    grads = static.gradients([loss], [xv])
+    o, dx = _run([out, grads[0]], {"x": x, "r": rois, "n": num})
+    np.testing.assert_allclose(o, _roi_align_direct(x, rois, [0, 1, 1], 2, 3, 0.8, -1),
+                               rtol=1e-12, atol=1e-12)
+    # bin weights sum to 1 for an RoI inside the map: image 0's RoI passes on C * bins
+    np.testing.assert_allclose(dx[0].sum(), 2 * 6)
+    # the op is linear in x, so <dx, x> = sum(out) (the gradient is its transpose)
+    np.testing.assert_allclose((dx * x).sum(), o.sum())
+
+
+def test_roi_pool_max_per_bin_and_gradient_to_the_argmax():
+    x = np.arange(16, dtype="float64").reshape(1, 1, 4, 4)
+    rois = np.array([[0.0, 0.0, 3.0, 3.0]])
+    xv = static.data("x", [1, 1, 4, 4], "float64")
+    xv.stop_gradient = False
+    out = L.roi_pool(xv, _data("r", rois), pooled_height=2, pooled_width=2)
+    dx, = static.gradients([fluid.layers.reduce_sum(out)], [xv])
+    o, g = _run([out, dx], {"x": x, "r": rois})
+    np.testing.assert_array_equal(o, [[[[5, 7], [13, 15]]]])
+    want = np.zeros(16)
+    want[[5, 7, 13, 15]] = 1
+    np.testing.assert_array_equal(g.ravel(), want)
+
+
+def test_psroi_pool_reads_one_channel_per_bin():
+    x = np.zeros((1, 4, 2, 2))
+    for ch in range(4):                              # channel ch = bin (i, j) = divmod(ch, 2)
+        x[0, ch] = ch + 10 * np.arange(4).reshape(2, 2)
+    rois = np.array([[0.0, 0.0, 1.0, 1.0]])          # spans the 2 x 2 map, 1 cell per bin
+    out = L.psroi_pool(_data("x", x), _data("r", rois), output_channels=1,
+                       spatial_scale=1.0, pooled_height=2, pooled_width=2)
+    o, = _run([out], {"x": x, "r": rois})
+    np.testing.assert_allclose(o, [[[[0, 1 + 10], [2 + 20, 3 + 30]]]])
+
+
+def test_prroi_pool_is_the_bin_average_of_the_bilinear_surface():
+    rng = np.random.RandomState(4)
+    x = rng.uniform(-1, 1, (1, 1, 4, 5))
+    rois = np.array([[0.6, -1.2, 11.0, 6.4]])        # spatial_scale 0.5: partly off the map
+    out = L.prroi_pool(_data("x", x), _data("r", rois), 0.5, 2, 2)
+    o, = _run([out], {"x": x, "r": rois})
+    k = 60                                           # midpoint rule on a k x k grid per bin
+    y1, x1, bh, bw = -0.6, 0.3, (3.2 + 0.6) / 2, (5.5 - 0.3) / 2
+    for i in range(2):
+        for j in range(2):
+            ys = y1 + (i + (np.arange(k) + 0.5) / k) * bh
+            xs = x1 + (j + (np.arange(k) + 0.5) / k) * bw
+            hat_y = np.maximum(0, 1 - np.abs(ys[:, None] - np.arange(4)))   # [k, H]
+            hat_x = np.maximum(0, 1 - np.abs(xs[:, None] - np.arange(5)))   # [k, W]
+            surface = hat_y @ x[0, 0] @ hat_x.T                             # [k, k]
+            np.testing.assert_allclose(o[0, 0, i, j], surface.mean(), atol=1e-4)
+
+
+def test_deformable_roi_pooling_samples_shifted_points_and_differentiates_the_shift():
+    x = (10 * np.arange(3)[:, None] + np.arange(3)).reshape(1, 1, 3, 3).astype("float64")
+    rois = np.array([[0.0, 0.0, 1.0, 1.0]])     # on the map: [-0.5, 1.5]^2, side 2
+    trans = np.array([[[[1.0]], [[0.0]]]])      # x shift 1 * trans_std 0.1 * side 2 = 0.2
+    xv, tv = _data("x", x), _data("t", trans)
+    tv.stop_gradient = False
+    fixed = L.deformable_roi_pooling(xv, _data("r", rois), tv, no_trans=True, sample_per_part=2)
+    moved = L.deformable_roi_pooling(xv, _data("r", rois), tv, sample_per_part=2)
+    dtrans, = static.gradients([moved], [tv])
+    f, m, g = _run([fixed, moved, dtrans], {"x": x, "r": rois, "t": trans})
+    # points (h, w) in {-0.5, 0.5}^2, -0.5 clamped to 0; the map is 10 h + w
+    np.testing.assert_allclose(f.ravel(), [(0 + 0.5 + 5 + 5.5) / 4])
+    # shifted: w in {-0.3 (clamped to 0), 0.7}
+    np.testing.assert_allclose(m.ravel(), [10 * 0.25 + 0.35])
+    # only unclamped points move with the shift, by 0.2 per unit: x: two points with
+    # slope 1 -> 2 * 0.2 / 4; y: the two at h = 0.5 with slope 10 -> 2 * 10 * 0.2 / 4
+    np.testing.assert_allclose(g.ravel(), [0.1, 1.0])
+
+
+def test_roi_perspective_transform_of_an_upright_rectangle_is_a_crop():
+    x = np.arange(24, dtype="float64").reshape(1, 2, 3, 4)
+    rois = np.array([[0.0, 0.0, 3.0, 0.0, 3.0, 2.0, 0.0, 2.0]])   # the whole 3 x 4 map
+    xv = _data("x", x)
+    xv.stop_gradient = False
+    out, mask, matrix = L.roi_perspective_transform(xv, _data("r", rois), 3, 4)
+    dx, = static.gradients([fluid.layers.reduce_sum(out)], [xv])
+    o, m, t, g = _run([out, mask, matrix, dx], {"x": x, "r": rois})
+    # mean width 3 over mean height 2, 3 rows -> 4 columns: the identity homography
+    np.testing.assert_allclose(t, [[1, 0, 0, 0, 1, 0, 0, 0, 1]], atol=1e-5)
+    np.testing.assert_allclose(o, x, atol=1e-4)
+    np.testing.assert_array_equal(m, np.ones((1, 1, 3, 4)))
+    np.testing.assert_allclose(g, np.ones_like(x), atol=1e-4)   # each cell read once
+
+
+def test_bipartite_match_and_target_assign_by_hand():
+    dist = np.array([[0.9, 0.8, 0.0], [0.85, 0.1, 0.4]])
+    d = _data("d", dist)
+    idx, mdist = L.bipartite_match(d)
+    idx2, mdist2 = L.bipartite_match(d, "per_prediction", 0.3)
+    gt = np.array([[[1.0, 2.0]], [[3.0, 4.0]]])                  # [G=2, P=1, K=2]
+    out, weight = L.target_assign(_data("gt", gt), idx, mismatch_value=-1)
+    i, m, i2, m2, o, w = _run([idx, mdist, idx2, mdist2, out, weight], {"d": dist, "gt": gt})
+    # 0.9 pairs row 0 with column 0, then row 1's best free column is 2 (0.4)
+    np.testing.assert_array_equal(i, [[0, -1, 1]])
+    np.testing.assert_allclose(m, [[0.9, 0.0, 0.4]])
+    np.testing.assert_array_equal(i2, [[0, 0, 1]])               # column 1 tops up with 0.8
+    np.testing.assert_allclose(o, [[[1, 2], [-1, -1], [3, 4]]])
+    np.testing.assert_array_equal(w, [[[1], [0], [1]]])
+
+
+def test_polygon_box_transform_by_hand():
+    x = np.ones((1, 2, 2, 3))
+    out, = _run([L.polygon_box_transform(_data("x", x))], {"x": x})
+    np.testing.assert_allclose(out[0, 0], [[-1, 3, 7], [-1, 3, 7]])      # 4 * w - x
+    np.testing.assert_allclose(out[0, 1], [[-1, -1, -1], [3, 3, 3]])     # 4 * h - x
+
+
+def test_detection_output_is_decode_softmax_then_nms():
+    rng = np.random.RandomState(2)
+    prior = np.array([[0.1, 0.1, 0.4, 0.4], [0.5, 0.5, 0.9, 0.9], [0.12, 0.1, 0.42, 0.4]])
+    var = np.tile([0.1, 0.1, 0.2, 0.2], (3, 1))
+    loc = rng.uniform(-0.5, 0.5, (1, 3, 4))
+    conf = rng.uniform(-2, 2, (1, 3, 3))
+    out = L.detection_output(_data("loc", loc), _data("conf", conf), _data("p", prior),
+                             _data("v", var), nms_threshold=0.45, score_threshold=0.05)
+    o, = _run([out], {"loc": loc, "conf": conf, "p": prior, "v": var})
+    decoded = get_op_def("box_coder").forward(prior, var, loc,
+                                              code_type="decode_center_size")
+    e = np.exp(conf - conf.max(-1, keepdims=True))
+    probs = (e / e.sum(-1, keepdims=True)).transpose(0, 2, 1)
+    want, _ = get_op_def("multiclass_nms").forward(decoded, probs, score_threshold=0.05,
+                                                   nms_top_k=400, keep_top_k=200,
+                                                   nms_threshold=0.45)
+    np.testing.assert_allclose(o, want, rtol=1e-12)
+    assert o.shape[1] == 6 and set(o[:, 0]) <= {1.0, 2.0}
+
+
+def test_yolov3_loss_of_one_cell_by_hand():
+    x = np.zeros((1, 6, 1, 1))                       # one anchor, one class, logits 0
+    gt = np.array([[[0.5, 0.5, 0.5, 0.5]]])          # the anchor's own size (16 / 32)
+    label = np.array([[0]], "int32")
+    xv = static.data("x", [1, 6, 1, 1], "float64")
+    xv.stop_gradient = False
+    loss = L.yolov3_loss(xv, _data("g", gt), _data("l", label), anchors=[16, 16],
+                         anchor_mask=[0], class_num=1, ignore_thresh=0.7,
+                         downsample_ratio=32, use_label_smooth=False)
+    dx, = static.gradients([fluid.layers.reduce_sum(loss)], [xv])
+    lv, g = _run([loss, dx], {"x": x, "g": gt, "l": label})
+    # tx, ty: SCE(0, 0.5) = log 2 each, weighted 2 - w*h = 1.75; tw, th: |0 - log 1| = 0;
+    # class and objectness: SCE(0, 1) = log 2 each
+    np.testing.assert_allclose(lv, [(1.75 * 2 + 2) * math.log(2)])
+    # d/dtx = (sigmoid(0) - 0.5) * 1.75 = 0; L1 at its kink slopes -1 (Paddle's choice)
+    np.testing.assert_allclose(g.ravel(), [0, 0, -1.75, -1.75, -0.5, -0.5])
+
+
+def test_generate_proposals_decodes_clips_and_suppresses():
+    # 1 x 2 feature map, one anchor per cell; anchor 1 scores best, anchor 0 overlaps it
+    anchors = np.array([[[[0.0, 0.0, 9.0, 9.0]], [[1.0, 0.0, 10.0, 9.0]]]])   # [H, W, A, 4]
+    variances = np.ones_like(anchors)
+    scores = np.array([[[[0.6, 0.9]]]])
+    deltas = np.zeros((1, 4, 1, 2))
+    deltas[0, 0, 0, 1] = 0.5                         # shift anchor 1 right by half its width
+    info = np.array([[20.0, 12.0, 1.0]])              # height 20, width 12
+    rois, probs, counts = L.generate_proposals(
+        _data("s", scores), _data("d", deltas), _data("i", info), _data("a", anchors),
+        _data("v", variances), pre_nms_top_n=10, post_nms_top_n=10, nms_thresh=0.5,
+        min_size=1.0, return_rois_num=True)
+    r, p, n = _run([rois, probs, counts], {"s": scores, "d": deltas, "i": info,
+                                           "a": anchors, "v": variances})
+    # anchor 1 moves to [6, 0, 15, 9], clipped to x <= 11; IoU with anchor 0 is
+    # 4 * 10 / (60 + 100 - 40) = 1/3 < 0.5, so both stay, best first
+    np.testing.assert_allclose(r, [[6.0, 0.0, 11.0, 9.0], [0.0, 0.0, 9.0, 9.0]])
+    np.testing.assert_allclose(p, [[0.9], [0.6]])
+    np.testing.assert_array_equal(n, [2])
+
+
+def test_distribute_then_collect_fpn_proposals_round_trip():
+    rois = np.array([[0, 0, 9, 9], [0, 0, 199, 199], [0, 0, 49, 49], [0, 0, 499, 499]],
+                    "float32")
+    num = np.array([3, 1], "int32")
+    multi, restore, counts = L.distribute_fpn_proposals(_data("r", rois), 2, 5, 4, 224,
+                                                        rois_num=_data("n", num))
+    scores = [fluid.layers.reduce_sum(m, dim=1, keep_dim=True) for m in multi]
+    collected, total = L.collect_fpn_proposals(multi, scores, 2, 5, post_nms_top_n=3,
+                                               rois_num_per_level=counts)
+    got = _run(multi + [restore] + counts + [collected, total], {"r": rois, "n": num})
+    levels, rest = got[:4], got[4:]
+    # sqrt(area) 10, 200, 50, 500 -> levels floor(log2(s / 224) + 4) = 2 (clamped), 3, 2, 5
+    assert [len(x) for x in levels] == [2, 1, 0, 1]
+    restore_v, counts_v, (c, t) = rest[0], rest[1:5], rest[5:]
+    np.testing.assert_array_equal(np.concatenate(levels)[restore_v.ravel()], rois)
+    np.testing.assert_array_equal(np.array(counts_v), [[2, 0], [1, 0], [0, 0], [0, 1]])
+    # the 3 largest boxes (by coordinate sum), image 0 first, best first within it
+    np.testing.assert_array_equal(c, rois[[1, 2, 3]])
+    np.testing.assert_array_equal(t, [2, 1])
+
+
+@pytest.mark.parametrize("build, message", [
+    (lambda: L.roi_align(static.data("x", [1, 3, 4], "float32"),
+                         static.data("r", [2, 4], "float32")), "must be 4-D NCHW"),
+    (lambda: L.box_coder(static.data("p", [3, 4], "float32"), None,
+                         static.data("t", [2, 4], "float32"), code_type="center"),
+     "code_type must be one of"),
+    (lambda: L.prior_box(static.data("f", [1, 2, 2, 2], "float32"),
+                         static.data("i", [1, 3, 8, 8], "float32"), [4.0], [3.0]),
+     "must exceed its min size"),
+    (lambda: L.yolo_box(static.data("x", [1, 10, 2, 2], "float32"),
+                        static.data("s", [1, 2], "int32"), [10, 13], 2, 0.1, 32),
+     "1 anchors x (5 + 2 classes) = 7 channels, got 10"),
+    (lambda: L.multiclass_nms(static.data("b", [2, 5, 4], "float32"),
+                              static.data("s", [2, 3, 6], "float32"), 0.1, -1, -1),
+     "must be [N, M, 4] and [N, C, M]"),
+    (lambda: L.psroi_pool(static.data("x", [1, 7, 4, 4], "float32"),
+                          static.data("r", [2, 4], "float32"), 2, 1.0, 2, 2),
+     "= 8 channels, got 7"),
+])
+def test_bad_shapes_fail_at_build_time_naming_the_input(build, message):
+    with pytest.raises(OpError, match=message.replace("(", r"\(").replace(")", r"\)")
+                       .replace("[", r"\[").replace("]", r"\]").replace("+", r"\+")):
+        build()
+
+
+def test_rois_num_must_cover_the_rois():
+    x = np.zeros((2, 1, 3, 3))
+    rois = np.array([[0.0, 0.0, 1.0, 1.0]] * 3)
+    num = np.array([1, 1], "int32")
+    out = L.roi_align(_data("x", x), _data("r", rois), rois_num=_data("n", num))
+    with pytest.raises(Exception, match="RoisNum"):
+        _run([out], {"x": x, "r": rois, "n": num})
