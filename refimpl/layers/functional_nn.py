@@ -1,0 +1,140 @@
+"""paddle.nn.functional (2.0) layers on given weights: linear, bilinear, prelu, maxout;
+the in-place activations relu_/elu_/softmax_; alpha_dropout, dropout2d/3d. fluid.layers'
+maxout twin."""
+import warnings
+
+from .activation import EXPORTS as _ACTIVATIONS
+from .common import append_op_out, check_variable
+from .math import matmul
+from .norm import dropout
+
+
+def _check(layer, **variables):
+    for arg, v in variables.items():
+        if v is not None:
+            check_variable(v, arg, layer)
+
+
+def linear(x, weight, bias=None, name=None):
+    """x @ weight (+ bias): matmul_v2 then elementwise_add, as Paddle 2.0 builds it."""
+    _check("linear", x=x, weight=weight, bias=bias)
+    out = matmul(x, weight)
+    if bias is None:
+        return out
+    return append_op_out("elementwise_add", {"X": [out], "Y": [bias]}, {"axis": -1}, name)
+
+
+def bilinear(x1, x2, weight, bias=None, name=None):
+    """out[n, k] = x1[n] W[k] x2[n] + b[k] (bilinear_tensor_product); weight [K, M, P],
+    bias [1, K]."""
+    _check("bilinear", x1=x1, x2=x2, weight=weight, bias=bias)
+    inputs = {"X": [x1], "Y": [x2], "Weight": [weight]}
+    if bias is not None:
+        inputs["Bias"] = [bias]
+    return append_op_out("bilinear_tensor_product", inputs, name=name)
+
+
+def prelu(x, weight, name=None):
+    """x > 0 ? x : weight x; a 1-element weight is shared ('all'), otherwise one per
+    channel (axis 1)."""
+    _check("prelu", x=x, weight=weight)
+    n = 1
+    for d in weight.shape:
+        n *= d
+    mode = "all" if n == 1 else "channel"
+    return append_op_out("prelu", {"X": [x], "Alpha": [weight]}, {"mode": mode}, name)
+
+
+def maxout(x, groups, axis=1, name=None):
+    """The max over each run of `groups` consecutive channels (axis 1 or -1)."""
+    _check("maxout", x=x)
+    return append_op_out("maxout", {"X": [x]}, {"groups": int(groups), "axis": int(axis)},
+                         name)
+
+
+def fluid_maxout(x, groups, name=None, axis=1):
+    return maxout(x, groups, axis, name)
+
+
+def _not_in_place(api_name, out_of_place):
+    """Paddle 2.0's in-place activations are dygraph-only; in a static graph Paddle warns
+    and builds the out-of-place op, returning a new variable. So do we."""
+    def layer(x, *args, **kwargs):
+        warnings.warn("%s: in-place is dygraph-only; the static graph gets a new variable "
+                      "(as %s)" % (api_name, out_of_place.__name__), stacklevel=2)
+        return out_of_place(x, *args, **kwargs)
+    layer.__name__ = api_name
+    layer.__doc__ = "%s out of place (static graph), with a warning." % out_of_place.__name__
+    return layer
+
+
+_F = _ACTIVATIONS["nn.functional"]
+relu_ = _not_in_place("relu_", _F["relu"])
+elu_ = _not_in_place("elu_", _F["elu"])
+softmax_ = _not_in_place("softmax_", _F["softmax"])
+
+
+def _check_p(p, layer):
+    if not 0 <= p <= 1:
+        raise ValueError("%s: p must be in [0, 1], got %r" % (layer, p))
+
+
+def _keep_mask(like, p, mode):
+    """A dropout of ones shaped like `like`: each element 1 (or 1/(1-p) with mode
+    'upscale_in_train') with probability 1-p, else 0; no gradient flows through it."""
+    ones = append_op_out("fill_any_like", {"X": [like]}, {"value": 1.0}, stop_gradient=True)
+    mask = dropout(ones, p, training=True, mode=mode)
+    mask.stop_gradient = True
+    return mask
+
+
+def alpha_dropout(x, p=0.5, training=True, name=None):
+    """SELU-preserving dropout: dropped elements become -alpha*scale (SELU's negative
+    saturation), then a x + b restores zero mean and unit variance (Paddle 2.0's formula)."""
+    _check("alpha_dropout", x=x)
+    _check_p(p, "alpha_dropout")
+    if not training or p == 0:
+        return x
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    alpha_p = -alpha * scale
+    a = ((1 - p) * (1 + p * alpha_p * alpha_p)) ** -0.5
+    b = -a * alpha_p * p
+    keep = _keep_mask(x, p, "downscale_in_infer")
+    y = x * keep + (1.0 - keep) * alpha_p
+    return append_op_out("scale", {"X": [y]}, {"scale": a, "bias": b,
+                                              "bias_after_scale": True}, name)
+
+
+def _channel_dropout(x, p, training, data_format, spatial, layer):
+    """Zero whole feature maps: one upscaled keep-mask entry per (sample, channel)."""
+    _check(layer, x=x)
+    _check_p(p, layer)
+    if len(x.shape) != 2 + spatial:
+        raise ValueError("%s: x must be %d-D, got %s" % (layer, 2 + spatial, list(x.shape)))
+    channels_last = data_format in ("NHWC", "NDHWC")
+    if data_format not in (("NCHW", "NHWC") if spatial == 2 else ("NCDHW", "NDHWC")):
+        raise ValueError("%s: unsupported data_format %r" % (layer, data_format))
+    if not training or p == 0:
+        return x
+    dims = list(range(1, 1 + spatial)) if channels_last else list(range(2, 2 + spatial))
+    per_channel = append_op_out("reduce_sum", {"X": [x]}, {"dim": dims, "keep_dim": True,
+                                                           "reduce_all": False},
+                                stop_gradient=True)
+    return x * _keep_mask(per_channel, p, "upscale_in_train")
+
+
+def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
+    return _channel_dropout(x, p, training, data_format, 2, "dropout2d")
+
+
+def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
+    return _channel_dropout(x, p, training, data_format, 3, "dropout3d")
+
+
+EXPORTS = {
+    "nn.functional": {"linear": linear, "bilinear": bilinear, "prelu": prelu,
+                      "maxout": maxout, "relu_": relu_, "elu_": elu_, "softmax_": softmax_,
+                      "alpha_dropout": alpha_dropout, "dropout2d": dropout2d,
+                      "dropout3d": dropout3d},
+    "fluid.layers": {"maxout": fluid_maxout},
+}
