@@ -86,3 +86,45 @@ def test_channel_dropout_zeroes_whole_maps(fn, shape, fmt):
     assert np.allclose(per_map, per_map[:, :, :1])
     assert set(np.round(np.unique(per_map), 6)) <= {0.0, 2.0}
     assert 0.2 < (per_map[:, :, 0] == 0).mean() < 0.8
+
+
+def test_instance_norm_with_weight_and_bias():
+    x, w, b = RNG.randn(2, 3, 4, 5), RNG.randn(3), RNG.randn(3)
+    got = run(lambda x, w, b: F.instance_norm(x, weight=w, bias=b, eps=1e-3), x=x, w=w, b=b)
+    mean = x.mean((2, 3), keepdims=True)
+    var = x.var((2, 3), keepdims=True)
+    want = (x - mean) / np.sqrt(var + 1e-3) * w[:, None, None] + b[:, None, None]
+    np.testing.assert_allclose(got, want, atol=1e-12)
+
+
+def _lrn_reference(x, size, alpha, beta, k, before, scale_alpha):
+    """x / (k + a sum_{c - before <= j <= c - before + size - 1} x_j^2)^beta, channels-first."""
+    c = x.shape[1]
+    out = np.empty_like(x)
+    for ch in range(c):
+        lo, hi = max(ch - before, 0), min(ch - before + size, c)
+        s = (x[:, lo:hi] ** 2).sum(1)
+        out[:, ch] = x[:, ch] / (k + (alpha / size if scale_alpha else alpha) * s) ** beta
+    return out
+
+
+@pytest.mark.parametrize("size", [3, 4])
+def test_local_response_norm_and_fluid_lrn(size):
+    x = RNG.randn(2, 6, 3, 2)
+    got = run(lambda x: [F.local_response_norm(x, size, alpha=0.3, beta=0.75, k=1.5),
+                         fluid.layers.lrn(x, size, k=1.5, alpha=0.3, beta=0.75)], x=x)
+    np.testing.assert_allclose(got[0], _lrn_reference(x, size, 0.3, 0.75, 1.5, size // 2, True))
+    # fluid's lrn: the window starts (n-1)//2 before, alpha not divided by n
+    np.testing.assert_allclose(got[1], _lrn_reference(x, size, 0.3, 0.75, 1.5,
+                                                      (size - 1) // 2, False))
+
+
+def test_local_response_norm_channels_last_and_3d():
+    x = RNG.randn(2, 3, 2, 5)
+    got = run(lambda x: F.local_response_norm(x, 3, 0.2, 0.5, 1.0, data_format="NHWC"), x=x)
+    want = _lrn_reference(x.transpose(0, 3, 1, 2), 3, 0.2, 0.5, 1.0, 1, True)
+    np.testing.assert_allclose(got, want.transpose(0, 2, 3, 1))
+    x3 = RNG.randn(2, 5, 4)
+    got = run(lambda x: F.local_response_norm(x, 2, 0.2, 0.5, 1.0, data_format="NCL"), x=x3)
+    want = _lrn_reference(x3[..., None], 2, 0.2, 0.5, 1.0, 1, True)[..., 0]
+    np.testing.assert_allclose(got, want)

@@ -200,3 +200,37 @@ def test_temporal_shift():
     want[:, :-1, 2:4] = v[:, 1:, 2:4]
     np.testing.assert_array_equal(got[0], want.reshape(x.shape))
     np.testing.assert_array_equal(got[1], want.reshape(x.shape))
+
+
+@pytest.mark.parametrize("align_corners", [True, False])
+def test_affine_grid(align_corners):
+    theta = RNG.randn(2, 2, 3)
+    got = run(lambda t: F.affine_grid(t, [2, 1, 3, 4], align_corners), t=theta)
+    xs = np.linspace(-1, 1, 4) if align_corners else (2 * np.arange(4) + 1) / 4 - 1
+    ys = np.linspace(-1, 1, 3) if align_corners else (2 * np.arange(3) + 1) / 3 - 1
+    for n in range(2):
+        for i, y in enumerate(ys):
+            for j, x in enumerate(xs):
+                np.testing.assert_allclose(got[n, i, j], theta[n] @ [x, y, 1])
+
+
+def test_identity_grid_samples_the_image_back():
+    x = RNG.randn(2, 3, 4, 5)
+    theta = np.tile(np.array([[1.0, 0, 0], [0, 1, 0]]), (2, 1, 1))
+    got = run(lambda x, t: [F.grid_sample(x, F.affine_grid(t, [2, 3, 4, 5])),
+                            fluid.layers.grid_sampler(x, fluid.layers.affine_grid(t, [2, 3, 4, 5])),
+                            F.grid_sample(x, F.affine_grid(t, [2, 3, 4, 5], False),
+                                          mode="nearest", align_corners=False)], x=x, t=theta)
+    for g in got:
+        np.testing.assert_allclose(g, x, atol=1e-12)
+
+
+def test_grid_sample_bilinear_point_and_padding_modes():
+    x = np.arange(12.0).reshape(1, 1, 3, 4)
+    # (x, y) = (0.5 px, 1.5 px) inside; (-1.5, 0) half outside on the left
+    grid = np.array([[[[2 * 0.5 / 3 - 1, 2 * 1.5 / 2 - 1], [2 * -1.5 / 3 - 1, -1.0]]]])
+    got = run(lambda x, g: [F.grid_sample(x, g), F.grid_sample(x, g, padding_mode="border")],
+              x=x, g=grid)
+    inside = (x[0, 0, 1, 0] + x[0, 0, 1, 1] + x[0, 0, 2, 0] + x[0, 0, 2, 1]) / 4
+    np.testing.assert_allclose(got[0][0, 0, 0], [inside, 0.0])      # -1.5 px: both taps out
+    np.testing.assert_allclose(got[1][0, 0, 0], [inside, x[0, 0, 0, 0]])  # clamped to column 0

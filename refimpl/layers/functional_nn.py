@@ -7,6 +7,7 @@ from .activation import EXPORTS as _ACTIVATIONS
 from .common import append_op_out, check_variable
 from .math import matmul
 from .norm import dropout
+from .tensor import squeeze, unsqueeze
 
 
 def _check(layer, **variables):
@@ -131,10 +132,71 @@ def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
     return _channel_dropout(x, p, training, data_format, 3, "dropout3d")
 
 
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW",
+                  name=None):
+    """Each (sample, channel) normalized by its own statistics, then weight/bias [C]
+    (instance_norm op). Running statistics are not used (use_input_stats must be True)."""
+    _check("instance_norm", x=x, weight=weight, bias=bias)
+    if not use_input_stats:
+        raise NotImplementedError("instance_norm: use_input_stats=False (normalizing by "
+                                  "running statistics) is not supported")
+    if data_format[1] != "C":
+        raise ValueError("instance_norm: data_format must be channels-first (NC...), got %r"
+                         % (data_format,))
+    inputs = {"X": [x]}
+    if weight is not None:
+        inputs["Scale"] = [weight]
+    if bias is not None:
+        inputs["Bias"] = [bias]
+    return append_op_out("instance_norm", inputs, {"epsilon": float(eps)}, name,
+                         out_slot="Y", extra_outputs=[("SavedMean", None),
+                                                      ("SavedVariance", None)])[0]
+
+
+def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW",
+                        name=None):
+    """x / (k + alpha mean_{window} x^2)^beta, the window being channels c - size//2 ...
+    c + (size-1)//2 (zeros beyond). Composed as Paddle 2.0 does: x^2 viewed as 5-D with a
+    unit channel dim, pad3d along the real channels, an avg pool3d of `size` there."""
+    _check("local_response_norm", x=x)
+    ndim = len(x.shape)
+    if ndim not in (3, 4) or data_format not in ("NCL", "NLC", "NCHW", "NHWC"):
+        raise ValueError("local_response_norm: x must be 3-D (NCL/NLC) or 4-D (NCHW/NHWC), "
+                         "got %s with data_format %r" % (list(x.shape), data_format))
+    extra = [1] + list(range(ndim + 1, 5))          # a unit channel first, units at the end
+    channel = (1 if data_format[1] == "C" else ndim - 1) + 1   # C's position in the 5-D view
+    pads, ksize = [0] * 6, [1, 1, 1]
+    pair = 2 * (4 - channel)                        # pad3d lists W, H, D innermost first
+    pads[pair:pair + 2] = [size // 2, (size - 1) // 2]
+    ksize[channel - 2] = size
+    square = unsqueeze(x * x, extra)
+    padded = append_op_out("pad3d", {"X": [square]}, {"paddings": pads, "mode": "constant",
+                                                      "value": 0.0, "data_format": "NCDHW"})
+    mean = append_op_out("pool3d", {"X": [padded]},
+                         {"pooling_type": "avg", "ksize": ksize, "strides": [1, 1, 1],
+                          "paddings": [0, 0, 0], "exclusive": False})
+    div = squeeze(mean, extra) * float(alpha) + float(k)
+    return append_op_out("elementwise_div", {"X": [x], "Y": [
+        append_op_out("pow", {"X": [div]}, {"factor": float(beta)})]}, {"axis": -1}, name)
+
+
+def lrn(input, n=5, k=1.0, alpha=1e-4, beta=0.75, name=None, data_format="NCHW"):
+    """fluid.layers.lrn (lrn op): input / (k + alpha sum_{window of n} input^2)^beta."""
+    _check("lrn", input=input)
+    if len(input.shape) != 4:
+        raise ValueError("lrn: input must be 4-D, got %s" % list(input.shape))
+    return append_op_out("lrn", {"X": [input]},
+                         {"n": int(n), "k": float(k), "alpha": float(alpha),
+                          "beta": float(beta), "data_format": data_format}, name,
+                         extra_outputs=[("MidOut", None)])[0]
+
+
 EXPORTS = {
     "nn.functional": {"linear": linear, "bilinear": bilinear, "prelu": prelu,
                       "maxout": maxout, "relu_": relu_, "elu_": elu_, "softmax_": softmax_,
                       "alpha_dropout": alpha_dropout, "dropout2d": dropout2d,
-                      "dropout3d": dropout3d},
-    "fluid.layers": {"maxout": fluid_maxout},
+                      "dropout3d": dropout3d, "instance_norm": instance_norm,
+                      "local_response_norm": local_response_norm},
+    "fluid.layers": {"maxout": fluid_maxout, "lrn": lrn},
 }

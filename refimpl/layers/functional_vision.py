@@ -237,14 +237,48 @@ def resize_nearest(input, out_shape=None, scale=None, name=None, actual_shape=No
                         align_corners, 1, data_format)
 
 
+# -- spatial transformers
+def affine_grid(theta, out_shape, align_corners=True, name=None):
+    """Theta [N, 2, 3] and out_shape [N, C, H, W] (a list, or an int Variable) -> the
+    [N, H, W, 2] sampling grid (affine_grid op)."""
+    check_variable(theta, "theta", "affine_grid")
+    inputs = {"Theta": [theta]}
+    attrs = {"align_corners": bool(align_corners)}
+    if isinstance(out_shape, Variable):
+        inputs["OutputShape"] = [out_shape]
+    else:
+        attrs["output_shape"] = _ints(out_shape, 4, "out_shape", "affine_grid")
+    return append_op_out("affine_grid", inputs, attrs, name, out_slot="Output")
+
+
+def fluid_affine_grid(theta, out_shape, name=None):
+    return affine_grid(theta, out_shape, True, name)
+
+
+def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True,
+                name=None):
+    """x [N, C, H, W] sampled at grid [N, Ho, Wo, 2] of normalized (x, y) (grid_sampler)."""
+    check_variable(x, "x", "grid_sample")
+    check_variable(grid, "grid", "grid_sample")
+    return append_op_out("grid_sampler", {"X": [x], "Grid": [grid]},
+                         {"mode": mode, "padding_mode": padding_mode,
+                          "align_corners": bool(align_corners)}, name, out_slot="Output")
+
+
+def grid_sampler(x, grid, name=None):
+    return grid_sample(x, grid, name=name)
+
+
 EXPORTS = {
     "nn.functional": {"pad": pad, "pixel_shuffle": pixel_shuffle,
                       "temporal_shift": temporal_shift, "unfold": unfold,
                       "diag_embed": diag_embed, "interpolate": interpolate,
-                      "upsample": upsample},
+                      "upsample": upsample, "affine_grid": affine_grid,
+                      "grid_sample": grid_sample},
     "fluid.layers": {"pad": fluid_pad, "pad2d": pad2d, "pad_constant_like": pad_constant_like,
                      "pixel_shuffle": fluid_pixel_shuffle, "space_to_depth": space_to_depth,
                      "shuffle_channel": shuffle_channel, "temporal_shift": temporal_shift,
                      "image_resize": image_resize, "resize_bilinear": resize_bilinear,
-                     "resize_nearest": resize_nearest, "resize_trilinear": resize_trilinear},
+                     "resize_nearest": resize_nearest, "resize_trilinear": resize_trilinear,
+                     "affine_grid": fluid_affine_grid, "grid_sampler": grid_sampler},
 }
