@@ -273,6 +273,82 @@ def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     return w12 / n12
 
 
+# -- sequence and tree losses
+def fluid_warpctc(input, label, blank=0, norm_by_times=False, input_length=None,
+                  label_length=None):
+    """fluid.layers.warpctc on padded input [Tmax, B, C] (softmax inside) and labels
+    [B, Lmax] with their lengths: loss [B, 1]. LoD input is not supported."""
+    _check("warpctc", input=input, label=label, input_length=input_length,
+           label_length=label_length)
+    if input_length is None or label_length is None:
+        raise NotImplementedError("warpctc: LoD sequences are not supported; pass padded "
+                                  "input with input_length and label_length")
+    helper = LayerHelper("warpctc")
+    grad = helper.create_variable_for_type_inference(input.dtype, stop_gradient=True)
+    loss = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op(type="warpctc",
+                     inputs={"Logits": [input], "Label": [label],
+                             "LogitsLength": [input_length], "LabelLength": [label_length]},
+                     outputs={"WarpCTCGrad": [grad], "Loss": [loss]},
+                     attrs={"blank": int(blank), "norm_by_times": bool(norm_by_times)})
+    return loss
+
+
+def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction="mean",
+             norm_by_times=False):
+    """CTC loss per sequence (warpctc); 'mean' averages loss / label_length over the batch
+    (Paddle 2.0's rule), 'sum' sums, 'none' gives [B]."""
+    _check_reduction(reduction, "ctc_loss")
+    from .tensor import squeeze
+    loss = squeeze(fluid_warpctc(log_probs, labels, blank, norm_by_times, input_lengths,
+                                 label_lengths), [-1])
+    if reduction == "mean":
+        return mean(loss / cast(label_lengths, loss.dtype))
+    return _reduce(loss, reduction)
+
+
+def _hsigmoid(input, label, num_classes, weight, bias, path_table, path_code, is_sparse,
+              name):
+    inputs = {"X": [input], "W": [weight], "Label": [label]}
+    if (path_table is None) != (path_code is None):
+        raise ValueError("hsigmoid: give path_table and path_code together (a custom tree)")
+    if path_table is not None:
+        inputs.update(PathTable=[path_table], PathCode=[path_code])
+    if bias is not None:
+        inputs["Bias"] = [bias]
+    return append_op_out("hierarchical_sigmoid", inputs,
+                         {"num_classes": int(num_classes), "is_sparse": bool(is_sparse)},
+                         name, extra_outputs=[("PreOut", None)])[0]
+
+
+def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
+                  path_code=None, is_sparse=False, name=None):
+    """Hierarchical sigmoid loss [N, 1] over the default complete binary tree of
+    num_classes leaves (weight [num_classes - 1, D], bias [num_classes - 1, 1]), or a
+    custom tree given by path_table / path_code."""
+    _check("hsigmoid_loss", input=input, label=label, weight=weight, bias=bias,
+           path_table=path_table, path_code=path_code)
+    return _hsigmoid(input, label, num_classes, weight, bias, path_table, path_code,
+                     is_sparse, name)
+
+
+def hsigmoid(input, label, num_classes, param_attr=None, bias_attr=None, name=None,
+             path_table=None, path_code=None, is_custom=False, is_sparse=False):
+    """fluid.layers.hsigmoid: creates W [num_classes - 1, D] ([num_classes, D] for a custom
+    tree) and the bias (unless bias_attr is False), then the loss."""
+    _check("hsigmoid", input=input, label=label)
+    if is_custom and path_table is None:
+        raise ValueError("hsigmoid: is_custom needs path_table and path_code")
+    helper = LayerHelper("hierarchical_sigmoid", name=name)
+    rows = num_classes if is_custom else num_classes - 1
+    weight = helper.create_parameter(param_attr, [rows, input.shape[1]], input.dtype)
+    bias = None
+    if bias_attr is not False:
+        bias = helper.create_parameter(bias_attr, [rows, 1], input.dtype, is_bias=True)
+    return _hsigmoid(input, label, num_classes, weight, bias, path_table, path_code,
+                     is_sparse, None)
+
+
 EXPORTS = {
     "nn.functional": {
         "binary_cross_entropy": binary_cross_entropy,
@@ -281,7 +357,8 @@ EXPORTS = {
         "smooth_l1_loss": smooth_l1_loss, "margin_ranking_loss": margin_ranking_loss,
         "nll_loss": nll_loss, "sigmoid_focal_loss": sigmoid_focal_loss,
         "dice_loss": dice_loss, "npair_loss": npair_loss, "label_smooth": label_smooth,
-        "normalize": normalize, "cosine_similarity": cosine_similarity},
+        "normalize": normalize, "cosine_similarity": cosine_similarity,
+        "ctc_loss": ctc_loss, "hsigmoid_loss": hsigmoid_loss},
     "fluid.layers": {
         "sigmoid_cross_entropy_with_logits": fluid_sigmoid_cross_entropy_with_logits,
         "log_loss": log_loss, "kldiv_loss": fluid_kldiv_loss, "mse_loss": fluid_mse_loss,
@@ -289,5 +366,5 @@ EXPORTS = {
         "margin_rank_loss": margin_rank_loss, "rank_loss": rank_loss, "bpr_loss": bpr_loss,
         "sigmoid_focal_loss": fluid_sigmoid_focal_loss, "dice_loss": dice_loss,
         "npair_loss": npair_loss, "label_smooth": label_smooth,
-        "l2_normalize": l2_normalize},
+        "l2_normalize": l2_normalize, "warpctc": fluid_warpctc, "hsigmoid": hsigmoid},
 }

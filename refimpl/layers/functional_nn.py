@@ -192,11 +192,20 @@ def lrn(input, n=5, k=1.0, alpha=1e-4, beta=0.75, name=None, data_format="NCHW")
                          extra_outputs=[("MidOut", None)])[0]
 
 
+def gather_tree(ids, parents):
+    """Backtrack beam search: the full id sequence of every final beam (gather_tree op,
+    no gradient); ids and parents [T, B, beam] int."""
+    _check("gather_tree", ids=ids, parents=parents)
+    return append_op_out("gather_tree", {"Ids": [ids], "Parents": [parents]},
+                         stop_gradient=True)
+
+
 EXPORTS = {
     "nn.functional": {"linear": linear, "bilinear": bilinear, "prelu": prelu,
                       "maxout": maxout, "relu_": relu_, "elu_": elu_, "softmax_": softmax_,
                       "alpha_dropout": alpha_dropout, "dropout2d": dropout2d,
                       "dropout3d": dropout3d, "instance_norm": instance_norm,
-                      "local_response_norm": local_response_norm},
+                      "local_response_norm": local_response_norm,
+                      "gather_tree": gather_tree},
     "fluid.layers": {"maxout": fluid_maxout, "lrn": lrn},
 }
