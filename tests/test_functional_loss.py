@@ -255,3 +255,15 @@ def test_losses_train_through_backward():
         grads = static.gradients([loss], [x])
     got = static.Executor().run(main, feed={"x": X, "y": Y}, fetch_list=grads)[0]
     np.testing.assert_allclose(got, (sigmoid(X) - Y) / X.size)
+
+
+def test_teacher_student_sigmoid_loss_cases():
+    x = np.array([[0.5], [-1.0], [2.0], [0.3], [20.0]])
+    label = np.array([[-2.0], [-1.0], [0.25], [1.5], [-1.0]])
+    got = run(lambda x, l: fluid.layers.teacher_student_sigmoid_loss(x, l), x=x, l=label)
+
+    def ce(v, z):
+        return np.log1p(np.exp(v)) - v * z
+    want = [ce(0.5, 0), ce(-1.0, 1), ce(2.0, 0) + ce(2.0, 0.25), ce(0.3, 1) + ce(0.3, 0.5),
+            ce(15.0, 1)]   # x limited to soft_max_up_bound 15
+    np.testing.assert_allclose(got[:, 0], want)

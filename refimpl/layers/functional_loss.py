@@ -154,6 +154,17 @@ def bpr_loss(input, label, name=None):
                          out_slot="Y")
 
 
+def teacher_student_sigmoid_loss(input, label, soft_max_up_bound=15.0,
+                                 soft_max_lower_bound=-15.0):
+    """fluid.layers.teacher_student_sigmoid_loss: click and teacher-score sigmoid cross
+    entropies folded into one label (see the op)."""
+    _check("teacher_student_sigmoid_loss", input=input, label=label)
+    return append_op_out("teacher_student_sigmoid_loss", {"X": [input], "Label": [label]},
+                         {"soft_max_up_bound": float(soft_max_up_bound),
+                          "soft_max_lower_bound": float(soft_max_lower_bound)},
+                         out_slot="Y")
+
+
 # -- class-index losses
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
     """-weight[y] input[n, y, ...] (nll_loss op); 'mean' divides by the kept weights' sum."""
@@ -366,5 +377,6 @@ EXPORTS = {
         "margin_rank_loss": margin_rank_loss, "rank_loss": rank_loss, "bpr_loss": bpr_loss,
         "sigmoid_focal_loss": fluid_sigmoid_focal_loss, "dice_loss": dice_loss,
         "npair_loss": npair_loss, "label_smooth": label_smooth,
-        "l2_normalize": l2_normalize, "warpctc": fluid_warpctc, "hsigmoid": hsigmoid},
+        "l2_normalize": l2_normalize, "warpctc": fluid_warpctc, "hsigmoid": hsigmoid,
+        "teacher_student_sigmoid_loss": teacher_student_sigmoid_loss},
 }

@@ -1,6 +1,6 @@
 """Elementwise losses of a prediction and a target of the same shape (Paddle's op types):
 bce_loss, log_loss, huber_loss, kldiv_loss, sigmoid_cross_entropy_with_logits,
-margin_rank_loss, rank_loss.
+margin_rank_loss, rank_loss, teacher_student_sigmoid_loss.
 
 Each is written as loss(x, y) and its partial derivatives; the reductions ('mean',
 'sum') are separate ops appended by the layer functions, except where Paddle's op
@@ -273,3 +273,52 @@ class RankLoss(OpDef):
     def samples(self, rng):
         yield Sample({"Label": rng.randint(0, 2, (5, 1)).astype("float64"),
                       "Left": rand(rng, 5, 1), "Right": rand(rng, 5, 1)})
+
+
+@register
+class TeacherStudentSigmoidLoss(OpDef):
+    """Click-through loss with an optional teacher score folded into Label: Label < -1:
+    no click (z = 0); -1 <= Label < 0: click (z = 1); 0 <= Label < 1: no click plus a
+    teacher score Label; Label >= 1: click plus a teacher score Label - 1. Each part is
+    a sigmoid cross entropy ce(x, z) = max(x, 0) - x z + log(1 + exp(-|x|)). X is first
+    limited to [soft_max_lower_bound, soft_max_up_bound] (no gradient beyond)."""
+    type = "teacher_student_sigmoid_loss"
+    inputs = ("X", "Label")
+    outputs = ("Y",)
+    attrs = {"soft_max_up_bound": 15.0, "soft_max_lower_bound": -15.0}
+    no_grad = ("Label",)
+    grad_inputs = ("X", "Label", "Y@GRAD")
+
+    def infer_shape(self, ctx):
+        x = check_same_shape(ctx, "X", "Label")
+        ctx.set_output("Y", x.shape, x.dtype)
+
+    @staticmethod
+    def _targets(label):
+        """(click z, where a teacher score is given, that score) per element."""
+        click = ((label >= -1) & (label < 0)) | (label >= 1)
+        has_teacher = label >= 0
+        teacher = np.where(label >= 1, label - 1, label)
+        return click.astype(float), has_teacher, teacher
+
+    @staticmethod
+    def forward(x, label, soft_max_up_bound=15.0, soft_max_lower_bound=-15.0):
+        x = np.clip(x, soft_max_lower_bound, soft_max_up_bound)
+        click, has_teacher, teacher = TeacherStudentSigmoidLoss._targets(label)
+
+        def ce(z):
+            return np.maximum(x, 0) - x * z + np.log1p(np.exp(-np.abs(x)))
+        return (ce(click) + np.where(has_teacher, ce(teacher), 0)).astype(x.dtype)
+
+    @staticmethod
+    def backward(x, label, dy, soft_max_up_bound=15.0, soft_max_lower_bound=-15.0):
+        inside = (x > soft_max_lower_bound) & (x < soft_max_up_bound)
+        click, has_teacher, teacher = TeacherStudentSigmoidLoss._targets(label)
+        s = sigmoid(x)
+        d = (s - click) + np.where(has_teacher, s - teacher, 0)
+        return (d * inside * dy).astype(x.dtype)
+
+    def samples(self, rng):
+        label = np.array([[-2.0], [-1.0], [0.3], [1.6], [0.0], [1.0]])
+        yield Sample({"X": rand(rng, 6, 1, low=-3, high=3), "Label": label},
+                     {"soft_max_up_bound": 2.5, "soft_max_lower_bound": -2.5})
