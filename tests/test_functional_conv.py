@@ -145,3 +145,16 @@ def test_avg_pool3d_non_exclusive_divides_by_the_padded_window():
     corner = got[0][0, 0, 0, 0, 0]
     assert corner == pytest.approx(1 / 8)
     np.testing.assert_allclose(got[1], 1.0)
+
+
+def test_pool3d_empty_ceil_mode_window_matches_pool2d_rule():
+    """A ceil_mode window starting in the trailing padding: -FLT_MAX for max, NaN for avg."""
+    x = RNG.randn(1, 1, 2, 2, 2)
+    got = run(lambda x: [F.max_pool3d(x, 1, 2, padding=[0, 0, 0, 0, 0, 2], ceil_mode=True),
+                         F.avg_pool3d(x, 1, 2, padding=[0, 0, 0, 0, 0, 2], ceil_mode=True)],
+              x=x)
+    # D, H: ceil((2 - 1) / 2) + 1 = 2 windows (the second starts past the input); W: 3
+    assert got[0].shape == (1, 1, 2, 2, 3)
+    assert got[0][0, 0, 0, 0, 0] == x[0, 0, 0, 0, 0]
+    assert got[0][0, 0, 0, 0, 2] == np.finfo(np.float32).min
+    assert np.isnan(got[1][0, 0, 0, 0, 2]) and np.isnan(got[1][0, 0, 1, 0, 0])

@@ -5,9 +5,9 @@ sigmoid_focal_loss); the others append their own op (bce_loss, kldiv_loss, nll_l
 from ..framework.layer_helper import LayerHelper
 from .common import append_op_out, check_variable, unary
 from .embedding import fluid_one_hot
-from .loss import _check_reduction, _reduce, softmax_with_cross_entropy
+from .loss import _check_reduction, _reduce, softmax_with_cross_entropy, square_error_cost
 from .math import cast, matmul, mean, paddle_sum, pow as paddle_pow
-from .tensor import reshape, transpose
+from .tensor import reshape, squeeze, transpose
 
 
 def _check(layer, **variables):
@@ -119,7 +119,6 @@ def smooth_l1(x, y, inside_weight=None, outside_weight=None, sigma=None):
 
 def fluid_mse_loss(input, label):
     """fluid.layers.mse_loss: mean of (input - label)^2."""
-    from .loss import square_error_cost
     return mean(square_error_cost(input, label))
 
 
@@ -310,7 +309,6 @@ def ctc_loss(log_probs, labels, input_lengths, label_lengths, blank=0, reduction
     """CTC loss per sequence (warpctc); 'mean' averages loss / label_length over the batch
     (Paddle 2.0's rule), 'sum' sums, 'none' gives [B]."""
     _check_reduction(reduction, "ctc_loss")
-    from .tensor import squeeze
     loss = squeeze(fluid_warpctc(log_probs, labels, blank, norm_by_times, input_lengths,
                                  label_lengths), [-1])
     if reduction == "mean":

@@ -3,7 +3,8 @@ pool2d's rules in three dims: exclusive averages divide by the real cells of a w
 non-exclusive by its cells inside the padded input; ceil_mode rounds the output size up;
 adaptive makes ksize the output size, window i spanning [floor(i S / O), ceil((i+1) S / O));
 global_pooling is one window over everything. Max sends the gradient to the first maximum
-of each window (row-major)."""
+of each window (row-major). A ceil_mode window lying wholly in the padding is empty: max
+gives -FLT_MAX, avg NaN (0/0), as pool2d and Paddle."""
 import itertools
 
 import numpy as np
@@ -11,6 +12,7 @@ import numpy as np
 from .._kernels.geometry import pool_out_size
 from ._common import FLOATS, rand
 from .conv_nd import explicit_pads
+from .pool2d import EMPTY_MAX
 from .registry import OpDef, Sample, register
 
 
@@ -105,7 +107,9 @@ class Pool3D(OpDef):
         for index, window, full in cells:
             block = xc[(slice(None), slice(None)) + window].reshape(xc.shape[:2] + (-1,))
             if attrs["pooling_type"] == "max":
-                out[(Ellipsis,) + index] = block.max(-1)
+                out[(Ellipsis,) + index] = block.max(-1) if block.size else EMPTY_MAX
+            elif not block.size:
+                out[(Ellipsis,) + index] = np.nan
             else:
                 out[(Ellipsis,) + index] = block.sum(-1) / self._divisor(window, full, attrs)
         return _channels_last(out, attrs["data_format"])
@@ -116,6 +120,8 @@ class Pool3D(OpDef):
         dx = np.zeros_like(xc)
         for index, window, full in cells:
             region = (slice(None), slice(None)) + window
+            if not xc[region].size:
+                continue
             g = dc[(Ellipsis,) + index]
             if attrs["pooling_type"] == "max":
                 block = xc[region].reshape(xc.shape[:2] + (-1,))
