@@ -138,7 +138,7 @@ class Pool3D(OpDef):
         yield Sample({"X": x}, {"pooling_type": "max", "ksize": [2, 2, 2],
                                 "strides": [2, 2, 1]}, name="max")
         yield Sample({"X": x}, {"pooling_type": "avg", "ksize": [3, 2, 2], "strides": [2, 2, 2],
-                                "paddings": [1, 0, 1], "exclusive": False, "ceil_mode": True},
+                                "paddings": [1, 0, 0], "exclusive": False, "ceil_mode": True},
                      name="avg_padded_ceil")
         yield Sample({"X": x}, {"pooling_type": "avg", "ksize": [3, 2, 2],
                                 "paddings": [1, 1, 0, 1, 1, 0]}, name="avg_exclusive")
