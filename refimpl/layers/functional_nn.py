@@ -1,0 +1,211 @@
+"""paddle.nn.functional (2.0) layers on given weights: linear, bilinear, prelu, maxout;
+the in-place activations relu_/elu_/softmax_; alpha_dropout, dropout2d/3d. fluid.layers'
+maxout twin."""
+import warnings
+
+from .activation import EXPORTS as _ACTIVATIONS
+from .common import append_op_out, check_variable
+from .math import matmul
+from .norm import dropout
+from .tensor import squeeze, unsqueeze
+
+
+def _check(layer, **variables):
+    for arg, v in variables.items():
+        if v is not None:
+            check_variable(v, arg, layer)
+
+
+def linear(x, weight, bias=None, name=None):
+    """x @ weight (+ bias): matmul_v2 then elementwise_add, as Paddle 2.0 builds it."""
+    _check("linear", x=x, weight=weight, bias=bias)
+    out = matmul(x, weight)
+    if bias is None:
+        return out
+    return append_op_out("elementwise_add", {"X": [out], "Y": [bias]}, {"axis": -1}, name)
+
+
+def bilinear(x1, x2, weight, bias=None, name=None):
+    """out[n, k] = x1[n] W[k] x2[n] + b[k] (bilinear_tensor_product); weight [K, M, P],
+    bias [1, K]."""
+    _check("bilinear", x1=x1, x2=x2, weight=weight, bias=bias)
+    inputs = {"X": [x1], "Y": [x2], "Weight": [weight]}
+    if bias is not None:
+        inputs["Bias"] = [bias]
+    return append_op_out("bilinear_tensor_product", inputs, name=name)
+
+
+def prelu(x, weight, name=None):
+    """x > 0 ? x : weight x; a 1-element weight is shared ('all'), otherwise one per
+    channel (axis 1)."""
+    _check("prelu", x=x, weight=weight)
+    n = 1
+    for d in weight.shape:
+        n *= d
+    mode = "all" if n == 1 else "channel"
+    return append_op_out("prelu", {"X": [x], "Alpha": [weight]}, {"mode": mode}, name)
+
+
+def maxout(x, groups, axis=1, name=None):
+    """The max over each run of `groups` consecutive channels (axis 1 or -1)."""
+    _check("maxout", x=x)
+    return append_op_out("maxout", {"X": [x]}, {"groups": int(groups), "axis": int(axis)},
+                         name)
+
+
+def fluid_maxout(x, groups, name=None, axis=1):
+    return maxout(x, groups, axis, name)
+
+
+def _not_in_place(api_name, out_of_place):
+    """Paddle 2.0's in-place activations are dygraph-only; in a static graph Paddle warns
+    and builds the out-of-place op, returning a new variable. So do we."""
+    def layer(x, *args, **kwargs):
+        warnings.warn("%s: in-place is dygraph-only; the static graph gets a new variable "
+                      "(as %s)" % (api_name, out_of_place.__name__), stacklevel=2)
+        return out_of_place(x, *args, **kwargs)
+    layer.__name__ = api_name
+    layer.__doc__ = "%s out of place (static graph), with a warning." % out_of_place.__name__
+    return layer
+
+
+_F = _ACTIVATIONS["nn.functional"]
+relu_ = _not_in_place("relu_", _F["relu"])
+elu_ = _not_in_place("elu_", _F["elu"])
+softmax_ = _not_in_place("softmax_", _F["softmax"])
+
+
+def _check_p(p, layer):
+    if not 0 <= p <= 1:
+        raise ValueError("%s: p must be in [0, 1], got %r" % (layer, p))
+
+
+def _keep_mask(like, p, mode):
+    """A dropout of ones shaped like `like`: each element 1 (or 1/(1-p) with mode
+    'upscale_in_train') with probability 1-p, else 0; no gradient flows through it."""
+    ones = append_op_out("fill_any_like", {"X": [like]}, {"value": 1.0}, stop_gradient=True)
+    mask = dropout(ones, p, training=True, mode=mode)
+    mask.stop_gradient = True
+    return mask
+
+
+def alpha_dropout(x, p=0.5, training=True, name=None):
+    """SELU-preserving dropout: dropped elements become -alpha*scale (SELU's negative
+    saturation), then a x + b restores zero mean and unit variance (Paddle 2.0's formula)."""
+    _check("alpha_dropout", x=x)
+    _check_p(p, "alpha_dropout")
+    if not training or p == 0:
+        return x
+    alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
+    alpha_p = -alpha * scale
+    a = ((1 - p) * (1 + p * alpha_p * alpha_p)) ** -0.5
+    b = -a * alpha_p * p
+    keep = _keep_mask(x, p, "downscale_in_infer")
+    y = x * keep + (1.0 - keep) * alpha_p
+    return append_op_out("scale", {"X": [y]}, {"scale": a, "bias": b,
+                                              "bias_after_scale": True}, name)
+
+
+def _channel_dropout(x, p, training, data_format, spatial, layer):
+    """Zero whole feature maps: one upscaled keep-mask entry per (sample, channel)."""
+    _check(layer, x=x)
+    _check_p(p, layer)
+    if len(x.shape) != 2 + spatial:
+        raise ValueError("%s: x must be %d-D, got %s" % (layer, 2 + spatial, list(x.shape)))
+    channels_last = data_format in ("NHWC", "NDHWC")
+    if data_format not in (("NCHW", "NHWC") if spatial == 2 else ("NCDHW", "NDHWC")):
+        raise ValueError("%s: unsupported data_format %r" % (layer, data_format))
+    if not training or p == 0:
+        return x
+    dims = list(range(1, 1 + spatial)) if channels_last else list(range(2, 2 + spatial))
+    per_channel = append_op_out("reduce_sum", {"X": [x]}, {"dim": dims, "keep_dim": True,
+                                                           "reduce_all": False},
+                                stop_gradient=True)
+    return x * _keep_mask(per_channel, p, "upscale_in_train")
+
+
+def dropout2d(x, p=0.5, training=True, data_format="NCHW", name=None):
+    return _channel_dropout(x, p, training, data_format, 2, "dropout2d")
+
+
+def dropout3d(x, p=0.5, training=True, data_format="NCDHW", name=None):
+    return _channel_dropout(x, p, training, data_format, 3, "dropout3d")
+
+
+def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None,
+                  use_input_stats=True, momentum=0.9, eps=1e-05, data_format="NCHW",
+                  name=None):
+    """Each (sample, channel) normalized by its own statistics, then weight/bias [C]
+    (instance_norm op). Running statistics are not used (use_input_stats must be True)."""
+    _check("instance_norm", x=x, weight=weight, bias=bias)
+    if not use_input_stats:
+        raise NotImplementedError("instance_norm: use_input_stats=False (normalizing by "
+                                  "running statistics) is not supported")
+    if data_format[1] != "C":
+        raise ValueError("instance_norm: data_format must be channels-first (NC...), got %r"
+                         % (data_format,))
+    inputs = {"X": [x]}
+    if weight is not None:
+        inputs["Scale"] = [weight]
+    if bias is not None:
+        inputs["Bias"] = [bias]
+    return append_op_out("instance_norm", inputs, {"epsilon": float(eps)}, name,
+                         out_slot="Y", extra_outputs=[("SavedMean", None),
+                                                      ("SavedVariance", None)])[0]
+
+
+def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW",
+                        name=None):
+    """x / (k + alpha mean_{window} x^2)^beta, the window being channels c - size//2 ...
+    c + (size-1)//2 (zeros beyond). Composed as Paddle 2.0 does: x^2 viewed as 5-D with a
+    unit channel dim, pad3d along the real channels, an avg pool3d of `size` there."""
+    _check("local_response_norm", x=x)
+    ndim = len(x.shape)
+    if ndim not in (3, 4) or data_format not in ("NCL", "NLC", "NCHW", "NHWC"):
+        raise ValueError("local_response_norm: x must be 3-D (NCL/NLC) or 4-D (NCHW/NHWC), "
+                         "got %s with data_format %r" % (list(x.shape), data_format))
+    extra = [1] + list(range(ndim + 1, 5))          # a unit channel first, units at the end
+    channel = (1 if data_format[1] == "C" else ndim - 1) + 1   # C's position in the 5-D view
+    pads, ksize = [0] * 6, [1, 1, 1]
+    pair = 2 * (4 - channel)                        # pad3d lists W, H, D innermost first
+    pads[pair:pair + 2] = [size // 2, (size - 1) // 2]
+    ksize[channel - 2] = size
+    square = unsqueeze(x * x, extra)
+    padded = append_op_out("pad3d", {"X": [square]}, {"paddings": pads, "mode": "constant",
+                                                      "value": 0.0, "data_format": "NCDHW"})
+    mean = append_op_out("pool3d", {"X": [padded]},
+                         {"pooling_type": "avg", "ksize": ksize, "strides": [1, 1, 1],
+                          "paddings": [0, 0, 0], "exclusive": False})
+    div = squeeze(mean, extra) * float(alpha) + float(k)
+    return append_op_out("elementwise_div", {"X": [x], "Y": [
+        append_op_out("pow", {"X": [div]}, {"factor": float(beta)})]}, {"axis": -1}, name)
+
+
+def lrn(input, n=5, k=1.0, alpha=1e-4, beta=0.75, name=None, data_format="NCHW"):
+    """fluid.layers.lrn (lrn op): input / (k + alpha sum_{window of n} input^2)^beta."""
+    _check("lrn", input=input)
+    if len(input.shape) != 4:
+        raise ValueError("lrn: input must be 4-D, got %s" % list(input.shape))
+    return append_op_out("lrn", {"X": [input]},
+                         {"n": int(n), "k": float(k), "alpha": float(alpha),
+                          "beta": float(beta), "data_format": data_format}, name,
+                         extra_outputs=[("MidOut", None)])[0]
+
+
+def gather_tree(ids, parents):
+    """Backtrack beam search: the full id sequence of every final beam (gather_tree op,
+    no gradient); ids and parents [T, B, beam] int."""
+    _check("gather_tree", ids=ids, parents=parents)
+    return append_op_out("gather_tree", {"Ids": [ids], "Parents": [parents]},
+                         stop_gradient=True)
+
+
+EXPORTS = {
+    "nn.functional": {"linear": linear, "bilinear": bilinear, "prelu": prelu,
+                      "maxout": maxout, "relu_": relu_, "elu_": elu_, "softmax_": softmax_,
+                      "alpha_dropout": alpha_dropout, "dropout2d": dropout2d,
+                      "dropout3d": dropout3d, "instance_norm": instance_norm,
+                      "local_response_norm": local_response_norm,
+                      "gather_tree": gather_tree},
+    "fluid.layers": {"maxout": fluid_maxout, "lrn": lrn},
+}

@@ -1,0 +1,284 @@
+"""Padding, pixel rearrangements, resizing and patch extraction: paddle.nn.functional
+(2.0) pad / pixel_shuffle / interpolate / upsample / unfold / diag_embed / temporal_shift
+and fluid.layers (1.8) pad / pad2d / pad_constant_like / pixel_shuffle / space_to_depth /
+shuffle_channel / image_resize / resize_{bilinear,nearest,trilinear} / temporal_shift."""
+from ..framework.program import Variable
+from .common import append_op_out, check_variable
+from .tensor import squeeze, unsqueeze
+
+
+def _ints(value, n, what, layer):
+    """An int or a list of n ints -> list of n ints (Variables are not supported)."""
+    if isinstance(value, Variable) or (isinstance(value, (list, tuple)) and any(
+            isinstance(v, Variable) for v in value)):
+        raise NotImplementedError("%s: `%s` given as a Variable is not supported; pass "
+                                  "Python ints" % (layer, what))
+    values = list(value) if isinstance(value, (list, tuple)) else [value] * n
+    if len(values) != n:
+        raise ValueError("%s: `%s` must have %d values, got %s" % (layer, what, n, values))
+    return [int(v) for v in values]
+
+
+# -- padding
+def fluid_pad(x, paddings, pad_value=0.0, name=None):
+    """Constant padding of every dim; paddings [before_0, after_0, before_1, ...]."""
+    check_variable(x, "x", "pad")
+    paddings = _ints(paddings, 2 * len(x.shape), "paddings", "pad")
+    return append_op_out("pad", {"X": [x]}, {"paddings": paddings,
+                                             "pad_value": float(pad_value)}, name)
+
+
+_SPATIAL_FORMATS = {3: ("NCL", "NLC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+
+
+def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
+    """paddle.nn.functional.pad. A constant pad listing every dim (2 * ndim values,
+    [before_0, after_0, ...]) is the pad op; otherwise x is 3/4/5-D, `pad` lists the
+    spatial dims innermost first ([left, right(, top, bottom(, front, back))]), and x is
+    viewed as 5-D for pad3d, as Paddle 2.0 does."""
+    check_variable(x, "x", "pad")
+    ndim = len(x.shape)
+    if mode == "constant" and isinstance(pad, (list, tuple)) and len(pad) == 2 * ndim:
+        return fluid_pad(x, pad, value, name)
+    if ndim not in _SPATIAL_FORMATS:
+        raise ValueError("pad: x must be 3-, 4- or 5-D unless `pad` lists all %d dims, "
+                         "got %s" % (ndim, list(x.shape)))
+    # as Paddle 2.0, any of the six layouts is accepted; only channels first/last matters
+    # (so the default 'NCHW' serves 3-D and 5-D x too)
+    if not any(data_format in formats for formats in _SPATIAL_FORMATS.values()):
+        raise ValueError("pad: unknown data_format %r" % (data_format,))
+    if mode not in ("constant", "reflect", "replicate", "circular"):
+        raise ValueError("pad: mode must be 'constant', 'reflect', 'replicate' or "
+                         "'circular', got %r" % (mode,))
+    spatial = ndim - 2
+    widths = _ints(pad, 2 * spatial, "pad", "pad") + [0] * (6 - 2 * spatial)
+    channels_last = data_format[-1] == "C"
+    first = 1 if channels_last else 2
+    # extra unit dims go right after the real spatial dims, so `pad`'s pairs stay on them
+    extra = list(range(first + spatial, first + 3))
+    x5 = unsqueeze(x, extra) if extra else x
+    # pad3d lists W, H, D innermost first: the real dims are the outer ones of the 5-D view
+    widths = widths[:2 * spatial]
+    pairs = [widths[i:i + 2] for i in range(0, len(widths), 2)]
+    pairs = [[0, 0]] * (3 - spatial) + pairs
+    out = append_op_out("pad3d", {"X": [x5]},
+                        {"paddings": [v for pair in pairs for v in pair], "mode": mode,
+                         "value": float(value),
+                         "data_format": "NDHWC" if channels_last else "NCDHW"}, name)
+    return squeeze(out, extra) if extra else out
+
+
+def pad2d(input, paddings=(0, 0, 0, 0), mode="constant", pad_value=0.0, data_format="NCHW",
+          name=None):
+    """fluid.layers.pad2d: paddings [top, bottom, left, right]; constant / reflect / edge."""
+    check_variable(input, "input", "pad2d")
+    return append_op_out("pad2d", {"X": [input]},
+                         {"paddings": _ints(paddings, 4, "paddings", "pad2d"), "mode": mode,
+                          "pad_value": float(pad_value), "data_format": data_format}, name)
+
+
+def pad_constant_like(x, y, pad_value=0.0, name=None):
+    """y padded with pad_value at the end of each dim up to x's shape."""
+    check_variable(x, "x", "pad_constant_like")
+    check_variable(y, "y", "pad_constant_like")
+    return append_op_out("pad_constant_like", {"X": [x], "Y": [y]},
+                         {"pad_value": float(pad_value)}, name, out_dtype=y.dtype)
+
+
+# -- pixel rearrangements
+def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
+    check_variable(x, "x", "pixel_shuffle")
+    return append_op_out("pixel_shuffle", {"X": [x]}, {"upscale_factor": int(upscale_factor),
+                                                       "data_format": data_format}, name)
+
+
+def fluid_pixel_shuffle(x, upscale_factor):
+    return pixel_shuffle(x, upscale_factor)
+
+
+def space_to_depth(x, blocksize, name=None):
+    check_variable(x, "x", "space_to_depth")
+    return append_op_out("space_to_depth", {"X": [x]}, {"blocksize": int(blocksize)}, name)
+
+
+def shuffle_channel(x, group, name=None):
+    check_variable(x, "x", "shuffle_channel")
+    return append_op_out("shuffle_channel", {"X": [x]}, {"group": int(group)}, name)
+
+
+def temporal_shift(x, seg_num, shift_ratio=0.25, name=None, data_format="NCHW"):
+    check_variable(x, "x", "temporal_shift")
+    return append_op_out("temporal_shift", {"X": [x]},
+                         {"seg_num": int(seg_num), "shift_ratio": float(shift_ratio),
+                          "data_format": data_format}, name)
+
+
+def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
+    """im2col: [N, C, H, W] -> [N, C kh kw, L]. paddings: one int, [h, w] or
+    [top, left, bottom, right]."""
+    check_variable(x, "x", "unfold")
+    if isinstance(paddings, (list, tuple)) and len(paddings) == 2:
+        paddings = list(paddings) * 2
+    return append_op_out("unfold", {"X": [x]},
+                         {"kernel_sizes": _ints(kernel_sizes, 2, "kernel_sizes", "unfold"),
+                          "strides": _ints(strides, 2, "strides", "unfold"),
+                          "paddings": _ints(paddings, 4, "paddings", "unfold"),
+                          "dilations": _ints(dilations, 2, "dilations", "unfold")},
+                         name, out_slot="Y")
+
+
+def diag_embed(input, offset=0, dim1=-2, dim2=-1):
+    check_variable(input, "input", "diag_embed")
+    return append_op_out("diag_embed", {"Input": [input]},
+                         {"offset": int(offset), "dim1": int(dim1), "dim2": int(dim2)})
+
+
+# -- resizing
+_V2_OPS = {("linear", 1): "linear_interp_v2", ("bilinear", 2): "bilinear_interp_v2",
+           ("trilinear", 3): "trilinear_interp_v2", ("bicubic", 2): "bicubic_interp_v2",
+           ("nearest", 2): "nearest_interp_v2"}
+_OUT_NAMES = ("out_d", "out_h", "out_w")
+_INTERP_FORMATS = {3: ("NCW", "NWC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+
+
+def _size_attrs(x, size, scale, spatial, layer, scale_as_list):
+    if (size is None) == (scale is None):
+        raise ValueError("%s: give exactly one of the output size and the scale factor"
+                         % layer)
+    attrs = dict.fromkeys(_OUT_NAMES, -1)
+    if size is not None:
+        attrs.update(zip(_OUT_NAMES[3 - spatial:], _ints(size, spatial, "size", layer)))
+        attrs["scale"] = [] if scale_as_list else 0.0
+        return attrs
+    if isinstance(scale, Variable):
+        raise NotImplementedError("%s: a Variable scale is not supported" % layer)
+    if scale_as_list:
+        scales = list(scale) if isinstance(scale, (list, tuple)) else [scale] * spatial
+        if len(scales) != spatial:
+            raise ValueError("%s: scale_factor must have %d values, got %s"
+                             % (layer, spatial, scales))
+        attrs["scale"] = [float(s) for s in scales]
+    else:
+        attrs["scale"] = float(scale)
+    return attrs
+
+
+def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
+                align_mode=0, data_format="NCHW", name=None):
+    """paddle.nn.functional.interpolate (the *_interp_v2 ops): nearest / bicubic /
+    bilinear for 4-D x, linear 3-D, trilinear 5-D; exactly one of size / scale_factor."""
+    check_variable(x, "x", "interpolate")
+    mode = mode.lower()
+    spatial = len(x.shape) - 2
+    op_type = _V2_OPS.get((mode, spatial))
+    if op_type is None:
+        raise ValueError("interpolate: mode %r does not take %d-D input %s (linear: 3-D, "
+                         "bilinear/bicubic/nearest: 4-D, trilinear: 5-D)"
+                         % (mode, len(x.shape), list(x.shape)))
+    if align_corners and mode == "nearest":
+        raise ValueError("interpolate: align_corners can only be set with the "
+                         "interpolating modes linear | bilinear | bicubic | trilinear")
+    if data_format not in _INTERP_FORMATS[len(x.shape)]:
+        raise ValueError("interpolate: data_format for %d-D x must be one of %s, got %r"
+                         % (len(x.shape), list(_INTERP_FORMATS[len(x.shape)]),
+                            data_format))
+    attrs = _size_attrs(x, size, scale_factor, spatial, "interpolate", True)
+    attrs.update(interp_method=mode, align_corners=bool(align_corners),
+                 align_mode=int(align_mode), data_layout=data_format)
+    return append_op_out(op_type, {"X": [x]}, attrs, name)
+
+
+def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
+             align_mode=0, data_format="NCHW", name=None):
+    return interpolate(x, size, scale_factor, mode, align_corners, align_mode, data_format,
+                       name)
+
+
+_V1_OPS = {"BILINEAR": ("bilinear_interp", 2), "NEAREST": ("nearest_interp", 2),
+           "TRILINEAR": ("trilinear_interp", 3)}
+
+
+def image_resize(input, out_shape=None, scale=None, name=None, resample="BILINEAR",
+                 actual_shape=None, align_corners=True, align_mode=1, data_format="NCHW"):
+    """fluid.layers.image_resize (the 1.8 *_interp ops): out_shape wins over scale."""
+    check_variable(input, "input", "image_resize")
+    if resample not in _V1_OPS:
+        raise ValueError("image_resize: resample must be one of %s, got %r"
+                         % (sorted(_V1_OPS), resample))
+    if actual_shape is not None:
+        raise NotImplementedError("image_resize: actual_shape (a run-time size) is not "
+                                  "supported; pass out_shape")
+    op_type, spatial = _V1_OPS[resample]
+    if len(input.shape) != spatial + 2:
+        raise ValueError("image_resize: %s takes %d-D input, got %s"
+                         % (resample, spatial + 2, list(input.shape)))
+    attrs = _size_attrs(input, out_shape, None if out_shape is not None else scale, spatial,
+                        "image_resize", False)
+    attrs.update(interp_method=resample.lower(), align_corners=bool(align_corners),
+                 align_mode=int(align_mode), data_layout=data_format)
+    return append_op_out(op_type, {"X": [input]}, attrs, name)
+
+
+def resize_bilinear(input, out_shape=None, scale=None, name=None, actual_shape=None,
+                    align_corners=True, align_mode=1, data_format="NCHW"):
+    return image_resize(input, out_shape, scale, name, "BILINEAR", actual_shape,
+                        align_corners, align_mode, data_format)
+
+
+def resize_trilinear(input, out_shape=None, scale=None, name=None, actual_shape=None,
+                     align_corners=True, align_mode=1, data_format="NCDHW"):
+    return image_resize(input, out_shape, scale, name, "TRILINEAR", actual_shape,
+                        align_corners, align_mode, data_format)
+
+
+def resize_nearest(input, out_shape=None, scale=None, name=None, actual_shape=None,
+                   align_corners=True, data_format="NCHW"):
+    return image_resize(input, out_shape, scale, name, "NEAREST", actual_shape,
+                        align_corners, 1, data_format)
+
+
+# -- spatial transformers
+def affine_grid(theta, out_shape, align_corners=True, name=None):
+    """Theta [N, 2, 3] and out_shape [N, C, H, W] (a list, or an int Variable) -> the
+    [N, H, W, 2] sampling grid (affine_grid op)."""
+    check_variable(theta, "theta", "affine_grid")
+    inputs = {"Theta": [theta]}
+    attrs = {"align_corners": bool(align_corners)}
+    if isinstance(out_shape, Variable):
+        inputs["OutputShape"] = [out_shape]
+    else:
+        attrs["output_shape"] = _ints(out_shape, 4, "out_shape", "affine_grid")
+    return append_op_out("affine_grid", inputs, attrs, name, out_slot="Output")
+
+
+def fluid_affine_grid(theta, out_shape, name=None):
+    return affine_grid(theta, out_shape, True, name)
+
+
+def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True,
+                name=None):
+    """x [N, C, H, W] sampled at grid [N, Ho, Wo, 2] of normalized (x, y) (grid_sampler)."""
+    check_variable(x, "x", "grid_sample")
+    check_variable(grid, "grid", "grid_sample")
+    return append_op_out("grid_sampler", {"X": [x], "Grid": [grid]},
+                         {"mode": mode, "padding_mode": padding_mode,
+                          "align_corners": bool(align_corners)}, name, out_slot="Output")
+
+
+def grid_sampler(x, grid, name=None):
+    return grid_sample(x, grid, name=name)
+
+
+EXPORTS = {
+    "nn.functional": {"pad": pad, "pixel_shuffle": pixel_shuffle,
+                      "temporal_shift": temporal_shift, "unfold": unfold,
+                      "diag_embed": diag_embed, "interpolate": interpolate,
+                      "upsample": upsample, "affine_grid": affine_grid,
+                      "grid_sample": grid_sample},
+    "fluid.layers": {"pad": fluid_pad, "pad2d": pad2d, "pad_constant_like": pad_constant_like,
+                     "pixel_shuffle": fluid_pixel_shuffle, "space_to_depth": space_to_depth,
+                     "shuffle_channel": shuffle_channel, "temporal_shift": temporal_shift,
+                     "image_resize": image_resize, "resize_bilinear": resize_bilinear,
+                     "resize_nearest": resize_nearest, "resize_trilinear": resize_trilinear,
+                     "affine_grid": fluid_affine_grid, "grid_sampler": grid_sampler},
+}

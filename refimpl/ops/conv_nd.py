@@ -1,0 +1,323 @@
+"""conv3d, conv2d_transpose and conv3d_transpose, on one N-d reference (channels first;
+NHWC / NDHWC are transposed in and out).
+
+  patches(x)       [N, C, *S] -> [N, C, *O, *K]: every window of the zero-padded input
+  scatter(cols)    its adjoint: windows [N, C, *O, *K] summed back into [N, C, *S]
+  conv:            Out[n, m, o] = sum_{c in m's group, k} W[m, c, k] patches(X)[n, c, o, k]
+  conv transpose:  the adjoint of conv in its input: Out = scatter(W^T X), so that
+                   <conv(x), y> = <x, conv_transpose(y)> for the same Filter and attrs.
+                   Filter is [C_in, M / groups, *K]; Out's size per dim is
+                   (S - 1) stride - pad_lo - pad_hi + dilation (K - 1) + 1 (output_size may
+                   add up to stride - 1, output_padding adds that much).
+The gradients reuse the same two functions: conv's dX is scatter(W^T dOut) (a transposed
+conv), conv transpose's dX is conv(dOut); both filters' gradients contract X with
+patches of the other tensor.
+"""
+import itertools
+
+import numpy as np
+
+from ._common import FLOATS, rand
+from .registry import OpDef, Sample, register
+
+
+def explicit_pads(paddings, algorithm, in_sizes, ksize, strides, dilations):
+    """[(lo, hi)] per spatial dim from Paddle's n or 2n paddings / SAME / VALID."""
+    n = len(in_sizes)
+    if algorithm == "VALID":
+        return [(0, 0)] * n
+    if algorithm == "SAME":
+        pads = []
+        for size, k, s, d in zip(in_sizes, ksize, strides, dilations):
+            total = max((-(-size // s) - 1) * s + d * (k - 1) + 1 - size, 0)
+            pads.append((total // 2, total - total // 2))
+        return pads
+    p = list(paddings)
+    if len(p) == n:
+        return [(v, v) for v in p]
+    if len(p) == 2 * n:
+        return [(p[2 * i], p[2 * i + 1]) for i in range(n)]
+    raise ValueError("paddings must have %d or %d values, got %s" % (n, 2 * n, p))
+
+
+def patches(x, ksize, strides, pads, dilations):
+    xp = np.pad(x, [(0, 0), (0, 0)] + list(pads))
+    spatial = xp.shape[2:]
+    out = [(s - (d * (k - 1) + 1)) // st + 1
+           for s, k, st, d in zip(spatial, ksize, strides, dilations)]
+    st = xp.strides
+    return np.lib.stride_tricks.as_strided(
+        xp, xp.shape[:2] + tuple(out) + tuple(ksize),
+        st[:2] + tuple(a * b for a, b in zip(st[2:], strides))
+        + tuple(a * b for a, b in zip(st[2:], dilations)), writeable=False)
+
+
+def scatter(cols, spatial, strides, pads, dilations):
+    """Adjoint of patches: windows [N, C, *O, *K] added into the padded [N, C, *spatial]."""
+    nd = len(spatial)
+    out_sizes, ksize = cols.shape[2:2 + nd], cols.shape[2 + nd:]
+    padded = np.zeros(cols.shape[:2] + tuple(s + lo + hi for s, (lo, hi)
+                                            in zip(spatial, pads)), cols.dtype)
+    for offset in itertools.product(*(range(k) for k in ksize)):
+        window = tuple(slice(o * d, o * d + st * (n - 1) + 1, st)
+                       for o, d, st, n in zip(offset, dilations, strides, out_sizes))
+        padded[(slice(None), slice(None)) + window] += cols[(Ellipsis,) + offset]
+    return padded[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _)
+                                                     in zip(spatial, pads))]
+
+
+_SPACE, _KERNEL = "defghi", "pqrstu"   # einsum letters for spatial and kernel dims
+
+
+def _patches_cropped(x, ksize, strides, pads, dilations, out_spatial):
+    """patches(), keeping at most `out_spatial` windows per dim (a transposed conv's
+    output_padding can leave a partial window the forward never used)."""
+    cols = patches(x, ksize, strides, pads, dilations)
+    if out_spatial is None:
+        return cols
+    return cols[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial)]
+
+
+def conv(x, w, strides, pads, dilations, groups, out_spatial=None):
+    """Out [N, M, *O] = grouped correlation of x [N, C, *S] with w [M, C/groups, *K]."""
+    nd = x.ndim - 2
+    cols = _patches_cropped(x, w.shape[2:], strides, pads, dilations, out_spatial)
+    cg, mg = x.shape[1] // groups, w.shape[0] // groups
+    letters, kl = _SPACE[:nd], _KERNEL[:nd]
+    outs = [np.einsum("nc%s%s,mc%s->nm%s" % (letters, kl, kl, letters),
+                      cols[:, g * cg:(g + 1) * cg], w[g * mg:(g + 1) * mg], optimize=True)
+            for g in range(groups)]
+    return np.concatenate(outs, axis=1)
+
+
+def conv_filter_grad(x, dy, ksize, strides, pads, dilations, groups):
+    """dW [M, C/groups, *K] of conv, from x and dOut."""
+    nd = x.ndim - 2
+    cols = _patches_cropped(x, ksize, strides, pads, dilations, dy.shape[2:])
+    cg, mg = x.shape[1] // groups, dy.shape[1] // groups
+    letters, kl = _SPACE[:nd], _KERNEL[:nd]
+    return np.concatenate(
+        [np.einsum("nc%s%s,nm%s->mc%s" % (letters, kl, letters, kl),
+                   cols[:, g * cg:(g + 1) * cg], dy[:, g * mg:(g + 1) * mg], optimize=True)
+         for g in range(groups)], axis=0)
+
+
+def conv_transpose(x, w, out_spatial, strides, pads, dilations, groups):
+    """Adjoint of conv in its input: x [N, C, *S], w [C, M/groups, *K] -> [N, M, *out]."""
+    nd = x.ndim - 2
+    cg = x.shape[1] // groups
+    letters, kl = _SPACE[:nd], _KERNEL[:nd]
+    cols = np.concatenate(
+        [np.einsum("nc%s,cm%s->nm%s%s" % (letters, kl, letters, kl),
+                   x[:, g * cg:(g + 1) * cg], w[g * cg:(g + 1) * cg], optimize=True)
+         for g in range(groups)], axis=1)
+    return scatter(cols, out_spatial, strides, pads, dilations)
+
+
+def _to_channels_first(x, data_format):
+    return np.moveaxis(x, -1, 1) if data_format[-1] == "C" else x
+
+
+def _from_channels_first(x, data_format):
+    return np.ascontiguousarray(np.moveaxis(x, 1, -1)) if data_format[-1] == "C" else x
+
+
+class _ConvND(OpDef):
+    inputs = ("Input", "Filter")
+    outputs = ("Output",)
+    grad_inputs = ("Input", "Filter", "Output@GRAD")
+    tolerances = {"float32": (1e-4, 1e-4), "float64": (1e-7, 1e-9)}
+
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        if "nd" not in cls.__dict__:   # the abstract _Forward / _Transpose
+            return
+        nd = cls.nd
+        cls.attrs = dict({"strides": [1] * nd, "paddings": [0] * nd,
+                          "padding_algorithm": "EXPLICIT", "groups": 1, "dilations": [1] * nd,
+                          "data_format": cls.formats[0], "use_cudnn": False},
+                         **cls.extra_attrs)
+
+    extra_attrs = {}
+
+    def infer_shape(self, ctx):
+        x, f = ctx.input_var("Input"), ctx.input_var("Filter")
+        nd = self.nd
+        ctx.check_dtype("Input", FLOATS)
+        ctx.expect(len(x.shape) == nd + 2, "Input %r must be %d-D, got %s"
+                   % (x.name, nd + 2, list(x.shape)))
+        ctx.expect(len(f.shape) == nd + 2, "Filter %r must be %d-D, got %s"
+                   % (f.name, nd + 2, list(f.shape)))
+        fmt = ctx.attr("data_format")
+        ctx.expect(fmt in self.formats, "data_format must be one of %s, got %r"
+                   % (list(self.formats), fmt))
+        shape = list(x.shape)
+        if fmt[-1] == "C":
+            shape = [shape[0], shape[-1]] + shape[1:-1]
+        groups = ctx.attr("groups") or 1
+        in_per_group = self.filter_in_channels(f.shape, groups)
+        ctx.expect(shape[1] < 0 or shape[1] == in_per_group * groups,
+                   "Filter %r %s expects %d input channels (groups=%d), Input %r %s has %d"
+                   % (f.name, list(f.shape), in_per_group * groups, groups, x.name,
+                      list(x.shape), shape[1]))
+        attrs = {k: ctx.attr(k) for k in self.attrs}
+        spatial = shape[2:]
+        if min(spatial) < 0:
+            out_spatial = [-1] * nd
+        else:
+            try:
+                out_spatial = self.out_spatial(spatial, f.shape[2:], attrs)
+            except ValueError as e:
+                ctx.fail(str(e))
+            ctx.expect(min(out_spatial) > 0, "Input %r spatial size %s is too small for "
+                       "filter %s" % (x.name, spatial, list(f.shape[2:])))
+        out = [shape[0], self.out_channels(f.shape, groups)] + list(out_spatial)
+        if fmt[-1] == "C":
+            out = [out[0]] + out[2:] + [out[1]]
+        ctx.set_output("Output", out, x.dtype)
+
+    def _geometry(self, x_cf, f, attrs):
+        """(pads, out spatial) for a channels-first input."""
+        spatial = x_cf.shape[2:]
+        pads = explicit_pads(attrs["paddings"], attrs["padding_algorithm"],
+                             spatial, f.shape[2:], attrs["strides"], attrs["dilations"])
+        return pads, self.out_spatial(spatial, f.shape[2:], attrs)
+
+
+class _Forward(_ConvND):
+    """conv3d: Filter [M, C/groups, *K]."""
+
+    @staticmethod
+    def filter_in_channels(fshape, groups):
+        return fshape[1]
+
+    @staticmethod
+    def out_channels(fshape, groups):
+        return fshape[0]
+
+    @staticmethod
+    def out_spatial(spatial, ksize, attrs):
+        pads = explicit_pads(attrs["paddings"], attrs["padding_algorithm"], spatial, ksize,
+                             attrs["strides"], attrs["dilations"])
+        return [(s + lo + hi - (d * (k - 1) + 1)) // st + 1 for s, (lo, hi), k, st, d
+                in zip(spatial, pads, ksize, attrs["strides"], attrs["dilations"])]
+
+    def forward(self, x, f, **attrs):
+        x_cf = _to_channels_first(x, attrs["data_format"])
+        pads, _ = self._geometry(x_cf, f, attrs)
+        out = conv(x_cf, f, attrs["strides"], pads, attrs["dilations"], attrs["groups"] or 1)
+        return _from_channels_first(out.astype(x.dtype), attrs["data_format"])
+
+    def backward(self, x, f, dy, **attrs):
+        fmt, groups = attrs["data_format"], attrs["groups"] or 1
+        x_cf, dy_cf = _to_channels_first(x, fmt), _to_channels_first(dy, fmt)
+        pads, _ = self._geometry(x_cf, f, attrs)
+        s, d = attrs["strides"], attrs["dilations"]
+        dx = conv_transpose(dy_cf, f, x_cf.shape[2:], s, pads, d, groups)
+        df = conv_filter_grad(x_cf, dy_cf, f.shape[2:], s, pads, d, groups)
+        return _from_channels_first(dx.astype(x.dtype), fmt), df.astype(f.dtype)
+
+
+class _Transpose(_ConvND):
+    """Filter [C, M/groups, *K]; output_size (if given) picks the size within
+    [base, base + stride - 1]; output_padding adds to base."""
+    extra_attrs = {"output_size": [], "output_padding": []}
+
+    @staticmethod
+    def filter_in_channels(fshape, groups):
+        return fshape[0] // groups
+
+    @staticmethod
+    def out_channels(fshape, groups):
+        return fshape[1] * groups
+
+    @staticmethod
+    def out_spatial(spatial, ksize, attrs):
+        strides, dil = attrs["strides"], attrs["dilations"]
+        pads = explicit_pads(attrs["paddings"], attrs["padding_algorithm"], spatial, ksize,
+                             strides, dil)
+        base = [(s - 1) * st - lo - hi + d * (k - 1) + 1 for s, (lo, hi), k, st, d
+                in zip(spatial, pads, ksize, strides, dil)]
+        if attrs.get("output_size"):
+            size = list(attrs["output_size"])
+            for b, o, st in zip(base, size, strides):
+                if not b <= o < b + st:
+                    raise ValueError("output_size %s must lie in [%s, %s + strides %s)"
+                                     % (size, base, base, list(strides)))
+            return size
+        extra = list(attrs.get("output_padding") or [0] * len(base))
+        for e, st, d in zip(extra, strides, dil):
+            if not 0 <= e < max(st, d):
+                raise ValueError("output_padding %s must be >= 0 and smaller than the "
+                                 "stride or dilation" % extra)
+        return [b + e for b, e in zip(base, extra)]
+
+    def forward(self, x, f, **attrs):
+        x_cf = _to_channels_first(x, attrs["data_format"])
+        pads, out_spatial = self._geometry(x_cf, f, attrs)
+        out = conv_transpose(x_cf, f, out_spatial, attrs["strides"], pads,
+                             attrs["dilations"], attrs["groups"] or 1)
+        return _from_channels_first(out.astype(x.dtype), attrs["data_format"])
+
+    def backward(self, x, f, dy, **attrs):
+        fmt, groups = attrs["data_format"], attrs["groups"] or 1
+        x_cf, dy_cf = _to_channels_first(x, fmt), _to_channels_first(dy, fmt)
+        pads, _ = self._geometry(x_cf, f, attrs)
+        s, d = attrs["strides"], attrs["dilations"]
+        # Filter [C, M/groups, *K] is, read as conv's [out, in/groups, *K], the filter of
+        # the conv this op is the adjoint of: dX is that conv of dOut
+        dx = conv(dy_cf, f, s, pads, d, groups, x_cf.shape[2:])
+        df = conv_filter_grad(dy_cf, x_cf, f.shape[2:], s, pads, d, groups)
+        return _from_channels_first(dx.astype(x.dtype), fmt), df.astype(f.dtype)
+
+
+def _samples(nd, transpose, rng):
+    """Grouped/strided/padded/dilated cases, and channels-last, for an nd-dim conv."""
+    spatial = [4, 5, 3][:nd]
+    k = [2, 3, 2][:nd]
+    c, m, groups = 4, 6, 2
+    fshape = [c, m // groups] + k if transpose else [m, c // groups] + k
+    yield Sample({"Input": rand(rng, 2, c, *spatial), "Filter": rand(rng, *fshape)},
+                 {"strides": [2] * nd, "paddings": [1] * nd, "dilations": [1] * nd,
+                  "groups": groups}, name="grouped_strided")
+    attrs = {"strides": [1] * nd, "paddings": [0, 1] * nd, "dilations": [2] * nd}
+    if transpose:
+        attrs.update(strides=[2] * nd, output_padding=[1] * nd)
+    channels = 3 if transpose else 2   # Filter [3, 2, *K]: [C, M] transposed, [M, C] not
+    yield Sample({"Input": rand(rng, 1, channels, *spatial),
+                  "Filter": rand(rng, *([3, 2] + k))}, attrs, name="dilated_asym")
+    fmt = {2: "NHWC", 3: "NDHWC"}[nd]
+    yield Sample({"Input": rand(rng, 1, *spatial, channels),
+                  "Filter": rand(rng, *([3, 2] + k))},
+                 {"data_format": fmt, "padding_algorithm": "SAME", "strides": [2] * nd},
+                 name="channels_last_same")
+
+
+@register
+class Conv3D(_Forward):
+    type = "conv3d"
+    nd = 3
+    formats = ("NCDHW", "NDHWC")
+
+    def samples(self, rng):
+        return _samples(3, False, rng)
+
+
+@register
+class Conv2DTranspose(_Transpose):
+    type = "conv2d_transpose"
+    nd = 2
+    formats = ("NCHW", "NHWC")
+
+    def samples(self, rng):
+        return _samples(2, True, rng)
+
+
+@register
+class Conv3DTranspose(_Transpose):
+    type = "conv3d_transpose"
+    nd = 3
+    formats = ("NCDHW", "NDHWC")
+
+    def samples(self, rng):
+        return _samples(3, True, rng)

@@ -1,0 +1,194 @@
+"""Resizing by interpolation: {nearest,linear,bilinear,trilinear,bicubic}_interp_v2
+(Paddle 2.0's interpolate) and the 1.8 ops {nearest,bilinear,trilinear}_interp.
+
+Every method is separable: along each spatial axis the output is a fixed matrix
+[out, in] times the input, so the forward applies one matrix per axis and the gradient
+applies their transposes. Source coordinates for output index i along an axis (in -> out):
+  align_corners:      ratio = (in - 1) / (out - 1), src = ratio i
+  else:               ratio = 1 / scale if a scale is given, else in / out;
+                      linear with align_mode 0: src = max(ratio (i + 0.5) - 0.5, 0);
+                      align_mode 1: src = ratio i; cubic: ratio (i + 0.5) - 0.5 (taps
+                      clamped to the edge)
+  nearest:            align_corners: round(ratio i), else floor(ratio i)
+"""
+import numpy as np
+
+from ._common import FLOATS, rand
+from .registry import OpDef, Sample, register
+
+CUBIC_A = -0.75
+
+
+def _ratio(n_in, n_out, align_corners, scale):
+    if align_corners:
+        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    return 1.0 / scale if scale and scale > 0 else n_in / n_out
+
+
+def _cubic_weights(t):
+    """Cubic convolution weights of the four taps at offsets -1, 0, 1, 2 from floor(src)."""
+    a = CUBIC_A
+
+    def near(d):  # |d| <= 1
+        return ((a + 2) * d - (a + 3)) * d * d + 1
+
+    def far(d):  # 1 < |d| < 2
+        return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a
+    return [far(t + 1), near(t), near(1 - t), far(2 - t)]
+
+
+def axis_matrix(n_in, n_out, method, align_corners, align_mode, scale):
+    """The [n_out, n_in] interpolation matrix along one axis."""
+    ratio = _ratio(n_in, n_out, align_corners, scale)
+    m = np.zeros((n_out, n_in))
+    i = np.arange(n_out)
+    if method == "nearest":
+        src = np.floor(ratio * i + 0.5) if align_corners else np.floor(ratio * i)
+        m[i, np.minimum(src.astype(int), n_in - 1)] = 1.0
+        return m
+    # cubic ignores align_mode: half-pixel centers unless align_corners
+    half_pixel = not align_corners and (align_mode == 0 or method == "cubic")
+    src = ratio * (i + 0.5) - 0.5 if half_pixel else ratio * i
+    if method == "cubic":
+        base = np.floor(src).astype(int)
+        for tap, w in zip(range(-1, 3), _cubic_weights(src - base)):
+            np.add.at(m, (i, np.clip(base + tap, 0, n_in - 1)), w)
+        return m
+    src = np.maximum(src, 0)
+    lo = np.minimum(np.floor(src).astype(int), n_in - 1)
+    hi = np.minimum(lo + 1, n_in - 1)
+    frac = src - lo
+    np.add.at(m, (i, lo), 1 - frac)
+    np.add.at(m, (i, hi), frac)
+    return m
+
+
+def _apply(x, matrices, axes):
+    for m, axis in zip(matrices, axes):
+        x = np.moveaxis(np.tensordot(m.astype(x.dtype), x, axes=(1, axis)), 0, axis)
+    return x
+
+
+class _Interp(OpDef):
+    """Shared by all interp ops: `spatial` dims (1, 2 or 3), `method`."""
+    inputs = ("X",)
+    outputs = ("Out",)
+    grad_inputs = ("X", "Out@GRAD")
+    OUT_NAMES = ("out_d", "out_h", "out_w")
+
+    def _axes(self, ndim, data_layout):
+        first = 1 if data_layout[-1] == "C" else 2
+        return list(range(first, first + self.spatial))
+
+    def _sizes_and_scales(self, in_sizes, attrs):
+        """Output size and scale per spatial axis, from out_* when > 0, else the scale."""
+        names = self.OUT_NAMES[3 - self.spatial:]
+        scales = self._scales(attrs)
+        sizes = []
+        for n_in, name, scale in zip(in_sizes, names, scales):
+            out = attrs.get(name, -1)
+            if out is None or out <= 0:
+                out = int(n_in * scale) if n_in >= 0 and scale and scale > 0 else -1
+                if n_in >= 0 and out <= 0:
+                    raise ValueError("%s: no output size: %s <= 0 and scale %s"
+                                     % (self.type, name, scale))
+            sizes.append(out)
+        return sizes, scales
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        ctx.check_dtype("X", FLOATS)
+        attrs = {k: ctx.attr(k) for k in self.attrs}
+        ctx.expect(len(x.shape) == 2 + self.spatial, "X %r must be %d-D for %s, got %s"
+                   % (x.name, 2 + self.spatial, self.type, list(x.shape)))
+        axes = self._axes(len(x.shape), attrs["data_layout"])
+        try:
+            sizes, _ = self._sizes_and_scales([x.shape[a] for a in axes], attrs)
+        except ValueError as e:
+            ctx.fail(str(e))
+        shape = list(x.shape)
+        for a, s in zip(axes, sizes):
+            shape[a] = s
+        ctx.set_output("Out", shape, x.dtype)
+
+    def _matrices(self, x_shape, attrs):
+        axes = self._axes(len(x_shape), attrs["data_layout"])
+        in_sizes = [x_shape[a] for a in axes]
+        sizes, scales = self._sizes_and_scales(in_sizes, attrs)
+        mats = [axis_matrix(n_in, n_out, self.method, attrs["align_corners"],
+                            attrs.get("align_mode", 1), None if attrs["align_corners"] else s)
+                for n_in, n_out, s in zip(in_sizes, sizes, scales)]
+        return mats, axes
+
+    def forward(self, x, **attrs):
+        mats, axes = self._matrices(x.shape, attrs)
+        return _apply(x, mats, axes).astype(x.dtype)
+
+    def backward(self, x, dout, **attrs):
+        mats, axes = self._matrices(x.shape, attrs)
+        return _apply(dout, [m.T for m in mats], axes).astype(x.dtype)
+
+    def samples(self, rng):
+        spatial_in = [3, 4, 5][:self.spatial]
+        outs = dict(zip(self.OUT_NAMES[3 - self.spatial:], [5, 7, 3]))
+        for align_corners, align_mode in ((False, 0), (False, 1), (True, 1)):
+            attrs = dict(outs, align_corners=align_corners, align_mode=align_mode)
+            yield Sample({"X": rand(rng, 2, 2, *spatial_in)}, attrs,
+                         name="ac%d_am%d" % (align_corners, align_mode))
+        yield Sample({"X": rand(rng, 1, *spatial_in, 2)},
+                     dict(self._scale_attrs(2.0), data_layout=self.channels_last),
+                     name="scale_channels_last")
+
+
+class _InterpV2(_Interp):
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls.attrs = {"out_d": -1, "out_h": -1, "out_w": -1, "scale": [],
+                     "interp_method": cls.method, "align_corners": True, "align_mode": 1,
+                     "data_layout": "NCHW"}
+
+    def _scales(self, attrs):
+        scale = list(attrs.get("scale") or [])
+        if len(scale) == 1:
+            scale = scale * self.spatial
+        return scale if scale else [None] * self.spatial
+
+    def _scale_attrs(self, s):
+        return {"scale": [s] * self.spatial}
+
+
+class _InterpV1(_Interp):
+    """Paddle 1.8's ops: one float `scale` for every spatial axis."""
+    def __init_subclass__(cls, **kw):
+        super().__init_subclass__(**kw)
+        cls.attrs = {"out_d": -1, "out_h": -1, "out_w": -1, "scale": 0.0,
+                     "interp_method": cls.method, "align_corners": True, "align_mode": 1,
+                     "data_layout": "NCHW"}
+
+    def _scales(self, attrs):
+        s = attrs.get("scale") or 0.0
+        return [s if s > 0 else None] * self.spatial
+
+    def _scale_attrs(self, s):
+        return {"scale": s}
+
+
+def _define(base, op_type, method, spatial):
+    channels_last = {1: "NWC", 2: "NHWC", 3: "NDHWC"}[spatial]
+    cls = type(op_type.title().replace("_", ""), (base,),
+               {"type": op_type, "method": method, "spatial": spatial,
+                "channels_last": channels_last,
+                "__doc__": "%s interpolation over %d spatial dims." % (method, spatial)})
+    return register(cls)
+
+
+for _v2, _method, _spatial in (("linear_interp_v2", "linear", 1),
+                               ("bilinear_interp_v2", "linear", 2),
+                               ("trilinear_interp_v2", "linear", 3),
+                               ("bicubic_interp_v2", "cubic", 2),
+                               ("nearest_interp_v2", "nearest", 2)):
+    _define(_InterpV2, _v2, _method, _spatial)
+for _v1, _method, _spatial in (("bilinear_interp", "linear", 2),
+                               ("trilinear_interp", "linear", 3),
+                               ("nearest_interp", "nearest", 2)):
+    _define(_InterpV1, _v1, _method, _spatial)

@@ -1,0 +1,138 @@
+"""Rearrangements of channels and pixels (each a fixed permutation of elements, so the
+gradient is the inverse permutation of Out@GRAD):
+  pixel_shuffle    [N, C r^2, H, W] -> [N, C, H r, W r]; out[c, h r + i, w r + j] =
+                   x[c r^2 + i r + j, h, w]
+  space_to_depth   [N, C, H, W] -> [N, C b^2, H/b, W/b]; out[(i b + j) C + c, h, w] =
+                   x[c, h b + i, w b + j]
+  shuffle_channel  [N, C, H, W], C = g m: channel k m + q goes to q g + k
+"""
+import numpy as np
+
+from ._common import FLOATS, rand
+from .registry import OpDef, Sample, register
+
+
+class _Permutation(OpDef):
+    inputs = ("X",)
+    outputs = ("Out",)
+    grad_inputs = ("Out@GRAD",)
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        ctx.check_dtype("X", FLOATS)
+        ctx.expect(len(x.shape) == 4, "X %r must be 4-D, got %s" % (x.name, list(x.shape)))
+        attrs = {k: ctx.attr(k) for k in self.attrs}
+        ctx.set_output("Out", self.out_shape(ctx, x, **attrs), x.dtype)
+
+    def forward(self, x, **attrs):
+        return self.permute(x, **attrs)
+
+    def backward(self, dout, **attrs):
+        # apply the permutation to element indices, then invert it
+        n = dout.size
+        in_shape = self.in_shape(dout.shape, **attrs)
+        moved = self.permute(np.arange(n).reshape(in_shape), **attrs).ravel()
+        grad = np.empty(n, dout.dtype)
+        grad[moved] = dout.ravel()
+        return grad.reshape(in_shape)
+
+
+def _divisible(ctx, x, what, size, factor):
+    ctx.expect(size < 0 or size % factor == 0, "%s of X %r %s (%d) must be divisible by %d"
+               % (what, x.name, list(x.shape), size, factor))
+
+
+def _known(d, f):
+    return d * f if d >= 0 else -1
+
+
+@register
+class PixelShuffle(_Permutation):
+    type = "pixel_shuffle"
+    attrs = {"upscale_factor": 1, "data_format": "NCHW"}
+
+    def out_shape(self, ctx, x, upscale_factor=1, data_format="NCHW"):
+        r = upscale_factor
+        n, c, h, w = x.shape if data_format == "NCHW" else (x.shape[0], x.shape[3],
+                                                            x.shape[1], x.shape[2])
+        _divisible(ctx, x, "the channels", c, r * r)
+        c = c // (r * r) if c >= 0 else -1
+        if data_format == "NCHW":
+            return n, c, _known(h, r), _known(w, r)
+        return n, _known(h, r), _known(w, r), c
+
+    @staticmethod
+    def in_shape(out_shape, upscale_factor=1, data_format="NCHW"):
+        r = upscale_factor
+        if data_format == "NCHW":
+            n, c, h, w = out_shape
+            return n, c * r * r, h // r, w // r
+        n, h, w, c = out_shape
+        return n, h // r, w // r, c * r * r
+
+    @staticmethod
+    def permute(x, upscale_factor=1, data_format="NCHW"):
+        r = upscale_factor
+        if data_format == "NHWC":
+            x = x.transpose(0, 3, 1, 2)
+        n, c, h, w = x.shape
+        out = x.reshape(n, c // (r * r), r, r, h, w).transpose(0, 1, 4, 2, 5, 3)
+        out = out.reshape(n, c // (r * r), h * r, w * r)
+        return np.ascontiguousarray(out.transpose(0, 2, 3, 1) if data_format == "NHWC" else out)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 8, 2, 3)}, {"upscale_factor": 2})
+        yield Sample({"X": rand(rng, 1, 2, 3, 9)}, {"upscale_factor": 3, "data_format": "NHWC"},
+                     name="nhwc")
+
+
+@register
+class SpaceToDepth(_Permutation):
+    type = "space_to_depth"
+    attrs = {"blocksize": 2}
+
+    def out_shape(self, ctx, x, blocksize=2):
+        b = blocksize
+        n, c, h, w = x.shape
+        _divisible(ctx, x, "the height", h, b)
+        _divisible(ctx, x, "the width", w, b)
+        return (n, _known(c, b * b), h // b if h >= 0 else -1, w // b if w >= 0 else -1)
+
+    @staticmethod
+    def in_shape(out_shape, blocksize=2):
+        n, c, h, w = out_shape
+        b = blocksize
+        return n, c // (b * b), h * b, w * b
+
+    @staticmethod
+    def permute(x, blocksize=2):
+        b = blocksize
+        n, c, h, w = x.shape
+        out = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
+        return np.ascontiguousarray(out.reshape(n, c * b * b, h // b, w // b))
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 3, 4, 6)}, {"blocksize": 2})
+
+
+@register
+class ShuffleChannel(_Permutation):
+    type = "shuffle_channel"
+    attrs = {"group": 1}
+
+    def out_shape(self, ctx, x, group=1):
+        _divisible(ctx, x, "the channels", x.shape[1], group)
+        return tuple(x.shape)
+
+    @staticmethod
+    def in_shape(out_shape, group=1):
+        return out_shape
+
+    @staticmethod
+    def permute(x, group=1):
+        n, c, h, w = x.shape
+        return np.ascontiguousarray(
+            x.reshape(n, group, c // group, h, w).transpose(0, 2, 1, 3, 4).reshape(x.shape))
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 2, 6, 2, 3)}, {"group": 3})

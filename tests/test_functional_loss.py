@@ -1,0 +1,269 @@
+"""nn.functional losses / normalizations and their fluid.layers twins against numpy
+formulas written out here (reductions, weights, ignore_index, pos_weight)."""
+import numpy as np
+import pytest
+
+import refimpl.nn.functional as F
+from refimpl import fluid, static
+
+RNG = np.random.RandomState(7)
+
+
+def run(build, **feeds):
+    """Build `build(*data vars)` in a fresh program and run it on `feeds` (name -> array)."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        vars_ = [static.data(k, list(v.shape), v.dtype.name) for k, v in feeds.items()]
+        outs = build(*vars_)
+    outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+    exe = static.Executor()
+    exe.run(startup)
+    got = exe.run(main, feed=feeds, fetch_list=outs)
+    return got if len(got) > 1 else got[0]
+
+
+def reduce_np(loss, reduction):
+    return {"mean": loss.mean(), "sum": loss.sum(), "none": loss}[reduction]
+
+
+def sigmoid(a):
+    return 1 / (1 + np.exp(-a))
+
+
+P = RNG.uniform(0.05, 0.95, (4, 3))
+Y = RNG.uniform(0, 1, (4, 3))
+X = RNG.uniform(-2, 2, (4, 3))
+W = RNG.uniform(0.5, 1.5, (4, 3))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_binary_cross_entropy_reductions_and_weight(reduction):
+    got = run(lambda p, y, w: F.binary_cross_entropy(p, y, w, reduction), p=P, y=Y, w=W)
+    want = -W * (Y * np.log(P) + (1 - Y) * np.log(1 - P))
+    np.testing.assert_allclose(got, reduce_np(want, reduction), rtol=1e-10)
+
+
+def test_binary_cross_entropy_clips_log_at_minus_100():
+    got = run(lambda p, y: F.binary_cross_entropy(p, y, reduction="none"),
+              p=np.array([0.0, 1.0]), y=np.array([1.0, 0.0]))
+    np.testing.assert_allclose(got, [100.0, 100.0])
+
+
+def test_binary_cross_entropy_with_logits_pos_weight():
+    pw = np.array([1.0, 2.0, 3.0])
+    got = run(lambda x, y, pw: F.binary_cross_entropy_with_logits(x, y, reduction="sum",
+                                                                   pos_weight=pw),
+              x=X, y=Y, pw=pw)
+    plain = -(Y * np.log(sigmoid(X)) + (1 - Y) * np.log(1 - sigmoid(X)))
+    np.testing.assert_allclose(got, (plain * (1 + (pw - 1) * Y)).sum(), rtol=1e-10)
+
+
+def test_sigmoid_cross_entropy_with_logits_ignore_and_normalize():
+    label = np.array([[1.0, 0.0, -1.0], [0.0, -1.0, 1.0]])
+    x = X[:2]
+    got = run(lambda x, y: fluid.layers.sigmoid_cross_entropy_with_logits(
+        x, y, ignore_index=-1, normalize=True), x=x, y=label)
+    full = -(label * np.log(sigmoid(x)) + (1 - label) * np.log(1 - sigmoid(x)))
+    np.testing.assert_allclose(got, np.where(label == -1, 0, full) / 4, rtol=1e-10)
+
+
+@pytest.mark.parametrize("reduction", ["none", "mean", "batchmean", "sum"])
+def test_kl_div(reduction):
+    target = Y.copy()
+    target[0, 0] = 0.0  # contributes 0, not nan
+    got = run(lambda x, t: F.kl_div(x, t, reduction), x=X, t=target)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        loss = np.where(target > 0, target * (np.log(target) - X), 0)
+    want = {"none": loss, "mean": loss.mean(), "batchmean": loss.sum() / 4,
+            "sum": loss.sum()}[reduction]
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_l1_loss(reduction):
+    got = run(lambda x, y: F.l1_loss(x, y, reduction), x=X, y=Y)
+    np.testing.assert_allclose(got, reduce_np(np.abs(X - Y), reduction), rtol=1e-12)
+
+
+def test_smooth_l1_loss_is_huber_with_delta():
+    got = run(lambda x, y: F.smooth_l1_loss(x, y, "none", delta=0.5), x=X, y=Y)
+    r = np.abs(X - Y)
+    np.testing.assert_allclose(got, np.where(r <= 0.5, 0.5 * r * r, 0.5 * (r - 0.25)))
+
+
+def test_fluid_smooth_l1_with_weights_and_sigma():
+    iw, ow = W, W[::-1]
+    got = run(lambda x, y, iw, ow: fluid.layers.smooth_l1(x, y, iw, ow, sigma=2.0),
+              x=X, y=Y, iw=iw, ow=ow)
+    d = (X - Y) * iw
+    val = np.where(np.abs(d) < 0.25, 0.5 * 4 * d * d, np.abs(d) - 0.125) * ow
+    np.testing.assert_allclose(got, val.sum(1, keepdims=True))
+
+
+def test_margin_ranking_loss_and_fluid_margin_rank_loss():
+    label = np.where(RNG.rand(4, 1) > 0.5, 1.0, -1.0)
+    a, b = X[:, :1], Y[:, :1]
+    got = run(lambda a, b, l: [F.margin_ranking_loss(a, b, l, 0.1, "none"),
+                               fluid.layers.margin_rank_loss(l, a, b, 0.1)], a=a, b=b, l=label)
+    want = np.maximum(0, -label * (a - b) + 0.1)
+    np.testing.assert_allclose(got[0], want)
+    np.testing.assert_allclose(got[1], want)
+
+
+def test_rank_loss_and_bpr_loss():
+    label = RNG.randint(0, 2, (4, 1)).astype("float64")
+    a, b = X[:, :1], Y[:, :1]
+    got = run(lambda l, a, b: fluid.layers.rank_loss(l, a, b), l=label, a=a, b=b)
+    np.testing.assert_allclose(got, np.log1p(np.exp(a - b)) - label * (a - b))
+    pos = np.array([[0], [2], [1], [0]])
+    got = run(lambda x, l: fluid.layers.bpr_loss(x, l), x=X, l=pos)
+    want = [-np.mean([np.log(sigmoid(X[n, pos[n, 0]] - X[n, j])) for j in range(3)
+                      if j != pos[n, 0]]) for n in range(4)]
+    np.testing.assert_allclose(got[:, 0], want)
+
+
+def test_log_loss():
+    label = RNG.randint(0, 2, (4, 1)).astype("float64")
+    got = run(lambda p, l: F.log_loss(p, l), p=P[:, :1], l=label)
+    p = P[:, :1]
+    np.testing.assert_allclose(got, -label * np.log(p + 1e-4) - (1 - label) * np.log(1 - p + 1e-4))
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_nll_loss_weight_and_ignore_index(reduction):
+    logp = np.log(RNG.dirichlet(np.ones(3), 5))
+    label = np.array([0, 2, 1, 1, 2])
+    weight = np.array([0.5, 1.0, 2.0])
+    got = run(lambda x, l, w: F.nll_loss(x, l, w, ignore_index=1, reduction=reduction),
+              x=logp, l=label, w=weight)
+    w = np.where(label == 1, 0, weight[label])
+    loss = -w * logp[np.arange(5), label]
+    want = {"none": loss, "sum": loss.sum(), "mean": loss.sum() / w.sum()}[reduction]
+    np.testing.assert_allclose(got, want)
+
+
+def test_nll_loss_spatial():
+    logp = RNG.randn(2, 3, 2, 2)
+    label = RNG.randint(0, 3, (2, 2, 2))
+    got = run(lambda x, l: F.nll_loss(x, l), x=logp, l=label)
+    want = -np.take_along_axis(logp, label[:, None], 1).mean()
+    np.testing.assert_allclose(got, want)
+
+
+def test_nll_loss_rejects_a_wrong_label_shape():
+    with pytest.raises(Exception, match="Label"):
+        run(lambda x, l: F.nll_loss(x, l), x=RNG.randn(4, 3), l=np.zeros((3,), "int64"))
+
+
+def test_sigmoid_focal_loss_2_0_against_formula():
+    label = RNG.randint(0, 2, (4, 3)).astype("float64")
+    got = run(lambda x, y, n: F.sigmoid_focal_loss(x, y, n, reduction="none"), x=X, y=label,
+              n=np.array([2.0]))
+    p = sigmoid(X)
+    ce = -(label * np.log(p) + (1 - label) * np.log(1 - p))
+    p_t = p * label + (1 - p) * (1 - label)
+    a_t = 0.25 * label + 0.75 * (1 - label)
+    np.testing.assert_allclose(got, a_t * (1 - p_t) ** 2 * ce / 2)
+
+
+def test_fluid_sigmoid_focal_loss_classes_background_and_ignored():
+    label = np.array([[1], [0], [-1], [3]], "int32")
+    got = run(lambda x, l, fg: fluid.layers.sigmoid_focal_loss(x, l, fg), x=X, l=label,
+              fg=np.array([2], "int32"))
+    p = sigmoid(X)
+    want = np.zeros_like(X)
+    for n, c in enumerate(label[:, 0]):
+        for j in range(3):
+            if c == j + 1:
+                want[n, j] = -0.25 * (1 - p[n, j]) ** 2 * np.log(p[n, j]) / 2
+            elif c != -1:
+                want[n, j] = -0.75 * p[n, j] ** 2 * np.log(1 - p[n, j]) / 2
+    np.testing.assert_allclose(got, want)
+
+
+def test_dice_loss():
+    prob = RNG.dirichlet(np.ones(3), 4)
+    label = np.array([[0], [2], [1], [2]])
+    got = run(lambda p, l: F.dice_loss(p, l), p=prob, l=label)
+    onehot = np.eye(3)[label[:, 0]]
+    dice = 1 - 2 * (prob * onehot).sum(1) / (prob.sum(1) + onehot.sum(1) + 1e-5)
+    np.testing.assert_allclose(got, dice.mean())
+
+
+def test_npair_loss():
+    anchor, positive = RNG.randn(4, 3), RNG.randn(4, 3)
+    labels = np.array([1.0, 2.0, 1.0, 3.0])
+    got = run(lambda a, p, l: F.npair_loss(a, p, l, l2_reg=0.01), a=anchor, p=positive,
+              l=labels)
+    targets = (labels[:, None] == labels[None, :]).astype(float)
+    targets /= targets.sum(1, keepdims=True)
+    sim = anchor @ positive.T
+    logsm = sim - np.log(np.exp(sim).sum(1, keepdims=True))
+    ce = -(targets * logsm).sum(1)
+    l2 = ((anchor ** 2).sum(1).mean() + (positive ** 2).sum(1).mean()) * 0.25 * 0.01
+    np.testing.assert_allclose(got, ce.mean() + l2)
+
+
+def test_label_smooth_uniform_and_prior():
+    onehot = np.eye(4)[[0, 3, 1]]
+    prior = np.array([[0.1, 0.2, 0.3, 0.4]])
+    got = run(lambda x, p: [F.label_smooth(x, epsilon=0.1),
+                            fluid.layers.label_smooth(x, p, epsilon=0.2)], x=onehot, p=prior)
+    np.testing.assert_allclose(got[0], 0.9 * onehot + 0.1 / 4)
+    np.testing.assert_allclose(got[1], 0.8 * onehot + 0.2 * prior)
+
+
+@pytest.mark.parametrize("p", [1, 2, 3])
+def test_normalize(p):
+    got = run(lambda x: F.normalize(x, p=p, axis=0), x=X)
+    norm = (np.abs(X) ** p).sum(0, keepdims=True) ** (1 / p)
+    np.testing.assert_allclose(got, X / norm)
+
+
+def test_normalize_zero_vector_stays_zero():
+    got = run(lambda x: F.normalize(x), x=np.zeros((2, 3)))
+    np.testing.assert_array_equal(got, 0)
+
+
+def test_l2_normalize():
+    got = run(lambda x: fluid.layers.l2_normalize(x, axis=1, epsilon=1e-6), x=X)
+    np.testing.assert_allclose(got, X / np.sqrt((X * X).sum(1, keepdims=True) + 1e-6))
+
+
+def test_cosine_similarity():
+    got = run(lambda a, b: F.cosine_similarity(a, b, axis=1), a=X, b=Y)
+    want = (X * Y).sum(1) / np.sqrt((X * X).sum(1) * (Y * Y).sum(1))
+    np.testing.assert_allclose(got, want)
+
+
+def test_fluid_mse_and_huber():
+    got = run(lambda x, y: [fluid.layers.mse_loss(x, y), fluid.layers.huber_loss(x, y, 1.0)],
+              x=X, y=Y)
+    np.testing.assert_allclose(got[0], ((X - Y) ** 2).mean())
+    r = np.abs(Y - X)
+    np.testing.assert_allclose(got[1], np.where(r <= 1, 0.5 * r * r, r - 0.5))
+
+
+def test_losses_train_through_backward():
+    """The gradient of a composed loss reaches the input (append_backward end to end)."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [4, 3], "float64")
+        x.stop_gradient = False
+        y = static.data("y", [4, 3], "float64")
+        loss = F.binary_cross_entropy_with_logits(x, y)
+        grads = static.gradients([loss], [x])
+    got = static.Executor().run(main, feed={"x": X, "y": Y}, fetch_list=grads)[0]
+    np.testing.assert_allclose(got, (sigmoid(X) - Y) / X.size)
+
+
+def test_teacher_student_sigmoid_loss_cases():
+    x = np.array([[0.5], [-1.0], [2.0], [0.3], [20.0]])
+    label = np.array([[-2.0], [-1.0], [0.25], [1.5], [-1.0]])
+    got = run(lambda x, l: fluid.layers.teacher_student_sigmoid_loss(x, l), x=x, l=label)
+
+    def ce(v, z):
+        return np.log1p(np.exp(v)) - v * z
+    want = [ce(0.5, 0), ce(-1.0, 1), ce(2.0, 0) + ce(2.0, 0.25), ce(0.3, 1) + ce(0.3, 0.5),
+            ce(15.0, 1)]   # x limited to soft_max_up_bound 15
+    np.testing.assert_allclose(got[:, 0], want)

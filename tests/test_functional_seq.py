@@ -1,0 +1,107 @@
+"""ctc_loss / warpctc against brute-force alignment enumeration, hsigmoid_loss against an
+explicit tree walk, gather_tree against a hand-traced beam."""
+import itertools
+
+import numpy as np
+import pytest
+
+import refimpl.nn.functional as F
+from refimpl import fluid, static
+
+from test_functional_loss import run
+
+RNG = np.random.RandomState(13)
+
+
+def ctc_brute_force(logits, label, blank=0):
+    """-log sum over every alignment path that collapses to `label` of prod softmax."""
+    probs = np.exp(logits - logits.max(-1, keepdims=True))
+    probs /= probs.sum(-1, keepdims=True)
+    total = 0.0
+    for path in itertools.product(range(logits.shape[1]), repeat=logits.shape[0]):
+        collapsed = [k for i, k in enumerate(path) if k != blank and (i == 0 or path[i - 1] != k)]
+        if collapsed == list(label):
+            total += np.prod(probs[np.arange(len(path)), path])
+    return -np.log(total)
+
+
+@pytest.mark.parametrize("reduction", ["none", "sum", "mean"])
+def test_ctc_loss_against_enumeration(reduction):
+    logits = RNG.randn(5, 3, 3)
+    labels = np.array([[1, 2], [1, 1], [2, 0]], "int32")
+    in_len, lab_len = np.array([5, 4, 3], "int64"), np.array([2, 2, 1], "int64")
+    got = run(lambda x, l, a, b: F.ctc_loss(x, l, a, b, reduction=reduction), x=logits,
+              l=labels, a=in_len, b=lab_len)
+    want = np.array([ctc_brute_force(logits[:in_len[b], b], labels[b, :lab_len[b]])
+                     for b in range(3)])
+    expected = {"none": want, "sum": want.sum(), "mean": (want / lab_len).mean()}[reduction]
+    np.testing.assert_allclose(got, expected, rtol=1e-10)
+
+
+def test_ctc_impossible_alignment_is_infinite_and_fluid_needs_lengths():
+    logits = RNG.randn(2, 1, 3)
+    got = run(lambda x, l, a, b: fluid.layers.warpctc(x, l, input_length=a, label_length=b),
+              x=logits, l=np.array([[1, 1]], "int32"), a=np.array([2], "int64"),
+              b=np.array([2], "int64"))
+    assert np.isinf(got[0, 0])   # "1 1" needs a blank between: 3 steps
+    with pytest.raises(NotImplementedError, match="LoD"):
+        run(lambda x, l: fluid.layers.warpctc(x, l), x=logits, l=np.array([[1]], "int32"))
+
+
+def test_ctc_gradient_through_backward():
+    """append_backward's dLogits matches finite differences of the loss."""
+    logits = RNG.randn(4, 2, 3)
+    labels, in_len, lab_len = np.array([[1, 2], [2, 0]], "int32"), np.array([4, 3]), \
+        np.array([2, 1])
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [4, 2, 3], "float64")
+        x.stop_gradient = False
+        loss = F.ctc_loss(x, static.data("l", [2, 2], "int32"), static.data("a", [2], "int64"),
+                          static.data("b", [2], "int64"), reduction="sum")
+        grad = static.gradients([loss], [x])[0]
+    feed = {"l": labels, "a": in_len.astype("int64"), "b": lab_len.astype("int64")}
+    exe = static.Executor()
+    g = exe.run(main, feed=dict(feed, x=logits), fetch_list=[grad])[0]
+
+    def f(v):
+        return exe.run(main, feed=dict(feed, x=v), fetch_list=[loss])[0]
+    eps = 1e-6
+    for idx in [(0, 0, 1), (2, 1, 2), (3, 0, 0), (3, 1, 1)]:
+        d = np.zeros_like(logits)
+        d[idx] = eps
+        assert g[idx] == pytest.approx((f(logits + d) - f(logits - d)) / (2 * eps), abs=1e-6)
+
+
+def test_hsigmoid_loss_default_tree():
+    x, w, b = RNG.randn(3, 4), RNG.randn(5, 4), RNG.randn(5, 1)
+    label = np.array([[0], [3], [5]], "int64")
+    got = run(lambda x, l, w, b: F.hsigmoid_loss(x, l, 6, w, b), x=x, l=label, w=w, b=b)
+    for n, c in enumerate(label[:, 0]):
+        code, loss = int(c) + 6, 0.0
+        steps = code.bit_length() - 1
+        for j in range(steps):
+            node, bit = (code >> (j + 1)) - 1, (code >> j) & 1
+            p = w[node] @ x[n] + b[node, 0]
+            loss += np.log1p(np.exp(p)) - bit * p
+        # Paddle sums softplus over all 3 = bit_length(5) columns: log 2 per missing step
+        assert got[n, 0] == pytest.approx(loss + (3 - steps) * np.log(2))
+
+
+def test_fluid_hsigmoid_creates_its_parameters():
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [2, 3], "float32")
+        fluid.layers.hsigmoid(x, static.data("l", [2, 1], "int64"), num_classes=4)
+    shapes = sorted(tuple(p.shape) for p in main.all_parameters())
+    assert shapes == [(3, 1), (3, 3)]
+
+
+def test_gather_tree():
+    ids = np.array([[[2, 5]], [[7, 1]], [[4, 3]]], "int64")       # T=3, B=1, beam=2
+    parents = np.array([[[0, 0]], [[1, 0]], [[1, 0]]], "int64")
+    got = run(lambda i, p: F.gather_tree(i, p), i=ids, p=parents)
+    # beam 0 ends with 4, came from beam 1 at t=1 (id 1), whose parent is beam 0 (id 2)
+    np.testing.assert_array_equal(got[:, 0, 0], [2, 1, 4])
+    # beam 1 ends with 3, came from beam 0 at t=1 (id 7), whose parent is beam 1 (id 5)
+    np.testing.assert_array_equal(got[:, 0, 1], [5, 7, 3])

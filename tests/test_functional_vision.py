@@ -1,0 +1,236 @@
+"""pad / pixel rearrangements / interpolate / unfold / diag_embed / temporal_shift against
+numpy and explicit per-element formulas."""
+import numpy as np
+import pytest
+
+import refimpl.nn.functional as F
+from refimpl import fluid
+
+from test_functional_loss import run
+
+RNG = np.random.RandomState(5)
+
+
+@pytest.mark.parametrize("mode, np_mode", [("constant", "constant"), ("reflect", "reflect"),
+                                           ("replicate", "edge"), ("circular", "wrap")])
+def test_pad_modes_3d_4d_5d(mode, np_mode):
+    kw = {"constant_values": 0.5} if mode == "constant" else {}
+    for shape, pad, widths in [((2, 3, 5), [1, 2], [(0, 0), (0, 0), (1, 2)]),
+                               ((2, 3, 4, 5), [1, 2, 2, 1], [(0, 0), (0, 0), (2, 1), (1, 2)]),
+                               ((1, 2, 3, 4, 5), [1, 0, 2, 1, 0, 2],
+                                [(0, 0), (0, 0), (0, 2), (2, 1), (1, 0)])]:
+        x = RNG.randn(*shape)
+        got = run(lambda x: F.pad(x, pad, mode, value=0.5), x=x)
+        np.testing.assert_array_equal(got, np.pad(x, widths, mode=np_mode, **kw))
+
+
+def test_pad_channels_last_and_full_constant():
+    x = RNG.randn(2, 4, 5, 3)
+    got = run(lambda x: F.pad(x, [1, 2, 0, 1], "reflect", data_format="NHWC"), x=x)
+    np.testing.assert_array_equal(got, np.pad(x, [(0, 0), (0, 1), (1, 2), (0, 0)], "reflect"))
+    got = run(lambda x: [F.pad(x, [1, 0, 0, 2, 1, 1, 0, 1], value=2.0),
+                         fluid.layers.pad(x, [1, 0, 0, 2, 1, 1, 0, 1], 2.0)], x=x)
+    want = np.pad(x, [(1, 0), (0, 2), (1, 1), (0, 1)], constant_values=2.0)
+    np.testing.assert_array_equal(got[0], want)
+    np.testing.assert_array_equal(got[1], want)
+
+
+def test_pad2d_and_pad_constant_like():
+    x = RNG.randn(1, 2, 3, 4)
+    got = run(lambda x: [fluid.layers.pad2d(x, [1, 0, 2, 1], mode="edge"),
+                         fluid.layers.pad2d(x, [0, 1, 1, 1], pad_value=3.0)], x=x)
+    np.testing.assert_array_equal(got[0], np.pad(x, [(0, 0), (0, 0), (1, 0), (2, 1)], "edge"))
+    np.testing.assert_array_equal(got[1], np.pad(x, [(0, 0), (0, 0), (0, 1), (1, 1)],
+                                                 constant_values=3.0))
+    big, small = RNG.randn(3, 4), RNG.randn(2, 3)
+    got = run(lambda a, b: fluid.layers.pad_constant_like(a, b, 1.5), a=big, b=small)
+    np.testing.assert_array_equal(got, np.pad(small, [(0, 1), (0, 1)], constant_values=1.5))
+
+
+def test_reflect_pad_rejects_too_wide_padding():
+    with pytest.raises(Exception, match="reflect padding 3 must be smaller"):
+        run(lambda x: F.pad(x, [3, 0], "reflect", data_format="NCL"), x=RNG.randn(1, 1, 3))
+
+
+def test_pixel_shuffle_formula():
+    r, x = 2, RNG.randn(2, 8, 3, 2)
+    got = run(lambda x: [F.pixel_shuffle(x, r), fluid.layers.pixel_shuffle(x, r)], x=x)
+    want = np.zeros((2, 2, 6, 4))
+    for c in range(2):
+        for i in range(r):
+            for j in range(r):
+                want[:, c, i::r, j::r] = x[:, c * r * r + i * r + j]
+    np.testing.assert_array_equal(got[0], want)
+    np.testing.assert_array_equal(got[1], want)
+    nhwc = run(lambda x: F.pixel_shuffle(x, r, "NHWC"), x=x.transpose(0, 2, 3, 1))
+    np.testing.assert_array_equal(nhwc, want.transpose(0, 2, 3, 1))
+
+
+def test_space_to_depth_documented_example_and_shuffle_channel():
+    x = np.array([[[[1, 2, 5, 6], [3, 4, 7, 8], [9, 10, 13, 14], [11, 12, 15, 16]]]], float)
+    got = run(lambda x: fluid.layers.space_to_depth(x, 2), x=x)
+    np.testing.assert_array_equal(got[0], [[[1, 5], [9, 13]], [[2, 6], [10, 14]],
+                                           [[3, 7], [11, 15]], [[4, 8], [12, 16]]])
+    x = np.arange(6.0).reshape(1, 6, 1, 1)
+    got = run(lambda x: fluid.layers.shuffle_channel(x, 2), x=x)
+    np.testing.assert_array_equal(got.ravel(), [0, 3, 1, 4, 2, 5])
+
+
+def _bilinear_reference(x, oh, ow, align_corners, align_mode):
+    """Per output pixel, straight from the definition (NCHW)."""
+    n, c, h, w = x.shape
+
+    def source(i, n_in, n_out):
+        if align_corners:
+            return i * (n_in - 1) / (n_out - 1)
+        if align_mode == 0:
+            return max((i + 0.5) * n_in / n_out - 0.5, 0.0)
+        return i * n_in / n_out
+    out = np.zeros((n, c, oh, ow))
+    for i in range(oh):
+        for j in range(ow):
+            sy, sx = source(i, h, oh), source(j, w, ow)
+            y0, x0 = int(sy), int(sx)
+            y1, x1 = min(y0 + 1, h - 1), min(x0 + 1, w - 1)
+            ly, lx = sy - y0, sx - x0
+            out[:, :, i, j] = ((1 - ly) * ((1 - lx) * x[:, :, y0, x0] + lx * x[:, :, y0, x1])
+                               + ly * ((1 - lx) * x[:, :, y1, x0] + lx * x[:, :, y1, x1]))
+    return out
+
+
+@pytest.mark.parametrize("align_corners, align_mode", [(False, 0), (False, 1), (True, 0)])
+def test_bilinear_interpolate_formula(align_corners, align_mode):
+    x = RNG.randn(2, 3, 4, 5)
+    got = run(lambda x: F.interpolate(x, size=[7, 3], mode="bilinear",
+                                      align_corners=align_corners, align_mode=align_mode), x=x)
+    np.testing.assert_allclose(got, _bilinear_reference(x, 7, 3, align_corners, align_mode))
+
+
+def test_fluid_resize_bilinear_defaults_align_corners():
+    x = RNG.randn(1, 2, 3, 3)
+    got = run(lambda x: fluid.layers.resize_bilinear(x, out_shape=[5, 5]), x=x)
+    np.testing.assert_allclose(got, _bilinear_reference(x, 5, 5, True, 1))
+    # corners are kept exactly
+    np.testing.assert_allclose(got[..., ::2, ::2], x)
+
+
+def test_nearest_interpolate_and_scale_factor():
+    x = RNG.randn(1, 2, 3, 4)
+    got = run(lambda x: F.interpolate(x, scale_factor=2, mode="nearest"), x=x)
+    np.testing.assert_array_equal(got, x.repeat(2, axis=2).repeat(2, axis=3))
+    got = run(lambda x: fluid.layers.resize_nearest(x, out_shape=[5, 7]), x=x)
+    rows = [int(i * 2 / 4 + 0.5) for i in range(5)]
+    cols = [int(j * 3 / 6 + 0.5) for j in range(7)]
+    np.testing.assert_array_equal(got, x[:, :, rows][:, :, :, cols])
+
+
+def test_linear_and_trilinear_interpolate():
+    x = RNG.randn(2, 3, 4)
+    got = run(lambda x: F.interpolate(x, size=7, mode="linear", align_corners=True,
+                                      data_format="NCW"), x=x)
+    grid = np.linspace(0, 3, 7)
+    want = np.stack([[np.interp(grid, np.arange(4), x[n, c]) for c in range(3)]
+                     for n in range(2)])
+    np.testing.assert_allclose(got, want)
+    x5 = RNG.randn(1, 1, 2, 3, 2)
+    got = run(lambda x: [F.interpolate(x, size=[3, 5, 3], mode="trilinear",
+                                       align_corners=True, data_format="NCDHW"),
+                         fluid.layers.resize_trilinear(x, out_shape=[3, 5, 3])], x=x5)
+    # separable: linear along D, then H, then W, each through np.interp
+    want = x5
+    for axis, n_out in ((2, 3), (3, 5), (4, 3)):
+        n_in = want.shape[axis]
+        want = np.apply_along_axis(
+            lambda v: np.interp(np.linspace(0, n_in - 1, n_out), np.arange(n_in), v), axis, want)
+    np.testing.assert_allclose(got[0], want)
+    np.testing.assert_allclose(got[1], want)
+
+
+def test_bicubic_keeps_corners_and_reproduces_linear_ramps():
+    """Cubic convolution reproduces a linear ramp wherever its four taps are inside the
+    input (rows 2-3, cols 2-5 here); nearer the border the taps are clamped to the edge."""
+    ramp = np.add.outer(np.arange(4.0), 2 * np.arange(5.0))[None, None]
+    got = run(lambda x: F.interpolate(x, size=[7, 9], mode="bicubic", align_corners=True),
+              x=ramp)[0, 0]
+    want = np.add.outer(np.linspace(0, 3, 7), 2 * np.linspace(0, 4, 9))
+    np.testing.assert_allclose(got[2:4, 2:6], want[2:4, 2:6], atol=1e-12)
+    np.testing.assert_allclose(got[::6, ::8], ramp[0, 0, ::3, ::4], atol=1e-12)
+    # at src 0.5 the taps read columns 0, 0, 1, 2 with weights -3/32, 19/32, 19/32, -3/32
+    np.testing.assert_allclose(got[0, 1], (19 * 2 - 3 * 4) / 32)
+
+
+def test_interpolate_errors():
+    x = RNG.randn(1, 1, 2, 2)
+    with pytest.raises(ValueError, match="align_corners"):
+        run(lambda x: F.interpolate(x, size=[3, 3], align_corners=True), x=x)
+    with pytest.raises(ValueError, match="exactly one"):
+        run(lambda x: F.interpolate(x, mode="bilinear"), x=x)
+    with pytest.raises(ValueError, match="trilinear"):
+        run(lambda x: F.upsample(x, size=[3, 3], mode="trilinear"), x=x)
+
+
+def test_unfold_against_loop():
+    x = RNG.randn(2, 3, 5, 6)
+    got = run(lambda x: F.unfold(x, [2, 3], strides=[2, 1], paddings=[1, 0], dilations=[1, 2]),
+              x=x)
+    xp = np.pad(x, [(0, 0), (0, 0), (1, 1), (0, 0)])
+    blocks = []
+    for i in range((7 - 2) // 2 + 1):
+        for j in range(6 - 4):
+            patch = xp[:, :, 2 * i:2 * i + 2, j:j + 5:2]
+            blocks.append(patch.reshape(2, -1))
+    np.testing.assert_array_equal(got, np.stack(blocks, axis=2))
+
+
+def test_diag_embed():
+    x = RNG.randn(2, 3)
+    got = run(lambda x: [F.diag_embed(x), F.diag_embed(x, offset=-1, dim1=0, dim2=2)], x=x)
+    np.testing.assert_array_equal(got[0], np.stack([np.diag(r) for r in x]))
+    want = np.stack([np.diag(r, -1) for r in x])  # [2, 4, 4] as (batch, dim1, dim2)
+    np.testing.assert_array_equal(got[1], want.transpose(1, 0, 2))
+
+
+def test_temporal_shift():
+    x = RNG.randn(6, 8, 2, 2)  # 2 clips of 3 frames, 8 channels: 2 shift back, 2 ahead
+    got = run(lambda x: [F.temporal_shift(x, 3, 0.25), fluid.layers.temporal_shift(x, 3)], x=x)
+    v = x.reshape(2, 3, 8, 2, 2)
+    want = v.copy()
+    want[:, :, :4] = 0
+    want[:, 1:, :2] = v[:, :-1, :2]
+    want[:, :-1, 2:4] = v[:, 1:, 2:4]
+    np.testing.assert_array_equal(got[0], want.reshape(x.shape))
+    np.testing.assert_array_equal(got[1], want.reshape(x.shape))
+
+
+@pytest.mark.parametrize("align_corners", [True, False])
+def test_affine_grid(align_corners):
+    theta = RNG.randn(2, 2, 3)
+    got = run(lambda t: F.affine_grid(t, [2, 1, 3, 4], align_corners), t=theta)
+    xs = np.linspace(-1, 1, 4) if align_corners else (2 * np.arange(4) + 1) / 4 - 1
+    ys = np.linspace(-1, 1, 3) if align_corners else (2 * np.arange(3) + 1) / 3 - 1
+    for n in range(2):
+        for i, y in enumerate(ys):
+            for j, x in enumerate(xs):
+                np.testing.assert_allclose(got[n, i, j], theta[n] @ [x, y, 1])
+
+
+def test_identity_grid_samples_the_image_back():
+    x = RNG.randn(2, 3, 4, 5)
+    theta = np.tile(np.array([[1.0, 0, 0], [0, 1, 0]]), (2, 1, 1))
+    got = run(lambda x, t: [F.grid_sample(x, F.affine_grid(t, [2, 3, 4, 5])),
+                            fluid.layers.grid_sampler(x, fluid.layers.affine_grid(t, [2, 3, 4, 5])),
+                            F.grid_sample(x, F.affine_grid(t, [2, 3, 4, 5], False),
+                                          mode="nearest", align_corners=False)], x=x, t=theta)
+    for g in got:
+        np.testing.assert_allclose(g, x, atol=1e-12)
+
+
+def test_grid_sample_bilinear_point_and_padding_modes():
+    x = np.arange(12.0).reshape(1, 1, 3, 4)
+    # (x, y) = (0.5 px, 1.5 px) inside; (-1.5, 0) half outside on the left
+    grid = np.array([[[[2 * 0.5 / 3 - 1, 2 * 1.5 / 2 - 1], [2 * -1.5 / 3 - 1, -1.0]]]])
+    got = run(lambda x, g: [F.grid_sample(x, g), F.grid_sample(x, g, padding_mode="border")],
+              x=x, g=grid)
+    inside = (x[0, 0, 1, 0] + x[0, 0, 1, 1] + x[0, 0, 2, 0] + x[0, 0, 2, 1]) / 4
+    np.testing.assert_allclose(got[0][0, 0, 0], [inside, 0.0])      # -1.5 px: both taps out
+    np.testing.assert_allclose(got[1][0, 0, 0], [inside, x[0, 0, 0, 0]])  # clamped to column 0
