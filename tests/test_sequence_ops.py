@@ -151,3 +151,99 @@ def test_errors_name_the_layer_and_the_problem():
                                         "has 5 rows"):
         _run(lambda: [fluid.layers.sequence_pool(_seq_input(), "sum")],
              {"x": ROWS[:5], "x@LENGTH": np.array(LENS)})
+
+
+def _levenshtein(a, b):
+    """Plain recursive-table edit distance, written independently of the op's."""
+    table = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1,
+                              table[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+    return table[-1][-1]
+
+
+def test_edit_distance_on_strings_packed_and_padded():
+    hyps, refs = ["kitten", "flaw", ""], ["sitting", "lawn", "abc"]
+    codes = lambda words: np.array([ord(c) for w in words for c in w], np.int64)[:, None]
+    lens = lambda words: np.array([len(w) for w in words], np.int64)
+    expect = [3, 2, 3]
+    assert [_levenshtein(h, r) for h, r in zip(hyps, refs)] == expect
+
+    def build():
+        h = fluid.data("h", [-1, 1], "int64", lod_level=1)
+        r = fluid.data("r", [-1, 1], "int64", lod_level=1)
+        hp, rp = fluid.data("hp", [3, 7], "int64"), fluid.data("rp", [3, 7], "int64")
+        hl, rl = fluid.data("hl", [3], "int64"), fluid.data("rl", [3], "int64")
+        return list(fluid.layers.edit_distance(h, r, normalized=False)) + \
+            [fluid.layers.edit_distance(hp, rp, input_length=hl, label_length=rl)[0]]
+
+    def padded(words):
+        out = np.zeros((3, 7), np.int64)
+        for i, w in enumerate(words):
+            out[i, :len(w)] = [ord(c) for c in w]
+        return out
+    dist, count, normalized = _run(build, {
+        "h": _lod(codes(hyps), lens(hyps)), "r": _lod(codes(refs), lens(refs)),
+        "hp": padded(hyps), "rp": padded(refs), "hl": lens(hyps), "rl": lens(refs)})
+    np.testing.assert_array_equal(dist, np.array(expect, np.float32)[:, None])
+    np.testing.assert_array_equal(count, [3])
+    np.testing.assert_allclose(normalized, (np.array(expect) / lens(refs))[:, None], rtol=1e-6)
+
+
+def test_ctc_loss_by_hand_and_its_gradient():
+    # T=2, classes {blank=0, a=1}, label "a": paths (a,a) (a,0) (0,a) -> p = y0a*y1a +
+    # y0a*y1b + y0b*y1a with y the per-step softmax.
+    logits = np.array([[0.3, -0.2], [1.0, 0.5]], np.float32)
+    y = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    p = y[0, 1] * y[1, 1] + y[0, 1] * y[1, 0] + y[0, 0] * y[1, 1]
+
+    def loss_of(values):
+        return _run(lambda: [fluid.layers.warpctc(
+            fluid.data("x", [-1, 2], "float32", lod_level=1),
+            fluid.data("l", [-1, 1], "int32", lod_level=1))],
+            {"x": _lod(values.astype(np.float32), [2]),
+             "l": _lod(np.array([[1]], np.int32), [1])})[0]
+    np.testing.assert_allclose(loss_of(logits), [[-np.log(p)]], rtol=1e-5)
+
+    def build_grad():
+        x = fluid.data("x", [-1, 2], "float32", lod_level=1)
+        x.stop_gradient = False
+        loss = fluid.layers.warpctc(x, fluid.data("l", [-1, 1], "int32", lod_level=1))
+        return fluid.gradients([fluid.layers.reduce_sum(loss)], [x])
+    grad, = _run(build_grad, {"x": _lod(logits, [2]), "l": _lod(np.array([[1]], np.int32), [1])})
+    step = 1e-2
+    numeric = np.zeros_like(logits)
+    for idx in np.ndindex(*logits.shape):
+        bump = np.zeros_like(logits)
+        bump[idx] = step
+        numeric[idx] = (loss_of(logits + bump) - loss_of(logits - bump))[0, 0] / (2 * step)
+    np.testing.assert_allclose(grad, numeric, rtol=2e-3, atol=1e-4)
+
+
+def test_ctc_loss_padded_matches_packed_and_greedy_decoder():
+    rng = np.random.RandomState(1)
+    logits = rng.randn(4, 2, 3).astype(np.float32)          # [max_time, batch, classes]
+    labels = np.array([[1, 2], [2, 0]], np.int32)
+    t_len, l_len = np.array([4, 3], np.int64), np.array([2, 1], np.int64)
+    packed = np.concatenate([logits[:4, 0], logits[:3, 1]])
+
+    def build():
+        x = fluid.data("x", [4, 2, 3], "float32")
+        lab = fluid.data("lab", [2, 2], "int32")
+        tl, ll = fluid.data("tl", [2], "int64"), fluid.data("ll", [2], "int64")
+        xp = fluid.data("xp", [-1, 3], "float32", lod_level=1)
+        lp = fluid.data("lp", [-1, 1], "int32", lod_level=1)
+        return [fluid.layers.warpctc(x, lab, input_length=tl, label_length=ll),
+                fluid.layers.warpctc(xp, lp)]
+    padded, pack = _run(build, {"x": logits, "lab": labels, "tl": t_len, "ll": l_len,
+                                "xp": _lod(packed, t_len),
+                                "lp": _lod(np.array([[1], [2], [2]], np.int32), l_len)})
+    np.testing.assert_allclose(padded, pack, rtol=1e-6)
+
+    probs = np.array([[.1, .8, .1], [.1, .8, .1], [.7, .2, .1], [.1, .8, .1], [.1, .1, .8],
+                      [.9, .05, .05]], np.float32)
+    decoded, = _run(lambda: [fluid.layers.ctc_greedy_decoder(
+        fluid.data("p", [-1, 3], "float32", lod_level=1), blank=0)],
+        {"p": _lod(probs, [4, 2])})
+    np.testing.assert_array_equal(decoded, [[1], [1], [2]])   # "a a _ a" -> "aa", "b _" -> "b"

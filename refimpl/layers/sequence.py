@@ -8,6 +8,9 @@ LoDTensor is fed for `<name>`). Outputs that are sequences record their lengths 
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from .common import check_variable
+from .creation import fill_constant
+from .loss import fluid_topk
+from .tensor import reshape, transpose
 
 LENGTH_SUFFIX = "@LENGTH"
 
@@ -132,7 +135,68 @@ def sequence_slice(input, offset, length, name=None, input_length=None):
     return with_length(out, length)
 
 
+def _packed(x, length, fn, arg):
+    """(packed rows, lengths) of a sequence input: the padded form [batch, max_len, ...]
+    when `length` is given (Paddle's padded mode), else x with its own lengths."""
+    if length is None:
+        return x, seq_length(x, None, fn, arg)
+    check_variable(length, arg + "_length", fn)
+    return sequence_unpad(x, length), length
+
+
+def warpctc(input, label, blank=0, norm_by_times=False, input_length=None, label_length=None):
+    """CTC loss [batch, 1]. Packed logits [total_time, C + 1] and labels [total, 1] with
+    their lengths, or (input_length and label_length given) time-major padded logits
+    [max_time, batch, C + 1] and labels [batch, max_label]."""
+    if (input_length is None) != (label_length is None):
+        raise ValueError("warpctc: give both input_length and label_length (padded input) "
+                         "or neither (sequences with lengths)")
+    if input_length is not None:
+        check_variable(input, "input", "warpctc")
+        input = transpose(input, [1, 0, 2])
+    logits, logits_len = _packed(input, input_length, "warpctc", "input")
+    label, label_len = _packed(label, label_length, "warpctc", "label")
+    return _op("warpctc", {"Logits": [logits], "Label": [label], "LogitsLength": [logits_len],
+                           "LabelLength": [label_len]},
+               {"blank": blank, "norm_by_times": norm_by_times}, ("Loss",))
+
+
+def ctc_greedy_decoder(input, blank, input_length=None, padding_value=0, name=None):
+    """Best class per step, repeats merged, blanks dropped. Sequences in -> int64 [total, 1]
+    sequences out; padded [batch, max_len, C + 1] with input_length -> (ids [batch, width]
+    padded with padding_value, lengths [batch, 1])."""
+    check_variable(input, "input", "ctc_greedy_decoder")
+    _, ids = fluid_topk(input, 1)
+    if input_length is None:
+        lens = seq_length(input, None, "ctc_greedy_decoder")
+    else:
+        ids, lens = _packed(ids, input_length, "ctc_greedy_decoder", "input")
+    out, out_len = _op("ctc_align", {"Input": [ids], "InputLength": [lens]},
+                       {"blank": blank, "merge_repeated": True, "padding_value": padding_value},
+                       ("Output", "OutputLength"), {"OutputLength": "int64"}, name)
+    if input_length is None:
+        return with_length(out, out_len)
+    width = input.shape[1] if len(input.shape) > 1 and input.shape[1] > 0 else None
+    padded, _ = sequence_pad(reshape(out, [-1]), fill_constant([1], "int64", padding_value),
+                             maxlen=width, length=out_len)
+    return padded, reshape(out_len, [-1, 1])
+
+
+def edit_distance(input, label, normalized=True, ignored_tokens=None, input_length=None,
+                  label_length=None):
+    """(distances [batch, 1] float32, sequence count [1] int64)."""
+    if ignored_tokens:
+        raise NotImplementedError("edit_distance: ignored_tokens is not supported (refimpl "
+                                  "has no sequence_erase op); drop those tokens before")
+    hyps, hyps_len = _packed(input, input_length, "edit_distance", "input")
+    refs, refs_len = _packed(label, label_length, "edit_distance", "label")
+    return _op("edit_distance", {"Hyps": [hyps], "Refs": [refs], "HypsLength": [hyps_len],
+                                 "RefsLength": [refs_len]}, {"normalized": normalized},
+               ("Out", "SequenceNum"), {"Out": "float32", "SequenceNum": "int64"})
+
+
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     sequence_mask, sequence_pad, sequence_unpad, sequence_pool, sequence_first_step,
     sequence_last_step, sequence_softmax, sequence_reverse, sequence_expand,
-    sequence_expand_as, sequence_concat, sequence_slice)}}
+    sequence_expand_as, sequence_concat, sequence_slice, warpctc, ctc_greedy_decoder,
+    edit_distance)}}
