@@ -247,3 +247,51 @@ def test_ctc_loss_padded_matches_packed_and_greedy_decoder():
         fluid.data("p", [-1, 3], "float32", lod_level=1), blank=0)],
         {"p": _lod(probs, [4, 2])})
     np.testing.assert_array_equal(decoded, [[1], [1], [2]])   # "a a _ a" -> "aa", "b _" -> "b"
+
+
+def _sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def test_lstm_unit_cell_equations():
+    rng = np.random.RandomState(2)
+    x, h, c = rng.randn(2, 3), rng.randn(2, 4), rng.randn(2, 4)
+    w, b = rng.randn(7, 16) * 0.3, rng.randn(16) * 0.1
+
+    def build():
+        xv, hv, cv = (fluid.data(n, [2, k], "float64") for n, k in (("x", 3), ("h", 4),
+                                                                      ("c", 4)))
+        return fluid.layers.lstm_unit(
+            xv, hv, cv, forget_bias=1.0,
+            param_attr=fluid.ParamAttr(initializer=fluid.initializer.NumpyArrayInitializer(w)),
+            bias_attr=fluid.ParamAttr(initializer=fluid.initializer.NumpyArrayInitializer(b)))
+    hidden, cell = _run(build, {"x": x, "h": h, "c": c})
+    z = np.concatenate([x, h], 1) @ w + b
+    i, f, o, g = _sigmoid(z[:, :4]), _sigmoid(z[:, 4:8] + 1), _sigmoid(z[:, 8:12]), \
+        np.tanh(z[:, 12:])
+    expect_c = f * c + i * g
+    np.testing.assert_allclose(cell, expect_c, rtol=1e-10)
+    np.testing.assert_allclose(hidden, o * np.tanh(expect_c), rtol=1e-10)
+
+
+@pytest.mark.parametrize("origin_mode", [False, True])
+def test_gru_unit_equations(origin_mode):
+    rng = np.random.RandomState(3)
+    x, h = rng.randn(2, 6), rng.randn(2, 2)
+    w, b = rng.randn(2, 6), rng.randn(1, 6)
+
+    def build():
+        init = fluid.initializer.NumpyArrayInitializer
+        return fluid.layers.gru_unit(
+            fluid.data("x", [2, 6], "float64"), fluid.data("h", [2, 2], "float64"), 6,
+            param_attr=fluid.ParamAttr(initializer=init(w)),
+            bias_attr=fluid.ParamAttr(initializer=init(b)), origin_mode=origin_mode)
+    hidden, reset_h, gate = _run(build, {"x": x, "h": h})
+    w_ur, w_c = w.reshape(-1)[:8].reshape(2, 4), w.reshape(-1)[8:].reshape(2, 2)
+    ur = _sigmoid(x[:, :4] + b[:, :4] + h @ w_ur)
+    u, r = ur[:, :2], ur[:, 2:]
+    c = np.tanh(x[:, 4:] + b[:, 4:] + (r * h) @ w_c)
+    expect = u * h + (1 - u) * c if origin_mode else (1 - u) * h + u * c
+    np.testing.assert_allclose(hidden, expect, rtol=1e-10)
+    np.testing.assert_allclose(reset_h, r * h, rtol=1e-10)
+    np.testing.assert_allclose(gate, np.concatenate([u, r, c], 1), rtol=1e-10)
