@@ -295,3 +295,17 @@ def test_gru_unit_equations(origin_mode):
     np.testing.assert_allclose(hidden, expect, rtol=1e-10)
     np.testing.assert_allclose(reset_h, r * h, rtol=1e-10)
     np.testing.assert_allclose(gate, np.concatenate([u, r, c], 1), rtol=1e-10)
+
+
+def test_ctc_greedy_decoder_padded_form():
+    # batch 2, max_len 4: argmax ids [1, 1, 0, 2] (len 4) and [2, 2, 1, 1] (len 2)
+    ids = np.array([[1, 1, 0, 2], [2, 2, 1, 1]])
+    probs = np.eye(3, dtype=np.float32)[ids] * 0.8 + 0.05
+
+    def build():
+        p = fluid.data("p", [2, 4, 3], "float32")
+        n = fluid.data("n", [2], "int64")
+        return fluid.layers.ctc_greedy_decoder(p, blank=0, input_length=n, padding_value=-1)
+    out, out_len = _run(build, {"p": probs, "n": np.array([4, 2], np.int64)})
+    np.testing.assert_array_equal(out, [[1, 2, -1, -1], [2, -1, -1, -1]])
+    np.testing.assert_array_equal(out_len, [[2], [1]])
