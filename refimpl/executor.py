@@ -269,6 +269,18 @@ def check_feed(var, value):
     return value
 
 
+def _with_sequence_lengths(block, feed):
+    """A fed LoDTensor also feeds its last level of lengths to `<name>@LENGTH` when the
+    program reads that variable (layers/sequence.py) and it is not fed explicitly."""
+    extra = {}
+    for name, value in feed.items():
+        lengths_name = name + "@LENGTH"
+        levels = getattr(value, "recursive_sequence_lengths", lambda: None)()
+        if levels and lengths_name not in feed and lengths_name in block.vars:
+            extra[lengths_name] = np.asarray(levels[-1], dtype=np.int64)
+    return dict(feed, **extra) if extra else feed
+
+
 class Executor:
     def __init__(self, place=None):
         self.place = place if place is not None else CPUPlace()
@@ -307,6 +319,7 @@ class Executor:
 
     def _run_program(self, program, feed, fetch_names, scope):
         block = program.global_block()
+        feed = _with_sequence_lengths(block, feed)
         env = scope._values
         for name, value in feed.items():
             var = block._find_var_recursive(name)

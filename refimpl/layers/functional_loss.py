@@ -375,6 +375,6 @@ EXPORTS = {
         "margin_rank_loss": margin_rank_loss, "rank_loss": rank_loss, "bpr_loss": bpr_loss,
         "sigmoid_focal_loss": fluid_sigmoid_focal_loss, "dice_loss": dice_loss,
         "npair_loss": npair_loss, "label_smooth": label_smooth,
-        "l2_normalize": l2_normalize, "warpctc": fluid_warpctc, "hsigmoid": hsigmoid,
+        "l2_normalize": l2_normalize, "hsigmoid": hsigmoid,
         "teacher_student_sigmoid_loss": teacher_student_sigmoid_loss},
 }

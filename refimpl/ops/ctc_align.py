@@ -1,0 +1,43 @@
+"""ctc_align: per sequence, merge repeated tokens (merge_repeated) then drop `blank`."""
+import numpy as np
+
+from ._sequence import check_lengths_var, lengths_of, segments
+from .registry import OpDef, Sample, register
+
+
+@register
+class CTCAlign(OpDef):
+    type = "ctc_align"
+    inputs = ("Input", "InputLength")
+    outputs = ("Output", "OutputLength")
+    attrs = {"blank": 0, "merge_repeated": True, "padding_value": 0}
+
+    def infer_shape(self, ctx):
+        check_lengths_var(ctx, "Input")
+        check_lengths_var(ctx, "InputLength")
+        x = ctx.input_var("Input")
+        ctx.set_output("Output", (-1,) + tuple(x.shape[1:]), x.dtype)
+        ctx.set_output("OutputLength", ctx.input_var("InputLength").shape, "int64")
+
+    @staticmethod
+    def forward(tokens, length, blank=0, merge_repeated=True, padding_value=0):
+        flat = np.asarray(tokens).reshape(-1)
+        kept, out_lens = [], []
+        for s, e in segments(lengths_of(length, len(flat), "ctc_align", "InputLength")):
+            seq = flat[s:e]
+            keep = seq != blank
+            if merge_repeated and len(seq):
+                keep &= np.concatenate([[True], seq[1:] != seq[:-1]])
+            kept.append(seq[keep])
+            out_lens.append(int(keep.sum()))
+        out = np.concatenate(kept) if kept else flat[:0]
+        return (out.reshape((-1,) + np.shape(tokens)[1:]).astype(flat.dtype),
+                np.array(out_lens, np.int64))
+
+    def samples(self, rng):
+        yield Sample({"Input": np.array([[0], [1], [1], [0], [1], [2], [2], [0], [3]],
+                                        np.int32),
+                      "InputLength": np.array([5, 0, 4], np.int64)})
+        yield Sample({"Input": rng.randint(0, 3, (6, 1)).astype(np.int64),
+                      "InputLength": np.array([3, 1, 2], np.int64)},
+                     {"merge_repeated": False, "blank": 2})

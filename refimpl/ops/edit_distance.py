@@ -1,0 +1,51 @@
+"""edit_distance: Levenshtein distance between each hypothesis and reference sequence."""
+import numpy as np
+
+from ._sequence import check_lengths_var, lengths_of, segments
+from .registry import OpDef, Sample, register
+
+
+@register
+class EditDistance(OpDef):
+    type = "edit_distance"
+    inputs = ("Hyps", "Refs", "HypsLength", "RefsLength")
+    outputs = ("Out", "SequenceNum")
+    attrs = {"normalized": False}
+
+    def infer_shape(self, ctx):
+        for slot in ("Hyps", "Refs", "HypsLength", "RefsLength"):
+            check_lengths_var(ctx, slot)
+        batch = ctx.input_var("HypsLength").shape
+        ctx.set_output("Out", (batch[0] if batch else -1, 1), "float32")
+        ctx.set_output("SequenceNum", (1,), "int64")
+
+    @staticmethod
+    def forward(hyps, refs, hyps_length, refs_length, normalized=False):
+        hyps, refs = np.asarray(hyps).reshape(-1), np.asarray(refs).reshape(-1)
+        hyp_spans = segments(lengths_of(hyps_length, len(hyps), "edit_distance", "HypsLength"))
+        ref_spans = segments(lengths_of(refs_length, len(refs), "edit_distance", "RefsLength"))
+        if len(hyp_spans) != len(ref_spans):
+            raise ValueError("edit_distance: %d hypotheses but %d references"
+                             % (len(hyp_spans), len(ref_spans)))
+        out = np.zeros((len(hyp_spans), 1), np.float32)
+        for i, ((hs, he), (rs, re)) in enumerate(zip(hyp_spans, ref_spans)):
+            distance = levenshtein(hyps[hs:he], refs[rs:re])
+            out[i] = distance / max(re - rs, 1) if normalized else distance
+        return out, np.array([len(hyp_spans)], np.int64)
+
+    def samples(self, rng):
+        yield Sample({"Hyps": rng.randint(0, 3, (6, 1)).astype(np.int64),
+                      "Refs": rng.randint(0, 3, (5, 1)).astype(np.int64),
+                      "HypsLength": np.array([3, 1, 2], np.int64),
+                      "RefsLength": np.array([2, 3, 0], np.int64)}, {"normalized": True})
+
+
+def levenshtein(a, b):
+    """Insertions, deletions and substitutions turning a into b (one DP row at a time)."""
+    row = np.arange(len(b) + 1)
+    for i, token in enumerate(a, 1):
+        prev, row = row, np.empty_like(row)
+        row[0] = i
+        for j in range(1, len(b) + 1):
+            row[j] = min(prev[j] + 1, row[j - 1] + 1, prev[j - 1] + (token != b[j - 1]))
+    return int(row[-1])

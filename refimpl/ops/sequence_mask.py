@@ -1,0 +1,30 @@
+"""sequence_mask: lengths -> mask[..., j] = j < length (no gradient)."""
+import numpy as np
+
+from .registry import OpDef, Sample, register
+
+
+@register
+class SequenceMask(OpDef):
+    type = "sequence_mask"
+    inputs = ("X", "MaxLenTensor?")
+    outputs = ("Y",)
+    attrs = {"maxlen": -1, "out_dtype": "int64"}
+
+    def infer_shape(self, ctx):
+        ctx.check_dtype("X", ("int32", "int64"))
+        maxlen = ctx.attr("maxlen")
+        known = maxlen if maxlen > 0 and not ctx.has_input("MaxLenTensor") else -1
+        ctx.set_output("Y", tuple(ctx.input_shape("X")) + (known,), ctx.attr("out_dtype"))
+
+    @staticmethod
+    def forward(x, maxlen_tensor=None, maxlen=-1, out_dtype="int64"):
+        if maxlen_tensor is not None:
+            maxlen = int(np.asarray(maxlen_tensor).reshape(-1)[0])
+        if maxlen < 0:
+            maxlen = int(x.max()) if x.size else 0
+        return (np.arange(maxlen) < x[..., None]).astype(out_dtype)
+
+    def samples(self, rng):
+        yield Sample({"X": np.array([3, 1, 2], np.int64)}, {"maxlen": 4})
+        yield Sample({"X": np.array([[0, 2], [5, 1]], np.int32)}, {"out_dtype": "float32"})

@@ -1,0 +1,41 @@
+"""sequence_unpad: [batch, padded_length, ...] plus lengths -> the packed rows."""
+import numpy as np
+
+from ._common import rand
+from ._sequence import check_lengths_var, lengths_of
+from .registry import OpDef, Sample, register
+from .sequence_pad import _batch_time
+
+
+@register
+class SequenceUnpad(OpDef):
+    type = "sequence_unpad"
+    inputs = ("X", "Length")
+    outputs = ("Out",)
+    no_grad = ("Length",)
+    grad_inputs = ("X", "Length", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        check_lengths_var(ctx, "Length")
+        x = ctx.input_var("X")
+        ctx.expect(len(x.shape) >= 2, "input X %r: expected [batch, padded_length, ...], got "
+                   "shape %s" % (x.name, list(x.shape)))
+        ctx.set_output("Out", (-1,) + tuple(x.shape[2:]), x.dtype)
+
+    @staticmethod
+    def forward(x, length):
+        lens = lengths_of(length, None, "sequence_unpad", "Length")
+        if len(lens) != x.shape[0] or (lens.size and lens.max() > x.shape[1]):
+            raise ValueError("sequence_unpad: Length %s does not fit X of shape %s"
+                             % (lens.tolist(), list(x.shape)))
+        return x[_batch_time(lens)]
+
+    @staticmethod
+    def backward(x, length, dout):
+        dx = np.zeros_like(x)
+        dx[_batch_time(lengths_of(length, None, "sequence_unpad_grad", "Length"))] = dout
+        return dx
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4, 2), "Length": np.array([3, 1, 2], np.int64)})
+        yield Sample({"X": rand(rng, 2, 3), "Length": np.array([0, 3], np.int64)})

@@ -1,0 +1,311 @@
+"""Sequence ops on packed rows plus lengths (specs/ops/sequence.md): values against numpy
+references written here, on the ragged batch of lengths [3, 1, 2]."""
+import numpy as np
+import pytest
+
+from refimpl import fluid
+from refimpl.framework.program import Program, program_guard
+from refimpl.framework.scope import Scope
+
+LENS = [3, 1, 2]
+ROWS = np.arange(12, dtype=np.float32).reshape(6, 2) * np.array([1, -1], np.float32)
+
+
+def _seqs(x=ROWS, lens=LENS):
+    off = np.cumsum([0] + list(lens))
+    return [x[a:b] for a, b in zip(off[:-1], off[1:])]
+
+
+def _run(build, feed):
+    """Build with `build()` (returns fetch vars) in a fresh program; run on `feed`."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        fetch = build()
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = Scope()
+    exe.run(startup, scope=scope)
+    return exe.run(main, feed=feed, fetch_list=list(fetch), scope=scope)
+
+
+def _lod(x=ROWS, lens=LENS):
+    return fluid.create_lod_tensor(x, [list(lens)], fluid.CPUPlace())
+
+
+def _seq_input(name="x", width=2):
+    return fluid.data(name, [-1, width], "float32", lod_level=1)
+
+
+@pytest.mark.parametrize("pool_type,reference", [
+    ("sum", lambda s: s.sum(0)), ("average", lambda s: s.mean(0)),
+    ("sqrt", lambda s: s.sum(0) / np.sqrt(len(s))), ("max", lambda s: s.max(0)),
+    ("first", lambda s: s[0]), ("last", lambda s: s[-1])])
+def test_sequence_pool_from_a_fed_lod_tensor(pool_type, reference):
+    out, = _run(lambda: [fluid.layers.sequence_pool(_seq_input(), pool_type)],
+                {"x": _lod()})
+    np.testing.assert_allclose(out, [reference(s) for s in _seqs()], rtol=1e-6)
+
+
+def test_first_last_step_and_empty_sequence_pad_value():
+    lens = np.array([2, 0, 4], np.int64)
+    x = np.random.RandomState(0).rand(6, 3).astype(np.float32)
+
+    def build():
+        v = fluid.data("x", [-1, 3], "float32")
+        n = fluid.data("n", [-1], "int64")
+        return [fluid.layers.sequence_first_step(v, length=n),
+                fluid.layers.sequence_last_step(v, length=n),
+                fluid.layers.sequence_pool(v, "sum", pad_value=7.0, length=n)]
+    first, last, total = _run(build, {"x": x, "n": lens})
+    np.testing.assert_allclose(first, [x[0], np.zeros(3), x[2]])
+    np.testing.assert_allclose(last, [x[1], np.zeros(3), x[5]])
+    np.testing.assert_allclose(total, [x[:2].sum(0), np.full(3, 7.0), x[2:].sum(0)], rtol=1e-6)
+
+
+def test_pad_then_unpad_round_trips():
+    def build():
+        x = _seq_input()
+        pad = fluid.layers.fill_constant([1], "float32", -1.0)
+        padded, length = fluid.layers.sequence_pad(x, pad, maxlen=4)
+        return [padded, length, fluid.layers.sequence_unpad(padded, length)]
+    padded, length, back = _run(build, {"x": _lod()})
+    expect = np.full((3, 4, 2), -1.0, np.float32)
+    for i, s in enumerate(_seqs()):
+        expect[i, :len(s)] = s
+    np.testing.assert_array_equal(padded, expect)
+    np.testing.assert_array_equal(length, LENS)
+    np.testing.assert_array_equal(back, ROWS)
+
+
+def test_softmax_reverse_keep_lengths_for_the_next_op():
+    x = ROWS[:, :1] / 10
+
+    def build():
+        v = _seq_input(width=1)
+        soft = fluid.layers.sequence_softmax(v)
+        return [soft, fluid.layers.sequence_reverse(soft),
+                fluid.layers.sequence_pool(fluid.layers.sequence_reverse(v), "first")]
+    soft, rev, first = _run(build, {"x": _lod(x)})
+    expect = np.concatenate([np.exp(s) / np.exp(s).sum() for s in _seqs(x)])
+    np.testing.assert_allclose(soft, expect, rtol=1e-6)
+    np.testing.assert_allclose(rev, np.concatenate([s[::-1] for s in _seqs(expect)]), rtol=1e-6)
+    np.testing.assert_allclose(first, [s[-1] for s in _seqs(x)])
+
+
+def test_expand_expand_as_concat_slice():
+    y = np.zeros((5, 1), np.float32)
+    y_lens = [2, 0, 3]
+
+    def build():
+        x, yv = _seq_input(), fluid.data("y", [-1, 1], "float32", lod_level=1)
+        rows = fluid.data("r", [3, 2], "float32")
+        off = fluid.data("off", [3, 1], "int64")
+        size = fluid.data("size", [3, 1], "int64")
+        expanded = fluid.layers.sequence_expand(x, yv)
+        concat = fluid.layers.sequence_concat([x, x])
+        sliced = fluid.layers.sequence_slice(x, off, size)
+        return [expanded, expanded._seq_length, fluid.layers.sequence_expand(rows, yv),
+                fluid.layers.sequence_expand_as(rows, yv), concat, concat._seq_length,
+                sliced, fluid.layers.sequence_pool(sliced, "sum")]
+    r = np.array([[1, 2], [3, 4], [5, 6]], np.float32)
+    outs = _run(build, {"x": _lod(), "y": _lod(y, y_lens), "r": r,
+                        "off": np.array([[1], [0], [1]]), "size": np.array([[2], [1], [0]])})
+    expanded, expanded_len, rows_expanded, rows_as, concat, concat_len, sliced, sliced_sum = outs
+    s = _seqs()
+    np.testing.assert_array_equal(expanded, np.concatenate([s[0], s[0], s[2], s[2], s[2]]))
+    np.testing.assert_array_equal(expanded_len, [3, 3, 2, 2, 2])
+    np.testing.assert_array_equal(rows_expanded, r[[0, 0, 2, 2, 2]])
+    np.testing.assert_array_equal(rows_as, r[[0, 0, 2, 2, 2]])
+    np.testing.assert_array_equal(concat, np.concatenate([np.concatenate([q, q]) for q in s]))
+    np.testing.assert_array_equal(concat_len, [6, 2, 4])
+    np.testing.assert_array_equal(sliced, np.concatenate([s[0][1:3], s[1][0:1]]))
+    np.testing.assert_array_equal(sliced_sum, [s[0][1:3].sum(0), s[1][0], [0, 0]])
+
+
+def test_sequence_mask():
+    def build():
+        n = fluid.data("n", [-1], "int64")
+        return [fluid.layers.sequence_mask(n), fluid.layers.sequence_mask(n, 4, "float32")]
+    mask, mask4 = _run(build, {"n": np.array(LENS)})
+    np.testing.assert_array_equal(mask, [[1, 1, 1], [1, 0, 0], [1, 1, 0]])
+    np.testing.assert_array_equal(mask4, [[1, 1, 1, 0], [1, 0, 0, 0], [1, 1, 0, 0]])
+    assert mask4.dtype == np.float32
+
+
+def test_sequence_pool_gradient_through_the_program():
+    def build():
+        x = fluid.data("x", [-1, 2], "float32", lod_level=1)
+        x.stop_gradient = False
+        loss = fluid.layers.reduce_sum(fluid.layers.sequence_pool(x, "average"))
+        return fluid.gradients([loss], [x])
+    grad, = _run(build, {"x": _lod()})
+    np.testing.assert_allclose(grad, np.repeat(1.0 / np.array(LENS), LENS)[:, None]
+                               * np.ones((1, 2)), rtol=1e-6)
+
+
+def test_errors_name_the_layer_and_the_problem():
+    with program_guard(Program(), Program()):
+        dense = fluid.data("d", [-1, 2], "float32")
+        with pytest.raises(ValueError, match="sequence_pool.*'d' carries no sequence lengths"):
+            fluid.layers.sequence_pool(dense, "sum")
+    with pytest.raises(Exception, match="XLength \\[3, 1, 2\\] add up to 6, but the input "
+                                        "has 5 rows"):
+        _run(lambda: [fluid.layers.sequence_pool(_seq_input(), "sum")],
+             {"x": ROWS[:5], "x@LENGTH": np.array(LENS)})
+
+
+def _levenshtein(a, b):
+    """Plain recursive-table edit distance, written independently of the op's."""
+    table = [[i + j if i * j == 0 else 0 for j in range(len(b) + 1)] for i in range(len(a) + 1)]
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1,
+                              table[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+    return table[-1][-1]
+
+
+def test_edit_distance_on_strings_packed_and_padded():
+    hyps, refs = ["kitten", "flaw", ""], ["sitting", "lawn", "abc"]
+    codes = lambda words: np.array([ord(c) for w in words for c in w], np.int64)[:, None]
+    lens = lambda words: np.array([len(w) for w in words], np.int64)
+    expect = [3, 2, 3]
+    assert [_levenshtein(h, r) for h, r in zip(hyps, refs)] == expect
+
+    def build():
+        h = fluid.data("h", [-1, 1], "int64", lod_level=1)
+        r = fluid.data("r", [-1, 1], "int64", lod_level=1)
+        hp, rp = fluid.data("hp", [3, 7], "int64"), fluid.data("rp", [3, 7], "int64")
+        hl, rl = fluid.data("hl", [3], "int64"), fluid.data("rl", [3], "int64")
+        return list(fluid.layers.edit_distance(h, r, normalized=False)) + \
+            [fluid.layers.edit_distance(hp, rp, input_length=hl, label_length=rl)[0]]
+
+    def padded(words):
+        out = np.zeros((3, 7), np.int64)
+        for i, w in enumerate(words):
+            out[i, :len(w)] = [ord(c) for c in w]
+        return out
+    dist, count, normalized = _run(build, {
+        "h": _lod(codes(hyps), lens(hyps)), "r": _lod(codes(refs), lens(refs)),
+        "hp": padded(hyps), "rp": padded(refs), "hl": lens(hyps), "rl": lens(refs)})
+    np.testing.assert_array_equal(dist, np.array(expect, np.float32)[:, None])
+    np.testing.assert_array_equal(count, [3])
+    np.testing.assert_allclose(normalized, (np.array(expect) / lens(refs))[:, None], rtol=1e-6)
+
+
+def test_ctc_loss_by_hand_and_its_gradient():
+    # T=2, classes {blank=0, a=1}, label "a": paths (a,a) (a,0) (0,a) -> p = y0a*y1a +
+    # y0a*y1b + y0b*y1a with y the per-step softmax.
+    logits = np.array([[0.3, -0.2], [1.0, 0.5]], np.float32)
+    y = np.exp(logits) / np.exp(logits).sum(1, keepdims=True)
+    p = y[0, 1] * y[1, 1] + y[0, 1] * y[1, 0] + y[0, 0] * y[1, 1]
+
+    def loss_of(values):
+        return _run(lambda: [fluid.layers.warpctc(
+            fluid.data("x", [-1, 2], "float32", lod_level=1),
+            fluid.data("l", [-1, 1], "int32", lod_level=1))],
+            {"x": _lod(values.astype(np.float32), [2]),
+             "l": _lod(np.array([[1]], np.int32), [1])})[0]
+    np.testing.assert_allclose(loss_of(logits), [[-np.log(p)]], rtol=1e-5)
+
+    def build_grad():
+        x = fluid.data("x", [-1, 2], "float32", lod_level=1)
+        x.stop_gradient = False
+        loss = fluid.layers.warpctc(x, fluid.data("l", [-1, 1], "int32", lod_level=1))
+        return fluid.gradients([fluid.layers.reduce_sum(loss)], [x])
+    grad, = _run(build_grad, {"x": _lod(logits, [2]), "l": _lod(np.array([[1]], np.int32), [1])})
+    step = 1e-2
+    numeric = np.zeros_like(logits)
+    for idx in np.ndindex(*logits.shape):
+        bump = np.zeros_like(logits)
+        bump[idx] = step
+        numeric[idx] = (loss_of(logits + bump) - loss_of(logits - bump))[0, 0] / (2 * step)
+    np.testing.assert_allclose(grad, numeric, rtol=2e-3, atol=1e-4)
+
+
+def test_ctc_loss_padded_matches_packed_and_greedy_decoder():
+    rng = np.random.RandomState(1)
+    logits = rng.randn(4, 2, 3).astype(np.float32)          # [max_time, batch, classes]
+    labels = np.array([[1, 2], [2, 0]], np.int32)
+    t_len, l_len = np.array([4, 3], np.int64), np.array([2, 1], np.int64)
+    packed = np.concatenate([logits[:4, 0], logits[:3, 1]])
+
+    def build():
+        x = fluid.data("x", [4, 2, 3], "float32")
+        lab = fluid.data("lab", [2, 2], "int32")
+        tl, ll = fluid.data("tl", [2], "int64"), fluid.data("ll", [2], "int64")
+        xp = fluid.data("xp", [-1, 3], "float32", lod_level=1)
+        lp = fluid.data("lp", [-1, 1], "int32", lod_level=1)
+        return [fluid.layers.warpctc(x, lab, input_length=tl, label_length=ll),
+                fluid.layers.warpctc(xp, lp)]
+    padded, pack = _run(build, {"x": logits, "lab": labels, "tl": t_len, "ll": l_len,
+                                "xp": _lod(packed, t_len),
+                                "lp": _lod(np.array([[1], [2], [2]], np.int32), l_len)})
+    np.testing.assert_allclose(padded, pack, rtol=1e-6)
+
+    probs = np.array([[.1, .8, .1], [.1, .8, .1], [.7, .2, .1], [.1, .8, .1], [.1, .1, .8],
+                      [.9, .05, .05]], np.float32)
+    decoded, = _run(lambda: [fluid.layers.ctc_greedy_decoder(
+        fluid.data("p", [-1, 3], "float32", lod_level=1), blank=0)],
+        {"p": _lod(probs, [4, 2])})
+    np.testing.assert_array_equal(decoded, [[1], [1], [2]])   # "a a _ a" -> "aa", "b _" -> "b"
+
+
+def _sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def test_lstm_unit_cell_equations():
+    rng = np.random.RandomState(2)
+    x, h, c = rng.randn(2, 3), rng.randn(2, 4), rng.randn(2, 4)
+    w, b = rng.randn(7, 16) * 0.3, rng.randn(16) * 0.1
+
+    def build():
+        xv, hv, cv = (fluid.data(n, [2, k], "float64") for n, k in (("x", 3), ("h", 4),
+                                                                      ("c", 4)))
+        return fluid.layers.lstm_unit(
+            xv, hv, cv, forget_bias=1.0,
+            param_attr=fluid.ParamAttr(initializer=fluid.initializer.NumpyArrayInitializer(w)),
+            bias_attr=fluid.ParamAttr(initializer=fluid.initializer.NumpyArrayInitializer(b)))
+    hidden, cell = _run(build, {"x": x, "h": h, "c": c})
+    z = np.concatenate([x, h], 1) @ w + b
+    i, f, o, g = _sigmoid(z[:, :4]), _sigmoid(z[:, 4:8] + 1), _sigmoid(z[:, 8:12]), \
+        np.tanh(z[:, 12:])
+    expect_c = f * c + i * g
+    np.testing.assert_allclose(cell, expect_c, rtol=1e-10)
+    np.testing.assert_allclose(hidden, o * np.tanh(expect_c), rtol=1e-10)
+
+
+@pytest.mark.parametrize("origin_mode", [False, True])
+def test_gru_unit_equations(origin_mode):
+    rng = np.random.RandomState(3)
+    x, h = rng.randn(2, 6), rng.randn(2, 2)
+    w, b = rng.randn(2, 6), rng.randn(1, 6)
+
+    def build():
+        init = fluid.initializer.NumpyArrayInitializer
+        return fluid.layers.gru_unit(
+            fluid.data("x", [2, 6], "float64"), fluid.data("h", [2, 2], "float64"), 6,
+            param_attr=fluid.ParamAttr(initializer=init(w)),
+            bias_attr=fluid.ParamAttr(initializer=init(b)), origin_mode=origin_mode)
+    hidden, reset_h, gate = _run(build, {"x": x, "h": h})
+    w_ur, w_c = w.reshape(-1)[:8].reshape(2, 4), w.reshape(-1)[8:].reshape(2, 2)
+    ur = _sigmoid(x[:, :4] + b[:, :4] + h @ w_ur)
+    u, r = ur[:, :2], ur[:, 2:]
+    c = np.tanh(x[:, 4:] + b[:, 4:] + (r * h) @ w_c)
+    expect = u * h + (1 - u) * c if origin_mode else (1 - u) * h + u * c
+    np.testing.assert_allclose(hidden, expect, rtol=1e-10)
+    np.testing.assert_allclose(reset_h, r * h, rtol=1e-10)
+    np.testing.assert_allclose(gate, np.concatenate([u, r, c], 1), rtol=1e-10)
+
+
+def test_ctc_greedy_decoder_padded_form():
+    # batch 2, max_len 4: argmax ids [1, 1, 0, 2] (len 4) and [2, 2, 1, 1] (len 2)
+    ids = np.array([[1, 1, 0, 2], [2, 2, 1, 1]])
+    probs = np.eye(3, dtype=np.float32)[ids] * 0.8 + 0.05
+
+    def build():
+        p = fluid.data("p", [2, 4, 3], "float32")
+        n = fluid.data("n", [2], "int64")
+        return fluid.layers.ctc_greedy_decoder(p, blank=0, input_length=n, padding_value=-1)
+    out, out_len = _run(build, {"p": probs, "n": np.array([4, 2], np.int64)})
+    np.testing.assert_array_equal(out, [[1, 2, -1, -1], [2, -1, -1, -1]])
+    np.testing.assert_array_equal(out_len, [[2], [1]])
