@@ -10,6 +10,7 @@ import refimpl as paddle
 import refimpl.nn as nn
 import refimpl.nn.functional as F
 from refimpl import static
+from refimpl.layers.common import append_op_out
 
 RNG = np.random.RandomState(11)
 
@@ -511,3 +512,74 @@ def test_upsample_layers():
     y = nn.Upsample(size=[6], mode="linear", data_format="NCW")(
         static.data("z", [1, 2, 3], "float32"))
     assert y.shape == (1, 2, 6)
+
+
+# -- group norm (the group_norm op)
+
+
+def _group_norm(a, groups, scale, bias, eps=1e-5):
+    g = a.reshape(a.shape[0], groups, -1)
+    normed = ((g - g.mean(2, keepdims=True)) / np.sqrt(g.var(2, keepdims=True) + eps))
+    view = (1, -1) + (1,) * (a.ndim - 2)
+    return normed.reshape(a.shape) * scale.reshape(view) + bias.reshape(view)
+
+
+def test_group_norm_normalizes_each_channel_group():
+    layer = nn.GroupNorm(2, 4)
+    assert _params(layer) == [("weight", "group_norm_0.w_0", [4]),
+                              ("bias", "group_norm_0.b_0", [4])]
+    assert _startup_ops() == [("fill_constant", "group_norm_0.w_0"),
+                              ("fill_constant", "group_norm_0.b_0")]
+    a = _rand(3, 4, 2, 3)
+    x = _data("x", a)
+    y = layer(x)
+    op = static.default_main_program().global_block().ops[-1]
+    assert op.type == "group_norm" and op.attr("groups") == 2
+    assert list(op.output("Mean")) and y.shape == (3, 4, 2, 3)
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    scale, bias = _rand(4), _rand(4)
+    layer.set_state_dict({"weight": scale, "bias": bias})
+    mean_var = static.default_main_program().global_block().var(op.output("Mean")[0])
+    out, mean = exe.run(feed={"x": a}, fetch_list=[y, mean_var])
+    np.testing.assert_allclose(out, _group_norm(a, 2, scale, bias), rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(mean, a.reshape(3, 2, -1).mean(2), rtol=1e-5, atol=1e-6)
+
+
+def test_group_norm_channels_last_and_fixed_affine():
+    layer = nn.GroupNorm(3, 6, epsilon=1e-3, weight_attr=False, data_format="NHWC")
+    assert [p.trainable for p in layer.parameters()] == [False, True]
+    a = _rand(2, 5, 6)
+    out, = _run({"x": a}, [layer(_data("x", a))])
+    ref = _group_norm(np.moveaxis(a, -1, 1), 3, np.ones(6), np.zeros(6), 1e-3)
+    np.testing.assert_allclose(out, np.moveaxis(ref, 1, -1), rtol=1e-4, atol=1e-5)
+
+
+def test_group_norm_trains_its_parameters():
+    a = _rand(4, 4, 3)
+    x = _data("x", a)
+    layer = nn.GroupNorm(2, 4)
+    loss = paddle.mean(layer(x) * static.data("t", [4, 4, 3], "float32"))
+    target = _rand(4, 4, 3)
+    paddle.optimizer.SGD(learning_rate=1.0).minimize(loss)
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    exe.run(feed={"x": a, "t": target}, fetch_list=[loss])
+    xhat = _group_norm(a, 2, np.ones(4), np.zeros(4))
+    # d mean(y * t) / d bias[c] = sum over (n, l) of t / numel; same for weight with xhat
+    np.testing.assert_allclose(_value(layer.bias), -target.sum((0, 2)) / target.size,
+                               rtol=1e-4, atol=1e-6)
+    np.testing.assert_allclose(_value(layer.weight),
+                               1 - (xhat * target).sum((0, 2)) / target.size,
+                               rtol=1e-4, atol=1e-6)
+
+
+def test_group_norm_errors():
+    with pytest.raises(ValueError, match="GroupNorm: num_channels \\(6\\) must be divisible"):
+        nn.GroupNorm(4, 6)
+    with pytest.raises(ValueError, match="expected num_channels=4"):
+        nn.GroupNorm(2, 4)(static.data("x", [2, 6, 3], "float32"))
+    x = static.data("z", [2, 6, 3], "float32")
+    with pytest.raises(ValueError, match="group_norm.*6 channels, not divisible by groups=4"):
+        append_op_out("group_norm", {"X": [x]}, {"groups": 4}, out_slot="Y",
+                      extra_outputs=[("Mean", None), ("Variance", None)])

@@ -1,5 +1,5 @@
 """BatchNorm (fluid-style), BatchNorm1D/2D/3D, SyncBatchNorm, LayerNorm, InstanceNorm1D/2D/3D,
-LocalResponseNorm.
+LocalResponseNorm, GroupNorm.
 
 Batch norms own four parameters, created in Paddle's order so the names match:
 weight (<name>.w_0, init 1), bias (.b_0, init 0), _mean (.w_1, init 0) and _variance
@@ -12,13 +12,14 @@ import numpy as np
 
 from ...framework.initializer import Constant
 from ...framework.param_attr import ParamAttr
+from ...layers.common import append_op_out
 from ...layers.functional_nn import instance_norm, local_response_norm
 from ...layers.norm import _append_batch_norm, functional_batch_norm, functional_layer_norm
 from .base import Layer
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "SyncBatchNorm",
            "LayerNorm", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D",
-           "LocalResponseNorm"]
+           "LocalResponseNorm", "GroupNorm"]
 
 
 def _affine(layer, attr, size, is_bias, init):
@@ -278,3 +279,40 @@ class LocalResponseNorm(Layer):
     def extra_repr(self):
         return "size=%s, alpha=%s, beta=%s, k=%s" % (self.size, self.alpha, self.beta,
                                                       self.k)
+
+
+class GroupNorm(Layer):
+    """The group_norm op: channels split into num_groups runs, each (sample, group)
+    normalized by its own statistics, then weight (init 1) and bias (init 0), both
+    [num_channels]; attr=False keeps a fixed, non-trainable one (as Paddle)."""
+
+    def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", name=None):
+        super().__init__()
+        if num_groups <= 0 or num_channels % num_groups:
+            raise ValueError("GroupNorm: num_channels (%d) must be divisible by num_groups "
+                             "(%d)" % (num_channels, num_groups))
+        if data_format not in ("NCHW", "NHWC"):
+            raise ValueError("GroupNorm: data_format must be 'NCHW' or 'NHWC', got %r"
+                             % (data_format,))
+        self._num_groups, self._num_channels = num_groups, num_channels
+        self._epsilon, self._data_format, self._name = epsilon, data_format, name
+        self.weight = _affine(self, weight_attr, num_channels, False, Constant(1.0))
+        self.bias = _affine(self, bias_attr, num_channels, True, Constant(0.0))
+
+    def forward(self, input):
+        self._expect_input(input, "input")
+        if len(input.shape) < 2:
+            raise ValueError("%s: input %r %s must have at least 2 dims"
+                             % (self._where(), input.name, list(input.shape)))
+        self._expect_dim(input, 1 if self._data_format == "NCHW" else len(input.shape) - 1,
+                         self._num_channels, "num_channels")
+        return append_op_out(
+            "group_norm", {"X": [input], "Scale": [self.weight], "Bias": [self.bias]},
+            {"epsilon": float(self._epsilon), "groups": int(self._num_groups),
+             "data_layout": self._data_format}, self._name, out_slot="Y",
+            extra_outputs=[("Mean", None), ("Variance", None)])[0]
+
+    def extra_repr(self):
+        return "num_groups=%d, num_channels=%d, epsilon=%s" % (
+            self._num_groups, self._num_channels, self._epsilon)
