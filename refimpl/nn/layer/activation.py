@@ -1,14 +1,17 @@
 """Activations as layers: each calls its nn.functional counterpart with the settings given
-at construction. PReLU (a weight parameter) waits for a prelu op."""
+at construction. PReLU owns its slope parameter."""
+from ...framework.initializer import Constant
 from ...layers import activation as F
+from ...layers import functional_nn
+from ...layers.functional_nn import prelu
 from .base import Layer
 
 __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", "ELU",
            "LeakyReLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
            "SELU", "Softplus", "Softshrink", "Softsign", "Swish", "Tanhshrink",
-           "ThresholdedReLU"]
+           "ThresholdedReLU", "PReLU", "Maxout"]
 
-_functional = F.EXPORTS["nn.functional"]
+_functional = dict(F.EXPORTS["nn.functional"], maxout=functional_nn.maxout)
 
 
 class _Activation(Layer):
@@ -144,3 +147,39 @@ class ThresholdedReLU(_Activation):
 
     def __init__(self, threshold=1.0, name=None):
         super().__init__(name, threshold=threshold)
+
+
+class Maxout(_Activation):
+    """nn.functional.maxout: the max over each run of `groups` channels along axis."""
+    _function = "maxout"
+
+    def __init__(self, groups, axis=1, name=None):
+        super().__init__(name, groups=groups, axis=axis)
+
+
+class PReLU(Layer):
+    """nn.functional.prelu with a learned slope: `_weight` [num_parameters], initialized to
+    `init`; num_parameters 1 shares one slope, otherwise one per channel (axis 1)."""
+
+    def __init__(self, num_parameters=1, init=0.25, weight_attr=None, name=None):
+        super().__init__()
+        if num_parameters < 1:
+            raise ValueError("PReLU: num_parameters must be positive, got %r"
+                             % (num_parameters,))
+        self._num_parameters, self._init, self._name = num_parameters, init, name
+        self._weight = self.create_parameter([num_parameters], weight_attr,
+                                             default_initializer=Constant(init))
+
+    def forward(self, x):
+        self._expect_input(x)
+        if self._num_parameters > 1:
+            if len(x.shape) < 2:
+                raise ValueError("%s: input %r %s needs a channel dim 1 for %d slopes"
+                                 % (self._where(), x.name, list(x.shape),
+                                    self._num_parameters))
+            self._expect_dim(x, 1, self._num_parameters, "num_parameters")
+        return prelu(x, self._weight, self._name)
+
+    def extra_repr(self):
+        return "num_parameters=%d, init=%s, dtype=%s" % (self._num_parameters, self._init,
+                                                         self._dtype)

@@ -1,20 +1,29 @@
-"""Losses as layers: forward(input, label) calls the nn.functional loss. Others (L1Loss,
-BCELoss, NLLLoss, ...) wait for their functionals."""
+"""Losses as layers: forward(input, label) calls the nn.functional loss with the settings
+given at construction. HSigmoidLoss owns its tree's weight and bias."""
+from ...layers import functional_loss as F
 from ...layers.loss import cross_entropy, mse_loss
 from .base import Layer
 
-__all__ = ["CrossEntropyLoss", "MSELoss"]
+__all__ = ["CrossEntropyLoss", "MSELoss", "BCELoss", "BCEWithLogitsLoss", "KLDivLoss",
+           "L1Loss", "NLLLoss", "SmoothL1Loss", "MarginRankingLoss", "CTCLoss",
+           "HSigmoidLoss"]
 
 _REDUCTIONS = ("mean", "sum", "none")
 
 
 class _Loss(Layer):
+    _reductions = _REDUCTIONS
+
     def __init__(self, reduction):
         super().__init__()
-        if reduction not in _REDUCTIONS:
+        if reduction not in self._reductions:
             raise ValueError("%s: reduction must be one of %s, got %r"
-                             % (type(self).__name__, list(_REDUCTIONS), reduction))
+                             % (type(self).__name__, list(self._reductions), reduction))
         self.reduction = reduction
+
+    def _expect_inputs(self, **inputs):
+        for arg, v in inputs.items():
+            self._expect_input(v, arg)
 
 
 class CrossEntropyLoss(_Loss):
@@ -28,8 +37,7 @@ class CrossEntropyLoss(_Loss):
         self.axis, self._name = axis, name
 
     def forward(self, input, label):
-        self._expect_input(input, "input")
-        self._expect_input(label, "label")
+        self._expect_inputs(input=input, label=label)
         return cross_entropy(input, label, self.weight, self.ignore_index, self.reduction,
                              self.soft_label, self.axis, self._name)
 
@@ -41,6 +49,135 @@ class MSELoss(_Loss):
         super().__init__(reduction)
 
     def forward(self, input, label):
+        self._expect_inputs(input=input, label=label)
+        return mse_loss(input, label, self.reduction)
+
+
+class BCELoss(_Loss):
+    """nn.functional.binary_cross_entropy on probabilities `input`, times `weight` (a
+    Variable broadcast against the loss) when given."""
+
+    def __init__(self, weight=None, reduction="mean", name=None):
+        super().__init__(reduction)
+        self.weight, self._name = weight, name
+
+    def forward(self, input, label):
+        self._expect_inputs(input=input, label=label)
+        return F.binary_cross_entropy(input, label, self.weight, self.reduction, self._name)
+
+
+class BCEWithLogitsLoss(_Loss):
+    """nn.functional.binary_cross_entropy_with_logits (weight, pos_weight: Variables)."""
+
+    def __init__(self, weight=None, reduction="mean", pos_weight=None, name=None):
+        super().__init__(reduction)
+        self.weight, self.pos_weight, self._name = weight, pos_weight, name
+
+    def forward(self, logit, label):
+        self._expect_inputs(logit=logit, label=label)
+        return F.binary_cross_entropy_with_logits(logit, label, self.weight, self.reduction,
+                                                  self.pos_weight, self._name)
+
+
+class KLDivLoss(_Loss):
+    """nn.functional.kl_div: label * (log(label) - input), reduction also 'batchmean'."""
+    _reductions = _REDUCTIONS + ("batchmean",)
+
+    def __init__(self, reduction="mean"):
+        super().__init__(reduction)
+
+    def forward(self, input, label):
+        self._expect_inputs(input=input, label=label)
+        return F.kl_div(input, label, self.reduction)
+
+
+class L1Loss(_Loss):
+    """nn.functional.l1_loss: |input - label|, reduced."""
+
+    def __init__(self, reduction="mean", name=None):
+        super().__init__(reduction)
+        self._name = name
+
+    def forward(self, input, label):
+        self._expect_inputs(input=input, label=label)
+        return F.l1_loss(input, label, self.reduction, self._name)
+
+
+class NLLLoss(_Loss):
+    """nn.functional.nll_loss on log-probabilities [N, C, ...] and class ids [N, ...]."""
+
+    def __init__(self, weight=None, ignore_index=-100, reduction="mean", name=None):
+        super().__init__(reduction)
+        self.weight, self.ignore_index, self._name = weight, ignore_index, name
+
+    def forward(self, input, label):
+        self._expect_inputs(input=input, label=label)
+        return F.nll_loss(input, label, self.weight, self.ignore_index, self.reduction,
+                          self._name)
+
+
+class SmoothL1Loss(_Loss):
+    """nn.functional.smooth_l1_loss (Paddle 2.0's Huber loss with `delta`)."""
+
+    def __init__(self, reduction="mean", delta=1.0, name=None):
+        super().__init__(reduction)
+        self.delta, self._name = delta, name
+
+    def forward(self, input, label):
+        self._expect_inputs(input=input, label=label)
+        return F.smooth_l1_loss(input, label, self.reduction, self.delta, self._name)
+
+
+class MarginRankingLoss(_Loss):
+    """nn.functional.margin_ranking_loss: relu(-label (input - other) + margin)."""
+
+    def __init__(self, margin=0.0, reduction="mean", name=None):
+        super().__init__(reduction)
+        self.margin, self._name = margin, name
+
+    def forward(self, input, other, label):
+        self._expect_inputs(input=input, other=other, label=label)
+        return F.margin_ranking_loss(input, other, label, self.margin, self.reduction,
+                                     self._name)
+
+
+class CTCLoss(_Loss):
+    """nn.functional.ctc_loss on padded log_probs [Tmax, B, C] and labels [B, Lmax] with
+    their lengths."""
+
+    def __init__(self, blank=0, reduction="mean"):
+        super().__init__(reduction)
+        self.blank = blank
+
+    def forward(self, log_probs, labels, input_lengths, label_lengths, norm_by_times=False):
+        self._expect_inputs(log_probs=log_probs, labels=labels, input_lengths=input_lengths,
+                            label_lengths=label_lengths)
+        return F.ctc_loss(log_probs, labels, input_lengths, label_lengths, self.blank,
+                          self.reduction, norm_by_times)
+
+
+class HSigmoidLoss(Layer):
+    """nn.functional.hsigmoid_loss with its own weight [num_classes - 1, feature_size]
+    (XavierUniform) and bias [num_classes - 1, 1] (zeros; bias_attr=False -> none);
+    is_custom: num_classes rows, the tree given to forward as path_table / path_code."""
+
+    def __init__(self, feature_size, num_classes, weight_attr=None, bias_attr=None,
+                 is_custom=False, is_sparse=False, name=None):
+        super().__init__()
+        if num_classes < 2 and not is_custom:
+            raise ValueError("HSigmoidLoss: num_classes must be at least 2 for the default "
+                             "tree, got %d" % num_classes)
+        self._feature_size, self._num_classes = feature_size, num_classes
+        self._is_custom, self._is_sparse, self._name = is_custom, is_sparse, name
+        rows = num_classes if is_custom else num_classes - 1
+        self.weight = self.create_parameter([rows, feature_size], weight_attr)
+        self.bias = self.create_parameter([rows, 1], bias_attr, is_bias=True)
+
+    def forward(self, input, label, path_table=None, path_code=None):
         self._expect_input(input, "input")
         self._expect_input(label, "label")
-        return mse_loss(input, label, self.reduction)
+        self._expect_dim(input, -1, self._feature_size, "feature_size")
+        if self._is_custom and path_table is None:
+            raise ValueError("%s: is_custom needs path_table and path_code" % self._where())
+        return F.hsigmoid_loss(input, label, self._num_classes, self.weight, self.bias,
+                               path_table, path_code, self._is_sparse, self._name)

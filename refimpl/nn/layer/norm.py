@@ -1,4 +1,5 @@
-"""BatchNorm (fluid-style), BatchNorm1D/2D/3D, SyncBatchNorm, LayerNorm.
+"""BatchNorm (fluid-style), BatchNorm1D/2D/3D, SyncBatchNorm, LayerNorm, InstanceNorm1D/2D/3D,
+LocalResponseNorm, GroupNorm.
 
 Batch norms own four parameters, created in Paddle's order so the names match:
 weight (<name>.w_0, init 1), bias (.b_0, init 0), _mean (.w_1, init 0) and _variance
@@ -11,11 +12,14 @@ import numpy as np
 
 from ...framework.initializer import Constant
 from ...framework.param_attr import ParamAttr
+from ...layers.common import append_op_out
+from ...layers.functional_nn import instance_norm, local_response_norm
 from ...layers.norm import _append_batch_norm, functional_batch_norm, functional_layer_norm
 from .base import Layer
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "SyncBatchNorm",
-           "LayerNorm"]
+           "LayerNorm", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D",
+           "LocalResponseNorm", "GroupNorm"]
 
 
 def _affine(layer, attr, size, is_bias, init):
@@ -194,3 +198,121 @@ class LayerNorm(Layer):
 
     def extra_repr(self):
         return "normalized_shape=%s, epsilon=%s" % (self._normalized_shape, self._epsilon)
+
+
+class _InstanceNormBase(Layer):
+    """nn.functional.instance_norm: each (sample, channel) normalized by its own statistics,
+    then `scale` (init 1) and `bias` (init 0), both [num_features]. weight_attr=False and
+    bias_attr=False (together, as Paddle requires) leave both out. Paddle keeps no running
+    statistics here either: `momentum` is accepted and unused."""
+    _formats = ("NCHW",)
+    _rank = 4
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", name=None):
+        super().__init__()
+        cls = type(self).__name__
+        if (weight_attr is False) != (bias_attr is False):
+            raise ValueError("%s: weight_attr and bias_attr must be False together, got %r "
+                             "and %r" % (cls, weight_attr, bias_attr))
+        if data_format not in self._formats:
+            raise ValueError("%s: data_format must be one of %s, got %r"
+                             % (cls, list(self._formats), data_format))
+        self._num_features, self._epsilon, self._momentum = num_features, epsilon, momentum
+        self._data_format, self._name = data_format, name
+        self.scale = None if weight_attr is False else self.create_parameter(
+            [num_features], weight_attr, default_initializer=Constant(1.0))
+        self.bias = None if bias_attr is False else self.create_parameter(
+            [num_features], bias_attr, is_bias=True)
+
+    def forward(self, input):
+        self._expect_input(input, ranks=(self._rank,))
+        self._expect_dim(input, 1, self._num_features, "num_features")
+        return instance_norm(input, weight=self.scale, bias=self.bias,
+                             momentum=self._momentum, eps=self._epsilon,
+                             data_format="NCHW", name=self._name)
+
+    def extra_repr(self):
+        return "num_features=%d, epsilon=%s" % (self._num_features, self._epsilon)
+
+
+class InstanceNorm1D(_InstanceNormBase):
+    """Input [N, C, L]."""
+    _formats = ("NCL", "NC")
+    _rank = 3
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format="NCL", name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr,
+                         data_format, name)
+
+
+class InstanceNorm2D(_InstanceNormBase):
+    """Input [N, C, H, W]."""
+
+
+class InstanceNorm3D(_InstanceNormBase):
+    """Input [N, C, D, H, W]."""
+    _formats = ("NCDHW",)
+    _rank = 5
+
+    def __init__(self, num_features, epsilon=1e-05, momentum=0.9, weight_attr=None,
+                 bias_attr=None, data_format="NCDHW", name=None):
+        super().__init__(num_features, epsilon, momentum, weight_attr, bias_attr,
+                         data_format, name)
+
+
+class LocalResponseNorm(Layer):
+    """nn.functional.local_response_norm across channels: x / (k + alpha *
+    mean of x^2 over `size` neighbouring channels) ** beta."""
+
+    def __init__(self, size, alpha=0.0001, beta=0.75, k=1.0, data_format="NCHW", name=None):
+        super().__init__()
+        self.size, self.alpha, self.beta, self.k = size, alpha, beta, k
+        self.data_format, self._name = data_format, name
+
+    def forward(self, input):
+        self._expect_input(input, "input")
+        return local_response_norm(input, self.size, self.alpha, self.beta, self.k,
+                                   self.data_format, self._name)
+
+    def extra_repr(self):
+        return "size=%s, alpha=%s, beta=%s, k=%s" % (self.size, self.alpha, self.beta,
+                                                      self.k)
+
+
+class GroupNorm(Layer):
+    """The group_norm op: channels split into num_groups runs, each (sample, group)
+    normalized by its own statistics, then weight (init 1) and bias (init 0), both
+    [num_channels]; attr=False keeps a fixed, non-trainable one (as Paddle)."""
+
+    def __init__(self, num_groups, num_channels, epsilon=1e-05, weight_attr=None,
+                 bias_attr=None, data_format="NCHW", name=None):
+        super().__init__()
+        if num_groups <= 0 or num_channels % num_groups:
+            raise ValueError("GroupNorm: num_channels (%d) must be divisible by num_groups "
+                             "(%d)" % (num_channels, num_groups))
+        if data_format not in ("NCHW", "NHWC"):
+            raise ValueError("GroupNorm: data_format must be 'NCHW' or 'NHWC', got %r"
+                             % (data_format,))
+        self._num_groups, self._num_channels = num_groups, num_channels
+        self._epsilon, self._data_format, self._name = epsilon, data_format, name
+        self.weight = _affine(self, weight_attr, num_channels, False, Constant(1.0))
+        self.bias = _affine(self, bias_attr, num_channels, True, Constant(0.0))
+
+    def forward(self, input):
+        self._expect_input(input, "input")
+        if len(input.shape) < 2:
+            raise ValueError("%s: input %r %s must have at least 2 dims"
+                             % (self._where(), input.name, list(input.shape)))
+        self._expect_dim(input, 1 if self._data_format == "NCHW" else len(input.shape) - 1,
+                         self._num_channels, "num_channels")
+        return append_op_out(
+            "group_norm", {"X": [input], "Scale": [self.weight], "Bias": [self.bias]},
+            {"epsilon": float(self._epsilon), "groups": int(self._num_groups),
+             "data_layout": self._data_format}, self._name, out_slot="Y",
+            extra_outputs=[("Mean", None), ("Variance", None)])[0]
+
+    def extra_repr(self):
+        return "num_groups=%d, num_channels=%d, epsilon=%s" % (
+            self._num_groups, self._num_channels, self._epsilon)
