@@ -339,3 +339,130 @@ def test_bad_settings_and_inputs_name_the_layer():
         net(static.data("x2", [None, 2, 3], "float32"),
             (static.data("h", [1, None, 4], "float32"), static.data("c", [1, None, 4],
                                                                     "float32")))
+
+
+# -- Transformer
+def _layer_norm(a, norm):
+    mean, var = a.mean(-1, keepdims=True), a.var(-1, keepdims=True)
+    return (a - mean) / np.sqrt(var + 1e-5) * _value(norm.weight) + _value(norm.bias)
+
+
+def _linear(a, linear):
+    return a @ _value(linear.weight) + _value(linear.bias)
+
+
+def _attention(mha, q, kv, mask=None):
+    """numpy multi-head attention; mask is added to the scores."""
+    def heads(a, proj):
+        return _linear(a, proj).reshape(a.shape[0], a.shape[1], mha.num_heads, -1) \
+            .transpose(0, 2, 1, 3)
+    scores = heads(q, mha.q_proj) @ heads(kv, mha.k_proj).transpose(0, 1, 3, 2)
+    scores = scores / np.sqrt(mha.head_dim) + (0 if mask is None else mask)
+    weights = np.exp(scores - scores.max(-1, keepdims=True))
+    weights /= weights.sum(-1, keepdims=True)
+    context = (weights @ heads(kv, mha.v_proj)).transpose(0, 2, 1, 3)
+    return _linear(context.reshape(q.shape[0], q.shape[1], -1), mha.out_proj)
+
+
+def _residual(a, norm, block, before):
+    if before:
+        return a + block(_layer_norm(a, norm))
+    return _layer_norm(a + block(a), norm)
+
+
+def _feed_forward(layer):
+    return lambda a: _linear(np.maximum(_linear(a, layer.linear1), 0), layer.linear2)
+
+
+def _encoder_layer_reference(layer, a, mask=None):
+    before = layer.normalize_before
+    a = _residual(a, layer.norm1, lambda x: _attention(layer.self_attn, x, x, mask), before)
+    return _residual(a, layer.norm2, _feed_forward(layer), before)
+
+
+def _decoder_layer_reference(layer, a, memory, tgt_mask=None):
+    before = layer.normalize_before
+    a = _residual(a, layer.norm1, lambda x: _attention(layer.self_attn, x, x, tgt_mask),
+                  before)
+    a = _residual(a, layer.norm2, lambda x: _attention(layer.cross_attn, x, memory), before)
+    return _residual(a, layer.norm3, _feed_forward(layer), before)
+
+
+def _randomize(layer):
+    """Non-trivial norm parameters (they start at 1 and 0)."""
+    scope = static.global_scope()
+    for p in layer.parameters():
+        scope.var(p.name).get_tensor().set((RNG.randn(*p.shape) * 0.5).astype("float32")
+                                           + _value(p))
+
+
+@pytest.mark.parametrize("normalize_before", [False, True])
+def test_encoder_layer_matches_attention_ffn_and_layer_norms(normalize_before):
+    layer = nn.TransformerEncoderLayer(8, 2, 16, dropout=0.1,
+                                       normalize_before=normalize_before)
+    assert [n for n, _ in layer.named_parameters()][8:12] == [
+        "linear1.weight", "linear1.bias", "linear2.weight", "linear2.bias"]
+    layer.eval()                                    # dropout off
+    x = static.data("x", [None, 3, 8], "float32")
+    mask = static.data("mask", [None, 1, 3, 3], "bool")
+    y = layer(x, mask)
+    exe = _exe()
+    _randomize(layer)
+    a = RNG.randn(2, 3, 8).astype("float32")
+    m = RNG.rand(2, 1, 3, 3) > 0.4
+    m[..., 0] = True
+    got, = exe.run(feed={"x": a, "mask": m}, fetch_list=[y])
+    want = _encoder_layer_reference(layer, a, np.where(m, 0.0, -1e9))
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+
+
+@pytest.mark.parametrize("normalize_before", [False, True])
+def test_transformer_encoder_decoder_with_causal_mask(normalize_before):
+    model = nn.Transformer(8, 2, num_encoder_layers=2, num_decoder_layers=2,
+                           dim_feedforward=16, normalize_before=normalize_before)
+    assert len(model.encoder.layers) == 2 and len(model.decoder.layers) == 2
+    first, second = model.encoder.layers
+    assert first.self_attn.q_proj.weight.name != second.self_attn.q_proj.weight.name
+    model.eval()
+    src = static.data("src", [None, 4, 8], "float32")
+    tgt = static.data("tgt", [None, 3, 8], "float32")
+    causal = model.generate_square_subsequent_mask(3)
+    out = model(src, tgt, tgt_mask=causal)
+    assert out.shape == (-1, 3, 8)
+    exe = _exe()
+    _randomize(model)
+    a, b = RNG.randn(2, 4, 8).astype("float32"), RNG.randn(2, 3, 8).astype("float32")
+    got, mask = exe.run(feed={"src": a, "tgt": b}, fetch_list=[out, causal])
+    np.testing.assert_array_equal(mask, np.triu(np.full((3, 3), -np.inf), 1))
+    memory = a
+    for layer in model.encoder.layers:
+        memory = _encoder_layer_reference(layer, memory)
+    memory = _layer_norm(memory, model.encoder.norm)
+    want = b
+    for layer in model.decoder.layers:
+        want = _decoder_layer_reference(layer, want, memory, np.triu(np.full((3, 3), -1e30), 1))
+    want = _layer_norm(want, model.decoder.norm)
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    # causality: changing the last target step leaves the earlier outputs as they were
+    b2 = b.copy()
+    b2[:, -1] += RNG.randn(2, 8).astype("float32")   # not a constant: norms remove those
+    got2, = exe.run(feed={"src": a, "tgt": b2}, fetch_list=[out])
+    np.testing.assert_allclose(got2[:, :2], got[:, :2], rtol=1e-5, atol=1e-5)
+    assert np.abs(got2[:, 2] - got[:, 2]).max() > 1e-3
+
+
+def test_transformer_attr_lists_and_errors():
+    layer = nn.TransformerDecoderLayer(
+        4, 2, 8, weight_attr=[None, paddle.ParamAttr(name="cross_w"), None], bias_attr=False)
+    cross = layer.cross_attn
+    assert cross.q_proj.weight.name == cross.v_proj.weight.name == "cross_w"   # as Paddle
+    assert layer.self_attn.q_proj.weight.name != layer.self_attn.k_proj.weight.name
+    assert layer.linear1.bias is None and layer.self_attn.out_proj.bias is None
+    with pytest.raises(ValueError, match="must have 2 entries, got 3"):
+        nn.TransformerEncoderLayer(4, 2, 8, weight_attr=[None, None, None])
+    with pytest.raises(ValueError, match="embed_dim \\(4\\) must be a positive multiple"):
+        nn.TransformerEncoderLayer(4, 3, 8)
+    with pytest.raises(ValueError, match="unknown activation 'swishy'"):
+        nn.TransformerEncoderLayer(4, 2, 8, activation="swishy")
+    with pytest.raises(ValueError, match="length must be a positive int"):
+        nn.Transformer(4, 2, 1, 1, 8).generate_square_subsequent_mask(0)
