@@ -1,12 +1,23 @@
-"""MultiHeadAttention, composed of Linear layers and existing ops as Paddle 2.0 builds it."""
+"""MultiHeadAttention and the Transformer encoder/decoder stacks, composed of Linear,
+LayerNorm and Dropout layers and existing ops as Paddle 2.0 builds them."""
+import copy
+
+import numpy as np
+
+from ...framework.param_attr import ParamAttr
 from ...layers.activation import softmax
 from ...layers.math import cast, fluid_matmul, matmul
 from ...layers.norm import dropout
+from ...layers.creation import assign
 from ...layers.tensor import reshape, transpose
+from .. import functional
 from .base import Layer
-from .common import Linear
+from .common import Dropout, Linear
+from .container import LayerList
+from .norm import LayerNorm
 
-__all__ = ["MultiHeadAttention"]
+__all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder",
+           "TransformerDecoderLayer", "TransformerDecoder", "Transformer"]
 
 
 def _additive_mask(mask, dtype):
@@ -61,3 +72,226 @@ class MultiHeadAttention(Layer):
         out = transpose(matmul(weights, v), [0, 2, 1, 3])
         out = self.out_proj(reshape(out, [0, 0, self.embed_dim]))
         return (out, weights) if self.need_weights else out
+
+
+def _attr_list(attr, n, where):
+    """One weight/bias attr per sublayer group: a list/tuple of n as given; False for all;
+    otherwise a copy per group (a named attr gets suffixes _0, _1, ... to stay unique)."""
+    if isinstance(attr, (list, tuple)):
+        if len(attr) != n:
+            raise ValueError("%s: a list of weight/bias attrs must have %d entries, got %d"
+                             % (where, n, len(attr)))
+        return [None if a is True else a for a in attr]
+    if attr is False or attr is None or attr is True:
+        return [None if attr is True else attr] * n
+    attr = ParamAttr._to_attr(attr)
+    attrs = [copy.deepcopy(attr) for _ in range(n)]
+    if attr.name:
+        for i, a in enumerate(attrs):
+            a.name = "%s_%d" % (attr.name, i)
+    return attrs
+
+
+class _TransformerLayerBase(Layer):
+    """Shared pieces of the encoder and decoder layers: the feed-forward block
+    linear2(dropout(act(linear1(x)))) and the residual + norm wiring (pre-norm when
+    normalize_before, post-norm otherwise)."""
+
+    def _setup(self, config, n_attrs):
+        if config["d_model"] <= 0 or config["nhead"] <= 0 or config["dim_feedforward"] <= 0:
+            raise ValueError("%s: d_model, nhead and dim_feedforward must be positive, got "
+                             "%d, %d, %d" % (type(self).__name__, config["d_model"],
+                                             config["nhead"], config["dim_feedforward"]))
+        activation = config["activation"]
+        if not hasattr(functional, activation):
+            raise ValueError("%s: unknown activation %r" % (type(self).__name__, activation))
+        self._config = config
+        dropout = config["dropout"]
+        attn_dropout = dropout if config["attn_dropout"] is None else config["attn_dropout"]
+        act_dropout = dropout if config["act_dropout"] is None else config["act_dropout"]
+        self.normalize_before = config["normalize_before"]
+        weights = _attr_list(config["weight_attr"], n_attrs, type(self).__name__)
+        biases = _attr_list(config["bias_attr"], n_attrs, type(self).__name__)
+        d_model, nhead = config["d_model"], config["nhead"]
+        attention = [MultiHeadAttention(d_model, nhead, dropout=attn_dropout,
+                                        weight_attr=weights[i], bias_attr=biases[i])
+                     for i in range(n_attrs - 1)]
+        return attention, weights[-1], biases[-1], act_dropout, dropout
+
+    def _feed_forward_layers(self, weight, bias, act_dropout):
+        d_model, hidden = self._config["d_model"], self._config["dim_feedforward"]
+        self.linear1 = Linear(d_model, hidden, weight, bias)
+        self.dropout = Dropout(act_dropout, mode="upscale_in_train")
+        self.linear2 = Linear(hidden, d_model, weight, bias)
+        self._activation = getattr(functional, self._config["activation"])
+
+    def _feed_forward(self, x):
+        return self.linear2(self.dropout(self._activation(self.linear1(x))))
+
+    def _residual(self, x, norm, dropout, block):
+        """x + dropout(block(x)) with `norm` before block (pre-norm) or after the sum."""
+        y = block(norm(x) if self.normalize_before else x)
+        y = x + dropout(y)
+        return y if self.normalize_before else norm(y)
+
+
+class TransformerEncoderLayer(_TransformerLayerBase):
+    """Self-attention then a feed-forward block, each inside a residual connection with
+    layer norm (norm1, norm2) and dropout (dropout1, dropout2). Weight/bias attrs: one, or
+    a list of 2 (attention, feed-forward)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
+                 attn_dropout=None, act_dropout=None, normalize_before=False,
+                 weight_attr=None, bias_attr=None):
+        config = dict(locals())
+        config.pop("self")
+        config.pop("__class__", None)
+        super().__init__()
+        (self.self_attn,), weight, bias, act_dropout, dropout = self._setup(config, 2)
+        self._feed_forward_layers(weight, bias, act_dropout)
+        self.norm1, self.norm2 = LayerNorm(d_model), LayerNorm(d_model)
+        self.dropout1 = Dropout(dropout, mode="upscale_in_train")
+        self.dropout2 = Dropout(dropout, mode="upscale_in_train")
+
+    def forward(self, src, src_mask=None, cache=None):
+        if cache is not None:
+            raise NotImplementedError("TransformerEncoderLayer: incremental caches are not "
+                                      "supported")
+        self._expect_input(src, "src", ranks=(3,))
+        src = self._residual(src, self.norm1, self.dropout1,
+                             lambda x: self.self_attn(x, x, x, src_mask))
+        return self._residual(src, self.norm2, self.dropout2, self._feed_forward)
+
+
+class TransformerDecoderLayer(_TransformerLayerBase):
+    """Self-attention, cross-attention over `memory`, then a feed-forward block, each in a
+    residual connection with layer norm (norm1..3) and dropout (dropout1..3). Weight/bias
+    attrs: one, or a list of 3 (self-attention, cross-attention, feed-forward)."""
+
+    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
+                 attn_dropout=None, act_dropout=None, normalize_before=False,
+                 weight_attr=None, bias_attr=None):
+        config = dict(locals())
+        config.pop("self")
+        config.pop("__class__", None)
+        super().__init__()
+        (self.self_attn, self.cross_attn), weight, bias, act_dropout, dropout = \
+            self._setup(config, 3)
+        self._feed_forward_layers(weight, bias, act_dropout)
+        self.norm1, self.norm2, self.norm3 = (LayerNorm(d_model) for _ in range(3))
+        self.dropout1, self.dropout2, self.dropout3 = (
+            Dropout(dropout, mode="upscale_in_train") for _ in range(3))
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+        if cache is not None:
+            raise NotImplementedError("TransformerDecoderLayer: incremental caches are not "
+                                      "supported")
+        self._expect_input(tgt, "tgt", ranks=(3,))
+        self._expect_input(memory, "memory", ranks=(3,))
+        tgt = self._residual(tgt, self.norm1, self.dropout1,
+                             lambda x: self.self_attn(x, x, x, tgt_mask))
+        tgt = self._residual(tgt, self.norm2, self.dropout2,
+                             lambda x: self.cross_attn(x, memory, memory, memory_mask))
+        return self._residual(tgt, self.norm3, self.dropout3, self._feed_forward)
+
+
+def _clones(layer, num_layers, where):
+    """`layer` then num_layers - 1 new layers built from its constructor arguments (fresh
+    parameters, as Paddle does)."""
+    if num_layers < 1:
+        raise ValueError("%s: num_layers must be >= 1, got %d" % (where, num_layers))
+    return LayerList([layer] + [type(layer)(**layer._config) for _ in range(num_layers - 1)])
+
+
+class TransformerEncoder(Layer):
+    """num_layers encoder layers (the given one and fresh copies of its configuration),
+    then `norm` if given. forward(src, src_mask=None)."""
+
+    def __init__(self, encoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _clones(encoder_layer, num_layers, "TransformerEncoder")
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, src, src_mask=None, cache=None):
+        if cache is not None:
+            raise NotImplementedError("TransformerEncoder: incremental caches are not "
+                                      "supported")
+        for layer in self.layers:
+            src = layer(src, src_mask)
+        return src if self.norm is None else self.norm(src)
+
+
+class TransformerDecoder(Layer):
+    """num_layers decoder layers (the given one and fresh copies of its configuration),
+    then `norm` if given. forward(tgt, memory, tgt_mask=None, memory_mask=None)."""
+
+    def __init__(self, decoder_layer, num_layers, norm=None):
+        super().__init__()
+        self.layers = _clones(decoder_layer, num_layers, "TransformerDecoder")
+        self.num_layers, self.norm = num_layers, norm
+
+    def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
+        if cache is not None:
+            raise NotImplementedError("TransformerDecoder: incremental caches are not "
+                                      "supported")
+        for layer in self.layers:
+            tgt = layer(tgt, memory, tgt_mask, memory_mask)
+        return tgt if self.norm is None else self.norm(tgt)
+
+
+def _split_transformer_attr(attr, where):
+    """Transformer's weight/bias attr(s) -> (encoder layer's, decoder layer's): a list of 1
+    is shared, of 2 is (attention, feed-forward), of 3 is (self-attention, cross-attention,
+    feed-forward); the encoder takes the first and last."""
+    if not isinstance(attr, (list, tuple)):
+        return attr, attr
+    if len(attr) == 1:
+        return [attr[0]] * 2, [attr[0]] * 3
+    if len(attr) == 2:
+        return list(attr), [attr[0], attr[0], attr[1]]
+    if len(attr) == 3:
+        return [attr[0], attr[2]], list(attr)
+    raise ValueError("%s: a list of weight/bias attrs must have 1, 2 or 3 entries, got %d"
+                     % (where, len(attr)))
+
+
+class Transformer(Layer):
+    """Encoder-decoder Transformer: encoder = TransformerEncoder(num_encoder_layers, with a
+    final LayerNorm), decoder likewise, unless custom_encoder / custom_decoder are given.
+    forward(src, tgt, src_mask=None, tgt_mask=None, memory_mask=None) -> decoder output."""
+
+    def __init__(self, d_model=512, nhead=8, num_encoder_layers=6, num_decoder_layers=6,
+                 dim_feedforward=2048, dropout=0.1, activation="relu", attn_dropout=None,
+                 act_dropout=None, normalize_before=False, weight_attr=None, bias_attr=None,
+                 custom_encoder=None, custom_decoder=None):
+        super().__init__()
+        encoder_weight, decoder_weight = _split_transformer_attr(weight_attr, "Transformer")
+        encoder_bias, decoder_bias = _split_transformer_attr(bias_attr, "Transformer")
+        settings = (d_model, nhead, dim_feedforward, dropout, activation, attn_dropout,
+                    act_dropout, normalize_before)
+        if custom_encoder is not None:
+            self.encoder = custom_encoder
+        else:
+            self.encoder = TransformerEncoder(
+                TransformerEncoderLayer(*settings, encoder_weight, encoder_bias),
+                num_encoder_layers, LayerNorm(d_model))
+        if custom_decoder is not None:
+            self.decoder = custom_decoder
+        else:
+            self.decoder = TransformerDecoder(
+                TransformerDecoderLayer(*settings, decoder_weight, decoder_bias),
+                num_decoder_layers, LayerNorm(d_model))
+        self.d_model, self.nhead = d_model, nhead
+
+    def forward(self, src, tgt, src_mask=None, tgt_mask=None, memory_mask=None):
+        memory = self.encoder(src, src_mask)
+        return self.decoder(tgt, memory, tgt_mask, memory_mask)
+
+    def generate_square_subsequent_mask(self, length):
+        """A [length, length] float32 constant: 0 on and below the diagonal, -inf above
+        (position i attends to positions <= i)."""
+        if not isinstance(length, int) or length <= 0:
+            raise ValueError("Transformer.generate_square_subsequent_mask: length must be a "
+                             "positive int (static mode builds a constant), got %r"
+                             % (length,))
+        return assign(np.triu(np.full([length, length], -np.inf, np.float32), 1))
