@@ -7,8 +7,3 @@ from .layer import *  # noqa: F401,F403
 globals().update(_exports("nn"))
 
 __all__ = ["functional", "initializer", "layer"] + layer.__all__ + sorted(_exports("nn"))
-
-# recurrent layers (refimpl/nn/layer/rnn.py)
-from .layer import rnn  # noqa: E402
-from .layer.rnn import *  # noqa: E402,F401,F403
-__all__ += rnn.__all__

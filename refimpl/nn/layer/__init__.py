@@ -7,8 +7,10 @@ from .conv import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
+from .rnn import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
-from . import activation, common, container, conv, loss, norm, pooling, transformer
+from . import activation, common, container, conv, loss, norm, pooling, rnn, transformer
 
 __all__ = ["Layer"] + [name for module in (activation, common, container, conv, loss, norm,
-                                           pooling, transformer) for name in module.__all__]
+                                           pooling, rnn, transformer)
+                       for name in module.__all__]
