@@ -25,6 +25,11 @@ def _has_grad(op):
     return op.op_def.has_grad() or getattr(op.op_def, "control_grad", False)
 
 
+def _rewritten(op):
+    """Names `op` reads and writes (in place: a while op's loop variables)."""
+    return set(op.input_arg_names).intersection(op.output_arg_names)
+
+
 def _ops_on_path(ops, target_names):
     """Forward ops whose outputs (transitively) reach the targets, in program order. An op
     without a gradient (less_than, argmax) passes none back: what only feeds it is off the
@@ -96,11 +101,17 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
     grad_ops = [op for op in path
                 if _has_grad(op) and _differentiable_inputs(op, requires)
                 and any(n in requires or n in initial_grads for n in op.output_arg_names)]
+    # A name an op both reads and writes (a while op's loop variables) holds one value
+    # before that op and another after: gradients are counted per version of a name.
+    version = {}
     for op in grad_ops:
         for _, _, n in _differentiable_inputs(op, requires):
-            contributions[n] = contributions.get(n, 0) + 1
+            key = (n, version.get(n, 0))
+            contributions[key] = contributions.get(key, 0) + 1
+        for n in _rewritten(op):
+            version[n] = version.get(n, 0) + 1
     grad_of = dict(initial_grads)   # forward var -> its complete gradient's name
-    partial = {}                    # forward var -> partial gradient names so far
+    partial = {}                    # (forward var, version) -> partial gradient names so far
 
     def grad_var(name, grad_name):
         fwd = block._find_var_recursive(name)
@@ -123,23 +134,27 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
                                     for n, m in zip(names, op.outputs[fwd_slot])]
             elif slot in reads:
                 inputs[slot] = [renamed.get(n, n) for n in reads[slot]]
+        for n in _rewritten(op):    # the newer version's gradient is consumed here
+            version[n] -= 1
+            grad_of.pop(n, None)
         outputs = {}
         finished = []
         for slot, i, n in _differentiable_inputs(op, requires):
             # Inputs of a duplicable slot that get no gradient are written to @EMPTY@.
             names = outputs.setdefault(slot + GRAD_SUFFIX,
                                        [EMPTY_VAR_NAME] * len(op.inputs[slot]))
-            if contributions[n] == 1:
+            key = (n, version.get(n, 0))
+            if contributions[key] == 1:
                 names[i] = grad_var(n, grad_var_name(n))
                 grad_of[n] = names[i]
-                finished.append(n)
+                finished.append(key)
             else:
-                k = len(partial.setdefault(n, []))
+                k = len(partial.setdefault(key, []))
                 names[i] = grad_var(n, "%s@RENAME@block%d@%d" % (grad_var_name(n), block.idx, k))
-                partial[n].append(names[i])
-                if len(partial[n]) == contributions[n]:
-                    finished.append(n)
-        role_vars = _role_vars(block, finished)
+                partial[key].append(names[i])
+                if len(partial[key]) == contributions[key]:
+                    finished.append(key)
+        role_vars = _role_vars(block, [n for n, _ in finished])
         attrs = {k: op.attrs[k] for k in op_def.attrs}
         attrs["op_role"] = OpRole.Backward
         attrs["op_role_var"] = role_vars if role_vars else []
@@ -147,10 +162,11 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
         if getattr(op_def, "control_grad", False):
             attrs.update(_control_grad_attrs(block, op, requires))
         block.append_op(type=op.type + "_grad", inputs=inputs, outputs=outputs, attrs=attrs)
-        for n in finished:
-            if n in partial:
+        for key in finished:
+            if key in partial:
+                n = key[0]
                 total = grad_var(n, grad_var_name(n))
-                block.append_op(type="sum", inputs={"X": partial.pop(n)},
+                block.append_op(type="sum", inputs={"X": partial.pop(key)},
                                 outputs={"Out": [total]},
                                 attrs={"op_role": OpRole.Backward,
                                        "op_role_var": _role_vars(block, [n])})

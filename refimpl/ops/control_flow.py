@@ -7,9 +7,9 @@ values, freeing what the ops make except the names in `keep`. Their slots list e
 of the enclosing blocks the sub-block reads (`Input` / `X`) or writes (`Out`), so the
 enclosing plan frees values at the right time and backward sees the data flow.
 
-The grad ops recompute: their sub-block is the forward block's ops followed by the grad
-ops of those ops (backward.py builds it), so no activations are kept between the forward
-and the backward run; the while op records the values of its loop variables at the start
+The grad ops recompute: they run the forward block's ops that write only its own names,
+then their sub-block, the grad ops of the forward block's ops (backward.py builds it), so
+no activations are kept between the forward and the backward run; the while op records the values of its loop variables at the start
 of each step (`StepScopes`) so while_grad can replay the steps in reverse.
 """
 import numpy as np
@@ -166,7 +166,12 @@ class _SubBlockGrad(_ControlOp):
     def compile_grad_block(self, op, compile_ops):
         grad_block = self.sub_block(op)
         fwd_block = grad_block.parent_block
-        ops = list(fwd_block.ops) + list(grad_block.ops)
+        # Recompute only what the forward block keeps to itself: an op writing an outside
+        # name (the assigns that update loop variables or a cond's outputs) would replace
+        # the value the grad ops must read (the step's input) with the step's output.
+        local = set(fwd_block.vars)
+        recompute = [f for f in fwd_block.ops if local.issuperset(f.output_arg_names)]
+        ops = recompute + list(grad_block.ops)
         keep = outer_names(ops, [fwd_block, grad_block])
         keep.update(n for n in op.attrs["in_grad_names"] if n)
         return compile_ops(ops, keep)
