@@ -85,7 +85,7 @@ class _ControlOp(OpDef):
 class ConditionalBlock(_ControlOp):
     """Runs block `sub_block` when the scalar `Cond` is true."""
     type = "conditional_block"
-    inputs = ("Cond", "Input*")
+    inputs = ("Cond", "Input*?")
     outputs = ("Out*",)
     attrs = {"sub_block": -1, "is_scalar_condition": True}
     no_grad = ("Cond",)
@@ -111,7 +111,7 @@ class While(_ControlOp):
     condition. StepScopes (when named) receives, per step, the values of X and Out at the
     step's start, and the values after the last step at the end (for while_grad)."""
     type = "while"
-    inputs = ("X*", "Condition")
+    inputs = ("X*?", "Condition")
     outputs = ("Out*", "StepScopes?")
     attrs = {"sub_block": -1, "is_test": False, "max_steps": DEFAULT_MAX_STEPS}
     no_grad = ("Condition",)
