@@ -19,6 +19,17 @@ def _names_of(items):
     return out
 
 
+def _has_grad(op):
+    """Whether `op` passes gradients back: a registered grad op, or a control-flow op
+    whose grad op (with its sub-block) _control_grad_attrs builds."""
+    return op.op_def.has_grad() or getattr(op.op_def, "control_grad", False)
+
+
+def _rewritten(op):
+    """Names `op` reads and writes (in place: a while op's loop variables)."""
+    return set(op.input_arg_names).intersection(op.output_arg_names)
+
+
 def _ops_on_path(ops, target_names):
     """Forward ops whose outputs (transitively) reach the targets, in program order. An op
     without a gradient (less_than, argmax) passes none back: what only feeds it is off the
@@ -28,7 +39,7 @@ def _ops_on_path(ops, target_names):
     for op in reversed(ops):
         if needed.intersection(op.output_arg_names):
             path.append(op)
-            if op.op_def.has_grad():
+            if _has_grad(op):
                 needed.update(op.input_arg_names)
     path.reverse()
     return path
@@ -46,7 +57,7 @@ def _requiring_grad(block, path, no_grad):
             v = block._find_var_recursive(n)
             if v is not None and not v.stop_gradient:
                 requires.add(n)
-        if op.op_def.has_grad() and requires.intersection(op.input_arg_names):
+        if _has_grad(op) and requires.intersection(op.input_arg_names):
             requires.update(n for n in op.output_arg_names if n not in no_grad)
     return requires
 
@@ -88,13 +99,19 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
     # An op none of whose outputs carries a gradient (all stop_gradient, e.g. built under
     # paddle.no_grad) passes nothing back: it gets no grad op.
     grad_ops = [op for op in path
-                if op.op_def.has_grad() and _differentiable_inputs(op, requires)
+                if _has_grad(op) and _differentiable_inputs(op, requires)
                 and any(n in requires or n in initial_grads for n in op.output_arg_names)]
+    # A name an op both reads and writes (a while op's loop variables) holds one value
+    # before that op and another after: gradients are counted per version of a name.
+    version = {}
     for op in grad_ops:
         for _, _, n in _differentiable_inputs(op, requires):
-            contributions[n] = contributions.get(n, 0) + 1
+            key = (n, version.get(n, 0))
+            contributions[key] = contributions.get(key, 0) + 1
+        for n in _rewritten(op):
+            version[n] = version.get(n, 0) + 1
     grad_of = dict(initial_grads)   # forward var -> its complete gradient's name
-    partial = {}                    # forward var -> partial gradient names so far
+    partial = {}                    # (forward var, version) -> partial gradient names so far
 
     def grad_var(name, grad_name):
         fwd = block._find_var_recursive(name)
@@ -117,37 +134,81 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
                                     for n, m in zip(names, op.outputs[fwd_slot])]
             elif slot in reads:
                 inputs[slot] = [renamed.get(n, n) for n in reads[slot]]
+        for n in _rewritten(op):    # the newer version's gradient is consumed here
+            version[n] -= 1
+            grad_of.pop(n, None)
         outputs = {}
         finished = []
         for slot, i, n in _differentiable_inputs(op, requires):
             # Inputs of a duplicable slot that get no gradient are written to @EMPTY@.
             names = outputs.setdefault(slot + GRAD_SUFFIX,
                                        [EMPTY_VAR_NAME] * len(op.inputs[slot]))
-            if contributions[n] == 1:
+            key = (n, version.get(n, 0))
+            if contributions[key] == 1:
                 names[i] = grad_var(n, grad_var_name(n))
                 grad_of[n] = names[i]
-                finished.append(n)
+                finished.append(key)
             else:
-                k = len(partial.setdefault(n, []))
+                k = len(partial.setdefault(key, []))
                 names[i] = grad_var(n, "%s@RENAME@block%d@%d" % (grad_var_name(n), block.idx, k))
-                partial[n].append(names[i])
-                if len(partial[n]) == contributions[n]:
-                    finished.append(n)
-        role_vars = _role_vars(block, finished)
+                partial[key].append(names[i])
+                if len(partial[key]) == contributions[key]:
+                    finished.append(key)
+        role_vars = _role_vars(block, [n for n, _ in finished])
         attrs = {k: op.attrs[k] for k in op_def.attrs}
         attrs["op_role"] = OpRole.Backward
         attrs["op_role_var"] = role_vars if role_vars else []
         attrs["op_callstack"] = op.attrs.get("op_callstack", "")
+        if getattr(op_def, "control_grad", False):
+            attrs.update(_control_grad_attrs(block, op, requires))
         block.append_op(type=op.type + "_grad", inputs=inputs, outputs=outputs, attrs=attrs)
-        for n in finished:
-            if n in partial:
+        for key in finished:
+            if key in partial:
+                n = key[0]
                 total = grad_var(n, grad_var_name(n))
-                block.append_op(type="sum", inputs={"X": partial.pop(n)},
+                block.append_op(type="sum", inputs={"X": partial.pop(key)},
                                 outputs={"Out": [total]},
                                 attrs={"op_role": OpRole.Backward,
                                        "op_role_var": _role_vars(block, [n])})
                 grad_of[n] = total
     return grad_of
+
+
+def _control_grad_attrs(block, op, requires):
+    """The sub-block of a control-flow op's grad op (specs/control_flow.md): a new block,
+    child of the forward sub-block (so its ops see the forward names), holding the grad
+    ops of the forward sub-block's ops. Its own names get a per-block suffix so they never
+    meet the enclosing blocks' gradients in the one dict of values. Returns the grad op's
+    attrs: sub_block, and the block's names for each Out's and each input's gradient."""
+    program = block.program
+    fwd = program.block(op.attrs["sub_block"])
+    outs = op.output("Out")
+    xs = op.input("Input" if op.type == "conditional_block" else "X")
+    current = program._current_block_idx
+    grad_block = program._create_block(parent_idx=fwd.idx)
+    program._current_block_idx = current
+    initial = {}
+    for o in outs:
+        v = fwd._find_var_recursive(o)
+        initial[o] = grad_block.create_var(name=grad_var_name(o), shape=v.shape,
+                                           dtype=v.dtype).name
+    path = _ops_on_path(list(fwd.ops), outs)
+    inner_requires = {n for n in xs if n in requires}
+    for inner in path:
+        if _has_grad(inner) and inner_requires.intersection(inner.input_arg_names):
+            inner_requires.update(inner.output_arg_names)
+    with program._role_guard(OpRole.Backward):
+        grad_of = _backward_ops(grad_block, path, inner_requires, initial)
+    differentiated = {n for inner in path if _has_grad(inner)
+                      for _, _, n in _differentiable_inputs(inner, inner_requires)}
+    renamed = {}
+    for name in list(grad_block.vars):
+        renamed[name] = "%s@B%d" % (name, grad_block.idx)
+        grad_block._rename_var(name, renamed[name])
+    return {"sub_block": grad_block.idx,
+            "out_grad_names": [renamed[initial[o]] for o in outs],
+            "in_grad_names": [renamed.get(grad_of[x], grad_of[x])
+                              if x in differentiated and x in grad_of else "" for x in xs]}
 
 
 def _role_vars(block, names):
@@ -244,7 +305,7 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     # Forward-propagate again so ops fed by a stop_gradient input that the user asked
     # about (e.g. a data var) are differentiated.
     for op in path:
-        if op.op_def.has_grad() and requires.intersection(op.input_arg_names):
+        if _has_grad(op) and requires.intersection(op.input_arg_names):
             requires.update(n for n in op.output_arg_names if n not in no_grad)
     target_gradients = target_gradients or [None] * len(targets)
     with program._role_guard(OpRole.Backward):

@@ -68,15 +68,27 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None):
     return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
 
 
+def bind_control_op(op, program, wrap_kernel=None):
+    """A control-flow op (conditional_block, while, their grads: `runs_sub_block`) bound
+    with a way to compile its sub-block: `compile(ops, keep)` is a nested Plan over `ops`
+    run on the same dict, freeing only the names it makes that are not in `keep` (the op
+    passes every name visible outside the sub-block). Ops never import the executor; this
+    is how they run blocks (specs/control_flow.md)."""
+    def compile_ops(ops, keep):
+        return Plan(program, (), keep, wrap_kernel=wrap_kernel, ops=ops)
+    return op.op_def.bind_control(op, compile_ops)
+
+
 class Plan:
     """A program compiled for one feed/fetch signature: bound ops plus a free list."""
 
     def __init__(self, program, feed_names, fetch_names, eager_delete=True, wrap_kernel=None,
-                 inplace=False, reuse_buffers=False, addto=False, hand_off=True):
+                 inplace=False, reuse_buffers=False, addto=False, hand_off=True, ops=None):
         self.program = program
         self.version = program._version
         block = program.global_block()
-        self.ops = list(block.ops)
+        # `ops`: a sub-block's ops (control flow, see bind_control_op); else the global block
+        self.ops = list(block.ops if ops is None else ops)
         self.fetch_names = list(fetch_names)
         persistable = {n for n, v in block.vars.items() if v.persistable}
         produced = set(feed_names)
@@ -102,7 +114,9 @@ class Plan:
         # recompute (conv2d's columns are kh*kw times its input)
         links = link_saved_for_grad(self.ops, little_only=hand_off == "little")
         self.saved_for_grad = list({id(h): h for h in links.values()}.values())
-        self.runs = [bind_op(op, wrap_kernel, r, alloc, links.get(i))
+        self.runs = [bind_control_op(op, program, wrap_kernel)
+                     if getattr(op.op_def, "runs_sub_block", False)
+                     else bind_op(op, wrap_kernel, r, alloc, links.get(i))
                      for i, (op, r) in enumerate(zip(self.ops, reuse))]
 
     def _promised_buffers(self, dead_after, inplace, fed):

@@ -1,0 +1,335 @@
+"""Static-graph control flow (specs/control_flow.md): cond, while_loop, While, Switch,
+IfElse and tensor arrays. Branch and loop bodies are sub-blocks of the program, run by
+conditional_block / while ops; their slots list the outside names each block reads and
+writes (block_io)."""
+import contextlib
+
+from ..framework import unique_name
+from ..framework.layer_helper import LayerHelper
+from ..framework.program import Variable, default_main_program
+from ..ops.control_flow import block_io
+from .creation import assign
+from .math import logical_not, _logical
+
+_logical_and = _logical("logical_and")
+
+
+def _check_condition(var, api, what="pred"):
+    if not isinstance(var, Variable):
+        raise TypeError("%s: %s must be a Variable, got %s" % (api, what, type(var).__name__))
+    shape = var.shape or ()
+    if var.dtype is None or var.dtype.name != "bool" or not all(d in (1, -1) for d in shape):
+        raise TypeError("%s: %s %r must be a bool tensor with one element, got dtype %s "
+                        "shape %s" % (api, what, var.name, var.dtype.name if var.dtype else
+                                      None, list(shape)))
+
+
+@contextlib.contextmanager
+def _sub_block():
+    """Make a new block the current one (ops appended inside go there); yields it."""
+    program = default_main_program()
+    block = program._create_block()
+    try:
+        yield block
+    finally:
+        program._rollback()
+
+
+def _append_conditional_block(block, cond):
+    reads, writes = block_io(block)
+    LayerHelper("conditional_block").append_op(
+        type="conditional_block", inputs={"Cond": [cond], "Input": reads},
+        outputs={"Out": writes}, attrs={"sub_block": block.idx, "is_scalar_condition": True})
+
+
+def _flatten(out):
+    if out is None:
+        return []
+    if isinstance(out, Variable):
+        return [out]
+    if isinstance(out, (list, tuple)):
+        return [v for item in out for v in _flatten(item)]
+    raise TypeError("cond/while_loop: branch and body functions must return Variables "
+                    "(or lists/tuples of them), got %s" % type(out).__name__)
+
+
+def _same_structure(a, b):
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_structure(x, y) for x, y in zip(a, b))
+    return isinstance(a, Variable) == isinstance(b, Variable) and (a is None) == (b is None)
+
+
+def _unflatten(template, flat):
+    if isinstance(template, Variable):
+        return flat.pop(0)
+    if isinstance(template, (list, tuple)):
+        return type(template)(_unflatten(t, flat) for t in template)
+    return None
+
+
+def _shapes_match(a, b):
+    a, b = tuple(a or ()), tuple(b or ())
+    return len(a) == len(b) and all(x == y or x < 0 or y < 0 for x, y in zip(a, b))
+
+
+def cond(pred, true_fn=None, false_fn=None, name=None):
+    """Run true_fn's ops when the scalar bool `pred` is true, else false_fn's; returns the
+    taken branch's outputs (both branches must return the same structure, dtypes and
+    shapes). Only the taken branch runs."""
+    _check_condition(pred, "cond")
+    for fn, which in ((true_fn, "true_fn"), (false_fn, "false_fn")):
+        if fn is not None and not callable(fn):
+            raise TypeError("cond: %s must be callable, got %s" % (which, type(fn).__name__))
+    branches = []
+    for fn in (true_fn, false_fn):
+        with _sub_block() as block:
+            out = fn() if fn is not None else None
+        branches.append((block, out))
+    (true_block, true_out), (false_block, false_out) = branches
+    if true_out is None and false_out is None:
+        return None
+    if not _same_structure(true_out, false_out):
+        raise ValueError("cond: true_fn and false_fn must return the same structure, got "
+                         "%r and %r" % (true_out, false_out))
+    helper = LayerHelper("cond", name=name)
+    merged, shapes = [], []
+    for t, f in zip(_flatten(true_out), _flatten(false_out)):
+        if t.dtype != f.dtype or not _shapes_match(t.shape, f.shape):
+            raise ValueError("cond: the branches' outputs differ: true_fn returns %r (%s %s), "
+                             "false_fn returns %r (%s %s)"
+                             % (t.name, t.dtype.name, list(t.shape), f.name, f.dtype.name,
+                                list(f.shape)))
+        shapes.append([x if x == y else -1 for x, y in zip(t.shape, f.shape)])
+        merged.append(helper.create_variable_for_type_inference(t.dtype, shape=shapes[-1]))
+    for block, out in branches:
+        for value, target in zip(_flatten(out), merged):
+            block.append_op(type="assign", inputs={"X": [value]}, outputs={"Out": [target]})
+    for target, shape in zip(merged, shapes):   # each assign set its branch's shape
+        target._set_shape_dtype(shape, None)
+    _append_conditional_block(true_block, pred)
+    _append_conditional_block(false_block, logical_not(pred))
+    return _unflatten(true_out, list(merged))
+
+
+def _append_while(block, condition, is_test):
+    reads, writes = block_io(block)
+    helper = LayerHelper("while")
+    steps = helper.block().create_var(name=unique_name.generate("while.step_scopes"),
+                                      type="STEP_SCOPES", dtype=None, stop_gradient=True)
+    helper.append_op(type="while", inputs={"X": reads, "Condition": [condition]},
+                     outputs={"Out": writes, "StepScopes": [steps]},
+                     attrs={"sub_block": block.idx, "is_test": is_test})
+
+
+def while_loop(cond, body, loop_vars, is_test=False, name=None):
+    """loop_vars = body(*loop_vars) while cond(*loop_vars) is true; returns the final
+    loop variables (new Variables; the given ones keep their values)."""
+    if not callable(cond) or not callable(body):
+        raise TypeError("while_loop: cond and body must be callable")
+    if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
+        raise TypeError("while_loop: loop_vars must be a non-empty list or tuple of "
+                        "Variables, got %r" % (loop_vars,))
+    for v in loop_vars:
+        if not isinstance(v, Variable):
+            raise TypeError("while_loop: loop_vars must be Variables, got %s"
+                            % type(v).__name__)
+    # Copies, so the loop updates its own variables in place, not the caller's inputs
+    # (whose values earlier ops' gradients read).
+    state = [assign(v) for v in loop_vars]
+    condition = cond(*state)
+    _check_condition(condition, "while_loop", "the value of cond")
+    with _sub_block() as block:
+        outs = body(*state)
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        if len(outs) != len(state):
+            raise ValueError("while_loop: body returned %d values for %d loop_vars"
+                             % (len(outs), len(state)))
+        for v, out, given in zip(state, outs, loop_vars):
+            if not isinstance(out, Variable):
+                raise TypeError("while_loop: body must return Variables, got %s"
+                                % type(out).__name__)
+            if out.dtype != v.dtype or not _shapes_match(out.shape, v.shape):
+                raise ValueError("while_loop: body output %r (%s %s) does not match loop "
+                                 "variable %r (%s %s)" % (out.name, out.dtype.name,
+                                                          list(out.shape), given.name,
+                                                          v.dtype.name, list(v.shape)))
+            if out is not v:
+                assign(out, v)
+        assign(cond(*state), condition)
+    _append_while(block, condition, is_test)
+    return state
+
+
+class While:
+    """Paddle 1.8's loop: `with loop.block():` appends the body, which must update
+    `cond` (e.g. less_than(i, n, cond=cond))."""
+
+    def __init__(self, cond, is_test=False, name=None):
+        _check_condition(cond, "While", "cond")
+        self.cond_var = cond
+        self.is_test = is_test
+
+    @contextlib.contextmanager
+    def block(self):
+        with _sub_block() as block:
+            yield
+        _append_while(block, self.cond_var, self.is_test)
+
+
+class Switch:
+    """Paddle 1.8's switch: the first `case(cond)` whose cond is true runs, else
+    `default()`. Each case is a conditional_block on "cond and no earlier cond"."""
+
+    def __init__(self, name=None):
+        self.none_before = None    # bool Variable: no earlier case was true
+        self.inside = False
+
+    def __enter__(self):
+        self.inside = True
+        return self
+
+    def __exit__(self, *exc):
+        self.inside = False
+        return False
+
+    @contextlib.contextmanager
+    def _case_block(self, condition):
+        if not self.inside:
+            raise ValueError("Switch: case() and default() must be used inside "
+                             "`with Switch() as switch:`")
+        with _sub_block() as block:
+            yield
+        _append_conditional_block(block, condition)
+
+    def case(self, condition):
+        _check_condition(condition, "Switch.case", "condition")
+        if self.none_before is None:
+            taken = condition
+            self.none_before = logical_not(condition)
+        else:
+            taken = _logical_and(self.none_before, condition)
+            self.none_before = _logical_and(self.none_before, logical_not(condition))
+        return self._case_block(taken)
+
+    def default(self):
+        if self.none_before is None:
+            raise ValueError("Switch.default: needs at least one case before it")
+        return self._case_block(self.none_before)
+
+
+class IfElse:
+    """Paddle 1.8's row-wise if/else: `cond` is a bool [N, 1]; inside true_block(),
+    `input(x)` is x's rows where cond is true (false_block(): the others); `output(...)`
+    in both blocks names the results, and `ie()` merges them back in row order. Both
+    blocks' ops run on their rows (an empty selection gives zero rows)."""
+
+    def __init__(self, cond, name=None):
+        if not isinstance(cond, Variable) or cond.dtype is None or cond.dtype.name != "bool":
+            raise TypeError("IfElse: cond must be a bool Variable of shape [N, 1], got %r"
+                            % (cond,))
+        self.cond = cond
+        self.branch = None
+        self.split = {}          # x name -> (true rows, false rows)
+        self.outputs = {True: None, False: None}
+
+    @contextlib.contextmanager
+    def _block(self, which):
+        if self.branch is not None:
+            raise ValueError("IfElse: true_block() and false_block() cannot be nested")
+        self.branch = which
+        try:
+            yield
+        finally:
+            self.branch = None
+
+    def true_block(self):
+        return self._block(True)
+
+    def false_block(self):
+        return self._block(False)
+
+    def input(self, x):
+        if self.branch is None:
+            raise ValueError("IfElse.input must be called inside true_block() or "
+                             "false_block()")
+        if x.name not in self.split:
+            helper = LayerHelper("split_lod_tensor")
+            rows = [helper.create_variable_for_type_inference(x.dtype) for _ in range(2)]
+            helper.append_op(type="split_lod_tensor", inputs={"X": [x], "Mask": [self.cond]},
+                             outputs={"OutTrue": [rows[0]], "OutFalse": [rows[1]]},
+                             attrs={"level": 0})
+            self.split[x.name] = rows
+        return self.split[x.name][0 if self.branch else 1]
+
+    def output(self, *outs):
+        if self.branch is None:
+            raise ValueError("IfElse.output must be called inside true_block() or "
+                             "false_block()")
+        self.outputs[self.branch] = list(outs)
+
+    def __call__(self):
+        true_outs, false_outs = self.outputs[True], self.outputs[False]
+        if true_outs is None or false_outs is None or len(true_outs) != len(false_outs):
+            raise ValueError("IfElse: both blocks must call output() with the same number of "
+                             "values, got %s and %s" % (true_outs, false_outs))
+        merged = []
+        for t, f in zip(true_outs, false_outs):
+            helper = LayerHelper("merge_lod_tensor")
+            out = helper.create_variable_for_type_inference(t.dtype)
+            helper.append_op(type="merge_lod_tensor",
+                             inputs={"X": [self.cond], "Mask": [self.cond], "InTrue": [t],
+                                     "InFalse": [f]},
+                             outputs={"Out": [out]}, attrs={"level": 0})
+            merged.append(out)
+        return merged
+
+
+def create_array(dtype="float32"):
+    helper = LayerHelper("array")
+    return helper.block().create_var(name=unique_name.generate("array"),
+                                     type="LOD_TENSOR_ARRAY", dtype=dtype)
+
+
+def array_write(x, i, array=None):
+    """array[i] = x (the array grows as needed); returns the array."""
+    if array is None:
+        array = create_array(x.dtype)
+    LayerHelper("array_write").append_op(type="write_to_array", inputs={"X": [x], "I": [i]},
+                                         outputs={"Out": [array]})
+    return array
+
+
+def array_read(array, i):
+    helper = LayerHelper("array_read")
+    out = helper.create_variable_for_type_inference(array.dtype)
+    helper.append_op(type="read_from_array", inputs={"X": [array], "I": [i]},
+                     outputs={"Out": [out]})
+    return out
+
+
+def array_length(array):
+    helper = LayerHelper("array_length")
+    out = helper.create_variable_for_type_inference("int64", stop_gradient=True)
+    helper.append_op(type="lod_array_length", inputs={"X": [array]}, outputs={"Out": [out]})
+    return out
+
+
+def tensor_array_to_tensor(input, axis=1, name=None, use_stack=False):
+    """(the elements concatenated or stacked along axis, each element's size along axis)."""
+    helper = LayerHelper("tensor_array_to_tensor", name=name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    index = helper.create_variable_for_type_inference("int32", stop_gradient=True)
+    helper.append_op(type="tensor_array_to_tensor", inputs={"X": [input]},
+                     outputs={"Out": [out], "OutIndex": [index]},
+                     attrs={"axis": axis, "use_stack": use_stack})
+    return out, index
+
+
+EXPORTS = {
+    "fluid.layers": {"cond": cond, "while_loop": while_loop, "While": While,
+                     "Switch": Switch, "IfElse": IfElse, "create_array": create_array,
+                     "array_write": array_write, "array_read": array_read,
+                     "array_length": array_length,
+                     "tensor_array_to_tensor": tensor_array_to_tensor},
+    "static.nn": {"cond": cond, "while_loop": while_loop},
+}

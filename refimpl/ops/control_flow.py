@@ -1,0 +1,273 @@
+"""Control-flow ops: conditional_block, while and their grads (specs/control_flow.md).
+
+Each runs a sub-block of the program (attr `sub_block`, a block index). They declare
+`runs_sub_block = True`: the executor binds them through `bind_control(op, compile)`,
+where `compile(ops, keep)` turns a list of ops into a nested plan run on the same dict of
+values, freeing what the ops make except the names in `keep`. Their slots list every name
+of the enclosing blocks the sub-block reads (`Input` / `X`) or writes (`Out`), so the
+enclosing plan frees values at the right time and backward sees the data flow.
+
+The grad ops recompute: they run the forward block's ops that write only its own names,
+then their sub-block, the grad ops of the forward block's ops (backward.py builds it), so
+no activations are kept between the forward and the backward run; the while op records the values of its loop variables at the start
+of each step (`StepScopes`) so while_grad can replay the steps in reverse.
+"""
+import numpy as np
+
+from .registry import OpDef, register
+
+__all__ = ["block_io", "outer_names", "DEFAULT_MAX_STEPS"]
+
+# while ops stop with an error after this many steps (attr max_steps), so a condition that
+# never turns false fails clearly instead of hanging
+DEFAULT_MAX_STEPS = 1000000
+
+
+def _local_names(blocks):
+    return {n for b in blocks for n in b.vars}
+
+
+def block_io(block):
+    """(reads, writes): names from enclosing blocks that `block`'s ops read and write, in
+    first-use order. Nested control ops list their own sub-block's outside names in their
+    slots, so one level is enough."""
+    local = set(block.vars)
+    reads, writes = [], []
+    for op in block.ops:
+        for n in op.input_arg_names:
+            if n not in local and n not in reads:
+                reads.append(n)
+        for n in op.output_arg_names:
+            if n not in local and n not in writes:
+                writes.append(n)
+    return reads, writes
+
+
+def outer_names(ops, blocks):
+    """Every name `ops` touch that is not local to `blocks`: what a nested plan must keep."""
+    local = _local_names(blocks)
+    return {n for op in ops for n in op.input_arg_names + op.output_arg_names
+            if n not in local}
+
+
+def _scalar_condition(op, value, slot):
+    """The Python bool of a control op's condition, or an error naming it."""
+    value = np.asarray(value)
+    if value.dtype != np.bool_ or value.size != 1:
+        raise op.error("condition %s %r must be a bool tensor with one element, got dtype "
+                       "%s shape %s" % (slot, op.input(slot)[0], value.dtype,
+                                        list(value.shape)))
+    return bool(value.reshape(()))
+
+
+def check_condition_var(ctx, slot):
+    """Build time: the condition is a bool variable with one element (when known)."""
+    v = ctx.input_var(slot)
+    ctx.expect(v.dtype is None or v.dtype.name == "bool",
+               "condition %s %r: expected dtype bool, got %s" % (slot, v.name, v.dtype.name
+                                                                 if v.dtype else None))
+    shape = v.shape or ()
+    ctx.expect(all(d in (1, -1) for d in shape),
+               "condition %s %r: expected one element (shape [1]), got shape %s"
+               % (slot, v.name, list(shape)))
+
+
+class _ControlOp(OpDef):
+    runs_sub_block = True
+    # backward.py builds the grad op (with its own sub-block), not the registry
+    control_grad = True
+
+    def sub_block(self, op):
+        return op.block.program.block(op.attrs["sub_block"])
+
+
+@register
+class ConditionalBlock(_ControlOp):
+    """Runs block `sub_block` when the scalar `Cond` is true."""
+    type = "conditional_block"
+    inputs = ("Cond", "Input*?")
+    outputs = ("Out*",)
+    attrs = {"sub_block": -1, "is_scalar_condition": True}
+    no_grad = ("Cond",)
+    grad_inputs = ("Cond", "Input*", "Out*", "Out@GRAD*")
+
+    def infer_shape(self, ctx):
+        check_condition_var(ctx, "Cond")
+
+    def bind_control(self, op, compile_ops):
+        block = self.sub_block(op)
+        body = compile_ops(block.ops, outer_names(block.ops, [block]))
+        cond = op.input("Cond")[0]
+
+        def run(env):
+            if _scalar_condition(op, env[cond], "Cond"):
+                body.run(env)
+        return run
+
+
+@register
+class While(_ControlOp):
+    """Runs block `sub_block` while the scalar `Condition` is true; the block updates the
+    condition. StepScopes (when named) receives, per step, the values of X and Out at the
+    step's start, and the values after the last step at the end (for while_grad)."""
+    type = "while"
+    inputs = ("X*?", "Condition")
+    outputs = ("Out*", "StepScopes?")
+    attrs = {"sub_block": -1, "is_test": False, "max_steps": DEFAULT_MAX_STEPS}
+    no_grad = ("Condition",)
+    grad_inputs = ("X*", "Out*", "Out@GRAD*", "StepScopes")
+
+    def infer_shape(self, ctx):
+        check_condition_var(ctx, "Condition")
+
+    def bind_control(self, op, compile_ops):
+        block = self.sub_block(op)
+        body = compile_ops(block.ops, outer_names(block.ops, [block]))
+        cond = op.input("Condition")[0]
+        max_steps = op.attrs["max_steps"]
+        record_to = op.output("StepScopes")[0] if op.output("StepScopes") and \
+            not op.attrs["is_test"] else None
+        state = tuple(dict.fromkeys(op.input("X") + op.output("Out")))
+
+        def run(env):
+            steps = []
+            while _scalar_condition(op, env[cond], "Condition"):
+                if len(steps) == max_steps:
+                    raise op.error("the loop ran %d steps and its condition %r is still true "
+                                   "(max_steps=%d): does the body update the condition?"
+                                   % (max_steps, cond, max_steps))
+                steps.append({n: env.get(n) for n in state})
+                body.run(env)
+            if record_to is not None:
+                env[record_to] = (steps, {n: env.get(n) for n in state})
+        return run
+
+
+def _zeros_like(value):
+    return np.zeros_like(np.asarray(value))
+
+
+def _restore(env, values):
+    """Put recorded values back; a name that had no value then has none now."""
+    for name, value in values.items():
+        if value is None:
+            env.pop(name, None)
+        else:
+            env[name] = value
+
+
+class _SubBlockGrad(_ControlOp):
+    """Shared by the grad ops: their sub-block (attr `sub_block`, the grad block, whose
+    parent is the forward block) runs after the forward block's ops are recomputed. Attrs
+    `out_grad_names` / `in_grad_names`: the grad block's names for each Out's gradient
+    (which this op sets) and each input's gradient (which it reads back; "" = none)."""
+    control_grad = False
+
+    def compile_grad_block(self, op, compile_ops):
+        grad_block = self.sub_block(op)
+        fwd_block = grad_block.parent_block
+        # Recompute only what the forward block keeps to itself: an op writing an outside
+        # name (the assigns that update loop variables or a cond's outputs) would replace
+        # the value the grad ops must read (the step's input) with the step's output.
+        local = set(fwd_block.vars)
+        recompute = [f for f in fwd_block.ops if local.issuperset(f.output_arg_names)]
+        ops = recompute + list(grad_block.ops)
+        keep = outer_names(ops, [fwd_block, grad_block])
+        keep.update(n for n in op.attrs["in_grad_names"] if n)
+        return compile_ops(ops, keep)
+
+    @staticmethod
+    def seed_out_grads(op, env, out_values, out_grads):
+        """Put each Out's incoming gradient (zeros if none) under the grad block's name."""
+        for name, value, grad in zip(op.attrs["out_grad_names"], out_values, out_grads):
+            env[name] = grad if grad is not None else _zeros_like(value)
+
+
+@register
+class ConditionalBlockGrad(_SubBlockGrad):
+    """Gradients of the Inputs of a conditional_block: the recomputed branch's grad ops
+    when Cond is true, zeros when the branch did not run."""
+    type = "conditional_block_grad"
+    inputs = ("Cond", "Input*", "Out*", "Out@GRAD*?")
+    outputs = ("Input@GRAD*?",)
+    attrs = {"sub_block": -1, "is_scalar_condition": True, "out_grad_names": [],
+             "in_grad_names": []}
+
+    def infer_shape(self, ctx):
+        pass
+
+    def bind_control(self, op, compile_ops):
+        body = self.compile_grad_block(op, compile_ops)
+        cond = op.input("Cond")[0]
+        inputs, outs = op.input("Input"), op.output("Input@GRAD")
+        out_names, out_grads = op.input("Out"), op.input("Out@GRAD")
+        in_grad_names = op.attrs["in_grad_names"]
+        temporaries = [n for n in op.attrs["out_grad_names"] + in_grad_names if n]
+
+        def run(env):
+            taken = _scalar_condition(op, env[cond], "Cond")
+            if taken:
+                self.seed_out_grads(op, env, [env[n] for n in out_names],
+                                    [env.get(n) for n in out_grads] if out_grads else
+                                    [None] * len(out_names))
+                body.run(env)
+            for x, inner, target in zip(inputs, in_grad_names, outs):
+                if target == "@EMPTY@":
+                    continue
+                grad = env.get(inner) if taken and inner else None
+                env[target] = grad if grad is not None else _zeros_like(env[x])
+            for n in temporaries:
+                env.pop(n, None)
+        return run
+
+
+@register
+class WhileGrad(_SubBlockGrad):
+    """Gradients of a while op's X: replays the recorded steps in reverse, each step
+    recomputing the body and running its grad ops. A variable the body both reads and
+    writes (loop-carried) passes its gradient from one step to the one before; the
+    gradients of the others (read only, e.g. weights) add up over the steps."""
+    type = "while_grad"
+    inputs = ("X*", "Out*", "Out@GRAD*?", "StepScopes")
+    outputs = ("X@GRAD*?",)
+    attrs = {"sub_block": -1, "out_grad_names": [], "in_grad_names": []}
+
+    def infer_shape(self, ctx):
+        pass
+
+    def bind_control(self, op, compile_ops):
+        body = self.compile_grad_block(op, compile_ops)
+        xs, outs = op.input("X"), op.input("Out")
+        out_grads = op.input("Out@GRAD") or [None] * len(outs)
+        targets = op.output("X@GRAD")
+        steps_name = op.input("StepScopes")[0]
+        in_grad_names = op.attrs["in_grad_names"]
+        temporaries = [n for n in op.attrs["out_grad_names"] + in_grad_names if n]
+        carried = set(outs)
+
+        def run(env):
+            steps, final = env[steps_name]
+            grad_of = {o: env.get(g) if g else None for o, g in zip(outs, out_grads)}
+            summed = {}
+            for start in reversed(steps):
+                _restore(env, start)
+                self.seed_out_grads(op, env, [env[o] for o in outs],
+                                    [grad_of[o] for o in outs])
+                body.run(env)
+                for o in outs:     # an Out the body does not read: no gradient before
+                    grad_of[o] = None
+                for x, inner in zip(xs, in_grad_names):
+                    grad = env.get(inner) if inner else None
+                    if x in carried:
+                        grad_of[x] = grad
+                    elif grad is not None:
+                        summed[x] = grad if x not in summed else summed[x] + grad
+            _restore(env, final)
+            for x, target in zip(xs, targets):
+                if target == "@EMPTY@":
+                    continue
+                grad = grad_of.get(x) if x in carried else summed.get(x)
+                env[target] = grad if grad is not None else _zeros_like(env[x])
+            for n in temporaries:
+                env.pop(n, None)
+        return run

@@ -1,0 +1,123 @@
+"""Tensor arrays (LOD_TENSOR_ARRAY variables): write_to_array, read_from_array,
+lod_array_length, tensor_array_to_tensor. At run time an array's value is a Python list
+of arrays. Writing makes a new list (copy on write), so a value recorded earlier (a while
+op's step records) never changes. The array variable carries its elements' build-time
+shape and dtype. Arrays pass no gradients (specs/control_flow.md, Divergences)."""
+import numpy as np
+
+from .registry import OpDef, register
+
+
+def _index(op_name, i):
+    i = np.asarray(i)
+    if i.size != 1 or i.dtype.kind not in "iu":
+        raise ValueError("%s: index I must be one integer, got dtype %s shape %s"
+                         % (op_name, i.dtype, list(i.shape)))
+    return int(i.reshape(()))
+
+
+def _check_index(ctx):
+    i = ctx.input_var("I")
+    ctx.expect(i.dtype is None or i.dtype.name in ("int32", "int64"),
+               "index I %r: expected dtype int32 or int64, got %s" % (i.name, i.dtype.name))
+
+
+@register
+class WriteToArray(OpDef):
+    """Out[I] = X; Out is the array (read and written: bound directly, below)."""
+    type = "write_to_array"
+    inputs = ("X", "I")
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        _check_index(ctx)
+        x = ctx.input_var("X")
+        ctx.set_output("Out", x.shape, x.dtype)
+
+    @staticmethod
+    def forward(x, i, array=None):
+        """The array after writing X at I; slots between the end and I are None."""
+        i = _index("write_to_array", i)
+        array = list(array or [])
+        if i >= len(array):
+            array.extend([None] * (i + 1 - len(array)))
+        array[i] = x
+        return array
+
+    @staticmethod
+    def bind_direct(op):
+        forward = WriteToArray.forward
+        x, i, out = op.input("X")[0], op.input("I")[0], op.output("Out")[0]
+
+        def run(env):
+            env[out] = forward(env[x], env[i], env.get(out))
+        return run
+
+
+@register
+class ReadFromArray(OpDef):
+    type = "read_from_array"
+    inputs = ("X", "I")
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        _check_index(ctx)
+        ctx.same_as("X", "Out")
+
+    @staticmethod
+    def forward(array, i):
+        i = _index("read_from_array", i)
+        if not 0 <= i < len(array) or array[i] is None:
+            raise IndexError("read_from_array: index %d was never written (array length %d)"
+                             % (i, len(array)))
+        return array[i]
+
+
+
+@register
+class LodArrayLength(OpDef):
+    type = "lod_array_length"
+    inputs = ("X",)
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", (1,), "int64")
+
+    @staticmethod
+    def forward(array):
+        return np.array([len(array)], dtype=np.int64)
+
+
+@register
+class TensorArrayToTensor(OpDef):
+    """The elements concatenated (or stacked, use_stack) along `axis`; OutIndex holds each
+    element's size along axis (1 each when stacked)."""
+    type = "tensor_array_to_tensor"
+    inputs = ("X",)
+    outputs = ("Out", "OutIndex")
+    attrs = {"axis": 1, "use_stack": False}
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        shape = list(x.shape or ())
+        axis = ctx.attr("axis")
+        rank = len(shape) + (1 if ctx.attr("use_stack") else 0)
+        ctx.expect(-rank <= axis < rank, "axis %d is out of range for elements of X %r of "
+                   "shape %s" % (axis, x.name, shape))
+        axis %= rank
+        if ctx.attr("use_stack"):
+            shape.insert(axis, -1)
+        else:
+            shape[axis] = -1
+        ctx.set_output("Out", shape, x.dtype)
+        ctx.set_output("OutIndex", (-1,), "int32")
+
+    @staticmethod
+    def forward(array, axis=1, use_stack=False):
+        if not array or any(a is None for a in array):
+            raise ValueError("tensor_array_to_tensor: the array is empty or has unwritten "
+                             "slots")
+        out = np.stack(array, axis) if use_stack else np.concatenate(array, axis)
+        sizes = [1 if use_stack else a.shape[axis] for a in array]
+        return out, np.array(sizes, dtype=np.int32)
+

@@ -1,0 +1,241 @@
+"""Control flow (specs/control_flow.md): values against plain Python / numpy, gradients
+against finite differences, and the errors."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import fluid
+from refimpl.framework.errors import OpError
+
+L = fluid.layers
+
+
+def _build(fn):
+    main, start = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, start):
+        out = fn()
+    return main, start, out
+
+
+def _run(main, feed, fetch, start=None):
+    exe = fluid.Executor()
+    if start is not None:
+        exe.run(start)
+    return exe.run(main, feed=feed, fetch_list=fetch)
+
+
+def test_while_loop_sums_i_below_10():
+    def build():
+        i = L.fill_constant([1], "int64", 0)
+        s = L.fill_constant([1], "int64", 0)
+        ten = L.fill_constant([1], "int64", 10)
+        return L.while_loop(lambda i, s: i < ten, lambda i, s: [i + 1, s + i], [i, s])
+    main, _, (i, s) = _build(build)
+    iv, sv = _run(main, {}, [i, s])
+    assert iv[0] == 10 and sv[0] == sum(range(10))
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_cond_runs_only_the_taken_branch(taken):
+    def build():
+        p = fluid.data("p", [1], "bool")
+        x = fluid.data("x", [3], "float64")
+        return x, L.cond(p, lambda: (x * 2.0, x + 1.0), lambda: (x - 1.0, x * x))
+    main, _, (x, (a, b)) = _build(build)
+    xv = np.array([1.0, -2.0, 3.0])
+    av, bv = _run(main, {"p": np.array([taken]), "x": xv}, [a, b])
+    np.testing.assert_allclose(av, xv * 2 if taken else xv - 1)
+    np.testing.assert_allclose(bv, xv + 1 if taken else xv * xv)
+    # static.nn exports the same function (Paddle 2.0's paddle.static.nn.cond)
+    assert paddle.static.nn.cond is L.cond and paddle.static.nn.while_loop is L.while_loop
+
+
+def test_nested_cond_in_while():
+    """sum over i < 6 of (i if i is even else -1)."""
+    def build():
+        i = L.fill_constant([1], "int64", 0)
+        s = L.fill_constant([1], "int64", 0)
+        six = L.fill_constant([1], "int64", 6)
+        two = L.fill_constant([1], "int64", 2)
+        zero = L.fill_constant([1], "int64", 0)
+        minus = L.fill_constant([1], "int64", -1)
+
+        def body(i, s):
+            even = L.equal(L.elementwise_mod(i, two), zero)
+            return [i + 1, s + L.cond(even, lambda: i * 1, lambda: minus * 1)]
+        return L.while_loop(lambda i, s: i < six, body, [i, s])
+    main, _, (_, s) = _build(build)
+    assert _run(main, {}, [s])[0][0] == sum(i if i % 2 == 0 else -1 for i in range(6))
+
+
+def test_while_class_api_and_arrays():
+    """1.8's While with less_than(cond=...), writing each i*i into an array."""
+    def build():
+        i = L.fill_constant([1], "int64", 0)
+        n = L.fill_constant([1], "int64", 4)
+        arr = L.create_array("float32")
+        cond = L.less_than(i, n)
+        loop = L.While(cond)
+        with loop.block():
+            sq = L.cast(i * i, "float32")
+            L.array_write(sq, i, array=arr)
+            L.increment(i, 1, in_place=True)
+            L.less_than(i, n, cond=cond)
+        two = L.fill_constant([1], "int64", 2)
+        out, index = L.tensor_array_to_tensor(arr, axis=0)
+        return L.array_length(arr), L.array_read(arr, two), out, index
+    main, _, outs = _build(build)
+    length, second, whole, index = _run(main, {}, list(outs))
+    assert length[0] == 4
+    np.testing.assert_array_equal(second, [4.0])
+    np.testing.assert_array_equal(whole, [0.0, 1.0, 4.0, 9.0])
+    np.testing.assert_array_equal(index, [1, 1, 1, 1])
+
+
+def test_tensor_array_to_tensor_stack():
+    def build():
+        x = fluid.data("x", [2, 3], "float32")
+        zero = L.fill_constant([1], "int64", 0)
+        one = L.fill_constant([1], "int64", 1)
+        arr = L.array_write(x, zero)
+        L.array_write(x * 2.0, one, array=arr)
+        return L.tensor_array_to_tensor(arr, axis=1, use_stack=True)
+    main, _, (out, index) = _build(build)
+    xv = np.arange(6, dtype="float32").reshape(2, 3)
+    ov, iv = _run(main, {"x": xv}, [out, index])
+    np.testing.assert_array_equal(ov, np.stack([xv, xv * 2], 1))
+    np.testing.assert_array_equal(iv, [1, 1])
+
+
+@pytest.mark.parametrize("step,expected", [(0, 10.0), (5, 20.0), (8, 30.0), (12, 40.0)])
+def test_switch_takes_the_first_true_case(step, expected):
+    def build():
+        s = fluid.data("s", [1], "float32")
+        lr = L.create_global_var([1], 0.0, "float32", persistable=True, name="lr")
+        with L.Switch() as switch:
+            with switch.case(s < 3.0):
+                L.assign(np.array([10.0], "float32"), lr)
+            with switch.case(s < 7.0):
+                L.assign(np.array([20.0], "float32"), lr)
+            with switch.case(s < 10.0):
+                L.assign(np.array([30.0], "float32"), lr)
+            with switch.default():
+                L.assign(np.array([40.0], "float32"), lr)
+        return lr
+    main, start, lr = _build(build)
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        got, = _run(main, {"s": np.array([step], "float32")}, [lr], start)
+    assert got[0] == expected
+
+
+def test_ifelse_routes_rows_by_mask():
+    def build():
+        x = fluid.data("x", [-1, 2], "float64")
+        limit = L.fill_constant([1], "float64", 0.0)
+        c = L.less_than(L.reduce_sum(x, dim=1, keep_dim=True), limit)
+        ie = L.IfElse(c)
+        with ie.true_block():
+            ie.output(ie.input(x) * 10.0)
+        with ie.false_block():
+            ie.output(ie.input(x) - 1.0)
+        return x, ie()[0]
+    main, _, (x, out) = _build(build)
+    xv = np.array([[1.0, 2.0], [-3.0, 1.0], [0.5, -0.1], [-1.0, -1.0]])
+    got, = _run(main, {"x": xv}, [out])
+    neg = xv.sum(1, keepdims=True) < 0
+    np.testing.assert_allclose(got, np.where(neg, xv * 10, xv - 1))
+
+
+def _fd_grad(f, x, eps=1e-6):
+    g = np.zeros_like(x)
+    for k in range(x.size):
+        d = np.zeros_like(x)
+        d.flat[k] = eps
+        g.flat[k] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g
+
+
+@pytest.mark.parametrize("taken", [True, False])
+def test_cond_gradient_matches_finite_differences(taken):
+    def build():
+        p = fluid.data("p", [1], "bool")
+        x = fluid.data("x", [3], "float64")
+        x.stop_gradient = False
+        y = L.cond(p, lambda: L.tanh(x) * x, lambda: L.exp(x) + x)
+        loss = L.reduce_sum(y * x)     # x also outside the branch: gradients add up
+        return loss, paddle.static.gradients([loss], [x])[0]
+    main, _, (loss, gx) = _build(build)
+    xv = np.array([0.3, -0.7, 1.1])
+
+    def f(v):
+        y = np.tanh(v) * v if taken else np.exp(v) + v
+        return (y * v).sum()
+    got, = _run(main, {"p": np.array([taken]), "x": xv}, [gx])
+    np.testing.assert_allclose(got, _fd_grad(f, xv), rtol=1e-6, atol=1e-8)
+
+
+def test_while_loop_gradient_matches_finite_differences():
+    def build():
+        x = fluid.data("x", [3], "float64")
+        w = fluid.data("w", [3], "float64")
+        x.stop_gradient = w.stop_gradient = False
+        i = L.fill_constant([1], "int64", 0)
+        n = L.fill_constant([1], "int64", 3)
+        _, h = L.while_loop(lambda i, h: i < n,
+                            lambda i, h: [i + 1, L.tanh(h * w + 0.5)], [i, x])
+        loss = L.reduce_sum(h * h)
+        return loss, paddle.static.gradients([loss], [x, w])
+    main, _, (loss, (gx, gw)) = _build(build)
+    xv, wv = np.array([0.1, 0.2, -0.3]), np.array([0.5, -1.0, 2.0])
+
+    def f(xv, wv):
+        h = xv
+        for _ in range(3):
+            h = np.tanh(h * wv + 0.5)
+        return (h * h).sum()
+    got_x, got_w = _run(main, {"x": xv, "w": wv}, [gx, gw])
+    np.testing.assert_allclose(got_x, _fd_grad(lambda v: f(v, wv), xv), rtol=1e-6)
+    np.testing.assert_allclose(got_w, _fd_grad(lambda v: f(xv, v), wv), rtol=1e-6)
+
+
+def test_non_boolean_condition_is_refused():
+    def build():
+        x = fluid.data("x", [1], "float32")
+        return L.cond(x, lambda: x, lambda: x)
+    with pytest.raises(TypeError, match="cond: pred .*bool"):
+        _build(build)
+
+
+def test_branch_outputs_of_different_shapes_name_both():
+    def build():
+        p = fluid.data("p", [1], "bool")
+        a = fluid.data("a", [3], "float32")
+        b = fluid.data("b", [4], "float32")
+        return L.cond(p, lambda: a * 1.0, lambda: b * 1.0)
+    with pytest.raises(ValueError, match=r"true_fn returns .*\[3\].*false_fn returns .*\[4\]"):
+        _build(build)
+
+
+def test_while_stops_after_max_steps_with_a_clear_error():
+    def build():
+        i = L.fill_constant([1], "int64", 0)
+        n = L.fill_constant([1], "int64", 1)
+        out = L.while_loop(lambda i: i < n, lambda i: [i * 1], [i])
+        main = fluid.default_main_program()
+        [op for op in main.global_block().ops if op.type == "while"][0]._set_attr(
+            "max_steps", 50)
+        return out
+    main, _, (i,) = _build(build)
+    with pytest.raises(OpError, match="ran 50 steps"):
+        _run(main, {}, [i])
+
+
+def test_runtime_condition_with_several_elements_is_refused():
+    def build():
+        p = fluid.data("p", [-1], "bool")
+        x = fluid.data("x", [1], "float32")
+        return L.cond(p, lambda: x * 1.0, lambda: x * 2.0)
+    main, _, y = _build(build)
+    with pytest.raises(OpError, match="one element"):
+        _run(main, {"p": np.array([True, False]), "x": np.ones(1, "float32")}, [y])
