@@ -145,5 +145,6 @@ class Pool3D(OpDef):
         yield Sample({"X": x}, {"pooling_type": "max", "ksize": [3, 2, 2], "adaptive": True},
                      name="adaptive_max")
         yield Sample({"X": np.moveaxis(x, 1, -1).copy()},
-                     {"pooling_type": "avg", "global_pooling": True, "data_format": "NDHWC"},
+                     {"pooling_type": "avg", "global_pooling": True, "data_format": "NDHWC",
+                      "ksize": [1, 1, 1]},   # ignored with global_pooling; Paddle requires it
                      name="global_ndhwc")

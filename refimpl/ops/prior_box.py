@@ -87,7 +87,7 @@ class PriorBox(OpDef):
     inputs = ("Input", "Image")
     outputs = ("Boxes", "Variances")
     attrs = {"min_sizes": [], "max_sizes": [], "aspect_ratios": [1.0],
-             "variances": [0.1, 0.1, 0.2, 0.2], "flip": False, "clip": False,
+             "variances": [0.1, 0.1, 0.2, 0.2], "flip": True, "clip": True,
              "step_w": 0.0, "step_h": 0.0, "offset": 0.5, "min_max_aspect_ratios_order": False}
 
     def infer_shape(self, ctx):
@@ -125,11 +125,13 @@ class PriorBox(OpDef):
         feature, image = np.zeros((1, 2, 2, 3)), np.zeros((1, 3, 8, 12))
         yield Sample({"Input": feature, "Image": image},
                      {"min_sizes": [2.0, 4.0], "max_sizes": [5.0, 6.0],
-                      "aspect_ratios": [2.0], "flip": True, "clip": True})
+                      "aspect_ratios": [2.0], "flip": True, "clip": True,
+                      "variances": [0.1, 0.1, 0.2, 0.2]})
         yield Sample({"Input": feature, "Image": image},
                      {"min_sizes": [3.0], "max_sizes": [6.0], "aspect_ratios": [2.0, 3.0],
                       "min_max_aspect_ratios_order": True, "step_w": 5.0, "step_h": 3.0,
-                      "offset": 0.2}, name="min_max_order")
+                      "offset": 0.2, "flip": False, "clip": False,
+                      "variances": [0.1, 0.2, 0.3, 0.4]}, name="min_max_order")
 
 
 @register
@@ -238,4 +240,4 @@ class AnchorGenerator(OpDef):
     def samples(self, rng):
         yield Sample({"Input": np.zeros((1, 2, 2, 3))},
                      {"anchor_sizes": [32.0, 64.0], "aspect_ratios": [0.5, 1.0, 2.0],
-                      "stride": [8.0, 16.0], "offset": 0.5})
+                      "stride": [8.0, 16.0], "offset": 0.5, "variances": [0.1, 0.1, 0.2, 0.2]})
