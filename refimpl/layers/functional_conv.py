@@ -51,6 +51,8 @@ def _conv_nd(op_type, x, weight, bias, stride, padding, dilation, groups, data_f
     attrs = {"strides": _ints(stride, nd, "stride", layer), "paddings": paddings,
              "padding_algorithm": algo, "groups": int(groups),
              "dilations": _ints(dilation, nd, "dilation", layer), "data_format": data_format}
+    if op_type == "conv3d_transpose":    # Paddle's op names the layouts NCHW / NHWC
+        attrs["data_format"] = "NHWC" if data_format[-1] == "C" else "NCHW"
     attrs.update(transpose_attrs or {})
     out = append_op_out(op_type, {"Input": [x], "Filter": [weight]}, attrs, name,
                         out_slot="Output")

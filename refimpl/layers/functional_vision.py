@@ -183,8 +183,10 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
                          % (len(x.shape), list(_INTERP_FORMATS[len(x.shape)]),
                             data_format))
     attrs = _size_attrs(x, size, scale_factor, spatial, "interpolate", True)
+    # the ops' data_layout is "NCHW" or "NHWC" whatever the rank, as in Paddle
     attrs.update(interp_method=mode, align_corners=bool(align_corners),
-                 align_mode=int(align_mode), data_layout=data_format)
+                 align_mode=int(align_mode),
+                 data_layout="NHWC" if data_format[-1] == "C" else "NCHW")
     return append_op_out(op_type, {"X": [x]}, attrs, name)
 
 

@@ -49,7 +49,7 @@ def dist(x, y, p=2):
 
 def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
     return append_op_out("allclose", {"Input": [x], "Other": [y]},
-                         {"rtol": float(rtol), "atol": float(atol),
+                         {"rtol": str(float(rtol)), "atol": str(float(atol)),
                           "equal_nan": bool(equal_nan)}, name, out_dtype="bool",
                          stop_gradient=True)
 

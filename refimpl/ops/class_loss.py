@@ -25,7 +25,8 @@ def _take_class(x, label):
 class NLLLoss(OpDef):
     """-Weight[y] X[n, y, ...] per element (y = Label[n, ...]), 0 where y == ignore_index.
     X is [N, C] or [N, C, d1, ...]. reduction 'mean' divides the sum by Total_weight, the
-    summed weights of the labels kept; 'sum' sums; 'none' keeps Label's shape."""
+    summed weights of the labels kept; 'sum' sums; 'none' keeps Label's shape and leaves
+    Total_weight 0, as Paddle's kernel does."""
     type = "nll_loss"
     inputs = ("X", "Label", "Weight?")
     outputs = ("Out", "Total_weight")
@@ -62,7 +63,7 @@ class NLLLoss(OpDef):
         loss = -w * _take_class(x, safe)
         total = np.asarray(w.sum(), x.dtype)
         if reduction == "none":
-            return loss, total
+            return loss, np.zeros((), x.dtype)
         out = loss.sum() / (total if reduction == "mean" and total != 0 else 1)
         return np.asarray(out, x.dtype), total
 

@@ -286,7 +286,7 @@ def _samples(nd, transpose, rng):
     channels = 3 if transpose else 2   # Filter [3, 2, *K]: [C, M] transposed, [M, C] not
     yield Sample({"Input": rand(rng, 1, channels, *spatial),
                   "Filter": rand(rng, *([3, 2] + k))}, attrs, name="dilated_asym")
-    fmt = {2: "NHWC", 3: "NDHWC"}[nd]
+    fmt = "NHWC" if transpose else {2: "NHWC", 3: "NDHWC"}[nd]
     yield Sample({"Input": rand(rng, 1, *spatial, channels),
                   "Filter": rand(rng, *([3, 2] + k))},
                  {"data_format": fmt, "padding_algorithm": "SAME", "strides": [2] * nd},
@@ -317,7 +317,9 @@ class Conv2DTranspose(_Transpose):
 class Conv3DTranspose(_Transpose):
     type = "conv3d_transpose"
     nd = 3
-    formats = ("NCDHW", "NDHWC")
+    # Paddle's op names the layouts NCHW / NHWC (its default NCHW); the 5-D names are
+    # accepted too
+    formats = ("NCHW", "NHWC", "NCDHW", "NDHWC")
 
     def samples(self, rng):
         return _samples(3, True, rng)

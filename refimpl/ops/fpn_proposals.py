@@ -63,7 +63,8 @@ class DistributeFpnProposals(OpDef):
         rois = np.concatenate([corner, corner + sides[:, None]], axis=1)
         yield Sample({"FpnRois": rois, "RoisNum": np.array([4, 2], np.int32)},
                      {"min_level": 2, "max_level": 5, "refer_level": 4, "refer_scale": 224})
-        yield Sample({"FpnRois": rois[:4]}, {"min_level": 3, "max_level": 4}, name="one_image")
+        yield Sample({"FpnRois": rois[:4]}, {"min_level": 3, "max_level": 4, "refer_level": 4,
+                                        "refer_scale": 224}, name="one_image")
 
 
 @register

@@ -100,7 +100,7 @@ class GenerateProposals(OpDef):
         yield Sample({"Scores": scores, "BboxDeltas": deltas, "ImInfo": info,
                       "Anchors": anchors, "Variances": variances},
                      {"pre_nms_topN": 12, "post_nms_topN": 5, "nms_thresh": 0.5,
-                      "min_size": 2.0})
+                      "min_size": 2.0, "eta": 1.0})
         yield Sample({"Scores": scores, "BboxDeltas": deltas, "ImInfo": info,
                       "Anchors": anchors, "Variances": variances * 0.5},
                      {"pre_nms_topN": -1, "post_nms_topN": -1, "nms_thresh": 0.7,

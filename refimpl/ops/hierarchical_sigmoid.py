@@ -1,6 +1,7 @@
 """hierarchical_sigmoid: a binary-tree softmax. Each label has a path of inner nodes and
-bits; PreOut [N, width] holds p = clip(W[node] . X[n] + Bias[node], -40, 40) per path
-step and 0 past the path's end, and Out[n] = sum over all `width` columns of
+bits; with p = clip(W[node] . X[n] + Bias[node], -40, 40) per path step and 0 past the
+path's end, PreOut [N, width] holds softplus(p) (as Paddle's, whose gradient recovers
+sigmoid(p) = 1 - exp(-PreOut) from it) and Out[n] = sum over all `width` columns of
 softplus(p) - bit p. As in Paddle, a path shorter than the width thus adds log 2 per
 missing step (a constant: no gradient). width: (num_classes - 1).bit_length() for the
 default tree, PathTable's columns for a custom one.
@@ -10,7 +11,7 @@ gives PathTable (node ids, -1 ends a path) and PathCode (bits) per sample."""
 import numpy as np
 
 from ._common import FLOATS, rand
-from .pointwise_loss import sigmoid, stable_softplus
+from .pointwise_loss import stable_softplus
 from .registry import OpDef, Sample, register
 
 PRE_OUT_CLIP = 40.0
@@ -38,7 +39,9 @@ def _paths(label, path_table, path_code, num_classes):
 class HierarchicalSigmoid(OpDef):
     type = "hierarchical_sigmoid"
     inputs = ("X", "W", "Label", "PathTable?", "PathCode?", "Bias?")
-    outputs = ("Out", "PreOut")
+    # W_Out: Paddle's op requires it (its sparse-parameter path, bound to W by the layer);
+    # accepted, never written here, like batch_norm's ReserveSpace
+    outputs = ("Out", "PreOut", "W_Out?")
     attrs = {"num_classes": 2, "is_sparse": False}
     no_grad = ("Label", "PathTable", "PathCode")
     grad_inputs = ("X", "W", "Label", "PathTable?", "PathCode?", "Bias?", "PreOut",
@@ -59,6 +62,8 @@ class HierarchicalSigmoid(OpDef):
             (ctx.attr("num_classes") - 1).bit_length()
         ctx.set_output("Out", (x.shape[0], 1), x.dtype)
         ctx.set_output("PreOut", (x.shape[0], width), x.dtype)
+        if ctx.has_output("W_Out"):
+            ctx.set_output("W_Out", w.shape, w.dtype)      # declared, never written
 
     @staticmethod
     def _pre(x, w, bias, nodes, valid):
@@ -71,14 +76,16 @@ class HierarchicalSigmoid(OpDef):
     def forward(x, w, label, path_table, path_code, bias, num_classes=2, is_sparse=False):
         nodes, bits, valid = _paths(label, path_table, path_code, num_classes)
         pre = HierarchicalSigmoid._pre(x, w, bias, nodes, valid)
-        loss = (stable_softplus(pre) - bits * pre).sum(1, keepdims=True)
-        return loss.astype(x.dtype), pre.astype(x.dtype)
+        softplus = stable_softplus(pre)
+        loss = (softplus - bits * pre).sum(1, keepdims=True)
+        return loss.astype(x.dtype), softplus.astype(x.dtype), None
 
     @staticmethod
-    def backward(x, w, label, path_table, path_code, bias, pre, dout, num_classes=2,
+    def backward(x, w, label, path_table, path_code, bias, softplus, dout, num_classes=2,
                  is_sparse=False):
         nodes, bits, valid = _paths(label, path_table, path_code, num_classes)
-        dpre = np.where(valid, sigmoid(pre) - bits, 0) * dout.reshape(-1, 1)
+        sigmoid_pre = -np.expm1(-softplus)
+        dpre = np.where(valid, sigmoid_pre - bits, 0) * dout.reshape(-1, 1)
         dx = np.einsum("nl,nld->nd", dpre, w[nodes])
         dw = np.zeros_like(w)
         np.add.at(dw, nodes, dpre[..., None] * x[:, None, :])

@@ -227,21 +227,28 @@ class FrobeniusNorm(_DifferentiableReduce):
 @register
 class Allclose(OpDef):
     """Out = all(|X - Y| <= atol + rtol * |Y|) (bool, 0-D); NaNs equal only with
-    equal_nan."""
+    equal_nan. rtol and atol are strings of floats, as in Paddle (which keeps them at
+    double precision that way)."""
     type = "allclose"
     inputs = ("Input", "Other")
     outputs = ("Out",)
-    attrs = {"rtol": 1e-5, "atol": 1e-8, "equal_nan": False}
+    attrs = {"rtol": "1e-5", "atol": "1e-8", "equal_nan": False}
 
     def infer_shape(self, ctx):
         broadcast_shape(ctx.input_shape("Input"), ctx.input_shape("Other"), ctx)
+        for name in ("rtol", "atol"):
+            try:
+                float(ctx.attr(name))
+            except (TypeError, ValueError):
+                ctx.fail("attr %s must be a float as a string, got %r"
+                         % (name, ctx.attr(name)))
         ctx.set_output("Out", [], "bool")
 
     @staticmethod
-    def forward(x, y, rtol=1e-5, atol=1e-8, equal_nan=False):
-        return np.array(np.allclose(x, y, rtol, atol, equal_nan))
+    def forward(x, y, rtol="1e-5", atol="1e-8", equal_nan=False):
+        return np.array(np.allclose(x, y, float(rtol), float(atol), equal_nan))
 
     def samples(self, rng):
         x = rand(rng, 3, 4)
         yield Sample({"Input": x, "Other": x + 1e-9})
-        yield Sample({"Input": x, "Other": x + 1e-3}, {"rtol": 1e-5, "atol": 1e-8})
+        yield Sample({"Input": x, "Other": x + 1e-3}, {"rtol": "1e-05", "atol": "1e-08"})

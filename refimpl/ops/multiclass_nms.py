@@ -120,6 +120,7 @@ def nms_samples(rng, attrs):
     boxes = np.stack([centers[rng.randint(3, size=6)] + rng.uniform(-0.5, 0.5, (6, 4))
                       for _ in range(2)])
     scores = rng.permutation(36).reshape(2, 3, 6) / 36.0
+    attrs = dict(attrs, nms_top_k=-1, keep_top_k=-1)   # no default in Paddle
     yield Sample({"BBoxes": boxes, "Scores": scores}, attrs)
     yield Sample({"BBoxes": boxes, "Scores": scores},
                  dict(attrs, keep_top_k=3, nms_top_k=4, normalized=False), name="top_k")
@@ -194,7 +195,8 @@ class MulticlassNMS(OpDef):
         yield Sample({"BBoxes": per_class, "Scores": rng.permutation(10).reshape(5, 2) / 10.0,
                       "RoisNum": np.array([3, 2], np.int32)},
                      {"score_threshold": 0.05, "background_label": -1, "nms_eta": 0.9,
-                      "nms_threshold": 0.6}, name="per_class_boxes")
+                      "nms_threshold": 0.6, "nms_top_k": -1, "keep_top_k": -1},
+                     name="per_class_boxes")
 
 
 @register

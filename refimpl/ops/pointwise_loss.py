@@ -86,8 +86,14 @@ class LogLoss(OpDef):
         return dloss * (-y / (p + epsilon) + (1 - y) / (1 - p + epsilon))
 
     def samples(self, rng):
-        yield Sample({"Predicted": rand(rng, 4, 1, low=0.1, high=0.9),
-                      "Labels": rng.randint(0, 2, (4, 1)).astype("float64")})
+        predicted = rand(rng, 4, 1, low=0.1, high=0.9)
+        labels = rng.randint(0, 2, (4, 1)).astype("float64")
+        yield Sample({"Predicted": predicted, "Labels": labels}, {"epsilon": 1e-4})
+        # float32, the only dtype of Paddle's log_loss kernel (no finite-difference
+        # gradient check in float32)
+        yield Sample({"Predicted": predicted.astype("float32"),
+                      "Labels": labels.astype("float32")}, {"epsilon": 1e-4}, grad=False,
+                     name="float32")
 
 
 @register

@@ -58,6 +58,8 @@ def _channels_last(x, data_format):
 @register
 class Pool3D(OpDef):
     type = "pool3d"
+    # float64: Paddle's avg pool3d gradient differs by ~1e-6 relative (float32 rounding in its kernel) (the spec's Tolerances)
+    tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-6, 1e-8)}
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"pooling_type": "max", "ksize": [2, 2, 2], "strides": [1, 1, 1],
@@ -145,5 +147,6 @@ class Pool3D(OpDef):
         yield Sample({"X": x}, {"pooling_type": "max", "ksize": [3, 2, 2], "adaptive": True},
                      name="adaptive_max")
         yield Sample({"X": np.moveaxis(x, 1, -1).copy()},
-                     {"pooling_type": "avg", "global_pooling": True, "data_format": "NDHWC"},
+                     {"pooling_type": "avg", "global_pooling": True, "data_format": "NDHWC",
+                      "ksize": [1, 1, 1]},   # ignored with global_pooling; Paddle requires it
                      name="global_ndhwc")

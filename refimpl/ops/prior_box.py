@@ -84,10 +84,12 @@ def _set_prior_outputs(ctx, slots, num_priors):
 @register
 class PriorBox(OpDef):
     type = "prior_box"
+    # float64: Paddle computes the box corners in float32 (the spec's Tolerances)
+    tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-6, 1e-7)}
     inputs = ("Input", "Image")
     outputs = ("Boxes", "Variances")
     attrs = {"min_sizes": [], "max_sizes": [], "aspect_ratios": [1.0],
-             "variances": [0.1, 0.1, 0.2, 0.2], "flip": False, "clip": False,
+             "variances": [0.1, 0.1, 0.2, 0.2], "flip": True, "clip": True,
              "step_w": 0.0, "step_h": 0.0, "offset": 0.5, "min_max_aspect_ratios_order": False}
 
     def infer_shape(self, ctx):
@@ -125,11 +127,13 @@ class PriorBox(OpDef):
         feature, image = np.zeros((1, 2, 2, 3)), np.zeros((1, 3, 8, 12))
         yield Sample({"Input": feature, "Image": image},
                      {"min_sizes": [2.0, 4.0], "max_sizes": [5.0, 6.0],
-                      "aspect_ratios": [2.0], "flip": True, "clip": True})
+                      "aspect_ratios": [2.0], "flip": True, "clip": True,
+                      "variances": [0.1, 0.1, 0.2, 0.2]})
         yield Sample({"Input": feature, "Image": image},
                      {"min_sizes": [3.0], "max_sizes": [6.0], "aspect_ratios": [2.0, 3.0],
                       "min_max_aspect_ratios_order": True, "step_w": 5.0, "step_h": 3.0,
-                      "offset": 0.2}, name="min_max_order")
+                      "offset": 0.2, "flip": False, "clip": False,
+                      "variances": [0.1, 0.2, 0.3, 0.4]}, name="min_max_order")
 
 
 @register
@@ -238,4 +242,4 @@ class AnchorGenerator(OpDef):
     def samples(self, rng):
         yield Sample({"Input": np.zeros((1, 2, 2, 3))},
                      {"anchor_sizes": [32.0, 64.0], "aspect_ratios": [0.5, 1.0, 2.0],
-                      "stride": [8.0, 16.0], "offset": 0.5})
+                      "stride": [8.0, 16.0], "offset": 0.5, "variances": [0.1, 0.1, 0.2, 0.2]})

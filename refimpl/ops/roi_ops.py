@@ -138,6 +138,8 @@ class _LinearRoIPool(OpDef):
 @register
 class RoIAlign(_LinearRoIPool):
     type = "roi_align"
+    # float64: Paddle computes the sampling points' coordinates in float32 (the spec's Tolerances)
+    tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-4, 1e-6)}
     attrs = {"pooled_height": 1, "pooled_width": 1, "spatial_scale": 1.0,
              "sampling_ratio": -1, "aligned": False}
     matrix = staticmethod(roi_align_matrix)

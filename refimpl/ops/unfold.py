@@ -62,7 +62,9 @@ class Unfold(OpDef):
         return col2im(cols, x.shape, strides, pads, dilations)
 
     def samples(self, rng):
-        yield Sample({"X": rand(rng, 2, 2, 4, 5)}, {"kernel_sizes": [2, 3]}, name="plain")
+        yield Sample({"X": rand(rng, 2, 2, 4, 5)}, {"kernel_sizes": [2, 3], "strides": [1, 1],
+                                                 "paddings": [0, 0, 0, 0], "dilations": [1, 1]},
+                     name="plain")
         yield Sample({"X": rand(rng, 1, 3, 5, 5)},
                      {"kernel_sizes": [3, 2], "strides": [2, 1], "paddings": [1, 0, 1, 2],
                       "dilations": [1, 2]}, name="strided_padded_dilated")
