@@ -265,3 +265,47 @@ def test_inplace_abn_is_batch_norm_then_activation():
     with program_guard(Program(), Program()):
         with pytest.raises(ValueError, match="inplace_abn: act must be None or one of"):
             L.inplace_abn(L.data("x", [2, 2, 1, 1]), act="relu")
+
+
+# -- readers
+
+def test_py_reader_feeds_batches_until_eof_then_restarts():
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        reader = L.py_reader(capacity=4, shapes=[[-1, 2], [-1, 1]],
+                             dtypes=["float32", "int64"])
+        reader = L.double_buffer(reader)
+        x, label = L.read_file(reader)
+        total = L.reduce_sum(x) + L.cast(L.reduce_sum(label), "float32")
+    batches = [(np.ones((2, 2)), np.array([[1], [2]])), (np.full((3, 2), 2.0),
+                                                         np.array([[0], [0], [5]]))]
+    reader.decorate_batch_generator(lambda: iter(batches))
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = Scope()
+    for _ in range(2):                     # a second pass after reset()
+        reader.start()
+        got = [exe.run(main, fetch_list=[total], scope=scope)[0] for _ in batches]
+        np.testing.assert_allclose(np.ravel(got), [4.0 + 3, 12.0 + 5])
+        with pytest.raises(L.EOFException, match="no more batches"):
+            exe.run(main, fetch_list=[total], scope=scope)
+        reader.reset()
+
+
+def test_create_py_reader_by_data_stacks_sample_lists():
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        image = L.data("image", [3], dtype="float32")
+        reader = L.create_py_reader_by_data(capacity=2, feed_list=[image])
+        doubled = L.read_file(reader) * 2.0
+    assert L.read_file(reader) is image
+    samples = [[(np.array([1.0, 2.0, 3.0]),), (np.array([4.0, 5.0, 6.0]),)]]
+    reader.decorate_sample_list_generator(lambda: iter(samples))
+    reader.start()
+    (out,) = fluid.Executor(fluid.CPUPlace()).run(main, fetch_list=[doubled], scope=Scope())
+    np.testing.assert_allclose(out, [[2.0, 4.0, 6.0], [8.0, 10.0, 12.0]])
+    with pytest.raises(RuntimeError, match="already started"):
+        reader.start()
+    with pytest.raises(TypeError, match="read_file: expected a reader"):
+        L.read_file(image)
+    with pytest.raises(ValueError, match="py_reader: 2 shapes but 1 dtypes"):
+        L.py_reader(1, [[1], [1]], ["float32"])
