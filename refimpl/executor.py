@@ -320,6 +320,9 @@ class Executor:
         if not isinstance(feed, dict):
             raise TypeError("Executor.run: feed must be a dict of name -> array, got %s"
                             % type(feed).__name__)
+        # started fluid.layers.py_reader readers feed their variables (layers/readers.py)
+        for reader in getattr(program, "_feed_readers", ()):
+            feed = dict(feed, **reader._next_feed())
         outs = self._run_program(program, feed, fetch_names, scope)
         return _as_results(outs, return_numpy)
 

@@ -1,0 +1,141 @@
+"""Paddle 1.8 reader layers: py_reader, create_py_reader_by_data, double_buffer, read_file.
+
+A PyReader here is a Python object, not ops: it holds the data Variables it fills and a
+batch generator. `start()` opens the generator; every `Executor.run` of the reader's main
+program then takes the next batch as the feed of those Variables (the executor asks each
+reader in `program._feed_readers` for `_next_feed()`). When the generator is exhausted the
+run raises EOFException and the reader must be `reset()` before the next `start()`."""
+import numpy as np
+
+from ..framework import unique_name
+from ..framework.dtypes import convert_dtype
+from ..framework.program import Variable, default_main_program
+
+
+class EOFException(Exception):
+    """A started reader has no more batches (Paddle: fluid.core.EOFException)."""
+
+
+class PyReader:
+    def __init__(self, variables, name):
+        self.variables = list(variables)
+        self.name = name
+        self._source = None
+        self._batches = None
+        program = default_main_program()
+        if not hasattr(program, "_feed_readers"):
+            program._feed_readers = []
+        program._feed_readers.append(self)
+
+    # -- data sources
+    def decorate_batch_generator(self, reader, places=None):
+        """`reader()` yields batches: a tuple/list of arrays, one per data variable."""
+        self._set_source(reader)
+
+    decorate_tensor_provider = decorate_batch_generator
+
+    def decorate_sample_list_generator(self, reader, places=None):
+        """`reader()` yields lists of samples (tuples, one field per variable); each list is
+        stacked into one batch."""
+        def batches():
+            for samples in reader():
+                fields = list(zip(*samples))
+                self._check_width(len(fields))
+                yield [np.stack([np.asarray(v) for v in field]) for field in fields]
+        self._set_source(batches)
+
+    decorate_paddle_reader = decorate_sample_list_generator
+
+    def _set_source(self, reader):
+        if not callable(reader):
+            raise TypeError("%s: the generator must be a callable returning an iterator, "
+                            "got %s" % (self.name, type(reader).__name__))
+        self._source = reader
+
+    # -- running
+    def start(self):
+        if self._source is None:
+            raise RuntimeError("%s.start(): decorate the reader with a generator first"
+                               % self.name)
+        if self._batches is not None:
+            raise RuntimeError("%s.start(): the reader is already started; call reset() "
+                               "first" % self.name)
+        self._batches = iter(self._source())
+
+    def reset(self):
+        self._batches = None
+
+    def _check_width(self, n):
+        if n != len(self.variables):
+            raise ValueError("%s: a batch has %d fields but the reader feeds %d variables %s"
+                             % (self.name, n, len(self.variables),
+                                [v.name for v in self.variables]))
+
+    def _next_feed(self):
+        """The next batch as {variable name: array}; {} when not started (then the run's
+        own feed is used)."""
+        if self._batches is None:
+            return {}
+        try:
+            batch = next(self._batches)
+        except StopIteration:
+            raise EOFException("%s: no more batches; call reset() and start() to read "
+                               "again" % self.name) from None
+        batch = list(batch) if isinstance(batch, (list, tuple)) else [batch]
+        self._check_width(len(batch))
+        return {v.name: np.asarray(b, dtype=v.dtype.name)
+                for v, b in zip(self.variables, batch)}
+
+
+def _check_capacity(capacity, layer):
+    if not isinstance(capacity, int) or capacity < 1:
+        raise ValueError("%s: capacity must be a positive int, got %r" % (layer, capacity))
+
+
+def py_reader(capacity, shapes, dtypes, lod_levels=None, name=None, use_double_buffer=True):
+    """A reader filling new data Variables of `shapes` / `dtypes` (-1: any batch size)."""
+    _check_capacity(capacity, "py_reader")
+    if len(shapes) != len(dtypes):
+        raise ValueError("py_reader: %d shapes but %d dtypes" % (len(shapes), len(dtypes)))
+    name = name or unique_name.generate("py_reader")
+    block = default_main_program().global_block()
+    variables = [block.create_var(name="%s_data_%d" % (name, i), shape=list(shape),
+                                  dtype=convert_dtype(dtype), stop_gradient=True)
+                 for i, (shape, dtype) in enumerate(zip(shapes, dtypes))]
+    return PyReader(variables, name)
+
+
+def create_py_reader_by_data(capacity, feed_list, name=None, use_double_buffer=True):
+    """A reader filling the Variables of `feed_list` (fluid.data / layers.data)."""
+    _check_capacity(capacity, "create_py_reader_by_data")
+    for i, v in enumerate(feed_list):
+        if not isinstance(v, Variable):
+            raise TypeError("create_py_reader_by_data: feed_list[%d] must be a Variable, got %s"
+                            % (i, type(v).__name__))
+    return PyReader(feed_list, name or unique_name.generate("py_reader"))
+
+
+def _check_reader(reader, layer):
+    if not isinstance(reader, PyReader):
+        raise TypeError("%s: expected a reader from py_reader / create_py_reader_by_data, "
+                        "got %s" % (layer, type(reader).__name__))
+
+
+def double_buffer(reader, place=None, name=None):
+    """Paddle prefetches batches into a second buffer; batches here are read on demand,
+    so this returns the reader itself."""
+    _check_reader(reader, "double_buffer")
+    return reader
+
+
+def read_file(reader):
+    """The data Variables the reader fills (one Variable when it fills one)."""
+    _check_reader(reader, "read_file")
+    return reader.variables[0] if len(reader.variables) == 1 else list(reader.variables)
+
+
+EXPORTS = {
+    "fluid.layers": {"py_reader": py_reader, "create_py_reader_by_data":
+                     create_py_reader_by_data, "double_buffer": double_buffer,
+                     "read_file": read_file, "EOFException": EOFException},
+}
