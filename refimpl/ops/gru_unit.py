@@ -37,7 +37,7 @@ class GRUUnit(OpDef):
     inputs = ("Input", "HiddenPrev", "Weight", "Bias?")
     outputs = ("Gate", "ResetHiddenPrev", "Hidden")
     attrs = {"activation": 2, "gate_activation": 1, "origin_mode": False}
-    grad_inputs = ("Input", "HiddenPrev", "Weight", "Bias", "Gate", "ResetHiddenPrev",
+    grad_inputs = ("Input", "HiddenPrev", "Weight", "Bias?", "Gate", "ResetHiddenPrev",
                    "Hidden@GRAD")
 
     def infer_shape(self, ctx):

@@ -12,7 +12,7 @@ class SequenceConcat(OpDef):
     inputs = ("X*", "XLength*")
     outputs = ("Out", "OutLength")
     no_grad = ("XLength",)
-    grad_inputs = ("X", "XLength", "Out@GRAD")
+    grad_inputs = ("X*", "XLength*", "Out@GRAD")
 
     def infer_shape(self, ctx):
         check_lengths_var(ctx, "XLength")

@@ -15,7 +15,7 @@ class SequenceExpand(OpDef):
     outputs = ("Out", "OutLength")
     attrs = {"ref_level": -1}
     no_grad = ("XLength", "YLength")
-    grad_inputs = ("X", "XLength", "YLength", "Out@GRAD")
+    grad_inputs = ("X", "XLength?", "YLength", "Out@GRAD")
 
     def infer_shape(self, ctx):
         check_lengths_var(ctx, "XLength")
