@@ -47,6 +47,7 @@ class AffineChannel(OpDef):
                 dout.sum(axis=axes))
 
     def samples(self, rng):
-        yield Sample({"X": rand(rng, 2, 3, 4, 2), "Scale": rand(rng, 3), "Bias": rand(rng, 3)})
+        yield Sample({"X": rand(rng, 2, 3, 4, 2), "Scale": rand(rng, 3), "Bias": rand(rng, 3)},
+                     {"data_layout": "NCHW"})   # Paddle's default is AnyLayout
         yield Sample({"X": rand(rng, 2, 4, 3), "Scale": rand(rng, 3), "Bias": rand(rng, 3)},
                      {"data_layout": "NHWC"})

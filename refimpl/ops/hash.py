@@ -66,7 +66,9 @@ class Hash(OpDef):
         ctx.expect(ctx.attr("num_hash") >= 1, "num_hash must be >= 1, got %r"
                    % ctx.attr("num_hash"))
         ctx.expect(ctx.attr("mod_by") >= 1, "mod_by must be >= 1, got %r" % ctx.attr("mod_by"))
-        ctx.set_output("Out", tuple(shape[:-1]) + (ctx.attr("num_hash"), 1), "int64")
+        # Out has X's integer type, as Paddle's kernel writes it (values are < mod_by)
+        ctx.set_output("Out", tuple(shape[:-1]) + (ctx.attr("num_hash"), 1),
+                       ctx.input_var("X").dtype)
 
     @staticmethod
     def forward(x, num_hash=1, mod_by=100000):
@@ -74,7 +76,7 @@ class Hash(OpDef):
         little = rows.astype(rows.dtype.newbyteorder("<"))
         out = np.array([[xxh64(row.tobytes(), seed) % mod_by for seed in range(num_hash)]
                         for row in little], dtype=np.int64)
-        return out.reshape(x.shape[:-1] + (num_hash, 1))
+        return out.astype(x.dtype).reshape(x.shape[:-1] + (num_hash, 1))
 
     def samples(self, rng):
         yield Sample({"X": rng.randint(0, 1000, size=(4, 1)).astype(np.int32)},

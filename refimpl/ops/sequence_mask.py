@@ -26,5 +26,5 @@ class SequenceMask(OpDef):
         return (np.arange(maxlen) < x[..., None]).astype(out_dtype)
 
     def samples(self, rng):
-        yield Sample({"X": np.array([3, 1, 2], np.int64)}, {"maxlen": 4})
+        yield Sample({"X": np.array([3, 1, 2], np.int64)}, {"maxlen": 4, "out_dtype": "int64"})
         yield Sample({"X": np.array([[0, 2], [5, 1]], np.int32)}, {"out_dtype": "float32"})
