@@ -1,0 +1,137 @@
+"""Whole-sequence recurrent layers, linear-chain CRF and the extra sequence layers
+(specs/ops/sequence.md): values against step-by-step numpy references written here, on
+the ragged batch of lengths [3, 1, 2]."""
+import itertools
+
+import numpy as np
+import pytest
+
+from refimpl import fluid
+from refimpl.framework.program import Program, program_guard
+from refimpl.framework.scope import Scope
+
+LENS = [3, 1, 2]
+RNG = np.random.RandomState(7)
+
+
+def _run(build, feed):
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        fetch = build()
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = Scope()
+    exe.run(startup, scope=scope)
+    return exe.run(main, feed=feed, fetch_list=list(fetch), scope=scope)
+
+
+def _lod(x, lens=LENS):
+    return fluid.create_lod_tensor(x, [list(lens)], fluid.CPUPlace())
+
+
+def _attr(value):
+    return fluid.ParamAttr(initializer=fluid.initializer.NumpyArrayInitializer(value))
+
+
+def _sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def _sequences(x, lens=LENS):
+    off = np.cumsum([0] + list(lens))
+    return [x[a:b] for a, b in zip(off[:-1], off[1:])]
+
+
+def _lstm_reference(x, w, b, lens, reverse, peepholes, h0=None, c0=None):
+    """One sequence at a time, one step at a time; gates laid out (c, i, f, o)."""
+    d = w.shape[0]
+    hidden, cell = [], []
+    for n, seq in enumerate(_sequences(x, lens)):
+        h = np.zeros(d) if h0 is None else h0[n]
+        c = np.zeros(d) if c0 is None else c0[n]
+        hs, cs = [], []
+        for row in (seq[::-1] if reverse else seq):
+            g = row + h @ w + b[0, :4 * d]
+            w_ic, w_fc, w_oc = (b[0, 4 * d:5 * d], b[0, 5 * d:6 * d], b[0, 6 * d:]) \
+                if peepholes else (0, 0, 0)
+            i = _sigmoid(g[d:2 * d] + w_ic * c)
+            f = _sigmoid(g[2 * d:3 * d] + w_fc * c)
+            c = f * c + i * np.tanh(g[:d])
+            o = _sigmoid(g[3 * d:] + w_oc * c)
+            h = o * np.tanh(c)
+            hs.append(h)
+            cs.append(c)
+        if reverse:
+            hs, cs = hs[::-1], cs[::-1]
+        hidden += hs
+        cell += cs
+    return np.array(hidden), np.array(cell)
+
+
+@pytest.mark.parametrize("reverse", [False, True])
+@pytest.mark.parametrize("peepholes", [True, False])
+def test_dynamic_lstm_matches_a_step_by_step_reference(reverse, peepholes):
+    d = 3
+    x = RNG.uniform(-1, 1, (6, 4 * d)).astype(np.float32)
+    w = RNG.uniform(-1, 1, (d, 4 * d)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (1, (7 if peepholes else 4) * d)).astype(np.float32)
+    h0, c0 = RNG.uniform(-1, 1, (2, 3, d)).astype(np.float32)
+
+    def build():
+        v = fluid.data("x", [-1, 4 * d], "float32", lod_level=1)
+        init_h, init_c = fluid.data("h0", [3, d]), fluid.data("c0", [3, d])
+        hidden, cell = fluid.layers.dynamic_lstm(v, 4 * d, init_h, init_c, param_attr=_attr(w),
+                                                 bias_attr=_attr(b), use_peepholes=peepholes,
+                                                 is_reverse=reverse)
+        pooled = fluid.layers.sequence_last_step(hidden)  # the lengths travel along
+        return [hidden, cell, pooled]
+    hidden, cell, pooled = _run(build, {"x": _lod(x), "h0": h0, "c0": c0})
+    ref_h, ref_c = _lstm_reference(x, w, b, LENS, reverse, peepholes, h0, c0)
+    np.testing.assert_allclose(hidden, ref_h, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(cell, ref_c, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(pooled, [s[-1] for s in _sequences(ref_h)], rtol=1e-5, atol=1e-6)
+
+
+def _gru_reference(x, w, b, lens, reverse, origin_mode):
+    d = w.shape[0]
+    w_ur, w_c = w.reshape(-1)[:2 * d * d].reshape(d, 2 * d), w.reshape(-1)[2 * d * d:].reshape(d, d)
+    out = []
+    for seq in _sequences(x, lens):
+        h, hs = np.zeros(d), []
+        for row in (seq[::-1] if reverse else seq):
+            ur = _sigmoid(row[:2 * d] + b[0, :2 * d] + h @ w_ur)
+            u, r = ur[:d], ur[d:]
+            c = np.tanh(row[2 * d:] + b[0, 2 * d:] + (r * h) @ w_c)
+            h = u * h + (1 - u) * c if origin_mode else (1 - u) * h + u * c
+            hs.append(h)
+        out += hs[::-1] if reverse else hs
+    return np.array(out)
+
+
+@pytest.mark.parametrize("reverse,origin_mode", [(False, False), (True, True)])
+def test_dynamic_gru_matches_a_step_by_step_reference(reverse, origin_mode):
+    d = 2
+    x = RNG.uniform(-1, 1, (6, 3 * d)).astype(np.float32)
+    w = RNG.uniform(-1, 1, (d, 3 * d)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (1, 3 * d)).astype(np.float32)
+
+    def build():
+        v = fluid.data("x", [-1, 3 * d], "float32", lod_level=1)
+        return [fluid.layers.dynamic_gru(v, d, param_attr=_attr(w), bias_attr=_attr(b),
+                                         is_reverse=reverse, origin_mode=origin_mode)]
+    hidden, = _run(build, {"x": _lod(x)})
+    np.testing.assert_allclose(hidden, _gru_reference(x, w, b, LENS, reverse, origin_mode),
+                               rtol=1e-5, atol=1e-6)
+
+
+def test_recurrent_layers_reject_bad_arguments():
+    with program_guard(Program(), Program()):
+        v = fluid.data("x", [-1, 8], "float32", lod_level=1)
+        with pytest.raises(ValueError, match="dynamic_lstm: size must be a multiple of 4"):
+            fluid.layers.dynamic_lstm(v, 6)
+        with pytest.raises(ValueError, match="gate_activation must be one of"):
+            fluid.layers.dynamic_gru(v, 2, gate_activation="softsign")
+        with pytest.raises(Exception, match=r"Input .*expected packed rows \[total, 12\]"):
+            fluid.layers.dynamic_lstm(v, 12)
+        plain = fluid.data("p", [-1, 8], "float32")
+        with pytest.raises(ValueError, match="carries no sequence lengths"):
+            fluid.layers.dynamic_lstm(plain, 8)
