@@ -135,3 +135,77 @@ def test_recurrent_layers_reject_bad_arguments():
         plain = fluid.data("p", [-1, 8], "float32")
         with pytest.raises(ValueError, match="carries no sequence lengths"):
             fluid.layers.dynamic_lstm(plain, 8)
+
+
+def _crf_cost_by_enumeration(x, y, trans):
+    """-log p(y | x) with the partition function summed over every tag path."""
+    def score(path):
+        return (trans[0, path[0]] + trans[1, path[-1]] + sum(x[k, t] for k, t in enumerate(path))
+                + sum(trans[2 + a, b] for a, b in zip(path[:-1], path[1:])))
+    log_z = np.log(sum(np.exp(score(p)) for p in itertools.product(range(x.shape[1]),
+                                                                    repeat=len(x))))
+    return log_z - score(y)
+
+
+def _crf_program(x, labels, trans, lens, padded):
+    tags = x.shape[-1]
+
+    def build():
+        if padded:
+            e = fluid.data("e", [-1, max(lens), tags], "float64")
+            lab = fluid.data("y", [-1, max(lens), 1], "int64")
+            n = fluid.data("n", [-1], "int64")
+            cost = fluid.layers.linear_chain_crf(e, lab, _attr(trans), length=n)
+        else:
+            e = fluid.data("e", [-1, tags], "float64", lod_level=1)
+            e.stop_gradient = False
+            lab = fluid.data("y", [-1, 1], "int64", lod_level=1)
+            cost = fluid.layers.linear_chain_crf(e, lab, _attr(trans))
+        if padded:
+            return [cost]
+        loss = fluid.layers.reduce_sum(cost)
+        (_, dtrans), = fluid.backward.append_backward(loss)
+        return [cost, dtrans, loss.block.var(e.name + "@GRAD")]
+    return build
+
+
+def test_linear_chain_crf_matches_brute_force_enumeration():
+    tags, lens = 3, [3, 1, 2]
+    x = RNG.uniform(-1, 1, (6, tags))
+    labels = RNG.randint(0, tags, (6, 1)).astype(np.int64)
+    trans = RNG.uniform(-1, 1, (tags + 2, tags))
+    expect = [_crf_cost_by_enumeration(xs, ys[:, 0], trans)
+              for xs, ys in zip(_sequences(x, lens), _sequences(labels, lens))]
+    cost, *_ = _run(_crf_program(x, labels, trans, lens, False),
+                    {"e": _lod(x, lens), "y": _lod(labels, lens)})
+    np.testing.assert_allclose(cost[:, 0], expect, rtol=1e-10)
+    # Paddle's padded form gives the same costs
+    pad_x, pad_y = np.zeros((3, 3, tags)), np.zeros((3, 3, 1), np.int64)
+    for i, (xs, ys) in enumerate(zip(_sequences(x, lens), _sequences(labels, lens))):
+        pad_x[i, :len(xs)], pad_y[i, :len(ys)] = xs, ys
+    padded, = _run(_crf_program(x, labels, trans, lens, True),
+                   {"e": pad_x, "y": pad_y, "n": np.array(lens, np.int64)})
+    np.testing.assert_allclose(padded[:, 0], expect, rtol=1e-10)
+
+
+def test_linear_chain_crf_gradients_match_finite_differences_of_the_enumeration():
+    tags, lens = 2, [3, 1, 2]
+    x = RNG.uniform(-1, 1, (6, tags))
+    labels = RNG.randint(0, tags, (6, 1)).astype(np.int64)
+    trans = RNG.uniform(-1, 1, (tags + 2, tags))
+
+    def total(xv, tv):
+        return sum(_crf_cost_by_enumeration(xs, ys[:, 0], tv)
+                   for xs, ys in zip(_sequences(xv, lens), _sequences(labels, lens)))
+
+    def numeric(value, bump):
+        g = np.zeros_like(value)
+        for idx in np.ndindex(value.shape):
+            step = np.zeros_like(value)
+            step[idx] = 1e-6
+            g[idx] = (bump(value + step) - bump(value - step)) / 2e-6
+        return g
+    _, dtrans, dx = _run(_crf_program(x, labels, trans, lens, False),
+                         {"e": _lod(x, lens), "y": _lod(labels, lens)})
+    np.testing.assert_allclose(dx, numeric(x, lambda v: total(v, trans)), atol=1e-7)
+    np.testing.assert_allclose(dtrans, numeric(trans, lambda v: total(x, v)), atol=1e-7)

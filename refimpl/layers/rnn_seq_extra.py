@@ -70,4 +70,26 @@ def dynamic_gru(input, size, param_attr=None, bias_attr=None, is_reverse=False,
     return with_length(hidden, lens)
 
 
-EXPORTS = {"fluid.layers": {f.__name__: f for f in (dynamic_lstm, dynamic_gru)}}
+def linear_chain_crf(input, label, param_attr=None, length=None):
+    """The CRF cost (negative log-likelihood) of each label sequence, [batch, 1]. Packed
+    emissions [total, tags] with their lengths, or (length given: Paddle's padded form)
+    [batch, max_len, tags] with labels [batch, max_len, 1]. The transition parameter is
+    [tags + 2, tags] (start row, end row, then tag-to-tag weights)."""
+    check_variable(label, "label", "linear_chain_crf")
+    if length is not None and len(input.shape) == 3:
+        check_variable(length, "length", "linear_chain_crf")
+        lens = length
+    else:
+        lens = seq_length(input, length, "linear_chain_crf")
+    tags = input.shape[-1]
+    helper = LayerHelper("linear_chain_crf")
+    transition = helper.create_parameter(param_attr, [tags + 2, tags], input.dtype)
+    *_, cost = _append(helper, "linear_chain_crf", {"Emission": input, "Transition": transition,
+                                                     "Label": label, "Length": lens},
+                       ("Alpha", "EmissionExps", "TransitionExps", "LogLikelihood"), {},
+                       input.dtype)
+    return cost
+
+
+EXPORTS = {"fluid.layers": {f.__name__: f for f in (dynamic_lstm, dynamic_gru,
+                                                    linear_chain_crf)}}
