@@ -209,3 +209,126 @@ def test_linear_chain_crf_gradients_match_finite_differences_of_the_enumeration(
                          {"e": _lod(x, lens), "y": _lod(labels, lens)})
     np.testing.assert_allclose(dx, numeric(x, lambda v: total(v, trans)), atol=1e-7)
     np.testing.assert_allclose(dtrans, numeric(trans, lambda v: total(x, v)), atol=1e-7)
+
+
+def _pool_sums(build_seq, feed):
+    """Run the sequence build_seq() makes and its per-sequence sums (its lengths at work)."""
+    def build():
+        seq = build_seq()
+        return [seq, fluid.layers.sequence_pool(seq, "sum")]
+    return _run(build, feed)
+
+
+def test_sequence_conv_matches_windows_within_each_sequence():
+    x = RNG.uniform(-1, 1, (6, 2)).astype(np.float32)
+    w = RNG.uniform(-1, 1, (6, 4)).astype(np.float32)
+    b = RNG.uniform(-1, 1, (4,)).astype(np.float32)
+
+    def build():
+        v = fluid.data("x", [-1, 2], "float32", lod_level=1)
+        return [fluid.layers.sequence_conv(v, 4, 3, param_attr=_attr(w), bias_attr=_attr(b),
+                                           act="tanh")]
+    out, = _run(build, {"x": _lod(x)})
+    expect = []
+    for seq in _sequences(x):
+        padded = np.concatenate([np.zeros((1, 2)), seq, np.zeros((1, 2))])
+        expect += [np.tanh(padded[k:k + 3].reshape(-1) @ w + b) for k in range(len(seq))]
+    np.testing.assert_allclose(out, expect, rtol=1e-5, atol=1e-6)
+
+
+def test_sequence_enumerate_reshape_and_scatter():
+    ids = np.array([[1], [2], [3], [4], [5], [6]], np.int64)
+
+    def build():
+        v = fluid.data("ids", [-1, 1], "int64", lod_level=1)
+        return [fluid.layers.sequence_enumerate(v, 2, pad_value=0)]
+    windows, = _run(build, {"ids": _lod(ids)})
+    np.testing.assert_array_equal(windows, [[1, 2], [2, 3], [3, 0], [4, 0], [5, 6], [6, 0]])
+
+    x = np.arange(24, dtype=np.float32).reshape(6, 4)
+    rows, sums = _pool_sums(lambda: fluid.layers.sequence_reshape(
+        fluid.data("x", [-1, 4], "float32", lod_level=1), 2), {"x": _lod(x)})
+    np.testing.assert_array_equal(rows, x.reshape(12, 2))
+    np.testing.assert_array_equal(sums, [x[:3].reshape(6, 2).sum(0), x[3].reshape(2, 2).sum(0),
+                                         x[4:].reshape(4, 2).sum(0)])
+
+    base = np.ones((3, 5), np.float32)
+    upd = np.array([[0.5], [1.0], [2.0], [3.0], [4.0], [5.0]], np.float32)
+    ids = np.array([[0], [4], [0], [2], [1], [1]], np.int64)
+
+    def build_scatter():
+        index = fluid.data("i", [-1, 1], "int64", lod_level=1)
+        updates = fluid.data("u", [-1, 1], "float32")
+        return [fluid.layers.sequence_scatter(fluid.data("b", [3, 5]), index, updates)]
+    out, = _run(build_scatter, {"b": base, "i": _lod(ids), "u": upd})
+    expect = base.copy()
+    expect[0, 0] += 0.5 + 2.0
+    expect[0, 4] += 1.0
+    expect[1, 2] += 3.0
+    expect[2, 1] += 4.0 + 5.0
+    np.testing.assert_array_equal(out, expect)
+
+
+def test_lod_reset_append_and_reorder_by_rank():
+    x = np.arange(6, dtype=np.float32).reshape(6, 1)
+    data = lambda: fluid.data("x", [-1, 1], "float32", lod_level=1)  # noqa: E731
+    _, sums = _pool_sums(lambda: fluid.layers.lod_reset(data(), target_lod=[0, 4, 6]),
+                         {"x": _lod(x)})
+    np.testing.assert_array_equal(sums[:, 0], [6, 9])
+    _, sums = _pool_sums(lambda: fluid.layers.lod_append(data(), [0, 1, 1, 6]),
+                         {"x": _lod(x)})
+    np.testing.assert_array_equal(sums[:, 0], [0, 0, 15])
+    _, sums = _pool_sums(lambda: fluid.layers.lod_reset(
+        data(), fluid.data("y", [-1, 1], "float32", lod_level=1)),
+        {"x": _lod(x), "y": _lod(np.zeros((6, 1), np.float32), [2, 2, 2])})
+    np.testing.assert_array_equal(sums[:, 0], [1, 5, 9])
+
+    def reorder():
+        return fluid.layers.reorder_lod_tensor_by_rank(data(), fluid.data("r", [-1], "int64"))
+    rows, sums = _pool_sums(reorder, {"x": _lod(x), "r": np.array(LENS, np.int64)})
+    # ranked longest first: sequences 0 (3 rows), 2 (2 rows), 1 (1 row)
+    np.testing.assert_array_equal(rows[:, 0], [0, 1, 2, 4, 5, 3])
+    np.testing.assert_array_equal(sums[:, 0], [3, 9, 3])
+    with program_guard(Program(), Program()):
+        with pytest.raises(ValueError, match="lod_reset: give y or target_lod"):
+            fluid.layers.lod_reset(fluid.data("x", [-1, 1]))
+    with pytest.raises(Exception, match="offsets starting at 0"):
+        _run(lambda: [fluid.layers.lod_reset(data(), target_lod=[0, 4])], {"x": _lod(x)})
+
+
+def test_im2sequence_makes_one_sequence_of_patches_per_image():
+    img = RNG.uniform(-1, 1, (2, 2, 3, 4)).astype(np.float32)
+    rows, sums = _pool_sums(lambda: fluid.layers.im2sequence(
+        fluid.data("img", [-1, 2, 3, 4]), filter_size=[2, 2], stride=[1, 2]), {"img": img})
+    expect = [img[n, :, i:i + 2, j:j + 2].reshape(-1)
+              for n in range(2) for i in range(2) for j in (0, 2)]
+    np.testing.assert_allclose(rows, expect, rtol=1e-6)
+    np.testing.assert_allclose(sums, [np.sum(expect[:4], 0), np.sum(expect[4:], 0)], rtol=1e-5)
+
+
+def test_cudnn_style_lstm_matches_the_reference_in_both_directions():
+    seq_len, batch, size, hid = 3, 2, 2, 3
+    x = RNG.uniform(-1, 1, (seq_len, batch, size)).astype(np.float32)
+    h0, c0 = RNG.uniform(-1, 1, (2, 2, batch, hid)).astype(np.float32)
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        out, last_h, last_c = fluid.layers.lstm(
+            fluid.data("x", [seq_len, -1, size]), fluid.data("h0", [2, -1, hid]),
+            fluid.data("c0", [2, -1, hid]), seq_len, hid, 1, is_bidirec=True)
+    params = main.global_block().all_parameters()
+    exe, scope = fluid.Executor(fluid.CPUPlace()), Scope()
+    exe.run(startup, scope=scope)
+    got = exe.run(main, feed={"x": x, "h0": h0, "c0": c0},
+                  fetch_list=[out, last_h, last_c] + params, scope=scope)
+    out_v, last_h_v, last_c_v, values = got[0], got[1], got[2], got[3:]
+    rows = x.transpose(1, 0, 2).reshape(-1, size)
+    for d in range(2):
+        proj_w, w, b = values[3 * d:3 * d + 3]
+        ref_h, ref_c = _lstm_reference(rows @ proj_w, w, b, [seq_len] * batch, d == 1, False,
+                                       h0[d], c0[d])
+        ref_h, ref_c = ref_h.reshape(batch, seq_len, hid), ref_c.reshape(batch, seq_len, hid)
+        np.testing.assert_allclose(out_v[:, :, d * hid:(d + 1) * hid],
+                                   ref_h.transpose(1, 0, 2), rtol=1e-5, atol=1e-6)
+        end = 0 if d == 1 else -1
+        np.testing.assert_allclose(last_h_v[d], ref_h[:, end], rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(last_c_v[d], ref_c[:, end], rtol=1e-5, atol=1e-6)
