@@ -332,3 +332,23 @@ def test_cudnn_style_lstm_matches_the_reference_in_both_directions():
         end = 0 if d == 1 else -1
         np.testing.assert_allclose(last_h_v[d], ref_h[:, end], rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(last_c_v[d], ref_c[:, end], rtol=1e-5, atol=1e-6)
+
+
+def test_cudnn_style_lstm_stacks_layers_and_uses_default_initializer():
+    x = RNG.uniform(-1, 1, (4, 2, 3)).astype(np.float32)
+    zeros = np.zeros((2, 2, 5), np.float32)
+
+    def build(init):
+        out, last_h, last_c = fluid.layers.lstm(
+            fluid.data("x", [4, -1, 3]), fluid.data("h0", [2, -1, 5]),
+            fluid.data("c0", [2, -1, 5]), 4, 5, 2, dropout_prob=0.5, is_test=True,
+            default_initializer=init)
+        return [out, last_h, last_c]
+    feed = {"x": x, "h0": zeros, "c0": zeros}
+    out, last_h, last_c = _run(lambda: build(None), feed)
+    assert out.shape == (4, 2, 5) and last_h.shape == last_c.shape == (2, 2, 5)
+    np.testing.assert_allclose(last_h[1], out[-1], rtol=1e-6)  # the top layer's last step
+    assert np.abs(out).max() > 1e-3
+    # zero weights and states: every cell stays 0, so every output is 0
+    out, _, _ = _run(lambda: build(fluid.initializer.Constant(0.0)), feed)
+    np.testing.assert_array_equal(out, np.zeros_like(out))

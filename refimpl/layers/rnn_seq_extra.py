@@ -4,9 +4,10 @@ packed rows plus lengths (specs/ops/sequence.md): every sequence input's lengths
 import numpy as np
 
 from ..framework.layer_helper import LayerHelper
+from ..framework.param_attr import ParamAttr
 from ..framework.program import Variable
 from .common import check_variable
-from .creation import assign, fill_constant_batch_size_like
+from .creation import fill_constant_batch_size_like
 from .functional_vision import unfold
 from .nn import fc
 from .norm import fluid_dropout
@@ -241,15 +242,15 @@ def lstm(input, init_h, init_c, max_len, hidden_size, num_layers, dropout_prob=0
     batch_major = transpose(input, [1, 0, 2])
     lens = fill_constant_batch_size_like(batch_major, [-1], "int64", max_len)
     rows = reshape(batch_major, [-1, input.shape[2]])
-    attr = None if default_initializer is None else {"initializer": default_initializer}
+    attr = None if default_initializer is None else ParamAttr(initializer=default_initializer)
     last_h, last_c = [], []
     for layer in range(num_layers):
         outs = []
         for direction in range(dirs):
             k = layer * dirs + direction
             h0, c0 = (squeeze(slice(s, [0], [k], [k + 1]), [0]) for s in (init_h, init_c))
-            proj = fc(rows, 4 * hidden_size, weight_attr=_param_attr(attr), bias_attr=False)
-            hidden, cell = dynamic_lstm(proj, 4 * hidden_size, h0, c0, _param_attr(attr),
+            proj = fc(rows, 4 * hidden_size, weight_attr=attr, bias_attr=False)
+            hidden, cell = dynamic_lstm(proj, 4 * hidden_size, h0, c0, attr,
                                         use_peepholes=False, is_reverse=direction == 1,
                                         dtype=input.dtype, length=lens)
             step = 0 if direction == 1 else max_len - 1  # where each direction ends
@@ -264,10 +265,6 @@ def lstm(input, init_h, init_c, max_len, hidden_size, num_layers, dropout_prob=0
                            dropout_implementation="upscale_in_train")
     out = transpose(reshape(rows, [-1, max_len, hidden_size * dirs]), [1, 0, 2])
     return out, stack(last_h, axis=0), stack(last_c, axis=0)
-
-
-def _param_attr(attr):
-    return None if attr is None else dict(attr)
 
 
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
