@@ -1,0 +1,52 @@
+"""lod_reset: Out = X with new sequence lengths OutLength. They come from YLength (the
+lengths of a sequence Y), else from Y's data (offsets such as [0, 4, 6], as Paddle reads a
+non-LoD Y), else from the target_lod attr (offsets). The offsets must start at 0, never
+decrease and end at X's row count. `append` (lod_append) changes nothing here: refimpl keeps
+one level, the new one."""
+import numpy as np
+
+from ._common import rand
+from ._sequence import INTS, check_lengths_var, lengths_of
+from .registry import OpDef, Sample, register
+
+
+def lengths_from_offsets(offsets, rows, op="lod_reset"):
+    off = np.asarray(offsets, np.int64).reshape(-1)
+    if len(off) < 1 or off[0] != 0 or (np.diff(off) < 0).any() or off[-1] != rows:
+        raise ValueError("%s: the target LoD must be offsets starting at 0, never decreasing "
+                         "and ending at X's %d rows, got %s" % (op, rows, off.tolist()))
+    return np.diff(off)
+
+
+@register
+class LoDReset(OpDef):
+    type = "lod_reset"
+    inputs = ("X", "Y?", "YLength?")
+    outputs = ("Out", "OutLength")
+    attrs = {"target_lod": [], "append": False}
+    no_grad = ("Y", "YLength")
+    grad_inputs = ("X", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        check_lengths_var(ctx, "YLength")
+        if ctx.has_input("Y") and not ctx.has_input("YLength"):
+            ctx.check_dtype("Y", INTS)
+        ctx.expect(ctx.has_input("Y") or ctx.has_input("YLength") or ctx.attr("target_lod"),
+                   "give Y, YLength or a non-empty target_lod")
+        ctx.same_as("X", "Out")
+        ctx.set_output("OutLength", (-1,), "int64")
+
+    @staticmethod
+    def forward(x, y, y_length, target_lod=(), append=False):
+        if y_length is not None:
+            return x, lengths_of(y_length, len(x), "lod_reset", "YLength")
+        return x, lengths_from_offsets(target_lod if y is None else y, len(x))
+
+    @staticmethod
+    def backward(x, dout, target_lod=(), append=False):
+        return dout
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 6, 2)}, {"target_lod": [0, 4, 4, 6]})
+        yield Sample({"X": rand(rng, 3, 2), "Y": np.array([0, 1, 3], np.int32)})
+        yield Sample({"X": rand(rng, 3), "YLength": np.array([2, 1], np.int64)})

@@ -1,0 +1,122 @@
+"""lstm (fluid.layers.dynamic_lstm): an LSTM over every sequence of packed rows.
+
+Input [total, 4D] is the input already projected, laid out as Paddle lays out its gates:
+(candidate c, input i, forget f, output o); Weight [D, 4D] the hidden-to-gate weights in
+the same layout; Bias [1, 4D], or [1, 7D] with use_peepholes (then the last 3D are the
+peephole weights w_ic, w_fc, w_oc). Per step, with h, c the previous state (H0, C0 or 0):
+    i = gate(x_i + h W_i + b_i + w_ic * c)      f = gate(x_f + h W_f + b_f + w_fc * c)
+    c' = f * c + i * cand(x_c + h W_c + b_c)    o = gate(x_o + h W_o + b_o + w_oc * c')
+    h' = o * cell(c')
+is_reverse runs each sequence from its last row to its first."""
+import numpy as np
+
+from ._common import rand
+from ._recurrent import (act, act_grad, check_recurrent, initial_state,
+                         ragged_sample_lengths, time_steps)
+from .registry import OpDef, Sample, register
+
+ATTRS = {"use_peepholes": True, "is_reverse": False, "gate_activation": "sigmoid",
+         "cell_activation": "tanh", "candidate_activation": "tanh"}
+
+
+def lstm_steps(x, h0, c0, weight, bias, length, use_peepholes, is_reverse, gate_activation,
+               cell_activation, candidate_activation, op="lstm"):
+    """Run the LSTM; returns (hidden, cell, per-step records for the backward)."""
+    width = weight.shape[0]
+    lens, steps = time_steps(length, len(x), op, is_reverse)
+    h = initial_state(h0, len(lens), width, x.dtype, op, "H0").astype(x.dtype)
+    c = initial_state(c0, len(lens), width, x.dtype, op, "C0").astype(x.dtype)
+    bias = bias.reshape(-1)
+    peep = bias[4 * width:].reshape(3, width) if use_peepholes else np.zeros((3, width))
+    hidden, cell = np.zeros((len(x), width), x.dtype), np.zeros((len(x), width), x.dtype)
+    records = []
+    for active, rows in steps:
+        h_prev, c_prev = h[active], c[active]
+        pre = x[rows] + h_prev @ weight + bias[:4 * width]
+        cand = act(candidate_activation, pre[:, :width])
+        i = act(gate_activation, pre[:, width:2 * width] + peep[0] * c_prev)
+        f = act(gate_activation, pre[:, 2 * width:3 * width] + peep[1] * c_prev)
+        c_new = f * c_prev + i * cand
+        o = act(gate_activation, pre[:, 3 * width:] + peep[2] * c_new)
+        cell_out = act(cell_activation, c_new)
+        h_new = o * cell_out
+        h[active], c[active] = h_new, c_new
+        hidden[rows], cell[rows] = h_new, c_new
+        records.append((active, rows, h_prev, c_prev, cand, i, f, o, c_new, cell_out))
+    return hidden, cell, peep, records, len(lens)
+
+
+@register
+class LSTM(OpDef):
+    type = "lstm"
+    inputs = ("Input", "H0?", "C0?", "Weight", "Bias", "XLength")
+    outputs = ("Hidden", "Cell")
+    attrs = ATTRS
+    no_grad = ("XLength",)
+    grad_inputs = ("Input", "H0", "C0", "Weight", "Bias", "XLength", "Hidden@GRAD",
+                   "Cell@GRAD")
+
+    def infer_shape(self, ctx):
+        width = ctx.input_var("Weight").shape[0]
+        check_recurrent(ctx, 4 * width, (width, 4 * width),
+                        ("gate_activation", "cell_activation", "candidate_activation"))
+        bias = ctx.input_var("Bias")
+        bias_width = (7 if ctx.attr("use_peepholes") else 4) * width
+        ctx.expect(tuple(bias.shape) == (1, bias_width), "input Bias %r: expected [1, %d] "
+                   "(use_peepholes=%s), got %s" % (bias.name, bias_width,
+                                                   ctx.attr("use_peepholes"), list(bias.shape)))
+        x = ctx.input_var("Input")
+        for slot in ("Hidden", "Cell"):
+            ctx.set_output(slot, (x.shape[0], width), x.dtype)
+
+    @staticmethod
+    def forward(x, h0, c0, weight, bias, length, **attrs):
+        return lstm_steps(x, h0, c0, weight, bias, length, **attrs)[:2]
+
+    @staticmethod
+    def backward(x, h0, c0, weight, bias, length, dhidden, dcell, **attrs):
+        _, _, peep, records, batch = lstm_steps(x, h0, c0, weight, bias, length, **attrs)
+        grads = lstm_backward(x, weight, peep, records, batch, dhidden, dcell, attrs)
+        dx, dh0, dc0, dweight, dbias_gates, dpeep = grads
+        dbias = np.concatenate([dbias_gates] + ([dpeep.reshape(-1)] if attrs["use_peepholes"]
+                                                else [])).reshape(bias.shape)
+        return (dx, None if h0 is None else dh0, None if c0 is None else dc0, dweight, dbias)
+
+    def samples(self, rng):
+        lens = ragged_sample_lengths()
+        total, width = int(lens.sum()), 2
+        for peepholes, reverse in ((True, False), (False, True)):
+            yield Sample({"Input": rand(rng, total, 4 * width), "H0": rand(rng, 4, width),
+                          "C0": rand(rng, 4, width), "Weight": rand(rng, width, 4 * width),
+                          "Bias": rand(rng, 1, (7 if peepholes else 4) * width),
+                          "XLength": lens}, {"use_peepholes": peepholes, "is_reverse": reverse})
+        yield Sample({"Input": rand(rng, 4, 4 * width), "Weight": rand(rng, width, 4 * width),
+                      "Bias": rand(rng, 1, 7 * width), "XLength": np.array([1, 3], np.int64)},
+                     {"candidate_activation": "relu", "cell_activation": "identity"})
+
+
+def lstm_backward(x, weight, peep, records, batch, dhidden, dcell, attrs):
+    """Back-propagation through time over the records of lstm_steps; returns
+    (dx, dh0, dc0, dweight, dbias [4D], dpeep [3, D])."""
+    gate, cell_act, cand_act = (attrs["gate_activation"], attrs["cell_activation"],
+                                attrs["candidate_activation"])
+    width = weight.shape[0]
+    dh_carry = np.zeros((batch, width), x.dtype)
+    dc_carry = np.zeros((batch, width), x.dtype)
+    dx, dweight = np.zeros_like(x), np.zeros_like(weight)
+    dpeep = np.zeros_like(peep)
+    for active, rows, h_prev, c_prev, cand, i, f, o, c_new, cell_out in reversed(records):
+        dh = dh_carry[active] + (0 if dhidden is None else dhidden[rows])
+        dc = dc_carry[active] + (0 if dcell is None else dcell[rows])
+        do = dh * cell_out * act_grad(gate, o)
+        dc = dc + dh * o * act_grad(cell_act, cell_out) + do * peep[2]
+        di = dc * cand * act_grad(gate, i)
+        df = dc * c_prev * act_grad(gate, f)
+        dcand = dc * i * act_grad(cand_act, cand)
+        dgates = np.concatenate([dcand, di, df, do], axis=1)
+        dx[rows] = dgates
+        dweight += h_prev.T @ dgates
+        dpeep += np.stack([(di * c_prev).sum(0), (df * c_prev).sum(0), (do * c_new).sum(0)])
+        dh_carry[active] = dgates @ weight.T
+        dc_carry[active] = dc * f + di * peep[0] + df * peep[1]
+    return dx, dh_carry, dc_carry, dweight, dx.sum(0), dpeep.astype(x.dtype)
