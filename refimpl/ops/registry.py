@@ -279,14 +279,24 @@ def link_saved_for_grad(ops, little_only=False):
     return links
 
 
+def _grad_input_slot(fwd, slot):
+    """A grad op's input slot: a forward input or output named bare in `grad_inputs` is a
+    list or optional there as it is in the forward; an output's gradient may be absent."""
+    if is_optional(slot) or is_duplicable(slot):
+        return slot
+    if "@GRAD" in slot:
+        return slot + "?"
+    declared = {slot_name(s): s for s in tuple(fwd.inputs) + tuple(fwd.outputs)}
+    return declared.get(slot, slot)
+
+
 class _GradOpDef(OpDef):
     """Auto-generated "<type>_grad": runs the forward op's `backward`."""
 
     def __init__(self, fwd):
         self.fwd = fwd
         self.type = fwd.type + "_grad"
-        self.inputs = tuple(s if (is_optional(s) or is_duplicable(s) or "@GRAD" not in s)
-                            else s + "?" for s in fwd.grad_input_slots())
+        self.inputs = tuple(_grad_input_slot(fwd, s) for s in fwd.grad_input_slots())
         self.outputs = tuple(fwd.grad_output_slots())
         self.attrs = fwd.attrs
         self.kernels = {mine: fwd.kernels[its] for mine, its in
