@@ -8,9 +8,11 @@ from .loss import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
+from .spectral_norm import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
-from . import activation, common, container, conv, loss, norm, pooling, rnn, transformer
+from . import (activation, common, container, conv, loss, norm, pooling, rnn, spectral_norm,
+               transformer)
 
 __all__ = ["Layer"] + [name for module in (activation, common, container, conv, loss, norm,
-                                           pooling, rnn, transformer)
+                                           pooling, rnn, spectral_norm, transformer)
                        for name in module.__all__]
