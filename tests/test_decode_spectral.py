@@ -72,3 +72,72 @@ def test_spectral_norm_errors_name_the_mismatch():
     sn = nn.SpectralNorm([3, 4])
     with pytest.raises(ValueError, match=r"expected weight_shape \[3, 4\]"):
         sn(static.data("w", [4, 3], "float32"))
+
+
+# -- ssd_loss
+PRIORS = np.array([[0, 0, .5, .5], [.5, .5, 1, 1], [0, .5, .5, 1], [.5, 0, 1, .5]])
+
+
+def _ssd_program(dtype="float64"):
+    location = static.data("loc", [2, 4, 4], dtype)
+    confidence = static.data("conf", [2, 4, 2], dtype)
+    location.stop_gradient = confidence.stop_gradient = False
+    gt_box = static.data("gt_box", [2, 2, 4], dtype)
+    gt_label = static.data("gt_label", [2, 2, 1], "int32")
+    prior = static.data("prior", [4, 4], dtype)
+    loss = paddle.fluid.layers.ssd_loss(location, confidence, gt_box, gt_label, prior,
+                                        neg_pos_ratio=2.0)
+    return loss, location, confidence
+
+
+def test_ssd_loss_hand_checked_with_padding_mining_and_normalization():
+    loss, location, confidence = _ssd_program()
+    dloc, dconf = static.gradients([paddle.sum(loss)], [location, confidence])
+    loc = np.zeros((2, 4, 4))
+    loc[0, 0] = [0.5, -2, 0, 0.1]          # prior 0 matches a box equal to it: target 0
+    loc[0, 1:] = 7.0                       # unmatched priors: no location loss
+    conf = np.zeros((2, 4, 2))
+    conf[0, 1], conf[0, 2] = [0, 2], [0, 1]  # the two hardest negatives of image 0
+    gt_box = np.zeros((2, 2, 4))           # image 0: one box plus a zero (padding) box
+    gt_box[0, 0], gt_box[1] = PRIORS[0], PRIORS[[1, 3]]
+    gt_label = np.ones((2, 2, 1), np.int32)
+    got, got_dloc, got_dconf = _exe().run(
+        feed={"loc": loc, "conf": conf, "gt_box": gt_box, "gt_label": gt_label,
+              "prior": PRIORS}, fetch_list=[loss, dloc, dconf])
+    # Image 0: 1 positive, neg_pos_ratio 2 keeps priors 1 and 2 (prior 3 is easier).
+    conf0 = np.log(2) + np.log(1 + np.e ** 2) + np.log(1 + np.e)
+    loc0 = 0.5 * 0.25 + (2 - 0.5) + 0 + 0.5 * 0.01
+    # Image 1: 2 positives (priors 1, 3), both remaining priors are negatives.
+    conf1 = 4 * np.log(2)
+    positives = 3
+    np.testing.assert_allclose(got, [[(conf0 + loc0) / positives], [conf1 / positives]],
+                               rtol=1e-12)
+    expected_dloc = np.zeros((2, 4, 4))
+    expected_dloc[0, 0] = [0.5, -1, 0, 0.1]
+    np.testing.assert_allclose(got_dloc, expected_dloc / positives, atol=1e-12)
+    softmax = np.exp(conf) / np.exp(conf).sum(-1, keepdims=True)
+    onehot = np.zeros_like(conf)
+    onehot[0, 0, 1] = onehot[1, 1, 1] = onehot[1, 3, 1] = 1
+    onehot[0, 1:3, 0] = onehot[1, [0, 2], 0] = 1
+    weight = np.ones((2, 4, 1))
+    weight[0, 3] = 0                       # not mined: no confidence loss
+    np.testing.assert_allclose(got_dconf, (softmax - onehot) * weight / positives,
+                               atol=1e-12)
+
+
+def test_ssd_loss_rejects_unknown_batch_and_mismatched_ground_truth():
+    conf = static.data("conf", [-1, 4, 2], "float32")
+    loc = static.data("loc", [-1, 4, 4], "float32")
+    prior = static.data("prior", [4, 4], "float32")
+    with pytest.raises(ValueError, match="known batch size"):
+        paddle.fluid.layers.ssd_loss(loc, conf, static.data("b", [3, 4], "float32"),
+                                     static.data("l", [3, 1], "int32"), prior)
+    conf2 = static.data("conf2", [2, 4, 2], "float32")
+    loc2 = static.data("loc2", [2, 4, 4], "float32")
+    with pytest.raises(ValueError, match=r"gt_box 'b3' \[3, 4\] must be \[N=2, G, 4\]"):
+        paddle.fluid.layers.ssd_loss(loc2, conf2, static.data("b3", [3, 4], "float32"),
+                                     static.data("l3", [3, 1], "int32"), prior)
+    with pytest.raises(ValueError, match="max_negative"):
+        paddle.fluid.layers.ssd_loss(loc2, conf2, static.data("b4", [2, 3, 4], "float32"),
+                                     static.data("l4", [2, 3, 1], "int32"), prior,
+                                     mining_type="hard_example")
