@@ -141,3 +141,96 @@ def test_ssd_loss_rejects_unknown_batch_and_mismatched_ground_truth():
         paddle.fluid.layers.ssd_loss(loc2, conf2, static.data("b4", [2, 3, 4], "float32"),
                                      static.data("l4", [2, 3, 1], "int32"), prior,
                                      mining_type="hard_example")
+
+
+# -- BeamSearchDecoder / dynamic_decode
+VOCAB, BEAM, START, END = 5, 3, 0, 4
+TABLE = np.random.RandomState(7).randn(VOCAB, VOCAB).astype("float32") * 2
+TABLE[:, END] += 2.5   # some beams end early, so finished-beam masking is exercised
+
+
+class TableCell(nn.RNNCellBase):
+    """h' = 0.5 h + TABLE[token]; the logits are h' (deterministic, beam-dependent)."""
+
+    def __init__(self, table):
+        super().__init__()
+        self.table = table
+
+    def forward(self, inputs, states):
+        looked_up = nn.functional.embedding(inputs, self.table)
+        new = paddle.scale(states, 0.5) + looked_up
+        return new, new
+
+
+def _numpy_beam_search(h0, steps):
+    """Paddle's beam search step by step: (ids [B, T, beam] after backtracking, scores of
+    the final beams [B, beam], lengths [B, beam])."""
+    def log_softmax(a):
+        a = a - a.max(-1, keepdims=True)
+        return a - np.log(np.exp(a).sum(-1, keepdims=True))
+    all_ids = []
+    final_scores, final_lengths = [], []
+    for b in range(h0.shape[0]):
+        h = np.repeat(h0[b][None], BEAM, 0)
+        tokens = np.full(BEAM, START)
+        score = np.array([0.0] + [-np.inf] * (BEAM - 1))
+        finished = np.zeros(BEAM, bool)
+        lengths = np.zeros(BEAM, int)
+        history = []
+        for _ in range(steps):
+            h = 0.5 * h + TABLE[tokens]
+            logp = log_softmax(h.astype(np.float64))
+            logp[finished] = -np.inf
+            logp[finished, END] = 0.0
+            total = (score[:, None] + logp).reshape(-1)
+            best = np.argsort(-total, kind="stable")[:BEAM]
+            parent, tokens = best // VOCAB, best % VOCAB
+            score, h = total[best], h[parent]
+            lengths = lengths[parent] + ~finished[parent]
+            finished = finished[parent] | (tokens == END)
+            history.append((tokens, parent))
+        ids = np.zeros((steps, BEAM), int)
+        beam = np.arange(BEAM)
+        for t in range(steps - 1, -1, -1):
+            ids[t] = history[t][0][beam]
+            beam = history[t][1][beam]
+        all_ids.append(ids)
+        final_scores.append(score)
+        final_lengths.append(lengths)
+    return np.stack(all_ids), np.array(final_scores), np.array(final_lengths)
+
+
+def test_beam_search_decoder_matches_numpy_beam_search():
+    table = paddle.assign(TABLE)
+    h0 = static.data("h0", [-1, VOCAB], "float32")
+    decoder = nn.BeamSearchDecoder(TableCell(table), START, END, BEAM)
+    max_step_num = 5
+    ids, final_states, lengths = nn.dynamic_decode(decoder, inits=h0,
+                                                   max_step_num=max_step_num,
+                                                   return_length=True)
+    h0_value = np.random.RandomState(3).randn(2, VOCAB).astype("float32")
+    got_ids, got_scores, got_lengths = _exe().run(
+        feed={"h0": h0_value}, fetch_list=[ids, final_states.log_probs, lengths])
+    expected_ids, expected_scores, expected_lengths = _numpy_beam_search(
+        h0_value, max_step_num + 1)
+    assert got_ids.shape == (2, max_step_num + 1, BEAM)
+    np.testing.assert_array_equal(got_ids, expected_ids)
+    np.testing.assert_allclose(got_scores, expected_scores, rtol=1e-5)
+    np.testing.assert_array_equal(got_lengths, expected_lengths)
+    # The case exercises beams that finish before the last step, and ones that do not.
+    assert (expected_lengths < max_step_num + 1).any() and \
+        (expected_lengths == max_step_num + 1).any()
+
+
+def test_tile_beam_merge_with_batch_repeats_each_entry():
+    x = static.data("x", [2, 3], "float32")
+    y = nn.BeamSearchDecoder.tile_beam_merge_with_batch(x, 2)
+    value = np.arange(6, dtype="float32").reshape(2, 3)
+    got, = _exe().run(feed={"x": value}, fetch_list=[y])
+    np.testing.assert_array_equal(got, value[[0, 0, 1, 1]])
+
+
+def test_dynamic_decode_needs_max_step_num():
+    decoder = nn.BeamSearchDecoder(TableCell(None), START, END, BEAM)
+    with pytest.raises(ValueError, match="max_step_num is required"):
+        nn.dynamic_decode(decoder, inits=static.data("h0", [-1, VOCAB], "float32"))
