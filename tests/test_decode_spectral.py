@@ -234,3 +234,24 @@ def test_dynamic_decode_needs_max_step_num():
     decoder = nn.BeamSearchDecoder(TableCell(None), START, END, BEAM)
     with pytest.raises(ValueError, match="max_step_num is required"):
         nn.dynamic_decode(decoder, inits=static.data("h0", [-1, VOCAB], "float32"))
+
+
+def test_ssd_loss_one_image_without_padding_equals_the_batched_row():
+    loc = static.data("loc", [1, 4, 4], "float64")
+    conf = static.data("conf", [1, 4, 2], "float64")
+    loss = paddle.fluid.layers.ssd_loss(loc, conf, static.data("b", [2, 4], "float64"),
+                                        static.data("l", [2, 1], "int32"),
+                                        static.data("prior", [4, 4], "float64"),
+                                        neg_pos_ratio=2.0)
+    with pytest.raises(ValueError, match=r"gt_label 'l2' \[3, 1\] must be \[2, 1\]"):
+        paddle.fluid.layers.ssd_loss(loc, conf, static.data("b2", [2, 4], "float64"),
+                                     static.data("l2", [3, 1], "int32"),
+                                     static.data("prior2", [4, 4], "float64"))
+    conf_value = np.zeros((1, 4, 2))
+    conf_value[0, 0] = [0, 2]
+    got, = _exe().run(feed={"loc": np.zeros((1, 4, 4)), "conf": conf_value,
+                            "b": PRIORS[[1, 3]], "l": np.ones((2, 1), np.int32),
+                            "prior": PRIORS}, fetch_list=[loss])
+    # Priors 1, 3 positive (label 1, logits 0: log 2 each); negatives 0 and 2.
+    expected = (2 * np.log(2) + np.log(1 + np.e ** 2) + np.log(2)) / 2
+    np.testing.assert_allclose(got, [[expected]], rtol=1e-12)

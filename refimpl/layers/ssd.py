@@ -25,12 +25,13 @@ def _padded_ground_truth(gt_box, gt_label, batch):
         raise ValueError("ssd_loss: gt_box %r %s must be [N=%d, G, 4] (padded with zero "
                          "boxes; refimpl has no LoD) or [G, 4] when N=1"
                          % (gt_box.name, list(gt_box.shape), batch))
+    rows = tuple(gt_box.shape[:-1])
+    if tuple(gt_label.shape) not in (rows + (1,), rows):
+        raise ValueError("ssd_loss: gt_label %r %s must be %s, one label per row of gt_box %r"
+                         % (gt_label.name, list(gt_label.shape), list(rows) + [1],
+                            gt_box.name))
     if one_image:
         gt_box, gt_label = (reshape(v, [1] + list(v.shape)) for v in (gt_box, gt_label))
-    if tuple(gt_label.shape) not in ((batch, gt_box.shape[1], 1), (batch, gt_box.shape[1])):
-        raise ValueError("ssd_loss: gt_label %r %s must be [N, G, 1] = %s like gt_box %r"
-                         % (gt_label.name, list(gt_label.shape),
-                            [batch, gt_box.shape[1], 1], gt_box.name))
     return gt_box, gt_label
 
 
