@@ -1,0 +1,226 @@
+"""paddle.nn.BeamSearchDecoder and paddle.nn.dynamic_decode (Paddle 2.0), unrolled.
+
+refimpl has no while op, so dynamic_decode appends `max_step_num + 1` decoder steps (the
+most Paddle runs) to the program; a decoder keeps finished entries finished (beam search
+masks a finished beam's next-token scores to end_token only), so the extra steps change
+nothing but the output length. See specs/nn_rnn.md."""
+import collections
+
+import numpy as np
+
+from ...layers.activation import log_softmax
+from ...layers.common import append_op_out
+from ...layers.creation import assign, fill_constant_batch_size_like
+from ...layers.functional_nn import gather_tree
+from ...layers.loss import topk
+from ...layers.math import _bool_out, cast
+from ...layers.tensor import reshape, stack, tile, transpose, unsqueeze
+from ...layers.tensor_extra import cumsum, gather_nd
+
+__all__ = ["BeamSearchDecoder", "dynamic_decode"]
+
+_NEG_INF = -1e9   # Paddle's -kInf: finite, so masked scores stay comparable
+
+
+def map_structure(fn, *structures):
+    """fn over the Variable leaves of equally nested tuples / lists / namedtuples / dicts."""
+    first = structures[0]
+    if isinstance(first, dict):
+        return {k: map_structure(fn, *(s[k] for s in structures)) for k in first}
+    if isinstance(first, tuple) and hasattr(first, "_fields"):
+        return type(first)(*(map_structure(fn, *parts) for parts in zip(*structures)))
+    if isinstance(first, (list, tuple)):
+        return type(first)(map_structure(fn, *parts) for parts in zip(*structures))
+    return fn(*structures)
+
+
+def _leaves(structure):
+    found = []
+    map_structure(found.append, structure)
+    return found
+
+
+def _binary(op_type, x, y):
+    return append_op_out(op_type, {"X": [x], "Y": [y]}, {"axis": -1})
+
+
+def _logical_or(x, y):
+    return _bool_out("logical_or", {"X": [x], "Y": [y]}, {}, None, None)
+
+
+def _logical_not(x):
+    return _bool_out("logical_not", {"X": [x]}, {}, None, None)
+
+
+class Decoder:
+    """Base of the decoders dynamic_decode drives: initialize(inits) -> (inputs, states,
+    finished); step(time, inputs, states, **kwargs) -> (outputs, next_states, next_inputs,
+    finished); finalize(outputs, final_states, sequence_lengths) -> (outputs, states)."""
+    tracks_own_finished = False
+
+    def initialize(self, inits):
+        raise NotImplementedError("%s.initialize" % type(self).__name__)
+
+    def step(self, time, inputs, states, **kwargs):
+        raise NotImplementedError("%s.step" % type(self).__name__)
+
+    def finalize(self, outputs, final_states, sequence_lengths):
+        return outputs, final_states
+
+
+class BeamSearchDecoder(Decoder):
+    """Beam search over `cell` (an RNN cell: cell(inputs, states) -> (outputs, states)).
+    Each step: log_softmax of output_fn(cell outputs) [B, beam, V] (finished beams may only
+    emit end_token, at no cost) plus the beam's score; the top beam_size of the beam * V
+    candidates per batch entry become the new beams (their cell states, finished flags and
+    lengths gathered from the parent beams). finalize backtracks with gather_tree."""
+    tracks_own_finished = True
+    OutputWrapper = collections.namedtuple("OutputWrapper",
+                                           ("scores", "predicted_ids", "parent_ids"))
+    StateWrapper = collections.namedtuple("StateWrapper",
+                                          ("cell_states", "log_probs", "finished", "lengths"))
+
+    def __init__(self, cell, start_token, end_token, beam_size, embedding_fn=None,
+                 output_fn=None):
+        if int(beam_size) < 1:
+            raise ValueError("BeamSearchDecoder: beam_size must be >= 1, got %r" % (beam_size,))
+        self.cell, self.embedding_fn, self.output_fn = cell, embedding_fn, output_fn
+        self.start_token, self.end_token = int(start_token), int(end_token)
+        self.beam_size = int(beam_size)
+
+    # -- reshaping between [B * beam, ...] and [B, beam, ...]
+    @staticmethod
+    def tile_beam_merge_with_batch(x, beam_size):
+        """x [B, ...] -> [B * beam_size, ...], each batch entry repeated beam_size times."""
+        expanded = tile(unsqueeze(x, [1]), [1, beam_size] + [1] * (len(x.shape) - 1))
+        return reshape(expanded, [-1] + list(x.shape[1:]))
+
+    def _split_batch_beams(self, x):
+        return reshape(x, [-1, self.beam_size] + list(x.shape[1:]))
+
+    def _merge_batch_beams(self, x):
+        return reshape(x, [-1] + list(x.shape[2:]))
+
+    def _expand_to_beam_size(self, x):
+        return tile(unsqueeze(x, [1]), [1, self.beam_size] + [1] * (len(x.shape) - 1))
+
+    def _gather(self, x, indices):
+        """x [B, beam, ...] at [b, indices[b, k]] -> [B, beam, ...] (gather_nd)."""
+        ones = fill_constant_batch_size_like(indices, [-1, self.beam_size], "float32", 1.0)
+        batch_pos = cast(_binary("elementwise_sub", cumsum(ones, axis=0), ones), "int64")
+        return gather_nd(x, stack([batch_pos, indices], axis=2))
+
+    def _mask_probs(self, log_probs, finished):
+        """Finished beams: -inf (a large negative) everywhere but end_token, which is 0."""
+        vocab = log_probs.shape[-1]
+        only_end = np.full([vocab], _NEG_INF, "float32")
+        only_end[self.end_token] = 0.0
+        only_end = cast(assign(only_end), log_probs.dtype)
+        keep = unsqueeze(cast(_logical_not(finished), log_probs.dtype), [2])
+        done = unsqueeze(cast(finished, log_probs.dtype), [2])
+        return _binary("elementwise_add", _binary("elementwise_mul", log_probs, keep),
+                       _binary("elementwise_mul", done, only_end))
+
+    # -- the Decoder interface
+    def initialize(self, initial_cell_states):
+        """(inputs, StateWrapper, finished) from the cell states [B, ...]: every batch entry
+        starts beam_size beams at start_token, only the first with score 0."""
+        ref = _leaves(initial_cell_states)[0]
+        cell_states = map_structure(self._expand_to_beam_size, initial_cell_states)
+        inputs = fill_constant_batch_size_like(ref, [-1, self.beam_size], "int64",
+                                               self.start_token)
+        first_only = np.array([[0.0] + [_NEG_INF] * (self.beam_size - 1)], "float32")
+        log_probs = _binary("elementwise_add", fill_constant_batch_size_like(
+            ref, [-1, self.beam_size], "float32", 0.0), assign(first_only))
+        finished = cast(fill_constant_batch_size_like(ref, [-1, self.beam_size], "int64", 0),
+                        "bool")
+        lengths = fill_constant_batch_size_like(ref, [-1, self.beam_size], "int64", 0)
+        if self.embedding_fn is not None:
+            inputs = self.embedding_fn(inputs)
+        return inputs, self.StateWrapper(cell_states, log_probs, finished, lengths), finished
+
+    def _beam_search_step(self, logits, next_cell_states, beam_state):
+        vocab = logits.shape[-1]
+        if vocab < 0:
+            raise ValueError("BeamSearchDecoder: the vocabulary size (last dim of the "
+                             "logits %r %s) must be known" % (logits.name, list(logits.shape)))
+        step_log_probs = self._mask_probs(log_softmax(logits), beam_state.finished)
+        log_probs = _binary("elementwise_add", step_log_probs,
+                            unsqueeze(cast(beam_state.log_probs, step_log_probs.dtype), [2]))
+        scores, flat_indices = topk(reshape(log_probs, [-1, self.beam_size * vocab]),
+                                    self.beam_size)
+        vocab_size = fill_constant_batch_size_like(flat_indices, [-1, self.beam_size],
+                                                   "int64", vocab)
+        beam_indices = _binary("elementwise_floordiv", flat_indices, vocab_size)
+        token_indices = _binary("elementwise_mod", flat_indices, vocab_size)
+        next_cell_states = map_structure(lambda x: self._gather(x, beam_indices),
+                                         next_cell_states)
+        next_finished = self._gather(beam_state.finished, beam_indices)
+        next_lengths = _binary("elementwise_add", self._gather(beam_state.lengths,
+                                                               beam_indices),
+                               cast(_logical_not(next_finished), "int64"))
+        end = fill_constant_batch_size_like(flat_indices, [-1, self.beam_size], "int64",
+                                            self.end_token)
+        next_finished = _logical_or(next_finished, _bool_out(
+            "equal", {"X": [token_indices], "Y": [end]}, {"axis": -1}, None, None))
+        return (self.OutputWrapper(scores, token_indices, beam_indices),
+                self.StateWrapper(next_cell_states, scores, next_finished, next_lengths))
+
+    def step(self, time, inputs, states, **kwargs):
+        inputs = map_structure(self._merge_batch_beams, inputs)
+        cell_states = map_structure(self._merge_batch_beams, states.cell_states)
+        cell_outputs, next_cell_states = self.cell(inputs, cell_states, **kwargs)
+        cell_outputs = map_structure(self._split_batch_beams, cell_outputs)
+        next_cell_states = map_structure(self._split_batch_beams, next_cell_states)
+        if self.output_fn is not None:
+            cell_outputs = self.output_fn(cell_outputs)
+        output, state = self._beam_search_step(cell_outputs, next_cell_states, states)
+        sample_ids = output.predicted_ids
+        sample_ids.stop_gradient = True
+        next_inputs = self.embedding_fn(sample_ids) if self.embedding_fn else sample_ids
+        return output, state, next_inputs, state.finished
+
+    def finalize(self, outputs, final_states, sequence_lengths):
+        """Time-major predicted ids [T, B, beam] backtracked through the parents."""
+        return gather_tree(outputs.predicted_ids, outputs.parent_ids), final_states
+
+
+def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=False,
+                   impute_finished=False, is_test=False, return_length=False, **kwargs):
+    """(final_outputs, final_states[, sequence_lengths]) after max_step_num + 1 unrolled
+    decoder steps; outputs stacked on a time axis (axis 1 unless output_time_major)."""
+    if not isinstance(decoder, Decoder):
+        raise TypeError("dynamic_decode: decoder must be a Decoder (e.g. "
+                        "BeamSearchDecoder), got %s" % type(decoder).__name__)
+    if max_step_num is None:
+        raise ValueError("dynamic_decode: max_step_num is required in refimpl: without "
+                         "control-flow ops the decoding loop is unrolled max_step_num + 1 "
+                         "times")
+    if int(max_step_num) < 0:
+        raise ValueError("dynamic_decode: max_step_num must be >= 0, got %r" % (max_step_num,))
+    if impute_finished and not decoder.tracks_own_finished:
+        raise NotImplementedError("dynamic_decode: impute_finished is not supported by "
+                                  "refimpl for %s" % type(decoder).__name__)
+    inputs, states, finished = decoder.initialize(inits)
+    lengths = cast(finished, "int64")
+    lengths = _binary("elementwise_sub", lengths, lengths)
+    step_outputs = []
+    for time in range(int(max_step_num) + 1):
+        outputs, next_states, inputs, next_finished = decoder.step(time, inputs, states,
+                                                                   **kwargs)
+        if decoder.tracks_own_finished:
+            lengths = getattr(next_states, "lengths", lengths)
+        else:
+            next_finished = _logical_or(next_finished, finished)
+            lengths = _binary("elementwise_add", lengths,
+                              cast(_logical_not(finished), "int64"))
+        step_outputs.append(outputs)
+        states, finished = next_states, next_finished
+    final_outputs = map_structure(lambda *steps: stack(list(steps), axis=0), *step_outputs)
+    final_outputs, final_states = decoder.finalize(final_outputs, states, lengths)
+    if not output_time_major:
+        final_outputs = map_structure(
+            lambda x: transpose(x, [1, 0] + list(range(2, len(x.shape)))), final_outputs)
+    return (final_outputs, final_states, lengths) if return_length else \
+        (final_outputs, final_states)
+
