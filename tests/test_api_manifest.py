@@ -14,16 +14,10 @@ MANIFEST = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "shared
 NOT_YET = frozenset(
     [('paddle.fluid.layers', n) for n in (
         'BasicDecoder', 'beam_search', 'beam_search_decode', 'DecodeHelper', 'Decoder',
-        'deformable_conv', 'dynamic_gru', 'dynamic_lstm', 'dynamic_lstmp', 'DynamicRNN',
-        'filter_by_instag', 'generate_mask_labels', 'GreedyEmbeddingHelper', 'GRUCell',
-        'im2sequence', 'image_resize_short', 'linear_chain_crf', 'lod_append', 'lod_reset',
-        'lstm', 'LSTMCell', 'reorder_lod_tensor_by_rank', 'rnn', 'RNNCell',
-        'sampled_softmax_with_cross_entropy', 'SampleEmbeddingHelper', 'sequence_conv',
-        'sequence_enumerate', 'sequence_reshape', 'sequence_scatter', 'ssd_loss', 'StaticRNN',
-        'TrainingHelper',
-    )]
-    + [('paddle.nn', n) for n in (
-        'BeamSearchDecoder', 'dynamic_decode', 'SpectralNorm',
+        'deformable_conv', 'dynamic_lstmp', 'DynamicRNN', 'filter_by_instag',
+        'generate_mask_labels', 'GreedyEmbeddingHelper', 'GRUCell', 'image_resize_short',
+        'LSTMCell', 'rnn', 'RNNCell', 'sampled_softmax_with_cross_entropy',
+        'SampleEmbeddingHelper', 'StaticRNN', 'TrainingHelper',
     )]
 )
 
