@@ -27,8 +27,9 @@ def encode_center_size(target, prior, variance, normalized):
     t = target[:, None, :]
     tcx, tcy = (t[..., 0] + t[..., 2]) / 2, (t[..., 1] + t[..., 3]) / 2
     tw, th = t[..., 2] - t[..., 0] + offset, t[..., 3] - t[..., 1] + offset
-    out = np.stack([(tcx - pcx) / pw, (tcy - pcy) / ph,
-                    np.log(np.abs(tw / pw)), np.log(np.abs(th / ph))], axis=-1)
+    with np.errstate(divide="ignore"):   # a zero-size target encodes to -inf, as in Paddle
+        out = np.stack([(tcx - pcx) / pw, (tcy - pcy) / ph,
+                        np.log(np.abs(tw / pw)), np.log(np.abs(th / ph))], axis=-1)
     return out / variance
 
 
