@@ -7,16 +7,7 @@ import pytest
 import refimpl as paddle
 import refimpl.nn as nn
 from refimpl import static
-
-
-def _exe():
-    exe = static.Executor()
-    exe.run(static.default_startup_program())
-    return exe
-
-
-def _value(var):
-    return np.array(static.global_scope().find_var(var.name).get_tensor())
+from helpers import scope_value, startup_executor
 
 
 # -- SpectralNorm
@@ -37,13 +28,13 @@ def test_spectral_norm_divides_by_power_iteration_sigma_and_keeps_u_v():
     out = sn(w)
     assert sn.weight_u.shape == (3,) and sn.weight_v.shape == (8,)
     assert not sn.weight_u.trainable and not sn.weight_v.trainable
-    exe = _exe()
-    u0, v0 = _value(sn.weight_u), _value(sn.weight_v)
+    exe = startup_executor()
+    u0, v0 = scope_value(sn.weight_u), scope_value(sn.weight_v)
     got, = exe.run(feed={"w": x}, fetch_list=[out])
     _, _, sigma = _numpy_spectral(x, u0, v0, 1, 3)
     np.testing.assert_allclose(got, x / sigma, rtol=1e-12)
     # Paddle's op does not write the iterated vectors back.
-    np.testing.assert_array_equal(_value(sn.weight_u), u0)
+    np.testing.assert_array_equal(scope_value(sn.weight_u), u0)
     # Many iterations converge to the largest singular value.
     _, _, sigma_many = _numpy_spectral(x, u0, v0, 1, 200)
     top = np.linalg.svd(np.moveaxis(x, 1, 0).reshape(3, -1), compute_uv=False)[0]
@@ -59,9 +50,9 @@ def test_spectral_norm_gradient_treats_u_v_as_constants():
     out = sn(w)
     loss = paddle.sum(out * static.data("g", [4, 3], "float64"))
     dw, = static.gradients([loss], [w])
-    exe = _exe()
+    exe = startup_executor()
     got, = exe.run(feed={"w": x, "g": g}, fetch_list=[dw])
-    u, v, sigma = _numpy_spectral(x, _value(sn.weight_u), _value(sn.weight_v), 0, 2)
+    u, v, sigma = _numpy_spectral(x, scope_value(sn.weight_u), scope_value(sn.weight_v), 0, 2)
     expected = g / sigma - (g * x).sum() / sigma ** 2 * np.outer(u, v)
     np.testing.assert_allclose(got, expected, rtol=1e-10)
 
@@ -101,7 +92,7 @@ def test_ssd_loss_hand_checked_with_padding_mining_and_normalization():
     gt_box = np.zeros((2, 2, 4))           # image 0: one box plus a zero (padding) box
     gt_box[0, 0], gt_box[1] = PRIORS[0], PRIORS[[1, 3]]
     gt_label = np.ones((2, 2, 1), np.int32)
-    got, got_dloc, got_dconf = _exe().run(
+    got, got_dloc, got_dconf = startup_executor().run(
         feed={"loc": loc, "conf": conf, "gt_box": gt_box, "gt_label": gt_label,
               "prior": PRIORS}, fetch_list=[loss, dloc, dconf])
     # Image 0: 1 positive, neg_pos_ratio 2 keeps priors 1 and 2 (prior 3 is easier).
@@ -209,7 +200,7 @@ def test_beam_search_decoder_matches_numpy_beam_search():
                                                    max_step_num=max_step_num,
                                                    return_length=True)
     h0_value = np.random.RandomState(3).randn(2, VOCAB).astype("float32")
-    got_ids, got_scores, got_lengths = _exe().run(
+    got_ids, got_scores, got_lengths = startup_executor().run(
         feed={"h0": h0_value}, fetch_list=[ids, final_states.log_probs, lengths])
     expected_ids, expected_scores, expected_lengths = _numpy_beam_search(
         h0_value, max_step_num + 1)
@@ -226,7 +217,7 @@ def test_tile_beam_merge_with_batch_repeats_each_entry():
     x = static.data("x", [2, 3], "float32")
     y = nn.BeamSearchDecoder.tile_beam_merge_with_batch(x, 2)
     value = np.arange(6, dtype="float32").reshape(2, 3)
-    got, = _exe().run(feed={"x": value}, fetch_list=[y])
+    got, = startup_executor().run(feed={"x": value}, fetch_list=[y])
     np.testing.assert_array_equal(got, value[[0, 0, 1, 1]])
 
 
@@ -249,7 +240,7 @@ def test_ssd_loss_one_image_without_padding_equals_the_batched_row():
                                      static.data("prior2", [4, 4], "float64"))
     conf_value = np.zeros((1, 4, 2))
     conf_value[0, 0] = [0, 2]
-    got, = _exe().run(feed={"loc": np.zeros((1, 4, 4)), "conf": conf_value,
+    got, = startup_executor().run(feed={"loc": np.zeros((1, 4, 4)), "conf": conf_value,
                             "b": PRIORS[[1, 3]], "l": np.ones((2, 1), np.int32),
                             "prior": PRIORS}, fetch_list=[loss])
     # Priors 1, 3 positive (label 1, logits 0: log 2 each); negatives 0 and 2.

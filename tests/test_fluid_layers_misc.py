@@ -7,19 +7,9 @@ import pytest
 from refimpl import fluid
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
+from helpers import build_and_run
 
 L = fluid.layers
-
-
-def _build_and_run(build, feed=None):
-    """Build `build()` -> list of Variables in fresh programs, run, return numpy values."""
-    main, startup = Program(), Program()
-    with program_guard(main, startup):
-        outs = build()
-    exe = fluid.Executor(fluid.CPUPlace())
-    scope = Scope()
-    exe.run(startup, scope=scope)
-    return exe.run(main, feed=feed or {}, fetch_list=outs, scope=scope)
 
 
 # -- distributions
@@ -32,7 +22,7 @@ def test_uniform_sample_entropy_log_prob():
         value = L.assign(np.array([1.0, 6.0], "float32"))
         return [u.sample([500], seed=7), u.entropy(), u.log_prob(value)]
 
-    draws, entropy, log_prob = _build_and_run(build)
+    draws, entropy, log_prob = build_and_run(build)
     assert draws.shape == (500, 2)
     assert (draws >= low).all() and (draws < high).all()
     np.testing.assert_allclose(draws.mean(0), (low + high) / 2, atol=0.2)
@@ -50,7 +40,7 @@ def test_normal_matches_closed_forms():
         v = L.assign(value.astype("float32"))
         return [n.sample([4000], seed=3), n.entropy(), n.log_prob(v), n.kl_divergence(n2)]
 
-    draws, entropy, log_prob, kl = _build_and_run(build)
+    draws, entropy, log_prob, kl = build_and_run(build)
     assert draws.shape == (4000, 2)
     np.testing.assert_allclose(draws.mean(0), loc, atol=0.15)
     np.testing.assert_allclose(draws.std(0), scale, rtol=0.08)
@@ -68,7 +58,7 @@ def test_normal_seeded_sample_repeats_and_broadcasts():
         n = L.Normal(np.zeros((2, 3)), 1.0 + np.zeros((2, 3)))
         return [n.sample([2], seed=5), n.sample([2], seed=5)]
 
-    first, second = _build_and_run(build)
+    first, second = build_and_run(build)
     assert first.shape == (2, 2, 3)
     np.testing.assert_array_equal(first, second)
 
@@ -81,7 +71,7 @@ def test_categorical_entropy_and_kl():
         c, c2 = L.Categorical(logits), L.Categorical(other)
         return [c.entropy(), c.kl_divergence(c2)]
 
-    entropy, kl = _build_and_run(build)
+    entropy, kl = build_and_run(build)
     p = np.exp(logits) / np.exp(logits).sum(-1, keepdims=True)
     q = np.exp(other) / np.exp(other).sum(-1, keepdims=True)
     assert entropy.shape == (2, 1) and kl.shape == (2, 1)
@@ -99,7 +89,7 @@ def test_multivariate_normal_diag_entropy_and_kl():
         m2 = L.MultivariateNormalDiag(loc2, np.diag(var2))
         return [m.entropy(), m.kl_divergence(m2)]
 
-    entropy, kl = _build_and_run(build)
+    entropy, kl = build_and_run(build)
     k = 2
     np.testing.assert_allclose(entropy, [0.5 * (k * (1 + np.log(2 * np.pi))
                                                 + np.log(var.prod()))], rtol=1e-6)
@@ -114,7 +104,7 @@ def test_distributions_take_variables_and_reject_mixes():
         scale = L.assign(np.array([2.0], "float32"))
         return [L.Normal(loc, scale).entropy()]
 
-    (entropy,) = _build_and_run(build)
+    (entropy,) = build_and_run(build)
     np.testing.assert_allclose(entropy, [0.5 + 0.5 * math.log(2 * math.pi) + math.log(2.0)],
                                rtol=1e-6)
     with program_guard(Program(), Program()):
@@ -141,7 +131,7 @@ def test_hash_matches_paddle_digests():
     # reference values from Paddle's hash op (XXH64, seed = hash index)
     ids = np.array([[1], [2], [300]], "int32")
     rows = np.arange(40, dtype="int64").reshape(2, 20)   # 160-byte rows: the striped path
-    out_ids, out_rows = _build_and_run(
+    out_ids, out_rows = build_and_run(
         lambda: [L.hash(_data("ids", ids), 10 ** 9, num_hash=2),
                  L.hash(_data("rows", rows), 10 ** 9, num_hash=2)],
         {"ids": ids, "rows": rows})
@@ -164,7 +154,7 @@ def test_xxh64_known_digests():
 
 def test_clip_by_norm_and_selected_rows_identities():
     x = np.array([[3.0, 4.0], [0.0, 0.0]], "float32")     # norm 5
-    clipped, kept, merged, dense = _build_and_run(
+    clipped, kept, merged, dense = build_and_run(
         lambda: [L.clip_by_norm(_data("x", x), 1.0), L.clip_by_norm(_data("x", x), 10.0),
                  L.merge_selected_rows(_data("x", x)),
                  L.get_tensor_from_selected_rows(_data("x", x))], {"x": x})
@@ -176,7 +166,7 @@ def test_clip_by_norm_and_selected_rows_identities():
 
 def test_add_position_encoding_values():
     x = np.zeros((1, 3, 4), "float32")
-    (out,) = _build_and_run(lambda: [L.add_position_encoding(_data("x", x), 0.5, 1.0)],
+    (out,) = build_and_run(lambda: [L.add_position_encoding(_data("x", x), 0.5, 1.0)],
                             {"x": x})
     # half = 2: rates 10000^(k / 1) for k = 0, 1
     pos = np.arange(3.0)[:, None]
@@ -199,7 +189,7 @@ def test_affine_channel_fsp_and_similarity_focus():
         return [L.affine_channel(xv, L.assign(scale), L.assign(bias)),
                 L.fsp_matrix(xv, _data("y", y)), L.similarity_focus(xv, 1, [0])]
 
-    affine, fsp, focus = _build_and_run(build, {"x": x, "y": y})
+    affine, fsp, focus = build_and_run(build, {"x": x, "y": y})
     np.testing.assert_allclose(affine, x * scale[:, None, None] + bias[:, None, None],
                                rtol=1e-6)
     np.testing.assert_allclose(fsp, np.einsum("nchw,ndhw->ncd", x, y) / 4, rtol=1e-5)
@@ -256,7 +246,7 @@ def test_center_loss_loss_and_center_update():
 
 def test_inplace_abn_is_batch_norm_then_activation():
     x = np.array([[[[-1.0]], [[2.0]]], [[[1.0]], [[-2.0]]]], "float32")   # [2, 2, 1, 1]
-    (out,) = _build_and_run(lambda: [L.inplace_abn(_data("x", x), act="leaky_relu",
+    (out,) = build_and_run(lambda: [L.inplace_abn(_data("x", x), act="leaky_relu",
                                                    act_alpha=0.1)], {"x": x})
     normalized = (x - x.mean((0, 2, 3), keepdims=True)) / np.sqrt(
         x.var((0, 2, 3), keepdims=True) + 1e-5)

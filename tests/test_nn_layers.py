@@ -9,19 +9,10 @@ import pytest
 import refimpl as paddle
 import refimpl.nn as nn
 from refimpl import fluid, static
+from helpers import scope_value, startup_executor
 from test_conv_pool import conv_loops
 
 RNG = np.random.RandomState(7)
-
-
-def _exe():
-    exe = static.Executor()
-    exe.run(static.default_startup_program())
-    return exe
-
-
-def _value(var):
-    return np.array(static.global_scope().find_var(var.name).get_tensor())
 
 
 def _ops(program=None):
@@ -46,9 +37,9 @@ def test_linear_is_x_at_w_plus_b_with_parameters_from_the_startup_program():
     y = layer(x)
     assert _ops() == ["matmul_v2", "elementwise_add"]
     assert y.shape == (-1, 2, 3)
-    exe = _exe()
+    exe = startup_executor()
     a = RNG.randn(5, 2, 4).astype("float32")
-    w, b = _value(layer.weight), _value(layer.bias)
+    w, b = scope_value(layer.weight), scope_value(layer.bias)
     limit = np.sqrt(6.0 / (4 + 3))                       # XavierUniform by default
     assert w.shape == (4, 3) and np.all(np.abs(w) <= limit) and np.std(w) > 0.1
     np.testing.assert_array_equal(b, np.zeros(3))
@@ -63,7 +54,7 @@ def test_linear_attrs_initializer_and_no_bias():
     assert layer.bias is None and [p.name for p in layer.parameters()] == ["my_w"]
     y = layer(x)
     assert _ops() == ["matmul_v2"]
-    out, = _exe().run(feed={"x": np.ones((2, 3), "float32")}, fetch_list=[y])
+    out, = startup_executor().run(feed={"x": np.ones((2, 3), "float32")}, fetch_list=[y])
     np.testing.assert_allclose(out, np.full((2, 2), 1.5))
 
 
@@ -72,9 +63,9 @@ def test_calling_a_layer_twice_shares_its_parameters():
     layer = nn.Linear(3, 3)
     y1, y2 = layer(x), layer(layer(x))
     assert len(static.default_main_program().all_parameters()) == 2
-    exe = _exe()
+    exe = startup_executor()
     a = RNG.randn(2, 3).astype("float32")
-    w, b = _value(layer.weight), _value(layer.bias)
+    w, b = scope_value(layer.weight), scope_value(layer.bias)
     o1, o2 = exe.run(feed={"x": a}, fetch_list=[y1, y2])
     np.testing.assert_allclose(o1, a @ w + b, rtol=1e-5)
     np.testing.assert_allclose(o2, (a @ w + b) @ w + b, rtol=1e-5, atol=1e-6)
@@ -131,10 +122,10 @@ def test_state_dict_values_live_in_the_scope_and_set_state_dict_writes_them():
     x = static.data("x", [None, 3], "float32")
     layer = nn.Linear(3, 2)
     y = layer(x)
-    exe = _exe()
+    exe = startup_executor()
     w = RNG.randn(3, 2)
     layer.set_state_dict({"weight": w, "bias": np.array([1.0, -1.0])})
-    got = _value(layer.state_dict()["weight"])
+    got = scope_value(layer.state_dict()["weight"])
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, w.astype("float32"))
     out, = exe.run(feed={"x": np.eye(3, dtype="float32")}, fetch_list=[y])
@@ -144,7 +135,7 @@ def test_state_dict_values_live_in_the_scope_and_set_state_dict_writes_them():
         layer.set_state_dict({"weight": np.zeros((2, 3)), "bias": np.zeros(2)})
     with pytest.warns(UserWarning, match="no value for 'linear_0.b_0'"):
         layer.set_state_dict({"linear_0.w_0": np.zeros((3, 2))}, use_structured_name=False)
-    np.testing.assert_array_equal(_value(layer.weight), np.zeros((3, 2)))
+    np.testing.assert_array_equal(scope_value(layer.weight), np.zeros((3, 2)))
 
 
 def test_setattr_registers_and_guards_parameters_and_layers():
@@ -183,7 +174,7 @@ def test_forward_hooks_change_inputs_and_outputs_and_can_be_removed():
     post.remove()
     z = layer(x)
     a = np.array([[-1.0, 3.0]], "float32")
-    oy, oz = _exe().run(feed={"x": a}, fetch_list=[y, z])
+    oy, oz = startup_executor().run(feed={"x": a}, fetch_list=[y, z])
     np.testing.assert_allclose(oy, [[1.0, 7.0]])
     np.testing.assert_allclose(oz, [[0.0, 3.0]])
 
@@ -288,9 +279,9 @@ def test_conv2d_matches_the_loop_reference_and_checks_channels():
     conv = nn.Conv2D(4, 6, (3, 2), stride=(2, 1), padding=1, groups=2)
     assert conv.weight.shape == (6, 2, 3, 2) and conv.bias.shape == (6,)
     y = conv(x)
-    exe = _exe()
+    exe = startup_executor()
     a = RNG.randn(2, 4, 6, 5).astype("float32")
-    w = _value(conv.weight)
+    w = scope_value(conv.weight)
     assert 0.2 < np.std(w) < 0.6          # Normal(0, sqrt(2 / (3 * 2 * 4))) = 0.41
     conv.set_state_dict({"weight": w, "bias": np.arange(6.0)})
     out, = exe.run(feed={"x": a}, fetch_list=[y])
@@ -308,7 +299,7 @@ def test_pool_layers_match_numpy():
     outs = [nn.MaxPool2D(2)(x), nn.AvgPool2D(2, stride=2)(x), nn.AdaptiveAvgPool2D(1)(x),
             nn.AdaptiveMaxPool2D(2)(x)]
     a = RNG.randn(3, 2, 4, 4).astype("float32")
-    mx, avg, gavg, amx = _exe().run(feed={"x": a}, fetch_list=outs)
+    mx, avg, gavg, amx = startup_executor().run(feed={"x": a}, fetch_list=outs)
     blocks = a.reshape(3, 2, 2, 2, 2, 2)
     np.testing.assert_allclose(mx, blocks.max(axis=(3, 5)), rtol=1e-6)
     np.testing.assert_allclose(avg, blocks.mean(axis=(3, 5)), rtol=1e-5)
@@ -322,8 +313,8 @@ def test_embedding_and_flatten():
     vec = emb(ids)
     flat = nn.Flatten()(vec)
     assert vec.shape == (-1, 3, 4) and flat.shape == (-1, 12)
-    exe = _exe()
-    w = _value(emb.weight)
+    exe = startup_executor()
+    w = scope_value(emb.weight)
     i = np.array([[1, 9, 3], [0, 0, 2]])
     v, f = exe.run(feed={"ids": i}, fetch_list=[vec, flat])
     want = w[i] * (i != 9)[..., None]                  # padding_idx -1 is row 9: zeros
@@ -347,7 +338,7 @@ def test_dropout_follows_train_and_eval():
     y_eval = drop(x)
     assert _is_test_of("dropout") == [False, True]
     a = np.ones((2, 1000), "float32")
-    yt, ye = _exe().run(feed={"x": a}, fetch_list=[y_train, y_eval])
+    yt, ye = startup_executor().run(feed={"x": a}, fetch_list=[y_train, y_eval])
     assert set(np.unique(yt)) == {0.0, 2.0} and 0.4 < (yt == 0).mean() < 0.6
     np.testing.assert_array_equal(ye, a)
 
@@ -364,13 +355,13 @@ def test_batch_norm_training_uses_batch_stats_and_eval_the_running_ones():
     assert bn.training
     assert _is_test_of("batch_norm") == [False, True]
     a = RNG.randn(4, 3, 2, 2).astype("float32") * 2 + 1
-    exe = _exe()
+    exe = startup_executor()
     yt, ye = exe.run(feed={"x": a}, fetch_list=[y_train, y_eval])   # the eval op runs after
     mean, var = a.mean(axis=(0, 2, 3)), a.var(axis=(0, 2, 3))
     bshape = (1, 3, 1, 1)
     np.testing.assert_allclose(yt, (a - mean.reshape(bshape)) /
                                np.sqrt(var.reshape(bshape) + 1e-5), rtol=1e-4, atol=1e-5)
-    running_mean, running_var = _value(bn._mean), _value(bn._variance)
+    running_mean, running_var = scope_value(bn._mean), scope_value(bn._variance)
     np.testing.assert_allclose(running_mean, 0.5 * mean, rtol=1e-5)
     np.testing.assert_allclose(running_var, 0.5 + 0.5 * var, rtol=1e-5)
     np.testing.assert_allclose(ye, (a - running_mean.reshape(bshape)) /
@@ -416,8 +407,8 @@ def test_sync_batch_norm_and_conversion_share_parameters():
     model(x)
     assert _is_test_of("sync_batch_norm") == [False, True]
     a = RNG.randn(4, 2, 3).astype("float32")
-    out, = _exe().run(feed={"x": a}, fetch_list=[y])
-    h = a @ _value(model[0].weight) + _value(model[0].bias)
+    out, = startup_executor().run(feed={"x": a}, fetch_list=[y])
+    h = a @ scope_value(model[0].weight) + scope_value(model[0].bias)
     mean, var = h.mean(axis=(0, 2), keepdims=True), h.var(axis=(0, 2), keepdims=True)
     np.testing.assert_allclose(out, (h - mean) / np.sqrt(var + 1e-5), rtol=1e-4, atol=1e-4)
 
@@ -428,7 +419,7 @@ def test_layer_norm_layer():
     assert ln.weight.shape == (6,)
     y = ln(x)
     a = RNG.randn(4, 2, 3).astype("float32")
-    out, = _exe().run(feed={"x": a}, fetch_list=[y])
+    out, = startup_executor().run(feed={"x": a}, fetch_list=[y])
     flat = a.reshape(4, 6)
     want = (flat - flat.mean(1, keepdims=True)) / np.sqrt(flat.var(1, keepdims=True) + 1e-6)
     np.testing.assert_allclose(out, want.reshape(4, 2, 3), rtol=1e-4, atol=1e-5)
@@ -470,7 +461,7 @@ def test_activation_layers_match_numpy(cls, args, reference):
     x = static.data("x", [3, 4], "float64")
     y = cls(**args)(x) if isinstance(args, dict) else cls(*args)(x)
     a = np.array([[-2.5, -0.9, -0.3, 0.2], [0.6, 1.1, 3.0, 7.0], [-7.0, 0.45, -0.55, 2.0]])
-    out, = _exe().run(feed={"x": a}, fetch_list=[y])
+    out, = startup_executor().run(feed={"x": a}, fetch_list=[y])
     np.testing.assert_allclose(out, reference(a), rtol=1e-6, atol=1e-6)
 
 
@@ -483,7 +474,7 @@ def test_loss_layers_match_numpy():
     mse, mse_none = nn.MSELoss()(logits, target), nn.MSELoss("none")(logits, target)
     a, t = RNG.randn(4, 3), RNG.randn(4, 3)
     lab = np.array([[0], [2], [1], [2]])
-    got = _exe().run(feed={"logits": a, "label": lab, "target": t},
+    got = startup_executor().run(feed={"logits": a, "label": lab, "target": t},
                      fetch_list=[ce, ce_sum, mse, mse_none])
     nll = -np.log(_softmax(a))[np.arange(4), lab[:, 0]]
     np.testing.assert_allclose(got[0], nll.mean(), rtol=1e-10)
@@ -507,8 +498,8 @@ def test_multi_head_attention_matches_numpy_with_a_bool_mask():
     assert mha.k_proj.weight.shape == (6, 4)
     out, weights = mha(q_in, kv_in, kv_in, attn_mask=mask)
     assert out.shape == (-1, 3, 4) and weights.shape == (-1, 2, 3, 5)
-    exe = _exe()
-    proj = {name: (_value(getattr(mha, name).weight), _value(getattr(mha, name).bias))
+    exe = startup_executor()
+    proj = {name: (scope_value(getattr(mha, name).weight), scope_value(getattr(mha, name).bias))
             for name in ("q_proj", "k_proj", "v_proj", "out_proj")}
     a, b = RNG.randn(2, 3, 4).astype("float32"), RNG.randn(2, 5, 6).astype("float32")
     m = RNG.rand(2, 1, 3, 5) > 0.3

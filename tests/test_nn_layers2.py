@@ -11,6 +11,7 @@ import refimpl.nn as nn
 import refimpl.nn.functional as F
 from refimpl import static
 from refimpl.layers.common import append_op_out
+from helpers import scope_value
 
 RNG = np.random.RandomState(11)
 
@@ -19,10 +20,6 @@ def _run(feed, fetch):
     exe = static.Executor()
     exe.run(static.default_startup_program())
     return exe.run(feed=feed, fetch_list=fetch)
-
-
-def _value(var):
-    return np.array(static.global_scope().find_var(var.name).get_tensor())
 
 
 def _data(name, array):
@@ -131,7 +128,7 @@ def test_hsigmoid_loss_owns_paddles_parameters_and_equals_the_functional():
     assert out.shape == (3, 1) and np.all(out > 0)
     np.testing.assert_allclose(out, ref, rtol=1e-6)
     limit = np.sqrt(6.0 / (5 + 4))
-    assert np.all(np.abs(_value(layer.weight)) <= limit)
+    assert np.all(np.abs(scope_value(layer.weight)) <= limit)
     custom = nn.HSigmoidLoss(4, 6, is_custom=True, bias_attr=False)
     assert _params(custom) == [("weight", "h_sigmoid_loss_1.w_0", [6, 4])]
     with pytest.raises(ValueError, match="is_custom needs path_table"):
@@ -175,7 +172,7 @@ def test_prelu_has_one_slope_per_channel_initialized_to_init():
     y = layer(x)
     exe = static.Executor()
     exe.run(static.default_startup_program())
-    np.testing.assert_allclose(_value(layer._weight), [0.1] * 3, rtol=1e-6)
+    np.testing.assert_allclose(scope_value(layer._weight), [0.1] * 3, rtol=1e-6)
     slopes = np.array([0.5, -1.0, 2.0], "float32")
     layer.set_state_dict({"_weight": slopes})
     out, = exe.run(feed={"x": a}, fetch_list=[y])
@@ -287,7 +284,7 @@ def test_conv2d_transpose_weight_is_in_by_out_and_matches_numpy():
     y, sized = layer(x), layer(x, output_size=[10, 12])
     assert y.shape == (2, 4, 9, 11) and sized.shape == (2, 4, 10, 12)
     out, = _run({"x": a}, [y])
-    w = _value(layer.weight)
+    w = scope_value(layer.weight)
     limit = np.sqrt(6.0 / (4 * 9 + 3 * 9))          # XavierUniform on [in, out, k, k]
     assert np.all(np.abs(w) <= limit) and np.abs(w).max() > limit / 2
     np.testing.assert_allclose(out, _conv_transpose_2d(a, w, 2), rtol=1e-4, atol=1e-5)
@@ -347,7 +344,7 @@ def test_conv1d_channels_last_and_channel_check():
     x = _data("x", a)
     layer = nn.Conv1D(4, 3, 2, data_format="NLC")
     out, = _run({"x": a}, [layer(x)])
-    w, b = _value(layer.weight), _value(layer.bias)
+    w, b = scope_value(layer.weight), scope_value(layer.bias)
     ref = np.stack([np.einsum("nkc,ock->no", a[:, i:i + 2], w) for i in range(6)], 1) + b
     np.testing.assert_allclose(out, ref, rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError, match="expected in_channels=4"):
@@ -435,7 +432,7 @@ def test_instance_norms_scale_and_bias_each_normalized_map(cls, shape, full_name
     y, ref = layer(x), F.instance_norm(x, weight=layer.scale, bias=layer.bias)
     exe = static.Executor()
     exe.run(static.default_startup_program())
-    np.testing.assert_array_equal(_value(layer.scale), np.ones(3))
+    np.testing.assert_array_equal(scope_value(layer.scale), np.ones(3))
     scale, bias = _rand(3), _rand(3)
     layer.set_state_dict({"scale": scale, "bias": bias})
     out, ref_out = exe.run(feed={"x": a}, fetch_list=[y, ref])
@@ -567,9 +564,9 @@ def test_group_norm_trains_its_parameters():
     exe.run(feed={"x": a, "t": target}, fetch_list=[loss])
     xhat = _group_norm(a, 2, np.ones(4), np.zeros(4))
     # d mean(y * t) / d bias[c] = sum over (n, l) of t / numel; same for weight with xhat
-    np.testing.assert_allclose(_value(layer.bias), -target.sum((0, 2)) / target.size,
+    np.testing.assert_allclose(scope_value(layer.bias), -target.sum((0, 2)) / target.size,
                                rtol=1e-4, atol=1e-6)
-    np.testing.assert_allclose(_value(layer.weight),
+    np.testing.assert_allclose(scope_value(layer.weight),
                                1 - (xhat * target).sum((0, 2)) / target.size,
                                rtol=1e-4, atol=1e-6)
 

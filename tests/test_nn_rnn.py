@@ -7,18 +7,9 @@ import pytest
 import refimpl as paddle
 import refimpl.nn as nn
 from refimpl import static
+from helpers import scope_value, startup_executor
 
 RNG = np.random.RandomState(11)
-
-
-def _exe():
-    exe = static.Executor()
-    exe.run(static.default_startup_program())
-    return exe
-
-
-def _value(var):
-    return np.array(static.global_scope().find_var(var.name).get_tensor())
 
 
 def _sigmoid(a):
@@ -27,7 +18,7 @@ def _sigmoid(a):
 
 # -- numpy references of one step: (x, states, weights) -> (output, new states)
 def _weights(cell):
-    return [_value(getattr(cell, n)) for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
+    return [scope_value(getattr(cell, n)) for n in ("weight_ih", "weight_hh", "bias_ih", "bias_hh")]
 
 
 def _simple_step(x, h, w, act=np.tanh):
@@ -83,11 +74,11 @@ def test_cell_parameters_follow_paddle_names_shapes_and_uniform_init():
     assert nn.GRUCell(3, 5).weight_hh.shape == (15, 5)
     assert nn.SimpleRNNCell(3, 5).weight_ih.shape == (5, 3)
     big = nn.GRUCell(2, 400)
-    _exe()
+    startup_executor()
     for p in cell.parameters():                       # Uniform(-1/sqrt(4), 1/sqrt(4))
-        v = _value(p)
+        v = scope_value(p)
         assert np.all(np.abs(v) <= 0.5) and v.std() > 0.1
-    w = _value(big.weight_hh)
+    w = scope_value(big.weight_hh)
     assert np.abs(w).max() <= 0.05 and np.abs(w).max() > 0.049
 
 
@@ -105,7 +96,7 @@ def test_cells_match_the_documented_equations(make, step):
     c0 = static.data("c0", [None, 4], "float32")
     out, states = cell(x, (h0, c0) if is_lstm else h0)
     zero_out, _ = cell(x)                             # default: zero states
-    exe = _exe()
+    exe = startup_executor()
     a, h, c = (RNG.randn(2, n).astype("float32") for n in (3, 4, 4))
     got = exe.run(feed={"x": a, "h0": h, "c0": c},
                   fetch_list=[out, zero_out] + (list(states) if is_lstm else [states]))
@@ -124,7 +115,7 @@ def test_get_initial_states_nested_shapes_and_batch_from_the_reference():
     x = static.data("x", [None, 5, 3], "float32")
     h, c = cell.get_initial_states(x, batch_dim_idx=0)
     custom = cell.get_initial_states(x, shape=[[2, 3]], init_value=1.5, batch_dim_idx=1)
-    got = _exe().run(feed={"x": np.zeros((6, 5, 3), "float32")}, fetch_list=[h, c, custom[0]])
+    got = startup_executor().run(feed={"x": np.zeros((6, 5, 3), "float32")}, fetch_list=[h, c, custom[0]])
     assert got[0].shape == (6, 4) and got[1].shape == (6, 4) and not got[0].any()
     np.testing.assert_array_equal(got[2], np.full((5, 2, 3), 1.5))
 
@@ -140,7 +131,7 @@ def test_rnn_runs_the_cell_over_time(time_major, is_reverse):
     out, final = rnn(x)
     assert out.shape == ((5, -1, 4) if time_major else (-1, 5, 4))
     a = RNG.randn(2, 5, 3).astype("float32")
-    got_out, got_final = _exe().run(
+    got_out, got_final = startup_executor().run(
         feed={"x": a.transpose(1, 0, 2) if time_major else a}, fetch_list=[out, final])
     want_out, want_final = _run_numpy(_gru_step, _weights(cell), a, np.zeros((2, 4)),
                                       reverse=is_reverse)
@@ -157,7 +148,7 @@ def test_rnn_sequence_length_keeps_states_past_the_end_and_outputs_unmasked():
     out, (h, c) = nn.RNN(cell)(x, sequence_length=lengths)
     a = RNG.randn(3, 5, 3).astype("float32")
     n = np.array([5, 2, 1], "int64")
-    got = _exe().run(feed={"x": a, "len": n}, fetch_list=[out, h, c])
+    got = startup_executor().run(feed={"x": a, "len": n}, fetch_list=[out, h, c])
     zero = np.zeros((3, 4))
     want_out, (want_h, want_c) = _run_numpy(_lstm_step, _weights(cell), a, (zero, zero), n)
     np.testing.assert_allclose(got[0], want_out, rtol=1e-5, atol=1e-6)
@@ -178,7 +169,7 @@ def test_birnn_concatenates_forward_and_backward_with_masked_reverse():
     a = RNG.randn(2, 4, 3).astype("float32")
     n = np.array([4, 2], "int64")
     hf, hb = RNG.randn(2, 2).astype("float32"), RNG.randn(2, 2).astype("float32")
-    got = _exe().run(feed={"x": a, "len": n, "hf": hf, "hb": hb},
+    got = startup_executor().run(feed={"x": a, "len": n, "hf": hf, "hb": hb},
                      fetch_list=[out, final_fw, final_bw])
     want_fw, want_final_fw = _run_numpy(_simple_step, _weights(fw), a, hf, n)
     want_bw, want_final_bw = _run_numpy(_simple_step, _weights(bw), a, hb, n, reverse=True)
@@ -227,7 +218,7 @@ def test_multi_layer_networks_match_numpy_with_sequence_length(cls, direction):
     fetch = [out] + (list(final) if cls is nn.LSTM else [final])
     a = RNG.randn(3, 5, 3).astype("float32")
     n = np.array([5, 3, 1], "int64")
-    got = _exe().run(feed={"x": a, "len": n}, fetch_list=fetch)
+    got = startup_executor().run(feed={"x": a, "len": n}, fetch_list=fetch)
     zero = np.zeros((3, 4))
     want_out, rows = _net_reference(net, a, n, lambda _: (zero, zero) if cls is nn.LSTM
                                     else zero)
@@ -249,7 +240,7 @@ def test_lstm_initial_states_and_time_major():
     assert out.shape == (4, -1, 3) and h.shape == (2, -1, 3)
     a = RNG.randn(4, 2, 2).astype("float32")
     init_h, init_c = RNG.randn(2, 2, 3).astype("float32"), RNG.randn(2, 2, 3).astype("float32")
-    got = _exe().run(feed={"x": a, "h0": init_h, "c0": init_c}, fetch_list=[out, h, c])
+    got = startup_executor().run(feed={"x": a, "h0": init_h, "c0": init_c}, fetch_list=[out, h, c])
     want_out, rows = _net_reference(net, a.transpose(1, 0, 2), None,
                                     lambda i: (init_h[i], init_c[i]))
     np.testing.assert_allclose(got[0], want_out.transpose(1, 0, 2), rtol=1e-4, atol=1e-5)
@@ -280,11 +271,11 @@ def test_lstm_gradient_matches_finite_differences():
     loss = paddle.mean(out * out) + paddle.mean(c)
     weight = net.weight_hh_l0_reverse
     grad, = static.gradients([loss], [weight])
-    exe = _exe()
+    exe = startup_executor()
     feed = {"x": RNG.randn(2, 3, 2).astype("float32"), "len": np.array([3, 2], "int64")}
     scope = static.global_scope()
     got, = exe.run(feed=feed, fetch_list=[grad])
-    base = _value(weight)
+    base = scope_value(weight)
     numeric = np.zeros_like(base)
     for idx in np.ndindex(*base.shape):
         values = []
@@ -307,7 +298,7 @@ def test_training_a_tiny_lstm_lowers_the_loss():
     out, (h, _) = net(x)
     loss = paddle.mean((head(paddle.squeeze(h, [0])) - y) ** 2)
     paddle.optimizer.SGD(learning_rate=0.5).minimize(loss)
-    exe = _exe()
+    exe = startup_executor()
     a = RNG.randn(8, 5, 2).astype("float32")
     target = a.sum((1, 2))[:, None].astype("float32") * 0.3
     losses = [exe.run(feed={"x": a, "y": target}, fetch_list=[loss])[0].item()
@@ -344,11 +335,11 @@ def test_bad_settings_and_inputs_name_the_layer():
 # -- Transformer
 def _layer_norm(a, norm):
     mean, var = a.mean(-1, keepdims=True), a.var(-1, keepdims=True)
-    return (a - mean) / np.sqrt(var + 1e-5) * _value(norm.weight) + _value(norm.bias)
+    return (a - mean) / np.sqrt(var + 1e-5) * scope_value(norm.weight) + scope_value(norm.bias)
 
 
 def _linear(a, linear):
-    return a @ _value(linear.weight) + _value(linear.bias)
+    return a @ scope_value(linear.weight) + scope_value(linear.bias)
 
 
 def _attention(mha, q, kv, mask=None):
@@ -393,7 +384,7 @@ def _randomize(layer):
     scope = static.global_scope()
     for p in layer.parameters():
         scope.var(p.name).get_tensor().set((RNG.randn(*p.shape) * 0.5).astype("float32")
-                                           + _value(p))
+                                           + scope_value(p))
 
 
 @pytest.mark.parametrize("normalize_before", [False, True])
@@ -406,7 +397,7 @@ def test_encoder_layer_matches_attention_ffn_and_layer_norms(normalize_before):
     x = static.data("x", [None, 3, 8], "float32")
     mask = static.data("mask", [None, 1, 3, 3], "bool")
     y = layer(x, mask)
-    exe = _exe()
+    exe = startup_executor()
     _randomize(layer)
     a = RNG.randn(2, 3, 8).astype("float32")
     m = RNG.rand(2, 1, 3, 3) > 0.4
@@ -429,7 +420,7 @@ def test_transformer_encoder_decoder_with_causal_mask(normalize_before):
     causal = model.generate_square_subsequent_mask(3)
     out = model(src, tgt, tgt_mask=causal)
     assert out.shape == (-1, 3, 8)
-    exe = _exe()
+    exe = startup_executor()
     _randomize(model)
     a, b = RNG.randn(2, 4, 8).astype("float32"), RNG.randn(2, 3, 8).astype("float32")
     got, mask = exe.run(feed={"src": a, "tgt": b}, fetch_list=[out, causal])

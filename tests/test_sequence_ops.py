@@ -5,7 +5,7 @@ import pytest
 
 from refimpl import fluid
 from refimpl.framework.program import Program, program_guard
-from refimpl.framework.scope import Scope
+from helpers import build_and_run
 
 LENS = [3, 1, 2]
 ROWS = np.arange(12, dtype=np.float32).reshape(6, 2) * np.array([1, -1], np.float32)
@@ -14,17 +14,6 @@ ROWS = np.arange(12, dtype=np.float32).reshape(6, 2) * np.array([1, -1], np.floa
 def _seqs(x=ROWS, lens=LENS):
     off = np.cumsum([0] + list(lens))
     return [x[a:b] for a, b in zip(off[:-1], off[1:])]
-
-
-def _run(build, feed):
-    """Build with `build()` (returns fetch vars) in a fresh program; run on `feed`."""
-    main, startup = Program(), Program()
-    with program_guard(main, startup):
-        fetch = build()
-    exe = fluid.Executor(fluid.CPUPlace())
-    scope = Scope()
-    exe.run(startup, scope=scope)
-    return exe.run(main, feed=feed, fetch_list=list(fetch), scope=scope)
 
 
 def _lod(x=ROWS, lens=LENS):
@@ -40,7 +29,7 @@ def _seq_input(name="x", width=2):
     ("sqrt", lambda s: s.sum(0) / np.sqrt(len(s))), ("max", lambda s: s.max(0)),
     ("first", lambda s: s[0]), ("last", lambda s: s[-1])])
 def test_sequence_pool_from_a_fed_lod_tensor(pool_type, reference):
-    out, = _run(lambda: [fluid.layers.sequence_pool(_seq_input(), pool_type)],
+    out, = build_and_run(lambda: [fluid.layers.sequence_pool(_seq_input(), pool_type)],
                 {"x": _lod()})
     np.testing.assert_allclose(out, [reference(s) for s in _seqs()], rtol=1e-6)
 
@@ -55,7 +44,7 @@ def test_first_last_step_and_empty_sequence_pad_value():
         return [fluid.layers.sequence_first_step(v, length=n),
                 fluid.layers.sequence_last_step(v, length=n),
                 fluid.layers.sequence_pool(v, "sum", pad_value=7.0, length=n)]
-    first, last, total = _run(build, {"x": x, "n": lens})
+    first, last, total = build_and_run(build, {"x": x, "n": lens})
     np.testing.assert_allclose(first, [x[0], np.zeros(3), x[2]])
     np.testing.assert_allclose(last, [x[1], np.zeros(3), x[5]])
     np.testing.assert_allclose(total, [x[:2].sum(0), np.full(3, 7.0), x[2:].sum(0)], rtol=1e-6)
@@ -67,7 +56,7 @@ def test_pad_then_unpad_round_trips():
         pad = fluid.layers.fill_constant([1], "float32", -1.0)
         padded, length = fluid.layers.sequence_pad(x, pad, maxlen=4)
         return [padded, length, fluid.layers.sequence_unpad(padded, length)]
-    padded, length, back = _run(build, {"x": _lod()})
+    padded, length, back = build_and_run(build, {"x": _lod()})
     expect = np.full((3, 4, 2), -1.0, np.float32)
     for i, s in enumerate(_seqs()):
         expect[i, :len(s)] = s
@@ -84,7 +73,7 @@ def test_softmax_reverse_keep_lengths_for_the_next_op():
         soft = fluid.layers.sequence_softmax(v)
         return [soft, fluid.layers.sequence_reverse(soft),
                 fluid.layers.sequence_pool(fluid.layers.sequence_reverse(v), "first")]
-    soft, rev, first = _run(build, {"x": _lod(x)})
+    soft, rev, first = build_and_run(build, {"x": _lod(x)})
     expect = np.concatenate([np.exp(s) / np.exp(s).sum() for s in _seqs(x)])
     np.testing.assert_allclose(soft, expect, rtol=1e-6)
     np.testing.assert_allclose(rev, np.concatenate([s[::-1] for s in _seqs(expect)]), rtol=1e-6)
@@ -107,7 +96,7 @@ def test_expand_expand_as_concat_slice():
                 fluid.layers.sequence_expand_as(rows, yv), concat, concat._seq_length,
                 sliced, fluid.layers.sequence_pool(sliced, "sum")]
     r = np.array([[1, 2], [3, 4], [5, 6]], np.float32)
-    outs = _run(build, {"x": _lod(), "y": _lod(y, y_lens), "r": r,
+    outs = build_and_run(build, {"x": _lod(), "y": _lod(y, y_lens), "r": r,
                         "off": np.array([[1], [0], [1]]), "size": np.array([[2], [1], [0]])})
     expanded, expanded_len, rows_expanded, rows_as, concat, concat_len, sliced, sliced_sum = outs
     s = _seqs()
@@ -125,7 +114,7 @@ def test_sequence_mask():
     def build():
         n = fluid.data("n", [-1], "int64")
         return [fluid.layers.sequence_mask(n), fluid.layers.sequence_mask(n, 4, "float32")]
-    mask, mask4 = _run(build, {"n": np.array(LENS)})
+    mask, mask4 = build_and_run(build, {"n": np.array(LENS)})
     np.testing.assert_array_equal(mask, [[1, 1, 1], [1, 0, 0], [1, 1, 0]])
     np.testing.assert_array_equal(mask4, [[1, 1, 1, 0], [1, 0, 0, 0], [1, 1, 0, 0]])
     assert mask4.dtype == np.float32
@@ -137,7 +126,7 @@ def test_sequence_pool_gradient_through_the_program():
         x.stop_gradient = False
         loss = fluid.layers.reduce_sum(fluid.layers.sequence_pool(x, "average"))
         return fluid.gradients([loss], [x])
-    grad, = _run(build, {"x": _lod()})
+    grad, = build_and_run(build, {"x": _lod()})
     np.testing.assert_allclose(grad, np.repeat(1.0 / np.array(LENS), LENS)[:, None]
                                * np.ones((1, 2)), rtol=1e-6)
 
@@ -149,7 +138,7 @@ def test_errors_name_the_layer_and_the_problem():
             fluid.layers.sequence_pool(dense, "sum")
     with pytest.raises(Exception, match="XLength \\[3, 1, 2\\] add up to 6, but the input "
                                         "has 5 rows"):
-        _run(lambda: [fluid.layers.sequence_pool(_seq_input(), "sum")],
+        build_and_run(lambda: [fluid.layers.sequence_pool(_seq_input(), "sum")],
              {"x": ROWS[:5], "x@LENGTH": np.array(LENS)})
 
 
@@ -183,7 +172,7 @@ def test_edit_distance_on_strings_packed_and_padded():
         for i, w in enumerate(words):
             out[i, :len(w)] = [ord(c) for c in w]
         return out
-    dist, count, normalized = _run(build, {
+    dist, count, normalized = build_and_run(build, {
         "h": _lod(codes(hyps), lens(hyps)), "r": _lod(codes(refs), lens(refs)),
         "hp": padded(hyps), "rp": padded(refs), "hl": lens(hyps), "rl": lens(refs)})
     np.testing.assert_array_equal(dist, np.array(expect, np.float32)[:, None])
@@ -199,7 +188,7 @@ def test_ctc_loss_by_hand_and_its_gradient():
     p = y[0, 1] * y[1, 1] + y[0, 1] * y[1, 0] + y[0, 0] * y[1, 1]
 
     def loss_of(values):
-        return _run(lambda: [fluid.layers.warpctc(
+        return build_and_run(lambda: [fluid.layers.warpctc(
             fluid.data("x", [-1, 2], "float32", lod_level=1),
             fluid.data("l", [-1, 1], "int32", lod_level=1))],
             {"x": _lod(values.astype(np.float32), [2]),
@@ -211,7 +200,7 @@ def test_ctc_loss_by_hand_and_its_gradient():
         x.stop_gradient = False
         loss = fluid.layers.warpctc(x, fluid.data("l", [-1, 1], "int32", lod_level=1))
         return fluid.gradients([fluid.layers.reduce_sum(loss)], [x])
-    grad, = _run(build_grad, {"x": _lod(logits, [2]), "l": _lod(np.array([[1]], np.int32), [1])})
+    grad, = build_and_run(build_grad, {"x": _lod(logits, [2]), "l": _lod(np.array([[1]], np.int32), [1])})
     step = 1e-2
     numeric = np.zeros_like(logits)
     for idx in np.ndindex(*logits.shape):
@@ -236,14 +225,14 @@ def test_ctc_loss_padded_matches_packed_and_greedy_decoder():
         lp = fluid.data("lp", [-1, 1], "int32", lod_level=1)
         return [fluid.layers.warpctc(x, lab, input_length=tl, label_length=ll),
                 fluid.layers.warpctc(xp, lp)]
-    padded, pack = _run(build, {"x": logits, "lab": labels, "tl": t_len, "ll": l_len,
+    padded, pack = build_and_run(build, {"x": logits, "lab": labels, "tl": t_len, "ll": l_len,
                                 "xp": _lod(packed, t_len),
                                 "lp": _lod(np.array([[1], [2], [2]], np.int32), l_len)})
     np.testing.assert_allclose(padded, pack, rtol=1e-6)
 
     probs = np.array([[.1, .8, .1], [.1, .8, .1], [.7, .2, .1], [.1, .8, .1], [.1, .1, .8],
                       [.9, .05, .05]], np.float32)
-    decoded, = _run(lambda: [fluid.layers.ctc_greedy_decoder(
+    decoded, = build_and_run(lambda: [fluid.layers.ctc_greedy_decoder(
         fluid.data("p", [-1, 3], "float32", lod_level=1), blank=0)],
         {"p": _lod(probs, [4, 2])})
     np.testing.assert_array_equal(decoded, [[1], [1], [2]])   # "a a _ a" -> "aa", "b _" -> "b"
@@ -265,7 +254,7 @@ def test_lstm_unit_cell_equations():
             xv, hv, cv, forget_bias=1.0,
             param_attr=fluid.ParamAttr(initializer=fluid.initializer.NumpyArrayInitializer(w)),
             bias_attr=fluid.ParamAttr(initializer=fluid.initializer.NumpyArrayInitializer(b)))
-    hidden, cell = _run(build, {"x": x, "h": h, "c": c})
+    hidden, cell = build_and_run(build, {"x": x, "h": h, "c": c})
     z = np.concatenate([x, h], 1) @ w + b
     i, f, o, g = _sigmoid(z[:, :4]), _sigmoid(z[:, 4:8] + 1), _sigmoid(z[:, 8:12]), \
         np.tanh(z[:, 12:])
@@ -286,7 +275,7 @@ def test_gru_unit_equations(origin_mode):
             fluid.data("x", [2, 6], "float64"), fluid.data("h", [2, 2], "float64"), 6,
             param_attr=fluid.ParamAttr(initializer=init(w)),
             bias_attr=fluid.ParamAttr(initializer=init(b)), origin_mode=origin_mode)
-    hidden, reset_h, gate = _run(build, {"x": x, "h": h})
+    hidden, reset_h, gate = build_and_run(build, {"x": x, "h": h})
     w_ur, w_c = w.reshape(-1)[:8].reshape(2, 4), w.reshape(-1)[8:].reshape(2, 2)
     ur = _sigmoid(x[:, :4] + b[:, :4] + h @ w_ur)
     u, r = ur[:, :2], ur[:, 2:]
@@ -306,6 +295,6 @@ def test_ctc_greedy_decoder_padded_form():
         p = fluid.data("p", [2, 4, 3], "float32")
         n = fluid.data("n", [2], "int64")
         return fluid.layers.ctc_greedy_decoder(p, blank=0, input_length=n, padding_value=-1)
-    out, out_len = _run(build, {"p": probs, "n": np.array([4, 2], np.int64)})
+    out, out_len = build_and_run(build, {"p": probs, "n": np.array([4, 2], np.int64)})
     np.testing.assert_array_equal(out, [[1, 2, -1, -1], [2, -1, -1, -1]])
     np.testing.assert_array_equal(out_len, [[2], [1]])

@@ -141,14 +141,20 @@ def _train(main, startup_or_none, scope, steps, loss_name):
                 for i in range(steps)]
 
 
-def test_saved_program_trains_the_same(tmp_path):
-    paddle.seed(1)
+def _trained_and_saved(seed, prefix, steps=1):
+    """A seeded classifier trained `steps` steps, then saved to `prefix`: (main, scope, loss)."""
+    paddle.seed(seed)
     main, startup, _, _, loss = _build_classifier()
     scope = Scope()
-    _train(main, startup, scope, 2, loss.name)
-    prefix = str(tmp_path / "ckpt" / "model")
+    _train(main, startup, scope, steps, loss.name)
     with scope_guard(scope):
         static.save(main, prefix)
+    return main, scope, loss
+
+
+def test_saved_program_trains_the_same(tmp_path):
+    prefix = str(tmp_path / "ckpt" / "model")
+    main, scope, loss = _trained_and_saved(1, prefix, steps=2)
     assert sorted(os.listdir(tmp_path / "ckpt")) == ["model.pdmodel", "model.pdopt",
                                                       "model.pdparams"]
     # continue the original and a copy rebuilt from the files: same losses, bit for bit
@@ -163,13 +169,8 @@ def test_saved_program_trains_the_same(tmp_path):
 
 
 def test_static_load_checks_and_var_list(tmp_path):
-    paddle.seed(2)
-    main, startup, _, _, loss = _build_classifier()
-    scope = Scope()
-    _train(main, startup, scope, 1, loss.name)
     prefix = str(tmp_path / "m")
-    with scope_guard(scope):
-        static.save(main, prefix)
+    main, scope, _ = _trained_and_saved(2, prefix)
     w = main.all_parameters()[0]
     fresh = Scope()
     with scope_guard(fresh):
@@ -190,13 +191,8 @@ def test_static_load_checks_and_var_list(tmp_path):
 
 
 def test_program_state(tmp_path):
-    paddle.seed(3)
-    main, startup, _, _, loss = _build_classifier()
-    scope = Scope()
-    _train(main, startup, scope, 1, loss.name)
     prefix = str(tmp_path / "m")
-    with scope_guard(scope):
-        static.save(main, prefix)
+    main, scope, _ = _trained_and_saved(3, prefix)
     state = static.load_program_state(prefix)
     persistables = {v.name for v in main.global_block().vars.values() if v.persistable}
     assert set(state) == persistables

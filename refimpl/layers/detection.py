@@ -147,6 +147,17 @@ def yolo_box(x, img_size, anchors, class_num, conf_thresh, downsample_ratio, cli
                    [("Boxes", None), ("Scores", None)], name)
 
 
+def _greedy_nms_attrs(where, bboxes, scores, score_threshold, nms_top_k, keep_top_k,
+                      nms_threshold, normalized, nms_eta, background_label):
+    """The attrs multiclass_nms and locality_aware_nms share, after checking the inputs."""
+    check_variable(bboxes, "bboxes", where)
+    check_variable(scores, "scores", where)
+    return {"score_threshold": float(score_threshold), "nms_top_k": int(nms_top_k),
+            "keep_top_k": int(keep_top_k), "nms_threshold": float(nms_threshold),
+            "normalized": normalized, "nms_eta": float(nms_eta),
+            "background_label": int(background_label)}
+
+
 def multiclass_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_threshold=0.3,
                    normalized=True, nms_eta=1.0, background_label=0, name=None,
                    rois_num=None, return_index=False, return_rois_num=False):
@@ -154,12 +165,9 @@ def multiclass_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_t
     1.8). refimpl extensions in place of LoD: rois_num (per-image rows of 2-D scores),
     return_index (builds multiclass_nms2: Index [No, 1], and an empty [0, 6] Out when
     nothing is kept) and return_rois_num (also return the per-image counts [N])."""
-    check_variable(bboxes, "bboxes", "multiclass_nms")
-    check_variable(scores, "scores", "multiclass_nms")
-    attrs = {"score_threshold": float(score_threshold), "nms_top_k": int(nms_top_k),
-             "keep_top_k": int(keep_top_k), "nms_threshold": float(nms_threshold),
-             "normalized": normalized, "nms_eta": float(nms_eta),
-             "background_label": int(background_label)}
+    attrs = _greedy_nms_attrs("multiclass_nms", bboxes, scores, score_threshold, nms_top_k,
+                              keep_top_k, nms_threshold, normalized, nms_eta,
+                              background_label)
     outputs = [("Out", None)] + ([("Index", "int32")] if return_index else []) + \
         [("NmsRoisNum", "int32")]
     made = _append("multiclass_nms2" if return_index else "multiclass_nms",
@@ -173,12 +181,9 @@ def locality_aware_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k,
                        name=None, return_rois_num=False):
     """Out [No, 6] as multiclass_nms's (or [1, 1] holding -1), after merging runs of
     consecutive overlapping boxes; with return_rois_num (refimpl) also the counts [N]."""
-    check_variable(bboxes, "bboxes", "locality_aware_nms")
-    check_variable(scores, "scores", "locality_aware_nms")
-    attrs = {"score_threshold": float(score_threshold), "nms_top_k": int(nms_top_k),
-             "keep_top_k": int(keep_top_k), "nms_threshold": float(nms_threshold),
-             "normalized": normalized, "nms_eta": float(nms_eta),
-             "background_label": int(background_label)}
+    attrs = _greedy_nms_attrs("locality_aware_nms", bboxes, scores, score_threshold,
+                              nms_top_k, keep_top_k, nms_threshold, normalized, nms_eta,
+                              background_label)
     out, counts = _append("locality_aware_nms", {"BBoxes": bboxes, "Scores": scores}, attrs,
                           [("Out", None), ("NmsRoisNum", "int32")], name)
     return (out, counts) if return_rois_num else out

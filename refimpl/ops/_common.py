@@ -70,3 +70,15 @@ def numel(shape):
 
 def rand(rng, *shape, dtype="float64", low=-1.0, high=1.0):
     return rng.uniform(low, high, size=shape).astype(dtype)
+
+
+def take_along(x, index, axis):
+    """X's slices Index (any shape, read flat) along `axis`: gather / index_select."""
+    return np.take(x, index.reshape(-1), axis=axis)
+
+
+def take_along_grad(x, index, dout, axis):
+    """dX of take_along: dOut's slices added back where they were read (repeats add up)."""
+    dx = np.zeros_like(x)
+    np.add.at(np.moveaxis(dx, axis, 0), index.reshape(-1), np.moveaxis(dout, axis, 0))
+    return dx

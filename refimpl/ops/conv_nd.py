@@ -128,6 +128,9 @@ class _ConvND(OpDef):
     grad_inputs = ("Input", "Filter", "Output@GRAD")
     tolerances = {"float32": (1e-4, 1e-4), "float64": (1e-7, 1e-9)}
 
+    def samples(self, rng):
+        return _samples(self.nd, self.transposed, rng)
+
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         if "nd" not in cls.__dict__:   # the abstract _Forward / _Transpose
@@ -186,6 +189,7 @@ class _ConvND(OpDef):
 
 class _Forward(_ConvND):
     """conv3d: Filter [M, C/groups, *K]."""
+    transposed = False
 
     @staticmethod
     def filter_in_channels(fshape, groups):
@@ -222,6 +226,7 @@ class _Transpose(_ConvND):
     """Filter [C, M/groups, *K]; output_size (if given) picks the size within
     [base, base + stride - 1]; output_padding adds to base."""
     extra_attrs = {"output_size": [], "output_padding": []}
+    transposed = True
 
     @staticmethod
     def filter_in_channels(fshape, groups):
@@ -299,18 +304,12 @@ class Conv3D(_Forward):
     nd = 3
     formats = ("NCDHW", "NDHWC")
 
-    def samples(self, rng):
-        return _samples(3, False, rng)
-
 
 @register
 class Conv2DTranspose(_Transpose):
     type = "conv2d_transpose"
     nd = 2
     formats = ("NCHW", "NHWC")
-
-    def samples(self, rng):
-        return _samples(2, True, rng)
 
 
 @register
@@ -320,6 +319,3 @@ class Conv3DTranspose(_Transpose):
     # Paddle's op names the layouts NCHW / NHWC (its default NCHW); the 5-D names are
     # accepted too
     formats = ("NCHW", "NHWC", "NCDHW", "NDHWC")
-
-    def samples(self, rng):
-        return _samples(3, True, rng)

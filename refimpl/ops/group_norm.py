@@ -4,7 +4,8 @@ biased variance, then Scale[c] and Bias[c] apply per channel. Mean and Variance 
 groups]) keep the statistics, as Paddle saves them."""
 import numpy as np
 
-from ._common import FLOATS, numel, rand
+from ._common import FLOATS, rand
+from ._norm import check_channel_params, per_channel
 from .registry import OpDef, Sample, register
 
 
@@ -15,10 +16,6 @@ def _channels_first(a, layout):
 def _grouped(x, groups):
     """x [N, C, ...] channels-first -> [N, groups, C / groups * prod(spatial)]."""
     return x.reshape(x.shape[0], groups, -1)
-
-
-def _per_channel(v, x):
-    return 1 if v is None else v.reshape((1, -1) + (1,) * (x.ndim - 2))
 
 
 @register
@@ -43,11 +40,7 @@ class GroupNorm(OpDef):
         if c >= 0:
             ctx.expect(c % groups == 0, "X %r %s has %d channels, not divisible by groups=%d"
                        % (x.name, list(x.shape), c, groups))
-        for slot in ("Scale", "Bias"):
-            v = ctx.input_var(slot)
-            if v is not None and c >= 0:
-                ctx.expect(numel(v.shape) == c, "%s %r %s must have C=%d elements (X %r %s)"
-                           % (slot, v.name, list(v.shape), c, x.name, list(x.shape)))
+        check_channel_params(ctx, x, c)
         ctx.same_as("X", "Y")
         ctx.set_output("Mean", [x.shape[0], groups], x.dtype)
         ctx.set_output("Variance", [x.shape[0], groups], x.dtype)
@@ -58,9 +51,9 @@ class GroupNorm(OpDef):
         g = _grouped(xc, groups)
         mean, var = g.mean(axis=2), g.var(axis=2)
         normed = ((g - mean[..., None]) / np.sqrt(var[..., None] + epsilon)).reshape(xc.shape)
-        y = normed * _per_channel(scale, xc)
+        y = normed * per_channel(scale, xc)
         if bias is not None:
-            y = y + _per_channel(bias, xc)
+            y = y + per_channel(bias, xc)
         y = np.moveaxis(y, 1, -1) if data_layout == "NHWC" else y
         return y.astype(x.dtype), mean.astype(x.dtype), var.astype(x.dtype)
 
@@ -73,7 +66,7 @@ class GroupNorm(OpDef):
         dscale = (dyc * xhat).sum(axis=sum_axes).reshape(scale.shape) \
             if scale is not None else None
         dbias = dyc.sum(axis=sum_axes).reshape(bias.shape) if bias is not None else None
-        gy = _grouped(dyc * _per_channel(scale, xc), groups)
+        gy = _grouped(dyc * per_channel(scale, xc), groups)
         gxhat = _grouped(xhat, groups)
         dx = inv_std * (gy - gy.mean(axis=2, keepdims=True)
                         - gxhat * (gy * gxhat).mean(axis=2, keepdims=True))

@@ -3,7 +3,7 @@ scatter_nd_add, masked_select, strided_slice, multiplex, shard_index. The gradie
 gather is a scatter-add of dOut to where each element was read (repeats add up)."""
 import numpy as np
 
-from ._common import rand
+from ._common import rand, take_along, take_along_grad
 from .registry import OpDef, Sample, register
 
 INTS = ("int32", "int64")
@@ -37,13 +37,11 @@ class IndexSelect(OpDef):
 
     @staticmethod
     def forward(x, index, dim=0):
-        return np.take(x, index.reshape(-1), axis=dim)
+        return take_along(x, index, dim)
 
     @staticmethod
     def backward(x, index, dout, dim=0):
-        dx = np.zeros_like(x)
-        np.add.at(np.moveaxis(dx, dim, 0), index.reshape(-1), np.moveaxis(dout, dim, 0))
-        return dx
+        return take_along_grad(x, index, dout, dim)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4), "Index": np.array([3, 0, 3], "int64")}, {"dim": 1})

@@ -3,7 +3,8 @@ and biased variance, then Scale[c] and Bias[c]. SavedMean and SavedVariance ([N 
 the mean and the inverse standard deviation 1/sqrt(var + epsilon), as Paddle saves them."""
 import numpy as np
 
-from ._common import FLOATS, numel, rand
+from ._common import FLOATS, rand
+from ._norm import check_channel_params, per_channel
 from .registry import OpDef, Sample, register
 
 
@@ -22,28 +23,20 @@ class InstanceNorm(OpDef):
         ctx.expect(len(x.shape) >= 3, "X %r must be [N, C, ...] with spatial dims, got %s"
                    % (x.name, list(x.shape)))
         c = x.shape[1]
-        for slot in ("Scale", "Bias"):
-            v = ctx.input_var(slot)
-            if v is not None and c >= 0:
-                ctx.expect(numel(v.shape) == c, "%s %r %s must have C=%d elements (X %r %s)"
-                           % (slot, v.name, list(v.shape), c, x.name, list(x.shape)))
+        check_channel_params(ctx, x, c)
         ctx.same_as("X", "Y")
         rows = x.shape[0] * c if x.shape[0] >= 0 and c >= 0 else -1
         ctx.set_output("SavedMean", [rows], x.dtype)
         ctx.set_output("SavedVariance", [rows], x.dtype)
 
     @staticmethod
-    def _per_channel(v, x):
-        return 1 if v is None else v.reshape((1, -1) + (1,) * (x.ndim - 2))
-
-    @staticmethod
     def forward(x, scale, bias, epsilon=1e-5):
         axes = tuple(range(2, x.ndim))
         mean = x.mean(axis=axes, keepdims=True)
         inv_std = 1 / np.sqrt(x.var(axis=axes, keepdims=True) + epsilon)
-        y = (x - mean) * inv_std * InstanceNorm._per_channel(scale, x)
+        y = (x - mean) * inv_std * per_channel(scale, x)
         if bias is not None:
-            y = y + InstanceNorm._per_channel(bias, x)
+            y = y + per_channel(bias, x)
         return y.astype(x.dtype), mean.reshape(-1).astype(x.dtype), \
             inv_std.reshape(-1).astype(x.dtype)
 
@@ -55,7 +48,7 @@ class InstanceNorm(OpDef):
         dscale = (dy * xhat).sum(axis=(0,) + axes).reshape(scale.shape) \
             if scale is not None else None
         dbias = dy.sum(axis=(0,) + axes).reshape(bias.shape) if bias is not None else None
-        g = dy * InstanceNorm._per_channel(scale, x)
+        g = dy * per_channel(scale, x)
         dx = inv_std.reshape(shape) * (g - g.mean(axis=axes, keepdims=True)
                                        - xhat * (g * xhat).mean(axis=axes, keepdims=True))
         return dx.astype(x.dtype), dscale, dbias

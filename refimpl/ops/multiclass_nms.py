@@ -184,6 +184,8 @@ class MulticlassNMS(OpDef):
         rows, indices, counts = cls.detect(bboxes, scores, rois_num, background_label,
                                            score_threshold, nms_top_k, nms_threshold,
                                            nms_eta, keep_top_k, normalized)
+        if cls.outputs_index:   # multiclass_nms2: an empty [0, 6] Out when nothing is kept
+            return assemble(rows, indices, counts, bboxes.dtype, np.zeros((0, 6)))
         # Paddle 1.8 gives a [1, 1] Out holding -1 when no image keeps anything
         out, _, counts = assemble(rows, indices, counts, bboxes.dtype, np.full((1, 1), -1.0))
         return out, counts
@@ -205,14 +207,6 @@ class MulticlassNMS2(MulticlassNMS):
     type = "multiclass_nms2"
     outputs = ("Out", "Index", "NmsRoisNum")
     outputs_index = True
-
-    @classmethod
-    def forward(cls, bboxes, scores, rois_num=None, background_label=0, score_threshold=0.0,
-                nms_top_k=-1, nms_threshold=0.3, nms_eta=1.0, keep_top_k=-1, normalized=True):
-        rows, indices, counts = cls.detect(bboxes, scores, rois_num, background_label,
-                                           score_threshold, nms_top_k, nms_threshold,
-                                           nms_eta, keep_top_k, normalized)
-        return assemble(rows, indices, counts, bboxes.dtype, np.zeros((0, 6)))
 
 
 def merge_local_runs(boxes, scores, threshold, normalized):

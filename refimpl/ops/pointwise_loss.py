@@ -32,8 +32,18 @@ def sigmoid(x):
     return 0.5 * (1 + np.tanh(0.5 * x))
 
 
+class _SameShapeLoss(OpDef):
+    """A loss whose inputs all have the first input's shape; so do all its outputs."""
+
+    def infer_shape(self, ctx):
+        for slot in self.inputs[1:]:
+            first = check_same_shape(ctx, self.inputs[0], slot)
+        for slot in self.outputs:
+            ctx.set_output(slot, first.shape, first.dtype)
+
+
 @register
-class BCELoss(OpDef):
+class BCELoss(_SameShapeLoss):
     """-(y log x + (1 - y) log(1 - x)) on probabilities x; log is clipped at -100 as in
     Paddle (and PyTorch), so x = 0 or 1 gives a finite loss."""
     type = "bce_loss"
@@ -41,10 +51,6 @@ class BCELoss(OpDef):
     outputs = ("Out",)
     no_grad = ("Label",)
     grad_inputs = ("X", "Label", "Out@GRAD")
-
-    def infer_shape(self, ctx):
-        x = check_same_shape(ctx, "X", "Label")
-        ctx.set_output("Out", x.shape, x.dtype)
 
     @staticmethod
     def forward(x, label):
@@ -64,7 +70,7 @@ class BCELoss(OpDef):
 
 
 @register
-class LogLoss(OpDef):
+class LogLoss(_SameShapeLoss):
     """-y log(p + eps) - (1 - y) log(1 - p + eps), p the predicted probability."""
     type = "log_loss"
     inputs = ("Predicted", "Labels")
@@ -72,10 +78,6 @@ class LogLoss(OpDef):
     attrs = {"epsilon": 1e-4}
     no_grad = ("Labels",)
     grad_inputs = ("Predicted", "Labels", "Loss@GRAD")
-
-    def infer_shape(self, ctx):
-        p = check_same_shape(ctx, "Predicted", "Labels")
-        ctx.set_output("Loss", p.shape, p.dtype)
 
     @staticmethod
     def forward(p, y, epsilon=1e-4):
@@ -97,7 +99,7 @@ class LogLoss(OpDef):
 
 
 @register
-class HuberLoss(OpDef):
+class HuberLoss(_SameShapeLoss):
     """r = Y - X; 0.5 r^2 where |r| <= delta, delta (|r| - 0.5 delta) beyond. Residual (r)
     is kept for the gradient, as in Paddle."""
     type = "huber_loss"
@@ -105,11 +107,6 @@ class HuberLoss(OpDef):
     outputs = ("Out", "Residual")
     attrs = {"delta": 1.0}
     grad_inputs = ("Residual", "Out@GRAD")
-
-    def infer_shape(self, ctx):
-        x = check_same_shape(ctx, "X", "Y")
-        ctx.set_output("Out", x.shape, x.dtype)
-        ctx.set_output("Residual", x.shape, x.dtype)
 
     @staticmethod
     def forward(x, y, delta=1.0):
@@ -177,7 +174,7 @@ class KLDivLoss(OpDef):
 
 
 @register
-class SigmoidCrossEntropyWithLogits(OpDef):
+class SigmoidCrossEntropyWithLogits(_SameShapeLoss):
     """max(x, 0) - x y + log(1 + exp(-|x|)) (the cross entropy of sigmoid(x) against y,
     computed stably); 0 where Label == ignore_index; with `normalize`, divided by the
     number of labels not ignored."""
@@ -187,10 +184,6 @@ class SigmoidCrossEntropyWithLogits(OpDef):
     attrs = {"normalize": False, "ignore_index": -100}
     no_grad = ("Label",)
     grad_inputs = ("X", "Label", "Out@GRAD")
-
-    def infer_shape(self, ctx):
-        x = check_same_shape(ctx, "X", "Label")
-        ctx.set_output("Out", x.shape, x.dtype)
 
     @staticmethod
     def _kept(label, normalize, ignore_index):
@@ -218,7 +211,7 @@ class SigmoidCrossEntropyWithLogits(OpDef):
 
 
 @register
-class MarginRankLoss(OpDef):
+class MarginRankLoss(_SameShapeLoss):
     """max(0, -Label (X1 - X2) + margin); Activated marks where the hinge is open."""
     type = "margin_rank_loss"
     inputs = ("X1", "X2", "Label")
@@ -226,12 +219,6 @@ class MarginRankLoss(OpDef):
     attrs = {"margin": 0.0}
     no_grad = ("Label",)
     grad_inputs = ("Label", "Activated", "Out@GRAD")
-
-    def infer_shape(self, ctx):
-        x1 = check_same_shape(ctx, "X1", "X2")
-        check_same_shape(ctx, "X1", "Label")
-        ctx.set_output("Out", x1.shape, x1.dtype)
-        ctx.set_output("Activated", x1.shape, x1.dtype)
 
     @staticmethod
     def forward(x1, x2, label, margin=0.0):
@@ -282,7 +269,7 @@ class RankLoss(OpDef):
 
 
 @register
-class TeacherStudentSigmoidLoss(OpDef):
+class TeacherStudentSigmoidLoss(_SameShapeLoss):
     """Click-through loss with an optional teacher score folded into Label: Label < -1:
     no click (z = 0); -1 <= Label < 0: click (z = 1); 0 <= Label < 1: no click plus a
     teacher score Label; Label >= 1: click plus a teacher score Label - 1. Each part is
@@ -294,10 +281,6 @@ class TeacherStudentSigmoidLoss(OpDef):
     attrs = {"soft_max_up_bound": 15.0, "soft_max_lower_bound": -15.0}
     no_grad = ("Label",)
     grad_inputs = ("X", "Label", "Y@GRAD")
-
-    def infer_shape(self, ctx):
-        x = check_same_shape(ctx, "X", "Label")
-        ctx.set_output("Y", x.shape, x.dtype)
 
     @staticmethod
     def _targets(label):

@@ -91,6 +91,9 @@ class _LinearRoIPool(OpDef):
     no_grad = ("ROIs", "RoisNum")
     grad_inputs = ("X", "ROIs", "RoisNum?", "Out@GRAD")
 
+    def infer_shape(self, ctx):
+        _check_roi_inputs(ctx)
+
     @classmethod
     def matrices(cls, x, rois, rois_num, attrs):
         """[(image index, matrix)] per RoI."""
@@ -143,9 +146,6 @@ class RoIAlign(_LinearRoIPool):
     attrs = {"pooled_height": 1, "pooled_width": 1, "spatial_scale": 1.0,
              "sampling_ratio": -1, "aligned": False}
     matrix = staticmethod(roi_align_matrix)
-
-    def infer_shape(self, ctx):
-        _check_roi_inputs(ctx)
 
     def samples(self, rng):
         x = rng.uniform(-1, 1, (2, 3, 6, 5))
@@ -257,9 +257,6 @@ class PrRoIPool(_LinearRoIPool):
     grad_inputs = ("X", "ROIs", "BatchRoINums?", "Out@GRAD")
     attrs = {"spatial_scale": 1.0, "pooled_height": 1, "pooled_width": 1}
     matrix = staticmethod(prroi_matrix)
-
-    def infer_shape(self, ctx):
-        _check_roi_inputs(ctx)
 
     def samples(self, rng):
         x = rng.uniform(-1, 1, (2, 2, 5, 6))

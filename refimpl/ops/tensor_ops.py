@@ -2,7 +2,7 @@
 cast, assign, where, shape, size."""
 import numpy as np
 
-from ._common import rand, sum_to_shape
+from ._common import rand, sum_to_shape, take_along, take_along_grad
 from .registry import OpDef, Sample, register
 
 
@@ -208,13 +208,11 @@ class Gather(OpDef):
 
     @staticmethod
     def forward(x, index, axis=0):
-        return np.take(x, index.reshape(-1), axis=axis)
+        return take_along(x, index, axis)
 
     @staticmethod
     def backward(x, index, dout, axis=0):
-        dx = np.zeros_like(x)
-        np.add.at(np.moveaxis(dx, axis, 0), index.reshape(-1), np.moveaxis(dout, axis, 0))
-        return dx
+        return take_along_grad(x, index, dout, axis)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 4, 3), "Index": np.array([3, 0, 3], "int64")})

@@ -95,7 +95,27 @@ def _attr_list(attr, n, where):
 class _TransformerLayerBase(Layer):
     """Shared pieces of the encoder and decoder layers: the feed-forward block
     linear2(dropout(act(linear1(x)))) and the residual + norm wiring (pre-norm when
-    normalize_before, post-norm otherwise)."""
+    normalize_before, post-norm otherwise). A subclass names its attention sublayers;
+    each of them and the feed-forward block sit in a residual with norm<i> and
+    dropout<i>."""
+    attention_names = ()
+
+    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
+                 attn_dropout=None, act_dropout=None, normalize_before=False,
+                 weight_attr=None, bias_attr=None):
+        config = dict(locals())
+        config.pop("self")
+        config.pop("__class__", None)
+        super().__init__()
+        blocks = len(self.attention_names) + 1
+        attention, weight, bias, act_dropout, dropout = self._setup(config, blocks)
+        for name, layer in zip(self.attention_names, attention):
+            setattr(self, name, layer)
+        self._feed_forward_layers(weight, bias, act_dropout)
+        for i in range(1, blocks + 1):
+            setattr(self, "norm%d" % i, LayerNorm(d_model))
+        for i in range(1, blocks + 1):
+            setattr(self, "dropout%d" % i, Dropout(dropout, mode="upscale_in_train"))
 
     def _setup(self, config, n_attrs):
         if config["d_model"] <= 0 or config["nhead"] <= 0 or config["dim_feedforward"] <= 0:
@@ -139,19 +159,7 @@ class TransformerEncoderLayer(_TransformerLayerBase):
     """Self-attention then a feed-forward block, each inside a residual connection with
     layer norm (norm1, norm2) and dropout (dropout1, dropout2). Weight/bias attrs: one, or
     a list of 2 (attention, feed-forward)."""
-
-    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
-                 attn_dropout=None, act_dropout=None, normalize_before=False,
-                 weight_attr=None, bias_attr=None):
-        config = dict(locals())
-        config.pop("self")
-        config.pop("__class__", None)
-        super().__init__()
-        (self.self_attn,), weight, bias, act_dropout, dropout = self._setup(config, 2)
-        self._feed_forward_layers(weight, bias, act_dropout)
-        self.norm1, self.norm2 = LayerNorm(d_model), LayerNorm(d_model)
-        self.dropout1 = Dropout(dropout, mode="upscale_in_train")
-        self.dropout2 = Dropout(dropout, mode="upscale_in_train")
+    attention_names = ("self_attn",)
 
     def forward(self, src, src_mask=None, cache=None):
         if cache is not None:
@@ -167,20 +175,7 @@ class TransformerDecoderLayer(_TransformerLayerBase):
     """Self-attention, cross-attention over `memory`, then a feed-forward block, each in a
     residual connection with layer norm (norm1..3) and dropout (dropout1..3). Weight/bias
     attrs: one, or a list of 3 (self-attention, cross-attention, feed-forward)."""
-
-    def __init__(self, d_model, nhead, dim_feedforward, dropout=0.1, activation="relu",
-                 attn_dropout=None, act_dropout=None, normalize_before=False,
-                 weight_attr=None, bias_attr=None):
-        config = dict(locals())
-        config.pop("self")
-        config.pop("__class__", None)
-        super().__init__()
-        (self.self_attn, self.cross_attn), weight, bias, act_dropout, dropout = \
-            self._setup(config, 3)
-        self._feed_forward_layers(weight, bias, act_dropout)
-        self.norm1, self.norm2, self.norm3 = (LayerNorm(d_model) for _ in range(3))
-        self.dropout1, self.dropout2, self.dropout3 = (
-            Dropout(dropout, mode="upscale_in_train") for _ in range(3))
+    attention_names = ("self_attn", "cross_attn")
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
         if cache is not None:
