@@ -1,0 +1,559 @@
+"""Paddle 1.8 fluid.layers RNN and decoding API (specs/fluid_rnn.md): RNNCell, GRUCell,
+LSTMCell, rnn, StaticRNN, the decoding helpers (DecodeHelper, TrainingHelper,
+GreedyEmbeddingHelper, SampleEmbeddingHelper), BasicDecoder, and the beam_search /
+beam_search_decode ops' layer functions.
+
+Like refimpl.nn's recurrent layers, every recurrence here is unrolled when the program is
+built (one copy of the step's ops per time step), so the number of time steps must be
+known then. Decoding reuses refimpl.nn's Decoder protocol and dynamic_decode (1.8's
+fluid.layers.dynamic_decode / BeamSearchDecoder are the same objects)."""
+import collections
+import contextlib
+
+from ..framework import unique_name
+from ..framework.layer_helper import LayerHelper
+from ..framework.param_attr import ParamAttr
+from ..framework.program import Variable, default_main_program
+from ..nn.layer.base import Layer
+from ..nn.layer.decode import (BeamSearchDecoder, Decoder, _leaves, dynamic_decode,
+                               map_structure)
+from ..nn.layer.rnn import RNNCellBase, _unroll
+from .activation import softmax
+from .common import append_op_out, check_variable, unary
+from .control_flow import tensor_array_to_tensor
+from .creation import fill_constant, fill_constant_batch_size_like
+from .math import _bool_out, cast, matmul
+from .random_extra import sampling_id
+from .tensor import argmax, concat, split, stack, transpose, unstack
+
+__all__ = ["RNNCell", "GRUCell", "LSTMCell", "rnn", "StaticRNN", "Decoder", "BasicDecoder",
+           "DecodeHelper", "TrainingHelper", "GreedyEmbeddingHelper",
+           "SampleEmbeddingHelper", "BeamSearchDecoder", "dynamic_decode", "beam_search",
+           "beam_search_decode"]
+
+
+# -- cells
+class RNNCell:
+    """Base of the 1.8 cells: call(inputs, states, **kwargs) -> (outputs, new_states) for
+    one time step (also reached as cell(inputs, states)), state_shape (nested shapes without
+    the batch dim), state_dtype and get_initial_states (as refimpl.nn's cells)."""
+    _dtype = "float32"
+
+    def call(self, inputs, states, **kwargs):
+        raise NotImplementedError("%s must define call(inputs, states)" % type(self).__name__)
+
+    def __call__(self, inputs, states, **kwargs):
+        return self.call(inputs, states, **kwargs)
+
+    get_initial_states = RNNCellBase.get_initial_states
+
+    @property
+    def state_shape(self):
+        raise NotImplementedError("%s must define state_shape" % type(self).__name__)
+
+    @property
+    def state_dtype(self):
+        raise NotImplementedError("%s does not define state_dtype" % type(self).__name__)
+
+
+def _suffixed(attr, suffix):
+    """A copy of a ParamAttr whose name, when set, gets `suffix` (1.8 names the gate and
+    candidate parameters of one GRUCell param_attr name + '_gate' / '_candidate')."""
+    attr = ParamAttr._to_attr(attr)
+    if attr is False or attr.name is None:
+        return attr
+    return ParamAttr(name=attr.name + suffix, initializer=attr.initializer,
+                     learning_rate=attr.learning_rate, regularizer=attr.regularizer,
+                     trainable=attr.trainable)
+
+
+class _FcCell(RNNCell):
+    """A 1.8 cell whose gates are fc's over concat([inputs, hidden]): the weights
+    [input_size + hidden, n * hidden] are created at the first call, when input_size is
+    known, and reused by later calls (steps)."""
+
+    def __init__(self, hidden_size, param_attr, bias_attr, gate_activation, activation,
+                 dtype, name):
+        if int(hidden_size) <= 0:
+            raise ValueError("%s: hidden_size must be greater than 0, got %r"
+                             % (type(self).__name__, hidden_size))
+        self.hidden_size = int(hidden_size)
+        self.param_attr, self.bias_attr = param_attr, bias_attr
+        self.gate_activation = gate_activation or (lambda x: unary("sigmoid", x))
+        self.activation = activation or (lambda x: unary("tanh", x))
+        self._dtype = dtype
+        self._helper = LayerHelper(name)
+        self.input_size = None
+
+    def _check_inputs(self, inputs, hidden):
+        where = type(self).__name__
+        check_variable(inputs, "inputs", where)
+        if len(inputs.shape) != 2 or inputs.shape[-1] < 0:
+            raise ValueError("%s: inputs %r must be [batch, input_size] with input_size "
+                             "known, got %s" % (where, inputs.name, list(inputs.shape)))
+        if self.input_size is None:
+            self.input_size = inputs.shape[-1]
+            self._create_parameters()
+        elif inputs.shape[-1] != self.input_size:
+            raise ValueError("%s: inputs %r has size %d, but the cell was built for "
+                             "input_size %d" % (where, inputs.name, inputs.shape[-1],
+                                                self.input_size))
+        if hidden.shape[-1] >= 0 and hidden.shape[-1] != self.hidden_size:
+            raise ValueError("%s: state %r %s must have hidden_size %d on its last dim"
+                             % (where, hidden.name, list(hidden.shape), self.hidden_size))
+
+    def _parameter(self, attr, columns, is_bias, suffix=""):
+        rows = [] if is_bias else [self.input_size + self.hidden_size]
+        return self._helper.create_parameter(
+            _suffixed(attr, suffix), rows + [columns * self.hidden_size], self._dtype,
+            is_bias=is_bias)
+
+    @staticmethod
+    def _fc(x, weight, bias):
+        out = matmul(x, weight)
+        return out if bias is None else out + bias
+
+    @property
+    def state_dtype(self):
+        return self._dtype
+
+
+class GRUCell(_FcCell):
+    """1.8 GRUCell (BasicGRUUnit): [r, u] = gate_act(concat(x, h) W_gate + b_gate),
+    c = act(concat(x, r * h) W_cand + b_cand), h' = u * h + (1 - u) * c. Returns (h', h').
+    W_gate [in + hidden, 2 * hidden], W_cand [in + hidden, hidden]."""
+
+    def __init__(self, hidden_size, param_attr=None, bias_attr=None, gate_activation=None,
+                 activation=None, dtype="float32", name="GRUCell"):
+        super().__init__(hidden_size, param_attr, bias_attr, gate_activation, activation,
+                         dtype, name)
+
+    def _create_parameters(self):
+        self.gate_weight = self._parameter(self.param_attr, 2, False, "_gate")
+        self.candidate_weight = self._parameter(self.param_attr, 1, False, "_candidate")
+        self.gate_bias = self._parameter(self.bias_attr, 2, True, "_gate")
+        self.candidate_bias = self._parameter(self.bias_attr, 1, True, "_candidate")
+
+    def call(self, inputs, states):
+        self._check_inputs(inputs, states)
+        gates = self.gate_activation(self._fc(concat([inputs, states], axis=1),
+                                              self.gate_weight, self.gate_bias))
+        reset, update = split(gates, 2, axis=1)
+        candidate = self.activation(self._fc(concat([inputs, reset * states], axis=1),
+                                             self.candidate_weight, self.candidate_bias))
+        hidden = update * states + (1.0 - update) * candidate
+        return hidden, hidden
+
+    @property
+    def state_shape(self):
+        return [self.hidden_size]
+
+
+class LSTMCell(_FcCell):
+    """1.8 LSTMCell (BasicLSTMUnit): [i, j, f, o] = concat(x, h) W + b (W [in + hidden,
+    4 * hidden]); c' = c * gate_act(f + forget_bias) + gate_act(i) * act(j);
+    h' = act(c') * gate_act(o). states = [h, c]; returns (h', [h', c'])."""
+
+    def __init__(self, hidden_size, param_attr=None, bias_attr=None, gate_activation=None,
+                 activation=None, forget_bias=1.0, dtype="float32", name="LSTMCell"):
+        super().__init__(hidden_size, param_attr, bias_attr, gate_activation, activation,
+                         dtype, name)
+        self.forget_bias = float(forget_bias)
+
+    def _create_parameters(self):
+        self.weight = self._parameter(self.param_attr, 4, False)
+        self.bias = self._parameter(self.bias_attr, 4, True)
+
+    def call(self, inputs, states):
+        if not isinstance(states, (list, tuple)) or len(states) != 2:
+            raise ValueError("LSTMCell: states must be the pair [hidden, cell], got %r"
+                             % (states,))
+        pre_hidden, pre_cell = states
+        self._check_inputs(inputs, pre_hidden)
+        i, j, f, o = split(self._fc(concat([inputs, pre_hidden], axis=1), self.weight,
+                                    self.bias), 4, axis=-1)
+        act, gate = self.activation, self.gate_activation
+        cell = pre_cell * gate(f + self.forget_bias) + gate(i) * act(j)
+        hidden = act(cell) * gate(o)
+        return hidden, [hidden, cell]
+
+    @property
+    def state_shape(self):
+        return [[self.hidden_size], [self.hidden_size]]
+
+
+class _ApiErrors:
+    """What refimpl.nn's unroll uses to report bad input, named after a fluid API."""
+    _expect_input = Layer._expect_input
+
+    def __init__(self, api):
+        self.api = api
+
+    def _where(self):
+        return self.api
+
+
+def rnn(cell, inputs, initial_states=None, sequence_length=None, time_major=False,
+        is_reverse=False, **kwargs):
+    """Run `cell` over the time steps of `inputs` ([batch, time, ...], or [time, batch, ...]
+    when time_major) -> (outputs stacked over time, final states). With sequence_length the
+    states stay unchanged past each sequence's end (outputs there are the cell's)."""
+    if not callable(cell):
+        raise TypeError("fluid.layers.rnn: cell must be an RNNCell, got %s"
+                        % type(cell).__name__)
+    return _unroll(_ApiErrors("fluid.layers.rnn"), cell, inputs, initial_states,
+                   sequence_length, time_major, is_reverse, False, **kwargs)
+
+
+# -- StaticRNN
+class StaticRNN:
+    """1.8 StaticRNN over sequences whose dim 0 is time:
+
+        rnn = StaticRNN()
+        with rnn.step():
+            word = rnn.step_input(x)                       # x [T, batch, ...]
+            prev = rnn.memory(shape=[-1, hidden], batch_ref=word)
+            hidden = fc([word, prev], hidden)
+            rnn.update_memory(prev, hidden)
+            rnn.step_output(hidden)
+        out = rnn()                                        # [T, batch, hidden]
+
+    The ops built inside `step()` are recorded once as a template (on placeholder
+    variables) and, when the block ends, removed and appended again once per time step
+    with every variable the step creates renamed for that step: step inputs become
+    x[t], memories the previous step's updated value (the boot value at t = 0)."""
+
+    def __init__(self, name=None):
+        self.name = name or unique_name.generate("static_rnn")
+        self._inputs = {}        # placeholder name -> outer [T, ...] sequence
+        self._memories = {}      # placeholder name -> boot Variable
+        self._updates = {}       # placeholder name -> Variable holding the next value
+        self._step_outputs = []
+        self._outside_ops = set()
+        self._steps = None
+        self._outputs = None
+        self._in_step = False
+
+    def _where(self, method):
+        return "StaticRNN.%s" % method
+
+    def _check_in_step(self, method):
+        if not self._in_step:
+            raise ValueError("%s must be called inside `with rnn.step():`" % self._where(method))
+
+    @contextlib.contextmanager
+    def step(self):
+        if self._outputs is not None or self._in_step:
+            raise ValueError("StaticRNN.step: a StaticRNN has exactly one step block")
+        block = default_main_program().current_block()
+        first_op, vars_before = len(block.ops), set(block.vars)
+        self._in_step = True
+        try:
+            yield
+        finally:
+            self._in_step = False
+        self._unroll(block, first_op, vars_before)
+
+    def step_input(self, x):
+        """x [T, ...] -> this step's slice [...] (a placeholder while the step is built)."""
+        self._check_in_step("step_input")
+        check_variable(x, "x", self._where("step_input"))
+        if len(x.shape) < 1 or x.shape[0] < 0:
+            raise ValueError("StaticRNN.step_input: x %r %s must have a known time dimension "
+                             "0 (refimpl unrolls the steps when the program is built)"
+                             % (x.name, list(x.shape)))
+        if self._steps is not None and x.shape[0] != self._steps:
+            raise ValueError("StaticRNN.step_input: x %r has %d time steps, an earlier step "
+                             "input has %d" % (x.name, x.shape[0], self._steps))
+        self._steps = x.shape[0]
+        placeholder = self._placeholder(x.name, list(x.shape[1:]), x.dtype)
+        self._inputs[placeholder.name] = x
+        return placeholder
+
+    def memory(self, init=None, shape=None, batch_ref=None, init_value=0.0,
+               init_batch_dim_idx=0, ref_batch_dim_idx=1):
+        """A state carried from step to step, starting at `init`, or else at init_value
+        with `shape` whose dim init_batch_dim_idx is batch_ref's dim ref_batch_dim_idx
+        (a step input as batch_ref means its [T, batch, ...] sequence, as in 1.8)."""
+        self._check_in_step("memory")
+        block = default_main_program().current_block()
+        first_op = len(block.ops)
+        if init is None:
+            if shape is None or batch_ref is None:
+                raise ValueError("StaticRNN.memory: without init, both shape and batch_ref "
+                                 "are required")
+            check_variable(batch_ref, "batch_ref", self._where("memory"))
+            batch_ref = self._inputs.get(batch_ref.name, batch_ref)
+            init = fill_constant_batch_size_like(
+                batch_ref, list(shape), batch_ref.dtype, init_value,
+                input_dim_idx=ref_batch_dim_idx, output_dim_idx=init_batch_dim_idx)
+        else:
+            check_variable(init, "init", self._where("memory"))
+        self._outside_ops.update(id(op) for op in block.ops[first_op:])
+        placeholder = self._placeholder(init.name, list(init.shape), init.dtype)
+        self._memories[placeholder.name] = init
+        return placeholder
+
+    def update_memory(self, mem, var):
+        """The memory `mem` takes `var`'s value for the next step."""
+        self._check_in_step("update_memory")
+        check_variable(var, "var", self._where("update_memory"))
+        if not isinstance(mem, Variable) or mem.name not in self._memories:
+            raise ValueError("StaticRNN.update_memory: mem must be a Variable returned by "
+                             "this StaticRNN's memory(), got %r" % (mem,))
+        self._updates[mem.name] = var
+
+    def step_output(self, o):
+        self._check_in_step("step_output")
+        check_variable(o, "o", self._where("step_output"))
+        self._step_outputs.append(o)
+
+    def output(self, *outputs):
+        for o in outputs:
+            self.step_output(o)
+
+    def _placeholder(self, name, shape, dtype):
+        block = default_main_program().current_block()
+        return block.create_var(name=unique_name.generate(self.name + "." + name),
+                                shape=shape, dtype=dtype)
+
+    def _unroll(self, block, first_op, vars_before):
+        if self._steps is None:
+            raise ValueError("StaticRNN: the step block has no step_input")
+        missing = sorted(set(self._memories) - set(self._updates))
+        if missing:
+            raise ValueError("StaticRNN: memory %s is never given a next value "
+                             "(update_memory)" % missing)
+        template = [op for op in block.ops[first_op:] if id(op) not in self._outside_ops]
+        block.ops[first_op:] = [op for op in block.ops[first_op:]
+                                if id(op) in self._outside_ops]
+        created = {n for op in template for n in op.output_arg_names if n not in vars_before}
+        step_inputs = {name: unstack(x, axis=0, num=self._steps)
+                       for name, x in self._inputs.items()}
+        memories = dict(self._memories)
+        outputs = []
+        for t in range(self._steps):
+            renamed = dict(memories)
+            renamed.update((name, xs[t]) for name, xs in step_inputs.items())
+            for name in created:
+                original = block.var(name)
+                renamed[name] = block.create_var(
+                    name=unique_name.generate("%s@step%d" % (name, t)),
+                    shape=list(original.shape), dtype=original.dtype)
+            for op in template:
+                block.append_op(
+                    op.type,
+                    {slot: [renamed.get(n, n) for n in names] for slot, names in op.inputs.items()},
+                    {slot: [renamed.get(n, n) for n in names]
+                     for slot, names in op.outputs.items()},
+                    dict(op.attrs))
+            memories = {name: self._lookup(renamed, var) for name, var in self._updates.items()}
+            outputs.append([self._lookup(renamed, o) for o in self._step_outputs])
+        for name in created | set(self._inputs) | set(self._memories):
+            if name in block.vars:
+                block._remove_var(name)
+        self._outputs = [stack(list(per_step), axis=0) for per_step in zip(*outputs)]
+
+    @staticmethod
+    def _lookup(renamed, var):
+        found = renamed.get(var.name, var)
+        return found if isinstance(found, Variable) else var
+
+    def __call__(self, *args, **kwargs):
+        """The step outputs stacked over time, [T, ...] each (one Variable or a list)."""
+        if self._outputs is None:
+            raise ValueError("StaticRNN: call rnn() after its `with rnn.step():` block")
+        if not self._outputs:
+            raise ValueError("StaticRNN: the step block has no step_output")
+        return self._outputs[0] if len(self._outputs) == 1 else list(self._outputs)
+
+
+# -- decoding helpers and BasicDecoder (driven by dynamic_decode; `time` is the step number)
+def _compare(op_type, x, value):
+    """x <op> value elementwise (a bool tensor of x's shape)."""
+    return _bool_out(op_type, {"X": [x], "Y": [fill_constant([1], x.dtype, value)]},
+                     {"axis": -1}, None, None)
+
+
+class DecodeHelper:
+    """What BasicDecoder asks at each step: initialize() -> (initial_inputs,
+    initial_finished); sample(time, outputs, states) -> sample_ids;
+    next_inputs(time, outputs, states, sample_ids) -> (finished, next_inputs, next_states)."""
+
+    def initialize(self):
+        raise NotImplementedError("%s.initialize" % type(self).__name__)
+
+    def sample(self, time, outputs, states):
+        raise NotImplementedError("%s.sample" % type(self).__name__)
+
+    def next_inputs(self, time, outputs, states, sample_ids):
+        raise NotImplementedError("%s.next_inputs" % type(self).__name__)
+
+
+class TrainingHelper(DecodeHelper):
+    """Teacher forcing: step t reads inputs[:, t] ([batch, time, ...], or time-major), a
+    batch entry is finished once t + 1 >= sequence_length; samples are argmax(outputs).
+    Steps past the last time step (when max_step_num runs longer) read the last one."""
+
+    def __init__(self, inputs, sequence_length, time_major=False):
+        for leaf in _leaves(inputs):
+            check_variable(leaf, "inputs", "TrainingHelper")
+            if len(leaf.shape) < 2 or leaf.shape[0 if time_major else 1] < 0:
+                raise ValueError("TrainingHelper: inputs %r %s needs a known time dimension "
+                                 "(dim %d)" % (leaf.name, list(leaf.shape),
+                                              0 if time_major else 1))
+        check_variable(sequence_length, "sequence_length", "TrainingHelper")
+        self.inputs, self.sequence_length = inputs, sequence_length
+        self.time_major = time_major
+        self._steps = None
+
+    def _step_inputs(self, time):
+        if self._steps is None:   # per-step slices of each input leaf, built once
+            axis = 0 if self.time_major else 1
+            self._steps = [unstack(x, axis=axis) for x in _leaves(self.inputs)]
+        step_slices = iter(xs[min(time, len(xs) - 1)] for xs in self._steps)
+        return map_structure(lambda _: next(step_slices), self.inputs)
+
+    def initialize(self):
+        return self._step_inputs(0), _compare("equal", self.sequence_length, 0)
+
+    def sample(self, time, outputs, states):
+        return argmax(outputs, axis=-1)
+
+    def next_inputs(self, time, outputs, states, sample_ids):
+        finished = _compare("less_equal", self.sequence_length, time + 1)
+        return finished, self._step_inputs(time + 1), states
+
+
+class GreedyEmbeddingHelper(DecodeHelper):
+    """Greedy decoding: starts from embedding_fn(start_tokens) ([batch] int64 ids), samples
+    argmax(outputs), feeds embedding_fn(sample_ids); finished when the sample is end_token."""
+
+    def __init__(self, embedding_fn, start_tokens, end_token):
+        check_variable(start_tokens, "start_tokens", type(self).__name__)
+        self.embedding_fn, self.start_tokens = embedding_fn, start_tokens
+        self.end_token = int(end_token)
+
+    def initialize(self):
+        not_finished = cast(fill_constant_batch_size_like(self.start_tokens, [-1], "int64", 0),
+                            "bool")
+        return self.embedding_fn(self.start_tokens), not_finished
+
+    def sample(self, time, outputs, states):
+        return argmax(outputs, axis=-1)
+
+    def next_inputs(self, time, outputs, states, sample_ids):
+        finished = _compare("equal", sample_ids, self.end_token)
+        return finished, self.embedding_fn(sample_ids), states
+
+
+class SampleEmbeddingHelper(GreedyEmbeddingHelper):
+    """GreedyEmbeddingHelper that samples from softmax(outputs / softmax_temperature)
+    (sampling_id with `seed`) instead of taking the argmax."""
+
+    def __init__(self, embedding_fn, start_tokens, end_token, softmax_temperature=None,
+                 seed=None):
+        super().__init__(embedding_fn, start_tokens, end_token)
+        self.softmax_temperature = softmax_temperature
+        self.seed = seed
+
+    def sample(self, time, outputs, states):
+        logits = outputs if self.softmax_temperature is None else \
+            outputs * (1.0 / float(self.softmax_temperature))
+        return sampling_id(softmax(logits), seed=self.seed or 0, dtype="int64")
+
+
+class BasicDecoder(Decoder):
+    """cell + helper: each step runs the cell, applies output_fn, asks the helper for the
+    sample ids and the next inputs. Outputs are OutputWrapper(cell_outputs, sample_ids)."""
+    OutputWrapper = collections.namedtuple("OutputWrapper", ("cell_outputs", "sample_ids"))
+
+    def __init__(self, cell, helper, output_fn=None):
+        if not isinstance(helper, DecodeHelper):
+            raise TypeError("BasicDecoder: helper must be a DecodeHelper, got %s"
+                            % type(helper).__name__)
+        self.cell, self.helper, self.output_fn = cell, helper, output_fn
+
+    def initialize(self, initial_cell_states):
+        initial_inputs, initial_finished = self.helper.initialize()
+        return initial_inputs, initial_cell_states, initial_finished
+
+    def step(self, time, inputs, states, **kwargs):
+        cell_outputs, cell_states = self.cell(inputs, states, **kwargs)
+        if self.output_fn is not None:
+            cell_outputs = self.output_fn(cell_outputs)
+        sample_ids = self.helper.sample(time, cell_outputs, cell_states)
+        sample_ids.stop_gradient = True
+        finished, next_inputs, next_states = self.helper.next_inputs(
+            time, cell_outputs, cell_states, sample_ids)
+        return self.OutputWrapper(cell_outputs, sample_ids), next_states, next_inputs, finished
+
+
+# -- beam search ops (padded convention: beam_size consecutive rows per batch entry)
+def beam_search(pre_ids, pre_scores, ids, scores, beam_size, end_id, level=0,
+                is_accumulated=True, name=None, return_parent_idx=False):
+    """One beam search step (op beam_search) over N = batch * beam_size beams:
+    -> (selected_ids [N, 1], selected_scores [N, 1][, parent_idx [N] int32])."""
+    for arg, var in (("pre_ids", pre_ids), ("pre_scores", pre_scores), ("scores", scores)):
+        check_variable(var, arg, "beam_search")
+    helper = LayerHelper("beam_search", name=name)
+    selected_ids = helper.create_variable_for_type_inference("int64", stop_gradient=True)
+    selected_scores = helper.create_variable_for_type_inference(scores.dtype,
+                                                                stop_gradient=True)
+    parent_idx = helper.create_variable_for_type_inference("int32", stop_gradient=True)
+    inputs = {"pre_ids": [pre_ids], "pre_scores": [pre_scores], "scores": [scores]}
+    if ids is not None:
+        inputs["ids"] = [ids]
+    helper.append_op(type="beam_search", inputs=inputs,
+                     outputs={"selected_ids": [selected_ids],
+                              "selected_scores": [selected_scores],
+                              "parent_idx": [parent_idx]},
+                     attrs={"level": level, "beam_size": int(beam_size),
+                            "end_id": int(end_id), "is_accumulated": bool(is_accumulated)})
+    if return_parent_idx:
+        return selected_ids, selected_scores, parent_idx
+    return selected_ids, selected_scores
+
+
+def _stacked_steps(steps, arg):
+    """A tensor array, a list of per-step Variables or an already stacked [T, N] Variable."""
+    if isinstance(steps, (list, tuple)):
+        return stack(list(steps), axis=0)
+    check_variable(steps, arg, "beam_search_decode")
+    if steps.type == "LOD_TENSOR_ARRAY":
+        stacked, _ = tensor_array_to_tensor(steps, axis=0, use_stack=True)
+        return stacked
+    return steps
+
+
+def beam_search_decode(ids, scores, beam_size, end_id, name=None, parent_idx=None):
+    """Backtrack the beam_search steps (op beam_search_decode) -> (sentence_ids [N, T],
+    sentence_scores [N, T]): each final beam's tokens up to its first end_id (then end_id
+    padding, score 0), the beams of a batch entry sorted by final score. ids, scores and
+    parent_idx (refimpl needs the parents: it has no LoD to carry them in) are the steps'
+    selected_ids, selected_scores and parent_idx, as tensor arrays or lists."""
+    if parent_idx is None:
+        raise ValueError("beam_search_decode: refimpl needs parent_idx (the steps' "
+                         "beam_search(..., return_parent_idx=True) parents): Paddle reads "
+                         "them from the LoD of ids, which refimpl does not have")
+    stacked = [_stacked_steps(v, arg) for v, arg in ((ids, "ids"), (scores, "scores"),
+                                                    (parent_idx, "parent_idx"))]
+    return append_op_out("beam_search_decode", {"Ids": [stacked[0]], "Scores": [stacked[1]],
+                                                "ParentIdx": [stacked[2]]},
+                         {"beam_size": int(beam_size), "end_id": int(end_id)}, name,
+                         out_dtype="int64", out_slot="SentenceIds",
+                         extra_outputs=(("SentenceScores", stacked[1].dtype),),
+                         stop_gradient=True)
+
+
+EXPORTS = {
+    "fluid.layers": {
+        "RNNCell": RNNCell, "GRUCell": GRUCell, "LSTMCell": LSTMCell, "rnn": rnn,
+        "StaticRNN": StaticRNN, "Decoder": Decoder, "BasicDecoder": BasicDecoder,
+        "DecodeHelper": DecodeHelper, "TrainingHelper": TrainingHelper,
+        "GreedyEmbeddingHelper": GreedyEmbeddingHelper,
+        "SampleEmbeddingHelper": SampleEmbeddingHelper,
+        "BeamSearchDecoder": BeamSearchDecoder, "dynamic_decode": dynamic_decode,
+        "beam_search": beam_search, "beam_search_decode": beam_search_decode,
+    },
+}

@@ -1,0 +1,283 @@
+"""Paddle 1.8 fluid.layers RNN / decoding API: GRUCell and LSTMCell against numpy written
+from 1.8's documented equations, rnn with sequence_length, StaticRNN unrolled, BasicDecoder
+with TrainingHelper / GreedyEmbeddingHelper, the beam_search and beam_search_decode ops on
+hand-worked cases."""
+import numpy as np
+import pytest
+
+import refimpl.fluid as fluid
+import refimpl.fluid.layers as layers
+from refimpl import static
+
+RNG = np.random.RandomState(5)
+
+
+def _run(fetch, feed=None):
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    return exe.run(static.default_main_program(), feed=feed or {}, fetch_list=fetch)
+
+
+def _value(var):
+    return np.array(static.global_scope().find_var(var.name).get_tensor())
+
+
+def _sigmoid(a):
+    return 1.0 / (1.0 + np.exp(-a))
+
+
+def _gru_step(x, h, w_gate, b_gate, w_cand, b_cand):
+    r, u = np.split(_sigmoid(np.concatenate([x, h], 1) @ w_gate + b_gate), 2, axis=1)
+    c = np.tanh(np.concatenate([x, r * h], 1) @ w_cand + b_cand)
+    return u * h + (1 - u) * c
+
+
+def _lstm_step(x, h, c, w, b, forget_bias):
+    i, j, f, o = np.split(np.concatenate([x, h], 1) @ w + b, 4, axis=1)
+    c = c * _sigmoid(f + forget_bias) + _sigmoid(i) * np.tanh(j)
+    return np.tanh(c) * _sigmoid(o), c
+
+
+def _gru_weights(cell):
+    return [_value(p) for p in (cell.gate_weight, cell.gate_bias, cell.candidate_weight,
+                                cell.candidate_bias)]
+
+
+def test_gru_cell_matches_1_8_equations_and_layout():
+    x_np = RNG.randn(3, 4).astype("float32")
+    h_np = RNG.randn(3, 5).astype("float32")
+    x = static.data("x", [3, 4], "float32")
+    h = static.data("h", [3, 5], "float32")
+    cell = layers.GRUCell(5, bias_attr=fluid.ParamAttr(
+        initializer=fluid.initializer.Uniform(-1, 1)))
+    out, new_h = cell(x, h)
+    assert out is new_h and cell.state_shape == [5]
+    assert list(cell.gate_weight.shape) == [9, 10] and list(cell.candidate_weight.shape) == [9, 5]
+    got, = _run([out], {"x": x_np, "h": h_np})
+    np.testing.assert_allclose(got, _gru_step(x_np, h_np, *_gru_weights(cell)), rtol=1e-5,
+                               atol=1e-6)
+
+
+def test_lstm_cell_matches_1_8_equations_with_forget_bias():
+    x_np = RNG.randn(2, 3).astype("float32")
+    h_np, c_np = RNG.randn(2, 4).astype("float32"), RNG.randn(2, 4).astype("float32")
+    x = static.data("x", [2, 3], "float32")
+    h, c = static.data("h", [2, 4], "float32"), static.data("c", [2, 4], "float32")
+    cell = layers.LSTMCell(4, forget_bias=0.5, bias_attr=fluid.ParamAttr(
+        initializer=fluid.initializer.Uniform(-1, 1)))
+    out, (new_h, new_c) = cell(x, [h, c])
+    assert list(cell.weight.shape) == [7, 16]
+    got_h, got_c = _run([new_h, new_c], {"x": x_np, "h": h_np, "c": c_np})
+    want_h, want_c = _lstm_step(x_np, h_np, c_np, _value(cell.weight), _value(cell.bias), 0.5)
+    np.testing.assert_allclose(got_h, want_h, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_c, want_c, rtol=1e-5, atol=1e-6)
+
+
+def test_gru_cell_param_attr_name_gets_gate_and_candidate_suffixes():
+    x = static.data("x", [2, 3], "float32")
+    cell = layers.GRUCell(4, param_attr=fluid.ParamAttr(name="enc"))
+    cell(x, cell.get_initial_states(x))
+    assert (cell.gate_weight.name, cell.candidate_weight.name) == ("enc_gate", "enc_candidate")
+
+
+def test_rnn_with_sequence_length_keeps_states_past_the_end():
+    batch, steps, size, hidden = 3, 4, 2, 3
+    x_np = RNG.randn(batch, steps, size).astype("float32")
+    lengths = np.array([4, 2, 1], "int64")
+    x = static.data("x", [batch, steps, size], "float32")
+    seq = static.data("len", [batch], "int64")
+    cell = layers.GRUCell(hidden)
+    outputs, final = layers.rnn(cell, x, sequence_length=seq)
+    assert list(outputs.shape) == [batch, steps, hidden]
+    got_out, got_final = _run([outputs, final], {"x": x_np, "len": lengths})
+    weights = _gru_weights(cell)
+    h = np.zeros((batch, hidden), "float32")
+    for t in range(steps):
+        new_h = _gru_step(x_np[:, t], h, *weights)
+        np.testing.assert_allclose(got_out[:, t], new_h, rtol=1e-5, atol=1e-6)
+        alive = (lengths > t)[:, None]
+        h = np.where(alive, new_h, h)
+    np.testing.assert_allclose(got_final, h, rtol=1e-5, atol=1e-6)
+
+
+def test_rnn_rejects_an_unknown_time_dimension():
+    x = static.data("x", [2, -1, 3], "float32")
+    with pytest.raises(ValueError, match="fluid.layers.rnn.*unknown time dimension"):
+        layers.rnn(layers.GRUCell(3), x)
+
+
+def test_static_rnn_accumulating_recurrence():
+    steps, batch, size = 4, 2, 3
+    x_np = RNG.randn(steps, batch, size).astype("float32")
+    x = static.data("x", [steps, batch, size], "float32")
+    rnn = layers.StaticRNN()
+    with rnn.step():
+        word = rnn.step_input(x)
+        prev = rnn.memory(shape=[-1, size], batch_ref=word, init_value=1.0)
+        total = prev * 0.5 + word
+        rnn.update_memory(prev, total)
+        rnn.step_output(total)
+        rnn.step_output(word * 2.0)
+    summed, doubled = rnn()
+    assert list(summed.shape) == [steps, batch, size]
+    got, got_doubled = _run([summed, doubled], {"x": x_np})
+    acc = np.ones((batch, size), "float32")
+    for t in range(steps):
+        acc = acc * 0.5 + x_np[t]
+        np.testing.assert_allclose(got[t], acc, rtol=1e-6)
+    np.testing.assert_allclose(got_doubled, x_np * 2.0, rtol=1e-6)
+
+
+def test_static_rnn_with_an_init_memory_and_a_cell():
+    steps, batch, size, hidden = 3, 2, 3, 4
+    x_np = RNG.randn(steps, batch, size).astype("float32")
+    h0_np = RNG.randn(batch, hidden).astype("float32")
+    x = static.data("x", [steps, batch, size], "float32")
+    h0 = static.data("h0", [batch, hidden], "float32")
+    cell = layers.GRUCell(hidden)
+    rnn = layers.StaticRNN()
+    with rnn.step():
+        word = rnn.step_input(x)
+        prev = rnn.memory(init=h0)
+        hidden_var, _ = cell(word, prev)
+        rnn.update_memory(prev, hidden_var)
+        rnn.output(hidden_var)
+    got, = _run([rnn()], {"x": x_np, "h0": h0_np})
+    h = h0_np
+    for t in range(steps):
+        h = _gru_step(x_np[t], h, *_gru_weights(cell))
+        np.testing.assert_allclose(got[t], h, rtol=1e-5, atol=1e-6)
+
+
+def test_static_rnn_errors():
+    x = static.data("x", [-1, 2], "float32")
+    rnn = layers.StaticRNN()
+    with pytest.raises(ValueError, match="inside `with rnn.step"):
+        rnn.step_input(x)
+    with pytest.raises(ValueError, match="known time dimension"):
+        with rnn.step():
+            rnn.step_input(x)
+
+
+def test_basic_decoder_with_training_helper():
+    batch, steps, size, hidden = 2, 3, 2, 3
+    x_np = RNG.randn(batch, steps, size).astype("float32")
+    lengths = np.array([3, 2], "int64")
+    x = static.data("x", [batch, steps, size], "float32")
+    seq = static.data("len", [batch], "int64")
+    cell = layers.GRUCell(hidden)
+    decoder = layers.BasicDecoder(cell, layers.TrainingHelper(x, seq))
+    outputs, final = layers.dynamic_decode(decoder, inits=cell.get_initial_states(x),
+                                           max_step_num=steps - 1)
+    got_out, got_ids = _run([outputs.cell_outputs, outputs.sample_ids],
+                            {"x": x_np, "len": lengths})
+    h = np.zeros((batch, hidden), "float32")
+    for t in range(steps):
+        h = _gru_step(x_np[:, t], h, *_gru_weights(cell))
+        np.testing.assert_allclose(got_out[:, t], h, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(got_ids[:, t], h.argmax(-1))
+
+
+class _CountingCell(layers.RNNCell):
+    """outputs = one-hot-ish logits favouring token (input + 1) % 4; state counts steps."""
+
+    def call(self, inputs, states):
+        logits = layers.one_hot(layers.unsqueeze(inputs, [1]), 4)
+        first, last = layers.split(logits, [3, 1], dim=1)
+        shifted = layers.concat([last, first], axis=1)
+        return shifted, states + 1.0
+
+    @property
+    def state_shape(self):
+        return [1]
+
+
+def test_greedy_embedding_helper_decodes_and_finishes_at_end_token():
+    start = static.data("start", [2], "int64")
+    helper = layers.GreedyEmbeddingHelper(lambda ids: ids, start, end_token=3)
+    cell = _CountingCell()
+    decoder = layers.BasicDecoder(cell, helper)
+    outputs, states, lengths = layers.dynamic_decode(
+        decoder, inits=cell.get_initial_states(start, dtype="float32"), max_step_num=3,
+        return_length=True)
+    ids, got_lengths = _run([outputs.sample_ids, lengths],
+                            {"start": np.array([0, 2], "int64")})
+    np.testing.assert_array_equal(ids, [[1, 2, 3, 0], [3, 0, 1, 2]])
+    np.testing.assert_array_equal(got_lengths, [3, 1])
+
+
+def _beam_search(pre_ids, pre_scores, ids, scores, beam, accumulated=True):
+    feeds = {"pre_ids": pre_ids, "pre_scores": pre_scores, "scores": scores}
+    pi = static.data("pre_ids", list(pre_ids.shape), "int64")
+    ps = static.data("pre_scores", list(pre_scores.shape), "float32")
+    sc = static.data("scores", list(scores.shape), "float32")
+    id_var = None
+    if ids is not None:
+        id_var = static.data("ids", list(ids.shape), "int64")
+        feeds["ids"] = ids
+    outs = layers.beam_search(pi, ps, id_var, sc, beam_size=beam, end_id=0,
+                              is_accumulated=accumulated, return_parent_idx=True)
+    return _run(list(outs), feeds)
+
+
+def test_beam_search_hand_worked():
+    # one batch entry, beam 2: row 0 is live, row 1 has finished (pre_id 0 = end_id)
+    pre_ids = np.array([[5], [0]], "int64")
+    pre_scores = np.array([[-1.0], [-1.5]], "float32")
+    ids = np.array([[7, 8, 9], [4, 4, 4]], "int64")
+    scores = np.array([[-2.0, -1.2, -3.0], [-0.1, -0.1, -0.1]], "float32")
+    sel_ids, sel_scores, parents = _beam_search(pre_ids, pre_scores, ids, scores, 2)
+    # candidates: (7,-2.0) (8,-1.2) (9,-3.0) from row 0, (end 0, -1.5) from row 1
+    np.testing.assert_array_equal(sel_ids[:, 0], [8, 0])
+    np.testing.assert_allclose(sel_scores[:, 0], [-1.2, -1.5])
+    np.testing.assert_array_equal(parents, [0, 1])
+
+
+def test_beam_search_probabilities_without_ids_two_entries():
+    pre_ids = np.array([[1], [2], [3], [4]], "int64")
+    pre_scores = np.log(np.array([[0.5], [0.25], [1.0], [1e-9]], "float32"))
+    probs = np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7], [0.6, 0.4]], "float32")
+    sel_ids, sel_scores, parents = _beam_search(pre_ids, pre_scores, None, probs, 2,
+                                                accumulated=False)
+    # entry 0: 0.5*0.9=.45 (row 0, id 1), 0.25*0.8=.2 (row 1, id 0); entry 1: row 2 ids 1, 0
+    np.testing.assert_array_equal(sel_ids[:, 0], [1, 0, 1, 0])
+    np.testing.assert_array_equal(parents, [0, 1, 2, 2])
+    np.testing.assert_allclose(np.exp(sel_scores[:, 0]), [0.45, 0.2, 0.7, 0.3], rtol=1e-5)
+
+
+def test_beam_search_decode_backtracks_and_sorts():
+    steps_ids = [np.array([[3], [4]]), np.array([[0], [5]]), np.array([[0], [6]])]
+    steps_scores = [np.array([[-1.0], [-2.0]]), np.array([[-1.5], [-2.2]]),
+                    np.array([[-1.5], [-2.4]])]
+    steps_parents = [np.array([0, 0]), np.array([0, 1]), np.array([0, 1])]
+    datas = {}
+
+    def feed(prefix, arrays, dtype):
+        out = []
+        for t, a in enumerate(arrays):
+            name = "%s%d" % (prefix, t)
+            datas[name] = a.astype(dtype)
+            out.append(static.data(name, list(a.shape), dtype))
+        return out
+    ids = feed("i", steps_ids, "int64")
+    scores = feed("s", steps_scores, "float32")
+    parents = feed("p", steps_parents, "int32")
+    sentence_ids, sentence_scores = layers.beam_search_decode(ids, scores, 2, 0,
+                                                              parent_idx=parents)
+    got_ids, got_scores = _run([sentence_ids, sentence_scores], datas)
+    np.testing.assert_array_equal(got_ids, [[3, 0, 0], [4, 5, 6]])
+    np.testing.assert_allclose(got_scores, [[-1.0, -1.5, 0.0], [-2.0, -2.2, -2.4]])
+
+
+def test_beam_search_decode_requires_parents():
+    ids = static.data("ids", [2, 4], "int64")
+    with pytest.raises(ValueError, match="parent_idx"):
+        layers.beam_search_decode(ids, ids, 2, 0)
+
+
+def test_beam_search_rejects_rows_not_a_multiple_of_beam_size():
+    pi = static.data("pre_ids", [3, 1], "int64")
+    ps = static.data("pre_scores", [3, 1], "float32")
+    sc = static.data("scores", [3, 4], "float32")
+    with pytest.raises(Exception, match="batch \\* beam_size"):
+        layers.beam_search(pi, ps, None, sc, beam_size=2, end_id=0)
