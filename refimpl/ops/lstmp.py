@@ -1,0 +1,171 @@
+"""lstmp (fluid.layers.dynamic_lstmp): an LSTM with a recurrent projection layer, over
+every sequence of packed rows (specs/ops/sequence.md).
+
+As lstm (refimpl/ops/lstm.py: gate layout (candidate, input, forget, output), peepholes in
+Bias [1, 7D]), except that the recurrence reads the projection r [*, P] of the hidden
+state instead of the hidden state itself: Weight is [P, 4D], and per step
+    c' = f * c + i * cand(...), clipped to [-cell_clip, cell_clip] when cell_clip > 0
+    h' = o * cell(c')
+    r' = proj(h' ProjWeight), ProjWeight [D, P], clipped to [-proj_clip, proj_clip] when > 0
+The initial projection is proj(H0 ProjWeight) (H0 [N, D]; 0 without H0), C0 [N, D].
+Outputs: Projection [total, P] and Cell [total, D]."""
+import numpy as np
+
+from ._common import rand
+from ._recurrent import (act, act_grad, check_recurrent, initial_state,
+                         ragged_sample_lengths, time_steps)
+from .registry import OpDef, Sample, register
+
+ATTRS = {"use_peepholes": True, "is_reverse": False, "gate_activation": "sigmoid",
+         "cell_activation": "tanh", "candidate_activation": "tanh",
+         "proj_activation": "tanh", "cell_clip": 0.0, "proj_clip": 0.0}
+ACTIVATION_ATTRS = ("gate_activation", "cell_activation", "candidate_activation",
+                    "proj_activation")
+
+
+def clip(x, bound):
+    """(x clipped to [-bound, bound] when bound > 0, the mask where the clip let x through)."""
+    if bound <= 0:
+        return x, np.ones(x.shape, bool)
+    return np.clip(x, -bound, bound), np.abs(x) < bound
+
+
+def lstmp_steps(x, h0, c0, weight, proj_weight, bias, length, attrs, op="lstmp"):
+    """Run the projected LSTM; returns (projection, cell, peep, r0 pre-activation record,
+    per-step records for the backward, batch)."""
+    width, proj_width = proj_weight.shape
+    lens, steps = time_steps(length, len(x), op, attrs["is_reverse"])
+    batch = len(lens)
+    h_init = initial_state(h0, batch, width, x.dtype, op, "H0")
+    r = act(attrs["proj_activation"], h_init @ proj_weight) if h0 is not None else \
+        np.zeros((batch, proj_width), x.dtype)
+    r0 = r.copy()
+    c = initial_state(c0, batch, width, x.dtype, op, "C0").astype(x.dtype)
+    bias = bias.reshape(-1)
+    peep = bias[4 * width:].reshape(3, width) if attrs["use_peepholes"] else \
+        np.zeros((3, width), x.dtype)
+    gate, cell_act, cand_act = (attrs["gate_activation"], attrs["cell_activation"],
+                                attrs["candidate_activation"])
+    projection = np.zeros((len(x), proj_width), x.dtype)
+    cell = np.zeros((len(x), width), x.dtype)
+    records = []
+    for active, rows in steps:
+        r_prev, c_prev = r[active], c[active]
+        pre = x[rows] + r_prev @ weight + bias[:4 * width]
+        cand = act(cand_act, pre[:, :width])
+        i = act(gate, pre[:, width:2 * width] + peep[0] * c_prev)
+        f = act(gate, pre[:, 2 * width:3 * width] + peep[1] * c_prev)
+        c_new, c_pass = clip(f * c_prev + i * cand, attrs["cell_clip"])
+        o = act(gate, pre[:, 3 * width:] + peep[2] * c_new)
+        cell_out = act(cell_act, c_new)
+        h_new = o * cell_out
+        r_act = act(attrs["proj_activation"], h_new @ proj_weight)
+        r_new, r_pass = clip(r_act, attrs["proj_clip"])
+        r[active], c[active] = r_new, c_new
+        projection[rows], cell[rows] = r_new, c_new
+        records.append((active, rows, r_prev, c_prev, cand, i, f, o, c_new, c_pass, cell_out,
+                        h_new, r_act, r_pass))
+    return projection, cell, peep, r0, records, batch
+
+
+def lstmp_backward(x, h0, weight, proj_weight, peep, r0, records, batch, dproj, dcell, attrs):
+    """Back-propagation through time; returns (dx, dh0, dc0, dweight, dproj_weight,
+    dbias [4D], dpeep [3, D])."""
+    gate, cell_act, cand_act, proj_act = (attrs[a] for a in ACTIVATION_ATTRS)
+    width = weight.shape[1] // 4
+    dr_carry = np.zeros((batch, proj_weight.shape[1]), x.dtype)
+    dc_carry = np.zeros((batch, width), x.dtype)
+    dx, dweight, dproj_weight = np.zeros_like(x), np.zeros_like(weight), np.zeros_like(proj_weight)
+    dpeep = np.zeros_like(peep)
+    for (active, rows, r_prev, c_prev, cand, i, f, o, c_new, c_pass, cell_out, h_new, r_act,
+         r_pass) in reversed(records):
+        dr = dr_carry[active] + (0 if dproj is None else dproj[rows])
+        dr_pre = dr * r_pass * act_grad(proj_act, r_act)
+        dproj_weight += h_new.T @ dr_pre
+        dh = dr_pre @ proj_weight.T
+        dc = dc_carry[active] + (0 if dcell is None else dcell[rows])
+        do = dh * cell_out * act_grad(gate, o)
+        dc = (dc + dh * o * act_grad(cell_act, cell_out) + do * peep[2]) * c_pass
+        di = dc * cand * act_grad(gate, i)
+        df = dc * c_prev * act_grad(gate, f)
+        dcand = dc * i * act_grad(cand_act, cand)
+        dgates = np.concatenate([dcand, di, df, do], axis=1)
+        dx[rows] = dgates
+        dweight += r_prev.T @ dgates
+        dpeep += np.stack([(di * c_prev).sum(0), (df * c_prev).sum(0), (do * c_new).sum(0)])
+        dr_carry[active] = dgates @ weight.T
+        dc_carry[active] = dc * f + di * peep[0] + df * peep[1]
+    dh0 = None
+    if h0 is not None:  # r0 = proj(H0 ProjWeight)
+        dr0_pre = dr_carry * act_grad(proj_act, r0)
+        dproj_weight += h0.T @ dr0_pre
+        dh0 = dr0_pre @ proj_weight.T
+    return dx, dh0, dc_carry, dweight, dproj_weight, dx.sum(0), dpeep
+
+
+@register
+class LSTMP(OpDef):
+    type = "lstmp"
+    inputs = ("Input", "H0?", "C0?", "Weight", "ProjWeight", "Bias", "XLength")
+    outputs = ("Projection", "Cell")
+    attrs = ATTRS
+    no_grad = ("XLength",)
+    grad_inputs = ("Input", "H0", "C0", "Weight", "ProjWeight", "Bias", "XLength",
+                   "Projection@GRAD", "Cell@GRAD")
+
+    def infer_shape(self, ctx):
+        proj = ctx.input_var("ProjWeight")
+        ctx.expect(len(proj.shape) == 2, "input ProjWeight %r: expected [D, P], got %s"
+                   % (proj.name, list(proj.shape)))
+        width, proj_width = proj.shape
+        check_recurrent(ctx, 4 * width, (proj_width, 4 * width), ACTIVATION_ATTRS)
+        bias = ctx.input_var("Bias")
+        bias_width = (7 if ctx.attr("use_peepholes") else 4) * width
+        ctx.expect(tuple(bias.shape) == (1, bias_width), "input Bias %r: expected [1, %d] "
+                   "(use_peepholes=%s), got %s" % (bias.name, bias_width,
+                                                   ctx.attr("use_peepholes"), list(bias.shape)))
+        for slot in ("H0", "C0"):
+            v = ctx.input_var(slot)
+            ctx.expect(v is None or (len(v.shape) == 2 and v.shape[1] == width),
+                       "input %s %r: expected [batch, %d], got %s"
+                       % (slot, getattr(v, "name", None), width, list(getattr(v, "shape", []))))
+        x = ctx.input_var("Input")
+        ctx.set_output("Projection", (x.shape[0], proj_width), x.dtype)
+        ctx.set_output("Cell", (x.shape[0], width), x.dtype)
+
+    @staticmethod
+    def forward(x, h0, c0, weight, proj_weight, bias, length, **attrs):
+        return lstmp_steps(x, h0, c0, weight, proj_weight, bias, length, attrs)[:2]
+
+    @staticmethod
+    def backward(x, h0, c0, weight, proj_weight, bias, length, dproj, dcell, **attrs):
+        _, _, peep, r0, records, batch = lstmp_steps(x, h0, c0, weight, proj_weight, bias,
+                                                     length, attrs)
+        dx, dh0, dc0, dweight, dproj_weight, dbias_gates, dpeep = lstmp_backward(
+            x, h0, weight, proj_weight, peep, r0, records, batch, dproj, dcell, attrs)
+        parts = [dbias_gates] + ([dpeep.reshape(-1)] if attrs["use_peepholes"] else [])
+        return (dx, dh0, None if c0 is None else dc0, dweight, dproj_weight,
+                np.concatenate(parts).reshape(bias.shape))
+
+    def samples(self, rng):
+        lens = ragged_sample_lengths()
+        total, width, proj_width = int(lens.sum()), 3, 2
+        for peepholes, reverse in ((True, False), (False, True)):
+            yield Sample({"Input": rand(rng, total, 4 * width), "H0": rand(rng, 4, width),
+                          "C0": rand(rng, 4, width),
+                          "Weight": rand(rng, proj_width, 4 * width),
+                          "ProjWeight": rand(rng, width, proj_width),
+                          "Bias": rand(rng, 1, (7 if peepholes else 4) * width),
+                          "XLength": lens}, {"use_peepholes": peepholes, "is_reverse": reverse})
+        # clipping (bounds far from the sampled values' kinks is not guaranteed, so the
+        # clipped case runs without the gradient check) and identity projection
+        yield Sample({"Input": rand(rng, 4, 4 * width, low=-3, high=3),
+                      "Weight": rand(rng, proj_width, 4 * width),
+                      "ProjWeight": rand(rng, width, proj_width),
+                      "Bias": rand(rng, 1, 7 * width), "XLength": np.array([1, 3], np.int64)},
+                     {"cell_clip": 0.5, "proj_clip": 0.3, "proj_activation": "identity"},
+                     grad=False, name="clipped")
+        yield Sample({"Input": rand(rng, 4, 4 * width), "Weight": rand(rng, proj_width, 4 * width),
+                      "ProjWeight": rand(rng, width, proj_width), "Bias": rand(rng, 1, 7 * width),
+                      "XLength": np.array([1, 3], np.int64)},
+                     {"proj_activation": "identity", "cell_activation": "identity"})
