@@ -46,14 +46,8 @@ class RNNCell:
         return self.call(inputs, states, **kwargs)
 
     get_initial_states = RNNCellBase.get_initial_states
-
-    @property
-    def state_shape(self):
-        raise NotImplementedError("%s must define state_shape" % type(self).__name__)
-
-    @property
-    def state_dtype(self):
-        raise NotImplementedError("%s does not define state_dtype" % type(self).__name__)
+    state_shape = RNNCellBase.state_shape   # properties that a cell class overrides
+    state_dtype = RNNCellBase.state_dtype
 
 
 def _suffixed(attr, suffix):

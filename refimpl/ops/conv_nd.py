@@ -186,6 +186,13 @@ class _ConvND(OpDef):
                              spatial, f.shape[2:], attrs["strides"], attrs["dilations"])
         return pads, self.out_spatial(spatial, f.shape[2:], attrs)
 
+    def _backward_setup(self, x, f, dy, attrs):
+        """(data_format, groups, x and dy channels-first, pads, strides, dilations)."""
+        fmt, groups = attrs["data_format"], attrs["groups"] or 1
+        x_cf, dy_cf = _to_channels_first(x, fmt), _to_channels_first(dy, fmt)
+        pads, _ = self._geometry(x_cf, f, attrs)
+        return fmt, groups, x_cf, dy_cf, pads, attrs["strides"], attrs["dilations"]
+
 
 class _Forward(_ConvND):
     """conv3d: Filter [M, C/groups, *K]."""
@@ -213,10 +220,7 @@ class _Forward(_ConvND):
         return _from_channels_first(out.astype(x.dtype), attrs["data_format"])
 
     def backward(self, x, f, dy, **attrs):
-        fmt, groups = attrs["data_format"], attrs["groups"] or 1
-        x_cf, dy_cf = _to_channels_first(x, fmt), _to_channels_first(dy, fmt)
-        pads, _ = self._geometry(x_cf, f, attrs)
-        s, d = attrs["strides"], attrs["dilations"]
+        fmt, groups, x_cf, dy_cf, pads, s, d = self._backward_setup(x, f, dy, attrs)
         dx = conv_transpose(dy_cf, f, x_cf.shape[2:], s, pads, d, groups)
         df = conv_filter_grad(x_cf, dy_cf, f.shape[2:], s, pads, d, groups)
         return _from_channels_first(dx.astype(x.dtype), fmt), df.astype(f.dtype)
@@ -265,10 +269,7 @@ class _Transpose(_ConvND):
         return _from_channels_first(out.astype(x.dtype), attrs["data_format"])
 
     def backward(self, x, f, dy, **attrs):
-        fmt, groups = attrs["data_format"], attrs["groups"] or 1
-        x_cf, dy_cf = _to_channels_first(x, fmt), _to_channels_first(dy, fmt)
-        pads, _ = self._geometry(x_cf, f, attrs)
-        s, d = attrs["strides"], attrs["dilations"]
+        fmt, groups, x_cf, dy_cf, pads, s, d = self._backward_setup(x, f, dy, attrs)
         # Filter [C, M/groups, *K] is, read as conv's [out, in/groups, *K], the filter of
         # the conv this op is the adjoint of: dX is that conv of dOut
         dx = conv(dy_cf, f, s, pads, d, groups, x_cf.shape[2:])
