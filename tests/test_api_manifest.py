@@ -11,11 +11,7 @@ MANIFEST = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "shared
                         "api_manifest.tsv")
 
 # (namespace, name) not implemented yet
-NOT_YET = frozenset(
-    [('paddle.fluid.layers', n) for n in (
-        'DynamicRNN', 'filter_by_instag', 'generate_mask_labels',
-    )]
-)
+NOT_YET = frozenset()
 
 
 def _manifest():

@@ -1,5 +1,5 @@
 """Paddle 1.8 fluid.layers RNN and decoding API (specs/fluid_rnn.md): RNNCell, GRUCell,
-LSTMCell, rnn, StaticRNN, the decoding helpers (DecodeHelper, TrainingHelper,
+LSTMCell, rnn, StaticRNN, DynamicRNN, the decoding helpers (DecodeHelper, TrainingHelper,
 GreedyEmbeddingHelper, SampleEmbeddingHelper), BasicDecoder, and the beam_search /
 beam_search_decode ops' layer functions.
 
@@ -24,10 +24,11 @@ from .control_flow import tensor_array_to_tensor
 from .creation import fill_constant, fill_constant_batch_size_like
 from .math import _bool_out, cast, matmul
 from .random_extra import sampling_id
-from .tensor import argmax, concat, split, stack, transpose, unstack
+from .sequence import seq_length, sequence_mask, sequence_pad, sequence_unpad
+from .tensor import argmax, concat, split, stack, transpose, unsqueeze, unstack
 
-__all__ = ["RNNCell", "GRUCell", "LSTMCell", "rnn", "StaticRNN", "Decoder", "BasicDecoder",
-           "DecodeHelper", "TrainingHelper", "GreedyEmbeddingHelper",
+__all__ = ["RNNCell", "GRUCell", "LSTMCell", "rnn", "StaticRNN", "DynamicRNN", "Decoder",
+           "BasicDecoder", "DecodeHelper", "TrainingHelper", "GreedyEmbeddingHelper",
            "SampleEmbeddingHelper", "BeamSearchDecoder", "dynamic_decode", "beam_search",
            "beam_search_decode"]
 
@@ -362,6 +363,122 @@ class StaticRNN:
         return self._outputs[0] if len(self._outputs) == 1 else list(self._outputs)
 
 
+# -- DynamicRNN
+def _swap_batch_time(x):
+    """[batch, T, ...] <-> [T, batch, ...]."""
+    return transpose(x, [1, 0] + list(range(2, len(x.shape))))
+
+class DynamicRNN:
+    """1.8 DynamicRNN over packed sequences (rows + lengths, specs/ops/sequence.md):
+
+        drnn = DynamicRNN(max_len=T)
+        with drnn.block():
+            word = drnn.step_input(x)                      # x packed [total, ...]
+            prev = drnn.memory(shape=[hidden])             # or init=[batch, hidden]
+            hidden = fc([word, prev], hidden)
+            drnn.update_memory(prev, hidden)
+            drnn.output(hidden)
+        out = drnn()                                       # packed [total, hidden]
+
+    Built on StaticRNN: each step input is padded to [batch, T, ...] (sequence_pad) and
+    read time-major; memories keep their value once a sequence has ended (a per-step
+    length mask); the outputs are unpadded again (sequence_unpad) and carry the step
+    input's lengths. T (max_len, here or in step_input) must be known when the program
+    is built, as refimpl unrolls the T steps; sequences longer than T fail at run time."""
+
+    def __init__(self, name=None, max_len=None):
+        self._rnn = StaticRNN(name or unique_name.generate("dynamic_rnn"))
+        self.max_len = max_len
+        self._lengths = None
+        self._step_mask = None       # [batch, 1] placeholder: 1 while the sequence runs
+        self._outputs = None
+
+    def _where(self, method):
+        return "DynamicRNN.%s" % method
+
+    @contextlib.contextmanager
+    def _outside_step(self):
+        """Ops appended here run once, before the unrolled steps (not per step)."""
+        block = default_main_program().current_block()
+        first_op = len(block.ops)
+        yield
+        self._rnn._outside_ops.update(id(op) for op in block.ops[first_op:])
+
+    @contextlib.contextmanager
+    def block(self):
+        if self._outputs is not None:
+            raise ValueError("DynamicRNN.block: a DynamicRNN has exactly one block")
+        with self._rnn.step():
+            yield
+        if self._lengths is None:
+            raise ValueError("DynamicRNN: the block has no step_input")
+        self._outputs = [sequence_unpad(_swap_batch_time(o), self._lengths)
+                         for o in self._rnn._outputs]
+
+    def step_input(self, x, level=0, max_len=None, length=None):
+        """x packed [total, ...] (lengths: `length`, or x's own) -> this step's rows
+        [batch, ...]; every step input must have the same lengths."""
+        self._rnn._check_in_step("step_input")
+        lengths = seq_length(x, length, self._where("step_input"), "x")
+        steps = max_len if max_len is not None else self.max_len
+        if steps is None or int(steps) <= 0:
+            raise ValueError("DynamicRNN.step_input: x %r needs max_len (DynamicRNN(max_len=) "
+                             "or step_input(max_len=)), the padded number of time steps: "
+                             "refimpl unrolls the steps when the program is built, got %r"
+                             % (x.name, steps))
+        if self._lengths is not None and lengths.name != self._lengths.name:
+            raise ValueError("DynamicRNN.step_input: x %r has lengths %r, an earlier step "
+                             "input has %r" % (x.name, lengths.name, self._lengths.name))
+        with self._outside_step():
+            pad = fill_constant([1], x.dtype, 0.0)
+            padded, _ = sequence_pad(x, pad, maxlen=int(steps), length=lengths)
+            time_major = _swap_batch_time(padded)
+            if self._lengths is None:
+                mask = cast(sequence_mask(lengths, maxlen=int(steps)), x.dtype)
+                mask = unsqueeze(_swap_batch_time(mask), [2])           # [T, batch, 1]
+        if self._lengths is None:
+            self._lengths = lengths
+            self._step_mask = self._rnn.step_input(mask)
+        return self._rnn.step_input(time_major)
+
+    def static_input(self, x):
+        """A Variable read unchanged by every step (no reordering: refimpl keeps the
+        batch order)."""
+        check_variable(x, "x", self._where("static_input"))
+        return x
+
+    def memory(self, init=None, shape=None, value=0.0, need_reorder=False, dtype="float32"):
+        """A state carried across steps: `init` [batch, ...], or `value` filled into
+        [batch] + shape (dtype: the step input's)."""
+        self._rnn._check_in_step("memory")
+        if init is not None:
+            return self._rnn.memory(init=init)
+        if shape is None or self._step_mask is None:
+            raise ValueError("DynamicRNN.memory: without init, give shape and call "
+                             "step_input first (the batch size comes from it)")
+        return self._rnn.memory(shape=[-1] + list(shape), batch_ref=self._step_mask,
+                                init_value=value)
+
+    def update_memory(self, ex_mem, new_mem):
+        """ex_mem takes new_mem's value while the sequence runs, keeps it after."""
+        self._rnn._check_in_step("update_memory")
+        check_variable(new_mem, "new_mem", self._where("update_memory"))
+        kept = ex_mem + self._step_mask * (new_mem - ex_mem)
+        self._rnn.update_memory(ex_mem, kept)
+
+    def output(self, *outputs):
+        self._rnn.output(*outputs)
+
+    def __call__(self, *args, **kwargs):
+        """The step outputs as packed sequences (one Variable or a list), with the step
+        input's lengths."""
+        if self._outputs is None:
+            raise ValueError("DynamicRNN: call drnn() after its `with drnn.block():` block")
+        if not self._outputs:
+            raise ValueError("DynamicRNN: the block has no output")
+        return self._outputs[0] if len(self._outputs) == 1 else list(self._outputs)
+
+
 # -- decoding helpers and BasicDecoder (driven by dynamic_decode; `time` is the step number)
 def _compare(op_type, x, value):
     """x <op> value elementwise (a bool tensor of x's shape)."""
@@ -543,7 +660,8 @@ def beam_search_decode(ids, scores, beam_size, end_id, name=None, parent_idx=Non
 EXPORTS = {
     "fluid.layers": {
         "RNNCell": RNNCell, "GRUCell": GRUCell, "LSTMCell": LSTMCell, "rnn": rnn,
-        "StaticRNN": StaticRNN, "Decoder": Decoder, "BasicDecoder": BasicDecoder,
+        "StaticRNN": StaticRNN, "DynamicRNN": DynamicRNN, "Decoder": Decoder,
+        "BasicDecoder": BasicDecoder,
         "DecodeHelper": DecodeHelper, "TrainingHelper": TrainingHelper,
         "GreedyEmbeddingHelper": GreedyEmbeddingHelper,
         "SampleEmbeddingHelper": SampleEmbeddingHelper,
