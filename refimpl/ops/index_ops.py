@@ -245,10 +245,14 @@ class StridedSlice(OpDef):
         return dx
 
     def samples(self, rng):
+        # infer_flags: one per axis, as Paddle's layer sets them (its kernel reads one per
+        # axis; empty ones crashed Paddle 3.3.1)
         yield Sample({"Input": rand(rng, 5, 6)}, {"axes": [0, 1], "starts": [1, -1],
-                                                  "ends": [5, 0], "strides": [2, -2]})
+                                                  "ends": [5, 0], "strides": [2, -2],
+                                                  "infer_flags": [1, 1]})
         yield Sample({"Input": rand(rng, 3, 4)}, {"axes": [0], "starts": [1], "ends": [2],
-                                                  "strides": [1], "decrease_axis": [0]})
+                                                  "strides": [1], "decrease_axis": [0],
+                                                  "infer_flags": [1]})
 
 
 @register
