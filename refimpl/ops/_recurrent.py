@@ -56,3 +56,38 @@ def check_recurrent(ctx, input_width, weight_shape, activation_attrs):
 def ragged_sample_lengths():
     """The ragged batch the samples use: a long, a length-1 and an empty sequence."""
     return np.array([3, 1, 0, 2], np.int64)
+
+
+def clip(x, bound):
+    """(x clipped to [-bound, bound] when bound > 0, the mask where the clip let x through)."""
+    if bound <= 0:
+        return x, np.ones(x.shape, bool)
+    return np.clip(x, -bound, bound), np.abs(x) < bound
+
+
+def lstm_cell(pre, c_prev, peep, gate, cand_act, cell_act, cell_clip=0.0):
+    """One LSTM step of lstm / lstmp from the gate pre-activations `pre` [rows, 4D] (layout
+    candidate, input, forget, output; peepholes peep [3, D] added here); returns the record
+    (cand, i, f, o, c_new, c_pass, cell_out) for lstm_cell_grad, h' = o * cell_out.
+    c_pass marks where cell_clip let c' through."""
+    width = c_prev.shape[1]
+    cand = act(cand_act, pre[:, :width])
+    i = act(gate, pre[:, width:2 * width] + peep[0] * c_prev)
+    f = act(gate, pre[:, 2 * width:3 * width] + peep[1] * c_prev)
+    c_new, c_pass = clip(f * c_prev + i * cand, cell_clip)
+    o = act(gate, pre[:, 3 * width:] + peep[2] * c_new)
+    return cand, i, f, o, c_new, c_pass, act(cell_act, c_new)
+
+
+def lstm_cell_grad(dh, dc, c_prev, cell, peep, gate, cand_act, cell_act):
+    """Back through one lstm_cell step (`cell` its record) from dh (into h') and dc (carried
+    into c'): (dgates [rows, 4D] in the gate layout, dc_prev, dpeep [3, D])."""
+    cand, i, f, o, c_new, c_pass, cell_out = cell
+    do = dh * cell_out * act_grad(gate, o)
+    dc = (dc + dh * o * act_grad(cell_act, cell_out) + do * peep[2]) * c_pass
+    di = dc * cand * act_grad(gate, i)
+    df = dc * c_prev * act_grad(gate, f)
+    dcand = dc * i * act_grad(cand_act, cand)
+    dgates = np.concatenate([dcand, di, df, do], axis=1)
+    dpeep = np.stack([(di * c_prev).sum(0), (df * c_prev).sum(0), (do * c_new).sum(0)])
+    return dgates, dc * f + di * peep[0] + df * peep[1], dpeep

@@ -11,7 +11,7 @@ is_reverse runs each sequence from its last row to its first."""
 import numpy as np
 
 from ._common import rand
-from ._recurrent import (act, act_grad, check_recurrent, initial_state,
+from ._recurrent import (check_recurrent, initial_state, lstm_cell, lstm_cell_grad,
                          ragged_sample_lengths, time_steps)
 from .registry import OpDef, Sample, register
 
@@ -32,17 +32,13 @@ def lstm_steps(x, h0, c0, weight, bias, length, use_peepholes, is_reverse, gate_
     records = []
     for active, rows in steps:
         h_prev, c_prev = h[active], c[active]
-        pre = x[rows] + h_prev @ weight + bias[:4 * width]
-        cand = act(candidate_activation, pre[:, :width])
-        i = act(gate_activation, pre[:, width:2 * width] + peep[0] * c_prev)
-        f = act(gate_activation, pre[:, 2 * width:3 * width] + peep[1] * c_prev)
-        c_new = f * c_prev + i * cand
-        o = act(gate_activation, pre[:, 3 * width:] + peep[2] * c_new)
-        cell_out = act(cell_activation, c_new)
+        step = lstm_cell(x[rows] + h_prev @ weight + bias[:4 * width], c_prev, peep,
+                         gate_activation, candidate_activation, cell_activation)
+        o, c_new, cell_out = step[3], step[4], step[6]
         h_new = o * cell_out
         h[active], c[active] = h_new, c_new
         hidden[rows], cell[rows] = h_new, c_new
-        records.append((active, rows, h_prev, c_prev, cand, i, f, o, c_new, cell_out))
+        records.append((active, rows, h_prev, c_prev, step))
     return hidden, cell, peep, records, len(lens)
 
 
@@ -105,18 +101,14 @@ def lstm_backward(x, weight, peep, records, batch, dhidden, dcell, attrs):
     dc_carry = np.zeros((batch, width), x.dtype)
     dx, dweight = np.zeros_like(x), np.zeros_like(weight)
     dpeep = np.zeros_like(peep)
-    for active, rows, h_prev, c_prev, cand, i, f, o, c_new, cell_out in reversed(records):
+    for active, rows, h_prev, c_prev, step in reversed(records):
         dh = dh_carry[active] + (0 if dhidden is None else dhidden[rows])
         dc = dc_carry[active] + (0 if dcell is None else dcell[rows])
-        do = dh * cell_out * act_grad(gate, o)
-        dc = dc + dh * o * act_grad(cell_act, cell_out) + do * peep[2]
-        di = dc * cand * act_grad(gate, i)
-        df = dc * c_prev * act_grad(gate, f)
-        dcand = dc * i * act_grad(cand_act, cand)
-        dgates = np.concatenate([dcand, di, df, do], axis=1)
+        dgates, dc_prev, dpeep_step = lstm_cell_grad(dh, dc, c_prev, step, peep, gate,
+                                                     cand_act, cell_act)
         dx[rows] = dgates
         dweight += h_prev.T @ dgates
-        dpeep += np.stack([(di * c_prev).sum(0), (df * c_prev).sum(0), (do * c_new).sum(0)])
+        dpeep += dpeep_step
         dh_carry[active] = dgates @ weight.T
-        dc_carry[active] = dc * f + di * peep[0] + df * peep[1]
+        dc_carry[active] = dc_prev
     return dx, dh_carry, dc_carry, dweight, dx.sum(0), dpeep.astype(x.dtype)

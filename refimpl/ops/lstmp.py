@@ -12,8 +12,8 @@ Outputs: Projection [total, P] and Cell [total, D]."""
 import numpy as np
 
 from ._common import rand
-from ._recurrent import (act, act_grad, check_recurrent, initial_state,
-                         ragged_sample_lengths, time_steps)
+from ._recurrent import (act, act_grad, check_recurrent, clip, initial_state, lstm_cell,
+                         lstm_cell_grad, ragged_sample_lengths, time_steps)
 from .registry import OpDef, Sample, register
 
 ATTRS = {"use_peepholes": True, "is_reverse": False, "gate_activation": "sigmoid",
@@ -21,13 +21,6 @@ ATTRS = {"use_peepholes": True, "is_reverse": False, "gate_activation": "sigmoid
          "proj_activation": "tanh", "cell_clip": 0.0, "proj_clip": 0.0}
 ACTIVATION_ATTRS = ("gate_activation", "cell_activation", "candidate_activation",
                     "proj_activation")
-
-
-def clip(x, bound):
-    """(x clipped to [-bound, bound] when bound > 0, the mask where the clip let x through)."""
-    if bound <= 0:
-        return x, np.ones(x.shape, bool)
-    return np.clip(x, -bound, bound), np.abs(x) < bound
 
 
 def lstmp_steps(x, h0, c0, weight, proj_weight, bias, length, attrs, op="lstmp"):
@@ -51,20 +44,15 @@ def lstmp_steps(x, h0, c0, weight, proj_weight, bias, length, attrs, op="lstmp")
     records = []
     for active, rows in steps:
         r_prev, c_prev = r[active], c[active]
-        pre = x[rows] + r_prev @ weight + bias[:4 * width]
-        cand = act(cand_act, pre[:, :width])
-        i = act(gate, pre[:, width:2 * width] + peep[0] * c_prev)
-        f = act(gate, pre[:, 2 * width:3 * width] + peep[1] * c_prev)
-        c_new, c_pass = clip(f * c_prev + i * cand, attrs["cell_clip"])
-        o = act(gate, pre[:, 3 * width:] + peep[2] * c_new)
-        cell_out = act(cell_act, c_new)
-        h_new = o * cell_out
+        step = lstm_cell(x[rows] + r_prev @ weight + bias[:4 * width], c_prev, peep, gate,
+                         cand_act, cell_act, attrs["cell_clip"])
+        c_new = step[4]
+        h_new = step[3] * step[6]   # o * cell(c')
         r_act = act(attrs["proj_activation"], h_new @ proj_weight)
         r_new, r_pass = clip(r_act, attrs["proj_clip"])
         r[active], c[active] = r_new, c_new
         projection[rows], cell[rows] = r_new, c_new
-        records.append((active, rows, r_prev, c_prev, cand, i, f, o, c_new, c_pass, cell_out,
-                        h_new, r_act, r_pass))
+        records.append((active, rows, r_prev, c_prev, step, h_new, r_act, r_pass))
     return projection, cell, peep, r0, records, batch
 
 
@@ -77,24 +65,19 @@ def lstmp_backward(x, h0, weight, proj_weight, peep, r0, records, batch, dproj, 
     dc_carry = np.zeros((batch, width), x.dtype)
     dx, dweight, dproj_weight = np.zeros_like(x), np.zeros_like(weight), np.zeros_like(proj_weight)
     dpeep = np.zeros_like(peep)
-    for (active, rows, r_prev, c_prev, cand, i, f, o, c_new, c_pass, cell_out, h_new, r_act,
-         r_pass) in reversed(records):
+    for active, rows, r_prev, c_prev, step, h_new, r_act, r_pass in reversed(records):
         dr = dr_carry[active] + (0 if dproj is None else dproj[rows])
         dr_pre = dr * r_pass * act_grad(proj_act, r_act)
         dproj_weight += h_new.T @ dr_pre
         dh = dr_pre @ proj_weight.T
         dc = dc_carry[active] + (0 if dcell is None else dcell[rows])
-        do = dh * cell_out * act_grad(gate, o)
-        dc = (dc + dh * o * act_grad(cell_act, cell_out) + do * peep[2]) * c_pass
-        di = dc * cand * act_grad(gate, i)
-        df = dc * c_prev * act_grad(gate, f)
-        dcand = dc * i * act_grad(cand_act, cand)
-        dgates = np.concatenate([dcand, di, df, do], axis=1)
+        dgates, dc_prev, dpeep_step = lstm_cell_grad(dh, dc, c_prev, step, peep, gate,
+                                                     cand_act, cell_act)
         dx[rows] = dgates
         dweight += r_prev.T @ dgates
-        dpeep += np.stack([(di * c_prev).sum(0), (df * c_prev).sum(0), (do * c_new).sum(0)])
+        dpeep += dpeep_step
         dr_carry[active] = dgates @ weight.T
-        dc_carry[active] = dc * f + di * peep[0] + df * peep[1]
+        dc_carry[active] = dc_prev
     dh0 = None
     if h0 is not None:  # r0 = proj(H0 ProjWeight)
         dr0_pre = dr_carry * act_grad(proj_act, r0)
