@@ -288,8 +288,10 @@ def _with_sequence_lengths(block, feed):
     program reads that variable (layers/sequence.py) and it is not fed explicitly."""
     extra = {}
     for name, value in feed.items():
-        lengths_name = name + "@LENGTH"
-        levels = getattr(value, "recursive_sequence_lengths", lambda: None)()
+        lengths_of = getattr(value, "recursive_sequence_lengths", None)
+        if lengths_of is None:   # a plain array: the common case, checked first (per run)
+            continue
+        lengths_name, levels = name + "@LENGTH", lengths_of()
         if levels and lengths_name not in feed and lengths_name in block.vars:
             extra[lengths_name] = np.asarray(levels[-1], dtype=np.int64)
     return dict(feed, **extra) if extra else feed
