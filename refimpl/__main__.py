@@ -1,5 +1,4 @@
 """refimpl command line: run (drop-in for paddle scripts), conformance, bench."""
-import argparse
 import os
 import runpy
 import sys

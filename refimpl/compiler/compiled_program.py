@@ -1,7 +1,6 @@
 """CompiledProgram: a Program plus the BuildStrategy passes applied to it, and
 optionally data parallelism over several places (with_data_parallel)."""
 from ..framework.program import Program
-from .strategy import BuildStrategy, ExecutionStrategy
 
 __all__ = ["CompiledProgram"]
 

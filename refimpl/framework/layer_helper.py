@@ -32,7 +32,7 @@ class LayerHelper:
 
     def create_variable_for_type_inference(self, dtype, stop_gradient=False, shape=None):
         return self.block().create_var(
-            name=unique_name.generate_with_ignorable_key(self.name + ".tmp"),
+            name=unique_name.generate(self.name + ".tmp"),
             dtype=dtype, shape=shape, stop_gradient=stop_gradient)
 
     create_tmp_variable = create_variable_for_type_inference

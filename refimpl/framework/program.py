@@ -7,10 +7,8 @@ rewritten by passes without chasing Python object references.
 import contextlib
 import copy
 
-import numpy as np
-
 from . import unique_name
-from .dtypes import DType, convert_dtype, get_dtype
+from .dtypes import get_dtype
 from .errors import OpError, user_frame
 
 __all__ = ["OpRole", "Variable", "Parameter", "Operator", "Block", "Program",
@@ -480,20 +478,15 @@ class Program:
     def _to_readable_code(self):
         return "\n".join(b._to_readable_code() for b in self.blocks)
 
-    to_string = None  # replaced below; Paddle's to_string(throw_on_error, with_details)
+    def to_string(self, throw_on_error=False, with_details=False):
+        """Paddle's to_string; the flags change nothing here (there is one readable form)."""
+        return self._to_readable_code()
 
     def __str__(self):
         return self._to_readable_code()
 
     def __repr__(self):
         return self._to_readable_code()
-
-
-def _program_to_string(self, throw_on_error=False, with_details=False):
-    return self._to_readable_code()
-
-
-Program.to_string = _program_to_string
 
 
 def _is_forward_op(op):
@@ -551,7 +544,3 @@ def name_scope(prefix=None):
         yield
     finally:
         stack.pop()
-
-
-def as_numpy_dtype(var):
-    return var.dtype.np if isinstance(var.dtype, DType) else np.dtype(convert_dtype(var.dtype))

@@ -1,6 +1,4 @@
 """sum: elementwise sum of a list of same-shaped tensors (gradient accumulation uses it)."""
-import numpy as np
-
 from ._common import rand
 from .registry import OpDef, Sample, register
 
