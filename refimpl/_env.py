@@ -10,7 +10,7 @@ from .framework.dtypes import convert_dtype
 from .framework.place import device_count
 from .framework.program import Program, Variable, default_main_program
 from .layers import creation, math
-from .ops.creation import value_attrs
+from .framework.initializer import value_attrs
 
 __all__ = ["get_default_dtype", "set_default_dtype", "XPUPlace", "is_compiled_with_xpu",
            "get_cuda_rng_state", "set_cuda_rng_state", "get_cudnn_version", "to_tensor",

@@ -8,9 +8,7 @@ import importlib
 import os
 import warnings
 
-import numpy as np
-
-__all__ = ["backend", "load_kernel", "get_array_module", "compiled_modules"]
+__all__ = ["backend", "load_kernel", "compiled_modules"]
 
 _COMPILED = ("blas", "im2col", "matmul", "pool", "softmax_ce", "batch_norm", "optim", "fused",
              "activation", "elementwise")
@@ -54,11 +52,3 @@ def compiled_modules():
             pass
     return found
 
-
-def get_array_module(*arrays):
-    """numpy, or cupy when any argument lives on a GPU (Chainer's `xp` idiom)."""
-    for a in arrays:
-        if type(a).__module__.startswith("cupy"):
-            import cupy
-            return cupy
-    return np

@@ -10,16 +10,15 @@ import threading
 import time
 from collections import deque
 
+from ..dispatch import is_collective
 from ..framework.errors import OpError
-from ..ops.registry import get_op_def
-from ..parallel import context
 
 __all__ = ["op_dependencies", "max_parallelism", "ThreadedRunner"]
 
 
 def _is_collective(op):
-    return op.op_def.collective or any(get_op_def(t).collective
-                                       for t in op.attrs.get("functor_list", ()))
+    return is_collective(op.type) or any(is_collective(t)
+                                         for t in op.attrs.get("functor_list", ()))
 
 
 def op_dependencies(ops):
@@ -163,11 +162,7 @@ class ThreadedRunner:
                 while self._job is None or self._job is seen:
                     self._job_ready.wait()
                 job = seen = self._job
-            context.set_current(job.device)
-            try:
-                job.work(helper=True)
-            finally:
-                context.set_current(None)
+            job.work(helper=True)
 
 
 class _Job:
@@ -176,8 +171,6 @@ class _Job:
     def __init__(self, runner, env):
         self.runner = runner
         self.env = env
-        # helpers act for the caller's device (collective ops look it up per thread)
-        self.device = context.current()
         self.remaining_deps = list(runner.n_deps)
         self.remaining_uses = dict(runner.uses)
         self.ready_heavy, self.ready_light = deque(), deque()

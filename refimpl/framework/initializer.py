@@ -7,7 +7,21 @@ __all__ = ["Initializer", "Constant", "Uniform", "Normal", "TruncatedNormal", "X
            "XavierNormal", "Xavier", "MSRA", "KaimingNormal", "KaimingUniform",
            "NumpyArrayInitializer", "Assign", "ConstantInitializer", "UniformInitializer",
            "NormalInitializer", "TruncatedNormalInitializer", "XavierInitializer",
-           "MSRAInitializer", "Bilinear", "set_global_initializer"]
+           "MSRAInitializer", "Bilinear", "set_global_initializer", "value_attrs"]
+
+# assign_value keeps its values in one attr per dtype (Paddle's format)
+VALUE_ATTR = {"float32": "fp32_values", "float64": "fp64_values", "int32": "int32_values",
+              "int64": "int64_values", "bool": "bool_values"}
+
+
+def value_attrs(array):
+    """The assign_value attrs holding `array` (used by initializers and layers)."""
+    array = np.asarray(array)
+    dtype = array.dtype.name
+    if dtype not in VALUE_ATTR:
+        raise TypeError("assign_value cannot hold dtype %s; use one of %s"
+                        % (dtype, sorted(VALUE_ATTR)))
+    return {"shape": list(array.shape), "dtype": dtype, VALUE_ATTR[dtype]: array.ravel().tolist()}
 
 
 def _fans(shape):
@@ -149,7 +163,6 @@ class NumpyArrayInitializer(Initializer):
         if tuple(self.value.shape) != tuple(var.shape):
             raise ValueError("initializer value for %r has shape %s, the parameter %s"
                              % (var.name, list(self.value.shape), list(var.shape)))
-        from ..ops.creation import value_attrs
         return value_attrs(self.value.astype(var.dtype.np))
 
 
@@ -177,7 +190,6 @@ class Bilinear(Initializer):
         idx = np.arange(k)
         w1 = 1 - np.abs(idx / f - c)
         w = np.broadcast_to(np.outer(w1, w1), shape)
-        from ..ops.creation import value_attrs
         return value_attrs(w.astype(var.dtype.np))
 
 

@@ -38,6 +38,17 @@ _OP_ROLE_ATTR = "op_role"
 _OP_ROLE_VAR_ATTR = "op_role_var"
 
 
+# op type -> its definition (signature, attrs, infer_shape: refimpl.ops.registry.OpDef).
+# refimpl.ops installs its registry's lookup when it loads; the IR never imports the ops.
+_op_definition = None
+
+
+def install_op_definitions(lookup):
+    """Make `lookup(op_type) -> definition` the source of every Operator's op_def."""
+    global _op_definition
+    _op_definition = lookup
+
+
 def _shape_tuple(shape):
     if shape is None:
         return None
@@ -170,10 +181,9 @@ class Operator:
     """One op in a Block: a type, named input/output slots holding variable names, attrs."""
 
     def __init__(self, block, type, inputs=None, outputs=None, attrs=None, infer=True):
-        from ..ops.registry import get_op_def
         self.block = block
         self.type = type
-        self.op_def = get_op_def(type)
+        self.op_def = _op_definition(type)
         self.inputs = {k: _names(v) for k, v in (inputs or {}).items()}
         self.outputs = {k: _names(v) for k, v in (outputs or {}).items()}
         attrs = dict(attrs or {})

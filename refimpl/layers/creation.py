@@ -7,7 +7,7 @@ from ..framework.dtypes import convert_dtype
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
-from ..ops.creation import value_attrs
+from ..framework.initializer import value_attrs
 from .common import append_op_out
 
 

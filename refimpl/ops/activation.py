@@ -40,10 +40,6 @@ def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=N
     **attrs) when `from_out` (the grad then keeps Out alive instead of X)."""
     base = _FromOut if from_out else _Unary
     body = {"type": name, "attrs": attrs or {}, "forward": staticmethod(fwd)}
-    if isinstance(fwd, np.ufunc):   # memory_optimize: the result into a reused buffer
-        def forward_out(x, alloc=None):
-            return fwd(x, out=alloc(x.shape, x.dtype))
-        body["forward_out"] = staticmethod(forward_out)
     if bwd is not None:
         body["backward"] = staticmethod(bwd)
     for key, value in (("domain", domain), ("kinks", kinks), ("sample_attrs", sample_attrs)):
@@ -198,7 +194,6 @@ def _gelu_grad(x, d, approximate=False):
 class Gelu(_Unary):
     type = "gelu"
     attrs = {"approximate": False}
-    kernels = {"forward": "activation:gelu_forward", "backward": "activation:gelu_backward"}
     forward = staticmethod(_gelu)
     backward = staticmethod(_gelu_grad)
 

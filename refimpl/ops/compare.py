@@ -5,7 +5,8 @@ like numpy.
 """
 import numpy as np
 
-from ._common import align, broadcast_shape, rand
+from ..broadcasting import align
+from ._common import broadcast_shape, rand
 from .elementwise import axis_broadcast_shape
 from .registry import OpDef, Sample, register
 

@@ -1,8 +1,8 @@
 """Control-flow ops: conditional_block, while and their grads (specs/control_flow.md).
 
-Each runs a sub-block of the program (attr `sub_block`, a block index). They declare
-`runs_sub_block = True`: the executor binds them through `bind_control(op, compile)`,
-where `compile(ops, keep)` turns a list of ops into a nested plan run on the same dict of
+Each runs a sub-block of the program (attr `sub_block`, a block index). They are
+BlockOpDefs: the executor binds them through `bind_control(op, compile)`, where
+`compile(ops, keep)` turns a list of ops into a nested plan run on the same dict of
 values, freeing what the ops make except the names in `keep`. Their slots list every name
 of the enclosing blocks the sub-block reads (`Input` / `X`) or writes (`Out`), so the
 enclosing plan frees values at the right time and backward sees the data flow.
@@ -14,7 +14,7 @@ of each step (`StepScopes`) so while_grad can replay the steps in reverse.
 """
 import numpy as np
 
-from .registry import OpDef, register
+from .registry import BlockOpDef, register
 
 __all__ = ["block_io", "outer_names", "DEFAULT_MAX_STEPS"]
 
@@ -72,8 +72,7 @@ def check_condition_var(ctx, slot):
                % (slot, v.name, list(shape)))
 
 
-class _ControlOp(OpDef):
-    runs_sub_block = True
+class _ControlOp(BlockOpDef):
     # backward.py builds the grad op (with its own sub-block), not the registry
     control_grad = True
 

@@ -27,18 +27,6 @@ class Sum(OpDef):
         return out
 
     @staticmethod
-    def forward_inplace(xs):
-        """enable_addto: gradient accumulation into the first partial gradient, which dies
-        here. Only into a buffer it owns: a view may share memory with a live variable
-        (a partial gradient is read by this op alone, so nothing else views its buffer)."""
-        if xs[0].base is not None:
-            return Sum.forward(xs)
-        out = xs[0]
-        for x in xs[1:]:
-            out += x
-        return out
-
-    @staticmethod
     def backward(xs, dout):
         return [dout.copy() for _ in xs]
 

@@ -17,13 +17,15 @@ import numpy as np
 
 from ..compiler.passes import apply_passes
 from ..compiler.scheduler import ThreadedRunner
-from ..executor import Plan, _as_results, check_feed
+from ..executor.direct import coalesce_optimizer_state
+from ..executor.executor import Plan, _as_results, check_feed
 from ..framework.errors import FeedError
 from ..framework.place import CPUPlace, CUDAPlace, cpu_places, cuda_places
 from ..framework.program import OpRole, grad_var_name
 from ..framework.scope import Tensor
 from ..ops.registry import get_op_def
-from . import context, launch
+from . import launch
+from .group import DeviceGroup
 from .communicator import CommunicationAborted, HierarchicalCommunicator, InProcessCommunicator
 
 __all__ = ["run_compiled", "resolve_places", "split_feed", "owners_by_size"]
@@ -250,8 +252,9 @@ class _DeviceSet:
                           inplace=self.strategy.enable_inplace,
                           reuse_buffers=memory_optimize is True,
                           addto=self.strategy.enable_addto,
-                          hand_off="little" if memory_optimize is True else True)
-                     for p in programs]
+                          hand_off="little" if memory_optimize is True else True,
+                          group=DeviceGroup(self.comm, d))
+                     for d, p in enumerate(programs)]
             runners = [self._runner(plan) for plan in plans]
             self.plans[key] = (programs, plans, runners)
         return self.plans[key]
@@ -294,7 +297,7 @@ class _DeviceSet:
                     self.envs[d][n] = scope_values[n].copy()
         if source is None:
             for env in self.envs:
-                _coalesce_optimizer_state(program, env)
+                coalesce_optimizer_state(program, env)
         self.initialized = True
 
     def run(self, feed, fetch_names, return_numpy):
@@ -318,7 +321,6 @@ class _DeviceSet:
         errors = [None] * n
 
         def work(d):
-            context.set_current(context.DeviceContext(self.comm, d))
             env = self.envs[d]
             try:
                 sched = programs[d].lr_scheduler
@@ -337,8 +339,6 @@ class _DeviceSet:
             except BaseException as e:   # reported below; the others must not wait for us
                 errors[d] = e
                 self.comm.abort()
-            finally:
-                context.set_current(None)
 
         if n == 1:
             work(0)
@@ -390,27 +390,6 @@ class _DeviceSet:
         for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
             for plan in plans[1]:
                 plan.drop_temporaries(env)
-
-
-def _coalesce_optimizer_state(program, env):
-    """fuse_all_optimizer_ops: put the variables a fused_optimizer updates (its parameters,
-    momentum's velocities) into one flat buffer per slot, as views, so the update is one
-    kernel call. The values are unchanged; the scope holds the views from now on."""
-    from ..ops.fused import COALESCED_SLOTS
-    for op in program.global_block().ops:
-        if op.type != "fused_optimizer":
-            continue
-        sub_ops = op.attrs["sub_ops"]
-        for slot in COALESCED_SLOTS.get(sub_ops[0][0], ()):
-            names = [sub[1][slot][0] for sub in sub_ops]
-            arrays = [env.get(n) for n in names]
-            if any(a is None for a in arrays) or len({a.dtype for a in arrays}) != 1:
-                continue
-            flat = np.concatenate([a.reshape(-1) for a in arrays])
-            offset = 0
-            for n, a in zip(names, arrays):
-                env[n] = flat[offset:offset + a.size].reshape(a.shape)
-                offset += a.size
 
 
 def _default_strategy():
