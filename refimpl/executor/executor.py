@@ -10,7 +10,7 @@ what makes RecomputeOptimizer and memory_optimize lower the peak. With `reuse_bu
 """
 import numpy as np
 
-from ..buffer_pool import BufferPool
+from .buffer_pool import BufferPool
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import FeedError, OpError
 from ..framework.place import CPUPlace

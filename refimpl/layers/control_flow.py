@@ -7,7 +7,7 @@ import contextlib
 from ..framework import unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
-from ..ops.control_flow import block_io
+from ..framework.dataflow import block_io
 from .creation import assign
 from .math import logical_not, _logical
 

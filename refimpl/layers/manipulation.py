@@ -1,7 +1,9 @@
-"""More shape, indexing and set layers of the Paddle 2.0 API (cumsum, flip, roll, tril/triu,
-diag, eye, gather_nd, scatter_nd, masked_select, meshgrid, unbind, strided_slice, unique,
-nonzero, ...) and their fluid.layers 1.8 forms, plus the in-place variants (reshape_, ...),
-which in a static graph build the out-of-place op, as Paddle 2.0 does outside dygraph."""
+"""Tensor manipulation layers of the Paddle 2.0 API and their fluid.layers 1.8 forms:
+cumulative sums, flips, rolls, triangles and diagonals (cumsum, flip, roll, tril/triu, diag,
+eye), broadcasting, grids, splitting and slicing (broadcast_to, expand_as, meshgrid, chunk,
+unbind, strided_slice, crop, t), plus the in-place variants (reshape_, ...), which in a
+static graph build the out-of-place op, as Paddle 2.0 does outside dygraph. Gathering,
+scattering and sets are in indexing.py; reshape, concat and friends in tensor.py."""
 import functools
 import warnings
 
@@ -184,170 +186,6 @@ def t(input, name=None):
     return tensor.transpose(input, [1, 0], name) if len(input.shape) == 2 else input
 
 
-# -- indexing
-
-def index_select(x, index, axis=0, name=None):
-    return append_op_out("index_select", {"X": [x], "Index": [index]}, {"dim": int(axis)}, name)
-
-
-def index_sample(x, index):
-    return append_op_out("index_sample", {"X": [x], "Index": [index]})
-
-
-def gather_nd(x, index, name=None):
-    return append_op_out("gather_nd", {"X": [x], "Index": [index]}, {}, name)
-
-
-def fluid_gather_nd(input, index, name=None):
-    return gather_nd(input, index, name)
-
-
-def scatter_nd_add(x, index, updates, name=None):
-    return append_op_out("scatter_nd_add", {"X": [x], "Index": [index], "Updates": [updates]},
-                         {}, name)
-
-
-def scatter_nd(index, updates, shape, name=None):
-    """zeros(shape) with `updates` added at `index` (repeats accumulate)."""
-    zeros = creation.fill_constant(shape, updates.dtype, 0.0)
-    return scatter_nd_add(zeros, index, updates, name)
-
-
-def masked_select(x, mask, name=None):
-    return append_op_out("masked_select", {"X": [x], "Mask": [mask]}, {}, name, out_slot="Y")
-
-
-def multiplex(inputs, index):
-    return append_op_out("multiplex", {"X": list(inputs), "Ids": [index]})
-
-
-def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):
-    return unary("shard_index", input, {"index_num": int(index_num), "nshards": int(nshards),
-                                        "shard_id": int(shard_id),
-                                        "ignore_value": int(ignore_value)})
-
-
-def nonzero(input, as_tuple=False):
-    """[N, rank] int64 coordinates of the nonzero elements; as_tuple: one [N, 1] column per
-    dim."""
-    cond = input if input.dtype.name == "bool" else math.cast(input, "bool")
-    coords = tensor.nonzero_index(cond)
-    if not as_tuple:
-        return coords
-    return tuple(tensor.slice(coords, [1], [i], [i + 1]) for i in range(len(input.shape)))
-
-
-def sort(x, axis=-1, descending=False, name=None):
-    return tensor.fluid_argsort(x, axis, descending, name)[0]
-
-
-# -- sets
-
-def _unique(x, attrs, outputs, name):
-    helper = LayerHelper("unique", name=name)
-    dtype = attrs["dtype"]
-    outs = {slot: [helper.create_variable_for_type_inference(
-        x.dtype if slot == "Out" else dtype, stop_gradient=True)] for slot in outputs}
-    helper.append_op(type="unique", inputs={"X": [x]}, outputs=outs, attrs=attrs)
-    return [outs[slot][0] for slot in outputs]
-
-
-def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None,
-           dtype="int64", name=None):
-    """Sorted distinct values (slices along `axis`), plus what the flags ask for."""
-    wanted = [("Indices", return_index), ("Index", return_inverse),
-              ("Counts", return_counts)]
-    attrs = {"dtype": convert_dtype(dtype), "return_index": return_index,
-             "return_inverse": return_inverse, "return_counts": return_counts,
-             "axis": _axes(axis), "is_sorted": True}
-    outs = _unique(x, attrs, ["Out"] + [slot for slot, on in wanted if on], name)
-    return outs[0] if len(outs) == 1 else tuple(outs)
-
-
-def fluid_unique(x, dtype="int32"):
-    """(distinct values in order of first appearance, index of each element's value)."""
-    return tuple(_unique(x, {"dtype": convert_dtype(dtype), "is_sorted": False},
-                         ["Out", "Index"], None))
-
-
-def unique_with_counts(x, dtype="int32"):
-    helper = LayerHelper("unique_with_counts")
-    dtype = convert_dtype(dtype)
-    out, index, count = (helper.create_variable_for_type_inference(d, stop_gradient=True)
-                         for d in (x.dtype, dtype, dtype))
-    helper.append_op(type="unique_with_counts", inputs={"X": [x]},
-                     outputs={"Out": [out], "Index": [index], "Count": [count]},
-                     attrs={"dtype": dtype})
-    return out, index, count
-
-
-# -- tensor facts and placeholders
-
-def autoincreased_step_counter(counter_name=None, begin=1, step=1):
-    """A persistable int64 [1] counter, begin - 1 at startup, that the main program
-    increments by `step` at its start (so with step 1 the first run sees `begin`, as in
-    Paddle). The same name returns the same counter."""
-    name = counter_name or "@STEP_COUNTER@"
-    block = LayerHelper("global_step_counter").main_program.global_block()
-    if name in block.vars:
-        return block.vars[name]
-    counter = creation.create_global_var([1], begin - 1, "int64", persistable=True, name=name)
-    block._prepend_op(type="increment", inputs={"X": [counter]}, outputs={"Out": [counter]},
-                      attrs={"step": float(step)})
-    counter.stop_gradient = True
-    return counter
-
-
-def rank(input):
-    """The rank of `input` as an int32 [1] tensor (known at build time)."""
-    check_variable(input, "input", "rank")
-    return creation.fill_constant([1], "int32", len(input.shape))
-
-
-def is_empty(x, cond=None):
-    """bool [1]: whether x has no elements (checked at run time)."""
-    zero = creation.fill_constant([1], "int64", 0)
-    return math._bool_out("equal", {"X": [tensor.numel(x)], "Y": [zero]}, {"axis": -1}, None,
-                          cond, layer_type="is_empty")
-
-
-def is_tensor(x):
-    return isinstance(x, Variable)
-
-
-def empty(shape, dtype=None, name=None):
-    """Static graphs have no uninitialized memory to hand out: zeros of `shape`."""
-    return creation.fill_constant(shape, dtype or "float32", 0.0, name=name)
-
-
-def empty_like(x, dtype=None, name=None):
-    return creation.full_like(x, 0.0, dtype, name)
-
-
-def _check_real(x, layer_name):
-    check_variable(x, "x", layer_name)
-    if x.dtype.name.startswith("complex"):
-        raise NotImplementedError("%s: complex tensors are not supported" % layer_name)
-
-
-def conj(x, name=None):
-    """The complex conjugate; refimpl has real dtypes only, where it is a copy."""
-    _check_real(x, "conj")
-    return creation.assign(x)
-
-
-def real(x, name=None):
-    """The real part; for real dtypes (refimpl's only ones) a copy of x."""
-    _check_real(x, "real")
-    return creation.assign(x)
-
-
-def imag(x, name=None):
-    """The imaginary part; for real dtypes (refimpl's only ones) zeros like x."""
-    _check_real(x, "imag")
-    return creation.zeros_like(x)
-
-
 # -- in-place variants: in a static graph, the out-of-place op (as Paddle 2.0 does there)
 
 def _inplace(layer, public_name):
@@ -365,23 +203,14 @@ _INPLACE = {"reshape_": tensor.reshape, "squeeze_": tensor.squeeze,
             "unsqueeze_": tensor.unsqueeze, "scatter_": tensor.scatter,
             "tanh_": activation.EXPORTS["paddle"]["tanh"]}
 
-_SHARED = {"multiplex": multiplex, "shard_index": shard_index, "unbind": unbind}
-
 EXPORTS = {
     "paddle": dict(
-        _SHARED, strided_slice=strided_slice, cumsum=cumsum, flip=flip, roll=roll, tril=tril,
-        triu=triu, diag=diag, eye=eye, broadcast_to=broadcast_to, expand_as=expand_as,
-        meshgrid=meshgrid, chunk=chunk, t=t, index_select=index_select, index_sample=index_sample,
-        gather_nd=gather_nd, scatter_nd_add=scatter_nd_add, scatter_nd=scatter_nd,
-        masked_select=masked_select, nonzero=nonzero, sort=sort, unique=unique, rank=rank,
-        is_empty=is_empty, is_tensor=is_tensor, empty=empty, empty_like=empty_like,
-        conj=conj, real=real, imag=imag,
+        unbind=unbind, strided_slice=strided_slice, cumsum=cumsum, flip=flip, roll=roll,
+        tril=tril, triu=triu, diag=diag, eye=eye, broadcast_to=broadcast_to,
+        expand_as=expand_as, meshgrid=meshgrid, chunk=chunk, t=t,
         **{n: _inplace(f, n) for n, f in _INPLACE.items()}),
     "fluid.layers": dict(
-        _SHARED, cumsum=fluid_cumsum, reverse=fluid_reverse, diag=fluid_diag, eye=fluid_eye,
-        expand_as=fluid_expand_as, gather_nd=fluid_gather_nd,
-        strided_slice=fluid_strided_slice, unique=fluid_unique,
-        unique_with_counts=unique_with_counts, size=tensor.numel, crop=crop,
-        crop_tensor=crop_tensor, rank=rank, is_empty=is_empty,
-        autoincreased_step_counter=autoincreased_step_counter),
+        unbind=unbind, cumsum=fluid_cumsum, reverse=fluid_reverse, diag=fluid_diag,
+        eye=fluid_eye, expand_as=fluid_expand_as, strided_slice=fluid_strided_slice,
+        size=tensor.numel, crop=crop, crop_tensor=crop_tensor),
 }
