@@ -10,7 +10,8 @@ import refimpl as paddle
 from refimpl import static
 from refimpl.framework import unique_name
 from refimpl.framework.scope import Scope, scope_guard
-from refimpl.parallel.engine import owners_by_size, split_feed
+from refimpl.compiler.data_parallel import owners_by_size
+from refimpl.executor.multi_place import split_feed
 
 Reduce = static.BuildStrategy.ReduceStrategy
 Scale = static.BuildStrategy.GradientScaleStrategy

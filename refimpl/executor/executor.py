@@ -275,6 +275,39 @@ def check_feed(var, value):
     return value
 
 
+def check_feeds(block, feed):
+    """{name: checked array} for a feed dict (check_feed), or a FeedError naming a fed name
+    the program has no variable for."""
+    checked = {}
+    for name, value in feed.items():
+        var = block._find_var_recursive(name)
+        if var is None:
+            raise FeedError("feed %r: the program has no variable of that name" % name)
+        checked[name] = check_feed(var, value)
+    return checked
+
+
+def feed_learning_rate(program, env):
+    """Before every run: the current value of the program's LRScheduler (an optimizer given
+    one sets program.lr_scheduler) into its learning-rate variable."""
+    sched = program.lr_scheduler
+    if sched is not None:
+        env[sched._var_name] = np.array([sched._run_value()], dtype=np.float32)
+
+
+def fetch_values(block, env, fetch_names):
+    """The fetched values after a run; persistable ones copied (later runs update them in
+    place). A ValueError for a fetch that has no value."""
+    outs = []
+    for name in fetch_names:
+        value = env.get(name)
+        if value is None:
+            raise ValueError("fetch %r has no value after the run: no op produced it "
+                             "and it was not fed" % name)
+        outs.append(value.copy() if block._find_var_recursive(name).persistable else value)
+    return outs
+
+
 def _with_sequence_lengths(block, feed):
     """A fed LoDTensor also feeds its last level of lengths to `<name>@LENGTH` when the
     program reads that variable (layers/sequence.py) and it is not fed explicitly."""
@@ -332,28 +365,15 @@ class Executor:
         block = program.global_block()
         feed = _with_sequence_lengths(block, feed)
         env = scope._values
-        for name, value in feed.items():
-            var = block._find_var_recursive(name)
-            if var is None:
-                raise FeedError("feed %r: the program has no variable of that name" % name)
-            env[name] = check_feed(var, value)
+        env.update(check_feeds(block, feed))
         for name in fetch_names:
             if block._find_var_recursive(name) is None:
                 raise ValueError("fetch %r: the program has no variable of that name" % name)
-        if program.lr_scheduler is not None:
-            sched = program.lr_scheduler
-            env[sched._var_name] = np.array([sched._run_value()], dtype=np.float32)
+        feed_learning_rate(program, env)
         plan = self._plan(program, feed, fetch_names, scope)
         try:
             plan.run(env)
-            outs = []
-            for name in fetch_names:
-                value = env.get(name)
-                if value is None:
-                    raise ValueError("fetch %r has no value after the run: no op produced it "
-                                     "and it was not fed" % name)
-                outs.append(value.copy() if block._find_var_recursive(name).persistable else value)
-            return outs
+            return fetch_values(block, env, fetch_names)
         finally:
             plan.drop_temporaries(env)
 

@@ -1,5 +1,5 @@
 """ParallelExecutor (seed 001): Executor + with_data_parallel in one object."""
-from ..compiler.compiled_program import CompiledProgram
+from .compiled_program import CompiledProgram
 from ..executor import Executor
 from ..framework.place import CPUPlace, cpu_places, cuda_places
 from ..framework.program import default_main_program
