@@ -10,7 +10,6 @@ what makes RecomputeOptimizer and memory_optimize lower the peak. With `reuse_bu
 """
 import numpy as np
 
-from .buffer_pool import BufferPool
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import FeedError, OpError
 from ..framework.place import CPUPlace
@@ -19,6 +18,7 @@ from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
 from ..framework.scope import Tensor, global_scope
 from ..ops.registry import BlockOpDef
 from .binding import bind_kernel, op_kernel
+from .buffer_pool import BufferPool
 from .direct import DIRECT_BINDERS
 from .hand_off import link_saved_for_grad
 
