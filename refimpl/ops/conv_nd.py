@@ -50,9 +50,6 @@ def scatter(cols, spatial, strides, pads, dilations):
                                                      in zip(spatial, pads))]
 
 
-_SPACE, _KERNEL = "defghi", "pqrstu"   # einsum letters for spatial and kernel dims
-
-
 def _patches_cropped(x, ksize, strides, pads, dilations, out_spatial):
     """patches(), keeping at most `out_spatial` windows per dim (a transposed conv's
     output_padding can leave a partial window the forward never used)."""
@@ -62,17 +59,22 @@ def _patches_cropped(x, ksize, strides, pads, dilations, out_spatial):
     return cols[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial)]
 
 
+# The contractions are tensordots (BLAS GEMMs on packed copies), not einsum's own loops,
+# whose rounding depends on where the operands lie in memory: memory_optimize hands ops
+# reused buffers and must not change a result by a bit.
+
 def conv(x, w, strides, pads, dilations, groups, out_spatial=None):
     """Out [N, M, *O] = grouped correlation of x [N, C, *S] with w [M, C/groups, *K]."""
     nd = x.ndim - 2
     cols = _patches_cropped(x, w.shape[2:], strides, pads, dilations, out_spatial)
     cg, mg = x.shape[1] // groups, w.shape[0] // groups
-    letters, kl = _SPACE[:nd], _KERNEL[:nd]
     xp = array_module(x, w)
-    outs = [xp.einsum("nc%s%s,mc%s->nm%s" % (letters, kl, kl, letters),
-                      cols[:, g * cg:(g + 1) * cg], w[g * mg:(g + 1) * mg], optimize=True)
+    taps = list(range(2 + nd, 2 + 2 * nd))          # cols' kernel dims
+    outs = [xp.tensordot(cols[:, g * cg:(g + 1) * cg], w[g * mg:(g + 1) * mg],
+                         axes=([1] + taps, [1] + list(range(2, 2 + nd))))   # [N, *O, mg]
             for g in range(groups)]
-    return xp.concatenate(outs, axis=1)
+    # C order, as the compiled kernel's: a later op's rounding may depend on the layout
+    return xp.ascontiguousarray(xp.moveaxis(xp.concatenate(outs, axis=-1), -1, 1))
 
 
 def conv_filter_grad(x, dy, ksize, strides, pads, dilations, groups):
@@ -80,11 +82,11 @@ def conv_filter_grad(x, dy, ksize, strides, pads, dilations, groups):
     nd = x.ndim - 2
     cols = _patches_cropped(x, ksize, strides, pads, dilations, dy.shape[2:])
     cg, mg = x.shape[1] // groups, dy.shape[1] // groups
-    letters, kl = _SPACE[:nd], _KERNEL[:nd]
     xp = array_module(x, dy)
+    positions = [0] + list(range(2, 2 + nd))        # batch and output dims
     return xp.concatenate(
-        [xp.einsum("nc%s%s,nm%s->mc%s" % (letters, kl, letters, kl),
-                   cols[:, g * cg:(g + 1) * cg], dy[:, g * mg:(g + 1) * mg], optimize=True)
+        [xp.tensordot(dy[:, g * mg:(g + 1) * mg], cols[:, g * cg:(g + 1) * cg],
+                      axes=(positions, positions))                           # [mg, cg, *K]
          for g in range(groups)], axis=0)
 
 
@@ -92,11 +94,10 @@ def conv_transpose(x, w, out_spatial, strides, pads, dilations, groups):
     """Adjoint of conv in its input: x [N, C, *S], w [C, M/groups, *K] -> [N, M, *out]."""
     nd = x.ndim - 2
     cg = x.shape[1] // groups
-    letters, kl = _SPACE[:nd], _KERNEL[:nd]
     xp = array_module(x, w)
     cols = xp.concatenate(
-        [xp.einsum("nc%s,cm%s->nm%s%s" % (letters, kl, letters, kl),
-                   x[:, g * cg:(g + 1) * cg], w[g * cg:(g + 1) * cg], optimize=True)
+        [xp.moveaxis(xp.tensordot(x[:, g * cg:(g + 1) * cg], w[g * cg:(g + 1) * cg],
+                                  axes=([1], [0])), 1 + nd, 1)              # [N, mg, *S, *K]
          for g in range(groups)], axis=1)
     return scatter(cols, out_spatial, strides, pads, dilations)
 
