@@ -1,8 +1,10 @@
-"""Compiled kernels and the dispatch that picks them.
+"""Everything about running ops fast: the kernel table (table.py), numpy out and in-place
+variants (out_variants.py) and the compiled kernels (*.pyx), which this module loads.
 
 Each compiled kernel is a drop-in for an op's numpy reference (same arguments, same
 results within the op's tolerances). `REFIMPL_KERNELS=numpy` disables them all so the
 references alone run; the default `cython` uses every compiled kernel that was built.
+refimpl.dispatch picks an op's function. Nothing here imports the ops or the framework.
 """
 import importlib
 import os
