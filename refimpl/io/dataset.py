@@ -34,7 +34,7 @@ class IterableDataset(Dataset):
                            % type(self).__name__)
 
     def __len__(self):
-        raise RuntimeError("%s is an IterableDataset: it has no __len__"
+        raise TypeError("%s is an IterableDataset: it has no __len__"
                            % type(self).__name__)
 
 
@@ -48,13 +48,13 @@ class TensorDataset(Dataset):
                             "arrays, got %r" % (tensors,))
         lengths = []
         for i, tensor in enumerate(tensors):
-            if not hasattr(tensor, "shape") or not hasattr(tensor, "__getitem__"):
-                raise TypeError("TensorDataset: tensors[%d] must be an array or tensor "
-                                "(with shape and indexing), got %s" % (i, type(tensor).__name__))
             if _is_static_variable(tensor):
                 raise TypeError("TensorDataset: tensors[%d] %r is a static-graph Variable, "
                                 "which holds no values; pass numpy arrays"
                                 % (i, tensor.name))
+            if not hasattr(tensor, "shape") or not hasattr(tensor, "__getitem__"):
+                raise TypeError("TensorDataset: tensors[%d] must be an array or tensor "
+                                "(with shape and indexing), got %s" % (i, type(tensor).__name__))
             if len(tensor.shape) == 0:
                 raise ValueError("TensorDataset: tensors[%d] is a scalar; each tensor needs a "
                                  "first (sample) dimension" % i)
