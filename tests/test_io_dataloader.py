@@ -389,3 +389,10 @@ def test_no_workers_or_segments_outlive_the_program(body, code):
     assert result.returncode == code, result.stderr
     if code != -9:   # a killed main process leaves in-flight segments to the resource tracker
         assert "leaked" not in result.stderr
+
+
+def test_fluid_constructors_say_what_to_use_instead():
+    with pytest.raises(NotImplementedError, match="IterableDataset"):
+        io.DataLoader.from_generator(capacity=4)
+    with pytest.raises(NotImplementedError, match="paddle.io.Dataset"):
+        io.DataLoader.from_dataset(None, None)

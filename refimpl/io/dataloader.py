@@ -201,9 +201,21 @@ class DataLoader:
                                      [v.name for v in self.feed_list]))
         return {var.name: value for var, value in zip(self.feed_list, values)}
 
-    # -- compatibility constructors (Paddle 2.0 keeps them on paddle.io.DataLoader)
-    from_generator = None
-    from_dataset = None
+    # -- Paddle 2.0 keeps the fluid constructors on this class; the fluid compatibility
+    # layer provides them
+    @staticmethod
+    def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
+                       return_list=False, use_multiprocess=False, drop_last=True):
+        raise NotImplementedError(
+            "DataLoader.from_generator is not available yet; wrap the generator in a "
+            "paddle.io.IterableDataset and pass it to DataLoader(dataset, feed_list=...), or "
+            "use fluid.layers.create_py_reader_by_data(capacity, feed_list)")
+
+    @staticmethod
+    def from_dataset(dataset, places, drop_last=True):
+        raise NotImplementedError(
+            "DataLoader.from_dataset (fluid's InMemoryDataset / QueueDataset) is not "
+            "available; use a paddle.io.Dataset with DataLoader(dataset, ...)")
 
 
 def _check_int(value, what, minimum):
