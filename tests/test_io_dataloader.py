@@ -396,3 +396,25 @@ def test_fluid_constructors_say_what_to_use_instead():
         io.DataLoader.from_generator(capacity=4)
     with pytest.raises(NotImplementedError, match="paddle.io.Dataset"):
         io.DataLoader.from_dataset(None, None)
+
+
+def test_a_superseded_persistent_iterator_fails_instead_of_waiting():
+    loader = io.DataLoader(Rows(), batch_size=2, num_workers=2, return_list=True,
+                           persistent_workers=True)
+    first = iter(loader)
+    next(first)
+    assert [b[1].tolist() for b in loader][0] == [0, 1]
+    with pytest.raises(RuntimeError, match="superseded by a newer iter"):
+        next(first)
+    del loader, first
+    import gc
+    gc.collect()
+
+
+def test_spawned_workers(monkeypatch):
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    loader = io.DataLoader(Rows(6, width=64 * 64), batch_size=3, num_workers=2,
+                           return_list=True)
+    assert [b[1].tolist() for b in loader] == [[0, 1, 2], [3, 4, 5]]
+    with pytest.raises(KeyError, match="sample five"):
+        list(io.DataLoader(Failing("raise"), batch_size=2, num_workers=2, return_list=True))

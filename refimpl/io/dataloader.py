@@ -157,7 +157,7 @@ class DataLoader:
         return iter(self)
 
     def __iter__(self):
-        return self._formatted(self._batches())
+        return self._formatted()
 
     def _requests(self):
         """One request per batch (see fetcher.py)."""
@@ -176,7 +176,8 @@ class DataLoader:
             return _WorkerBatches(self, self._persistent_pool, owns_pool=False)
         return _WorkerBatches(self, _WorkerPool(self), owns_pool=True)
 
-    def _formatted(self, batches):
+    def _formatted(self):
+        batches = self._batches()   # at the first next(): nothing starts for an unused iter()
         try:
             if self.return_list:
                 for batch in batches:
@@ -422,6 +423,11 @@ class _WorkerBatches:
     def __next__(self):
         if self._closed:
             raise StopIteration
+        if self._epoch != self._pool.epoch:
+            self._closed = True
+            raise RuntimeError("DataLoader: this iterator was superseded by a newer iter() of "
+                               "the same DataLoader (persistent_workers=True serves one epoch "
+                               "at a time)")
         deadline = time.monotonic() + self._timeout if self._timeout else None
         while True:
             self._dispatch()
