@@ -418,3 +418,27 @@ def test_spawned_workers(monkeypatch):
     assert [b[1].tolist() for b in loader] == [[0, 1, 2], [3, 4, 5]]
     with pytest.raises(KeyError, match="sample five"):
         list(io.DataLoader(Failing("raise"), batch_size=2, num_workers=2, return_list=True))
+
+
+@pytest.mark.mpi
+@pytest.mark.skipif(__import__("shutil").which("mpirun") is None, reason="mpirun not found")
+def test_distributed_batch_sampler_with_workers_under_mpirun():
+    script = textwrap.dedent("""
+        import numpy as np
+        from refimpl import distributed, io
+        class Rows(io.Dataset):
+            def __len__(self):
+                return 10
+            def __getitem__(self, i):
+                return np.array([i])
+        sampler = io.DistributedBatchSampler(Rows(), batch_size=2)
+        loader = io.DataLoader(Rows(), batch_sampler=sampler, num_workers=2, return_list=True)
+        print("rank", distributed.get_rank(), [b.ravel().tolist() for b in loader], flush=True)
+    """)
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(ROOT))
+    result = subprocess.run(["mpirun", "-n", "2", sys.executable, "-c", script],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    lines = sorted(line for line in result.stdout.splitlines() if line.startswith("rank"))
+    # 10 samples, 2 ranks, batch 2: global batches of 4, the last (2 samples) split 1 + 1
+    assert lines == ["rank 0 [[0, 1], [4, 5], [8]]", "rank 1 [[2, 3], [6, 7], [9]]"]
