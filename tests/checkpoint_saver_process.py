@@ -6,13 +6,14 @@
     python checkpoint_saver_process.py crash-each-step SAVER PATH FIRST_GENERATION MEGABYTES
         for step 1, 2, ...: fork a process that saves generation FIRST_GENERATION + step to
         PATH but dies (os._exit: no cleanup, as a kill) just before its step-th file-system
-        call (os.fsync / os.replace / os.unlink); print "died <step> <generation>", then
+        call (os.fsync / os.replace / os.unlink) or array write; print "died <step> <generation>", then
         wait for a line on stdin (the test checks PATH meanwhile). When a save has fewer
         steps it completes: print "completed <generation>" and stop.
 
 SAVER is `static` (paddle.static.save) or `paddle` (paddle.save). Generation g's values are
 `values(g, megabytes)`, so the test knows exactly what each save wrote.
 """
+import functools
 import itertools
 import os
 import sys
@@ -23,11 +24,17 @@ import numpy as np
 SAVERS = ("static", "paddle")
 
 
+@functools.lru_cache(maxsize=2)
+def _ramp(megabytes):
+    n = max(1, int(megabytes * (1 << 20) / 4 / 3))
+    return (np.arange(n) % 9973).astype("float32") * 0.5
+
+
 def values(generation, megabytes):
     """{name: ndarray} of generation `generation`: two weights (one with a name that is a
     path), an optimizer moment, and the generation itself; about `megabytes` MB."""
-    n = max(1, int(megabytes * (1 << 20) / 4 / 3))
-    ramp = (np.arange(n) % 9973).astype("float32") * 0.5 + generation
+    ramp = _ramp(megabytes) + generation
+    n = ramp.size
     return {"fc/0.w": ramp.reshape(1, n), "../fc_1.w": (ramp * 2).reshape(n, 1),
             "fc_1.w_moment1_0": -ramp, "generation": np.array([generation], "int64")}
 
@@ -58,7 +65,8 @@ def save(saver, main, path, generation, megabytes):
 
 
 def _die_at_step(step):
-    """Make the `step`-th call of os.fsync / os.replace / os.unlink end the process first."""
+    """Make the `step`-th call of os.fsync / os.replace / os.unlink, or of the .npy writer
+    (between the members of an archive), end the process first."""
     calls = [0]
 
     def wrap(fn):
@@ -69,6 +77,7 @@ def _die_at_step(step):
             return fn(*args, **kwargs)
         return call
     os.fsync, os.replace, os.unlink = wrap(os.fsync), wrap(os.replace), wrap(os.unlink)
+    np.lib.format.write_array = wrap(np.lib.format.write_array)
 
 
 def main(argv):

@@ -1,7 +1,7 @@
 """A save is all or nothing, whatever happens during it (specs/io.md, "Guarantees").
 
 A process saving a large model over and over to one path is SIGKILLed at random moments;
-another dies just before each file-system step of a save in turn. After every death the
+another dies just before each step of a save in turn (each array it writes, fsync, rename, unlink). After every death the
 checkpoint at that path loads whole: exactly the last save that completed or the one that
 was running, never a mix, never a broken file, and the temp files left behind are
 recognizable and removed by the next save. A save that raises part-way changes nothing.
