@@ -296,3 +296,11 @@ def test_manifest_lists_each_file_with_size_and_sha256(tmp_path):
         assert entry == {"name": entry["name"], "size": len(data),
                          "sha256": hashlib.sha256(data).hexdigest()}
     assert checkpoint.manifest_path(path) == str(tmp_path / "model.pdmanifest")
+
+
+def test_a_replaced_file_keeps_its_permissions(tmp_path):
+    path = str(tmp_path / "private.pdparams")
+    paddle.save({"w": np.ones(1)}, path)
+    os.chmod(path, 0o600)
+    paddle.save({"w": np.zeros(1)}, path)
+    assert os.stat(path).st_mode & 0o777 == 0o600

@@ -17,6 +17,7 @@ import os
 import re
 import secrets
 import socket
+import stat
 
 __all__ = ["StagedFile", "write", "write_bytes", "fsync_directory", "remove_stale_temps",
            "is_temp_name", "TEMP_SUFFIX"]
@@ -76,6 +77,8 @@ class StagedFile:
             except FileExistsError:
                 continue
         self.file = os.fdopen(fd, "wb")
+        with contextlib.suppress(FileNotFoundError):     # a replaced file keeps its mode
+            os.chmod(self.temp_path, stat.S_IMODE(os.stat(self.path).st_mode))
 
     def finish(self):
         """Flush and fsync the content and close the file (still under its temp name)."""

@@ -60,8 +60,9 @@ def _checked_values(variables, state, fn, source, copy):
         ok_dtype = var.dtype is None or var.dtype.np == value.dtype
         if not (ok_shape and ok_dtype):
             raise ValueError("%s: variable %r expects shape %s dtype %s, got shape %s dtype "
-                             "%s from %s" % (fn, var.name, list(shape), var.dtype.name,
-                                             list(value.shape), value.dtype, source))
+                             "%s from %s" % (fn, var.name, shape and list(shape),
+                                             var.dtype and var.dtype.name, list(value.shape),
+                                             value.dtype, source))
         out[var.name] = value
     return out
 
