@@ -31,6 +31,20 @@ def test_every_import_linter_contract_is_kept():
     assert kept and int(kept.group(1)) >= 6 and kept.group(2) == "0", result.stdout
 
 
+def test_every_part_of_refimpl_is_in_the_layers_contract():
+    """A new top-level module or package must take its place in the picture."""
+    tomllib = pytest.importorskip("tomllib")
+    with open(os.path.join(ROOT, "pyproject.toml"), "rb") as f:
+        contracts = tomllib.load(f)["tool"]["importlinter"]["contracts"]
+    layers, = [c["layers"] for c in contracts if c["type"] == "layers"]
+    placed = {name.strip("() ") for layer in layers for name in re.split(r"[|:]", layer)}
+    package = os.path.join(ROOT, "refimpl")
+    parts = {name[:-3] if name.endswith(".py") else name for name in os.listdir(package)
+             if (name.endswith(".py") and name != "__init__.py")
+             or os.path.isfile(os.path.join(package, name, "__init__.py"))}
+    assert sorted(parts - placed) == []
+
+
 ALLOWED_IN_KERNELS = re.compile(r"refimpl\.(_kernels(\.\w+)?|geometry|broadcasting|xp)$")
 
 
