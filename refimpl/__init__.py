@@ -18,6 +18,9 @@ from .framework.serialization import save, load
 from . import framework, static, fluid, nn, optimizer, regularizer, metric, distributed, incubate, vision
 
 globals().update(_exports("paddle"))
+from . import tensor_methods as _tensor_methods
+
+_tensor_methods.attach(Variable)
 
 Tensor = Variable
 

@@ -97,38 +97,8 @@ class Variable:
         new.block = block
         return new
 
-    # Python operators build ops, as in Paddle's static mode (see math_op_patch).
-    def _binary(self, other, op_type, reverse=False):
-        from .math_patch import binary_op
-        return binary_op(self, other, op_type, reverse)
-
-    def __add__(self, o): return self._binary(o, "elementwise_add")
-    def __radd__(self, o): return self._binary(o, "elementwise_add", True)
-    def __sub__(self, o): return self._binary(o, "elementwise_sub")
-    def __rsub__(self, o): return self._binary(o, "elementwise_sub", True)
-    def __mul__(self, o): return self._binary(o, "elementwise_mul")
-    def __rmul__(self, o): return self._binary(o, "elementwise_mul", True)
-    def __truediv__(self, o): return self._binary(o, "elementwise_div")
-    def __rtruediv__(self, o): return self._binary(o, "elementwise_div", True)
-    def __pow__(self, o): return self._binary(o, "elementwise_pow")
-    def __rpow__(self, o): return self._binary(o, "elementwise_pow", True)
-    def __matmul__(self, o): return self._binary(o, "matmul_v2")
-    def __floordiv__(self, o): return self._binary(o, "elementwise_floordiv")
-    def __mod__(self, o): return self._binary(o, "elementwise_mod")
-    # Comparisons build compare ops as in Paddle; == and != keep Python identity semantics
-    # (the framework looks Variables up in lists and dicts; see specs/ops/elementwise.md).
-    def __lt__(self, o): return self._binary(o, "less_than")
-    def __le__(self, o): return self._binary(o, "less_equal")
-    def __gt__(self, o): return self._binary(o, "greater_than")
-    def __ge__(self, o): return self._binary(o, "greater_equal")
-
-    def __neg__(self):
-        from .math_patch import scale
-        return scale(self, -1.0)
-
-    def astype(self, dtype):
-        from .math_patch import cast
-        return cast(self, dtype)
+    # Python operators, indexing and Paddle 2.0's tensor methods (x.sum(), x[0], x.T) are
+    # attached from one table shared with other tensor classes: refimpl/tensor_methods.py
 
     __hash__ = object.__hash__
 
