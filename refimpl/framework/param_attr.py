@@ -16,9 +16,10 @@ class ParamAttr:
 
     @staticmethod
     def _to_attr(arg):
-        """None -> default ParamAttr; str -> named; Initializer -> with it; False -> no param."""
+        """None or True -> default ParamAttr; str -> named; Initializer -> with it;
+        False -> no param (Paddle 1.8 and 2.0 take a bool the same way)."""
         from .initializer import Initializer
-        if arg is None:
+        if arg is None or arg is True:
             return ParamAttr()
         if isinstance(arg, ParamAttr):
             return arg
@@ -33,5 +34,6 @@ class ParamAttr:
         from .regularizer import WeightDecayRegularizer
         if isinstance(arg, WeightDecayRegularizer):
             return ParamAttr(regularizer=arg)
-        raise TypeError("param_attr must be None, str, ParamAttr, Initializer or False, got %s"
+        raise TypeError("param_attr must be None, a bool, str, ParamAttr, Initializer or "
+                        "regularizer, got %s"
                         % type(arg).__name__)

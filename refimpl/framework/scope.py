@@ -9,7 +9,8 @@ import numpy as np
 
 from .dtypes import convert_dtype
 
-__all__ = ["Scope", "Tensor", "LoDTensor", "global_scope", "scope_guard"]
+__all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "global_scope", "scope_guard",
+           "set_var_value"]
 
 
 class Tensor:
@@ -61,6 +62,11 @@ class Tensor:
 
 
 LoDTensor = Tensor
+
+
+class LoDTensorArray(list):
+    """fluid.LoDTensorArray: a list of LoDTensors (or arrays); what a tensor array variable
+    is fetched as with return_numpy=False."""
 
 
 class _ScopeVar:
@@ -130,3 +136,18 @@ def scope_guard(scope):
         yield
     finally:
         _global_scope = old
+
+
+def set_var_value(scope, var, value, fn, source):
+    """Put `value` in `scope` as the Variable `var`'s value, checking shape and dtype first
+    (`fn` and `source` name the caller and where the value came from, for the error)."""
+    value = np.asarray(value)
+    shape = var.shape
+    ok_shape = shape is None or (len(shape) == value.ndim and all(
+        d < 0 or d == g for d, g in zip(shape, value.shape)))
+    ok_dtype = var.dtype is None or var.dtype.np == value.dtype
+    if not (ok_shape and ok_dtype):
+        raise ValueError("%s: variable %r expects shape %s dtype %s, got shape %s dtype %s "
+                         "from %s" % (fn, var.name, list(shape), var.dtype.name,
+                                      list(value.shape), value.dtype, source))
+    scope.var(var.name).get_tensor().set(value)

@@ -15,7 +15,7 @@ import numpy as np
 from ..framework import serialization
 from ..framework.dtypes import VarType
 from ..framework.program import Parameter, Program, Variable, default_main_program
-from ..framework.scope import global_scope
+from ..framework.scope import global_scope, set_var_value
 
 __all__ = ["save", "load", "load_program_state", "set_program_state", "serialize_program",
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
@@ -44,16 +44,7 @@ def _values_of(variables, fn):
 
 def _set_value(var, value, fn, source):
     """Put `value` in the global scope as `var`'s, checking shape and dtype first."""
-    value = np.asarray(value)
-    shape = var.shape
-    ok_shape = shape is None or (len(shape) == value.ndim and all(
-        d < 0 or d == g for d, g in zip(shape, value.shape)))
-    ok_dtype = var.dtype is None or var.dtype.np == value.dtype
-    if not (ok_shape and ok_dtype):
-        raise ValueError("%s: variable %r expects shape %s dtype %s, got shape %s dtype %s "
-                         "from %s" % (fn, var.name, list(shape), var.dtype.name,
-                                      list(value.shape), value.dtype, source))
-    global_scope().var(var.name).get_tensor().set(value)
+    set_var_value(global_scope(), var, value, fn, source)
 
 
 def _prefix(path, fn, suffixes):
