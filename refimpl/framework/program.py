@@ -470,7 +470,7 @@ class Program:
             if owner is None or owner._values.get(var.name) is None:
                 raise ValueError("Program.state_dict: persistable variable %r has no value in "
                                  "the scope (run the startup program first)" % var.name)
-            out[var.name] = Tensor(owner, var.name)
+            out[var.name] = Tensor(scope=owner, name=var.name)
         return out
 
     def set_state_dict(self, state_dict, scope=None):
