@@ -7,8 +7,8 @@ from . import _allocator
 
 _allocator.tune()
 
-from .framework.dtypes import (bool_ as bool, float16, float32, float64, int8, int16, int32,
-                               int64, uint8)
+from .framework.dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64,
+                               int8, int16, int32, int64, uint8)
 from .framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda)
 from .framework.param_attr import ParamAttr
 from .framework.program import Variable
