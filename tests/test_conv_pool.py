@@ -432,3 +432,26 @@ def test_max_pool_2x2_kernel_matches_reference_with_ties(n, c, h, w, dtype, data
     np.testing.assert_array_equal(fast_fwd(x, **attrs), y)
     dy = rng.randn(*y.shape).astype(dtype)
     np.testing.assert_array_equal(fast_bwd(x, y, dy, **attrs), op.backward(x, y, dy, **attrs))
+
+
+def test_avg_pool_ceil_mode_divisor_follows_the_version_profile():
+    # x = arange(25) [1, 1, 5, 5], 2x2 windows, stride 2, ceil_mode, exclusive=False: the
+    # windows past the input divide by the kernel area in Paddle 1.8.5 (and 2.0), by their
+    # cells inside the padded input in Paddle 3.3.1 (both measured)
+    from refimpl import versions
+    paddle_18 = [[3.0, 5.0, 3.25], [13.0, 15.0, 8.25], [10.25, 11.25, 6.0]]
+    paddle_3 = [[3.0, 5.0, 6.5], [13.0, 15.0, 16.5], [20.5, 22.5, 24.0]]
+    x = np.arange(25, dtype="float32").reshape(1, 1, 5, 5)
+    for version, want in (("1.8", paddle_18), ("2.0", paddle_18), ("3", paddle_3)):
+        with versions.use(version):
+            main = static.Program()
+            with static.program_guard(main, static.Program()):
+                d = static.data("x", [1, 1, 5, 5], "float32")
+                d.stop_gradient = False
+                out = paddle.nn.functional.avg_pool2d(d, 2, 2, 0, ceil_mode=True,
+                                                      exclusive=False)
+                grad, = static.gradients(paddle.sum(out), [d])
+            got, g = static.Executor().run(main, feed={"x": x}, fetch_list=[out, grad])
+        np.testing.assert_allclose(got[0, 0], want, rtol=1e-6)
+        corner = 1 / 4 if version != "3" else 1.0   # the {24} window's share of its gradient
+        np.testing.assert_allclose(g[0, 0, 4, 4], corner, rtol=1e-6)
