@@ -27,6 +27,9 @@ SWITCHES = {
     "adam_epsilon": {"1.8": "outside", "2.0": "outside", "3": "scaled"},
     # integer elementwise_floordiv: C++ truncation (1.8, 2.0) or Python's floor (3)
     "int_floordiv": {"1.8": "trunc", "2.0": "trunc", "3": "floor"},
+    # x[i] with an int Variable i of shape [1]: an int index that drops the axis (1.8,
+    # 2.0) or a one-element gather that keeps it (3)
+    "tensor_index_of_one": {"1.8": "int", "2.0": "int", "3": "gather"},
     # integer elementwise_mod: the dividend's sign (C++ %, 1.8) or the divisor's (Python's,
     # from Paddle PR 26732: 2.0 and 3)
     "int_mod": {"1.8": "trunc", "2.0": "floor", "3": "floor"},
