@@ -181,15 +181,7 @@ def test_conv2d_errors_name_filter_and_input():
 
 # -- pool layers ----------------------------------------------------------------------------
 
-@pytest.fixture
-def paddle3_profile():
-    """Values recorded from Paddle 3.3.1, whose ceil_mode average divisor is profile 3's."""
-    from refimpl import versions
-    with versions.use("3"):
-        yield
-
-
-def test_pool2d_hand_values_match_paddle(paddle3_profile):
+def test_pool2d_hand_values_match_paddle():
     """np.arange(36) as 6x6: values printed by Paddle 3.3.1 (CPU) for the same calls."""
     x = static.data("x", [1, 1, 6, 6], "float32")
     outs = [F.avg_pool2d(x, 3, 2, 0, ceil_mode=True, exclusive=False),
@@ -218,7 +210,7 @@ def test_pool2d_hand_values_match_paddle(paddle3_profile):
         np.testing.assert_allclose(g[0, 0], np.array(w, "float32"), rtol=1e-6)
 
 
-def test_ceil_mode_window_past_the_input_is_empty_as_in_paddle(paddle3_profile):
+def test_ceil_mode_window_past_the_input_is_empty_as_in_paddle():
     """[1, 2, 3] with a 1-wide window and stride 3 in ceil mode has a second window starting at
     3: Paddle 3.3.1 gives -FLT_MAX (max) and NaN (avg) there, and no gradient flows from it."""
     x = static.data("x", [1, 1, 1, 3], "float64")
@@ -405,14 +397,6 @@ def pool_configs(draw):
 @settings(max_examples=200, deadline=None)
 @given(pool_configs())
 def test_pool_kernels_match_reference(cfg):
-    # the kernels implement profile 3's ceil_mode divisor (under 1.8 / 2.0's, fast_ok sends
-    # those configurations to the reference)
-    from refimpl import versions
-    with versions.use("3"):
-        _check_pool_kernels(cfg)
-
-
-def _check_pool_kernels(cfg):
     fast_fwd, fast_bwd = _kernel("pool2d", "forward"), _kernel("pool2d", "backward")
     op = get_op_def("pool2d")
     rng = np.random.RandomState(cfg["seed"])
@@ -448,26 +432,3 @@ def test_max_pool_2x2_kernel_matches_reference_with_ties(n, c, h, w, dtype, data
     np.testing.assert_array_equal(fast_fwd(x, **attrs), y)
     dy = rng.randn(*y.shape).astype(dtype)
     np.testing.assert_array_equal(fast_bwd(x, y, dy, **attrs), op.backward(x, y, dy, **attrs))
-
-
-def test_avg_pool_ceil_mode_divisor_follows_the_version_profile():
-    # x = arange(25) [1, 1, 5, 5], 2x2 windows, stride 2, ceil_mode, exclusive=False: the
-    # windows past the input divide by the kernel area in Paddle 1.8.5 (and 2.0), by their
-    # cells inside the padded input in Paddle 3.3.1 (both measured)
-    from refimpl import versions
-    paddle_18 = [[3.0, 5.0, 3.25], [13.0, 15.0, 8.25], [10.25, 11.25, 6.0]]
-    paddle_3 = [[3.0, 5.0, 6.5], [13.0, 15.0, 16.5], [20.5, 22.5, 24.0]]
-    x = np.arange(25, dtype="float32").reshape(1, 1, 5, 5)
-    for version, want in (("1.8", paddle_18), ("2.0", paddle_18), ("3", paddle_3)):
-        with versions.use(version):
-            main = static.Program()
-            with static.program_guard(main, static.Program()):
-                d = static.data("x", [1, 1, 5, 5], "float32")
-                d.stop_gradient = False
-                out = paddle.nn.functional.avg_pool2d(d, 2, 2, 0, ceil_mode=True,
-                                                      exclusive=False)
-                grad, = static.gradients(paddle.sum(out), [d])
-            got, g = static.Executor().run(main, feed={"x": x}, fetch_list=[out, grad])
-        np.testing.assert_allclose(got[0, 0], want, rtol=1e-6)
-        corner = 1 / 4 if version != "3" else 1.0   # the {24} window's share of its gradient
-        np.testing.assert_allclose(g[0, 0, 4, 4], corner, rtol=1e-6)

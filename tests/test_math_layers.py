@@ -377,25 +377,3 @@ def test_bad_shapes_are_rejected_naming_the_variables():
     z = static.data("z", [2, 3, 4], "float64")
     with pytest.raises(OpError, match=r"same dtype.*float32.*float64"):
         paddle.multiply(x, z)
-
-
-def test_integer_mod_sign_follows_the_version_profile():
-    # measured on int32 and int64: Paddle 1.8.5 [-1, 1, -1, 1, 0, 0] (the dividend's sign),
-    # Paddle 3.3.1 [2, -2, -1, 1, 0, 0] (the divisor's); floats take the divisor's in both
-    from refimpl import versions
-    x = np.array([-7, 7, -7, 7, -6, 5])
-    y = np.array([3, -3, -3, 3, 3, -5])
-    for version, want in (("1.8", [-1, 1, -1, 1, 0, 0]), ("2.0", [2, -2, -1, 1, 0, 0]),
-                          ("3", [2, -2, -1, 1, 0, 0])):
-        with versions.use(version):
-            main = static.Program()
-            with static.program_guard(main, static.Program()):
-                outs = [paddle.remainder(static.data("x" + t, [6], t),
-                                         static.data("y" + t, [6], t))
-                        for t in ("int32", "int64", "float32")]
-            feed = {n + t: v.astype(t) + (0.5 if n == "x" and t == "float32" else 0)
-                    for t in ("int32", "int64", "float32") for n, v in (("x", x), ("y", y))}
-            got = static.Executor().run(main, feed=feed, fetch_list=outs)
-        np.testing.assert_array_equal(got[0], want)
-        np.testing.assert_array_equal(got[1], want)
-        np.testing.assert_allclose(got[2], [2.5, -1.5, -0.5, 1.5, 0.5, -4.5])

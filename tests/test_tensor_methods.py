@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl import static, versions
+from refimpl import static
 from refimpl.framework.program import Program, Variable, program_guard
 from refimpl.tensor_methods import FUNCTION_METHODS, methods
 
@@ -58,20 +58,16 @@ def test_getitem_ops_are_slice_strided_slice_unsqueeze_gather():
     assert "gather" in types
 
 
-@pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
-def test_int_variable_index_of_shape_1_follows_the_version(version):
-    # x [4, 5], i = data('i', [1], int) fed [2]: Paddle 1.8.5 gives x[i] shape (5,) (row 2),
-    # Paddle 3.3.1 shape (1, 5) (a gather), x[:, i] (4, 1)
+def test_int_variable_index_of_shape_1_drops_the_axis():
+    # Paddle 1.8.5: x[i] with i = fluid.data('i', [1], 'int32') fed [2] gave shape (5,), row 2
     def build():
         x = static.data("x", [4, 5], "float64")
         i = static.data("i", [1], "int64")
         return [x[i], x[:, i]], None
 
-    with versions.use(version):
-        (row, col), _ = run(build, {"x": X, "i": np.array([2])})
-    keep = version == "3"
-    np.testing.assert_array_equal(row, X[2:3] if keep else X[2])
-    np.testing.assert_array_equal(col, X[:, 2:3] if keep else X[:, 2])
+    (row, col), _ = run(build, {"x": X, "i": np.array([2])})
+    np.testing.assert_array_equal(row, X[2])
+    np.testing.assert_array_equal(col, X[:, 2])
 
 
 @pytest.mark.parametrize("expr", ["x[1:3, ::-2]", "x[-1]", "x[:, [4, 0, 4]]", "x[mask]",

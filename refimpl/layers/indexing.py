@@ -5,8 +5,7 @@ a static graph (specs/tensor_methods.md):
   an int drops its axis (`decrease_axis`); dropping every axis leaves shape [1]
 - None -> `unsqueeze2`; Ellipsis stands for the axes not named
 - one list / int array / int Variable per subscript -> `gather` along its axis (a shape-[1]
-  int Variable acts as an int and drops its axis in Paddle 1.8 and 2.0: version switch
-  `tensor_index_of_one`)
+  int Variable acts as an int: it drops its axis, as in Paddle 1.8 and 2.0)
 - a bool mask (list, array or Variable) over the leading axes -> `masked_select` (the whole
   shape) or `where_index` + `gather_nd` (leading axes)
 - assignment -> `set_value` writing back into x's own variable; a bool Variable mask -> `where`
@@ -15,7 +14,6 @@ import numbers
 
 import numpy as np
 
-from .. import versions
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from . import creation, math, tensor, tensor_extra
@@ -146,8 +144,7 @@ def _index_tensor(x, index):
 def _gather(x, axis, index):
     """x indexed along `axis` by an int index (any shape): its shape replaces the axis."""
     idx = _index_tensor(x, index)
-    if isinstance(index, Variable) and tuple(index.shape) == (1,) and \
-            versions.switch("tensor_index_of_one") == "int":
+    if isinstance(index, Variable) and tuple(index.shape) == (1,):
         # an int Variable of shape [1] acts as an int (Paddle 1.8 / 2.0): the axis goes
         return tensor.squeeze(tensor.gather(x, idx, axis=axis), [axis])
     flat = idx if len(idx.shape) == 1 else tensor.reshape(idx, [-1])

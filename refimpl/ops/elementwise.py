@@ -5,7 +5,6 @@ is numpy broadcasting (either operand may be the smaller one).
 """
 import numpy as np
 
-from .. import versions
 from ._common import align, broadcast_shape, conj, rand, unbroadcast, y_view_shape
 from .registry import OpDef, Sample, register
 
@@ -220,14 +219,8 @@ class ElementwiseFloordiv(_NoGradElementwise):
 
 @register
 class ElementwiseMod(_NoGradElementwise):
-    """X mod Y. Floats take the divisor's sign (Python's rule) in every Paddle; integers
-    follow the version profile's `int_mod`: the divisor's sign ('floor', Paddle 2.0 and 3)
-    or the dividend's ('trunc', C++ %, Paddle 1.8): -7 mod 3 is 2 or -1."""
     type = "elementwise_mod"
 
     @staticmethod
     def forward(x, y, axis=-1):
-        x, y = align(x, y, axis)
-        if x.dtype.kind in "iu" and versions.switch("int_mod") == "trunc":
-            return np.fmod(x, y)
-        return np.mod(x, y)
+        return np.mod(*align(x, y, axis))

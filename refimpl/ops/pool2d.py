@@ -1,13 +1,12 @@
 """pool2d: max or average pooling over kh x kw windows (NCHW; NHWC transposed).
 
 Max: the gradient goes to the first maximum of each window (row-major). Avg with
-exclusive=True divides by the number of real (non-padding) cells; False by the kernel area
-(a ceil_mode window past the padded input: see _avg_divisor). ceil_mode rounds the output
-size up (the extra windows are clipped to the input). As in Paddle, a ceil_mode window that starts past the input is
+exclusive=True divides by the number of real (non-padding) cells; False by the window's
+cells inside the padded input. ceil_mode rounds the output size up (the extra windows are
+clipped to the input). As in Paddle, a ceil_mode window that starts past the input is
 empty: max gives -FLT_MAX (Paddle's initial value, for every dtype), avg gives NaN (0/0)."""
 import numpy as np
 
-from .. import versions
 from ._common import FLOATS, rand
 from .._kernels.geometry import pool_geometry
 from .conv2d import _back, _nchw
@@ -34,18 +33,6 @@ def _windows(h, w, ksize, strides, pads, ho, wo, adaptive):
             yield i, j, (r0, r1), (c0, c1)
 
 
-def _avg_divisor(win, rows, cols, ksize, exclusive, adaptive):
-    """What an average window divides by: its real cells (exclusive, adaptive); else the
-    kernel area, except that a ceil_mode window running past the padded input counts only
-    its cells inside it under the version profile's 'padded_input' rule (Paddle 3; 1.8
-    and 2.0 divide by the whole kernel, `avg_pool_ceil_divisor`)."""
-    if exclusive or adaptive:
-        return win.shape[2] * win.shape[3]
-    if versions.switch("avg_pool_ceil_divisor") == "kernel":
-        return ksize[0] * ksize[1]
-    return (rows[1] - rows[0]) * (cols[1] - cols[0])
-
-
 @register
 class Pool2D(OpDef):
     type = "pool2d"
@@ -58,12 +45,6 @@ class Pool2D(OpDef):
     saves_for_grad = True   # max pooling: each window's argmax, which the backward needs
     saves_little = True     # one value per output cell
     kernels = {"forward": "pool:pool2d_forward", "backward": "pool:pool2d_backward"}
-
-    def fast_ok(self, attrs, dtype):
-        """The compiled kernels divide ceil_mode windows the Paddle 3 way only."""
-        kernel_rule = attrs["pooling_type"] == "avg" and attrs["ceil_mode"] and \
-            not attrs["exclusive"] and versions.switch("avg_pool_ceil_divisor") == "kernel"
-        return not kernel_rule and super().fast_ok(attrs, dtype)
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
@@ -103,7 +84,8 @@ class Pool2D(OpDef):
                 if saved is not None and win.size:
                     firsts[i, j] = win.reshape(win.shape[:2] + (-1,)).argmax(axis=2)
             else:
-                area = _avg_divisor(win, (r0, r1), (c0, c1), k, exclusive, adaptive)
+                area = win.shape[2] * win.shape[3] if (exclusive or adaptive) \
+                    else (r1 - r0) * (c1 - c0)
                 out[:, :, i, j] = win.sum(axis=(2, 3)) / area if area else np.nan
         if saved is not None and pooling_type == "max":
             saved.put(given, firsts)
@@ -135,7 +117,8 @@ class Pool2D(OpDef):
                 np.put_along_axis(hit, first[..., None], 1, axis=2)
                 dx[:, :, rs, cs] += hit.reshape(win.shape) * g[:, :, None, None]
             else:
-                area = _avg_divisor(win, (r0, r1), (c0, c1), k, exclusive, adaptive)
+                area = win.shape[2] * win.shape[3] if (exclusive or adaptive) \
+                    else (r1 - r0) * (c1 - c0)
                 dx[:, :, rs, cs] += (g / area)[:, :, None, None]
         return _back(dx, data_format)
 

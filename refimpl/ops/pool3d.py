@@ -1,7 +1,6 @@
 """pool3d: max or average pooling over kd x kh x kw windows (NCDHW; NDHWC transposed), with
 pool2d's rules in three dims: exclusive averages divide by the real cells of a window,
-non-exclusive by the kernel volume (a ceil_mode window past the padded input: the version
-switch of pool2d); ceil_mode rounds the output size up;
+non-exclusive by its cells inside the padded input; ceil_mode rounds the output size up;
 adaptive makes ksize the output size, window i spanning [floor(i S / O), ceil((i+1) S / O));
 global_pooling is one window over everything. Max sends the gradient to the first maximum
 of each window (row-major). A ceil_mode window lying wholly in the padding is empty: max
@@ -10,7 +9,6 @@ import itertools
 
 import numpy as np
 
-from .. import versions
 from .._kernels.geometry import pool_out_size
 from ._common import FLOATS, rand
 from .conv_nd import explicit_pads
@@ -98,21 +96,15 @@ class Pool3D(OpDef):
             xc.shape[2:], attrs["ksize"], attrs["strides"], attrs["paddings"],
             attrs["global_pooling"], attrs["ceil_mode"], attrs["adaptive"],
             attrs["padding_algorithm"])
-        return xc, out, windows(xc.shape[2:], k, s, pads, out, attrs["adaptive"]), k
+        return xc, out, windows(xc.shape[2:], k, s, pads, out, attrs["adaptive"])
 
     @staticmethod
-    def _divisor(window, full, attrs, ksize):
-        """As pool2d's _avg_divisor: the real cells; or the kernel volume, except that a
-        ceil_mode window past the padded input counts its cells inside it under the
-        'padded_input' rule (Paddle 3; 1.8 and 2.0: the kernel volume)."""
-        if attrs["exclusive"] or attrs["adaptive"]:
-            return int(np.prod([sl.stop - sl.start for sl in window]))
-        if versions.switch("avg_pool_ceil_divisor") == "kernel":
-            return int(np.prod(ksize))
-        return full
+    def _divisor(window, full, attrs):
+        count = int(np.prod([sl.stop - sl.start for sl in window]))
+        return count if attrs["exclusive"] or attrs["adaptive"] else full
 
     def forward(self, x, **attrs):
-        xc, out_sizes, cells, k = self._cells(x, attrs)
+        xc, out_sizes, cells = self._cells(x, attrs)
         out = np.empty(xc.shape[:2] + tuple(out_sizes), x.dtype)
         for index, window, full in cells:
             block = xc[(slice(None), slice(None)) + window].reshape(xc.shape[:2] + (-1,))
@@ -121,11 +113,11 @@ class Pool3D(OpDef):
             elif not block.size:
                 out[(Ellipsis,) + index] = np.nan
             else:
-                out[(Ellipsis,) + index] = block.sum(-1) / self._divisor(window, full, attrs, k)
+                out[(Ellipsis,) + index] = block.sum(-1) / self._divisor(window, full, attrs)
         return _channels_last(out, attrs["data_format"])
 
     def backward(self, x, out, dout, **attrs):
-        xc, _, cells, k = self._cells(x, attrs)
+        xc, _, cells = self._cells(x, attrs)
         dc = _channels_first(dout, attrs["data_format"])
         dx = np.zeros_like(xc)
         for index, window, full in cells:
@@ -139,7 +131,7 @@ class Pool3D(OpDef):
                 np.put_along_axis(first, block.argmax(-1)[..., None], 1, axis=-1)
                 dx[region] += (first * g[..., None]).reshape(dx[region].shape)
             else:
-                dx[region] += (g / self._divisor(window, full, attrs, k)).reshape(
+                dx[region] += (g / self._divisor(window, full, attrs)).reshape(
                     g.shape + (1,) * 3)
         return _channels_last(dx, attrs["data_format"])
 
