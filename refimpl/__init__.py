@@ -16,7 +16,7 @@ from .framework.random import seed as _seed_rng
 from .layers import exports as _exports
 from .framework.serialization import save, load
 from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
-               incubate, vision, utils)
+               incubate, vision, io, utils)
 
 globals().update(_exports("paddle"))
 from . import tensor_methods as _tensor_methods

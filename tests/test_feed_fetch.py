@@ -157,7 +157,10 @@ def test_state_dict_and_set_state_dict():
     assert any("skipped 'nope'" in str(c.message) for c in caught)
     np.testing.assert_array_equal(np.array(main.state_dict(scope=scope)["fc_0.w_0"]), w)
     with pytest.raises(ValueError, match="'fc_0.w_0' expects shape \\[3, 1\\]"):
-        main.set_state_dict({"fc_0.w_0": np.ones((2, 2), "float32")}, scope)
+        main.set_state_dict({"lr": np.array([9.0], "float32"),
+                             "fc_0.w_0": np.ones((2, 2), "float32")}, scope)
+    # checked before anything is set: lr kept its value
+    np.testing.assert_array_equal(np.array(main.state_dict(scope=scope)["lr"]), [0.0])
     with pytest.raises(ValueError, match="mode must be 'param', 'opt' or 'all'"):
         main.state_dict("bad")
     with pytest.raises(ValueError, match="has no value in the scope"):

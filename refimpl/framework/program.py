@@ -475,21 +475,24 @@ class Program:
 
     def set_state_dict(self, state_dict, scope=None):
         """Set the values of `state_dict` (name -> array or LoDTensor) into `scope` (default
-        the global scope), checking each against its variable's shape and dtype; names
-        that are not persistables of this program are skipped with a warning."""
+        the global scope), all checked against their variables' shape and dtype before any
+        is set; names that are not persistables of this program are skipped with a
+        warning."""
         import warnings
-        from .scope import global_scope, set_var_value
+        from .scope import checked_value, global_scope
         if not isinstance(state_dict, dict):
             raise TypeError("Program.set_state_dict: state_dict must be a dict, got %s"
                             % type(state_dict).__name__)
         scope = scope if scope is not None else global_scope()
         known = {v.name: v for v in self._state_vars("all", "Program.set_state_dict")}
-        for name, value in state_dict.items():
+        for name in state_dict:
             if name not in known:
                 warnings.warn("Program.set_state_dict: skipped %r, not a persistable variable "
                               "of the program" % name, stacklevel=2)
-                continue
-            set_var_value(scope, known[name], value, "Program.set_state_dict", "state_dict")
+        # every value checked before any is set: a bad entry changes nothing
+        scope.set_values({name: checked_value(known[name], value, "Program.set_state_dict",
+                                              "state_dict", copy=True)
+                          for name, value in state_dict.items() if name in known})
 
     def _to_readable_code(self):
         return "\n".join(b._to_readable_code() for b in self.blocks)

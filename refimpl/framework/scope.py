@@ -10,7 +10,7 @@ import numpy as np
 from .dtypes import convert_dtype
 
 __all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "global_scope", "scope_guard",
-           "set_var_value"]
+           "checked_value"]
 
 
 class Tensor:
@@ -93,6 +93,13 @@ class Scope:
             self._values.setdefault(name, None)
         return _ScopeVar(self._find_owner(name), name)
 
+    def set_values(self, values):
+        """Give several variables their values at once, {name: ndarray}, each where
+        `var(name)` would put it, stored as given (not copied). Loaders check and prepare
+        every value first and then call this, which cannot stop half-way."""
+        for name, value in values.items():
+            (self._find_owner(name) or self)._values[name] = value
+
     def find_var(self, name):
         owner = self._find_owner(name)
         return _ScopeVar(owner, name) if owner is not None else None
@@ -138,16 +145,18 @@ def scope_guard(scope):
         _global_scope = old
 
 
-def set_var_value(scope, var, value, fn, source):
-    """Put `value` in `scope` as the Variable `var`'s value, checking shape and dtype first
-    (`fn` and `source` name the caller and where the value came from, for the error)."""
-    value = np.asarray(value)
+def checked_value(var, value, fn, source, copy=False):
+    """`value` as an array for the Variable `var`, or a ValueError naming `fn`, the variable,
+    the shape (-1 matches any size) and dtype expected and what came from `source`. `copy`
+    for values the caller keeps (a user's state dict)."""
+    value = np.array(value) if copy else np.asarray(value)
     shape = var.shape
     ok_shape = shape is None or (len(shape) == value.ndim and all(
         d < 0 or d == g for d, g in zip(shape, value.shape)))
     ok_dtype = var.dtype is None or var.dtype.np == value.dtype
     if not (ok_shape and ok_dtype):
-        raise ValueError("%s: variable %r expects shape %s dtype %s, got shape %s dtype %s "
-                         "from %s" % (fn, var.name, list(shape), var.dtype.name,
-                                      list(value.shape), value.dtype, source))
-    scope.var(var.name).get_tensor().set(value)
+        raise ValueError("%s: variable %r expects shape %s dtype %s, got shape %s dtype "
+                         "%s from %s" % (fn, var.name, shape and list(shape),
+                                         var.dtype and var.dtype.name, list(value.shape),
+                                         value.dtype, source))
+    return value
