@@ -2,10 +2,11 @@
 device, one thread per device.
 
 Pipeline:
-  1. passes   refimpl.compiler.passes.apply_passes on a clone of the user's program
+  1. passes   sync_batch_norm's rename, then refimpl.compiler.passes.apply_passes, on a
+              clone of the user's program
   2. rewrite  per device: scale loss@GRAD (gradient_scale_strategy), insert collectives
               after each parameter gradient (AllReduce) or reduce to the owner, keep the
-              owner's update only and broadcast the parameter (Reduce); sync_batch_norm
+              owner's update only and broadcast the parameter (Reduce)
   3. bind     one refimpl.executor.Plan per distinct device program
   4. run      each device's plan in its own thread on its own dict of values; device 0's
               dict is the scope's, so trained parameters are visible in the scope
@@ -24,7 +25,12 @@ from ..framework.program import OpRole, grad_var_name
 from ..framework.scope import Tensor
 from ..ops.registry import get_op_def
 from . import context, launch
-from .communicator import CommunicationAborted, HierarchicalCommunicator, InProcessCommunicator
+from .communicator import (CollectiveMismatch, CommunicationAborted, HierarchicalCommunicator,
+                           InProcessCommunicator)
+from .stall import StallError, label_collectives
+
+# errors about the run as a whole, which ops meet rather than cause
+_RUN_ERRORS = (CommunicationAborted, CollectiveMismatch, StallError)
 
 __all__ = ["run_compiled", "resolve_places", "split_feed", "owners_by_size"]
 
@@ -125,15 +131,21 @@ def _scale_loss_grad(block, loss_name, strategy, total_devices):
             return
 
 
+def _sync_batch_norm(program):
+    """sync_batch_norm: batch_norm (and its grad) become sync_batch_norm, before the fusion
+    passes, which then fuse the synchronized op (fusing first left fused batch norms
+    unsynchronized, each place normalizing its own rows)."""
+    for op in program.global_block().ops:
+        if op.type in ("batch_norm", "batch_norm_grad"):
+            op.type = "sync_" + op.type
+            op.op_def = get_op_def(op.type)
+    return program
+
+
 def _rewrite(program, loss_name, strategy, device, total_devices, owner):
     """This device's program: collectives inserted, Reduce-mode updates kept by owners."""
     from ..compiler.strategy import BuildStrategy
     block = program.global_block()
-    if strategy.sync_batch_norm:
-        for op in block.ops:
-            if op.type in ("batch_norm", "batch_norm_grad"):
-                op.type = "sync_" + op.type
-                op.op_def = get_op_def(op.type)
     if loss_name is None or total_devices == 1:
         return program
     _scale_loss_grad(block, loss_name, strategy, total_devices)
@@ -224,7 +236,10 @@ class _DeviceSet:
 
     def _programs(self, protected):
         compiled = self.compiled
-        base = apply_passes(compiled._program, self.strategy, protected)
+        source = compiled._program
+        if self.strategy.sync_batch_norm:
+            source = _sync_batch_norm(source.clone())
+        base = apply_passes(source, self.strategy, protected)
         if base is compiled._program:
             base = base.clone()
         params = base.global_block().all_parameters()
@@ -250,7 +265,8 @@ class _DeviceSet:
                           inplace=self.strategy.enable_inplace,
                           reuse_buffers=memory_optimize is True,
                           addto=self.strategy.enable_addto,
-                          hand_off="little" if memory_optimize is True else True)
+                          hand_off="little" if memory_optimize is True else True,
+                          wrap_kernel=label_collectives)
                      for p in programs]
             runners = [self._runner(plan) for plan in plans]
             self.plans[key] = (programs, plans, runners)
@@ -317,9 +333,12 @@ class _DeviceSet:
         results = [None] * n
         errors = [None] * n
 
+        self.comm.begin_run()
+
         def work(d):
             context.set_current(context.DeviceContext(self.comm, d))
             env = self.envs[d]
+            me = self.comm.watch.join(d, "place thread")
             try:
                 sched = programs[d].lr_scheduler
                 for k in range(max(1, iterations)):
@@ -338,6 +357,7 @@ class _DeviceSet:
                 errors[d] = e
                 self.comm.abort()
             finally:
+                self.comm.watch.leave(me)
                 context.set_current(None)
 
         if n == 1:
@@ -351,8 +371,7 @@ class _DeviceSet:
         failures = [e for e in errors if e is not None]
         if failures:
             self.comm.reset()
-            real = [e for e in failures if not isinstance(e, CommunicationAborted)]
-            raise (real or failures)[0]
+            raise _first_cause(failures)
         self.iterations += 1
         return self._merge(results, fetch_names, return_numpy)
 
@@ -390,6 +409,15 @@ class _DeviceSet:
         for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
             for plan in plans[1]:
                 plan.drop_temporaries(env)
+
+
+def _first_cause(failures):
+    """The error to report: a place's own failure rather than the aborts it caused in the
+    others' collectives; a stall or collective mismatch as itself, not wrapped in the op
+    that met it."""
+    causes = [e.__cause__ if isinstance(e.__cause__, _RUN_ERRORS) else e for e in failures]
+    own = [e for e in causes if not isinstance(e, CommunicationAborted)]
+    return (own or causes)[0]
 
 
 def _coalesce_optimizer_state(program, env):
