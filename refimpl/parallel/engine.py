@@ -20,7 +20,7 @@ from ..compiler.passes import apply_passes
 from ..compiler.scheduler import ThreadedRunner
 from ..executor import Plan, _as_results, check_feed
 from ..framework.errors import FeedError
-from ..framework.place import CPUPlace, CUDAPlace, cpu_places, cuda_places
+from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places
 from ..framework.program import OpRole, grad_var_name
 from ..framework.scope import Tensor
 from ..ops.registry import get_op_def
@@ -37,24 +37,20 @@ __all__ = ["run_compiled", "resolve_places", "split_feed", "owners_by_size"]
 THREADS_PER_PLACE = 4   # ExecutionStrategy.num_threads = 0
 
 
-def resolve_places(places):
-    """The places list: as given (Place objects or 'cpu' / 'gpu:x' strings), else CPU_NUM."""
+def resolve_places(places, executor_place=None):
+    """The places list: as given (Place objects or 'cpu' / 'gpu:x' strings), else CPU_NUM
+    CPU places (every GPU when the Executor runs on one). All of one kind, the Executor's
+    (Paddle: "Place type not match")."""
     if places is None:
-        return cpu_places()
-    resolved = []
-    for p in places if isinstance(places, (list, tuple)) else [places]:
-        if isinstance(p, str):
-            kind, _, idx = p.partition(":")
-            if kind == "cpu":
-                resolved.append(CPUPlace())
-            elif kind == "gpu":
-                resolved.append(CUDAPlace(int(idx or 0)))
-            else:
-                raise ValueError("places: %r is not 'cpu' or 'gpu:x'" % p)
-        else:
-            resolved.append(p)
+        return cuda_places() if isinstance(executor_place, CUDAPlace) else cpu_places()
+    resolved = [as_place(p) for p in (places if isinstance(places, (list, tuple)) else [places])]
     if not resolved:
         raise ValueError("places is empty")
+    kinds = {type(p) for p in resolved}
+    if len(kinds) > 1 or executor_place is not None and type(executor_place) not in kinds:
+        raise ValueError("places %s: every place must be of one kind, the Executor's (%r); "
+                         "Paddle says \"Place type not match. You may set wrong type of "
+                         "places.\"" % (resolved, executor_place))
     return resolved
 
 
@@ -76,10 +72,16 @@ def split_feed(feed, n):
     parts = [{} for _ in range(n)]
     for name, value in feed.items():
         value = np.asarray(value)
-        total = value.shape[0] if value.ndim else 0
+        if value.ndim == 0:
+            raise FeedError("feed %r is a scalar: a feed split over places needs a batch "
+                            "dimension (or feed a list with one dict per place)" % name)
+        total = value.shape[0]
+        if total == 0:
+            raise FeedError("feed %r: the batch is empty (shape %s): feed at least one "
+                            "sample per place" % (name, list(value.shape)))
         if total < n:
-            raise ValueError("feed %r has %d samples, fewer than the %d devices; drop this "
-                             "batch or feed a list with one dict per device" % (name, total, n))
+            raise FeedError("feed %r has %d samples, fewer than the %d devices; drop this "
+                            "batch or feed a list with one dict per device" % (name, total, n))
         base, extra = divmod(total, n)
         sizes = [base + (1 if i >= n - extra else 0) for i in range(n)]
         start = 0
@@ -204,12 +206,12 @@ def _keep_owned_updates(block, owner, device, fuse_broadcast):
 class _DeviceSet:
     """The compiled state of one CompiledProgram in one scope."""
 
-    def __init__(self, compiled, scope):
+    def __init__(self, compiled, scope, executor_place):
         self.compiled = compiled
         self.scope = scope
         self.version = compiled._program._version
-        self.places = resolve_places(compiled._places) if compiled._is_data_parallel \
-            else [None]
+        self.places = resolve_places(compiled._places, executor_place) \
+            if compiled._is_data_parallel else [None]
         n_local = len(self.places)
         strategy = compiled._build_strategy or _default_strategy()
         strategy._finalize()
@@ -450,6 +452,6 @@ def run_compiled(compiled, executor, feed, fetch_names, scope, return_numpy):
     sets = compiled._device_sets
     ds = sets.get(id(scope))
     if ds is None or ds.version != compiled._program._version or ds.scope is not scope:
-        ds = _DeviceSet(compiled, scope)
+        ds = _DeviceSet(compiled, scope, executor.place)
         sets[id(scope)] = ds
     return ds.run(feed, fetch_names, return_numpy)
