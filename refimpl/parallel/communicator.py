@@ -240,16 +240,26 @@ class InProcessCommunicator:
 
 
 class HierarchicalCommunicator(InProcessCommunicator):
-    """Threads within the process, then MPI between processes (the local leader calls MPI)."""
+    """Threads within the process, then MPI between processes: the place completing the
+    local rendezvous makes the call. Calls are non-blocking requests completed through the
+    StallWatch, so a process whose peers never make the call raises StallError (and the
+    launcher aborts the job) instead of hanging in MPI."""
 
     def __init__(self, n_local, mpi_comm):
         super().__init__(n_local, mpi_comm.Get_rank(), mpi_comm.Get_size())
         self.mpi = mpi_comm
 
+    def _complete(self, request, what):
+        """Wait for an MPI request; `what` the call, for a stall report."""
+        call = next((c for c in self._calls if c is not None), None)   # being combined
+        self.watch.poll(request.Test, lambda: "%sin %s with the other processes (MPI): "
+                                              "waiting for them to make the same call"
+                        % ("in collective %s, " % call if call is not None else "", what))
+
     def _across_processes(self, flat):
         from mpi4py import MPI
         flat = np.ascontiguousarray(flat)
-        self.mpi.Allreduce(MPI.IN_PLACE, flat, op=MPI.SUM)
+        self._complete(self.mpi.Iallreduce(MPI.IN_PLACE, flat, op=MPI.SUM), "allreduce")
         return flat
 
     def _root_value(self, slots, i, root):
@@ -258,21 +268,21 @@ class HierarchicalCommunicator(InProcessCommunicator):
             buf = np.array(slots[root - self.process_rank * self.n_local][i])
         else:
             buf = np.empty_like(slots[0][i])
-        self.mpi.Bcast(buf, root=owner)
+        self._complete(self.mpi.Ibcast(buf, root=owner), "broadcast from process %d" % owner)
         return buf
 
     def allgather(self, local_rank, array):
         def combine(slots):
             stacked = np.ascontiguousarray(np.stack(slots))
             out = np.empty((self.n_processes,) + stacked.shape, stacked.dtype)
-            self.mpi.Allgather(stacked, out)
+            self._complete(self.mpi.Iallgather(stacked, out), "allgather")
             return list(out.reshape((-1,) + stacked.shape[1:]))
         return self._exchange(local_rank, "allgather", np.asarray(array), combine)
 
     def broadcast_from_rank0(self, arrays):
         """Process-level broadcast (called by one thread): startup parameters."""
         for a in arrays:
-            self.mpi.Bcast(a, root=0)
+            self._complete(self.mpi.Ibcast(a, root=0), "the startup broadcast from rank 0")
 
 
 class MPICommunicator:

@@ -8,6 +8,7 @@ that says, place by place, what every thread is in or waiting for (the collectiv
 which places have reached it, the op that is running, the ops that are ready). A thread
 running an op is working, however long the op takes, so a slow op is never a stall.
 """
+import contextlib
 import os
 import threading
 import time
@@ -22,6 +23,9 @@ DEFAULT_STALL_TIMEOUT_S = 300.0
 # A waiter looks at the run at least this often (seconds), so it notices a stall that
 # another thread declared within this time.
 MAX_POLL_S = 1.0
+# `poll` (MPI requests): back-to-back tests for this long, then one test every POLL_S.
+SPIN_S = 0.01
+POLL_S = 1e-3
 
 
 class StallError(RuntimeError):
@@ -132,29 +136,46 @@ class StallWatch:
         waits for (called only for a stall report). Raises StallError if the run stalls."""
         if ready():
             return
-        me = getattr(self._local, "me", None)
-        if me is None:    # a thread outside any run (direct use): it takes part alone
-            me = self.join(None, "thread %s" % threading.current_thread().name)
-            try:
-                return self.wait(cond, ready, describe)
-            finally:
-                self.leave(me)
         poll = min(self.timeout / 2, MAX_POLL_S)
+        with self._waiting(describe):
+            while not ready():
+                if not cond.wait(poll):
+                    self._check()
+
+    def poll(self, done, describe):
+        """Wait until `done()` for something nothing can notify about (an MPI request):
+        tested back to back for SPIN_S, as a blocking MPI wait spins, then every POLL_S.
+        Raises StallError like `wait`."""
+        if done():
+            return
+        started = time.monotonic()
+        with self._waiting(describe):
+            while not done():
+                if time.monotonic() - started < SPIN_S:
+                    time.sleep(0)      # lets the other threads have the GIL
+                else:
+                    time.sleep(POLL_S)
+                    self._check()
+
+    @contextlib.contextmanager
+    def _waiting(self, describe):
+        """This thread waits (a thread outside any run takes part alone meanwhile)."""
+        token = self.join(None, "thread %s" % threading.current_thread().name)
+        me = self._local.me
         me.waiting = describe
         self._changed_at = time.monotonic()
         try:
-            while not ready():
-                if self.message is not None:
-                    raise StallError(self.message)
-                if not cond.wait(poll):
-                    self._check()
+            yield
         finally:
             me.waiting = None
             self._changed_at = time.monotonic()
+            self.leave(token)
 
     def _check(self):
-        """A wait timed out: declare a stall if every participant waits and nothing has
-        changed for the timeout."""
+        """A wait timed out: raise the run's stall, declaring it first if every participant
+        waits and nothing has changed for the timeout."""
+        if self.message is not None:
+            raise StallError(self.message)
         if time.monotonic() - self._changed_at < self.timeout:
             return
         with self._lock:
