@@ -2,6 +2,7 @@
 optionally data parallelism over several places (with_data_parallel)."""
 import difflib
 
+from ..framework.place import as_place
 from ..framework.program import Program, Variable
 from .strategy import BuildStrategy, ExecutionStrategy
 
@@ -36,6 +37,9 @@ class CompiledProgram:
             if value is not None and not isinstance(value, cls):
                 raise TypeError("with_data_parallel: %s: expected %s, got %s"
                                 % (name, cls.__name__, type(value).__name__))
+        if places is not None:   # a place that cannot exist fails here, not at the run
+            for place in places if isinstance(places, (list, tuple)) else [places]:
+                as_place(place)
         self._is_data_parallel = True
         self._loss_name = loss_name
         if build_strategy is not None:
