@@ -38,7 +38,8 @@ def is_collective(op_type):
 
 def _reference(op_def, which):
     """The op definition's own function for `which`, or None: the reference forward and
-    backward, and a forward that is a numpy ufunc writing into a buffer."""
+    backward, and a forward that is a numpy ufunc writing into a buffer of its input's
+    dtype (a ufunc whose result dtype differs, as abs of complex, has a table entry)."""
     if which in ("forward", "backward"):
         return getattr(op_def, which, None)
     if which == "forward_out" and isinstance(getattr(op_def, "forward", None), np.ufunc):

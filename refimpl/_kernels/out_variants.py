@@ -9,7 +9,7 @@ import numpy as np
 
 from ..broadcasting import align
 
-__all__ = ["fresh", "relu_out", "relu_grad_out", "relu_inplace", "scale_out", "scale_inplace",
+__all__ = ["fresh", "abs_out", "relu_out", "relu_grad_out", "relu_inplace", "scale_out", "scale_inplace",
            "sum_inplace", "elementwise_out", "elementwise_inplace", "mul_out", "mul_grad_out",
            "matmul_v2_out", "fused_add_relu_inplace"]
 
@@ -17,6 +17,11 @@ __all__ = ["fresh", "relu_out", "relu_grad_out", "relu_inplace", "scale_out", "s
 def fresh(shape, dtype):
     """An `alloc` that allocates: an out variant called with it is the plain function."""
     return np.empty(shape, dtype)
+
+
+def abs_out(x, alloc=None):
+    """|x| into a buffer of x's real dtype (the modulus of a complex x is real)."""
+    return np.abs(x, out=alloc(x.shape, x.real.dtype))
 
 
 def relu_out(x, alloc):

@@ -83,6 +83,7 @@ KERNELS = dict(_ELEMENTWISE, **{
                   "backward_out": "activation:relu_backward"},
         numpy={"forward_out": out.relu_out, "backward_out": out.relu_grad_out,
                "forward_inplace": out.relu_inplace}),
+    "abs": OpKernels(numpy={"forward_out": out.abs_out}),
     "gelu": OpKernels(compiled={"forward": "activation:gelu_forward",
                                 "backward": "activation:gelu_backward"}),
     "scale": OpKernels(numpy={"forward_out": out.scale_out,

@@ -2,33 +2,31 @@
 optionally data parallelism over several places (with_data_parallel). Running one compiles
 it (compile_program: one program per place) and hands the programs to the executor's
 multi-place runner, one per scope."""
+import difflib
+
 from ..executor.multi_place import MultiPlaceRunner
-from ..framework.place import CPUPlace, CUDAPlace, cpu_places
-from ..framework.program import Program, grad_var_name
+from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places
+from ..framework.program import Program, Variable, grad_var_name
 from .pipeline import compile_program
-from .strategy import BuildStrategy
+from .strategy import BuildStrategy, ExecutionStrategy
 
 __all__ = ["CompiledProgram", "resolve_places"]
 
 
-def resolve_places(places):
-    """The places list: as given (Place objects or 'cpu' / 'gpu:x' strings), else CPU_NUM."""
+def resolve_places(places, executor_place=None):
+    """The places list: as given (Place objects or 'cpu' / 'gpu:x' strings), else CPU_NUM
+    CPU places (every GPU when the Executor runs on one). All of one kind, the Executor's
+    (Paddle: "Place type not match")."""
     if places is None:
-        return cpu_places()
-    resolved = []
-    for p in places if isinstance(places, (list, tuple)) else [places]:
-        if isinstance(p, str):
-            kind, _, idx = p.partition(":")
-            if kind == "cpu":
-                resolved.append(CPUPlace())
-            elif kind == "gpu":
-                resolved.append(CUDAPlace(int(idx or 0)))
-            else:
-                raise ValueError("places: %r is not 'cpu' or 'gpu:x'" % p)
-        else:
-            resolved.append(p)
+        return cuda_places() if isinstance(executor_place, CUDAPlace) else cpu_places()
+    resolved = [as_place(p) for p in (places if isinstance(places, (list, tuple)) else [places])]
     if not resolved:
         raise ValueError("places is empty")
+    kinds = {type(p) for p in resolved}
+    if len(kinds) > 1 or executor_place is not None and type(executor_place) not in kinds:
+        raise ValueError("places %s: every place must be of one kind, the Executor's (%r); "
+                         "Paddle says \"Place type not match. You may set wrong type of "
+                         "places.\"" % (resolved, executor_place))
     return resolved
 
 
@@ -54,6 +52,15 @@ class CompiledProgram:
         if self._is_data_parallel:
             raise RuntimeError("with_data_parallel has already been called on this "
                                "CompiledProgram")
+        _check_loss_name(self._program, loss_name)
+        for name, value, cls in (("build_strategy", build_strategy, BuildStrategy),
+                                 ("exec_strategy", exec_strategy, ExecutionStrategy)):
+            if value is not None and not isinstance(value, cls):
+                raise TypeError("with_data_parallel: %s: expected %s, got %s"
+                                % (name, cls.__name__, type(value).__name__))
+        if places is not None:   # a place that cannot exist fails here, not at the run
+            for place in places if isinstance(places, (list, tuple)) else [places]:
+                as_place(place)
         self._is_data_parallel = True
         self._loss_name = loss_name
         if build_strategy is not None:
@@ -67,14 +74,15 @@ class CompiledProgram:
         runner = self._device_sets.get(id(scope))
         if runner is None or runner.version != self._program._version or \
                 runner.scope is not scope:
-            runner = self._runner(scope)
+            runner = self._runner(scope, executor.place)
             self._device_sets[id(scope)] = runner
         return runner.run(feed, fetch_names, return_numpy)
 
-    def _runner(self, scope):
+    def _runner(self, scope, executor_place):
         strategy = self._build_strategy or BuildStrategy()
         strategy._finalize()
-        places = resolve_places(self._places) if self._is_data_parallel else [None]
+        places = resolve_places(self._places, executor_place) if self._is_data_parallel \
+            else [None]
         loss = self._loss_name
 
         def compile_places(fetch_names, ranks, nranks):
@@ -90,4 +98,32 @@ class CompiledProgram:
         return MultiPlaceRunner(
             compile_places, len(places), self._is_data_parallel, strategy, self._exec_strategy,
             scope, share_from=(lambda: source._device_sets.get(id(scope))) if source else None,
-            required_feeds=required, version=self._program._version)
+            required_feeds=required, version=self._program._version,
+            persistable=[n for n, v in self._program.global_block().vars.items()
+                         if v.persistable])
+
+
+def _check_loss_name(program, loss_name):
+    """Paddle 1.8.5 asserts a loss name for a program with a backward part; a name that is
+    no variable of the program is refused (Paddle 1.8.5 ignores its value: its gradient
+    scaling finds the loss gradient by op role), with the closest names suggested."""
+    if isinstance(loss_name, Variable):
+        raise TypeError("with_data_parallel: loss_name must be the loss variable's name "
+                        "(loss_name=loss.name), got the Variable %r itself" % loss_name.name)
+    block = program.global_block()
+    if loss_name is None:
+        if any(op.type.endswith("_grad") for op in block.ops):
+            raise ValueError("with_data_parallel: the loss name of CompiledProgram is None; "
+                             "the program has a backward part, so give loss_name=loss.name "
+                             "(Paddle 1.8: \"The loss name should be set if CompiledProgram "
+                             "contains backward part.\")")
+        return
+    if not isinstance(loss_name, str):
+        raise TypeError("with_data_parallel: loss_name must be a str (loss.name), got %s"
+                        % type(loss_name).__name__)
+    if block._find_var_recursive(loss_name) is None:
+        names = [n for n in block.vars if "@" not in n]      # not gradients
+        close = difflib.get_close_matches(loss_name, names, n=3, cutoff=0.5)
+        raise ValueError("with_data_parallel: loss_name %r is not a variable of the program%s"
+                         % (loss_name, "; did you mean %s?" % " or ".join(map(repr, close))
+                            if close else " (give loss_name=loss.name)"))

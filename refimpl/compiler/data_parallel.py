@@ -7,7 +7,8 @@ passes made, as a pure rewrite of a clone.
                (one bucket before the first update with fuse_all_reduce_ops)
   Reduce       c_reduce_sum to each parameter's owner (owners_by_size), the owner's update
                only, then c_broadcast of the parameter from its owner
-  sync BN      batch_norm(_grad) -> sync_batch_norm(_grad) (sync_batch_norm)
+  sync BN      batch_norm(_grad) -> sync_batch_norm(_grad) (sync_batch_norm), before the
+               fusion passes, which then fuse the synchronized op
 """
 import numpy as np
 
@@ -15,7 +16,7 @@ from ..framework.program import OpRole, grad_var_name
 from ..ops.registry import get_op_def
 from .strategy import BuildStrategy
 
-__all__ = ["owners_by_size", "rewrite"]
+__all__ = ["owners_by_size", "sync_batch_norm", "rewrite"]
 
 
 def owners_by_size(params, n_devices):
@@ -28,6 +29,17 @@ def owners_by_size(params, n_devices):
         owner[p.name] = d
         load[d] += int(np.prod(p.shape))
     return owner
+
+
+def sync_batch_norm(program):
+    """batch_norm (and its grad) become sync_batch_norm, in place; before the fusion passes,
+    which then fuse the synchronized op (fusing first left fused batch norms unsynchronized,
+    each place normalizing its own rows)."""
+    for op in program.global_block().ops:
+        if op.type in ("batch_norm", "batch_norm_grad"):
+            op.type = "sync_" + op.type
+            op.op_def = get_op_def(op.type)
+    return program
 
 
 def _param_grads(block):
@@ -58,13 +70,9 @@ def _scale_loss_grad(block, loss_name, strategy, total_devices):
 
 
 def rewrite(program, loss_name, strategy, device, total_devices, owner):
-    """This device's program: collectives inserted, Reduce-mode updates kept by owners."""
+    """This device's program: loss@GRAD scaled, collectives inserted, Reduce-mode updates
+    kept by owners."""
     block = program.global_block()
-    if strategy.sync_batch_norm:
-        for op in block.ops:
-            if op.type in ("batch_norm", "batch_norm_grad"):
-                op.type = "sync_" + op.type
-                op.op_def = get_op_def(op.type)
     if loss_name is None or total_devices == 1:
         return program
     _scale_loss_grad(block, loss_name, strategy, total_devices)

@@ -3,11 +3,25 @@ reads the op's inputs from the dict `env`, calls the kernel and stores its outpu
 executor binds every op of a Plan this way, and fused ops' members the same way, so
 neither pays for generic argument handling per call. `op_kernel(op, which)` is the kernel
 an op of a program runs (refimpl.dispatch.select_kernel for its type, attrs and dtype)."""
-from ..dispatch import select_kernel
+from ..dispatch import is_collective, select_kernel
 from ..framework.program import EMPTY_VAR_NAME
 from ..ops.registry import is_duplicable, slot_name
 
-__all__ = ["bind_kernel", "op_kernel", "main_dtype"]
+__all__ = ["bind_kernel", "op_kernel", "main_dtype", "describe_op", "talks_to_places"]
+
+
+def describe_op(op):
+    """'c_allreduce_sum(X=[fc_0.w_0@GRAD])': the op's type and inputs, for messages."""
+    slots = ", ".join("%s=[%s]" % (slot, ", ".join(names))
+                      for slot, names in op.inputs.items() if names)
+    return "%s(%s)" % (op.type, slots)
+
+
+def talks_to_places(op):
+    """Whether running `op` talks to the other places (a fused op may hold such a member):
+    every place must run these ops in the same order."""
+    return is_collective(op.type) or any(is_collective(t)
+                                         for t in op.attrs.get("functor_list", ()))
 
 
 def main_dtype(op):

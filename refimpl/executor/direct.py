@@ -1,6 +1,6 @@
 """Ops the executor binds straight onto a plan's dict instead of through one kernel call
-(`DIRECT_BINDERS`, by op type; each `binder(op) -> run(env)`, or None to bind the op as
-usual):
+(`DIRECT_BINDERS`, by op type; each `binder(op, group) -> run(env)`, or None to bind the op
+as usual; `group` is the place's communicator group for collective members, or None):
   fused ops (refimpl/ops/fused.py)   each member's kernel bound to the member's own names,
                                      which are the plan's (the fusion pass names them so),
                                      so the fused op costs its members' kernels and nothing
@@ -21,16 +21,20 @@ from .binding import bind_kernel
 __all__ = ["DIRECT_BINDERS", "COALESCED_SLOTS", "coalesce_optimizer_state"]
 
 
-def _bind_members(sub_ops, in_place=()):
+def _bind_members(sub_ops, in_place=(), group=None):
     """Each member's kernel bound to its names, as the executor binds an op. Members whose
-    index is in `in_place` write into their first input (see _in_place_members)."""
+    index is in `in_place` write into their first input (see _in_place_members); collective
+    members (sync_batch_norm in fused_batch_norm_act) talk through `group`."""
     steps = []
     for i, (op_type, inputs, outputs, attrs) in enumerate(sub_ops):
         op_def = get_op_def(op_type)
         fwd = getattr(op_def, "fwd", None)
         kind_of = (fwd.type, "backward") if fwd is not None else (op_type, "forward")
         kwargs = {k: attrs[k] for k in op_def.attrs if k in attrs}
-        fn = select_kernel(*kind_of, attrs=attrs).fn
+        kernel = select_kernel(*kind_of, attrs=attrs)
+        if "group" in kernel.keywords and group is not None:
+            kwargs["group"] = group
+        fn = kernel.fn
         if i in in_place:
             fn = _into_first_input_if_owned(
                 select_kernel(op_type, "forward_inplace", attrs).fn, fn)
@@ -75,7 +79,7 @@ def _names_are_the_chains(op):
         op.output("Out") == list(op.attrs["output_names"])
 
 
-def bind_chain(op):
+def bind_chain(op, group=None):
     """A fused op's members bound onto the plan's dict; the chain's intermediates are
     dropped as soon as the chain ends. None when the op's variables are not the chain's
     own (a bare op built by hand)."""
@@ -86,7 +90,7 @@ def bind_chain(op):
             for n in names}
     intermediates = tuple(made - set(attrs["output_names"]) - {EMPTY_VAR_NAME})
     steps = _bind_members(attrs["sub_ops"], _in_place_members(attrs["sub_ops"],
-                                                              attrs["output_names"]))
+                                                              attrs["output_names"]), group)
 
     def run(env):
         for step in steps:
@@ -188,10 +192,10 @@ class _FlatUpdate:
         return True
 
 
-def bind_fused_optimizer(op):
+def bind_fused_optimizer(op, group=None):
     """All updates of one optimizer: one kernel call over the coalesced buffers when the
     multi-place runner coalesced them (_FlatUpdate), else each member's update in turn."""
-    members = bind_chain(op)
+    members = bind_chain(op, group)
     if members is None or not _FlatUpdate.applies(op.attrs["sub_ops"]):
         return members
     flat_update = _FlatUpdate(op.attrs["sub_ops"])
@@ -202,7 +206,7 @@ def bind_fused_optimizer(op):
     return run
 
 
-def bind_write_to_array(op):
+def bind_write_to_array(op, group=None):
     """Out = X written at I into the array Out held before."""
     forward = op.op_def.forward
     x, i, out = op.input("X")[0], op.input("I")[0], op.output("Out")[0]

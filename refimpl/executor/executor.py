@@ -12,12 +12,12 @@ import numpy as np
 
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import FeedError, OpError
-from ..framework.place import CPUPlace
+from ..framework.place import CPUPlace, as_place
 from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                  default_main_program)
-from ..framework.scope import Tensor, global_scope
+from ..framework.scope import LoDTensorArray, Tensor, global_scope
 from ..ops.registry import BlockOpDef
-from .binding import bind_kernel, op_kernel
+from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
 from .direct import DIRECT_BINDERS
 from .hand_off import link_saved_for_grad
@@ -37,9 +37,12 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     caller has checked that input is dead after this op). `alloc(shape, dtype)`: where
     ops with an out variant take their output buffers (memory_optimize's pool).
     `saved`: the SavedForGrad this op shares with its forward or grad op
-    (link_saved_for_grad). `group`: the device's communicator group, for collective ops.
+    (link_saved_for_grad). `group`: the place's communicator group (DeviceGroup), given to
+    collective ops labelled with the op, so a mismatch or a stall report names it.
     `wrap_kernel(op, fn) -> fn` instruments kernels (the profiler uses it)."""
     op_def = op.op_def
+    if group is not None and talks_to_places(op):
+        group = group.for_op(describe_op(op))
     attrs = {k: op.attrs[k] for k in op_def.attrs}
     attrs.update(op_def.bound_attrs(op))
     kernel = op_kernel(op, "inplace") if inplace else None
@@ -48,7 +51,7 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     if kernel is None:
         kernel = op_kernel(op)
         binder = DIRECT_BINDERS.get(op.type)
-        run = binder(op) if binder is not None and not kernel.compiled else None
+        run = binder(op, group) if binder is not None and not kernel.compiled else None
         if run is not None:    # a fused op's members, bound directly
             return wrap_kernel(op, run) if wrap_kernel is not None else run
     runtime = {"alloc": alloc, "saved": saved, "group": group,
@@ -77,6 +80,7 @@ class Plan:
                  group=None):
         self.program = program
         self.version = program._version
+        self.group = group
         block = program.global_block()
         # `ops`: a sub-block's ops (control flow, see bind_control_op); else the global block
         self.ops = list(block.ops if ops is None else ops)
@@ -260,6 +264,9 @@ def check_feed(var, value):
         value = np.asarray(value)
     if not isinstance(value, np.ndarray):
         value = np.asarray(value, dtype=var.dtype.np if var.dtype is not None else None)
+    if value.ndim == 0 and var.shape is not None and len(var.shape) == 1 and \
+            var.shape[0] in (1, -1):
+        value = value.reshape(1)   # a number (or 0-d array) feeds a [1] variable, as in Paddle
     if var.dtype is not None and value.dtype != var.dtype.np:
         raise FeedError("feed %r: expected dtype %s, got %s (convert with .astype('%s'))"
                         % (var.name, var.dtype.name, convert_dtype(value.dtype)
@@ -267,6 +274,11 @@ def check_feed(var, value):
                                                    "int16", "int32", "int64", "uint8", "bool")
                            else value.dtype, var.dtype.name))
     shape = var.shape
+    if shape and shape[0] == -1 and value.ndim and value.shape[0] == 0 and var.is_data \
+            and not var.lod_level:
+        # Paddle 1.8.5 fails inside the first op ("numel must be equal or larger than zero")
+        raise FeedError("feed %r: the batch is empty (shape %s): feed at least one sample"
+                        % (var.name, list(value.shape)))
     if shape is not None and var.need_check_feed:
         ok = len(shape) == value.ndim and all(d < 0 or d == g for d, g in zip(shape, value.shape))
         if not ok:
@@ -324,7 +336,7 @@ def _with_sequence_lengths(block, feed):
 
 class Executor:
     def __init__(self, place=None):
-        self.place = place if place is not None else CPUPlace()
+        self.place = as_place(place) if place is not None else CPUPlace()
         self._plans = {}
 
     def close(self):
@@ -402,6 +414,10 @@ def _fetch_names(fetch_list):
 
 
 def _as_results(outs, return_numpy):
+    """Fetched values as numpy arrays, or as LoDTensors (return_numpy=False). A tensor array's
+    value (a list) comes back as a list of arrays, or a LoDTensorArray, as in Paddle."""
     if return_numpy:
-        return [np.asarray(o) for o in outs]
-    return [Tensor(value=o) for o in outs]
+        return [[np.asarray(t) for t in o] if isinstance(o, list) else np.asarray(o)
+                for o in outs]
+    return [LoDTensorArray(Tensor(value=t) for t in o) if isinstance(o, list)
+            else Tensor(value=o) for o in outs]

@@ -17,9 +17,10 @@ import numpy as np
 from ..framework.errors import FeedError
 from ..framework.scope import Tensor
 from ..parallel import launch
-from ..parallel.communicator import (CommunicationAborted, HierarchicalCommunicator,
-                                     InProcessCommunicator)
+from ..parallel.communicator import (CollectiveMismatch, CommunicationAborted,
+                                     HierarchicalCommunicator, InProcessCommunicator)
 from ..parallel.group import DeviceGroup
+from ..parallel.stall import StallError
 from .direct import coalesce_optimizer_state
 from .executor import Plan, _as_results, check_feeds, feed_learning_rate, fetch_values
 from .scheduler import ThreadedRunner
@@ -27,11 +28,15 @@ from .scheduler import ThreadedRunner
 __all__ = ["MultiPlaceRunner", "split_feed"]
 
 THREADS_PER_PLACE = 4   # ExecutionStrategy.num_threads = 0
+# errors about the run as a whole, which ops meet rather than cause
+_RUN_ERRORS = (CommunicationAborted, CollectiveMismatch, StallError)
 
 
-def split_feed(feed, n):
+def split_feed(feed, n, persistable=()):
     """A dict feed split along dim 0 over n devices; later devices take the extra samples
-    (seed 001: 3 samples on 2 devices -> [0] | [1, 2]). A list feed is one dict per device."""
+    (seed 001: 3 samples on 2 devices -> [0] | [1, 2]). A variable named in `persistable`
+    fed one sample (a scalar, or dim 0 of 1) goes whole to every device, as Paddle 1.8.5
+    copies it (n samples are split like any other). A list feed is one dict per device."""
     if isinstance(feed, (list, tuple)):
         if len(feed) != n:
             raise ValueError("feed is a list of %d dicts but there are %d devices; give one "
@@ -46,11 +51,25 @@ def split_feed(feed, n):
                          % type(feed).__name__)
     parts = [{} for _ in range(n)]
     for name, value in feed.items():
+        total = np.shape(value)[0] if np.ndim(value) else 1
+        if total == 1 and (n == 1 or name in persistable):
+            for i, part in enumerate(parts):   # own copies: optimizer ops update in place
+                part[name] = value if i == 0 or np.isscalar(value) else \
+                    np.array(value, copy=True)
+            continue
         value = np.asarray(value)
-        total = value.shape[0] if value.ndim else 0
+        if value.ndim == 0:
+            raise FeedError("feed %r is a scalar: a feed split over places needs a batch "
+                            "dimension (or feed a list with one dict per place)" % name)
+        if total == 0:
+            raise FeedError("feed %r: the batch is empty (shape %s): feed at least one "
+                            "sample per place" % (name, list(value.shape)))
+        if name in persistable and total != n:
+            raise ValueError("feed %r is persistable: feed 1 sample (copied to each of the %d "
+                             "devices) or %d (one each), got %d" % (name, n, n, total))
         if total < n:
-            raise ValueError("feed %r has %d samples, fewer than the %d devices; drop this "
-                             "batch or feed a list with one dict per device" % (name, total, n))
+            raise FeedError("feed %r has %d samples, fewer than the %d devices; drop this "
+                            "batch or feed a list with one dict per device" % (name, total, n))
         base, extra = divmod(total, n)
         sizes = [base + (1 if i >= n - extra else 0) for i in range(n)]
         start = 0
@@ -72,14 +91,17 @@ class MultiPlaceRunner:
     share_from()               the runner whose persistable values to share, or None
                                (`share_vars_from`, looked up at the first run)
     required_feeds             {name: message}: names every run must feed
+    persistable                the program's persistable names (a feed of one sample
+                               goes whole to every place: split_feed)
     version                    the version of the program compiled (its owner's staleness
                                check)
     """
 
     def __init__(self, compile, n_places, data_parallel, build_strategy, exec_strategy, scope,
-                 share_from=None, required_feeds=None, version=None):
+                 share_from=None, required_feeds=None, persistable=(), version=None):
         self.compile = compile
         self.version = version
+        self.persistable = frozenset(persistable)
         self.data_parallel = data_parallel
         self.strategy = build_strategy
         self.exec_strategy = exec_strategy
@@ -168,7 +190,8 @@ class MultiPlaceRunner:
 
     def run(self, feed, fetch_names, return_numpy):
         n = self.n_local
-        feeds = split_feed(feed or {}, n) if self.data_parallel else [feed or {}]
+        feeds = split_feed(feed or {}, n, self.persistable) if self.data_parallel \
+            else [feed or {}]
         programs, plans, runners = self.plans_for(list(feeds[0]), fetch_names)
         if not self.initialized:
             self.initialize(programs[0])
@@ -182,9 +205,11 @@ class MultiPlaceRunner:
         drop_every = max(1, es.num_iteration_per_drop_scope if es else 1)
         results = [None] * n
         errors = [None] * n
+        self.comm.begin_run()
 
         def work(d):
             env = self.envs[d]
+            me = self.comm.watch.join(d, "place thread")
             try:
                 for k in range(max(1, iterations)):
                     env.update(feeds[d])
@@ -198,6 +223,8 @@ class MultiPlaceRunner:
             except BaseException as e:   # reported below; the others must not wait for us
                 errors[d] = e
                 self.comm.abort()
+            finally:
+                self.comm.watch.leave(me)
 
         if n == 1:
             work(0)
@@ -210,8 +237,7 @@ class MultiPlaceRunner:
         failures = [e for e in errors if e is not None]
         if failures:
             self.comm.reset()
-            real = [e for e in failures if not isinstance(e, CommunicationAborted)]
-            raise (real or failures)[0]
+            raise _first_cause(failures)
         self.iterations += 1
         return self._merge(results, return_numpy)
 
@@ -230,3 +256,12 @@ class MultiPlaceRunner:
         for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
             for plan in plans[1]:
                 plan.drop_temporaries(env)
+
+
+def _first_cause(failures):
+    """The error to report: a place's own failure rather than the aborts it caused in the
+    others' collectives; a stall or collective mismatch as itself, not wrapped in the op
+    that met it."""
+    causes = [e.__cause__ if isinstance(e.__cause__, _RUN_ERRORS) else e for e in failures]
+    own = [e for e in causes if not isinstance(e, CommunicationAborted)]
+    return (own or causes)[0]

@@ -1,8 +1,10 @@
 """Layers about a tensor rather than its values: rank, is_empty, is_tensor, and the
-complex parts conj / real / imag of refimpl's real dtypes (a copy, a copy, zeros)."""
+complex parts conj / real / imag (the ops of those names; of a real tensor a copy, a copy,
+zeros)."""
+from ..framework.dtypes import REAL_OF
 from ..framework.program import Variable
 from . import creation, math, tensor
-from .common import check_variable
+from .common import check_variable, unary
 
 
 def rank(input):
@@ -22,27 +24,30 @@ def is_tensor(x):
     return isinstance(x, Variable)
 
 
-def _check_real(x, layer_name):
+def _is_complex(x, layer_name):
     check_variable(x, "x", layer_name)
-    if x.dtype.name.startswith("complex"):
-        raise NotImplementedError("%s: complex tensors are not supported" % layer_name)
+    return x.dtype.name.startswith("complex")
 
 
 def conj(x, name=None):
-    """The complex conjugate; refimpl has real dtypes only, where it is a copy."""
-    _check_real(x, "conj")
+    """The complex conjugate (`conj` op); of a real tensor, a copy."""
+    if _is_complex(x, "conj"):
+        return unary("conj", x, name=name)
     return creation.assign(x)
 
 
 def real(x, name=None):
-    """The real part; for real dtypes (refimpl's only ones) a copy of x."""
-    _check_real(x, "real")
+    """The real part (`real` op: complex64 -> float32, complex128 -> float64); of a real
+    tensor, a copy."""
+    if _is_complex(x, "real"):
+        return unary("real", x, name=name, out_dtype=REAL_OF[x.dtype.name])
     return creation.assign(x)
 
 
 def imag(x, name=None):
-    """The imaginary part; for real dtypes (refimpl's only ones) zeros like x."""
-    _check_real(x, "imag")
+    """The imaginary part (`imag` op); of a real tensor, zeros like it."""
+    if _is_complex(x, "imag"):
+        return unary("imag", x, name=name, out_dtype=REAL_OF[x.dtype.name])
     return creation.zeros_like(x)
 
 

@@ -3,6 +3,14 @@ run-time axis broadcasting is refimpl/broadcasting.py (the kernels use it too)."
 import numpy as np
 
 FLOATS = ("float16", "float32", "float64")
+COMPLEX = ("complex64", "complex128")
+
+
+def conj(a):
+    """a's complex conjugate; a itself when real (no copy on the float paths). Gradients of
+    complex ops carry it: for a real loss L, dL/dx = dL/dRe x + i dL/dIm x (as Paddle), so
+    z = x * y gives dx = dz * conj(y)."""
+    return a.conj() if a.dtype.kind == "c" else a
 
 
 def broadcast_shape(a, b, where):

@@ -131,7 +131,6 @@ class OpDef:
     attrs = {}
     grad_inputs = None
     no_grad = ()
-    kernels = {}
     tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
     # Grad check: relative step for finite differences and its tolerance.
     fd_tolerance = (1e-3, 1e-4)
