@@ -123,7 +123,7 @@ class LayerHelper:
 
 
 def _append(block, op_type, inputs, dtype, attrs=None, out=None):
-    out = out or block.create_var(name=unique_name.generate_with_ignorable_key(
+    out = out or block.create_var(name=unique_name.generate(
         "weight_norm_" + op_type + ".tmp"), dtype=dtype)
     block.append_op(type=op_type, inputs=inputs, outputs={"Out": [out]}, attrs=attrs or {})
     return out
