@@ -147,7 +147,7 @@ def _lod_of(value):
 
 def tensor_bytes(value):
     """One stream of `value` (an ndarray, a StoredTensor, or a tensor with .lod())."""
-    array = np.ascontiguousarray(np.asarray(value))
+    array = np.asarray(value)
     name = array.dtype.name
     if name not in DATA_TYPES:
         raise ValueError("arrays of dtype %s cannot be written as a Paddle tensor (supported: "
@@ -161,7 +161,7 @@ def tensor_bytes(value):
     desc = wire.encode({"data_type": DATA_TYPES[name], "dims": list(array.shape)},
                        TENSOR_DESC)
     parts += [_U32.pack(0), _I32.pack(len(desc)), desc,
-              array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes()]
+              array.astype(array.dtype.newbyteorder("<"), copy=False).tobytes(order="C")]
     return b"".join(parts)
 
 
