@@ -100,7 +100,7 @@ def encode_program(program, feed_names=None, fetch_names=None, paddle_version="2
 # -- reading
 
 
-def _float32_value(f):
+def float32_value(f):
     """The shortest decimal that rounds to the float32 `f`: 0.1 written as FLOAT reads back
     as 0.1, and Paddle computes with the same float32."""
     return float(str(np.float32(f)))
@@ -134,9 +134,9 @@ def _attr_value(attr, where):
         if value is None:
             raise DecodeError("%s: %s attribute without a value" % (where, kind))
     if kind == "FLOAT":
-        return _float32_value(value)
+        return float32_value(value)
     if kind == "FLOATS":
-        return [_float32_value(v) for v in value]
+        return [float32_value(v) for v in value]
     if kind == "SCALAR":
         return _scalar_value(value, where)
     if kind == "SCALARS":
