@@ -220,13 +220,24 @@ def unsupported_op_types(desc):
     """The op types of a decoded ProgramDesc that refimpl does not implement."""
     from ...ops.registry import all_op_types
     known = set(all_op_types()) | {"feed", "fetch"}
-    return sorted({op.get("type") for b in desc["blocks"] for op in b.get("ops", [])} - known)
+    types = set()
+    for i, block in enumerate(desc["blocks"]):
+        for j, op in enumerate(block.get("ops", [])):
+            if "type" not in op:
+                raise DecodeError("ProgramDesc.blocks[%d].ops[%d]: op without a type" % (i, j))
+            types.add(op["type"])
+    return sorted(types - known)
 
 
-def _slots(op_desc, key):
+def _slots(op_desc, key, where="op"):
     """{slot: [names]} without the empty slots Paddle writes for absent optional inputs."""
-    return {v["parameter"]: list(v.get("arguments", [])) for v in op_desc.get(key, [])
-            if v.get("arguments")}
+    slots = {}
+    for v in op_desc.get(key, []):
+        if "parameter" not in v:
+            raise DecodeError("%s: an %s entry without a slot name" % (where, key[:-1]))
+        if v.get("arguments"):
+            slots[v["parameter"]] = list(v["arguments"])
+    return slots
 
 
 def _feed_fetch(block_desc, op_type, slot, where):
@@ -286,12 +297,14 @@ def program_from_desc(desc):
             attrs = {}
             for attr in od.get("attrs", []):
                 name = attr.get("name")
+                if name is None:
+                    raise DecodeError("%s: an attribute without a name" % op_where)
                 value = _attr_value(attr, "%s attr %r" % (op_where, name))
                 attrs[name] = _to_refimpl_attr(op_def, name, value, attr.get("type"))
+            inputs, outputs = _slots(od, "inputs", op_where), _slots(od, "outputs", op_where)
             try:
                 # the saved variables are the truth: no shape inference
-                block.ops.append(Operator(block, op_type, _slots(od, "inputs"),
-                                          _slots(od, "outputs"), attrs, infer=False))
+                block.ops.append(Operator(block, op_type, inputs, outputs, attrs, infer=False))
             except ValueError as e:
                 raise DecodeError("%s: %s" % (op_where, e)) from None
     if feeds is not None:

@@ -58,6 +58,12 @@ def _scalar_from_varint(field, value):
     return value & 0xFFFFFFFFFFFFFFFF
 
 
+def _check_room(size, pos, end, where):
+    if size > end - pos:
+        raise DecodeError("%s: %d bytes declared at byte %d runs past the end (%d bytes left)"
+                          % (where, size, pos, end - pos))
+
+
 def _skip(data, pos, end, wire_type, where):
     if wire_type == 0:
         return _read_varint(data, pos, end, where)[1]
@@ -67,9 +73,7 @@ def _skip(data, pos, end, wire_type, where):
         size, pos = _read_varint(data, pos, end, where)
     else:
         raise DecodeError("%s: unsupported wire type %d at byte %d" % (where, wire_type, pos))
-    if size > end - pos:
-        raise DecodeError("%s: field of %d bytes at byte %d runs past the end (%d bytes left)"
-                          % (where, size, pos, end - pos))
+    _check_room(size, pos, end, where)
     return pos + size
 
 
@@ -85,9 +89,7 @@ def _decode_one(field, data, pos, end, wire_type, where, depth):
     expected = field.wire_type
     if wire_type == 2 and field.packable:
         size, pos = _read_varint(data, pos, end, where)
-        if size > end - pos:
-            raise DecodeError("%s: packed field of %d bytes at byte %d runs past the end "
-                              "(%d bytes left)" % (where, size, pos, end - pos))
+        _check_room(size, pos, end, where)
         stop, values = pos + size, []
         while pos < stop:
             value, pos = _decode_one(field, data, pos, stop, expected, where, depth)
@@ -102,9 +104,7 @@ def _decode_one(field, data, pos, end, wire_type, where, depth):
     if wire_type in (1, 5):
         return _decode_fixed(field, data, pos, end, where)
     size, pos = _read_varint(data, pos, end, where)
-    if size > end - pos:
-        raise DecodeError("%s: %d bytes declared at byte %d, only %d left"
-                          % (where, size, pos, end - pos))
+    _check_room(size, pos, end, where)
     stop = pos + size
     if field.type is not None:
         return _decode_message(field.type, data, pos, stop, where, depth + 1), stop
