@@ -12,7 +12,9 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from refimpl.framework.paddle_formats import (DecodeError, pir_program, program_desc,
                                               proto_schema, safe_pickle, tensor_stream, wire)
+from refimpl.framework.dtypes import DType
 from refimpl.framework.program import Parameter, Program, program_guard
+from refimpl.ops.registry import all_op_types, get_op_def
 from refimpl import static
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "paddle_models")
@@ -434,3 +436,60 @@ def test_parsers_survive_random_bytes(data):
             parse(data)
         except DecodeError:
             pass
+
+
+# -- every op sample's attributes through a ProgramDesc
+
+
+def _as_written(value, declared=None):
+    """What a ProgramDesc gives back for an attribute value: lists for tuples, FLOAT as
+    float32's shortest decimal, an int where Paddle declares FLOAT as a float, numpy
+    scalars as Python numbers, dtypes by name."""
+    if isinstance(value, (list, tuple)):
+        item = {"FLOATS": "FLOAT", "FLOAT64S": "FLOAT64"}.get(declared)
+        return [_as_written(v, item) for v in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)) and declared not in ("FLOAT", "FLOAT64"):
+        return int(value)
+    if isinstance(value, (int, float, np.integer, np.floating)):
+        return program_desc.float32_value(float(value)) if declared != "FLOAT64" \
+            else float(value)
+    if isinstance(value, DType):
+        return value.name
+    return value
+
+
+def _holds_dict(value):
+    return isinstance(value, dict) or isinstance(value, (list, tuple)) and any(
+        _holds_dict(v) for v in value)
+
+
+def _same(got, want):
+    if isinstance(want, list) and isinstance(got, list):
+        return len(got) == len(want) and all(_same(g, w) for g, w in zip(got, want))
+    return got == want and type(got) is type(want)
+
+
+@pytest.mark.parametrize("op_type", [t for t in all_op_types()
+                                     if list(get_op_def(t).samples(np.random.RandomState(0)))])
+def test_every_op_sample_attrs_round_trip_through_program_desc(op_type):
+    from test_static_io import _sample_program
+    op_def = get_op_def(op_type)
+    declared = program_desc._declared_attr_types("2.0").get(op_type.replace("_grad", ""), {})
+    for sample in op_def.samples(np.random.RandomState(0)):
+        main = _sample_program(op_def, sample)
+        op = main.global_block().ops[0]
+        unwritable = [k for k, v in op.attrs.items() if _holds_dict(v)]
+        if unwritable:      # refimpl's own fused ops record their members as dicts
+            with pytest.raises(ValueError, match="attribute %r: cannot be written"
+                                                 % sorted(unwritable)[0]):
+                program_desc.encode_program(main)
+            continue
+        back, _, _ = program_desc.decode_program(program_desc.encode_program(main))
+        got = back.global_block().ops[0]
+        assert (got.type, got.inputs, got.outputs) == (op.type, op.inputs, op.outputs)
+        for name, value in op.attrs.items():
+            want = op_def.attrs.get(name) if value is None else \
+                _as_written(value, declared.get(name))
+            assert _same(got.attrs[name], want), (name, value, got.attrs[name])
