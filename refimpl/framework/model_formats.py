@@ -212,13 +212,15 @@ def object_writer(obj, where="paddle.save(obj)"):
             "paddle.save: cannot save a %s; use paddle.static.save / save_inference_model, "
             "or save the values (global_scope().find_var(name).get_tensor())"
             % type(obj).__name__)
-    buf = io.BytesIO()
     try:
-        safe_pickle.dump(obj, buf, where)
+        pieces = safe_pickle.chunks(obj, where)
     except ValueError as e:
         raise SerializationError(str(e)) from None
-    data = buf.getvalue()
-    return lambda file: file.write(data)
+
+    def write(file):
+        for piece in pieces:
+            file.write(piece)
+    return write
 
 
 def object_from_bytes(data, source="the data", keep_name_table=False):

@@ -24,7 +24,7 @@ import numpy as np
 
 from . import DecodeError
 
-__all__ = ["loads", "dump", "dumps"]
+__all__ = ["loads", "chunks", "dump", "dumps"]
 
 _MAX_DIMS = 64
 _MAX_DEPTH = 200
@@ -356,13 +356,19 @@ def _chunks(value, where, path, out):
                          % (where, type(value).__name__))
 
 
-def dump(value, file, where="obj"):
-    """Pickle `value` into the binary file object; ValueError (naming the path inside
-    `value`) before any byte is written if it holds something unsupported."""
+def chunks(value, where="obj"):
+    """The pickle of `value` as a list of bytes and memoryviews (array data are views, not
+    copies); ValueError naming the path inside `value` if it holds something unsupported."""
     out = [b"\x80\x04"]
     _chunks(value, where, set(), out)
     out.append(b".")
-    for chunk in out:
+    return out
+
+
+def dump(value, file, where="obj"):
+    """Pickle `value` into the binary file object; ValueError before any byte is written if
+    it holds something unsupported."""
+    for chunk in chunks(value, where):
         file.write(chunk)
 
 
