@@ -480,6 +480,12 @@ class Program:
     def _to_readable_code(self):
         return "\n".join(b._to_readable_code() for b in self.blocks)
 
+    def to_json(self):
+        """The program as refimpl's readable JSON (specs/io.md: everything refimpl keeps,
+        Parameter details included); savers write Paddle's ProgramDesc."""
+        from .serialization import program_to_bytes
+        return program_to_bytes(self).decode("utf-8")
+
     to_string = None  # replaced below; Paddle's to_string(throw_on_error, with_details)
 
     def __str__(self):

@@ -24,7 +24,7 @@ from .program_desc import UnsupportedOps, float32_value
 from ..dtypes import convert_dtype, get_dtype
 from ..program import Parameter, Program, Variable
 
-__all__ = ["decode_program", "is_pir_json", "PIR_OPS", "unsupported_op_types"]
+__all__ = ["decode_program", "is_pir_json", "PIR_OPS", "unsupported_op_types", "feed_specs"]
 
 _VERSIONS = (1, 2, 3, 4)
 _DTYPES = {"0.t_f16": "float16", "0.t_f32": "float32", "0.t_f64": "float64",
@@ -151,6 +151,17 @@ def unsupported_op_types(data):
                "pd_op.full_int_array"} | {"pd_op." + k for k in PIR_OPS}
     names = {_op_name(op, "op %d" % i) for i, op in enumerate(_load(data))}
     return sorted(names - handled)
+
+
+def feed_specs(data):
+    """[(name, dtype, shape)] of the `data` ops (the feed targets), without translating the
+    program (so also for programs refimpl cannot run)."""
+    specs = []
+    for i, op in enumerate(_load(data)):
+        if _op_name(op, "op %d" % i) == "pd_op.data":
+            attrs = {a["N"]: _attr(a["AT"], "PIR op %d" % i) for a in op.get("A", [])}
+            specs.append((attrs["name"], attrs["dtype"], list(attrs["shape"])))
+    return specs
 
 
 def _attr(at, where):

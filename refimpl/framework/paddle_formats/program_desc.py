@@ -26,8 +26,8 @@ from ..dtypes import DType, convert_dtype
 from ..program import Parameter, Program, Block, Operator, Variable
 
 __all__ = ["decode_desc", "encode_desc", "program_from_desc", "program_to_desc",
-           "decode_program", "encode_program", "unsupported_op_types", "UnsupportedOps",
-           "PROFILE_RELEASES"]
+           "decode_program", "encode_program", "unsupported_op_types", "feed_specs",
+           "float32_value", "UnsupportedOps", "PROFILE_RELEASES", "DATA_TYPES", "DTYPE_OF"]
 
 SCHEMA = proto_schema.load("framework.proto")
 PROGRAM_DESC = SCHEMA["ProgramDesc"]
@@ -257,6 +257,21 @@ def _feed_fetch(block_desc, op_type, slot, where):
         raise DecodeError("%s: %s ops have columns %s, expected 0..%d"
                           % (where, op_type, sorted(by_col), len(by_col) - 1))
     return [by_col[c] for c in range(len(by_col))] if by_col else None
+
+
+def feed_specs(desc):
+    """[(name, dtype, shape)] of an inference ProgramDesc's feed targets, from the desc
+    alone (so also for programs refimpl cannot build)."""
+    block = desc["blocks"][0]
+    names = _feed_fetch(block, "feed", "Out", "ProgramDesc.blocks[0]") or []
+    var_descs = {v.get("name"): v for v in block.get("vars", [])}
+    specs = []
+    for name in names:
+        if name not in var_descs:
+            raise DecodeError("ProgramDesc.blocks[0]: feed target %r has no variable" % name)
+        dtype, shape, _ = _tensor_desc(var_descs[name].get("type", {}), name)
+        specs.append((name, dtype, list(shape or ())))
+    return specs
 
 
 def program_from_desc(desc):
