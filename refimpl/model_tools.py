@@ -130,24 +130,34 @@ def run_paddle(python, files, inputs, timeout):
     """(fetch names, [arrays], Paddle's version) of the model run by real Paddle in a
     subprocess of `python` (paddle_model_worker.py); RuntimeError with its stderr if it
     fails, and after `timeout` seconds."""
+    return run_paddle_many(python, [(files, inputs)], timeout)[0]
+
+
+def run_paddle_many(python, jobs, timeout):
+    """run_paddle of each (files, inputs) in `jobs`, in one Paddle process."""
     with tempfile.TemporaryDirectory(prefix="refimpl-check-model-") as tmp:
-        inputs_path, outputs_path = os.path.join(tmp, "in.npz"), os.path.join(tmp, "out.npz")
-        np.savez(inputs_path, **inputs)
-        params = files.params or os.path.dirname(os.path.abspath(files.model))
+        args, outputs = [], []
+        for i, (files, inputs) in enumerate(jobs):
+            inputs_path = os.path.join(tmp, "in%d.npz" % i)
+            outputs.append(os.path.join(tmp, "out%d.npz" % i))
+            np.savez(inputs_path, **inputs)
+            params = files.params or os.path.dirname(os.path.abspath(files.model))
+            args += [files.model, params, inputs_path, outputs[-1]]
         try:
-            done = subprocess.run([python, _WORKER, files.model, params, inputs_path,
-                                   outputs_path], capture_output=True, text=True,
+            done = subprocess.run([python, _WORKER] + args, capture_output=True, text=True,
                                   timeout=timeout)
         except subprocess.TimeoutExpired:
-            raise RuntimeError("%s did not finish in %d s" % (python, timeout)) \
-                from None
+            raise RuntimeError("%s did not finish in %d s" % (python, timeout)) from None
         if done.returncode != 0:
-            raise RuntimeError("Paddle (%s) failed:\n%s"
-                               % (python, done.stderr.strip()[-4000:]))
-        with np.load(outputs_path, allow_pickle=False) as out:
-            names = json.loads(out["names"].tobytes().decode("utf-8"))
-            values = [out["out%d" % i] for i in range(len(names["fetches"]))]
-    return names["fetches"], values, names["paddle"]
+            raise RuntimeError("Paddle (%s) failed:\n%s" % (python, done.stderr.strip()[-4000:]))
+        results = []
+        for path in outputs:
+            with np.load(path, allow_pickle=False) as out:
+                names = json.loads(out["names"].tobytes().decode("utf-8"))
+                results.append((names["fetches"], [out["out%d" % i] for i in
+                                                   range(len(names["fetches"]))],
+                                names["paddle"]))
+    return results
 
 
 def compare(got, expected, rtol, atol):

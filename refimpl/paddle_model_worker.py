@@ -2,10 +2,10 @@
 `python -m refimpl check-model --paddle-python PY`. Executed by path in Paddle's own
 interpreter (it imports only paddle and numpy, never refimpl):
 
-    PY paddle_model_worker.py MODEL_FILE PARAMS INPUTS.npz OUTPUTS.npz
+    PY paddle_model_worker.py MODEL_FILE PARAMS INPUTS.npz OUTPUTS.npz [MODEL_FILE ...]
 
-PARAMS is the combined parameter file, or the directory of one-file-per-variable
-parameters. INPUTS.npz holds one array per feed target (by name); OUTPUTS.npz gets the
+(several models: repeat the four arguments). PARAMS is the combined parameter file, or the
+directory of one-file-per-variable parameters. INPUTS.npz holds one array per feed target (by name); OUTPUTS.npz gets the
 fetch targets' values as out0, out1, ... and, as UTF-8 JSON in the uint8 array `names`,
 the feed and fetch names and Paddle's version.
 """
@@ -67,4 +67,8 @@ def main(model_file, params, inputs_path, outputs_path):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:5])
+    args = sys.argv[1:]
+    if not args or len(args) % 4:
+        raise SystemExit(__doc__)
+    for i in range(0, len(args), 4):
+        main(*args[i:i + 4])
