@@ -46,12 +46,15 @@ class _DType:
     with the byte order the state gives."""
 
     def __init__(self, code, align=False, copy=True):
+        code = _text_of(code)
         if not isinstance(code, str) or code not in _DTYPE_CODES:
             raise DecodeError("dtype %r is refused (allowed: %s)"
                               % (code, ", ".join(sorted(_DTYPE_CODES))))
         self.dtype = np.dtype(code)
 
     def __setstate__(self, state):
+        if isinstance(state, tuple) and len(state) == 8:
+            state = state[:1] + (_text_of(state[1]),) + state[2:]
         if not (isinstance(state, tuple) and len(state) == 8 and state[0] == 3
                 and state[1] in ("<", ">", "|", "=") and state[2:5] == (None, None, None)
                 and state[7] == 0):
@@ -59,6 +62,12 @@ class _DType:
                               % (state,))
         if state[1] in "<>":
             self.dtype = self.dtype.newbyteorder(state[1])
+
+
+def _text_of(value):
+    """Python 2 strings read with encoding='bytes' arrive as bytes: numpy's dtype codes and
+    byte orders as text."""
+    return value.decode("ascii", "replace") if isinstance(value, bytes) else value
 
 
 def _dtype_of(value, where):
@@ -229,7 +238,7 @@ def _finish(value, done, depth=0):
         out = type(value)()
         done[key] = out
         for k, v in value.items():
-            if not isinstance(k, (str, int, float, bool, type(None))):
+            if not isinstance(k, (str, bytes, int, float, bool, type(None))):
                 raise DecodeError("dict key of type %s is refused" % type(k).__name__)
             out[k] = _finish(v, done, depth + 1)
     elif isinstance(value, list):
@@ -249,13 +258,15 @@ def _finish(value, done, depth=0):
     return done[key]
 
 
-def loads(data):
+def loads(data, encoding="latin1"):
     """The object pickled in `data` (bytes), arrays as writable native ndarrays; DecodeError
-    for anything but plain containers of arrays, numbers and strings."""
+    for anything but plain containers of arrays, numbers and strings. `encoding` is how
+    Python 2 strings are read (pickle's: 'latin1' as Paddle does, 'bytes' for datasets
+    that key their dicts by them)."""
     data = bytes(data)
     _check_opcodes(data)
     try:
-        value = _Unpickler(io.BytesIO(data), encoding="latin1").load()
+        value = _Unpickler(io.BytesIO(data), encoding=encoding).load()
     except DecodeError:
         raise
     except (pickle.UnpicklingError, ValueError, TypeError, EOFError, AttributeError,
