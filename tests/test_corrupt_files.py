@@ -91,13 +91,17 @@ def test_an_empty_pdparams(tmp_path):
         "%s.pdparams: empty (0 bytes), not a paddle.save file" % prefix
 
 
-def test_a_truncated_pickle(tmp_path):
-    main, prefix = _saved_model(tmp_path)
+@pytest.mark.parametrize("saved, problem", [
+    (_saved_model, "not a complete pickle"),
+    (_legacy_checkpoint, "not a tensor archive (.npz without pickles): not a complete zip file"),
+])
+def test_a_truncated_pdparams(tmp_path, saved, problem):
+    main, prefix = saved(tmp_path)
     data = open(prefix + ".pdparams", "rb").read()
     for cut in (len(data) // 2, len(data) - 1, 30):
         open(prefix + ".pdparams", "wb").write(data[:cut])
         message = _load_error(static.load, main, prefix)
-        assert message.startswith(prefix + ".pdparams: not a complete pickle")
+        assert message.startswith("%s.pdparams: %s" % (prefix, problem)), message
 
 
 def test_a_corrupt_pickle(tmp_path):
@@ -150,16 +154,6 @@ def test_a_program_that_is_not_a_program(tmp_path):
 
 
 # -- the .npz / JSON files of earlier refimpl versions
-
-
-def test_a_truncated_archive(tmp_path):
-    main, prefix = _legacy_checkpoint(tmp_path)
-    data = open(prefix + ".pdparams", "rb").read()
-    for cut in (len(data) // 2, len(data) - 1, 30):
-        open(prefix + ".pdparams", "wb").write(data[:cut])
-        message = _load_error(static.load, main, prefix)
-        assert message.startswith(prefix + ".pdparams: not a tensor archive")
-        assert "not a complete zip file" in message
 
 
 def test_a_corrupt_member(tmp_path):

@@ -493,3 +493,19 @@ def test_every_op_sample_attrs_round_trip_through_program_desc(op_type):
             want = op_def.attrs.get(name) if value is None else \
                 _as_written(value, declared.get(name))
             assert _same(got.attrs[name], want), (name, value, got.attrs[name])
+
+
+def test_paddles_split_arrays_are_joined_again():
+    """Paddle 2.x pickles arrays over 4 GiB (protocols 2 / 3) as slices plus a table."""
+    from refimpl.framework import model_formats
+    w = np.arange(12, dtype=np.float32).reshape(3, 4)
+    split = {"w@@.0": w.reshape(-1)[:5], "w@@.1": w.reshape(-1)[5:], "b": np.ones(2),
+             "UnpackBigParamInfor@@": {"w": {"OriginShape": (3, 4),
+                                             "slices": ["w@@.0", "w@@.1"]}}}
+    state = model_formats.state_from_bytes(safe_pickle.dumps(split))
+    assert sorted(state) == ["b", "w"]
+    np.testing.assert_array_equal(state["w"], w)
+    bad = dict(split, **{"UnpackBigParamInfor@@": {"w": {"OriginShape": (3, 4),
+                                                         "slices": ["w@@.9"]}}})
+    with pytest.raises(ValueError, match="malformed 'UnpackBigParamInfor@@'"):
+        model_formats.state_from_bytes(safe_pickle.dumps(bad), "x.pdparams")

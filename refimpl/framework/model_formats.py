@@ -130,17 +130,25 @@ def _unsplit(state, source):
     return state
 
 
+def _unpickled(data, source, what, read_archive):
+    """(what Paddle's pickle in `data` holds, False), or (read_archive(data, source), True)
+    for the archive an earlier refimpl wrote."""
+    data = _check_bytes(data, source, what)
+    kind = _kind(data)
+    if kind == "npz":
+        return read_archive(data, source), True
+    if kind != "pickle":
+        raise FileFormatError(source, "not a %s (neither a pickle nor a refimpl .npz archive)"
+                              % what)
+    return _decoded(safe_pickle.loads, data, source), False
+
+
 def state_from_bytes(data, source="the data"):
     """{name: ndarray} of a .pdparams / .pdopt file: Paddle's pickle of a dict (also a
     dygraph state_dict's, whose name table is dropped) or an earlier refimpl's .npz."""
-    data = _check_bytes(data, source, "tensor file")
-    kind = _kind(data)
-    if kind == "npz":
-        return serialization.arrays_from_bytes(data, source)
-    if kind != "pickle":
-        raise FileFormatError(source, "not a Paddle parameter file (neither a pickle nor a "
-                                      "refimpl .npz archive)")
-    state = _decoded(safe_pickle.loads, data, source)
+    state, archived = _unpickled(data, source, "tensor file", serialization.arrays_from_bytes)
+    if archived:
+        return state
     if not isinstance(state, dict):
         raise FileFormatError(source, "the pickle holds a %s, not a dict of tensors"
                               % type(state).__name__)
@@ -226,14 +234,10 @@ def object_writer(obj, where="paddle.save(obj)"):
 def object_from_bytes(data, source="the data", keep_name_table=False):
     """What paddle.save wrote: Paddle's pickle (a dygraph state_dict's name table dropped
     unless `keep_name_table`) or an earlier refimpl's archive."""
-    data = _check_bytes(data, source, "paddle.save file")
-    kind = _kind(data)
-    if kind == "npz":
-        return serialization.archive_object_from_bytes(data, source)
-    if kind != "pickle":
-        raise FileFormatError(source, "not a paddle.save file (neither a pickle nor a "
-                                      "refimpl archive)")
-    obj = _decoded(safe_pickle.loads, data, source)
+    obj, archived = _unpickled(data, source, "paddle.save file",
+                               serialization.archive_object_from_bytes)
+    if archived:
+        return obj
     if isinstance(obj, dict):
         obj = _unsplit(dict(obj), source) if _SPLIT_KEY in obj else obj
         if not keep_name_table and NAME_TABLE_KEY in obj:
