@@ -476,7 +476,7 @@ def _same(got, want):
 def test_every_op_sample_attrs_round_trip_through_program_desc(op_type):
     from test_static_io import _sample_program
     op_def = get_op_def(op_type)
-    declared = program_desc._declared_attr_types("2.0").get(op_type.replace("_grad", ""), {})
+    declared = program_desc.declared_attr_types("2.0").get(op_type.replace("_grad", ""), {})
     for sample in op_def.samples(np.random.RandomState(0)):
         main = _sample_program(op_def, sample)
         op = main.global_block().ops[0]

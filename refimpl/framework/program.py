@@ -385,6 +385,9 @@ class Program:
         self._name_scope_stack = []
         self._is_test = False
         self.lr_scheduler = None
+        # a ProgramDesc's version and op version maps, when it was read from one (written
+        # back as they were: framework/paddle_formats/program_desc.py)
+        self.paddle_desc_versions = None
 
     def _bump(self):
         """Any structural change invalidates compiled executor plans."""

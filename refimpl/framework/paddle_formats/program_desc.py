@@ -16,6 +16,7 @@ writing it again keeps them.
 Writing gives each attribute the type Paddle declares for it (paddle_op_facts.json, measured
 from Paddle 1.8.5 and 3.3.1), else the type its value has; see specs/io.md.
 """
+import functools
 import json
 import os
 
@@ -27,7 +28,8 @@ from ..program import Parameter, Program, Block, Operator, Variable
 
 __all__ = ["decode_desc", "encode_desc", "program_from_desc", "program_to_desc",
            "decode_program", "encode_program", "unsupported_op_types", "feed_specs",
-           "float32_value", "UnsupportedOps", "PROFILE_RELEASES", "DATA_TYPES", "DTYPE_OF"]
+           "float32_value", "declared_attr_types", "UnsupportedOps", "PROFILE_RELEASES",
+           "DATA_TYPES", "DTYPE_OF"]
 
 SCHEMA = proto_schema.load("framework.proto")
 PROGRAM_DESC = SCHEMA["ProgramDesc"]
@@ -338,7 +340,8 @@ def program_from_desc(desc):
 # -- writing
 
 
-def _declared_attr_types(paddle_version):
+@functools.lru_cache(maxsize=None)
+def declared_attr_types(paddle_version):
     """{op type: {attr: AttrType}} Paddle declares in the release a profile writes as."""
     release = PROFILE_RELEASES[paddle_version]
     table = {op: dict(attrs) for op, attrs in _FACTS["attr_types"][_FACTS["reference"]].items()}
@@ -492,7 +495,7 @@ def _feed_fetch_ops(feed_names, fetch_names):
 
 
 def _versions(program, paddle_version, op_types):
-    kept = getattr(program, "paddle_desc_versions", None)
+    kept = program.paddle_desc_versions
     if kept:
         return dict(kept)
     release = PROFILE_RELEASES[paddle_version]
@@ -510,7 +513,7 @@ def program_to_desc(program, feed_names=None, fetch_names=None, paddle_version="
     """The ProgramDesc dict of `program`, as Paddle `paddle_version` ('1.8', '2.0', '3')
     writes it; with feed / fetch names, the feed and fetch ops of an inference program.
     ValueError (naming the op and attribute) for a value no Paddle attribute can hold."""
-    declared = _declared_attr_types(paddle_version)
+    declared = declared_attr_types(paddle_version)
     blocks = []
     for block in program.blocks:
         bd = {"idx": block.idx, "parent_idx": block.parent_idx,

@@ -41,7 +41,9 @@ class StoredTensor:
         self.lod = [list(level) for level in lod]
 
     def __array__(self, dtype=None, copy=None):
-        return self.array if dtype is None else self.array.astype(dtype)
+        if copy:
+            return np.array(self.array, dtype=dtype, copy=True)
+        return np.asarray(self.array, dtype=dtype)
 
     def __repr__(self):
         return "StoredTensor(%r, lod=%r)" % (self.array, self.lod)
