@@ -305,3 +305,23 @@ def test_a_replaced_file_keeps_its_permissions(tmp_path):
     os.chmod(path, 0o600)
     paddle.save({"w": np.zeros(1)}, path)
     assert os.stat(path).st_mode & 0o777 == 0o600
+
+
+def test_an_interrupt_just_after_the_commit_keeps_the_new_checkpoint(tmp_path, monkeypatch):
+    """Ctrl-C landing after the manifest's rename but before the save returns: the staged
+    files are the committed checkpoint's, so they stay and load."""
+    megabytes = 0.01
+    main, path = saver_process.program(megabytes), str(tmp_path / "model")
+    saver_process.save("static", main, path, 1, megabytes)
+    commit = atomic_file.StagedFile.commit
+
+    def interrupted_after(staged):
+        commit(staged)
+        if staged.path.endswith(checkpoint.MANIFEST_SUFFIX):
+            raise KeyboardInterrupt
+    monkeypatch.setattr(atomic_file.StagedFile, "commit", interrupted_after)
+    with pytest.raises(KeyboardInterrupt):
+        saver_process.save("static", main, path, 2, megabytes)
+    monkeypatch.undo()
+    assert len(_leftovers(tmp_path, "static")) == 3         # the pending data files
+    _assert_whole_generation(_load("static", path, megabytes), (2,), megabytes)

@@ -61,7 +61,7 @@ def write_checkpoint(prefix, files, saved_by):
     old checkpoint as it was and no temp files."""
     manifest = manifest_path(prefix)
     directory = os.path.dirname(manifest)
-    staged = []
+    staged, commit = [], None
     try:
         for suffix, write in files.items():
             staged.append(atomic_file.StagedFile(os.fspath(prefix) + suffix))
@@ -72,22 +72,24 @@ def write_checkpoint(prefix, files, saved_by):
                     "sha256": _sha256_of_file(s.temp_path),
                     "pending": os.path.basename(s.temp_path)} for s in staged]
         commit = atomic_file.StagedFile(manifest)
-        staged.append(commit)
         commit.file.write(_manifest_bytes(saved_by, entries))
         commit.finish()
         commit.commit()
     except BaseException:
-        for s in staged:
-            s.discard()
+        # an interrupt can land just after the commit's rename: then the staged files are
+        # the committed checkpoint's and stay
+        if commit is None or os.path.exists(commit.temp_path):
+            for s in staged if commit is None else staged + [commit]:
+                s.discard()
         raise
     atomic_file.fsync_directory(directory)
-    for s in staged[:-1]:
+    for s in staged:
         s.commit()
     atomic_file.fsync_directory(directory)
     for entry in entries:
         del entry["pending"]
     atomic_file.write_bytes(manifest, _manifest_bytes(saved_by, entries))
-    for s in staged[:-1]:
+    for s in staged:
         atomic_file.remove_stale_temps(s.path)
 
 
