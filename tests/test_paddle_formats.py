@@ -509,3 +509,34 @@ def test_paddles_split_arrays_are_joined_again():
                                                          "slices": ["w@@.9"]}}})
     with pytest.raises(ValueError, match="malformed 'UnpackBigParamInfor@@'"):
         model_formats.state_from_bytes(safe_pickle.dumps(bad), "x.pdparams")
+
+
+def _field_paths(value, prefix=()):
+    """Paths to every field of a decoded message (the first 3 items of each list)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield prefix + (key,)
+            yield from _field_paths(item, prefix + (key,))
+    elif isinstance(value, list):
+        for i, item in enumerate(value[:3]):
+            yield from _field_paths(item, prefix + (i,))
+
+
+@pytest.mark.parametrize("path", [os.path.join(P18, "misc_infer_combined", "__model__"),
+                                  os.path.join(P3, "conv_infer", "model.pdmodel")],
+                         ids=["1.8.5", "3.3.1"])
+def test_any_missing_field_is_a_program_or_a_decode_error(path):
+    """Paddle's messages declare required fields; a file lacking any one of them (removed
+    here one at a time) builds a program or is refused, never a KeyError."""
+    import copy
+    desc = program_desc.decode_desc(_read(path))
+    for field in _field_paths(desc["blocks"][0]):
+        damaged = copy.deepcopy(desc)
+        holder = damaged["blocks"][0]
+        for key in field[:-1]:
+            holder = holder[key]
+        del holder[field[-1]]
+        try:
+            program_desc.program_from_desc(damaged)
+        except DecodeError:
+            pass

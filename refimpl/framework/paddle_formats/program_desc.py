@@ -151,7 +151,7 @@ def _to_refimpl_attr(op_def, name, value, kind):
     one string."""
     if name == "op_callstack" and isinstance(value, list):
         return "".join(value)
-    default = op_def.attrs.get(name) if op_def is not None else None
+    default = op_def.attrs.get(name)
     if kind == "INT" and isinstance(default, (str, DType)) and _is_dtype_name(default):
         for dtype_name, type_name in DATA_TYPES.items():
             if _TYPE_NUMBERS[type_name] == value:
@@ -188,7 +188,7 @@ def _parameter_names(desc):
     """Which variables are Parameters: Paddle 2.x and later mark them (is_parameter); 1.8
     does not, and then they are the variables optimizer ops update (their `Param` input)."""
     blocks = desc["blocks"]
-    marked = {v["name"] for b in blocks for v in b.get("vars", []) if v.get("is_parameter")}
+    marked = {v.get("name") for b in blocks for v in b.get("vars", []) if v.get("is_parameter")}
     if marked or any("is_parameter" in v for b in blocks for v in b.get("vars", [])):
         return marked
     return {name for b in blocks for op in b.get("ops", []) for slot in op.get("inputs", [])
@@ -248,7 +248,7 @@ def _feed_fetch(block_desc, op_type, slot, where):
     for op in block_desc.get("ops", []):
         if op.get("type") != op_type:
             continue
-        attrs = {a["name"]: a for a in op.get("attrs", [])}
+        attrs = {a.get("name"): a for a in op.get("attrs", [])}
         col = attrs["col"].get("i", 0) if "col" in attrs else len(by_col)
         names = _slots(op, "outputs" if op_type == "feed" else "inputs").get(slot, [])
         if len(names) != 1 or col in by_col:
