@@ -159,8 +159,12 @@ def feed_specs(data):
     specs = []
     for i, op in enumerate(_load(data)):
         if _op_name(op, "op %d" % i) == "pd_op.data":
-            attrs = {a["N"]: _attr(a["AT"], "PIR op %d" % i) for a in op.get("A", [])}
-            specs.append((attrs["name"], attrs["dtype"], list(attrs["shape"])))
+            try:
+                attrs = {a["N"]: _attr(a["AT"], "PIR op %d" % i) for a in op.get("A", [])}
+                specs.append((attrs["name"], attrs["dtype"], list(attrs["shape"])))
+            except (KeyError, TypeError) as e:
+                raise DecodeError("PIR op %d (pd_op.data): malformed: %s: %s"
+                                  % (i, type(e).__name__, e)) from None
     return specs
 
 
