@@ -82,14 +82,11 @@ def _save_inference_models(root):
                 static_io.save_vars_files(directory, values, "__params__")
                 cases["%s/profile %s" % (name, profile)] = (
                     model_tools.locate(directory), inputs, cases[name + "/save_inference_model"][2])
-            if name == "mlp":
+            if name == "mlp":       # fluid.io.save_inference_model(dirname) of 1.8
                 directory = os.path.join(root, name, "separate")
-                os.makedirs(directory)
-                with open(os.path.join(directory, "__model__"), "wb") as f:
-                    f.write(program_desc.encode_program(pruned, feeds, fetches))
-                static_io.save_vars_files(directory, values)
-                files = model_tools.ModelFiles(os.path.join(directory, "__model__"), None,
-                                               os.path.join(directory, ""))
+                static_io.save_inference_files(directory, pruned, feeds, fetches)
+                files = model_tools.locate(directory)
+                assert files.params is None
                 cases[name + "/separate files"] = (files, inputs,
                                                    cases[name + "/save_inference_model"][2])
     return cases

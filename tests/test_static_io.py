@@ -471,3 +471,31 @@ def test_weight_norm_param_attr_refuses_at_use():
     with program_guard(Program(), Program()):
         with pytest.raises(NotImplementedError, match="weight normalization is not implemented"):
             static.nn.fc(static.data("x", [None, 4]), 3, weight_attr=attr)
+
+
+@pytest.mark.parametrize("params_filename", [None, "__params__"])
+def test_fluid_style_inference_directory_round_trip(tmp_path, params_filename):
+    """save_inference_files writes what fluid.io.save_inference_model(dirname) writes;
+    load_inference_model(dirname, exe, model_filename=...) reads it back."""
+    paddle.seed(6)
+    main, startup, x, logits, loss = _build_classifier()
+    scope = Scope()
+    _train(main, startup, scope, 2, loss.name)
+    exe = static.Executor()
+    feed = {"x": _batch(3)["x"]}
+    with scope_guard(scope):
+        expected, = exe.run(main.clone(for_test=True), feed=dict(feed, y=_batch(3)["y"]),
+                            fetch_list=[logits])
+        program, feeds, fetches = static_io.normalize_program(main, [x], [logits])
+        static_io.save_inference_files(str(tmp_path / "model"), program, feeds, fetches,
+                                       params_filename=params_filename)
+    files = sorted(os.listdir(tmp_path / "model"))
+    persistables = sorted(v.name for v in program.list_vars() if v.persistable)
+    assert files == sorted([".pdmanifest", "__model__"] + (
+        persistables if params_filename is None else [params_filename]))
+    kwargs = {"model_filename": "__model__", "params_filename": params_filename}
+    with scope_guard(Scope()):
+        loaded, feed_names, targets = static.load_inference_model(str(tmp_path / "model"),
+                                                                  exe, **kwargs)
+        got, = exe.run(loaded, feed=feed, fetch_list=targets)
+    np.testing.assert_array_equal(got, expected)

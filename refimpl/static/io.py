@@ -7,6 +7,7 @@ Files (Paddle's formats, specs/io.md and specs/paddle_formats.md):
                                    ops), prefix.pdiparams (its persistables, LoDTensor stream)
   save_vars_files(dirname, ...)    fluid.io's parameter files: one LoDTensor stream per
                                    variable, or one combined file
+  save_inference_files(dirname,...) fluid.io.save_inference_model's: `__model__` and those
 Every saver writes its manifest last and changes all its files together
 (framework/checkpoint.py). Every loader reads and checks everything first (files, manifest,
 names, shapes, dtypes) and only then sets values: a failed load changes nothing. Loaders
@@ -28,8 +29,8 @@ from ..framework.scope import global_scope
 __all__ = ["save", "load", "load_program_state", "set_program_state", "serialize_program",
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
            "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
-           "save_vars_files", "read_vars_files", "inference_model_files",
-           "read_inference_model"]
+           "save_vars_files", "save_inference_files", "read_vars_files",
+           "inference_model_files", "read_inference_model"]
 
 _NOT_SAVED_TYPES = (VarType.FEED_MINIBATCH, VarType.FETCH_LIST, VarType.READER, VarType.RAW)
 
@@ -114,16 +115,35 @@ def _var_file(dirname, name, fn):
     return os.path.join(dirname, *parts)
 
 
-def save_vars_files(dirname, values, filename=None, saved_by="save_vars"):
-    """Write {name: array} as fluid.io writes parameters: dirname/<name> each (a LoDTensor
-    stream), or with `filename` one combined file dirname/filename (names sorted); then
-    dirname/.pdmanifest. All or nothing; nothing is written unless every value can be."""
-    dirname = os.fspath(dirname)
+def _parameter_files(dirname, values, filename, saved_by):
+    """{file name in dirname: write(file)} of fluid.io's parameter files for {name: array}:
+    one LoDTensor stream per variable, or with `filename` one combined file (names
+    sorted). Every value is checked here, before anything is written."""
     if filename is None:
-        files = {os.path.relpath(_var_file(dirname, name, saved_by), dirname):
-                 model_formats.tensor_writer(value, name) for name, value in values.items()}
-    else:
-        files = {filename: model_formats.combined_writer(values, saved_by + ": variable")}
+        return {os.path.relpath(_var_file(dirname, name, saved_by), dirname):
+                model_formats.tensor_writer(value, name) for name, value in values.items()}
+    return {filename: model_formats.combined_writer(values, saved_by + ": variable")}
+
+
+def save_vars_files(dirname, values, filename=None, saved_by="save_vars"):
+    """Write {name: array} as fluid.io.save_vars / save_params / save_persistables do
+    (`_parameter_files`), then dirname/.pdmanifest; all or nothing."""
+    dirname = os.fspath(dirname)
+    checkpoint.write_checkpoint(os.path.join(dirname, ""),
+                                _parameter_files(dirname, values, filename, saved_by), saved_by)
+
+
+def save_inference_files(dirname, program, feed_names, fetch_names, model_filename=None,
+                         params_filename=None, saved_by="save_inference_model"):
+    """fluid.io.save_inference_model's files for an inference program (normalize_program's):
+    dirname/model_filename (default `__model__`, ProgramDesc with feed / fetch ops) and its
+    persistables' values from the global scope as `_parameter_files`; then
+    dirname/.pdmanifest; all or nothing."""
+    dirname = os.fspath(dirname)
+    files = _parameter_files(dirname, _values_of(_persistables(program), saved_by),
+                             params_filename, saved_by)
+    files[model_filename or "__model__"] = _bytes_writer(
+        model_formats.program_to_bytes(program, feed_names, fetch_names))
     checkpoint.write_checkpoint(os.path.join(dirname, ""), files, saved_by)
 
 
