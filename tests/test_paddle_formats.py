@@ -15,6 +15,7 @@ from refimpl.framework.paddle_formats import (DecodeError, pir_program, program_
 from refimpl.framework.dtypes import DType
 from refimpl.framework.program import Parameter, Program, program_guard
 from refimpl.ops.registry import all_op_types, get_op_def
+import refimpl as paddle
 from refimpl import static
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "paddle_models")
@@ -540,3 +541,33 @@ def test_any_missing_field_is_a_program_or_a_decode_error(path):
             program_desc.program_from_desc(damaged)
         except DecodeError:
             pass
+
+
+def control_flow_program():
+    """x -> while i < 4: h = tanh(1.5 h) -> cond(mean(h) > 0, 2 h, h - 1): three sub-blocks
+    (BLOCK attributes). (main, fetch Variable)."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = static.data("x", [None, 3], "float32")
+        i, limit = paddle.full([1], 0, "int64"), paddle.full([1], 4, "int64")
+        _, h = static.nn.while_loop(lambda i, h: i < limit,
+                                    lambda i, h: [i + 1, paddle.tanh(h * 1.5)], [i, x])
+        y = static.nn.cond(paddle.mean(h) > 0, lambda: h * 2.0, lambda: h - 1.0)
+    return main, y
+
+
+def test_sub_blocks_round_trip_and_run_the_same():
+    main, y = control_flow_program()
+    desc = program_desc.program_to_desc(main)
+    assert [b["parent_idx"] for b in desc["blocks"]] == [-1, 0, 0, 0]
+    blocks = {op["type"]: [a for a in op["attrs"] if a["name"] == "sub_block"][0]
+              for op in desc["blocks"][0]["ops"] if op["type"] in ("while",
+                                                                    "conditional_block")}
+    assert blocks["while"] == {"name": "sub_block", "type": "BLOCK", "block_idx": 1}
+    back, _, _ = program_desc.decode_program(program_desc.encode_desc(desc))
+    x = np.random.RandomState(0).randn(2, 3).astype("float32")
+    exe = static.Executor()
+    want, = exe.run(main, feed={"x": x}, fetch_list=[y])
+    got, = exe.run(back, feed={"x": x}, fetch_list=[y.name])
+    np.testing.assert_array_equal(got, want)
+    assert [len(b.ops) for b in back.blocks] == [len(b.ops) for b in main.blocks]

@@ -18,6 +18,8 @@ from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope, scope_guard
 from refimpl.static import io as static_io
 
+from test_paddle_formats import control_flow_program
+
 ENV = {"1.8.5": "REFIMPL_PADDLE18_PYTHON", "3.3.1": "REFIMPL_PADDLE3_PYTHON"}
 PYTHONS = {"1.8.5": os.environ.get(ENV["1.8.5"], "/opt/paddle18/bin/python"),
            "3.3.1": os.environ.get(ENV["3.3.1"], "/opt/paddle311/bin/python")}
@@ -119,6 +121,9 @@ def _save_checkpoint_and_object(root):
            "ids": np.array([3, 4], "int64"), "scalar": np.array(2.5, "float32")}
     obj_path = os.path.join(root, "obj.pdparams")
     paddle.save(obj, obj_path)
+    control_flow, _ = control_flow_program()
+    static.save_to_file(os.path.join(root, "ckpt", "control_flow.pdmodel"),
+                        program_desc.encode_program(control_flow))
     return prefix, main, state, obj_path, obj
 
 
@@ -128,22 +133,29 @@ import pickle, sys
 import numpy as np
 import paddle
 prefix, obj_path, out = sys.argv[1:4]
+control_flow_path = prefix[:-len("model")] + "control_flow.pdmodel"
+read = lambda path: open(path, "rb").read()
 if paddle.__version__.startswith("1."):
     import paddle.fluid as fluid
     state = fluid.io.load_program_state(prefix)
-    program = fluid.Program.parse_from_string(open(prefix + ".pdmodel", "rb").read())
+    program = fluid.Program.parse_from_string(read(prefix + ".pdmodel"))
+    control_flow = fluid.Program.parse_from_string(read(control_flow_path))
     with open(obj_path, "rb") as f:
         obj = pickle.load(f)                # what 1.8's fluid.load does with a .pdparams
 else:
     paddle.enable_static()
     with paddle.pir_utils.OldIrGuard():
         state = paddle.static.load_program_state(prefix)
-        program = paddle.static.Program.parse_from_string(open(prefix + ".pdmodel", "rb").read())
+        program = paddle.static.Program.parse_from_string(read(prefix + ".pdmodel"))
+        control_flow = paddle.static.Program.parse_from_string(read(control_flow_path))
     obj = paddle.load(obj_path, return_numpy=True)
-ops = [op.type for op in program.global_block().ops]
-params = sorted(p.name for p in program.global_block().all_parameters())
+sub_blocks = [(op.type, op._block_attr_id("sub_block")) for op in
+              control_flow.global_block().ops if op.has_attr("sub_block")]
 with open(out, "wb") as f:
-    pickle.dump({"state": state, "ops": ops, "parameters": params, "obj": obj}, f, protocol=2)
+    pickle.dump({"state": state, "ops": [op.type for op in program.global_block().ops],
+                 "parameters": sorted(p.name for p in program.global_block().all_parameters()),
+                 "obj": obj, "blocks": [b.parent_idx for b in control_flow.blocks],
+                 "sub_blocks": sub_blocks}, f, protocol=2)
 """
 
 
@@ -204,3 +216,10 @@ def test_paddle_save_object_loads_in_paddle(paddle_run):
         holder = got["weights"] if key in obj["weights"] else got
         np.testing.assert_array_equal(holder[key], value)
         assert holder[key].dtype == value.dtype and holder[key].shape == value.shape
+
+
+def test_sub_blocks_are_read_by_paddle(paddle_run):
+    _, _, _, view = paddle_run
+    assert view["blocks"] == [-1, 0, 0, 0]
+    assert view["sub_blocks"] == [("while", 1), ("conditional_block", 2),
+                                  ("conditional_block", 3)]
