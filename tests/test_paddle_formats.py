@@ -209,7 +209,8 @@ def test_paddle_tensor_files_round_trip_exactly():
 
 @pytest.mark.parametrize("array", [np.arange(6, dtype=np.int64).reshape(2, 3),
                                    np.array(2.5, np.float32), np.zeros((0, 3), np.float16),
-                                   np.array([True, False]), np.arange(6.).reshape(2, 3).T])
+                                   np.array([True, False]), np.arange(6.).reshape(2, 3).T,
+                                   np.array([1 + 2j, -3j], np.complex64)])
 def test_tensor_stream_keeps_shape_dtype_and_values(array):
     tensor = _one_tensor(tensor_stream.tensor_bytes(array))
     assert tensor.array.shape == array.shape and tensor.array.dtype == array.dtype

@@ -43,7 +43,7 @@ PROFILE_RELEASES = {"1.8": "1.8.5", "2.0": "2.0.0", "3": "3.3.1"}
 # refimpl dtype name <-> VarType.Type value name (tensor_stream uses them too)
 DATA_TYPES = {"bool": "BOOL", "int8": "INT8", "int16": "INT16", "int32": "INT32",
                "int64": "INT64", "uint8": "UINT8", "float16": "FP16", "float32": "FP32",
-               "float64": "FP64"}
+               "float64": "FP64", "complex64": "COMPLEX64", "complex128": "COMPLEX128"}
 DTYPE_OF = {v: k for k, v in DATA_TYPES.items()}
 _TYPE_NUMBERS = SCHEMA["VarType.Type"].numbers
 # which VarType field describes the tensor of each kind of variable
