@@ -40,6 +40,18 @@ def _saved_model(tmp_path):
     return main, prefix
 
 
+def _checkpoint(tmp_path):
+    """static.save of an initialized fc, manifest and all: (program, prefix)."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        static.nn.fc(static.data("x", [None, 3]), 2)
+    prefix = str(tmp_path / "m")
+    with scope_guard(Scope()):
+        static.Executor().run(startup)
+        static.save(main, prefix)
+    return main, prefix
+
+
 def _load_error(fn, *args):
     with scope_guard(Scope()), pytest.raises(FileFormatError) as e:
         fn(*args)
@@ -118,13 +130,7 @@ def test_a_corrupt_pickle(tmp_path):
 def test_a_bit_flip_in_the_data_is_caught_by_the_manifest(tmp_path):
     """Paddle's pickles and tensor streams carry no checksum: the manifest's sha256 is what
     tells a damaged value."""
-    main, startup = Program(), Program()
-    with program_guard(main, startup):
-        static.nn.fc(static.data("x", [None, 3]), 2)
-    prefix = str(tmp_path / "m")
-    with scope_guard(Scope()):
-        static.Executor().run(startup)
-        static.save(main, prefix)
+    main, prefix = _checkpoint(tmp_path)
     data = bytearray(open(prefix + ".pdparams", "rb").read())
     data[-20] ^= 0x01                               # inside the last array's data
     open(prefix + ".pdparams", "wb").write(bytes(data))
@@ -233,13 +239,7 @@ def test_a_malformed_program(tmp_path, edit, problem):
 
 
 def test_a_malformed_manifest(tmp_path):
-    main, startup = Program(), Program()
-    with program_guard(main, startup):
-        static.nn.fc(static.data("x", [None, 3]), 2)
-    prefix = str(tmp_path / "m")
-    with scope_guard(Scope()):
-        static.Executor().run(startup)
-        static.save(main, prefix)
+    main, prefix = _checkpoint(tmp_path)
     manifest = json.loads(open(prefix + ".pdmanifest").read())
     for damage, problem in (
             (lambda m: m.update(version=9), "checkpoint manifest version 9 is not supported"),
