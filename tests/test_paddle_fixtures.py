@@ -11,7 +11,7 @@ import pytest
 
 import refimpl as paddle
 from refimpl import fluid, static
-from refimpl.framework.program import Parameter, Program, program_guard
+from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope, scope_guard
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "paddle_models")

@@ -105,8 +105,8 @@ def test_refimpl_program_round_trips_through_program_desc():
     with program_guard(main, startup):
         x = fluid.data("x", [None, 4], "float32")
         h = fluid.layers.fc(x, 8, act="relu")
-        y = fluid.layers.fill_constant([2, 3], "int64", 7)
-        z = fluid.layers.cast(h, "float64")
+        fluid.layers.fill_constant([2, 3], "int64", 7)      # LONGS shape, dtype by code
+        fluid.layers.cast(h, "float64")
         loss = fluid.layers.mean(fluid.layers.fc(h, 3))
         fluid.optimizer.Adam(0.01).minimize(loss)
     for version in ("1.8", "2.0", "3"):

@@ -4,7 +4,6 @@ computing refimpl's outputs, static.save checkpoints (pickles and the training p
 paddle.save objects. Runs each Paddle interpreter once for the module; skips (saying why)
 where one is not installed. REFIMPL_PADDLE18_PYTHON / REFIMPL_PADDLE3_PYTHON point
 elsewhere."""
-import json
 import os
 import subprocess
 
