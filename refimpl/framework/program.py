@@ -38,15 +38,28 @@ _OP_ROLE_ATTR = "op_role"
 _OP_ROLE_VAR_ATTR = "op_role_var"
 
 
-# op type -> its definition (signature, attrs, infer_shape: refimpl.ops.registry.OpDef).
-# refimpl.ops installs its registry's lookup when it loads; the IR never imports the ops.
+# op type -> its definition (signature, attrs, infer_shape: refimpl.ops.registry.OpDef),
+# and the list of op types. refimpl.ops installs its registry's when it loads; the IR never
+# imports the ops.
 _op_definition = None
+_op_types = None
 
 
-def install_op_definitions(lookup):
-    """Make `lookup(op_type) -> definition` the source of every Operator's op_def."""
-    global _op_definition
-    _op_definition = lookup
+def install_op_definitions(lookup, types):
+    """Make `lookup(op_type) -> definition` the source of every Operator's op_def, and
+    `types() -> [op type]` the list of op types there are."""
+    global _op_definition, _op_types
+    _op_definition, _op_types = lookup, types
+
+
+def op_definition(op_type):
+    """The definition of `op_type` (an error naming close types when there is none)."""
+    return _op_definition(op_type)
+
+
+def op_types():
+    """Every op type there is a definition for."""
+    return _op_types()
 
 
 def _shape_tuple(shape):
@@ -153,7 +166,7 @@ class Operator:
     def __init__(self, block, type, inputs=None, outputs=None, attrs=None, infer=True):
         self.block = block
         self.type = type
-        self.op_def = _op_definition(type)
+        self.op_def = op_definition(type)
         self.inputs = {k: _names(v) for k, v in (inputs or {}).items()}
         self.outputs = {k: _names(v) for k, v in (outputs or {}).items()}
         attrs = dict(attrs or {})
@@ -363,6 +376,9 @@ class Program:
         self._name_scope_stack = []
         self._is_test = False
         self.lr_scheduler = None
+        # a ProgramDesc's version and op version maps, when it was read from one (written
+        # back as they were: framework/paddle_formats/program_desc.py)
+        self.paddle_desc_versions = None
 
     def _bump(self):
         """Any structural change invalidates compiled executor plans."""
@@ -514,6 +530,12 @@ class Program:
             if not isinstance(value, bool):
                 raise TypeError("Program.to_string: %s must be a bool, got %r" % (arg, value))
         return program_to_text(self, with_details)
+
+    def to_json(self):
+        """The program as refimpl's readable JSON (specs/io.md: everything refimpl keeps,
+        Parameter details included); savers write Paddle's ProgramDesc."""
+        from .serialization import program_to_bytes
+        return program_to_bytes(self).decode("utf-8")
 
     def __str__(self):
         return self._to_readable_code()
