@@ -19,20 +19,9 @@ from . import framework, static, fluid, nn, optimizer, regularizer, metric, dist
 
 globals().update(_exports("paddle"))
 
-Tensor = Variable
-
-
-def enable_static():
-    """refimpl is static-graph only; kept so paddle 2.0 scripts run unchanged."""
-
-
-def disable_static(place=None):
-    raise NotImplementedError("refimpl implements the static-graph API only (dygraph is not "
-                              "supported); remove paddle.disable_static()")
-
-
-def in_dynamic_mode():
-    return False
+from .dygraph.mode import disable_static, enable_static, in_dynamic_mode
+from .dygraph.tensor import Tensor
+from .dygraph.autograd import backward as _autograd_backward
 
 
 def seed(s):
