@@ -12,7 +12,6 @@ import numpy as np
 
 from . import mode
 from .tensor import Tensor
-from .tracer import select_kernel
 
 __all__ = ["backward", "grad", "register_hook", "retain_grad"]
 
@@ -60,21 +59,13 @@ def _released_error(node):
         "paddle.grad) to run backward twice." % node.type)
 
 
-def _flat_edges(node):
-    for e in node.edges:
-        if type(e) is list:
-            yield from e
-        else:
-            yield e
-
-
 def _out_offsets(node):
     """First flat output index of each output slot."""
     offsets, n = [], 0
     for meta in node.out_meta:
         offsets.append(n)
         n += len(meta) if type(meta) is list else 1
-    return offsets, n
+    return offsets
 
 
 class _Arrays:
@@ -98,24 +89,31 @@ class _Arrays:
 
     @staticmethod
     def run(node, args, kw):
-        dtype = next((a.dtype.name for a in args if isinstance(a, np.ndarray)), None)
-        return select_kernel(node.lay.grad_def, kw, dtype)(*args, **kw)
+        dtype = None
+        for a in args:
+            if type(a) is np.ndarray:
+                dtype = a.dtype
+                break
+        return node.lay.grad_kernels.get(kw, dtype)(*args, **kw)
 
 
-def _node_grads(node, grads, ops, offsets):
+def _node_grads(node, grads, ops):
     """Run node's backward given its outputs' gradients (flat list); the gradients of its
     inputs, flat in the order of its edges."""
     lay = node.lay
     if node.released:
         raise _released_error(node)
     args = []
+    single = len(node.out_meta) == 1 and type(node.out_meta[0]) is not list
     for kind, k in lay.grad_plan:
         if kind == "in":
             args.append(node.ins[k])
         elif kind == "out":
             args.append(node.outs[k])
+        elif single:
+            args.append(grads[0])
         else:
-            args.append(_slot_grads(node, grads, ops, offsets, k))
+            args.append(_slot_grads(node, grads, ops, k))
     kw = node.kw
     if lay.partial or lay.saves:
         kw = dict(kw)
@@ -138,11 +136,11 @@ def _node_grads(node, grads, ops, offsets):
     return flat
 
 
-def _slot_grads(node, grads, ops, offsets, k):
+def _slot_grads(node, grads, ops, k):
     """Output slot k's gradients for the grad op: None when none reached the slot, else
     zeros in place of the missing ones (as static backward fills them)."""
     meta = node.out_meta[k]
-    start = offsets[k]
+    start = _out_offsets(node)[k]
     if type(meta) is not list:
         return grads[start]
     got = grads[start:start + len(meta)]
@@ -172,14 +170,14 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
     reach, stack = set(root_nodes), list(root_nodes)
     while stack:
         node = stack.pop()
-        for e in _flat_edges(node):
+        for e in node.flat_edges:
             if type(e) is tuple and e[0] not in reach:
                 reach.add(e[0])
                 stack.append(e[0])
     useful = reach if capture is None else _leading_to(reach, capture)
     deps = {}
     for node in useful:
-        for e in _flat_edges(node):
+        for e in node.flat_edges:
             if type(e) is tuple and _key(e) not in blocked:
                 deps[e[0]] = deps.get(e[0], 0) + 1
     pending, leaf_grads, captured = {}, {}, {}
@@ -192,7 +190,7 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
             node, i = edge
             slot = pending.get(node)
             if slot is None:
-                slot = pending[node] = [None] * _out_offsets(node)[1]
+                slot = pending[node] = [None] * node.n_out
             if g is not None:
                 slot[i] = g if slot[i] is None else ops.add(slot[i], g)
         elif g is not None:
@@ -204,8 +202,7 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
     ready = [n for n in root_nodes if deps.get(n, 0) == 0]
     while ready:
         node = ready.pop()
-        offsets, n_out = _out_offsets(node)
-        grads = pending.pop(node, None) or [None] * n_out
+        grads = pending.pop(node, None) or [None] * node.n_out
         if node.hooks:
             for i, hooks in node.hooks.items():
                 if grads[i] is not None:
@@ -222,12 +219,12 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
         if node not in useful:
             continue
         if all(g is None for g in grads):
-            in_grads = [None] * sum(1 for _ in _flat_edges(node))
+            in_grads = [None] * len(node.flat_edges)
         else:
-            in_grads = _node_grads(node, grads, ops, offsets)
+            in_grads = _node_grads(node, grads, ops)
         if not retain_graph:
             node.release()
-        for e, g in zip(_flat_edges(node), in_grads):
+        for e, g in zip(node.flat_edges, in_grads):
             if e is None:
                 continue
             send(e, g)
@@ -257,7 +254,7 @@ def _leading_to(reach, capture):
     consumers = {}
     useful, todo = set(), []
     for node in reach:
-        for e in _flat_edges(node):
+        for e in node.flat_edges:
             if e is None:
                 continue
             if _key(e) in capture and node not in useful:

@@ -28,18 +28,21 @@ def has_eager_input(inputs):
 
 def _input_kind(op_type, inputs):
     """'eager', 'static', or None (no inputs)."""
-    kind = None
-    first = None
-    for v in _values(inputs):
-        k = "eager" if isinstance(v, Tensor) else "static"
-        if kind is None:
-            kind, first = k, v
-        elif k != kind:
-            eager, static = (first, v) if kind == "eager" else (v, first)
-            raise OpError(op_type, "mixes an eager Tensor (%s) and a static Variable (%s) "
-                          "in one operation: build static programs from static Variables "
-                          "only (paddle.enable_static() / program_guard), or run eagerly on "
-                          "Tensors only" % (_desc(eager), _desc(static)), user_frame())
+    kind = first = None
+    for vs in inputs.values():
+        for v in (vs if type(vs) is list or type(vs) is tuple else (vs,)):
+            if v is None:
+                continue
+            k = "eager" if isinstance(v, Tensor) else "static"
+            if kind is None:
+                kind, first = k, v
+            elif k != kind:
+                eager, static = (first, v) if kind == "eager" else (v, first)
+                raise OpError(op_type, "mixes an eager Tensor (%s) and a static Variable "
+                              "(%s) in one operation: build static programs from static "
+                              "Variables only (paddle.enable_static() / program_guard), or "
+                              "run eagerly on Tensors only" % (_desc(eager), _desc(static)),
+                              user_frame())
     return kind
 
 
@@ -50,7 +53,7 @@ def _desc(v):
 def eager_append_op(block, type, inputs=None, outputs=None, attrs=None, **_ignored):
     """LayerHelper.append_op in dynamic mode (or with eager inputs): run now, or append
     to `block` when the inputs are static Variables."""
-    kind = _input_kind(type, inputs)
+    kind = _input_kind(type, inputs) if inputs else None
     if kind == "static" or (kind is None and not mode.dynamic):
         for t in _values(outputs):
             if isinstance(t, Tensor) and t._value is None:

@@ -38,6 +38,7 @@ class Tensor(Variable):
     is_data = False
     need_check_feed = False
     _hooks = None          # leaf gradient hooks
+    _zeroed = False        # clear_grad() without memory: .grad reads zeros
     _retain = False        # retain_grads() on a non-leaf
     _decl = None           # a placeholder's declared (dtype, shape)
 
@@ -199,11 +200,10 @@ class Tensor(Variable):
     def grad(self):
         """The accumulated gradient: an ndarray under the Paddle 2.0 profile, a Tensor
         from 2.1 on; None before any backward reached this tensor."""
-        if self._grad is None:
-            return None
-        if mode.legacy_grads:
-            return self._grad
-        return Tensor(self._grad, stop_gradient=False)
+        g = self.gradient()
+        if g is None or mode.legacy_grads:
+            return g
+        return Tensor(g, stop_gradient=False)
 
     @grad.setter
     def grad(self, value):
@@ -211,6 +211,8 @@ class Tensor(Variable):
 
     def gradient(self):
         """The gradient as an ndarray (None before any backward)."""
+        if self._grad is None and self._zeroed:
+            return np.zeros_like(self._array())
         return self._grad
 
     def _grad_ivar(self):
@@ -221,9 +223,11 @@ class Tensor(Variable):
         backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
 
     def clear_grad(self, set_to_zero=True):
-        """Forget the accumulated gradient (zeros when set_to_zero, as Paddle)."""
-        if self._grad is not None:
-            self._grad = np.zeros_like(self._grad) if set_to_zero else None
+        """Forget the accumulated gradient: .grad reads zeros (set_to_zero, as Paddle) or
+        None. The zeros are not stored: the next backward starts from nothing."""
+        if self._grad is not None or self._zeroed:
+            self._grad = None
+            self._zeroed = set_to_zero
 
     clear_gradient = clear_grad
 
@@ -306,24 +310,26 @@ def as_array(x):
     return x._array() if isinstance(x, Tensor) else np.asarray(x)
 
 
+_NOTHING = contextlib.nullcontext()
+
+
 class _EagerProgram:
     """What an eager tensor's `block.program` answers: role guards do nothing (nothing is
     built), one block."""
     random_seed = 0
     _is_test = False
 
-    @contextlib.contextmanager
     def _role_guard(self, role, role_vars=()):
-        yield
+        return _NOTHING
 
     def _optimized_guard(self, param_and_grads):
-        return self._role_guard(None)
+        return _NOTHING
 
     def _backward_role_guard(self):
-        return self._role_guard(None)
+        return _NOTHING
 
     def _lr_schedule_guard(self):
-        return self._role_guard(None)
+        return _NOTHING
 
     def global_block(self):
         return EAGER_BLOCK

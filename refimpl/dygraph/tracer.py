@@ -11,18 +11,38 @@ that the kernel runs directly.
 import weakref
 
 from ..framework.errors import OpError, user_frame
-from ..framework.program import Program, Variable
+from ..framework.program import Operator, Program, Variable
 from ..ops.registry import OpDef, SavedForGrad, get_op_def, is_duplicable, slot_name
 from . import mode
 from .tensor import Tensor
 
-__all__ = ["run_op", "select_kernel", "GradNode"]
+__all__ = ["run_op", "select_kernel", "GradNode", "layout"]
 
 
 def select_kernel(op_def, attrs, dtype):
     """The one place the eager mode asks for a kernel (forward of `op_def`, which for a
-    grad op is the registered backward)."""
+    grad op is the registered backward). Cached by the callers per (op, dtype[, attrs]):
+    the kernel backend (REFIMPL_KERNELS) is read when a kernel is first selected."""
     return op_def.kernel("forward", attrs, dtype)
+
+
+class _Kernels:
+    """The kernels of one OpDef by dtype; by (dtype, attrs) when its `fast_ok` reads
+    attrs."""
+
+    def __init__(self, op_def):
+        self.op_def = op_def
+        self.by_attrs = type(op_def).fast_ok is not OpDef.fast_ok
+        self.cache = {}
+
+    def get(self, kw, dtype):
+        key = (dtype, tuple([tuple(v) if type(v) is list else v for v in kw.values()])) \
+            if self.by_attrs else dtype
+        fn = self.cache.get(key)
+        if fn is None:
+            fn = self.cache[key] = select_kernel(
+                self.op_def, kw, None if dtype is None else dtype.name)
+        return fn
 
 
 class _Layout:
@@ -35,12 +55,12 @@ class _Layout:
         self.outs = [(slot_name(s), is_duplicable(s)) for s in op_def.outputs]
         self.attr_items = list(op_def.attrs.items())
         self.single_out = len(self.outs) == 1
-        # compiled kernels that depend on attrs only through the dtype: cached per dtype
-        self.kernels = {} if type(op_def).fast_ok is OpDef.fast_ok else None
+        self.kernels = _Kernels(op_def)
         grad = get_op_def(op_def.type + "_grad") if op_def.has_grad() else None
         self.grad_def = grad
         if grad is None:
             return
+        self.grad_kernels = _Kernels(grad)
         in_pos = {name: i for i, (name, _) in enumerate(self.ins)}
         out_pos = {name: k for k, (name, _) in enumerate(self.outs)}
         plan = []   # per grad-op input: ("in", i) | ("out", k) | ("dout", k)
@@ -72,25 +92,18 @@ def layout(op_type):
     return lay
 
 
-def _kernel(lay, kw, dtype):
-    cache = lay.kernels
-    if cache is None:
-        return select_kernel(lay.op_def, kw, dtype)
-    fn = cache.get(dtype)
-    if fn is None:
-        fn = cache[dtype] = select_kernel(lay.op_def, kw, dtype)
-    return fn
-
-
 class GradNode:
     """One recorded op: what its grad op reads (the forward values it saved), where each
-    input's gradient goes (`edges`), and its outputs' shapes (to fill a gradient nobody
-    produced with zeros)."""
-    __slots__ = ("lay", "kw", "ins", "outs", "edges", "out_meta", "out_slots", "hooks",
-                 "retained", "saved", "released", "__weakref__")
+    input's gradient goes (`edges`: per grad-receiving input slot, a leaf Tensor, a
+    (node, output index) pair or None; a list for a list slot), and its outputs' shapes
+    and dtypes (`out_meta`, to fill a gradient nobody produced with zeros)."""
+    __slots__ = ("lay", "kw", "ins", "outs", "edges", "flat_edges", "out_meta", "n_out",
+                 "hooks", "retained", "saved", "released", "__weakref__")
 
-    def __init__(self, lay, kw, ins, outs, edges):
-        self.lay, self.kw, self.ins, self.outs, self.edges = lay, kw, ins, outs, edges
+    def __init__(self, lay, kw, ins, outs, edges, flat_edges, out_meta, n_out):
+        self.lay, self.kw, self.ins, self.outs = lay, kw, ins, outs
+        self.edges, self.flat_edges = edges, flat_edges
+        self.out_meta, self.n_out = out_meta, n_out
         self.hooks = None       # {flat output index: [hook]}
         self.retained = None    # {flat output index: weakref of a tensor keeping its grad}
         self.saved = None
@@ -106,32 +119,20 @@ class GradNode:
         self.released = True
 
 
-def _edge(t):
-    """Where the gradient of input `t` goes: its producer (node, output index), or the
-    leaf itself."""
-    return t if t._node is None else (t._node, t._index)
-
-
 def _static_error(lay, slot, v):
     return OpError(lay.type, "input %s %r is a static Variable of a Program while the "
                    "other inputs are eager Tensors: one operation takes either (build the "
                    "program in static mode, or pass Tensors)" % (slot, v.name), user_frame())
 
 
-def _input_array(lay, slot, t):
-    if type(t) is not Tensor and not isinstance(t, Tensor):
-        if isinstance(t, Variable):
-            raise _static_error(lay, slot, t)
-        raise OpError(lay.type, "input %s must be a Tensor, got %s"
-                      % (slot, type(t).__name__), user_frame())
-    a = t._value
-    if a is None:
-        raise OpError(lay.type, "input %s %r holds no value" % (slot, t.name), user_frame())
-    return a
-
-
-def _hashable(v):
-    return tuple(v) if type(v) is list else v
+def _bad_input(lay, slot, t):
+    if isinstance(t, Variable):
+        if isinstance(t, Tensor):
+            return OpError(lay.type, "input %s %r holds no value" % (slot, t.name),
+                           user_frame())
+        return _static_error(lay, slot, t)
+    return OpError(lay.type, "input %s must be a Tensor, got %s"
+                   % (slot, type(t).__name__), user_frame())
 
 
 _checked = set()
@@ -139,19 +140,21 @@ _checked = set()
 
 def _check_signature(lay, kw, args, inputs, outputs):
     """Shape inference once per signature, for its errors (see the module doc)."""
-    sig = [lay.type]
+    sig = [lay]
     for a in args:
         if a is None:
             sig.append(None)
         elif type(a) is list:
-            sig.append(tuple((x.shape, x.dtype) for x in a))
+            sig.append(tuple([(x.shape, x.dtype) for x in a]))
         else:
-            sig.append((a.shape, a.dtype))
+            sig.append(a.shape)
+            sig.append(a.dtype)
+    sig.extend([tuple(v) if type(v) is list else v for v in kw.values()])
     try:
-        key = (tuple(sig), tuple(_hashable(v) for v in kw.values()))
+        key = tuple(sig)
         if key in _checked:
             return
-    except TypeError:
+    except TypeError:     # an unhashable attr (nested lists): infer every time
         key = None
     _infer_once(lay, kw, inputs, outputs)
     if key is not None:
@@ -173,14 +176,14 @@ def _infer_once(lay, kw, inputs, outputs):
         names[id(t)] = name
         return name
 
-    ins = {}
-    for slot, v in (inputs or {}).items():
-        vs = v if isinstance(v, (list, tuple)) else [v]
-        ins[slot] = [declare(t, "input") for t in vs if t is not None]
-    outs = {slot: [names.get(id(t)) or declare(t, "output") for t in
-                   (v if isinstance(v, (list, tuple)) else [v]) if t is not None]
-            for slot, v in (outputs or {}).items()}
-    from ..framework.program import Operator
+    def listed(v):
+        return v if isinstance(v, (list, tuple)) else [v]
+
+    ins = {slot: [declare(t, "input") for t in listed(v) if t is not None]
+           for slot, v in (inputs or {}).items() if v is not None}
+    outs = {slot: [names.get(id(t)) or declare(t, "output") for t in listed(v)
+                   if t is not None]
+            for slot, v in (outputs or {}).items() if v is not None}
     Operator(block, lay.type, ins, outs, dict(kw, op_callstack=user_frame()))
 
 
@@ -206,32 +209,42 @@ def run_op(op_type, inputs, outputs, attrs):
     args = []
     requires = False
     dtype = None
-    inputs = inputs or {}
-    for slot, dup in lay.ins:
-        v = inputs.get(slot)
-        if v is None:
-            args.append([] if dup else None)
-            continue
-        if dup:
-            vs = v if isinstance(v, (list, tuple)) else [v]
-            arrays = [_input_array(lay, slot, t) for t in vs]
-            args.append(arrays)
-            requires = requires or any(not t.stop_gradient for t in vs)
-            if dtype is None and arrays:
-                dtype = arrays[0].dtype.name
-        else:
-            t = v[0] if isinstance(v, (list, tuple)) else v
+    if inputs:
+        get = inputs.get
+        for slot, dup in lay.ins:
+            v = get(slot)
+            if v is None:
+                args.append([] if dup else None)
+                continue
+            if dup:
+                vs = v if type(v) is list or type(v) is tuple else [v]
+                arrays = []
+                for t in vs:
+                    a = getattr(t, "_value", None)
+                    if a is None:
+                        raise _bad_input(lay, slot, t)
+                    arrays.append(a)
+                    requires = requires or not t.stop_gradient
+                args.append(arrays)
+                if dtype is None and arrays:
+                    dtype = arrays[0].dtype
+                continue
+            t = v[0] if type(v) is list or type(v) is tuple else v
             if t is None:
                 args.append(None)
                 continue
-            a = _input_array(lay, slot, t)
+            a = getattr(t, "_value", None)
+            if a is None:
+                raise _bad_input(lay, slot, t)
             args.append(a)
             requires = requires or not t.stop_gradient
             if dtype is None:
-                dtype = a.dtype.name
+                dtype = a.dtype
+    else:
+        args = [[] if dup else None for _, dup in lay.ins]
     record = requires and mode.grad_enabled and lay.grad_def is not None
     _check_signature(lay, kw, args, inputs, outputs)
-    fn = _kernel(lay, kw, dtype)
+    fn = lay.kernels.get(kw, dtype)
     saved = None
     if record and lay.saves:     # the forward hands work to its grad op (conv's columns)
         saved = kw["saved"] = SavedForGrad()
@@ -245,30 +258,29 @@ def run_op(op_type, inputs, outputs, attrs):
         del kw["saved"]
     if lay.single_out:
         result = (result,)
-    outputs = outputs or {}
-    node = None
-    if record:
-        node = _record(lay, kw, args, inputs, result)
-        node.saved = saved
+    node = _record(lay, kw, args, inputs, result, saved) if record else None
+    if not outputs:
+        return
     flat = 0
     for k, (slot, dup) in enumerate(lay.outs):
-        value = result[k]
         targets = outputs.get(slot)
+        value = result[k]
         if not dup:
-            if targets is not None:
-                t = targets[0] if isinstance(targets, (list, tuple)) else targets
-                if value is not None and t is not None:
+            if targets is not None and value is not None:
+                t = targets[0] if type(targets) is list or type(targets) is tuple \
+                    else targets
+                if t is not None:
                     _fill(t, value, node, flat)
             flat += 1
             continue
-        targets = targets if isinstance(targets, (list, tuple)) else \
-            ([] if targets is None else [targets])
-        values = value if value is not None else []
-        for j, t in enumerate(targets):
-            if j < len(values) and t is not None and values[j] is not None:
-                _fill(t, values[j], node, flat + j)
+        values = value if value is not None else ()
+        if targets is not None:
+            targets = targets if type(targets) is list or type(targets) is tuple \
+                else [targets]
+            for j, t in enumerate(targets):
+                if j < len(values) and t is not None and values[j] is not None:
+                    _fill(t, values[j], node, flat + j)
         flat += len(values)
-    return None
 
 
 def _fill(t, value, node, index):
@@ -278,22 +290,31 @@ def _fill(t, value, node, index):
     if not isinstance(t, Tensor):
         raise TypeError("eager op output must be a Tensor, got %s %r"
                         % (type(t).__name__, getattr(t, "name", t)))
-    fresh = t._value is None
     if node is not None and not t.stop_gradient:
-        if not fresh and t._node is None:
+        if t._value is not None and t._node is None:
             raise ValueError("Leaf Tensor %r that doesn't stop gradient can't be written "
                              "in place by op %s" % (t.name, node.lay.type))
-        t._node, t._index = node, index
+        t._node = node
+        t._index = index
         if mode.legacy_grads:     # Paddle <= 2.0: every such tensor keeps its gradient
             if node.retained is None:
                 node.retained = {}
             node.retained[index] = weakref.ref(t)
-    elif fresh:
+    elif t._value is None:
         t.stop_gradient = True
     t._value = value
 
 
-def _record(lay, kw, args, inputs, result):
+def _edge(t):
+    """Where the gradient of input `t` goes: nowhere (None) when it stops gradients, its
+    producer (node, output index), or the leaf itself."""
+    if t is None or t.stop_gradient:
+        return None
+    node = t._node
+    return t if node is None else (node, t._index)
+
+
+def _record(lay, kw, args, inputs, result, saved):
     """The GradNode of this run: saved forward values the grad op reads, gradient edges."""
     ins = [None] * len(lay.ins)
     for i in lay.saved_ins:
@@ -301,24 +322,28 @@ def _record(lay, kw, args, inputs, result):
     outs = [None] * len(lay.outs)
     for k in lay.saved_outs:
         outs[k] = result[k]
-    edges = []
+    edges, flat_edges = [], []
+    get = inputs.get
     for i in lay.grad_targets:
         slot, dup = lay.ins[i]
-        v = inputs.get(slot)
-        if v is None:
-            edges.append([] if dup else None)
-        elif dup:
-            vs = v if isinstance(v, (list, tuple)) else [v]
-            edges.append([None if t.stop_gradient else _edge(t) for t in vs])
+        v = get(slot)
+        if dup:
+            vs = () if v is None else (v if type(v) is list or type(v) is tuple else [v])
+            e = [_edge(t) for t in vs]
+            flat_edges.extend(e)
         else:
-            t = v[0] if isinstance(v, (list, tuple)) else v
-            edges.append(None if t is None or t.stop_gradient else _edge(t))
-    node = GradNode(lay, kw, ins, outs, edges)
-    meta = []
+            e = _edge(v[0] if type(v) is list or type(v) is tuple else v)
+            flat_edges.append(e)
+        edges.append(e)
+    meta, n_out = [], 0
     for (slot, dup), value in zip(lay.outs, result):
         if dup:
-            meta.append([None if v is None else (v.shape, v.dtype) for v in (value or ())])
+            m = [None if v is None else (v.shape, v.dtype) for v in (value or ())]
+            n_out += len(m)
         else:
-            meta.append(None if value is None else (value.shape, value.dtype))
-    node.out_meta = meta
+            m = None if value is None else (value.shape, value.dtype)
+            n_out += 1
+        meta.append(m)
+    node = GradNode(lay, kw, ins, outs, edges, flat_edges, meta, n_out)
+    node.saved = saved
     return node
