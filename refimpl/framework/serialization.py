@@ -23,6 +23,7 @@ from .dtypes import DType, convert_dtype, get_dtype
 from .program import Block, Operator, Parameter, Program, Variable
 from .regularizer import L1Decay, L2Decay
 from .scope import Tensor
+from ..dygraph.tensor import Tensor as EagerTensor
 
 __all__ = ["program_to_bytes", "program_from_bytes", "arrays_to_bytes", "arrays_from_bytes",
            "write_arrays", "read_arrays", "save", "load", "SerializationError"]
@@ -70,7 +71,7 @@ def encode_value(value, where, put_array=None):
         return out
     if isinstance(value, DType):
         return {"@dtype": value.name}
-    if isinstance(value, Tensor):
+    if isinstance(value, (Tensor, EagerTensor)):
         value = np.asarray(value)
     if isinstance(value, np.ndarray):
         _check_array(value, where)
@@ -276,15 +277,15 @@ def save(obj, path, protocol=4, **configs):
     """paddle.save: a {name: ndarray} dict, or nested dicts / lists / tuples of arrays,
     Tensors, numbers, str and None, to `path` (a tensor archive, specs/io.md). `protocol`
     (pickle's, in Paddle) is accepted and ignored: nothing is pickled."""
-    if isinstance(obj, (Program, Variable)):
+    if isinstance(obj, (Program, Variable)) and not isinstance(obj, EagerTensor):
         raise SerializationError(
             "paddle.save: cannot save a %s; use paddle.static.save / save_inference_model, "
             "or save the values (global_scope().find_var(name).get_tensor())"
             % type(obj).__name__)
     if isinstance(obj, dict) and obj and all(
-            isinstance(k, str) and k != TREE_MEMBER and isinstance(v, (np.ndarray, Tensor))
-            for k, v in obj.items()):
-        arrays = dict(obj)   # a state dict: plain members, readable by numpy.load alone
+            isinstance(k, str) and k != TREE_MEMBER
+            and isinstance(v, (np.ndarray, Tensor, EagerTensor)) for k, v in obj.items()):
+        arrays = {k: np.asarray(v) for k, v in obj.items()}   # a state dict: plain members, readable by numpy.load alone
     else:
         arrays = {}
 
@@ -300,12 +301,16 @@ def save(obj, path, protocol=4, **configs):
     write_arrays(path, arrays)
 
 
-def load(path, **configs):
-    """paddle.load: the object paddle.save wrote (arrays come back as ndarrays)."""
+def load(path, return_numpy=False, **configs):
+    """paddle.load: the object paddle.save wrote. Its arrays come back as eager Tensors in
+    dynamic mode (ndarrays with return_numpy=True), as ndarrays in static mode."""
     if isinstance(path, (str, os.PathLike)) and not os.path.isfile(path):
         raise FileNotFoundError("paddle.load: no file %r" % os.fspath(path))
     arrays = read_arrays(path)
     tree = arrays.pop(TREE_MEMBER, None)
+    from ..dygraph import mode
+    if mode.dynamic and not return_numpy:
+        arrays = {k: EagerTensor(v) for k, v in arrays.items()}
     if tree is None:
         return arrays
     data = json.loads(tree.tobytes().decode("utf-8"))
