@@ -131,8 +131,9 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     (dygraph/autograd.py). Static Variables: appends the backward ops of `outputs` and
     returns the gradient Variables of `inputs` (static.gradients). allow_unused=False
     makes an input that the outputs do not depend on an error."""
-    first = outputs[0] if isinstance(outputs, (list, tuple)) and outputs else outputs
-    if isinstance(first, Tensor):
+    given = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    given += list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    if any(isinstance(v, Tensor) for v in given):
         return _eager_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
                            only_inputs, allow_unused, no_grad_vars)
     single = isinstance(inputs, Variable)

@@ -87,8 +87,13 @@ def set_grad_enabled(enabled):
 
 
 class _GradSwitch:
-    """Context manager and decorator setting whether eager ops are recorded."""
+    """Context manager and decorator (`@no_grad()`, or 1.8's bare `@no_grad`) setting
+    whether eager ops are recorded."""
     _enabled = True
+
+    def __new__(cls, func=None):
+        self = super().__new__(cls)
+        return self if func is None else self(func)
 
     def __enter__(self):
         global grad_enabled

@@ -32,7 +32,8 @@ class _Kernels:
 
     def __init__(self, op_def):
         self.op_def = op_def
-        self.by_attrs = type(op_def).fast_ok is not OpDef.fast_ok
+        # (a grad op's fast_ok is its forward op's, bound)
+        self.by_attrs = getattr(op_def.fast_ok, "__func__", None) is not OpDef.fast_ok
         self.cache = {}
 
     def get(self, kw, dtype):

@@ -1,9 +1,11 @@
 """Static-graph control flow (specs/control_flow.md): cond, while_loop, While, Switch,
 IfElse and tensor arrays. Branch and loop bodies are sub-blocks of the program, run by
 conditional_block / while ops; their slots list the outside names each block reads and
-writes (block_io)."""
+writes (block_io). On eager Tensors cond and while_loop are Python's if and while, as in
+Paddle's dynamic mode."""
 import contextlib
 
+from ..dygraph.tensor import Tensor
 from ..framework import unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
@@ -77,6 +79,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     taken branch's outputs (both branches must return the same structure, dtypes and
     shapes). Only the taken branch runs."""
     _check_condition(pred, "cond")
+    if isinstance(pred, Tensor):
+        fn = true_fn if bool(pred) else false_fn
+        return fn() if fn is not None else None
     for fn, which in ((true_fn, "true_fn"), (false_fn, "false_fn")):
         if fn is not None and not callable(fn):
             raise TypeError("cond: %s must be callable, got %s" % (which, type(fn).__name__))
@@ -133,6 +138,8 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
         if not isinstance(v, Variable):
             raise TypeError("while_loop: loop_vars must be Variables, got %s"
                             % type(v).__name__)
+    if any(isinstance(v, Tensor) for v in loop_vars):
+        return _eager_while(cond, body, list(loop_vars))
     # Copies, so the loop updates its own variables in place, not the caller's inputs
     # (whose values earlier ops' gradients read).
     state = [assign(v) for v in loop_vars]
@@ -158,6 +165,20 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
         assign(cond(*state), condition)
     _append_while(block, condition, is_test)
     return state
+
+
+def _eager_while(cond, body, state):
+    while True:
+        condition = cond(*state)
+        _check_condition(condition, "while_loop", "the value of cond")
+        if not bool(condition):
+            return state
+        outs = body(*state)
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        if len(outs) != len(state):
+            raise ValueError("while_loop: body returned %d values for %d loop_vars"
+                             % (len(outs), len(state)))
+        state = outs
 
 
 class While:
