@@ -5,9 +5,9 @@ from ..framework.errors import OpError, user_frame
 from ..framework.program import Variable
 from . import mode
 from .tensor import Tensor
-from .tracer import run_op
+from .tracer import StaticInput, run_op
 
-__all__ = ["placeholder", "has_eager_input", "eager_append_op"]
+__all__ = ["placeholder", "has_eager_input", "eager_append_op", "run_eagerly"]
 
 
 def placeholder(dtype=None, shape=None, stop_gradient=False, name=None, persistable=False):
@@ -53,6 +53,12 @@ def _desc(v):
 def eager_append_op(block, type, inputs=None, outputs=None, attrs=None, **_ignored):
     """LayerHelper.append_op in dynamic mode (or with eager inputs): run now, or append
     to `block` when the inputs are static Variables."""
+    if mode.dynamic:     # the usual case: eager inputs; the tracer stops at a static one
+        try:
+            run_op(type, inputs, outputs, attrs)
+            return None
+        except StaticInput:
+            pass
     kind = _input_kind(type, inputs) if inputs else None
     if kind == "static" or (kind is None and not mode.dynamic):
         for t in _values(outputs):
@@ -86,3 +92,22 @@ def _become_eager(v):
     v.__class__ = Tensor
     Tensor.__init__(v, None, fields[1], fields[0], fields[2])
     v._decl = decl
+
+
+def run_eagerly(op_type, inputs, attrs=None, out_dtype=None, out_slot="Out",
+                extra_outputs=(), stop_gradient=False):
+    """The hot path of layer functions in dynamic mode (append_op_out, the Python
+    operators): placeholders for the op's main output (and `extra_outputs` [(slot, dtype)],
+    which stop gradient), the op run by the tracer; the output (and the extras). None when
+    an input is a static Variable: the caller then goes the general way."""
+    out = Tensor._placeholder(out_dtype, None, stop_gradient)
+    outputs = {out_slot: [out]}
+    extras = []
+    for slot, ex_dtype in extra_outputs:
+        extras.append(Tensor._placeholder(ex_dtype or out_dtype, None, True))
+        outputs[slot] = [extras[-1]]
+    try:
+        run_op(op_type, inputs, outputs, attrs)
+    except StaticInput:
+        return None
+    return (out, *extras) if extras else out

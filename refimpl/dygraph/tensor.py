@@ -39,17 +39,21 @@ class Tensor(Variable):
     need_check_feed = False
     _hooks = None          # leaf gradient hooks
     _zeroed = False        # clear_grad() without memory: .grad reads zeros
-    _retain = False        # retain_grads() on a non-leaf
     _decl = None           # a placeholder's declared (dtype, shape)
+    # defaults a new tensor shares until set (a tensor is made per op result)
+    _name = None
+    _persistable = False
+    _grad = None
+    _node = None
+    _index = 0
 
     def __init__(self, value=None, stop_gradient=True, name=None, persistable=False):
         self._value = value
-        self._name = name
         self.stop_gradient = stop_gradient
-        self.persistable = persistable
-        self._grad = None
-        self._node = None
-        self._index = 0
+        if name is not None:
+            self._name = name
+        if persistable:
+            self._persistable = True
 
     @classmethod
     def _placeholder(cls, dtype=None, shape=None, stop_gradient=False, name=None,

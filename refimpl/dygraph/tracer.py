@@ -37,8 +37,10 @@ class _Kernels:
         self.cache = {}
 
     def get(self, kw, dtype):
-        key = (dtype, tuple([tuple(v) if type(v) is list else v for v in kw.values()])) \
-            if self.by_attrs else dtype
+        """The kernel for attrs `kw` and numpy dtype `dtype` (None: no input)."""
+        char = None if dtype is None else dtype.char     # cheaper to hash than the dtype
+        key = (char, tuple([tuple(v) if type(v) is list else v for v in kw.values()])) \
+            if self.by_attrs else char
         fn = self.cache.get(key)
         if fn is None:
             fn = self.cache[key] = select_kernel(
@@ -120,10 +122,15 @@ class GradNode:
         self.released = True
 
 
-def _static_error(lay, slot, v):
-    return OpError(lay.type, "input %s %r is a static Variable of a Program while the "
-                   "other inputs are eager Tensors: one operation takes either (build the "
-                   "program in static mode, or pass Tensors)" % (slot, v.name), user_frame())
+class StaticInput(OpError):
+    """An eager op met a static Variable among its inputs (dispatch.eager_append_op sends
+    the op to the program instead when all its inputs are static)."""
+
+    def __init__(self, op_type, slot, var):
+        super().__init__(op_type, "input %s %r is a static Variable of a Program while the "
+                         "other inputs are eager Tensors: one operation takes either "
+                         "(build the program in static mode, or pass Tensors)"
+                         % (slot, var.name), user_frame())
 
 
 def _bad_input(lay, slot, t):
@@ -131,7 +138,7 @@ def _bad_input(lay, slot, t):
         if isinstance(t, Tensor):
             return OpError(lay.type, "input %s %r holds no value" % (slot, t.name),
                            user_frame())
-        return _static_error(lay, slot, t)
+        return StaticInput(lay.type, slot, t)
     return OpError(lay.type, "input %s must be a Tensor, got %s"
                    % (slot, type(t).__name__), user_frame())
 
@@ -139,18 +146,9 @@ def _bad_input(lay, slot, t):
 _checked = set()
 
 
-def _check_signature(lay, kw, args, inputs, outputs):
-    """Shape inference once per signature, for its errors (see the module doc)."""
-    sig = [lay]
-    for a in args:
-        if a is None:
-            sig.append(None)
-        elif type(a) is list:
-            sig.append(tuple([(x.shape, x.dtype) for x in a]))
-        else:
-            sig.append(a.shape)
-            sig.append(a.dtype)
-    sig.extend([tuple(v) if type(v) is list else v for v in kw.values()])
+def _check_signature(lay, kw, sig, inputs, outputs):
+    """Shape inference once per signature (op, input shapes and dtypes, attr values): for
+    its errors, see the module doc."""
     try:
         key = tuple(sig)
         if key in _checked:
@@ -203,48 +201,57 @@ def run_op(op_type, inputs, outputs, attrs):
     its results into the tensors of `outputs` and record it for autograd when an input
     needs a gradient (and recording is on: see no_grad)."""
     lay = _LAYOUTS.get(op_type) or layout(op_type)
-    if attrs:
-        kw = {k: attrs.get(k, d) for k, d in lay.attr_items}
-    else:
-        kw = dict(lay.attr_items)
     args = []
+    sig = [lay]          # the signature shape inference is keyed on
     requires = False
     dtype = None
-    if inputs:
-        get = inputs.get
-        for slot, dup in lay.ins:
-            v = get(slot)
-            if v is None:
-                args.append([] if dup else None)
-                continue
-            if dup:
-                vs = v if type(v) is list or type(v) is tuple else [v]
-                arrays = []
-                for t in vs:
-                    a = getattr(t, "_value", None)
-                    if a is None:
-                        raise _bad_input(lay, slot, t)
-                    arrays.append(a)
-                    requires = requires or not t.stop_gradient
-                args.append(arrays)
-                if dtype is None and arrays:
-                    dtype = arrays[0].dtype
-                continue
-            t = v[0] if type(v) is list or type(v) is tuple else v
-            if t is None:
-                args.append(None)
-                continue
-            a = getattr(t, "_value", None)
-            if a is None:
-                raise _bad_input(lay, slot, t)
-            args.append(a)
-            requires = requires or not t.stop_gradient
-            if dtype is None:
-                dtype = a.dtype
+    get = inputs.get if inputs else {}.get
+    for slot, dup in lay.ins:
+        v = get(slot)
+        if v is None:
+            args.append([] if dup else None)
+            sig.append(None)
+            continue
+        if dup:
+            arrays = []
+            for t in (v if type(v) is list or type(v) is tuple else [v]):
+                a = getattr(t, "_value", None)
+                if a is None:
+                    raise _bad_input(lay, slot, t)
+                arrays.append(a)
+                sig.append(a.shape)
+                sig.append(a.dtype.char)
+                requires = requires or not t.stop_gradient
+            args.append(arrays)
+            sig.append(len(arrays))
+            if dtype is None and arrays:
+                dtype = arrays[0].dtype
+            continue
+        t = v[0] if type(v) is list or type(v) is tuple else v
+        if t is None:
+            args.append(None)
+            sig.append(None)
+            continue
+        a = getattr(t, "_value", None)
+        if a is None:
+            raise _bad_input(lay, slot, t)
+        args.append(a)
+        sig.append(a.shape)
+        sig.append(a.dtype.char)
+        if not t.stop_gradient:
+            requires = True
+        if dtype is None:
+            dtype = a.dtype
+    if attrs:
+        kw = {}
+        for k, d in lay.attr_items:
+            value = kw[k] = attrs.get(k, d)
+            sig.append(tuple(value) if type(value) is list else value)
     else:
-        args = [[] if dup else None for _, dup in lay.ins]
+        kw = dict(lay.attr_items)
+        sig.append(None)
     record = requires and mode.grad_enabled and lay.grad_def is not None
-    _check_signature(lay, kw, args, inputs, outputs)
+    _check_signature(lay, kw, sig, inputs, outputs)
     fn = lay.kernels.get(kw, dtype)
     saved = None
     if record and lay.saves:     # the forward hands work to its grad op (conv's columns)
@@ -328,8 +335,12 @@ def _record(lay, kw, args, inputs, result, saved):
     for i in lay.grad_targets:
         slot, dup = lay.ins[i]
         v = get(slot)
-        if dup:
-            vs = () if v is None else (v if type(v) is list or type(v) is tuple else [v])
+        if v is None:
+            e = [] if dup else None
+            if not dup:
+                flat_edges.append(None)
+        elif dup:
+            vs = v if type(v) is list or type(v) is tuple else [v]
             e = [_edge(t) for t in vs]
             flat_edges.extend(e)
         else:

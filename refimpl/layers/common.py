@@ -2,6 +2,8 @@
 import functools
 import warnings
 
+from ..dygraph import mode
+from ..dygraph.dispatch import run_eagerly
 from ..dygraph.tensor import Tensor
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
@@ -25,7 +27,14 @@ def append_op_out(op_type, inputs, attrs=None, name=None, out_dtype=None, out_sl
                   extra_outputs=(), stop_gradient=False, layer_type=None):
     """Append `op_type` with one main output (plus named extra outputs); return the main one
     (and the extras, in order, when any are requested). Outputs are named after
-    `layer_type` (default: the op type), as Paddle names them after the API's LayerHelper."""
+    `layer_type` (default: the op type), as Paddle names them after the API's LayerHelper.
+    In dynamic mode the op runs now on eager inputs without a LayerHelper (the hot path of
+    most layer functions), falling back to the general dispatch for static inputs."""
+    if mode.dynamic:
+        ran = run_eagerly(op_type, inputs, attrs, out_dtype, out_slot, extra_outputs,
+                          stop_gradient)
+        if ran is not None:
+            return ran
     helper = LayerHelper(layer_type or op_type, name=name)
     first = next(v for vs in inputs.values() for v in as_list(vs))
     dtype = out_dtype or first.dtype
