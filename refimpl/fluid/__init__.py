@@ -12,7 +12,7 @@ from ..framework.param_attr import ParamAttr
 from ..framework import regularizer
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
-from . import framework, layers, optimizer, backward, clip, transpiler, dygraph
+from . import framework, layers, optimizer, backward, clip, transpiler, dygraph, layer_helper
 from .transpiler import DistributeTranspiler, DistributeTranspilerConfig
 from .lod import LoDTensor, LoDTensorArray, create_lod_tensor, create_random_int_lodtensor
 from .data_feeder import DataFeedDesc, DataFeeder
