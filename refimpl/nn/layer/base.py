@@ -367,7 +367,7 @@ class Layer:
         use_structured_name=False. Missing keys are warned about; a shape mismatch is an
         error, raised before any value is set."""
         scope = scope or global_scope()
-        values = []
+        values, eager = {}, []
         for key, var in self.state_dict().items():
             lookup = key if use_structured_name else var.name
             if lookup not in state_dict:
@@ -379,12 +379,14 @@ class Layer:
                 raise ValueError("%s.set_state_dict: %r (%s) has shape %s, expected %s"
                                  % (self._full_name, lookup, var.name, list(value.shape),
                                     list(var.shape)))
-            values.append((var, np.array(value, dtype=var.dtype.name)))
-        for var, value in values:
+            value = np.array(value, dtype=var.dtype.name)
             if isinstance(var, Tensor):
-                var._value = value
+                eager.append((var, value))
             else:
-                scope.var(var.name).get_tensor().set(value)
+                values[var.name] = value
+        for var, value in eager:
+            var._value = value
+        scope.set_values(values)
 
     set_dict = load_dict = set_state_dict
 
