@@ -1,7 +1,7 @@
 """The Paddle 2.0 dygraph tutorial (LeNet image classification with nn.Layer,
-paddle.optimizer.Adam, loss.backward(), optim.step(), optim.clear_grad()), as written for
-Paddle, on synthetic 28x28 digits (a bright stroke whose position is the class) instead of
-the MNIST download:
+paddle.io.DataLoader, paddle.optimizer.Adam, loss.backward(), optim.step(),
+optim.clear_grad()), as written for Paddle, on a synthetic dataset of 28x28 "digits" (a
+bright stroke whose position is the class) instead of the MNIST download:
 
     python -m refimpl run examples/dygraph_lenet.py
 
@@ -40,31 +40,33 @@ class LeNet(paddle.nn.Layer):
         return x
 
 
-def synthetic_digits(n, seed):
-    """(images [n, 1, 28, 28] float32 in [-1, 1], labels [n, 1] int64)."""
-    rng = np.random.RandomState(seed)
-    labels = rng.randint(0, 10, n)
-    images = rng.uniform(-1, -0.6, (n, 1, 28, 28)).astype("float32")
-    for img, label in zip(images, labels):
-        row, col = 3 + 5 * (label // 5) + rng.randint(0, 3), 2 + 5 * (label % 5)
-        img[0, row:row + 8, col:col + 3] = 1.0
-    return images, labels.reshape(-1, 1).astype("int64")
+class SyntheticDigits(paddle.io.Dataset):
+    """(image [1, 28, 28] float32 in [-1, 1], label [1] int64) samples."""
+
+    def __init__(self, n, seed):
+        super(SyntheticDigits, self).__init__()
+        rng = np.random.RandomState(seed)
+        self.labels = rng.randint(0, 10, (n, 1)).astype("int64")
+        self.images = rng.uniform(-1, -0.6, (n, 1, 28, 28)).astype("float32")
+        for img, label in zip(self.images, self.labels[:, 0]):
+            row, col = 3 + 5 * (label // 5) + rng.randint(0, 3), 2 + 5 * (label % 5)
+            img[0, row:row + 8, col:col + 3] = 1.0
+
+    def __getitem__(self, idx):
+        return self.images[idx], self.labels[idx]
+
+    def __len__(self):
+        return len(self.labels)
 
 
-def batches(images, labels, batch_size, rng):
-    order = rng.permutation(len(images))
-    for start in range(0, len(images), batch_size):
-        idx = order[start:start + batch_size]
-        yield paddle.to_tensor(images[idx]), paddle.to_tensor(labels[idx])
-
-
-def train(model, images, labels):
+def train(model):
     model.train()
     epochs = 3
     optim = paddle.optimizer.Adam(learning_rate=0.001, parameters=model.parameters())
-    rng = np.random.RandomState(0)
     for epoch in range(epochs):
-        for batch_id, (x_data, y_data) in enumerate(batches(images, labels, 64, rng)):
+        for batch_id, data in enumerate(train_loader()):
+            x_data = data[0]
+            y_data = data[1]
             predicts = model(x_data)
             loss = F.cross_entropy(predicts, y_data)
             acc = paddle.metric.accuracy(predicts, y_data)
@@ -76,19 +78,23 @@ def train(model, images, labels):
             optim.clear_grad()
 
 
-def test(model, images, labels):
+def test(model):
     model.eval()
+    correct = total = 0
     with paddle.no_grad():
-        predicts = model(paddle.to_tensor(images))
-        return float(paddle.metric.accuracy(predicts, paddle.to_tensor(labels)))
+        for x_data, y_data in test_loader():
+            acc = paddle.metric.accuracy(model(x_data), y_data)
+            correct += float(acc) * len(y_data)
+            total += len(y_data)
+    return correct / total
 
 
 paddle.seed(2020)
-train_images, train_labels = synthetic_digits(640, seed=1)
-test_images, test_labels = synthetic_digits(200, seed=2)
+train_loader = paddle.io.DataLoader(SyntheticDigits(640, seed=1), batch_size=64, shuffle=True)
+test_loader = paddle.io.DataLoader(SyntheticDigits(200, seed=2), batch_size=100)
 model = LeNet()
-train(model, train_images, train_labels)
-accuracy = test(model, test_images, test_labels)
+train(model)
+accuracy = test(model)
 print("test accuracy: %.3f" % accuracy)
 assert accuracy > 0.9, accuracy
 print("OK")

@@ -20,8 +20,10 @@ from . import framework, static, fluid, nn, optimizer, regularizer, metric, dist
 globals().update(_exports("paddle"))
 
 from .dygraph.mode import disable_static, enable_static, in_dynamic_mode
-from .dygraph.tensor import Tensor
-from .dygraph.autograd import backward as _autograd_backward
+from .dygraph.tensor import Tensor, batch_value as _batch_value
+
+# a DataLoader's batches are eager Tensors in dynamic mode, arrays in static mode
+io.dataloader.set_output_converter(_batch_value)
 
 
 def seed(s):

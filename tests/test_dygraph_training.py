@@ -295,3 +295,19 @@ def test_layer_hooks_and_apply_and_clear_gradients():
     names = []
     model.apply(lambda layer: names.append(type(layer).__name__))
     assert names == ["Linear", "ReLU", "BatchNorm1D", "Linear", "Sequential"]
+
+
+def test_data_loader_yields_tensors_in_dynamic_mode_and_arrays_in_static():
+    class Numbers(paddle.io.Dataset):
+        def __len__(self):
+            return 6
+
+        def __getitem__(self, i):
+            return np.full((2,), i, "float32"), np.array([i], "int64")
+
+    x, y = next(iter(paddle.io.DataLoader(Numbers(), batch_size=4)))
+    assert isinstance(x, paddle.Tensor) and x.shape == [4, 2] and x.stop_gradient
+    np.testing.assert_array_equal(y.numpy()[:, 0], [0, 1, 2, 3])
+    paddle.enable_static()
+    x, _ = next(iter(paddle.io.DataLoader(Numbers(), batch_size=4, return_list=True)))
+    assert isinstance(x, np.ndarray)

@@ -16,7 +16,7 @@ from ..framework.place import CPUPlace
 from ..framework.program import Parameter, Variable
 from . import mode
 
-__all__ = ["Tensor", "ParamBase", "EAGER_BLOCK", "is_eager", "as_array"]
+__all__ = ["Tensor", "ParamBase", "EAGER_BLOCK", "is_eager", "as_array", "batch_value"]
 
 _DTYPES = {}
 
@@ -308,6 +308,12 @@ class ParamBase(Tensor, Parameter):
 
 def is_eager(x):
     return isinstance(x, Tensor)
+
+
+def batch_value(array):
+    """What a DataLoader (return_list) yields for one array of a batch: an eager Tensor in
+    dynamic mode (stop_gradient, as Paddle's), the array in static mode."""
+    return Tensor(array) if mode.dynamic else array
 
 
 def as_array(x):
