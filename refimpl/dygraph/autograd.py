@@ -59,15 +59,6 @@ def _released_error(node):
         "paddle.grad) to run backward twice." % node.type)
 
 
-def _out_offsets(node):
-    """First flat output index of each output slot."""
-    offsets, n = [], 0
-    for meta in node.out_meta:
-        offsets.append(n)
-        n += len(meta) if type(meta) is list else 1
-    return offsets
-
-
 class _Arrays:
     """Gradients as ndarrays: the ordinary backward."""
 
@@ -140,7 +131,7 @@ def _slot_grads(node, grads, ops, k):
     """Output slot k's gradients for the grad op: None when none reached the slot, else
     zeros in place of the missing ones (as static backward fills them)."""
     meta = node.out_meta[k]
-    start = _out_offsets(node)[k]
+    start = node.out_offsets()[k]
     if type(meta) is not list:
         return grads[start]
     got = grads[start:start + len(meta)]

@@ -417,7 +417,7 @@ class Traced:
         gradients as the (possibly recorded) Tensors they are."""
         lay = node.lay
         edges = dict(zip(lay.grad_targets, node.edges))
-        offsets = _offsets(node)
+        offsets = node.out_offsets()
         differentiated = {k for kind, k in lay.grad_plan if kind == "dout"}
         call = []
         for (kind, k), a in zip(lay.grad_plan, args):
@@ -461,14 +461,6 @@ def _undifferentiated(lay, k, value):
             "inputs through it cannot be recorded (specs/dygraph.md#double-backward)"
             % (lay.type, lay.outs[k][0]))
     return value
-
-
-def _offsets(node):
-    offsets, n = [], 0
-    for meta in node.out_meta:
-        offsets.append(n)
-        n += len(meta) if type(meta) is list else 1
-    return offsets
 
 
 def _own_outputs(node, k, offsets):

@@ -121,6 +121,14 @@ class GradNode:
         self.ins = self.outs = self.saved = None
         self.released = True
 
+    def out_offsets(self):
+        """The flat index of each output slot's first output."""
+        offsets, n = [], 0
+        for meta in self.out_meta:
+            offsets.append(n)
+            n += len(meta) if type(meta) is list else 1
+        return offsets
+
 
 class StaticInput(OpError):
     """An eager op met a static Variable among its inputs (dispatch.eager_append_op sends
@@ -141,6 +149,16 @@ def _bad_input(lay, slot, t):
         return StaticInput(lay.type, slot, t)
     return OpError(lay.type, "input %s must be a Tensor, got %s"
                    % (slot, type(t).__name__), user_frame())
+
+
+def _array(lay, slot, t, sig):
+    """Input `t`'s value, its shape and dtype added to the signature."""
+    a = getattr(t, "_value", None)
+    if a is None:
+        raise _bad_input(lay, slot, t)
+    sig.append(a.shape)
+    sig.append(a.dtype.char)
+    return a
 
 
 _checked = set()
@@ -204,44 +222,24 @@ def run_op(op_type, inputs, outputs, attrs):
     args = []
     sig = [lay]          # the signature shape inference is keyed on
     requires = False
-    dtype = None
     get = inputs.get if inputs else {}.get
     for slot, dup in lay.ins:
         v = get(slot)
-        if v is None:
-            args.append([] if dup else None)
-            sig.append(None)
-            continue
+        listed = v if type(v) is list or type(v) is tuple else [v]
         if dup:
-            arrays = []
-            for t in (v if type(v) is list or type(v) is tuple else [v]):
-                a = getattr(t, "_value", None)
-                if a is None:
-                    raise _bad_input(lay, slot, t)
-                arrays.append(a)
-                sig.append(a.shape)
-                sig.append(a.dtype.char)
-                requires = requires or not t.stop_gradient
+            arrays = [] if v is None else [_array(lay, slot, t, sig) for t in listed]
             args.append(arrays)
             sig.append(len(arrays))
-            if dtype is None and arrays:
-                dtype = arrays[0].dtype
-            continue
-        t = v[0] if type(v) is list or type(v) is tuple else v
-        if t is None:
+            requires = requires or any(not t.stop_gradient for t in listed if arrays)
+        elif v is None or listed[0] is None:
             args.append(None)
             sig.append(None)
-            continue
-        a = getattr(t, "_value", None)
-        if a is None:
-            raise _bad_input(lay, slot, t)
-        args.append(a)
-        sig.append(a.shape)
-        sig.append(a.dtype.char)
-        if not t.stop_gradient:
-            requires = True
-        if dtype is None:
-            dtype = a.dtype
+        else:
+            args.append(_array(lay, slot, listed[0], sig))
+            requires = requires or not listed[0].stop_gradient
+    first = next((a[0] if type(a) is list else a for a in args
+                  if a is not None and (type(a) is not list or a)), None)
+    dtype = None if first is None else first.dtype
     if attrs:
         kw = {}
         for k, d in lay.attr_items:
