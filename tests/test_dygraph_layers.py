@@ -230,3 +230,43 @@ def _eval_dropout():
     layer = nn.Dropout(0.5)
     layer.eval()
     return layer
+
+
+def test_beam_search_decoding_runs_eagerly_and_stops_when_all_finished(monkeypatch):
+    import test_decode_spectral as decode
+    from test_decode_spectral import BEAM, END, START, TableCell, _numpy_beam_search
+    table = decode.TABLE.copy()
+    table[:, END] += 4.0            # every beam ends within a few steps
+    monkeypatch.setattr(decode, "TABLE", table)
+    mode.disable_static()
+    h0 = np.random.RandomState(3).randn(2, table.shape[0]).astype("float32")
+    decoder = nn.BeamSearchDecoder(TableCell(paddle.to_tensor(table)), START, END, BEAM)
+    ids, states, lengths = nn.dynamic_decode(decoder, inits=paddle.to_tensor(h0),
+                                             max_step_num=20, return_length=True)
+    steps = ids.shape[1]
+    assert steps < 21                       # stopped early: every beam had finished
+    want_ids, want_scores, want_lengths = _numpy_beam_search(h0, steps)
+    np.testing.assert_array_equal(ids.numpy(), want_ids)
+    np.testing.assert_allclose(states.log_probs.numpy(), want_scores, rtol=1e-5)
+    np.testing.assert_array_equal(lengths.numpy(), want_lengths)
+
+
+def test_ctc_loss_and_channel_dropouts_run_eagerly():
+    mode.disable_static()
+    rng = np.random.RandomState(0)
+    logits = paddle.to_tensor(rng.randn(5, 2, 4).astype("float32"), stop_gradient=False)
+    labels = paddle.to_tensor(np.array([[1, 2], [3, 0]], "int32"))
+    lengths = paddle.to_tensor(np.array([5, 4], "int64")), paddle.to_tensor(
+        np.array([2, 1], "int64"))
+    loss = nn.CTCLoss(blank=0)(logits, labels, *lengths)
+    loss.backward()
+    assert float(loss) > 0 and np.abs(logits.gradient()).sum() > 0
+    x = paddle.to_tensor(np.ones((4, 6, 3, 3), "float32"))
+    paddle.seed(1)
+    out = nn.Dropout2D(0.5)(x).numpy()
+    per_channel = out.reshape(4, 6, -1)
+    assert set(np.unique(per_channel)) <= {0.0, 2.0}
+    assert (per_channel.min(-1) == per_channel.max(-1)).all()     # whole channels
+    drop = nn.AlphaDropout(0.5)
+    drop.eval()
+    np.testing.assert_array_equal(drop(x).numpy(), x.numpy())
