@@ -270,3 +270,25 @@ def test_ctc_loss_and_channel_dropouts_run_eagerly():
     drop = nn.AlphaDropout(0.5)
     drop.eval()
     np.testing.assert_array_equal(drop(x).numpy(), x.numpy())
+
+
+def test_control_flow_and_tensor_arrays_are_python_eagerly():
+    from refimpl import fluid
+    mode.disable_static()
+    x = paddle.to_tensor(np.array([2.0]), stop_gradient=False)
+    n = paddle.to_tensor(np.array([3]))
+    i, y = static.nn.while_loop(lambda i, y: i < n, lambda i, y: [i + 1, y * x],
+                                [paddle.to_tensor(np.array([0])), paddle.ones([1], "float64")])
+    assert int(i) == 3 and float(y) == 8.0
+    y.backward()
+    np.testing.assert_allclose(x.gradient(), [12.0])                # d x^3 = 3 x^2
+    assert float(static.nn.cond(x > 1.0, lambda: x * 2.0, lambda: x)) == 4.0
+    arr = fluid.layers.create_array("float32")
+    k = paddle.to_tensor(np.array([0]))
+    fluid.layers.array_write(paddle.ones([2], "float32"), k, arr)
+    fluid.layers.array_write(paddle.zeros([2], "float32"), k + 1, arr)
+    assert isinstance(arr, list) and int(fluid.layers.array_length(arr)) == 2
+    np.testing.assert_array_equal(fluid.layers.array_read(arr, k).numpy(), [1, 1])
+    joined, sizes = fluid.layers.tensor_array_to_tensor(arr, axis=0)
+    np.testing.assert_array_equal(joined.numpy(), [1, 1, 0, 0])
+    np.testing.assert_array_equal(sizes.numpy(), [2, 2])

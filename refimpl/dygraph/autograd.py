@@ -169,13 +169,12 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
     deps = {}
     for node in useful:
         for e in node.flat_edges:
-            if type(e) is tuple and _key(e) not in blocked:
+            if type(e) is tuple and not (blocked and e in blocked):
                 deps[e[0]] = deps.get(e[0], 0) + 1
     pending, leaf_grads, captured = {}, {}, {}
 
     def send(edge, g):
-        key = _key(edge)
-        if key in blocked:
+        if blocked and _key(edge) in blocked:
             return
         if type(edge) is tuple:
             node, i = edge
@@ -185,8 +184,8 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
             if g is not None:
                 slot[i] = g if slot[i] is None else ops.add(slot[i], g)
         elif g is not None:
-            got = leaf_grads.get(key)
-            leaf_grads[key] = (edge, g if got is None else ops.add(got[1], g))
+            got = leaf_grads.get(id(edge))
+            leaf_grads[id(edge)] = (edge, g if got is None else ops.add(got[1], g))
 
     for edge, g in roots:
         send(edge, g)
@@ -219,7 +218,7 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
             if e is None:
                 continue
             send(e, g)
-            if type(e) is tuple and _key(e) not in blocked:
+            if type(e) is tuple and not (blocked and e in blocked):
                 parent = e[0]
                 deps[parent] -= 1
                 if deps[parent] == 0:

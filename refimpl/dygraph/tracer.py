@@ -184,22 +184,18 @@ def _infer_once(lay, kw, inputs, outputs):
     """Build the op in a scratch program over variables shaped like the inputs, which runs
     the op's slot checks and infer_shape."""
     block = Program().global_block()
-    names = {}
 
-    def declare(t, prefix):
-        name = t._name or "%s%d" % (prefix, len(names))
-        if t._value is not None:
-            block.create_var(name=name, shape=t._value.shape, dtype=t._value.dtype.name)
-        names[id(t)] = name
-        return name
+    def declare(t):
+        if t._value is not None and not block.has_var(t.name):
+            block.create_var(name=t.name, shape=t._value.shape, dtype=t._value.dtype.name)
+        return t.name
 
     def listed(v):
         return v if isinstance(v, (list, tuple)) else [v]
 
-    ins = {slot: [declare(t, "input") for t in listed(v) if t is not None]
+    ins = {slot: [declare(t) for t in listed(v) if t is not None]
            for slot, v in (inputs or {}).items() if v is not None}
-    outs = {slot: [names.get(id(t)) or declare(t, "output") for t in listed(v)
-                   if t is not None]
+    outs = {slot: [declare(t) for t in listed(v) if t is not None]
             for slot, v in (outputs or {}).items() if v is not None}
     Operator(block, lay.type, ins, outs, dict(kw, op_callstack=user_frame()))
 
@@ -231,7 +227,7 @@ def run_op(op_type, inputs, outputs, attrs):
             args.append(arrays)
             sig.append(len(arrays))
             requires = requires or any(not t.stop_gradient for t in listed if arrays)
-        elif v is None or listed[0] is None:
+        elif not listed or listed[0] is None:
             args.append(None)
             sig.append(None)
         else:

@@ -5,12 +5,16 @@ writes (block_io). On eager Tensors cond and while_loop are Python's if and whil
 Paddle's dynamic mode."""
 import contextlib
 
+import numpy as np
+
+from ..dygraph import mode
 from ..dygraph.tensor import Tensor
 from ..framework import unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
 from ..ops.control_flow import block_io
 from .creation import assign
+from .tensor import concat, stack
 from .math import logical_not, _logical
 
 _logical_and = _logical("logical_and")
@@ -305,14 +309,32 @@ class IfElse:
         return merged
 
 
+# In dynamic mode a tensor array is a Python list of Tensors, as in Paddle's dygraph.
+
 def create_array(dtype="float32"):
+    if mode.dynamic:
+        return []
     helper = LayerHelper("array")
     return helper.block().create_var(name=unique_name.generate("array"),
                                      type="LOD_TENSOR_ARRAY", dtype=dtype)
 
 
+def _eager_index(i, api):
+    if not isinstance(i, Tensor) or i.size != 1:
+        raise TypeError("%s: the index must be a Tensor of one integer, got %r" % (api, i))
+    return int(i)
+
+
 def array_write(x, i, array=None):
     """array[i] = x (the array grows as needed); returns the array."""
+    if isinstance(x, Tensor) and (array is None or isinstance(array, list)):
+        array = [] if array is None else array
+        index = _eager_index(i, "array_write")
+        if index > len(array):
+            raise IndexError("array_write: index %d is past the end of an array of %d"
+                             % (index, len(array)))
+        array[index:index + 1] = [x]
+        return array
     if array is None:
         array = create_array(x.dtype)
     LayerHelper("array_write").append_op(type="write_to_array", inputs={"X": [x], "I": [i]},
@@ -321,6 +343,8 @@ def array_write(x, i, array=None):
 
 
 def array_read(array, i):
+    if isinstance(array, list):
+        return array[_eager_index(i, "array_read")]
     helper = LayerHelper("array_read")
     out = helper.create_variable_for_type_inference(array.dtype)
     helper.append_op(type="read_from_array", inputs={"X": [array], "I": [i]},
@@ -329,6 +353,8 @@ def array_read(array, i):
 
 
 def array_length(array):
+    if isinstance(array, list):
+        return Tensor(np.array([len(array)], "int64"))
     helper = LayerHelper("array_length")
     out = helper.create_variable_for_type_inference("int64", stop_gradient=True)
     helper.append_op(type="lod_array_length", inputs={"X": [array]}, outputs={"Out": [out]})
@@ -337,6 +363,10 @@ def array_length(array):
 
 def tensor_array_to_tensor(input, axis=1, name=None, use_stack=False):
     """(the elements concatenated or stacked along axis, each element's size along axis)."""
+    if isinstance(input, list):
+        sizes = [1 if use_stack else t.shape[axis] for t in input]
+        joined = (stack if use_stack else concat)(input, axis)
+        return joined, Tensor(np.array(sizes, "int32"))
     helper = LayerHelper("tensor_array_to_tensor", name=name)
     out = helper.create_variable_for_type_inference(input.dtype)
     index = helper.create_variable_for_type_inference("int32", stop_gradient=True)
