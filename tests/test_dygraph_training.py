@@ -154,8 +154,11 @@ def test_lr_scheduler_steps_and_set_lr():
 
 
 def test_optimizer_needs_parameters_in_dynamic_mode_and_step_in_it():
+    opt = paddle.optimizer.Adam(0.1)       # accepted: a program may be built after it
     with pytest.raises(AttributeError, match="parameters="):
-        paddle.optimizer.Adam(0.1)
+        opt.step()
+    with pytest.raises(AttributeError, match="parameters="):
+        opt.minimize(paddle.to_tensor([1.0]))
     paddle.enable_static()
     with pytest.raises(RuntimeError, match="minimize"):
         paddle.optimizer.SGD(0.1).step()

@@ -47,10 +47,6 @@ class Optimizer:
         # eager: the parameters are Tensors, and step() updates their values
         self._eager = self._parameter_list is not None and any(
             isinstance(p, Tensor) for p in self._parameter_list)
-        if mode.dynamic and self._parameter_list is None:
-            raise AttributeError("%s: in dynamic mode pass parameters= (e.g. "
-                                 "model.parameters()): the optimizer updates those"
-                                 % type(self).__name__)
         self._accumulators_holder = {}   # set_state_dict values for accumulators not yet made
 
     # -- learning rate
@@ -184,6 +180,7 @@ class Optimizer:
                  parameter_list=None):
         if self._eager or isinstance(loss, Tensor):
             # dynamic mode, as Paddle: the gradients come from loss.backward(), called before
+            self._check_eager("minimize")
             params = parameters if parameters is not None else parameter_list
             return None, self.step(params)
         if not isinstance(loss, Variable):
@@ -218,6 +215,13 @@ class Optimizer:
 
     # -- dynamic mode
     def _check_eager(self, what):
+        """Eager updates need eager parameters. (Without parameters= the optimizer is
+        accepted in dynamic mode too, unlike Paddle 2.0's: a fluid program may be built
+        after it, specs/dygraph.md#mode-rules.)"""
+        if self._parameter_list is None and mode.dynamic:
+            raise AttributeError("%s.%s(): in dynamic mode pass parameters= (e.g. "
+                                 "model.parameters()) when making the optimizer: it updates "
+                                 "those" % (type(self).__name__, what))
         if not self._eager:
             raise RuntimeError("%s.%s() updates eager parameters (dynamic mode, parameters= "
                                "given); in static mode call minimize(loss) and run the "
