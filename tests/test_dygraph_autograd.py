@@ -288,3 +288,18 @@ def test_tensor_basics_follow_paddle():
     assert x.numpy().sum() == 0 and x.dtype == paddle.float32
     with pytest.raises(ValueError, match=r"shape \[3\] given, the tensor has \[2, 2\]"):
         x.set_value([1, 2, 3])
+
+
+def test_indexing_is_numpy_indexing_and_differentiable():
+    a = np.arange(12.0).reshape(3, 4)
+    x = t(a)
+    assert x[0, 0].shape == [1]                       # Paddle 2.0 scalars are [1]
+    for key in (1, (slice(None), slice(1, 3)), (None, Ellipsis, 0), ([0, 0, 2], slice(1, None)),
+                (slice(None, None, -1), 2)):
+        np.testing.assert_array_equal(x[key].numpy(), a[key])
+    np.testing.assert_array_equal(x[x > 5.0].numpy(), a[a > 5.0])
+    assert x[x > 100.0].shape == [0]
+    paddle.sum(x[[0, 0, 2], 1:]).backward()
+    np.testing.assert_array_equal(x.gradient(), [[0, 2, 2, 2], [0, 0, 0, 0], [0, 1, 1, 1]])
+    rows = [r.numpy() for r in t(a[:2])]
+    np.testing.assert_array_equal(rows, a[:2])

@@ -332,12 +332,7 @@ class Recorded:
         return self      # values are never written in place here (see __setitem__)
 
     def __getitem__(self, key):
-        """Any numpy index: the positions it picks, gathered from the flattened value (the
-        gather op's gradient adds repeated picks back)."""
-        picks = np.arange(self.size).reshape(self.shape)[key]
-        flat = _reshape(self, [-1])
-        out = wrap(_run("gather", {"X": [flat.t], "Index": [Tensor(picks.reshape(-1))]}))
-        return _reshape(out, list(picks.shape))
+        return wrap(self.t._take(key))
 
     def __setitem__(self, key, value):
         raise _unsupported("writing into an array in place (a[...] = ...)")
