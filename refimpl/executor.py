@@ -16,7 +16,7 @@ from .framework.errors import FeedError, OpError
 from .framework.place import CPUPlace
 from .framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                 default_main_program)
-from .framework.scope import Tensor, global_scope
+from .framework.scope import LoDTensorArray, Tensor, global_scope
 from .ops.binding import bind_kernel
 from .ops.registry import link_saved_for_grad
 
@@ -268,6 +268,9 @@ def check_feed(var, value):
         value = np.asarray(value)
     if not isinstance(value, np.ndarray):
         value = np.asarray(value, dtype=var.dtype.np if var.dtype is not None else None)
+    if value.ndim == 0 and var.shape is not None and len(var.shape) == 1 and \
+            var.shape[0] in (1, -1):
+        value = value.reshape(1)   # a number (or 0-d array) feeds a [1] variable, as in Paddle
     if var.dtype is not None and value.dtype != var.dtype.np:
         raise FeedError("feed %r: expected dtype %s, got %s (convert with .astype('%s'))"
                         % (var.name, var.dtype.name, convert_dtype(value.dtype)
@@ -390,6 +393,10 @@ def _fetch_names(fetch_list):
 
 
 def _as_results(outs, return_numpy):
+    """Fetched values as numpy arrays, or as LoDTensors (return_numpy=False). A tensor array's
+    value (a list) comes back as a list of arrays, or a LoDTensorArray, as in Paddle."""
     if return_numpy:
-        return [np.asarray(o) for o in outs]
-    return [Tensor(value=o) for o in outs]
+        return [[np.asarray(t) for t in o] if isinstance(o, list) else np.asarray(o)
+                for o in outs]
+    return [LoDTensorArray(Tensor(value=t) for t in o) if isinstance(o, list)
+            else Tensor(value=o) for o in outs]

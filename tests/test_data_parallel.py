@@ -278,3 +278,22 @@ def test_learning_rate_schedules_advance_the_same_on_every_device(schedule):
     _assert_params_close(single, _train_with_schedule(2, schedule))
     _, constant_lr = _train(None, 3, _data(4), lr=0.1)
     assert not np.allclose(single["fc_0.w_0"], constant_lr["fc_0.w_0"])
+
+
+def test_distribute_transpiler_config_fields_are_paddles_and_checked():
+    config = paddle.fluid.DistributeTranspilerConfig()
+    # Paddle 1.8.5's defaults
+    assert (config.mode, config.min_block_size, config.sync_mode,
+            config.runtime_split_send_recv, config.nccl_comm_num) == ("pserver", 8192, True,
+                                                                       False, 1)
+    with pytest.raises(ValueError, match="needs config.sync_mode = False first"):
+        config.runtime_split_send_recv = True
+    config.sync_mode = False
+    config.runtime_split_send_recv = True
+    assert config.runtime_split_send_recv is True
+    with pytest.raises(ValueError, match="needs config.runtime_split_send_recv = False"):
+        config.sync_mode = True
+    with pytest.raises(ValueError, match="min_block_size must be a non-negative int"):
+        config.min_block_size = -1
+    with pytest.raises(AttributeError, match="no field 'slice_var'"):
+        config.slice_var = False

@@ -7,7 +7,7 @@ values runs unchanged (specs/fluid_misc.md).
 """
 import numpy as np
 
-from ..framework.scope import Tensor
+from ..framework.scope import LoDTensorArray, Tensor
 
 __all__ = ["LoDTensor", "LoDTensorArray", "create_lod_tensor", "create_random_int_lodtensor"]
 
@@ -57,10 +57,6 @@ def _check_lengths(levels, fn):
         raise TypeError("%s: expected a list of lists of non-negative ints, got %r"
                         % (fn, levels))
     return [[int(n) for n in level] for level in levels]
-
-
-class LoDTensorArray(list):
-    """fluid.LoDTensorArray: a list of LoDTensors (or arrays)."""
 
 
 def create_lod_tensor(data, recursive_seq_lens, place=None):

@@ -9,7 +9,8 @@ import numpy as np
 
 from .dtypes import convert_dtype
 
-__all__ = ["Scope", "Tensor", "LoDTensor", "global_scope", "scope_guard"]
+__all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "global_scope", "scope_guard",
+           "checked_value"]
 
 
 class Tensor:
@@ -61,6 +62,11 @@ class Tensor:
 
 
 LoDTensor = Tensor
+
+
+class LoDTensorArray(list):
+    """fluid.LoDTensorArray: a list of LoDTensors (or arrays); what a tensor array variable
+    is fetched as with return_numpy=False."""
 
 
 class _ScopeVar:
@@ -137,3 +143,20 @@ def scope_guard(scope):
         yield
     finally:
         _global_scope = old
+
+
+def checked_value(var, value, fn, source, copy=False):
+    """`value` as an array for the Variable `var`, or a ValueError naming `fn`, the variable,
+    the shape (-1 matches any size) and dtype expected and what came from `source`. `copy`
+    for values the caller keeps (a user's state dict)."""
+    value = np.array(value) if copy else np.asarray(value)
+    shape = var.shape
+    ok_shape = shape is None or (len(shape) == value.ndim and all(
+        d < 0 or d == g for d, g in zip(shape, value.shape)))
+    ok_dtype = var.dtype is None or var.dtype.np == value.dtype
+    if not (ok_shape and ok_dtype):
+        raise ValueError("%s: variable %r expects shape %s dtype %s, got shape %s dtype "
+                         "%s from %s" % (fn, var.name, shape and list(shape),
+                                         var.dtype and var.dtype.name, list(value.shape),
+                                         value.dtype, source))
+    return value

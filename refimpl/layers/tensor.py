@@ -71,7 +71,7 @@ def fluid_unsqueeze(input, axes, name=None):
 
 
 def concat(x, axis=0, name=None):
-    x = list(x)
+    x = as_list(x)   # one Variable is a list of one, as in Paddle
     for i, v in enumerate(x):
         check_variable(v, "x[%d]" % i, "concat")
     if isinstance(axis, Variable):
@@ -111,7 +111,7 @@ def slice(input, axes, starts, ends):
 
 
 def stack(x, axis=0, name=None):
-    return append_op_out("stack", {"X": list(x)}, {"axis": axis}, name, out_slot="Y")
+    return append_op_out("stack", {"X": as_list(x)}, {"axis": axis}, name, out_slot="Y")
 
 
 def unstack(x, axis=0, num=None, name=None):

@@ -1,7 +1,7 @@
 """mean: the average of all elements, as a 0-D tensor (Paddle >= 2.5; 1.8/2.0 gave [1])."""
 import numpy as np
 
-from ._common import FLOATS, rand
+from ._common import COMPLEX, FLOATS, rand
 from .registry import OpDef, Sample, register
 
 
@@ -13,7 +13,7 @@ class Mean(OpDef):
     grad_inputs = ("X", "Out@GRAD")
 
     def infer_shape(self, ctx):
-        ctx.check_dtype("X", FLOATS)
+        ctx.check_dtype("X", FLOATS + COMPLEX)
         ctx.set_output("Out", (), ctx.input_dtype("X"))
 
     @staticmethod

@@ -52,9 +52,11 @@ def resolve_places(places):
     return resolved
 
 
-def split_feed(feed, n):
+def split_feed(feed, n, persistable=()):
     """A dict feed split along dim 0 over n devices; later devices take the extra samples
-    (seed 001: 3 samples on 2 devices -> [0] | [1, 2]). A list feed is one dict per device."""
+    (seed 001: 3 samples on 2 devices -> [0] | [1, 2]). A variable named in `persistable`
+    fed one sample (a scalar, or dim 0 of 1) goes whole to every device, as Paddle 1.8.5
+    copies it (n samples are split like any other). A list feed is one dict per device."""
     if isinstance(feed, (list, tuple)):
         if len(feed) != n:
             raise ValueError("feed is a list of %d dicts but there are %d devices; give one "
@@ -69,8 +71,16 @@ def split_feed(feed, n):
                          % type(feed).__name__)
     parts = [{} for _ in range(n)]
     for name, value in feed.items():
+        total = np.shape(value)[0] if np.ndim(value) else 1
+        if total == 1 and (n == 1 or name in persistable):
+            for i, part in enumerate(parts):   # own copies: optimizer ops update in place
+                part[name] = value if i == 0 or np.isscalar(value) else \
+                    np.array(value, copy=True)
+            continue
         value = np.asarray(value)
-        total = value.shape[0] if value.ndim else 0
+        if name in persistable and total != n:
+            raise ValueError("feed %r is persistable: feed 1 sample (copied to each of the %d "
+                             "devices) or %d (one each), got %d" % (name, n, n, total))
         if total < n:
             raise ValueError("feed %r has %d samples, fewer than the %d devices; drop this "
                              "batch or feed a list with one dict per device" % (name, total, n))
@@ -299,7 +309,10 @@ class _DeviceSet:
 
     def run(self, feed, fetch_names, return_numpy):
         n = self.n_local
-        feeds = split_feed(feed or {}, n) if self.compiled._is_data_parallel else [feed or {}]
+        persistable = {name for name, v in self.compiled._program.global_block().vars.items()
+                       if v.persistable}
+        feeds = split_feed(feed or {}, n, persistable) if self.compiled._is_data_parallel \
+            else [feed or {}]
         programs, plans, runners = self.plans_for(list(feeds[0]), fetch_names)
         if not self.initialized:
             self.initialize(programs[0])

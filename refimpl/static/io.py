@@ -18,7 +18,7 @@ import numpy as np
 from ..framework import atomic_file, checkpoint, serialization
 from ..framework.dtypes import VarType
 from ..framework.program import Parameter, Program, Variable, default_main_program
-from ..framework.scope import global_scope
+from ..framework.scope import checked_value, global_scope
 
 __all__ = ["save", "load", "load_program_state", "set_program_state", "serialize_program",
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
@@ -53,17 +53,7 @@ def _checked_values(variables, state, fn, source, copy):
     for var in variables:
         if var.name not in state:
             raise ValueError("%s: variable %r is not in %s" % (fn, var.name, source))
-        value = np.array(state[var.name]) if copy else np.asarray(state[var.name])
-        shape = var.shape
-        ok_shape = shape is None or (len(shape) == value.ndim and all(
-            d < 0 or d == g for d, g in zip(shape, value.shape)))
-        ok_dtype = var.dtype is None or var.dtype.np == value.dtype
-        if not (ok_shape and ok_dtype):
-            raise ValueError("%s: variable %r expects shape %s dtype %s, got shape %s dtype "
-                             "%s from %s" % (fn, var.name, shape and list(shape),
-                                             var.dtype and var.dtype.name, list(value.shape),
-                                             value.dtype, source))
-        out[var.name] = value
+        out[var.name] = checked_value(var, state[var.name], fn, source, copy)
     return out
 
 
