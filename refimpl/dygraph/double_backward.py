@@ -332,7 +332,15 @@ class Recorded:
         return self      # values are never written in place here (see __setitem__)
 
     def __getitem__(self, key):
-        return wrap(self.t._take(key))
+        """Any numpy index, with numpy's result shape: the positions it picks, gathered
+        from the flattened value (the gather op adds repeated picks back)."""
+        if isinstance(key, tuple):
+            key = tuple(_value(k) for k in key)
+        picks = np.arange(self.size).reshape(self.shape)[_value(key)]
+        flat = _reshape(self, [-1])
+        out = wrap(_run("gather", {"X": [flat.t], "Index": [Tensor(picks.reshape(-1))]},
+                        {"axis": 0}))
+        return _reshape(out, list(picks.shape))
 
     def __setitem__(self, key, value):
         raise _unsupported("writing into an array in place (a[...] = ...)")

@@ -147,32 +147,6 @@ class Tensor(Variable):
             raise TypeError("len() of a 0-D Tensor")
         return a.shape[0]
 
-    def __iter__(self):
-        for i in range(len(self)):
-            yield self[i]
-
-    def __getitem__(self, key):
-        """x[key] for any numpy index (ints, slices, None, Ellipsis, int or bool arrays and
-        Tensors), differentiable. A result numpy would make 0-D has shape [1], as Paddle
-        2.0's scalars."""
-        out = self._take(key)
-        return out if out._value.ndim else out._take(None)
-
-    def _take(self, key):
-        """x[key] with numpy's result shape: the positions the index picks, gathered from
-        the flattened value (the gather op adds repeated picks back in the gradient)."""
-        from ..layers.tensor import reshape
-        from .dispatch import run_eagerly
-        if isinstance(key, tuple):
-            key = tuple(k._array() if isinstance(k, Tensor) else k for k in key)
-        elif isinstance(key, Tensor):
-            key = key._array()
-        picks = np.arange(self.size).reshape(self._array().shape)[key]
-        flat = reshape(self, [-1])
-        out = run_eagerly("gather", {"X": [flat], "Index": [Tensor(picks.reshape(-1))]},
-                          {"axis": 0})
-        return reshape(out, list(picks.shape))
-
     def _scalar(self, kind):
         a = self._array()
         if a.size != 1:
