@@ -10,7 +10,6 @@ import weakref
 
 import numpy as np
 
-from . import mode
 from .tensor import Tensor
 
 __all__ = ["backward", "grad", "register_hook", "retain_grad"]

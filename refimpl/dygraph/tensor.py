@@ -16,7 +16,7 @@ from ..framework.place import CPUPlace
 from ..framework.program import Parameter, Variable
 from . import mode
 
-__all__ = ["Tensor", "ParamBase", "EAGER_BLOCK", "is_eager", "as_array", "batch_value"]
+__all__ = ["Tensor", "ParamBase", "EAGER_BLOCK", "batch_value"]
 
 _DTYPES = {}
 
@@ -215,9 +215,6 @@ class Tensor(Variable):
             return np.zeros_like(self._array())
         return self._grad
 
-    def _grad_ivar(self):
-        return None if self._grad is None else Tensor(self._grad)
-
     def backward(self, grad_tensor=None, retain_graph=False):
         from .autograd import backward
         backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
@@ -302,18 +299,10 @@ class ParamBase(Tensor, Parameter):
     __str__ = __repr__
 
 
-def is_eager(x):
-    return isinstance(x, Tensor)
-
-
 def batch_value(array):
     """What a DataLoader (return_list) yields for one array of a batch: an eager Tensor in
     dynamic mode (stop_gradient, as Paddle's), the array in static mode."""
     return Tensor(array) if mode.dynamic else array
-
-
-def as_array(x):
-    return x._array() if isinstance(x, Tensor) else np.asarray(x)
 
 
 _NOTHING = contextlib.nullcontext()

@@ -191,7 +191,6 @@ class Optimizer:
         return optimize_ops, params_grads
 
     def _create_optimization_pass(self, params_grads):
-        program = default_main_program()
         block = self._block()
         start = len(block.ops)
         with block.program._role_guard(OpRole.Optimize):
