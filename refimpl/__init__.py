@@ -14,7 +14,7 @@ from .framework.param_attr import ParamAttr
 from .framework.program import Variable
 from .framework.random import seed as _seed_rng
 from .layers import exports as _exports
-from .framework.serialization import save, load
+from .framework.model_formats import save, load
 from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
                incubate, vision, io, utils)
 

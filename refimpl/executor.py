@@ -13,7 +13,7 @@ import numpy as np
 from .buffer_pool import BufferPool
 from .framework.dtypes import convert_dtype
 from .framework.errors import FeedError, OpError
-from .framework.place import CPUPlace
+from .framework.place import CPUPlace, as_place
 from .framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                 default_main_program)
 from .framework.scope import LoDTensorArray, Tensor, global_scope
@@ -278,6 +278,11 @@ def check_feed(var, value):
                                                    "int16", "int32", "int64", "uint8", "bool")
                            else value.dtype, var.dtype.name))
     shape = var.shape
+    if shape and shape[0] == -1 and value.ndim and value.shape[0] == 0 and var.is_data \
+            and not var.lod_level:
+        # Paddle 1.8.5 fails inside the first op ("numel must be equal or larger than zero")
+        raise FeedError("feed %r: the batch is empty (shape %s): feed at least one sample"
+                        % (var.name, list(value.shape)))
     if shape is not None and var.need_check_feed:
         ok = len(shape) == value.ndim and all(d < 0 or d == g for d, g in zip(shape, value.shape))
         if not ok:
@@ -302,7 +307,7 @@ def _with_sequence_lengths(block, feed):
 
 class Executor:
     def __init__(self, place=None):
-        self.place = place if place is not None else CPUPlace()
+        self.place = as_place(place) if place is not None else CPUPlace()
         self._plans = {}
 
     def close(self):

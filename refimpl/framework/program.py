@@ -355,6 +355,9 @@ class Program:
         self._name_scope_stack = []
         self._is_test = False
         self.lr_scheduler = None
+        # a ProgramDesc's version and op version maps, when it was read from one (written
+        # back as they were: framework/paddle_formats/program_desc.py)
+        self.paddle_desc_versions = None
 
     def _bump(self):
         """Any structural change invalidates compiled executor plans."""
@@ -496,6 +499,12 @@ class Program:
 
     def _to_readable_code(self):
         return "\n".join(b._to_readable_code() for b in self.blocks)
+
+    def to_json(self):
+        """The program as refimpl's readable JSON (specs/io.md: everything refimpl keeps,
+        Parameter details included); savers write Paddle's ProgramDesc."""
+        from .serialization import program_to_bytes
+        return program_to_bytes(self).decode("utf-8")
 
     to_string = None  # replaced below; Paddle's to_string(throw_on_error, with_details)
 

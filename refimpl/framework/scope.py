@@ -4,6 +4,7 @@ A Scope keeps a plain dict name -> ndarray (`_values`), which the executor uses
 directly as its environment: no wrapper objects on the hot path.
 """
 import contextlib
+import threading
 
 import numpy as np
 
@@ -129,6 +130,8 @@ class Scope:
 
 
 _global_scope = Scope()
+_guards = []            # (thread, the scope it replaced) for every scope_guard in force
+_guards_lock = threading.Lock()
 
 
 def global_scope():
@@ -137,12 +140,29 @@ def global_scope():
 
 @contextlib.contextmanager
 def scope_guard(scope):
+    """`scope` is the global scope inside the block. It is process-wide, as in Paddle:
+    every thread's global_scope() sees it. So two threads may not be inside scope_guards at
+    once (either would switch the other's scope, and leaving in the other order would leave
+    the wrong one behind): the second raises. Threads give each run its scope instead,
+    exe.run(program, scope=...)."""
     global _global_scope
-    old, _global_scope = _global_scope, scope
+    me = threading.current_thread()
+    with _guards_lock:
+        others = {thread.name for thread, _ in _guards if thread is not me}
+        if others:
+            raise RuntimeError(
+                "scope_guard in thread %r while thread %s is inside one: the global scope is "
+                "process-wide (as in Paddle), so this would switch it for that thread too. "
+                "Give each thread's runs their own scope instead: exe.run(program, "
+                "scope=my_scope), and read values with my_scope.find_var(name)"
+                % (me.name, ", ".join(map(repr, sorted(others)))))
+        _guards.append((me, _global_scope))
+        _global_scope = scope
     try:
         yield
     finally:
-        _global_scope = old
+        with _guards_lock:
+            _, _global_scope = _guards.pop()
 
 
 def checked_value(var, value, fn, source, copy=False):
