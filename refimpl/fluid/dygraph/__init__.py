@@ -2,7 +2,7 @@
 classes, save_dygraph / load_dygraph, on refimpl's dynamic mode (specs/dygraph.md)."""
 import os
 
-from ...framework.serialization import load as _load, save as _save
+from ...framework.model_formats import load as _load, save as _save
 from ...nn.layer.base import Layer
 from ...nn.layer.container import LayerList, ParameterList, Sequential
 from . import base
