@@ -29,6 +29,9 @@ class Initializer:
         raise NotImplementedError
 
     def __call__(self, var, block=None):
+        from ..dygraph.tensor import Tensor
+        if isinstance(var, Tensor):
+            return self._fill_now(var)
         from .program import default_startup_program
         startup = default_startup_program().global_block()
         if not startup.has_var(var.name):
@@ -37,6 +40,18 @@ class Initializer:
         attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
         attrs.update(self._attrs(var))
         return startup.append_op(type=self.op_type, outputs={"Out": [var.name]}, attrs=attrs)
+
+    def _fill_now(self, var):
+        """Dynamic mode: run the same op now and give `var` (an eager parameter, whose
+        shape and dtype are declared) its value. Random ops with seed 0 draw from the
+        global generator, which paddle.seed resets."""
+        from ..dygraph.tensor import Tensor
+        from ..dygraph.tracer import run_op
+        attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
+        attrs.update(self._attrs(var))
+        out = Tensor._placeholder()
+        run_op(self.op_type, None, {"Out": [out]}, attrs)
+        var._value = out._value
 
 
 def _seed(seed, var):
