@@ -13,7 +13,7 @@ from ._kernels import backend, load_kernel
 from ._kernels.table import KERNELS, WHICH, OpKernels
 from .ops.registry import get_op_def
 
-__all__ = ["Kernel", "select_kernel", "kernels_of", "is_collective", "WHICH"]
+__all__ = ["Kernel", "select_kernel", "kernels_of", "is_collective", "SavedForGrad", "WHICH"]
 
 _NONE = OpKernels()
 
@@ -22,6 +22,39 @@ class Kernel(namedtuple("Kernel", "fn keywords compiled")):
     """A selected function: `fn(*inputs, **attrs, **runtime)`, where `runtime` holds the
     keywords named in `keywords` (a subset of alloc, need, saved, group: see
     refimpl/_kernels/table.py); `compiled` says whether it is a Cython kernel."""
+
+
+class SavedForGrad:
+    """A forward kernel's hand-off to its grad op within one run: `value` was computed
+    from the input array `key`. The grad op takes it only if its own input is that very
+    array, else it recomputes (the executor links only pairs whose inputs nothing
+    rewrites in between, so this is a second guard)."""
+    __slots__ = ("key", "value")
+
+    def __init__(self):
+        self.key = self.value = None
+
+    def put(self, key, value):
+        self.key, self.value = key, value
+
+    def take(self, key):
+        """The saved value if it was computed from `key`, else None; either way it is
+        released, so it lives no longer than from the forward to the grad op."""
+        value = self.value if self.key is key else None
+        self.key = self.value = None
+        return value
+
+    @property
+    def nbytes(self):
+        """Bytes of the arrays held (an array, or arrays inside tuples, lists and dicts)."""
+        def count(v):
+            if isinstance(v, dict):
+                v = list(v.values())
+            if isinstance(v, (tuple, list)):
+                return sum(count(item) for item in v)
+            return getattr(v, "nbytes", 0)
+        return count(self.value)
+
 
 
 def kernels_of(op_type):

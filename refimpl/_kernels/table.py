@@ -56,6 +56,8 @@ class OpKernels:
         self.falls_back = frozenset(falls_back)
         self.numpy = dict(numpy or {})
         self.fast_ok = fast_ok
+        # False: the choice depends on the dtype alone (callers may cache by dtype)
+        self.fast_ok_reads_attrs = fast_ok is not _float
         self.partial_grads = partial_grads
         self.saves_for_grad = saves_for_grad
         self.collective = collective

@@ -1,43 +1,11 @@
 """The forward -> grad hand-off within one run: a compiled forward kernel that saves work
 for its grad op (conv2d's im2col columns, max pooling's argmax; `saves_for_grad` in the
-kernel table) shares a SavedForGrad with that grad op, which the binder passes to both as
-`saved=`."""
-from ..dispatch import kernels_of
+kernel table) shares a SavedForGrad (refimpl.dispatch) with that grad op, which the binder
+passes to both as `saved=`. link_saved_for_grad pairs them in a plan."""
+from ..dispatch import SavedForGrad, kernels_of
 from .binding import op_kernel
 
 __all__ = ["SavedForGrad", "link_saved_for_grad"]
-
-
-class SavedForGrad:
-    """A forward kernel's hand-off to its grad op within one run: `value` was computed
-    from the input array `key`. The grad op takes it only if its own input is that very
-    array, else it recomputes (the executor links only pairs whose inputs nothing
-    rewrites in between, so this is a second guard)."""
-    __slots__ = ("key", "value")
-
-    def __init__(self):
-        self.key = self.value = None
-
-    def put(self, key, value):
-        self.key, self.value = key, value
-
-    def take(self, key):
-        """The saved value if it was computed from `key`, else None; either way it is
-        released, so it lives no longer than from the forward to the grad op."""
-        value = self.value if self.key is key else None
-        self.key = self.value = None
-        return value
-
-    @property
-    def nbytes(self):
-        """Bytes of the arrays held (an array, or arrays inside tuples, lists and dicts)."""
-        def count(v):
-            if isinstance(v, dict):
-                v = list(v.values())
-            if isinstance(v, (tuple, list)):
-                return sum(count(item) for item in v)
-            return getattr(v, "nbytes", 0)
-        return count(self.value)
 
 
 def _hands_off(op, little_only):

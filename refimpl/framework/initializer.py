@@ -3,6 +3,8 @@ import math
 
 import numpy as np
 
+from . import mode
+
 __all__ = ["Initializer", "Constant", "Uniform", "Normal", "TruncatedNormal", "XavierUniform",
            "XavierNormal", "Xavier", "MSRA", "KaimingNormal", "KaimingUniform",
            "NumpyArrayInitializer", "Assign", "ConstantInitializer", "UniformInitializer",
@@ -43,6 +45,8 @@ class Initializer:
         raise NotImplementedError
 
     def __call__(self, var, block=None):
+        if mode.eager is not None and isinstance(var, mode.eager.Tensor):
+            return self._fill_now(var)
         from .program import default_startup_program
         startup = default_startup_program().global_block()
         if not startup.has_var(var.name):
@@ -51,6 +55,16 @@ class Initializer:
         attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
         attrs.update(self._attrs(var))
         return startup.append_op(type=self.op_type, outputs={"Out": [var.name]}, attrs=attrs)
+
+    def _fill_now(self, var):
+        """Dynamic mode: run the same op now and give `var` (an eager parameter, whose
+        shape and dtype are declared) its value. Random ops with seed 0 draw from the
+        global generator, which paddle.seed resets."""
+        attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
+        attrs.update(self._attrs(var))
+        out = mode.eager.Tensor._placeholder()
+        mode.eager.run_op(self.op_type, None, {"Out": [out]}, attrs)
+        var._value = out._value
 
 
 def _seed(seed, var):

@@ -4,16 +4,13 @@ eye), broadcasting, grids, splitting and slicing (broadcast_to, expand_as, meshg
 unbind, strided_slice, crop, t), plus the in-place variants (reshape_, ...), which in a
 static graph build the out-of-place op, as Paddle 2.0 does outside dygraph. Gathering,
 scattering and sets are in indexing.py; reshape, concat and friends in tensor.py."""
-import functools
-import warnings
-
 import numpy as np
 
 from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from . import activation, creation, math, tensor
-from .common import append_op_out, as_list, check_variable, unary
+from .common import append_op_out, as_list, check_variable, in_place, unary
 
 
 def _axes(axis):
@@ -186,18 +183,7 @@ def t(input, name=None):
     return tensor.transpose(input, [1, 0], name) if len(input.shape) == 2 else input
 
 
-# -- in-place variants: in a static graph, the out-of-place op (as Paddle 2.0 does there)
-
-def _inplace(layer, public_name):
-    @functools.wraps(layer)
-    def inplace_layer(*args, **kwargs):
-        warnings.warn("%s: static graphs have no in-place update; building the out-of-place "
-                      "%s (use its returned Variable)" % (public_name, public_name[:-1]),
-                      stacklevel=2)
-        return layer(*args, **kwargs)
-    inplace_layer.__name__ = public_name
-    return inplace_layer
-
+# -- in-place variants (eager: in place; static: the out-of-place op, as Paddle 2.0)
 
 _INPLACE = {"reshape_": tensor.reshape, "squeeze_": tensor.squeeze,
             "unsqueeze_": tensor.unsqueeze, "scatter_": tensor.scatter,
@@ -208,7 +194,7 @@ EXPORTS = {
         unbind=unbind, strided_slice=strided_slice, cumsum=cumsum, flip=flip, roll=roll,
         tril=tril, triu=triu, diag=diag, eye=eye, broadcast_to=broadcast_to,
         expand_as=expand_as, meshgrid=meshgrid, chunk=chunk, t=t,
-        **{n: _inplace(f, n) for n, f in _INPLACE.items()}),
+        **{n: in_place(f, n) for n, f in _INPLACE.items()}),
     "fluid.layers": dict(
         unbind=unbind, cumsum=fluid_cumsum, reverse=fluid_reverse, diag=fluid_diag,
         eye=fluid_eye, expand_as=fluid_expand_as, strided_slice=fluid_strided_slice,

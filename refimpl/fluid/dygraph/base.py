@@ -1,0 +1,53 @@
+"""fluid.dygraph.base (Paddle 1.8): guard, to_variable, enabled, no_grad and the
+enable/disable switches, on refimpl's dynamic mode (specs/dygraph.md)."""
+import contextlib
+
+import numpy as np
+
+from ...framework import mode
+from ...framework.mode import no_grad
+from ...dygraph.tensor import Tensor
+from ...framework import unique_name
+from ...framework.dtypes import convert_dtype
+
+__all__ = ["guard", "to_variable", "enabled", "no_grad", "enable_dygraph", "disable_dygraph",
+           "enable_imperative", "disable_imperative"]
+
+
+def enabled():
+    """Whether ops run eagerly (dynamic mode)."""
+    return mode.dynamic
+
+
+@contextlib.contextmanager
+def guard(place=None):
+    """Dynamic mode inside, with fresh unique names (as Paddle 1.8's guard), the previous
+    mode after."""
+    with mode.dygraph_guard(True), unique_name.guard():
+        yield
+
+
+def to_variable(value, name=None, zero_copy=None, dtype=None):
+    """An eager Tensor holding `value` (an ndarray, a number or nested lists; a Tensor is
+    returned as it is). stop_gradient=True, as Paddle 1.8."""
+    if isinstance(value, Tensor):
+        return value
+    if not mode.dynamic:
+        raise RuntimeError("to_variable works in dynamic mode: inside fluid.dygraph.guard() "
+                           "(or after paddle.disable_static())")
+    array = np.array(value)
+    if dtype is not None:
+        array = array.astype(convert_dtype(dtype))
+    convert_dtype(array.dtype)     # a clear error for dtypes Paddle has not
+    return Tensor(array, stop_gradient=True, name=name)
+
+
+def enable_dygraph(place=None):
+    mode.disable_static(place)
+
+
+def disable_dygraph():
+    mode.enable_static()
+
+
+enable_imperative, disable_imperative = enable_dygraph, disable_dygraph

@@ -1,0 +1,137 @@
+"""Which mode input-less creation follows (to_tensor, paddle.ones, Layer parameters), and
+whether eager ops are recorded for autograd. Operations with inputs follow their inputs
+(static Variable -> op appended to a program, eager Tensor -> run now): see
+specs/dygraph.md#mode-rules.
+
+Read as module attributes (`mode.dynamic`, `mode.grad_enabled`) on the hot path.
+
+`mode.eager` is what dynamic mode lends the framework (refimpl.dygraph installs it when it
+loads): the eager Tensor and ParamBase classes and the functions that run an op now, so
+that LayerHelper, the initializers, the operators and the savers run eagerly without the
+framework importing dygraph (docs/ARCHITECTURE.md)."""
+import contextlib
+import functools
+import os
+
+__all__ = ["in_dynamic_mode", "enable_static", "disable_static", "dygraph_guard",
+           "static_guard", "static_only_api", "no_grad", "enable_grad", "set_grad_enabled",
+           "is_grad_enabled"]
+
+
+_PROFILE = os.environ.get("REFIMPL_PADDLE", "2.0").strip()
+
+# Dynamic by default under the Paddle 2.0 and 3 profiles, static under 1.8.
+dynamic = _PROFILE not in ("1.8", "1")
+# Up to Paddle 2.0 every tensor that needs a gradient keeps it after backward and
+# Tensor.grad is an ndarray; from 2.1 on .grad is a Tensor, and from 2.3 a non-leaf keeps
+# its gradient only after retain_grads() (specs/dygraph.md#versions).
+legacy_grads = _PROFILE in ("1.8", "1", "2.0", "2")
+grad_enabled = True
+_program_guards = 0    # open program_guards: static inside, whatever the global mode
+eager = None           # installed by refimpl.dygraph: see install_eager
+
+
+def install_eager(hooks):
+    """Lend the framework dynamic mode's `hooks`: an object with Tensor, ParamBase,
+    append_op(block, type, inputs, outputs, attrs), has_eager_input(inputs),
+    placeholder(dtype, shape, stop_gradient), run_eagerly(op_type, inputs, attrs, ...) and
+    run_op(op_type, inputs, outputs, attrs)."""
+    global eager
+    eager = hooks
+
+
+def in_dynamic_mode():
+    return dynamic
+
+
+def enable_static():
+    global dynamic
+    dynamic = False
+
+
+def disable_static(place=None):
+    global dynamic
+    if _program_guards:
+        raise RuntimeError("paddle.disable_static() inside a program_guard: leave the guard "
+                           "first (it builds a static program)")
+    dynamic = True
+
+
+@contextlib.contextmanager
+def dygraph_guard(enable=True):
+    """fluid.dygraph.guard: dynamic inside, the previous mode after."""
+    global dynamic
+    old, dynamic = dynamic, bool(enable)
+    try:
+        yield
+    finally:
+        dynamic = old
+
+
+@contextlib.contextmanager
+def static_guard():
+    """What program_guard opens: static inside (a program is being built)."""
+    global dynamic, _program_guards
+    old, dynamic = dynamic, False
+    _program_guards += 1
+    try:
+        yield
+    finally:
+        _program_guards -= 1
+        dynamic = old
+
+
+def static_only_api():
+    """Called by the static-only data APIs (fluid.layers.data, fluid.data,
+    paddle.static.data). In dynamic mode outside a program_guard the script is a static
+    program after all (seed examples build fluid programs without enable_static()): the
+    rest of it runs in static mode, as if enable_static() had come just before."""
+    global dynamic
+    dynamic = False
+
+
+# -- gradient recording
+
+def is_grad_enabled():
+    return grad_enabled
+
+
+def set_grad_enabled(enabled):
+    global grad_enabled
+    grad_enabled = bool(enabled)
+
+
+class _GradSwitch:
+    """Context manager and decorator (`@no_grad()`, or 1.8's bare `@no_grad`) setting
+    whether eager ops are recorded."""
+    _enabled = True
+
+    def __new__(cls, func=None):
+        self = super().__new__(cls)
+        return self if func is None else self(func)
+
+    def __enter__(self):
+        global grad_enabled
+        self._old, grad_enabled = grad_enabled, self._enabled
+        return self
+
+    def __exit__(self, *exc):
+        global grad_enabled
+        grad_enabled = self._old
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapped(*args, **kwargs):
+            with type(self)():
+                return func(*args, **kwargs)
+        return wrapped
+
+
+class no_grad(_GradSwitch):
+    """No eager op run inside is recorded: results have stop_gradient=True."""
+    _enabled = False
+
+
+class enable_grad(_GradSwitch):
+    _enabled = True
