@@ -287,7 +287,7 @@ def dispatch_cost_us(repeat=2000):
         a = np.arange(4, dtype="float32")
         plain = paddle.to_tensor(a)
         tracked = paddle.to_tensor(a, stop_gradient=False)
-        kernel = layout("elementwise_add").kernels.get({"axis": -1}, a.dtype)
+        kernel = layout("elementwise_add").kernels.get({"axis": -1}, a.dtype)[0]
 
         def per_call(fn):
             fn()
