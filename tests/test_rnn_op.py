@@ -31,8 +31,8 @@ def _state_rows(net, finals):
     return rows
 
 
-def _loss(out, h):
-    return paddle.sum(out * out) + paddle.sum(h * h)
+def _loss(out, h, use_state):
+    return paddle.sum(out * out) + (paddle.sum(h * h) if use_state else 0.0)
 
 
 def _run_static(net_args, lengths, a):
@@ -53,8 +53,8 @@ def _run_static(net_args, lengths, a):
     return exe.run(main, feed=feed, scope=scope, fetch_list=fetch)
 
 
-def _eager_grads(net_args, lengths, a):
-    """Gradients of sum(out^2) + sum(h^2) with respect to the input and every parameter,
+def _eager_grads(net_args, lengths, a, use_state):
+    """Gradients of sum(out^2) (+ sum(h^2) if use_state) with respect to the input and every parameter,
     run eagerly through the fused op, then through the unrolled cells."""
     was = framework_mode.dynamic
     framework_mode.dynamic = True
@@ -68,7 +68,7 @@ def _eager_grads(net_args, lengths, a):
             x = paddle.to_tensor(a, stop_gradient=False)
             out, states = run(x)
             h = states[0] if isinstance(states, tuple) else states
-            _loss(out, h).backward()
+            _loss(out, h, use_state).backward()
             grads.append([np.array(t.grad) for t in [x] + net.parameters()])
             net.clear_gradients()
         return grads
@@ -79,9 +79,9 @@ def _eager_grads(net_args, lengths, a):
 @settings(max_examples=12, deadline=None)
 @given(mode=st.sampled_from(sorted(NETS)), layers=st.integers(1, 2),
        bidirectional=st.booleans(), time_major=st.booleans(), ragged=st.booleans(),
-       seed=st.integers(0, 2 ** 31 - 1))
+       use_state=st.booleans(), seed=st.integers(0, 2 ** 31 - 1))
 def test_fused_rnn_matches_the_unrolled_cells(mode, layers, bidirectional, time_major, ragged,
-                                             seed):
+                                             use_state, seed):
     rng = np.random.RandomState(seed)
     batch, steps = 3, 4
     shape = (steps, batch, 3) if time_major else (batch, steps, 3)
@@ -91,7 +91,7 @@ def test_fused_rnn_matches_the_unrolled_cells(mode, layers, bidirectional, time_
     out, h, want_out, want_h = _run_static(net_args, lengths, a)
     np.testing.assert_allclose(out, want_out, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(h, want_h, rtol=1e-5, atol=1e-6)
-    grads, want_grads = _eager_grads(net_args, lengths, a)
+    grads, want_grads = _eager_grads(net_args, lengths, a, use_state)
     assert len(grads) == 1 + 4 * layers * (2 if bidirectional else 1)
     for got, want in zip(grads, want_grads):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)

@@ -27,6 +27,11 @@ def _sigmoid(x):
     return 1.0 / (1.0 + np.exp(-x))
 
 
+def _gates(a, count, hidden):
+    """The first `count` [rows, hidden] column blocks of a (views; np.split is slower)."""
+    return [a[:, k * hidden:(k + 1) * hidden] for k in range(count)]
+
+
 def _weights(weight_list, num_layers, directions):
     """Paddle's WeightList order (every layer's and direction's W_ih, W_hh, then their
     b_ih, b_hh) -> [(w_ih, w_hh, b_ih, b_hh)] per (layer, direction)."""
@@ -59,7 +64,7 @@ def _run_direction(x, h, c, weights, mode, reverse, masks, reserve):
             gates[:, :2 * hidden] = _sigmoid(gates[:, :2 * hidden])
             gates[:, 2 * hidden:3 * hidden] = np.tanh(gates[:, 2 * hidden:3 * hidden])
             gates[:, 3 * hidden:] = _sigmoid(gates[:, 3 * hidden:])
-            i, f, g, o = np.split(gates, 4, axis=1)
+            i, f, g, o = _gates(gates, 4, hidden)
             c_new = f * c + i * g
             h_new = o * np.tanh(c_new)
         elif mode == "GRU":
@@ -132,7 +137,7 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
             dh_new, dh_pass = dstate, 0
         if mode == "LSTM":
             c_prev = c0 if n == 0 else record[order[n - 1], :, 4 * hidden:5 * hidden]
-            i, f, g, o = np.split(rec[:, :4 * hidden], 4, axis=1)
+            i, f, g, o = _gates(rec, 4, hidden)
             tanh_c = np.tanh(rec[:, 4 * hidden:5 * hidden])
             dc_new = dh_new * o * (1 - tanh_c * tanh_c)
             if masks is not None:
@@ -149,7 +154,7 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
             dhw[t] = grads
             dc = dc_new * f + dc_pass
         elif mode == "GRU":
-            r, z, cand, hc = np.split(rec[:, :4 * hidden], 4, axis=1)
+            r, z, cand, hc = _gates(rec, 4, hidden)
             dz = dh_new * (h_prev[t] - cand) * z * (1 - z)
             dcand = dh_new * (1 - z) * (1 - cand * cand)
             dr = dcand * hc * r * (1 - r)
@@ -220,7 +225,7 @@ class RNN(OpDef):
              "num_layers": 1, "mode": "RNN_TANH", "seed": 0, "is_test": False}
     no_grad = ("SequenceLength",)
     grad_inputs = ("Input", "PreState*", "WeightList*", "SequenceLength?", "Reserve",
-                   "Out@GRAD", "State@GRAD*")
+                   "Out@GRAD?", "State@GRAD*?")
     tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
 
     def infer_shape(self, ctx):
@@ -276,7 +281,7 @@ class RNN(OpDef):
     def backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates,
                  dropout_prob=0.0, is_bidirec=False, input_size=10, hidden_size=100,
                  num_layers=1, mode="RNN_TANH", seed=0, is_test=False):
-        if dstates is None:
+        if dstates is None or len(dstates) == 0:   # the final states feed nothing
             dstates = [None] * len(pre_state)
         return rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout,
                             dstates, mode, num_layers, is_bidirec)
