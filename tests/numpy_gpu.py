@@ -12,6 +12,7 @@ What it cannot show: that CuPy's kernels compute the same numbers (the GPU tests
 
 `installed(n_devices)` installs it as refimpl's GPU module for a `with` block."""
 import contextlib
+import threading
 import types
 
 import numpy as np
@@ -22,7 +23,12 @@ try:
 except Exception:    # no CuPy: allow what numpy has
     _real = None
 
-_state = {"device": 0, "count": 1}
+class _State(threading.local):
+    device = 0     # the current device is per thread, as CUDA's (and CuPy's)
+
+
+_state = _State()
+_count = [1]
 
 
 def _has(name, owner="module"):
@@ -36,7 +42,7 @@ class ndarray(NDArrayOperatorsMixin):
 
     def __init__(self, a, device_id=None):
         self._a = a
-        self.device_id = _state["device"] if device_id is None else device_id
+        self.device_id = _state.device if device_id is None else device_id
 
     # -- the boundary ------------------------------------------------------------------
     def __array__(self, dtype=None, copy=None):
@@ -150,26 +156,26 @@ def __getattr__(name):
 
 class _Device:
     def __init__(self, device_id=None):
-        self.id = _state["device"] if device_id is None else device_id
-        if not 0 <= self.id < _state["count"]:
+        self.id = _state.device if device_id is None else device_id
+        if not 0 <= self.id < _count[0]:
             raise RuntimeError("cudaErrorInvalidDevice: invalid device ordinal %d" % self.id)
         self._previous = []
 
     def __enter__(self):
-        self._previous.append(_state["device"])
-        _state["device"] = self.id
+        self._previous.append(_state.device)
+        _state.device = self.id
         return self
 
     def __exit__(self, *exc):
-        _state["device"] = self._previous.pop()
+        _state.device = self._previous.pop()
 
     def use(self):
-        _state["device"] = self.id
+        _state.device = self.id
 
 
 cuda = types.SimpleNamespace(
     Device=_Device,
-    runtime=types.SimpleNamespace(getDeviceCount=lambda: _state["count"]),
+    runtime=types.SimpleNamespace(getDeviceCount=lambda: _count[0]),
     nccl=None)
 
 
@@ -181,7 +187,7 @@ def installed(n_devices=1):
     from refimpl import xp
     from refimpl.framework import place
     module = sys.modules[__name__]
-    _state.update(device=0, count=n_devices)
+    _state.device, _count[0] = 0, n_devices
     previous = xp.use_gpu_module(module)
     place.forget_device_count()
     try:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import FeedError, OpError
-from ..framework.place import CPUPlace, as_place, device_of
+from ..framework.place import as_place, current_place, device_of
 from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                  default_main_program)
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
@@ -360,7 +360,7 @@ def _with_sequence_lengths(block, feed):
 
 class Executor:
     def __init__(self, place=None):
-        self.place = as_place(place) if place is not None else CPUPlace()
+        self.place = as_place(place) if place is not None else current_place()
         self.device_id = device_of(self.place)   # None: the CPU
         self._plans = {}
 

@@ -8,7 +8,8 @@ import os
 from ..xp import gpu_count
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places",
-           "is_compiled_with_cuda", "device_count", "forget_device_count", "device_of", "as_place"]
+           "is_compiled_with_cuda", "device_count", "forget_device_count", "device_of", "as_place",
+           "current_place", "set_current_place"]
 
 
 class Place:
@@ -111,6 +112,19 @@ def cuda_places(device_ids=None):
     elif not isinstance(device_ids, (list, tuple)):
         device_ids = [device_ids]
     return [CUDAPlace(i) for i in device_ids]
+
+
+_current = []   # the place set_device chose; empty: CPUPlace()
+
+
+def current_place():
+    """The place paddle.set_device chose (an Executor made without a place runs there)."""
+    return _current[0] if _current else CPUPlace()
+
+
+def set_current_place(place):
+    _current[:] = [as_place(place)]
+    return _current[0]
 
 
 def as_place(place):
