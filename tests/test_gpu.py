@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
+from helpers import train_small_cnn
 from refimpl import fluid, testing
 from refimpl.dispatch import select_kernel
 from refimpl.framework.place import device_count, is_compiled_with_cuda
@@ -186,25 +187,7 @@ def test_op_samples_on_the_gpu(op_type):
 
 
 def _train(place, places=None):
-    main, startup = fluid.Program(), fluid.Program()
-    main.random_seed = startup.random_seed = 1
-    with fluid.program_guard(main, startup):
-        x = fluid.data("x", [None, 2, 8, 8], "float32")
-        y = fluid.data("y", [None, 1], "int64")
-        h = fluid.layers.conv2d(x, 4, 3, padding=1, act="relu")
-        h = fluid.layers.pool2d(fluid.layers.batch_norm(h), 2, "max", 2)
-        logits = fluid.layers.fc(h, 5)
-        loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(logits, y))
-        fluid.optimizer.Adam(0.01).minimize(loss)
-    exe, scope = fluid.Executor(place), fluid.Scope()
-    rng = np.random.RandomState(0)
-    feed = {"x": rng.randn(8, 2, 8, 8).astype("float32"),
-            "y": rng.randint(0, 5, (8, 1)).astype("int64")}
-    program = main if places is None else fluid.CompiledProgram(main).with_data_parallel(
-        loss_name=loss.name, places=places)
-    with fluid.scope_guard(scope):
-        exe.run(startup)
-        return [exe.run(program, feed=feed, fetch_list=[loss])[0] for _ in range(5)]
+    return train_small_cnn(place, places, steps=5, batch=8, size=8, filters=4, classes=5)[0]
 
 
 def test_training_on_cuda_place_matches_the_cpu():

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 
 import numpy_gpu
+from helpers import train_small_cnn
 import refimpl as paddle
 from refimpl import fluid, testing
 from refimpl.dispatch import select_kernel
@@ -88,34 +89,11 @@ def test_gpu_has_no_out_or_inplace_variants(one_gpu):
     assert select_kernel("relu", "forward_out", {}, "float32") is not None
 
 
-def _train(place, places=None, steps=3):
-    main, startup = fluid.Program(), fluid.Program()
-    main.random_seed = startup.random_seed = 1
-    with fluid.program_guard(main, startup):
-        x = fluid.data("x", [None, 2, 6, 6], "float32")
-        y = fluid.data("y", [None, 1], "int64")
-        h = fluid.layers.conv2d(x, 3, 3, padding=1, act="relu")
-        h = fluid.layers.pool2d(fluid.layers.batch_norm(h), 2, "max", 2)
-        logits = fluid.layers.fc(h, 4)
-        loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(logits, y))
-        fluid.optimizer.Adam(0.01).minimize(loss)
-    exe, scope = fluid.Executor(place), fluid.Scope()
-    rng = np.random.RandomState(0)
-    feed = {"x": rng.randn(4, 2, 6, 6).astype("float32"),
-            "y": rng.randint(0, 4, (4, 1)).astype("int64")}
-    program = main if places is None else fluid.CompiledProgram(main).with_data_parallel(
-        loss_name=loss.name, places=places)
-    with fluid.scope_guard(scope):
-        exe.run(startup)
-        losses = [exe.run(program, feed=feed, fetch_list=[loss])[0] for _ in range(steps)]
-    return losses, scope, program
-
-
 def test_cuda_place_trains_on_the_device_like_the_cpu(monkeypatch):
-    cpu, _, _ = _train(fluid.CPUPlace())
+    cpu, _, _ = train_small_cnn(fluid.CPUPlace())
     monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
     with numpy_gpu.installed(1):
-        gpu, scope, _ = _train(fluid.CUDAPlace(0))
+        gpu, scope, _ = train_small_cnn(fluid.CUDAPlace(0))
     assert all(type(v) is np.ndarray for v in gpu)          # fetches come back as numpy
     weights = [v for n, v in scope._values.items() if n.endswith(".w_0")]
     assert weights and all(isinstance(w, numpy_gpu.ndarray) for w in weights)
@@ -124,10 +102,10 @@ def test_cuda_place_trains_on_the_device_like_the_cpu(monkeypatch):
 
 
 def test_data_parallel_over_two_gpus_keeps_each_place_on_its_device(monkeypatch):
-    cpu, _, _ = _train(fluid.CPUPlace(), [fluid.CPUPlace()] * 2)
+    cpu, _, _ = train_small_cnn(fluid.CPUPlace(), [fluid.CPUPlace()] * 2)
     monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
     with numpy_gpu.installed(2):
-        gpu, _, program = _train(fluid.CUDAPlace(0), [fluid.CUDAPlace(0), fluid.CUDAPlace(1)])
+        gpu, _, program = train_small_cnn(fluid.CUDAPlace(0), [fluid.CUDAPlace(0), fluid.CUDAPlace(1)])
         runner, = program._device_sets.values()
         for d, env in enumerate(runner.envs):
             params = [v for n, v in env.items() if n.endswith(".w_0")]
