@@ -21,7 +21,8 @@ def test_the_hot_ops_have_cupy_kernels():
 
 
 @pytest.mark.parametrize("op_type,which,spec", GPU_ENTRIES)
-def test_dispatch_chooses_the_cupy_kernel_on_a_gpu(op_type, which, spec):
+def test_dispatch_chooses_the_cupy_kernel_on_a_gpu(monkeypatch, op_type, which, spec):
+    monkeypatch.setenv("REFIMPL_KERNELS", "cython")   # (numpy: the references, below)
     module, _, name = spec.partition(":")
     fn = getattr(importlib.import_module("refimpl._kernels." + module), name)
     kernel = select_kernel(op_type, which, {}, "float32", device="gpu")
