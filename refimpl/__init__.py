@@ -49,3 +49,5 @@ def set_device(device):
     return CUDAPlace(0) if str(device).startswith("gpu") else CPUPlace()
 
 from ._env import *  # noqa: F401,F403  (default dtype, XPU/CUDA queries, to_tensor, no_grad, grad, ...)
+from . import callbacks, hapi
+from .hapi import Model, flops, summary
