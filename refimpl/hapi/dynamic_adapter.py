@@ -1,6 +1,8 @@
 """paddle.Model in dynamic mode: each batch runs the eager network (wrapped in
 paddle.DataParallel under mpirun), the loss's backward and the optimizer's step
 (specs/hapi_model.md)."""
+import warnings
+
 import numpy as np
 
 from ..distributed import get_world_size
@@ -107,7 +109,7 @@ class DynamicGraphAdapter:
 
     # -- files
     def param_state(self):
-        return self.model.network.state_dict()
+        return {key: t.numpy() for key, t in self.model.network.state_dict().items()}
 
     def optimizer_state(self):
         optimizer = self.model._optimizer
@@ -117,6 +119,12 @@ class DynamicGraphAdapter:
         for param, value in matched:
             param.set_value(value)
         if optimizer_state and self.model._optimizer is not None:
+            names = [p.name for p in self.model.network.parameters()]
+            strays = sorted(k for k in optimizer_state if k != "LR_Scheduler" and
+                            not any(k.startswith(n + "_") for n in names))
+            if strays:
+                warnings.warn("Model.load: optimizer state entries %s belong to no parameter "
+                              "of the network; they are ignored" % strays[:5])
             self.model._optimizer.set_state_dict(optimizer_state)
 
     def save_inference_model(self, path):

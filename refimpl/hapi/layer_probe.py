@@ -32,6 +32,15 @@ def _random_inputs(shapes, dtypes):
             for i, (shape, dtype) in enumerate(zip(shapes, dtypes))]
 
 
+def _scratch_program(net):
+    """A program to build net's forward in, holding (copies of) its variables."""
+    program = Program()
+    block = program.global_block()
+    for _, var in list(net.named_parameters()) + list(net.named_buffers()):
+        block.vars[var.name] = var._clone_into(block)
+    return program_guard(program, Program())
+
+
 def probe(net, hooked, hook, shapes=None, dtypes=None, given=None):
     """Call net once -- on `given` (passed as the one argument, as Paddle's summary does)
     or on random inputs of `shapes` / `dtypes` -- with hook(layer, inputs, outputs) after
@@ -39,7 +48,7 @@ def probe(net, hooked, hook, shapes=None, dtypes=None, given=None):
     put back afterwards."""
     training = [(sub, sub.training) for sub in net.sublayers(include_self=True)]
     handles = [layer.register_forward_post_hook(hook) for layer in hooked]
-    scratch = contextlib.nullcontext() if mode.dynamic else program_guard(Program(), Program())
+    scratch = contextlib.nullcontext() if mode.dynamic else _scratch_program(net)
     try:
         net.eval()
         with scratch, mode.no_grad():

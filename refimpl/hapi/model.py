@@ -380,7 +380,11 @@ class Model:
         if directory:
             os.makedirs(directory, exist_ok=True)
         if training:
-            files = {".pdparams": model_formats.paddle_save_writer(self._adapter.param_state())}
+            params = dict(self._adapter.param_state())
+            # as paddle.save of a dygraph state_dict: which parameter each entry was
+            params[model_formats.NAME_TABLE_KEY] = {
+                key: var.name for key, var in self.network.state_dict().items()}
+            files = {".pdparams": model_formats.object_writer(params)}
             opt_state = self._adapter.optimizer_state()
             if opt_state:
                 files[".pdopt"] = model_formats.paddle_save_writer(opt_state)
@@ -404,12 +408,15 @@ class Model:
         wanted = [params_file] + ([] if reset_optimizer else [opt_file])
         files = checkpoint.read_checkpoint_files(prefix, wanted, "Model.load",
                                                  optional=(opt_file,))
-        state = model_formats.object_from_bytes(files[params_file], params_file)
+        state = model_formats.object_from_bytes(files[params_file], params_file,
+                                                keep_name_table=True)
         if not isinstance(state, dict):
             raise ValueError("Model.load: %s holds a %s, not a state dict"
                              % (params_file, type(state).__name__))
+        saved_names = state.pop(model_formats.NAME_TABLE_KEY, {})
+        network_state = self.network.state_dict()
         matched = []
-        for key, param in self.network.state_dict().items():
+        for key, param in network_state.items():
             problem = None
             value = state.get(key)
             if value is None:
@@ -429,7 +436,25 @@ class Model:
         opt_state = None
         if not reset_optimizer and opt_file in files:
             opt_state = model_formats.object_from_bytes(files[opt_file], opt_file)
+            renames = {saved_names[key]: param.name for key, param in network_state.items()
+                       if saved_names.get(key, param.name) != param.name}
+            opt_state = _renamed_optimizer_state(opt_state, renames, opt_file)
         self._adapter.load(matched, opt_state)
+
+
+def _renamed_optimizer_state(state, renames, source):
+    """The optimizer state saved for parameters named differently then (another process
+    built the network, or another instance of it): '<old name>_moment1_0' becomes
+    '<new name>_moment1_0', by the longest old name that prefixes the entry."""
+    if not isinstance(state, dict):
+        raise ValueError("Model.load: %s holds a %s, not an optimizer state dict"
+                         % (source, type(state).__name__))
+    old_names = sorted(renames, key=len, reverse=True)
+    renamed = {}
+    for key, value in state.items():
+        old = next((n for n in old_names if key.startswith(n + "_")), None)
+        renamed[renames[old] + key[len(old):] if old is not None else key] = value
+    return renamed
 
 
 def _len_or_none(dataset):
