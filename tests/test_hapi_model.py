@@ -378,3 +378,31 @@ def test_saved_parameters_are_paddles_pickle_with_the_name_table(tmp_path, dygra
     assert state[model_formats.NAME_TABLE_KEY] == {"weight": model.network.weight.name,
                                                    "bias": model.network.bias.name}
     np.testing.assert_array_equal(state["weight"], [[1.], [2.]])
+
+
+def test_num_iters_and_gradient_accumulation(dygraph):
+    rng = np.random.RandomState(3)
+    x, y = rng.rand(8, 2).astype("float32"), rng.rand(8, 1).astype("float32")
+    data = io.TensorDataset([x, y])
+    steps = []
+
+    class Steps(paddle.callbacks.Callback):
+        def on_train_batch_end(self, step, logs=None):
+            steps.append(step)
+
+    # num_iters counts training steps over epochs (4 per epoch); evaluations do not count
+    model = _linear_model(True)
+    model.fit(data, data, batch_size=2, epochs=5, num_iters=6, verbose=0, callbacks=[Steps()])
+    assert steps == [0, 1, 2, 3, 0, 1]
+    assert model.evaluate(data, batch_size=2, verbose=0, num_iters=1)["loss"][0] == \
+        pytest.approx(float(np.mean((model.predict_batch(x[:2])[0] - y[:2]) ** 2)), rel=1e-5)
+    # two batches of 2 accumulated = one SGD step with the summed gradients: the same as
+    # one batch of 4 at twice the learning rate
+    accumulated = _linear_model(True)
+    accumulated.fit(io.TensorDataset([x[:4], y[:4]]), batch_size=2, verbose=0, shuffle=False,
+                    accumulate_grad_batches=2)
+    single = _linear_model(True)
+    single._optimizer.set_lr(0.2)
+    single.train_batch([x[:4]], [y[:4]])
+    for a, b in zip(_values(accumulated), _values(single)):
+        np.testing.assert_allclose(a, b, rtol=1e-6)

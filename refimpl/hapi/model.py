@@ -242,19 +242,20 @@ class Model:
         eval_batch_size = _positive_int(eval_batch_size, "batch_size")
         epochs = _positive_int(epochs, "epochs")
         eval_freq = _positive_int(eval_freq, "eval_freq")
-        self._accumulate = _positive_int(accumulate_grad_batches, "accumulate_grad_batches")
+        accumulate = _positive_int(accumulate_grad_batches, "accumulate_grad_batches")
+        _positive_int(log_freq, "log_freq")
         check_verbose(verbose, "Model.fit")
         train_loader = self._loader(train_data, train_batch_size, shuffle, drop_last,
                                     num_workers, "fit")
         eval_loader = None if eval_data is None else self._loader(
             eval_data, eval_batch_size, False, False, num_workers, "fit")
         steps = self._steps(train_loader)
-        self._iters_left = None
+        iters_left = None      # training steps left of num_iters
         if num_iters is not None:
-            self._iters_left = _positive_int(num_iters, "num_iters")
+            iters_left = _positive_int(num_iters, "num_iters")
             if steps is not None:
-                epochs = self._iters_left // steps + 1
-                steps = min(self._iters_left, steps)
+                epochs = iters_left // steps + 1
+                steps = min(iters_left, steps)
         cbks = config_callbacks(callbacks, model=self, epochs=epochs, steps=steps,
                                 log_freq=log_freq, save_freq=save_freq, save_dir=save_dir,
                                 verbose=verbose, metrics=self._metrics_name())
@@ -266,17 +267,23 @@ class Model:
         cbks.on_begin("train")
         for epoch in range(epochs):
             cbks.on_epoch_begin(epoch)
-            logs = self._run_one_epoch(train_loader, cbks, "train")
+            logs = self._run_one_epoch(train_loader, cbks, "train", iters_left, accumulate)
             cbks.on_epoch_end(epoch, logs)
+            if iters_left is not None:
+                iters_left -= logs.get("step", -1) + 1
+                self.stop_training = self.stop_training or iters_left <= 0
             if eval_loader is not None and epoch % eval_freq == 0:
                 self._evaluate_with(eval_loader, cbks)
             if self.stop_training:
                 break
         cbks.on_end("train", logs)
 
-    def _evaluate_with(self, loader, cbks):
-        cbks.on_begin("eval", {"steps": self._steps(loader), "metrics": self._metrics_name()})
-        logs = self._run_one_epoch(loader, cbks, "eval")
+    def _evaluate_with(self, loader, cbks, limit=None):
+        steps = self._steps(loader)
+        if limit is not None and steps is not None:
+            steps = min(steps, limit)
+        cbks.on_begin("eval", {"steps": steps, "metrics": self._metrics_name()})
+        logs = self._run_one_epoch(loader, cbks, "eval", limit)
         cbks.on_end("eval", logs)
         return logs
 
@@ -287,10 +294,10 @@ class Model:
         check_verbose(verbose, "Model.evaluate")
         loader = self._loader(eval_data, _positive_int(batch_size, "batch_size"), False,
                               False, num_workers, "evaluate")
-        self._iters_left = None if num_iters is None else _positive_int(num_iters, "num_iters")
+        limit = None if num_iters is None else _positive_int(num_iters, "num_iters")
         cbks = config_callbacks(callbacks, model=self, log_freq=log_freq, verbose=verbose,
                                 metrics=self._metrics_name())
-        logs = self._evaluate_with(loader, cbks)
+        logs = self._evaluate_with(loader, cbks, limit)
         return {k: logs[k] for k in self._metrics_name() if k in logs}
 
     def predict(self, test_data, batch_size=1, num_workers=0, stack_outputs=False, verbose=1,
@@ -302,7 +309,6 @@ class Model:
         check_verbose(verbose, "Model.predict")
         loader = self._loader(test_data, _positive_int(batch_size, "batch_size"), False,
                               False, num_workers, "predict")
-        self._iters_left = None
         cbks = config_callbacks(callbacks, model=self, verbose=verbose)
         cbks.on_begin("predict", {"steps": self._steps(loader)})
         logs, outputs = self._run_one_epoch(loader, cbks, "predict")
@@ -312,7 +318,10 @@ class Model:
         cbks.on_end("predict", logs)
         return outputs
 
-    def _run_one_epoch(self, loader, cbks, run_mode):
+    def _run_one_epoch(self, loader, cbks, run_mode, limit=None, accumulate=1):
+        """One pass over `loader` (at most `limit` batches); training updates every
+        `accumulate` batches and at the last. Returns the last batch's logs (and, for
+        predict, every batch's outputs)."""
         logs, outputs = {}, []
         steps = self._steps(loader)
         n_inputs = len(self._inputs)
@@ -321,7 +330,8 @@ class Model:
         try:
             for step, data in enumerate(loader):
                 data = flatten(data)
-                batch_size = int(np.shape(data[0])[0]) if np.ndim(data[0]) else 1
+                shape = getattr(data[0], "shape", None) or np.shape(data[0])
+                batch_size = int(shape[0]) if len(shape) else 1
                 cbks.on_batch_begin(run_mode, step, logs)
                 if run_mode == "predict":
                     outs = self.predict_batch(data[:n_inputs])
@@ -329,7 +339,7 @@ class Model:
                     batch_size = len(outs[0]) if outs else batch_size
                 else:
                     if run_mode == "train":
-                        update = (step + 1) % self._accumulate == 0 or step + 1 == steps
+                        update = (step + 1) % accumulate == 0 or step + 1 == steps
                         outs = self.train_batch(data[:n_inputs], data[n_inputs:], update)
                         batch_size *= get_world_size()
                     else:
@@ -342,11 +352,8 @@ class Model:
                 logs["step"] = step
                 logs["batch_size"] = batch_size
                 cbks.on_batch_end(run_mode, step, logs)
-                if self._iters_left is not None:
-                    self._iters_left -= 1
-                    if self._iters_left <= 0:
-                        self.stop_training = True
-                        break
+                if limit is not None and step + 1 >= limit:
+                    break
         finally:
             self._merger = None
         for m in self._metrics:

@@ -67,7 +67,7 @@ class ProgressBar:
         self._num = num
         columns = shutil.get_terminal_size().columns
         columns = columns if columns > 0 else 80
-        self._width = min(width, int(columns * 0.6), columns - 50)
+        self._width = max(min(width, int(columns * 0.6), columns - 50), 0)
         self._verbose = verbose
         self._file = file
         self._name = name
