@@ -198,16 +198,21 @@ def test_train_batch_returns_the_metrics_update(dynamic):
     assert metrics == [0.5] and len(losses) == 1
 
 
-def _fit_briefly(model, files, epochs=1):
-    model.fit(mnist(files, "train"), batch_size=100, epochs=epochs, verbose=0, shuffle=False)
+def _fit_briefly(model, files):
+    model.fit(mnist(files, "train"), batch_size=100, verbose=0, shuffle=False)
+
+
+def _trained_lenet(dynamic, files):
+    if dynamic:
+        paddle.disable_static()
+    model = _lenet_model()
+    _fit_briefly(model, files)
+    return model
 
 
 @pytest.mark.parametrize("dynamic", [True, False])
 def test_training_save_and_load_round_trip(mnist_files, tmp_path, dynamic):
-    if dynamic:
-        paddle.disable_static()
-    model = _lenet_model()
-    _fit_briefly(model, mnist_files)
+    model = _trained_lenet(dynamic, mnist_files)
     path = str(tmp_path / "ckpt" / "lenet")
     model.save(path)
     assert sorted(os.listdir(tmp_path / "ckpt")) == ["lenet.pdmanifest", "lenet.pdopt",
@@ -228,10 +233,7 @@ def test_training_save_and_load_round_trip(mnist_files, tmp_path, dynamic):
 
 @pytest.mark.parametrize("dynamic", [True, False])
 def test_inference_save_loads_with_load_inference_model(mnist_files, tmp_path, dynamic):
-    if dynamic:
-        paddle.disable_static()
-    model = _lenet_model()
-    _fit_briefly(model, mnist_files)
+    model = _trained_lenet(dynamic, mnist_files)
     images = np.stack([mnist(mnist_files, "test")[i][0] for i in range(16)])
     expected, = model.predict_batch([images])
     path = str(tmp_path / "infer" / "lenet")

@@ -209,13 +209,6 @@ class Model:
                             "an iterable of batches, got %s" % (what, type(data).__name__))
         return data
 
-    @staticmethod
-    def _steps(loader):
-        try:
-            return len(loader)
-        except TypeError:
-            return None
-
     def _metrics_name(self):
         names = ["loss"] if self._loss is not None else []
         for m in self._metrics:
@@ -249,7 +242,7 @@ class Model:
                                     num_workers, "fit")
         eval_loader = None if eval_data is None else self._loader(
             eval_data, eval_batch_size, False, False, num_workers, "fit")
-        steps = self._steps(train_loader)
+        steps = _len_or_none(train_loader)
         iters_left = None      # training steps left of num_iters
         if num_iters is not None:
             iters_left = _positive_int(num_iters, "num_iters")
@@ -279,7 +272,7 @@ class Model:
         cbks.on_end("train", logs)
 
     def _evaluate_with(self, loader, cbks, limit=None):
-        steps = self._steps(loader)
+        steps = _len_or_none(loader)
         if limit is not None and steps is not None:
             steps = min(steps, limit)
         cbks.on_begin("eval", {"steps": steps, "metrics": self._metrics_name()})
@@ -310,7 +303,7 @@ class Model:
         loader = self._loader(test_data, _positive_int(batch_size, "batch_size"), False,
                               False, num_workers, "predict")
         cbks = config_callbacks(callbacks, model=self, verbose=verbose)
-        cbks.on_begin("predict", {"steps": self._steps(loader)})
+        cbks.on_begin("predict", {"steps": _len_or_none(loader)})
         logs, outputs = self._run_one_epoch(loader, cbks, "predict")
         outputs = list(zip(*outputs))
         if stack_outputs:
@@ -323,7 +316,7 @@ class Model:
         `accumulate` batches and at the last. Returns the last batch's logs (and, for
         predict, every batch's outputs)."""
         logs, outputs = {}, []
-        steps = self._steps(loader)
+        steps = _len_or_none(loader)
         n_inputs = len(self._inputs)
         dataset = getattr(loader, "dataset", None)
         self._merger = BatchMerger(_len_or_none(dataset)) if run_mode != "train" else None
