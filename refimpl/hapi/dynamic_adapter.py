@@ -5,7 +5,7 @@ import warnings
 
 import numpy as np
 
-from ..distributed import get_world_size
+from ..distributed import get_world_size, init_parallel_env
 from ..dygraph import mode
 from ..dygraph.tensor import Tensor
 from ..framework.scope import Scope, global_scope, scope_guard
@@ -43,6 +43,7 @@ class DynamicGraphAdapter:
                              "parameters=model.parameters()")
         if get_world_size() > 1 and self._parallel is None:
             from .. import DataParallel
+            init_parallel_env()     # as Paddle's Model: the job's ranks join its collectives
             self._parallel = DataParallel(self.model.network)
 
     def _forward(self, inputs, network):
