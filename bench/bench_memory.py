@@ -14,7 +14,7 @@ import time
 
 import refimpl as paddle
 from refimpl import static
-from refimpl.bench_cli import WORKLOADS, _data, build_static
+from refimpl.bench_cli import WORKLOADS, _data
 from refimpl.framework.scope import Scope
 
 
@@ -22,7 +22,7 @@ class Session:
     """One workload compiled with some BuildStrategy flags, in its own scope."""
 
     def __init__(self, name, num_threads=0, **flags):
-        main, startup, self.loss = build_static(paddle, name)
+        main, startup, self.loss = WORKLOADS[name].build_static(paddle)
         strategy = static.BuildStrategy()
         for k, v in flags.items():
             setattr(strategy, k, v)
@@ -33,8 +33,7 @@ class Session:
         self.scope = Scope()
         self.exe = static.Executor()
         self.exe.run(startup, scope=self.scope)
-        x, y = _data(name)
-        self.feed = {"x": x, "y": y}
+        self.feed = _data(name)
         self.times = []
 
     def step(self):

@@ -19,48 +19,14 @@ import time
 
 import numpy as np
 
-WORKLOADS = {
-    # name: (builder key, batch, input shape, classes)
-    "mlp_small": ("mlp", 16, (13,), 2, [16, 16]),
-    "mlp_mnist": ("mlp", 128, (784,), 10, [512, 512]),
-    "mlp_deep": ("mlp", 64, (256,), 10, [256] * 16),
-    "lenet": ("lenet", 64, (1, 28, 28), 10, None),
-}
+from .bench_workloads import WORKLOADS
 
 
 def _data(name, seed=0):
-    kind, batch, shape, classes, _ = WORKLOADS[name]
-    rng = np.random.RandomState(seed)
-    x = rng.uniform(-1, 1, (batch,) + shape).astype("float32")
-    y = rng.randint(0, classes, (batch, 1)).astype("int64")
-    return x, y
+    return WORKLOADS[name].data(seed)
 
 
 # -- refimpl (or any module with the paddle API)
-
-def build_static(paddle, name):
-    """(main, startup, loss) for workload `name` built with paddle's static API."""
-    kind, batch, shape, classes, hidden = WORKLOADS[name]
-    static = paddle.static
-    main, startup = static.Program(), static.Program()
-    with static.program_guard(main, startup):
-        x = static.data("x", [None] + list(shape), "float32")
-        y = static.data("y", [None, 1], "int64")
-        h = x
-        if kind == "mlp":
-            for width in hidden:
-                h = static.nn.fc(h, width, activation="relu")
-        else:
-            for filters in (20, 50):
-                h = static.nn.conv2d(h, filters, 5, act="relu")
-                h = paddle.nn.functional.max_pool2d(h, 2, 2)
-            h = static.nn.fc(h, 500, activation="relu")
-        logits = static.nn.fc(h, classes)
-        # 2.x names that both refimpl and Paddle 3.x have (no fluid), for --compare paddle
-        loss = paddle.mean(paddle.nn.functional.softmax_with_cross_entropy(logits, y))
-        paddle.optimizer.SGD(learning_rate=0.01).minimize(loss)
-    return main, startup, loss
-
 
 def static_stepper(name, module="refimpl", device="cpu"):
     """(step(), program parts for the profiler) training workload `name` with the paddle
@@ -70,12 +36,11 @@ def static_stepper(name, module="refimpl", device="cpu"):
         os.environ.setdefault("FLAGS_enable_pir_api", "0")
     paddle = importlib.import_module(module)
     paddle.enable_static()
-    main, startup, loss = build_static(paddle, name)
+    main, startup, loss = WORKLOADS[name].build_static(paddle)
     exe = paddle.static.Executor(paddle.CUDAPlace(0) if device == "gpu" else paddle.CPUPlace())
     scope = paddle.static.global_scope()
     exe.run(startup, scope=scope)
-    x, y = _data(name)
-    feed = {"x": x, "y": y}
+    feed = _data(name)
 
     def step():
         exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
@@ -158,36 +123,101 @@ def time_in_subprocess(python, name, steps, warmup, module):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+# -- memory and arithmetic
+
+def peak_rss_mb(name, framework, mode="static", steps=3):
+    """Peak resident memory (MB) of a fresh interpreter that builds workload `name` in
+    `framework` (refimpl, or torch) and trains `steps` steps: the whole process, the
+    framework's import included, as a user would see it."""
+    import subprocess
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(
+        p for p in (root, os.environ.get("PYTHONPATH")) if p))
+    make = {"torch": "torch_stepper(%r)" % name,
+            "refimpl": "dynamic_stepper(%r)" % name if mode == "dynamic"
+            else "static_stepper(%r)[0]" % name}[framework]
+    # VmHWM, not ru_maxrss: a child's ru_maxrss starts at its parent's when it forks
+    code = ("from refimpl.bench_cli import *; step = %s\n"
+            "for _ in range(%d): step()\n"
+            "print([l.split()[1] for l in open('/proc/self/status') "
+            "if l.startswith('VmHWM')][0])" % (make, steps))
+    done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                          text=True)
+    if done.returncode != 0:
+        raise RuntimeError("peak RSS of %s %s failed: %s"
+                           % (framework, name, done.stderr.strip()[-500:]))
+    return round(int(done.stdout.split()[-1]) / 1024.0, 1)
+
+
+def _matmul_flops(x_shape, y_shape, trans_x=False, trans_y=False):
+    x = list(x_shape) if len(x_shape) > 1 else [1] + list(x_shape)
+    y = list(y_shape) if len(y_shape) > 1 else list(y_shape) + [1]
+    m, k = (x[-1], x[-2]) if trans_x else (x[-2], x[-1])
+    n = y[-2] if trans_y else y[-1]
+    return 2 * int(np.prod(np.broadcast_shapes(tuple(x[:-2]), tuple(y[:-2])))) * m * k * n
+
+
+def forward_flops(program, batch):
+    """Multiply-add FLOPs (x2) of the forward GEMM-like ops (mul, matmul, conv2d, rnn) of
+    one step, with the batch dim (-1) read as `batch`. A training step does about three
+    times this (the forward, and two GEMMs of the same size per op backward)."""
+    def shape(op, slot, i=0):
+        var = op.block._find_var_recursive(op.inputs[slot][i])
+        return [batch if d < 0 else d for d in var.shape]
+    total = 0
+    for op in program.global_block().ops:
+        if op.type == "mul":
+            x, y = shape(op, "X"), shape(op, "Y")
+            rows = int(np.prod(x[:op.attrs["x_num_col_dims"]]))
+            total += 2 * rows * int(np.prod(x[op.attrs["x_num_col_dims"]:])) * \
+                int(np.prod(y[op.attrs["y_num_col_dims"]:]))
+        elif op.type in ("matmul", "matmul_v2"):
+            trans = ("trans_x", "trans_y") if op.type == "matmul_v2" else \
+                ("transpose_X", "transpose_Y")
+            total += _matmul_flops(shape(op, "X"), shape(op, "Y"), op.attrs[trans[0]],
+                                   op.attrs[trans[1]])
+        elif op.type in ("conv2d", "depthwise_conv2d"):
+            out = op.block._find_var_recursive(op.outputs["Output"][0]).shape
+            w = shape(op, "Filter")
+            total += 2 * batch * int(np.prod(out[1:])) * int(np.prod(w[1:]))
+        elif op.type == "rnn":
+            x = shape(op, "Input")
+            for w in op.inputs["WeightList"]:
+                dims = op.block._find_var_recursive(w).shape
+                if len(dims) == 2:
+                    total += 2 * x[0] * x[1] * dims[0] * dims[1]
+    return total
+
+
+def gemm_peak_gflops(n=1024, repeat=5):
+    """GFLOP/s of numpy's float32 GEMM (n x n x n), best of `repeat`: the machine's
+    practical limit for the workloads' GEMMs."""
+    a = np.random.RandomState(0).uniform(-1, 1, (n, n)).astype("float32")
+    a @ a
+    best = min(_timed(lambda: a @ a) for _ in range(repeat))
+    return round(2.0 * n ** 3 / best / 1e9, 1)
+
+
+def _timed(fn):
+    t0 = time.perf_counter()
+    fn()
+    return time.perf_counter() - t0
+
+
 # -- refimpl's dynamic mode, the same models as nn.Layers
 
-def _dynamic_model(paddle, name):
-    kind, batch, shape, classes, hidden = WORKLOADS[name]
-    nn = paddle.nn
-    layers = []
-    if kind == "mlp":
-        width = shape[0]
-        for h in hidden:
-            layers += [nn.Linear(width, h), nn.ReLU()]
-            width = h
-        layers.append(nn.Linear(width, classes))
-    else:
-        layers = [nn.Conv2D(1, 20, 5), nn.ReLU(), nn.MaxPool2D(2, 2), nn.Conv2D(20, 50, 5),
-                  nn.ReLU(), nn.MaxPool2D(2, 2), nn.Flatten(), nn.Linear(800, 500), nn.ReLU(),
-                  nn.Linear(500, classes)]
-    return nn.Sequential(*layers)
-
-
 def dynamic_stepper(name):
-    """(step(), count of ops one step runs) training workload `name` eagerly: the model as
-    nn.Layers, the loss as in the static workload, SGD."""
+    """step() training workload `name` eagerly: the model as nn.Layers, the loss as in the
+    static workload, its optimizer."""
     import refimpl as paddle
     from refimpl.framework import mode
+    workload = WORKLOADS[name]
     old = mode.dynamic
     mode.disable_static()
-    model = _dynamic_model(paddle, name)
-    opt = paddle.optimizer.SGD(learning_rate=0.01, parameters=model.parameters())
-    x, y = _data(name)
-    xt, yt = paddle.to_tensor(x), paddle.to_tensor(y)
+    model = workload.paddle_layers(paddle)
+    opt = workload.paddle_optimizer(paddle, model.parameters())
+    feed = _data(name)
+    xt, yt = paddle.to_tensor(feed["x"]), paddle.to_tensor(feed["y"])
     softmax_ce, mean = paddle.nn.functional.softmax_with_cross_entropy, paddle.mean
     mode.dynamic = old
 
@@ -314,24 +344,13 @@ def torch_stepper(name, device="cpu"):
     device 'gpu'; loss.item() waits for the GPU, as refimpl's fetch does)."""
     import torch
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "2")))
-    kind, batch, shape, classes, hidden = WORKLOADS[name]
-    layers = []
-    if kind == "mlp":
-        width = shape[0]
-        for h in hidden:
-            layers += [torch.nn.Linear(width, h), torch.nn.ReLU()]
-            width = h
-        layers.append(torch.nn.Linear(width, classes))
-    else:
-        layers = [torch.nn.Conv2d(1, 20, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2, 2),
-                  torch.nn.Conv2d(20, 50, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2, 2),
-                  torch.nn.Flatten(), torch.nn.Linear(800, 500), torch.nn.ReLU(),
-                  torch.nn.Linear(500, classes)]
+    workload = WORKLOADS[name]
     where = "cuda" if device == "gpu" else "cpu"
-    model = torch.nn.Sequential(*layers).to(where)
-    opt = torch.optim.SGD(model.parameters(), lr=0.01)
-    x, y = _data(name)
-    xt, yt = torch.from_numpy(x).to(where), torch.from_numpy(y[:, 0]).to(where)
+    model = workload.torch_layers(torch).to(where)
+    opt = workload.torch_optimizer(torch, model.parameters())
+    feed = _data(name)
+    xt = torch.from_numpy(feed["x"]).to(where)
+    yt = torch.from_numpy(feed["y"][:, 0]).to(where)
 
     def step():
         opt.zero_grad()
@@ -346,12 +365,16 @@ def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m refimpl bench", description=__doc__)
     parser.add_argument("workloads", nargs="*", default=list(WORKLOADS),
                         help="subset of: %s" % ", ".join(WORKLOADS))
-    parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("--steps", type=int,
+                        help="timed steps per framework (default: 50, 12-20 for the large "
+                             "workloads)")
+    parser.add_argument("--warmup", type=int)
     parser.add_argument("--compare", action="append", default=[], choices=["torch", "paddle"],
                         help="also time this framework in the same run")
     parser.add_argument("--profile", action="store_true",
                         help="time per op type and framework overhead per op")
+    parser.add_argument("--no-memory", action="store_true",
+                        help="skip the peak RSS of each framework (a fresh process each)")
     parser.add_argument("--mode", choices=["static", "dynamic"], default="static",
                         help="refimpl's static programs (default) or its dynamic mode")
     parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
@@ -370,9 +393,13 @@ def main(argv=None):
             parser.error("--device gpu: no GPU is usable here (CuPy and a CUDA device are "
                          "needed: pip install -e '.[gpu]')")
     rows = []
+    peak = gemm_peak_gflops()
+    print(json.dumps({"gemm_peak_gflops": peak, "load": os.getloadavg()}))
     for name in args.workloads:
         if name not in WORKLOADS:
             parser.error("unknown workload %r" % name)
+        steps = args.steps or WORKLOADS[name].steps
+        warmup = WORKLOADS[name].warmup if args.warmup is None else args.warmup
         if args.mode == "dynamic":
             step, parts = dynamic_stepper(name), None
             row = {"workload": name, "mode": "dynamic",
@@ -390,32 +417,56 @@ def main(argv=None):
                     steppers["paddle"] = static_stepper(name, "paddle")[0]
             except ImportError as e:
                 row[other] = {"error": "not importable: %s" % e}
-        for k, ms in time_steps(steppers, args.steps, args.warmup).items():
+        for k, ms in time_steps(steppers, steps, warmup).items():
             row.setdefault(k, {})["ms_per_step"] = ms
         if "paddle" in args.compare and args.paddle_python:
-            row["paddle"] = time_in_subprocess(args.paddle_python, name, args.steps,
-                                               args.warmup, "paddle")
+            row["paddle"] = time_in_subprocess(args.paddle_python, name, steps, warmup,
+                                               "paddle")
+        flops = 3 * forward_flops(parts[1] if parts else _static_program(name),
+                                  WORKLOADS[name].batch)
+        row["gflop_per_step"] = round(flops / 1e9, 3)
+        for k in steppers:
+            if "ms_per_step" in row[k]:
+                row[k]["gflops"] = round(flops / row[k]["ms_per_step"] / 1e6, 1)
+        if not args.no_memory:
+            for k in steppers:
+                if k in ("refimpl", "torch"):
+                    row[k]["peak_rss_mb"] = peak_rss_mb(name, k, args.mode)
         if args.profile and parts is None:
-            row["refimpl"].update(_dynamic_profile(name, args.steps,
+            row["refimpl"].update(_dynamic_profile(name, steps,
                                                    row["refimpl"]["ms_per_step"]))
         elif args.profile:
-            row["refimpl"].update(_profile(*parts, args.steps, row["refimpl"]))
+            row["refimpl"].update(_profile(*parts, steps, row["refimpl"]))
         for other in args.compare:
-            if "ms_per_step" in row.get(other, {}):
-                row["ratio_refimpl_over_" + other] = round(
-                    row["refimpl"]["ms_per_step"] / row[other]["ms_per_step"], 3)
+            for key, ratio in (("ms_per_step", "ratio_refimpl_over_"),
+                               ("peak_rss_mb", "rss_ratio_refimpl_over_")):
+                if key in row.get(other, {}) and key in row["refimpl"]:
+                    row[ratio + other] = round(row["refimpl"][key] / row[other][key], 3)
         rows.append(row)
         print(json.dumps(row))
         sys.stdout.flush()
     if args.mode == "dynamic":
         print(json.dumps({"eager_dispatch": dispatch_cost_us()}))
-    _table(rows, args.compare)
+    _table(rows, args.compare, peak)
     return 0
 
 
-def _table(rows, others):
+def _static_program(name):
+    """Workload `name` built as a refimpl static program (for its FLOP count), whatever
+    the mode."""
+    import refimpl as paddle
+    from refimpl.framework import mode
+    was, mode.dynamic = mode.dynamic, False
+    try:
+        return WORKLOADS[name].build_static(paddle)[0]
+    finally:
+        mode.dynamic = was
+
+
+def _table(rows, others, peak):
     header = ["workload", "ops", "refimpl ms"] + ["%s ms" % o for o in others] + \
-             ["refimpl/%s" % o for o in others]
+             ["refimpl/%s" % o for o in others] + ["GFLOP/s (peak %s)" % peak] + \
+             ["RSS MB refimpl"] + ["RSS %s" % o for o in others]
     print("\n" + " | ".join(header))
     print(" | ".join("---" for _ in header))
     for r in rows:
@@ -423,7 +474,14 @@ def _table(rows, others):
         cells += ["%.3f" % r[o]["ms_per_step"] if "ms_per_step" in r.get(o, {}) else "n/a"
                   for o in others]
         cells += [str(r.get("ratio_refimpl_over_" + o, "n/a")) for o in others]
+        cells.append(str(r["refimpl"].get("gflops", "n/a")))
+        cells += [str(r.get(k, {}).get("peak_rss_mb", "n/a")) for k in ["refimpl"] + others]
         print(" | ".join(cells))
+    for r in rows:
+        if "kernel_ms_per_op_type" in r["refimpl"]:
+            top = list(r["refimpl"]["kernel_ms_per_op_type"].items())[:8]
+            print("%s top ops (ms): %s" % (r["workload"], ", ".join(
+                "%s %.2f" % kv for kv in top)))
 
 
 if __name__ == "__main__":

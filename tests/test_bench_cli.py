@@ -7,9 +7,11 @@ from refimpl.bench_cli import main
 
 
 def test_bench_prints_json_rows_profile_and_table(capsys):
-    assert main(["mlp_small", "lenet", "--steps", "2", "--warmup", "1", "--profile"]) == 0
+    assert main(["mlp_small", "lenet", "--steps", "2", "--warmup", "1", "--profile",
+                 "--no-memory"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    rows = [json.loads(line) for line in lines if line.startswith("{")]
+    peak, *rows = [json.loads(line) for line in lines if line.startswith("{")]
+    assert peak["gemm_peak_gflops"] > 0
     assert [r["workload"] for r in rows] == ["mlp_small", "lenet"]
     for row in rows:
         result = row["refimpl"]
@@ -18,6 +20,23 @@ def test_bench_prints_json_rows_profile_and_table(capsys):
         assert "overhead_us_per_op" in result
     assert "conv2d_grad" in rows[1]["refimpl"]["kernel_ms_per_op_type"]
     assert any(line.startswith("lenet | ") for line in lines)
+    # LeNet: conv 20x1x5x5 on 24x24, conv 50x20x5x5 on 8x8, fc 800-500, fc 500-10, batch 64
+    forward = 2 * 64 * (20 * 24 * 24 * 25 + 50 * 8 * 8 * 500 + 800 * 500 + 500 * 10)
+    assert rows[1]["gflop_per_step"] == round(3 * forward / 1e9, 3)
+
+
+def test_peak_rss_of_a_fresh_process_and_the_model_size_workloads_build():
+    """Peak RSS is read in a fresh interpreter (not inherited from this one), and the
+    ResNet-18 / Transformer / LSTM LM programs build and count their FLOPs."""
+    from refimpl.bench_cli import _static_program, forward_flops, peak_rss_mb
+    assert 20 < peak_rss_mb("mlp_small", "refimpl", steps=1) < 1000
+    lm = _static_program("lstm_lm")
+    assert [op.type for op in lm.global_block().ops].count("rnn") == 1
+    # LSTM: 35 steps x 20 rows x (128 + 256 and 256 + 256 inputs) x 1024 gates; head 256-10k
+    rows = 35 * 20
+    assert forward_flops(lm, 20) == 2 * rows * (384 + 512) * 1024 + 2 * rows * 256 * 10000
+    assert forward_flops(_static_program("resnet18"), 32) > 0.5e9 * 32
+    assert forward_flops(_static_program("transformer"), 16) > 0
 
 
 def test_timing_in_another_interpreter_reads_its_json():
@@ -30,10 +49,10 @@ def test_timing_in_another_interpreter_reads_its_json():
 
 def test_dynamic_mode_bench_prints_eager_rows_profile_and_dispatch_cost(capsys):
     assert main(["mlp_small", "--mode", "dynamic", "--steps", "2", "--warmup", "1",
-                 "--profile"]) == 0
+                 "--profile", "--no-memory"]) == 0
     lines = capsys.readouterr().out.splitlines()
     rows = [json.loads(line) for line in lines if line.startswith("{")]
-    row, dispatch = rows
+    _, row, dispatch = rows
     assert row["mode"] == "dynamic" and row["refimpl"]["ms_per_step"] > 0
     # 3 linears (matmul, add), 2 relus, the loss and its mean: 10; their grads; 6 sgd
     assert row["refimpl"]["ops"] == 26

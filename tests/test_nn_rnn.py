@@ -249,17 +249,23 @@ def test_lstm_initial_states_and_time_major():
 
 
 def test_dropout_between_layers_only_while_training():
+    """Training: one rnn op per layer with dropout ops between them; evaluation: one fused
+    rnn op over all layers, no dropout."""
     net = nn.GRU(2, 3, num_layers=3, dropout=0.5)
     x = static.data("x", [None, 2, 2], "float32")
 
-    def dropouts():
-        return [op.attr("is_test") for op in static.default_main_program().global_block().ops
-                if op.type == "dropout"]
+    def ops():
+        return [(op.type, op.attr("is_test")) + ((op.attr("num_layers"),)
+                                                 if op.type == "rnn" else ())
+                for op in static.default_main_program().global_block().ops
+                if op.type in ("dropout", "rnn")]
     net(x)
-    assert dropouts() == [False, False]
+    trained = [("rnn", False, 1), ("dropout", False), ("rnn", False, 1), ("dropout", False),
+               ("rnn", False, 1)]
+    assert ops() == trained
     net.eval()
     net(x)                                          # built again, now in evaluation mode
-    assert dropouts() == [False, False, True, True]
+    assert ops() == trained + [("rnn", True, 3)]
 
 
 # -- gradients
@@ -307,11 +313,28 @@ def test_training_a_tiny_lstm_lowers_the_loss():
 
 
 # -- errors
-def test_unknown_time_dimension_is_a_clear_error():
-    net = nn.LSTM(3, 4)
+def test_unknown_time_dimension_is_a_clear_error_for_an_unrolled_cell():
+    net = nn.RNN(nn.LSTMCell(3, 4))
     x = static.data("x", [None, None, 3], "float32")
     with pytest.raises(ValueError, match="RNN rnn_0: input 'x'.*unknown time dimension"):
         net(x)
+
+
+def test_the_fused_rnn_op_takes_any_number_of_steps():
+    """nn.LSTM is one rnn op stepping at run time: the time dimension may be unknown."""
+    net = nn.LSTM(3, 4)
+    x = static.data("x", [None, None, 3], "float32")
+    out, (h, c) = net(x)
+    exe = startup_executor()
+    weights = _weights(net[0].cell)
+    for steps in (2, 5):
+        a = RNG.uniform(-1, 1, (2, steps, 3)).astype("float32")
+        got_out, got_h = exe.run(feed={"x": a}, fetch_list=[out, h])
+        state = (np.zeros((2, 4), "float32"),) * 2
+        for t in range(steps):
+            want, state = _lstm_step(a[:, t], state, weights)
+            np.testing.assert_allclose(got_out[:, t], want, rtol=1e-5, atol=1e-6)
+        np.testing.assert_allclose(got_h[0], state[0], rtol=1e-5, atol=1e-6)
 
 
 def test_bad_settings_and_inputs_name_the_layer():

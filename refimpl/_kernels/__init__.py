@@ -12,8 +12,9 @@ import warnings
 
 __all__ = ["backend", "load_kernel", "compiled_modules"]
 
+# recurrent.py is Python over the compiled blas module: it loads only where blas is built
 _COMPILED = ("blas", "im2col", "matmul", "pool", "softmax_ce", "batch_norm", "optim", "fused",
-             "activation", "elementwise")
+             "activation", "elementwise", "recurrent")
 
 
 def backend():

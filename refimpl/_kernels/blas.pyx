@@ -242,3 +242,17 @@ def gemm_into(a, b, out, bint trans_a=False, bint trans_b=False):
         _gemm_part(&g, p, team.parts)
     release_team()
     return out
+
+
+def single_threaded(fn):
+    """`fn` run with numpy's OpenBLAS on one thread per call, as inside the kernels' team
+    (or while another kernel holds it): for numpy code whose GEMMs are small and many, where
+    waking OpenBLAS's workers for each costs more than it saves (the rnn op's steps)."""
+    def run(*args, **kwargs):
+        _take_team(1)
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            release_team()
+    run.__name__, run.__doc__ = fn.__name__, fn.__doc__
+    return run

@@ -138,6 +138,9 @@ KERNELS = dict(_ELEMENTWISE, **{
              "backward": "gpu.softmax_ce:softmax_ce_backward"},
         fast_ok=lambda attrs, dtype: _float(attrs, dtype) and not attrs["soft_label"]
         and attrs["axis"] == -1),
+    "rnn": OpKernels(compiled={"forward": "recurrent:rnn_forward",
+                               "backward": "recurrent:rnn_backward"},
+                     falls_back=("forward", "backward")),
     "sgd": OpKernels(compiled={"forward": "optim:sgd"}, gpu={"forward": "gpu.optim:sgd"}),
     "momentum": OpKernels(
         compiled={"forward": "optim:momentum"}, gpu={"forward": "gpu.optim:momentum"},

@@ -1,4 +1,5 @@
-"""fluid.layers recurrent units: lstm_unit and gru_unit (one step on dense [batch, ...])."""
+"""Recurrent ops on dense tensors: fluid.layers' lstm_unit and gru_unit (one step on
+[batch, ...]), and the fused multi-layer `rnn` op behind nn.SimpleRNN / LSTM / GRU."""
 from ..framework.layer_helper import LayerHelper
 from .common import check_variable
 from .nn import fc
@@ -51,6 +52,28 @@ def gru_unit(input, hidden, size, param_attr=None, bias_attr=None, activation="t
                             "gate_activation": _GRU_ACTIVATIONS[gate_activation],
                             "origin_mode": origin_mode})
     return new_h, reset_h, gate
+
+
+def rnn(input, pre_states, weights, mode, hidden_size, num_layers=1, is_bidirec=False,
+        sequence_length=None, is_test=False):
+    """The rnn op over time-major input [time, batch, input_size]: pre_states [h] (LSTM
+    [h, c]) each [num_layers * directions, batch, hidden], weights in Paddle's WeightList
+    order. Returns (outputs [time, batch, directions * hidden], final states)."""
+    helper = LayerHelper("rnn")
+    out, reserve = (helper.create_variable_for_type_inference(input.dtype) for _ in range(2))
+    dropout_state = helper.create_variable_for_type_inference("uint8", stop_gradient=True)
+    states = [helper.create_variable_for_type_inference(input.dtype) for _ in pre_states]
+    inputs = {"Input": [input], "PreState": list(pre_states), "WeightList": list(weights)}
+    if sequence_length is not None:
+        inputs["SequenceLength"] = [sequence_length]
+    helper.append_op(type="rnn", inputs=inputs,
+                     outputs={"Out": [out], "DropoutState": [dropout_state],
+                              "Reserve": [reserve], "State": states},
+                     attrs={"mode": mode, "hidden_size": hidden_size,
+                            "input_size": input.shape[-1], "num_layers": num_layers,
+                            "is_bidirec": is_bidirec, "is_test": is_test,
+                            "dropout_prob": 0.0})
+    return out, states
 
 
 EXPORTS = {"fluid.layers": {"lstm_unit": lstm_unit, "gru_unit": gru_unit}}

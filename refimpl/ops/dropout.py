@@ -5,6 +5,9 @@ upscale_in_train: train Out = X * Mask / (1 - p), infer Out = X.
 The random stream: the optional Seed input (an int32 [1] tensor, e.g. from the `seed` op)
 if given, else `seed` when fix_seed, else the global generator. Two dropouts fed the same
 Seed draw the same mask, which is how RecomputeOptimizer replays a forward segment.
+In training at dropout_prob = 0 nothing is dropped: Out = X and Mask is all ones, with no
+draw from any random stream (a model built with dropout 0, e.g. a Transformer, pays for
+no random numbers).
 """
 import numpy as np
 
@@ -52,6 +55,8 @@ class Dropout(OpDef):
         if is_test:
             keep = x.dtype.type(_infer_scale(dropout_prob, dropout_implementation))
             return (x * keep).astype(x.dtype), np.ones(x.shape, np.uint8)
+        if dropout_prob == 0:
+            return x.copy(), np.ones(x.shape, np.uint8)
         if seed_tensor is not None:
             rng = np.random.RandomState(int(np.asarray(seed_tensor).reshape(-1)[0]))
         else:
@@ -66,6 +71,8 @@ class Dropout(OpDef):
         if is_test:
             return (dout * dout.dtype.type(_infer_scale(dropout_prob, dropout_implementation))
                     ).astype(dout.dtype)
+        if dropout_prob == 0:
+            return dout.copy()
         scale = dout.dtype.type(_train_scale(dropout_prob, dropout_implementation))
         return (dout * mask * scale).astype(dout.dtype)
 
@@ -74,5 +81,6 @@ class Dropout(OpDef):
         yield Sample({"X": rand(rng, 4, 5)}, {"dropout_prob": 0.5, "fix_seed": True, "seed": 3,
                                               "dropout_implementation": "upscale_in_train"})
         yield Sample({"X": rand(rng, 3, 2)}, {"dropout_prob": 0.5, "is_test": True})
+        yield Sample({"X": rand(rng, 3, 2)}, {"dropout_prob": 0.0})
         yield Sample({"X": rand(rng, 3, 4), "Seed": np.array([11], "int32")},
                      {"dropout_prob": 0.4})

@@ -1,10 +1,11 @@
 """Recurrent layers (Paddle 2.0 paddle.nn): the cells SimpleRNNCell, LSTMCell and GRUCell,
 RNN / BiRNN (a cell run over time) and the multi-layer SimpleRNN, LSTM and GRU.
 
-refimpl has no control-flow ops, so the recurrence is unrolled when the layer is called:
-one copy of the cell's ops per time step (the time dimension must be known then). Per-example
-`sequence_length` is a mask, as in Paddle: past each sequence's end the states are carried
-unchanged (and SimpleRNN/LSTM/GRU zero the outputs, as Paddle's fused rnn op does).
+SimpleRNN / LSTM / GRU build Paddle's fused `rnn` op (one op for all layers and time
+steps). RNN / BiRNN, which run any cell, unroll the recurrence when the layer is called:
+one copy of the cell's ops per time step (the time dimension must be known then).
+Per-example `sequence_length` is a mask, as in Paddle: past each sequence's end the states
+are carried unchanged (and SimpleRNN/LSTM/GRU zero the outputs).
 See specs/nn_rnn.md.
 """
 import math
@@ -15,7 +16,8 @@ from ...layers.common import unary
 from ...layers.creation import fill_constant_batch_size_like
 from ...layers.math import cast, matmul
 from ...layers.norm import dropout as functional_dropout
-from ...layers.tensor import concat, split, stack, unsqueeze, unstack
+from ...layers.rnn_ops import rnn
+from ...layers.tensor import concat, split, stack, transpose, unsqueeze, unstack
 from .base import Layer
 from .container import LayerList
 
@@ -324,45 +326,64 @@ class RNNBase(LayerList):
                 for name in ("weight_ih", "weight_hh", "bias_ih", "bias_hh"):
                     setattr(self, "%s_l%d%s" % (name, layer, suffix), getattr(cell, name))
 
-    def _split_states(self, initial_states):
-        """[L*D, batch, hidden] states (a tuple of them for LSTM) -> per-layer structures."""
+    def forward(self, inputs, initial_states=None, sequence_length=None):
+        """One fused rnn op over every layer; with dropout while training, one rnn op per
+        layer and dropout ops between them."""
+        self._expect_input(inputs, "inputs", ranks=(3,))
+        self._expect_dim(inputs, 2, self.input_size, "input_size")
+        if sequence_length is not None:
+            self._expect_input(sequence_length, "sequence_length", ranks=(1,))
+        rows = self.num_layers * self.num_directions
+        if initial_states is None:
+            batch_axis = 1 if self.time_major else 0
+            initial_states = tuple(fill_constant_batch_size_like(
+                inputs, [rows, -1, self.hidden_size], inputs.dtype, 0.0,
+                input_dim_idx=batch_axis, output_dim_idx=1)
+                for _ in range(self.state_components))
+        else:
+            initial_states = self._check_states(initial_states)
+        x = inputs if self.time_major else transpose(inputs, [1, 0, 2])
+        cells = [cell for rnn_layer in self for cell in (
+            [rnn_layer.cell] if self.num_directions == 1
+            else [rnn_layer.cell_fw, rnn_layer.cell_bw])]
+        groups = [list(range(self.num_layers))]
+        if self.dropout and self.training and self.num_layers > 1:
+            groups = [[layer] for layer in range(self.num_layers)]
+        finals = []
+        for group in groups:
+            if group[0] > 0:
+                x = functional_dropout(x, self.dropout, training=True,
+                                       mode="upscale_in_train")
+            k0, k1 = group[0] * self.num_directions, (group[-1] + 1) * self.num_directions
+            group_cells = cells[k0:k1]
+            weights = [getattr(c, n) for c in group_cells for n in ("weight_ih", "weight_hh")]
+            weights += [getattr(c, n) for c in group_cells for n in ("bias_ih", "bias_hh")]
+            states = initial_states if len(groups) == 1 else \
+                [state[k0:k1] for state in initial_states]
+            x, final = rnn(x, states, weights, self.mode, self.hidden_size, len(group),
+                           self.num_directions == 2, sequence_length, not self.training)
+            finals.append(final)
+        if len(finals) > 1:
+            finals = [concat([f[i] for f in finals], axis=0)
+                      for i in range(self.state_components)]
+        else:
+            finals = finals[0]
+        outputs = x if self.time_major else transpose(x, [1, 0, 2])
+        return outputs, (tuple(finals) if self.state_components == 2 else finals[0])
+
+    def _check_states(self, initial_states):
+        """[L*D, batch, hidden] states: the pair (h, c) for LSTM, one Variable otherwise."""
         components = initial_states if self.state_components == 2 else (initial_states,)
-        if len(components) != self.state_components:
+        if not isinstance(components, (list, tuple)) or \
+                len(components) != self.state_components:
             raise ValueError("%s: initial_states must be %s" % (
                 self._where(), "the pair (h, c)" if self.state_components == 2
                 else "one Variable"))
-        rows = []
         for component in components:
             self._expect_input(component, "initial_states", ranks=(3,))
             self._expect_dim(component, 0, self.num_layers * self.num_directions,
                              "num_layers * num_directions")
-            rows.append(unstack(component, axis=0, num=self.num_layers * self.num_directions))
-        per_row = [tuple(component[i] for component in rows) if self.state_components == 2
-                   else rows[0][i] for i in range(self.num_layers * self.num_directions)]
-        if self.num_directions == 1:
-            return per_row
-        return [(per_row[2 * i], per_row[2 * i + 1]) for i in range(self.num_layers)]
-
-    def _concat_states(self, final_states):
-        """Per-layer final states -> [L*D, batch, hidden] (a tuple for LSTM)."""
-        per_row = final_states if self.num_directions == 1 else \
-            [state for pair in final_states for state in pair]
-        if self.state_components == 1:
-            return stack(per_row, axis=0)
-        return tuple(stack([row[k] for row in per_row], axis=0)
-                     for k in range(self.state_components))
-
-    def forward(self, inputs, initial_states=None, sequence_length=None):
-        layer_states = [None] * self.num_layers if initial_states is None \
-            else self._split_states(initial_states)
-        final_states = []
-        for i, rnn_layer in enumerate(self):
-            if i > 0 and self.dropout:
-                inputs = functional_dropout(inputs, self.dropout, training=self.training,
-                                            mode="upscale_in_train")
-            inputs, final = rnn_layer._run(inputs, layer_states[i], sequence_length, True)
-            final_states.append(final)
-        return inputs, self._concat_states(final_states)
+        return tuple(components)
 
     def extra_repr(self):
         text = "%d, %d" % (self.input_size, self.hidden_size)

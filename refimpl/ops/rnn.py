@@ -1,0 +1,311 @@
+"""rnn: Paddle's fused recurrent op behind nn.SimpleRNN / nn.LSTM / nn.GRU. A whole
+multi-layer (optionally bidirectional) network over time-major Input [T, B, I].
+
+Per layer and direction, one GEMM projects every time step's input (x W_ih^T + b_ih,
+[T*B, G*H]); each step then does one recurrent GEMM (h W_hh^T + b_hh) and the cell:
+  RNN_TANH / RNN_RELU   h' = act(xw + hw)
+  LSTM (gates i,f,g,o)  c' = sig(f) c + sig(i) tanh(g);  h' = sig(o) tanh(c')
+  GRU  (gates r,z,c)    r = sig(xr + hr), z = sig(xz + hz), c~ = tanh(xc + r * hc),
+                        h' = (h - c~) z + c~
+With SequenceLength, past each sequence's end the states are carried unchanged and the
+outputs are zero. Layer l > 0 reads layer l-1's outputs (directions concatenated).
+Reserve keeps what the backward needs (activated gates and the states of every step), so
+the BPTT backward runs no forward again.
+"""
+import numpy as np
+
+from ._common import rand
+from .registry import OpDef, Sample, register
+
+MODES = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 4, "GRU": 3}
+# Reserve floats per (layer, direction, step, batch row), in units of hidden_size:
+# LSTM gates i f g o, c, h; GRU r z c~, hc (h W_hc^T + b_hc), h; RNN h
+RESERVE_WIDTH = {"RNN_TANH": 1, "RNN_RELU": 1, "LSTM": 6, "GRU": 5}
+
+
+def _sigmoid(x):
+    return 1.0 / (1.0 + np.exp(-x))
+
+
+def _gates(a, count, hidden):
+    """The first `count` [rows, hidden] column blocks of a (views; np.split is slower)."""
+    return [a[:, k * hidden:(k + 1) * hidden] for k in range(count)]
+
+
+def _weights(weight_list, num_layers, directions):
+    """Paddle's WeightList order (every layer's and direction's W_ih, W_hh, then their
+    b_ih, b_hh) -> [(w_ih, w_hh, b_ih, b_hh)] per (layer, direction)."""
+    cells = num_layers * directions
+    return [(weight_list[2 * k], weight_list[2 * k + 1], weight_list[2 * cells + 2 * k],
+             weight_list[2 * cells + 2 * k + 1]) for k in range(cells)]
+
+
+def _masks(sequence_length, steps, dtype):
+    """[T, B, 1] 1/0 masks (step t < length), or None without lengths."""
+    if sequence_length is None:
+        return None
+    t = np.arange(steps).reshape(-1, 1, 1)
+    return (t < np.asarray(sequence_length).reshape(1, -1, 1)).astype(dtype)
+
+
+def _run_direction(x, h, c, weights, mode, reverse, masks, reserve):
+    """One layer, one direction over x [T, B, I] from states h (, c): fills reserve
+    [T, B, width*H] and returns (outputs [T, B, H], final h, final c)."""
+    w_ih, w_hh, b_ih, b_hh = weights
+    steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
+    xw = (x.reshape(steps * batch, -1) @ w_ih.T + b_ih).reshape(steps, batch, -1)
+    out = np.empty((steps, batch, hidden), x.dtype)
+    for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
+        hw = h @ w_hh.T + b_hh
+        record = reserve[t]
+        if mode == "LSTM":
+            gates = record[:, :4 * hidden]
+            np.add(xw[t], hw, out=gates)
+            gates[:, :2 * hidden] = _sigmoid(gates[:, :2 * hidden])
+            gates[:, 2 * hidden:3 * hidden] = np.tanh(gates[:, 2 * hidden:3 * hidden])
+            gates[:, 3 * hidden:] = _sigmoid(gates[:, 3 * hidden:])
+            i, f, g, o = _gates(gates, 4, hidden)
+            c_new = f * c + i * g
+            h_new = o * np.tanh(c_new)
+        elif mode == "GRU":
+            r = _sigmoid(xw[t, :, :hidden] + hw[:, :hidden])
+            z = _sigmoid(xw[t, :, hidden:2 * hidden] + hw[:, hidden:2 * hidden])
+            cand = np.tanh(xw[t, :, 2 * hidden:] + r * hw[:, 2 * hidden:])
+            record[:, :4 * hidden] = np.concatenate([r, z, cand, hw[:, 2 * hidden:]], axis=1)
+            h_new = (h - cand) * z + cand
+        else:
+            pre = xw[t] + hw
+            h_new = np.tanh(pre) if mode == "RNN_TANH" else np.maximum(pre, 0)
+        if masks is not None:
+            h_new = masks[t] * h_new + (1 - masks[t]) * h
+            if mode == "LSTM":
+                c_new = masks[t] * c_new + (1 - masks[t]) * c
+        h = h_new
+        if mode == "LSTM":
+            c = c_new
+            record[:, 4 * hidden:5 * hidden] = c
+        record[:, -hidden:] = h
+        out[t] = h if masks is None else masks[t] * h
+    return out, h, c
+
+
+def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is_bidirec):
+    """(Out [T, B, D*H], Reserve [L*D, T, B, width*H], final states [L*D, B, H] (h, and
+    c for LSTM))."""
+    directions = 2 if is_bidirec else 1
+    cells = _weights(weight_list, num_layers, directions)
+    steps, batch = x.shape[0], x.shape[1]
+    hidden = cells[0][1].shape[1]
+    masks = _masks(sequence_length, steps, x.dtype)
+    reserve = np.empty((len(cells), steps, batch, RESERVE_WIDTH[mode] * hidden), x.dtype)
+    finals = [np.empty_like(state) for state in pre_state]
+    layer_input = x
+    for layer in range(num_layers):
+        outputs = []
+        for d in range(directions):
+            k = layer * directions + d
+            c0 = pre_state[1][k] if mode == "LSTM" else None
+            out, h, c = _run_direction(layer_input, pre_state[0][k], c0, cells[k], mode,
+                                       d == 1, masks, reserve[k])
+            outputs.append(out)
+            finals[0][k] = h
+            if mode == "LSTM":
+                finals[1][k] = c
+        layer_input = outputs[0] if directions == 1 else np.concatenate(outputs, axis=2)
+    return layer_input, reserve, finals
+
+
+def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, dc):
+    """BPTT through one layer and direction; returns (dx, dh0, dc0, [dw_ih, dw_hh, db_ih,
+    db_hh])."""
+    w_ih, w_hh, _, _ = weights
+    steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
+    gates = w_hh.shape[0]
+    dxw = np.empty((steps, batch, gates), x.dtype)   # d(x W_ih^T + b_ih) per step
+    dhw = np.empty((steps, batch, gates), x.dtype)   # d(h W_hh^T + b_hh) per step
+    h_prev = np.empty((steps, batch, hidden), x.dtype)
+    order = list(range(steps - 1, -1, -1) if reverse else range(steps))
+    for n, t in enumerate(order):   # the state each step read
+        h_prev[t] = h0 if n == 0 else record[order[n - 1], :, -hidden:]
+    for n in range(steps - 1, -1, -1):
+        t = order[n]
+        rec = record[t]
+        dstate = dh + dout[t]
+        if masks is not None:   # carried past the end: the grad flows straight through
+            dh_new, dh_pass = masks[t] * dstate, (1 - masks[t]) * dh
+        else:
+            dh_new, dh_pass = dstate, 0
+        if mode == "LSTM":
+            c_prev = c0 if n == 0 else record[order[n - 1], :, 4 * hidden:5 * hidden]
+            i, f, g, o = _gates(rec, 4, hidden)
+            tanh_c = np.tanh(rec[:, 4 * hidden:5 * hidden])
+            dc_new = dh_new * o * (1 - tanh_c * tanh_c)
+            if masks is not None:
+                dc_new += masks[t] * dc
+                dc_pass = (1 - masks[t]) * dc
+            else:
+                dc_new += dc
+                dc_pass = 0
+            grads = dxw[t]
+            grads[:, :hidden] = dc_new * g * i * (1 - i)
+            grads[:, hidden:2 * hidden] = dc_new * c_prev * f * (1 - f)
+            grads[:, 2 * hidden:3 * hidden] = dc_new * i * (1 - g * g)
+            grads[:, 3 * hidden:] = dh_new * tanh_c * o * (1 - o)
+            dhw[t] = grads
+            dc = dc_new * f + dc_pass
+        elif mode == "GRU":
+            r, z, cand, hc = _gates(rec, 4, hidden)
+            dz = dh_new * (h_prev[t] - cand) * z * (1 - z)
+            dcand = dh_new * (1 - z) * (1 - cand * cand)
+            dr = dcand * hc * r * (1 - r)
+            dxw[t] = np.concatenate([dr, dz, dcand], axis=1)
+            dhw[t] = np.concatenate([dr, dz, dcand * r], axis=1)
+            dh_pass = dh_pass + dh_new * z
+        else:
+            h_new = rec[:, -hidden:]
+            act_grad = 1 - h_new * h_new if mode == "RNN_TANH" else (h_new > 0)
+            dxw[t] = dh_new * act_grad
+            dhw[t] = dxw[t]
+        dh = dhw[t] @ w_hh + dh_pass
+    flat_dxw = dxw.reshape(steps * batch, gates)
+    flat_dhw = dhw.reshape(steps * batch, gates)
+    dweights = [flat_dxw.T @ x.reshape(steps * batch, -1),
+                flat_dhw.T @ h_prev.reshape(steps * batch, hidden),
+                flat_dxw.sum(0), flat_dhw.sum(0)]
+    dx = (flat_dxw @ w_ih).reshape(x.shape)
+    return dx, dh, dc, dweights
+
+
+def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates, mode,
+                 num_layers, is_bidirec):
+    """(dInput, [dPreState], [dWeightList]) by back-propagation through time."""
+    directions = 2 if is_bidirec else 1
+    cells = _weights(weight_list, num_layers, directions)
+    steps, hidden = x.shape[0], cells[0][1].shape[1]
+    masks = _masks(sequence_length, steps, x.dtype)
+    dpre = [np.zeros_like(s) if d is None else np.array(d, copy=True)
+            for s, d in zip(pre_state, dstates)]   # the final states' grads, then h0's
+    dweights = [None] * len(weight_list)
+    douts = np.zeros(x.shape[:2] + (directions * hidden,), x.dtype) if dout is None else dout
+    for layer in range(num_layers - 1, -1, -1):
+        if layer == 0:
+            layer_input = x
+        else:   # the outputs of the layer below, rebuilt from its states in Reserve
+            below = [reserve[(layer - 1) * directions + d, :, :, -hidden:]
+                     for d in range(directions)]
+            layer_input = np.concatenate(below, axis=2) if directions == 2 else below[0]
+            if masks is not None:
+                layer_input = masks * layer_input
+        dinput = 0
+        for d in range(directions):
+            k = layer * directions + d
+            c0 = pre_state[1][k] if mode == "LSTM" else None
+            dc = dpre[1][k] if mode == "LSTM" else None
+            dx, dh0, dc0, grads = _back_direction(
+                layer_input, pre_state[0][k], c0, cells[k], mode, d == 1, masks, reserve[k],
+                douts[:, :, d * hidden:(d + 1) * hidden], dpre[0][k], dc)
+            dinput = dinput + dx
+            dpre[0][k] = dh0
+            if mode == "LSTM":
+                dpre[1][k] = dc0
+            cells_total = num_layers * directions
+            for j, grad in enumerate(grads):
+                slot = 2 * k + j if j < 2 else 2 * cells_total + 2 * k + j - 2
+                dweights[slot] = grad.astype(x.dtype)
+        douts = dinput if masks is None or layer == 0 else masks * dinput
+    return douts.astype(x.dtype), dpre, dweights
+
+
+@register
+class RNN(OpDef):
+    type = "rnn"
+    inputs = ("Input", "PreState*", "WeightList*", "SequenceLength?")
+    outputs = ("Out", "DropoutState", "Reserve", "State*")
+    attrs = {"dropout_prob": 0.0, "is_bidirec": False, "input_size": 10, "hidden_size": 100,
+             "num_layers": 1, "mode": "RNN_TANH", "seed": 0, "is_test": False}
+    no_grad = ("SequenceLength",)
+    grad_inputs = ("Input", "PreState*", "WeightList*", "SequenceLength?", "Reserve",
+                   "Out@GRAD?", "State@GRAD*?")
+    tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
+
+    def infer_shape(self, ctx):
+        mode = ctx.attr("mode")
+        ctx.expect(mode in MODES, "attr mode must be one of %s, got %r" % (sorted(MODES), mode))
+        ctx.expect(ctx.attr("dropout_prob") == 0 or ctx.attr("is_test"),
+                   "dropout between layers (dropout_prob=%s) is not run inside refimpl's rnn "
+                   "op; nn.%s adds dropout ops between one-layer rnn ops instead"
+                   % (ctx.attr("dropout_prob"), "LSTM" if mode == "LSTM" else mode))
+        ctx.check_dtype("Input", ("float32", "float64"))
+        x = ctx.input_var("Input")
+        layers, hidden = ctx.attr("num_layers"), ctx.attr("hidden_size")
+        directions = 2 if ctx.attr("is_bidirec") else 1
+        gates = MODES[mode] * hidden
+        ctx.expect(len(x.shape) == 3, "input Input %r: expected [time, batch, input_size], "
+                   "got %s" % (x.name, list(x.shape)))
+        states = 2 if mode == "LSTM" else 1
+        ctx.expect(ctx.input_count("PreState") == states, "input PreState: %s takes %d "
+                   "states, got %d" % (mode, states, ctx.input_count("PreState")))
+        ctx.expect(ctx.input_count("WeightList") == 4 * layers * directions,
+                   "input WeightList: expected %d weights (W_ih, W_hh, b_ih, b_hh per layer "
+                   "and direction), got %d" % (4 * layers * directions,
+                                              ctx.input_count("WeightList")))
+        for k in range(layers * directions):
+            width = ctx.attr("input_size") if k < directions else directions * hidden
+            for i, shape in ((2 * k, (gates, width)), (2 * k + 1, (gates, hidden)),
+                             (2 * layers * directions + 2 * k, (gates,)),
+                             (2 * layers * directions + 2 * k + 1, (gates,))):
+                w = ctx.input_var("WeightList", i)
+                ctx.expect(tuple(w.shape) == shape, "input WeightList[%d] %r: expected %s, "
+                           "got %s" % (i, w.name, list(shape), list(w.shape)))
+        for i in range(states):
+            s = ctx.input_var("PreState", i)
+            ctx.expect(len(s.shape) == 3 and s.shape[0] == layers * directions
+                       and s.shape[2] == hidden, "input PreState[%d] %r: expected [%d, batch, "
+                       "%d], got %s" % (i, s.name, layers * directions, hidden, list(s.shape)))
+            ctx.set_output("State", s.shape, x.dtype, i)
+        steps, batch = x.shape[0], x.shape[1]
+        ctx.set_output("Out", (steps, batch, directions * hidden), x.dtype)
+        ctx.set_output("Reserve", (layers * directions, steps, batch,
+                                   RESERVE_WIDTH[mode] * hidden), x.dtype)
+        ctx.set_output("DropoutState", (0,), "uint8")
+
+    @staticmethod
+    def forward(x, pre_state, weight_list, sequence_length, dropout_prob=0.0,
+                is_bidirec=False, input_size=10, hidden_size=100, num_layers=1,
+                mode="RNN_TANH", seed=0, is_test=False):
+        out, reserve, finals = rnn_forward(x, pre_state, weight_list, sequence_length, mode,
+                                           num_layers, is_bidirec)
+        return out, np.zeros(0, np.uint8), reserve, finals
+
+    @staticmethod
+    def backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates,
+                 dropout_prob=0.0, is_bidirec=False, input_size=10, hidden_size=100,
+                 num_layers=1, mode="RNN_TANH", seed=0, is_test=False):
+        if dstates is None or len(dstates) == 0:   # the final states feed nothing
+            dstates = [None] * len(pre_state)
+        return rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout,
+                            dstates, mode, num_layers, is_bidirec)
+
+    def samples(self, rng):
+        steps, batch, size, hidden = 3, 2, 3, 2
+        for mode, layers, bidirec, lengths in (("LSTM", 2, False, None),
+                                               ("GRU", 1, True, [3, 1]),
+                                               ("RNN_TANH", 2, True, None),
+                                               ("LSTM", 1, True, [2, 3]),
+                                               ("RNN_RELU", 1, False, [1, 3])):
+            directions = 2 if bidirec else 1
+            gates = MODES[mode] * hidden
+            weights, biases = [], []
+            for k in range(layers * directions):
+                width = size if k < directions else directions * hidden
+                weights += [rand(rng, gates, width), rand(rng, gates, hidden)]
+                biases += [rand(rng, gates), rand(rng, gates)]
+            states = [rand(rng, layers * directions, batch, hidden)
+                      for _ in range(2 if mode == "LSTM" else 1)]
+            inputs = {"Input": rand(rng, steps, batch, size), "PreState": states,
+                      "WeightList": weights + biases}
+            if lengths is not None:
+                inputs["SequenceLength"] = np.array(lengths, np.int32)
+            yield Sample(inputs, {"mode": mode, "num_layers": layers, "is_bidirec": bidirec,
+                                  "input_size": size, "hidden_size": hidden},
+                         grad=mode != "RNN_RELU")
