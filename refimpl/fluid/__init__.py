@@ -12,7 +12,8 @@ from ..framework.param_attr import ParamAttr
 from ..framework import regularizer
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
-from . import framework, layers, optimizer, backward, clip, transpiler
+from . import (framework, layers, optimizer, backward, clip, transpiler, core, op, executor,
+               compiler, dygraph)
 from .transpiler import DistributeTranspiler, DistributeTranspilerConfig
 from .lod import LoDTensor, LoDTensorArray, create_lod_tensor, create_random_int_lodtensor
 from .data_feeder import DataFeedDesc, DataFeeder
@@ -32,4 +33,5 @@ __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecut
            "optimizer", "backward", "LoDTensorArray", "create_lod_tensor",
            "create_random_int_lodtensor", "DataFeedDesc", "DataFeeder", "get_flags", "set_flags",
            "cuda_pinned_places", "load_op_library", "memory_optimize", "one_hot",
-           "release_memory", "require_version", "device_guard"]
+           "release_memory", "require_version", "device_guard", "core", "op", "executor",
+           "compiler", "dygraph"]

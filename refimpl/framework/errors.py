@@ -16,7 +16,12 @@ def user_frame():
     return ""
 
 
-class OpError(ValueError):
+class EnforceNotMet(Exception):
+    """Paddle's C++ check failures (fluid.core.EnforceNotMet); refimpl's op and feed errors
+    are also EnforceNotMet, so `except core.EnforceNotMet` catches what it did in Paddle."""
+
+
+class OpError(ValueError, EnforceNotMet):
     """Raised when an op is built or run with bad inputs."""
 
     def __init__(self, op_type, message, created_at=""):
@@ -26,5 +31,9 @@ class OpError(ValueError):
         super().__init__("[operator %s] %s%s" % (op_type, message, where))
 
 
-class FeedError(ValueError):
+class OpTypeError(OpError, TypeError):
+    """An op input of a dtype the op does not take (a TypeError, as in Paddle's layers)."""
+
+
+class FeedError(ValueError, EnforceNotMet):
     """A fed value does not match its `data` variable."""

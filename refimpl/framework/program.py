@@ -57,7 +57,7 @@ class Variable:
         self._shape = _shape_tuple(shape)
         self._dtype = get_dtype(dtype) if dtype is not None else None
         self.type = type
-        self.lod_level = lod_level
+        self.lod_level = lod_level or 0
         self.persistable = persistable
         self.stop_gradient = stop_gradient
         self.is_data = is_data
@@ -129,6 +129,27 @@ class Variable:
     def astype(self, dtype):
         from .math_patch import cast
         return cast(self, dtype)
+
+    # Paddle 1.8's dygraph-only methods: the values of ops run inside fluid.dygraph.guard()
+    def _eager_runner(self, method):
+        runner = self.block.program._eager
+        if runner is None:
+            raise RuntimeError("Variable.%s() is only available in dygraph mode (inside "
+                               "fluid.dygraph.guard()); in static mode fetch %r with "
+                               "Executor.run" % (method, self.name))
+        return runner
+
+    def numpy(self):
+        return self._eager_runner("numpy").numpy(self)
+
+    def value(self):
+        return self._eager_runner("value").value(self)
+
+    def gradient(self):
+        return self._eager_runner("gradient").gradient(self)
+
+    def backward(self, backward_strategy=None):
+        self._eager_runner("backward").backward(self)
 
     __hash__ = object.__hash__
 
@@ -252,6 +273,15 @@ class Operator:
     def error(self, message):
         return OpError(self.type, message, self.created_at)
 
+    @property
+    def desc(self):
+        """Paddle's OpDesc view of this op (framework/desc.py)."""
+        from .desc import OpDesc
+        desc = self.__dict__.get("_desc")
+        if desc is None:
+            desc = self._desc = OpDesc(self)
+        return desc
+
     def _clone_into(self, block):
         new = object.__new__(Operator)
         new.block = block
@@ -281,6 +311,13 @@ class Block:
         self.vars = {}
         self.ops = []
         self.forward_block_idx = -1
+        self._pending_descs = []    # desc.append_op() results not yet synced into ops
+
+    @property
+    def desc(self):
+        """Paddle's BlockDesc view of this block (framework/desc.py)."""
+        from .desc import BlockDesc
+        return BlockDesc(self)
 
     @property
     def parent_block(self):
@@ -333,12 +370,16 @@ class Block:
         op = Operator(self, type, inputs, outputs, attrs)
         self.ops.append(op)
         self.program._bump()
+        if self.program._eager is not None:     # inside fluid.dygraph.guard(): run it now
+            self.program._eager.run_op(op)
         return op
 
     def _insert_op(self, index, type, inputs=None, outputs=None, attrs=None, **_ignored):
         op = Operator(self, type, inputs, outputs, attrs)
         self.ops.insert(index, op)
         self.program._bump()
+        if self.program._eager is not None:
+            self.program._eager.run_op(op)
         return op
 
     def _prepend_op(self, *args, **kwargs):
@@ -385,10 +426,31 @@ class Program:
         self._name_scope_stack = []
         self._is_test = False
         self.lr_scheduler = None
+        self._eager = None      # fluid.dygraph.guard()'s runner: ops run as they are added
 
     def _bump(self):
         """Any structural change invalidates compiled executor plans."""
         self._version += 1
+
+    @property
+    def desc(self):
+        """Paddle's ProgramDesc view of this program (framework/desc.py)."""
+        from .desc import ProgramDesc
+        return ProgramDesc(self)
+
+    def _sync_with_cpp(self):
+        """Turn OpDescs appended through `block.desc.append_op()` into Operators (shapes
+        are not inferred: the variables they name may be created afterwards)."""
+        for block in self.blocks:
+            for desc in block._pending_descs:
+                inputs, outputs, attrs = desc._fields
+                op = Operator(block, desc.type(), inputs, outputs, attrs, infer=False)
+                desc._op = op
+                op._desc = desc
+                block.ops.append(op)
+            if block._pending_descs:
+                block._pending_descs = []
+                self._bump()
 
     # -- blocks
     def global_block(self):
@@ -461,6 +523,7 @@ class Program:
         p.blocks = []
         for b in self.blocks:
             nb = Block(p, b.idx, b.parent_idx)
+            nb.forward_block_idx = b.forward_block_idx
             nb.vars = {n: v._clone_into(nb) for n, v in b.vars.items()}
             nb.ops = [op._clone_into(nb) for op in b.ops]
             p.blocks.append(nb)

@@ -22,6 +22,9 @@ def append_op_out(op_type, inputs, attrs=None, name=None, out_dtype=None, out_sl
     """Append `op_type` with one main output (plus named extra outputs); return the main one
     (and the extras, in order, when any are requested). Outputs are named after
     `layer_type` (default: the op type), as Paddle names them after the API's LayerHelper."""
+    for slot, values in inputs.items():
+        for v in as_list(values):
+            check_variable(v, slot, layer_type or op_type)
     helper = LayerHelper(layer_type or op_type, name=name)
     first = next(v for vs in inputs.values() for v in as_list(vs))
     dtype = out_dtype or first.dtype

@@ -23,7 +23,7 @@ import pkgutil
 
 import numpy as np
 
-from ..framework.errors import OpError
+from ..framework.errors import OpError, OpTypeError
 
 __all__ = ["OpDef", "register", "get_op_def", "all_op_types", "Sample", "InferContext"]
 
@@ -121,8 +121,9 @@ class InferContext:
     def check_dtype(self, slot, allowed):
         for i, v in enumerate(self.input_vars(slot)):
             if v.dtype is not None and v.dtype.name not in allowed:
-                self.fail("input %s %r: expected dtype in %s, got %s"
-                          % (slot, v.name, list(allowed), v.dtype.name))
+                raise OpTypeError(self.op.type, "input %s %r: expected dtype in %s, got %s"
+                                  % (slot, v.name, list(allowed), v.dtype.name),
+                                  self.op.created_at)
 
 
 class OpDef:

@@ -1,0 +1,85 @@
+"""Which PaddlePaddle release refimpl behaves like: the version profile.
+
+`REFIMPL_PADDLE=1.8|2.0|3` (read once, when refimpl is imported; default 2.0, the version
+of the seed API index), `python -m refimpl run --paddle 1.8 script.py`, or `use("1.8")` in
+tests. Every behaviour that really differs between Paddle releases is one entry of
+SWITCHES, read through `switch(name)`; specs/versions.md lists each with the release it
+was measured on and the test that checks it.
+"""
+import contextlib
+import os
+
+__all__ = ["VERSIONS", "DEFAULT", "current", "set_current", "use", "switch", "SWITCHES"]
+
+VERSIONS = ("1.8", "2.0", "3")
+DEFAULT = "2.0"
+ENV_VAR = "REFIMPL_PADDLE"
+
+# behaviour -> its value under 1.8, 2.0 and 3 (specs/versions.md says what each means)
+SWITCHES = {
+    # the mode a program starts in; dynamic mode is not built yet, so static is what runs
+    "default_mode": {"1.8": "static", "2.0": "dynamic", "3": "dynamic"},
+    # the shape of full reductions (mean, reduce_* over all axes, losses, accuracy, ...)
+    "scalar_shape": {"1.8": (1,), "2.0": (1,), "3": ()},
+    # fetched size-1 arrays convert to Python numbers (float(), '%f'), as numpy 1.x allowed
+    "size1_arrays_are_scalars": {"1.8": True, "2.0": True, "3": False},
+    # where Adam/AdamW/Lamb add epsilon (see ops/optimizers)
+    "adam_epsilon": {"1.8": "outside", "2.0": "outside", "3": "scaled"},
+    # integer elementwise_floordiv: C++ truncation (1.8, 2.0) or Python's floor (3)
+    "int_floordiv": {"1.8": "trunc", "2.0": "trunc", "3": "floor"},
+    # avg pool2d, exclusive=False, ceil_mode=True: divide windows that run past the input
+    # by the full kernel area (1.8) or by the part inside the padded input (3)
+    "avg_pool_ceil_divisor": {"1.8": "kernel", "2.0": "kernel", "3": "padded_input"},
+    # initializer ops are prepended to the startup program (1.8, 2.0) or appended (3)
+    "startup_init_order": {"1.8": "prepend", "2.0": "prepend", "3": "append"},
+    # which FLAGS_* get_flags / set_flags accept (fluid/flags.py)
+    "public_flags": {"1.8": "1.8", "2.0": "2.0", "3": "2.0"},
+    # parameter names of the fluid RNN cells: 1.8 names them after its dygraph Layers
+    "rnn_cell_param_names": {"1.8": "layer", "2.0": "layer_helper", "3": "layer_helper"},
+}
+
+
+def _validated(version, where):
+    version = str(version).strip()
+    if version == "3.0":
+        version = "3"
+    if version not in VERSIONS:
+        raise ValueError("%s: Paddle version profile must be one of %s, got %r"
+                         % (where, ", ".join(VERSIONS), version))
+    return version
+
+
+_current = _validated(os.environ.get(ENV_VAR, DEFAULT), ENV_VAR)
+
+
+def current():
+    """The profile in force: '1.8', '2.0' or '3'."""
+    return _current
+
+
+def set_current(version):
+    """Switch the profile for the rest of the process (the runner's --paddle); programs
+    built before keep what they were built with."""
+    global _current
+    _current = _validated(version, "set_current")
+    os.environ[ENV_VAR] = _current   # subprocesses (mpirun ranks, workers) follow
+
+
+@contextlib.contextmanager
+def use(version):
+    """Run a block under another profile (tests)."""
+    global _current
+    old, _current = _current, _validated(version, "use")
+    try:
+        yield _current
+    finally:
+        _current = old
+
+
+def switch(name):
+    """The value of behaviour `name` under the current profile."""
+    try:
+        return SWITCHES[name][_current]
+    except KeyError:
+        raise KeyError("no version switch %r; the switches are %s"
+                       % (name, sorted(SWITCHES))) from None
