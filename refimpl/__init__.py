@@ -16,6 +16,8 @@ from .framework.random import seed as _seed_rng
 from .layers import exports as _exports
 from .framework.serialization import save, load
 from . import framework, static, fluid, nn, optimizer, regularizer, metric, distributed, incubate, vision
+from . import reader
+from .reader import batch
 
 globals().update(_exports("paddle"))
 

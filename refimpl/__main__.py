@@ -7,9 +7,9 @@ import sys
 USAGE = """python -m refimpl COMMAND ...
 
 commands:
-  run [--paddle V] SCRIPT [ARGS...]
-                         run an unmodified paddle script with `paddle` -> refimpl,
-                         behaving like Paddle V (1.8, 2.0 or 3; default $REFIMPL_PADDLE or 2.0)
+  run SCRIPT [ARGS...]   run an unmodified paddle script with `paddle` -> refimpl
+                         (run --paddle V SCRIPT: behave like Paddle V = 1.8, 2.0 or 3;
+                         default $REFIMPL_PADDLE, else 2.0)
   conformance ...        generate / check golden vectors (see `conformance --help`)
   bench [...]            time training steps (see `bench --help`)
 """

@@ -10,6 +10,7 @@ what makes RecomputeOptimizer and memory_optimize lower the peak. With `reuse_bu
 """
 import numpy as np
 
+from . import versions
 from .buffer_pool import BufferPool
 from .framework.dtypes import convert_dtype
 from .framework.errors import FeedError, OpError
@@ -383,7 +384,28 @@ def _fetch_names(fetch_list):
     return names
 
 
+class FetchedArray(np.ndarray):
+    """A fetched one-element array that converts to a Python number (float(loss),
+    '%f' % loss) as numpy 1.x arrays did, which Paddle 1.8 / 2.0 scripts rely on for their
+    [1]-shaped losses; numpy 2 refuses it. Everything else is plain ndarray behaviour."""
+
+    def __float__(self):
+        return float(np.asarray(self).reshape(()))
+
+    def __int__(self):
+        return int(np.asarray(self).reshape(()))
+
+
+def as_fetched(value):
+    """A fetched array as the version profile hands it to the user (FetchedArray for
+    one-element arrays where `size1_arrays_are_scalars`)."""
+    value = np.asarray(value)
+    if value.ndim and value.size == 1 and versions.switch("size1_arrays_are_scalars"):
+        return value.view(FetchedArray)
+    return value
+
+
 def _as_results(outs, return_numpy):
     if return_numpy:
-        return [np.asarray(o) for o in outs]
+        return [as_fetched(o) for o in outs]
     return [Tensor(value=o) for o in outs]

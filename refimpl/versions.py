@@ -23,19 +23,21 @@ SWITCHES = {
     "scalar_shape": {"1.8": (1,), "2.0": (1,), "3": ()},
     # fetched size-1 arrays convert to Python numbers (float(), '%f'), as numpy 1.x allowed
     "size1_arrays_are_scalars": {"1.8": True, "2.0": True, "3": False},
-    # where Adam/AdamW/Lamb add epsilon (see ops/optimizers)
-    "adam_epsilon": {"1.8": "outside", "2.0": "outside", "3": "scaled"},
-    # integer elementwise_floordiv: C++ truncation (1.8, 2.0) or Python's floor (3)
+    # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
+    "adam_epsilon": {"1.8": "unscaled", "2.0": "scaled", "3": "scaled"},
+    # Lamb: moments bias-corrected by 1 - beta^t before the update
+    "lamb_bias_correction": {"1.8": False, "2.0": True, "3": True},
+    # integer elementwise_floordiv: toward zero (C's /) or floored (Python's //)
     "int_floordiv": {"1.8": "trunc", "2.0": "trunc", "3": "floor"},
+    # integer elementwise_mod: the sign of X (C's %) or of Y (Python's %)
+    "int_mod": {"1.8": "trunc", "2.0": "floor", "3": "floor"},
     # avg pool2d, exclusive=False, ceil_mode=True: divide windows that run past the input
     # by the full kernel area (1.8) or by the part inside the padded input (3)
-    "avg_pool_ceil_divisor": {"1.8": "kernel", "2.0": "kernel", "3": "padded_input"},
+    "avg_pool_ceil_divisor": {"1.8": "kernel", "2.0": "padded_input", "3": "padded_input"},
     # initializer ops are prepended to the startup program (1.8, 2.0) or appended (3)
     "startup_init_order": {"1.8": "prepend", "2.0": "prepend", "3": "append"},
     # which FLAGS_* get_flags / set_flags accept (fluid/flags.py)
     "public_flags": {"1.8": "1.8", "2.0": "2.0", "3": "2.0"},
-    # parameter names of the fluid RNN cells: 1.8 names them after its dygraph Layers
-    "rnn_cell_param_names": {"1.8": "layer", "2.0": "layer_helper", "3": "layer_helper"},
 }
 
 

@@ -34,11 +34,26 @@ def import_impl(name):
 
 
 def describe_impl(paddle):
-    info = {"module": paddle.__name__, "version": getattr(paddle, "__version__", "?")}
+    info = {"module": paddle.__name__, "version": getattr(paddle, "__version__", "?"),
+            "profile": impl_profile(paddle)}
     if paddle.__name__ == "refimpl":
         from refimpl._kernels import backend
         info["kernels"] = backend()
     return info
+
+
+def impl_profile(paddle):
+    """The Paddle version profile the implementation under test follows: refimpl's own
+    (REFIMPL_PADDLE), else from paddle.__version__ (1.x -> 1.8, 2.x -> 2.0, else 3)."""
+    if paddle.__name__ == "refimpl":
+        from refimpl import versions
+        return versions.current()
+    version = str(getattr(paddle, "__version__", ""))
+    if version.startswith("1."):
+        return "1.8"
+    if version.startswith("2."):
+        return "2.0"
+    return "3"
 
 
 class CaseRunner:
@@ -46,6 +61,7 @@ class CaseRunner:
 
     def __init__(self, paddle, golden_dir):
         self.paddle = paddle
+        self.profile = impl_profile(paddle)
         self.golden_dir = golden_dir
         self.cases = {c["id"]: c for c in read_index(golden_dir)["cases"]}
         self._files = {}
@@ -63,7 +79,7 @@ class CaseRunner:
         try:
             expected = self.arrays(case["file"])
             actual = run_case(self.paddle, case, expected)
-            result.update(compare(case, expected, actual))
+            result.update(compare(case, expected, actual, self.profile))
         except MissingAPI as e:
             result.update(status="skipped", message=str(e))
         except Exception as e:

@@ -107,6 +107,9 @@ _flags = {name: _from_environment(name) if name in os.environ else default
 
 
 def _check_name(name, where):
+    if name not in _DEFAULTS:
+        raise ValueError("%s: unknown flag %r (known: %s)"
+                         % (where, name, ", ".join(sorted(_public()))))
     if name not in _public():
         raise ValueError("%s: %r is not a public flag of Paddle %s (public: %s)"
                          % (where, name, versions.current(), ", ".join(sorted(_public()))))

@@ -1,4 +1,5 @@
-"""Initializers append the op that fills a parameter to the startup program."""
+"""Initializers add the op that fills a parameter to the startup program: in front of the
+ops already there (Paddle 1.8, 2.0) or after them (3), the `startup_init_order` switch."""
 import math
 
 import numpy as np
@@ -36,7 +37,15 @@ class Initializer:
                                persistable=True)
         attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
         attrs.update(self._attrs(var))
-        return startup.append_op(type=self.op_type, outputs={"Out": [var.name]}, attrs=attrs)
+        return add_init_op(startup, self.op_type, {"Out": [var.name]}, attrs)
+
+
+def add_init_op(startup_block, op_type, outputs, attrs):
+    """An initializing op in a startup block, where the version profile puts it."""
+    from .. import versions
+    if versions.switch("startup_init_order") == "prepend":
+        return startup_block._prepend_op(type=op_type, outputs=outputs, attrs=attrs)
+    return startup_block.append_op(type=op_type, outputs=outputs, attrs=attrs)
 
 
 def _seed(seed, var):

@@ -67,6 +67,8 @@ class _FcCell(RNNCell):
     [input_size + hidden, n * hidden] are created at the first call, when input_size is
     known, and reused by later calls (steps)."""
 
+    unit = None     # the name of the 1.8 Layer (contrib rnn_impl) whose parameters it has
+
     def __init__(self, hidden_size, param_attr, bias_attr, gate_activation, activation,
                  dtype, name):
         if int(hidden_size) <= 0:
@@ -77,7 +79,9 @@ class _FcCell(RNNCell):
         self.gate_activation = gate_activation or (lambda x: unary("sigmoid", x))
         self.activation = activation or (lambda x: unary("tanh", x))
         self._dtype = dtype
-        self._helper = LayerHelper(name)
+        # parameters are named as 1.8 / 2.0 name its Layer's: "GRUCell/BasicGRUUnit_0.w_0"
+        full_name = unique_name.generate(name + "/" + self.unit)
+        self._helper = LayerHelper(full_name, name=full_name)
         self.input_size = None
 
     def _check_inputs(self, inputs, hidden):
@@ -117,6 +121,7 @@ class GRUCell(_FcCell):
     """1.8 GRUCell (BasicGRUUnit): [r, u] = gate_act(concat(x, h) W_gate + b_gate),
     c = act(concat(x, r * h) W_cand + b_cand), h' = u * h + (1 - u) * c. Returns (h', h').
     W_gate [in + hidden, 2 * hidden], W_cand [in + hidden, hidden]."""
+    unit = "BasicGRUUnit"
 
     def __init__(self, hidden_size, param_attr=None, bias_attr=None, gate_activation=None,
                  activation=None, dtype="float32", name="GRUCell"):
@@ -148,6 +153,7 @@ class LSTMCell(_FcCell):
     """1.8 LSTMCell (BasicLSTMUnit): [i, j, f, o] = concat(x, h) W + b (W [in + hidden,
     4 * hidden]); c' = c * gate_act(f + forget_bias) + gate_act(i) * act(j);
     h' = act(c') * gate_act(o). states = [h, c]; returns (h', [h', c'])."""
+    unit = "BasicLSTMUnit"
 
     def __init__(self, hidden_size, param_attr=None, bias_attr=None, gate_activation=None,
                  activation=None, forget_bias=1.0, dtype="float32", name="LSTMCell"):

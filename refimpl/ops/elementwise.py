@@ -5,6 +5,7 @@ is numpy broadcasting (either operand may be the smaller one).
 """
 import numpy as np
 
+from .. import versions
 from ._common import align, broadcast_shape, rand, unbroadcast, y_view_shape
 from .registry import OpDef, Sample, register
 
@@ -202,24 +203,39 @@ class ElementwisePow(_Elementwise):
 class _NoGradElementwise(_Elementwise):
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4) * 10, "Y": np.full((3, 4), 3.0)})
-        # integers of both signs: the result follows Python's floor rule
+        # integers of both signs: the sign rule is the profile's (specs/versions.md)
         yield Sample({"X": rng.randint(-9, 10, (2, 3, 4)), "Y": np.array([-4, 3, -2])},
                      {"axis": 1}, name="int_signs")
 
 
+def _truncating(x, y):
+    """Integers divided as C does (Paddle 1.8's and 2.0's kernels): toward zero."""
+    return np.issubdtype(np.result_type(x, y), np.integer)
+
+
 @register
 class ElementwiseFloordiv(_NoGradElementwise):
+    """X // Y. Integers: toward zero (Paddle 1.8, 2.0) or floored (3) -- `int_floordiv`."""
     type = "elementwise_floordiv"
 
     @staticmethod
     def forward(x, y, axis=-1):
-        return np.floor_divide(*align(x, y, axis))
+        x, y = align(x, y, axis)
+        if _truncating(x, y) and versions.switch("int_floordiv") == "trunc":
+            q = np.floor_divide(x, y)
+            return q + ((q < 0) & (q * y != x))     # floor -> toward zero
+        return np.floor_divide(x, y)
 
 
 @register
 class ElementwiseMod(_NoGradElementwise):
+    """X mod Y. Floats: the sign of Y (Python's rule) in every version. Integers: the sign of
+    X, as C's % (Paddle 1.8), or of Y (2.0, 3) -- `int_mod`."""
     type = "elementwise_mod"
 
     @staticmethod
     def forward(x, y, axis=-1):
-        return np.mod(*align(x, y, axis))
+        x, y = align(x, y, axis)
+        if _truncating(x, y) and versions.switch("int_mod") == "trunc":
+            return np.fmod(x, y)
+        return np.mod(x, y)

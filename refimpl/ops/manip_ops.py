@@ -235,6 +235,7 @@ class Trace(OpDef):
     type = "trace"
     inputs = ("Input",)
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
     attrs = {"offset": 0, "axis1": 0, "axis2": 1}
     grad_inputs = ("Input", "Out@GRAD")
 
@@ -245,7 +246,7 @@ class Trace(OpDef):
         a1 = _check_axis(ctx, "Input", ctx.attr("axis1"))
         a2 = _check_axis(ctx, "Input", ctx.attr("axis2"))
         ctx.expect(a1 != a2, "axis1 and axis2 must differ, both are dim %d" % a1)
-        # a matrix's trace is 0-D, as refimpl's full reductions are (Paddle >= 2.5)
+        # a matrix's trace is one number (scalar_shape())
         ctx.set_output("Out", [d for i, d in enumerate(x.shape) if i not in (a1, a2)],
                        x.dtype)
 

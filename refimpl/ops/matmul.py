@@ -50,7 +50,7 @@ def _infer(ctx, tx, ty):
     batch = broadcast_shape(xs[:-2], ys[:-2], ctx)
     out = list(batch) + ([xs[-2]] if len(x.shape) > 1 else []) + \
         ([ys[-1]] if len(y.shape) > 1 else [])
-    # vector . vector is 0-D, as numpy and Paddle >= 2.5 (2.0 gave [1]; specs/ops/matmul.md)
+    # vector . vector is one number (scalar_shape(): [1] in Paddle 2.0, 0-D in 3)
     ctx.set_output("Out", out, x.dtype)
 
 
@@ -59,6 +59,7 @@ class MatmulV2(OpDef):
     type = "matmul_v2"
     inputs = ("X", "Y")
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
     attrs = {"trans_x": False, "trans_y": False}
     grad_inputs = ("X", "Y", "Out@GRAD")
     kernels = {"forward": "matmul:matmul_v2_forward", "forward_out": "matmul:matmul_v2_forward",
@@ -154,10 +155,12 @@ class Bmm(OpDef):
 
 @register
 class Dot(OpDef):
-    """Inner product along the last dim: [N] . [N] -> 0-D, [B, N] . [B, N] -> [B]."""
+    """Inner product along the last dim: [N] . [N] -> one number (scalar_shape()),
+    [B, N] . [B, N] -> [B]."""
     type = "dot"
     inputs = ("X", "Y")
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
     grad_inputs = ("X", "Y", "Out@GRAD")
 
     def infer_shape(self, ctx):

@@ -2,11 +2,13 @@
 
 Max: the gradient goes to the first maximum of each window (row-major). Avg with
 exclusive=True divides by the number of real (non-padding) cells; False by the window's
-cells inside the padded input. ceil_mode rounds the output size up (the extra windows are
+cells inside the padded input (Paddle 2.0, 3) or by the whole kernel (1.8): the
+`avg_pool_ceil_divisor` switch, which matters for ceil_mode windows. ceil_mode rounds the output size up (the extra windows are
 clipped to the input). As in Paddle, a ceil_mode window that starts past the input is
 empty: max gives -FLT_MAX (Paddle's initial value, for every dtype), avg gives NaN (0/0)."""
 import numpy as np
 
+from .. import versions
 from ._common import FLOATS, rand
 from .._kernels.geometry import pool_geometry
 from .conv2d import _back, _nchw
@@ -33,6 +35,15 @@ def _windows(h, w, ksize, strides, pads, ho, wo, adaptive):
             yield i, j, (r0, r1), (c0, c1)
 
 
+def _whole_kernel_divisor(attrs, ksize=(1, 1)):
+    """Paddle 1.8 divides a non-exclusive ceil_mode average by the kernel's area; None where
+    the divisor is the window inside the padded input (which is that area elsewhere)."""
+    if attrs["exclusive"] or not attrs["ceil_mode"] or \
+            versions.switch("avg_pool_ceil_divisor") != "kernel":
+        return None
+    return ksize[0] * ksize[1]
+
+
 @register
 class Pool2D(OpDef):
     type = "pool2d"
@@ -45,6 +56,10 @@ class Pool2D(OpDef):
     saves_for_grad = True   # max pooling: each window's argmax, which the backward needs
     saves_little = True     # one value per output cell
     kernels = {"forward": "pool:pool2d_forward", "backward": "pool:pool2d_backward"}
+
+    def fast_ok(self, attrs, dtype):
+        # the compiled kernels divide by the window inside the padded input
+        return super().fast_ok(attrs, dtype) and _whole_kernel_divisor(attrs) is None
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
@@ -75,6 +90,7 @@ class Pool2D(OpDef):
         k, s, pads, ho, wo = pool_geometry(x.shape, ksize, strides, paddings, global_pooling,
                                        ceil_mode, adaptive, padding_algorithm)
         h, w = x.shape[2:]
+        whole = _whole_kernel_divisor(dict(exclusive=exclusive, ceil_mode=ceil_mode), k)
         out = np.empty(x.shape[:2] + (ho, wo), x.dtype)
         firsts = {}   # (i, j) -> [N, C] position of the first maximum in window (i, j)
         for i, j, (r0, r1), (c0, c1) in _windows(h, w, k, s, pads, ho, wo, adaptive):
@@ -85,7 +101,7 @@ class Pool2D(OpDef):
                     firsts[i, j] = win.reshape(win.shape[:2] + (-1,)).argmax(axis=2)
             else:
                 area = win.shape[2] * win.shape[3] if (exclusive or adaptive) \
-                    else (r1 - r0) * (c1 - c0)
+                    else whole or (r1 - r0) * (c1 - c0)
                 out[:, :, i, j] = win.sum(axis=(2, 3)) / area if area else np.nan
         if saved is not None and pooling_type == "max":
             saved.put(given, firsts)
@@ -102,6 +118,7 @@ class Pool2D(OpDef):
         k, s, pads, ho, wo = pool_geometry(x.shape, ksize, strides, paddings, global_pooling,
                                        ceil_mode, adaptive, padding_algorithm)
         h, w = x.shape[2:]
+        whole = _whole_kernel_divisor(dict(exclusive=exclusive, ceil_mode=ceil_mode), k)
         dx = np.zeros_like(x)
         n, c = x.shape[:2]
         for i, j, (r0, r1), (c0, c1) in _windows(h, w, k, s, pads, ho, wo, adaptive):
@@ -118,7 +135,7 @@ class Pool2D(OpDef):
                 dx[:, :, rs, cs] += hit.reshape(win.shape) * g[:, :, None, None]
             else:
                 area = win.shape[2] * win.shape[3] if (exclusive or adaptive) \
-                    else (r1 - r0) * (c1 - c0)
+                    else whole or (r1 - r0) * (c1 - c0)
                 dx[:, :, rs, cs] += (g / area)[:, :, None, None]
         return _back(dx, data_format)
 

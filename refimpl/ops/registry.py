@@ -23,12 +23,18 @@ import pkgutil
 
 import numpy as np
 
+from .. import versions
 from ..framework.errors import OpError, OpTypeError
 
 __all__ = ["OpDef", "register", "get_op_def", "all_op_types", "Sample", "InferContext"]
 
 _OPS = {}
 _loaded = False
+
+
+def scalar_shape():
+    """The shape of a one-number result: [1] in Paddle 1.8 and 2.0, 0-D in 3."""
+    return versions.switch("scalar_shape")
 
 
 def slot_name(slot):
@@ -98,6 +104,8 @@ class InferContext:
         return self.op.attrs[name]
 
     def set_output(self, slot, shape, dtype, i=None):
+        if shape is not None and len(shape) == 0 and slot in self.op.op_def.scalar_outputs:
+            shape = scalar_shape()
         names = self.op.outputs.get(slot, ())
         for j, name in enumerate(names):
             if i is not None and j != i:
@@ -193,12 +201,37 @@ class OpDef:
         """The function the executor binds: a compiled drop-in if enabled and `fast_ok` for
         these attrs and dtype (both fixed when an op is bound), else the reference."""
         from .._kernels import load_kernel
+        fn = getattr(self, which)
         spec = self.kernels.get(which)
         if spec and (attrs is None or self.fast_ok(dict(self.attrs, **attrs), dtype)):
             fast = load_kernel(spec)
             if fast is not None:
-                return fast
-        return getattr(self, which)
+                fn = fast
+        return self.with_version_shapes(fn)
+
+    # Outputs that hold one number (a full reduction, a vector dot product). Kernels return
+    # them 0-D; scalar_shape() is the shape Paddle gives them, [1] or () by version.
+    scalar_outputs = ()
+
+    def with_version_shapes(self, fn):
+        """`fn` with its 0-D scalar outputs reshaped to scalar_shape()."""
+        if not self.scalar_outputs or scalar_shape() == ():
+            return fn
+        slots = [slot_name(s) for s in self.outputs]
+        positions = [slots.index(s) for s in self.scalar_outputs]
+        shape = scalar_shape()
+        single = len(slots) == 1
+
+        def shaped(*args, **kwargs):
+            result = fn(*args, **kwargs)
+            if single:
+                return result.reshape(shape) if np.ndim(result) == 0 else result
+            result = list(result)
+            for i in positions:
+                if result[i] is not None and np.ndim(result[i]) == 0:
+                    result[i] = result[i].reshape(shape)
+            return tuple(result)
+        return shaped
 
     def fast_ok(self, attrs, dtype):
         """Whether the compiled kernels cover this configuration (default: float32/64)."""
@@ -312,6 +345,25 @@ class _GradOpDef(OpDef):
     def infer_shape(self, ctx):
         # "X@GRAD" has the shape of the forward input X, whose var the backward pass created.
         pass
+
+    def with_version_shapes(self, fn):
+        """The forward's backward sees its scalar outputs (and their gradients) 0-D, as
+        its kernels returned them, whatever scalar_shape() made of them in between."""
+        fwd_scalars = set(self.fwd.scalar_outputs)
+        if not fwd_scalars or scalar_shape() == ():
+            return fn
+        positions = [i for i, s in enumerate(self.inputs)
+                     if slot_name(s) in fwd_scalars or
+                     slot_name(s)[:-len("@GRAD")] in fwd_scalars and
+                     slot_name(s).endswith("@GRAD")]
+
+        def unshaped(*args, **kwargs):
+            args = list(args)
+            for i in positions:
+                if args[i] is not None and np.size(args[i]) == 1:
+                    args[i] = args[i].reshape(())
+            return fn(*args, **kwargs)
+        return unshaped
 
     def bound_attrs(self, op):
         """Extra keyword arguments fixed when the grad op is bound (see partial_grads)."""

@@ -353,17 +353,19 @@ class Shape(OpDef):
 
 @register
 class Size(OpDef):
-    """The number of elements of Input (paddle.numel), as an int64 [1] tensor."""
+    """The number of elements of Input (paddle.numel), as an int64 number
+    (scalar_shape())."""
     type = "size"
     inputs = ("Input",)
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
 
     def infer_shape(self, ctx):
-        ctx.set_output("Out", [1], "int64")
+        ctx.set_output("Out", (), "int64")
 
     @staticmethod
     def forward(x):
-        return np.array([x.size], dtype=np.int64)
+        return np.array(x.size, dtype=np.int64)
 
     def samples(self, rng):
         yield Sample({"Input": rand(rng, 3, 4)})

@@ -17,7 +17,7 @@ import numpy as np
 
 from ..compiler.passes import apply_passes
 from ..compiler.scheduler import ThreadedRunner
-from ..executor import Plan, _as_results, check_feed
+from ..executor import Plan, _as_results, as_fetched, check_feed
 from ..framework.errors import FeedError
 from ..framework.place import CPUPlace, CUDAPlace, cpu_places, cuda_places
 from ..framework.program import OpRole, grad_var_name
@@ -383,7 +383,7 @@ class _DeviceSet:
                               else np.concatenate(parts, axis=0))
         if not return_numpy and not self.compiled._is_data_parallel:
             return _as_results(merged, False)
-        return [np.asarray(m) if not isinstance(m, list) else m for m in merged]
+        return [as_fetched(m) if not isinstance(m, list) else m for m in merged]
 
     def drop_local_scopes(self):
         """Forget everything but persistable values on every device."""
