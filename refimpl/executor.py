@@ -395,6 +395,9 @@ class FetchedArray(np.ndarray):
     def __int__(self):
         return int(np.asarray(self).reshape(()))
 
+    def __repr__(self):
+        return repr(np.asarray(self))
+
 
 def as_fetched(value):
     """A fetched array as the version profile hands it to the user (FetchedArray for

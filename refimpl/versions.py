@@ -29,6 +29,8 @@ SWITCHES = {
     "lamb_bias_correction": {"1.8": False, "2.0": True, "3": True},
     # integer elementwise_floordiv: toward zero (C's /) or floored (Python's //)
     "int_floordiv": {"1.8": "trunc", "2.0": "trunc", "3": "floor"},
+    # integer elementwise_div: toward zero with an integer result, or true division (float32)
+    "int_divide": {"1.8": "trunc", "2.0": "trunc", "3": "true"},
     # integer elementwise_mod: the sign of X (C's %) or of Y (Python's %)
     "int_mod": {"1.8": "trunc", "2.0": "floor", "3": "floor"},
     # avg pool2d, exclusive=False, ceil_mode=True: divide windows that run past the input

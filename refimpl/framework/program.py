@@ -200,6 +200,9 @@ class Operator:
         self.inputs = {k: _names(v) for k, v in (inputs or {}).items()}
         self.outputs = {k: _names(v) for k, v in (outputs or {}).items()}
         attrs = dict(attrs or {})
+        for old, new in self.op_def.renamed_attrs.items():
+            if old in attrs:
+                attrs.setdefault(new, attrs.pop(old))
         for k, v in self.op_def.attrs.items():
             attrs.setdefault(k, v)
         program = block.program

@@ -80,8 +80,16 @@ def _paddle_binary(op_type):
     return layer
 
 
+_FLUID_BINARY_DTYPES = ("float16", "float32", "float64", "int32", "int64")
+
+
 def _fluid_binary(op_type):
     def layer(x, y, axis=-1, act=None, name=None):
+        for arg, v in (("x", x), ("y", y)):
+            check_variable(v, arg, op_type)
+            if v.dtype.name not in _FLUID_BINARY_DTYPES:
+                raise TypeError("%s: the data type of %s must be one of %s, got %s"
+                                % (op_type, arg, list(_FLUID_BINARY_DTYPES), v.dtype.name))
         return binary(op_type, x, y, axis=axis, act=act, name=name)
     layer.__name__ = op_type
     layer.__doc__ = "%s with Paddle's `axis` broadcasting, then `act`." % op_type

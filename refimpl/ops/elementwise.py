@@ -122,17 +122,32 @@ class ElementwiseMul(_InplaceElementwise):
 
 @register
 class ElementwiseDiv(_Elementwise):
+    """X / Y. Integers: divided toward zero, an integer result (Paddle 1.8, 2.0), or true
+    division to float32 (3) -- `int_divide`."""
     type = "elementwise_div"
+
+    def infer_shape(self, ctx):
+        super().infer_shape(ctx)
+        if ctx.input_dtype("X").name.startswith("int") and \
+                versions.switch("int_divide") == "true":
+            ctx.set_output("Out", ctx.op.block._find_var_recursive(
+                ctx.op.output("Out")[0]).shape, "float32")
 
     def samples(self, rng):
         for s in super().samples(rng):
             y = s.inputs["Y"]
             s.inputs["Y"] = np.where(np.abs(y) < 0.2, 0.5, y)
             yield s
+        yield Sample({"X": rng.randint(-9, 10, (3, 4)), "Y": np.array([-4, 3, -2, 5])},
+                     name="int_signs")
 
     @staticmethod
     def forward(x, y, axis=-1):
         x, y = align(x, y, axis)
+        if _integers(x, y):
+            if versions.switch("int_divide") == "true":
+                return (x / y).astype(np.float32)
+            return _divided_toward_zero(x, y)
         return x / y
 
     @staticmethod
@@ -197,7 +212,9 @@ class ElementwisePow(_Elementwise):
         xa, ya = align(x, y, axis)
         dx = dout * ya * np.power(xa, ya - 1)
         dy = dout * out * np.log(np.where(xa > 0, xa, 1))
-        return unbroadcast(dx, x, y, axis)[0], unbroadcast(dy, x, y, axis)[1]
+        # integer inputs get integer gradients (truncated), as in Paddle
+        return (unbroadcast(dx, x, y, axis)[0].astype(x.dtype, copy=False),
+                unbroadcast(dy, x, y, axis)[1].astype(y.dtype, copy=False))
 
 
 class _NoGradElementwise(_Elementwise):
@@ -208,9 +225,14 @@ class _NoGradElementwise(_Elementwise):
                      {"axis": 1}, name="int_signs")
 
 
-def _truncating(x, y):
-    """Integers divided as C does (Paddle 1.8's and 2.0's kernels): toward zero."""
+def _integers(x, y):
     return np.issubdtype(np.result_type(x, y), np.integer)
+
+
+def _divided_toward_zero(x, y):
+    """Integer x / y as C divides (Paddle 1.8's and 2.0's kernels): toward zero."""
+    q = np.floor_divide(x, y)
+    return q + ((q < 0) & (q * y != x))
 
 
 @register
@@ -221,9 +243,8 @@ class ElementwiseFloordiv(_NoGradElementwise):
     @staticmethod
     def forward(x, y, axis=-1):
         x, y = align(x, y, axis)
-        if _truncating(x, y) and versions.switch("int_floordiv") == "trunc":
-            q = np.floor_divide(x, y)
-            return q + ((q < 0) & (q * y != x))     # floor -> toward zero
+        if _integers(x, y) and versions.switch("int_floordiv") == "trunc":
+            return _divided_toward_zero(x, y)
         return np.floor_divide(x, y)
 
 
@@ -236,6 +257,6 @@ class ElementwiseMod(_NoGradElementwise):
     @staticmethod
     def forward(x, y, axis=-1):
         x, y = align(x, y, axis)
-        if _truncating(x, y) and versions.switch("int_mod") == "trunc":
+        if _integers(x, y) and versions.switch("int_mod") == "trunc":
             return np.fmod(x, y)
         return np.mod(x, y)

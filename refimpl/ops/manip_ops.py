@@ -65,6 +65,7 @@ class Flip(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"axis": []}
+    renamed_attrs = {"dims": "axis"}   # Paddle 1.8's names
     grad_inputs = ("Out@GRAD",)
 
     def infer_shape(self, ctx):
@@ -92,6 +93,7 @@ class Roll(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"shifts": [], "axis": []}
+    renamed_attrs = {"dims": "axis"}   # Paddle 1.8's names
     grad_inputs = ("Out@GRAD",)
 
     def infer_shape(self, ctx):
@@ -237,6 +239,7 @@ class Trace(OpDef):
     outputs = ("Out",)
     scalar_outputs = ("Out",)
     attrs = {"offset": 0, "axis1": 0, "axis2": 1}
+    renamed_attrs = {"dim1": "axis1", "dim2": "axis2"}   # Paddle 1.8's names
     grad_inputs = ("Input", "Out@GRAD")
 
     def infer_shape(self, ctx):

@@ -209,6 +209,10 @@ class OpDef:
                 fn = fast
         return self.with_version_shapes(fn)
 
+    # {attribute name in an older Paddle: its name here}: programs built with the old
+    # name (Paddle 1.8's flip `dims`) mean this attribute
+    renamed_attrs = {}
+
     # Outputs that hold one number (a full reduction, a vector dot product). Kernels return
     # them 0-D; scalar_shape() is the shape Paddle gives them, [1] or () by version.
     scalar_outputs = ()

@@ -8,10 +8,11 @@ import sys
 import types
 
 from ...layers import exports
+from ...static.py_func import py_func
 from . import utils
 
 globals().update(exports("fluid.layers"))
-__all__ = sorted(exports("fluid.layers"))
+__all__ = sorted(exports("fluid.layers")) + ["py_func"]
 
 _SUBMODULES = ("nn", "io", "tensor", "control_flow", "ops", "device", "math_op_patch",
                "detection", "metric_op", "learning_rate_scheduler", "collective",
