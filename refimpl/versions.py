@@ -38,6 +38,9 @@ SWITCHES = {
     "avg_pool_ceil_divisor": {"1.8": "kernel", "2.0": "padded_input", "3": "padded_input"},
     # initializer ops are prepended to the startup program (1.8, 2.0) or appended (3)
     "startup_init_order": {"1.8": "prepend", "2.0": "prepend", "3": "append"},
+    # fluid.layers check their arguments' types and dtypes as Paddle 1.8.5 did
+    # (fluid/layers/argument_checks.py); elsewhere refimpl's ops check what they take
+    "fluid_layer_checks": {"1.8": True, "2.0": False, "3": False},
     # which FLAGS_* get_flags / set_flags accept (fluid/flags.py)
     "public_flags": {"1.8": "1.8", "2.0": "2.0", "3": "2.0"},
 }

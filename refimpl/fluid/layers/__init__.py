@@ -1,4 +1,5 @@
-"""paddle.fluid.layers: the 1.8 layer functions.
+"""paddle.fluid.layers: the 1.8 layer functions, checking their arguments as 1.8 does
+(argument_checks.py).
 
 Paddle 1.8 also lets users import its submodules (`fluid.layers.nn`, `.control_flow`,
 `.tensor`, `.rnn`, ...). refimpl groups its layers along other lines, so each of those
@@ -10,8 +11,10 @@ import types
 from ...layers import exports
 from ...static.py_func import py_func
 from . import utils
+from .argument_checks import checked
 
-globals().update(exports("fluid.layers"))
+globals().update({name: checked(name, fn) for name, fn in exports("fluid.layers").items()})
+py_func = checked("py_func", py_func)
 __all__ = sorted(exports("fluid.layers")) + ["py_func"]
 
 _SUBMODULES = ("nn", "io", "tensor", "control_flow", "ops", "device", "math_op_patch",
