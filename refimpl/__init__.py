@@ -15,7 +15,7 @@ from .framework.program import Variable
 from .framework.random import seed as _seed_rng
 from .layers import exports as _exports
 from .framework.serialization import save, load
-from . import framework, static, fluid, nn, optimizer, regularizer, metric, distributed, incubate, vision
+from . import framework, static, fluid, nn, optimizer, regularizer, metric, distributed, incubate, vision, io
 from . import reader, dataset, compat, utils
 from .reader import batch
 

@@ -320,6 +320,12 @@ class Executor:
             raise TypeError("Executor.run: program must be a Program or CompiledProgram, got %s"
                             % type(program).__name__)
         feed = feed or {}
+        if isinstance(feed, (list, tuple)):  # one dict per place, as a DataLoader yields
+            if len(feed) != 1:
+                raise TypeError("Executor.run: feed is a list of %d dicts (one per place), but "
+                                "a Program runs on one place; compile it with_data_parallel "
+                                "or feed one dict" % len(feed))
+            feed = feed[0]
         if not isinstance(feed, dict):
             raise TypeError("Executor.run: feed must be a dict of name -> array, got %s"
                             % type(feed).__name__)

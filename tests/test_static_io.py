@@ -155,8 +155,8 @@ def _trained_and_saved(seed, prefix, steps=1):
 def test_saved_program_trains_the_same(tmp_path):
     prefix = str(tmp_path / "ckpt" / "model")
     main, scope, loss = _trained_and_saved(1, prefix, steps=2)
-    assert sorted(os.listdir(tmp_path / "ckpt")) == ["model.pdmodel", "model.pdopt",
-                                                      "model.pdparams"]
+    assert sorted(os.listdir(tmp_path / "ckpt")) == ["model.pdmanifest", "model.pdmodel",
+                                                      "model.pdopt", "model.pdparams"]
     # continue the original and a copy rebuilt from the files: same losses, bit for bit
     expected = _train(main, None, scope, 4, loss.name)
     loaded = static.deserialize_program(static.load_from_file(prefix + ".pdmodel"))

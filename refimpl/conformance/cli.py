@@ -4,6 +4,7 @@ import json
 import sys
 import tempfile
 
+from ..framework import atomic_file
 from .store import GOLDEN_DIR
 
 __all__ = ["main"]
@@ -70,9 +71,7 @@ def cmd_check(args):
 
     report = check(args.impl, args.golden, args.patterns, args.timeout, expectations,
                    args.verbose, progress)
-    with open(args.report, "w") as f:
-        json.dump(report, f, indent=1)
-        f.write("\n")
+    atomic_file.write_bytes(args.report, (json.dumps(report, indent=1) + "\n").encode("utf-8"))
     print(format_table(report))
     print("report: %s" % args.report)
     return 1 if failed(report) else 0

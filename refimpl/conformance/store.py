@@ -11,6 +11,8 @@ import zipfile
 
 import numpy as np
 
+from ..framework import atomic_file
+
 __all__ = ["GOLDEN_DIR", "INDEX_NAME", "FORMAT_VERSION", "write_npz", "read_npz",
            "write_index", "read_index", "describe", "array_key"]
 
@@ -28,17 +30,20 @@ def array_key(case_key, role, slot, j=None):
 
 
 def write_npz(path, arrays):
-    """Write {key: ndarray} as a deterministic, uncompressed-metadata-free .npz."""
-    with zipfile.ZipFile(path, "w") as zf:
-        for key in sorted(arrays):
-            buf = io.BytesIO()
-            np.lib.format.write_array(buf, np.asarray(arrays[key], order="C"),
-                                      allow_pickle=False)
-            info = zipfile.ZipInfo(key + ".npy", date_time=_FIXED_DATE)
-            info.compress_type = zipfile.ZIP_DEFLATED
-            info.create_system = 3           # unix, whatever the host
-            info.external_attr = 0o644 << 16
-            zf.writestr(info, buf.getvalue(), compresslevel=9)
+    """Write {key: ndarray} as a deterministic, uncompressed-metadata-free .npz (all or
+    nothing: atomic_file)."""
+    def write(file):
+        with zipfile.ZipFile(file, "w") as zf:
+            for key in sorted(arrays):
+                buf = io.BytesIO()
+                np.lib.format.write_array(buf, np.asarray(arrays[key], order="C"),
+                                          allow_pickle=False)
+                info = zipfile.ZipInfo(key + ".npy", date_time=_FIXED_DATE)
+                info.compress_type = zipfile.ZIP_DEFLATED
+                info.create_system = 3           # unix, whatever the host
+                info.external_attr = 0o644 << 16
+                zf.writestr(info, buf.getvalue(), compresslevel=9)
+    atomic_file.write(path, write)
 
 
 def read_npz(path):
@@ -48,9 +53,8 @@ def read_npz(path):
 
 
 def write_index(path, index):
-    with open(path, "w") as f:
-        json.dump(index, f, indent=1, sort_keys=True)
-        f.write("\n")
+    atomic_file.write_bytes(path, (json.dumps(index, indent=1, sort_keys=True) + "\n")
+                           .encode("utf-8"))
 
 
 def read_index(golden_dir=GOLDEN_DIR):

@@ -11,8 +11,6 @@ archive of arrays, written atomically); Paddle's own binary formats are a later 
 """
 import os
 
-import numpy as np
-
 from ..framework import serialization
 from ..framework.program import Parameter, Program, Variable, default_main_program
 from ..framework.scope import global_scope
@@ -28,7 +26,6 @@ __all__ = ["save_vars", "save_params", "save_persistables", "load_vars", "load_p
            "load_program_state", "set_program_state"]
 
 MODEL_FILENAME = "__model__"
-_NOT_SAVED_TYPES = ("FEED_MINIBATCH", "FETCH_LIST", "READER", "RAW")
 
 
 def is_parameter(var):
@@ -36,7 +33,7 @@ def is_parameter(var):
 
 
 def is_persistable(var):
-    return var.persistable and str(var.type) not in _NOT_SAVED_TYPES
+    return var.persistable and var.type not in static_io._NOT_SAVED_TYPES
 
 
 def get_program_parameter(program):
@@ -82,14 +79,8 @@ def save_vars(executor, dirname, main_program=None, vars=None, predicate=None,
     """Write the chosen variables' values: a file per variable, or one `filename`."""
     if dirname is None:
         raise ValueError("save_vars: dirname must be a directory path, got None")
-    values = {}
-    scope = global_scope()._values
-    for var in _chosen(main_program, vars, predicate, "save_vars"):
-        value = scope.get(var.name)
-        if value is None:
-            raise ValueError("save_vars: variable %r has no value in the global scope (run "
-                             "the startup program first)" % var.name)
-        values[var.name] = np.asarray(value)
+    values = static_io._values_of(_chosen(main_program, vars, predicate, "save_vars"),
+                                  "save_vars")
     if filename is not None:
         serialization.save(values, _file(dirname, filename))
     else:
@@ -129,26 +120,11 @@ def load_vars(executor, dirname, main_program=None, vars=None, predicate=None,
         for v in chosen:
             path = os.path.join(dirname, v.name)
             sources[v.name] = (_read(path, "load_vars"), path)
-    checked = []
+    checked = {}
     for var in chosen:
         stored, path = sources[var.name]
-        if var.name not in stored:
-            raise ValueError("load_vars: variable %r is not in %s" % (var.name, path))
-        checked.append((var, _checked(var, stored[var.name], path)))
-    for var, value in checked:
-        global_scope().var(var.name).get_tensor().set(value)
-
-
-def _checked(var, value, path):
-    value = np.asarray(value)
-    shape = var.shape
-    ok_shape = shape is None or (len(shape) == value.ndim and all(
-        d < 0 or d == g for d, g in zip(shape, value.shape)))
-    if not ok_shape or (var.dtype is not None and var.dtype.np != value.dtype):
-        raise ValueError("load_vars: variable %r expects shape %s dtype %s, %s holds shape %s "
-                         "dtype %s" % (var.name, list(shape or []), var.dtype, path,
-                                       list(value.shape), value.dtype))
-    return value
+        checked.update(static_io._checked_values([var], stored, "load_vars", path, copy=False))
+    global_scope().set_values(checked)
 
 
 def load_params(executor, dirname, main_program=None, filename=None):
@@ -193,12 +169,8 @@ def load_inference_model(dirname, executor, model_filename=None, params_filename
     if not os.path.isfile(path):
         raise ValueError("load_inference_model: there is no model file %r (write it with "
                          "save_inference_model)" % path)
-    data = serialization.parse_program_bytes(static_io.load_from_file(path))
-    if "feed_names" not in data or "fetch_names" not in data:
-        raise ValueError("load_inference_model: %s holds a program without feed / fetch "
-                         "targets" % path)
-    program = serialization.program_from_dict(data)
+    program, feed_names, fetch_targets = serialization.inference_program_from_bytes(
+        static_io.load_from_file(path), path)
     load_persistables(executor, dirname, program, params_filename)
-    block = program.global_block()
-    return [program, list(data["feed_names"]), [block.var(n) for n in data["fetch_names"]]]
+    return [program, feed_names, fetch_targets]
 

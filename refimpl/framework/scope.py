@@ -247,6 +247,13 @@ class Scope:
             self._values.setdefault(name, None)
         return _ScopeVar(self._find_owner(name), name)
 
+    def set_values(self, values):
+        """Give several variables their values at once, {name: ndarray}, each where
+        `var(name)` would put it, stored as given (not copied). Loaders check and prepare
+        every value first and then call this, which cannot stop half-way."""
+        for name, value in values.items():
+            (self._find_owner(name) or self)._values[name] = value
+
     def find_var(self, name):
         owner = self._find_owner(name)
         return _ScopeVar(owner, name) if owner is not None else None

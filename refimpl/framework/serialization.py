@@ -3,13 +3,18 @@
 One format for everything (specs/io.md describes it byte for byte):
   - a Program is UTF-8 JSON: {"format": "refimpl.program", "version": 1, "blocks": [...]}
   - tensors are a zip archive (uncompressed) of numpy .npy members, one per name,
-    exactly what numpy.savez writes, so `numpy.load(path)` reads them too
+    exactly what numpy.savez writes, so `numpy.load(path)` reads them too; member names
+    are the tensor names with unsafe characters percent-encoded (`member_name`)
   - a nested object (paddle.save of lists / dicts / scalars) is such an archive plus a
     member "__refimpl_tree__.npy": uint8 UTF-8 JSON of the structure, leaves
     {"@array": member}
 JSON cannot say tuple, non-finite float, dtype or ndarray: those are one-key objects
 whose key starts with "@" (a dict of that shape is refused rather than misread).
-Loading never unpickles: numpy.load(..., allow_pickle=False) reads the arrays.
+
+Writers validate everything before the first byte and write through atomic_file; readers
+check everything they decode and report a bad file as FileFormatError (path and what is
+wrong), never as a KeyError deep inside. Loading never unpickles: .npy members are read with
+allow_pickle=False.
 """
 import io
 import json
@@ -19,23 +24,47 @@ import zipfile
 
 import numpy as np
 
-from .dtypes import DType, convert_dtype, get_dtype
+from . import atomic_file
+from .dtypes import DType, VarType, convert_dtype, get_dtype
+from .errors import OpError
 from .program import Block, Operator, Parameter, Program, Variable
 from .regularizer import L1Decay, L2Decay
 from .scope import Tensor
 
-__all__ = ["program_to_bytes", "program_from_bytes", "arrays_to_bytes", "arrays_from_bytes",
-           "write_arrays", "read_arrays", "save", "load", "SerializationError"]
+__all__ = ["program_to_bytes", "program_from_bytes", "inference_program_from_bytes",
+           "arrays_to_bytes", "arrays_from_bytes", "archive_writer", "read_arrays",
+           "member_name", "tensor_name", "save", "load", "SerializationError",
+           "FileFormatError"]
 
 PROGRAM_FORMAT = "refimpl.program"
 TREE_FORMAT = "refimpl.tree"
 FORMAT_VERSION = 1
 TREE_MEMBER = "__refimpl_tree__"
 _REGULARIZERS = {"L1Decay": L1Decay, "L2Decay": L2Decay}
+_VAR_KINDS = {VarType.LOD_TENSOR, VarType.SELECTED_ROWS, VarType.LOD_TENSOR_ARRAY,
+              VarType.FEED_MINIBATCH, VarType.FETCH_LIST, VarType.STEP_SCOPES,
+              VarType.READER, VarType.RAW}
+_KIND_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
+               list: "a list", dict: "an object", type(None): "null"}
 
 
 class SerializationError(ValueError):
-    pass
+    """An object that cannot be saved, or data that cannot be loaded."""
+
+
+class FileFormatError(SerializationError):
+    """A file (or bytes) that is not what its format says: empty, truncated, corrupt, of
+    another format, or of a version this refimpl does not read. `source` names the file,
+    `problem` says what is wrong."""
+
+    def __init__(self, source, problem):
+        self.source, self.problem = source, problem
+        super().__init__("%s: %s" % (source, problem))
+
+
+class _Malformed(SerializationError):
+    """What is wrong, and where, inside decoded data; the reader that knows the file's name
+    turns it into a FileFormatError."""
 
 
 # -- values: JSON plus tagged one-key objects
@@ -83,34 +112,100 @@ def encode_value(value, where, put_array=None):
                              % (where, type(value).__name__))
 
 
-def decode_value(data, get_array=None):
+def decode_value(data, get_array=None, where="value"):
+    """The value `encode_value` wrote; malformed tags raise SerializationError (where)."""
     if isinstance(data, list):
-        return [decode_value(v, get_array) for v in data]
+        return [decode_value(v, get_array, "%s[%d]" % (where, i)) for i, v in enumerate(data)]
     if not isinstance(data, dict):
         return data
-    if len(data) == 1:
+    if len(data) == 1 and next(iter(data)).startswith("@"):
         (tag, body), = data.items()
-        if tag == "@tuple":
-            return tuple(decode_value(v, get_array) for v in body)
-        if tag == "@float":
-            return float(body)
-        if tag == "@dtype":
-            return get_dtype(body)
-        if tag == "@ndarray":
-            return np.array(body["data"], dtype=body["dtype"]).reshape(body["shape"])
-        if tag == "@array":
-            if get_array is None:
-                raise SerializationError("an array reference outside a tensor archive")
-            return get_array(body)
-        if tag.startswith("@"):
-            raise SerializationError("unknown tag %r (written by a newer refimpl?)" % tag)
-    return {k: decode_value(v, get_array) for k, v in data.items()}
+        return _decode_tagged(tag, body, get_array, where)
+    return {k: decode_value(v, get_array, "%s[%r]" % (where, k)) for k, v in data.items()}
+
+
+def _decode_tagged(tag, body, get_array, where):
+    if tag == "@tuple":
+        _expect(body, list, where + "['@tuple']")
+        return tuple(decode_value(v, get_array, "%s[%d]" % (where, i))
+                     for i, v in enumerate(body))
+    if tag == "@float":
+        if body not in ("inf", "-inf", "nan"):
+            raise _Malformed("%s: '@float' must be \"inf\", \"-inf\" or \"nan\", got %r"
+                             % (where, body))
+        return float(body)
+    if tag == "@dtype":
+        return get_dtype(_dtype_name(body, where + "['@dtype']"))
+    if tag == "@ndarray":
+        _expect(body, dict, where + "['@ndarray']")
+        dtype = _dtype_name(_field(body, "dtype", str, where + "['@ndarray']"), where)
+        shape = _shape(_field(body, "shape", list, where + "['@ndarray']"), where, False)
+        flat = _field(body, "data", list, where + "['@ndarray']")
+        if len(flat) != int(np.prod(shape)):
+            raise _Malformed("%s: '@ndarray' of shape %s needs %d values, has %d"
+                             % (where, shape, int(np.prod(shape)), len(flat)))
+        try:
+            return np.array(flat, dtype=dtype).reshape(shape)
+        except (TypeError, ValueError) as e:
+            raise _Malformed("%s: '@ndarray' data are not %s values (%s)"
+                             % (where, dtype, e)) from None
+    if tag == "@array":
+        if get_array is None:
+            raise _Malformed("%s: an array reference outside a tensor archive" % where)
+        return get_array(_expect(body, str, where + "['@array']"), where)
+    raise _Malformed("%s: unknown tag %r (written by a newer refimpl?)" % (where, tag))
 
 
 def _check_array(value, where):
     if value.dtype.hasobject or value.dtype.fields is not None:
         raise SerializationError("%s: arrays of dtype %s cannot be saved (only plain numeric "
                                  "and bool arrays; loading never unpickles)" % (where, value.dtype))
+
+
+# -- checking decoded JSON
+
+
+def _expect(value, kind, where):
+    """`value` if it is a `kind` (JSON: int is not bool, float accepts int), else _Malformed."""
+    if kind is float:
+        ok = isinstance(value, (int, float)) and not isinstance(value, bool)
+    else:
+        ok = isinstance(value, kind) and not (kind is int and isinstance(value, bool))
+    if not ok:
+        raise _Malformed("%s must be %s, got %s" % (where, _KIND_NAMES[kind],
+                                                    _KIND_NAMES.get(type(value), "?")))
+    return value
+
+
+def _field(obj, key, kind, where, nullable=False):
+    if key not in obj:
+        raise _Malformed("%s has no key %r" % (where, key))
+    value = obj[key]
+    if value is None and nullable:
+        return None
+    return _expect(value, kind, "%s[%r]" % (where, key))
+
+
+def _dtype_name(name, where):
+    try:
+        return convert_dtype(_expect(name, str, where))
+    except TypeError:
+        raise _Malformed("%s: unknown dtype %r" % (where, name)) from None
+
+
+def _shape(dims, where, unknown_ok=True):
+    for i, d in enumerate(dims):
+        _expect(d, int, "%s[%d]" % (where, i))
+        if d < (-1 if unknown_ok else 0):
+            raise _Malformed("%s[%d]: a dimension must be >= %d, got %d"
+                             % (where, i, -1 if unknown_ok else 0, d))
+    return dims
+
+
+def _str_list(value, where):
+    for i, item in enumerate(_expect(value, list, where)):
+        _expect(item, str, "%s[%d]" % (where, i))
+    return value
 
 
 # -- programs
@@ -142,19 +237,43 @@ def _regularizer_to_dict(reg, param_name):
     return {"type": kind, "coeff": reg.coeff}
 
 
-def _var_from_dict(block, d):
-    fields = {k: d[k] for k in ("name", "type", "shape", "dtype", "lod_level", "persistable",
-                                "stop_gradient", "is_data", "need_check_feed")}
-    p = d.get("parameter")
-    if p is None:
+def _var_from_dict(block, d, where):
+    _expect(d, dict, where)
+    shape = _field(d, "shape", list, where, nullable=True)
+    dtype = _field(d, "dtype", str, where, nullable=True)
+    fields = {"name": _field(d, "name", str, where),
+              "type": _field(d, "type", str, where),
+              "shape": None if shape is None else _shape(shape, where + "['shape']"),
+              "dtype": None if dtype is None else _dtype_name(dtype, where + "['dtype']"),
+              "lod_level": _field(d, "lod_level", int, where)}
+    for flag in ("persistable", "stop_gradient", "is_data", "need_check_feed"):
+        fields[flag] = _field(d, flag, bool, where)
+    if fields["type"] not in _VAR_KINDS:
+        raise _Malformed("%s['type']: unknown variable type %r (known: %s)"
+                         % (where, fields["type"], ", ".join(sorted(_VAR_KINDS))))
+    if "parameter" not in d:
         return Variable(block, **fields)
-    reg = p["regularizer"]
+    p = _field(d, "parameter", dict, where)
+    where += "['parameter']"
+    reg = _field(p, "regularizer", dict, where, nullable=True)
+    if reg is not None:
+        kind = _field(reg, "type", str, where + "['regularizer']")
+        if kind not in _REGULARIZERS:
+            raise _Malformed("%s['regularizer']: unknown regularizer %r (known: %s)"
+                             % (where, kind, ", ".join(sorted(_REGULARIZERS))))
+        reg = _REGULARIZERS[kind](_field(reg, "coeff", float, where + "['regularizer']"))
+    if "optimize_attr" not in p:
+        raise _Malformed("%s has no key 'optimize_attr'" % where)
+    if fields["shape"] is None or min(fields["shape"], default=0) < 0:
+        raise _Malformed("%s: a parameter needs a fully known shape, got %s"
+                         % (where, fields["shape"]))
     var = Parameter(block, fields.pop("shape"), fields.pop("dtype"),
-                    trainable=p["trainable"], optimize_attr=decode_value(p["optimize_attr"]),
-                    do_model_average=p["do_model_average"], need_clip=p["need_clip"],
-                    regularizer=_REGULARIZERS[reg["type"]](reg["coeff"]) if reg else None,
-                    **fields)
-    var.stop_gradient = d["stop_gradient"]
+                    trainable=_field(p, "trainable", bool, where),
+                    optimize_attr=decode_value(p["optimize_attr"],
+                                               where=where + "['optimize_attr']"),
+                    do_model_average=_field(p, "do_model_average", bool, where, nullable=True),
+                    need_clip=_field(p, "need_clip", bool, where), regularizer=reg, **fields)
+    var.stop_gradient = fields["stop_gradient"]
     return var
 
 
@@ -162,6 +281,23 @@ def _op_to_dict(op):
     where = "op %s attr" % op.type
     return {"type": op.type, "inputs": op.inputs, "outputs": op.outputs,
             "attrs": {k: encode_value(v, "%s %r" % (where, k)) for k, v in op.attrs.items()}}
+
+
+def _op_from_dict(block, d, where):
+    _expect(d, dict, where)
+    op_type = _field(d, "type", str, where)
+    slots = {}
+    for key in ("inputs", "outputs"):
+        slots[key] = _field(d, key, dict, where)
+        for slot, names in slots[key].items():
+            _str_list(names, "%s[%r][%r]" % (where, key, slot))
+    attrs = {k: decode_value(v, where="%s['attrs'][%r]" % (where, k))
+             for k, v in _field(d, "attrs", dict, where).items()}
+    try:
+        # shapes come from the saved vars; inferring again could only differ
+        return Operator(block, op_type, slots["inputs"], slots["outputs"], attrs, infer=False)
+    except OpError as e:
+        raise _Malformed("%s: %s" % (where, e)) from None
 
 
 def program_to_dict(program, **extra):
@@ -175,31 +311,50 @@ def program_to_dict(program, **extra):
                  "blocks": blocks}, **extra)
 
 
-def program_from_dict(data):
-    if not isinstance(data, dict) or data.get("format") != PROGRAM_FORMAT:
-        raise SerializationError("not a refimpl program (expected a JSON object with "
-                                 "\"format\": %r)" % PROGRAM_FORMAT)
+def _check_header(data, fmt, what):
+    if not isinstance(data, dict) or data.get("format") != fmt:
+        raise _Malformed("not a %s (expected a JSON object with \"format\": %r)" % (what, fmt))
     if data.get("version") != FORMAT_VERSION:
-        raise SerializationError("program format version %r is not supported (this refimpl "
-                                 "reads version %d)" % (data.get("version"), FORMAT_VERSION))
+        raise _Malformed("%s format version %r is not supported (this refimpl reads version "
+                         "%d)" % (what, data.get("version"), FORMAT_VERSION))
+
+
+def _program_from_dict(data):
+    _check_header(data, PROGRAM_FORMAT, "refimpl program")
     program = Program()
-    program.random_seed = data["random_seed"]
-    program._is_test = data["is_test"]
+    program.random_seed = _field(data, "random_seed", int, "the program")
+    program._is_test = _field(data, "is_test", bool, "the program")
+    block_dicts = _field(data, "blocks", list, "the program")
+    if not block_dicts:
+        raise _Malformed("the program has no blocks")
     program.blocks = []
-    for bd in data["blocks"]:
-        block = Block(program, bd["idx"], bd["parent_idx"])
-        block.forward_block_idx = bd["forward_block_idx"]
+    for i, bd in enumerate(block_dicts):
+        where = "blocks[%d]" % i
+        _expect(bd, dict, where)
+        if _field(bd, "idx", int, where) != i:
+            raise _Malformed("%s['idx'] is %d, expected %d" % (where, bd["idx"], i))
+        block = Block(program, i, _block_ref(bd, "parent_idx", len(block_dicts), where))
+        block.forward_block_idx = _block_ref(bd, "forward_block_idx", len(block_dicts), where)
         program.blocks.append(block)
-    for block, bd in zip(program.blocks, data["blocks"]):
-        for vd in bd["vars"]:
-            block.vars[vd["name"]] = _var_from_dict(block, vd)
-        for od in bd["ops"]:
-            attrs = {k: decode_value(v) for k, v in od["attrs"].items()}
-            # shapes come from the saved vars; inferring again could only differ
-            block.ops.append(Operator(block, od["type"], od["inputs"], od["outputs"], attrs,
-                                      infer=False))
+    for i, (block, bd) in enumerate(zip(program.blocks, block_dicts)):
+        for j, vd in enumerate(_field(bd, "vars", list, "blocks[%d]" % i)):
+            var = _var_from_dict(block, vd, "blocks[%d]['vars'][%d]" % (i, j))
+            if var.name in block.vars:
+                raise _Malformed("blocks[%d]['vars'][%d]: a second variable %r"
+                                 % (i, j, var.name))
+            block.vars[var.name] = var
+        for j, od in enumerate(_field(bd, "ops", list, "blocks[%d]" % i)):
+            block.ops.append(_op_from_dict(block, od, "blocks[%d]['ops'][%d]" % (i, j)))
     program._bump()
     return program
+
+
+def _block_ref(bd, key, n_blocks, where):
+    idx = _field(bd, key, int, where)
+    if not -1 <= idx < n_blocks:
+        raise _Malformed("%s[%r] is %d; the program has blocks 0..%d (or -1 for none)"
+                         % (where, key, idx, n_blocks - 1))
+    return idx
 
 
 def program_to_bytes(program, **extra):
@@ -207,66 +362,161 @@ def program_to_bytes(program, **extra):
                       separators=(",", ":")).encode("utf-8")
 
 
-def parse_program_bytes(data):
-    """The decoded JSON object of a serialized program (program_from_dict builds it)."""
+def _json_from_bytes(data, source, what):
     if not isinstance(data, (bytes, bytearray)):
-        raise TypeError("a serialized program must be bytes, got %s" % type(data).__name__)
+        raise TypeError("a serialized %s must be bytes, got %s" % (what, type(data).__name__))
+    if not data:
+        raise FileFormatError(source, "empty (0 bytes), not a %s" % what)
     try:
         return json.loads(bytes(data).decode("utf-8"))
     except (UnicodeDecodeError, json.JSONDecodeError) as e:
-        raise SerializationError("not a refimpl program (not UTF-8 JSON: %s)" % e) from None
+        raise FileFormatError(source, "not a %s (not UTF-8 JSON: %s)" % (what, e)) from None
 
 
-def program_from_bytes(data):
-    return program_from_dict(parse_program_bytes(data))
+def program_from_bytes(data, source="the data"):
+    """The Program serialized in `data`; anything malformed is a FileFormatError naming
+    `source` and where in the program the problem is."""
+    try:
+        return _program_from_dict(_json_from_bytes(data, source, "refimpl program"))
+    except _Malformed as e:
+        raise FileFormatError(source, str(e)) from None
+
+
+def inference_program_from_bytes(data, source="the data"):
+    """(program, feed names, fetch Variables) from save_inference_model's program bytes."""
+    decoded = _json_from_bytes(data, source, "refimpl program")
+    try:
+        program = _program_from_dict(decoded)
+        if "feed_names" not in decoded or "fetch_names" not in decoded:
+            raise _Malformed("a program without feed / fetch targets (save it with "
+                             "save_inference_model)")
+        block = program.global_block()
+        names = {}
+        for key in ("feed_names", "fetch_names"):
+            names[key] = _str_list(decoded[key], "the program[%r]" % key)
+            missing = [n for n in names[key] if n not in block.vars]
+            if missing:
+                raise _Malformed("%s names variables the program does not have: %s"
+                                 % (key, missing))
+    except _Malformed as e:
+        raise FileFormatError(source, str(e)) from None
+    return program, names["feed_names"], [block.vars[n] for n in names["fetch_names"]]
 
 
 # -- tensor archives
 
-
-def write_arrays(file, arrays):
-    """Write {name: ndarray} as an uncompressed zip of `<name>.npy` members (numpy's
-    .npz layout) to a path or a binary file object."""
-    with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-        for name, value in arrays.items():
-            if not isinstance(name, str) or not name:
-                raise SerializationError("tensor names must be non-empty str, got %r" % (name,))
-            value = np.asarray(value)
-            _check_array(value, "tensor %r" % name)
-            with zf.open(name + ".npy", "w", force_zip64=True) as member:
-                np.lib.format.write_array(member, np.ascontiguousarray(value),
-                                          allow_pickle=False)
+# Member names are tensor names with every byte outside these percent-encoded (%XX, upper
+# case hex, of the UTF-8 bytes), so no name becomes a path ('../x', '/abs', 'a\\b', NUL).
+_MEMBER_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-@")
 
 
-def read_arrays(file):
-    """{name: ndarray} from a path or binary file object written by write_arrays (or
-    numpy.savez). Never unpickles."""
-    where = file if isinstance(file, (str, os.PathLike)) else "the data"
+def member_name(name):
+    """The archive member for tensor `name`: safe characters as they are, others %XX."""
+    raw = name.encode("utf-8", "surrogatepass")
+    return "".join(chr(b) if b in _MEMBER_SAFE else "%%%02X" % b for b in raw) + ".npy"
+
+
+def tensor_name(member):
+    """The tensor name of archive member `member` (inverse of member_name; names written by
+    numpy.savez come back as they are unless they hold '%XX')."""
+    stem = member[:-len(".npy")] if member.endswith(".npy") else member
+    raw, i = bytearray(), 0
+    while i < len(stem):
+        if stem[i] == "%":
+            try:
+                raw.append(int(stem[i + 1:i + 3], 16))
+                i += 3
+                continue
+            except ValueError:
+                raise _Malformed("member %r: '%%' must start a %%XX escape" % member) from None
+        raw.extend(stem[i].encode("utf-8", "surrogatepass"))
+        i += 1
     try:
-        loaded = np.load(file, allow_pickle=False)
-    except (ValueError, OSError, zipfile.BadZipFile) as e:
-        raise SerializationError("%s is not a tensor archive (.npz without pickles): %s"
-                                 % (where, e)) from None
-    if not isinstance(loaded, np.lib.npyio.NpzFile):
-        raise SerializationError("%s is a single .npy array, not a tensor archive (.npz)"
-                                 % where)
-    with loaded:
-        try:
-            return {name: loaded[name] for name in loaded.files}
-        except ValueError as e:
-            raise SerializationError("%s: %s" % (where, e)) from None
+        return raw.decode("utf-8", "surrogatepass")
+    except UnicodeDecodeError:
+        raise _Malformed("member %r: its %%XX escapes are not UTF-8" % member) from None
+
+
+def archive_writer(arrays, where="tensor"):
+    """Check {name: ndarray / Tensor} now and return `write(file)` writing it as an
+    uncompressed zip of .npy members (numpy's .npz layout): a value that cannot be saved
+    raises here, before any file is opened."""
+    members = []
+    for name, value in arrays.items():
+        if not isinstance(name, str):
+            raise SerializationError("%s names must be str, got %r" % (where, name))
+        value = np.asarray(value)
+        _check_array(value, "%s %r" % (where, name))
+        members.append((member_name(name), value))
+
+    def write(file):
+        with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+            for member, value in members:
+                with zf.open(member, "w", force_zip64=True) as out:
+                    np.lib.format.write_array(out, np.ascontiguousarray(value),
+                                              allow_pickle=False)
+    return write
 
 
 def arrays_to_bytes(arrays):
     buf = io.BytesIO()
-    write_arrays(buf, arrays)
+    archive_writer(arrays)(buf)
     return buf.getvalue()
 
 
-def arrays_from_bytes(data):
+def arrays_from_bytes(data, source="the data"):
+    """{name: ndarray} from a tensor archive's bytes (archive_writer's, or numpy.savez's).
+    Every member is read and checked (zip CRC, .npy header, size); never unpickles."""
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError("serialized tensors must be bytes, got %s" % type(data).__name__)
-    return read_arrays(io.BytesIO(bytes(data)))
+    if not data:
+        raise FileFormatError(source, "empty (0 bytes), not a tensor archive")
+    if bytes(data[:6]) == b"\x93NUMPY":
+        raise FileFormatError(source, "a single .npy array, not a tensor archive (.npz)")
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+    except (zipfile.BadZipFile, OSError, ValueError) as e:
+        raise FileFormatError(source, "not a tensor archive (.npz without pickles): not a "
+                              "complete zip file, truncated or another format (%s)" % e) from None
+    arrays = {}
+    with zf:
+        for info in zf.infolist():
+            try:
+                name = tensor_name(info.filename)
+                if name in arrays:
+                    raise _Malformed("two members hold tensor %r" % name)
+                arrays[name] = _read_member(zf, info)
+            except _Malformed as e:
+                raise FileFormatError(source, str(e)) from None
+    return arrays
+
+
+def _read_member(zf, info):
+    try:
+        with zf.open(info) as member:
+            value = np.lib.format.read_array(member, allow_pickle=False)
+            if member.read(1):
+                raise _Malformed("member %r has bytes after its array" % info.filename)
+    except (ValueError, OSError, EOFError, RuntimeError, NotImplementedError,
+            zipfile.BadZipFile) as e:
+        # read_array's ValueError names allow_pickle for object arrays: kept in the message
+        raise _Malformed("member %r is not a readable .npy array: %s" % (info.filename, e)) \
+            from None
+    return value
+
+
+def read_file(path, fn):
+    """The bytes of `path`, or FileNotFoundError naming `fn` and the path."""
+    try:
+        with open(path, "rb") as f:
+            return f.read()
+    except (FileNotFoundError, IsADirectoryError):
+        raise FileNotFoundError("%s: no file %r" % (fn, os.fspath(path))) from None
+
+
+def read_arrays(path):
+    """{name: ndarray} from a tensor archive file."""
+    return arrays_from_bytes(read_file(path, "read_arrays"), os.fspath(path))
 
 
 # -- paddle.save / paddle.load
@@ -274,8 +524,10 @@ def arrays_from_bytes(data):
 
 def save(obj, path, protocol=4, **configs):
     """paddle.save: a {name: ndarray} dict, or nested dicts / lists / tuples of arrays,
-    Tensors, numbers, str and None, to `path` (a tensor archive, specs/io.md). `protocol`
-    (pickle's, in Paddle) is accepted and ignored: nothing is pickled."""
+    Tensors, numbers, str and None, to `path` (a tensor archive, specs/io.md), all or
+    nothing: nothing is written unless the whole object can be saved, and the old file stays
+    until the new one is complete. `path` may also be a binary file object (written as is).
+    `protocol` (pickle's, in Paddle) is accepted and ignored: nothing is pickled."""
     if isinstance(obj, (Program, Variable)):
         raise SerializationError(
             "paddle.save: cannot save a %s; use paddle.static.save / save_inference_model, "
@@ -296,27 +548,37 @@ def save(obj, path, protocol=4, **configs):
                 "root": encode_value(obj, "paddle.save(obj)", put)}
         arrays[TREE_MEMBER] = np.frombuffer(
             json.dumps(tree, allow_nan=False).encode("utf-8"), dtype=np.uint8)
-    _make_parent_dir(path)
-    write_arrays(path, arrays)
+    write = archive_writer(arrays, "paddle.save: tensor")
+    if isinstance(path, (str, os.PathLike)):
+        atomic_file.write(path, write)
+    else:
+        write(path)
 
 
 def load(path, **configs):
-    """paddle.load: the object paddle.save wrote (arrays come back as ndarrays)."""
-    if isinstance(path, (str, os.PathLike)) and not os.path.isfile(path):
-        raise FileNotFoundError("paddle.load: no file %r" % os.fspath(path))
-    arrays = read_arrays(path)
+    """paddle.load: the object paddle.save wrote (arrays come back as ndarrays). A file that
+    is not one is a FileFormatError naming it and what is wrong."""
+    if isinstance(path, (str, os.PathLike)):
+        data, source = read_file(path, "paddle.load"), os.fspath(path)
+    else:
+        data, source = path.read(), "the file object"
+    arrays = arrays_from_bytes(data, source)
     tree = arrays.pop(TREE_MEMBER, None)
     if tree is None:
         return arrays
-    data = json.loads(tree.tobytes().decode("utf-8"))
-    if data.get("format") != TREE_FORMAT or data.get("version") != FORMAT_VERSION:
-        raise SerializationError("paddle.load(%r): unknown structure format %r version %r"
-                                 % (path, data.get("format"), data.get("version")))
-    return decode_value(data["root"], arrays.__getitem__)
+    try:
+        decoded = _json_from_bytes(tree.tobytes(), source, "structure member")
+        _check_header(decoded, TREE_FORMAT, "refimpl structure")
+        if "root" not in decoded:
+            raise _Malformed("the structure has no key 'root'")
+        return decode_value(decoded["root"],
+                            lambda name, where: _tree_array(arrays, name, where), "root")
+    except _Malformed as e:
+        raise FileFormatError(source, "member %r: %s" % (member_name(TREE_MEMBER), e)) from None
 
 
-def _make_parent_dir(path):
-    if isinstance(path, (str, os.PathLike)):
-        parent = os.path.dirname(os.fspath(path))
-        if parent:
-            os.makedirs(parent, exist_ok=True)
+def _tree_array(arrays, name, where):
+    if name not in arrays:
+        raise _Malformed("%s refers to array %r, which the archive does not hold"
+                         % (where, name))
+    return arrays[name]

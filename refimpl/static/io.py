@@ -1,10 +1,13 @@
 """paddle.static save / load: programs, parameters, optimizer state, inference models.
 
-Files (formats in specs/io.md):
+Files (formats and guarantees in specs/io.md):
   save(program, prefix)            prefix.pdmodel (program JSON), prefix.pdparams
                                    (Parameters), prefix.pdopt (other persistables)
   save_inference_model(prefix,...) prefix.pdmodel (pruned for_test program, with its
                                    feed / fetch names), prefix.pdiparams (its persistables)
+Both write prefix.pdmanifest last and change all their files together
+(framework/checkpoint.py). Every loader reads and checks everything first (files, manifest,
+names, shapes, dtypes) and only then sets values: a failed load changes nothing.
 Values live in the global scope (the executor's), as in Paddle.
 """
 import os
@@ -12,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from ..framework import serialization
+from ..framework import atomic_file, checkpoint, serialization
 from ..framework.dtypes import VarType
 from ..framework.program import Parameter, Program, Variable, default_main_program
 from ..framework.scope import global_scope
@@ -42,18 +45,26 @@ def _values_of(variables, fn):
     return out
 
 
-def _set_value(var, value, fn, source):
-    """Put `value` in the global scope as `var`'s, checking shape and dtype first."""
-    value = np.asarray(value)
-    shape = var.shape
-    ok_shape = shape is None or (len(shape) == value.ndim and all(
-        d < 0 or d == g for d, g in zip(shape, value.shape)))
-    ok_dtype = var.dtype is None or var.dtype.np == value.dtype
-    if not (ok_shape and ok_dtype):
-        raise ValueError("%s: variable %r expects shape %s dtype %s, got shape %s dtype %s "
-                         "from %s" % (fn, var.name, list(shape), var.dtype.name,
-                                      list(value.shape), value.dtype, source))
-    global_scope().var(var.name).get_tensor().set(value)
+def _checked_values(variables, state, fn, source, copy):
+    """The first step of every load: {name: value} for `variables` from `state`, each
+    checked (present, shape with -1 matching any size, dtype); raises before anything is
+    set. `copy` for values the caller keeps (a user's state dict)."""
+    out = {}
+    for var in variables:
+        if var.name not in state:
+            raise ValueError("%s: variable %r is not in %s" % (fn, var.name, source))
+        value = np.array(state[var.name]) if copy else np.asarray(state[var.name])
+        shape = var.shape
+        ok_shape = shape is None or (len(shape) == value.ndim and all(
+            d < 0 or d == g for d, g in zip(shape, value.shape)))
+        ok_dtype = var.dtype is None or var.dtype.np == value.dtype
+        if not (ok_shape and ok_dtype):
+            raise ValueError("%s: variable %r expects shape %s dtype %s, got shape %s dtype "
+                             "%s from %s" % (fn, var.name, shape and list(shape),
+                                             var.dtype and var.dtype.name, list(value.shape),
+                                             value.dtype, source))
+        out[var.name] = value
+    return out
 
 
 def _prefix(path, fn, suffixes):
@@ -68,61 +79,59 @@ def _prefix(path, fn, suffixes):
     return path
 
 
-def _make_parent_dir(prefix):
-    parent = os.path.dirname(prefix)
-    if parent:
-        os.makedirs(parent, exist_ok=True)
+def _bytes_writer(data):
+    return lambda file: file.write(data)
 
 
-def _read_arrays_file(path, fn):
-    if not os.path.isfile(path):
-        raise FileNotFoundError("%s: no file %r" % (fn, path))
-    return serialization.read_arrays(path)
+def _split_by_file(variables):
+    """[(variables, suffix)]: Parameters go to .pdparams, other persistables to .pdopt."""
+    params = [v for v in variables if isinstance(v, Parameter)]
+    others = [v for v in variables if not isinstance(v, Parameter)]
+    return [(params, ".pdparams"), (others, ".pdopt")]
 
 
 # -- training checkpoints
 
 
 def save(program, model_path, protocol=4, **configs):
-    """Write model_path.pdparams / .pdopt / .pdmodel from `program` and the global scope.
-    `protocol` (pickle's, in Paddle) is accepted and ignored."""
+    """Write model_path.pdparams / .pdopt / .pdmodel from `program` and the global scope,
+    then model_path.pdmanifest; all or nothing. `protocol` (pickle's, in Paddle) is
+    accepted and ignored."""
     _check_program(program, "static.save")
     prefix = _prefix(model_path, "static.save", (".pdparams",))
-    persistables = _persistables(program)
-    params = _values_of([v for v in persistables if isinstance(v, Parameter)], "static.save")
-    others = _values_of([v for v in persistables if not isinstance(v, Parameter)],
-                        "static.save")
-    _make_parent_dir(prefix)
-    serialization.write_arrays(prefix + ".pdparams", params)
-    serialization.write_arrays(prefix + ".pdopt", others)
-    save_to_file(prefix + ".pdmodel", serialization.program_to_bytes(program))
+    files = {suffix: serialization.archive_writer(_values_of(group, "static.save"),
+                                                  "static.save: variable")
+             for group, suffix in _split_by_file(_persistables(program))}
+    files[".pdmodel"] = _bytes_writer(serialization.program_to_bytes(program))
+    checkpoint.write_checkpoint(prefix, files, "static.save")
 
 
 def load(program, model_path, executor=None, var_list=None):
     """Set `program`'s persistables (or only `var_list`) from model_path.pdparams and, for
-    non-Parameters, .pdopt; every one must be in the files."""
+    non-Parameters, .pdopt; every one must be in the files. Nothing is set unless all
+    are read and checked."""
     _check_program(program, "static.load")
     prefix = _prefix(model_path, "static.load", (".pdparams", ".pdopt", ".pdmodel"))
     variables = _persistables(program) if var_list is None else list(var_list)
-    params = [v for v in variables if isinstance(v, Parameter)]
-    others = [v for v in variables if not isinstance(v, Parameter)]
-    for group, suffix in ((params, ".pdparams"), (others, ".pdopt")):
-        if not group:
-            continue
-        path = prefix + suffix
-        state = _read_arrays_file(path, "static.load")
-        for var in group:
-            if var.name not in state:
-                raise ValueError("static.load: variable %r is not in %s" % (var.name, path))
-            _set_value(var, state[var.name], "static.load", path)
+    groups = [(group, prefix + suffix) for group, suffix in _split_by_file(variables) if group]
+    files = checkpoint.read_checkpoint_files(prefix, [path for _, path in groups],
+                                             "static.load")
+    values = {}
+    for group, path in groups:
+        state = serialization.arrays_from_bytes(files[path], path)
+        values.update(_checked_values(group, state, "static.load", path, copy=False))
+    global_scope().set_values(values)
 
 
 def load_program_state(model_path, var_list=None):
     """{name: ndarray} from model_path.pdparams (and .pdopt when present)."""
     prefix = _prefix(model_path, "load_program_state", (".pdparams", ".pdopt", ".pdmodel"))
-    state = _read_arrays_file(prefix + ".pdparams", "load_program_state")
-    if os.path.isfile(prefix + ".pdopt"):
-        state.update(serialization.read_arrays(prefix + ".pdopt"))
+    paths = [prefix + ".pdparams", prefix + ".pdopt"]
+    files = checkpoint.read_checkpoint_files(prefix, paths, "load_program_state",
+                                             optional=paths[1:])
+    state = {}
+    for path, data in files.items():
+        state.update(serialization.arrays_from_bytes(data, path))
     if var_list is not None:
         names = [v.name if isinstance(v, Variable) else v for v in var_list]
         missing = [n for n in names if n not in state]
@@ -135,36 +144,33 @@ def load_program_state(model_path, var_list=None):
 
 def set_program_state(program, state_dict):
     """Set the persistables of `program` found in `state_dict` into the global scope (shape
-    and dtype checked); warn about the persistables left unset and the unused entries."""
+    and dtype checked, all before any is set); warn about the persistables left unset and
+    the unused entries."""
     _check_program(program, "set_program_state")
     persistables = _persistables(program)
-    for var in persistables:
-        if var.name in state_dict:
-            _set_value(var, state_dict[var.name], "set_program_state", "state_dict")
+    found = [v for v in persistables if v.name in state_dict]
+    values = _checked_values(found, state_dict, "set_program_state", "state_dict", copy=True)
     unset = [v.name for v in persistables if v.name not in state_dict]
     unused = sorted(set(state_dict) - {v.name for v in persistables})
     if unset:
         warnings.warn("set_program_state: no value in state_dict for %s" % unset)
     if unused:
         warnings.warn("set_program_state: state_dict entries not in the program: %s" % unused)
+    global_scope().set_values(values)
 
 
 # -- bytes
 
 
 def save_to_file(path, content):
+    """Write `content` (bytes) to `path`, all or nothing."""
     if not isinstance(content, (bytes, bytearray)):
         raise TypeError("save_to_file: content must be bytes, got %s" % type(content).__name__)
-    _make_parent_dir(os.fspath(path))
-    with open(path, "wb") as f:
-        f.write(content)
+    atomic_file.write_bytes(path, content)
 
 
 def load_from_file(path):
-    if not os.path.isfile(path):
-        raise FileNotFoundError("load_from_file: no file %r" % os.fspath(path))
-    with open(path, "rb") as f:
-        return f.read()
+    return serialization.read_file(path, "load_from_file")
 
 
 def _as_var_list(vars_, what, fn):
@@ -238,14 +244,12 @@ def serialize_persistables(feed_vars, fetch_vars, executor, **kwargs):
 
 def deserialize_persistables(program, data, executor):
     """Set every persistable of `program` from `data` (serialize_persistables' bytes) into
-    the global scope, checking shapes and dtypes."""
+    the global scope, checking shapes and dtypes of all before setting any."""
     _check_program(program, "deserialize_persistables")
     state = serialization.arrays_from_bytes(data)
-    for var in _persistables(program):
-        if var.name not in state:
-            raise ValueError("deserialize_persistables: variable %r is not in the data"
-                             % var.name)
-        _set_value(var, state[var.name], "deserialize_persistables", "the data")
+    global_scope().set_values(_checked_values(_persistables(program), state,
+                                              "deserialize_persistables", "the data",
+                                              copy=False))
 
 
 # -- inference models
@@ -253,26 +257,33 @@ def deserialize_persistables(program, data, executor):
 
 def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs):
     """Write path_prefix.pdmodel (the pruned inference program) and .pdiparams (its
-    persistables' values from the global scope)."""
+    persistables' values from the global scope), then path_prefix.pdmanifest; all or
+    nothing."""
     prefix = _prefix(path_prefix, "save_inference_model", ())
-    program = kwargs.get("program") or default_main_program()
-    model = serialize_program(feed_vars, fetch_vars, program=program)
-    params = serialize_persistables(feed_vars, fetch_vars, executor, program=program)
-    save_to_file(prefix + ".pdmodel", model)
-    save_to_file(prefix + ".pdiparams", params)
+    program, feeds, fetches = normalize_program(
+        kwargs.get("program") or default_main_program(), feed_vars, fetch_vars,
+        "save_inference_model")
+    files = {".pdmodel": _bytes_writer(serialization.program_to_bytes(
+                 program, feed_names=feeds, fetch_names=fetches)),
+             ".pdiparams": serialization.archive_writer(
+                 _values_of(_persistables(program), "save_inference_model"),
+                 "save_inference_model: variable")}
+    checkpoint.write_checkpoint(prefix, files, "save_inference_model")
 
 
 def load_inference_model(path_prefix, executor, **kwargs):
     """[program, feed_target_names, fetch_targets] from save_inference_model's files
-    (or kwargs model_filename / params_filename); the parameters go to the global scope."""
+    (or kwargs model_filename / params_filename); the parameters go to the global scope,
+    after both files are read and every value is checked."""
     prefix = os.fspath(path_prefix)
     model_file = kwargs.get("model_filename") or prefix + ".pdmodel"
     params_file = kwargs.get("params_filename") or prefix + ".pdiparams"
-    data = serialization.parse_program_bytes(load_from_file(model_file))
-    if "feed_names" not in data or "fetch_names" not in data:
-        raise ValueError("load_inference_model: %s holds a program without feed / fetch "
-                         "targets (save it with save_inference_model)" % model_file)
-    program = serialization.program_from_dict(data)
-    deserialize_persistables(program, load_from_file(params_file), executor)
-    block = program.global_block()
-    return [program, list(data["feed_names"]), [block.var(n) for n in data["fetch_names"]]]
+    files = checkpoint.read_checkpoint_files(prefix, [model_file, params_file],
+                                             "load_inference_model")
+    program, feed_names, fetch_targets = serialization.inference_program_from_bytes(
+        files[model_file], model_file)
+    state = serialization.arrays_from_bytes(files[params_file], params_file)
+    global_scope().set_values(_checked_values(_persistables(program), state,
+                                              "load_inference_model", params_file,
+                                              copy=False))
+    return [program, feed_names, fetch_targets]

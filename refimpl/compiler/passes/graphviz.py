@@ -1,5 +1,7 @@
 """debug_graphviz_path: the built graph as a Graphviz .dot file (ops and variables as nodes)."""
 
+from ...framework import atomic_file
+
 __all__ = ["to_dot", "write"]
 
 
@@ -37,6 +39,5 @@ def to_dot(program):
 def write(program, path_prefix):
     """Write `<path_prefix>.dot` (Paddle appends its own suffixes; one file is enough here)."""
     path = path_prefix if path_prefix.endswith(".dot") else path_prefix + ".dot"
-    with open(path, "w") as f:
-        f.write(to_dot(program))
+    atomic_file.write_bytes(path, to_dot(program).encode("utf-8"))
     return path

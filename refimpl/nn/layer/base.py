@@ -326,8 +326,9 @@ class Layer:
         """Write values (arrays, or anything np.asarray takes) into `scope` (default: the
         global scope) for this layer's variables. Keys are state_dict's dotted names, or the
         variable names when use_structured_name=False. Missing keys are warned about; a
-        shape mismatch is an error."""
+        shape mismatch is an error, raised before any variable is set."""
         scope = scope or global_scope()
+        values = {}
         for key, var in self.state_dict().items():
             lookup = key if use_structured_name else var.name
             if lookup not in state_dict:
@@ -339,7 +340,8 @@ class Layer:
                 raise ValueError("%s.set_state_dict: %r (%s) has shape %s, expected %s"
                                  % (self._full_name, lookup, var.name, list(value.shape),
                                     list(var.shape)))
-            scope.var(var.name).get_tensor().set(value.astype(var.dtype.name, copy=False))
+            values[var.name] = np.array(value, dtype=var.dtype.name)
+        scope.set_values(values)
 
     set_dict = load_dict = set_state_dict
 

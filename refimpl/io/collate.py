@@ -1,0 +1,75 @@
+"""Batching samples into arrays (default_collate_fn), and walking the nested
+dict / list / tuple structure of a batch."""
+import numbers
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+
+__all__ = ["default_collate_fn", "default_convert_fn"]
+
+
+def default_collate_fn(batch):
+    """A list of samples -> one batch of the same structure: arrays (and array-likes) are
+    stacked on a new axis 0, numbers become a 1-D array, str / bytes stay a list, dicts
+    are collated per key and lists / tuples per field (into a list)."""
+    return _collate(batch, "sample")
+
+
+def _collate(batch, where):
+    sample = batch[0]
+    if isinstance(sample, (str, bytes)):
+        return list(batch)
+    if isinstance(sample, (np.ndarray, np.generic)) or hasattr(sample, "__array__"):
+        arrays = [np.asarray(s) for s in batch]
+        shapes = {a.shape for a in arrays}
+        if len(shapes) > 1:
+            raise ValueError("default_collate_fn: %s has different shapes across the batch: "
+                             "%s; make the samples the same shape or pass a collate_fn"
+                             % (where, sorted(shapes)))
+        return np.stack(arrays)
+    if isinstance(sample, numbers.Number):
+        return np.array(batch)
+    if isinstance(sample, Mapping):
+        return {key: _collate([s[key] for s in batch], "%s[%r]" % (where, key))
+                for key in sample}
+    if isinstance(sample, Sequence):
+        lengths = {len(s) for s in batch}
+        if len(lengths) > 1:
+            raise ValueError("default_collate_fn: the samples of a batch have different "
+                             "numbers of fields at %s: %s" % (where, sorted(lengths)))
+        return [_collate(list(fields), "%s[%d]" % (where, i))
+                for i, fields in enumerate(zip(*batch))]
+    raise TypeError("default_collate_fn: %s is a %s; a batch can hold only arrays, numbers, "
+                    "str/bytes, dicts, lists and tuples (pass a collate_fn for others)"
+                    % (where, type(sample).__name__))
+
+
+def default_convert_fn(batch):
+    """The collate_fn when automatic batching is off (batch_size=None): each sample is
+    already a batch and goes through unchanged (lists and tuples become lists)."""
+    if isinstance(batch, Mapping):
+        return {key: default_convert_fn(value) for key, value in batch.items()}
+    if isinstance(batch, Sequence) and not isinstance(batch, (str, bytes)):
+        return [default_convert_fn(value) for value in batch]
+    return batch
+
+
+def map_arrays(fn, batch):
+    """`batch` with every ndarray leaf replaced by fn(leaf); containers keep their type."""
+    if isinstance(batch, np.ndarray):
+        return fn(batch)
+    if isinstance(batch, Mapping):
+        return {key: map_arrays(fn, value) for key, value in batch.items()}
+    if isinstance(batch, (list, tuple)):
+        return type(batch)(map_arrays(fn, value) for value in batch)
+    return batch
+
+
+def leaves(batch):
+    """The leaves of a batch in order (dicts in key order): the values fed, in the order
+    of a DataLoader's feed_list."""
+    if isinstance(batch, Mapping):
+        return [leaf for value in batch.values() for leaf in leaves(value)]
+    if isinstance(batch, (list, tuple)):
+        return [leaf for value in batch for leaf in leaves(value)]
+    return [batch]

@@ -1,0 +1,533 @@
+"""paddle.io.DataLoader: batches of a Dataset, read in the main process or by worker
+processes, handed out as arrays (return_list=True) or as feed dicts for Executor.run."""
+import itertools
+import multiprocessing
+import os
+import queue
+import signal
+import threading
+import time
+import weakref
+from multiprocessing import connection, resource_tracker
+
+import numpy as np
+
+from ..framework.place import CPUPlace, Place
+from ..framework.program import Variable
+from .collate import default_collate_fn, default_convert_fn, leaves, map_arrays
+from .dataset import IterableDataset
+from .fetcher import Exhausted, Fetcher
+from .sampler import BatchSampler
+from . import worker as _worker
+
+__all__ = ["DataLoader", "set_output_converter"]
+
+WAIT_SLICE_S = 5.0        # how long one wait for workers lasts when timeout=0 (no limit)
+SHUTDOWN_GRACE_S = 5.0    # how long workers get to exit before they are terminated
+
+
+def _as_is(array):
+    return array
+
+
+_output_converter = _as_is
+
+
+def set_output_converter(fn=None):
+    """The ONE hook from batch arrays to what a DataLoader with return_list=True yields:
+    fn(ndarray) -> value is applied to every array of every batch. None restores the
+    default (the arrays themselves). Dynamic mode points it at its eager Tensor."""
+    global _output_converter
+    if fn is not None and not callable(fn):
+        raise TypeError("set_output_converter: expected a callable or None, got %s"
+                        % type(fn).__name__)
+    _output_converter = fn or _as_is
+
+
+class DataLoader:
+    """Iterate `dataset` in batches. Each batch is the collate_fn of batch_size samples
+    (default_collate_fn stacks them); with return_list=True it is yielded as is (arrays,
+    through the output converter), otherwise as a list with one feed dict
+    {feed_list[i].name: i-th array of the batch} per place, ready for Executor.run."""
+
+    def __init__(self, dataset, feed_list=None, places=None, return_list=False,
+                 batch_sampler=None, batch_size=1, shuffle=False, drop_last=False,
+                 collate_fn=None, num_workers=0, use_buffer_reader=True,
+                 use_shared_memory=True, timeout=0, worker_init_fn=None,
+                 persistent_workers=False, prefetch_factor=2):
+        from .. import in_dynamic_mode
+        self.dataset = dataset
+        self.iterable = isinstance(dataset, IterableDataset)
+        if not self.iterable and not (hasattr(dataset, "__getitem__")
+                                      and hasattr(dataset, "__len__")):
+            raise TypeError("DataLoader: dataset must be a paddle.io.Dataset (__getitem__ and "
+                            "__len__) or IterableDataset, got %s" % type(dataset).__name__)
+        self.return_list = bool(return_list) or in_dynamic_mode()
+        self.feed_list = self._check_feed_list(feed_list)
+        self.places = self._check_places(places)
+        self._check_batching(batch_sampler, batch_size, shuffle, drop_last)
+        self.auto_collate = batch_sampler is not None or batch_size is not None
+        if batch_sampler is None and batch_size is not None and not self.iterable:
+            batch_sampler = BatchSampler(dataset, shuffle=shuffle, batch_size=batch_size,
+                                         drop_last=drop_last)
+        self.batch_sampler = batch_sampler
+        self.batch_size = batch_size
+        self.drop_last = drop_last
+        if collate_fn is not None and not callable(collate_fn):
+            raise TypeError("DataLoader: collate_fn must be callable, got %s"
+                            % type(collate_fn).__name__)
+        self.collate_fn = collate_fn or (default_collate_fn if self.auto_collate
+                                         else default_convert_fn)
+        self.num_workers = _check_int(num_workers, "num_workers", 0)
+        self.prefetch_factor = _check_int(prefetch_factor, "prefetch_factor", 1)
+        if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout < 0:
+            raise ValueError("DataLoader: timeout must be a number of seconds >= 0 (0: no "
+                             "limit), got %r" % (timeout,))
+        self.timeout = timeout
+        if worker_init_fn is not None and not callable(worker_init_fn):
+            raise TypeError("DataLoader: worker_init_fn must be callable, got %s"
+                            % type(worker_init_fn).__name__)
+        self.worker_init_fn = worker_init_fn
+        self.use_buffer_reader = bool(use_buffer_reader)
+        self.use_shared_memory = bool(use_shared_memory)
+        self.persistent_workers = bool(persistent_workers) and self.num_workers > 0
+        self._persistent_pool = None
+
+    # -- configuration checks
+    def _check_feed_list(self, feed_list):
+        if self.return_list:
+            return list(feed_list or [])
+        if not feed_list:
+            raise ValueError("DataLoader: feed_list must be given when return_list=False (the "
+                             "batches become feed dicts keyed by the feed variables' names)")
+        for i, var in enumerate(feed_list):
+            if not isinstance(var, Variable):
+                raise TypeError("DataLoader: feed_list[%d] must be a Variable from "
+                                "paddle.static.data, got %s" % (i, type(var).__name__))
+        return list(feed_list)
+
+    def _check_places(self, places):
+        if places is None:
+            return [CPUPlace()]
+        places = list(places) if isinstance(places, (list, tuple)) else [places]
+        for i, place in enumerate(places):
+            if not isinstance(place, (Place, str)):
+                raise TypeError("DataLoader: places[%d] must be a Place, got %s"
+                                % (i, type(place).__name__))
+        if not places:
+            raise ValueError("DataLoader: places is empty")
+        if self.return_list and len(places) > 1:
+            raise ValueError("DataLoader: return_list=True yields one batch at a time and "
+                             "takes one place, got %d (several places take feed dicts: "
+                             "return_list=False)" % len(places))
+        return places
+
+    def _check_batching(self, batch_sampler, batch_size, shuffle, drop_last):
+        if batch_sampler is not None:
+            if self.iterable:
+                raise ValueError("DataLoader: an IterableDataset has no indices: batch_sampler "
+                                 "must be None")
+            if batch_size != 1 or shuffle or drop_last:
+                raise ValueError("DataLoader: with a batch_sampler, batch_size, shuffle and "
+                                 "drop_last must keep their defaults (1, False, False): the "
+                                 "batch_sampler decides them")
+            if not hasattr(batch_sampler, "__iter__"):
+                raise TypeError("DataLoader: batch_sampler must be iterable (a BatchSampler), "
+                                "got %s" % type(batch_sampler).__name__)
+            return
+        if batch_size is not None:
+            _check_int(batch_size, "batch_size", 1)
+        elif shuffle:
+            raise ValueError("DataLoader: shuffle=True needs batching (batch_size or "
+                             "batch_sampler); with batch_size=None samples are read in order")
+        if self.iterable and shuffle:
+            raise ValueError("DataLoader: an IterableDataset cannot be shuffled (it has no "
+                             "indices): shuffle must be False")
+        if not isinstance(drop_last, bool):
+            raise TypeError("DataLoader: drop_last must be a bool, got %r" % (drop_last,))
+
+    # -- iteration
+    def __len__(self):
+        if self.iterable:
+            raise TypeError("DataLoader over an IterableDataset (%s) has no length"
+                            % type(self.dataset).__name__)
+        return len(self.batch_sampler) if self.auto_collate else len(self.dataset)
+
+    def __call__(self):
+        return iter(self)
+
+    def __iter__(self):
+        return self._formatted()
+
+    def _requests(self):
+        """One request per batch (see fetcher.py)."""
+        if self.iterable:
+            return itertools.repeat(self.batch_size if self.auto_collate else None)
+        return iter(self.batch_sampler) if self.auto_collate else iter(range(len(self.dataset)))
+
+    def _batches(self):
+        if self.num_workers == 0:
+            batches = _InProcessBatches(self)
+            return _Prefetched(batches) if self.use_buffer_reader else batches
+        if self.persistent_workers:
+            if self._persistent_pool is None or self._persistent_pool.closed:
+                self._persistent_pool = _WorkerPool(self)
+                weakref.finalize(self, self._persistent_pool.shutdown)
+            return _WorkerBatches(self, self._persistent_pool, owns_pool=False)
+        return _WorkerBatches(self, _WorkerPool(self), owns_pool=True)
+
+    def _formatted(self):
+        batches = self._batches()   # at the first next(): nothing starts for an unused iter()
+        try:
+            if self.return_list:
+                for batch in batches:
+                    yield map_arrays(_output_converter, batch)
+                return
+            group = []
+            for batch in batches:
+                group.append(self._feed_dict(batch))
+                if len(group) == len(self.places):
+                    yield group
+                    group = []
+            if group:
+                yield group
+        finally:
+            batches.close()
+
+    def _feed_dict(self, batch):
+        values = leaves(batch)
+        if len(values) != len(self.feed_list):
+            raise ValueError("DataLoader: a batch has %d fields but feed_list has %d variables "
+                             "%s" % (len(values), len(self.feed_list),
+                                     [v.name for v in self.feed_list]))
+        return {var.name: value for var, value in zip(self.feed_list, values)}
+
+    # -- Paddle 2.0 keeps the fluid constructors on this class; the fluid compatibility
+    # layer provides them
+    @staticmethod
+    def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
+                       return_list=False, use_multiprocess=False, drop_last=True):
+        raise NotImplementedError(
+            "DataLoader.from_generator is not available yet; wrap the generator in a "
+            "paddle.io.IterableDataset and pass it to DataLoader(dataset, feed_list=...), or "
+            "use fluid.layers.create_py_reader_by_data(capacity, feed_list)")
+
+    @staticmethod
+    def from_dataset(dataset, places, drop_last=True):
+        raise NotImplementedError(
+            "DataLoader.from_dataset (fluid's InMemoryDataset / QueueDataset) is not "
+            "available; use a paddle.io.Dataset with DataLoader(dataset, ...)")
+
+
+def _check_int(value, what, minimum):
+    if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < minimum:
+        raise ValueError("DataLoader: %s must be an int >= %d, got %r" % (what, minimum, value))
+    return int(value)
+
+
+class _InProcessBatches:
+    """Batches read in the calling thread."""
+
+    def __init__(self, loader):
+        self._requests = loader._requests()
+        self._fetcher = Fetcher(loader.dataset, loader.auto_collate, loader.collate_fn,
+                                loader.drop_last)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        for request in self._requests:
+            try:
+                return self._fetcher.fetch(request)
+            except Exhausted:
+                break
+        raise StopIteration
+
+    def close(self):
+        self._requests = iter(())
+
+
+class _Prefetched:
+    """Batches of `source` read ahead by a background thread (use_buffer_reader): the
+    next batch is prepared while the caller runs the current one. An error in the thread
+    is raised in the caller at the batch where it happened."""
+
+    DEPTH = 2
+    POLL_S = 0.1
+
+    def __init__(self, source):
+        self._source = source
+        self._queue = queue.Queue(self.DEPTH)
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, name="DataLoader buffer reader",
+                                        daemon=True)
+        self._thread.start()
+
+    def _read(self):
+        try:
+            for batch in self._source:
+                if not self._put(("batch", batch)):
+                    return
+            self._put(("end", None))
+        except BaseException as exc:  # handed to the caller
+            self._put(("error", exc))
+
+    def _put(self, item):
+        while not self._stop.is_set():
+            try:
+                self._queue.put(item, timeout=self.POLL_S)
+                return True
+            except queue.Full:
+                continue
+        return False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._stop.is_set():
+            raise StopIteration
+        kind, value = self._queue.get()
+        if kind == "batch":
+            return value
+        self.close()
+        if kind == "error":
+            raise value
+        raise StopIteration
+
+    def close(self):
+        self._stop.set()
+        self._thread.join()
+        self._source.close()
+
+
+class _WorkerPool:
+    """num_workers worker processes, each with its task queue and result pipe. Lives for
+    one iteration, or for the DataLoader's life with persistent_workers."""
+
+    _serial = itertools.count()
+
+    def __init__(self, loader):
+        methods = multiprocessing.get_all_start_methods()
+        context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        self.closed = False
+        self.epoch = 0
+        self.prefix = None
+        if loader.use_shared_memory:
+            self.prefix = "rfio%x_%x" % (os.getpid(), next(self._serial))
+            resource_tracker.ensure_running()  # one tracker, shared by the workers
+        base_seed = int(np.random.randint(0, 2 ** 31))
+        self.workers, self.tasks, self.results = [], [], []
+        try:
+            for worker_id in range(loader.num_workers):
+                tasks = context.Queue()
+                reader, writer = context.Pipe(duplex=False)
+                process = context.Process(
+                    target=_worker.worker_main, name="DataLoader worker %d" % worker_id,
+                    daemon=True,
+                    args=(worker_id, loader.num_workers, loader.dataset, loader.auto_collate,
+                          loader.collate_fn, loader.drop_last, loader.worker_init_fn,
+                          base_seed + worker_id, tasks, writer, self.prefix, os.getpid()))
+                self.workers.append(process)
+                self.tasks.append(tasks)
+                self.results.append(reader)
+                process.start()
+                writer.close()  # the worker's end: its death then reads as EOF here
+        except BaseException:
+            self.shutdown()
+            raise
+
+    def shutdown(self):
+        """Stop every worker (asked first, then terminated, then killed), drop the
+        batches still in flight and unlink their shared memory. Idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        for tasks in self.tasks:
+            try:
+                tasks.put(None)
+            except (OSError, ValueError):
+                pass
+        deadline = time.monotonic() + SHUTDOWN_GRACE_S
+        alive = {w for w, process in enumerate(self.workers) if process.pid is not None}
+        while alive and time.monotonic() < deadline:
+            watched = {self.results[w]: w for w in alive}
+            watched.update({self.workers[w].sentinel: w for w in alive})
+            for ready in connection.wait(list(watched), timeout=0.1):
+                w = watched[ready]
+                if not self.drain(w):
+                    alive.discard(w)
+        for process in self.workers:
+            if process.pid is None:
+                continue
+            if process.is_alive():
+                process.terminate()
+                process.join(1.0)
+            if process.is_alive():
+                process.kill()
+            process.join()
+        for w, results in enumerate(self.results):
+            self.drain(w)
+            results.close()
+        for tasks in self.tasks:
+            tasks.cancel_join_thread()
+            tasks.close()
+        if self.prefix is not None:
+            _worker.unlink_segments_with_prefix(self.prefix)
+
+    def drain(self, w):
+        """Read and drop what worker w has sent; False once its pipe is at its end."""
+        results = self.results[w]
+        try:
+            while results.poll():
+                message = results.recv()
+                if message[0] == "batch":
+                    _worker.discard_shared(message[3])
+        except (EOFError, OSError):
+            return False
+        return True
+
+    def start_epoch(self):
+        self.epoch += 1
+        for tasks in self.tasks:
+            tasks.put(("epoch", self.epoch))
+        return self.epoch
+
+
+class _WorkerBatches:
+    """One epoch of batches from a worker pool, in order. Requests go round-robin to the
+    workers that still have data, at most prefetch_factor outstanding per worker."""
+
+    def __init__(self, loader, pool, owns_pool):
+        self._pool = pool
+        self._owns_pool = owns_pool
+        if owns_pool:
+            self._finalizer = weakref.finalize(self, pool.shutdown)
+        self._epoch = pool.start_epoch()
+        self._requests = loader._requests()
+        self._requests_done = False
+        self._timeout = loader.timeout
+        self._window = loader.prefetch_factor
+        self._active = [True] * len(pool.workers)
+        self._outstanding = {}   # task id -> worker id
+        self._arrived = {}       # task id -> (worker id, message)
+        self._next_send = 0
+        self._next_yield = 0
+        self._next_worker = 0
+        self._closed = False
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        if self._closed:
+            raise StopIteration
+        if self._epoch != self._pool.epoch:
+            self._closed = True
+            raise RuntimeError("DataLoader: this iterator was superseded by a newer iter() of "
+                               "the same DataLoader (persistent_workers=True serves one epoch "
+                               "at a time)")
+        deadline = time.monotonic() + self._timeout if self._timeout else None
+        while True:
+            self._dispatch()
+            if self._next_yield in self._arrived:
+                w, message = self._arrived.pop(self._next_yield)
+                self._next_yield += 1
+                if message[0] == "batch":
+                    return _worker.take_shared(message[3])
+                if message[0] == "error":
+                    self.close()
+                    raise _worker_error(w, message)
+                continue  # "exhausted": that worker's data has ended
+            if self._next_yield == self._next_send:  # nothing outstanding, nothing to send
+                self.close()
+                raise StopIteration
+            self._receive(deadline)
+
+    def _dispatch(self):
+        while not self._requests_done and any(self._active) \
+                and len(self._outstanding) < self._window * sum(self._active):
+            while not self._active[self._next_worker]:
+                self._next_worker = (self._next_worker + 1) % len(self._active)
+            try:
+                request = next(self._requests)
+            except StopIteration:
+                self._requests_done = True
+                return
+            w = self._next_worker
+            self._pool.tasks[w].put(("fetch", self._epoch, self._next_send, request))
+            self._outstanding[self._next_send] = w
+            self._next_send += 1
+            self._next_worker = (w + 1) % len(self._active)
+
+    def _receive(self, deadline):
+        """Wait for results (or a worker's death) and file them."""
+        pool = self._pool
+        watched = {conn: w for w, conn in enumerate(pool.results)}
+        watched.update({p.sentinel: w for w, p in enumerate(pool.workers)})
+        wait_s = WAIT_SLICE_S if deadline is None else max(0.0, deadline - time.monotonic())
+        ready = connection.wait(list(watched), timeout=wait_s)
+        if not ready and deadline is not None and time.monotonic() >= deadline:
+            w = self._outstanding.get(self._next_yield)
+            self.close()
+            raise RuntimeError("DataLoader: no batch from the workers within timeout=%ss "
+                               "(waiting for batch %d from worker %s)"
+                               % (self._timeout, self._next_yield, w))
+        for obj in ready:
+            w = watched[obj]
+            if obj is pool.results[w]:
+                self._read(w)
+            else:
+                self._read(w)
+                self._worker_died(w)
+
+    def _read(self, w):
+        conn = self._pool.results[w]
+        try:
+            while conn.poll():
+                self._file(w, conn.recv())
+        except (EOFError, OSError):
+            self._worker_died(w)
+
+    def _file(self, w, message):
+        kind, epoch, task_id = message[:3]
+        if epoch != self._epoch:  # a batch of an epoch left early (persistent workers)
+            if kind == "batch":
+                _worker.discard_shared(message[3])
+            return
+        self._outstanding.pop(task_id, None)
+        if kind == "exhausted":
+            self._active[w] = False
+        self._arrived[task_id] = (w, message)
+
+    def _worker_died(self, w):
+        process = self._pool.workers[w]
+        process.join(1.0)
+        code = process.exitcode
+        how = "exit code %s" % code
+        if code is not None and code < 0:
+            try:
+                how += " (killed by signal %s)" % signal.Signals(-code).name
+            except ValueError:
+                pass
+        self.close()
+        raise RuntimeError("DataLoader worker %d (pid %s) exited unexpectedly with %s; its "
+                           "batches are lost (run with num_workers=0 to see the failure in "
+                           "the main process)" % (w, process.pid, how))
+
+    def close(self):
+        if self._closed:
+            return
+        self._closed = True
+        if self._owns_pool:
+            self._finalizer()
+
+
+def _worker_error(w, message):
+    kind, text = message[3], message[4]
+    description = "DataLoader worker %d raised %s %s" % (w, kind.__name__, text)
+    try:
+        return kind(description)
+    except Exception:
+        return RuntimeError(description)

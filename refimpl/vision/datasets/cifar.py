@@ -1,0 +1,128 @@
+"""CIFAR-10 / CIFAR-100 from the python-version archives: a tar.gz of pickled batches,
+each a dict {b'data': uint8 array [n, 3072], b'labels' (or b'fine_labels'): [n], ...}.
+The batches are read by a restricted unpickler that runs nothing: it builds plain
+containers, bytes, numbers and numeric numpy arrays, and refuses every other global."""
+import io
+import pickle
+import tarfile
+
+import numpy as np
+
+from ...io import Dataset
+from ..image import check_backend, get_image_backend, pil_image_module
+from ._files import check_mode, default_float, locate
+
+__all__ = ["Cifar10", "Cifar100"]
+
+
+def _numeric_dtype(*args):
+    dtype = np.dtype(*args)
+    if dtype.hasobject or dtype.kind not in "biufc":
+        raise pickle.UnpicklingError("refused: a numpy array of dtype %s (only numeric arrays "
+                                     "are loaded)" % dtype)
+    return dtype
+
+
+def _reconstruct(cls, shape, typecode):
+    """numpy's array reconstructor, for ndarray only (its BUILD state then sets the data)."""
+    if cls is not np.ndarray:
+        raise pickle.UnpicklingError("refused: _reconstruct of %r" % (cls,))
+    return np.ndarray.__new__(np.ndarray, shape, typecode)
+
+
+def _latin1_bytes(text, encoding):
+    """_codecs.encode(text, 'latin1'): how pickle protocol 2 writes bytes."""
+    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
+        raise pickle.UnpicklingError("refused: _codecs.encode(%s, %r)"
+                                     % (type(text).__name__, encoding))
+    return text.encode("latin1")
+
+
+_ALLOWED = {("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): _numeric_dtype,
+            ("_codecs", "encode"): _latin1_bytes,
+            ("numpy.core.multiarray", "_reconstruct"): _reconstruct,
+            ("numpy._core.multiarray", "_reconstruct"): _reconstruct}
+
+
+class RestrictedUnpickler(pickle.Unpickler):
+    def find_class(self, module, name):
+        try:
+            return _ALLOWED[module, name]
+        except KeyError:
+            raise pickle.UnpicklingError(
+                "refused: the pickle names %s.%s; only containers, bytes, numbers and numeric "
+                "numpy arrays are loaded, no code is run" % (module, name)) from None
+
+    def persistent_load(self, pid):
+        raise pickle.UnpicklingError("refused: the pickle refers to an outside object")
+
+
+def load_batch(stream, where):
+    try:
+        batch = RestrictedUnpickler(stream, encoding="bytes").load()
+    except pickle.UnpicklingError as exc:
+        raise ValueError("%s: %s" % (where, exc)) from None
+    if not isinstance(batch, dict) or b"data" not in batch:
+        raise ValueError("%s: not a CIFAR batch (a dict with b'data')" % where)
+    return batch
+
+
+class Cifar10(Dataset):
+    """Samples (image, label): image a 32x32 RGB PIL image (backend 'pil') or a float array
+    [32, 32, 3] (backend 'cv2'), after `transform`; label an int64 scalar array."""
+
+    URL = "https://dataset.bj.bcebos.com/cifar/cifar-10-python.tar.gz"
+    BATCH_NAMES = {"train": "data_batch", "test": "test_batch"}
+
+    def __init__(self, data_file=None, mode="train", transform=None, download=True,
+                 backend=None):
+        owner = type(self).__name__
+        self.mode = check_mode(mode, ("train", "test"), owner)
+        self.backend = check_backend(backend or get_image_backend(), owner)
+        if self.backend == "pil":
+            pil_image_module(owner)
+        self.data_file = locate(owner, "data_file", data_file, "cifar", self.URL, download)
+        self.transform = transform
+        self.dtype = default_float()
+        self.data, self.labels = self._load(owner)
+
+    def _load(self, owner):
+        flag = self.BATCH_NAMES[self.mode]
+        images, labels = [], []
+        with tarfile.open(self.data_file, mode="r") as tar:
+            members = sorted((m for m in tar.getmembers() if m.isfile() and flag in m.name),
+                             key=lambda m: m.name)
+            if not members:
+                raise ValueError("%s: %s holds no %r batches" % (owner, self.data_file, flag))
+            for member in members:
+                where = "%s: %s in %s" % (owner, member.name, self.data_file)
+                batch = load_batch(io.BytesIO(tar.extractfile(member).read()), where)
+                batch_labels = batch.get(b"labels", batch.get(b"fine_labels"))
+                data = np.asarray(batch[b"data"], dtype=np.uint8).reshape(-1, 3072)
+                if batch_labels is None or len(batch_labels) != len(data):
+                    raise ValueError("%s: needs one label per image (b'labels' or "
+                                     "b'fine_labels')" % where)
+                images.append(data)
+                labels.append(np.asarray(batch_labels, dtype=np.int64))
+        return np.concatenate(images), np.concatenate(labels)
+
+    def __getitem__(self, idx):
+        image = self.data[idx].reshape(3, 32, 32).transpose(1, 2, 0)
+        label = np.array(self.labels[idx], dtype=np.int64)
+        if self.backend == "pil":
+            image = pil_image_module(type(self).__name__).fromarray(image)
+        if self.transform is not None:
+            image = self.transform(image)
+        if self.backend == "pil":
+            return image, label
+        return np.asarray(image).astype(self.dtype), label
+
+    def __len__(self):
+        return len(self.labels)
+
+
+class Cifar100(Cifar10):
+    """CIFAR-100: batches 'train' and 'test', fine labels (100 classes)."""
+
+    URL = "https://dataset.bj.bcebos.com/cifar/cifar-100-python.tar.gz"
+    BATCH_NAMES = {"train": "train", "test": "test"}

@@ -1,0 +1,444 @@
+"""paddle.io.DataLoader: batches in the main process and from worker processes, feed
+dicts for static programs, and the failure modes of workers (errors, deaths, timeouts),
+with no worker process or shared-memory segment left behind."""
+import multiprocessing
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import io
+
+ROOT = os.path.join(os.path.dirname(__file__), os.pardir)
+
+
+class Rows(io.Dataset):
+    """Sample i: (a [3] float32 row filled with i, the label i)."""
+
+    def __init__(self, n=10, width=3):
+        self.n, self.width = n, width
+
+    def __len__(self):
+        return self.n
+
+    def __getitem__(self, i):
+        return np.full([self.width], i, "float32"), i
+
+
+class Pids(io.Dataset):
+    def __len__(self):
+        return 8
+
+    def __getitem__(self, i):
+        return np.array([os.getpid(), i])
+
+
+class Failing(io.Dataset):
+    """Fails (in `how`) at sample 5."""
+
+    def __init__(self, how):
+        self.how = how
+
+    def __len__(self):
+        return 10
+
+    def __getitem__(self, i):
+        if i == 5:
+            if self.how == "raise":
+                raise KeyError("sample five is missing")
+            if self.how == "exit":
+                os._exit(3)
+            if self.how == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            if self.how == "sleep":
+                time.sleep(30)
+        return np.array([i])
+
+
+class Strided(io.IterableDataset):
+    """0..n-1, split between workers by get_worker_info (worker k takes k, k + W, ...)."""
+
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        info = io.get_worker_info()
+        start, step = (0, 1) if info is None else (info.id, info.num_workers)
+        for i in range(start, self.n, step):
+            yield np.array([i])
+
+
+def _workers_alive():
+    return [p for p in multiprocessing.active_children()
+            if p.name.startswith("DataLoader worker")]
+
+
+def _segments(pid=None):
+    prefix = "rfio%x_" % (pid or os.getpid())
+    return [f for f in os.listdir("/dev/shm") if f.startswith(prefix)] \
+        if os.path.isdir("/dev/shm") else []
+
+
+def _alive(pid):
+    try:
+        with open("/proc/%d/stat" % pid) as f:
+            return f.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.fixture(autouse=True)
+def no_leaks():
+    yield
+    assert _workers_alive() == []
+    assert _segments() == []
+
+
+def _labels(loader):
+    return [batch[1].tolist() for batch in loader]
+
+
+@pytest.mark.parametrize("num_workers", [0, 2])
+def test_batches_in_order(num_workers):
+    loader = io.DataLoader(Rows(), batch_size=3, return_list=True, num_workers=num_workers)
+    assert len(loader) == 4
+    batches = list(loader)
+    assert [b[1].tolist() for b in batches] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
+    x, y = batches[1]
+    assert x.dtype == np.float32 and x.shape == (3, 3) and y.dtype == np.int64
+    np.testing.assert_array_equal(x, [[3] * 3, [4] * 3, [5] * 3])
+
+
+@pytest.mark.parametrize("num_workers", [0, 2])
+def test_shuffle_drop_last_and_batch_sampler(num_workers):
+    np.random.seed(7)
+    shuffled = _labels(io.DataLoader(Rows(), batch_size=4, shuffle=True, drop_last=True,
+                                     return_list=True, num_workers=num_workers))
+    expected = np.random.RandomState(7).permutation(10)[:8].reshape(2, 4).tolist()
+    assert shuffled == expected
+    sampler = io.BatchSampler(sampler=io.SequenceSampler(Rows()), batch_size=5)
+    assert _labels(io.DataLoader(Rows(), batch_sampler=sampler, return_list=True,
+                                 num_workers=num_workers)) == [[0, 1, 2, 3, 4], [5, 6, 7, 8, 9]]
+
+
+def test_no_automatic_batching_and_custom_collate():
+    loader = io.DataLoader(Rows(3), batch_size=None, return_list=True)
+    assert len(loader) == 3
+    x, label = list(loader)[2]
+    assert x.tolist() == [2, 2, 2] and label == 2
+    total = io.DataLoader(Rows(4), batch_size=2, return_list=True, num_workers=2,
+                          collate_fn=lambda samples: sum(s[1] for s in samples))
+    assert list(total) == [1, 5]
+
+
+@pytest.mark.parametrize("num_workers", [0, 2, 3])
+def test_iterable_dataset_split_by_worker_info(num_workers):
+    out = [b.ravel().tolist() for b in io.DataLoader(Strided(7), batch_size=2,
+                                                      num_workers=num_workers,
+                                                      return_list=True)]
+    if num_workers == 2:    # Paddle 3.3.1 gives the same: workers take turns
+        assert out == [[0, 2], [1, 3], [4, 6], [5]]
+    assert sorted(i for b in out for i in b) == list(range(7))
+    dropped = [b.ravel().tolist() for b in io.DataLoader(Strided(7), batch_size=2,
+                                                          num_workers=2, drop_last=True,
+                                                          return_list=True)]
+    assert dropped == [[0, 2], [1, 3], [4, 6]]
+
+
+def test_worker_info_and_init_fn(tmp_path):
+    assert io.get_worker_info() is None
+
+    class Info(io.Dataset):
+        def __len__(self):
+            return 4
+
+        def __getitem__(self, i):
+            info = io.get_worker_info()
+            return np.array([info.id, info.num_workers, info.dataset is self,
+                             int(os.environ["INIT_ID"])])
+
+    def init(worker_id):
+        os.environ["INIT_ID"] = str(worker_id)
+
+    rows = np.concatenate(list(io.DataLoader(Info(), batch_size=1, num_workers=2,
+                                             worker_init_fn=init, return_list=True)))
+    assert rows.tolist() == [[0, 2, 1, 0], [1, 2, 1, 1], [0, 2, 1, 0], [1, 2, 1, 1]]
+
+
+@pytest.mark.parametrize("use_shared_memory", [True, False])
+def test_large_arrays_through_shared_memory(use_shared_memory):
+    big = Rows(6, width=64 * 64)          # 16 KiB a row: above SHARED_MIN_BYTES batched
+    loader = io.DataLoader(big, batch_size=2, num_workers=2, return_list=True,
+                           use_shared_memory=use_shared_memory)
+    for k, (x, y) in enumerate(loader):
+        np.testing.assert_array_equal(x, np.repeat([[2 * k], [2 * k + 1]], 64 * 64, axis=1))
+        assert y.tolist() == [2 * k, 2 * k + 1]
+
+
+def test_persistent_workers_are_reused_across_epochs():
+    loader = io.DataLoader(Pids(), batch_size=2, num_workers=2, return_list=True,
+                           persistent_workers=True)
+    first = np.concatenate(list(loader))
+    for batch in loader:             # leave an epoch early: its batches are dropped
+        break
+    second = np.concatenate(list(loader))
+    assert first[:, 1].tolist() == second[:, 1].tolist() == list(range(8))
+    assert set(first[:, 0]) == set(second[:, 0]) and len(set(first[:, 0])) == 2
+    del loader, batch
+    import gc
+    gc.collect()
+
+
+def test_output_converter_hook():
+    seen = []
+    io.set_output_converter(lambda a: seen.append(a.shape) or a.tolist())
+    try:
+        out = list(io.DataLoader(Rows(2), batch_size=2, return_list=True))
+    finally:
+        io.set_output_converter(None)
+    assert seen == [(2, 3), (2,)] and out == [[[[0.0] * 3, [1.0] * 3], [0, 1]]]
+    assert isinstance(list(io.DataLoader(Rows(2), batch_size=2, return_list=True))[0][1],
+                      np.ndarray)
+
+
+# -- static programs
+def test_feed_dicts_for_executor_run():
+    paddle.enable_static()
+    x = paddle.static.data("x", [None, 3], "float32")
+    y = paddle.static.data("y", [None], "int64")
+    total = paddle.sum(x)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    loader = io.DataLoader(Rows(), feed_list=[x, y], batch_size=4, num_workers=2)
+    sums = []
+    for feed in loader:
+        assert isinstance(feed, list) and len(feed) == 1 and set(feed[0]) == {"x", "y"}
+        sums.append(float(exe.run(feed=feed, fetch_list=[total])[0]))
+    assert sums == [3 * (0 + 1 + 2 + 3), 3 * (4 + 5 + 6 + 7), 3 * (8 + 9)]
+    two = list(io.DataLoader(Rows(), feed_list=[x, y], places=[paddle.CPUPlace()] * 2,
+                             batch_size=3))
+    assert [[d["y"].tolist() for d in group] for group in two] == \
+        [[[0, 1, 2], [3, 4, 5]], [[6, 7, 8], [9]]]          # as Paddle 3.3.1
+    with pytest.raises(TypeError, match="list of 2 dicts"):
+        exe.run(feed=two[0], fetch_list=[total])
+    with pytest.raises(ValueError, match=r"2 fields but feed_list has 1 variables \['x'\]"):
+        list(io.DataLoader(Rows(), feed_list=[x], batch_size=4))
+    with pytest.raises(ValueError, match="feed_list must be given when return_list=False"):
+        io.DataLoader(Rows(), batch_size=4)
+
+
+def test_static_training_loop_fed_by_workers_matches_in_process():
+    class Regression(io.Dataset):
+        def __init__(self):
+            rng = np.random.RandomState(0)
+            self.x = rng.randn(64, 4).astype("float32")
+            self.y = (self.x @ np.array([[1.0], [-2.0], [0.5], [3.0]], "float32") + 0.25)
+
+        def __len__(self):
+            return 64
+
+        def __getitem__(self, i):
+            return self.x[i], self.y[i]
+
+    def train(num_workers):
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data("x", [None, 4], "float32")
+            y = paddle.static.data("y", [None, 1], "float32")
+            loss = paddle.mean((paddle.static.nn.fc(x, 1) - y) ** 2)
+            paddle.optimizer.SGD(0.1).minimize(loss)
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        scope = paddle.fluid.Scope()
+        with paddle.static.scope_guard(scope):
+            exe.run(startup)
+            loader = io.DataLoader(Regression(), feed_list=[x, y], batch_size=8,
+                                   num_workers=num_workers)
+            return [float(exe.run(main, feed=feed, fetch_list=[loss])[0])
+                    for _ in range(3) for feed in loader]
+
+    paddle.seed(1)
+    in_process = train(0)
+    paddle.seed(1)
+    workers = train(2)
+    assert workers == in_process
+    assert workers[-1] < 0.05 * workers[0]
+
+
+# -- configuration errors
+def test_configuration_is_validated():
+    with pytest.raises(ValueError, match="batch_sampler decides them"):
+        io.DataLoader(Rows(), batch_sampler=io.BatchSampler(Rows()), batch_size=2,
+                      return_list=True)
+    with pytest.raises(ValueError, match="IterableDataset cannot be shuffled"):
+        io.DataLoader(Strided(3), shuffle=True, return_list=True)
+    with pytest.raises(ValueError, match="num_workers must be an int >= 0, got -1"):
+        io.DataLoader(Rows(), num_workers=-1, return_list=True)
+    with pytest.raises(ValueError, match="timeout must be"):
+        io.DataLoader(Rows(), timeout=-1, return_list=True)
+    with pytest.raises(TypeError, match="collate_fn must be callable"):
+        io.DataLoader(Rows(), collate_fn=3, return_list=True)
+    with pytest.raises(TypeError, match="has no length"):
+        len(io.DataLoader(Strided(3), return_list=True))
+    with pytest.raises(TypeError, match="dataset must be a paddle.io.Dataset"):
+        io.DataLoader(3, return_list=True)
+
+
+# -- failures in workers
+@pytest.mark.parametrize("num_workers", [0, 2])
+def test_an_error_in_the_dataset_is_raised_with_its_traceback(num_workers):
+    loader = io.DataLoader(Failing("raise"), batch_size=1, num_workers=num_workers,
+                           return_list=True, use_buffer_reader=False)
+    got = []
+    with pytest.raises(KeyError) as info:
+        for batch in loader:
+            got.append(int(batch[0, 0]))
+    assert got == [0, 1, 2, 3, 4]                     # every batch before the failing one
+    message = str(info.value)
+    assert "sample five is missing" in message
+    if num_workers:
+        assert "DataLoader worker 1 raised KeyError" in message
+        assert "in __getitem__" in message and "raise KeyError" in message
+
+
+def test_an_error_in_the_buffer_thread_is_raised_in_the_caller():
+    with pytest.raises(KeyError, match="sample five"):
+        list(io.DataLoader(Failing("raise"), batch_size=2, return_list=True))
+
+
+def test_worker_init_fn_error_is_raised():
+    def init(worker_id):
+        raise ValueError("bad init in %d" % worker_id)
+
+    with pytest.raises(ValueError, match=r"(?s)worker_init_fn\(0\).*bad init in 0"):
+        list(io.DataLoader(Rows(), batch_size=2, num_workers=2, worker_init_fn=init,
+                           return_list=True))
+
+
+@pytest.mark.parametrize("how, says", [("exit", r"exit code 3"),
+                                       ("kill", r"exit code -9 \(killed by signal SIGKILL\)")])
+def test_a_dead_worker_is_an_error_not_a_hang(how, says):
+    loader = io.DataLoader(Failing(how), batch_size=1, num_workers=2, return_list=True)
+    start = time.monotonic()
+    with pytest.raises(RuntimeError, match=r"DataLoader worker 1 \(pid \d+\) exited "
+                                           r"unexpectedly with " + says):
+        list(loader)
+    assert time.monotonic() - start < 30   # a bound against hanging, not a timing check
+
+
+def test_timeout_is_honoured():
+    loader = io.DataLoader(Failing("sleep"), batch_size=1, num_workers=2, timeout=1,
+                           return_list=True)
+    with pytest.raises(RuntimeError, match=r"no batch from the workers within timeout=1s "
+                                           r"\(waiting for batch 5 from worker 1\)"):
+        list(loader)
+
+
+# -- nothing left behind (the no_leaks fixture checks after each test)
+def test_breaking_out_and_garbage_collection_stop_the_workers():
+    loader = io.DataLoader(Rows(40, width=64 * 64), batch_size=2, num_workers=2,
+                           return_list=True)
+    for _ in loader:
+        break                                   # prefetched batches are in flight
+    assert _workers_alive() == [] and _segments() == []
+    batches = iter(loader)
+    next(batches)
+    assert len(_workers_alive()) == 2
+    del batches
+    assert _workers_alive() == [] and _segments() == []
+
+
+def _run_script(body):
+    script = textwrap.dedent("""
+        import os, sys, signal, numpy as np
+        sys.path.insert(0, %r)
+        from refimpl import io
+        class Pids(io.Dataset):
+            def __len__(self):
+                return 40
+            def __getitem__(self, i):
+                return np.full([64 * 64], os.getpid(), 'float32')
+        loader = io.DataLoader(Pids(), batch_size=2, num_workers=2, return_list=True)
+        batches = iter(loader)
+        pids = {int(next(batches)[0, 0]), int(next(batches)[0, 0])}
+        print(os.getpid(), *sorted(pids), flush=True)
+    """ % os.path.abspath(ROOT)) + textwrap.dedent(body)
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                            timeout=60)
+    main_pid, *worker_pids = [int(p) for p in result.stdout.split()]
+    deadline = time.monotonic() + 15       # orphans notice their parent is gone in ~1 s
+    while time.monotonic() < deadline and (any(_alive(p) for p in worker_pids)
+                                          or _segments(main_pid)):
+        time.sleep(0.2)
+    assert [p for p in worker_pids if _alive(p)] == []
+    assert _segments(main_pid) == []
+    return result
+
+
+@pytest.mark.parametrize("body, code", [
+    ("", 0),                                               # interpreter exit mid-epoch
+    ("raise RuntimeError('user error')", 1),               # an exception ends the script
+    ("os.kill(os.getpid(), signal.SIGKILL)", -9),          # the main process is killed
+])
+def test_no_workers_or_segments_outlive_the_program(body, code):
+    result = _run_script(body)
+    assert result.returncode == code, result.stderr
+    if code != -9:   # a killed main process leaves in-flight segments to the resource tracker
+        assert "leaked" not in result.stderr
+
+
+def test_fluid_constructors_say_what_to_use_instead():
+    with pytest.raises(NotImplementedError, match="IterableDataset"):
+        io.DataLoader.from_generator(capacity=4)
+    with pytest.raises(NotImplementedError, match="paddle.io.Dataset"):
+        io.DataLoader.from_dataset(None, None)
+
+
+def test_a_superseded_persistent_iterator_fails_instead_of_waiting():
+    loader = io.DataLoader(Rows(), batch_size=2, num_workers=2, return_list=True,
+                           persistent_workers=True)
+    first = iter(loader)
+    next(first)
+    assert [b[1].tolist() for b in loader][0] == [0, 1]
+    with pytest.raises(RuntimeError, match="superseded by a newer iter"):
+        next(first)
+    del loader, first
+    import gc
+    gc.collect()
+
+
+def test_spawned_workers(monkeypatch):
+    monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
+    loader = io.DataLoader(Rows(6, width=64 * 64), batch_size=3, num_workers=2,
+                           return_list=True)
+    assert [b[1].tolist() for b in loader] == [[0, 1, 2], [3, 4, 5]]
+    with pytest.raises(KeyError, match="sample five"):
+        list(io.DataLoader(Failing("raise"), batch_size=2, num_workers=2, return_list=True))
+
+
+@pytest.mark.mpi
+@pytest.mark.skipif(__import__("shutil").which("mpirun") is None, reason="mpirun not found")
+def test_distributed_batch_sampler_with_workers_under_mpirun():
+    script = textwrap.dedent("""
+        import numpy as np
+        from refimpl import distributed, io
+        class Rows(io.Dataset):
+            def __len__(self):
+                return 10
+            def __getitem__(self, i):
+                return np.array([i])
+        sampler = io.DistributedBatchSampler(Rows(), batch_size=2)
+        loader = io.DataLoader(Rows(), batch_sampler=sampler, num_workers=2, return_list=True)
+        print("rank", distributed.get_rank(), [b.ravel().tolist() for b in loader], flush=True)
+    """)
+    env = dict(os.environ, PYTHONPATH=os.path.abspath(ROOT))
+    result = subprocess.run(["mpirun", "-n", "2", sys.executable, "-c", script],
+                            capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    lines = sorted(line for line in result.stdout.splitlines() if line.startswith("rank"))
+    # 10 samples, 2 ranks, batch 2: global batches of 4, the last (2 samples) split 1 + 1
+    assert lines == ["rank 0 [[0, 1], [4, 5], [8]]", "rank 1 [[2, 3], [6, 7], [9]]"]
