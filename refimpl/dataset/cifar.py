@@ -1,11 +1,12 @@
 """CIFAR-10 / 100: the python tarballs, whose members (data_batch_*, test_batch; train,
 test) are pickled dicts with b'data' (uint8 [N, 3072]) and b'labels' / b'fine_labels'
-(read without running pickled code). Samples: (image float32 [3072] scaled to [0, 1],
+(read by vision.datasets' restricted unpickler, which runs no pickled code). Samples: (image float32 [3072] scaled to [0, 1],
 label int)."""
 import tarfile
 
 import numpy as np
 
+from ..vision.datasets.cifar import load_batch
 from . import common
 
 __all__ = ["train10", "test10", "train100", "test100"]
@@ -26,7 +27,8 @@ def reader_creator(path, sub_name, cycle=False):
                 for member in tar:
                     if sub_name not in member.name or not member.isfile():
                         continue
-                    batch = common.restricted_unpickle(tar.extractfile(member).read())
+                    batch = load_batch(tar.extractfile(member), "%s in %s" % (member.name,
+                                                                              path))
                     labels = batch.get(b"labels", batch.get(b"fine_labels"))
                     if labels is None:
                         raise ValueError("paddle.dataset.cifar: %s in %s has no labels"

@@ -1,13 +1,9 @@
 """Where the dataset files are (Paddle's cache layout) and how they are checked."""
 import hashlib
-import io
 import os
-import pickle
 import warnings
 
-import numpy as np
-
-__all__ = ["DATA_HOME", "download", "md5file", "restricted_unpickle", "write_atomically"]
+__all__ = ["DATA_HOME", "download", "md5file"]
 
 DATA_HOME = os.path.expanduser(os.path.join("~", ".cache", "paddle", "dataset"))
 
@@ -41,36 +37,3 @@ def download(url, module_name, md5sum, save_name=None):
         warnings.warn("paddle.dataset.%s: %s has md5 %s, not the %s of Paddle's file; "
                       "reading it anyway" % (module_name, path, _md5_seen[key], md5sum))
     return path
-
-
-_RECONSTRUCT = (np._core if hasattr(np, "_core") else np.core).multiarray._reconstruct
-
-
-class _ArrayUnpickler(pickle.Unpickler):
-    """Unpickles containers, numbers, strings, bytes and numpy arrays; any other global
-    (which could run code) is refused."""
-    _ALLOWED = {("numpy.core.multiarray", "_reconstruct"): _RECONSTRUCT,
-                ("numpy._core.multiarray", "_reconstruct"): _RECONSTRUCT,
-                ("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): np.dtype,
-                ("builtins", "bytearray"): bytearray}
-
-    def find_class(self, module, name):
-        if (module, name) in self._ALLOWED:
-            return self._ALLOWED[module, name]
-        raise pickle.UnpicklingError("refusing to unpickle %s.%s: only arrays and plain "
-                                     "data are read" % (module, name))
-
-
-def restricted_unpickle(data, encoding="bytes"):
-    """The object pickled in `data`, built without running code."""
-    return _ArrayUnpickler(io.BytesIO(data), encoding=encoding).load()
-
-
-def write_atomically(path, data):
-    """Write bytes to `path` through a temporary file and a rename."""
-    tmp = "%s.tmp%d" % (path, os.getpid())
-    with open(tmp, "wb") as f:
-        f.write(data)
-        f.flush()
-        os.fsync(f.fileno())
-    os.replace(tmp, path)

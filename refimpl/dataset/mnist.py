@@ -1,11 +1,9 @@
 """MNIST: the idx files (gzip), images [N, 28, 28] uint8 and labels [N] uint8, big-endian
 headers (magic, count, rows, cols / magic, count). Samples: (image float32 [784] scaled to
 [-1, 1], label int)."""
-import gzip
-import struct
-
 import numpy as np
 
+from ..vision.datasets.mnist import IMAGES_MAGIC, LABELS_MAGIC, read_idx
 from . import common
 
 __all__ = ["train", "test"]
@@ -21,22 +19,15 @@ TRAIN_LABEL_URL = URL_PREFIX + "train-labels-idx1-ubyte.gz"
 TRAIN_LABEL_MD5 = "d53e105ee54ea40749a09fcbcd1e9432"
 
 
-def _idx(path, header):
-    with gzip.open(path, "rb") as f:
-        data = f.read()
-    fields = struct.unpack_from(header, data)
-    return fields, np.frombuffer(data, np.uint8, offset=struct.calcsize(header))
-
-
 def reader_creator(image_path, label_path):
     def reader():
-        (_, count, rows, cols), pixels = _idx(image_path, ">IIII")
-        (_, label_count), labels = _idx(label_path, ">II")
-        if label_count != count or pixels.size != count * rows * cols:
-            raise ValueError("paddle.dataset.mnist: %s and %s do not hold %d images and "
-                             "labels" % (image_path, label_path, count))
-        images = pixels.reshape(count, rows * cols).astype(np.float32) / 255.0 * 2.0 - 1.0
-        for image, label in zip(images, labels):
+        images = read_idx(image_path, IMAGES_MAGIC, "paddle.dataset.mnist")
+        labels = read_idx(label_path, LABELS_MAGIC, "paddle.dataset.mnist")
+        if len(images) != len(labels):
+            raise ValueError("paddle.dataset.mnist: %s holds %d images, %s %d labels"
+                             % (image_path, len(images), label_path, len(labels)))
+        pixels = images.reshape(len(images), -1).astype(np.float32) / 255.0 * 2.0 - 1.0
+        for image, label in zip(pixels, labels):
             yield image, int(label)
     return reader
 

@@ -7,6 +7,7 @@ import collections
 import os
 import tarfile
 
+from ..framework import atomic_file
 from . import common
 
 __all__ = ["train", "test", "validation", "get_dict"]
@@ -38,7 +39,7 @@ def _build_dict(tar_path, dict_size, lang):
         [w for w, _ in sorted(freq.items(), key=lambda x: x[1], reverse=True)]
     path = _dict_path(lang, dict_size)
     os.makedirs(os.path.dirname(path), exist_ok=True)
-    common.write_atomically(path, "".join(w + "\n" for w in words[:dict_size]).encode())
+    atomic_file.write_bytes(path, "".join(w + "\n" for w in words[:dict_size]).encode())
 
 
 def _load_dict(tar_path, dict_size, lang, reverse=False):

@@ -1,5 +1,5 @@
-"""fluid.io.DataLoader.from_generator and fluid.io.PyReader (Paddle 1.8): feed a program
-from a Python generator.
+"""DataLoader.from_generator (fluid.io.DataLoader is paddle.io.DataLoader, as in Paddle 2.0)
+and fluid.io.PyReader (Paddle 1.8): feed a program from a Python generator.
 
 A loader has a source (set_sample_generator: one sample at a time, batched here;
 set_sample_list_generator: lists of samples; set_batch_generator: whole batches) and is
@@ -11,6 +11,7 @@ then `loader.reset()` (a fluid.layers PyReader over the feed variables, layers/r
 import numpy as np
 
 from ..framework.program import Variable
+from ..io import DataLoader
 from ..layers.readers import PyReader as _ProgramReader
 
 __all__ = ["DataLoader", "PyReader", "GeneratorLoader"]
@@ -135,21 +136,6 @@ class GeneratorLoader:
     decorate_sample_generator = set_sample_generator
     decorate_sample_list_generator = set_sample_list_generator
     decorate_batch_generator = set_batch_generator
-
-
-class DataLoader:
-    @staticmethod
-    def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
-                       return_list=False, use_multiprocess=False, drop_last=True):
-        """A loader filling `feed_list` from a generator (GeneratorLoader)."""
-        return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list,
-                               drop_last)
-
-    @staticmethod
-    def from_dataset(dataset, places, drop_last=True):
-        raise NotImplementedError(
-            "DataLoader.from_dataset reads fluid's InMemoryDataset / QueueDataset, which "
-            "refimpl does not have; use DataLoader.from_generator")
 
 
 class PyReader(GeneratorLoader):
