@@ -269,6 +269,12 @@ def check_feed(var, value):
         value = np.asarray(value)
     if not isinstance(value, np.ndarray):
         value = np.asarray(value, dtype=var.dtype.np if var.dtype is not None else None)
+    if var.dtype is not None and value.dtype != var.dtype.np and not var.need_check_feed \
+            and value.dtype.kind == var.dtype.np.kind:
+        # Paddle does not check feeds of fluid.layers.data variables and computes in the
+        # fed dtype; refimpl's plans are bound to the declared one, so it converts
+        # (floats to floats, integers to integers; other mismatches are errors)
+        value = value.astype(var.dtype.np)
     if var.dtype is not None and value.dtype != var.dtype.np:
         raise FeedError("feed %r: expected dtype %s, got %s (convert with .astype('%s'))"
                         % (var.name, var.dtype.name, convert_dtype(value.dtype)

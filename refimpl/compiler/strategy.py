@@ -1,4 +1,6 @@
-"""BuildStrategy and ExecutionStrategy: plain option holders, as seeds 000 and 002 document."""
+"""BuildStrategy and ExecutionStrategy: plain option holders, as seeds 000 and 002 document,
+plus the options Paddle 1.8 had (specs/build_strategy.md, specs/execution_strategy.md)."""
+import copy
 import enum
 
 __all__ = ["BuildStrategy", "ExecutionStrategy"]
@@ -35,12 +37,22 @@ class BuildStrategy:
         "enable_auto_fusion": False,
         "enable_addto": False,
         "cache_runtime_context": False,
+        # Paddle 1.8's options for its graph and multi-machine builders: accepted with their
+        # 1.8 defaults; refimpl's one engine and its collectives do not read them
+        "async_mode": False,
+        "enable_backward_optimizer_op_deps": True,
+        "is_distribution": False,
+        "mkldnn_enabled_op_types": set(),
+        "nccl_comm_num": 1,
+        "trainers_endpoints": [],
+        "use_hierarchical_allreduce": False,
+        "hierarchical_allreduce_inter_nranks": 0,
     }
 
     def __init__(self):
         object.__setattr__(self, "_frozen", False)
         for k, v in self._DEFAULTS.items():
-            object.__setattr__(self, k, v)
+            object.__setattr__(self, k, copy.copy(v))    # lists and sets of its own
 
     def __setattr__(self, name, value):
         if name not in self._DEFAULTS:
@@ -66,6 +78,12 @@ class ExecutionStrategy:
         "num_iteration_per_run": 1,
         "use_thread_barrier": False,
         "allow_op_delay": False,
+        # Paddle 1.8: which of its two graph executors runs (refimpl has one; no effect),
+        # and whether ops run on CUDA (refimpl follows the places given)
+        "use_experimental_executor": True,
+        "use_cuda": True,
+        # Paddle 1.8: schedule every op but run no kernel (a run computes and fetches nothing)
+        "_dry_run": False,
     }
 
     def __init__(self):

@@ -1,7 +1,7 @@
 """CIFAR-10 / 100: the python tarballs, whose members (data_batch_*, test_batch; train,
-test) are pickled dicts with b'data' (uint8 [N, 3072]) and b'labels' / b'fine_labels'
-(read by vision.datasets' restricted unpickler, which runs no pickled code). Samples: (image float32 [3072] scaled to [0, 1],
-label int)."""
+test) are pickled dicts with b'data' (uint8 [N, 3072]) and b'labels' / b'fine_labels',
+read by vision.datasets' restricted unpickler, which runs no pickled code. Samples:
+(image float32 [3072] scaled to [0, 1], label int)."""
 import tarfile
 
 import numpy as np

@@ -109,6 +109,11 @@ def assign(x, output=None):
     return _source_op("assign_value", value_attrs(value), value.dtype.name, out=output)
 
 
+def fluid_assign(input, output=None):
+    """fluid.layers.assign: 1.8 names the source `input`."""
+    return assign(input, output)
+
+
 # -- ranges
 
 def _scalar_tensor(value, dtype):
@@ -218,7 +223,7 @@ EXPORTS = {
     "paddle": dict(_SHARED, full=full, zeros=zeros, ones=ones, full_like=full_like,
                    zeros_like=zeros_like, ones_like=ones_like, arange=arange, uniform=uniform,
                    rand=rand, normal=normal, randn=randn, randint=randint),
-    "fluid.layers": dict(_SHARED, zeros=fluid_zeros, ones=fluid_ones,
+    "fluid.layers": dict(_SHARED, assign=fluid_assign, zeros=fluid_zeros, ones=fluid_ones,
                          zeros_like=fluid_zeros_like, ones_like=fluid_ones_like,
                          fill_constant_batch_size_like=fill_constant_batch_size_like,
                          range=fluid_range, uniform_random=fluid_uniform_random,

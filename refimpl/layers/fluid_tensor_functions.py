@@ -1,7 +1,7 @@
 """The tensor functions Paddle 1.8 added to fluid.layers ahead of 2.0 (dot, flip, roll,
 index_select, full_like, ...), with their 1.8 signatures: the argument names 1.8 used
 (input / dims / dim) and its `out`, `device` and `stop_gradient` arguments, over the 2.0
-implementations. `out` (write into an existing Variable) is refused: pass the result on.
+implementations. `out`: the result is also assigned to that Variable, which is returned.
 """
 from ..framework.layer_helper import LayerHelper
 from ..framework.op_proto import OpProtoHolder
@@ -10,10 +10,9 @@ from . import (creation, functional_nn, functional_vision, math, math_extra, ran
                tensor_extra)
 
 
-def _no_out(out, fn):
-    if out is not None:
-        raise ValueError("fluid.layers.%s: out= (writing into an existing Variable) is not "
-                         "supported by refimpl; use the returned Variable" % fn)
+def _into(out, result):
+    """`result`, or `out` holding it when an out Variable is given."""
+    return result if out is None else creation.assign(result, out)
 
 
 def _stopped(var, stop_gradient):
@@ -27,8 +26,7 @@ def addmm(input, x, y, alpha=1.0, beta=1.0, name=None):
 
 def addcmul(input, tensor1, tensor2, value=1.0, out=None, name=None):
     """input + value * tensor1 * tensor2."""
-    _no_out(out, "addcmul")
-    return input + math.scale(tensor1 * tensor2, value)
+    return _into(out, input + math.scale(tensor1 * tensor2, value))
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
@@ -40,8 +38,7 @@ def arange(start, end, step=1, dtype=None, name=None):
 
 
 def clamp(input, min=None, max=None, output=None, name=None):
-    _no_out(output, "clamp")
-    return math.clip(input, min, max, name)
+    return _into(output, math.clip(input, min, max, name))
 
 
 def cross(input, other, dim=None):
@@ -57,14 +54,12 @@ def flip(input, dims, name=None):
 
 
 def full(shape, fill_value, out=None, dtype=None, device=None, stop_gradient=True, name=None):
-    _no_out(out, "full")
-    return _stopped(creation.full(shape, fill_value, dtype, name), stop_gradient)
+    return _into(out, _stopped(creation.full(shape, fill_value, dtype, name), stop_gradient))
 
 
 def full_like(input, fill_value, out=None, dtype=None, device=None, stop_gradient=True,
               name=None):
-    _no_out(out, "full_like")
-    return _stopped(creation.full_like(input, fill_value, dtype, name), stop_gradient)
+    return _into(out, _stopped(creation.full_like(input, fill_value, dtype, name), stop_gradient))
 
 
 def index_select(input, index, dim=0):
@@ -72,18 +67,15 @@ def index_select(input, index, dim=0):
 
 
 def kron(x, y, out=None, name=None):
-    _no_out(out, "kron")
-    return math_extra.kron(x, y, name)
+    return _into(out, math_extra.kron(x, y, name))
 
 
 def log1p(x, out=None, name=None):
-    _no_out(out, "log1p")
-    return math.log1p(x, name)
+    return _into(out, math.log1p(x, name))
 
 
 def logsumexp(x, dim=None, keepdim=False, out=None, name=None):
-    _no_out(out, "logsumexp")
-    return math.logsumexp(x, dim, keepdim, name)
+    return _into(out, math.logsumexp(x, dim, keepdim, name))
 
 
 def meshgrid(input, name=None):
@@ -92,18 +84,16 @@ def meshgrid(input, name=None):
 
 def randint(low, high=None, shape=None, out=None, dtype=None, device=None, stop_gradient=False,
             seed=0, name=None):
-    _no_out(out, "randint")
-    return _stopped(creation.randint(low, high, shape or [1], dtype, name), stop_gradient)
+    ints = creation.randint(low, high, shape or [1], dtype, name)
+    return _into(out, _stopped(ints, stop_gradient))
 
 
 def randn(shape, out=None, dtype=None, device=None, stop_gradient=True, name=None):
-    _no_out(out, "randn")
-    return _stopped(creation.randn(shape, dtype, name), stop_gradient)
+    return _into(out, _stopped(creation.randn(shape, dtype, name), stop_gradient))
 
 
 def randperm(n, out=None, dtype="int64", device=None, stop_gradient=True, seed=0):
-    _no_out(out, "randperm")
-    return _stopped(random_extra.randperm(n, dtype, seed=seed), stop_gradient)
+    return _into(out, _stopped(random_extra.randperm(n, dtype, seed=seed), stop_gradient))
 
 
 def roll(input, shifts, dims=None):
@@ -115,8 +105,7 @@ def scatter_nd_add(ref, index, updates, name=None):
 
 
 def trace(input, offset=0, dim1=0, dim2=1, out=None, name=None):
-    _no_out(out, "trace")
-    return math_extra.trace(input, offset, dim1, dim2, name)
+    return _into(out, math_extra.trace(input, offset, dim1, dim2, name))
 
 
 def tril(input, diagonal=0, name=None):
@@ -128,6 +117,9 @@ def triu(input, diagonal=0, name=None):
 
 
 EXPORTS = {"fluid.layers": {
+    "bmm": math.bmm, "dot": math.dot, "dist": math_extra.dist,
+    "index_sample": tensor_extra.index_sample, "nonzero": tensor_extra.nonzero,
+    "scatter_nd": tensor_extra.scatter_nd, "t": tensor_extra.t,
     "addmm": addmm, "addcmul": addcmul, "allclose": allclose, "arange": arange,
     "clamp": clamp, "cross": cross, "elementwise_equal": elementwise_equal, "flip": flip,
     "full": full, "full_like": full_like, "index_select": index_select, "kron": kron,

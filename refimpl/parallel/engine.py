@@ -419,6 +419,12 @@ def _default_strategy():
 
 
 def run_compiled(compiled, executor, feed, fetch_names, scope, return_numpy):
+    strategy = compiled._exec_strategy
+    if strategy is not None and strategy._dry_run:
+        if fetch_names:
+            raise ValueError("ExecutionStrategy._dry_run runs no op, so nothing can be "
+                             "fetched; got fetch_list %s" % list(fetch_names))
+        return []
     sets = compiled._device_sets
     ds = sets.get(id(scope))
     if ds is None or ds.version != compiled._program._version or ds.scope is not scope:
