@@ -9,10 +9,13 @@ was measured on and the test that checks it.
 import contextlib
 import os
 
-__all__ = ["VERSIONS", "DEFAULT", "current", "set_current", "use", "switch", "SWITCHES"]
+__all__ = ["VERSIONS", "DEFAULT", "RELEASES", "current", "release", "set_current", "use",
+           "switch", "SWITCHES"]
 
 VERSIONS = ("1.8", "2.0", "3")
 DEFAULT = "2.0"
+# the release each profile was measured on (2.0: its source and documentation)
+RELEASES = {"1.8": "1.8.5", "2.0": "2.0.0", "3": "3.3.1"}
 ENV_VAR = "REFIMPL_PADDLE"
 
 # behaviour -> its value under 1.8, 2.0 and 3 (specs/versions.md says what each means)
@@ -62,6 +65,11 @@ _current = _validated(os.environ.get(ENV_VAR, DEFAULT), ENV_VAR)
 def current():
     """The profile in force: '1.8', '2.0' or '3'."""
     return _current
+
+
+def release():
+    """The Paddle release the current profile follows, e.g. '1.8.5'."""
+    return RELEASES[_current]
 
 
 def set_current(version):

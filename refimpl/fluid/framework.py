@@ -13,7 +13,15 @@ __all__ = ["OpRole", "Operator", "Parameter", "Program", "Variable", "Block",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
            "switch_main_program", "switch_startup_program", "grad_var_name", "OpProtoHolder",
            "convert_np_dtype_to_dtype_", "dtype_is_floating", "in_dygraph_mode",
-           "is_compiled_with_cuda", "cpu_places", "cuda_places"]
+           "is_compiled_with_cuda", "cpu_places", "cuda_places", "GRAD_VAR_SUFFIX",
+           "TEMP_VAR_NAME", "ZERO_VAR_SUFFIX", "EMPTY_VAR_NAME"]
+
+
+# Paddle's reserved name parts
+GRAD_VAR_SUFFIX = "@GRAD"
+TEMP_VAR_NAME = "@TEMP@"
+ZERO_VAR_SUFFIX = "@ZERO"
+EMPTY_VAR_NAME = "@EMPTY@"
 
 
 def convert_np_dtype_to_dtype_(np_dtype):

@@ -8,7 +8,7 @@ __all__ = ["Initializer", "Constant", "Uniform", "Normal", "TruncatedNormal", "X
            "XavierNormal", "Xavier", "MSRA", "KaimingNormal", "KaimingUniform",
            "NumpyArrayInitializer", "Assign", "ConstantInitializer", "UniformInitializer",
            "NormalInitializer", "TruncatedNormalInitializer", "XavierInitializer",
-           "MSRAInitializer", "Bilinear", "set_global_initializer"]
+           "MSRAInitializer", "Bilinear", "BilinearInitializer", "set_global_initializer"]
 
 
 def _fans(shape):
@@ -30,14 +30,31 @@ class Initializer:
         raise NotImplementedError
 
     def __call__(self, var, block=None):
+        """Add the op filling `var` to `block` (Block.create_parameter passes its own, as
+        in Paddle), by default to the startup program's global block."""
         from .program import default_startup_program
-        startup = default_startup_program().global_block()
+        startup = block if block is not None else default_startup_program().global_block()
         if not startup.has_var(var.name):
             startup.create_var(name=var.name, shape=var.shape, dtype=var.dtype,
                                persistable=True)
+        if var.dtype.name == "float16":
+            return self._through_float32(var, startup)
         attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
         attrs.update(self._attrs(var))
         return add_init_op(startup, self.op_type, {"Out": [var.name]}, attrs)
+
+    def _through_float32(self, var, block):
+        """A float16 variable is filled in float32 and cast, as Paddle does (its init ops
+        have no float16 kernels)."""
+        from . import unique_name
+        tmp = block.create_var(name=unique_name.generate(".".join(
+            [self.op_type, var.name, "tmp"])), shape=var.shape, dtype="float32")
+        attrs = {"shape": list(var.shape), "dtype": "float32"}
+        attrs.update(self._attrs(tmp))
+        op = add_init_op(block, self.op_type, {"Out": [tmp.name]}, attrs)
+        block.append_op(type="cast", inputs={"X": [tmp]}, outputs={"Out": [var.name]},
+                        attrs={"in_dtype": "float32", "out_dtype": "float16"})
+        return op
 
 
 def add_init_op(startup_block, op_type, outputs, attrs):
@@ -188,6 +205,9 @@ class Bilinear(Initializer):
         w = np.broadcast_to(np.outer(w1, w1), shape)
         from ..ops.creation import value_attrs
         return value_attrs(w.astype(var.dtype.np))
+
+
+BilinearInitializer = Bilinear
 
 
 _global_weight_init = None

@@ -355,11 +355,20 @@ class Block:
         return v
 
     def create_parameter(self, **kwargs):
+        """A Parameter of the global block; `initializer` adds its init op to this block,
+        unless an op of the global block already writes it (Paddle 1.8: a parameter is
+        initialized once however often it is declared)."""
         initializer = kwargs.pop("initializer", None)
-        p = Parameter(self.program.global_block(), **kwargs)
-        self.program.global_block().vars[p.name] = p
+        global_block = self.program.global_block()
+        p = Parameter(global_block, **kwargs)
+        global_block.vars[p.name] = p
         if initializer is not None:
-            initializer(p, self)
+            writers = [op for op in global_block.ops if p.name in op.output_arg_names]
+            if len(writers) > 1:
+                raise RuntimeError("parameter %r is initialized by several ops: %s"
+                                   % (p.name, [op.type for op in writers]))
+            if not writers:
+                initializer(p, self)
         self.program._bump()
         return p
 

@@ -2,6 +2,8 @@
 cast, assign, where, shape, size."""
 import numpy as np
 
+from ..framework.dtypes import to_numpy_dtype
+
 from ._common import rand, sum_to_shape, take_along, take_along_grad
 from .registry import OpDef, Sample, register
 
@@ -276,7 +278,7 @@ class Cast(OpDef):
 
     @staticmethod
     def forward(x, in_dtype="float32", out_dtype="float32"):
-        return x.astype(out_dtype)
+        return x.astype(to_numpy_dtype(out_dtype))    # a name, or Paddle's dtype code
 
     @staticmethod
     def backward(dout, in_dtype="float32", out_dtype="float32"):
