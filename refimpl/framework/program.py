@@ -75,6 +75,11 @@ class Variable:
     def ndim(self):
         return len(self._shape)
 
+    @property
+    def grad_name(self):
+        """The name of this variable's gradient (`x@GRAD`)."""
+        return self.name + GRAD_SUFFIX
+
     def _set_shape_dtype(self, shape, dtype):
         self._shape = _shape_tuple(shape)
         if dtype is not None:
