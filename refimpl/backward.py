@@ -291,8 +291,9 @@ def _parameters(block, parameter_list):
     return [p for p in block.all_parameters() if p.name in names and p.trainable]
 
 
-def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
-    """Gradients of sum(targets) w.r.t. each input; None where an input does not reach."""
+def calc_gradient(targets, inputs, target_gradients=None, no_grad_set=None):
+    """Gradients of sum(targets) w.r.t. each input; None where an input does not reach. One
+    gradient for one input (not in a list), as Paddle's calc_gradient."""
     targets = targets if isinstance(targets, (list, tuple)) else [targets]
     single = not isinstance(inputs, (list, tuple))
     inputs = [inputs] if single else list(inputs)
@@ -318,4 +319,7 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     return grads[0] if single else grads
 
 
-calc_gradient = gradients
+def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
+    """calc_gradient's gradients, always as a list (Paddle's fluid / static.gradients)."""
+    grads = calc_gradient(targets, inputs, target_gradients, no_grad_set)
+    return list(grads) if isinstance(grads, list) else [grads]
