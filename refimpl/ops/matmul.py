@@ -32,10 +32,11 @@ def _matmul_grad(x, y, dout, tx, ty):
     return dx, dy
 
 
-def _infer(ctx, tx, ty):
+def _infer(ctx, tx, ty, shapes=None):
+    """Out's shape; `shapes`: (X's, Y's) to use instead of the variables' (matmul v1)."""
     x, y = ctx.input_var("X"), ctx.input_var("Y")
     ctx.check_dtype("X", FLOATS)
-    xs, ys = list(x.shape), list(y.shape)
+    xs, ys = [list(s) for s in shapes] if shapes else (list(x.shape), list(y.shape))
     if len(xs) == 1:
         xs = [1] + xs
     elif tx:
@@ -48,8 +49,8 @@ def _infer(ctx, tx, ty):
         ctx.fail("X %r %s and Y %r %s: inner dims %d and %d differ"
                  % (x.name, list(x.shape), y.name, list(y.shape), xs[-1], ys[-2]))
     batch = broadcast_shape(xs[:-2], ys[:-2], ctx)
-    out = list(batch) + ([xs[-2]] if len(x.shape) > 1 else []) + \
-        ([ys[-1]] if len(y.shape) > 1 else [])
+    x_rank, y_rank = (len(s) for s in shapes) if shapes else (len(x.shape), len(y.shape))
+    out = list(batch) + ([xs[-2]] if x_rank > 1 else []) + ([ys[-1]] if y_rank > 1 else [])
     # vector . vector is one number (scalar_shape(): [1] in Paddle 2.0, 0-D in 3)
     ctx.set_output("Out", out, x.dtype)
 
@@ -99,30 +100,52 @@ class MatmulV2(OpDef):
         yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 5, 4)}, {"trans_y": True})
 
 
+def _v1_operand(shape, transposed, column):
+    """matmul (v1) reads a transposed 1-D operand as a matrix: X as a column [n, 1], Y as
+    a row [1, n] (then untransposed); other operands as they are."""
+    if len(shape) == 1 and transposed:
+        return ([shape[0], 1] if column else [1, shape[0]]), False
+    return list(shape), transposed
+
+
 @register
 class Matmul(OpDef):
+    """fluid 1.x matmul: matmul_v2's products, times alpha; a transposed 1-D X is a column
+    [n, 1] and a transposed 1-D Y a row [1, n] (Paddle 1.8's rule)."""
     type = "matmul"
     inputs = ("X", "Y")
     outputs = ("Out",)
     attrs = {"transpose_X": False, "transpose_Y": False, "alpha": 1.0}
     grad_inputs = ("X", "Y", "Out@GRAD")
+    scalar_outputs = ("Out",)
 
     def infer_shape(self, ctx):
-        _infer(ctx, ctx.attr("transpose_X"), ctx.attr("transpose_Y"))
+        (xs, tx), (ys, ty) = (_v1_operand(ctx.input_shape("X"), ctx.attr("transpose_X"), True),
+                              _v1_operand(ctx.input_shape("Y"), ctx.attr("transpose_Y"), False))
+        _infer(ctx, tx, ty, (xs, ys))
 
     @staticmethod
     def forward(x, y, transpose_X=False, transpose_Y=False, alpha=1.0):
-        out = _matmul(x, y, transpose_X, transpose_Y)
+        (xs, tx), (ys, ty) = (_v1_operand(x.shape, transpose_X, True),
+                              _v1_operand(y.shape, transpose_Y, False))
+        out = _matmul(x.reshape(xs), y.reshape(ys), tx, ty)
         return out if alpha == 1.0 else (out * alpha).astype(out.dtype)
 
     @staticmethod
     def backward(x, y, dout, transpose_X=False, transpose_Y=False, alpha=1.0):
-        return _matmul_grad(x, y, dout * alpha, transpose_X, transpose_Y)
+        (xs, tx), (ys, ty) = (_v1_operand(x.shape, transpose_X, True),
+                              _v1_operand(y.shape, transpose_Y, False))
+        dx, dy = _matmul_grad(x.reshape(xs), y.reshape(ys), dout * alpha, tx, ty)
+        return dx.reshape(x.shape), dy.reshape(y.shape)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4), "Y": rand(rng, 5, 4)},
                      {"transpose_Y": True, "alpha": 0.5})
         yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 2, 4, 2)})
+        yield Sample({"X": rand(rng, 3), "Y": rand(rng, 1, 4)}, {"transpose_X": True},
+                     name="transposed_vector_x")
+        yield Sample({"X": rand(rng, 2, 3, 1), "Y": rand(rng, 4)}, {"transpose_Y": True},
+                     name="transposed_vector_y")
 
 
 @register
