@@ -269,12 +269,14 @@ def check_feed(var, value):
         value = np.asarray(value)
     if not isinstance(value, np.ndarray):
         value = np.asarray(value, dtype=var.dtype.np if var.dtype is not None else None)
-    if var.dtype is not None and value.dtype != var.dtype.np and not var.need_check_feed \
-            and value.dtype.kind == var.dtype.np.kind:
+    if var.dtype is not None and value.dtype != var.dtype.np and not var.need_check_feed:
         # Paddle does not check feeds of fluid.layers.data variables and computes in the
-        # fed dtype; refimpl's plans are bound to the declared one, so it converts
-        # (floats to floats, integers to integers; other mismatches are errors)
-        value = value.astype(var.dtype.np)
+        # fed dtype. refimpl's plans pick kernels by the declared dtype, so a value of the
+        # same kind is converted to it (float64 into float32); one of another kind (int64
+        # ids into a variable declared float64) is passed as fed, as Paddle does.
+        if value.dtype.kind == var.dtype.np.kind:
+            value = value.astype(var.dtype.np)
+        return value
     if var.dtype is not None and value.dtype != var.dtype.np:
         raise FeedError("feed %r: expected dtype %s, got %s (convert with .astype('%s'))"
                         % (var.name, var.dtype.name, convert_dtype(value.dtype)

@@ -282,7 +282,7 @@ class Cast(OpDef):
 
     @staticmethod
     def backward(dout, in_dtype="float32", out_dtype="float32"):
-        return dout.astype(in_dtype)
+        return dout.astype(to_numpy_dtype(in_dtype))
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 2)}, {"in_dtype": "float64", "out_dtype": "float64"})
