@@ -8,6 +8,8 @@ Temporaries are freed right after their last use (Paddle's eager deletion), whic
 what makes RecomputeOptimizer and memory_optimize lower the peak. With `reuse_buffers`
 (memory_optimize=True) their buffers go to a pool that later ops write their outputs into.
 """
+import warnings
+
 import numpy as np
 
 from . import versions
@@ -292,6 +294,16 @@ def check_feed(var, value):
     return value
 
 
+def known_feeds(block, feed):
+    """`feed` without the names the program has no variable of, each with a warning, as
+    Paddle's Executor drops them ("not declared or pruned")."""
+    unknown = [name for name in feed if block._find_var_recursive(name) is None]
+    for name in unknown:
+        warnings.warn("The variable %s is not found in program. It is not declared or is "
+                      "pruned." % name)
+    return {k: v for k, v in feed.items() if k not in unknown} if unknown else feed
+
+
 def _with_sequence_lengths(block, feed):
     """A fed LoDTensor also feeds its last level of lengths to `<name>@LENGTH` when the
     program reads that variable (layers/sequence.py) and it is not fed explicitly."""
@@ -353,13 +365,10 @@ class Executor:
 
     def _run_program(self, program, feed, fetch_names, scope):
         block = program.global_block()
-        feed = _with_sequence_lengths(block, feed)
+        feed = _with_sequence_lengths(block, known_feeds(block, feed))
         env = scope._values
         for name, value in feed.items():
-            var = block._find_var_recursive(name)
-            if var is None:
-                raise FeedError("feed %r: the program has no variable of that name" % name)
-            env[name] = check_feed(var, value)
+            env[name] = check_feed(block._find_var_recursive(name), value)
         for name in fetch_names:
             if block._find_var_recursive(name) is None:
                 raise ValueError("fetch %r: the program has no variable of that name" % name)

@@ -178,6 +178,10 @@ class VarDesc:
         self._var.need_check_feed = bool(check)
 
 
+def _text(name):
+    return name.decode() if isinstance(name, bytes) else name
+
+
 class BlockDesc:
     """A block's description: its ops (as OpDescs) and variables (as VarDescs)."""
 
@@ -205,17 +209,19 @@ class BlockDesc:
         return self._block.ops[index].desc
 
     def var(self, name):
+        """The variable `name` (str, or bytes as Paddle's tests pass), created if absent."""
+        name = _text(name)
         v = self._block._find_var_recursive(name)
         if v is None:
             v = self._block.create_var(name=name)
         return VarDesc(v)
 
     def find_var(self, name):
-        v = self._block._find_var_recursive(name)
+        v = self._block._find_var_recursive(_text(name))
         return VarDesc(v) if v is not None else None
 
     def has_var(self, name):
-        return self._block.has_var(name)
+        return self._block.has_var(_text(name))
 
     def all_vars(self):
         return [VarDesc(v) for v in self._block.vars.values()]

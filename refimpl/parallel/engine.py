@@ -17,7 +17,7 @@ import numpy as np
 
 from ..compiler.passes import apply_passes
 from ..compiler.scheduler import ThreadedRunner
-from ..executor import Plan, _as_results, as_fetched, check_feed
+from ..executor import Plan, _as_results, as_fetched, check_feed, known_feeds
 from ..framework.errors import FeedError
 from ..framework.place import CPUPlace, CUDAPlace, cpu_places, cuda_places
 from ..framework.program import OpRole, grad_var_name
@@ -299,6 +299,11 @@ class _DeviceSet:
 
     def run(self, feed, fetch_names, return_numpy):
         n = self.n_local
+        block = self.compiled._program.global_block()
+        if isinstance(feed, dict):
+            feed = known_feeds(block, feed)
+        elif isinstance(feed, (list, tuple)):
+            feed = [known_feeds(block, f) for f in feed]
         feeds = split_feed(feed or {}, n) if self.compiled._is_data_parallel else [feed or {}]
         programs, plans, runners = self.plans_for(list(feeds[0]), fetch_names)
         if not self.initialized:
@@ -307,7 +312,7 @@ class _DeviceSet:
         for f in feeds:
             for name, value in f.items():
                 var = block._find_var_recursive(name)
-                if var is None:
+                if var is None:    # not in the program the passes produced
                     raise FeedError("feed %r: the program has no variable of that name" % name)
                 f[name] = check_feed(var, value)
         self._check_customized_loss_grad(feeds[0])
