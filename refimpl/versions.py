@@ -26,6 +26,8 @@ SWITCHES = {
     "scalar_shape": {"1.8": (1,), "2.0": (1,), "3": ()},
     # fetched size-1 arrays convert to Python numbers (float(), '%f'), as numpy 1.x allowed
     "size1_arrays_are_scalars": {"1.8": True, "2.0": True, "3": False},
+    # dot of [B, N] matrices: [B, 1] (the reduced dim kept) or [B]
+    "dot_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
     "adam_epsilon": {"1.8": "unscaled", "2.0": "scaled", "3": "scaled"},
     # Lamb: moments bias-corrected by 1 - beta^t before the update

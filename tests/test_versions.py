@@ -74,6 +74,18 @@ def test_fetched_arrays_keep_numpy_behaviour():
     assert float(loss * 2) == 3.0 and loss[0] == 1.5
 
 
+@pytest.mark.parametrize("version, shape", [("1.8", (3, 1)), ("2.0", (3, 1)), ("3", (3,))])
+def test_dot_of_matrices(paddle_version, version, shape):
+    """Paddle 2.0.0's dot_op.cc keeps the last dim as 1; Paddle 3.3.1 gives [3]."""
+    with paddle_version(version):
+        def build():
+            x = fluid.data("x", [3, 4], "float32")
+            return [paddle.dot(x, x)]
+        x = np.arange(12, dtype="float32").reshape(3, 4)
+        out, _, _ = _run(build, {"x": x})
+        np.testing.assert_allclose(out[0], (x * x).sum(1).reshape(shape))
+
+
 @pytest.mark.parametrize("version, w", [("1.8", -3.15228862746153e-05),
                                         ("3", -0.0009090908570215106)])
 def test_adam_epsilon(paddle_version, version, w):

@@ -2,6 +2,7 @@
 matrix products with numpy's broadcasting of batch dims and 1-D promotion rules."""
 import numpy as np
 
+from .. import versions
 from ._common import FLOATS, broadcast_shape, rand, sum_to_shape
 from .registry import OpDef, Sample, register
 
@@ -100,6 +101,13 @@ class MatmulV2(OpDef):
         yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 5, 4)}, {"trans_y": True})
 
 
+def _dot_shape(x_shape):
+    """dot's output shape for inputs of x_shape (0-D for 1-D inputs under Paddle 3)."""
+    if len(x_shape) > 1 and versions.switch("dot_keeps_last_dim"):
+        return tuple(x_shape[:-1]) + (1,)
+    return tuple(x_shape[:-1])
+
+
 def _v1_operand(shape, transposed, column):
     """matmul (v1) reads a transposed 1-D operand as a matrix: X as a column [n, 1], Y as
     a row [1, n] (then untransposed); other operands as they are."""
@@ -178,8 +186,8 @@ class Bmm(OpDef):
 
 @register
 class Dot(OpDef):
-    """Inner product along the last dim: [N] . [N] -> one number (scalar_shape()),
-    [B, N] . [B, N] -> [B]."""
+    """Inner product along the last dim: [..., N] . [..., N] -> [..., 1] (Paddle 1.8, 2.0)
+    or [...] (3): the `dot_keeps_last_dim` switch; 1-D inputs give one number."""
     type = "dot"
     inputs = ("X", "Y")
     outputs = ("Out",)
@@ -191,15 +199,15 @@ class Dot(OpDef):
         ctx.expect(len(x.shape) in (1, 2) and tuple(x.shape) == tuple(y.shape),
                    "X %r and Y %r must be 1-D or 2-D of one shape, got %s and %s"
                    % (x.name, y.name, list(x.shape), list(y.shape)))
-        ctx.set_output("Out", tuple(x.shape[:-1]), x.dtype)
+        ctx.set_output("Out", _dot_shape(tuple(x.shape)), x.dtype)
 
     @staticmethod
     def forward(x, y):
-        return (x * y).sum(axis=-1)
+        return (x * y).sum(axis=-1).reshape(_dot_shape(x.shape))
 
     @staticmethod
     def backward(x, y, dout):
-        d = np.expand_dims(dout, -1)
+        d = dout.reshape(x.shape[:-1] + (1,))
         return d * y, d * x
 
     def samples(self, rng):
