@@ -9,6 +9,13 @@ int_type = int
 
 
 def _convert(obj, convert, inplace):
+    if isinstance(obj, dict):
+        converted = {convert(k): convert(v) for k, v in obj.items()}
+        if inplace:
+            obj.clear()
+            obj.update(converted)
+            return obj
+        return converted
     if isinstance(obj, list):
         converted = [_convert(item, convert, False) for item in obj]
         if inplace:
@@ -26,23 +33,24 @@ def _convert(obj, convert, inplace):
 
 
 def to_text(obj, encoding="utf-8", inplace=False):
-    """bytes -> str (decoded), also in lists and sets; anything else unchanged."""
+    """bytes -> str (decoded), also in lists, sets and dicts (keys and values); anything
+    else unchanged. inplace=True converts the container itself and returns it."""
     if obj is None:
         return obj
     return _convert(obj, lambda o: o.decode(encoding) if isinstance(o, bytes) else o, inplace)
 
 
 def to_bytes(obj, encoding="utf-8", inplace=False):
-    """str -> bytes (encoded), also in lists and sets; anything else unchanged."""
+    """str -> bytes (encoded), also in lists, sets and dicts; anything else unchanged."""
     if obj is None:
         return obj
     return _convert(obj, lambda o: o.encode(encoding) if isinstance(o, str) else o, inplace)
 
 
 def round(x, d=0):
-    """Python 2's round: halves away from zero."""
+    """Python 2's round: halves away from zero (the sign kept, -0.1 -> -0.0)."""
     p = 10 ** d
-    return float(math.floor(x * p + math.copysign(0.5, x))) / p
+    return math.copysign(math.floor(abs(x) * p + 0.5) / p, x)
 
 
 def floor_division(x, y):
@@ -52,5 +60,5 @@ def floor_division(x, y):
 def get_exception_message(exc):
     """The text of an exception."""
     if exc is None:
-        raise ValueError("get_exception_message: exc must not be None")
+        raise AssertionError("get_exception_message: exc must not be None")
     return str(exc)

@@ -88,6 +88,14 @@ class GeneratorLoader:
             self._reader.decorate_batch_generator(reader)
         return self
 
+    @property
+    def iterable(self):
+        return self._iterable
+
+    @property
+    def return_list(self):
+        return self._return_list
+
     # -- iterable use
     def _feed(self, batch):
         batch = list(batch) if isinstance(batch, (list, tuple)) else [batch]
