@@ -34,8 +34,12 @@ SWITCHES = {
     "lamb_bias_correction": {"1.8": False, "2.0": True, "3": True},
     # integer elementwise_floordiv: toward zero (C's /) or floored (Python's //)
     "int_floordiv": {"1.8": "trunc", "2.0": "trunc", "3": "floor"},
-    # integer elementwise_div: toward zero with an integer result, or true division (float32)
+    # paddle.divide of integers: the op's integer division toward zero, or true division
+    # in float32 (the elementwise_div op itself divides integers toward zero everywhere)
     "int_divide": {"1.8": "trunc", "2.0": "trunc", "3": "true"},
+    # matmul (v1) reads a transposed 1-D X as a column and a transposed 1-D Y as a row
+    # (1.8, 2.0), or ignores transposing 1-D operands as matmul_v2 does (3)
+    "matmul_transposed_vectors": {"1.8": "matrix", "2.0": "matrix", "3": "ignored"},
     # integer elementwise_mod: the sign of X (C's %) or of Y (Python's %)
     "int_mod": {"1.8": "trunc", "2.0": "floor", "3": "floor"},
     # avg pool2d, exclusive=False, ceil_mode=True: divide windows that run past the input

@@ -114,20 +114,43 @@ def test_lamb_bias_correction(paddle_version, version, w):
         np.testing.assert_allclose(out[0], [w], rtol=1e-5)
 
 
-@pytest.mark.parametrize("version, mod, floordiv, div", [
-    ("1.8", [1, -1, 1, -1], [2, -2, -2, 2], [2, -2, -2, 2]),          # Paddle 1.8.5
-    ("2.0", [1, 2, -2, -1], [2, -2, -2, 2], [2, -2, -2, 2]),          # 2.0.0's kernels
-    ("3", [1, 2, -2, -1], [2, -3, -3, 2], [7 / 3, -7 / 3, -7 / 3, 7 / 3])])   # Paddle 3.3.1
-def test_integer_division_signs(paddle_version, version, mod, floordiv, div):
+@pytest.mark.parametrize("version, mod, floordiv", [
+    ("1.8", [1, -1, 1, -1], [2, -2, -2, 2]),          # Paddle 1.8.5
+    ("2.0", [1, 2, -2, -1], [2, -2, -2, 2]),          # 2.0.0's kernels
+    ("3", [1, 2, -2, -1], [2, -3, -3, 2])])           # Paddle 3.3.1
+def test_integer_division_signs(paddle_version, version, mod, floordiv):
     with paddle_version(version):
         def build():
             a, b = fluid.data("a", [4], "int64"), fluid.data("b", [4], "int64")
             return [fluid.layers.elementwise_mod(a, b), fluid.layers.elementwise_floordiv(a, b),
-                    fluid.layers.elementwise_div(a, b)]
+                    fluid.layers.elementwise_div(a, b), paddle.divide(a, b)]
         out, _, _ = _run(build, {"a": np.array([7, -7, 7, -7]), "b": np.array([3, 3, -3, -3])})
         assert out[0].tolist() == mod and out[1].tolist() == floordiv
-        np.testing.assert_allclose(out[2], div, rtol=1e-6)
-        assert out[2].dtype == (np.float32 if version == "3" else np.int64)
+        # the op divides integers toward zero in every version (1.8.5 and 3.3.1 measured)
+        assert out[2].dtype == np.int64 and out[2].tolist() == [2, -2, -2, 2]
+        if version == "3":      # Paddle 3.3.1's paddle.divide: true division in float32
+            assert out[3].dtype == np.float32
+            np.testing.assert_allclose(out[3], [7 / 3, -7 / 3, -7 / 3, 7 / 3], rtol=1e-6)
+        else:
+            assert out[3].tolist() == [2, -2, -2, 2]
+
+
+@pytest.mark.parametrize("version", ["1.8", "3"])
+def test_matmul_transposed_vector(paddle_version, version):
+    """matmul (v1) with a transposed 1-D X: Paddle 1.8.5 reads it as a column [3, 1] (its
+    test_matmul_op's reference); Paddle 3.3.1 ignores the transpose (and refuses [3] x
+    [1, 4])."""
+    with paddle_version(version):
+        def build():
+            x, y = fluid.data("x", [3], "float32"), fluid.data("y", [1, 4], "float32")
+            return [fluid.layers.matmul(x, y, transpose_x=True)]
+        if version == "3":
+            with pytest.raises(ValueError, match="inner dims 3 and 1 differ"):
+                _run(build)
+            return
+        x, y = np.arange(3, dtype="float32"), np.arange(4, dtype="float32").reshape(1, 4)
+        out, _, _ = _run(build, {"x": x, "y": y})
+        np.testing.assert_allclose(out[0], x.reshape(3, 1) @ y)
 
 
 @pytest.mark.parametrize("version, edge", [("1.8", 0.5), ("2.0", 1.0), ("3", 1.0)])

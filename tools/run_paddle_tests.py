@@ -1,7 +1,9 @@
 """Run PaddlePaddle's own unittest files, unmodified, on refimpl or on a real Paddle.
 
-    python tools/run_paddle_tests.py DIR --list specs/paddle18_tests.txt            # refimpl
-    python tools/run_paddle_tests.py DIR --list ... --python /opt/paddle18/bin/python  # Paddle
+    python tools/run_paddle_tests.py DIR --list specs/paddle18_tests.txt --json r.json
+    python tools/run_paddle_tests.py DIR --list ... --python /opt/paddle18/bin/python \
+        --json p.json                                       # the same files on a real Paddle
+    python tools/run_paddle_tests.py --table r.json p.json  # a markdown table of both
 
 Each file runs in its own process, as Paddle's CI runs it (`python test_x.py`, which calls
 unittest.main()), from DIR so that the files' helper modules (op_test.py, ...) import. On
@@ -70,7 +72,41 @@ def run_file(path, python, paddle_version, timeout):
             "output_tail": output[-3000:]}
 
 
+def _tests_passed(r):
+    if r["ran"] is None:
+        return "-"
+    return "%d/%d" % (r["ran"] - r["skipped"] - r["failures"] - r["errors"],
+                      r["ran"] - r["skipped"])
+
+
+def table(refimpl_json, paddle_json):
+    """Markdown rows: file, Paddle's result, refimpl's, tests passed (of those not skipped)
+    by each, and refimpl's reason when it fails."""
+    with open(refimpl_json) as f:
+        ours = json.load(f)
+    with open(paddle_json) as f:
+        theirs = {os.path.basename(r["file"]): r for r in json.load(f)}
+    lines = ["| file | Paddle 1.8.5 | refimpl | tests passed (Paddle / refimpl) | why refimpl "
+             "fails |", "|---|---|---|---|---|"]
+    for r in ours:
+        name = os.path.basename(r["file"])
+        p = theirs.get(name)
+        lines.append("| %s | %s | %s | %s / %s | %s |" % (
+            name, ("pass" if p["passed"] else "fail") if p else "?",
+            "pass" if r["passed"] else "fail", _tests_passed(p) if p else "?",
+            _tests_passed(r), r["reason"].replace("|", "/")[:120]))
+    n_ours = sum(r["passed"] for r in ours)
+    n_theirs = sum(theirs[os.path.basename(r["file"])]["passed"] for r in ours
+                   if os.path.basename(r["file"]) in theirs)
+    lines.append("\n%d files: Paddle 1.8.5 passes %d, refimpl %d" % (len(ours), n_theirs, n_ours))
+    return "\n".join(lines)
+
+
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--table":
+        print(table(argv[1], argv[2]))
+        return 0
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("dir", help="folder holding Paddle's test files and their helpers")
     ap.add_argument("--list", help="text file naming the test files (one a line, relative "

@@ -1,4 +1,5 @@
 """Tensor math layers: paddle.* (2.0 names and signatures) and fluid.layers.* (1.8)."""
+from .. import versions
 from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast as _cast
@@ -74,6 +75,10 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
 # -- elementwise binary
 def _paddle_binary(op_type):
     def layer(x, y, name=None):
+        if op_type == "elementwise_div" and versions.switch("int_divide") == "true" and \
+                x.dtype.name.startswith("int") and y.dtype.name.startswith("int"):
+            # paddle.divide of integers divides truly, in float32 (Paddle 3)
+            x, y = _cast(x, "float32"), _cast(y, "float32")
         return binary(op_type, x, y, name=name)
     layer.__name__ = op_type
     layer.__doc__ = "%s with numpy broadcasting." % op_type

@@ -122,16 +122,9 @@ class ElementwiseMul(_InplaceElementwise):
 
 @register
 class ElementwiseDiv(_Elementwise):
-    """X / Y. Integers: divided toward zero, an integer result (Paddle 1.8, 2.0), or true
-    division to float32 (3) -- `int_divide`."""
+    """X / Y. Integers are divided toward zero, an integer result (Paddle 1.8.5 and 3.3.1's
+    kernels; paddle.divide of integers is the layer's business, `int_divide`)."""
     type = "elementwise_div"
-
-    def infer_shape(self, ctx):
-        super().infer_shape(ctx)
-        if ctx.input_dtype("X").name.startswith("int") and \
-                versions.switch("int_divide") == "true":
-            ctx.set_output("Out", ctx.op.block._find_var_recursive(
-                ctx.op.output("Out")[0]).shape, "float32")
 
     def samples(self, rng):
         for s in super().samples(rng):
@@ -145,8 +138,6 @@ class ElementwiseDiv(_Elementwise):
     def forward(x, y, axis=-1):
         x, y = align(x, y, axis)
         if _integers(x, y):
-            if versions.switch("int_divide") == "true":
-                return (x / y).astype(np.float32)
             return _divided_toward_zero(x, y)
         return x / y
 

@@ -109,17 +109,19 @@ def _dot_shape(x_shape):
 
 
 def _v1_operand(shape, transposed, column):
-    """matmul (v1) reads a transposed 1-D operand as a matrix: X as a column [n, 1], Y as
-    a row [1, n] (then untransposed); other operands as they are."""
-    if len(shape) == 1 and transposed:
+    """matmul (v1) under 1.8 / 2.0 reads a transposed 1-D operand as a matrix: X as a
+    column [n, 1], Y as a row [1, n] (then untransposed); other operands as they are
+    (Paddle 3 ignores the transpose of 1-D operands: `matmul_transposed_vectors`)."""
+    if len(shape) == 1 and transposed and \
+            versions.switch("matmul_transposed_vectors") == "matrix":
         return ([shape[0], 1] if column else [1, shape[0]]), False
     return list(shape), transposed
 
 
 @register
 class Matmul(OpDef):
-    """fluid 1.x matmul: matmul_v2's products, times alpha; a transposed 1-D X is a column
-    [n, 1] and a transposed 1-D Y a row [1, n] (Paddle 1.8's rule)."""
+    """fluid 1.x matmul: matmul_v2's products, times alpha; under 1.8 / 2.0 a transposed
+    1-D X is a column [n, 1] and a transposed 1-D Y a row [1, n]."""
     type = "matmul"
     inputs = ("X", "Y")
     outputs = ("Out",)
@@ -150,10 +152,6 @@ class Matmul(OpDef):
         yield Sample({"X": rand(rng, 3, 4), "Y": rand(rng, 5, 4)},
                      {"transpose_Y": True, "alpha": 0.5})
         yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 2, 4, 2)})
-        yield Sample({"X": rand(rng, 3), "Y": rand(rng, 1, 4)}, {"transpose_X": True},
-                     name="transposed_vector_x")
-        yield Sample({"X": rand(rng, 2, 3, 1), "Y": rand(rng, 4)}, {"transpose_Y": True},
-                     name="transposed_vector_y")
 
 
 @register
