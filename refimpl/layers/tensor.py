@@ -70,8 +70,20 @@ def fluid_unsqueeze(input, axes, name=None):
     return unsqueeze(input, axes, name)
 
 
+def _array_joined(x, axis, use_stack, name):
+    """concat / stack of a tensor array (create_array / array_write): its elements joined
+    by tensor_array_to_tensor, as Paddle does; None for anything else."""
+    if isinstance(x, Variable) and x.type == "LOD_TENSOR_ARRAY":
+        from .control_flow import tensor_array_to_tensor
+        return tensor_array_to_tensor(x, axis, name, use_stack)[0]
+    return None
+
+
 def concat(x, axis=0, name=None):
-    x = list(x)
+    joined = _array_joined(x, axis, False, name)
+    if joined is not None:
+        return joined
+    x = as_list(x)      # one Variable: a list of it, as Paddle takes it
     for i, v in enumerate(x):
         check_variable(v, "x[%d]" % i, "concat")
     if isinstance(axis, Variable):
@@ -111,7 +123,12 @@ def slice(input, axes, starts, ends):
 
 
 def stack(x, axis=0, name=None):
-    return append_op_out("stack", {"X": list(x)}, {"axis": axis}, name, out_slot="Y")
+    """Stack a list of Variables along a new `axis` (one Variable: a list of it, as Paddle
+    takes it)."""
+    joined = _array_joined(x, axis, True, name)
+    if joined is not None:
+        return joined
+    return append_op_out("stack", {"X": as_list(x)}, {"axis": axis}, name, out_slot="Y")
 
 
 def unstack(x, axis=0, num=None, name=None):
