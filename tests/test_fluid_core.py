@@ -200,3 +200,17 @@ def test_strategies_take_the_1_8_options():
     assert executor.run(compiled) == []          # nothing runs, nothing needs a feed
     with pytest.raises(ValueError, match="_dry_run runs no op"):
         executor.run(compiled, fetch_list=[loss])
+
+
+def test_name_scopes_used_again_are_numbered():
+    """Paddle 1.8's test_name_scope: a prefix entered again under the same scope is
+    prefix_1 in op_namescope."""
+    x = fluid.data("x", [1], "float32")
+    scopes = []
+    for _ in range(2):
+        with fluid.name_scope("again_numbered"):
+            with fluid.name_scope("inner"):
+                scopes.append(fluid.layers.scale(x, 2.0))
+    ops = fluid.default_main_program().global_block().ops
+    assert [op.attr("op_namescope") for op in ops[-2:]] == [
+        "/again_numbered/inner/", "/again_numbered_1/inner/"]

@@ -625,12 +625,21 @@ def program_guard(main_program, startup_program=None):
 
 @contextlib.contextmanager
 def name_scope(prefix=None):
+    """Ops built inside get op_namescope '/outer/prefix/'; a prefix used again under the
+    same scope becomes prefix_1, prefix_2, ... (as Paddle numbers its name scopes)."""
     stack = default_main_program()._name_scope_stack
-    stack.append(prefix or "")
+    prefix = prefix or ""
+    key = (tuple(stack), prefix)
+    used = _name_scope_uses.get(key, 0)
+    _name_scope_uses[key] = used + 1
+    stack.append(prefix if used == 0 else "%s_%d" % (prefix, used))
     try:
         yield
     finally:
         stack.pop()
+
+
+_name_scope_uses = {}   # (enclosing scopes, prefix) -> times entered
 
 
 def as_numpy_dtype(var):

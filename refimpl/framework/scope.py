@@ -7,7 +7,7 @@ import contextlib
 
 import numpy as np
 
-from .dtypes import convert_dtype
+from .dtypes import convert_dtype, to_numpy_dtype
 
 __all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "global_scope", "scope_guard"]
 
@@ -61,6 +61,15 @@ class Tensor:
 
     def _alloc_int(self, place=None):
         self._alloc(np.int32)
+
+    def _mutable_data(self, place, dtype):
+        """The address of the tensor's buffer of `dtype` (allocated, zeros, if it holds
+        none of that dtype)."""
+        v = self._get()
+        if v is None or v.dtype != to_numpy_dtype(dtype):
+            shape = self._dims if v is None else v.shape
+            self._put(np.zeros(shape if shape is not None else [0], to_numpy_dtype(dtype)))
+        return int(self._get().ctypes.data)
 
     def _value_or_fail(self):
         v = self._get()

@@ -191,8 +191,16 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
 
 # -- variables
 
+def _check_shape_items(shape, layer):
+    for d in shape:
+        if not isinstance(d, (int, np.integer)) or isinstance(d, bool):
+            raise TypeError("%s: the items of shape must be ints, got %r in %s"
+                            % (layer, d, list(shape)))
+
+
 def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
     """A global-block variable initialized to `value` in the startup program."""
+    _check_shape_items(shape, "create_global_var")
     helper = LayerHelper("global_var")
     var = helper.create_global_variable(
         name=name or unique_name.generate("global_var"), shape=list(shape),
@@ -204,6 +212,7 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,
                      default_initializer=None):
     from ..framework.param_attr import ParamAttr
+    _check_shape_items(shape, "create_parameter")
     attr = ParamAttr._to_attr(attr) if attr is not None else ParamAttr(name=name)
     return LayerHelper("create_parameter").create_parameter(attr, shape, convert_dtype(dtype),
                                                             is_bias, default_initializer)

@@ -71,7 +71,7 @@ def kron(x, y, out=None, name=None):
 
 
 def log1p(x, out=None, name=None):
-    return _into(out, math.log1p(x, name))
+    return _into(out, math._paddle_unary("log1p")(x, name))
 
 
 def logsumexp(x, dim=None, keepdim=False, out=None, name=None):

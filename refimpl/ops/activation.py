@@ -17,9 +17,10 @@ class _Unary(OpDef):
     grad_inputs = ("X", "Out@GRAD")
     domain = (-1.0, 1.0)   # sample range keeping away from poles
     kinks = (0.0,)         # points where the derivative jumps: samples keep away from them
+    dtypes = FLOATS        # what X may hold
 
     def infer_shape(self, ctx):
-        ctx.check_dtype("X", FLOATS)
+        ctx.check_dtype("X", self.dtypes)
         ctx.same_as("X", "Out")
 
     def samples(self, rng):
@@ -35,7 +36,7 @@ class _FromOut(_Unary):
 
 
 def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=None,
-           sample_attrs=None):
+           sample_attrs=None, dtypes=None):
     """Register op `name`: fwd(x, **attrs) and bwd(x, dout, **attrs), or bwd(out, dout,
     **attrs) when `from_out` (the grad then keeps Out alive instead of X)."""
     base = _FromOut if from_out else _Unary
@@ -46,7 +47,8 @@ def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=N
         body["forward_out"] = staticmethod(forward_out)
     if bwd is not None:
         body["backward"] = staticmethod(bwd)
-    for key, value in (("domain", domain), ("kinks", kinks), ("sample_attrs", sample_attrs)):
+    for key, value in (("domain", domain), ("kinks", kinks), ("sample_attrs", sample_attrs),
+                       ("dtypes", dtypes)):
         if value is not None:
             body[key] = value
     cls = type("".join(p.title() for p in name.split("_")), (base,), body)
@@ -107,7 +109,8 @@ _unary("stanh", lambda x, scale_a=0.67, scale_b=1.7159: scale_b * np.tanh(x * sc
        attrs={"scale_a": 0.67, "scale_b": 1.7159})
 _unary("pow", lambda x, factor=1.0: np.power(x, x.dtype.type(factor)),
        lambda x, d, factor=1.0: d * factor * np.power(x, factor - 1),
-       attrs={"factor": 1.0}, domain=(0.2, 2.0), sample_attrs={"factor": 2.5})
+       attrs={"factor": 1.0}, domain=(0.2, 2.0), sample_attrs={"factor": 2.5},
+       dtypes=FLOATS + ("int32", "int64"))     # Paddle's pow kernels take integers too
 
 # -- piecewise: the derivative at a kink is taken from the flat side (0 for relu at 0)
 _unary("abs", np.abs, lambda x, d: d * np.sign(x))

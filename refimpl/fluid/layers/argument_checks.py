@@ -80,8 +80,8 @@ def checked(layer, fn):
             if given and value is not None:
                 try:
                     dtype = convert_dtype(value)
-                except TypeError:
-                    dtype = str(value)
+                except TypeError:     # not a Paddle dtype at all: Paddle's convert_dtype
+                    raise ValueError("%s: unsupported data type %r" % (layer, value)) from None
                 if dtype not in dtypes:
                     raise TypeError("The data type of '%s' in %s must be %s, but received %s"
                                     % (name, layer, list(dtypes), dtype))
