@@ -7,19 +7,23 @@ from . import _allocator
 
 _allocator.tune()
 
-from .framework.dtypes import (bool_ as bool, float16, float32, float64, int8, int16, int32,
-                               int64, uint8)
+from .framework.dtypes import (bool_ as bool, complex64, complex128, float16, float32, float64,
+                               int8, int16, int32, int64, uint8)
 from .framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda)
 from .framework.param_attr import ParamAttr
 from .framework.program import Variable
 from .framework.random import seed as _seed_rng
 from .layers import exports as _exports
-from .framework.serialization import save, load
-from . import framework, static, fluid, nn, optimizer, regularizer, metric, distributed, incubate, vision, io
-from . import reader, dataset, compat, utils
+from .framework.model_formats import save, load
+from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
+               incubate, vision, io, utils)
+from . import reader, dataset, compat
 from .reader import batch
 
 globals().update(_exports("paddle"))
+from . import tensor_methods as _tensor_methods
+
+_tensor_methods.attach(Variable)
 
 Tensor = Variable
 

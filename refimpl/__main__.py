@@ -1,4 +1,5 @@
-"""refimpl command line: run (drop-in for paddle scripts), conformance, bench."""
+"""refimpl command line: run (drop-in for paddle scripts), conformance, bench, dump-model,
+check-model."""
 import argparse
 import os
 import runpy
@@ -12,6 +13,9 @@ commands:
                          default $REFIMPL_PADDLE, else 2.0)
   conformance ...        generate / check golden vectors (see `conformance --help`)
   bench [...]            time training steps (see `bench --help`)
+  dump-model PATH        print a saved program as readable JSON (`dump-model --help`)
+  check-model PATH       run a saved inference model in refimpl, and with
+                         --paddle-python PY in real Paddle too; compare the outputs
 """
 
 
@@ -60,6 +64,12 @@ def main(argv=None):
     if cmd == "bench":
         from .bench_cli import main as bench_main
         return bench_main(rest)
+    if cmd == "dump-model":
+        from .model_tools import dump_model_main
+        return dump_model_main(rest)
+    if cmd == "check-model":
+        from .model_tools import check_model_main
+        return check_model_main(rest)
     print("unknown command %r\n\n%s" % (cmd, USAGE), file=sys.stderr)
     return 2
 

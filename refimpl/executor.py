@@ -16,10 +16,10 @@ from . import versions
 from .buffer_pool import BufferPool
 from .framework.dtypes import convert_dtype
 from .framework.errors import FeedError, OpError
-from .framework.place import CPUPlace
+from .framework.place import CPUPlace, as_place
 from .framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                 default_main_program)
-from .framework.scope import Tensor, global_scope
+from .framework.scope import LoDTensorArray, Tensor, global_scope
 from .ops.binding import bind_kernel
 from .ops.registry import link_saved_for_grad
 
@@ -271,6 +271,9 @@ def check_feed(var, value):
         value = np.asarray(value)
     if not isinstance(value, np.ndarray):
         value = np.asarray(value, dtype=var.dtype.np if var.dtype is not None else None)
+    if value.ndim == 0 and var.shape is not None and len(var.shape) == 1 and \
+            var.shape[0] in (1, -1):
+        value = value.reshape(1)   # a number (or 0-d array) feeds a [1] variable, as in Paddle
     if var.dtype is not None and value.dtype != var.dtype.np and not var.need_check_feed:
         # Paddle does not check feeds of fluid.layers.data variables and computes in the
         # fed dtype. refimpl's plans pick kernels by the declared dtype, so a value of the
@@ -286,6 +289,11 @@ def check_feed(var, value):
                                                    "int16", "int32", "int64", "uint8", "bool")
                            else value.dtype, var.dtype.name))
     shape = var.shape
+    if shape and shape[0] == -1 and value.ndim and value.shape[0] == 0 and var.is_data \
+            and not var.lod_level:
+        # Paddle 1.8.5 fails inside the first op ("numel must be equal or larger than zero")
+        raise FeedError("feed %r: the batch is empty (shape %s): feed at least one sample"
+                        % (var.name, list(value.shape)))
     if shape is not None and var.need_check_feed:
         ok = len(shape) == value.ndim and all(d < 0 or d == g for d, g in zip(shape, value.shape))
         if not ok:
@@ -320,7 +328,7 @@ def _with_sequence_lengths(block, feed):
 
 class Executor:
     def __init__(self, place=None):
-        self.place = place if place is not None else CPUPlace()
+        self.place = as_place(place) if place is not None else CPUPlace()
         self._plans = {}
 
     def close(self):
@@ -432,6 +440,10 @@ def as_fetched(value):
 
 
 def _as_results(outs, return_numpy):
+    """Fetched values as numpy arrays, or as LoDTensors (return_numpy=False). A tensor array's
+    value (a list) comes back as a list of arrays, or a LoDTensorArray, as in Paddle."""
     if return_numpy:
-        return [as_fetched(o) for o in outs]
-    return [Tensor(value=o) for o in outs]
+        return [[np.asarray(t) for t in o] if isinstance(o, list) else as_fetched(o)
+                for o in outs]
+    return [LoDTensorArray(Tensor(value=t) for t in o) if isinstance(o, list)
+            else Tensor(value=o) for o in outs]

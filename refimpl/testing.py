@@ -111,6 +111,11 @@ def assert_close(actual, expected, rtol, atol, what=""):
     a = np.asarray(actual)
     e = np.asarray(expected)
     assert a.shape == e.shape, "%s: shape %s != %s" % (what, a.shape, e.shape)
-    np.testing.assert_allclose(a.astype(np.float64) if a.dtype != bool else a,
-                               e.astype(np.float64) if e.dtype != bool else e,
-                               rtol=rtol, atol=atol, err_msg=what)
+    np.testing.assert_allclose(_widened(a), _widened(e), rtol=rtol, atol=atol, err_msg=what)
+
+
+def _widened(a):
+    """float64 (complex128 for complex values, bools as they are) for the comparison."""
+    if a.dtype == bool:
+        return a
+    return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)

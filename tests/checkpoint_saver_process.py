@@ -6,7 +6,8 @@
     python checkpoint_saver_process.py crash-each-step SAVER PATH FIRST_GENERATION MEGABYTES
         for step 1, 2, ...: fork a process that saves generation FIRST_GENERATION + step to
         PATH but dies (os._exit: no cleanup, as a kill) just before its step-th file-system
-        call (os.fsync / os.replace / os.unlink) or array write; print "died <step> <generation>", then
+        call (os.fsync / os.replace / os.unlink) or write into a file being saved (between
+        the arrays of a file, and inside one); print "died <step> <generation>", then
         wait for a line on stdin (the test checks PATH meanwhile). When a save has fewer
         steps it completes: print "completed <generation>" and stop.
 
@@ -64,9 +65,36 @@ def save(saver, main, path, generation, megabytes):
         paddle.save(state, path)
 
 
+class _WriteHook:
+    """A file being saved whose every write calls `before_write(path)` first."""
+
+    def __init__(self, file, path, before_write):
+        self._file, self._path, self._before_write = file, path, before_write
+
+    def write(self, data):
+        self._before_write(self._path)
+        return self._file.write(data)
+
+    def __getattr__(self, name):
+        return getattr(self._file, name)
+
+
+def hook_writes(before_write, setattr=setattr):
+    """Make every write into a file a save stages (atomic_file.StagedFile: every file
+    refimpl saves) call `before_write(target path)` first; `setattr` may be pytest's
+    monkeypatch.setattr, to undo it after the test."""
+    from refimpl.framework import atomic_file
+    init = atomic_file.StagedFile.__init__
+
+    def hooked(self, path):
+        init(self, path)
+        self.file = _WriteHook(self.file, self.path, before_write)
+    setattr(atomic_file.StagedFile, "__init__", hooked)
+
+
 def _die_at_step(step):
-    """Make the `step`-th call of os.fsync / os.replace / os.unlink, or of the .npy writer
-    (between the members of an archive), end the process first."""
+    """Make the `step`-th call of os.fsync / os.replace / os.unlink, or write into a file
+    being saved, end the process first."""
     calls = [0]
 
     def wrap(fn):
@@ -77,7 +105,7 @@ def _die_at_step(step):
             return fn(*args, **kwargs)
         return call
     os.fsync, os.replace, os.unlink = wrap(os.fsync), wrap(os.replace), wrap(os.unlink)
-    np.lib.format.write_array = wrap(np.lib.format.write_array)
+    hook_writes(wrap(lambda path: None))
 
 
 def main(argv):

@@ -1,6 +1,14 @@
 """Plain helpers shared by test modules (tests/ is on sys.path, as for `from test_conv_pool
-import conv_loops`): running what a test built, and reading a variable's value."""
+import conv_loops`): running what a test built, reading a variable's value, and running
+something that might hang."""
+import os
+import sys
+import threading
+import traceback
+from unittest import mock
+
 import numpy as np
+import pytest
 
 from refimpl import fluid, static
 from refimpl.framework.program import Program, program_guard
@@ -29,3 +37,32 @@ def build_and_run(build, feed=None):
     scope = Scope()
     exe.run(startup, scope=scope)
     return exe.run(main, feed=feed or {}, fetch_list=list(fetch), scope=scope)
+
+
+def within_watchdog(fn, *args, timeout_s=90, stall_timeout_s=30):
+    """fn(*args) on a daemon thread, with REFIMPL_STALL_TIMEOUT=stall_timeout_s. If it has
+    not returned after `timeout_s`, the test fails with every thread's stack. The threads it
+    starts inherit the daemon flag, so a hung run cannot keep the test process alive."""
+    outcome = {}
+
+    def target():
+        try:
+            outcome["value"] = fn(*args)
+        except BaseException as e:  # re-raised on the test's thread
+            outcome["error"] = e
+    with mock.patch.dict(os.environ, {"REFIMPL_STALL_TIMEOUT": str(stall_timeout_s)}):
+        worker = threading.Thread(target=target, daemon=True)
+        worker.start()
+        worker.join(timeout_s)
+    if worker.is_alive():
+        pytest.fail("hung: no result after %d s; every thread's stack:\n%s"
+                    % (timeout_s, _stacks()))
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
+
+
+def _stacks():
+    names = {t.ident: t.name for t in threading.enumerate()}
+    return "\n".join("--- %s\n%s" % (names.get(ident, ident), "".join(
+        traceback.format_stack(frame))) for ident, frame in sys._current_frames().items())

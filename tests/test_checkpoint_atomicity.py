@@ -192,16 +192,17 @@ def test_paddle_save_of_a_value_that_cannot_be_saved_writes_nothing(tmp_path):
     np.testing.assert_array_equal(paddle.load(path)["a"], np.ones(3))
 
 
-def _fail_on_second_array(monkeypatch):
-    """np.lib.format.write_array raising a full-disk OSError on its second call."""
-    write_array, calls = np.lib.format.write_array, []
+def _fail_writing(monkeypatch, suffix, nth_write):
+    """The `nth_write`-th write into the file ending with `suffix` being saved raises a
+    full-disk OSError (after the earlier files of the save are written and staged)."""
+    calls = []
 
-    def failing(*args, **kwargs):
-        calls.append(1)
-        if len(calls) == 2:
-            raise OSError(errno.ENOSPC, "No space left on device")
-        return write_array(*args, **kwargs)
-    monkeypatch.setattr(np.lib.format, "write_array", failing)
+    def before_write(path):
+        if path.endswith(suffix):
+            calls.append(path)
+            if len(calls) == nth_write:
+                raise OSError(errno.ENOSPC, "No space left on device")
+    saver_process.hook_writes(before_write, monkeypatch.setattr)
 
 
 def test_paddle_save_failing_mid_write_keeps_the_old_file(tmp_path, monkeypatch):
@@ -209,7 +210,7 @@ def test_paddle_save_failing_mid_write_keeps_the_old_file(tmp_path, monkeypatch)
     old = {"a": np.arange(4, dtype="float32"), "b": np.ones(2, "int64")}
     paddle.save(old, path)
     before = _snapshot(tmp_path)
-    _fail_on_second_array(monkeypatch)
+    _fail_writing(monkeypatch, ".pdparams", 4)         # in the middle of the file
     with pytest.raises(OSError, match="No space left"):
         paddle.save({"a": np.zeros(4, "float32"), "b": np.zeros(2, "int64")}, path)
     assert _snapshot(tmp_path) == before            # no temp file either
@@ -224,7 +225,7 @@ def test_static_save_failing_mid_write_keeps_the_old_checkpoint(tmp_path, monkey
     main, path = saver_process.program(megabytes), str(tmp_path / "model")
     saver_process.save("static", main, path, 1, megabytes)
     before = _snapshot(tmp_path)
-    _fail_on_second_array(monkeypatch)
+    _fail_writing(monkeypatch, ".pdopt", 1)
     with pytest.raises(OSError, match="No space left"):
         saver_process.save("static", main, path, 2, megabytes)
     assert _snapshot(tmp_path) == before

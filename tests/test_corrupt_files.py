@@ -1,7 +1,8 @@
 """Corrupt files raise the loader's own error, FileFormatError (a SerializationError), naming
 the file and what is wrong; never a KeyError / TypeError / EOFError from deep inside, and
-never unpickled code. Archive member names are encoded so that no variable name becomes a
-path (specs/io.md)."""
+never unpickled code (specs/io.md). Paddle's formats, which refimpl writes, and the JSON /
+.npz files of earlier refimpl versions, which it still reads: their archive member names
+are percent-encoded, so that no variable name becomes a path."""
 import io
 import json
 import os
@@ -14,6 +15,7 @@ from hypothesis import given, settings, strategies as st
 
 import refimpl as paddle
 from refimpl.framework import checkpoint, serialization
+from refimpl.framework.paddle_formats import safe_pickle
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope, scope_guard
 from refimpl.framework.serialization import FileFormatError
@@ -38,33 +40,130 @@ def _saved_model(tmp_path):
     return main, prefix
 
 
+def _checkpoint(tmp_path):
+    """static.save of an initialized fc, manifest and all: (program, prefix)."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        static.nn.fc(static.data("x", [None, 3]), 2)
+    prefix = str(tmp_path / "m")
+    with scope_guard(Scope()):
+        static.Executor().run(startup)
+        static.save(main, prefix)
+    return main, prefix
+
+
 def _load_error(fn, *args):
     with scope_guard(Scope()), pytest.raises(FileFormatError) as e:
         fn(*args)
     return str(e.value)
 
 
+def _legacy_member(name):
+    """An earlier refimpl's archive member for tensor `name`: bytes outside A-Z a-z 0-9 . _
+    - @ percent-encoded (%XX of the UTF-8 bytes)."""
+    safe = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-@"
+    return "".join(chr(b) if b in safe else "%%%02X" % b
+                   for b in name.encode("utf-8", "surrogatepass")) + ".npy"
+
+
+def _legacy_archive(path_or_file, arrays):
+    """A tensor archive as earlier refimpl versions wrote every tensor file."""
+    with zipfile.ZipFile(path_or_file, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+        for name, value in arrays.items():
+            with zf.open(_legacy_member(name), "w", force_zip64=True) as member:
+                np.lib.format.write_array(member, np.asarray(value), allow_pickle=False)
+
+
+def _legacy_checkpoint(tmp_path):
+    """model.pdparams / .pdopt / .pdmodel and infer.pdmodel / .pdiparams as an earlier
+    refimpl wrote them (.npz archives and JSON programs), without manifests."""
+    main, prefix = _saved_model(tmp_path)
+    state = static.load_program_state(prefix)
+    params = {v.name for v in main.all_parameters()}
+    _legacy_archive(prefix + ".pdparams", {k: v for k, v in state.items() if k in params})
+    _legacy_archive(prefix + ".pdopt", {k: v for k, v in state.items() if k not in params})
+    infer = static.io.read_inference_model(*static.io.inference_model_files(
+        str(tmp_path / "infer")))
+    open(str(tmp_path / "infer.pdmodel"), "wb").write(serialization.program_to_bytes(
+        infer[0], feed_names=infer[1], fetch_names=[v.name for v in infer[2]]))
+    _legacy_archive(str(tmp_path / "infer.pdiparams"), infer[3])
+    return main, prefix
+
+
+# -- Paddle's formats
+
+
 def test_an_empty_pdparams(tmp_path):
     main, prefix = _saved_model(tmp_path)
     open(prefix + ".pdparams", "wb").close()
-    for fn, args in ((static.load, (main, prefix)), (paddle.load, (prefix + ".pdparams",)),
-                     (static.load_program_state, (prefix,))):
-        assert _load_error(fn, *args) == "%s.pdparams: empty (0 bytes), not a tensor " \
-                                         "archive" % prefix
+    for fn, args in ((static.load, (main, prefix)), (static.load_program_state, (prefix,))):
+        assert _load_error(fn, *args) == "%s.pdparams: empty (0 bytes), not a tensor file" \
+            % prefix
+    assert _load_error(paddle.load, prefix + ".pdparams") == \
+        "%s.pdparams: empty (0 bytes), not a paddle.save file" % prefix
 
 
-def test_a_truncated_archive(tmp_path):
-    main, prefix = _saved_model(tmp_path)
+@pytest.mark.parametrize("saved, problem", [
+    (_saved_model, "not a complete pickle"),
+    (_legacy_checkpoint, "not a tensor archive (.npz without pickles): not a complete zip file"),
+])
+def test_a_truncated_pdparams(tmp_path, saved, problem):
+    main, prefix = saved(tmp_path)
     data = open(prefix + ".pdparams", "rb").read()
     for cut in (len(data) // 2, len(data) - 1, 30):
         open(prefix + ".pdparams", "wb").write(data[:cut])
         message = _load_error(static.load, main, prefix)
-        assert message.startswith(prefix + ".pdparams: not a tensor archive")
-        assert "not a complete zip file" in message
+        assert message.startswith("%s.pdparams: %s" % (prefix, problem)), message
+
+
+def test_a_corrupt_pickle(tmp_path):
+    main, prefix = _saved_model(tmp_path)
+    data = bytearray(open(prefix + ".pdparams", "rb").read())
+    data[2] = 0xFF                                  # the first opcode after PROTO
+    open(prefix + ".pdparams", "wb").write(bytes(data))
+    assert "opcode b'\\xff' unknown" in _load_error(static.load, main, prefix)
+    open(prefix + ".pdparams", "wb").write(safe_pickle.dumps([np.ones(2)]))
+    assert _load_error(static.load, main, prefix) == \
+        "%s.pdparams: the pickle holds a list, not a dict of tensors" % prefix
+
+
+def test_a_bit_flip_in_the_data_is_caught_by_the_manifest(tmp_path):
+    """Paddle's pickles and tensor streams carry no checksum: the manifest's sha256 is what
+    tells a damaged value."""
+    main, prefix = _checkpoint(tmp_path)
+    data = bytearray(open(prefix + ".pdparams", "rb").read())
+    data[-20] ^= 0x01                               # inside the last array's data
+    open(prefix + ".pdparams", "wb").write(bytes(data))
+    with scope_guard(Scope()), pytest.raises(checkpoint.TornCheckpointError,
+                                             match="m.pdparams"):
+        static.load(main, prefix)
+
+
+def test_a_truncated_inference_model(tmp_path):
+    _saved_model(tmp_path)
+    prefix = str(tmp_path / "infer")
+    for suffix, problem in ((".pdiparams", "needs 24 bytes, only 14 left"),
+                            (".pdmodel", "runs past the end")):
+        data = open(prefix + suffix, "rb").read()
+        open(prefix + suffix, "wb").write(data[:-10])
+        message = _load_error(static.load_inference_model, prefix, static.Executor())
+        assert message.startswith(prefix + suffix + ": ") and problem in message, message
+        open(prefix + suffix, "wb").write(data)
+
+
+def test_a_program_that_is_not_a_program(tmp_path):
+    _saved_model(tmp_path)
+    path = str(tmp_path / "infer.pdmodel")
+    open(path, "wb").write(b"\x00\x01 binary")
+    assert _load_error(static.load_inference_model, str(tmp_path / "infer"),
+                       static.Executor()) == path + ": ProgramDesc: field number 0 at byte 1"
+
+
+# -- the .npz / JSON files of earlier refimpl versions
 
 
 def test_a_corrupt_member(tmp_path):
-    main, prefix = _saved_model(tmp_path)
+    main, prefix = _legacy_checkpoint(tmp_path)
     data = bytearray(open(prefix + ".pdparams", "rb").read())
     with zipfile.ZipFile(io.BytesIO(bytes(data))) as zf:
         info = zf.getinfo("fc_0.w_0.npy")
@@ -87,17 +186,14 @@ def test_a_member_with_a_wrong_npy_header(tmp_path):
 
 def test_a_tree_member_that_is_not_json(tmp_path):
     path = str(tmp_path / "obj.pdparams")
-    paddle.save({"step": 3, "w": np.ones(2)}, path)
-    arrays = serialization.read_arrays(path)
-    arrays[serialization.TREE_MEMBER] = np.frombuffer(b'{"format": "refimpl.tr', np.uint8)
-    with open(path, "wb") as f:
-        serialization.archive_writer(arrays)(f)
+    arrays = {"a0": np.ones(2), serialization.TREE_MEMBER: np.frombuffer(
+        b'{"format": "refimpl.tr', np.uint8)}
+    _legacy_archive(path, arrays)
     assert "not a structure member (not UTF-8 JSON" in _load_error(paddle.load, path)
     arrays[serialization.TREE_MEMBER] = np.frombuffer(
         json.dumps({"format": "refimpl.tree", "version": 1,
                     "root": {"w": {"@array": "a7"}}}).encode(), np.uint8)
-    with open(path, "wb") as f:
-        serialization.archive_writer(arrays)(f)
+    _legacy_archive(path, arrays)
     assert "root['w'] refers to array 'a7', which the archive does not hold" \
         in _load_error(paddle.load, path)
 
@@ -132,7 +228,7 @@ def _edit_program(path, edit):
      "fetch_names names variables the program does not have: ['nowhere']"),
 ])
 def test_a_malformed_program(tmp_path, edit, problem):
-    _saved_model(tmp_path)
+    _legacy_checkpoint(tmp_path)
     path = str(tmp_path / "infer.pdmodel")
     _edit_program(path, edit)
     message = _load_error(static.load_inference_model, str(tmp_path / "infer"),
@@ -142,23 +238,8 @@ def test_a_malformed_program(tmp_path, edit, problem):
         assert problem in _load_error(static.deserialize_program, open(path, "rb").read())
 
 
-def test_a_program_that_is_not_json(tmp_path):
-    _saved_model(tmp_path)
-    path = str(tmp_path / "infer.pdmodel")
-    open(path, "wb").write(b"\x00\x01 binary")
-    assert _load_error(static.load_inference_model, str(tmp_path / "infer"),
-                       static.Executor()).startswith(path + ": not a refimpl program (not "
-                                                            "UTF-8 JSON")
-
-
 def test_a_malformed_manifest(tmp_path):
-    main, startup = Program(), Program()
-    with program_guard(main, startup):
-        static.nn.fc(static.data("x", [None, 3]), 2)
-    prefix = str(tmp_path / "m")
-    with scope_guard(Scope()):
-        static.Executor().run(startup)
-        static.save(main, prefix)
+    main, prefix = _checkpoint(tmp_path)
     manifest = json.loads(open(prefix + ".pdmanifest").read())
     for damage, problem in (
             (lambda m: m.update(version=9), "checkpoint manifest version 9 is not supported"),
@@ -191,8 +272,10 @@ def test_pickled_data_is_refused_and_never_run(tmp_path):
     assert "allow_pickle" in _load_error(paddle.load, npz)
     raw = str(tmp_path / "raw.pdparams")
     with open(raw, "wb") as f:
-        pickle.dump({"w": _WritesAFile(marker)}, f)    # what Paddle's own .pdparams are
-    assert "not a tensor archive" in _load_error(paddle.load, raw)
+        pickle.dump({"w": _WritesAFile(marker)}, f)    # Paddle's .pdparams format
+    for load in (paddle.load, static.load_program_state):
+        assert "the pickle calls io.open; refused" in _load_error(load, raw) \
+            or "the pickle calls builtins.open; refused" in _load_error(load, raw)
     member = str(tmp_path / "member.pdparams")
     with zipfile.ZipFile(member, "w") as zf:
         zf.writestr("w.npy", pickle.dumps(_WritesAFile(marker)))
@@ -203,28 +286,18 @@ def test_pickled_data_is_refused_and_never_run(tmp_path):
     assert os.path.exists(marker)
 
 
-# -- member names
+# -- variable names
 
 
 _ODD_NAMES = ["../../x", "/abs", "a\0b", "back\\slash", "C:evil", "..", ".", "%41", "",
               "fc_0.w_0@GRAD", "名字", "x.npy", "\ud800"]
 
 
-def _assert_safe_member(member):
-    assert member.endswith(".npy")
-    assert not any(c in member for c in "/\\\0:") and member.isascii()
-
-
-def test_odd_variable_names_are_safe_members_and_round_trip(tmp_path):
+def test_odd_variable_names_round_trip_through_paddle_save(tmp_path):
     state = {name: np.full(2, i, "int32") for i, name in enumerate(_ODD_NAMES)}
     path = str(tmp_path / "odd.pdparams")
     paddle.save(state, path)
-    with zipfile.ZipFile(path) as zf:
-        members = zf.namelist()
-    assert len(members) == len(_ODD_NAMES)
-    for member in members:
-        _assert_safe_member(member)
-    assert members[:3] == ["..%2F..%2Fx.npy", "%2Fabs.npy", "a%00b.npy"]
+    assert os.listdir(tmp_path) == ["odd.pdparams"]      # names are data, never paths
     back = paddle.load(path)
     assert list(back) == _ODD_NAMES
     for name in _ODD_NAMES:
@@ -251,6 +324,23 @@ def test_odd_variable_names_round_trip_through_static_save(tmp_path):
         np.testing.assert_array_equal(scope._values[name], value)
 
 
+@pytest.mark.parametrize("name", ["../../x", "/abs", "a\0b", "back\\slash", "..", ".", "",
+                                  "a//b"])
+def test_names_that_would_leave_the_directory_get_no_parameter_file(tmp_path, name):
+    with pytest.raises(ValueError, match="cannot be a file name"):
+        static.io.save_vars_files(str(tmp_path / "params"), {name: np.ones(2)})
+    assert not os.path.exists(tmp_path / "params") or os.listdir(tmp_path / "params") == []
+
+
+def test_parameter_files_in_subdirectories_round_trip(tmp_path):
+    values = {"save_infer_model/scale_0.w": np.ones(2, "float32"), "fc_0.w_0": np.eye(2)}
+    static.io.save_vars_files(str(tmp_path / "params"), values)
+    back = static.io.read_vars_files(str(tmp_path / "params"), list(values))
+    for name, value in values.items():
+        np.testing.assert_array_equal(back[name], value)
+    assert sorted(static.load_program_state(str(tmp_path / "params"))) == sorted(values)
+
+
 def test_member_names_written_by_numpy_savez_read_as_they_are(tmp_path):
     path = str(tmp_path / "np.npz")
     np.savez(path, **{"plain": np.ones(1), "with space": np.zeros(1)})
@@ -260,14 +350,18 @@ def test_member_names_written_by_numpy_savez_read_as_they_are(tmp_path):
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.text(st.characters(blacklist_categories=())), max_size=5, unique=True))
 def test_any_names_round_trip(names):
-    for name in names:
-        member = serialization.member_name(name)
-        _assert_safe_member(member)
-        assert serialization.tensor_name(member) == name
     state = {name: np.arange(i + 1, dtype="int64") for i, name in enumerate(names)}
+    for back in (safe_pickle.loads(safe_pickle.dumps(state)), _legacy_round_trip(state)):
+        assert list(back) == names
+        for name in names:
+            np.testing.assert_array_equal(back[name], state[name])
+
+
+def _legacy_round_trip(state):
+    """An earlier refimpl's archive of `state`, read back: %XX member names decode."""
     buf = io.BytesIO()
-    serialization.archive_writer(state)(buf)
-    back = serialization.arrays_from_bytes(buf.getvalue())
-    assert list(back) == names
-    for name in names:
-        np.testing.assert_array_equal(back[name], state[name])
+    _legacy_archive(buf, state)
+    for name in state:
+        member = _legacy_member(name)
+        assert member.isascii() and not any(c in member for c in "/\\\0:")
+    return serialization.arrays_from_bytes(buf.getvalue())

@@ -1,10 +1,14 @@
 """Executor: feeding, fetching, scopes, plan caching, error messages."""
+import re
+import threading
+
 import numpy as np
 import pytest
 
 import refimpl as paddle
 from refimpl import static
 from refimpl.framework.errors import FeedError, OpError
+from refimpl.framework.scope import Scope
 
 
 def _net():
@@ -130,3 +134,36 @@ def test_return_numpy_false_gives_tensors():
     t, = exe.run(feed={"x": np.ones((2, 3), "float32")}, fetch_list=[loss],
                  return_numpy=False)
     np.testing.assert_allclose(np.array(t), 1.5)
+
+
+def test_scope_guard_is_process_wide_so_a_second_thread_is_refused():
+    """scope_guard switches the one global scope of the process (as Paddle's does): a
+    thread entering one while another thread is inside one would switch that thread's scope
+    too, and leaving them in the other order used to leave the wrong scope behind for good.
+    The second thread is refused, pointed to exe.run(scope=...)."""
+    mine = Scope()
+    errors = []
+
+    def second():
+        try:
+            with static.scope_guard(Scope()):
+                pass
+        except RuntimeError as e:
+            errors.append(e)
+    with static.scope_guard(mine):
+        worker = threading.Thread(target=second, name="worker")
+        worker.start()
+        worker.join(10)
+        assert static.global_scope() is mine
+    assert len(errors) == 1
+    assert re.match(r"scope_guard in thread 'worker' while thread 'MainThread' is inside one: "
+                    r"the global scope is process-wide \(as in Paddle\), so this would switch "
+                    r"it for that thread too. Give each thread's runs their own scope instead: "
+                    r"exe.run\(program, scope=my_scope\)", str(errors[0]))
+    # nested guards in one thread restore in order
+    outer, a, b = static.global_scope(), Scope(), Scope()
+    with static.scope_guard(a):
+        with static.scope_guard(b):
+            assert static.global_scope() is b
+        assert static.global_scope() is a
+    assert static.global_scope() is outer

@@ -106,3 +106,32 @@ def test_communicators_sum_broadcast_and_gather_across_processes(tmp_path):
     r = _run(3, str(script))
     assert r.returncode == 0, r.stdout + r.stderr
     assert sorted(re.findall(r"rank \d ok", r.stdout)) == ["rank 0 ok", "rank 1 ok", "rank 2 ok"]
+
+
+def test_a_rank_left_waiting_for_the_others_raises_a_stall_and_aborts(tmp_path):
+    """Rank 0 runs one more step than rank 1, which finishes: rank 0's allreduce has no
+    partner. It used to wait in MPI forever; it now raises StallError naming the wait once
+    REFIMPL_STALL_TIMEOUT passes, and the job aborts."""
+    script = tmp_path / "extra_step.py"
+    script.write_text(textwrap.dedent("""
+        import numpy as np
+        import paddle
+        import paddle.static as static
+        paddle.enable_static()
+        x = static.data("x", [None, 2], "float32")
+        loss = paddle.mean(static.nn.fc(x, 1))
+        paddle.optimizer.SGD(0.1).minimize(loss)
+        exe = static.Executor()
+        exe.run(static.default_startup_program())
+        prog = static.CompiledProgram(static.default_main_program()).with_data_parallel(
+            loss_name=loss.name, places=[paddle.CPUPlace()])
+        for _ in range(2 if paddle.distributed.get_rank() == 0 else 1):
+            exe.run(prog, feed={"x": np.ones((2, 2), "float32")}, fetch_list=[loss])
+    """))
+    env = dict(os.environ, REFIMPL_STALL_TIMEOUT="2")
+    cmd = ["mpirun", "-n", "2", sys.executable, "-m", "refimpl", "run", str(script)]
+    r = subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=env)
+    assert r.returncode != 0
+    assert "StallError: no progress for 2 s" in r.stderr
+    assert "in allreduce with the other processes (MPI): waiting for them to make the " \
+           "same call" in r.stderr

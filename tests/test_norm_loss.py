@@ -306,7 +306,8 @@ def test_functional_cross_entropy_reductions_and_ignore_index():
     mean, total, each, ignoring = _exe().run(feed={"logits": lg, "label": lb},
                                              fetch_list=outs)
     nll = -np.log(_softmax(lg)[np.arange(6), lb])
-    np.testing.assert_allclose(each[:, 0], nll, rtol=1e-10)
+    assert each.shape == (6,)   # the label's shape (Paddle 3.3.1: label [5] -> loss (5,))
+    np.testing.assert_allclose(each, nll, rtol=1e-10)
     np.testing.assert_allclose(mean, nll.mean(), rtol=1e-10)
     np.testing.assert_allclose(total, nll.sum(), rtol=1e-10)
     # Paddle 2.0: the mean over the labels that are not ignored
@@ -432,3 +433,36 @@ def test_topk_and_accuracy():
     np.testing.assert_allclose(a1, [0.25])                  # only row 1's top-1 is its label
     np.testing.assert_allclose(a2, [0.75])                  # rows 0, 1, 2 within top-2
     assert _value("correct")[0] == 3
+
+
+def test_functional_cross_entropy_class_weights_match_paddle():
+    # recorded with Paddle 3.3.1 on these inputs (float64)
+    rng = np.random.RandomState(0)
+    lg, lb = rng.randn(5, 4), np.array([0, 3, 1, 1, 2], "int64")
+    soft = rng.rand(5, 4)
+    soft /= soft.sum(1, keepdims=True)
+    w = np.array([0.5, 2.0, 1.0, 3.0])
+    logits = static.data("logits", [5, 4], "float64")
+    logits.stop_gradient = False
+    label = static.data("label", [5], "int64")
+    soft_label = static.data("soft", [5, 4], "float64")
+    weight = static.data("weight", [4], "float64")
+    outs = [F.cross_entropy(logits, label, weight=weight, reduction=r)
+            for r in ("none", "mean", "sum")]
+    outs += [F.cross_entropy(logits, label, weight=weight, reduction=r, ignore_index=1)
+             for r in ("mean", "sum")]
+    outs += [F.cross_entropy(logits, soft_label, weight=weight, soft_label=True, reduction=r)
+             for r in ("mean", "sum")]
+    outs += static.gradients(outs[3], [logits])
+    got = _exe().run(feed={"logits": lg, "label": lb, "soft": soft, "weight": w},
+                     fetch_list=outs)
+    np.testing.assert_allclose(got[0], [0.6003762682, 7.4488380754, 3.2987994322,
+                                        3.4136969348, 1.6418067431], rtol=1e-9)
+    np.testing.assert_allclose([float(v) for v in got[1:7]],
+                               [1.9298255828, 16.4035174538, 2.1535602415, 9.6910210867,
+                                1.7431220597, 15.0612449926], rtol=1e-9)
+    np.testing.assert_allclose(got[7][:2], [[-0.0776702625, 0.0085495874, 0.0152482357,
+                                             0.0538724394], [0.4191627814, 0.0243717207,
+                                                             0.1674675785, -0.6110020807]],
+                               rtol=1e-8)
+    np.testing.assert_array_equal(got[7][2:4], 0)    # the ignored labels

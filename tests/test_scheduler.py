@@ -1,4 +1,7 @@
 """ExecutionStrategy.num_threads: the dependency-graph thread-pool runner."""
+import threading
+import time
+
 import numpy as np
 import pytest
 
@@ -8,6 +11,7 @@ from refimpl.compiler.scheduler import (MEASURED_RUNS, ThreadedRunner, max_paral
                                         op_dependencies)
 from refimpl.executor import Plan
 from refimpl.framework.errors import OpError
+from helpers import within_watchdog
 
 
 def _two_branch_program():
@@ -134,3 +138,35 @@ def test_num_threads_zero_is_four_per_place(num_threads, sequential, expected):
         assert runner is plan
     else:
         assert isinstance(runner, ThreadedRunner) and runner.num_threads == expected
+
+
+def test_helper_wakes_the_caller_for_the_light_op_it_made_ready():
+    """Issue #13's lost wake-up, made deterministic: two independent heavy ops (one for the
+    caller, slowed a little so that the helper takes the other; the helper's slowed more,
+    so the helper finishes last) and a light op needing both. The helper's op completes the
+    light op's inputs while the caller waits; only the caller runs light ops, so the helper
+    must wake it before waiting for heavy work itself (it used to wake it after: never)."""
+    x = static.data("x", [None, 4], "float32")
+    out = paddle.add(paddle.scale(x, 2.0), paddle.scale(x, 3.0))
+    plan = Plan(static.default_main_program(), ["x"], [out.name])
+    assert [op.type for op in plan.ops] == ["scale", "scale", "elementwise_add"]
+    runner = ThreadedRunner(plan, 2)
+    runner._heavy = lambda: [True, True, False]     # the same weights on every run
+    runner.heavy = runner._heavy()
+
+    def slowed(run, caller):
+        def slowed(env):
+            time.sleep(0.05 if threading.current_thread() is caller else 0.3)
+            run(env)
+        return slowed
+
+    def run_three_times():
+        plan.runs = [slowed(r, threading.current_thread()) for r in plan.runs]
+        results = []
+        for _ in range(3):
+            env = {"x": np.ones((2, 4), "float32")}
+            runner.run(env)
+            results.append(env[out.name])
+        return results
+    for got in within_watchdog(run_three_times, timeout_s=30):
+        np.testing.assert_array_equal(got, np.full((2, 4), 5.0, "float32"))

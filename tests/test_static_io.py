@@ -2,6 +2,7 @@
 import io
 import json
 import os
+import pickle
 import zipfile
 
 import numpy as np
@@ -9,6 +10,7 @@ import pytest
 
 import refimpl as paddle
 from refimpl.framework import serialization
+from refimpl.framework.paddle_formats import tensor_stream
 from refimpl.framework.errors import OpError
 from refimpl.framework.program import OpRole, Operator, Parameter, Program, program_guard
 from refimpl.framework.scope import Scope, scope_guard
@@ -239,7 +241,8 @@ def test_inference_model_matches_original(tmp_path):
     assert all(op.attr("op_role") & 3 == 0 for op in block.ops)      # no backward/optimize
     assert all(op.attr("is_test") for op in block.ops if op.has_attr("is_test"))
     # only the parameters inference uses (no optimizer moments, no learning rate)
-    saved = serialization.read_arrays(str(tmp_path / "infer.pdiparams"))
+    saved = static_io.read_inference_model(
+        *static_io.inference_model_files(str(tmp_path / "infer")))[3]
     assert set(saved) == {v.name for v in block.vars.values() if v.persistable}
     assert not any("moment" in n or "learning_rate" in n for n in saved)
 
@@ -273,10 +276,16 @@ def test_serialize_persistables_round_trip():
     for v in program.global_block().vars.values():
         if v.persistable:
             np.testing.assert_array_equal(fresh._values[v.name], scope._values[v.name])
-    # plain numpy reads the archive
-    with np.load(io.BytesIO(param_bytes), allow_pickle=False) as npz:
-        assert set(npz.files) == {v.name for v in program.list_vars() if v.persistable}
-    with pytest.raises(ValueError, match="is not in the data"):
+    # Paddle's combined stream: exactly the inference persistables, in name order
+    names = sorted(v.name for v in program.list_vars() if v.persistable)
+    stored = tensor_stream.read_combined(io.BytesIO(param_bytes), len(param_bytes), names)
+    np.testing.assert_array_equal(stored[names[0]].array, scope._values[names[0]])
+    smaller = program.clone()
+    del smaller.global_block().vars[names[-1]]
+    with pytest.raises(serialization.FileFormatError,
+                       match="after the %d tensors" % (len(names) - 1)):
+        static.deserialize_persistables(smaller, param_bytes, exe)
+    with pytest.raises(serialization.FileFormatError, match="no data for"):
         static.deserialize_persistables(main, param_bytes, exe)
 
 
@@ -286,9 +295,9 @@ def test_save_to_file_and_bad_bytes(tmp_path):
     assert static.load_from_file(path) == b"\x00\x01abc"
     with pytest.raises(TypeError, match="content must be bytes"):
         static.save_to_file(path, "text")
-    with pytest.raises(serialization.SerializationError, match="not a refimpl program"):
+    with pytest.raises(serialization.FileFormatError, match="ProgramDesc: field number 0"):
         static.deserialize_program(b"\x00\x01abc")
-    with pytest.raises(serialization.SerializationError, match="not a refimpl program"):
+    with pytest.raises(serialization.FileFormatError, match="not a refimpl program"):
         static.deserialize_program(b'{"format": "other"}')
 
 
@@ -307,12 +316,13 @@ def test_paddle_save_load_nested(tmp_path):
     assert back["opt"]["moments"][1].shape == (0,)
 
 
-def test_paddle_save_state_dict_is_plain_npz(tmp_path):
+def test_paddle_save_state_dict_is_paddles_pickle(tmp_path):
     state = {"fc.w": np.eye(2, dtype="float32"), "fc.b": np.zeros(2, "float32")}
     path = str(tmp_path / "s.pdparams")
     paddle.save(state, path)
-    with np.load(path, allow_pickle=False) as npz:
-        assert sorted(npz.files) == ["fc.b", "fc.w"]
+    with open(path, "rb") as f:         # what Paddle's paddle.load does (our own file)
+        plain = pickle.load(f)
+    assert sorted(plain) == ["fc.b", "fc.w"] and plain["fc.w"].dtype == np.float32
     back = paddle.load(path)
     assert sorted(back) == ["fc.b", "fc.w"]
     np.testing.assert_array_equal(back["fc.w"], np.eye(2))
@@ -326,8 +336,10 @@ def test_paddle_save_refuses_unsupported(tmp_path):
         paddle.save({"a": np.array([{}, 1], dtype=object)}, path)
     with pytest.raises(serialization.SerializationError, match="cannot save a Program"):
         paddle.save(Program(), path)
-    with pytest.raises(serialization.SerializationError, match="dict keys must be str"):
-        paddle.save({1: np.ones(1)}, path)
+    with pytest.raises(serialization.SerializationError, match="dict keys must be str or int"):
+        paddle.save({(1, 2): np.ones(1)}, path)
+    with pytest.raises(ValueError, match="protocol must be 2, 3 or 4"):
+        paddle.save({"a": np.ones(1)}, path, protocol=5)
 
 
 def test_load_never_unpickles(tmp_path):
@@ -339,7 +351,7 @@ def test_load_never_unpickles(tmp_path):
     raw = str(tmp_path / "raw")
     with open(raw, "wb") as f:
         f.write(b"not a zip")
-    with pytest.raises(serialization.SerializationError, match="not a tensor archive"):
+    with pytest.raises(serialization.SerializationError, match="not a paddle.save file"):
         paddle.load(raw)
     with zipfile.ZipFile(str(tmp_path / "empty.npz"), "w"):
         pass
@@ -453,9 +465,65 @@ def test_input_spec():
         static.InputSpec([1]).batch([1, 2])
 
 
-def test_weight_norm_param_attr_refuses_at_use():
-    attr = static.WeightNormParamAttr(dim=0, name="w", learning_rate=0.5)
-    assert isinstance(attr, paddle.ParamAttr) and attr.dim == 0 and attr.learning_rate == 0.5
-    with program_guard(Program(), Program()):
-        with pytest.raises(NotImplementedError, match="weight normalization is not implemented"):
-            static.nn.fc(static.data("x", [None, 4]), 3, weight_attr=attr)
+def test_weight_norm_param_attr_trains_like_paddle():
+    # Paddle 1.8.5, the same program (float32): fc 4 -> 3 without bias, weight from W0,
+    # mean squared error, one SGD step of 0.5; g before and after, by dim
+    rng = np.random.RandomState(0)
+    w0, x, y = rng.randn(4, 3).round(2), rng.randn(5, 4).round(2), rng.randn(5, 3).round(2)
+    paddle_g = {None: ([4.113162040710449], [2.562832832336426]),
+                1: ([3.030808210372925, 1.9232784509658813, 2.008307933807373],
+                    [1.70582914352417, 1.4227229356765747, 1.3120558261871338]),
+                0: ([2.053776979446411, 3.078132390975952, 0.9669539332389832,
+                     1.5133405923843384], [0.05867172032594681, 2.5246622562408447,
+                                           0.8873091340065002, 1.183880090713501])}
+    for dim, (g_before, g_after) in paddle_g.items():
+        main, startup = Program(), Program()
+        with program_guard(main, startup):
+            xv = static.data("x", [None, 4], "float32")
+            yv = static.data("y", [None, 3], "float32")
+            attr = static.WeightNormParamAttr(
+                dim=dim, name="w", initializer=paddle.nn.initializer.Assign(w0.astype("float32")))
+            out = static.nn.fc(xv, 3, weight_attr=attr, bias_attr=False)
+            loss = paddle.mean(paddle.square(out - yv))
+            paddle.optimizer.SGD(0.5).minimize(loss)
+        assert sorted(p.name for p in main.all_parameters()) == ["w_g", "w_v"]
+        scope = Scope()
+        exe = static.Executor()
+        exe.run(startup, scope=scope)
+        g0 = np.array(scope.find_var("w_g").get_tensor())
+        np.testing.assert_allclose(g0.ravel(), g_before, rtol=1e-6)
+        got, = exe.run(main, feed={"x": x.astype("float32"), "y": y.astype("float32")},
+                       fetch_list=[loss], scope=scope)
+        np.testing.assert_allclose(float(got), 7.283690452575684, rtol=1e-6)
+        np.testing.assert_allclose(np.array(scope.find_var("w_g").get_tensor()).ravel(),
+                                   g_after, rtol=1e-5)
+    with pytest.raises(TypeError, match="dim must be an int or None"):
+        static.WeightNormParamAttr(dim="0")
+
+
+@pytest.mark.parametrize("params_filename", [None, "__params__"])
+def test_fluid_style_inference_directory_round_trip(tmp_path, params_filename):
+    """save_inference_files writes what fluid.io.save_inference_model(dirname) writes;
+    load_inference_model(dirname, exe, model_filename=...) reads it back."""
+    paddle.seed(6)
+    main, startup, x, logits, loss = _build_classifier()
+    scope = Scope()
+    _train(main, startup, scope, 2, loss.name)
+    exe = static.Executor()
+    feed = {"x": _batch(3)["x"]}
+    with scope_guard(scope):
+        expected, = exe.run(main.clone(for_test=True), feed=dict(feed, y=_batch(3)["y"]),
+                            fetch_list=[logits])
+        program, feeds, fetches = static_io.normalize_program(main, [x], [logits])
+        static_io.save_inference_files(str(tmp_path / "model"), program, feeds, fetches,
+                                       params_filename=params_filename)
+    files = sorted(os.listdir(tmp_path / "model"))
+    persistables = sorted(v.name for v in program.list_vars() if v.persistable)
+    assert files == sorted([".pdmanifest", "__model__"] + (
+        persistables if params_filename is None else [params_filename]))
+    kwargs = {"model_filename": "__model__", "params_filename": params_filename}
+    with scope_guard(Scope()):
+        loaded, feed_names, targets = static.load_inference_model(str(tmp_path / "model"),
+                                                                  exe, **kwargs)
+        got, = exe.run(loaded, feed=feed, fetch_list=targets)
+    np.testing.assert_array_equal(got, expected)

@@ -1,6 +1,7 @@
 """Loads are all or nothing: a load that fails (a missing, truncated, mismatched or
 inconsistent file, a wrong shape) leaves the scope and the program exactly as they were;
 the manifest tells a complete checkpoint from a torn one (specs/io.md)."""
+import io
 import os
 
 import numpy as np
@@ -8,6 +9,7 @@ import pytest
 
 import refimpl as paddle
 from refimpl.framework import checkpoint, serialization
+from refimpl.framework.paddle_formats import tensor_stream
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope, scope_guard
 
@@ -103,7 +105,7 @@ def test_a_bad_pdopt_leaves_parameters_and_optimizer_state_as_they_were(tmp_path
 def test_a_wrong_shape_in_pdopt_sets_nothing(tmp_path):
     main, prefix, saved, other = _checkpoint_and_other_state(tmp_path)
     os.remove(checkpoint.manifest_path(prefix))
-    state = serialization.read_arrays(prefix + ".pdopt")
+    state = paddle.load(prefix + ".pdopt")
     moment = next(n for n in state if "moment1" in n)
     state[moment] = np.zeros((1, 1), state[moment].dtype)
     paddle.save(state, prefix + ".pdopt")
@@ -136,7 +138,7 @@ def test_set_program_state_checks_every_value_first(tmp_path):
 def test_a_manifest_that_disagrees_is_named_and_removing_it_loads_the_files(tmp_path):
     main, prefix, saved, other = _checkpoint_and_other_state(tmp_path)
     # .pdparams replaced after the save (here by paddle.save, which knows no manifest)
-    params = serialization.read_arrays(prefix + ".pdparams")
+    params = paddle.load(prefix + ".pdparams")
     first = sorted(params)[0]
     params[first] = params[first] + 1
     paddle.save(params, prefix + ".pdparams")
@@ -189,13 +191,14 @@ def test_deserialize_persistables_checks_all_first():
     main, x, logits, scope = _trained(4)
     with scope_guard(scope):
         data = static.serialize_persistables([x], [logits], static.Executor(), program=main)
-    state = serialization.arrays_from_bytes(data)
-    del state[sorted(state)[-1]]
+    program = static.deserialize_program(static.serialize_program([x], [logits], program=main))
+    names = sorted(v.name for v in program.list_vars() if v.persistable)
+    state = tensor_stream.read_combined(io.BytesIO(data), len(data), names)
+    del state[names[-1]]                 # the stream of all but the last variable
     other = Scope()
     unchanged = _Unchanged(other, main)
-    program = static.deserialize_program(static.serialize_program([x], [logits], program=main))
-    with scope_guard(other), pytest.raises(ValueError, match="is not in the data"):
-        static.deserialize_persistables(program, serialization.arrays_to_bytes(state),
+    with scope_guard(other), pytest.raises(ValueError, match="no data for %r" % names[-1]):
+        static.deserialize_persistables(program, tensor_stream.combined_bytes(state),
                                         static.Executor())
     unchanged.check()
 

@@ -146,14 +146,14 @@ def test_cifar_pickles_never_run_code(tmp_path):
     path = tmp_path / "evil.tar.gz"
     _cifar_archive(path, "cifar-10-batches-py",
                    {"data_batch_1": {b"data": _Exploit(), b"labels": [0]}})
-    with pytest.raises(ValueError, match=r"data_batch_1 .*refused: the pickle names "
-                                         r"(posix|os)\.system"):
+    with pytest.raises(ValueError, match=r"data_batch_1 .*the pickle calls "
+                                         r"(posix|os)\.system; refused"):
         datasets.Cifar10(str(path), backend="cv2")
     assert not os.path.exists(_Exploit.marker)
     objects = tmp_path / "objects.tar.gz"
     _cifar_archive(objects, "cifar-10-batches-py",
                    {"data_batch_1": {b"data": np.array([None], dtype=object), b"labels": []}})
-    with pytest.raises(ValueError, match="dtype object"):
+    with pytest.raises(ValueError, match="dtype 'O8' is refused"):
         datasets.Cifar10(str(objects), backend="cv2")
 
 

@@ -1,6 +1,9 @@
 """CompiledProgram: a Program plus the BuildStrategy passes applied to it, and
 optionally data parallelism over several places (with_data_parallel)."""
-from ..framework.program import Program
+import difflib
+
+from ..framework.place import as_place
+from ..framework.program import Program, Variable
 from .strategy import BuildStrategy, ExecutionStrategy
 
 __all__ = ["CompiledProgram"]
@@ -28,6 +31,15 @@ class CompiledProgram:
         if self._is_data_parallel:
             raise RuntimeError("with_data_parallel has already been called on this "
                                "CompiledProgram")
+        _check_loss_name(self._program, loss_name)
+        for name, value, cls in (("build_strategy", build_strategy, BuildStrategy),
+                                 ("exec_strategy", exec_strategy, ExecutionStrategy)):
+            if value is not None and not isinstance(value, cls):
+                raise TypeError("with_data_parallel: %s: expected %s, got %s"
+                                % (name, cls.__name__, type(value).__name__))
+        if places is not None:   # a place that cannot exist fails here, not at the run
+            for place in places if isinstance(places, (list, tuple)) else [places]:
+                as_place(place)
         self._is_data_parallel = True
         self._loss_name = loss_name
         if build_strategy is not None:
@@ -40,3 +52,29 @@ class CompiledProgram:
     def _run(self, executor, feed, fetch_names, scope, return_numpy):
         from ..parallel.engine import run_compiled
         return run_compiled(self, executor, feed, fetch_names, scope, return_numpy)
+
+
+def _check_loss_name(program, loss_name):
+    """Paddle 1.8.5 asserts a loss name for a program with a backward part; a name that is
+    no variable of the program is refused (Paddle 1.8.5 ignores its value: its gradient
+    scaling finds the loss gradient by op role), with the closest names suggested."""
+    if isinstance(loss_name, Variable):
+        raise TypeError("with_data_parallel: loss_name must be the loss variable's name "
+                        "(loss_name=loss.name), got the Variable %r itself" % loss_name.name)
+    block = program.global_block()
+    if loss_name is None:
+        if any(op.type.endswith("_grad") for op in block.ops):
+            raise ValueError("with_data_parallel: the loss name of CompiledProgram is None; "
+                             "the program has a backward part, so give loss_name=loss.name "
+                             "(Paddle 1.8: \"The loss name should be set if CompiledProgram "
+                             "contains backward part.\")")
+        return
+    if not isinstance(loss_name, str):
+        raise TypeError("with_data_parallel: loss_name must be a str (loss.name), got %s"
+                        % type(loss_name).__name__)
+    if block._find_var_recursive(loss_name) is None:
+        names = [n for n in block.vars if "@" not in n]      # not gradients
+        close = difflib.get_close_matches(loss_name, names, n=3, cutoff=0.5)
+        raise ValueError("with_data_parallel: loss_name %r is not a variable of the program%s"
+                         % (loss_name, "; did you mean %s?" % " or ".join(map(repr, close))
+                            if close else " (give loss_name=loss.name)"))

@@ -11,15 +11,10 @@ import time
 from collections import deque
 
 from ..framework.errors import OpError
-from ..ops.registry import get_op_def
 from ..parallel import context
+from ..parallel.stall import StallError, StallWatch, describe_op, is_collective
 
 __all__ = ["op_dependencies", "max_parallelism", "ThreadedRunner"]
-
-
-def _is_collective(op):
-    return op.op_def.collective or any(get_op_def(t).collective
-                                       for t in op.attrs.get("functor_list", ()))
 
 
 def op_dependencies(ops):
@@ -31,7 +26,7 @@ def op_dependencies(ops):
     last_collective = None
     for i, op in enumerate(ops):
         d = set()
-        if _is_collective(op):
+        if is_collective(op):
             if last_collective is not None:
                 d.add(last_collective)
             last_collective = i
@@ -108,6 +103,7 @@ class ThreadedRunner:
         self._helpers = []                 # persistent threads, started on first use
         self._job = None                   # the run in progress, shared with the helpers
         self._job_ready = threading.Condition()
+        self._watch = StallWatch()         # when no data-parallel run provides one
 
     def _heavy(self):
         return [c >= self.min_handoff_s for c in self.cost]
@@ -131,17 +127,25 @@ class ThreadedRunner:
         """Run every op once."""
         if self.in_order:
             return self.plan.run(env)
-        job = _Job(self, env)
+        device = context.current()
+        watch = device.watch if device is not None else self._watch
+        if device is None:
+            watch.begin_run()
+        job = _Job(self, env, watch)
         self._start_helpers()
         with self._job_ready:
             self._job = job
             self._job_ready.notify_all()
-        job.work(helper=False)
-        job.wait_done()
-        with self._job_ready:
-            self._job = None
+        me = watch.join(device.local_rank if device is not None else None, "caller")
+        try:
+            job.work(helper=False)
+            job.wait_done()
+        finally:
+            watch.leave(me)
+            with self._job_ready:
+                self._job = None
         self.plan.clear_pool()
-        if isinstance(job.error, OpError):
+        if isinstance(job.error, OpError) or job.failed_op is None and job.error is not None:
             raise job.error
         if job.error is not None:
             raise self.plan._explain(job.failed_op, job.error, env) from job.error
@@ -152,11 +156,13 @@ class ThreadedRunner:
 
     def _start_helpers(self):
         while len(self._helpers) < self.num_threads - 1:
-            t = threading.Thread(target=self._helper_loop, daemon=True)
+            t = threading.Thread(target=self._helper_loop, args=(len(self._helpers) + 1,),
+                                 name="scheduler helper %d" % (len(self._helpers) + 1),
+                                 daemon=True)
             t.start()
             self._helpers.append(t)
 
-    def _helper_loop(self):
+    def _helper_loop(self, number):
         seen = None
         while True:
             with self._job_ready:
@@ -164,18 +170,29 @@ class ThreadedRunner:
                     self._job_ready.wait()
                 job = seen = self._job
             context.set_current(job.device)
+            me = job.watch.join(job.device.local_rank if job.device is not None else None,
+                                "helper %d" % number)
             try:
                 job.work(helper=True)
             finally:
+                job.watch.leave(me)
                 context.set_current(None)
 
 
 class _Job:
-    """One run of a ThreadedRunner: dependency counters, the ready queues, the free list."""
+    """One run of a ThreadedRunner: dependency counters, the ready queues, the free list.
 
-    def __init__(self, runner, env):
+    Wake-up rule: a thread that leaves ops in the ready queues wakes whoever can run them
+    -- the caller for light ops (only it runs them), helpers for heavy ones -- under the
+    lock, right after it takes its own op and before it may wait itself. (A helper that
+    finished an op making only light ops ready used to wait for heavy work first and wake
+    the caller afterwards, i.e. never: the caller slept on ready work, and its place never
+    reached the next collective, where the other places waited forever. Issue #13.)"""
+
+    def __init__(self, runner, env, watch):
         self.runner = runner
         self.env = env
+        self.watch = watch
         # helpers act for the caller's device (collective ops look it up per thread)
         self.device = context.current()
         self.remaining_deps = list(runner.n_deps)
@@ -187,6 +204,7 @@ class _Job:
         self.lock = threading.Lock()
         self.caller_wakes = threading.Condition(self.lock)   # any op ready, or the end
         self.helper_wakes = threading.Condition(self.lock)   # a heavy op ready, or the end
+        self.running = set()      # ops taken and not finished
         self.done = 0
         self.total = len(runner.plan.runs)
         self.error = None
@@ -198,6 +216,7 @@ class _Job:
     def _finish(self, i):
         """Under the lock: free dead temporaries, release successors."""
         env, runner = self.env, self.runner
+        self.running.discard(i)
         for n in runner.touches[i]:
             self.remaining_uses[n] -= 1
             if self.remaining_uses[n] == 0:
@@ -211,16 +230,37 @@ class _Job:
     def _over(self):
         return self.error is not None or self.done >= self.total
 
+    def _take(self, helper):
+        """Under the lock: an op this thread may run, or None. Helpers take heavy ops
+        only; the caller takes heavy ones first."""
+        if self.ready_heavy:
+            return self.ready_heavy.popleft()
+        if self.ready_light and not helper:
+            return self.ready_light.popleft()
+        return None
+
+    def _wake_for_queued(self, helper):
+        """Under the lock: wake whoever can run what is still queued."""
+        if self.ready_heavy:
+            self.helper_wakes.notify(len(self.ready_heavy))
+        if helper and (self.ready_light or self.ready_heavy):
+            self.caller_wakes.notify()
+
     def _next(self, helper):
         """Under the lock: the next op for this thread, waiting if needed; None when the run
-        is over. Helpers take heavy ops only; the caller takes heavy ones first."""
+        is over."""
         wakes = self.helper_wakes if helper else self.caller_wakes
         while not self._over():
-            if self.ready_heavy:
-                return self.ready_heavy.popleft()
-            if self.ready_light and not helper:
-                return self.ready_light.popleft()
-            wakes.wait()
+            i = self._take(helper)
+            self._wake_for_queued(helper)
+            if i is not None:
+                self.running.add(i)
+                return i
+            self.watch.wait(wakes, lambda: self._over() or self.ready_heavy or
+                            (self.ready_light and not helper),
+                            lambda: self._describe_wait(helper))
+        self.caller_wakes.notify_all()
+        self.helper_wakes.notify_all()
         return None
 
     def work(self, helper):
@@ -230,28 +270,51 @@ class _Job:
             with self.lock:
                 if i is not None:
                     self._finish(i)
-                i = self._next(helper)
-                if i is None:
-                    self.caller_wakes.notify_all()
-                    self.helper_wakes.notify_all()
+                try:
+                    i = self._next(helper)
+                except StallError as e:
+                    self._fail(e, None)
                     return
-                if self.ready_heavy:      # a heavy op beside ours: a helper may take it
-                    self.helper_wakes.notify(len(self.ready_heavy))
-                if helper and (self.ready_light or self.ready_heavy):
-                    self.caller_wakes.notify()   # the caller may be waiting for work
+                if i is None:
+                    return
             start = time.perf_counter()
             try:
                 runs[i](self.env)
             except Exception as e:  # reported once, by the caller, with the op's context
                 with self.lock:
-                    if self.error is None:
-                        self.error, self.failed_op = e, i
-                    self.caller_wakes.notify_all()
-                    self.helper_wakes.notify_all()
+                    self.running.discard(i)
+                    self._fail(e, i)
                 return
             cost[i] = time.perf_counter() - start
 
+    def _fail(self, error, i):
+        """Under the lock: the run fails (the first error wins); wake every thread."""
+        if self.error is None:
+            self.error, self.failed_op = error, i
+        self.caller_wakes.notify_all()
+        self.helper_wakes.notify_all()
+
     def wait_done(self):
+        """Until the run is over and no helper still runs one of its ops (after an error,
+        helpers finish the op they are in before the caller may report it)."""
         with self.lock:
-            while not self._over():
-                self.caller_wakes.wait()
+            self.watch.wait(self.caller_wakes, lambda: self._over() and not self.running,
+                            lambda: "waiting for ops still running on helpers: %s"
+                                    % self._describe_ops(self.running))
+
+    # -- stall reports -------------------------------------------------------------------
+
+    def _describe_ops(self, indices):
+        ops = self.runner.plan.ops
+        return ", ".join("#%d %s" % (i, describe_op(ops[i])) for i in sorted(indices)) \
+            or "none"
+
+    def _describe_wait(self, helper):
+        if helper:
+            return "idle, waiting for a heavy op to become ready"
+        waiting_on = [i for i in range(self.total) if self.remaining_deps[i] > 0][:3]
+        return ("waiting for an op to become ready (%d of %d finished); running on this "
+                "place: %s; ready: %s; next ops still waiting for inputs: %s"
+                % (self.done, self.total, self._describe_ops(self.running),
+                   self._describe_ops(list(self.ready_light) + list(self.ready_heavy)),
+                   self._describe_ops(waiting_on)))

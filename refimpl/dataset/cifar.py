@@ -27,8 +27,8 @@ def reader_creator(path, sub_name, cycle=False):
                 for member in tar:
                     if sub_name not in member.name or not member.isfile():
                         continue
-                    batch = load_batch(tar.extractfile(member), "%s in %s" % (member.name,
-                                                                              path))
+                    batch = load_batch(tar.extractfile(member).read(),
+                                       "%s in %s" % (member.name, path))
                     labels = batch.get(b"labels", batch.get(b"fine_labels"))
                     if labels is None:
                         raise ValueError("paddle.dataset.cifar: %s in %s has no labels"

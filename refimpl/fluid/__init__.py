@@ -8,7 +8,7 @@ from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, 
 from ..framework.program import (Program, Variable, default_main_program,
                                  default_startup_program, name_scope, program_guard)
 from ..framework.scope import Scope, global_scope, scope_guard, Tensor
-from ..framework.param_attr import ParamAttr
+from ..framework.param_attr import ParamAttr, WeightNormParamAttr
 from ..framework import regularizer
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
@@ -32,6 +32,7 @@ __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecut
            "cuda_places", "is_compiled_with_cuda", "Program", "Variable",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
            "Scope", "global_scope", "scope_guard", "LoDTensor", "Tensor", "ParamAttr",
+           "WeightNormParamAttr",
            "regularizer", "append_backward", "gradients", "data", "framework", "layers",
            "optimizer", "backward", "LoDTensorArray", "create_lod_tensor",
            "create_random_int_lodtensor", "DataFeedDesc", "DataFeeder", "get_flags", "set_flags",

@@ -6,12 +6,12 @@ variable's value (from the global scope) to `dirname/<variable name>`, or all of
 persistables. load_* read the same files back, every file and value checked before any
 value is set. save_inference_model writes the pruned inference program to
 `dirname/__model__` (or model_filename) and its persistables as save_vars does
-(params_filename: one file). Each file is written by framework.serialization.save (one
-archive of arrays, written atomically); Paddle's own binary formats are a later issue.
+(params_filename: one file). The files are Paddle's formats (LoDTensor streams, a
+ProgramDesc), written all or nothing by static.io's fluid.io savers (save_vars_files,
+save_inference_files) and read back by read_vars_files / read_inference_model.
 """
 import os
 
-from ..framework import serialization
 from ..framework.program import Parameter, Program, Variable, default_main_program
 from ..framework.scope import global_scope
 from ..reader import batch
@@ -66,26 +66,15 @@ def _chosen(main_program, vars, predicate, fn):
     return [v for v in program.list_vars() if predicate is None or predicate(v)]
 
 
-def _file(dirname, name):
-    path = os.path.join(os.fspath(dirname), name)
-    parent = os.path.dirname(path)
-    if parent:
-        os.makedirs(parent, exist_ok=True)
-    return path
-
-
 def save_vars(executor, dirname, main_program=None, vars=None, predicate=None,
               filename=None):
-    """Write the chosen variables' values: a file per variable, or one `filename`."""
+    """Write the chosen variables' values: a file per variable, or one `filename`
+    (static.io.save_vars_files: Paddle's LoDTensor streams, all or nothing)."""
     if dirname is None:
         raise ValueError("save_vars: dirname must be a directory path, got None")
     values = static_io._values_of(_chosen(main_program, vars, predicate, "save_vars"),
                                   "save_vars")
-    if filename is not None:
-        serialization.save(values, _file(dirname, filename))
-    else:
-        for name, value in values.items():
-            serialization.save({name: value}, _file(dirname, name))
+    static_io.save_vars_files(dirname, values, filename, "save_vars")
 
 
 def save_params(executor, dirname, main_program=None, filename=None):
@@ -96,35 +85,18 @@ def save_persistables(executor, dirname, main_program=None, filename=None):
     save_vars(executor, dirname, main_program, predicate=is_persistable, filename=filename)
 
 
-def _read(path, fn):
-    if not os.path.isfile(path):
-        raise FileNotFoundError("%s: no file %r" % (fn, path))
-    values = serialization.load(path)
-    if not isinstance(values, dict):
-        raise ValueError("%s: %r does not hold saved variables" % (fn, path))
-    return values
-
-
 def load_vars(executor, dirname, main_program=None, vars=None, predicate=None,
               filename=None):
-    """Read the chosen variables' values back (files as save_vars wrote them); nothing is
-    set unless every variable is found with its shape and dtype."""
+    """Read the chosen variables' values back (files as save_vars or Paddle wrote them);
+    nothing is set unless every variable is found with its shape and dtype."""
+    if dirname is None:
+        raise ValueError("load_vars: dirname must be a directory path, got None")
     chosen = _chosen(main_program, vars, predicate, "load_vars")
     dirname = os.fspath(dirname)
-    if filename is not None:
-        path = os.path.join(dirname, filename)
-        stored = _read(path, "load_vars")
-        sources = {v.name: (stored, path) for v in chosen}
-    else:
-        sources = {}
-        for v in chosen:
-            path = os.path.join(dirname, v.name)
-            sources[v.name] = (_read(path, "load_vars"), path)
-    checked = {}
-    for var in chosen:
-        stored, path = sources[var.name]
-        checked.update(static_io._checked_values([var], stored, "load_vars", path, copy=False))
-    global_scope().set_values(checked)
+    stored = static_io.read_vars_files(dirname, [v.name for v in chosen], filename)
+    source = os.path.join(dirname, filename) if filename is not None else dirname
+    global_scope().set_values(static_io._checked_values(chosen, stored, "load_vars", source,
+                                                        copy=False))
 
 
 def load_params(executor, dirname, main_program=None, filename=None):
@@ -150,14 +122,15 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
     program = _get_valid_program(main_program)
     block = program.global_block()
     feeds = [block.var(n) for n in feeded_var_names]
-    pruned, _, fetch_names = static_io.normalize_program(program, feeds, list(target_vars),
-                                                         "save_inference_model")
-    os.makedirs(os.fspath(dirname), exist_ok=True)
-    static_io.save_to_file(
-        os.path.join(dirname, model_filename or MODEL_FILENAME),
-        static_io.serialize_program(feeds, list(target_vars), program=program))
-    if not program_only:
-        save_persistables(executor, dirname, pruned, params_filename)
+    pruned, feed_names, fetch_names = static_io.normalize_program(
+        program, feeds, list(target_vars), "save_inference_model")
+    if program_only:
+        model = static_io.model_formats.program_to_bytes(pruned, feed_names, fetch_names)
+        os.makedirs(os.fspath(dirname), exist_ok=True)
+        static_io.save_to_file(os.path.join(dirname, model_filename or MODEL_FILENAME), model)
+    else:
+        static_io.save_inference_files(dirname, pruned, feed_names, fetch_names,
+                                       model_filename, params_filename)
     return fetch_names
 
 
@@ -165,12 +138,13 @@ def load_inference_model(dirname, executor, model_filename=None, params_filename
                          pserver_endpoints=None):
     """[program, feed target names, fetch target Variables]; the persistables go to the
     global scope."""
-    path = os.path.join(os.fspath(dirname), model_filename or MODEL_FILENAME)
-    if not os.path.isfile(path):
+    prefix, model_file, params_file = static_io.inference_model_files(
+        os.path.join(os.fspath(dirname), ""), model_filename or MODEL_FILENAME,
+        params_filename)
+    if not os.path.isfile(model_file):
         raise ValueError("load_inference_model: there is no model file %r (write it with "
-                         "save_inference_model)" % path)
-    program, feed_names, fetch_targets = serialization.inference_program_from_bytes(
-        static_io.load_from_file(path), path)
-    load_persistables(executor, dirname, program, params_filename)
+                         "save_inference_model)" % model_file)
+    program, feed_names, fetch_targets, values = static_io.read_inference_model(
+        prefix, model_file, params_file)
+    global_scope().set_values(values)
     return [program, feed_names, fetch_targets]
-

@@ -10,13 +10,62 @@ __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "memory_optimiz
            "release_memory"]
 
 
+def _is_bool(v):
+    return isinstance(v, bool)
+
+
+def _is_count(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+# field -> (Paddle 1.8.5's default, what it accepts, how to say that); every field a user
+# sets is checked when set. Only `mode` changes what refimpl does (nccl2 = MPI data
+# parallel); the parameter-server fields are kept so configuring scripts run.
+_CONFIG_FIELDS = {
+    "slice_var_up": (True, _is_bool, "a bool"),
+    "split_method": (None, lambda v: v is None or isinstance(v, type), "None or a class"),
+    "min_block_size": (8192, _is_count, "a non-negative int"),
+    "enable_dc_asgd": (False, _is_bool, "a bool"),
+    "mode": ("pserver", lambda v: v in ("pserver", "nccl2", "collective"),
+             "'pserver', 'nccl2' or 'collective'"),
+    "print_log": (False, _is_bool, "a bool"),
+    "wait_port": (True, _is_bool, "a bool"),
+    "half_async": (False, _is_bool, "a bool"),
+    "completely_not_async": (False, _is_bool, "a bool"),
+    "geo_sgd_mode": (False, _is_bool, "a bool"),
+    "geo_sgd_need_push_nums": (100, _is_count, "a non-negative int"),
+    "nccl_comm_num": (1, lambda v: _is_count(v) and v >= 1, "a positive int"),
+    "use_hierarchical_allreduce": (False, _is_bool, "a bool"),
+    "hierarchical_allreduce_inter_nranks": (0, _is_count, "a non-negative int"),
+    "collective_mode": (None, lambda v: v in (None, "grad_allreduce", "local_sgd"),
+                        "None, 'grad_allreduce' or 'local_sgd'"),
+    "sync_mode": (True, _is_bool, "a bool"),
+    "runtime_split_send_recv": (False, _is_bool, "a bool"),
+}
+
+
 class DistributeTranspilerConfig:
+    """fluid.DistributeTranspilerConfig: Paddle 1.8.5's fields and defaults, each checked
+    when set; as in Paddle, runtime_split_send_recv=True needs sync_mode=False first (and
+    the other way round)."""
+
     def __init__(self):
-        self.mode = "pserver"
-        self.slice_var_up = True
-        self.split_method = None
-        self.min_block_size = 8192
-        self.sync_mode = True
+        for name, (default, _, _) in _CONFIG_FIELDS.items():
+            object.__setattr__(self, name, default)
+
+    def __setattr__(self, name, value):
+        if name not in _CONFIG_FIELDS:
+            raise AttributeError("DistributeTranspilerConfig has no field %r; the fields are %s"
+                                 % (name, sorted(_CONFIG_FIELDS)))
+        _, accepts, expected = _CONFIG_FIELDS[name]
+        if not accepts(value):
+            raise ValueError("DistributeTranspilerConfig.%s must be %s, got %r"
+                             % (name, expected, value))
+        if value is True and name == "runtime_split_send_recv" and self.sync_mode:
+            raise ValueError("runtime_split_send_recv=True needs config.sync_mode = False first")
+        if value is True and name == "sync_mode" and self.runtime_split_send_recv:
+            raise ValueError("sync_mode=True needs config.runtime_split_send_recv = False first")
+        object.__setattr__(self, name, value)
 
 
 class DistributeTranspiler:

@@ -7,7 +7,7 @@ import numpy as np
 
 __all__ = ["DType", "convert_dtype", "to_numpy_dtype", "VarType",
            "float16", "float32", "float64", "int8", "int16", "int32", "int64",
-           "uint8", "bool_"]
+           "uint8", "bool_", "complex64", "complex128"]
 
 
 # Paddle's VarType enum codes (framework.proto): what int(VarType.FP32) gives, and what
@@ -49,7 +49,7 @@ class DType:
 
 _VAR_TYPES = {"bool": "BOOL", "int8": "INT8", "int16": "INT16", "int32": "INT32",
               "int64": "INT64", "float16": "FP16", "float32": "FP32", "float64": "FP64",
-              "uint8": "UINT8"}
+              "uint8": "UINT8", "complex64": "COMPLEX64", "complex128": "COMPLEX128"}
 _BY_NAME = {name: DType(name, vt) for name, vt in _VAR_TYPES.items()}
 _BY_VAR_TYPE = {vt: _BY_NAME[name] for name, vt in _VAR_TYPES.items()}
 
@@ -116,3 +116,5 @@ int32 = _BY_NAME["int32"]
 int64 = _BY_NAME["int64"]
 uint8 = _BY_NAME["uint8"]
 bool_ = _BY_NAME["bool"]
+complex64 = _BY_NAME["complex64"]
+complex128 = _BY_NAME["complex128"]

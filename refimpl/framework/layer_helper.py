@@ -3,7 +3,7 @@ import copy
 
 from . import unique_name
 from .initializer import Constant, XavierUniform, global_initializers
-from .param_attr import ParamAttr
+from .param_attr import ParamAttr, WeightNormParamAttr
 from .program import default_main_program, default_startup_program
 
 __all__ = ["LayerHelper"]
@@ -63,6 +63,8 @@ class LayerHelper:
             g_weight, g_bias = global_initializers()
             init = (g_bias if is_bias else g_weight) or (Constant(0.0) if is_bias
                                                          else XavierUniform())
+        if isinstance(attr, WeightNormParamAttr):
+            return self._weight_normalized(attr, list(shape), dtype, init)
         param = block.create_parameter(
             name=attr.name, shape=list(shape), dtype=dtype, trainable=attr.trainable,
             regularizer=attr.regularizer, optimize_attr={"learning_rate": attr.learning_rate},
@@ -70,6 +72,27 @@ class LayerHelper:
         with _startup_guard(self.startup_program):
             init(param)
         return param
+
+    def _weight_normalized(self, attr, shape, dtype, init):
+        """w = g * v / ||v|| (norm over every dim but attr.dim) from the parameters
+        `<name>_v` (initialized by `init`) and `<name>_g` (initialized to ||v|| by ops
+        appended to the startup program), as Paddle 1.8 builds a WeightNormParamAttr."""
+        g_shape = [1] * len(shape)
+        if attr.dim is not None:
+            g_shape[attr.dim] = shape[attr.dim]
+        fields = dict(initializer=init, learning_rate=attr.learning_rate,
+                      regularizer=attr.regularizer, trainable=attr.trainable,
+                      do_model_average=attr.do_model_average, need_clip=attr.need_clip)
+        v = self.create_parameter(ParamAttr(name=attr.name + "_v", **fields), shape, dtype)
+        fields["initializer"] = Constant(0.0)   # replaced by ||v|| below, in the startup
+        g = self.create_parameter(ParamAttr(name=attr.name + "_g", **fields), g_shape, dtype)
+        axes = [i for i in range(len(shape)) if i != attr.dim]
+        startup = self.startup_program.global_block()
+        _append_norm(startup, startup.var(v.name), axes, startup.var(g.name))
+        block = self.main_program.global_block()
+        norm = _append_norm(block, v, axes)
+        scaled = _append(block, "elementwise_div", {"X": [v], "Y": [norm]}, dtype)
+        return _append(block, "elementwise_mul", {"X": [scaled], "Y": [g]}, dtype)
 
     def append_bias_op(self, input_var, bias_attr, dim_start=1):
         """input + bias (bias shape = input.shape[dim_start:]), or input if bias_attr is False."""
@@ -97,6 +120,21 @@ class LayerHelper:
         self.append_op(type=act_type, inputs={"X": [input_var]}, outputs={"Out": [out]},
                        attrs=attrs)
         return out
+
+
+def _append(block, op_type, inputs, dtype, attrs=None, out=None):
+    out = out or block.create_var(name=unique_name.generate_with_ignorable_key(
+        "weight_norm_" + op_type + ".tmp"), dtype=dtype)
+    block.append_op(type=op_type, inputs=inputs, outputs={"Out": [out]}, attrs=attrs or {})
+    return out
+
+
+def _append_norm(block, v, axes, out=None):
+    """sqrt(sum(v^2)) over `axes`, dims kept (into `out` when given)."""
+    squared = _append(block, "square", {"X": [v]}, v.dtype)
+    total = _append(block, "reduce_sum", {"X": [squared]}, v.dtype,
+                    {"dim": axes, "keep_dim": True, "reduce_all": False})
+    return _append(block, "sqrt", {"X": [total]}, v.dtype, out=out)
 
 
 class _startup_guard:

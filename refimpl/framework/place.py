@@ -1,8 +1,12 @@
-"""Devices. refimpl computes on the CPU with numpy; CUDAPlace selects CuPy when present."""
+"""Devices. refimpl computes on the CPU with numpy; CUDAPlace selects CuPy when present.
+
+A CUDAPlace names a GPU that exists: without one (no CuPy, no device) constructing it
+raises, as Paddle's CPU build does (1.8 exits the process, 3.x raises)."""
+import numbers
 import os
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places",
-           "is_compiled_with_cuda", "device_count"]
+           "is_compiled_with_cuda", "device_count", "as_place"]
 
 
 class Place:
@@ -28,6 +32,19 @@ class CUDAPinnedPlace(Place):
 
 class CUDAPlace(Place):
     def __init__(self, device_id=0):
+        if not isinstance(device_id, numbers.Integral) or isinstance(device_id, bool) \
+                or device_id < 0:
+            raise ValueError("CUDAPlace(%r): device_id must be an integer >= 0" % (device_id,))
+        count = device_count()
+        if device_id >= count:
+            if count == 0:
+                raise ValueError(
+                    "CUDAPlace(%d): no GPU is usable here (refimpl runs CUDAPlace on CuPy with a "
+                    "CUDA device; is_compiled_with_cuda() is False). On a machine without a GPU "
+                    "use CPUPlace(), as Paddle's CPU build says: \"If you only have CPU, please "
+                    "change CUDAPlace(%d) to be CPUPlace()\"" % (device_id, device_id))
+            raise ValueError("CUDAPlace(%d): this machine has %d GPU%s: device_id must be in "
+                             "[0, %d)" % (device_id, count, "s" if count > 1 else "", count))
         self.device_id = int(device_id)
 
     def _key(self):
@@ -45,26 +62,57 @@ def is_compiled_with_cuda():
     return device_count() > 0
 
 
+_devices = []   # the GPU count, once known (asking CuPy costs an import attempt)
+
+
 def device_count():
-    try:
-        import cupy
-        return cupy.cuda.runtime.getDeviceCount()
-    except Exception:  # no cupy, no driver, no device: all mean "no GPU"
-        return 0
+    if not _devices:
+        try:
+            import cupy
+            _devices.append(cupy.cuda.runtime.getDeviceCount())
+        except Exception:  # no cupy, no driver, no device: all mean "no GPU"
+            _devices.append(0)
+    return _devices[0]
 
 
 def cpu_places(device_count=None):
     """`device_count` CPUPlaces; by default CPU_NUM from the environment (set to 1 if unset)."""
     if device_count is None:
-        device_count = int(os.environ.setdefault("CPU_NUM", "1"))
+        raw = os.environ.setdefault("CPU_NUM", "1")
+        try:
+            device_count = int(raw)
+        except ValueError:
+            device_count = 0
+        if device_count < 1:
+            raise ValueError("CPU_NUM=%r: the number of CPU places must be an integer >= 1"
+                             % raw)
     return [CPUPlace() for _ in range(device_count)]
 
 
 def cuda_places(device_ids=None):
+    """CUDAPlaces for `device_ids`, by default FLAGS_selected_gpus or every visible GPU (as
+    Paddle). Without a GPU: ValueError (Paddle asserts "Not compiled with CUDA")."""
+    if not is_compiled_with_cuda():
+        raise ValueError("cuda_places(): no GPU is usable here (refimpl runs CUDAPlace on CuPy "
+                         "with a CUDA device); use cpu_places()")
     if device_ids is None:
-        visible = os.environ.get("FLAGS_selected_gpus") or os.environ.get("CUDA_VISIBLE_DEVICES")
+        visible = os.environ.get("FLAGS_selected_gpus")
         device_ids = ([int(s) for s in visible.split(",") if s.strip()] if visible
                       else list(range(device_count())))
     elif not isinstance(device_ids, (list, tuple)):
         device_ids = [device_ids]
     return [CUDAPlace(i) for i in device_ids]
+
+
+def as_place(place):
+    """A Place from a Place or a string 'cpu' / 'gpu' / 'gpu:x'."""
+    if isinstance(place, Place):
+        return place
+    if isinstance(place, str):
+        kind, _, index = place.partition(":")
+        if kind == "cpu" and not index:
+            return CPUPlace()
+        if kind == "gpu" and (index.isdigit() or not index):
+            return CUDAPlace(int(index or 0))
+    raise ValueError("place %r: expected CPUPlace(), CUDAPlace(i) or a string 'cpu' or "
+                     "'gpu:i'" % (place,))

@@ -102,38 +102,8 @@ class Variable:
         new.block = block
         return new
 
-    # Python operators build ops, as in Paddle's static mode (see math_op_patch).
-    def _binary(self, other, op_type, reverse=False):
-        from .math_patch import binary_op
-        return binary_op(self, other, op_type, reverse)
-
-    def __add__(self, o): return self._binary(o, "elementwise_add")
-    def __radd__(self, o): return self._binary(o, "elementwise_add", True)
-    def __sub__(self, o): return self._binary(o, "elementwise_sub")
-    def __rsub__(self, o): return self._binary(o, "elementwise_sub", True)
-    def __mul__(self, o): return self._binary(o, "elementwise_mul")
-    def __rmul__(self, o): return self._binary(o, "elementwise_mul", True)
-    def __truediv__(self, o): return self._binary(o, "elementwise_div")
-    def __rtruediv__(self, o): return self._binary(o, "elementwise_div", True)
-    def __pow__(self, o): return self._binary(o, "elementwise_pow")
-    def __rpow__(self, o): return self._binary(o, "elementwise_pow", True)
-    def __matmul__(self, o): return self._binary(o, "matmul_v2")
-    def __floordiv__(self, o): return self._binary(o, "elementwise_floordiv")
-    def __mod__(self, o): return self._binary(o, "elementwise_mod")
-    # Comparisons build compare ops as in Paddle; == and != keep Python identity semantics
-    # (the framework looks Variables up in lists and dicts; see specs/ops/elementwise.md).
-    def __lt__(self, o): return self._binary(o, "less_than")
-    def __le__(self, o): return self._binary(o, "less_equal")
-    def __gt__(self, o): return self._binary(o, "greater_than")
-    def __ge__(self, o): return self._binary(o, "greater_equal")
-
-    def __neg__(self):
-        from .math_patch import scale
-        return scale(self, -1.0)
-
-    def astype(self, dtype):
-        from .math_patch import cast
-        return cast(self, dtype)
+    # Python operators, indexing and Paddle 2.0's tensor methods (x.sum(), x[0], x.T) are
+    # attached from one table shared with other tensor classes: refimpl/tensor_methods.py
 
     # Paddle 1.8's dygraph-only methods: the values of ops run inside fluid.dygraph.guard()
     def _eager_runner(self, method):
@@ -444,6 +414,9 @@ class Program:
         self._is_test = False
         self.lr_scheduler = None
         self._eager = None      # fluid.dygraph.guard()'s runner: ops run as they are added
+        # a ProgramDesc's version and op version maps, when it was read from one (written
+        # back as they were: framework/paddle_formats/program_desc.py)
+        self.paddle_desc_versions = None
 
     def _bump(self):
         """Any structural change invalidates compiled executor plans."""
@@ -557,8 +530,61 @@ class Program:
                           if n in used or isinstance(v, Parameter) or v.is_data}
         return p
 
+    # -- values (Paddle 2.x: what paddle.save / paddle.load exchange for a static program)
+    def _state_vars(self, mode, fn):
+        from .dtypes import VarType
+        kinds = {"param": (True,), "opt": (False,), "all": (True, False)}
+        if mode not in kinds:
+            raise ValueError("%s: mode must be 'param', 'opt' or 'all', got %r" % (fn, mode))
+        skipped = (VarType.FEED_MINIBATCH, VarType.FETCH_LIST, VarType.READER, VarType.RAW)
+        return [v for v in self.global_block().vars.values()
+                if v.persistable and not v.is_data and v.type not in skipped
+                and isinstance(v, Parameter) in kinds[mode]]
+
+    def state_dict(self, mode="all", scope=None):
+        """{name: LoDTensor} of the persistable variables' values in `scope` (default the
+        global scope): 'param' Parameters, 'opt' the other persistables (optimizer state,
+        learning rate), 'all' both."""
+        from .scope import Tensor, global_scope
+        scope = scope if scope is not None else global_scope()
+        out = {}
+        for var in self._state_vars(mode, "Program.state_dict"):
+            owner = scope._find_owner(var.name)
+            if owner is None or owner._values.get(var.name) is None:
+                raise ValueError("Program.state_dict: persistable variable %r has no value in "
+                                 "the scope (run the startup program first)" % var.name)
+            out[var.name] = Tensor(scope=owner, name=var.name)
+        return out
+
+    def set_state_dict(self, state_dict, scope=None):
+        """Set the values of `state_dict` (name -> array or LoDTensor) into `scope` (default
+        the global scope), all checked against their variables' shape and dtype before any
+        is set; names that are not persistables of this program are skipped with a
+        warning."""
+        import warnings
+        from .scope import checked_value, global_scope
+        if not isinstance(state_dict, dict):
+            raise TypeError("Program.set_state_dict: state_dict must be a dict, got %s"
+                            % type(state_dict).__name__)
+        scope = scope if scope is not None else global_scope()
+        known = {v.name: v for v in self._state_vars("all", "Program.set_state_dict")}
+        for name in state_dict:
+            if name not in known:
+                warnings.warn("Program.set_state_dict: skipped %r, not a persistable variable "
+                              "of the program" % name, stacklevel=2)
+        # every value checked before any is set: a bad entry changes nothing
+        scope.set_values({name: checked_value(known[name], value, "Program.set_state_dict",
+                                              "state_dict", copy=True)
+                          for name, value in state_dict.items() if name in known})
+
     def _to_readable_code(self):
         return "\n".join(b._to_readable_code() for b in self.blocks)
+
+    def to_json(self):
+        """The program as refimpl's readable JSON (specs/io.md: everything refimpl keeps,
+        Parameter details included); savers write Paddle's ProgramDesc."""
+        from .serialization import program_to_bytes
+        return program_to_bytes(self).decode("utf-8")
 
     to_string = None  # replaced below; Paddle's to_string(throw_on_error, with_details)
 
@@ -570,7 +596,14 @@ class Program:
 
 
 def _program_to_string(self, throw_on_error=False, with_details=False):
-    return self._to_readable_code()
+    """The program in Paddle's ProgramDesc text format (program_text.py); with_details adds
+    each variable's Python-side fields. throw_on_error: Paddle raises when a required
+    protobuf field is unset, which a refimpl Program never leaves."""
+    from .program_text import program_to_text
+    for arg, value in (("throw_on_error", throw_on_error), ("with_details", with_details)):
+        if not isinstance(value, bool):
+            raise TypeError("Program.to_string: %s must be a bool, got %r" % (arg, value))
+    return program_to_text(self, with_details)
 
 
 Program.to_string = _program_to_string

@@ -4,12 +4,14 @@ A Scope keeps a plain dict name -> ndarray (`_values`), which the executor uses
 directly as its environment: no wrapper objects on the hot path.
 """
 import contextlib
+import threading
 
 import numpy as np
 
 from .dtypes import convert_dtype, to_numpy_dtype
 
-__all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "global_scope", "scope_guard"]
+__all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "global_scope", "scope_guard",
+           "checked_value"]
 
 
 class Tensor:
@@ -187,7 +189,7 @@ LoDTensor = Tensor
 
 class LoDTensorArray(list):
     """fluid.LoDTensorArray: a list of LoDTensors (or arrays), the value of a
-    LOD_TENSOR_ARRAY variable."""
+    LOD_TENSOR_ARRAY variable; what it is fetched as with return_numpy=False."""
 
 
 def _check_lengths(levels, fn):
@@ -300,6 +302,8 @@ class Scope:
 
 
 _global_scope = Scope()
+_guards = []            # (thread, the scope it replaced) for every scope_guard in force
+_guards_lock = threading.Lock()
 
 
 def global_scope():
@@ -308,9 +312,43 @@ def global_scope():
 
 @contextlib.contextmanager
 def scope_guard(scope):
+    """`scope` is the global scope inside the block. It is process-wide, as in Paddle:
+    every thread's global_scope() sees it. So two threads may not be inside scope_guards at
+    once (either would switch the other's scope, and leaving in the other order would leave
+    the wrong one behind): the second raises. Threads give each run its scope instead,
+    exe.run(program, scope=...)."""
     global _global_scope
-    old, _global_scope = _global_scope, scope
+    me = threading.current_thread()
+    with _guards_lock:
+        others = {thread.name for thread, _ in _guards if thread is not me}
+        if others:
+            raise RuntimeError(
+                "scope_guard in thread %r while thread %s is inside one: the global scope is "
+                "process-wide (as in Paddle), so this would switch it for that thread too. "
+                "Give each thread's runs their own scope instead: exe.run(program, "
+                "scope=my_scope), and read values with my_scope.find_var(name)"
+                % (me.name, ", ".join(map(repr, sorted(others)))))
+        _guards.append((me, _global_scope))
+        _global_scope = scope
     try:
         yield
     finally:
-        _global_scope = old
+        with _guards_lock:
+            _, _global_scope = _guards.pop()
+
+
+def checked_value(var, value, fn, source, copy=False):
+    """`value` as an array for the Variable `var`, or a ValueError naming `fn`, the variable,
+    the shape (-1 matches any size) and dtype expected and what came from `source`. `copy`
+    for values the caller keeps (a user's state dict)."""
+    value = np.array(value) if copy else np.asarray(value)
+    shape = var.shape
+    ok_shape = shape is None or (len(shape) == value.ndim and all(
+        d < 0 or d == g for d, g in zip(shape, value.shape)))
+    ok_dtype = var.dtype is None or var.dtype.np == value.dtype
+    if not (ok_shape and ok_dtype):
+        raise ValueError("%s: variable %r expects shape %s dtype %s, got shape %s dtype "
+                         "%s from %s" % (fn, var.name, shape and list(shape),
+                                         var.dtype and var.dtype.name, list(value.shape),
+                                         value.dtype, source))
+    return value

@@ -1,20 +1,21 @@
-"""Saving and loading: programs as JSON, tensors as .npz archives of .npy members.
+"""refimpl's own formats: programs as JSON, tensors as .npz archives of .npy members.
 
-One format for everything (specs/io.md describes it byte for byte):
+refimpl writes Paddle's formats (model_formats.py); these are the readable JSON dump of a
+Program (`Program.to_json()`, `python -m refimpl dump-model`), and what earlier refimpl
+versions wrote for every file, which the loaders still read (specs/io.md, byte for byte):
   - a Program is UTF-8 JSON: {"format": "refimpl.program", "version": 1, "blocks": [...]}
   - tensors are a zip archive (uncompressed) of numpy .npy members, one per name,
-    exactly what numpy.savez writes, so `numpy.load(path)` reads them too; member names
-    are the tensor names with unsafe characters percent-encoded (`member_name`)
+    exactly what numpy.savez writes; member names are the tensor names with unsafe
+    characters percent-encoded (`tensor_name` decodes them)
   - a nested object (paddle.save of lists / dicts / scalars) is such an archive plus a
     member "__refimpl_tree__.npy": uint8 UTF-8 JSON of the structure, leaves
     {"@array": member}
 JSON cannot say tuple, non-finite float, dtype or ndarray: those are one-key objects
 whose key starts with "@" (a dict of that shape is refused rather than misread).
 
-Writers validate everything before the first byte and write through atomic_file; readers
-check everything they decode and report a bad file as FileFormatError (path and what is
-wrong), never as a KeyError deep inside. Loading never unpickles: .npy members are read with
-allow_pickle=False.
+Readers check everything they decode and report a bad file as FileFormatError (path and
+what is wrong), never as a KeyError deep inside. Loading never unpickles: .npy members are
+read with allow_pickle=False.
 """
 import io
 import json
@@ -24,7 +25,6 @@ import zipfile
 
 import numpy as np
 
-from . import atomic_file
 from .dtypes import DType, VarType, convert_dtype, get_dtype
 from .errors import OpError
 from .program import Block, Operator, Parameter, Program, Variable
@@ -32,9 +32,8 @@ from .regularizer import L1Decay, L2Decay
 from .scope import Tensor
 
 __all__ = ["program_to_bytes", "program_from_bytes", "inference_program_from_bytes",
-           "arrays_to_bytes", "arrays_from_bytes", "archive_writer", "read_arrays",
-           "member_name", "tensor_name", "save", "load", "SerializationError",
-           "FileFormatError"]
+           "arrays_from_bytes", "archive_object_from_bytes", "read_file", "tensor_name",
+           "SerializationError", "FileFormatError"]
 
 PROGRAM_FORMAT = "refimpl.program"
 TREE_FORMAT = "refimpl.tree"
@@ -70,9 +69,8 @@ class _Malformed(SerializationError):
 # -- values: JSON plus tagged one-key objects
 
 
-def encode_value(value, where, put_array=None):
-    """`value` as JSON-ready data. ndarrays go to `put_array(array) -> member name` when
-    given (tensor archives), else inline as nested lists (op attributes)."""
+def encode_value(value, where):
+    """`value` (an op attribute) as JSON-ready data; ndarrays inline as nested lists."""
     if value is None or isinstance(value, (bool, str)):
         return value
     if isinstance(value, np.bool_):
@@ -83,16 +81,16 @@ def encode_value(value, where, put_array=None):
         f = float(value)
         return f if math.isfinite(f) else {"@float": repr(f)}
     if isinstance(value, list):
-        return [encode_value(v, where, put_array) for v in value]
+        return [encode_value(v, where) for v in value]
     if isinstance(value, tuple):
-        return {"@tuple": [encode_value(v, where, put_array) for v in value]}
+        return {"@tuple": [encode_value(v, where) for v in value]}
     if isinstance(value, dict):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
                 raise SerializationError("%s: dict keys must be str, got %r (%s)"
                                          % (where, k, type(k).__name__))
-            out[k] = encode_value(v, "%s[%r]" % (where, k), put_array)
+            out[k] = encode_value(v, "%s[%r]" % (where, k))
         if len(out) == 1 and next(iter(out)).startswith("@"):
             raise SerializationError("%s: a dict whose only key starts with '@' (%r) is "
                                      "reserved by the format" % (where, next(iter(out))))
@@ -103,8 +101,6 @@ def encode_value(value, where, put_array=None):
         value = np.asarray(value)
     if isinstance(value, np.ndarray):
         _check_array(value, where)
-        if put_array is not None:
-            return {"@array": put_array(value)}
         return {"@ndarray": {"dtype": convert_dtype(value.dtype), "shape": list(value.shape),
                              "data": value.ravel().tolist()}}
     raise SerializationError("%s: cannot save an object of type %s (supported: ndarray, "
@@ -405,20 +401,11 @@ def inference_program_from_bytes(data, source="the data"):
 
 # -- tensor archives
 
-# Member names are tensor names with every byte outside these percent-encoded (%XX, upper
-# case hex, of the UTF-8 bytes), so no name becomes a path ('../x', '/abs', 'a\\b', NUL).
-_MEMBER_SAFE = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._-@")
-
-
-def member_name(name):
-    """The archive member for tensor `name`: safe characters as they are, others %XX."""
-    raw = name.encode("utf-8", "surrogatepass")
-    return "".join(chr(b) if b in _MEMBER_SAFE else "%%%02X" % b for b in raw) + ".npy"
-
 
 def tensor_name(member):
-    """The tensor name of archive member `member` (inverse of member_name; names written by
-    numpy.savez come back as they are unless they hold '%XX')."""
+    """The tensor name of archive member `member`: `%XX` escapes decoded (earlier refimpl
+    versions escaped every byte outside A-Z a-z 0-9 . _ - @); names written by numpy.savez
+    come back as they are unless they hold '%XX'."""
     stem = member[:-len(".npy")] if member.endswith(".npy") else member
     raw, i = bytearray(), 0
     while i < len(stem):
@@ -437,35 +424,8 @@ def tensor_name(member):
         raise _Malformed("member %r: its %%XX escapes are not UTF-8" % member) from None
 
 
-def archive_writer(arrays, where="tensor"):
-    """Check {name: ndarray / Tensor} now and return `write(file)` writing it as an
-    uncompressed zip of .npy members (numpy's .npz layout): a value that cannot be saved
-    raises here, before any file is opened."""
-    members = []
-    for name, value in arrays.items():
-        if not isinstance(name, str):
-            raise SerializationError("%s names must be str, got %r" % (where, name))
-        value = np.asarray(value)
-        _check_array(value, "%s %r" % (where, name))
-        members.append((member_name(name), value))
-
-    def write(file):
-        with zipfile.ZipFile(file, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-            for member, value in members:
-                with zf.open(member, "w", force_zip64=True) as out:
-                    np.lib.format.write_array(out, np.ascontiguousarray(value),
-                                              allow_pickle=False)
-    return write
-
-
-def arrays_to_bytes(arrays):
-    buf = io.BytesIO()
-    archive_writer(arrays)(buf)
-    return buf.getvalue()
-
-
 def arrays_from_bytes(data, source="the data"):
-    """{name: ndarray} from a tensor archive's bytes (archive_writer's, or numpy.savez's).
+    """{name: ndarray} from a tensor archive's bytes (an earlier refimpl's, or numpy.savez's).
     Every member is read and checked (zip CRC, .npy header, size); never unpickles."""
     if not isinstance(data, (bytes, bytearray)):
         raise TypeError("serialized tensors must be bytes, got %s" % type(data).__name__)
@@ -514,54 +474,12 @@ def read_file(path, fn):
         raise FileNotFoundError("%s: no file %r" % (fn, os.fspath(path))) from None
 
 
-def read_arrays(path):
-    """{name: ndarray} from a tensor archive file."""
-    return arrays_from_bytes(read_file(path, "read_arrays"), os.fspath(path))
+# -- objects (paddle.save files of earlier refimpl versions)
 
 
-# -- paddle.save / paddle.load
-
-
-def save(obj, path, protocol=4, **configs):
-    """paddle.save: a {name: ndarray} dict, or nested dicts / lists / tuples of arrays,
-    Tensors, numbers, str and None, to `path` (a tensor archive, specs/io.md), all or
-    nothing: nothing is written unless the whole object can be saved, and the old file stays
-    until the new one is complete. `path` may also be a binary file object (written as is).
-    `protocol` (pickle's, in Paddle) is accepted and ignored: nothing is pickled."""
-    if isinstance(obj, (Program, Variable)):
-        raise SerializationError(
-            "paddle.save: cannot save a %s; use paddle.static.save / save_inference_model, "
-            "or save the values (global_scope().find_var(name).get_tensor())"
-            % type(obj).__name__)
-    if isinstance(obj, dict) and obj and all(
-            isinstance(k, str) and k != TREE_MEMBER and isinstance(v, (np.ndarray, Tensor))
-            for k, v in obj.items()):
-        arrays = dict(obj)   # a state dict: plain members, readable by numpy.load alone
-    else:
-        arrays = {}
-
-        def put(array):
-            name = "a%d" % len(arrays)
-            arrays[name] = array
-            return name
-        tree = {"format": TREE_FORMAT, "version": FORMAT_VERSION,
-                "root": encode_value(obj, "paddle.save(obj)", put)}
-        arrays[TREE_MEMBER] = np.frombuffer(
-            json.dumps(tree, allow_nan=False).encode("utf-8"), dtype=np.uint8)
-    write = archive_writer(arrays, "paddle.save: tensor")
-    if isinstance(path, (str, os.PathLike)):
-        atomic_file.write(path, write)
-    else:
-        write(path)
-
-
-def load(path, **configs):
-    """paddle.load: the object paddle.save wrote (arrays come back as ndarrays). A file that
-    is not one is a FileFormatError naming it and what is wrong."""
-    if isinstance(path, (str, os.PathLike)):
-        data, source = read_file(path, "paddle.load"), os.fspath(path)
-    else:
-        data, source = path.read(), "the file object"
+def archive_object_from_bytes(data, source="the data"):
+    """What an earlier refimpl's paddle.save wrote: a tensor archive, {name: ndarray}, or
+    with a structure member the object it describes (arrays as ndarrays)."""
     arrays = arrays_from_bytes(data, source)
     tree = arrays.pop(TREE_MEMBER, None)
     if tree is None:
@@ -574,7 +492,7 @@ def load(path, **configs):
         return decode_value(decoded["root"],
                             lambda name, where: _tree_array(arrays, name, where), "root")
     except _Malformed as e:
-        raise FileFormatError(source, "member %r: %s" % (member_name(TREE_MEMBER), e)) from None
+        raise FileFormatError(source, "member %r: %s" % (TREE_MEMBER + ".npy", e)) from None
 
 
 def _tree_array(arrays, name, where):

@@ -65,18 +65,54 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
                   soft_label=False, axis=-1, name=None):
     """paddle.nn.functional.cross_entropy (2.0): softmax_with_cross_entropy on logits, then
     the reduction. As in Paddle 2.0, 'mean' with a non-default ignore_index divides by the
-    number of kept labels; with the default -100 it is the plain mean."""
+    number of kept labels; with the default -100 it is the plain mean. A class `weight`
+    scales each sample's loss by its label's weight (a soft label: the label-weighted sum of
+    the class weights) and 'mean' divides by the sum of those weights (ignored labels weigh
+    0)."""
     check_variable(input, "input", "cross_entropy")
     _check_reduction(reduction, "cross_entropy")
-    if weight is not None:
-        raise NotImplementedError("cross_entropy: class `weight` is not supported")
-    if not soft_label and len(label.shape) == len(input.shape) - 1:
-        from .tensor import unsqueeze
+    from .tensor import squeeze, unsqueeze
+    squeezed = not soft_label and len(label.shape) == len(input.shape) - 1
+    if squeezed:
         label = unsqueeze(label, axis)
     loss = softmax_with_cross_entropy(input, label, soft_label, ignore_index, axis=axis)
+    if weight is not None:
+        check_variable(weight, "weight", "cross_entropy")
+        sample_weight = _sample_weights(weight, label, soft_label, ignore_index, axis)
+        loss = loss * sample_weight
+        if reduction == "mean":
+            return paddle_sum(loss) / paddle_sum(sample_weight)
     if reduction == "mean" and ignore_index != -100 and not soft_label:
         return paddle_sum(loss) / _count_not_ignored(label, ignore_index, input.dtype)
+    if squeezed and reduction == "none":   # the loss takes the label's shape, as in Paddle
+        return squeeze(loss, [axis])
     return _reduce(loss, reduction)
+
+
+def _sample_weights(weight, label, soft_label, ignore_index, axis):
+    """Each sample's class weight, shaped like the loss: weight[label] (0 where the label is
+    ignore_index), or for soft labels sum_k weight[k] * label[k]."""
+    from .tensor import gather, reshape, where
+    if soft_label:
+        from .math import matmul
+        from .tensor import transpose
+        rank = len(label.shape)
+        axis = axis % rank
+        if axis != rank - 1:
+            perm = [i for i in range(rank) if i != axis] + [axis]
+            label = transpose(label, perm)
+        w = matmul(label, reshape(weight, [-1, 1]))
+        if axis != rank - 1:
+            w = transpose(w, [perm.index(i) for i in range(rank)])
+        return w
+    ignored = append_op_out("fill_any_like", {"X": [label]}, {"value": float(ignore_index)},
+                            stop_gradient=True)
+    kept = append_op_out("not_equal", {"X": [label], "Y": [ignored]}, {"axis": -1},
+                         out_dtype="bool", stop_gradient=True)
+    safe = where(kept, label, append_op_out("fill_any_like", {"X": [label]}, {"value": 0.0},
+                                             stop_gradient=True))
+    w = reshape(gather(weight, reshape(safe, [-1])), list(label.shape))
+    return w * cast(kept, weight.dtype)
 
 
 def square_error_cost(input, label):

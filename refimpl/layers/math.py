@@ -252,7 +252,7 @@ _BINARY = {"add": "elementwise_add", "subtract": "elementwise_sub",
            "multiply": "elementwise_mul", "divide": "elementwise_div",
            "maximum": "elementwise_max", "minimum": "elementwise_min",
            "floor_divide": "elementwise_floordiv", "remainder": "elementwise_mod",
-           "mod": "elementwise_mod"}
+           "mod": "elementwise_mod", "floor_mod": "elementwise_mod"}
 _COMPARE = ["less_than", "less_equal", "greater_than", "greater_equal", "equal", "not_equal"]
 _LOGICAL = ["logical_and", "logical_or", "logical_xor"]
 _REDUCE = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",

@@ -11,6 +11,7 @@ from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from . import activation, creation, math, tensor
+from ..ops._common import REAL_OF as _REAL_OF
 from .common import append_op_out, as_list, check_variable, unary
 
 
@@ -324,27 +325,30 @@ def empty_like(x, dtype=None, name=None):
     return creation.full_like(x, 0.0, dtype, name)
 
 
-def _check_real(x, layer_name):
+def _is_complex(x, layer_name):
     check_variable(x, "x", layer_name)
-    if x.dtype.name.startswith("complex"):
-        raise NotImplementedError("%s: complex tensors are not supported" % layer_name)
+    return x.dtype.name.startswith("complex")
 
 
 def conj(x, name=None):
-    """The complex conjugate; refimpl has real dtypes only, where it is a copy."""
-    _check_real(x, "conj")
+    """The complex conjugate (`conj` op); of a real tensor, a copy."""
+    if _is_complex(x, "conj"):
+        return unary("conj", x, name=name)
     return creation.assign(x)
 
 
 def real(x, name=None):
-    """The real part; for real dtypes (refimpl's only ones) a copy of x."""
-    _check_real(x, "real")
+    """The real part (`real` op: complex64 -> float32, complex128 -> float64); of a real
+    tensor, a copy."""
+    if _is_complex(x, "real"):
+        return unary("real", x, name=name, out_dtype=_REAL_OF[x.dtype.name])
     return creation.assign(x)
 
 
 def imag(x, name=None):
-    """The imaginary part; for real dtypes (refimpl's only ones) zeros like x."""
-    _check_real(x, "imag")
+    """The imaginary part (`imag` op); of a real tensor, zeros like it."""
+    if _is_complex(x, "imag"):
+        return unary("imag", x, name=name, out_dtype=_REAL_OF[x.dtype.name])
     return creation.zeros_like(x)
 
 

@@ -2,6 +2,16 @@
 import numpy as np
 
 FLOATS = ("float16", "float32", "float64")
+COMPLEX = ("complex64", "complex128")
+# the real dtype of each complex one (|x|, real(x), imag(x))
+REAL_OF = {"complex64": "float32", "complex128": "float64"}
+
+
+def conj(a):
+    """a's complex conjugate; a itself when real (no copy on the float paths). Gradients of
+    complex ops carry it: for a real loss L, dL/dx = dL/dRe x + i dL/dIm x (as Paddle), so
+    z = x * y gives dx = dz * conj(y)."""
+    return a.conj() if a.dtype.kind == "c" else a
 
 
 def y_view_shape(x_ndim, y_shape, axis):

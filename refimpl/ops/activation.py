@@ -7,7 +7,7 @@ import math
 
 import numpy as np
 
-from ._common import FLOATS, rand
+from ._common import COMPLEX, FLOATS, REAL_OF, rand
 from .registry import OpDef, Sample, register
 
 
@@ -113,7 +113,32 @@ _unary("pow", lambda x, factor=1.0: np.power(x, x.dtype.type(factor)),
        dtypes=FLOATS + ("int32", "int64"))     # Paddle's pow kernels take integers too
 
 # -- piecewise: the derivative at a kink is taken from the flat side (0 for relu at 0)
-_unary("abs", np.abs, lambda x, d: d * np.sign(x))
+
+
+@register
+class Abs(_Unary):
+    """|X|; for complex X the modulus, a real tensor, with dX = dOut * X / |X| (0 at 0)."""
+    type = "abs"
+
+    def infer_shape(self, ctx):
+        ctx.check_dtype("X", FLOATS + COMPLEX)
+        x = ctx.input_var("X")
+        ctx.set_output("Out", x.shape, REAL_OF.get(x.dtype.name, x.dtype))
+
+    forward = staticmethod(np.abs)
+
+    @staticmethod
+    def forward_out(x, alloc=None):
+        return np.abs(x, out=alloc(x.shape, x.real.dtype))
+
+    @staticmethod
+    def backward(x, d):
+        if x.dtype.kind != "c":
+            return d * np.sign(x)
+        modulus = np.abs(x)
+        return d * np.where(modulus > 0, x / np.where(modulus > 0, modulus, 1), 0)
+
+
 _unary("relu6", lambda x, threshold=6.0: np.clip(x, 0, threshold).astype(x.dtype),
        lambda out, d, threshold=6.0: d * ((out > 0) & (out < threshold)), from_out=True,
        attrs={"threshold": 6.0}, domain=(-2, 8), kinks=(0.0, 6.0))

@@ -6,7 +6,7 @@ is numpy broadcasting (either operand may be the smaller one).
 import numpy as np
 
 from .. import versions
-from ._common import align, broadcast_shape, rand, unbroadcast, y_view_shape
+from ._common import align, broadcast_shape, conj, rand, unbroadcast, y_view_shape
 from .registry import OpDef, Sample, register
 
 
@@ -117,7 +117,8 @@ class ElementwiseMul(_InplaceElementwise):
     @staticmethod
     def backward(x, y, dout, axis=-1):
         xa, ya = align(x, y, axis)
-        return unbroadcast(dout * ya, x, y, axis)[0], unbroadcast(dout * xa, x, y, axis)[1]
+        return (unbroadcast(dout * conj(ya), x, y, axis)[0],
+                unbroadcast(dout * conj(xa), x, y, axis)[1])
 
 
 @register
@@ -144,8 +145,8 @@ class ElementwiseDiv(_Elementwise):
     @staticmethod
     def backward(x, y, out, dout, axis=-1):
         _, ya = align(x, y, axis)
-        return (unbroadcast(dout / ya, x, y, axis)[0],
-                unbroadcast(-dout * out / ya, x, y, axis)[1])
+        return (unbroadcast(dout / conj(ya), x, y, axis)[0],
+                unbroadcast(-dout * conj(out / ya), x, y, axis)[1])
 
 
 class _Select(_Elementwise):

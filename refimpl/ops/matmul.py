@@ -3,7 +3,7 @@ matrix products with numpy's broadcasting of batch dims and 1-D promotion rules.
 import numpy as np
 
 from .. import versions
-from ._common import FLOATS, broadcast_shape, rand, sum_to_shape
+from ._common import COMPLEX, FLOATS, broadcast_shape, conj, rand, sum_to_shape
 from .registry import OpDef, Sample, register
 
 
@@ -24,8 +24,8 @@ def _matmul_grad(x, y, dout, tx, ty):
     # dOut with the dims 1-D promotion squeezed away put back: [..., M, N]
     batch = np.broadcast_shapes(a.shape[:-2], b.shape[:-2])
     d = dout.reshape(batch + (a.shape[-2], b.shape[-1]))
-    da = np.matmul(d, _t(b))
-    db = np.matmul(_t(a), d)
+    da = np.matmul(d, _t(conj(b)))
+    db = np.matmul(_t(conj(a)), d)
     dx = _t(da) if tx and x.ndim > 1 else da
     dy = _t(db) if ty and y.ndim > 1 else db
     dx = sum_to_shape(dx, x2.shape).reshape(x.shape)
@@ -36,7 +36,7 @@ def _matmul_grad(x, y, dout, tx, ty):
 def _infer(ctx, tx, ty, shapes=None):
     """Out's shape; `shapes`: (X's, Y's) to use instead of the variables' (matmul v1)."""
     x, y = ctx.input_var("X"), ctx.input_var("Y")
-    ctx.check_dtype("X", FLOATS)
+    ctx.check_dtype("X", FLOATS + COMPLEX)
     xs, ys = [list(s) for s in shapes] if shapes else (list(x.shape), list(y.shape))
     if len(xs) == 1:
         xs = [1] + xs

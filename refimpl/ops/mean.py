@@ -2,7 +2,7 @@
 0-D in 3)."""
 import numpy as np
 
-from ._common import FLOATS, rand
+from ._common import COMPLEX, FLOATS, rand
 from .registry import OpDef, Sample, register
 
 
@@ -15,7 +15,7 @@ class Mean(OpDef):
     grad_inputs = ("X", "Out@GRAD")
 
     def infer_shape(self, ctx):
-        ctx.check_dtype("X", FLOATS)
+        ctx.check_dtype("X", FLOATS + COMPLEX)
         ctx.set_output("Out", (), ctx.input_dtype("X"))
 
     @staticmethod

@@ -70,7 +70,8 @@ class _Reduce(OpDef):
 
 class _DifferentiableReduce(_Reduce):
     def infer_shape(self, ctx):
-        ctx.check_dtype("X", ("float16", "float32", "float64", "int32", "int64"))
+        ctx.check_dtype("X", ("float16", "float32", "float64", "int32", "int64", "complex64",
+                              "complex128"))
         super().infer_shape(ctx)
 
     def backward(self, x, out, dout, dim=(0,), keep_dim=False, reduce_all=False, in_dtype=-1,

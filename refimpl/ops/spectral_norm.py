@@ -3,9 +3,11 @@
 viewed as a matrix [h, w] with h = Weight.shape[dim] (dim moved first, the rest flattened).
 
 Like Paddle, the op reads U and V and leaves them as they were (each run starts the
-iteration from the same vectors). The gradient treats the iterated u, v as constants:
-dWeight = dOut / sigma - sum(dOut * Weight) / sigma^2 * u v^T (Paddle's own grad kernel
-computes a different, inexact expression; see specs/nn_layer.md)."""
+iteration from the same vectors), so Out is a function of Weight alone. Its gradient is
+that function's exact gradient: back through sigma = u^T W v and through every
+power-iteration step (finite differences agree to 1e-9; the u, v-as-constants expression
+is exact only with power_iters=0, and Paddle's grad kernel is further off: specs/nn_layer.md).
+"""
 import numpy as np
 
 from ._common import numel, rand
@@ -23,14 +25,43 @@ def _from_matrix(mat, shape, dim):
     return np.moveaxis(mat.reshape(moved_shape), 0, dim)
 
 
+def _normalized(x, eps):
+    return x / (np.linalg.norm(x) + eps)
+
+
+def _normalized_grad(x, gy, eps):
+    """Gradient through y = x / (|x| + eps), given dL/dy."""
+    n = np.linalg.norm(x)
+    if n == 0:
+        return gy / eps
+    return gy / (n + eps) - x * (x @ gy) / (n * (n + eps) ** 2)
+
+
 def _power_iteration(mat, u, v, power_iters, eps):
-    """(u, v, sigma) after `power_iters` steps; sigma = u^T mat v."""
+    """(u, v, sigma, steps) after `power_iters` steps; sigma = u^T mat v. `steps` keeps
+    each step's (u in, M^T u, M v) for the gradient."""
+    steps = []
     for _ in range(power_iters):
-        v = mat.T @ u
-        v = v / (np.linalg.norm(v) + eps)
-        u = mat @ v
-        u = u / (np.linalg.norm(u) + eps)
-    return u, v, u @ mat @ v
+        a = mat.T @ u
+        v = _normalized(a, eps)
+        b = mat @ v
+        steps.append((u, a, v, b))
+        u = _normalized(b, eps)
+    return u, v, u @ mat @ v, steps
+
+
+def _power_iteration_grad(mat, u, v, steps, g_sigma, eps):
+    """dL/dmat through sigma = u^T mat v and back through the iteration steps."""
+    g_mat = g_sigma * np.outer(u, v)
+    g_u, g_v = g_sigma * (mat @ v), g_sigma * (mat.T @ u)
+    for u_in, a, v_k, b in reversed(steps):
+        g_b = _normalized_grad(b, g_u, eps)        # u = normalize(b), b = mat v_k
+        g_mat += np.outer(g_b, v_k)
+        g_v = g_v + mat.T @ g_b
+        g_a = _normalized_grad(a, g_v, eps)        # v_k = normalize(a), a = mat^T u_in
+        g_mat += np.outer(u_in, g_a)
+        g_u, g_v = mat @ g_a, 0.0
+    return g_mat
 
 
 @register
@@ -67,15 +98,17 @@ class SpectralNorm(OpDef):
     @staticmethod
     def forward(weight, u, v, dim=0, power_iters=1, eps=1e-12):
         mat = _as_matrix(weight, dim)
-        _, _, sigma = _power_iteration(mat, u.reshape(-1), v.reshape(-1), power_iters, eps)
+        sigma = _power_iteration(mat, u.reshape(-1), v.reshape(-1), power_iters, eps)[2]
         return (weight / sigma).astype(weight.dtype)
 
     @staticmethod
     def backward(weight, u, v, dout, dim=0, power_iters=1, eps=1e-12):
         mat = _as_matrix(weight, dim)
-        u, v, sigma = _power_iteration(mat, u.reshape(-1), v.reshape(-1), power_iters, eps)
+        u, v, sigma, steps = _power_iteration(mat, u.reshape(-1), v.reshape(-1),
+                                              power_iters, eps)
         dmat = _as_matrix(dout, dim)
-        grad = dmat / sigma - (dmat * mat).sum() / sigma ** 2 * np.outer(u, v)
+        g_sigma = -(dmat * mat).sum() / sigma ** 2
+        grad = dmat / sigma + _power_iteration_grad(mat, u, v, steps, g_sigma, eps)
         return _from_matrix(grad, weight.shape, dim).astype(weight.dtype)
 
     def samples(self, rng):
@@ -88,6 +121,8 @@ class SpectralNorm(OpDef):
                      {"dim": 0, "power_iters": 0}, name="no iteration")
         yield Sample({"Weight": away(2, 3, 4), "U": away(3), "V": away(8)},
                      {"dim": 1, "power_iters": 0}, name="dim 1")
-        # After iterating, u and v depend on Weight, which the gradient ignores (as Paddle).
-        yield Sample({"Weight": rand(rng, 4, 3), "U": rand(rng, 4), "V": rand(rng, 3)},
-                     {"dim": 0, "power_iters": 3}, grad=False, name="iterated")
+        # After iterating, u and v depend on Weight: the gradient goes through the steps
+        yield Sample({"Weight": away(4, 3), "U": away(4), "V": away(3)},
+                     {"dim": 0, "power_iters": 3}, name="iterated")
+        yield Sample({"Weight": away(2, 3, 2), "U": away(3), "V": away(4)},
+                     {"dim": 1, "power_iters": 1}, name="iterated, dim 1")

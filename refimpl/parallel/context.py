@@ -6,11 +6,19 @@ _local = threading.local()
 
 
 class DeviceContext:
-    """A device's view of the job: its global index and the communicator it talks through."""
+    """A device's view of the job: its global index, the communicator it talks through,
+    and the collective op it is running (set by stall.label_collectives; a place runs one
+    collective at a time)."""
 
     def __init__(self, communicator, local_rank):
         self.communicator = communicator
         self.local_rank = local_rank
+        self.collective = None
+
+    @property
+    def watch(self):
+        """The StallWatch of the run this device takes part in."""
+        return self.communicator.watch
 
     @property
     def global_rank(self):

@@ -2,10 +2,11 @@
 device, one thread per device.
 
 Pipeline:
-  1. passes   refimpl.compiler.passes.apply_passes on a clone of the user's program
+  1. passes   sync_batch_norm's rename, then refimpl.compiler.passes.apply_passes, on a
+              clone of the user's program
   2. rewrite  per device: scale loss@GRAD (gradient_scale_strategy), insert collectives
               after each parameter gradient (AllReduce) or reduce to the owner, keep the
-              owner's update only and broadcast the parameter (Reduce); sync_batch_norm
+              owner's update only and broadcast the parameter (Reduce)
   3. bind     one refimpl.executor.Plan per distinct device program
   4. run      each device's plan in its own thread on its own dict of values; device 0's
               dict is the scope's, so trained parameters are visible in the scope
@@ -19,42 +20,45 @@ from ..compiler.passes import apply_passes
 from ..compiler.scheduler import ThreadedRunner
 from ..executor import Plan, _as_results, as_fetched, check_feed, known_feeds
 from ..framework.errors import FeedError
-from ..framework.place import CPUPlace, CUDAPlace, cpu_places, cuda_places
+from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places
 from ..framework.program import OpRole, grad_var_name
 from ..framework.scope import Tensor
 from ..ops.registry import get_op_def
 from . import context, launch
-from .communicator import CommunicationAborted, HierarchicalCommunicator, InProcessCommunicator
+from .communicator import (CollectiveMismatch, CommunicationAborted, HierarchicalCommunicator,
+                           InProcessCommunicator)
+from .stall import StallError, label_collectives
+
+# errors about the run as a whole, which ops meet rather than cause
+_RUN_ERRORS = (CommunicationAborted, CollectiveMismatch, StallError)
 
 __all__ = ["run_compiled", "resolve_places", "split_feed", "owners_by_size"]
 
 THREADS_PER_PLACE = 4   # ExecutionStrategy.num_threads = 0
 
 
-def resolve_places(places):
-    """The places list: as given (Place objects or 'cpu' / 'gpu:x' strings), else CPU_NUM."""
+def resolve_places(places, executor_place=None):
+    """The places list: as given (Place objects or 'cpu' / 'gpu:x' strings), else CPU_NUM
+    CPU places (every GPU when the Executor runs on one). All of one kind, the Executor's
+    (Paddle: "Place type not match")."""
     if places is None:
-        return cpu_places()
-    resolved = []
-    for p in places if isinstance(places, (list, tuple)) else [places]:
-        if isinstance(p, str):
-            kind, _, idx = p.partition(":")
-            if kind == "cpu":
-                resolved.append(CPUPlace())
-            elif kind == "gpu":
-                resolved.append(CUDAPlace(int(idx or 0)))
-            else:
-                raise ValueError("places: %r is not 'cpu' or 'gpu:x'" % p)
-        else:
-            resolved.append(p)
+        return cuda_places() if isinstance(executor_place, CUDAPlace) else cpu_places()
+    resolved = [as_place(p) for p in (places if isinstance(places, (list, tuple)) else [places])]
     if not resolved:
         raise ValueError("places is empty")
+    kinds = {type(p) for p in resolved}
+    if len(kinds) > 1 or executor_place is not None and type(executor_place) not in kinds:
+        raise ValueError("places %s: every place must be of one kind, the Executor's (%r); "
+                         "Paddle says \"Place type not match. You may set wrong type of "
+                         "places.\"" % (resolved, executor_place))
     return resolved
 
 
-def split_feed(feed, n):
+def split_feed(feed, n, persistable=()):
     """A dict feed split along dim 0 over n devices; later devices take the extra samples
-    (seed 001: 3 samples on 2 devices -> [0] | [1, 2]). A list feed is one dict per device."""
+    (seed 001: 3 samples on 2 devices -> [0] | [1, 2]). A variable named in `persistable`
+    fed one sample (a scalar, or dim 0 of 1) goes whole to every device, as Paddle 1.8.5
+    copies it (n samples are split like any other). A list feed is one dict per device."""
     if isinstance(feed, (list, tuple)):
         if len(feed) != n:
             raise ValueError("feed is a list of %d dicts but there are %d devices; give one "
@@ -69,11 +73,26 @@ def split_feed(feed, n):
                          % type(feed).__name__)
     parts = [{} for _ in range(n)]
     for name, value in feed.items():
+        shape = np.shape(np.asarray(value) if isinstance(value, Tensor) else value)
+        total = shape[0] if shape else 1     # (a LoDTensor's shape is a method: shape())
+        if total == 1 and (n == 1 or name in persistable):
+            for i, part in enumerate(parts):   # own copies: optimizer ops update in place
+                part[name] = value if i == 0 or np.isscalar(value) else \
+                    np.array(value, copy=True)
+            continue
         value = np.asarray(value)
-        total = value.shape[0] if value.ndim else 0
+        if value.ndim == 0:
+            raise FeedError("feed %r is a scalar: a feed split over places needs a batch "
+                            "dimension (or feed a list with one dict per place)" % name)
+        if total == 0:
+            raise FeedError("feed %r: the batch is empty (shape %s): feed at least one "
+                            "sample per place" % (name, list(value.shape)))
+        if name in persistable and total != n:
+            raise FeedError("feed %r is persistable: feed 1 sample (copied to each of the %d "
+                             "devices) or %d (one each), got %d" % (name, n, n, total))
         if total < n:
-            raise ValueError("feed %r has %d samples, fewer than the %d devices; drop this "
-                             "batch or feed a list with one dict per device" % (name, total, n))
+            raise FeedError("feed %r has %d samples, fewer than the %d devices; drop this "
+                            "batch or feed a list with one dict per device" % (name, total, n))
         base, extra = divmod(total, n)
         sizes = [base + (1 if i >= n - extra else 0) for i in range(n)]
         start = 0
@@ -125,15 +144,21 @@ def _scale_loss_grad(block, loss_name, strategy, total_devices):
             return
 
 
+def _sync_batch_norm(program):
+    """sync_batch_norm: batch_norm (and its grad) become sync_batch_norm, before the fusion
+    passes, which then fuse the synchronized op (fusing first left fused batch norms
+    unsynchronized, each place normalizing its own rows)."""
+    for op in program.global_block().ops:
+        if op.type in ("batch_norm", "batch_norm_grad"):
+            op.type = "sync_" + op.type
+            op.op_def = get_op_def(op.type)
+    return program
+
+
 def _rewrite(program, loss_name, strategy, device, total_devices, owner):
     """This device's program: collectives inserted, Reduce-mode updates kept by owners."""
     from ..compiler.strategy import BuildStrategy
     block = program.global_block()
-    if strategy.sync_batch_norm:
-        for op in block.ops:
-            if op.type in ("batch_norm", "batch_norm_grad"):
-                op.type = "sync_" + op.type
-                op.op_def = get_op_def(op.type)
     if loss_name is None or total_devices == 1:
         return program
     _scale_loss_grad(block, loss_name, strategy, total_devices)
@@ -192,12 +217,12 @@ def _keep_owned_updates(block, owner, device, fuse_broadcast):
 class _DeviceSet:
     """The compiled state of one CompiledProgram in one scope."""
 
-    def __init__(self, compiled, scope):
+    def __init__(self, compiled, scope, executor_place):
         self.compiled = compiled
         self.scope = scope
         self.version = compiled._program._version
-        self.places = resolve_places(compiled._places) if compiled._is_data_parallel \
-            else [None]
+        self.places = resolve_places(compiled._places, executor_place) \
+            if compiled._is_data_parallel else [None]
         n_local = len(self.places)
         strategy = compiled._build_strategy or _default_strategy()
         strategy._finalize()
@@ -224,7 +249,10 @@ class _DeviceSet:
 
     def _programs(self, protected):
         compiled = self.compiled
-        base = apply_passes(compiled._program, self.strategy, protected)
+        source = compiled._program
+        if self.strategy.sync_batch_norm:
+            source = _sync_batch_norm(source.clone())
+        base = apply_passes(source, self.strategy, protected)
         if base is compiled._program:
             base = base.clone()
         params = base.global_block().all_parameters()
@@ -250,7 +278,8 @@ class _DeviceSet:
                           inplace=self.strategy.enable_inplace,
                           reuse_buffers=memory_optimize is True,
                           addto=self.strategy.enable_addto,
-                          hand_off="little" if memory_optimize is True else True)
+                          hand_off="little" if memory_optimize is True else True,
+                          wrap_kernel=label_collectives)
                      for p in programs]
             runners = [self._runner(plan) for plan in plans]
             self.plans[key] = (programs, plans, runners)
@@ -304,7 +333,9 @@ class _DeviceSet:
             feed = known_feeds(block, feed)
         elif isinstance(feed, (list, tuple)):
             feed = [known_feeds(block, f) for f in feed]
-        feeds = split_feed(feed or {}, n) if self.compiled._is_data_parallel else [feed or {}]
+        persistable = {name for name, v in block.vars.items() if v.persistable}
+        feeds = split_feed(feed or {}, n, persistable) if self.compiled._is_data_parallel \
+            else [feed or {}]
         programs, plans, runners = self.plans_for(list(feeds[0]), fetch_names)
         if not self.initialized:
             self.initialize(programs[0])
@@ -322,9 +353,12 @@ class _DeviceSet:
         results = [None] * n
         errors = [None] * n
 
+        self.comm.begin_run()
+
         def work(d):
             context.set_current(context.DeviceContext(self.comm, d))
             env = self.envs[d]
+            me = self.comm.watch.join(d, "place thread")
             try:
                 sched = programs[d].lr_scheduler
                 for k in range(max(1, iterations)):
@@ -343,6 +377,7 @@ class _DeviceSet:
                 errors[d] = e
                 self.comm.abort()
             finally:
+                self.comm.watch.leave(me)
                 context.set_current(None)
 
         if n == 1:
@@ -356,8 +391,7 @@ class _DeviceSet:
         failures = [e for e in errors if e is not None]
         if failures:
             self.comm.reset()
-            real = [e for e in failures if not isinstance(e, CommunicationAborted)]
-            raise (real or failures)[0]
+            raise _first_cause(failures)
         self.iterations += 1
         return self._merge(results, fetch_names, return_numpy)
 
@@ -397,6 +431,15 @@ class _DeviceSet:
                 plan.drop_temporaries(env)
 
 
+def _first_cause(failures):
+    """The error to report: a place's own failure rather than the aborts it caused in the
+    others' collectives; a stall or collective mismatch as itself, not wrapped in the op
+    that met it."""
+    causes = [e.__cause__ if isinstance(e.__cause__, _RUN_ERRORS) else e for e in failures]
+    own = [e for e in causes if not isinstance(e, CommunicationAborted)]
+    return (own or causes)[0]
+
+
 def _coalesce_optimizer_state(program, env):
     """fuse_all_optimizer_ops: put the variables a fused_optimizer updates (its parameters,
     momentum's velocities) into one flat buffer per slot, as views, so the update is one
@@ -433,6 +476,6 @@ def run_compiled(compiled, executor, feed, fetch_names, scope, return_numpy):
     sets = compiled._device_sets
     ds = sets.get(id(scope))
     if ds is None or ds.version != compiled._program._version or ds.scope is not scope:
-        ds = _DeviceSet(compiled, scope)
+        ds = _DeviceSet(compiled, scope, executor.place)
         sets[id(scope)] = ds
     return ds.run(feed, fetch_names, return_numpy)

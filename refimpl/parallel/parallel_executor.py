@@ -1,7 +1,8 @@
 """ParallelExecutor (seed 001): Executor + with_data_parallel in one object."""
 from ..compiler.compiled_program import CompiledProgram
+from ..compiler.strategy import BuildStrategy
 from ..executor import Executor
-from ..framework.place import CPUPlace, cpu_places, cuda_places
+from ..framework.place import cpu_places, cuda_places
 from ..framework.program import default_main_program
 from ..framework.scope import global_scope
 
@@ -16,9 +17,8 @@ class ParallelExecutor:
             raise TypeError("share_vars_from must be a ParallelExecutor, got %s"
                             % type(share_vars_from).__name__)
         places = cuda_places() if use_cuda else cpu_places()
-        if use_cuda and not places:
-            raise RuntimeError("use_cuda=True but no GPU is usable (CuPy with a device)")
-        if build_strategy is not None and (num_trainers != 1 or trainer_id != 0):
+        if num_trainers != 1 or trainer_id != 0:
+            build_strategy = build_strategy if build_strategy is not None else BuildStrategy()
             build_strategy.num_trainers = num_trainers
             build_strategy.trainer_id = trainer_id
         self._scope = scope if scope is not None else global_scope()
@@ -27,7 +27,7 @@ class ParallelExecutor:
             loss_name=loss_name, build_strategy=build_strategy, exec_strategy=exec_strategy,
             share_vars_from=share_vars_from._compiled if share_vars_from else None,
             places=places)
-        self._exe = Executor(places[0] if not use_cuda else CPUPlace())
+        self._exe = Executor(places[0])
 
     @property
     def device_count(self):

@@ -5,7 +5,7 @@ from ..parallel.parallel_executor import ParallelExecutor
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places
 from ..framework.program import (Program, Variable, default_main_program,
                                  default_startup_program, name_scope, program_guard)
-from ..framework.scope import global_scope, scope_guard
+from ..framework.scope import Scope, global_scope, scope_guard
 from ..framework.param_attr import ParamAttr
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
@@ -23,8 +23,8 @@ globals().update(_exports("static"))
 __all__ = ["ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "CPUPlace",
            "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places", "Program", "Variable",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
-           "global_scope", "scope_guard", "ParamAttr", "append_backward", "gradients", "data",
-           "nn", "save", "load", "load_program_state", "set_program_state", "serialize_program",
+           "Scope", "global_scope", "scope_guard", "ParamAttr", "append_backward", "gradients",
+           "data", "nn", "save", "load", "load_program_state", "set_program_state", "serialize_program",
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
            "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
            "device_guard", "py_func", "InputSpec",

@@ -1,28 +1,36 @@
 """paddle.static save / load: programs, parameters, optimizer state, inference models.
 
-Files (formats and guarantees in specs/io.md):
-  save(program, prefix)            prefix.pdmodel (program JSON), prefix.pdparams
-                                   (Parameters), prefix.pdopt (other persistables)
-  save_inference_model(prefix,...) prefix.pdmodel (pruned for_test program, with its
-                                   feed / fetch names), prefix.pdiparams (its persistables)
-Both write prefix.pdmanifest last and change all their files together
+Files (Paddle's formats, specs/io.md and specs/paddle_formats.md):
+  save(program, prefix)            prefix.pdmodel (the program, ProgramDesc), prefix.pdparams
+                                   (Parameters) and prefix.pdopt (other persistables): pickles
+  save_inference_model(prefix,...) prefix.pdmodel (pruned for_test program with feed / fetch
+                                   ops), prefix.pdiparams (its persistables, LoDTensor stream)
+  save_vars_files(dirname, ...)    fluid.io's parameter files: one LoDTensor stream per
+                                   variable, or one combined file
+  save_inference_files(dirname,...) fluid.io.save_inference_model's: `__model__` and those
+Every saver writes its manifest last and changes all its files together
 (framework/checkpoint.py). Every loader reads and checks everything first (files, manifest,
-names, shapes, dtypes) and only then sets values: a failed load changes nothing.
+names, shapes, dtypes) and only then sets values: a failed load changes nothing. Loaders
+take Paddle's files (1.8 `__model__` directories, 3.x PIR json) and earlier refimpl's JSON /
+.npz alike (framework/model_formats.py chooses by content).
 Values live in the global scope (the executor's), as in Paddle.
 """
+import io
 import os
 import warnings
 
 import numpy as np
 
-from ..framework import atomic_file, checkpoint, serialization
+from ..framework import atomic_file, checkpoint, model_formats, serialization
 from ..framework.dtypes import VarType
 from ..framework.program import Parameter, Program, Variable, default_main_program
-from ..framework.scope import global_scope
+from ..framework.scope import checked_value, global_scope
 
 __all__ = ["save", "load", "load_program_state", "set_program_state", "serialize_program",
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
-           "save_to_file", "load_from_file", "save_inference_model", "load_inference_model"]
+           "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
+           "save_vars_files", "save_inference_files", "read_vars_files",
+           "inference_model_files", "read_inference_model"]
 
 _NOT_SAVED_TYPES = (VarType.FEED_MINIBATCH, VarType.FETCH_LIST, VarType.READER, VarType.RAW)
 
@@ -53,17 +61,7 @@ def _checked_values(variables, state, fn, source, copy):
     for var in variables:
         if var.name not in state:
             raise ValueError("%s: variable %r is not in %s" % (fn, var.name, source))
-        value = np.array(state[var.name]) if copy else np.asarray(state[var.name])
-        shape = var.shape
-        ok_shape = shape is None or (len(shape) == value.ndim and all(
-            d < 0 or d == g for d, g in zip(shape, value.shape)))
-        ok_dtype = var.dtype is None or var.dtype.np == value.dtype
-        if not (ok_shape and ok_dtype):
-            raise ValueError("%s: variable %r expects shape %s dtype %s, got shape %s dtype "
-                             "%s from %s" % (fn, var.name, shape and list(shape),
-                                             var.dtype and var.dtype.name, list(value.shape),
-                                             value.dtype, source))
-        out[var.name] = value
+        out[var.name] = checked_value(var, state[var.name], fn, source, copy)
     return out
 
 
@@ -90,50 +88,169 @@ def _split_by_file(variables):
     return [(params, ".pdparams"), (others, ".pdopt")]
 
 
+def _names(var_list):
+    return [v.name if isinstance(v, Variable) else v for v in var_list]
+
+
+# -- fluid.io's parameter files: one file per variable in a directory, or one combined file
+
+
+def _var_file(dirname, name, fn):
+    """dirname/<name>, as Paddle names a variable's file; refuses names that would leave
+    the directory ('..', absolute, backslashes, NUL)."""
+    parts = name.split("/")
+    if not name or "\\" in name or "\0" in name or any(p in ("", ".", "..") for p in parts):
+        raise ValueError("%s: variable %r cannot be a file name in %r (no '..', '.', empty "
+                         "parts, absolute paths, backslashes or NUL)" % (fn, name, dirname))
+    return os.path.join(dirname, *parts)
+
+
+def _parameter_files(dirname, values, filename, saved_by):
+    """{file name in dirname: write(file)} of fluid.io's parameter files for {name: array}:
+    one LoDTensor stream per variable, or with `filename` one combined file (names
+    sorted). Every value is checked here, before anything is written."""
+    if filename is None:
+        return {os.path.relpath(_var_file(dirname, name, saved_by), dirname):
+                model_formats.tensor_writer(value, name) for name, value in values.items()}
+    return {filename: model_formats.combined_writer(values, saved_by + ": variable")}
+
+
+def save_vars_files(dirname, values, filename=None, saved_by="save_vars"):
+    """Write {name: array} as fluid.io.save_vars / save_params / save_persistables do
+    (`_parameter_files`), then dirname/.pdmanifest; all or nothing."""
+    dirname = os.fspath(dirname)
+    checkpoint.write_checkpoint(os.path.join(dirname, ""),
+                                _parameter_files(dirname, values, filename, saved_by), saved_by)
+
+
+def save_inference_files(dirname, program, feed_names, fetch_names, model_filename=None,
+                         params_filename=None, saved_by="save_inference_model"):
+    """fluid.io.save_inference_model's files for an inference program (normalize_program's):
+    dirname/model_filename (default `__model__`, ProgramDesc with feed / fetch ops) and its
+    persistables' values from the global scope as `_parameter_files`; then
+    dirname/.pdmanifest; all or nothing."""
+    dirname = os.fspath(dirname)
+    files = _parameter_files(dirname, _values_of(_persistables(program), saved_by),
+                             params_filename, saved_by)
+    files[model_filename or "__model__"] = _bytes_writer(
+        model_formats.program_to_bytes(program, feed_names, fetch_names))
+    checkpoint.write_checkpoint(os.path.join(dirname, ""), files, saved_by)
+
+
+def read_vars_files(dirname, names, filename=None, fn="load_vars", optional=False):
+    """{name: ndarray} of `names` from fluid.io's parameter files in `dirname` (Paddle's or
+    save_vars_files'), or from the combined file dirname/filename (holding exactly `names`,
+    sorted). With `optional`, variables without a file are left out instead of raising
+    FileNotFoundError."""
+    dirname = os.fspath(dirname)
+    prefix = os.path.join(dirname, "")
+    if filename is not None:
+        path = os.path.join(dirname, filename)
+        data = checkpoint.read_checkpoint_files(prefix, [path], fn)[path]
+        return model_formats.combined_from_bytes(data, path, names)
+    paths = {name: _var_file(dirname, name, fn) for name in names}
+    files = checkpoint.read_checkpoint_files(prefix, list(paths.values()), fn,
+                                             optional=list(paths.values()) if optional else ())
+    return {name: model_formats.tensor_from_bytes(files[path], path).array
+            for name, path in paths.items() if path in files}
+
+
+def _parameter_file_names(dirname):
+    """Names of the parameter files under `dirname` (relative, '/'-separated), leaving out
+    programs (`__model__`, .pdmodel, .json), manifests and temp files."""
+    names = []
+    for root, _, files in os.walk(dirname):
+        for f in files:
+            if f == "__model__" or f.endswith((".pdmodel", ".json", checkpoint.MANIFEST_SUFFIX))\
+                    or atomic_file.is_temp_name(f):
+                continue
+            names.append(os.path.relpath(os.path.join(root, f), dirname).replace(os.sep, "/"))
+    return sorted(names)
+
+
 # -- training checkpoints
 
 
 def save(program, model_path, protocol=4, **configs):
-    """Write model_path.pdparams / .pdopt / .pdmodel from `program` and the global scope,
-    then model_path.pdmanifest; all or nothing. `protocol` (pickle's, in Paddle) is
-    accepted and ignored."""
+    """Write model_path.pdparams / .pdopt (pickles) and .pdmodel (ProgramDesc) from
+    `program` and the global scope, then model_path.pdmanifest; all or nothing. `protocol`
+    must be 2, 3 or 4, as in Paddle."""
     _check_program(program, "static.save")
+    model_formats.check_protocol(protocol, "static.save")
     prefix = _prefix(model_path, "static.save", (".pdparams",))
-    files = {suffix: serialization.archive_writer(_values_of(group, "static.save"),
-                                                  "static.save: variable")
+    files = {suffix: model_formats.state_writer(_values_of(group, "static.save"),
+                                                "static.save: variable")
              for group, suffix in _split_by_file(_persistables(program))}
-    files[".pdmodel"] = _bytes_writer(serialization.program_to_bytes(program))
+    files[".pdmodel"] = _bytes_writer(model_formats.program_to_bytes(program))
     checkpoint.write_checkpoint(prefix, files, "static.save")
 
 
 def load(program, model_path, executor=None, var_list=None):
-    """Set `program`'s persistables (or only `var_list`) from model_path.pdparams and, for
-    non-Parameters, .pdopt; every one must be in the files. Nothing is set unless all
-    are read and checked."""
+    """Set `program`'s persistables (or only `var_list`) from static.save's files
+    (model_path.pdparams, and .pdopt for non-Parameters: every one must be there), from a
+    directory of fluid.io parameter files (save_params / save_persistables: the variables
+    that have a file; a warning names the others), or from a combined file (save_vars with
+    a filename: `var_list` required). Nothing is set unless all are read and checked."""
     _check_program(program, "static.load")
-    prefix = _prefix(model_path, "static.load", (".pdparams", ".pdopt", ".pdmodel"))
     variables = _persistables(program) if var_list is None else list(var_list)
+    path = os.fspath(model_path)
+    if os.path.isdir(path):
+        state = read_vars_files(path, _names(variables), fn="static.load", optional=True)
+        _warn_unmatched("static.load", path, [v.name for v in variables if v.name not in state],
+                        sorted(set(_parameter_file_names(path)) - set(state)))
+        global_scope().set_values(_checked_values(
+            [v for v in variables if v.name in state], state, "static.load", path, copy=False))
+        return
+    if os.path.isfile(path) and not path.endswith((".pdparams", ".pdopt", ".pdmodel")):
+        if var_list is None:
+            raise ValueError("static.load: %r is one combined parameter file (save_vars "
+                             "with a filename): pass var_list, the variables it holds" % path)
+        state = read_vars_files(os.path.dirname(path), _names(variables),
+                                os.path.basename(path), "static.load")
+        global_scope().set_values(_checked_values(variables, state, "static.load", path,
+                                                  copy=False))
+        return
+    prefix = _prefix(path, "static.load", (".pdparams", ".pdopt", ".pdmodel"))
     groups = [(group, prefix + suffix) for group, suffix in _split_by_file(variables) if group]
-    files = checkpoint.read_checkpoint_files(prefix, [path for _, path in groups],
-                                             "static.load")
+    files = checkpoint.read_checkpoint_files(prefix, [p for _, p in groups], "static.load")
     values = {}
-    for group, path in groups:
-        state = serialization.arrays_from_bytes(files[path], path)
-        values.update(_checked_values(group, state, "static.load", path, copy=False))
+    for group, file_path in groups:
+        state = model_formats.state_from_bytes(files[file_path], file_path)
+        values.update(_checked_values(group, state, "static.load", file_path, copy=False))
     global_scope().set_values(values)
 
 
+def _warn_unmatched(fn, where, without_file, unused_files):
+    if without_file:
+        warnings.warn("%s: no file in %s for %s (left as they were)" % (fn, where, without_file))
+    if unused_files:
+        warnings.warn("%s: files in %s that name no variable loaded: %s"
+                      % (fn, where, unused_files))
+
+
 def load_program_state(model_path, var_list=None):
-    """{name: ndarray} from model_path.pdparams (and .pdopt when present)."""
-    prefix = _prefix(model_path, "load_program_state", (".pdparams", ".pdopt", ".pdmodel"))
+    """{name: ndarray} from static.save's model_path.pdparams (and .pdopt when present),
+    from a directory of fluid.io parameter files (every file, or those of `var_list`), or
+    from a combined file (`var_list` required: the variables it holds)."""
+    path = os.fspath(model_path)
+    if os.path.isdir(path):
+        names = _parameter_file_names(path) if var_list is None else _names(var_list)
+        return read_vars_files(path, names, fn="load_program_state")
+    if os.path.isfile(path) and not path.endswith((".pdparams", ".pdopt", ".pdmodel")):
+        if var_list is None:
+            raise ValueError("load_program_state: %r is one combined parameter file (save_vars "
+                             "with a filename): pass var_list, the variables it holds" % path)
+        return read_vars_files(os.path.dirname(path), _names(var_list), os.path.basename(path),
+                               "load_program_state")
+    prefix = _prefix(path, "load_program_state", (".pdparams", ".pdopt", ".pdmodel"))
     paths = [prefix + ".pdparams", prefix + ".pdopt"]
     files = checkpoint.read_checkpoint_files(prefix, paths, "load_program_state",
                                              optional=paths[1:])
     state = {}
-    for path, data in files.items():
-        state.update(serialization.arrays_from_bytes(data, path))
+    for file_path, data in files.items():
+        state.update(model_formats.state_from_bytes(data, file_path))
     if var_list is not None:
-        names = [v.name if isinstance(v, Variable) else v for v in var_list]
+        names = _names(var_list)
         missing = [n for n in names if n not in state]
         if missing:
             raise ValueError("load_program_state: %s not in %s.pdparams / .pdopt"
@@ -220,70 +337,113 @@ def normalize_program(program, feed_vars, fetch_vars, fn="normalize_program"):
 
 
 def serialize_program(feed_vars, fetch_vars, **kwargs):
-    """Bytes of the inference program computing fetch_vars from feed_vars (kwarg
-    `program`, default the main program); deserialize_program reads them back."""
+    """ProgramDesc bytes of the inference program computing fetch_vars from feed_vars
+    (kwarg `program`, default the main program), with Paddle's feed / fetch ops."""
     program, feeds, fetches = normalize_program(
         kwargs.get("program") or default_main_program(), feed_vars, fetch_vars,
         "serialize_program")
-    return serialization.program_to_bytes(program, feed_names=feeds, fetch_names=fetches)
+    return model_formats.program_to_bytes(program, feeds, fetches)
 
 
 def deserialize_program(data):
-    """The Program serialized in `data` (serialize_program, or a .pdmodel file's bytes)."""
-    return serialization.program_from_bytes(data)
+    """The Program in `data`: serialize_program's bytes, a .pdmodel / `__model__` file's,
+    a PIR json's or an earlier refimpl's JSON."""
+    return model_formats.program_from_bytes(data)[0]
 
 
 def serialize_persistables(feed_vars, fetch_vars, executor, **kwargs):
-    """Bytes of the global scope's values of the persistables the inference program of
-    feed_vars -> fetch_vars uses (kwarg `program`, default the main program)."""
+    """The combined LoDTensor stream (names sorted) of the global scope's values of the
+    persistables the inference program of feed_vars -> fetch_vars uses (kwarg `program`,
+    default the main program)."""
     program, _, _ = normalize_program(kwargs.get("program") or default_main_program(),
                                       feed_vars, fetch_vars, "serialize_persistables")
-    return serialization.arrays_to_bytes(
-        _values_of(_persistables(program), "serialize_persistables"))
+    values = _values_of(_persistables(program), "serialize_persistables")
+    return _written(model_formats.combined_writer(values, "serialize_persistables: variable"))
+
+
+def _written(write):
+    buf = io.BytesIO()
+    write(buf)
+    return buf.getvalue()
 
 
 def deserialize_persistables(program, data, executor):
-    """Set every persistable of `program` from `data` (serialize_persistables' bytes) into
-    the global scope, checking shapes and dtypes of all before setting any."""
+    """Set every persistable of `program` from `data` (serialize_persistables' bytes, or a
+    .pdiparams file's) into the global scope, checking shapes and dtypes of all before
+    setting any."""
     _check_program(program, "deserialize_persistables")
-    state = serialization.arrays_from_bytes(data)
-    global_scope().set_values(_checked_values(_persistables(program), state,
-                                              "deserialize_persistables", "the data",
-                                              copy=False))
+    variables = _persistables(program)
+    state = model_formats.combined_from_bytes(data, "the data", [v.name for v in variables])
+    global_scope().set_values(_checked_values(variables, state, "deserialize_persistables",
+                                              "the data", copy=False))
 
 
 # -- inference models
 
 
 def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs):
-    """Write path_prefix.pdmodel (the pruned inference program) and .pdiparams (its
-    persistables' values from the global scope), then path_prefix.pdmanifest; all or
-    nothing."""
+    """Write path_prefix.pdmodel (the pruned inference program, ProgramDesc) and .pdiparams
+    (its persistables' values from the global scope, combined), then path_prefix.pdmanifest;
+    all or nothing."""
     prefix = _prefix(path_prefix, "save_inference_model", ())
     program, feeds, fetches = normalize_program(
         kwargs.get("program") or default_main_program(), feed_vars, fetch_vars,
         "save_inference_model")
-    files = {".pdmodel": _bytes_writer(serialization.program_to_bytes(
-                 program, feed_names=feeds, fetch_names=fetches)),
-             ".pdiparams": serialization.archive_writer(
+    files = {".pdmodel": _bytes_writer(model_formats.program_to_bytes(program, feeds, fetches)),
+             ".pdiparams": model_formats.combined_writer(
                  _values_of(_persistables(program), "save_inference_model"),
                  "save_inference_model: variable")}
     checkpoint.write_checkpoint(prefix, files, "save_inference_model")
 
 
-def load_inference_model(path_prefix, executor, **kwargs):
-    """[program, feed_target_names, fetch_targets] from save_inference_model's files
-    (or kwargs model_filename / params_filename); the parameters go to the global scope,
-    after both files are read and every value is checked."""
+def inference_model_files(path_prefix, model_filename=None, params_filename=None):
+    """(checkpoint prefix, model file, params file or None for one file per variable in the
+    model's directory), as Paddle finds them: without filenames path_prefix.pdmodel (or
+    Paddle 3's path_prefix.json) and path_prefix.pdiparams; with a filename, path_prefix is
+    the directory (model default `__model__`, NAME.pdmodel / NAME.pdiparams when those
+    exist, no params_filename: a file per variable)."""
     prefix = os.fspath(path_prefix)
-    model_file = kwargs.get("model_filename") or prefix + ".pdmodel"
-    params_file = kwargs.get("params_filename") or prefix + ".pdiparams"
-    files = checkpoint.read_checkpoint_files(prefix, [model_file, params_file],
-                                             "load_inference_model")
-    program, feed_names, fetch_targets = serialization.inference_program_from_bytes(
+    if model_filename is None and params_filename is None and not os.path.isdir(prefix):
+        model = prefix + ".pdmodel"
+        if not os.path.exists(model) and os.path.exists(prefix + ".json"):
+            model = prefix + ".json"
+        return prefix, model, prefix + ".pdiparams"
+
+    def in_dir(name, suffix):
+        path = os.path.join(prefix, name)
+        return path + suffix if os.path.exists(path + suffix) else path
+    model = in_dir(model_filename or "__model__", ".pdmodel")
+    params = None if params_filename is None else in_dir(params_filename, ".pdiparams")
+    return os.path.join(prefix, ""), model, params
+
+
+def read_inference_model(prefix, model_file, params_file, fn="load_inference_model"):
+    """(program, feed names, fetch target Variables, {name: ndarray}) of an inference model's
+    files, everything read and checked; nothing set."""
+    paths = [model_file] + ([params_file] if params_file else [])
+    files = checkpoint.read_checkpoint_files(prefix, paths, fn)
+    program, feeds, fetch_targets = model_formats.inference_program_from_bytes(
         files[model_file], model_file)
-    state = serialization.arrays_from_bytes(files[params_file], params_file)
-    global_scope().set_values(_checked_values(_persistables(program), state,
-                                              "load_inference_model", params_file,
-                                              copy=False))
-    return [program, feed_names, fetch_targets]
+    variables = _persistables(program)
+    names = [v.name for v in variables]
+    if params_file:
+        state = model_formats.combined_from_bytes(files[params_file], params_file, names)
+        source = params_file
+    else:
+        source = os.path.dirname(model_file)
+        state = read_vars_files(source, names, fn=fn)
+    return program, feeds, fetch_targets, _checked_values(variables, state, fn, source,
+                                                          copy=False)
+
+
+def load_inference_model(path_prefix, executor, **kwargs):
+    """[program, feed_target_names, fetch_targets] from an inference model (files found as
+    inference_model_files says: save_inference_model's, Paddle 1.8's `__model__`
+    directories, Paddle 3's PIR json); the parameters go to the global scope after every
+    file is read and every value checked."""
+    prefix, model_file, params_file = inference_model_files(
+        path_prefix, kwargs.get("model_filename"), kwargs.get("params_filename"))
+    program, feeds, fetch_targets, values = read_inference_model(prefix, model_file,
+                                                                 params_file)
+    global_scope().set_values(values)
+    return [program, feeds, fetch_targets]

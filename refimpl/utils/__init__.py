@@ -1,57 +1,75 @@
-"""paddle.utils: deprecated, require_version, run_check, try_import."""
+"""paddle.utils (Paddle 2.0): deprecated, try_import, run_check, require_version,
+unique_name, download (cached files only: refimpl fetches nothing)."""
 import functools
 import importlib
 import warnings
 
 from ..fluid.compat import require_version
+from ..framework import unique_name
+from . import download
 
-__all__ = ["deprecated", "require_version", "run_check", "try_import"]
+__all__ = ["deprecated", "try_import", "run_check", "require_version", "unique_name",
+           "download"]
 
 
 def deprecated(update_to="", since="", reason="", level=0):
-    """Decorator: calling the function warns that it is deprecated (level 2: raises)."""
+    """Decorator: calling the function warns that it is deprecated (since `since`, use
+    `update_to`, because `reason`); level 2 raises instead, as Paddle's."""
+    if level not in (0, 1, 2):
+        raise ValueError("deprecated: level must be 0, 1 or 2, got %r" % (level,))
+
     def decorate(func):
-        message = "API %s is deprecated since %s" % (func.__name__, since or "?")
+        message = 'API "%s.%s" is deprecated' % (func.__module__, func.__name__)
+        if since:
+            message += " since %s" % since
+        message += ", and will be removed in future versions."
         if update_to:
-            message += "; use %s instead" % update_to
+            message += ' Please use "%s" instead.' % update_to
         if reason:
-            message += ". Reason: %s" % reason
+            message += "\n    Reason: %s" % reason
 
         @functools.wraps(func)
-        def wrapped(*args, **kwargs):
-            if level >= 2:
+        def wrapper(*args, **kwargs):
+            if level == 2:
                 raise RuntimeError(message)
-            if level == 1:
-                warnings.warn(message, DeprecationWarning, stacklevel=2)
+            warnings.warn(message, DeprecationWarning, stacklevel=2)
             return func(*args, **kwargs)
-        return wrapped
+        return wrapper
     return decorate
 
 
 def try_import(module_name):
-    """The module, or an ImportError saying how to install it."""
+    """The module, or an ImportError saying which package to install."""
     try:
         return importlib.import_module(module_name)
-    except ImportError:
+    except ImportError as e:
         raise ImportError("Failed importing %s. This likely means that some paddle modules "
                           "require additional dependencies that have to be manually "
                           "installed (usually with `pip install %s`)."
-                          % (module_name, module_name.split(".")[0])) from None
+                          % (module_name, module_name.split(".")[0])) from e
 
 
 def run_check():
-    """Build and run a one-layer program (Paddle's install check) and say so."""
+    """Build and train a small network on one CPU place and on two, as Paddle's install
+    check does, and say that it works."""
     import numpy as np
-    from .. import static
-    from ..framework.program import Program, program_guard
-    main, startup = Program(), Program()
-    with program_guard(main, startup):
-        x = static.data("x", [None, 2], "float32")
-        from ..layers.math import mean
-        loss = mean(static.nn.fc(x, 1))
+    from .. import static, optimizer
+    from ..framework.place import CPUPlace
     from ..framework.scope import Scope
-    exe = static.Executor()
-    scope = Scope()
+    print("Running verify PaddlePaddle program ... ")
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup), unique_name.guard():
+        x = static.data("x", [None, 2], "float32")
+        loss = static.nn.fc(x, 1).mean()
+        optimizer.SGD(0.01).minimize(loss)
+    exe, scope = static.Executor(CPUPlace()), Scope()
     exe.run(startup, scope=scope)
-    exe.run(main, feed={"x": np.ones((2, 2), "float32")}, fetch_list=[loss], scope=scope)
-    print("Running verify PaddlePaddle program ... \nPaddlePaddle works well on 1 CPU.")
+    feed = {"x": np.ones((2, 2), "float32")}
+    exe.run(main, feed=feed, fetch_list=[loss], scope=scope)
+    print("PaddlePaddle works well on 1 CPU.")
+    parallel = static.CompiledProgram(main).with_data_parallel(
+        loss_name=loss.name, places=[CPUPlace()] * 2)
+    exe.run(parallel, feed=feed, fetch_list=[loss], scope=scope)
+    print("PaddlePaddle works well on 2 CPUs.")
+    print("PaddlePaddle is installed successfully! Let's start deep learning with "
+          "PaddlePaddle now.")

@@ -1,13 +1,13 @@
 """CIFAR-10 / CIFAR-100 from the python-version archives: a tar.gz of pickled batches,
 each a dict {b'data': uint8 array [n, 3072], b'labels' (or b'fine_labels'): [n], ...}.
-The batches are read by a restricted unpickler that runs nothing: it builds plain
-containers, bytes, numbers and numeric numpy arrays, and refuses every other global."""
-import io
-import pickle
+The batches are read by refimpl's restricted unpickler (framework/paddle_formats/
+safe_pickle.py), which runs nothing: it builds plain containers, bytes, numbers and numeric
+numpy arrays, and refuses every other global."""
 import tarfile
 
 import numpy as np
 
+from ...framework.paddle_formats import DecodeError, safe_pickle
 from ...io import Dataset
 from ..image import check_backend, get_image_backend, pil_image_module
 from ._files import check_mode, default_float, locate
@@ -15,52 +15,11 @@ from ._files import check_mode, default_float, locate
 __all__ = ["Cifar10", "Cifar100"]
 
 
-def _numeric_dtype(*args):
-    dtype = np.dtype(*args)
-    if dtype.hasobject or dtype.kind not in "biufc":
-        raise pickle.UnpicklingError("refused: a numpy array of dtype %s (only numeric arrays "
-                                     "are loaded)" % dtype)
-    return dtype
-
-
-def _reconstruct(cls, shape, typecode):
-    """numpy's array reconstructor, for ndarray only (its BUILD state then sets the data)."""
-    if cls is not np.ndarray:
-        raise pickle.UnpicklingError("refused: _reconstruct of %r" % (cls,))
-    return np.ndarray.__new__(np.ndarray, shape, typecode)
-
-
-def _latin1_bytes(text, encoding):
-    """_codecs.encode(text, 'latin1'): how pickle protocol 2 writes bytes."""
-    if not isinstance(text, str) or encoding not in ("latin1", "latin-1"):
-        raise pickle.UnpicklingError("refused: _codecs.encode(%s, %r)"
-                                     % (type(text).__name__, encoding))
-    return text.encode("latin1")
-
-
-_ALLOWED = {("numpy", "ndarray"): np.ndarray, ("numpy", "dtype"): _numeric_dtype,
-            ("_codecs", "encode"): _latin1_bytes,
-            ("numpy.core.multiarray", "_reconstruct"): _reconstruct,
-            ("numpy._core.multiarray", "_reconstruct"): _reconstruct}
-
-
-class RestrictedUnpickler(pickle.Unpickler):
-    def find_class(self, module, name):
-        try:
-            return _ALLOWED[module, name]
-        except KeyError:
-            raise pickle.UnpicklingError(
-                "refused: the pickle names %s.%s; only containers, bytes, numbers and numeric "
-                "numpy arrays are loaded, no code is run" % (module, name)) from None
-
-    def persistent_load(self, pid):
-        raise pickle.UnpicklingError("refused: the pickle refers to an outside object")
-
-
-def load_batch(stream, where):
+def load_batch(data, where):
+    """One pickled batch (bytes): Python 2 strings as bytes, as the archives key them."""
     try:
-        batch = RestrictedUnpickler(stream, encoding="bytes").load()
-    except pickle.UnpicklingError as exc:
+        batch = safe_pickle.loads(data, encoding="bytes")
+    except DecodeError as exc:
         raise ValueError("%s: %s" % (where, exc)) from None
     if not isinstance(batch, dict) or b"data" not in batch:
         raise ValueError("%s: not a CIFAR batch (a dict with b'data')" % where)
@@ -96,7 +55,7 @@ class Cifar10(Dataset):
                 raise ValueError("%s: %s holds no %r batches" % (owner, self.data_file, flag))
             for member in members:
                 where = "%s: %s in %s" % (owner, member.name, self.data_file)
-                batch = load_batch(io.BytesIO(tar.extractfile(member).read()), where)
+                batch = load_batch(tar.extractfile(member).read(), where)
                 batch_labels = batch.get(b"labels", batch.get(b"fine_labels"))
                 data = np.asarray(batch[b"data"], dtype=np.uint8).reshape(-1, 3072)
                 if batch_labels is None or len(batch_labels) != len(data):

@@ -27,7 +27,7 @@ class ConvNormActivation(nn.Sequential):
 def load_pretrained(model, arch, file_name):
     """Make `model`'s parameters start from the weights of `arch`: the startup program's
     initializer of each one is replaced by its pretrained value. The file must already be
-    at Paddle's cache path; it is read with paddle.load (never unpickled)."""
+    at Paddle's cache path; it is read with paddle.load (its pickle never run)."""
     if file_name is None:
         raise ValueError("%s(pretrained=True): Paddle publishes no pretrained weights for "
                          "%s; pass pretrained=False" % (arch, arch))
@@ -37,7 +37,7 @@ def load_pretrained(model, arch, file_name):
             "%s(pretrained=True): the weights file %s is absent, and refimpl downloads "
             "nothing. Put Paddle's %s there (published at %s%s), or pass pretrained=False"
             % (arch, path, file_name, WEIGHTS_URL, file_name))
-    from ...framework.serialization import load
+    from ...framework.model_formats import load
     state = load(path)
     params = model.state_dict()
     missing = sorted(set(params) - set(state))

@@ -191,6 +191,10 @@ def pad(img, padding, fill=0, padding_mode="constant"):
     if fill_values.size not in (1, _channels(img)):
         raise ValueError("vision.transforms.pad: fill should be a number or one value per "
                          "channel (%d); got %r" % (_channels(img), fill))
+    if fill_values.size == 1 and _channels(img) > 1:
+        # Paddle's rule (both its backends): one number fills the first channel and zeroes
+        # the others, as PIL's int colour and OpenCV's Scalar(v) = (v, 0, 0, 0) do
+        fill_values = np.concatenate([fill_values, np.zeros(_channels(img) - 1)])
     out = np.empty((top + h + bottom, left + w + right) + img.shape[2:], img.dtype)
     out[...] = fill_values if img.ndim == 3 else fill_values[0]
     out[top:top + h, left:left + w] = img

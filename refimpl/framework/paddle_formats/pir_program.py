@@ -1,0 +1,332 @@
+"""Paddle 3's PIR program (`*.json`, what 3.x's save_inference_model writes by default) ->
+refimpl Program. Read only, for the ops in PIR_OPS.
+
+The file (version 1-4 of `base_code`) is one region of one block of ops in SSA form:
+
+    {"base_code": {"magic": "pir", "version": 4, ...},
+     "program": {"regions": [{"blocks": [{"ops": [op, ...]}]}]}}
+    op: {"#": "1.matmul",                        # dialect index . name (0 builtin, 1 pd_op)
+         "I": [{"%": value id}, ...],            # inputs; id 0 is an absent optional input
+         "O": [{"%": id, "TT": type}, ...],      # outputs with their types
+         "A": [{"N": name, "AT": {"#": attribute type, "D": data}}, ...]}
+    parameters: {"#": "p", "A": [is_distributed, is_parameter, need_clip, name],
+                 "O": {"%": id, "TT": type}, "OA": [persistable, stop_gradient, trainable]}
+
+Each pd_op becomes the legacy op refimpl has (matmul -> matmul_v2, add -> elementwise_add,
+...); inputs PIR passes as constant tensors (a pool's kernel_size, a reshape's shape, a
+scale's factor) become the legacy op's attributes; `data` ops are the feed targets, `fetch`
+ops the fetch targets, parameters keep their names and other values are named pir_<id>.
+"""
+import json
+
+from . import DecodeError
+from .program_desc import UnsupportedOps, float32_value
+from ..dtypes import convert_dtype, get_dtype
+from ..program import Parameter, Program, Variable
+
+__all__ = ["decode_program", "is_pir_json", "PIR_OPS", "unsupported_op_types", "feed_specs"]
+
+_VERSIONS = (1, 2, 3, 4)
+_DTYPES = {"0.t_f16": "float16", "0.t_f32": "float32", "0.t_f64": "float64",
+           "0.t_i8": "int8", "0.t_ui8": "uint8", "0.t_i16": "int16", "0.t_i32": "int32",
+           "0.t_i64": "int64", "0.t_bool": "bool"}
+
+
+class _Op:
+    """How one PIR op maps to a refimpl op.
+
+    inputs: a slot per PIR input, in order: "X" a tensor, "X*" a vector (from
+    builtin.combine), "=attr" a constant input that becomes attribute `attr`, None an input
+    refimpl's op does not take. outputs: a slot per PIR output (None: not kept). rename:
+    PIR attribute -> legacy attribute; fixed: attributes PIR does not carry."""
+
+    def __init__(self, op_type, inputs, outputs, rename=None, fixed=None, convert=None):
+        self.type, self.inputs, self.outputs = op_type, inputs, outputs
+        self.rename, self.fixed = rename or {}, fixed or {}
+        self.convert = convert
+
+
+def _unary(op_type, **kw):
+    return _Op(op_type, ["X"], ["Out"], **kw)
+
+
+def _binary(op_type):
+    return _Op(op_type, ["X", "Y"], ["Out"], fixed={"axis": -1})
+
+
+def _reduce(op_type):
+    def convert(attrs):
+        attrs["reduce_all"] = not attrs.get("dim")
+        return attrs
+    return _Op(op_type, ["X", "=dim"], ["Out"], rename={"keepdim": "keep_dim"}, convert=convert)
+
+
+def _cast(attrs):
+    attrs["out_dtype"] = attrs.pop("dtype")
+    return attrs
+
+
+PIR_OPS = {
+    "matmul": _Op("matmul_v2", ["X", "Y"], ["Out"],
+                  rename={"transpose_x": "trans_x", "transpose_y": "trans_y"}),
+    "add": _binary("elementwise_add"), "subtract": _binary("elementwise_sub"),
+    "multiply": _binary("elementwise_mul"), "divide": _binary("elementwise_div"),
+    "maximum": _binary("elementwise_max"), "minimum": _binary("elementwise_min"),
+    "elementwise_pow": _binary("elementwise_pow"),
+    "relu": _unary("relu"), "sigmoid": _unary("sigmoid"), "tanh": _unary("tanh"),
+    "exp": _unary("exp"), "sqrt": _unary("sqrt"), "abs": _unary("abs"), "log": _unary("log"),
+    "silu": _unary("silu"), "relu6": _unary("relu6"), "gelu": _unary("gelu"),
+    "softmax": _unary("softmax"), "hardswish": _unary("hard_swish"),
+    "leaky_relu": _unary("leaky_relu", rename={"negative_slope": "alpha"}),
+    "cast": _Op("cast", ["X"], ["Out"], convert=_cast),
+    "scale": _Op("scale", ["X", "=scale"], ["Out"]),
+    "full": _Op("fill_constant", [], ["Out"]),
+    "reshape": _Op("reshape2", ["X", "=shape"], ["Out", "XShape"]),
+    "transpose": _Op("transpose2", ["X"], ["Out", "XShape"], rename={"perm": "axis"}),
+    "flatten": _Op("flatten_contiguous_range", ["X"], ["Out", "XShape"]),
+    "concat": _Op("concat", ["X*", "=axis"], ["Out"]),
+    "squeeze": _Op("squeeze2", ["X", "=axes"], ["Out", "XShape"]),
+    "unsqueeze": _Op("unsqueeze2", ["X", "=axes"], ["Out", "XShape"]),
+    "mean": _reduce("reduce_mean"), "sum": _reduce("reduce_sum"),
+    "max": _reduce("reduce_max"), "min": _reduce("reduce_min"),
+    "conv2d": _Op("conv2d", ["Input", "Filter"], ["Output"]),
+    "depthwise_conv2d": _Op("depthwise_conv2d", ["Input", "Filter"], ["Output"]),
+    "pool2d": _Op("pool2d", ["X", "=ksize"], ["Out"]),
+    "batch_norm": _Op("batch_norm", ["X", "Mean", "Variance", "Scale", "Bias"],
+                      ["Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance",
+                       "ReserveSpace"], rename={"data_format": "data_layout"}),
+    "layer_norm": _Op("layer_norm", ["X", "Scale", "Bias"], ["Y", "Mean", "Variance"]),
+    "dropout": _Op("dropout", ["X", None, "=dropout_prob"], ["Out", "Mask"],
+                   rename={"mode": "dropout_implementation"}),
+    "embedding": _Op("lookup_table_v2", ["Ids", "W"], ["Out"]),
+}
+PIR_OPS["batch_norm_"] = PIR_OPS["batch_norm"]
+# attributes PIR keeps for itself
+_DROPPED_ATTRS = {"struct_name", "place", "stop_gradient", "persistable"}
+
+
+def is_pir_json(data):
+    """Whether `data` (bytes) looks like a PIR program, without parsing all of it."""
+    head = bytes(data[:200]).lstrip()
+    return head.startswith(b"{") and b'"base_code"' in head
+
+
+def _load(data):
+    try:
+        doc = json.loads(bytes(data).decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as e:
+        raise DecodeError("not a PIR program (not UTF-8 JSON: %s)" % e) from None
+    base = doc.get("base_code") if isinstance(doc, dict) else None
+    if not isinstance(base, dict) or base.get("magic") != "pir":
+        raise DecodeError("not a PIR program (no base_code with magic 'pir')")
+    if base.get("version") not in _VERSIONS:
+        raise DecodeError("PIR program version %r is not supported (refimpl reads %s)"
+                          % (base.get("version"), ", ".join(map(str, _VERSIONS))))
+    try:
+        regions = doc["program"]["regions"]
+        if len(regions) != 1 or len(regions[0]["blocks"]) != 1:
+            raise DecodeError("PIR program with %d regions; refimpl reads one region of one "
+                              "block (no control flow)" % len(regions))
+        ops = regions[0]["blocks"][0]["ops"]
+        if not isinstance(ops, list):
+            raise TypeError("ops is not a list")
+    except (KeyError, IndexError, TypeError) as e:
+        raise DecodeError("malformed PIR program: %s" % e) from None
+    return ops
+
+
+def _op_name(op, where):
+    name = op.get("#") if isinstance(op, dict) else None
+    if not isinstance(name, str):
+        raise DecodeError("%s: op without a name" % where)
+    if name == "p":
+        return "builtin.parameter"
+    dialect, _, short = name.partition(".")
+    return {"0": "builtin.", "1": "pd_op."}.get(dialect, dialect + ".") + short
+
+
+def unsupported_op_types(data):
+    """The PIR op names in `data` that refimpl cannot translate."""
+    handled = {"builtin.parameter", "builtin.combine", "pd_op.data", "pd_op.fetch",
+               "pd_op.full_int_array"} | {"pd_op." + k for k in PIR_OPS}
+    names = {_op_name(op, "op %d" % i) for i, op in enumerate(_load(data))}
+    return sorted(names - handled)
+
+
+def feed_specs(data):
+    """[(name, dtype, shape)] of the `data` ops (the feed targets), without translating the
+    program (so also for programs refimpl cannot run)."""
+    specs = []
+    for i, op in enumerate(_load(data)):
+        if _op_name(op, "op %d" % i) == "pd_op.data":
+            try:
+                attrs = {a["N"]: _attr(a["AT"], "PIR op %d" % i) for a in op.get("A", [])}
+                specs.append((attrs["name"], attrs["dtype"], list(attrs["shape"])))
+            except (KeyError, TypeError) as e:
+                raise DecodeError("PIR op %d (pd_op.data): malformed: %s: %s"
+                                  % (i, type(e).__name__, e)) from None
+    return specs
+
+
+def _attr(at, where):
+    """The Python value of a PIR attribute {"#": type, "D": data}."""
+    if not isinstance(at, dict) or "#" not in at:
+        raise DecodeError("%s: malformed attribute %r" % (where, at))
+    kind, data = at["#"], at.get("D")
+    if kind == "0.a_f32":
+        return float32_value(data)
+    if kind in ("0.a_bool", "0.a_i32", "0.a_i64", "0.a_f64", "0.a_str", "1.a_intarray",
+                "1.a_place", "1.a_datalayout"):
+        return data
+    if kind == "0.a_array":
+        return [_attr(item, where) for item in data]
+    if kind == "1.a_dtype":
+        return convert_dtype(data)
+    if kind == "1.a_scalar":
+        return data[-1] if isinstance(data, list) else data
+    raise DecodeError("%s: PIR attribute type %s is not supported" % (where, kind))
+
+
+def _value_type(tt, where):
+    """(dtype, shape) of a dense tensor type; None for vectors and other types."""
+    if not isinstance(tt, dict) or tt.get("#") != "0.t_dtensor":
+        return None
+    dtype_tag = tt["D"][0].get("#")
+    if dtype_tag not in _DTYPES:
+        raise DecodeError("%s: element type %s is not supported" % (where, dtype_tag))
+    return _DTYPES[dtype_tag], tuple(tt["D"][1])
+
+
+class _Translator:
+    def __init__(self):
+        self.program = Program()
+        self.block = self.program.global_block()
+        self.names = {}          # value id -> variable name (or list of names: a vector)
+        self.constants = {}      # value id -> the Python value a full / full_int_array made
+        self.feeds, self.fetches = [], []
+
+    def define(self, value, name, where, **fields):
+        vid = value["%"]
+        self.names[vid] = name
+        info = _value_type(value.get("TT"), where)
+        if info is not None and name not in self.block.vars:
+            self.block.vars[name] = Variable(self.block, name=name, dtype=info[0],
+                                             shape=info[1], **fields)
+        return name
+
+    def name_of(self, ref, where):
+        vid = ref.get("%") if isinstance(ref, dict) else None
+        if vid not in self.names:
+            raise DecodeError("%s: uses value %r before it is defined" % (where, vid))
+        if vid in self.constants and self.names[vid] is None:
+            self.materialize(vid, where)
+        return self.names[vid]
+
+    def materialize(self, vid, where):
+        """A constant used as a tensor: a fill_constant op making it."""
+        value, dtype, shape = self.constants[vid]
+        name = "pir_%d" % vid
+        self.block.vars[name] = Variable(self.block, name=name, dtype=dtype, shape=shape)
+        self.names[vid] = name
+        if isinstance(value, list):
+            raise DecodeError("%s: an int array used as a tensor is not supported" % where)
+        self.block.append_op("fill_constant", {}, {"Out": [name]},
+                             {"shape": list(shape), "value": float(value), "dtype": dtype})
+
+    def parameter(self, op, where):
+        attrs, outs = op.get("A", []), op.get("OA", [])
+        if len(attrs) != 4 or len(outs) != 3 or not isinstance(op.get("O"), dict):
+            raise DecodeError("%s: malformed parameter op" % where)
+        is_parameter, name = attrs[1], attrs[3]
+        persistable, stop_gradient, trainable = outs
+        info = _value_type(op["O"].get("TT"), where)
+        if info is None:
+            raise DecodeError("%s: parameter %r is not a dense tensor" % (where, name))
+        self.names[op["O"]["%"]] = name
+        if is_parameter and trainable:
+            var = Parameter(self.block, info[1], info[0], name=name)
+        else:
+            var = Variable(self.block, name=name, dtype=info[0], shape=info[1],
+                           persistable=bool(persistable), stop_gradient=bool(stop_gradient))
+        self.block.vars[name] = var
+
+    def translate(self, op, where):
+        name = _op_name(op, where)
+        if name == "builtin.parameter":
+            return self.parameter(op, where)
+        attrs = {a["N"]: _attr(a["AT"], "%s attr %r" % (where, a.get("N")))
+                 for a in op.get("A", [])}
+        inputs, outputs = op.get("I", []), op.get("O", [])
+        if name == "builtin.combine":
+            self.names[outputs[0]["%"]] = [self.name_of(i, where) for i in inputs]
+            return
+        if name == "pd_op.data":
+            self.feeds.append(self.define(outputs[0], attrs["name"], where, is_data=True,
+                                          need_check_feed=True, stop_gradient=True))
+            return
+        if name == "pd_op.fetch":
+            self.fetches.append(self.name_of(inputs[0], where))
+            return
+        if name in ("pd_op.full", "pd_op.full_int_array"):
+            info = _value_type(outputs[0].get("TT"), where)
+            vid = outputs[0]["%"]
+            value = attrs["value"]
+            if get_dtype(info[0]).np.kind in "iub" and isinstance(value, float):
+                value = int(value)          # full writes every value as float64
+            self.constants[vid] = (value, info[0], info[1])
+            self.names[vid] = None           # made only if something uses it as a tensor
+            return
+        self.legacy_op(name, PIR_OPS[name[len("pd_op."):]], attrs, inputs, outputs, where)
+
+    def legacy_op(self, name, spec, attrs, inputs, outputs, where):
+        if len(inputs) > len(spec.inputs) or len(outputs) > len(spec.outputs):
+            raise DecodeError("%s: %d inputs / %d outputs, refimpl maps %d / %d for %s"
+                              % (where, len(inputs), len(outputs), len(spec.inputs),
+                                 len(spec.outputs), name))
+        legacy_inputs = {}
+        for slot, ref in zip(spec.inputs, inputs):
+            if slot is None or ref.get("%") == 0:
+                continue
+            if slot.startswith("="):
+                vid = ref["%"]
+                if vid not in self.constants:
+                    raise DecodeError("%s: input %r must be a constant (full / "
+                                      "full_int_array) for refimpl's %s"
+                                      % (where, slot[1:], spec.type))
+                attrs[slot[1:]] = self.constants[vid][0]
+            elif slot.endswith("*"):
+                legacy_inputs[slot[:-1]] = list(self.name_of(ref, where))
+            else:
+                legacy_inputs[slot] = [self.name_of(ref, where)]
+        legacy_outputs = {}
+        for slot, value in zip(spec.outputs, outputs):
+            if slot is not None and value.get("%"):
+                legacy_outputs[slot] = [self.define(value, "pir_%d" % value["%"], where)]
+        attrs = {spec.rename.get(k, k): v for k, v in attrs.items() if k not in _DROPPED_ATTRS}
+        attrs.update(spec.fixed)
+        if spec.convert is not None:
+            attrs = spec.convert(attrs)
+        try:
+            self.block.append_op(spec.type, legacy_inputs, legacy_outputs, attrs)
+        except ValueError as e:
+            raise DecodeError("%s: %s" % (where, e)) from None
+
+
+def decode_program(data):
+    """(Program, feed names, fetch names) of a PIR program (JSON bytes); UnsupportedOps if
+    it uses ops refimpl cannot translate."""
+    ops = _load(data)
+    missing = unsupported_op_types(data)
+    if missing:
+        raise UnsupportedOps(missing)
+    translator = _Translator()
+    for i, op in enumerate(ops):
+        where = "PIR op %d (%s)" % (i, _op_name(op, "op %d" % i))
+        try:
+            translator.translate(op, where)
+        except (KeyError, IndexError, TypeError, AttributeError) as e:
+            raise DecodeError("%s: malformed op: %s: %s" % (where, type(e).__name__, e)) \
+                from None
+    program = translator.program
+    program._is_test = True
+    return program, translator.feeds, translator.fetches

@@ -1,0 +1,120 @@
+"""The methods, properties and operators of a Paddle 2.0 Tensor, in one table.
+
+Paddle 2.0 patches its tensor functions onto the static Variable (and the dygraph Tensor)
+as methods: `x.sum()` is `paddle.sum(x)`, `x.reshape([2, 3])` is `paddle.reshape(x, [2,
+3])`. refimpl keeps that list here, with the Python operators, indexing and the few
+properties (`T`, `size`, ...), and `attach(cls)` puts them on a class: the static
+Variable at import, and any other tensor class (an eager Tensor) the same way, so both
+have the same method set (specs/tensor_methods.md).
+"""
+from .framework import math_patch
+from .layers import exports, indexing
+
+__all__ = ["FUNCTION_METHODS", "methods", "attach"]
+
+# paddle.<name>(x, ...) is also x.<name>(...): the tensor functions of the Paddle 2.0 API
+# index that Paddle patches onto Variable (paddle.tensor's linalg, math, logic,
+# manipulation, search, stat and attribute modules), plus 2.0's remainder/floor_mod
+FUNCTION_METHODS = (
+    "abs", "acos", "add", "add_n", "addmm", "all", "allclose", "any", "argmax", "argmin",
+    "argsort", "asin", "atan", "bmm", "broadcast_to", "cast", "ceil", "cholesky", "chunk",
+    "clip", "concat", "conj", "cos", "cosh", "cross", "cumsum", "diag", "dist", "divide",
+    "dot", "equal", "equal_all", "erf", "exp", "expand", "expand_as", "flatten", "flip",
+    "floor", "floor_divide", "floor_mod", "gather", "gather_nd", "greater_equal",
+    "greater_than", "histogram", "imag", "increment", "index_sample", "index_select",
+    "inverse", "is_empty", "is_tensor", "isfinite", "isinf", "isnan", "kron", "less_equal",
+    "less_than", "log", "log10", "log1p", "log2", "logical_and", "logical_not", "logical_or",
+    "logical_xor", "logsumexp", "masked_select", "matmul", "max", "maximum", "mean",
+    "median", "min", "minimum", "mm", "mod", "multinomial", "multiplex", "multiply", "mv",
+    "nonzero", "norm", "not_equal", "numel", "pow", "prod", "rank", "real", "reciprocal",
+    "remainder", "reshape", "reshape_", "roll", "round", "rsqrt", "scale", "scatter",
+    "scatter_", "scatter_nd", "scatter_nd_add", "shard_index", "sign", "sin", "sinh",
+    "slice", "sort", "split", "sqrt", "square", "squeeze", "squeeze_", "stack", "stanh",
+    "std", "strided_slice", "subtract", "sum", "t", "tan", "tanh", "tanh_", "tile", "topk",
+    "trace", "transpose", "tril", "triu", "unbind", "unique", "unsqueeze", "unsqueeze_",
+    "unstack", "var", "where",
+)
+
+
+def _binary(op_type, reverse=False):
+    def operator(self, other):
+        return math_patch.binary_op(self, other, op_type, reverse)
+    operator.__name__ = op_type
+    return operator
+
+
+# Python operators. == and != keep Python identity (the framework keeps Variables in
+# lists and dicts; paddle.equal builds the op): specs/tensor_methods.md
+_OPERATORS = {
+    "__add__": _binary("elementwise_add"), "__radd__": _binary("elementwise_add", True),
+    "__sub__": _binary("elementwise_sub"), "__rsub__": _binary("elementwise_sub", True),
+    "__mul__": _binary("elementwise_mul"), "__rmul__": _binary("elementwise_mul", True),
+    "__truediv__": _binary("elementwise_div"),
+    "__rtruediv__": _binary("elementwise_div", True),
+    "__pow__": _binary("elementwise_pow"), "__rpow__": _binary("elementwise_pow", True),
+    "__floordiv__": _binary("elementwise_floordiv"),
+    "__rfloordiv__": _binary("elementwise_floordiv", True),
+    "__mod__": _binary("elementwise_mod"), "__rmod__": _binary("elementwise_mod", True),
+    "__matmul__": _binary("matmul_v2"), "__rmatmul__": _binary("matmul_v2", True),
+    "__lt__": _binary("less_than"), "__le__": _binary("less_equal"),
+    "__gt__": _binary("greater_than"), "__ge__": _binary("greater_equal"),
+    "__neg__": lambda self: math_patch.scale(self, -1.0),
+    "__getitem__": indexing.getitem,
+    "__setitem__": indexing.setitem,
+    "__iter__": indexing.iterate,
+}
+
+
+def _transposed(self):
+    """x.T: the axes reversed (a 1-D tensor comes back as it is, as in Paddle)."""
+    if len(self.shape) <= 1:
+        return self
+    return _paddle()["transpose"](self, list(range(len(self.shape)))[::-1])
+
+
+def _size(self):
+    """x.size: the number of elements, as an int64 tensor (paddle.numel)."""
+    return _paddle()["numel"](self)
+
+
+_PROPERTIES = {"T": _transposed, "size": _size}
+
+
+def _dim(self):
+    return len(self.shape)
+
+
+_PLAIN = {
+    "astype": math_patch.cast,
+    "dim": _dim,
+    "ndimension": _dim,
+}
+
+_paddle_functions = None
+
+
+def _paddle():
+    global _paddle_functions
+    if _paddle_functions is None:
+        _paddle_functions = exports("paddle")
+    return _paddle_functions
+
+
+def methods():
+    """{name: function or property} that a Paddle 2.0 tensor class has."""
+    functions = _paddle()
+    table = {name: functions[name] for name in FUNCTION_METHODS}
+    table["__abs__"] = functions["abs"]
+    table.update(_OPERATORS)
+    table.update(_PLAIN)
+    table.update({name: property(getter) for name, getter in _PROPERTIES.items()})
+    return table
+
+
+def attach(cls):
+    """Give `cls` every method of the table that it does not define itself (as Paddle's
+    patching skips names a class already has, e.g. Variable.shape)."""
+    for name, member in methods().items():
+        if name not in vars(cls) and not any(name in vars(base) for base in cls.__mro__[1:]
+                                             if base is not object):
+            setattr(cls, name, member)

@@ -1,0 +1,128 @@
+"""complex64 / complex128 tensors: conj, real, imag, abs, elementwise ops, matmul and
+reductions, forward against numpy and gradients (dL/dRe x + i dL/dIm x, Paddle's
+convention) against finite differences and values recorded from Paddle 3.3.1."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import static
+from refimpl.framework.program import Program, program_guard
+
+RNG = np.random.RandomState(0)
+XV = RNG.randn(2, 3) + 1j * RNG.randn(2, 3)
+YV = RNG.randn(2, 3) + 1j * RNG.randn(2, 3)
+MV = RNG.randn(3, 2) + 1j * RNG.randn(3, 2)
+
+# name: (refimpl builder on (x, y, m), numpy twin)
+CASES = {
+    "add": (lambda x, y, m: x + y, lambda x, y, m: x + y),
+    "mul": (lambda x, y, m: x * y, lambda x, y, m: x * y),
+    "div": (lambda x, y, m: x / y, lambda x, y, m: x / y),
+    "sub_scalar": (lambda x, y, m: (x - 1.5) * y, lambda x, y, m: (x - 1.5) * y),
+    "matmul": (lambda x, y, m: paddle.matmul(x, m), lambda x, y, m: x @ m),
+    "conj": (lambda x, y, m: paddle.conj(x) * y, lambda x, y, m: np.conj(x) * y),
+    "mean": (lambda x, y, m: paddle.mean(x) * y, lambda x, y, m: x.mean() * y),
+    "sum": (lambda x, y, m: paddle.sum(x, axis=1) * 2.0, lambda x, y, m: x.sum(1) * 2.0),
+    "abs": (lambda x, y, m: paddle.abs(x * y), lambda x, y, m: np.abs(x * y)),
+    "real_imag": (lambda x, y, m: paddle.real(x) * paddle.imag(y),
+                  lambda x, y, m: x.real * y.imag),
+}
+
+
+def _loss_np(z):
+    """The real loss the tests differentiate: sum(1.5 Re z + 0.5 Im z)."""
+    return float(np.sum(np.real(z) * 1.5 + np.imag(z) * 0.5))
+
+
+def _run(case, dtype):
+    build, _ = CASES[case]
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = static.data("x", [2, 3], dtype)
+        y = static.data("y", [2, 3], dtype)
+        m = static.data("m", [3, 2], dtype)
+        x.stop_gradient = y.stop_gradient = False
+        z = build(x, y, m)
+        loss = paddle.sum(paddle.real(z) * 1.5 + paddle.imag(z) * 0.5) if \
+            z.dtype.name.startswith("complex") else paddle.sum(z * 1.5)
+        grads = static.gradients(loss, [x, y])
+    feed = {"x": XV.astype(dtype), "y": YV.astype(dtype), "m": MV.astype(dtype)}
+    got = static.Executor().run(main, feed=feed,
+                                fetch_list=[z, loss] + [g for g in grads if g is not None])
+    got = iter(got)
+    z_value, loss_value = next(got), next(got)
+    # an input the case does not use gets no gradient: zeros
+    return [z_value, loss_value] + [np.zeros_like(XV) if g is None else next(got)
+                                    for g in grads], z
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_complex_forward_and_gradient_match_numpy_and_finite_differences(case):
+    (z, loss, gx, gy), zvar = _run(case, "complex128")
+    want = CASES[case][1](XV, YV, MV)
+    np.testing.assert_allclose(z, want, rtol=1e-12)
+    assert zvar.dtype.name == np.asarray(want).dtype.name or \
+        (zvar.dtype.name, np.asarray(want).dtype.name) == ("float64", "float64")
+    f = CASES[case][1]
+    for value, grad, which in ((XV, gx, 0), (YV, gy, 1)):
+        numeric = np.zeros_like(value)
+        for idx in np.ndindex(value.shape):
+            for unit in (1, 1j):
+                step = np.zeros_like(value)
+                step[idx] = 1e-6 * unit
+                args = [XV, YV, MV]
+                plus, minus = list(args), list(args)
+                plus[which], minus[which] = value + step, value - step
+                slope = (_loss_np(f(*plus)) - _loss_np(f(*minus))) / 2e-6
+                numeric[idx] += slope * unit
+        np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-7)
+
+
+def test_complex_gradients_match_paddle():
+    # Paddle 3.3.1, the same inputs and loss: the first three entries of dL/dx (and dL/dy)
+    recorded = {
+        "mul": ([1.29809044 - 0.08908269j, -0.24453534 + 1.34198112j,
+                 -0.61070006 + 4.05141634j],
+                [3.12112273 - 0.54310645j, 0.52455721 + 0.42711442j,
+                 1.41649755 + 0.64419727j]),
+        "div": ([1.45457408 + 1.25536505j, 0.8189886 - 1.63956976j,
+                 0.28925627 - 0.53725627j],
+                [-3.83914542 - 2.67328156j, 0.51649024 + 0.74784222j,
+                 0.16619298 + 0.1615079j]),
+        "matmul": ([1.4896384 - 0.39197044j, -1.64642911 + 4.23216066j,
+                    4.40742539 + 1.78841376j], None),
+        "mean": ([0.54411544 + 0.82529628j] * 3, [1.79389921 - 0.15326358j] * 3),
+    }
+    for case, (gx_want, gy_want) in recorded.items():
+        (_, _, gx, gy), _ = _run(case, "complex128")
+        np.testing.assert_allclose(gx.ravel()[:3], gx_want, atol=1e-8)
+        if gy_want is not None:
+            np.testing.assert_allclose(gy.ravel()[:3], gy_want, atol=1e-8)
+
+
+def test_complex64_keeps_its_precision_and_parts_are_float32():
+    main = Program()
+    with program_guard(main, Program()):
+        x = static.data("x", [2, 3], "complex64")
+        parts = [paddle.real(x), paddle.imag(x), paddle.abs(x), paddle.conj(x),
+                 paddle.matmul(x, paddle.conj(x).T), paddle.sum(x)]
+    got = static.Executor().run(main, feed={"x": XV.astype("complex64")}, fetch_list=parts)
+    assert [g.dtype.name for g in got] == ["float32", "float32", "float32", "complex64",
+                                           "complex64", "complex64"]
+    x64 = XV.astype("complex64")
+    for g, want in zip(got, [x64.real, x64.imag, np.abs(x64), np.conj(x64),
+                             x64 @ np.conj(x64).T, x64.sum()]):
+        np.testing.assert_allclose(g, want, rtol=1e-5)
+    assert paddle.complex64 == "complex64" and paddle.complex128 == np.complex128
+
+
+def test_real_tensors_keep_the_real_part_rules():
+    main = Program()
+    with program_guard(main, Program()):
+        r = static.data("r", [3], "float32")
+        outs = [paddle.real(r), paddle.imag(r), paddle.conj(r)]
+    got = static.Executor().run(main, feed={"r": np.array([1, -2, 3], "float32")},
+                                fetch_list=outs)
+    np.testing.assert_array_equal(got[0], [1, -2, 3])
+    np.testing.assert_array_equal(got[1], [0, 0, 0])
+    np.testing.assert_array_equal(got[2], [1, -2, 3])

@@ -1,0 +1,93 @@
+"""Regenerates refimpl/framework/paddle_formats/paddle_op_facts.json from real Paddle:
+
+    python tools/paddle_op_facts.py --paddle /opt/paddle311/bin/python \
+                                    --paddle /opt/paddle18/bin/python
+
+For the op types refimpl implements, the type Paddle declares for each attribute (its
+OpProto), and each op's definition version (ProgramDesc.op_version_map) - the facts the
+ProgramDesc writer needs where a Python value does not tell (INT or LONG, BLOCK, a dtype
+code, the element type of an empty list). The first --paddle is the reference release;
+the others are stored as their differences from it.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                   "refimpl", "framework", "paddle_formats", "paddle_op_facts.json")
+
+# run inside each Paddle interpreter: its version, op protos and op versions as JSON
+PROBE = r"""
+import json
+import paddle
+try:
+    from paddle.base import core
+    from paddle.base.proto import framework_pb2 as fp
+except ImportError:
+    from paddle.fluid import core
+    from paddle.fluid.proto import framework_pb2 as fp
+names = {v: k for k, v in fp.AttrType.items()}
+protos = {}
+for raw in core.get_all_op_protos():
+    proto = fp.OpProto.FromString(raw)
+    protos[proto.type] = {a.name: names[a.type] for a in proto.attrs}
+versions = core.get_op_version_map() if hasattr(core, "get_op_version_map") else {}
+print(json.dumps({"version": paddle.__version__, "attr_types": protos,
+                  "op_versions": {k: v.version_id() for k, v in versions.items()}}))
+"""
+
+# every op carries these, with the same types in every release (written by rule)
+COMMON_ATTRS = {"op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
+                "with_quant_attr"}
+
+
+def probe(python):
+    done = subprocess.run([python, "-c", PROBE], capture_output=True, text=True, check=True)
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--paddle", action="append", required=True, metavar="PYTHON")
+    args = parser.parse_args()
+    from refimpl.ops.registry import all_op_types
+    wanted = {t for t in all_op_types() if not t.endswith("_grad")} | {"feed", "fetch"}
+    facts = {"attr_types": {}, "op_versions": {}}
+    reference = None
+    for python in args.paddle:
+        found = probe(python)
+        types = {op: {a: t for a, t in attrs.items() if a not in COMMON_ATTRS}
+                 for op, attrs in found["attr_types"].items() if op in wanted}
+        if reference is None:
+            reference = types
+            facts["reference"] = found["version"]
+        else:   # only what differs from the reference release
+            types = {op: {a: t for a, t in attrs.items() if reference.get(op, {}).get(a) != t}
+                     for op, attrs in types.items()}
+        facts["attr_types"][found["version"]] = {op: attrs for op, attrs in sorted(types.items())
+                                                 if attrs}
+        if found["op_versions"]:
+            facts["op_versions"][found["version"]] = dict(sorted(found["op_versions"].items()))
+    with open(OUT, "w") as f:
+        f.write("{\n")
+        f.write('"reference": %s,\n' % json.dumps(facts["reference"]))
+        for key in ("attr_types", "op_versions"):
+            f.write('"%s": {\n' % key)
+            releases = list(facts[key].items())
+            for i, (release, table) in enumerate(releases):
+                f.write(' %s: {\n' % json.dumps(release))
+                rows = ['  %s: %s' % (json.dumps(op), json.dumps(v, sort_keys=True))
+                        for op, v in table.items()]
+                f.write(",\n".join(rows))
+                f.write("\n }%s\n" % ("," if i < len(releases) - 1 else ""))
+            f.write("}%s\n" % ("," if key == "attr_types" else ""))
+        f.write("}\n")
+    print("wrote", OUT)
+
+
+if __name__ == "__main__":
+    main()
