@@ -214,3 +214,20 @@ def test_name_scopes_used_again_are_numbered():
     ops = fluid.default_main_program().global_block().ops
     assert [op.attr("op_namescope") for op in ops[-2:]] == [
         "/again_numbered/inner/", "/again_numbered_1/inner/"]
+
+
+def test_lod_tensor_feeds_a_data_parallel_program(monkeypatch):
+    # OpTest's parallel runs feed core.LoDTensors to with_data_parallel programs: split
+    # along dim 0 like arrays (a LoDTensor's shape is a method, shape())
+    monkeypatch.setenv("CPU_NUM", "2")
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, 2], "float32")
+        y = x * 2.0
+    t = core.LoDTensor()
+    t.set(np.arange(8, dtype="float32").reshape(4, 2), core.CPUPlace())
+    exe = fluid.Executor(core.CPUPlace())
+    exe.run(startup)
+    compiled = fluid.CompiledProgram(main).with_data_parallel(places=[core.CPUPlace()] * 2)
+    (out,) = exe.run(compiled, feed={"x": t}, fetch_list=[y])
+    np.testing.assert_array_equal(out, np.arange(8, dtype="float32").reshape(4, 2) * 2)
