@@ -344,7 +344,8 @@ class Executor:
         fetch_names = _fetch_names(fetch_list)
         if not isinstance(program, Program):
             if hasattr(program, "_run"):  # CompiledProgram
-                return program._run(self, feed, fetch_names, scope, return_numpy)
+                return program._run(self, feed, fetch_names, scope, return_numpy,
+                                    return_merged)
             raise TypeError("Executor.run: program must be a Program or CompiledProgram, got %s"
                             % type(program).__name__)
         feed = feed or {}

@@ -231,3 +231,22 @@ def test_lod_tensor_feeds_a_data_parallel_program(monkeypatch):
     compiled = fluid.CompiledProgram(main).with_data_parallel(places=[core.CPUPlace()] * 2)
     (out,) = exe.run(compiled, feed={"x": t}, fetch_list=[y])
     np.testing.assert_array_equal(out, np.arange(8, dtype="float32").reshape(4, 2) * 2)
+
+
+def test_parallel_executor_local_scopes_are_created_and_dropped(monkeypatch):
+    monkeypatch.setenv("CPU_NUM", "2")
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.data(name="X", shape=[1], dtype="float32")
+        loss = fluid.layers.mean(fluid.layers.fc(x, 3))
+        fluid.optimizer.SGD(0.01).minimize(loss)
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        pe = fluid.ParallelExecutor(use_cuda=False, main_program=main, loss_name=loss.name)
+        assert pe._need_create_local_exe_scopes()
+        pe.run(feed={"X": np.ones((4, 1), "float32")}, fetch_list=[loss.name])
+        assert not pe._need_create_local_exe_scopes()
+        pe.drop_local_exe_scopes()
+        assert pe._need_create_local_exe_scopes()

@@ -8,6 +8,10 @@
 Each file runs in its own process, as Paddle's CI runs it (`python test_x.py`, which calls
 unittest.main()), from DIR so that the files' helper modules (op_test.py, ...) import. On
 refimpl the only change is the import alias: `python -m refimpl run --paddle 1.8 FILE`.
+The files were written for numpy 1.x (Paddle 1.8.5's venv has 1.19): on numpy 2 the runner
+first puts back the aliases numpy removed that they call (np.product, np.alltrue, np.float,
+...; NUMPY1_ALIASES), then runs refimpl's own `run` command; refimpl is not changed by it
+(--no-numpy1-aliases runs the plain command).
 Prints one line per file (exit status, tests run / failed / errored / skipped) and,
 with --json, writes the results. The test files are Paddle's and stay out of this
 repository (fetch them into DIR from Paddle's release/1.8 tree).
@@ -45,9 +49,26 @@ def last_error_line(text):
     return lines[-1][:200] if lines else ""
 
 
-def run_file(path, python, paddle_version, timeout):
+# numpy 1.x names the 1.8 test files use that numpy 2 removed (test environment only):
+# name -> what numpy 1.x had there (a numpy function, or the Python builtin type)
+NUMPY1_ALIASES = {"product": "numpy.prod", "cumproduct": "numpy.cumprod",
+                  "alltrue": "numpy.all", "sometrue": "numpy.any", "float": "float",
+                  "int": "int", "bool": "bool", "object": "object", "complex": "complex",
+                  "str": "str"}
+_PRELUDE = ("import sys, runpy, numpy\n"
+            "for old, new in %r.items():\n"
+            "    if old not in numpy.__dict__:\n"
+            "        setattr(numpy, old, eval(new))\n"
+            "sys.argv[0] = 'refimpl'\n"
+            "runpy.run_module('refimpl', run_name='__main__', alter_sys=True)\n")
+
+
+def run_file(path, python, paddle_version, timeout, numpy1_aliases=True):
     if python:
         cmd = [python, os.path.basename(path)]
+    elif numpy1_aliases:
+        cmd = [sys.executable, "-c", _PRELUDE % (NUMPY1_ALIASES,), "run", "--paddle",
+               paddle_version, os.path.basename(path)]
     else:
         cmd = [sys.executable, "-m", "refimpl", "run", "--paddle", paddle_version,
                os.path.basename(path)]
@@ -114,6 +135,8 @@ def main(argv=None):
     ap.add_argument("--python", help="a real Paddle's interpreter; default: refimpl")
     ap.add_argument("--paddle", default="1.8", help="refimpl's version profile")
     ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--no-numpy1-aliases", action="store_true",
+                    help="do not restore the numpy 1.x aliases the files use")
     ap.add_argument("--json", help="write the per-file results here")
     ap.add_argument("files", nargs="*", help="run only these (names relative to DIR)")
     args = ap.parse_args(argv)
@@ -127,7 +150,8 @@ def main(argv=None):
         names = sorted(n for n in os.listdir(args.dir) if re.match(r"test_.*\.py$", n))
     results = []
     for name in names:
-        r = run_file(os.path.join(args.dir, name), args.python, args.paddle, args.timeout)
+        r = run_file(os.path.join(args.dir, name), args.python, args.paddle, args.timeout,
+                     not args.no_numpy1_aliases)
         results.append(r)
         counts = ("ran %s, failed %d, errors %d, skipped %d"
                   % (r["ran"], r["failures"], r["errors"], r["skipped"])) \

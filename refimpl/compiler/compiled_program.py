@@ -49,9 +49,10 @@ class CompiledProgram:
         self._places = places
         return self
 
-    def _run(self, executor, feed, fetch_names, scope, return_numpy):
+    def _run(self, executor, feed, fetch_names, scope, return_numpy, return_merged=True):
         from ..parallel.engine import run_compiled
-        return run_compiled(self, executor, feed, fetch_names, scope, return_numpy)
+        return run_compiled(self, executor, feed, fetch_names, scope, return_numpy,
+                            return_merged)
 
 
 def _check_loss_name(program, loss_name):

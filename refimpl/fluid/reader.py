@@ -50,6 +50,8 @@ class GeneratorLoader:
         self._places = 1
         self._reader = None if self._iterable else _ProgramReader(self._feed_list,
                                                                   "DataLoader")
+        if self._reader is not None:
+            self._reader.drop_last = self._drop_last
 
     # -- sources
     def set_sample_generator(self, reader, batch_size, drop_last=True, places=None):

@@ -35,5 +35,11 @@ class OpTypeError(OpError, TypeError):
     """An op input of a dtype the op does not take (a TypeError, as in Paddle's layers)."""
 
 
+class LayerAssertionError(ValueError, AssertionError):
+    """A layer argument that Paddle checks with `assert` (an AssertionError there, e.g.
+    reshape's shape with two -1): a ValueError in refimpl's terms, an AssertionError in
+    Paddle's."""
+
+
 class FeedError(ValueError, EnforceNotMet):
     """A fed value does not match its `data` variable."""

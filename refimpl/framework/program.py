@@ -281,6 +281,22 @@ class Operator:
     __str__ = __repr__ = _to_readable_code
 
 
+def _check_redeclared(var, kwargs):
+    """Declaring an existing variable again must agree with its shape and dtype (as in
+    Paddle: a ValueError naming both)."""
+    shape, dtype = kwargs.get("shape"), kwargs.get("dtype")
+    if shape is not None and var.shape is not None:
+        new = tuple(-1 if d is None else int(d) for d in shape)
+        if new != tuple(var.shape):
+            raise ValueError("Variable %s has been created before. the previous shape is %s; "
+                             "the new shape is %s. They are not matched."
+                             % (var.name, tuple(var.shape), new))
+    if dtype is not None and var.dtype is not None and convert_dtype(dtype) != var.dtype.name:
+        raise ValueError("Variable %s has been created before. The previous data type is %s; "
+                         "the new data type is %s. They are not matched."
+                         % (var.name, var.dtype.name, convert_dtype(dtype)))
+
+
 class Block:
     def __init__(self, program, idx, parent_idx=-1):
         self.program = program
@@ -323,7 +339,9 @@ class Block:
     def create_var(self, **kwargs):
         name = kwargs.get("name")
         if name is not None and name in self.vars:
-            return self.vars[name]
+            old = self.vars[name]
+            _check_redeclared(old, kwargs)
+            return old
         v = Variable(self, **kwargs)
         self.vars[v.name] = v
         self.program._bump()
@@ -607,6 +625,18 @@ def _program_to_string(self, throw_on_error=False, with_details=False):
 
 
 Program.to_string = _program_to_string
+
+
+def _variable_to_string(self, throw_on_error=False, with_details=False):
+    """The variable in Paddle's VarDesc text format, as Program.to_string prints it."""
+    from .program_text import _var_lines
+    for arg, value in (("throw_on_error", throw_on_error), ("with_details", with_details)):
+        if not isinstance(value, bool):
+            raise TypeError("Variable.to_string: %s must be a bool, got %r" % (arg, value))
+    return "\n".join(_var_lines(self, with_details)) + "\n"
+
+
+Variable.to_string = _variable_to_string
 
 
 def _is_forward_op(op):

@@ -4,7 +4,8 @@ A PyReader here is a Python object, not ops: it holds the data Variables it fill
 batch generator. `start()` opens the generator; every `Executor.run` of the reader's main
 program then takes the next batch as the feed of those Variables (the executor asks each
 reader in `program._feed_readers` for `_next_feed()`). When the generator is exhausted the
-run raises EOFException and the reader must be `reset()` before the next `start()`."""
+run raises EOFException and the reader must be `reset()` before the next `start()`. A
+program compiled with_data_parallel reads one batch per place each run (reader_feeds)."""
 import numpy as np
 
 from ..framework import unique_name
@@ -17,6 +18,10 @@ class EOFException(Exception):
 
 
 class PyReader:
+    # with_data_parallel on n places: each run reads one batch per place; at the end of the
+    # data fewer than n batches are dropped (drop_last) or feed only the first places
+    drop_last = True
+
     def __init__(self, variables, name):
         self.variables = list(variables)
         self.name = name
@@ -85,6 +90,28 @@ class PyReader:
         self._check_width(len(batch))
         return {v.name: np.asarray(b, dtype=v.dtype.name)
                 for v, b in zip(self.variables, batch)}
+
+
+def reader_feeds(program, n):
+    """The feed of one run of `program` on n places from its started readers: one dict
+    (n == 1) or a list of one dict per place, each place reading its own batch, as Paddle's
+    readers do; None when no reader is started. At the end of the data a shorter list
+    (those places only) or, with drop_last, EOFException."""
+    readers = [r for r in getattr(program, "_feed_readers", ()) if r._batches is not None]
+    if not readers:
+        return None
+    per_place = []
+    for _ in range(n):
+        try:
+            feed = {}
+            for r in readers:
+                feed.update(r._next_feed())
+        except EOFException:
+            if not per_place or any(r.drop_last for r in readers):
+                raise
+            break
+        per_place.append(feed)
+    return per_place[0] if n == 1 else per_place
 
 
 def _check_capacity(capacity, layer):

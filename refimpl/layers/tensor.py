@@ -1,6 +1,7 @@
 """Shape, indexing, sorting and searching layers (paddle.* 2.0 and fluid.layers 1.8 names).
 Constants, ranges and random tensors are in creation.py."""
 from ..framework.dtypes import convert_dtype
+from ..framework.errors import LayerAssertionError
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from .common import append_op_out, as_list, check_variable, unary
@@ -31,7 +32,34 @@ def _shape_inputs(shape, actual_shape=None):
     return inputs, [-1 if isinstance(d, Variable) else int(d) for d in shape]
 
 
+def _check_reshape_dims(x, shape):
+    """Paddle's asserts on reshape's list shape: one -1 at most, a 0 only where X has a dim
+    to copy, no other negative sizes."""
+    unknown = None
+    for i, d in enumerate(shape):
+        if isinstance(d, Variable):
+            continue
+        if d == -1:
+            if unknown is not None:
+                raise LayerAssertionError(
+                    "Only one dimension value of 'shape' in reshape can be -1. But received "
+                    "shape[%d] is also -1." % i)
+            unknown = i
+        elif d == 0:
+            if x.shape is not None and i >= len(x.shape):
+                raise LayerAssertionError(
+                    "The index of 0 in `shape` must be less than the input tensor X's "
+                    "dimensions. But received shape[%d] = 0, X's dimensions = %d."
+                    % (i, len(x.shape)))
+        elif d < 0:
+            raise LayerAssertionError(
+                "Each dimension value of 'shape' in reshape must not be negative except one "
+                "unknown dimension. But received shape[%d] = %s." % (i, d))
+
+
 def fluid_reshape(x, shape, actual_shape=None, act=None, inplace=False, name=None):
+    if isinstance(x, Variable) and isinstance(shape, (list, tuple)):
+        _check_reshape_dims(x, shape)
     inputs, attr_shape = _shape_inputs(shape, actual_shape)
     out = _view("reshape2", x, {"shape": attr_shape}, name, inputs)
     return LayerHelper("reshape").append_activation(out, act)

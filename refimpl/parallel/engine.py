@@ -23,6 +23,7 @@ from ..framework.errors import FeedError
 from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places
 from ..framework.program import OpRole, grad_var_name
 from ..framework.scope import Tensor
+from ..layers.readers import reader_feeds
 from ..ops.registry import get_op_def
 from . import context, launch
 from .communicator import (CollectiveMismatch, CommunicationAborted, HierarchicalCommunicator,
@@ -54,13 +55,20 @@ def resolve_places(places, executor_place=None):
     return resolved
 
 
-def split_feed(feed, n, persistable=()):
+def _rows(value):
+    shape = np.shape(np.asarray(value) if isinstance(value, Tensor) else value)
+    return shape[0] if shape else 1     # (a LoDTensor's shape is a method: shape())
+
+
+def split_feed(feed, n, persistable=(), partial=False):
     """A dict feed split along dim 0 over n devices; later devices take the extra samples
     (seed 001: 3 samples on 2 devices -> [0] | [1, 2]). A variable named in `persistable`
     fed one sample (a scalar, or dim 0 of 1) goes whole to every device, as Paddle 1.8.5
-    copies it (n samples are split like any other). A list feed is one dict per device."""
+    copies it (n samples are split like any other). A list feed is one dict per device.
+    `partial` (an inference program, Paddle's partial feed): a batch of k < n samples, or a
+    list of k < n dicts, feeds only the first k devices: fewer than n parts come back."""
     if isinstance(feed, (list, tuple)):
-        if len(feed) != n:
+        if len(feed) != n and not (partial and 0 < len(feed) < n):
             raise ValueError("feed is a list of %d dicts but there are %d devices; give one "
                              "dict per device" % (len(feed), n))
         for i, f in enumerate(feed):
@@ -71,10 +79,11 @@ def split_feed(feed, n, persistable=()):
     if not isinstance(feed, dict):
         raise ValueError("feed must be a dict (split over devices) or a list of dicts, got %s"
                          % type(feed).__name__)
+    if partial:
+        n = _partial_count(feed, n, persistable)
     parts = [{} for _ in range(n)]
     for name, value in feed.items():
-        shape = np.shape(np.asarray(value) if isinstance(value, Tensor) else value)
-        total = shape[0] if shape else 1     # (a LoDTensor's shape is a method: shape())
+        total = _rows(value)
         if total == 1 and (n == 1 or name in persistable):
             for i, part in enumerate(parts):   # own copies: optimizer ops update in place
                 part[name] = value if i == 0 or np.isscalar(value) else \
@@ -89,7 +98,7 @@ def split_feed(feed, n, persistable=()):
                             "sample per place" % (name, list(value.shape)))
         if name in persistable and total != n:
             raise FeedError("feed %r is persistable: feed 1 sample (copied to each of the %d "
-                             "devices) or %d (one each), got %d" % (name, n, n, total))
+                            "devices) or %d (one each), got %d" % (name, n, n, total))
         if total < n:
             raise FeedError("feed %r has %d samples, fewer than the %d devices; drop this "
                             "batch or feed a list with one dict per device" % (name, total, n))
@@ -100,6 +109,23 @@ def split_feed(feed, n, persistable=()):
             parts[i][name] = value[start:start + size]
             start += size
     return parts
+
+
+def _partial_count(feed, n, persistable):
+    """How many devices a partial feed fills: min(samples, n) of the non-persistable feeds,
+    the same for all of them (Paddle 1.8.5's rule); persistable ones of more than one
+    sample must reach at least as many devices."""
+    counts = {name: min(_rows(v), n) for name, v in feed.items() if name not in persistable}
+    if len(set(counts.values())) > 1:
+        raise FeedError("partial feed: the non-persistable feeds fill different numbers of "
+                        "devices %s; feed the same number of samples to each" % counts)
+    active = next(iter(counts.values()), n)
+    for name, value in feed.items():
+        rows = _rows(value)
+        if name in persistable and rows != 1 and min(rows, n) < active:
+            raise FeedError("partial feed: persistable %r has %d samples, fewer than the %d "
+                            "devices the other feeds fill" % (name, rows, active))
+    return max(active, 1)
 
 
 def owners_by_size(params, n_devices):
@@ -242,6 +268,7 @@ class _DeviceSet:
         self.initialized = False
         self.iterations = 0
         self.plans = {}
+        self.has_local_scopes = False   # temporaries of a run kept (until dropped)
 
     @property
     def n_local(self):
@@ -326,19 +353,31 @@ class _DeviceSet:
                 _coalesce_optimizer_state(program, env)
         self.initialized = True
 
-    def run(self, feed, fetch_names, return_numpy):
+    def _is_inference(self, block):
+        """A program without backward or optimizer ops: its places run independently, so a
+        batch smaller than the places feeds only some of them (Paddle's partial feed)."""
+        return self.n_local > 1 and not any(
+            op.attrs.get("op_role", 0) & (OpRole.Backward | OpRole.Optimize)
+            for op in block.ops)
+
+    def run(self, feed, fetch_names, return_numpy, return_merged=True):
         n = self.n_local
         block = self.compiled._program.global_block()
+        if not feed:     # started fluid readers feed the run, a batch per place
+            feed = reader_feeds(self.compiled._program,
+                                n if self.compiled._is_data_parallel else 1) or feed
         if isinstance(feed, dict):
             feed = known_feeds(block, feed)
         elif isinstance(feed, (list, tuple)):
             feed = [known_feeds(block, f) for f in feed]
         persistable = {name for name, v in block.vars.items() if v.persistable}
-        feeds = split_feed(feed or {}, n, persistable) if self.compiled._is_data_parallel \
-            else [feed or {}]
+        feeds = split_feed(feed or {}, n, persistable, self._is_inference(block)) \
+            if self.compiled._is_data_parallel else [feed or {}]
+        active = len(feeds)          # fewer than n: a partial feed (inference)
         programs, plans, runners = self.plans_for(list(feeds[0]), fetch_names)
         if not self.initialized:
             self.initialize(programs[0])
+        self.has_local_scopes = True
         block = programs[0].global_block()
         for f in feeds:
             for name, value in f.items():
@@ -350,8 +389,8 @@ class _DeviceSet:
         es = self.exec_strategy
         iterations = es.num_iteration_per_run if es else 1
         drop_every = max(1, es.num_iteration_per_drop_scope if es else 1)
-        results = [None] * n
-        errors = [None] * n
+        results = [None] * active
+        errors = [None] * active
 
         self.comm.begin_run()
 
@@ -380,10 +419,10 @@ class _DeviceSet:
                 self.comm.watch.leave(me)
                 context.set_current(None)
 
-        if n == 1:
+        if active == 1:
             work(0)
         else:
-            threads = [threading.Thread(target=work, args=(d,)) for d in range(n)]
+            threads = [threading.Thread(target=work, args=(d,)) for d in range(active)]
             for t in threads:
                 t.start()
             for t in threads:
@@ -393,7 +432,7 @@ class _DeviceSet:
             self.comm.reset()
             raise _first_cause(failures)
         self.iterations += 1
-        return self._merge(results, fetch_names, return_numpy)
+        return self._merge(results, fetch_names, return_numpy, return_merged)
 
     def _check_customized_loss_grad(self, feed):
         from ..compiler.strategy import BuildStrategy
@@ -405,7 +444,8 @@ class _DeviceSet:
             raise FeedError("gradient_scale_strategy is Customized: feed %r (one value per "
                             "device)" % grad_var_name(loss))
 
-    def _merge(self, results, fetch_names, return_numpy):
+    def _merge(self, results, fetch_names, return_numpy, return_merged=True):
+        """Per fetch: the places' values concatenated (return_merged), or a list of them."""
         merged = []
         for i, name in enumerate(fetch_names):
             parts = [r[i] for r in results]
@@ -417,6 +457,9 @@ class _DeviceSet:
             elif not return_numpy:
                 merged.append([Tensor(value=p) for p in parts])
                 continue
+            elif not return_merged:
+                merged.append([np.asarray(p) for p in parts])
+                continue
             else:
                 merged.append(np.stack(parts) if parts[0].ndim == 0
                               else np.concatenate(parts, axis=0))
@@ -426,6 +469,7 @@ class _DeviceSet:
 
     def drop_local_scopes(self):
         """Forget everything but persistable values on every device."""
+        self.has_local_scopes = False
         for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
             for plan in plans[1]:
                 plan.drop_temporaries(env)
@@ -466,7 +510,8 @@ def _default_strategy():
     return BuildStrategy()
 
 
-def run_compiled(compiled, executor, feed, fetch_names, scope, return_numpy):
+def run_compiled(compiled, executor, feed, fetch_names, scope, return_numpy,
+                 return_merged=True):
     strategy = compiled._exec_strategy
     if strategy is not None and strategy._dry_run:
         if fetch_names:
@@ -478,4 +523,4 @@ def run_compiled(compiled, executor, feed, fetch_names, scope, return_numpy):
     if ds is None or ds.version != compiled._program._version or ds.scope is not scope:
         ds = _DeviceSet(compiled, scope, executor.place)
         sets[id(scope)] = ds
-    return ds.run(feed, fetch_names, return_numpy)
+    return ds.run(feed, fetch_names, return_numpy, return_merged)

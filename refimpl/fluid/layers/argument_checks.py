@@ -24,6 +24,11 @@ _TYPES = {"list": list, "tuple": tuple, "int": int, "float": float, "str": str, 
           "dict": dict, "Variable": Variable, "NoneType": type(None), "ndarray": np.ndarray}
 
 
+# the dtypes Paddle 1.8's convert_dtype knows (complex ones came with 2.0)
+_DTYPES_18 = ("bool", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
+              "uint8")
+
+
 def _argument(args, kwargs, name, position):
     if name in kwargs:
         return True, kwargs[name]
@@ -80,8 +85,11 @@ def checked(layer, fn):
             if given and value is not None:
                 try:
                     dtype = convert_dtype(value)
-                except TypeError:     # not a Paddle dtype at all: Paddle's convert_dtype
-                    raise ValueError("%s: unsupported data type %r" % (layer, value)) from None
+                except TypeError:
+                    dtype = None
+                if dtype not in _DTYPES_18:       # 1.8's convert_dtype knows only these
+                    raise ValueError("%s: dtype must be any of [%s], got %r"
+                                     % (layer, ", ".join(_DTYPES_18), value))
                 if dtype not in dtypes:
                     raise TypeError("The data type of '%s' in %s must be %s, but received %s"
                                     % (name, layer, list(dtypes), dtype))
