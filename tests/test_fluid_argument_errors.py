@@ -70,3 +70,41 @@ def test_variable_to_string():
     assert "stop_gradient" in v.to_string(True, True)
     with pytest.raises(TypeError, match="with_details must be a bool"):
         v.to_string(True, 1)
+
+
+def test_pool2d_arguments_and_unknown_dims():
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.layers.data("x", [2, 5, 5, 3], append_batch_size=False, dtype="float32")
+        with pytest.raises(TypeError, match="use_cudnn"):
+            fluid.layers.pool2d(x, 3, use_cudnn=[0], data_format="NHWC")
+        with pytest.raises(ValueError, match="data_format"):
+            fluid.layers.pool2d(x, 3, data_format="NHWCC")
+        with pytest.raises(ValueError, match="VALID"):
+            fluid.layers.pool2d(x, 3, pool_padding="VALID", ceil_mode=True)
+        # a dim unknown at build time stays -1; the others are computed (Paddle's shapes)
+        y = fluid.layers.data("y", [2, -1, 5, 3], append_batch_size=False, dtype="float32")
+        out = fluid.layers.pool2d(y, [3, 3], "avg", pool_padding=[0, 0], data_format="NHWC")
+        assert out.shape == (2, -1, 3, 3)
+        z = fluid.layers.data("z", [2, 3, -1, -1], append_batch_size=False, dtype="float32")
+        assert fluid.layers.pool2d(z, 3).shape == (2, 3, -1, -1)
+        assert fluid.layers.adaptive_pool2d(z, [2, 2]).shape == (2, 3, 2, 2)
+
+
+def test_rnn_cells_check_their_arguments():
+    from refimpl.fluid.layers import GRUCell, LSTMCell
+    with pytest.raises(TypeError, match="dtype must be float32 or float64"):
+        GRUCell(8, dtype="int32")
+    with pytest.raises(TypeError, match="hidden_size must be an int"):
+        LSTMCell(8.0)
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.data("x", [None, 4], "float32")
+        h = fluid.data("h", [None, 8], "float32")
+        bad = fluid.data("bad", [None, 8], "int32")
+        with pytest.raises(TypeError, match="states\\[0\\] 'bad' must be float32"):
+            GRUCell(8)(x, bad)
+        with pytest.raises(TypeError, match="states\\[1\\] 'bad'"):
+            LSTMCell(8)(x, [h, bad])
+        with pytest.raises(TypeError, match="must be a static Variable"):
+            GRUCell(8)(x, np.zeros((2, 8), "float32"))
+        with pytest.raises(TypeError, match="list \\[hidden, cell\\]"):
+            LSTMCell(8)(x, h)

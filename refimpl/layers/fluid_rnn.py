@@ -10,7 +10,10 @@ fluid.layers.dynamic_decode / BeamSearchDecoder are the same objects)."""
 import collections
 import contextlib
 
+import numpy as np
+
 from ..framework import unique_name
+from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.param_attr import ParamAttr
 from ..framework.program import Variable, default_main_program
@@ -71,9 +74,14 @@ class _FcCell(RNNCell):
 
     def __init__(self, hidden_size, param_attr, bias_attr, gate_activation, activation,
                  dtype, name):
+        where = type(self).__name__
+        if not isinstance(hidden_size, (int, np.integer)) or isinstance(hidden_size, bool):
+            raise TypeError("%s: hidden_size must be an int, got %r" % (where, hidden_size))
         if int(hidden_size) <= 0:
             raise ValueError("%s: hidden_size must be greater than 0, got %r"
-                             % (type(self).__name__, hidden_size))
+                             % (where, hidden_size))
+        if convert_dtype(dtype) not in ("float32", "float64"):
+            raise TypeError("%s: dtype must be float32 or float64, got %r" % (where, dtype))
         self.hidden_size = int(hidden_size)
         self.param_attr, self.bias_attr = param_attr, bias_attr
         self.gate_activation = gate_activation or (lambda x: unary("sigmoid", x))
@@ -84,9 +92,16 @@ class _FcCell(RNNCell):
         self._helper = LayerHelper(full_name, name=full_name)
         self.input_size = None
 
-    def _check_inputs(self, inputs, hidden):
+    def _check_inputs(self, inputs, hidden, states=None):
+        """inputs [batch, input_size] and the states (`states`, default [hidden]): float32
+        or float64 Variables (TypeError otherwise, as Paddle's cells check them)."""
         where = type(self).__name__
-        check_variable(inputs, "inputs", where)
+        for arg, v in [("inputs", inputs)] + [("states[%d]" % i, v) for i, v in
+                                              enumerate(states or [hidden])]:
+            check_variable(v, arg, where)
+            if v.dtype is not None and v.dtype.name not in ("float32", "float64"):
+                raise TypeError("%s: %s %r must be float32 or float64, got %s"
+                                % (where, arg, v.name, v.dtype.name))
         if len(inputs.shape) != 2 or inputs.shape[-1] < 0:
             raise ValueError("%s: inputs %r must be [batch, input_size] with input_size "
                              "known, got %s" % (where, inputs.name, list(inputs.shape)))
@@ -166,11 +181,14 @@ class LSTMCell(_FcCell):
         self.bias = self._parameter(self.bias_attr, 4, True)
 
     def call(self, inputs, states):
-        if not isinstance(states, (list, tuple)) or len(states) != 2:
-            raise ValueError("LSTMCell: states must be the pair [hidden, cell], got %r"
-                             % (states,))
+        if not isinstance(states, (list, tuple)):
+            raise TypeError("LSTMCell: states must be the list [hidden, cell], got %s"
+                            % type(states).__name__)
+        if len(states) != 2:
+            raise ValueError("LSTMCell: states must be the pair [hidden, cell], got %d "
+                             "states" % len(states))
         pre_hidden, pre_cell = states
-        self._check_inputs(inputs, pre_hidden)
+        self._check_inputs(inputs, pre_hidden, [pre_hidden, pre_cell])
         i, j, f, o = split(self._fc(concat([inputs, pre_hidden], axis=1), self.weight,
                                     self.bias), 4, axis=-1)
         act, gate = self.activation, self.gate_activation

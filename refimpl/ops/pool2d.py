@@ -69,15 +69,19 @@ class Pool2D(OpDef):
                    "pooling_type must be 'max' or 'avg', got %r" % ctx.attr("pooling_type"))
         nhwc = ctx.attr("data_format") == "NHWC"
         shape = (x.shape[0], x.shape[3], x.shape[1], x.shape[2]) if nhwc else tuple(x.shape)
-        if min(shape[2:]) < 0:
-            ho = wo = -1
-        else:
-            _, _, _, ho, wo = pool_geometry(shape, ctx.attr("ksize"), ctx.attr("strides"),
+        # a dim unknown at build time (-1) gives -1 (each spatial dim on its own, as
+        # Paddle): it is computed with a stand-in size that fits the window
+        unknown = [d < 0 for d in shape[2:]]
+        stand_in = 1 + max(list(ctx.attr("ksize")) + [1]) * 2 + sum(ctx.attr("paddings"))
+        known = shape[:2] + tuple(stand_in if u else d for u, d in zip(unknown, shape[2:]))
+        _, _, _, ho, wo = pool_geometry(known, ctx.attr("ksize"), ctx.attr("strides"),
                                         ctx.attr("paddings"), ctx.attr("global_pooling"),
                                         ctx.attr("ceil_mode"), ctx.attr("adaptive"),
                                         ctx.attr("padding_algorithm"))
-            ctx.expect(ho > 0 and wo > 0, "X %r of shape %s is smaller than the window %s"
-                       % (x.name, list(x.shape), ctx.attr("ksize")))
+        ctx.expect(ho > 0 and wo > 0, "X %r of shape %s is smaller than the window %s"
+                   % (x.name, list(x.shape), ctx.attr("ksize")))
+        if not ctx.attr("adaptive"):
+            ho, wo = (-1 if u else d for u, d in zip(unknown, (ho, wo)))
         out = [shape[0], ho, wo, shape[1]] if nhwc else [shape[0], shape[1], ho, wo]
         ctx.set_output("Out", out, x.dtype)
 
