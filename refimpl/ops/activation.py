@@ -107,10 +107,32 @@ _unary("stanh", lambda x, scale_a=0.67, scale_b=1.7159: scale_b * np.tanh(x * sc
        lambda x, d, scale_a=0.67, scale_b=1.7159:
            d * scale_a * scale_b * (1 - np.tanh(x * scale_a) ** 2),
        attrs={"scale_a": 0.67, "scale_b": 1.7159})
-_unary("pow", lambda x, factor=1.0: np.power(x, x.dtype.type(factor)),
-       lambda x, d, factor=1.0: d * factor * np.power(x, factor - 1),
-       attrs={"factor": 1.0}, domain=(0.2, 2.0), sample_attrs={"factor": 2.5},
-       dtypes=FLOATS + ("int32", "int64"))     # Paddle's pow kernels take integers too
+def _factor(factor_tensor, factor):
+    """FactorTensor (a 1-element tensor), when given, overrides the `factor` attr."""
+    return float(np.asarray(factor_tensor).reshape(-1)[0]) if factor_tensor is not None \
+        else factor
+
+
+@register
+class Pow(_Unary):
+    """X ** factor."""
+    type = "pow"
+    inputs = ("X", "FactorTensor?")
+    no_grad = ("FactorTensor",)
+    grad_inputs = ("X", "FactorTensor?", "Out@GRAD")
+    attrs = {"factor": 1.0}
+    domain = (0.2, 2.0)
+    sample_attrs = {"factor": 2.5}
+    dtypes = FLOATS + ("int32", "int64")     # Paddle's pow kernels take integers too
+
+    @staticmethod
+    def forward(x, factor_tensor=None, factor=1.0):
+        return np.power(x, x.dtype.type(_factor(factor_tensor, factor)))
+
+    @staticmethod
+    def backward(x, factor_tensor, d, factor=1.0):
+        factor = _factor(factor_tensor, factor)
+        return d * factor * np.power(x, factor - 1)
 
 # -- piecewise: the derivative at a kink is taken from the flat side (0 for relu at 0)
 
