@@ -57,8 +57,10 @@ def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=N
 
 
 def _typed(like, a):
-    """`a` in the dtype of `like` (np.where of Python scalars would widen float32)."""
-    return np.asarray(a, dtype=like.dtype)
+    """`a` in the dtype of `like` (np.where of Python scalars would widen float32). Written
+    with astype so that the eager double backward can record it (dygraph/double_backward)."""
+    return a.astype(like.dtype, copy=False) if hasattr(a, "astype") else \
+        np.asarray(a, dtype=like.dtype)
 
 
 def _sigmoid(x):
@@ -67,11 +69,12 @@ def _sigmoid(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
 
 
-_erf_scalar = np.vectorize(math.erf, otypes=[np.float64])
+# a ufunc (object results), so the eager double backward can map it to the erf op
+erf_ufunc = np.frompyfunc(math.erf, 1, 1)
 
 
 def _erf(x):
-    return _erf_scalar(x).astype(x.dtype)
+    return erf_ufunc(x).astype(x.dtype)
 
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
