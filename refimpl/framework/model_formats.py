@@ -20,6 +20,7 @@ import os
 
 import numpy as np
 
+from .. import versions
 from ..dygraph import mode
 from ..dygraph.tensor import Tensor as EagerTensor
 from . import atomic_file, serialization
