@@ -16,6 +16,7 @@ kernel table's (refimpl/_kernels/table.py); refimpl.dispatch picks the function 
 Control-flow ops are BlockOpDefs: their semantics run a sub-block.
 """
 import difflib
+import functools
 import importlib
 import pkgutil
 
@@ -199,6 +200,7 @@ class OpDef:
         shape = scalar_shape()
         single = len(slots) == 1
 
+        @functools.wraps(fn)     # it still names the function it runs
         def shaped(*args, **kwargs):
             result = fn(*args, **kwargs)
             if single:
@@ -277,6 +279,7 @@ class _GradOpDef(OpDef):
                      slot_name(s)[:-len("@GRAD")] in fwd_scalars and
                      slot_name(s).endswith("@GRAD")]
 
+        @functools.wraps(fn)
         def unshaped(*args, **kwargs):
             args = list(args)
             for i in positions:
