@@ -86,8 +86,8 @@ class Adam(_Update):
         m2 += t(1 - beta2) * grad * grad
         corr2 = np.sqrt(1 - b2p.reshape(-1)[0])
         lr_t = _lr(lr, param) * _as(corr2 / (1 - b1p.reshape(-1)[0]), param)
-        if versions.switch("adam_epsilon") == "scaled":
-            epsilon = epsilon * corr2
+        epsilon = epsilon * corr2 if versions.switch("adam_epsilon") == "scaled" \
+            else np.float64(epsilon)
         param -= lr_t * (m1 / (np.sqrt(m2) + _as(epsilon, param)))
         b1p *= t(beta1)
         b2p *= t(beta2)
