@@ -17,6 +17,8 @@ from .layers import exports as _exports
 from .framework.model_formats import save, load
 from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
                incubate, vision, io, utils)
+from . import reader, dataset, compat
+from .reader import batch
 
 globals().update(_exports("paddle"))
 from . import tensor_methods as _tensor_methods

@@ -9,6 +9,8 @@ USAGE = """python -m refimpl COMMAND ...
 
 commands:
   run SCRIPT [ARGS...]   run an unmodified paddle script with `paddle` -> refimpl
+                         (run --paddle V SCRIPT: behave like Paddle V = 1.8, 2.0 or 3;
+                         default $REFIMPL_PADDLE, else 2.0)
   ops [NAME]             every op type, or one: definition, spec, kernels, grad, tests
   conformance ...        generate / check golden vectors (see `conformance --help`)
   bench [...]            time training steps (see `bench --help`)
@@ -20,9 +22,23 @@ commands:
 
 def cmd_run(argv):
     if not argv or argv[0] in ("-h", "--help"):
-        print("usage: python -m refimpl run SCRIPT [ARGS...]\n\n"
-              "Runs SCRIPT as __main__ with `import paddle` resolving to refimpl.")
+        print("usage: python -m refimpl run [--paddle 1.8|2.0|3] SCRIPT [ARGS...]\n\n"
+              "Runs SCRIPT as __main__ with `import paddle` resolving to refimpl, under the\n"
+              "version profile --paddle (default: $REFIMPL_PADDLE, else 2.0; specs/versions.md).")
         return 0 if argv else 2
+    if argv[0] == "--paddle" or argv[0].startswith("--paddle="):
+        version = argv[0].partition("=")[2] if "=" in argv[0] else \
+            (argv[1] if len(argv) > 1 else "")
+        argv = argv[1:] if "=" in argv[0] else argv[2:]
+        from . import versions
+        from .framework import mode
+        try:
+            versions.set_current(version)
+        except ValueError as e:
+            print("refimpl run: %s" % e, file=sys.stderr)
+            return 2
+        mode.start_as_profile()
+        return cmd_run(argv)
     script = argv[0]
     if not os.path.isfile(script):
         print("refimpl run: no such script: %s" % script, file=sys.stderr)

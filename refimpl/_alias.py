@@ -1,33 +1,53 @@
-"""Make `import paddle` (and every `paddle.*` submodule) resolve to refimpl."""
+"""Make `import paddle` (and every `paddle.*` submodule) resolve to refimpl.
+
+`paddle.X.Y` is `refimpl.X.Y`: a module file, or a module object refimpl.X holds as its
+attribute Y (fluid.initializer, fluid.layers.nn, ...), as Paddle's module tree has them."""
 import importlib
 import importlib.abc
 import importlib.util
 import sys
+import types
 
 ALIAS = "paddle"
 TARGET = "refimpl"
 
 
 class _AliasLoader(importlib.abc.Loader):
-    def __init__(self, target_name):
-        self.target_name = target_name
+    def __init__(self, module):
+        self.module = module
 
     def create_module(self, spec):
-        return importlib.import_module(self.target_name)
+        return self.module
 
     def exec_module(self, module):
         pass
+
+
+def resolve(target_name):
+    """The refimpl module `target_name` names (a file or a module attribute), or None."""
+    if target_name in sys.modules:
+        return sys.modules[target_name]
+    try:
+        if importlib.util.find_spec(target_name) is not None:
+            return importlib.import_module(target_name)
+    except ModuleNotFoundError:
+        return None
+    parent, _, attr = target_name.rpartition(".")
+    if not parent:
+        return None
+    owner = resolve(parent)
+    member = getattr(owner, attr, None) if owner is not None else None
+    return member if isinstance(member, types.ModuleType) else None
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname, path=None, target=None):
         if fullname != ALIAS and not fullname.startswith(ALIAS + "."):
             return None
-        target_name = TARGET + fullname[len(ALIAS):]
-        if importlib.util.find_spec(target_name) is None:
+        module = resolve(TARGET + fullname[len(ALIAS):])
+        if module is None:
             return None
-        spec = importlib.util.spec_from_loader(fullname, _AliasLoader(target_name))
-        return spec
+        return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
 
 
 def install():

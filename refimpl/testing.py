@@ -28,7 +28,9 @@ def as_tuple(op_def, result):
 
 
 def call_forward(op_def, inputs, attrs, fn=None):
-    fn = fn or op_def.forward
+    """The op's outputs from its reference (or `fn`), shaped as the version profile's
+    programs see them (one-number results: scalar_shape())."""
+    fn = op_def.with_version_shapes(fn or op_def.forward)
     full = dict(op_def.attrs)
     full.update(attrs)
     return as_tuple(op_def, fn(*forward_args(op_def, inputs), **full))
@@ -36,7 +38,8 @@ def call_forward(op_def, inputs, attrs, fn=None):
 
 def call_backward(op_def, inputs, attrs, outputs, cotangents, fn=None):
     """Input gradients from op_def.backward (or `fn`), in grad_output_slots order."""
-    fn = fn or op_def.backward
+    from .ops.registry import get_op_def
+    fn = get_op_def(op_def.type + "_grad").with_version_shapes(fn or op_def.backward)
     full = dict(op_def.attrs)
     full.update(attrs)
     out_by_slot = dict(zip(op_def.output_slots, outputs))

@@ -36,3 +36,21 @@ def dygraph(fresh_programs):
 @pytest.fixture
 def rng():
     return np.random.RandomState(1234)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "paddle(version): run the test under that Paddle "
+                            "version profile ('1.8', '2.0' or '3'; refimpl.versions)")
+
+
+@pytest.fixture(autouse=True)
+def paddle_version(request):
+    """The version profile a test runs under: its `paddle` marker's, else the default; the
+    fixture's value is refimpl.versions.use, for switching inside a test."""
+    from refimpl import versions
+    marker = request.node.get_closest_marker("paddle")
+    if marker is None:
+        yield versions.use
+        return
+    with versions.use(marker.args[0]):
+        yield versions.use

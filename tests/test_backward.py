@@ -9,9 +9,8 @@ from refimpl.framework.program import OpRole
 
 
 def _param(name, value):
-    return static.default_main_program().global_block().create_parameter(
-        name=name, shape=list(value.shape), dtype="float32",
-        initializer=paddle.nn.initializer.Assign(value))
+    return static.create_parameter(list(value.shape), "float32", name=name,
+                                   default_initializer=paddle.nn.initializer.Assign(value))
 
 
 def _run(fetch, feed=None):

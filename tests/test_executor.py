@@ -26,7 +26,7 @@ def test_forward_values_match_numpy():
     h_val, loss_val = exe.run(feed={"x": data}, fetch_list=[h, loss.name])
     np.testing.assert_allclose(h_val, data @ np.full((3, 2), 0.5))
     np.testing.assert_allclose(loss_val, h_val.mean())
-    assert loss_val.shape == ()
+    assert loss_val.shape == (1,)    # Paddle 2.0, the default profile (3: 0-D, test_versions)
 
 
 def test_sgd_step_matches_hand_derivation():
@@ -81,12 +81,15 @@ def test_feed_shape_mismatch_names_variable():
         exe.run(feed={"x": np.ones((2, 4), "float32")})
 
 
-def test_unknown_feed_and_fetch_are_errors():
-    _net()
+def test_unknown_feed_warns_and_unknown_fetch_is_an_error():
+    x, h, loss = _net()
     exe = static.Executor()
     exe.run(static.default_startup_program())
-    with pytest.raises(FeedError, match="no variable"):
-        exe.run(feed={"nope": np.ones(1, "float32")})
+    # Paddle's Executor drops a feed the program does not have ("not declared or pruned")
+    with pytest.warns(UserWarning, match="nope is not found in program"):
+        (value,) = exe.run(feed={"nope": np.ones(1, "float32"),
+                                 "x": np.ones((1, 3), "float32")}, fetch_list=[h])
+    assert value.shape == (1, 2)
     with pytest.raises(ValueError, match="fetch 'nope'"):
         exe.run(feed={"x": np.ones((1, 3), "float32")}, fetch_list=["nope"])
 

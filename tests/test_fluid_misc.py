@@ -156,7 +156,7 @@ def test_fluid_one_hot_is_v2():
 def test_require_version():
     fluid.require_version("1.8")
     fluid.require_version("2.0.0", "2.1")
-    with pytest.raises(Exception, match="PaddlePaddle >= 2.1 is required; refimpl mirrors "
+    with pytest.raises(Exception, match="PaddlePaddle >= 2.1 is required; refimpl follows "
                                         "PaddlePaddle 2.0.0"):
         fluid.require_version("2.1")
     with pytest.raises(Exception, match="<= 1.8"):

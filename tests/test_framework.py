@@ -17,17 +17,21 @@ def _fc_program():
     return x, h, loss
 
 
-def test_fc_names_follow_paddle():
-    _, h, loss = _fc_program()
+@pytest.mark.parametrize("version, loss_shape, startup_ops", [
+    ("2.0", (1,), ["fill_constant", "uniform_random"]),     # initializers prepended
+    ("3", (), ["uniform_random", "fill_constant"])])        # appended
+def test_fc_names_follow_paddle(paddle_version, version, loss_shape, startup_ops):
+    with paddle_version(version):
+        _, h, loss = _fc_program()
     block = static.default_main_program().global_block()
     assert [p.name for p in block.all_parameters()] == ["fc_0.w_0", "fc_0.b_0"]
     assert h.name == "fc_0.tmp_1"
     assert loss.name == "mean_0.tmp_0"
     assert [op.type for op in block.ops] == ["mul", "elementwise_add", "mean"]
     assert block.var("fc_0.w_0").shape == (3, 4)
-    assert h.shape == (-1, 4) and loss.shape == ()
+    assert h.shape == (-1, 4) and loss.shape == loss_shape
     startup = static.default_startup_program().global_block()
-    assert [op.type for op in startup.ops] == ["uniform_random", "fill_constant"]
+    assert [op.type for op in startup.ops] == startup_ops
 
 
 def test_unique_name_guard_restarts_counters():

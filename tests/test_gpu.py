@@ -192,7 +192,7 @@ def _train(place, places=None):
 
 def test_training_on_cuda_place_matches_the_cpu():
     gpu = _train(fluid.CUDAPlace(0))
-    assert all(type(v) is np.ndarray for v in gpu)
+    assert all(isinstance(v, np.ndarray) for v in gpu)
     np.testing.assert_allclose(gpu, _train(fluid.CPUPlace()), rtol=2e-4, atol=1e-5)
 
 

@@ -63,6 +63,8 @@ def test_fluid_elementwise_axis_aligns_y_then_applies_act():
            {"x": a, "y": b, "z": c})
 
 
+@pytest.mark.paddle("3")   # Paddle 3's 0-D results and integer floor division;
+# the 1.8 / 2.0 rules are in tests/test_versions.py
 def test_floor_divide_and_remainder_follow_python_signs():
     x = static.data("x", [4], "int64")
     y = static.data("y", [4], "int64")
@@ -185,6 +187,8 @@ def test_float32_stays_float32_and_large_inputs_do_not_overflow():
 
 # -- reductions ---------------------------------------------------------------------------
 
+@pytest.mark.paddle("3")   # Paddle 3's 0-D results and integer floor division;
+# the 1.8 / 2.0 rules are in tests/test_versions.py
 def test_paddle_reductions_axis_keepdim_and_full():
     x = static.data("x", [2, 3, 4], "float32")
     a = RNG.uniform(0.5, 1.5, (2, 3, 4)).astype("float32")
@@ -198,6 +202,8 @@ def test_paddle_reductions_axis_keepdim_and_full():
            {"x": a})
 
 
+@pytest.mark.paddle("3")   # Paddle 3's 0-D results and integer floor division;
+# the 1.8 / 2.0 rules are in tests/test_versions.py
 def test_fluid_reductions_and_bool_reductions():
     x = static.data("x", [3, 4], "float32")
     a = RNG.randn(3, 4).astype("float32")
@@ -213,6 +219,8 @@ def test_fluid_reductions_and_bool_reductions():
 
 # -- matrix products ----------------------------------------------------------------------
 
+@pytest.mark.paddle("3")   # Paddle 3's 0-D results and integer floor division;
+# the 1.8 / 2.0 rules are in tests/test_versions.py
 def test_matmul_transposes_batches_and_vectors():
     x = static.data("x", [2, 3, 4], "float64")
     w = static.data("w", [5, 4], "float64")
@@ -231,6 +239,8 @@ def test_matmul_transposes_batches_and_vectors():
 
 # -- comparisons and logic ----------------------------------------------------------------
 
+@pytest.mark.paddle("3")   # Paddle 3's 0-D results and integer floor division;
+# the 1.8 / 2.0 rules are in tests/test_versions.py
 def test_compare_and_logical_layers_give_bool():
     x = static.data("x", [2, 3], "float32")
     y = static.data("y", [3], "float32")
@@ -248,6 +258,8 @@ def test_compare_and_logical_layers_give_bool():
     assert all(v.stop_gradient for v, _ in pairs)
 
 
+@pytest.mark.paddle("3")   # Paddle 3's 0-D results and integer floor division;
+# the 1.8 / 2.0 rules are in tests/test_versions.py
 def test_nan_inf_tests_elementwise_and_reduced():
     z = static.data("z", [5], "float32")
     c = np.array([1.0, np.nan, np.inf, -np.inf, -2.0], "float32")

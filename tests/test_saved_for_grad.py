@@ -164,7 +164,7 @@ def test_training_with_the_hand_off_equals_training_without():
         for _ in range(3):
             env.update(feed)
             plan.run(env)
-            losses.append(float(env[loss.name]))
+            losses.append(env[loss.name].item())
             plan.drop_temporaries(env)
         results.append((losses, {p.name: env[p.name].copy() for p in main.all_parameters()}))
     (a, pa), (b, pb) = results

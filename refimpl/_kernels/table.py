@@ -17,6 +17,7 @@ Runtime keywords a binder passes besides the attrs (see OpKernels):
 """
 import numpy as np
 
+from .. import versions
 from . import out_variants as out
 
 __all__ = ["OpKernels", "KERNELS", "WHICH"]
@@ -26,6 +27,19 @@ WHICH = ("forward", "backward", "forward_out", "backward_out", "forward_inplace"
 
 def _float(attrs, dtype):
     return dtype in (None, "float32", "float64")
+
+
+def _pool_divisor_is_window(attrs):
+    """Whether an average pool divides by the window inside the padded input (what the
+    compiled and CuPy kernels do), not by the kernel's area (Paddle 1.8, non-exclusive
+    ceil_mode: the avg_pool_ceil_divisor switch)."""
+    return attrs["exclusive"] or not attrs["ceil_mode"] or \
+        versions.switch("avg_pool_ceil_divisor") != "kernel"
+
+
+def _adam_scaled():
+    """Whether Adam scales epsilon by sqrt(1 - beta2^t), as the fast kernels do."""
+    return versions.switch("adam_epsilon") == "scaled"
 
 
 class OpKernels:
@@ -122,8 +136,12 @@ KERNELS = dict(_ELEMENTWISE, **{
                                   "backward": "pool:pool2d_backward"},
                         gpu={"forward": "gpu.pool:pool2d_forward",
                              "backward": "gpu.pool:pool2d_backward"},
+                        # they divide by the window inside the padded input, which Paddle
+                        # 1.8 does not for non-exclusive ceil_mode averages (the profile)
+                        fast_ok=lambda attrs, dtype: _float(attrs, dtype)
+                        and _pool_divisor_is_window(attrs),
                         gpu_ok=lambda attrs, dtype: _float(attrs, dtype)
-                        and not attrs["adaptive"],
+                        and not attrs["adaptive"] and _pool_divisor_is_window(attrs),
                         saves_for_grad="little"),
     "batch_norm": OpKernels(
         compiled={"forward": "batch_norm:batch_norm_forward",
@@ -146,7 +164,10 @@ KERNELS = dict(_ELEMENTWISE, **{
         compiled={"forward": "optim:momentum"}, gpu={"forward": "gpu.optim:momentum"},
         fast_ok=lambda attrs, dtype: _float(attrs, dtype)
         and not attrs["regularization_method"]),
-    "adam": OpKernels(compiled={"forward": "optim:adam"}, gpu={"forward": "gpu.optim:adam"}),
+    # they scale epsilon by sqrt(1 - beta2^t), which Paddle 1.8 does not (the profile)
+    "adam": OpKernels(compiled={"forward": "optim:adam"}, gpu={"forward": "gpu.optim:adam"},
+                      fast_ok=lambda attrs, dtype: _float(attrs, dtype) and _adam_scaled(),
+                      gpu_ok=lambda attrs, dtype: _float(attrs, dtype) and _adam_scaled()),
     "fused_elemwise_add_relu": OpKernels(
         compiled={"forward": "fused:add_relu"}, gpu={"forward": "gpu.activation:add_relu"},
         numpy={"forward_inplace": out.fused_add_relu_inplace}),

@@ -12,10 +12,23 @@ from ..ops.registry import slot_name
 __all__ = ["append_backward", "gradients", "calc_gradient"]
 
 
-def _names_of(items):
+def _names_of(items, what=None):
+    """The names of a collection of Variables / names; with `what` (the argument's name)
+    anything else is a TypeError, as Paddle checks no_grad_set and parameter_list."""
+    if items is None:
+        return set()
+    if what is not None and not isinstance(items, (set, list, tuple)):
+        raise TypeError("The type of %s should be set or list or tuple, but received %s"
+                        % (what, type(items).__name__))
     out = set()
-    for v in items or ():
-        out.add(v.name if isinstance(v, Variable) else v)
+    for v in items:
+        if isinstance(v, Variable):
+            out.add(v.name)
+        elif isinstance(v, str) or what is None:
+            out.add(v)
+        else:
+            raise TypeError("The type of %s's member must be Variable or str, but received "
+                            "%s" % (what, type(v).__name__))
     return out
 
 
@@ -244,7 +257,7 @@ def _fill_ones_grad(block, target, role):
 
 
 def _no_grad_names(block, no_grad_set):
-    names = _names_of(no_grad_set)
+    names = _names_of(no_grad_set, "no_grad_set")
     names.update(n for n, v in block.vars.items() if v.stop_gradient)
     return names
 
@@ -287,12 +300,13 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
 def _parameters(block, parameter_list):
     if parameter_list is None:
         return [p for p in block.all_parameters() if p.trainable]
-    names = _names_of(parameter_list)
+    names = _names_of(parameter_list, "parameter_list")
     return [p for p in block.all_parameters() if p.name in names and p.trainable]
 
 
-def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
-    """Gradients of sum(targets) w.r.t. each input; None where an input does not reach."""
+def calc_gradient(targets, inputs, target_gradients=None, no_grad_set=None):
+    """Gradients of sum(targets) w.r.t. each input; None where an input does not reach. One
+    gradient for one input (not in a list), as Paddle's calc_gradient."""
     targets = targets if isinstance(targets, (list, tuple)) else [targets]
     single = not isinstance(inputs, (list, tuple))
     inputs = [inputs] if single else list(inputs)
@@ -318,4 +332,15 @@ def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
     return grads[0] if single else grads
 
 
-calc_gradient = gradients
+def gradients(targets, inputs, target_gradients=None, no_grad_set=None):
+    """calc_gradient's gradients, always as a list (Paddle's fluid / static.gradients)."""
+    for what, value, types in (("targets", targets, (Variable, list, tuple)),
+                               ("inputs", inputs, (Variable, list, tuple)),
+                               ("target_gradients", target_gradients,
+                                (Variable, list, tuple, type(None)))):
+        if not isinstance(value, types):
+            raise TypeError("The type of '%s' in fluid.backward.gradients must be %s, but "
+                            "received %s" % (what, " or ".join(t.__name__ for t in types),
+                                             type(value).__name__))
+    grads = calc_gradient(targets, inputs, target_gradients, no_grad_set)
+    return list(grads) if isinstance(grads, list) else [grads]

@@ -6,7 +6,7 @@ import difflib
 
 from ..executor.multi_place import MultiPlaceRunner
 from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places, device_of
-from ..framework.program import Program, Variable, grad_var_name
+from ..framework.program import OpRole, Program, Variable, grad_var_name
 from .pipeline import compile_program
 from .strategy import BuildStrategy, ExecutionStrategy
 
@@ -70,13 +70,19 @@ class CompiledProgram:
         self._places = places
         return self
 
-    def _run(self, executor, feed, fetch_names, scope, return_numpy):
+    def _run(self, executor, feed, fetch_names, scope, return_numpy, return_merged=True):
+        strategy = self._exec_strategy
+        if strategy is not None and strategy._dry_run:
+            if fetch_names:
+                raise ValueError("ExecutionStrategy._dry_run runs no op, so nothing can be "
+                                 "fetched; got fetch_list %s" % list(fetch_names))
+            return []
         runner = self._device_sets.get(id(scope))
         if runner is None or runner.version != self._program._version or \
                 runner.scope is not scope:
             runner = self._runner(scope, executor.place)
             self._device_sets[id(scope)] = runner
-        return runner.run(feed, fetch_names, return_numpy)
+        return runner.run(feed, fetch_names, return_numpy, return_merged)
 
     def _runner(self, scope, executor_place):
         strategy = self._build_strategy or BuildStrategy()
@@ -99,6 +105,9 @@ class CompiledProgram:
             compile_places, len(places), self._is_data_parallel, strategy, self._exec_strategy,
             scope, share_from=(lambda: source._device_sets.get(id(scope))) if source else None,
             required_feeds=required, version=self._program._version,
+            source_program=self._program,
+            inference=not any(op.attrs.get("op_role", 0) & (OpRole.Backward | OpRole.Optimize)
+                              for op in self._program.global_block().ops),
             device_ids=[device_of(p) if p is not None else None for p in places],
             persistable=[n for n, v in self._program.global_block().vars.items()
                          if v.persistable])

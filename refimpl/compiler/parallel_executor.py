@@ -45,4 +45,7 @@ class ParallelExecutor:
             ds.drop_local_scopes()
 
     def _need_create_local_exe_scopes(self):
-        return id(self._scope) not in self._compiled._device_sets
+        """Whether the next run starts without local (per-run) scopes: before the first
+        run and after drop_local_exe_scopes."""
+        ds = self._compiled._device_sets.get(id(self._scope))
+        return ds is None or not ds.has_local_scopes

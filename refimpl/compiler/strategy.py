@@ -1,6 +1,9 @@
 """BuildStrategy and ExecutionStrategy: option holders, as seeds 000 and 002 document. Every
 option checks its value when set: a wrong type or range raises at once, naming the option,
-the value and what is allowed, instead of training as if it were the default."""
+the value and what is allowed, instead of training as if it were the default. Paddle 1.8's
+further options are accepted with their 1.8 meaning (specs/build_strategy.md,
+specs/execution_strategy.md)."""
+import copy
 import enum
 import numbers
 
@@ -47,7 +50,7 @@ class _Options:
     def __init__(self):
         object.__setattr__(self, "_frozen", False)
         for name, option in self._OPTIONS.items():
-            object.__setattr__(self, name, option.default)
+            object.__setattr__(self, name, copy.copy(option.default))   # lists/sets of its own
 
     def __setattr__(self, name, value):
         cls = type(self).__name__
@@ -105,6 +108,18 @@ class BuildStrategy(_Options):
         "enable_auto_fusion": _flag(False),
         "enable_addto": _flag(False),
         "cache_runtime_context": _flag(False),
+        # Paddle 1.8's options for its graph and multi-machine builders: accepted with their
+        # 1.8 defaults; refimpl's one engine and its collectives do not read them
+        "async_mode": _flag(False),
+        "enable_backward_optimizer_op_deps": _flag(True),
+        "is_distribution": _flag(False),
+        "mkldnn_enabled_op_types": _Option(set(), (set, frozenset, list, tuple),
+                                           "a set of op type names", convert=set),
+        "nccl_comm_num": _count(1, 1),
+        "trainers_endpoints": _Option([], (list, tuple), "a list of 'ip:port' strings",
+                                      convert=list),
+        "use_hierarchical_allreduce": _flag(False),
+        "hierarchical_allreduce_inter_nranks": _count(0, 0),
     }
 
     def _finalize(self):
@@ -124,4 +139,10 @@ class ExecutionStrategy(_Options):
         "num_iteration_per_run": _count(1, 1),
         "use_thread_barrier": _flag(False),
         "allow_op_delay": _flag(False),
+        # Paddle 1.8: which of its two graph executors runs (refimpl has one; no effect),
+        # and whether ops run on CUDA (refimpl follows the places given)
+        "use_experimental_executor": _flag(True),
+        "use_cuda": _flag(True),
+        # Paddle 1.8: schedule every op but run no kernel (a run computes and fetches nothing)
+        "_dry_run": _flag(False),
     }

@@ -5,6 +5,11 @@ the op's numpy reference, expected input gradients from its `backward` with a fi
 random cotangent (refimpl.testing.call_forward / call_backward, as the op tests use).
 Scenario cases: `scenarios.SCENARIOS` run on refimpl with the numpy reference kernels.
 Everything is deterministic, so regenerating gives byte-identical files.
+
+The goldens describe GOLDEN_PROFILE (Paddle 3). Where another version profile gives other
+results (specs/versions.md: one-number results of shape [1], integer mod signs, ...), a
+case also stores that profile's arrays under `<key>@<profile>/...` and lists them in its
+"profiles" entry; the checker compares an implementation with its own version's arrays.
 """
 import contextlib
 import glob
@@ -14,6 +19,7 @@ import zlib
 
 import numpy as np
 
+from .. import versions
 from ..ops.registry import all_op_types, get_op_def, slot_name
 from ..testing import call_backward, call_forward, float_slots
 from .scenarios import SCENARIOS
@@ -23,6 +29,7 @@ from .store import (FORMAT_VERSION, GOLDEN_DIR, INDEX_NAME, array_key, describe,
 __all__ = ["generate", "build_goldens", "diff_goldens", "seed_for"]
 
 DEFAULT_TOLERANCE = (1e-7, 1e-9)
+GOLDEN_PROFILE = "3"
 
 
 def seed_for(name):
@@ -75,8 +82,38 @@ def _cotangents(op_def, outputs, rng):
     return cot
 
 
+def _with_profiles(make):
+    """make() -> (entries, arrays) under GOLDEN_PROFILE, plus, for each other profile, the
+    arrays that differ there (under `<key>@<profile>/`, named in the entry's "profiles")."""
+    with versions.use(GOLDEN_PROFILE):
+        entries, arrays = make()
+    for profile in versions.VERSIONS:
+        if profile == GOLDEN_PROFILE:
+            continue
+        with versions.use(profile):
+            _, other = make()
+        for entry in entries:
+            prefix = entry["key"] + "/"
+            changed = sorted(k[len(prefix):] for k in arrays if k.startswith(prefix)
+                             and k.split("/")[1] not in ("in", "cot")
+                             and k in other and not _same_array(arrays[k], other[k]))
+            if changed:
+                entry.setdefault("profiles", {})[profile] = changed
+                for rest in changed:
+                    arrays["%s@%s/%s" % (entry["key"], profile, rest)] = other[prefix + rest]
+    return entries, arrays
+
+
+def _same_array(a, b):
+    return a.shape == b.shape and a.dtype == b.dtype and np.array_equal(a, b, equal_nan=True)
+
+
 def op_cases(op_type):
-    """(index entries, arrays) for one op type's samples."""
+    """(index entries, arrays) for one op type's samples, in every profile."""
+    return _with_profiles(lambda: _op_cases(op_type))
+
+
+def _op_cases(op_type):
     op_def = get_op_def(op_type)
     seed = seed_for(op_type)
     samples = list(op_def.samples(np.random.RandomState(seed)))
@@ -130,7 +167,12 @@ def _reference_kernels():
 
 
 def scenario_case(name):
-    """(index entry, arrays) for one scenario, run on refimpl."""
+    """(index entry, arrays) for one scenario, run on refimpl in every profile."""
+    entries, arrays = _with_profiles(lambda: _scenario_case(name))
+    return entries[0], arrays
+
+
+def _scenario_case(name):
     import refimpl
     sc = SCENARIOS[name]
     inputs = sc.make_inputs(np.random.RandomState(seed_for(name)))
@@ -145,7 +187,7 @@ def scenario_case(name):
              "key": key, "rtol": sc.rtol, "atol": sc.atol,
              "inputs": {k: describe(v) for k, v in inputs.items()},
              "outputs": {k: describe(v) for k, v in results.items()}}
-    return entry, arrays
+    return [entry], arrays
 
 
 def _is_generated_grad_op(op_type):
@@ -155,8 +197,8 @@ def _is_generated_grad_op(op_type):
 
 def build_goldens():
     """(index, {file name: arrays}) for everything in the registry and the scenarios."""
-    index = {"format": FORMAT_VERSION, "cases": [], "ops_without_samples": [],
-             "scenarios_not_generated": {}}
+    index = {"format": FORMAT_VERSION, "profile": GOLDEN_PROFILE, "cases": [],
+             "ops_without_samples": [], "scenarios_not_generated": {}}
     files = {}
     for op_type in all_op_types():
         if _is_generated_grad_op(op_type):
@@ -219,8 +261,8 @@ def diff_goldens(fresh_dir, shipped_dir):
             problems.append("%s: index entry changed" % cid)
             continue
         a, b = arrays(fresh_dir, new[cid]["file"]), arrays(shipped_dir, old[cid]["file"])
-        prefix = new[cid]["key"] + "/"
-        for k in sorted(k for k in a if k.startswith(prefix)):
+        key = new[cid]["key"]
+        for k in sorted(k for k in a if k.split("/")[0].split("@")[0] == key):
             if k not in b or a[k].shape != b[k].shape or a[k].dtype != b[k].dtype:
                 problems.append("%s: array %s changed shape or dtype" % (cid, k))
             elif not _same_values(a[k], b[k], k.split("/")[1] in ("in", "cot"), new[cid]):

@@ -37,11 +37,25 @@ def import_impl(name, mode="static"):
 
 def describe_impl(paddle, mode="static"):
     info = {"module": paddle.__name__, "version": getattr(paddle, "__version__", "?"),
-            "mode": mode}
+            "profile": impl_profile(paddle), "mode": mode}
     if paddle.__name__ == "refimpl":
         from refimpl._kernels import backend
         info["kernels"] = backend()
     return info
+
+
+def impl_profile(paddle):
+    """The Paddle version profile the implementation under test follows: refimpl's own
+    (REFIMPL_PADDLE), else from paddle.__version__ (1.x -> 1.8, 2.x -> 2.0, else 3)."""
+    if paddle.__name__ == "refimpl":
+        from refimpl import versions
+        return versions.current()
+    version = str(getattr(paddle, "__version__", ""))
+    if version.startswith("1."):
+        return "1.8"
+    if version.startswith("2."):
+        return "2.0"
+    return "3"
 
 
 class CaseRunner:
@@ -49,6 +63,7 @@ class CaseRunner:
 
     def __init__(self, paddle, golden_dir, mode="static"):
         self.paddle = paddle
+        self.profile = impl_profile(paddle)
         self.golden_dir = golden_dir
         self.mode = mode
         self.cases = {c["id"]: c for c in read_index(golden_dir)["cases"]}
@@ -67,7 +82,7 @@ class CaseRunner:
         try:
             expected = self.arrays(case["file"])
             actual = run_case(self.paddle, case, expected, self.mode)
-            result.update(compare(case, expected, actual))
+            result.update(compare(case, expected, actual, self.profile))
         except MissingAPI as e:
             result.update(status="skipped", message=str(e))
         except Exception as e:

@@ -12,6 +12,7 @@ import numpy as np
 
 from ..framework import unique_name
 from ..framework.dtypes import get_dtype
+from ..framework.fetched import as_fetched
 from ..framework.place import CPUPlace
 from ..framework.program import Parameter, Variable
 from ..framework import mode
@@ -46,6 +47,7 @@ class Tensor(Variable):
     _grad = None
     _node = None
     _index = 0
+    _lods = None           # sequence lengths set through value().get_tensor() (1.8)
 
     def __init__(self, value=None, stop_gradient=True, name=None, persistable=False):
         self._value = value
@@ -122,8 +124,16 @@ class Tensor(Variable):
         return self.size
 
     def numpy(self):
-        """The value as an ndarray (a copy: changing it leaves the tensor as it is)."""
-        return self._array().copy()
+        """The value as an ndarray (a copy: changing it leaves the tensor as it is); a
+        one-element one converts to a Python number where the profile says so, as fetched
+        values do."""
+        return as_fetched(self._array().copy())
+
+    def value(self):
+        """Paddle 1.8's VarBase.value(): the variable holding this tensor's value, whose
+        get_tensor() is a LoDTensor view of it (Paddle's OpTest reads outputs so)."""
+        from ..framework.scope import _ScopeVar
+        return _ScopeVar(_ValueHolder(self), self.name)
 
     def item(self, *args):
         a = self._array()
@@ -297,6 +307,33 @@ class ParamBase(Tensor, Parameter):
         return "Parameter containing:\n" + Tensor.__repr__(self)
 
     __str__ = __repr__
+
+
+class _ValueHolder:
+    """One eager tensor seen as a scope holding its value (and sequence lengths) under its
+    name: what value() views through a scope variable."""
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+        self._values = _OneValue(tensor)
+        if tensor._lods is None:
+            tensor._lods = {}
+        self._lods = tensor._lods
+
+
+class _OneValue:
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def get(self, name, default=None):
+        value = self._tensor._value
+        return default if value is None else value
+
+    def __getitem__(self, name):
+        return self._tensor._array()
+
+    def __setitem__(self, name, value):
+        self._tensor._value = np.asarray(value)
 
 
 def batch_value(array):

@@ -8,10 +8,13 @@ Temporaries are freed right after their last use (Paddle's eager deletion), whic
 what makes RecomputeOptimizer and memory_optimize lower the peak. With `reuse_buffers`
 (memory_optimize=True) their buffers go to a pool that later ops write their outputs into.
 """
+import warnings
+
 import numpy as np
 
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import FeedError, OpError
+from ..framework.fetched import as_fetched
 from ..framework.place import as_place, current_place, device_of
 from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                  default_main_program)
@@ -291,6 +294,14 @@ def check_feed(var, value):
     if value.ndim == 0 and var.shape is not None and len(var.shape) == 1 and \
             var.shape[0] in (1, -1):
         value = value.reshape(1)   # a number (or 0-d array) feeds a [1] variable, as in Paddle
+    if var.dtype is not None and value.dtype != var.dtype.np and not var.need_check_feed:
+        # Paddle does not check feeds of fluid.layers.data variables and computes in the
+        # fed dtype. refimpl's plans pick kernels by the declared dtype, so a value of the
+        # same kind is converted to it (float64 into float32); one of another kind (int64
+        # ids into a variable declared float64) is passed as fed, as Paddle does.
+        if value.dtype.kind == var.dtype.np.kind:
+            value = value.astype(var.dtype.np)
+        return value
     if var.dtype is not None and value.dtype != var.dtype.np:
         raise FeedError("feed %r: expected dtype %s, got %s (convert with .astype('%s'))"
                         % (var.name, var.dtype.name, convert_dtype(value.dtype)
@@ -309,6 +320,16 @@ def check_feed(var, value):
             raise FeedError("feed %r: expected shape %s, got %s"
                             % (var.name, list(shape), list(value.shape)))
     return value
+
+
+def known_feeds(block, feed):
+    """`feed` without the names the program has no variable of, each with a warning, as
+    Paddle's Executor drops them ("not declared or pruned")."""
+    unknown = [name for name in feed if block._find_var_recursive(name) is None]
+    for name in unknown:
+        warnings.warn("The variable %s is not found in program. It is not declared or is "
+                      "pruned." % name)
+    return {k: v for k, v in feed.items() if k not in unknown} if unknown else feed
 
 
 def check_feeds(block, feed):
@@ -377,7 +398,8 @@ class Executor:
         fetch_names = _fetch_names(fetch_list)
         if not isinstance(program, Program):
             if hasattr(program, "_run"):  # CompiledProgram
-                return program._run(self, feed, fetch_names, scope, return_numpy)
+                return program._run(self, feed, fetch_names, scope, return_numpy,
+                                    return_merged)
             raise TypeError("Executor.run: program must be a Program or CompiledProgram, got %s"
                             % type(program).__name__)
         feed = feed or {}
@@ -407,7 +429,7 @@ class Executor:
 
     def _run_program(self, program, feed, fetch_names, scope):
         block = program.global_block()
-        feed = _with_sequence_lengths(block, feed)
+        feed = _with_sequence_lengths(block, known_feeds(block, feed))
         env = scope._values
         checked = check_feeds(block, feed)
         for name in fetch_names:
@@ -449,7 +471,7 @@ def _as_results(outs, return_numpy):
     value (a list) comes back as a list of arrays, or a LoDTensorArray, as in Paddle."""
     outs = [[to_host(t) for t in o] if isinstance(o, list) else to_host(o) for o in outs]
     if return_numpy:
-        return [[np.asarray(t) for t in o] if isinstance(o, list) else np.asarray(o)
+        return [[np.asarray(t) for t in o] if isinstance(o, list) else as_fetched(o)
                 for o in outs]
     return [LoDTensorArray(Tensor(value=t) for t in o) if isinstance(o, list)
             else Tensor(value=o) for o in outs]

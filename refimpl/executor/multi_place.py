@@ -14,7 +14,8 @@ import threading
 
 import numpy as np
 
-from ..framework.errors import FeedError
+from ..framework.errors import EOFException, FeedError
+from ..framework.fetched import as_fetched
 from ..framework.scope import Tensor
 from ..parallel import launch
 from ..parallel.communicator import (CollectiveMismatch, CommunicationAborted,
@@ -23,24 +24,32 @@ from ..parallel.group import DeviceGroup
 from ..parallel.nccl import NcclClique, nccl_available
 from ..parallel.stall import StallError
 from .direct import coalesce_optimizer_state
-from .executor import Plan, _as_results, check_feeds, feed_learning_rate, fetch_values
+from .executor import (Plan, _as_results, check_feeds, feed_learning_rate, fetch_values,
+                       known_feeds)
 from .scheduler import ThreadedRunner
 from ..xp import device as gpu_device, is_device_array, to_device, to_host
 
-__all__ = ["MultiPlaceRunner", "split_feed"]
+__all__ = ["MultiPlaceRunner", "split_feed", "reader_feeds"]
 
 THREADS_PER_PLACE = 4   # ExecutionStrategy.num_threads = 0
 # errors about the run as a whole, which ops meet rather than cause
 _RUN_ERRORS = (CommunicationAborted, CollectiveMismatch, StallError)
 
 
-def split_feed(feed, n, persistable=()):
+def _rows(value):
+    shape = np.shape(np.asarray(value) if isinstance(value, Tensor) else value)
+    return shape[0] if shape else 1     # (a LoDTensor's shape is a method: shape())
+
+
+def split_feed(feed, n, persistable=(), partial=False):
     """A dict feed split along dim 0 over n devices; later devices take the extra samples
     (seed 001: 3 samples on 2 devices -> [0] | [1, 2]). A variable named in `persistable`
     fed one sample (a scalar, or dim 0 of 1) goes whole to every device, as Paddle 1.8.5
-    copies it (n samples are split like any other). A list feed is one dict per device."""
+    copies it (n samples are split like any other). A list feed is one dict per device.
+    `partial` (an inference program, Paddle's partial feed): a batch of k < n samples, or a
+    list of k < n dicts, feeds only the first k devices: fewer than n parts come back."""
     if isinstance(feed, (list, tuple)):
-        if len(feed) != n:
+        if len(feed) != n and not (partial and 0 < len(feed) < n):
             raise ValueError("feed is a list of %d dicts but there are %d devices; give one "
                              "dict per device" % (len(feed), n))
         for i, f in enumerate(feed):
@@ -51,9 +60,11 @@ def split_feed(feed, n, persistable=()):
     if not isinstance(feed, dict):
         raise ValueError("feed must be a dict (split over devices) or a list of dicts, got %s"
                          % type(feed).__name__)
+    if partial:
+        n = _partial_count(feed, n, persistable)
     parts = [{} for _ in range(n)]
     for name, value in feed.items():
-        total = np.shape(value)[0] if np.ndim(value) else 1
+        total = _rows(value)
         if total == 1 and (n == 1 or name in persistable):
             for i, part in enumerate(parts):   # own copies: optimizer ops update in place
                 part[name] = value if i == 0 or np.isscalar(value) else \
@@ -67,8 +78,8 @@ def split_feed(feed, n, persistable=()):
             raise FeedError("feed %r: the batch is empty (shape %s): feed at least one "
                             "sample per place" % (name, list(value.shape)))
         if name in persistable and total != n:
-            raise ValueError("feed %r is persistable: feed 1 sample (copied to each of the %d "
-                             "devices) or %d (one each), got %d" % (name, n, n, total))
+            raise FeedError("feed %r is persistable: feed 1 sample (copied to each of the %d "
+                            "devices) or %d (one each), got %d" % (name, n, n, total))
         if total < n:
             raise FeedError("feed %r has %d samples, fewer than the %d devices; drop this "
                             "batch or feed a list with one dict per device" % (name, total, n))
@@ -79,6 +90,45 @@ def split_feed(feed, n, persistable=()):
             parts[i][name] = value[start:start + size]
             start += size
     return parts
+
+
+def _partial_count(feed, n, persistable):
+    """How many devices a partial feed fills: min(samples, n) of the non-persistable feeds,
+    the same for all of them (Paddle 1.8.5's rule); persistable ones of more than one
+    sample must reach at least as many devices."""
+    counts = {name: min(_rows(v), n) for name, v in feed.items() if name not in persistable}
+    if len(set(counts.values())) > 1:
+        raise FeedError("partial feed: the non-persistable feeds fill different numbers of "
+                        "devices %s; feed the same number of samples to each" % counts)
+    active = next(iter(counts.values()), n)
+    for name, value in feed.items():
+        rows = _rows(value)
+        if name in persistable and rows != 1 and min(rows, n) < active:
+            raise FeedError("partial feed: persistable %r has %d samples, fewer than the %d "
+                            "devices the other feeds fill" % (name, rows, active))
+    return max(active, 1)
+
+
+def reader_feeds(program, n):
+    """The feed of one run of `program` on n places from its started readers: one dict
+    (n == 1) or a list of one dict per place, each place reading its own batch, as Paddle's
+    readers do; None when no reader is started. At the end of the data a shorter list
+    (those places only) or, with drop_last, EOFException."""
+    readers = [r for r in getattr(program, "_feed_readers", ()) if r._batches is not None]
+    if not readers:
+        return None
+    per_place = []
+    for _ in range(n):
+        try:
+            feed = {}
+            for r in readers:
+                feed.update(r._next_feed())
+        except EOFException:
+            if not per_place or any(r.drop_last for r in readers):
+                raise
+            break
+        per_place.append(feed)
+    return per_place[0] if n == 1 else per_place
 
 
 class MultiPlaceRunner:
@@ -97,12 +147,19 @@ class MultiPlaceRunner:
                                goes whole to every place: split_feed)
     version                    the version of the program compiled (its owner's staleness
                                check)
+    source_program             the program as the user built it (its variables take feeds,
+                               its started readers feed runs)
+    inference                  a program without backward or optimizer ops: its places run
+                               independently, so a batch smaller than the places feeds only
+                               some of them (Paddle's partial feed)
     """
 
     def __init__(self, compile, n_places, data_parallel, build_strategy, exec_strategy, scope,
                  share_from=None, required_feeds=None, persistable=(), version=None,
-                 device_ids=None):
+                 source_program=None, inference=False, device_ids=None):
         self.compile = compile
+        self.source_program = source_program
+        self.inference = inference and n_places > 1
         # per place: the GPU it runs on, None for the CPU (specs/gpu.md)
         self.device_ids = list(device_ids or [None] * n_places)
         self.version = version
@@ -129,6 +186,7 @@ class MultiPlaceRunner:
         self.initialized = False
         self.iterations = 0
         self.plans = {}
+        self.has_local_scopes = False   # temporaries of a run kept (until dropped)
 
     @property
     def n_local(self):
@@ -200,13 +258,21 @@ class MultiPlaceRunner:
                 coalesce_optimizer_state(program, env)
         self.initialized = True
 
-    def run(self, feed, fetch_names, return_numpy):
+    def run(self, feed, fetch_names, return_numpy, return_merged=True):
         n = self.n_local
-        feeds = split_feed(feed or {}, n, self.persistable) if self.data_parallel \
-            else [feed or {}]
+        if not feed:     # started fluid readers feed the run, a batch per place
+            feed = reader_feeds(self.source_program, n if self.data_parallel else 1) or feed
+        if isinstance(feed, dict):
+            feed = known_feeds(self.source_program.global_block(), feed)
+        elif isinstance(feed, (list, tuple)):
+            feed = [known_feeds(self.source_program.global_block(), f) for f in feed]
+        feeds = split_feed(feed or {}, n, self.persistable, self.inference) \
+            if self.data_parallel else [feed or {}]
+        active = len(feeds)          # fewer than n: a partial feed (inference)
         programs, plans, runners = self.plans_for(list(feeds[0]), fetch_names)
         if not self.initialized:
             self.initialize(programs[0])
+        self.has_local_scopes = True
         block = programs[0].global_block()
         feeds = [check_feeds(block, f) for f in feeds]
         for name, message in self.required_feeds.items():
@@ -215,8 +281,8 @@ class MultiPlaceRunner:
         es = self.exec_strategy
         iterations = es.num_iteration_per_run if es else 1
         drop_every = max(1, es.num_iteration_per_drop_scope if es else 1)
-        results = [None] * n
-        errors = [None] * n
+        results = [None] * active
+        errors = [None] * active
         self.comm.begin_run()
 
         def work(d):
@@ -246,10 +312,10 @@ class MultiPlaceRunner:
             finally:
                 self.comm.watch.leave(me)
 
-        if n == 1:
+        if active == 1:
             work(0)
         else:
-            threads = [threading.Thread(target=work, args=(d,)) for d in range(n)]
+            threads = [threading.Thread(target=work, args=(d,)) for d in range(active)]
             for t in threads:
                 t.start()
             for t in threads:
@@ -259,21 +325,26 @@ class MultiPlaceRunner:
             self.comm.reset()
             raise _first_cause(failures)
         self.iterations += 1
-        return self._merge(results, return_numpy)
+        return self._merge(results, return_numpy, return_merged)
 
-    def _merge(self, results, return_numpy):
+    def _merge(self, results, return_numpy, return_merged=True):
         """One value per fetch: the places' values concatenated along dim 0 (0-D stacked),
-        or, return_numpy=False, a list of Tensors per fetch."""
+        or, return_merged=False, a list of them, or, return_numpy=False, a list of Tensors
+        per fetch."""
         if not self.data_parallel:
             return _as_results(results[0], return_numpy)
         results = [[to_host(v) for v in place] for place in results]
         if not return_numpy:
             return [[Tensor(value=p) for p in parts] for parts in zip(*results)]
-        return [np.stack(parts) if parts[0].ndim == 0 else np.concatenate(parts, axis=0)
+        if not return_merged:
+            return [[np.asarray(p) for p in parts] for parts in zip(*results)]
+        return [as_fetched(np.stack(parts) if parts[0].ndim == 0
+                           else np.concatenate(parts, axis=0))
                 for parts in zip(*results)]
 
     def drop_local_scopes(self):
         """Forget everything but persistable values on every device."""
+        self.has_local_scopes = False
         for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
             for plan in plans[1]:
                 plan.drop_temporaries(env)

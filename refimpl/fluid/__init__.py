@@ -12,7 +12,11 @@ from ..framework.param_attr import ParamAttr, WeightNormParamAttr
 from ..framework import regularizer
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
-from . import framework, layers, optimizer, backward, clip, transpiler, dygraph, layer_helper
+from . import (framework, layers, optimizer, backward, clip, transpiler, core, op, executor,
+               compiler, dygraph, io, reader, nets, contrib, layer_helper)
+from ..framework import param_attr
+from .framework import in_dygraph_mode
+from .io import load, load_program_state, save, set_program_state
 from .transpiler import DistributeTranspiler, DistributeTranspilerConfig
 from .lod import LoDTensor, LoDTensorArray, create_lod_tensor, create_random_int_lodtensor
 from .data_feeder import DataFeedDesc, DataFeeder
@@ -33,4 +37,6 @@ __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecut
            "optimizer", "backward", "LoDTensorArray", "create_lod_tensor",
            "create_random_int_lodtensor", "DataFeedDesc", "DataFeeder", "get_flags", "set_flags",
            "cuda_pinned_places", "load_op_library", "memory_optimize", "one_hot",
-           "release_memory", "require_version", "device_guard", "dygraph"]
+           "release_memory", "require_version", "device_guard", "core", "op", "executor",
+           "compiler", "dygraph", "io", "reader", "nets", "param_attr", "layer_helper",
+           "in_dygraph_mode", "contrib", "save", "load", "load_program_state", "set_program_state"]

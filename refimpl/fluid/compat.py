@@ -6,10 +6,8 @@ from ..framework.place import CUDAPinnedPlace, cpu_places
 from ..layers.common import append_op_out, check_variable
 
 __all__ = ["one_hot", "cuda_pinned_places", "require_version", "load_op_library",
-           "memory_optimize", "release_memory", "MIRRORED_PADDLE_VERSION"]
+           "memory_optimize", "release_memory"]
 
-# The Paddle release whose API refimpl mirrors (fluid.layers follows 1.8 within it)
-MIRRORED_PADDLE_VERSION = "2.0.0"
 
 
 def one_hot(input, depth, allow_out_of_range=False):
@@ -38,14 +36,22 @@ def _version_parts(version, arg):
 
 
 def require_version(min_version, max_version=None):
-    """Raise unless min_version <= MIRRORED_PADDLE_VERSION (<= max_version)."""
-    installed = _version_parts(MIRRORED_PADDLE_VERSION, "installed version")
+    """Raise unless min_version <= paddle.version (<= max_version): the release the
+    version profile follows (paddle.version, which scripts may change); 0.0.0 (a
+    development build) skips the check with a warning, as in Paddle."""
+    from .. import version
     low = _version_parts(min_version, "min_version")
     high = _version_parts(max_version, "max_version") if max_version is not None else None
+    parts = [version.major, version.minor, version.patch, version.rc]
+    if all(str(p) == "0" for p in parts):
+        warnings.warn("PaddlePaddle version in [%s, %s] required, but 0.0.0 installed: a "
+                      "development build, the check is skipped" % (min_version, max_version))
+        return
+    installed = [int(p) for p in parts]
     if installed < low or (high is not None and installed > high):
         wanted = ">= %s" % min_version + (" and <= %s" % max_version if high else "")
-        raise Exception("VersionError: PaddlePaddle %s is required; refimpl mirrors "
-                        "PaddlePaddle %s" % (wanted, MIRRORED_PADDLE_VERSION))
+        raise Exception("VersionError: PaddlePaddle %s is required; refimpl follows "
+                        "PaddlePaddle %s" % (wanted, ".".join(map(str, parts[:3]))))
 
 
 def load_op_library(lib_filename):

@@ -1,14 +1,19 @@
-"""fluid.get_flags / set_flags: Paddle's global FLAGS_* settings, by name.
+"""fluid.get_flags / set_flags: Paddle's global FLAGS_* settings, by name; and
+fluid.core.globals(), a dict-like view of all of them.
 
 refimpl keeps the values so scripts that read or set them run; none changes how refimpl
 computes (its memory and threading choices are BuildStrategy / ExecutionStrategy
 fields). An environment variable FLAGS_x sets the starting value, as in Paddle.
+get_flags / set_flags take the public flags only; which flags are public depends on the
+Paddle version (the `public_flags` switch, specs/versions.md).
 """
 import os
 
-__all__ = ["get_flags", "set_flags"]
+from .. import versions
 
-# Paddle 2.0's public flags and their CPU defaults
+__all__ = ["get_flags", "set_flags", "globals_view"]
+
+# Paddle's flags (2.0's public ones, plus those only 1.8 had) and their CPU defaults
 _DEFAULTS = {
     "FLAGS_allocator_strategy": "auto_growth",
     "FLAGS_benchmark": False,
@@ -42,7 +47,34 @@ _DEFAULTS = {
     "FLAGS_use_mkldnn": False,
     "FLAGS_use_pinned_memory": True,
     "FLAGS_use_system_allocator": False,
+    "FLAGS_enable_rpc_profiler": False,
+    "FLAGS_free_when_no_cache_hit": False,
+    "FLAGS_multiple_of_cupti_buffer_size": 1,
+    "FLAGS_pe_profile_fname": "",
+    "FLAGS_print_sub_graph_dir": "",
+    "FLAGS_tracer_profile_fname": "xxgperf",
 }
+
+# Paddle 1.8.5's public flags (core.globals().is_public), measured
+_PUBLIC_1_8 = frozenset((
+    "FLAGS_allocator_strategy", "FLAGS_benchmark", "FLAGS_check_nan_inf",
+    "FLAGS_cpu_deterministic", "FLAGS_eager_delete_tensor_gb", "FLAGS_enable_parallel_graph",
+    "FLAGS_enable_rpc_profiler", "FLAGS_fraction_of_cpu_memory_to_use",
+    "FLAGS_fuse_parameter_groups_size", "FLAGS_fuse_parameter_memory_size",
+    "FLAGS_init_allocated_mem", "FLAGS_initial_cpu_memory_in_mb", "FLAGS_inner_op_parallelism",
+    "FLAGS_memory_fraction_of_eager_deletion", "FLAGS_multiple_of_cupti_buffer_size",
+    "FLAGS_paddle_num_threads", "FLAGS_pe_profile_fname", "FLAGS_print_sub_graph_dir",
+    "FLAGS_reader_queue_speed_test_mode", "FLAGS_tracer_profile_fname",
+    "FLAGS_use_pinned_memory", "FLAGS_use_system_allocator"))
+_ONLY_1_8 = ("FLAGS_enable_rpc_profiler", "FLAGS_free_when_no_cache_hit",
+             "FLAGS_multiple_of_cupti_buffer_size", "FLAGS_pe_profile_fname",
+             "FLAGS_print_sub_graph_dir", "FLAGS_tracer_profile_fname")
+_PUBLIC = {"1.8": _PUBLIC_1_8,
+           "2.0": frozenset(n for n in _DEFAULTS if n not in _ONLY_1_8)}
+
+
+def _public():
+    return _PUBLIC[versions.switch("public_flags")]
 
 
 def _convert(name, value, where):
@@ -77,7 +109,10 @@ _flags = {name: _from_environment(name) if name in os.environ else default
 def _check_name(name, where):
     if name not in _DEFAULTS:
         raise ValueError("%s: unknown flag %r (known: %s)"
-                         % (where, name, ", ".join(sorted(_DEFAULTS))))
+                         % (where, name, ", ".join(sorted(_public()))))
+    if name not in _public():
+        raise ValueError("%s: %r is not a public flag of Paddle %s (public: %s)"
+                         % (where, name, versions.current(), ", ".join(sorted(_public()))))
 
 
 def get_flags(flags):
@@ -98,3 +133,34 @@ def set_flags(flags):
     for name in flags:
         _check_name(name, "set_flags")
     _flags.update({name: _convert(name, value, "set_flags") for name, value in flags.items()})
+
+
+class _GlobalsView:
+    """core.globals(): every flag, readable; the public ones writable."""
+
+    def __contains__(self, name):
+        return name in _flags
+
+    def keys(self):
+        return list(_flags)
+
+    def __getitem__(self, name):
+        if name not in _flags:
+            raise KeyError("core.globals(): no flag %r" % name)
+        return _flags[name]
+
+    def get(self, name, default=None):
+        return _flags.get(name, default)
+
+    def __setitem__(self, name, value):
+        if not self.is_public(name):
+            raise ValueError("core.globals(): %r is not a public flag, it cannot be set"
+                             % name)
+        _flags[name] = _convert(name, value, "core.globals()")
+
+    def is_public(self, name):
+        return name in _public()
+
+
+def globals_view():
+    return _GlobalsView()

@@ -1,62 +1,15 @@
-"""LoD tensors as values: data plus recursive sequence lengths (fluid 1.8).
+"""Building LoD tensors (fluid 1.8): create_lod_tensor, create_random_int_lodtensor.
 
-refimpl has no LoD in its ops: a LoDTensor fed to a program gives the op its flat data
-(`np.array(t)`, rows of all sequences one after another, as in Paddle) and the lengths
-are dropped. They are kept here so user code that builds, inspects and validates LoD
-values runs unchanged (specs/fluid_misc.md).
+refimpl has no LoD in its ops: a LoDTensor (framework/scope.py) fed to a program gives the
+op its flat data (`np.array(t)`, rows of all sequences one after another, as in Paddle) and
+its last level of lengths to `<name>@LENGTH` where the program reads that
+(specs/ops/sequence.md, specs/fluid_misc.md).
 """
 import numpy as np
 
-from ..framework.scope import LoDTensorArray, Tensor
+from ..framework.scope import LoDTensor, LoDTensorArray, Tensor, _check_lengths
 
 __all__ = ["LoDTensor", "LoDTensorArray", "create_lod_tensor", "create_random_int_lodtensor"]
-
-
-class LoDTensor(Tensor):
-    """fluid.LoDTensor: a value with recursive sequence lengths, e.g. [[2, 3]] = two
-    sequences of 2 and 3 rows; lod() gives the same as offsets, [[0, 2, 5]]."""
-
-    def __init__(self, scope=None, name=None, value=None):
-        super().__init__(scope, name, value)
-        self._seq_lens = []
-
-    def recursive_sequence_lengths(self):
-        return [list(level) for level in self._seq_lens]
-
-    def set_recursive_sequence_lengths(self, recursive_seq_lens):
-        self._seq_lens = _check_lengths(recursive_seq_lens, "set_recursive_sequence_lengths")
-
-    def lod(self):
-        return [np.concatenate([[0], np.cumsum(level)]).astype(int).tolist()
-                for level in self._seq_lens]
-
-    def set_lod(self, lod):
-        levels = _check_lengths(lod, "set_lod")
-        for level in levels:
-            if not level or level[0] != 0 or any(b < a for a, b in zip(level, level[1:])):
-                raise ValueError("set_lod: each level must be offsets starting at 0 and not "
-                                 "decreasing, got %s" % level)
-        self._seq_lens = [list(np.diff(level).astype(int).tolist()) for level in levels]
-
-    def has_valid_recursive_sequence_lengths(self):
-        """Each level's lengths add up to the next level's count; the last to the rows."""
-        value = self._get()
-        if not self._seq_lens:
-            return True
-        for upper, lower in zip(self._seq_lens, self._seq_lens[1:]):
-            if sum(upper) != len(lower):
-                return False
-        return value is not None and np.ndim(value) > 0 and sum(self._seq_lens[-1]) == len(value)
-
-
-def _check_lengths(levels, fn):
-    if not isinstance(levels, (list, tuple)) or not all(
-            isinstance(level, (list, tuple)) and all(
-                isinstance(n, (int, np.integer)) and n >= 0 for n in level)
-            for level in levels):
-        raise TypeError("%s: expected a list of lists of non-negative ints, got %r"
-                        % (fn, levels))
-    return [[int(n) for n in level] for level in levels]
 
 
 def create_lod_tensor(data, recursive_seq_lens, place=None):

@@ -12,7 +12,10 @@ nn/ (docs/ARCHITECTURE.md)."""
 import collections
 import contextlib
 
+import numpy as np
+
 from ..framework import unique_name
+from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.param_attr import ParamAttr
 from ..framework.program import Variable, default_main_program
@@ -69,22 +72,38 @@ class _FcCell(RNNCell):
     [input_size + hidden, n * hidden] are created at the first call, when input_size is
     known, and reused by later calls (steps)."""
 
+    unit = None     # the name of the 1.8 Layer (contrib rnn_impl) whose parameters it has
+
     def __init__(self, hidden_size, param_attr, bias_attr, gate_activation, activation,
                  dtype, name):
+        where = type(self).__name__
+        if not isinstance(hidden_size, (int, np.integer)) or isinstance(hidden_size, bool):
+            raise TypeError("%s: hidden_size must be an int, got %r" % (where, hidden_size))
         if int(hidden_size) <= 0:
             raise ValueError("%s: hidden_size must be greater than 0, got %r"
-                             % (type(self).__name__, hidden_size))
+                             % (where, hidden_size))
+        if convert_dtype(dtype) not in ("float32", "float64"):
+            raise TypeError("%s: dtype must be float32 or float64, got %r" % (where, dtype))
         self.hidden_size = int(hidden_size)
         self.param_attr, self.bias_attr = param_attr, bias_attr
         self.gate_activation = gate_activation or (lambda x: unary("sigmoid", x))
         self.activation = activation or (lambda x: unary("tanh", x))
         self._dtype = dtype
-        self._helper = LayerHelper(name)
+        # parameters are named as 1.8 / 2.0 name its Layer's: "GRUCell/BasicGRUUnit_0.w_0"
+        full_name = unique_name.generate(name + "/" + self.unit)
+        self._helper = LayerHelper(full_name, name=full_name)
         self.input_size = None
 
-    def _check_inputs(self, inputs, hidden):
+    def _check_inputs(self, inputs, hidden, states=None):
+        """inputs [batch, input_size] and the states (`states`, default [hidden]): float32
+        or float64 Variables (TypeError otherwise, as Paddle's cells check them)."""
         where = type(self).__name__
-        check_variable(inputs, "inputs", where)
+        for arg, v in [("inputs", inputs)] + [("states[%d]" % i, v) for i, v in
+                                              enumerate(states or [hidden])]:
+            check_variable(v, arg, where)
+            if v.dtype is not None and v.dtype.name not in ("float32", "float64"):
+                raise TypeError("%s: %s %r must be float32 or float64, got %s"
+                                % (where, arg, v.name, v.dtype.name))
         if len(inputs.shape) != 2 or inputs.shape[-1] < 0:
             raise ValueError("%s: inputs %r must be [batch, input_size] with input_size "
                              "known, got %s" % (where, inputs.name, list(inputs.shape)))
@@ -119,6 +138,7 @@ class GRUCell(_FcCell):
     """1.8 GRUCell (BasicGRUUnit): [r, u] = gate_act(concat(x, h) W_gate + b_gate),
     c = act(concat(x, r * h) W_cand + b_cand), h' = u * h + (1 - u) * c. Returns (h', h').
     W_gate [in + hidden, 2 * hidden], W_cand [in + hidden, hidden]."""
+    unit = "BasicGRUUnit"
 
     def __init__(self, hidden_size, param_attr=None, bias_attr=None, gate_activation=None,
                  activation=None, dtype="float32", name="GRUCell"):
@@ -150,6 +170,7 @@ class LSTMCell(_FcCell):
     """1.8 LSTMCell (BasicLSTMUnit): [i, j, f, o] = concat(x, h) W + b (W [in + hidden,
     4 * hidden]); c' = c * gate_act(f + forget_bias) + gate_act(i) * act(j);
     h' = act(c') * gate_act(o). states = [h, c]; returns (h', [h', c'])."""
+    unit = "BasicLSTMUnit"
 
     def __init__(self, hidden_size, param_attr=None, bias_attr=None, gate_activation=None,
                  activation=None, forget_bias=1.0, dtype="float32", name="LSTMCell"):
@@ -162,11 +183,14 @@ class LSTMCell(_FcCell):
         self.bias = self._parameter(self.bias_attr, 4, True)
 
     def call(self, inputs, states):
-        if not isinstance(states, (list, tuple)) or len(states) != 2:
-            raise ValueError("LSTMCell: states must be the pair [hidden, cell], got %r"
-                             % (states,))
+        if not isinstance(states, (list, tuple)):
+            raise TypeError("LSTMCell: states must be the list [hidden, cell], got %s"
+                            % type(states).__name__)
+        if len(states) != 2:
+            raise ValueError("LSTMCell: states must be the pair [hidden, cell], got %d "
+                             "states" % len(states))
         pre_hidden, pre_cell = states
-        self._check_inputs(inputs, pre_hidden)
+        self._check_inputs(inputs, pre_hidden, [pre_hidden, pre_cell])
         i, j, f, o = split(self._fc(concat([inputs, pre_hidden], axis=1), self.weight,
                                     self.bias), 4, axis=-1)
         act, gate = self.activation, self.gate_activation

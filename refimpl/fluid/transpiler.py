@@ -4,8 +4,10 @@ that the trainer count and id agree with the MPI world and records them on the p
 The parameter-server modes are not part of refimpl."""
 from ..framework.program import default_main_program, default_startup_program
 from ..parallel.launch import world
+from .compat import memory_optimize, release_memory
 
-__all__ = ["DistributeTranspiler", "DistributeTranspilerConfig"]
+__all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "memory_optimize",
+           "release_memory"]
 
 
 def _is_bool(v):

@@ -11,8 +11,20 @@ __all__ = ["DType", "convert_dtype", "to_numpy_dtype", "VarType", "get_default_d
            "uint8", "bool_", "complex64", "complex128"]
 
 
+# Paddle's VarType enum codes (framework.proto): what int(VarType.FP32) gives, and what
+# dtype attributes such as cast's out_dtype hold in Paddle's programs
+_CODES = {"bool": 0, "int16": 1, "int32": 2, "int64": 3, "float16": 4, "float32": 5,
+          "float64": 6, "uint8": 20, "int8": 21}
+_NAME_OF_CODE = {code: name for name, code in _CODES.items()}
+
+
 class DType:
     __slots__ = ("name", "np", "var_type")
+
+    def __int__(self):
+        return _CODES[self.name]
+
+    __index__ = __int__
 
     def __init__(self, name, var_type):
         self.name = name
@@ -66,6 +78,12 @@ def convert_dtype(dtype):
     """Canonical Paddle dtype name ('float32', ...) of a str / numpy dtype / DType."""
     if isinstance(dtype, DType):
         return dtype.name
+    if isinstance(dtype, (int, np.integer)) and not isinstance(dtype, bool):
+        if int(dtype) in _NAME_OF_CODE:
+            return _NAME_OF_CODE[int(dtype)]
+        raise TypeError("unsupported data type code %d; the codes are %s"
+                        % (dtype, ", ".join("%d (%s)" % (c, n)
+                                            for c, n in sorted(_NAME_OF_CODE.items()))))
     if isinstance(dtype, str):
         key = dtype[len("paddle."):] if dtype.startswith("paddle.") else dtype
         if key in _BY_NAME:

@@ -16,7 +16,12 @@ def user_frame():
     return ""
 
 
-class OpError(ValueError):
+class EnforceNotMet(Exception):
+    """Paddle's C++ check failures (fluid.core.EnforceNotMet); refimpl's op and feed errors
+    are also EnforceNotMet, so `except core.EnforceNotMet` catches what it did in Paddle."""
+
+
+class OpError(ValueError, EnforceNotMet):
     """Raised when an op is built or run with bad inputs."""
 
     def __init__(self, op_type, message, created_at=""):
@@ -26,5 +31,19 @@ class OpError(ValueError):
         super().__init__("[operator %s] %s%s" % (op_type, message, where))
 
 
-class FeedError(ValueError):
+class OpTypeError(OpError, TypeError):
+    """An op input of a dtype the op does not take (a TypeError, as in Paddle's layers)."""
+
+
+class LayerAssertionError(ValueError, AssertionError):
+    """A layer argument that Paddle checks with `assert` (an AssertionError there, e.g.
+    reshape's shape with two -1): a ValueError in refimpl's terms, an AssertionError in
+    Paddle's."""
+
+
+class EOFException(Exception):
+    """A started reader has no more batches (Paddle: fluid.core.EOFException)."""
+
+
+class FeedError(ValueError, EnforceNotMet):
     """A fed value does not match its `data` variable."""

@@ -1,4 +1,5 @@
-"""Initializers append the op that fills a parameter to the startup program."""
+"""Initializers add the op that fills a parameter to the startup program: in front of the
+ops already there (Paddle 1.8, 2.0) or after them (3), the `startup_init_order` switch."""
 import math
 
 import numpy as np
@@ -9,7 +10,8 @@ __all__ = ["Initializer", "Constant", "Uniform", "Normal", "TruncatedNormal", "X
            "XavierNormal", "Xavier", "MSRA", "KaimingNormal", "KaimingUniform",
            "NumpyArrayInitializer", "Assign", "ConstantInitializer", "UniformInitializer",
            "NormalInitializer", "TruncatedNormalInitializer", "XavierInitializer",
-           "MSRAInitializer", "Bilinear", "set_global_initializer", "value_attrs"]
+           "MSRAInitializer", "Bilinear", "BilinearInitializer", "set_global_initializer",
+           "value_attrs"]
 
 # assign_value keeps its values in one attr per dtype (Paddle's format)
 VALUE_ATTR = {"float32": "fp32_values", "float64": "fp64_values", "int32": "int32_values",
@@ -45,16 +47,34 @@ class Initializer:
         raise NotImplementedError
 
     def __call__(self, var, block=None):
+        """Add the op filling `var` to `block` (Block.create_parameter passes its own, as
+        in Paddle), by default to the startup program's global block; an eager Tensor is
+        filled now."""
         if mode.eager is not None and isinstance(var, mode.eager.Tensor):
             return self._fill_now(var)
         from .program import default_startup_program
-        startup = default_startup_program().global_block()
+        startup = block if block is not None else default_startup_program().global_block()
         if not startup.has_var(var.name):
             startup.create_var(name=var.name, shape=var.shape, dtype=var.dtype,
                                persistable=True)
+        if var.dtype.name == "float16":
+            return self._through_float32(var, startup)
         attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
         attrs.update(self._attrs(var))
-        return startup.append_op(type=self.op_type, outputs={"Out": [var.name]}, attrs=attrs)
+        return add_init_op(startup, self.op_type, {"Out": [var.name]}, attrs)
+
+    def _through_float32(self, var, block):
+        """A float16 variable is filled in float32 and cast, as Paddle does (its init ops
+        have no float16 kernels)."""
+        from . import unique_name
+        tmp = block.create_var(name=unique_name.generate(".".join(
+            [self.op_type, var.name, "tmp"])), shape=var.shape, dtype="float32")
+        attrs = {"shape": list(var.shape), "dtype": "float32"}
+        attrs.update(self._attrs(tmp))
+        op = add_init_op(block, self.op_type, {"Out": [tmp.name]}, attrs)
+        block.append_op(type="cast", inputs={"X": [tmp]}, outputs={"Out": [var.name]},
+                        attrs={"in_dtype": "float32", "out_dtype": "float16"})
+        return op
 
     def _fill_now(self, var):
         """Dynamic mode: run the same op now and give `var` (an eager parameter, whose
@@ -65,6 +85,14 @@ class Initializer:
         out = mode.eager.Tensor._placeholder()
         mode.eager.run_op(self.op_type, None, {"Out": [out]}, attrs)
         var._value = out._value
+
+
+def add_init_op(startup_block, op_type, outputs, attrs):
+    """An initializing op in a startup block, where the version profile puts it."""
+    from .. import versions
+    if versions.switch("startup_init_order") == "prepend":
+        return startup_block._prepend_op(type=op_type, outputs=outputs, attrs=attrs)
+    return startup_block.append_op(type=op_type, outputs=outputs, attrs=attrs)
 
 
 def _seed(seed, var):
@@ -205,6 +233,9 @@ class Bilinear(Initializer):
         w1 = 1 - np.abs(idx / f - c)
         w = np.broadcast_to(np.outer(w1, w1), shape)
         return value_attrs(w.astype(var.dtype.np))
+
+
+BilinearInitializer = Bilinear
 
 
 _global_weight_init = None

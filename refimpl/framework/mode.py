@@ -11,21 +11,28 @@ that LayerHelper, the initializers, the operators and the savers run eagerly wit
 framework importing dygraph (docs/ARCHITECTURE.md)."""
 import contextlib
 import functools
-import os
+
+from .. import versions
 
 __all__ = ["in_dynamic_mode", "enable_static", "disable_static", "dygraph_guard",
            "static_guard", "static_only_api", "no_grad", "enable_grad", "set_grad_enabled",
-           "is_grad_enabled"]
+           "is_grad_enabled", "start_as_profile"]
 
 
-_PROFILE = os.environ.get("REFIMPL_PADDLE", "2.0").strip()
+def start_as_profile():
+    """The mode and gradient rules a script starts with under the current version profile
+    (again when `run --paddle` switches the profile after refimpl was imported).
+    Dynamic by default under the Paddle 2.0 and 3 profiles, static under 1.8. Up to Paddle
+    2.0 every tensor that needs a gradient keeps it after backward and Tensor.grad is an
+    ndarray; from 2.1 on .grad is a Tensor, and from 2.3 a non-leaf keeps its gradient only
+    after retain_grads() (specs/dygraph.md#versions)."""
+    global dynamic, legacy_grads
+    dynamic = versions.switch("default_mode") == "dynamic"
+    legacy_grads = versions.switch("legacy_grads")
 
-# Dynamic by default under the Paddle 2.0 and 3 profiles, static under 1.8.
-dynamic = _PROFILE not in ("1.8", "1")
-# Up to Paddle 2.0 every tensor that needs a gradient keeps it after backward and
-# Tensor.grad is an ndarray; from 2.1 on .grad is a Tensor, and from 2.3 a non-leaf keeps
-# its gradient only after retain_grads() (specs/dygraph.md#versions).
-legacy_grads = _PROFILE in ("1.8", "1", "2.0", "2")
+
+dynamic = legacy_grads = None
+start_as_profile()
 grad_enabled = True
 _program_guards = 0    # open program_guards: static inside, whatever the global mode
 eager = None           # installed by refimpl.dygraph: see install_eager

@@ -20,6 +20,7 @@ import os
 
 import numpy as np
 
+from .. import versions
 from . import mode
 from . import atomic_file, serialization
 from .paddle_formats import DecodeError, pir_program, program_desc, safe_pickle, tensor_stream
@@ -39,8 +40,7 @@ _SPLIT_KEY = "UnpackBigParamInfor@@"
 
 def paddle_version():
     """The version profile programs are written for ('1.8', '2.0' or '3')."""
-    version = os.environ.get("REFIMPL_PADDLE", "2.0").strip()
-    return "3" if version == "3.0" else version
+    return versions.current()
 
 
 def _decoded(decode, data, source, *args):

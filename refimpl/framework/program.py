@@ -7,8 +7,8 @@ rewritten by passes without chasing Python object references.
 import contextlib
 import copy
 
-from . import unique_name
-from .dtypes import get_dtype
+from . import mode, unique_name
+from .dtypes import convert_dtype, get_dtype
 from .errors import OpError, user_frame
 
 __all__ = ["OpRole", "Variable", "Parameter", "Operator", "Block", "Program",
@@ -79,7 +79,7 @@ class Variable:
         self._shape = _shape_tuple(shape)
         self._dtype = get_dtype(dtype) if dtype is not None else None
         self.type = type
-        self.lod_level = lod_level
+        self.lod_level = lod_level or 0
         self.persistable = persistable
         self.stop_gradient = stop_gradient
         self.is_data = is_data
@@ -96,6 +96,11 @@ class Variable:
     @property
     def ndim(self):
         return len(self._shape)
+
+    @property
+    def grad_name(self):
+        """The name of this variable's gradient (`x@GRAD`)."""
+        return self.name + GRAD_SUFFIX
 
     def _set_shape_dtype(self, shape, dtype):
         self._shape = _shape_tuple(shape)
@@ -121,6 +126,25 @@ class Variable:
 
     # Python operators, indexing and Paddle 2.0's tensor methods (x.sum(), x[0], x.T) are
     # attached from one table shared with other tensor classes: refimpl/tensor_methods.py
+
+    # Paddle 1.8's dygraph-only methods (an eager Tensor has them): a static Variable's
+    # value is fetched with Executor.run instead
+    def _dygraph_only(self, method):
+        raise RuntimeError("Variable.%s() is only available in dygraph mode (on eager "
+                           "tensors, e.g. inside fluid.dygraph.guard()); in static mode "
+                           "fetch %r with Executor.run" % (method, self.name))
+
+    def numpy(self):
+        self._dygraph_only("numpy")
+
+    def value(self):
+        self._dygraph_only("value")
+
+    def gradient(self):
+        self._dygraph_only("gradient")
+
+    def backward(self, backward_strategy=None):
+        self._dygraph_only("backward")
 
     __hash__ = object.__hash__
 
@@ -160,6 +184,16 @@ def _names(value):
     return [value.name if isinstance(value, Variable) else value]
 
 
+def _current_attr_names(op_def, attrs):
+    """`attrs` (a new dict) with the names an older Paddle gave them (Paddle 1.8's flip
+    `dims`) replaced by the op's."""
+    attrs = dict(attrs or {})
+    for old, new in op_def.renamed_attrs.items():
+        if old in attrs:
+            attrs.setdefault(new, attrs.pop(old))
+    return attrs
+
+
 class Operator:
     """One op in a Block: a type, named input/output slots holding variable names, attrs."""
 
@@ -169,7 +203,7 @@ class Operator:
         self.op_def = op_definition(type)
         self.inputs = {k: _names(v) for k, v in (inputs or {}).items()}
         self.outputs = {k: _names(v) for k, v in (outputs or {}).items()}
-        attrs = dict(attrs or {})
+        attrs = _current_attr_names(self.op_def, attrs)
         for k, v in self.op_def.attrs.items():
             attrs.setdefault(k, v)
         program = block.program
@@ -243,6 +277,15 @@ class Operator:
     def error(self, message):
         return OpError(self.type, message, self.created_at)
 
+    @property
+    def desc(self):
+        """Paddle's OpDesc view of this op (framework/desc.py)."""
+        from .desc import OpDesc
+        desc = self.__dict__.get("_desc")
+        if desc is None:
+            desc = self._desc = OpDesc(self)
+        return desc
+
     def _clone_into(self, block):
         new = object.__new__(Operator)
         new.block = block
@@ -264,6 +307,22 @@ class Operator:
     __str__ = __repr__ = _to_readable_code
 
 
+def _check_redeclared(var, kwargs):
+    """Declaring an existing variable again must agree with its shape and dtype (as in
+    Paddle: a ValueError naming both)."""
+    shape, dtype = kwargs.get("shape"), kwargs.get("dtype")
+    if shape is not None and var.shape is not None:
+        new = tuple(-1 if d is None else int(d) for d in shape)
+        if new != tuple(var.shape):
+            raise ValueError("Variable %s has been created before. the previous shape is %s; "
+                             "the new shape is %s. They are not matched."
+                             % (var.name, tuple(var.shape), new))
+    if dtype is not None and var.dtype is not None and convert_dtype(dtype) != var.dtype.name:
+        raise ValueError("Variable %s has been created before. The previous data type is %s; "
+                         "the new data type is %s. They are not matched."
+                         % (var.name, var.dtype.name, convert_dtype(dtype)))
+
+
 class Block:
     def __init__(self, program, idx, parent_idx=-1):
         self.program = program
@@ -272,6 +331,13 @@ class Block:
         self.vars = {}
         self.ops = []
         self.forward_block_idx = -1
+        self._pending_descs = []    # desc.append_op() results not yet synced into ops
+
+    @property
+    def desc(self):
+        """Paddle's BlockDesc view of this block (framework/desc.py)."""
+        from .desc import BlockDesc
+        return BlockDesc(self)
 
     @property
     def parent_block(self):
@@ -297,20 +363,36 @@ class Block:
         return None
 
     def create_var(self, **kwargs):
+        if mode.dynamic and mode.eager is not None and self.program is default_main_program():
+            # as Paddle 1.8's dygraph: an eager tensor, its value to come
+            return mode.eager.placeholder(kwargs.get("dtype"), kwargs.get("shape"),
+                                          kwargs.get("stop_gradient", False),
+                                          kwargs.get("name"), kwargs.get("persistable", False))
         name = kwargs.get("name")
         if name is not None and name in self.vars:
-            return self.vars[name]
+            old = self.vars[name]
+            _check_redeclared(old, kwargs)
+            return old
         v = Variable(self, **kwargs)
         self.vars[v.name] = v
         self.program._bump()
         return v
 
     def create_parameter(self, **kwargs):
+        """A Parameter of the global block; `initializer` adds its init op to this block,
+        unless an op of the global block already writes it (Paddle 1.8: a parameter is
+        initialized once however often it is declared)."""
         initializer = kwargs.pop("initializer", None)
-        p = Parameter(self.program.global_block(), **kwargs)
-        self.program.global_block().vars[p.name] = p
+        global_block = self.program.global_block()
+        p = Parameter(global_block, **kwargs)
+        global_block.vars[p.name] = p
         if initializer is not None:
-            initializer(p, self)
+            writers = [op for op in global_block.ops if p.name in op.output_arg_names]
+            if len(writers) > 1:
+                raise RuntimeError("parameter %r is initialized by several ops: %s"
+                                   % (p.name, [op.type for op in writers]))
+            if not writers:
+                initializer(p, self)
         self.program._bump()
         return p
 
@@ -321,6 +403,12 @@ class Block:
         return iter(self.all_parameters())
 
     def append_op(self, type, inputs=None, outputs=None, attrs=None, **_ignored):
+        if mode.dynamic and mode.eager is not None and (
+                mode.eager.has_eager_input(inputs) or mode.eager.has_eager_input(outputs)):
+            # as Paddle 1.8's dygraph tracer: an op on eager tensors runs now (its
+            # attributes may have their older names, as in a program)
+            return mode.eager.append_op(self, type, inputs, outputs,
+                                        _current_attr_names(op_definition(type), attrs))
         op = Operator(self, type, inputs, outputs, attrs)
         self.ops.append(op)
         self.program._bump()
@@ -383,6 +471,26 @@ class Program:
     def _bump(self):
         """Any structural change invalidates compiled executor plans."""
         self._version += 1
+
+    @property
+    def desc(self):
+        """Paddle's ProgramDesc view of this program (framework/desc.py)."""
+        from .desc import ProgramDesc
+        return ProgramDesc(self)
+
+    def _sync_with_cpp(self):
+        """Turn OpDescs appended through `block.desc.append_op()` into Operators (shapes
+        are not inferred: the variables they name may be created afterwards)."""
+        for block in self.blocks:
+            for desc in block._pending_descs:
+                inputs, outputs, attrs = desc._fields
+                op = Operator(block, desc.type(), inputs, outputs, attrs, infer=False)
+                desc._op = op
+                op._desc = desc
+                block.ops.append(op)
+            if block._pending_descs:
+                block._pending_descs = []
+                self._bump()
 
     # -- blocks
     def global_block(self):
@@ -455,6 +563,7 @@ class Program:
         p.blocks = []
         for b in self.blocks:
             nb = Block(p, b.idx, b.parent_idx)
+            nb.forward_block_idx = b.forward_block_idx
             nb.vars = {n: v._clone_into(nb) for n, v in b.vars.items()}
             nb.ops = [op._clone_into(nb) for op in b.ops]
             p.blocks.append(nb)
@@ -544,6 +653,18 @@ class Program:
         return self._to_readable_code()
 
 
+def _variable_to_string(self, throw_on_error=False, with_details=False):
+    """The variable in Paddle's VarDesc text format, as Program.to_string prints it."""
+    from .program_text import _var_lines
+    for arg, value in (("throw_on_error", throw_on_error), ("with_details", with_details)):
+        if not isinstance(value, bool):
+            raise TypeError("Variable.to_string: %s must be a bool, got %r" % (arg, value))
+    return "\n".join(_var_lines(self, with_details)) + "\n"
+
+
+Variable.to_string = _variable_to_string
+
+
 def _is_forward_op(op):
     role = op.attrs.get(_OP_ROLE_ATTR, 0)
     return not role & (OpRole.Backward | OpRole.Optimize | OpRole.LRSched)
@@ -595,9 +716,18 @@ def program_guard(main_program, startup_program=None):
 
 @contextlib.contextmanager
 def name_scope(prefix=None):
+    """Ops built inside get op_namescope '/outer/prefix/'; a prefix used again under the
+    same scope becomes prefix_1, prefix_2, ... (as Paddle numbers its name scopes)."""
     stack = default_main_program()._name_scope_stack
-    stack.append(prefix or "")
+    prefix = prefix or ""
+    key = (tuple(stack), prefix)
+    used = _name_scope_uses.get(key, 0)
+    _name_scope_uses[key] = used + 1
+    stack.append(prefix if used == 0 else "%s_%d" % (prefix, used))
     try:
         yield
     finally:
         stack.pop()
+
+
+_name_scope_uses = {}   # (enclosing scopes, prefix) -> times entered

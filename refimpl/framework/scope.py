@@ -8,50 +8,169 @@ import threading
 
 import numpy as np
 
-from .dtypes import convert_dtype
+from .dtypes import convert_dtype, to_numpy_dtype
 
 __all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "global_scope", "scope_guard",
            "checked_value"]
 
 
 class Tensor:
-    """A view of one variable's value in a scope (Paddle's LoDTensor)."""
+    """Paddle's LoDTensor: one variable's value in a scope (or a free-standing value), with
+    recursive sequence lengths, e.g. [[2, 3]] = two sequences of 2 and 3 rows; lod() gives
+    the same as offsets, [[0, 2, 5]]. Ops see the flat rows; the lengths travel with the
+    value (a fed LoDTensor's last level also feeds `<name>@LENGTH`, specs/ops/sequence.md)."""
 
-    def __init__(self, scope=None, name=None, value=None):
+    def __init__(self, recursive_sequence_lengths=None, *, scope=None, name=None, value=None):
+        """`LoDTensor()` or `LoDTensor([[2, 3]])` as in Paddle; refimpl binds a tensor to a
+        scope variable (scope=, name=) or gives it a value (value=)."""
         self._scope = scope
         self._name = name
         self._own = value
+        self._own_lod = []
+        self._dims = None
+        if recursive_sequence_lengths is not None:
+            self.set_recursive_sequence_lengths(recursive_sequence_lengths)
 
+    # -- the value
     def _get(self):
         if self._scope is None:
             return self._own
         return self._scope._values.get(self._name)
 
-    def set(self, array, place=None):
-        value = np.array(array, copy=True)
+    def _put(self, value):
         if self._scope is None:
             self._own = value
         else:
             self._scope._values[self._name] = value
 
-    def shape(self):
+    def set(self, array, place=None):
+        self._put(np.array(array, copy=True))
+
+    def _is_initialized(self):
+        return self._get() is not None
+
+    def _set_dims(self, dims):
+        """The shape the next _alloc_* gives the tensor."""
+        self._dims = [int(d) for d in dims]
+
+    def _alloc(self, dtype):
+        if self._dims is None:
+            raise ValueError("tensor %r: call _set_dims(shape) before allocating" % self._name)
+        self._put(np.zeros(self._dims, dtype=dtype))
+
+    def _alloc_float(self, place=None):
+        self._alloc(np.float32)
+
+    def _alloc_int(self, place=None):
+        self._alloc(np.int32)
+
+    def _mutable_data(self, place, dtype):
+        """The address of the tensor's buffer of `dtype` (allocated, zeros, if it holds
+        none of that dtype)."""
         v = self._get()
-        return list(v.shape) if v is not None else []
+        if v is None or v.dtype != to_numpy_dtype(dtype):
+            shape = self._dims if v is None else v.shape
+            self._put(np.zeros(shape if shape is not None else [0], to_numpy_dtype(dtype)))
+        return int(self._get().ctypes.data)
 
-    def _dtype(self):
-        return convert_dtype(self._get().dtype)
-
-    def lod(self):
-        return []
-
-    def set_lod(self, lod):
-        if lod:
-            raise NotImplementedError("LoD (variable-length sequences) is not supported")
-
-    def __array__(self, dtype=None, copy=None):
+    def _value_or_fail(self):
         v = self._get()
         if v is None:
-            raise ValueError("tensor %r holds no value" % self._name)
+            raise ValueError("tensor %r holds no value (not set, fed or computed yet)"
+                             % self._name)
+        return v
+
+    def shape(self):
+        v = self._get()
+        if v is not None:
+            return list(np.shape(v))
+        return list(self._dims) if self._dims is not None else []
+
+    def _dtype(self):
+        return convert_dtype(self._value_or_fail().dtype)
+
+    def _numel(self):
+        return int(np.size(self._value_or_fail()))
+
+    def _element(self, i, dtype):
+        v = self._value_or_fail()
+        if v.dtype != dtype:
+            raise TypeError("tensor %r holds %s, not %s" % (self._name, v.dtype, np.dtype(dtype)))
+        return v.reshape(-1)[i].item()
+
+    def _set_element(self, i, value, dtype):
+        v = self._value_or_fail()
+        if v.dtype != dtype:
+            raise TypeError("tensor %r holds %s, not %s" % (self._name, v.dtype, np.dtype(dtype)))
+        flat = np.array(v).reshape(-1)      # a copy: the old array may be fetched elsewhere
+        flat[i] = value
+        self._put(flat.reshape(v.shape))
+
+    def _get_float_element(self, i):
+        return self._element(i, np.float32)
+
+    def _set_float_element(self, i, value):
+        self._set_element(i, value, np.float32)
+
+    def _get_double_element(self, i):
+        return self._element(i, np.float64)
+
+    def _set_double_element(self, i, value):
+        self._set_element(i, value, np.float64)
+
+    def _copy(self, place=None):
+        """A free-standing copy (value and lengths)."""
+        t = Tensor(value=None if self._get() is None else np.array(self._get(), copy=True))
+        t._own_lod = self.recursive_sequence_lengths()
+        return t
+
+    def _place(self):
+        from .place import CPUPlace
+        return CPUPlace()
+
+    def __getitem__(self, index):
+        return Tensor(value=np.array(self._value_or_fail()[index], copy=True))
+
+    # -- sequence lengths
+    def _lod_levels(self):
+        return self._own_lod if self._scope is None else self._scope._lods.get(self._name, [])
+
+    def _set_lod_levels(self, levels):
+        if self._scope is None:
+            self._own_lod = levels
+        else:
+            self._scope._lods[self._name] = levels
+
+    def recursive_sequence_lengths(self):
+        return [list(level) for level in self._lod_levels()]
+
+    def set_recursive_sequence_lengths(self, recursive_seq_lens):
+        self._set_lod_levels(_check_lengths(recursive_seq_lens, "set_recursive_sequence_lengths"))
+
+    def lod(self):
+        return [np.concatenate([[0], np.cumsum(level)]).astype(int).tolist()
+                for level in self._lod_levels()]
+
+    def set_lod(self, lod):
+        levels = _check_lengths(lod, "set_lod")
+        for level in levels:
+            if not level or level[0] != 0 or any(b < a for a, b in zip(level, level[1:])):
+                raise ValueError("set_lod: each level must be offsets starting at 0 and not "
+                                 "decreasing, got %s" % level)
+        self._set_lod_levels([np.diff(level).astype(int).tolist() for level in levels])
+
+    def has_valid_recursive_sequence_lengths(self):
+        """Each level's lengths add up to the next level's count; the last to the rows."""
+        levels, value = self._lod_levels(), self._get()
+        if not levels:
+            return True
+        for upper, lower in zip(levels, levels[1:]):
+            if sum(upper) != len(lower):
+                return False
+        return value is not None and np.ndim(value) > 0 and sum(levels[-1]) == len(value)
+
+    def __array__(self, dtype=None, copy=None):
+        v = self._value_or_fail()
         # numpy 2 passes copy=True for np.array(t) and trusts us to copy: without it the
         # "copy" would change when an optimizer updates the parameter in place
         if copy:
@@ -59,32 +178,77 @@ class Tensor:
         return np.asarray(v, dtype=dtype)
 
     def __repr__(self):
-        return "Tensor(%r, %r)" % (self._name, self._get())
+        lod = self.lod()
+        return "LoDTensor(%r%s, %r)" % (self._name, ", lod=%s" % lod if lod else "", self._get())
+
+    __str__ = __repr__
 
 
 LoDTensor = Tensor
 
 
 class LoDTensorArray(list):
-    """fluid.LoDTensorArray: a list of LoDTensors (or arrays); what a tensor array variable
-    is fetched as with return_numpy=False."""
+    """fluid.LoDTensorArray: a list of LoDTensors (or arrays), the value of a
+    LOD_TENSOR_ARRAY variable; what it is fetched as with return_numpy=False."""
+
+
+def _check_lengths(levels, fn):
+    if not isinstance(levels, (list, tuple)) or not all(
+            isinstance(level, (list, tuple)) and all(
+                isinstance(n, (int, np.integer)) and n >= 0 for n in level)
+            for level in levels):
+        raise TypeError("%s: expected a list of lists of non-negative ints, got %r"
+                        % (fn, levels))
+    return [[int(n) for n in level] for level in levels]
 
 
 class _ScopeVar:
+    """Paddle's scope Variable: what scope.var(name) / find_var(name) return."""
+
     def __init__(self, scope, name):
         self._scope = scope
         self._name = name
 
     def get_tensor(self):
-        return Tensor(self._scope, self._name)
+        return Tensor(scope=self._scope, name=self._name)
 
     def is_initialized(self):
-        return self._name in self._scope._values
+        return self._scope._values.get(self._name) is not None
+
+    def set_float(self, value):
+        self._scope._values[self._name] = np.array([value], dtype=np.float32)
+
+    def set_int(self, value):
+        self._scope._values[self._name] = np.array([value], dtype=np.int32)
+
+    def is_int(self):
+        return np.asarray(self._scope._values.get(self._name)).dtype == np.int32
+
+    def is_float(self):
+        return np.asarray(self._scope._values.get(self._name)).dtype == np.float32
+
+    def get_float(self):
+        return float(np.asarray(self._scope._values[self._name]).reshape(-1)[0])
+
+    def get_int(self):
+        return int(np.asarray(self._scope._values[self._name]).reshape(-1)[0])
+
+    def get_lod_tensor_array(self):
+        value = self._scope._values.get(self._name)
+        if value is None:
+            value = self._scope._values[self._name] = LoDTensorArray()
+        if not isinstance(value, list):
+            raise TypeError("scope variable %r holds a tensor, not a list of tensors"
+                            % self._name)
+        return value
+
+    get_fetch_list = get_lod_tensor_array   # the executor's fetch holder is such a list
 
 
 class Scope:
     def __init__(self, parent=None):
         self._values = {}
+        self._lods = {}     # name -> recursive sequence lengths, for values that have them
         self._parent = parent
         self._kids = []
 
@@ -113,6 +277,13 @@ class Scope:
             s = s._parent
         return None
 
+    def _remove_from_pool(self):
+        """Paddle frees the C++ scope; here it only marks the scope removed, so that a
+        second removal is the error it is in Paddle."""
+        if getattr(self, "_removed", False):
+            raise RuntimeError("Deleting a nonexistent scope is not allowed")
+        self._removed = True
+
     def new_scope(self):
         kid = Scope(self)
         self._kids.append(kid)
@@ -127,6 +298,7 @@ class Scope:
     def erase(self, names):
         for n in names:
             self._values.pop(n, None)
+            self._lods.pop(n, None)
 
 
 _global_scope = Scope()

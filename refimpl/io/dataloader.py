@@ -202,15 +202,14 @@ class DataLoader:
                                      [v.name for v in self.feed_list]))
         return {var.name: value for var, value in zip(self.feed_list, values)}
 
-    # -- Paddle 2.0 keeps the fluid constructors on this class; the fluid compatibility
-    # layer provides them
+    # -- Paddle 2.0 keeps the fluid constructors on this class (fluid/reader.py)
     @staticmethod
     def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
                        return_list=False, use_multiprocess=False, drop_last=True):
-        raise NotImplementedError(
-            "DataLoader.from_generator is not available yet; wrap the generator in a "
-            "paddle.io.IterableDataset and pass it to DataLoader(dataset, feed_list=...), or "
-            "use fluid.layers.create_py_reader_by_data(capacity, feed_list)")
+        """A loader filling `feed_list` from a Python generator (fluid.reader)."""
+        from ..fluid.reader import GeneratorLoader
+        return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list,
+                               drop_last)
 
     @staticmethod
     def from_dataset(dataset, places, drop_last=True):

@@ -46,6 +46,9 @@ def append_op_out(op_type, inputs, attrs=None, name=None, out_dtype=None, out_sl
                           stop_gradient)
         if ran is not None:
             return ran
+    for slot, values in inputs.items():
+        for v in as_list(values):
+            check_variable(v, slot, layer_type or op_type)
     helper = LayerHelper(layer_type or op_type, name=name)
     first = next(v for vs in inputs.values() for v in as_list(vs))
     dtype = out_dtype or first.dtype

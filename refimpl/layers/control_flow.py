@@ -1,9 +1,10 @@
-"""Static-graph control flow (specs/control_flow.md): cond, while_loop, While, Switch,
-IfElse and tensor arrays. Branch and loop bodies are sub-blocks of the program, run by
+"""Static-graph control flow (specs/control_flow.md): cond, case, switch_case, while_loop,
+While, Switch, IfElse and tensor arrays. Branch and loop bodies are sub-blocks of the program, run by
 conditional_block / while ops; their slots list the outside names each block reads and
 writes (block_io). On eager Tensors cond and while_loop are Python's if and while, as in
 Paddle's dynamic mode."""
 import contextlib
+import functools
 
 import numpy as np
 
@@ -13,7 +14,8 @@ from ..framework import unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
 from ..framework.dataflow import block_io
-from .creation import assign
+from .common import append_op_out, check_variable
+from .creation import assign, fill_constant
 from .tensor import concat, stack
 from .math import logical_not, _logical
 
@@ -78,10 +80,19 @@ def _shapes_match(a, b):
     return len(a) == len(b) and all(x == y or x < 0 or y < 0 for x, y in zip(a, b))
 
 
+def _merged_shape(a, b):
+    """The build-time shape of a value that is one of two: -1 where they differ, unknown
+    (None) when their ranks differ."""
+    if a is None or b is None or len(a) != len(b):
+        return None
+    return [x if x == y else -1 for x, y in zip(a, b)]
+
+
 def cond(pred, true_fn=None, false_fn=None, name=None):
     """Run true_fn's ops when the scalar bool `pred` is true, else false_fn's; returns the
-    taken branch's outputs (both branches must return the same structure, dtypes and
-    shapes). Only the taken branch runs."""
+    taken branch's outputs (both branches must return the same structure and dtypes; the
+    shapes may differ, as in Paddle: the output has the taken branch's). Only the taken
+    branch runs."""
     _check_condition(pred, "cond")
     if isinstance(pred, Tensor):
         fn = true_fn if bool(pred) else false_fn
@@ -103,12 +114,11 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     helper = LayerHelper("cond", name=name)
     merged, shapes = [], []
     for t, f in zip(_flatten(true_out), _flatten(false_out)):
-        if t.dtype != f.dtype or not _shapes_match(t.shape, f.shape):
-            raise ValueError("cond: the branches' outputs differ: true_fn returns %r (%s %s), "
-                             "false_fn returns %r (%s %s)"
-                             % (t.name, t.dtype.name, list(t.shape), f.name, f.dtype.name,
-                                list(f.shape)))
-        shapes.append([x if x == y else -1 for x, y in zip(t.shape, f.shape)])
+        if t.dtype != f.dtype:
+            raise ValueError("cond: the branches' outputs differ: true_fn returns %r (%s), "
+                             "false_fn returns %r (%s)"
+                             % (t.name, t.dtype.name, f.name, f.dtype.name))
+        shapes.append(_merged_shape(t.shape, f.shape))
         merged.append(helper.create_variable_for_type_inference(t.dtype, shape=shapes[-1]))
     for block, out in branches:
         for value, target in zip(_flatten(out), merged):
@@ -118,6 +128,65 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     _append_conditional_block(true_block, pred)
     _append_conditional_block(false_block, logical_not(pred))
     return _unflatten(true_out, list(merged))
+
+
+def case(pred_fn_pairs, default=None, name=None):
+    """The fn of the first pair whose pred is true, else default (without one: the last
+    pair's fn): nested conds, each running only its taken branch."""
+    if not isinstance(pred_fn_pairs, (list, tuple)):
+        raise TypeError("case: pred_fn_pairs must be a list or tuple, got %s"
+                        % type(pred_fn_pairs).__name__)
+    for pair in pred_fn_pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2:
+            raise TypeError("case: each element of pred_fn_pairs must be a (pred, fn) tuple, "
+                            "got %r" % (pair,))
+        _check_condition(pair[0], "case")
+        if not callable(pair[1]):
+            raise TypeError("case: the fn of %r must be callable" % (pair,))
+    if default is None:
+        if not pred_fn_pairs:
+            raise TypeError("case: pred_fn_pairs is empty and there is no default")
+        *pred_fn_pairs, (_, default) = pred_fn_pairs
+    elif not callable(default):
+        raise TypeError("case: default must be callable, got %s" % type(default).__name__)
+    chosen = default
+    for pred, fn in reversed(pred_fn_pairs):
+        chosen = functools.partial(cond, pred, fn, chosen)
+    return chosen()
+
+
+def switch_case(branch_index, branch_fns, default=None, name=None):
+    """The branch whose index equals branch_index (an int Variable of one element), else
+    default (without one: the branch of the largest index). branch_fns: {index: fn},
+    [(index, fn)] or [fn] (indexed by position)."""
+    check_variable(branch_index, "branch_index", "switch_case")
+    if branch_index.dtype.name not in ("int32", "int64", "uint8"):
+        raise TypeError("switch_case: branch_index must be int32, int64 or uint8, got %s"
+                        % branch_index.dtype.name)
+    if isinstance(branch_fns, dict):
+        pairs = list(branch_fns.items())
+    elif isinstance(branch_fns, (list, tuple)) and all(callable(f) for f in branch_fns):
+        pairs = list(enumerate(branch_fns))
+    elif isinstance(branch_fns, (list, tuple)):
+        pairs = list(branch_fns)
+    else:
+        raise TypeError("switch_case: branch_fns must be a dict, list or tuple, got %s"
+                        % type(branch_fns).__name__)
+    for pair in pairs:
+        if not isinstance(pair, tuple) or len(pair) != 2 or \
+                not isinstance(pair[0], int) or not callable(pair[1]):
+            raise TypeError("switch_case: each branch must be (int index, callable), got %r"
+                            % (pair,))
+    indices = [i for i, _ in pairs]
+    if len(set(indices)) != len(indices):
+        raise ValueError("switch_case: the branch indices %s repeat" % indices)
+    pairs.sort(key=lambda pair: pair[0])
+    if default is None:
+        *pairs, (_, default) = pairs
+    conditions = [(append_op_out("equal", {"X": [branch_index], "Y": [
+        fill_constant([1], branch_index.dtype.name, index)]}, {"axis": -1},
+        out_dtype="bool", stop_gradient=True), fn) for index, fn in pairs]
+    return case(conditions, default, name)
 
 
 def _append_while(block, condition, is_test):
@@ -377,7 +446,8 @@ def tensor_array_to_tensor(input, axis=1, name=None, use_stack=False):
 
 
 EXPORTS = {
-    "fluid.layers": {"cond": cond, "while_loop": while_loop, "While": While,
+    "fluid.layers": {"cond": cond, "case": case, "switch_case": switch_case,
+                     "while_loop": while_loop, "While": While,
                      "Switch": Switch, "IfElse": IfElse, "create_array": create_array,
                      "array_write": array_write, "array_read": array_read,
                      "array_length": array_length,

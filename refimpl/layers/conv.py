@@ -2,6 +2,8 @@
 spellings)."""
 import math
 
+import numpy as np
+
 from ..framework.initializer import Normal
 from ..framework.layer_helper import LayerHelper
 from .common import append_op_out, check_variable
@@ -100,6 +102,12 @@ def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
            data_format="NCHW"):
     if pool_type not in ("max", "avg"):
         raise ValueError("pool2d: pool_type must be 'max' or 'avg', got %r" % pool_type)
+    if not isinstance(use_cudnn, (bool, np.bool_)):
+        raise TypeError("pool2d: use_cudnn must be True or False, got %r" % (use_cudnn,))
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("pool2d: data_format must be 'NCHW' or 'NHWC', got %r" % (data_format,))
+    if isinstance(pool_padding, str) and pool_padding.upper() == "VALID" and ceil_mode:
+        raise ValueError('pool2d: with pool_padding "VALID", ceil_mode must be False')
     return _pool(input, pool_type, pool_size, pool_stride, pool_padding, ceil_mode, exclusive,
                  global_pooling, data_format, name)
 

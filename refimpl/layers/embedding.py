@@ -67,5 +67,6 @@ def fluid_one_hot(input, depth, allow_out_of_range=False):
 EXPORTS = {
     "fluid.layers": {"embedding": embedding, "one_hot": fluid_one_hot},
     "static.nn": {"embedding": static_embedding},
+    "fluid": {"embedding": static_embedding},       # 1.8's fluid.embedding: ids of any shape
     "nn.functional": {"embedding": functional_embedding, "one_hot": one_hot},
 }

@@ -6,11 +6,18 @@ from ..framework.program import default_main_program
 __all__ = ["data", "fluid_data"]
 
 
+def _check_name_and_shape(name, shape, layer):
+    if not isinstance(name, str):
+        raise TypeError("%s: name must be a str, got %s" % (layer, type(name).__name__))
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError("%s: shape must be a list or tuple, got %s"
+                        % (layer, type(shape).__name__))
+
+
 def data(name, shape, dtype="float32", lod_level=0):
     """paddle.static.data / fluid.data: `shape` as given (None or -1 = any size); fed
     values are checked against it."""
-    if not isinstance(name, str):
-        raise TypeError("data: name must be a str, got %s" % type(name).__name__)
+    _check_name_and_shape(name, shape, "data")
     static_only_api()
     shape = [-1 if d is None else int(d) for d in shape]
     return default_main_program().global_block().create_var(
@@ -22,6 +29,7 @@ def fluid_data(name, shape, append_batch_size=True, dtype="float32", lod_level=0
                type=None, stop_gradient=True):
     """fluid.layers.data: prepends a -1 batch dim unless append_batch_size=False or the
     shape already has an unknown dim."""
+    _check_name_and_shape(name, shape, "fluid.layers.data")
     static_only_api()
     shape = [-1 if d is None else int(d) for d in shape]
     if append_batch_size and -1 not in shape:

@@ -1,7 +1,9 @@
 """Tensor math layers: paddle.* (2.0 names and signatures) and fluid.layers.* (1.8)."""
+from .. import versions
 from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast as _cast
+from ..framework.program import Variable
 from .common import append_op_out, binary, check_variable, unary
 
 __all__ = ["mean", "fluid_mean", "cast", "matmul", "scale", "clip"]
@@ -74,14 +76,26 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
 # -- elementwise binary
 def _paddle_binary(op_type):
     def layer(x, y, name=None):
+        if op_type == "elementwise_div" and versions.switch("int_divide") == "true" and \
+                x.dtype.name.startswith("int") and y.dtype.name.startswith("int"):
+            # paddle.divide of integers divides truly, in float32 (Paddle 3)
+            x, y = _cast(x, "float32"), _cast(y, "float32")
         return binary(op_type, x, y, name=name)
     layer.__name__ = op_type
     layer.__doc__ = "%s with numpy broadcasting." % op_type
     return layer
 
 
+_FLUID_BINARY_DTYPES = ("float16", "float32", "float64", "int32", "int64")
+
+
 def _fluid_binary(op_type):
     def layer(x, y, axis=-1, act=None, name=None):
+        for arg, v in (("x", x), ("y", y)):
+            check_variable(v, arg, op_type)
+            if v.dtype.name not in _FLUID_BINARY_DTYPES:
+                raise TypeError("%s: the data type of %s must be one of %s, got %s"
+                                % (op_type, arg, list(_FLUID_BINARY_DTYPES), v.dtype.name))
         return binary(op_type, x, y, axis=axis, act=act, name=name)
     layer.__name__ = op_type
     layer.__doc__ = "%s with Paddle's `axis` broadcasting, then `act`." % op_type
@@ -96,6 +110,10 @@ def pow(x, y=1.0, name=None):
 
 
 def fluid_pow(x, factor=1.0, name=None):
+    """x ** factor; `factor` a number or a 1-element float32 Variable (run time)."""
+    if isinstance(factor, Variable):
+        return append_op_out("pow", {"X": [x], "FactorTensor": [factor]}, {"factor": 1.0},
+                             name)
     return unary("pow", x, {"factor": float(factor)}, name)
 
 

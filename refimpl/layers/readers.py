@@ -4,19 +4,21 @@ A PyReader here is a Python object, not ops: it holds the data Variables it fill
 batch generator. `start()` opens the generator; every `Executor.run` of the reader's main
 program then takes the next batch as the feed of those Variables (the executor asks each
 reader in `program._feed_readers` for `_next_feed()`). When the generator is exhausted the
-run raises EOFException and the reader must be `reset()` before the next `start()`."""
+run raises EOFException and the reader must be `reset()` before the next `start()`. A
+program compiled with_data_parallel reads one batch per place each run (reader_feeds)."""
 import numpy as np
 
 from ..framework import unique_name
 from ..framework.dtypes import convert_dtype
+from ..framework.errors import EOFException
 from ..framework.program import Variable, default_main_program
 
 
-class EOFException(Exception):
-    """A started reader has no more batches (Paddle: fluid.core.EOFException)."""
-
-
 class PyReader:
+    # with_data_parallel on n places: each run reads one batch per place; at the end of the
+    # data fewer than n batches are dropped (drop_last) or feed only the first places
+    drop_last = True
+
     def __init__(self, variables, name):
         self.variables = list(variables)
         self.name = name

@@ -1,6 +1,6 @@
 """accuracy: the fraction of rows whose Label is among that row's top-k Indices (Out, the
-top-k values, is read by Paddle's op but not needed). Accuracy float32 [1], Correct and
-Total int32 [1]. No gradient."""
+top-k values, is read by Paddle's op but not needed). Accuracy float32, Correct and
+Total int32, each one number (scalar_shape()). No gradient."""
 import numpy as np
 
 from ._common import rand
@@ -12,6 +12,7 @@ class Accuracy(OpDef):
     type = "accuracy"
     inputs = ("Out", "Indices", "Label")
     outputs = ("Accuracy", "Correct", "Total")
+    scalar_outputs = ("Accuracy", "Correct", "Total")
 
     def infer_shape(self, ctx):
         indices, label = ctx.input_var("Indices"), ctx.input_var("Label")
@@ -19,17 +20,17 @@ class Accuracy(OpDef):
                    % (indices.name, list(indices.shape)))
         ctx.expect(len(label.shape) == 2 and label.shape[1] == 1,
                    "Label %r must be [N, 1], got shape %s" % (label.name, list(label.shape)))
-        ctx.set_output("Accuracy", [1], "float32")
-        ctx.set_output("Correct", [1], "int32")
-        ctx.set_output("Total", [1], "int32")
+        ctx.set_output("Accuracy", (), "float32")
+        ctx.set_output("Correct", (), "int32")
+        ctx.set_output("Total", (), "int32")
 
     @staticmethod
     def forward(out, indices, label):
         hit = (indices == label.reshape(-1, 1)).any(axis=1)
         n = indices.shape[0]
         correct = int(hit.sum())
-        return (np.array([correct / n if n else 0.0], np.float32),
-                np.array([correct], np.int32), np.array([n], np.int32))
+        return (np.array(correct / n if n else 0.0, np.float32),
+                np.array(correct, np.int32), np.array(n, np.int32))
 
     def samples(self, rng):
         yield Sample({"Out": rand(rng, 4, 2), "Indices": np.array([[1, 0], [2, 1], [0, 3],

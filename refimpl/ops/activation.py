@@ -18,9 +18,10 @@ class _Unary(OpDef):
     grad_inputs = ("X", "Out@GRAD")
     domain = (-1.0, 1.0)   # sample range keeping away from poles
     kinks = (0.0,)         # points where the derivative jumps: samples keep away from them
+    dtypes = FLOATS        # what X may hold
 
     def infer_shape(self, ctx):
-        ctx.check_dtype("X", FLOATS)
+        ctx.check_dtype("X", self.dtypes)
         ctx.same_as("X", "Out")
 
     def samples(self, rng):
@@ -36,14 +37,15 @@ class _FromOut(_Unary):
 
 
 def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=None,
-           sample_attrs=None):
+           sample_attrs=None, dtypes=None):
     """Register op `name`: fwd(x, **attrs) and bwd(x, dout, **attrs), or bwd(out, dout,
     **attrs) when `from_out` (the grad then keeps Out alive instead of X)."""
     base = _FromOut if from_out else _Unary
     body = {"type": name, "attrs": attrs or {}, "forward": staticmethod(fwd)}
     if bwd is not None:
         body["backward"] = staticmethod(bwd)
-    for key, value in (("domain", domain), ("kinks", kinks), ("sample_attrs", sample_attrs)):
+    for key, value in (("domain", domain), ("kinks", kinks), ("sample_attrs", sample_attrs),
+                       ("dtypes", dtypes)):
         if value is not None:
             body[key] = value
     cls = type("".join(p.title() for p in name.split("_")), (base,), body)
@@ -105,9 +107,32 @@ _unary("stanh", lambda x, scale_a=0.67, scale_b=1.7159: scale_b * np.tanh(x * sc
        lambda x, d, scale_a=0.67, scale_b=1.7159:
            d * scale_a * scale_b * (1 - np.tanh(x * scale_a) ** 2),
        attrs={"scale_a": 0.67, "scale_b": 1.7159})
-_unary("pow", lambda x, factor=1.0: np.power(x, x.dtype.type(factor)),
-       lambda x, d, factor=1.0: d * factor * np.power(x, factor - 1),
-       attrs={"factor": 1.0}, domain=(0.2, 2.0), sample_attrs={"factor": 2.5})
+def _factor(factor_tensor, factor):
+    """FactorTensor (a 1-element tensor), when given, overrides the `factor` attr."""
+    return float(np.asarray(factor_tensor).reshape(-1)[0]) if factor_tensor is not None \
+        else factor
+
+
+@register
+class Pow(_Unary):
+    """X ** factor."""
+    type = "pow"
+    inputs = ("X", "FactorTensor?")
+    no_grad = ("FactorTensor",)
+    grad_inputs = ("X", "FactorTensor?", "Out@GRAD")
+    attrs = {"factor": 1.0}
+    domain = (0.2, 2.0)
+    sample_attrs = {"factor": 2.5}
+    dtypes = FLOATS + ("int32", "int64")     # Paddle's pow kernels take integers too
+
+    @staticmethod
+    def forward(x, factor_tensor=None, factor=1.0):
+        return np.power(x, x.dtype.type(_factor(factor_tensor, factor)))
+
+    @staticmethod
+    def backward(x, factor_tensor, d, factor=1.0):
+        factor = _factor(factor_tensor, factor)
+        return d * factor * np.power(x, factor - 1)
 
 # -- piecewise: the derivative at a kink is taken from the flat side (0 for relu at 0)
 

@@ -30,6 +30,7 @@ class NLLLoss(OpDef):
     type = "nll_loss"
     inputs = ("X", "Label", "Weight?")
     outputs = ("Out", "Total_weight")
+    scalar_outputs = ("Out", "Total_weight")
     attrs = {"ignore_index": -100, "reduction": "mean"}
     no_grad = ("Label", "Weight")
     grad_inputs = ("X", "Label", "Weight?", "Total_weight", "Out@GRAD")

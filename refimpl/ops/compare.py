@@ -76,10 +76,11 @@ class LogicalNot(OpDef):
 
 @register
 class EqualAll(OpDef):
-    """0-D bool: X and Y have one shape and all elements equal."""
+    """One bool: X and Y have one shape and all elements equal."""
     type = "equal_all"
     inputs = ("X", "Y")
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
 
     def infer_shape(self, ctx):
         ctx.set_output("Out", (), "bool")
@@ -97,9 +98,10 @@ class EqualAll(OpDef):
 
 class _FloatTest(OpDef):
     """A test of float values (isnan, isinf, isfinite): elementwise (the 2.0 `_v2` ops) or
-    reduced to one 0-D answer over all elements (the fluid ops)."""
+    reduced to one answer over all elements (the fluid ops)."""
     inputs = ("X",)
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
 
     def infer_shape(self, ctx):
         ctx.set_output("Out", ctx.input_shape("X") if self.elementwise else (), "bool")

@@ -5,6 +5,7 @@ is numpy broadcasting (either operand may be the smaller one).
 """
 import numpy as np
 
+from .. import versions
 from ..broadcasting import align, unbroadcast, y_view_shape
 from ._common import broadcast_shape, conj, rand
 from .registry import OpDef, Sample, register
@@ -102,6 +103,8 @@ class ElementwiseMul(_Elementwise):
 
 @register
 class ElementwiseDiv(_Elementwise):
+    """X / Y. Integers are divided toward zero, an integer result (Paddle 1.8.5 and 3.3.1's
+    kernels; paddle.divide of integers is the layer's business, `int_divide`)."""
     type = "elementwise_div"
 
     def samples(self, rng):
@@ -109,10 +112,14 @@ class ElementwiseDiv(_Elementwise):
             y = s.inputs["Y"]
             s.inputs["Y"] = np.where(np.abs(y) < 0.2, 0.5, y)
             yield s
+        yield Sample({"X": rng.randint(-9, 10, (3, 4)), "Y": np.array([-4, 3, -2, 5])},
+                     grad=False, name="int_signs")
 
     @staticmethod
     def forward(x, y, axis=-1):
         x, y = align(x, y, axis)
+        if _integers(x, y):
+            return _divided_toward_zero(x, y)
         return x / y
 
     @staticmethod
@@ -177,30 +184,51 @@ class ElementwisePow(_Elementwise):
         xa, ya = align(x, y, axis)
         dx = dout * ya * np.power(xa, ya - 1)
         dy = dout * out * np.log(np.where(xa > 0, xa, 1))
-        return unbroadcast(dx, x, y, axis)[0], unbroadcast(dy, x, y, axis)[1]
+        # integer inputs get integer gradients (truncated), as in Paddle
+        return (unbroadcast(dx, x, y, axis)[0].astype(x.dtype, copy=False),
+                unbroadcast(dy, x, y, axis)[1].astype(y.dtype, copy=False))
 
 
 class _NoGradElementwise(_Elementwise):
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4) * 10, "Y": np.full((3, 4), 3.0)})
-        # integers of both signs: the result follows Python's floor rule
+        # integers of both signs: the sign rule is the profile's (specs/versions.md)
         yield Sample({"X": rng.randint(-9, 10, (2, 3, 4)), "Y": np.array([-4, 3, -2])},
                      {"axis": 1}, name="int_signs")
 
 
+def _integers(x, y):
+    return np.issubdtype(np.result_type(x, y), np.integer)
+
+
+def _divided_toward_zero(x, y):
+    """Integer x / y as C divides (Paddle 1.8's and 2.0's kernels): toward zero."""
+    q = np.floor_divide(x, y)
+    return q + ((q < 0) & (q * y != x))
+
+
 @register
 class ElementwiseFloordiv(_NoGradElementwise):
+    """X // Y. Integers: toward zero (Paddle 1.8, 2.0) or floored (3) -- `int_floordiv`."""
     type = "elementwise_floordiv"
 
     @staticmethod
     def forward(x, y, axis=-1):
-        return np.floor_divide(*align(x, y, axis))
+        x, y = align(x, y, axis)
+        if _integers(x, y) and versions.switch("int_floordiv") == "trunc":
+            return _divided_toward_zero(x, y)
+        return np.floor_divide(x, y)
 
 
 @register
 class ElementwiseMod(_NoGradElementwise):
+    """X mod Y. Floats: the sign of Y (Python's rule) in every version. Integers: the sign of
+    X, as C's % (Paddle 1.8), or of Y (2.0, 3) -- `int_mod`."""
     type = "elementwise_mod"
 
     @staticmethod
     def forward(x, y, axis=-1):
-        return np.mod(*align(x, y, axis))
+        x, y = align(x, y, axis)
+        if _integers(x, y) and versions.switch("int_mod") == "trunc":
+            return np.fmod(x, y)
+        return np.mod(x, y)

@@ -173,11 +173,12 @@ def _p_norm_of(d, p):
 @register
 class Dist(OpDef):
     """Out = the p-norm of X - Y (broadcast), over all elements, as a [1] tensor: p = 0
-    counts the nonzeros, inf / -inf take the largest / smallest |X - Y|. 0-D, as refimpl's
-    full reductions are (Paddle 2.0 gave [1])."""
+    counts the nonzeros, inf / -inf take the largest / smallest |X - Y|. One number
+    (scalar_shape())."""
     type = "dist"
     inputs = ("X", "Y")
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
     attrs = {"p": 2.0}
     grad_inputs = ("X", "Y", "Out", "Out@GRAD")
 
@@ -227,12 +228,13 @@ class FrobeniusNorm(_DifferentiableReduce):
 
 @register
 class Allclose(OpDef):
-    """Out = all(|X - Y| <= atol + rtol * |Y|) (bool, 0-D); NaNs equal only with
+    """Out = all(|X - Y| <= atol + rtol * |Y|) (one bool); NaNs equal only with
     equal_nan. rtol and atol are strings of floats, as in Paddle (which keeps them at
     double precision that way)."""
     type = "allclose"
     inputs = ("Input", "Other")
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
     attrs = {"rtol": "1e-5", "atol": "1e-8", "equal_nan": False}
 
     def infer_shape(self, ctx):

@@ -66,6 +66,7 @@ class Flip(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"axis": []}
+    renamed_attrs = {"dims": "axis"}   # Paddle 1.8's names
     grad_inputs = ("Out@GRAD",)
 
     def infer_shape(self, ctx):
@@ -93,6 +94,7 @@ class Roll(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"shifts": [], "axis": []}
+    renamed_attrs = {"dims": "axis"}   # Paddle 1.8's names
     grad_inputs = ("Out@GRAD",)
 
     def infer_shape(self, ctx):
@@ -236,7 +238,9 @@ class Trace(OpDef):
     type = "trace"
     inputs = ("Input",)
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
     attrs = {"offset": 0, "axis1": 0, "axis2": 1}
+    renamed_attrs = {"dim1": "axis1", "dim2": "axis2"}   # Paddle 1.8's names
     grad_inputs = ("Input", "Out@GRAD")
 
     def infer_shape(self, ctx):
@@ -246,7 +250,7 @@ class Trace(OpDef):
         a1 = _check_axis(ctx, "Input", ctx.attr("axis1"))
         a2 = _check_axis(ctx, "Input", ctx.attr("axis2"))
         ctx.expect(a1 != a2, "axis1 and axis2 must differ, both are dim %d" % a1)
-        # a matrix's trace is 0-D, as refimpl's full reductions are (Paddle >= 2.5)
+        # a matrix's trace is one number (scalar_shape())
         ctx.set_output("Out", [d for i, d in enumerate(x.shape) if i not in (a1, a2)],
                        x.dtype)
 

@@ -2,6 +2,7 @@
 matrix products with numpy's broadcasting of batch dims and 1-D promotion rules."""
 import numpy as np
 
+from .. import versions
 from ..broadcasting import sum_to_shape
 from ._common import COMPLEX, FLOATS, broadcast_shape, conj, rand
 from .registry import OpDef, Sample, register
@@ -33,10 +34,11 @@ def _matmul_grad(x, y, dout, tx, ty):
     return dx, dy
 
 
-def _infer(ctx, tx, ty):
+def _infer(ctx, tx, ty, shapes=None):
+    """Out's shape; `shapes`: (X's, Y's) to use instead of the variables' (matmul v1)."""
     x, y = ctx.input_var("X"), ctx.input_var("Y")
     ctx.check_dtype("X", FLOATS + COMPLEX)
-    xs, ys = list(x.shape), list(y.shape)
+    xs, ys = [list(s) for s in shapes] if shapes else (list(x.shape), list(y.shape))
     if len(xs) == 1:
         xs = [1] + xs
     elif tx:
@@ -49,9 +51,9 @@ def _infer(ctx, tx, ty):
         ctx.fail("X %r %s and Y %r %s: inner dims %d and %d differ"
                  % (x.name, list(x.shape), y.name, list(y.shape), xs[-1], ys[-2]))
     batch = broadcast_shape(xs[:-2], ys[:-2], ctx)
-    out = list(batch) + ([xs[-2]] if len(x.shape) > 1 else []) + \
-        ([ys[-1]] if len(y.shape) > 1 else [])
-    # vector . vector is 0-D, as numpy and Paddle >= 2.5 (2.0 gave [1]; specs/ops/matmul.md)
+    x_rank, y_rank = (len(s) for s in shapes) if shapes else (len(x.shape), len(y.shape))
+    out = list(batch) + ([xs[-2]] if x_rank > 1 else []) + ([ys[-1]] if y_rank > 1 else [])
+    # vector . vector is one number (scalar_shape(): [1] in Paddle 2.0, 0-D in 3)
     ctx.set_output("Out", out, x.dtype)
 
 
@@ -60,6 +62,7 @@ class MatmulV2(OpDef):
     type = "matmul_v2"
     inputs = ("X", "Y")
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
     attrs = {"trans_x": False, "trans_y": False}
     grad_inputs = ("X", "Y", "Out@GRAD")
 
@@ -89,25 +92,52 @@ class MatmulV2(OpDef):
         yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 5, 4)}, {"trans_y": True})
 
 
+def _dot_shape(x_shape):
+    """dot's output shape for inputs of x_shape (0-D for 1-D inputs under Paddle 3)."""
+    if len(x_shape) > 1 and versions.switch("dot_keeps_last_dim"):
+        return tuple(x_shape[:-1]) + (1,)
+    return tuple(x_shape[:-1])
+
+
+def _v1_operand(shape, transposed, column):
+    """matmul (v1) under 1.8 / 2.0 reads a transposed 1-D operand as a matrix: X as a
+    column [n, 1], Y as a row [1, n] (then untransposed); other operands as they are
+    (Paddle 3 ignores the transpose of 1-D operands: `matmul_transposed_vectors`)."""
+    if len(shape) == 1 and transposed and \
+            versions.switch("matmul_transposed_vectors") == "matrix":
+        return ([shape[0], 1] if column else [1, shape[0]]), False
+    return list(shape), transposed
+
+
 @register
 class Matmul(OpDef):
+    """fluid 1.x matmul: matmul_v2's products, times alpha; under 1.8 / 2.0 a transposed
+    1-D X is a column [n, 1] and a transposed 1-D Y a row [1, n]."""
     type = "matmul"
     inputs = ("X", "Y")
     outputs = ("Out",)
     attrs = {"transpose_X": False, "transpose_Y": False, "alpha": 1.0}
     grad_inputs = ("X", "Y", "Out@GRAD")
+    scalar_outputs = ("Out",)
 
     def infer_shape(self, ctx):
-        _infer(ctx, ctx.attr("transpose_X"), ctx.attr("transpose_Y"))
+        (xs, tx), (ys, ty) = (_v1_operand(ctx.input_shape("X"), ctx.attr("transpose_X"), True),
+                              _v1_operand(ctx.input_shape("Y"), ctx.attr("transpose_Y"), False))
+        _infer(ctx, tx, ty, (xs, ys))
 
     @staticmethod
     def forward(x, y, transpose_X=False, transpose_Y=False, alpha=1.0):
-        out = _matmul(x, y, transpose_X, transpose_Y)
+        (xs, tx), (ys, ty) = (_v1_operand(x.shape, transpose_X, True),
+                              _v1_operand(y.shape, transpose_Y, False))
+        out = _matmul(x.reshape(xs), y.reshape(ys), tx, ty)
         return out if alpha == 1.0 else (out * alpha).astype(out.dtype)
 
     @staticmethod
     def backward(x, y, dout, transpose_X=False, transpose_Y=False, alpha=1.0):
-        return _matmul_grad(x, y, dout * alpha, transpose_X, transpose_Y)
+        (xs, tx), (ys, ty) = (_v1_operand(x.shape, transpose_X, True),
+                              _v1_operand(y.shape, transpose_Y, False))
+        dx, dy = _matmul_grad(x.reshape(xs), y.reshape(ys), dout * alpha, tx, ty)
+        return dx.reshape(x.shape), dy.reshape(y.shape)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4), "Y": rand(rng, 5, 4)},
@@ -145,10 +175,12 @@ class Bmm(OpDef):
 
 @register
 class Dot(OpDef):
-    """Inner product along the last dim: [N] . [N] -> 0-D, [B, N] . [B, N] -> [B]."""
+    """Inner product along the last dim: [..., N] . [..., N] -> [..., 1] (Paddle 1.8, 2.0)
+    or [...] (3): the `dot_keeps_last_dim` switch; 1-D inputs give one number."""
     type = "dot"
     inputs = ("X", "Y")
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
     grad_inputs = ("X", "Y", "Out@GRAD")
 
     def infer_shape(self, ctx):
@@ -156,15 +188,15 @@ class Dot(OpDef):
         ctx.expect(len(x.shape) in (1, 2) and tuple(x.shape) == tuple(y.shape),
                    "X %r and Y %r must be 1-D or 2-D of one shape, got %s and %s"
                    % (x.name, y.name, list(x.shape), list(y.shape)))
-        ctx.set_output("Out", tuple(x.shape[:-1]), x.dtype)
+        ctx.set_output("Out", _dot_shape(tuple(x.shape)), x.dtype)
 
     @staticmethod
     def forward(x, y):
-        return (x * y).sum(axis=-1)
+        return (x * y).sum(axis=-1).reshape(_dot_shape(x.shape))
 
     @staticmethod
     def backward(x, y, dout):
-        d = np.expand_dims(dout, -1)
+        d = dout.reshape(x.shape[:-1] + (1,))
         return d * y, d * x
 
     def samples(self, rng):

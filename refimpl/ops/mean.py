@@ -1,4 +1,5 @@
-"""mean: the average of all elements, as a 0-D tensor (Paddle >= 2.5; 1.8/2.0 gave [1])."""
+"""mean: the average of all elements, one number (scalar_shape(): [1] in Paddle 1.8 / 2.0,
+0-D in 3)."""
 import numpy as np
 
 from ._common import COMPLEX, FLOATS, rand
@@ -10,6 +11,7 @@ class Mean(OpDef):
     type = "mean"
     inputs = ("X",)
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
     grad_inputs = ("X", "Out@GRAD")
 
     def infer_shape(self, ctx):

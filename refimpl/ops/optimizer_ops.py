@@ -3,6 +3,7 @@ the same variables as the inputs), so no parameter-sized buffer is allocated per
 The formulas are Paddle's; `lr` is the [1] LearningRate tensor."""
 import numpy as np
 
+from .. import versions
 from ._common import rand
 from .registry import OpDef, Sample, register
 
@@ -66,8 +67,9 @@ class Momentum(_Update):
 @register
 class Adam(_Update):
     """m1 = b1 m1 + (1-b1) g; m2 = b2 m2 + (1-b2) g^2;
-    lr_t = lr sqrt(1-b2^t)/(1-b1^t); p -= lr_t m1 / (sqrt(m2) + eps sqrt(1-b2^t));
-    then the beta powers advance."""
+    lr_t = lr sqrt(1-b2^t)/(1-b1^t); p -= lr_t m1 / (sqrt(m2) + eps sqrt(1-b2^t)) (Paddle
+    2.0, 3) or p -= lr_t m1 / (sqrt(m2) + eps) (1.8): the `adam_epsilon` switch; then the
+    beta powers advance."""
     type = "adam"
     inputs = ("Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow")
     outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
@@ -84,7 +86,9 @@ class Adam(_Update):
         m2 += t(1 - beta2) * grad * grad
         corr2 = np.sqrt(1 - b2p.reshape(-1)[0])
         lr_t = _lr(lr, param) * _as(corr2 / (1 - b1p.reshape(-1)[0]), param)
-        param -= lr_t * (m1 / (np.sqrt(m2) + _as(epsilon * corr2, param)))
+        epsilon = epsilon * corr2 if versions.switch("adam_epsilon") == "scaled" \
+            else np.float64(epsilon)
+        param -= lr_t * (m1 / (np.sqrt(m2) + _as(epsilon, param)))
         b1p *= t(beta1)
         b2p *= t(beta2)
         return param, m1, m2, b1p, b2p
@@ -168,7 +172,8 @@ class Adagrad(_Update):
 
 @register
 class Lamb(_Update):
-    """Adam moments with bias correction, then a layer-wise trust ratio ||p|| / ||update||."""
+    """Adam moments, bias-corrected (Paddle 2.0, 3) or not (1.8): `lamb_bias_correction`;
+    then a layer-wise trust ratio ||p|| / ||update||."""
     type = "lamb"
     inputs = ("Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow")
     outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
@@ -185,8 +190,10 @@ class Lamb(_Update):
         m1 += t(1 - beta1) * grad
         m2 *= t(beta2)
         m2 += t(1 - beta2) * grad * grad
-        m1_hat = m1 / (1 - b1p.reshape(-1)[0])
-        m2_hat = m2 / (1 - b2p.reshape(-1)[0])
+        m1_hat, m2_hat = m1, m2
+        if versions.switch("lamb_bias_correction"):
+            m1_hat = m1 / (1 - b1p.reshape(-1)[0])
+            m2_hat = m2 / (1 - b2p.reshape(-1)[0])
         update = m1_hat / (np.sqrt(m2_hat) + t(epsilon)) + t(weight_decay) * param
         p_norm, u_norm = np.linalg.norm(param), np.linalg.norm(update)
         ratio = p_norm / u_norm if p_norm > 0 and u_norm > 0 else 1.0

@@ -23,6 +23,7 @@ class PNorm(OpDef):
     type = "p_norm"
     inputs = ("X",)
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
     attrs = {"porder": 2.0, "axis": -1, "epsilon": 1e-12, "keepdim": False,
              "asvector": False}
     fd_tolerance = (2e-3, 2e-4)

@@ -2,11 +2,13 @@
 
 Max: the gradient goes to the first maximum of each window (row-major). Avg with
 exclusive=True divides by the number of real (non-padding) cells; False by the window's
-cells inside the padded input. ceil_mode rounds the output size up (the extra windows are
+cells inside the padded input (Paddle 2.0, 3) or by the whole kernel (1.8): the
+`avg_pool_ceil_divisor` switch, which matters for ceil_mode windows. ceil_mode rounds the output size up (the extra windows are
 clipped to the input). As in Paddle, a ceil_mode window that starts past the input is
 empty: max gives -FLT_MAX (Paddle's initial value, for every dtype), avg gives NaN (0/0)."""
 import numpy as np
 
+from .. import versions
 from ..geometry import flat_pads, pool_geometry
 from ._common import FLOATS, channels_first, channels_last, rand
 from .registry import OpDef, Sample, register
@@ -40,6 +42,15 @@ def _windows(h, w, ksize, strides, pads, ho, wo, adaptive):
             yield i, j, (r0, r1), (c0, c1)
 
 
+def _whole_kernel_divisor(attrs, ksize=(1, 1)):
+    """Paddle 1.8 divides a non-exclusive ceil_mode average by the kernel's area; None where
+    the divisor is the window inside the padded input (which is that area elsewhere)."""
+    if attrs["exclusive"] or not attrs["ceil_mode"] or \
+            versions.switch("avg_pool_ceil_divisor") != "kernel":
+        return None
+    return ksize[0] * ksize[1]
+
+
 @register
 class Pool2D(OpDef):
     type = "pool2d"
@@ -58,15 +69,19 @@ class Pool2D(OpDef):
                    "pooling_type must be 'max' or 'avg', got %r" % ctx.attr("pooling_type"))
         nhwc = ctx.attr("data_format") == "NHWC"
         shape = (x.shape[0], x.shape[3], x.shape[1], x.shape[2]) if nhwc else tuple(x.shape)
-        if min(shape[2:]) < 0:
-            ho = wo = -1
-        else:
-            _, _, _, (ho, wo) = pool_geometry(
-                shape[2:], ctx.attr("ksize"), ctx.attr("strides"), ctx.attr("paddings"),
-                ctx.attr("global_pooling"), ctx.attr("ceil_mode"), ctx.attr("adaptive"),
-                ctx.attr("padding_algorithm"))
-            ctx.expect(ho > 0 and wo > 0, "X %r of shape %s is smaller than the window %s"
-                       % (x.name, list(x.shape), ctx.attr("ksize")))
+        # a dim unknown at build time (-1) gives -1 (each spatial dim on its own, as
+        # Paddle): it is computed with a stand-in size that fits the window
+        unknown = [d < 0 for d in shape[2:]]
+        stand_in = 1 + max(list(ctx.attr("ksize")) + [1]) * 2 + sum(ctx.attr("paddings"))
+        known = tuple(stand_in if u else d for u, d in zip(unknown, shape[2:]))
+        _, _, _, (ho, wo) = pool_geometry(
+            known, ctx.attr("ksize"), ctx.attr("strides"), ctx.attr("paddings"),
+            ctx.attr("global_pooling"), ctx.attr("ceil_mode"), ctx.attr("adaptive"),
+            ctx.attr("padding_algorithm"))
+        ctx.expect(ho > 0 and wo > 0, "X %r of shape %s is smaller than the window %s"
+                   % (x.name, list(x.shape), ctx.attr("ksize")))
+        if not ctx.attr("adaptive"):
+            ho, wo = (-1 if u else d for u, d in zip(unknown, (ho, wo)))
         out = [shape[0], ho, wo, shape[1]] if nhwc else [shape[0], shape[1], ho, wo]
         ctx.set_output("Out", out, x.dtype)
 
@@ -78,6 +93,7 @@ class Pool2D(OpDef):
         k, s, pads, (ho, wo) = _geometry(x, ksize, strides, paddings, global_pooling,
                                          ceil_mode, adaptive, padding_algorithm)
         h, w = x.shape[2:]
+        whole = _whole_kernel_divisor(dict(exclusive=exclusive, ceil_mode=ceil_mode), k)
         out = np.empty(x.shape[:2] + (ho, wo), x.dtype)
         for i, j, (r0, r1), (c0, c1) in _windows(h, w, k, s, pads, ho, wo, adaptive):
             win = x[:, :, max(r0, 0):min(r1, h), max(c0, 0):min(c1, w)]
@@ -85,7 +101,7 @@ class Pool2D(OpDef):
                 out[:, :, i, j] = win.max(axis=(2, 3), initial=EMPTY_MAX)
             else:
                 area = win.shape[2] * win.shape[3] if (exclusive or adaptive) \
-                    else (r1 - r0) * (c1 - c0)
+                    else whole or (r1 - r0) * (c1 - c0)
                 out[:, :, i, j] = win.sum(axis=(2, 3)) / area if area else np.nan
         return channels_last(out, data_format)
 
@@ -99,6 +115,7 @@ class Pool2D(OpDef):
         k, s, pads, (ho, wo) = _geometry(x, ksize, strides, paddings, global_pooling,
                                          ceil_mode, adaptive, padding_algorithm)
         h, w = x.shape[2:]
+        whole = _whole_kernel_divisor(dict(exclusive=exclusive, ceil_mode=ceil_mode), k)
         dx = np.zeros_like(x)
         n, c = x.shape[:2]
         for i, j, (r0, r1), (c0, c1) in _windows(h, w, k, s, pads, ho, wo, adaptive):
@@ -115,7 +132,7 @@ class Pool2D(OpDef):
                 dx[:, :, rs, cs] += hit.reshape(win.shape) * g[:, :, None, None]
             else:
                 area = win.shape[2] * win.shape[3] if (exclusive or adaptive) \
-                    else (r1 - r0) * (c1 - c0)
+                    else whole or (r1 - r0) * (c1 - c0)
                 dx[:, :, rs, cs] += (g / area)[:, :, None, None]
         return channels_last(dx, data_format)
 

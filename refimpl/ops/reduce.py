@@ -1,7 +1,9 @@
 """reduce_{sum,mean,max,min,prod,all,any} and logsumexp: reduce X over `dim` (or every dim
-with reduce_all, or when `dim` is empty)."""
+with reduce_all, or when `dim` is empty). `out_dtype` (a dtype code, -1: X's) is the dtype
+the reduction computes and returns in."""
 import numpy as np
 
+from ..framework.dtypes import convert_dtype
 from ._common import rand
 from .registry import OpDef, Sample, register
 
@@ -15,8 +17,12 @@ def _axes(ndim, dim, reduce_all):
 def _out_shape(shape, axes, keep_dim):
     if keep_dim:
         return tuple(1 if i in axes else d for i, d in enumerate(shape))
-    # A full reduction is 0-D, as in Paddle >= 2.5 (1.8/2.0 gave [1]; see specs/ops/reduce.md).
+    # a full reduction is 0-D here; its shape follows scalar_shape() (registry.py)
     return tuple(d for i, d in enumerate(shape) if i not in axes)
+
+
+def _computed_dtype(x_dtype, out_dtype):
+    return x_dtype if out_dtype is None or out_dtype < 0 else convert_dtype(out_dtype)
 
 
 def _infer(ctx, dim, keep_dim, reduce_all, dtype=None):
@@ -37,13 +43,18 @@ def _kept(x, axes):
 class _Reduce(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
-    attrs = {"dim": [0], "keep_dim": False, "reduce_all": False}
+    scalar_outputs = ("Out",)
+    attrs = {"dim": [0], "keep_dim": False, "reduce_all": False, "in_dtype": -1,
+             "out_dtype": -1}
 
     def infer_shape(self, ctx):
-        _infer(ctx, ctx.attr("dim"), ctx.attr("keep_dim"), ctx.attr("reduce_all"))
+        _infer(ctx, ctx.attr("dim"), ctx.attr("keep_dim"), ctx.attr("reduce_all"),
+               _computed_dtype(ctx.input_dtype("X"), ctx.attr("out_dtype")))
 
-    def forward(self, x, dim=(0,), keep_dim=False, reduce_all=False):
+    def forward(self, x, dim=(0,), keep_dim=False, reduce_all=False, in_dtype=-1,
+                out_dtype=-1):
         axes = _axes(x.ndim, dim, reduce_all)
+        x = x.astype(_computed_dtype(x.dtype, out_dtype), copy=False)
         out = self.reduce(x, axis=axes, keepdims=keep_dim)
         return np.asarray(out, dtype=x.dtype).reshape(_out_shape(x.shape, axes, keep_dim))
 
@@ -58,10 +69,18 @@ class _Reduce(OpDef):
 
 
 class _DifferentiableReduce(_Reduce):
-    def backward(self, x, out, dout, dim=(0,), keep_dim=False, reduce_all=False):
+    def infer_shape(self, ctx):
+        ctx.check_dtype("X", ("float16", "float32", "float64", "int32", "int64", "complex64",
+                              "complex128"))
+        super().infer_shape(ctx)
+
+    def backward(self, x, out, dout, dim=(0,), keep_dim=False, reduce_all=False, in_dtype=-1,
+                 out_dtype=-1):
         axes = _axes(x.ndim, dim, reduce_all)
         kept = _kept(x, axes)
-        return self.grad(x, out.reshape(kept), dout.reshape(kept), axes).astype(x.dtype)
+        computed = x.astype(_computed_dtype(x.dtype, out_dtype), copy=False)
+        grad = self.grad(computed, out.reshape(kept), dout.reshape(kept), axes)
+        return grad.astype(x.dtype)
 
 
 @register
@@ -151,6 +170,7 @@ class Logsumexp(OpDef):
     type = "logsumexp"
     inputs = ("X",)
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
     attrs = {"axis": [0], "keepdim": False, "reduce_all": False}
 
     def infer_shape(self, ctx):

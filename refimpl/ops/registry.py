@@ -16,12 +16,14 @@ kernel table's (refimpl/_kernels/table.py); refimpl.dispatch picks the function 
 Control-flow ops are BlockOpDefs: their semantics run a sub-block.
 """
 import difflib
+import functools
 import importlib
 import pkgutil
 
 import numpy as np
 
-from ..framework.errors import OpError
+from .. import versions
+from ..framework.errors import OpError, OpTypeError
 from ._xp_generic import XP_GENERIC
 
 __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sample",
@@ -29,6 +31,11 @@ __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sam
 
 _OPS = {}
 _loaded = False
+
+
+def scalar_shape():
+    """The shape of a one-number result: [1] in Paddle 1.8 and 2.0, 0-D in 3."""
+    return versions.switch("scalar_shape")
 
 
 def slot_name(slot):
@@ -98,6 +105,8 @@ class InferContext:
         return self.op.attrs[name]
 
     def set_output(self, slot, shape, dtype, i=None):
+        if shape is not None and len(shape) == 0 and slot in self.op.op_def.scalar_outputs:
+            shape = scalar_shape()
         names = self.op.outputs.get(slot, ())
         for j, name in enumerate(names):
             if i is not None and j != i:
@@ -121,8 +130,9 @@ class InferContext:
     def check_dtype(self, slot, allowed):
         for i, v in enumerate(self.input_vars(slot)):
             if v.dtype is not None and v.dtype.name not in allowed:
-                self.fail("input %s %r: expected dtype in %s, got %s"
-                          % (slot, v.name, list(allowed), v.dtype.name))
+                raise OpTypeError(self.op.type, "input %s %r: expected dtype in %s, got %s"
+                                  % (slot, v.name, list(allowed), v.dtype.name),
+                                  self.op.created_at)
 
 
 class OpDef:
@@ -177,6 +187,35 @@ class OpDef:
             for n in names:
                 ctx._var(n)
         self.infer_shape(ctx)
+
+    # {attribute name in an older Paddle: its name here}: programs built with the old
+    # name (Paddle 1.8's flip `dims`) mean this attribute
+    renamed_attrs = {}
+
+    # Outputs that hold one number (a full reduction, a vector dot product). Kernels return
+    # them 0-D; scalar_shape() is the shape Paddle gives them, [1] or () by version.
+    scalar_outputs = ()
+
+    def with_version_shapes(self, fn):
+        """`fn` with its 0-D scalar outputs reshaped to scalar_shape()."""
+        if not self.scalar_outputs or scalar_shape() == ():
+            return fn
+        slots = [slot_name(s) for s in self.outputs]
+        positions = [slots.index(s) for s in self.scalar_outputs]
+        shape = scalar_shape()
+        single = len(slots) == 1
+
+        @functools.wraps(fn)     # it still names the function it runs
+        def shaped(*args, **kwargs):
+            result = fn(*args, **kwargs)
+            if single:
+                return result.reshape(shape) if np.ndim(result) == 0 else result
+            result = list(result)
+            for i in positions:
+                if result[i] is not None and np.ndim(result[i]) == 0:
+                    result[i] = result[i].reshape(shape)
+            return tuple(result)
+        return shaped
 
     def bound_attrs(self, op):
         """Extra keyword arguments of the reference that come from the program, not from
@@ -234,6 +273,26 @@ class _GradOpDef(OpDef):
     def infer_shape(self, ctx):
         # "X@GRAD" has the shape of the forward input X, whose var the backward pass created.
         pass
+
+    def with_version_shapes(self, fn):
+        """The forward's backward sees its scalar outputs (and their gradients) 0-D, as
+        its kernels returned them, whatever scalar_shape() made of them in between."""
+        fwd_scalars = set(self.fwd.scalar_outputs)
+        if not fwd_scalars or scalar_shape() == ():
+            return fn
+        positions = [i for i, s in enumerate(self.inputs)
+                     if slot_name(s) in fwd_scalars or
+                     slot_name(s)[:-len("@GRAD")] in fwd_scalars and
+                     slot_name(s).endswith("@GRAD")]
+
+        @functools.wraps(fn)
+        def unshaped(*args, **kwargs):
+            args = list(args)
+            for i in positions:
+                if args[i] is not None and np.size(args[i]) == 1:
+                    args[i] = args[i].reshape(())
+            return fn(*args, **kwargs)
+        return unshaped
 
     def forward(self, *args, **attrs):
         return self.fwd.backward(*args, **attrs)

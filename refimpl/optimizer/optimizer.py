@@ -18,6 +18,7 @@ from ..dygraph.tensor import EAGER_BLOCK, Tensor
 from ..framework import unique_name
 from ..framework.program import (OpRole, Parameter, Variable, default_main_program,
                                  default_startup_program, program_guard)
+from ..framework.initializer import add_init_op
 from ..framework.regularizer import L2Decay, append_regularization_ops
 
 __all__ = ["Optimizer", "SGD"]
@@ -91,9 +92,8 @@ class Optimizer:
     def _init_in_startup(self, var, value):
         startup = (self._startup_program or default_startup_program()).global_block()
         startup.create_var(name=var.name, shape=var.shape, dtype=var.dtype, persistable=True)
-        startup.append_op(type="fill_constant", outputs={"Out": [var.name]},
-                          attrs={"shape": list(var.shape), "dtype": var.dtype.name,
-                                 "value": float(value)})
+        add_init_op(startup, "fill_constant", {"Out": [var.name]},
+                    {"shape": list(var.shape), "dtype": var.dtype.name, "value": float(value)})
 
     def _param_lr(self, param):
         """The global learning rate times the parameter's own lr multiplier."""

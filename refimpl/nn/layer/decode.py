@@ -10,6 +10,7 @@ import collections
 import numpy as np
 
 from ...dygraph.tensor import Tensor
+from ...framework.nest import map_structure
 from ...layers.activation import log_softmax
 from ...layers.common import append_op_out
 from ...layers.creation import assign, fill_constant_batch_size_like
@@ -23,18 +24,6 @@ from ...layers.tensor import reshape, stack, tile, transpose, unsqueeze
 __all__ = ["BeamSearchDecoder", "dynamic_decode"]
 
 _NEG_INF = -1e9   # Paddle's -kInf: finite, so masked scores stay comparable
-
-
-def map_structure(fn, *structures):
-    """fn over the Variable leaves of equally nested tuples / lists / namedtuples / dicts."""
-    first = structures[0]
-    if isinstance(first, dict):
-        return {k: map_structure(fn, *(s[k] for s in structures)) for k in first}
-    if isinstance(first, tuple) and hasattr(first, "_fields"):
-        return type(first)(*(map_structure(fn, *parts) for parts in zip(*structures)))
-    if isinstance(first, (list, tuple)):
-        return type(first)(map_structure(fn, *parts) for parts in zip(*structures))
-    return fn(*structures)
 
 
 def _leaves(structure):

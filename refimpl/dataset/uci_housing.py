@@ -1,0 +1,45 @@
+"""UCI housing: 506 rows of 13 features and a price (housing.data, whitespace-separated).
+Features are centred by their mean and divided by their range (max - min) over the whole
+file; the first 80% of the rows are the training set, the rest the test set. Samples:
+(features float64 [13], price [1])."""
+import numpy as np
+
+from . import common
+
+__all__ = ["train", "test", "feature_names"]
+
+URL = "http://paddlemodels.bj.bcebos.com/uci_housing/housing.data"
+MD5 = "d4accdce7a25600298819f8e28e8d593"
+feature_names = ["CRIM", "ZN", "INDUS", "CHAS", "NOX", "RM", "AGE", "DIS", "RAD", "TAX",
+                 "PTRATIO", "B", "LSTAT"]
+_COLUMNS = 14
+_TRAIN_RATIO = 0.8
+
+
+def _rows(path):
+    data = np.fromfile(path, sep=" ")
+    if data.size % _COLUMNS:
+        raise ValueError("paddle.dataset.uci_housing: %s holds %d numbers, not rows of %d"
+                         % (path, data.size, _COLUMNS))
+    data = data.reshape(-1, _COLUMNS)
+    features = data[:, :-1]
+    span = features.max(axis=0) - features.min(axis=0)
+    data[:, :-1] = (features - features.sum(axis=0) / len(data)) / span
+    return data
+
+
+def _reader(part):
+    def reader():
+        data = _rows(common.download(URL, "uci_housing", MD5))
+        split = int(len(data) * _TRAIN_RATIO)
+        for row in (data[:split] if part == "train" else data[split:]):
+            yield row[:-1], row[-1:]
+    return reader
+
+
+def train():
+    return _reader("train")
+
+
+def test():
+    return _reader("test")

@@ -1,0 +1,219 @@
+"""paddle.fluid.core: the user-facing parts of Paddle's C++ core, over refimpl's Python IR.
+
+Places, Scope (var / find_var / get_tensor), LoDTensor and LoDTensorArray, VarDesc.VarType,
+op_proto_and_checker_maker.OpRole, the build queries (is_compiled_with_cuda, ...),
+globals() (the FLAGS_*), the exceptions, and what Paddle's own tests use to drive single
+ops: op protos, the grad op of an op (get_grad_op_desc), set_feed_variable /
+get_fetch_variable. specs/fluid_core.md lists each.
+"""
+from ..backward import forward_reads
+from ..framework.desc import OpDesc
+from ..framework.dtypes import VarType
+from ..framework.errors import EnforceNotMet
+from .op_proto import AttrType, get_all_op_protos
+from ..framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, device_count,
+                               is_compiled_with_cuda)
+from ..framework.program import EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole
+from ..framework.scope import LoDTensor, LoDTensorArray, Scope, Tensor
+from ..layers.readers import EOFException
+from ..ops.registry import all_op_types, get_op_def, slot_name
+from .flags import globals_view
+
+__all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
+           "LoDTensorArray", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
+           "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",
+           "is_compiled_with_mkldnn", "is_compiled_with_brpc", "is_compiled_with_dist",
+           "get_cuda_device_count", "is_float16_supported", "op_support_gpu", "globals",
+           "get_all_op_protos", "has_grad_op_maker", "has_infer_inplace",
+           "has_empty_grad_op_maker", "get_grad_op_desc", "set_feed_variable",
+           "get_fetch_variable"]
+
+
+class VarDesc:
+    """core.VarDesc.VarType.FP32, .LOD_TENSOR, ..."""
+    VarType = VarType
+
+
+class op_proto_and_checker_maker:
+    """The attributes the framework adds to every op, and the op roles."""
+    OpRole = OpRole
+
+    @staticmethod
+    def kOpRoleAttrName():
+        return "op_role"
+
+    @staticmethod
+    def kOpRoleVarAttrName():
+        return "op_role_var"
+
+    @staticmethod
+    def kOpNameScopeAttrName():
+        return "op_namescope"
+
+    @staticmethod
+    def kOpCreationCallstackAttrName():
+        return "op_callstack"
+
+    @staticmethod
+    def kOpDeviceAttrName():
+        return "op_device"
+
+
+class Place:
+    """A place of any kind: `p = core.Place(); p.set_place(fluid.CPUPlace())`."""
+
+    def __init__(self):
+        self._place = CPUPlace()
+
+    def set_place(self, place):
+        self._place = place._place if isinstance(place, Place) else place
+
+    def is_cpu_place(self):
+        return isinstance(self._place, CPUPlace)
+
+    def is_gpu_place(self):
+        return isinstance(self._place, CUDAPlace)
+
+    def is_cuda_pinned_place(self):
+        return isinstance(self._place, CUDAPinnedPlace)
+
+    def gpu_device_id(self):
+        return self._place.get_device_id()
+
+    def __repr__(self):
+        return repr(self._place)
+
+
+def is_compiled_with_xpu():
+    return False
+
+
+def is_compiled_with_mkldnn():
+    return False
+
+
+def is_compiled_with_brpc():
+    return False
+
+
+def is_compiled_with_dist():
+    return False
+
+
+def get_cuda_device_count():
+    return device_count()
+
+
+def is_float16_supported(place):
+    return False
+
+
+def op_support_gpu(op_type):
+    """Whether the op runs on a CUDAPlace: every op does when CuPy has a GPU."""
+    get_op_def(op_type)
+    return is_compiled_with_cuda()
+
+
+def globals():
+    """The FLAGS_* settings as a dict-like view (fluid.get_flags / set_flags for the
+    public ones)."""
+    return globals_view()
+
+
+# Gradients Paddle computes with another op (its grad maker emits cast, scale, concat, ...),
+# so it registers no `<op>_grad` kernel for them; refimpl has grad ops of these names
+_GRADS_BY_OTHER_OPS = ("assign_grad", "cast_grad", "cross_entropy2_grad", "cumsum_grad",
+                       "diag_embed_grad", "flip_grad", "scale_grad", "sequence_reverse_grad",
+                       "split_grad", "sum_grad", "unbind_grad")
+
+
+def _get_all_register_op_kernels():
+    """{op type: kernel descriptions}, as Paddle's registry lists them: refimpl runs every
+    op on the CPU (float kernels); the gradients Paddle computes with other ops (Paddle
+    1.8.5's registry) are left out, as there."""
+    return {t: ["{data_type[float];data_layout[ANY_LAYOUT];place[CPUPlace];"
+                "library_type[PLAIN]}"] for t in all_op_types() if t not in _GRADS_BY_OTHER_OPS}
+
+
+def _set_eager_deletion_mode(threshold, fraction, fast_mode):
+    """refimpl always frees temporaries after their last use (specs/executor.md)."""
+
+
+def __unittest_throw_exception__():
+    raise EnforceNotMet("test exception")
+
+
+# -- grad ops of single ops
+def has_grad_op_maker(op_type):
+    return get_op_def(op_type).has_grad()
+
+
+def has_empty_grad_op_maker(op_type):
+    return not has_grad_op_maker(op_type)
+
+
+def has_infer_inplace(op_type):
+    """Whether the op may write its output into its first input (enable_inplace)."""
+    return hasattr(get_op_def(op_type), "forward_inplace")
+
+
+def get_grad_op_desc(op_desc, no_grad_set, grad_sub_block_list):
+    """([the grad OpDesc of `op_desc`], {grad var name: forward var name}), named as
+    append_backward names them: the gradient of `x` is `x@GRAD`; inputs in `no_grad_set`
+    get none (an empty name)."""
+    op_def = get_op_def(op_desc.type())
+    if not op_def.has_grad():
+        return [], {}
+    no_grad = set(no_grad_set or ())
+    inputs = {slot: op_desc.input(slot) for slot in op_desc.input_names()}
+    outputs = {slot: op_desc.output(slot) for slot in op_desc.output_names()}
+    grad_to_var = {}
+    grad_inputs = {}
+    reads = forward_reads(_SlotsOnly(op_def, inputs, outputs))
+    for s in op_def.grad_input_slots():
+        slot = slot_name(s)
+        if slot.endswith(GRAD_SUFFIX):
+            names = outputs.get(slot[:-len(GRAD_SUFFIX)], [])
+            if names:
+                grad_inputs[slot] = [n + GRAD_SUFFIX for n in names]
+                grad_to_var.update((n + GRAD_SUFFIX, n) for n in names)
+        elif slot in reads:
+            grad_inputs[slot] = list(reads[slot])
+    grad_outputs = {}
+    for s in op_def.grad_output_slots():
+        slot = slot_name(s)
+        names = inputs.get(slot[:-len(GRAD_SUFFIX)], [])
+        if names:
+            grad_outputs[slot] = [EMPTY_VAR_NAME if n in no_grad else n + GRAD_SUFFIX
+                                  for n in names]
+            grad_to_var.update((n + GRAD_SUFFIX, n) for n in names if n not in no_grad)
+    attrs = {k: op_desc.attr(k) for k in op_desc.attr_names()}
+    attrs["op_role"] = OpRole.Backward
+    return [OpDesc(type=op_def.type + "_grad", inputs=grad_inputs, outputs=grad_outputs,
+                   attrs=attrs)], grad_to_var
+
+
+class _SlotsOnly:
+    """What backward.forward_reads looks at: the op's definition and slots."""
+
+    def __init__(self, op_def, inputs, outputs):
+        self.op_def, self.inputs, self.outputs = op_def, inputs, outputs
+
+
+# -- the executor's feed / fetch holders (lists of tensors in a scope variable)
+def set_feed_variable(scope, tensor, var_name, index):
+    holder = scope.var(var_name).get_lod_tensor_array()
+    while len(holder) <= index:
+        holder.append(None)
+    holder[index] = tensor
+
+
+def get_fetch_variable(scope, var_name, index):
+    holder = scope.find_var(var_name)
+    if holder is None:
+        raise ValueError("get_fetch_variable: scope has no variable %r" % var_name)
+    items = holder.get_fetch_list()
+    if index >= len(items):
+        raise IndexError("get_fetch_variable: %r holds %d tensors, asked for #%d"
+                         % (var_name, len(items), index))
+    return items[index]

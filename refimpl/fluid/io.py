@@ -1,0 +1,150 @@
+"""paddle.fluid.io (1.8): save and load variables by directory, inference models, readers.
+
+save_vars(executor, dirname, main_program, vars, predicate, filename) writes each chosen
+variable's value (from the global scope) to `dirname/<variable name>`, or all of them to
+`dirname/<filename>`; save_params / save_persistables choose the program's Parameters /
+persistables. load_* read the same files back, every file and value checked before any
+value is set. save_inference_model writes the pruned inference program to
+`dirname/__model__` (or model_filename) and its persistables as save_vars does
+(params_filename: one file). The files are Paddle's formats (LoDTensor streams, a
+ProgramDesc), written all or nothing by static.io's fluid.io savers (save_vars_files,
+save_inference_files) and read back by read_vars_files / read_inference_model.
+"""
+import os
+
+from ..framework.program import Parameter, Program, Variable, default_main_program
+from ..framework.scope import global_scope
+from ..reader import batch
+from ..static import io as static_io
+from ..static.io import load, load_program_state, save, set_program_state
+from .reader import DataLoader, PyReader
+
+__all__ = ["save_vars", "save_params", "save_persistables", "load_vars", "load_params",
+           "load_persistables", "save_inference_model", "load_inference_model",
+           "get_program_parameter", "get_program_persistable_vars", "is_parameter",
+           "is_persistable", "batch", "DataLoader", "PyReader", "save", "load",
+           "load_program_state", "set_program_state"]
+
+MODEL_FILENAME = "__model__"
+
+
+def is_parameter(var):
+    return isinstance(var, Parameter)
+
+
+def is_persistable(var):
+    return var.persistable and var.type not in static_io._NOT_SAVED_TYPES
+
+
+def get_program_parameter(program):
+    return [v for v in program.list_vars() if is_parameter(v)]
+
+
+def get_program_persistable_vars(program):
+    return [v for v in program.list_vars() if is_persistable(v)]
+
+
+def _get_valid_program(main_program=None):
+    if main_program is None:
+        return default_main_program()
+    if hasattr(main_program, "_program"):      # a CompiledProgram
+        return main_program._program
+    if not isinstance(main_program, Program):
+        raise TypeError("The type of input main_program is invalid, expected "
+                        "fluid.Program, but received %s" % type(main_program).__name__)
+    return main_program
+
+
+def _chosen(main_program, vars, predicate, fn):
+    if vars is not None:
+        chosen = list(vars)
+        for v in chosen:
+            if not isinstance(v, Variable):
+                raise TypeError("%s: vars must be Variables, got %s" % (fn, type(v).__name__))
+        return chosen
+    program = _get_valid_program(main_program)
+    return [v for v in program.list_vars() if predicate is None or predicate(v)]
+
+
+def save_vars(executor, dirname, main_program=None, vars=None, predicate=None,
+              filename=None):
+    """Write the chosen variables' values: a file per variable, or one `filename`
+    (static.io.save_vars_files: Paddle's LoDTensor streams, all or nothing)."""
+    if dirname is None:
+        raise ValueError("save_vars: dirname must be a directory path, got None")
+    values = static_io._values_of(_chosen(main_program, vars, predicate, "save_vars"),
+                                  "save_vars")
+    static_io.save_vars_files(dirname, values, filename, "save_vars")
+
+
+def save_params(executor, dirname, main_program=None, filename=None):
+    save_vars(executor, dirname, main_program, predicate=is_parameter, filename=filename)
+
+
+def save_persistables(executor, dirname, main_program=None, filename=None):
+    save_vars(executor, dirname, main_program, predicate=is_persistable, filename=filename)
+
+
+def load_vars(executor, dirname, main_program=None, vars=None, predicate=None,
+              filename=None):
+    """Read the chosen variables' values back (files as save_vars or Paddle wrote them);
+    nothing is set unless every variable is found with its shape and dtype."""
+    if dirname is None:
+        raise ValueError("load_vars: dirname must be a directory path, got None")
+    chosen = _chosen(main_program, vars, predicate, "load_vars")
+    dirname = os.fspath(dirname)
+    stored = static_io.read_vars_files(dirname, [v.name for v in chosen], filename)
+    source = os.path.join(dirname, filename) if filename is not None else dirname
+    global_scope().set_values(static_io._checked_values(chosen, stored, "load_vars", source,
+                                                        copy=False))
+
+
+def load_params(executor, dirname, main_program=None, filename=None):
+    load_vars(executor, dirname, main_program, predicate=is_parameter, filename=filename)
+
+
+def load_persistables(executor, dirname, main_program=None, filename=None):
+    load_vars(executor, dirname, main_program, predicate=is_persistable, filename=filename)
+
+
+def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_program=None,
+                         model_filename=None, params_filename=None, export_for_deployment=True,
+                         program_only=False):
+    """Write the inference program computing target_vars from the named feeds to
+    dirname/__model__ (or model_filename) and, unless program_only, its persistables.
+    Returns the target variables' names."""
+    if isinstance(feeded_var_names, str):
+        feeded_var_names = [feeded_var_names]
+    if not all(isinstance(n, str) for n in feeded_var_names or ()):
+        raise ValueError("save_inference_model: feeded_var_names must be a list of str")
+    if isinstance(target_vars, Variable):
+        target_vars = [target_vars]
+    program = _get_valid_program(main_program)
+    block = program.global_block()
+    feeds = [block.var(n) for n in feeded_var_names]
+    pruned, feed_names, fetch_names = static_io.normalize_program(
+        program, feeds, list(target_vars), "save_inference_model")
+    if program_only:
+        model = static_io.model_formats.program_to_bytes(pruned, feed_names, fetch_names)
+        os.makedirs(os.fspath(dirname), exist_ok=True)
+        static_io.save_to_file(os.path.join(dirname, model_filename or MODEL_FILENAME), model)
+    else:
+        static_io.save_inference_files(dirname, pruned, feed_names, fetch_names,
+                                       model_filename, params_filename)
+    return fetch_names
+
+
+def load_inference_model(dirname, executor, model_filename=None, params_filename=None,
+                         pserver_endpoints=None):
+    """[program, feed target names, fetch target Variables]; the persistables go to the
+    global scope."""
+    prefix, model_file, params_file = static_io.inference_model_files(
+        os.path.join(os.fspath(dirname), ""), model_filename or MODEL_FILENAME,
+        params_filename)
+    if not os.path.isfile(model_file):
+        raise ValueError("load_inference_model: there is no model file %r (write it with "
+                         "save_inference_model)" % model_file)
+    program, feed_names, fetch_targets, values = static_io.read_inference_model(
+        prefix, model_file, params_file)
+    global_scope().set_values(values)
+    return [program, feed_names, fetch_targets]

@@ -1,0 +1,128 @@
+"""Op protos: Paddle's description of each op type (framework.OpProtoHolder), built from
+refimpl's OpDefs. A proto lists the op's input and output slots (duplicable: a list of
+variables; dispensable: may be left out) and its attributes with their types, which is
+what Paddle's OpTest and fluid.op.Operator read to build and drive an op."""
+from ..ops.registry import all_op_types, get_op_def, is_duplicable, is_optional, slot_name
+
+__all__ = ["OpProto", "VarProto", "AttrProto", "AttrType", "OpProtoHolder",
+           "get_all_op_protos", "GENERATED_ATTRS"]
+
+# attributes the framework adds to every op (role, namescope, creation call stack, device)
+GENERATED_ATTRS = ("op_role", "op_role_var", "op_namescope", "op_callstack", "op_device")
+
+
+class AttrType:
+    """Paddle's attribute type codes (framework.proto)."""
+    INT, FLOAT, STRING, INTS, FLOATS, STRINGS, BOOLEAN, BOOLEANS, BLOCK, LONG, BLOCKS, \
+        LONGS = range(12)
+
+
+def attr_type_of(value):
+    """The AttrType of a default value."""
+    if isinstance(value, bool):
+        return AttrType.BOOLEAN
+    if isinstance(value, int):
+        return AttrType.INT
+    if isinstance(value, float):
+        return AttrType.FLOAT
+    if isinstance(value, str):
+        return AttrType.STRING
+    if isinstance(value, (list, tuple)):
+        kinds = {attr_type_of(v) for v in value}
+        if kinds == {AttrType.BOOLEAN}:
+            return AttrType.BOOLEANS
+        if kinds <= {AttrType.INT}:
+            return AttrType.INTS
+        if kinds <= {AttrType.INT, AttrType.FLOAT}:
+            return AttrType.FLOATS
+        return AttrType.STRINGS
+    return AttrType.STRING
+
+
+class VarProto:
+    def __init__(self, name, duplicable, dispensable, intermediate=False):
+        self.name = name
+        self.duplicable = duplicable
+        self.dispensable = dispensable
+        self.intermediate = intermediate
+        self.comment = ""
+
+    def __repr__(self):
+        return "VarProto(%s%s%s)" % (self.name, ", duplicable" if self.duplicable else "",
+                                     ", dispensable" if self.dispensable else "")
+
+
+class AttrProto:
+    def __init__(self, name, type, generated=False):
+        self.name = name
+        self.type = type
+        self.generated = generated
+        self.comment = ""
+
+    def __repr__(self):
+        return "AttrProto(%s)" % self.name
+
+
+class OpProto:
+    """type, inputs, outputs (VarProtos) and attrs (AttrProtos) of one op type.
+
+    Outputs are all dispensable: refimpl's kernels compute every output and the executor
+    stores only those the op names, so any output may be left out."""
+
+    def __init__(self, op_def):
+        self.type = op_def.type
+        self.comment = (type(op_def).__doc__ or "").strip()
+        self.inputs = [VarProto(slot_name(s), is_duplicable(s), is_optional(s))
+                       for s in op_def.inputs]
+        self.outputs = [VarProto(slot_name(s), is_duplicable(s), True)
+                        for s in op_def.outputs]
+        self.attrs = [AttrProto(name, attr_type_of(value))
+                      for name, value in op_def.attrs.items()]
+        self.attrs += [AttrProto(old, attr_type_of(op_def.attrs[new]))
+                       for old, new in op_def.renamed_attrs.items()]
+        self.attrs += [AttrProto(name, AttrType.STRINGS if name == "op_role_var" else
+                                 AttrType.INT if name == "op_role" else AttrType.STRING,
+                                 generated=True)
+                       for name in GENERATED_ATTRS if name not in op_def.attrs]
+
+    def __repr__(self):
+        return "OpProto(%s, inputs=%s, outputs=%s, attrs=%s)" % (
+            self.type, [v.name for v in self.inputs], [v.name for v in self.outputs],
+            [a.name for a in self.attrs])
+
+
+_protos = {}
+
+
+def get_op_proto(op_type):
+    proto = _protos.get(op_type)
+    if proto is None:
+        proto = _protos[op_type] = OpProto(get_op_def(op_type))
+    return proto
+
+
+def get_all_op_protos():
+    return [get_op_proto(t) for t in sorted(all_op_types())]
+
+
+class OpProtoHolder:
+    """framework.OpProtoHolder.instance().get_op_proto(type)."""
+    _instance = None
+
+    @classmethod
+    def instance(cls):
+        if cls._instance is None:
+            cls._instance = cls()
+        return cls._instance
+
+    def get_op_proto(self, type):
+        if type not in all_op_types():
+            raise ValueError('Operator "%s" has not been registered.' % type)
+        return get_op_proto(type)
+
+    def update_op_proto(self):
+        """Protos are built on demand from the registry: nothing to refresh."""
+
+    @staticmethod
+    def generated_op_attr_names():
+        return set(GENERATED_ATTRS)

@@ -1,0 +1,242 @@
+"""Desc views: Paddle's C++-side descriptions of ops, blocks and programs (`op.desc`,
+`block.desc`, `program.desc`) as thin views over refimpl's Python IR.
+
+Paddle keeps the IR twice (Python objects and protobuf descs) and code written against it
+(Paddle's OpTest, passes, tools) reads and edits the descs: `op.desc.input("X")`,
+`op.desc.infer_shape(block.desc)`, `block.desc.append_op()` then `copy_from(...)` and
+`program._sync_with_cpp()`. refimpl has one IR; these views read and write it. An OpDesc
+made by `block.desc.append_op()` or `core.get_grad_op_desc` stands alone until
+`program._sync_with_cpp()` turns it into an Operator of its block.
+"""
+__all__ = ["OpDesc", "BlockDesc", "ProgramDesc", "VarDesc"]
+
+
+class OpDesc:
+    """An op's description: type, named input/output slots of variable names, attrs.
+    Views a live Operator (`op`), or stands alone (`op` None) until synced into a block."""
+
+    def __init__(self, op=None, type=None, inputs=None, outputs=None, attrs=None):
+        self._op = op
+        if op is None:
+            self._type = type or ""
+            self._inputs = {k: list(v) for k, v in (inputs or {}).items()}
+            self._outputs = {k: list(v) for k, v in (outputs or {}).items()}
+            self._attrs = dict(attrs or {})
+
+    # the fields, wherever they live
+    @property
+    def _fields(self):
+        op = self._op
+        if op is None:
+            return self._inputs, self._outputs, self._attrs
+        return op.inputs, op.outputs, op.attrs
+
+    def type(self):
+        return self._op.type if self._op is not None else self._type
+
+    def set_type(self, type):
+        if self._op is not None:
+            raise ValueError("set_type: op %r is already in a block; build a new op instead"
+                             % self._op.type)
+        self._type = type
+
+    def input(self, slot):
+        return list(self._fields[0].get(slot, []))
+
+    def output(self, slot):
+        return list(self._fields[1].get(slot, []))
+
+    def input_names(self):
+        return list(self._fields[0])
+
+    def output_names(self):
+        return list(self._fields[1])
+
+    def input_arg_names(self):
+        return [n for names in self._fields[0].values() for n in names]
+
+    def output_arg_names(self):
+        return [n for names in self._fields[1].values() for n in names]
+
+    def set_input(self, slot, names):
+        self._fields[0][slot] = list(names)
+        self._changed()
+
+    def set_output(self, slot, names):
+        self._fields[1][slot] = list(names)
+        self._changed()
+
+    def _rename(self, which, old, new):
+        for names in self._fields[which].values():
+            names[:] = [new if n == old else n for n in names]
+        self._changed()
+
+    def rename_input(self, old, new):
+        self._rename(0, old, new)
+
+    def rename_output(self, old, new):
+        self._rename(1, old, new)
+
+    def attr(self, name):
+        return self._fields[2][name]
+
+    def has_attr(self, name):
+        return name in self._fields[2]
+
+    def attr_names(self):
+        return list(self._fields[2])
+
+    def set_attr(self, name, value):
+        self._fields[2][name] = value
+        self._changed()
+
+    _set_attr = set_attr
+
+    def remove_attr(self, name):
+        self._fields[2].pop(name, None)
+        self._changed()
+
+    def copy_from(self, other):
+        """Take type, slots and attrs of another OpDesc (this one must stand alone)."""
+        inputs, outputs, attrs = other._fields
+        self.set_type(other.type())
+        self._inputs = {k: list(v) for k, v in inputs.items()}
+        self._outputs = {k: list(v) for k, v in outputs.items()}
+        self._attrs = dict(attrs)
+
+    def infer_shape(self, block_desc=None):
+        """Shape/dtype inference of a live op (refimpl also does it when the op is built)."""
+        if self._op is not None:
+            self._op.op_def.run_infer_shape(self._op)
+
+    def infer_var_type(self, block_desc=None):
+        """Variable kinds follow the op's declared slots in refimpl: nothing to infer."""
+
+    def check_attrs(self):
+        """Attributes are checked when refimpl binds the op's kernel."""
+
+    def _changed(self):
+        if self._op is not None:
+            self._op.block.program._bump()
+
+    def __eq__(self, other):
+        if isinstance(other, OpDesc) and self._op is not None:
+            return self._op is other._op
+        return self is other
+
+    def __hash__(self):
+        return id(self._op) if self._op is not None else id(self)
+
+    def __repr__(self):
+        return "OpDesc(%s, inputs=%s, outputs=%s)" % (self.type(), self._fields[0],
+                                                      self._fields[1])
+
+
+class VarDesc:
+    """A variable's description (name, shape, dtype, kind, persistable, lod level)."""
+
+    def __init__(self, var):
+        self._var = var
+
+    def name(self):
+        return self._var.name
+
+    def shape(self):
+        return list(self._var.shape or [])
+
+    def set_shape(self, shape):
+        self._var._set_shape_dtype(shape, None)
+
+    def dtype(self):
+        return self._var.dtype
+
+    def set_dtype(self, dtype):
+        self._var._set_shape_dtype(self._var.shape, dtype)
+
+    def type(self):
+        return self._var.type
+
+    def set_type(self, type):
+        self._var.type = type
+
+    def persistable(self):
+        return self._var.persistable
+
+    def set_persistable(self, persistable):
+        self._var.persistable = bool(persistable)
+
+    def lod_level(self):
+        return self._var.lod_level
+
+    def set_lod_level(self, level):
+        self._var.lod_level = int(level)
+
+    def need_check_feed(self):
+        return self._var.need_check_feed
+
+    def set_need_check_feed(self, check):
+        self._var.need_check_feed = bool(check)
+
+
+def _text(name):
+    return name.decode() if isinstance(name, bytes) else name
+
+
+class BlockDesc:
+    """A block's description: its ops (as OpDescs) and variables (as VarDescs)."""
+
+    def __init__(self, block):
+        self._block = block
+
+    @property
+    def id(self):
+        return self._block.idx
+
+    @property
+    def parent(self):
+        return self._block.parent_idx
+
+    def append_op(self):
+        """A new, empty OpDesc at the end of the block (an Operator after _sync_with_cpp)."""
+        desc = OpDesc()
+        self._block._pending_descs.append(desc)
+        return desc
+
+    def op_size(self):
+        return len(self._block.ops)
+
+    def op(self, index):
+        return self._block.ops[index].desc
+
+    def var(self, name):
+        """The variable `name` (str, or bytes as Paddle's tests pass), created if absent."""
+        name = _text(name)
+        v = self._block._find_var_recursive(name)
+        if v is None:
+            v = self._block.create_var(name=name)
+        return VarDesc(v)
+
+    def find_var(self, name):
+        v = self._block._find_var_recursive(_text(name))
+        return VarDesc(v) if v is not None else None
+
+    def has_var(self, name):
+        return self._block.has_var(_text(name))
+
+    def all_vars(self):
+        return [VarDesc(v) for v in self._block.vars.values()]
+
+    def _remove_op(self, start, end):
+        del self._block.ops[start:end]
+        self._block.program._bump()
+
+
+class ProgramDesc:
+    def __init__(self, program):
+        self._program = program
+
+    def block(self, index):
+        return self._program.block(index).desc
+
+    def num_blocks(self):
+        return self._program.num_blocks

@@ -1,0 +1,73 @@
+"""Nested structures (lists, tuples, namedtuples, dicts) of Variables: what RNN cells and
+decoders pass as states (Paddle's fluid.layers.utils)."""
+__all__ = ["is_sequence", "map_structure", "flatten", "pack_sequence_as",
+           "assert_same_structure", "convert_to_list"]
+
+
+def is_sequence(value):
+    return isinstance(value, (list, tuple, dict))
+
+
+def _children(value):
+    return [value[k] for k in sorted(value)] if isinstance(value, dict) else list(value)
+
+
+def map_structure(fn, *structures):
+    """fn over the leaves of equally nested tuples / lists / namedtuples / dicts."""
+    first = structures[0]
+    if isinstance(first, dict):
+        return {k: map_structure(fn, *(s[k] for s in structures)) for k in first}
+    if isinstance(first, tuple) and hasattr(first, "_fields"):
+        return type(first)(*(map_structure(fn, *parts) for parts in zip(*structures)))
+    if isinstance(first, (list, tuple)):
+        return type(first)(map_structure(fn, *parts) for parts in zip(*structures))
+    return fn(*structures)
+
+
+def flatten(structure):
+    """The leaves, depth first (dicts in sorted key order)."""
+    if not is_sequence(structure):
+        return [structure]
+    return [leaf for child in _children(structure) for leaf in flatten(child)]
+
+
+def pack_sequence_as(structure, flat):
+    """`flat`'s leaves arranged as `structure`."""
+    flat = list(flat)
+    if len(flat) != len(flatten(structure)):
+        raise ValueError("pack_sequence_as: structure has %d leaves, got %d"
+                         % (len(flatten(structure)), len(flat)))
+    leaves = iter(flat)
+    return map_structure(lambda _: next(leaves), structure)
+
+
+def assert_same_structure(first, second, check_types=True):
+    """ValueError unless both nest alike (same lengths, and types when check_types)."""
+    if is_sequence(first) != is_sequence(second):
+        raise ValueError("The two structures don't have the same nested structure: %r and %r"
+                         % (first, second))
+    if not is_sequence(first):
+        return
+    if check_types and type(first) is not type(second):
+        raise TypeError("The two structures don't have the same sequence type: %s and %s"
+                        % (type(first).__name__, type(second).__name__))
+    a, b = _children(first), _children(second)
+    if len(a) != len(b):
+        raise ValueError("The two structures don't have the same number of elements: %d "
+                         "and %d" % (len(a), len(b)))
+    for x, y in zip(a, b):
+        assert_same_structure(x, y, check_types)
+
+
+def convert_to_list(value, n, name, dtype=int):
+    """An int (repeated n times) or a sequence of n ints, as a list."""
+    if isinstance(value, dtype):
+        return [value] * n
+    try:
+        values = list(value)
+    except TypeError:
+        raise ValueError("The %s's type must be list or tuple. Received: %s" % (name, value))
+    if len(values) != n or not all(isinstance(v, dtype) for v in values):
+        raise ValueError("The %s must be a list of %d %s, got %s"
+                         % (name, n, dtype.__name__, value))
+    return values

@@ -1,0 +1,109 @@
+"""Which PaddlePaddle release refimpl behaves like: the version profile.
+
+`REFIMPL_PADDLE=1.8|2.0|3` (read once, when refimpl is imported; default 2.0, the version
+of the seed API index), `python -m refimpl run --paddle 1.8 script.py`, or `use("1.8")` in
+tests. Every behaviour that really differs between Paddle releases is one entry of
+SWITCHES, read through `switch(name)`; specs/versions.md lists each with the release it
+was measured on and the test that checks it.
+"""
+import contextlib
+import os
+
+__all__ = ["VERSIONS", "DEFAULT", "RELEASES", "current", "release", "set_current", "use",
+           "switch", "SWITCHES"]
+
+VERSIONS = ("1.8", "2.0", "3")
+DEFAULT = "2.0"
+# the release each profile was measured on (2.0: its source and documentation)
+RELEASES = {"1.8": "1.8.5", "2.0": "2.0.0", "3": "3.3.1"}
+ENV_VAR = "REFIMPL_PADDLE"
+
+# behaviour -> its value under 1.8, 2.0 and 3 (specs/versions.md says what each means)
+SWITCHES = {
+    # the mode a script starts in (refimpl/framework/mode.py)
+    "default_mode": {"1.8": "static", "2.0": "dynamic", "3": "dynamic"},
+    # every tensor needing a gradient keeps it after backward and Tensor.grad is an ndarray
+    # (1.8, 2.0), or .grad is a Tensor and a non-leaf keeps it only after retain_grads() (3)
+    "legacy_grads": {"1.8": True, "2.0": True, "3": False},
+    # the shape of full reductions (mean, reduce_* over all axes, losses, accuracy, ...)
+    "scalar_shape": {"1.8": (1,), "2.0": (1,), "3": ()},
+    # fetched size-1 arrays convert to Python numbers (float(), '%f'), as numpy 1.x allowed
+    "size1_arrays_are_scalars": {"1.8": True, "2.0": True, "3": False},
+    # dot of [B, N] matrices: [B, 1] (the reduced dim kept) or [B]
+    "dot_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
+    # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
+    "adam_epsilon": {"1.8": "unscaled", "2.0": "scaled", "3": "scaled"},
+    # Lamb: moments bias-corrected by 1 - beta^t before the update
+    "lamb_bias_correction": {"1.8": False, "2.0": True, "3": True},
+    # integer elementwise_floordiv: toward zero (C's /) or floored (Python's //)
+    "int_floordiv": {"1.8": "trunc", "2.0": "trunc", "3": "floor"},
+    # paddle.divide of integers: the op's integer division toward zero, or true division
+    # in float32 (the elementwise_div op itself divides integers toward zero everywhere)
+    "int_divide": {"1.8": "trunc", "2.0": "trunc", "3": "true"},
+    # matmul (v1) reads a transposed 1-D X as a column and a transposed 1-D Y as a row
+    # (1.8, 2.0), or ignores transposing 1-D operands as matmul_v2 does (3)
+    "matmul_transposed_vectors": {"1.8": "matrix", "2.0": "matrix", "3": "ignored"},
+    # integer elementwise_mod: the sign of X (C's %) or of Y (Python's %)
+    "int_mod": {"1.8": "trunc", "2.0": "floor", "3": "floor"},
+    # avg pool2d, exclusive=False, ceil_mode=True: divide windows that run past the input
+    # by the full kernel area (1.8) or by the part inside the padded input (3)
+    "avg_pool_ceil_divisor": {"1.8": "kernel", "2.0": "padded_input", "3": "padded_input"},
+    # initializer ops are prepended to the startup program (1.8, 2.0) or appended (3)
+    "startup_init_order": {"1.8": "prepend", "2.0": "prepend", "3": "append"},
+    # fluid.layers check their arguments' types and dtypes as Paddle 1.8.5 did
+    # (fluid/layers/argument_checks.py); elsewhere refimpl's ops check what they take
+    "fluid_layer_checks": {"1.8": True, "2.0": False, "3": False},
+    # which FLAGS_* get_flags / set_flags accept (fluid/flags.py)
+    "public_flags": {"1.8": "1.8", "2.0": "2.0", "3": "2.0"},
+}
+
+
+def _validated(version, where):
+    version = str(version).strip()
+    if version == "3.0":
+        version = "3"
+    if version not in VERSIONS:
+        raise ValueError("%s: Paddle version profile must be one of %s, got %r"
+                         % (where, ", ".join(VERSIONS), version))
+    return version
+
+
+_current = _validated(os.environ.get(ENV_VAR, DEFAULT), ENV_VAR)
+
+
+def current():
+    """The profile in force: '1.8', '2.0' or '3'."""
+    return _current
+
+
+def release():
+    """The Paddle release the current profile follows, e.g. '1.8.5'."""
+    return RELEASES[_current]
+
+
+def set_current(version):
+    """Switch the profile for the rest of the process (the runner's --paddle); programs
+    built before keep what they were built with."""
+    global _current
+    _current = _validated(version, "set_current")
+    os.environ[ENV_VAR] = _current   # subprocesses (mpirun ranks, workers) follow
+
+
+@contextlib.contextmanager
+def use(version):
+    """Run a block under another profile (tests)."""
+    global _current
+    old, _current = _current, _validated(version, "use")
+    try:
+        yield _current
+    finally:
+        _current = old
+
+
+def switch(name):
+    """The value of behaviour `name` under the current profile."""
+    try:
+        return SWITCHES[name][_current]
+    except KeyError:
+        raise KeyError("no version switch %r; the switches are %s"
+                       % (name, sorted(SWITCHES))) from None

@@ -1,0 +1,110 @@
+"""Argument errors Paddle raises from Python, with Paddle's exception types: redeclared
+variables, reshape's asserted shapes, backward's argument types, 1.8's dtype list
+(specs/fluid_core.md, "Argument errors")."""
+import numpy as np
+import pytest
+
+from refimpl import fluid
+from refimpl.framework.errors import LayerAssertionError
+
+
+def test_redeclaring_a_variable_must_agree_with_it():
+    block = fluid.Program().global_block()
+    w = block.create_var(name="w", shape=[784, 100], dtype="float64")
+    assert block.create_var(name="w") is w
+    assert block.create_var(name="w", shape=(784, 100), dtype="float64") is w
+    with pytest.raises(ValueError, match="previous shape is \\(784, 100\\).*\\(24, 100\\)"):
+        block.create_var(name="w", shape=(24, 100))
+    with pytest.raises(ValueError, match="previous data type is float64"):
+        block.create_var(name="w", dtype="float32")
+
+
+@pytest.mark.parametrize("shape, message", [([-1, -1, 5], "Only one dimension"),
+                                            ([2, 5, 5, 0], "index of 0"),
+                                            ([-1, -2, 5], "must not be negative")])
+def test_reshape_shape_asserts(shape, message):
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.data("x", [2, 25], "float32")
+        # Paddle asserts (AssertionError); refimpl's errors are ValueErrors: both
+        with pytest.raises(AssertionError, match=message):
+            fluid.layers.reshape(x, shape)
+        with pytest.raises(ValueError, match=message):
+            fluid.layers.reshape(x, shape)
+    assert issubclass(LayerAssertionError, ValueError)
+
+
+def test_backward_argument_types():
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.data("x", [None, 4], "float32")
+        x.stop_gradient = False
+        y = fluid.layers.fc(x, 2)
+        with pytest.raises(TypeError, match="targets"):
+            fluid.gradients(y.name, x)
+        with pytest.raises(TypeError, match="inputs"):
+            fluid.gradients(y, x.name)
+        with pytest.raises(TypeError, match="target_gradients"):
+            fluid.gradients([y], [x], target_gradients=x.name)
+        with pytest.raises(TypeError, match="no_grad_set should be set or list or tuple"):
+            fluid.gradients([y], x, no_grad_set=y)
+        with pytest.raises(TypeError, match="no_grad_set's member"):
+            fluid.backward.append_backward(fluid.layers.mean(y), no_grad_set=[x, "a", 3])
+        with pytest.raises(TypeError, match="parameter_list should be"):
+            fluid.backward.append_backward(fluid.layers.mean(y), parameter_list="w")
+
+
+@pytest.mark.paddle("1.8")
+def test_fluid18_dtype_arguments_outside_its_list_are_value_errors():
+    # Paddle 1.8's convert_dtype knows nine dtypes; complex ones raise ValueError there
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        with pytest.raises(ValueError, match="dtype must be any of"):
+            fluid.layers.create_global_var([1, 2, 3], 2.0, np.complex128)
+        with pytest.raises(TypeError, match="must be"):
+            fluid.layers.create_global_var(1, 2.0, np.float32)
+
+
+def test_variable_to_string():
+    block = fluid.Program().global_block()
+    v = block.create_var(name="v", dtype="float64", shape=[1, 1])
+    text = v.to_string(True)
+    assert text.startswith('name: "v"') and "data_type: FP64" in text
+    assert "stop_gradient" in v.to_string(True, True)
+    with pytest.raises(TypeError, match="with_details must be a bool"):
+        v.to_string(True, 1)
+
+
+def test_pool2d_arguments_and_unknown_dims():
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.layers.data("x", [2, 5, 5, 3], append_batch_size=False, dtype="float32")
+        with pytest.raises(TypeError, match="use_cudnn"):
+            fluid.layers.pool2d(x, 3, use_cudnn=[0], data_format="NHWC")
+        with pytest.raises(ValueError, match="data_format"):
+            fluid.layers.pool2d(x, 3, data_format="NHWCC")
+        with pytest.raises(ValueError, match="VALID"):
+            fluid.layers.pool2d(x, 3, pool_padding="VALID", ceil_mode=True)
+        # a dim unknown at build time stays -1; the others are computed (Paddle's shapes)
+        y = fluid.layers.data("y", [2, -1, 5, 3], append_batch_size=False, dtype="float32")
+        out = fluid.layers.pool2d(y, [3, 3], "avg", pool_padding=[0, 0], data_format="NHWC")
+        assert out.shape == (2, -1, 3, 3)
+        z = fluid.layers.data("z", [2, 3, -1, -1], append_batch_size=False, dtype="float32")
+        assert fluid.layers.pool2d(z, 3).shape == (2, 3, -1, -1)
+        assert fluid.layers.adaptive_pool2d(z, [2, 2]).shape == (2, 3, 2, 2)
+
+
+def test_rnn_cells_check_their_arguments():
+    from refimpl.fluid.layers import GRUCell, LSTMCell
+    with pytest.raises(TypeError, match="dtype must be float32 or float64"):
+        GRUCell(8, dtype="int32")
+    with pytest.raises(TypeError, match="hidden_size must be an int"):
+        LSTMCell(8.0)
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.data("x", [None, 4], "float32")
+        h = fluid.data("h", [None, 8], "float32")
+        bad = fluid.data("bad", [None, 8], "int32")
+        with pytest.raises(TypeError, match="states\\[0\\] 'bad' must be float32"):
+            GRUCell(8)(x, bad)
+        with pytest.raises(TypeError, match="states\\[1\\] 'bad'"):
+            LSTMCell(8)(x, [h, bad])
+        with pytest.raises(TypeError, match="must be a static Variable"):
+            GRUCell(8)(x, np.zeros((2, 8), "float32"))
+        with pytest.raises(TypeError, match="list \\[hidden, cell\\]"):
+            LSTMCell(8)(x, h)

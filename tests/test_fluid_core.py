@@ -1,0 +1,270 @@
+"""paddle.fluid.core, fluid.op, op protos, desc views and the fluid.dygraph guard: what
+Paddle 1.8's own tests (OpTest) drive an op through (specs/fluid_core.md)."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import fluid
+from refimpl.fluid import core
+from refimpl.fluid.framework import OpProtoHolder, convert_np_dtype_to_dtype_
+from refimpl.fluid.op import Operator
+
+
+def test_lod_tensor_api():
+    t = core.LoDTensor([[2, 3]])
+    t.set(np.arange(10, dtype="float32").reshape(5, 2), core.CPUPlace())
+    assert t.shape() == [5, 2] and t.lod() == [[0, 2, 5]]
+    assert t.recursive_sequence_lengths() == [[2, 3]] and t.has_valid_recursive_sequence_lengths()
+    assert t._dtype() == core.VarDesc.VarType.FP32 and int(core.VarDesc.VarType.FP32) == 5
+    t.set_lod([[0, 1, 5]])
+    assert t.recursive_sequence_lengths() == [[1, 4]]
+    with pytest.raises(ValueError, match="offsets starting at 0"):
+        t.set_lod([[1, 5]])
+    assert t._get_float_element(3) == 3.0
+    t._set_float_element(3, 7.5)
+    assert np.array(t)[1, 1] == 7.5
+    with pytest.raises(TypeError, match="holds float32"):
+        t._get_double_element(0)
+    copy = t._copy(core.CPUPlace())
+    t._set_float_element(0, -1.0)
+    assert np.array(copy)[0, 0] == 0.0 and copy.lod() == [[0, 1, 5]]
+    np.testing.assert_array_equal(np.array(t[1:3]), np.array(t)[1:3])
+
+
+def test_scope_variables_and_tensors():
+    scope = core.Scope()
+    assert scope.find_var("a") is None
+    tensor = scope.var("a").get_tensor()
+    tensor._set_dims([2, 3])
+    tensor._alloc_int(core.CPUPlace())
+    assert np.array(tensor).dtype == np.int32 and tensor.shape() == [2, 3]
+    tensor.set_recursive_sequence_lengths([[1, 1]])
+    # the lengths belong to the scope variable: a fresh view sees them
+    assert scope.find_var("a").get_tensor().recursive_sequence_lengths() == [[1, 1]]
+    kid = scope.new_scope()
+    assert kid.find_var("a") is not None
+    v = scope.var("n")
+    v.set_int(10)
+    assert v.is_int() and v.get_int() == 10
+    scope._remove_from_pool()
+    with pytest.raises(RuntimeError, match="nonexistent scope"):
+        scope._remove_from_pool()
+
+
+def test_feed_fetch_holders():
+    scope = core.Scope()
+    t = core.LoDTensor([[2, 2]])
+    t.set(np.ones((4, 3), "float32"), core.CPUPlace())
+    core.set_feed_variable(scope, t, "feed", 0)
+    scope.var("fetch").get_fetch_list().append(t)
+    assert core.get_fetch_variable(scope, "fetch", 0).recursive_sequence_lengths() == [[2, 2]]
+    with pytest.raises(IndexError):
+        core.get_fetch_variable(scope, "fetch", 1)
+
+
+def test_globals_and_build_queries():
+    g = core.globals()
+    assert "FLAGS_use_mkldnn" in g and g["FLAGS_eager_delete_tensor_gb"] == 0.0
+    g["FLAGS_eager_delete_tensor_gb"] = -1
+    assert g["FLAGS_eager_delete_tensor_gb"] == -1.0 and isinstance(g.get("nope", 3), int)
+    g["FLAGS_eager_delete_tensor_gb"] = 0.0
+    assert core.is_compiled_with_xpu() is False and core.is_compiled_with_mkldnn() is False
+    from refimpl.framework.place import device_count
+    assert core.get_cuda_device_count() == device_count()
+    assert core.is_compiled_with_cuda() == (device_count() > 0)
+    op_role = core.op_proto_and_checker_maker
+    assert op_role.kOpRoleAttrName() == "op_role" and int(op_role.OpRole.Backward) == 1
+    with pytest.raises(core.EnforceNotMet, match="test exception"):
+        core.__unittest_throw_exception__()
+    p = core.Place()
+    p.set_place(fluid.CPUPlace())
+    assert p.is_cpu_place() and not p.is_gpu_place()
+
+
+def test_op_errors_are_enforce_not_met():
+    x = fluid.data("x", [2, 3], "float32")
+    with pytest.raises(core.EnforceNotMet):
+        fluid.default_main_program().global_block().append_op(
+            "mul", {"X": [x], "Y": [x]}, {"Out": [x]})
+
+
+def test_op_protos_follow_the_op_definitions():
+    proto = OpProtoHolder.instance().get_op_proto("concat")
+    assert [(v.name, v.duplicable, v.dispensable) for v in proto.inputs] == \
+        [("X", True, False), ("AxisTensor", False, True)]
+    assert {"axis", "op_role"} <= {a.name for a in proto.attrs}
+    assert Operator.get_op_inputs("mul") == [("X", False), ("Y", False)]
+    assert "dims" in Operator.get_op_attr_names("flip")      # 1.8's name, accepted
+    with pytest.raises(ValueError, match="has not been registered"):
+        OpProtoHolder.instance().get_op_proto("no_such_op")
+    assert convert_np_dtype_to_dtype_(np.float64) == core.VarDesc.VarType.FP64
+
+
+def test_operator_runs_on_a_scope():
+    scope = core.Scope()
+    x = np.arange(6, dtype="float64").reshape(2, 3)
+    y = np.ones((3, 2))
+    scope.var("x").get_tensor().set(x, core.CPUPlace())
+    scope.var("y").get_tensor().set(y, core.CPUPlace())
+    scope.var("out").get_tensor()
+    op = Operator("mul", X="x", Y="y", Out="out", x_num_col_dims=1)
+    assert op.type() == "mul" and op.input("X") == ["x"]
+    op.run(scope, core.CPUPlace())
+    np.testing.assert_allclose(np.array(scope.find_var("out").get_tensor()), x @ y)
+    scope.find_var("x").get_tensor()._set_double_element(0, 10.0)
+    op.run(scope, core.CPUPlace())
+    np.testing.assert_allclose(np.array(scope.find_var("out").get_tensor())[0], [13, 13])
+    with pytest.raises(TypeError, match="unknown arguments"):
+        Operator("mul", X="x", Y="y", Out="out", bogus=1)
+
+
+def test_desc_views_and_grad_op_desc():
+    x = fluid.data("x", [2, 3], "float32")
+    out = fluid.layers.tanh(x)
+    op = fluid.default_main_program().global_block().ops[-1]
+    desc = op.desc
+    assert desc is op.desc and desc.type() == "tanh" and desc.input("X") == [x.name]
+    assert desc.output_arg_names() == [out.name]
+    grads, grad_to_var = core.get_grad_op_desc(desc, set(), [])
+    assert [g.type() for g in grads] == ["tanh_grad"]
+    assert grads[0].output("X@GRAD") == [x.name + "@GRAD"]
+    assert grad_to_var[x.name + "@GRAD"] == x.name
+    assert core.has_grad_op_maker("tanh") and not core.has_grad_op_maker("shape")
+    # a desc appended to a block becomes an Operator at _sync_with_cpp
+    program = fluid.Program()
+    block = program.global_block()
+    new = block.desc.append_op()
+    new.copy_from(grads[0])
+    assert block.ops == []
+    program._sync_with_cpp()
+    assert [o.type for o in block.ops] == ["tanh_grad"] and block.ops[0].desc is new
+
+
+def test_dygraph_guard_runs_ops_as_they_are_built():
+    x_value = np.array([[1.0, -2.0], [3.0, 0.5]], "float32")
+    with fluid.dygraph.guard():
+        assert fluid.framework.in_dygraph_mode()
+        x = fluid.dygraph.to_variable(x_value)
+        x.stop_gradient = False
+        y = fluid.layers.reduce_sum(fluid.layers.square(x))
+        np.testing.assert_allclose(y.numpy(), [np.sum(x_value ** 2)])
+        y.backward()
+        np.testing.assert_allclose(x.gradient(), 2 * x_value)
+        assert np.array(x.value().get_tensor()).shape == (2, 2)
+    assert not fluid.framework.in_dygraph_mode()
+    with pytest.raises(RuntimeError, match="dygraph mode"):
+        fluid.data("z", [1], "float32").numpy()
+    with pytest.raises(RuntimeError, match="inside fluid.dygraph.guard"):
+        fluid.dygraph.to_variable(x_value)
+
+
+def test_fluid_modules_import_as_in_1_8(tmp_path):
+    import subprocess
+    import sys
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import paddle.fluid.core as core\n"
+        "import paddle.fluid.initializer as initializer\n"
+        "import paddle.fluid.layers.nn as nn\n"
+        "from paddle.fluid.layers.rnn import GRUCell\n"
+        "from paddle.fluid.layers import rnn\n"
+        "import paddle.fluid.layers.utils as utils\n"
+        "from paddle.fluid.executor import Executor, as_numpy\n"
+        "from paddle.fluid import compiler, unique_name\n"
+        "from paddle.fluid.framework import Program, OpProtoHolder\n"
+        "import paddle.fluid as fluid, paddle.compat as cpt, paddle.dataset.mnist\n"
+        "assert initializer.Constant and nn.fc is fluid.layers.fc and callable(rnn)\n"
+        "assert utils.flatten([1, [2, (3,)]]) == [1, 2, 3]\n"
+        "assert cpt.to_text(b'x') == 'x' and fluid.param_attr.ParamAttr\n"
+        "print('ok')\n")
+    out = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", "1.8",
+                          str(script)], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "ok"
+
+
+def test_strategies_take_the_1_8_options():
+    exe = fluid.ExecutionStrategy()
+    assert exe.use_experimental_executor is True and exe._dry_run is False
+    build = fluid.BuildStrategy()
+    assert build.enable_backward_optimizer_op_deps and build.mkldnn_enabled_op_types == set()
+    assert fluid.BuildStrategy().mkldnn_enabled_op_types is not build.mkldnn_enabled_op_types
+    x = fluid.data("x", [None, 2], "float32")
+    loss = fluid.layers.mean(fluid.layers.fc(x, 1))
+    fluid.optimizer.SGD(0.1).minimize(loss)
+    exe.__setattr__("_dry_run", True)
+    compiled = fluid.CompiledProgram(fluid.default_main_program()).with_data_parallel(
+        loss_name=loss.name, exec_strategy=exe, places=[fluid.CPUPlace()])
+    executor = fluid.Executor()
+    executor.run(fluid.default_startup_program())
+    assert executor.run(compiled) == []          # nothing runs, nothing needs a feed
+    with pytest.raises(ValueError, match="_dry_run runs no op"):
+        executor.run(compiled, fetch_list=[loss])
+
+
+def test_name_scopes_used_again_are_numbered():
+    """Paddle 1.8's test_name_scope: a prefix entered again under the same scope is
+    prefix_1 in op_namescope."""
+    x = fluid.data("x", [1], "float32")
+    scopes = []
+    for _ in range(2):
+        with fluid.name_scope("again_numbered"):
+            with fluid.name_scope("inner"):
+                scopes.append(fluid.layers.scale(x, 2.0))
+    ops = fluid.default_main_program().global_block().ops
+    assert [op.attr("op_namescope") for op in ops[-2:]] == [
+        "/again_numbered/inner/", "/again_numbered_1/inner/"]
+
+
+def test_lod_tensor_feeds_a_data_parallel_program(monkeypatch):
+    # OpTest's parallel runs feed core.LoDTensors to with_data_parallel programs: split
+    # along dim 0 like arrays (a LoDTensor's shape is a method, shape())
+    monkeypatch.setenv("CPU_NUM", "2")
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, 2], "float32")
+        y = x * 2.0
+    t = core.LoDTensor()
+    t.set(np.arange(8, dtype="float32").reshape(4, 2), core.CPUPlace())
+    exe = fluid.Executor(core.CPUPlace())
+    exe.run(startup)
+    compiled = fluid.CompiledProgram(main).with_data_parallel(places=[core.CPUPlace()] * 2)
+    (out,) = exe.run(compiled, feed={"x": t}, fetch_list=[y])
+    np.testing.assert_array_equal(out, np.arange(8, dtype="float32").reshape(4, 2) * 2)
+
+
+def test_parallel_executor_local_scopes_are_created_and_dropped(monkeypatch):
+    monkeypatch.setenv("CPU_NUM", "2")
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.data(name="X", shape=[1], dtype="float32")
+        loss = fluid.layers.mean(fluid.layers.fc(x, 3))
+        fluid.optimizer.SGD(0.01).minimize(loss)
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        pe = fluid.ParallelExecutor(use_cuda=False, main_program=main, loss_name=loss.name)
+        assert pe._need_create_local_exe_scopes()
+        pe.run(feed={"X": np.ones((4, 1), "float32")}, fetch_list=[loss.name])
+        assert not pe._need_create_local_exe_scopes()
+        pe.drop_local_exe_scopes()
+        assert pe._need_create_local_exe_scopes()
+
+
+def test_dygraph_block_ops_take_1_8_attribute_names_and_any_layout():
+    """OpTest's dygraph check appends ops with 1.8's attribute names (flip `dims`) and
+    Paddle's default conv layout AnyLayout (channels first)."""
+    x_value = np.arange(6, dtype="float32").reshape(1, 1, 2, 3)
+    with fluid.dygraph.guard():
+        block = fluid.default_main_program().global_block()
+        x = fluid.dygraph.to_variable(x_value)
+        flipped = block.create_var(name="flipped", dtype="float32")
+        block.append_op(type="flip", inputs={"X": [x]}, outputs={"Out": [flipped]},
+                        attrs={"dims": [3]})
+        w = fluid.dygraph.to_variable(np.full((1, 1, 1, 1), 2.0, "float32"))
+        conv = block.create_var(name="conv", dtype="float32")
+        block.append_op(type="conv2d", inputs={"Input": [x], "Filter": [w]},
+                        outputs={"Output": [conv]}, attrs={"data_format": "AnyLayout"})
+        np.testing.assert_array_equal(flipped.numpy(), x_value[..., ::-1])
+        np.testing.assert_array_equal(conv.numpy(), 2 * x_value)

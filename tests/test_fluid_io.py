@@ -1,0 +1,125 @@
+"""fluid.io (1.8): variables saved and loaded by directory, inference models, and the
+generator loaders (specs/fluid_io.md)."""
+import os
+
+import numpy as np
+import pytest
+
+from refimpl import fluid
+
+
+def _files(path):
+    """The files a saver wrote, without its manifest (.pdmanifest: framework/checkpoint.py)."""
+    return sorted(f for f in os.listdir(path) if not f.endswith(".pdmanifest"))
+
+
+def _net():
+    x = fluid.data("x", [None, 3], "float32")
+    y = fluid.layers.fc(x, 2, name="fc")
+    exe = fluid.Executor()
+    exe.run(fluid.default_startup_program())
+    return x, y, exe
+
+
+def test_save_and_load_params_file_per_variable_and_combined(tmp_path):
+    x, y, exe = _net()
+    program = fluid.default_main_program()
+    params = {p.name: np.array(fluid.global_scope().find_var(p.name).get_tensor())
+              for p in program.all_parameters()}
+    fluid.io.save_params(exe, str(tmp_path / "each"), program)
+    assert _files(tmp_path / "each") == sorted(params)
+    fluid.io.save_persistables(exe, str(tmp_path / "one"), program, filename="all")
+    assert _files(tmp_path / "one") == ["all"]
+    for name in params:
+        fluid.global_scope().find_var(name).get_tensor().set(np.zeros_like(params[name]))
+    fluid.io.load_params(exe, str(tmp_path / "each"), program)
+    for name, value in params.items():
+        np.testing.assert_array_equal(np.array(fluid.global_scope().find_var(name).get_tensor()),
+                                      value)
+    fluid.io.load_persistables(exe, str(tmp_path / "one"), program, filename="all")
+
+
+def test_load_checks_every_file_before_setting_any(tmp_path):
+    x, y, exe = _net()
+    program = fluid.default_main_program()
+    fluid.io.save_params(exe, str(tmp_path), program)
+    w, b = program.all_parameters()
+    os.remove(tmp_path / b.name)
+    before = np.array(fluid.global_scope().find_var(w.name).get_tensor())
+    fluid.global_scope().find_var(w.name).get_tensor().set(before + 1)
+    with pytest.raises(FileNotFoundError, match=b.name):
+        fluid.io.load_params(exe, str(tmp_path), program)
+    # the weight was not set from its (present) file
+    np.testing.assert_array_equal(np.array(fluid.global_scope().find_var(w.name).get_tensor()),
+                                  before + 1)
+
+
+def test_load_vars_refuses_a_wrong_shape(tmp_path):
+    x, y, exe = _net()
+    w = fluid.default_main_program().all_parameters()[0]
+    fluid.io.save_vars(exe, str(tmp_path), vars=[w])
+    other = fluid.Program()
+    with fluid.program_guard(other, fluid.Program()):
+        wrong = other.global_block().create_parameter(name=w.name, shape=[4, 4],
+                                                      dtype="float32")
+    with pytest.raises(ValueError, match="expects shape"):
+        fluid.io.load_vars(exe, str(tmp_path), vars=[wrong])
+
+
+def test_inference_model_round_trip(tmp_path):
+    x, y, exe = _net()
+    data = np.arange(6, dtype="float32").reshape(2, 3)
+    (want,) = exe.run(feed={"x": data}, fetch_list=[y])
+    names = fluid.io.save_inference_model(str(tmp_path), ["x"], [y], exe)
+    assert names == [y.name] and "__model__" in os.listdir(tmp_path)
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        program, feeds, fetches = fluid.io.load_inference_model(str(tmp_path), exe)
+        (got,) = exe.run(program, feed={feeds[0]: data}, fetch_list=fetches)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    fluid.io.save_inference_model(str(tmp_path / "c"), ["x"], [y], exe,
+                                  model_filename="m", params_filename="p")
+    assert _files(tmp_path / "c") == ["m", "p"]
+    with pytest.raises(ValueError, match="no model file"):
+        fluid.io.load_inference_model(str(tmp_path / "missing"), exe)
+
+
+def test_dataloader_from_generator_iterable_and_started():
+    x = fluid.data("x", [None, 2], "float32")
+    total = fluid.layers.reduce_sum(x)
+    exe = fluid.Executor()
+    samples = [(np.full(2, i, "float32"),) for i in range(5)]
+    loader = fluid.io.DataLoader.from_generator(feed_list=[x], capacity=4)
+    loader.set_sample_generator(lambda: iter(samples), batch_size=2, drop_last=False)
+    sums = [float(exe.run(feed=feed, fetch_list=[total])[0]) for feed in loader()]
+    assert sums == [2.0, 10.0, 8.0]          # (0+1)*2, (2+3)*2, 4*2
+    started = fluid.io.DataLoader.from_generator(feed_list=[x], capacity=4, iterable=False)
+    started.set_batch_generator(lambda: iter([(np.ones((3, 2), "float32"),)] * 2))
+    started.start()
+    got = [float(exe.run(fetch_list=[total])[0]) for _ in range(2)]
+    with pytest.raises(fluid.core.EOFException):
+        exe.run(fetch_list=[total])
+    started.reset()
+    assert got == [6.0, 6.0]
+    with pytest.raises(ValueError, match="capacity"):
+        fluid.io.DataLoader.from_generator(feed_list=[x], capacity=0)
+    with pytest.raises(RuntimeError, match="not iterable"):
+        iter(started).__next__()
+
+
+def test_paddle_batch_and_reader_decorators():
+    import refimpl as paddle
+    reader = lambda: iter(range(7))
+    assert list(paddle.batch(reader, 3)()) == [[0, 1, 2], [3, 4, 5], [6]]
+    assert list(paddle.batch(reader, 3, drop_last=True)()) == [[0, 1, 2], [3, 4, 5]]
+    with pytest.raises(ValueError, match="positive integeral"):
+        paddle.batch(reader, 0)
+    composed = paddle.reader.compose(lambda: iter([1, 2]), lambda: iter([(3, 4), (5, 6)]))
+    assert list(composed()) == [(1, 3, 4), (2, 5, 6)]
+    with pytest.raises(paddle.reader.ComposeNotAligned):
+        list(paddle.reader.compose(lambda: iter([1]), lambda: iter([1, 2]))())
+    assert list(paddle.reader.firstn(reader, 2)()) == [0, 1]
+    assert list(paddle.reader.chain(reader, reader)())[6:8] == [6, 0]
+    assert sorted(paddle.reader.shuffle(reader, 3)()) == list(range(7))
+    assert list(paddle.reader.map_readers(lambda a, b: a + b, reader, reader)())[3] == 6
+    assert list(paddle.reader.cache(reader)()) == list(range(7))

@@ -1,0 +1,230 @@
+"""The version profiles (refimpl.versions): each switch against the values real Paddle gave.
+1.8: measured with Paddle 1.8.5; 3: with Paddle 3.3.1; 2.0: Paddle 2.0.0's source (no 2.0
+build here). specs/versions.md lists the switches."""
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import fluid, static, versions
+
+
+def _run(build, feed=None):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        fetch = build()
+    scope = static.Scope() if hasattr(static, "Scope") else fluid.Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    return exe.run(main, feed=feed or {}, fetch_list=fetch, scope=scope), main, startup
+
+
+def test_profile_is_read_from_the_environment_and_validated():
+    code = "import refimpl.versions as v; print(v.current())"
+    env = dict(os.environ, REFIMPL_PADDLE="1.8")
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert out.stdout.strip() == "1.8"
+    env["REFIMPL_PADDLE"] = "1.7"
+    bad = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True,
+                         text=True, timeout=120)
+    assert bad.returncode != 0 and "REFIMPL_PADDLE" in bad.stderr and "1.8, 2.0, 3" in bad.stderr
+    assert versions.DEFAULT == "2.0"
+
+
+def test_use_switches_and_restores(paddle_version):
+    before = versions.current()
+    with paddle_version("3"):
+        assert versions.current() == "3" and versions.switch("scalar_shape") == ()
+    assert versions.current() == before
+    with pytest.raises(ValueError, match="one of 1.8, 2.0, 3"):
+        with paddle_version("4"):
+            pass
+    with pytest.raises(KeyError, match="no version switch"):
+        versions.switch("no_such_behaviour")
+
+
+@pytest.mark.parametrize("version, shape", [("1.8", (1,)), ("2.0", (1,)), ("3", ())])
+def test_one_number_results(paddle_version, version, shape):
+    # Paddle 1.8.5: mean, reduce_sum, reduce_max, accuracy all [1]; 3.3.1: all 0-D
+    with paddle_version(version):
+        def build():
+            x = fluid.data("x", [2, 3], "float32")
+            p = fluid.data("p", [4, 3], "float32")
+            label = fluid.data("l", [4, 1], "int64")
+            return [fluid.layers.mean(x), fluid.layers.reduce_sum(x),
+                    fluid.layers.reduce_max(x), fluid.layers.accuracy(p, label)]
+        out, _, _ = _run(build, {"x": np.arange(6, dtype="float32").reshape(2, 3),
+                                 "p": np.eye(4, 3, dtype="float32"),
+                                 "l": np.array([[0], [1], [2], [0]], "int64")})
+        assert [o.shape for o in out] == [shape] * 4
+        np.testing.assert_allclose([float(o.reshape(-1)[0]) for o in out], [2.5, 15, 5, 1.0])
+        # the everyday 1.8 idiom, and float() of the [1] loss as numpy 1.x allowed
+        assert out[0].reshape(-1)[0] == 2.5 and float(out[0]) == 2.5 and "%.1f" % out[0] == "2.5"
+
+
+def test_fetched_arrays_keep_numpy_behaviour():
+    out, _, _ = _run(lambda: [fluid.layers.mean(fluid.data("x", [2], "float32"))],
+                     {"x": np.array([1, 2], "float32")})
+    loss = out[0]
+    assert isinstance(loss, np.ndarray) and repr(loss) == "array([1.5], dtype=float32)"
+    assert float(loss * 2) == 3.0 and loss[0] == 1.5
+
+
+@pytest.mark.parametrize("version, shape", [("1.8", (3, 1)), ("2.0", (3, 1)), ("3", (3,))])
+def test_dot_of_matrices(paddle_version, version, shape):
+    """Paddle 2.0.0's dot_op.cc keeps the last dim as 1; Paddle 3.3.1 gives [3]."""
+    with paddle_version(version):
+        def build():
+            x = fluid.data("x", [3, 4], "float32")
+            return [paddle.dot(x, x)]
+        x = np.arange(12, dtype="float32").reshape(3, 4)
+        out, _, _ = _run(build, {"x": x})
+        np.testing.assert_allclose(out[0], (x * x).sum(1).reshape(shape))
+
+
+@pytest.mark.parametrize("version, w", [("1.8", -3.15228862746153e-05),
+                                        ("3", -0.0009090908570215106)])
+def test_adam_epsilon(paddle_version, version, w):
+    """One Adam step, lr 0.01, w = 0, gradient 1e-9 (values from Paddle 1.8.5 / 3.3.1)."""
+    with paddle_version(version):
+        def build():
+            p = fluid.layers.create_parameter([1], "float32",
+                                              default_initializer=fluid.initializer.Constant(0.0))
+            fluid.optimizer.Adam(0.01).minimize(fluid.layers.reduce_sum(p * 1e-9))
+            return [p]
+        out, _, _ = _run(build)
+        np.testing.assert_allclose(out[0], [w], rtol=1e-5)
+
+
+@pytest.mark.parametrize("version, w", [("1.8", -9.999686199080315e-07),
+                                        ("3", -9.990009857574478e-06)])
+def test_lamb_bias_correction(paddle_version, version, w):
+    with paddle_version(version):
+        def build():
+            p = fluid.layers.create_parameter([1], "float32",
+                                              default_initializer=fluid.initializer.Constant(0.0))
+            fluid.optimizer.Lamb(0.01, lamb_weight_decay=0.0).minimize(
+                fluid.layers.reduce_sum(p * 1e-9))
+            return [p]
+        out, _, _ = _run(build)
+        np.testing.assert_allclose(out[0], [w], rtol=1e-5)
+
+
+@pytest.mark.parametrize("version, mod, floordiv", [
+    ("1.8", [1, -1, 1, -1], [2, -2, -2, 2]),          # Paddle 1.8.5
+    ("2.0", [1, 2, -2, -1], [2, -2, -2, 2]),          # 2.0.0's kernels
+    ("3", [1, 2, -2, -1], [2, -3, -3, 2])])           # Paddle 3.3.1
+def test_integer_division_signs(paddle_version, version, mod, floordiv):
+    with paddle_version(version):
+        def build():
+            a, b = fluid.data("a", [4], "int64"), fluid.data("b", [4], "int64")
+            return [fluid.layers.elementwise_mod(a, b), fluid.layers.elementwise_floordiv(a, b),
+                    fluid.layers.elementwise_div(a, b), paddle.divide(a, b)]
+        out, _, _ = _run(build, {"a": np.array([7, -7, 7, -7]), "b": np.array([3, 3, -3, -3])})
+        assert out[0].tolist() == mod and out[1].tolist() == floordiv
+        # the op divides integers toward zero in every version (1.8.5 and 3.3.1 measured)
+        assert out[2].dtype == np.int64 and out[2].tolist() == [2, -2, -2, 2]
+        if version == "3":      # Paddle 3.3.1's paddle.divide: true division in float32
+            assert out[3].dtype == np.float32
+            np.testing.assert_allclose(out[3], [7 / 3, -7 / 3, -7 / 3, 7 / 3], rtol=1e-6)
+        else:
+            assert out[3].tolist() == [2, -2, -2, 2]
+
+
+@pytest.mark.parametrize("version", ["1.8", "3"])
+def test_matmul_transposed_vector(paddle_version, version):
+    """matmul (v1) with a transposed 1-D X: Paddle 1.8.5 reads it as a column [3, 1] (its
+    test_matmul_op's reference); Paddle 3.3.1 ignores the transpose (and refuses [3] x
+    [1, 4])."""
+    with paddle_version(version):
+        def build():
+            x, y = fluid.data("x", [3], "float32"), fluid.data("y", [1, 4], "float32")
+            return [fluid.layers.matmul(x, y, transpose_x=True)]
+        if version == "3":
+            with pytest.raises(ValueError, match="inner dims 3 and 1 differ"):
+                _run(build)
+            return
+        x, y = np.arange(3, dtype="float32"), np.arange(4, dtype="float32").reshape(1, 4)
+        out, _, _ = _run(build, {"x": x, "y": y})
+        np.testing.assert_allclose(out[0], x.reshape(3, 1) @ y)
+
+
+@pytest.mark.parametrize("version, edge", [("1.8", 0.5), ("2.0", 1.0), ("3", 1.0)])
+def test_avg_pool_ceil_mode_divisor(paddle_version, version, edge):
+    """5x5 ones, k 2, s 2, ceil_mode, exclusive=False: Paddle 1.8.5 divides the clipped
+    edge windows by 4 (the kernel), 3.3.1 by the cells inside the input."""
+    with paddle_version(version):
+        def build():
+            x = fluid.data("x", [1, 1, 5, 5], "float32")
+            return [fluid.layers.pool2d(x, 2, "avg", 2, 0, ceil_mode=True, exclusive=False)]
+        out, _, _ = _run(build, {"x": np.ones((1, 1, 5, 5), "float32")})
+        want = np.ones((3, 3))
+        want[2, :2] = want[:2, 2] = edge
+        want[2, 2] = edge * edge
+        np.testing.assert_allclose(out[0][0, 0], want)
+
+
+@pytest.mark.parametrize("version, order", [
+    ("1.8", ["fc_1.b_0", "fc_1.w_0", "fc_0.b_0", "fc_0.w_0"]),     # Paddle 1.8.5
+    ("3", ["fc_0.w_0", "fc_0.b_0", "fc_1.w_0", "fc_1.b_0"])])      # creation order
+def test_startup_initializer_order(paddle_version, version, order):
+    with paddle_version(version):
+        def build():
+            x = fluid.data("x", [2, 3], "float32")
+            return [fluid.layers.fc(fluid.layers.fc(x, 4), 2)]
+        _, _, startup = _run(build, {"x": np.ones((2, 3), "float32")})
+        assert [op.output_arg_names[0] for op in startup.global_block().ops] == order
+
+
+@pytest.mark.parametrize("version, public", [("1.8", False), ("2.0", True)])
+def test_public_flags(paddle_version, version, public):
+    with paddle_version(version):
+        assert fluid.core.globals().is_public("FLAGS_use_mkldnn") is public
+        if public:
+            assert fluid.get_flags("FLAGS_use_mkldnn") == {"FLAGS_use_mkldnn": False}
+        else:
+            with pytest.raises(ValueError, match="not a public flag of Paddle 1.8"):
+                fluid.get_flags("FLAGS_use_mkldnn")
+
+
+def test_fluid_rnn_cell_parameter_names():
+    """Paddle 1.8.5 and 2.0 name a fluid GRUCell's parameters after its BasicGRUUnit."""
+    x = fluid.data("x", [None, 4], "float32")
+    h = fluid.data("h", [None, 3], "float32")
+    fluid.layers.GRUCell(3)(x, h)
+    fluid.layers.LSTMCell(3)(x, [h, h])
+    names = [p.name for p in fluid.default_main_program().all_parameters()]
+    assert names == ["GRUCell/BasicGRUUnit_0.w_0", "GRUCell/BasicGRUUnit_0.w_1",
+                     "GRUCell/BasicGRUUnit_0.b_0", "GRUCell/BasicGRUUnit_0.b_1",
+                     "LSTMCell/BasicLSTMUnit_0.w_0", "LSTMCell/BasicLSTMUnit_0.b_0"]
+
+
+def test_op_attributes_named_as_in_1_8():
+    """flip's `dims`, roll's `dims`, trace's `dim1` / `dim2` (Paddle 1.8's op attributes)."""
+    x = fluid.data("x", [2, 3], "float32")
+    block = fluid.default_main_program().global_block()
+    out = block.create_var(name="out", dtype="float32")
+    op = block.append_op("flip", {"X": [x]}, {"Out": [out]}, {"dims": [1]})
+    assert op.attr("axis") == [1] and not op.has_attr("dims")
+    (value,) = fluid.Executor().run(feed={"x": np.arange(6, dtype="float32").reshape(2, 3)},
+                                    fetch_list=[out])
+    np.testing.assert_array_equal(value, [[2, 1, 0], [5, 4, 3]])
+
+
+def test_runner_takes_the_profile(tmp_path):
+    script = tmp_path / "s.py"
+    script.write_text("import paddle, refimpl.versions as v\nprint(v.current())\n")
+    run = [sys.executable, "-m", "refimpl", "run"]
+    out = subprocess.run(run + ["--paddle", "1.8", str(script)], capture_output=True,
+                         text=True, timeout=120)
+    assert out.stdout.strip() == "1.8"
+    out = subprocess.run(run + ["--paddle=3", str(script)], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.strip() == "3"
+    bad = subprocess.run(run + ["--paddle", "9", str(script)], capture_output=True, text=True,
+                         timeout=120)
+    assert bad.returncode == 2 and "must be one of" in bad.stderr

@@ -1,0 +1,170 @@
+"""Run PaddlePaddle's own unittest files, unmodified, on refimpl or on a real Paddle.
+
+    python tools/run_paddle_tests.py DIR --list specs/paddle18_tests.txt --json r.json
+    python tools/run_paddle_tests.py DIR --list ... --python /opt/paddle18/bin/python \
+        --json p.json                                       # the same files on a real Paddle
+    python tools/run_paddle_tests.py --table r.json p.json  # a markdown table of both
+
+Each file runs in its own process, as Paddle's CI runs it (`python test_x.py`, which calls
+unittest.main()), from DIR so that the files' helper modules (op_test.py, ...) import. On
+refimpl the only change is the import alias: `python -m refimpl run --paddle 1.8 FILE`.
+The files were written for numpy 1.x (Paddle 1.8.5's venv has 1.19): on numpy 2 the runner
+first puts back the aliases numpy removed that they call (np.product, np.alltrue, np.float,
+...; NUMPY1_ALIASES), then runs refimpl's own `run` command; refimpl is not changed by it
+(--no-numpy1-aliases runs the plain command).
+Prints one line per file (exit status, tests run / failed / errored / skipped) and,
+with --json, writes the results. The test files are Paddle's and stay out of this
+repository (fetch them into DIR from Paddle's release/1.8 tree).
+"""
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import time
+
+_RAN = re.compile(r"^Ran (\d+) tests? in", re.M)
+_SUMMARY = re.compile(r"^(OK|FAILED)(?: \((.*)\))?\s*$", re.M)
+
+
+def parse_unittest_output(text):
+    """(ran, failures, errors, skipped) from unittest's closing lines; ran is None when
+    the file never got to run its tests (an import error, a crash, a timeout)."""
+    ran = _RAN.findall(text)
+    summary = _SUMMARY.findall(text)
+    if not ran or not summary:
+        return None, 0, 0, 0
+    counts = dict(failures=0, errors=0, skipped=0, expected_failures=0)
+    for part in (summary[-1][1] or "").split(","):
+        if "=" in part:
+            key, value = part.strip().split("=")
+            counts[key] = int(value)
+    return int(ran[-1]), counts["failures"], counts["errors"], counts["skipped"]
+
+
+def last_error_line(text):
+    """The last `SomethingError: ...` line: why a file failed, in one line."""
+    lines = [l for l in text.splitlines() if re.match(r"^\w+(\.\w+)*(Error|Exception)\b", l)]
+    return lines[-1][:200] if lines else ""
+
+
+# numpy 1.x names the 1.8 test files use that numpy 2 removed (test environment only):
+# name -> what numpy 1.x had there (a numpy function, or the Python builtin type)
+NUMPY1_ALIASES = {"product": "numpy.prod", "cumproduct": "numpy.cumprod",
+                  "alltrue": "numpy.all", "sometrue": "numpy.any", "float": "float",
+                  "int": "int", "bool": "bool", "object": "object", "complex": "complex",
+                  "str": "str"}
+_PRELUDE = ("import sys, runpy, numpy\n"
+            "for old, new in %r.items():\n"
+            "    if old not in numpy.__dict__:\n"
+            "        setattr(numpy, old, eval(new))\n"
+            "sys.argv[0] = 'refimpl'\n"
+            "runpy.run_module('refimpl', run_name='__main__', alter_sys=True)\n")
+
+
+def run_file(path, python, paddle_version, timeout, numpy1_aliases=True):
+    if python:
+        cmd = [python, os.path.basename(path)]
+    elif numpy1_aliases:
+        cmd = [sys.executable, "-c", _PRELUDE % (NUMPY1_ALIASES,), "run", "--paddle",
+               paddle_version, os.path.basename(path)]
+    else:
+        cmd = [sys.executable, "-m", "refimpl", "run", "--paddle", paddle_version,
+               os.path.basename(path)]
+    env = dict(os.environ)
+    if not python:
+        repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        env["PYTHONPATH"] = repo + os.pathsep + env.get("PYTHONPATH", "")
+    start = time.time()
+    try:
+        proc = subprocess.run(cmd, cwd=os.path.dirname(os.path.abspath(path)), env=env,
+                              capture_output=True, text=True, timeout=timeout)
+        output, status = proc.stdout + proc.stderr, proc.returncode
+    except subprocess.TimeoutExpired as e:
+        output = (e.stdout or b"").decode(errors="replace") + (e.stderr or b"").decode(
+            errors="replace")
+        status = "timeout"
+    ran, failures, errors, skipped = parse_unittest_output(output)
+    return {"file": os.path.relpath(path), "status": status, "passed": status == 0,
+            "ran": ran, "failures": failures, "errors": errors, "skipped": skipped,
+            "seconds": round(time.time() - start, 1),
+            "reason": "" if status == 0 else last_error_line(output) or str(status),
+            "output_tail": output[-3000:]}
+
+
+def _tests_passed(r):
+    if r["ran"] is None:
+        return "-"
+    return "%d/%d" % (r["ran"] - r["skipped"] - r["failures"] - r["errors"],
+                      r["ran"] - r["skipped"])
+
+
+def table(refimpl_json, paddle_json):
+    """Markdown rows: file, Paddle's result, refimpl's, tests passed (of those not skipped)
+    by each, and refimpl's reason when it fails."""
+    with open(refimpl_json) as f:
+        ours = json.load(f)
+    with open(paddle_json) as f:
+        theirs = {os.path.basename(r["file"]): r for r in json.load(f)}
+    lines = ["| file | Paddle 1.8.5 | refimpl | tests passed (Paddle / refimpl) | why refimpl "
+             "fails |", "|---|---|---|---|---|"]
+    for r in ours:
+        name = os.path.basename(r["file"])
+        p = theirs.get(name)
+        lines.append("| %s | %s | %s | %s / %s | %s |" % (
+            name, ("pass" if p["passed"] else "fail") if p else "?",
+            "pass" if r["passed"] else "fail", _tests_passed(p) if p else "?",
+            _tests_passed(r), r["reason"].replace("|", "/")[:120]))
+    n_ours = sum(r["passed"] for r in ours)
+    n_theirs = sum(theirs[os.path.basename(r["file"])]["passed"] for r in ours
+                   if os.path.basename(r["file"]) in theirs)
+    lines.append("\n%d files: Paddle 1.8.5 passes %d, refimpl %d" % (len(ours), n_theirs, n_ours))
+    return "\n".join(lines)
+
+
+def main(argv=None):
+    argv = sys.argv[1:] if argv is None else argv
+    if argv and argv[0] == "--table":
+        print(table(argv[1], argv[2]))
+        return 0
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("dir", help="folder holding Paddle's test files and their helpers")
+    ap.add_argument("--list", help="text file naming the test files (one a line, relative "
+                    "to DIR, '#' comments); default: every test_*.py in DIR")
+    ap.add_argument("--python", help="a real Paddle's interpreter; default: refimpl")
+    ap.add_argument("--paddle", default="1.8", help="refimpl's version profile")
+    ap.add_argument("--timeout", type=float, default=600)
+    ap.add_argument("--no-numpy1-aliases", action="store_true",
+                    help="do not restore the numpy 1.x aliases the files use")
+    ap.add_argument("--json", help="write the per-file results here")
+    ap.add_argument("files", nargs="*", help="run only these (names relative to DIR)")
+    args = ap.parse_args(argv)
+    if args.files:
+        names = args.files
+    elif args.list:
+        with open(args.list) as f:
+            names = [l.split("#")[0].strip() for l in f]
+        names = [n.split()[0] for n in names if n]
+    else:
+        names = sorted(n for n in os.listdir(args.dir) if re.match(r"test_.*\.py$", n))
+    results = []
+    for name in names:
+        r = run_file(os.path.join(args.dir, name), args.python, args.paddle, args.timeout,
+                     not args.no_numpy1_aliases)
+        results.append(r)
+        counts = ("ran %s, failed %d, errors %d, skipped %d"
+                  % (r["ran"], r["failures"], r["errors"], r["skipped"])) \
+            if r["ran"] is not None else "did not run"
+        print("%-5s %-55s %s (%.0fs) %s" % ("PASS" if r["passed"] else "FAIL", name, counts,
+                                            r["seconds"], r["reason"]), flush=True)
+    passed = sum(r["passed"] for r in results)
+    print("%d of %d files pass" % (passed, len(results)))
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
