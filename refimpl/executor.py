@@ -16,12 +16,13 @@ from . import versions
 from .buffer_pool import BufferPool
 from .framework.dtypes import convert_dtype
 from .framework.errors import FeedError, OpError
+from .framework.lod import check_lengths, describe_lod, lod_of, valid_for, with_lod
 from .framework.place import CPUPlace, as_place
 from .framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                 default_main_program)
 from .framework.scope import LoDTensorArray, Tensor, global_scope
 from .ops.binding import bind_kernel
-from .ops.registry import link_saved_for_grad
+from .ops.registry import link_saved_for_grad, lod_reaching, with_lod_rules
 
 __all__ = ["Executor", "Plan", "bind_op", "global_scope"]
 
@@ -42,14 +43,15 @@ def _phase(op):
     return role & (OpRole.Backward | OpRole.Optimize)
 
 
-def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None):
+def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, lod=False):
     """A closure `run(env)` that runs `op` on the dict `env` of name -> array.
     `inplace`: use the op's `forward_inplace`, which writes into its first input (the
     caller has checked that input is dead after this op). `alloc(shape, dtype)`: where
     ops with a `forward_out` take their output buffers (memory_optimize's pool).
     `saved`: the SavedForGrad this op shares with its forward or grad op
     (link_saved_for_grad). `wrap_kernel(op, fn) -> fn` instruments kernels (the profiler
-    uses it)."""
+    uses it). `lod`: the op may see values carrying a LoD, so it runs with its LoD rules
+    (ops/registry.py with_lod_rules)."""
     op_def = op.op_def
     attrs = {k: op.attrs[k] for k in op_def.attrs}
     attrs.update(op_def.bound_attrs(op))
@@ -66,19 +68,22 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None):
             hasattr(op_def, "bind_direct") else None
         if run is not None:    # a fused op's members, bound directly
             return wrap_kernel(op, run) if wrap_kernel is not None else run
+    if lod:
+        fn = with_lod_rules(fn, op_def, op.inputs, attrs)
     if wrap_kernel is not None:
         fn = wrap_kernel(op, fn)
     return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
 
 
-def bind_control_op(op, program, wrap_kernel=None):
+def bind_control_op(op, program, wrap_kernel=None, lod_names=()):
     """A control-flow op (conditional_block, while, their grads: `runs_sub_block`) bound
     with a way to compile its sub-block: `compile(ops, keep)` is a nested Plan over `ops`
     run on the same dict, freeing only the names it makes that are not in `keep` (the op
     passes every name visible outside the sub-block). Ops never import the executor; this
-    is how they run blocks (specs/control_flow.md)."""
+    is how they run blocks (specs/control_flow.md). `lod_names`: the names outside that may
+    carry a LoD."""
     def compile_ops(ops, keep):
-        return Plan(program, (), keep, wrap_kernel=wrap_kernel, ops=ops)
+        return Plan(program, (), keep, wrap_kernel=wrap_kernel, ops=ops, lod_feeds=lod_names)
     return op.op_def.bind_control(op, compile_ops)
 
 
@@ -86,7 +91,9 @@ class Plan:
     """A program compiled for one feed/fetch signature: bound ops plus a free list."""
 
     def __init__(self, program, feed_names, fetch_names, eager_delete=True, wrap_kernel=None,
-                 inplace=False, reuse_buffers=False, addto=False, hand_off=True, ops=None):
+                 inplace=False, reuse_buffers=False, addto=False, hand_off=True, ops=None,
+                 lod_feeds=()):
+        """`lod_feeds`: names fed (or visible, for a sub-block) with a LoD."""
         self.program = program
         self.version = program._version
         block = program.global_block()
@@ -117,9 +124,12 @@ class Plan:
         # recompute (conv2d's columns are kh*kw times its input)
         links = link_saved_for_grad(self.ops, little_only=hand_off == "little")
         self.saved_for_grad = list({id(h): h for h in links.values()}.values())
-        self.runs = [bind_control_op(op, program, wrap_kernel)
+        declared = {n for n, v in block.vars.items() if v.lod_level}
+        lod_names, touching = lod_reaching(self.ops, declared | set(lod_feeds))
+        touching = set(touching)
+        self.runs = [bind_control_op(op, program, wrap_kernel, lod_names)
                      if getattr(op.op_def, "runs_sub_block", False)
-                     else bind_op(op, wrap_kernel, r, alloc, links.get(i))
+                     else bind_op(op, wrap_kernel, r, alloc, links.get(i), i in touching)
                      for i, (op, r) in enumerate(zip(self.ops, reuse))]
 
     def _promised_buffers(self, dead_after, inplace, fed):
@@ -266,9 +276,18 @@ class Plan:
 
 
 def check_feed(var, value):
-    """The fed value as an array of the variable's dtype, or a FeedError saying why not."""
+    """The fed value as an array of the variable's dtype, or a FeedError saying why not. A
+    LoDTensor or an (array, recursive sequence lengths) pair feeds its LoD too."""
     if isinstance(value, Tensor):
-        value = np.asarray(value)
+        lod = tuple(tuple(level) for level in value.recursive_sequence_lengths())
+        value = check_feed(var, np.asarray(value))
+        return _with_checked_lod(var, value, lod) if lod else value
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], (list, tuple)):
+        try:
+            lod = check_lengths(value[1], "feed %r" % var.name)
+        except TypeError as e:
+            raise FeedError(str(e)) from None
+        return _with_checked_lod(var, check_feed(var, value[0]), lod)
     if not isinstance(value, np.ndarray):
         value = np.asarray(value, dtype=var.dtype.np if var.dtype is not None else None)
     if value.ndim == 0 and var.shape is not None and len(var.shape) == 1 and \
@@ -302,6 +321,16 @@ def check_feed(var, value):
     return value
 
 
+def _with_checked_lod(var, value, lod):
+    if not (value.ndim and valid_for(lod, len(value))):
+        raise FeedError("feed %r: its LoD %s (recursive sequence lengths %s) does not fit "
+                        "the data of shape %s: each level must add up to the next level's "
+                        "count, the last to the number of rows"
+                        % (var.name, describe_lod(lod), [list(level) for level in lod],
+                           list(value.shape)))
+    return with_lod(value, lod)
+
+
 def known_feeds(block, feed):
     """`feed` without the names the program has no variable of, each with a warning, as
     Paddle's Executor drops them ("not declared or pruned")."""
@@ -310,20 +339,6 @@ def known_feeds(block, feed):
         warnings.warn("The variable %s is not found in program. It is not declared or is "
                       "pruned." % name)
     return {k: v for k, v in feed.items() if k not in unknown} if unknown else feed
-
-
-def _with_sequence_lengths(block, feed):
-    """A fed LoDTensor also feeds its last level of lengths to `<name>@LENGTH` when the
-    program reads that variable (layers/sequence.py) and it is not fed explicitly."""
-    extra = {}
-    for name, value in feed.items():
-        lengths_of = getattr(value, "recursive_sequence_lengths", None)
-        if lengths_of is None:   # a plain array: the common case, checked first (per run)
-            continue
-        lengths_name, levels = name + "@LENGTH", lengths_of()
-        if levels and lengths_name not in feed and lengths_name in block.vars:
-            extra[lengths_name] = np.asarray(levels[-1], dtype=np.int64)
-    return dict(feed, **extra) if extra else feed
 
 
 class Executor:
@@ -365,26 +380,28 @@ class Executor:
         return _as_results(outs, return_numpy)
 
     def _plan(self, program, feed_names, fetch_names, scope):
-        key = (id(program), tuple(sorted(feed_names)), tuple(fetch_names), id(scope))
+        lod_feeds = tuple(sorted(n for n in feed_names if lod_of(feed_names[n])))
+        key = (id(program), tuple(sorted(feed_names)), tuple(fetch_names), id(scope), lod_feeds)
         plan = self._plans.get(key)
         if plan is None or plan.program is not program or plan.version != program._version:
-            plan = Plan(program, feed_names, fetch_names)
+            plan = Plan(program, feed_names, fetch_names, lod_feeds=lod_feeds)
             self._plans[key] = plan
         return plan
 
     def _run_program(self, program, feed, fetch_names, scope):
         block = program.global_block()
-        feed = _with_sequence_lengths(block, known_feeds(block, feed))
+        feed = known_feeds(block, feed)
         env = scope._values
-        for name, value in feed.items():
-            env[name] = check_feed(block._find_var_recursive(name), value)
+        checked = {name: check_feed(block._find_var_recursive(name), value)
+                   for name, value in feed.items()}
+        env.update(checked)
         for name in fetch_names:
             if block._find_var_recursive(name) is None:
                 raise ValueError("fetch %r: the program has no variable of that name" % name)
         if program.lr_scheduler is not None:
             sched = program.lr_scheduler
             env[sched._var_name] = np.array([sched._run_value()], dtype=np.float32)
-        plan = self._plan(program, feed, fetch_names, scope)
+        plan = self._plan(program, checked, fetch_names, scope)
         try:
             plan.run(env)
             outs = []
@@ -393,7 +410,9 @@ class Executor:
                 if value is None:
                     raise ValueError("fetch %r has no value after the run: no op produced it "
                                      "and it was not fed" % name)
-                outs.append(value.copy() if block._find_var_recursive(name).persistable else value)
+                if block._find_var_recursive(name).persistable:
+                    value = with_lod(value.copy(), lod_of(value))
+                outs.append(value)
             return outs
         finally:
             plan.drop_temporaries(env)
@@ -442,8 +461,14 @@ def as_fetched(value):
 
 def _as_results(outs, return_numpy):
     """Fetched values as numpy arrays, or as LoDTensors (return_numpy=False). A tensor array's
-    value (a list) comes back as a list of arrays, or a LoDTensorArray, as in Paddle."""
+    value (a list) comes back as a list of arrays, or a LoDTensorArray, as in Paddle. A value
+    carrying a LoD cannot become an array (Paddle raises the same)."""
     if return_numpy:
+        if any(lod_of(o) for o in outs):
+            raise RuntimeError("Some of your fetched tensors hold LoD information. They can "
+                               "not be completely cast to Python ndarray. Please set the "
+                               "parameter 'return_numpy' as 'False' to return LoDTensor "
+                               "itself directly.")
         return [[np.asarray(t) for t in o] if isinstance(o, list) else as_fetched(o)
                 for o in outs]
     return [LoDTensorArray(Tensor(value=t) for t in o) if isinstance(o, list)

@@ -7,7 +7,6 @@ from ..framework.layer_helper import LayerHelper
 from .common import append_op_out, check_variable
 from .functional_vision import image_resize
 from .rnn_seq_extra import _append, _check_activations, _width
-from .sequence import seq_length, with_length
 
 
 def _pair(value, what, layer):
@@ -103,12 +102,12 @@ def dynamic_lstmp(input, size, proj_size, param_attr=None, bias_attr=None,
                   use_peepholes=True, is_reverse=False, gate_activation="sigmoid",
                   cell_activation="tanh", candidate_activation="tanh",
                   proj_activation="tanh", dtype="float32", name=None, h_0=None, c_0=None,
-                  cell_clip=None, proj_clip=None, length=None):
+                  cell_clip=None, proj_clip=None):
     """LSTM with a recurrent projection over sequences of already-projected input
     [total, size] (size = 4 * hidden); returns (projection [total, proj_size],
-    cell [total, size / 4]), both with the input's lengths."""
+    cell [total, size / 4]), both with the input's LoD."""
     layer = "dynamic_lstmp"
-    lens = seq_length(input, length, layer)
+    check_variable(input, "input", layer)
     _check_activations(layer, gate_activation=gate_activation,
                        cell_activation=cell_activation,
                        candidate_activation=candidate_activation,
@@ -121,13 +120,13 @@ def dynamic_lstmp(input, size, proj_size, param_attr=None, bias_attr=None,
                                    is_bias=True)
     projection, cell = _append(
         helper, "lstmp", {"Input": input, "H0": h_0, "C0": c_0, "Weight": weight,
-                          "ProjWeight": proj_weight, "Bias": bias, "XLength": lens},
+                          "ProjWeight": proj_weight, "Bias": bias},
         ("Projection", "Cell"),
         {"use_peepholes": use_peepholes, "is_reverse": is_reverse,
          "gate_activation": gate_activation, "cell_activation": cell_activation,
          "candidate_activation": candidate_activation, "proj_activation": proj_activation,
          "cell_clip": float(cell_clip or 0.0), "proj_clip": float(proj_clip or 0.0)}, dtype)
-    return with_length(projection, lens), with_length(cell, lens)
+    return projection, cell
 
 
 def image_resize_short(input, out_short_len, resample="BILINEAR"):

@@ -1,18 +1,17 @@
-"""fluid.layers whole-sequence recurrent layers, CRF and the remaining sequence layers, on
-packed rows plus lengths (specs/ops/sequence.md): every sequence input's lengths come from
-`length=`, the producing layer, or `<name>@LENGTH` (layers/sequence.py: seq_length)."""
+"""fluid.layers whole-sequence recurrent layers, CRF and the remaining sequence layers
+(specs/ops/sequence.md): their sequence inputs are LoD tensors (specs/lod.md)."""
 import numpy as np
 
 from ..framework.layer_helper import LayerHelper
 from ..framework.param_attr import ParamAttr
 from ..framework.program import Variable
 from .common import check_variable
-from .creation import fill_constant_batch_size_like
+from .creation import arange
 from .functional_vision import unfold
+from .math import cast
 from .nn import fc
 from .norm import fluid_dropout
-from .sequence import seq_length, with_length
-from .tensor import concat, reshape, slice, squeeze, stack, transpose
+from .tensor import concat, reshape, shape, slice, squeeze, stack, transpose
 
 _ACTIVATIONS = ("identity", "sigmoid", "tanh", "relu")
 
@@ -40,10 +39,10 @@ def _width(fn, size, parts):
 def dynamic_lstm(input, size, h_0=None, c_0=None, param_attr=None, bias_attr=None,
                  use_peepholes=True, is_reverse=False, gate_activation="sigmoid",
                  cell_activation="tanh", candidate_activation="tanh", dtype="float32",
-                 name=None, length=None):
+                 name=None):
     """LSTM over sequences of already-projected input [total, size] (size = 4 * hidden);
-    returns (hidden, cell), both [total, size / 4] sequences with the input's lengths."""
-    lens = seq_length(input, length, "dynamic_lstm")
+    returns (hidden, cell), both [total, size / 4] sequences with the input's LoD."""
+    check_variable(input, "input", "dynamic_lstm")
     _check_activations("dynamic_lstm", gate_activation=gate_activation,
                        cell_activation=cell_activation,
                        candidate_activation=candidate_activation)
@@ -53,69 +52,64 @@ def dynamic_lstm(input, size, h_0=None, c_0=None, param_attr=None, bias_attr=Non
     bias = helper.create_parameter(bias_attr, [1, (7 if use_peepholes else 4) * width], dtype,
                                    is_bias=True)
     hidden, cell = _append(
-        helper, "lstm", {"Input": input, "H0": h_0, "C0": c_0, "Weight": weight, "Bias": bias,
-                         "XLength": lens}, ("Hidden", "Cell"),
+        helper, "lstm", {"Input": input, "H0": h_0, "C0": c_0, "Weight": weight, "Bias": bias},
+        ("Hidden", "Cell"),
         {"use_peepholes": use_peepholes, "is_reverse": is_reverse,
          "gate_activation": gate_activation, "cell_activation": cell_activation,
          "candidate_activation": candidate_activation}, dtype)
-    return with_length(hidden, lens), with_length(cell, lens)
+    return hidden, cell
 
 
 def dynamic_gru(input, size, param_attr=None, bias_attr=None, is_reverse=False,
                 gate_activation="sigmoid", candidate_activation="tanh", h_0=None,
-                origin_mode=False, length=None):
+                origin_mode=False):
     """GRU over sequences of already-projected input [total, 3 * size]; returns the hidden
-    sequences [total, size] with the input's lengths."""
-    lens = seq_length(input, length, "dynamic_gru")
+    sequences [total, size] with the input's LoD."""
+    check_variable(input, "input", "dynamic_gru")
     _check_activations("dynamic_gru", gate_activation=gate_activation,
                        candidate_activation=candidate_activation)
     helper = LayerHelper("gru")
     weight = helper.create_parameter(param_attr, [size, 3 * size], input.dtype)
     bias = helper.create_parameter(bias_attr, [1, 3 * size], input.dtype, is_bias=True)
-    hidden, = _append(helper, "gru", {"Input": input, "H0": h_0, "Weight": weight, "Bias": bias,
-                                      "XLength": lens}, ("Hidden",),
+    hidden, = _append(helper, "gru", {"Input": input, "H0": h_0, "Weight": weight, "Bias": bias},
+                      ("Hidden",),
                       {"activation": candidate_activation, "gate_activation": gate_activation,
                        "is_reverse": is_reverse, "origin_mode": origin_mode}, input.dtype)
-    return with_length(hidden, lens)
+    return hidden
 
 
 def linear_chain_crf(input, label, param_attr=None, length=None):
-    """The CRF cost (negative log-likelihood) of each label sequence, [batch, 1]. Packed
-    emissions [total, tags] with their lengths, or (length given: Paddle's padded form)
-    [batch, max_len, tags] with labels [batch, max_len, 1]. The transition parameter is
-    [tags + 2, tags] (start row, end row, then tag-to-tag weights)."""
+    """The CRF cost (negative log-likelihood) of each label sequence, [batch, 1]. Emissions
+    [total, tags] with a LoD, or (length given: Paddle's padded form) [batch, max_len, tags]
+    with labels [batch, max_len, 1]. The transition parameter is [tags + 2, tags] (start
+    row, end row, then tag-to-tag weights)."""
+    check_variable(input, "input", "linear_chain_crf")
     check_variable(label, "label", "linear_chain_crf")
-    if length is not None and len(input.shape) == 3:
+    if length is not None:
         check_variable(length, "length", "linear_chain_crf")
-        lens = length
-    else:
-        lens = seq_length(input, length, "linear_chain_crf")
     tags = input.shape[-1]
     helper = LayerHelper("linear_chain_crf")
     transition = helper.create_parameter(param_attr, [tags + 2, tags], input.dtype)
     *_, cost = _append(helper, "linear_chain_crf", {"Emission": input, "Transition": transition,
-                                                     "Label": label, "Length": lens},
+                                                     "Label": label, "Length": length},
                        ("Alpha", "EmissionExps", "TransitionExps", "LogLikelihood"), {},
                        input.dtype)
     return cost
 
 
-def _seq_op(fn, op_type, x, lens, attrs, extra=None, outputs=("Out",), name=None):
-    """Append a sequence op reading x and its lengths; returns its outputs, the first with
-    the lengths it keeps (or its OutLength output when it has one)."""
+def _seq_op(op_type, x, attrs, extra=None, name=None):
+    """Append a sequence op reading x (and `extra` inputs); returns its Out."""
+    check_variable(x, "input", op_type)
     helper = LayerHelper(op_type, name=name)
-    inputs = dict({"X": x, "XLength": lens}, **(extra or {}))
-    outs = _append(helper, op_type, inputs, outputs, attrs, x.dtype)
-    new_lens = outs[outputs.index("OutLength")] if "OutLength" in outputs else lens
-    return with_length(outs[0], new_lens)
+    return _append(helper, op_type, dict({"X": x}, **(extra or {})), ("Out",), attrs,
+                   x.dtype)[0]
 
 
 def sequence_conv(input, num_filters, filter_size=3, filter_stride=1, padding=True,
-                  padding_start=None, bias_attr=None, param_attr=None, act=None, name=None,
-                  length=None):
+                  padding_start=None, bias_attr=None, param_attr=None, act=None, name=None):
     """Convolution along each sequence: row k sees rows k + padding_start ... (default
     padding_start = -(filter_size // 2), zeros outside the sequence); [total, num_filters]."""
-    lens = seq_length(input, length, "sequence_conv")
+    check_variable(input, "input", "sequence_conv")
     if filter_stride != 1:
         raise ValueError("sequence_conv: filter_stride must be 1 (Paddle supports only 1), "
                          "got %r" % filter_stride)
@@ -123,34 +117,30 @@ def sequence_conv(input, num_filters, filter_size=3, filter_stride=1, padding=Tr
     filt = helper.create_parameter(param_attr, [filter_size * input.shape[-1], num_filters],
                                    input.dtype)
     start = -(filter_size // 2) if padding_start is None else padding_start
-    out = _seq_op("sequence_conv", "sequence_conv", input, lens,
+    out = _seq_op("sequence_conv", input,
                   {"contextLength": filter_size, "contextStart": start, "contextStride": 1,
                    "paddingTrainable": False}, {"Filter": filt}, name=name)
-    out = helper.append_activation(helper.append_bias_op(out, bias_attr), act)
-    return with_length(out, lens)
+    return helper.append_activation(helper.append_bias_op(out, bias_attr), act)
 
 
-def sequence_enumerate(input, win_size, pad_value=0, name=None, length=None):
-    lens = seq_length(input, length, "sequence_enumerate")
-    return _seq_op("sequence_enumerate", "sequence_enumerate", input, lens,
+def sequence_enumerate(input, win_size, pad_value=0, name=None):
+    return _seq_op("sequence_enumerate", input,
                    {"win_size": int(win_size), "pad_value": int(pad_value)}, name=name)
 
 
-def sequence_reshape(input, new_dim, length=None):
-    lens = seq_length(input, length, "sequence_reshape")
-    return _seq_op("sequence_reshape", "sequence_reshape", input, lens,
-                   {"new_dim": int(new_dim)}, outputs=("Out", "OutLength"))
+def sequence_reshape(input, new_dim):
+    return _seq_op("sequence_reshape", input, {"new_dim": int(new_dim)})
 
 
-def sequence_scatter(input, index, updates, name=None, length=None):
+def sequence_scatter(input, index, updates, name=None):
     """input [batch, D] plus, for sequence i of index / updates, updates added at
     input[i, index]."""
     check_variable(input, "input", "sequence_scatter")
     check_variable(updates, "updates", "sequence_scatter")
-    lens = seq_length(index, length, "sequence_scatter", "index")
+    check_variable(index, "index", "sequence_scatter")
     helper = LayerHelper("sequence_scatter", name=name)
-    out, = _append(helper, "sequence_scatter", {"X": input, "Ids": index, "Updates": updates,
-                                                "IdsLength": lens}, ("Out",), {}, input.dtype)
+    out, = _append(helper, "sequence_scatter", {"X": input, "Ids": index, "Updates": updates},
+                   ("Out",), {}, input.dtype)
     return out
 
 
@@ -159,27 +149,25 @@ def _lod_reset(fn, x, y, target_lod, append):
     inputs = {"X": x}
     if y is not None:
         check_variable(y, "y", fn)
-        if getattr(y, "_seq_length", None) is not None or y.lod_level > 0:
-            inputs["YLength"] = seq_length(y, None, fn, "y")
-        else:
-            inputs["Y"] = y
+        inputs["Y"] = y
     elif not target_lod:
         raise ValueError("%s: give y or target_lod (offsets such as [0, 4, 6])" % fn)
     attrs = {"target_lod": [int(v) for v in (target_lod or [])], "append": append}
     helper = LayerHelper("lod_reset")
-    out, out_lens = _append(helper, "lod_reset", inputs, ("Out", "OutLength"), attrs, x.dtype)
-    return with_length(out, out_lens)
+    out, = _append(helper, "lod_reset", inputs, ("Out",), attrs, x.dtype)
+    if append:
+        out.lod_level = x.lod_level + 1
+    return out
 
 
 def lod_reset(x, y=None, target_lod=None):
-    """x with new sequence lengths: y's lengths when y is a sequence, else y's data or
-    target_lod read as offsets ([0, 4, 6] = lengths [4, 2])."""
+    """x with a new LoD: y's when y has one, else y's data or target_lod read as offsets
+    ([0, 4, 6] = two sequences of 4 and 2 rows)."""
     return _lod_reset("lod_reset", x, y, target_lod, False)
 
 
 def lod_append(x, level):
-    """x with `level` (offsets, a list or an int Variable) as its sequence lengths: refimpl
-    keeps one level, so the appended level replaces x's own."""
+    """x with `level` (offsets, a list or an int Variable) appended below its LoD."""
     if isinstance(level, Variable):
         return _lod_reset("lod_append", x, level, None, True)
     if not isinstance(level, (list, tuple)):
@@ -188,21 +176,23 @@ def lod_append(x, level):
     return _lod_reset("lod_append", x, None, list(level), True)
 
 
+def fixed_length_sequences(x, length):
+    """x's rows as sequences of `length` rows each: x with the LoD offsets [0, length,
+    2 * length, ..., rows] (a lod_reset by a range computed at run time)."""
+    rows = cast(slice(shape(x), [0], [0], [1]), "int64")
+    return lod_reset(x, arange(0, rows + 1, length, "int64"))
+
+
 def reorder_lod_tensor_by_rank(x, rank_table):
-    """x's sequences (rows, when x has no lengths) sorted as Paddle's rank table sorts
-    them: longest first, ties in order. rank_table is a sequence variable (its lengths
-    rank) or an int lengths Variable (refimpl has no lod_rank_table)."""
+    """x's sequences (rows, when x has no LoD) sorted as Paddle's rank table sorts them:
+    longest first, ties in order. rank_table is an int lengths Variable (refimpl's
+    lod_rank_table, layers/control_flow.py, gives one)."""
     fn = "reorder_lod_tensor_by_rank"
     check_variable(x, "x", fn)
     check_variable(rank_table, "rank_table", fn)
-    if getattr(rank_table, "_seq_length", None) is not None or rank_table.lod_level > 0:
-        rank_table = seq_length(rank_table, None, fn, "rank_table")
-    inputs = {"X": x, "RankTable": rank_table}
-    if getattr(x, "_seq_length", None) is not None or x.lod_level > 0:
-        inputs["XLength"] = seq_length(x, None, fn, "x")
     helper = LayerHelper(fn)
-    out, out_lens = _append(helper, fn, inputs, ("Out", "OutLength"), {}, x.dtype)
-    return with_length(out, out_lens) if "XLength" in inputs else out
+    out, = _append(helper, fn, {"X": x, "RankTable": rank_table}, ("Out",), {}, x.dtype)
+    return out
 
 
 def im2sequence(input, filter_size=1, stride=1, padding=0, input_image_size=None,
@@ -223,8 +213,7 @@ def im2sequence(input, filter_size=1, stride=1, padding=0, input_image_size=None
     out_w = (input.shape[3] + pads[1] + pads[3] - kw) // sw + 1
     cols = unfold(input, [kh, kw], [sh, sw], pads)
     rows = reshape(transpose(cols, [0, 2, 1]), [-1, input.shape[1] * kh * kw], name=name)
-    lens = fill_constant_batch_size_like(input, [-1], "int64", out_h * out_w)
-    return with_length(rows, lens)
+    return fixed_length_sequences(rows, out_h * out_w)
 
 
 def lstm(input, init_h, init_c, max_len, hidden_size, num_layers, dropout_prob=0.0,
@@ -240,8 +229,7 @@ def lstm(input, init_h, init_c, max_len, hidden_size, num_layers, dropout_prob=0
                          % (max_len, list(input.shape)))
     dirs = 2 if is_bidirec else 1
     batch_major = transpose(input, [1, 0, 2])
-    lens = fill_constant_batch_size_like(batch_major, [-1], "int64", max_len)
-    rows = reshape(batch_major, [-1, input.shape[2]])
+    rows = fixed_length_sequences(reshape(batch_major, [-1, input.shape[2]]), max_len)
     attr = None if default_initializer is None else ParamAttr(initializer=default_initializer)
     last_h, last_c = [], []
     for layer in range(num_layers):
@@ -252,7 +240,7 @@ def lstm(input, init_h, init_c, max_len, hidden_size, num_layers, dropout_prob=0
             proj = fc(rows, 4 * hidden_size, weight_attr=attr, bias_attr=False)
             hidden, cell = dynamic_lstm(proj, 4 * hidden_size, h0, c0, attr,
                                         use_peepholes=False, is_reverse=direction == 1,
-                                        dtype=input.dtype, length=lens)
+                                        dtype=input.dtype)
             step = 0 if direction == 1 else max_len - 1  # where each direction ends
             for state, keep in ((hidden, last_h), (cell, last_c)):
                 timed = reshape(state, [-1, max_len, hidden_size])

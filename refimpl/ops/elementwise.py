@@ -7,7 +7,7 @@ import numpy as np
 
 from .. import versions
 from ._common import align, broadcast_shape, conj, rand, unbroadcast, y_view_shape
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def axis_broadcast_shape(ctx):
@@ -35,6 +35,7 @@ def axis_broadcast_shape(ctx):
 class _Elementwise(OpDef):
     inputs = ("X", "Y")
     outputs = ("Out",)
+    lod_outputs = {"Out": share_lod("X")}
     attrs = {"axis": -1}
 
     def infer_shape(self, ctx):

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ._common import FLOATS, numel, rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def _as_matrix(a, num_col_dims):
@@ -13,6 +13,7 @@ def _as_matrix(a, num_col_dims):
 @register
 class Mul(OpDef):
     type = "mul"
+    lod_outputs = {"Out": share_lod("X")}
     inputs = ("X", "Y")
     outputs = ("Out",)
     attrs = {"x_num_col_dims": 1, "y_num_col_dims": 1}

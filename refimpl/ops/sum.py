@@ -2,12 +2,13 @@
 import numpy as np
 
 from ._common import rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 @register
 class Sum(OpDef):
     type = "sum"
+    lod_outputs = {"Out": share_lod("X")}
     inputs = ("X*",)
     outputs = ("Out",)
     grad_inputs = ("X*", "Out@GRAD")
