@@ -27,16 +27,29 @@ def scope_value(var):
     return np.array(static.global_scope().find_var(var.name).get_tensor())
 
 
-def build_and_run(build, feed=None):
+def build_and_run(build, feed=None, return_numpy=True):
     """Build `build()` (returns the fetch Variables) in fresh programs, run its startup and
-    main program in a fresh scope on `feed`; the fetched numpy values."""
+    main program in a fresh scope on `feed`; the fetched numpy values (LoDTensors with
+    return_numpy=False: outputs that carry a LoD)."""
     main, startup = Program(), Program()
     with program_guard(main, startup):
         fetch = build()
     exe = fluid.Executor(fluid.CPUPlace())
     scope = Scope()
     exe.run(startup, scope=scope)
-    return exe.run(main, feed=feed or {}, fetch_list=list(fetch), scope=scope)
+    return exe.run(main, feed=feed or {}, fetch_list=list(fetch), scope=scope,
+                   return_numpy=return_numpy)
+
+
+def build_and_run_rows(build, feed=None):
+    """build_and_run's fetched values as arrays, whether they carry a LoD or not (their
+    rows; Executor.run would refuse to make arrays of LoD outputs)."""
+    return [np.array(t) for t in build_and_run(build, feed, return_numpy=False)]
+
+
+def lengths(tensor):
+    """A fetched LoDTensor's recursive sequence lengths."""
+    return tensor.recursive_sequence_lengths()
 
 
 def within_watchdog(fn, *args, timeout_s=90, stall_timeout_s=30):

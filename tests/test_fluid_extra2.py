@@ -23,7 +23,8 @@ def _build(fn):
 def _run(main, startup, feed, fetch):
     exe, scope = fluid.Executor(fluid.CPUPlace()), Scope()
     exe.run(startup, scope=scope)
-    values = exe.run(main, feed=feed, fetch_list=fetch, scope=scope)
+    values = [np.array(v) for v in exe.run(main, feed=feed, fetch_list=fetch, scope=scope,
+                                           return_numpy=False)]
     params = {p.name: np.array(scope.find_var(p.name).get_tensor())
               for p in main.all_parameters()}
     return values, params
@@ -236,13 +237,12 @@ def test_dynamic_lstmp_layer_runs_the_op_with_its_parameters():
     lens = np.array([2, 3], np.int64)
 
     def net():
-        xv = fluid.data("x", [-1, 8])
-        lv = fluid.data("len", [-1], "int64")
-        return fluid.layers.dynamic_lstmp(xv, size=8, proj_size=3, length=lv)
+        return fluid.layers.dynamic_lstmp(fluid.data("x", [-1, 8], lod_level=1), size=8,
+                                          proj_size=3)
 
     main, startup, (proj, cell) = _build(net)
     assert proj.shape == (-1, 3) and cell.shape == (-1, 2)
-    (p, c), params = _run(main, startup, {"x": x, "len": lens}, [proj, cell])
+    (p, c), params = _run(main, startup, {"x": (x, [lens.tolist()])}, [proj, cell])
     op = main.global_block().ops[-1]
     assert op.type == "lstmp"
     want = LSTMP.forward(x, None, None, *(params[op.input(s)[0]] for s in
@@ -252,8 +252,7 @@ def test_dynamic_lstmp_layer_runs_the_op_with_its_parameters():
     np.testing.assert_allclose(c, want[1], rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="proj_activation must be one of"):
         _build(lambda: fluid.layers.dynamic_lstmp(fluid.data("y", [-1, 8]), 8, 3,
-                                                  proj_activation="softsign",
-                                                  length=fluid.data("l", [-1], "int64")))
+                                                  proj_activation="softsign"))
 
 
 # -- image_resize_short

@@ -107,7 +107,7 @@ class Tensor:
             raise TypeError("tensor %r holds %s, not %s" % (self._name, v.dtype, np.dtype(dtype)))
         flat = np.array(v).reshape(-1)      # a copy: the old array may be fetched elsewhere
         flat[i] = value
-        self._put(flat.reshape(v.shape))
+        self._put(with_lod(flat.reshape(v.shape), lod_of(v)))
 
     def _get_float_element(self, i):
         return self._element(i, np.float32)

@@ -113,6 +113,10 @@ def warpctc(input, label, blank=0, norm_by_times=False, input_length=None, label
         raise ValueError("warpctc: give both input_length and label_length (padded input) "
                          "or neither (sequences with lengths)")
     if input_length is None:
+        if len(input.shape) != 2:
+            raise ValueError("warpctc: input %r has shape %s; without input_length it must be "
+                             "a LoD tensor of rows [total_time, num_classes + 1]"
+                             % (input.name, list(input.shape)))
         zero = fill_constant([1], input.dtype, 0.0)
         padded, input_length = sequence_pad(input, zero)
         input = transpose(padded, [1, 0, 2])

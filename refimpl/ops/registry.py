@@ -454,17 +454,21 @@ def pool_lod(slot):
                    lambda levels: max(_first_level(levels, slot) - 1, 0))
 
 
-def lengths_lod(lengths_slot, under=None):
+def lengths_lod(lengths_slot, under=None, if_lod=None):
     """The output's last LoD level is the lengths vector in `lengths_slot` (an input, or a
     result of the kernel that is no program variable), under the upper levels of input
-    `under`'s LoD."""
+    `under`'s LoD; with `if_lod`, only when that input has a LoD (else none)."""
     def lod(lods, values, attrs):
+        if if_lod is not None and not _first(lods.get(if_lod, ())):
+            return ()
         upper = _first(lods.get(under, ()))[:-1] if under else ()
         return upper + (tuple(int(n) for n in np.asarray(values[lengths_slot]).reshape(-1)),)
 
     def level(levels):
+        if if_lod is not None and not _first_level(levels, if_lod):
+            return 0
         return max(_first_level(levels, under), 1) if under else 1
-    return LoDRule(lod, level, creates=True)
+    return LoDRule(lod, level, creates=if_lod is None)
 
 
 def lod_reaching(ops, seeds):

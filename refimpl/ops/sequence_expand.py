@@ -1,5 +1,6 @@
-"""sequence_expand: sequence i of X (row i when X has no lengths) repeated YLength[i]
-times; OutLength gives the lengths of the result's sequences."""
+"""sequence_expand: sequence i of X (row i when X has no LoD) repeated YLength[i] times
+(Y's LoD at ref_level); the result's LoD is OutLength when X has a LoD, else none (as in
+Paddle)."""
 import numpy as np
 
 from ._common import rand
@@ -18,7 +19,7 @@ class SequenceExpand(OpDef):
     grad_inputs = ("X", "Y", "XLength?", "YLength", "Out@GRAD")
     lod_only = ("Y",)
     lod_lengths = {"XLength": "X", "YLength": "Y:ref_level"}
-    lod_outputs = {"Out": lengths_lod("OutLength")}
+    lod_outputs = {"Out": lengths_lod("OutLength", if_lod="X")}
 
     def infer_shape(self, ctx):
         ctx.expect(ctx.attr("ref_level") >= -1, "ref_level must be -1 (Y's last LoD level) "
