@@ -12,7 +12,7 @@ its outputs carry (ops/registry.py: lod_lengths, lod_outputs)."""
 import numpy as np
 
 __all__ = ["LoDArray", "lod_of", "with_lod", "as_plain", "check_lengths", "lengths_to_offsets",
-           "offsets_to_lengths", "valid_for", "describe_lod"]
+           "offsets_to_lengths", "valid_for", "describe_lod", "sequence_slice"]
 
 
 class LoDArray(np.ndarray):
@@ -96,3 +96,13 @@ def valid_for(lod, rows):
 def describe_lod(lod):
     """The LoD for messages, as Paddle prints it: offsets."""
     return str(lengths_to_offsets(lod))
+
+
+def sequence_slice(value, lod, start, end):
+    """Top-level sequences [start, end) of `value` (rows) with LoD `lod`: (rows, their LoD,
+    each level cut to the sub-sequences below those sequences)."""
+    levels = []
+    for level in lod:
+        levels.append(tuple(level[start:end]))
+        start, end = sum(level[:start]), sum(level[:end])
+    return value[start:end], tuple(levels)
