@@ -25,20 +25,12 @@ from . import tensor_methods as _tensor_methods
 
 _tensor_methods.attach(Variable)
 
-Tensor = Variable
+from .dygraph.mode import (disable_static, enable_grad, enable_static, in_dynamic_mode,
+                           is_grad_enabled, set_grad_enabled)
+from .dygraph.tensor import Tensor, batch_value as _batch_value
 
-
-def enable_static():
-    """refimpl is static-graph only; kept so paddle 2.0 scripts run unchanged."""
-
-
-def disable_static(place=None):
-    raise NotImplementedError("refimpl implements the static-graph API only (dygraph is not "
-                              "supported); remove paddle.disable_static()")
-
-
-def in_dynamic_mode():
-    return False
+# a DataLoader's batches are eager Tensors in dynamic mode, arrays in static mode
+io.dataloader.set_output_converter(_batch_value)
 
 
 def seed(s):

@@ -30,11 +30,13 @@ def cmd_run(argv):
             (argv[1] if len(argv) > 1 else "")
         argv = argv[1:] if "=" in argv[0] else argv[2:]
         from . import versions
+        from .dygraph import mode
         try:
             versions.set_current(version)
         except ValueError as e:
             print("refimpl run: %s" % e, file=sys.stderr)
             return 2
+        mode.start_as_profile()
         return cmd_run(argv)
     script = argv[0]
     if not os.path.isfile(script):

@@ -1,11 +1,13 @@
 """Environment functions of the paddle 2.0 namespace, in their static-graph meaning:
 default dtype, XPU / CUDA / cuDNN queries, to_tensor, no_grad, grad, and the dygraph-only
 high-level names (DataParallel, Model, flops) as clear errors; summary for a Program."""
-import functools
-
 import numpy as np
 
 from .backward import gradients
+from .dygraph import mode
+from .dygraph.autograd import grad as _eager_grad
+from .dygraph.mode import no_grad as _eager_no_grad
+from .dygraph.tensor import Tensor
 from .framework.dtypes import convert_dtype
 from .framework.place import device_count
 from .framework.program import Program, Variable, default_main_program
@@ -67,8 +69,11 @@ def get_cudnn_version():
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
-    """A constant Variable holding `data` (an assign_value op), or a copy of a Variable.
-    Python floats become the default dtype (float32), numpy arrays keep theirs."""
+    """A Tensor holding a copy of `data` in dynamic mode; in static mode a constant
+    Variable (an assign_value op), or a copy of a Variable. Python floats become the
+    default dtype (float32), Python ints int64, numpy arrays keep theirs."""
+    if isinstance(data, Tensor) or (mode.dynamic and not isinstance(data, Variable)):
+        return _eager_tensor(data, dtype, stop_gradient)
     if isinstance(data, Variable):
         out = creation.assign(data)
         if dtype is not None and out.dtype.name != convert_dtype(dtype):
@@ -84,21 +89,32 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     return out
 
 
-class no_grad:
-    """Context manager and decorator: the outputs of ops built inside get stop_gradient,
-    so backward does not flow through them (Paddle's no_grad acts in dygraph only)."""
+def _eager_tensor(data, dtype, stop_gradient):
+    if isinstance(data, Tensor):
+        value = data._array().copy()
+    else:
+        value = np.array(data)
+        if value.dtype == object:
+            raise TypeError("to_tensor: cannot make a Tensor of %s (ragged or non-numeric "
+                            "data)" % type(data).__name__)
+        if dtype is None and value.dtype == np.float64 and not isinstance(
+                data, (np.ndarray, np.generic)):
+            value = value.astype(get_default_dtype())
+    if dtype is not None:
+        value = value.astype(convert_dtype(dtype))
+    convert_dtype(value.dtype)     # a clear error for dtypes paddle has not
+    return Tensor(value, stop_gradient=stop_gradient)
 
-    def __call__(self, func):
-        @functools.wraps(func)
-        def wrapped(*args, **kwargs):
-            with no_grad():
-                return func(*args, **kwargs)
-        return wrapped
+
+class no_grad(_eager_no_grad):
+    """Context manager and decorator. Dynamic mode: eager ops run inside are not recorded
+    (results stop gradient). Static mode: the outputs of ops built inside get
+    stop_gradient, so backward does not flow through them."""
 
     def __enter__(self):
         self._block = default_main_program().current_block()
         self._start = len(self._block.ops)
-        return self
+        return super().__enter__()
 
     def __exit__(self, *exc):
         for op in self._block.ops[self._start:]:
@@ -106,14 +122,20 @@ class no_grad:
                 var = self._block._find_var_recursive(name)
                 if var is not None:
                     var.stop_gradient = True
-        return False
+        return super().__exit__(*exc)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None):
-    """Static-graph paddle.grad: appends the backward ops of `outputs` and returns the
-    gradient Variables of `inputs` (static.gradients). allow_unused=False makes an input
-    that the outputs do not depend on an error."""
+    """paddle.grad. Eager Tensors: the gradients of sum(outputs) w.r.t. `inputs`
+    (dygraph/autograd.py). Static Variables: appends the backward ops of `outputs` and
+    returns the gradient Variables of `inputs` (static.gradients). allow_unused=False
+    makes an input that the outputs do not depend on an error."""
+    given = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    given += list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+    if any(isinstance(v, Tensor) for v in given):
+        return _eager_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                           only_inputs, allow_unused, no_grad_vars)
     single = isinstance(inputs, Variable)
     grads = gradients(outputs if isinstance(outputs, (list, tuple)) else [outputs],
                       [inputs] if single else list(inputs), grad_outputs, no_grad_vars)

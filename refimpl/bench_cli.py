@@ -3,6 +3,10 @@ optionally beside PyTorch eager CPU (and PaddlePaddle) measured in the same run:
 frameworks in this process take blocks of steps in turn, so a change of load on the
 machine reaches them alike and their ratio holds.
 
+`--mode static` (default) times the workloads as static programs run by the Executor;
+`--mode dynamic` the same models as nn.Layers trained eagerly (forward, loss.backward(),
+opt.step(), opt.clear_grad()), plus the eager dispatch cost of one small op.
+
 Prints one JSON object per workload, then a table. `--profile` adds time per op type and
 the framework overhead per op (step time minus time inside kernels, over op count).
 """
@@ -154,6 +158,153 @@ def time_in_subprocess(python, name, steps, warmup, module):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
+# -- refimpl's dynamic mode, the same models as nn.Layers
+
+def _dynamic_model(paddle, name):
+    kind, batch, shape, classes, hidden = WORKLOADS[name]
+    nn = paddle.nn
+    layers = []
+    if kind == "mlp":
+        width = shape[0]
+        for h in hidden:
+            layers += [nn.Linear(width, h), nn.ReLU()]
+            width = h
+        layers.append(nn.Linear(width, classes))
+    else:
+        layers = [nn.Conv2D(1, 20, 5), nn.ReLU(), nn.MaxPool2D(2, 2), nn.Conv2D(20, 50, 5),
+                  nn.ReLU(), nn.MaxPool2D(2, 2), nn.Flatten(), nn.Linear(800, 500), nn.ReLU(),
+                  nn.Linear(500, classes)]
+    return nn.Sequential(*layers)
+
+
+def dynamic_stepper(name):
+    """(step(), count of ops one step runs) training workload `name` eagerly: the model as
+    nn.Layers, the loss as in the static workload, SGD."""
+    import refimpl as paddle
+    from refimpl.dygraph import mode
+    old = mode.dynamic
+    mode.disable_static()
+    model = _dynamic_model(paddle, name)
+    opt = paddle.optimizer.SGD(learning_rate=0.01, parameters=model.parameters())
+    x, y = _data(name)
+    xt, yt = paddle.to_tensor(x), paddle.to_tensor(y)
+    softmax_ce, mean = paddle.nn.functional.softmax_with_cross_entropy, paddle.mean
+    mode.dynamic = old
+
+    def step():
+        was, mode.dynamic = mode.dynamic, True
+        try:
+            loss = mean(softmax_ce(model(xt), yt))
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+            float(loss)
+        finally:
+            mode.dynamic = was
+    return step
+
+
+def _counting_kernels(timed):
+    """Make the tracer select kernels wrapped by `timed(op_type, fn)` (its caches are
+    emptied, so every kernel is selected again); returns the undo function."""
+    from refimpl.dygraph import tracer
+    original = tracer.select_kernel
+
+    def select(op_def, attrs, dtype):
+        return timed(op_def.type, original(op_def, attrs, dtype))
+    tracer._LAYOUTS.clear()
+    tracer.select_kernel = select
+
+    def undo():
+        tracer.select_kernel = original
+        tracer._LAYOUTS.clear()
+    return undo
+
+
+def _dynamic_profile(name, steps, step_ms):
+    """Kernel time per op type and ops per step of the eager workload, by wrapping every
+    kernel the tracer selects (forward, backward and optimizer ops alike)."""
+    per_type, calls = {}, [0]
+
+    def timed(key, fn):
+        def wrapper(*args, **kwargs):
+            t0 = time.perf_counter()
+            out = fn(*args, **kwargs)
+            per_type[key] = per_type.get(key, 0.0) + time.perf_counter() - t0
+            calls[0] += 1
+            return out
+        return wrapper
+    undo = _counting_kernels(timed)
+    try:
+        step = dynamic_stepper(name)
+        step()
+        per_type.clear()
+        calls[0] = 0
+        for _ in range(steps):
+            step()
+    finally:
+        undo()
+    kernel_ms = {k: 1e3 * v / steps for k, v in sorted(per_type.items(), key=lambda kv: -kv[1])}
+    total_kernel = sum(kernel_ms.values())
+    ops = calls[0] // steps
+    return {"kernel_ms_per_op_type": {k: round(v, 4) for k, v in kernel_ms.items()},
+            "kernel_ms_total": round(total_kernel, 4), "ops": ops,
+            "overhead_us_per_op": round(1e3 * (step_ms - total_kernel) / ops, 2)}
+
+
+def count_dynamic_ops(name):
+    """Ops one eager training step of `name` runs (forward, backward, optimizer)."""
+    calls = [0]
+
+    def counted(key, fn):
+        def wrapper(*args, **kwargs):
+            calls[0] += 1
+            return fn(*args, **kwargs)
+        return wrapper
+    undo = _counting_kernels(counted)
+    try:
+        step = dynamic_stepper(name)
+        step()
+        calls[0] = 0
+        step()
+    finally:
+        undo()
+    return calls[0]
+
+
+def dispatch_cost_us(repeat=2000):
+    """Microseconds refimpl's dynamic mode adds to one small op (paddle.add of two [4]
+    float32 tensors) over the time of the kernel it runs (called directly): without
+    recording (stop_gradient inputs) and recording a tape node (an input needs a
+    gradient)."""
+    import refimpl as paddle
+    from refimpl.dygraph import mode
+    from refimpl.dygraph.tracer import layout
+    was, mode.dynamic = mode.dynamic, True
+    try:
+        a = np.arange(4, dtype="float32")
+        plain = paddle.to_tensor(a)
+        tracked = paddle.to_tensor(a, stop_gradient=False)
+        kernel = layout("elementwise_add").kernels.get({"axis": -1}, a.dtype)
+
+        def per_call(fn):
+            fn()
+            best = float("inf")
+            for _ in range(5):
+                t0 = time.perf_counter()
+                for _ in range(repeat):
+                    fn()
+                best = min(best, (time.perf_counter() - t0) / repeat)
+            return best * 1e6
+        base = per_call(lambda: kernel(a, a, axis=-1))
+        return {"kernel_us": round(base, 2),
+                "dispatch_us": round(per_call(lambda: paddle.add(plain, plain)) - base, 2),
+                "dispatch_recording_us": round(
+                    per_call(lambda: paddle.add(tracked, plain)) - base, 2)}
+    finally:
+        mode.dynamic = was
+
+
 # -- PyTorch eager, the same models
 
 def torch_stepper(name):
@@ -197,6 +348,8 @@ def main(argv=None):
                         help="also time this framework in the same run")
     parser.add_argument("--profile", action="store_true",
                         help="time per op type and framework overhead per op")
+    parser.add_argument("--mode", choices=["static", "dynamic"], default="static",
+                        help="refimpl's static programs (default) or its dynamic mode")
     parser.add_argument("--paddle-python", metavar="PYTHON",
                         help="with --compare paddle: time Paddle in a subprocess of this "
                              "interpreter (Paddle kept in its own environment)")
@@ -205,8 +358,13 @@ def main(argv=None):
     for name in args.workloads:
         if name not in WORKLOADS:
             parser.error("unknown workload %r" % name)
-        step, parts = static_stepper(name)
-        row = {"workload": name, "refimpl": {"ops": len(parts[1].global_block().ops)}}
+        if args.mode == "dynamic":
+            step, parts = dynamic_stepper(name), None
+            row = {"workload": name, "mode": "dynamic",
+                   "refimpl": {"ops": count_dynamic_ops(name)}}
+        else:
+            step, parts = static_stepper(name)
+            row = {"workload": name, "refimpl": {"ops": len(parts[1].global_block().ops)}}
         steppers = {"refimpl": step}
         for other in args.compare:   # in this process: stepped in turn with refimpl
             try:
@@ -221,7 +379,10 @@ def main(argv=None):
         if "paddle" in args.compare and args.paddle_python:
             row["paddle"] = time_in_subprocess(args.paddle_python, name, args.steps,
                                                args.warmup, "paddle")
-        if args.profile:
+        if args.profile and parts is None:
+            row["refimpl"].update(_dynamic_profile(name, args.steps,
+                                                   row["refimpl"]["ms_per_step"]))
+        elif args.profile:
             row["refimpl"].update(_profile(*parts, args.steps, row["refimpl"]))
         for other in args.compare:
             if "ms_per_step" in row.get(other, {}):
@@ -230,6 +391,8 @@ def main(argv=None):
         rows.append(row)
         print(json.dumps(row))
         sys.stdout.flush()
+    if args.mode == "dynamic":
+        print(json.dumps({"eager_dispatch": dispatch_cost_us()}))
     _table(rows, args.compare)
     return 0
 

@@ -16,6 +16,7 @@ from . import versions
 from .buffer_pool import BufferPool
 from .framework.dtypes import convert_dtype
 from .framework.errors import FeedError, OpError
+from .framework.fetched import as_fetched
 from .framework.lod import check_lengths, describe_lod, lod_of, valid_for, with_lod
 from .framework.place import CPUPlace, as_place
 from .framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
@@ -433,30 +434,6 @@ def _fetch_names(fetch_list):
             raise TypeError("fetch_list items must be Variables or names, got %s"
                             % type(f).__name__)
     return names
-
-
-class FetchedArray(np.ndarray):
-    """A fetched one-element array that converts to a Python number (float(loss),
-    '%f' % loss) as numpy 1.x arrays did, which Paddle 1.8 / 2.0 scripts rely on for their
-    [1]-shaped losses; numpy 2 refuses it. Everything else is plain ndarray behaviour."""
-
-    def __float__(self):
-        return float(np.asarray(self).reshape(()))
-
-    def __int__(self):
-        return int(np.asarray(self).reshape(()))
-
-    def __repr__(self):
-        return repr(np.asarray(self))
-
-
-def as_fetched(value):
-    """A fetched array as the version profile hands it to the user (FetchedArray for
-    one-element arrays where `size1_arrays_are_scalars`)."""
-    value = np.asarray(value)
-    if value.ndim and value.size == 1 and versions.switch("size1_arrays_are_scalars"):
-        return value.view(FetchedArray)
-    return value
 
 
 def _as_results(outs, return_numpy):

@@ -20,8 +20,11 @@ ENV_VAR = "REFIMPL_PADDLE"
 
 # behaviour -> its value under 1.8, 2.0 and 3 (specs/versions.md says what each means)
 SWITCHES = {
-    # the mode a program starts in; dynamic mode is not built yet, so static is what runs
+    # the mode a script starts in (refimpl/dygraph/mode.py)
     "default_mode": {"1.8": "static", "2.0": "dynamic", "3": "dynamic"},
+    # every tensor needing a gradient keeps it after backward and Tensor.grad is an ndarray
+    # (1.8, 2.0), or .grad is a Tensor and a non-leaf keeps it only after retain_grads() (3)
+    "legacy_grads": {"1.8": True, "2.0": True, "3": False},
     # the shape of full reductions (mean, reduce_* over all axes, losses, accuracy, ...)
     "scalar_shape": {"1.8": (1,), "2.0": (1,), "3": ()},
     # fetched size-1 arrays convert to Python numbers (float(), '%f'), as numpy 1.x allowed

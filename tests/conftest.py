@@ -3,6 +3,7 @@ import os
 import numpy as np
 import pytest
 
+from refimpl.dygraph import mode
 from refimpl.framework import unique_name
 from refimpl.framework import program as program_mod
 from refimpl.framework import scope as scope_mod
@@ -10,14 +11,28 @@ from refimpl.framework import scope as scope_mod
 
 @pytest.fixture(autouse=True)
 def fresh_programs():
-    """Each test builds into new default programs, a new scope and fresh names."""
+    """Each test builds into new default programs, a new scope and fresh names, in static
+    mode unless it asks for the `dygraph` fixture (or switches itself: the mode is put back
+    after the test)."""
     main, startup = program_mod.Program(), program_mod.Program()
     old_main = program_mod.switch_main_program(main)
     old_startup = program_mod.switch_startup_program(startup)
-    with scope_mod.scope_guard(scope_mod.Scope()), unique_name.guard():
-        yield
-    program_mod.switch_main_program(old_main)
-    program_mod.switch_startup_program(old_startup)
+    old_mode, old_grad = mode.dynamic, mode.grad_enabled
+    mode.enable_static()
+    try:
+        with scope_mod.scope_guard(scope_mod.Scope()), unique_name.guard():
+            yield
+    finally:
+        mode.dynamic, mode.grad_enabled = old_mode, old_grad
+        program_mod.switch_main_program(old_main)
+        program_mod.switch_startup_program(old_startup)
+
+
+@pytest.fixture
+def dygraph(fresh_programs):
+    """Dynamic mode for this test."""
+    mode.disable_static()
+    yield
 
 
 @pytest.fixture

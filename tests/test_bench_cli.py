@@ -26,3 +26,17 @@ def test_timing_in_another_interpreter_reads_its_json():
     from refimpl.bench_cli import time_in_subprocess
     result = time_in_subprocess(sys.executable, "mlp_small", 2, 1, "refimpl")
     assert result["ops"] == 27 and result["ms_per_step"] > 0
+
+
+def test_dynamic_mode_bench_prints_eager_rows_profile_and_dispatch_cost(capsys):
+    assert main(["mlp_small", "--mode", "dynamic", "--steps", "2", "--warmup", "1",
+                 "--profile"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    rows = [json.loads(line) for line in lines if line.startswith("{")]
+    row, dispatch = rows
+    assert row["mode"] == "dynamic" and row["refimpl"]["ms_per_step"] > 0
+    # 3 linears (matmul, add), 2 relus, the loss and its mean: 10; their grads; 6 sgd
+    assert row["refimpl"]["ops"] == 26
+    assert "matmul_v2_grad" in row["refimpl"]["kernel_ms_per_op_type"]
+    assert set(dispatch["eager_dispatch"]) == {"kernel_us", "dispatch_us",
+                                               "dispatch_recording_us"}

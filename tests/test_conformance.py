@@ -74,6 +74,22 @@ def test_refimpl_passes_all_its_cases(kernels, monkeypatch):
     assert report["implementation"]["kernels"] == kernels
 
 
+@pytest.mark.parametrize("kernels", ["numpy", "cython"])
+def test_refimpl_dynamic_mode_passes_all_op_and_eager_scenario_cases(kernels, monkeypatch):
+    """--mode dynamic: every op case on eager Tensors (LayerHelper.append_op, paddle.grad)
+    and the optimizer scenarios trained eagerly; only static-program scenarios skip."""
+    monkeypatch.setenv("REFIMPL_KERNELS", kernels)
+    report = check_mod.check("refimpl", GOLDEN_DIR, timeout=120, mode="dynamic")
+    bad = [(r["id"], r["status"], r["message"]) for r in report["cases"]
+           if r["status"] not in ("pass", "skipped")]
+    assert not bad, "refimpl's dynamic mode (%s kernels) fails:\n%s" % (
+        kernels, "\n".join("%s %s %s" % b for b in bad))
+    skipped = sorted(r["id"] for r in report["cases"] if r["status"] == "skipped")
+    assert skipped and all(i.startswith("class/") and "optimizer/sgd" not in i
+                           for i in skipped), skipped
+    assert report["implementation"]["mode"] == "dynamic"
+
+
 MISBEHAVING_IMPL = """
     # refimpl, except that some ops crash the process, hang, raise, or are missing
     import os, sys, time

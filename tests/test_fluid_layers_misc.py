@@ -300,3 +300,46 @@ def test_create_py_reader_by_data_stacks_sample_lists():
         L.read_file(image)
     with pytest.raises(ValueError, match="py_reader: 2 shapes but 1 dtypes"):
         L.py_reader(1, [[1], [1]], ["float32"])
+
+
+# -- int-list arguments known at run time (Paddle's XTensor / XTensorList inputs)
+
+def test_runtime_int_list_arguments_match_numpy():
+    x_np = np.arange(24, dtype="float32").reshape(2, 3, 4)
+
+    def build():
+        x = L.data("x", [2, 3, 4], append_batch_size=False)
+        two = L.fill_constant([1], "int32", 2)
+        starts = L.data("starts", [2], dtype="int32", append_batch_size=False)
+        shape = L.data("shape", [2], dtype="int64", append_batch_size=False)
+        value = L.fill_constant([1], "float32", 1.5)
+        return [L.fill_constant([two, 3], "float32", 7.0),           # ShapeTensorList
+                L.fill_constant(shape, "float32", value),             # ShapeTensor, ValueTensor
+                L.slice(x, axes=[1, 2], starts=starts, ends=[3, 4]),  # StartsTensor
+                L.slice(x, axes=[2], starts=[two], ends=[4]),         # StartsTensorList
+                L.expand(x, [1, two, 1]),                             # expand_times_tensor
+                L.unsqueeze(x, [two]),                                # AxesTensorList
+                L.split(x, [two, 2], dim=2)[1],                       # SectionsTensorList
+                L.pow(x, value)]                                      # FactorTensor
+
+    got = build_and_run(build, {"x": x_np, "starts": np.array([1, 2], "int32"),
+                                "shape": np.array([3, 1], "int64")})
+    np.testing.assert_array_equal(got[0], np.full([2, 3], 7.0))
+    np.testing.assert_array_equal(got[1], np.full([3, 1], 1.5))
+    np.testing.assert_array_equal(got[2], x_np[:, 1:3, 2:4])
+    np.testing.assert_array_equal(got[3], x_np[:, :, 2:])
+    np.testing.assert_array_equal(got[4], np.tile(x_np, [1, 2, 1]))
+    np.testing.assert_array_equal(got[5], x_np[:, :, None, :])
+    np.testing.assert_array_equal(got[6], x_np[:, :, 2:])
+    np.testing.assert_allclose(got[7], x_np ** 1.5, rtol=1e-6)
+
+
+def test_runtime_int_list_argument_errors():
+    with program_guard(Program(), Program()):
+        x = L.data("x", [2, 3], append_batch_size=False)
+        with pytest.raises(TypeError, match="fill_constant: shape 'f' must be an int32"):
+            L.fill_constant(L.data("f", [2], append_batch_size=False), "float32", 1.0)
+        with pytest.raises(TypeError, match="unsqueeze: axes must be an int"):
+            L.unsqueeze(x, 2.1)
+        with pytest.raises(TypeError, match="slice: starts must be a list"):
+            L.slice(x, axes=[0], starts=1, ends=[2])

@@ -435,7 +435,8 @@ def test_distributed_batch_sampler_with_workers_under_mpirun():
                 return np.array([i])
         sampler = io.DistributedBatchSampler(Rows(), batch_size=2)
         loader = io.DataLoader(Rows(), batch_sampler=sampler, num_workers=2, return_list=True)
-        print("rank", distributed.get_rank(), [b.ravel().tolist() for b in loader], flush=True)
+        print("rank", distributed.get_rank(), [np.asarray(b).ravel().tolist() for b in loader],
+              flush=True)
     """)
     env = dict(os.environ, PYTHONPATH=os.path.abspath(ROOT))
     result = subprocess.run(["mpirun", "-n", "2", sys.executable, "-c", script],

@@ -466,3 +466,20 @@ def test_functional_cross_entropy_class_weights_match_paddle():
                                                              0.1674675785, -0.6110020807]],
                                rtol=1e-8)
     np.testing.assert_array_equal(got[7][2:4], 0)    # the ignored labels
+
+
+def test_cross_entropy_op_takes_hard_labels_without_their_last_dim():
+    """Paddle 1.8's cross_entropy op: Label [N] with X [N, D] gives Y [N] (Label's shape)."""
+    from refimpl.framework.program import Program, program_guard
+    x_np = np.array([[0.2, 0.8], [0.6, 0.4], [0.5, 0.5]], "float32")
+    label_np = np.array([1, 0, 1], "int64")
+    main = Program()
+    with program_guard(main, Program()):
+        x = fluid.data("x", [3, 2], "float32")
+        label = fluid.data("label", [3], "int64")
+        y = main.current_block().create_var(name="y", dtype="float32", shape=None)
+        main.current_block().append_op(type="cross_entropy", inputs={"X": [x], "Label": [label]},
+                                       outputs={"Y": [y]})
+    assert list(y.shape) == [3]
+    out, = fluid.Executor().run(main, feed={"x": x_np, "label": label_np}, fetch_list=[y])
+    np.testing.assert_allclose(out, -np.log([0.8, 0.6, 0.5]), rtol=1e-6)

@@ -1,6 +1,8 @@
 """The generic op test (PyTorch OpInfo style): every registered op with samples is checked
   - through the executor (build a program, infer shapes, run) against its numpy reference,
-  - its gradient against central finite differences (float64),
+  - run eagerly (dynamic mode's tracer) against its numpy reference,
+  - its gradient against central finite differences (float64), both its registered backward
+    called directly and the eager autograd engine's (Tensor.backward through the tape),
   - its compiled kernels (forward and backward) against the references (float32, float64).
 Hypothesis draws the seed each op's `samples(rng)` uses for its shapes and values."""
 import numpy as np
@@ -8,6 +10,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from refimpl import executor as executor_mod
+from refimpl.dygraph import autograd
+from refimpl.dygraph.tensor import Tensor
+from refimpl.dygraph.tracer import run_op
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
 from refimpl.ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
@@ -143,6 +148,70 @@ def test_executor_matches_reference_and_infer_shape(op_type, seed):
                 "%s: inferred %s for %s, actual %s" % (op_type, shape, slot, r.shape)
 
 
+def _run_eager(op_def, sample, ref, grad_slots=()):
+    """Run the op through the tracer on Tensors of the sample's inputs (those of
+    `grad_slots` need a gradient); (input Tensors by slot, output Tensors by slot)."""
+    inputs = {}
+    for s in op_def.inputs:
+        name = slot_name(s)
+        value = sample.inputs.get(name)
+        if value is None:
+            continue
+        make = (lambda v: Tensor(np.array(v), stop_gradient=name not in grad_slots))
+        inputs[name] = [make(v) for v in value] if is_duplicable(s) else make(value)
+    outputs = {}
+    for s, r in zip(op_def.outputs, ref):
+        if r is not None:
+            outputs[slot_name(s)] = [Tensor._placeholder() for _ in r] if is_duplicable(s) \
+            else Tensor._placeholder()
+    run_op(op_def.type, inputs, outputs, sample.attrs)
+    return inputs, outputs
+
+
+@pytest.mark.parametrize("op_type", OPS)
+@SETTINGS
+@given(seed=st.integers(0, 2 ** 31 - 1))
+def test_eager_matches_reference(op_type, seed):
+    op_def = get_op_def(op_type)
+    rtol, atol = op_def.tolerances.get("float64", (1e-7, 1e-9))
+    for sample in _samples(op_type, seed):
+        ref = call_forward(op_def, sample.inputs, sample.attrs)
+        _, outputs = _run_eager(op_def, sample, ref)
+        for slot, r in zip(op_def.output_slots, ref):
+            if r is None:
+                continue
+            got = outputs[slot]
+            got = [t.numpy() for t in got] if isinstance(got, list) else got.numpy()
+            assert_close(got, r, rtol, atol, "eager %s %s %r" % (op_type, slot, sample))
+
+
+def _eager_grads(op_def, sample, outs, cot):
+    """Input gradients by slot through the eager engine: the op recorded on the tape, then
+    backward seeded with the cotangents of its outputs."""
+    slots = float_slots(op_def, sample.inputs)
+    inputs, outputs = _run_eager(op_def, sample, outs, slots)
+    roots, seeds = [], []
+    for slot, c in cot.items():
+        out = outputs[slot]
+        for t, g in (zip(out, c) if isinstance(out, list) else [(out, c)]):
+            if not t.stop_gradient:
+                roots.append(t)
+                seeds.append(np.asarray(g, t.numpy().dtype))
+    autograd.backward(roots, seeds)
+    grads = {}
+    for slot in slots:
+        ts = inputs[slot]
+        grads[slot] = [_grad_or_zeros(t) for t in ts] if isinstance(ts, list) \
+            else _grad_or_zeros(ts)
+    return grads
+
+
+def _grad_or_zeros(t):
+    """No gradient reached `t`: its gradient is zero (e.g. an output the op ignores it in)."""
+    g = t.gradient()
+    return np.zeros_like(t.numpy()) if g is None else g
+
+
 @pytest.mark.parametrize("op_type", GRAD_OPS)
 @SETTINGS
 @given(seed=st.integers(0, 2 ** 31 - 1))
@@ -161,10 +230,13 @@ def test_gradient_matches_finite_differences(op_type, seed):
         analytic = call_backward(op_def, sample.inputs, sample.attrs, outs, cot)
         numeric = numeric_grads(op_def, sample.inputs, sample.attrs, cot)
         by_slot = dict(zip([slot_name(s)[:-5] for s in op_def.grad_output_slots()], analytic))
+        eager = _eager_grads(op_def, sample, outs, cot)
         rtol, atol = op_def.fd_tolerance
         for slot in float_slots(op_def, sample.inputs):
             assert_close(by_slot[slot], numeric[slot], rtol, atol,
                          "%s d/d%s %r" % (op_type, slot, sample))
+            assert_close(eager[slot], numeric[slot], rtol, atol,
+                         "eager %s d/d%s %r" % (op_type, slot, sample))
 
 
 def _cast(inputs, dtype):

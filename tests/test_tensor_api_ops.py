@@ -226,7 +226,7 @@ def test_small_tensor_functions():
 def test_inplace_variants_build_the_out_of_place_op_with_a_warning():
     a = RNG.rand(2, 3).astype("float32")
     x = _data("x", a)
-    with pytest.warns(UserWarning, match="no in-place"):
+    with pytest.warns(UserWarning, match="in-place is dygraph-only"):
         r = paddle.reshape_(x, [3, 2])
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -5,26 +5,39 @@ output, `block.append_op(type, inputs, outputs, attrs)`, and for gradient cases
 `static.gradients(outputs, inputs, target_gradients=cotangents)`, run by
 `static.Executor(CPUPlace())`. Nothing refimpl-specific is used, so the same code scores
 real PaddlePaddle (legacy static IR) or any third implementation.
+
+In dynamic mode an op case runs on eager Tensors instead: `paddle.to_tensor` per input,
+`LayerHelper(op).create_variable_for_type_inference` per output and
+`LayerHelper(op).append_op(...)` (which runs the op at once in Paddle's dygraph, as in
+refimpl's), gradients by `paddle.grad(outputs, inputs, grad_outputs=cotangents)`.
+Scenarios run their dynamic variant (`scenarios.DYNAMIC`) or are skipped.
 """
 import numpy as np
 
-from .scenarios import SCENARIOS, api
+from .scenarios import DYNAMIC, SCENARIOS, MissingAPI, api
 from .store import array_key
 
 __all__ = ["run_case"]
 
 
-def run_case(paddle, case, arrays):
+def run_case(paddle, case, arrays, mode="static"):
     """{array key: actual ndarray} for `case` (an index entry) given its golden arrays."""
     if case["kind"] == "op":
-        return run_op_case(paddle, case, arrays)
-    return run_scenario_case(paddle, case, arrays)
+        run = run_op_case_dynamic if mode == "dynamic" else run_op_case
+        return run(paddle, case, arrays)
+    return run_scenario_case(paddle, case, arrays, mode)
 
 
-def run_scenario_case(paddle, case, arrays):
+def run_scenario_case(paddle, case, arrays, mode="static"):
     key = case["key"]
     inputs = {name: arrays[array_key(key, "in", name)] for name in case["inputs"]}
-    results = SCENARIOS[case["scenario"]].run(paddle, inputs)
+    if mode == "dynamic":
+        if case["scenario"] not in DYNAMIC:
+            raise MissingAPI("%s is a static-program scenario (no dynamic-mode variant)"
+                             % case["scenario"])
+        results = DYNAMIC[case["scenario"]](paddle, inputs)
+    else:
+        results = SCENARIOS[case["scenario"]].run(paddle, inputs)
     return {array_key(key, "out", name): np.asarray(v) for name, v in results.items()}
 
 
@@ -72,6 +85,63 @@ def run_op_case(paddle, case, arrays):
     values = exe.run(main, feed=feed, fetch_list=[var for _, var in fetch],
                      return_numpy=False)
     return {k: np.array(v) for (k, _), v in zip(fetch, values)}
+
+
+def _layer_helper(paddle, op_type):
+    for path in ("fluid.layer_helper.LayerHelper", "base.layer_helper.LayerHelper"):
+        try:
+            return api(paddle, path)(op_type)
+        except MissingAPI:
+            continue
+    raise MissingAPI("%s has no LayerHelper (fluid.layer_helper or base.layer_helper)"
+                     % paddle.__name__)
+
+
+def run_op_case_dynamic(paddle, case, arrays):
+    """The op case on eager Tensors (see the module doc)."""
+    key = case["key"]
+    to_tensor = api(paddle, "to_tensor")
+    helper = _layer_helper(paddle, case["op"])
+    differentiated = {(slot, j) for slot, specs in case["grads"].items()
+                      for j, spec in enumerate(specs) if spec}
+    in_tensors = {slot: [to_tensor(arrays[array_key(key, "in", slot, j)],
+                                   stop_gradient=(slot, j) not in differentiated)
+                         for j in range(len(specs))]
+                  for slot, specs in case["inputs"].items()}
+    out_tensors, fetch = {}, []
+    for slot, specs in case["outputs"].items():
+        state = _updated_state(case, slot)
+        out_tensors[slot] = []
+        for j, spec in enumerate(specs):
+            dtype = spec.split("[")[0] if spec else "float32"
+            t = in_tensors[state][j] if state else \
+                helper.create_variable_for_type_inference(dtype)
+            out_tensors[slot].append(t)
+            if spec:
+                fetch.append((array_key(key, "out", slot, j), t))
+    helper.append_op(type=case["op"], inputs=in_tensors, outputs=out_tensors,
+                     attrs=_dtype_attrs(paddle, case["attrs"]))
+    results = {k: np.array(t.numpy()) for k, t in fetch}
+    if case["grads"]:
+        targets, cotangents = [], []
+        for slot, specs in case["cotangents"].items():
+            for j in range(len(specs)):
+                out = out_tensors[slot][j]
+                cot = arrays[array_key(key, "cot", slot, j)]
+                targets.append(out)
+                cotangents.append(to_tensor(cot.reshape(out.numpy().shape)
+                                            if cot.size == out.numpy().size else cot))
+        wanted = [(array_key(key, "grad", slot, j), in_tensors[slot][j])
+                  for slot, specs in case["grads"].items()
+                  for j, spec in enumerate(specs) if spec]
+        grads = api(paddle, "grad")(targets, [t for _, t in wanted], cotangents,
+                                    allow_unused=True)
+        missing = [t.name for (_, t), g in zip(wanted, grads) if g is None]
+        if missing:
+            raise RuntimeError("%s: the backward pass produced no gradient for %s"
+                               % (case["op"], ", ".join(missing)))
+        results.update({k: np.array(g.numpy()) for (k, _), g in zip(wanted, grads)})
+    return results
 
 
 def _updated_state(case, out_slot):

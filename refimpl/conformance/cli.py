@@ -31,6 +31,10 @@ def _parser():
                         "repeatable")
     c.add_argument("--timeout", type=float, default=60.0, help="seconds per case (default 60)")
     c.add_argument("--xfails", help="expected failures: one `PATTERN  # reason` a line")
+    c.add_argument("--mode", choices=["static", "dynamic"], default="static",
+                   help="drive the cases as static programs (default) or through the "
+                        "eager Tensor API (dynamic mode: ops run by LayerHelper.append_op "
+                        "on Tensors, gradients by paddle.grad)")
     c.add_argument("--report", default="conformance_report.json", help="JSON report path")
     c.add_argument("-v", "--verbose", action="store_true", help="show the worker's stderr and "
                    "every case")
@@ -70,7 +74,7 @@ def cmd_check(args):
                                   else ""), flush=True)
 
     report = check(args.impl, args.golden, args.patterns, args.timeout, expectations,
-                   args.verbose, progress)
+                   args.verbose, progress, args.mode)
     atomic_file.write_bytes(args.report, (json.dumps(report, indent=1) + "\n").encode("utf-8"))
     print(format_table(report))
     print("report: %s" % args.report)

@@ -8,9 +8,10 @@ implementation under test. Adding one is a function and a `@scenario(...)` line.
 """
 import numpy as np
 
-__all__ = ["Scenario", "SCENARIOS", "scenario", "MissingAPI", "api"]
+__all__ = ["Scenario", "SCENARIOS", "DYNAMIC", "scenario", "MissingAPI", "api"]
 
 SCENARIOS = {}
+DYNAMIC = {}     # scenario name -> its dynamic-mode variant fn(paddle, inputs)
 FLOAT32_TOLERANCE = (1e-5, 1e-6)   # rtol, atol after a few float32 training steps
 
 
@@ -132,8 +133,34 @@ def train_with(paddle, inputs, optimizer):
     return dict(params(paddle), loss=losses)
 
 
+def train_eagerly_with(paddle, inputs, optimizer):
+    """train_with in dynamic mode: the MLP as nn.Linear layers holding the given
+    parameters, loss.backward(), opt.step(), opt.clear_grad()."""
+    linear, to_tensor = api(paddle, "nn.Linear"), api(paddle, "to_tensor")
+    relu, mean = api(paddle, "nn.functional.relu"), api(paddle, "mean")
+    first, second = linear(IN, HIDDEN), linear(HIDDEN, 1)
+    for layer, (w, b) in ((first, ("w1", "b1")), (second, ("w2", "b2"))):
+        layer.weight.set_value(inputs[w])
+        layer.bias.set_value(inputs[b])
+    cls_name, kwargs = OPTIMIZERS[optimizer]
+    opt = api(paddle, "optimizer." + cls_name)(
+        parameters=first.parameters() + second.parameters(), **kwargs)
+    losses = []
+    for i in range(STEPS):
+        diff = second(relu(first(to_tensor(inputs["x"][i])))) - to_tensor(inputs["y"][i])
+        loss = mean(diff * diff)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        losses.append(np.ravel(loss.numpy()))
+    values = {"w1": first.weight, "b1": first.bias, "w2": second.weight, "b2": second.bias}
+    return dict({k: v.numpy() for k, v in values.items()}, loss=np.concatenate(losses))
+
+
 for _key in OPTIMIZERS:
     scenario("optimizer/" + _key, mlp_inputs, optimizer=_key)(train_with)
+    DYNAMIC["optimizer/" + _key] = \
+        (lambda key: lambda paddle, inputs: train_eagerly_with(paddle, inputs, key))(_key)
 
 
 @scenario("program/clone_for_test", mlp_inputs)

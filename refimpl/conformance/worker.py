@@ -4,7 +4,7 @@ checker sends, one id per line on stdin, one JSON result per line back.
 Results go to a private copy of the original stdout; fd 1 is pointed at stderr so that
 whatever the implementation prints (C++ logs included) cannot corrupt the protocol.
 
-    python -m refimpl.conformance.worker IMPL GOLDEN_DIR
+    python -m refimpl.conformance.worker IMPL GOLDEN_DIR [static|dynamic]
 """
 import importlib
 import json
@@ -23,19 +23,21 @@ from .store import read_index, read_npz
 _MISSING_OP = re.compile(r"has not been registered|no such operator is registered")
 
 
-def import_impl(name):
-    """The module under test, in static-graph mode. Real Paddle 3.x needs the legacy
-    static IR for block.append_op, so FLAGS_enable_pir_api defaults to 0 here."""
+def import_impl(name, mode="static"):
+    """The module under test, in static-graph mode (or dynamic). Real Paddle 3.x needs the
+    legacy static IR for block.append_op, so FLAGS_enable_pir_api defaults to 0 here."""
     os.environ.setdefault("FLAGS_enable_pir_api", "0")
     paddle = importlib.import_module(name)
-    if hasattr(paddle, "enable_static"):
+    if mode == "dynamic":
+        paddle.disable_static()
+    elif hasattr(paddle, "enable_static"):
         paddle.enable_static()
     return paddle
 
 
-def describe_impl(paddle):
+def describe_impl(paddle, mode="static"):
     info = {"module": paddle.__name__, "version": getattr(paddle, "__version__", "?"),
-            "profile": impl_profile(paddle)}
+            "profile": impl_profile(paddle), "mode": mode}
     if paddle.__name__ == "refimpl":
         from refimpl._kernels import backend
         info["kernels"] = backend()
@@ -59,10 +61,11 @@ def impl_profile(paddle):
 class CaseRunner:
     """Runs cases of one golden directory against one imported implementation."""
 
-    def __init__(self, paddle, golden_dir):
+    def __init__(self, paddle, golden_dir, mode="static"):
         self.paddle = paddle
         self.profile = impl_profile(paddle)
         self.golden_dir = golden_dir
+        self.mode = mode
         self.cases = {c["id"]: c for c in read_index(golden_dir)["cases"]}
         self._files = {}
 
@@ -78,7 +81,7 @@ class CaseRunner:
         result = {"id": case_id, "max_abs": None, "max_rel": None, "message": ""}
         try:
             expected = self.arrays(case["file"])
-            actual = run_case(self.paddle, case, expected)
+            actual = run_case(self.paddle, case, expected, self.mode)
             result.update(compare(case, expected, actual, self.profile))
         except MissingAPI as e:
             result.update(status="skipped", message=str(e))
@@ -93,7 +96,9 @@ class CaseRunner:
 
 
 def main(argv=None):
-    impl, golden_dir = (sys.argv[1:] if argv is None else argv)[:2]
+    args = sys.argv[1:] if argv is None else argv
+    impl, golden_dir = args[:2]
+    mode = args[2] if len(args) > 2 else "static"
     results = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -103,12 +108,12 @@ def main(argv=None):
         results.flush()
 
     try:
-        paddle = import_impl(impl)
-        runner = CaseRunner(paddle, golden_dir)
+        paddle = import_impl(impl, mode)
+        runner = CaseRunner(paddle, golden_dir, mode)
     except Exception as e:
         send({"fatal": "cannot import %r: %s: %s" % (impl, type(e).__name__, e)})
         return 2
-    send({"ready": describe_impl(paddle)})
+    send({"ready": describe_impl(paddle, mode)})
     for line in sys.stdin:
         case_id = line.strip()
         if case_id:

@@ -34,7 +34,7 @@ def dtype_is_floating(dtype):
 
 
 def in_dygraph_mode():
-    from .dygraph.base import enabled
-    return enabled()
+    from ..dygraph import mode
+    return mode.dynamic
 
 

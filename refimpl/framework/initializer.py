@@ -31,7 +31,11 @@ class Initializer:
 
     def __call__(self, var, block=None):
         """Add the op filling `var` to `block` (Block.create_parameter passes its own, as
-        in Paddle), by default to the startup program's global block."""
+        in Paddle), by default to the startup program's global block; an eager Tensor is
+        filled now."""
+        from ..dygraph.tensor import Tensor
+        if isinstance(var, Tensor):
+            return self._fill_now(var)
         from .program import default_startup_program
         startup = block if block is not None else default_startup_program().global_block()
         if not startup.has_var(var.name):
@@ -55,6 +59,18 @@ class Initializer:
         block.append_op(type="cast", inputs={"X": [tmp]}, outputs={"Out": [var.name]},
                         attrs={"in_dtype": "float32", "out_dtype": "float16"})
         return op
+
+    def _fill_now(self, var):
+        """Dynamic mode: run the same op now and give `var` (an eager parameter, whose
+        shape and dtype are declared) its value. Random ops with seed 0 draw from the
+        global generator, which paddle.seed resets."""
+        from ..dygraph.tensor import Tensor
+        from ..dygraph.tracer import run_op
+        attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
+        attrs.update(self._attrs(var))
+        out = Tensor._placeholder()
+        run_op(self.op_type, None, {"Out": [out]}, attrs)
+        var._value = out._value
 
 
 def add_init_op(startup_block, op_type, outputs, attrs):

@@ -1,6 +1,13 @@
-"""LayerHelper: what every layer function uses to create parameters, temporaries and ops."""
+"""LayerHelper: what every layer function uses to create parameters, temporaries and ops.
+
+In dynamic mode the same calls make eager Tensors: temporaries are placeholders that
+append_op fills by running the op now (dygraph/tracer.py), and parameters are created
+with their values. An op follows its inputs: eager Tensors run now, static Variables
+append to the program, whatever the mode (specs/dygraph.md#mode-rules)."""
 import copy
 
+from ..dygraph import mode
+from ..dygraph.dispatch import eager_append_op, has_eager_input, placeholder
 from . import unique_name
 from .initializer import Constant, XavierUniform, global_initializers
 from .param_attr import ParamAttr, WeightNormParamAttr
@@ -14,7 +21,15 @@ class LayerHelper:
         self.layer_type = layer_type
         self.kwargs = kwargs
         name = kwargs.get("name")
-        self.name = name if name else unique_name.generate(layer_type)
+        # eager temporaries need no names: generated only if asked for (parameters)
+        self._name = name if name else (None if mode.dynamic
+                                        else unique_name.generate(layer_type))
+
+    @property
+    def name(self):
+        if self._name is None:
+            self._name = unique_name.generate(self.layer_type)
+        return self._name
 
     @property
     def main_program(self):
@@ -28,9 +43,13 @@ class LayerHelper:
         return self.main_program.current_block()
 
     def append_op(self, *args, **kwargs):
+        if mode.dynamic or has_eager_input(kwargs.get("inputs")):
+            return eager_append_op(self.block(), *args, **kwargs)
         return self.block().append_op(*args, **kwargs)
 
     def create_variable_for_type_inference(self, dtype, stop_gradient=False, shape=None):
+        if mode.dynamic:
+            return placeholder(dtype, shape, stop_gradient)
         return self.block().create_var(
             name=unique_name.generate_with_ignorable_key(self.name + ".tmp"),
             dtype=dtype, shape=shape, stop_gradient=stop_gradient)
@@ -38,9 +57,17 @@ class LayerHelper:
     create_tmp_variable = create_variable_for_type_inference
 
     def create_variable(self, **kwargs):
+        if mode.dynamic:
+            return placeholder(kwargs.get("dtype"), kwargs.get("shape"),
+                               kwargs.get("stop_gradient", False), kwargs.get("name"),
+                               kwargs.get("persistable", False))
         return self.block().create_var(**kwargs)
 
     def create_global_variable(self, persistable=False, **kwargs):
+        if mode.dynamic:
+            return placeholder(kwargs.get("dtype"), kwargs.get("shape"),
+                               kwargs.get("stop_gradient", False), kwargs.get("name"),
+                               persistable)
         return self.main_program.global_block().create_var(persistable=persistable, **kwargs)
 
     def create_parameter(self, attr, shape, dtype, is_bias=False, default_initializer=None):
@@ -51,6 +78,24 @@ class LayerHelper:
             return None
         if attr.name is None:
             attr.name = unique_name.generate(self.name + (".b" if is_bias else ".w"))
+        init = attr.initializer or default_initializer
+        if init is None:
+            g_weight, g_bias = global_initializers()
+            init = (g_bias if is_bias else g_weight) or (Constant(0.0) if is_bias
+                                                         else XavierUniform())
+        if mode.dynamic:
+            if isinstance(attr, WeightNormParamAttr):
+                raise NotImplementedError(
+                    "WeightNormParamAttr %r: weight normalization by ParamAttr builds static "
+                    "programs (paddle.static), as in Paddle" % attr.name)
+            from ..dygraph.tensor import ParamBase
+            param = ParamBase(
+                None, attr.name, trainable=attr.trainable, regularizer=attr.regularizer,
+                optimize_attr={"learning_rate": attr.learning_rate},
+                do_model_average=attr.do_model_average, need_clip=attr.need_clip)
+            param._decl = (dtype, list(shape))
+            init(param)     # an eager parameter gets its value now
+            return param
         block = self.main_program.global_block()
         if attr.name in block.vars:
             existing = block.vars[attr.name]
@@ -58,11 +103,6 @@ class LayerHelper:
                 raise ValueError("parameter %r is shared but its shape %s differs from %s"
                                  % (attr.name, list(existing.shape), list(shape)))
             return existing
-        init = attr.initializer or default_initializer
-        if init is None:
-            g_weight, g_bias = global_initializers()
-            init = (g_bias if is_bias else g_weight) or (Constant(0.0) if is_bias
-                                                         else XavierUniform())
         if isinstance(attr, WeightNormParamAttr):
             return self._weight_normalized(attr, list(shape), dtype, init)
         param = block.create_parameter(

@@ -1,6 +1,8 @@
 """Python operators on static Variables (x + y, x * 2, x @ y, x < y, -x, x.astype) build ops."""
 import numbers
 
+from ..dygraph import mode
+from ..dygraph.dispatch import run_eagerly
 from .layer_helper import LayerHelper
 
 _SCALAR_AS_SCALE = {
@@ -16,11 +18,14 @@ _COMPARE = ("less_than", "less_equal", "greater_than", "greater_equal")
 
 
 def scale(x, factor, bias=0.0):
+    attrs = {"scale": float(factor), "bias": float(bias), "bias_after_scale": True}
+    if mode.dynamic:
+        out = run_eagerly("scale", {"X": [x]}, attrs)
+        if out is not None:
+            return out
     helper = LayerHelper("scale")
     out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op(type="scale", inputs={"X": [x]}, outputs={"Out": [out]},
-                     attrs={"scale": float(factor), "bias": float(bias),
-                            "bias_after_scale": True})
+    helper.append_op(type="scale", inputs={"X": [x]}, outputs={"Out": [out]}, attrs=attrs)
     return out
 
 
@@ -50,10 +55,14 @@ def binary_op(x, other, op_type, reverse=False):
             return scale(x, s, b)
         other = _constant_like(x, other)
     a, b = (other, x) if reverse else (x, other)
-    helper = LayerHelper(op_type)
-    out = helper.create_variable_for_type_inference("bool" if op_type in _COMPARE else a.dtype)
     # matmul_v2 (x @ y) has no `axis`; elementwise and compare ops broadcast numpy-style
     attrs = {} if op_type == "matmul_v2" else {"axis": -1}
+    if mode.dynamic:
+        out = run_eagerly(op_type, {"X": [a], "Y": [b]}, attrs)
+        if out is not None:
+            return out
+    helper = LayerHelper(op_type)
+    out = helper.create_variable_for_type_inference("bool" if op_type in _COMPARE else a.dtype)
     helper.append_op(type=op_type, inputs={"X": [a], "Y": [b]}, outputs={"Out": [out]},
                      attrs=attrs)
     return out

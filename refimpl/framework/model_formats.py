@@ -20,6 +20,9 @@ import os
 
 import numpy as np
 
+from .. import versions
+from ..dygraph import mode
+from ..dygraph.tensor import Tensor as EagerTensor
 from . import atomic_file, serialization
 from .paddle_formats import DecodeError, pir_program, program_desc, safe_pickle, tensor_stream
 from .program import Program, Variable
@@ -38,8 +41,7 @@ _SPLIT_KEY = "UnpackBigParamInfor@@"
 
 def paddle_version():
     """The version profile programs are written for ('1.8', '2.0' or '3')."""
-    version = os.environ.get("REFIMPL_PADDLE", "2.0").strip()
-    return "3" if version == "3.0" else version
+    return versions.current()
 
 
 def _decoded(decode, data, source, *args):
@@ -215,7 +217,7 @@ def tensor_writer(value, what="tensor"):
 def object_writer(obj, where="paddle.save(obj)"):
     """Check `obj` now; `write(file)` writes Paddle's pickle of it: dicts, lists, tuples,
     str, numbers, None, arrays and Tensors (as arrays)."""
-    if isinstance(obj, (Program, Variable)):
+    if isinstance(obj, (Program, Variable)) and not isinstance(obj, EagerTensor):
         raise SerializationError(
             "paddle.save: cannot save a %s; use paddle.static.save / save_inference_model, "
             "or save the values (global_scope().find_var(name).get_tensor())"
@@ -252,7 +254,7 @@ def save(obj, path, protocol=4, **configs):
     object (written as is). `protocol` must be 2, 3 or 4, as in Paddle; the file is
     protocol-4 opcodes whatever it is (specs/paddle_formats.md)."""
     check_protocol(protocol, "paddle.save")
-    write = object_writer(obj)
+    write = object_writer(_with_name_table(obj))
     if isinstance(path, (str, os.PathLike)):
         atomic_file.write(path, write)
     else:
@@ -261,9 +263,10 @@ def save(obj, path, protocol=4, **configs):
 
 def load(path, **configs):
     """paddle.load: what paddle.save wrote (Paddle's pickle, or an earlier refimpl's
-    archive), arrays as ndarrays. configs: keep_name_table keeps a dygraph state_dict's
-    "StructuredToParameterName@@"; the others Paddle takes (return_numpy, model_filename,
-    params_filename) are accepted."""
+    archive); its arrays as eager Tensors in dynamic mode (ndarrays with
+    return_numpy=True), as ndarrays in static mode. configs: keep_name_table keeps a
+    dygraph state_dict's "StructuredToParameterName@@"; the others Paddle takes
+    (model_filename, params_filename) are accepted."""
     if isinstance(path, (str, os.PathLike)):
         if os.path.isdir(path):
             raise IsADirectoryError(
@@ -272,7 +275,30 @@ def load(path, **configs):
         data, source = serialization.read_file(path, "paddle.load"), os.fspath(path)
     else:
         data, source = path.read(), "the file object"
-    return object_from_bytes(data, source, configs.get("keep_name_table", False))
+    obj = object_from_bytes(data, source, configs.get("keep_name_table", False))
+    return _as_tensors(obj) if mode.dynamic and not configs.get("return_numpy") else obj
+
+
+def _with_name_table(obj):
+    """A dict of eager Tensors (a dynamic-mode state_dict) saves as Paddle 2.x saves it:
+    the arrays, plus {structured name: tensor name} under NAME_TABLE_KEY."""
+    if not (isinstance(obj, dict) and obj and
+            all(isinstance(v, EagerTensor) for v in obj.values())):
+        return obj
+    saved = {k: v._array() for k, v in obj.items()}
+    saved[NAME_TABLE_KEY] = {k: v.name for k, v in obj.items()}
+    return saved
+
+
+def _as_tensors(obj):
+    """The arrays of a loaded object as eager Tensors (paddle.load in dynamic mode)."""
+    if isinstance(obj, np.ndarray):
+        return EagerTensor(obj)
+    if isinstance(obj, dict):
+        return {k: v if k == NAME_TABLE_KEY else _as_tensors(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple)):
+        return type(obj)(_as_tensors(v) for v in obj)
+    return obj
 
 
 def check_protocol(protocol, fn):

@@ -105,26 +105,24 @@ class Variable:
     # Python operators, indexing and Paddle 2.0's tensor methods (x.sum(), x[0], x.T) are
     # attached from one table shared with other tensor classes: refimpl/tensor_methods.py
 
-    # Paddle 1.8's dygraph-only methods: the values of ops run inside fluid.dygraph.guard()
-    def _eager_runner(self, method):
-        runner = self.block.program._eager
-        if runner is None:
-            raise RuntimeError("Variable.%s() is only available in dygraph mode (inside "
-                               "fluid.dygraph.guard()); in static mode fetch %r with "
-                               "Executor.run" % (method, self.name))
-        return runner
+    # Paddle 1.8's dygraph-only methods (an eager Tensor has them): a static Variable's
+    # value is fetched with Executor.run instead
+    def _dygraph_only(self, method):
+        raise RuntimeError("Variable.%s() is only available in dygraph mode (on eager "
+                           "tensors, e.g. inside fluid.dygraph.guard()); in static mode "
+                           "fetch %r with Executor.run" % (method, self.name))
 
     def numpy(self):
-        return self._eager_runner("numpy").numpy(self)
+        self._dygraph_only("numpy")
 
     def value(self):
-        return self._eager_runner("value").value(self)
+        self._dygraph_only("value")
 
     def gradient(self):
-        return self._eager_runner("gradient").gradient(self)
+        self._dygraph_only("gradient")
 
     def backward(self, backward_strategy=None):
-        self._eager_runner("backward").backward(self)
+        self._dygraph_only("backward")
 
     __hash__ = object.__hash__
 
@@ -337,6 +335,11 @@ class Block:
         return None
 
     def create_var(self, **kwargs):
+        from ..dygraph import mode
+        if mode.dynamic and self.program is default_main_program():
+            # as Paddle 1.8's dygraph: an eager tensor, its value to come
+            from ..dygraph.tensor import EAGER_BLOCK
+            return EAGER_BLOCK.create_var(**kwargs)
         name = kwargs.get("name")
         if name is not None and name in self.vars:
             old = self.vars[name]
@@ -372,19 +375,21 @@ class Block:
         return iter(self.all_parameters())
 
     def append_op(self, type, inputs=None, outputs=None, attrs=None, **_ignored):
+        from ..dygraph import mode
+        if mode.dynamic:
+            from ..dygraph.dispatch import eager_append_op, has_eager_input
+            if has_eager_input(inputs) or has_eager_input(outputs):
+                # as Paddle 1.8's dygraph tracer: an op on eager tensors runs now
+                return eager_append_op(self, type, inputs, outputs, attrs)
         op = Operator(self, type, inputs, outputs, attrs)
         self.ops.append(op)
         self.program._bump()
-        if self.program._eager is not None:     # inside fluid.dygraph.guard(): run it now
-            self.program._eager.run_op(op)
         return op
 
     def _insert_op(self, index, type, inputs=None, outputs=None, attrs=None, **_ignored):
         op = Operator(self, type, inputs, outputs, attrs)
         self.ops.insert(index, op)
         self.program._bump()
-        if self.program._eager is not None:
-            self.program._eager.run_op(op)
         return op
 
     def _prepend_op(self, *args, **kwargs):
@@ -431,7 +436,6 @@ class Program:
         self._name_scope_stack = []
         self._is_test = False
         self.lr_scheduler = None
-        self._eager = None      # fluid.dygraph.guard()'s runner: ops run as they are added
         # a ProgramDesc's version and op version maps, when it was read from one (written
         # back as they were: framework/paddle_formats/program_desc.py)
         self.paddle_desc_versions = None
@@ -676,10 +680,12 @@ def program_guard(main_program, startup_program=None):
     if startup_program is not None and not isinstance(startup_program, Program):
         raise TypeError("program_guard: startup_program must be a Program, got %s"
                         % type(startup_program).__name__)
+    from ..dygraph.mode import static_guard
     old_main = switch_main_program(main_program)
     old_startup = switch_startup_program(startup_program) if startup_program is not None else None
     try:
-        yield
+        with static_guard():    # a program is being built: static inside, whatever the mode
+            yield
     finally:
         switch_main_program(old_main)
         if startup_program is not None:

@@ -1,8 +1,14 @@
 """Small building blocks shared by layer functions."""
+import functools
+import warnings
+
+from ..dygraph import mode
+from ..dygraph.dispatch import run_eagerly
+from ..dygraph.tensor import Tensor
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 
-__all__ = ["unary", "binary", "check_variable", "append_op_out", "as_list"]
+__all__ = ["unary", "binary", "check_variable", "append_op_out", "as_list", "in_place"]
 
 
 def check_variable(x, arg, layer):
@@ -21,7 +27,14 @@ def append_op_out(op_type, inputs, attrs=None, name=None, out_dtype=None, out_sl
                   extra_outputs=(), stop_gradient=False, layer_type=None):
     """Append `op_type` with one main output (plus named extra outputs); return the main one
     (and the extras, in order, when any are requested). Outputs are named after
-    `layer_type` (default: the op type), as Paddle names them after the API's LayerHelper."""
+    `layer_type` (default: the op type), as Paddle names them after the API's LayerHelper.
+    In dynamic mode the op runs now on eager inputs without a LayerHelper (the hot path of
+    most layer functions), falling back to the general dispatch for static inputs."""
+    if mode.dynamic:
+        ran = run_eagerly(op_type, inputs, attrs, out_dtype, out_slot, extra_outputs,
+                          stop_gradient)
+        if ran is not None:
+            return ran
     for slot, values in inputs.items():
         for v in as_list(values):
             check_variable(v, slot, layer_type or op_type)
@@ -50,3 +63,19 @@ def binary(op_type, x, y, axis=-1, act=None, name=None):
     check_variable(y, "y", op_type)
     out = append_op_out(op_type, {"X": [x], "Y": [y]}, {"axis": axis}, name)
     return LayerHelper(op_type).append_activation(out, act)
+
+
+def in_place(out_of_place, public_name):
+    """Paddle 2.0's in-place variant (reshape_, tanh_, relu_, ...) of `out_of_place`. On an
+    eager Tensor the tensor itself becomes the result (a leaf that needs a gradient is
+    refused, as in Paddle). A static graph has no in-place update: Paddle warns and builds
+    the out-of-place op, returning a new variable; so do we."""
+    @functools.wraps(out_of_place)
+    def layer(x, *args, **kwargs):
+        if isinstance(x, Tensor):
+            return x._inplace_from(out_of_place(x, *args, **kwargs))
+        warnings.warn("%s: in-place is dygraph-only; the static graph gets a new variable "
+                      "(as %s)" % (public_name, out_of_place.__name__), stacklevel=2)
+        return out_of_place(x, *args, **kwargs)
+    layer.__name__ = public_name
+    return layer

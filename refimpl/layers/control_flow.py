@@ -1,16 +1,22 @@
 """Static-graph control flow (specs/control_flow.md): cond, case, switch_case, while_loop,
 While, Switch, IfElse and tensor arrays. Branch and loop bodies are sub-blocks of the program, run by
 conditional_block / while ops; their slots list the outside names each block reads and
-writes (block_io)."""
+writes (block_io). On eager Tensors cond and while_loop are Python's if and while, as in
+Paddle's dynamic mode."""
 import contextlib
 import functools
 
+import numpy as np
+
+from ..dygraph import mode
+from ..dygraph.tensor import Tensor
 from ..framework import unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
 from ..ops.control_flow import block_io
 from .common import append_op_out, check_variable
 from .creation import assign, fill_constant
+from .tensor import concat, stack
 from .math import logical_not, _logical
 
 _logical_and = _logical("logical_and")
@@ -88,6 +94,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     shapes may differ, as in Paddle: the output has the taken branch's). Only the taken
     branch runs."""
     _check_condition(pred, "cond")
+    if isinstance(pred, Tensor):
+        fn = true_fn if bool(pred) else false_fn
+        return fn() if fn is not None else None
     for fn, which in ((true_fn, "true_fn"), (false_fn, "false_fn")):
         if fn is not None and not callable(fn):
             raise TypeError("cond: %s must be callable, got %s" % (which, type(fn).__name__))
@@ -202,6 +211,8 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
         if not isinstance(v, Variable):
             raise TypeError("while_loop: loop_vars must be Variables, got %s"
                             % type(v).__name__)
+    if any(isinstance(v, Tensor) for v in loop_vars):
+        return _eager_while(cond, body, list(loop_vars))
     # Copies, so the loop updates its own variables in place, not the caller's inputs
     # (whose values earlier ops' gradients read).
     state = [assign(v) for v in loop_vars]
@@ -227,6 +238,20 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
         assign(cond(*state), condition)
     _append_while(block, condition, is_test)
     return state
+
+
+def _eager_while(cond, body, state):
+    while True:
+        condition = cond(*state)
+        _check_condition(condition, "while_loop", "the value of cond")
+        if not bool(condition):
+            return state
+        outs = body(*state)
+        outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
+        if len(outs) != len(state):
+            raise ValueError("while_loop: body returned %d values for %d loop_vars"
+                             % (len(outs), len(state)))
+        state = outs
 
 
 class While:
@@ -353,14 +378,32 @@ class IfElse:
         return merged
 
 
+# In dynamic mode a tensor array is a Python list of Tensors, as in Paddle's dygraph.
+
 def create_array(dtype="float32"):
+    if mode.dynamic:
+        return []
     helper = LayerHelper("array")
     return helper.block().create_var(name=unique_name.generate("array"),
                                      type="LOD_TENSOR_ARRAY", dtype=dtype)
 
 
+def _eager_index(i, api):
+    if not isinstance(i, Tensor) or i.size != 1:
+        raise TypeError("%s: the index must be a Tensor of one integer, got %r" % (api, i))
+    return int(i)
+
+
 def array_write(x, i, array=None):
     """array[i] = x (the array grows as needed); returns the array."""
+    if isinstance(x, Tensor) and (array is None or isinstance(array, list)):
+        array = [] if array is None else array
+        index = _eager_index(i, "array_write")
+        if index > len(array):
+            raise IndexError("array_write: index %d is past the end of an array of %d"
+                             % (index, len(array)))
+        array[index:index + 1] = [x]
+        return array
     if array is None:
         array = create_array(x.dtype)
     LayerHelper("array_write").append_op(type="write_to_array", inputs={"X": [x], "I": [i]},
@@ -369,6 +412,8 @@ def array_write(x, i, array=None):
 
 
 def array_read(array, i):
+    if isinstance(array, list):
+        return array[_eager_index(i, "array_read")]
     helper = LayerHelper("array_read")
     out = helper.create_variable_for_type_inference(array.dtype)
     helper.append_op(type="read_from_array", inputs={"X": [array], "I": [i]},
@@ -377,6 +422,8 @@ def array_read(array, i):
 
 
 def array_length(array):
+    if isinstance(array, list):
+        return Tensor(np.array([len(array)], "int64"))
     helper = LayerHelper("array_length")
     out = helper.create_variable_for_type_inference("int64", stop_gradient=True)
     helper.append_op(type="lod_array_length", inputs={"X": [array]}, outputs={"Out": [out]})
@@ -385,6 +432,10 @@ def array_length(array):
 
 def tensor_array_to_tensor(input, axis=1, name=None, use_stack=False):
     """(the elements concatenated or stacked along axis, each element's size along axis)."""
+    if isinstance(input, list):
+        sizes = [1 if use_stack else t.shape[axis] for t in input]
+        joined = (stack if use_stack else concat)(input, axis)
+        return joined, Tensor(np.array(sizes, "int32"))
     helper = LayerHelper("tensor_array_to_tensor", name=name)
     out = helper.create_variable_for_type_inference(input.dtype)
     index = helper.create_variable_for_type_inference("int32", stop_gradient=True)

@@ -4,6 +4,7 @@ import numpy as np
 
 from ..framework import unique_name
 from ..framework.dtypes import convert_dtype
+from ..framework.errors import LayerAssertionError
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
@@ -26,15 +27,76 @@ def _int_list(shape, layer):
     return [int(d) for d in shape]
 
 
+def _check_int_variable(var, arg, layer):
+    if var.dtype is not None and var.dtype.name not in ("int32", "int64"):
+        raise TypeError("%s: %s %r must be an int32 or int64 Variable, got %s"
+                        % (layer, arg, var.name, var.dtype.name))
+
+
+def runtime_int_list(values, arg, layer, tensor_slot, list_slot, check_dtypes=True):
+    """(inputs, attr) for an int-list argument that may be known only at run time, as
+    Paddle's layers pass one: a Variable (int32 / int64) goes to `tensor_slot` (attr []);
+    a list or tuple holding Variables goes to `list_slot` as 1-element tensors (its ints as
+    int32 fill_constants) with the attr keeping the ints and -1 at the Variables; plain
+    ints are the attr only. `check_dtypes=False` for the layers whose Paddle 1.8 takes a
+    Variable of any dtype there (slice, expand: a fed int array passes as fed)."""
+    if isinstance(values, Variable):
+        if check_dtypes:
+            _check_int_variable(values, arg, layer)
+        values.stop_gradient = True
+        return {tensor_slot: [values]}, []
+    if isinstance(values, np.ndarray):
+        values = values.tolist()
+    if not isinstance(values, (list, tuple)):
+        raise TypeError("%s: %s must be a list, tuple or Variable, got %s"
+                        % (layer, arg, type(values).__name__))
+    attr = [-1 if isinstance(v, Variable) else int(v) for v in values]
+    if not any(isinstance(v, Variable) for v in values):
+        return {}, attr
+    tensors = []
+    for i, v in enumerate(values):
+        if isinstance(v, Variable):
+            if check_dtypes:
+                _check_int_variable(v, "%s[%d]" % (arg, i), layer)
+            v.stop_gradient = True
+            tensors.append(v)
+        else:
+            tensors.append(fill_constant([1], "int32", v, force_cpu=True))
+    return {list_slot: tensors}, attr
+
+
 # -- constants
 
 def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
+    """A tensor of `shape` (ints, or Variables: run-time dims) filled with `value` (a number
+    or a 1-element Variable)."""
     dtype = convert_dtype(dtype)
-    attrs = {"shape": _int_list(shape, "fill_constant"), "dtype": dtype,
-             "value": float(value), "force_cpu": force_cpu}
-    if dtype == "int64" and abs(int(value)) >= 2 ** 53:
-        attrs["str_value"] = str(int(value))   # beyond float's exact integers
-    return _source_op("fill_constant", attrs, dtype, name, out)
+    if isinstance(shape, (list, tuple)) and not shape:
+        raise LayerAssertionError("fill_constant: shape must not be empty")
+    inputs, shape_attr = runtime_int_list(shape, "shape", "fill_constant", "ShapeTensor",
+                                          "ShapeTensorList")
+    attrs = {"shape": shape_attr, "dtype": dtype, "force_cpu": force_cpu}
+    if isinstance(value, Variable):
+        inputs["ValueTensor"] = [value]
+        attrs["value"] = 0.0
+    else:
+        attrs["value"] = float(value)
+        if dtype == "int64" and abs(int(value)) >= 2 ** 53:
+            attrs["str_value"] = str(int(value))   # beyond float's exact integers
+    if out is not None:
+        if not isinstance(out, Variable):
+            raise TypeError("fill_constant: out must be a Variable, got %s"
+                            % type(out).__name__)
+        if out.dtype is not None and out.dtype.name != dtype:
+            raise TypeError("fill_constant: out %r is %s, but dtype is %s"
+                            % (out.name, out.dtype.name, dtype))
+    if not inputs:
+        return _source_op("fill_constant", attrs, dtype, name, out)
+    helper = LayerHelper("fill_constant", name=name)
+    out = out or helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    helper.append_op(type="fill_constant", inputs=inputs, outputs={"Out": [out]},
+                     attrs=attrs)
+    return out
 
 
 def full(shape, fill_value, dtype=None, name=None):

@@ -4,7 +4,7 @@ maxout twin."""
 import warnings
 
 from .activation import EXPORTS as _ACTIVATIONS
-from .common import append_op_out, check_variable
+from .common import append_op_out, check_variable, in_place
 from .math import matmul
 from .norm import dropout
 from .tensor import squeeze, unsqueeze
@@ -57,22 +57,10 @@ def fluid_maxout(x, groups, name=None, axis=1):
     return maxout(x, groups, axis, name)
 
 
-def _not_in_place(api_name, out_of_place):
-    """Paddle 2.0's in-place activations are dygraph-only; in a static graph Paddle warns
-    and builds the out-of-place op, returning a new variable. So do we."""
-    def layer(x, *args, **kwargs):
-        warnings.warn("%s: in-place is dygraph-only; the static graph gets a new variable "
-                      "(as %s)" % (api_name, out_of_place.__name__), stacklevel=2)
-        return out_of_place(x, *args, **kwargs)
-    layer.__name__ = api_name
-    layer.__doc__ = "%s out of place (static graph), with a warning." % out_of_place.__name__
-    return layer
-
-
 _F = _ACTIVATIONS["nn.functional"]
-relu_ = _not_in_place("relu_", _F["relu"])
-elu_ = _not_in_place("elu_", _F["elu"])
-softmax_ = _not_in_place("softmax_", _F["softmax"])
+relu_ = in_place(_F["relu"], "relu_")
+elu_ = in_place(_F["elu"], "elu_")
+softmax_ = in_place(_F["softmax"], "softmax_")
 
 
 def _check_p(p, layer):

@@ -1,4 +1,5 @@
 """Graph inputs: paddle.static.data and fluid.layers.data."""
+from ..dygraph.mode import static_only_api
 from ..framework.dtypes import convert_dtype
 from ..framework.program import default_main_program
 
@@ -17,6 +18,7 @@ def data(name, shape, dtype="float32", lod_level=0):
     """paddle.static.data / fluid.data: `shape` as given (None or -1 = any size); fed
     values are checked against it."""
     _check_name_and_shape(name, shape, "data")
+    static_only_api()
     shape = [-1 if d is None else int(d) for d in shape]
     return default_main_program().global_block().create_var(
         name=name, shape=shape, dtype=convert_dtype(dtype), lod_level=lod_level,
@@ -28,6 +30,7 @@ def fluid_data(name, shape, append_batch_size=True, dtype="float32", lod_level=0
     """fluid.layers.data: prepends a -1 batch dim unless append_batch_size=False or the
     shape already has an unknown dim."""
     _check_name_and_shape(name, shape, "fluid.layers.data")
+    static_only_api()
     shape = [-1 if d is None else int(d) for d in shape]
     if append_batch_size and -1 not in shape:
         shape = [-1] + shape

@@ -8,6 +8,7 @@ blocks; here the branches are `where` selections (same values, no control flow).
 import functools
 import math
 
+from ..dygraph import mode
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
@@ -60,6 +61,11 @@ def _select(step, bound, below, otherwise):
 def _decay_step_counter(begin=0):
     """The global step as float32: `begin` on the first run, one more on every later run.
     The counter is shared by every decay of the program (the first caller's begin wins)."""
+    if mode.dynamic:
+        raise NotImplementedError(
+            "fluid.layers' learning-rate decays build a program's step counter; in dynamic "
+            "mode pass a paddle.optimizer.lr scheduler (e.g. ExponentialDecay) as the "
+            "optimizer's learning_rate and call its step()")
     program = default_main_program()
     block = program.global_block()
     counter = block.vars.get(COUNTER_NAME)

@@ -3,6 +3,7 @@ from .. import versions
 from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast as _cast
+from ..framework.program import Variable
 from .common import append_op_out, binary, check_variable, unary
 
 __all__ = ["mean", "fluid_mean", "cast", "matmul", "scale", "clip"]
@@ -109,6 +110,10 @@ def pow(x, y=1.0, name=None):
 
 
 def fluid_pow(x, factor=1.0, name=None):
+    """x ** factor; `factor` a number or a 1-element float32 Variable (run time)."""
+    if isinstance(factor, Variable):
+        return append_op_out("pow", {"X": [x], "FactorTensor": [factor]}, {"factor": 1.0},
+                             name)
     return unary("pow", x, {"factor": float(factor)}, name)
 
 

@@ -1,11 +1,13 @@
 """Shape, indexing, sorting and searching layers (paddle.* 2.0 and fluid.layers 1.8 names).
 Constants, ranges and random tensors are in creation.py."""
+import numpy as np
+
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from .common import append_op_out, as_list, check_variable, unary
-from .creation import fill_constant
+from .creation import fill_constant, runtime_int_list
 
 
 def _view(op_type, x, attrs, name=None, inputs=None):
@@ -91,7 +93,13 @@ def fluid_squeeze(input, axes, name=None):
 
 
 def unsqueeze(x, axis, name=None):
-    return _view("unsqueeze2", x, {"axes": as_list(axis)}, name)
+    """`axis`: an int, a list (ints or 1-element int Variables) or an int Variable."""
+    if not isinstance(axis, (int, np.integer, list, tuple, Variable)):
+        raise TypeError("unsqueeze: axes must be an int, list, tuple or Variable, got %s"
+                        % type(axis).__name__)
+    axes = axis if isinstance(axis, (list, tuple, Variable)) else [axis]
+    inputs, attr = runtime_int_list(axes, "axes", "unsqueeze", "AxesTensor", "AxesTensorList")
+    return _view("unsqueeze2", x, {"axes": attr}, name, inputs)
 
 
 def fluid_unsqueeze(input, axes, name=None):
@@ -124,19 +132,31 @@ def fluid_concat(input, axis=0, name=None):
 
 
 def split(x, num_or_sections, axis=0, name=None):
+    """`num_or_sections`: a number of equal pieces, or their sizes (ints, one -1, or
+    1-element int Variables: sizes known at run time); `axis` an int or int Variable."""
     check_variable(x, "x", "split")
-    axis = axis % len(x.shape)
+    inputs = {"X": [x]}
+    if isinstance(axis, Variable):
+        inputs["AxisTensor"] = [axis]
+        axis_attr = -1
+    else:
+        axis = axis_attr = axis % len(x.shape)
     if isinstance(num_or_sections, int):
-        n, attrs = num_or_sections, {"num": num_or_sections, "axis": axis, "sections": []}
-        if x.shape[axis] >= 0 and x.shape[axis] % n:
+        n, attrs = num_or_sections, {"num": num_or_sections, "axis": axis_attr, "sections": []}
+        if not isinstance(axis, Variable) and x.shape[axis] >= 0 and x.shape[axis] % n:
             raise ValueError("split: dim %d of %r (%d) is not divisible by num %d"
                              % (axis, x.name, x.shape[axis], n))
+    elif isinstance(num_or_sections, (list, tuple)):
+        extra, sections = runtime_int_list(num_or_sections, "num_or_sections", "split",
+                                           None, "SectionsTensorList")
+        inputs.update(extra)
+        n, attrs = len(sections), {"num": 0, "axis": axis_attr, "sections": sections}
     else:
-        n, attrs = len(num_or_sections), {"num": 0, "axis": axis,
-                                          "sections": [int(s) for s in num_or_sections]}
+        raise TypeError("split: num_or_sections must be an int, list or tuple, got %s"
+                        % type(num_or_sections).__name__)
     helper = LayerHelper("split", name=name)
     outs = [helper.create_variable_for_type_inference(x.dtype) for _ in range(n)]
-    helper.append_op(type="split", inputs={"X": [x]}, outputs={"Out": outs}, attrs=attrs)
+    helper.append_op(type="split", inputs=inputs, outputs={"Out": outs}, attrs=attrs)
     return outs
 
 
@@ -145,9 +165,19 @@ def fluid_split(input, num_or_sections, dim=-1, name=None):
 
 
 def slice(input, axes, starts, ends):
-    return append_op_out("slice", {"Input": [input]},
-                         {"axes": list(axes), "starts": [int(s) for s in starts],
-                          "ends": [int(e) for e in ends]})
+    """`starts` / `ends`: lists of ints or 1-element int Variables, or int Variables (known
+    at run time)."""
+    inputs = {"Input": [input]}
+    more, starts = runtime_int_list(starts, "starts", "slice", "StartsTensor",
+                                    "StartsTensorList", check_dtypes=False)
+    inputs.update(more)
+    more, ends = runtime_int_list(ends, "ends", "slice", "EndsTensor", "EndsTensorList",
+                                  check_dtypes=False)
+    inputs.update(more)
+    axes = list(axes)
+    starts = starts or [-1] * len(axes)
+    ends = ends or [-1] * len(axes)
+    return append_op_out("slice", inputs, {"axes": axes, "starts": starts, "ends": ends})
 
 
 def stack(x, axis=0, name=None):
@@ -175,7 +205,15 @@ def expand(x, shape, name=None):
 
 
 def fluid_expand(x, expand_times, name=None):
-    return unary("expand", x, {"expand_times": [int(t) for t in expand_times]}, name)
+    """`expand_times`: ints or 1-element int Variables, or an int Variable (run time). A
+    bool X must not stop gradients (Paddle's check)."""
+    check_variable(x, "x", "expand")
+    if x.dtype is not None and x.dtype.name == "bool" and x.stop_gradient:
+        raise ValueError("expand: a bool X must have stop_gradient=False, as Paddle's "
+                         "expand requires")
+    more, times = runtime_int_list(expand_times, "expand_times", "expand", "ExpandTimes",
+                                   "expand_times_tensor", check_dtypes=False)
+    return append_op_out("expand", dict({"X": [x]}, **more), {"expand_times": times}, name)
 
 
 def tile(x, repeat_times, name=None):

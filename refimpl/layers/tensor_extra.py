@@ -12,7 +12,7 @@ from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from . import activation, creation, math, tensor
 from ..ops._common import REAL_OF as _REAL_OF
-from .common import append_op_out, as_list, check_variable, unary
+from .common import append_op_out, as_list, check_variable, in_place, unary
 
 
 def _axes(axis):
@@ -352,18 +352,7 @@ def imag(x, name=None):
     return creation.zeros_like(x)
 
 
-# -- in-place variants: in a static graph, the out-of-place op (as Paddle 2.0 does there)
-
-def _inplace(layer, public_name):
-    @functools.wraps(layer)
-    def inplace_layer(*args, **kwargs):
-        warnings.warn("%s: static graphs have no in-place update; building the out-of-place "
-                      "%s (use its returned Variable)" % (public_name, public_name[:-1]),
-                      stacklevel=2)
-        return layer(*args, **kwargs)
-    inplace_layer.__name__ = public_name
-    return inplace_layer
-
+# -- in-place variants (eager: in place; static: the out-of-place op, as Paddle 2.0)
 
 _INPLACE = {"reshape_": tensor.reshape, "squeeze_": tensor.squeeze,
             "unsqueeze_": tensor.unsqueeze, "scatter_": tensor.scatter,
@@ -380,7 +369,7 @@ EXPORTS = {
         masked_select=masked_select, nonzero=nonzero, sort=sort, unique=unique, rank=rank,
         is_empty=is_empty, is_tensor=is_tensor, empty=empty, empty_like=empty_like,
         conj=conj, real=real, imag=imag,
-        **{n: _inplace(f, n) for n, f in _INPLACE.items()}),
+        **{n: in_place(f, n) for n, f in _INPLACE.items()}),
     "fluid.layers": dict(
         _SHARED, cumsum=fluid_cumsum, reverse=fluid_reverse, diag=fluid_diag, eye=fluid_eye,
         expand_as=fluid_expand_as, gather_nd=fluid_gather_nd,

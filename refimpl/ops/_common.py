@@ -92,3 +92,25 @@ def take_along_grad(x, index, dout, axis):
     dx = np.zeros_like(x)
     np.add.at(np.moveaxis(dx, axis, 0), index.reshape(-1), np.moveaxis(dout, axis, 0))
     return dx
+
+
+def runtime_ints(tensor=None, tensor_list=None, attr=()):
+    """An int-list attribute that an op may take at run time (Paddle's `XTensor` /
+    `XTensorList` inputs): the elements of a list of 1-element int tensors, else of a 1-D
+    int tensor, else the attribute."""
+    if tensor_list:
+        return [int(np.asarray(t).reshape(-1)[0]) for t in tensor_list]
+    if tensor is not None:
+        return [int(v) for v in np.asarray(tensor).reshape(-1)]
+    return [int(v) for v in attr]
+
+
+def runtime_rank(ctx, tensor_slot, list_slot, attr):
+    """How many ints a runtime int-list attribute has, as known when the program is built:
+    the list's length, the tensor's (dim 0, -1 if unknown), else the attribute's."""
+    if ctx.has_input(list_slot):
+        return ctx.input_count(list_slot)
+    if ctx.has_input(tensor_slot):
+        shape = ctx.input_shape(tensor_slot)
+        return shape[0] if shape else 1
+    return len(attr)

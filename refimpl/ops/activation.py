@@ -58,8 +58,10 @@ def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=N
 
 
 def _typed(like, a):
-    """`a` in the dtype of `like` (np.where of Python scalars would widen float32)."""
-    return np.asarray(a, dtype=like.dtype)
+    """`a` in the dtype of `like` (np.where of Python scalars would widen float32). Written
+    with astype so that the eager double backward can record it (dygraph/double_backward)."""
+    return a.astype(like.dtype, copy=False) if hasattr(a, "astype") else \
+        np.asarray(a, dtype=like.dtype)
 
 
 def _sigmoid(x):
@@ -68,11 +70,12 @@ def _sigmoid(x):
     return np.where(x >= 0, 1 / (1 + e), e / (1 + e)).astype(x.dtype)
 
 
-_erf_scalar = np.vectorize(math.erf, otypes=[np.float64])
+# a ufunc (object results), so the eager double backward can map it to the erf op
+erf_ufunc = np.frompyfunc(math.erf, 1, 1)
 
 
 def _erf(x):
-    return _erf_scalar(x).astype(x.dtype)
+    return erf_ufunc(x).astype(x.dtype)
 
 
 _LN2, _LN10 = math.log(2.0), math.log(10.0)
@@ -108,10 +111,32 @@ _unary("stanh", lambda x, scale_a=0.67, scale_b=1.7159: scale_b * np.tanh(x * sc
        lambda x, d, scale_a=0.67, scale_b=1.7159:
            d * scale_a * scale_b * (1 - np.tanh(x * scale_a) ** 2),
        attrs={"scale_a": 0.67, "scale_b": 1.7159})
-_unary("pow", lambda x, factor=1.0: np.power(x, x.dtype.type(factor)),
-       lambda x, d, factor=1.0: d * factor * np.power(x, factor - 1),
-       attrs={"factor": 1.0}, domain=(0.2, 2.0), sample_attrs={"factor": 2.5},
-       dtypes=FLOATS + ("int32", "int64"))     # Paddle's pow kernels take integers too
+def _factor(factor_tensor, factor):
+    """FactorTensor (a 1-element tensor), when given, overrides the `factor` attr."""
+    return float(np.asarray(factor_tensor).reshape(-1)[0]) if factor_tensor is not None \
+        else factor
+
+
+@register
+class Pow(_Unary):
+    """X ** factor."""
+    type = "pow"
+    inputs = ("X", "FactorTensor?")
+    no_grad = ("FactorTensor",)
+    grad_inputs = ("X", "FactorTensor?", "Out@GRAD")
+    attrs = {"factor": 1.0}
+    domain = (0.2, 2.0)
+    sample_attrs = {"factor": 2.5}
+    dtypes = FLOATS + ("int32", "int64")     # Paddle's pow kernels take integers too
+
+    @staticmethod
+    def forward(x, factor_tensor=None, factor=1.0):
+        return np.power(x, x.dtype.type(_factor(factor_tensor, factor)))
+
+    @staticmethod
+    def backward(x, factor_tensor, d, factor=1.0):
+        factor = _factor(factor_tensor, factor)
+        return d * factor * np.power(x, factor - 1)
 
 # -- piecewise: the derivative at a kink is taken from the flat side (0 for relu at 0)
 

@@ -1,13 +1,13 @@
 """concat: join the X list along `axis`; the grad splits Out@GRAD back."""
 import numpy as np
 
-from ._common import rand
+from ._common import rand, runtime_ints
 from .registry import OpDef, Sample, register, share_lod
 
 
 def _axis(axis_tensor, axis):
     """AxisTensor (a 1-element int tensor), when given, overrides the `axis` attr."""
-    return int(axis_tensor.reshape(-1)[0]) if axis_tensor is not None else axis
+    return int(np.asarray(axis_tensor).reshape(-1)[0]) if axis_tensor is not None else axis
 
 
 @register
@@ -59,17 +59,27 @@ class Concat(OpDef):
 
 @register
 class Split(OpDef):
+    """AxisTensor (1-element) overrides `axis` and SectionsTensorList (1-element int
+    tensors) `sections`; then the pieces' sizes along the axis are known at run time."""
     type = "split"
-    inputs = ("X",)
+    inputs = ("X", "AxisTensor?", "SectionsTensorList*?")
     outputs = ("Out*",)
     attrs = {"axis": 0, "num": 0, "sections": []}
-    grad_inputs = ("Out@GRAD*",)
+    no_grad = ("AxisTensor", "SectionsTensorList")
+    grad_inputs = ("AxisTensor?", "Out@GRAD*")
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
-        axis = ctx.attr("axis") % len(x.shape)
         n_out = len(ctx.op.outputs["Out"])
-        sizes = self._sizes(x.shape[axis], ctx.attr("num"), ctx.attr("sections"), n_out)
+        if ctx.has_input("AxisTensor"):
+            for i in range(n_out):
+                ctx.set_output("Out", [-1] * len(x.shape), x.dtype, i)
+            return
+        axis = ctx.attr("axis") % len(x.shape)
+        if ctx.has_input("SectionsTensorList"):
+            sizes = [-1] * n_out
+        else:
+            sizes = self._sizes(x.shape[axis], ctx.attr("num"), ctx.attr("sections"), n_out)
         if x.shape[axis] >= 0 and -1 not in sizes and sum(sizes) != x.shape[axis]:
             ctx.fail("sections %s do not add up to dim %d (%d) of X %r"
                      % (sizes, axis, x.shape[axis], x.name))
@@ -89,14 +99,16 @@ class Split(OpDef):
         return [total // n if total >= 0 else -1] * n
 
     @staticmethod
-    def forward(x, axis=0, num=0, sections=()):
+    def forward(x, axis_tensor=None, sections_list=None, axis=0, num=0, sections=()):
+        axis = _axis(axis_tensor, axis) % x.ndim
+        sections = runtime_ints(None, sections_list, sections)
         sizes = Split._sizes(x.shape[axis], num, sections, num or len(sections))
         return [np.ascontiguousarray(p)
                 for p in np.split(x, np.cumsum(sizes)[:-1], axis=axis)]
 
     @staticmethod
-    def backward(douts, axis=0, num=0, sections=()):
-        return np.concatenate(douts, axis=axis)
+    def backward(axis_tensor, douts, axis=0, num=0, sections=()):
+        return np.concatenate(douts, axis=_axis(axis_tensor, axis))
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 4, 6)}, {"axis": 1, "num": 3})

@@ -58,12 +58,22 @@ def _hard_grad(x_shape, dtype, label, match_x, dy, ignore_index):
     return dx.reshape(x_shape)
 
 
-def _check_hard_label(ctx, x, label):
+def _check_hard_label(ctx, x, label, may_drop_last_dim=False):
     ctx.expect(label.dtype.name in ("int32", "int64"),
                "Label %r must be int64 class indices, got %s" % (label.name, label.dtype.name))
+    if may_drop_last_dim and len(label.shape) == len(x.shape) - 1:
+        return
     ctx.expect(list(label.shape[-1:]) == [1] and len(label.shape) == len(x.shape),
                "Label %r must be X's shape with a last dim of 1 (X %r %s), got shape %s"
                % (label.name, x.name, list(x.shape), list(label.shape)))
+
+
+def _y_shape(x_shape, label_shape, soft_label):
+    """Y is X's shape with a last dim of 1; for hard labels without their last dim of 1
+    (X's shape less its last dim, which Paddle's cross_entropy takes too), Label's."""
+    if not soft_label and len(label_shape) == len(x_shape) - 1:
+        return list(label_shape)
+    return list(x_shape[:-1]) + [1]
 
 
 @register
@@ -79,15 +89,17 @@ class CrossEntropy(OpDef):
     def infer_shape(self, ctx):
         x, label = ctx.input_var("X"), ctx.input_var("Label")
         ctx.check_dtype("X", FLOATS)
-        if not ctx.attr("soft_label"):
-            _check_hard_label(ctx, x, label)
-        ctx.set_output("Y", list(x.shape[:-1]) + [1], x.dtype)
+        soft = ctx.attr("soft_label")
+        if not soft:
+            _check_hard_label(ctx, x, label, may_drop_last_dim=True)
+        ctx.set_output("Y", _y_shape(x.shape, label.shape, soft), x.dtype)
 
     @staticmethod
     def forward(x, label, soft_label=False, ignore_index=-100):
         if soft_label:
             return -(label * _tolerable_log(x)).sum(axis=-1, keepdims=True).astype(x.dtype)
-        return _hard_loss(_matched(x, label, ignore_index), label, ignore_index)
+        loss = _hard_loss(_matched(x, label, ignore_index), label, ignore_index)
+        return loss.reshape(_y_shape(x.shape, label.shape, False))
 
     @staticmethod
     def backward(x, label, dy, soft_label=False, ignore_index=-100):

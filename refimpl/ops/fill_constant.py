@@ -1,21 +1,37 @@
-"""fill_constant: a tensor of `shape` filled with `value` (no inputs)."""
+"""fill_constant: a tensor of `shape` filled with `value`. The shape may come at run time
+from ShapeTensor (a 1-D int tensor) or ShapeTensorList (1-element int tensors), the value
+from ValueTensor (1 element): Paddle's optional inputs."""
 import numpy as np
 
+from ..framework.dtypes import convert_dtype, to_numpy_dtype
+from ._common import runtime_ints, runtime_rank
 from .registry import OpDef, register
 
 
 @register
 class FillConstant(OpDef):
     type = "fill_constant"
-    inputs = ()
+    inputs = ("ValueTensor?", "ShapeTensor?", "ShapeTensorList*?")
     outputs = ("Out",)
     attrs = {"shape": [1], "value": 0.0, "dtype": "float32", "force_cpu": False,
              "str_value": ""}
+    no_grad = ("ValueTensor", "ShapeTensor", "ShapeTensorList")
 
     def infer_shape(self, ctx):
-        ctx.set_output("Out", tuple(ctx.attr("shape")), ctx.attr("dtype"))
+        shape = list(ctx.attr("shape"))
+        if ctx.has_input("ShapeTensor") or ctx.has_input("ShapeTensorList"):
+            n = runtime_rank(ctx, "ShapeTensor", "ShapeTensorList", shape)
+            # the attr keeps the dims known when built (-1 for the others), when it has them
+            shape = shape if len(shape) == n else [-1] * max(n, 0)
+        ctx.set_output("Out", tuple(shape), convert_dtype(ctx.attr("dtype")))
 
     @staticmethod
-    def forward(shape=(1,), value=0.0, dtype="float32", force_cpu=False, str_value=""):
-        v = float(str_value) if str_value else value
-        return np.full(tuple(shape), v, dtype=dtype)
+    def forward(value_tensor=None, shape_tensor=None, shape_list=None, shape=(1,), value=0.0,
+                dtype="float32", force_cpu=False, str_value=""):
+        if value_tensor is not None:
+            v = np.asarray(value_tensor).reshape(-1)[0]
+        else:
+            v = float(str_value) if str_value else value
+        if shape_tensor is not None or shape_list:
+            shape = runtime_ints(shape_tensor, shape_list, shape)
+        return np.full(tuple(shape), v, dtype=to_numpy_dtype(dtype))   # a name or a code

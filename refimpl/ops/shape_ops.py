@@ -3,7 +3,7 @@ unsqueeze2. Each also outputs XShape ([0] + X.shape, Paddle's convention) so the
 only XShape and Out@GRAD and X itself can be freed."""
 import numpy as np
 
-from ._common import numel, rand
+from ._common import numel, rand, runtime_ints, runtime_rank
 from .registry import OpDef, Sample, register
 
 
@@ -169,14 +169,22 @@ class Squeeze2(_View):
 
 @register
 class Unsqueeze2(_View):
+    """The axes come from, by priority: AxesTensorList (1-element int tensors), AxesTensor
+    (a 1-D int tensor), the `axes` attr; from tensors Out's dims are known at run time."""
     type = "unsqueeze2"
+    inputs = ("X", "AxesTensor?", "AxesTensorList*?")
     attrs = {"axes": []}
+    no_grad = ("AxesTensor", "AxesTensorList")
 
     def out_shape(self, ctx, s):
+        if ctx.has_input("AxesTensor") or ctx.has_input("AxesTensorList"):
+            n = runtime_rank(ctx, "AxesTensor", "AxesTensorList", ctx.attr("axes"))
+            return [-1] * (len(s) + n) if n >= 0 else [-1]
         return _unsqueeze_shape(s, ctx.attr("axes"))
 
-    def view(self, x, axes=()):
-        return x.reshape(_unsqueeze_shape(x.shape, axes))
+    def forward(self, x, axes_tensor=None, axes_list=None, axes=()):
+        axes = runtime_ints(axes_tensor, axes_list, axes)
+        return x.reshape(_unsqueeze_shape(x.shape, axes)), _xshape(x)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 2, 3)}, {"axes": [0, 2]})

@@ -4,7 +4,8 @@ import numpy as np
 
 from ..framework.dtypes import to_numpy_dtype
 
-from ._common import rand, sum_to_shape, take_along, take_along_grad
+from ._common import (rand, runtime_ints, sum_to_shape, take_along,
+                      take_along_grad)
 from .registry import OpDef, Sample, register, share_lod
 
 
@@ -17,24 +18,40 @@ def _slices(ndim, axes, starts, ends):
 
 @register
 class Slice(OpDef):
+    """starts / ends come from StartsTensorList / EndsTensorList (1-element int tensors) or
+    StartsTensor / EndsTensor (1-D int tensors) when given, else the attrs; then the sliced
+    dims are known at run time only."""
     type = "slice"
-    inputs = ("Input",)
+    inputs = ("Input", "StartsTensor?", "EndsTensor?", "StartsTensorList*?",
+              "EndsTensorList*?")
     outputs = ("Out",)
     attrs = {"axes": [], "starts": [], "ends": [], "decrease_axis": [], "infer_flags": []}
-    grad_inputs = ("Input", "Out@GRAD")
+    no_grad = ("StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList")
+    grad_inputs = ("Input", "StartsTensor?", "EndsTensor?", "StartsTensorList*?",
+                   "EndsTensorList*?", "Out@GRAD")
 
     def infer_shape(self, ctx):
         x = ctx.input_var("Input")
         shape = list(x.shape)
+        at_run_time = any(ctx.has_input(s) for s in ("StartsTensor", "EndsTensor",
+                                                     "StartsTensorList", "EndsTensorList"))
         for a, s, e in zip(ctx.attr("axes"), ctx.attr("starts"), ctx.attr("ends")):
-            if shape[a] >= 0:
+            if at_run_time:
+                shape[a] = -1
+            elif shape[a] >= 0:
                 shape[a] = len(range(*slice(s, e).indices(shape[a])))
         dec = ctx.attr("decrease_axis")
         shape = [d for i, d in enumerate(shape) if i not in dec] or [1]
         ctx.set_output("Out", shape, x.dtype)
 
     @staticmethod
-    def forward(x, axes=(), starts=(), ends=(), decrease_axis=(), infer_flags=()):
+    def _bounds(starts_t, ends_t, starts_l, ends_l, starts, ends):
+        return runtime_ints(starts_t, starts_l, starts), runtime_ints(ends_t, ends_l, ends)
+
+    @staticmethod
+    def forward(x, starts_t=None, ends_t=None, starts_l=None, ends_l=None, axes=(), starts=(),
+                ends=(), decrease_axis=(), infer_flags=()):
+        starts, ends = Slice._bounds(starts_t, ends_t, starts_l, ends_l, starts, ends)
         out = x[_slices(x.ndim, axes, starts, ends)]
         if decrease_axis:
             out = out.reshape([d for i, d in enumerate(out.shape)
@@ -42,7 +59,9 @@ class Slice(OpDef):
         return np.ascontiguousarray(out)
 
     @staticmethod
-    def backward(x, dout, axes=(), starts=(), ends=(), decrease_axis=(), infer_flags=()):
+    def backward(x, starts_t, ends_t, starts_l, ends_l, dout, axes=(), starts=(), ends=(),
+                 decrease_axis=(), infer_flags=()):
+        starts, ends = Slice._bounds(starts_t, ends_t, starts_l, ends_l, starts, ends)
         dx = np.zeros_like(x)
         region = _slices(x.ndim, axes, starts, ends)
         dx[region] = dout.reshape(dx[region].shape)
@@ -131,15 +150,24 @@ class _Repeat(OpDef):
 
 @register
 class Expand(_Repeat):
+    """expand_times from expand_times_tensor (1-element int tensors) or ExpandTimes (a 1-D
+    int tensor) when given, else the attr (where -1 marks a time known at run time)."""
     type = "expand"
+    inputs = ("X", "ExpandTimes?", "expand_times_tensor*?")
     attrs = {"expand_times": []}
+    no_grad = ("ExpandTimes", "expand_times_tensor")
 
     def out_shape(self, s, ctx):
-        return [d * t if d >= 0 else -1 for d, t in zip(s, ctx.attr("expand_times"))]
+        if ctx.has_input("ExpandTimes"):
+            return [-1] * len(s)
+        times = ctx.attr("expand_times")
+        if ctx.has_input("expand_times_tensor") and len(times) != len(s):
+            times = [-1] * len(s)
+        return [d * t if d >= 0 and t >= 0 else -1 for d, t in zip(s, times)]
 
     @staticmethod
-    def forward(x, expand_times=()):
-        return np.tile(x, expand_times)
+    def forward(x, times_tensor=None, times_list=None, expand_times=()):
+        return np.tile(x, runtime_ints(times_tensor, times_list, expand_times))
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 2, 3)}, {"expand_times": [2, 1]})

@@ -3,14 +3,20 @@
 Subclasses declare their accumulators in `_create_accumulators` and append their
 update op in `_append_optimize_op`; everything else (learning-rate variable,
 accumulator naming `<param>_<name>_0`, op roles, startup initialization) is here.
+
+Given eager parameters (dynamic mode) the same code runs the update ops now on the
+parameters' values: `step()` hands `_append_optimize_op` the eager block, whose
+append_op runs each op (specs/dygraph.md#optimizers).
 """
 import numbers
 
 import numpy as np
 
 from .. import backward as _backward
+from ..dygraph import mode
+from ..dygraph.tensor import EAGER_BLOCK, Tensor
 from ..framework import unique_name
-from ..framework.program import (OpRole, Variable, default_main_program,
+from ..framework.program import (OpRole, Parameter, Variable, default_main_program,
                                  default_startup_program, program_guard)
 from ..framework.initializer import add_init_op
 from ..framework.regularizer import L2Decay, append_regularization_ops
@@ -28,21 +34,37 @@ class Optimizer:
             raise TypeError("learning_rate must be a float, a Variable or an LRScheduler, "
                             "got %s" % type(learning_rate).__name__)
         self._learning_rate = learning_rate
-        self._parameter_list = parameters if parameters is not None else parameter_list
         reg = weight_decay if weight_decay is not None else regularization
-        self.regularization = L2Decay(reg) if isinstance(reg, numbers.Number) else reg
+        self.regularization = _regularizer(reg)
         self._grad_clip = grad_clip
         self._name = name
         self._accumulators = {}      # accumulator name -> {param name: Variable}
         self._lr_vars = {}           # id(program) -> learning-rate Variable
         self._startup_program = None
+        params = parameters if parameters is not None else parameter_list
+        self._param_groups = _param_groups(params)
+        self._parameter_list = None if params is None else \
+            [p for group in self._param_groups for p in group["params"]]
+        # eager: the parameters are Tensors, and step() updates their values
+        self._eager = self._parameter_list is not None and any(
+            isinstance(p, Tensor) for p in self._parameter_list)
+        self._accumulators_holder = {}   # set_state_dict values for accumulators not yet made
 
     # -- learning rate
     def _global_learning_rate(self, program=None):
+        if self._eager:
+            return self._lr_vars.get("eager")
         program = program or default_main_program()
         return self._lr_vars.get(id(program))
 
     def _create_global_learning_rate(self):
+        if self._eager:     # a [1] tensor holding this step's value
+            lr = self._lr_vars.get("eager")
+            if lr is None:
+                lr = self._lr_vars["eager"] = Tensor(np.zeros([1], np.float32),
+                                                     name=unique_name.generate("learning_rate"))
+            lr._value = np.array([self.get_lr()], np.float32)
+            return lr
         program = default_main_program()
         if id(program) in self._lr_vars:
             return self._lr_vars[id(program)]
@@ -79,7 +101,7 @@ class Optimizer:
         factor = param.optimize_attr.get("learning_rate", 1.0)
         if factor == 1.0:
             return lr
-        block = default_main_program().global_block()
+        block = self._block()
         out = block.create_var(name=unique_name.generate(param.name + "_lr"), shape=[1],
                                dtype="float32")
         block.append_op(type="scale", inputs={"X": [lr]}, outputs={"Out": [out]},
@@ -88,12 +110,16 @@ class Optimizer:
 
     def get_lr(self):
         lr = self._learning_rate
+        if isinstance(lr, Tensor):
+            return float(lr._array().reshape(-1)[0])
         return float(lr()) if hasattr(lr, "_var_name") else float(lr) \
             if isinstance(lr, numbers.Number) else lr
 
     def set_lr(self, value):
         if hasattr(self._learning_rate, "_var_name"):
             raise RuntimeError("set_lr: the learning rate is an LRScheduler; step it instead")
+        if not isinstance(value, numbers.Real):
+            raise TypeError("set_lr: expected a float, got %s" % type(value).__name__)
         self._learning_rate = float(value)
         from ..framework.scope import global_scope
         for var in self._lr_vars.values():
@@ -104,6 +130,15 @@ class Optimizer:
         per_param = self._accumulators.setdefault(name, {})
         if param.name in per_param:
             return per_param[param.name]
+        if self._eager:
+            var = Tensor(np.full(list(shape if shape is not None else param.shape), fill_value,
+                                 dtype=_np_dtype(dtype or param.dtype)),
+                         name=unique_name.generate(param.name + "_" + name), persistable=True)
+            held = self._accumulators_holder.pop(var.name, None)
+            if held is not None:
+                var.set_value(held)
+            per_param[param.name] = var
+            return var
         block = default_main_program().global_block()
         var = block.create_var(name=unique_name.generate(param.name + "_" + name),
                                shape=list(shape if shape is not None else param.shape),
@@ -143,6 +178,11 @@ class Optimizer:
 
     def minimize(self, loss, startup_program=None, parameters=None, no_grad_set=None,
                  parameter_list=None):
+        if self._eager or isinstance(loss, Tensor):
+            # dynamic mode, as Paddle: the gradients come from loss.backward(), called before
+            self._check_eager("minimize")
+            params = parameters if parameters is not None else parameter_list
+            return None, self.step(params)
         if not isinstance(loss, Variable):
             raise TypeError("minimize: loss must be a Variable, got %s" % type(loss).__name__)
         params = parameters if parameters is not None else parameter_list
@@ -151,28 +191,143 @@ class Optimizer:
         return optimize_ops, params_grads
 
     def _create_optimization_pass(self, params_grads):
-        program = default_main_program()
-        block = program.global_block()
+        block = self._block()
         start = len(block.ops)
-        with program._role_guard(OpRole.Optimize):
+        with block.program._role_guard(OpRole.Optimize):
             self._create_global_learning_rate()
             self._create_accumulators(block, [p for p, g in params_grads if g is not None])
         for param, grad in params_grads:
             if grad is None or not param.trainable:
                 continue
-            with program._optimized_guard([param, grad]):
+            with block.program._optimized_guard([param, grad]):
                 self._append_optimize_op(block, (param, grad))
-        with program._role_guard(OpRole.Optimize):
+        with block.program._role_guard(OpRole.Optimize):
             self._finish_update(block, params_grads)
         return block.ops[start:]
 
     def _finish_update(self, block, params_grads):
         pass
 
-    def clear_grad(self):
-        pass
+    def _block(self):
+        """Where update ops go: the eager block (run now) or the main program's."""
+        return EAGER_BLOCK if self._eager else default_main_program().global_block()
+
+    # -- dynamic mode
+    def _check_eager(self, what):
+        """Eager updates need eager parameters. (Without parameters= the optimizer is
+        accepted in dynamic mode too, unlike Paddle 2.0's: a fluid program may be built
+        after it, specs/dygraph.md#mode-rules.)"""
+        if self._parameter_list is None and mode.dynamic:
+            raise AttributeError("%s.%s(): in dynamic mode pass parameters= (e.g. "
+                                 "model.parameters()) when making the optimizer: it updates "
+                                 "those" % (type(self).__name__, what))
+        if not self._eager:
+            raise RuntimeError("%s.%s() updates eager parameters (dynamic mode, parameters= "
+                               "given); in static mode call minimize(loss) and run the "
+                               "program" % (type(self).__name__, what))
+
+    @mode.no_grad()
+    def step(self, parameters=None):
+        """Update every trainable parameter that has a gradient (from loss.backward()):
+        clip, regularize (a param group's weight_decay, else the optimizer's), then run
+        this optimizer's update op on the parameter's value. Returns [(param, grad)]."""
+        self._check_eager("step")
+        chosen = None if parameters is None else {id(p) for p in parameters}
+        params_grads, decay = [], {}
+        for group in self._param_groups:
+            for p in group["params"]:
+                if p.trainable and not p.stop_gradient and p._grad is not None \
+                        and (chosen is None or id(p) in chosen):
+                    params_grads.append((p, Tensor(p._grad)))
+                    if "weight_decay" in group:
+                        decay[id(p)] = _regularizer(group["weight_decay"])
+        params_grads.sort(key=lambda pg: pg[0].name)
+        if self._grad_clip is not None:
+            params_grads = self._grad_clip(params_grads)
+        params_grads = [append_regularization_ops([pg], decay.get(id(pg[0]),
+                                                              self.regularization))[0]
+                        for pg in params_grads]
+        self._create_optimization_pass(params_grads)
+        return params_grads
+
+    def clear_grad(self, set_to_zero=True):
+        """Forget the parameters' gradients (dynamic mode; nothing to do in static mode,
+        where gradients are temporaries of each run)."""
+        for p in self._parameter_list or ():
+            if isinstance(p, Tensor):
+                p.clear_grad(set_to_zero)
 
     clear_gradients = clear_grad
+
+    def state_dict(self):
+        """{accumulator name: Tensor} (e.g. 'linear_0.w_0_moment1_0'), plus the LR
+        scheduler's state under 'LR_Scheduler' when the learning rate is one."""
+        state = {}
+        for per_param in self._accumulators.values():
+            for var in per_param.values():
+                state[var.name] = var
+        if hasattr(self._learning_rate, "state_dict"):
+            state["LR_Scheduler"] = self._learning_rate.state_dict()
+        return state
+
+    def set_state_dict(self, state_dict):
+        """Load what state_dict() returned (values may be Tensors or arrays); accumulators
+        not created yet take their value when the first step creates them."""
+        state = dict(state_dict)
+        sched = state.pop("LR_Scheduler", None)
+        if sched is not None and hasattr(self._learning_rate, "set_state_dict"):
+            self._learning_rate.set_state_dict(sched)
+        for per_param in self._accumulators.values():
+            for var in per_param.values():
+                if var.name in state:
+                    value = state.pop(var.name)
+                    if isinstance(var, Tensor):
+                        var.set_value(value)
+        self._accumulators_holder = state
+
+    set_dict = set_state_dict
+
+
+def _np_dtype(dtype):
+    from ..framework.dtypes import to_numpy_dtype
+    return to_numpy_dtype(dtype)
+
+
+def _regularizer(reg):
+    return L2Decay(reg) if isinstance(reg, numbers.Number) else reg
+
+
+def _param_groups(params):
+    """[{'params': [...], optional 'learning_rate', 'weight_decay'}] from a list of
+    parameters or of such dicts (param groups). A group's learning_rate multiplies the
+    optimizer's for its parameters (it becomes their optimize_attr)."""
+    if params is None:
+        return []
+    params = list(params)
+    if not params or not isinstance(params[0], dict):
+        groups = [{"params": params}]
+    else:
+        groups = []
+        for g in params:
+            if not isinstance(g, dict) or "params" not in g:
+                raise TypeError("optimizer parameters: a list of parameters, or of dicts with "
+                                "a 'params' list (param groups); got %r" % (g,))
+            unknown = set(g) - {"params", "learning_rate", "weight_decay"}
+            if unknown:
+                raise KeyError("optimizer param group: unknown keys %s (known: params, "
+                               "learning_rate, weight_decay)" % sorted(unknown))
+            g = dict(g, params=list(g["params"]))
+            if "learning_rate" in g:
+                for p in g["params"]:
+                    p.optimize_attr = dict(p.optimize_attr, learning_rate=float(g["learning_rate"]))
+            groups.append(g)
+    for g in groups:
+        for p in g["params"]:
+            if not isinstance(p, (Parameter, str)):
+                raise TypeError("optimizer parameters must be Parameters (e.g. "
+                                "layer.parameters()), got %s %r"
+                                % (type(p).__name__, getattr(p, "name", p)))
+    return groups
 
 
 class SGD(Optimizer):

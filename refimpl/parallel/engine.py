@@ -18,7 +18,8 @@ import numpy as np
 
 from ..compiler.passes import apply_passes
 from ..compiler.scheduler import ThreadedRunner
-from ..executor import Plan, _as_results, as_fetched, check_feed, known_feeds
+from ..executor import Plan, _as_results, check_feed, known_feeds
+from ..framework.fetched import as_fetched
 from ..framework.errors import FeedError
 from ..framework.lod import check_lengths, lod_of, sequence_slice
 from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places

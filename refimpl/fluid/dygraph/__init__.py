@@ -1,9 +1,33 @@
-"""paddle.fluid.dygraph (1.8): the imperative guard and to_variable (fluid/dygraph/base.py).
+"""paddle.fluid.dygraph (Paddle 1.8): the guard, to_variable, Layer and the 1.8 Layer
+classes, save_dygraph / load_dygraph, on refimpl's dynamic mode (specs/dygraph.md)."""
+import os
 
-Only what runs ops one by one as they are built: `with guard(): y = layer_fn(to_variable(x))`
-then `y.numpy()`, `loss.backward()`, `x.gradient()`. Paddle's dygraph Layer classes belong
-to refimpl's dynamic mode (not built yet)."""
+from ...framework.model_formats import load as _load, save as _save
+from ...nn.layer.base import Layer
+from ...nn.layer.container import LayerList, ParameterList, Sequential
 from . import base
-from .base import enabled, guard, no_grad, to_variable
+from .base import (disable_dygraph, disable_imperative, enable_dygraph, enable_imperative,
+                   enabled, guard, no_grad, to_variable)
+from .nn import BatchNorm, Conv2D, Embedding, Linear, Pool2D
 
-__all__ = ["base", "enabled", "guard", "no_grad", "to_variable"]
+__all__ = ["base", "guard", "to_variable", "enabled", "no_grad", "enable_dygraph",
+           "disable_dygraph", "enable_imperative", "disable_imperative", "Layer",
+           "Sequential", "LayerList", "ParameterList", "Linear", "Conv2D", "Pool2D",
+           "Embedding", "BatchNorm", "save_dygraph", "load_dygraph"]
+
+
+def save_dygraph(state_dict, model_path):
+    """Save a Layer's state dict to `model_path`.pdparams, or an optimizer's (which holds
+    no parameter) to `model_path`.pdopt, as Paddle 1.8."""
+    from ...dygraph.tensor import ParamBase
+    is_params = any(isinstance(v, ParamBase) for v in state_dict.values())
+    _save(dict(state_dict), model_path + (".pdparams" if is_params else ".pdopt"))
+
+
+def load_dygraph(model_path):
+    """(parameters, optimizer state) saved by save_dygraph under `model_path`; None for a
+    part that was not saved."""
+    found = [model_path + suffix for suffix in (".pdparams", ".pdopt")]
+    if not any(os.path.isfile(p) for p in found):
+        raise FileNotFoundError("load_dygraph: neither %s nor %s exists" % tuple(found))
+    return tuple(_load(p) if os.path.isfile(p) else None for p in found)

@@ -11,6 +11,7 @@ import warnings
 
 import numpy as np
 
+from ...dygraph.tensor import Tensor
 from ...framework import unique_name
 from ...framework.layer_helper import LayerHelper
 from ...framework.program import Parameter, Variable
@@ -44,9 +45,11 @@ class Layer:
     """Base class of every paddle.nn layer. Subclasses create parameters in __init__ with
     `create_parameter` and build their computation in `forward`."""
 
-    def __init__(self, name_scope=None, dtype="float32"):
+    def __init__(self, name_scope=None, dtype=None):
+        from ..._env import get_default_dtype
         self.training = True
-        self._dtype = dtype
+        # parameters follow paddle.set_default_dtype unless the layer is given a dtype
+        self._dtype = dtype if dtype is not None else get_default_dtype()
         self._full_name = unique_name.generate(name_scope or _snake_case(type(self).__name__))
         self._helper = LayerHelper(self._full_name, name=self._full_name)
         self._parameters = collections.OrderedDict()
@@ -61,15 +64,17 @@ class Layer:
         raise NotImplementedError("%s.forward is not implemented" % type(self).__name__)
 
     def __call__(self, *inputs, **kwargs):
-        for hook in list(self._forward_pre_hooks.values()):
-            result = hook(self, inputs)
-            if result is not None:
-                inputs = result if isinstance(result, tuple) else (result,)
+        if self._forward_pre_hooks:
+            for hook in list(self._forward_pre_hooks.values()):
+                result = hook(self, inputs)
+                if result is not None:
+                    inputs = result if isinstance(result, tuple) else (result,)
         outputs = self.forward(*inputs, **kwargs)
-        for hook in list(self._forward_post_hooks.values()):
-            result = hook(self, inputs, outputs)
-            if result is not None:
-                outputs = result
+        if self._forward_post_hooks:
+            for hook in list(self._forward_post_hooks.values()):
+                result = hook(self, inputs, outputs)
+                if result is not None:
+                    outputs = result
         return outputs
 
     def register_forward_pre_hook(self, hook):
@@ -139,6 +144,39 @@ class Layer:
         """Evaluation mode for this layer and every sublayer (see train)."""
         for layer in self.sublayers(include_self=True):
             layer.training = False
+
+    def to(self, device=None, dtype=None, blocking=None):
+        """Dynamic mode: cast every floating-point parameter and buffer (and its gradient)
+        to `dtype`; `device` may only be the CPU. Returns self."""
+        if device is not None and not str(device).lower().startswith("cpu") and \
+                type(device).__name__ != "CPUPlace":
+            raise ValueError("%s.to(device=%r): refimpl computes on the CPU"
+                             % (type(self).__name__, device))
+        if dtype is None:
+            return self
+        from ...framework.dtypes import convert_dtype
+        dtype = convert_dtype(dtype)
+        tensors = [t for _, t in self.named_parameters()] + \
+            [t for _, t in self.named_buffers()]
+        for t in tensors:
+            if not isinstance(t, Tensor):
+                raise RuntimeError("%s.to(dtype=...): the layer was built in static mode; "
+                                   "its variables' dtypes are fixed in the program"
+                                   % type(self).__name__)
+        for t in tensors:
+            if t.dtype.name in ("float16", "float32", "float64"):
+                t._value = t._array().astype(dtype)
+                if t._grad is not None:
+                    t._grad = t._grad.astype(dtype)
+        for layer in self.sublayers(include_self=True):
+            layer._dtype = dtype
+        return self
+
+    def clear_gradients(self):
+        """Dynamic mode: clear the gradient of every parameter (as Tensor.clear_grad)."""
+        for p in self.parameters():
+            if isinstance(p, Tensor):
+                p.clear_grad()
 
     def apply(self, fn):
         """fn(layer) for every sublayer, then this layer; returns self."""
@@ -323,12 +361,13 @@ class Layer:
         return destination
 
     def set_state_dict(self, state_dict, use_structured_name=True, scope=None):
-        """Write values (arrays, or anything np.asarray takes) into `scope` (default: the
-        global scope) for this layer's variables. Keys are state_dict's dotted names, or the
-        variable names when use_structured_name=False. Missing keys are warned about; a
-        shape mismatch is an error, raised before any variable is set."""
+        """Set this layer's values from arrays, eager Tensors, or anything np.asarray takes:
+        eager parameters and buffers take them directly, static ones in `scope` (default:
+        the global scope). Keys are state_dict's dotted names, or the variable names when
+        use_structured_name=False. Missing keys are warned about; a shape mismatch is an
+        error, raised before any value is set."""
         scope = scope or global_scope()
-        values = {}
+        values, eager = {}, []
         for key, var in self.state_dict().items():
             lookup = key if use_structured_name else var.name
             if lookup not in state_dict:
@@ -340,7 +379,13 @@ class Layer:
                 raise ValueError("%s.set_state_dict: %r (%s) has shape %s, expected %s"
                                  % (self._full_name, lookup, var.name, list(value.shape),
                                     list(var.shape)))
-            values[var.name] = np.array(value, dtype=var.dtype.name)
+            value = np.array(value, dtype=var.dtype.name)
+            if isinstance(var, Tensor):
+                eager.append((var, value))
+            else:
+                values[var.name] = value
+        for var, value in eager:
+            var._value = value
         scope.set_values(values)
 
     set_dict = load_dict = set_state_dict

@@ -3,11 +3,13 @@
 refimpl has no while op, so dynamic_decode appends `max_step_num + 1` decoder steps (the
 most Paddle runs) to the program; a decoder keeps finished entries finished (beam search
 masks a finished beam's next-token scores to end_token only), so the extra steps change
-nothing but the output length. See specs/nn_rnn.md."""
+nothing but the output length. In dynamic mode the loop stops once every entry has
+finished, as Paddle's dygraph decoding does. See specs/nn_rnn.md."""
 import collections
 
 import numpy as np
 
+from ...dygraph.tensor import Tensor
 from ...framework.nest import map_structure
 from ...layers.activation import log_softmax
 from ...layers.common import append_op_out
@@ -205,6 +207,8 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
                               cast(_logical_not(finished), "int64"))
         step_outputs.append(outputs)
         states, finished = next_states, next_finished
+        if isinstance(finished, Tensor) and finished.numpy().all():
+            break     # eagerly, as Paddle's dygraph: stop once every entry has finished
     final_outputs = map_structure(lambda *steps: stack(list(steps), axis=0), *step_outputs)
     final_outputs, final_states = decoder.finalize(final_outputs, states, lengths)
     if not output_time_major:

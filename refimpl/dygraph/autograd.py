@@ -1,0 +1,353 @@
+"""The autograd engine: Tensor.backward and paddle.grad over the recorded GradNodes.
+
+Each node runs its op's registered backward -- the very `<type>_grad` kernel static mode
+runs -- on the forward values it saved. Nodes run once every consumer of their outputs
+has passed its gradient back (counted before the pass), so each output's gradient is
+whole when its hooks see it. Leaves accumulate into `.grad` across backward calls.
+With create_graph the gradient computation is itself recorded (see double_backward.py).
+"""
+import weakref
+
+import numpy as np
+
+from .tensor import Tensor
+
+__all__ = ["backward", "grad", "register_hook", "retain_grad"]
+
+
+class _HookHandle:
+    def __init__(self, hooks, hook):
+        self._hooks, self._hook = hooks, hook
+
+    def remove(self):
+        if self._hook in self._hooks:
+            self._hooks.remove(self._hook)
+
+
+def register_hook(t, hook):
+    if not callable(hook):
+        raise TypeError("register_hook: expected a function of the gradient, got %s"
+                        % type(hook).__name__)
+    if t.stop_gradient:
+        raise ValueError("register_hook on Tensor %r that stops gradient: no gradient will "
+                         "reach it" % t.name)
+    if t._node is None:
+        if t._hooks is None:
+            t._hooks = []
+        hooks = t._hooks
+    else:
+        node = t._node
+        if node.hooks is None:
+            node.hooks = {}
+        hooks = node.hooks.setdefault(t._index, [])
+    hooks.append(hook)
+    return _HookHandle(hooks, hook)
+
+
+def retain_grad(t):
+    node = t._node
+    if node.retained is None:
+        node.retained = {}
+    node.retained[t._index] = weakref.ref(t)
+
+
+def _released_error(node):
+    return RuntimeError(
+        "backward through op %s a second time: the values it saved for its gradient were "
+        "freed by the first backward. Pass retain_graph=True to the first backward (or "
+        "paddle.grad) to run backward twice." % node.type)
+
+
+class _Arrays:
+    """Gradients as ndarrays: the ordinary backward."""
+
+    @staticmethod
+    def add(a, b):
+        return a + b
+
+    @staticmethod
+    def zeros(shape, dtype):
+        return np.zeros(shape, dtype)
+
+    @staticmethod
+    def to_user(g):
+        return Tensor(g)
+
+    @staticmethod
+    def from_user(r):
+        return r._array() if isinstance(r, Tensor) else np.asarray(r)
+
+    @staticmethod
+    def run(node, args, kw):
+        dtype = None
+        for a in args:
+            if type(a) is np.ndarray:
+                dtype = a.dtype
+                break
+        return node.lay.grad_kernels.get(kw, dtype)(*args, **kw)
+
+
+def _node_grads(node, grads, ops):
+    """Run node's backward given its outputs' gradients (flat list); the gradients of its
+    inputs, flat in the order of its edges."""
+    lay = node.lay
+    if node.released:
+        raise _released_error(node)
+    args = []
+    single = len(node.out_meta) == 1 and type(node.out_meta[0]) is not list
+    for kind, k in lay.grad_plan:
+        if kind == "in":
+            args.append(node.ins[k])
+        elif kind == "out":
+            args.append(node.outs[k])
+        elif single:
+            args.append(grads[0])
+        else:
+            args.append(_slot_grads(node, grads, ops, k))
+    kw = node.kw
+    if lay.partial or lay.saves:
+        kw = dict(kw)
+        if lay.partial:
+            kw["need"] = tuple(any(e is not None for e in (edge if type(edge) is list
+                                                            else [edge]))
+                               for edge in node.edges)
+        if lay.saves:
+            kw["saved"] = node.saved
+    result = ops.run(node, args, kw)
+    if len(lay.grad_targets) == 1:
+        result = (result,)
+    flat = []
+    for edge, g in zip(node.edges, result):
+        if type(edge) is list:
+            g = g if g is not None else [None] * len(edge)
+            flat.extend(g[j] if j < len(g) else None for j in range(len(edge)))
+        else:
+            flat.append(g)
+    return flat
+
+
+def _slot_grads(node, grads, ops, k):
+    """Output slot k's gradients for the grad op: None when none reached the slot, else
+    zeros in place of the missing ones (as static backward fills them)."""
+    meta = node.out_meta[k]
+    start = node.out_offsets()[k]
+    if type(meta) is not list:
+        return grads[start]
+    got = grads[start:start + len(meta)]
+    if all(g is None for g in got):
+        return None
+    return [g if g is not None or m is None else ops.zeros(*m) for g, m in zip(got, meta)]
+
+
+def _apply_hooks(hooks, g, ops):
+    for hook in list(hooks):
+        r = hook(ops.to_user(g))
+        if r is not None:
+            g = ops.from_user(r)
+    return g
+
+
+def _run(roots, retain_graph, ops, capture=None, blocked=()):
+    """The backward pass from `roots` [(edge, gradient)]. Without `capture`, leaves
+    accumulate into .grad. With `capture` {edge key: position} (paddle.grad), only what
+    leads to the captured edges runs and their whole gradients are returned instead.
+    `blocked`: edge keys no gradient passes through (no_grad_vars)."""
+    root_nodes = []
+    for edge, _ in roots:
+        if type(edge) is tuple and edge[0] not in root_nodes:
+            root_nodes.append(edge[0])
+    # every node reachable from the roots, and how many edges lead into each
+    reach, stack = set(root_nodes), list(root_nodes)
+    while stack:
+        node = stack.pop()
+        for e in node.flat_edges:
+            if type(e) is tuple and e[0] not in reach:
+                reach.add(e[0])
+                stack.append(e[0])
+    useful = reach if capture is None else _leading_to(reach, capture)
+    deps = {}
+    for node in useful:
+        for e in node.flat_edges:
+            if type(e) is tuple and not (blocked and e in blocked):
+                deps[e[0]] = deps.get(e[0], 0) + 1
+    pending, leaf_grads, captured = {}, {}, {}
+
+    def send(edge, g):
+        if blocked and _key(edge) in blocked:
+            return
+        if type(edge) is tuple:
+            node, i = edge
+            slot = pending.get(node)
+            if slot is None:
+                slot = pending[node] = [None] * node.n_out
+            if g is not None:
+                slot[i] = g if slot[i] is None else ops.add(slot[i], g)
+        elif g is not None:
+            got = leaf_grads.get(id(edge))
+            leaf_grads[id(edge)] = (edge, g if got is None else ops.add(got[1], g))
+
+    for edge, g in roots:
+        send(edge, g)
+    ready = [n for n in root_nodes if deps.get(n, 0) == 0]
+    while ready:
+        node = ready.pop()
+        grads = pending.pop(node, None) or [None] * node.n_out
+        if node.hooks:
+            for i, hooks in node.hooks.items():
+                if grads[i] is not None:
+                    grads[i] = _apply_hooks(hooks, grads[i], ops)
+        if node.retained and capture is None:
+            for i, ref in node.retained.items():
+                t = ref()
+                if t is not None and grads[i] is not None and t._node is node:
+                    t._grad = grads[i] if t._grad is None else t._grad + grads[i]
+        if capture is not None:
+            for i, g in enumerate(grads):
+                if (node, i) in capture:
+                    captured[(node, i)] = g
+        if node not in useful:
+            continue
+        if all(g is None for g in grads):
+            in_grads = [None] * len(node.flat_edges)
+        else:
+            in_grads = _node_grads(node, grads, ops)
+        if not retain_graph:
+            node.release()
+        for e, g in zip(node.flat_edges, in_grads):
+            if e is None:
+                continue
+            send(e, g)
+            if type(e) is tuple and not (blocked and e in blocked):
+                parent = e[0]
+                deps[parent] -= 1
+                if deps[parent] == 0:
+                    ready.append(parent)
+    for key, (leaf, g) in leaf_grads.items():
+        if leaf._hooks:
+            g = _apply_hooks(leaf._hooks, g, ops)
+        if capture is not None:
+            captured[key] = g
+        else:
+            _accumulate(leaf, g)
+    return captured
+
+
+def _key(edge):
+    """Hashable identity of an edge: (node, index), or the leaf's id."""
+    return edge if type(edge) is tuple else id(edge)
+
+
+def _leading_to(reach, capture):
+    """The reachable nodes from which a captured edge can be reached (those that must run
+    for paddle.grad): those with a captured edge, then their consumers, transitively."""
+    consumers = {}
+    useful, todo = set(), []
+    for node in reach:
+        for e in node.flat_edges:
+            if e is None:
+                continue
+            if _key(e) in capture and node not in useful:
+                useful.add(node)
+                todo.append(node)
+            if type(e) is tuple:
+                consumers.setdefault(e[0], []).append(node)
+    while todo:
+        for node in consumers.get(todo.pop(), ()):
+            if node not in useful:
+                useful.add(node)
+                todo.append(node)
+    return useful
+
+
+def _accumulate(leaf, g):
+    value = leaf._array()
+    if g.shape != value.shape or g.dtype != value.dtype:
+        g = np.broadcast_to(g, value.shape).astype(value.dtype)
+    leaf._grad = g if leaf._grad is None else leaf._grad + g
+
+
+def _root_grad(t, g, where):
+    value = t._array()
+    if g is None:
+        return np.ones_like(value)
+    g = g._array() if isinstance(g, Tensor) else np.asarray(g, dtype=value.dtype)
+    if tuple(g.shape) != value.shape:
+        raise ValueError("%s: the gradient given for Tensor %r has shape %s, the tensor %s"
+                         % (where, t.name, list(g.shape), list(value.shape)))
+    return g
+
+
+def _as_list(x):
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def backward(tensors, grad_tensors=None, retain_graph=False):
+    """paddle.autograd.backward / Tensor.backward: gradients of `tensors` (each seeded
+    with ones, or its grad_tensor) accumulated into the .grad of every leaf that needs
+    one. Tensors that stop gradient contribute nothing."""
+    tensors = _as_list(tensors)
+    grads = _as_list(grad_tensors) if grad_tensors is not None else [None] * len(tensors)
+    if len(grads) != len(tensors):
+        raise ValueError("backward: %d grad_tensors for %d tensors" % (len(grads),
+                                                                       len(tensors)))
+    roots = []
+    for t, g in zip(tensors, grads):
+        if not isinstance(t, Tensor):
+            raise TypeError("backward: expected eager Tensors, got %s" % type(t).__name__)
+        if t.stop_gradient:
+            continue
+        roots.append((t if t._node is None else (t._node, t._index),
+                      _root_grad(t, g, "backward")))
+    if roots:
+        _run(roots, retain_graph, _Arrays)
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None):
+    """paddle.grad: the gradients of sum(outputs) with respect to each of `inputs`, as
+    Tensors, leaving every .grad as it is. create_graph=True records the computation so
+    the result can be differentiated again."""
+    outputs, inputs = _as_list(outputs), _as_list(inputs)
+    if retain_graph is None:
+        retain_graph = create_graph
+    grad_outputs = _as_list(grad_outputs) if grad_outputs is not None \
+        else [None] * len(outputs)
+    if len(grad_outputs) != len(outputs):
+        raise ValueError("paddle.grad: %d grad_outputs for %d outputs"
+                         % (len(grad_outputs), len(outputs)))
+    for what, ts in (("outputs", outputs), ("inputs", inputs)):
+        for t in ts:
+            if not isinstance(t, Tensor):
+                raise TypeError("paddle.grad: %s must be eager Tensors, got %s"
+                                % (what, type(t).__name__))
+    capture = {}
+    for pos, t in enumerate(inputs):
+        capture.setdefault(_key(t if t._node is None else (t._node, t._index)), pos)
+    blocked = {_key(t if t._node is None else (t._node, t._index))
+               for t in _as_list(no_grad_vars or [])}
+    if create_graph:
+        from .double_backward import Traced
+        ops = Traced
+        roots = [((t if t._node is None else (t._node, t._index)),
+                  Traced.root(t, g)) for t, g in zip(outputs, grad_outputs)
+                 if not t.stop_gradient]
+    else:
+        ops = _Arrays
+        roots = [((t if t._node is None else (t._node, t._index)),
+                  _root_grad(t, g, "paddle.grad")) for t, g in zip(outputs, grad_outputs)
+                 if not t.stop_gradient]
+    captured = _run(roots, retain_graph, ops, capture, blocked) if roots else {}
+    results = []
+    for i, t in enumerate(inputs):
+        g = captured.get(_key(t if t._node is None else (t._node, t._index)))
+        if g is None:
+            if not allow_unused:
+                raise ValueError("paddle.grad: input %d (Tensor %r) does not appear in the "
+                                 "backward graph of the outputs; pass allow_unused=True to "
+                                 "get None for it" % (i, t.name))
+            results.append(None)
+        elif create_graph:
+            results.append(g)
+        else:
+            results.append(Tensor(g, stop_gradient=True))
+    return results

@@ -1,0 +1,129 @@
+"""Which mode input-less creation follows (to_tensor, paddle.ones, Layer parameters), and
+whether eager ops are recorded for autograd. Operations with inputs follow their inputs
+(static Variable -> op appended to a program, eager Tensor -> run now): see
+specs/dygraph.md#mode-rules.
+
+Read as module attributes (`mode.dynamic`, `mode.grad_enabled`) on the hot path."""
+import contextlib
+import functools
+
+from .. import versions
+
+__all__ = ["in_dynamic_mode", "enable_static", "disable_static", "dygraph_guard",
+           "static_guard", "static_only_api", "no_grad", "enable_grad", "set_grad_enabled",
+           "is_grad_enabled", "start_as_profile"]
+
+
+def start_as_profile():
+    """The mode and gradient rules a script starts with under the current version profile
+    (again when `run --paddle` switches the profile after refimpl was imported).
+    Dynamic by default under the Paddle 2.0 and 3 profiles, static under 1.8. Up to Paddle
+    2.0 every tensor that needs a gradient keeps it after backward and Tensor.grad is an
+    ndarray; from 2.1 on .grad is a Tensor, and from 2.3 a non-leaf keeps its gradient only
+    after retain_grads() (specs/dygraph.md#versions)."""
+    global dynamic, legacy_grads
+    dynamic = versions.switch("default_mode") == "dynamic"
+    legacy_grads = versions.switch("legacy_grads")
+
+
+dynamic = legacy_grads = None
+start_as_profile()
+grad_enabled = True
+_program_guards = 0    # open program_guards: static inside, whatever the global mode
+
+
+def in_dynamic_mode():
+    return dynamic
+
+
+def enable_static():
+    global dynamic
+    dynamic = False
+
+
+def disable_static(place=None):
+    global dynamic
+    if _program_guards:
+        raise RuntimeError("paddle.disable_static() inside a program_guard: leave the guard "
+                           "first (it builds a static program)")
+    dynamic = True
+
+
+@contextlib.contextmanager
+def dygraph_guard(enable=True):
+    """fluid.dygraph.guard: dynamic inside, the previous mode after."""
+    global dynamic
+    old, dynamic = dynamic, bool(enable)
+    try:
+        yield
+    finally:
+        dynamic = old
+
+
+@contextlib.contextmanager
+def static_guard():
+    """What program_guard opens: static inside (a program is being built)."""
+    global dynamic, _program_guards
+    old, dynamic = dynamic, False
+    _program_guards += 1
+    try:
+        yield
+    finally:
+        _program_guards -= 1
+        dynamic = old
+
+
+def static_only_api():
+    """Called by the static-only data APIs (fluid.layers.data, fluid.data,
+    paddle.static.data). In dynamic mode outside a program_guard the script is a static
+    program after all (seed examples build fluid programs without enable_static()): the
+    rest of it runs in static mode, as if enable_static() had come just before."""
+    global dynamic
+    dynamic = False
+
+
+# -- gradient recording
+
+def is_grad_enabled():
+    return grad_enabled
+
+
+def set_grad_enabled(enabled):
+    global grad_enabled
+    grad_enabled = bool(enabled)
+
+
+class _GradSwitch:
+    """Context manager and decorator (`@no_grad()`, or 1.8's bare `@no_grad`) setting
+    whether eager ops are recorded."""
+    _enabled = True
+
+    def __new__(cls, func=None):
+        self = super().__new__(cls)
+        return self if func is None else self(func)
+
+    def __enter__(self):
+        global grad_enabled
+        self._old, grad_enabled = grad_enabled, self._enabled
+        return self
+
+    def __exit__(self, *exc):
+        global grad_enabled
+        grad_enabled = self._old
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapped(*args, **kwargs):
+            with type(self)():
+                return func(*args, **kwargs)
+        return wrapped
+
+
+class no_grad(_GradSwitch):
+    """No eager op run inside is recorded: results have stop_gradient=True."""
+    _enabled = False
+
+
+class enable_grad(_GradSwitch):
+    _enabled = True

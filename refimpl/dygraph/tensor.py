@@ -1,0 +1,403 @@
+"""paddle.Tensor in dynamic mode: an ndarray value plus its place in the autograd graph.
+
+An eager Tensor is a Variable (every layer function, Variable method and isinstance
+check takes it as it takes a static Variable), whose shape and dtype are its value's. It
+belongs to no program: its `block` is EAGER_BLOCK, whose append_op runs the op now (so
+code written against `var.block.append_op(...)`, the optimizers' update ops, clipping and
+regularization, runs eagerly unchanged). See specs/dygraph.md.
+"""
+import contextlib
+
+import numpy as np
+
+from ..framework import unique_name
+from ..framework.dtypes import get_dtype
+from ..framework.fetched import as_fetched
+from ..framework.place import CPUPlace
+from ..framework.program import Parameter, Variable
+from . import mode
+
+__all__ = ["Tensor", "ParamBase", "EAGER_BLOCK", "batch_value"]
+
+_DTYPES = {}
+
+
+def _dtype_of(array):
+    d = _DTYPES.get(array.dtype)
+    if d is None:
+        d = _DTYPES[array.dtype] = get_dtype(array.dtype)
+    return d
+
+
+class Tensor(Variable):
+    """An eager tensor. `_value` is its ndarray (None while a placeholder that an op is
+    about to fill); `_node`/`_index`: the recorded op that produced it and which of its
+    outputs it is (None for a leaf); `_grad`: the accumulated gradient (ndarray)."""
+
+    type = "LOD_TENSOR"
+    lod_level = 0
+    is_data = False
+    need_check_feed = False
+    _hooks = None          # leaf gradient hooks
+    _zeroed = False        # clear_grad() without memory: .grad reads zeros
+    _decl = None           # a placeholder's declared (dtype, shape)
+    # defaults a new tensor shares until set (a tensor is made per op result)
+    _name = None
+    _persistable = False
+    _grad = None
+    _node = None
+    _index = 0
+    _lods = None           # sequence lengths set through value().get_tensor() (1.8)
+
+    def __init__(self, value=None, stop_gradient=True, name=None, persistable=False):
+        self._value = value
+        self.stop_gradient = stop_gradient
+        if name is not None:
+            self._name = name
+        if persistable:
+            self._persistable = True
+
+    @classmethod
+    def _placeholder(cls, dtype=None, shape=None, stop_gradient=False, name=None,
+                     persistable=False):
+        """An unfilled output an op is about to write (what LayerHelper's
+        create_variable_for_type_inference returns in dynamic mode)."""
+        t = cls(None, stop_gradient, name, persistable)
+        if dtype is not None or shape is not None:
+            t._decl = (dtype, shape)
+        return t
+
+    # -- identity
+    @property
+    def name(self):
+        if self._name is None:
+            self._name = unique_name.generate("generated_tensor")
+        return self._name
+
+    @name.setter
+    def name(self, value):
+        self._name = value
+
+    @property
+    def block(self):
+        return EAGER_BLOCK
+
+    @property
+    def place(self):
+        return CPUPlace()
+
+    # -- value
+    def _array(self):
+        if self._value is None:
+            raise ValueError("Tensor %r holds no value: it is the output of an op that has "
+                             "not run" % self.name)
+        return self._value
+
+    @property
+    def shape(self):
+        if self._value is None:
+            if self._decl is not None and self._decl[1] is not None:
+                return list(self._decl[1])
+            return self._array()
+        return list(self._value.shape)
+
+    @property
+    def dtype(self):
+        if self._value is None:
+            if self._decl is not None and self._decl[0] is not None:
+                return get_dtype(self._decl[0])
+            return self._array()
+        return _dtype_of(self._value)
+
+    @property
+    def ndim(self):
+        return self._array().ndim
+
+    def dim(self):
+        return self._array().ndim
+
+    @property
+    def size(self):
+        return int(self._array().size)
+
+    def numel(self):
+        return self.size
+
+    def numpy(self):
+        """The value as an ndarray (a copy: changing it leaves the tensor as it is); a
+        one-element one converts to a Python number where the profile says so, as fetched
+        values do."""
+        return as_fetched(self._array().copy())
+
+    def value(self):
+        """Paddle 1.8's VarBase.value(): the variable holding this tensor's value, whose
+        get_tensor() is a LoDTensor view of it (Paddle's OpTest reads outputs so)."""
+        from ..framework.scope import _ScopeVar
+        return _ScopeVar(_ValueHolder(self), self.name)
+
+    def item(self, *args):
+        a = self._array()
+        if not args and a.size != 1:
+            raise ValueError("Tensor.item(): only a tensor of one element converts to a "
+                             "Python scalar, this one has shape %s" % list(a.shape))
+        return a.item(*args)
+
+    def tolist(self):
+        return self._array().tolist()
+
+    def __array__(self, dtype=None, copy=None):
+        a = self._array()
+        if copy:
+            return np.array(a, dtype=dtype, copy=True)
+        return np.asarray(a, dtype=dtype)
+
+    def __len__(self):
+        a = self._array()
+        if a.ndim == 0:
+            raise TypeError("len() of a 0-D Tensor")
+        return a.shape[0]
+
+    def _scalar(self, kind):
+        a = self._array()
+        if a.size != 1:
+            raise ValueError("only a Tensor of one element converts to %s, this one has "
+                             "shape %s" % (kind.__name__, list(a.shape)))
+        return kind(a.reshape(()))
+
+    def __bool__(self):
+        return self._scalar(bool)
+
+    def __float__(self):
+        return self._scalar(float)
+
+    def __int__(self):
+        return self._scalar(int)
+
+    def __index__(self):
+        if self._array().dtype.kind not in "iub":
+            raise TypeError("only an integer Tensor can be used as an index, got %s"
+                            % self.dtype.name)
+        return self._scalar(int)
+
+    def __repr__(self):
+        a = self._value
+        if a is None:
+            return "Tensor(%s, no value)" % self.name
+        body = np.array2string(a, separator=", ", prefix="       ")
+        return ("Tensor(shape=%s, dtype=%s, place=%s, stop_gradient=%s,\n       %s)"
+                % (list(a.shape), _dtype_of(a).name, self.place, self.stop_gradient, body))
+
+    __str__ = __repr__
+
+    def _to_readable_code(self):
+        return repr(self)
+
+    # Eager comparisons are elementwise, as in Paddle (static Variables keep identity ==).
+    def __eq__(self, other):
+        return self._binary(other, "equal")
+
+    def __ne__(self, other):
+        return self._binary(other, "not_equal")
+
+    __hash__ = Variable.__hash__
+
+    # -- autograd
+    @property
+    def is_leaf(self):
+        return self._node is None
+
+    @property
+    def grad(self):
+        """The accumulated gradient: an ndarray under the Paddle 2.0 profile, a Tensor
+        from 2.1 on; None before any backward reached this tensor."""
+        g = self.gradient()
+        if g is None or mode.legacy_grads:
+            return g
+        return Tensor(g, stop_gradient=False)
+
+    @grad.setter
+    def grad(self, value):
+        self._grad = None if value is None else np.asarray(value, dtype=self._array().dtype)
+
+    def gradient(self):
+        """The gradient as an ndarray (None before any backward)."""
+        if self._grad is None and self._zeroed:
+            return np.zeros_like(self._array())
+        return self._grad
+
+    def backward(self, grad_tensor=None, retain_graph=False):
+        from .autograd import backward
+        backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
+
+    def clear_grad(self, set_to_zero=True):
+        """Forget the accumulated gradient: .grad reads zeros (set_to_zero, as Paddle) or
+        None. The zeros are not stored: the next backward starts from nothing."""
+        if self._grad is not None or self._zeroed:
+            self._grad = None
+            self._zeroed = set_to_zero
+
+    clear_gradient = clear_grad
+
+    def register_hook(self, hook):
+        """hook(grad Tensor) -> None or a replacement gradient, called with this tensor's
+        whole gradient during backward. Returns a handle whose remove() unregisters it."""
+        from .autograd import register_hook
+        return register_hook(self, hook)
+
+    def retain_grads(self):
+        """Keep the gradient of this non-leaf tensor in .grad after backward."""
+        if self._node is not None:
+            from .autograd import retain_grad
+            retain_grad(self)
+
+    def detach(self):
+        """The same value (shared, as Paddle), cut from the graph: stop_gradient=True."""
+        return Tensor(self._array(), stop_gradient=True)
+
+    def clone(self):
+        """A copy that stays in the graph (the assign op)."""
+        from ..layers.creation import assign
+        return assign(self)
+
+    def set_value(self, value):
+        """Overwrite the value in place (same shape; cast to this tensor's dtype)."""
+        a = self._array()
+        new = np.asarray(value._array() if isinstance(value, Tensor) else value)
+        if tuple(new.shape) != a.shape:
+            raise ValueError("set_value of Tensor %r: shape %s given, the tensor has %s"
+                             % (self.name, list(new.shape), list(a.shape)))
+        self._value = new.astype(a.dtype, copy=True)
+
+    def _inplace_from(self, result):
+        """Make this tensor `result` (an op's output computed from it): the in-place
+        variants (tanh_, reshape_, ...). A leaf that needs a gradient cannot change in
+        place, as in Paddle: its gradient would belong to a value that no longer exists."""
+        if self._node is None and not self.stop_gradient and mode.grad_enabled:
+            raise ValueError("Leaf Tensor %r that doesn't stop gradient can't use an "
+                             "in-place operation (it would lose its gradient)" % self.name)
+        self._value = result._array()
+        self._node, self._index = result._node, result._index
+        self.stop_gradient = result.stop_gradient
+        return self
+
+    @property
+    def persistable(self):
+        return self._persistable
+
+    @persistable.setter
+    def persistable(self, value):
+        self._persistable = bool(value)
+
+
+class ParamBase(Tensor, Parameter):
+    """A parameter in dynamic mode: a leaf Tensor holding its value, with the Parameter
+    attributes optimizers read (trainable, regularizer, optimize_attr, need_clip)."""
+
+    def __init__(self, value, name, trainable=True, regularizer=None, optimize_attr=None,
+                 do_model_average=None, need_clip=True):
+        Tensor.__init__(self, value, stop_gradient=not trainable, name=name,
+                        persistable=True)
+        self.trainable = trainable
+        self.regularizer = regularizer
+        self.optimize_attr = optimize_attr or {"learning_rate": 1.0}
+        self.do_model_average = do_model_average
+        self.need_clip = need_clip
+
+    def __repr__(self):
+        return "Parameter containing:\n" + Tensor.__repr__(self)
+
+    __str__ = __repr__
+
+
+class _ValueHolder:
+    """One eager tensor seen as a scope holding its value (and sequence lengths) under its
+    name: what value() views through a scope variable."""
+
+    def __init__(self, tensor):
+        self._tensor = tensor
+        self._values = _OneValue(tensor)
+        if tensor._lods is None:
+            tensor._lods = {}
+        self._lods = tensor._lods
+
+
+class _OneValue:
+    def __init__(self, tensor):
+        self._tensor = tensor
+
+    def get(self, name, default=None):
+        value = self._tensor._value
+        return default if value is None else value
+
+    def __getitem__(self, name):
+        return self._tensor._array()
+
+    def __setitem__(self, name, value):
+        self._tensor._value = np.asarray(value)
+
+
+def batch_value(array):
+    """What a DataLoader (return_list) yields for one array of a batch: an eager Tensor in
+    dynamic mode (stop_gradient, as Paddle's), the array in static mode."""
+    return Tensor(array) if mode.dynamic else array
+
+
+_NOTHING = contextlib.nullcontext()
+
+
+class _EagerProgram:
+    """What an eager tensor's `block.program` answers: role guards do nothing (nothing is
+    built), one block."""
+    random_seed = 0
+    _is_test = False
+
+    def _role_guard(self, role, role_vars=()):
+        return _NOTHING
+
+    def _optimized_guard(self, param_and_grads):
+        return _NOTHING
+
+    def _backward_role_guard(self):
+        return _NOTHING
+
+    def _lr_schedule_guard(self):
+        return _NOTHING
+
+    def global_block(self):
+        return EAGER_BLOCK
+
+    def current_block(self):
+        return EAGER_BLOCK
+
+    def _bump(self):
+        pass
+
+
+class _EagerBlock:
+    """Stands in for a Block in dynamic mode: append_op runs the op now, create_var makes
+    an eager placeholder. Code that builds with `block.append_op` (optimizer updates,
+    clipping, regularization) runs eagerly through it."""
+    idx = 0
+    parent_idx = -1
+    vars = {}
+    ops = ()
+
+    def __init__(self):
+        self.program = _EagerProgram()
+
+    def append_op(self, type, inputs=None, outputs=None, attrs=None, **_ignored):
+        from .tracer import run_op
+        run_op(type, inputs, outputs, attrs)
+
+    def create_var(self, name=None, shape=None, dtype=None, persistable=False,
+                   stop_gradient=False, **_ignored):
+        return Tensor._placeholder(dtype, shape, stop_gradient, name, persistable)
+
+    def has_var(self, name):
+        return False
+
+    def _find_var_recursive(self, name):
+        return None
+
+
+EAGER_BLOCK = _EagerBlock()

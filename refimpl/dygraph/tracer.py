@@ -1,0 +1,355 @@
+"""The tracer: runs one op on eager Tensors now, with the same OpDef the static executor
+runs (its compiled kernel or numpy reference), and records it for autograd when an input
+needs a gradient.
+
+Per op type the slot layout and the grad op's argument plan are worked out once
+(`_Layout`); per (op type, dtype) the kernel (`select_kernel`). Build-time shape inference
+runs once per signature (op type, attrs, input shapes and dtypes): its errors name the
+op, the variable, expected vs got and the user's line, exactly as in static mode; after
+that the kernel runs directly.
+"""
+import weakref
+
+from ..framework.errors import OpError, user_frame
+from ..framework.program import Operator, Program, Variable
+from ..ops.registry import OpDef, SavedForGrad, get_op_def, is_duplicable, slot_name
+from . import mode
+from .tensor import Tensor
+
+__all__ = ["run_op", "select_kernel", "GradNode", "layout"]
+
+
+def select_kernel(op_def, attrs, dtype):
+    """The one place the eager mode asks for a kernel (forward of `op_def`, which for a
+    grad op is the registered backward). Cached by the callers per (op, dtype[, attrs]):
+    the kernel backend (REFIMPL_KERNELS) is read when a kernel is first selected."""
+    return op_def.kernel("forward", attrs, dtype)
+
+
+class _Kernels:
+    """The kernels of one OpDef by dtype; by (dtype, attrs) when its `fast_ok` reads
+    attrs."""
+
+    def __init__(self, op_def):
+        self.op_def = op_def
+        # (a grad op's fast_ok is its forward op's, bound)
+        self.by_attrs = getattr(op_def.fast_ok, "__func__", None) is not OpDef.fast_ok
+        self.cache = {}
+
+    def get(self, kw, dtype):
+        """The kernel for attrs `kw` and numpy dtype `dtype` (None: no input)."""
+        char = None if dtype is None else dtype.char     # cheaper to hash than the dtype
+        key = (char, tuple([tuple(v) if type(v) is list else v for v in kw.values()])) \
+            if self.by_attrs else char
+        fn = self.cache.get(key)
+        if fn is None:
+            fn = self.cache[key] = select_kernel(
+                self.op_def, kw, None if dtype is None else dtype.name)
+        return fn
+
+
+class _Layout:
+    """What the tracer needs to know about one op type, computed once."""
+
+    def __init__(self, op_def):
+        self.op_def = op_def
+        self.type = op_def.type
+        self.ins = [(slot_name(s), is_duplicable(s)) for s in op_def.inputs]
+        self.outs = [(slot_name(s), is_duplicable(s)) for s in op_def.outputs]
+        self.attr_items = list(op_def.attrs.items())
+        self.single_out = len(self.outs) == 1
+        self.kernels = _Kernels(op_def)
+        grad = get_op_def(op_def.type + "_grad") if op_def.has_grad() else None
+        self.grad_def = grad
+        if grad is None:
+            return
+        self.grad_kernels = _Kernels(grad)
+        in_pos = {name: i for i, (name, _) in enumerate(self.ins)}
+        out_pos = {name: k for k, (name, _) in enumerate(self.outs)}
+        plan = []   # per grad-op input: ("in", i) | ("out", k) | ("dout", k)
+        for s in op_def.grad_input_slots():
+            name = slot_name(s)
+            if name.endswith("@GRAD"):
+                plan.append(("dout", out_pos[name[:-len("@GRAD")]]))
+            elif name in in_pos:
+                plan.append(("in", in_pos[name]))
+            else:
+                plan.append(("out", out_pos[name]))
+        self.grad_plan = plan
+        self.saved_ins = sorted({i for kind, i in plan if kind == "in"})
+        self.saved_outs = sorted({k for kind, k in plan if kind == "out"})
+        # the forward input slots that receive a gradient, in the grad op's output order
+        self.grad_targets = [i for i, (name, _) in enumerate(self.ins)
+                             if name not in op_def.no_grad]
+        self.partial = op_def.partial_grads
+        self.saves = op_def.saves_for_grad
+
+
+_LAYOUTS = {}
+
+
+def layout(op_type):
+    lay = _LAYOUTS.get(op_type)
+    if lay is None:
+        lay = _LAYOUTS[op_type] = _Layout(get_op_def(op_type))
+    return lay
+
+
+class GradNode:
+    """One recorded op: what its grad op reads (the forward values it saved), where each
+    input's gradient goes (`edges`: per grad-receiving input slot, a leaf Tensor, a
+    (node, output index) pair or None; a list for a list slot), and its outputs' shapes
+    and dtypes (`out_meta`, to fill a gradient nobody produced with zeros)."""
+    __slots__ = ("lay", "kw", "ins", "outs", "edges", "flat_edges", "out_meta", "n_out",
+                 "hooks", "retained", "saved", "released", "__weakref__")
+
+    def __init__(self, lay, kw, ins, outs, edges, flat_edges, out_meta, n_out):
+        self.lay, self.kw, self.ins, self.outs = lay, kw, ins, outs
+        self.edges, self.flat_edges = edges, flat_edges
+        self.out_meta, self.n_out = out_meta, n_out
+        self.hooks = None       # {flat output index: [hook]}
+        self.retained = None    # {flat output index: weakref of a tensor keeping its grad}
+        self.saved = None
+        self.released = False
+
+    @property
+    def type(self):
+        return self.lay.type
+
+    def release(self):
+        """Free what the backward needed (backward without retain_graph)."""
+        self.ins = self.outs = self.saved = None
+        self.released = True
+
+    def out_offsets(self):
+        """The flat index of each output slot's first output."""
+        offsets, n = [], 0
+        for meta in self.out_meta:
+            offsets.append(n)
+            n += len(meta) if type(meta) is list else 1
+        return offsets
+
+
+class StaticInput(OpError):
+    """An eager op met a static Variable among its inputs (dispatch.eager_append_op sends
+    the op to the program instead when all its inputs are static)."""
+
+    def __init__(self, op_type, slot, var):
+        super().__init__(op_type, "input %s %r is a static Variable of a Program while the "
+                         "other inputs are eager Tensors: one operation takes either "
+                         "(build the program in static mode, or pass Tensors)"
+                         % (slot, var.name), user_frame())
+
+
+def _bad_input(lay, slot, t):
+    if isinstance(t, Variable):
+        if isinstance(t, Tensor):
+            return OpError(lay.type, "input %s %r holds no value" % (slot, t.name),
+                           user_frame())
+        return StaticInput(lay.type, slot, t)
+    return OpError(lay.type, "input %s must be a Tensor, got %s"
+                   % (slot, type(t).__name__), user_frame())
+
+
+def _array(lay, slot, t, sig):
+    """Input `t`'s value, its shape and dtype added to the signature."""
+    a = getattr(t, "_value", None)
+    if a is None:
+        raise _bad_input(lay, slot, t)
+    sig.append(a.shape)
+    sig.append(a.dtype.char)
+    return a
+
+
+_checked = set()
+
+
+def _check_signature(lay, kw, sig, inputs, outputs):
+    """Shape inference once per signature (op, input shapes and dtypes, attr values): for
+    its errors, see the module doc."""
+    try:
+        key = tuple(sig)
+        if key in _checked:
+            return
+    except TypeError:     # an unhashable attr (nested lists): infer every time
+        key = None
+    _infer_once(lay, kw, inputs, outputs)
+    if key is not None:
+        if len(_checked) > 100000:
+            _checked.clear()
+        _checked.add(key)
+
+
+def _infer_once(lay, kw, inputs, outputs):
+    """Build the op in a scratch program over variables shaped like the inputs, which runs
+    the op's slot checks and infer_shape."""
+    block = Program().global_block()
+
+    def declare(t):
+        if t._value is not None and not block.has_var(t.name):
+            block.create_var(name=t.name, shape=t._value.shape, dtype=t._value.dtype.name)
+        return t.name
+
+    def listed(v):
+        return v if isinstance(v, (list, tuple)) else [v]
+
+    ins = {slot: [declare(t) for t in listed(v) if t is not None]
+           for slot, v in (inputs or {}).items() if v is not None}
+    outs = {slot: [declare(t) for t in listed(v) if t is not None]
+            for slot, v in (outputs or {}).items() if v is not None}
+    Operator(block, lay.type, ins, outs, dict(kw, op_callstack=user_frame()))
+
+
+def _explain(lay, e, args):
+    def desc(a):
+        if type(a) is list:
+            return "[%s]" % ", ".join(desc(x) for x in a)
+        return "None" if a is None else "%s %s" % (list(a.shape), a.dtype)
+    shapes = ", ".join("%s=%s" % (name, desc(a)) for (name, _), a in zip(lay.ins, args))
+    return OpError(lay.type, "%s: %s (inputs: %s)" % (type(e).__name__, e, shapes),
+                   user_frame())
+
+
+def run_op(op_type, inputs, outputs, attrs):
+    """Run `op_type` on the eager tensors of `inputs` ({slot: Tensor or [Tensor]}), write
+    its results into the tensors of `outputs` and record it for autograd when an input
+    needs a gradient (and recording is on: see no_grad)."""
+    lay = _LAYOUTS.get(op_type) or layout(op_type)
+    args = []
+    sig = [lay]          # the signature shape inference is keyed on
+    requires = False
+    get = inputs.get if inputs else {}.get
+    for slot, dup in lay.ins:
+        v = get(slot)
+        listed = v if type(v) is list or type(v) is tuple else [v]
+        if dup:
+            arrays = [] if v is None else [_array(lay, slot, t, sig) for t in listed]
+            args.append(arrays)
+            sig.append(len(arrays))
+            requires = requires or any(not t.stop_gradient for t in listed if arrays)
+        elif not listed or listed[0] is None:
+            args.append(None)
+            sig.append(None)
+        else:
+            args.append(_array(lay, slot, listed[0], sig))
+            requires = requires or not listed[0].stop_gradient
+    first = next((a[0] if type(a) is list else a for a in args
+                  if a is not None and (type(a) is not list or a)), None)
+    dtype = None if first is None else first.dtype
+    if attrs:
+        kw = {}
+        for k, d in lay.attr_items:
+            value = kw[k] = attrs.get(k, d)
+            sig.append(tuple(value) if type(value) is list else value)
+    else:
+        kw = dict(lay.attr_items)
+        sig.append(None)
+    record = requires and mode.grad_enabled and lay.grad_def is not None
+    _check_signature(lay, kw, sig, inputs, outputs)
+    fn = lay.kernels.get(kw, dtype)
+    saved = None
+    if record and lay.saves:     # the forward hands work to its grad op (conv's columns)
+        saved = kw["saved"] = SavedForGrad()
+    try:
+        result = fn(*args, **kw)
+    except OpError:
+        raise
+    except Exception as e:
+        raise _explain(lay, e, args) from e
+    if saved is not None:
+        del kw["saved"]
+    if lay.single_out:
+        result = (result,)
+    node = _record(lay, kw, args, inputs, result, saved) if record else None
+    if not outputs:
+        return
+    flat = 0
+    for k, (slot, dup) in enumerate(lay.outs):
+        targets = outputs.get(slot)
+        value = result[k]
+        if not dup:
+            if targets is not None and value is not None:
+                t = targets[0] if type(targets) is list or type(targets) is tuple \
+                    else targets
+                if t is not None:
+                    _fill(t, value, node, flat)
+            flat += 1
+            continue
+        values = value if value is not None else ()
+        if targets is not None:
+            targets = targets if type(targets) is list or type(targets) is tuple \
+                else [targets]
+            for j, t in enumerate(targets):
+                if j < len(values) and t is not None and values[j] is not None:
+                    _fill(t, values[j], node, flat + j)
+        flat += len(values)
+
+
+def _fill(t, value, node, index):
+    """Write an op's result into output tensor `t`: a fresh placeholder, or an existing
+    tensor written in place (batch_norm's running mean, an optimizer's parameter, tanh_).
+    A recorded result makes `t` non-leaf, unless `t` stops gradients (a buffer)."""
+    if not isinstance(t, Tensor):
+        raise TypeError("eager op output must be a Tensor, got %s %r"
+                        % (type(t).__name__, getattr(t, "name", t)))
+    if node is not None and not t.stop_gradient:
+        if t._value is not None and t._node is None:
+            raise ValueError("Leaf Tensor %r that doesn't stop gradient can't be written "
+                             "in place by op %s" % (t.name, node.lay.type))
+        t._node = node
+        t._index = index
+        if mode.legacy_grads:     # Paddle <= 2.0: every such tensor keeps its gradient
+            if node.retained is None:
+                node.retained = {}
+            node.retained[index] = weakref.ref(t)
+    elif t._value is None:
+        t.stop_gradient = True
+    t._value = value
+
+
+def _edge(t):
+    """Where the gradient of input `t` goes: nowhere (None) when it stops gradients, its
+    producer (node, output index), or the leaf itself."""
+    if t is None or t.stop_gradient:
+        return None
+    node = t._node
+    return t if node is None else (node, t._index)
+
+
+def _record(lay, kw, args, inputs, result, saved):
+    """The GradNode of this run: saved forward values the grad op reads, gradient edges."""
+    ins = [None] * len(lay.ins)
+    for i in lay.saved_ins:
+        ins[i] = args[i]
+    outs = [None] * len(lay.outs)
+    for k in lay.saved_outs:
+        outs[k] = result[k]
+    edges, flat_edges = [], []
+    get = inputs.get
+    for i in lay.grad_targets:
+        slot, dup = lay.ins[i]
+        v = get(slot)
+        if v is None:
+            e = [] if dup else None
+            if not dup:
+                flat_edges.append(None)
+        elif dup:
+            vs = v if type(v) is list or type(v) is tuple else [v]
+            e = [_edge(t) for t in vs]
+            flat_edges.extend(e)
+        else:
+            e = _edge(v[0] if type(v) is list or type(v) is tuple else v)
+            flat_edges.append(e)
+        edges.append(e)
+    meta, n_out = [], 0
+    for (slot, dup), value in zip(lay.outs, result):
+        if dup:
+            m = [None if v is None else (v.shape, v.dtype) for v in (value or ())]
+            n_out += len(m)
+        else:
+            m = None if value is None else (value.shape, value.dtype)
+            n_out += 1
+        meta.append(m)
+    node = GradNode(lay, kw, ins, outs, edges, flat_edges, meta, n_out)
+    node.saved = saved
+    return node

@@ -1,0 +1,31 @@
+"""Fetched values as the version profile hands them to the user (Executor.run's results,
+an eager Tensor's numpy())."""
+import numpy as np
+
+from .. import versions
+
+__all__ = ["FetchedArray", "as_fetched"]
+
+
+class FetchedArray(np.ndarray):
+    """A fetched one-element array that converts to a Python number (float(loss),
+    '%f' % loss) as numpy 1.x arrays did, which Paddle 1.8 / 2.0 scripts rely on for their
+    [1]-shaped losses; numpy 2 refuses it. Everything else is plain ndarray behaviour."""
+
+    def __float__(self):
+        return float(np.asarray(self).reshape(()))
+
+    def __int__(self):
+        return int(np.asarray(self).reshape(()))
+
+    def __repr__(self):
+        return repr(np.asarray(self))
+
+
+def as_fetched(value):
+    """A fetched array as the version profile hands it to the user (FetchedArray for
+    one-element arrays where `size1_arrays_are_scalars`)."""
+    value = np.asarray(value)
+    if value.ndim and value.size == 1 and versions.switch("size1_arrays_are_scalars"):
+        return value.view(FetchedArray)
+    return value

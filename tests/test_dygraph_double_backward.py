@@ -1,0 +1,160 @@
+"""paddle.grad(create_graph=True): the gradient of a gradient, for elementwise ops, matmul,
+activations, reductions and losses, against central finite differences of the
+first-order eager gradient, on every sample of each op. Also a gradient penalty and
+higher orders on hand-derived functions, and the error for an op whose backward cannot be
+recorded."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl.dygraph.double_backward import DoubleBackwardError
+from refimpl.dygraph.tensor import Tensor
+from refimpl.dygraph.tracer import run_op
+from refimpl.ops.registry import get_op_def, is_duplicable, slot_name
+from refimpl.testing import call_forward, float_slots
+
+pytestmark = pytest.mark.usefixtures("dygraph")
+
+OPS = ["elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div",
+       "elementwise_pow", "elementwise_max", "elementwise_min", "scale", "matmul_v2",
+       "matmul", "mul", "bmm", "dot",
+       "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "square", "reciprocal", "sin", "cos",
+       "softsign", "swish", "relu", "leaky_relu", "elu", "softplus", "gelu", "pow", "abs",
+       "logsigmoid", "softmax", "log_softmax",
+       "reduce_sum", "reduce_mean", "reduce_max", "reduce_prod", "mean", "sum",
+       "sigmoid_cross_entropy_with_logits", "log_loss", "bce_loss", "kldiv_loss",
+       "rank_loss", "reshape2", "transpose2", "squeeze2", "unsqueeze2"]
+# their backwards read an output they do not differentiate (Softmax, Residual, Diff,
+# MatchX, Activated), or write into an array in place (cross_entropy's hard labels)
+REFUSED = ["softmax_with_cross_entropy", "huber_loss", "smooth_l1_loss", "cross_entropy2",
+           "margin_rank_loss", "cross_entropy"]
+
+
+def _tensors(op_def, inputs, grad_slots):
+    out = {}
+    for s in op_def.inputs:
+        name = slot_name(s)
+        v = inputs.get(name)
+        if v is None:
+            continue
+        make = (lambda a: Tensor(np.array(a), stop_gradient=name not in grad_slots))
+        out[name] = [make(a) for a in v] if is_duplicable(s) else make(v)
+    return out
+
+
+def _first_grads(op_def, sample, inputs, cot, ws, create_graph):
+    """sum_i <d<out, cot>/d x_i, w_i> for the sample's float inputs `inputs` (arrays), and
+    the input Tensors, through paddle.grad."""
+    slots = float_slots(op_def, sample.inputs)
+    values = dict(sample.inputs, **inputs)
+    ts = _tensors(op_def, values, slots)
+    ref = call_forward(op_def, values, sample.attrs)
+    outs = {slot_name(s): ([Tensor._placeholder() for _ in r] if is_duplicable(s) \
+            else Tensor._placeholder())
+            for s, r in zip(op_def.outputs, ref) if r is not None}
+    run_op(op_def.type, ts, outs, sample.attrs)
+    roots, seeds = [], []
+    for slot, c in cot.items():
+        if not outs[slot].stop_gradient:
+            roots.append(outs[slot])
+            seeds.append(Tensor(c))
+    xs = [ts[s] for s in slots]
+    grads = paddle.grad(roots, xs, seeds, create_graph=create_graph, allow_unused=True)
+    total = None
+    for g, w in zip(grads, ws):
+        if g is None:
+            continue
+        term = paddle.sum(g * Tensor(w))
+        total = term if total is None else total + term
+    return total, xs
+
+
+def _cotangents(op_def, sample, rng):
+    outs = call_forward(op_def, sample.inputs, sample.attrs)
+    grad_in = [slot_name(s) for s in op_def.grad_input_slots()]
+    return {slot: rng.uniform(-1, 1, np.shape(o)) for slot, o in zip(op_def.output_slots, outs)
+            if o is not None and np.issubdtype(np.asarray(o).dtype, np.floating)
+            and slot + "@GRAD" in grad_in}
+
+
+@pytest.mark.parametrize("op_type", OPS)
+def test_second_order_gradient_matches_finite_differences(op_type):
+    op_def = get_op_def(op_type)
+    rng = np.random.RandomState(0)
+    for sample in op_def.samples(np.random.RandomState(1)):
+        if not sample.grad:
+            continue
+        slots = float_slots(op_def, sample.inputs)
+        if any(is_duplicable(s) for s in op_def.inputs if slot_name(s) in slots):
+            continue
+        cot = _cotangents(op_def, sample, rng)
+        ws = [rng.uniform(-1, 1, np.shape(sample.inputs[s])) for s in slots]
+        total, xs = _first_grads(op_def, sample, {}, cot, ws, create_graph=True)
+        if total is None or total.stop_gradient:
+            continue                          # the gradient does not depend on the inputs
+        analytic = paddle.grad(total, xs, allow_unused=True)
+        for slot, got in zip(slots, analytic):
+            base = np.array(sample.inputs[slot], np.float64)
+            numeric = np.zeros_like(base)
+            eps = 1e-6
+            for i in range(base.size):
+                values = []
+                for sign in (1, -1):
+                    moved = base.copy()
+                    moved.reshape(-1)[i] += sign * eps
+                    s, _ = _first_grads(op_def, sample, {slot: moved}, cot, ws, False)
+                    values.append(float(s.numpy()) if s is not None else 0.0)
+                numeric.reshape(-1)[i] = (values[0] - values[1]) / (2 * eps)
+            got = np.zeros_like(base) if got is None else got.numpy()
+            np.testing.assert_allclose(got, numeric, rtol=1e-4, atol=1e-5,
+                                       err_msg="%s d2/d%s2 %r" % (op_type, slot, sample))
+
+
+def test_gradient_penalty_and_third_order():
+    x = paddle.to_tensor(np.array([0.3, -0.7, 1.2]), stop_gradient=False)
+    y = paddle.sum(x * x * x)                          # y' = 3x^2, y'' = 6x, y''' = 6
+    g, = paddle.grad(y, x, create_graph=True)
+    np.testing.assert_allclose(g.numpy(), 3 * x.numpy() ** 2)
+    penalty = paddle.sum(g * g)                        # d/dx sum 9x^4 = 36 x^3
+    p, = paddle.grad(penalty, x, create_graph=True)
+    np.testing.assert_allclose(p.numpy(), 36 * x.numpy() ** 3)
+    h, = paddle.grad(paddle.sum(p), x)                 # 108 x^2
+    np.testing.assert_allclose(h.numpy(), 108 * x.numpy() ** 2)
+
+
+def test_gradient_penalty_trains_through_backward():
+    """WGAN-GP style: the penalty's gradient reaches the weights through the recorded
+    gradient computation."""
+    w = paddle.to_tensor(np.array([[0.5], [-1.5]]), stop_gradient=False)
+    x = paddle.to_tensor(np.array([[1.0, 2.0], [0.5, -1.0]]), stop_gradient=False)
+    out = paddle.tanh(paddle.matmul(x, w))
+    gx, = paddle.grad(paddle.sum(out), x, create_graph=True)
+    loss = paddle.sum(gx * gx)
+    loss.backward()
+    # by hand: gx = (1 - tanh^2(xw)) w^T, loss = sum_n s_n^2 |w|^2, s = 1 - t^2
+    xv, wv = x.numpy(), w.numpy()
+    t = np.tanh(xv @ wv)[:, 0]
+    s = 1 - t * t
+    ds = -2 * t * s
+    dw = 2 * (s * s).sum() * wv[:, 0] + (wv[:, 0] ** 2).sum() * (2 * s * ds) @ xv
+    np.testing.assert_allclose(w.gradient()[:, 0], dw, rtol=1e-10)
+
+
+@pytest.mark.parametrize("op_type", REFUSED)
+def test_backwards_reading_undifferentiated_outputs_are_refused(op_type):
+    op_def = get_op_def(op_type)
+    sample = next(iter(op_def.samples(np.random.RandomState(1))))
+    rng = np.random.RandomState(0)
+    cot = _cotangents(op_def, sample, rng)
+    ws = [rng.uniform(-1, 1, np.shape(sample.inputs[s]))
+          for s in float_slots(op_def, sample.inputs)]
+    with pytest.raises(DoubleBackwardError, match="through op %s: its backward" % op_type):
+        _first_grads(op_def, sample, {}, cot, ws, create_graph=True)
+
+
+def test_a_backward_that_cannot_be_recorded_is_a_clear_error():
+    x = paddle.to_tensor(np.array([[1.0, 2.0, 3.0]]), stop_gradient=False)
+    idx = paddle.to_tensor(np.array([2, 0]))
+    out = paddle.gather(x, idx, axis=1)                # backward writes with np.add.at
+    with pytest.raises(DoubleBackwardError, match="through op gather: its backward uses"):
+        paddle.grad(paddle.sum(out * out), x, create_graph=True)

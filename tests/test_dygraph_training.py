@@ -1,0 +1,316 @@
+"""Training in dynamic mode: optimizers on eager parameters (step, clear_grad, minimize,
+param groups, learning-rate schedulers, set_lr, clipping, weight decay) against numpy
+updates, Layer state (state_dict, to, buffers, train/eval), paddle.save / paddle.load of
+Layer and optimizer state, and paddle.seed reproducibility."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+import refimpl.nn as nn
+import refimpl.nn.functional as F
+from refimpl import fluid
+
+pytestmark = pytest.mark.usefixtures("dygraph")
+
+
+def _linear(w, b=None):
+    layer = nn.Linear(*w.shape, bias_attr=None if b is not None else False)
+    state = {"weight": w} if b is None else {"weight": w, "bias": b}
+    layer.set_state_dict(state)
+    return layer
+
+
+def _data(rng, n=5, d=3):
+    return rng.randn(n, d).astype("float32"), rng.randn(n, 2).astype("float32")
+
+
+def _mse_grad(x, w, b, y):
+    """Gradients of mean((x w + b - y)^2) by hand."""
+    r = x @ w + b - y
+    g = 2 * r / r.size
+    return x.T @ g, g.sum(0)
+
+
+def test_sgd_step_is_param_minus_lr_grad_and_clear_grad_resets():
+    rng = np.random.RandomState(0)
+    x, y = _data(rng)
+    w, b = rng.randn(3, 2).astype("float32"), rng.randn(2).astype("float32")
+    layer = _linear(w, b)
+    opt = paddle.optimizer.SGD(0.1, parameters=layer.parameters())
+    loss = paddle.mean((layer(paddle.to_tensor(x)) - paddle.to_tensor(y)) ** 2)
+    loss.backward()
+    gw, gb = _mse_grad(x, w, b, y)
+    np.testing.assert_allclose(layer.weight.gradient(), gw, rtol=1e-5)
+    opt.step()
+    np.testing.assert_allclose(layer.weight.numpy(), w - 0.1 * gw, rtol=1e-5)
+    np.testing.assert_allclose(layer.bias.numpy(), b - 0.1 * gb, rtol=1e-5)
+    opt.clear_grad()
+    np.testing.assert_array_equal(layer.weight.gradient(), np.zeros((3, 2)))
+    opt.step()                                   # zero gradients: no change... for SGD
+    np.testing.assert_allclose(layer.weight.numpy(), w - 0.1 * gw, rtol=1e-5)
+
+
+def test_minimize_after_backward_updates_like_step():
+    rng = np.random.RandomState(1)
+    x, y = _data(rng)
+    w = rng.randn(3, 2).astype("float32")
+    layer = _linear(w)
+    opt = paddle.optimizer.SGD(0.5, parameters=layer.parameters())
+    loss = paddle.mean((layer(paddle.to_tensor(x)) - paddle.to_tensor(y)) ** 2)
+    loss.backward()
+    _, params_grads = opt.minimize(loss)
+    gw, _ = _mse_grad(x, w, 0, y)
+    assert [p.name for p, _ in params_grads] == [layer.weight.name]
+    np.testing.assert_allclose(layer.weight.numpy(), w - 0.5 * gw, rtol=1e-5)
+
+
+def test_adam_matches_numpy_over_steps():
+    rng = np.random.RandomState(2)
+    x, y = _data(rng)
+    w = rng.randn(3, 2)
+    layer = nn.Linear(3, 2, bias_attr=False)
+    layer.to(dtype="float64")
+    layer.set_state_dict({"weight": w})
+    opt = paddle.optimizer.Adam(0.01, beta1=0.8, beta2=0.9, epsilon=1e-6,
+                                parameters=layer.parameters())
+    m = v = 0
+    ref = w.copy()
+    xt, yt = paddle.to_tensor(x.astype("float64")), paddle.to_tensor(y.astype("float64"))
+    for step in range(1, 4):
+        loss = paddle.mean((layer(xt) - yt) ** 2)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+        g, _ = _mse_grad(x.astype("float64"), ref, 0, y.astype("float64"))
+        m = 0.8 * m + 0.2 * g
+        v = 0.9 * v + 0.1 * g * g
+        lr = 0.01 * np.sqrt(1 - 0.9 ** step) / (1 - 0.8 ** step)
+        ref = ref - lr * m / (np.sqrt(v) + 1e-6)
+    np.testing.assert_allclose(layer.weight.numpy(), ref, rtol=1e-6)
+
+
+def test_param_groups_scale_the_learning_rate_and_set_weight_decay():
+    rng = np.random.RandomState(3)
+    w1, w2 = rng.randn(3, 3).astype("float32"), rng.randn(3, 2).astype("float32")
+    a, b = _linear(w1), _linear(w2)
+    opt = paddle.optimizer.SGD(0.1, parameters=[
+        {"params": a.parameters()},
+        {"params": b.parameters(), "learning_rate": 0.5, "weight_decay": 0.2}])
+    x = paddle.to_tensor(rng.randn(4, 3).astype("float32"))
+    paddle.sum(b(a(x))).backward()
+    g1, g2 = a.weight.gradient().copy(), b.weight.gradient().copy()
+    opt.step()
+    np.testing.assert_allclose(a.weight.numpy(), w1 - 0.1 * g1, rtol=1e-5)
+    np.testing.assert_allclose(b.weight.numpy(), w2 - 0.05 * (g2 + 0.2 * w2), rtol=1e-5)
+    with pytest.raises(KeyError, match="unknown keys"):
+        paddle.optimizer.SGD(0.1, parameters=[{"params": a.parameters(), "lr": 1}])
+
+
+def test_weight_decay_float_is_l2_and_regularizers_apply():
+    rng = np.random.RandomState(4)
+    w = rng.randn(3, 2).astype("float32")
+    for decay, term in ((0.1, lambda p: 0.1 * p),
+                        (paddle.regularizer.L1Decay(0.3), lambda p: 0.3 * np.sign(p))):
+        layer = _linear(w)
+        opt = paddle.optimizer.SGD(1.0, parameters=layer.parameters(), weight_decay=decay)
+        paddle.sum(layer(paddle.to_tensor(np.ones((1, 3), "float32")))).backward()
+        g = layer.weight.gradient().copy()
+        opt.step()
+        np.testing.assert_allclose(layer.weight.numpy(), w - (g + term(w)), rtol=1e-5)
+
+
+def test_global_norm_clipping_scales_all_gradients():
+    rng = np.random.RandomState(5)
+    w = rng.randn(3, 2).astype("float32")
+    layer = _linear(w, np.zeros(2, "float32"))
+    opt = paddle.optimizer.SGD(1.0, parameters=layer.parameters(),
+                               grad_clip=nn.ClipGradByGlobalNorm(0.5))
+    paddle.sum(layer(paddle.to_tensor(np.full((2, 3), 3.0, "float32")))).backward()
+    gw, gb = layer.weight.gradient().copy(), layer.bias.gradient().copy()
+    norm = np.sqrt((gw ** 2).sum() + (gb ** 2).sum())
+    opt.step()
+    np.testing.assert_allclose(layer.weight.numpy(), w - gw * 0.5 / norm, rtol=1e-5)
+
+
+def test_lr_scheduler_steps_and_set_lr():
+    layer = nn.Linear(2, 1)
+    sched = paddle.optimizer.lr.StepDecay(1.0, step_size=2, gamma=0.5)
+    opt = paddle.optimizer.SGD(sched, parameters=layer.parameters())
+    seen = []
+    for _ in range(5):
+        w = layer.weight.numpy()
+        paddle.sum(layer(paddle.to_tensor(np.ones((1, 2), "float32")))).backward()
+        opt.step()
+        opt.clear_grad()
+        seen.append(float(np.mean(w - layer.weight.numpy())))
+        sched.step()
+    np.testing.assert_allclose(seen, [1.0, 1.0, 0.5, 0.5, 0.25], rtol=1e-6)
+    assert opt.get_lr() == 0.25
+    with pytest.raises(RuntimeError, match="LRScheduler"):
+        opt.set_lr(0.1)
+    plain = paddle.optimizer.SGD(0.1, parameters=layer.parameters())
+    plain.set_lr(0.3)
+    assert plain.get_lr() == 0.3
+
+
+def test_optimizer_needs_parameters_in_dynamic_mode_and_step_in_it():
+    opt = paddle.optimizer.Adam(0.1)       # accepted: a program may be built after it
+    with pytest.raises(AttributeError, match="parameters="):
+        opt.step()
+    with pytest.raises(AttributeError, match="parameters="):
+        opt.minimize(paddle.to_tensor([1.0]))
+    paddle.enable_static()
+    with pytest.raises(RuntimeError, match="minimize"):
+        paddle.optimizer.SGD(0.1).step()
+
+
+def test_frozen_parameters_are_not_updated():
+    layer = nn.Linear(2, 2)
+    layer.weight.stop_gradient = True
+    w, b = layer.weight.numpy(), layer.bias.numpy()
+    opt = paddle.optimizer.Momentum(0.1, parameters=layer.parameters())
+    paddle.sum(layer(paddle.to_tensor(np.ones((1, 2), "float32")))).backward()
+    assert layer.weight.gradient() is None
+    opt.step()
+    np.testing.assert_array_equal(layer.weight.numpy(), w)
+    assert not np.allclose(layer.bias.numpy(), b)
+
+
+def _train(model, opt, x, y, steps):
+    for _ in range(steps):
+        loss = F.cross_entropy(model(x), y)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    return float(loss)
+
+
+def _mlp():
+    return nn.Sequential(nn.Linear(4, 8), nn.ReLU(), nn.BatchNorm1D(8), nn.Linear(8, 3))
+
+
+def test_save_and_load_resume_training_exactly(tmp_path):
+    """Each run is made under fresh names, as in a fresh process: the optimizer state is
+    keyed by the accumulators' names (e.g. linear_0.w_0_moment1_0), as in Paddle."""
+    rng = np.random.RandomState(6)
+    x = paddle.to_tensor(rng.randn(6, 4).astype("float32"))
+    y = paddle.to_tensor(rng.randint(0, 3, (6, 1)).astype("int64"))
+    with fluid.unique_name.guard():
+        straight = _mlp()
+        init = {k: v.numpy() for k, v in straight.state_dict().items()}
+        _train(straight, paddle.optimizer.Adam(0.01, parameters=straight.parameters()),
+               x, y, 5)
+    with fluid.unique_name.guard():
+        first = _mlp()
+        first.set_state_dict(init)
+        opt1 = paddle.optimizer.Adam(0.01, parameters=first.parameters())
+        _train(first, opt1, x, y, 3)
+        paddle.save(first.state_dict(), str(tmp_path / "m.pdparams"))
+        paddle.save(opt1.state_dict(), str(tmp_path / "m.pdopt"))
+    with fluid.unique_name.guard():
+        resumed = _mlp()
+        opt2 = paddle.optimizer.Adam(0.01, parameters=resumed.parameters())
+        params = paddle.load(str(tmp_path / "m.pdparams"))
+        assert isinstance(params["0.weight"], paddle.Tensor)
+        assert "2._mean" in params                    # BatchNorm's running mean
+        resumed.set_state_dict(params)
+        opt2.set_state_dict(paddle.load(str(tmp_path / "m.pdopt")))
+        _train(resumed, opt2, x, y, 2)
+    for k, v in straight.state_dict().items():
+        np.testing.assert_allclose(resumed.state_dict()[k].numpy(), v.numpy(), rtol=1e-6,
+                                   err_msg=k)
+
+
+def test_save_nested_containers_and_scheduler_state(tmp_path):
+    layer = nn.Linear(2, 2)
+    sched = paddle.optimizer.lr.ExponentialDecay(0.5, 0.9)
+    opt = paddle.optimizer.SGD(sched, parameters=layer.parameters())
+    sched.step()
+    obj = {"model": layer.state_dict(), "epoch": 3, "opt": opt.state_dict(),
+           "hist": [paddle.to_tensor([1.0, 2.0]), (4, "x")]}
+    paddle.save(obj, str(tmp_path / "ckpt.pd"))
+    back = paddle.load(str(tmp_path / "ckpt.pd"))
+    assert back["epoch"] == 3 and back["hist"][1] == (4, "x")
+    np.testing.assert_array_equal(back["hist"][0].numpy(), [1.0, 2.0])
+    np.testing.assert_array_equal(back["model"]["weight"].numpy(), layer.weight.numpy())
+    assert back["opt"]["LR_Scheduler"] == sched.state_dict()
+    arrays = paddle.load(str(tmp_path / "ckpt.pd"), return_numpy=True)
+    assert isinstance(arrays["model"]["weight"], np.ndarray)
+
+
+def test_layer_to_dtype_casts_parameters_buffers_and_gradients():
+    model = _mlp()
+    paddle.sum(model(paddle.to_tensor(np.ones((2, 4), "float32")))).backward()
+    model.to(dtype="float64")
+    for name, t in list(model.named_parameters()) + list(model.named_buffers()):
+        assert t.dtype == paddle.float64, name
+    assert model[0].weight.gradient().dtype == np.float64
+    out = model(paddle.to_tensor(np.ones((2, 4))))
+    assert out.dtype == paddle.float64
+
+
+def test_batch_norm_updates_running_stats_in_train_and_uses_them_in_eval():
+    bn = nn.BatchNorm1D(2, momentum=0.5)
+    x = np.array([[1.0, 2.0], [3.0, 6.0]], "float32")
+    out = bn(paddle.to_tensor(x))
+    np.testing.assert_allclose(bn._mean.numpy(), 0.5 * x.mean(0), rtol=1e-6)
+    np.testing.assert_allclose(out.numpy(), (x - x.mean(0)) / np.sqrt(x.var(0) + 1e-5),
+                               rtol=1e-4)
+    assert bn._mean.stop_gradient and bn._mean.is_leaf
+    bn.eval()
+    mean, var = bn._mean.numpy(), bn._variance.numpy()
+    out = bn(paddle.to_tensor(x))
+    np.testing.assert_allclose(out.numpy(), (x - mean) / np.sqrt(var + 1e-5), rtol=1e-5)
+    np.testing.assert_array_equal(bn._mean.numpy(), mean)      # eval leaves them alone
+
+
+def test_dropout_follows_train_eval_and_paddle_seed():
+    drop = nn.Dropout(0.5)
+    x = paddle.to_tensor(np.ones((50, 4), "float32"))
+    paddle.seed(3)
+    a = drop(x).numpy()
+    paddle.seed(3)
+    b = drop(x).numpy()
+    np.testing.assert_array_equal(a, b)
+    assert set(np.unique(a)) == {0.0, 2.0}
+    drop.eval()
+    np.testing.assert_array_equal(drop(x).numpy(), x.numpy())
+
+
+def test_paddle_seed_makes_initialization_reproducible():
+    paddle.seed(42)
+    a = nn.Linear(3, 4).weight.numpy()
+    paddle.seed(42)
+    b = nn.Linear(3, 4).weight.numpy()
+    np.testing.assert_array_equal(a, b)
+    assert not np.array_equal(a, nn.Linear(3, 4).weight.numpy())
+
+
+def test_layer_hooks_and_apply_and_clear_gradients():
+    model = _mlp()
+    calls = []
+    model[0].register_forward_post_hook(lambda layer, inputs, out: calls.append(out.shape))
+    model(paddle.to_tensor(np.ones((2, 4), "float32")))
+    assert calls == [[2, 8]]
+    paddle.sum(model(paddle.to_tensor(np.ones((2, 4), "float32")))).backward()
+    model.clear_gradients()
+    assert all(not p.gradient().any() for p in model.parameters() if not p.stop_gradient)
+    names = []
+    model.apply(lambda layer: names.append(type(layer).__name__))
+    assert names == ["Linear", "ReLU", "BatchNorm1D", "Linear", "Sequential"]
+
+
+def test_data_loader_yields_tensors_in_dynamic_mode_and_arrays_in_static():
+    class Numbers(paddle.io.Dataset):
+        def __len__(self):
+            return 6
+
+        def __getitem__(self, i):
+            return np.full((2,), i, "float32"), np.array([i], "int64")
+
+    x, y = next(iter(paddle.io.DataLoader(Numbers(), batch_size=4)))
+    assert isinstance(x, paddle.Tensor) and x.shape == [4, 2] and x.stop_gradient
+    np.testing.assert_array_equal(y.numpy()[:, 0], [0, 1, 2, 3])
+    paddle.enable_static()
+    x, _ = next(iter(paddle.io.DataLoader(Numbers(), batch_size=4, return_list=True)))
+    assert isinstance(x, np.ndarray)
