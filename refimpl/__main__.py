@@ -1,5 +1,5 @@
-"""refimpl command line: run (drop-in for paddle scripts), conformance, bench, dump-model,
-check-model."""
+"""refimpl command line: run (drop-in for paddle scripts), ops, conformance, bench,
+dump-model, check-model."""
 import argparse
 import os
 import runpy
@@ -11,6 +11,7 @@ commands:
   run SCRIPT [ARGS...]   run an unmodified paddle script with `paddle` -> refimpl
                          (run --paddle V SCRIPT: behave like Paddle V = 1.8, 2.0 or 3;
                          default $REFIMPL_PADDLE, else 2.0)
+  ops [NAME]             every op type, or one: definition, spec, kernels, grad, tests
   conformance ...        generate / check golden vectors (see `conformance --help`)
   bench [...]            time training steps (see `bench --help`)
   dump-model PATH        print a saved program as readable JSON (`dump-model --help`)
@@ -30,7 +31,7 @@ def cmd_run(argv):
             (argv[1] if len(argv) > 1 else "")
         argv = argv[1:] if "=" in argv[0] else argv[2:]
         from . import versions
-        from .dygraph import mode
+        from .framework import mode
         try:
             versions.set_current(version)
         except ValueError as e:
@@ -60,6 +61,9 @@ def main(argv=None):
     cmd, rest = argv[0], argv[1:]
     if cmd == "run":
         return cmd_run(rest)
+    if cmd == "ops":
+        from .op_index import main as ops_main
+        return ops_main(rest)
     if cmd == "conformance":
         from .conformance.cli import main as conformance_main
         return conformance_main(rest)

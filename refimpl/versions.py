@@ -20,7 +20,7 @@ ENV_VAR = "REFIMPL_PADDLE"
 
 # behaviour -> its value under 1.8, 2.0 and 3 (specs/versions.md says what each means)
 SWITCHES = {
-    # the mode a script starts in (refimpl/dygraph/mode.py)
+    # the mode a script starts in (refimpl/framework/mode.py)
     "default_mode": {"1.8": "static", "2.0": "dynamic", "3": "dynamic"},
     # every tensor needing a gradient keeps it after backward and Tensor.grad is an ndarray
     # (1.8, 2.0), or .grad is a Tensor and a non-leaf keeps it only after retain_grads() (3)

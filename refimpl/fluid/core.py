@@ -10,7 +10,7 @@ from ..backward import forward_reads
 from ..framework.desc import OpDesc
 from ..framework.dtypes import VarType
 from ..framework.errors import EnforceNotMet
-from ..framework.op_proto import AttrType, get_all_op_protos
+from .op_proto import AttrType, get_all_op_protos
 from ..framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, device_count,
                                is_compiled_with_cuda)
 from ..framework.program import EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ..framework.dtypes import VarType, get_dtype
-from ..framework.op_proto import OpProtoHolder
+from .op_proto import OpProtoHolder
 from ..framework.place import cpu_places, cuda_places, is_compiled_with_cuda
 from ..framework.program import (OpRole, Operator, Parameter, Program, Variable, Block,
                                  default_main_program, default_startup_program, name_scope,
@@ -34,7 +34,7 @@ def dtype_is_floating(dtype):
 
 
 def in_dygraph_mode():
-    from ..dygraph import mode
+    from ..framework import mode
     return mode.dynamic
 
 

@@ -9,7 +9,7 @@ take their shapes from the scope's values (built once per input shapes and dtype
 import numpy as np
 
 from ..executor import Executor
-from ..framework.op_proto import get_op_proto
+from .op_proto import get_op_proto
 from ..framework.program import Program
 from ..framework.scope import LoDTensorArray
 
@@ -153,5 +153,5 @@ Operator = OperatorFactory()
 
 
 def get_all_op_protos():
-    from ..framework.op_proto import get_all_op_protos as protos
+    from .op_proto import get_all_op_protos as protos
     return protos()

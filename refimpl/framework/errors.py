@@ -41,5 +41,9 @@ class LayerAssertionError(ValueError, AssertionError):
     Paddle's."""
 
 
+class EOFException(Exception):
+    """A started reader has no more batches (Paddle: fluid.core.EOFException)."""
+
+
 class FeedError(ValueError, EnforceNotMet):
     """A fed value does not match its `data` variable."""

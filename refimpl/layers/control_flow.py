@@ -8,12 +8,12 @@ import functools
 
 import numpy as np
 
-from ..dygraph import mode
+from ..framework import mode
 from ..dygraph.tensor import Tensor
 from ..framework import unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
-from ..ops.control_flow import block_io
+from ..framework.dataflow import block_io
 from .common import append_op_out, check_variable
 from .creation import assign, fill_constant
 from .tensor import concat, stack

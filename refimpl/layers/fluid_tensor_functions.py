@@ -4,10 +4,9 @@ index_select, full_like, ...), with their 1.8 signatures: the argument names 1.8
 implementations. `out`: the result is also assigned to that Variable, which is returned.
 """
 from ..framework.layer_helper import LayerHelper
-from ..framework.op_proto import OpProtoHolder
 from ..framework.program import Variable
-from . import (creation, functional_nn, functional_vision, math, math_extra, random_extra,
-               tensor_extra)
+from . import (creation, functional_nn, functional_vision, indexing, linalg, manipulation, math,
+               sampling)
 
 
 def _into(out, result):
@@ -21,7 +20,7 @@ def _stopped(var, stop_gradient):
 
 
 def addmm(input, x, y, alpha=1.0, beta=1.0, name=None):
-    return math_extra.addmm(input, x, y, beta=beta, alpha=alpha, name=name)
+    return linalg.addmm(input, x, y, beta=beta, alpha=alpha, name=name)
 
 
 def addcmul(input, tensor1, tensor2, value=1.0, out=None, name=None):
@@ -30,7 +29,7 @@ def addcmul(input, tensor1, tensor2, value=1.0, out=None, name=None):
 
 
 def allclose(input, other, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
-    return math_extra.allclose(input, other, rtol, atol, equal_nan, name)
+    return math.allclose(input, other, rtol, atol, equal_nan, name)
 
 
 def arange(start, end, step=1, dtype=None, name=None):
@@ -42,7 +41,7 @@ def clamp(input, min=None, max=None, output=None, name=None):
 
 
 def cross(input, other, dim=None):
-    return math_extra.cross(input, other, axis=dim)
+    return linalg.cross(input, other, axis=dim)
 
 
 def elementwise_equal(x, y, name=None):
@@ -50,7 +49,7 @@ def elementwise_equal(x, y, name=None):
 
 
 def flip(input, dims, name=None):
-    return tensor_extra.flip(input, dims, name)
+    return manipulation.flip(input, dims, name)
 
 
 def full(shape, fill_value, out=None, dtype=None, device=None, stop_gradient=True, name=None):
@@ -63,11 +62,11 @@ def full_like(input, fill_value, out=None, dtype=None, device=None, stop_gradien
 
 
 def index_select(input, index, dim=0):
-    return tensor_extra.index_select(input, index, axis=dim)
+    return indexing.index_select(input, index, axis=dim)
 
 
 def kron(x, y, out=None, name=None):
-    return _into(out, math_extra.kron(x, y, name))
+    return _into(out, linalg.kron(x, y, name))
 
 
 def log1p(x, out=None, name=None):
@@ -79,7 +78,7 @@ def logsumexp(x, dim=None, keepdim=False, out=None, name=None):
 
 
 def meshgrid(input, name=None):
-    return tensor_extra.meshgrid(*input)
+    return manipulation.meshgrid(*input)
 
 
 def randint(low, high=None, shape=None, out=None, dtype=None, device=None, stop_gradient=False,
@@ -93,40 +92,40 @@ def randn(shape, out=None, dtype=None, device=None, stop_gradient=True, name=Non
 
 
 def randperm(n, out=None, dtype="int64", device=None, stop_gradient=True, seed=0):
-    return _into(out, _stopped(random_extra.randperm(n, dtype, seed=seed), stop_gradient))
+    return _into(out, _stopped(sampling.randperm(n, dtype, seed=seed), stop_gradient))
 
 
 def roll(input, shifts, dims=None):
-    return tensor_extra.roll(input, shifts, axis=dims)
+    return manipulation.roll(input, shifts, axis=dims)
 
 
 def scatter_nd_add(ref, index, updates, name=None):
-    return tensor_extra.scatter_nd_add(ref, index, updates, name)
+    return indexing.scatter_nd_add(ref, index, updates, name)
 
 
 def trace(input, offset=0, dim1=0, dim2=1, out=None, name=None):
-    return _into(out, math_extra.trace(input, offset, dim1, dim2, name))
+    return _into(out, linalg.trace(input, offset, dim1, dim2, name))
 
 
 def tril(input, diagonal=0, name=None):
-    return tensor_extra.tril(input, diagonal, name)
+    return manipulation.tril(input, diagonal, name)
 
 
 def triu(input, diagonal=0, name=None):
-    return tensor_extra.triu(input, diagonal, name)
+    return manipulation.triu(input, diagonal, name)
 
 
 EXPORTS = {"fluid.layers": {
-    "bmm": math.bmm, "dot": math.dot, "dist": math_extra.dist,
-    "index_sample": tensor_extra.index_sample, "nonzero": tensor_extra.nonzero,
-    "scatter_nd": tensor_extra.scatter_nd, "t": tensor_extra.t,
+    "bmm": math.bmm, "dot": math.dot, "dist": linalg.dist,
+    "index_sample": indexing.index_sample, "nonzero": indexing.nonzero,
+    "scatter_nd": indexing.scatter_nd, "t": manipulation.t,
     "addmm": addmm, "addcmul": addcmul, "allclose": allclose, "arange": arange,
     "clamp": clamp, "cross": cross, "elementwise_equal": elementwise_equal, "flip": flip,
     "full": full, "full_like": full_like, "index_select": index_select, "kron": kron,
     "log1p": log1p, "logsumexp": logsumexp, "meshgrid": meshgrid, "randint": randint,
     "randn": randn, "randperm": randperm, "roll": roll, "scatter_nd_add": scatter_nd_add,
     "trace": trace, "tril": tril, "triu": triu,
-    "LayerHelper": LayerHelper, "OpProtoHolder": OpProtoHolder, "Variable": Variable,
+    "LayerHelper": LayerHelper, "Variable": Variable,
     "diag_embed": functional_vision.diag_embed, "gather_tree": functional_nn.gather_tree,
     "unfold": functional_vision.unfold,
 }}

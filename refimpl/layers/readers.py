@@ -10,11 +10,8 @@ import numpy as np
 
 from ..framework import unique_name
 from ..framework.dtypes import convert_dtype
+from ..framework.errors import EOFException
 from ..framework.program import Variable, default_main_program
-
-
-class EOFException(Exception):
-    """A started reader has no more batches (Paddle: fluid.core.EOFException)."""
 
 
 class PyReader:
@@ -90,28 +87,6 @@ class PyReader:
         self._check_width(len(batch))
         return {v.name: np.asarray(b, dtype=v.dtype.name)
                 for v, b in zip(self.variables, batch)}
-
-
-def reader_feeds(program, n):
-    """The feed of one run of `program` on n places from its started readers: one dict
-    (n == 1) or a list of one dict per place, each place reading its own batch, as Paddle's
-    readers do; None when no reader is started. At the end of the data a shorter list
-    (those places only) or, with drop_last, EOFException."""
-    readers = [r for r in getattr(program, "_feed_readers", ()) if r._batches is not None]
-    if not readers:
-        return None
-    per_place = []
-    for _ in range(n):
-        try:
-            feed = {}
-            for r in readers:
-                feed.update(r._next_feed())
-        except EOFException:
-            if not per_place or any(r.drop_last for r in readers):
-                raise
-            break
-        per_place.append(feed)
-    return per_place[0] if n == 1 else per_place
 
 
 def _check_capacity(capacity, layer):

@@ -1,14 +1,13 @@
-"""Collective ops inserted by the data-parallel engine. Each asks the running device's
-communicator (refimpl.parallel.context) to combine its inputs with the other devices'.
-With no data-parallel context (a single place) they are identities."""
-from ..parallel import context
+"""Collective ops inserted by the data-parallel rewrite. Each combines its inputs with the
+other devices' through `group`, the running device's communicator group, which the
+executor binds (refimpl/parallel/group.py has the interface: allreduce, broadcast). With no
+group (a single place) they are identities."""
 from .registry import OpDef, register
 
 
 class _Collective(OpDef):
     inputs = ("X*",)
     outputs = ("Out*",)
-    collective = True
 
     def infer_shape(self, ctx):
         for i, v in enumerate(ctx.input_vars("X")):
@@ -22,9 +21,8 @@ class CAllreduceSum(_Collective):
     attrs = {"ring_id": 0}
 
     @staticmethod
-    def forward(xs, ring_id=0):
-        ctx = context.current()
-        return ctx.communicator.allreduce(ctx.local_rank, xs) if ctx is not None else xs
+    def forward(xs, ring_id=0, group=None):
+        return group.allreduce(xs) if group is not None else xs
 
 
 @register
@@ -35,9 +33,8 @@ class CReduceSum(_Collective):
     attrs = {"ring_id": 0, "roots": []}
 
     @staticmethod
-    def forward(xs, ring_id=0, roots=()):
-        ctx = context.current()
-        return ctx.communicator.allreduce(ctx.local_rank, xs) if ctx is not None else xs
+    def forward(xs, ring_id=0, roots=(), group=None):
+        return group.allreduce(xs) if group is not None else xs
 
 
 @register
@@ -47,8 +44,7 @@ class CBroadcast(_Collective):
     attrs = {"ring_id": 0, "roots": []}
 
     @staticmethod
-    def forward(xs, ring_id=0, roots=()):
-        ctx = context.current()
-        if ctx is not None:
-            ctx.communicator.broadcast(ctx.local_rank, xs, list(roots))
+    def forward(xs, ring_id=0, roots=(), group=None):
+        if group is not None:
+            group.broadcast(xs, list(roots))
         return xs

@@ -40,7 +40,7 @@ class LoDReset(OpDef):
                                   creates=True)}
 
     def infer_shape(self, ctx):
-        ctx.expect(ctx.has_input("Y") or ctx.attr("target_lod"),
+        ctx.expect(ctx.has_input("Y") or ctx.has_input("YLength") or ctx.attr("target_lod"),
                    "give Y or a non-empty target_lod")
         ctx.same_as("X", "Out")
         ctx.set_output("OutLength", (-1,), "int64")

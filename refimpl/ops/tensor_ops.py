@@ -2,10 +2,9 @@
 cast, assign, where, shape, size."""
 import numpy as np
 
+from ..broadcasting import sum_to_shape
 from ..framework.dtypes import to_numpy_dtype
-
-from ._common import (rand, runtime_ints, sum_to_shape, take_along,
-                      take_along_grad)
+from ._common import rand, runtime_ints, take_along, take_along_grad
 from .registry import OpDef, Sample, register, share_lod
 
 

@@ -1,4 +1,5 @@
-"""paddle.fluid.layers: the 1.8 layer functions, checking their arguments as 1.8 does
+"""paddle.fluid.layers: the 1.8 layer functions (refimpl/layers, and the RNN and decoding API
+of fluid/rnn.py), checking their arguments as 1.8 does
 (argument_checks.py).
 
 Paddle 1.8 also lets users import its submodules (`fluid.layers.nn`, `.control_flow`,
@@ -10,12 +11,16 @@ import types
 
 from ...layers import exports
 from ...static.py_func import py_func
+from .. import rnn as _rnn_api
+from ..op_proto import OpProtoHolder
 from . import utils
 from .argument_checks import checked
 
-globals().update({name: checked(name, fn) for name, fn in exports("fluid.layers").items()})
+# every layer module's fluid.layers exports, and the RNN and decoding API (fluid/rnn.py)
+_NAMES = dict(exports("fluid.layers"), **_rnn_api.EXPORTS["fluid.layers"])
+globals().update({name: checked(name, fn) for name, fn in _NAMES.items()})
 py_func = checked("py_func", py_func)
-__all__ = sorted(exports("fluid.layers")) + ["py_func"]
+__all__ = sorted(_NAMES) + ["py_func", "OpProtoHolder"]
 
 _SUBMODULES = ("nn", "io", "tensor", "control_flow", "ops", "device", "math_op_patch",
                "detection", "metric_op", "learning_rate_scheduler", "collective",

@@ -13,7 +13,7 @@ unrolls the steps when the program is built, so T must be known."""
 import copy
 
 from ... import layers
-from ....layers.fluid_rnn import GRUCell, LSTMCell, StaticRNN
+from ...rnn import GRUCell, LSTMCell, StaticRNN
 
 __all__ = ["BasicGRUUnit", "BasicLSTMUnit", "basic_gru", "basic_lstm"]
 

@@ -1,0 +1,40 @@
+"""A place's handle on its communicator: the `group` the executor binds to collective ops
+(c_allreduce_sum, c_broadcast, sync_batch_norm, ...), so ops never import parallel."""
+
+__all__ = ["DeviceGroup"]
+
+
+class DeviceGroup:
+    """Place `local_rank` of `communicator`: the communicator's collectives, called for this
+    place. `collective` names the op making the calls (the executor binds each collective
+    op a group of its own, `for_op`), so a mismatch or a stall report names it."""
+
+    def __init__(self, communicator, local_rank, collective=None):
+        self.communicator = communicator
+        self.local_rank = local_rank
+        self.collective = collective
+
+    def for_op(self, label):
+        """This place's group, its calls made by the op `label` describes."""
+        return DeviceGroup(self.communicator, self.local_rank, label)
+
+    @property
+    def watch(self):
+        """The StallWatch of the runs this place takes part in."""
+        return self.communicator.watch
+
+    @property
+    def global_rank(self):
+        return self.communicator.global_rank(self.local_rank)
+
+    @property
+    def nranks(self):
+        return self.communicator.nranks
+
+    def allreduce(self, arrays):
+        """The sums over places of `arrays` (new arrays)."""
+        return self.communicator.allreduce(self.local_rank, arrays, op=self.collective)
+
+    def broadcast(self, arrays, roots):
+        """In place: array i takes place roots[i]'s value."""
+        self.communicator.broadcast(self.local_rank, arrays, roots, op=self.collective)
