@@ -250,3 +250,21 @@ def test_parallel_executor_local_scopes_are_created_and_dropped(monkeypatch):
         assert not pe._need_create_local_exe_scopes()
         pe.drop_local_exe_scopes()
         assert pe._need_create_local_exe_scopes()
+
+
+def test_dygraph_block_ops_take_1_8_attribute_names_and_any_layout():
+    """OpTest's dygraph check appends ops with 1.8's attribute names (flip `dims`) and
+    Paddle's default conv layout AnyLayout (channels first)."""
+    x_value = np.arange(6, dtype="float32").reshape(1, 1, 2, 3)
+    with fluid.dygraph.guard():
+        block = fluid.default_main_program().global_block()
+        x = fluid.dygraph.to_variable(x_value)
+        flipped = block.create_var(name="flipped", dtype="float32")
+        block.append_op(type="flip", inputs={"X": [x]}, outputs={"Out": [flipped]},
+                        attrs={"dims": [3]})
+        w = fluid.dygraph.to_variable(np.full((1, 1, 1, 1), 2.0, "float32"))
+        conv = block.create_var(name="conv", dtype="float32")
+        block.append_op(type="conv2d", inputs={"Input": [x], "Filter": [w]},
+                        outputs={"Output": [conv]}, attrs={"data_format": "AnyLayout"})
+        np.testing.assert_array_equal(flipped.numpy(), x_value[..., ::-1])
+        np.testing.assert_array_equal(conv.numpy(), 2 * x_value)

@@ -343,3 +343,17 @@ def test_runtime_int_list_argument_errors():
             L.unsqueeze(x, 2.1)
         with pytest.raises(TypeError, match="slice: starts must be a list"):
             L.slice(x, axes=[0], starts=1, ends=[2])
+
+
+def test_subscript_with_variable_slice_bounds_matches_numpy():
+    x_np = np.arange(60, dtype="float32").reshape(3, 4, 5)
+
+    def build():
+        x = L.data("x", [3, 4, 5], append_batch_size=False)
+        minus_2 = L.fill_constant([1], "int32", -2)
+        three = L.fill_constant([1], "int64", 3)
+        return [x[minus_2:3, 1:three], x[:, :, minus_2:]]
+
+    got = build_and_run(build, {"x": x_np})
+    np.testing.assert_array_equal(got[0], x_np[-2:3, 1:3])
+    np.testing.assert_array_equal(got[1], x_np[:, :, -2:])

@@ -184,6 +184,16 @@ def _names(value):
     return [value.name if isinstance(value, Variable) else value]
 
 
+def _current_attr_names(op_def, attrs):
+    """`attrs` (a new dict) with the names an older Paddle gave them (Paddle 1.8's flip
+    `dims`) replaced by the op's."""
+    attrs = dict(attrs or {})
+    for old, new in op_def.renamed_attrs.items():
+        if old in attrs:
+            attrs.setdefault(new, attrs.pop(old))
+    return attrs
+
+
 class Operator:
     """One op in a Block: a type, named input/output slots holding variable names, attrs."""
 
@@ -193,10 +203,7 @@ class Operator:
         self.op_def = op_definition(type)
         self.inputs = {k: _names(v) for k, v in (inputs or {}).items()}
         self.outputs = {k: _names(v) for k, v in (outputs or {}).items()}
-        attrs = dict(attrs or {})
-        for old, new in self.op_def.renamed_attrs.items():
-            if old in attrs:
-                attrs.setdefault(new, attrs.pop(old))
+        attrs = _current_attr_names(self.op_def, attrs)
         for k, v in self.op_def.attrs.items():
             attrs.setdefault(k, v)
         program = block.program
@@ -398,8 +405,10 @@ class Block:
     def append_op(self, type, inputs=None, outputs=None, attrs=None, **_ignored):
         if mode.dynamic and mode.eager is not None and (
                 mode.eager.has_eager_input(inputs) or mode.eager.has_eager_input(outputs)):
-            # as Paddle 1.8's dygraph tracer: an op on eager tensors runs now
-            return mode.eager.append_op(self, type, inputs, outputs, attrs)
+            # as Paddle 1.8's dygraph tracer: an op on eager tensors runs now (its
+            # attributes may have their older names, as in a program)
+            return mode.eager.append_op(self, type, inputs, outputs,
+                                        _current_attr_names(op_definition(type), attrs))
         op = Operator(self, type, inputs, outputs, attrs)
         self.ops.append(op)
         self.program._bump()

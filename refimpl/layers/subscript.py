@@ -96,8 +96,9 @@ def _basic_region(x, items):
                 stop = item.stop if item.stop is not None else (
                     _INT_MAX if step > 0 else _INT_MIN)
                 axes.append(axis)
-                starts.append(int(start))
-                ends.append(int(stop))
+                # a Variable bound (1 element, int) is read when the program runs
+                starts.append(start if isinstance(start, Variable) else int(start))
+                ends.append(stop if isinstance(stop, Variable) else int(stop))
                 steps.append(step)
             out_pos += 1
         elif _is_advanced(item):
@@ -122,9 +123,18 @@ def _slice(x, axes, starts, ends, steps, decrease):
     if any(s != 1 for s in steps):
         op_type = "strided_slice"
         attrs["strides"] = steps
+    inputs = {"Input": [x]}
+    if any(isinstance(v, Variable) for v in starts + ends):
+        if op_type != "slice":
+            raise TypeError("%r[...]: a Variable slice bound needs a step of 1" % x.name)
+        for arg, values in (("starts", starts), ("ends", ends)):
+            more, attrs[arg] = creation.runtime_int_list(
+                values, arg, "slice", None, arg.capitalize() + "TensorList",
+                check_dtypes=False)
+            inputs.update(more)
     helper = LayerHelper(op_type)
     out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op(type=op_type, inputs={"Input": [x]}, outputs={"Out": [out]}, attrs=attrs)
+    helper.append_op(type=op_type, inputs=inputs, outputs={"Out": [out]}, attrs=attrs)
     return out
 
 

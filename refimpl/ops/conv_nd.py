@@ -132,8 +132,9 @@ class _ConvND(OpDef):
         ctx.expect(len(f.shape) == nd + 2, "Filter %r must be %d-D, got %s"
                    % (f.name, nd + 2, list(f.shape)))
         fmt = ctx.attr("data_format")
-        ctx.expect(fmt in self.formats, "data_format must be one of %s, got %r"
-                   % (list(self.formats), fmt))
+        # AnyLayout: the default of Paddle's conv ops, channels first
+        ctx.expect(fmt in self.formats or fmt == "AnyLayout",
+                   "data_format must be one of %s, got %r" % (list(self.formats), fmt))
         shape = list(x.shape)
         if fmt[-1] == "C":
             shape = [shape[0], shape[-1]] + shape[1:-1]
