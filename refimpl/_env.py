@@ -1,6 +1,6 @@
-"""Environment functions of the paddle 2.0 namespace, in their static-graph meaning:
-default dtype, XPU / CUDA / cuDNN queries, to_tensor, no_grad, grad, and the dygraph-only
-high-level names (DataParallel, Model, flops) as clear errors; summary for a Program."""
+"""Environment functions of the paddle 2.0 namespace: default dtype, XPU / CUDA / cuDNN
+queries, to_tensor, no_grad, grad, and DataParallel (a clear error until data parallel
+over eager Layers exists)."""
 import numpy as np
 
 from .backward import gradients
@@ -9,14 +9,14 @@ from .dygraph.autograd import grad as _eager_grad
 from .framework.mode import no_grad as _eager_no_grad
 from .dygraph.tensor import Tensor
 from .framework.dtypes import convert_dtype, get_default_dtype, set_default_dtype
-from .framework.place import device_count
-from .framework.program import Program, Variable, default_main_program
+from .framework.place import CUDAPlace, as_place, current_place, device_count
+from .framework.program import Variable, default_main_program
 from .layers import creation, math
 from .framework.initializer import value_attrs
 
 __all__ = ["get_default_dtype", "set_default_dtype", "XPUPlace", "is_compiled_with_xpu",
            "get_cuda_rng_state", "set_cuda_rng_state", "get_cudnn_version", "to_tensor",
-           "no_grad", "grad", "DataParallel", "Model", "summary", "flops"]
+           "no_grad", "grad", "DataParallel"]
 
 def is_compiled_with_xpu():
     return False
@@ -55,6 +55,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     Variable (an assign_value op), or a copy of a Variable. Python floats become the
     default dtype (float32), Python ints int64, numpy arrays keep theirs."""
     if isinstance(data, Tensor) or (mode.dynamic and not isinstance(data, Variable)):
+        _refuse_gpu_eagerly(place)
         return _eager_tensor(data, dtype, stop_gradient)
     if isinstance(data, Variable):
         out = creation.assign(data)
@@ -69,6 +70,17 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         out = creation._source_op("assign_value", value_attrs(value), value.dtype.name)
     out.stop_gradient = stop_gradient
     return out
+
+
+def _refuse_gpu_eagerly(place):
+    """Dynamic mode computes on the CPU only so far (specs/gpu.md): a GPU asked for, by
+    `place` or by set_device, is an error rather than a silent CPU run."""
+    chosen = as_place(place) if place is not None else current_place()
+    if isinstance(chosen, CUDAPlace):
+        raise NotImplementedError(
+            "to_tensor on %r: refimpl's dynamic mode runs on the CPU only (static programs "
+            "run on GPUs: paddle.enable_static() and an Executor on the CUDAPlace); use "
+            "paddle.set_device('cpu') or place=paddle.CPUPlace()" % (chosen,))
 
 
 def _eager_tensor(data, dtype, stop_gradient):
@@ -134,34 +146,3 @@ class DataParallel:
         raise NotImplementedError(
             "paddle.DataParallel is dygraph-only; refimpl is static-graph: use "
             "static.CompiledProgram(main).with_data_parallel(loss_name=loss.name) or fleet")
-
-
-class Model:
-    def __init__(self, network, inputs=None, labels=None):
-        raise NotImplementedError(
-            "paddle.Model (hapi) needs dygraph Layers; refimpl is static-graph: build the "
-            "program with layer functions and train it with static.Executor")
-
-
-def summary(net, input_size=None, dtypes=None):
-    """For a static Program: print its parameters (name, shape, count) and return
-    {'total_params', 'trainable_params'}. Layers (dygraph) are not supported."""
-    if not isinstance(net, Program):
-        raise NotImplementedError("summary: refimpl summarizes a static Program (pass "
-                                  "static.default_main_program()); got %s" % type(net).__name__)
-    params = net.global_block().all_parameters()
-    total = trainable = 0
-    lines = ["%-40s %-20s %12s" % ("Parameter", "Shape", "Count")]
-    for p in params:
-        count = int(np.prod(p.shape))
-        total += count
-        trainable += count if p.trainable else 0
-        lines.append("%-40s %-20s %12d" % (p.name, list(p.shape), count))
-    lines.append("Total params: %d, trainable: %d" % (total, trainable))
-    print("\n".join(lines))
-    return {"total_params": total, "trainable_params": trainable}
-
-
-def flops(net, input_size, custom_ops=None, print_detail=False):
-    raise NotImplementedError("flops: refimpl does not count FLOPs of models; summary(program) "
-                              "lists the parameters of a static Program")

@@ -5,7 +5,7 @@ multi-place runner, one per scope."""
 import difflib
 
 from ..executor.multi_place import MultiPlaceRunner
-from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places
+from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places, device_of
 from ..framework.program import OpRole, Program, Variable, grad_var_name
 from .pipeline import compile_program
 from .strategy import BuildStrategy, ExecutionStrategy
@@ -88,7 +88,7 @@ class CompiledProgram:
         strategy = self._build_strategy or BuildStrategy()
         strategy._finalize()
         places = resolve_places(self._places, executor_place) if self._is_data_parallel \
-            else [None]
+            else [executor_place]
         loss = self._loss_name
 
         def compile_places(fetch_names, ranks, nranks):
@@ -108,6 +108,7 @@ class CompiledProgram:
             source_program=self._program,
             inference=not any(op.attrs.get("op_role", 0) & (OpRole.Backward | OpRole.Optimize)
                               for op in self._program.global_block().ops),
+            device_ids=[device_of(p) if p is not None else None for p in places],
             persistable=[n for n, v in self._program.global_block().vars.items()
                          if v.persistable])
 

@@ -16,11 +16,12 @@ from ..framework.dtypes import convert_dtype
 from ..framework.errors import FeedError, OpError
 from ..framework.fetched import as_fetched
 from ..framework.lod import check_lengths, describe_lod, lod_of, valid_for, with_lod
-from ..framework.place import CPUPlace, as_place
+from ..framework.place import as_place, current_place, device_of
 from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                  default_main_program)
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
 from ..ops.registry import BlockOpDef, lod_reaching, with_lod_rules
+from ..xp import device as gpu_device, to_device, to_host
 from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
 from .direct import DIRECT_BINDERS
@@ -36,7 +37,7 @@ def _phase(op):
 
 
 def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=None,
-            lod=False):
+            device="cpu", lod=False):
     """A closure `run(env)` that runs `op` on the dict `env` of name -> array.
     `inplace`: use the op's in-place kernel, which writes into its first input (the
     caller has checked that input is dead after this op). `alloc(shape, dtype)`: where
@@ -44,6 +45,7 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     `saved`: the SavedForGrad this op shares with its forward or grad op
     (link_saved_for_grad). `group`: the place's communicator group (DeviceGroup), given to
     collective ops labelled with the op, so a mismatch or a stall report names it.
+    `device`: "cpu", or "gpu" for CuPy arrays (refimpl.dispatch.select_gpu_kernel).
     `wrap_kernel(op, fn) -> fn` instruments kernels (the profiler uses it). `lod`: the op
     may see values carrying a LoD, so it runs with its LoD rules (ops/registry.py
     with_lod_rules)."""
@@ -52,12 +54,13 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
         group = group.for_op(describe_op(op))
     attrs = {k: op.attrs[k] for k in op_def.attrs}
     attrs.update(op_def.bound_attrs(op))
-    kernel = op_kernel(op, "inplace") if inplace else None
+    kernel = op_kernel(op, "inplace", device) if inplace else None
     if kernel is None and alloc is not None:
-        kernel = op_kernel(op, "out")
+        kernel = op_kernel(op, "out", device)
     if kernel is None:
-        kernel = op_kernel(op)
-        binder = DIRECT_BINDERS.get(op.type)
+        kernel = op_kernel(op, device=device)
+        # the direct binders run their members' CPU kernels on host arrays
+        binder = DIRECT_BINDERS.get(op.type) if device == "cpu" else None
         run = binder(op, group) if binder is not None and not kernel.compiled else None
         if run is not None:    # a fused op's members, bound directly
             return wrap_kernel(op, run) if wrap_kernel is not None else run
@@ -69,7 +72,7 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
 
 
-def bind_control_op(op, program, wrap_kernel=None, group=None, lod_names=()):
+def bind_control_op(op, program, wrap_kernel=None, group=None, device="cpu", lod_names=()):
     """A control-flow op (conditional_block, while, their grads: a BlockOpDef) bound with a
     way to compile its sub-block: `compile(ops, keep)` is a nested Plan over `ops` run on
     the same dict, freeing only the names it makes that are not in `keep` (the op passes
@@ -78,18 +81,21 @@ def bind_control_op(op, program, wrap_kernel=None, group=None, lod_names=()):
     a LoD."""
     def compile_ops(ops, keep):
         return Plan(program, (), keep, wrap_kernel=wrap_kernel, ops=ops, group=group,
-                    lod_feeds=lod_names)
+                    device=device, lod_feeds=lod_names)
     return op.op_def.bind_control(op, compile_ops)
 
 
 class Plan:
-    """A program compiled for one feed/fetch signature: bound ops plus a free list."""
+    """A program compiled for one feed/fetch signature: bound ops plus a free list.
+    `device`: "cpu", or "gpu": the ops run on CuPy arrays (the caller makes the GPU
+    current and moves the inputs there: Executor._run_program)."""
 
     def __init__(self, program, feed_names, fetch_names, eager_delete=True, wrap_kernel=None,
                  inplace=False, reuse_buffers=False, addto=False, hand_off=True, ops=None,
-                 group=None, lod_feeds=()):
+                 group=None, device="cpu", lod_feeds=()):
         """`lod_feeds`: names fed (or visible, for a sub-block) with a LoD."""
         self.program = program
+        self.device = device
         self.version = program._version
         self.group = group
         block = program.global_block()
@@ -104,11 +110,14 @@ class Plan:
         # Temporaries: produced by this run and not persistable. Everything else in
         # the scope (parameters, values the user put there) is left alone.
         self.temporaries = [n for n in produced if n not in persistable]
+        # what the run reads from the scope (parameters, ...): a GPU run moves those
+        # that are still host arrays (loaded, or set by the user) to the device first
+        self.scope_inputs = self._read_before_written(set(feed_names))
         dead_after = self._free_lists(set(self.temporaries) - set(fetch_names))
         self.free_after = dead_after if eager_delete else None
         # enable_addto governs gradient accumulation (sum), enable_inplace the other ops
         reuse = [(addto if op.type == "sum" else inplace) and
-                 self._can_reuse_input(op, dead, set(feed_names), persistable)
+                 self._can_reuse_input(op, dead, set(feed_names), persistable, device)
                  for op, dead in zip(self.ops, dead_after)]
         self.inplace_ops = sum(reuse)
         self.pool = BufferPool() if reuse_buffers and eager_delete else None
@@ -124,11 +133,24 @@ class Plan:
         lod_names, touching = lod_reaching(self.ops, declared | set(lod_feeds))
         touching = set(touching)
         # group: the device's communicator group (collective ops), None on one place
-        self.runs = [bind_control_op(op, program, wrap_kernel, group, lod_names)
+        self.runs = [bind_control_op(op, program, wrap_kernel, group, device, lod_names)
                      if isinstance(op.op_def, BlockOpDef)
-                     else bind_op(op, wrap_kernel, r, alloc, links.get(i), group,
+                     else bind_op(op, wrap_kernel, r, alloc, links.get(i), group, device,
                                   i in touching)
                      for i, (op, r) in enumerate(zip(self.ops, reuse))]
+
+    def _read_before_written(self, fed):
+        written, read = set(fed), []
+        for op in self.ops:
+            read.extend(n for n in op.input_arg_names if n not in written)
+            written.update(op.output_arg_names)
+        return tuple(dict.fromkeys(n for n in read if n != EMPTY_VAR_NAME))
+
+    def move_scope_inputs(self, env):
+        """GPU plans: the scope values the run reads, as device arrays."""
+        for n in self.scope_inputs:
+            if type(env.get(n)) is np.ndarray:
+                env[n] = to_device(env[n])
 
     def _promised_buffers(self, dead_after, inplace, fed):
         """memory_optimize: the dead temporaries whose buffers go to the pool. Only those a
@@ -152,7 +174,7 @@ class Plan:
         for op, dead, in_place in zip(self.ops, dead_after, inplace):
             if in_place:
                 dead = [n for n in dead if n != op.input(op.op_def.input_slots[0])[0]]
-            elif op_kernel(op, "out") is not None:
+            elif op_kernel(op, "out", self.device) is not None:
                 for n in op.output_arg_names:
                     candidates = waiting.get(key(op, n))
                     if candidates:
@@ -163,10 +185,10 @@ class Plan:
         return promised
 
     @staticmethod
-    def _can_reuse_input(op, dead, fed, persistable):
+    def _can_reuse_input(op, dead, fed, persistable, device):
         """enable_inplace: the op may overwrite its first input when that input dies here,
         is not a user's fed array or persistable, and is not read twice by the op."""
-        if isinstance(op.op_def, BlockOpDef) or op_kernel(op, "inplace") is None:
+        if isinstance(op.op_def, BlockOpDef) or op_kernel(op, "inplace", device) is None:
             return False
         first = op.inputs.get(op.op_def.input_slots[0], [])
         if not first:
@@ -376,7 +398,8 @@ def fetch_values(block, env, fetch_names):
 
 class Executor:
     def __init__(self, place=None):
-        self.place = as_place(place) if place is not None else CPUPlace()
+        self.place = as_place(place) if place is not None else current_place()
+        self.device_id = device_of(self.place)   # None: the CPU
         self._plans = {}
 
     def close(self):
@@ -417,7 +440,8 @@ class Executor:
         key = (id(program), tuple(sorted(feed_names)), tuple(fetch_names), id(scope), lod_feeds)
         plan = self._plans.get(key)
         if plan is None or plan.program is not program or plan.version != program._version:
-            plan = Plan(program, feed_names, fetch_names, lod_feeds=lod_feeds)
+            plan = Plan(program, feed_names, fetch_names, lod_feeds=lod_feeds,
+                        device="cpu" if self.device_id is None else "gpu")
             self._plans[key] = plan
         return plan
 
@@ -426,17 +450,21 @@ class Executor:
         feed = known_feeds(block, feed)
         env = scope._values
         checked = check_feeds(block, feed)
-        env.update(checked)
         for name in fetch_names:
             if block._find_var_recursive(name) is None:
                 raise ValueError("fetch %r: the program has no variable of that name" % name)
-        feed_learning_rate(program, env)
         plan = self._plan(program, checked, fetch_names, scope)
-        try:
-            plan.run(env)
-            return fetch_values(block, env, fetch_names)
-        finally:
-            plan.drop_temporaries(env)
+        with gpu_device(self.device_id):
+            env.update(checked if self.device_id is None else
+                       {n: to_device(v) for n, v in checked.items()})
+            feed_learning_rate(program, env)
+            if self.device_id is not None:
+                plan.move_scope_inputs(env)
+            try:
+                plan.run(env)
+                return fetch_values(block, env, fetch_names)
+            finally:
+                plan.drop_temporaries(env)
 
 
 def _fetch_names(fetch_list):
@@ -460,6 +488,7 @@ def _as_results(outs, return_numpy):
     """Fetched values as numpy arrays, or as LoDTensors (return_numpy=False). A tensor array's
     value (a list) comes back as a list of arrays, or a LoDTensorArray, as in Paddle. A value
     carrying a LoD cannot become an array (Paddle raises the same)."""
+    outs = [[to_host(t) for t in o] if isinstance(o, list) else to_host(o) for o in outs]
     if return_numpy:
         if any(lod_of(o) for o in outs):
             raise RuntimeError("Some of your fetched tensors hold LoD information. They can "

@@ -25,6 +25,7 @@ import numpy as np
 from .. import versions
 from ..framework.errors import OpError, OpTypeError
 from ..framework.lod import as_plain, describe_lod, lod_of, with_lod
+from ._xp_generic import XP_GENERIC
 
 __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sample",
            "InferContext", "LoDRule", "share_lod", "pool_lod", "lengths_lod", "lod_reaching",
@@ -146,6 +147,10 @@ class OpDef:
     tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
     # Grad check: relative step for finite differences and its tolerance.
     fd_tolerance = (1e-3, 1e-4)
+    # The forward and backward compute with the array module of their inputs (refimpl.xp):
+    # on a GPU they run on CuPy arrays as they are; the others run on host copies there.
+    # Listed in ops/_xp_generic.py (or set True by the class).
+    xp_generic = False
     # LoD (specs/lod.md). lod_lengths {kernel input slot: source input slot}: a slot that is
     # no variable of a program; the kernel gets there the lengths of the source's run-time
     # LoD at its last level, or at the level the attr named after a colon gives
@@ -293,6 +298,7 @@ class _GradOpDef(OpDef):
         self.outputs = tuple(fwd.grad_output_slots())
         self.attrs = fwd.attrs
         self.tolerances = fwd.tolerances
+        self.xp_generic = fwd.xp_generic
         # the grad op reads lengths from the same inputs; X@GRAD has X's LoD
         mine = {slot_name(s) for s in self.inputs}
         self.lod_lengths = {slot: src for slot, src in fwd.lod_lengths.items()
@@ -461,6 +467,7 @@ def with_lod_rules(fn, op_def, inputs, attrs):
 def register(cls):
     """Class decorator: instantiate and register an OpDef (and its grad op)."""
     op_def = cls()
+    op_def.xp_generic = op_def.xp_generic or op_def.type in XP_GENERIC
     if op_def.type in _OPS:
         raise ValueError("op type %r registered twice" % op_def.type)
     _OPS[op_def.type] = op_def
