@@ -146,10 +146,14 @@ def select_kernel(op_type, which="forward", attrs=None, dtype=None, device="cpu"
         keywords.add("saved")
     if entry.collective:
         keywords.add("group")
-    # one-number results in the version profile's shape ([1] or 0-D)
+    return Kernel(_version_shaped(op_type, which, fn), frozenset(keywords), compiled)
+
+
+def _version_shaped(op_type, which, fn):
+    """`fn` with its one-number results in the version profile's shape ([1] or 0-D)."""
     shaped_by = get_op_def(op_type + "_grad") if which.startswith("backward") \
         else get_op_def(op_type)
-    return Kernel(shaped_by.with_version_shapes(fn), frozenset(keywords), compiled)
+    return shaped_by.with_version_shapes(fn)
 
 
 def _allowed(ok, op_type, attrs, dtype):
@@ -173,7 +177,8 @@ def select_gpu_kernel(op_type, which="forward", attrs=None, dtype=None):
                                                                       dtype):
         if which.startswith("backward") and entry.partial_grads:
             keywords.add("need")
-        return Kernel(load_kernel(spec, required=True), frozenset(keywords), True)
+        return Kernel(_version_shaped(op_type, which, load_kernel(spec, required=True)),
+                      frozenset(keywords), True)
     if which not in ("forward", "backward"):
         return None
     op_def = get_op_def(op_type)
@@ -185,7 +190,7 @@ def select_gpu_kernel(op_type, which="forward", attrs=None, dtype=None):
         if key not in _staged:
             _staged[key] = host_staged(fn)
         fn = _staged[key]
-    return Kernel(fn, frozenset(keywords), False)
+    return Kernel(_version_shaped(op_type, which, fn), frozenset(keywords), False)
 
 
 def host_staged(fn):

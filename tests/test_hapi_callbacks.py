@@ -295,8 +295,8 @@ def test_verbose_2_lines_match_paddles(dynamic, capsys, monkeypatch):
         "Predict begin...\nstep 2/3 - T/step\nstep 3/3 - T/step\nPredict samples: 10\n")
 
 
-def test_paddle3_profile_adds_its_note(dygraph, capsys, monkeypatch):
-    monkeypatch.setenv("REFIMPL_PADDLE", "3")
+@pytest.mark.paddle("3")
+def test_paddle3_profile_adds_its_note(dygraph, capsys):
     _model().fit(_data(8), batch_size=4, verbose=2)
     assert capsys.readouterr().out.splitlines()[0] == (
         "The loss value printed in the log is the current step, and the metric is the "

@@ -86,9 +86,10 @@ class Adam(_Update):
         m2 += t(1 - beta2) * grad * grad
         corr2 = np.sqrt(1 - b2p.reshape(-1)[0])
         lr_t = _lr(lr, param) * _as(corr2 / (1 - b1p.reshape(-1)[0]), param)
-        if versions.switch("adam_epsilon") == "scaled":
-            epsilon = epsilon * corr2
-        param -= lr_t * (m1 / (np.sqrt(m2) + _as(epsilon, param)))
+        # Paddle 2.x / 3 scale epsilon by sqrt(1 - beta2^t); 1.8 does not (the profile)
+        scaled = versions.switch("adam_epsilon") == "scaled"
+        eps = epsilon * (corr2 if scaled else np.ones_like(corr2))   # stays on the device
+        param -= lr_t * (m1 / (np.sqrt(m2) + _as(eps, param)))
         b1p *= t(beta1)
         b2p *= t(beta2)
         return param, m1, m2, b1p, b2p
