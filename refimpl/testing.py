@@ -15,12 +15,9 @@ __all__ = ["forward_args", "call_forward", "call_backward", "numeric_grads", "fl
 
 def forward_args(op_def, inputs):
     """Positional arguments for op_def.forward from {slot: array|list}; copies, so in-place
-    kernels cannot change the sample."""
-    args = []
-    for s in op_def.inputs:
-        v = inputs.get(slot_name(s))
-        args.append(copy.deepcopy(v))
-    return args
+    kernels cannot change the sample. Slots read only for their LoD are no arguments."""
+    return [copy.deepcopy(inputs.get(slot_name(s))) for s in op_def.inputs
+            if slot_name(s) not in op_def.lod_only]
 
 
 def as_tuple(op_def, result):
@@ -46,6 +43,8 @@ def call_backward(op_def, inputs, attrs, outputs, cotangents, fn=None):
     args = []
     for s in op_def.grad_input_slots():
         name = slot_name(s)
+        if name in op_def.lod_only or name in op_def.grad_lod_only:
+            continue
         if name.endswith("@GRAD"):
             args.append(cotangents.get(name[:-5]))
         elif name in out_by_slot:

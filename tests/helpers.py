@@ -27,11 +27,11 @@ def scope_value(var):
     return np.array(static.global_scope().find_var(var.name).get_tensor())
 
 
-def run_default_programs(fetch, feed=None):
+def run_default_programs(fetch, feed=None, return_numpy=True):
     """Run the default startup program, then the default main program on `feed`; the
-    fetched numpy values."""
+    fetched numpy values (LoDTensors with return_numpy=False)."""
     return startup_executor().run(static.default_main_program(), feed=feed or {},
-                                  fetch_list=list(fetch))
+                                  fetch_list=list(fetch), return_numpy=return_numpy)
 
 
 def build_programs(build):
@@ -43,25 +43,40 @@ def build_programs(build):
 
 
 def run_programs(main, startup, feed, fetch):
-    """Run startup then main in a fresh scope: (fetched values, {parameter: value})."""
+    """Run startup then main in a fresh scope: (fetched values as arrays, LoD or not,
+    {parameter: value})."""
     exe, scope = fluid.Executor(fluid.CPUPlace()), Scope()
     exe.run(startup, scope=scope)
-    values = exe.run(main, feed=feed, fetch_list=fetch, scope=scope)
+    values = [np.array(v) for v in exe.run(main, feed=feed, fetch_list=fetch, scope=scope,
+                                           return_numpy=False)]
     params = {p.name: np.array(scope.find_var(p.name).get_tensor())
               for p in main.all_parameters()}
     return values, params
 
 
-def build_and_run(build, feed=None):
+def build_and_run(build, feed=None, return_numpy=True):
     """Build `build()` (returns the fetch Variables) in fresh programs, run its startup and
-    main program in a fresh scope on `feed`; the fetched numpy values."""
+    main program in a fresh scope on `feed`; the fetched numpy values (LoDTensors with
+    return_numpy=False: outputs that carry a LoD)."""
     main, startup = Program(), Program()
     with program_guard(main, startup):
         fetch = build()
     exe = fluid.Executor(fluid.CPUPlace())
     scope = Scope()
     exe.run(startup, scope=scope)
-    return exe.run(main, feed=feed or {}, fetch_list=list(fetch), scope=scope)
+    return exe.run(main, feed=feed or {}, fetch_list=list(fetch), scope=scope,
+                   return_numpy=return_numpy)
+
+
+def build_and_run_rows(build, feed=None):
+    """build_and_run's fetched values as arrays, whether they carry a LoD or not (their
+    rows; Executor.run would refuse to make arrays of LoD outputs)."""
+    return [np.array(t) for t in build_and_run(build, feed, return_numpy=False)]
+
+
+def lengths(tensor):
+    """A fetched LoDTensor's recursive sequence lengths."""
+    return tensor.recursive_sequence_lengths()
 
 
 def within_watchdog(fn, *args, timeout_s=90, stall_timeout_s=30):

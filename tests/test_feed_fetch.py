@@ -52,9 +52,14 @@ def test_lod_tensor_feed_and_return_numpy_false():
                    return_numpy=False)
     assert isinstance(got, Tensor) and got.shape() == [2, 2]
     np.testing.assert_array_equal(np.array(got), want)
+    # fc keeps x's LoD (Paddle's mul shares it): only a LoDTensor can hold the result
     lod = fluid.create_lod_tensor(x, [[1, 1]], fluid.CPUPlace())
-    again, = exe.run(main, feed={"x": lod, "lr": 1.0}, fetch_list=[y], scope=scope)
-    np.testing.assert_array_equal(again, want)
+    again, = exe.run(main, feed={"x": lod, "lr": 1.0}, fetch_list=[y], scope=scope,
+                     return_numpy=False)
+    np.testing.assert_array_equal(np.array(again), want)
+    assert again.recursive_sequence_lengths() == [[1, 1]]
+    with pytest.raises(RuntimeError, match="hold LoD information"):
+        exe.run(main, feed={"x": lod, "lr": 1.0}, fetch_list=[y], scope=scope)
 
 
 def test_tensor_array_fetch_is_a_list_of_arrays():

@@ -4,6 +4,7 @@ import pytest
 
 import refimpl as paddle
 from refimpl import fluid
+from refimpl.framework.errors import FeedError
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
 
@@ -45,16 +46,18 @@ def test_lod_tensor_set_lod_and_feed():
     t.set_lod([[0, 2, 5]])
     assert t.recursive_sequence_lengths() == [[2, 3]]
     assert t.has_valid_recursive_sequence_lengths()
-    t.set_recursive_sequence_lengths([[1, 1]])
-    assert not t.has_valid_recursive_sequence_lengths()
     with pytest.raises(ValueError, match="offsets starting at 0"):
         t.set_lod([[1, 3]])
-    # a program sees the flat rows
+    # a program sees the rows; the sum drops the LoD
     main = Program()
     with program_guard(main, Program()):
         x = fluid.data("x", [None, 3])
         s = paddle.sum(x)
     assert float(_run(main, {"x": t}, [s])[0]) == 15.0
+    t.set_recursive_sequence_lengths([[1, 1]])
+    assert not t.has_valid_recursive_sequence_lengths()
+    with pytest.raises(FeedError, match="feed 'x': its LoD \\[\\[0, 1, 2\\]\\]"):
+        _run(main, {"x": t}, [s])
 
 
 def test_create_random_int_lodtensor():
@@ -91,12 +94,23 @@ def test_data_feeder_builds_feed_dict_that_runs():
         feeder.feed([(np.zeros(3), 1)])
 
 
-def test_data_feeder_refuses_lod_inputs():
+def test_data_feeder_builds_lod_tensors_of_one_and_two_levels():
     main = Program()
     with program_guard(main, Program()):
         words = fluid.layers.data("words", [1], dtype="int64", lod_level=1)
-    with pytest.raises(NotImplementedError, match="'words' has lod_level 1"):
-        fluid.DataFeeder([words], fluid.CPUPlace(), program=main)
+        sents = fluid.layers.data("sents", [1], dtype="int64", lod_level=2)
+        label = fluid.layers.data("label", [1], dtype="int64")
+    feed = fluid.DataFeeder([words, sents, label], fluid.CPUPlace(), program=main).feed(
+        [([1, 2, 3], [[1, 2], [3]], [0]), ([4, 5], [[4]], [1])])
+    # Paddle 1.8.5's DataFeeder gives these rows and lengths
+    want = {"words": ([[1], [2], [3], [4], [5]], [[3, 2]]),
+            "sents": ([[1], [2], [3], [4]], [[2, 1], [2, 1, 1]]), "label": ([[0], [1]], [])}
+    for name, (rows, lengths) in want.items():
+        value = feed[name]
+        np.testing.assert_array_equal(np.array(value), rows)
+        assert getattr(value, "recursive_sequence_lengths", lambda: [])() == lengths
+    with pytest.raises(ValueError, match="'words' has lod_level 1, but sample 0's field is 7"):
+        fluid.DataFeeder([words], fluid.CPUPlace(), program=main).feed([(7,)])
 
 
 def test_data_feed_desc(tmp_path):

@@ -12,10 +12,11 @@ from refimpl import static
 RNG = np.random.RandomState(5)
 
 
-def _run(fetch, feed=None):
+def _run(fetch, feed=None, return_numpy=True):
     exe = static.Executor()
     exe.run(static.default_startup_program())
-    return exe.run(static.default_main_program(), feed=feed or {}, fetch_list=fetch)
+    return exe.run(static.default_main_program(), feed=feed or {}, fetch_list=fetch,
+                   return_numpy=return_numpy)
 
 
 def _value(var):
@@ -318,14 +319,14 @@ def test_dynamic_rnn_matches_a_numpy_recurrence(with_init):
     out, prev = _build_drnn(x, boot)
     rows = RNG.randn(6, 2)
     boot_value = RNG.randn(3, 2) if with_init else np.full((3, 2), 0.3)
-    feed = {"x": rows, "x@LENGTH": np.array(LENS)}
+    feed = {"x": (rows, [LENS])}
     if with_init:
         feed["boot"] = boot_value
-    got_out, got_prev, got_len = _run([out, prev, out._seq_length], feed)
+    got_out, got_prev = _run([out, prev], feed, return_numpy=False)
     want_out, want_prev = _numpy_drnn(rows, boot_value)
-    np.testing.assert_allclose(got_out, want_out, rtol=1e-12)
-    np.testing.assert_allclose(got_prev, want_prev, rtol=1e-12)
-    np.testing.assert_array_equal(got_len, LENS)
+    np.testing.assert_allclose(np.array(got_out), want_out, rtol=1e-12)
+    np.testing.assert_allclose(np.array(got_prev), want_prev, rtol=1e-12)
+    assert got_out.recursive_sequence_lengths() == [LENS]
 
 
 def test_dynamic_rnn_gradient_reaches_the_input():
@@ -334,7 +335,8 @@ def test_dynamic_rnn_gradient_reaches_the_input():
     out, _ = _build_drnn(x)
     (dx,) = static.gradients([layers.reduce_sum(out)], [x])
     rows = RNG.randn(6, 2)
-    (got,) = _run([dx], {"x": rows, "x@LENGTH": np.array(LENS)})
+    (got,) = _run([dx], {"x": (rows, [LENS])}, return_numpy=False)
+    got = np.array(got)
     eps, numeric = 1e-6, np.zeros_like(rows)
     for idx in np.ndindex(*rows.shape):
         bumped = rows.copy()
@@ -356,4 +358,4 @@ def test_dynamic_rnn_sequences_longer_than_max_len_fail_at_run_time():
     x = static.data("x", [-1, 2], "float64", lod_level=1)
     out, _ = _build_drnn(x, max_len=2)
     with pytest.raises(Exception, match="padded_length 2 is shorter"):
-        _run([out], {"x": RNG.randn(6, 2), "x@LENGTH": np.array(LENS)})
+        _run([out], {"x": (RNG.randn(6, 2), [LENS])})

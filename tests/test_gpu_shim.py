@@ -94,7 +94,9 @@ def test_cuda_place_trains_on_the_device_like_the_cpu(monkeypatch):
     monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
     with numpy_gpu.installed(1):
         gpu, scope, _ = train_small_cnn(fluid.CUDAPlace(0))
-    assert all(isinstance(v, np.ndarray) for v in gpu)       # fetches come back as numpy
+    # fetches come back as numpy (one-element ones as the profile's FetchedArray)
+    assert all(isinstance(v, np.ndarray) and not isinstance(v, numpy_gpu.ndarray)
+               for v in gpu)
     weights = [v for n, v in scope._values.items() if n.endswith(".w_0")]
     assert weights and all(isinstance(w, numpy_gpu.ndarray) for w in weights)
     np.testing.assert_allclose(gpu, cpu, rtol=1e-5)

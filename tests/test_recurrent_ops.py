@@ -11,7 +11,7 @@ from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
 from refimpl.ops.lstm import LSTM
 from refimpl.ops.lstmp import ATTRS as LSTMP_ATTRS, LSTMP
-from helpers import build_and_run, build_programs as _build, run_programs as _run
+from helpers import build_and_run_rows, build_programs as _build, run_programs as _run
 
 LENS = [3, 1, 2]
 RNG = np.random.RandomState(7)
@@ -77,7 +77,7 @@ def test_dynamic_lstm_matches_a_step_by_step_reference(reverse, peepholes):
                                                  is_reverse=reverse)
         pooled = fluid.layers.sequence_last_step(hidden)  # the lengths travel along
         return [hidden, cell, pooled]
-    hidden, cell, pooled = build_and_run(build, {"x": _lod(x), "h0": h0, "c0": c0})
+    hidden, cell, pooled = build_and_run_rows(build, {"x": _lod(x), "h0": h0, "c0": c0})
     ref_h, ref_c = _lstm_reference(x, w, b, LENS, reverse, peepholes, h0, c0)
     np.testing.assert_allclose(hidden, ref_h, rtol=1e-5, atol=1e-6)
     np.testing.assert_allclose(cell, ref_c, rtol=1e-5, atol=1e-6)
@@ -111,7 +111,7 @@ def test_dynamic_gru_matches_a_step_by_step_reference(reverse, origin_mode):
         v = fluid.data("x", [-1, 3 * d], "float32", lod_level=1)
         return [fluid.layers.dynamic_gru(v, d, param_attr=_attr(w), bias_attr=_attr(b),
                                          is_reverse=reverse, origin_mode=origin_mode)]
-    hidden, = build_and_run(build, {"x": _lod(x)})
+    hidden, = build_and_run_rows(build, {"x": _lod(x)})
     np.testing.assert_allclose(hidden, _gru_reference(x, w, b, LENS, reverse, origin_mode),
                                rtol=1e-5, atol=1e-6)
 
@@ -125,9 +125,9 @@ def test_recurrent_layers_reject_bad_arguments():
             fluid.layers.dynamic_gru(v, 2, gate_activation="softsign")
         with pytest.raises(Exception, match=r"Input .*expected packed rows \[total, 12\]"):
             fluid.layers.dynamic_lstm(v, 12)
-        plain = fluid.data("p", [-1, 8], "float32")
-        with pytest.raises(ValueError, match="carries no sequence lengths"):
-            fluid.layers.dynamic_lstm(plain, 8)
+    with pytest.raises(Exception, match="lstm.*input Input 'p' carries no LoD"):
+        build_and_run_rows(lambda: fluid.layers.dynamic_lstm(
+            fluid.data("p", [-1, 8], "float32"), 8), {"p": np.ones((3, 8), np.float32)})
 
 
 def _crf_cost_by_enumeration(x, y, trans):
@@ -169,14 +169,14 @@ def test_linear_chain_crf_matches_brute_force_enumeration():
     trans = RNG.uniform(-1, 1, (tags + 2, tags))
     expect = [_crf_cost_by_enumeration(xs, ys[:, 0], trans)
               for xs, ys in zip(_sequences(x, lens), _sequences(labels, lens))]
-    cost, *_ = build_and_run(_crf_program(x, labels, trans, lens, False),
+    cost, *_ = build_and_run_rows(_crf_program(x, labels, trans, lens, False),
                     {"e": _lod(x, lens), "y": _lod(labels, lens)})
     np.testing.assert_allclose(cost[:, 0], expect, rtol=1e-10)
     # Paddle's padded form gives the same costs
     pad_x, pad_y = np.zeros((3, 3, tags)), np.zeros((3, 3, 1), np.int64)
     for i, (xs, ys) in enumerate(zip(_sequences(x, lens), _sequences(labels, lens))):
         pad_x[i, :len(xs)], pad_y[i, :len(ys)] = xs, ys
-    padded, = build_and_run(_crf_program(x, labels, trans, lens, True),
+    padded, = build_and_run_rows(_crf_program(x, labels, trans, lens, True),
                    {"e": pad_x, "y": pad_y, "n": np.array(lens, np.int64)})
     np.testing.assert_allclose(padded[:, 0], expect, rtol=1e-10)
 
@@ -198,7 +198,7 @@ def test_linear_chain_crf_gradients_match_finite_differences_of_the_enumeration(
             step[idx] = 1e-6
             g[idx] = (bump(value + step) - bump(value - step)) / 2e-6
         return g
-    _, dtrans, dx = build_and_run(_crf_program(x, labels, trans, lens, False),
+    _, dtrans, dx = build_and_run_rows(_crf_program(x, labels, trans, lens, False),
                          {"e": _lod(x, lens), "y": _lod(labels, lens)})
     np.testing.assert_allclose(dx, numeric(x, lambda v: total(v, trans)), atol=1e-7)
     np.testing.assert_allclose(dtrans, numeric(trans, lambda v: total(x, v)), atol=1e-7)
@@ -209,7 +209,7 @@ def _pool_sums(build_seq, feed):
     def build():
         seq = build_seq()
         return [seq, fluid.layers.sequence_pool(seq, "sum")]
-    return build_and_run(build, feed)
+    return build_and_run_rows(build, feed)
 
 
 def test_sequence_conv_matches_windows_within_each_sequence():
@@ -221,7 +221,7 @@ def test_sequence_conv_matches_windows_within_each_sequence():
         v = fluid.data("x", [-1, 2], "float32", lod_level=1)
         return [fluid.layers.sequence_conv(v, 4, 3, param_attr=_attr(w), bias_attr=_attr(b),
                                            act="tanh")]
-    out, = build_and_run(build, {"x": _lod(x)})
+    out, = build_and_run_rows(build, {"x": _lod(x)})
     expect = []
     for seq in _sequences(x):
         padded = np.concatenate([np.zeros((1, 2)), seq, np.zeros((1, 2))])
@@ -235,7 +235,7 @@ def test_sequence_enumerate_reshape_and_scatter():
     def build():
         v = fluid.data("ids", [-1, 1], "int64", lod_level=1)
         return [fluid.layers.sequence_enumerate(v, 2, pad_value=0)]
-    windows, = build_and_run(build, {"ids": _lod(ids)})
+    windows, = build_and_run_rows(build, {"ids": _lod(ids)})
     np.testing.assert_array_equal(windows, [[1, 2], [2, 3], [3, 0], [4, 0], [5, 6], [6, 0]])
 
     x = np.arange(24, dtype=np.float32).reshape(6, 4)
@@ -253,7 +253,7 @@ def test_sequence_enumerate_reshape_and_scatter():
         index = fluid.data("i", [-1, 1], "int64", lod_level=1)
         updates = fluid.data("u", [-1, 1], "float32")
         return [fluid.layers.sequence_scatter(fluid.data("b", [3, 5]), index, updates)]
-    out, = build_and_run(build_scatter, {"b": base, "i": _lod(ids), "u": upd})
+    out, = build_and_run_rows(build_scatter, {"b": base, "i": _lod(ids), "u": upd})
     expect = base.copy()
     expect[0, 0] += 0.5 + 2.0
     expect[0, 4] += 1.0
@@ -286,7 +286,7 @@ def test_lod_reset_append_and_reorder_by_rank():
         with pytest.raises(ValueError, match="lod_reset: give y or target_lod"):
             fluid.layers.lod_reset(fluid.data("x", [-1, 1]))
     with pytest.raises(Exception, match="offsets starting at 0"):
-        build_and_run(lambda: [fluid.layers.lod_reset(data(), target_lod=[0, 4])], {"x": _lod(x)})
+        build_and_run_rows(lambda: [fluid.layers.lod_reset(data(), target_lod=[0, 4])], {"x": _lod(x)})
 
 
 def test_im2sequence_makes_one_sequence_of_patches_per_image():
@@ -338,12 +338,12 @@ def test_cudnn_style_lstm_stacks_layers_and_uses_default_initializer():
             default_initializer=init)
         return [out, last_h, last_c]
     feed = {"x": x, "h0": zeros, "c0": zeros}
-    out, last_h, last_c = build_and_run(lambda: build(None), feed)
+    out, last_h, last_c = build_and_run_rows(lambda: build(None), feed)
     assert out.shape == (4, 2, 5) and last_h.shape == last_c.shape == (2, 2, 5)
     np.testing.assert_allclose(last_h[1], out[-1], rtol=1e-6)  # the top layer's last step
     assert np.abs(out).max() > 1e-3
     # zero weights and states: every cell stays 0, so every output is 0
-    out, _, _ = build_and_run(lambda: build(fluid.initializer.Constant(0.0)), feed)
+    out, _, _ = build_and_run_rows(lambda: build(fluid.initializer.Constant(0.0)), feed)
     np.testing.assert_array_equal(out, np.zeros_like(out))
 
 
@@ -390,13 +390,12 @@ def test_dynamic_lstmp_layer_runs_the_op_with_its_parameters():
     lens = np.array([2, 3], np.int64)
 
     def net():
-        xv = fluid.data("x", [-1, 8])
-        lv = fluid.data("len", [-1], "int64")
-        return fluid.layers.dynamic_lstmp(xv, size=8, proj_size=3, length=lv)
+        return fluid.layers.dynamic_lstmp(fluid.data("x", [-1, 8], lod_level=1), size=8,
+                                          proj_size=3)
 
     main, startup, (proj, cell) = _build(net)
     assert proj.shape == (-1, 3) and cell.shape == (-1, 2)
-    (p, c), params = _run(main, startup, {"x": x, "len": lens}, [proj, cell])
+    (p, c), params = _run(main, startup, {"x": (x, [lens.tolist()])}, [proj, cell])
     op = main.global_block().ops[-1]
     assert op.type == "lstmp"
     want = LSTMP.forward(x, None, None, *(params[op.input(s)[0]] for s in
@@ -406,5 +405,4 @@ def test_dynamic_lstmp_layer_runs_the_op_with_its_parameters():
     np.testing.assert_allclose(c, want[1], rtol=1e-5, atol=1e-6)
     with pytest.raises(ValueError, match="proj_activation must be one of"):
         _build(lambda: fluid.layers.dynamic_lstmp(fluid.data("y", [-1, 8]), 8, 3,
-                                                  proj_activation="softsign",
-                                                  length=fluid.data("l", [-1], "int64")))
+                                                  proj_activation="softsign"))

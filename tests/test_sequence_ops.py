@@ -1,12 +1,12 @@
-"""Sequence ops on packed rows plus lengths (specs/ops/sequence.md): values against numpy
-references written here, on the ragged batch of lengths [3, 1, 2]."""
+"""Sequence ops on LoD tensors (specs/ops/sequence.md, specs/lod.md): values and the LoD
+they carry against numpy references written here, on the ragged batch of lengths [3, 1, 2]."""
 import numpy as np
 import pytest
 
 import refimpl.fluid.layers as layers
 from refimpl import fluid, static
 from refimpl.framework.program import Program, program_guard
-from helpers import build_and_run, run_default_programs
+from helpers import build_and_run, lengths, run_default_programs
 
 LENS = [3, 1, 2]
 RNG = np.random.RandomState(7)
@@ -41,12 +41,10 @@ def test_first_last_step_and_empty_sequence_pad_value():
     x = np.random.RandomState(0).rand(6, 3).astype(np.float32)
 
     def build():
-        v = fluid.data("x", [-1, 3], "float32")
-        n = fluid.data("n", [-1], "int64")
-        return [fluid.layers.sequence_first_step(v, length=n),
-                fluid.layers.sequence_last_step(v, length=n),
-                fluid.layers.sequence_pool(v, "sum", pad_value=7.0, length=n)]
-    first, last, total = build_and_run(build, {"x": x, "n": lens})
+        v = _seq_input(width=3)
+        return [fluid.layers.sequence_first_step(v), fluid.layers.sequence_last_step(v),
+                fluid.layers.sequence_pool(v, "sum", pad_value=7.0)]
+    first, last, total = build_and_run(build, {"x": _lod(x, lens)})
     np.testing.assert_allclose(first, [x[0], np.zeros(3), x[2]])
     np.testing.assert_allclose(last, [x[1], np.zeros(3), x[5]])
     np.testing.assert_allclose(total, [x[:2].sum(0), np.full(3, 7.0), x[2:].sum(0)], rtol=1e-6)
@@ -58,7 +56,9 @@ def test_pad_then_unpad_round_trips():
         pad = fluid.layers.fill_constant([1], "float32", -1.0)
         padded, length = fluid.layers.sequence_pad(x, pad, maxlen=4)
         return [padded, length, fluid.layers.sequence_unpad(padded, length)]
-    padded, length, back = build_and_run(build, {"x": _lod()})
+    padded, length, back = build_and_run(build, {"x": _lod()}, return_numpy=False)
+    assert lengths(back) == [LENS] and lengths(padded) == []
+    padded, length, back = map(np.array, (padded, length, back))
     expect = np.full((3, 4, 2), -1.0, np.float32)
     for i, s in enumerate(_seqs()):
         expect[i, :len(s)] = s
@@ -67,7 +67,7 @@ def test_pad_then_unpad_round_trips():
     np.testing.assert_array_equal(back, ROWS)
 
 
-def test_softmax_reverse_keep_lengths_for_the_next_op():
+def test_softmax_reverse_keep_the_lod_for_the_next_op():
     x = ROWS[:, :1] / 10
 
     def build():
@@ -75,7 +75,9 @@ def test_softmax_reverse_keep_lengths_for_the_next_op():
         soft = fluid.layers.sequence_softmax(v)
         return [soft, fluid.layers.sequence_reverse(soft),
                 fluid.layers.sequence_pool(fluid.layers.sequence_reverse(v), "first")]
-    soft, rev, first = build_and_run(build, {"x": _lod(x)})
+    soft, rev, first = build_and_run(build, {"x": _lod(x)}, return_numpy=False)
+    assert lengths(soft) == lengths(rev) == [LENS] and lengths(first) == []
+    soft, rev, first = map(np.array, (soft, rev, first))
     expect = np.concatenate([np.exp(s) / np.exp(s).sum() for s in _seqs(x)])
     np.testing.assert_allclose(soft, expect, rtol=1e-6)
     np.testing.assert_allclose(rev, np.concatenate([s[::-1] for s in _seqs(expect)]), rtol=1e-6)
@@ -94,20 +96,23 @@ def test_expand_expand_as_concat_slice():
         expanded = fluid.layers.sequence_expand(x, yv)
         concat = fluid.layers.sequence_concat([x, x])
         sliced = fluid.layers.sequence_slice(x, off, size)
-        return [expanded, expanded._seq_length, fluid.layers.sequence_expand(rows, yv),
-                fluid.layers.sequence_expand_as(rows, yv), concat, concat._seq_length,
-                sliced, fluid.layers.sequence_pool(sliced, "sum")]
+        return [expanded, fluid.layers.sequence_expand(rows, yv),
+                fluid.layers.sequence_expand_as(rows, yv), concat, sliced,
+                fluid.layers.sequence_pool(sliced, "sum")]
     r = np.array([[1, 2], [3, 4], [5, 6]], np.float32)
     outs = build_and_run(build, {"x": _lod(), "y": _lod(y, y_lens), "r": r,
-                        "off": np.array([[1], [0], [1]]), "size": np.array([[2], [1], [0]])})
-    expanded, expanded_len, rows_expanded, rows_as, concat, concat_len, sliced, sliced_sum = outs
+                                 "off": np.array([[1], [0], [1]]),
+                                 "size": np.array([[2], [1], [0]])}, return_numpy=False)
+    expanded_len, rows_len, rows_as_len, concat_len, sliced_len, _ = map(lengths, outs)
+    assert expanded_len == [[3, 3, 2, 2, 2]] and concat_len == [[6, 2, 4]]
+    # Paddle 1.8.5: a dense x expanded keeps no LoD; expand_as gives y's
+    assert rows_len == [] and rows_as_len == [y_lens] and sliced_len == [[2, 1, 0]]
+    expanded, rows_expanded, rows_as, concat, sliced, sliced_sum = map(np.array, outs)
     s = _seqs()
     np.testing.assert_array_equal(expanded, np.concatenate([s[0], s[0], s[2], s[2], s[2]]))
-    np.testing.assert_array_equal(expanded_len, [3, 3, 2, 2, 2])
     np.testing.assert_array_equal(rows_expanded, r[[0, 0, 2, 2, 2]])
     np.testing.assert_array_equal(rows_as, r[[0, 0, 2, 2, 2]])
     np.testing.assert_array_equal(concat, np.concatenate([np.concatenate([q, q]) for q in s]))
-    np.testing.assert_array_equal(concat_len, [6, 2, 4])
     np.testing.assert_array_equal(sliced, np.concatenate([s[0][1:3], s[1][0:1]]))
     np.testing.assert_array_equal(sliced_sum, [s[0][1:3].sum(0), s[1][0], [0, 0]])
 
@@ -128,20 +133,24 @@ def test_sequence_pool_gradient_through_the_program():
         x.stop_gradient = False
         loss = fluid.layers.reduce_sum(fluid.layers.sequence_pool(x, "average"))
         return fluid.gradients([loss], [x])
-    grad, = build_and_run(build, {"x": _lod()})
-    np.testing.assert_allclose(grad, np.repeat(1.0 / np.array(LENS), LENS)[:, None]
+    grad, = build_and_run(build, {"x": _lod()}, return_numpy=False)
+    assert lengths(grad) == [LENS]      # x@GRAD has x's LoD, as in Paddle
+    np.testing.assert_allclose(np.array(grad), np.repeat(1.0 / np.array(LENS), LENS)[:, None]
                                * np.ones((1, 2)), rtol=1e-6)
 
 
-def test_errors_name_the_layer_and_the_problem():
-    with program_guard(Program(), Program()):
-        dense = fluid.data("d", [-1, 2], "float32")
-        with pytest.raises(ValueError, match="sequence_pool.*'d' carries no sequence lengths"):
-            fluid.layers.sequence_pool(dense, "sum")
-    with pytest.raises(Exception, match="XLength \\[3, 1, 2\\] add up to 6, but the input "
-                                        "has 5 rows"):
+def test_errors_name_the_op_the_variable_and_the_problem():
+    def pool_dense():
+        return [fluid.layers.sequence_pool(fluid.data("d", [-1, 2], "float32"), "sum")]
+    with pytest.raises(Exception, match="sequence_pool.*input X 'd' carries no LoD"):
+        build_and_run(pool_dense, {"d": ROWS})
+    with pytest.raises(Exception, match="feed 'x': its LoD \\[\\[0, 3, 4, 6\\]\\].*does not "
+                                        "fit the data of shape \\[5, 2\\]"):
         build_and_run(lambda: [fluid.layers.sequence_pool(_seq_input(), "sum")],
-             {"x": ROWS[:5], "x@LENGTH": np.array(LENS)})
+                      {"x": (ROWS[:5], [LENS])})
+    with pytest.raises(RuntimeError, match="hold LoD information"):
+        build_and_run(lambda: [fluid.layers.sequence_softmax(_seq_input(width=1))],
+                      {"x": _lod(ROWS[:, :1])})
 
 
 def _levenshtein(a, b):
@@ -202,7 +211,10 @@ def test_ctc_loss_by_hand_and_its_gradient():
         x.stop_gradient = False
         loss = fluid.layers.warpctc(x, fluid.data("l", [-1, 1], "int32", lod_level=1))
         return fluid.gradients([fluid.layers.reduce_sum(loss)], [x])
-    grad, = build_and_run(build_grad, {"x": _lod(logits, [2]), "l": _lod(np.array([[1]], np.int32), [1])})
+    grad, = build_and_run(build_grad, {"x": _lod(logits, [2]),
+                                       "l": _lod(np.array([[1]], np.int32), [1])},
+                          return_numpy=False)
+    grad = np.array(grad)
     step = 1e-2
     numeric = np.zeros_like(logits)
     for idx in np.ndindex(*logits.shape):
@@ -236,8 +248,10 @@ def test_ctc_loss_padded_matches_packed_and_greedy_decoder():
                       [.9, .05, .05]], np.float32)
     decoded, = build_and_run(lambda: [fluid.layers.ctc_greedy_decoder(
         fluid.data("p", [-1, 3], "float32", lod_level=1), blank=0)],
-        {"p": _lod(probs, [4, 2])})
-    np.testing.assert_array_equal(decoded, [[1], [1], [2]])   # "a a _ a" -> "aa", "b _" -> "b"
+        {"p": _lod(probs, [4, 2])}, return_numpy=False)
+    # "a a _ a" -> "aa", "b _" -> "b"
+    np.testing.assert_array_equal(np.array(decoded), [[1], [1], [2]])
+    assert lengths(decoded) == [[2, 1]]
 
 
 def _sigmoid(v):

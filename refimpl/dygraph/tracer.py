@@ -58,7 +58,9 @@ class _Layout:
     def __init__(self, op_def):
         self.op_def = op_def
         self.type = op_def.type
-        self.ins = [(slot_name(s), is_duplicable(s)) for s in op_def.inputs]
+        # slots read only for their LoD are no kernel arguments (eager values carry none)
+        self.ins = [(slot_name(s), is_duplicable(s)) for s in op_def.inputs
+                    if slot_name(s) not in op_def.lod_only]
         self.outs = [(slot_name(s), is_duplicable(s)) for s in op_def.outputs]
         self.attr_items = list(op_def.attrs.items())
         self.single_out = len(self.outs) == 1
@@ -73,6 +75,8 @@ class _Layout:
         plan = []   # per grad-op input: ("in", i) | ("out", k) | ("dout", k)
         for s in op_def.grad_input_slots():
             name = slot_name(s)
+            if name in op_def.lod_only or name in op_def.grad_lod_only:
+                continue
             if name.endswith("@GRAD"):
                 plan.append(("dout", out_pos[name[:-len("@GRAD")]]))
             elif name in in_pos:

@@ -15,11 +15,12 @@ import numpy as np
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import FeedError, OpError
 from ..framework.fetched import as_fetched
+from ..framework.lod import check_lengths, describe_lod, lod_of, valid_for, with_lod
 from ..framework.place import as_place, current_place, device_of
 from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                  default_main_program)
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
-from ..ops.registry import BlockOpDef
+from ..ops.registry import BlockOpDef, lod_reaching, with_lod_rules
 from ..xp import device as gpu_device, to_device, to_host
 from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
@@ -36,7 +37,7 @@ def _phase(op):
 
 
 def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=None,
-            device="cpu"):
+            device="cpu", lod=False):
     """A closure `run(env)` that runs `op` on the dict `env` of name -> array.
     `inplace`: use the op's in-place kernel, which writes into its first input (the
     caller has checked that input is dead after this op). `alloc(shape, dtype)`: where
@@ -45,7 +46,9 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     (link_saved_for_grad). `group`: the place's communicator group (DeviceGroup), given to
     collective ops labelled with the op, so a mismatch or a stall report names it.
     `device`: "cpu", or "gpu" for CuPy arrays (refimpl.dispatch.select_gpu_kernel).
-    `wrap_kernel(op, fn) -> fn` instruments kernels (the profiler uses it)."""
+    `wrap_kernel(op, fn) -> fn` instruments kernels (the profiler uses it). `lod`: the op
+    may see values carrying a LoD, so it runs with its LoD rules (ops/registry.py
+    with_lod_rules)."""
     op_def = op.op_def
     if group is not None and talks_to_places(op):
         group = group.for_op(describe_op(op))
@@ -64,19 +67,21 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     runtime = {"alloc": alloc, "saved": saved, "group": group,
                "need": tuple(bool(op.outputs.get(s)) for s in op_def.output_slots)}
     attrs.update((k, runtime[k]) for k in kernel.keywords if runtime[k] is not None)
-    fn = wrap_kernel(op, kernel.fn) if wrap_kernel is not None else kernel.fn
+    fn = with_lod_rules(kernel.fn, op_def, op.inputs, attrs) if lod else kernel.fn
+    fn = wrap_kernel(op, fn) if wrap_kernel is not None else fn
     return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
 
 
-def bind_control_op(op, program, wrap_kernel=None, group=None, device="cpu"):
+def bind_control_op(op, program, wrap_kernel=None, group=None, device="cpu", lod_names=()):
     """A control-flow op (conditional_block, while, their grads: a BlockOpDef) bound with a
     way to compile its sub-block: `compile(ops, keep)` is a nested Plan over `ops` run on
     the same dict, freeing only the names it makes that are not in `keep` (the op passes
     every name visible outside the sub-block). Ops never import the executor; this is how
-    they run blocks (specs/control_flow.md)."""
+    they run blocks (specs/control_flow.md). `lod_names`: the names outside that may carry
+    a LoD."""
     def compile_ops(ops, keep):
         return Plan(program, (), keep, wrap_kernel=wrap_kernel, ops=ops, group=group,
-                    device=device)
+                    device=device, lod_feeds=lod_names)
     return op.op_def.bind_control(op, compile_ops)
 
 
@@ -87,7 +92,8 @@ class Plan:
 
     def __init__(self, program, feed_names, fetch_names, eager_delete=True, wrap_kernel=None,
                  inplace=False, reuse_buffers=False, addto=False, hand_off=True, ops=None,
-                 group=None, device="cpu"):
+                 group=None, device="cpu", lod_feeds=()):
+        """`lod_feeds`: names fed (or visible, for a sub-block) with a LoD."""
         self.program = program
         self.device = device
         self.version = program._version
@@ -123,10 +129,14 @@ class Plan:
         # recompute (conv2d's columns are kh*kw times its input)
         links = link_saved_for_grad(self.ops, little_only=hand_off == "little")
         self.saved_for_grad = list({id(h): h for h in links.values()}.values())
+        declared = {n for n, v in block.vars.items() if v.lod_level}
+        lod_names, touching = lod_reaching(self.ops, declared | set(lod_feeds))
+        touching = set(touching)
         # group: the device's communicator group (collective ops), None on one place
-        self.runs = [bind_control_op(op, program, wrap_kernel, group, device)
+        self.runs = [bind_control_op(op, program, wrap_kernel, group, device, lod_names)
                      if isinstance(op.op_def, BlockOpDef)
-                     else bind_op(op, wrap_kernel, r, alloc, links.get(i), group, device)
+                     else bind_op(op, wrap_kernel, r, alloc, links.get(i), group, device,
+                                  i in touching)
                      for i, (op, r) in enumerate(zip(self.ops, reuse))]
 
     def _read_before_written(self, fed):
@@ -286,9 +296,18 @@ class Plan:
 
 
 def check_feed(var, value):
-    """The fed value as an array of the variable's dtype, or a FeedError saying why not."""
+    """The fed value as an array of the variable's dtype, or a FeedError saying why not. A
+    LoDTensor or an (array, recursive sequence lengths) pair feeds its LoD too."""
     if isinstance(value, Tensor):
-        value = np.asarray(value)
+        lod = tuple(tuple(level) for level in value.recursive_sequence_lengths())
+        value = check_feed(var, np.asarray(value))
+        return _with_checked_lod(var, value, lod) if lod else value
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], (list, tuple)):
+        try:
+            lod = check_lengths(value[1], "feed %r" % var.name)
+        except TypeError as e:
+            raise FeedError(str(e)) from None
+        return _with_checked_lod(var, check_feed(var, value[0]), lod)
     if not isinstance(value, np.ndarray):
         value = np.asarray(value, dtype=var.dtype.np if var.dtype is not None else None)
     if value.ndim == 0 and var.shape is not None and len(var.shape) == 1 and \
@@ -320,6 +339,16 @@ def check_feed(var, value):
             raise FeedError("feed %r: expected shape %s, got %s"
                             % (var.name, list(shape), list(value.shape)))
     return value
+
+
+def _with_checked_lod(var, value, lod):
+    if not (value.ndim and valid_for(lod, len(value))):
+        raise FeedError("feed %r: its LoD %s (recursive sequence lengths %s) does not fit "
+                        "the data of shape %s: each level must add up to the next level's "
+                        "count, the last to the number of rows"
+                        % (var.name, describe_lod(lod), [list(level) for level in lod],
+                           list(value.shape)))
+    return with_lod(value, lod)
 
 
 def known_feeds(block, feed):
@@ -361,22 +390,10 @@ def fetch_values(block, env, fetch_names):
         if value is None:
             raise ValueError("fetch %r has no value after the run: no op produced it "
                              "and it was not fed" % name)
-        outs.append(value.copy() if block._find_var_recursive(name).persistable else value)
+        if block._find_var_recursive(name).persistable:
+            value = with_lod(value.copy(), lod_of(value))
+        outs.append(value)
     return outs
-
-
-def _with_sequence_lengths(block, feed):
-    """A fed LoDTensor also feeds its last level of lengths to `<name>@LENGTH` when the
-    program reads that variable (layers/sequence.py) and it is not fed explicitly."""
-    extra = {}
-    for name, value in feed.items():
-        lengths_of = getattr(value, "recursive_sequence_lengths", None)
-        if lengths_of is None:   # a plain array: the common case, checked first (per run)
-            continue
-        lengths_name, levels = name + "@LENGTH", lengths_of()
-        if levels and lengths_name not in feed and lengths_name in block.vars:
-            extra[lengths_name] = np.asarray(levels[-1], dtype=np.int64)
-    return dict(feed, **extra) if extra else feed
 
 
 class Executor:
@@ -419,23 +436,24 @@ class Executor:
         return _as_results(outs, return_numpy)
 
     def _plan(self, program, feed_names, fetch_names, scope):
-        key = (id(program), tuple(sorted(feed_names)), tuple(fetch_names), id(scope))
+        lod_feeds = tuple(sorted(n for n in feed_names if lod_of(feed_names[n])))
+        key = (id(program), tuple(sorted(feed_names)), tuple(fetch_names), id(scope), lod_feeds)
         plan = self._plans.get(key)
         if plan is None or plan.program is not program or plan.version != program._version:
-            plan = Plan(program, feed_names, fetch_names,
+            plan = Plan(program, feed_names, fetch_names, lod_feeds=lod_feeds,
                         device="cpu" if self.device_id is None else "gpu")
             self._plans[key] = plan
         return plan
 
     def _run_program(self, program, feed, fetch_names, scope):
         block = program.global_block()
-        feed = _with_sequence_lengths(block, known_feeds(block, feed))
+        feed = known_feeds(block, feed)
         env = scope._values
         checked = check_feeds(block, feed)
         for name in fetch_names:
             if block._find_var_recursive(name) is None:
                 raise ValueError("fetch %r: the program has no variable of that name" % name)
-        plan = self._plan(program, feed, fetch_names, scope)
+        plan = self._plan(program, checked, fetch_names, scope)
         with gpu_device(self.device_id):
             env.update(checked if self.device_id is None else
                        {n: to_device(v) for n, v in checked.items()})
@@ -468,9 +486,15 @@ def _fetch_names(fetch_list):
 
 def _as_results(outs, return_numpy):
     """Fetched values as numpy arrays, or as LoDTensors (return_numpy=False). A tensor array's
-    value (a list) comes back as a list of arrays, or a LoDTensorArray, as in Paddle."""
+    value (a list) comes back as a list of arrays, or a LoDTensorArray, as in Paddle. A value
+    carrying a LoD cannot become an array (Paddle raises the same)."""
     outs = [[to_host(t) for t in o] if isinstance(o, list) else to_host(o) for o in outs]
     if return_numpy:
+        if any(lod_of(o) for o in outs):
+            raise RuntimeError("Some of your fetched tensors hold LoD information. They can "
+                               "not be completely cast to Python ndarray. Please set the "
+                               "parameter 'return_numpy' as 'False' to return LoDTensor "
+                               "itself directly.")
         return [[np.asarray(t) for t in o] if isinstance(o, list) else as_fetched(o)
                 for o in outs]
     return [LoDTensorArray(Tensor(value=t) for t in o) if isinstance(o, list)

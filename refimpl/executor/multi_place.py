@@ -16,6 +16,7 @@ import numpy as np
 
 from ..framework.errors import EOFException, FeedError
 from ..framework.fetched import as_fetched
+from ..framework.lod import check_lengths, sequence_slice
 from ..framework.scope import Tensor
 from ..parallel import launch
 from ..parallel.communicator import (CollectiveMismatch, CommunicationAborted,
@@ -36,7 +37,21 @@ THREADS_PER_PLACE = 4   # ExecutionStrategy.num_threads = 0
 _RUN_ERRORS = (CommunicationAborted, CollectiveMismatch, StallError)
 
 
+def _lod_feed(value):
+    """(rows, LoD) of a feed that carries a LoD (a LoDTensor, an (array, lengths) pair), or
+    None."""
+    if isinstance(value, Tensor) and value.recursive_sequence_lengths():
+        return np.asarray(value), check_lengths(value.recursive_sequence_lengths(), "feed")
+    if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], (list, tuple)):
+        return np.asarray(value[0]), check_lengths(value[1], "feed")
+    return None
+
+
 def _rows(value):
+    """The samples of a feed: its top-level sequences when it carries a LoD, else dim 0."""
+    lod_feed = _lod_feed(value)
+    if lod_feed is not None:
+        return len(lod_feed[1][0])
     shape = np.shape(np.asarray(value) if isinstance(value, Tensor) else value)
     return shape[0] if shape else 1     # (a LoDTensor's shape is a method: shape())
 
@@ -65,6 +80,10 @@ def split_feed(feed, n, persistable=(), partial=False):
     parts = [{} for _ in range(n)]
     for name, value in feed.items():
         total = _rows(value)
+        lod_feed = _lod_feed(value)
+        if lod_feed is not None and n > 1:
+            _split_sequences(name, lod_feed, total, parts)
+            continue
         if total == 1 and (n == 1 or name in persistable):
             for i, part in enumerate(parts):   # own copies: optimizer ops update in place
                 part[name] = value if i == 0 or np.isscalar(value) else \
@@ -83,13 +102,34 @@ def split_feed(feed, n, persistable=(), partial=False):
         if total < n:
             raise FeedError("feed %r has %d samples, fewer than the %d devices; drop this "
                             "batch or feed a list with one dict per device" % (name, total, n))
-        base, extra = divmod(total, n)
-        sizes = [base + (1 if i >= n - extra else 0) for i in range(n)]
         start = 0
-        for i, size in enumerate(sizes):
-            parts[i][name] = value[start:start + size]
+        for part, size in zip(parts, _shares(total, n)):
+            part[name] = value[start:start + size]
             start += size
     return parts
+
+
+def _shares(total, n):
+    """How many of `total` samples each of n devices takes: later devices the extras."""
+    base, extra = divmod(total, n)
+    return [base + (1 if i >= n - extra else 0) for i in range(n)]
+
+
+def _split_sequences(name, lod_feed, total, parts):
+    """A LoD feed split by whole top-level sequences, as dim 0 is split (specs/lod.md):
+    each device gets its sequences' rows and their LoD."""
+    rows, lod = lod_feed
+    if total < len(parts):
+        raise FeedError("feed %r has %d sequences, fewer than the %d devices; drop this "
+                        "batch or feed a list with one dict per device"
+                        % (name, total, len(parts)))
+    start = 0
+    for part, size in zip(parts, _shares(total, len(parts))):
+        part_rows, part_lod = sequence_slice(rows, lod, start, start + size)
+        part[name] = (part_rows, [list(level) for level in part_lod])
+        start += size
+
+
 
 
 def _partial_count(feed, n, persistable):
@@ -336,6 +376,8 @@ class MultiPlaceRunner:
         results = [[to_host(v) for v in place] for place in results]
         if not return_numpy:
             return [[Tensor(value=p) for p in parts] for parts in zip(*results)]
+        for parts in zip(*results):
+            _as_results(parts, True)     # refuses values that carry a LoD, as Paddle
         if not return_merged:
             return [[np.asarray(p) for p in parts] for parts in zip(*results)]
         return [as_fetched(np.stack(parts) if parts[0].ndim == 0

@@ -4,6 +4,7 @@ import re
 import numpy as np
 
 from ..framework.program import Variable, default_main_program
+from ..framework.scope import LoDTensor
 
 __all__ = ["DataFeeder", "DataFeedDesc"]
 
@@ -11,7 +12,9 @@ __all__ = ["DataFeeder", "DataFeedDesc"]
 class DataFeeder:
     """Turns a minibatch (a list of samples, each a tuple with one field per feed variable)
     into {name: ndarray}: each column stacked, cast to the variable's dtype and reshaped
-    to its shape (one -1 dim is the batch)."""
+    to its shape (one -1 dim is the batch). A variable with lod_level n takes fields nested
+    n deep (a sequence of items, or for n = 2 a sequence of sequences): its items are
+    stacked as rows and it is fed as a LoDTensor whose LoD holds the nesting's lengths."""
 
     def __init__(self, feed_list, place, program=None):
         program = program or default_main_program()
@@ -23,10 +26,6 @@ class DataFeeder:
             if not isinstance(v, Variable):
                 raise TypeError("DataFeeder: feed_list items must be Variables or names, got %s"
                                 % type(v).__name__)
-            if v.lod_level > 0:
-                raise NotImplementedError(
-                    "DataFeeder: %r has lod_level %d; refimpl has no LoD (variable-length "
-                    "sequences): pad them and feed a dense variable" % (v.name, v.lod_level))
             self.feed_vars.append(v)
         self.place = place
         self.feed_names = [v.name for v in self.feed_vars]
@@ -40,7 +39,30 @@ class DataFeeder:
                                                             self.feed_names))
             for column, field in zip(columns, sample):
                 column.append(field)
-        return {v.name: _to_array(v, column) for v, column in zip(self.feed_vars, columns)}
+        return {v.name: _to_lod_tensor(v, column) if v.lod_level else _to_array(v, column)
+                for v, column in zip(self.feed_vars, columns)}
+
+
+def _to_lod_tensor(var, column):
+    """The items of a column of fields nested var.lod_level deep, as rows of a LoDTensor."""
+    lod = [[] for _ in range(var.lod_level)]
+    items = []
+
+    def flatten(field, depth, where):
+        if depth == var.lod_level:
+            items.append(field)
+            return
+        if not hasattr(field, "__len__"):
+            raise ValueError("DataFeeder.feed: %r has lod_level %d, but %s is %r, not a "
+                             "sequence" % (var.name, var.lod_level, where, field))
+        lod[depth].append(len(field))
+        for j, item in enumerate(field):
+            flatten(item, depth + 1, "%s[%d]" % (where, j))
+    for i, field in enumerate(column):
+        flatten(field, 0, "sample %d's field" % i)
+    tensor = LoDTensor(value=_to_array(var, items))
+    tensor.set_recursive_sequence_lengths(lod)
+    return tensor
 
 
 def _to_array(var, column):

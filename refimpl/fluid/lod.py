@@ -1,13 +1,10 @@
 """Building LoD tensors (fluid 1.8): create_lod_tensor, create_random_int_lodtensor.
-
-refimpl has no LoD in its ops: a LoDTensor (framework/scope.py) fed to a program gives the
-op its flat data (`np.array(t)`, rows of all sequences one after another, as in Paddle) and
-its last level of lengths to `<name>@LENGTH` where the program reads that
-(specs/ops/sequence.md, specs/fluid_misc.md).
-"""
+The LoDTensor class is framework/scope.py's Tensor; LoD itself is framework/lod.py
+(specs/lod.md)."""
 import numpy as np
 
-from ..framework.scope import LoDTensor, LoDTensorArray, Tensor, _check_lengths
+from ..framework.lod import check_lengths
+from ..framework.scope import LoDTensor, LoDTensorArray, Tensor
 
 __all__ = ["LoDTensor", "LoDTensorArray", "create_lod_tensor", "create_random_int_lodtensor"]
 
@@ -44,7 +41,7 @@ def create_random_int_lodtensor(recursive_seq_lens, base_shape, place=None, low=
     if low > high:
         raise ValueError("create_random_int_lodtensor: low (%s) must be <= high (%s)"
                          % (low, high))
-    levels = _check_lengths(recursive_seq_lens, "create_random_int_lodtensor")
+    levels = check_lengths(recursive_seq_lens, "create_random_int_lodtensor")
     rows = sum(levels[-1]) if levels else 0
     data = np.random.randint(low, high + 1, size=[rows] + list(base_shape)).astype(np.int64)
     return create_lod_tensor(data, levels, place)

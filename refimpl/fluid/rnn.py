@@ -25,7 +25,7 @@ from ..layers.control_flow import tensor_array_to_tensor
 from ..layers.creation import fill_constant, fill_constant_batch_size_like
 from ..layers.math import _bool_out, cast, matmul
 from ..layers.sampling import sampling_id
-from ..layers.sequence import seq_length, sequence_mask, sequence_pad, sequence_unpad
+from ..layers.sequence import sequence_mask, sequence_pad, sequence_unpad
 from ..layers.tensor import argmax, concat, split, stack, transpose, unsqueeze, unstack
 from ..nn.layer.base import Layer
 from ..nn.layer.decode import (BeamSearchDecoder, Decoder, _leaves, dynamic_decode,
@@ -441,23 +441,20 @@ class DynamicRNN:
         self._outputs = [sequence_unpad(_swap_batch_time(o), self._lengths)
                          for o in self._rnn._outputs]
 
-    def step_input(self, x, level=0, max_len=None, length=None):
-        """x packed [total, ...] (lengths: `length`, or x's own) -> this step's rows
-        [batch, ...]; every step input must have the same lengths."""
+    def step_input(self, x, level=0, max_len=None):
+        """x, a LoD tensor [total, ...] -> this step's rows [batch, ...]; every step input
+        must have the same sequence lengths."""
         self._rnn._check_in_step("step_input")
-        lengths = seq_length(x, length, self._where("step_input"), "x")
+        check_variable(x, "x", self._where("step_input"))
         steps = max_len if max_len is not None else self.max_len
         if steps is None or int(steps) <= 0:
             raise ValueError("DynamicRNN.step_input: x %r needs max_len (DynamicRNN(max_len=) "
                              "or step_input(max_len=)), the padded number of time steps: "
                              "refimpl unrolls the steps when the program is built, got %r"
                              % (x.name, steps))
-        if self._lengths is not None and lengths.name != self._lengths.name:
-            raise ValueError("DynamicRNN.step_input: x %r has lengths %r, an earlier step "
-                             "input has %r" % (x.name, lengths.name, self._lengths.name))
         with self._outside_step():
             pad = fill_constant([1], x.dtype, 0.0)
-            padded, _ = sequence_pad(x, pad, maxlen=int(steps), length=lengths)
+            padded, lengths = sequence_pad(x, pad, maxlen=int(steps))
             time_major = _swap_batch_time(padded)
             if self._lengths is None:
                 mask = cast(sequence_mask(lengths, maxlen=int(steps)), x.dtype)

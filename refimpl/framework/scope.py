@@ -9,6 +9,8 @@ import threading
 import numpy as np
 
 from .dtypes import convert_dtype, to_numpy_dtype
+from .lod import (as_plain, check_lengths, lengths_to_offsets, lod_of, offsets_to_lengths,
+                  valid_for, with_lod)
 
 __all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "global_scope", "scope_guard",
            "checked_value"]
@@ -16,9 +18,9 @@ __all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "global_scope", "sc
 
 class Tensor:
     """Paddle's LoDTensor: one variable's value in a scope (or a free-standing value), with
-    recursive sequence lengths, e.g. [[2, 3]] = two sequences of 2 and 3 rows; lod() gives
-    the same as offsets, [[0, 2, 5]]. Ops see the flat rows; the lengths travel with the
-    value (a fed LoDTensor's last level also feeds `<name>@LENGTH`, specs/ops/sequence.md)."""
+    its LoD (framework/lod.py): recursive sequence lengths, e.g. [[2, 3]] = two sequences
+    of 2 and 3 rows; lod() gives the same as offsets, [[0, 2, 5]]. The LoD travels with the
+    value (a LoDArray), through the ops that keep it (specs/lod.md)."""
 
     def __init__(self, recursive_sequence_lengths=None, *, scope=None, name=None, value=None):
         """`LoDTensor()` or `LoDTensor([[2, 3]])` as in Paddle; refimpl binds a tensor to a
@@ -26,7 +28,7 @@ class Tensor:
         self._scope = scope
         self._name = name
         self._own = value
-        self._own_lod = []
+        self._pending_lod = ()     # a LoD set before the tensor holds a value
         self._dims = None
         if recursive_sequence_lengths is not None:
             self.set_recursive_sequence_lengths(recursive_sequence_lengths)
@@ -44,7 +46,8 @@ class Tensor:
             self._scope._values[self._name] = value
 
     def set(self, array, place=None):
-        self._put(np.array(array, copy=True))
+        """The tensor's data becomes a copy of `array`; its LoD stays (as in Paddle)."""
+        self._put(with_lod(np.array(array, copy=True), self._lod_levels()))
 
     def _is_initialized(self):
         return self._get() is not None
@@ -104,7 +107,7 @@ class Tensor:
             raise TypeError("tensor %r holds %s, not %s" % (self._name, v.dtype, np.dtype(dtype)))
         flat = np.array(v).reshape(-1)      # a copy: the old array may be fetched elsewhere
         flat[i] = value
-        self._put(flat.reshape(v.shape))
+        self._put(with_lod(flat.reshape(v.shape), lod_of(v)))
 
     def _get_float_element(self, i):
         return self._element(i, np.float32)
@@ -120,9 +123,8 @@ class Tensor:
 
     def _copy(self, place=None):
         """A free-standing copy (value and lengths)."""
-        t = Tensor(value=None if self._get() is None else np.array(self._get(), copy=True))
-        t._own_lod = self.recursive_sequence_lengths()
-        return t
+        v = self._get()
+        return Tensor(value=None if v is None else with_lod(np.array(v, copy=True), lod_of(v)))
 
     def _place(self):
         from .place import CPUPlace
@@ -131,46 +133,39 @@ class Tensor:
     def __getitem__(self, index):
         return Tensor(value=np.array(self._value_or_fail()[index], copy=True))
 
-    # -- sequence lengths
+    # -- LoD
     def _lod_levels(self):
-        return self._own_lod if self._scope is None else self._scope._lods.get(self._name, [])
+        v = self._get()
+        return self._pending_lod if v is None else lod_of(v)
 
-    def _set_lod_levels(self, levels):
-        if self._scope is None:
-            self._own_lod = levels
+    def _set_lod_levels(self, lod):
+        v = self._get()
+        if v is None:
+            self._pending_lod = lod
         else:
-            self._scope._lods[self._name] = levels
+            self._put(with_lod(v, lod))
 
     def recursive_sequence_lengths(self):
         return [list(level) for level in self._lod_levels()]
 
     def set_recursive_sequence_lengths(self, recursive_seq_lens):
-        self._set_lod_levels(_check_lengths(recursive_seq_lens, "set_recursive_sequence_lengths"))
+        self._set_lod_levels(check_lengths(recursive_seq_lens, "set_recursive_sequence_lengths"))
 
     def lod(self):
-        return [np.concatenate([[0], np.cumsum(level)]).astype(int).tolist()
-                for level in self._lod_levels()]
+        return lengths_to_offsets(self._lod_levels())
 
     def set_lod(self, lod):
-        levels = _check_lengths(lod, "set_lod")
-        for level in levels:
-            if not level or level[0] != 0 or any(b < a for a, b in zip(level, level[1:])):
-                raise ValueError("set_lod: each level must be offsets starting at 0 and not "
-                                 "decreasing, got %s" % level)
-        self._set_lod_levels([np.diff(level).astype(int).tolist() for level in levels])
+        self._set_lod_levels(offsets_to_lengths(lod, "set_lod"))
 
     def has_valid_recursive_sequence_lengths(self):
         """Each level's lengths add up to the next level's count; the last to the rows."""
-        levels, value = self._lod_levels(), self._get()
-        if not levels:
+        lod, value = self._lod_levels(), self._get()
+        if not lod:
             return True
-        for upper, lower in zip(levels, levels[1:]):
-            if sum(upper) != len(lower):
-                return False
-        return value is not None and np.ndim(value) > 0 and sum(levels[-1]) == len(value)
+        return value is not None and np.ndim(value) > 0 and valid_for(lod, len(value))
 
     def __array__(self, dtype=None, copy=None):
-        v = self._value_or_fail()
+        v = as_plain(self._value_or_fail())
         # numpy 2 passes copy=True for np.array(t) and trusts us to copy: without it the
         # "copy" would change when an optimizer updates the parameter in place
         if copy:
@@ -190,16 +185,6 @@ LoDTensor = Tensor
 class LoDTensorArray(list):
     """fluid.LoDTensorArray: a list of LoDTensors (or arrays), the value of a
     LOD_TENSOR_ARRAY variable; what it is fetched as with return_numpy=False."""
-
-
-def _check_lengths(levels, fn):
-    if not isinstance(levels, (list, tuple)) or not all(
-            isinstance(level, (list, tuple)) and all(
-                isinstance(n, (int, np.integer)) and n >= 0 for n in level)
-            for level in levels):
-        raise TypeError("%s: expected a list of lists of non-negative ints, got %r"
-                        % (fn, levels))
-    return [[int(n) for n in level] for level in levels]
 
 
 class _ScopeVar:
@@ -248,7 +233,6 @@ class _ScopeVar:
 class Scope:
     def __init__(self, parent=None):
         self._values = {}
-        self._lods = {}     # name -> recursive sequence lengths, for values that have them
         self._parent = parent
         self._kids = []
 
@@ -298,7 +282,6 @@ class Scope:
     def erase(self, names):
         for n in names:
             self._values.pop(n, None)
-            self._lods.pop(n, None)
 
 
 _global_scope = Scope()

@@ -1,52 +1,16 @@
-"""fluid.layers sequence ops on packed sequences plus lengths (specs/ops/sequence.md).
-refimpl has no LoD: where Paddle reads groupings from a LoD (filter_by_instag's instances)
-they are given as count vectors (extra keywords).
-
-Every layer takes the lengths of a sequence input from (in order) its explicit `length=`
-argument, the lengths the op that produced it recorded (`var._seq_length`), or, for a data
-variable with lod_level > 0, the int64 variable `<name>@LENGTH` (fed automatically when a
-LoDTensor is fed for `<name>`). Outputs that are sequences record their lengths the same way.
-"""
+"""fluid.layers sequence ops (specs/ops/sequence.md): their sequence inputs are LoD tensors
+(specs/lod.md); the ops read the LoD at run time and give their outputs theirs."""
 import numpy as np
 
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from .common import append_op_outputs, check_variable
-from .creation import fill_constant, fill_constant_batch_size_like
+from .creation import arange, fill_constant
 from .functional_loss import fluid_warpctc
 from .functional_vision import unfold
 from .loss import fluid_topk
-from .tensor import reshape, squeeze, transpose
-
-LENGTH_SUFFIX = "@LENGTH"
-
-
-def seq_length(x, length, fn, arg="input"):
-    """The lengths Variable of sequence input `x`."""
-    check_variable(x, arg, fn)
-    if length is not None:
-        check_variable(length, "length", fn)
-        return length
-    known = getattr(x, "_seq_length", None)
-    if known is not None:
-        return known
-    if x.lod_level > 0:
-        block = x.block.program.global_block()
-        name = x.name + LENGTH_SUFFIX
-        if name not in block.vars:
-            block.create_var(name=name, shape=[-1], dtype="int64", stop_gradient=True,
-                             is_data=True)
-        x._seq_length = block.vars[name]
-        return x._seq_length
-    raise ValueError("%s: %r %r carries no sequence lengths: pass length= (an int64 [batch] "
-                     "Variable), or make it fluid.data(..., lod_level=1) and feed a LoDTensor"
-                     % (fn, arg, x.name))
-
-
-def with_length(var, length):
-    var._seq_length = length
-    return var
-
+from .math import cast
+from .tensor import reshape, shape, slice, squeeze, transpose
 
 def _op(op_type, inputs, attrs=None, outputs=("Out",), dtypes=None, name=None):
     """Append `op_type` and return its outputs (one Variable or a tuple)."""
@@ -69,85 +33,79 @@ def sequence_mask(x, maxlen=None, dtype="int64", name=None):
     return _op("sequence_mask", inputs, attrs, ("Y",), {"Y": dtype}, name)
 
 
-def sequence_pad(x, pad_value, maxlen=None, name=None, length=None):
+def sequence_pad(x, pad_value, maxlen=None, name=None):
     """(Out [batch, maxlen, ...], Length [batch] int64)."""
-    lens = seq_length(x, length, "sequence_pad", "x")
-    out = _op("sequence_pad", {"X": [x], "PadValue": [pad_value], "XLength": [lens]},
-              {"padded_length": -1 if maxlen is None else int(maxlen)}, name=name)
-    return out, lens
+    check_variable(x, "x", "sequence_pad")
+    return _op("sequence_pad", {"X": [x], "PadValue": [pad_value]},
+               {"padded_length": -1 if maxlen is None else int(maxlen)}, ("Out", "Length"),
+               {"Length": "int64"}, name)
 
 
 def sequence_unpad(x, length, name=None):
     check_variable(length, "length", "sequence_unpad")
-    return with_length(_op("sequence_unpad", {"X": [x], "Length": [length]}, name=name), length)
+    return _op("sequence_unpad", {"X": [x], "Length": [length]}, name=name)
 
 
-def sequence_pool(input, pool_type, is_test=False, pad_value=0.0, length=None):
-    lens = seq_length(input, length, "sequence_pool")
-    out, _ = _op("sequence_pool", {"X": [input], "XLength": [lens]},
+def sequence_pool(input, pool_type, is_test=False, pad_value=0.0):
+    check_variable(input, "input", "sequence_pool")
+    out, _ = _op("sequence_pool", {"X": [input]},
                  {"pooltype": pool_type.upper(), "is_test": is_test, "pad_value": pad_value},
                  ("Out", "MaxIndex"), {"MaxIndex": "int32"})
     return out
 
 
-def sequence_first_step(input, length=None):
-    return sequence_pool(input, "first", length=length)
+def sequence_first_step(input):
+    return sequence_pool(input, "first")
 
 
-def sequence_last_step(input, length=None):
-    return sequence_pool(input, "last", length=length)
+def sequence_last_step(input):
+    return sequence_pool(input, "last")
 
 
-def sequence_softmax(input, use_cudnn=False, name=None, length=None):
-    lens = seq_length(input, length, "sequence_softmax")
-    return with_length(_op("sequence_softmax", {"X": [input], "XLength": [lens]},
-                           {"use_cudnn": use_cudnn}, name=name), lens)
+def sequence_softmax(input, use_cudnn=False, name=None):
+    check_variable(input, "input", "sequence_softmax")
+    return _op("sequence_softmax", {"X": [input]}, {"use_cudnn": use_cudnn}, name=name)
 
 
-def sequence_reverse(x, name=None, length=None):
-    lens = seq_length(x, length, "sequence_reverse", "x")
-    return with_length(_op("sequence_reverse", {"X": [x], "XLength": [lens]}, outputs=("Y",),
-                           name=name), lens)
+def sequence_reverse(x, name=None):
+    check_variable(x, "x", "sequence_reverse")
+    return _op("sequence_reverse", {"X": [x]}, outputs=("Y",), name=name)
 
 
-def sequence_expand(x, y, ref_level=-1, name=None, x_length=None, y_length=None):
-    """x's sequences (its rows when x has no lengths) repeated as y's lengths say."""
-    inputs = {"X": [x], "YLength": [seq_length(y, y_length, "sequence_expand", "y")]}
-    if x_length is not None or getattr(x, "_seq_length", None) is not None or x.lod_level:
-        inputs["XLength"] = [seq_length(x, x_length, "sequence_expand", "x")]
-    out, out_len = _op("sequence_expand", inputs, {"ref_level": ref_level},
-                       ("Out", "OutLength"), {"OutLength": "int64"}, name)
-    return with_length(out, out_len)
+def sequence_expand(x, y, ref_level=-1, name=None):
+    """x's sequences (its rows when x has no LoD) repeated as y's LoD at ref_level says."""
+    check_variable(x, "x", "sequence_expand")
+    check_variable(y, "y", "sequence_expand")
+    return _op("sequence_expand", {"X": [x], "Y": [y]}, {"ref_level": ref_level}, name=name)
 
 
-def sequence_expand_as(x, y, name=None, y_length=None):
-    lens = seq_length(y, y_length, "sequence_expand_as", "y")
-    return with_length(_op("sequence_expand_as", {"X": [x], "YLength": [lens]}, name=name),
-                       lens)
+def sequence_expand_as(x, y, name=None):
+    check_variable(x, "x", "sequence_expand_as")
+    check_variable(y, "y", "sequence_expand_as")
+    return _op("sequence_expand_as", {"X": [x], "Y": [y]}, name=name)
 
 
-def sequence_concat(input, name=None, lengths=None):
+def sequence_concat(input, name=None):
     xs = list(input)
-    lens = [seq_length(x, n, "sequence_concat") for x, n in zip(xs, lengths or [None] * len(xs))]
-    out, out_len = _op("sequence_concat", {"X": xs, "XLength": lens}, None,
-                       ("Out", "OutLength"), {"OutLength": "int64"}, name)
-    return with_length(out, out_len)
+    for x in xs:
+        check_variable(x, "input", "sequence_concat")
+    return _op("sequence_concat", {"X": xs}, name=name)
 
 
-def sequence_slice(input, offset, length, name=None, input_length=None):
-    lens = seq_length(input, input_length, "sequence_slice")
-    out = _op("sequence_slice", {"X": [input], "Offset": [offset], "Length": [length],
-                                 "XLength": [lens]}, name=name)
-    return with_length(out, length)
+def sequence_slice(input, offset, length, name=None):
+    check_variable(input, "input", "sequence_slice")
+    return _op("sequence_slice", {"X": [input], "Offset": [offset], "Length": [length]},
+               name=name)
 
 
 def _packed(x, length, fn, arg):
-    """(packed rows, lengths) of a sequence input: the padded form [batch, max_len, ...]
-    when `length` is given (Paddle's padded mode), else x with its own lengths."""
+    """A sequence input as a LoD tensor: the padded form [batch, max_len, ...] unpadded
+    when `length` is given (Paddle's padded mode), else x itself."""
+    check_variable(x, arg, fn)
     if length is None:
-        return x, seq_length(x, None, fn, arg)
+        return x
     check_variable(length, arg + "_length", fn)
-    return sequence_unpad(x, length), length
+    return sequence_unpad(x, length)
 
 
 def warpctc(input, label, blank=0, norm_by_times=False, input_length=None, label_length=None):
@@ -159,13 +117,14 @@ def warpctc(input, label, blank=0, norm_by_times=False, input_length=None, label
         raise ValueError("warpctc: give both input_length and label_length (padded input) "
                          "or neither (sequences with lengths)")
     if input_length is None:
+        if len(input.shape) != 2:
+            raise ValueError("warpctc: input %r has shape %s; without input_length it must be "
+                             "a LoD tensor of rows [total_time, num_classes + 1]"
+                             % (input.name, list(input.shape)))
         zero = fill_constant([1], input.dtype, 0.0)
-        padded, input_length = sequence_pad(input, zero, length=seq_length(input, None,
-                                                                          "warpctc", "input"))
+        padded, input_length = sequence_pad(input, zero)
         input = transpose(padded, [1, 0, 2])
-        label_lens = seq_length(label, None, "warpctc", "label")
-        padded_label, label_length = sequence_pad(label, fill_constant([1], label.dtype, 0),
-                                                  length=label_lens)
+        padded_label, label_length = sequence_pad(label, fill_constant([1], label.dtype, 0))
         label = squeeze(padded_label, [2]) if len(label.shape) == 2 else padded_label
     return fluid_warpctc(input, label, blank, norm_by_times, input_length, label_length)
 
@@ -176,19 +135,15 @@ def ctc_greedy_decoder(input, blank, input_length=None, padding_value=0, name=No
     padded with padding_value, lengths [batch, 1])."""
     check_variable(input, "input", "ctc_greedy_decoder")
     _, ids = fluid_topk(input, 1)
-    if input_length is None:
-        lens = seq_length(input, None, "ctc_greedy_decoder")
-    else:
-        ids, lens = _packed(ids, input_length, "ctc_greedy_decoder", "input")
-    out, out_len = _op("ctc_align", {"Input": [ids], "InputLength": [lens]},
+    ids = _packed(ids, input_length, "ctc_greedy_decoder", "input")
+    out, out_len = _op("ctc_align", {"Input": [ids]},
                        {"blank": blank, "merge_repeated": True, "padding_value": padding_value},
                        ("Output", "OutputLength"), {"OutputLength": "int64"}, name)
     if input_length is None:
-        return with_length(out, out_len)
+        return out
     width = input.shape[1] if len(input.shape) > 1 and input.shape[1] > 0 else None
-    padded, _ = sequence_pad(reshape(out, [-1]), fill_constant([1], "int64", padding_value),
-                             maxlen=width, length=out_len)
-    return padded, reshape(out_len, [-1, 1])
+    padded, _ = sequence_pad(out, fill_constant([1], "int64", padding_value), maxlen=width)
+    return squeeze(padded, [2]), reshape(out_len, [-1, 1])
 
 
 def edit_distance(input, label, normalized=True, ignored_tokens=None, input_length=None,
@@ -197,10 +152,9 @@ def edit_distance(input, label, normalized=True, ignored_tokens=None, input_leng
     if ignored_tokens:
         raise NotImplementedError("edit_distance: ignored_tokens is not supported (refimpl "
                                   "has no sequence_erase op); drop those tokens before")
-    hyps, hyps_len = _packed(input, input_length, "edit_distance", "input")
-    refs, refs_len = _packed(label, label_length, "edit_distance", "label")
-    return _op("edit_distance", {"Hyps": [hyps], "Refs": [refs], "HypsLength": [hyps_len],
-                                 "RefsLength": [refs_len]}, {"normalized": normalized},
+    hyps = _packed(input, input_length, "edit_distance", "input")
+    refs = _packed(label, label_length, "edit_distance", "label")
+    return _op("edit_distance", {"Hyps": [hyps], "Refs": [refs]}, {"normalized": normalized},
                ("Out", "SequenceNum"), {"Out": "float32", "SequenceNum": "int64"})
 
 
@@ -210,22 +164,19 @@ def _outputs(helper, op_type, inputs, slots, attrs, dtype):
                              helper)
 
 
-def _seq_op(fn, op_type, x, lens, attrs, extra=None, outputs=("Out",), name=None):
-    """Append a sequence op reading x and its lengths; returns its outputs, the first with
-    the lengths it keeps (or its OutLength output when it has one)."""
+def _seq_op(op_type, x, attrs, extra=None, name=None):
+    """Append a sequence op reading x (and `extra` inputs); returns its Out."""
+    check_variable(x, "input", op_type)
     helper = LayerHelper(op_type, name=name)
-    inputs = dict({"X": x, "XLength": lens}, **(extra or {}))
-    outs = _outputs(helper, op_type, inputs, outputs, attrs, x.dtype)
-    new_lens = outs[outputs.index("OutLength")] if "OutLength" in outputs else lens
-    return with_length(outs[0], new_lens)
+    return _outputs(helper, op_type, dict({"X": x}, **(extra or {})), ("Out",), attrs,
+                    x.dtype)[0]
 
 
 def sequence_conv(input, num_filters, filter_size=3, filter_stride=1, padding=True,
-                  padding_start=None, bias_attr=None, param_attr=None, act=None, name=None,
-                  length=None):
+                  padding_start=None, bias_attr=None, param_attr=None, act=None, name=None):
     """Convolution along each sequence: row k sees rows k + padding_start ... (default
     padding_start = -(filter_size // 2), zeros outside the sequence); [total, num_filters]."""
-    lens = seq_length(input, length, "sequence_conv")
+    check_variable(input, "input", "sequence_conv")
     if filter_stride != 1:
         raise ValueError("sequence_conv: filter_stride must be 1 (Paddle supports only 1), "
                          "got %r" % filter_stride)
@@ -233,34 +184,30 @@ def sequence_conv(input, num_filters, filter_size=3, filter_stride=1, padding=Tr
     filt = helper.create_parameter(param_attr, [filter_size * input.shape[-1], num_filters],
                                    input.dtype)
     start = -(filter_size // 2) if padding_start is None else padding_start
-    out = _seq_op("sequence_conv", "sequence_conv", input, lens,
+    out = _seq_op("sequence_conv", input,
                   {"contextLength": filter_size, "contextStart": start, "contextStride": 1,
                    "paddingTrainable": False}, {"Filter": filt}, name=name)
-    out = helper.append_activation(helper.append_bias_op(out, bias_attr), act)
-    return with_length(out, lens)
+    return helper.append_activation(helper.append_bias_op(out, bias_attr), act)
 
 
-def sequence_enumerate(input, win_size, pad_value=0, name=None, length=None):
-    lens = seq_length(input, length, "sequence_enumerate")
-    return _seq_op("sequence_enumerate", "sequence_enumerate", input, lens,
+def sequence_enumerate(input, win_size, pad_value=0, name=None):
+    return _seq_op("sequence_enumerate", input,
                    {"win_size": int(win_size), "pad_value": int(pad_value)}, name=name)
 
 
-def sequence_reshape(input, new_dim, length=None):
-    lens = seq_length(input, length, "sequence_reshape")
-    return _seq_op("sequence_reshape", "sequence_reshape", input, lens,
-                   {"new_dim": int(new_dim)}, outputs=("Out", "OutLength"))
+def sequence_reshape(input, new_dim):
+    return _seq_op("sequence_reshape", input, {"new_dim": int(new_dim)})
 
 
-def sequence_scatter(input, index, updates, name=None, length=None):
+def sequence_scatter(input, index, updates, name=None):
     """input [batch, D] plus, for sequence i of index / updates, updates added at
     input[i, index]."""
     check_variable(input, "input", "sequence_scatter")
     check_variable(updates, "updates", "sequence_scatter")
-    lens = seq_length(index, length, "sequence_scatter", "index")
+    check_variable(index, "index", "sequence_scatter")
     helper = LayerHelper("sequence_scatter", name=name)
-    out, = _outputs(helper, "sequence_scatter", {"X": input, "Ids": index, "Updates": updates,
-                                                "IdsLength": lens}, ("Out",), {}, input.dtype)
+    out, = _outputs(helper, "sequence_scatter", {"X": input, "Ids": index, "Updates": updates},
+                    ("Out",), {}, input.dtype)
     return out
 
 
@@ -269,27 +216,25 @@ def _lod_reset(fn, x, y, target_lod, append):
     inputs = {"X": x}
     if y is not None:
         check_variable(y, "y", fn)
-        if getattr(y, "_seq_length", None) is not None or y.lod_level > 0:
-            inputs["YLength"] = seq_length(y, None, fn, "y")
-        else:
-            inputs["Y"] = y
+        inputs["Y"] = y
     elif not target_lod:
         raise ValueError("%s: give y or target_lod (offsets such as [0, 4, 6])" % fn)
     attrs = {"target_lod": [int(v) for v in (target_lod or [])], "append": append}
     helper = LayerHelper("lod_reset")
-    out, out_lens = _outputs(helper, "lod_reset", inputs, ("Out", "OutLength"), attrs, x.dtype)
-    return with_length(out, out_lens)
+    out, = _outputs(helper, "lod_reset", inputs, ("Out",), attrs, x.dtype)
+    if append:
+        out.lod_level = x.lod_level + 1
+    return out
 
 
 def lod_reset(x, y=None, target_lod=None):
-    """x with new sequence lengths: y's lengths when y is a sequence, else y's data or
-    target_lod read as offsets ([0, 4, 6] = lengths [4, 2])."""
+    """x with a new LoD: y's when y has one, else y's data or target_lod read as offsets
+    ([0, 4, 6] = two sequences of 4 and 2 rows)."""
     return _lod_reset("lod_reset", x, y, target_lod, False)
 
 
 def lod_append(x, level):
-    """x with `level` (offsets, a list or an int Variable) as its sequence lengths: refimpl
-    keeps one level, so the appended level replaces x's own."""
+    """x with `level` (offsets, a list or an int Variable) appended below its LoD."""
     if isinstance(level, Variable):
         return _lod_reset("lod_append", x, level, None, True)
     if not isinstance(level, (list, tuple)):
@@ -298,21 +243,22 @@ def lod_append(x, level):
     return _lod_reset("lod_append", x, None, list(level), True)
 
 
+def fixed_length_sequences(x, length):
+    """x's rows as sequences of `length` rows each: x with the LoD offsets [0, length,
+    2 * length, ..., rows] (a lod_reset by a range computed at run time)."""
+    rows = cast(slice(shape(x), [0], [0], [1]), "int64")
+    return lod_reset(x, arange(0, rows + 1, length, "int64"))
+
+
 def reorder_lod_tensor_by_rank(x, rank_table):
-    """x's sequences (rows, when x has no lengths) sorted as Paddle's rank table sorts
-    them: longest first, ties in order. rank_table is a sequence variable (its lengths
-    rank) or an int lengths Variable (refimpl has no lod_rank_table)."""
+    """x's sequences (rows, when x has no LoD) sorted as Paddle's rank table sorts them:
+    longest first, ties in order. rank_table is an int lengths Variable."""
     fn = "reorder_lod_tensor_by_rank"
     check_variable(x, "x", fn)
     check_variable(rank_table, "rank_table", fn)
-    if getattr(rank_table, "_seq_length", None) is not None or rank_table.lod_level > 0:
-        rank_table = seq_length(rank_table, None, fn, "rank_table")
-    inputs = {"X": x, "RankTable": rank_table}
-    if getattr(x, "_seq_length", None) is not None or x.lod_level > 0:
-        inputs["XLength"] = seq_length(x, None, fn, "x")
     helper = LayerHelper(fn)
-    out, out_lens = _outputs(helper, fn, inputs, ("Out", "OutLength"), {}, x.dtype)
-    return with_length(out, out_lens) if "XLength" in inputs else out
+    out, = _outputs(helper, fn, {"X": x, "RankTable": rank_table}, ("Out",), {}, x.dtype)
+    return out
 
 
 def im2sequence(input, filter_size=1, stride=1, padding=0, input_image_size=None,
@@ -333,8 +279,7 @@ def im2sequence(input, filter_size=1, stride=1, padding=0, input_image_size=None
     out_w = (input.shape[3] + pads[1] + pads[3] - kw) // sw + 1
     cols = unfold(input, [kh, kw], [sh, sw], pads)
     rows = reshape(transpose(cols, [0, 2, 1]), [-1, input.shape[1] * kh * kw], name=name)
-    lens = fill_constant_batch_size_like(input, [-1], "int64", out_h * out_w)
-    return with_length(rows, lens)
+    return fixed_length_sequences(rows, out_h * out_w)
 
 
 def filter_by_instag(ins, ins_tag, filter_tag, is_lod, out_val_if_empty=0,

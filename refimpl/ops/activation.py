@@ -9,12 +9,13 @@ import numpy as np
 
 from ..framework.dtypes import REAL_OF
 from ._common import COMPLEX, FLOATS, rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 class _Unary(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
+    lod_outputs = {"Out": share_lod("X")}
     grad_inputs = ("X", "Out@GRAD")
     domain = (-1.0, 1.0)   # sample range keeping away from poles
     kinks = (0.0,)         # points where the derivative jumps: samples keep away from them
@@ -262,6 +263,7 @@ _unary("round", lambda x: _typed(x, np.copysign(np.floor(np.abs(x) + 0.5), x)))
 class _SoftmaxBase(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
+    lod_outputs = {"Out": share_lod("X")}
     attrs = {"axis": -1}
     grad_inputs = ("Out", "Out@GRAD")
 

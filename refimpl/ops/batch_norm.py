@@ -9,7 +9,7 @@ or use_global_stats normalizes with the running stats and leaves them as they ar
 import numpy as np
 
 from ._common import FLOATS, rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def channel_axes(ndim, data_layout):
@@ -49,6 +49,7 @@ def input_grad(x, scale, saved_mean, saved_inv_std, dy, c, sum_dy, sum_dy_xhat, 
 @register
 class BatchNorm(OpDef):
     type = "batch_norm"
+    lod_outputs = {"Y": share_lod("X")}
     inputs = ("X", "Scale", "Bias", "Mean", "Variance")
     # ReserveSpace: cuDNN's workspace, never written here; accepted because Paddle >= 2.0
     # programs pass it (and Paddle 3.x's CPU kernel fails without it in training)

@@ -2,12 +2,13 @@
 import numpy as np
 
 from ._common import rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 @register
 class Clip(OpDef):
     type = "clip"
+    lod_outputs = {"Out": share_lod("X")}
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"min": -1.0, "max": 1.0}

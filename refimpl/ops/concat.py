@@ -2,7 +2,7 @@
 import numpy as np
 
 from ._common import rand, runtime_ints
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def _axis(axis_tensor, axis):
@@ -13,6 +13,7 @@ def _axis(axis_tensor, axis):
 @register
 class Concat(OpDef):
     type = "concat"
+    lod_outputs = {"Out": share_lod("X")}
     inputs = ("X*", "AxisTensor?")
     outputs = ("Out",)
     attrs = {"axis": 0}

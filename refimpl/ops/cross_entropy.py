@@ -10,7 +10,7 @@ X clipped with an epsilon, so X = 0 gives Y = 1e20, not inf.
 import numpy as np
 
 from ._common import FLOATS
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 _APPROX_INF = 1e20
 
@@ -79,6 +79,7 @@ def _y_shape(x_shape, label_shape, soft_label):
 @register
 class CrossEntropy(OpDef):
     type = "cross_entropy"
+    lod_outputs = {"Y": share_lod("X")}
     inputs = ("X", "Label")
     outputs = ("Y",)
     attrs = {"soft_label": False, "ignore_index": -100}
@@ -118,6 +119,7 @@ class CrossEntropy(OpDef):
 @register
 class CrossEntropy2(OpDef):
     type = "cross_entropy2"
+    lod_outputs = {"Y": share_lod("X")}
     inputs = ("X", "Label")
     outputs = ("Y", "XShape", "MatchX")
     attrs = {"ignore_index": -100}

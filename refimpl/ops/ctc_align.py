@@ -2,7 +2,7 @@
 import numpy as np
 
 from ._sequence import check_lengths_var, lengths_of, segments
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, lengths_lod, register
 
 
 @register
@@ -11,13 +11,15 @@ class CTCAlign(OpDef):
     inputs = ("Input", "InputLength")
     outputs = ("Output", "OutputLength")
     attrs = {"blank": 0, "merge_repeated": True, "padding_value": 0}
+    lod_lengths = {"InputLength": "Input"}
+    lod_outputs = {"Output": lengths_lod("OutputLength")}
 
     def infer_shape(self, ctx):
         check_lengths_var(ctx, "Input")
         check_lengths_var(ctx, "InputLength")
         x = ctx.input_var("Input")
         ctx.set_output("Output", (-1,) + tuple(x.shape[1:]), x.dtype)
-        ctx.set_output("OutputLength", ctx.input_var("InputLength").shape, "int64")
+        ctx.set_output("OutputLength", (-1,), "int64")
 
     @staticmethod
     def forward(tokens, length, blank=0, merge_repeated=True, padding_value=0):

@@ -13,7 +13,7 @@ import numpy as np
 
 from ..framework.random import rng_for
 from ._common import FLOATS, rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def _train_scale(dropout_prob, dropout_implementation):
@@ -31,6 +31,7 @@ def _infer_scale(dropout_prob, dropout_implementation):
 @register
 class Dropout(OpDef):
     type = "dropout"
+    lod_outputs = {"Out": share_lod("X"), "Mask": share_lod("X")}
     inputs = ("X", "Seed?")
     outputs = ("Out", "Mask")
     attrs = {"dropout_prob": 0.5, "is_test": False, "fix_seed": False, "seed": 0,

@@ -11,12 +11,12 @@ class EditDistance(OpDef):
     inputs = ("Hyps", "Refs", "HypsLength", "RefsLength")
     outputs = ("Out", "SequenceNum")
     attrs = {"normalized": False}
+    lod_lengths = {"HypsLength": "Hyps", "RefsLength": "Refs"}
 
     def infer_shape(self, ctx):
         for slot in ("Hyps", "Refs", "HypsLength", "RefsLength"):
             check_lengths_var(ctx, slot)
-        batch = ctx.input_var("HypsLength").shape
-        ctx.set_output("Out", (batch[0] if batch else -1, 1), "float32")
+        ctx.set_output("Out", (-1, 1), "float32")
         ctx.set_output("SequenceNum", (1,), "int64")
 
     @staticmethod

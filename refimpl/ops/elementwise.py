@@ -8,7 +8,7 @@ import numpy as np
 from .. import versions
 from ..broadcasting import align, unbroadcast, y_view_shape
 from ._common import broadcast_shape, conj, rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def axis_broadcast_shape(ctx):
@@ -36,6 +36,7 @@ def axis_broadcast_shape(ctx):
 class _Elementwise(OpDef):
     inputs = ("X", "Y")
     outputs = ("Out",)
+    lod_outputs = {"Out": share_lod("X")}
     attrs = {"axis": -1}
 
     def infer_shape(self, ctx):

@@ -1,7 +1,7 @@
 """fill_any_like / fill_zeros_like: a tensor shaped like X, filled with a constant."""
 import numpy as np
 
-from .registry import OpDef, register
+from .registry import OpDef, register, share_lod
 
 
 class _FillLike(OpDef):
@@ -25,6 +25,7 @@ class FillAnyLike(_FillLike):
 @register
 class FillZerosLike(_FillLike):
     type = "fill_zeros_like"
+    lod_outputs = {"Out": share_lod("X")}
 
     @staticmethod
     def forward(x):

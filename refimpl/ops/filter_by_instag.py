@@ -42,6 +42,7 @@ class FilterByInstag(OpDef):
     attrs = {"is_lod": False, "out_val_if_empty": 0}
     no_grad = ("Ins_tag", "Filter_tag", "Ins_tagLength", "InsLength")
     grad_inputs = ("Ins", "IndexMap", "Out@GRAD")
+    lod_lengths = {"Ins_tagLength": "Ins_tag", "InsLength": "Ins"}
 
     def infer_shape(self, ctx):
         ctx.check_dtype("Ins", FLOATS)
@@ -49,9 +50,6 @@ class FilterByInstag(OpDef):
             ctx.check_dtype(slot, INTS)
         for slot in ("Ins_tagLength", "InsLength"):
             check_lengths_var(ctx, slot)
-        ctx.expect(ctx.attr("is_lod") == ctx.has_input("InsLength"),
-                   "is_lod=%s needs InsLength %s (the rows of each instance)"
-                   % (ctx.attr("is_lod"), "given" if ctx.attr("is_lod") else "absent"))
         ins = ctx.input_var("Ins")
         ctx.expect(len(ins.shape) == 2, "input Ins %r: expected [rows, D], got shape %s"
                    % (ins.name, list(ins.shape)))
@@ -62,7 +60,8 @@ class FilterByInstag(OpDef):
     @staticmethod
     def forward(ins, ins_tag, filter_tag, ins_tag_length=None, ins_length=None, is_lod=False,
                 out_val_if_empty=0):
-        kept = kept_instances(len(ins), ins_tag, ins_tag_length, ins_length, filter_tag)
+        kept = kept_instances(len(ins), ins_tag, ins_tag_length,
+                              ins_length if is_lod else None, filter_tag)
         if not kept:
             return (np.full((1, ins.shape[1]), out_val_if_empty, ins.dtype),
                     np.zeros((1, 1), ins.dtype), np.zeros((1, 3), np.int64))

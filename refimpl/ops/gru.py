@@ -9,7 +9,7 @@ from ._common import rand
 from ._recurrent import (ACTIVATION_CODES, check_recurrent, initial_state,
                          ragged_sample_lengths, time_steps)
 from .gru_unit import GRUUnit
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def gru_steps(x, h0, weight, bias, length, activation, gate_activation, is_reverse,
@@ -36,6 +36,8 @@ class GRU(OpDef):
     type = "gru"
     inputs = ("Input", "H0?", "Weight", "Bias?", "XLength")
     outputs = ("Hidden",)
+    lod_lengths = {"XLength": "Input"}
+    lod_outputs = {"Hidden": share_lod("Input")}
     attrs = {"activation": "tanh", "gate_activation": "sigmoid", "is_reverse": False,
              "origin_mode": False}
     no_grad = ("XLength",)

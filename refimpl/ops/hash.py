@@ -4,7 +4,7 @@ XXH64 is written here from its public specification (github.com/Cyan4973/xxHash,
 xxhash_spec.md) in plain Python integers: rows are short ids, so speed is not a concern."""
 import numpy as np
 
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 _MASK = (1 << 64) - 1
 _P1, _P2, _P3 = 0x9E3779B185EBCA87, 0xC2B2AE3D27D4EB4F, 0x165667B19E3779F9
@@ -55,6 +55,7 @@ def xxh64(data, seed=0):
 @register
 class Hash(OpDef):
     type = "hash"
+    lod_outputs = {"Out": share_lod("X")}
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"num_hash": 1, "mod_by": 100000}

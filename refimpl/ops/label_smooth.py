@@ -3,12 +3,13 @@ over the last axis of size C."""
 import numpy as np
 
 from ._common import FLOATS, rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 @register
 class LabelSmooth(OpDef):
     type = "label_smooth"
+    lod_outputs = {"Out": share_lod("X")}
     inputs = ("X", "PriorDist?")
     outputs = ("Out",)
     attrs = {"epsilon": 0.0}

@@ -4,12 +4,13 @@ are [rows], the variance being the plain one (not an inverse std as batch_norm s
 import numpy as np
 
 from ._common import FLOATS, numel, rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 @register
 class LayerNorm(OpDef):
     type = "layer_norm"
+    lod_outputs = {"Y": share_lod("X")}
     inputs = ("X", "Scale?", "Bias?")
     outputs = ("Y", "Mean", "Variance")
     attrs = {"epsilon": 1e-5, "begin_norm_axis": 1}

@@ -54,6 +54,7 @@ class LinearChainCRF(OpDef):
     outputs = ("Alpha", "EmissionExps", "TransitionExps", "LogLikelihood")
     no_grad = ("Label", "Length")
     grad_inputs = ("Emission", "Transition", "Label", "Length", "LogLikelihood@GRAD")
+    lod_lengths = {"Length": "Emission"}
 
     def infer_shape(self, ctx):
         emission, trans = ctx.input_var("Emission"), ctx.input_var("Transition")

@@ -1,13 +1,13 @@
-"""lod_reset: Out = X with new sequence lengths OutLength. They come from YLength (the
-lengths of a sequence Y), else from Y's data (offsets such as [0, 4, 6], as Paddle reads a
-non-LoD Y), else from the target_lod attr (offsets). The offsets must start at 0, never
-decrease and end at X's row count. `append` (lod_append) changes nothing here: refimpl keeps
-one level, the new one."""
+"""lod_reset: Out = X's data with a new LoD: Y's LoD when Y has one, else one level of
+offsets from Y's data (such as [0, 4, 6], as Paddle reads a non-LoD Y), else from the
+target_lod attr. The offsets must start at 0, never decrease and end at X's row count.
+`append` (lod_append) puts the new level under X's LoD. The kernel returns the new level's
+lengths as OutLength (no program variable)."""
 import numpy as np
 
 from ._common import rand
-from ._sequence import INTS, check_lengths_var, lengths_of
-from .registry import OpDef, Sample, register
+from ._sequence import lengths_of
+from .registry import LoDRule, OpDef, Sample, register
 
 
 def lengths_from_offsets(offsets, rows, op="lod_reset"):
@@ -18,6 +18,15 @@ def lengths_from_offsets(offsets, rows, op="lod_reset"):
     return np.diff(off)
 
 
+def _reset_lod(lods, values, attrs):
+    """Out's LoD: Y's whole LoD when Y has one, else the one new level (OutLength); with
+    `append`, X's LoD with the new level (Y's last) below it."""
+    new = (tuple(int(n) for n in values["OutLength"]),)
+    if attrs.get("append"):
+        return lods["X"] + new
+    return lods.get("Y") or new
+
+
 @register
 class LoDReset(OpDef):
     type = "lod_reset"
@@ -26,13 +35,13 @@ class LoDReset(OpDef):
     attrs = {"target_lod": [], "append": False}
     no_grad = ("Y", "YLength")
     grad_inputs = ("X", "Out@GRAD")
+    lod_lengths = {"YLength": "Y"}
+    lod_outputs = {"Out": LoDRule(_reset_lod, lambda levels: max(levels.get("Y", [1])[0], 1),
+                                  creates=True)}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "YLength")
-        if ctx.has_input("Y") and not ctx.has_input("YLength"):
-            ctx.check_dtype("Y", INTS)
         ctx.expect(ctx.has_input("Y") or ctx.has_input("YLength") or ctx.attr("target_lod"),
-                   "give Y, YLength or a non-empty target_lod")
+                   "give Y or a non-empty target_lod")
         ctx.same_as("X", "Out")
         ctx.set_output("OutLength", (-1,), "int64")
 

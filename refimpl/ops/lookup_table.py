@@ -4,7 +4,7 @@ get no gradient; W@GRAD is dense (a scatter-add), even when is_sparse is set."""
 import numpy as np
 
 from ._common import rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 class _Lookup(OpDef):
@@ -57,6 +57,7 @@ class _Lookup(OpDef):
 @register
 class LookupTable(_Lookup):
     type = "lookup_table"
+    lod_outputs = {"Out": share_lod("Ids")}
 
     def check_ids(self, ctx, ids):
         ctx.expect(list(ids.shape[-1:]) == [1],
@@ -75,6 +76,7 @@ class LookupTable(_Lookup):
 @register
 class LookupTableV2(_Lookup):
     type = "lookup_table_v2"
+    lod_outputs = {"Out": share_lod("Ids")}
 
     @staticmethod
     def out_shape(ids_shape):

@@ -13,7 +13,7 @@ import numpy as np
 from ._common import rand
 from ._recurrent import (check_recurrent, initial_state, lstm_cell, lstm_cell_grad,
                          ragged_sample_lengths, time_steps)
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 ATTRS = {"use_peepholes": True, "is_reverse": False, "gate_activation": "sigmoid",
          "cell_activation": "tanh", "candidate_activation": "tanh"}
@@ -47,6 +47,8 @@ class LSTM(OpDef):
     type = "lstm"
     inputs = ("Input", "H0?", "C0?", "Weight", "Bias", "XLength")
     outputs = ("Hidden", "Cell")
+    lod_lengths = {"XLength": "Input"}
+    lod_outputs = {"Hidden": share_lod("Input"), "Cell": share_lod("Input")}
     attrs = ATTRS
     no_grad = ("XLength",)
     grad_inputs = ("Input", "H0", "C0", "Weight", "Bias", "XLength", "Hidden@GRAD",

@@ -14,7 +14,7 @@ import numpy as np
 from ._common import rand
 from ._recurrent import (act, act_grad, check_recurrent, clip, initial_state, lstm_cell,
                          lstm_cell_grad, ragged_sample_lengths, time_steps)
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 ATTRS = {"use_peepholes": True, "is_reverse": False, "gate_activation": "sigmoid",
          "cell_activation": "tanh", "candidate_activation": "tanh",
@@ -91,6 +91,8 @@ class LSTMP(OpDef):
     type = "lstmp"
     inputs = ("Input", "H0?", "C0?", "Weight", "ProjWeight", "Bias", "XLength")
     outputs = ("Projection", "Cell")
+    lod_lengths = {"XLength": "Input"}
+    lod_outputs = {"Projection": share_lod("Input"), "Cell": share_lod("Input")}
     attrs = ATTRS
     no_grad = ("XLength",)
     grad_inputs = ("Input", "H0", "C0", "Weight", "ProjWeight", "Bias", "XLength",

@@ -1,6 +1,6 @@
 """mul: flatten X to 2-D at x_num_col_dims and Y at y_num_col_dims, then matmul (fc's GEMM)."""
 from ._common import FLOATS, numel, rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def _as_matrix(a, num_col_dims):
@@ -11,6 +11,7 @@ def _as_matrix(a, num_col_dims):
 @register
 class Mul(OpDef):
     type = "mul"
+    lod_outputs = {"Out": share_lod("X")}
     inputs = ("X", "Y")
     outputs = ("Out",)
     attrs = {"x_num_col_dims": 1, "y_num_col_dims": 1}

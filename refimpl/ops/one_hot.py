@@ -3,7 +3,7 @@ X.shape + [depth], Paddle 2.0). Out-of-range ids raise, or give an all-zero row 
 allow_out_of_range is set. No gradient."""
 import numpy as np
 
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 class _OneHot(OpDef):
@@ -41,6 +41,7 @@ class _OneHot(OpDef):
 @register
 class OneHot(_OneHot):
     type = "one_hot"
+    lod_outputs = {"Out": share_lod("X")}
 
     def check_x(self, ctx, x):
         ctx.expect(list(x.shape[-1:]) == [1], "X %r must have a last dim of 1, got shape %s "

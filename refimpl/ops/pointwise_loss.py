@@ -9,7 +9,7 @@ itself reduces (kldiv_loss's `reduction`, sigmoid_cross_entropy_with_logits' `no
 import numpy as np
 
 from ._common import FLOATS, rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def check_same_shape(ctx, a, b):
@@ -179,6 +179,7 @@ class SigmoidCrossEntropyWithLogits(_SameShapeLoss):
     computed stably); 0 where Label == ignore_index; with `normalize`, divided by the
     number of labels not ignored."""
     type = "sigmoid_cross_entropy_with_logits"
+    lod_outputs = {"Out": share_lod("X")}
     inputs = ("X", "Label")
     outputs = ("Out",)
     attrs = {"normalize": False, "ignore_index": -100}

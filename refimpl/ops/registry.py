@@ -11,6 +11,7 @@ An OpDef is the op's specification, nothing about how it is run:
                      and whose outputs are "<In>@GRAD" for each input not in `no_grad`
   samples(rng)       sample inputs for the generic OpInfo-style tests and the goldens
   tolerances         per dtype, and fd_tolerance for the finite-difference check
+  lod_lengths / lod_outputs   how the op reads and passes on LoD (specs/lod.md)
 Compiled kernels, out and in-place variants and what a forward hands its grad op are the
 kernel table's (refimpl/_kernels/table.py); refimpl.dispatch picks the function that runs.
 Control-flow ops are BlockOpDefs: their semantics run a sub-block.
@@ -24,10 +25,12 @@ import numpy as np
 
 from .. import versions
 from ..framework.errors import OpError, OpTypeError
+from ..framework.lod import as_plain, describe_lod, lod_of, with_lod
 from ._xp_generic import XP_GENERIC
 
 __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sample",
-           "InferContext"]
+           "InferContext", "LoDRule", "share_lod", "pool_lod", "lengths_lod", "lod_reaching",
+           "with_lod_rules"]
 
 _OPS = {}
 _loaded = False
@@ -149,6 +152,19 @@ class OpDef:
     # on a GPU they run on CuPy arrays as they are; the others run on host copies there.
     # Listed in ops/_xp_generic.py (or set True by the class).
     xp_generic = False
+    # LoD (specs/lod.md). lod_lengths {kernel input slot: source input slot}: a slot that is
+    # no variable of a program; the kernel gets there the lengths of the source's run-time
+    # LoD at its last level, or at the level the attr named after a colon gives
+    # ("Y:ref_level"); "X|Out": the first of these the op (or its grad op) reads. An
+    # optional slot ("XLength?") gets None when the source has no LoD, a required one
+    # fails. lod_outputs {output slot: LoDRule}: the LoD the output carries (share_lod,
+    # pool_lod, lengths_lod); outputs without a rule carry none. lod_only: input slots read
+    # only for their LoD (Paddle's Y of sequence_expand), not passed to the kernel;
+    # grad_lod_only: the same for the grad op's inputs.
+    lod_lengths = {}
+    lod_outputs = {}
+    lod_only = ()
+    grad_lod_only = ()
 
     def infer_shape(self, ctx):
         raise NotImplementedError("op %s has no infer_shape" % self.type)
@@ -178,7 +194,8 @@ class OpDef:
                     raise op.error("%s slot %r takes one variable, got %d: %s"
                                    % (kind, slot, len(names), names))
         for s in self.inputs:
-            if not is_optional(s) and not op.inputs.get(slot_name(s)):
+            if not is_optional(s) and not op.inputs.get(slot_name(s)) and \
+                    slot_name(s) not in self.lod_lengths and slot_name(s) not in self.lod_only:
                 raise op.error("missing required input %r" % slot_name(s))
 
     def run_infer_shape(self, op):
@@ -187,6 +204,20 @@ class OpDef:
             for n in names:
                 ctx._var(n)
         self.infer_shape(ctx)
+        self.infer_lod_level(op)
+
+    def infer_lod_level(self, op):
+        """Build time: each output with a LoD rule gets the lod_level the rule gives."""
+        if not self.lod_outputs:
+            return
+        levels = {slot: [getattr(op.block._find_var_recursive(n), "lod_level", 0) or 0
+                         for n in names] for slot, names in op.inputs.items()}
+        for slot, rule in self.lod_outputs.items():
+            level = rule.level(levels)
+            for n in op.outputs.get(slot, ()):
+                v = op.block._find_var_recursive(n)
+                if v is not None:
+                    v.lod_level = level
 
     # {attribute name in an older Paddle: its name here}: programs built with the old
     # name (Paddle 1.8's flip `dims`) mean this attribute
@@ -234,7 +265,8 @@ class OpDef:
 
     def grad_output_slots(self):
         return [slot_name(s) + "@GRAD" + ("*" if is_duplicable(s) else "") + "?"
-                for s in self.inputs if slot_name(s) not in self.no_grad]
+                for s in self.inputs if slot_name(s) not in self.no_grad and
+                slot_name(s) not in self.lod_only and slot_name(s) not in self.lod_lengths]
 
 
 class BlockOpDef(OpDef):
@@ -269,6 +301,19 @@ class _GradOpDef(OpDef):
         self.attrs = fwd.attrs
         self.tolerances = fwd.tolerances
         self.xp_generic = fwd.xp_generic
+        # the grad op reads lengths from the same inputs; X@GRAD has X's LoD
+        mine = {slot_name(s) for s in self.inputs}
+        self.lod_lengths = {slot: src for slot, src in fwd.lod_lengths.items()
+                            if slot in mine and
+                            mine.intersection(src.partition(":")[0].split("|"))}
+        missing = [slot for slot in fwd.lod_lengths if slot in mine and slot not in
+                   self.lod_lengths]
+        if missing:
+            raise ValueError("op %s: its grad op reads %s but not the input whose LoD they "
+                             "come from" % (fwd.type, missing))
+        self.lod_only = tuple(fwd.lod_only) + tuple(fwd.grad_lod_only)
+        self.lod_outputs = {slot_name(s): share_lod(slot_name(s)[:-len("@GRAD")])
+                            for s in self.outputs if slot_name(s)[:-len("@GRAD")] in mine}
 
     def infer_shape(self, ctx):
         # "X@GRAD" has the shape of the forward input X, whose var the backward pass created.
@@ -296,6 +341,130 @@ class _GradOpDef(OpDef):
 
     def forward(self, *args, **attrs):
         return self.fwd.backward(*args, **attrs)
+
+
+class LoDRule:
+    """How an output's LoD follows from the op's inputs and results: `lod(lods, values,
+    attrs)` at run time (lods: input slot -> LoD, a list of LoDs for a list slot; values:
+    slot -> array, inputs and results), `level(levels)` at build time (input slot -> list
+    of lod_levels). `creates`: the rule gives a LoD even when no input has one."""
+
+    def __init__(self, lod, level, creates=False):
+        self.lod, self.level, self.creates = lod, level, creates
+
+
+def _first(x):
+    return x[0] if isinstance(x, list) else x
+
+
+def _first_level(levels, slot):
+    return (levels.get(slot) or [0])[0]
+
+
+def share_lod(slot):
+    """The output carries input `slot`'s LoD (the first variable's for a list slot), as
+    Paddle's ShareLoD."""
+    return LoDRule(lambda lods, values, attrs: _first(lods.get(slot, ())),
+                   lambda levels: _first_level(levels, slot))
+
+
+def pool_lod(slot):
+    """The output has one row per sequence of `slot`: its LoD without the last level."""
+    return LoDRule(lambda lods, values, attrs: _first(lods.get(slot, ()))[:-1],
+                   lambda levels: max(_first_level(levels, slot) - 1, 0))
+
+
+def lengths_lod(lengths_slot, under=None, if_lod=None):
+    """The output's last LoD level is the lengths vector in `lengths_slot` (an input, or a
+    result of the kernel that is no program variable), under the upper levels of input
+    `under`'s LoD; with `if_lod`, only when that input has a LoD (else none)."""
+    def lod(lods, values, attrs):
+        if if_lod is not None and not _first(lods.get(if_lod, ())):
+            return ()
+        upper = _first(lods.get(under, ()))[:-1] if under else ()
+        return upper + (tuple(int(n) for n in np.asarray(values[lengths_slot]).reshape(-1)),)
+
+    def level(levels):
+        if if_lod is not None and not _first_level(levels, if_lod):
+            return 0
+        return max(_first_level(levels, under), 1) if under else 1
+    return LoDRule(lod, level, creates=if_lod is None)
+
+
+def lod_reaching(ops, seeds):
+    """(names that may carry a LoD at run time, indices of the ops that touch one): from
+    `seeds` (fed LoD values, variables declared with lod_level > 0) through each op's
+    lod_outputs. Only those ops pay for LoD handling (with_lod_rules)."""
+    names, touching = set(seeds), []
+    for i, op in enumerate(ops):
+        op_def = op.op_def
+        if op_def.lod_lengths or any(n in names for n in op.input_arg_names) or any(
+                rule.creates for rule in op_def.lod_outputs.values()):
+            touching.append(i)
+            for slot in op_def.lod_outputs:
+                names.update(op.outputs.get(slot, ()))
+    return names, touching
+
+
+def with_lod_rules(fn, op_def, inputs, attrs):
+    """`fn` (a kernel of `op_def`, bound to an op whose input slots name `inputs`) run on
+    plain arrays, with its lod_lengths slots filled from its inputs' LoD, its lod_only
+    inputs left out, and its outputs carrying the LoD their lod_outputs rules give."""
+    in_slots = [slot_name(s) for s in op_def.inputs]
+    out_slots = [slot_name(s) for s in op_def.outputs]
+    fills = []   # (position, source slot, source spec, optional)
+    for s in op_def.inputs:
+        slot = slot_name(s)
+        spec = op_def.lod_lengths.get(slot)
+        if spec is not None and not inputs.get(slot):
+            source = next(c for c in spec.partition(":")[0].split("|") if c in in_slots)
+            fills.append((in_slots.index(slot), source, spec, is_optional(s)))
+    passed = [i for i, slot in enumerate(in_slots) if slot not in op_def.lod_only]
+    rules = [(out_slots.index(slot), rule) for slot, rule in op_def.lod_outputs.items()
+             if slot in out_slots]
+    single = len(out_slots) == 1
+
+    def lengths(lod, source, spec):
+        name = (inputs.get(source) or [None])[0]
+        if not lod:
+            raise ValueError(
+                "input %s %r carries no LoD, but %s reads its sequences from it: feed a "
+                "LoDTensor (fluid.create_lod_tensor) or an (array, recursive sequence "
+                "lengths) pair, or declare the variable with lod_level=1"
+                % (source, name, op_def.type))
+        level_attr = spec.partition(":")[2]
+        level = attrs.get(level_attr, -1) if level_attr else -1
+        if not -len(lod) <= level < len(lod):
+            raise ValueError("input %s %r has a LoD of %d level(s) %s; %s = %d is out of "
+                             "range" % (source, name, len(lod), describe_lod(lod),
+                                        level_attr, level))
+        return np.asarray(lod[level], dtype=np.int64)
+
+    def run(*args, **kw):
+        lods, plain = {}, []
+        for slot, a in zip(in_slots, args):
+            if isinstance(a, list):
+                lods[slot] = [lod_of(v) for v in a]
+                plain.append([as_plain(v) for v in a])
+            else:
+                lods[slot] = lod_of(a)
+                plain.append(as_plain(a))
+        for pos, source, spec, optional in fills:
+            lod = lods[source]
+            if isinstance(lod, list):
+                plain[pos] = [lengths(one, source, spec) for one in lod]
+            elif lod or not optional:
+                plain[pos] = lengths(lod, source, spec)
+        result = fn(*[plain[i] for i in passed], **kw)
+        if not rules:
+            return result
+        result = list((result,) if single else result)
+        values = dict(zip(in_slots, plain), **dict(zip(out_slots, result)))
+        for i, rule in rules:
+            if result[i] is not None:
+                result[i] = with_lod(result[i], rule.lod(lods, values, attrs))
+        return result[0] if single else tuple(result)
+    return run
 
 
 def register(cls):

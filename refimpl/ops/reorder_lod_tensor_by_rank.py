@@ -6,7 +6,7 @@ import numpy as np
 
 from ._common import rand
 from ._sequence import check_lengths_var, lengths_of, row_index, scatter_rows
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, lengths_lod, register
 
 
 def _order_and_rows(x_rows, rank_table, length):
@@ -34,9 +34,10 @@ class ReorderLoDTensorByRank(OpDef):
     outputs = ("Out", "OutLength")
     no_grad = ("RankTable", "XLength")
     grad_inputs = ("X", "RankTable", "XLength", "Out@GRAD")
+    lod_lengths = {"XLength": "X"}
+    lod_outputs = {"Out": lengths_lod("OutLength")}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "XLength")
         check_lengths_var(ctx, "RankTable")
         x = ctx.input_var("X")
         ctx.set_output("Out", (-1,) + tuple(x.shape[1:]), x.dtype)

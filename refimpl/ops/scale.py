@@ -1,11 +1,12 @@
 """scale: Out = scale * X + bias (bias_after_scale) or scale * (X + bias)."""
 from ._common import rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 @register
 class Scale(OpDef):
     type = "scale"
+    lod_outputs = {"Out": share_lod("X")}
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"scale": 1.0, "bias": 0.0, "bias_after_scale": True}

@@ -3,7 +3,7 @@ import numpy as np
 
 from ._common import rand
 from ._sequence import check_lengths_var, lengths_of, ragged_lengths, segments
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, lengths_lod, register
 
 
 @register
@@ -13,19 +13,18 @@ class SequenceConcat(OpDef):
     outputs = ("Out", "OutLength")
     no_grad = ("XLength",)
     grad_inputs = ("X*", "XLength*", "Out@GRAD")
+    lod_lengths = {"XLength": "X"}
+    lod_outputs = {"Out": lengths_lod("OutLength", under="X")}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "XLength")
         xs = ctx.input_vars("X")
-        ctx.expect(ctx.input_count("XLength") == len(xs), "expected one XLength per X (%d), "
-                   "got %d" % (len(xs), ctx.input_count("XLength")))
         for x in xs[1:]:
             ctx.expect(tuple(x.shape[1:]) == tuple(xs[0].shape[1:]),
                        "input X %r: row shape %s differs from %r's %s" % (
                            x.name, list(x.shape[1:]), xs[0].name, list(xs[0].shape[1:])))
         total = -1 if any(x.shape[0] < 0 for x in xs) else sum(x.shape[0] for x in xs)
         ctx.set_output("Out", (total,) + tuple(xs[0].shape[1:]), xs[0].dtype)
-        ctx.set_output("OutLength", ctx.input_var("XLength").shape, "int64")
+        ctx.set_output("OutLength", (-1,), "int64")
 
     @staticmethod
     def forward(xs, lengths):

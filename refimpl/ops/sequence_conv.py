@@ -6,7 +6,7 @@ import numpy as np
 
 from ._common import rand
 from ._sequence import check_lengths_var, lengths_of, ragged_lengths, segments
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 ATTRS = {"contextLength": 3, "contextStart": -1, "contextStride": 1,
          "paddingTrainable": False}
@@ -37,9 +37,10 @@ class SequenceConv(OpDef):
     attrs = ATTRS
     no_grad = ("XLength",)
     grad_inputs = ("X", "Filter", "XLength", "Out@GRAD")
+    lod_lengths = {"XLength": "X"}
+    lod_outputs = {"Out": share_lod("X")}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "XLength")
         x, filt = ctx.input_var("X"), ctx.input_var("Filter")
         ctx.expect(not ctx.attr("paddingTrainable"), "paddingTrainable=True is not supported")
         ctx.expect(ctx.attr("contextStride") == 1, "contextStride must be 1, got %r"

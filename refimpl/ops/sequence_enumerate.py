@@ -3,7 +3,7 @@ starting at k, padded with pad_value past the sequence's end. No gradient (ids).
 import numpy as np
 
 from ._sequence import INTS, check_lengths_var, lengths_of, ragged_lengths, segments
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 @register
@@ -12,9 +12,10 @@ class SequenceEnumerate(OpDef):
     inputs = ("X", "XLength")
     outputs = ("Out",)
     attrs = {"win_size": 2, "pad_value": 0}
+    lod_lengths = {"XLength": "X"}
+    lod_outputs = {"Out": share_lod("X")}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "XLength")
         ctx.check_dtype("X", INTS)
         x = ctx.input_var("X")
         ctx.expect(len(x.shape) == 1 or (len(x.shape) == 2 and x.shape[1] in (-1, 1)),

@@ -1,27 +1,29 @@
-"""sequence_expand: sequence i of X (row i when X has no lengths) repeated YLength[i]
-times; OutLength gives the lengths of the result's sequences."""
+"""sequence_expand: sequence i of X (row i when X has no LoD) repeated YLength[i] times
+(Y's LoD at ref_level); the result's LoD is OutLength when X has a LoD, else none (as in
+Paddle)."""
 import numpy as np
 
 from ._common import rand
-from ._sequence import (check_lengths_var, lengths_of, offsets, ragged_lengths,
+from ._sequence import (lengths_of, offsets, ragged_lengths,
                         scatter_rows)
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, lengths_lod, register
 
 
 @register
 class SequenceExpand(OpDef):
     type = "sequence_expand"
-    inputs = ("X", "XLength?", "YLength")
+    inputs = ("X", "Y", "XLength?", "YLength")
     outputs = ("Out", "OutLength")
     attrs = {"ref_level": -1}
     no_grad = ("XLength", "YLength")
-    grad_inputs = ("X", "XLength?", "YLength", "Out@GRAD")
+    grad_inputs = ("X", "Y", "XLength?", "YLength", "Out@GRAD")
+    lod_only = ("Y",)
+    lod_lengths = {"XLength": "X", "YLength": "Y:ref_level"}
+    lod_outputs = {"Out": lengths_lod("OutLength", if_lod="X")}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "XLength")
-        check_lengths_var(ctx, "YLength")
-        ctx.expect(ctx.attr("ref_level") in (-1, 0), "ref_level must be -1 or 0 (one level "
-                   "of lengths), got %s" % ctx.attr("ref_level"))
+        ctx.expect(ctx.attr("ref_level") >= -1, "ref_level must be -1 (Y's last LoD level) "
+                   "or a level of Y's LoD, got %s" % ctx.attr("ref_level"))
         x = ctx.input_var("X")
         ctx.set_output("Out", (-1,) + tuple(x.shape[1:]), x.dtype)
         ctx.set_output("OutLength", (-1,), "int64")

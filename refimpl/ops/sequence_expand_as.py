@@ -3,19 +3,21 @@ import numpy as np
 
 from ._common import rand
 from ._sequence import check_lengths_var, lengths_of, scatter_rows
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 @register
 class SequenceExpandAs(OpDef):
     type = "sequence_expand_as"
-    inputs = ("X", "YLength")
+    inputs = ("X", "Y", "YLength")
     outputs = ("Out",)
     no_grad = ("YLength",)
-    grad_inputs = ("X", "YLength", "Out@GRAD")
+    grad_inputs = ("X", "Y", "YLength", "Out@GRAD")
+    lod_only = ("Y",)
+    lod_lengths = {"YLength": "Y"}
+    lod_outputs = {"Out": share_lod("Y")}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "YLength")
         x = ctx.input_var("X")
         ctx.set_output("Out", (-1,) + tuple(x.shape[1:]), x.dtype)
 

@@ -10,19 +10,18 @@ from .registry import OpDef, Sample, register
 class SequencePad(OpDef):
     type = "sequence_pad"
     inputs = ("X", "PadValue", "XLength")
-    outputs = ("Out",)
+    outputs = ("Out", "Length")
     attrs = {"padded_length": -1}
     no_grad = ("PadValue", "XLength")
     grad_inputs = ("X", "XLength", "Out@GRAD")
+    lod_lengths = {"XLength": "X"}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "XLength")
         x = ctx.input_var("X")
         ctx.expect(len(x.shape) >= 1, "input X %r: expected packed rows [total, ...], got "
                    "shape %s" % (x.name, list(x.shape)))
-        batch = ctx.input_var("XLength").shape
-        ctx.set_output("Out", (batch[0] if batch else -1, ctx.attr("padded_length"))
-                       + tuple(x.shape[1:]), x.dtype)
+        ctx.set_output("Out", (-1, ctx.attr("padded_length")) + tuple(x.shape[1:]), x.dtype)
+        ctx.set_output("Length", (-1,), "int64")
 
     @staticmethod
     def forward(x, pad_value, length, padded_length=-1):
@@ -36,7 +35,7 @@ class SequencePad(OpDef):
         out[...] = fill.reshape(()) if fill.size == 1 else fill.reshape(x.shape[1:])
         for i, (s, e) in enumerate(segments(lens)):
             out[i, :e - s] = x[s:e]
-        return out
+        return out, lens
 
     @staticmethod
     def backward(x, length, dout, padded_length=-1):

@@ -3,8 +3,8 @@ sequence gives pad_value (and no gradient)."""
 import numpy as np
 
 from ._common import rand
-from ._sequence import check_lengths_var, lengths_of, ragged_lengths, segments
-from .registry import OpDef, Sample, register
+from ._sequence import lengths_of, ragged_lengths, segments
+from .registry import OpDef, Sample, pool_lod, register
 
 POOL_TYPES = ("AVERAGE", "SUM", "SQRT", "MAX", "LAST", "FIRST")
 
@@ -17,14 +17,14 @@ class SequencePool(OpDef):
     attrs = {"pooltype": "AVERAGE", "is_test": False, "pad_value": 0.0}
     no_grad = ("XLength",)
     grad_inputs = ("X", "XLength", "MaxIndex", "Out@GRAD")
+    lod_lengths = {"XLength": "X"}
+    lod_outputs = {"Out": pool_lod("X")}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "XLength")
         ctx.expect(ctx.attr("pooltype") in POOL_TYPES, "pooltype must be one of %s, got %r"
                    % (list(POOL_TYPES), ctx.attr("pooltype")))
         x = ctx.input_var("X")
-        batch = ctx.input_var("XLength").shape
-        shape = (batch[0] if batch else -1,) + tuple(x.shape[1:])
+        shape = (-1,) + tuple(x.shape[1:])
         ctx.set_output("Out", shape, x.dtype)
         ctx.set_output("MaxIndex", shape, "int32")
 

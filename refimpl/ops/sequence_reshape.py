@@ -4,7 +4,7 @@ import numpy as np
 
 from ._common import rand
 from ._sequence import check_lengths_var, lengths_of
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, lengths_lod, register
 
 
 @register
@@ -15,9 +15,10 @@ class SequenceReshape(OpDef):
     attrs = {"new_dim": 1}
     no_grad = ("XLength",)
     grad_inputs = ("X", "XLength", "Out@GRAD")
+    lod_lengths = {"XLength": "X"}
+    lod_outputs = {"Out": lengths_lod("OutLength")}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "XLength")
         x, new_dim = ctx.input_var("X"), ctx.attr("new_dim")
         ctx.expect(len(x.shape) == 2, "input X %r: expected [total, D], got %s"
                    % (x.name, list(x.shape)))

@@ -3,7 +3,7 @@ import numpy as np
 
 from ._common import rand
 from ._sequence import check_lengths_var, lengths_of, ragged_lengths, row_index
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 @register
@@ -12,10 +12,12 @@ class SequenceReverse(OpDef):
     inputs = ("X", "XLength")
     outputs = ("Y",)
     no_grad = ("XLength",)
-    grad_inputs = ("XLength", "Y@GRAD")
+    grad_inputs = ("X", "XLength", "Y@GRAD")
+    grad_lod_only = ("X",)
+    lod_lengths = {"XLength": "X"}
+    lod_outputs = {"Y": share_lod("X")}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "XLength")
         ctx.same_as("X", "Y")
 
     @staticmethod

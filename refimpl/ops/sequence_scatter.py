@@ -27,9 +27,9 @@ class SequenceScatter(OpDef):
     outputs = ("Out",)
     no_grad = ("Ids", "IdsLength")
     grad_inputs = ("X", "Ids", "Updates", "IdsLength", "Out@GRAD")
+    lod_lengths = {"IdsLength": "Ids"}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "IdsLength")
         ctx.check_dtype("Ids", INTS)
         x = ctx.input_var("X")
         ctx.expect(len(x.shape) == 2, "input X %r: expected [batch, D], got %s"

@@ -3,7 +3,7 @@ import numpy as np
 
 from ._common import rand
 from ._sequence import check_lengths_var, lengths_of, row_index, scatter_rows
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, lengths_lod, register
 
 
 @register
@@ -13,9 +13,11 @@ class SequenceSlice(OpDef):
     outputs = ("Out",)
     no_grad = ("Offset", "Length", "XLength")
     grad_inputs = ("X", "Offset", "Length", "XLength", "Out@GRAD")
+    lod_lengths = {"XLength": "X"}
+    lod_outputs = {"Out": lengths_lod("Length")}
 
     def infer_shape(self, ctx):
-        for slot in ("Offset", "Length", "XLength"):
+        for slot in ("Offset", "Length"):
             check_lengths_var(ctx, slot)
         x = ctx.input_var("X")
         ctx.set_output("Out", (-1,) + tuple(x.shape[1:]), x.dtype)

@@ -3,7 +3,7 @@ import numpy as np
 
 from ._common import rand
 from ._sequence import check_lengths_var, lengths_of, ragged_lengths, segments
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 @register
@@ -14,9 +14,10 @@ class SequenceSoftmax(OpDef):
     attrs = {"use_cudnn": False}
     no_grad = ("XLength",)
     grad_inputs = ("XLength", "Out", "Out@GRAD")
+    lod_lengths = {"XLength": "X|Out"}
+    lod_outputs = {"Out": share_lod("X")}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "XLength")
         x = ctx.input_var("X")
         ctx.expect(len(x.shape) == 1 or (len(x.shape) == 2 and x.shape[1] in (1, -1)),
                    "input X %r: expected shape [total] or [total, 1], got %s"

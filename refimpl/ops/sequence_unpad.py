@@ -3,7 +3,7 @@ import numpy as np
 
 from ._common import rand
 from ._sequence import check_lengths_var, lengths_of
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, lengths_lod, register
 from .sequence_pad import _batch_time
 
 
@@ -14,6 +14,7 @@ class SequenceUnpad(OpDef):
     outputs = ("Out",)
     no_grad = ("Length",)
     grad_inputs = ("X", "Length", "Out@GRAD")
+    lod_outputs = {"Out": lengths_lod("Length")}
 
     def infer_shape(self, ctx):
         check_lengths_var(ctx, "Length")

@@ -6,7 +6,7 @@ is the exact gradient when each label row sums to 1, as Paddle assumes."""
 import numpy as np
 
 from ._common import FLOATS, rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def _hard_mask(label, axis, n_classes, ignore_index):
@@ -23,6 +23,7 @@ def _hard_mask(label, axis, n_classes, ignore_index):
 @register
 class SoftmaxWithCrossEntropy(OpDef):
     type = "softmax_with_cross_entropy"
+    lod_outputs = {"Softmax": share_lod("Logits"), "Loss": share_lod("Logits")}
     inputs = ("Logits", "Label")
     outputs = ("Softmax", "Loss")
     attrs = {"soft_label": False, "ignore_index": -100, "numeric_stable_mode": True,

@@ -1,11 +1,12 @@
 """sum: elementwise sum of a list of same-shaped tensors (gradient accumulation uses it)."""
 from ._common import rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 @register
 class Sum(OpDef):
     type = "sum"
+    lod_outputs = {"Out": share_lod("X")}
     inputs = ("X*",)
     outputs = ("Out",)
     grad_inputs = ("X*", "Out@GRAD")

@@ -5,7 +5,7 @@ import numpy as np
 from ..broadcasting import sum_to_shape
 from ..framework.dtypes import to_numpy_dtype
 from ._common import rand, runtime_ints, take_along, take_along_grad
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def _slices(ndim, axes, starts, ends):
@@ -295,6 +295,7 @@ class Scatter(OpDef):
 @register
 class Cast(OpDef):
     type = "cast"
+    lod_outputs = {"Out": share_lod("X")}
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"in_dtype": "float32", "out_dtype": "float32"}
@@ -320,6 +321,7 @@ class Cast(OpDef):
 @register
 class Assign(OpDef):
     type = "assign"
+    lod_outputs = {"Out": share_lod("X")}
     inputs = ("X",)
     outputs = ("Out",)
     grad_inputs = ("Out@GRAD",)

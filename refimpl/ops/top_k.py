@@ -4,7 +4,7 @@ comparator does; results are always sorted. Gradient: Out@GRAD scattered back to
 values came from."""
 import numpy as np
 
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def top_k(x, k, axis=-1, largest=True):
@@ -42,6 +42,7 @@ class _TopK(OpDef):
 @register
 class TopK(_TopK):
     type = "top_k"
+    lod_outputs = {"Out": share_lod("X"), "Indices": share_lod("X")}
     attrs = {"k": 1}
     axis_of = staticmethod(lambda attrs: -1)
 

@@ -1,0 +1,120 @@
+"""LoD end to end (specs/lod.md): values carry their LoD through feeds, ops (each by its
+rule), fetches and data-parallel splits. Expected LoDs and values were measured with
+Paddle 1.8.5 on the same programs and feeds."""
+import numpy as np
+import pytest
+
+from refimpl import fluid
+from refimpl.framework.errors import FeedError
+from refimpl.framework.lod import LoDArray, lod_of, sequence_slice, with_lod
+from refimpl.framework.program import Program, program_guard
+from refimpl.framework.scope import Scope
+
+PLACE = fluid.CPUPlace()
+
+
+def _run(build, feed):
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        fetch = build()
+    exe, scope = fluid.Executor(PLACE), Scope()
+    exe.run(startup, scope=scope)
+    return fetch, exe.run(main, feed=feed, fetch_list=fetch, scope=scope, return_numpy=False)
+
+
+def test_ops_keep_pool_and_rebuild_the_lod_as_paddle():
+    def build():
+        x = fluid.data("x", [-1, 2], "float32", lod_level=2)
+        ids = fluid.data("ids", [-1, 1], "int64", lod_level=1)
+        y = fluid.data("y", [-1, 1], "float32", lod_level=1)
+        pool = fluid.layers.sequence_pool(x, "sum")
+        return [pool, fluid.layers.sequence_pool(pool, "max"),
+                fluid.layers.embedding(ids, size=[10, 3]),
+                fluid.layers.lod_append(fluid.layers.lod_reset(y, target_lod=[0, 2, 6]),
+                                        [0, 1, 3, 6]),
+                fluid.layers.lod_reset(x, y),
+                fluid.layers.elementwise_add(y, y), fluid.layers.reduce_sum(y)]
+    feed = {"x": fluid.create_lod_tensor(np.arange(12, dtype="float32").reshape(6, 2),
+                                         [[2, 1], [1, 2, 3]], PLACE),
+            "ids": fluid.create_lod_tensor(np.array([[1], [2], [3]], "int64"), [[2, 1]], PLACE),
+            "y": fluid.create_lod_tensor(np.zeros((6, 1), "float32"), [[4, 2]], PLACE)}
+    outs, got = _run(build, feed)
+    # Paddle 1.8.5: build-time lod_level and run-time LoD of each output
+    assert [o.lod_level for o in outs] == [1, 0, 1, 2, 1, 1, 0]
+    assert [t.recursive_sequence_lengths() for t in got] == [
+        [[2, 1]], [], [[2, 1]], [[2, 4], [1, 2, 3]], [[4, 2]], [[4, 2]], []]
+    np.testing.assert_array_equal(np.array(got[0]), [[0, 1], [6, 8], [24, 27]])
+    np.testing.assert_array_equal(np.array(got[1]), [[6, 8], [24, 27]])
+
+
+def test_feeds_a_lod_tensor_a_pair_or_a_plain_array():
+    rows = np.arange(5, dtype="float32").reshape(5, 1)
+
+    def build():
+        return [fluid.layers.scale(fluid.data("x", [-1, 1], "float32", lod_level=1), 2.0)]
+    for feed in (fluid.create_lod_tensor(rows, [[2, 3]], PLACE), (rows, [[2, 3]])):
+        _, (out,) = _run(build, {"x": feed})
+        assert out.lod() == [[0, 2, 5]]
+        np.testing.assert_array_equal(np.array(out), rows * 2)
+    _, (out,) = _run(build, {"x": rows})     # lod_level says what is expected, not required
+    assert out.lod() == []
+    with pytest.raises(FeedError, match="feed 'x': its LoD \\[\\[0, 2, 4\\]\\]"):
+        _run(build, {"x": (rows, [[2, 2]])})
+    with pytest.raises(FeedError, match="non-negative ints"):
+        _run(build, {"x": (rows, [[2, -3]])})
+    main = Program()
+    with program_guard(main, Program()):
+        out = build()[0]
+    with pytest.raises(RuntimeError, match="hold LoD information"):
+        fluid.Executor(PLACE).run(main, feed={"x": (rows, [[2, 3]])}, fetch_list=[out],
+                                  scope=Scope())
+
+
+def test_lod_tensor_api():
+    t = fluid.LoDTensor()
+    t.set_recursive_sequence_lengths([[1, 2]])      # before the data: kept
+    t.set(np.ones((3, 1), "float32"), PLACE)
+    assert t.lod() == [[0, 1, 3]] and t.has_valid_recursive_sequence_lengths()
+    t.set_lod([[0, 2], [0, 1, 3]])
+    assert t.recursive_sequence_lengths() == [[2], [1, 2]]
+    t.set(np.ones((4, 1), "float32"), PLACE)        # set keeps the LoD, as Paddle
+    assert t.recursive_sequence_lengths() == [[2], [1, 2]]
+    assert not t.has_valid_recursive_sequence_lengths()
+    copy = t._copy()
+    assert copy.lod() == t.lod() and isinstance(np.array(copy), np.ndarray)
+    assert type(np.array(t)) is np.ndarray          # the rows, without the LoD
+
+
+def test_lod_array_values_and_sequence_slice():
+    a = with_lod(np.arange(6).reshape(6, 1), ((2, 1), (1, 2, 3)))
+    assert isinstance(a, LoDArray) and lod_of(a) == ((2, 1), (1, 2, 3))
+    assert lod_of(a + 1) == () and lod_of(a[1:]) == ()      # derived arrays carry none
+    rows, lod = sequence_slice(np.asarray(a), lod_of(a), 1, 2)
+    assert lod == ((1,), (3,)) and rows[:, 0].tolist() == [3, 4, 5]
+    rows, lod = sequence_slice(np.asarray(a), lod_of(a), 0, 1)
+    assert lod == ((2,), (1, 2)) and rows[:, 0].tolist() == [0, 1, 2]
+
+
+def test_data_parallel_splits_a_lod_batch_by_whole_sequences():
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        words = fluid.data("w", [-1, 1], "int64", lod_level=1)
+        emb = fluid.layers.embedding(words, size=[20, 2], param_attr=fluid.ParamAttr(
+            initializer=fluid.initializer.Constant(0.5)))
+        pooled = fluid.layers.sequence_pool(emb, "sum")
+        loss = fluid.layers.mean(pooled)
+        fluid.optimizer.SGD(0.0).minimize(loss)
+    exe, scope = fluid.Executor(PLACE), Scope()
+    exe.run(startup, scope=scope)
+    compiled = fluid.CompiledProgram(main).with_data_parallel(
+        loss_name=loss.name, places=fluid.cpu_places(2))
+    feed = {"w": fluid.create_lod_tensor(np.arange(6).reshape(6, 1), [[3, 1, 2]], PLACE)}
+    got, = exe.run(compiled, feed=feed, fetch_list=[pooled], scope=scope)
+    # seed 001: the later place takes the extra sequence: [s0] | [s1, s2]
+    np.testing.assert_array_equal(got[:, 0], [1.5, 0.5, 1.0])
+    per_place, = exe.run(compiled, feed=feed, fetch_list=[emb], scope=scope,
+                         return_numpy=False)
+    assert [t.recursive_sequence_lengths() for t in per_place] == [[[3]], [[1, 2]]]
+    with pytest.raises(FeedError, match="'w' has 1 sequences, fewer than the 2 devices"):
+        exe.run(compiled, feed={"w": (np.zeros((4, 1), "int64"), [[4]])},
+                fetch_list=[pooled], scope=scope)
