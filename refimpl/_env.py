@@ -1,6 +1,7 @@
 """Environment functions of the paddle 2.0 namespace, in their static-graph meaning:
 default dtype, XPU / CUDA / cuDNN queries, to_tensor, no_grad, grad, and the dygraph-only
-high-level names (DataParallel, Model, flops) as clear errors; summary for a Program."""
+high-level names (Model, flops) as clear errors; summary for a Program; DataParallel
+(refimpl.distributed.parallel)."""
 import numpy as np
 
 from .backward import gradients
@@ -8,6 +9,7 @@ from .dygraph import mode
 from .dygraph.autograd import grad as _eager_grad
 from .dygraph.mode import no_grad as _eager_no_grad
 from .dygraph.tensor import Tensor
+from .distributed.parallel import DataParallel
 from .framework.dtypes import convert_dtype
 from .framework.place import device_count
 from .framework.program import Program, Variable, default_main_program
@@ -145,13 +147,6 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise ValueError("grad: outputs do not depend on inputs %s; pass allow_unused=True "
                              "to get None for them" % unused)
     return grads
-
-
-class DataParallel:
-    def __init__(self, layers, *args, **kwargs):
-        raise NotImplementedError(
-            "paddle.DataParallel is dygraph-only; refimpl is static-graph: use "
-            "static.CompiledProgram(main).with_data_parallel(loss_name=loss.name) or fleet")
 
 
 class Model:

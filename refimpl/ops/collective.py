@@ -1,6 +1,10 @@
-"""Collective ops inserted by the data-parallel engine. Each asks the running device's
-communicator (refimpl.parallel.context) to combine its inputs with the other devices'.
-With no data-parallel context (a single place) they are identities."""
+"""Collective ops: inserted by the data-parallel engine, or built by paddle.distributed's
+functions (all_reduce, broadcast, reduce, all_gather, scatter, barrier). Each asks the
+running device's communicator (refimpl.parallel.context: a data-parallel place, or the
+process's World after init_parallel_env) to combine its inputs with the other devices'.
+With no context (a single device) they are identities."""
+import numpy as np
+
 from ..parallel import context
 from .registry import OpDef, register
 
@@ -15,40 +19,164 @@ class _Collective(OpDef):
             ctx.set_output("Out", v.shape, v.dtype, i)
 
 
+class _AllReduce(_Collective):
+    """Out_i = the reduction over devices of X_i; several X travel as one bucket."""
+    attrs = {"ring_id": 0, "use_calc_stream": False}
+    reduction = "sum"
+
+    def forward(self, xs, ring_id=0, use_calc_stream=False):
+        ctx = context.current()
+        if ctx is None:
+            return xs
+        return ctx.communicator.allreduce(ctx.local_rank, xs, self.reduction)
+
+
 @register
-class CAllreduceSum(_Collective):
-    """Out_i = sum over devices of X_i; several X travel as one bucket."""
+class CAllreduceSum(_AllReduce):
     type = "c_allreduce_sum"
-    attrs = {"ring_id": 0}
-
-    @staticmethod
-    def forward(xs, ring_id=0):
-        ctx = context.current()
-        return ctx.communicator.allreduce(ctx.local_rank, xs) if ctx is not None else xs
 
 
 @register
-class CReduceSum(_Collective):
-    """X_i summed onto device root_i. The sum is computed by an allreduce; devices other
-    than the root must not use the result (the Reduce strategy only reads it on the root)."""
-    type = "c_reduce_sum"
-    attrs = {"ring_id": 0, "roots": []}
+class CAllreduceMax(_AllReduce):
+    type = "c_allreduce_max"
+    reduction = "max"
 
-    @staticmethod
-    def forward(xs, ring_id=0, roots=()):
+
+@register
+class CAllreduceMin(_AllReduce):
+    type = "c_allreduce_min"
+    reduction = "min"
+
+
+@register
+class CAllreduceProd(_AllReduce):
+    type = "c_allreduce_prod"
+    reduction = "prod"
+
+
+class _Reduce(_Collective):
+    """X_i reduced onto device roots[i] (computed by an allreduce); every other device
+    keeps X_i as it was."""
+    attrs = {"ring_id": 0, "roots": [], "use_calc_stream": False}
+    reduction = "sum"
+
+    def forward(self, xs, ring_id=0, roots=(), use_calc_stream=False):
         ctx = context.current()
-        return ctx.communicator.allreduce(ctx.local_rank, xs) if ctx is not None else xs
+        if ctx is None:
+            return xs
+        totals = ctx.communicator.allreduce(ctx.local_rank, xs, self.reduction)
+        me = ctx.global_rank
+        return [t if root == me else x for x, t, root in zip(xs, totals, roots)]
+
+
+@register
+class CReduceSum(_Reduce):
+    type = "c_reduce_sum"
+
+
+@register
+class CReduceMax(_Reduce):
+    type = "c_reduce_max"
+    reduction = "max"
+
+
+@register
+class CReduceMin(_Reduce):
+    type = "c_reduce_min"
+    reduction = "min"
+
+
+@register
+class CReduceProd(_Reduce):
+    type = "c_reduce_prod"
+    reduction = "prod"
 
 
 @register
 class CBroadcast(_Collective):
     """X_i takes device root_i's value, in place (fuse_broadcast_ops: one op, many X)."""
     type = "c_broadcast"
-    attrs = {"ring_id": 0, "roots": []}
+    attrs = {"ring_id": 0, "roots": [], "use_calc_stream": False}
 
     @staticmethod
-    def forward(xs, ring_id=0, roots=()):
+    def forward(xs, ring_id=0, roots=(), use_calc_stream=False):
         ctx = context.current()
         if ctx is not None:
             ctx.communicator.broadcast(ctx.local_rank, xs, list(roots))
         return xs
+
+
+@register
+class CAllgather(OpDef):
+    """Out = every device's X concatenated along dim 0, in rank order (`nranks` of them)."""
+    type = "c_allgather"
+    inputs = ("X",)
+    outputs = ("Out",)
+    attrs = {"ring_id": 0, "nranks": 1, "use_calc_stream": False}
+    collective = True
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        first = x.shape[0] * ctx.attr("nranks") if x.shape and x.shape[0] >= 0 else -1
+        ctx.set_output("Out", (first,) + tuple(x.shape[1:]), x.dtype)
+
+    @staticmethod
+    def forward(x, ring_id=0, nranks=1, use_calc_stream=False):
+        ctx = context.current()
+        parts = ctx.communicator.allgather(ctx.local_rank, x) if ctx is not None else [x]
+        if len(parts) != nranks:
+            raise ValueError("c_allgather: nranks=%d, but %d devices take part"
+                             % (nranks, len(parts)))
+        return np.concatenate(parts, axis=0)
+
+
+@register
+class CScatter(OpDef):
+    """Out = part `rank` of root's X cut into `nranks` equal parts along dim 0."""
+    type = "c_scatter"
+    inputs = ("X",)
+    outputs = ("Out",)
+    attrs = {"ring_id": 0, "root": 0, "nranks": 1, "use_calc_stream": False}
+    collective = True
+
+    def infer_shape(self, ctx):
+        x, nranks = ctx.input_var("X"), ctx.attr("nranks")
+        if x.shape and x.shape[0] >= 0 and x.shape[0] % nranks:
+            ctx.fail("X %r has %d rows, which %d devices cannot share equally"
+                     % (x.name, x.shape[0], nranks))
+        first = x.shape[0] // nranks if x.shape and x.shape[0] >= 0 else -1
+        ctx.set_output("Out", (first,) + tuple(x.shape[1:]), x.dtype)
+
+    @staticmethod
+    def forward(x, ring_id=0, root=0, nranks=1, use_calc_stream=False):
+        ctx = context.current()
+        if ctx is None:
+            return np.split(x, nranks)[0] if nranks > 1 else x
+        if ctx.nranks != nranks:
+            raise ValueError("c_scatter: nranks=%d, but %d devices take part"
+                             % (nranks, ctx.nranks))
+        whole = np.array(x)
+        ctx.communicator.broadcast(ctx.local_rank, [whole], [root])
+        return np.split(whole, nranks)[ctx.global_rank]
+
+
+@register
+class Barrier(OpDef):
+    """Every device waits here for the others; Out is X."""
+    type = "barrier"
+    inputs = ("X?",)
+    outputs = ("Out?",)
+    attrs = {"ring_id": 0}
+    collective = True
+
+    def infer_shape(self, ctx):
+        if ctx.has_input("X"):
+            x = ctx.input_var("X")
+            ctx.set_output("Out", x.shape, x.dtype)
+
+    @staticmethod
+    def forward(x, ring_id=0):
+        ctx = context.current()
+        if ctx is not None:
+            ctx.communicator.barrier(ctx.local_rank)
+        return x

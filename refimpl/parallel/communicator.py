@@ -8,8 +8,9 @@ numpy buffers (no pickling), like ChainerMN's hierarchical communicator. Every c
 collective: all devices make it, in the same order (checked: CollectiveMismatch).
 
 Interface (per device, `local_rank` = this thread's place index):
-  allreduce(local_rank, arrays) -> list  the sums over devices (new arrays: a kernel may
-                                         return one buffer as two gradients)
+  allreduce(local_rank, arrays, reduction="sum") -> list  the sums (max, min, products)
+                                         over devices (new arrays: a kernel may return
+                                         one buffer as two gradients)
   broadcast(local_rank, arrays, roots)   in place: array i takes device roots[i]'s value
   allgather(local_rank, array) -> list   every device's array, in global rank order
   barrier(local_rank)
@@ -25,6 +26,10 @@ from .stall import StallWatch
 
 __all__ = ["InProcessCommunicator", "HierarchicalCommunicator", "MPICommunicator",
            "CommunicationAborted", "CollectiveMismatch"]
+
+
+# how allreduce combines two devices' values, by reduction name
+REDUCTION_UFUNCS = {"sum": np.add, "max": np.maximum, "min": np.minimum, "prod": np.multiply}
 
 
 class CommunicationAborted(RuntimeError):
@@ -196,20 +201,23 @@ class InProcessCommunicator:
                 self._calls[local_rank], arrived, missing)
         return "in collective %s: waiting for its result" % self._calls[local_rank]
 
-    def _across_processes(self, flat):
+    def _across_processes(self, flat, reduction="sum"):
         return flat
 
-    def allreduce(self, local_rank, arrays):
+    def allreduce(self, local_rank, arrays, reduction="sum"):
+        """`reduction`: sum, max, min or prod over devices."""
         if not arrays:
             return []
         flat = pack(arrays)
+        ufunc = REDUCTION_UFUNCS[reduction]
 
         def combine(slots):
             total = slots[0].copy()
             for s in slots[1:]:
-                total += s
-            return self._across_processes(total)
-        total = self._exchange(local_rank, "allreduce", flat, combine)
+                ufunc(total, s, out=total)
+            return self._across_processes(total, reduction)
+        kind = "allreduce" if reduction == "sum" else "allreduce (%s)" % reduction
+        total = self._exchange(local_rank, kind, flat, combine)
         out = [np.empty(a.shape, a.dtype) for a in arrays]
         unpack_into(total, out)
         return out
@@ -256,10 +264,11 @@ class HierarchicalCommunicator(InProcessCommunicator):
                                               "waiting for them to make the same call"
                         % ("in collective %s, " % call if call is not None else "", what))
 
-    def _across_processes(self, flat):
+    def _across_processes(self, flat, reduction="sum"):
         from mpi4py import MPI
         flat = np.ascontiguousarray(flat)
-        self._complete(self.mpi.Iallreduce(MPI.IN_PLACE, flat, op=MPI.SUM), "allreduce")
+        self._complete(self.mpi.Iallreduce(MPI.IN_PLACE, flat,
+                                           op=getattr(MPI, reduction.upper())), "allreduce")
         return flat
 
     def _root_value(self, slots, i, root):

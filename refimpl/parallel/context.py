@@ -1,5 +1,7 @@
 """Which device a thread is running for, so communication ops (which must not import the
-engine) can find their communicator. The engine sets it around each device's run."""
+engine) can find their communicator. The engine sets it around each device's run; outside
+one, the process's own device once paddle.distributed.init_parallel_env has set it (its
+World: eager collectives and sync_batch_norm span the processes)."""
 import threading
 
 _local = threading.local()
@@ -29,10 +31,19 @@ class DeviceContext:
         return self.communicator.nranks
 
 
+_process = None
+
+
 def set_current(ctx):
     _local.ctx = ctx
 
 
+def set_process_default(ctx):
+    """The context of every thread that has none set (init_parallel_env: the World)."""
+    global _process
+    _process = ctx
+
+
 def current():
-    """The running device's context, or None outside data-parallel execution."""
-    return getattr(_local, "ctx", None)
+    """The running device's context, else the process's, else None (one device)."""
+    return getattr(_local, "ctx", None) or _process
