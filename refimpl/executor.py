@@ -321,6 +321,9 @@ class Executor:
         if scope is None:
             scope = global_scope()
         fetch_names = _fetch_names(fetch_list)
+        if getattr(program, "_graph", None) is not None:
+            # fleet's data-parallel version of this program (Paddle: Program._graph)
+            program = program._graph
         if not isinstance(program, Program):
             if hasattr(program, "_run"):  # CompiledProgram
                 return program._run(self, feed, fetch_names, scope, return_numpy)

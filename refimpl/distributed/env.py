@@ -75,7 +75,8 @@ def init_parallel_env():
     global _initialized
     if not _initialized:
         world = process_world()
-        context.set_process_default(context.DeviceContext(world, 0))
+        if world.size > 1:     # one process: collective ops stay identities
+            context.set_process_default(context.DeviceContext(world, 0))
         _initialized = True
     return ParallelEnv()
 
