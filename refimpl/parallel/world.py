@@ -52,8 +52,11 @@ class Call:
         sig[2] = -1 if self.root is None else self.root
         if self.array is not None:
             sig[3] = DTYPES.index(self.array.dtype.name)
-            sig[4] = self.array.ndim
-            sig[5:5 + self.array.ndim] = self.array.shape
+            # (more dims than fit: the element count, which is what must agree)
+            dims = self.array.shape if self.array.ndim <= SIGNATURE_LEN - 5 \
+                else (self.array.size,)
+            sig[4] = len(dims)
+            sig[5:5 + len(dims)] = dims
         return sig
 
 
@@ -136,6 +139,8 @@ class World:
     def allreduce(self, local_rank, arrays, reduction="sum"):
         if not arrays:
             return []
+        if len(arrays) == 1:    # in its own shape, so that a mismatch names the user's
+            return [self.allreduce_array(np.ascontiguousarray(arrays[0]), reduction)]
         total = self.allreduce_array(pack(arrays), reduction)
         out = [np.empty(a.shape, a.dtype) for a in arrays]
         unpack_into(total, out)
@@ -147,7 +152,9 @@ class World:
         for a, r in zip(arrays, roots):
             groups.setdefault((r, a.dtype.str), []).append(a)
         for (root, _), mine in sorted(groups.items(), key=lambda kv: kv[0]):
-            unpack_into(self.broadcast_array(pack(mine), root), mine)
+            whole = mine[0] if len(mine) == 1 else pack(mine)
+            unpack_into(self.broadcast_array(np.ascontiguousarray(whole), root).reshape(-1),
+                        mine)
 
     def allgather(self, local_rank, array):
         return self.allgather_array(np.asarray(array))
