@@ -6,6 +6,8 @@ machine reaches them alike and their ratio holds.
 `--mode static` (default) times the workloads as static programs run by the Executor;
 `--mode dynamic` the same models as nn.Layers trained eagerly (forward, loss.backward(),
 opt.step(), opt.clear_grad()), plus the eager dispatch cost of one small op.
+`--mode data-parallel` samples/s of LeNet and ResNet18 (CIFAR size) under paddle.DataParallel
+on `mpirun -n 2` against one process, the DataLoader in the loop (bench_data_parallel.py).
 
 Prints one JSON object per workload, then a table. `--profile` adds time per op type and
 the framework overhead per op (step time minus time inside kernels, over op count).
@@ -18,6 +20,8 @@ import sys
 import time
 
 import numpy as np
+
+from . import bench_data_parallel
 
 WORKLOADS = {
     # name: (builder key, batch, input shape, classes)
@@ -340,20 +344,35 @@ def torch_stepper(name):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m refimpl bench", description=__doc__)
-    parser.add_argument("workloads", nargs="*", default=list(WORKLOADS),
-                        help="subset of: %s" % ", ".join(WORKLOADS))
-    parser.add_argument("--steps", type=int, default=50)
-    parser.add_argument("--warmup", type=int, default=10)
+    parser.add_argument("workloads", nargs="*",
+                        help="subset of: %s (--mode data-parallel: %s)"
+                        % (", ".join(WORKLOADS), ", ".join(bench_data_parallel.WORKLOADS)))
+    parser.add_argument("--steps", type=int,
+                        help="timed steps (default 50; data-parallel: per workload)")
+    parser.add_argument("--warmup", type=int)
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="data-parallel: times each configuration runs, in turn")
     parser.add_argument("--compare", action="append", default=[], choices=["torch", "paddle"],
                         help="also time this framework in the same run")
     parser.add_argument("--profile", action="store_true",
                         help="time per op type and framework overhead per op")
-    parser.add_argument("--mode", choices=["static", "dynamic"], default="static",
-                        help="refimpl's static programs (default) or its dynamic mode")
+    parser.add_argument("--mode", choices=["static", "dynamic", "data-parallel"],
+                        default="static",
+                        help="refimpl's static programs (default), its dynamic mode, or "
+                             "DataParallel under mpirun -n 2 against one process")
     parser.add_argument("--paddle-python", metavar="PYTHON",
                         help="with --compare paddle: time Paddle in a subprocess of this "
                              "interpreter (Paddle kept in its own environment)")
     args = parser.parse_args(argv)
+    if args.mode == "data-parallel":
+        if args.compare or args.profile:
+            parser.error("--mode data-parallel takes no --compare or --profile")
+        return bench_data_parallel.main(args.workloads, args.steps,
+                                        2 if args.warmup is None else args.warmup,
+                                        args.rounds)
+    args.workloads = args.workloads or list(WORKLOADS)
+    args.steps = 50 if args.steps is None else args.steps
+    args.warmup = 10 if args.warmup is None else args.warmup
     rows = []
     for name in args.workloads:
         if name not in WORKLOADS:
