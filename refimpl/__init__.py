@@ -23,7 +23,7 @@ from . import tensor_methods as _tensor_methods
 
 _tensor_methods.attach(Variable)
 
-from .dygraph.mode import (disable_static, enable_grad, enable_static, in_dynamic_mode,
+from .framework.mode import (disable_static, enable_grad, enable_static, in_dynamic_mode,
                            is_grad_enabled, set_grad_enabled)
 from .dygraph.tensor import Tensor, batch_value as _batch_value
 

@@ -1,5 +1,5 @@
-"""refimpl command line: run (drop-in for paddle scripts), conformance, bench, dump-model,
-check-model."""
+"""refimpl command line: run (drop-in for paddle scripts), ops, conformance, bench,
+dump-model, check-model."""
 import argparse
 import os
 import runpy
@@ -9,6 +9,7 @@ USAGE = """python -m refimpl COMMAND ...
 
 commands:
   run SCRIPT [ARGS...]   run an unmodified paddle script with `paddle` -> refimpl
+  ops [NAME]             every op type, or one: definition, spec, kernels, grad, tests
   conformance ...        generate / check golden vectors (see `conformance --help`)
   bench [...]            time training steps (see `bench --help`)
   dump-model PATH        print a saved program as readable JSON (`dump-model --help`)
@@ -44,6 +45,9 @@ def main(argv=None):
     cmd, rest = argv[0], argv[1:]
     if cmd == "run":
         return cmd_run(rest)
+    if cmd == "ops":
+        from .op_index import main as ops_main
+        return ops_main(rest)
     if cmd == "conformance":
         from .conformance.cli import main as conformance_main
         return conformance_main(rest)

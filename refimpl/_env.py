@@ -5,38 +5,20 @@ high-level names (Model, flops) as clear errors; summary for a Program; DataPara
 import numpy as np
 
 from .backward import gradients
-from .dygraph import mode
+from .framework import mode
 from .dygraph.autograd import grad as _eager_grad
-from .dygraph.mode import no_grad as _eager_no_grad
+from .framework.mode import no_grad as _eager_no_grad
 from .dygraph.tensor import Tensor
 from .distributed.parallel import DataParallel
-from .framework.dtypes import convert_dtype
+from .framework.dtypes import convert_dtype, get_default_dtype, set_default_dtype
 from .framework.place import device_count
 from .framework.program import Program, Variable, default_main_program
 from .layers import creation, math
-from .ops.creation import value_attrs
+from .framework.initializer import value_attrs
 
 __all__ = ["get_default_dtype", "set_default_dtype", "XPUPlace", "is_compiled_with_xpu",
            "get_cuda_rng_state", "set_cuda_rng_state", "get_cudnn_version", "to_tensor",
            "no_grad", "grad", "DataParallel", "Model", "summary", "flops"]
-
-_FLOAT_DTYPES = ("float16", "float32", "float64")
-_default_dtype = "float32"
-
-
-def get_default_dtype():
-    return _default_dtype
-
-
-def set_default_dtype(d):
-    """Record the default float dtype (float16/32/64). refimpl's layers keep float32 as
-    their default; get_default_dtype() returns what was set (see specs)."""
-    global _default_dtype
-    name = convert_dtype(d.__name__ if isinstance(d, type) else d)
-    if name not in _FLOAT_DTYPES:
-        raise TypeError("set_default_dtype only supports %s, got %s" % (_FLOAT_DTYPES, name))
-    _default_dtype = name
-
 
 def is_compiled_with_xpu():
     return False

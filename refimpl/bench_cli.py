@@ -185,7 +185,7 @@ def dynamic_stepper(name):
     """(step(), count of ops one step runs) training workload `name` eagerly: the model as
     nn.Layers, the loss as in the static workload, SGD."""
     import refimpl as paddle
-    from refimpl.dygraph import mode
+    from refimpl.framework import mode
     old = mode.dynamic
     mode.disable_static()
     model = _dynamic_model(paddle, name)
@@ -214,8 +214,10 @@ def _counting_kernels(timed):
     from refimpl.dygraph import tracer
     original = tracer.select_kernel
 
-    def select(op_def, attrs, dtype):
-        return timed(op_def.type, original(op_def, attrs, dtype))
+    def select(op_type, which, attrs, dtype):
+        kernel = original(op_type, which, attrs, dtype)
+        key = op_type if which == "forward" else op_type + "_grad"
+        return kernel._replace(fn=timed(key, kernel.fn))
     tracer._LAYOUTS.clear()
     tracer.select_kernel = select
 
@@ -282,14 +284,14 @@ def dispatch_cost_us(repeat=2000):
     recording (stop_gradient inputs) and recording a tape node (an input needs a
     gradient)."""
     import refimpl as paddle
-    from refimpl.dygraph import mode
+    from refimpl.framework import mode
     from refimpl.dygraph.tracer import layout
     was, mode.dynamic = mode.dynamic, True
     try:
         a = np.arange(4, dtype="float32")
         plain = paddle.to_tensor(a)
         tracked = paddle.to_tensor(a, stop_gradient=False)
-        kernel = layout("elementwise_add").kernels.get({"axis": -1}, a.dtype)
+        kernel = layout("elementwise_add").kernels.get({"axis": -1}, a.dtype)[0]
 
         def per_call(fn):
             fn()

@@ -8,7 +8,7 @@ Variable at import, and any other tensor class (an eager Tensor) the same way, s
 have the same method set (specs/tensor_methods.md).
 """
 from .framework import math_patch
-from .layers import exports, indexing
+from .layers import exports, subscript
 
 __all__ = ["FUNCTION_METHODS", "methods", "attach"]
 
@@ -59,9 +59,9 @@ _OPERATORS = {
     "__lt__": _binary("less_than"), "__le__": _binary("less_equal"),
     "__gt__": _binary("greater_than"), "__ge__": _binary("greater_equal"),
     "__neg__": lambda self: math_patch.scale(self, -1.0),
-    "__getitem__": indexing.getitem,
-    "__setitem__": indexing.setitem,
-    "__iter__": indexing.iterate,
+    "__getitem__": subscript.getitem,
+    "__setitem__": subscript.setitem,
+    "__iter__": subscript.iterate,
 }
 
 

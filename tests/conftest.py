@@ -1,9 +1,7 @@
-import os
-
 import numpy as np
 import pytest
 
-from refimpl.dygraph import mode
+from refimpl.framework import mode
 from refimpl.framework import unique_name
 from refimpl.framework import program as program_mod
 from refimpl.framework import scope as scope_mod

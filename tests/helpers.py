@@ -27,6 +27,31 @@ def scope_value(var):
     return np.array(static.global_scope().find_var(var.name).get_tensor())
 
 
+def run_default_programs(fetch, feed=None):
+    """Run the default startup program, then the default main program on `feed`; the
+    fetched numpy values."""
+    return startup_executor().run(static.default_main_program(), feed=feed or {},
+                                  fetch_list=list(fetch))
+
+
+def build_programs(build):
+    """(main, startup, build()'s result) with `build` run in fresh programs."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        outs = build()
+    return main, startup, outs
+
+
+def run_programs(main, startup, feed, fetch):
+    """Run startup then main in a fresh scope: (fetched values, {parameter: value})."""
+    exe, scope = fluid.Executor(fluid.CPUPlace()), Scope()
+    exe.run(startup, scope=scope)
+    values = exe.run(main, feed=feed, fetch_list=fetch, scope=scope)
+    params = {p.name: np.array(scope.find_var(p.name).get_tensor())
+              for p in main.all_parameters()}
+    return values, params
+
+
 def build_and_run(build, feed=None):
     """Build `build()` (returns the fetch Variables) in fresh programs, run its startup and
     main program in a fresh scope on `feed`; the fetched numpy values."""

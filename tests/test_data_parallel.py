@@ -11,7 +11,9 @@ from refimpl import static
 from refimpl.framework import unique_name
 from refimpl.framework.errors import FeedError
 from refimpl.framework.scope import Scope, scope_guard
-from refimpl.parallel.engine import owners_by_size, split_feed
+from refimpl.compiler import compile_program
+from refimpl.compiler.data_parallel import owners_by_size
+from refimpl.executor.multi_place import split_feed
 
 Reduce = static.BuildStrategy.ReduceStrategy
 Scale = static.BuildStrategy.GradientScaleStrategy
@@ -289,6 +291,36 @@ def test_learning_rate_schedules_advance_the_same_on_every_device(schedule):
     _assert_params_close(single, _train_with_schedule(2, schedule))
     _, constant_lr = _train(None, 3, _data(4), lr=0.1)
     assert not np.allclose(single["fc_0.w_0"], constant_lr["fc_0.w_0"])
+
+
+@pytest.mark.parametrize("reduce", [False, True])
+def test_compile_program_is_a_pure_rewrite_into_one_program_per_place(reduce):
+    """Global ranks 2 and 3 of 4 devices: the user's program is untouched; each place's
+    program scales loss@GRAD by 1/4 and reduces every parameter gradient (AllReduce: to
+    all; Reduce: to its owner, which alone updates and then broadcasts the parameter)."""
+    main, _, loss = _model()
+    before = (main._version, [op.type for op in main.global_block().ops])
+    strategy = static.BuildStrategy()
+    if reduce:
+        strategy.reduce_strategy = Reduce.Reduce
+    places = compile_program(main, strategy, [2, 3], 4, loss.name, {loss.name})
+    assert (main._version, [op.type for op in main.global_block().ops]) == before
+    params = sorted(p.name for p in main.all_parameters())
+    owner = owners_by_size(main.all_parameters(), 4)
+    for rank, program in zip([2, 3], places):
+        ops = program.global_block().ops
+        scale, = [op for op in ops if op.output_arg_names == [loss.name + "@GRAD"]]
+        assert scale.attr("value") == 0.25
+        collective = "c_reduce_sum" if reduce else "c_allreduce_sum"
+        reduced = sorted(op.input("X")[0][:-len("@GRAD")] for op in ops
+                         if op.type == collective)
+        assert reduced == params
+        updated = sorted(op.input("Param")[0] for op in ops if op.type == "sgd")
+        if reduce:
+            assert updated == sorted(p for p in params if owner[p] == rank)
+            assert sorted(op.input("X")[0] for op in ops if op.type == "c_broadcast") == params
+        else:
+            assert updated == params
 
 
 def test_distribute_transpiler_config_fields_are_paddles_and_checked():

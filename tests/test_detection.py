@@ -542,3 +542,41 @@ def test_rois_num_must_cover_the_rois():
     out = L.roi_align(_data("x", x), _data("r", rois), rois_num=_data("n", num))
     with pytest.raises(Exception, match="RoisNum"):
         _run([out], {"x": x, "r": rois, "n": num})
+
+
+# -- generate_mask_labels
+def test_generate_mask_labels_rasterizes_the_matched_square():
+    names = [("im_info", [1, 3], "float32"), ("gt_classes", [2, 1], "int32"),
+             ("is_crowd", [2, 1], "int32"), ("gt_segms", [8, 2], "float32"),
+             ("rois", [3, 4], "float32"), ("labels", [3, 1], "int32"),
+             ("point_num", [2], "int32"), ("poly_num", [2], "int32")]
+    v = {n: static.data(n, s, d) for n, s, d in names}
+    mask_rois, has_mask, masks = L.generate_mask_labels(
+        v["im_info"], v["gt_classes"], v["is_crowd"], v["gt_segms"], v["rois"], v["labels"],
+        num_classes=3, resolution=4, gt_segms_point_num=v["point_num"],
+        gt_poly_num=v["poly_num"])
+    # gt 0: square (0,0)-(4,4), class 2; gt 1: a far square, class 1. Image scale 2.
+    feed = {"im_info": np.array([[20, 20, 2]], np.float32),
+            "gt_classes": np.array([[2], [1]], np.int32),
+            "is_crowd": np.array([[0], [0]], np.int32),
+            "gt_segms": np.array([[0, 0], [4, 0], [4, 4], [0, 4],
+                                  [10, 10], [12, 10], [12, 12], [10, 12]], np.float32),
+            "rois": np.array([[0, 0, 16, 16], [20, 20, 24, 24], [0, 0, 8, 8]], np.float32),
+            "labels": np.array([[2], [0], [1]], np.int32),
+            "point_num": np.array([4, 4], np.int32), "poly_num": np.array([1, 1], np.int32)}
+    got_rois, got_has, got_masks = _run([mask_rois, has_mask, masks], feed)
+    np.testing.assert_array_equal(got_rois, [[0, 0, 16, 16], [0, 0, 8, 8]])
+    np.testing.assert_array_equal(got_has, [[0], [2]])
+    # roi 0 (unscaled (0,0)-(8,8)) covers twice the square: its top-left 2 x 2 cells
+    quarter = np.zeros((4, 4), np.int32)
+    quarter[:2, :2] = 1
+    expected = np.full((2, 3, 16), -1, np.int32)
+    expected[0, 2] = quarter.reshape(-1)
+    expected[1, 1] = 1          # roi 2 is the square itself, labelled class 1
+    np.testing.assert_array_equal(got_masks, expected.reshape(2, -1))
+
+
+def test_generate_mask_labels_needs_the_polygon_counts():
+    x = static.data("x", [1, 4], "float32")
+    with pytest.raises(ValueError, match="gt_segms_point_num"):
+        L.generate_mask_labels(x, x, x, x, x, x, 2, 4)

@@ -6,7 +6,7 @@ import pytest
 
 import refimpl as paddle
 import refimpl.nn.functional as F
-from refimpl.dygraph import mode
+from refimpl.framework import mode
 
 pytestmark = pytest.mark.usefixtures("dygraph")
 

@@ -9,7 +9,7 @@ import refimpl as paddle
 import refimpl.nn as nn
 from refimpl import static
 from refimpl.backward import gradients
-from refimpl.dygraph import mode
+from refimpl.framework import mode
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings, strategies as st
 import refimpl as paddle
 import refimpl.nn as nn
 from refimpl import fluid, static
-from refimpl.dygraph import mode
+from refimpl.framework import mode
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from refimpl import fluid
-from refimpl.dygraph import mode
+from refimpl.framework import mode
 from test_conv_pool import conv_loops
 
 RNG = np.random.RandomState(5)

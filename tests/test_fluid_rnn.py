@@ -281,3 +281,79 @@ def test_beam_search_rejects_rows_not_a_multiple_of_beam_size():
     sc = static.data("scores", [3, 4], "float32")
     with pytest.raises(Exception, match="batch \\* beam_size"):
         layers.beam_search(pi, ps, None, sc, beam_size=2, end_id=0)
+
+
+# -- DynamicRNN
+LENS = [3, 1, 2]
+
+
+def _numpy_drnn(x, boot):
+    """h_t = tanh(x_t + 0.5 h_{t-1}) per sequence; outputs (h_t, h_{t-1}) packed."""
+    hs, prevs, start = [], [], 0
+    for i, n in enumerate(LENS):
+        h = boot[i]
+        for row in x[start:start + n]:
+            prevs.append(h)
+            h = np.tanh(row + 0.5 * h)
+            hs.append(h)
+        start += n
+    return np.array(hs), np.array(prevs)
+
+
+def _build_drnn(x, init=None, max_len=3):
+    drnn = layers.DynamicRNN(max_len=max_len)
+    with drnn.block():
+        word = drnn.step_input(x)
+        prev = drnn.memory(init=init) if init is not None else drnn.memory(shape=[2], value=0.3)
+        hidden = layers.tanh(word + prev * 0.5)
+        drnn.update_memory(prev, hidden)
+        drnn.output(hidden, prev)
+    return drnn()
+
+
+@pytest.mark.parametrize("with_init", [False, True])
+def test_dynamic_rnn_matches_a_numpy_recurrence(with_init):
+    x = static.data("x", [-1, 2], "float64", lod_level=1)
+    boot = static.data("boot", [3, 2], "float64") if with_init else None
+    out, prev = _build_drnn(x, boot)
+    rows = RNG.randn(6, 2)
+    boot_value = RNG.randn(3, 2) if with_init else np.full((3, 2), 0.3)
+    feed = {"x": rows, "x@LENGTH": np.array(LENS)}
+    if with_init:
+        feed["boot"] = boot_value
+    got_out, got_prev, got_len = _run([out, prev, out._seq_length], feed)
+    want_out, want_prev = _numpy_drnn(rows, boot_value)
+    np.testing.assert_allclose(got_out, want_out, rtol=1e-12)
+    np.testing.assert_allclose(got_prev, want_prev, rtol=1e-12)
+    np.testing.assert_array_equal(got_len, LENS)
+
+
+def test_dynamic_rnn_gradient_reaches_the_input():
+    x = static.data("x", [-1, 2], "float64", lod_level=1)
+    x.stop_gradient = False
+    out, _ = _build_drnn(x)
+    (dx,) = static.gradients([layers.reduce_sum(out)], [x])
+    rows = RNG.randn(6, 2)
+    (got,) = _run([dx], {"x": rows, "x@LENGTH": np.array(LENS)})
+    eps, numeric = 1e-6, np.zeros_like(rows)
+    for idx in np.ndindex(*rows.shape):
+        bumped = rows.copy()
+        bumped[idx] += eps
+        numeric[idx] = (_numpy_drnn(bumped, np.full((3, 2), 0.3))[0].sum()
+                        - _numpy_drnn(rows, np.full((3, 2), 0.3))[0].sum()) / eps
+    np.testing.assert_allclose(got, numeric, rtol=1e-4, atol=1e-6)
+
+
+def test_dynamic_rnn_needs_max_len():
+    x = static.data("x", [-1, 2], "float32", lod_level=1)
+    drnn = layers.DynamicRNN()
+    with pytest.raises(ValueError, match="needs max_len"):
+        with drnn.block():
+            drnn.step_input(x)
+
+
+def test_dynamic_rnn_sequences_longer_than_max_len_fail_at_run_time():
+    x = static.data("x", [-1, 2], "float64", lod_level=1)
+    out, _ = _build_drnn(x, max_len=2)
+    with pytest.raises(Exception, match="padded_length 2 is shorter"):
+        _run([out], {"x": RNG.randn(6, 2), "x@LENGTH": np.array(LENS)})

@@ -7,6 +7,7 @@ import refimpl.nn.functional as F
 from refimpl import fluid
 
 from test_functional_loss import run
+from helpers import build_programs as _build, run_programs as _run
 
 RNG = np.random.RandomState(5)
 
@@ -234,3 +235,23 @@ def test_grid_sample_bilinear_point_and_padding_modes():
     inside = (x[0, 0, 1, 0] + x[0, 0, 1, 1] + x[0, 0, 2, 0] + x[0, 0, 2, 1]) / 4
     np.testing.assert_allclose(got[0][0, 0, 0], [inside, 0.0])      # -1.5 px: both taps out
     np.testing.assert_allclose(got[1][0, 0, 0], [inside, x[0, 0, 0, 0]])  # clamped to column 0
+
+
+# -- image_resize_short
+def test_image_resize_short_keeps_the_ratio():
+    x = np.arange(2 * 4 * 7, dtype="float32").reshape(1, 2, 4, 7)
+
+    def net():
+        xv = fluid.data("x", [-1, 2, 4, 7])
+        return (fluid.layers.image_resize_short(xv, 2),
+                fluid.layers.image_resize(xv, out_shape=[2, 4]))
+
+    main, startup, (short, direct) = _build(net)
+    assert short.shape == (-1, 2, 2, 4)  # 7 * 2 / 4 = 3.5 rounds half up to 4
+    (got, want), _ = _run(main, startup, {"x": x}, [short, direct])
+    np.testing.assert_array_equal(got, want)
+    # align_corners bilinear keeps the corners
+    np.testing.assert_array_equal(got[0, :, [0, 0, -1, -1], [0, -1, 0, -1]],
+                                  x[0, :, [0, 0, -1, -1], [0, -1, 0, -1]])
+    with pytest.raises(ValueError, match="must be 4-D"):
+        _build(lambda: fluid.layers.image_resize_short(fluid.data("y", [-1, 4, 7]), 2))

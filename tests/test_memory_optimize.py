@@ -1,12 +1,13 @@
 """memory_optimize=True: dead temporaries' buffers are reused by later ops of the same shape
-and dtype (refimpl/buffer_pool.py); fed, fetched and persistable buffers never are, and
-results are bit-identical (also tests/test_pass_properties.py)."""
+and dtype (refimpl/executor/buffer_pool.py); fed, fetched and persistable buffers never
+are, and results are bit-identical (also tests/test_pass_properties.py)."""
 import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl import buffer_pool, static
-from refimpl.buffer_pool import BufferPool
+from refimpl import static
+from refimpl.executor import buffer_pool
+from refimpl.executor.buffer_pool import BufferPool
 from refimpl.framework import unique_name
 from refimpl.framework.scope import Scope
 

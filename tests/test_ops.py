@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from refimpl import executor as executor_mod
+from refimpl.dispatch import kernels_of, select_kernel
 from refimpl.dygraph import autograd
 from refimpl.dygraph.tensor import Tensor
 from refimpl.dygraph.tracer import run_op
@@ -21,7 +22,7 @@ from refimpl.testing import (assert_close, call_backward, call_forward, float_sl
 
 OPS = [t for t in all_op_types() if list(get_op_def(t).samples(np.random.RandomState(0)))]
 GRAD_OPS = [t for t in OPS if get_op_def(t).has_grad()]
-KERNEL_OPS = [t for t in OPS if get_op_def(t).kernels]
+KERNEL_OPS = [t for t in OPS if kernels_of(t).compiled]
 SETTINGS = settings(max_examples=4, deadline=None,
                     suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -208,26 +209,22 @@ def team_split(request, monkeypatch):
 @SETTINGS
 @given(seed=st.integers(0, 2 ** 31 - 1))
 def test_compiled_kernels_match_reference(op_type, dtype, seed, team_split):
-    from refimpl._kernels import load_kernel
     op_def = get_op_def(op_type)
     rtol, atol = op_def.tolerances[dtype]
     rng = np.random.RandomState(seed)
     for sample in _samples(op_type, seed):
-        if not op_def.fast_ok(dict(op_def.attrs, **sample.attrs), dtype):
-            continue
+        attrs = dict(op_def.attrs, **sample.attrs)
         inputs = _cast(sample.inputs, dtype)
         ref = call_forward(op_def, inputs, sample.attrs)
-        if "forward" in op_def.kernels:
-            fast = load_kernel(op_def.kernels["forward"])
-            if fast is not None:
-                got = call_forward(op_def, inputs, sample.attrs, fn=fast)
-                for r, g in zip(ref, got):
-                    if r is not None:
-                        assert_close(g, r, rtol, atol, "%s forward %r" % (op_type, sample))
-        if "backward" in op_def.kernels and sample.grad:
-            fast = load_kernel(op_def.kernels["backward"])
-            if fast is None:
-                continue
+        fast = select_kernel(op_type, "forward", attrs, dtype)
+        if fast.compiled:
+            got = call_forward(op_def, inputs, sample.attrs, fn=fast.fn)
+            for r, g in zip(ref, got):
+                if r is not None:
+                    assert_close(g, r, rtol, atol, "%s forward %r" % (op_type, sample))
+        fast = select_kernel(op_type, "backward", attrs, dtype)
+        if sample.grad and fast is not None and fast.compiled:
+            fast = fast.fn
             cot = {s: rng.uniform(-1, 1, np.shape(o)).astype(dtype)
                    for s, o in zip(op_def.output_slots, ref)
                    if o is not None and np.issubdtype(np.asarray(o).dtype, np.floating)}
@@ -238,7 +235,7 @@ def test_compiled_kernels_match_reference(op_type, dtype, seed, team_split):
                     assert_close(g, w, rtol, atol, "%s backward %r" % (op_type, sample))
 
 
-OUT_OPS = [t for t in OPS if hasattr(get_op_def(t), "forward_out")]
+OUT_OPS = [t for t in OPS if select_kernel(t, "forward_out") is not None]
 
 
 def _garbage(shape, dtype):
@@ -250,29 +247,32 @@ def _garbage(shape, dtype):
 @pytest.mark.parametrize("dtype", ["float32", "float64"])
 @SETTINGS
 @given(seed=st.integers(0, 2 ** 31 - 1))
-def test_out_variants_are_bit_identical(op_type, dtype, seed):
-    """forward_out (and backward_out, for the grad op), writing into buffers of garbage,
-    give exactly forward's (backward's) results: memory_optimize swaps them in."""
+def test_out_variants_are_bit_identical(op_type, dtype, seed, monkeypatch):
+    """The numpy forward_out (and backward_out), writing into buffers of garbage, give
+    exactly the reference forward's (backward's) results: memory_optimize swaps them in."""
+    monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
     op_def = get_op_def(op_type)
+    forward_out = select_kernel(op_type, "forward_out").fn
+    backward_out = select_kernel(op_type, "backward_out")
     rng = np.random.RandomState(seed)
     for sample in _samples(op_type, seed):
         inputs = _cast(sample.inputs, dtype)
         into_garbage = dict(sample.attrs, alloc=_garbage)
         outputs = call_forward(op_def, inputs, sample.attrs)
         pairs = list(zip(outputs, call_forward(op_def, inputs, into_garbage,
-                                               fn=op_def.forward_out)))
-        if hasattr(op_def, "backward_out"):
+                                               fn=forward_out)))
+        if backward_out is not None:
             cot = {s: rng.uniform(-1, 1, np.shape(o)).astype(dtype)
                    for s, o in zip(op_def.output_slots, outputs)}
             pairs += zip(call_backward(op_def, inputs, sample.attrs, outputs, cot),
                          call_backward(op_def, inputs, into_garbage, outputs, cot,
-                                       fn=op_def.backward_out))
+                                       fn=backward_out.fn))
         for want, got in pairs:
             np.testing.assert_array_equal(got, want, err_msg="%s %r" % (op_type, sample))
             assert got.dtype == want.dtype and got.shape == want.shape
 
 
-OUT_KERNEL_OPS = [t for t in OPS if "forward_out" in get_op_def(t).kernels]
+OUT_KERNEL_OPS = [t for t in OPS if "forward_out" in kernels_of(t).compiled]
 
 
 @pytest.mark.parametrize("op_type", OUT_KERNEL_OPS)
@@ -282,15 +282,15 @@ OUT_KERNEL_OPS = [t for t in OPS if "forward_out" in get_op_def(t).kernels]
 def test_compiled_out_variants_are_bit_identical(op_type, dtype, seed):
     """The compiled forward_out (backward_out), writing into buffers of garbage, gives
     exactly the compiled forward's (backward's) results."""
-    from refimpl._kernels import load_kernel
     op_def = get_op_def(op_type)
-    kernels = {k: load_kernel(v) for k, v in op_def.kernels.items()}
-    if None in kernels.values():
-        pytest.skip("compiled kernels disabled or not built")
     rng = np.random.RandomState(seed)
     for sample in _samples(op_type, seed):
-        if not op_def.fast_ok(dict(op_def.attrs, **sample.attrs), dtype):
-            continue
+        attrs = dict(op_def.attrs, **sample.attrs)
+        kernels = {which: select_kernel(op_type, which, attrs, dtype) for which in
+                   kernels_of(op_type).compiled}
+        if not all(k.compiled for k in kernels.values()):
+            continue   # compiled kernels disabled, not built, or not for these attrs
+        kernels = {which: k.fn for which, k in kernels.items()}
         inputs = _cast(sample.inputs, dtype)
         into_garbage = dict(sample.attrs, alloc=_garbage)
         outputs = call_forward(op_def, inputs, sample.attrs, fn=kernels["forward"])

@@ -9,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 
 import refimpl as paddle
 from refimpl import fluid, static
-from refimpl.compiler import scheduler
+from refimpl.executor import scheduler
 from refimpl.framework import unique_name
 from refimpl.framework.scope import Scope
 

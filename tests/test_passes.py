@@ -199,7 +199,7 @@ def test_fused_optimizer_runs_every_member_update():
 
 
 def test_fused_optimizer_updates_one_coalesced_buffer():
-    from refimpl.ops.fused import flat_base
+    from refimpl.executor.direct import flat_base
     main, startup, loss = _build("mlp", 4)
     scope = Scope()
     exe = static.Executor()
@@ -274,7 +274,7 @@ def test_num_iteration_per_run_runs_the_program_that_many_times():
 def test_fused_activation_runs_in_the_add_output_it_alone_reads():
     """Inside a fused add + activation the sum is private to the chain, so the activation
     writes into it (the in-place epilogue), whatever enable_inplace says."""
-    from refimpl.ops.fused import _in_place_members
+    from refimpl.executor.direct import _in_place_members
     x = static.data("x", [None, 4], "float32")
     loss = paddle.mean(paddle.nn.functional.relu(static.nn.fc(x, 4) + x))
     paddle.optimizer.SGD(0.1).minimize(loss)

@@ -38,7 +38,7 @@ def test_gpu_places_in_with_data_parallel_are_refused_at_once():
 
 
 def test_places_must_be_of_one_kind_the_executors():
-    from refimpl.parallel.engine import resolve_places
+    from refimpl.compiler.compiled_program import resolve_places
     with pytest.raises(ValueError, match=r"every place must be of one kind, the Executor's "
                                          r"\(CPUPlace\); Paddle says \"Place type not match"):
         resolve_places([paddle.CPUPlace(), fluid.CUDAPinnedPlace()], paddle.CPUPlace())

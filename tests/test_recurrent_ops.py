@@ -9,7 +9,9 @@ import pytest
 from refimpl import fluid
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
-from helpers import build_and_run
+from refimpl.ops.lstm import LSTM
+from refimpl.ops.lstmp import ATTRS as LSTMP_ATTRS, LSTMP
+from helpers import build_and_run, build_programs as _build, run_programs as _run
 
 LENS = [3, 1, 2]
 RNG = np.random.RandomState(7)
@@ -343,3 +345,66 @@ def test_cudnn_style_lstm_stacks_layers_and_uses_default_initializer():
     # zero weights and states: every cell stays 0, so every output is 0
     out, _, _ = build_and_run(lambda: build(fluid.initializer.Constant(0.0)), feed)
     np.testing.assert_array_equal(out, np.zeros_like(out))
+
+
+# -- dynamic_lstmp
+def test_lstmp_with_identity_projection_is_lstm():
+    rng = np.random.RandomState(5)
+    lens = np.array([3, 1, 2], np.int64)
+    width = 3
+    x = rng.uniform(-1, 1, (6, 4 * width))
+    weight = rng.uniform(-1, 1, (width, 4 * width))
+    bias = rng.uniform(-1, 1, (1, 7 * width))
+    c0 = rng.uniform(-1, 1, (3, width))
+    attrs = dict(LSTMP_ATTRS, proj_activation="identity")
+    proj, cell = LSTMP.forward(x, None, c0, weight, np.eye(width), bias, lens, **attrs)
+    hidden, lstm_cell = LSTM.forward(x, None, c0, weight, bias, lens, use_peepholes=True,
+                                     is_reverse=False, gate_activation="sigmoid",
+                                     cell_activation="tanh", candidate_activation="tanh")
+    np.testing.assert_allclose(proj, hidden, rtol=1e-12)
+    np.testing.assert_allclose(cell, lstm_cell, rtol=1e-12)
+
+
+def test_lstmp_one_step_by_hand_with_h0_and_clips():
+    rng = np.random.RandomState(6)
+    width, proj_width = 2, 3
+    x = rng.uniform(-3, 3, (1, 4 * width))
+    weight = rng.uniform(-1, 1, (proj_width, 4 * width))
+    proj_w = rng.uniform(-2, 2, (width, proj_width))
+    bias = rng.uniform(-1, 1, (1, 4 * width))
+    h0, c0 = rng.uniform(-1, 1, (1, width)), rng.uniform(-2, 2, (1, width))
+    attrs = dict(LSTMP_ATTRS, use_peepholes=False, cell_clip=0.4, proj_clip=0.2)
+    proj, cell = LSTMP.forward(x, h0, c0, weight, proj_w, bias, np.array([1]), **attrs)
+    r0 = np.tanh(h0 @ proj_w)
+    pre = x + r0 @ weight + bias
+    cand, i, f, o = (pre[:, k * width:(k + 1) * width] for k in range(4))
+    c = np.clip(_sigmoid(f) * c0 + _sigmoid(i) * np.tanh(cand), -0.4, 0.4)
+    r = np.clip(np.tanh((_sigmoid(o) * np.tanh(c)) @ proj_w), -0.2, 0.2)
+    np.testing.assert_allclose(cell, c, rtol=1e-12)
+    np.testing.assert_allclose(proj, r, rtol=1e-12)
+
+
+def test_dynamic_lstmp_layer_runs_the_op_with_its_parameters():
+    rng = np.random.RandomState(7)
+    x = rng.uniform(-1, 1, (5, 8)).astype("float32")
+    lens = np.array([2, 3], np.int64)
+
+    def net():
+        xv = fluid.data("x", [-1, 8])
+        lv = fluid.data("len", [-1], "int64")
+        return fluid.layers.dynamic_lstmp(xv, size=8, proj_size=3, length=lv)
+
+    main, startup, (proj, cell) = _build(net)
+    assert proj.shape == (-1, 3) and cell.shape == (-1, 2)
+    (p, c), params = _run(main, startup, {"x": x, "len": lens}, [proj, cell])
+    op = main.global_block().ops[-1]
+    assert op.type == "lstmp"
+    want = LSTMP.forward(x, None, None, *(params[op.input(s)[0]] for s in
+                                          ("Weight", "ProjWeight", "Bias")), lens,
+                         **LSTMP_ATTRS)
+    np.testing.assert_allclose(p, want[0], rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(c, want[1], rtol=1e-5, atol=1e-6)
+    with pytest.raises(ValueError, match="proj_activation must be one of"):
+        _build(lambda: fluid.layers.dynamic_lstmp(fluid.data("y", [-1, 8]), 8, 3,
+                                                  proj_activation="softsign",
+                                                  length=fluid.data("l", [-1], "int64")))

@@ -3,8 +3,6 @@ import subprocess
 import sys
 import textwrap
 
-import pytest
-
 
 def _run(tmp_path, source, *args):
     script = tmp_path / "script.py"

@@ -1,19 +1,25 @@
-"""The forward -> grad hand-off (SavedForGrad): conv2d's im2col columns and max pooling's
-window argmax computed in the forward are reused by the grad ops. Which ops the executor links, that the grad op really
-uses what was saved (and only when it was saved from its own input), that recompute links
-the recomputed copy, and that memory measurement counts what is held."""
+"""The forward -> grad hand-off (SavedForGrad): the compiled conv2d's im2col columns and max
+pooling's window argmax computed in the forward are reused by the grad ops. Which ops the
+executor links, that the grad op really uses what was saved (and only when it was saved
+from its own input), that recompute links the recomputed copy, and that memory measurement
+counts what is held. The numpy references recompute: with REFIMPL_KERNELS=numpy nothing is
+linked."""
 import numpy as np
 import pytest
 
 import refimpl as paddle
 from refimpl import fluid, static
 from refimpl.framework import unique_name
-from refimpl._kernels import load_kernel
+from refimpl.dispatch import select_kernel
 from refimpl.executor import Plan, bind_op
+from refimpl.executor.hand_off import SavedForGrad, link_saved_for_grad
 from refimpl.framework.scope import Scope
-from refimpl.ops.registry import SavedForGrad, get_op_def, link_saved_for_grad
 
 paddle.enable_static()
+
+COMPILED = select_kernel("conv2d", "forward").compiled
+needs_compiled = pytest.mark.skipif(not COMPILED, reason="the hand-off is the compiled "
+                                    "kernels'; compiled kernels disabled or not built")
 
 
 def _lenet_like(recompute=False):
@@ -41,6 +47,7 @@ def _pairs(ops):
     return sorted((ops[a].type, ops[b].type, a, b) for a, b in map(sorted, by_holder.values()))
 
 
+@needs_compiled
 def test_each_conv_and_pool_is_linked_to_its_grad_op():
     main, _, _ = _lenet_like()
     ops = main.global_block().ops
@@ -52,6 +59,7 @@ def test_each_conv_and_pool_is_linked_to_its_grad_op():
         assert ops[a].input("Filter") == ops[b].input("Filter")
 
 
+@needs_compiled
 def test_an_op_rewriting_the_input_in_between_breaks_the_link():
     main, _, _ = _lenet_like()
     block = main.global_block()
@@ -67,6 +75,7 @@ def test_an_op_rewriting_the_input_in_between_breaks_the_link():
     assert conv.input("Input") not in linked
 
 
+@needs_compiled
 def test_recompute_links_the_recomputed_copy_not_the_original():
     """With checkpoint h1, conv1 (before it) is recomputed in the backward pass; the copy
     reads the same fed x as the original, and the nearer copy must get the link, or the
@@ -83,20 +92,14 @@ def test_recompute_links_the_recomputed_copy_not_the_original():
     assert conv1_copies[1] in linked and conv1_copies[0] not in linked
 
 
-def _kernels(op, compiled):
-    """(forward, backward): the op's compiled kernels, or its numpy reference."""
-    if not compiled:
-        return op.forward, op.backward
-    forward, backward = load_kernel(op.kernels["forward"]), load_kernel(op.kernels["backward"])
-    if forward is None:
-        pytest.skip("compiled kernels disabled or not built")
-    return forward, backward
+def _kernels(op_type):
+    """(forward, backward): the op's compiled kernels."""
+    return select_kernel(op_type, "forward").fn, select_kernel(op_type, "backward").fn
 
 
-@pytest.mark.parametrize("compiled", [False, True])
-def test_the_grad_op_uses_what_its_forward_saved(compiled):
-    op = get_op_def("conv2d")
-    forward, backward = _kernels(op, compiled)
+@needs_compiled
+def test_the_grad_op_uses_what_its_forward_saved():
+    forward, backward = _kernels("conv2d")
     rng = np.random.RandomState(0)
     x = rng.randn(2, 3, 6, 6)
     f = rng.randn(4, 3, 3, 3)
@@ -106,11 +109,7 @@ def test_the_grad_op_uses_what_its_forward_saved(compiled):
     dx_ref, df_ref = backward(x, f, dy)
     assert saved.nbytes > 0
     # Spoil what was saved: a grad op that used it gives a zero filter gradient.
-    spoiled = saved.value
-    if isinstance(spoiled, tuple):   # the reference: (pads, Ho, Wo, [patch matrix per group])
-        spoiled = spoiled[:3] + ([np.zeros_like(p) for p in spoiled[3]],)
-    else:
-        spoiled = np.zeros_like(spoiled)
+    spoiled = np.zeros_like(saved.value)
     saved.put(x, spoiled)
     _, df = backward(x, f, dy, saved=saved)
     np.testing.assert_array_equal(df, np.zeros_like(df))
@@ -122,10 +121,9 @@ def test_the_grad_op_uses_what_its_forward_saved(compiled):
     np.testing.assert_allclose(dx, dx_ref, rtol=1e-12)
 
 
-@pytest.mark.parametrize("compiled", [False, True])
-def test_max_pool_grad_uses_the_argmax_its_forward_saved(compiled):
-    op = get_op_def("pool2d")
-    forward, backward = _kernels(op, compiled)
+@needs_compiled
+def test_max_pool_grad_uses_the_argmax_its_forward_saved():
+    forward, backward = _kernels("pool2d")
     attrs = {"pooling_type": "max", "ksize": [2, 2], "strides": [2, 2]}
     x = np.random.RandomState(0).randn(2, 3, 4, 6)
     saved = SavedForGrad()
@@ -136,10 +134,7 @@ def test_max_pool_grad_uses_the_argmax_its_forward_saved(compiled):
     np.testing.assert_array_equal(backward(x, y, dy, saved=saved, **attrs), dx_ref)
     # A saved argmax naming every window's last cell moves every gradient there.
     forward(x, saved=saved, **attrs)
-    if isinstance(saved.value, dict):   # the reference: window -> [N, C] positions
-        saved.put(x, {key: np.full_like(first, 3) for key, first in saved.value.items()})
-    else:                               # the kernel: one cell code per window
-        saved.put(x, np.full_like(saved.value, 3))
+    saved.put(x, np.full_like(saved.value, 3))   # one cell code per window
     dx = backward(x, y, dy, saved=saved, **attrs)
     np.testing.assert_array_equal(dx[:, :, 1::2, 1::2], dy)
     assert dx.sum() == dy.sum()
@@ -178,6 +173,7 @@ def test_training_with_the_hand_off_equals_training_without():
         np.testing.assert_array_equal(pa[name], pb[name])
 
 
+@needs_compiled
 def test_memory_measurement_counts_what_forwards_hold_for_grads():
     main, startup, loss = _lenet_like()
     feed = {"x": np.ones((4, 1, 8, 8), "float32"), "y": np.zeros((4, 1), "int64")}
@@ -214,6 +210,6 @@ def test_memory_optimize_true_keeps_nothing_for_grad_ops():
         losses[memory_optimize] = [exe.run(program, feed=feed, fetch_list=[loss],
                                            scope=scope)[0].item() for _ in range(3)]
         (_, plans, _), = program._device_sets[id(scope)].plans.values()
-        assert len(plans[0].saved_for_grad) == linked
+        assert len(plans[0].saved_for_grad) == (linked if COMPILED else 0)
     assert losses[None] == losses[False] == losses[True]
     assert losses[True][2] < losses[True][0]

@@ -7,7 +7,7 @@ import pytest
 
 import refimpl as paddle
 from refimpl import static
-from refimpl.compiler.scheduler import (MEASURED_RUNS, ThreadedRunner, max_parallelism,
+from refimpl.executor.scheduler import (MEASURED_RUNS, ThreadedRunner, max_parallelism,
                                         op_dependencies)
 from refimpl.executor import Plan
 from refimpl.framework.errors import OpError

@@ -3,11 +3,13 @@ references written here, on the ragged batch of lengths [3, 1, 2]."""
 import numpy as np
 import pytest
 
-from refimpl import fluid
+import refimpl.fluid.layers as layers
+from refimpl import fluid, static
 from refimpl.framework.program import Program, program_guard
-from helpers import build_and_run
+from helpers import build_and_run, run_default_programs
 
 LENS = [3, 1, 2]
+RNG = np.random.RandomState(7)
 ROWS = np.arange(12, dtype=np.float32).reshape(6, 2) * np.array([1, -1], np.float32)
 
 
@@ -298,3 +300,49 @@ def test_ctc_greedy_decoder_padded_form():
     out, out_len = build_and_run(build, {"p": probs, "n": np.array([4, 2], np.int64)})
     np.testing.assert_array_equal(out, [[1, 2, -1, -1], [2, -1, -1, -1]])
     np.testing.assert_array_equal(out_len, [[2], [1]])
+
+
+def _int_data(name, shape):
+    return static.data(name, shape, "int64")
+
+
+# -- filter_by_instag
+def test_filter_by_instag_keeps_tagged_rows_and_routes_the_gradient_back():
+    ins = static.data("ins", [4, 3], "float64")
+    ins.stop_gradient = False
+    tags, tag_len = _int_data("tags", [6]), _int_data("tag_len", [4])
+    keep = _int_data("keep", [2])
+    out, loss_weight = layers.filter_by_instag(ins, tags, keep, False, ins_tag_length=tag_len)
+    (d_ins,) = static.gradients([layers.reduce_sum(out * out)], [ins])
+    x = RNG.randn(4, 3)
+    # instance tags: [1, 2], [3], [], [2, 5, 6] -> rows 0 and 3 carry tag 2 or 6
+    got = run_default_programs([out, loss_weight, d_ins], {
+        "ins": x, "tags": np.array([1, 2, 3, 2, 5, 6]), "tag_len": np.array([2, 1, 0, 3]),
+        "keep": np.array([6, 2])})
+    np.testing.assert_allclose(got[0], x[[0, 3]])
+    np.testing.assert_array_equal(got[1], [[1.0], [1.0]])
+    expected_grad = np.zeros_like(x)
+    expected_grad[[0, 3]] = 2 * x[[0, 3]]
+    np.testing.assert_allclose(got[2], expected_grad)
+
+
+def test_filter_by_instag_lod_instances_and_the_empty_result():
+    ins = static.data("ins", [5, 2], "float32")
+    tags, keep = _int_data("tags", [3, 1]), _int_data("keep", [1])
+    ins_len = _int_data("ins_len", [3])
+    out, loss_weight = layers.filter_by_instag(ins, tags, keep, True, out_val_if_empty=-3,
+                                               ins_length=ins_len)
+    x = np.arange(10, dtype=np.float32).reshape(5, 2)
+    feed = {"ins": x, "tags": np.array([[4], [7], [4]]), "ins_len": np.array([2, 1, 2])}
+    got = run_default_programs([out, loss_weight], dict(feed, keep=np.array([4])))
+    np.testing.assert_array_equal(got[0], x[[0, 1, 3, 4]])
+    got = run_default_programs([out, loss_weight], dict(feed, keep=np.array([9])))
+    np.testing.assert_array_equal(got[0], [[-3, -3]])
+    np.testing.assert_array_equal(got[1], [[0]])
+
+
+def test_filter_by_instag_is_lod_needs_instance_lengths():
+    ins = static.data("ins", [5, 2], "float32")
+    tags = _int_data("tags", [3])
+    with pytest.raises(ValueError, match="is_lod=True needs ins_length"):
+        layers.filter_by_instag(ins, tags, tags, True)

@@ -9,12 +9,11 @@ import pytest
 
 import refimpl as paddle
 from refimpl import static
-from refimpl.compiler import scheduler
-from refimpl.compiler.scheduler import ThreadedRunner
-from refimpl.executor import Plan
+from refimpl.compiler import pipeline
+from refimpl.executor import Plan, scheduler
+from refimpl.executor.scheduler import ThreadedRunner
 from refimpl.framework import unique_name
 from refimpl.framework.scope import Scope
-from refimpl.parallel import engine
 from refimpl.parallel.communicator import CollectiveMismatch, InProcessCommunicator
 from refimpl.parallel.stall import StallError, stall_timeout
 from helpers import within_watchdog
@@ -45,15 +44,15 @@ def _run_two_places(num_threads, steps=1):
 
 
 def _on_place_1(change):
-    """engine._rewrite, with `change(block)` applied to place 1's program only."""
-    rewrite = engine._rewrite
+    """The data-parallel rewrite, with `change(block)` applied to place 1's program only."""
+    rewrite = pipeline.rewrite
 
     def rewritten(program, loss_name, strategy, device, total_devices, owner):
         program = rewrite(program, loss_name, strategy, device, total_devices, owner)
         if device == 1:
             change(program.global_block())
         return program
-    return mock.patch.object(engine, "_rewrite", rewritten)
+    return mock.patch.object(pipeline, "rewrite", rewritten)
 
 
 def _extra_allreduce(block, index=None):

@@ -1,16 +1,16 @@
-"""Compiled kernels and the dispatch that picks them.
+"""Everything about running ops fast: the kernel table (table.py), numpy out and in-place
+variants (out_variants.py) and the compiled kernels (*.pyx), which this module loads.
 
 Each compiled kernel is a drop-in for an op's numpy reference (same arguments, same
 results within the op's tolerances). `REFIMPL_KERNELS=numpy` disables them all so the
 references alone run; the default `cython` uses every compiled kernel that was built.
+refimpl.dispatch picks an op's function. Nothing here imports the ops or the framework.
 """
 import importlib
 import os
 import warnings
 
-import numpy as np
-
-__all__ = ["backend", "load_kernel", "get_array_module", "compiled_modules"]
+__all__ = ["backend", "load_kernel", "compiled_modules"]
 
 _COMPILED = ("blas", "im2col", "matmul", "pool", "softmax_ce", "batch_norm", "optim", "fused",
              "activation", "elementwise")
@@ -54,11 +54,3 @@ def compiled_modules():
             pass
     return found
 
-
-def get_array_module(*arrays):
-    """numpy, or cupy when any argument lives on a GPU (Chainer's `xp` idiom)."""
-    for a in arrays:
-        if type(a).__module__.startswith("cupy"):
-            import cupy
-            return cupy
-    return np

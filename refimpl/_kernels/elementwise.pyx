@@ -13,6 +13,9 @@ import numpy as np
 from cython.parallel cimport prange
 from refimpl._kernels.blas cimport Team, loop_team, release_team, cut
 
+from refimpl._kernels.out_variants import elementwise_out, fresh
+from refimpl.broadcasting import unbroadcast
+
 ctypedef fused real:
     float
     double
@@ -117,19 +120,14 @@ def _blocks(x, y, axis):
     return pre, y.size, x.size // (pre * y.size) if y.size else 0
 
 
-def _reference():
-    from refimpl.ops.elementwise import ElementwiseAdd   # numpy broadcasting, any shapes
-    return ElementwiseAdd
+_add_any_shapes = elementwise_out(np.add)   # numpy broadcasting, the other shapes
 
 
 def add_forward(x, y, axis=-1, alloc=None):
-    """(alloc: memory_optimize's buffer for the result, as the reference's forward_out)"""
+    """(alloc: memory_optimize's buffer for the result, as the out variant's)"""
     blocks = _blocks(x, y, axis)
     if blocks is None or 0 in blocks:
-        if alloc is not None:
-            from refimpl.ops.registry import get_op_def
-            return get_op_def("elementwise_add").forward_out(x, y, axis, alloc=alloc)
-        return _reference().forward(x, y, axis)
+        return _add_any_shapes(x, y, axis, alloc=alloc if alloc is not None else fresh)
     out = np.empty_like(x) if alloc is None else alloc(x.shape, x.dtype)
     _add_into(x.reshape(blocks), y.reshape(-1), out.reshape(blocks))
     return out
@@ -138,7 +136,7 @@ def add_forward(x, y, axis=-1, alloc=None):
 def add_backward(x, y, dout, axis=-1):
     blocks = _blocks(x, y, axis)
     if blocks is None or 0 in blocks or dout.shape != x.shape:
-        return _reference().backward(x, y, dout, axis)
+        return unbroadcast(dout, x, y, axis)
     dy = np.empty_like(y)
     _sum_into(np.ascontiguousarray(dout).reshape(blocks), dy.reshape(-1))
     return dout, dy

@@ -7,7 +7,7 @@ import numpy as np
 
 from cython.parallel cimport prange
 from refimpl._kernels.blas cimport Team, sgemm, dgemm, gemm_team, release_team
-from refimpl._kernels.geometry import normalize_padding
+from refimpl.geometry import explicit_pads, flat_pads
 from refimpl._kernels.blas import require_gemm
 
 require_gemm()
@@ -248,8 +248,8 @@ cdef _setup(x, f, strides, paddings, padding_algorithm, groups, dilations, data_
         x = x.transpose(0, 3, 1, 2)
     x, f = np.ascontiguousarray(x), np.ascontiguousarray(f)
     groups = groups or 1
-    pads = normalize_padding(paddings, padding_algorithm, x.shape[2:], f.shape[2:], strides,
-                             dilations)
+    pads = flat_pads(explicit_pads(paddings, padding_algorithm, x.shape[2:], f.shape[2:],
+                                   strides, dilations))
     cdef Conv cv
     cv.n, cv.m, cv.groups = x.shape[0], f.shape[0], groups
     cv.g.c, cv.g.h, cv.g.w = x.shape[1], x.shape[2], x.shape[3]

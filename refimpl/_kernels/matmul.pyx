@@ -5,6 +5,7 @@ with and without memory_optimize's `alloc`."""
 import numpy as np
 
 from refimpl._kernels.blas import gemm_into, require_gemm
+from refimpl._kernels.out_variants import fresh, matmul_v2_out
 
 require_gemm()
 
@@ -41,11 +42,6 @@ def mul_backward(x, y, dout, x_num_col_dims=1, y_num_col_dims=1, need=(True, Tru
     return dx, dy
 
 
-def _matmul_v2_reference():
-    from refimpl.ops.matmul import MatmulV2   # numpy's rules: batches, broadcasting, 1-D
-    return MatmulV2
-
-
 cdef bint _is_gemm(x, y, bint trans_x):
     """x [..., M, K] (transposed only when 2-D) times a matrix y: one GEMM over x's rows,
     the case of paddle.nn.Linear. Other shapes run the reference."""
@@ -59,11 +55,8 @@ cdef _rows(x):
 
 
 def matmul_v2_forward(x, y, trans_x=False, trans_y=False, alloc=None):
-    if not _is_gemm(x, y, trans_x):
-        ref = _matmul_v2_reference()
-        if alloc is not None:
-            return ref.forward_out(x, y, trans_x, trans_y, alloc=alloc)
-        return ref.forward(x, y, trans_x, trans_y)
+    if not _is_gemm(x, y, trans_x):   # numpy's rules: batches, broadcasting, 1-D
+        return matmul_v2_out(x, y, trans_x, trans_y, alloc=alloc if alloc is not None else fresh)
     x2, y2 = _rows(x), np.ascontiguousarray(y)
     m = x2.shape[1] if trans_x else x2.shape[0]
     n = y2.shape[0] if trans_y else y2.shape[1]
@@ -72,11 +65,19 @@ def matmul_v2_forward(x, y, trans_x=False, trans_y=False, alloc=None):
     return out
 
 
-def matmul_v2_backward(x, y, dout, trans_x=False, trans_y=False):
+def matmul_v2_backward(fallback):
+    """The kernel: `fallback` (the reference, same arguments) computes the shapes that are
+    not one GEMM (batches, broadcasting, 1-D)."""
+    def backward(x, y, dout, trans_x=False, trans_y=False):
+        if not _is_gemm(x, y, trans_x):
+            return fallback(x, y, dout, trans_x, trans_y)
+        return _matmul_v2_backward(x, y, dout, trans_x, trans_y)
+    return backward
+
+
+def _matmul_v2_backward(x, y, dout, trans_x, trans_y):
     """With a = op(x), b = op(y), out = a @ b: da = dout @ b.T, db = a.T @ dout, each
     written straight into x's or y's layout (transposed products where x or y was)."""
-    if not _is_gemm(x, y, trans_x):
-        return _matmul_v2_reference().backward(x, y, dout, trans_x, trans_y)
     x2, y2 = _rows(x), np.ascontiguousarray(y)
     d = np.ascontiguousarray(dout, x2.dtype).reshape(-1, y2.shape[0] if trans_y else y2.shape[1])
     dx, dy = np.empty(x.shape, x2.dtype), np.empty(y.shape, x2.dtype)

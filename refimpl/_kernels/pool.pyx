@@ -9,7 +9,7 @@ from cython.parallel cimport prange
 from libc.float cimport FLT_MAX
 from refimpl._kernels.blas cimport Team, loop_team, release_team, cut
 
-from refimpl._kernels.geometry import pool_geometry
+from refimpl.geometry import flat_pads, pool_geometry
 
 ctypedef fused real:
     float
@@ -196,6 +196,14 @@ def _planes(a):
     return a.reshape(a.shape[0] * a.shape[1], a.shape[2], a.shape[3])
 
 
+def _geometry(x, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
+              padding_algorithm):
+    """(ksize, strides, [top, bottom, left, right], (Ho, Wo)) of an NCHW input."""
+    k, s, pads, out = pool_geometry(x.shape[2:], ksize, strides, paddings, global_pooling,
+                                    ceil_mode, adaptive, padding_algorithm)
+    return k, s, flat_pads(pads), out
+
+
 def _is_max2x2(pooling_type, k, s, p, adaptive, global_pooling, shape, ho, wo):
     """Whether the 2x2 loops apply: unpadded 2x2 / stride 2 max pooling whose windows all
     lie inside the input (ceil_mode may add one past an odd edge)."""
@@ -211,8 +219,8 @@ def pool2d_forward(x, pooling_type="max", ksize=(2, 2), strides=(1, 1), paddings
     given = x
     nhwc = data_format == "NHWC"
     x = np.ascontiguousarray(x.transpose(0, 3, 1, 2) if nhwc else x)
-    k, s, p, ho, wo = pool_geometry(x.shape, ksize, strides, paddings, global_pooling, ceil_mode,
-                                adaptive, padding_algorithm)
+    k, s, p, (ho, wo) = _geometry(x, ksize, strides, paddings, global_pooling, ceil_mode,
+                                  adaptive, padding_algorithm)
     out = np.empty((x.shape[0], x.shape[1], ho, wo), x.dtype)
     if _is_max2x2(pooling_type, k, s, p, adaptive, global_pooling, x.shape, ho, wo):
         winner = np.empty_like(out)
@@ -234,8 +242,8 @@ def pool2d_backward(x, out, dout, pooling_type="max", ksize=(2, 2), strides=(1, 
     nhwc = data_format == "NHWC"
     x = np.ascontiguousarray(x.transpose(0, 3, 1, 2) if nhwc else x)
     dout = np.ascontiguousarray(dout.transpose(0, 3, 1, 2) if nhwc else dout)
-    k, s, p, ho, wo = pool_geometry(x.shape, ksize, strides, paddings, global_pooling, ceil_mode,
-                                adaptive, padding_algorithm)
+    k, s, p, (ho, wo) = _geometry(x, ksize, strides, paddings, global_pooling, ceil_mode,
+                                  adaptive, padding_algorithm)
     if _is_max2x2(pooling_type, k, s, p, adaptive, global_pooling, x.shape, ho, wo):
         if winner is None:   # not handed over by the forward: find the winners again
             winner = np.empty_like(dout)

@@ -1,12 +1,33 @@
 """CompiledProgram: a Program plus the BuildStrategy passes applied to it, and
-optionally data parallelism over several places (with_data_parallel)."""
+optionally data parallelism over several places (with_data_parallel). Running one compiles
+it (compile_program: one program per place) and hands the programs to the executor's
+multi-place runner, one per scope."""
 import difflib
 
-from ..framework.place import as_place
-from ..framework.program import Program, Variable
+from ..executor.multi_place import MultiPlaceRunner
+from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places
+from ..framework.program import Program, Variable, grad_var_name
+from .pipeline import compile_program
 from .strategy import BuildStrategy, ExecutionStrategy
 
-__all__ = ["CompiledProgram"]
+__all__ = ["CompiledProgram", "resolve_places"]
+
+
+def resolve_places(places, executor_place=None):
+    """The places list: as given (Place objects or 'cpu' / 'gpu:x' strings), else CPU_NUM
+    CPU places (every GPU when the Executor runs on one). All of one kind, the Executor's
+    (Paddle: "Place type not match")."""
+    if places is None:
+        return cuda_places() if isinstance(executor_place, CUDAPlace) else cpu_places()
+    resolved = [as_place(p) for p in (places if isinstance(places, (list, tuple)) else [places])]
+    if not resolved:
+        raise ValueError("places is empty")
+    kinds = {type(p) for p in resolved}
+    if len(kinds) > 1 or executor_place is not None and type(executor_place) not in kinds:
+        raise ValueError("places %s: every place must be of one kind, the Executor's (%r); "
+                         "Paddle says \"Place type not match. You may set wrong type of "
+                         "places.\"" % (resolved, executor_place))
+    return resolved
 
 
 class CompiledProgram:
@@ -21,7 +42,7 @@ class CompiledProgram:
         self._loss_name = None
         self._share_vars_from = None
         self._places = None
-        self._device_sets = {}    # id(scope) -> the engine's compiled state
+        self._device_sets = {}    # id(scope) -> its MultiPlaceRunner
 
     def with_data_parallel(self, loss_name=None, build_strategy=None, exec_strategy=None,
                            share_vars_from=None, places=None):
@@ -50,8 +71,36 @@ class CompiledProgram:
         return self
 
     def _run(self, executor, feed, fetch_names, scope, return_numpy):
-        from ..parallel.engine import run_compiled
-        return run_compiled(self, executor, feed, fetch_names, scope, return_numpy)
+        runner = self._device_sets.get(id(scope))
+        if runner is None or runner.version != self._program._version or \
+                runner.scope is not scope:
+            runner = self._runner(scope, executor.place)
+            self._device_sets[id(scope)] = runner
+        return runner.run(feed, fetch_names, return_numpy)
+
+    def _runner(self, scope, executor_place):
+        strategy = self._build_strategy or BuildStrategy()
+        strategy._finalize()
+        places = resolve_places(self._places, executor_place) if self._is_data_parallel \
+            else [None]
+        loss = self._loss_name
+
+        def compile_places(fetch_names, ranks, nranks):
+            return compile_program(self._program, strategy, ranks, nranks, loss,
+                                   set(fetch_names) | {loss} - {None})
+
+        required = {}
+        if self._is_data_parallel and loss is not None and strategy.gradient_scale_strategy \
+                == BuildStrategy.GradientScaleStrategy.Customized:
+            required[grad_var_name(loss)] = ("gradient_scale_strategy is Customized: feed %r "
+                                             "(one value per device)" % grad_var_name(loss))
+        source = self._share_vars_from
+        return MultiPlaceRunner(
+            compile_places, len(places), self._is_data_parallel, strategy, self._exec_strategy,
+            scope, share_from=(lambda: source._device_sets.get(id(scope))) if source else None,
+            required_feeds=required, version=self._program._version,
+            persistable=[n for n, v in self._program.global_block().vars.items()
+                         if v.persistable])
 
 
 def _check_loss_name(program, loss_name):

@@ -2,7 +2,8 @@
 init_parallel_env (specs/distributed.md#environment)."""
 import os
 
-from ..parallel import context
+from ..dygraph import tracer
+from ..parallel.group import DeviceGroup, set_process_group
 from ..parallel.world import process_world
 
 __all__ = ["get_rank", "get_world_size", "init_parallel_env", "ParallelEnv",
@@ -76,7 +77,9 @@ def init_parallel_env():
     if not _initialized:
         world = process_world()
         if world.size > 1:     # one process: collective ops stay identities
-            context.set_process_default(context.DeviceContext(world, 0))
+            group = DeviceGroup(world, 0)
+            set_process_group(group)             # for the Executor
+            tracer.set_process_group(group)      # for eager ops
         _initialized = True
     return ParallelEnv()
 

@@ -105,13 +105,22 @@ class _Arrays:
         return r._array() if isinstance(r, Tensor) else np.asarray(r)
 
     @staticmethod
-    def run(node, args, kw):
+    def run(node, args, kw, need):
+        """The grad op's kernel on `args`; `need` (which input gradients to produce) and the
+        forward's hand-off go to a kernel that takes them."""
         dtype = None
         for a in args:
             if type(a) is np.ndarray:
                 dtype = a.dtype
                 break
-        return node.lay.grad_kernels.get(kw, dtype)(*args, **kw)
+        fn, takes_saved, takes_need = node.lay.grad_kernels.get(kw, dtype)
+        if takes_saved or takes_need:
+            kw = dict(kw)
+            if takes_need:
+                kw["need"] = need
+            if takes_saved:
+                kw["saved"] = node.saved
+        return fn(*args, **kw)
 
 
 def _node_grads(node, grads, ops):
@@ -131,16 +140,9 @@ def _node_grads(node, grads, ops):
             args.append(grads[0])
         else:
             args.append(_slot_grads(node, grads, ops, k))
-    kw = node.kw
-    if lay.partial or lay.saves:
-        kw = dict(kw)
-        if lay.partial:
-            kw["need"] = tuple(any(e is not None for e in (edge if type(edge) is list
-                                                            else [edge]))
-                               for edge in node.edges)
-        if lay.saves:
-            kw["saved"] = node.saved
-    result = ops.run(node, args, kw)
+    need = tuple(any(e is not None for e in (edge if type(edge) is list else [edge]))
+                 for edge in node.edges) if lay.partial else None
+    result = ops.run(node, args, node.kw, need)
     if len(lay.grad_targets) == 1:
         result = (result,)
     flat = []

@@ -3,7 +3,7 @@ static Variables append it to the program, whatever the global mode; an op witho
 follows the mode. Mixing the two in one op is an error (specs/dygraph.md#mode-rules)."""
 from ..framework.errors import OpError, user_frame
 from ..framework.program import Variable
-from . import mode
+from ..framework import mode
 from .tensor import Tensor
 from .tracer import StaticInput, run_op
 

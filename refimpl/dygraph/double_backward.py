@@ -414,7 +414,7 @@ class Traced:
         return g
 
     @staticmethod
-    def run(node, args, kw):
+    def run(node, args, kw, need):
         """Call the op's registered backward on stand-ins: the forward inputs and outputs
         as the tensors they are in the graph (so the gradient depends on them), the output
         gradients as the (possibly recorded) Tensors they are."""
@@ -432,9 +432,7 @@ class Traced:
                 call.append(_undifferentiated(lay, k, a))
             else:
                 call.append([wrap(g) for g in a] if type(a) is list else wrap(a))
-        kw = {k: v for k, v in kw.items() if k != "saved"}
-        if lay.partial:
-            kw["need"] = (True,) * len(lay.grad_targets)
+        # the reference backward: it computes every input's gradient, and takes no hand-off
         _current_op[0] = lay.type
         try:
             result = lay.op_def.backward(*call, **kw)

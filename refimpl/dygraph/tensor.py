@@ -14,7 +14,7 @@ from ..framework import unique_name
 from ..framework.dtypes import get_dtype
 from ..framework.place import CPUPlace
 from ..framework.program import Parameter, Variable
-from . import mode
+from ..framework import mode
 
 __all__ = ["Tensor", "ParamBase", "EAGER_BLOCK", "batch_value"]
 
@@ -247,8 +247,8 @@ class Tensor(Variable):
 
     def clone(self):
         """A copy that stays in the graph (the assign op)."""
-        from ..layers.creation import assign
-        return assign(self)
+        from .dispatch import run_eagerly
+        return run_eagerly("assign", {"X": [self]})
 
     def set_value(self, value):
         """Overwrite the value in place (same shape; cast to this tensor's dtype)."""

@@ -3,37 +3,39 @@ runs (its compiled kernel or numpy reference), and records it for autograd when 
 needs a gradient.
 
 Per op type the slot layout and the grad op's argument plan are worked out once
-(`_Layout`); per (op type, dtype) the kernel (`select_kernel`). Build-time shape inference
+(`_Layout`); per (op type, dtype) the kernel (`select_kernel`: refimpl.dispatch's, the entry
+point the executor's binder uses too). Build-time shape inference
 runs once per signature (op type, attrs, input shapes and dtypes): its errors name the
 op, the variable, expected vs got and the user's line, exactly as in static mode; after
 that the kernel runs directly.
 """
 import weakref
 
+from .. import dispatch
+from ..dispatch import SavedForGrad, kernels_of
 from ..framework.errors import OpError, user_frame
 from ..framework.program import Operator, Program, Variable
-from ..ops.registry import OpDef, SavedForGrad, get_op_def, is_duplicable, slot_name
-from . import mode
+from ..ops.registry import get_op_def, is_duplicable, slot_name
+from ..framework import mode
 from .tensor import Tensor
 
-__all__ = ["run_op", "select_kernel", "GradNode", "layout"]
+__all__ = ["run_op", "select_kernel", "GradNode", "layout", "set_process_group"]
 
 
-def select_kernel(op_def, attrs, dtype):
-    """The one place the eager mode asks for a kernel (forward of `op_def`, which for a
-    grad op is the registered backward). Cached by the callers per (op, dtype[, attrs]):
-    the kernel backend (REFIMPL_KERNELS) is read when a kernel is first selected."""
-    return op_def.kernel("forward", attrs, dtype)
+def select_kernel(op_type, which, attrs, dtype):
+    """The one place the eager mode asks for a kernel: refimpl.dispatch.select_kernel
+    (`which` forward, or backward for the grad op). Cached by the callers per (op, dtype[,
+    attrs]): the kernel backend (REFIMPL_KERNELS) is read when a kernel is first selected."""
+    return dispatch.select_kernel(op_type, which, attrs, dtype)
 
 
 class _Kernels:
-    """The kernels of one OpDef by dtype; by (dtype, attrs) when its `fast_ok` reads
-    attrs."""
+    """The `which` kernels of forward op type `op_type` by dtype; by (dtype, attrs) when the
+    kernel table's fast_ok reads attrs. Each is (function, takes `saved`, takes `need`)."""
 
-    def __init__(self, op_def):
-        self.op_def = op_def
-        # (a grad op's fast_ok is its forward op's, bound)
-        self.by_attrs = getattr(op_def.fast_ok, "__func__", None) is not OpDef.fast_ok
+    def __init__(self, op_type, which):
+        self.op_type, self.which = op_type, which
+        self.by_attrs = kernels_of(op_type).fast_ok_reads_attrs
         self.cache = {}
 
     def get(self, kw, dtype):
@@ -41,11 +43,13 @@ class _Kernels:
         char = None if dtype is None else dtype.char     # cheaper to hash than the dtype
         key = (char, tuple([tuple(v) if type(v) is list else v for v in kw.values()])) \
             if self.by_attrs else char
-        fn = self.cache.get(key)
-        if fn is None:
-            fn = self.cache[key] = select_kernel(
-                self.op_def, kw, None if dtype is None else dtype.name)
-        return fn
+        found = self.cache.get(key)
+        if found is None:
+            kernel = select_kernel(self.op_type, self.which, kw,
+                                   None if dtype is None else dtype.name)
+            found = self.cache[key] = (kernel.fn, "saved" in kernel.keywords,
+                                       "need" in kernel.keywords)
+        return found
 
 
 class _Layout:
@@ -58,12 +62,13 @@ class _Layout:
         self.outs = [(slot_name(s), is_duplicable(s)) for s in op_def.outputs]
         self.attr_items = list(op_def.attrs.items())
         self.single_out = len(self.outs) == 1
-        self.kernels = _Kernels(op_def)
+        self.kernels = _Kernels(op_def.type, "forward")
+        self.collective = kernels_of(op_def.type).collective    # its functions take group
         grad = get_op_def(op_def.type + "_grad") if op_def.has_grad() else None
         self.grad_def = grad
         if grad is None:
             return
-        self.grad_kernels = _Kernels(grad)
+        self.grad_kernels = _Kernels(op_def.type, "backward")
         in_pos = {name: i for i, (name, _) in enumerate(self.ins)}
         out_pos = {name: k for k, (name, _) in enumerate(self.outs)}
         plan = []   # per grad-op input: ("in", i) | ("out", k) | ("dout", k)
@@ -81,11 +86,20 @@ class _Layout:
         # the forward input slots that receive a gradient, in the grad op's output order
         self.grad_targets = [i for i, (name, _) in enumerate(self.ins)
                              if name not in op_def.no_grad]
-        self.partial = op_def.partial_grads
-        self.saves = op_def.saves_for_grad
+        entry = kernels_of(op_def.type)
+        self.partial = entry.partial_grads            # its backward kernels may take need
+        self.saves = entry.saves_for_grad is not None  # its kernels may take saved
 
 
 _LAYOUTS = {}
+# the group collective ops talk through: this process's device in the job once
+# paddle.distributed.init_parallel_env has set it (dygraph never imports parallel)
+_process_group = None
+
+
+def set_process_group(group):
+    global _process_group
+    _process_group = group
 
 
 def layout(op_type):
@@ -246,9 +260,11 @@ def run_op(op_type, inputs, outputs, attrs):
         sig.append(None)
     record = requires and mode.grad_enabled and lay.grad_def is not None
     _check_signature(lay, kw, sig, inputs, outputs)
-    fn = lay.kernels.get(kw, dtype)
+    fn, takes_saved, _ = lay.kernels.get(kw, dtype)
+    if lay.collective:     # (its grad op, run by autograd from node.kw, gets it too)
+        kw["group"] = _process_group
     saved = None
-    if record and lay.saves:     # the forward hands work to its grad op (conv's columns)
+    if record and takes_saved:   # the forward hands work to its grad op (conv's columns)
         saved = kw["saved"] = SavedForGrad()
     try:
         result = fn(*args, **kw)

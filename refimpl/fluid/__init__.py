@@ -1,7 +1,7 @@
 """paddle.fluid: the 1.x spelling of the static API."""
 from ..compiler import BuildStrategy, CompiledProgram, ExecutionStrategy
 from ..executor import Executor
-from ..parallel.parallel_executor import ParallelExecutor
+from ..compiler.parallel_executor import ParallelExecutor
 from ..framework import initializer, unique_name
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places, \
     is_compiled_with_cuda

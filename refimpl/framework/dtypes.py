@@ -5,7 +5,8 @@ the VarType spelling, so user code written against any of them keeps working.
 """
 import numpy as np
 
-__all__ = ["DType", "convert_dtype", "to_numpy_dtype", "VarType",
+__all__ = ["DType", "convert_dtype", "to_numpy_dtype", "VarType", "get_default_dtype",
+           "set_default_dtype",
            "float16", "float32", "float64", "int8", "int16", "int32", "int64",
            "uint8", "bool_", "complex64", "complex128"]
 
@@ -39,6 +40,8 @@ _VAR_TYPES = {"bool": "BOOL", "int8": "INT8", "int16": "INT16", "int32": "INT32"
               "int64": "INT64", "float16": "FP16", "float32": "FP32", "float64": "FP64",
               "uint8": "UINT8", "complex64": "COMPLEX64", "complex128": "COMPLEX128"}
 _BY_NAME = {name: DType(name, vt) for name, vt in _VAR_TYPES.items()}
+# the real dtype of each complex one (|x|, real(x), imag(x))
+REAL_OF = {"complex64": "float32", "complex128": "float64"}
 _BY_VAR_TYPE = {vt: _BY_NAME[name] for name, vt in _VAR_TYPES.items()}
 
 
@@ -100,3 +103,21 @@ uint8 = _BY_NAME["uint8"]
 bool_ = _BY_NAME["bool"]
 complex64 = _BY_NAME["complex64"]
 complex128 = _BY_NAME["complex128"]
+
+
+_FLOAT_DTYPES = ("float16", "float32", "float64")
+_default_dtype = "float32"
+
+
+def get_default_dtype():
+    return _default_dtype
+
+
+def set_default_dtype(d):
+    """Record the default float dtype (float16/32/64). refimpl's layers keep float32 as
+    their default; get_default_dtype() returns what was set (see specs)."""
+    global _default_dtype
+    name = convert_dtype(d.__name__ if isinstance(d, type) else d)
+    if name not in _FLOAT_DTYPES:
+        raise TypeError("set_default_dtype only supports %s, got %s" % (_FLOAT_DTYPES, name))
+    _default_dtype = name

@@ -3,11 +3,27 @@ import math
 
 import numpy as np
 
+from . import mode
+
 __all__ = ["Initializer", "Constant", "Uniform", "Normal", "TruncatedNormal", "XavierUniform",
            "XavierNormal", "Xavier", "MSRA", "KaimingNormal", "KaimingUniform",
            "NumpyArrayInitializer", "Assign", "ConstantInitializer", "UniformInitializer",
            "NormalInitializer", "TruncatedNormalInitializer", "XavierInitializer",
-           "MSRAInitializer", "Bilinear", "set_global_initializer"]
+           "MSRAInitializer", "Bilinear", "set_global_initializer", "value_attrs"]
+
+# assign_value keeps its values in one attr per dtype (Paddle's format)
+VALUE_ATTR = {"float32": "fp32_values", "float64": "fp64_values", "int32": "int32_values",
+              "int64": "int64_values", "bool": "bool_values"}
+
+
+def value_attrs(array):
+    """The assign_value attrs holding `array` (used by initializers and layers)."""
+    array = np.asarray(array)
+    dtype = array.dtype.name
+    if dtype not in VALUE_ATTR:
+        raise TypeError("assign_value cannot hold dtype %s; use one of %s"
+                        % (dtype, sorted(VALUE_ATTR)))
+    return {"shape": list(array.shape), "dtype": dtype, VALUE_ATTR[dtype]: array.ravel().tolist()}
 
 
 def _fans(shape):
@@ -29,8 +45,7 @@ class Initializer:
         raise NotImplementedError
 
     def __call__(self, var, block=None):
-        from ..dygraph.tensor import Tensor
-        if isinstance(var, Tensor):
+        if mode.eager is not None and isinstance(var, mode.eager.Tensor):
             return self._fill_now(var)
         from .program import default_startup_program
         startup = default_startup_program().global_block()
@@ -45,12 +60,10 @@ class Initializer:
         """Dynamic mode: run the same op now and give `var` (an eager parameter, whose
         shape and dtype are declared) its value. Random ops with seed 0 draw from the
         global generator, which paddle.seed resets."""
-        from ..dygraph.tensor import Tensor
-        from ..dygraph.tracer import run_op
         attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
         attrs.update(self._attrs(var))
-        out = Tensor._placeholder()
-        run_op(self.op_type, None, {"Out": [out]}, attrs)
+        out = mode.eager.Tensor._placeholder()
+        mode.eager.run_op(self.op_type, None, {"Out": [out]}, attrs)
         var._value = out._value
 
 
@@ -164,7 +177,6 @@ class NumpyArrayInitializer(Initializer):
         if tuple(self.value.shape) != tuple(var.shape):
             raise ValueError("initializer value for %r has shape %s, the parameter %s"
                              % (var.name, list(self.value.shape), list(var.shape)))
-        from ..ops.creation import value_attrs
         return value_attrs(self.value.astype(var.dtype.np))
 
 
@@ -192,7 +204,6 @@ class Bilinear(Initializer):
         idx = np.arange(k)
         w1 = 1 - np.abs(idx / f - c)
         w = np.broadcast_to(np.outer(w1, w1), shape)
-        from ..ops.creation import value_attrs
         return value_attrs(w.astype(var.dtype.np))
 
 

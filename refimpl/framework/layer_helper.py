@@ -6,8 +6,7 @@ with their values. An op follows its inputs: eager Tensors run now, static Varia
 append to the program, whatever the mode (specs/dygraph.md#mode-rules)."""
 import copy
 
-from ..dygraph import mode
-from ..dygraph.dispatch import eager_append_op, has_eager_input, placeholder
+from . import mode
 from . import unique_name
 from .initializer import Constant, XavierUniform, global_initializers
 from .param_attr import ParamAttr, WeightNormParamAttr
@@ -43,31 +42,31 @@ class LayerHelper:
         return self.main_program.current_block()
 
     def append_op(self, *args, **kwargs):
-        if mode.dynamic or has_eager_input(kwargs.get("inputs")):
-            return eager_append_op(self.block(), *args, **kwargs)
+        if mode.dynamic or mode.eager.has_eager_input(kwargs.get("inputs")):
+            return mode.eager.append_op(self.block(), *args, **kwargs)
         return self.block().append_op(*args, **kwargs)
 
     def create_variable_for_type_inference(self, dtype, stop_gradient=False, shape=None):
         if mode.dynamic:
-            return placeholder(dtype, shape, stop_gradient)
+            return mode.eager.placeholder(dtype, shape, stop_gradient)
         return self.block().create_var(
-            name=unique_name.generate_with_ignorable_key(self.name + ".tmp"),
+            name=unique_name.generate(self.name + ".tmp"),
             dtype=dtype, shape=shape, stop_gradient=stop_gradient)
 
     create_tmp_variable = create_variable_for_type_inference
 
     def create_variable(self, **kwargs):
         if mode.dynamic:
-            return placeholder(kwargs.get("dtype"), kwargs.get("shape"),
-                               kwargs.get("stop_gradient", False), kwargs.get("name"),
-                               kwargs.get("persistable", False))
+            return mode.eager.placeholder(kwargs.get("dtype"), kwargs.get("shape"),
+                                          kwargs.get("stop_gradient", False),
+                                          kwargs.get("name"), kwargs.get("persistable", False))
         return self.block().create_var(**kwargs)
 
     def create_global_variable(self, persistable=False, **kwargs):
         if mode.dynamic:
-            return placeholder(kwargs.get("dtype"), kwargs.get("shape"),
-                               kwargs.get("stop_gradient", False), kwargs.get("name"),
-                               persistable)
+            return mode.eager.placeholder(kwargs.get("dtype"), kwargs.get("shape"),
+                                          kwargs.get("stop_gradient", False),
+                                          kwargs.get("name"), persistable)
         return self.main_program.global_block().create_var(persistable=persistable, **kwargs)
 
     def create_parameter(self, attr, shape, dtype, is_bias=False, default_initializer=None):
@@ -88,8 +87,7 @@ class LayerHelper:
                 raise NotImplementedError(
                     "WeightNormParamAttr %r: weight normalization by ParamAttr builds static "
                     "programs (paddle.static), as in Paddle" % attr.name)
-            from ..dygraph.tensor import ParamBase
-            param = ParamBase(
+            param = mode.eager.ParamBase(
                 None, attr.name, trainable=attr.trainable, regularizer=attr.regularizer,
                 optimize_attr={"learning_rate": attr.learning_rate},
                 do_model_average=attr.do_model_average, need_clip=attr.need_clip)
@@ -163,7 +161,7 @@ class LayerHelper:
 
 
 def _append(block, op_type, inputs, dtype, attrs=None, out=None):
-    out = out or block.create_var(name=unique_name.generate_with_ignorable_key(
+    out = out or block.create_var(name=unique_name.generate(
         "weight_norm_" + op_type + ".tmp"), dtype=dtype)
     block.append_op(type=op_type, inputs=inputs, outputs={"Out": [out]}, attrs=attrs or {})
     return out

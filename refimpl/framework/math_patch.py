@@ -1,8 +1,7 @@
 """Python operators on static Variables (x + y, x * 2, x @ y, x < y, -x, x.astype) build ops."""
 import numbers
 
-from ..dygraph import mode
-from ..dygraph.dispatch import run_eagerly
+from . import mode
 from .layer_helper import LayerHelper
 
 _SCALAR_AS_SCALE = {
@@ -20,7 +19,7 @@ _COMPARE = ("less_than", "less_equal", "greater_than", "greater_equal")
 def scale(x, factor, bias=0.0):
     attrs = {"scale": float(factor), "bias": float(bias), "bias_after_scale": True}
     if mode.dynamic:
-        out = run_eagerly("scale", {"X": [x]}, attrs)
+        out = mode.eager.run_eagerly("scale", {"X": [x]}, attrs)
         if out is not None:
             return out
     helper = LayerHelper("scale")
@@ -58,7 +57,7 @@ def binary_op(x, other, op_type, reverse=False):
     # matmul_v2 (x @ y) has no `axis`; elementwise and compare ops broadcast numpy-style
     attrs = {} if op_type == "matmul_v2" else {"axis": -1}
     if mode.dynamic:
-        out = run_eagerly(op_type, {"X": [a], "Y": [b]}, attrs)
+        out = mode.eager.run_eagerly(op_type, {"X": [a], "Y": [b]}, attrs)
         if out is not None:
             return out
     helper = LayerHelper(op_type)

@@ -20,8 +20,7 @@ import os
 
 import numpy as np
 
-from ..dygraph import mode
-from ..dygraph.tensor import Tensor as EagerTensor
+from . import mode
 from . import atomic_file, serialization
 from .paddle_formats import DecodeError, pir_program, program_desc, safe_pickle, tensor_stream
 from .program import Program, Variable
@@ -217,7 +216,7 @@ def tensor_writer(value, what="tensor"):
 def object_writer(obj, where="paddle.save(obj)"):
     """Check `obj` now; `write(file)` writes Paddle's pickle of it: dicts, lists, tuples,
     str, numbers, None, arrays and Tensors (as arrays)."""
-    if isinstance(obj, (Program, Variable)) and not isinstance(obj, EagerTensor):
+    if isinstance(obj, (Program, Variable)) and not isinstance(obj, mode.eager.Tensor):
         raise SerializationError(
             "paddle.save: cannot save a %s; use paddle.static.save / save_inference_model, "
             "or save the values (global_scope().find_var(name).get_tensor())"
@@ -283,7 +282,7 @@ def _with_name_table(obj):
     """A dict of eager Tensors (a dynamic-mode state_dict) saves as Paddle 2.x saves it:
     the arrays, plus {structured name: tensor name} under NAME_TABLE_KEY."""
     if not (isinstance(obj, dict) and obj and
-            all(isinstance(v, EagerTensor) for v in obj.values())):
+            all(isinstance(v, mode.eager.Tensor) for v in obj.values())):
         return obj
     saved = {k: v._array() for k, v in obj.items()}
     saved[NAME_TABLE_KEY] = {k: v.name for k, v in obj.items()}
@@ -293,7 +292,7 @@ def _with_name_table(obj):
 def _as_tensors(obj):
     """The arrays of a loaded object as eager Tensors (paddle.load in dynamic mode)."""
     if isinstance(obj, np.ndarray):
-        return EagerTensor(obj)
+        return mode.eager.Tensor(obj)
     if isinstance(obj, dict):
         return {k: v if k == NAME_TABLE_KEY else _as_tensors(v) for k, v in obj.items()}
     if isinstance(obj, (list, tuple)):

@@ -7,10 +7,8 @@ rewritten by passes without chasing Python object references.
 import contextlib
 import copy
 
-import numpy as np
-
 from . import unique_name
-from .dtypes import DType, convert_dtype, get_dtype
+from .dtypes import get_dtype
 from .errors import OpError, user_frame
 
 __all__ = ["OpRole", "Variable", "Parameter", "Operator", "Block", "Program",
@@ -38,6 +36,30 @@ class OpRole:
 
 _OP_ROLE_ATTR = "op_role"
 _OP_ROLE_VAR_ATTR = "op_role_var"
+
+
+# op type -> its definition (signature, attrs, infer_shape: refimpl.ops.registry.OpDef),
+# and the list of op types. refimpl.ops installs its registry's when it loads; the IR never
+# imports the ops.
+_op_definition = None
+_op_types = None
+
+
+def install_op_definitions(lookup, types):
+    """Make `lookup(op_type) -> definition` the source of every Operator's op_def, and
+    `types() -> [op type]` the list of op types there are."""
+    global _op_definition, _op_types
+    _op_definition, _op_types = lookup, types
+
+
+def op_definition(op_type):
+    """The definition of `op_type` (an error naming close types when there is none)."""
+    return _op_definition(op_type)
+
+
+def op_types():
+    """Every op type there is a definition for."""
+    return _op_types()
 
 
 def _shape_tuple(shape):
@@ -142,10 +164,9 @@ class Operator:
     """One op in a Block: a type, named input/output slots holding variable names, attrs."""
 
     def __init__(self, block, type, inputs=None, outputs=None, attrs=None, infer=True):
-        from ..ops.registry import get_op_def
         self.block = block
         self.type = type
-        self.op_def = get_op_def(type)
+        self.op_def = op_definition(type)
         self.inputs = {k: _names(v) for k, v in (inputs or {}).items()}
         self.outputs = {k: _names(v) for k, v in (outputs or {}).items()}
         attrs = dict(attrs or {})
@@ -500,33 +521,27 @@ class Program:
     def _to_readable_code(self):
         return "\n".join(b._to_readable_code() for b in self.blocks)
 
+    def to_string(self, throw_on_error=False, with_details=False):
+        """The program in Paddle's ProgramDesc text format (program_text.py); with_details
+        adds each variable's Python-side fields. throw_on_error: Paddle raises when a
+        required protobuf field is unset, which a refimpl Program never leaves."""
+        from .program_text import program_to_text   # it imports this module
+        for arg, value in (("throw_on_error", throw_on_error), ("with_details", with_details)):
+            if not isinstance(value, bool):
+                raise TypeError("Program.to_string: %s must be a bool, got %r" % (arg, value))
+        return program_to_text(self, with_details)
+
     def to_json(self):
         """The program as refimpl's readable JSON (specs/io.md: everything refimpl keeps,
         Parameter details included); savers write Paddle's ProgramDesc."""
         from .serialization import program_to_bytes
         return program_to_bytes(self).decode("utf-8")
 
-    to_string = None  # replaced below; Paddle's to_string(throw_on_error, with_details)
-
     def __str__(self):
         return self._to_readable_code()
 
     def __repr__(self):
         return self._to_readable_code()
-
-
-def _program_to_string(self, throw_on_error=False, with_details=False):
-    """The program in Paddle's ProgramDesc text format (program_text.py); with_details adds
-    each variable's Python-side fields. throw_on_error: Paddle raises when a required
-    protobuf field is unset, which a refimpl Program never leaves."""
-    from .program_text import program_to_text
-    for arg, value in (("throw_on_error", throw_on_error), ("with_details", with_details)):
-        if not isinstance(value, bool):
-            raise TypeError("Program.to_string: %s must be a bool, got %r" % (arg, value))
-    return program_to_text(self, with_details)
-
-
-Program.to_string = _program_to_string
 
 
 def _is_forward_op(op):
@@ -566,7 +581,7 @@ def program_guard(main_program, startup_program=None):
     if startup_program is not None and not isinstance(startup_program, Program):
         raise TypeError("program_guard: startup_program must be a Program, got %s"
                         % type(startup_program).__name__)
-    from ..dygraph.mode import static_guard
+    from .mode import static_guard
     old_main = switch_main_program(main_program)
     old_startup = switch_startup_program(startup_program) if startup_program is not None else None
     try:
@@ -586,7 +601,3 @@ def name_scope(prefix=None):
         yield
     finally:
         stack.pop()
-
-
-def as_numpy_dtype(var):
-    return var.dtype.np if isinstance(var.dtype, DType) else np.dtype(convert_dtype(var.dtype))

@@ -23,10 +23,6 @@ def generate(key):
     return _generator(key)
 
 
-def generate_with_ignorable_key(key):
-    return _generator(key)
-
-
 def switch(new_generator=None):
     global _generator
     old = _generator

@@ -2,13 +2,14 @@
 import functools
 import warnings
 
-from ..dygraph import mode
+from ..framework import mode
 from ..dygraph.dispatch import run_eagerly
 from ..dygraph.tensor import Tensor
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 
-__all__ = ["unary", "binary", "check_variable", "append_op_out", "as_list", "in_place"]
+__all__ = ["unary", "binary", "check_variable", "append_op_out", "append_op_outputs",
+           "as_list", "reduce_axes", "in_place"]
 
 
 def check_variable(x, arg, layer):
@@ -21,6 +22,16 @@ def as_list(v):
     if v is None:
         return []
     return list(v) if isinstance(v, (list, tuple)) else [v]
+
+
+def reduce_axes(x, axis):
+    """Paddle's axis argument as a sorted list of non-negative dims of x (None: all dims)."""
+    nd = len(x.shape)
+    axes = list(range(nd)) if axis is None else [int(a) for a in as_list(axis)]
+    for a in axes:
+        if not -nd <= a < nd:
+            raise ValueError("axis %d is out of range for %r of rank %d" % (a, x.name, nd))
+    return sorted(a % nd for a in axes)
 
 
 def append_op_out(op_type, inputs, attrs=None, name=None, out_dtype=None, out_slot="Out",
@@ -47,6 +58,19 @@ def append_op_out(op_type, inputs, attrs=None, name=None, out_dtype=None, out_sl
         extras.append(v)
     helper.append_op(type=op_type, inputs=inputs, outputs=outputs, attrs=attrs or {})
     return (out, *extras) if extras else out
+
+
+def append_op_outputs(op_type, inputs, outputs, attrs=None, helper=None):
+    """Append `op_type` with a fresh variable per output: `inputs` {slot: Variable or None
+    (left out)}, `outputs` [(slot, dtype, stop_gradient)]; the new variables in that
+    order. `helper` names them (default: a LayerHelper of the op type)."""
+    helper = helper or LayerHelper(op_type)
+    made = [(slot, helper.create_variable_for_type_inference(dtype, stop_gradient=stop))
+            for slot, dtype, stop in outputs]
+    helper.append_op(type=op_type,
+                     inputs={slot: [v] for slot, v in inputs.items() if v is not None},
+                     outputs={slot: [v] for slot, v in made}, attrs=attrs or {})
+    return [v for _, v in made]
 
 
 def unary(op_type, x, attrs=None, name=None, out_dtype=None, layer_type=None):

@@ -7,12 +7,12 @@ import contextlib
 
 import numpy as np
 
-from ..dygraph import mode
+from ..framework import mode
 from ..dygraph.tensor import Tensor
 from ..framework import unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
-from ..ops.control_flow import block_io
+from ..framework.dataflow import block_io
 from .creation import assign
 from .tensor import concat, stack
 from .math import logical_not, _logical

@@ -1,4 +1,5 @@
-"""conv2d and pool2d layers (fluid.layers, static.nn, nn.functional spellings)."""
+"""conv2d, deformable_conv and pool2d layers (fluid.layers, static.nn, nn.functional
+spellings)."""
 import math
 
 from ..framework.initializer import Normal
@@ -131,8 +132,50 @@ def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
     return _pool(x, "max", output_size, 1, 0, False, True, False, "NCHW", name, True)
 
 
+def _int_pair(value, what, layer):
+    values = list(value) if isinstance(value, (list, tuple)) else [value, value]
+    if len(values) != 2:
+        raise ValueError("%s: %s must be an int or 2 ints, got %s" % (layer, what, value))
+    return [int(v) for v in values]
+
+
+def deformable_conv(input, offset, mask, num_filters, filter_size, stride=1, padding=0,
+                    dilation=1, groups=None, deformable_groups=None, im2col_step=None,
+                    param_attr=None, bias_attr=None, modulated=True, name=None):
+    """Deformable convolution v2 (modulated: deformable_conv op, reads `mask`) or v1
+    (deformable_conv_v1, mask ignored). Filter [num_filters, C/groups, kh, kw] initialized
+    N(0, sqrt(2 / (kh * kw * C))) as conv2d; bias added on the channel axis."""
+    layer = "deformable_conv"
+    for arg, v in (("input", input), ("offset", offset)):
+        check_variable(v, arg, layer)
+    if modulated:
+        check_variable(mask, "mask", layer)
+    channels = input.shape[1]
+    groups = groups or 1
+    if channels < 0 or channels % groups:
+        raise ValueError("%s: input channels %d must be known and divisible by groups=%d"
+                         % (layer, channels, groups))
+    kh, kw = _int_pair(filter_size, "filter_size", layer)
+    helper = LayerHelper(layer, name=name)
+    std = math.sqrt(2.0 / (kh * kw * channels))
+    weight = helper.create_parameter(param_attr, [num_filters, channels // groups, kh, kw],
+                                     input.dtype, default_initializer=Normal(0.0, std))
+    inputs = {"Input": [input], "Offset": [offset], "Filter": [weight]}
+    if modulated:
+        inputs["Mask"] = [mask]
+    out = append_op_out("deformable_conv" if modulated else "deformable_conv_v1", inputs,
+                        {"strides": _int_pair(stride, "stride", layer),
+                         "paddings": _int_pair(padding, "padding", layer),
+                         "dilations": _int_pair(dilation, "dilation", layer),
+                         "groups": groups, "deformable_groups": deformable_groups or 1,
+                         "im2col_step": im2col_step or 64},
+                        out_slot="Output", layer_type=layer)
+    return helper.append_bias_op(out, bias_attr, dim_start=1)
+
+
 EXPORTS = {
-    "fluid.layers": {"conv2d": conv2d, "pool2d": pool2d, "adaptive_pool2d": adaptive_pool2d},
+    "fluid.layers": {"conv2d": conv2d, "pool2d": pool2d, "adaptive_pool2d": adaptive_pool2d,
+                     "deformable_conv": deformable_conv},
     "static.nn": {"conv2d": conv2d},
     "nn.functional": {"conv2d": functional_conv2d, "max_pool2d": max_pool2d,
                       "avg_pool2d": avg_pool2d, "adaptive_avg_pool2d": adaptive_avg_pool2d,

@@ -7,7 +7,7 @@ from ..framework.dtypes import convert_dtype
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
-from ..ops.creation import value_attrs
+from ..framework.initializer import value_attrs
 from .common import append_op_out
 
 
@@ -214,14 +214,41 @@ _SHARED = {"assign": assign, "fill_constant": fill_constant,
            "create_global_var": create_global_var, "create_parameter": create_parameter,
            "create_tensor": create_tensor, "linspace": linspace}
 
+
+def empty(shape, dtype=None, name=None):
+    """Static graphs have no uninitialized memory to hand out: zeros of `shape`."""
+    return fill_constant(shape, dtype or "float32", 0.0, name=name)
+
+
+def empty_like(x, dtype=None, name=None):
+    return full_like(x, 0.0, dtype, name)
+
+
+def autoincreased_step_counter(counter_name=None, begin=1, step=1):
+    """A persistable int64 [1] counter, begin - 1 at startup, that the main program
+    increments by `step` at its start (so with step 1 the first run sees `begin`, as in
+    Paddle). The same name returns the same counter."""
+    name = counter_name or "@STEP_COUNTER@"
+    block = LayerHelper("global_step_counter").main_program.global_block()
+    if name in block.vars:
+        return block.vars[name]
+    counter = create_global_var([1], begin - 1, "int64", persistable=True, name=name)
+    block._prepend_op(type="increment", inputs={"X": [counter]}, outputs={"Out": [counter]},
+                      attrs={"step": float(step)})
+    counter.stop_gradient = True
+    return counter
+
+
 EXPORTS = {
     "paddle": dict(_SHARED, full=full, zeros=zeros, ones=ones, full_like=full_like,
                    zeros_like=zeros_like, ones_like=ones_like, arange=arange, uniform=uniform,
-                   rand=rand, normal=normal, randn=randn, randint=randint),
+                   rand=rand, normal=normal, randn=randn, randint=randint, empty=empty,
+                   empty_like=empty_like),
     "fluid.layers": dict(_SHARED, zeros=fluid_zeros, ones=fluid_ones,
                          zeros_like=fluid_zeros_like, ones_like=fluid_ones_like,
                          fill_constant_batch_size_like=fill_constant_batch_size_like,
                          range=fluid_range, uniform_random=fluid_uniform_random,
-                         gaussian_random=fluid_gaussian_random),
+                         gaussian_random=fluid_gaussian_random,
+                         autoincreased_step_counter=autoincreased_step_counter),
     "static": {"create_global_var": create_global_var, "create_parameter": create_parameter},
 }

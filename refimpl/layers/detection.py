@@ -3,12 +3,13 @@ YOLO decoding, NMS, RoI pooling, matching.
 
 Where Paddle 1.8 carries image membership in a LoD (RoIs, NMS results), refimpl uses
 Paddle 2.x's per-image count tensors instead: an optional `rois_num` int32 [N] input, and
-NMS layers that can also return the per-image row counts (`return_rois_num=True`).
+NMS layers that can also return the per-image row counts (`return_rois_num=True`); the
+polygon groupings of generate_mask_labels are count vectors too.
 See specs/ops/detection.md."""
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from .activation import softmax
-from .common import check_variable
+from .common import append_op_outputs, check_variable
 from .tensor import gather, reshape, transpose
 
 
@@ -532,6 +533,35 @@ def collect_fpn_proposals(multi_rois, multi_scores, min_level, max_level, post_n
     return (rois, counts) if rois_num_per_level is not None else rois
 
 
+def generate_mask_labels(im_info, gt_classes, is_crowd, gt_segms, rois, labels_int32,
+                         num_classes, resolution, gt_segms_point_num=None, gt_poly_num=None,
+                         gt_num=None, rois_num=None):
+    """-> (mask_rois, roi_has_mask_int32, mask_int32), plus the kept rows per image when
+    rois_num is given. gt_segms [P, 2] packs every polygon's points; gt_segms_point_num
+    counts each polygon's points and gt_poly_num each ground truth's polygons (required:
+    refimpl's stand-in for gt_segms' LoD); gt_num / rois_num count each image's ground
+    truths / RoIs (absent: one image)."""
+    where = "generate_mask_labels"
+    for arg, var in (("im_info", im_info), ("gt_classes", gt_classes),
+                     ("is_crowd", is_crowd), ("gt_segms", gt_segms), ("rois", rois),
+                     ("labels_int32", labels_int32)):
+        check_variable(var, arg, where)
+    if gt_segms_point_num is None or gt_poly_num is None:
+        raise ValueError("generate_mask_labels: refimpl needs gt_segms_point_num (points per "
+                         "polygon) and gt_poly_num (polygons per ground truth) in place of "
+                         "gt_segms' LoD")
+    outs = append_op_outputs(
+        "generate_mask_labels",
+        {"ImInfo": im_info, "GtClasses": gt_classes, "IsCrowd": is_crowd,
+         "GtSegms": gt_segms, "Rois": rois, "LabelsInt32": labels_int32,
+         "GtSegmsPointNum": gt_segms_point_num, "GtPolyNum": gt_poly_num, "GtNum": gt_num,
+         "RoisNum": rois_num},
+        [("MaskRois", rois.dtype, True), ("RoiHasMaskInt32", "int32", True),
+         ("MaskInt32", "int32", True), ("MaskRoisNum", "int32", True)],
+        {"num_classes": int(num_classes), "resolution": int(resolution)})
+    return outs if rois_num is not None else outs[:-1]
+
+
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     iou_similarity, box_coder, box_clip, box_decoder_and_assign, prior_box,
     density_prior_box, anchor_generator, yolo_box, multiclass_nms, locality_aware_nms,
@@ -539,4 +569,4 @@ EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     psroi_pool, prroi_pool, deformable_roi_pooling, roi_perspective_transform,
     polygon_box_transform, bipartite_match, target_assign, rpn_target_assign,
     retinanet_target_assign, generate_proposal_labels, yolov3_loss, generate_proposals,
-    distribute_fpn_proposals, collect_fpn_proposals)}}
+    distribute_fpn_proposals, collect_fpn_proposals, generate_mask_labels)}}

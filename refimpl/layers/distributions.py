@@ -9,7 +9,7 @@ import numpy as np
 from ..framework.program import Variable
 from . import creation
 from .math import _fluid_reduce, _paddle_unary
-from .tensor_extra import diag
+from .manipulation import diag
 
 exp, log = _paddle_unary("exp"), _paddle_unary("log")
 reduce_max, reduce_sum = _fluid_reduce("reduce_max"), _fluid_reduce("reduce_sum")

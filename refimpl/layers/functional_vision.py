@@ -271,6 +271,23 @@ def grid_sampler(x, grid, name=None):
     return grid_sample(x, grid, name=name)
 
 
+def image_resize_short(input, out_short_len, resample="BILINEAR"):
+    """Resize [N, C, H, W] so its shorter side is out_short_len, the other side scaled by
+    the same ratio (rounded half up), through image_resize."""
+    check_variable(input, "input", "image_resize_short")
+    if len(input.shape) != 4:
+        raise ValueError("image_resize_short: input must be 4-D [N, C, H, W], got %s"
+                         % list(input.shape))
+    hw = list(input.shape[2:])
+    if min(hw) <= 0:
+        raise ValueError("image_resize_short: input's H and W must be known, got %s" % hw)
+    short = hw.index(min(hw))
+    out_shape = list(hw)
+    out_shape[short] = int(out_short_len)
+    out_shape[1 - short] = int(hw[1 - short] * (float(out_short_len) / hw[short]) + 0.5)
+    return image_resize(input, out_shape=out_shape, resample=resample)
+
+
 EXPORTS = {
     "nn.functional": {"pad": pad, "pixel_shuffle": pixel_shuffle,
                       "temporal_shift": temporal_shift, "unfold": unfold,
@@ -280,7 +297,8 @@ EXPORTS = {
     "fluid.layers": {"pad": fluid_pad, "pad2d": pad2d, "pad_constant_like": pad_constant_like,
                      "pixel_shuffle": fluid_pixel_shuffle, "space_to_depth": space_to_depth,
                      "shuffle_channel": shuffle_channel, "temporal_shift": temporal_shift,
-                     "image_resize": image_resize, "resize_bilinear": resize_bilinear,
+                     "image_resize": image_resize, "image_resize_short": image_resize_short,
+                     "resize_bilinear": resize_bilinear,
                      "resize_nearest": resize_nearest, "resize_trilinear": resize_trilinear,
                      "affine_grid": fluid_affine_grid, "grid_sampler": grid_sampler},
 }

@@ -1,270 +1,112 @@
-"""`x[index]` and `x[index] = value` on Variables, built from ops as Paddle 2.0 builds them in
-a static graph (specs/tensor_methods.md):
-
-- ints and slices (negative, any step) -> one `slice` op (every step 1) or `strided_slice`;
-  an int drops its axis (`decrease_axis`); dropping every axis leaves shape [1]
-- None -> `unsqueeze2`; Ellipsis stands for the axes not named
-- one list / int array / int Variable per subscript -> `gather` along its axis (a shape-[1]
-  int Variable acts as an int: it drops its axis, as in Paddle 1.8 and 2.0)
-- a bool mask (list, array or Variable) over the leading axes -> `masked_select` (the whole
-  shape) or `where_index` + `gather_nd` (leading axes)
-- assignment -> `set_value` writing back into x's own variable; a bool Variable mask -> `where`
-"""
-import numbers
-
-import numpy as np
-
+"""Indexing and set layers of the Paddle 2.0 API and their fluid.layers 1.8 forms:
+index_select, index_sample, gather_nd, scatter_nd(_add), masked_select, multiplex,
+shard_index, nonzero, sort, unique, unique_with_counts. Plain gather / scatter / slice are
+in tensor.py."""
+from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
-from ..framework.program import Variable
-from . import creation, math, tensor, tensor_extra
-
-__all__ = ["getitem", "setitem", "iterate"]
-
-_INT_MAX = 2 ** 31 - 1
-_INT_MIN = -2 ** 31
+from . import creation, math, tensor
+from .common import append_op_out, as_list, unary
 
 
-def _is_int(item):
-    return isinstance(item, (numbers.Integral, np.integer)) and not isinstance(item, bool)
+def index_select(x, index, axis=0, name=None):
+    return append_op_out("index_select", {"X": [x], "Index": [index]}, {"dim": int(axis)}, name)
 
 
-def _is_mask(item):
-    """A bool list/array/Variable (an index that selects by truth, not position)."""
-    if isinstance(item, Variable):
-        return item.dtype.name == "bool"
-    if isinstance(item, (list, tuple, np.ndarray)):
-        a = np.asarray(item)
-        return a.dtype == bool and a.size > 0
-    return isinstance(item, (bool, np.bool_))
+def index_sample(x, index):
+    return append_op_out("index_sample", {"X": [x], "Index": [index]})
 
 
-def _is_advanced(item):
-    return isinstance(item, (list, np.ndarray, Variable))
+def gather_nd(x, index, name=None):
+    return append_op_out("gather_nd", {"X": [x], "Index": [index]}, {}, name)
 
 
-def _expand(x, index):
-    """The subscript as a list with Ellipsis replaced by full slices; checks the count."""
-    items = list(index) if isinstance(index, tuple) else [index]
-    ellipses = [i for i, it in enumerate(items) if it is Ellipsis]
-    if len(ellipses) > 1:
-        raise IndexError("%r[...]: an index can only have a single Ellipsis" % x.name)
-    used = sum(1 for it in items if it is not None and it is not Ellipsis)
-    if used > len(x.shape):
-        raise IndexError("%r has %d dims, indexed with %d: %r"
-                         % (x.name, len(x.shape), used, index))
-    if ellipses:
-        at = ellipses[0]
-        items[at:at + 1] = [slice(None)] * (len(x.shape) - used)
-    return items
+def fluid_gather_nd(input, index, name=None):
+    return gather_nd(input, index, name)
 
 
-def _check_int(x, axis, i):
-    n = x.shape[axis]
-    if n >= 0 and not -n <= i < n:
-        raise IndexError("index %d is out of bounds for axis %d of %r (size %d)"
-                         % (i, axis, x.name, n))
+def scatter_nd_add(x, index, updates, name=None):
+    return append_op_out("scatter_nd_add", {"X": [x], "Index": [index], "Updates": [updates]},
+                         {}, name)
 
 
-def _basic_region(x, items):
-    """(axes, starts, ends, steps, decrease, advanced, nones) for a subscript without masks:
-    the slice/int part per axis, the one advanced index as (axis, index), and where the
-    Nones go in the result (positions counted over the result's axes)."""
-    axes, starts, ends, steps, decrease, nones = [], [], [], [], [], []
-    advanced = None
-    axis = out_pos = 0
-    for item in items:
-        if item is None:
-            nones.append(out_pos)
-            out_pos += 1
-            continue
-        if _is_int(item):
-            i = int(item)
-            _check_int(x, axis, i)
-            axes.append(axis)
-            starts.append(i)
-            ends.append(i + 1 if i != -1 else _INT_MAX)
-            steps.append(1)
-            decrease.append(axis)
-        elif isinstance(item, slice):
-            step = 1 if item.step is None else int(item.step)
-            if step == 0:
-                raise ValueError("%r[...]: slice step cannot be zero" % x.name)
-            if item != slice(None):
-                start = item.start if item.start is not None else (
-                    0 if step > 0 else _INT_MAX)
-                stop = item.stop if item.stop is not None else (
-                    _INT_MAX if step > 0 else _INT_MIN)
-                axes.append(axis)
-                starts.append(int(start))
-                ends.append(int(stop))
-                steps.append(step)
-            out_pos += 1
-        elif _is_advanced(item):
-            if advanced is not None:
-                raise IndexError("%r[...]: one list or tensor index per subscript is "
-                                 "supported, got two" % x.name)
-            advanced = (axis, item)
-            out_pos += 1
-        else:
-            raise TypeError("%r[...]: index items must be int, slice, None, Ellipsis, a list, "
-                            "an array or a Variable, got %s" % (x.name, type(item).__name__))
-        axis += 1
-    return axes, starts, ends, steps, decrease, advanced, nones
+def scatter_nd(index, updates, shape, name=None):
+    """zeros(shape) with `updates` added at `index` (repeats accumulate)."""
+    zeros = creation.fill_constant(shape, updates.dtype, 0.0)
+    return scatter_nd_add(zeros, index, updates, name)
 
 
-def _slice(x, axes, starts, ends, steps, decrease):
-    if not axes:
-        return x
-    attrs = {"axes": axes, "starts": starts, "ends": ends, "decrease_axis": decrease,
-             "infer_flags": [1] * len(axes)}
-    op_type = "slice"
-    if any(s != 1 for s in steps):
-        op_type = "strided_slice"
-        attrs["strides"] = steps
-    helper = LayerHelper(op_type)
-    out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op(type=op_type, inputs={"Input": [x]}, outputs={"Out": [out]}, attrs=attrs)
-    return out
+def masked_select(x, mask, name=None):
+    return append_op_out("masked_select", {"X": [x], "Mask": [mask]}, {}, name, out_slot="Y")
 
 
-def _index_tensor(x, index):
-    """A list or int array as an int64 constant; a Variable as it is."""
-    if isinstance(index, Variable):
-        if index.dtype.name not in ("int32", "int64"):
-            raise TypeError("%r[...]: a tensor index must be int32, int64 or bool, got %s"
-                            % (x.name, index.dtype.name))
-        return index
-    array = np.asarray(index)
-    if array.dtype.kind not in "iu":
-        raise TypeError("%r[...]: a list index must hold ints or bools, got %s"
-                        % (x.name, array.dtype))
-    return creation.assign(array.astype(np.int64))
+def multiplex(inputs, index):
+    return append_op_out("multiplex", {"X": list(inputs), "Ids": [index]})
 
 
-def _gather(x, axis, index):
-    """x indexed along `axis` by an int index (any shape): its shape replaces the axis."""
-    idx = _index_tensor(x, index)
-    if isinstance(index, Variable) and tuple(index.shape) == (1,):
-        # an int Variable of shape [1] acts as an int (Paddle 1.8 / 2.0): the axis goes
-        return tensor.squeeze(tensor.gather(x, idx, axis=axis), [axis])
-    flat = idx if len(idx.shape) == 1 else tensor.reshape(idx, [-1])
-    out = tensor.gather(x, flat, axis=axis)
-    if len(idx.shape) != 1:
-        out = tensor.reshape(out, list(x.shape[:axis]) + list(idx.shape) +
-                             list(x.shape[axis + 1:]))
-    return out
+def shard_index(input, index_num, nshards, shard_id, ignore_value=-1):
+    return unary("shard_index", input, {"index_num": int(index_num), "nshards": int(nshards),
+                                        "shard_id": int(shard_id),
+                                        "ignore_value": int(ignore_value)})
 
 
-def _mask_positions(mask):
-    """A constant bool mask as the int positions it selects (along one axis)."""
-    return np.nonzero(np.asarray(mask))[0]
+def nonzero(input, as_tuple=False):
+    """[N, rank] int64 coordinates of the nonzero elements; as_tuple: one [N, 1] column per
+    dim."""
+    cond = input if input.dtype.name == "bool" else math.cast(input, "bool")
+    coords = tensor.nonzero_index(cond)
+    if not as_tuple:
+        return coords
+    return tuple(tensor.slice(coords, [1], [i], [i + 1]) for i in range(len(input.shape)))
 
 
-def _select_mask(x, mask):
-    """x[mask] for a bool mask over x's leading axes: the selected rows, flattened."""
-    if not isinstance(mask, Variable):
-        mask = np.asarray(mask)
-        if mask.ndim == 1:
-            return _gather(x, 0, _mask_positions(mask))
-        mask = creation.assign(mask)
-    if tuple(mask.shape) == tuple(x.shape):
-        return tensor_extra.masked_select(x, mask)
-    return tensor_extra.gather_nd(x, tensor.nonzero_index(mask))
+def sort(x, axis=-1, descending=False, name=None):
+    return tensor.fluid_argsort(x, axis, descending, name)[0]
 
 
-def getitem(x, index):
-    """x[index] (see the module docstring)."""
-    items = list(index) if isinstance(index, tuple) else [index]
-    if any(_is_mask(it) for it in items):
-        if len(items) != 1 or isinstance(items[0], (bool, np.bool_)):
-            raise IndexError("%r[...]: a bool mask must be the whole index, got %r"
-                             % (x.name, index))
-        return _select_mask(x, items[0])
-    items = _expand(x, index)
-    axes, starts, ends, steps, decrease, advanced, nones = _basic_region(x, items)
-    out = _slice(x, axes, starts, ends, steps, decrease)
-    if advanced is not None:
-        axis, idx = advanced
-        kept = axis - sum(1 for d in decrease if d < axis)
-        out = _gather(out, kept, idx)
-    if nones:
-        if len(decrease) == len(x.shape):   # every axis went: the [1] left stands for ()
-            out = tensor.reshape(out, [1] * len(nones))
-        else:
-            out = tensor.unsqueeze(out, nones)
-    return out
+def _unique(x, attrs, outputs, name):
+    helper = LayerHelper("unique", name=name)
+    dtype = attrs["dtype"]
+    outs = {slot: [helper.create_variable_for_type_inference(
+        x.dtype if slot == "Out" else dtype, stop_gradient=True)] for slot in outputs}
+    helper.append_op(type="unique", inputs={"X": [x]}, outputs=outs, attrs=attrs)
+    return [outs[slot][0] for slot in outputs]
 
 
-def setitem(x, index, value):
-    """x[index] = value, written into x's own variable (`set_value`, or `where` for a bool
-    Variable mask), so later ops that read x see the new value."""
-    items = list(index) if isinstance(index, tuple) else [index]
-    if len(items) == 1 and isinstance(items[0], Variable) and _is_mask(items[0]):
-        return _set_masked(x, items[0], value)
-    items = _expand(x, index)
-    axes, starts, ends, steps, decrease, advanced, _ = _basic_region(x, items)
-    if advanced is not None:
-        raise IndexError("%r[...] = value: assigning through a list or tensor index is not "
-                         "supported; use paddle.scatter" % x.name)
-    inputs, attrs = {"Input": [x]}, {"axes": axes, "starts": starts, "ends": ends,
-                                     "steps": steps, "decrease_axes": decrease}
-    if isinstance(value, Variable):
-        inputs["ValueTensor"] = [value if value.dtype == x.dtype
-                                 else math.cast(value, x.dtype)]
-    else:
-        array = np.asarray(value)
-        if array.dtype == object or array.dtype.kind not in "biuf":
-            raise TypeError("%r[...] = value: value must be a number, an array or a Variable, "
-                            "got %s" % (x.name, type(value).__name__))
-        attrs["values"] = array.ravel().tolist()
-        attrs["shape"] = list(array.shape) or [1]
-    _snapshot_readers(x)
-    helper = LayerHelper("set_value")
-    helper.append_op(type="set_value", inputs=inputs, outputs={"Out": [x]}, attrs=attrs)
-    return x
+def unique(x, return_index=False, return_inverse=False, return_counts=False, axis=None,
+           dtype="int64", name=None):
+    """Sorted distinct values (slices along `axis`), plus what the flags ask for."""
+    wanted = [("Indices", return_index), ("Index", return_inverse),
+              ("Counts", return_counts)]
+    attrs = {"dtype": convert_dtype(dtype), "return_index": return_index,
+             "return_inverse": return_inverse, "return_counts": return_counts,
+             "axis": [int(a) for a in as_list(axis)], "is_sorted": True}
+    outs = _unique(x, attrs, ["Out"] + [slot for slot, on in wanted if on], name)
+    return outs[0] if len(outs) == 1 else tuple(outs)
 
 
-def _snapshot_readers(x):
-    """Before x is overwritten in place: the ops that read its current value (since the
-    last op that wrote it) read a copy instead, so their gradients, computed later, see
-    the value they saw and not the new one."""
-    block = x.block.program.current_block()
-    if x.name not in block.vars:
-        return
-    ops = block.ops
-    start = max((i + 1 for i, op in enumerate(ops) if x.name in op.output_arg_names),
-                default=0)
-    readers = [op for op in ops[start:] if x.name in op.input_arg_names]
-    if not readers:
-        return
-    helper = LayerHelper("assign")
-    copy = helper.create_variable_for_type_inference(x.dtype, stop_gradient=x.stop_gradient)
-    for op in readers:
-        op._rename_input(x.name, copy.name)
-    block._insert_op(ops.index(readers[0]), type="assign", inputs={"X": [x]},
-                     outputs={"Out": [copy]})
+def fluid_unique(x, dtype="int32"):
+    """(distinct values in order of first appearance, index of each element's value)."""
+    return tuple(_unique(x, {"dtype": convert_dtype(dtype), "is_sorted": False},
+                         ["Out", "Index"], None))
 
 
-def _set_masked(x, mask, value):
-    if tuple(mask.shape) != tuple(x.shape):
-        raise IndexError("%r[mask] = value: the mask %r must have x's shape %s, got %s"
-                         % (x.name, mask.name, list(x.shape), list(mask.shape)))
-    if not isinstance(value, Variable):
-        value = creation.full_like(x, value)
-    elif tuple(value.shape) != tuple(x.shape):
-        value = tensor_extra.expand_as(value, x)
-    _snapshot_readers(x)
-    helper = LayerHelper("where")
-    helper.append_op(type="where", inputs={"Condition": [mask], "X": [value], "Y": [x]},
-                     outputs={"Out": [x]})
-    return x
+def unique_with_counts(x, dtype="int32"):
+    helper = LayerHelper("unique_with_counts")
+    dtype = convert_dtype(dtype)
+    out, index, count = (helper.create_variable_for_type_inference(d, stop_gradient=True)
+                         for d in (x.dtype, dtype, dtype))
+    helper.append_op(type="unique_with_counts", inputs={"X": [x]},
+                     outputs={"Out": [out], "Index": [index], "Count": [count]},
+                     attrs={"dtype": dtype})
+    return out, index, count
 
 
-def iterate(x):
-    """iter(x): x[0], x[1], ... along the first axis, which must be known at build time
-    (Python would otherwise call x[i] until an IndexError that an unknown size never
-    raises)."""
-    if not x.shape or x.shape[0] < 0:
-        raise TypeError("iterating over %r needs a known first dim, got shape %s"
-                        % (x.name, list(x.shape or ())))
-    return (getitem(x, i) for i in range(x.shape[0]))
+_SHARED = {"multiplex": multiplex, "shard_index": shard_index}
+
+EXPORTS = {
+    "paddle": dict(_SHARED, index_select=index_select, index_sample=index_sample,
+                   gather_nd=gather_nd, scatter_nd_add=scatter_nd_add, scatter_nd=scatter_nd,
+                   masked_select=masked_select, nonzero=nonzero, sort=sort, unique=unique),
+    "fluid.layers": dict(_SHARED, gather_nd=fluid_gather_nd, unique=fluid_unique,
+                         unique_with_counts=unique_with_counts),
+}

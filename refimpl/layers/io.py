@@ -1,5 +1,5 @@
 """Graph inputs: paddle.static.data and fluid.layers.data."""
-from ..dygraph.mode import static_only_api
+from ..framework.mode import static_only_api
 from ..framework.dtypes import convert_dtype
 from ..framework.program import default_main_program
 

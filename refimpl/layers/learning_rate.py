@@ -8,7 +8,7 @@ blocks; here the branches are `where` selections (same values, no control flow).
 import functools
 import math
 
-from ..dygraph import mode
+from ..framework import mode
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program

@@ -171,11 +171,60 @@ def accuracy(input, label, k=1, correct=None, total=None, name=None):
     return _accuracy(topk, input, label, k, correct, total, name)
 
 
+def sampled_softmax_with_cross_entropy(logits, label, num_samples, num_true=1,
+                                       remove_accidental_hits=True,
+                                       use_customized_samples=False, customized_samples=None,
+                                       customized_probabilities=None, seed=0):
+    """Softmax cross entropy over the true classes plus `num_samples` classes drawn from
+    the log-uniform distribution (sample_logits op), as Paddle 1.8 builds it: the sampled
+    labels one-hot (summed over the num_true columns) as a soft label, loss / num_true.
+    Returns [N, 1]."""
+    layer = "sampled_softmax_with_cross_entropy"
+    check_variable(logits, "logits", layer)
+    check_variable(label, "label", layer)
+    if len(label.shape) != 2 or label.shape[1] != num_true:
+        raise ValueError("%s: label must be [N, num_true=%d], got %s"
+                         % (layer, num_true, list(label.shape)))
+    inputs = {"Logits": [logits], "Labels": [label]}
+    if use_customized_samples:
+        check_variable(customized_samples, "customized_samples", layer)
+        check_variable(customized_probabilities, "customized_probabilities", layer)
+        inputs.update(CustomizedSamples=[customized_samples],
+                      CustomizedProbabilities=[customized_probabilities])
+    helper = LayerHelper("sample_logits")
+    outputs = {slot: helper.create_variable_for_type_inference(dtype, stop_gradient=stop)
+               for slot, dtype, stop in (("Samples", "int64", True),
+                                         ("Probabilities", logits.dtype, True),
+                                         ("SampledLogits", logits.dtype, False),
+                                         ("SampledLabels", "int64", True))}
+    helper.append_op(type="sample_logits", inputs=inputs,
+                     outputs={k: [v] for k, v in outputs.items()},
+                     attrs={"use_customized_samples": bool(use_customized_samples),
+                            "uniq": True, "remove_accidental_hits": bool(remove_accidental_hits),
+                            "num_samples": int(num_samples), "seed": int(seed)})
+    one_hot = append_op_out("one_hot_v2", {"X": [outputs["SampledLabels"]]},
+                            {"depth": num_true + int(num_samples), "dtype": logits.dtype.name},
+                            out_dtype=logits.dtype, stop_gradient=True)
+    soft_label = append_op_out("reduce_sum", {"X": [one_hot]},
+                               {"dim": [1], "keep_dim": False, "reduce_all": False},
+                               stop_gradient=True)
+    helper = LayerHelper("softmax_with_cross_entropy")
+    softmax, loss = (helper.create_variable_for_type_inference(logits.dtype) for _ in "ab")
+    helper.append_op(type="softmax_with_cross_entropy",
+                     inputs={"Logits": [outputs["SampledLogits"]], "Label": [soft_label]},
+                     outputs={"Softmax": [softmax], "Loss": [loss]},
+                     attrs={"soft_label": True, "ignore_index": -100,
+                            "numeric_stable_mode": False, "axis": -1})
+    return append_op_out("scale", {"X": [loss]}, {"scale": 1.0 / num_true, "bias": 0.0,
+                                                  "bias_after_scale": True})
+
+
 EXPORTS = {
     "fluid.layers": {"cross_entropy": fluid_cross_entropy,
                      "softmax_with_cross_entropy": softmax_with_cross_entropy,
                      "square_error_cost": square_error_cost, "accuracy": fluid_accuracy,
-                     "topk": fluid_topk},
+                     "topk": fluid_topk,
+                     "sampled_softmax_with_cross_entropy": sampled_softmax_with_cross_entropy},
     "nn.functional": {"cross_entropy": cross_entropy, "mse_loss": mse_loss,
                       "softmax_with_cross_entropy": softmax_with_cross_entropy,
                       "square_error_cost": square_error_cost},

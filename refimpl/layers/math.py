@@ -245,6 +245,13 @@ _LOGICAL = ["logical_and", "logical_or", "logical_xor"]
 _REDUCE = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
            "reduce_all", "reduce_any"]
 
+def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
+    return append_op_out("allclose", {"Input": [x], "Other": [y]},
+                         {"rtol": str(float(rtol)), "atol": str(float(atol)),
+                          "equal_nan": bool(equal_nan)}, name, out_dtype="bool",
+                         stop_gradient=True)
+
+
 EXPORTS = {
     "paddle": dict(
         {"mean": mean, "sum": paddle_sum, "prod": prod, "logsumexp": logsumexp,
@@ -252,7 +259,7 @@ EXPORTS = {
          "all": _paddle_reduce("reduce_all", "all"), "any": _paddle_reduce("reduce_any", "any"),
          "matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "scale": scale, "pow": pow,
          "clip": clip, "stanh": stanh, "cast": cast, "add_n": add_n,
-         "logical_not": logical_not, "equal_all": equal_all,
+         "logical_not": logical_not, "equal_all": equal_all, "allclose": allclose,
          "isfinite": _bool_test("isfinite_v2"), "isinf": _bool_test("isinf_v2"),
          "isnan": _bool_test("isnan_v2")},
         **{n: _paddle_unary(n) for n in _UNARY + _PADDLE_ONLY_UNARY},

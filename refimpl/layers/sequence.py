@@ -1,15 +1,20 @@
 """fluid.layers sequence ops on packed sequences plus lengths (specs/ops/sequence.md).
+refimpl has no LoD: where Paddle reads groupings from a LoD (filter_by_instag's instances)
+they are given as count vectors (extra keywords).
 
 Every layer takes the lengths of a sequence input from (in order) its explicit `length=`
 argument, the lengths the op that produced it recorded (`var._seq_length`), or, for a data
 variable with lod_level > 0, the int64 variable `<name>@LENGTH` (fed automatically when a
 LoDTensor is fed for `<name>`). Outputs that are sequences record their lengths the same way.
 """
+import numpy as np
+
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
-from .common import check_variable
-from .creation import fill_constant
+from .common import append_op_outputs, check_variable
+from .creation import fill_constant, fill_constant_batch_size_like
 from .functional_loss import fluid_warpctc
+from .functional_vision import unfold
 from .loss import fluid_topk
 from .tensor import reshape, squeeze, transpose
 
@@ -199,8 +204,165 @@ def edit_distance(input, label, normalized=True, ignored_tokens=None, input_leng
                ("Out", "SequenceNum"), {"Out": "float32", "SequenceNum": "int64"})
 
 
+def _outputs(helper, op_type, inputs, slots, attrs, dtype):
+    """Append op_type with a fresh `dtype` variable per slot of `slots`; returns them."""
+    return append_op_outputs(op_type, inputs, [(slot, dtype, False) for slot in slots], attrs,
+                             helper)
+
+
+def _seq_op(fn, op_type, x, lens, attrs, extra=None, outputs=("Out",), name=None):
+    """Append a sequence op reading x and its lengths; returns its outputs, the first with
+    the lengths it keeps (or its OutLength output when it has one)."""
+    helper = LayerHelper(op_type, name=name)
+    inputs = dict({"X": x, "XLength": lens}, **(extra or {}))
+    outs = _outputs(helper, op_type, inputs, outputs, attrs, x.dtype)
+    new_lens = outs[outputs.index("OutLength")] if "OutLength" in outputs else lens
+    return with_length(outs[0], new_lens)
+
+
+def sequence_conv(input, num_filters, filter_size=3, filter_stride=1, padding=True,
+                  padding_start=None, bias_attr=None, param_attr=None, act=None, name=None,
+                  length=None):
+    """Convolution along each sequence: row k sees rows k + padding_start ... (default
+    padding_start = -(filter_size // 2), zeros outside the sequence); [total, num_filters]."""
+    lens = seq_length(input, length, "sequence_conv")
+    if filter_stride != 1:
+        raise ValueError("sequence_conv: filter_stride must be 1 (Paddle supports only 1), "
+                         "got %r" % filter_stride)
+    helper = LayerHelper("sequence_conv", name=name)
+    filt = helper.create_parameter(param_attr, [filter_size * input.shape[-1], num_filters],
+                                   input.dtype)
+    start = -(filter_size // 2) if padding_start is None else padding_start
+    out = _seq_op("sequence_conv", "sequence_conv", input, lens,
+                  {"contextLength": filter_size, "contextStart": start, "contextStride": 1,
+                   "paddingTrainable": False}, {"Filter": filt}, name=name)
+    out = helper.append_activation(helper.append_bias_op(out, bias_attr), act)
+    return with_length(out, lens)
+
+
+def sequence_enumerate(input, win_size, pad_value=0, name=None, length=None):
+    lens = seq_length(input, length, "sequence_enumerate")
+    return _seq_op("sequence_enumerate", "sequence_enumerate", input, lens,
+                   {"win_size": int(win_size), "pad_value": int(pad_value)}, name=name)
+
+
+def sequence_reshape(input, new_dim, length=None):
+    lens = seq_length(input, length, "sequence_reshape")
+    return _seq_op("sequence_reshape", "sequence_reshape", input, lens,
+                   {"new_dim": int(new_dim)}, outputs=("Out", "OutLength"))
+
+
+def sequence_scatter(input, index, updates, name=None, length=None):
+    """input [batch, D] plus, for sequence i of index / updates, updates added at
+    input[i, index]."""
+    check_variable(input, "input", "sequence_scatter")
+    check_variable(updates, "updates", "sequence_scatter")
+    lens = seq_length(index, length, "sequence_scatter", "index")
+    helper = LayerHelper("sequence_scatter", name=name)
+    out, = _outputs(helper, "sequence_scatter", {"X": input, "Ids": index, "Updates": updates,
+                                                "IdsLength": lens}, ("Out",), {}, input.dtype)
+    return out
+
+
+def _lod_reset(fn, x, y, target_lod, append):
+    check_variable(x, "x", fn)
+    inputs = {"X": x}
+    if y is not None:
+        check_variable(y, "y", fn)
+        if getattr(y, "_seq_length", None) is not None or y.lod_level > 0:
+            inputs["YLength"] = seq_length(y, None, fn, "y")
+        else:
+            inputs["Y"] = y
+    elif not target_lod:
+        raise ValueError("%s: give y or target_lod (offsets such as [0, 4, 6])" % fn)
+    attrs = {"target_lod": [int(v) for v in (target_lod or [])], "append": append}
+    helper = LayerHelper("lod_reset")
+    out, out_lens = _outputs(helper, "lod_reset", inputs, ("Out", "OutLength"), attrs, x.dtype)
+    return with_length(out, out_lens)
+
+
+def lod_reset(x, y=None, target_lod=None):
+    """x with new sequence lengths: y's lengths when y is a sequence, else y's data or
+    target_lod read as offsets ([0, 4, 6] = lengths [4, 2])."""
+    return _lod_reset("lod_reset", x, y, target_lod, False)
+
+
+def lod_append(x, level):
+    """x with `level` (offsets, a list or an int Variable) as its sequence lengths: refimpl
+    keeps one level, so the appended level replaces x's own."""
+    if isinstance(level, Variable):
+        return _lod_reset("lod_append", x, level, None, True)
+    if not isinstance(level, (list, tuple)):
+        raise ValueError("lod_append: level must be a list, tuple or Variable, got %r"
+                         % type(level).__name__)
+    return _lod_reset("lod_append", x, None, list(level), True)
+
+
+def reorder_lod_tensor_by_rank(x, rank_table):
+    """x's sequences (rows, when x has no lengths) sorted as Paddle's rank table sorts
+    them: longest first, ties in order. rank_table is a sequence variable (its lengths
+    rank) or an int lengths Variable (refimpl has no lod_rank_table)."""
+    fn = "reorder_lod_tensor_by_rank"
+    check_variable(x, "x", fn)
+    check_variable(rank_table, "rank_table", fn)
+    if getattr(rank_table, "_seq_length", None) is not None or rank_table.lod_level > 0:
+        rank_table = seq_length(rank_table, None, fn, "rank_table")
+    inputs = {"X": x, "RankTable": rank_table}
+    if getattr(x, "_seq_length", None) is not None or x.lod_level > 0:
+        inputs["XLength"] = seq_length(x, None, fn, "x")
+    helper = LayerHelper(fn)
+    out, out_lens = _outputs(helper, fn, inputs, ("Out", "OutLength"), {}, x.dtype)
+    return with_length(out, out_lens) if "XLength" in inputs else out
+
+
+def im2sequence(input, filter_size=1, stride=1, padding=0, input_image_size=None,
+                out_stride=1, name=None):
+    """Each image [C, H, W] becomes a sequence of its oh * ow patches, rows [C * kh * kw]:
+    unfold, then the patches made rows (Paddle's im2sequence op, composed)."""
+    check_variable(input, "input", "im2sequence")
+    if input_image_size is not None or out_stride != 1:
+        raise NotImplementedError("im2sequence: input_image_size / out_stride (per-image "
+                                  "real sizes) are not supported")
+    if len(input.shape) != 4 or min(input.shape[1:]) < 0:
+        raise ValueError("im2sequence: input must be [N, C, H, W] with C, H, W known, got %s"
+                         % list(input.shape))
+    kh, kw = (filter_size, filter_size) if np.isscalar(filter_size) else filter_size
+    sh, sw = (stride, stride) if np.isscalar(stride) else stride
+    pads = [padding] * 4 if np.isscalar(padding) else list(padding) * (4 // len(padding))
+    out_h = (input.shape[2] + pads[0] + pads[2] - kh) // sh + 1
+    out_w = (input.shape[3] + pads[1] + pads[3] - kw) // sw + 1
+    cols = unfold(input, [kh, kw], [sh, sw], pads)
+    rows = reshape(transpose(cols, [0, 2, 1]), [-1, input.shape[1] * kh * kw], name=name)
+    lens = fill_constant_batch_size_like(input, [-1], "int64", out_h * out_w)
+    return with_length(rows, lens)
+
+
+def filter_by_instag(ins, ins_tag, filter_tag, is_lod, out_val_if_empty=0,
+                     ins_tag_length=None, ins_length=None):
+    """-> (out, loss_weight): the instances of `ins` with a tag in `filter_tag`. An
+    instance is a row of ins, or with is_lod a run of `ins_length` rows (refimpl's stand-in
+    for ins' LoD); `ins_tag` holds the instances' tags packed, `ins_tag_length` counting
+    them per instance (absent: one tag each)."""
+    where = "filter_by_instag"
+    for arg, var in (("ins", ins), ("ins_tag", ins_tag), ("filter_tag", filter_tag)):
+        check_variable(var, arg, where)
+    if bool(is_lod) != (ins_length is not None):
+        raise ValueError("filter_by_instag: is_lod=%s needs ins_length %s (refimpl's rows per "
+                         "instance, in place of ins' LoD)"
+                         % (is_lod, "given" if is_lod else "left out"))
+    out, loss_weight, _ = append_op_outputs(
+        "filter_by_instag",
+        {"Ins": ins, "Ins_tag": ins_tag, "Filter_tag": filter_tag,
+         "Ins_tagLength": ins_tag_length, "InsLength": ins_length},
+        [("Out", ins.dtype, False), ("LossWeight", ins.dtype, True),
+         ("IndexMap", "int64", True)],
+        {"is_lod": bool(is_lod), "out_val_if_empty": int(out_val_if_empty)})
+    return out, loss_weight
+
+
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     sequence_mask, sequence_pad, sequence_unpad, sequence_pool, sequence_first_step,
     sequence_last_step, sequence_softmax, sequence_reverse, sequence_expand,
     sequence_expand_as, sequence_concat, sequence_slice, warpctc, ctc_greedy_decoder,
-    edit_distance)}}
+    edit_distance, sequence_conv, sequence_enumerate, sequence_reshape, sequence_scatter,
+    lod_reset, lod_append, reorder_lod_tensor_by_rank, im2sequence, filter_by_instag)}}

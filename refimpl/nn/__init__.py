@@ -1,9 +1,8 @@
-"""paddle.nn (static-graph subset): Layer classes (refimpl/nn/layer/), plus the nn
-exports of the layer modules (gradient clipping classes)."""
-from ..layers import exports as _exports
+"""paddle.nn (static-graph subset): Layer classes (refimpl/nn/layer/) and the gradient
+clipping classes (refimpl/optimizer/clip.py)."""
+from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from . import functional, initializer, layer
 from .layer import *  # noqa: F401,F403
 
-globals().update(_exports("nn"))
-
-__all__ = ["functional", "initializer", "layer"] + layer.__all__ + sorted(_exports("nn"))
+__all__ = ["functional", "initializer", "layer"] + layer.__all__ + [
+    "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]

@@ -1,10 +1,9 @@
-"""Shared helpers for op modules: Paddle's axis broadcasting and gradient reduction."""
+"""Shared helpers for op modules: build-time broadcasting, samples, layouts. Paddle's
+run-time axis broadcasting is refimpl/broadcasting.py (the kernels use it too)."""
 import numpy as np
 
 FLOATS = ("float16", "float32", "float64")
 COMPLEX = ("complex64", "complex128")
-# the real dtype of each complex one (|x|, real(x), imag(x))
-REAL_OF = {"complex64": "float32", "complex128": "float64"}
 
 
 def conj(a):
@@ -12,45 +11,6 @@ def conj(a):
     complex ops carry it: for a real loss L, dL/dx = dL/dRe x + i dL/dIm x (as Paddle), so
     z = x * y gives dx = dz * conj(y)."""
     return a.conj() if a.dtype.kind == "c" else a
-
-
-def y_view_shape(x_ndim, y_shape, axis):
-    """Shape Y is viewed as to broadcast against X under Paddle's `axis` rule:
-    Y's dims line up with X's dims starting at `axis` (-1: right-aligned, numpy-style)."""
-    y_shape = tuple(y_shape)
-    if axis == -1 or len(y_shape) == x_ndim:
-        return y_shape
-    # Paddle drops trailing 1s of Y before aligning it at `axis`.
-    while len(y_shape) > 1 and y_shape[-1] == 1 and axis + len(y_shape) > x_ndim:
-        y_shape = y_shape[:-1]
-    return (1,) * axis + y_shape + (1,) * (x_ndim - axis - len(y_shape))
-
-
-def align(x, y, axis):
-    """(x, y) viewed so numpy broadcasting implements Paddle's elementwise `axis`."""
-    if axis == -1 or x.ndim == y.ndim:
-        return x, y
-    if y.ndim < x.ndim:
-        return x, y.reshape(y_view_shape(x.ndim, y.shape, axis))
-    return x.reshape(y_view_shape(y.ndim, x.shape, axis)), y
-
-
-def sum_to_shape(g, shape):
-    """Sum a broadcast gradient back down to `shape` (the input's shape)."""
-    shape = tuple(shape)
-    if g.shape == shape:
-        return g
-    lead = g.ndim - len(shape)
-    axes = tuple(range(lead)) + tuple(i + lead for i, d in enumerate(shape)
-                                       if d == 1 and g.shape[i + lead] != 1)
-    return g.sum(axis=axes, keepdims=True).reshape(shape) if axes else g.reshape(shape)
-
-
-def unbroadcast(dout, x, y, axis):
-    """(dX, dY) from dOut for an op that broadcast X and Y under Paddle's `axis` rule."""
-    xv, yv = align(x, y, axis)
-    return (sum_to_shape(dout, xv.shape).reshape(x.shape),
-            sum_to_shape(dout, yv.shape).reshape(y.shape))
 
 
 def broadcast_shape(a, b, where):
@@ -92,3 +52,16 @@ def take_along_grad(x, index, dout, axis):
     dx = np.zeros_like(x)
     np.add.at(np.moveaxis(dx, axis, 0), index.reshape(-1), np.moveaxis(dout, axis, 0))
     return dx
+
+
+def channels_first(x, data_format):
+    """x in a channels-last layout (NHWC, NDHWC, NLC) as a channels-first view."""
+    return x.transpose((0, x.ndim - 1) + tuple(range(1, x.ndim - 1))) \
+        if data_format[-1] == "C" else x
+
+
+def channels_last(x, data_format):
+    """The inverse of channels_first, contiguous (a new array when it moves axes)."""
+    if data_format[-1] != "C":
+        return x
+    return x.transpose((0,) + tuple(range(2, x.ndim)) + (1,)).copy()

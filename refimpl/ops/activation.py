@@ -7,7 +7,8 @@ import math
 
 import numpy as np
 
-from ._common import COMPLEX, FLOATS, REAL_OF, rand
+from ..framework.dtypes import REAL_OF
+from ._common import COMPLEX, FLOATS, rand
 from .registry import OpDef, Sample, register
 
 
@@ -40,10 +41,6 @@ def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=N
     **attrs) when `from_out` (the grad then keeps Out alive instead of X)."""
     base = _FromOut if from_out else _Unary
     body = {"type": name, "attrs": attrs or {}, "forward": staticmethod(fwd)}
-    if isinstance(fwd, np.ufunc):   # memory_optimize: the result into a reused buffer
-        def forward_out(x, alloc=None):
-            return fwd(x, out=alloc(x.shape, x.dtype))
-        body["forward_out"] = staticmethod(forward_out)
     if bwd is not None:
         body["backward"] = staticmethod(bwd)
     for key, value in (("domain", domain), ("kinks", kinks), ("sample_attrs", sample_attrs)):
@@ -126,10 +123,6 @@ class Abs(_Unary):
         ctx.set_output("Out", x.shape, REAL_OF.get(x.dtype.name, x.dtype))
 
     forward = staticmethod(np.abs)
-
-    @staticmethod
-    def forward_out(x, alloc=None):
-        return np.abs(x, out=alloc(x.shape, x.real.dtype))
 
     @staticmethod
     def backward(x, d):
@@ -226,7 +219,6 @@ def _gelu_grad(x, d, approximate=False):
 class Gelu(_Unary):
     type = "gelu"
     attrs = {"approximate": False}
-    kernels = {"forward": "activation:gelu_forward", "backward": "activation:gelu_backward"}
     forward = staticmethod(_gelu)
     backward = staticmethod(_gelu_grad)
 

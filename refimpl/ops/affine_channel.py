@@ -1,6 +1,4 @@
 """affine_channel: Out = X * Scale + Bias per channel (axis 1 for NCHW, last for NHWC)."""
-import numpy as np
-
 from ._common import rand
 from .registry import OpDef, Sample, register
 

@@ -57,13 +57,7 @@ class BatchNorm(OpDef):
              "use_global_stats": False, "trainable_statistics": False}
     no_grad = ("Mean", "Variance")
     grad_inputs = ("X", "Scale", "SavedMean", "SavedVariance", "Y@GRAD")
-    kernels = {"forward": "batch_norm:batch_norm_forward",
-               "backward": "batch_norm:batch_norm_backward"}
-
     fd_tolerance = (2e-3, 2e-4)
-
-    def fast_ok(self, attrs, dtype):
-        return super().fast_ok(attrs, dtype) and attrs["data_layout"] == "NCHW"
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")

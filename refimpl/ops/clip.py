@@ -1,7 +1,7 @@
 """clip: X limited to [min, max]; the gradient passes where X is inside."""
 import numpy as np
 
-from ._common import FLOATS, rand
+from ._common import rand
 from .registry import OpDef, Sample, register
 
 

@@ -1,18 +1,18 @@
-"""Collective ops: inserted by the data-parallel engine, or built by paddle.distributed's
-functions (all_reduce, broadcast, reduce, all_gather, scatter, barrier). Each asks the
-running device's communicator (refimpl.parallel.context: a data-parallel place, or the
-process's World after init_parallel_env) to combine its inputs with the other devices'.
-With no context (a single device) they are identities."""
+"""Collective ops: inserted by the data-parallel rewrite, or built by paddle.distributed's
+functions (all_reduce, broadcast, reduce, all_gather, scatter, barrier). Each combines its
+inputs with the other devices' through `group`, the running device's communicator group
+(refimpl/parallel/group.py has the interface), which the executor binds -- a place of a
+data-parallel program, or the process's own device once init_parallel_env has run -- and
+the eager tracer passes the same way. With no group (a single device) they are
+identities."""
 import numpy as np
 
-from ..parallel import context
 from .registry import OpDef, register
 
 
 class _Collective(OpDef):
     inputs = ("X*",)
     outputs = ("Out*",)
-    collective = True
 
     def infer_shape(self, ctx):
         for i, v in enumerate(ctx.input_vars("X")):
@@ -24,11 +24,8 @@ class _AllReduce(_Collective):
     attrs = {"ring_id": 0, "use_calc_stream": False}
     reduction = "sum"
 
-    def forward(self, xs, ring_id=0, use_calc_stream=False):
-        ctx = context.current()
-        if ctx is None:
-            return xs
-        return ctx.communicator.allreduce(ctx.local_rank, xs, self.reduction)
+    def forward(self, xs, ring_id=0, use_calc_stream=False, group=None):
+        return group.allreduce(xs, self.reduction) if group is not None else xs
 
 
 @register
@@ -60,12 +57,11 @@ class _Reduce(_Collective):
     attrs = {"ring_id": 0, "roots": [], "use_calc_stream": False}
     reduction = "sum"
 
-    def forward(self, xs, ring_id=0, roots=(), use_calc_stream=False):
-        ctx = context.current()
-        if ctx is None:
+    def forward(self, xs, ring_id=0, roots=(), use_calc_stream=False, group=None):
+        if group is None:
             return xs
-        totals = ctx.communicator.allreduce(ctx.local_rank, xs, self.reduction)
-        me = ctx.global_rank
+        totals = group.allreduce(xs, self.reduction)
+        me = group.global_rank
         return [t if root == me else x for x, t, root in zip(xs, totals, roots)]
 
 
@@ -99,10 +95,9 @@ class CBroadcast(_Collective):
     attrs = {"ring_id": 0, "roots": [], "use_calc_stream": False}
 
     @staticmethod
-    def forward(xs, ring_id=0, roots=(), use_calc_stream=False):
-        ctx = context.current()
-        if ctx is not None:
-            ctx.communicator.broadcast(ctx.local_rank, xs, list(roots))
+    def forward(xs, ring_id=0, roots=(), use_calc_stream=False, group=None):
+        if group is not None:
+            group.broadcast(xs, list(roots))
         return xs
 
 
@@ -113,7 +108,6 @@ class CAllgather(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"ring_id": 0, "nranks": 1, "use_calc_stream": False}
-    collective = True
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
@@ -121,9 +115,8 @@ class CAllgather(OpDef):
         ctx.set_output("Out", (first,) + tuple(x.shape[1:]), x.dtype)
 
     @staticmethod
-    def forward(x, ring_id=0, nranks=1, use_calc_stream=False):
-        ctx = context.current()
-        parts = ctx.communicator.allgather(ctx.local_rank, x) if ctx is not None else [x]
+    def forward(x, ring_id=0, nranks=1, use_calc_stream=False, group=None):
+        parts = group.allgather(x) if group is not None else [x]
         if len(parts) != nranks:
             raise ValueError("c_allgather: nranks=%d, but %d devices take part"
                              % (nranks, len(parts)))
@@ -137,7 +130,6 @@ class CScatter(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"ring_id": 0, "root": 0, "nranks": 1, "use_calc_stream": False}
-    collective = True
 
     def infer_shape(self, ctx):
         x, nranks = ctx.input_var("X"), ctx.attr("nranks")
@@ -148,16 +140,15 @@ class CScatter(OpDef):
         ctx.set_output("Out", (first,) + tuple(x.shape[1:]), x.dtype)
 
     @staticmethod
-    def forward(x, ring_id=0, root=0, nranks=1, use_calc_stream=False):
-        ctx = context.current()
-        if ctx is None:
+    def forward(x, ring_id=0, root=0, nranks=1, use_calc_stream=False, group=None):
+        if group is None:
             return np.split(x, nranks)[0] if nranks > 1 else x
-        if ctx.nranks != nranks:
+        if group.nranks != nranks:
             raise ValueError("c_scatter: nranks=%d, but %d devices take part"
-                             % (nranks, ctx.nranks))
+                             % (nranks, group.nranks))
         whole = np.array(x)
-        ctx.communicator.broadcast(ctx.local_rank, [whole], [root])
-        return np.split(whole, nranks)[ctx.global_rank]
+        group.broadcast([whole], [root])
+        return np.split(whole, nranks)[group.global_rank]
 
 
 @register
@@ -167,7 +158,6 @@ class Barrier(OpDef):
     inputs = ("X?",)
     outputs = ("Out?",)
     attrs = {"ring_id": 0}
-    collective = True
 
     def infer_shape(self, ctx):
         if ctx.has_input("X"):
@@ -175,8 +165,7 @@ class Barrier(OpDef):
             ctx.set_output("Out", x.shape, x.dtype)
 
     @staticmethod
-    def forward(x, ring_id=0):
-        ctx = context.current()
-        if ctx is not None:
-            ctx.communicator.barrier(ctx.local_rank)
+    def forward(x, ring_id=0, group=None):
+        if group is not None:
+            group.barrier()
         return x

@@ -5,7 +5,8 @@ like numpy.
 """
 import numpy as np
 
-from ._common import align, broadcast_shape, rand
+from ..broadcasting import align
+from ._common import broadcast_shape, rand
 from .elementwise import axis_broadcast_shape
 from .registry import OpDef, Sample, register
 
@@ -115,10 +116,10 @@ class _FloatTest(OpDef):
         yield Sample({"X": x}, name="inf_nan")
 
 
-for _name, _test, _combine in [("isfinite", np.isfinite, np.all), ("isinf", np.isinf, np.any),
-                               ("isnan", np.isnan, np.any)]:
-    for _elementwise in (True, False):
-        _type = _name + "_v2" if _elementwise else _name
-        register(type(_type.title().replace("_", ""), (_FloatTest,),
-                      {"type": _type, "test": staticmethod(_test),
-                       "combine": staticmethod(_combine), "elementwise": _elementwise}))
+for _type, _test, _combine, _elementwise in [
+        ("isfinite", np.isfinite, np.all, False), ("isfinite_v2", np.isfinite, None, True),
+        ("isinf", np.isinf, np.any, False), ("isinf_v2", np.isinf, None, True),
+        ("isnan", np.isnan, np.any, False), ("isnan_v2", np.isnan, None, True)]:
+    register(type(_type.title().replace("_", ""), (_FloatTest,),
+                  {"type": _type, "test": staticmethod(_test),
+                   "combine": staticmethod(_combine), "elementwise": _elementwise}))

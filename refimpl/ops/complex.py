@@ -4,7 +4,8 @@ Gradients follow Paddle's convention for a real loss L: dL/dx = dL/dRe x + i dL/
 real's gradient is dOut + 0i, imag's is 0 + i dOut, conj's is conj(dOut)."""
 import numpy as np
 
-from ._common import COMPLEX, REAL_OF, rand
+from ..framework.dtypes import REAL_OF
+from ._common import COMPLEX, rand
 from .registry import OpDef, Sample, register
 
 

@@ -1,8 +1,8 @@
 """Control-flow ops: conditional_block, while and their grads (specs/control_flow.md).
 
-Each runs a sub-block of the program (attr `sub_block`, a block index). They declare
-`runs_sub_block = True`: the executor binds them through `bind_control(op, compile)`,
-where `compile(ops, keep)` turns a list of ops into a nested plan run on the same dict of
+Each runs a sub-block of the program (attr `sub_block`, a block index). They are
+BlockOpDefs: the executor binds them through `bind_control(op, compile)`, where
+`compile(ops, keep)` turns a list of ops into a nested plan run on the same dict of
 values, freeing what the ops make except the names in `keep`. Their slots list every name
 of the enclosing blocks the sub-block reads (`Input` / `X`) or writes (`Out`), so the
 enclosing plan frees values at the right time and backward sees the data flow.
@@ -14,40 +14,14 @@ of each step (`StepScopes`) so while_grad can replay the steps in reverse.
 """
 import numpy as np
 
-from .registry import OpDef, register
+from ..framework.dataflow import outer_names
+from .registry import BlockOpDef, register
 
-__all__ = ["block_io", "outer_names", "DEFAULT_MAX_STEPS"]
+__all__ = ["DEFAULT_MAX_STEPS"]
 
 # while ops stop with an error after this many steps (attr max_steps), so a condition that
 # never turns false fails clearly instead of hanging
 DEFAULT_MAX_STEPS = 1000000
-
-
-def _local_names(blocks):
-    return {n for b in blocks for n in b.vars}
-
-
-def block_io(block):
-    """(reads, writes): names from enclosing blocks that `block`'s ops read and write, in
-    first-use order. Nested control ops list their own sub-block's outside names in their
-    slots, so one level is enough."""
-    local = set(block.vars)
-    reads, writes = [], []
-    for op in block.ops:
-        for n in op.input_arg_names:
-            if n not in local and n not in reads:
-                reads.append(n)
-        for n in op.output_arg_names:
-            if n not in local and n not in writes:
-                writes.append(n)
-    return reads, writes
-
-
-def outer_names(ops, blocks):
-    """Every name `ops` touch that is not local to `blocks`: what a nested plan must keep."""
-    local = _local_names(blocks)
-    return {n for op in ops for n in op.input_arg_names + op.output_arg_names
-            if n not in local}
 
 
 def _scalar_condition(op, value, slot):
@@ -72,8 +46,7 @@ def check_condition_var(ctx, slot):
                % (slot, v.name, list(shape)))
 
 
-class _ControlOp(OpDef):
-    runs_sub_block = True
+class _ControlOp(BlockOpDef):
     # backward.py builds the grad op (with its own sub-block), not the registry
     control_grad = True
 

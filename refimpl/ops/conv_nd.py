@@ -1,5 +1,7 @@
-"""conv3d, conv2d_transpose and conv3d_transpose, on one N-d reference (channels first;
-NHWC / NDHWC are transposed in and out).
+"""Every convolution on one N-d reference: conv2d, depthwise_conv2d, conv3d,
+conv2d_transpose and conv3d_transpose (channels first; NHWC / NDHWC are transposed in and
+out). The compiled conv2d kernel (im2col + GEMM, refimpl/_kernels/im2col.pyx) is a drop-in
+for conv2d and depthwise_conv2d.
 
   patches(x)       [N, C, *S] -> [N, C, *O, *K]: every window of the zero-padded input
   scatter(cols)    its adjoint: windows [N, C, *O, *K] summed back into [N, C, *S]
@@ -15,39 +17,21 @@ patches of the other tensor.
 """
 import itertools
 
-import numpy as np
-
-from ._common import FLOATS, rand
+from ..geometry import conv_out_size, explicit_pads
+from ..xp import array_module
+from ._common import FLOATS, channels_first, channels_last, rand
 from .registry import OpDef, Sample, register
 
 
-def explicit_pads(paddings, algorithm, in_sizes, ksize, strides, dilations):
-    """[(lo, hi)] per spatial dim from Paddle's n or 2n paddings / SAME / VALID."""
-    n = len(in_sizes)
-    if algorithm == "VALID":
-        return [(0, 0)] * n
-    if algorithm == "SAME":
-        pads = []
-        for size, k, s, d in zip(in_sizes, ksize, strides, dilations):
-            total = max((-(-size // s) - 1) * s + d * (k - 1) + 1 - size, 0)
-            pads.append((total // 2, total - total // 2))
-        return pads
-    p = list(paddings)
-    if len(p) == n:
-        return [(v, v) for v in p]
-    if len(p) == 2 * n:
-        return [(p[2 * i], p[2 * i + 1]) for i in range(n)]
-    raise ValueError("paddings must have %d or %d values, got %s" % (n, 2 * n, p))
-
-
 def patches(x, ksize, strides, pads, dilations):
-    xp = np.pad(x, [(0, 0), (0, 0)] + list(pads))
-    spatial = xp.shape[2:]
-    out = [(s - (d * (k - 1) + 1)) // st + 1
-           for s, k, st, d in zip(spatial, ksize, strides, dilations)]
-    st = xp.strides
-    return np.lib.stride_tricks.as_strided(
-        xp, xp.shape[:2] + tuple(out) + tuple(ksize),
+    """Read-only view [N, C, *O, *K] of the windows of x [N, C, *S] padded by [(lo, hi)]."""
+    xp = array_module(x)
+    padded = xp.pad(x, [(0, 0), (0, 0)] + list(pads))
+    out = [conv_out_size(s, k, st, 0, 0, d)
+           for s, k, st, d in zip(padded.shape[2:], ksize, strides, dilations)]
+    st = padded.strides
+    return xp.lib.stride_tricks.as_strided(
+        padded, padded.shape[:2] + tuple(out) + tuple(ksize),
         st[:2] + tuple(a * b for a, b in zip(st[2:], strides))
         + tuple(a * b for a, b in zip(st[2:], dilations)), writeable=False)
 
@@ -56,7 +40,7 @@ def scatter(cols, spatial, strides, pads, dilations):
     """Adjoint of patches: windows [N, C, *O, *K] added into the padded [N, C, *spatial]."""
     nd = len(spatial)
     out_sizes, ksize = cols.shape[2:2 + nd], cols.shape[2 + nd:]
-    padded = np.zeros(cols.shape[:2] + tuple(s + lo + hi for s, (lo, hi)
+    padded = array_module(cols).zeros(cols.shape[:2] + tuple(s + lo + hi for s, (lo, hi)
                                             in zip(spatial, pads)), cols.dtype)
     for offset in itertools.product(*(range(k) for k in ksize)):
         window = tuple(slice(o * d, o * d + st * (n - 1) + 1, st)
@@ -64,9 +48,6 @@ def scatter(cols, spatial, strides, pads, dilations):
         padded[(slice(None), slice(None)) + window] += cols[(Ellipsis,) + offset]
     return padded[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _)
                                                      in zip(spatial, pads))]
-
-
-_SPACE, _KERNEL = "defghi", "pqrstu"   # einsum letters for spatial and kernel dims
 
 
 def _patches_cropped(x, ksize, strides, pads, dilations, out_spatial):
@@ -78,16 +59,22 @@ def _patches_cropped(x, ksize, strides, pads, dilations, out_spatial):
     return cols[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial)]
 
 
+# The contractions are tensordots (BLAS GEMMs on packed copies), not einsum's own loops,
+# whose rounding depends on where the operands lie in memory: memory_optimize hands ops
+# reused buffers and must not change a result by a bit.
+
 def conv(x, w, strides, pads, dilations, groups, out_spatial=None):
     """Out [N, M, *O] = grouped correlation of x [N, C, *S] with w [M, C/groups, *K]."""
     nd = x.ndim - 2
     cols = _patches_cropped(x, w.shape[2:], strides, pads, dilations, out_spatial)
     cg, mg = x.shape[1] // groups, w.shape[0] // groups
-    letters, kl = _SPACE[:nd], _KERNEL[:nd]
-    outs = [np.einsum("nc%s%s,mc%s->nm%s" % (letters, kl, kl, letters),
-                      cols[:, g * cg:(g + 1) * cg], w[g * mg:(g + 1) * mg], optimize=True)
+    xp = array_module(x, w)
+    taps = list(range(2 + nd, 2 + 2 * nd))          # cols' kernel dims
+    outs = [xp.tensordot(cols[:, g * cg:(g + 1) * cg], w[g * mg:(g + 1) * mg],
+                         axes=([1] + taps, [1] + list(range(2, 2 + nd))))   # [N, *O, mg]
             for g in range(groups)]
-    return np.concatenate(outs, axis=1)
+    # C order, as the compiled kernel's: a later op's rounding may depend on the layout
+    return xp.ascontiguousarray(xp.moveaxis(xp.concatenate(outs, axis=-1), -1, 1))
 
 
 def conv_filter_grad(x, dy, ksize, strides, pads, dilations, groups):
@@ -95,10 +82,11 @@ def conv_filter_grad(x, dy, ksize, strides, pads, dilations, groups):
     nd = x.ndim - 2
     cols = _patches_cropped(x, ksize, strides, pads, dilations, dy.shape[2:])
     cg, mg = x.shape[1] // groups, dy.shape[1] // groups
-    letters, kl = _SPACE[:nd], _KERNEL[:nd]
-    return np.concatenate(
-        [np.einsum("nc%s%s,nm%s->mc%s" % (letters, kl, letters, kl),
-                   cols[:, g * cg:(g + 1) * cg], dy[:, g * mg:(g + 1) * mg], optimize=True)
+    xp = array_module(x, dy)
+    positions = [0] + list(range(2, 2 + nd))        # batch and output dims
+    return xp.concatenate(
+        [xp.tensordot(dy[:, g * mg:(g + 1) * mg], cols[:, g * cg:(g + 1) * cg],
+                      axes=(positions, positions))                           # [mg, cg, *K]
          for g in range(groups)], axis=0)
 
 
@@ -106,20 +94,12 @@ def conv_transpose(x, w, out_spatial, strides, pads, dilations, groups):
     """Adjoint of conv in its input: x [N, C, *S], w [C, M/groups, *K] -> [N, M, *out]."""
     nd = x.ndim - 2
     cg = x.shape[1] // groups
-    letters, kl = _SPACE[:nd], _KERNEL[:nd]
-    cols = np.concatenate(
-        [np.einsum("nc%s,cm%s->nm%s%s" % (letters, kl, letters, kl),
-                   x[:, g * cg:(g + 1) * cg], w[g * cg:(g + 1) * cg], optimize=True)
+    xp = array_module(x, w)
+    cols = xp.concatenate(
+        [xp.moveaxis(xp.tensordot(x[:, g * cg:(g + 1) * cg], w[g * cg:(g + 1) * cg],
+                                  axes=([1], [0])), 1 + nd, 1)              # [N, mg, *S, *K]
          for g in range(groups)], axis=1)
     return scatter(cols, out_spatial, strides, pads, dilations)
-
-
-def _to_channels_first(x, data_format):
-    return np.moveaxis(x, -1, 1) if data_format[-1] == "C" else x
-
-
-def _from_channels_first(x, data_format):
-    return np.ascontiguousarray(np.moveaxis(x, 1, -1)) if data_format[-1] == "C" else x
 
 
 class _ConvND(OpDef):
@@ -160,20 +140,20 @@ class _ConvND(OpDef):
         groups = ctx.attr("groups") or 1
         in_per_group = self.filter_in_channels(f.shape, groups)
         ctx.expect(shape[1] < 0 or shape[1] == in_per_group * groups,
-                   "Filter %r %s expects %d input channels (groups=%d), Input %r %s has %d"
-                   % (f.name, list(f.shape), in_per_group * groups, groups, x.name,
-                      list(x.shape), shape[1]))
+                   "Filter %r %s expects %d input channels (x groups=%d), Input %r has %d"
+                   % (f.name, list(f.shape), in_per_group * groups, groups, x.name, shape[1]))
+        if not self.transposed:
+            ctx.expect(f.shape[0] % groups == 0, "Filter %r has %d output channels, not "
+                       "divisible by groups=%d" % (f.name, f.shape[0], groups))
         attrs = {k: ctx.attr(k) for k in self.attrs}
         spatial = shape[2:]
-        if min(spatial) < 0:
-            out_spatial = [-1] * nd
-        else:
-            try:
-                out_spatial = self.out_spatial(spatial, f.shape[2:], attrs)
-            except ValueError as e:
-                ctx.fail(str(e))
-            ctx.expect(min(out_spatial) > 0, "Input %r spatial size %s is too small for "
-                       "filter %s" % (x.name, spatial, list(f.shape[2:])))
+        try:
+            out_spatial = self.out_spatial(spatial, f.shape[2:], attrs)
+        except ValueError as e:
+            ctx.fail(str(e))
+        known = [o for s, o in zip(spatial, out_spatial) if s >= 0]
+        ctx.expect(min(known, default=1) > 0, "Input %r spatial size %s is too small for "
+                   "filter %s" % (x.name, spatial, list(f.shape[2:])))
         out = [shape[0], self.out_channels(f.shape, groups)] + list(out_spatial)
         if fmt[-1] == "C":
             out = [out[0]] + out[2:] + [out[1]]
@@ -189,13 +169,13 @@ class _ConvND(OpDef):
     def _backward_setup(self, x, f, dy, attrs):
         """(data_format, groups, x and dy channels-first, pads, strides, dilations)."""
         fmt, groups = attrs["data_format"], attrs["groups"] or 1
-        x_cf, dy_cf = _to_channels_first(x, fmt), _to_channels_first(dy, fmt)
+        x_cf, dy_cf = channels_first(x, fmt), channels_first(dy, fmt)
         pads, _ = self._geometry(x_cf, f, attrs)
         return fmt, groups, x_cf, dy_cf, pads, attrs["strides"], attrs["dilations"]
 
 
 class _Forward(_ConvND):
-    """conv3d: Filter [M, C/groups, *K]."""
+    """conv2d, depthwise_conv2d, conv3d: Filter [M, C/groups, *K]."""
     transposed = False
 
     @staticmethod
@@ -208,22 +188,23 @@ class _Forward(_ConvND):
 
     @staticmethod
     def out_spatial(spatial, ksize, attrs):
+        """Output size per spatial dim (-1 where the input's is unknown)."""
         pads = explicit_pads(attrs["paddings"], attrs["padding_algorithm"], spatial, ksize,
                              attrs["strides"], attrs["dilations"])
-        return [(s + lo + hi - (d * (k - 1) + 1)) // st + 1 for s, (lo, hi), k, st, d
+        return [conv_out_size(s, k, st, lo, hi, d) if s >= 0 else -1 for s, (lo, hi), k, st, d
                 in zip(spatial, pads, ksize, attrs["strides"], attrs["dilations"])]
 
     def forward(self, x, f, **attrs):
-        x_cf = _to_channels_first(x, attrs["data_format"])
+        x_cf = channels_first(x, attrs["data_format"])
         pads, _ = self._geometry(x_cf, f, attrs)
         out = conv(x_cf, f, attrs["strides"], pads, attrs["dilations"], attrs["groups"] or 1)
-        return _from_channels_first(out.astype(x.dtype), attrs["data_format"])
+        return channels_last(out.astype(x.dtype), attrs["data_format"])
 
     def backward(self, x, f, dy, **attrs):
         fmt, groups, x_cf, dy_cf, pads, s, d = self._backward_setup(x, f, dy, attrs)
         dx = conv_transpose(dy_cf, f, x_cf.shape[2:], s, pads, d, groups)
         df = conv_filter_grad(x_cf, dy_cf, f.shape[2:], s, pads, d, groups)
-        return _from_channels_first(dx.astype(x.dtype), fmt), df.astype(f.dtype)
+        return channels_last(dx.astype(x.dtype), fmt), df.astype(f.dtype)
 
 
 class _Transpose(_ConvND):
@@ -242,6 +223,9 @@ class _Transpose(_ConvND):
 
     @staticmethod
     def out_spatial(spatial, ksize, attrs):
+        """Output size per spatial dim (all -1 while an input size is unknown)."""
+        if min(spatial) < 0:
+            return [-1] * len(spatial)
         strides, dil = attrs["strides"], attrs["dilations"]
         pads = explicit_pads(attrs["paddings"], attrs["padding_algorithm"], spatial, ksize,
                              strides, dil)
@@ -262,11 +246,11 @@ class _Transpose(_ConvND):
         return [b + e for b, e in zip(base, extra)]
 
     def forward(self, x, f, **attrs):
-        x_cf = _to_channels_first(x, attrs["data_format"])
+        x_cf = channels_first(x, attrs["data_format"])
         pads, out_spatial = self._geometry(x_cf, f, attrs)
         out = conv_transpose(x_cf, f, out_spatial, attrs["strides"], pads,
                              attrs["dilations"], attrs["groups"] or 1)
-        return _from_channels_first(out.astype(x.dtype), attrs["data_format"])
+        return channels_last(out.astype(x.dtype), attrs["data_format"])
 
     def backward(self, x, f, dy, **attrs):
         fmt, groups, x_cf, dy_cf, pads, s, d = self._backward_setup(x, f, dy, attrs)
@@ -274,7 +258,7 @@ class _Transpose(_ConvND):
         # the conv this op is the adjoint of: dX is that conv of dOut
         dx = conv(dy_cf, f, s, pads, d, groups, x_cf.shape[2:])
         df = conv_filter_grad(dy_cf, x_cf, f.shape[2:], s, pads, d, groups)
-        return _from_channels_first(dx.astype(x.dtype), fmt), df.astype(f.dtype)
+        return channels_last(dx.astype(x.dtype), fmt), df.astype(f.dtype)
 
 
 def _samples(nd, transpose, rng):
@@ -297,6 +281,30 @@ def _samples(nd, transpose, rng):
                   "Filter": rand(rng, *([3, 2] + k))},
                  {"data_format": fmt, "padding_algorithm": "SAME", "strides": [2] * nd},
                  name="channels_last_same")
+
+
+@register
+class Conv2D(_Forward):
+    type = "conv2d"
+    nd = 2
+    formats = ("NCHW", "NHWC")
+
+    def samples(self, rng):
+        yield Sample({"Input": rand(rng, 2, 3, 6, 5), "Filter": rand(rng, 4, 3, 3, 2)})
+        yield Sample({"Input": rand(rng, 1, 4, 7, 7), "Filter": rand(rng, 4, 2, 3, 3)},
+                     {"strides": [2, 1], "paddings": [1, 2], "groups": 2, "dilations": [1, 2]})
+        yield Sample({"Input": rand(rng, 1, 5, 5, 2), "Filter": rand(rng, 3, 2, 2, 2)},
+                     {"data_format": "NHWC", "padding_algorithm": "SAME"})
+
+
+@register
+class DepthwiseConv2D(Conv2D):
+    """conv2d with groups == channels (its own type so passes can find it)."""
+    type = "depthwise_conv2d"
+
+    def samples(self, rng):
+        yield Sample({"Input": rand(rng, 2, 3, 5, 5), "Filter": rand(rng, 3, 1, 3, 3)},
+                     {"groups": 3, "paddings": [1, 1]})
 
 
 @register

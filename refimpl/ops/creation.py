@@ -2,12 +2,10 @@
 fill_constant_batch_size_like, range, linspace, increment."""
 import numpy as np
 
+from ..framework.initializer import VALUE_ATTR
 from ..framework.random import rng_for
 from ._common import rand
 from .registry import OpDef, Sample, register
-
-_VALUE_ATTR = {"float32": "fp32_values", "float64": "fp64_values", "int32": "int32_values",
-               "int64": "int64_values", "bool": "bool_values"}
 
 
 @register
@@ -24,17 +22,7 @@ class AssignValue(OpDef):
 
     @staticmethod
     def forward(shape=(), dtype="float32", **values):
-        return np.array(values[_VALUE_ATTR[dtype]], dtype=dtype).reshape(shape)
-
-
-def value_attrs(array):
-    """The assign_value attrs holding `array` (used by initializers and layers)."""
-    array = np.asarray(array)
-    dtype = array.dtype.name
-    if dtype not in _VALUE_ATTR:
-        raise TypeError("assign_value cannot hold dtype %s; use one of %s"
-                        % (dtype, sorted(_VALUE_ATTR)))
-    return {"shape": list(array.shape), "dtype": dtype, _VALUE_ATTR[dtype]: array.ravel().tolist()}
+        return np.array(values[VALUE_ATTR[dtype]], dtype=dtype).reshape(shape)
 
 
 class _Random(OpDef):

@@ -11,7 +11,7 @@ how many. Gradients: Input (the transpose of the sampling) and Trans (the exact
 derivative of the bilinear reads; 0 where a point is clamped)."""
 import numpy as np
 
-from ._boxes import c_round, random_boxes, roi_image_index
+from ._boxes import c_round, roi_image_index
 from ._common import FLOATS
 from .registry import OpDef, Sample, register
 

@@ -2,7 +2,7 @@
 spanning output dims dim1, dim2 (zeros elsewhere); the gradient reads that diagonal."""
 import numpy as np
 
-from ._common import FLOATS, rand
+from ._common import rand
 from .registry import OpDef, Sample, register
 
 

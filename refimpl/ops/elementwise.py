@@ -5,7 +5,8 @@ is numpy broadcasting (either operand may be the smaller one).
 """
 import numpy as np
 
-from ._common import align, broadcast_shape, conj, rand, unbroadcast, y_view_shape
+from ..broadcasting import align, unbroadcast, y_view_shape
+from ._common import broadcast_shape, conj, rand
 from .registry import OpDef, Sample, register
 
 
@@ -51,29 +52,10 @@ class _Elementwise(OpDef):
                      name="axis1_2d")
 
 
-class _InplaceElementwise(_Elementwise):
-    """add/sub/mul: with enable_inplace, the result may be written into X's buffer; with
-    memory_optimize, into a reused one."""
-
-    def forward_inplace(self, x, y, axis=-1):
-        xa, ya = align(x, y, axis)
-        if np.broadcast_shapes(xa.shape, ya.shape) != x.shape or xa.dtype != ya.dtype:
-            return self.forward(x, y, axis)
-        return self.ufunc(xa, ya, out=xa).reshape(x.shape)
-
-    def forward_out(self, x, y, axis=-1, alloc=None):
-        xa, ya = align(x, y, axis)
-        out = alloc(np.broadcast_shapes(xa.shape, ya.shape), np.result_type(xa, ya))
-        return self.ufunc(xa, ya, out=out)
-
-
 @register
-class ElementwiseAdd(_InplaceElementwise):
+class ElementwiseAdd(_Elementwise):
     type = "elementwise_add"
-    ufunc = staticmethod(np.add)
     grad_inputs = ("X", "Y", "Out@GRAD")
-    kernels = {"forward": "elementwise:add_forward", "backward": "elementwise:add_backward",
-               "forward_out": "elementwise:add_forward"}
 
     @staticmethod
     def forward(x, y, axis=-1):
@@ -86,9 +68,8 @@ class ElementwiseAdd(_InplaceElementwise):
 
 
 @register
-class ElementwiseSub(_InplaceElementwise):
+class ElementwiseSub(_Elementwise):
     type = "elementwise_sub"
-    ufunc = staticmethod(np.subtract)
     grad_inputs = ("X", "Y", "Out@GRAD")
 
     @staticmethod
@@ -103,9 +84,8 @@ class ElementwiseSub(_InplaceElementwise):
 
 
 @register
-class ElementwiseMul(_InplaceElementwise):
+class ElementwiseMul(_Elementwise):
     type = "elementwise_mul"
-    ufunc = staticmethod(np.multiply)
     grad_inputs = ("X", "Y", "Out@GRAD")
 
     @staticmethod

@@ -1,7 +1,5 @@
 """fsp (flow of solution procedure) matrix: Out[n] = X[n] Y[n]^T / (H W), with X [N, C1, H, W]
 and Y [N, C2, H, W] viewed as [N, C, H*W]; Out [N, C1, C2]."""
-import numpy as np
-
 from ._common import rand
 from .registry import OpDef, Sample, register
 

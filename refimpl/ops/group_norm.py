@@ -4,13 +4,9 @@ biased variance, then Scale[c] and Bias[c] apply per channel. Mean and Variance 
 groups]) keep the statistics, as Paddle saves them."""
 import numpy as np
 
-from ._common import FLOATS, rand
+from ._common import FLOATS, channels_first, rand
 from ._norm import check_channel_params, per_channel
 from .registry import OpDef, Sample, register
-
-
-def _channels_first(a, layout):
-    return np.moveaxis(a, -1, 1) if layout == "NHWC" else a
 
 
 def _grouped(x, groups):
@@ -47,7 +43,7 @@ class GroupNorm(OpDef):
 
     @staticmethod
     def forward(x, scale, bias, epsilon=1e-5, groups=1, data_layout="NCHW"):
-        xc = _channels_first(x, data_layout)
+        xc = channels_first(x, data_layout)
         g = _grouped(xc, groups)
         mean, var = g.mean(axis=2), g.var(axis=2)
         normed = ((g - mean[..., None]) / np.sqrt(var[..., None] + epsilon)).reshape(xc.shape)
@@ -59,7 +55,7 @@ class GroupNorm(OpDef):
 
     @staticmethod
     def backward(x, scale, bias, mean, var, dy, epsilon=1e-5, groups=1, data_layout="NCHW"):
-        xc, dyc = _channels_first(x, data_layout), _channels_first(dy, data_layout)
+        xc, dyc = channels_first(x, data_layout), channels_first(dy, data_layout)
         inv_std = 1 / np.sqrt(var[..., None] + epsilon)
         xhat = ((_grouped(xc, groups) - mean[..., None]) * inv_std).reshape(xc.shape)
         sum_axes = (0,) + tuple(range(2, xc.ndim))

@@ -2,7 +2,8 @@
 frobenius_norm, allclose."""
 import numpy as np
 
-from ._common import broadcast_shape, rand, sum_to_shape
+from ..broadcasting import sum_to_shape
+from ._common import broadcast_shape, rand
 from .reduce import _DifferentiableReduce
 from .registry import OpDef, Sample, register
 

@@ -4,7 +4,8 @@ without arithmetic beyond sums, so each gradient sends dOut back where the eleme
 from."""
 import numpy as np
 
-from ._common import rand, sum_to_shape
+from ..broadcasting import sum_to_shape
+from ._common import rand
 from .registry import OpDef, Sample, register
 
 

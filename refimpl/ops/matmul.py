@@ -2,7 +2,8 @@
 matrix products with numpy's broadcasting of batch dims and 1-D promotion rules."""
 import numpy as np
 
-from ._common import COMPLEX, FLOATS, broadcast_shape, conj, rand, sum_to_shape
+from ..broadcasting import sum_to_shape
+from ._common import COMPLEX, FLOATS, broadcast_shape, conj, rand
 from .registry import OpDef, Sample, register
 
 
@@ -61,8 +62,6 @@ class MatmulV2(OpDef):
     outputs = ("Out",)
     attrs = {"trans_x": False, "trans_y": False}
     grad_inputs = ("X", "Y", "Out@GRAD")
-    kernels = {"forward": "matmul:matmul_v2_forward", "forward_out": "matmul:matmul_v2_forward",
-               "backward": "matmul:matmul_v2_backward"}
 
     def infer_shape(self, ctx):
         _infer(ctx, ctx.attr("trans_x"), ctx.attr("trans_y"))
@@ -70,14 +69,6 @@ class MatmulV2(OpDef):
     @staticmethod
     def forward(x, y, trans_x=False, trans_y=False):
         return _matmul(x, y, trans_x, trans_y)
-
-    @staticmethod
-    def forward_out(x, y, trans_x=False, trans_y=False, alloc=None):
-        a, b = (_t(x) if trans_x else x), (_t(y) if trans_y else y)
-        if a.ndim < 2 or b.ndim < 2:   # numpy's 1-D promotion shapes the result
-            return np.matmul(a, b)
-        shape = np.broadcast_shapes(a.shape[:-2], b.shape[:-2]) + (a.shape[-2], b.shape[-1])
-        return np.matmul(a, b, out=alloc(shape, np.result_type(a, b)))
 
     @staticmethod
     def backward(x, y, dout, trans_x=False, trans_y=False):

@@ -1,6 +1,4 @@
 """mul: flatten X to 2-D at x_num_col_dims and Y at y_num_col_dims, then matmul (fc's GEMM)."""
-import numpy as np
-
 from ._common import FLOATS, numel, rand
 from .registry import OpDef, Sample, register
 
@@ -17,9 +15,6 @@ class Mul(OpDef):
     outputs = ("Out",)
     attrs = {"x_num_col_dims": 1, "y_num_col_dims": 1}
     grad_inputs = ("X", "Y", "Out@GRAD")
-    partial_grads = True
-    kernels = {"forward": "matmul:mul_forward", "forward_out": "matmul:mul_forward",
-               "backward": "matmul:mul_backward", "backward_out": "matmul:mul_backward"}
 
     def infer_shape(self, ctx):
         x, y = ctx.input_var("X"), ctx.input_var("Y")
@@ -41,35 +36,11 @@ class Mul(OpDef):
         return out.reshape(x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:])
 
     @staticmethod
-    def forward_out(x, y, x_num_col_dims=1, y_num_col_dims=1, alloc=None):
-        x2, y2 = _as_matrix(x, x_num_col_dims), _as_matrix(y, y_num_col_dims)
-        out = alloc(x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:], np.result_type(x, y))
-        np.matmul(x2, y2, out=out.reshape(x2.shape[0], y2.shape[1]))
-        return out
-
-    @staticmethod
-    def backward(x, y, dout, x_num_col_dims=1, y_num_col_dims=1, need=(True, True)):
+    def backward(x, y, dout, x_num_col_dims=1, y_num_col_dims=1):
         x2 = _as_matrix(x, x_num_col_dims)
         y2 = _as_matrix(y, y_num_col_dims)
         d2 = dout.reshape(x2.shape[0], y2.shape[1])
-        dx = (d2 @ y2.T).reshape(x.shape) if need[0] else None
-        dy = (x2.T @ d2).reshape(y.shape) if need[1] else None
-        return dx, dy
-
-    @staticmethod
-    def backward_out(x, y, dout, x_num_col_dims=1, y_num_col_dims=1, need=(True, True),
-                     alloc=None):
-        x2 = _as_matrix(x, x_num_col_dims)
-        y2 = _as_matrix(y, y_num_col_dims)
-        d2 = dout.reshape(x2.shape[0], y2.shape[1])
-        dx = dy = None
-        if need[0]:
-            dx = alloc(x.shape, d2.dtype)
-            np.matmul(d2, y2.T, out=dx.reshape(x2.shape))
-        if need[1]:
-            dy = alloc(y.shape, d2.dtype)
-            np.matmul(x2.T, d2, out=dy.reshape(y2.shape))
-        return dx, dy
+        return (d2 @ y2.T).reshape(x.shape), (x2.T @ d2).reshape(y.shape)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 4, 3), "Y": rand(rng, 3, 5)})

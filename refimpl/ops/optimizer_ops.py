@@ -35,10 +35,6 @@ class Momentum(_Update):
     outputs = ("ParamOut", "VelocityOut")
     attrs = {"mu": 0.9, "use_nesterov": False, "regularization_method": "",
              "regularization_coeff": 0.0}
-    kernels = {"forward": "optim:momentum"}
-
-    def fast_ok(self, attrs, dtype):
-        return super().fast_ok(attrs, dtype) and not attrs["regularization_method"]
 
     @staticmethod
     def forward(param, grad, velocity, lr, mu=0.9, use_nesterov=False,
@@ -70,7 +66,6 @@ class Adam(_Update):
     inputs = ("Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow")
     outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
     attrs = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "lazy_mode": False}
-    kernels = {"forward": "optim:adam"}
     sample_attrs = {"": {"beta1": BETA1, "beta2": BETA2, "epsilon": 2.0 ** -26}}   # by name
 
     @staticmethod
@@ -101,7 +96,6 @@ class AdamW(Adam):
     """Adam with decoupled weight decay: p -= lr * coeff * p before the Adam step."""
     type = "adamw"
     attrs = dict(Adam.attrs, coeff=0.01, lr_ratio=1.0, with_decay=False)   # Paddle's defaults
-    kernels = {}
     # lr_ratio on a sample of its own: Paddle's CPU kernel scales only the decay by it
     sample_attrs = {"decay": dict(Adam.sample_attrs[""], coeff=2.0 ** -7, with_decay=True),
                     "lr_ratio": dict(Adam.sample_attrs[""], coeff=2.0 ** -7, with_decay=True,

@@ -7,12 +7,19 @@ clipped to the input). As in Paddle, a ceil_mode window that starts past the inp
 empty: max gives -FLT_MAX (Paddle's initial value, for every dtype), avg gives NaN (0/0)."""
 import numpy as np
 
-from ._common import FLOATS, rand
-from .._kernels.geometry import pool_geometry
-from .conv2d import _back, _nchw
+from ..geometry import flat_pads, pool_geometry
+from ._common import FLOATS, channels_first, channels_last, rand
 from .registry import OpDef, Sample, register
 
 EMPTY_MAX = float(np.finfo(np.float32).min)   # Paddle's max-pool initial value (-FLT_MAX)
+
+
+def _geometry(x, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
+              padding_algorithm):
+    """(ksize, strides, [top, bottom, left, right], (Ho, Wo)) of an NCHW input."""
+    k, s, pads, out = pool_geometry(x.shape[2:], ksize, strides, paddings, global_pooling,
+                                    ceil_mode, adaptive, padding_algorithm)
+    return k, s, flat_pads(pads), out
 
 
 def _windows(h, w, ksize, strides, pads, ho, wo, adaptive):
@@ -42,9 +49,6 @@ class Pool2D(OpDef):
              "global_pooling": False, "ceil_mode": False, "exclusive": True, "adaptive": False,
              "padding_algorithm": "EXPLICIT", "data_format": "NCHW", "use_cudnn": False}
     grad_inputs = ("X", "Out", "Out@GRAD")
-    saves_for_grad = True   # max pooling: each window's argmax, which the backward needs
-    saves_little = True     # one value per output cell
-    kernels = {"forward": "pool:pool2d_forward", "backward": "pool:pool2d_backward"}
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
@@ -57,10 +61,10 @@ class Pool2D(OpDef):
         if min(shape[2:]) < 0:
             ho = wo = -1
         else:
-            _, _, _, ho, wo = pool_geometry(shape, ctx.attr("ksize"), ctx.attr("strides"),
-                                        ctx.attr("paddings"), ctx.attr("global_pooling"),
-                                        ctx.attr("ceil_mode"), ctx.attr("adaptive"),
-                                        ctx.attr("padding_algorithm"))
+            _, _, _, (ho, wo) = pool_geometry(
+                shape[2:], ctx.attr("ksize"), ctx.attr("strides"), ctx.attr("paddings"),
+                ctx.attr("global_pooling"), ctx.attr("ceil_mode"), ctx.attr("adaptive"),
+                ctx.attr("padding_algorithm"))
             ctx.expect(ho > 0 and wo > 0, "X %r of shape %s is smaller than the window %s"
                        % (x.name, list(x.shape), ctx.attr("ksize")))
         out = [shape[0], ho, wo, shape[1]] if nhwc else [shape[0], shape[1], ho, wo]
@@ -69,38 +73,31 @@ class Pool2D(OpDef):
     @staticmethod
     def forward(x, pooling_type="max", ksize=(2, 2), strides=(1, 1), paddings=(0, 0),
                 global_pooling=False, ceil_mode=False, exclusive=True, adaptive=False,
-                padding_algorithm="EXPLICIT", data_format="NCHW", use_cudnn=False,
-                saved=None):
-        given, x = x, _nchw(x, data_format)
-        k, s, pads, ho, wo = pool_geometry(x.shape, ksize, strides, paddings, global_pooling,
-                                       ceil_mode, adaptive, padding_algorithm)
+                padding_algorithm="EXPLICIT", data_format="NCHW", use_cudnn=False):
+        x = channels_first(x, data_format)
+        k, s, pads, (ho, wo) = _geometry(x, ksize, strides, paddings, global_pooling,
+                                         ceil_mode, adaptive, padding_algorithm)
         h, w = x.shape[2:]
         out = np.empty(x.shape[:2] + (ho, wo), x.dtype)
-        firsts = {}   # (i, j) -> [N, C] position of the first maximum in window (i, j)
         for i, j, (r0, r1), (c0, c1) in _windows(h, w, k, s, pads, ho, wo, adaptive):
             win = x[:, :, max(r0, 0):min(r1, h), max(c0, 0):min(c1, w)]
             if pooling_type == "max":
                 out[:, :, i, j] = win.max(axis=(2, 3), initial=EMPTY_MAX)
-                if saved is not None and win.size:
-                    firsts[i, j] = win.reshape(win.shape[:2] + (-1,)).argmax(axis=2)
             else:
                 area = win.shape[2] * win.shape[3] if (exclusive or adaptive) \
                     else (r1 - r0) * (c1 - c0)
                 out[:, :, i, j] = win.sum(axis=(2, 3)) / area if area else np.nan
-        if saved is not None and pooling_type == "max":
-            saved.put(given, firsts)
-        return _back(out, data_format)
+        return channels_last(out, data_format)
 
     @staticmethod
     def backward(x, out, dout, pooling_type="max", ksize=(2, 2), strides=(1, 1),
                  paddings=(0, 0), global_pooling=False, ceil_mode=False, exclusive=True,
                  adaptive=False, padding_algorithm="EXPLICIT", data_format="NCHW",
-                 use_cudnn=False, saved=None):
-        firsts = saved.take(x) if saved is not None else None
-        x = _nchw(x, data_format)
-        dout = _nchw(dout, data_format)
-        k, s, pads, ho, wo = pool_geometry(x.shape, ksize, strides, paddings, global_pooling,
-                                       ceil_mode, adaptive, padding_algorithm)
+                 use_cudnn=False):
+        x = channels_first(x, data_format)
+        dout = channels_first(dout, data_format)
+        k, s, pads, (ho, wo) = _geometry(x, ksize, strides, paddings, global_pooling,
+                                         ceil_mode, adaptive, padding_algorithm)
         h, w = x.shape[2:]
         dx = np.zeros_like(x)
         n, c = x.shape[:2]
@@ -112,7 +109,7 @@ class Pool2D(OpDef):
             g = dout[:, :, i, j]
             if pooling_type == "max":
                 flat = win.reshape(n, c, -1)
-                first = firsts[i, j] if firsts is not None else flat.argmax(axis=2)
+                first = flat.argmax(axis=2)
                 hit = np.zeros_like(flat)
                 np.put_along_axis(hit, first[..., None], 1, axis=2)
                 dx[:, :, rs, cs] += hit.reshape(win.shape) * g[:, :, None, None]
@@ -120,7 +117,7 @@ class Pool2D(OpDef):
                 area = win.shape[2] * win.shape[3] if (exclusive or adaptive) \
                     else (r1 - r0) * (c1 - c0)
                 dx[:, :, rs, cs] += (g / area)[:, :, None, None]
-        return _back(dx, data_format)
+        return channels_last(dx, data_format)
 
     def samples(self, rng):
         # pooling_type and ksize are always passed: Paddle's op has no default for them

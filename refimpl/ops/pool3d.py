@@ -9,25 +9,10 @@ import itertools
 
 import numpy as np
 
-from .._kernels.geometry import pool_out_size
-from ._common import FLOATS, rand
-from .conv_nd import explicit_pads
+from ..geometry import pool_geometry
+from ._common import FLOATS, channels_first, channels_last, rand
 from .pool2d import EMPTY_MAX
 from .registry import OpDef, Sample, register
-
-
-def pool_geometry_nd(spatial, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
-                     padding_algorithm):
-    """(ksize, strides, [(lo, hi)], output sizes) for the spatial dims."""
-    n = len(spatial)
-    if global_pooling:
-        return list(spatial), [1] * n, [(0, 0)] * n, [1] * n
-    if adaptive:
-        return list(ksize), [1] * n, [(0, 0)] * n, list(ksize)
-    pads = explicit_pads(paddings, padding_algorithm, spatial, ksize, strides, [1] * n)
-    out = [pool_out_size(s, k, st, lo, hi, ceil_mode)
-           for s, k, st, (lo, hi) in zip(spatial, ksize, strides, pads)]
-    return list(ksize), list(strides), pads, out
 
 
 def windows(spatial, ksize, strides, pads, out, adaptive):
@@ -45,14 +30,6 @@ def windows(spatial, ksize, strides, pads, out, adaptive):
                                                                 [p[1] for p in pads], out))]
         yield (index, tuple(slice(a, b) for a, b, _ in parts),
                int(np.prod([full for _, _, full in parts])))
-
-
-def _channels_first(x, data_format):
-    return np.moveaxis(x, -1, 1) if data_format[-1] == "C" else x
-
-
-def _channels_last(x, data_format):
-    return np.ascontiguousarray(np.moveaxis(x, 1, -1)) if data_format[-1] == "C" else x
 
 
 @register
@@ -80,7 +57,7 @@ class Pool3D(OpDef):
             shape = [shape[0], shape[4]] + shape[1:4]
         out = [-1] * 3
         if min(shape[2:]) >= 0:
-            _, _, _, out = pool_geometry_nd(
+            _, _, _, out = pool_geometry(
                 shape[2:], ctx.attr("ksize"), ctx.attr("strides"), ctx.attr("paddings"),
                 ctx.attr("global_pooling"), ctx.attr("ceil_mode"), ctx.attr("adaptive"),
                 ctx.attr("padding_algorithm"))
@@ -91,8 +68,8 @@ class Pool3D(OpDef):
 
     @staticmethod
     def _cells(x, attrs):
-        xc = _channels_first(x, attrs["data_format"])
-        k, s, pads, out = pool_geometry_nd(
+        xc = channels_first(x, attrs["data_format"])
+        k, s, pads, out = pool_geometry(
             xc.shape[2:], attrs["ksize"], attrs["strides"], attrs["paddings"],
             attrs["global_pooling"], attrs["ceil_mode"], attrs["adaptive"],
             attrs["padding_algorithm"])
@@ -114,11 +91,11 @@ class Pool3D(OpDef):
                 out[(Ellipsis,) + index] = np.nan
             else:
                 out[(Ellipsis,) + index] = block.sum(-1) / self._divisor(window, full, attrs)
-        return _channels_last(out, attrs["data_format"])
+        return channels_last(out, attrs["data_format"])
 
     def backward(self, x, out, dout, **attrs):
         xc, _, cells = self._cells(x, attrs)
-        dc = _channels_first(dout, attrs["data_format"])
+        dc = channels_first(dout, attrs["data_format"])
         dx = np.zeros_like(xc)
         for index, window, full in cells:
             region = (slice(None), slice(None)) + window
@@ -133,7 +110,7 @@ class Pool3D(OpDef):
             else:
                 dx[region] += (g / self._divisor(window, full, attrs)).reshape(
                     g.shape + (1,) * 3)
-        return _channels_last(dx, attrs["data_format"])
+        return channels_last(dx, attrs["data_format"])
 
     def samples(self, rng):
         x = rand(rng, 2, 2, 4, 5, 3)

@@ -1,21 +1,19 @@
 """The op registry: every op type is one `OpDef` subclass in its own module of refimpl.ops.
 
-An OpDef declares
+An OpDef is the op's specification, nothing about how it is run:
   inputs / outputs   slot names; "X*" = a list of variables, "Bias?" = optional
-  attrs              attribute defaults (only these reach the kernels, as keywords)
+  attrs              attribute defaults (only these reach the functions, as keywords)
   infer_shape(ctx)   build-time shape/dtype inference (-1 = unknown dim)
   forward(...)       the numpy reference: inputs positionally in slot order, attrs as
                      keywords; returns one array, or a tuple in output-slot order
   backward(...)      optional; its presence registers "<type>_grad", whose inputs are
                      `grad_inputs` (default: inputs, outputs, "<Out>@GRAD" per output)
                      and whose outputs are "<In>@GRAD" for each input not in `no_grad`
-  kernels            {"forward": "module:function", "backward": ...}: compiled drop-ins
-                     from refimpl._kernels with the same signature as the reference
-                     (also "forward_out" / "backward_out" for the variants below)
-  forward_out(..., alloc)  optional (and backward_out for the grad op): forward with
-                     each output written into `alloc(shape, dtype)`, a buffer that
-                     memory_optimize may reuse; bit-identical to forward
-  samples(rng)       sample inputs for the generic OpInfo-style tests
+  samples(rng)       sample inputs for the generic OpInfo-style tests and the goldens
+  tolerances         per dtype, and fd_tolerance for the finite-difference check
+Compiled kernels, out and in-place variants and what a forward hands its grad op are the
+kernel table's (refimpl/_kernels/table.py); refimpl.dispatch picks the function that runs.
+Control-flow ops are BlockOpDefs: their semantics run a sub-block.
 """
 import difflib
 import importlib
@@ -25,7 +23,8 @@ import numpy as np
 
 from ..framework.errors import OpError
 
-__all__ = ["OpDef", "register", "get_op_def", "all_op_types", "Sample", "InferContext"]
+__all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sample",
+           "InferContext"]
 
 _OPS = {}
 _loaded = False
@@ -132,22 +131,9 @@ class OpDef:
     attrs = {}
     grad_inputs = None
     no_grad = ()
-    kernels = {}
     tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
     # Grad check: relative step for finite differences and its tolerance.
     fd_tolerance = (1e-3, 1e-4)
-    # True when `backward` takes `need=(bool, ...)`: which input grads the grad op must
-    # produce (e.g. no dX for a data input), so the kernel can skip the others' work.
-    partial_grads = False
-    # True for ops that talk to the other devices: every device must issue them in the same
-    # order, so the thread-pool scheduler chains them in program order.
-    collective = False
-    # True when the forward can hand work to its grad op within a run (conv2d's im2col
-    # columns): the executor then passes both the same SavedForGrad as `saved=`.
-    # saves_little: what it hands over is no larger than its output (pooling's argmax),
-    # so memory_optimize=True keeps it, while it drops larger hand-offs (conv's columns).
-    saves_for_grad = False
-    saves_little = False
 
     def infer_shape(self, ctx):
         raise NotImplementedError("op %s has no infer_shape" % self.type)
@@ -187,23 +173,9 @@ class OpDef:
                 ctx._var(n)
         self.infer_shape(ctx)
 
-    # -- kernels
-    def kernel(self, which="forward", attrs=None, dtype=None):
-        """The function the executor binds: a compiled drop-in if enabled and `fast_ok` for
-        these attrs and dtype (both fixed when an op is bound), else the reference."""
-        from .._kernels import load_kernel
-        spec = self.kernels.get(which)
-        if spec and (attrs is None or self.fast_ok(dict(self.attrs, **attrs), dtype)):
-            fast = load_kernel(spec)
-            if fast is not None:
-                return fast
-        return getattr(self, which)
-
-    def fast_ok(self, attrs, dtype):
-        """Whether the compiled kernels cover this configuration (default: float32/64)."""
-        return dtype in (None, "float32", "float64")
-
     def bound_attrs(self, op):
+        """Extra keyword arguments of the reference that come from the program, not from
+        attrs (py_func: its outputs' shapes and dtypes); fixed when the op is bound."""
         return {}
 
     # -- gradients
@@ -221,62 +193,14 @@ class OpDef:
                 for s in self.inputs if slot_name(s) not in self.no_grad]
 
 
-class SavedForGrad:
-    """A forward kernel's hand-off to its grad op within one run: `value` was computed
-    from the input array `key`. The grad op takes it only if its own input is that very
-    array, else it recomputes (the executor links only pairs whose inputs nothing
-    rewrites in between, so this is a second guard)."""
-    __slots__ = ("key", "value")
+class BlockOpDef(OpDef):
+    """A control-flow op: it runs a sub-block of the program (attr `sub_block`). Instead of
+    `forward` it has `bind_control(op, compile_ops) -> run(env)`, where the executor's
+    `compile_ops(ops, keep)` makes a nested plan over `ops` run on the same dict of values,
+    freeing what the ops make except the names in `keep`."""
 
-    def __init__(self):
-        self.key = self.value = None
-
-    def put(self, key, value):
-        self.key, self.value = key, value
-
-    def take(self, key):
-        """The saved value if it was computed from `key`, else None; either way it is
-        released, so it lives no longer than from the forward to the grad op."""
-        value = self.value if self.key is key else None
-        self.key = self.value = None
-        return value
-
-    @property
-    def nbytes(self):
-        """Bytes of the arrays held (an array, or arrays inside tuples, lists and dicts)."""
-        def count(v):
-            if isinstance(v, dict):
-                v = list(v.values())
-            if isinstance(v, (tuple, list)):
-                return sum(count(item) for item in v)
-            return getattr(v, "nbytes", 0)
-        return count(self.value)
-
-
-def link_saved_for_grad(ops, little_only=False):
-    """{op index: SavedForGrad} pairing each grad op whose forward `saves_for_grad` with
-    the nearest earlier forward op of that type reading the same inputs with the same
-    attrs, provided no op in between writes any of those inputs. Nearest: a recomputed
-    copy of the forward (RecomputeOptimizer) hands over, not the original, which would
-    hold its columns through the whole forward pass. `little_only`: only forwards that
-    `saves_little`."""
-    links = {}
-    for j, grad in enumerate(ops):
-        fwd = getattr(grad.op_def, "fwd", None)
-        if fwd is None or not fwd.saves_for_grad or (little_only and not fwd.saves_little):
-            continue
-        reads = {s: grad.inputs.get(s) for s in fwd.input_slots}
-        read_names = {n for names in reads.values() if names for n in names}
-        for i in range(j - 1, -1, -1):
-            op = ops[i]
-            if (op.op_def is fwd and i not in links
-                    and all(op.inputs.get(s) == names for s, names in reads.items())
-                    and all(op.attrs.get(k) == grad.attrs.get(k) for k in fwd.attrs)):
-                links[i] = links[j] = SavedForGrad()
-                break
-            if read_names.intersection(op.output_arg_names):
-                break
-    return links
+    def bind_control(self, op, compile_ops):
+        raise NotImplementedError("op %s has no bind_control" % self.type)
 
 
 def _grad_input_slot(fwd, slot):
@@ -299,24 +223,11 @@ class _GradOpDef(OpDef):
         self.inputs = tuple(_grad_input_slot(fwd, s) for s in fwd.grad_input_slots())
         self.outputs = tuple(fwd.grad_output_slots())
         self.attrs = fwd.attrs
-        self.kernels = {mine: fwd.kernels[its] for mine, its in
-                        (("forward", "backward"), ("forward_out", "backward_out"))
-                        if its in fwd.kernels}
-        self.fast_ok = fwd.fast_ok
-        if hasattr(fwd, "backward_out"):
-            self.forward_out = fwd.backward_out
-        self.collective = fwd.collective
         self.tolerances = fwd.tolerances
 
     def infer_shape(self, ctx):
         # "X@GRAD" has the shape of the forward input X, whose var the backward pass created.
         pass
-
-    def bound_attrs(self, op):
-        """Extra keyword arguments fixed when the grad op is bound (see partial_grads)."""
-        if not self.fwd.partial_grads:
-            return {}
-        return {"need": tuple(bool(op.outputs.get(slot_name(s))) for s in self.outputs)}
 
     def forward(self, *args, **attrs):
         return self.fwd.backward(*args, **attrs)

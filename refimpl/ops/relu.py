@@ -11,8 +11,6 @@ class Relu(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     grad_inputs = ("Out", "Out@GRAD")
-    kernels = {"forward": "activation:relu_forward", "backward": "activation:relu_backward",
-               "forward_out": "activation:relu_forward", "backward_out": "activation:relu_backward"}
 
     def infer_shape(self, ctx):
         ctx.check_dtype("X", FLOATS)
@@ -23,20 +21,8 @@ class Relu(OpDef):
         return np.maximum(x, 0, dtype=x.dtype)
 
     @staticmethod
-    def forward_inplace(x):
-        return np.maximum(x, 0, out=x)
-
-    @staticmethod
-    def forward_out(x, alloc=None):
-        return np.maximum(x, 0, out=alloc(x.shape, x.dtype))
-
-    @staticmethod
     def backward(out, dout):
         return dout * (out > 0)
-
-    @staticmethod
-    def backward_out(out, dout, alloc=None):
-        return np.multiply(dout, out > 0, out=alloc(dout.shape, dout.dtype))
 
     def samples(self, rng):
         # keep inputs away from the kink at 0 so finite differences are valid

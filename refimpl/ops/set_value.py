@@ -2,7 +2,8 @@
 static graph, Paddle 2.0: the op writes back into x's own variable)."""
 import numpy as np
 
-from ._common import rand, sum_to_shape
+from ..broadcasting import sum_to_shape
+from ._common import rand
 from .registry import OpDef, Sample, register
 
 

@@ -9,7 +9,6 @@ class SGD(OpDef):
     type = "sgd"
     inputs = ("Param", "LearningRate", "Grad")
     outputs = ("ParamOut",)
-    kernels = {"forward": "optim:sgd"}
 
     def infer_shape(self, ctx):
         p, g = ctx.input_var("Param"), ctx.input_var("Grad")

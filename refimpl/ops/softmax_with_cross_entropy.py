@@ -29,11 +29,6 @@ class SoftmaxWithCrossEntropy(OpDef):
              "axis": -1}
     no_grad = ("Label",)
     grad_inputs = ("Label", "Softmax", "Loss@GRAD")
-    kernels = {"forward": "softmax_ce:softmax_ce_forward",
-               "backward": "softmax_ce:softmax_ce_backward"}
-
-    def fast_ok(self, attrs, dtype):
-        return super().fast_ok(attrs, dtype) and not attrs["soft_label"] and attrs["axis"] == -1
 
     def infer_shape(self, ctx):
         logits, label = ctx.input_var("Logits"), ctx.input_var("Label")

@@ -1,6 +1,4 @@
 """sum: elementwise sum of a list of same-shaped tensors (gradient accumulation uses it)."""
-import numpy as np
-
 from ._common import rand
 from .registry import OpDef, Sample, register
 
@@ -24,18 +22,6 @@ class Sum(OpDef):
     @staticmethod
     def forward(xs):
         out = xs[0].copy()
-        for x in xs[1:]:
-            out += x
-        return out
-
-    @staticmethod
-    def forward_inplace(xs):
-        """enable_addto: gradient accumulation into the first partial gradient, which dies
-        here. Only into a buffer it owns: a view may share memory with a live variable
-        (a partial gradient is read by this op alone, so nothing else views its buffer)."""
-        if xs[0].base is not None:
-            return Sum.forward(xs)
-        out = xs[0]
         for x in xs[1:]:
             out += x
         return out

@@ -24,7 +24,8 @@ def _check_index(ctx):
 
 @register
 class WriteToArray(OpDef):
-    """Out[I] = X; Out is the array (read and written: bound directly, below)."""
+    """Out[I] = X; Out is the array, read and written (the executor passes the array Out
+    held before as `array`: refimpl/executor/direct.py)."""
     type = "write_to_array"
     inputs = ("X", "I")
     outputs = ("Out",)
@@ -43,15 +44,6 @@ class WriteToArray(OpDef):
             array.extend([None] * (i + 1 - len(array)))
         array[i] = x
         return array
-
-    @staticmethod
-    def bind_direct(op):
-        forward = WriteToArray.forward
-        x, i, out = op.input("X")[0], op.input("I")[0], op.output("Out")[0]
-
-        def run(env):
-            env[out] = forward(env[x], env[i], env.get(out))
-        return run
 
 
 @register

@@ -2,7 +2,8 @@
 cast, assign, where, shape, size."""
 import numpy as np
 
-from ._common import rand, sum_to_shape, take_along, take_along_grad
+from ..broadcasting import sum_to_shape
+from ._common import rand, take_along, take_along_grad
 from .registry import OpDef, Sample, register
 
 

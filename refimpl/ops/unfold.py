@@ -3,16 +3,16 @@ positions; row c kh kw + i kw + j of block l holds x[c, h_l s_h - p_top + i d_h,
 w_l s_w - p_left + j d_w] (0 outside). The gradient is col2im (overlaps add up)."""
 import numpy as np
 
-from .._kernels.geometry import conv_out_size
+from ..geometry import conv_out_size
 from ._common import FLOATS, rand
-from .conv2d import col2im, im2col
+from .conv_nd import patches, scatter
 from .registry import OpDef, Sample, register
 
 
 def _pads(paddings):
-    """Paddle's [top, left, bottom, right] -> im2col's (top, bottom, left, right)."""
+    """Paddle's [top, left, bottom, right] -> [(top, bottom), (left, right)]."""
     top, left, bottom, right = paddings
-    return top, bottom, left, right
+    return [(top, bottom), (left, right)]
 
 
 @register
@@ -45,7 +45,7 @@ class Unfold(OpDef):
     @staticmethod
     def forward(x, kernel_sizes=(1, 1), strides=(1, 1), paddings=(0, 0, 0, 0),
                 dilations=(1, 1)):
-        cols = im2col(x, kernel_sizes[0], kernel_sizes[1], strides, _pads(paddings), dilations)
+        cols = patches(x, kernel_sizes, strides, _pads(paddings), dilations)
         n, c, ho, wo, kh, kw = cols.shape
         return np.ascontiguousarray(cols.transpose(0, 1, 4, 5, 2, 3)).reshape(
             n, c * kh * kw, ho * wo)
@@ -56,10 +56,10 @@ class Unfold(OpDef):
         n, c, h, w = x.shape
         kh, kw = kernel_sizes
         pads = _pads(paddings)
-        ho = conv_out_size(h, kh, strides[0], pads[0], pads[1], dilations[0])
-        wo = conv_out_size(w, kw, strides[1], pads[2], pads[3], dilations[1])
+        ho, wo = (conv_out_size(size, k, s, lo, hi, d) for size, k, s, (lo, hi), d
+                  in zip((h, w), kernel_sizes, strides, pads, dilations))
         cols = dy.reshape(n, c, kh, kw, ho, wo).transpose(0, 1, 4, 5, 2, 3)
-        return col2im(cols, x.shape, strides, pads, dilations)
+        return scatter(cols, x.shape[2:], strides, pads, dilations)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 2, 2, 4, 5)}, {"kernel_sizes": [2, 3], "strides": [1, 1],

@@ -13,7 +13,7 @@ import numbers
 import numpy as np
 
 from .. import backward as _backward
-from ..dygraph import mode
+from ..framework import mode
 from ..dygraph.tensor import EAGER_BLOCK, Tensor
 from ..framework import unique_name
 from ..framework.program import (OpRole, Parameter, Variable, default_main_program,

@@ -1,1 +1,2 @@
-"""Data parallelism: communicators and the multi-place engine behind CompiledProgram."""
+"""Data parallelism's transport: communicators (in-process threads, MPI across processes),
+each place's communicator group, and process launch."""

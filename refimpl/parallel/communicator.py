@@ -7,13 +7,17 @@ completes the local rendezvous talks to the other processes with mpi4py on conti
 numpy buffers (no pickling), like ChainerMN's hierarchical communicator. Every call is
 collective: all devices make it, in the same order (checked: CollectiveMismatch).
 
-Interface (per device, `local_rank` = this thread's place index):
-  allreduce(local_rank, arrays, reduction="sum") -> list  the sums (max, min, products)
-                                         over devices (new arrays: a kernel may return
-                                         one buffer as two gradients)
-  broadcast(local_rank, arrays, roots)   in place: array i takes device roots[i]'s value
+Interface (per device, `local_rank` = this thread's place index; `op` names the op making
+the call, for CollectiveMismatch and stall reports):
+  allreduce(local_rank, arrays, op=None, reduction="sum") -> list  the sums (max, min,
+                                         products) over devices (new arrays: a kernel may
+                                         return one buffer as two gradients)
+  broadcast(local_rank, arrays, roots, op=None)   in place: array i takes device roots[i]'s
+                                         value
   allgather(local_rank, array) -> list   every device's array, in global rank order
   barrier(local_rank)
+A place's handle on these is its DeviceGroup (group.py), which the executor binds to
+collective ops.
 Many small arrays are packed into one flat bucket per call, so a fused call costs one
 exchange.
 """
@@ -21,7 +25,6 @@ import threading
 
 import numpy as np
 
-from . import context
 from .stall import StallWatch
 
 __all__ = ["InProcessCommunicator", "HierarchicalCommunicator", "MPICommunicator",
@@ -65,7 +68,7 @@ class CollectiveMismatch(RuntimeError):
 
 class _Call:
     """One place's side of a collective: the kind of call, the op making it (when an op
-    does: DeviceContext.collective), what it carries, and its number in this run."""
+    does: DeviceGroup.collective), what it carries, and its number in this run."""
     __slots__ = ("kind", "op", "signature", "number")
 
     def __init__(self, kind, op, signature, number):
@@ -138,18 +141,17 @@ class InProcessCommunicator:
         if self._aborted:
             raise CommunicationAborted("another device failed during a collective")
 
-    def _exchange(self, local_rank, kind, value, combine):
+    def _exchange(self, local_rank, kind, value, combine, op=None):
         """Deposit `value`; the last place to arrive combines all deposits; everyone gets
-        the result."""
-        ctx = context.current()
+        the result. `op`: the op making the call."""
         with self._cond:
             # nobody may overwrite a slot before everyone has taken the last result
             self._wait(lambda: self._phase == "open",
                        lambda: "waiting for the other places to take the result of the "
                                "previous collective")
             self._numbers[local_rank] += 1
-            self._calls[local_rank] = _Call(kind, ctx.collective if ctx is not None else None,
-                                            _signature(value), self._numbers[local_rank])
+            self._calls[local_rank] = _Call(kind, op, _signature(value),
+                                            self._numbers[local_rank])
             self._slots[local_rank] = value
             combines = all(c is not None for c in self._calls)
             if combines:
@@ -204,7 +206,7 @@ class InProcessCommunicator:
     def _across_processes(self, flat, reduction="sum"):
         return flat
 
-    def allreduce(self, local_rank, arrays, reduction="sum"):
+    def allreduce(self, local_rank, arrays, op=None, reduction="sum"):
         """`reduction`: sum, max, min or prod over devices."""
         if not arrays:
             return []
@@ -217,12 +219,12 @@ class InProcessCommunicator:
                 ufunc(total, s, out=total)
             return self._across_processes(total, reduction)
         kind = "allreduce" if reduction == "sum" else "allreduce (%s)" % reduction
-        total = self._exchange(local_rank, kind, flat, combine)
+        total = self._exchange(local_rank, kind, flat, combine, op)
         out = [np.empty(a.shape, a.dtype) for a in arrays]
         unpack_into(total, out)
         return out
 
-    def broadcast(self, local_rank, arrays, roots):
+    def broadcast(self, local_rank, arrays, roots, op=None):
         if not arrays:
             return
         me = self.global_rank(local_rank)
@@ -230,7 +232,7 @@ class InProcessCommunicator:
         def combine(slots):
             return [self._root_value(slots, i, root) for i, root in enumerate(roots)]
         values = self._exchange(local_rank, "broadcast %s" % list(roots), list(arrays),
-                                combine)
+                                combine, op)
         for a, v, root in zip(arrays, values, roots):
             if root != me:
                 np.copyto(a, v)
@@ -295,8 +297,8 @@ class HierarchicalCommunicator(InProcessCommunicator):
 
 
 class MPICommunicator:
-    """Plain process-level communicator (one device per process): used by benchmarks and
-    as the building block of HierarchicalCommunicator."""
+    """Plain process-level communicator (one device per process, in-place bucketed
+    allreduce): bench/bench_allreduce.py measures MPI's own cost with it."""
 
     def __init__(self, mpi_comm):
         self.mpi = mpi_comm

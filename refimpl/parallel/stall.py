@@ -13,11 +13,7 @@ import os
 import threading
 import time
 
-from ..ops.registry import get_op_def
-from . import context
-
-__all__ = ["StallError", "StallWatch", "stall_timeout", "is_collective", "describe_op",
-           "label_collectives", "DEFAULT_STALL_TIMEOUT_S"]
+__all__ = ["StallError", "StallWatch", "stall_timeout", "DEFAULT_STALL_TIMEOUT_S"]
 
 DEFAULT_STALL_TIMEOUT_S = 300.0
 # A waiter looks at the run at least this often (seconds), so it notices a stall that
@@ -46,39 +42,6 @@ def stall_timeout():
         raise ValueError("REFIMPL_STALL_TIMEOUT must be a number of seconds > 0 (or 'inf'), "
                          "got %r" % raw)
     return seconds
-
-
-def is_collective(op):
-    """Whether running `op` talks to the other places (a fused op may hold such a member)."""
-    return op.op_def.collective or any(get_op_def(t).collective
-                                       for t in op.attrs.get("functor_list", ()))
-
-
-def describe_op(op):
-    """'c_allreduce_sum(X=[fc_0.w_0@GRAD])': the op's type and inputs, for messages."""
-    slots = ", ".join("%s=[%s]" % (slot, ", ".join(names))
-                      for slot, names in op.inputs.items() if names)
-    return "%s(%s)" % (op.type, slots)
-
-
-def label_collectives(op, kernel):
-    """A Plan's `wrap_kernel`: a collective op's kernel records, for the duration of the
-    call, which op this place is running (`DeviceContext.collective`), so that the
-    communicator can check every place called the same one and name it when they do not."""
-    if not is_collective(op):
-        return kernel
-    label = describe_op(op)
-
-    def run(*args, **kwargs):
-        ctx = context.current()
-        if ctx is None:
-            return kernel(*args, **kwargs)
-        ctx.collective = label
-        try:
-            return kernel(*args, **kwargs)
-        finally:
-            ctx.collective = None
-    return run
 
 
 class _Participant:

@@ -9,7 +9,7 @@ and the collectives paddle.distributed and DataParallel run on numpy arrays.
 A World answers the array collectives (`allreduce_array`, `broadcast_array`,
 `allgather_array`, `reduce_array`, `scatter_array`, `barrier`), the device-communicator
 interface of communicator.py for its one device (`allreduce(local_rank, arrays)`, ...; what
-collective ops call through parallel.context), and `start_allreduce`, the non-blocking sum
+collective ops call through their DeviceGroup), and `start_allreduce`, the non-blocking sum
 DataParallel's gradient buckets use (`progress()` lets MPI advance the ones in flight).
 
 Every call is a collective: all ranks make it, in the same order. Each call but a bucket's
@@ -37,12 +37,13 @@ class Call:
     """One collective call: its kind, reduction (allreduce, reduce), root (broadcast,
     reduce, scatter), and the array it carries (None for barrier) -- for scatter, the
     part each rank receives is array.shape with dim 0 divided by the world size."""
-    __slots__ = ("kind", "reduction", "root", "array", "in_place", "number")
+    __slots__ = ("kind", "reduction", "root", "array", "in_place", "number", "op")
 
-    def __init__(self, kind, array=None, reduction=None, root=None, in_place=False):
+    def __init__(self, kind, array=None, reduction=None, root=None, in_place=False, op=None):
         self.kind, self.array, self.reduction, self.root = kind, array, reduction, root
         self.in_place = in_place    # the result goes into `array` (a bucket's sum)
         self.number = 0
+        self.op = op                # the op making the call, when an op makes it
 
     def signature(self):
         """What every rank must agree on, as int64s (the part a rank receives: its shape)."""
@@ -136,37 +137,38 @@ class World:
     def global_rank(self, local_rank=0):
         return self.rank
 
-    def allreduce(self, local_rank, arrays, reduction="sum"):
+    def allreduce(self, local_rank, arrays, op=None, reduction="sum"):
         if not arrays:
             return []
         if len(arrays) == 1:    # in its own shape, so that a mismatch names the user's
-            return [self.allreduce_array(np.ascontiguousarray(arrays[0]), reduction)]
-        total = self.allreduce_array(pack(arrays), reduction)
+            return [self.allreduce_array(np.ascontiguousarray(arrays[0]), reduction, op)]
+        total = self.allreduce_array(pack(arrays), reduction, op)
         out = [np.empty(a.shape, a.dtype) for a in arrays]
         unpack_into(total, out)
         return out
 
-    def broadcast(self, local_rank, arrays, roots):
+    def broadcast(self, local_rank, arrays, roots, op=None):
         """In place: one call per root and dtype (values are copied exactly)."""
         groups = {}
         for a, r in zip(arrays, roots):
             groups.setdefault((r, a.dtype.str), []).append(a)
         for (root, _), mine in sorted(groups.items(), key=lambda kv: kv[0]):
             whole = mine[0] if len(mine) == 1 else pack(mine)
-            unpack_into(self.broadcast_array(np.ascontiguousarray(whole), root).reshape(-1),
+            unpack_into(self.broadcast_array(np.ascontiguousarray(whole), root, op).reshape(-1),
                         mine)
 
     def allgather(self, local_rank, array):
         return self.allgather_array(np.asarray(array))
 
     # -- array collectives ------------------------------------------------------------
-    def allreduce_array(self, array, reduction="sum"):
-        """The reduction over ranks of `array` (a new array)."""
-        return self._collective(Call("allreduce", array, reduction))
+    def allreduce_array(self, array, reduction="sum", op=None):
+        """The reduction over ranks of `array` (a new array); `op`: the op making the call
+        (for a stall report)."""
+        return self._collective(Call("allreduce", array, reduction, op=op))
 
-    def broadcast_array(self, array, root):
+    def broadcast_array(self, array, root, op=None):
         """Rank `root`'s array (a new array on the other ranks)."""
-        return self._collective(Call("broadcast", array, root=root))
+        return self._collective(Call("broadcast", array, root=root, op=op))
 
     def allgather_array(self, array):
         """Every rank's array, in rank order (a list)."""
@@ -218,8 +220,9 @@ class World:
         return result
 
     def describe_wait(self, call):
-        return "in %s #%d with the other processes (%s): waiting for them to make the same " \
-               "call" % (describe_call(call.signature()), call.number, self.backend)
+        return "in %s%s #%d with the other processes (%s): waiting for them to make the " \
+               "same call" % ("%s: " % call.op if call.op else "",
+                              describe_call(call.signature()), call.number, self.backend)
 
     def _agree(self, call):
         """Raise CollectiveMismatch unless every rank makes the same call."""

@@ -1,7 +1,7 @@
 """paddle.static"""
 from ..compiler import BuildStrategy, CompiledProgram, ExecutionStrategy
 from ..executor import Executor
-from ..parallel.parallel_executor import ParallelExecutor
+from ..compiler.parallel_executor import ParallelExecutor
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places
 from ..framework.program import (Program, Variable, default_main_program,
                                  default_startup_program, name_scope, program_guard)

@@ -4,8 +4,8 @@ import contextlib
 
 import numpy as np
 
-from ...dygraph import mode
-from ...dygraph.mode import no_grad
+from ...framework import mode
+from ...framework.mode import no_grad
 from ...dygraph.tensor import Tensor
 from ...framework import unique_name
 from ...framework.dtypes import convert_dtype

@@ -24,7 +24,8 @@ import numpy as np
 
 from . import DecodeError, proto_schema, wire
 from ..dtypes import DType, convert_dtype
-from ..program import Parameter, Program, Block, Operator, Variable
+from ..program import (Block, Operator, Parameter, Program, Variable, op_definition,
+                       op_types)
 
 __all__ = ["decode_desc", "encode_desc", "program_from_desc", "program_to_desc",
            "decode_program", "encode_program", "unsupported_op_types", "feed_specs",
@@ -220,8 +221,7 @@ def _variable(block, vd, is_parameter, where):
 
 def unsupported_op_types(desc):
     """The op types of a decoded ProgramDesc that refimpl does not implement."""
-    from ...ops.registry import all_op_types
-    known = set(all_op_types()) | {"feed", "fetch"}
+    known = set(op_types()) | {"feed", "fetch"}
     types = set()
     for i, block in enumerate(desc["blocks"]):
         for j, op in enumerate(block.get("ops", [])):
@@ -279,7 +279,6 @@ def feed_specs(desc):
 def program_from_desc(desc):
     """(Program, feed names or None, fetch names or None) of a decoded ProgramDesc; raises
     UnsupportedOps (before building anything) if it uses ops refimpl lacks."""
-    from ...ops.registry import get_op_def
     missing = unsupported_op_types(desc)
     if missing:
         raise UnsupportedOps(missing)
@@ -310,7 +309,7 @@ def program_from_desc(desc):
             if op_type in ("feed", "fetch"):
                 continue
             op_where = "%s.ops[%d] (%s)" % (where, j, op_type)
-            op_def = get_op_def(op_type)
+            op_def = op_definition(op_type)
             attrs = {}
             for attr in od.get("attrs", []):
                 name = attr.get("name")

@@ -46,7 +46,7 @@ class Layer:
     `create_parameter` and build their computation in `forward`."""
 
     def __init__(self, name_scope=None, dtype=None):
-        from ..._env import get_default_dtype
+        from ...framework.dtypes import get_default_dtype
         self.training = True
         # parameters follow paddle.set_default_dtype unless the layer is given a dtype
         self._dtype = dtype if dtype is not None else get_default_dtype()

@@ -14,10 +14,11 @@ from ...layers.activation import log_softmax
 from ...layers.common import append_op_out
 from ...layers.creation import assign, fill_constant_batch_size_like
 from ...layers.functional_nn import gather_tree
+from ...layers.indexing import gather_nd
 from ...layers.loss import topk
+from ...layers.manipulation import cumsum
 from ...layers.math import _bool_out, cast
 from ...layers.tensor import reshape, stack, tile, transpose, unsqueeze
-from ...layers.tensor_extra import cumsum, gather_nd
 
 __all__ = ["BeamSearchDecoder", "dynamic_decode"]
 

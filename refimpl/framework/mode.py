@@ -3,7 +3,12 @@ whether eager ops are recorded for autograd. Operations with inputs follow their
 (static Variable -> op appended to a program, eager Tensor -> run now): see
 specs/dygraph.md#mode-rules.
 
-Read as module attributes (`mode.dynamic`, `mode.grad_enabled`) on the hot path."""
+Read as module attributes (`mode.dynamic`, `mode.grad_enabled`) on the hot path.
+
+`mode.eager` is what dynamic mode lends the framework (refimpl.dygraph installs it when it
+loads): the eager Tensor and ParamBase classes and the functions that run an op now, so
+that LayerHelper, the initializers, the operators and the savers run eagerly without the
+framework importing dygraph (docs/ARCHITECTURE.md)."""
 import contextlib
 import functools
 import os
@@ -23,6 +28,16 @@ dynamic = _PROFILE not in ("1.8", "1")
 legacy_grads = _PROFILE in ("1.8", "1", "2.0", "2")
 grad_enabled = True
 _program_guards = 0    # open program_guards: static inside, whatever the global mode
+eager = None           # installed by refimpl.dygraph: see install_eager
+
+
+def install_eager(hooks):
+    """Lend the framework dynamic mode's `hooks`: an object with Tensor, ParamBase,
+    append_op(block, type, inputs, outputs, attrs), has_eager_input(inputs),
+    placeholder(dtype, shape, stop_gradient), run_eagerly(op_type, inputs, attrs, ...) and
+    run_op(op_type, inputs, outputs, attrs)."""
+    global eager
+    eager = hooks
 
 
 def in_dynamic_mode():

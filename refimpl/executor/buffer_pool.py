@@ -1,5 +1,6 @@
 """memory_optimize's reuse pool: buffers of dead temporaries, handed to later ops that
-write their output into a buffer of the same shape and dtype (an OpDef's `forward_out`).
+write their output into a buffer of the same shape and dtype (an out variant of the kernel
+table, refimpl/_kernels/table.py).
 
 A buffer is pooled only when nothing else can see its memory: it owns its data (a view's
 memory belongs to an array that may still be live), and no other variable, view, fetch

@@ -5,9 +5,9 @@ Walks the forward ops that lead to the targets in reverse and appends each op's
 feeds several ops, each contribution is written to `x@GRAD@RENAME@block0@k` and a
 `sum` op adds them into `x@GRAD` as soon as the last contribution exists.
 """
-from .framework.program import (EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole, Parameter, Variable,
+from ..framework.program import (EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole, Parameter, Variable,
                                 grad_var_name)
-from .ops.registry import slot_name
+from ..ops.registry import slot_name
 
 __all__ = ["append_backward", "gradients", "calc_gradient"]
 
@@ -275,7 +275,7 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
     if not isinstance(loss, Variable):
         raise TypeError("append_backward: loss must be a Variable, got %s" % type(loss).__name__)
     if checkpoints:
-        from .optimizer.recompute import append_backward_with_checkpoints
+        from .recompute import append_backward_with_checkpoints
         result = append_backward_with_checkpoints(loss, parameter_list, no_grad_set, checkpoints)
     else:
         result = backward_with_hook(loss, parameter_list, no_grad_set, None)

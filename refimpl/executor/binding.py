@@ -1,11 +1,52 @@
 """Binding a kernel to variable names: `bind_kernel(...)` returns a closure `run(env)` that
 reads the op's inputs from the dict `env`, calls the kernel and stores its outputs. The
-executor binds every op of a Plan this way, and fused ops bind their member ops the same
-way on a private dict, so neither pays for generic argument handling per call."""
+executor binds every op of a Plan this way, and fused ops' members the same way, so
+neither pays for generic argument handling per call. `op_kernel(op, which)` is the kernel
+an op of a program runs (refimpl.dispatch.select_kernel for its type, attrs and dtype)."""
+from ..dispatch import is_collective, select_kernel
 from ..framework.program import EMPTY_VAR_NAME
-from .registry import is_duplicable, slot_name
+from ..ops.registry import is_duplicable, slot_name
 
-__all__ = ["bind_kernel"]
+__all__ = ["bind_kernel", "op_kernel", "main_dtype", "describe_op", "talks_to_places"]
+
+
+def describe_op(op):
+    """'c_allreduce_sum(X=[fc_0.w_0@GRAD])': the op's type and inputs, for messages."""
+    slots = ", ".join("%s=[%s]" % (slot, ", ".join(names))
+                      for slot, names in op.inputs.items() if names)
+    return "%s(%s)" % (op.type, slots)
+
+
+def talks_to_places(op):
+    """Whether running `op` talks to the other places (a fused op may hold such a member):
+    every place must run these ops in the same order."""
+    return is_collective(op.type) or any(is_collective(t)
+                                         for t in op.attrs.get("functor_list", ()))
+
+
+def main_dtype(op):
+    """dtype name of the op's first input (what compiled kernels specialize on)."""
+    for names in op.inputs.values():
+        for n in names:
+            v = op.block._find_var_recursive(n)
+            if v is not None and v.dtype is not None:
+                return v.dtype.name
+    return None
+
+
+def op_kernel(op, which="forward"):
+    """The Kernel that runs `op` (an Operator): `which` is "forward", "out" (into alloc's
+    buffers) or "inplace" (into its first input); a grad op runs its forward type's
+    backward. None when the op has no such variant."""
+    fwd = getattr(op.op_def, "fwd", None)
+    op_type, kind = (fwd.type, "backward") if fwd is not None else (op.type, "forward")
+    if which == "out":
+        kind += "_out"
+    elif which == "inplace":
+        if fwd is not None:
+            return None
+        kind = "forward_inplace"
+    return select_kernel(op_type, kind, op.attrs, main_dtype(op))
 
 
 def bind_kernel(fn, op_def, inputs, outputs, attrs):

@@ -6,7 +6,9 @@ beam_search_decode ops' layer functions.
 Like refimpl.nn's recurrent layers, every recurrence here is unrolled when the program is
 built (one copy of the step's ops per time step), so the number of time steps must be
 known then. Decoding reuses refimpl.nn's Decoder protocol and dynamic_decode (1.8's
-fluid.layers.dynamic_decode / BeamSearchDecoder are the same objects)."""
+fluid.layers.dynamic_decode / BeamSearchDecoder are the same objects). It is built on
+refimpl.nn's Layer and cells, so it lives with the fluid namespace, above both layers/ and
+nn/ (docs/ARCHITECTURE.md)."""
 import collections
 import contextlib
 
@@ -14,18 +16,18 @@ from ..framework import unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.param_attr import ParamAttr
 from ..framework.program import Variable, default_main_program
+from ..layers.activation import softmax
+from ..layers.common import append_op_out, check_variable, unary
+from ..layers.control_flow import tensor_array_to_tensor
+from ..layers.creation import fill_constant, fill_constant_batch_size_like
+from ..layers.math import _bool_out, cast, matmul
+from ..layers.sampling import sampling_id
+from ..layers.sequence import seq_length, sequence_mask, sequence_pad, sequence_unpad
+from ..layers.tensor import argmax, concat, split, stack, transpose, unsqueeze, unstack
 from ..nn.layer.base import Layer
 from ..nn.layer.decode import (BeamSearchDecoder, Decoder, _leaves, dynamic_decode,
                                map_structure)
 from ..nn.layer.rnn import RNNCellBase, _unroll
-from .activation import softmax
-from .common import append_op_out, check_variable, unary
-from .control_flow import tensor_array_to_tensor
-from .creation import fill_constant, fill_constant_batch_size_like
-from .math import _bool_out, cast, matmul
-from .random_extra import sampling_id
-from .sequence import seq_length, sequence_mask, sequence_pad, sequence_unpad
-from .tensor import argmax, concat, split, stack, transpose, unsqueeze, unstack
 
 __all__ = ["RNNCell", "GRUCell", "LSTMCell", "rnn", "StaticRNN", "DynamicRNN", "Decoder",
            "BasicDecoder", "DecodeHelper", "TrainingHelper", "GreedyEmbeddingHelper",

@@ -11,8 +11,8 @@ import time
 from collections import deque
 
 from ..framework.errors import OpError
-from ..parallel import context
-from ..parallel.stall import StallError, StallWatch, describe_op, is_collective
+from ..parallel.stall import StallError, StallWatch
+from .binding import describe_op, talks_to_places
 
 __all__ = ["op_dependencies", "max_parallelism", "ThreadedRunner"]
 
@@ -26,7 +26,7 @@ def op_dependencies(ops):
     last_collective = None
     for i, op in enumerate(ops):
         d = set()
-        if is_collective(op):
+        if talks_to_places(op):
             if last_collective is not None:
                 d.add(last_collective)
             last_collective = i
@@ -127,7 +127,7 @@ class ThreadedRunner:
         """Run every op once."""
         if self.in_order:
             return self.plan.run(env)
-        device = context.current()
+        device = self.plan.group    # the place's communicator group (None: one place)
         watch = device.watch if device is not None else self._watch
         if device is None:
             watch.begin_run()
@@ -169,14 +169,12 @@ class ThreadedRunner:
                 while self._job is None or self._job is seen:
                     self._job_ready.wait()
                 job = seen = self._job
-            context.set_current(job.device)
             me = job.watch.join(job.device.local_rank if job.device is not None else None,
                                 "helper %d" % number)
             try:
                 job.work(helper=True)
             finally:
                 job.watch.leave(me)
-                context.set_current(None)
 
 
 class _Job:
@@ -193,8 +191,7 @@ class _Job:
         self.runner = runner
         self.env = env
         self.watch = watch
-        # helpers act for the caller's device (collective ops look it up per thread)
-        self.device = context.current()
+        self.device = runner.plan.group   # helpers take part in the run for this place
         self.remaining_deps = list(runner.n_deps)
         self.remaining_uses = dict(runner.uses)
         self.ready_heavy, self.ready_light = deque(), deque()

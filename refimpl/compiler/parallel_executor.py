@@ -1,6 +1,6 @@
 """ParallelExecutor (seed 001): Executor + with_data_parallel in one object."""
-from ..compiler.compiled_program import CompiledProgram
-from ..compiler.strategy import BuildStrategy
+from .compiled_program import CompiledProgram
+from .strategy import BuildStrategy
 from ..executor import Executor
 from ..framework.place import cpu_places, cuda_places
 from ..framework.program import default_main_program

@@ -10,27 +10,20 @@ what makes RecomputeOptimizer and memory_optimize lower the peak. With `reuse_bu
 """
 import numpy as np
 
+from ..framework.dtypes import convert_dtype
+from ..framework.errors import FeedError, OpError
+from ..framework.place import CPUPlace, as_place
+from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
+                                 default_main_program)
+from ..framework.scope import LoDTensorArray, Tensor, global_scope
+from ..ops.registry import BlockOpDef
+from ..parallel.group import process_group
+from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
-from .framework.dtypes import convert_dtype
-from .framework.errors import FeedError, OpError
-from .framework.place import CPUPlace, as_place
-from .framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
-                                default_main_program)
-from .framework.scope import LoDTensorArray, Tensor, global_scope
-from .ops.binding import bind_kernel
-from .ops.registry import link_saved_for_grad
+from .direct import DIRECT_BINDERS
+from .hand_off import link_saved_for_grad
 
 __all__ = ["Executor", "Plan", "bind_op", "global_scope"]
-
-
-def _main_dtype(op):
-    """dtype name of the op's first input (what compiled kernels specialize on)."""
-    for names in op.inputs.values():
-        for n in names:
-            v = op.block._find_var_recursive(n)
-            if v is not None and v.dtype is not None:
-                return v.dtype.name
-    return None
 
 
 def _phase(op):
@@ -39,43 +32,44 @@ def _phase(op):
     return role & (OpRole.Backward | OpRole.Optimize)
 
 
-def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None):
+def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=None):
     """A closure `run(env)` that runs `op` on the dict `env` of name -> array.
-    `inplace`: use the op's `forward_inplace`, which writes into its first input (the
+    `inplace`: use the op's in-place kernel, which writes into its first input (the
     caller has checked that input is dead after this op). `alloc(shape, dtype)`: where
-    ops with a `forward_out` take their output buffers (memory_optimize's pool).
+    ops with an out variant take their output buffers (memory_optimize's pool).
     `saved`: the SavedForGrad this op shares with its forward or grad op
-    (link_saved_for_grad). `wrap_kernel(op, fn) -> fn` instruments kernels (the profiler
-    uses it)."""
+    (link_saved_for_grad). `group`: the place's communicator group (DeviceGroup), given to
+    collective ops labelled with the op, so a mismatch or a stall report names it.
+    `wrap_kernel(op, fn) -> fn` instruments kernels (the profiler uses it)."""
     op_def = op.op_def
+    if group is not None and talks_to_places(op):
+        group = group.for_op(describe_op(op))
     attrs = {k: op.attrs[k] for k in op_def.attrs}
     attrs.update(op_def.bound_attrs(op))
-    if saved is not None:
-        attrs["saved"] = saved
-    if inplace:
-        fn = op_def.forward_inplace
-    elif alloc is not None and hasattr(op_def, "forward_out"):
-        fn = op_def.kernel("forward_out", op.attrs, _main_dtype(op))
-        attrs["alloc"] = alloc
-    else:
-        fn = op_def.kernel("forward", op.attrs, _main_dtype(op))
-        run = op_def.bind_direct(op) if fn is op_def.forward and \
-            hasattr(op_def, "bind_direct") else None
+    kernel = op_kernel(op, "inplace") if inplace else None
+    if kernel is None and alloc is not None:
+        kernel = op_kernel(op, "out")
+    if kernel is None:
+        kernel = op_kernel(op)
+        binder = DIRECT_BINDERS.get(op.type)
+        run = binder(op, group) if binder is not None and not kernel.compiled else None
         if run is not None:    # a fused op's members, bound directly
             return wrap_kernel(op, run) if wrap_kernel is not None else run
-    if wrap_kernel is not None:
-        fn = wrap_kernel(op, fn)
+    runtime = {"alloc": alloc, "saved": saved, "group": group,
+               "need": tuple(bool(op.outputs.get(s)) for s in op_def.output_slots)}
+    attrs.update((k, runtime[k]) for k in kernel.keywords if runtime[k] is not None)
+    fn = wrap_kernel(op, kernel.fn) if wrap_kernel is not None else kernel.fn
     return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
 
 
-def bind_control_op(op, program, wrap_kernel=None):
-    """A control-flow op (conditional_block, while, their grads: `runs_sub_block`) bound
-    with a way to compile its sub-block: `compile(ops, keep)` is a nested Plan over `ops`
-    run on the same dict, freeing only the names it makes that are not in `keep` (the op
-    passes every name visible outside the sub-block). Ops never import the executor; this
-    is how they run blocks (specs/control_flow.md)."""
+def bind_control_op(op, program, wrap_kernel=None, group=None):
+    """A control-flow op (conditional_block, while, their grads: a BlockOpDef) bound with a
+    way to compile its sub-block: `compile(ops, keep)` is a nested Plan over `ops` run on
+    the same dict, freeing only the names it makes that are not in `keep` (the op passes
+    every name visible outside the sub-block). Ops never import the executor; this is how
+    they run blocks (specs/control_flow.md)."""
     def compile_ops(ops, keep):
-        return Plan(program, (), keep, wrap_kernel=wrap_kernel, ops=ops)
+        return Plan(program, (), keep, wrap_kernel=wrap_kernel, ops=ops, group=group)
     return op.op_def.bind_control(op, compile_ops)
 
 
@@ -83,9 +77,11 @@ class Plan:
     """A program compiled for one feed/fetch signature: bound ops plus a free list."""
 
     def __init__(self, program, feed_names, fetch_names, eager_delete=True, wrap_kernel=None,
-                 inplace=False, reuse_buffers=False, addto=False, hand_off=True, ops=None):
+                 inplace=False, reuse_buffers=False, addto=False, hand_off=True, ops=None,
+                 group=None):
         self.program = program
         self.version = program._version
+        self.group = group
         block = program.global_block()
         # `ops`: a sub-block's ops (control flow, see bind_control_op); else the global block
         self.ops = list(block.ops if ops is None else ops)
@@ -114,15 +110,16 @@ class Plan:
         # recompute (conv2d's columns are kh*kw times its input)
         links = link_saved_for_grad(self.ops, little_only=hand_off == "little")
         self.saved_for_grad = list({id(h): h for h in links.values()}.values())
-        self.runs = [bind_control_op(op, program, wrap_kernel)
-                     if getattr(op.op_def, "runs_sub_block", False)
-                     else bind_op(op, wrap_kernel, r, alloc, links.get(i))
+        # group: the device's communicator group (collective ops), None on one place
+        self.runs = [bind_control_op(op, program, wrap_kernel, group)
+                     if isinstance(op.op_def, BlockOpDef)
+                     else bind_op(op, wrap_kernel, r, alloc, links.get(i), group)
                      for i, (op, r) in enumerate(zip(self.ops, reuse))]
 
     def _promised_buffers(self, dead_after, inplace, fed):
         """memory_optimize: the dead temporaries whose buffers go to the pool. Only those a
         later op of the same phase (forward, backward, optimize) will want are kept: an op
-        writing an output of the same build-time shape and dtype through `forward_out`. A
+        writing an output of the same build-time shape and dtype through an out variant. A
         pooled buffer nobody takes, or one held from the forward into the backward across
         the end of the forward (where every activation is alive: the peak), would raise the
         peak. Never the user's fed arrays, nor a buffer an in-place op passed on to its
@@ -141,7 +138,7 @@ class Plan:
         for op, dead, in_place in zip(self.ops, dead_after, inplace):
             if in_place:
                 dead = [n for n in dead if n != op.input(op.op_def.input_slots[0])[0]]
-            elif hasattr(op.op_def, "forward_out"):
+            elif op_kernel(op, "out") is not None:
                 for n in op.output_arg_names:
                     candidates = waiting.get(key(op, n))
                     if candidates:
@@ -155,7 +152,7 @@ class Plan:
     def _can_reuse_input(op, dead, fed, persistable):
         """enable_inplace: the op may overwrite its first input when that input dies here,
         is not a user's fed array or persistable, and is not read twice by the op."""
-        if not hasattr(op.op_def, "forward_inplace"):
+        if isinstance(op.op_def, BlockOpDef) or op_kernel(op, "inplace") is None:
             return False
         first = op.inputs.get(op.op_def.input_slots[0], [])
         if not first:
@@ -291,6 +288,39 @@ def check_feed(var, value):
     return value
 
 
+def check_feeds(block, feed):
+    """{name: checked array} for a feed dict (check_feed), or a FeedError naming a fed name
+    the program has no variable for."""
+    checked = {}
+    for name, value in feed.items():
+        var = block._find_var_recursive(name)
+        if var is None:
+            raise FeedError("feed %r: the program has no variable of that name" % name)
+        checked[name] = check_feed(var, value)
+    return checked
+
+
+def feed_learning_rate(program, env):
+    """Before every run: the current value of the program's LRScheduler (an optimizer given
+    one sets program.lr_scheduler) into its learning-rate variable."""
+    sched = program.lr_scheduler
+    if sched is not None:
+        env[sched._var_name] = np.array([sched._run_value()], dtype=np.float32)
+
+
+def fetch_values(block, env, fetch_names):
+    """The fetched values after a run; persistable ones copied (later runs update them in
+    place). A ValueError for a fetch that has no value."""
+    outs = []
+    for name in fetch_names:
+        value = env.get(name)
+        if value is None:
+            raise ValueError("fetch %r has no value after the run: no op produced it "
+                             "and it was not fed" % name)
+        outs.append(value.copy() if block._find_var_recursive(name).persistable else value)
+    return outs
+
+
 def _with_sequence_lengths(block, feed):
     """A fed LoDTensor also feeds its last level of lengths to `<name>@LENGTH` when the
     program reads that variable (layers/sequence.py) and it is not fed explicitly."""
@@ -348,8 +378,10 @@ class Executor:
     def _plan(self, program, feed_names, fetch_names, scope):
         key = (id(program), tuple(sorted(feed_names)), tuple(fetch_names), id(scope))
         plan = self._plans.get(key)
-        if plan is None or plan.program is not program or plan.version != program._version:
-            plan = Plan(program, feed_names, fetch_names)
+        group = process_group()     # this process's device in the job, once initialized
+        if plan is None or plan.program is not program or plan.version != program._version \
+                or plan.group is not group:
+            plan = Plan(program, feed_names, fetch_names, group=group)
             self._plans[key] = plan
         return plan
 
@@ -357,28 +389,15 @@ class Executor:
         block = program.global_block()
         feed = _with_sequence_lengths(block, feed)
         env = scope._values
-        for name, value in feed.items():
-            var = block._find_var_recursive(name)
-            if var is None:
-                raise FeedError("feed %r: the program has no variable of that name" % name)
-            env[name] = check_feed(var, value)
+        env.update(check_feeds(block, feed))
         for name in fetch_names:
             if block._find_var_recursive(name) is None:
                 raise ValueError("fetch %r: the program has no variable of that name" % name)
-        if program.lr_scheduler is not None:
-            sched = program.lr_scheduler
-            env[sched._var_name] = np.array([sched._run_value()], dtype=np.float32)
+        feed_learning_rate(program, env)
         plan = self._plan(program, feed, fetch_names, scope)
         try:
             plan.run(env)
-            outs = []
-            for name in fetch_names:
-                value = env.get(name)
-                if value is None:
-                    raise ValueError("fetch %r has no value after the run: no op produced it "
-                                     "and it was not fed" % name)
-                outs.append(value.copy() if block._find_var_recursive(name).persistable else value)
-            return outs
+            return fetch_values(block, env, fetch_names)
         finally:
             plan.drop_temporaries(env)
 

@@ -1,0 +1,132 @@
+"""The kernel table: everything about running an op type fast, keyed by op type. The op's
+definition (refimpl.ops) says what it computes; this says which other functions may
+compute it and what they need from whoever binds them. refimpl.dispatch.select_kernel reads
+it; nothing here imports the ops or the framework.
+
+Kernel kinds (`which`), each a function with the reference's arguments:
+  forward, backward   the op and its gradient (the grad op "<type>_grad")
+  forward_out,        the same, each result written into `alloc(shape, dtype)` (a keyword):
+  backward_out        memory_optimize hands the buffers of dead temporaries this way
+  forward_inplace     the result written into the first input (enable_inplace, when that
+                      input dies at this op)
+Runtime keywords a binder passes besides the attrs (see OpKernels):
+  alloc   to the *_out kernels
+  need    (bool per input grad) to backward kernels of ops with `partial_grads`
+  saved   a SavedForGrad shared by a forward and its grad op, ops with `saves_for_grad`
+  group   the device's communicator group, ops with `collective` (references too)
+"""
+import numpy as np
+
+from . import out_variants as out
+
+__all__ = ["OpKernels", "KERNELS", "WHICH"]
+
+WHICH = ("forward", "backward", "forward_out", "backward_out", "forward_inplace")
+
+
+def _float(attrs, dtype):
+    return dtype in (None, "float32", "float64")
+
+
+class OpKernels:
+    """How one op type runs fast.
+
+    compiled        {which: "module:function"} in refimpl._kernels: Cython drop-ins, used by
+                    the `cython` backend when `fast_ok(attrs, dtype)` (attrs and dtype are
+                    fixed when an op is bound)
+    falls_back      the compiled kernels that cover only some shapes: "module:function" is
+                    then a factory, called once with the function the kernel replaces (the
+                    numpy variant or the reference), which it calls for the other shapes
+    numpy           {which: function}: numpy out and in-place variants (both backends)
+    fast_ok         (attrs, dtype) -> bool; default: float32 and float64
+    partial_grads   the backward kernels take `need` and skip the input grads nobody reads
+                    (the reference computes them all)
+    saves_for_grad  the compiled forward hands work to its grad op through `saved`:
+                    "little" when it is no larger than the forward's output (kept under
+                    memory_optimize=True), "large" otherwise (dropped then)
+    collective      every function of the op, the reference included, takes `group`; each
+                    device must issue these ops in the same order
+    """
+
+    def __init__(self, compiled=None, falls_back=(), numpy=None, fast_ok=_float,
+                 partial_grads=False, saves_for_grad=None, collective=False):
+        assert set(compiled or {}).union(numpy or {}) <= set(WHICH)
+        assert saves_for_grad in (None, "little", "large")
+        self.compiled = dict(compiled or {})
+        self.falls_back = frozenset(falls_back)
+        self.numpy = dict(numpy or {})
+        self.fast_ok = fast_ok
+        # False: the choice depends on the dtype alone (callers may cache by dtype)
+        self.fast_ok_reads_attrs = fast_ok is not _float
+        self.partial_grads = partial_grads
+        self.saves_for_grad = saves_for_grad
+        self.collective = collective
+
+
+_ELEMENTWISE = {op_type: OpKernels(numpy={"forward_out": out.elementwise_out(ufunc),
+                                          "forward_inplace": out.elementwise_inplace(ufunc)})
+                for op_type, ufunc in (("elementwise_add", np.add),
+                                       ("elementwise_sub", np.subtract),
+                                       ("elementwise_mul", np.multiply))}
+_ELEMENTWISE["elementwise_add"].compiled = {
+    "forward": "elementwise:add_forward", "forward_out": "elementwise:add_forward",
+    "backward": "elementwise:add_backward"}
+
+_CONV2D = OpKernels(compiled={"forward": "im2col:conv2d_forward",
+                              "backward": "im2col:conv2d_backward"},
+                    partial_grads=True, saves_for_grad="large")
+
+_COLLECTIVE = OpKernels(collective=True)
+
+KERNELS = dict(_ELEMENTWISE, **{
+    "relu": OpKernels(
+        compiled={"forward": "activation:relu_forward", "backward": "activation:relu_backward",
+                  "forward_out": "activation:relu_forward",
+                  "backward_out": "activation:relu_backward"},
+        numpy={"forward_out": out.relu_out, "backward_out": out.relu_grad_out,
+               "forward_inplace": out.relu_inplace}),
+    "abs": OpKernels(numpy={"forward_out": out.abs_out}),
+    "gelu": OpKernels(compiled={"forward": "activation:gelu_forward",
+                                "backward": "activation:gelu_backward"}),
+    "scale": OpKernels(numpy={"forward_out": out.scale_out,
+                              "forward_inplace": out.scale_inplace}),
+    "sum": OpKernels(numpy={"forward_inplace": out.sum_inplace}),
+    "mul": OpKernels(
+        compiled={"forward": "matmul:mul_forward", "forward_out": "matmul:mul_forward",
+                  "backward": "matmul:mul_backward", "backward_out": "matmul:mul_backward"},
+        numpy={"forward_out": out.mul_out, "backward_out": out.mul_grad_out},
+        partial_grads=True),
+    "matmul_v2": OpKernels(
+        compiled={"forward": "matmul:matmul_v2_forward",
+                  "forward_out": "matmul:matmul_v2_forward",
+                  "backward": "matmul:matmul_v2_backward"},
+        falls_back=("backward",),
+        numpy={"forward_out": out.matmul_v2_out}),
+    "conv2d": _CONV2D,
+    "depthwise_conv2d": _CONV2D,
+    "pool2d": OpKernels(compiled={"forward": "pool:pool2d_forward",
+                                  "backward": "pool:pool2d_backward"},
+                        saves_for_grad="little"),
+    "batch_norm": OpKernels(
+        compiled={"forward": "batch_norm:batch_norm_forward",
+                  "backward": "batch_norm:batch_norm_backward"},
+        fast_ok=lambda attrs, dtype: _float(attrs, dtype) and attrs["data_layout"] == "NCHW"),
+    "softmax_with_cross_entropy": OpKernels(
+        compiled={"forward": "softmax_ce:softmax_ce_forward",
+                  "backward": "softmax_ce:softmax_ce_backward"},
+        fast_ok=lambda attrs, dtype: _float(attrs, dtype) and not attrs["soft_label"]
+        and attrs["axis"] == -1),
+    "sgd": OpKernels(compiled={"forward": "optim:sgd"}),
+    "momentum": OpKernels(
+        compiled={"forward": "optim:momentum"},
+        fast_ok=lambda attrs, dtype: _float(attrs, dtype)
+        and not attrs["regularization_method"]),
+    "adam": OpKernels(compiled={"forward": "optim:adam"}),
+    "fused_elemwise_add_relu": OpKernels(
+        compiled={"forward": "fused:add_relu"},
+        numpy={"forward_inplace": out.fused_add_relu_inplace}),
+    "sync_batch_norm": _COLLECTIVE,
+}, **{op_type: _COLLECTIVE for op_type in (
+    ["c_allreduce_" + r for r in ("sum", "max", "min", "prod")]
+    + ["c_reduce_" + r for r in ("sum", "max", "min", "prod")]
+    + ["c_broadcast", "c_allgather", "c_scatter", "barrier"])})

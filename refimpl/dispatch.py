@@ -1,0 +1,138 @@
+"""Which function runs an op: `select_kernel(op_type, which, attrs, dtype)`, the one entry
+point that the executor's binder (and an eager tape) asks. It combines the op's definition
+(refimpl.ops: the numpy reference) with the kernel table (refimpl._kernels.table: compiled
+drop-ins, out and in-place variants) and the kernel backend (REFIMPL_KERNELS).
+
+A call costs a few dictionary lookups: callers select once per op they bind, never per run.
+"""
+from collections import namedtuple
+
+import numpy as np
+
+from ._kernels import backend, load_kernel
+from ._kernels.table import KERNELS, WHICH, OpKernels
+from .ops.registry import get_op_def
+
+__all__ = ["Kernel", "select_kernel", "kernels_of", "is_collective", "SavedForGrad", "WHICH"]
+
+_NONE = OpKernels()
+
+
+class Kernel(namedtuple("Kernel", "fn keywords compiled")):
+    """A selected function: `fn(*inputs, **attrs, **runtime)`, where `runtime` holds the
+    keywords named in `keywords` (a subset of alloc, need, saved, group: see
+    refimpl/_kernels/table.py); `compiled` says whether it is a Cython kernel."""
+
+
+class SavedForGrad:
+    """A forward kernel's hand-off to its grad op within one run: `value` was computed
+    from the input array `key`. The grad op takes it only if its own input is that very
+    array, else it recomputes (the executor links only pairs whose inputs nothing
+    rewrites in between, so this is a second guard)."""
+    __slots__ = ("key", "value")
+
+    def __init__(self):
+        self.key = self.value = None
+
+    def put(self, key, value):
+        self.key, self.value = key, value
+
+    def take(self, key):
+        """The saved value if it was computed from `key`, else None; either way it is
+        released, so it lives no longer than from the forward to the grad op."""
+        value = self.value if self.key is key else None
+        self.key = self.value = None
+        return value
+
+    @property
+    def nbytes(self):
+        """Bytes of the arrays held (an array, or arrays inside tuples, lists and dicts)."""
+        def count(v):
+            if isinstance(v, dict):
+                v = list(v.values())
+            if isinstance(v, (tuple, list)):
+                return sum(count(item) for item in v)
+            return getattr(v, "nbytes", 0)
+        return count(self.value)
+
+
+
+def kernels_of(op_type):
+    """The kernel table's entry for op_type (a forward op type); empty when it has none."""
+    return KERNELS.get(op_type, _NONE)
+
+
+def is_collective(op_type):
+    """Whether op_type talks to the other devices (its forward or its grad op's)."""
+    if op_type.endswith("_grad"):
+        op_type = op_type[:-len("_grad")]
+    return kernels_of(op_type).collective
+
+
+def _reference(op_def, which):
+    """The op definition's own function for `which`, or None: the reference forward and
+    backward, and a forward that is a numpy ufunc writing into a buffer of its input's
+    dtype (a ufunc whose result dtype differs, as abs of complex, has a table entry)."""
+    if which in ("forward", "backward"):
+        return getattr(op_def, which, None)
+    if which == "forward_out" and isinstance(getattr(op_def, "forward", None), np.ufunc):
+        ufunc = op_def.forward
+
+        def forward_out(x, alloc=None):
+            return ufunc(x, out=alloc(x.shape, x.dtype))
+        return forward_out
+    return None
+
+
+def _numpy_choice(op_type, which):
+    """(fn, compiled=False) without compiled kernels: the table's numpy variant, else the
+    reference's; None when the op has neither."""
+    fn = kernels_of(op_type).numpy.get(which)
+    return fn if fn is not None else _reference(get_op_def(op_type), which)
+
+
+_fallen_back = {}   # (op_type, which) -> the compiled kernel made with its fallback
+
+
+def _compiled(op_type, which, entry):
+    spec = entry.compiled.get(which)
+    if spec is None:
+        return None
+    fn = load_kernel(spec)
+    if fn is None or which not in entry.falls_back:
+        return fn
+    key = (op_type, which)
+    if key not in _fallen_back:
+        _fallen_back[key] = fn(_numpy_choice(op_type, which))
+    return _fallen_back[key]
+
+
+def select_kernel(op_type, which="forward", attrs=None, dtype=None):
+    """The function that runs `which` (one of WHICH) of forward op type `op_type` for these
+    attrs (the op's, defaults included; None: any) and main input dtype name (None: any), as
+    a Kernel; None when the op has no such variant (out and in-place variants are
+    optional). The compiled kernel when the backend is `cython`, it is built and `fast_ok`;
+    else the numpy variant or the reference."""
+    if which not in WHICH:
+        raise ValueError("which must be one of %s, got %r" % (list(WHICH), which))
+    entry = kernels_of(op_type)
+    fn, compiled = None, False
+    if backend() == "cython" and which in entry.compiled and (
+            attrs is None or entry.fast_ok(dict(get_op_def(op_type).attrs, **attrs), dtype)):
+        fn = _compiled(op_type, which, entry)
+        compiled = fn is not None
+    if fn is None:
+        fn = _numpy_choice(op_type, which)
+        if fn is None:
+            return None
+    keywords = set()
+    if which.endswith("_out"):
+        keywords.add("alloc")
+    from_table = compiled or fn is entry.numpy.get(which)
+    if which.startswith("backward") and entry.partial_grads and from_table:
+        keywords.add("need")
+    if which in ("forward", "backward") and entry.saves_for_grad and compiled:
+        keywords.add("saved")
+    if entry.collective:
+        keywords.add("group")
+    return Kernel(fn, frozenset(keywords), compiled)

@@ -1,0 +1,267 @@
+"""Runs one program per place, one thread per place (a CompiledProgram's run; the programs
+come from refimpl.compiler.compile_program).
+
+  plans    one Plan per place program (memory_optimize, enable_inplace, enable_addto set
+           how it frees and reuses buffers), run by a ThreadedRunner (scheduler.py) unless
+           ExecutionStrategy.num_threads is 1 or execution is sequential
+  values   place 0 runs on the scope's dict, so trained parameters are visible in the scope;
+           the other places get copies of its persistable values at the first run (under
+           MPI rank 0's values win), or share them with `share_vars_from`
+  run      the feed split over the places (data parallel), each place's plan in its own
+           thread with its communicator group (refimpl.parallel), the fetches merged
+"""
+import threading
+
+import numpy as np
+
+from ..framework.errors import FeedError
+from ..framework.scope import Tensor
+from ..parallel import launch
+from ..parallel.communicator import (CollectiveMismatch, CommunicationAborted,
+                                     HierarchicalCommunicator, InProcessCommunicator)
+from ..parallel.group import DeviceGroup
+from ..parallel.stall import StallError
+from .direct import coalesce_optimizer_state
+from .executor import Plan, _as_results, check_feeds, feed_learning_rate, fetch_values
+from .scheduler import ThreadedRunner
+
+__all__ = ["MultiPlaceRunner", "split_feed"]
+
+THREADS_PER_PLACE = 4   # ExecutionStrategy.num_threads = 0
+# errors about the run as a whole, which ops meet rather than cause
+_RUN_ERRORS = (CommunicationAborted, CollectiveMismatch, StallError)
+
+
+def split_feed(feed, n, persistable=()):
+    """A dict feed split along dim 0 over n devices; later devices take the extra samples
+    (seed 001: 3 samples on 2 devices -> [0] | [1, 2]). A variable named in `persistable`
+    fed one sample (a scalar, or dim 0 of 1) goes whole to every device, as Paddle 1.8.5
+    copies it (n samples are split like any other). A list feed is one dict per device."""
+    if isinstance(feed, (list, tuple)):
+        if len(feed) != n:
+            raise ValueError("feed is a list of %d dicts but there are %d devices; give one "
+                             "dict per device" % (len(feed), n))
+        for i, f in enumerate(feed):
+            if not isinstance(f, dict):
+                raise TypeError("feed[%d] must be a dict of name -> array, got %s"
+                                % (i, type(f).__name__))
+        return [dict(f) for f in feed]
+    if not isinstance(feed, dict):
+        raise ValueError("feed must be a dict (split over devices) or a list of dicts, got %s"
+                         % type(feed).__name__)
+    parts = [{} for _ in range(n)]
+    for name, value in feed.items():
+        total = np.shape(value)[0] if np.ndim(value) else 1
+        if total == 1 and (n == 1 or name in persistable):
+            for i, part in enumerate(parts):   # own copies: optimizer ops update in place
+                part[name] = value if i == 0 or np.isscalar(value) else \
+                    np.array(value, copy=True)
+            continue
+        value = np.asarray(value)
+        if value.ndim == 0:
+            raise FeedError("feed %r is a scalar: a feed split over places needs a batch "
+                            "dimension (or feed a list with one dict per place)" % name)
+        if total == 0:
+            raise FeedError("feed %r: the batch is empty (shape %s): feed at least one "
+                            "sample per place" % (name, list(value.shape)))
+        if name in persistable and total != n:
+            raise ValueError("feed %r is persistable: feed 1 sample (copied to each of the %d "
+                             "devices) or %d (one each), got %d" % (name, n, n, total))
+        if total < n:
+            raise FeedError("feed %r has %d samples, fewer than the %d devices; drop this "
+                            "batch or feed a list with one dict per device" % (name, total, n))
+        base, extra = divmod(total, n)
+        sizes = [base + (1 if i >= n - extra else 0) for i in range(n)]
+        start = 0
+        for i, size in enumerate(sizes):
+            parts[i][name] = value[start:start + size]
+            start += size
+    return parts
+
+
+class MultiPlaceRunner:
+    """The running state of one compiled program in one scope: per place its values, and
+    per (feed names, fetch names) its programs, plans and plan runners.
+
+    compile(fetch_names, ranks, nranks) -> [one program per place]
+    n_places, data_parallel    data_parallel splits the feed and concatenates fetches
+    build_strategy             the finalized BuildStrategy (num_trainers, trainer_id,
+                               memory_optimize, enable_inplace, enable_addto, sequential)
+    exec_strategy              ExecutionStrategy or None
+    share_from()               the runner whose persistable values to share, or None
+                               (`share_vars_from`, looked up at the first run)
+    required_feeds             {name: message}: names every run must feed
+    persistable                the program's persistable names (a feed of one sample
+                               goes whole to every place: split_feed)
+    version                    the version of the program compiled (its owner's staleness
+                               check)
+    """
+
+    def __init__(self, compile, n_places, data_parallel, build_strategy, exec_strategy, scope,
+                 share_from=None, required_feeds=None, persistable=(), version=None):
+        self.compile = compile
+        self.version = version
+        self.persistable = frozenset(persistable)
+        self.data_parallel = data_parallel
+        self.strategy = build_strategy
+        self.exec_strategy = exec_strategy
+        self.scope = scope
+        self.share_from = share_from
+        self.required_feeds = dict(required_feeds or {})
+        mpi = launch.mpi_comm() if data_parallel else None
+        if mpi is not None:
+            self.comm = HierarchicalCommunicator(n_places, mpi)
+        else:
+            trainers = build_strategy.num_trainers if data_parallel else 1
+            self.comm = InProcessCommunicator(n_places, build_strategy.trainer_id, trainers)
+            if trainers > 1:
+                raise ValueError("num_trainers=%d needs one process per trainer: launch with "
+                                 "`mpirun -n %d python -m refimpl run ...`" % (trainers, trainers))
+        self.mpi = mpi
+        self.envs = [scope._values] + [{} for _ in range(n_places - 1)]
+        self.initialized = False
+        self.iterations = 0
+        self.plans = {}
+
+    @property
+    def n_local(self):
+        return len(self.envs)
+
+    def plans_for(self, feed_names, fetch_names):
+        key = (tuple(sorted(feed_names)), tuple(fetch_names))
+        if key not in self.plans:
+            ranks = [self.comm.global_rank(d) for d in range(self.n_local)]
+            programs = self.compile(fetch_names, ranks, self.comm.nranks)
+            # memory_optimize False keeps every temporary until the run ends; None frees
+            # each after its last use (garbage collection, on by default in Paddle too);
+            # True also hands the freed buffers to later ops of the same shape and dtype,
+            # and keeps no large forward work (im2col columns) for the grad ops.
+            memory_optimize = self.strategy.memory_optimize
+            plans = [Plan(p, feed_names, fetch_names, eager_delete=memory_optimize is not False,
+                          inplace=self.strategy.enable_inplace,
+                          reuse_buffers=memory_optimize is True,
+                          addto=self.strategy.enable_addto,
+                          hand_off="little" if memory_optimize is True else True,
+                          group=DeviceGroup(self.comm, d))
+                     for d, p in enumerate(programs)]
+            runners = [self._runner(plan) for plan in plans]
+            self.plans[key] = (programs, plans, runners)
+        return self.plans[key]
+
+    def _runner(self, plan):
+        es = self.exec_strategy
+        threads = es.num_threads if es is not None else 0
+        if threads == 0:
+            # seed 002: device_count x 4 threads in all, i.e. 4 for each place
+            threads = THREADS_PER_PLACE
+        if threads > 1 and not self.strategy.enable_sequential_execution:
+            return ThreadedRunner(plan, threads)
+        return plan
+
+    def initialize(self, program):
+        """First run: parameters go from device 0 (the scope) to the other devices, or are
+        shared with `share_vars_from`; under MPI rank 0's values win."""
+        persistable = [n for n, v in program.global_block().vars.items() if v.persistable]
+        scope_values = self.scope._values
+        if self.mpi is not None:
+            arrays = [scope_values[n] for n in sorted(persistable)
+                      if scope_values.get(n) is not None]
+            self.comm.broadcast_from_rank0(arrays)
+        if self.share_from is not None:
+            other = self.share_from()
+            if other is None or not other.initialized:
+                raise RuntimeError("share_vars_from: the CompiledProgram to share parameters "
+                                   "with has not run yet; run it before this one")
+            if other.n_local != self.n_local:
+                raise ValueError("share_vars_from: %d places here, %d there"
+                                 % (self.n_local, other.n_local))
+            for d in range(1, self.n_local):
+                for n in persistable:
+                    if n in other.envs[d]:
+                        self.envs[d][n] = other.envs[d][n]
+        for d in range(1, self.n_local):
+            for n in persistable:
+                if n not in self.envs[d] and scope_values.get(n) is not None:
+                    self.envs[d][n] = scope_values[n].copy()
+        if self.share_from is None:
+            for env in self.envs:
+                coalesce_optimizer_state(program, env)
+        self.initialized = True
+
+    def run(self, feed, fetch_names, return_numpy):
+        n = self.n_local
+        feeds = split_feed(feed or {}, n, self.persistable) if self.data_parallel \
+            else [feed or {}]
+        programs, plans, runners = self.plans_for(list(feeds[0]), fetch_names)
+        if not self.initialized:
+            self.initialize(programs[0])
+        block = programs[0].global_block()
+        feeds = [check_feeds(block, f) for f in feeds]
+        for name, message in self.required_feeds.items():
+            if name not in feeds[0]:
+                raise FeedError(message)
+        es = self.exec_strategy
+        iterations = es.num_iteration_per_run if es else 1
+        drop_every = max(1, es.num_iteration_per_drop_scope if es else 1)
+        results = [None] * n
+        errors = [None] * n
+        self.comm.begin_run()
+
+        def work(d):
+            env = self.envs[d]
+            me = self.comm.watch.join(d, "place thread")
+            try:
+                for k in range(max(1, iterations)):
+                    env.update(feeds[d])
+                    feed_learning_rate(programs[d], env)
+                    runners[d].run(env)
+                    results[d] = fetch_values(block, env, fetch_names)
+                    # seed 002: temporaries are dropped every num_iteration_per_drop_scope
+                    # iterations, and at the end of any iteration that fetches
+                    if fetch_names or (self.iterations * iterations + k + 1) % drop_every == 0:
+                        plans[d].drop_temporaries(env)
+            except BaseException as e:   # reported below; the others must not wait for us
+                errors[d] = e
+                self.comm.abort()
+            finally:
+                self.comm.watch.leave(me)
+
+        if n == 1:
+            work(0)
+        else:
+            threads = [threading.Thread(target=work, args=(d,)) for d in range(n)]
+            for t in threads:
+                t.start()
+            for t in threads:
+                t.join()
+        failures = [e for e in errors if e is not None]
+        if failures:
+            self.comm.reset()
+            raise _first_cause(failures)
+        self.iterations += 1
+        return self._merge(results, return_numpy)
+
+    def _merge(self, results, return_numpy):
+        """One value per fetch: the places' values concatenated along dim 0 (0-D stacked),
+        or, return_numpy=False, a list of Tensors per fetch."""
+        if not self.data_parallel:
+            return _as_results(results[0], return_numpy)
+        if not return_numpy:
+            return [[Tensor(value=p) for p in parts] for parts in zip(*results)]
+        return [np.stack(parts) if parts[0].ndim == 0 else np.concatenate(parts, axis=0)
+                for parts in zip(*results)]
+
+    def drop_local_scopes(self):
+        """Forget everything but persistable values on every device."""
+        for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
+            for plan in plans[1]:
+                plan.drop_temporaries(env)
+
+
+def _first_cause(failures):
+    """The error to report: a place's own failure rather than the aborts it caused in the
+    others' collectives; a stall or collective mismatch as itself, not wrapped in the op
+    that met it."""
+    causes = [e.__cause__ if isinstance(e.__cause__, _RUN_ERRORS) else e for e in failures]
+    own = [e for e in causes if not isinstance(e, CommunicationAborted)]
+    return (own or causes)[0]

@@ -1,0 +1,57 @@
+"""Window geometry of convolution, pooling and unfold: padding and output sizes.
+
+A leaf: it imports nothing from refimpl, so the op references (refimpl.ops) and the
+compiled kernels (refimpl._kernels) share this one copy of the rules.
+"""
+
+__all__ = ["explicit_pads", "flat_pads", "conv_out_size", "pool_out_size", "pool_geometry"]
+
+
+def explicit_pads(paddings, algorithm, in_sizes, ksize, strides, dilations):
+    """[(lo, hi)] per spatial dim from Paddle's paddings (n values, one per dim, or 2n,
+    lo and hi per dim) and padding_algorithm. SAME pads so that out = ceil(in / stride),
+    the odd pixel at the end; VALID pads nothing."""
+    n = len(in_sizes)
+    if algorithm == "VALID":
+        return [(0, 0)] * n
+    if algorithm == "SAME":
+        pads = []
+        for size, k, s, d in zip(in_sizes, ksize, strides, dilations):
+            total = max((-(-size // s) - 1) * s + d * (k - 1) + 1 - size, 0)
+            pads.append((total // 2, total - total // 2))
+        return pads
+    p = list(paddings)
+    if len(p) == n:
+        return [(v, v) for v in p]
+    if len(p) == 2 * n:
+        return [(p[2 * i], p[2 * i + 1]) for i in range(n)]
+    raise ValueError("paddings must have %d or %d values, got %s" % (n, 2 * n, p))
+
+
+def flat_pads(pads):
+    """[(top, bottom), (left, right)] as [top, bottom, left, right]."""
+    return [p for pair in pads for p in pair]
+
+
+def conv_out_size(size, k, stride, pad_lo, pad_hi, dilation):
+    return (size + pad_lo + pad_hi - (dilation * (k - 1) + 1)) // stride + 1
+
+
+def pool_out_size(size, k, stride, pad_lo, pad_hi, ceil_mode):
+    span = size + pad_lo + pad_hi - k
+    return (-(-span // stride) if ceil_mode else span // stride) + 1
+
+
+def pool_geometry(spatial, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
+                  padding_algorithm):
+    """(ksize, strides, [(lo, hi)], output sizes) of pooling over the spatial dims: global
+    pooling is one window over everything, adaptive makes ksize the output size."""
+    n = len(spatial)
+    if global_pooling:
+        return list(spatial), [1] * n, [(0, 0)] * n, [1] * n
+    if adaptive:
+        return list(ksize), [1] * n, [(0, 0)] * n, list(ksize)
+    pads = explicit_pads(paddings, padding_algorithm, spatial, ksize, strides, [1] * n)
+    out = [pool_out_size(s, k, st, lo, hi, ceil_mode)
+           for s, k, st, (lo, hi) in zip(spatial, ksize, strides, pads)]
+    return list(ksize), list(strides), pads, out

@@ -1,0 +1,80 @@
+"""Linear algebra layers of the Paddle 2.0 API: trace, kron, cross, mv, addmm, inverse,
+cholesky, dist, norm. norm's p-norms are composed from existing ops (abs, pow, reduce_*),
+so their gradients come from those ops."""
+import numpy as np
+
+from . import creation, math
+from .common import append_op_out, check_variable, reduce_axes, unary
+
+
+def trace(x, offset=0, axis1=0, axis2=1, name=None):
+    check_variable(x, "x", "trace")
+    return append_op_out("trace", {"Input": [x]}, {"offset": int(offset), "axis1": int(axis1),
+                                                   "axis2": int(axis2)}, name)
+
+
+def kron(x, y, name=None):
+    return append_op_out("kron", {"X": [x], "Y": [y]}, {}, name)
+
+
+def cross(x, y, axis=None, name=None):
+    """axis None: the op's default, the first dim of size 3."""
+    return append_op_out("cross", {"X": [x], "Y": [y]},
+                         {} if axis is None else {"dim": int(axis)}, name)
+
+
+def mv(x, vec, name=None):
+    return append_op_out("mv", {"X": [x], "Vec": [vec]}, {}, name)
+
+
+def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
+    """beta * input + alpha * (x @ y)."""
+    return append_op_out("addmm", {"Input": [input], "X": [x], "Y": [y]},
+                         {"Alpha": float(alpha), "Beta": float(beta)}, name)
+
+
+def inverse(x, name=None):
+    check_variable(x, "x", "inverse")
+    return append_op_out("inverse", {"Input": [x]}, {}, name, out_slot="Output")
+
+
+def cholesky(x, upper=False, name=None):
+    return unary("cholesky", x, {"upper": bool(upper)}, name)
+
+
+def dist(x, y, p=2):
+    return append_op_out("dist", {"X": [x], "Y": [y]}, {"p": float(p)})
+
+
+def norm(x, p="fro", axis=None, keepdim=False, name=None):
+    """'fro': sqrt of the sum of squares (the frobenius_norm op) over `axis` (None: all).
+    A number p: the vector p-norm over `axis` (None: all elements): (sum |x|^p)^(1/p);
+    inf / -inf: max / min |x|; 0: the count of nonzeros."""
+    check_variable(x, "x", "norm")
+    axes = reduce_axes(x, axis)
+    if p == "fro":
+        if axis is not None and len(axes) > 2:
+            raise ValueError("norm: p='fro' takes at most 2 axes, got %s" % list(axis))
+        return unary("frobenius_norm", x, {"dim": axes, "keep_dim": keepdim,
+                                           "reduce_all": axis is None}, name)
+    if isinstance(p, str):
+        raise ValueError("norm: p must be 'fro' or a number, got %r" % p)
+    p = float(p)
+    if p == 0:
+        nonzero = math._paddle_compare("not_equal")(x, creation.zeros_like(x))
+        return math._reduce("reduce_sum", math.cast(nonzero, x.dtype), axes, keepdim, name)
+    magnitude = _abs(x)
+    if np.isinf(p):
+        return math._reduce("reduce_max" if p > 0 else "reduce_min", magnitude, axes,
+                            keepdim, name)
+    total = math._reduce("reduce_sum", math.pow(magnitude, p), axes, keepdim, None)
+    return math.pow(total, 1.0 / p, name)
+
+
+_abs = math._paddle_unary("abs")
+
+
+EXPORTS = {
+    "paddle": {"trace": trace, "kron": kron, "cross": cross, "mv": mv, "addmm": addmm,
+               "inverse": inverse, "cholesky": cholesky, "dist": dist, "norm": norm},
+}

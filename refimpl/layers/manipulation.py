@@ -1,0 +1,202 @@
+"""Tensor manipulation layers of the Paddle 2.0 API and their fluid.layers 1.8 forms:
+cumulative sums, flips, rolls, triangles and diagonals (cumsum, flip, roll, tril/triu, diag,
+eye), broadcasting, grids, splitting and slicing (broadcast_to, expand_as, meshgrid, chunk,
+unbind, strided_slice, crop, t), plus the in-place variants (reshape_, ...), which in a
+static graph build the out-of-place op, as Paddle 2.0 does outside dygraph. Gathering,
+scattering and sets are in indexing.py; reshape, concat and friends in tensor.py."""
+import numpy as np
+
+from ..framework.dtypes import convert_dtype
+from ..framework.layer_helper import LayerHelper
+from ..framework.program import Variable
+from . import activation, creation, math, tensor
+from .common import append_op_out, as_list, check_variable, in_place, unary
+
+
+def _axes(axis):
+    return [int(a) for a in as_list(axis)]
+
+
+def _list_out(op_type, inputs, n, attrs, dtype, name=None):
+    """Append `op_type` with `n` outputs in its Out list; return them."""
+    helper = LayerHelper(op_type, name=name)
+    outs = [helper.create_variable_for_type_inference(dtype) for _ in range(n)]
+    helper.append_op(type=op_type, inputs=inputs, outputs={"Out": outs}, attrs=attrs)
+    return outs
+
+
+# -- cumulative sums, flips, rolls, triangles, diagonals
+
+def cumsum(x, axis=None, dtype=None, name=None):
+    """Running sum along `axis`; axis None sums the flattened x."""
+    check_variable(x, "x", "cumsum")
+    if dtype is not None and convert_dtype(dtype) != x.dtype.name:
+        x = math.cast(x, dtype)
+    attrs = {"flatten": True} if axis is None else {"axis": int(axis)}
+    return unary("cumsum", x, attrs, name)
+
+
+def fluid_cumsum(x, axis=None, exclusive=None, reverse=None):
+    return unary("cumsum", x, {"axis": -1 if axis is None else int(axis),
+                               "exclusive": bool(exclusive), "reverse": bool(reverse)})
+
+
+def flip(x, axis, name=None):
+    return unary("flip", x, {"axis": _axes(axis)}, name)
+
+
+def fluid_reverse(x, axis):
+    return unary("flip", x, {"axis": _axes(axis)}, layer_type="reverse")
+
+
+def roll(x, shifts, axis=None, name=None):
+    return unary("roll", x, {"shifts": _axes(shifts), "axis": _axes(axis)}, name)
+
+
+def tril(x, diagonal=0, name=None):
+    return unary("tril_triu", x, {"diagonal": int(diagonal), "lower": True}, name,
+                 layer_type="tril")
+
+
+def triu(x, diagonal=0, name=None):
+    return unary("tril_triu", x, {"diagonal": int(diagonal), "lower": False}, name,
+                 layer_type="triu")
+
+
+def diag(x, offset=0, padding_value=0, name=None):
+    """1-D x: a square matrix with x on the `offset`-th diagonal; 2-D x: that diagonal."""
+    return unary("diag_v2", x, {"offset": int(offset), "padding_value": float(padding_value)},
+                 name, layer_type="diag")
+
+
+def fluid_diag(diagonal):
+    """A square matrix with `diagonal` (a 1-D Variable, array or list) on its diagonal."""
+    if not isinstance(diagonal, Variable):
+        diagonal = creation.assign(np.asarray(diagonal))
+    return diag(diagonal)
+
+
+def eye(num_rows, num_columns=None, dtype=None, name=None):
+    dtype = convert_dtype(dtype or "float32")
+    return creation._source_op("eye", {"num_rows": int(num_rows), "dtype": dtype,
+                                       "num_columns": -1 if num_columns is None
+                                       else int(num_columns)}, dtype, name)
+
+
+def fluid_eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
+    out = eye(num_rows, num_columns, dtype, name)
+    if batch_shape:
+        batch_shape = [int(d) for d in batch_shape]
+        out = tensor.unsqueeze(out, list(range(len(batch_shape))))
+        out = tensor.expand(out, batch_shape + [-1, -1])
+    out.stop_gradient = True
+    return out
+
+
+# -- broadcasting, grids, splitting, slicing
+
+def broadcast_to(x, shape, name=None):
+    return tensor.expand(x, shape, name)
+
+
+def expand_as(x, y, name=None):
+    """x broadcast to y's shape (y's run-time shape when some of its dims are unknown)."""
+    check_variable(y, "y", "expand_as")
+    inputs = {"X": [x]}
+    if any(d < 0 for d in y.shape):
+        inputs["target_tensor"] = [y]
+    return append_op_out("expand_as_v2", inputs, {"target_shape": list(y.shape)}, name,
+                         layer_type="expand_as")
+
+
+def fluid_expand_as(x, target_tensor, name=None):
+    return expand_as(x, target_tensor, name)
+
+
+def meshgrid(*args, **kwargs):
+    """Grids of shape [len(a) for a in args] ('ij' indexing); args may be one list."""
+    xs = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+    for i, v in enumerate(xs):
+        check_variable(v, "args[%d]" % i, "meshgrid")
+    return _list_out("meshgrid", {"X": xs}, len(xs), {}, xs[0].dtype, kwargs.get("name"))
+
+
+def chunk(x, chunks, axis=0, name=None):
+    return tensor.split(x, int(chunks), axis, name)
+
+
+def unbind(input, axis=0):
+    check_variable(input, "input", "unbind")
+    n = input.shape[axis]
+    if n < 0:
+        raise ValueError("unbind: dim %d of %r is unknown at build time" % (axis, input.name))
+    return _list_out("unbind", {"X": [input]}, n, {"axis": int(axis)}, input.dtype)
+
+
+def strided_slice(x, axes, starts, ends, strides, name=None):
+    check_variable(x, "x", "strided_slice")
+    if any(isinstance(v, Variable) for seq in (starts, ends, strides) for v in as_list(seq)):
+        raise NotImplementedError("strided_slice: Variable starts/ends/strides are not "
+                                  "supported; pass ints")
+    attrs = {k: [int(v) for v in seq] for k, seq in
+             (("axes", axes), ("starts", starts), ("ends", ends), ("strides", strides))}
+    return append_op_out("strided_slice", {"Input": [x]}, attrs, name)
+
+
+def fluid_strided_slice(input, axes, starts, ends, strides):
+    return strided_slice(input, axes, starts, ends, strides)
+
+
+def crop_tensor(x, shape=None, offsets=None, name=None):
+    """x[offsets : offsets + shape] in every dim (offsets default 0; -1 in shape: to the end),
+    built from a slice op, so it is differentiable."""
+    check_variable(x, "x", "crop_tensor")
+    if isinstance(shape, Variable):
+        shape = list(shape.shape)
+    if shape is None or any(isinstance(v, Variable) for v in as_list(shape) +
+                            as_list(offsets)):
+        raise NotImplementedError("crop_tensor: shape and offsets must be ints (or shape a "
+                                  "Variable of known shape); tensor-valued ones are not "
+                                  "supported")
+    shape = [int(d) for d in shape]
+    offsets = [0] * len(shape) if offsets is None else [int(o) for o in offsets]
+    if len(shape) != len(x.shape) or len(offsets) != len(x.shape):
+        raise ValueError("crop_tensor: shape %s and offsets %s need one entry per dim of %r "
+                         "(rank %d)" % (shape, offsets, x.name, len(x.shape)))
+    ends = [2 ** 31 - 1 if d == -1 else o + d for o, d in zip(offsets, shape)]
+    return append_op_out("slice", {"Input": [x]}, {"axes": list(range(len(shape))),
+                                                   "starts": offsets, "ends": ends},
+                         name, layer_type="crop_tensor")
+
+
+def crop(x, shape=None, offsets=None, name=None):
+    """fluid.layers.crop: like crop_tensor; `shape` may be a Variable whose shape is used."""
+    return crop_tensor(x, shape, offsets, name)
+
+
+def t(input, name=None):
+    """Transpose of a 2-D tensor; 0-D and 1-D tensors come back unchanged."""
+    check_variable(input, "input", "t")
+    if len(input.shape) > 2:
+        raise ValueError("t: input %r must have rank <= 2, got shape %s"
+                         % (input.name, list(input.shape)))
+    return tensor.transpose(input, [1, 0], name) if len(input.shape) == 2 else input
+
+
+# -- in-place variants (eager: in place; static: the out-of-place op, as Paddle 2.0)
+
+_INPLACE = {"reshape_": tensor.reshape, "squeeze_": tensor.squeeze,
+            "unsqueeze_": tensor.unsqueeze, "scatter_": tensor.scatter,
+            "tanh_": activation.EXPORTS["paddle"]["tanh"]}
+
+EXPORTS = {
+    "paddle": dict(
+        unbind=unbind, strided_slice=strided_slice, cumsum=cumsum, flip=flip, roll=roll,
+        tril=tril, triu=triu, diag=diag, eye=eye, broadcast_to=broadcast_to,
+        expand_as=expand_as, meshgrid=meshgrid, chunk=chunk, t=t,
+        **{n: in_place(f, n) for n, f in _INPLACE.items()}),
+    "fluid.layers": dict(
+        unbind=unbind, cumsum=fluid_cumsum, reverse=fluid_reverse, diag=fluid_diag,
+        eye=fluid_eye, expand_as=fluid_expand_as, strided_slice=fluid_strided_slice,
+        size=tensor.numel, crop=crop, crop_tensor=crop_tensor),
+}

@@ -1,0 +1,61 @@
+"""Statistics layers of the Paddle 2.0 API: histogram, var, std, median. var, std and
+median are composed from existing ops (reduce_*, square, sqrt, argsort, slice), so their
+gradients come from those ops."""
+import numpy as np
+
+from . import math, tensor
+from .common import append_op_out, check_variable, reduce_axes
+
+
+def histogram(input, bins=100, min=0, max=0):
+    return append_op_out("histogram", {"X": [input]}, {"bins": int(bins), "min": min,
+                                                       "max": max},
+                         out_dtype="int64", stop_gradient=True)
+
+
+def _count(x, axes, layer):
+    """How many elements each reduction over `axes` sees; those dims must be known."""
+    dims = [x.shape[a] for a in axes]
+    if any(d < 0 for d in dims):
+        raise ValueError("%s: the reduced dims %s of %r must be known at build time, got shape "
+                         "%s" % (layer, axes, x.name, list(x.shape)))
+    return int(np.prod(dims))
+
+
+def var(x, axis=None, unbiased=True, keepdim=False, name=None):
+    """mean of squared deviations from the mean over `axis` (None: all), divided by n - 1
+    instead of n when unbiased."""
+    check_variable(x, "x", "var")
+    axes = reduce_axes(x, axis)
+    n = _count(x, axes, "var")
+    deviation = math.EXPORTS["paddle"]["subtract"](x, math.mean(x, axes, keepdim=True))
+    total = math._reduce("reduce_sum", math._paddle_unary("square")(deviation), axes, keepdim,
+                         None)
+    return math.scale(total, 1.0 / max(n - (1 if unbiased else 0), 1), name=name)
+
+
+def std(x, axis=None, unbiased=True, keepdim=False, name=None):
+    return math._paddle_unary("sqrt")(var(x, axis, unbiased, keepdim), name)
+
+
+def median(x, axis=None, keepdim=False, name=None):
+    """The middle of the sorted values along `axis` (None: of all elements); for an even
+    count the mean of the two middle ones. Differentiable through argsort and slice."""
+    check_variable(x, "x", "median")
+    source = x
+    if axis is None:
+        x, axis = tensor.reshape(x, [-1]), 0
+    axis = reduce_axes(x, axis)[0]
+    n = _count(x, [axis], "median")
+    ordered = tensor.fluid_argsort(x, axis)[0]
+    start = (n - 1) // 2
+    middle = tensor.slice(ordered, [axis], [start], [n // 2 + 1])
+    out = math.mean(middle, axis, keepdim=True)
+    if keepdim:
+        return tensor.reshape(out, [1] * len(source.shape)) if x is not source else out
+    return tensor.squeeze(out, [axis], name)
+
+
+EXPORTS = {
+    "paddle": {"histogram": histogram, "var": var, "std": std, "median": median},
+}
