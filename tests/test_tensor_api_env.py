@@ -127,7 +127,8 @@ def test_environment_queries_and_default_dtype():
 
 
 def test_dygraph_only_names_fail_clearly_and_summary_counts_parameters(capsys):
-    with pytest.raises(NotImplementedError, match="with_data_parallel"):
+    with pytest.raises(RuntimeError, match="runs in dynamic mode; in static mode use "
+                                           "static.CompiledProgram"):
         paddle.DataParallel(None)
     with pytest.raises(NotImplementedError, match="static.Executor"):
         paddle.Model(None)
