@@ -39,13 +39,17 @@ def seed(s):
 
 
 def get_device():
-    return "cpu"
+    """'cpu' or 'gpu:i': where set_device put the computation."""
+    place = framework.place.current_place()
+    return "gpu:%d" % place.device_id if isinstance(place, CUDAPlace) else "cpu"
 
 
 def set_device(device):
-    if not str(device).startswith("cpu") and not is_compiled_with_cuda():
-        raise ValueError("set_device(%r): no GPU is usable here (CuPy with a device is needed)"
-                         % device)
-    return CUDAPlace(0) if str(device).startswith("gpu") else CPUPlace()
+    """'cpu', 'gpu' or 'gpu:i': the place an Executor made without one runs on. A GPU
+    that is not there is refused here (CUDAPlace's error), not at the first run."""
+    if not isinstance(device, str):
+        raise TypeError("set_device: expected a string 'cpu', 'gpu' or 'gpu:i', got %s"
+                        % type(device).__name__)
+    return framework.place.set_current_place(device)
 
 from ._env import *  # noqa: F401,F403  (default dtype, XPU/CUDA queries, to_tensor, no_grad, grad, ...)

@@ -11,7 +11,7 @@ from .framework.mode import no_grad as _eager_no_grad
 from .dygraph.tensor import Tensor
 from .distributed.parallel import DataParallel
 from .framework.dtypes import convert_dtype, get_default_dtype, set_default_dtype
-from .framework.place import device_count
+from .framework.place import CUDAPlace, as_place, current_place, device_count
 from .framework.program import Program, Variable, default_main_program
 from .layers import creation, math
 from .framework.initializer import value_attrs
@@ -57,6 +57,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     Variable (an assign_value op), or a copy of a Variable. Python floats become the
     default dtype (float32), Python ints int64, numpy arrays keep theirs."""
     if isinstance(data, Tensor) or (mode.dynamic and not isinstance(data, Variable)):
+        _refuse_gpu_eagerly(place)
         return _eager_tensor(data, dtype, stop_gradient)
     if isinstance(data, Variable):
         out = creation.assign(data)
@@ -71,6 +72,17 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         out = creation._source_op("assign_value", value_attrs(value), value.dtype.name)
     out.stop_gradient = stop_gradient
     return out
+
+
+def _refuse_gpu_eagerly(place):
+    """Dynamic mode computes on the CPU only so far (specs/gpu.md): a GPU asked for, by
+    `place` or by set_device, is an error rather than a silent CPU run."""
+    chosen = as_place(place) if place is not None else current_place()
+    if isinstance(chosen, CUDAPlace):
+        raise NotImplementedError(
+            "to_tensor on %r: refimpl's dynamic mode runs on the CPU only (static programs "
+            "run on GPUs: paddle.enable_static() and an Executor on the CUDAPlace); use "
+            "paddle.set_device('cpu') or place=paddle.CPUPlace()" % (chosen,))
 
 
 def _eager_tensor(data, dtype, stop_gradient):

@@ -66,16 +66,16 @@ def build_static(paddle, name):
     return main, startup, loss
 
 
-def static_stepper(name, module="refimpl"):
+def static_stepper(name, module="refimpl", device="cpu"):
     """(step(), program parts for the profiler) training workload `name` with the paddle
-    API of `module` (refimpl, or real paddle)."""
+    API of `module` (refimpl, or real paddle), on `device` ('cpu' or 'gpu': GPU 0)."""
     import importlib
     if module == "paddle":   # Paddle 3.x: static.nn layers need the legacy (non-PIR) IR
         os.environ.setdefault("FLAGS_enable_pir_api", "0")
     paddle = importlib.import_module(module)
     paddle.enable_static()
     main, startup, loss = build_static(paddle, name)
-    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe = paddle.static.Executor(paddle.CUDAPlace(0) if device == "gpu" else paddle.CPUPlace())
     scope = paddle.static.global_scope()
     exe.run(startup, scope=scope)
     x, y = _data(name)
@@ -313,8 +313,9 @@ def dispatch_cost_us(repeat=2000):
 
 # -- PyTorch eager, the same models
 
-def torch_stepper(name):
-    """step() training workload `name` as the same model in PyTorch eager."""
+def torch_stepper(name, device="cpu"):
+    """step() training workload `name` as the same model in PyTorch eager (on CUDA for
+    device 'gpu'; loss.item() waits for the GPU, as refimpl's fetch does)."""
     import torch
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "2")))
     kind, batch, shape, classes, hidden = WORKLOADS[name]
@@ -330,10 +331,11 @@ def torch_stepper(name):
                   torch.nn.Conv2d(20, 50, 5), torch.nn.ReLU(), torch.nn.MaxPool2d(2, 2),
                   torch.nn.Flatten(), torch.nn.Linear(800, 500), torch.nn.ReLU(),
                   torch.nn.Linear(500, classes)]
-    model = torch.nn.Sequential(*layers)
+    where = "cuda" if device == "gpu" else "cpu"
+    model = torch.nn.Sequential(*layers).to(where)
     opt = torch.optim.SGD(model.parameters(), lr=0.01)
     x, y = _data(name)
-    xt, yt = torch.from_numpy(x), torch.from_numpy(y[:, 0])
+    xt, yt = torch.from_numpy(x).to(where), torch.from_numpy(y[:, 0]).to(where)
 
     def step():
         opt.zero_grad()
@@ -362,10 +364,21 @@ def main(argv=None):
                         default="static",
                         help="refimpl's static programs (default), its dynamic mode, or "
                              "DataParallel under mpirun -n 2 against one process")
+    parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
+                        help="gpu: refimpl on CUDAPlace(0) (CuPy), torch on CUDA "
+                             "(static mode, --compare torch only)")
     parser.add_argument("--paddle-python", metavar="PYTHON",
                         help="with --compare paddle: time Paddle in a subprocess of this "
                              "interpreter (Paddle kept in its own environment)")
     args = parser.parse_args(argv)
+    if args.device == "gpu" and (args.mode != "static" or "paddle" in args.compare):
+        parser.error("--device gpu times static programs against torch only (the dynamic "
+                     "mode, data-parallel and Paddle runs are CPU-only here)")
+    if args.device == "gpu":
+        from .framework.place import is_compiled_with_cuda
+        if not is_compiled_with_cuda():
+            parser.error("--device gpu: no GPU is usable here (CuPy and a CUDA device are "
+                         "needed: pip install -e '.[gpu]')")
     if args.mode == "data-parallel":
         if args.compare or args.profile:
             parser.error("--mode data-parallel takes no --compare or --profile")
@@ -384,13 +397,14 @@ def main(argv=None):
             row = {"workload": name, "mode": "dynamic",
                    "refimpl": {"ops": count_dynamic_ops(name)}}
         else:
-            step, parts = static_stepper(name)
-            row = {"workload": name, "refimpl": {"ops": len(parts[1].global_block().ops)}}
+            step, parts = static_stepper(name, device=args.device)
+            row = {"workload": name, "device": args.device,
+                   "refimpl": {"ops": len(parts[1].global_block().ops)}}
         steppers = {"refimpl": step}
         for other in args.compare:   # in this process: stepped in turn with refimpl
             try:
                 if other == "torch":
-                    steppers["torch"] = torch_stepper(name)
+                    steppers["torch"] = torch_stepper(name, args.device)
                 elif not args.paddle_python:
                     steppers["paddle"] = static_stepper(name, "paddle")[0]
             except ImportError as e:

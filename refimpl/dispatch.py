@@ -1,7 +1,8 @@
 """Which function runs an op: `select_kernel(op_type, which, attrs, dtype)`, the one entry
 point that the executor's binder (and an eager tape) asks. It combines the op's definition
 (refimpl.ops: the numpy reference) with the kernel table (refimpl._kernels.table: compiled
-drop-ins, out and in-place variants) and the kernel backend (REFIMPL_KERNELS).
+drop-ins, out and in-place variants, CuPy kernels) and the kernel backend (REFIMPL_KERNELS),
+for the device the op runs on ("cpu", or "gpu": CuPy arrays, specs/gpu.md).
 
 A call costs a few dictionary lookups: callers select once per op they bind, never per run.
 """
@@ -12,8 +13,12 @@ import numpy as np
 from ._kernels import backend, load_kernel
 from ._kernels.table import KERNELS, WHICH, OpKernels
 from .ops.registry import get_op_def
+from .xp import is_device_array, to_device, to_host
 
-__all__ = ["Kernel", "select_kernel", "kernels_of", "is_collective", "SavedForGrad", "WHICH"]
+__all__ = ["Kernel", "select_kernel", "kernels_of", "is_collective", "SavedForGrad", "WHICH",
+           "DEVICES", "host_staged"]
+
+DEVICES = ("cpu", "gpu")
 
 _NONE = OpKernels()
 
@@ -21,7 +26,8 @@ _NONE = OpKernels()
 class Kernel(namedtuple("Kernel", "fn keywords compiled")):
     """A selected function: `fn(*inputs, **attrs, **runtime)`, where `runtime` holds the
     keywords named in `keywords` (a subset of alloc, need, saved, group: see
-    refimpl/_kernels/table.py); `compiled` says whether it is a Cython kernel."""
+    refimpl/_kernels/table.py); `compiled` says whether it is a Cython or CuPy kernel
+    (not a numpy variant or the reference)."""
 
 
 class SavedForGrad:
@@ -107,18 +113,23 @@ def _compiled(op_type, which, entry):
     return _fallen_back[key]
 
 
-def select_kernel(op_type, which="forward", attrs=None, dtype=None):
+def select_kernel(op_type, which="forward", attrs=None, dtype=None, device="cpu"):
     """The function that runs `which` (one of WHICH) of forward op type `op_type` for these
-    attrs (the op's, defaults included; None: any) and main input dtype name (None: any), as
-    a Kernel; None when the op has no such variant (out and in-place variants are
-    optional). The compiled kernel when the backend is `cython`, it is built and `fast_ok`;
-    else the numpy variant or the reference."""
+    attrs (the op's, defaults included; None: any) and main input dtype name (None: any) on
+    `device` (one of DEVICES), as a Kernel; None when the op has no such variant (out and
+    in-place variants are optional). On the CPU: the compiled kernel when the backend is
+    `cython`, it is built and `fast_ok`; else the numpy variant or the reference. On a GPU:
+    see select_gpu_kernel."""
     if which not in WHICH:
         raise ValueError("which must be one of %s, got %r" % (list(WHICH), which))
+    if device == "gpu":
+        return select_gpu_kernel(op_type, which, attrs, dtype)
+    if device != "cpu":
+        raise ValueError("device must be one of %s, got %r" % (list(DEVICES), device))
     entry = kernels_of(op_type)
     fn, compiled = None, False
-    if backend() == "cython" and which in entry.compiled and (
-            attrs is None or entry.fast_ok(dict(get_op_def(op_type).attrs, **attrs), dtype)):
+    if backend() == "cython" and which in entry.compiled and _allowed(entry.fast_ok, op_type,
+                                                                       attrs, dtype):
         fn = _compiled(op_type, which, entry)
         compiled = fn is not None
     if fn is None:
@@ -136,3 +147,56 @@ def select_kernel(op_type, which="forward", attrs=None, dtype=None):
     if entry.collective:
         keywords.add("group")
     return Kernel(fn, frozenset(keywords), compiled)
+
+
+def _allowed(ok, op_type, attrs, dtype):
+    """Whether `ok` (a table entry's fast_ok or gpu_ok) takes these attrs and dtype."""
+    return attrs is None or ok(dict(get_op_def(op_type).attrs, **attrs), dtype)
+
+
+_staged = {}   # (op_type, which) -> the reference wrapped by host_staged
+
+
+def select_gpu_kernel(op_type, which="forward", attrs=None, dtype=None):
+    """What runs an op on CuPy arrays: the table's CuPy kernel (unless REFIMPL_KERNELS=numpy,
+    or `gpu_ok` refuses these attrs and dtype); else the reference itself when it is
+    array-generic (OpDef.xp_generic) or collective (the communicator moves device arrays);
+    else the reference on host copies (host_staged). No out or in-place variants: a GPU
+    run allocates through CuPy's memory pool instead."""
+    entry = kernels_of(op_type)
+    keywords = {"group"} if entry.collective else set()
+    spec = entry.gpu.get(which)
+    if spec is not None and backend() != "numpy" and _allowed(entry.gpu_ok, op_type, attrs,
+                                                                      dtype):
+        if which.startswith("backward") and entry.partial_grads:
+            keywords.add("need")
+        return Kernel(load_kernel(spec, required=True), frozenset(keywords), True)
+    if which not in ("forward", "backward"):
+        return None
+    op_def = get_op_def(op_type)
+    fn = getattr(op_def, which, None)
+    if fn is None:
+        return None
+    if not (op_def.xp_generic or entry.collective):
+        key = (op_type, which)
+        if key not in _staged:
+            _staged[key] = host_staged(fn)
+        fn = _staged[key]
+    return Kernel(fn, frozenset(keywords), False)
+
+
+def host_staged(fn):
+    """`fn` (a numpy reference) run on host copies of its array arguments, its array
+    results copied to the current GPU: how an op without a CuPy path runs on a GPU."""
+    def run_on_host(*args, **attrs):
+        return _map_arrays(to_device, fn(*[_map_arrays(to_host, a) for a in args], **attrs))
+    run_on_host.__wrapped__ = fn
+    return run_on_host
+
+
+def _map_arrays(move, value):
+    if isinstance(value, (list, tuple)):
+        return type(value)(_map_arrays(move, v) for v in value)
+    if isinstance(value, (np.ndarray, np.generic)) or is_device_array(value):
+        return move(value)
+    return value

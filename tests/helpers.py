@@ -91,3 +91,30 @@ def _stacks():
     names = {t.ident: t.name for t in threading.enumerate()}
     return "\n".join("--- %s\n%s" % (names.get(ident, ident), "".join(
         traceback.format_stack(frame))) for ident, frame in sys._current_frames().items())
+
+
+def train_small_cnn(place, places=None, steps=3, batch=4, channels=2, size=6, filters=3,
+                    classes=4):
+    """(losses fetched per step, scope, program) of a conv + batch norm + pool + fc + Adam
+    model trained on `place` (data parallel over `places` if given): the GPU tests'
+    end-to-end run, compared with the same run on CPUPlace."""
+    main, startup = fluid.Program(), fluid.Program()
+    main.random_seed = startup.random_seed = 1
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, channels, size, size], "float32")
+        y = fluid.data("y", [None, 1], "int64")
+        h = fluid.layers.conv2d(x, filters, 3, padding=1, act="relu")
+        h = fluid.layers.pool2d(fluid.layers.batch_norm(h), 2, "max", 2)
+        logits = fluid.layers.fc(h, classes)
+        loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(logits, y))
+        fluid.optimizer.Adam(0.01).minimize(loss)
+    exe, scope = fluid.Executor(place), fluid.Scope()
+    rng = np.random.RandomState(0)
+    feed = {"x": rng.randn(batch, channels, size, size).astype("float32"),
+            "y": rng.randint(0, classes, (batch, 1)).astype("int64")}
+    program = main if places is None else fluid.CompiledProgram(main).with_data_parallel(
+        loss_name=loss.name, places=places)
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        losses = [exe.run(program, feed=feed, fetch_list=[loss])[0] for _ in range(steps)]
+    return losses, scope, program

@@ -26,9 +26,10 @@ def backend():
 _cache = {}
 
 
-def load_kernel(spec):
-    """'module:function' in refimpl._kernels, or None (numpy backend, or not built)."""
-    if backend() == "numpy":
+def load_kernel(spec, required=False):
+    """'module:function' in refimpl._kernels, or None (numpy backend, or not built).
+    `required`: an ImportError instead of None (CuPy kernels, asked for on a GPU)."""
+    if backend() == "numpy" and not required:
         return None
     if spec in _cache:
         return _cache[spec]
@@ -36,6 +37,9 @@ def load_kernel(spec):
     try:
         fn = getattr(importlib.import_module("refimpl._kernels." + module), func)
     except ImportError as e:
+        if required:
+            raise ImportError("kernel %s does not import (%s): install the GPU extra, "
+                              "pip install -e '.[gpu]'" % (spec, e)) from e
         warnings.warn("compiled kernel %s is not built (%s); using the numpy reference. "
                       "Run `pip install -e .` to build the kernels." % (spec, e))
         fn = None

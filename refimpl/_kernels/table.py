@@ -38,6 +38,10 @@ class OpKernels:
                     then a factory, called once with the function the kernel replaces (the
                     numpy variant or the reference), which it calls for the other shapes
     numpy           {which: function}: numpy out and in-place variants (both backends)
+    gpu             {which: "gpu.module:function"}: CuPy kernels (refimpl/_kernels/gpu/),
+                    drop-ins taking and returning CuPy arrays, used on a CUDAPlace unless
+                    REFIMPL_KERNELS=numpy, when `gpu_ok` (default: fast_ok); they take `need`
+                    as the compiled ones do, never `saved` or `alloc`
     fast_ok         (attrs, dtype) -> bool; default: float32 and float64
     partial_grads   the backward kernels take `need` and skip the input grads nobody reads
                     (the reference computes them all)
@@ -48,13 +52,15 @@ class OpKernels:
                     device must issue these ops in the same order
     """
 
-    def __init__(self, compiled=None, falls_back=(), numpy=None, fast_ok=_float,
-                 partial_grads=False, saves_for_grad=None, collective=False):
-        assert set(compiled or {}).union(numpy or {}) <= set(WHICH)
+    def __init__(self, compiled=None, falls_back=(), numpy=None, gpu=None, fast_ok=_float,
+                 gpu_ok=None, partial_grads=False, saves_for_grad=None, collective=False):
+        assert set(compiled or {}).union(numpy or {}, gpu or {}) <= set(WHICH)
         assert saves_for_grad in (None, "little", "large")
         self.compiled = dict(compiled or {})
         self.falls_back = frozenset(falls_back)
         self.numpy = dict(numpy or {})
+        self.gpu = dict(gpu or {})
+        self.gpu_ok = gpu_ok or fast_ok
         self.fast_ok = fast_ok
         # False: the choice depends on the dtype alone (callers may cache by dtype)
         self.fast_ok_reads_attrs = fast_ok is not _float
@@ -74,6 +80,8 @@ _ELEMENTWISE["elementwise_add"].compiled = {
 
 _CONV2D = OpKernels(compiled={"forward": "im2col:conv2d_forward",
                               "backward": "im2col:conv2d_backward"},
+                    gpu={"forward": "gpu.conv:conv2d_forward",
+                         "backward": "gpu.conv:conv2d_backward"},
                     partial_grads=True, saves_for_grad="large")
 
 _COLLECTIVE = OpKernels(collective=True)
@@ -84,10 +92,14 @@ KERNELS = dict(_ELEMENTWISE, **{
                   "forward_out": "activation:relu_forward",
                   "backward_out": "activation:relu_backward"},
         numpy={"forward_out": out.relu_out, "backward_out": out.relu_grad_out,
-               "forward_inplace": out.relu_inplace}),
+               "forward_inplace": out.relu_inplace},
+        gpu={"forward": "gpu.activation:relu_forward",
+             "backward": "gpu.activation:relu_backward"}),
     "abs": OpKernels(numpy={"forward_out": out.abs_out}),
     "gelu": OpKernels(compiled={"forward": "activation:gelu_forward",
-                                "backward": "activation:gelu_backward"}),
+                                "backward": "activation:gelu_backward"},
+                      gpu={"forward": "gpu.activation:gelu_forward",
+                           "backward": "gpu.activation:gelu_backward"}),
     "scale": OpKernels(numpy={"forward_out": out.scale_out,
                               "forward_inplace": out.scale_inplace}),
     "sum": OpKernels(numpy={"forward_inplace": out.sum_inplace}),
@@ -95,35 +107,45 @@ KERNELS = dict(_ELEMENTWISE, **{
         compiled={"forward": "matmul:mul_forward", "forward_out": "matmul:mul_forward",
                   "backward": "matmul:mul_backward", "backward_out": "matmul:mul_backward"},
         numpy={"forward_out": out.mul_out, "backward_out": out.mul_grad_out},
+        gpu={"forward": "gpu.matmul:mul_forward", "backward": "gpu.matmul:mul_backward"},
         partial_grads=True),
     "matmul_v2": OpKernels(
         compiled={"forward": "matmul:matmul_v2_forward",
                   "forward_out": "matmul:matmul_v2_forward",
                   "backward": "matmul:matmul_v2_backward"},
         falls_back=("backward",),
-        numpy={"forward_out": out.matmul_v2_out}),
+        numpy={"forward_out": out.matmul_v2_out},
+        gpu={"forward": "gpu.matmul:matmul_v2_forward"}),
     "conv2d": _CONV2D,
     "depthwise_conv2d": _CONV2D,
     "pool2d": OpKernels(compiled={"forward": "pool:pool2d_forward",
                                   "backward": "pool:pool2d_backward"},
+                        gpu={"forward": "gpu.pool:pool2d_forward",
+                             "backward": "gpu.pool:pool2d_backward"},
+                        gpu_ok=lambda attrs, dtype: _float(attrs, dtype)
+                        and not attrs["adaptive"],
                         saves_for_grad="little"),
     "batch_norm": OpKernels(
         compiled={"forward": "batch_norm:batch_norm_forward",
                   "backward": "batch_norm:batch_norm_backward"},
+        gpu={"forward": "gpu.batch_norm:batch_norm_forward",
+             "backward": "gpu.batch_norm:batch_norm_backward"},
         fast_ok=lambda attrs, dtype: _float(attrs, dtype) and attrs["data_layout"] == "NCHW"),
     "softmax_with_cross_entropy": OpKernels(
         compiled={"forward": "softmax_ce:softmax_ce_forward",
                   "backward": "softmax_ce:softmax_ce_backward"},
+        gpu={"forward": "gpu.softmax_ce:softmax_ce_forward",
+             "backward": "gpu.softmax_ce:softmax_ce_backward"},
         fast_ok=lambda attrs, dtype: _float(attrs, dtype) and not attrs["soft_label"]
         and attrs["axis"] == -1),
-    "sgd": OpKernels(compiled={"forward": "optim:sgd"}),
+    "sgd": OpKernels(compiled={"forward": "optim:sgd"}, gpu={"forward": "gpu.optim:sgd"}),
     "momentum": OpKernels(
-        compiled={"forward": "optim:momentum"},
+        compiled={"forward": "optim:momentum"}, gpu={"forward": "gpu.optim:momentum"},
         fast_ok=lambda attrs, dtype: _float(attrs, dtype)
         and not attrs["regularization_method"]),
-    "adam": OpKernels(compiled={"forward": "optim:adam"}),
+    "adam": OpKernels(compiled={"forward": "optim:adam"}, gpu={"forward": "gpu.optim:adam"}),
     "fused_elemwise_add_relu": OpKernels(
-        compiled={"forward": "fused:add_relu"},
+        compiled={"forward": "fused:add_relu"}, gpu={"forward": "gpu.activation:add_relu"},
         numpy={"forward_inplace": out.fused_add_relu_inplace}),
     "sync_batch_norm": _COLLECTIVE,
 }, **{op_type: _COLLECTIVE for op_type in (

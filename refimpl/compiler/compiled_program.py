@@ -5,7 +5,7 @@ multi-place runner, one per scope."""
 import difflib
 
 from ..executor.multi_place import MultiPlaceRunner
-from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places
+from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places, device_of
 from ..framework.program import Program, Variable, grad_var_name
 from .pipeline import compile_program
 from .strategy import BuildStrategy, ExecutionStrategy
@@ -82,7 +82,7 @@ class CompiledProgram:
         strategy = self._build_strategy or BuildStrategy()
         strategy._finalize()
         places = resolve_places(self._places, executor_place) if self._is_data_parallel \
-            else [None]
+            else [executor_place]
         loss = self._loss_name
 
         def compile_places(fetch_names, ranks, nranks):
@@ -99,6 +99,7 @@ class CompiledProgram:
             compile_places, len(places), self._is_data_parallel, strategy, self._exec_strategy,
             scope, share_from=(lambda: source._device_sets.get(id(scope))) if source else None,
             required_feeds=required, version=self._program._version,
+            device_ids=[device_of(p) if p is not None else None for p in places],
             persistable=[n for n, v in self._program.global_block().vars.items()
                          if v.persistable])
 

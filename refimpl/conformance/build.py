@@ -14,7 +14,7 @@ Scenarios run their dynamic variant (`scenarios.DYNAMIC`) or are skipped.
 """
 import numpy as np
 
-from .scenarios import DYNAMIC, SCENARIOS, MissingAPI, api
+from .scenarios import DYNAMIC, SCENARIOS, MissingAPI, api, run_place
 from .store import array_key
 
 __all__ = ["run_case"]
@@ -78,7 +78,7 @@ def run_op_case(paddle, case, arrays):
                         attrs=_dtype_attrs(paddle, case["attrs"]))
         if case["grads"]:
             fetch += _append_gradients(paddle, case, arrays, block, in_vars, out_vars, feed)
-    exe = api(paddle, "static.Executor")(api(paddle, "CPUPlace")())
+    exe = api(paddle, "static.Executor")(run_place(paddle))
     exe.run(startup)
     # return_numpy=False: Paddle refuses to convert outputs that carry LoD (the
     # detection ops' per-image rows); the tensors' own data is what the goldens hold

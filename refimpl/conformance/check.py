@@ -49,14 +49,15 @@ def read_expectations(path):
 class Worker:
     """One worker subprocess and its line protocol, with a time limit per answer."""
 
-    def __init__(self, impl, golden_dir, verbose=False, mode="static"):
+    def __init__(self, impl, golden_dir, verbose=False, mode="static", device="cpu"):
         self.log = None if verbose else tempfile.TemporaryFile()
         env = dict(os.environ)
         # the worker must import this refimpl, wherever the checker was started from
         root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env["PYTHONPATH"] = os.pathsep.join(p for p in (root, env.get("PYTHONPATH")) if p)
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "refimpl.conformance.worker", impl, golden_dir, mode],
+            [sys.executable, "-m", "refimpl.conformance.worker", impl, golden_dir, mode,
+             device],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, env=env)
         self._buffer = b""
 
@@ -107,12 +108,12 @@ class Worker:
 
 
 def run_cases(impl, case_ids, golden_dir=GOLDEN_DIR, timeout=60.0, verbose=False,
-              on_result=None, mode="static"):
+              on_result=None, mode="static", device="cpu"):
     """(implementation info, [result]) running each case once, isolated in a worker."""
     results, info = [], None
     pending = list(case_ids)
     while pending:
-        worker = Worker(impl, golden_dir, verbose, mode)
+        worker = Worker(impl, golden_dir, verbose, mode, device)
         try:
             hello = worker.read(READY_TIMEOUT)
             if hello is None or "fatal" in hello:
@@ -166,7 +167,7 @@ def summarize(results, groups):
 
 
 def check(impl, golden_dir=GOLDEN_DIR, patterns=(), timeout=60.0, expectations=(),
-          verbose=False, progress=None, mode="static"):
+          verbose=False, progress=None, mode="static", device="cpu"):
     """The report: {"implementation", "golden", "summary", "groups", "cases"}."""
     index = read_index(golden_dir)
     ids = select_cases(index, patterns)
@@ -176,7 +177,8 @@ def check(impl, golden_dir=GOLDEN_DIR, patterns=(), timeout=60.0, expectations=(
         if progress:
             progress(result)
 
-    info, results = run_cases(impl, ids, golden_dir, timeout, verbose, on_result, mode)
+    info, results = run_cases(impl, ids, golden_dir, timeout, verbose, on_result, mode,
+                              device)
     groups = {c["id"]: ("op/" if c["kind"] == "op" else "class/") + c["group"]
               for c in index["cases"]}
     total, by_group = summarize(results, groups)

@@ -31,6 +31,8 @@ def _parser():
                         "repeatable")
     c.add_argument("--timeout", type=float, default=60.0, help="seconds per case (default 60)")
     c.add_argument("--xfails", help="expected failures: one `PATTERN  # reason` a line")
+    c.add_argument("--device", default="cpu", help="where the cases run: cpu (default), "
+                   "gpu or gpu:i (paddle.set_device; refimpl needs CuPy and a GPU)")
     c.add_argument("--mode", choices=["static", "dynamic"], default="static",
                    help="drive the cases as static programs (default) or through the "
                         "eager Tensor API (dynamic mode: ops run by LayerHelper.append_op "
@@ -74,7 +76,7 @@ def cmd_check(args):
                                   else ""), flush=True)
 
     report = check(args.impl, args.golden, args.patterns, args.timeout, expectations,
-                   args.verbose, progress, args.mode)
+                   args.verbose, progress, args.mode, args.device)
     atomic_file.write_bytes(args.report, (json.dumps(report, indent=1) + "\n").encode("utf-8"))
     print(format_table(report))
     print("report: %s" % args.report)

@@ -8,7 +8,7 @@ implementation under test. Adding one is a function and a `@scenario(...)` line.
 """
 import numpy as np
 
-__all__ = ["Scenario", "SCENARIOS", "DYNAMIC", "scenario", "MissingAPI", "api"]
+__all__ = ["Scenario", "SCENARIOS", "DYNAMIC", "scenario", "MissingAPI", "api", "run_place"]
 
 SCENARIOS = {}
 DYNAMIC = {}     # scenario name -> its dynamic-mode variant fn(paddle, inputs)
@@ -29,6 +29,14 @@ def api(obj, dotted):
                              % (getattr(obj, "__name__", type(obj).__name__), part,
                                 dotted)) from None
     return obj
+
+
+def run_place(paddle):
+    """The place cases run on: what paddle.set_device chose (the worker's --device)."""
+    device = api(paddle, "get_device")()
+    if device.startswith("gpu"):
+        return api(paddle, "CUDAPlace")(int(device.partition(":")[2] or 0))
+    return api(paddle, "CPUPlace")()
 
 
 class Scenario:
@@ -87,7 +95,7 @@ def new_programs(paddle):
 
 def start(paddle, startup, inputs):
     """An executor with the startup program run and the MLP parameters set from inputs."""
-    place = api(paddle, "CPUPlace")()
+    place = run_place(paddle)
     exe = api(paddle, "static.Executor")(place)
     exe.run(startup)
     scope = api(paddle, "static.global_scope")()

@@ -84,6 +84,7 @@ def main(argv=None):
     args = sys.argv[1:] if argv is None else argv
     impl, golden_dir = args[:2]
     mode = args[2] if len(args) > 2 else "static"
+    device = args[3] if len(args) > 3 else "cpu"
     results = os.fdopen(os.dup(1), "w")
     os.dup2(2, 1)
     sys.stdout = sys.stderr
@@ -94,11 +95,12 @@ def main(argv=None):
 
     try:
         paddle = import_impl(impl, mode)
+        paddle.set_device(device)
         runner = CaseRunner(paddle, golden_dir, mode)
     except Exception as e:
         send({"fatal": "cannot import %r: %s: %s" % (impl, type(e).__name__, e)})
         return 2
-    send({"ready": describe_impl(paddle, mode)})
+    send({"ready": dict(describe_impl(paddle, mode), device=device)})
     for line in sys.stdin:
         case_id = line.strip()
         if case_id:

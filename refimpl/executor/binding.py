@@ -34,10 +34,10 @@ def main_dtype(op):
     return None
 
 
-def op_kernel(op, which="forward"):
-    """The Kernel that runs `op` (an Operator): `which` is "forward", "out" (into alloc's
-    buffers) or "inplace" (into its first input); a grad op runs its forward type's
-    backward. None when the op has no such variant."""
+def op_kernel(op, which="forward", device="cpu"):
+    """The Kernel that runs `op` (an Operator) on `device` ("cpu" or "gpu"): `which` is
+    "forward", "out" (into alloc's buffers) or "inplace" (into its first input); a grad op
+    runs its forward type's backward. None when the op has no such variant."""
     fwd = getattr(op.op_def, "fwd", None)
     op_type, kind = (fwd.type, "backward") if fwd is not None else (op.type, "forward")
     if which == "out":
@@ -46,7 +46,7 @@ def op_kernel(op, which="forward"):
         if fwd is not None:
             return None
         kind = "forward_inplace"
-    return select_kernel(op_type, kind, op.attrs, main_dtype(op))
+    return select_kernel(op_type, kind, op.attrs, main_dtype(op), device)
 
 
 def bind_kernel(fn, op_def, inputs, outputs, attrs):

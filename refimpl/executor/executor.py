@@ -12,12 +12,13 @@ import numpy as np
 
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import FeedError, OpError
-from ..framework.place import CPUPlace, as_place
+from ..framework.place import as_place, current_place, device_of
 from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                  default_main_program)
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
 from ..ops.registry import BlockOpDef
 from ..parallel.group import process_group
+from ..xp import device as gpu_device, to_device, to_host
 from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
 from .direct import DIRECT_BINDERS
@@ -32,7 +33,8 @@ def _phase(op):
     return role & (OpRole.Backward | OpRole.Optimize)
 
 
-def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=None):
+def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=None,
+            device="cpu"):
     """A closure `run(env)` that runs `op` on the dict `env` of name -> array.
     `inplace`: use the op's in-place kernel, which writes into its first input (the
     caller has checked that input is dead after this op). `alloc(shape, dtype)`: where
@@ -40,18 +42,20 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     `saved`: the SavedForGrad this op shares with its forward or grad op
     (link_saved_for_grad). `group`: the place's communicator group (DeviceGroup), given to
     collective ops labelled with the op, so a mismatch or a stall report names it.
+    `device`: "cpu", or "gpu" for CuPy arrays (refimpl.dispatch.select_gpu_kernel).
     `wrap_kernel(op, fn) -> fn` instruments kernels (the profiler uses it)."""
     op_def = op.op_def
     if group is not None and talks_to_places(op):
         group = group.for_op(describe_op(op))
     attrs = {k: op.attrs[k] for k in op_def.attrs}
     attrs.update(op_def.bound_attrs(op))
-    kernel = op_kernel(op, "inplace") if inplace else None
+    kernel = op_kernel(op, "inplace", device) if inplace else None
     if kernel is None and alloc is not None:
-        kernel = op_kernel(op, "out")
+        kernel = op_kernel(op, "out", device)
     if kernel is None:
-        kernel = op_kernel(op)
-        binder = DIRECT_BINDERS.get(op.type)
+        kernel = op_kernel(op, device=device)
+        # the direct binders run their members' CPU kernels on host arrays
+        binder = DIRECT_BINDERS.get(op.type) if device == "cpu" else None
         run = binder(op, group) if binder is not None and not kernel.compiled else None
         if run is not None:    # a fused op's members, bound directly
             return wrap_kernel(op, run) if wrap_kernel is not None else run
@@ -62,24 +66,28 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
 
 
-def bind_control_op(op, program, wrap_kernel=None, group=None):
+def bind_control_op(op, program, wrap_kernel=None, group=None, device="cpu"):
     """A control-flow op (conditional_block, while, their grads: a BlockOpDef) bound with a
     way to compile its sub-block: `compile(ops, keep)` is a nested Plan over `ops` run on
     the same dict, freeing only the names it makes that are not in `keep` (the op passes
     every name visible outside the sub-block). Ops never import the executor; this is how
     they run blocks (specs/control_flow.md)."""
     def compile_ops(ops, keep):
-        return Plan(program, (), keep, wrap_kernel=wrap_kernel, ops=ops, group=group)
+        return Plan(program, (), keep, wrap_kernel=wrap_kernel, ops=ops, group=group,
+                    device=device)
     return op.op_def.bind_control(op, compile_ops)
 
 
 class Plan:
-    """A program compiled for one feed/fetch signature: bound ops plus a free list."""
+    """A program compiled for one feed/fetch signature: bound ops plus a free list.
+    `device`: "cpu", or "gpu": the ops run on CuPy arrays (the caller makes the GPU
+    current and moves the inputs there: Executor._run_program)."""
 
     def __init__(self, program, feed_names, fetch_names, eager_delete=True, wrap_kernel=None,
                  inplace=False, reuse_buffers=False, addto=False, hand_off=True, ops=None,
-                 group=None):
+                 group=None, device="cpu"):
         self.program = program
+        self.device = device
         self.version = program._version
         self.group = group
         block = program.global_block()
@@ -94,11 +102,14 @@ class Plan:
         # Temporaries: produced by this run and not persistable. Everything else in
         # the scope (parameters, values the user put there) is left alone.
         self.temporaries = [n for n in produced if n not in persistable]
+        # what the run reads from the scope (parameters, ...): a GPU run moves those
+        # that are still host arrays (loaded, or set by the user) to the device first
+        self.scope_inputs = self._read_before_written(set(feed_names))
         dead_after = self._free_lists(set(self.temporaries) - set(fetch_names))
         self.free_after = dead_after if eager_delete else None
         # enable_addto governs gradient accumulation (sum), enable_inplace the other ops
         reuse = [(addto if op.type == "sum" else inplace) and
-                 self._can_reuse_input(op, dead, set(feed_names), persistable)
+                 self._can_reuse_input(op, dead, set(feed_names), persistable, device)
                  for op, dead in zip(self.ops, dead_after)]
         self.inplace_ops = sum(reuse)
         self.pool = BufferPool() if reuse_buffers and eager_delete else None
@@ -111,10 +122,23 @@ class Plan:
         links = link_saved_for_grad(self.ops, little_only=hand_off == "little")
         self.saved_for_grad = list({id(h): h for h in links.values()}.values())
         # group: the device's communicator group (collective ops), None on one place
-        self.runs = [bind_control_op(op, program, wrap_kernel, group)
+        self.runs = [bind_control_op(op, program, wrap_kernel, group, device)
                      if isinstance(op.op_def, BlockOpDef)
-                     else bind_op(op, wrap_kernel, r, alloc, links.get(i), group)
+                     else bind_op(op, wrap_kernel, r, alloc, links.get(i), group, device)
                      for i, (op, r) in enumerate(zip(self.ops, reuse))]
+
+    def _read_before_written(self, fed):
+        written, read = set(fed), []
+        for op in self.ops:
+            read.extend(n for n in op.input_arg_names if n not in written)
+            written.update(op.output_arg_names)
+        return tuple(dict.fromkeys(n for n in read if n != EMPTY_VAR_NAME))
+
+    def move_scope_inputs(self, env):
+        """GPU plans: the scope values the run reads, as device arrays."""
+        for n in self.scope_inputs:
+            if type(env.get(n)) is np.ndarray:
+                env[n] = to_device(env[n])
 
     def _promised_buffers(self, dead_after, inplace, fed):
         """memory_optimize: the dead temporaries whose buffers go to the pool. Only those a
@@ -138,7 +162,7 @@ class Plan:
         for op, dead, in_place in zip(self.ops, dead_after, inplace):
             if in_place:
                 dead = [n for n in dead if n != op.input(op.op_def.input_slots[0])[0]]
-            elif op_kernel(op, "out") is not None:
+            elif op_kernel(op, "out", self.device) is not None:
                 for n in op.output_arg_names:
                     candidates = waiting.get(key(op, n))
                     if candidates:
@@ -149,10 +173,10 @@ class Plan:
         return promised
 
     @staticmethod
-    def _can_reuse_input(op, dead, fed, persistable):
+    def _can_reuse_input(op, dead, fed, persistable, device):
         """enable_inplace: the op may overwrite its first input when that input dies here,
         is not a user's fed array or persistable, and is not read twice by the op."""
-        if isinstance(op.op_def, BlockOpDef) or op_kernel(op, "inplace") is None:
+        if isinstance(op.op_def, BlockOpDef) or op_kernel(op, "inplace", device) is None:
             return False
         first = op.inputs.get(op.op_def.input_slots[0], [])
         if not first:
@@ -337,7 +361,8 @@ def _with_sequence_lengths(block, feed):
 
 class Executor:
     def __init__(self, place=None):
-        self.place = as_place(place) if place is not None else CPUPlace()
+        self.place = as_place(place) if place is not None else current_place()
+        self.device_id = device_of(self.place)   # None: the CPU
         self._plans = {}
 
     def close(self):
@@ -381,7 +406,8 @@ class Executor:
         group = process_group()     # this process's device in the job, once initialized
         if plan is None or plan.program is not program or plan.version != program._version \
                 or plan.group is not group:
-            plan = Plan(program, feed_names, fetch_names, group=group)
+            plan = Plan(program, feed_names, fetch_names, group=group,
+                        device="cpu" if self.device_id is None else "gpu")
             self._plans[key] = plan
         return plan
 
@@ -389,17 +415,22 @@ class Executor:
         block = program.global_block()
         feed = _with_sequence_lengths(block, feed)
         env = scope._values
-        env.update(check_feeds(block, feed))
+        checked = check_feeds(block, feed)
         for name in fetch_names:
             if block._find_var_recursive(name) is None:
                 raise ValueError("fetch %r: the program has no variable of that name" % name)
-        feed_learning_rate(program, env)
         plan = self._plan(program, feed, fetch_names, scope)
-        try:
-            plan.run(env)
-            return fetch_values(block, env, fetch_names)
-        finally:
-            plan.drop_temporaries(env)
+        with gpu_device(self.device_id):
+            env.update(checked if self.device_id is None else
+                       {n: to_device(v) for n, v in checked.items()})
+            feed_learning_rate(program, env)
+            if self.device_id is not None:
+                plan.move_scope_inputs(env)
+            try:
+                plan.run(env)
+                return fetch_values(block, env, fetch_names)
+            finally:
+                plan.drop_temporaries(env)
 
 
 def _fetch_names(fetch_list):
@@ -422,6 +453,7 @@ def _fetch_names(fetch_list):
 def _as_results(outs, return_numpy):
     """Fetched values as numpy arrays, or as LoDTensors (return_numpy=False). A tensor array's
     value (a list) comes back as a list of arrays, or a LoDTensorArray, as in Paddle."""
+    outs = [[to_host(t) for t in o] if isinstance(o, list) else to_host(o) for o in outs]
     if return_numpy:
         return [[np.asarray(t) for t in o] if isinstance(o, list) else np.asarray(o)
                 for o in outs]

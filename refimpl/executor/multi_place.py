@@ -20,10 +20,12 @@ from ..parallel import launch
 from ..parallel.communicator import (CollectiveMismatch, CommunicationAborted,
                                      HierarchicalCommunicator, InProcessCommunicator)
 from ..parallel.group import DeviceGroup
+from ..parallel.nccl import NcclClique, nccl_available
 from ..parallel.stall import StallError
 from .direct import coalesce_optimizer_state
 from .executor import Plan, _as_results, check_feeds, feed_learning_rate, fetch_values
 from .scheduler import ThreadedRunner
+from ..xp import device as gpu_device, is_device_array, to_device, to_host
 
 __all__ = ["MultiPlaceRunner", "split_feed"]
 
@@ -98,8 +100,11 @@ class MultiPlaceRunner:
     """
 
     def __init__(self, compile, n_places, data_parallel, build_strategy, exec_strategy, scope,
-                 share_from=None, required_feeds=None, persistable=(), version=None):
+                 share_from=None, required_feeds=None, persistable=(), version=None,
+                 device_ids=None):
         self.compile = compile
+        # per place: the GPU it runs on, None for the CPU (specs/gpu.md)
+        self.device_ids = list(device_ids or [None] * n_places)
         self.version = version
         self.persistable = frozenset(persistable)
         self.data_parallel = data_parallel
@@ -118,6 +123,8 @@ class MultiPlaceRunner:
                 raise ValueError("num_trainers=%d needs one process per trainer: launch with "
                                  "`mpirun -n %d python -m refimpl run ...`" % (trainers, trainers))
         self.mpi = mpi
+        on_gpus = n_places > 1 and mpi is None and None not in self.device_ids
+        self.nccl = NcclClique(self.device_ids) if on_gpus and nccl_available() else None
         self.envs = [scope._values] + [{} for _ in range(n_places - 1)]
         self.initialized = False
         self.iterations = 0
@@ -142,13 +149,17 @@ class MultiPlaceRunner:
                           reuse_buffers=memory_optimize is True,
                           addto=self.strategy.enable_addto,
                           hand_off="little" if memory_optimize is True else True,
-                          group=DeviceGroup(self.comm, d))
+                          group=DeviceGroup(self.comm, d, device_id=self.device_ids[d],
+                                            nccl=self.nccl),
+                          device="cpu" if self.device_ids[d] is None else "gpu")
                      for d, p in enumerate(programs)]
             runners = [self._runner(plan) for plan in plans]
             self.plans[key] = (programs, plans, runners)
         return self.plans[key]
 
     def _runner(self, plan):
+        if plan.device == "gpu":
+            return plan    # one stream per GPU: its ops are queued in order anyway
         es = self.exec_strategy
         threads = es.num_threads if es is not None else 0
         if threads == 0:
@@ -182,8 +193,9 @@ class MultiPlaceRunner:
         for d in range(1, self.n_local):
             for n in persistable:
                 if n not in self.envs[d] and scope_values.get(n) is not None:
-                    self.envs[d][n] = scope_values[n].copy()
-        if self.share_from is None:
+                    with gpu_device(self.device_ids[d]):   # a copy on place d's device
+                        self.envs[d][n] = _copy_here(scope_values[n])
+        if self.share_from is None and self.device_ids[0] is None:
             for env in self.envs:
                 coalesce_optimizer_state(program, env)
         self.initialized = True
@@ -214,8 +226,16 @@ class MultiPlaceRunner:
                 for k in range(max(1, iterations)):
                     env.update(feeds[d])
                     feed_learning_rate(programs[d], env)
-                    runners[d].run(env)
-                    results[d] = fetch_values(block, env, fetch_names)
+                    if self.device_ids[d] is not None:
+                        with gpu_device(self.device_ids[d]):
+                            plans[d].move_scope_inputs(env)
+                            for name in feeds[d]:
+                                env[name] = to_device(env[name])
+                            runners[d].run(env)
+                            results[d] = fetch_values(block, env, fetch_names)
+                    else:
+                        runners[d].run(env)
+                        results[d] = fetch_values(block, env, fetch_names)
                     # seed 002: temporaries are dropped every num_iteration_per_drop_scope
                     # iterations, and at the end of any iteration that fetches
                     if fetch_names or (self.iterations * iterations + k + 1) % drop_every == 0:
@@ -246,6 +266,7 @@ class MultiPlaceRunner:
         or, return_numpy=False, a list of Tensors per fetch."""
         if not self.data_parallel:
             return _as_results(results[0], return_numpy)
+        results = [[to_host(v) for v in place] for place in results]
         if not return_numpy:
             return [[Tensor(value=p) for p in parts] for parts in zip(*results)]
         return [np.stack(parts) if parts[0].ndim == 0 else np.concatenate(parts, axis=0)
@@ -256,6 +277,12 @@ class MultiPlaceRunner:
         for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
             for plan in plans[1]:
                 plan.drop_temporaries(env)
+
+
+def _copy_here(value):
+    """A copy of `value`: a host array's on the host, a GPU array's on the current GPU
+    (staged through the host: this runs once, at the first run)."""
+    return to_device(to_host(value)) if is_device_array(value) else value.copy()
 
 
 def _first_cause(failures):

@@ -1,12 +1,15 @@
-"""Devices. refimpl computes on the CPU with numpy; CUDAPlace selects CuPy when present.
+"""Devices. A CPUPlace computes with numpy; a CUDAPlace(i) with CuPy on GPU i (specs/gpu.md).
 
 A CUDAPlace names a GPU that exists: without one (no CuPy, no device) constructing it
 raises, as Paddle's CPU build does (1.8 exits the process, 3.x raises)."""
 import numbers
 import os
 
+from ..xp import gpu_count
+
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places",
-           "is_compiled_with_cuda", "device_count", "as_place"]
+           "is_compiled_with_cuda", "device_count", "forget_device_count", "device_of", "as_place",
+           "current_place", "set_current_place"]
 
 
 class Place:
@@ -66,13 +69,20 @@ _devices = []   # the GPU count, once known (asking CuPy costs an import attempt
 
 
 def device_count():
+    """GPUs usable here: 0 without CuPy, a CUDA driver or a device (refimpl.xp.gpu_count)."""
     if not _devices:
-        try:
-            import cupy
-            _devices.append(cupy.cuda.runtime.getDeviceCount())
-        except Exception:  # no cupy, no driver, no device: all mean "no GPU"
-            _devices.append(0)
+        _devices.append(gpu_count())
     return _devices[0]
+
+
+def forget_device_count():
+    """Ask again next time (after refimpl.xp.use_gpu_module installs another GPU module)."""
+    _devices.clear()
+
+
+def device_of(place):
+    """The GPU id a place computes on, None for the CPU (CPUPlace, CUDAPinnedPlace)."""
+    return place.device_id if isinstance(place, CUDAPlace) else None
 
 
 def cpu_places(device_count=None):
@@ -102,6 +112,19 @@ def cuda_places(device_ids=None):
     elif not isinstance(device_ids, (list, tuple)):
         device_ids = [device_ids]
     return [CUDAPlace(i) for i in device_ids]
+
+
+_current = []   # the place set_device chose; empty: CPUPlace()
+
+
+def current_place():
+    """The place paddle.set_device chose (an Executor made without a place runs there)."""
+    return _current[0] if _current else CPUPlace()
+
+
+def set_current_place(place):
+    _current[:] = [as_place(place)]
+    return _current[0]
 
 
 def as_place(place):

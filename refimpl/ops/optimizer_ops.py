@@ -8,7 +8,13 @@ from .registry import OpDef, Sample, register
 
 
 def _lr(lr, like):
-    return like.dtype.type(lr.reshape(-1)[0])
+    return _as(lr.reshape(-1)[0], like)
+
+
+def _as(value, like):
+    """A scalar computed from [1] tensors in the dtype of `like`, without leaving the
+    device (a 0-d CuPy array on a GPU: `like.dtype.type(...)` would copy it to the host)."""
+    return value.astype(like.dtype)
 
 
 # Sample float attributes are exact in float32: Paddle stores float attrs as float32, so
@@ -77,8 +83,8 @@ class Adam(_Update):
         m2 *= t(beta2)
         m2 += t(1 - beta2) * grad * grad
         corr2 = np.sqrt(1 - b2p.reshape(-1)[0])
-        lr_t = _lr(lr, param) * t(corr2 / (1 - b1p.reshape(-1)[0]))
-        param -= lr_t * (m1 / (np.sqrt(m2) + t(epsilon * corr2)))
+        lr_t = _lr(lr, param) * _as(corr2 / (1 - b1p.reshape(-1)[0]), param)
+        param -= lr_t * (m1 / (np.sqrt(m2) + _as(epsilon * corr2, param)))
         b1p *= t(beta1)
         b2p *= t(beta2)
         return param, m1, m2, b1p, b2p
@@ -207,7 +213,7 @@ class Adamax(_Update):
         moment *= t(beta1)
         moment += t(1 - beta1) * grad
         np.maximum(inf_norm * t(beta2) + t(epsilon), np.abs(grad), out=inf_norm)
-        lr_t = _lr(lr, param) / t(1 - b1p.reshape(-1)[0])
+        lr_t = _lr(lr, param) / _as(1 - b1p.reshape(-1)[0], param)
         param -= lr_t * moment / inf_norm
         return param, moment, inf_norm
 

@@ -22,6 +22,7 @@ import pkgutil
 import numpy as np
 
 from ..framework.errors import OpError
+from ._xp_generic import XP_GENERIC
 
 __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sample",
            "InferContext"]
@@ -134,6 +135,10 @@ class OpDef:
     tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-7, 1e-9)}
     # Grad check: relative step for finite differences and its tolerance.
     fd_tolerance = (1e-3, 1e-4)
+    # The forward and backward compute with the array module of their inputs (refimpl.xp):
+    # on a GPU they run on CuPy arrays as they are; the others run on host copies there.
+    # Listed in ops/_xp_generic.py (or set True by the class).
+    xp_generic = False
 
     def infer_shape(self, ctx):
         raise NotImplementedError("op %s has no infer_shape" % self.type)
@@ -224,6 +229,7 @@ class _GradOpDef(OpDef):
         self.outputs = tuple(fwd.grad_output_slots())
         self.attrs = fwd.attrs
         self.tolerances = fwd.tolerances
+        self.xp_generic = fwd.xp_generic
 
     def infer_shape(self, ctx):
         # "X@GRAD" has the shape of the forward input X, whose var the backward pass created.
@@ -236,6 +242,7 @@ class _GradOpDef(OpDef):
 def register(cls):
     """Class decorator: instantiate and register an OpDef (and its grad op)."""
     op_def = cls()
+    op_def.xp_generic = op_def.xp_generic or op_def.type in XP_GENERIC
     if op_def.type in _OPS:
         raise ValueError("op type %r registered twice" % op_def.type)
     _OPS[op_def.type] = op_def

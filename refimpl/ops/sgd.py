@@ -19,7 +19,7 @@ class SGD(OpDef):
 
     @staticmethod
     def forward(param, lr, grad):
-        param -= param.dtype.type(lr.reshape(-1)[0]) * grad
+        param -= lr.reshape(-1)[0].astype(param.dtype) * grad   # stays on a GPU
         return param
 
     def samples(self, rng):

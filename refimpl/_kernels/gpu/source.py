@@ -1,0 +1,67 @@
+"""Making CuPy kernels, and recording their CUDA sources for compile checks.
+
+`elementwise(...)` and `raw(...)` return cupy.ElementwiseKernel / cupy.RawKernel, as CuPy's
+constructors, and add the kernel to DEFINITIONS. `check_source(definition)` is CUDA C++ that
+NVRTC compiles without a device: a RawKernel's own source, or an ElementwiseKernel's
+operation inside a kernel that declares its parameters as CuPy does (inputs by value,
+outputs by reference, `raw` ones as pointers, `i` the element index), instantiated for
+float and double."""
+import re
+
+import cupy
+
+__all__ = ["elementwise", "raw", "DEFINITIONS", "check_source"]
+
+DEFINITIONS = []   # (kind, name, fields) in the order the modules made them
+
+_CTYPES = {"float32": "float", "float64": "double", "int32": "int", "int64": "long long",
+           "bool": "bool"}
+
+
+def elementwise(in_params, out_params, operation, name, preamble=""):
+    DEFINITIONS.append(("elementwise", name, dict(in_params=in_params, out_params=out_params,
+                                                   operation=operation, preamble=preamble)))
+    return cupy.ElementwiseKernel(in_params, out_params, operation, name, preamble=preamble)
+
+
+def raw(code, name):
+    DEFINITIONS.append(("raw", name, dict(code=code)))
+    return cupy.RawKernel(code, name)
+
+
+def _params(params, out):
+    """CUDA declarations for CuPy's 'T x, raw float32 y' parameter list."""
+    args, locals_ = [], []
+    for param in (p.strip() for p in params.split(",") if p.strip()):
+        words = param.split()
+        is_raw = words[0] == "raw"
+        ctype, pname = words[-2], words[-1]
+        ctype = _CTYPES.get(ctype, ctype)
+        const = "" if out else "const "
+        if is_raw:
+            args.append("%s%s* %s" % (const, ctype, pname))
+        else:
+            args.append("%s%s* %s_array" % (const, ctype, pname))
+            locals_.append("%s%s%s %s = %s_array[i];" % (const, ctype, "&" if out else "",
+                                                          pname, pname))
+    return args, locals_
+
+
+def check_source(definition):
+    kind, name, fields = definition
+    if kind == "raw":
+        return fields["code"]
+    in_args, in_locals = _params(fields["in_params"], out=False)
+    out_args, out_locals = _params(fields["out_params"], out=True)
+    types = sorted(set(re.findall(r"\b([A-Z])\b", fields["in_params"] + fields["out_params"])))
+    template = "template <%s> " % ", ".join("typename " + t for t in types) if types else ""
+    body = "%s\n%s__global__ void %s(%s, long long size) {\n  long long i = blockIdx.x * " \
+           "blockDim.x + threadIdx.x;\n  if (i >= size) return;\n  %s\n  %s\n  %s;\n}\n" % (
+               fields["preamble"], template, name, ", ".join(in_args + out_args),
+               "\n  ".join(in_locals), "\n  ".join(out_locals), fields["operation"])
+    for ctype in ("float", "double") if types else ():
+        body += "template __global__ void %s<%s>(%s, long long);\n" % (
+            name, ", ".join([ctype] * len(types)),
+            ", ".join(re.sub(r"\b[A-Z]\b", ctype, a.rsplit(" ", 1)[0])
+                      for a in in_args + out_args))
+    return body

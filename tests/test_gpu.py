@@ -1,0 +1,203 @@
+"""On a GPU (`python -m pytest -m gpu`; every test skips without one): each CuPy kernel
+against its numpy reference on the same inputs (hypothesis), every op's OpInfo samples run
+through the GPU dispatch, and training on CUDAPlaces against the CPU run."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from helpers import train_small_cnn
+from refimpl import fluid, testing
+from refimpl.dispatch import select_kernel
+from refimpl.framework.place import device_count, is_compiled_with_cuda
+from refimpl.ops.registry import BlockOpDef, all_op_types, get_op_def
+
+pytestmark = [pytest.mark.gpu, pytest.mark.skipif(
+    not is_compiled_with_cuda(), reason="no GPU usable here (CuPy and a CUDA device needed)")]
+
+if is_compiled_with_cuda():
+    import cupy
+
+
+def _on_gpu(v):
+    if isinstance(v, np.ndarray):
+        return cupy.asarray(v)
+    if isinstance(v, list):
+        return [_on_gpu(x) for x in v]
+    return v
+
+
+def _host(v):
+    if isinstance(v, (list, tuple)):
+        return [_host(x) for x in v]
+    return cupy.asnumpy(v) if isinstance(v, cupy.ndarray) else v
+
+
+def _compare(op_type, which, inputs, attrs, dtype, args_for):
+    """The GPU kernel's result on `inputs` (numpy) equals the reference's on the host."""
+    op_def = get_op_def(op_type)
+    full = dict(op_def.attrs, **attrs)
+    kernel = select_kernel(op_type, which, full, dtype, device="gpu")
+    reference = getattr(op_def, which)
+    want = reference(*args_for(inputs), **full)
+    extra = {"need": (True,) * 2} if "need" in kernel.keywords else {}
+    got = kernel.fn(*[_on_gpu(a) for a in args_for(inputs)], **full, **extra)
+    rtol, atol = op_def.tolerances[dtype]
+    testing.assert_close(_host([g for g, w in zip(_pair(got), _pair(want)) if w is not None]),
+                         [w for w in _pair(want) if w is not None], rtol * 10, atol * 10,
+                         "%s %s" % (op_type, which))
+    return kernel
+
+
+def _pair(v):
+    return list(v) if isinstance(v, (list, tuple)) else [v]
+
+
+dtypes = st.sampled_from(["float32", "float64"])
+
+
+@settings(max_examples=25, deadline=None)
+@given(dtypes, st.integers(1, 5), st.integers(1, 3), st.integers(3, 9), st.integers(1, 4),
+       st.integers(1, 3), st.integers(1, 2), st.integers(0, 2), st.integers(1, 2))
+def test_conv2d_kernel(dtype, n, c, hw, m, k, stride, pad, dilation):
+    rng = np.random.RandomState(0)
+    x = rng.randn(n, c, hw, hw).astype(dtype)
+    f = rng.randn(m, c, k, k).astype(dtype)
+    attrs = {"strides": [stride] * 2, "paddings": [pad] * 2, "dilations": [dilation] * 2}
+    if (hw + 2 * pad - dilation * (k - 1) - 1) < 0:
+        return
+    assert _compare("conv2d", "forward", (x, f), attrs, dtype, lambda a: a).compiled
+    dy = rng.randn(*get_op_def("conv2d").forward(x, f, **dict(get_op_def("conv2d").attrs,
+                                                              **attrs)).shape).astype(dtype)
+    _compare("conv2d", "backward", (x, f, dy), attrs, dtype, lambda a: a)
+
+
+@settings(max_examples=25, deadline=None)
+@given(dtypes, st.sampled_from(["max", "avg"]), st.integers(1, 3), st.integers(1, 3),
+       st.integers(0, 1), st.booleans(), st.booleans())
+def test_pool2d_kernel(dtype, kind, k, s, p, exclusive, ceil_mode):
+    rng = np.random.RandomState(1)
+    x = rng.randn(2, 3, 7, 6).astype(dtype)
+    attrs = {"pooling_type": kind, "ksize": [k + p, k + p], "strides": [s, s],
+             "paddings": [p, p], "exclusive": exclusive, "ceil_mode": ceil_mode}
+    full = dict(get_op_def("pool2d").attrs, **attrs)
+    out = get_op_def("pool2d").forward(x, **full)
+    _compare("pool2d", "forward", (x,), attrs, dtype, lambda a: a)
+    _compare("pool2d", "backward", (x, out, rng.randn(*out.shape).astype(dtype)), attrs,
+             dtype, lambda a: a)
+
+
+@settings(max_examples=25, deadline=None)
+@given(dtypes, st.integers(1, 300), st.integers(1, 1000))
+def test_softmax_with_cross_entropy_kernel(dtype, rows, classes):
+    rng = np.random.RandomState(2)
+    logits = (rng.randn(rows, classes) * 4).astype(dtype)
+    label = rng.randint(0, classes, (rows, 1)).astype("int64")
+    label[::3] = -100                      # ignore_index rows: loss 0, no gradient
+    _compare("softmax_with_cross_entropy", "forward", (logits, label), {}, dtype, lambda a: a)
+    softmax, _ = get_op_def("softmax_with_cross_entropy").forward(logits, label)
+    _compare("softmax_with_cross_entropy", "backward",
+             (label, softmax, rng.rand(rows, 1).astype(dtype)), {}, dtype, lambda a: a)
+
+
+@settings(max_examples=25, deadline=None)
+@given(dtypes, st.sampled_from([(4, 3), (4, 3, 2, 2), (2, 5, 3, 1)]), st.booleans())
+def test_batch_norm_kernel(dtype, shape, is_test):
+    rng = np.random.RandomState(3)
+    c = shape[1]
+    args = (rng.randn(*shape).astype(dtype), rng.uniform(0.5, 1.5, c).astype(dtype),
+            rng.randn(c).astype(dtype), rng.randn(c).astype(dtype),
+            rng.uniform(0.5, 1.5, c).astype(dtype))
+    _compare("batch_norm", "forward", args, {"is_test": is_test}, dtype, lambda a: a)
+    y, _, _, saved_mean, saved_inv, _ = get_op_def("batch_norm").forward(
+        *args, **dict(get_op_def("batch_norm").attrs, is_test=is_test))
+    _compare("batch_norm", "backward", (args[0], args[1], saved_mean, saved_inv,
+                                        rng.randn(*shape).astype(dtype)),
+             {"is_test": is_test}, dtype, lambda a: a)
+
+
+@settings(max_examples=25, deadline=None)
+@given(dtypes, st.integers(1, 64), st.integers(1, 64), st.integers(1, 64))
+def test_mul_and_matmul_kernels(dtype, m, k, n):
+    rng = np.random.RandomState(4)
+    x, y = rng.randn(m, k).astype(dtype), rng.randn(k, n).astype(dtype)
+    _compare("mul", "forward", (x, y), {}, dtype, lambda a: a)
+    _compare("mul", "backward", (x, y, rng.randn(m, n).astype(dtype)), {}, dtype, lambda a: a)
+    _compare("matmul_v2", "forward", (x, y.T.copy()), {"trans_y": True}, dtype, lambda a: a)
+
+
+@settings(max_examples=25, deadline=None)
+@given(dtypes, st.integers(1, 2000), st.booleans())
+def test_activation_kernels(dtype, size, approximate):
+    rng = np.random.RandomState(5)
+    x, d = rng.randn(size).astype(dtype), rng.randn(size).astype(dtype)
+    _compare("relu", "forward", (x,), {}, dtype, lambda a: a)
+    _compare("relu", "backward", (np.maximum(x, 0), d), {}, dtype, lambda a: a)
+    _compare("gelu", "forward", (x,), {"approximate": approximate}, dtype, lambda a: a)
+    _compare("gelu", "backward", (x, d), {"approximate": approximate}, dtype, lambda a: a)
+
+
+@settings(max_examples=25, deadline=None)
+@given(dtypes, st.integers(1, 50), st.integers(1, 50), st.booleans())
+def test_optimizer_kernels(dtype, rows, cols, nesterov):
+    rng = np.random.RandomState(6)
+
+    def state():
+        return rng.randn(rows, cols).astype(dtype)
+    lr = np.array([0.1], dtype)
+    _compare("sgd", "forward", (state(), lr, state()), {}, dtype, lambda a: [x.copy() for x in a])
+    _compare("momentum", "forward", (state(), state(), state(), lr),
+             {"mu": 0.75, "use_nesterov": nesterov}, dtype, lambda a: [x.copy() for x in a])
+    _compare("adam", "forward", (state(), state(), lr, state(), np.abs(state()),
+                                 np.array([0.9], dtype), np.array([0.999], dtype)),
+             {"beta1": 0.875}, dtype, lambda a: [x.copy() for x in a])
+
+
+def test_fused_add_relu_kernel():
+    for sample in get_op_def("fused_elemwise_add_relu").samples(np.random.RandomState(7)):
+        _compare("fused_elemwise_add_relu", "forward", (sample.inputs["X"],), sample.attrs,
+                 "float64", lambda a: [list(a[0])])
+
+
+OPS = sorted(t for t in all_op_types() if not t.endswith("_grad")
+             and not isinstance(get_op_def(t), BlockOpDef))
+
+
+@pytest.mark.parametrize("op_type", OPS)
+def test_op_samples_on_the_gpu(op_type):
+    """The OpInfo harness on a GPU: each sample's forward through the GPU dispatch (CuPy
+    kernel, array-generic reference or host staging) equals the reference on the host."""
+    op_def = get_op_def(op_type)
+    try:
+        samples = list(op_def.samples(np.random.RandomState(0)))
+    except NotImplementedError:
+        pytest.skip("no samples")
+    for sample in samples:
+        full = dict(op_def.attrs, **sample.attrs)
+        kernel = select_kernel(op_type, "forward", full, None, device="gpu")
+        if kernel is None or "group" in kernel.keywords:
+            continue
+        want = testing.call_forward(op_def, sample.inputs, sample.attrs)
+        got = testing.call_forward(op_def, {k: _on_gpu(v) for k, v in sample.inputs.items()},
+                                   sample.attrs, fn=kernel.fn)
+        for w, g in zip(want, got):
+            if isinstance(w, np.ndarray):
+                assert not isinstance(g, np.ndarray), "%s: a host result on a GPU" % op_type
+                testing.assert_close(_host(g), w, *op_def.tolerances.get(
+                    w.dtype.name, (1e-5, 1e-6)), what=op_type)
+
+
+def _train(place, places=None):
+    return train_small_cnn(place, places, steps=5, batch=8, size=8, filters=4, classes=5)[0]
+
+
+def test_training_on_cuda_place_matches_the_cpu():
+    gpu = _train(fluid.CUDAPlace(0))
+    assert all(type(v) is np.ndarray for v in gpu)
+    np.testing.assert_allclose(gpu, _train(fluid.CPUPlace()), rtol=2e-4, atol=1e-5)
+
+
+@pytest.mark.skipif(device_count() < 2, reason="needs 2 GPUs")
+def test_data_parallel_over_two_gpus_matches_two_cpu_places():
+    gpu = _train(fluid.CUDAPlace(0), [fluid.CUDAPlace(0), fluid.CUDAPlace(1)])
+    cpu = _train(fluid.CPUPlace(), [fluid.CPUPlace()] * 2)
+    np.testing.assert_allclose(gpu, cpu, rtol=2e-4, atol=1e-5)

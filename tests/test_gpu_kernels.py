@@ -1,0 +1,73 @@
+"""The CuPy kernels without a GPU: the dispatch chooses them for a GPU, and every kernel's
+CUDA source compiles with NVRTC (which needs no device). Their numbers: tests/test_gpu.py."""
+import importlib
+
+import pytest
+
+from refimpl._kernels.table import KERNELS
+from refimpl.dispatch import select_kernel
+
+cupy = pytest.importorskip("cupy", reason="CuPy is not installed (pip install -e '.[gpu]')")
+
+GPU_ENTRIES = sorted((op_type, which, spec) for op_type, entry in KERNELS.items()
+                     for which, spec in entry.gpu.items())
+HOT = {"mul", "matmul_v2", "conv2d", "depthwise_conv2d", "pool2d",
+       "softmax_with_cross_entropy", "batch_norm", "sgd", "momentum", "adam",
+       "fused_elemwise_add_relu", "relu", "gelu"}
+
+
+def test_the_hot_ops_have_cupy_kernels():
+    assert {op for op, _, _ in GPU_ENTRIES} == HOT
+
+
+@pytest.mark.parametrize("op_type,which,spec", GPU_ENTRIES)
+def test_dispatch_chooses_the_cupy_kernel_on_a_gpu(monkeypatch, op_type, which, spec):
+    monkeypatch.setenv("REFIMPL_KERNELS", "cython")   # (numpy: the references, below)
+    module, _, name = spec.partition(":")
+    fn = getattr(importlib.import_module("refimpl._kernels." + module), name)
+    kernel = select_kernel(op_type, which, {}, "float32", device="gpu")
+    assert kernel.fn is fn and kernel.compiled
+    assert "saved" not in kernel.keywords and "alloc" not in kernel.keywords
+    cpu = select_kernel(op_type, which, {}, "float32")
+    assert cpu.fn is not fn
+
+
+def test_gpu_ok_and_the_numpy_backend_fall_back_to_the_reference(monkeypatch):
+    adaptive = select_kernel("pool2d", "forward", {"adaptive": True}, "float32", device="gpu")
+    assert not adaptive.compiled     # the reference on host copies: no adaptive CuPy kernel
+    assert not select_kernel("conv2d", "forward", {}, "float16", device="gpu").compiled
+    monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
+    assert not select_kernel("mul", "forward", {}, "float32", device="gpu").compiled
+
+
+def test_an_unknown_device_is_refused():
+    with pytest.raises(ValueError, match="device must be one of"):
+        select_kernel("relu", "forward", {}, "float32", device="tpu")
+
+
+def _definitions():
+    for module in {spec.partition(":")[0] for _, _, spec in GPU_ENTRIES}:
+        importlib.import_module("refimpl._kernels." + module)
+    from refimpl._kernels.gpu.source import DEFINITIONS
+    return DEFINITIONS
+
+
+def _nvrtc():
+    try:
+        from cupy_backends.cuda.libs import nvrtc
+        nvrtc.getVersion()
+    except Exception as e:     # the NVRTC wheel missing: pip install -e '.[gpu]' has it
+        pytest.skip("NVRTC is not loadable (%s)" % e)
+    return nvrtc
+
+
+@pytest.mark.parametrize("definition", _definitions(), ids=lambda d: d[1])
+def test_kernel_source_compiles_with_nvrtc(definition):
+    from refimpl._kernels.gpu.source import check_source
+    nvrtc = _nvrtc()
+    program = nvrtc.createProgram(check_source(definition), definition[1] + ".cu", [], [])
+    try:
+        nvrtc.compileProgram(program, ["-arch=compute_70", "-std=c++14"])
+    except Exception:
+        pytest.fail("%s does not compile:\n%s" % (definition[1],
+                                                   nvrtc.getProgramLog(program)))

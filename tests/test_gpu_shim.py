@@ -1,0 +1,161 @@
+"""The GPU code paths on a machine without a GPU: tests/numpy_gpu.py stands in for CuPy
+(device arrays that refuse the host as CuPy's do), so placement, fetches, host staging,
+the array-generic references and data parallelism over CUDAPlaces run for real here. What
+it cannot show, that CuPy's kernels compute the same numbers, tests/test_gpu.py checks on a
+GPU."""
+import numpy as np
+import pytest
+
+import numpy_gpu
+from helpers import train_small_cnn
+import refimpl as paddle
+from refimpl import fluid, testing
+from refimpl.dispatch import select_kernel
+from refimpl.ops.registry import all_op_types, get_op_def
+
+
+@pytest.fixture
+def one_gpu(monkeypatch):
+    monkeypatch.setenv("REFIMPL_KERNELS", "numpy")   # CuPy's own kernels need a real GPU
+    with numpy_gpu.installed(1) as module:
+        yield module
+
+
+def _device(v):
+    if isinstance(v, np.ndarray):
+        return numpy_gpu.asarray(v)
+    if isinstance(v, list):
+        return [_device(x) for x in v]
+    return v
+
+
+def _host(v):
+    return v.get() if isinstance(v, numpy_gpu.ndarray) else v
+
+
+XP_GENERIC = sorted(t for t in all_op_types() if not t.endswith("_grad")
+                    and get_op_def(t).xp_generic)
+
+
+def test_most_hot_references_are_array_generic():
+    assert len(XP_GENERIC) >= 100
+    assert {"mul", "matmul", "elementwise_add", "batch_norm", "adam", "momentum", "sgd",
+            "softmax", "relu"} <= set(XP_GENERIC)
+
+
+@pytest.mark.parametrize("op_type", XP_GENERIC)
+def test_array_generic_reference_stays_on_the_device(one_gpu, op_type):
+    """Each sample, in float32 and float64, forward and backward: results are device arrays
+    equal to the numpy run's."""
+    op_def = get_op_def(op_type)
+    for sample in op_def.samples(np.random.RandomState(0)):
+        for dtype in (np.float64, np.float32):
+            inputs = {k: v.astype(dtype) if isinstance(v, np.ndarray) and v.dtype.kind == "f"
+                      else v for k, v in sample.inputs.items()}
+            expected = testing.call_forward(op_def, inputs, sample.attrs)
+            got = testing.call_forward(op_def, {k: _device(v) for k, v in inputs.items()},
+                                       sample.attrs)
+            for e, g in zip(expected, got):
+                if isinstance(e, np.ndarray):
+                    assert isinstance(g, numpy_gpu.ndarray), (op_type, type(g))
+                    np.testing.assert_allclose(_host(g), e, rtol=1e-6, atol=1e-6)
+            if not op_def.has_grad() or not sample.grad:
+                continue
+            cot = {s: np.ones_like(o) if isinstance(o, np.ndarray) and o.dtype.kind == "f"
+                   else None for s, o in zip(op_def.output_slots, expected)}
+            want = testing.call_backward(op_def, inputs, sample.attrs, expected, cot)
+            have = testing.call_backward(
+                op_def, {k: _device(v) for k, v in inputs.items()}, sample.attrs,
+                [_device(o) for o in expected], {k: _device(v) for k, v in cot.items()})
+            for e, g in zip(want, have):
+                if isinstance(e, np.ndarray):
+                    assert isinstance(g, numpy_gpu.ndarray), (op_type, "grad", type(g))
+                    np.testing.assert_allclose(_host(g), e, rtol=1e-6, atol=1e-6)
+
+
+def test_other_references_run_on_host_copies(one_gpu):
+    kernel = select_kernel("lookup_table_v2", "forward", {}, "float32", device="gpu")
+    assert kernel.fn.__wrapped__ == get_op_def("lookup_table_v2").forward
+    table = np.arange(12.0).reshape(4, 3)
+    out = kernel.fn(numpy_gpu.asarray(table), numpy_gpu.asarray(np.array([3, 1])),
+                    **get_op_def("lookup_table_v2").attrs)
+    assert isinstance(out, numpy_gpu.ndarray)
+    np.testing.assert_array_equal(out.get(), table[[3, 1]])
+
+
+def test_gpu_has_no_out_or_inplace_variants(one_gpu):
+    assert select_kernel("relu", "forward_out", {}, "float32", device="gpu") is None
+    assert select_kernel("relu", "forward_inplace", {}, "float32", device="gpu") is None
+    assert select_kernel("relu", "forward_out", {}, "float32") is not None
+
+
+def test_cuda_place_trains_on_the_device_like_the_cpu(monkeypatch):
+    cpu, _, _ = train_small_cnn(fluid.CPUPlace())
+    monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
+    with numpy_gpu.installed(1):
+        gpu, scope, _ = train_small_cnn(fluid.CUDAPlace(0))
+    assert all(type(v) is np.ndarray for v in gpu)          # fetches come back as numpy
+    weights = [v for n, v in scope._values.items() if n.endswith(".w_0")]
+    assert weights and all(isinstance(w, numpy_gpu.ndarray) for w in weights)
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-5)
+    assert gpu[-1] < gpu[0]
+
+
+def test_data_parallel_over_two_gpus_keeps_each_place_on_its_device(monkeypatch):
+    cpu, _, _ = train_small_cnn(fluid.CPUPlace(), [fluid.CPUPlace()] * 2)
+    monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
+    with numpy_gpu.installed(2):
+        gpu, _, program = train_small_cnn(fluid.CUDAPlace(0), [fluid.CUDAPlace(0), fluid.CUDAPlace(1)])
+        runner, = program._device_sets.values()
+        for d, env in enumerate(runner.envs):
+            params = [v for n, v in env.items() if n.endswith(".w_0")]
+            assert params and all(p.device_id == d for p in params)
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-5)   # gradients allreduced via the host
+
+
+def test_host_values_in_the_scope_move_to_the_device(one_gpu):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, 3], "float32")
+        out = fluid.layers.fc(x, 2, bias_attr=False)
+    exe, scope = fluid.Executor(fluid.CUDAPlace(0)), fluid.Scope()
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        w_name = main.global_block().all_parameters()[0].name
+        w = np.arange(6, dtype="float32").reshape(3, 2)
+        scope._values[w_name] = w          # as a load into the scope leaves it
+        got, = exe.run(main, feed={"x": np.ones((1, 3), "float32")}, fetch_list=[out])
+    np.testing.assert_allclose(got, w.sum(0, keepdims=True))
+
+
+def test_set_device_picks_the_executors_place(one_gpu):
+    try:
+        assert paddle.set_device("gpu:0") == fluid.CUDAPlace(0)
+        assert paddle.get_device() == "gpu:0"
+        assert fluid.Executor().place == fluid.CUDAPlace(0)
+    finally:
+        paddle.set_device("cpu")
+    assert paddle.get_device() == "cpu" and fluid.Executor().place == fluid.CPUPlace()
+
+
+def test_without_a_gpu_cuda_places_are_refused():
+    assert not paddle.is_compiled_with_cuda()   # CuPy imports here, but no device answers
+    with pytest.raises(ValueError, match=r"CUDAPlace\(0\): no GPU is usable here"):
+        fluid.CUDAPlace(0)
+    with pytest.raises(ValueError, match=r"CUDAPlace\(1\): no GPU is usable here"):
+        paddle.set_device("gpu:1")
+    assert paddle.get_device() == "cpu"
+
+
+def test_dynamic_mode_refuses_a_gpu_instead_of_running_on_the_cpu(one_gpu):
+    paddle.disable_static()      # the autouse fixture puts the mode back
+    with pytest.raises(NotImplementedError, match=r"CUDAPlace\(0\).*dynamic mode runs on "
+                                                  r"the CPU only"):
+        paddle.to_tensor(np.ones(2), place=fluid.CUDAPlace(0))
+    paddle.set_device("gpu:0")
+    try:
+        with pytest.raises(NotImplementedError, match="set_device"):
+            paddle.to_tensor(np.ones(2))
+    finally:
+        paddle.set_device("cpu")
+    assert paddle.to_tensor(np.ones(2)).numpy().tolist() == [1.0, 1.0]
