@@ -14,7 +14,7 @@ import pytest
 import refimpl.distributed as dist
 
 TRAIN = """
-    import os, signal, sys, time
+    import os, signal, sys
     import numpy as np
     import paddle
     import paddle.distributed as dist
@@ -32,13 +32,12 @@ TRAIN = """
         r, n = dist.get_rank(), dist.get_world_size()
         with open(os.path.join(out_dir, "pid%d" % r), "w") as f:
             f.write(str(os.getpid()))
+        x = paddle.to_tensor(np.array([r + 1.0], "float32"))
+        dist.all_reduce(x)    # (so every rank has written its pid before one fails)
         if fail and r == 1:
-            time.sleep(1)
             if fail == "raise":
                 raise ValueError("rank 1 fails on purpose")
             os.kill(os.getpid(), signal.SIGKILL)
-        x = paddle.to_tensor(np.array([r + 1.0], "float32"))
-        dist.all_reduce(x)
         got = []
         dist.all_gather(got, paddle.to_tensor(np.array([r], "int64")))
         model = paddle.DataParallel(model_for(r))
