@@ -53,3 +53,5 @@ def set_device(device):
     return framework.place.set_current_place(device)
 
 from ._env import *  # noqa: F401,F403  (default dtype, XPU/CUDA queries, to_tensor, no_grad, grad, ...)
+from . import callbacks, hapi
+from .hapi import Model, flops, summary

@@ -1,7 +1,5 @@
-"""Environment functions of the paddle 2.0 namespace, in their static-graph meaning:
-default dtype, XPU / CUDA / cuDNN queries, to_tensor, no_grad, grad, and the dygraph-only
-high-level names (Model, flops) as clear errors; summary for a Program; DataParallel
-(refimpl.distributed.parallel)."""
+"""Environment functions of the paddle 2.0 namespace: default dtype, XPU / CUDA / cuDNN
+queries, to_tensor, no_grad, grad, and DataParallel (refimpl.distributed.parallel)."""
 import numpy as np
 
 from .backward import gradients
@@ -12,13 +10,13 @@ from .dygraph.tensor import Tensor
 from .distributed.parallel import DataParallel
 from .framework.dtypes import convert_dtype, get_default_dtype, set_default_dtype
 from .framework.place import CUDAPlace, as_place, current_place, device_count
-from .framework.program import Program, Variable, default_main_program
+from .framework.program import Variable, default_main_program
 from .layers import creation, math
 from .framework.initializer import value_attrs
 
 __all__ = ["get_default_dtype", "set_default_dtype", "XPUPlace", "is_compiled_with_xpu",
            "get_cuda_rng_state", "set_cuda_rng_state", "get_cudnn_version", "to_tensor",
-           "no_grad", "grad", "DataParallel", "Model", "summary", "flops"]
+           "no_grad", "grad", "DataParallel"]
 
 def is_compiled_with_xpu():
     return False
@@ -141,34 +139,3 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise ValueError("grad: outputs do not depend on inputs %s; pass allow_unused=True "
                              "to get None for them" % unused)
     return grads
-
-
-class Model:
-    def __init__(self, network, inputs=None, labels=None):
-        raise NotImplementedError(
-            "paddle.Model (hapi) needs dygraph Layers; refimpl is static-graph: build the "
-            "program with layer functions and train it with static.Executor")
-
-
-def summary(net, input_size=None, dtypes=None):
-    """For a static Program: print its parameters (name, shape, count) and return
-    {'total_params', 'trainable_params'}. Layers (dygraph) are not supported."""
-    if not isinstance(net, Program):
-        raise NotImplementedError("summary: refimpl summarizes a static Program (pass "
-                                  "static.default_main_program()); got %s" % type(net).__name__)
-    params = net.global_block().all_parameters()
-    total = trainable = 0
-    lines = ["%-40s %-20s %12s" % ("Parameter", "Shape", "Count")]
-    for p in params:
-        count = int(np.prod(p.shape))
-        total += count
-        trainable += count if p.trainable else 0
-        lines.append("%-40s %-20s %12d" % (p.name, list(p.shape), count))
-    lines.append("Total params: %d, trainable: %d" % (total, trainable))
-    print("\n".join(lines))
-    return {"total_params": total, "trainable_params": trainable}
-
-
-def flops(net, input_size, custom_ops=None, print_detail=False):
-    raise NotImplementedError("flops: refimpl does not count FLOPs of models; summary(program) "
-                              "lists the parameters of a static Program")

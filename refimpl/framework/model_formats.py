@@ -29,7 +29,7 @@ from .serialization import FileFormatError, SerializationError
 __all__ = ["program_from_bytes", "inference_program_from_bytes", "program_to_bytes",
            "state_from_bytes", "state_writer", "combined_from_bytes", "combined_writer",
            "tensor_from_bytes", "tensor_writer", "object_from_bytes", "object_writer",
-           "save", "load", "paddle_version", "NAME_TABLE_KEY"]
+           "paddle_save_writer", "save", "load", "paddle_version", "NAME_TABLE_KEY"]
 
 # paddle.save of a Layer's state_dict adds {structured name: parameter name} under this key
 NAME_TABLE_KEY = "StructuredToParameterName@@"
@@ -253,7 +253,7 @@ def save(obj, path, protocol=4, **configs):
     object (written as is). `protocol` must be 2, 3 or 4, as in Paddle; the file is
     protocol-4 opcodes whatever it is (specs/paddle_formats.md)."""
     check_protocol(protocol, "paddle.save")
-    write = object_writer(_with_name_table(obj))
+    write = paddle_save_writer(obj)
     if isinstance(path, (str, os.PathLike)):
         atomic_file.write(path, write)
     else:
@@ -276,6 +276,11 @@ def load(path, **configs):
         data, source = path.read(), "the file object"
     obj = object_from_bytes(data, source, configs.get("keep_name_table", False))
     return _as_tensors(obj) if mode.dynamic and not configs.get("return_numpy") else obj
+
+
+def paddle_save_writer(obj):
+    """Check `obj` now; `write(file)` writes what paddle.save(obj) writes."""
+    return object_writer(_with_name_table(obj))
 
 
 def _with_name_table(obj):

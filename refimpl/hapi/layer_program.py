@@ -1,0 +1,52 @@
+"""The static inference program of an eager Layer (what Paddle's paddle.jit.save writes for
+Model.save(training=False) in dynamic mode; specs/hapi_model.md, "Saving").
+
+The Layer's forward is called once in evaluation mode on feed variables made from the
+InputSpecs, inside a new program, with every parameter and buffer swapped for a static
+variable of the same name, shape and dtype: the ops it runs are appended to the program
+instead of running (one Layer class serves both modes). Python control flow in forward is
+decided by that one call, as with tracing."""
+from ..framework.program import Parameter, Program, program_guard
+from ..layers.io import data
+
+__all__ = ["inference_program"]
+
+
+def _static_twin(block, tensor):
+    if isinstance(tensor, Parameter):
+        return block.create_parameter(name=tensor.name, shape=list(tensor.shape),
+                                      dtype=tensor.dtype, trainable=tensor.trainable)
+    return block.create_var(name=tensor.name, shape=list(tensor.shape), dtype=tensor.dtype,
+                            persistable=True, stop_gradient=True)
+
+
+def inference_program(layer, input_specs):
+    """(program, feed Variables, fetch Variables, {persistable name: ndarray}) of
+    layer.forward on inputs described by `input_specs` (named InputSpecs)."""
+    program = Program()
+    layers = layer.sublayers(include_self=True)
+    training = [sub.training for sub in layers]
+    twins, swapped = {}, []     # id(eager tensor) -> static variable; (registry, key, tensor)
+    try:
+        with program_guard(program, Program()):
+            block = program.global_block()
+            for sub in layers:
+                for registry in (sub._parameters, sub._buffers):
+                    for key, tensor in list(registry.items()):
+                        if tensor is None:
+                            continue
+                        if id(tensor) not in twins:
+                            twins[id(tensor)] = (_static_twin(block, tensor), tensor)
+                        swapped.append((registry, key, tensor))
+                        registry[key] = twins[id(tensor)][0]
+            layer.eval()
+            feeds = [data(spec.name, list(spec.shape), spec.dtype) for spec in input_specs]
+            outputs = layer(*feeds)
+    finally:
+        for registry, key, tensor in swapped:
+            registry[key] = tensor
+        for sub, was_training in zip(layers, training):
+            sub.training = was_training
+    fetches = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    values = {var.name: tensor._array() for var, tensor in twins.values()}
+    return program, feeds, fetches, values
