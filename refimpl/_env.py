@@ -1,6 +1,5 @@
 """Environment functions of the paddle 2.0 namespace: default dtype, XPU / CUDA / cuDNN
-queries, to_tensor, no_grad, grad, and DataParallel (a clear error until data parallel
-over eager Layers exists)."""
+queries, to_tensor, no_grad, grad, and DataParallel (refimpl.distributed.parallel)."""
 import numpy as np
 
 from .backward import gradients
@@ -8,6 +7,7 @@ from .framework import mode
 from .dygraph.autograd import grad as _eager_grad
 from .framework.mode import no_grad as _eager_no_grad
 from .dygraph.tensor import Tensor
+from .distributed.parallel import DataParallel
 from .framework.dtypes import convert_dtype, get_default_dtype, set_default_dtype
 from .framework.place import CUDAPlace, as_place, current_place, device_count
 from .framework.program import Variable, default_main_program
@@ -139,10 +139,3 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
             raise ValueError("grad: outputs do not depend on inputs %s; pass allow_unused=True "
                              "to get None for them" % unused)
     return grads
-
-
-class DataParallel:
-    def __init__(self, layers, *args, **kwargs):
-        raise NotImplementedError(
-            "paddle.DataParallel is dygraph-only; refimpl is static-graph: use "
-            "static.CompiledProgram(main).with_data_parallel(loss_name=loss.name) or fleet")

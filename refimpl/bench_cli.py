@@ -6,6 +6,8 @@ machine reaches them alike and their ratio holds.
 `--mode static` (default) times the workloads as static programs run by the Executor;
 `--mode dynamic` the same models as nn.Layers trained eagerly (forward, loss.backward(),
 opt.step(), opt.clear_grad()), plus the eager dispatch cost of one small op.
+`--mode data-parallel` samples/s of LeNet and ResNet18 (CIFAR size) under paddle.DataParallel
+on `mpirun -n 2` against one process, the DataLoader in the loop (bench_data_parallel.py).
 
 Prints one JSON object per workload, then a table. `--profile` adds time per op type and
 the framework overhead per op (step time minus time inside kernels, over op count).
@@ -19,6 +21,7 @@ import time
 
 import numpy as np
 
+from . import bench_data_parallel
 from .bench_workloads import WORKLOADS
 
 
@@ -363,20 +366,25 @@ def torch_stepper(name, device="cpu"):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m refimpl bench", description=__doc__)
-    parser.add_argument("workloads", nargs="*", default=list(WORKLOADS),
-                        help="subset of: %s" % ", ".join(WORKLOADS))
+    parser.add_argument("workloads", nargs="*",
+                        help="subset of: %s (--mode data-parallel: %s)"
+                        % (", ".join(WORKLOADS), ", ".join(bench_data_parallel.WORKLOADS)))
     parser.add_argument("--steps", type=int,
                         help="timed steps per framework (default: 50, 12-20 for the large "
-                             "workloads)")
+                             "workloads; data-parallel: per workload)")
     parser.add_argument("--warmup", type=int)
+    parser.add_argument("--rounds", type=int, default=2,
+                        help="data-parallel: times each configuration runs, in turn")
     parser.add_argument("--compare", action="append", default=[], choices=["torch", "paddle"],
                         help="also time this framework in the same run")
     parser.add_argument("--profile", action="store_true",
                         help="time per op type and framework overhead per op")
     parser.add_argument("--no-memory", action="store_true",
                         help="skip the peak RSS of each framework (a fresh process each)")
-    parser.add_argument("--mode", choices=["static", "dynamic"], default="static",
-                        help="refimpl's static programs (default) or its dynamic mode")
+    parser.add_argument("--mode", choices=["static", "dynamic", "data-parallel"],
+                        default="static",
+                        help="refimpl's static programs (default), its dynamic mode, or "
+                             "DataParallel under mpirun -n 2 against one process")
     parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
                         help="gpu: refimpl on CUDAPlace(0) (CuPy), torch on CUDA "
                              "(static mode, --compare torch only)")
@@ -384,14 +392,21 @@ def main(argv=None):
                         help="with --compare paddle: time Paddle in a subprocess of this "
                              "interpreter (Paddle kept in its own environment)")
     args = parser.parse_args(argv)
-    if args.device == "gpu" and (args.mode == "dynamic" or "paddle" in args.compare):
+    if args.device == "gpu" and (args.mode != "static" or "paddle" in args.compare):
         parser.error("--device gpu times static programs against torch only (the dynamic "
-                     "mode and Paddle runs are CPU-only here)")
+                     "mode, data-parallel and Paddle runs are CPU-only here)")
     if args.device == "gpu":
         from .framework.place import is_compiled_with_cuda
         if not is_compiled_with_cuda():
             parser.error("--device gpu: no GPU is usable here (CuPy and a CUDA device are "
                          "needed: pip install -e '.[gpu]')")
+    if args.mode == "data-parallel":
+        if args.compare or args.profile:
+            parser.error("--mode data-parallel takes no --compare or --profile")
+        return bench_data_parallel.main(args.workloads, args.steps,
+                                        2 if args.warmup is None else args.warmup,
+                                        args.rounds)
+    args.workloads = args.workloads or list(WORKLOADS)
     rows = []
     peak = gemm_peak_gflops()
     print(json.dumps({"gemm_peak_gflops": peak, "load": os.getloadavg()}))

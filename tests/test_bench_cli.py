@@ -2,6 +2,9 @@
 the profile's per-op-type kernel times, then the table (timings themselves are not
 asserted: speed is measured, not tested)."""
 import json
+import shutil
+
+import pytest
 
 from refimpl.bench_cli import main
 
@@ -59,3 +62,26 @@ def test_dynamic_mode_bench_prints_eager_rows_profile_and_dispatch_cost(capsys):
     assert "matmul_v2_grad" in row["refimpl"]["kernel_ms_per_op_type"]
     assert set(dispatch["eager_dispatch"]) == {"kernel_us", "dispatch_us",
                                                "dispatch_recording_us"}
+
+
+@pytest.mark.mpi
+@pytest.mark.skipif(shutil.which("mpirun") is None, reason="mpirun not found")
+def test_data_parallel_bench_runs_one_process_and_mpirun_and_gives_their_ratios(capsys):
+    assert main(["lenet", "--mode", "data-parallel", "--steps", "1", "--warmup", "0",
+                 "--rounds", "1"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    (row,) = [json.loads(line) for line in lines if line.startswith("{")]
+    assert row["workload"] == "lenet" and row["global_batch"] == 128
+    speeds = {k: row[k]["samples_per_s"] for k in
+              ("processes_1", "processes_1_thread", "processes_2")}
+    assert all(v > 0 for v in speeds.values())
+    assert row["ratio_2_over_1"] == round(speeds["processes_2"] / speeds["processes_1"], 3)
+    assert any(line.startswith("lenet | ") for line in lines)
+
+
+def test_data_parallel_bench_refuses_unknown_workloads_and_compare():
+    with pytest.raises(SystemExit, match="unknown workload 'mlp_small'; expected one of "
+                                         "lenet, resnet18"):
+        main(["mlp_small", "--mode", "data-parallel"])
+    with pytest.raises(SystemExit):
+        main(["--mode", "data-parallel", "--compare", "torch"])

@@ -319,3 +319,47 @@ def test_setitem_writes_in_place_and_keeps_gradients_right():
     np.testing.assert_allclose(v.gradient(), [3.0])
     with pytest.raises(ValueError, match="Leaf Tensor"):
         x[0] = 5.0
+
+
+def test_no_grad_vars_cut_a_path_shared_by_the_others():
+    # y feeds both a (blocked) and b: y's gradient must still come through b alone
+    x = t([2.0])
+    y = x * 2.0
+    a = y * 3.0
+    b = y * y
+    gx, = paddle.grad(a + b, x, no_grad_vars=[a])
+    np.testing.assert_allclose(gx.numpy(), [2 * 4.0 * 2])      # d(4x^2)/dx = 8x
+
+
+def test_ready_hooks_fire_as_each_leaf_is_complete_during_backward():
+    from refimpl.dygraph.autograd import register_ready_hook
+    x = t([[1.0, -2.0]], stop_gradient=True)
+    w1, w2 = t([[0.5, 1.0], [2.0, -1.0]]), t([[1.0], [3.0]])
+    loss = paddle.sum(paddle.matmul(F.relu(paddle.matmul(x, w1)) * 1.0, w2) ** 2)
+    loss = loss + paddle.sum(w2)                 # w2 reached twice: one hook call, whole
+    events = []
+    register_ready_hook(w2, lambda p: events.append(("w2", p.gradient().copy(),
+                                                    w1.gradient())))
+    handle = register_ready_hook(w1, lambda p: events.append(("w1", None, None)))
+    loss.backward()
+    assert [e[0] for e in events] == ["w2", "w1"]
+    # w2's hook saw its whole gradient while w1's was still to be computed
+    assert events[0][2] is None
+    np.testing.assert_allclose(events[0][1], w2.gradient())
+    h = np.maximum(x.numpy() @ w1.numpy(), 0)
+    np.testing.assert_allclose(w2.gradient(), 2 * h.T @ (h @ w2.numpy()) + 1)
+    handle.remove()
+    events.clear()
+    paddle.grad(paddle.sum(w1 * w2.T), [w1])     # paddle.grad leaves .grad: no hooks
+    assert events == []
+
+
+def test_queued_callbacks_run_once_the_backward_has_ended():
+    from refimpl.dygraph.autograd import queue_callback, register_ready_hook
+    w = t([1.0, 2.0])
+    seen = []
+    register_ready_hook(w, lambda p: queue_callback(lambda: seen.append(p.gradient().copy())))
+    paddle.sum(w * w).backward()
+    np.testing.assert_allclose(seen[0], [2.0, 4.0])
+    with pytest.raises(RuntimeError, match="no backward is running"):
+        queue_callback(lambda: None)

@@ -10,21 +10,9 @@ import sys
 import numpy as np
 import pytest
 
-import refimpl as paddle
-
 pytestmark = [pytest.mark.mpi,
               pytest.mark.skipif(shutil.which("mpirun") is None, reason="mpirun not found")]
 EXAMPLE = os.path.join(os.path.dirname(__file__), os.pardir, "examples", "model_fit_dp.py")
-
-
-def _data_parallel_exists():
-    """paddle.DataParallel (issue 17's data-parallel half) may not be merged yet."""
-    paddle.disable_static()      # the test fixture puts the mode back
-    try:
-        paddle.DataParallel(paddle.nn.Linear(1, 1))
-    except NotImplementedError:
-        return False
-    return True
 
 
 def _run(n, *args, timeout=240):
@@ -39,8 +27,6 @@ def _run(n, *args, timeout=240):
 @pytest.mark.parametrize("mode, n", [("static", 2), ("static", 3), ("dynamic", 2),
                                      ("dynamic", 3)])
 def test_model_under_mpirun_matches_one_process(tmp_path, mode, n):
-    if mode == "dynamic" and not _data_parallel_exists():
-        pytest.skip("dynamic mode under mpirun wraps the network in paddle.DataParallel")
     _run(1, mode, tmp_path / "one.npz")
     out = _run(n, mode, tmp_path / "many.npz", tmp_path / "ckpt")
     one, many = np.load(tmp_path / "one.npz"), np.load(tmp_path / "many.npz")

@@ -127,9 +127,8 @@ def test_environment_queries_and_default_dtype():
 
 
 def test_dygraph_only_names_fail_clearly_and_summary_counts_parameters(capsys):
-    # static mode: the stub (NotImplementedError) and paddle.DataParallel (RuntimeError)
-    # both point at with_data_parallel
-    with pytest.raises((NotImplementedError, RuntimeError), match="with_data_parallel"):
+    with pytest.raises(RuntimeError, match="runs in dynamic mode; in static mode use "
+                                           "static.CompiledProgram"):
         paddle.DataParallel(None)
     x = static.data("x", [None, 4], "float32")
     static.nn.fc(x, 3)

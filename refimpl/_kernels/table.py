@@ -171,8 +171,8 @@ KERNELS = dict(_ELEMENTWISE, **{
     "fused_elemwise_add_relu": OpKernels(
         compiled={"forward": "fused:add_relu"}, gpu={"forward": "gpu.activation:add_relu"},
         numpy={"forward_inplace": out.fused_add_relu_inplace}),
-    "c_allreduce_sum": _COLLECTIVE,
-    "c_reduce_sum": _COLLECTIVE,
-    "c_broadcast": _COLLECTIVE,
     "sync_batch_norm": _COLLECTIVE,
-})
+}, **{op_type: _COLLECTIVE for op_type in (
+    ["c_allreduce_" + r for r in ("sum", "max", "min", "prod")]
+    + ["c_reduce_" + r for r in ("sum", "max", "min", "prod")]
+    + ["c_broadcast", "c_allgather", "c_scatter", "barrier"])})

@@ -1,35 +1,8 @@
-"""paddle.distributed: the process's place in an `mpirun` job (rank 0 of 1 otherwise)."""
-from ..parallel.launch import world
+"""paddle.distributed: the job's processes (mpirun's ranks, or spawn's children), the
+collectives on Tensors, DataParallel and a minimal fleet (specs/distributed.md)."""
+from .collective import ReduceOp, all_gather, all_reduce, barrier, broadcast, reduce, scatter
+from .env import ParallelEnv, get_rank, get_world_size, init_parallel_env
+from .spawn import spawn
 
-__all__ = ["get_rank", "get_world_size", "init_parallel_env", "ParallelEnv"]
-
-
-def get_rank():
-    return world()[0]
-
-
-def get_world_size():
-    return world()[1]
-
-
-class ParallelEnv:
-    @property
-    def rank(self):
-        return get_rank()
-
-    local_rank = rank
-
-    @property
-    def world_size(self):
-        return get_world_size()
-
-    nranks = world_size
-
-    @property
-    def dev_id(self):
-        return 0
-
-
-def init_parallel_env():
-    """Nothing to set up: MPI is initialized on import of mpi4py; returns the ParallelEnv."""
-    return ParallelEnv()
+__all__ = ["get_rank", "get_world_size", "init_parallel_env", "ParallelEnv", "ReduceOp",
+           "all_reduce", "broadcast", "reduce", "all_gather", "scatter", "barrier", "spawn"]

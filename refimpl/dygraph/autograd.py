@@ -3,7 +3,10 @@
 Each node runs its op's registered backward -- the very `<type>_grad` kernel static mode
 runs -- on the forward values it saved. Nodes run once every consumer of their outputs
 has passed its gradient back (counted before the pass), so each output's gradient is
-whole when its hooks see it. Leaves accumulate into `.grad` across backward calls.
+whole when its hooks see it. Leaves are counted the same way: a leaf accumulates into
+`.grad` (across backward calls) as soon as the last node feeding it has run, and then
+calls its ready hooks -- while the rest of the backward goes on (DataParallel starts
+averaging a gradient there). Callbacks queued during a backward run when it ends.
 With create_graph the gradient computation is itself recorded (see double_backward.py).
 """
 import weakref
@@ -12,7 +15,8 @@ import numpy as np
 
 from .tensor import Tensor
 
-__all__ = ["backward", "grad", "register_hook", "retain_grad"]
+__all__ = ["backward", "grad", "register_hook", "retain_grad", "register_ready_hook",
+           "queue_callback"]
 
 
 class _HookHandle:
@@ -42,6 +46,29 @@ def register_hook(t, hook):
         hooks = node.hooks.setdefault(t._index, [])
     hooks.append(hook)
     return _HookHandle(hooks, hook)
+
+
+def register_ready_hook(leaf, hook):
+    """hook(leaf) runs during each backward right after `leaf` (a Tensor without a node:
+    a parameter) has accumulated that backward's gradient into .grad. Not for
+    paddle.grad, which leaves .grad alone. Returns a handle whose remove() unregisters."""
+    if leaf._node is not None:
+        raise ValueError("register_ready_hook: Tensor %r is not a leaf" % leaf.name)
+    if leaf._ready_hooks is None:
+        leaf._ready_hooks = []
+    leaf._ready_hooks.append(hook)
+    return _HookHandle(leaf._ready_hooks, hook)
+
+
+_callbacks = None     # the running backward's queued callbacks (None: no backward runs)
+
+
+def queue_callback(fn):
+    """fn() runs once the backward now running has finished (after every leaf's .grad is
+    set); a RuntimeError outside a backward."""
+    if _callbacks is None:
+        raise RuntimeError("queue_callback: no backward is running")
+    _callbacks.append(fn)
 
 
 def retain_grad(t):
@@ -158,20 +185,28 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
     for edge, _ in roots:
         if type(edge) is tuple and edge[0] not in root_nodes:
             root_nodes.append(edge[0])
-    # every node reachable from the roots, and how many edges lead into each
+    # every node reachable from the roots (not through a blocked edge: those never run),
+    # and how many edges lead into each
     reach, stack = set(root_nodes), list(root_nodes)
     while stack:
         node = stack.pop()
         for e in node.flat_edges:
-            if type(e) is tuple and e[0] not in reach:
+            if type(e) is tuple and e[0] not in reach and not (blocked and e in blocked):
                 reach.add(e[0])
                 stack.append(e[0])
     useful = reach if capture is None else _leading_to(reach, capture)
-    deps = {}
+    deps, leaf_deps = {}, {}   # edges still to come into each node / leaf (by id)
     for node in useful:
         for e in node.flat_edges:
-            if type(e) is tuple and not (blocked and e in blocked):
+            if e is None or blocked and _key(e) in blocked:
+                continue
+            if type(e) is tuple:
                 deps[e[0]] = deps.get(e[0], 0) + 1
+            else:
+                leaf_deps[id(e)] = leaf_deps.get(id(e), 0) + 1
+    for edge, _ in roots:
+        if type(edge) is not tuple:
+            leaf_deps[id(edge)] = leaf_deps.get(id(edge), 0) + 1
     pending, leaf_grads, captured = {}, {}, {}
 
     def send(edge, g):
@@ -184,9 +219,25 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
                 slot = pending[node] = [None] * node.n_out
             if g is not None:
                 slot[i] = g if slot[i] is None else ops.add(slot[i], g)
-        elif g is not None:
-            got = leaf_grads.get(id(edge))
-            leaf_grads[id(edge)] = (edge, g if got is None else ops.add(got[1], g))
+            return
+        key = id(edge)
+        if g is not None:
+            got = leaf_grads.get(key)
+            leaf_grads[key] = g if got is None else ops.add(got, g)
+        leaf_deps[key] -= 1
+        if leaf_deps[key] == 0 and key in leaf_grads:
+            leaf_done(edge, leaf_grads.pop(key))
+
+    def leaf_done(leaf, g):
+        if leaf._hooks:
+            g = _apply_hooks(leaf._hooks, g, ops)
+        if capture is not None:
+            captured[id(leaf)] = g
+            return
+        _accumulate(leaf, g)
+        if leaf._ready_hooks:
+            for hook in list(leaf._ready_hooks):
+                hook(leaf)
 
     for edge, g in roots:
         send(edge, g)
@@ -224,13 +275,6 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
                 deps[parent] -= 1
                 if deps[parent] == 0:
                     ready.append(parent)
-    for key, (leaf, g) in leaf_grads.items():
-        if leaf._hooks:
-            g = _apply_hooks(leaf._hooks, g, ops)
-        if capture is not None:
-            captured[key] = g
-        else:
-            _accumulate(leaf, g)
     return captured
 
 
@@ -300,8 +344,16 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
             continue
         roots.append((t if t._node is None else (t._node, t._index),
                       _root_grad(t, g, "backward")))
-    if roots:
+    if not roots:
+        return
+    global _callbacks
+    outer, _callbacks = _callbacks, []
+    try:
         _run(roots, retain_graph, _Arrays)
+        while _callbacks:      # a callback may queue another
+            _callbacks.pop(0)()
+    finally:
+        _callbacks = outer
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,

@@ -39,6 +39,7 @@ class Tensor(Variable):
     is_data = False
     need_check_feed = False
     _hooks = None          # leaf gradient hooks
+    _ready_hooks = None    # leaf hooks run once its .grad holds a backward's gradient
     _zeroed = False        # clear_grad() without memory: .grad reads zeros
     _decl = None           # a placeholder's declared (dtype, shape)
     # defaults a new tensor shares until set (a tensor is made per op result)

@@ -19,7 +19,7 @@ from ..ops.registry import get_op_def, is_duplicable, slot_name
 from ..framework import mode
 from .tensor import Tensor
 
-__all__ = ["run_op", "select_kernel", "GradNode", "layout"]
+__all__ = ["run_op", "select_kernel", "GradNode", "layout", "set_process_group"]
 
 
 def select_kernel(op_type, which, attrs, dtype):
@@ -65,6 +65,7 @@ class _Layout:
         self.attr_items = list(op_def.attrs.items())
         self.single_out = len(self.outs) == 1
         self.kernels = _Kernels(op_def.type, "forward")
+        self.collective = kernels_of(op_def.type).collective    # its functions take group
         grad = get_op_def(op_def.type + "_grad") if op_def.has_grad() else None
         self.grad_def = grad
         if grad is None:
@@ -95,6 +96,14 @@ class _Layout:
 
 
 _LAYOUTS = {}
+# the group collective ops talk through: this process's device in the job once
+# paddle.distributed.init_parallel_env has set it (dygraph never imports parallel)
+_process_group = None
+
+
+def set_process_group(group):
+    global _process_group
+    _process_group = group
 
 
 def layout(op_type):
@@ -256,6 +265,8 @@ def run_op(op_type, inputs, outputs, attrs):
     record = requires and mode.grad_enabled and lay.grad_def is not None
     _check_signature(lay, kw, sig, inputs, outputs)
     fn, takes_saved, _ = lay.kernels.get(kw, dtype)
+    if lay.collective:     # (its grad op, run by autograd from node.kw, gets it too)
+        kw["group"] = _process_group
     saved = None
     if record and takes_saved:   # the forward hands work to its grad op (conv's columns)
         saved = kw["saved"] = SavedForGrad()

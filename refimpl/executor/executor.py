@@ -21,6 +21,7 @@ from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                  default_main_program)
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
 from ..ops.registry import BlockOpDef, lod_reaching, with_lod_rules
+from ..parallel.group import process_group
 from ..xp import device as gpu_device, to_device, to_host
 from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
@@ -413,6 +414,9 @@ class Executor:
         if scope is None:
             scope = global_scope()
         fetch_names = _fetch_names(fetch_list)
+        if getattr(program, "_graph", None) is not None:
+            # fleet's data-parallel version of this program (Paddle: Program._graph)
+            program = program._graph
         if not isinstance(program, Program):
             if hasattr(program, "_run"):  # CompiledProgram
                 return program._run(self, feed, fetch_names, scope, return_numpy,
@@ -439,8 +443,10 @@ class Executor:
         lod_feeds = tuple(sorted(n for n in feed_names if lod_of(feed_names[n])))
         key = (id(program), tuple(sorted(feed_names)), tuple(fetch_names), id(scope), lod_feeds)
         plan = self._plans.get(key)
-        if plan is None or plan.program is not program or plan.version != program._version:
-            plan = Plan(program, feed_names, fetch_names, lod_feeds=lod_feeds,
+        group = process_group()     # this process's device in the job, once initialized
+        if plan is None or plan.program is not program or plan.version != program._version \
+                or plan.group is not group:
+            plan = Plan(program, feed_names, fetch_names, lod_feeds=lod_feeds, group=group,
                         device="cpu" if self.device_id is None else "gpu")
             self._plans[key] = plan
         return plan

@@ -47,6 +47,8 @@ class TensorDataset(Dataset):
             raise TypeError("TensorDataset: tensors must be a non-empty list or tuple of "
                             "arrays, got %r" % (tensors,))
         lengths = []
+        # eager Tensors give their values: a row is then an array, not an indexing op
+        tensors = [t.numpy() if _is_eager_tensor(t) else t for t in tensors]
         for i, tensor in enumerate(tensors):
             if _is_static_variable(tensor):
                 raise TypeError("TensorDataset: tensors[%d] %r is a static-graph Variable, "
@@ -73,7 +75,12 @@ class TensorDataset(Dataset):
 
 def _is_static_variable(obj):
     from ..framework.program import Variable
-    return isinstance(obj, Variable)
+    return isinstance(obj, Variable) and not _is_eager_tensor(obj)
+
+
+def _is_eager_tensor(obj):
+    from ..dygraph.tensor import Tensor
+    return isinstance(obj, Tensor)
 
 
 def _fields(sample):

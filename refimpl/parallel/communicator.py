@@ -9,8 +9,9 @@ collective: all devices make it, in the same order (checked: CollectiveMismatch)
 
 Interface (per device, `local_rank` = this thread's place index; `op` names the op making
 the call, for CollectiveMismatch and stall reports):
-  allreduce(local_rank, arrays, op=None) -> list  the sums over devices (new arrays: a
-                                         kernel may return one buffer as two gradients)
+  allreduce(local_rank, arrays, op=None, reduction="sum") -> list  the sums (max, min,
+                                         products) over devices (new arrays: a kernel may
+                                         return one buffer as two gradients)
   broadcast(local_rank, arrays, roots, op=None)   in place: array i takes device roots[i]'s
                                          value
   allgather(local_rank, array) -> list   every device's array, in global rank order
@@ -28,6 +29,10 @@ from .stall import StallWatch
 
 __all__ = ["InProcessCommunicator", "HierarchicalCommunicator", "MPICommunicator",
            "CommunicationAborted", "CollectiveMismatch"]
+
+
+# how allreduce combines two devices' values, by reduction name
+REDUCTION_UFUNCS = {"sum": np.add, "max": np.maximum, "min": np.minimum, "prod": np.multiply}
 
 
 class CommunicationAborted(RuntimeError):
@@ -198,20 +203,23 @@ class InProcessCommunicator:
                 self._calls[local_rank], arrived, missing)
         return "in collective %s: waiting for its result" % self._calls[local_rank]
 
-    def _across_processes(self, flat):
+    def _across_processes(self, flat, reduction="sum"):
         return flat
 
-    def allreduce(self, local_rank, arrays, op=None):
+    def allreduce(self, local_rank, arrays, op=None, reduction="sum"):
+        """`reduction`: sum, max, min or prod over devices."""
         if not arrays:
             return []
         flat = pack(arrays)
+        ufunc = REDUCTION_UFUNCS[reduction]
 
         def combine(slots):
             total = slots[0].copy()
             for s in slots[1:]:
-                total += s
-            return self._across_processes(total)
-        total = self._exchange(local_rank, "allreduce", flat, combine, op)
+                ufunc(total, s, out=total)
+            return self._across_processes(total, reduction)
+        kind = "allreduce" if reduction == "sum" else "allreduce (%s)" % reduction
+        total = self._exchange(local_rank, kind, flat, combine, op)
         out = [np.empty(a.shape, a.dtype) for a in arrays]
         unpack_into(total, out)
         return out
@@ -258,10 +266,11 @@ class HierarchicalCommunicator(InProcessCommunicator):
                                               "waiting for them to make the same call"
                         % ("in collective %s, " % call if call is not None else "", what))
 
-    def _across_processes(self, flat):
+    def _across_processes(self, flat, reduction="sum"):
         from mpi4py import MPI
         flat = np.ascontiguousarray(flat)
-        self._complete(self.mpi.Iallreduce(MPI.IN_PLACE, flat, op=MPI.SUM), "allreduce")
+        self._complete(self.mpi.Iallreduce(MPI.IN_PLACE, flat,
+                                           op=getattr(MPI, reduction.upper())), "allreduce")
         return flat
 
     def _root_value(self, slots, i, root):

@@ -6,7 +6,7 @@ communicator (threads in one process, MPI across processes), or, where every pla
 process is a GPU and CuPy has NCCL, hands them to an NcclClique instead (specs/gpu.md)."""
 from ..xp import device, is_device_array, to_device, to_host
 
-__all__ = ["DeviceGroup"]
+__all__ = ["DeviceGroup", "set_process_group", "process_group"]
 
 
 class DeviceGroup:
@@ -41,18 +41,15 @@ class DeviceGroup:
     def nranks(self):
         return self.communicator.nranks
 
-    def allreduce(self, arrays):
-        """The sums over places of `arrays` (new arrays)."""
-        if self.nccl is not None:
+    def allreduce(self, arrays, reduction="sum"):
+        """The sums (max, min, products) over places of `arrays` (new arrays)."""
+        if self.nccl is not None and reduction == "sum":
             return self.nccl.allreduce(self.local_rank, arrays)
         on_gpu = any(is_device_array(a) for a in arrays)
-        sums = self.communicator.allreduce(
+        results = self.communicator.allreduce(
             self.local_rank, [to_host(a) for a in arrays] if on_gpu else arrays,
-            op=self.collective)
-        if not on_gpu:
-            return sums
-        with device(self.device_id):
-            return [to_device(s) for s in sums]
+            op=self.collective, reduction=reduction)
+        return self._like(on_gpu, results)
 
     def broadcast(self, arrays, roots):
         """In place: array i takes place roots[i]'s value."""
@@ -61,3 +58,33 @@ class DeviceGroup:
         for a, s in zip(arrays, staged):
             if s is not a:
                 a[...] = to_device(s)
+
+    def allgather(self, array):
+        """Every place's `array`, in global rank order (a list)."""
+        parts = self.communicator.allgather(self.local_rank, to_host(array))
+        return self._like(is_device_array(array), parts)
+
+    def barrier(self):
+        self.communicator.barrier(self.local_rank)
+
+    def _like(self, on_gpu, host_arrays):
+        """`host_arrays` moved to this place's GPU when the inputs were there."""
+        if not on_gpu:
+            return host_arrays
+        with device(self.device_id):
+            return [to_device(a) for a in host_arrays]
+
+
+_process_group = None
+
+
+def set_process_group(group):
+    """This process's own device in the job (paddle.distributed.init_parallel_env): the
+    group an Executor binds to collective ops outside a data-parallel program."""
+    global _process_group
+    _process_group = group
+
+
+def process_group():
+    """The group set by set_process_group, or None (collectives stay local)."""
+    return _process_group

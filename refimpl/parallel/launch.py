@@ -51,5 +51,19 @@ def abort_on_error():
     comm = mpi_comm() if "mpi4py.MPI" in sys.modules else None
     _flush()
     if comm is not None:
-        comm.Barrier()
+        _final_barrier(comm)
         time.sleep(0.2)
+
+
+def _final_barrier(comm):
+    """Wait for every rank to finish its script; a rank that never does makes this one
+    raise StallError (REFIMPL_STALL_TIMEOUT) and abort the job, instead of hanging."""
+    from .stall import StallError, StallWatch
+    request = comm.Ibarrier()
+    try:
+        StallWatch(1).poll(request.Test, lambda: "at the end of the script: waiting for the "
+                                                 "other ranks to finish theirs (MPI barrier)")
+    except StallError:
+        traceback.print_exc()
+        _flush()
+        comm.Abort(1)

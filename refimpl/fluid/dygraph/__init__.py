@@ -1,7 +1,10 @@
 """paddle.fluid.dygraph (Paddle 1.8): the guard, to_variable, Layer and the 1.8 Layer
-classes, save_dygraph / load_dygraph, on refimpl's dynamic mode (specs/dygraph.md)."""
+classes, save_dygraph / load_dygraph, on refimpl's dynamic mode (specs/dygraph.md); the
+1.8 data-parallel names (specs/distributed.md)."""
 import os
 
+from ...distributed.env import ParallelEnv
+from ...distributed.parallel import DataParallel, ParallelStrategy, prepare_context
 from ...framework.model_formats import load as _load, save as _save
 from ...nn.layer.base import Layer
 from ...nn.layer.container import LayerList, ParameterList, Sequential
@@ -13,7 +16,10 @@ from .nn import BatchNorm, Conv2D, Embedding, Linear, Pool2D
 __all__ = ["base", "guard", "to_variable", "enabled", "no_grad", "enable_dygraph",
            "disable_dygraph", "enable_imperative", "disable_imperative", "Layer",
            "Sequential", "LayerList", "ParameterList", "Linear", "Conv2D", "Pool2D",
-           "Embedding", "BatchNorm", "save_dygraph", "load_dygraph"]
+           "Embedding", "BatchNorm", "save_dygraph", "load_dygraph", "DataParallel",
+           "prepare_context", "ParallelStrategy", "ParallelEnv", "Env"]
+
+Env = ParallelEnv     # 1.8's older name
 
 
 def save_dygraph(state_dict, model_path):

@@ -1,0 +1,229 @@
+"""paddle.DataParallel in one process, against a TwinWorld: a world of two ranks whose
+other rank makes the same calls with the same values (so the average of a gradient is
+the gradient itself) and whose rank 0 holds parameters one larger than ours. Checked:
+the broadcast at construction, averaged gradients, the buckets (layout, order, started
+during backward), find_unused_parameters, no_sync, the errors, Paddle 1.8's manual
+scale_loss / apply_collective_grads, and the Layer passthrough. Across processes:
+test_distributed_mpi.py."""
+import warnings
+
+import numpy as np
+import pytest
+
+import refimpl as paddle
+import refimpl.nn as nn
+from refimpl.distributed import env, reducer
+from refimpl.dygraph import mode
+from refimpl.parallel import world as world_mod
+from refimpl.parallel.world import Pending, SingleWorld
+
+
+class TwinWorld(SingleWorld):
+    size = 2
+    backend = "twin"
+
+    def __init__(self):
+        super().__init__()
+        self.started = []       # per bucket started: its size, and what was seen then
+        self.on_start = lambda flat: None
+
+    def start_allreduce(self, flat):
+        self.started.append((flat.size, self.on_start(flat)))
+        return super().start_allreduce(flat)
+
+    def _start(self, call):
+        a = call.array
+        if call.kind == "allreduce":
+            result = a if call.in_place else a.copy()
+            result += a if call.in_place else result    # twice ours: the twin's too
+        elif call.kind == "allgather":
+            result = [a.copy(), a.copy()]
+        elif call.kind == "broadcast":
+            result = a + 1                              # rank 0's values
+        else:
+            return super()._start(call)
+        return Pending(self, call, lambda: True, lambda: result)
+
+
+@pytest.fixture
+def twin(dygraph, monkeypatch):
+    world = TwinWorld()
+    monkeypatch.setattr(world_mod, "_world", world)
+    monkeypatch.setattr(env, "_initialized", True)
+    return world
+
+
+def mlp(*sizes):
+    layers = []
+    for a, b in zip(sizes, sizes[1:]):
+        layers += [nn.Linear(a, b), nn.Tanh()]
+    return nn.Sequential(*layers[:-1])
+
+
+def values(layer):
+    return {k: v.numpy() for k, v in layer.state_dict().items()}
+
+
+def batch(rows=4, cols=3, seed=0):
+    rng = np.random.RandomState(seed)
+    return paddle.to_tensor(rng.randn(rows, cols).astype("float32"))
+
+
+def test_construction_gives_every_rank_rank_0s_parameters_and_buffers(twin):
+    model = nn.Sequential(nn.Linear(3, 4), nn.BatchNorm1D(4))
+    before = values(model)
+    paddle.DataParallel(model)
+    after = values(model)
+    assert sorted(after) == sorted(before) and "1._mean" in after
+    for k in before:
+        np.testing.assert_allclose(after[k], before[k] + 1, err_msg=k)
+
+
+def test_gradients_are_averaged_over_the_ranks(twin):
+    model = mlp(3, 5, 2)
+    dp = paddle.DataParallel(model, comm_buffer_size=1e-4)
+    alone = mlp(3, 5, 2)
+    alone.set_state_dict(values(model))
+    x = batch()
+    dp(x).square().mean().backward()
+    alone(x).square().mean().backward()
+    for (name, p), q in zip(model.named_parameters(), alone.parameters()):
+        np.testing.assert_allclose(p.gradient(), q.gradient(), rtol=1e-6, err_msg=name)
+    assert twin.started      # it went through the buckets
+
+
+def test_buckets_start_in_reverse_layer_order_while_backward_runs(twin):
+    model = mlp(3, 4, 4, 2)
+    first_weight = model[0].weight
+    twin.on_start = lambda flat: first_weight.gradient() is None
+    dp = paddle.DataParallel(model, comm_buffer_size=1e-6, last_comm_buffer_size=1e-6)
+    dp(batch()).sum().backward()
+    sizes = [p.size for p in reversed(model.parameters())]
+    assert [size for size, _ in twin.started] == sizes   # one parameter per bucket
+    # the last layer's bucket started before backward reached the first layer
+    assert twin.started[0][1] is True and twin.started[-1][1] is False
+
+
+def test_bucket_layout_follows_paddles_grouping():
+    class P:     # what assign_buckets reads of a parameter
+        def __init__(self, n, dtype="float32"):
+            self.a = np.zeros(n, dtype)
+
+        def _array(self):
+            return self.a
+    params = [P(25), P(10), P(300), P(10), P(5, "float64"), P(400)]
+    # float32: 100 bytes close the first group (limit 100); 40 + 1200 the next (limit
+    # 1000); 40 + 1600 the next; float64: 40, left open. Ordered by first parameter, then
+    # reversed: the first layers' small group starts last.
+    groups = reducer.assign_buckets(params, [100, 1000])
+    assert groups == [[4], [3, 5], [1, 2], [0]]
+
+
+def test_find_unused_parameters_averages_zeros_for_them(twin):
+    class Net(nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.used, self.unused = nn.Linear(3, 2), nn.Linear(3, 2)
+
+        def forward(self, x):
+            return self.used(x)
+    net = Net()
+    dp = paddle.DataParallel(net, find_unused_parameters=True)
+    dp(batch()).sum().backward()
+    np.testing.assert_array_equal(net.unused.weight.gradient(), np.zeros((3, 2)))
+    np.testing.assert_allclose(net.used.bias.gradient(), [4.0, 4.0])
+
+    strict = paddle.DataParallel(Net())
+    with pytest.raises(RuntimeError) as e:
+        strict(batch()).sum().backward()
+    assert "received no gradient in this backward" in str(e.value)
+    assert "find_unused_parameters=True" in str(e.value)
+    assert strict._layers.unused.weight.name in str(e.value)
+
+
+def test_no_sync_accumulates_locally_until_a_synchronized_backward(twin):
+    model = mlp(3, 2)
+    dp = paddle.DataParallel(model)
+    x = batch()
+    with dp.no_sync():
+        dp(x).sum().backward()
+        dp(x).sum().backward()
+    assert twin.started == []
+    np.testing.assert_allclose(model[0].bias.gradient(), [8.0, 8.0])
+    dp(x).sum().backward()
+    assert len(twin.started) == 1
+    np.testing.assert_allclose(model[0].bias.gradient(), [12.0, 12.0])
+
+
+def test_a_backward_without_a_forward_through_the_wrapper_is_refused(twin):
+    model = mlp(3, 2)
+    dp = paddle.DataParallel(model)
+    loss = dp(batch()).sum()
+    loss.backward(retain_graph=True)
+    with pytest.raises(RuntimeError, match="does not follow a forward through the "
+                                           "DataParallel layer"):
+        loss.backward()
+    with paddle.no_grad():
+        dp(batch())                       # no gradient: nothing to arm
+    dp(batch()).sum().backward()
+
+
+def test_scale_loss_and_apply_collective_grads_are_no_ops_since_paddle_2(twin):
+    dp = paddle.DataParallel(mlp(3, 2))
+    loss = dp(batch()).sum()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert dp.scale_loss(loss) is loss
+        dp.apply_collective_grads()
+    assert [w.category for w in caught] == [DeprecationWarning] * 2
+
+
+def test_paddle_1_8_scales_the_loss_and_sums_gradients_by_hand(twin, monkeypatch):
+    monkeypatch.setattr(mode, "_PROFILE", "1.8")
+    model = mlp(3, 2)
+    dp = paddle.DataParallel(model)
+    assert dp._reducer is None
+    loss = dp.scale_loss(dp(batch()).sum())
+    loss.backward()
+    np.testing.assert_allclose(model[0].bias.gradient(), [2.0, 2.0])    # 4 rows / 2 ranks
+    assert twin.started == []
+    dp.apply_collective_grads()
+    np.testing.assert_allclose(model[0].bias.gradient(), [4.0, 4.0])    # summed over 2
+
+
+def test_dataparallel_is_its_layer_for_state_and_parameters(dygraph):
+    model = mlp(3, 4, 2)
+    dp = paddle.DataParallel(model)
+    assert dp._layers is model
+    assert list(dp.state_dict()) == list(model.state_dict()) == ["0.weight", "0.bias",
+                                                                  "2.weight", "2.bias"]
+    assert [id(p) for p in dp.parameters()] == [id(p) for p in model.parameters()]
+    new = {k: np.full(v.shape, 0.5, "float32") for k, v in values(model).items()}
+    dp.set_state_dict(new)
+    np.testing.assert_array_equal(model[2].bias.numpy(), [0.5, 0.5])
+    x = batch()
+    np.testing.assert_array_equal(dp(x).numpy(), model(x).numpy())
+
+
+@pytest.mark.parametrize("kwargs, error, words", [
+    ({"layers": "net"}, TypeError, "must be a paddle.nn.Layer"),
+    ({"comm_buffer_size": 0}, ValueError, "comm_buffer_size must be a number of MB > 0"),
+    ({"last_comm_buffer_size": "1"}, ValueError, "last_comm_buffer_size"),
+    ({"find_unused_parameters": 1}, TypeError, "find_unused_parameters must be a bool"),
+])
+def test_bad_arguments_are_refused(dygraph, kwargs, error, words):
+    kwargs.setdefault("layers", mlp(2, 1))
+    with pytest.raises(error, match=words):
+        paddle.DataParallel(**kwargs)
+
+
+def test_static_mode_and_a_job_without_init_parallel_env_are_refused(twin, monkeypatch):
+    monkeypatch.setattr(env, "_initialized", False)
+    with pytest.raises(RuntimeError, match="call paddle.distributed.init_parallel_env"):
+        paddle.DataParallel(mlp(2, 1))
+    with pytest.raises(RuntimeError, match="call paddle.distributed.init_parallel_env"):
+        paddle.distributed.all_reduce(batch())
+    model = mlp(2, 1)
+    mode.enable_static()
+    with pytest.raises(RuntimeError, match="with_data_parallel"):
+        paddle.DataParallel(model)

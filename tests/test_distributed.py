@@ -1,0 +1,174 @@
+"""paddle.distributed in one process: the environment, the collectives (identities on one
+rank, ops in static programs), their argument errors, the process World's checks, and
+fleet.DistributedStrategy's validation. Across processes: test_distributed_mpi.py;
+DataParallel: test_data_parallel_dygraph.py."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+import refimpl.distributed as dist
+import refimpl.static as static
+from refimpl.distributed import fleet
+from refimpl.parallel.communicator import CollectiveMismatch
+from refimpl.parallel.world import Call, SingleWorld, _mismatch
+
+
+def t(values, dtype="float32"):
+    return paddle.to_tensor(np.asarray(values, dtype))
+
+
+def test_one_process_is_rank_0_of_1(dygraph, monkeypatch):
+    monkeypatch.delenv("PADDLE_TRAINER_ENDPOINTS", raising=False)
+    monkeypatch.delenv("FLAGS_selected_gpus", raising=False)
+    env = dist.ParallelEnv()
+    assert (dist.get_rank(), dist.get_world_size()) == (0, 1)
+    assert (env.rank, env.local_rank, env.world_size, env.nranks) == (0, 0, 1, 1)
+    assert (env.device_id, env.dev_id) == (0, 0)
+    assert env.trainer_endpoints == ["127.0.0.1:6170"]
+    assert env.current_endpoint == "127.0.0.1:6170"
+    assert isinstance(dist.init_parallel_env(), dist.ParallelEnv)
+
+
+def test_parallel_env_reads_paddles_variables(monkeypatch):
+    monkeypatch.setenv("PADDLE_TRAINER_ENDPOINTS", "10.0.0.1:7000")
+    monkeypatch.setenv("FLAGS_selected_gpus", "3")
+    env = dist.ParallelEnv()
+    assert env.current_endpoint == "10.0.0.1:7000" and env.device_id == 3
+    # one endpoint per rank, or Paddle's default names
+    monkeypatch.setenv("PADDLE_TRAINER_ENDPOINTS", "a:1,b:2")
+    assert env.trainer_endpoints == ["127.0.0.1:6170"]
+
+
+def test_collectives_of_one_rank_leave_the_tensor_as_it_is(dygraph):
+    x = t([[1.0, -2.0], [3.0, 4.0]])
+    for op in (dist.ReduceOp.SUM, dist.ReduceOp.MAX, dist.ReduceOp.MIN, dist.ReduceOp.PROD):
+        assert dist.all_reduce(x, op) is x
+        assert dist.reduce(x, 0, op) is x
+    assert dist.broadcast(x, 0) is x
+    np.testing.assert_array_equal(x.numpy(), [[1, -2], [3, 4]])
+    gathered = []
+    dist.all_gather(gathered, x)
+    assert len(gathered) == 1
+    np.testing.assert_array_equal(gathered[0].numpy(), x.numpy())
+    out = t([0, 0], "int64")
+    dist.scatter(out, [t([7, 8], "int64")], src=0)
+    np.testing.assert_array_equal(out.numpy(), [7, 8])
+    dist.barrier()
+
+
+def test_collectives_build_c_ops_in_static_programs():
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", [2, 3], "float32")
+        y = x * 2.0
+        assert dist.all_reduce(y, dist.ReduceOp.MAX) is None
+        dist.broadcast(y, 0)
+        dist.reduce(y, 0, dist.ReduceOp.PROD)
+        gathered = []
+        dist.all_gather(gathered, y)
+        part = static.nn.fc(x, 3)
+        dist.scatter(part, [y], src=0)
+        dist.barrier()
+    types = [op.type for op in main.global_block().ops]
+    for op_type in ("c_allreduce_max", "c_broadcast", "c_reduce_prod", "c_allgather",
+                    "c_scatter", "barrier"):
+        assert op_type in types
+    exe = static.Executor()
+    exe.run(startup)
+    xs = np.arange(6, dtype="float32").reshape(2, 3)
+    got_y, got_gathered = exe.run(main, feed={"x": xs}, fetch_list=[y, gathered[0]])
+    np.testing.assert_array_equal(got_y, xs * 2)       # one process: identities
+    np.testing.assert_array_equal(got_gathered, xs * 2)
+
+
+@pytest.mark.parametrize("call, error, words", [
+    (lambda x: dist.all_reduce(x, op=7), ValueError, "ReduceOp.SUM, MAX, MIN or PROD"),
+    (lambda x: dist.broadcast(x, 1), ValueError, "src must be a rank in [0, 1)"),
+    (lambda x: dist.reduce(x, -1), ValueError, "dst must be a rank"),
+    (lambda x: dist.all_reduce(x, group=3), NotImplementedError, "one communication group"),
+    (lambda x: dist.all_reduce(x.numpy()), TypeError, "must be a Tensor"),
+    (lambda x: dist.all_reduce(x > 0), TypeError, "dtype bool"),
+    (lambda x: dist.all_gather((), x), TypeError, "tensor_list must be a list"),
+    (lambda x: dist.scatter(x, [x, x], src=0), ValueError, "a list of 1 tensors"),
+    (lambda x: dist.scatter(x, [t([1.0])], src=0), ValueError, "has shape [1]"),
+])
+def test_bad_collective_arguments_are_refused(dygraph, call, error, words):
+    with pytest.raises(error) as e:
+        call(t([1.0, 2.0]))
+    assert words in str(e.value)
+
+
+def test_world_checks_reductions_roots_and_dtypes():
+    world = SingleWorld()
+    with pytest.raises(ValueError, match="reduction must be one of"):
+        world.allreduce_array(np.ones(2), "mean")
+    with pytest.raises(ValueError, match="root rank must be an int in"):
+        world.broadcast_array(np.ones(2), 1)
+    with pytest.raises(TypeError, match="dtype complex64"):
+        world.allreduce_array(np.ones(2, np.complex64))
+    half = world.allreduce_array(np.ones(2, np.float16))
+    assert half.dtype == np.float16
+
+
+def test_ranks_making_different_calls_are_named():
+    calls = [Call("allreduce", np.ones((2, 3), np.float32), "sum"),
+             Call("broadcast", np.ones(4, np.float64), root=1)]
+    error = _mismatch([c.signature() for c in calls], 5)
+    assert isinstance(error, CollectiveMismatch)
+    text = str(error)
+    assert "call #5" in text
+    assert "rank 0: all_reduce (sum) of float32 [2, 3]" in text
+    assert "rank 1: broadcast root 1 of float64 [4]" in text
+    assert _mismatch([calls[0].signature()] * 2, 1) is None
+
+
+# -- fleet ------------------------------------------------------------------------------
+
+def test_distributed_strategy_checks_fields_when_set():
+    s = fleet.DistributedStrategy()
+    assert (s.fuse_all_reduce_ops, s.fuse_grad_size_in_MB, s.a_sync) == (True, 32.0, True)
+    s.sync_batch_norm = True
+    s.nccl_comm_num = 2
+    s.recompute_configs = {"checkpoints": ["fc_0.tmp_0"]}
+    s.amp_configs = {"init_loss_scaling": 1024}      # one key: the others keep defaults
+    assert s.amp_configs["init_loss_scaling"] == 1024.0
+    assert s.amp_configs["incr_every_n_steps"] == 1000
+    with pytest.raises(NotImplementedError, match="amp = True: automatic mixed precision"):
+        s.amp = True
+    assert s.amp is False
+    with pytest.raises(NotImplementedError, match="pipeline"):
+        s.pipeline = True
+    s.dgc = False                                    # the default is fine
+    with pytest.raises(AttributeError, match="no option 'fuse_grad_size'"):
+        s.fuse_grad_size = 1
+    with pytest.raises(ValueError, match="an integer >= 1"):
+        s.nccl_comm_num = 0
+    with pytest.raises(TypeError, match="True or False"):
+        s.sync_batch_norm = "yes"
+    with pytest.raises(ValueError, match="unknown key 'checkpoint'"):
+        s.recompute_configs = {"checkpoint": []}
+    with pytest.raises(TypeError, match=r"gradient_merge_configs\['k_steps'\] = 1.5"):
+        s.gradient_merge_configs = {"k_steps": 1.5}
+    with pytest.raises(TypeError, match="BuildStrategy"):
+        s.build_strategy = {}
+
+
+def test_fleet_in_one_process(dygraph):
+    with pytest.raises(NotImplementedError, match="parameter-server"):
+        fleet.init()
+    fleet.init(is_collective=True)
+    assert (fleet.worker_index(), fleet.worker_num(), fleet.is_first_worker()) == (0, 1, True)
+    assert fleet.worker_endpoints(to_string=True) == "127.0.0.1:6170"
+    assert (fleet.server_num(), fleet.is_server(), fleet.is_worker()) == (0, False, True)
+    fleet.barrier_worker()
+    model = fleet.distributed_model(paddle.nn.Linear(2, 1))
+    assert isinstance(model, paddle.DataParallel)
+    opt = fleet.distributed_optimizer(paddle.optimizer.SGD(0.5, parameters=model.parameters()))
+    x = t([[1.0, 2.0]])
+    before = model._layers.weight.numpy()
+    model(x).sum().backward()
+    opt.step()
+    opt.clear_grad()
+    np.testing.assert_allclose(model._layers.weight.numpy(), before - 0.5 * x.numpy().T)
+    with pytest.raises(TypeError, match="DistributedStrategy"):
+        fleet.distributed_optimizer(opt, strategy={})
