@@ -12,6 +12,7 @@ import pytest
 
 import refimpl as paddle
 import refimpl.nn as nn
+from refimpl import versions
 from refimpl.distributed import env, reducer
 from refimpl.dygraph import mode
 from refimpl.parallel import world as world_mod
@@ -178,17 +179,17 @@ def test_scale_loss_and_apply_collective_grads_are_no_ops_since_paddle_2(twin):
     assert [w.category for w in caught] == [DeprecationWarning] * 2
 
 
-def test_paddle_1_8_scales_the_loss_and_sums_gradients_by_hand(twin, monkeypatch):
-    monkeypatch.setattr(mode, "_PROFILE", "1.8")
-    model = mlp(3, 2)
-    dp = paddle.DataParallel(model)
-    assert dp._reducer is None
-    loss = dp.scale_loss(dp(batch()).sum())
-    loss.backward()
-    np.testing.assert_allclose(model[0].bias.gradient(), [2.0, 2.0])    # 4 rows / 2 ranks
-    assert twin.started == []
-    dp.apply_collective_grads()
-    np.testing.assert_allclose(model[0].bias.gradient(), [4.0, 4.0])    # summed over 2
+def test_paddle_1_8_scales_the_loss_and_sums_gradients_by_hand(twin):
+    with versions.use("1.8"):
+        model = mlp(3, 2)
+        dp = paddle.DataParallel(model)
+        assert dp._reducer is None
+        loss = dp.scale_loss(dp(batch()).sum())
+        loss.backward()
+        np.testing.assert_allclose(model[0].bias.gradient(), [2.0, 2.0])    # 4 rows / 2 ranks
+        assert twin.started == []
+        dp.apply_collective_grads()
+        np.testing.assert_allclose(model[0].bias.gradient(), [4.0, 4.0])    # summed over 2
 
 
 def test_dataparallel_is_its_layer_for_state_and_parameters(dygraph):

@@ -9,6 +9,7 @@ import zlib
 
 import numpy as np
 
+from .. import versions
 from ..dygraph import mode
 from ..nn.layer.base import Layer
 from ..parallel.world import process_world
@@ -22,7 +23,7 @@ def _manual_reduction():
     """Paddle 1.8: DataParallel leaves gradients local; scale_loss divides the loss by the
     world size and apply_collective_grads sums the gradients. From 2.0 a reducer averages
     them during backward and both are no-ops (specs/distributed.md#versions)."""
-    return mode._PROFILE in ("1.8", "1")
+    return versions.current() == "1.8"
 
 
 def _positive(value, what):
