@@ -55,6 +55,9 @@ SWITCHES = {
     "fluid_layer_checks": {"1.8": True, "2.0": False, "3": False},
     # which FLAGS_* get_flags / set_flags accept (fluid/flags.py)
     "public_flags": {"1.8": "1.8", "2.0": "2.0", "3": "2.0"},
+    # DataParallel leaves gradients local for scale_loss / apply_collective_grads to
+    # average by hand (1.8), or averages them during backward (2.0, 3: both deprecated)
+    "dp_manual_reduction": {"1.8": True, "2.0": False, "3": False},
 }
 
 

@@ -23,7 +23,7 @@ def _manual_reduction():
     """Paddle 1.8: DataParallel leaves gradients local; scale_loss divides the loss by the
     world size and apply_collective_grads sums the gradients. From 2.0 a reducer averages
     them during backward and both are no-ops (specs/distributed.md#versions)."""
-    return versions.current() == "1.8"
+    return versions.switch("dp_manual_reduction")
 
 
 def _positive(value, what):
