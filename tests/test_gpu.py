@@ -86,6 +86,18 @@ def test_pool2d_kernel(dtype, kind, k, s, p, exclusive, ceil_mode):
              dtype, lambda a: a)
 
 
+@settings(max_examples=15, deadline=None)
+@given(dtypes, st.sampled_from(["max", "avg"]), st.integers(1, 7), st.integers(1, 6))
+def test_adaptive_pool2d_kernel(dtype, kind, ho, wo):
+    rng = np.random.RandomState(2)
+    x = rng.randn(2, 3, 7, 6).astype(dtype)
+    attrs = {"pooling_type": kind, "ksize": [ho, wo], "adaptive": True}
+    out = get_op_def("pool2d").forward(x, **dict(get_op_def("pool2d").attrs, **attrs))
+    _compare("pool2d", "forward", (x,), attrs, dtype, lambda a: a)
+    _compare("pool2d", "backward", (x, out, rng.randn(*out.shape).astype(dtype)), attrs,
+             dtype, lambda a: a)
+
+
 @settings(max_examples=25, deadline=None)
 @given(dtypes, st.integers(1, 300), st.integers(1, 1000))
 def test_softmax_with_cross_entropy_kernel(dtype, rows, classes):

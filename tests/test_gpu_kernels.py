@@ -36,7 +36,7 @@ def test_dispatch_chooses_the_cupy_kernel_on_a_gpu(monkeypatch, op_type, which, 
 
 def test_gpu_ok_and_the_numpy_backend_fall_back_to_the_reference(monkeypatch):
     adaptive = select_kernel("pool2d", "forward", {"adaptive": True}, "float32", device="gpu")
-    assert not adaptive.compiled     # the reference on host copies: no adaptive CuPy kernel
+    assert adaptive.compiled
     assert not select_kernel("conv2d", "forward", {}, "float16", device="gpu").compiled
     monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
     assert not select_kernel("mul", "forward", {}, "float32", device="gpu").compiled
@@ -76,10 +76,11 @@ def test_kernel_source_compiles_with_nvrtc(definition):
 
 
 def _raw_kernel_tables():
-    from refimpl._kernels.gpu import conv, pool, softmax_ce
+    from refimpl._kernels.gpu import batch_norm, conv, pool, softmax_ce
     return [("conv " + op, t) for op, t in conv._KERNELS.items()] + [
         ("pool " + op, t) for op, t in pool._KERNELS.items()] + [
-        ("softmax_ce", softmax_ce._FORWARD)]
+        ("softmax_ce", softmax_ce._FORWARD), ("bn stats", batch_norm._STATS),
+        ("bn grad sums", batch_norm._GRAD_SUMS)]
 
 
 @pytest.mark.parametrize("what,table", _raw_kernel_tables(),

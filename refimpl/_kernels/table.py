@@ -141,7 +141,7 @@ KERNELS = dict(_ELEMENTWISE, **{
                         fast_ok=lambda attrs, dtype: _float(attrs, dtype)
                         and _pool_divisor_is_window(attrs),
                         gpu_ok=lambda attrs, dtype: _float(attrs, dtype)
-                        and not attrs["adaptive"] and _pool_divisor_is_window(attrs),
+                        and _pool_divisor_is_window(attrs),
                         saves_for_grad="little"),
     "batch_norm": OpKernels(
         compiled={"forward": "batch_norm:batch_norm_forward",

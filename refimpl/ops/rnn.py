@@ -14,6 +14,7 @@ the BPTT backward runs no forward again.
 """
 import numpy as np
 
+from ..xp import array_module
 from ._common import rand
 from .registry import OpDef, Sample, register
 
@@ -44,8 +45,9 @@ def _masks(sequence_length, steps, dtype):
     """[T, B, 1] 1/0 masks (step t < length), or None without lengths."""
     if sequence_length is None:
         return None
-    t = np.arange(steps).reshape(-1, 1, 1)
-    return (t < np.asarray(sequence_length).reshape(1, -1, 1)).astype(dtype)
+    xp = array_module(sequence_length)
+    t = xp.arange(steps).reshape(-1, 1, 1)
+    return (t < sequence_length.reshape(1, -1, 1)).astype(dtype)
 
 
 def _run_direction(x, h, c, weights, mode, reverse, masks, reserve):
@@ -54,7 +56,7 @@ def _run_direction(x, h, c, weights, mode, reverse, masks, reserve):
     w_ih, w_hh, b_ih, b_hh = weights
     steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
     xw = (x.reshape(steps * batch, -1) @ w_ih.T + b_ih).reshape(steps, batch, -1)
-    out = np.empty((steps, batch, hidden), x.dtype)
+    out = array_module(x).empty((steps, batch, hidden), x.dtype)
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
         hw = h @ w_hh.T + b_hh
         record = reserve[t]
@@ -97,7 +99,8 @@ def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is
     steps, batch = x.shape[0], x.shape[1]
     hidden = cells[0][1].shape[1]
     masks = _masks(sequence_length, steps, x.dtype)
-    reserve = np.empty((len(cells), steps, batch, RESERVE_WIDTH[mode] * hidden), x.dtype)
+    reserve = array_module(x).empty((len(cells), steps, batch, RESERVE_WIDTH[mode] * hidden),
+                                    x.dtype)
     finals = [np.empty_like(state) for state in pre_state]
     layer_input = x
     for layer in range(num_layers):
@@ -121,9 +124,10 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
     w_ih, w_hh, _, _ = weights
     steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
     gates = w_hh.shape[0]
-    dxw = np.empty((steps, batch, gates), x.dtype)   # d(x W_ih^T + b_ih) per step
-    dhw = np.empty((steps, batch, gates), x.dtype)   # d(h W_hh^T + b_hh) per step
-    h_prev = np.empty((steps, batch, hidden), x.dtype)
+    xp = array_module(x)
+    dxw = xp.empty((steps, batch, gates), x.dtype)   # d(x W_ih^T + b_ih) per step
+    dhw = xp.empty((steps, batch, gates), x.dtype)   # d(h W_hh^T + b_hh) per step
+    h_prev = xp.empty((steps, batch, hidden), x.dtype)
     order = list(range(steps - 1, -1, -1) if reverse else range(steps))
     for n, t in enumerate(order):   # the state each step read
         h_prev[t] = h0 if n == 0 else record[order[n - 1], :, -hidden:]
@@ -183,10 +187,11 @@ def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dsta
     cells = _weights(weight_list, num_layers, directions)
     steps, hidden = x.shape[0], cells[0][1].shape[1]
     masks = _masks(sequence_length, steps, x.dtype)
-    dpre = [np.zeros_like(s) if d is None else np.array(d, copy=True)
+    xp = array_module(x)
+    dpre = [xp.zeros_like(s) if d is None else d.copy()
             for s, d in zip(pre_state, dstates)]   # the final states' grads, then h0's
     dweights = [None] * len(weight_list)
-    douts = np.zeros(x.shape[:2] + (directions * hidden,), x.dtype) if dout is None else dout
+    douts = xp.zeros(x.shape[:2] + (directions * hidden,), x.dtype) if dout is None else dout
     for layer in range(num_layers - 1, -1, -1):
         if layer == 0:
             layer_input = x
@@ -275,7 +280,7 @@ class RNN(OpDef):
                 mode="RNN_TANH", seed=0, is_test=False):
         out, reserve, finals = rnn_forward(x, pre_state, weight_list, sequence_length, mode,
                                            num_layers, is_bidirec)
-        return out, np.zeros(0, np.uint8), reserve, finals
+        return out, array_module(x).zeros(0, np.uint8), reserve, finals
 
     @staticmethod
     def backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates,
