@@ -213,3 +213,22 @@ def test_data_parallel_over_two_gpus_matches_two_cpu_places():
     gpu = _train(fluid.CUDAPlace(0), [fluid.CUDAPlace(0), fluid.CUDAPlace(1)])
     cpu = _train(fluid.CPUPlace(), [fluid.CPUPlace()] * 2)
     np.testing.assert_allclose(gpu, cpu, rtol=2e-4, atol=1e-5)
+
+
+def test_an_out_of_range_label_fails_the_run_that_fed_it():
+    # (checked when the run ends, not by a device-to-host wait inside the kernel)
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, 4], "float32")
+        y = fluid.data("y", [None, 1], "int64")
+        loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(
+            fluid.layers.fc(x, 3), y))
+    exe, scope = fluid.Executor(fluid.CUDAPlace(0)), fluid.Scope()
+    feed = {"x": np.ones((2, 4), "float32"), "y": np.array([[1], [7]], "int64")}
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        with pytest.raises(IndexError, match="class 7 is out of range for 3 classes"):
+            exe.run(main, feed=feed, fetch_list=[loss])
+        feed["y"][1] = 2
+        got, = exe.run(main, feed=feed, fetch_list=[loss])   # no stale check left behind
+    assert np.isfinite(got).all()
