@@ -212,10 +212,20 @@ def load(program, model_path, executor=None, var_list=None):
         return
     prefix = _prefix(path, "static.load", (".pdparams", ".pdopt", ".pdmodel"))
     groups = [(group, prefix + suffix) for group, suffix in _split_by_file(variables) if group]
-    files = checkpoint.read_checkpoint_files(prefix, [p for _, p in groups], "static.load")
+    needed = [p for _, p in groups]
+    # Paddle 1.8 keeps its non-trainable Parameters (batch-norm statistics) in .pdparams,
+    # and its files do not mark Parameters: a variable of one group may be in the other file
+    files = checkpoint.read_checkpoint_files(
+        prefix, [prefix + s for s in (".pdparams", ".pdopt")], "static.load",
+        optional=[prefix + s for s in (".pdparams", ".pdopt") if prefix + s not in needed])
+    states = {p: model_formats.state_from_bytes(data, p) for p, data in files.items()}
     values = {}
     for group, file_path in groups:
-        state = model_formats.state_from_bytes(files[file_path], file_path)
+        state = dict(states[file_path])
+        for other_path, other in states.items():
+            if other_path != file_path:
+                state.update({v.name: other[v.name] for v in group
+                              if v.name not in state and v.name in other})
         values.update(_checked_values(group, state, "static.load", file_path, copy=False))
     global_scope().set_values(values)
 
