@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from .. import pir_utils
 from ..framework import atomic_file, checkpoint, model_formats, serialization
 from ..framework.dtypes import VarType
 from ..framework.program import Parameter, Program, Variable, default_main_program
@@ -392,14 +393,19 @@ def deserialize_persistables(program, data, executor):
 
 
 def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs):
-    """Write path_prefix.pdmodel (the pruned inference program, ProgramDesc) and .pdiparams
-    (its persistables' values from the global scope, combined), then path_prefix.pdmanifest;
-    all or nothing."""
+    """Write path_prefix.pdmodel (the pruned inference program, ProgramDesc; profile 3 with
+    FLAGS_enable_pir_api on: path_prefix.json, a PIR program, as Paddle 3 does) and
+    .pdiparams (its persistables' values from the global scope, combined), then
+    path_prefix.pdmanifest; all or nothing."""
     prefix = _prefix(path_prefix, "save_inference_model", ())
     program, feeds, fetches = normalize_program(
         kwargs.get("program") or default_main_program(), feed_vars, fetch_vars,
         "save_inference_model")
-    files = {".pdmodel": _bytes_writer(model_formats.program_to_bytes(program, feeds, fetches)),
+    if pir_utils.pir_enabled():
+        model = (".json", model_formats.pir_program_to_bytes(program, feeds, fetches))
+    else:
+        model = (".pdmodel", model_formats.program_to_bytes(program, feeds, fetches))
+    files = {model[0]: _bytes_writer(model[1]),
              ".pdiparams": model_formats.combined_writer(
                  _values_of(_persistables(program), "save_inference_model"),
                  "save_inference_model: variable")}
