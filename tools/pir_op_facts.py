@@ -65,7 +65,8 @@ def every_op_program(paddle):
                    paddle.sum(m, axis=0), paddle.max(m), paddle.min(m, axis=1),
                    paddle.squeeze(paddle.unsqueeze(m, 1), 1), paddle.divide(m, m),
                    paddle.maximum(m, m), paddle.minimum(m, m), paddle.pow(m, 2.0),
-                   paddle.full([2, 3], 1.5)]
+                   paddle.full([2, 3], 1.5), F.log_softmax(m), paddle.stack([m, m], axis=1),
+                   paddle.slice(m, [1], [2], [8]), m[:, 2]] + paddle.split(m, [4, 8], axis=1)
     return main, [x, img, ids], fetches, startup
 
 
@@ -73,7 +74,7 @@ def facts_of(doc):
     facts = {}
     for op in doc["program"]["regions"][0]["blocks"][0]["ops"]:
         name = op["#"]
-        if name == "p" or name in facts:
+        if name == "p":
             continue
         attrs = []
         for a in op.get("A", []):
@@ -81,6 +82,10 @@ def facts_of(doc):
             item = at["D"][0]["#"] if at["#"] == "0.a_array" and at["D"] else None
             value = [i["D"] for i in at["D"]] if at["#"] == "0.a_array" else at["D"]
             attrs.append([a["N"], at["#"], item, value])
+        if name in facts:     # an empty array's item type, from a later use of the op
+            for known, seen in zip(facts[name]["attrs"], attrs):
+                known[2] = known[2] or seen[2]
+            continue
         facts[name] = {"attrs": attrs, "inputs": len(op.get("I", [])),
                        "outputs": len(op.get("O", []))}
     return facts

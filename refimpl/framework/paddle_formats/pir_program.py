@@ -104,6 +104,10 @@ PIR_OPS = {
                    rename={"mode": "dropout_implementation"}),
     "embedding": _Op("lookup_table_v2", ["Ids", "W"], ["Out"], rename={"sparse": "is_sparse"}),
     "pow": _unary("pow", rename={"y": "factor"}),
+    "log_softmax": _unary("log_softmax"),
+    "slice": _Op("slice", ["Input", "=starts", "=ends"], ["Out"]),
+    "stack": _Op("stack", ["X*"], ["Y"]),
+    "split": _Op("split", ["X", "=sections", "=axis"], ["Out*"], fixed={"num": 0}),
 }
 PIR_OPS["batch_norm_"] = PIR_OPS["batch_norm"]
 # attributes PIR keeps for itself
@@ -152,7 +156,7 @@ def _op_name(op, where):
 
 def unsupported_op_types(data):
     """The PIR op names in `data` that refimpl cannot translate."""
-    handled = {"builtin.parameter", "builtin.combine", "pd_op.data", "pd_op.fetch",
+    handled = {"builtin.parameter", "builtin.combine", "builtin.split", "pd_op.data", "pd_op.fetch",
                "pd_op.full_int_array"} | {"pd_op." + k for k in PIR_OPS}
     names = {_op_name(op, "op %d" % i) for i, op in enumerate(_load(data))}
     return sorted(names - handled)
@@ -211,13 +215,28 @@ class _Translator:
         self.feeds, self.fetches = [], []
 
     def define(self, value, name, where, **fields):
-        vid = value["%"]
-        self.names[vid] = name
-        info = _value_type(value.get("TT"), where)
+        self.names[value["%"]] = name
+        return self.declare(name, value.get("TT"), where, **fields)
+
+    def declare(self, name, tt, where, **fields):
+        """The variable `name` of a value of type `tt` (none for vectors, other types)."""
+        info = _value_type(tt, where)
         if info is not None and name not in self.block.vars:
             self.block.vars[name] = Variable(self.block, name=name, dtype=info[0],
                                              shape=info[1], **fields)
         return name
+
+    def define_vector(self, value, where):
+        """Variables pir_<id>_<i> for the elements of a vector value (their types in its
+        0.t_vec type)."""
+        tt = value.get("TT", {})
+        if tt.get("#") != "0.t_vec":
+            raise DecodeError("%s: expected a vector output, got %s" % (where, tt.get("#")))
+        names = []
+        for i, element in enumerate(tt["D"]):
+            names.append(self.declare("pir_%d_%d" % (value["%"], i), element, where))
+        self.names[value["%"]] = names
+        return names
 
     def name_of(self, ref, where):
         vid = ref.get("%") if isinstance(ref, dict) else None
@@ -265,6 +284,10 @@ class _Translator:
         if name == "builtin.combine":
             self.names[outputs[0]["%"]] = [self.name_of(i, where) for i in inputs]
             return
+        if name == "builtin.split":     # a vector's elements, each its own value
+            for value, element in zip(outputs, self.name_of(inputs[0], where)):
+                self.names[value["%"]] = element
+            return
         if name == "pd_op.data":
             self.feeds.append(self.define(outputs[0], attrs["name"], where, is_data=True,
                                           need_check_feed=True, stop_gradient=True))
@@ -305,7 +328,9 @@ class _Translator:
                 legacy_inputs[slot] = [self.name_of(ref, where)]
         legacy_outputs = {}
         for slot, value in zip(spec.outputs, outputs):
-            if slot is not None and value.get("%"):
+            if slot is not None and slot.endswith("*"):      # a vector, unpacked by split
+                legacy_outputs[slot[:-1]] = self.define_vector(value, where)
+            elif slot is not None and value.get("%"):
                 legacy_outputs[slot] = [self.define(value, "pir_%d" % value["%"], where)]
         attrs = {spec.rename.get(k, k): v for k, v in attrs.items()
                  if k not in _DROPPED_ATTRS and v is not None}
@@ -350,7 +375,7 @@ for _name, _spec in PIR_OPS.items():
     _PIR_NAME.setdefault(_spec.type, _name)
 _PIR_NAME["batch_norm"] = "batch_norm_"
 # the dtype of the `full` constant each op takes as a tensor (its axis, a factor)
-_FULL_DTYPES = {("concat", "axis"): "int32"}
+_FULL_DTYPES = {("concat", "axis"): "int32", ("split", "axis"): "int32"}
 
 
 def _tensor_type(dtype, shape, where):
@@ -366,6 +391,8 @@ def _tensor_type(dtype, shape, where):
 def _attr_json(tag, item, value):
     """A PIR attribute {"#": tag, "D": data} of `value`."""
     if tag == "0.a_array":
+        if value and item is None:
+            raise ValueError("no item type is known for the array %r" % (value,))
         return {"#": tag, "D": [_attr_json(item, None, v) for v in value]}
     convert = {"0.a_f32": lambda v: float(np.float32(v)), "0.a_f64": float, "0.a_i32": int,
                "0.a_i64": int, "0.a_bool": bool, "0.a_str": str,
@@ -415,9 +442,14 @@ class _Writer:
         if facts is None:
             raise ValueError("%s: refimpl has no facts for PIR op pd_op.%s "
                              "(tools/pir_op_facts.py)" % (where, name))
-        out_values = []
+        out_values, unpack = [], []
         for i in range(facts["outputs"]):
             var_name = outputs[i] if i < len(outputs) else None
+            if isinstance(var_name, list):      # a vector, unpacked by builtin.split
+                out_values.append(self.value({"#": "0.t_vec", "D": [
+                    self.var_type(n, where) for n in var_name]}))
+                unpack.append((out_values[-1], var_name))
+                continue
             tt = self.var_type(var_name, where) if var_name else {"#": "NULL"}
             out_values.append(self.value(tt))
             if var_name:
@@ -425,6 +457,11 @@ class _Writer:
         json_attrs = [{"N": n, "AT": _attr_json(tag, item, attrs.get(n, default))}
                       for n, tag, item, default in facts["attrs"]]
         self.ops.append({"#": "1." + name, "A": json_attrs, "I": inputs, "O": out_values})
+        for vector, names in unpack:
+            elements = [self.value(self.var_type(n, where)) for n in names]
+            self.values.update(zip(names, elements))
+            self.ops.append({"#": "0.split", "A": [], "I": [{"%": vector["%"]}],
+                             "O": elements})
         return out_values
 
     def constant(self, value, dtype, where):
@@ -479,7 +516,8 @@ class _Writer:
             else:
                 names = op.inputs.get(slot)
                 inputs.append(self.use(names[0], where) if names else {"%": 0})
-        outputs = [(op.outputs.get(slot) or [None])[0] if slot else None
+        outputs = [list(op.outputs.get(slot[:-1], [])) if slot and slot.endswith("*") else
+                   (op.outputs.get(slot) or [None])[0] if slot else None
                    for slot in spec.outputs]
         self.emit(name, inputs, outputs, attrs, where)
 
