@@ -49,6 +49,13 @@ def test_check_model_random_inputs_follow_the_feed_targets():
     assert report["ok"] and report["outputs"][0]["shape"] == [3, 3]
 
 
+def test_check_model_runs_refimpl_as_the_paddle_compared_or_that_wrote_the_file():
+    assert [model_tools.profile_of(v) for v in ("1.8.5", "2.6.2", "3.3.1")] == \
+        ["1.8", "2.0", "3"]
+    assert model_tools.check(os.path.join(P3, "misc_pir_infer", "model"))["profile"] == "3"
+    assert model_tools.check(os.path.join(P18, "mlp_infer"))["profile"] == "2.0"
+
+
 def test_check_model_names_the_ops_refimpl_lacks(tmp_path, capsys):
     from refimpl.framework.paddle_formats import program_desc
     with open(os.path.join(P18, "mlp_infer", "__model__"), "rb") as f:

@@ -151,3 +151,6 @@ def test_paddle3_loads_refimpls_pir_json_and_computes_its_outputs(tmp_path):
     assert version == "3.3.1" and len(outputs) == len(expected) == 26
     for i, (got, want) in enumerate(zip(outputs, expected)):
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5, err_msg=names[i])
+    # the CLI's report: every output, one-number results included, matches in shape too
+    report = model_tools.check(prefix, PADDLE3, inputs)
+    assert report["ok"] and report["profile"] == "3", report
