@@ -107,7 +107,10 @@ def pir_program_to_bytes(program, feed_names, fetch_names):
     try:
         return pir_program.encode_program(program, feed_names, fetch_names)
     except ValueError as e:
-        raise SerializationError("cannot write the program as a Paddle PIR program: %s" % e) \
+        raise SerializationError(
+            "cannot write the program as a Paddle PIR program: %s; under "
+            "paddle.pir_utils.OldIrGuard() (or FLAGS_enable_pir_api=0) save_inference_model "
+            "writes the ProgramDesc .pdmodel, which Paddle 3 reads in its legacy IR mode" % e) \
             from None
 
 
