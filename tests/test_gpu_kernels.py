@@ -73,3 +73,21 @@ def test_kernel_source_compiles_with_nvrtc(definition):
     except Exception:
         pytest.fail("%s does not compile:\n%s" % (definition[1],
                                                    nvrtc.getProgramLog(program)))
+
+
+def _raw_kernel_tables():
+    from refimpl._kernels.gpu import conv, pool, softmax_ce
+    return [("conv " + op, t) for op, t in conv._KERNELS.items()] + [
+        ("pool " + op, t) for op, t in pool._KERNELS.items()] + [
+        ("softmax_ce", softmax_ce._FORWARD)]
+
+
+@pytest.mark.parametrize("what,table", _raw_kernel_tables(),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_each_dtype_gets_the_raw_kernel_declared_for_its_c_type(what, table):
+    # (a float64 array handed to the float instantiation reads garbage; it happened)
+    ctypes = {"float32": "float", "float64": "double"}
+    assert set(table) == set(ctypes), what
+    for dtype, kernel in table.items():
+        params = kernel.code.split('extern "C" __global__ void %s(' % kernel.name)[1]
+        assert params.split("*")[0].split()[-1] == ctypes[dtype], (kernel.name, dtype)

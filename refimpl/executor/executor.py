@@ -68,7 +68,7 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     runtime = {"alloc": alloc, "saved": saved, "group": group,
                "need": tuple(bool(op.outputs.get(s)) for s in op_def.output_slots)}
     attrs.update((k, runtime[k]) for k in kernel.keywords if runtime[k] is not None)
-    fn = with_lod_rules(kernel.fn, op_def, op.inputs, attrs) if lod else kernel.fn
+    fn = with_lod_rules(kernel.fn, op_def, op.inputs, attrs, device) if lod else kernel.fn
     fn = wrap_kernel(op, fn) if wrap_kernel is not None else fn
     return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
 
@@ -461,8 +461,8 @@ class Executor:
                 raise ValueError("fetch %r: the program has no variable of that name" % name)
         plan = self._plan(program, checked, fetch_names, scope)
         with gpu_device(self.device_id):
-            env.update(checked if self.device_id is None else
-                       {n: to_device(v) for n, v in checked.items()})
+            env.update(checked if self.device_id is None else   # (a LoD stays on the host)
+                       {n: v if lod_of(v) else to_device(v) for n, v in checked.items()})
             feed_learning_rate(program, env)
             if self.device_id is not None:
                 plan.move_scope_inputs(env)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..framework.errors import EOFException, FeedError
 from ..framework.fetched import as_fetched
-from ..framework.lod import check_lengths, sequence_slice
+from ..framework.lod import check_lengths, lod_of, sequence_slice
 from ..framework.scope import Tensor
 from ..parallel import launch
 from ..parallel.communicator import (CollectiveMismatch, CommunicationAborted,
@@ -335,8 +335,9 @@ class MultiPlaceRunner:
                     if self.device_ids[d] is not None:
                         with gpu_device(self.device_ids[d]):
                             plans[d].move_scope_inputs(env)
-                            for name in feeds[d]:
-                                env[name] = to_device(env[name])
+                            for name in feeds[d]:    # (a LoD stays on the host)
+                                if not lod_of(env[name]):
+                                    env[name] = to_device(env[name])
                             runners[d].run(env)
                             results[d] = fetch_values(block, env, fetch_names)
                     else:

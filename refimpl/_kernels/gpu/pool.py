@@ -6,7 +6,7 @@ goes to the first maximum of its window."""
 import cupy
 
 from ...geometry import flat_pads, pool_geometry
-from .source import raw
+from .source import raw_per_dtype
 
 __all__ = ["pool2d_forward", "pool2d_backward"]
 
@@ -19,7 +19,8 @@ template <typename T> __device__ void window(int i, int j, int h, int w, int kh,
   int a = i * sh - pt, b = min(a + kh, h + pb), c = j * sw - pl, d = min(c + kw, w + pr);
   b = max(b, a); d = max(d, c);
   *full = (b - a) * (d - c);
-  *r0 = max(a, 0); *r1 = min(b, h); *c0 = max(c, 0); *c1 = min(d, w);
+  // a window wholly in the padding is empty (r1 == r0), never of negative size
+  *r0 = max(a, 0); *r1 = max(min(b, h), *r0); *c0 = max(c, 0); *c1 = max(min(d, w), *c0);
 }
 
 template <typename T> __device__ void forward(const T* x, T* out, GEOMETRY) {
@@ -81,8 +82,7 @@ extern "C" __global__ void refimpl_pool_backward_f(const float* x, const float* 
 extern "C" __global__ void refimpl_pool_backward_d(const double* x, const double* dout,
     double* dx, GEOMETRY) { backward(x, dout, dx, ARGS); }
 """
-_KERNELS = {(op, dtype): raw(_CODE, "refimpl_pool_%s_%s" % (op, dtype[0]))
-            for op in ("forward", "backward") for dtype in ("float32", "float64")}
+_KERNELS = {op: raw_per_dtype(_CODE, "refimpl_pool_" + op) for op in ("forward", "backward")}
 _BLOCK = 256
 
 
@@ -94,7 +94,7 @@ def _geometry(x, ksize, strides, paddings, global_pooling, ceil_mode, padding_al
 
 def _launch(op, args, geometry, pooling_type, exclusive, n):
     grid = max(min((n + _BLOCK - 1) // _BLOCK, 65535), 1)
-    _KERNELS[(op, args[0].dtype.name)]((grid,), (_BLOCK,), tuple(args) + tuple(
+    _KERNELS[op][args[0].dtype.name]((grid,), (_BLOCK,), tuple(args) + tuple(
         cupy.int32(g) for g in geometry) + (cupy.bool_(pooling_type == "max"),
                                             cupy.bool_(exclusive), cupy.int64(n)))
 

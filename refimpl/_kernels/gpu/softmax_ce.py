@@ -4,7 +4,7 @@ the loss log(sum) - shifted[label] (0 for ignore_index); the gradient is one ele
 pass, (softmax - one_hot(label)) * dLoss, ignored rows 0."""
 import cupy
 
-from .source import elementwise, raw
+from .source import elementwise, raw_per_dtype
 
 __all__ = ["softmax_ce_forward", "softmax_ce_backward"]
 
@@ -48,8 +48,7 @@ extern "C" __global__ void refimpl_softmax_ce_d(const double* logits, const long
     double* softmax, double* loss, long long classes, long long ignore_index) {
   forward(logits, label, softmax, loss, classes, ignore_index); }
 """
-_FORWARD = {dtype: raw(_CODE, "refimpl_softmax_ce_" + dtype[0])
-            for dtype in ("float32", "float64")}
+_FORWARD = raw_per_dtype(_CODE, "refimpl_softmax_ce")
 _BLOCK = 256    # the shared array's size
 _GRAD = elementwise(
     "T softmax, raw int64 label, raw T dloss, int64 classes, int64 ignore_index", "T dx",
