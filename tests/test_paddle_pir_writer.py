@@ -154,3 +154,31 @@ def test_paddle3_loads_refimpls_pir_json_and_computes_its_outputs(tmp_path):
     # the CLI's report: every output, one-number results included, matches in shape too
     report = model_tools.check(prefix, PADDLE3, inputs)
     assert report["ok"] and report["profile"] == "3", report
+
+
+@pytest.mark.slow
+@pytest.mark.paddle("3")
+@pytest.mark.skipif(not os.path.exists(PADDLE3), reason="Paddle 3.3.1 is not installed at %s"
+                                                        % PADDLE3)
+def test_mul_of_tensors_that_are_not_matrices_is_reshaped_around_a_matmul(tmp_path):
+    """fc's mul with num_flatten_dims 2 on [N, 3, 4], with X [N, 2, 3, 3] flattened, and on
+    a matrix: Paddle 3.3.1 computes refimpl's outputs."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = static.data("x", [None, 3, 4], "float32")
+        img = static.data("img", [None, 2, 3, 3], "float32")
+        outs = [static.nn.fc(x, 5, num_flatten_dims=2), static.nn.fc(img, 4),
+                static.nn.fc(x, 2)]
+    exe = static.Executor()
+    rng = np.random.RandomState(3)
+    inputs = {"x": rng.standard_normal([2, 3, 4]).astype("float32"),
+              "img": rng.standard_normal([2, 2, 3, 3]).astype("float32")}
+    with scope_guard(Scope()):
+        exe.run(startup)
+        prefix = str(tmp_path / "m")
+        static.save_inference_model(prefix, [x, img], outs, exe, program=main)
+        expected = exe.run(main.clone(for_test=True), feed=inputs, fetch_list=outs)
+    _, got, _ = model_tools.run_paddle(PADDLE3, model_tools.locate(prefix), inputs, 300)
+    assert [g.shape for g in got] == [(2, 3, 5), (2, 4), (2, 2)]
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, np.asarray(e), rtol=1e-5, atol=1e-6)

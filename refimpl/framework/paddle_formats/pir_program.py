@@ -435,9 +435,10 @@ class _Writer:
                          "OA": [1, int(bool(var.stop_gradient)), int(trainable)], "QA": []})
 
     def emit(self, name, inputs, outputs, attrs, where):
-        """A PIR op `name` (pd_op) with input refs, outputs (variable names or None:
-        a value nobody reads) and the attributes its facts list (values from `attrs`, else
-        Paddle's). Returns the output values."""
+        """A PIR op `name` (pd_op) with input refs, outputs (each a variable name, a list of
+        them: a vector unpacked by builtin.split, a type {"TT": ...}: a value no variable
+        holds, or None: a value nobody reads) and the attributes its facts list (values
+        from `attrs`, else Paddle's). Returns the output values."""
         facts = _FACTS["ops"].get("1." + name)
         if facts is None:
             raise ValueError("%s: refimpl has no facts for PIR op pd_op.%s "
@@ -449,6 +450,9 @@ class _Writer:
                 out_values.append(self.value({"#": "0.t_vec", "D": [
                     self.var_type(n, where) for n in var_name]}))
                 unpack.append((out_values[-1], var_name))
+                continue
+            if isinstance(var_name, dict):
+                out_values.append(self.value(var_name["TT"]))
                 continue
             tt = self.var_type(var_name, where) if var_name else {"#": "NULL"}
             out_values.append(self.value(tt))
@@ -467,23 +471,20 @@ class _Writer:
     def constant(self, value, dtype, where):
         """A ref to the value of full_int_array (a list) or full (a number)."""
         if isinstance(value, (list, tuple)):
-            out, = self.emit("full_int_array", [], [], {"value": list(value)}, where)
-            out["TT"] = {"#": "0.t_dtensor", "D": [{"#": "0.t_i64"}, [len(value)], "NCHW", [],
-                                                   0]}
+            tt = _tensor_type(get_dtype("int64"), [len(value)], where)
+            out, = self.emit("full_int_array", [], [{"TT": tt}], {"value": list(value)}, where)
         else:
-            out, = self.emit("full", [], [], {"shape": [1], "value": value, "dtype": dtype},
-                             where)
-            out["TT"] = {"#": "0.t_dtensor", "D": [{"#": _DTYPE_TAGS[dtype]}, [1], "NCHW", [],
-                                                   0]}
+            tt = _tensor_type(get_dtype(dtype), [1], where)
+            out, = self.emit("full", [], [{"TT": tt}],
+                             {"shape": [1], "value": value, "dtype": dtype}, where)
         return {"%": out["%"]}
 
     def reshaped(self, name, shape, where):
         """A ref to variable `name` reshaped to `shape` (a new value)."""
-        var = self.block.vars[name]
-        out = self.value(_tensor_type(var.dtype, shape, where))
-        self.ops.append({"#": "1.reshape", "A": [],
-                         "I": [self.use(name, where), self.constant(list(shape), None, where)],
-                         "O": [out]})
+        tt = _tensor_type(self.block.vars[name].dtype, shape, where)
+        out, = self.emit("reshape", [self.use(name, where),
+                                     self.constant(list(shape), None, where)],
+                         [{"TT": tt}], {}, where)
         return {"%": out["%"]}
 
     def legacy_op(self, op, where):
@@ -554,10 +555,9 @@ def _write_mul(writer, op, where):
     if out_shape.count(-1) > 1:
         raise ValueError("%s: mul with x_num_col_dims %d and several unknown dims %s is not "
                          "written as PIR" % (where, xd, out_shape))
-    flat = writer.value(_tensor_type(writer.block.vars[out].dtype, [-1, cols], where))
-    writer.ops.append({"#": "1.matmul", "A": [
-        {"N": n, "AT": _attr_json(t, i, v)} for n, t, i, v in _FACTS["ops"]["1.matmul"]["attrs"]],
-        "I": [x_ref, y_ref], "O": [flat]})
+    flat, = writer.emit("matmul", [x_ref, y_ref],
+                        [{"TT": _tensor_type(writer.block.vars[out].dtype, [-1, cols], where)}],
+                        {}, where)
     writer.emit("reshape", [{"%": flat["%"]}, writer.constant(out_shape, None, where)], [out],
                 {}, where)
 
