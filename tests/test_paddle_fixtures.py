@@ -134,6 +134,14 @@ def test_paddle3_static_save_checkpoint_continues_training():
                        lambda program: static.load(program, prefix, var_list=persistables))
 
 
+def test_static_load_takes_the_program_file_of_paddle3s_pir_mode():
+    """Paddle 3 in PIR mode writes static.save's program as model.json; the path of any of
+    the checkpoint's files names the checkpoint."""
+    prefix = os.path.join(P3, "mlp_adam_checkpoint", "model")
+    state = static.load_program_state(prefix + ".json")
+    assert sorted(state) == sorted(static.load_program_state(prefix))
+
+
 def test_paddle_training_checkpoint_program_continues_training():
     """The .pdmodel of a training checkpoint is Paddle's whole program, backward and
     optimizer ops included: loaded with its checkpoint, it makes Paddle's next step

@@ -33,6 +33,8 @@ __all__ = ["save", "load", "load_program_state", "set_program_state", "serialize
            "save_vars_files", "save_inference_files", "read_vars_files",
            "inference_model_files", "read_inference_model"]
 
+# what static.save writes next to a prefix (Paddle 3 in PIR mode: the program as .json)
+_CHECKPOINT_SUFFIXES = (".pdparams", ".pdopt", ".pdmodel", ".json")
 _NOT_SAVED_TYPES = (VarType.FEED_MINIBATCH, VarType.FETCH_LIST, VarType.READER, VarType.RAW)
 
 
@@ -202,7 +204,7 @@ def load(program, model_path, executor=None, var_list=None):
         global_scope().set_values(_checked_values(
             [v for v in variables if v.name in state], state, "static.load", path, copy=False))
         return
-    if os.path.isfile(path) and not path.endswith((".pdparams", ".pdopt", ".pdmodel")):
+    if os.path.isfile(path) and not path.endswith(_CHECKPOINT_SUFFIXES):
         if var_list is None:
             raise ValueError("static.load: %r is one combined parameter file (save_vars "
                              "with a filename): pass var_list, the variables it holds" % path)
@@ -211,7 +213,7 @@ def load(program, model_path, executor=None, var_list=None):
         global_scope().set_values(_checked_values(variables, state, "static.load", path,
                                                   copy=False))
         return
-    prefix = _prefix(path, "static.load", (".pdparams", ".pdopt", ".pdmodel"))
+    prefix = _prefix(path, "static.load", _CHECKPOINT_SUFFIXES)
     groups = [(group, prefix + suffix) for group, suffix in _split_by_file(variables) if group]
     needed = [p for _, p in groups]
     # Paddle 1.8 keeps its non-trainable Parameters (batch-norm statistics) in .pdparams,
@@ -247,13 +249,13 @@ def load_program_state(model_path, var_list=None):
     if os.path.isdir(path):
         names = _parameter_file_names(path) if var_list is None else _names(var_list)
         return read_vars_files(path, names, fn="load_program_state")
-    if os.path.isfile(path) and not path.endswith((".pdparams", ".pdopt", ".pdmodel")):
+    if os.path.isfile(path) and not path.endswith(_CHECKPOINT_SUFFIXES):
         if var_list is None:
             raise ValueError("load_program_state: %r is one combined parameter file (save_vars "
                              "with a filename): pass var_list, the variables it holds" % path)
         return read_vars_files(os.path.dirname(path), _names(var_list), os.path.basename(path),
                                "load_program_state")
-    prefix = _prefix(path, "load_program_state", (".pdparams", ".pdopt", ".pdmodel"))
+    prefix = _prefix(path, "load_program_state", _CHECKPOINT_SUFFIXES)
     paths = [prefix + ".pdparams", prefix + ".pdopt"]
     files = checkpoint.read_checkpoint_files(prefix, paths, "load_program_state",
                                              optional=paths[1:])
