@@ -1,5 +1,6 @@
-"""Paddle 3's PIR program (`*.json`, what 3.x's save_inference_model writes by default) ->
-refimpl Program. Read only, for the ops in PIR_OPS.
+"""Paddle 3's PIR program (`*.json`, what 3.x's save_inference_model writes by default) <->
+refimpl Program, for the ops in PIR_OPS (and, writing, mul / fill_constant / elementwise
+ops with an axis, rewritten).
 
 The file (version 1-4 of `base_code`) is one region of one block of ops in SSA form:
 
@@ -16,6 +17,9 @@ Each pd_op becomes the legacy op refimpl has (matmul -> matmul_v2, add -> elemen
 ...); inputs PIR passes as constant tensors (a pool's kernel_size, a reshape's shape, a
 scale's factor) become the legacy op's attributes; `data` ops are the feed targets, `fetch`
 ops the fetch targets, parameters keep their names and other values are named pir_<id>.
+
+Writing inverts this for inference programs, each attribute typed as Paddle declares it
+(pir_op_facts.json, measured by tools/pir_op_facts.py); Paddle 3.3.1 loads the result.
 """
 import json
 import os
