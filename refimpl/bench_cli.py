@@ -354,6 +354,9 @@ def torch_stepper(name, device="cpu"):
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "2")))
     workload = WORKLOADS[name]
     where = "cuda" if device == "gpu" else "cpu"
+    if device == "gpu":   # full float32 products, as refimpl's (PyTorch's cuDNN default: TF32)
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
     model = workload.torch_layers(torch).to(where)
     opt = workload.torch_optimizer(torch, model.parameters())
     feed = _data(name)

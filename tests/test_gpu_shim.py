@@ -216,3 +216,18 @@ def test_dynamic_mode_refuses_a_gpu_instead_of_running_on_the_cpu(one_gpu):
     finally:
         paddle.set_device("cpu")
     assert paddle.to_tensor(np.ones(2)).numpy().tolist() == [1.0, 1.0]
+
+
+def test_deferred_checks_run_once_when_the_run_ends():
+    from refimpl import xp
+    calls = []
+    xp.defer_check(lambda: calls.append(1))
+    xp.defer_check(lambda: (_ for _ in ()).throw(IndexError("label 7")))
+    with pytest.raises(IndexError, match="label 7"):
+        xp.run_deferred_checks()
+    assert calls == [1]
+    xp.run_deferred_checks()          # each runs once
+    xp.defer_check(lambda: calls.append(2))
+    xp.drop_deferred_checks()         # a failed run's checks are dropped
+    xp.run_deferred_checks()
+    assert calls == [1]

@@ -204,8 +204,8 @@ def data_parallel_places(paddle):
 
 
 def data_parallel(paddle, inputs, reduce, scale):
-    """Data parallel on 2 places (CPU, or GPU under --device gpu) with one reduce /
-    gradient-scale strategy."""
+    """Data parallel on 2 CPU places with one reduce / gradient-scale strategy."""
+    # (on 2 GPUs under --device gpu: data_parallel_places)
     main, startup = new_programs(paddle)
     with api(paddle, "static.program_guard")(main, startup):
         _, loss = build_mlp(paddle)

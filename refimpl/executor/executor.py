@@ -22,7 +22,8 @@ from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
 from ..ops.registry import BlockOpDef, lod_reaching, with_lod_rules
 from ..parallel.group import process_group
-from ..xp import device as gpu_device, to_device, to_host
+from ..xp import (device as gpu_device, drop_deferred_checks, run_deferred_checks,
+                  to_device, to_host)
 from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
 from .direct import DIRECT_BINDERS
@@ -466,8 +467,10 @@ class Executor:
             feed_learning_rate(program, env)
             if self.device_id is not None:
                 plan.move_scope_inputs(env)
+            drop_deferred_checks()
             try:
                 plan.run(env)
+                run_deferred_checks()
                 return fetch_values(block, env, fetch_names)
             finally:
                 plan.drop_temporaries(env)

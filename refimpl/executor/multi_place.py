@@ -28,7 +28,8 @@ from .direct import coalesce_optimizer_state
 from .executor import (Plan, _as_results, check_feeds, feed_learning_rate, fetch_values,
                        known_feeds)
 from .scheduler import ThreadedRunner
-from ..xp import device as gpu_device, is_device_array, to_device, to_host
+from ..xp import (device as gpu_device, drop_deferred_checks, is_device_array,
+                  run_deferred_checks, to_device, to_host)
 
 __all__ = ["MultiPlaceRunner", "split_feed", "reader_feeds"]
 
@@ -338,7 +339,9 @@ class MultiPlaceRunner:
                             for name in feeds[d]:    # (a LoD stays on the host)
                                 if not lod_of(env[name]):
                                     env[name] = to_device(env[name])
+                            drop_deferred_checks()
                             runners[d].run(env)
+                            run_deferred_checks()
                             results[d] = fetch_values(block, env, fetch_names)
                     else:
                         runners[d].run(env)

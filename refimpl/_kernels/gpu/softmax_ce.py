@@ -4,6 +4,7 @@ the loss log(sum) - shifted[label] (0 for ignore_index); the gradient is one ele
 pass, (softmax - one_hot(label)) * dLoss, ignored rows 0."""
 import cupy
 
+from ...xp import defer_check
 from .source import elementwise, raw_per_dtype
 
 __all__ = ["softmax_ce_forward", "softmax_ce_backward"]
@@ -60,10 +61,16 @@ _GRAD = elementwise(
 def _labels(label, classes, ignore_index):
     lab = cupy.ascontiguousarray(label, dtype=cupy.int64).reshape(-1)
     bad = ((lab < 0) | (lab >= classes)) & (lab != ignore_index)
-    if bool(bad.any()):    # one device-to-host sync: the reference's IndexError, not garbage
-        raise IndexError("Label: class %d is out of range for %d classes (ignore_index=%d)"
-                         % (int(lab[bad][0]), classes, ignore_index))
+    # the reference's IndexError, not garbage; checked when the run ends (xp.defer_check),
+    # since reading `bad` now would stop the host until the GPU caught up
+    defer_check(lambda: _check_labels(lab, bad, classes, ignore_index))
     return lab
+
+
+def _check_labels(lab, bad, classes, ignore_index):
+    if bool(bad.any()):
+        raise IndexError("softmax_with_cross_entropy: Label class %d is out of range for %d "
+                         "classes (ignore_index=%d)" % (int(lab[bad][0]), classes, ignore_index))
 
 
 def softmax_ce_forward(logits, label, soft_label=False, ignore_index=-100,
