@@ -133,3 +133,12 @@ def train_small_cnn(place, places=None, steps=3, batch=4, channels=2, size=6, fi
         exe.run(startup)
         losses = [exe.run(program, feed=feed, fetch_list=[loss])[0] for _ in range(steps)]
     return losses, scope, program
+
+
+def paddle_loss_name(program):
+    """The loss of a training program Paddle saved: what the fill_constant making
+    `<loss>@GRAD` (Paddle's loss gradient) differentiates."""
+    for op in program.global_block().ops:
+        if op.type == "fill_constant" and op.output("Out")[0].endswith("@GRAD"):
+            return op.output("Out")[0][:-len("@GRAD")]
+    raise AssertionError("no loss gradient in the program")
