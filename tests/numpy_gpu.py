@@ -77,6 +77,10 @@ class ndarray(NDArrayOperatorsMixin):
         return _wrap(value)
 
     @property
+    def device(self):
+        return types.SimpleNamespace(id=self.device_id)   # CuPy: a cuda.Device
+
+    @property
     def T(self):
         return ndarray(self._a.T, self.device_id)
 
