@@ -370,7 +370,8 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     global _callbacks
     outer, _callbacks = _callbacks, []
     try:
-        _run(roots, retain_graph, _Arrays)
+        with xp.device(xp.device_id_of(roots[0][1])):    # where gradients add up
+            _run(roots, retain_graph, _Arrays)
         while _callbacks:      # a callback may queue another
             _callbacks.pop(0)()
     finally:
@@ -416,7 +417,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         roots = [((t if t._node is None else (t._node, t._index)),
                   _root_grad(t, g, "paddle.grad")) for t, g in zip(outputs, grad_outputs)
                  if not t.stop_gradient]
-    captured = _run(roots, retain_graph, ops, capture, blocked) if roots else {}
+    captured = {}
+    if roots:
+        with xp.device(xp.device_id_of(roots[0][1])):
+            captured = _run(roots, retain_graph, ops, capture, blocked)
     results = []
     for i, t in enumerate(inputs):
         g = captured.get(_key(t if t._node is None else (t._node, t._index)))

@@ -24,22 +24,24 @@ from ..framework import mode
 __all__ = ["Tensor", "ParamBase", "EAGER_BLOCK", "batch_value", "on_place_of", "on_place"]
 
 
-def on_place(device_id, value):
+def on_place(device_id, value, dtype=None):
     """`value` (an array, a device array, or what np.asarray takes) on GPU `device_id`, or
-    on the host for None; a copy only where it moves."""
+    on the host for None, as `dtype` if given; a copy only where it moves or converts."""
     if device_id is None:
-        return np.asarray(xp.to_host(value))
-    if xp.device_id_of(value) == device_id:
-        return value
-    with xp.device(device_id):
-        return xp.to_device(np.asarray(xp.to_host(value)))
+        return np.asarray(xp.to_host(value), dtype=dtype)
+    with xp.device(device_id):     # CuPy computes on the current device's arrays only
+        if xp.device_id_of(value) != device_id:
+            value = xp.to_device(np.asarray(xp.to_host(value)))
+        return value if dtype is None else value.astype(dtype, copy=False)
 
 
-def on_place_of(like, value):
+def on_place_of(like, value, dtype=None):
     """`value` where array `like` lives (the host, or its GPU)."""
     if type(like) is np.ndarray:
-        return value if type(value) is np.ndarray else on_place(None, value)
-    return on_place(xp.device_id_of(like), value)
+        if type(value) is np.ndarray and dtype is None:
+            return value
+        return on_place(None, value, dtype)
+    return on_place(xp.device_id_of(like), value, dtype)
 
 _DTYPES = {}
 
@@ -272,8 +274,8 @@ class Tensor(Variable):
     def grad(self, value):
         if value is not None:
             a = self._array()
-            value = on_place_of(a, value._array() if isinstance(value, Tensor) else value)
-            value = value.astype(a.dtype, copy=False)
+            value = on_place_of(a, value._array() if isinstance(value, Tensor) else value,
+                                a.dtype)
         self._grad = value
 
     def gradient(self):
@@ -288,7 +290,8 @@ class Tensor(Variable):
         """The gradient where it lives (this tensor's place), or None."""
         if self._grad is None and self._zeroed:
             a = self._array()
-            return xp.array_module(a).zeros_like(a)
+            with xp.device(xp.device_id_of(a)):
+                return xp.array_module(a).zeros_like(a)
         return self._grad
 
     def backward(self, grad_tensor=None, retain_graph=False):
@@ -333,8 +336,8 @@ class Tensor(Variable):
         if tuple(new.shape) != a.shape:
             raise ValueError("set_value of Tensor %r: shape %s given, the tensor has %s"
                              % (self.name, list(new.shape), list(a.shape)))
-        new = on_place_of(a, new)     # it stays where it is (a GPU model loads host arrays)
-        self._value = new.astype(a.dtype, copy=True)
+        moved = on_place_of(a, new, a.dtype)   # it stays where it is (a GPU model loads
+        self._value = moved.copy() if moved is new or type(a) is np.ndarray else moved
 
     def _inplace_from(self, result):
         """Make this tensor `result` (an op's output computed from it): the in-place
