@@ -187,3 +187,25 @@ def test_dataloader_batches_go_to_the_chosen_place(gpus):
     paddle.set_device("gpu:0")
     batch, = next(iter(paddle.io.DataLoader(data, batch_size=2)))
     assert _on_device(batch) and batch.numpy()[1].tolist() == [1.0] * 3
+
+
+def test_every_dynamic_conformance_case_passes_on_the_gpu(gpus, monkeypatch):
+    """The goldens' op cases and eager scenarios in dynamic mode after set_device('gpu:0')
+    (`conformance check --mode dynamic --device gpu`, in this process), their ops run by
+    the tracer on the device."""
+    from refimpl.conformance.store import GOLDEN_DIR
+    from refimpl.conformance.worker import CaseRunner
+    from refimpl.dygraph import tracer
+    original, ran = tracer.on_device, []
+
+    def counted(device, fn, args, kw):
+        ran.append(fn)
+        return original(device, fn, args, kw)
+    monkeypatch.setattr(tracer, "on_device", counted)
+    paddle.set_device("gpu:0")
+    runner = CaseRunner(paddle, GOLDEN_DIR, "dynamic")
+    results = [runner.run(case_id) for case_id in runner.cases]
+    failed = [(r["id"], r["status"], r["message"][:200]) for r in results
+              if r["status"] not in ("pass", "skipped")]
+    assert not failed
+    assert sum(r["status"] == "pass" for r in results) >= 600 and len(ran) >= 600
