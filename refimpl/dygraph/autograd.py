@@ -335,9 +335,9 @@ def _accumulate(leaf, g):
 def _root_grad(t, g, where):
     value = t._array()
     if g is None:
-        return xp.array_module(value).ones_like(value)
-    g = on_place_of(value, g._array() if isinstance(g, Tensor) else g).astype(
-        value.dtype, copy=False)
+        with xp.device(xp.device_id_of(value)):    # CuPy allocates on the current GPU
+            return xp.array_module(value).ones_like(value)
+    g = on_place_of(value, g._array() if isinstance(g, Tensor) else g, value.dtype)
     if tuple(g.shape) != value.shape:
         raise ValueError("%s: the gradient given for Tensor %r has shape %s, the tensor %s"
                          % (where, t.name, list(g.shape), list(value.shape)))
