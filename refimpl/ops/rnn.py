@@ -11,6 +11,9 @@ With SequenceLength, past each sequence's end the states are carried unchanged a
 outputs are zero. Layer l > 0 reads layer l-1's outputs (directions concatenated).
 Reserve keeps what the backward needs (activated gates and the states of every step), so
 the BPTT backward runs no forward again.
+`lstm_kernels` (forward and backward): an optional (step, grad_step) pair that does an
+unmasked LSTM step's cell in one pass (the GPU's fused kernels, refimpl/_kernels/gpu/
+recurrent.py); the numpy lines below are what they compute.
 """
 import numpy as np
 
@@ -50,9 +53,10 @@ def _masks(sequence_length, steps, dtype):
     return (t < sequence_length.reshape(1, -1, 1)).astype(dtype)
 
 
-def _run_direction(x, h, c, weights, mode, reverse, masks, reserve):
+def _run_direction(x, h, c, weights, mode, reverse, masks, reserve, lstm_kernels=None):
     """One layer, one direction over x [T, B, I] from states h (, c): fills reserve
     [T, B, width*H] and returns (outputs [T, B, H], final h, final c)."""
+    fused = lstm_kernels is not None and mode == "LSTM" and masks is None
     w_ih, w_hh, b_ih, b_hh = weights
     steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
     xw = (x.reshape(steps * batch, -1) @ w_ih.T + b_ih).reshape(steps, batch, -1)
@@ -60,6 +64,10 @@ def _run_direction(x, h, c, weights, mode, reverse, masks, reserve):
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
         hw = h @ w_hh.T + b_hh
         record = reserve[t]
+        if fused:   # gates, c and h written into record by one kernel
+            h, c = lstm_kernels[0](xw[t], hw, c, record, hidden)
+            out[t] = h
+            continue
         if mode == "LSTM":
             gates = record[:, :4 * hidden]
             np.add(xw[t], hw, out=gates)
@@ -91,7 +99,8 @@ def _run_direction(x, h, c, weights, mode, reverse, masks, reserve):
     return out, h, c
 
 
-def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is_bidirec):
+def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is_bidirec,
+                lstm_kernels=None):
     """(Out [T, B, D*H], Reserve [L*D, T, B, width*H], final states [L*D, B, H] (h, and
     c for LSTM))."""
     directions = 2 if is_bidirec else 1
@@ -109,7 +118,7 @@ def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is
             k = layer * directions + d
             c0 = pre_state[1][k] if mode == "LSTM" else None
             out, h, c = _run_direction(layer_input, pre_state[0][k], c0, cells[k], mode,
-                                       d == 1, masks, reserve[k])
+                                       d == 1, masks, reserve[k], lstm_kernels)
             outputs.append(out)
             finals[0][k] = h
             if mode == "LSTM":
@@ -118,9 +127,11 @@ def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is
     return layer_input, reserve, finals
 
 
-def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, dc):
+def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, dc,
+                    lstm_kernels=None):
     """BPTT through one layer and direction; returns (dx, dh0, dc0, [dw_ih, dw_hh, db_ih,
     db_hh])."""
+    fused = lstm_kernels is not None and mode == "LSTM" and masks is None
     w_ih, w_hh, _, _ = weights
     steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
     gates = w_hh.shape[0]
@@ -139,7 +150,11 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
             dh_new, dh_pass = masks[t] * dstate, (1 - masks[t]) * dh
         else:
             dh_new, dh_pass = dstate, 0
-        if mode == "LSTM":
+        if fused:   # the gates' grads into dxw[t] and the carried dc, one kernel
+            c_prev = c0 if n == 0 else record[order[n - 1], :, 4 * hidden:5 * hidden]
+            dc = lstm_kernels[1](rec, c_prev, dh_new, dc, dxw[t], hidden)
+            dhw[t] = dxw[t]
+        elif mode == "LSTM":
             c_prev = c0 if n == 0 else record[order[n - 1], :, 4 * hidden:5 * hidden]
             i, f, g, o = _gates(rec, 4, hidden)
             tanh_c = np.tanh(rec[:, 4 * hidden:5 * hidden])
@@ -181,7 +196,7 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
 
 
 def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates, mode,
-                 num_layers, is_bidirec):
+                 num_layers, is_bidirec, lstm_kernels=None):
     """(dInput, [dPreState], [dWeightList]) by back-propagation through time."""
     directions = 2 if is_bidirec else 1
     cells = _weights(weight_list, num_layers, directions)
@@ -208,7 +223,7 @@ def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dsta
             dc = dpre[1][k] if mode == "LSTM" else None
             dx, dh0, dc0, grads = _back_direction(
                 layer_input, pre_state[0][k], c0, cells[k], mode, d == 1, masks, reserve[k],
-                douts[:, :, d * hidden:(d + 1) * hidden], dpre[0][k], dc)
+                douts[:, :, d * hidden:(d + 1) * hidden], dpre[0][k], dc, lstm_kernels)
             dinput = dinput + dx
             dpre[0][k] = dh0
             if mode == "LSTM":
@@ -277,19 +292,19 @@ class RNN(OpDef):
     @staticmethod
     def forward(x, pre_state, weight_list, sequence_length, dropout_prob=0.0,
                 is_bidirec=False, input_size=10, hidden_size=100, num_layers=1,
-                mode="RNN_TANH", seed=0, is_test=False):
+                mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None):
         out, reserve, finals = rnn_forward(x, pre_state, weight_list, sequence_length, mode,
-                                           num_layers, is_bidirec)
+                                           num_layers, is_bidirec, lstm_kernels)
         return out, array_module(x).zeros(0, np.uint8), reserve, finals
 
     @staticmethod
     def backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates,
                  dropout_prob=0.0, is_bidirec=False, input_size=10, hidden_size=100,
-                 num_layers=1, mode="RNN_TANH", seed=0, is_test=False):
+                 num_layers=1, mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None):
         if dstates is None or len(dstates) == 0:   # the final states feed nothing
             dstates = [None] * len(pre_state)
         return rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout,
-                            dstates, mode, num_layers, is_bidirec)
+                            dstates, mode, num_layers, is_bidirec, lstm_kernels)
 
     def samples(self, rng):
         steps, batch, size, hidden = 3, 2, 3, 2
