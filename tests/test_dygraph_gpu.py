@@ -1,7 +1,7 @@
 """Dynamic mode on a GPU, on a machine without one: tests/numpy_gpu.py stands in for CuPy
 (device arrays that refuse the host as CuPy's do), so eager Tensors on CUDAPlaces, the
 tracer's placement rule, autograd and optimizers on the device, host reads and save/load
-run for real here (specs/gpu.md#dynamic-mode). tests/test_gpu.py runs the same training on
+run for real here (specs/gpu.md, dynamic mode). tests/test_gpu.py runs the same training on
 a real GPU."""
 import numpy as np
 import pytest

@@ -406,7 +406,7 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         if any(xp.is_device_array(t._value) for t in outputs):
             raise NotImplementedError(
                 "paddle.grad(create_graph=True) of Tensors on a GPU: double backward runs "
-                "on the CPU only (specs/gpu.md#dynamic-mode); move them with .cpu()")
+                "on the CPU only (specs/gpu.md, dynamic mode); move them with .cpu()")
         from .double_backward import Traced
         ops = Traced
         roots = [((t if t._node is None else (t._node, t._index)),

@@ -6,8 +6,8 @@ belongs to no program: its `block` is EAGER_BLOCK, whose append_op runs the op n
 code written against `var.block.append_op(...)`, the optimizers' update ops, clipping and
 regularization, runs eagerly unchanged). See specs/dygraph.md.
 
-A Tensor on a GPU holds a CuPy array (specs/gpu.md#dynamic-mode); what reads its value
-on the host (numpy(), item(), float(), printing, np.array) copies it there.
+A Tensor on a GPU holds a CuPy array (specs/gpu.md, dynamic mode); what reads its value on
+the host (numpy(), item(), float(), printing, np.array) copies it there.
 """
 import contextlib
 

@@ -11,7 +11,7 @@ that the kernel runs directly.
 
 An op whose inputs live on a GPU (CuPy arrays) runs there with
 `dispatch.select_gpu_kernel`; host inputs of such an op are copied to its GPU, and an op
-without inputs runs on the place set_device chose (specs/gpu.md#dynamic-mode). The CPU
+without inputs runs on the place set_device chose (specs/gpu.md, dynamic mode). The CPU
 path pays one type check for this.
 """
 import weakref
