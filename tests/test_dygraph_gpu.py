@@ -209,3 +209,40 @@ def test_every_dynamic_conformance_case_passes_on_the_gpu(gpus, monkeypatch):
               if r["status"] not in ("pass", "skipped")]
     assert not failed
     assert sum(r["status"] == "pass" for r in results) >= 600 and len(ran) >= 600
+
+
+class _Rows(paddle.io.Dataset):
+    def __init__(self):
+        rng = np.random.RandomState(0)
+        self.x = rng.randn(32, 6).astype("float32")
+        self.y = rng.randint(0, 3, (32, 1)).astype("int64")
+
+    def __getitem__(self, i):
+        return self.x[i], self.y[i]
+
+    def __len__(self):
+        return len(self.x)
+
+
+def _fit_and_evaluate(device):
+    paddle.set_device(device)
+    paddle.seed(2)
+    net = nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3))
+    model = paddle.Model(net)
+    model.prepare(paddle.optimizer.Adam(0.01, parameters=net.parameters()),
+                  nn.CrossEntropyLoss(), paddle.metric.Accuracy())
+    model.fit(_Rows(), epochs=2, batch_size=8, shuffle=False, verbose=0)
+    result = model.evaluate(_Rows(), batch_size=8, verbose=0)
+    predicted = model.predict(_Rows(), batch_size=8, verbose=0)[0]
+    return result, predicted, net
+
+
+def test_hapi_model_fits_on_the_gpu_like_the_cpu(gpus):
+    cpu, cpu_predicted, _ = _fit_and_evaluate("cpu")
+    gpu, predicted, net = _fit_and_evaluate("gpu:0")
+    assert _on_device(net[0].weight)
+    assert all(type(p) is np.ndarray for p in predicted)      # predictions come back as numpy
+    np.testing.assert_allclose(gpu["loss"], cpu["loss"], rtol=1e-5)
+    assert gpu["acc"] == cpu["acc"]
+    np.testing.assert_allclose(np.concatenate(predicted), np.concatenate(cpu_predicted),
+                               rtol=1e-5, atol=1e-6)
