@@ -217,6 +217,27 @@ def test_data_parallel_over_two_gpus_matches_two_cpu_places():
     np.testing.assert_allclose(gpu, cpu, rtol=2e-4, atol=1e-5)
 
 
+def test_nccl_clique_of_one_gpu_sums_to_itself():
+    from refimpl.parallel.nccl import NcclClique, nccl_available
+    if not nccl_available():
+        pytest.skip("CuPy has no NCCL here")
+    a = cupy.arange(6, dtype="float32").reshape(2, 3)
+    b = cupy.linspace(0, 1, 5)
+    got = NcclClique([0]).allreduce(0, [a, b])
+    assert all(isinstance(g, cupy.ndarray) for g in got)
+    np.testing.assert_array_equal(_host(got[0]), _host(a))
+    np.testing.assert_array_equal(_host(got[1]), _host(b))
+
+
+def test_data_parallel_over_one_gpu_runs_the_nccl_path_like_the_plain_run():
+    losses, _, program = train_small_cnn(fluid.CUDAPlace(0), [fluid.CUDAPlace(0)], steps=4,
+                                         batch=8, size=8, filters=4, classes=5)
+    runner, = program._device_sets.values()
+    from refimpl.parallel.nccl import nccl_available
+    assert (runner.nccl is not None) == nccl_available()
+    np.testing.assert_allclose(losses, _train(fluid.CUDAPlace(0))[:4], rtol=1e-5, atol=1e-6)
+
+
 def test_an_out_of_range_label_fails_the_run_that_fed_it():
     # (checked when the run ends, not by a device-to-host wait inside the kernel)
     main, startup = fluid.Program(), fluid.Program()
