@@ -26,6 +26,7 @@ from . import atomic_file, serialization
 from .paddle_formats import DecodeError, pir_program, program_desc, safe_pickle, tensor_stream
 from .program import Program, Variable
 from .serialization import FileFormatError, SerializationError
+from ..xp import to_host
 
 __all__ = ["program_from_bytes", "inference_program_from_bytes", "program_to_bytes",
            "pir_program_to_bytes",
@@ -303,7 +304,7 @@ def _with_name_table(obj):
     if not (isinstance(obj, dict) and obj and
             all(isinstance(v, mode.eager.Tensor) for v in obj.values())):
         return obj
-    saved = {k: v._array() for k, v in obj.items()}
+    saved = {k: to_host(v._array()) for k, v in obj.items()}
     saved[NAME_TABLE_KEY] = {k: v.name for k, v in obj.items()}
     return saved
 
