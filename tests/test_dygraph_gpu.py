@@ -174,6 +174,19 @@ def test_deferred_checks_raise_at_the_next_sync_point(gpus):
     assert y.item() == 5.0     # each check runs once
 
 
+def test_a_backward_that_fails_takes_its_graphs_checks_with_it(gpus):
+    # (a host-run grad op raised its own IndexError and left the forward kernel's check
+    # queued, which then failed the next, valid backward: seen on an H100)
+    x = paddle.to_tensor([1.0, 2.0], place=paddle.CUDAPlace(0), stop_gradient=False)
+    xp.defer_check(lambda: (_ for _ in ()).throw(IndexError("label 7 out of [0, 3)")))
+    h = x * 2
+    h.register_hook(lambda g: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        h.sum().backward()
+    (x * x).sum().backward()          # nothing stale left to raise
+    np.testing.assert_allclose(x.grad, [2.0, 4.0])
+
+
 def test_double_backward_on_a_gpu_is_refused_clearly(gpus):
     x = paddle.to_tensor([1.0, 2.0], place=paddle.CUDAPlace(0), stop_gradient=False)
     with pytest.raises(NotImplementedError, match="create_graph=True.*GPU"):

@@ -117,12 +117,15 @@ class _Arrays:
         if device is not None:
             with xp.device(device):
                 args = map_arrays(xp.to_device, args)
-        dtype = None
+        dtype = None    # the first floating input's (softmax-CE's grad reads Label first)
         for a in args:
             if type(a) is np.ndarray or device is not None and a is not None \
                     and type(a) is not list:
-                dtype = a.dtype
-                break
+                if a.dtype.kind == "f":
+                    dtype = a.dtype
+                    break
+                if dtype is None:
+                    dtype = a.dtype
         kernels = node.lay.grad_kernels if device is None else node.lay.grad_gpu_kernels
         fn, takes_saved, takes_need = kernels.get(kw, dtype)
         if takes_saved or takes_need:
@@ -374,6 +377,9 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
             _run(roots, retain_graph, _Arrays)
         while _callbacks:      # a callback may queue another
             _callbacks.pop(0)()
+    except BaseException:
+        xp.drop_deferred_checks()   # this backward's error stands for its graph's checks
+        raise
     finally:
         _callbacks = outer
     xp.run_deferred_checks()   # a GPU kernel's input checks (a label out of range)
