@@ -14,6 +14,7 @@ import weakref
 import numpy as np
 
 from .tensor import Tensor
+from .tracer import kernel_dtype
 
 __all__ = ["backward", "grad", "register_hook", "retain_grad", "register_ready_hook",
            "queue_callback"]
@@ -108,12 +109,7 @@ class _Arrays:
     def run(node, args, kw, need):
         """The grad op's kernel on `args`; `need` (which input gradients to produce) and the
         forward's hand-off go to a kernel that takes them."""
-        dtype = None
-        for a in args:
-            if type(a) is np.ndarray:
-                dtype = a.dtype
-                break
-        fn, takes_saved, takes_need = node.lay.grad_kernels.get(kw, dtype)
+        fn, takes_saved, takes_need = node.lay.grad_kernels.get(kw, kernel_dtype(args))
         if takes_saved or takes_need:
             kw = dict(kw)
             if takes_need:

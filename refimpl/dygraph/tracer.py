@@ -11,6 +11,8 @@ that the kernel runs directly.
 """
 import weakref
 
+import numpy as np
+
 from .. import dispatch
 from ..dispatch import SavedForGrad, kernels_of
 from ..framework.errors import OpError, user_frame
@@ -19,7 +21,8 @@ from ..ops.registry import get_op_def, is_duplicable, slot_name
 from ..framework import mode
 from .tensor import Tensor
 
-__all__ = ["run_op", "select_kernel", "GradNode", "layout", "set_process_group"]
+__all__ = ["run_op", "select_kernel", "GradNode", "layout", "set_process_group",
+           "kernel_dtype"]
 
 
 def select_kernel(op_type, which, attrs, dtype):
@@ -228,6 +231,24 @@ def _explain(lay, e, args):
                    user_frame())
 
 
+def kernel_dtype(args):
+    """The dtype kernels specialize on: the first floating-point input's, else the first
+    input's (as refimpl.executor.binding.main_dtype; None without array inputs). `args`:
+    arrays, lists of arrays, None (anything without a numpy dtype is skipped)."""
+    first = None
+    for a in args:
+        if type(a) is list:
+            if not a:
+                continue
+            a = a[0]
+        dtype = getattr(a, "dtype", None)
+        if isinstance(dtype, np.dtype):
+            if dtype.kind in "fc":
+                return dtype
+            first = first if first is not None else dtype
+    return first
+
+
 def run_op(op_type, inputs, outputs, attrs):
     """Run `op_type` on the eager tensors of `inputs` ({slot: Tensor or [Tensor]}), write
     its results into the tensors of `outputs` and record it for autograd when an input
@@ -251,9 +272,7 @@ def run_op(op_type, inputs, outputs, attrs):
         else:
             args.append(_array(lay, slot, listed[0], sig))
             requires = requires or not listed[0].stop_gradient
-    first = next((a[0] if type(a) is list else a for a in args
-                  if a is not None and (type(a) is not list or a)), None)
-    dtype = None if first is None else first.dtype
+    dtype = kernel_dtype(args)
     if attrs:
         kw = {}
         for k, d in lay.attr_items:
