@@ -243,7 +243,7 @@ def kernel_dtype(args):
             a = a[0]
         dtype = getattr(a, "dtype", None)
         if isinstance(dtype, np.dtype):
-            if dtype.kind in "fc":
+            if dtype.kind == "f":
                 return dtype
             first = first if first is not None else dtype
     return first

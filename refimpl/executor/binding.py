@@ -27,13 +27,13 @@ def talks_to_places(op):
 def main_dtype(op):
     """dtype name of the op's first floating-point input, else of its first input (what
     compiled kernels specialize on: softmax_with_cross_entropy_grad's first input is the
-    integer Label, its data the Softmax after it)."""
+    int64 Label, and its kernel computes in the logits' float dtype)."""
     first = None
     for names in op.inputs.values():
         for n in names:
             v = op.block._find_var_recursive(n)
             if v is not None and v.dtype is not None:
-                if v.dtype.np.kind in "fc":
+                if v.dtype.name.startswith("float"):
                     return v.dtype.name
                 first = first or v.dtype.name
     return first
