@@ -115,8 +115,9 @@ def _compiled(op_type, which, entry):
 
 def select_kernel(op_type, which="forward", attrs=None, dtype=None, device="cpu"):
     """The function that runs `which` (one of WHICH) of forward op type `op_type` for these
-    attrs (the op's, defaults included; None: any) and main input dtype name (None: any) on
-    `device` (one of DEVICES), as a Kernel; None when the op has no such variant (out and
+    attrs (the op's, defaults included; None: any) and main input dtype name (the first
+    floating-point input's, else the first input's; None: any) on `device` (one of
+    DEVICES), as a Kernel; None when the op has no such variant (out and
     in-place variants are optional). On the CPU: the compiled kernel when the backend is
     `cython`, it is built and `fast_ok`; else the numpy variant or the reference. On a GPU:
     see select_gpu_kernel."""

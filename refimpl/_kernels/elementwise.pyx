@@ -135,7 +135,9 @@ def add_forward(x, y, axis=-1, alloc=None):
 
 def add_backward(x, y, dout, axis=-1):
     blocks = _blocks(x, y, axis)
-    if blocks is None or 0 in blocks or dout.shape != x.shape:
+    if blocks is None or 0 in blocks or dout.shape != x.shape or y.shape == x.shape:
+        # same shapes (a residual add): both grads are dout, as the reference gives them;
+        # summing Y's over no axis would copy it
         return unbroadcast(dout, x, y, axis)
     dy = np.empty_like(y)
     _sum_into(np.ascontiguousarray(dout).reshape(blocks), dy.reshape(-1))

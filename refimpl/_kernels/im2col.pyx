@@ -169,10 +169,12 @@ cdef void _forward_part(const Conv* cv, int part, const real* x, const real* f, 
                         real* col, Py_ssize_t col_ld, real* col_part, real* tmp) noexcept nogil:
     """Images [part * per_part, ...) of the forward: per slice of `step` images, im2col
     (into the whole matrix `col` when it is kept for the backward, else into this part's
-    `col_part`), one GEMM per group into `tmp`, then out's NCHW images."""
+    `col_part`), one GEMM per group into `tmp`, then out's NCHW images. A slice of one
+    image is already [M, plane], out's layout: its GEMMs write out directly."""
     cdef int s, nb, grp, stop = min((part + 1) * cv.per_part, cv.n)
     cdef Py_ssize_t ld, cols, image = <Py_ssize_t>cv.g.c * cv.g.h * cv.g.w
     cdef real* slice_col
+    cdef real* dst
     s = part * cv.per_part
     while s < stop:
         nb = min(cv.step, stop - s)
@@ -182,10 +184,12 @@ cdef void _forward_part(const Conv* cv, int part, const real* x, const real* f, 
         else:
             slice_col, ld = col_part, cols
         _im2col(x + s * image, nb, &cv.g, slice_col, ld)
+        dst = out + s * cv.m * cv.plane if nb == 1 else tmp
         for grp in range(cv.groups):
             _gemm(False, False, cv.mg, cols, cv.kg, f + grp * cv.mg * cv.kg, cv.kg,
-                  slice_col + grp * cv.kg * ld, ld, 0, tmp + grp * cv.mg * cols, cols)
-        _to_images(tmp, nb, cv.m, cv.plane, out + s * cv.m * cv.plane)
+                  slice_col + grp * cv.kg * ld, ld, 0, dst + grp * cv.mg * cols, cols)
+        if nb > 1:
+            _to_images(tmp, nb, cv.m, cv.plane, out + s * cv.m * cv.plane)
         s += nb
 
 
@@ -196,10 +200,11 @@ cdef void _backward_part(const Conv* cv, int part, const real* x, const real* f,
     """Images [part * per_part, ...) of the backward: per slice, the columns (the forward's
     when handed over, else im2col again), dy gathered as [M, images*plane], this part's
     filter gradient accumulated in `df_part`, and dx's images by col2im (parts write
-    disjoint images)."""
+    disjoint images). A slice of one image reads dy's image as it is."""
     cdef int s, nb, grp, stop = min((part + 1) * cv.per_part, cv.n)
     cdef Py_ssize_t ld, cols, image = <Py_ssize_t>cv.g.c * cv.g.h * cv.g.w
     cdef const real* slice_col
+    cdef const real* dy_slice
     s = part * cv.per_part
     while s < stop:
         nb = min(cv.step, stop - s)
@@ -209,14 +214,18 @@ cdef void _backward_part(const Conv* cv, int part, const real* x, const real* f,
         else:
             _im2col(x + s * image, nb, &cv.g, col_part, cols)
             slice_col, ld = col_part, cols
-        _from_images(dy + s * cv.m * cv.plane, nb, cv.m, cv.plane, dy_part)
+        if nb == 1:
+            dy_slice = dy + s * cv.m * cv.plane
+        else:
+            _from_images(dy + s * cv.m * cv.plane, nb, cv.m, cv.plane, dy_part)
+            dy_slice = dy_part
         for grp in range(cv.groups):
-            _gemm(False, True, cv.mg, cv.kg, cols, dy_part + grp * cv.mg * cols, cols,
+            _gemm(False, True, cv.mg, cv.kg, cols, dy_slice + grp * cv.mg * cols, cols,
                   slice_col + grp * cv.kg * ld, ld, 1, df_part + grp * cv.mg * cv.kg, cv.kg)
         if dx != NULL:
             for grp in range(cv.groups):
                 _gemm(True, False, cv.kg, cols, cv.mg, f + grp * cv.mg * cv.kg, cv.kg,
-                      dy_part + grp * cv.mg * cols, cols, 0, dcol_part + grp * cv.kg * cols,
+                      dy_slice + grp * cv.mg * cols, cols, 0, dcol_part + grp * cv.kg * cols,
                       cols)
             _col2im(dcol_part, cols, nb, &cv.g, dx + s * image)
         s += nb
