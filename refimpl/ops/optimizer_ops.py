@@ -74,6 +74,7 @@ class Adam(_Update):
     inputs = ("Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow")
     outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
     attrs = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "lazy_mode": False}
+    inert_attrs = {"min_row_size_to_use_multithread": 0}
     sample_attrs = {"": {"beta1": BETA1, "beta2": BETA2, "epsilon": 2.0 ** -26}}   # by name
 
     @staticmethod
