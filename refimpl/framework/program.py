@@ -580,6 +580,45 @@ class Program:
                           if n in used or isinstance(v, Parameter) or v.is_data}
         return p
 
+    def _prune_with_input(self, feeded_var_names, targets):
+        """A copy with only the ops that compute `targets` (Variables or names) from the
+        variables named `feeded_var_names` and the persistables, and only the variables
+        they use (Paddle 1.8's Program._prune_with_input; save_inference_model prunes so)."""
+        names = feeded_var_names if isinstance(feeded_var_names, (list, tuple)) \
+            else [feeded_var_names]
+        if not all(isinstance(n, str) for n in names):
+            raise ValueError("Program._prune_with_input: feeded_var_names must be names "
+                             "(str), got %s" % [type(n).__name__ for n in names])
+        targets = targets if isinstance(targets, (list, tuple)) else [targets]
+        fetches = [t.name if isinstance(t, Variable) else t for t in targets]
+        pruned = self.clone()
+        pruned._prune_in_place(list(names), fetches, "Program._prune_with_input")
+        return pruned
+
+    def _prune_in_place(self, feeds, fetches, fn):
+        block = self.global_block()
+        for name in feeds + fetches:
+            if name not in block.vars:
+                raise ValueError("%s: %r is not a variable of the program's global block"
+                                 % (fn, name))
+        needed, kept = set(fetches) - set(feeds), []
+        for op in reversed(block.ops):
+            if needed.intersection(op.output_arg_names):
+                kept.append(op)
+                needed.update(n for n in op.input_arg_names if n not in feeds)
+        kept.reverse()
+        produced = {n for op in kept for n in op.output_arg_names}
+        for name in needed - produced:
+            var = block.vars.get(name)
+            if var is None or not var.persistable:
+                raise ValueError("%s: the fetch targets need %r, which is neither fed, nor "
+                                 "computed from the feeds, nor persistable" % (fn, name))
+        used = set(feeds) | set(fetches) | {n for op in kept for n in op.input_arg_names +
+                                             op.output_arg_names}
+        block.ops = kept
+        block.vars = {n: v for n, v in block.vars.items() if n in used}
+        self._bump()
+
     # -- values (Paddle 2.x: what paddle.save / paddle.load exchange for a static program)
     def _state_vars(self, mode, fn):
         from .dtypes import VarType
