@@ -9,7 +9,7 @@ import copy
 
 from . import mode, unique_name
 from .dtypes import convert_dtype, get_dtype
-from .errors import OpError, user_frame
+from .errors import DygraphOnlyError, OpError, user_frame
 
 __all__ = ["OpRole", "Variable", "Parameter", "Operator", "Block", "Program",
            "default_main_program", "default_startup_program", "program_guard",
@@ -130,9 +130,9 @@ class Variable:
     # Paddle 1.8's dygraph-only methods (an eager Tensor has them): a static Variable's
     # value is fetched with Executor.run instead
     def _dygraph_only(self, method):
-        raise RuntimeError("Variable.%s() is only available in dygraph mode (on eager "
-                           "tensors, e.g. inside fluid.dygraph.guard()); in static mode "
-                           "fetch %r with Executor.run" % (method, self.name))
+        raise DygraphOnlyError("Variable.%s() is only available in dygraph mode (on eager "
+                               "tensors, e.g. inside fluid.dygraph.guard()); in static mode "
+                               "fetch %r with Executor.run" % (method, self.name))
 
     def numpy(self):
         self._dygraph_only("numpy")
@@ -145,6 +145,15 @@ class Variable:
 
     def backward(self, backward_strategy=None):
         self._dygraph_only("backward")
+
+    def detach(self):
+        self._dygraph_only("detach")
+
+    def set_value(self, value):
+        self._dygraph_only("set_value")
+
+    def clear_gradient(self):
+        self._dygraph_only("clear_gradient")
 
     __hash__ = object.__hash__
 
@@ -477,6 +486,13 @@ class Program:
         """Paddle's ProgramDesc view of this program (framework/desc.py)."""
         from .desc import ProgramDesc
         return ProgramDesc(self)
+
+    @staticmethod
+    def parse_from_string(binary_str):
+        """The Program in ProgramDesc bytes (`program.desc.serialize_to_string()`, a
+        `__model__` file's content)."""
+        from .model_formats import program_from_bytes
+        return program_from_bytes(binary_str, "parse_from_string")[0]
 
     def _sync_with_cpp(self):
         """Turn OpDescs appended through `block.desc.append_op()` into Operators (shapes
