@@ -3,7 +3,6 @@ as Paddle 1.8 builds it: a batch AUC over the last `slide_steps` runs and a glob
 all runs, each with its persistable int64 counters (zeros in the startup program)."""
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
-from ..ops.auc import state_size
 from .common import check_dtype, check_variable
 
 
@@ -16,8 +15,9 @@ def auc(input, label, curve="ROC", num_thresholds=2 ** 12 - 1, topk=1, slide_ste
     helper = LayerHelper("auc")
     auc_out = helper.create_variable_for_type_inference("float64")
     batch_auc_out = helper.create_variable_for_type_inference("float64")
-    shapes = [[state_size(num_thresholds, slide_steps)]] * 2 + \
-        [[1, state_size(num_thresholds, 0)]] * 2
+    buckets = num_thresholds + 1
+    # the batch counters: slide_steps windows, their sum and a run counter (ops/auc.py)
+    shapes = [[(1 + slide_steps) * buckets + 1]] * 2 + [[1, buckets]] * 2
     states = [helper.create_global_variable(persistable=True, dtype="int64", shape=shape)
               for shape in shapes]
     for var in states:
