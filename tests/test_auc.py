@@ -68,3 +68,22 @@ def test_auc_refuses_probabilities_outside_0_1_and_warns_on_save(tmp_path):
         warnings.simplefilter("always")
         fluid.io.save_inference_model(str(tmp_path), ["p"], [loss], exe, main)
     assert "set the auc states to zeros" in str(caught[0].message)
+
+
+def test_auc_without_a_sliding_window_accumulates_like_paddle_1_8_5():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("p", [-1, 2], "float32")
+        y = fluid.data("l", [-1, 1], "int64")
+        auc, batch_auc, states = fluid.layers.auc(x, y, num_thresholds=7, slide_steps=0)
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+    exe.run(startup, scope=scope)
+    rng = np.random.RandomState(0)
+    for _ in range(3):
+        p = rng.uniform(0, 1, (6, 1)).astype("float32")
+        feed = {"p": np.hstack([1 - p, p]), "l": rng.randint(0, 2, (6, 1)).astype("int64")}
+        got = exe.run(main, feed=feed, fetch_list=[auc, batch_auc] + states, scope=scope)
+    # Paddle 1.8.5 after the same three runs: every counter [1, 8], both AUCs global
+    assert [float(got[0][0]), float(got[1][0])] == [0.537037037037037] * 2
+    for g, w in zip(got[2:], [PADDLE_1_8_5[2][4], PADDLE_1_8_5[2][5]] * 2):
+        np.testing.assert_array_equal(g, w)

@@ -4,7 +4,8 @@ across runs (Paddle 1.8's auc op, what fluid.layers.auc builds).
 Each prediction (the last column of Predict: the positive class's probability, in [0, 1])
 falls in bucket floor(p * num_thresholds) of num_thresholds + 1; StatPos / StatNeg count
 the positive / negative labels per bucket. slide_steps = 0: the counts accumulate over
-every run ([1, num_thresholds + 1]). slide_steps = s > 0: the state holds s windows of
+every run (StatPosOut / StatNegOut [1, num_thresholds + 1]; the inputs may hold one
+unused count more, as fluid.layers.auc's batch counters do). slide_steps = s > 0: the state holds s windows of
 counts, their sum, and a run counter ((1 + s) (num_thresholds + 1) + 1 numbers); each run
 replaces the oldest window by its batch's counts, so the AUC covers the last s batches.
 AUC (float64) walks the buckets from the highest, adding trapezoids of (cumulative
@@ -55,11 +56,16 @@ class Auc(OpDef):
         for slot in ("StatPos", "StatNeg"):
             var = ctx.input_var(slot)
             n = int(np.prod(var.shape)) if all(d >= 0 for d in var.shape) else size
-            ctx.expect(n == size, "%s %r must hold %d counts for num_thresholds=%d, "
+            # (fluid.layers.auc gives a slide_steps=0 op one unused count more)
+            allowed = (size, size + 1) if ctx.attr("slide_steps") == 0 else (size,)
+            ctx.expect(n in allowed, "%s %r must hold %d counts for num_thresholds=%d, "
                        "slide_steps=%d, got shape %s"
                        % (slot, var.name, size, ctx.attr("num_thresholds"),
                           ctx.attr("slide_steps"), list(var.shape)))
-            ctx.same_as(slot, slot + "Out")
+            if ctx.attr("slide_steps") == 0:     # Paddle's shape for accumulated counts
+                ctx.set_output(slot + "Out", [1, size], "int64")
+            else:
+                ctx.same_as(slot, slot + "Out")
         ctx.set_output("AUC", (), "float64")
 
     @staticmethod
@@ -78,9 +84,9 @@ class Auc(OpDef):
         batch_neg = np.bincount(index[~positive], minlength=buckets)
         pos, neg = stat_pos.reshape(-1).copy(), stat_neg.reshape(-1).copy()
         if slide_steps == 0:
-            pos += batch_pos
-            neg += batch_neg
-            total_pos, total_neg = pos, neg
+            pos = (pos[:buckets] + batch_pos).reshape(1, buckets)
+            neg = (neg[:buckets] + batch_neg).reshape(1, buckets)
+            total_pos, total_neg = pos[0], neg[0]
         else:
             window = int(pos[-1]) % slide_steps * buckets
             total = slice(slide_steps * buckets, (slide_steps + 1) * buckets)
@@ -89,8 +95,10 @@ class Auc(OpDef):
                 counts[window:window + buckets] = batch
                 counts[-1] += 1
             total_pos, total_neg = pos[total], neg[total]
-        return (np.array(roc_area(total_pos, total_neg), np.float64),
-                pos.reshape(stat_pos.shape), neg.reshape(stat_neg.shape))
+        auc = np.array(roc_area(total_pos, total_neg), np.float64)
+        if slide_steps == 0:
+            return auc, pos, neg
+        return auc, pos.reshape(stat_pos.shape), neg.reshape(stat_neg.shape)
 
     def samples(self, rng):
         p = rng.uniform(0, 1, (6, 1))
