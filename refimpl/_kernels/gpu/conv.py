@@ -4,7 +4,7 @@ backward scatters dX back with col2im (one thread per input pixel, no atomics) a
 dFilter as dY @ columns^T. NHWC inputs are transposed to NCHW around the same path."""
 import cupy
 
-from ...geometry import conv_out_size, explicit_pads
+from ...geometry import conv_dilations, conv_out_size, explicit_pads
 from .source import raw
 
 __all__ = ["conv2d_forward", "conv2d_backward"]
@@ -80,6 +80,7 @@ class _Conv:
     """The geometry of one conv2d call, channels first."""
 
     def __init__(self, x, f, strides, paddings, padding_algorithm, dilations, groups):
+        dilations = conv_dilations(padding_algorithm, dilations)
         self.n, self.c, self.h, self.w = x.shape
         self.m, _, self.kh, self.kw = f.shape
         self.groups = groups or 1
