@@ -25,21 +25,31 @@ PADDLE_1_8_5 = [
 ]
 
 
-def test_auc_layer_matches_paddle_1_8_5_over_runs():
+def _auc_runs(slide_steps, runs=3):
+    """fluid.layers.auc(num_thresholds=7, slide_steps) over `runs` batches drawn as in the
+    Paddle 1.8.5 run: (the layer's outputs, the fetched values of each run)."""
     main, startup = fluid.Program(), fluid.Program()
     with fluid.program_guard(main, startup):
         x = fluid.data("p", [-1, 2], "float32")
         y = fluid.data("l", [-1, 1], "int64")
-        auc, batch_auc, states = fluid.layers.auc(x, y, num_thresholds=7, slide_steps=2)
-    assert (auc.name, batch_auc.name) == ("auc_0.tmp_0", "auc_0.tmp_1")
-    assert [list(s.shape) for s in states] == [[25], [25], [1, 8], [1, 8]]
+        outs = fluid.layers.auc(x, y, num_thresholds=7, slide_steps=slide_steps)
     exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
     exe.run(startup, scope=scope)
     rng = np.random.RandomState(0)
-    for want in PADDLE_1_8_5:
+    fetched = []
+    for _ in range(runs):
         p = rng.uniform(0, 1, (6, 1)).astype("float32")
         feed = {"p": np.hstack([1 - p, p]), "l": rng.randint(0, 2, (6, 1)).astype("int64")}
-        got = exe.run(main, feed=feed, fetch_list=[auc, batch_auc] + states, scope=scope)
+        fetched.append(exe.run(main, feed=feed, fetch_list=list(outs[:2]) + outs[2],
+                               scope=scope))
+    return outs, fetched
+
+
+def test_auc_layer_matches_paddle_1_8_5_over_runs():
+    (auc, batch_auc, states), fetched = _auc_runs(slide_steps=2)
+    assert (auc.name, batch_auc.name) == ("auc_0.tmp_0", "auc_0.tmp_1")
+    assert [list(s.shape) for s in states] == [[25], [25], [1, 8], [1, 8]]
+    for want, got in zip(PADDLE_1_8_5, fetched):
         assert got[0].dtype == np.float64
         assert [float(got[0][0]), float(got[1][0])] == list(want[:2])
         for g, w in zip(got[2:], want[2:]):
@@ -71,18 +81,8 @@ def test_auc_refuses_probabilities_outside_0_1_and_warns_on_save(tmp_path):
 
 
 def test_auc_without_a_sliding_window_accumulates_like_paddle_1_8_5():
-    main, startup = fluid.Program(), fluid.Program()
-    with fluid.program_guard(main, startup):
-        x = fluid.data("p", [-1, 2], "float32")
-        y = fluid.data("l", [-1, 1], "int64")
-        auc, batch_auc, states = fluid.layers.auc(x, y, num_thresholds=7, slide_steps=0)
-    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
-    exe.run(startup, scope=scope)
-    rng = np.random.RandomState(0)
-    for _ in range(3):
-        p = rng.uniform(0, 1, (6, 1)).astype("float32")
-        feed = {"p": np.hstack([1 - p, p]), "l": rng.randint(0, 2, (6, 1)).astype("int64")}
-        got = exe.run(main, feed=feed, fetch_list=[auc, batch_auc] + states, scope=scope)
+    _, fetched = _auc_runs(slide_steps=0)
+    got = fetched[-1]
     # Paddle 1.8.5 after the same three runs: every counter [1, 8], both AUCs global
     assert [float(got[0][0]), float(got[1][0])] == [0.537037037037037] * 2
     for g, w in zip(got[2:], [PADDLE_1_8_5[2][4], PADDLE_1_8_5[2][5]] * 2):

@@ -26,11 +26,13 @@ class Momentum(Optimizer):
         p, g = param_and_grad
         v = self._get_accumulator(self._velocity_acc_str, p)
         return block.append_op(
-            type="momentum",
+            type=self.type,
             inputs={"Param": [p], "Grad": [g], "Velocity": [v],
                     "LearningRate": [self._param_lr(p)]},
-            outputs={"ParamOut": [p], "VelocityOut": [v]},
-            attrs={"mu": self._momentum, "use_nesterov": self._use_nesterov})
+            outputs={"ParamOut": [p], "VelocityOut": [v]}, attrs=self._update_attrs())
+
+    def _update_attrs(self):
+        return {"mu": self._momentum, "use_nesterov": self._use_nesterov}
 
 
 class LarsMomentum(Momentum):
@@ -44,16 +46,9 @@ class LarsMomentum(Momentum):
                          parameter_list=parameter_list, regularization=regularization)
         self._lars_coeff, self._lars_weight_decay = float(lars_coeff), float(lars_weight_decay)
 
-    def _append_optimize_op(self, block, param_and_grad):
-        p, g = param_and_grad
-        v = self._get_accumulator(self._velocity_acc_str, p)
-        return block.append_op(
-            type="lars_momentum",
-            inputs={"Param": [p], "Grad": [g], "Velocity": [v],
-                    "LearningRate": [self._param_lr(p)]},
-            outputs={"ParamOut": [p], "VelocityOut": [v]},
-            attrs={"mu": self._momentum, "lars_coeff": self._lars_coeff,
-                   "lars_weight_decay": self._lars_weight_decay})
+    def _update_attrs(self):
+        return {"mu": self._momentum, "lars_coeff": self._lars_coeff,
+                "lars_weight_decay": self._lars_weight_decay}
 
 
 class _AdamFamily(Optimizer):
