@@ -87,8 +87,8 @@ class _Operator:
                 # variable the user made a SelectedRows receives one
                 if name in values:
                     continue
-                rows = isinstance(scope._values.get(name) if scope.find_var(name) else None,
-                                  RowsValue)
+                owner = scope._find_owner(name)
+                rows = owner is not None and isinstance(owner._values[name], RowsValue)
                 block.create_var(name=name, persistable=True,
                                  type="SELECTED_ROWS" if rows else "LOD_TENSOR")
             block.append_op(self._type, self._inputs, self._outputs, self._attrs)
