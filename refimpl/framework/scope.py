@@ -64,7 +64,8 @@ class Tensor:
     def _alloc(self, dtype):
         if self._dims is None:
             raise ValueError("tensor %r: call _set_dims(shape) before allocating" % self._name)
-        self._put(np.zeros(self._dims, dtype=dtype))
+        # a LoD set before the allocation stays, as in Paddle
+        self._put(with_lod(np.zeros(self._dims, dtype=dtype), self._lod_levels()))
 
     def _alloc_float(self, place=None):
         self._alloc(np.float32)
