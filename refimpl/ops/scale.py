@@ -41,5 +41,6 @@ class Scale(OpDef):
 
 
 def tensor_scale(scale_tensor, scale):
-    """The scale: ScaleTensor's number when given, else the attribute."""
-    return scale if scale_tensor is None else float(np.asarray(scale_tensor).reshape(-1)[0])
+    """The scale: ScaleTensor's number when given (float() reads it from a GPU too), else
+    the attribute."""
+    return scale if scale_tensor is None else float(scale_tensor.reshape(-1)[0])
