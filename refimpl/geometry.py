@@ -4,7 +4,8 @@ A leaf: it imports nothing from refimpl, so the op references (refimpl.ops) and 
 compiled kernels (refimpl._kernels) share this one copy of the rules.
 """
 
-__all__ = ["explicit_pads", "flat_pads", "conv_out_size", "pool_out_size", "pool_geometry"]
+__all__ = ["explicit_pads", "conv_dilations", "flat_pads", "conv_out_size", "pool_out_size",
+           "pool_geometry"]
 
 
 def explicit_pads(paddings, algorithm, in_sizes, ksize, strides, dilations):
@@ -26,6 +27,12 @@ def explicit_pads(paddings, algorithm, in_sizes, ksize, strides, dilations):
     if len(p) == 2 * n:
         return [(p[2 * i], p[2 * i + 1]) for i in range(n)]
     raise ValueError("paddings must have %d or %d values, got %s" % (n, 2 * n, p))
+
+
+def conv_dilations(algorithm, dilations):
+    """The dilations a convolution runs with: none under padding_algorithm SAME, as
+    Paddle's conv ops reset them (UpdatePaddingAndDilation), else as given."""
+    return [1] * len(dilations) if algorithm == "SAME" else list(dilations)
 
 
 def flat_pads(pads):

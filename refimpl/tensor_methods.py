@@ -43,8 +43,9 @@ def _binary(op_type, reverse=False):
     return operator
 
 
-# Python operators. == and != keep Python identity (the framework keeps Variables in
-# lists and dicts; paddle.equal builds the op): specs/tensor_methods.md
+# Python operators. == and != build equal / not_equal as in Paddle, appended when the
+# result is used as a Variable; as a truth value it is Python's identity (the framework
+# keeps Variables in lists): math_patch.PendingComparison, specs/tensor_methods.md
 _OPERATORS = {
     "__add__": _binary("elementwise_add"), "__radd__": _binary("elementwise_add", True),
     "__sub__": _binary("elementwise_sub"), "__rsub__": _binary("elementwise_sub", True),
@@ -58,6 +59,8 @@ _OPERATORS = {
     "__matmul__": _binary("matmul_v2"), "__rmatmul__": _binary("matmul_v2", True),
     "__lt__": _binary("less_than"), "__le__": _binary("less_equal"),
     "__gt__": _binary("greater_than"), "__ge__": _binary("greater_equal"),
+    "__eq__": lambda self, other: math_patch.equality(self, other, "equal"),
+    "__ne__": lambda self, other: math_patch.equality(self, other, "not_equal"),
     "__neg__": lambda self: math_patch.scale(self, -1.0),
     "__getitem__": subscript.getitem,
     "__setitem__": subscript.setitem,

@@ -432,3 +432,30 @@ def test_max_pool_2x2_kernel_matches_reference_with_ties(n, c, h, w, dtype, data
     np.testing.assert_array_equal(fast_fwd(x, **attrs), y)
     dy = rng.randn(*y.shape).astype(dtype)
     np.testing.assert_array_equal(fast_bwd(x, y, dy, **attrs), op.backward(x, y, dy, **attrs))
+
+
+@pytest.mark.parametrize("kernels", ["reference", "selected"])
+def test_same_padding_ignores_dilation_as_paddle(kernels):
+    # Paddle's conv ops reset the dilations to 1 under padding_algorithm SAME (1.8.5's
+    # test_conv2d_op checks depthwise_conv2d so): the result is the undilated SAME conv
+    rng = np.random.RandomState(3)
+    x, w = rng.rand(2, 3, 5, 5), rng.rand(6, 1, 3, 3)
+    op = get_op_def("depthwise_conv2d")
+    attrs = dict(op.attrs, strides=[2, 2], padding_algorithm="SAME", dilations=[2, 2],
+                 groups=3)
+    fn = op.forward if kernels == "reference" else select_kernel(
+        "depthwise_conv2d", "forward", attrs, "float64").fn
+    got = fn(x, w, **attrs)
+    # SAME, stride 2, 5 -> 3: one pixel of padding on each side, no dilation
+    want = conv_loops(x, w, stride=(2, 2), pads=(1, 1, 1, 1), groups=3)
+    np.testing.assert_allclose(got, want, rtol=1e-10)
+    assert op.out_spatial([5, 5], [3, 3], attrs) == [3, 3]
+
+
+def test_fluid_conv2d_checks_use_cudnn_and_data_format():
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.data("x", [2, 3, 5, 5], "float32")
+        with pytest.raises(ValueError, match="use_cudnn must be True or False"):
+            fluid.layers.conv2d(x, 3, 3, use_cudnn=[0])
+        with pytest.raises(ValueError, match="data_format must be"):
+            fluid.layers.conv2d(x, 3, 3, data_format="NCHWC")

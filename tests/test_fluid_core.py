@@ -268,3 +268,14 @@ def test_dygraph_block_ops_take_1_8_attribute_names_and_any_layout():
                         outputs={"Output": [conv]}, attrs={"data_format": "AnyLayout"})
         np.testing.assert_array_equal(flipped.numpy(), x_value[..., ::-1])
         np.testing.assert_array_equal(conv.numpy(), 2 * x_value)
+
+
+def test_lod_set_before_allocation_stays():
+    # Paddle 1.8.5's test_tensor: _set_dims, set_recursive_sequence_lengths, _alloc_float
+    t = core.LoDTensor()
+    t._set_dims([5, 2])
+    t.set_recursive_sequence_lengths([[2, 3]])
+    t._alloc_float(core.CPUPlace())
+    assert t.recursive_sequence_lengths() == [[2, 3]] and t.shape() == [5, 2]
+    t.set(np.ones((5, 2), "float32"), core.CPUPlace())
+    assert t.recursive_sequence_lengths() == [[2, 3]]

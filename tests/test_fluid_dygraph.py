@@ -110,3 +110,25 @@ def test_a_1_8_training_loop_learns_and_save_load_dygraph_restores(tmp_path):
         fresh.set_dict(params)
         np.testing.assert_array_equal(fresh(fluid.dygraph.to_variable(x)).numpy(), expected)
         assert any(k.endswith("_moment1_0") for k in opt_state)
+
+
+def test_pool2d_checks_the_input_dtype_before_its_rank():
+    # Paddle 1.8.5 raises TypeError for an int32 input whatever its rank
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        pool = fluid.dygraph.Pool2D(2, "max", 1)
+        with pytest.raises(TypeError, match="dtype int32"):
+            pool(fluid.layers.data("x1", [3, 32, 32, 5], dtype="int32"))
+        with pytest.raises(ValueError, match="expected rank 4"):
+            pool(fluid.layers.data("x2", [3, 32, 32, 5], dtype="float32"))
+
+
+def test_dygraph_only_methods_of_a_static_variable_raise_as_paddle_1_8():
+    var = fluid.default_main_program().current_block().create_var(dtype="float64")
+    with fluid.dygraph.guard():
+        for call in (var.detach, var.numpy, lambda: var.set_value(None), var.backward,
+                     var.gradient, var.clear_gradient):
+            # Paddle 1.8.5 asserts (AssertionError); refimpl's error is a RuntimeError too
+            with pytest.raises(AssertionError, match="only available in dygraph mode"):
+                call()
+            with pytest.raises(RuntimeError):
+                call()

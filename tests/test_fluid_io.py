@@ -84,6 +84,29 @@ def test_inference_model_round_trip(tmp_path):
         fluid.io.load_inference_model(str(tmp_path / "missing"), exe)
 
 
+def test_inference_model_through_memory_and_prune_with_input(tmp_path):
+    x, y, exe = _net()
+    loss = fluid.layers.mean(y)
+    data = np.arange(6, dtype="float32").reshape(2, 3)
+    (want,) = exe.run(feed={"x": data}, fetch_list=[loss])
+    fluid.io.save_inference_model(str(tmp_path), ["x"], [loss], exe, model_filename="model",
+                                  params_filename="params")
+    pruned = fluid.default_main_program()._prune_with_input(["x"], [y])
+    assert [op.type for op in pruned.global_block().ops] == ["mul", "elementwise_add"]
+    params = fluid.io.save_persistables(exe, None, pruned, None)
+    assert isinstance(params, bytes)
+    model = (tmp_path / "model").read_bytes()
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        program, feeds, fetches = fluid.io.load_inference_model(None, exe, model, params)
+        (got,) = exe.run(program, feed={feeds[0]: data}, fetch_list=fetches)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.raises(ValueError, match="params_filename is None"):
+        fluid.io.load_inference_model(None, exe, model, None)
+    with pytest.raises(ValueError, match="must be names"):
+        fluid.default_main_program()._prune_with_input([2, 3], [])
+
+
 def test_dataloader_from_generator_iterable_and_started():
     x = fluid.data("x", [None, 2], "float32")
     total = fluid.layers.reduce_sum(x)

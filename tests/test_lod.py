@@ -118,3 +118,32 @@ def test_data_parallel_splits_a_lod_batch_by_whole_sequences():
     with pytest.raises(FeedError, match="'w' has 1 sequences, fewer than the 2 devices"):
         exe.run(compiled, feed={"w": (np.zeros((4, 1), "int64"), [[4]])},
                 fetch_list=[pooled], scope=scope)
+
+
+def test_concat_joins_sequences_along_axis_0_and_one_hot_keeps_the_lod():
+    def build():
+        x = fluid.data("x", [-1, 3], "float32", lod_level=1)
+        y = fluid.data("y", [-1, 3], "float32", lod_level=1)
+        ids = fluid.data("ids", [-1, 1], "int64", lod_level=1)
+        depth = fluid.layers.fill_constant([1], "int32", 3)
+        return [fluid.layers.concat([x, y], axis=0), fluid.layers.concat([x, x], axis=1),
+                fluid.layers.one_hot(ids, depth)]
+    feed = {"x": fluid.create_lod_tensor(np.ones((5, 3), "float32"), [[2, 3]], PLACE),
+            "y": fluid.create_lod_tensor(np.ones((4, 3), "float32"), [[1, 3]], PLACE),
+            "ids": fluid.create_lod_tensor(np.array([[1], [2], [0]], "int64"), [[1, 2]], PLACE)}
+    _, got = _run(build, feed)
+    # Paddle 1.8.5 on the same program and feed
+    assert [t.recursive_sequence_lengths() for t in got] == [[[2, 3, 1, 3]], [[2, 3]], [[1, 2]]]
+    assert np.array(got[0]).shape == (9, 3) and np.array(got[1]).shape == (5, 6)
+    np.testing.assert_array_equal(np.array(got[2]), [[0, 1, 0], [0, 0, 1], [1, 0, 0]])
+
+
+def test_fluid_one_hot_checks_its_arguments():
+    with program_guard(Program(), Program()):
+        ints = fluid.data("i", [4, 1], "int32")
+        with pytest.raises(TypeError, match="dtype in"):
+            fluid.layers.one_hot(fluid.data("f", [4, 1], "float32"), 3)
+        with pytest.raises(TypeError, match="depth must be an int or a Variable"):
+            fluid.layers.one_hot(ints, 4.1)
+        with pytest.raises(TypeError, match="depth must be an int or a Variable"):
+            fluid.layers.one_hot(ints, np.array([4]))

@@ -114,6 +114,48 @@ def lamb_update(lr, wd, b1=0.9, b2=0.999, eps=1e-6):
     return update
 
 
+def lars_update(lr, mu, coeff, wd):
+    def update(p, g, s, t):
+        local = lr * coeff * np.linalg.norm(p) / (np.linalg.norm(g) + wd * np.linalg.norm(p))
+        s["v"] = mu * s.get("v", 0.0) + local * (g + wd * p)
+        return p - s["v"]
+    return update
+
+
+def decayed_adagrad_update(lr, decay, eps):
+    def update(p, g, s, t):
+        s["m"] = decay * s.get("m", 0.0) + (1 - decay) * g * g
+        return p - lr * g / (np.sqrt(s["m"]) + eps)
+    return update
+
+
+def ftrl_update(lr, l1, l2):
+    def update(p, g, s, t):
+        old = s.get("sq", np.zeros_like(p))
+        s["sq"] = old + g * g
+        s["lin"] = s.get("lin", 0.0) + g - (np.sqrt(s["sq"]) - np.sqrt(old)) / lr * p
+        shrunk = (l1 * np.sign(s["lin"]) - s["lin"]) / (np.sqrt(s["sq"]) / lr + 2 * l2)
+        return np.where(np.abs(s["lin"]) > l1, shrunk, 0.0)
+    return update
+
+
+def dpsgd_update(lr, clip):
+    def update(p, g, s, t):
+        return p - lr * g / max(1.0, np.linalg.norm(g) / clip)
+    return update
+
+
+def lookahead_sgd_update(lr, alpha, k):
+    def update(p, g, s, t):
+        p = p - lr * g
+        if t == 1:
+            s["slow"] = p
+        if t % k == 0:
+            p = s["slow"] = alpha * p + (1 - alpha) * s["slow"]
+        return p
+    return update
+
+
 CASES = {
     "sgd": (lambda: paddle.optimizer.SGD(0.1), sgd_update(0.1)),
     "momentum": (lambda: paddle.optimizer.Momentum(0.1, momentum=0.9),
@@ -160,7 +202,23 @@ FLUID_CASES = {
                          adagrad_update(0.1, 1e-6)),
     "LambOptimizer": (lambda: fluid.optimizer.LambOptimizer(0.01, 0.01),
                       lamb_update(0.01, 0.01)),
+    "LarsMomentumOptimizer": (lambda: fluid.optimizer.LarsMomentumOptimizer(0.1, 0.9, 0.5, 0.1),
+                              lars_update(0.1, 0.9, 0.5, 0.1)),
+    "DecayedAdagradOptimizer": (lambda: fluid.optimizer.DecayedAdagradOptimizer(0.1, 0.8, 1e-6),
+                                decayed_adagrad_update(0.1, 0.8, 1e-6)),
+    "FtrlOptimizer": (lambda: fluid.optimizer.FtrlOptimizer(0.1, l1=0.01, l2=0.2),
+                      ftrl_update(0.1, 0.01, 0.2)),
+    "DpsgdOptimizer": (lambda: fluid.optimizer.DpsgdOptimizer(0.1, clip=0.3, batch_size=4.0,
+                                                              sigma=0.0),
+                       dpsgd_update(0.1, 0.3)),
 }
+
+
+def test_lookahead_blends_slow_and_fast_weights_every_k_steps():
+    make = lambda: fluid.optimizer.LookaheadOptimizer(fluid.optimizer.SGD(0.1), alpha=0.25, k=2)
+    history, _, (ops, _), _ = run_fc(make, steps=5)
+    assert [op.type for op in ops] == ["sgd"]     # the inner minimize's result, as Paddle
+    assert_steps(history["w"], reference(lookahead_sgd_update(0.1, 0.25, 2), W0, GRAD_W, 5))
 
 
 @pytest.mark.parametrize("name", sorted(FLUID_CASES))

@@ -218,3 +218,34 @@ def test_methods_operators_and_properties_compute_like_numpy():
         assert x.T.shape == (4, 3, 2) and x.dim() == x.ndimension() == 3
         v = static.data("v", [3], "float32")
         assert v.T is v
+
+
+def test_equality_builds_the_op_when_used_and_is_identity_as_a_truth_value():
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        a = static.data("a", [None], "float32")
+        b = static.data("b", [None], "float32")
+        assert a in [b, a] and [b, a].index(a) == 1 and a != b and not (a == b)
+        assert main.global_block().ops == []          # truth values append nothing
+        eq, ne = a == b, a != b
+        assert eq.dtype.name == "bool" and ne.dtype.name == "bool"
+        assert [op.type for op in main.global_block().ops] == ["equal", "not_equal"]
+    got = static.Executor().run(main, feed={"a": np.array([1, 2, 3], "float32"),
+                                            "b": np.array([1, 5, 3], "float32")},
+                                fetch_list=[eq, ne])
+    np.testing.assert_array_equal(got[0], [True, False, True])
+    np.testing.assert_array_equal(got[1], [False, True, False])
+
+
+def test_integer_variable_with_a_scalar_as_paddle_1_8_5():
+    # Paddle 1.8.5: a / 7 and a / 2.5 are fill_constant (a's dtype) + elementwise_div
+    # (truncating); a * 3 and a + 2 are scale ops
+    def build():
+        a = static.data("a", [None], "int64")
+        return [a / 7, a * 3, a + 2, a / 2.5], None
+    got, main = run(build, {"a": np.array([3, 4, 10, -14, 9, 18], "int64")})
+    assert [op.type for op in main.global_block().ops] == [
+        "fill_constant", "elementwise_div", "scale", "scale", "fill_constant",
+        "elementwise_div"]
+    assert [g.tolist() for g in got] == [[0, 0, 1, -2, 1, 2], [9, 12, 30, -42, 27, 54],
+                                         [5, 6, 12, -12, 11, 20], [1, 2, 5, -7, 4, 9]]

@@ -7,7 +7,7 @@ import numpy as np
 
 from cython.parallel cimport prange
 from refimpl._kernels.blas cimport Team, sgemm, dgemm, gemm_team, release_team
-from refimpl.geometry import explicit_pads, flat_pads
+from refimpl.geometry import conv_dilations, explicit_pads, flat_pads
 from refimpl._kernels.blas import require_gemm
 
 require_gemm()
@@ -257,6 +257,7 @@ cdef _setup(x, f, strides, paddings, padding_algorithm, groups, dilations, data_
         x = x.transpose(0, 3, 1, 2)
     x, f = np.ascontiguousarray(x), np.ascontiguousarray(f)
     groups = groups or 1
+    dilations = conv_dilations(padding_algorithm, dilations)
     pads = flat_pads(explicit_pads(paddings, padding_algorithm, x.shape[2:], f.shape[2:],
                                    strides, dilations))
     cdef Conv cv

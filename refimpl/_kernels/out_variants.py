@@ -36,16 +36,18 @@ def relu_inplace(x):
     return np.maximum(x, 0, out=x)
 
 
-def scale_out(x, scale=1.0, bias=0.0, bias_after_scale=True, alloc=None):
+def scale_out(x, scale_tensor=None, scale=1.0, bias=0.0, bias_after_scale=True, alloc=None):
     t = x.dtype.type
+    if scale_tensor is not None:      # the op's ScaleTensor input (ops/scale.py)
+        scale = float(np.asarray(scale_tensor).reshape(-1)[0])
     out = alloc(x.shape, x.dtype)
     if bias_after_scale:
         return np.add(np.multiply(x, t(scale), out=out), t(bias), out=out)
     return np.multiply(np.add(x, t(bias), out=out), t(scale), out=out)
 
 
-def scale_inplace(x, scale=1.0, bias=0.0, bias_after_scale=True):
-    return scale_out(x, scale, bias, bias_after_scale, alloc=lambda *_: x)
+def scale_inplace(x, scale_tensor=None, scale=1.0, bias=0.0, bias_after_scale=True):
+    return scale_out(x, scale_tensor, scale, bias, bias_after_scale, alloc=lambda *_: x)
 
 
 def sum_inplace(xs):

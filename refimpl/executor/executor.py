@@ -21,6 +21,7 @@ from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                  default_main_program)
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
 from ..ops.registry import BlockOpDef, lod_reaching, with_lod_rules
+from ..ops.selected_rows import rows_forward
 from ..parallel.group import process_group
 from ..xp import (device as gpu_device, drop_deferred_checks, run_deferred_checks,
                   to_device, to_host)
@@ -56,6 +57,10 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
         group = group.for_op(describe_op(op))
     attrs = {k: op.attrs[k] for k in op_def.attrs}
     attrs.update(op_def.bound_attrs(op))
+    if _touches_selected_rows(op):
+        fn = rows_forward(op.type, op_kernel(op, device=device).fn)
+        fn = wrap_kernel(op, fn) if wrap_kernel is not None else fn
+        return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
     kernel = op_kernel(op, "inplace", device) if inplace else None
     if kernel is None and alloc is not None:
         kernel = op_kernel(op, "out", device)
@@ -72,6 +77,17 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     fn = with_lod_rules(kernel.fn, op_def, op.inputs, attrs, device) if lod else kernel.fn
     fn = wrap_kernel(op, fn) if wrap_kernel is not None else fn
     return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
+
+
+def _touches_selected_rows(op):
+    """Whether `op` reads or writes a SELECTED_ROWS variable (ops/selected_rows.py runs
+    it then)."""
+    for names in list(op.inputs.values()) + list(op.outputs.values()):
+        for n in names:
+            var = op.block._find_var_recursive(n)
+            if var is not None and var.type == "SELECTED_ROWS":
+                return True
+    return False
 
 
 def bind_control_op(op, program, wrap_kernel=None, group=None, device="cpu", lod_names=()):

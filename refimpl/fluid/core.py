@@ -1,6 +1,7 @@
 """paddle.fluid.core: the user-facing parts of Paddle's C++ core, over refimpl's Python IR.
 
-Places, Scope (var / find_var / get_tensor), LoDTensor and LoDTensorArray, VarDesc.VarType,
+Places, Scope (var / find_var / get_tensor / get_selected_rows), LoDTensor, LoDTensorArray
+and SelectedRows, VarDesc.VarType,
 op_proto_and_checker_maker.OpRole, the build queries (is_compiled_with_cuda, ...),
 globals() (the FLAGS_*), the exceptions, and what Paddle's own tests use to drive single
 ops: op protos, the grad op of an op (get_grad_op_desc), set_feed_variable /
@@ -14,13 +15,13 @@ from .op_proto import AttrType, get_all_op_protos
 from ..framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, device_count,
                                is_compiled_with_cuda)
 from ..framework.program import EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole
-from ..framework.scope import LoDTensor, LoDTensorArray, Scope, Tensor
+from ..framework.scope import LoDTensor, LoDTensorArray, Scope, SelectedRows, Tensor
 from ..layers.readers import EOFException
 from ..ops.registry import all_op_types, get_op_def, slot_name
 from .flags import globals_view
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
-           "LoDTensorArray", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
+           "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
            "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",
            "is_compiled_with_mkldnn", "is_compiled_with_brpc", "is_compiled_with_dist",
            "get_cuda_device_count", "is_float16_supported", "op_support_gpu", "globals",

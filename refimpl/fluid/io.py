@@ -11,6 +11,7 @@ ProgramDesc), written all or nothing by static.io's fluid.io savers (save_vars_f
 save_inference_files) and read back by read_vars_files / read_inference_model.
 """
 import os
+import warnings
 
 from ..framework.program import Parameter, Program, Variable, default_main_program
 from ..framework.scope import global_scope
@@ -69,20 +70,26 @@ def _chosen(main_program, vars, predicate, fn):
 def save_vars(executor, dirname, main_program=None, vars=None, predicate=None,
               filename=None):
     """Write the chosen variables' values: a file per variable, or one `filename`
-    (static.io.save_vars_files: Paddle's LoDTensor streams, all or nothing)."""
-    if dirname is None:
+    (static.io.save_vars_files: Paddle's LoDTensor streams, all or nothing). With neither
+    dirname nor filename, return them as bytes instead (one combined stream, names sorted,
+    as Paddle 1.8 saves to memory; load_inference_model(None, ...) reads it)."""
+    if dirname is None and filename is not None:
         raise ValueError("save_vars: dirname must be a directory path, got None")
     values = static_io._values_of(_chosen(main_program, vars, predicate, "save_vars"),
                                   "save_vars")
+    if dirname is None:
+        return static_io.combined_bytes(values, "save_vars")
     static_io.save_vars_files(dirname, values, filename, "save_vars")
 
 
 def save_params(executor, dirname, main_program=None, filename=None):
-    save_vars(executor, dirname, main_program, predicate=is_parameter, filename=filename)
+    return save_vars(executor, dirname, main_program, predicate=is_parameter,
+                     filename=filename)
 
 
 def save_persistables(executor, dirname, main_program=None, filename=None):
-    save_vars(executor, dirname, main_program, predicate=is_persistable, filename=filename)
+    return save_vars(executor, dirname, main_program, predicate=is_persistable,
+                     filename=filename)
 
 
 def load_vars(executor, dirname, main_program=None, vars=None, predicate=None,
@@ -121,6 +128,10 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
         target_vars = [target_vars]
     program = _get_valid_program(main_program)
     block = program.global_block()
+    if any(op.type == "auc" for op in block.ops):
+        # Paddle 1.8's warning: the saved counters go into the model as they are now
+        warnings.warn("please ensure that you have set the auc states to zeros before "
+                      "saving inference model")
     feeds = [block.var(n) for n in feeded_var_names]
     pruned, feed_names, fetch_names = static_io.normalize_program(
         program, feeds, list(target_vars), "save_inference_model")
@@ -137,7 +148,18 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
 def load_inference_model(dirname, executor, model_filename=None, params_filename=None,
                          pserver_endpoints=None):
     """[program, feed target names, fetch target Variables]; the persistables go to the
-    global scope."""
+    global scope. With dirname None, model_filename and params_filename are the model's and
+    the persistables' bytes (save_inference_model's model file, save_persistables(exe,
+    None, ...)'s result), as Paddle 1.8 loads from memory."""
+    if dirname is None:
+        if params_filename is None:
+            raise ValueError("load_inference_model: with dirname None, model_filename and "
+                             "params_filename must be the model's and the parameters' "
+                             "bytes; params_filename is None")
+        program, feed_names, fetch_targets, values = static_io.inference_model_from_bytes(
+            model_filename, params_filename)
+        global_scope().set_values(values)
+        return [program, feed_names, fetch_targets]
     prefix, model_file, params_file = static_io.inference_model_files(
         os.path.join(os.fspath(dirname), ""), model_filename or MODEL_FILENAME,
         params_filename)

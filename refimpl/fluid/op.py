@@ -12,6 +12,7 @@ from ..executor import Executor
 from .op_proto import get_op_proto
 from ..framework.program import Program
 from ..framework.scope import LoDTensorArray
+from ..framework.selected_rows import RowsValue
 
 __all__ = ["Operator", "get_all_op_protos"]
 
@@ -75,12 +76,21 @@ class _Operator:
             for name, value in values.items():
                 if isinstance(value, list):
                     block.create_var(name=name, type="LOD_TENSOR_ARRAY", persistable=True)
+                elif isinstance(value, RowsValue):
+                    block.create_var(name=name, type="SELECTED_ROWS", shape=value.shape,
+                                     dtype=value.dtype, persistable=True)
                 else:
                     block.create_var(name=name, shape=np.shape(value), dtype=value.dtype,
                                      persistable=True)
             for name in self.output_vars():
-                # persistable: outputs stay in the scope after the run, as in Paddle
-                block.create_var(name=name, persistable=True)
+                # persistable: outputs stay in the scope after the run, as in Paddle; a
+                # variable the user made a SelectedRows receives one
+                if name in values:
+                    continue
+                owner = scope._find_owner(name)
+                rows = owner is not None and isinstance(owner._values[name], RowsValue)
+                block.create_var(name=name, persistable=True,
+                                 type="SELECTED_ROWS" if rows else "LOD_TENSOR")
             block.append_op(self._type, self._inputs, self._outputs, self._attrs)
             self._programs[key] = program
         return program
@@ -96,6 +106,8 @@ class _Operator:
 def _signature(value):
     if isinstance(value, LoDTensorArray) or isinstance(value, list):
         return ("array", len(value))
+    if isinstance(value, RowsValue):
+        return ("rows", value.shape, value.dtype.str)
     return (np.shape(value), np.asarray(value).dtype.str)
 
 

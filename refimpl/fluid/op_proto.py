@@ -80,6 +80,8 @@ class OpProto:
                       for name, value in op_def.attrs.items()]
         self.attrs += [AttrProto(old, attr_type_of(op_def.attrs[new]))
                        for old, new in op_def.renamed_attrs.items()]
+        self.attrs += [AttrProto(name, attr_type_of(value))
+                       for name, value in op_def.inert_attrs.items()]
         self.attrs += [AttrProto(name, AttrType.STRINGS if name == "op_role_var" else
                                  AttrType.INT if name == "op_role" else AttrType.STRING,
                                  generated=True)

@@ -1,7 +1,9 @@
 """paddle.fluid.optimizer: the 1.x optimizer names (the paddle.optimizer classes, whose
 argument order already matches 1.8's where 2.0 kept it; Lamb's did not)."""
 from ..optimizer.optimizer import Optimizer, SGD
-from ..optimizer.optimizers import Adagrad, Adam, Adamax, AdamW, Lamb, Momentum, RMSProp
+from ..optimizer.lookahead import LookaheadOptimizer
+from ..optimizer.optimizers import (Adagrad, Adam, Adamax, AdamW, DecayedAdagrad, Dpsgd, Ftrl,
+                                    Lamb, LarsMomentum, Momentum, RMSProp)
 from ..optimizer.recompute import RecomputeOptimizer
 
 
@@ -22,9 +24,16 @@ MomentumOptimizer = Momentum
 AdamOptimizer = Adam
 AdamaxOptimizer = Adamax
 AdagradOptimizer = Adagrad
+LarsMomentumOptimizer = LarsMomentum
+DecayedAdagradOptimizer = DecayedAdagrad
+FtrlOptimizer = Ftrl
+DpsgdOptimizer = Dpsgd
 RMSPropOptimizer = RMSProp
 Lamb = LambOptimizer
 
 __all__ = ["Optimizer", "SGD", "SGDOptimizer", "Momentum", "MomentumOptimizer", "Adam",
            "AdamOptimizer", "AdamW", "Adamax", "AdamaxOptimizer", "Adagrad", "AdagradOptimizer",
-           "RMSProp", "RMSPropOptimizer", "Lamb", "LambOptimizer", "RecomputeOptimizer"]
+           "RMSProp", "RMSPropOptimizer", "Lamb", "LambOptimizer", "LarsMomentum",
+           "LarsMomentumOptimizer", "DecayedAdagrad", "DecayedAdagradOptimizer", "Ftrl",
+           "FtrlOptimizer", "Dpsgd", "DpsgdOptimizer", "LookaheadOptimizer",
+           "RecomputeOptimizer"]

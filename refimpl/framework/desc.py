@@ -235,6 +235,12 @@ class ProgramDesc:
     def __init__(self, program):
         self._program = program
 
+    def serialize_to_string(self):
+        """The program as Paddle's ProgramDesc bytes (what Paddle 1.8 users write to a
+        `__model__`-style file; Program.parse_from_string reads them back)."""
+        from .model_formats import program_to_bytes
+        return program_to_bytes(self._program)
+
     def block(self, index):
         return self._program.block(index).desc
 

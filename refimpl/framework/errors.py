@@ -41,6 +41,11 @@ class LayerAssertionError(ValueError, AssertionError):
     Paddle's."""
 
 
+class DygraphOnlyError(RuntimeError, AssertionError):
+    """A dygraph-only method called on a static Variable: a RuntimeError in refimpl's
+    terms, an AssertionError in Paddle 1.8's (its fake_interface_only asserts)."""
+
+
 class EOFException(Exception):
     """A started reader has no more batches (Paddle: fluid.core.EOFException)."""
 

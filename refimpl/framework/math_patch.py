@@ -3,6 +3,7 @@ import numbers
 
 from . import mode
 from .layer_helper import LayerHelper
+from .program import Variable
 
 _SCALAR_AS_SCALE = {
     # op_type: (scale, bias) for `x op s`, and for `s op x` (reverse)
@@ -13,7 +14,7 @@ _SCALAR_AS_SCALE = {
 }
 
 
-_COMPARE = ("less_than", "less_equal", "greater_than", "greater_equal")
+_COMPARE = ("less_than", "less_equal", "greater_than", "greater_equal", "equal", "not_equal")
 
 
 def scale(x, factor, bias=0.0):
@@ -49,6 +50,11 @@ def binary_op(x, other, op_type, reverse=False):
     if isinstance(other, numbers.Number) and not isinstance(other, bool):
         rule = _SCALAR_AS_SCALE.get(op_type)
         rule = rule and rule[1 if reverse else 0]
+        if x.dtype is not None and x.dtype.name.startswith(("int", "uint")) and (
+                op_type == "elementwise_div" or not float(other).is_integer()):
+            # integer x: Paddle divides by (and combines with a fractional) scalar through
+            # a fill_constant of x's dtype and the elementwise op (`a / 7` truncates)
+            rule = None
         if rule is not None:
             s, b = rule(float(other))
             return scale(x, s, b)
@@ -65,3 +71,35 @@ def binary_op(x, other, op_type, reverse=False):
     helper.append_op(type=op_type, inputs={"X": [a], "Y": [b]}, outputs={"Out": [out]},
                      attrs=attrs)
     return out
+
+
+def equality(x, other, op_type):
+    """`x == other` / `x != other` on a static Variable: as in Paddle, the equal / not_equal
+    op's bool result (PendingComparison, below)."""
+    same = x is other
+    return PendingComparison(x, other, op_type, same if op_type == "equal" else not same)
+
+
+class PendingComparison(Variable):
+    """The result of `x == y` / `x != y` on static Variables. Used as a Variable (any
+    attribute read: a layer taking it, a fetch, its dtype) it becomes the equal /
+    not_equal op's output, appended then to the current block; used as a truth value
+    it is Python's identity test. So `a == b` builds Paddle's op, while `var in
+    list_of_vars`, list.index and remove (which compare with ==) stay what they are
+    and add no ops."""
+
+    def __init__(self, x, other, op_type, truth):     # no Variable yet
+        self.__dict__.update(_pending=(x, other, op_type), _truth=truth)
+
+    def __bool__(self):
+        return self._truth
+
+    def __getattr__(self, name):
+        pending = self.__dict__.pop("_pending", None)
+        if pending is None:
+            raise AttributeError("%r object has no attribute %r"
+                                 % (type(self).__name__, name))
+        made = binary_op(*pending)
+        self.__dict__.update(made.__dict__)
+        made.block.vars[made.name] = self        # the program holds this object
+        return getattr(self, name)

@@ -9,7 +9,7 @@ import copy
 
 from . import mode, unique_name
 from .dtypes import convert_dtype, get_dtype
-from .errors import OpError, user_frame
+from .errors import DygraphOnlyError, OpError, user_frame
 
 __all__ = ["OpRole", "Variable", "Parameter", "Operator", "Block", "Program",
            "default_main_program", "default_startup_program", "program_guard",
@@ -130,9 +130,9 @@ class Variable:
     # Paddle 1.8's dygraph-only methods (an eager Tensor has them): a static Variable's
     # value is fetched with Executor.run instead
     def _dygraph_only(self, method):
-        raise RuntimeError("Variable.%s() is only available in dygraph mode (on eager "
-                           "tensors, e.g. inside fluid.dygraph.guard()); in static mode "
-                           "fetch %r with Executor.run" % (method, self.name))
+        raise DygraphOnlyError("Variable.%s() is only available in dygraph mode (on eager "
+                               "tensors, e.g. inside fluid.dygraph.guard()); in static mode "
+                               "fetch %r with Executor.run" % (method, self.name))
 
     def numpy(self):
         self._dygraph_only("numpy")
@@ -145,6 +145,15 @@ class Variable:
 
     def backward(self, backward_strategy=None):
         self._dygraph_only("backward")
+
+    def detach(self):
+        self._dygraph_only("detach")
+
+    def set_value(self, value):
+        self._dygraph_only("set_value")
+
+    def clear_gradient(self):
+        self._dygraph_only("clear_gradient")
 
     __hash__ = object.__hash__
 
@@ -478,6 +487,13 @@ class Program:
         from .desc import ProgramDesc
         return ProgramDesc(self)
 
+    @staticmethod
+    def parse_from_string(binary_str):
+        """The Program in ProgramDesc bytes (`program.desc.serialize_to_string()`, a
+        `__model__` file's content)."""
+        from .model_formats import program_from_bytes
+        return program_from_bytes(binary_str, "parse_from_string")[0]
+
     def _sync_with_cpp(self):
         """Turn OpDescs appended through `block.desc.append_op()` into Operators (shapes
         are not inferred: the variables they name may be created afterwards)."""
@@ -579,6 +595,45 @@ class Program:
                 b.vars = {n: v for n, v in b.vars.items()
                           if n in used or isinstance(v, Parameter) or v.is_data}
         return p
+
+    def _prune_with_input(self, feeded_var_names, targets):
+        """A copy with only the ops that compute `targets` (Variables or names) from the
+        variables named `feeded_var_names` and the persistables, and only the variables
+        they use (Paddle 1.8's Program._prune_with_input; save_inference_model prunes so)."""
+        names = feeded_var_names if isinstance(feeded_var_names, (list, tuple)) \
+            else [feeded_var_names]
+        if not all(isinstance(n, str) for n in names):
+            raise ValueError("Program._prune_with_input: feeded_var_names must be names "
+                             "(str), got %s" % [type(n).__name__ for n in names])
+        targets = targets if isinstance(targets, (list, tuple)) else [targets]
+        fetches = [t.name if isinstance(t, Variable) else t for t in targets]
+        pruned = self.clone()
+        pruned._prune_in_place(list(names), fetches, "Program._prune_with_input")
+        return pruned
+
+    def _prune_in_place(self, feeds, fetches, fn):
+        block = self.global_block()
+        for name in feeds + fetches:
+            if name not in block.vars:
+                raise ValueError("%s: %r is not a variable of the program's global block"
+                                 % (fn, name))
+        needed, kept = set(fetches) - set(feeds), []
+        for op in reversed(block.ops):
+            if needed.intersection(op.output_arg_names):
+                kept.append(op)
+                needed.update(n for n in op.input_arg_names if n not in feeds)
+        kept.reverse()
+        produced = {n for op in kept for n in op.output_arg_names}
+        for name in needed - produced:
+            var = block.vars.get(name)
+            if var is None or not var.persistable:
+                raise ValueError("%s: the fetch targets need %r, which is neither fed, nor "
+                                 "computed from the feeds, nor persistable" % (fn, name))
+        used = set(feeds) | set(fetches) | {n for op in kept for n in op.input_arg_names +
+                                             op.output_arg_names}
+        block.ops = kept
+        block.vars = {n: v for n, v in block.vars.items() if n in used}
+        self._bump()
 
     # -- values (Paddle 2.x: what paddle.save / paddle.load exchange for a static program)
     def _state_vars(self, mode, fn):

@@ -10,11 +10,12 @@ import numpy as np
 
 from ..xp import to_host
 from .dtypes import convert_dtype, to_numpy_dtype
+from .selected_rows import RowsValue
 from .lod import (as_plain, check_lengths, lengths_to_offsets, lod_of, offsets_to_lengths,
                   valid_for, with_lod)
 
-__all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "global_scope", "scope_guard",
-           "checked_value"]
+__all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "SelectedRows", "global_scope",
+           "scope_guard", "checked_value"]
 
 
 class Tensor:
@@ -57,10 +58,14 @@ class Tensor:
         """The shape the next _alloc_* gives the tensor."""
         self._dims = [int(d) for d in dims]
 
+    def _get_dims(self):
+        return self.shape()
+
     def _alloc(self, dtype):
         if self._dims is None:
             raise ValueError("tensor %r: call _set_dims(shape) before allocating" % self._name)
-        self._put(np.zeros(self._dims, dtype=dtype))
+        # a LoD set before the allocation stays, as in Paddle
+        self._put(with_lod(np.zeros(self._dims, dtype=dtype), self._lod_levels()))
 
     def _alloc_float(self, place=None):
         self._alloc(np.float32)
@@ -188,6 +193,68 @@ class LoDTensorArray(list):
     LOD_TENSOR_ARRAY variable; what it is fetched as with return_numpy=False."""
 
 
+class SelectedRows:
+    """core.SelectedRows (framework/selected_rows.py): `SelectedRows(rows, height)`
+    free-standing, or a view of a scope variable (scope=, name=, from
+    `get_selected_rows()`) that reads the variable each time, so it sees what ops wrote."""
+
+    def __init__(self, rows=(), height=0, *, scope=None, name=None):
+        self._scope = scope
+        self._name = name
+        self._own = RowsValue(tuple(int(r) for r in rows), int(height), None)
+
+    def _get(self):
+        return self._own if self._scope is None else self._scope._values[self._name]
+
+    def _put(self, **changes):
+        value = self._get()._replace(**changes)
+        if self._scope is None:
+            self._own = value
+        else:
+            self._scope._values[self._name] = value
+
+    def height(self):
+        return self._get().height
+
+    def set_height(self, height):
+        self._put(height=int(height))
+
+    def rows(self):
+        return list(self._get().rows)
+
+    def set_rows(self, rows):
+        self._put(rows=tuple(int(r) for r in rows))
+
+    def sync_index(self):
+        """Paddle rebuilds its row -> index map here; refimpl looks rows up when used."""
+
+    def numel(self):
+        value = self._get().value
+        return 0 if value is None else int(np.size(value))
+
+    def get_tensor(self):
+        """The value tensor ([len(rows), ...]): reading and setting it goes to this
+        SelectedRows' value."""
+        return _RowsTensor(self)
+
+    def __repr__(self):
+        sr = self._get()
+        return "SelectedRows(rows=%s, height=%d, value=%r)" % (list(sr.rows), sr.height,
+                                                              sr.value)
+
+
+class _RowsTensor(Tensor):
+    def __init__(self, selected_rows):
+        super().__init__(name="%s (SelectedRows value)" % selected_rows._name)
+        self._rows = selected_rows
+
+    def _get(self):
+        return self._rows._get().value
+
+    def _put(self, value):
+        self._rows._put(value=value)
+
+
 class _ScopeVar:
     """Paddle's scope Variable: what scope.var(name) / find_var(name) return."""
 
@@ -196,7 +263,20 @@ class _ScopeVar:
         self._name = name
 
     def get_tensor(self):
+        if isinstance(self._scope._values.get(self._name), RowsValue):
+            raise TypeError("scope variable %r holds a SelectedRows: read it with "
+                            "get_selected_rows()" % self._name)
         return Tensor(scope=self._scope, name=self._name)
+
+    def get_selected_rows(self):
+        """The variable as a SelectedRows (an empty one if it held nothing)."""
+        value = self._scope._values.get(self._name)
+        if value is None:
+            self._scope._values[self._name] = RowsValue((), 0, None)
+        elif not isinstance(value, RowsValue):
+            raise TypeError("scope variable %r holds a %s, not a SelectedRows"
+                            % (self._name, type(value).__name__))
+        return SelectedRows(scope=self._scope, name=self._name)
 
     def is_initialized(self):
         return self._scope._values.get(self._name) is not None

@@ -8,7 +8,7 @@ from ..dygraph.tensor import Tensor
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 
-__all__ = ["unary", "binary", "check_variable", "append_op_out", "append_op_outputs",
+__all__ = ["unary", "binary", "check_variable", "check_dtype", "append_op_out", "append_op_outputs",
            "as_list", "reduce_axes", "in_place"]
 
 
@@ -16,6 +16,14 @@ def check_variable(x, arg, layer):
     if not isinstance(x, Variable):
         raise TypeError("%s: argument %r must be a static Variable, got %s"
                         % (layer, arg, type(x).__name__))
+
+
+def check_dtype(x, arg, layer, allowed):
+    """`x` is a static Variable of one of the dtype names `allowed`, else a TypeError."""
+    check_variable(x, arg, layer)
+    if x.dtype.name not in allowed:
+        raise TypeError("%s: %s must have dtype in %s, got %s"
+                        % (layer, arg, list(allowed), x.dtype.name))
 
 
 def as_list(v):

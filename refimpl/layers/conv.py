@@ -48,6 +48,11 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
     """Conv layer: Filter [num_filters, C/groups, kh, kw] initialized N(0, sqrt(2/(kh*kw*C)))
     as Paddle does, bias added on the channel axis, then `act`."""
     check_variable(input, "input", "conv2d")
+    if not isinstance(use_cudnn, bool):
+        raise ValueError("conv2d: use_cudnn must be True or False, got %r" % (use_cudnn,))
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("conv2d: data_format must be 'NCHW' or 'NHWC', got %r"
+                         % (data_format,))
     helper = LayerHelper("conv2d", name=name)
     channels = input.shape[3] if data_format == "NHWC" else input.shape[1]
     groups = groups or 1

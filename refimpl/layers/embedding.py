@@ -1,6 +1,7 @@
 """Ids -> vectors: embedding (lookup_table / lookup_table_v2) and one_hot layers."""
 from ..framework.layer_helper import LayerHelper
-from .common import append_op_out, check_variable
+from ..framework.program import Variable
+from .common import append_op_out, check_dtype, check_variable
 
 
 def _padding_idx(padding_idx, rows):
@@ -57,9 +58,16 @@ def one_hot(x, num_classes, name=None):
 
 
 def fluid_one_hot(input, depth, allow_out_of_range=False):
-    """fluid.layers.one_hot: replaces the last dim (which must be 1) by depth (one_hot)."""
-    check_variable(input, "input", "one_hot")
-    return append_op_out("one_hot", {"X": [input]},
+    """fluid.layers.one_hot: replaces the last dim (which must be 1) by depth (one_hot);
+    `depth` an int or a [1] int Variable (known when the program runs)."""
+    check_dtype(input, "input", "one_hot", ("int32", "int64"))
+    inputs = {"X": [input]}
+    if isinstance(depth, Variable):
+        inputs["depth_tensor"], depth = [depth], 1
+    elif not isinstance(depth, int) or isinstance(depth, bool):
+        raise TypeError("one_hot: depth must be an int or a Variable, got %s"
+                        % type(depth).__name__)
+    return append_op_out("one_hot", inputs,
                          {"depth": depth, "allow_out_of_range": allow_out_of_range},
                          out_dtype="float32", stop_gradient=True)
 

@@ -7,20 +7,13 @@ from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from . import creation
-from .common import append_op_out, check_variable
+from .common import append_op_out, check_dtype, check_variable
 from .norm import batch_norm
-
-
-def _check_dtype(x, arg, layer, allowed):
-    check_variable(x, arg, layer)
-    if x.dtype.name not in allowed:
-        raise TypeError("%s: %s must have dtype in %s, got %s"
-                        % (layer, arg, list(allowed), x.dtype.name))
 
 
 def clip_by_norm(x, max_norm, name=None):
     """x scaled down to L2 norm `max_norm` when its norm is larger."""
-    _check_dtype(x, "x", "clip_by_norm", ("float32",))
+    check_dtype(x, "x", "clip_by_norm", ("float32",))
     return append_op_out("clip_by_norm", {"X": [x]}, {"max_norm": float(max_norm)}, name)
 
 
@@ -40,7 +33,7 @@ def get_tensor_from_selected_rows(x, name=None):
 def hash(input, hash_size, num_hash=1, name=None):
     """`num_hash` XXH64 digests (seeds 0..num_hash-1) of each last-axis row of the int
     `input`, modulo hash_size: int64 [..., num_hash, 1]."""
-    _check_dtype(input, "input", "hash", ("int32", "int64"))
+    check_dtype(input, "input", "hash", ("int32", "int64"))
     return append_op_out("hash", {"X": [input]},
                          {"num_hash": int(num_hash), "mod_by": int(hash_size)}, name,
                          out_dtype="int64", stop_gradient=True)
@@ -48,14 +41,14 @@ def hash(input, hash_size, num_hash=1, name=None):
 
 def add_position_encoding(input, alpha, beta, name=None):
     """alpha * input + beta * sinusoid position encoding, input [batch, seq_len, size]."""
-    _check_dtype(input, "input", "add_position_encoding", ("float32", "float64"))
+    check_dtype(input, "input", "add_position_encoding", ("float32", "float64"))
     return append_op_out("add_position_encoding", {"X": [input]},
                          {"alpha": float(alpha), "beta": float(beta)}, name)
 
 
 def affine_channel(x, scale=None, bias=None, data_layout="NCHW", name=None, act=None):
     """x * scale + bias per channel (scale and bias: [C] Variables)."""
-    _check_dtype(x, "x", "affine_channel", ("float32", "float64"))
+    check_dtype(x, "x", "affine_channel", ("float32", "float64"))
     for arg, v in (("scale", scale), ("bias", bias)):
         check_variable(v, arg, "affine_channel")
     out = append_op_out("affine_channel", {"X": [x], "Scale": [scale], "Bias": [bias]},
@@ -66,7 +59,7 @@ def affine_channel(x, scale=None, bias=None, data_layout="NCHW", name=None, act=
 def fsp_matrix(x, y):
     """[N, C1, C2] Gram matrix of the feature maps x [N, C1, H, W] and y [N, C2, H, W]
     over H*W, divided by H*W."""
-    _check_dtype(x, "x", "fsp_matrix", ("float32", "float64"))
+    check_dtype(x, "x", "fsp_matrix", ("float32", "float64"))
     check_variable(y, "y", "fsp_matrix")
     return append_op_out("fsp", {"X": [x], "Y": [y]}, layer_type="fsp_matrix")
 
@@ -81,7 +74,7 @@ def similarity_focus(input, axis, indexes, name=None):
 
 def continuous_value_model(input, cvm, use_cvm=True):
     """The cvm op: log-transformed show/click columns (use_cvm) or the columns after them."""
-    _check_dtype(input, "input", "continuous_value_model", ("float32", "float64"))
+    check_dtype(input, "input", "continuous_value_model", ("float32", "float64"))
     check_variable(cvm, "cvm", "continuous_value_model")
     return append_op_out("cvm", {"X": [input], "CVM": [cvm]}, {"use_cvm": bool(use_cvm)},
                          out_slot="Y", layer_type="cvm")
@@ -91,8 +84,8 @@ def center_loss(input, label, num_classes, alpha, param_attr, update_center=True
     """0.5 ||input - center[label]||^2 per sample ([N, 1]); with update_center the centers
     parameter (a [num_classes, D] non-trainable parameter) moves towards its samples by
     rate `alpha` (a float or a [1] Variable) every run."""
-    _check_dtype(input, "input", "center_loss", ("float32", "float64"))
-    _check_dtype(label, "label", "center_loss", ("int32", "int64"))
+    check_dtype(input, "input", "center_loss", ("float32", "float64"))
+    check_dtype(label, "label", "center_loss", ("int32", "int64"))
     helper = LayerHelper("center_loss")
     centers = helper.create_parameter(param_attr, [int(num_classes), input.shape[1]],
                                       input.dtype, default_initializer=Constant(0.0))

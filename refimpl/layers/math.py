@@ -127,8 +127,13 @@ def _paddle_unary(op_type):
 
 
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
-    out = unary("scale", x, {"scale": float(scale), "bias": float(bias),
-                             "bias_after_scale": bias_after_scale}, name)
+    """`scale` a number, or a [1] Variable (the op's ScaleTensor)."""
+    check_variable(x, "x", "scale")
+    inputs = {"X": [x]}
+    if isinstance(scale, Variable):
+        inputs["ScaleTensor"], scale = [scale], 1.0
+    out = append_op_out("scale", inputs, {"scale": float(scale), "bias": float(bias),
+                                          "bias_after_scale": bias_after_scale}, name)
     return LayerHelper("scale").append_activation(out, act)
 
 

@@ -4,6 +4,7 @@ its correct-mask ops when given static Variables (what hapi's Model does)."""
 import numpy as np
 
 from ..framework.program import Variable
+from ..ops.auc import roc_area
 
 __all__ = ["Metric", "Accuracy", "Precision", "Recall", "Auc"]
 
@@ -211,13 +212,8 @@ class Auc(Metric):
         self._stat_neg += np.bincount(buckets[~is_positive], minlength=self._num_thresholds + 1)
 
     def accumulate(self):
-        # from the highest bucket down: cumulative true / false positives
-        tp = np.concatenate([[0.0], np.cumsum(self._stat_pos[::-1])])
-        fp = np.concatenate([[0.0], np.cumsum(self._stat_neg[::-1])])
-        if tp[-1] <= 0 or fp[-1] <= 0:
-            return 0.0
-        area = np.sum((fp[1:] - fp[:-1]) * (tp[1:] + tp[:-1]) / 2.0)
-        return float(area / tp[-1] / fp[-1])
+        """The ROC area of the histograms (the auc op's, ops/auc.py)."""
+        return roc_area(self._stat_pos, self._stat_neg)
 
     def reset(self):
         self._stat_pos = np.zeros(self._num_thresholds + 1)

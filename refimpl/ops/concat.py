@@ -1,8 +1,10 @@
-"""concat: join the X list along `axis`; the grad splits Out@GRAD back."""
+"""concat: join the X list along `axis`; the grad splits Out@GRAD back. Out's LoD: along
+axis 0 the inputs' sequences one after another (each level's lengths joined, as Paddle 1.8),
+along another axis the first input's."""
 import numpy as np
 
 from ._common import rand, runtime_ints
-from .registry import OpDef, Sample, register, share_lod
+from .registry import LoDRule, OpDef, Sample, register, share_lod
 
 
 def _axis(axis_tensor, axis):
@@ -10,10 +12,19 @@ def _axis(axis_tensor, axis):
     return int(np.asarray(axis_tensor).reshape(-1)[0]) if axis_tensor is not None else axis
 
 
+def _joined_lod(lods, values, attrs):
+    xs = lods.get("X", [])
+    axis = _axis(values.get("AxisTensor"), attrs.get("axis", 0))
+    if axis % max(np.ndim(values["Out"]), 1) != 0 or not all(xs) or \
+            len({len(lod) for lod in xs}) != 1:
+        return share_lod("X").lod(lods, values, attrs)
+    return tuple(sum((tuple(lod[level]) for lod in xs), ()) for level in range(len(xs[0])))
+
+
 @register
 class Concat(OpDef):
     type = "concat"
-    lod_outputs = {"Out": share_lod("X")}
+    lod_outputs = {"Out": LoDRule(_joined_lod, share_lod("X").level)}
     inputs = ("X*", "AxisTensor?")
     outputs = ("Out",)
     attrs = {"axis": 0}

@@ -17,7 +17,7 @@ patches of the other tensor.
 """
 import itertools
 
-from ..geometry import conv_out_size, explicit_pads
+from ..geometry import conv_dilations, conv_out_size, explicit_pads
 from ..xp import array_module
 from ._common import FLOATS, channels_first, channels_last, rand
 from .registry import OpDef, Sample, register
@@ -160,6 +160,12 @@ class _ConvND(OpDef):
             out = [out[0]] + out[2:] + [out[1]]
         ctx.set_output("Output", out, x.dtype)
 
+    @staticmethod
+    def settled(attrs):
+        """attrs with the dilations the convolution runs with (geometry.conv_dilations)."""
+        return dict(attrs, dilations=conv_dilations(attrs["padding_algorithm"],
+                                                    attrs["dilations"]))
+
     def _geometry(self, x_cf, f, attrs):
         """(pads, out spatial) for a channels-first input."""
         spatial = x_cf.shape[2:]
@@ -190,19 +196,22 @@ class _Forward(_ConvND):
     @staticmethod
     def out_spatial(spatial, ksize, attrs):
         """Output size per spatial dim (-1 where the input's is unknown)."""
+        attrs = _ConvND.settled(attrs)
         pads = explicit_pads(attrs["paddings"], attrs["padding_algorithm"], spatial, ksize,
                              attrs["strides"], attrs["dilations"])
         return [conv_out_size(s, k, st, lo, hi, d) if s >= 0 else -1 for s, (lo, hi), k, st, d
                 in zip(spatial, pads, ksize, attrs["strides"], attrs["dilations"])]
 
     def forward(self, x, f, **attrs):
+        attrs = self.settled(attrs)
         x_cf = channels_first(x, attrs["data_format"])
         pads, _ = self._geometry(x_cf, f, attrs)
         out = conv(x_cf, f, attrs["strides"], pads, attrs["dilations"], attrs["groups"] or 1)
         return channels_last(out.astype(x.dtype), attrs["data_format"])
 
     def backward(self, x, f, dy, **attrs):
-        fmt, groups, x_cf, dy_cf, pads, s, d = self._backward_setup(x, f, dy, attrs)
+        fmt, groups, x_cf, dy_cf, pads, s, d = self._backward_setup(x, f, dy,
+                                                                    self.settled(attrs))
         dx = conv_transpose(dy_cf, f, x_cf.shape[2:], s, pads, d, groups)
         df = conv_filter_grad(x_cf, dy_cf, f.shape[2:], s, pads, d, groups)
         return channels_last(dx.astype(x.dtype), fmt), df.astype(f.dtype)
@@ -227,6 +236,7 @@ class _Transpose(_ConvND):
         """Output size per spatial dim (all -1 while an input size is unknown)."""
         if min(spatial) < 0:
             return [-1] * len(spatial)
+        attrs = _ConvND.settled(attrs)
         strides, dil = attrs["strides"], attrs["dilations"]
         pads = explicit_pads(attrs["paddings"], attrs["padding_algorithm"], spatial, ksize,
                              strides, dil)
@@ -247,6 +257,7 @@ class _Transpose(_ConvND):
         return [b + e for b, e in zip(base, extra)]
 
     def forward(self, x, f, **attrs):
+        attrs = self.settled(attrs)
         x_cf = channels_first(x, attrs["data_format"])
         pads, out_spatial = self._geometry(x_cf, f, attrs)
         out = conv_transpose(x_cf, f, out_spatial, attrs["strides"], pads,
@@ -254,7 +265,8 @@ class _Transpose(_ConvND):
         return channels_last(out.astype(x.dtype), attrs["data_format"])
 
     def backward(self, x, f, dy, **attrs):
-        fmt, groups, x_cf, dy_cf, pads, s, d = self._backward_setup(x, f, dy, attrs)
+        fmt, groups, x_cf, dy_cf, pads, s, d = self._backward_setup(x, f, dy,
+                                                                    self.settled(attrs))
         # Filter [C, M/groups, *K] is, read as conv's [out, in/groups, *K], the filter of
         # the conv this op is the adjoint of: dX is that conv of dOut
         dx = conv(dy_cf, f, s, pads, d, groups, x_cf.shape[2:])

@@ -65,6 +65,34 @@ class Momentum(_Update):
 
 
 @register
+class LarsMomentum(_Update):
+    """Momentum with a layer-wise rate (LARS): local_lr = lr * lars_coeff * ||p|| /
+    (||g|| + lars_weight_decay * ||p||) when both norms are positive, else lr;
+    v = mu v + local_lr (g + lars_weight_decay p); p -= v."""
+    type = "lars_momentum"
+    inputs = ("Param", "Grad", "Velocity", "LearningRate")
+    outputs = ("ParamOut", "VelocityOut")
+    attrs = {"mu": 0.9, "lars_coeff": 0.001, "lars_weight_decay": 0.0005}
+
+    @staticmethod
+    def forward(param, grad, velocity, lr, mu=0.9, lars_coeff=0.001, lars_weight_decay=0.0005):
+        t = param.dtype.type
+        p_norm, g_norm = np.linalg.norm(param), np.linalg.norm(grad)
+        local_lr = _lr(lr, param)
+        if p_norm > 0 and g_norm > 0:
+            local_lr = local_lr * t(lars_coeff) * p_norm / (g_norm + t(lars_weight_decay) * p_norm)
+        velocity *= t(mu)
+        velocity += local_lr * (grad + t(lars_weight_decay) * param)
+        param -= velocity
+        return param, velocity
+
+    def samples(self, rng):
+        yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4),
+                      "Velocity": rand(rng, 3, 4), "LearningRate": np.array([0.1])},
+                     {"mu": 0.75, "lars_coeff": 0.5, "lars_weight_decay": 0.125})
+
+
+@register
 class Adam(_Update):
     """m1 = b1 m1 + (1-b1) g; m2 = b2 m2 + (1-b2) g^2;
     lr_t = lr sqrt(1-b2^t)/(1-b1^t); p -= lr_t m1 / (sqrt(m2) + eps sqrt(1-b2^t)) (Paddle
@@ -74,6 +102,7 @@ class Adam(_Update):
     inputs = ("Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow")
     outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
     attrs = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "lazy_mode": False}
+    inert_attrs = {"min_row_size_to_use_multithread": 0}
     sample_attrs = {"": {"beta1": BETA1, "beta2": BETA2, "epsilon": 2.0 ** -26}}   # by name
 
     @staticmethod
@@ -168,6 +197,95 @@ class Adagrad(_Update):
     def samples(self, rng):
         yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4),
                       "Moment": rng.uniform(0, 1, (3, 4)), "LearningRate": np.array([0.1])})
+
+
+@register
+class DecayedAdagrad(_Update):
+    """moment = decay moment + (1 - decay) g^2; p -= lr g / (sqrt(moment) + epsilon)."""
+    type = "decayed_adagrad"
+    inputs = ("Param", "Grad", "Moment", "LearningRate")
+    outputs = ("ParamOut", "MomentOut")
+    attrs = {"decay": 0.95, "epsilon": 1e-6}
+
+    @staticmethod
+    def forward(param, grad, moment, lr, decay=0.95, epsilon=1e-6):
+        t = param.dtype.type
+        moment *= t(decay)
+        moment += t(1 - decay) * grad * grad
+        param -= _lr(lr, param) * grad / (np.sqrt(moment) + t(epsilon))
+        return param, moment
+
+    def samples(self, rng):
+        yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4),
+                      "Moment": rng.uniform(0, 1, (3, 4)), "LearningRate": np.array([0.1])},
+                     {"decay": 0.75, "epsilon": 2.0 ** -20})
+
+
+@register
+class Ftrl(_Update):
+    """FTRL-Proximal. n = squared + g^2; linear += g - (n^-lr_power - squared^-lr_power) /
+    lr * p (sqrt for lr_power = -0.5); p = (l1 sign(linear) - linear) / (n^-lr_power / lr
+    + 2 l2) where |linear| > l1, else 0; squared = n."""
+    type = "ftrl"
+    inputs = ("Param", "SquaredAccumulator", "LinearAccumulator", "Grad", "LearningRate")
+    outputs = ("ParamOut", "SquaredAccumOut", "LinearAccumOut")
+    attrs = {"l1": 0.0, "l2": 0.0, "lr_power": -0.5}
+
+    def infer_shape(self, ctx):
+        for slot, out in (("Param", "ParamOut"), ("SquaredAccumulator", "SquaredAccumOut"),
+                          ("LinearAccumulator", "LinearAccumOut")):
+            ctx.same_as(slot, out)
+
+    @staticmethod
+    def forward(param, squared, linear, grad, lr, l1=0.0, l2=0.0, lr_power=-0.5):
+        t = param.dtype.type
+        lr = _lr(lr, param)
+        new_squared = squared + grad * grad
+        if lr_power == -0.5:
+            root_new, root_old = np.sqrt(new_squared), np.sqrt(squared)
+        else:
+            root_new, root_old = new_squared ** t(-lr_power), squared ** t(-lr_power)
+        linear += grad - (root_new - root_old) / lr * param
+        shrunk = (t(l1) * np.sign(linear) - linear) / (root_new / lr + t(2 * l2))
+        param[...] = np.where(np.abs(linear) > t(l1), shrunk, t(0))
+        squared[...] = new_squared
+        return param, squared, linear
+
+    def samples(self, rng):
+        for lr_power in (-0.5, -0.25):
+            yield Sample({"Param": rand(rng, 3, 4), "SquaredAccumulator":
+                          rng.uniform(0.1, 1, (3, 4)), "LinearAccumulator": rand(rng, 3, 4),
+                          "Grad": rand(rng, 3, 4), "LearningRate": np.array([0.1])},
+                         {"l1": 0.125, "l2": 0.25, "lr_power": lr_power}, grad=False)
+
+
+@register
+class Dpsgd(OpDef):
+    """Differentially private SGD: the gradient scaled down to L2 norm `clip` when longer,
+    plus one Gaussian number N(0, sigma^2) / batch_size: p -= lr (g / max(1, ||g|| / clip)
+    + noise / batch_size). `seed` (0: a fresh one each run) seeds the noise."""
+    type = "dpsgd"
+    inputs = ("Param", "Grad", "LearningRate")
+    outputs = ("ParamOut",)
+    attrs = {"clip": 10.0, "batch_size": 16.0, "sigma": 1.0, "seed": 0}
+
+    def infer_shape(self, ctx):
+        ctx.same_as("Param", "ParamOut")
+
+    @staticmethod
+    def forward(param, grad, lr, clip=10.0, batch_size=16.0, sigma=1.0, seed=0):
+        t = param.dtype.type
+        norm = np.linalg.norm(grad)
+        scale = norm / clip if norm > clip else 1.0
+        rng = np.random.default_rng(seed if seed else None)
+        noise = rng.normal(0.0, sigma) if sigma else 0.0
+        param -= _lr(lr, param) * (grad / t(scale) + t(noise / batch_size))
+        return param
+
+    def samples(self, rng):
+        yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4) * 10,
+                      "LearningRate": np.array([0.1])},
+                     {"clip": 2.0, "batch_size": 4.0, "sigma": 0.0}, grad=False)
 
 
 @register

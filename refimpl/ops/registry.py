@@ -220,6 +220,10 @@ class OpDef:
                 if v is not None:
                     v.lod_level = level
 
+    # Attributes Paddle's op has that only tune how its kernel runs (threading): programs
+    # and fluid.op.Operator may set them; they change no result and reach no function
+    inert_attrs = {}
+
     # {attribute name in an older Paddle: its name here}: programs built with the old
     # name (Paddle 1.8's flip `dims`) mean this attribute
     renamed_attrs = {}

@@ -201,8 +201,10 @@ class Optimizer:
         block = self._block()
         start = len(block.ops)
         with block.program._role_guard(OpRole.Optimize):
-            self._create_global_learning_rate()
+            # accumulators first, as Paddle: prepended, their initializers then follow the
+            # learning rate's in the startup program
             self._create_accumulators(block, [p for p, g in params_grads if g is not None])
+            self._create_global_learning_rate()
         for param, grad in params_grads:
             if grad is None or not param.trainable:
                 continue

@@ -2,11 +2,13 @@
 update op (see refimpl/ops/optimizer_ops.py for the formulas)."""
 from .optimizer import Optimizer
 
-__all__ = ["Momentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Lamb"]
+__all__ = ["Momentum", "LarsMomentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Lamb",
+           "DecayedAdagrad", "Ftrl", "Dpsgd"]
 
 
 class Momentum(Optimizer):
     type = "momentum"
+    _velocity_acc_str = "velocity"      # accumulator names, as Paddle 1.8's attributes
 
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, name=None, parameter_list=None,
@@ -18,20 +20,41 @@ class Momentum(Optimizer):
 
     def _create_accumulators(self, block, parameters):
         for p in parameters:
-            self._add_accumulator("velocity", p)
+            self._add_accumulator(self._velocity_acc_str, p)
 
     def _append_optimize_op(self, block, param_and_grad):
         p, g = param_and_grad
-        v = self._get_accumulator("velocity", p)
+        v = self._get_accumulator(self._velocity_acc_str, p)
         return block.append_op(
-            type="momentum",
+            type=self.type,
             inputs={"Param": [p], "Grad": [g], "Velocity": [v],
                     "LearningRate": [self._param_lr(p)]},
-            outputs={"ParamOut": [p], "VelocityOut": [v]},
-            attrs={"mu": self._momentum, "use_nesterov": self._use_nesterov})
+            outputs={"ParamOut": [p], "VelocityOut": [v]}, attrs=self._update_attrs())
+
+    def _update_attrs(self):
+        return {"mu": self._momentum, "use_nesterov": self._use_nesterov}
+
+
+class LarsMomentum(Momentum):
+    """Paddle 1.8's LarsMomentumOptimizer: momentum with a layer-wise learning rate
+    (the lars_momentum op)."""
+    type = "lars_momentum"
+
+    def __init__(self, learning_rate, momentum, lars_coeff=0.001, lars_weight_decay=0.0005,
+                 parameter_list=None, regularization=None, grad_clip=None, name=None):
+        super().__init__(learning_rate, momentum, grad_clip=grad_clip, name=name,
+                         parameter_list=parameter_list, regularization=regularization)
+        self._lars_coeff, self._lars_weight_decay = float(lars_coeff), float(lars_weight_decay)
+
+    def _update_attrs(self):
+        return {"mu": self._momentum, "lars_coeff": self._lars_coeff,
+                "lars_weight_decay": self._lars_weight_decay}
 
 
 class _AdamFamily(Optimizer):
+    _moment1_acc_str, _moment2_acc_str = "moment1", "moment2"
+    _beta1_pow_acc_str, _beta2_pow_acc_str = "beta1_pow_acc", "beta2_pow_acc"
+
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, name=None,
                  lazy_mode=False, parameter_list=None, regularization=None):
@@ -42,15 +65,15 @@ class _AdamFamily(Optimizer):
 
     def _create_accumulators(self, block, parameters):
         for p in parameters:
-            self._add_accumulator("moment1", p)
-            self._add_accumulator("moment2", p)
-            self._add_accumulator("beta1_pow_acc", p, fill_value=self._beta1, shape=[1])
-            self._add_accumulator("beta2_pow_acc", p, fill_value=self._beta2, shape=[1])
+            self._add_accumulator(self._moment1_acc_str, p)
+            self._add_accumulator(self._moment2_acc_str, p)
+            self._add_accumulator(self._beta1_pow_acc_str, p, fill_value=self._beta1, shape=[1])
+            self._add_accumulator(self._beta2_pow_acc_str, p, fill_value=self._beta2, shape=[1])
 
     def _moment_slots(self, p, g):
         acc = {k: self._get_accumulator(n, p) for k, n in
-               (("Moment1", "moment1"), ("Moment2", "moment2"), ("Beta1Pow", "beta1_pow_acc"),
-                ("Beta2Pow", "beta2_pow_acc"))}
+               (("Moment1", self._moment1_acc_str), ("Moment2", self._moment2_acc_str),
+                ("Beta1Pow", self._beta1_pow_acc_str), ("Beta2Pow", self._beta2_pow_acc_str))}
         inputs = {"Param": [p], "Grad": [g], "LearningRate": [self._param_lr(p)]}
         inputs.update({k: [v] for k, v in acc.items()})
         outputs = {"ParamOut": [p]}
@@ -109,6 +132,7 @@ class Lamb(_AdamFamily):
 
 class Adamax(Optimizer):
     type = "adamax"
+    _moment_acc_str, _inf_norm_acc_str, _beta1_pow_acc_str = "moment", "inf_norm", "beta1_pow_acc"
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
                  parameters=None, weight_decay=None, grad_clip=None, name=None,
@@ -119,14 +143,14 @@ class Adamax(Optimizer):
 
     def _create_accumulators(self, block, parameters):
         for p in parameters:
-            self._add_accumulator("moment", p)
-            self._add_accumulator("inf_norm", p)
-            self._add_accumulator("beta1_pow_acc", p, fill_value=self._beta1, shape=[1])
+            self._add_accumulator(self._moment_acc_str, p)
+            self._add_accumulator(self._inf_norm_acc_str, p)
+            self._add_accumulator(self._beta1_pow_acc_str, p, fill_value=self._beta1, shape=[1])
 
     def _append_optimize_op(self, block, param_and_grad):
         p, g = param_and_grad
-        m, u, b1p = (self._get_accumulator(n, p) for n in ("moment", "inf_norm",
-                                                          "beta1_pow_acc"))
+        m, u, b1p = (self._get_accumulator(n, p) for n in (
+            self._moment_acc_str, self._inf_norm_acc_str, self._beta1_pow_acc_str))
         return block.append_op(
             type="adamax",
             inputs={"Param": [p], "Grad": [g], "LearningRate": [self._param_lr(p)],
@@ -140,13 +164,15 @@ class Adamax(Optimizer):
             if g is None or not p.trainable:
                 continue
             with block.program._optimized_guard([p, g]):
-                b1p = self._get_accumulator("beta1_pow_acc", p)
+                b1p = self._get_accumulator(self._beta1_pow_acc_str, p)
                 block.append_op(type="scale", inputs={"X": [b1p]}, outputs={"Out": [b1p]},
                                 attrs={"scale": self._beta1})
 
 
 class RMSProp(Optimizer):
     type = "rmsprop"
+    _momentum_acc_str, _mean_square_acc_str, _mean_grad_acc_str = \
+        "momentum", "mean_square", "mean_grad"
 
     def __init__(self, learning_rate, rho=0.95, epsilon=1e-6, momentum=0.0, centered=False,
                  parameters=None, weight_decay=None, grad_clip=None, name=None,
@@ -158,14 +184,14 @@ class RMSProp(Optimizer):
 
     def _create_accumulators(self, block, parameters):
         for p in parameters:
-            self._add_accumulator("momentum", p)
-            self._add_accumulator("mean_square", p)
-            self._add_accumulator("mean_grad", p)
+            for name in (self._momentum_acc_str, self._mean_square_acc_str,
+                         self._mean_grad_acc_str):
+                self._add_accumulator(name, p)
 
     def _append_optimize_op(self, block, param_and_grad):
         p, g = param_and_grad
-        mom, ms, mg = (self._get_accumulator(n, p) for n in ("momentum", "mean_square",
-                                                            "mean_grad"))
+        mom, ms, mg = (self._get_accumulator(n, p) for n in (
+            self._momentum_acc_str, self._mean_square_acc_str, self._mean_grad_acc_str))
         return block.append_op(
             type="rmsprop",
             inputs={"Param": [p], "Grad": [g], "Moment": [mom], "MeanSquare": [ms],
@@ -178,6 +204,7 @@ class RMSProp(Optimizer):
 
 class Adagrad(Optimizer):
     type = "adagrad"
+    _moment_acc_str = "moment"
 
     def __init__(self, learning_rate, epsilon=1e-6, parameters=None, weight_decay=None,
                  grad_clip=None, name=None, initial_accumulator_value=0.0,
@@ -189,13 +216,86 @@ class Adagrad(Optimizer):
 
     def _create_accumulators(self, block, parameters):
         for p in parameters:
-            self._add_accumulator("moment", p, fill_value=self._initial)
+            self._add_accumulator(self._moment_acc_str, p, fill_value=self._initial)
 
     def _append_optimize_op(self, block, param_and_grad):
         p, g = param_and_grad
-        m = self._get_accumulator("moment", p)
+        m = self._get_accumulator(self._moment_acc_str, p)
         return block.append_op(type="adagrad",
                                inputs={"Param": [p], "Grad": [g], "Moment": [m],
                                        "LearningRate": [self._param_lr(p)]},
                                outputs={"ParamOut": [p], "MomentOut": [m]},
                                attrs={"epsilon": self._epsilon})
+
+
+class DecayedAdagrad(Optimizer):
+    """Paddle 1.8's DecayedAdagradOptimizer (the decayed_adagrad op)."""
+    type = "decayed_adagrad"
+    _moment_acc_str = "moment"
+
+    def __init__(self, learning_rate, decay=0.95, epsilon=1.0e-6, parameter_list=None,
+                 regularization=None, grad_clip=None, name=None):
+        super().__init__(learning_rate, grad_clip=grad_clip, name=name,
+                         parameter_list=parameter_list, regularization=regularization)
+        self._decay, self._epsilon = float(decay), float(epsilon)
+
+    def _create_accumulators(self, block, parameters):
+        for p in parameters:
+            self._add_accumulator(self._moment_acc_str, p)
+
+    def _append_optimize_op(self, block, param_and_grad):
+        p, g = param_and_grad
+        m = self._get_accumulator(self._moment_acc_str, p)
+        return block.append_op(type="decayed_adagrad",
+                               inputs={"Param": [p], "Grad": [g], "Moment": [m],
+                                       "LearningRate": [self._param_lr(p)]},
+                               outputs={"ParamOut": [p], "MomentOut": [m]},
+                               attrs={"decay": self._decay, "epsilon": self._epsilon})
+
+
+class Ftrl(Optimizer):
+    """Paddle 1.8's FtrlOptimizer (the ftrl op)."""
+    type = "ftrl"
+    _squared_acc_str, _linear_acc_str = "squared", "linear"
+
+    def __init__(self, learning_rate, l1=0.0, l2=0.0, lr_power=-0.5, parameter_list=None,
+                 regularization=None, grad_clip=None, name=None):
+        super().__init__(learning_rate, grad_clip=grad_clip, name=name,
+                         parameter_list=parameter_list, regularization=regularization)
+        self._l1, self._l2, self._lr_power = float(l1), float(l2), float(lr_power)
+
+    def _create_accumulators(self, block, parameters):
+        for p in parameters:
+            self._add_accumulator(self._squared_acc_str, p)
+            self._add_accumulator(self._linear_acc_str, p)
+
+    def _append_optimize_op(self, block, param_and_grad):
+        p, g = param_and_grad
+        squared = self._get_accumulator(self._squared_acc_str, p)
+        linear = self._get_accumulator(self._linear_acc_str, p)
+        return block.append_op(
+            type="ftrl",
+            inputs={"Param": [p], "Grad": [g], "SquaredAccumulator": [squared],
+                    "LinearAccumulator": [linear], "LearningRate": [self._param_lr(p)]},
+            outputs={"ParamOut": [p], "SquaredAccumOut": [squared],
+                     "LinearAccumOut": [linear]},
+            attrs={"l1": self._l1, "l2": self._l2, "lr_power": self._lr_power})
+
+
+class Dpsgd(Optimizer):
+    """Paddle 1.8's DpsgdOptimizer (the dpsgd op; its defaults are Paddle's)."""
+    type = "dpsgd"
+
+    def __init__(self, learning_rate=0.001, clip=0.9, batch_size=0.999, sigma=1e-8,
+                 parameter_list=None):
+        super().__init__(learning_rate, parameter_list=parameter_list)
+        self._clip, self._batch_size, self._sigma = float(clip), float(batch_size), \
+            float(sigma)
+
+    def _append_optimize_op(self, block, param_and_grad):
+        p, g = param_and_grad
+        return block.append_op(
+            type="dpsgd", inputs={"Param": [p], "Grad": [g],
+                                  "LearningRate": [self._param_lr(p)]},
+            outputs={"ParamOut": [p]},
+            attrs={"clip": self._clip, "batch_size": self._batch_size, "sigma": self._sigma})

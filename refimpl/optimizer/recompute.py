@@ -48,6 +48,11 @@ class RecomputeOptimizer:
             optimize_ops = self.apply_optimize(loss, startup_program, params_grads)
         return optimize_ops, params_grads
 
+    def load(self, state_dict):
+        """Paddle 1.8's RecomputeOptimizer.load: unsupported, with Paddle's message."""
+        raise NotImplementedError("load function is not supported by Recompute Optimizer "
+                                  "for now")
+
     def __getattr__(self, name):
         # get_lr, set_lr, ... of the wrapped optimizer
         return getattr(self._optimizer, name)

@@ -324,28 +324,7 @@ def normalize_program(program, feed_vars, fetch_vars, fn="normalize_program"):
     feeds = [v.name for v in _as_var_list(feed_vars, "feed_vars", fn)]
     fetches = [v.name for v in _as_var_list(fetch_vars, "fetch_vars", fn)]
     pruned = program.clone(for_test=True)
-    block = pruned.global_block()
-    for name in feeds + fetches:
-        if name not in block.vars:
-            raise ValueError("%s: %r is not a variable of the program's global block"
-                             % (fn, name))
-    needed, kept = set(fetches) - set(feeds), []
-    for op in reversed(block.ops):
-        if needed.intersection(op.output_arg_names):
-            kept.append(op)
-            needed.update(n for n in op.input_arg_names if n not in feeds)
-    kept.reverse()
-    produced = {n for op in kept for n in op.output_arg_names}
-    for name in needed - produced:
-        var = block.vars.get(name)
-        if var is None or not var.persistable:
-            raise ValueError("%s: the fetch targets need %r, which is neither in feed_vars, "
-                             "nor computed from them, nor persistable" % (fn, name))
-    used = set(feeds) | set(fetches) | {n for op in kept for n in op.input_arg_names +
-                                         op.output_arg_names}
-    block.ops = kept
-    block.vars = {n: v for n, v in block.vars.items() if n in used}
-    pruned._bump()
+    pruned._prune_in_place(feeds, fetches, fn)
     return pruned, feeds, fetches
 
 
@@ -370,8 +349,13 @@ def serialize_persistables(feed_vars, fetch_vars, executor, **kwargs):
     default the main program)."""
     program, _, _ = normalize_program(kwargs.get("program") or default_main_program(),
                                       feed_vars, fetch_vars, "serialize_persistables")
-    values = _values_of(_persistables(program), "serialize_persistables")
-    return _written(model_formats.combined_writer(values, "serialize_persistables: variable"))
+    return combined_bytes(_values_of(_persistables(program), "serialize_persistables"),
+                          "serialize_persistables")
+
+
+def combined_bytes(values, fn):
+    """{name: value} as one combined LoDTensor stream (names sorted), in memory."""
+    return _written(model_formats.combined_writer(values, fn + ": variable"))
 
 
 def _written(write):
@@ -433,6 +417,18 @@ def inference_model_files(path_prefix, model_filename=None, params_filename=None
     model = in_dir(model_filename or "__model__", ".pdmodel")
     params = None if params_filename is None else in_dir(params_filename, ".pdiparams")
     return os.path.join(prefix, ""), model, params
+
+
+def inference_model_from_bytes(model, params, fn="load_inference_model"):
+    """read_inference_model's result from a model's bytes and its persistables' combined
+    bytes."""
+    program, feeds, fetch_targets = model_formats.inference_program_from_bytes(
+        model, "the model bytes")
+    variables = _persistables(program)
+    state = model_formats.combined_from_bytes(params, "the parameter bytes",
+                                              [v.name for v in variables])
+    return program, feeds, fetch_targets, _checked_values(variables, state, fn,
+                                                          "the parameter bytes", copy=False)
 
 
 def read_inference_model(prefix, model_file, params_file, fn="load_inference_model"):

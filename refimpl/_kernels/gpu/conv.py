@@ -7,7 +7,7 @@ NCHW around the same path. A launch per layer, not per image: launches, not FLOP
 small batch's step on a GPU."""
 import cupy
 
-from ...geometry import conv_out_size, explicit_pads
+from ...geometry import conv_dilations, conv_out_size, explicit_pads
 from .source import raw_per_dtype
 
 __all__ = ["conv2d_forward", "conv2d_backward"]
@@ -87,6 +87,7 @@ class _Conv:
     """The geometry of one conv2d call, channels first."""
 
     def __init__(self, x, f, strides, paddings, padding_algorithm, dilations, groups):
+        dilations = conv_dilations(padding_algorithm, dilations)
         self.n, self.c, self.h, self.w = x.shape
         self.m, _, self.kh, self.kw = f.shape
         self.groups = groups or 1

@@ -81,7 +81,7 @@ class Pool2D(Layer):
                           ceil_mode=ceil_mode, exclusive=exclusive, data_format=data_format)
 
     def forward(self, input):
-        self._expect_input(input, ranks=(4,))
+        self._expect_input(input, ranks=(4,), dtypes=("float16", "float32", "float64"))
         return pool2d(input, **self._args)
 
 

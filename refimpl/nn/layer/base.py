@@ -93,11 +93,15 @@ class Layer:
     def _where(self):
         return "%s %s" % (type(self).__name__, self._full_name)
 
-    def _expect_input(self, x, arg="x", ranks=None):
-        """x must be a Variable, of one of `ranks` when given."""
+    def _expect_input(self, x, arg="x", ranks=None, dtypes=None):
+        """x must be a Variable, of one of the dtype names `dtypes` (a TypeError, checked
+        first as Paddle does) and of one of `ranks`, when given."""
         if not isinstance(x, Variable):
             raise TypeError("%s: input %r must be a static Variable, got %s"
                             % (self._where(), arg, type(x).__name__))
+        if dtypes is not None and x.dtype.name not in dtypes:
+            raise TypeError("%s: input %r has dtype %s, expected one of %s"
+                            % (self._where(), x.name, x.dtype.name, ", ".join(dtypes)))
         if ranks is not None and len(x.shape) not in ranks:
             raise ValueError("%s: input %r %s has rank %d, expected rank %s"
                              % (self._where(), x.name, list(x.shape), len(x.shape),

@@ -1,0 +1,120 @@
+"""The ops that take or make SelectedRows (framework/selected_rows.py), as Paddle 1.8 runs
+them. For an op that reads or writes a SELECTED_ROWS variable the executor binds
+`rows_forward(op_type, dense)`: a function with the op's forward signature that runs
+`dense` (the kernel the op would run on tensors) on what the SelectedRows stand for. Every
+result equals the op on those dense tensors, bit for bit, except where Paddle defines
+otherwise (adam's lazy_mode updates only the listed rows). specs/selected_rows.md.
+"""
+import functools
+
+import numpy as np
+
+from ..framework.selected_rows import RowsValue, check_rows, merged, to_dense
+
+__all__ = ["ROWS_FORWARDS", "rows_forward"]
+
+
+def _dense(x, what):
+    return to_dense(x, what) if isinstance(x, RowsValue) else x
+
+
+def _sum(dense, xs):
+    """All SelectedRows: one SelectedRows, rows merged (ascending, duplicates added);
+    any dense input: the dense sum."""
+    if all(isinstance(x, RowsValue) for x in xs):
+        listed = [x for x in xs if x.rows]
+        if not listed:
+            value = xs[0].value
+            empty = np.zeros((0,) + np.shape(value)[1:], np.asarray(value).dtype) \
+                if value is not None else None
+            return RowsValue((), xs[0].height, empty)
+        for x in listed:
+            check_rows(x, "sum")
+        return merged(RowsValue(sum((x.rows for x in listed), ()), listed[0].height,
+                                np.concatenate([np.asarray(x.value) for x in listed])), "sum")
+    return dense([_dense(x, "sum") for x in xs])
+
+
+def _scale(dense, x, scale_tensor=None, **attrs):
+    """The listed rows scaled; rows and height kept (bias applies to listed rows only, as
+    in Paddle)."""
+    if isinstance(x, RowsValue):
+        return x._replace(value=dense(np.asarray(x.value), scale_tensor, **attrs))
+    return dense(x, scale_tensor, **attrs)
+
+
+def _fill_constant(dense, *inputs, **attrs):
+    """Into a SelectedRows: its value tensor is the filled tensor, no rows listed."""
+    value = dense(*inputs, **attrs)
+    return RowsValue((), value.shape[0] if value.ndim else 1, value)
+
+
+def _lookup_table(dense, w, ids, **attrs):
+    """A SelectedRows table: each id is looked up among its rows."""
+    if not isinstance(w, RowsValue):
+        return dense(w, ids, **attrs)
+    check_rows(w, "lookup_table W")
+    where = {r: i for i, r in enumerate(w.rows)}
+    missing = sorted({int(i) for i in ids.reshape(-1)} - set(where) -
+                     {attrs.get("padding_idx", -1)})
+    if missing:
+        raise IndexError("lookup_table: ids %s are not rows of the SelectedRows table W "
+                         "(rows %s)" % (missing[:10], list(w.rows)[:10]))
+    index = np.array([where.get(int(i), 0) for i in ids.reshape(-1)], np.int64)
+    return dense(np.asarray(w.value), index.reshape(ids.shape), **attrs)
+
+
+def _sgd(dense, param, lr, grad):
+    """Param -= lr * Grad on the listed rows only (duplicates add); a SelectedRows Param
+    is updated at the positions of those rows."""
+    if not isinstance(grad, RowsValue):
+        return dense(_dense(param, "sgd Param"), lr, grad)
+    check_rows(grad, "sgd Grad")
+    if isinstance(param, RowsValue):
+        where = {r: i for i, r in enumerate(param.rows)}
+        missing = sorted(set(grad.rows) - set(where))
+        if missing:
+            raise IndexError("sgd: Grad rows %s are not rows of the SelectedRows Param %s"
+                             % (missing[:10], list(param.rows)[:10]))
+        value = np.array(param.value)
+        index = [where[r] for r in grad.rows]
+    else:
+        value, index = param, list(grad.rows)
+    step = lr.reshape(-1)[0].astype(value.dtype) * np.asarray(grad.value)
+    np.subtract.at(value, np.asarray(index, np.int64), step.astype(value.dtype))
+    return param._replace(value=value) if isinstance(param, RowsValue) else value
+
+
+def _dense_grad(dense, param, grad, *rest, **attrs):
+    """The op with its Grad (second input) made dense: Paddle's sparse kernels of these
+    ops compute exactly the dense update."""
+    return dense(param, _dense(grad, "Grad"), *rest, **attrs)
+
+
+def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, lazy_mode=False, **attrs):
+    """Dense Grad: adam. lazy_mode: only the rows Grad lists move (param and moments); the
+    beta powers advance once."""
+    if not (isinstance(grad, RowsValue) and lazy_mode):
+        return dense(param, _dense(grad, "adam Grad"), lr, m1, m2, b1p, b2p,
+                       lazy_mode=lazy_mode, **attrs)
+    grad = merged(grad, "adam Grad")
+    rows = np.asarray(grad.rows, np.int64)
+    p, n1, n2 = param[rows], m1[rows], m2[rows]
+    dense(p, np.asarray(grad.value), lr, n1, n2, b1p, b2p, lazy_mode=True, **attrs)
+    param[rows], m1[rows], m2[rows] = p, n1, n2
+    return param, m1, m2, b1p, b2p
+
+
+ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "fill_constant": _fill_constant,
+                 "lookup_table": _lookup_table, "sgd": _sgd, "adam": _adam,
+                 "momentum": _dense_grad, "lamb": _dense_grad}
+
+
+def rows_forward(op_type, dense):
+    """`op_type` on SelectedRows, running `dense` (its kernel on tensors) on what they
+    stand for; a TypeError naming the op when it has no such rule."""
+    rule = ROWS_FORWARDS.get(op_type)
+    if rule is None:
+        raise TypeError("%s: refimpl runs no %s op on SelectedRows variables; ops that do: %s"
+                        % (op_type, op_type, ", ".join(sorted(ROWS_FORWARDS))))
+    return functools.partial(rule, dense)

@@ -1,0 +1,198 @@
+"""SelectedRows (specs/selected_rows.md): the scope handle Paddle 1.8 exposes and the ops that
+take or make them, each checked against the same op on the dense tensor the SelectedRows
+stands for (numpy)."""
+import numpy as np
+import pytest
+
+from refimpl.fluid import core
+from refimpl.fluid.op import Operator
+from refimpl.framework.errors import OpError
+
+PLACE = core.CPUPlace()
+
+
+def _rows(scope, name, rows, height, value):
+    sr = scope.var(name).get_selected_rows()
+    sr.set_height(height)
+    sr.set_rows(rows)
+    sr.get_tensor().set(np.asarray(value), PLACE)
+    return sr
+
+
+def _dense(rows, height, value):
+    out = np.zeros((height,) + np.shape(value)[1:], np.asarray(value).dtype)
+    for r, v in zip(rows, value):
+        out[r] += v
+    return out
+
+
+def _tensor(scope, name, value):
+    scope.var(name).get_tensor().set(np.asarray(value), PLACE)
+
+
+def _read(scope, name):
+    return np.array(scope.find_var(name).get_tensor())
+
+
+def test_handle_is_a_live_view_of_the_scope_variable():
+    scope = core.Scope()
+    sr = _rows(scope, "w", [3, 1], 5, np.ones((2, 4)))
+    assert sr.rows() == [3, 1] and sr.height() == 5 and sr.numel() == 8
+    later = scope.find_var("w").get_selected_rows()
+    later.set_rows([0, 2])
+    assert sr.rows() == [0, 2]                       # both see the variable
+    with pytest.raises(TypeError, match="SelectedRows"):
+        scope.find_var("w").get_tensor()
+    _tensor(scope, "d", np.ones(3))
+    with pytest.raises(TypeError, match="not a SelectedRows"):
+        scope.find_var("d").get_selected_rows()
+    free = core.SelectedRows([1, 2], 10)
+    free.get_tensor().set(np.zeros((2, 3), "float32"), PLACE)
+    assert free.rows() == [1, 2] and free.height() == 10 and free.get_tensor().shape() == [2, 3]
+
+
+def test_sum_of_selected_rows_merges_rows_and_matches_the_dense_sum():
+    scope = core.Scope()
+    rng = np.random.RandomState(0)
+    a, b = rng.rand(3, 4), rng.rand(2, 4)
+    _rows(scope, "a", [4, 1, 4], 6, a)
+    _rows(scope, "b", [1, 0], 6, b)
+    _rows(scope, "empty", [], 6, rng.rand(3, 4))     # lists no rows: zeros
+    out = scope.var("out").get_selected_rows()
+    Operator("sum", X=["a", "b", "empty"], Out="out").run(scope, PLACE)
+    assert out.rows() == [0, 1, 4] and out.height() == 6      # merged, ascending
+    np.testing.assert_allclose(_dense(out.rows(), 6, np.array(out.get_tensor())),
+                               _dense([4, 1, 4], 6, a) + _dense([1, 0], 6, b))
+
+
+def test_sum_with_a_dense_input_is_dense():
+    scope = core.Scope()
+    rng = np.random.RandomState(1)
+    a, d = rng.rand(3, 2), rng.rand(5, 2)
+    _rows(scope, "a", [2, 2, 0], 5, a)
+    _tensor(scope, "d", d)
+    scope.var("out").get_tensor()
+    Operator("sum", X=["a", "d"], Out="out").run(scope, PLACE)
+    np.testing.assert_allclose(_read(scope, "out"), d + _dense([2, 2, 0], 5, a))
+
+
+def test_scale_keeps_rows_and_scales_values():
+    scope = core.Scope()
+    value = np.arange(6.0).reshape(2, 3)
+    _rows(scope, "x", [7, 2], 9, value)
+    Operator("scale", X="x", Out="x", scale=-2.0, bias=1.0).run(scope, PLACE)
+    sr = scope.find_var("x").get_selected_rows()
+    assert sr.rows() == [7, 2] and sr.height() == 9
+    np.testing.assert_array_equal(np.array(sr.get_tensor()), value * -2.0 + 1.0)
+
+
+def test_fill_constant_into_a_selected_rows_fills_its_value():
+    scope = core.Scope()
+    out = scope.var("out").get_selected_rows()
+    Operator("fill_constant", shape=[3, 2], value=1.5, Out="out").run(scope, PLACE)
+    np.testing.assert_array_equal(np.array(out.get_tensor()), np.full((3, 2), 1.5, "float32"))
+
+
+def test_lookup_table_in_a_selected_rows_table_finds_ids_among_its_rows():
+    scope = core.Scope()
+    value = np.arange(12.0, dtype="float32").reshape(3, 4)
+    _rows(scope, "W", [10, 3, 7], 20, value)
+    _tensor(scope, "Ids", np.array([[7], [10], [7]], "int64"))
+    Operator("lookup_table", W="W", Ids="Ids", Out="Out").run(scope, PLACE)
+    np.testing.assert_array_equal(_read(scope, "Out"), value[[2, 0, 2]])
+    _tensor(scope, "Ids", np.array([[5]], "int64"))
+    with pytest.raises(OpError, match=r"ids \[5\] are not rows"):
+        Operator("lookup_table", W="W", Ids="Ids", Out="Out").run(scope, PLACE)
+
+
+def test_sgd_with_sparse_grad_equals_sgd_with_its_dense_grad():
+    scope = core.Scope()
+    rng = np.random.RandomState(2)
+    param, g = rng.rand(6, 3).astype("float32"), rng.rand(3, 3).astype("float32")
+    _tensor(scope, "Param", param)
+    _tensor(scope, "LearningRate", np.array([0.5], "float32"))
+    _rows(scope, "Grad", [4, 0, 4], 6, g)            # a repeated row adds
+    Operator("sgd", Param="Param", Grad="Grad", LearningRate="LearningRate",
+             ParamOut="Param").run(scope, PLACE)
+    np.testing.assert_allclose(_read(scope, "Param"), param - 0.5 * _dense([4, 0, 4], 6, g),
+                               rtol=1e-6)
+
+
+def test_sgd_on_a_selected_rows_param_updates_the_listed_rows():
+    scope = core.Scope()
+    value = np.arange(8.0, dtype="float32").reshape(4, 2)
+    _rows(scope, "Param", [0, 5, 9, 2], 10, value)
+    _rows(scope, "Grad", [9, 0], 10, np.ones((2, 2), "float32"))
+    _tensor(scope, "LearningRate", np.array([0.25], "float32"))
+    Operator("sgd", Param="Param", Grad="Grad", LearningRate="LearningRate",
+             ParamOut="Param").run(scope, PLACE)
+    expected = value.copy()
+    expected[[2, 0]] -= 0.25
+    param = scope.find_var("Param").get_selected_rows()
+    assert param.rows() == [0, 5, 9, 2]
+    np.testing.assert_array_equal(np.array(param.get_tensor()), expected)
+
+
+def _optimizer_pair(op_type, slots, attrs, rows, seed=3):
+    """Run `op_type` once with a SelectedRows Grad and once with its dense grad; the
+    outputs of both runs, by slot."""
+    rng = np.random.RandomState(seed)
+    height, width = 5, 3
+    dense_inputs = {s: rng.uniform(0.1, 1, v if v else (height, width)).astype("float32")
+                    for s, v in slots.items()}
+    g = rng.uniform(-1, 1, (len(rows), width)).astype("float32")
+    results = []
+    for sparse in (True, False):
+        scope = core.Scope()
+        for s, v in dense_inputs.items():
+            _tensor(scope, s, v)
+        if sparse:
+            _rows(scope, "Grad", rows, height, g)
+        else:
+            _tensor(scope, "Grad", _dense(rows, height, g))
+        outs = {s + "Out": s for s in dense_inputs if s != "LearningRate"}
+        Operator(op_type, Grad="Grad", **{s: s for s in dense_inputs}, **outs,
+                 **attrs).run(scope, PLACE)
+        results.append({s: _read(scope, s) for s in outs.values()})
+    return results, dense_inputs, g
+
+
+@pytest.mark.parametrize("op_type,slots,attrs", [
+    ("momentum", {"Param": None, "Velocity": None, "LearningRate": (1,)}, {"mu": 0.9}),
+    ("momentum", {"Param": None, "Velocity": None, "LearningRate": (1,)},
+     {"mu": 0.5, "use_nesterov": True}),
+    ("lamb", {"Param": None, "Moment1": None, "Moment2": None, "LearningRate": (1,),
+              "Beta1Pow": (1,), "Beta2Pow": (1,)}, {"weight_decay": 0.01}),
+    ("adam", {"Param": None, "Moment1": None, "Moment2": None, "LearningRate": (1,),
+              "Beta1Pow": (1,), "Beta2Pow": (1,)}, {"lazy_mode": False}),
+])
+def test_update_with_sparse_grad_equals_the_dense_update(op_type, slots, attrs):
+    (sparse, dense), _, _ = _optimizer_pair(op_type, slots, attrs, rows=[3, 1, 3])
+    for slot in dense:
+        np.testing.assert_array_equal(sparse[slot], dense[slot], err_msg=slot)
+
+
+def test_lazy_adam_moves_only_the_listed_rows():
+    slots = {"Param": None, "Moment1": None, "Moment2": None, "LearningRate": (1,),
+             "Beta1Pow": (1,), "Beta2Pow": (1,)}
+    rows = [3, 1, 3]
+    (lazy, dense), inputs, g = _optimizer_pair("adam", slots, {"lazy_mode": True}, rows)
+    for slot in ("Param", "Moment1", "Moment2"):
+        np.testing.assert_array_equal(lazy[slot][[0, 2, 4]], inputs[slot][[0, 2, 4]])
+        np.testing.assert_allclose(lazy[slot][[1, 3]], dense[slot][[1, 3]], rtol=1e-6)
+    np.testing.assert_allclose(lazy["Beta1Pow"], dense["Beta1Pow"])
+
+
+def test_an_op_without_a_selected_rows_rule_says_so():
+    scope = core.Scope()
+    _rows(scope, "x", [0], 2, np.ones((1, 2)))
+    with pytest.raises(TypeError, match="relu.*on SelectedRows"):
+        Operator("relu", X="x", Out="y").run(scope, PLACE)
+
+
+def test_inconsistent_selected_rows_is_refused():
+    scope = core.Scope()
+    _rows(scope, "a", [0, 1, 2], 4, np.ones((2, 3)))
+    scope.var("out").get_selected_rows()
+    with pytest.raises(ValueError, match="lists 3 rows but its value has shape"):
+        Operator("sum", X=["a"], Out="out").run(scope, PLACE)
