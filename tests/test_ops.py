@@ -18,7 +18,7 @@ from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
 from refimpl.ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
 from refimpl.testing import (assert_close, call_backward, call_forward, float_slots,
-                             numeric_grads)
+                             numeric_grads, output_lods, program_inputs)
 
 OPS = [t for t in all_op_types() if list(get_op_def(t).samples(np.random.RandomState(0)))]
 GRAD_OPS = [t for t in OPS if get_op_def(t).has_grad()]
@@ -31,52 +31,20 @@ def _samples(op_type, seed):
     return list(get_op_def(op_type).samples(np.random.RandomState(seed)))
 
 
-def _sample_lods(op_def, sample):
-    """{input slot: LoD (a list for a list slot)} a sample's lengths slots (lod_lengths)
-    give the inputs they are read from: one level each. Lengths that do not add up to the
-    input's rows are a padded form's (Paddle's Length inputs): those stay variables."""
-    lods = {}
-    for slot, spec in op_def.lod_lengths.items():
-        lengths = sample.inputs.get(slot)
-        source = spec.partition(":")[0].split("|")[0]
-        if lengths is None or _padded_form(sample, slot, source):
-            continue
-        if isinstance(lengths, list):
-            lods[source] = [((tuple(int(n) for n in np.ravel(one)),)) for one in lengths]
-        else:
-            lods[source] = (tuple(int(n) for n in np.ravel(lengths)),)
-    return lods
-
-
-def _padded_form(sample, slot, source):
-    lengths, data = sample.inputs.get(slot), sample.inputs.get(source)
-    if data is None or lengths is None:
-        return False
-    if isinstance(lengths, list):
-        return any(np.sum(n) != len(d) for n, d in zip(lengths, data))
-    return np.sum(lengths) != len(data)
-
-
 def _build_and_run(op_def, sample):
     """Run the op inside a Program through the Executor; return its outputs. Lengths slots
     are no variables: their lengths are fed as the LoD of the inputs they are read from
     (an input read only for its LoD gets one zero row per position)."""
     main, startup = Program(), Program()
     feed, inputs = {}, {}
-    lods = _sample_lods(op_def, sample)
+    fed, lods = program_inputs(op_def, sample)
     with program_guard(main, startup):
         block = main.global_block()
         for s in op_def.inputs:
             name = slot_name(s)
-            value = sample.inputs.get(name)
-            if name in op_def.lod_lengths and not _padded_form(
-                    sample, name, op_def.lod_lengths[name].partition(":")[0].split("|")[0]):
+            if name not in fed:
                 continue
-            if value is None and name in lods:     # read only for its LoD
-                value = np.zeros((sum(lods[name][-1]), 1), np.float32)
-            if value is None:
-                continue
-            values = value if is_duplicable(s) else [value]
+            values = fed[name] if is_duplicable(s) else [fed[name]]
             slot_lods = lods.get(name)
             slot_lods = slot_lods if isinstance(slot_lods, list) else [slot_lods] * len(values)
             names = []
@@ -88,14 +56,15 @@ def _build_and_run(op_def, sample):
                 names.append(var_name)
             inputs[name] = names
         ref = call_forward(op_def, sample.inputs, sample.attrs)
-        outputs = {}
+        outputs = {}     # outputs the reference leaves as None are not bound
         for s, r in zip(op_def.outputs, ref):
+            if r is None:
+                continue
             n = len(r) if is_duplicable(s) else 1
             outputs[slot_name(s)] = ["out_%s_%d" % (slot_name(s), j) for j in range(n)]
         op = block.append_op(type=op_def.type, inputs=inputs, outputs=outputs, attrs=sample.attrs)
     inferred = {s: block.var(n[0]).shape for s, n in outputs.items()}
-    # outputs the reference leaves as None are not fetched
-    fetch = [n for s, r in zip(op_def.output_slots, ref) if r is not None for n in outputs[s]]
+    fetch = [n for names in outputs.values() for n in names]
     flat = executor_mod.Executor().run(main, feed=feed, fetch_list=fetch, scope=Scope(),
                                        return_numpy=False)
     _check_output_lods(op_def, sample, lods, ref, dict(zip(fetch, flat)), outputs)
@@ -112,20 +81,13 @@ def _build_and_run(op_def, sample):
 
 def _check_output_lods(op_def, sample, lods, ref, fetched, outputs):
     """Each output carries the LoD its rule gives for the sample's (the others none)."""
-    values = dict(sample.inputs, **dict(zip(op_def.output_slots, ref)))
-    full_lods = {slot_name(s): lods.get(slot_name(s), [()] * len(sample.inputs[slot_name(s)])
-                                        if is_duplicable(s) else ())
-                 for s in op_def.inputs if slot_name(s) in sample.inputs or
-                 slot_name(s) in lods}
-    attrs = dict(op_def.attrs, **sample.attrs)
+    want = output_lods(op_def, sample, lods, ref)
     for slot, names in outputs.items():
-        rule = op_def.lod_outputs.get(slot)
-        want = rule.lod(full_lods, values, attrs) if rule is not None else ()
         for name in names:
             if name in fetched and not isinstance(fetched[name], list):
                 got = tuple(tuple(level) for level in fetched[name].recursive_sequence_lengths())
-                assert got == tuple(want), "%s %s: LoD %s, expected %s" % (
-                    op_def.type, slot, got, want)
+                assert got == want[slot], "%s %s: LoD %s, expected %s" % (
+                    op_def.type, slot, got, want[slot])
 
 
 @pytest.mark.parametrize("op_type", OPS)

@@ -206,6 +206,13 @@ class OpDef:
         self.infer_shape(ctx)
         self.infer_lod_level(op)
 
+    @property
+    def lengths_results(self):
+        """Output slots that only carry the lengths an output's LoD is built from (no
+        program binds them where the input has a LoD)."""
+        return {rule.reads for rule in self.lod_outputs.values()
+                if rule.reads in self.output_slots}
+
     def infer_lod_level(self, op):
         """Build time: each output with a LoD rule gets the lod_level the rule gives."""
         if not self.lod_outputs:
@@ -312,7 +319,8 @@ class _GradOpDef(OpDef):
             raise ValueError("op %s: its grad op reads %s but not the input whose LoD they "
                              "come from" % (fwd.type, missing))
         self.lod_only = tuple(fwd.lod_only) + tuple(fwd.grad_lod_only)
-        self.lod_outputs = {slot_name(s): share_lod(slot_name(s)[:-len("@GRAD")])
+        self.lod_outputs = {slot_name(s): share_lod(slot_name(s)[:-len("@GRAD")],
+                                                    each=is_duplicable(s))
                             for s in self.outputs if slot_name(s)[:-len("@GRAD")] in mine}
 
     def infer_shape(self, ctx):
@@ -347,10 +355,11 @@ class LoDRule:
     """How an output's LoD follows from the op's inputs and results: `lod(lods, values,
     attrs)` at run time (lods: input slot -> LoD, a list of LoDs for a list slot; values:
     slot -> array, inputs and results), `level(levels)` at build time (input slot -> list
-    of lod_levels). `creates`: the rule gives a LoD even when no input has one."""
+    of lod_levels). `creates`: the rule gives a LoD even when no input has one. `reads`:
+    the kernel result (an output slot no program binds) whose lengths the rule reads."""
 
-    def __init__(self, lod, level, creates=False):
-        self.lod, self.level, self.creates = lod, level, creates
+    def __init__(self, lod, level, creates=False, reads=None):
+        self.lod, self.level, self.creates, self.reads = lod, level, creates, reads
 
 
 def _first(x):
@@ -361,9 +370,12 @@ def _first_level(levels, slot):
     return (levels.get(slot) or [0])[0]
 
 
-def share_lod(slot):
+def share_lod(slot, each=False):
     """The output carries input `slot`'s LoD (the first variable's for a list slot), as
-    Paddle's ShareLoD."""
+    Paddle's ShareLoD; `each`: a list output, variable j carrying variable j's."""
+    if each:
+        return LoDRule(lambda lods, values, attrs: list(lods.get(slot, ())),
+                       lambda levels: _first_level(levels, slot))
     return LoDRule(lambda lods, values, attrs: _first(lods.get(slot, ())),
                    lambda levels: _first_level(levels, slot))
 
@@ -388,7 +400,7 @@ def lengths_lod(lengths_slot, under=None, if_lod=None):
         if if_lod is not None and not _first_level(levels, if_lod):
             return 0
         return max(_first_level(levels, under), 1) if under else 1
-    return LoDRule(lod, level, creates=if_lod is None)
+    return LoDRule(lod, level, creates=if_lod is None, reads=lengths_slot)
 
 
 def lod_reaching(ops, seeds):
@@ -461,8 +473,15 @@ def with_lod_rules(fn, op_def, inputs, attrs):
         result = list((result,) if single else result)
         values = dict(zip(in_slots, plain), **dict(zip(out_slots, result)))
         for i, rule in rules:
-            if result[i] is not None:
-                result[i] = with_lod(result[i], rule.lod(lods, values, attrs))
+            if result[i] is None:
+                continue
+            lod = rule.lod(lods, values, attrs)
+            if isinstance(result[i], list):   # a list output: one LoD each, or the same
+                each = lod if isinstance(lod, list) else [lod] * len(result[i])
+                result[i] = [v if v is None else with_lod(v, one)
+                             for v, one in zip(result[i], each)]
+            else:
+                result[i] = with_lod(result[i], lod)
         return result[0] if single else tuple(result)
     return run
 
