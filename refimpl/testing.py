@@ -10,7 +10,8 @@ import numpy as np
 from .ops.registry import is_duplicable, slot_name
 
 __all__ = ["forward_args", "call_forward", "call_backward", "numeric_grads", "float_slots",
-           "as_tuple", "assert_close", "sample_lods", "program_inputs", "program_outputs", "output_lods"]
+           "as_tuple", "assert_close", "sample_lods", "program_inputs", "program_outputs",
+           "output_lods"]
 
 
 def forward_args(op_def, inputs):

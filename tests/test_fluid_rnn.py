@@ -270,9 +270,9 @@ def test_beam_search_decode_backtracks_and_sorts():
     np.testing.assert_allclose(got_scores, [[-1.0, -1.5, 0.0], [-2.0, -2.2, -2.4]])
 
 
-def test_beam_search_decode_requires_parents():
+def test_beam_search_decode_needs_lod_steps_or_parents():
     ids = static.data("ids", [2, 4], "int64")
-    with pytest.raises(ValueError, match="parent_idx"):
+    with pytest.raises(TypeError, match="tensor array .* give parent_idx"):
         layers.beam_search_decode(ids, ids, 2, 0)
 
 

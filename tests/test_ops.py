@@ -18,7 +18,8 @@ from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
 from refimpl.ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
 from refimpl.testing import (assert_close, call_backward, call_forward, float_slots,
-                             numeric_grads, output_lods, program_inputs)
+                             numeric_grads, output_lods, program_inputs,
+                             program_outputs)
 
 OPS = [t for t in all_op_types() if list(get_op_def(t).samples(np.random.RandomState(0)))]
 GRAD_OPS = [t for t in OPS if get_op_def(t).has_grad()]
@@ -56,27 +57,27 @@ def _build_and_run(op_def, sample):
                 names.append(var_name)
             inputs[name] = names
         ref = call_forward(op_def, sample.inputs, sample.attrs)
-        outputs = {}     # outputs the reference leaves as None are not bound
+        # outputs the reference leaves as None, and lengths results, are not bound
+        bound = program_outputs(op_def, sample)
+        outputs = {}
         for s, r in zip(op_def.outputs, ref):
-            if r is None:
-                continue
-            n = len(r) if is_duplicable(s) else 1
-            outputs[slot_name(s)] = ["out_%s_%d" % (slot_name(s), j) for j in range(n)]
+            if r is not None and slot_name(s) in bound:
+                n = len(r) if is_duplicable(s) else 1
+                outputs[slot_name(s)] = ["out_%s_%d" % (slot_name(s), j) for j in range(n)]
         op = block.append_op(type=op_def.type, inputs=inputs, outputs=outputs, attrs=sample.attrs)
     inferred = {s: block.var(n[0]).shape for s, n in outputs.items()}
     fetch = [n for names in outputs.values() for n in names]
     flat = executor_mod.Executor().run(main, feed=feed, fetch_list=fetch, scope=Scope(),
                                        return_numpy=False)
     _check_output_lods(op_def, sample, lods, ref, dict(zip(fetch, flat)), outputs)
-    flat = [np.array(t) for t in flat]
-    got, k = [], 0
+    fetched = dict(zip(fetch, (np.array(t) for t in flat)))
+    results = []     # (slot, reference, executor's)
     for s, r in zip(op_def.outputs, ref):
-        if r is None:
-            continue
-        n = len(outputs[slot_name(s)])
-        got.append(flat[k:k + n] if is_duplicable(s) else flat[k])
-        k += n
-    return ref, got, inferred, op
+        names = outputs.get(slot_name(s))
+        if names:
+            got = [fetched[n] for n in names]
+            results.append((slot_name(s), r, got if is_duplicable(s) else got[0]))
+    return results, inferred, op
 
 
 def _check_output_lods(op_def, sample, lods, ref, fetched, outputs):
@@ -96,15 +97,14 @@ def _check_output_lods(op_def, sample, lods, ref, fetched, outputs):
 def test_executor_matches_reference_and_infer_shape(op_type, seed):
     op_def = get_op_def(op_type)
     for sample in _samples(op_type, seed):
-        ref, got, inferred, _ = _build_and_run(op_def, sample)
+        results, inferred, _ = _build_and_run(op_def, sample)
         rtol, atol = op_def.tolerances.get("float64", (1e-7, 1e-9))
-        ref = [r for r in ref if r is not None]
-        for slot, r, g in zip(op_def.output_slots, ref, got):
+        for slot, r, g in results:
             assert_close(g, r, rtol, atol, "%s %s %r" % (op_type, slot, sample))
-        for slot, r in zip(op_def.output_slots, ref):
+        for slot, r, _ in results:
             shape = inferred[slot]
             r = r[0] if isinstance(r, list) else r
-            if r is None or shape is None or getattr(r, "ndim", None) is None:
+            if shape is None or getattr(r, "ndim", None) is None:
                 continue
             assert len(shape) == r.ndim and all(d < 0 or d == g for d, g in
                                                 zip(shape, r.shape)), \

@@ -623,11 +623,13 @@ class BasicDecoder(Decoder):
         return self.OutputWrapper(cell_outputs, sample_ids), next_states, next_inputs, finished
 
 
-# -- beam search ops (padded convention: beam_size consecutive rows per batch entry)
+# -- beam search ops: Paddle's LoD convention, or refimpl's padded one (beam_size
+# consecutive rows per batch entry) when the inputs carry no LoD
 def beam_search(pre_ids, pre_scores, ids, scores, beam_size, end_id, level=0,
                 is_accumulated=True, name=None, return_parent_idx=False):
-    """One beam search step (op beam_search) over N = batch * beam_size beams:
-    -> (selected_ids [N, 1], selected_scores [N, 1][, parent_idx [N] int32])."""
+    """One beam search step (op beam_search) -> (selected_ids [M, 1], selected_scores
+    [M, 1][, parent_idx [M] int32]): with LoD scores the selected candidates and their
+    2-level LoD (Paddle's), else one per beam of N = batch * beam_size rows."""
     for arg, var in (("pre_ids", pre_ids), ("pre_scores", pre_scores), ("scores", scores)):
         check_variable(var, arg, "beam_search")
     helper = LayerHelper("beam_search", name=name)
@@ -661,21 +663,29 @@ def _stacked_steps(steps, arg):
 
 
 def beam_search_decode(ids, scores, beam_size, end_id, name=None, parent_idx=None):
-    """Backtrack the beam_search steps (op beam_search_decode) -> (sentence_ids [N, T],
-    sentence_scores [N, T]): each final beam's tokens up to its first end_id (then end_id
-    padding, score 0), the beams of a batch entry sorted by final score. ids, scores and
-    parent_idx (refimpl needs the parents: it has no LoD to carry them in) are the steps'
-    selected_ids, selected_scores and parent_idx, as tensor arrays or lists."""
+    """Backtrack the beam_search steps (op beam_search_decode). Paddle's form: ids and
+    scores are tensor arrays of the steps' selected_ids / selected_scores carrying their
+    LoD -> (sentence_ids, sentence_scores), 1-D with LoD [sources -> sentences, sentences
+    -> words]. refimpl's padded form (parent_idx given: the steps' parent_idx) ->
+    (sentence_ids [N, T], sentence_scores [N, T]): each final beam's tokens up to its
+    first end_id (then end_id padding, score 0), a batch entry's beams by final score."""
+    attrs = {"beam_size": int(beam_size), "end_id": int(end_id)}
     if parent_idx is None:
-        raise ValueError("beam_search_decode: refimpl needs parent_idx (the steps' "
-                         "beam_search(..., return_parent_idx=True) parents): Paddle reads "
-                         "them from the LoD of ids, which refimpl does not have")
+        for arg, v in (("ids", ids), ("scores", scores)):
+            check_variable(v, arg, "beam_search_decode")
+            if v.type != "LOD_TENSOR_ARRAY":
+                raise TypeError("beam_search_decode: %s %r must be a tensor array of the "
+                                "steps' LoD results (or give parent_idx for the padded "
+                                "form), got a %s" % (arg, v.name, v.type))
+        return append_op_out("beam_search_decode", {"Ids": [ids], "Scores": [scores]},
+                             attrs, name, out_dtype="int64", out_slot="SentenceIds",
+                             extra_outputs=(("SentenceScores", scores.dtype),),
+                             stop_gradient=True)
     stacked = [_stacked_steps(v, arg) for v, arg in ((ids, "ids"), (scores, "scores"),
                                                     (parent_idx, "parent_idx"))]
     return append_op_out("beam_search_decode", {"Ids": [stacked[0]], "Scores": [stacked[1]],
                                                 "ParentIdx": [stacked[2]]},
-                         {"beam_size": int(beam_size), "end_id": int(end_id)}, name,
-                         out_dtype="int64", out_slot="SentenceIds",
+                         attrs, name, out_dtype="int64", out_slot="SentenceIds",
                          extra_outputs=(("SentenceScores", stacked[1].dtype),),
                          stop_gradient=True)
 

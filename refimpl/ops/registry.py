@@ -155,12 +155,13 @@ class OpDef:
     # LoD (specs/lod.md). lod_lengths {kernel input slot: source input slot}: a slot that is
     # no variable of a program; the kernel gets there the lengths of the source's run-time
     # LoD at its last level, or at the level the attr named after a colon gives
-    # ("Y:ref_level"); "X|Out": the first of these the op (or its grad op) reads. An
-    # optional slot ("XLength?") gets None when the source has no LoD, a required one
-    # fails. lod_outputs {output slot: LoDRule}: the LoD the output carries (share_lod,
-    # pool_lod, lengths_lod); outputs without a rule carry none. lod_only: input slots read
-    # only for their LoD (Paddle's Y of sequence_expand), not passed to the kernel;
-    # grad_lod_only: the same for the grad op's inputs.
+    # ("Y:ref_level"), or the level a number after it gives ("Ids:0"); "X|Out": the
+    # first of these the op (or its grad op) reads. An optional slot ("XLength?") gets
+    # None when the source has no LoD, a required one fails. lod_outputs {output slot:
+    # LoDRule}: the LoD the output carries (share_lod, pool_lod, lengths_lod); outputs
+    # without a rule carry none. lod_only: input slots read only for their LoD (Paddle's
+    # Y of sequence_expand), not passed to the kernel; grad_lod_only: the same for the
+    # grad op's inputs.
     lod_lengths = {}
     lod_outputs = {}
     lod_only = ()
@@ -210,8 +211,9 @@ class OpDef:
     def lengths_results(self):
         """Output slots that only carry the lengths an output's LoD is built from (no
         program binds them where the input has a LoD)."""
-        return {rule.reads for rule in self.lod_outputs.values()
-                if rule.reads in self.output_slots}
+        return {slot for rule in self.lod_outputs.values() for slot in
+                ((rule.reads,) if isinstance(rule.reads, str) else rule.reads or ())
+                if slot in self.output_slots}
 
     def infer_lod_level(self, op):
         """Build time: each output with a LoD rule gets the lod_level the rule gives."""
@@ -445,7 +447,8 @@ def with_lod_rules(fn, op_def, inputs, attrs):
                 "lengths) pair, or declare the variable with lod_level=1"
                 % (source, name, op_def.type))
         level_attr = spec.partition(":")[2]
-        level = attrs.get(level_attr, -1) if level_attr else -1
+        level = int(level_attr) if level_attr.lstrip("-").isdigit() else \
+            attrs.get(level_attr, -1) if level_attr else -1
         if not -len(lod) <= level < len(lod):
             raise ValueError("input %s %r has a LoD of %d level(s) %s; %s = %d is out of "
                              "range" % (source, name, len(lod), describe_lod(lod),
