@@ -36,11 +36,10 @@ def _steps_by_rows(x):
 
 
 def _selected_lod(lods, values, attrs):
-    """[sources -> prefixes (scores' LoD at `level`), prefixes -> selected candidates]."""
+    """[sources -> prefixes (scores' LoD at `level` in rows), prefixes -> selected]."""
     if values.get("SelectedLength") is None:
         return ()
-    return (tuple(lods["scores"][attrs["level"]]),
-            tuple(int(n) for n in values["SelectedLength"]))
+    return tuple(tuple(int(n) for n in values[k]) for k in ("SourceRows", "SelectedLength"))
 
 
 def _selected_level(levels):
@@ -50,11 +49,13 @@ def _selected_level(levels):
 @register
 class BeamSearch(OpDef):
     type = "beam_search"
-    inputs = ("pre_ids", "pre_scores", "ids?", "scores", "SourceLength?")
-    outputs = ("selected_ids", "selected_scores", "parent_idx", "SelectedLength")
+    inputs = ("pre_ids", "pre_scores", "ids?", "scores", "SourceLength?", "RowLength?")
+    outputs = ("selected_ids", "selected_scores", "parent_idx", "SourceRows",
+               "SelectedLength")
     attrs = {"level": 0, "beam_size": 1, "end_id": 0, "is_accumulated": True}
-    lod_lengths = {"SourceLength": "scores:level"}
-    lod_outputs = {slot: LoDRule(_selected_lod, _selected_level, reads="SelectedLength")
+    lod_lengths = {"SourceLength": "scores:level", "RowLength": "scores"}
+    lod_outputs = {slot: LoDRule(_selected_lod, _selected_level,
+                                 reads=("SourceRows", "SelectedLength"))
                    for slot in ("selected_ids", "selected_scores")}
 
     def infer_shape(self, ctx):
@@ -89,16 +90,17 @@ class BeamSearch(OpDef):
         ctx.set_output("parent_idx", [rows], "int32")
 
     @staticmethod
-    def forward(pre_ids, pre_scores, ids, scores, source_length, level=0, beam_size=1,
-                end_id=0, is_accumulated=True):
+    def forward(pre_ids, pre_scores, ids, scores, source_length, row_length, level=0,
+                beam_size=1, end_id=0, is_accumulated=True):
         pre_ids, pre_scores = pre_ids.reshape(-1), pre_scores.reshape(-1)
         if ids is None:
             ids = np.broadcast_to(np.arange(scores.shape[1]), scores.shape)
         if source_length is not None:
-            return _beam_search_lod(pre_ids, pre_scores, ids, scores, source_length,
+            source_rows = _rows_per_source(source_length, row_length, len(scores))
+            return _beam_search_lod(pre_ids, pre_scores, ids, scores, source_rows,
                                     beam_size, end_id, is_accumulated)
         return _beam_search_padded(pre_ids, pre_scores, ids, scores, beam_size, end_id,
-                                   is_accumulated) + (None,)
+                                   is_accumulated) + (None, None)
 
     def samples(self, rng):
         beam, rows, k = 2, 6, 3
@@ -157,15 +159,26 @@ def _insert(top, item, beam_size):
     top[k + 1] = item
 
 
-def _beam_search_lod(pre_ids, pre_scores, ids, scores, source_length, beam_size, end_id,
+def _rows_per_source(source_length, row_length, rows):
+    """Rows of scores per source (Paddle's absolute offsets of the `level` LoD level): the
+    lengths themselves when they count rows, else the sums of the last level's lengths
+    they group."""
+    source_length = np.asarray(source_length, np.int64)
+    if int(source_length.sum()) != rows and int(source_length.sum()) == len(row_length):
+        ends = np.cumsum(np.asarray(row_length, np.int64))
+        at = np.concatenate([[0], ends])[np.concatenate([[0], np.cumsum(source_length)])]
+        source_length = np.diff(at)
+    if int(source_length.sum()) != rows:
+        raise ValueError("beam_search: scores' LoD at `level` covers %d rows, scores has %d"
+                         % (int(source_length.sum()), rows))
+    return source_length
+
+
+def _beam_search_lod(pre_ids, pre_scores, ids, scores, source_rows, beam_size, end_id,
                      is_accumulated):
     rows = len(scores)
-    if int(np.sum(source_length)) != rows:
-        raise ValueError("beam_search: scores' LoD at `level` groups %d rows, scores has %d "
-                         "(each prefix must be one row of scores)"
-                         % (int(np.sum(source_length)), rows))
     by_row = [[] for _ in range(rows)]
-    for start, end in segments(np.asarray(source_length)):
+    for start, end in segments(source_rows):
         top = []
         for row in range(start, end):
             for score, cand in _candidates(row, pre_ids, pre_scores, ids, scores, end_id,
@@ -180,7 +193,7 @@ def _beam_search_lod(pre_ids, pre_scores, ids, scores, source_length, beam_size,
     picked = [(row, cand, score) for row in range(rows) for cand, score in by_row[row]]
     return (np.array([c for _, c, _ in picked], np.int64).reshape(-1, 1),
             np.array([s for _, _, s in picked], scores.dtype).reshape(-1, 1),
-            np.array([r for r, _, _ in picked], np.int32),
+            np.array([r for r, _, _ in picked], np.int32), source_rows,
             np.array([len(b) for b in by_row], np.int64))
 
 
