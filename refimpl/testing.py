@@ -155,7 +155,8 @@ def sample_lods(op_def, sample):
 def program_inputs(op_def, sample):
     """(inputs, lods): the sample as a program feeds it. Lengths slots are no variables:
     their lengths become the LoD of the inputs they are read from (`lods`, from
-    sample_lods), and an input read only for its LoD gets one zero row per position."""
+    sample_lods; op_def.lod_alike inputs get the same), and an input read only for its
+    LoD gets one zero row per position."""
     lods = sample_lods(op_def, sample)
     inputs = {}
     for s in op_def.inputs:
@@ -168,6 +169,9 @@ def program_inputs(op_def, sample):
             value = np.zeros((sum(lods[name][-1]), 1), np.float32)
         if value is not None:
             inputs[name] = value
+    for slot, source in op_def.lod_alike.items():
+        if slot in inputs and source in lods:
+            lods[slot] = lods[source]
     return inputs, lods
 
 

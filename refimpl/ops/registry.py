@@ -166,6 +166,9 @@ class OpDef:
     lod_outputs = {}
     lod_only = ()
     grad_lod_only = ()
+    # {input slot: input slot}: inputs a program feeds with the other's LoD (Paddle checks
+    # that a label carries its emissions' sequences); kernels read the LoD of one only
+    lod_alike = {}
 
     def infer_shape(self, ctx):
         raise NotImplementedError("op %s has no infer_shape" % self.type)
