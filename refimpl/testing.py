@@ -187,13 +187,19 @@ def program_outputs(op_def, sample):
 
 
 def output_lods(op_def, sample, lods, outputs):
-    """{output slot: LoD} each output carries by its rule for the sample whose inputs
-    carry `lods` (program_inputs) and whose reference results are `outputs`."""
+    """{output slot: [LoD of each variable]} each output carries by its rule for the
+    sample whose inputs carry `lods` (program_inputs) and whose reference results are
+    `outputs`."""
     values = dict(sample.inputs, **dict(zip(op_def.output_slots, outputs)))
     full = {slot_name(s): lods.get(slot_name(s), [()] * len(sample.inputs[slot_name(s)])
                                    if is_duplicable(s) else ())
             for s in op_def.inputs if slot_name(s) in sample.inputs or slot_name(s) in lods}
     attrs = dict(op_def.attrs, **sample.attrs)
-    rules = op_def.lod_outputs
-    return {slot: tuple(rules[slot].lod(full, values, attrs)) if slot in rules else ()
-            for slot in op_def.output_slots}
+    found = {}
+    for slot, out in zip(op_def.output_slots, outputs):
+        count = len(out) if isinstance(out, list) else 1
+        rule = op_def.lod_outputs.get(slot)
+        lod = rule.lod(full, values, attrs) if rule is not None else ()
+        found[slot] = [tuple(one) for one in lod] if isinstance(lod, list) else \
+            [tuple(lod)] * count
+    return found

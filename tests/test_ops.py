@@ -84,11 +84,10 @@ def _check_output_lods(op_def, sample, lods, ref, fetched, outputs):
     """Each output carries the LoD its rule gives for the sample's (the others none)."""
     want = output_lods(op_def, sample, lods, ref)
     for slot, names in outputs.items():
-        for name in names:
+        for name, lod in zip(names, want[slot]):
             if name in fetched and not isinstance(fetched[name], list):
                 got = tuple(tuple(level) for level in fetched[name].recursive_sequence_lengths())
-                assert got == want[slot], "%s %s: LoD %s, expected %s" % (
-                    op_def.type, slot, got, want[slot])
+                assert got == lod, "%s %s: LoD %s, expected %s" % (op_def.type, slot, got, lod)
 
 
 @pytest.mark.parametrize("op_type", OPS)

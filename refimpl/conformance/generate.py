@@ -91,7 +91,7 @@ def _lod_entry(entry, in_lods, out_lods):
     fed = {slot: [lists(one) for one in (lod if isinstance(lod, list) else
                                           [lod] * len(entry["inputs"][slot]))]
            for slot, lod in in_lods.items()}
-    got = {slot: [lists(out_lods[slot]) or [] for _ in specs]
+    got = {slot: [lists(lod) or [] for lod in out_lods[slot]]
            for slot, specs in entry["outputs"].items() if any(specs)}
     return {"in": fed, "out": got}
 
@@ -154,7 +154,7 @@ def _op_cases(op_type):
             if slot in bound:
                 entry["outputs"][slot] = _store(arrays, key, "out", slot, out)
         out_lods = output_lods(op_def, sample, lods, outputs)
-        if lods or any(out_lods.values()):
+        if lods or any(any(per_var) for per_var in out_lods.values()):
             entry["lods"] = _lod_entry(entry, lods, out_lods)
         wrt = float_slots(op_def, inputs) if sample.grad and op_def.has_grad() else []
         cot = _cotangents(op_def, outputs, cot_rng) if wrt else {}
