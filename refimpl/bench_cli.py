@@ -80,10 +80,13 @@ def time_refimpl(name, steps, warmup, profile=False, module="refimpl"):
     return result
 
 
-def _profile(exe, main, feed, loss, scope, steps, result):
-    """Kernel time per op type, measured by wrapping every bound kernel with a timer."""
+def _profile(exe, main, feed, loss, scope, steps, result, device="cpu"):
+    """Kernel time per op type, measured by wrapping every bound kernel with a timer (on a
+    GPU, one that waits for the device after each kernel, so each op's time is its own)."""
     from refimpl import executor as executor_mod
+    from refimpl import xp
     per_type = {}
+    wait = xp.gpu_module().cuda.Device().synchronize if device == "gpu" else (lambda: None)
 
     def timed(op, fn):
         key = op.type
@@ -91,17 +94,19 @@ def _profile(exe, main, feed, loss, scope, steps, result):
         def wrapper(*args, **kwargs):
             t0 = time.perf_counter()
             out = fn(*args, **kwargs)
+            wait()
             per_type[key] = per_type.get(key, 0.0) + time.perf_counter() - t0
             return out
         return wrapper
 
-    plan = executor_mod.Plan(main, list(feed), [loss.name], wrap_kernel=timed)
+    plan = executor_mod.Plan(main, list(feed), [loss.name], wrap_kernel=timed, device=device)
     env = scope._values
-    for _ in range(steps):
-        for k, v in feed.items():
-            env[k] = v
-        plan.run(env)
-        plan.drop_temporaries(env)
+    with xp.device(0 if device == "gpu" else None):
+        for _ in range(steps):
+            for k, v in feed.items():
+                env[k] = v if device == "cpu" else xp.to_device(v)
+            plan.run(env)
+            plan.drop_temporaries(env)
     kernel_ms = {k: 1e3 * v / steps for k, v in sorted(per_type.items(), key=lambda kv: -kv[1])}
     total_kernel = sum(kernel_ms.values())
     overhead_us = 1e3 * (result["ms_per_step"] - total_kernel) / result["ops"]
@@ -349,6 +354,9 @@ def torch_stepper(name, device="cpu"):
     torch.set_num_threads(int(os.environ.get("OMP_NUM_THREADS", "2")))
     workload = WORKLOADS[name]
     where = "cuda" if device == "gpu" else "cpu"
+    if device == "gpu":   # full float32 products, as refimpl's (PyTorch's cuDNN default: TF32)
+        torch.backends.cudnn.allow_tf32 = False
+        torch.backends.cuda.matmul.allow_tf32 = False
     model = workload.torch_layers(torch).to(where)
     opt = workload.torch_optimizer(torch, model.parameters())
     feed = _data(name)
@@ -451,7 +459,7 @@ def main(argv=None):
             row["refimpl"].update(_dynamic_profile(name, steps,
                                                    row["refimpl"]["ms_per_step"]))
         elif args.profile:
-            row["refimpl"].update(_profile(*parts, steps, row["refimpl"]))
+            row["refimpl"].update(_profile(*parts, steps, row["refimpl"], args.device))
         for other in args.compare:
             for key, ratio in (("ms_per_step", "ratio_refimpl_over_"),
                                ("peak_rss_mb", "rss_ratio_refimpl_over_")):

@@ -177,8 +177,13 @@ def select_gpu_kernel(op_type, which="forward", attrs=None, dtype=None):
                                                                       dtype):
         if which.startswith("backward") and entry.partial_grads:
             keywords.add("need")
-        return Kernel(_version_shaped(op_type, which, load_kernel(spec, required=True)),
-                      frozenset(keywords), True)
+        fn = load_kernel(spec, required=True)
+        if which in entry.falls_back:     # a factory, given the reference it falls back to
+            key = ("gpu", op_type, which)
+            if key not in _fallen_back:
+                _fallen_back[key] = fn(getattr(get_op_def(op_type), which))
+            fn = _fallen_back[key]
+        return Kernel(_version_shaped(op_type, which, fn), frozenset(keywords), True)
     if which not in ("forward", "backward"):
         return None
     op_def = get_op_def(op_type)

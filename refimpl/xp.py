@@ -9,11 +9,13 @@ The GPU module is CuPy, imported on first use; `use_gpu_module(m)` installs anot
 with CuPy's interface (the tests' numpy-backed stand-in, which runs the GPU code paths on a
 machine without a GPU). A leaf: it imports nothing from refimpl."""
 import contextlib
+import threading
 
 import numpy as np
 
 __all__ = ["array_module", "gpu_module", "use_gpu_module", "is_device_array", "to_device",
-           "to_host", "device", "gpu_count"]
+           "to_host", "device", "gpu_count", "defer_check", "run_deferred_checks",
+           "drop_deferred_checks"]
 
 _installed = []    # [module] once chosen: CuPy, or what use_gpu_module installed
 
@@ -35,6 +37,35 @@ def use_gpu_module(module):
     previous = _installed[0] if _installed else None
     _installed[:] = [module] if module is not None else []
     return previous
+
+
+_deferred = threading.local()   # each place's thread queues its own GPU kernels' checks
+
+
+def _checks():
+    if not hasattr(_deferred, "checks"):
+        _deferred.checks = []
+    return _deferred.checks
+
+
+def defer_check(check):
+    """Queue `check()` (it raises on bad input) until the run ends (run_deferred_checks): a
+    GPU kernel's check of its input that, run at once, would stop the host until the device
+    caught up, and with it the overlap of Python with the GPU's work."""
+    _checks().append(check)
+
+
+def run_deferred_checks():
+    """Run and forget the checks this thread queued (the first that fails raises)."""
+    checks = _checks()
+    queued, checks[:] = list(checks), []
+    for check in queued:
+        check()
+
+
+def drop_deferred_checks():
+    """Forget the queued checks (those of a run that failed before its end)."""
+    _checks().clear()
 
 
 def gpu_count():

@@ -53,7 +53,7 @@ class ndarray(NDArrayOperatorsMixin):
         return self._a.copy()
 
     def __array_ufunc__(self, ufunc, method, *inputs, **kwargs):
-        if method not in ("__call__", "reduce", "accumulate", "outer") or \
+        if method not in ("__call__", "reduce", "accumulate", "outer", "at") or \
                 not _has(ufunc.__name__):
             return NotImplemented
         args = [_unwrap(x) for x in inputs]
@@ -149,9 +149,24 @@ def __getattr__(name):
     if not _has(name):
         raise AttributeError("the GPU module has no %r (CuPy has none)" % name)
     value = getattr(np, name)
+    if isinstance(value, np.ufunc):
+        return _UFunc(value)
     if callable(value) and not isinstance(value, type):
         return lambda *a, **k: _wrap(value(*_unwrap(a), **_unwrap(k)))
     return value
+
+
+class _UFunc:
+    """A numpy ufunc on device arrays, with `at` (in place) as cupy's ufuncs have it."""
+
+    def __init__(self, ufunc):
+        self._ufunc = ufunc
+
+    def __call__(self, *args, **kwargs):
+        return _wrap(self._ufunc(*_unwrap(args), **_unwrap(kwargs)))
+
+    def at(self, a, indices, b=None):
+        self._ufunc.at(_unwrap(a), _unwrap(indices), _unwrap(b))
 
 
 class _Device:

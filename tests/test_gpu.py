@@ -86,6 +86,18 @@ def test_pool2d_kernel(dtype, kind, k, s, p, exclusive, ceil_mode):
              dtype, lambda a: a)
 
 
+@settings(max_examples=15, deadline=None)
+@given(dtypes, st.sampled_from(["max", "avg"]), st.integers(1, 7), st.integers(1, 6))
+def test_adaptive_pool2d_kernel(dtype, kind, ho, wo):
+    rng = np.random.RandomState(2)
+    x = rng.randn(2, 3, 7, 6).astype(dtype)
+    attrs = {"pooling_type": kind, "ksize": [ho, wo], "adaptive": True}
+    out = get_op_def("pool2d").forward(x, **dict(get_op_def("pool2d").attrs, **attrs))
+    _compare("pool2d", "forward", (x,), attrs, dtype, lambda a: a)
+    _compare("pool2d", "backward", (x, out, rng.randn(*out.shape).astype(dtype)), attrs,
+             dtype, lambda a: a)
+
+
 @settings(max_examples=25, deadline=None)
 @given(dtypes, st.integers(1, 300), st.integers(1, 1000))
 def test_softmax_with_cross_entropy_kernel(dtype, rows, classes):
@@ -201,3 +213,22 @@ def test_data_parallel_over_two_gpus_matches_two_cpu_places():
     gpu = _train(fluid.CUDAPlace(0), [fluid.CUDAPlace(0), fluid.CUDAPlace(1)])
     cpu = _train(fluid.CPUPlace(), [fluid.CPUPlace()] * 2)
     np.testing.assert_allclose(gpu, cpu, rtol=2e-4, atol=1e-5)
+
+
+def test_an_out_of_range_label_fails_the_run_that_fed_it():
+    # (checked when the run ends, not by a device-to-host wait inside the kernel)
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, 4], "float32")
+        y = fluid.data("y", [None, 1], "int64")
+        loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(
+            fluid.layers.fc(x, 3), y))
+    exe, scope = fluid.Executor(fluid.CUDAPlace(0)), fluid.Scope()
+    feed = {"x": np.ones((2, 4), "float32"), "y": np.array([[1], [7]], "int64")}
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        with pytest.raises(IndexError, match="class 7 is out of range for 3 classes"):
+            exe.run(main, feed=feed, fetch_list=[loss])
+        feed["y"][1] = 2
+        got, = exe.run(main, feed=feed, fetch_list=[loss])   # no stale check left behind
+    assert np.isfinite(got).all()

@@ -7,6 +7,7 @@ import pytest
 
 from refimpl._kernels.table import KERNELS
 from refimpl.dispatch import select_kernel
+from refimpl.ops.registry import get_op_def
 
 cupy = pytest.importorskip("cupy", reason="CuPy is not installed (pip install -e '.[gpu]')")
 
@@ -14,7 +15,7 @@ GPU_ENTRIES = sorted((op_type, which, spec) for op_type, entry in KERNELS.items(
                      for which, spec in entry.gpu.items())
 HOT = {"mul", "matmul_v2", "conv2d", "depthwise_conv2d", "pool2d",
        "softmax_with_cross_entropy", "batch_norm", "sgd", "momentum", "adam",
-       "fused_elemwise_add_relu", "relu", "gelu"}
+       "fused_elemwise_add_relu", "relu", "gelu", "rnn"}
 
 
 def test_the_hot_ops_have_cupy_kernels():
@@ -27,6 +28,10 @@ def test_dispatch_chooses_the_cupy_kernel_on_a_gpu(monkeypatch, op_type, which, 
     module, _, name = spec.partition(":")
     fn = getattr(importlib.import_module("refimpl._kernels." + module), name)
     kernel = select_kernel(op_type, which, {}, "float32", device="gpu")
+    if which in KERNELS[op_type].falls_back:   # fn: a factory given the reference
+        assert inspect.unwrap(kernel.fn) is getattr(get_op_def(op_type), which)
+        assert kernel.fn is not inspect.unwrap(kernel.fn) and kernel.compiled
+        return
     # (wrapped where the op has one-number results, to give them the profile's shape)
     assert inspect.unwrap(kernel.fn) is fn and kernel.compiled
     assert "saved" not in kernel.keywords and "alloc" not in kernel.keywords
@@ -36,7 +41,7 @@ def test_dispatch_chooses_the_cupy_kernel_on_a_gpu(monkeypatch, op_type, which, 
 
 def test_gpu_ok_and_the_numpy_backend_fall_back_to_the_reference(monkeypatch):
     adaptive = select_kernel("pool2d", "forward", {"adaptive": True}, "float32", device="gpu")
-    assert not adaptive.compiled     # the reference on host copies: no adaptive CuPy kernel
+    assert adaptive.compiled
     assert not select_kernel("conv2d", "forward", {}, "float16", device="gpu").compiled
     monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
     assert not select_kernel("mul", "forward", {}, "float32", device="gpu").compiled
@@ -73,3 +78,22 @@ def test_kernel_source_compiles_with_nvrtc(definition):
     except Exception:
         pytest.fail("%s does not compile:\n%s" % (definition[1],
                                                    nvrtc.getProgramLog(program)))
+
+
+def _raw_kernel_tables():
+    from refimpl._kernels.gpu import batch_norm, conv, pool, softmax_ce
+    return [("conv " + op, t) for op, t in conv._KERNELS.items()] + [
+        ("pool " + op, t) for op, t in pool._KERNELS.items()] + [
+        ("softmax_ce", softmax_ce._FORWARD), ("bn stats", batch_norm._STATS),
+        ("bn grad sums", batch_norm._GRAD_SUMS)]
+
+
+@pytest.mark.parametrize("what,table", _raw_kernel_tables(),
+                         ids=lambda v: v if isinstance(v, str) else "")
+def test_each_dtype_gets_the_raw_kernel_declared_for_its_c_type(what, table):
+    # (a float64 array handed to the float instantiation reads garbage; it happened)
+    ctypes = {"float32": "float", "float64": "double"}
+    assert set(table) == set(ctypes), what
+    for dtype, kernel in table.items():
+        params = kernel.code.split('extern "C" __global__ void %s(' % kernel.name)[1]
+        assert params.split("*")[0].split()[-1] == ctypes[dtype], (kernel.name, dtype)

@@ -74,11 +74,12 @@ def test_array_generic_reference_stays_on_the_device(one_gpu, op_type):
 
 
 def test_other_references_run_on_host_copies(one_gpu):
-    kernel = select_kernel("lookup_table_v2", "forward", {}, "float32", device="gpu")
-    assert kernel.fn.__wrapped__ == get_op_def("lookup_table_v2").forward
+    assert not get_op_def("gather").xp_generic
+    kernel = select_kernel("gather", "forward", {}, "float32", device="gpu")
+    assert kernel.fn.__wrapped__ == get_op_def("gather").forward
     table = np.arange(12.0).reshape(4, 3)
     out = kernel.fn(numpy_gpu.asarray(table), numpy_gpu.asarray(np.array([3, 1])),
-                    **get_op_def("lookup_table_v2").attrs)
+                    **get_op_def("gather").attrs)
     assert isinstance(out, numpy_gpu.ndarray)
     np.testing.assert_array_equal(out.get(), table[[3, 1]])
 
@@ -113,6 +114,60 @@ def test_data_parallel_over_two_gpus_keeps_each_place_on_its_device(monkeypatch)
             params = [v for n, v in env.items() if n.endswith(".w_0")]
             assert params and all(p.device_id == d for p in params)
     np.testing.assert_allclose(gpu, cpu, rtol=1e-5)   # gradients allreduced via the host
+
+
+def _train_sequence_model(place, places=None, steps=3):
+    """Embedding -> sum sequence_pool -> fc on a 1-level LoD batch (4 sequences), SGD.
+    Returns the losses and the fetched pooled LoD-free rows and the embedding's LoD output."""
+    main, startup = fluid.Program(), fluid.Program()
+    main.random_seed = startup.random_seed = 7
+    with fluid.program_guard(main, startup):
+        words = fluid.data("words", [None, 1], "int64", lod_level=1)
+        label = fluid.data("label", [None, 1], "float32")
+        emb = fluid.embedding(words, size=[20, 6])
+        pooled = fluid.layers.sequence_pool(emb, "sum")
+        loss = fluid.layers.mean(fluid.layers.square(fluid.layers.fc(pooled, 1) - label))
+        fluid.optimizer.SGD(0.1).minimize(loss)
+    ids = np.array([[3], [1], [4], [1], [5], [9], [2], [6], [5], [3]], "int64")
+    feed = {"words": fluid.create_lod_tensor(ids, [[2, 3, 1, 4]], fluid.CPUPlace()),
+            "label": np.array([[1.0], [-1.0], [0.5], [2.0]], "float32")}
+    exe, scope = fluid.Executor(place), fluid.Scope()
+    program = main if places is None else fluid.CompiledProgram(main).with_data_parallel(
+        loss_name=loss.name, places=places)
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        losses = [np.ravel(exe.run(program, feed=feed, fetch_list=[loss])[0]).mean()
+                  for _ in range(steps)]
+        emb_out, = exe.run(main, feed=feed, fetch_list=[emb], return_numpy=False)
+    return losses, emb_out
+
+
+def test_lod_programs_run_on_the_gpu_like_the_cpu(monkeypatch):
+    cpu, cpu_emb = _train_sequence_model(fluid.CPUPlace())
+    monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
+    with numpy_gpu.installed(1):
+        gpu, gpu_emb = _train_sequence_model(fluid.CUDAPlace(0))
+        # a value with a LoD comes back to the host (a LoDArray), the rest stays on the GPU
+        assert gpu_emb.recursive_sequence_lengths() == [[2, 3, 1, 4]]
+        np.testing.assert_allclose(np.array(gpu_emb), np.array(cpu_emb), rtol=1e-6)
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-5)
+    assert gpu[-1] < gpu[0]
+
+
+def test_lod_batches_split_over_two_gpus_like_two_cpu_places(monkeypatch):
+    cpu, _ = _train_sequence_model(fluid.CPUPlace(), [fluid.CPUPlace()] * 2)
+    monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
+    with numpy_gpu.installed(2):
+        gpu, _ = _train_sequence_model(fluid.CUDAPlace(0),
+                                       [fluid.CUDAPlace(0), fluid.CUDAPlace(1)])
+    np.testing.assert_allclose(gpu, cpu, rtol=1e-5)
+
+
+def test_a_gpu_scope_value_converts_to_numpy_as_in_paddle(one_gpu):
+    scope = fluid.Scope()
+    scope.var("w")
+    scope._values["w"] = numpy_gpu.asarray(np.arange(3.0))   # as a GPU run leaves a parameter
+    np.testing.assert_array_equal(np.array(scope.find_var("w").get_tensor()), np.arange(3.0))
 
 
 def test_host_values_in_the_scope_move_to_the_device(one_gpu):
@@ -161,3 +216,18 @@ def test_dynamic_mode_refuses_a_gpu_instead_of_running_on_the_cpu(one_gpu):
     finally:
         paddle.set_device("cpu")
     assert paddle.to_tensor(np.ones(2)).numpy().tolist() == [1.0, 1.0]
+
+
+def test_deferred_checks_run_once_when_the_run_ends():
+    from refimpl import xp
+    calls = []
+    xp.defer_check(lambda: calls.append(1))
+    xp.defer_check(lambda: (_ for _ in ()).throw(IndexError("label 7")))
+    with pytest.raises(IndexError, match="label 7"):
+        xp.run_deferred_checks()
+    assert calls == [1]
+    xp.run_deferred_checks()          # each runs once
+    xp.defer_check(lambda: calls.append(2))
+    xp.drop_deferred_checks()         # a failed run's checks are dropped
+    xp.run_deferred_checks()
+    assert calls == [1]

@@ -48,9 +48,10 @@ class OpKernels:
     compiled        {which: "module:function"} in refimpl._kernels: Cython drop-ins, used by
                     the `cython` backend when `fast_ok(attrs, dtype)` (attrs and dtype are
                     fixed when an op is bound)
-    falls_back      the compiled kernels that cover only some shapes: "module:function" is
-                    then a factory, called once with the function the kernel replaces (the
-                    numpy variant or the reference), which it calls for the other shapes
+    falls_back      the compiled (and CuPy) kernels that cover only some shapes:
+                    "module:function" is then a factory, called once with the function the
+                    kernel replaces (the numpy variant or the reference), which it calls for
+                    the other shapes
     numpy           {which: function}: numpy out and in-place variants (both backends)
     gpu             {which: "gpu.module:function"}: CuPy kernels (refimpl/_kernels/gpu/),
                     drop-ins taking and returning CuPy arrays, used on a CUDAPlace unless
@@ -141,7 +142,7 @@ KERNELS = dict(_ELEMENTWISE, **{
                         fast_ok=lambda attrs, dtype: _float(attrs, dtype)
                         and _pool_divisor_is_window(attrs),
                         gpu_ok=lambda attrs, dtype: _float(attrs, dtype)
-                        and not attrs["adaptive"] and _pool_divisor_is_window(attrs),
+                        and _pool_divisor_is_window(attrs),
                         saves_for_grad="little"),
     "batch_norm": OpKernels(
         compiled={"forward": "batch_norm:batch_norm_forward",
@@ -158,6 +159,8 @@ KERNELS = dict(_ELEMENTWISE, **{
         and attrs["axis"] == -1),
     "rnn": OpKernels(compiled={"forward": "recurrent:rnn_forward",
                                "backward": "recurrent:rnn_backward"},
+                     gpu={"forward": "gpu.recurrent:with_fused_lstm",
+                          "backward": "gpu.recurrent:with_fused_lstm"},
                      falls_back=("forward", "backward")),
     "sgd": OpKernels(compiled={"forward": "optim:sgd"}, gpu={"forward": "gpu.optim:sgd"}),
     "momentum": OpKernels(

@@ -192,8 +192,20 @@ def clone_for_test(paddle, inputs):
 DEVICES = 2
 
 
+def data_parallel_places(paddle):
+    """DEVICES places of the kind the cases run on (skipped on a machine with fewer GPUs)."""
+    if not run_place(paddle).__class__.__name__.startswith("CUDA"):
+        return api(paddle, "static.cpu_places")(DEVICES)
+    places = api(paddle, "static.cuda_places")()
+    if len(places) < DEVICES:
+        raise MissingAPI("data parallel on the GPU needs %d GPUs; this machine has %d"
+                         % (DEVICES, len(places)))
+    return places[:DEVICES]
+
+
 def data_parallel(paddle, inputs, reduce, scale):
     """Data parallel on 2 CPU places with one reduce / gradient-scale strategy."""
+    # (on 2 GPUs under --device gpu: data_parallel_places)
     main, startup = new_programs(paddle)
     with api(paddle, "static.program_guard")(main, startup):
         _, loss = build_mlp(paddle)
@@ -204,7 +216,7 @@ def data_parallel(paddle, inputs, reduce, scale):
     strategy.gradient_scale_strategy = api(strategy_cls, "GradientScaleStrategy." + scale)
     compiled = api(api(paddle, "static.CompiledProgram")(main), "with_data_parallel")(
         loss_name=loss.name, build_strategy=strategy,
-        places=api(paddle, "static.cpu_places")(DEVICES))
+        places=data_parallel_places(paddle))
     exe = start(paddle, startup, inputs)
     losses = train(exe, compiled, loss, inputs)
     return dict(params(paddle), loss=losses)

@@ -25,13 +25,18 @@ def talks_to_places(op):
 
 
 def main_dtype(op):
-    """dtype name of the op's first input (what compiled kernels specialize on)."""
+    """dtype name of the op's first floating-point input, else of its first input (what
+    compiled kernels specialize on: softmax_with_cross_entropy_grad's first input is the
+    int64 Label, and its kernel computes in the logits' float dtype)."""
+    first = None
     for names in op.inputs.values():
         for n in names:
             v = op.block._find_var_recursive(n)
             if v is not None and v.dtype is not None:
-                return v.dtype.name
-    return None
+                if v.dtype.name.startswith("float"):
+                    return v.dtype.name
+                first = first or v.dtype.name
+    return first
 
 
 def op_kernel(op, which="forward", device="cpu"):

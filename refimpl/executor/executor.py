@@ -22,7 +22,8 @@ from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
 from ..ops.registry import BlockOpDef, lod_reaching, with_lod_rules
 from ..parallel.group import process_group
-from ..xp import device as gpu_device, to_device, to_host
+from ..xp import (device as gpu_device, drop_deferred_checks, run_deferred_checks,
+                  to_device, to_host)
 from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
 from .direct import DIRECT_BINDERS
@@ -70,7 +71,7 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     runtime = {"alloc": alloc, "saved": saved, "group": group,
                "need": tuple(bool(op.outputs.get(s)) for s in op_def.output_slots)}
     attrs.update((k, runtime[k]) for k in kernel.keywords if runtime[k] is not None)
-    fn = with_lod_rules(kernel.fn, op_def, op.inputs, attrs) if lod else kernel.fn
+    fn = with_lod_rules(kernel.fn, op_def, op.inputs, attrs, device) if lod else kernel.fn
     fn = wrap_kernel(op, fn) if wrap_kernel is not None else fn
     return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
 
@@ -463,13 +464,15 @@ class Executor:
                 raise ValueError("fetch %r: the program has no variable of that name" % name)
         plan = self._plan(program, checked, fetch_names, scope)
         with gpu_device(self.device_id):
-            env.update(checked if self.device_id is None else
-                       {n: to_device(v) for n, v in checked.items()})
+            env.update(checked if self.device_id is None else   # (a LoD stays on the host)
+                       {n: v if lod_of(v) else to_device(v) for n, v in checked.items()})
             feed_learning_rate(program, env)
             if self.device_id is not None:
                 plan.move_scope_inputs(env)
+            drop_deferred_checks()
             try:
                 plan.run(env)
+                run_deferred_checks()
                 return fetch_values(block, env, fetch_names)
             finally:
                 plan.drop_temporaries(env)

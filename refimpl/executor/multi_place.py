@@ -16,7 +16,7 @@ import numpy as np
 
 from ..framework.errors import EOFException, FeedError
 from ..framework.fetched import as_fetched
-from ..framework.lod import check_lengths, sequence_slice
+from ..framework.lod import check_lengths, lod_of, sequence_slice
 from ..framework.scope import Tensor
 from ..parallel import launch
 from ..parallel.communicator import (CollectiveMismatch, CommunicationAborted,
@@ -28,7 +28,8 @@ from .direct import coalesce_optimizer_state
 from .executor import (Plan, _as_results, check_feeds, feed_learning_rate, fetch_values,
                        known_feeds)
 from .scheduler import ThreadedRunner
-from ..xp import device as gpu_device, is_device_array, to_device, to_host
+from ..xp import (device as gpu_device, drop_deferred_checks, is_device_array,
+                  run_deferred_checks, to_device, to_host)
 
 __all__ = ["MultiPlaceRunner", "split_feed", "reader_feeds"]
 
@@ -335,9 +336,12 @@ class MultiPlaceRunner:
                     if self.device_ids[d] is not None:
                         with gpu_device(self.device_ids[d]):
                             plans[d].move_scope_inputs(env)
-                            for name in feeds[d]:
-                                env[name] = to_device(env[name])
+                            for name in feeds[d]:    # (a LoD stays on the host)
+                                if not lod_of(env[name]):
+                                    env[name] = to_device(env[name])
+                            drop_deferred_checks()
                             runners[d].run(env)
+                            run_deferred_checks()
                             results[d] = fetch_values(block, env, fetch_names)
                     else:
                         runners[d].run(env)

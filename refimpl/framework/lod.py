@@ -11,6 +11,8 @@ other array (and every array an op computes) has none; the op's declared LoD rul
 its outputs carry (ops/registry.py: lod_lengths, lod_outputs)."""
 import numpy as np
 
+from ..xp import to_host
+
 __all__ = ["LoDArray", "lod_of", "with_lod", "as_plain", "check_lengths", "lengths_to_offsets",
            "offsets_to_lengths", "valid_for", "describe_lod", "sequence_slice"]
 
@@ -47,10 +49,11 @@ def as_plain(value):
 
 
 def with_lod(value, lod):
-    """`value` (an ndarray) carrying `lod` (a view; a plain array when lod is empty)."""
+    """`value` (an ndarray) carrying `lod` (a view; a plain array when lod is empty). A GPU
+    array with a LoD comes back to the host: a LoD value lives there (specs/gpu.md)."""
     if not lod:
         return as_plain(value)
-    out = np.asarray(value).view(LoDArray)
+    out = np.asarray(to_host(value)).view(LoDArray)
     out.lod = lod
     return out
 

@@ -8,6 +8,7 @@ import threading
 
 import numpy as np
 
+from ..xp import to_host
 from .dtypes import convert_dtype, to_numpy_dtype
 from .lod import (as_plain, check_lengths, lengths_to_offsets, lod_of, offsets_to_lengths,
                   valid_for, with_lod)
@@ -165,7 +166,7 @@ class Tensor:
         return value is not None and np.ndim(value) > 0 and valid_for(lod, len(value))
 
     def __array__(self, dtype=None, copy=None):
-        v = as_plain(self._value_or_fail())
+        v = as_plain(to_host(self._value_or_fail()))   # a GPU value: a host copy, as Paddle
         # numpy 2 passes copy=True for np.array(t) and trusts us to copy: without it the
         # "copy" would change when an optimizer updates the parameter in place
         if copy:

@@ -2,6 +2,8 @@
 run-time axis broadcasting is refimpl/broadcasting.py (the kernels use it too)."""
 import numpy as np
 
+from ..xp import to_host
+
 FLOATS = ("float16", "float32", "float64")
 COMPLEX = ("complex64", "complex128")
 
@@ -59,9 +61,9 @@ def runtime_ints(tensor=None, tensor_list=None, attr=()):
     `XTensorList` inputs): the elements of a list of 1-element int tensors, else of a 1-D
     int tensor, else the attribute."""
     if tensor_list:
-        return [int(np.asarray(t).reshape(-1)[0]) for t in tensor_list]
+        return [int(np.asarray(to_host(t)).reshape(-1)[0]) for t in tensor_list]
     if tensor is not None:
-        return [int(v) for v in np.asarray(tensor).reshape(-1)]
+        return [int(v) for v in np.asarray(to_host(tensor)).reshape(-1)]
     return [int(v) for v in attr]
 
 

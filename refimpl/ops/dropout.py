@@ -12,6 +12,7 @@ no random numbers).
 import numpy as np
 
 from ..framework.random import rng_for
+from ..xp import array_module, to_host
 from ._common import FLOATS, rand
 from .registry import OpDef, Sample, register, share_lod
 
@@ -53,16 +54,18 @@ class Dropout(OpDef):
     @staticmethod
     def forward(x, seed_tensor, dropout_prob=0.5, is_test=False, fix_seed=False, seed=0,
                 dropout_implementation="downgrade_in_infer"):
+        xp = array_module(x)
         if is_test:
             keep = x.dtype.type(_infer_scale(dropout_prob, dropout_implementation))
-            return (x * keep).astype(x.dtype), np.ones(x.shape, np.uint8)
+            return (x * keep).astype(x.dtype), xp.ones(x.shape, np.uint8)
         if dropout_prob == 0:
-            return x.copy(), np.ones(x.shape, np.uint8)
+            return x.copy(), xp.ones(x.shape, np.uint8)
         if seed_tensor is not None:
-            rng = np.random.RandomState(int(np.asarray(seed_tensor).reshape(-1)[0]))
+            rng = np.random.RandomState(int(np.asarray(to_host(seed_tensor)).reshape(-1)[0]))
         else:
             rng = rng_for(seed if fix_seed else 0)
-        mask = (rng.uniform(size=x.shape) >= dropout_prob).astype(np.uint8)
+        # drawn on the host on a GPU too: the same stream, so the same mask, as on the CPU
+        mask = xp.asarray((rng.uniform(size=x.shape) >= dropout_prob).astype(np.uint8))
         scale = x.dtype.type(_train_scale(dropout_prob, dropout_implementation))
         return (x * mask * scale).astype(x.dtype), mask
 

@@ -3,6 +3,7 @@
 get no gradient; W@GRAD is dense (a scatter-add), even when is_sparse is set."""
 import numpy as np
 
+from ..xp import array_module
 from ._common import rand
 from .registry import OpDef, Sample, register, share_lod
 
@@ -43,8 +44,9 @@ class _Lookup(OpDef):
         g = dout.reshape(-1, w.shape[1])
         if padding_idx != -1:
             g = g * (flat != padding_idx)[:, None]
-        dw = np.zeros_like(w)
-        np.add.at(dw, flat, g)
+        xp = array_module(w)
+        dw = xp.zeros_like(w)
+        xp.add.at(dw, flat, g)
         return dw
 
     def samples(self, rng):

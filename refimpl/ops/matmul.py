@@ -18,6 +18,14 @@ def _matmul(x, y, tx, ty):
 
 def _matmul_grad(x, y, dout, tx, ty):
     """Gradients of out = op(x) @ op(y), for any ranks (1-D operands promoted like numpy)."""
+    if x.ndim > 2 and y.ndim == 2 and not tx:
+        # a batch of rows times one matrix (a Linear layer on [batch, seq, features]): two
+        # GEMMs over all rows, not a batched product summed over the batch afterwards
+        rows = x.reshape(-1, x.shape[-1])
+        d = dout.reshape(rows.shape[0], -1)
+        b = _t(y) if ty else y    # [K, N]
+        dy = _t(conj(rows)) @ d
+        return (d @ _t(conj(b))).reshape(x.shape), (_t(dy).copy() if ty else dy)
     x2 = x[None, :] if x.ndim == 1 else x
     y2 = y[:, None] if y.ndim == 1 else y
     a = _t(x2) if tx and x.ndim > 1 else x2

@@ -1,7 +1,6 @@
 """mean: the average of all elements, one number (scalar_shape(): [1] in Paddle 1.8 / 2.0,
 0-D in 3)."""
-import numpy as np
-
+from ..xp import array_module
 from ._common import COMPLEX, FLOATS, rand
 from .registry import OpDef, Sample, register
 
@@ -20,11 +19,13 @@ class Mean(OpDef):
 
     @staticmethod
     def forward(x):
-        return np.array(x.mean(), dtype=x.dtype)
+        return array_module(x).asarray(x.mean(), dtype=x.dtype)
 
     @staticmethod
     def backward(x, dout):
-        return np.full(x.shape, dout.reshape(-1)[0] / max(x.size, 1), dtype=x.dtype)
+        dx = array_module(x).empty(x.shape, dtype=x.dtype)
+        dx[...] = dout.reshape(-1)[0] / max(x.size, 1)
+        return dx
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4)})

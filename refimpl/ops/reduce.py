@@ -4,6 +4,7 @@ the reduction computes and returns in."""
 import numpy as np
 
 from ..framework.dtypes import convert_dtype
+from ..xp import array_module
 from ._common import rand
 from .registry import OpDef, Sample, register
 
@@ -56,7 +57,8 @@ class _Reduce(OpDef):
         axes = _axes(x.ndim, dim, reduce_all)
         x = x.astype(_computed_dtype(x.dtype, out_dtype), copy=False)
         out = self.reduce(x, axis=axes, keepdims=keep_dim)
-        return np.asarray(out, dtype=x.dtype).reshape(_out_shape(x.shape, axes, keep_dim))
+        return array_module(x).asarray(out, dtype=x.dtype).reshape(
+            _out_shape(x.shape, axes, keep_dim))
 
     def samples(self, rng):
         yield Sample({"X": self.sample(rng, 3, 4, 5)}, {"dim": [1]})

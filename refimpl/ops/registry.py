@@ -26,6 +26,7 @@ import numpy as np
 from .. import versions
 from ..framework.errors import OpError, OpTypeError
 from ..framework.lod import as_plain, describe_lod, lod_of, with_lod
+from ..xp import to_device, to_host
 from ._xp_generic import XP_GENERIC
 
 __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sample",
@@ -399,7 +400,7 @@ def lengths_lod(lengths_slot, under=None, if_lod=None):
         if if_lod is not None and not _first(lods.get(if_lod, ())):
             return ()
         upper = _first(lods.get(under, ()))[:-1] if under else ()
-        return upper + (tuple(int(n) for n in np.asarray(values[lengths_slot]).reshape(-1)),)
+        return upper + (tuple(int(n) for n in np.asarray(to_host(values[lengths_slot])).reshape(-1)),)
 
     def level(levels):
         if if_lod is not None and not _first_level(levels, if_lod):
@@ -423,10 +424,14 @@ def lod_reaching(ops, seeds):
     return names, touching
 
 
-def with_lod_rules(fn, op_def, inputs, attrs):
+def with_lod_rules(fn, op_def, inputs, attrs, device="cpu"):
     """`fn` (a kernel of `op_def`, bound to an op whose input slots name `inputs`) run on
     plain arrays, with its lod_lengths slots filled from its inputs' LoD, its lod_only
-    inputs left out, and its outputs carrying the LoD their lod_outputs rules give."""
+    inputs left out, and its outputs carrying the LoD their lod_outputs rules give.
+    On a GPU (`device` "gpu") values with a LoD live on the host (with_lod), so the
+    arguments go to the device here, whatever kernel `fn` is."""
+    plain_arg = (lambda v: v if v is None else to_device(as_plain(v))) if device == "gpu" \
+        else as_plain
     in_slots = [slot_name(s) for s in op_def.inputs]
     out_slots = [slot_name(s) for s in op_def.outputs]
     fills = []   # (position, source slot, source spec, optional)
@@ -463,16 +468,16 @@ def with_lod_rules(fn, op_def, inputs, attrs):
         for slot, a in zip(in_slots, args):
             if isinstance(a, list):
                 lods[slot] = [lod_of(v) for v in a]
-                plain.append([as_plain(v) for v in a])
+                plain.append([plain_arg(v) for v in a])
             else:
                 lods[slot] = lod_of(a)
-                plain.append(as_plain(a))
+                plain.append(plain_arg(a))
         for pos, source, spec, optional in fills:
             lod = lods[source]
             if isinstance(lod, list):
-                plain[pos] = [lengths(one, source, spec) for one in lod]
+                plain[pos] = [plain_arg(lengths(one, source, spec)) for one in lod]
             elif lod or not optional:
-                plain[pos] = lengths(lod, source, spec)
+                plain[pos] = plain_arg(lengths(lod, source, spec))
         result = fn(*[plain[i] for i in passed], **kw)
         if not rules:
             return result

@@ -11,9 +11,13 @@ With SequenceLength, past each sequence's end the states are carried unchanged a
 outputs are zero. Layer l > 0 reads layer l-1's outputs (directions concatenated).
 Reserve keeps what the backward needs (activated gates and the states of every step), so
 the BPTT backward runs no forward again.
+`lstm_kernels` (forward and backward): an optional (step, grad_step) pair that does an
+unmasked LSTM step's cell in one pass (the GPU's fused kernels, refimpl/_kernels/gpu/
+recurrent.py); the numpy lines below are what they compute.
 """
 import numpy as np
 
+from ..xp import array_module
 from ._common import rand
 from .registry import OpDef, Sample, register
 
@@ -44,20 +48,26 @@ def _masks(sequence_length, steps, dtype):
     """[T, B, 1] 1/0 masks (step t < length), or None without lengths."""
     if sequence_length is None:
         return None
-    t = np.arange(steps).reshape(-1, 1, 1)
-    return (t < np.asarray(sequence_length).reshape(1, -1, 1)).astype(dtype)
+    xp = array_module(sequence_length)
+    t = xp.arange(steps).reshape(-1, 1, 1)
+    return (t < sequence_length.reshape(1, -1, 1)).astype(dtype)
 
 
-def _run_direction(x, h, c, weights, mode, reverse, masks, reserve):
+def _run_direction(x, h, c, weights, mode, reverse, masks, reserve, lstm_kernels=None):
     """One layer, one direction over x [T, B, I] from states h (, c): fills reserve
     [T, B, width*H] and returns (outputs [T, B, H], final h, final c)."""
+    fused = lstm_kernels is not None and mode == "LSTM" and masks is None
     w_ih, w_hh, b_ih, b_hh = weights
     steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
     xw = (x.reshape(steps * batch, -1) @ w_ih.T + b_ih).reshape(steps, batch, -1)
-    out = np.empty((steps, batch, hidden), x.dtype)
+    out = array_module(x).empty((steps, batch, hidden), x.dtype)
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
         hw = h @ w_hh.T + b_hh
         record = reserve[t]
+        if fused:   # gates, c and h written into record by one kernel
+            h, c = lstm_kernels[0](xw[t], hw, c, record, hidden)
+            out[t] = h
+            continue
         if mode == "LSTM":
             gates = record[:, :4 * hidden]
             np.add(xw[t], hw, out=gates)
@@ -89,7 +99,8 @@ def _run_direction(x, h, c, weights, mode, reverse, masks, reserve):
     return out, h, c
 
 
-def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is_bidirec):
+def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is_bidirec,
+                lstm_kernels=None):
     """(Out [T, B, D*H], Reserve [L*D, T, B, width*H], final states [L*D, B, H] (h, and
     c for LSTM))."""
     directions = 2 if is_bidirec else 1
@@ -97,7 +108,8 @@ def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is
     steps, batch = x.shape[0], x.shape[1]
     hidden = cells[0][1].shape[1]
     masks = _masks(sequence_length, steps, x.dtype)
-    reserve = np.empty((len(cells), steps, batch, RESERVE_WIDTH[mode] * hidden), x.dtype)
+    reserve = array_module(x).empty((len(cells), steps, batch, RESERVE_WIDTH[mode] * hidden),
+                                    x.dtype)
     finals = [np.empty_like(state) for state in pre_state]
     layer_input = x
     for layer in range(num_layers):
@@ -106,7 +118,7 @@ def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is
             k = layer * directions + d
             c0 = pre_state[1][k] if mode == "LSTM" else None
             out, h, c = _run_direction(layer_input, pre_state[0][k], c0, cells[k], mode,
-                                       d == 1, masks, reserve[k])
+                                       d == 1, masks, reserve[k], lstm_kernels)
             outputs.append(out)
             finals[0][k] = h
             if mode == "LSTM":
@@ -115,15 +127,18 @@ def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is
     return layer_input, reserve, finals
 
 
-def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, dc):
+def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, dc,
+                    lstm_kernels=None):
     """BPTT through one layer and direction; returns (dx, dh0, dc0, [dw_ih, dw_hh, db_ih,
     db_hh])."""
+    fused = lstm_kernels is not None and mode == "LSTM" and masks is None
     w_ih, w_hh, _, _ = weights
     steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
     gates = w_hh.shape[0]
-    dxw = np.empty((steps, batch, gates), x.dtype)   # d(x W_ih^T + b_ih) per step
-    dhw = np.empty((steps, batch, gates), x.dtype)   # d(h W_hh^T + b_hh) per step
-    h_prev = np.empty((steps, batch, hidden), x.dtype)
+    xp = array_module(x)
+    dxw = xp.empty((steps, batch, gates), x.dtype)   # d(x W_ih^T + b_ih) per step
+    dhw = xp.empty((steps, batch, gates), x.dtype)   # d(h W_hh^T + b_hh) per step
+    h_prev = xp.empty((steps, batch, hidden), x.dtype)
     order = list(range(steps - 1, -1, -1) if reverse else range(steps))
     for n, t in enumerate(order):   # the state each step read
         h_prev[t] = h0 if n == 0 else record[order[n - 1], :, -hidden:]
@@ -135,7 +150,11 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
             dh_new, dh_pass = masks[t] * dstate, (1 - masks[t]) * dh
         else:
             dh_new, dh_pass = dstate, 0
-        if mode == "LSTM":
+        if fused:   # the gates' grads into dxw[t] and the carried dc, one kernel
+            c_prev = c0 if n == 0 else record[order[n - 1], :, 4 * hidden:5 * hidden]
+            dc = lstm_kernels[1](rec, c_prev, dh_new, dc, dxw[t], hidden)
+            dhw[t] = dxw[t]
+        elif mode == "LSTM":
             c_prev = c0 if n == 0 else record[order[n - 1], :, 4 * hidden:5 * hidden]
             i, f, g, o = _gates(rec, 4, hidden)
             tanh_c = np.tanh(rec[:, 4 * hidden:5 * hidden])
@@ -177,16 +196,17 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
 
 
 def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates, mode,
-                 num_layers, is_bidirec):
+                 num_layers, is_bidirec, lstm_kernels=None):
     """(dInput, [dPreState], [dWeightList]) by back-propagation through time."""
     directions = 2 if is_bidirec else 1
     cells = _weights(weight_list, num_layers, directions)
     steps, hidden = x.shape[0], cells[0][1].shape[1]
     masks = _masks(sequence_length, steps, x.dtype)
-    dpre = [np.zeros_like(s) if d is None else np.array(d, copy=True)
+    xp = array_module(x)
+    dpre = [xp.zeros_like(s) if d is None else d.copy()
             for s, d in zip(pre_state, dstates)]   # the final states' grads, then h0's
     dweights = [None] * len(weight_list)
-    douts = np.zeros(x.shape[:2] + (directions * hidden,), x.dtype) if dout is None else dout
+    douts = xp.zeros(x.shape[:2] + (directions * hidden,), x.dtype) if dout is None else dout
     for layer in range(num_layers - 1, -1, -1):
         if layer == 0:
             layer_input = x
@@ -203,7 +223,7 @@ def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dsta
             dc = dpre[1][k] if mode == "LSTM" else None
             dx, dh0, dc0, grads = _back_direction(
                 layer_input, pre_state[0][k], c0, cells[k], mode, d == 1, masks, reserve[k],
-                douts[:, :, d * hidden:(d + 1) * hidden], dpre[0][k], dc)
+                douts[:, :, d * hidden:(d + 1) * hidden], dpre[0][k], dc, lstm_kernels)
             dinput = dinput + dx
             dpre[0][k] = dh0
             if mode == "LSTM":
@@ -272,19 +292,19 @@ class RNN(OpDef):
     @staticmethod
     def forward(x, pre_state, weight_list, sequence_length, dropout_prob=0.0,
                 is_bidirec=False, input_size=10, hidden_size=100, num_layers=1,
-                mode="RNN_TANH", seed=0, is_test=False):
+                mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None):
         out, reserve, finals = rnn_forward(x, pre_state, weight_list, sequence_length, mode,
-                                           num_layers, is_bidirec)
-        return out, np.zeros(0, np.uint8), reserve, finals
+                                           num_layers, is_bidirec, lstm_kernels)
+        return out, array_module(x).zeros(0, np.uint8), reserve, finals
 
     @staticmethod
     def backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates,
                  dropout_prob=0.0, is_bidirec=False, input_size=10, hidden_size=100,
-                 num_layers=1, mode="RNN_TANH", seed=0, is_test=False):
+                 num_layers=1, mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None):
         if dstates is None or len(dstates) == 0:   # the final states feed nothing
             dstates = [None] * len(pre_state)
         return rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout,
-                            dstates, mode, num_layers, is_bidirec)
+                            dstates, mode, num_layers, is_bidirec, lstm_kernels)
 
     def samples(self, rng):
         steps, batch, size, hidden = 3, 2, 3, 2

@@ -3,12 +3,13 @@ unsqueeze2. Each also outputs XShape ([0] + X.shape, Paddle's convention) so the
 only XShape and Out@GRAD and X itself can be freed."""
 import numpy as np
 
+from ..xp import array_module, to_host
 from ._common import numel, rand, runtime_ints, runtime_rank
 from .registry import OpDef, Sample, register
 
 
 def _xshape(x):
-    return np.zeros((0,) + x.shape, dtype=x.dtype)
+    return array_module(x).zeros((0,) + x.shape, dtype=x.dtype)
 
 
 class _View(OpDef):
@@ -64,9 +65,9 @@ class Reshape2(_View):
 
     def forward(self, x, shape_input=None, shape_tensor=None, shape=()):
         if shape_tensor:
-            shape = [int(t.reshape(-1)[0]) for t in shape_tensor]
+            shape = [int(to_host(t).reshape(-1)[0]) for t in shape_tensor]
         elif shape_input is not None:
-            shape = shape_input.reshape(-1).tolist()
+            shape = to_host(shape_input).reshape(-1).tolist()
         return x.reshape(_resolve_shape(x.shape, shape)), _xshape(x)
 
     def samples(self, rng):
@@ -90,11 +91,11 @@ class Transpose2(_View):
         return [in_shape[a] for a in axis]
 
     def view(self, x, axis=()):
-        return np.ascontiguousarray(np.transpose(x, axis))
+        return array_module(x).ascontiguousarray(x.transpose(axis))
 
     @staticmethod
     def backward(xshape, dout, axis=()):
-        return np.ascontiguousarray(np.transpose(dout, np.argsort(axis)))
+        return array_module(dout).ascontiguousarray(dout.transpose(np.argsort(axis).tolist()))
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 2, 3, 4)}, {"axis": [2, 0, 1]})

@@ -4,7 +4,8 @@ the loss log(sum) - shifted[label] (0 for ignore_index); the gradient is one ele
 pass, (softmax - one_hot(label)) * dLoss, ignored rows 0."""
 import cupy
 
-from .source import elementwise, raw
+from ...xp import defer_check
+from .source import elementwise, raw_per_dtype
 
 __all__ = ["softmax_ce_forward", "softmax_ce_backward"]
 
@@ -48,8 +49,7 @@ extern "C" __global__ void refimpl_softmax_ce_d(const double* logits, const long
     double* softmax, double* loss, long long classes, long long ignore_index) {
   forward(logits, label, softmax, loss, classes, ignore_index); }
 """
-_FORWARD = {dtype: raw(_CODE, "refimpl_softmax_ce_" + dtype[0])
-            for dtype in ("float32", "float64")}
+_FORWARD = raw_per_dtype(_CODE, "refimpl_softmax_ce")
 _BLOCK = 256    # the shared array's size
 _GRAD = elementwise(
     "T softmax, raw int64 label, raw T dloss, int64 classes, int64 ignore_index", "T dx",
@@ -61,10 +61,16 @@ _GRAD = elementwise(
 def _labels(label, classes, ignore_index):
     lab = cupy.ascontiguousarray(label, dtype=cupy.int64).reshape(-1)
     bad = ((lab < 0) | (lab >= classes)) & (lab != ignore_index)
-    if bool(bad.any()):    # one device-to-host sync: the reference's IndexError, not garbage
-        raise IndexError("Label: class %d is out of range for %d classes (ignore_index=%d)"
-                         % (int(lab[bad][0]), classes, ignore_index))
+    # the reference's IndexError, not garbage; checked when the run ends (xp.defer_check),
+    # since reading `bad` now would stop the host until the GPU caught up
+    defer_check(lambda: _check_labels(lab, bad, classes, ignore_index))
     return lab
+
+
+def _check_labels(lab, bad, classes, ignore_index):
+    if bool(bad.any()):
+        raise IndexError("softmax_with_cross_entropy: Label class %d is out of range for %d "
+                         "classes (ignore_index=%d)" % (int(lab[bad][0]), classes, ignore_index))
 
 
 def softmax_ce_forward(logits, label, soft_label=False, ignore_index=-100,

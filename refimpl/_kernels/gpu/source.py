@@ -10,7 +10,7 @@ import re
 
 import cupy
 
-__all__ = ["elementwise", "raw", "DEFINITIONS", "check_source"]
+__all__ = ["elementwise", "raw", "raw_per_dtype", "DEFINITIONS", "check_source"]
 
 DEFINITIONS = []   # (kind, name, fields) in the order the modules made them
 
@@ -27,6 +27,15 @@ def elementwise(in_params, out_params, operation, name, preamble=""):
 def raw(code, name):
     DEFINITIONS.append(("raw", name, dict(code=code)))
     return cupy.RawKernel(code, name)
+
+
+# the suffix a RawKernel's float32 / float64 instantiation carries in its extern "C" name
+DTYPE_SUFFIX = {"float32": "f", "float64": "d"}
+
+
+def raw_per_dtype(code, stem):
+    """{dtype: RawKernel `<stem>_f` / `<stem>_d`} for float32 and float64."""
+    return {dtype: raw(code, "%s_%s" % (stem, suffix)) for dtype, suffix in DTYPE_SUFFIX.items()}
 
 
 def _params(params, out):
