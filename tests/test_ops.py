@@ -52,7 +52,8 @@ def _build_and_run(op_def, sample):
             for j, (v, lod) in enumerate(zip(values, slot_lods)):
                 var_name = "in_%s_%d" % (name, j)
                 v = np.asarray(v)
-                block.create_var(name=var_name, shape=v.shape, dtype=v.dtype.name)
+                block.create_var(name=var_name, shape=v.shape, dtype=v.dtype.name,
+                                 lod_level=len(lod) if lod else 0)
                 feed[var_name] = (v.copy(), [list(level) for level in lod]) if lod else v.copy()
                 names.append(var_name)
             inputs[name] = names
