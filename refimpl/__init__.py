@@ -17,7 +17,7 @@ from .layers import exports as _exports
 from .framework.model_formats import save, load
 from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
                incubate, vision, io, utils)
-from . import reader, dataset, compat
+from . import reader, dataset, compat, pir_utils
 from .reader import batch
 
 globals().update(_exports("paddle"))

@@ -6,13 +6,14 @@ from .backward import gradients
 from .framework import mode
 from .dygraph.autograd import grad as _eager_grad
 from .framework.mode import no_grad as _eager_no_grad
-from .dygraph.tensor import Tensor
+from .dygraph.tensor import Tensor, on_place
 from .distributed.parallel import DataParallel
 from .framework.dtypes import convert_dtype, get_default_dtype, set_default_dtype
-from .framework.place import CUDAPlace, as_place, current_place, device_count
+from .framework.place import as_place, current_place, device_count, device_of
 from .framework.program import Variable, default_main_program
 from .layers import creation, math
 from .framework.initializer import value_attrs
+from .xp import is_device_array
 
 __all__ = ["get_default_dtype", "set_default_dtype", "XPUPlace", "is_compiled_with_xpu",
            "get_cuda_rng_state", "set_cuda_rng_state", "get_cudnn_version", "to_tensor",
@@ -51,12 +52,13 @@ def get_cudnn_version():
 
 
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
-    """A Tensor holding a copy of `data` in dynamic mode; in static mode a constant
-    Variable (an assign_value op), or a copy of a Variable. Python floats become the
-    default dtype (float32), Python ints int64, numpy arrays keep theirs."""
+    """A Tensor holding a copy of `data` in dynamic mode, on `place` (default: the place
+    set_device chose); in static mode a constant Variable (an assign_value op), or a copy
+    of a Variable. Python floats become the default dtype (float32), Python ints int64,
+    numpy arrays keep theirs."""
     if isinstance(data, Tensor) or (mode.dynamic and not isinstance(data, Variable)):
-        _refuse_gpu_eagerly(place)
-        return _eager_tensor(data, dtype, stop_gradient)
+        chosen = as_place(place) if place is not None else current_place()
+        return _eager_tensor(data, dtype, stop_gradient, device_of(chosen))
     if isinstance(data, Variable):
         out = creation.assign(data)
         if dtype is not None and out.dtype.name != convert_dtype(dtype):
@@ -72,20 +74,12 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     return out
 
 
-def _refuse_gpu_eagerly(place):
-    """Dynamic mode computes on the CPU only so far (specs/gpu.md): a GPU asked for, by
-    `place` or by set_device, is an error rather than a silent CPU run."""
-    chosen = as_place(place) if place is not None else current_place()
-    if isinstance(chosen, CUDAPlace):
-        raise NotImplementedError(
-            "to_tensor on %r: refimpl's dynamic mode runs on the CPU only (static programs "
-            "run on GPUs: paddle.enable_static() and an Executor on the CUDAPlace); use "
-            "paddle.set_device('cpu') or place=paddle.CPUPlace()" % (chosen,))
-
-
-def _eager_tensor(data, dtype, stop_gradient):
+def _eager_tensor(data, dtype, stop_gradient, device):
+    """The Tensor of to_tensor in dynamic mode, on GPU `device` (None: the host)."""
     if isinstance(data, Tensor):
-        value = data._array().copy()
+        value = data._array()
+    elif is_device_array(data):
+        value = data
     else:
         value = np.array(data)
         if value.dtype == object:
@@ -97,7 +91,9 @@ def _eager_tensor(data, dtype, stop_gradient):
     if dtype is not None:
         value = value.astype(convert_dtype(dtype))
     convert_dtype(value.dtype)     # a clear error for dtypes paddle has not
-    return Tensor(value, stop_gradient=stop_gradient)
+    moved = on_place(device, value)
+    return Tensor(moved.copy() if moved is data or moved is getattr(data, "_value", None)
+                  else moved, stop_gradient=stop_gradient)
 
 
 class no_grad(_eager_no_grad):

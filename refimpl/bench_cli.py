@@ -214,20 +214,26 @@ def _timed(fn):
 
 # -- refimpl's dynamic mode, the same models as nn.Layers
 
-def dynamic_stepper(name):
-    """step() training workload `name` eagerly: the model as nn.Layers, the loss as in the
-    static workload, its optimizer."""
+def dynamic_stepper(name, device="cpu"):
+    """step() training workload `name` eagerly on `device` ('cpu' or 'gpu': GPU 0): the
+    model as nn.Layers, the loss as in the static workload, its optimizer; float(loss)
+    waits for the GPU, as PyTorch's loss.item() does."""
     import refimpl as paddle
     from refimpl.framework import mode
     workload = WORKLOADS[name]
-    old = mode.dynamic
+    old, previous = mode.dynamic, paddle.get_device()
     mode.disable_static()
-    model = workload.paddle_layers(paddle)
-    opt = workload.paddle_optimizer(paddle, model.parameters())
-    feed = _data(name)
-    xt, yt = paddle.to_tensor(feed["x"]), paddle.to_tensor(feed["y"])
+    if device == "gpu":      # parameters and data made on the GPU
+        paddle.set_device("gpu:0")
+    try:
+        model = workload.paddle_layers(paddle)
+        opt = workload.paddle_optimizer(paddle, model.parameters())
+        feed = _data(name)
+        xt, yt = paddle.to_tensor(feed["x"]), paddle.to_tensor(feed["y"])
+    finally:
+        paddle.set_device(previous)
+        mode.dynamic = old
     softmax_ce, mean = paddle.nn.functional.softmax_with_cross_entropy, paddle.mean
-    mode.dynamic = old
 
     def step():
         was, mode.dynamic = mode.dynamic, True
@@ -248,8 +254,8 @@ def _counting_kernels(timed):
     from refimpl.dygraph import tracer
     original = tracer.select_kernel
 
-    def select(op_type, which, attrs, dtype):
-        kernel = original(op_type, which, attrs, dtype)
+    def select(op_type, which, attrs, dtype, device="cpu"):
+        kernel = original(op_type, which, attrs, dtype, device)
         key = op_type if which == "forward" else op_type + "_grad"
         return kernel._replace(fn=timed(key, kernel.fn))
     tracer._LAYOUTS.clear()
@@ -394,15 +400,18 @@ def main(argv=None):
                         help="refimpl's static programs (default), its dynamic mode, or "
                              "DataParallel under mpirun -n 2 against one process")
     parser.add_argument("--device", choices=["cpu", "gpu"], default="cpu",
-                        help="gpu: refimpl on CUDAPlace(0) (CuPy), torch on CUDA "
-                             "(static mode, --compare torch only)")
+                        help="gpu: refimpl on CUDAPlace(0) (CuPy), static programs or "
+                             "eager Layers, torch on CUDA (--compare torch only)")
     parser.add_argument("--paddle-python", metavar="PYTHON",
                         help="with --compare paddle: time Paddle in a subprocess of this "
                              "interpreter (Paddle kept in its own environment)")
     args = parser.parse_args(argv)
-    if args.device == "gpu" and (args.mode != "static" or "paddle" in args.compare):
-        parser.error("--device gpu times static programs against torch only (the dynamic "
-                     "mode, data-parallel and Paddle runs are CPU-only here)")
+    if args.device == "gpu" and (args.mode == "data-parallel" or "paddle" in args.compare):
+        parser.error("--device gpu times refimpl against torch only (data-parallel and "
+                     "Paddle runs are CPU-only here)")
+    if args.device == "gpu" and args.mode == "dynamic" and args.profile:
+        parser.error("--profile of the dynamic mode times CPU kernels; on a GPU profile "
+                     "the static programs (--mode static --device gpu --profile)")
     if args.device == "gpu":
         from .framework.place import is_compiled_with_cuda
         if not is_compiled_with_cuda():
@@ -424,8 +433,8 @@ def main(argv=None):
         steps = args.steps or WORKLOADS[name].steps
         warmup = WORKLOADS[name].warmup if args.warmup is None else args.warmup
         if args.mode == "dynamic":
-            step, parts = dynamic_stepper(name), None
-            row = {"workload": name, "mode": "dynamic",
+            step, parts = dynamic_stepper(name, args.device), None
+            row = {"workload": name, "mode": "dynamic", "device": args.device,
                    "refimpl": {"ops": count_dynamic_ops(name)}}
         else:
             step, parts = static_stepper(name, device=args.device)

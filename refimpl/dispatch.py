@@ -16,7 +16,7 @@ from .ops.registry import get_op_def
 from .xp import is_device_array, to_device, to_host
 
 __all__ = ["Kernel", "select_kernel", "kernels_of", "is_collective", "SavedForGrad", "WHICH",
-           "DEVICES", "host_staged"]
+           "DEVICES", "host_staged", "map_arrays"]
 
 DEVICES = ("cpu", "gpu")
 
@@ -202,14 +202,15 @@ def host_staged(fn):
     """`fn` (a numpy reference) run on host copies of its array arguments, its array
     results copied to the current GPU: how an op without a CuPy path runs on a GPU."""
     def run_on_host(*args, **attrs):
-        return _map_arrays(to_device, fn(*[_map_arrays(to_host, a) for a in args], **attrs))
+        return map_arrays(to_device, fn(*[map_arrays(to_host, a) for a in args], **attrs))
     run_on_host.__wrapped__ = fn
     return run_on_host
 
 
-def _map_arrays(move, value):
+def map_arrays(move, value):
+    """`value` with `move` applied to each array in it (nested in lists and tuples)."""
     if isinstance(value, (list, tuple)):
-        return type(value)(_map_arrays(move, v) for v in value)
+        return type(value)(map_arrays(move, v) for v in value)
     if isinstance(value, (np.ndarray, np.generic)) or is_device_array(value):
         return move(value)
     return value

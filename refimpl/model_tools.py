@@ -15,6 +15,7 @@ import tempfile
 
 import numpy as np
 
+from . import versions
 from .framework import serialization
 from .framework.paddle_formats import DecodeError, pir_program, program_desc
 
@@ -176,6 +177,12 @@ def compare(got, expected, rtol, atol):
     return report
 
 
+def profile_of(paddle_version):
+    """The version profile of a Paddle release: '1.8.5' -> '1.8', '2.x' -> '2.0', '3.x' -> '3'."""
+    major = paddle_version.split(".")[0]
+    return {"1": "1.8", "2": "2.0"}.get(major, "3")
+
+
 def check(path, paddle_python=None, inputs=None, batch=2, seed=0, rtol=1e-5, atol=1e-6,
           params=None, timeout=600):
     """The check-model report (a dict) of the model at `path`."""
@@ -192,14 +199,20 @@ def check(path, paddle_python=None, inputs=None, batch=2, seed=0, rtol=1e-5, ato
         report["inputs"].setdefault(name, {"given": True})
         report["inputs"][name].update(dtype=str(value.dtype), shape=list(value.shape))
     outputs = None
+    if paddle_python:
+        paddle_names, expected, version = run_paddle(paddle_python, files, feed, timeout)
+        report["paddle"] = version
+    # refimpl runs as the Paddle it is compared with (shapes of one-number results, ...),
+    # else as the Paddle that wrote the file (a PIR json: 3), else as the current profile
+    report["profile"] = profile_of(version) if paddle_python else \
+        "3" if pir_program.is_pir_json(data) else versions.current()
     if not report["missing_ops"]:
-        names, outputs = run_refimpl(files, feed)
+        with versions.use(report["profile"]):
+            names, outputs = run_refimpl(files, feed)
         report["outputs"] = [{"name": n, "shape": list(v.shape), "dtype": str(v.dtype),
                               "finite": bool(np.isfinite(v).all()) if v.dtype.kind in "fc"
                               else True} for n, v in zip(names, outputs)]
     if paddle_python:
-        paddle_names, expected, version = run_paddle(paddle_python, files, feed, timeout)
-        report["paddle"] = version
         if outputs is not None:
             if len(expected) != len(outputs):
                 raise RuntimeError("refimpl fetched %d outputs, Paddle %d"
@@ -221,6 +234,7 @@ def _format(report):
     lines.append("refimpl lacks ops: %s" % (", ".join(missing) if missing else "none"))
     if "paddle" in report:
         lines.append("paddle:  %s" % report["paddle"])
+    lines.append("profile: %s (refimpl's version profile for this run)" % report["profile"])
     for i, out in enumerate(report.get("outputs", [])):
         line = "output %d %s %s %s" % (i, out["name"], out["dtype"], out["shape"])
         if "max_abs" in out:

@@ -54,7 +54,11 @@ SWITCHES = {
     # (fluid/layers/argument_checks.py); elsewhere refimpl's ops check what they take
     "fluid_layer_checks": {"1.8": True, "2.0": False, "3": False},
     # which FLAGS_* get_flags / set_flags accept (fluid/flags.py)
-    "public_flags": {"1.8": "1.8", "2.0": "2.0", "3": "2.0"},
+    "public_flags": {"1.8": "1.8", "2.0": "2.0", "3": "3"},
+    # save_inference_model writes the program as a ProgramDesc (.pdmodel), or as a PIR
+    # json (.json) while FLAGS_enable_pir_api is on (3; pir_utils.OldIrGuard turns it off)
+    "inference_program_format": {"1.8": "program_desc", "2.0": "program_desc",
+                                 "3": "pir_json"},
     # DataParallel leaves gradients local for scale_loss / apply_collective_grads to
     # average by hand (1.8), or averages them during backward (2.0, 3: both deprecated)
     "dp_manual_reduction": {"1.8": True, "2.0": False, "3": False},

@@ -14,7 +14,7 @@ import threading
 import numpy as np
 
 __all__ = ["array_module", "gpu_module", "use_gpu_module", "is_device_array", "to_device",
-           "to_host", "device", "gpu_count", "defer_check", "run_deferred_checks",
+           "to_host", "device", "device_id_of", "gpu_count", "defer_check", "run_deferred_checks",
            "drop_deferred_checks"]
 
 _installed = []    # [module] once chosen: CuPy, or what use_gpu_module installed
@@ -105,6 +105,11 @@ def to_device(a):
 def to_host(a):
     """`a` as a numpy array (a copy from the GPU); a host value as is."""
     return a.get() if is_device_array(a) else a
+
+
+def device_id_of(a):
+    """The GPU a device array lives on; None for a host value."""
+    return a.device.id if is_device_array(a) else None
 
 
 def device(device_id):

@@ -133,3 +133,49 @@ def train_small_cnn(place, places=None, steps=3, batch=4, channels=2, size=6, fi
         exe.run(startup)
         losses = [exe.run(program, feed=feed, fetch_list=[loss])[0] for _ in range(steps)]
     return losses, scope, program
+
+
+def paddle_loss_name(program):
+    """The loss of a training program Paddle saved: what the fill_constant making
+    `<loss>@GRAD` (Paddle's loss gradient) differentiates."""
+    for op in program.global_block().ops:
+        if op.type == "fill_constant" and op.output("Out")[0].endswith("@GRAD"):
+            return op.output("Out")[0][:-len("@GRAD")]
+    raise AssertionError("no loss gradient in the program")
+
+
+def train_eager(model, device, steps=3, batch=4):
+    """(losses per step, {parameter name: host value}, net, optimizer) of eager training on
+    `device` ("cpu" or "gpu:i", paddle.set_device) from the same seed and data: "mlp"
+    (Linear-ReLU-Linear, Momentum) or "cnn" (Conv2D + BatchNorm2D + ReLU + MaxPool2D +
+    Linear, Adam). The GPU tests' dynamic-mode run, compared with the same run on the CPU.
+    set_device is put back to the CPU after."""
+    import refimpl as paddle
+    from refimpl import nn
+    paddle.set_device(device)
+    try:
+        paddle.seed(3)
+        rng = np.random.RandomState(0)
+        if model == "mlp":
+            net = nn.Sequential(nn.Linear(6, 16), nn.ReLU(), nn.Linear(16, 4))
+            x = rng.randn(batch, 6).astype("float32")
+            optimizer = paddle.optimizer.Momentum(0.1, parameters=net.parameters())
+        else:
+            # no conv bias: batch norm cancels it, and Adam would scale its rounding noise up
+            net = nn.Sequential(nn.Conv2D(2, 3, 3, padding=1, bias_attr=False),
+                                nn.BatchNorm2D(3), nn.ReLU(),
+                                nn.MaxPool2D(2), nn.Flatten(), nn.Linear(27, 4))
+            x = rng.randn(batch, 2, 6, 6).astype("float32")
+            optimizer = paddle.optimizer.Adam(0.01, parameters=net.parameters())
+        y = rng.randint(0, 4, (batch, 1)).astype("int64")
+        losses = []
+        for _ in range(steps):
+            loss = nn.functional.cross_entropy(net(paddle.to_tensor(x)), paddle.to_tensor(y))
+            loss.backward()
+            optimizer.step()
+            optimizer.clear_grad()
+            losses.append(float(loss))
+        state = {k: v.numpy() for k, v in net.state_dict().items()}
+    finally:
+        paddle.set_device("cpu")
+    return losses, state, net, optimizer

@@ -7,7 +7,8 @@ raises TypeError (`np.asarray(d)`), and so does mixing a device array with a hos
 one operation; numpy functions and array methods on device arrays dispatch to the module
 (NEP 13/18) but only those CuPy has (checked against the installed CuPy's names when it
 imports); `.get()` and `asnumpy` copy to the host; `cuda.Device(i)` selects the current
-device, and arrays remember the device they were made on.
+device, arrays remember the device they were made on, and computing with an array of
+another device than the current one raises (CuPy without peer access).
 What it cannot show: that CuPy's kernels compute the same numbers (the GPU tests do that).
 
 `installed(n_devices)` installs it as refimpl's GPU module for a `with` block."""
@@ -77,6 +78,10 @@ class ndarray(NDArrayOperatorsMixin):
         return _wrap(value)
 
     @property
+    def device(self):
+        return types.SimpleNamespace(id=self.device_id)   # CuPy: a cuda.Device
+
+    @property
     def T(self):
         return ndarray(self._a.T, self.device_id)
 
@@ -110,6 +115,9 @@ class ndarray(NDArrayOperatorsMixin):
 
 def _unwrap(x):
     if isinstance(x, ndarray):
+        if x.device_id != _state.device:    # CuPy without peer access between the GPUs
+            raise ValueError("The device where the array resides (%d) is different from "
+                             "the current device (%d)." % (x.device_id, _state.device))
         return x._a
     if isinstance(x, np.ndarray) and x.ndim > 0:
         raise TypeError("Unsupported type <class 'numpy.ndarray'>")   # as CuPy says

@@ -1,6 +1,7 @@
 """`python -m refimpl bench`: one JSON line per workload with the step time and op count,
 the profile's per-op-type kernel times, then the table (timings themselves are not
 asserted: speed is measured, not tested)."""
+import inspect
 import json
 import shutil
 
@@ -85,3 +86,25 @@ def test_data_parallel_bench_refuses_unknown_workloads_and_compare():
         main(["mlp_small", "--mode", "data-parallel"])
     with pytest.raises(SystemExit):
         main(["--mode", "data-parallel", "--compare", "torch"])
+
+
+def test_dynamic_mode_bench_on_the_stand_in_gpu_trains_eager_layers_there(capsys, monkeypatch):
+    """--mode dynamic --device gpu (tests/numpy_gpu.py standing in for CuPy): the model's
+    parameters and data on the GPU, one JSON row per workload."""
+    import numpy_gpu
+    from refimpl.bench_cli import dynamic_stepper
+    from refimpl.framework import place
+    monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
+    with numpy_gpu.installed(1):
+        step = dynamic_stepper("mlp_small", "gpu")
+        assert place.current_place() == place.CPUPlace()     # set_device put back
+        step()
+        model = inspect.getclosurevars(step).nonlocals["model"]
+        assert all(isinstance(p._value, numpy_gpu.ndarray) for p in model.parameters())
+        assert main(["mlp_small", "--mode", "dynamic", "--device", "gpu", "--steps", "1",
+                     "--warmup", "0", "--no-memory"]) == 0
+        with pytest.raises(SystemExit):
+            main(["mlp_small", "--mode", "dynamic", "--device", "gpu", "--profile"])
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()
+            if line.startswith("{")]
+    assert rows[1]["device"] == "gpu" and rows[1]["refimpl"]["ms_per_step"] > 0

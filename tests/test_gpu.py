@@ -1,11 +1,13 @@
 """On a GPU (`python -m pytest -m gpu`; every test skips without one): each CuPy kernel
 against its numpy reference on the same inputs (hypothesis), every op's OpInfo samples run
-through the GPU dispatch, and training on CUDAPlaces against the CPU run."""
+through the GPU dispatch, and training on CUDAPlaces (static programs and eager Layers)
+against the CPU run."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from helpers import train_small_cnn
+from helpers import train_eager, train_small_cnn
+import refimpl as paddle
 from refimpl import fluid, testing
 from refimpl.dispatch import select_kernel
 from refimpl.framework.place import device_count, is_compiled_with_cuda
@@ -215,6 +217,26 @@ def test_data_parallel_over_two_gpus_matches_two_cpu_places():
     np.testing.assert_allclose(gpu, cpu, rtol=2e-4, atol=1e-5)
 
 
+def test_nccl_clique_of_one_gpu_sums_to_itself():
+    from refimpl.parallel.nccl import NcclClique, nccl_available
+    if not nccl_available():
+        pytest.skip("CuPy has no NCCL here")
+    a = cupy.arange(6, dtype="float32").reshape(2, 3)
+    b = cupy.linspace(0, 1, 5)
+    got = NcclClique([0]).allreduce(0, [a, b])
+    assert all(isinstance(g, cupy.ndarray) for g in got)
+    np.testing.assert_array_equal(_host(got[0]), _host(a))
+    np.testing.assert_array_equal(_host(got[1]), _host(b))
+
+
+def test_data_parallel_over_one_gpu_is_the_plain_run():
+    losses, _, program = train_small_cnn(fluid.CUDAPlace(0), [fluid.CUDAPlace(0)], steps=4,
+                                         batch=8, size=8, filters=4, classes=5)
+    runner, = program._device_sets.values()
+    assert runner.nccl is None        # one place: nothing to reduce, no clique
+    np.testing.assert_allclose(losses, _train(fluid.CUDAPlace(0))[:4], rtol=1e-5, atol=1e-6)
+
+
 def test_an_out_of_range_label_fails_the_run_that_fed_it():
     # (checked when the run ends, not by a device-to-host wait inside the kernel)
     main, startup = fluid.Program(), fluid.Program()
@@ -232,3 +254,33 @@ def test_an_out_of_range_label_fails_the_run_that_fed_it():
         feed["y"][1] = 2
         got, = exe.run(main, feed=feed, fetch_list=[loss])   # no stale check left behind
     assert np.isfinite(got).all()
+
+
+@pytest.mark.parametrize("model", ["mlp", "cnn"])
+def test_eager_training_on_cuda_place_matches_the_cpu(dygraph, model):
+    cpu_losses, cpu_state, _, _ = train_eager(model, "cpu", steps=5)
+    losses, state, net, optimizer = train_eager(model, "gpu:0", steps=5)
+    assert all(isinstance(v._value, cupy.ndarray) for v in net.state_dict().values())
+    assert all(isinstance(v._value, cupy.ndarray) for v in optimizer.state_dict().values()
+               if isinstance(v, paddle.Tensor))
+    np.testing.assert_allclose(losses, cpu_losses, rtol=2e-4, atol=1e-5)
+    assert losses[-1] < losses[0]
+    for name in cpu_state:
+        np.testing.assert_allclose(state[name], cpu_state[name], rtol=2e-4, atol=1e-5,
+                                   err_msg=name)
+
+
+def test_an_eager_out_of_range_label_raises_at_backward(dygraph):
+    paddle.set_device("gpu:0")
+    try:
+        logits = paddle.to_tensor(np.ones((2, 3), "float32"), stop_gradient=False)
+        label = paddle.to_tensor(np.array([[1], [7]], "int64"))
+        loss = paddle.nn.functional.cross_entropy(logits, label)
+        with pytest.raises(IndexError, match="class 7 is out of range for 3 classes"):
+            loss.backward()
+        label = paddle.to_tensor(np.array([[1], [2]], "int64"))
+        loss = paddle.nn.functional.cross_entropy(logits, label)
+        loss.backward()                      # no stale check left behind
+        assert isinstance(logits._grad, cupy.ndarray) and np.isfinite(loss.item())
+    finally:
+        paddle.set_device("cpu")

@@ -40,6 +40,7 @@ def test_dispatch_chooses_the_cupy_kernel_on_a_gpu(monkeypatch, op_type, which, 
 
 
 def test_gpu_ok_and_the_numpy_backend_fall_back_to_the_reference(monkeypatch):
+    monkeypatch.setenv("REFIMPL_KERNELS", "cython")
     adaptive = select_kernel("pool2d", "forward", {"adaptive": True}, "float32", device="gpu")
     assert adaptive.compiled
     assert not select_kernel("conv2d", "forward", {}, "float16", device="gpu").compiled

@@ -204,20 +204,6 @@ def test_without_a_gpu_cuda_places_are_refused():
     assert paddle.get_device() == "cpu"
 
 
-def test_dynamic_mode_refuses_a_gpu_instead_of_running_on_the_cpu(one_gpu):
-    paddle.disable_static()      # the autouse fixture puts the mode back
-    with pytest.raises(NotImplementedError, match=r"CUDAPlace\(0\).*dynamic mode runs on "
-                                                  r"the CPU only"):
-        paddle.to_tensor(np.ones(2), place=fluid.CUDAPlace(0))
-    paddle.set_device("gpu:0")
-    try:
-        with pytest.raises(NotImplementedError, match="set_device"):
-            paddle.to_tensor(np.ones(2))
-    finally:
-        paddle.set_device("cpu")
-    assert paddle.to_tensor(np.ones(2)).numpy().tolist() == [1.0, 1.0]
-
-
 def test_deferred_checks_run_once_when_the_run_ends():
     from refimpl import xp
     calls = []

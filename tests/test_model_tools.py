@@ -49,11 +49,25 @@ def test_check_model_random_inputs_follow_the_feed_targets():
     assert report["ok"] and report["outputs"][0]["shape"] == [3, 3]
 
 
-def test_check_model_names_the_ops_refimpl_lacks(capsys):
-    path = os.path.join(P18, "mlp_adam_checkpoint", "model.pdmodel")
-    assert cli(["check-model", path, "--params", path]) == 1
+def test_check_model_runs_refimpl_as_the_paddle_compared_or_that_wrote_the_file():
+    assert [model_tools.profile_of(v) for v in ("1.8.5", "2.6.2", "3.3.1")] == \
+        ["1.8", "2.0", "3"]
+    assert model_tools.check(os.path.join(P3, "misc_pir_infer", "model"))["profile"] == "3"
+    assert model_tools.check(os.path.join(P18, "mlp_infer"))["profile"] == "2.0"
+
+
+def test_check_model_names_the_ops_refimpl_lacks(tmp_path, capsys):
+    from refimpl.framework.paddle_formats import program_desc
+    with open(os.path.join(P18, "mlp_infer", "__model__"), "rb") as f:
+        desc = program_desc.decode_desc(f.read())
+    for op in desc["blocks"][0]["ops"]:
+        if op["type"] == "relu":
+            op["type"] = "custom_relu"
+    path = tmp_path / "model.pdmodel"
+    path.write_bytes(program_desc.encode_desc(desc))
+    assert cli(["check-model", str(path), "--params", str(path)]) == 1
     printed = capsys.readouterr().out
-    assert "refimpl lacks ops: cross_entropy_grad2" in printed and "FAILED" in printed
+    assert "refimpl lacks ops: custom_relu" in printed and "FAILED" in printed
 
 
 def test_check_model_reports_bad_files(tmp_path, capsys):

@@ -3,14 +3,15 @@
 # environment, the `-m gpu` tests, the GPU bench against PyTorch CUDA and the conformance
 # goldens on the GPU. Each stage has its own time limit, so one that hangs or crashes
 # still leaves the others' logs. Usage, from a checkout's root:
-#   bash tools/gpu_check.sh [stage ...]     (stages: env tests bench conformance; default all)
+#   bash tools/gpu_check.sh [stage ...]     (stages: env tests bench conformance eager;
+#                                            default all)
 # Logs: $OUT/<stage>.log (OUT defaults to ./gpu_check_out); the tail of each is printed.
 set -u
 out=${OUT:-gpu_check_out}
 mkdir -p "$out"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
-stages=${*:-env tests bench conformance}
+stages=${*:-env tests bench conformance eager}
 
 stage() {
     local name=$1 limit=$2
@@ -38,6 +39,10 @@ import refimpl; print(\"is_compiled_with_cuda\", refimpl.is_compiled_with_cuda()
         --no-memory ${BENCH_ARGS:-} ;;
     conformance) stage conformance "${CONFORMANCE_LIMIT:-90}" "$py" -m refimpl conformance check \
         --device gpu ;;
-    *) echo "unknown stage $s (env tests bench conformance)"; exit 2 ;;
+    eager) stage eager-bench "${BENCH_LIMIT:-150}" "$py" -m refimpl bench --mode dynamic \
+        --device gpu --compare torch --no-memory ${BENCH_ARGS:-}
+        stage eager-conformance "${CONFORMANCE_LIMIT:-90}" "$py" -m refimpl conformance \
+        check --mode dynamic --device gpu ;;
+    *) echo "unknown stage $s (env tests bench conformance eager)"; exit 2 ;;
     esac
 done

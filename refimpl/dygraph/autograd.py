@@ -13,7 +13,10 @@ import weakref
 
 import numpy as np
 
-from .tensor import Tensor
+from .. import xp
+from ..dispatch import map_arrays
+from .tensor import Tensor, on_place_of
+from .tracer import device_arrays, on_device
 
 __all__ = ["backward", "grad", "register_hook", "retain_grad", "register_ready_hook",
            "queue_callback"]
@@ -107,20 +110,38 @@ class _Arrays:
     @staticmethod
     def run(node, args, kw, need):
         """The grad op's kernel on `args`; `need` (which input gradients to produce) and the
-        forward's hand-off go to a kernel that takes them."""
-        dtype = None
+        forward's hand-off go to a kernel that takes them. A node whose op ran on a GPU
+        runs its grad op there (a gradient that came from the host copied over); one on
+        the CPU that meets a gradient from a GPU copies it to the host."""
+        device = node.device
+        if device is not None:
+            with xp.device(device):
+                args = map_arrays(xp.to_device, args)
+        dtype = None    # the first floating input's (softmax-CE's grad reads Label first)
         for a in args:
-            if type(a) is np.ndarray:
-                dtype = a.dtype
-                break
-        fn, takes_saved, takes_need = node.lay.grad_kernels.get(kw, dtype)
+            if type(a) is np.ndarray or device is not None and a is not None \
+                    and type(a) is not list:
+                if a.dtype.kind == "f":
+                    dtype = a.dtype
+                    break
+                if dtype is None:
+                    dtype = a.dtype
+        kernels = node.lay.grad_kernels if device is None else node.lay.grad_gpu_kernels
+        fn, takes_saved, takes_need = kernels.get(kw, dtype)
         if takes_saved or takes_need:
             kw = dict(kw)
             if takes_need:
                 kw["need"] = need
             if takes_saved:
                 kw["saved"] = node.saved
-        return fn(*args, **kw)
+        if device is not None:
+            return on_device(device, fn, args, kw)
+        try:
+            return fn(*args, **kw)
+        except Exception:
+            if not device_arrays(args):
+                raise
+            return fn(*map_arrays(xp.to_host, args), **kw)
 
 
 def _node_grads(node, grads, ops):
@@ -307,6 +328,8 @@ def _leading_to(reach, capture):
 
 def _accumulate(leaf, g):
     value = leaf._array()
+    if type(g) is not type(value):    # a host leaf used on a GPU (or the reverse)
+        g = on_place_of(value, g)
     if g.shape != value.shape or g.dtype != value.dtype:
         g = np.broadcast_to(g, value.shape).astype(value.dtype)
     leaf._grad = g if leaf._grad is None else leaf._grad + g
@@ -315,8 +338,9 @@ def _accumulate(leaf, g):
 def _root_grad(t, g, where):
     value = t._array()
     if g is None:
-        return np.ones_like(value)
-    g = g._array() if isinstance(g, Tensor) else np.asarray(g, dtype=value.dtype)
+        with xp.device(xp.device_id_of(value)):    # CuPy allocates on the current GPU
+            return xp.array_module(value).ones_like(value)
+    g = on_place_of(value, g._array() if isinstance(g, Tensor) else g, value.dtype)
     if tuple(g.shape) != value.shape:
         raise ValueError("%s: the gradient given for Tensor %r has shape %s, the tensor %s"
                          % (where, t.name, list(g.shape), list(value.shape)))
@@ -349,11 +373,16 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     global _callbacks
     outer, _callbacks = _callbacks, []
     try:
-        _run(roots, retain_graph, _Arrays)
+        with xp.device(xp.device_id_of(roots[0][1])):    # where gradients add up
+            _run(roots, retain_graph, _Arrays)
         while _callbacks:      # a callback may queue another
             _callbacks.pop(0)()
+    except BaseException:
+        xp.drop_deferred_checks()   # this backward's error stands for its graph's checks
+        raise
     finally:
         _callbacks = outer
+    xp.run_deferred_checks()   # a GPU kernel's input checks (a label out of range)
 
 
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
@@ -380,6 +409,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     blocked = {_key(t if t._node is None else (t._node, t._index))
                for t in _as_list(no_grad_vars or [])}
     if create_graph:
+        if any(xp.is_device_array(t._value) for t in outputs):
+            raise NotImplementedError(
+                "paddle.grad(create_graph=True) of Tensors on a GPU: double backward runs "
+                "on the CPU only (specs/gpu.md, dynamic mode); move them with .cpu()")
         from .double_backward import Traced
         ops = Traced
         roots = [((t if t._node is None else (t._node, t._index)),
@@ -390,7 +423,10 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
         roots = [((t if t._node is None else (t._node, t._index)),
                   _root_grad(t, g, "paddle.grad")) for t, g in zip(outputs, grad_outputs)
                  if not t.stop_gradient]
-    captured = _run(roots, retain_graph, ops, capture, blocked) if roots else {}
+    captured = {}
+    if roots:
+        with xp.device(xp.device_id_of(roots[0][1])):
+            captured = _run(roots, retain_graph, ops, capture, blocked)
     results = []
     for i, t in enumerate(inputs):
         g = captured.get(_key(t if t._node is None else (t._node, t._index)))

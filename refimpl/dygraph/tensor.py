@@ -5,19 +5,43 @@ check takes it as it takes a static Variable), whose shape and dtype are its val
 belongs to no program: its `block` is EAGER_BLOCK, whose append_op runs the op now (so
 code written against `var.block.append_op(...)`, the optimizers' update ops, clipping and
 regularization, runs eagerly unchanged). See specs/dygraph.md.
+
+A Tensor on a GPU holds a CuPy array (specs/gpu.md, dynamic mode); what reads its value on
+the host (numpy(), item(), float(), printing, np.array) copies it there.
 """
 import contextlib
 
 import numpy as np
 
+from .. import xp
 from ..framework import unique_name
 from ..framework.dtypes import get_dtype
 from ..framework.fetched import as_fetched
-from ..framework.place import CPUPlace
+from ..framework.place import CPUPlace, CUDAPlace, current_place, device_of
 from ..framework.program import Parameter, Variable
 from ..framework import mode
 
-__all__ = ["Tensor", "ParamBase", "EAGER_BLOCK", "batch_value"]
+__all__ = ["Tensor", "ParamBase", "EAGER_BLOCK", "batch_value", "on_place_of", "on_place"]
+
+
+def on_place(device_id, value, dtype=None):
+    """`value` (an array, a device array, or what np.asarray takes) on GPU `device_id`, or
+    on the host for None, as `dtype` if given; a copy only where it moves or converts."""
+    if device_id is None:
+        return np.asarray(xp.to_host(value), dtype=dtype)
+    with xp.device(device_id):     # CuPy computes on the current device's arrays only
+        if xp.device_id_of(value) != device_id:
+            value = xp.to_device(np.asarray(xp.to_host(value)))
+        return value if dtype is None else value.astype(dtype, copy=False)
+
+
+def on_place_of(like, value, dtype=None):
+    """`value` where array `like` lives (the host, or its GPU)."""
+    if type(like) is np.ndarray:
+        if type(value) is np.ndarray and dtype is None:
+            return value
+        return on_place(None, value, dtype)
+    return on_place(xp.device_id_of(like), value, dtype)
 
 _DTYPES = {}
 
@@ -85,7 +109,35 @@ class Tensor(Variable):
 
     @property
     def place(self):
-        return CPUPlace()
+        """CUDAPlace(i) for a value on GPU i, else CPUPlace()."""
+        device = xp.device_id_of(self._value)
+        return CPUPlace() if device is None else CUDAPlace(device)
+
+    def _copy_to(self, device_id):
+        """This tensor on GPU `device_id` (None: the host): itself when it is there, else
+        a copy with its stop_gradient, outside the autograd graph (as Paddle's _copy_to)."""
+        a = self._array()
+        if xp.device_id_of(a) == device_id:
+            return self
+        return Tensor(on_place(device_id, a), stop_gradient=self.stop_gradient)
+
+    def cuda(self, device_id=None, blocking=True):
+        """This tensor on GPU `device_id` (default: set_device's GPU, else 0)."""
+        if device_id is None:
+            device_id = device_of(current_place()) or 0
+        return self._copy_to(CUDAPlace(device_id).device_id)
+
+    def cpu(self):
+        return self._copy_to(None)
+
+    def _host(self):
+        """The value on the host: itself, or a copy from the GPU (after the checks the GPU
+        kernels deferred: this is a point where the host waits for the device anyway)."""
+        a = self._array()
+        if type(a) is np.ndarray or not xp.is_device_array(a):
+            return a
+        xp.run_deferred_checks()
+        return a.get()
 
     # -- value
     def _array(self):
@@ -128,7 +180,8 @@ class Tensor(Variable):
         """The value as an ndarray (a copy: changing it leaves the tensor as it is); a
         one-element one converts to a Python number where the profile says so, as fetched
         values do."""
-        return as_fetched(self._array().copy())
+        a = self._array()
+        return as_fetched(a.copy() if type(a) is np.ndarray else np.array(self._host()))
 
     def value(self):
         """Paddle 1.8's VarBase.value(): the variable holding this tensor's value, whose
@@ -137,17 +190,17 @@ class Tensor(Variable):
         return _ScopeVar(_ValueHolder(self), self.name)
 
     def item(self, *args):
-        a = self._array()
+        a = self._host()
         if not args and a.size != 1:
             raise ValueError("Tensor.item(): only a tensor of one element converts to a "
                              "Python scalar, this one has shape %s" % list(a.shape))
         return a.item(*args)
 
     def tolist(self):
-        return self._array().tolist()
+        return self._host().tolist()
 
     def __array__(self, dtype=None, copy=None):
-        a = self._array()
+        a = self._host()
         if copy:
             return np.array(a, dtype=dtype, copy=True)
         return np.asarray(a, dtype=dtype)
@@ -159,7 +212,7 @@ class Tensor(Variable):
         return a.shape[0]
 
     def _scalar(self, kind):
-        a = self._array()
+        a = self._host()
         if a.size != 1:
             raise ValueError("only a Tensor of one element converts to %s, this one has "
                              "shape %s" % (kind.__name__, list(a.shape)))
@@ -184,7 +237,7 @@ class Tensor(Variable):
         a = self._value
         if a is None:
             return "Tensor(%s, no value)" % self.name
-        body = np.array2string(a, separator=", ", prefix="       ")
+        body = np.array2string(self._host(), separator=", ", prefix="       ")
         return ("Tensor(shape=%s, dtype=%s, place=%s, stop_gradient=%s,\n       %s)"
                 % (list(a.shape), _dtype_of(a).name, self.place, self.stop_gradient, body))
 
@@ -209,21 +262,36 @@ class Tensor(Variable):
 
     @property
     def grad(self):
-        """The accumulated gradient: an ndarray under the Paddle 2.0 profile, a Tensor
-        from 2.1 on; None before any backward reached this tensor."""
-        g = self.gradient()
-        if g is None or mode.legacy_grads:
-            return g
-        return Tensor(g, stop_gradient=False)
+        """The accumulated gradient: an ndarray under the Paddle 2.0 profile (a host copy
+        of a GPU one), a Tensor on this tensor's place from 2.1 on; None before any
+        backward reached this tensor."""
+        if mode.legacy_grads:
+            return self.gradient()
+        g = self._grad_array()
+        return None if g is None else Tensor(g, stop_gradient=False)
 
     @grad.setter
     def grad(self, value):
-        self._grad = None if value is None else np.asarray(value, dtype=self._array().dtype)
+        if value is not None:
+            a = self._array()
+            value = on_place_of(a, value._array() if isinstance(value, Tensor) else value,
+                                a.dtype)
+        self._grad = value
 
     def gradient(self):
-        """The gradient as an ndarray (None before any backward)."""
+        """The gradient as an ndarray on the host, as Paddle's (None before any backward)."""
+        g = self._grad_array()
+        if g is None or type(g) is np.ndarray:
+            return g
+        xp.run_deferred_checks()
+        return xp.to_host(g)
+
+    def _grad_array(self):
+        """The gradient where it lives (this tensor's place), or None."""
         if self._grad is None and self._zeroed:
-            return np.zeros_like(self._array())
+            a = self._array()
+            with xp.device(xp.device_id_of(a)):
+                return xp.array_module(a).zeros_like(a)
         return self._grad
 
     def backward(self, grad_tensor=None, retain_graph=False):
@@ -263,11 +331,13 @@ class Tensor(Variable):
     def set_value(self, value):
         """Overwrite the value in place (same shape; cast to this tensor's dtype)."""
         a = self._array()
-        new = np.asarray(value._array() if isinstance(value, Tensor) else value)
+        new = value._array() if isinstance(value, Tensor) else value
+        new = new if hasattr(new, "shape") else np.asarray(new)
         if tuple(new.shape) != a.shape:
             raise ValueError("set_value of Tensor %r: shape %s given, the tensor has %s"
                              % (self.name, list(new.shape), list(a.shape)))
-        self._value = new.astype(a.dtype, copy=True)
+        moved = on_place_of(a, new, a.dtype)   # it stays where it is (a GPU model loads
+        self._value = moved.copy() if moved is new or type(a) is np.ndarray else moved
 
     def _inplace_from(self, result):
         """Make this tensor `result` (an op's output computed from it): the in-place
@@ -340,7 +410,10 @@ class _OneValue:
 def batch_value(array):
     """What a DataLoader (return_list) yields for one array of a batch: an eager Tensor in
     dynamic mode (stop_gradient, as Paddle's), the array in static mode."""
-    return Tensor(array) if mode.dynamic else array
+    if not mode.dynamic:
+        return array
+    device = device_of(current_place())
+    return Tensor(array if device is None else on_place(device, array))
 
 
 _NOTHING = contextlib.nullcontext()

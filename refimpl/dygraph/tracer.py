@@ -8,33 +8,44 @@ point the executor's binder uses too). Build-time shape inference
 runs once per signature (op type, attrs, input shapes and dtypes): its errors name the
 op, the variable, expected vs got and the user's line, exactly as in static mode; after
 that the kernel runs directly.
+
+An op whose inputs live on a GPU (CuPy arrays) runs there with
+`dispatch.select_gpu_kernel`; host inputs of such an op are copied to its GPU, and an op
+without inputs runs on the place set_device chose (specs/gpu.md, dynamic mode). The CPU
+path pays one type check for this.
 """
 import weakref
 
-from .. import dispatch
-from ..dispatch import SavedForGrad, kernels_of
+import numpy as np
+
+from .. import dispatch, xp
+from ..dispatch import SavedForGrad, kernels_of, map_arrays
 from ..framework.errors import OpError, user_frame
+from ..framework.place import CUDAPlace, current_place
 from ..framework.program import Operator, Program, Variable
 from ..ops.registry import get_op_def, is_duplicable, slot_name
 from ..framework import mode
 from .tensor import Tensor
 
-__all__ = ["run_op", "select_kernel", "GradNode", "layout", "set_process_group"]
+__all__ = ["run_op", "select_kernel", "GradNode", "layout", "set_process_group",
+           "device_arrays", "on_device"]
 
 
-def select_kernel(op_type, which, attrs, dtype):
+def select_kernel(op_type, which, attrs, dtype, device="cpu"):
     """The one place the eager mode asks for a kernel: refimpl.dispatch.select_kernel
-    (`which` forward, or backward for the grad op). Cached by the callers per (op, dtype[,
-    attrs]): the kernel backend (REFIMPL_KERNELS) is read when a kernel is first selected."""
-    return dispatch.select_kernel(op_type, which, attrs, dtype)
+    (`which` forward, or backward for the grad op; `device` cpu or gpu). Cached by the
+    callers per (op, dtype[, attrs]): the kernel backend (REFIMPL_KERNELS) is read when a
+    kernel is first selected."""
+    return dispatch.select_kernel(op_type, which, attrs, dtype, device)
 
 
 class _Kernels:
-    """The `which` kernels of forward op type `op_type` by dtype; by (dtype, attrs) when the
-    kernel table's fast_ok reads attrs. Each is (function, takes `saved`, takes `need`)."""
+    """The `which` kernels of forward op type `op_type` on `device` by dtype; by (dtype,
+    attrs) when the kernel table's fast_ok reads attrs. Each is (function, takes `saved`,
+    takes `need`)."""
 
-    def __init__(self, op_type, which):
-        self.op_type, self.which = op_type, which
+    def __init__(self, op_type, which, device="cpu"):
+        self.op_type, self.which, self.device = op_type, which, device
         self.by_attrs = kernels_of(op_type).fast_ok_reads_attrs
         self.cache = {}
 
@@ -46,7 +57,7 @@ class _Kernels:
         found = self.cache.get(key)
         if found is None:
             kernel = select_kernel(self.op_type, self.which, kw,
-                                   None if dtype is None else dtype.name)
+                                   None if dtype is None else dtype.name, self.device)
             found = self.cache[key] = (kernel.fn, "saved" in kernel.keywords,
                                        "need" in kernel.keywords)
         return found
@@ -65,12 +76,14 @@ class _Layout:
         self.attr_items = list(op_def.attrs.items())
         self.single_out = len(self.outs) == 1
         self.kernels = _Kernels(op_def.type, "forward")
+        self.gpu_kernels = _Kernels(op_def.type, "forward", "gpu")
         self.collective = kernels_of(op_def.type).collective    # its functions take group
         grad = get_op_def(op_def.type + "_grad") if op_def.has_grad() else None
         self.grad_def = grad
         if grad is None:
             return
         self.grad_kernels = _Kernels(op_def.type, "backward")
+        self.grad_gpu_kernels = _Kernels(op_def.type, "backward", "gpu")
         in_pos = {name: i for i, (name, _) in enumerate(self.ins)}
         out_pos = {name: k for k, (name, _) in enumerate(self.outs)}
         plan = []   # per grad-op input: ("in", i) | ("out", k) | ("dout", k)
@@ -119,9 +132,9 @@ class GradNode:
     (node, output index) pair or None; a list for a list slot), and its outputs' shapes
     and dtypes (`out_meta`, to fill a gradient nobody produced with zeros)."""
     __slots__ = ("lay", "kw", "ins", "outs", "edges", "flat_edges", "out_meta", "n_out",
-                 "hooks", "retained", "saved", "released", "__weakref__")
+                 "hooks", "retained", "saved", "released", "device", "__weakref__")
 
-    def __init__(self, lay, kw, ins, outs, edges, flat_edges, out_meta, n_out):
+    def __init__(self, lay, kw, ins, outs, edges, flat_edges, out_meta, n_out, device=None):
         self.lay, self.kw, self.ins, self.outs = lay, kw, ins, outs
         self.edges, self.flat_edges = edges, flat_edges
         self.out_meta, self.n_out = out_meta, n_out
@@ -129,6 +142,7 @@ class GradNode:
         self.retained = None    # {flat output index: weakref of a tensor keeping its grad}
         self.saved = None
         self.released = False
+        self.device = device    # the GPU its op ran on (its grad op runs there); None: CPU
 
     @property
     def type(self):
@@ -228,10 +242,11 @@ def _explain(lay, e, args):
                    user_frame())
 
 
-def run_op(op_type, inputs, outputs, attrs):
+def run_op(op_type, inputs, outputs, attrs, find_device=False):
     """Run `op_type` on the eager tensors of `inputs` ({slot: Tensor or [Tensor]}), write
     its results into the tensors of `outputs` and record it for autograd when an input
-    needs a gradient (and recording is on: see no_grad)."""
+    needs a gradient (and recording is on: see no_grad). It runs on the GPU its first
+    input lives on, or `find_device`: on the GPU any input lives on."""
     lay = _LAYOUTS.get(op_type) or layout(op_type)
     args = []
     sig = [lay]          # the signature shape inference is keyed on
@@ -264,23 +279,28 @@ def run_op(op_type, inputs, outputs, attrs):
         sig.append(None)
     record = requires and mode.grad_enabled and lay.grad_def is not None
     _check_signature(lay, kw, sig, inputs, outputs)
-    fn, takes_saved, _ = lay.kernels.get(kw, dtype)
+    device = None
+    if type(first) is not np.ndarray or find_device:
+        device, args = _placement(lay, first, args)
+    fn, takes_saved, _ = (lay.kernels if device is None else lay.gpu_kernels).get(kw, dtype)
     if lay.collective:     # (its grad op, run by autograd from node.kw, gets it too)
         kw["group"] = _process_group
     saved = None
     if record and takes_saved:   # the forward hands work to its grad op (conv's columns)
         saved = kw["saved"] = SavedForGrad()
     try:
-        result = fn(*args, **kw)
+        result = fn(*args, **kw) if device is None else on_device(device, fn, args, kw)
     except OpError:
         raise
     except Exception as e:
+        if device is None and device_arrays(args):    # a GPU input after a host one
+            return run_op(op_type, inputs, outputs, attrs, find_device=True)
         raise _explain(lay, e, args) from e
     if saved is not None:
         del kw["saved"]
     if lay.single_out:
         result = (result,)
-    node = _record(lay, kw, args, inputs, result, saved) if record else None
+    node = _record(lay, kw, args, inputs, result, saved, device) if record else None
     if not outputs:
         return
     flat = 0
@@ -303,6 +323,46 @@ def run_op(op_type, inputs, outputs, attrs):
                 if j < len(values) and t is not None and values[j] is not None:
                     _fill(t, values[j], node, flat + j)
         flat += len(values)
+
+
+def device_arrays(args):
+    """The device arrays among an op's arguments (arrays, lists of arrays, None)."""
+    found = []
+    for a in args:
+        for v in (a if type(a) is list else (a,)):
+            if v is not None and type(v) is not np.ndarray and xp.is_device_array(v):
+                found.append(v)
+    return found
+
+
+def _placement(lay, first, args):
+    """(the GPU the op runs on or None for the CPU, its arguments there). An op runs where
+    its device inputs live, its host inputs copied there (as Paddle's kernel choice and
+    data transform do); inputs on two GPUs are an error. An op without inputs (a creation
+    or initializer op) runs on the place set_device chose."""
+    if first is None:
+        place = current_place()
+        return (place.device_id if type(place) is CUDAPlace else None), args
+    held = device_arrays(args)
+    if not held:
+        return None, args
+    devices = sorted({a.device.id for a in held})
+    if len(devices) > 1:
+        raise OpError(lay.type, "its inputs live on CUDAPlace(%d) and CUDAPlace(%d): one "
+                      "operation runs on one GPU; move a tensor with .cuda(device_id) first"
+                      % tuple(devices[:2]), user_frame())
+    device = devices[0]
+    if len(held) < sum(len(a) if type(a) is list else a is not None for a in args):
+        with xp.device(device):
+            args = map_arrays(xp.to_device, args)
+    return device, args
+
+
+def on_device(device, fn, args, kw):
+    """`fn(*args, **kw)` with GPU `device` current, its array results on that GPU (an
+    array-generic reference without array inputs computes on the host)."""
+    with xp.device(device):
+        return map_arrays(xp.to_device, fn(*args, **kw))
 
 
 def _fill(t, value, node, index):
@@ -336,7 +396,7 @@ def _edge(t):
     return t if node is None else (node, t._index)
 
 
-def _record(lay, kw, args, inputs, result, saved):
+def _record(lay, kw, args, inputs, result, saved, device):
     """The GradNode of this run: saved forward values the grad op reads, gradient edges."""
     ins = [None] * len(lay.ins)
     for i in lay.saved_ins:
@@ -370,6 +430,6 @@ def _record(lay, kw, args, inputs, result, saved):
             m = None if value is None else (value.shape, value.dtype)
             n_out += 1
         meta.append(m)
-    node = GradNode(lay, kw, ins, outs, edges, flat_edges, meta, n_out)
+    node = GradNode(lay, kw, ins, outs, edges, flat_edges, meta, n_out, device)
     node.saved = saved
     return node

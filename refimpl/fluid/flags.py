@@ -53,6 +53,8 @@ _DEFAULTS = {
     "FLAGS_pe_profile_fname": "",
     "FLAGS_print_sub_graph_dir": "",
     "FLAGS_tracer_profile_fname": "xxgperf",
+    # Paddle 3: programs are PIR (save_inference_model writes PIR json) while it is on
+    "FLAGS_enable_pir_api": True,
 }
 
 # Paddle 1.8.5's public flags (core.globals().is_public), measured
@@ -69,8 +71,10 @@ _PUBLIC_1_8 = frozenset((
 _ONLY_1_8 = ("FLAGS_enable_rpc_profiler", "FLAGS_free_when_no_cache_hit",
              "FLAGS_multiple_of_cupti_buffer_size", "FLAGS_pe_profile_fname",
              "FLAGS_print_sub_graph_dir", "FLAGS_tracer_profile_fname")
+_ONLY_3 = ("FLAGS_enable_pir_api",)
 _PUBLIC = {"1.8": _PUBLIC_1_8,
-           "2.0": frozenset(n for n in _DEFAULTS if n not in _ONLY_1_8)}
+           "2.0": frozenset(n for n in _DEFAULTS if n not in _ONLY_1_8 + _ONLY_3),
+           "3": frozenset(n for n in _DEFAULTS if n not in _ONLY_1_8)}
 
 
 def _public():

@@ -26,8 +26,10 @@ from . import atomic_file, serialization
 from .paddle_formats import DecodeError, pir_program, program_desc, safe_pickle, tensor_stream
 from .program import Program, Variable
 from .serialization import FileFormatError, SerializationError
+from ..xp import to_host
 
 __all__ = ["program_from_bytes", "inference_program_from_bytes", "program_to_bytes",
+           "pir_program_to_bytes",
            "state_from_bytes", "state_writer", "combined_from_bytes", "combined_writer",
            "tensor_from_bytes", "tensor_writer", "object_from_bytes", "object_writer",
            "paddle_save_writer", "save", "load", "paddle_version", "NAME_TABLE_KEY"]
@@ -97,6 +99,19 @@ def program_to_bytes(program, feed_names=None, fetch_names=None):
         return program_desc.encode_program(program, feed_names, fetch_names, paddle_version())
     except ValueError as e:
         raise SerializationError("cannot write the program as a Paddle ProgramDesc: %s" % e) \
+            from None
+
+
+def pir_program_to_bytes(program, feed_names, fetch_names):
+    """PIR json bytes of an inference program, as Paddle 3's save_inference_model writes
+    it (the ops refimpl translates: specs/paddle_formats.md)."""
+    try:
+        return pir_program.encode_program(program, feed_names, fetch_names)
+    except ValueError as e:
+        raise SerializationError(
+            "cannot write the program as a Paddle PIR program: %s; under "
+            "paddle.pir_utils.OldIrGuard() (or FLAGS_enable_pir_api=0) save_inference_model "
+            "writes the ProgramDesc .pdmodel, which Paddle 3 reads in its legacy IR mode" % e) \
             from None
 
 
@@ -289,7 +304,7 @@ def _with_name_table(obj):
     if not (isinstance(obj, dict) and obj and
             all(isinstance(v, mode.eager.Tensor) for v in obj.values())):
         return obj
-    saved = {k: v._array() for k, v in obj.items()}
+    saved = {k: to_host(v._array()) for k, v in obj.items()}
     saved[NAME_TABLE_KEY] = {k: v.name for k, v in obj.items()}
     return saved
 

@@ -368,8 +368,9 @@ class Model:
     def save(self, path, training=True):
         """training=True: the parameters to path.pdparams and the optimizer's state to
         path.pdopt (Paddle's pickles, committed together); training=False: the inference
-        model, path.pdmodel + path.pdiparams (paddle.static.load_inference_model reads
-        it). Only rank 0 writes."""
+        model, path.pdmodel (profile 3: path.json, Paddle 3's PIR program, as
+        save_inference_model writes it) + path.pdiparams (paddle.static.load_inference_model
+        reads it). Only rank 0 writes."""
         if get_rank() != 0:
             return
         path = os.fspath(path)

@@ -14,7 +14,7 @@ import numpy as np
 
 from .. import backward as _backward
 from ..framework import mode
-from ..dygraph.tensor import EAGER_BLOCK, Tensor
+from ..dygraph.tensor import EAGER_BLOCK, Tensor, on_place_of
 from ..framework import unique_name
 from ..framework.program import (OpRole, Parameter, Variable, default_main_program,
                                  default_startup_program, program_guard)
@@ -49,6 +49,7 @@ class Optimizer:
         self._eager = self._parameter_list is not None and any(
             isinstance(p, Tensor) for p in self._parameter_list)
         self._accumulators_holder = {}   # set_state_dict values for accumulators not yet made
+        self._eager_lr = None            # the value the eager learning-rate tensor holds
 
     # -- learning rate
     def _global_learning_rate(self, program=None):
@@ -63,7 +64,12 @@ class Optimizer:
             if lr is None:
                 lr = self._lr_vars["eager"] = Tensor(np.zeros([1], np.float32),
                                                      name=unique_name.generate("learning_rate"))
-            lr._value = np.array([self.get_lr()], np.float32)
+            value = np.array([self.get_lr()], np.float32)
+            if self._eager_lr != value[0]:
+                # where the parameters are: one copy to a GPU per change, not per update
+                param = next((p for p in self._parameter_list if isinstance(p, Tensor)), None)
+                lr._value = on_place_of(param._array(), value)
+                self._eager_lr = value[0]
             return lr
         program = default_main_program()
         if id(program) in self._lr_vars:
@@ -131,8 +137,9 @@ class Optimizer:
         if param.name in per_param:
             return per_param[param.name]
         if self._eager:
-            var = Tensor(np.full(list(shape if shape is not None else param.shape), fill_value,
-                                 dtype=_np_dtype(dtype or param.dtype)),
+            value = np.full(list(shape if shape is not None else param.shape), fill_value,
+                            dtype=_np_dtype(dtype or param.dtype))
+            var = Tensor(on_place_of(param._array(), value),    # on the parameter's GPU
                          name=unique_name.generate(param.name + "_" + name), persistable=True)
             held = self._accumulators_holder.pop(var.name, None)
             if held is not None:

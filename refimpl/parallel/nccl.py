@@ -1,14 +1,28 @@
 """NCCL between the GPUs of one process (cupy.cuda.nccl): the allreduce of data-parallel
 places that are all GPUs, device to device, instead of staging through the host."""
+import importlib
+
 from ..xp import gpu_module
 
 __all__ = ["NcclClique", "nccl_available"]
 
 
-def nccl_available():
+def _nccl():
+    """CuPy's NCCL binding, or None. `cupy.cuda.nccl` is a submodule `import cupy` does not
+    load (reading the attribute alone found none on an H100 that had NCCL 2.28); where the
+    library is missing CuPy puts a stand-in with `available = False` there."""
     xp = gpu_module()
     nccl = getattr(getattr(xp, "cuda", None), "nccl", None)
-    return bool(getattr(nccl, "available", False))
+    if nccl is None and xp is not None:
+        try:
+            nccl = importlib.import_module(xp.__name__ + ".cuda.nccl")
+        except Exception:    # no such module (a stand-in), or a broken install
+            return None
+    return None if nccl is None or getattr(nccl, "available", True) is False else nccl
+
+
+def nccl_available():
+    return _nccl() is not None
 
 
 class NcclClique:
@@ -16,7 +30,7 @@ class NcclClique:
     thread calls allreduce with its own arrays; NCCL matches the calls across threads."""
 
     def __init__(self, device_ids):
-        self._nccl = gpu_module().cuda.nccl
+        self._nccl = _nccl()
         self.device_ids = list(device_ids)
         self.comms = self._nccl.NcclCommunicator.initAll(self.device_ids)
         self._types = {"float32": self._nccl.NCCL_FLOAT32, "float64": self._nccl.NCCL_FLOAT64,

@@ -21,6 +21,7 @@ import warnings
 
 import numpy as np
 
+from .. import pir_utils
 from ..framework import atomic_file, checkpoint, model_formats, serialization
 from ..framework.dtypes import VarType
 from ..framework.program import Parameter, Program, Variable, default_main_program
@@ -32,6 +33,8 @@ __all__ = ["save", "load", "load_program_state", "set_program_state", "serialize
            "save_vars_files", "save_inference_files", "read_vars_files",
            "inference_model_files", "read_inference_model"]
 
+# what static.save writes next to a prefix (Paddle 3 in PIR mode: the program as .json)
+_CHECKPOINT_SUFFIXES = (".pdparams", ".pdopt", ".pdmodel", ".json")
 _NOT_SAVED_TYPES = (VarType.FEED_MINIBATCH, VarType.FETCH_LIST, VarType.READER, VarType.RAW)
 
 
@@ -201,7 +204,7 @@ def load(program, model_path, executor=None, var_list=None):
         global_scope().set_values(_checked_values(
             [v for v in variables if v.name in state], state, "static.load", path, copy=False))
         return
-    if os.path.isfile(path) and not path.endswith((".pdparams", ".pdopt", ".pdmodel")):
+    if os.path.isfile(path) and not path.endswith(_CHECKPOINT_SUFFIXES):
         if var_list is None:
             raise ValueError("static.load: %r is one combined parameter file (save_vars "
                              "with a filename): pass var_list, the variables it holds" % path)
@@ -210,12 +213,22 @@ def load(program, model_path, executor=None, var_list=None):
         global_scope().set_values(_checked_values(variables, state, "static.load", path,
                                                   copy=False))
         return
-    prefix = _prefix(path, "static.load", (".pdparams", ".pdopt", ".pdmodel"))
+    prefix = _prefix(path, "static.load", _CHECKPOINT_SUFFIXES)
     groups = [(group, prefix + suffix) for group, suffix in _split_by_file(variables) if group]
-    files = checkpoint.read_checkpoint_files(prefix, [p for _, p in groups], "static.load")
+    needed = [p for _, p in groups]
+    # Paddle 1.8 keeps its non-trainable Parameters (batch-norm statistics) in .pdparams,
+    # and its files do not mark Parameters: a variable of one group may be in the other file
+    files = checkpoint.read_checkpoint_files(
+        prefix, [prefix + s for s in (".pdparams", ".pdopt")], "static.load",
+        optional=[prefix + s for s in (".pdparams", ".pdopt") if prefix + s not in needed])
+    states = {p: model_formats.state_from_bytes(data, p) for p, data in files.items()}
     values = {}
     for group, file_path in groups:
-        state = model_formats.state_from_bytes(files[file_path], file_path)
+        state = dict(states[file_path])
+        for other_path, other in states.items():
+            if other_path != file_path:
+                state.update({v.name: other[v.name] for v in group
+                              if v.name not in state and v.name in other})
         values.update(_checked_values(group, state, "static.load", file_path, copy=False))
     global_scope().set_values(values)
 
@@ -236,13 +249,13 @@ def load_program_state(model_path, var_list=None):
     if os.path.isdir(path):
         names = _parameter_file_names(path) if var_list is None else _names(var_list)
         return read_vars_files(path, names, fn="load_program_state")
-    if os.path.isfile(path) and not path.endswith((".pdparams", ".pdopt", ".pdmodel")):
+    if os.path.isfile(path) and not path.endswith(_CHECKPOINT_SUFFIXES):
         if var_list is None:
             raise ValueError("load_program_state: %r is one combined parameter file (save_vars "
                              "with a filename): pass var_list, the variables it holds" % path)
         return read_vars_files(os.path.dirname(path), _names(var_list), os.path.basename(path),
                                "load_program_state")
-    prefix = _prefix(path, "load_program_state", (".pdparams", ".pdopt", ".pdmodel"))
+    prefix = _prefix(path, "load_program_state", _CHECKPOINT_SUFFIXES)
     paths = [prefix + ".pdparams", prefix + ".pdopt"]
     files = checkpoint.read_checkpoint_files(prefix, paths, "load_program_state",
                                              optional=paths[1:])
@@ -382,14 +395,19 @@ def deserialize_persistables(program, data, executor):
 
 
 def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs):
-    """Write path_prefix.pdmodel (the pruned inference program, ProgramDesc) and .pdiparams
-    (its persistables' values from the global scope, combined), then path_prefix.pdmanifest;
-    all or nothing."""
+    """Write path_prefix.pdmodel (the pruned inference program, ProgramDesc; profile 3 with
+    FLAGS_enable_pir_api on: path_prefix.json, a PIR program, as Paddle 3 does) and
+    .pdiparams (its persistables' values from the global scope, combined), then
+    path_prefix.pdmanifest; all or nothing."""
     prefix = _prefix(path_prefix, "save_inference_model", ())
     program, feeds, fetches = normalize_program(
         kwargs.get("program") or default_main_program(), feed_vars, fetch_vars,
         "save_inference_model")
-    files = {".pdmodel": _bytes_writer(model_formats.program_to_bytes(program, feeds, fetches)),
+    if pir_utils.pir_enabled():
+        model = (".json", model_formats.pir_program_to_bytes(program, feeds, fetches))
+    else:
+        model = (".pdmodel", model_formats.program_to_bytes(program, feeds, fetches))
+    files = {model[0]: _bytes_writer(model[1]),
              ".pdiparams": model_formats.combined_writer(
                  _values_of(_persistables(program), "save_inference_model"),
                  "save_inference_model: variable")}

@@ -1,5 +1,6 @@
-"""Paddle 3's PIR program (`*.json`, what 3.x's save_inference_model writes by default) ->
-refimpl Program. Read only, for the ops in PIR_OPS.
+"""Paddle 3's PIR program (`*.json`, what 3.x's save_inference_model writes by default) <->
+refimpl Program, for the ops in PIR_OPS (and, writing, mul / fill_constant / elementwise
+ops with an axis, rewritten).
 
 The file (version 1-4 of `base_code`) is one region of one block of ops in SSA form:
 
@@ -16,15 +17,22 @@ Each pd_op becomes the legacy op refimpl has (matmul -> matmul_v2, add -> elemen
 ...); inputs PIR passes as constant tensors (a pool's kernel_size, a reshape's shape, a
 scale's factor) become the legacy op's attributes; `data` ops are the feed targets, `fetch`
 ops the fetch targets, parameters keep their names and other values are named pir_<id>.
+
+Writing inverts this for inference programs, each attribute typed as Paddle declares it
+(pir_op_facts.json, measured by tools/pir_op_facts.py); Paddle 3.3.1 loads the result.
 """
 import json
+import os
+
+import numpy as np
 
 from . import DecodeError
 from .program_desc import UnsupportedOps, float32_value
 from ..dtypes import convert_dtype, get_dtype
 from ..program import Parameter, Program, Variable
 
-__all__ = ["decode_program", "is_pir_json", "PIR_OPS", "unsupported_op_types", "feed_specs"]
+__all__ = ["decode_program", "encode_program", "is_pir_json", "PIR_OPS", "unsupported_op_types",
+           "feed_specs"]
 
 _VERSIONS = (1, 2, 3, 4)
 _DTYPES = {"0.t_f16": "float16", "0.t_f32": "float32", "0.t_f64": "float64",
@@ -98,7 +106,12 @@ PIR_OPS = {
     "layer_norm": _Op("layer_norm", ["X", "Scale", "Bias"], ["Y", "Mean", "Variance"]),
     "dropout": _Op("dropout", ["X", None, "=dropout_prob"], ["Out", "Mask"],
                    rename={"mode": "dropout_implementation"}),
-    "embedding": _Op("lookup_table_v2", ["Ids", "W"], ["Out"]),
+    "embedding": _Op("lookup_table_v2", ["Ids", "W"], ["Out"], rename={"sparse": "is_sparse"}),
+    "pow": _unary("pow", rename={"y": "factor"}),
+    "log_softmax": _unary("log_softmax"),
+    "slice": _Op("slice", ["Input", "=starts", "=ends"], ["Out"]),
+    "stack": _Op("stack", ["X*"], ["Y"]),
+    "split": _Op("split", ["X", "=sections", "=axis"], ["Out*"], fixed={"num": 0}),
 }
 PIR_OPS["batch_norm_"] = PIR_OPS["batch_norm"]
 # attributes PIR keeps for itself
@@ -147,7 +160,7 @@ def _op_name(op, where):
 
 def unsupported_op_types(data):
     """The PIR op names in `data` that refimpl cannot translate."""
-    handled = {"builtin.parameter", "builtin.combine", "pd_op.data", "pd_op.fetch",
+    handled = {"builtin.parameter", "builtin.combine", "builtin.split", "pd_op.data", "pd_op.fetch",
                "pd_op.full_int_array"} | {"pd_op." + k for k in PIR_OPS}
     names = {_op_name(op, "op %d" % i) for i, op in enumerate(_load(data))}
     return sorted(names - handled)
@@ -180,8 +193,8 @@ def _attr(at, where):
         return data
     if kind == "0.a_array":
         return [_attr(item, where) for item in data]
-    if kind == "1.a_dtype":
-        return convert_dtype(data)
+    if kind == "1.a_dtype":      # "Undefined(ALL_DTYPE)": none given (sum's dtype)
+        return None if str(data).startswith("Undefined") else convert_dtype(data)
     if kind == "1.a_scalar":
         return data[-1] if isinstance(data, list) else data
     raise DecodeError("%s: PIR attribute type %s is not supported" % (where, kind))
@@ -206,13 +219,28 @@ class _Translator:
         self.feeds, self.fetches = [], []
 
     def define(self, value, name, where, **fields):
-        vid = value["%"]
-        self.names[vid] = name
-        info = _value_type(value.get("TT"), where)
+        self.names[value["%"]] = name
+        return self.declare(name, value.get("TT"), where, **fields)
+
+    def declare(self, name, tt, where, **fields):
+        """The variable `name` of a value of type `tt` (none for vectors, other types)."""
+        info = _value_type(tt, where)
         if info is not None and name not in self.block.vars:
             self.block.vars[name] = Variable(self.block, name=name, dtype=info[0],
                                              shape=info[1], **fields)
         return name
+
+    def define_vector(self, value, where):
+        """Variables pir_<id>_<i> for the elements of a vector value (their types in its
+        0.t_vec type)."""
+        tt = value.get("TT", {})
+        if tt.get("#") != "0.t_vec":
+            raise DecodeError("%s: expected a vector output, got %s" % (where, tt.get("#")))
+        names = []
+        for i, element in enumerate(tt["D"]):
+            names.append(self.declare("pir_%d_%d" % (value["%"], i), element, where))
+        self.names[value["%"]] = names
+        return names
 
     def name_of(self, ref, where):
         vid = ref.get("%") if isinstance(ref, dict) else None
@@ -260,6 +288,10 @@ class _Translator:
         if name == "builtin.combine":
             self.names[outputs[0]["%"]] = [self.name_of(i, where) for i in inputs]
             return
+        if name == "builtin.split":     # a vector's elements, each its own value
+            for value, element in zip(outputs, self.name_of(inputs[0], where)):
+                self.names[value["%"]] = element
+            return
         if name == "pd_op.data":
             self.feeds.append(self.define(outputs[0], attrs["name"], where, is_data=True,
                                           need_check_feed=True, stop_gradient=True))
@@ -300,9 +332,12 @@ class _Translator:
                 legacy_inputs[slot] = [self.name_of(ref, where)]
         legacy_outputs = {}
         for slot, value in zip(spec.outputs, outputs):
-            if slot is not None and value.get("%"):
+            if slot is not None and slot.endswith("*"):      # a vector, unpacked by split
+                legacy_outputs[slot[:-1]] = self.define_vector(value, where)
+            elif slot is not None and value.get("%"):
                 legacy_outputs[slot] = [self.define(value, "pir_%d" % value["%"], where)]
-        attrs = {spec.rename.get(k, k): v for k, v in attrs.items() if k not in _DROPPED_ATTRS}
+        attrs = {spec.rename.get(k, k): v for k, v in attrs.items()
+                 if k not in _DROPPED_ATTRS and v is not None}
         attrs.update(spec.fixed)
         if spec.convert is not None:
             attrs = spec.convert(attrs)
@@ -330,3 +365,260 @@ def decode_program(data):
     program = translator.program
     program._is_test = True
     return program, translator.feeds, translator.fetches
+
+
+# -- writing
+
+with open(os.path.join(os.path.dirname(__file__), "pir_op_facts.json")) as _f:
+    _FACTS = json.load(_f)      # tools/pir_op_facts.py: each PIR op's attributes, measured
+_DTYPE_TAGS = {v: k for k, v in _DTYPES.items()}
+# legacy op type -> the PIR op it is written as (PIR_OPS inverted; batch_norm as Paddle's
+# translator writes it, in place)
+_PIR_NAME = {}
+for _name, _spec in PIR_OPS.items():
+    _PIR_NAME.setdefault(_spec.type, _name)
+_PIR_NAME["batch_norm"] = "batch_norm_"
+# the dtype of the `full` constant each op takes as a tensor (its axis, a factor)
+_FULL_DTYPES = {("concat", "axis"): "int32", ("split", "axis"): "int32"}
+
+
+def _tensor_type(dtype, shape, where):
+    if dtype is None or shape is None:
+        raise ValueError("%s: a PIR value needs a dtype and a shape, got %s %s"
+                         % (where, dtype, shape))
+    if dtype.name not in _DTYPE_TAGS:
+        raise ValueError("%s: PIR programs of dtype %s are not written" % (where, dtype.name))
+    return {"#": "0.t_dtensor", "D": [{"#": _DTYPE_TAGS[dtype.name]}, [int(d) for d in shape],
+                                      "NCHW", [], 0]}
+
+
+def _attr_json(tag, item, value):
+    """A PIR attribute {"#": tag, "D": data} of `value`."""
+    if tag == "0.a_array":
+        if value and item is None:
+            raise ValueError("no item type is known for the array %r" % (value,))
+        return {"#": tag, "D": [_attr_json(item, None, v) for v in value]}
+    convert = {"0.a_f32": lambda v: float(np.float32(v)), "0.a_f64": float, "0.a_i32": int,
+               "0.a_i64": int, "0.a_bool": bool, "0.a_str": str,
+               "1.a_intarray": lambda v: [int(d) for d in v],
+               "1.a_dtype": lambda v: v if str(v).startswith("Undefined") else
+               convert_dtype(v)}.get(tag, lambda v: v)
+    return {"#": tag, "D": convert(value)}
+
+
+class _Writer:
+    """Ops of one block, written in PIR's SSA form: every variable write is a new value."""
+
+    def __init__(self, program):
+        if len(program.blocks) != 1:
+            raise ValueError("PIR programs with control flow (%d blocks) are not written"
+                             % len(program.blocks))
+        self.block = program.global_block()
+        self.ops, self.values, self.next_id = [], {}, 1
+
+    def value(self, tt):
+        vid, self.next_id = self.next_id, self.next_id + 1
+        return {"%": vid, "TT": tt}
+
+    def var_type(self, name, where):
+        var = self.block.vars.get(name)
+        if var is None:
+            raise ValueError("%s: no variable %r" % (where, name))
+        return _tensor_type(var.dtype, var.shape, "%s: variable %r" % (where, name))
+
+    def use(self, name, where):
+        if name not in self.values:
+            raise ValueError("%s: variable %r is read before anything writes it" % (where, name))
+        return {"%": self.values[name]["%"]}
+
+    def parameter(self, var):
+        out = self.value(self.var_type(var.name, "parameter"))
+        self.values[var.name] = out
+        trainable = isinstance(var, Parameter) and var.trainable
+        self.ops.append({"#": "p", "A": [0, 1, int(trainable), var.name], "DA": [], "O": out,
+                         "OA": [1, int(bool(var.stop_gradient)), int(trainable)], "QA": []})
+
+    def emit(self, name, inputs, outputs, attrs, where):
+        """A PIR op `name` (pd_op) with input refs, outputs (each a variable name, a list of
+        them: a vector unpacked by builtin.split, a type {"TT": ...}: a value no variable
+        holds, or None: a value nobody reads) and the attributes its facts list (values
+        from `attrs`, else Paddle's). Returns the output values."""
+        facts = _FACTS["ops"].get("1." + name)
+        if facts is None:
+            raise ValueError("%s: refimpl has no facts for PIR op pd_op.%s "
+                             "(tools/pir_op_facts.py)" % (where, name))
+        out_values, unpack = [], []
+        for i in range(facts["outputs"]):
+            var_name = outputs[i] if i < len(outputs) else None
+            if isinstance(var_name, list):      # a vector, unpacked by builtin.split
+                out_values.append(self.value({"#": "0.t_vec", "D": [
+                    self.var_type(n, where) for n in var_name]}))
+                unpack.append((out_values[-1], var_name))
+                continue
+            if isinstance(var_name, dict):
+                out_values.append(self.value(var_name["TT"]))
+                continue
+            tt = self.var_type(var_name, where) if var_name else {"#": "NULL"}
+            out_values.append(self.value(tt))
+            if var_name:
+                self.values[var_name] = out_values[-1]
+        json_attrs = [{"N": n, "AT": _attr_json(tag, item, attrs.get(n, default))}
+                      for n, tag, item, default in facts["attrs"]]
+        self.ops.append({"#": "1." + name, "A": json_attrs, "I": inputs, "O": out_values})
+        for vector, names in unpack:
+            elements = [self.value(self.var_type(n, where)) for n in names]
+            self.values.update(zip(names, elements))
+            self.ops.append({"#": "0.split", "A": [], "I": [{"%": vector["%"]}],
+                             "O": elements})
+        return out_values
+
+    def constant(self, value, dtype, where):
+        """A ref to the value of full_int_array (a list) or full (a number)."""
+        if isinstance(value, (list, tuple)):
+            tt = _tensor_type(get_dtype("int64"), [len(value)], where)
+            out, = self.emit("full_int_array", [], [{"TT": tt}], {"value": list(value)}, where)
+        else:
+            tt = _tensor_type(get_dtype(dtype), [1], where)
+            out, = self.emit("full", [], [{"TT": tt}],
+                             {"shape": [1], "value": value, "dtype": dtype}, where)
+        return {"%": out["%"]}
+
+    def reshaped(self, name, shape, where):
+        """A ref to variable `name` reshaped to `shape` (a new value)."""
+        tt = _tensor_type(self.block.vars[name].dtype, shape, where)
+        out, = self.emit("reshape", [self.use(name, where),
+                                     self.constant(list(shape), None, where)],
+                         [{"TT": tt}], {}, where)
+        return {"%": out["%"]}
+
+    def legacy_op(self, op, where):
+        special = _SPECIAL_WRITERS.get(op.type)
+        if special is not None:
+            return special(self, op, where)
+        name = _PIR_NAME.get(op.type)
+        if name is None:
+            raise ValueError("%s: refimpl does not write op %s as PIR" % (where, op.type))
+        spec = PIR_OPS[name]
+        legacy = {k: v for k, v in op.attrs.items() if v is not None}
+        attrs = {pir: legacy[old] for pir, old in spec.rename.items() if old in legacy}
+        attrs.update({k: v for k, v in legacy.items() if k not in attrs})
+        if op.type in _ATTR_RULES:
+            attrs = _ATTR_RULES[op.type](attrs)
+        inputs = []
+        for slot in spec.inputs:
+            if slot is None:
+                inputs.append({"%": 0})
+            elif slot.startswith("="):
+                inputs.append(self.constant(attrs[slot[1:]],
+                                            _FULL_DTYPES.get((op.type, slot[1:]), "float32"),
+                                            where))
+            elif slot.endswith("*"):
+                names = op.inputs.get(slot[:-1], [])
+                out = self.value({"#": "0.t_vec", "D": [self.var_type(n, where) for n in names]})
+                self.ops.append({"#": "0.combine", "A": [],
+                                 "I": [self.use(n, where) for n in names], "O": [out]})
+                inputs.append({"%": out["%"]})
+            else:
+                names = op.inputs.get(slot)
+                inputs.append(self.use(names[0], where) if names else {"%": 0})
+        outputs = [list(op.outputs.get(slot[:-1], [])) if slot and slot.endswith("*") else
+                   (op.outputs.get(slot) or [None])[0] if slot else None
+                   for slot in spec.outputs]
+        self.emit(name, inputs, outputs, attrs, where)
+
+
+def _reduce_attrs(attrs):
+    attrs["dim"] = [] if attrs.get("reduce_all") else list(attrs.get("dim", []))
+    attrs["keepdim"] = attrs.get("keep_dim", False)
+    return attrs
+
+
+def _cast_attrs(attrs):
+    attrs["dtype"] = attrs["out_dtype"]
+    return attrs
+
+
+_ATTR_RULES = {"reduce_mean": _reduce_attrs, "reduce_sum": _reduce_attrs,
+               "reduce_max": _reduce_attrs, "reduce_min": _reduce_attrs, "cast": _cast_attrs}
+
+
+def _write_mul(writer, op, where):
+    """mul: X and Y flattened to matrices at x_num_col_dims / y_num_col_dims, a matmul,
+    the result reshaped to X's leading and Y's trailing dims (reshapes only where a shape
+    changes)."""
+    x, y, out = op.input("X")[0], op.input("Y")[0], op.output("Out")[0]
+    xs, ys = writer.block.vars[x].shape, writer.block.vars[y].shape
+    xd, yd = op.attrs.get("x_num_col_dims", 1), op.attrs.get("y_num_col_dims", 1)
+    rows, cols = int(np.prod(xs[xd:])), int(np.prod(ys[yd:]))
+    x_ref = writer.use(x, where) if len(xs) == 2 else writer.reshaped(x, [-1, rows], where)
+    y_ref = writer.use(y, where) if len(ys) == 2 else writer.reshaped(y, [-1, cols], where)
+    out_shape = list(writer.block.vars[out].shape)
+    if xd == 1:
+        writer.emit("matmul", [x_ref, y_ref], [out], {}, where)
+        return
+    if out_shape.count(-1) > 1:
+        raise ValueError("%s: mul with x_num_col_dims %d and several unknown dims %s is not "
+                         "written as PIR" % (where, xd, out_shape))
+    flat, = writer.emit("matmul", [x_ref, y_ref],
+                        [{"TT": _tensor_type(writer.block.vars[out].dtype, [-1, cols], where)}],
+                        {}, where)
+    writer.emit("reshape", [{"%": flat["%"]}, writer.constant(out_shape, None, where)], [out],
+                {}, where)
+
+
+def _write_elementwise(writer, op, where):
+    """elementwise_*: Y broadcast from `axis` (legacy) is Y reshaped with ones around it
+    (PIR broadcasts trailing dims only)."""
+    name = {spec.type: pir for pir, spec in PIR_OPS.items()}[op.type]
+    x, y = op.input("X")[0], op.input("Y")[0]
+    xr, ys = len(writer.block.vars[x].shape), list(writer.block.vars[y].shape)
+    axis = op.attrs.get("axis", -1)
+    y_ref = writer.use(y, where)
+    if axis not in (-1, xr - len(ys)) and len(ys) < xr:
+        y_ref = writer.reshaped(y, [1] * axis + ys + [1] * (xr - axis - len(ys)), where)
+    writer.emit(name, [writer.use(x, where), y_ref], [op.output("Out")[0]], {}, where)
+
+
+def _write_fill_constant(writer, op, where):
+    if op.inputs:
+        raise ValueError("%s: fill_constant with tensor inputs %s is not written as PIR"
+                         % (where, sorted(op.inputs)))
+    writer.emit("full", [], [op.output("Out")[0]],
+                {"shape": op.attrs["shape"], "value": op.attrs.get("value", 0.0),
+                 "dtype": op.attrs.get("dtype", "float32")}, where)
+
+
+_SPECIAL_WRITERS = dict({"mul": _write_mul, "fill_constant": _write_fill_constant},
+                        **{t: _write_elementwise for t in
+                           ("elementwise_add", "elementwise_sub", "elementwise_mul",
+                            "elementwise_div", "elementwise_max", "elementwise_min",
+                            "elementwise_pow")})
+
+
+def encode_program(program, feed_names, fetch_names):
+    """PIR json bytes of an inference program (one block), as Paddle 3's
+    save_inference_model writes it: parameters, a data op per feed target, the ops
+    (each legacy op as the PIR op Paddle translates it to), a fetch op per fetch target.
+    ValueError naming the op for what cannot be written."""
+    writer = _Writer(program)
+    block = writer.block
+    for var in block.vars.values():
+        if var.persistable and var.name not in feed_names and var.type == "LOD_TENSOR":
+            writer.parameter(var)
+    for name in feed_names:
+        var = block.vars[name]
+        out, = writer.emit("data", [], [name], {"name": name, "shape": list(var.shape),
+                                                "dtype": var.dtype.name}, "feed %r" % name)
+        writer.ops[-1]["OA"] = [{"N": "stop_gradient", "AT": _attr_json(
+            "0.a_array", "0.a_bool", [True])}]
+    for i, op in enumerate(block.ops):
+        writer.legacy_op(op, "op %d (%s)" % (i, op.type))
+    for col, name in enumerate(fetch_names):
+        writer.emit("fetch", [writer.use(name, "fetch %r" % name)], [name],
+                    {"name": name, "col": col}, "fetch %r" % name)
+        writer.ops[-1]["OA"] = [{"N": "persistable", "AT": _attr_json(
+            "0.a_array", "0.a_bool", [True])}]
+    doc = {"base_code": _FACTS["base_code"],
+           "program": {"regions": [{"#": "region_0", "blocks": [
+               {"#": "block_0", "args": [], "ops": writer.ops}]}]}}
+    return json.dumps(doc, separators=(",", ":")).encode("utf-8")

@@ -23,6 +23,7 @@ import os
 import numpy as np
 
 from . import DecodeError, proto_schema, wire
+from .grad_ops import ForwardOps, paddle_grad_type, reconcile_grad_slots, refimpl_grad_type
 from ..dtypes import DType, convert_dtype
 from ..program import (Block, Operator, Parameter, Program, Variable, op_definition,
                        op_types)
@@ -227,7 +228,7 @@ def unsupported_op_types(desc):
         for j, op in enumerate(block.get("ops", [])):
             if "type" not in op:
                 raise DecodeError("ProgramDesc.blocks[%d].ops[%d]: op without a type" % (i, j))
-            types.add(op["type"])
+            types.add(refimpl_grad_type(op["type"]))
     return sorted(types - known)
 
 
@@ -304,11 +305,12 @@ def program_from_desc(desc):
                 raise DecodeError("%s.vars[%d]: variable without a name" % (where, j))
             block.vars[vd["name"]] = _variable(block, vd, vd["name"] in parameters,
                                                "%s.vars[%d] (%r)" % (where, j, vd["name"]))
+        forward_ops = ForwardOps()
         for j, od in enumerate(bd.get("ops", [])):
-            op_type = od.get("type")
+            op_type = refimpl_grad_type(od.get("type"))
             if op_type in ("feed", "fetch"):
                 continue
-            op_where = "%s.ops[%d] (%s)" % (where, j, op_type)
+            op_where = "%s.ops[%d] (%s)" % (where, j, od.get("type"))
             op_def = op_definition(op_type)
             attrs = {}
             for attr in od.get("attrs", []):
@@ -318,6 +320,8 @@ def program_from_desc(desc):
                 value = _attr_value(attr, "%s attr %r" % (op_where, name))
                 attrs[name] = _to_refimpl_attr(op_def, name, value, attr.get("type"))
             inputs, outputs = _slots(od, "inputs", op_where), _slots(od, "outputs", op_where)
+            forward_ops.add(op_type, inputs, outputs)
+            inputs = reconcile_grad_slots(op_type, inputs, forward_ops)
             try:
                 # the saved variables are the truth: no shape inference
                 block.ops.append(Operator(block, op_type, inputs, outputs, attrs, infer=False))
@@ -472,7 +476,7 @@ def _op_desc(op, declared_by_op, where):
             attrs.append(_attr_desc(op.type, name, value, declared))
         except ValueError as e:
             raise ValueError("%s: attribute %r: %s" % (where, name, e)) from None
-    return {"type": op.type,
+    return {"type": paddle_grad_type(op.type),
             "inputs": [{"parameter": k, "arguments": list(v)} for k, v in op.inputs.items()],
             "outputs": [{"parameter": k, "arguments": list(v)} for k, v in op.outputs.items()],
             "attrs": attrs}

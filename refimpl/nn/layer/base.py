@@ -11,7 +11,7 @@ import warnings
 
 import numpy as np
 
-from ...dygraph.tensor import Tensor
+from ...dygraph.tensor import Tensor, on_place_of
 from ...framework import unique_name
 from ...framework.layer_helper import LayerHelper
 from ...framework.program import Parameter, Variable
@@ -385,7 +385,7 @@ class Layer:
             else:
                 values[var.name] = value
         for var, value in eager:
-            var._value = value
+            var._value = on_place_of(var._array(), value)    # a GPU model stays there
         scope.set_values(values)
 
     set_dict = load_dict = set_state_dict

@@ -1,0 +1,127 @@
+"""Regenerates refimpl/framework/paddle_formats/pir_op_facts.json from real Paddle 3:
+
+    python tools/pir_op_facts.py --paddle /opt/paddle311/bin/python
+
+refimpl builds an inference program using every op its PIR writer translates and saves it
+as a ProgramDesc; Paddle translates that program to PIR (paddle.pir.translate_to_pir) and
+serializes it as save_inference_model does. From Paddle's json this records, per PIR op:
+its attributes in Paddle's order with their attribute types (array item types too) and
+the value Paddle gave them, and its numbers of inputs and outputs - what the writer needs
+to write attributes Paddle's deserializer accepts (a missing attribute, or an i32 where it
+wants an i64, is refused). The value Paddle gave is the writer's default for attributes
+a refimpl op does not carry.
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, ROOT)
+OUT = os.path.join(ROOT, "refimpl", "framework", "paddle_formats", "pir_op_facts.json")
+
+# run by Paddle 3: legacy ProgramDesc file -> PIR json file, as save_inference_model writes
+TRANSLATE = r"""
+import sys
+import paddle
+from paddle.base import core
+paddle.enable_static()
+with paddle.pir_utils.OldIrGuard():
+    desc = paddle.static.Program.parse_from_string(open(sys.argv[1], "rb").read()).desc
+core.serialize_pir_program(paddle.pir.translate_to_pir(desc), sys.argv[2], True, False, True)
+# the data and fetch ops as save_inference_model writes them (a translation has feed ops)
+main = paddle.static.Program()
+with paddle.static.program_guard(main):
+    x = paddle.static.data("x", [None, 4], "float32")
+    y = paddle.nn.functional.relu(x)
+paddle.static.save_inference_model(sys.argv[3], [x], [y], paddle.static.Executor(), program=main)
+print(paddle.__version__)
+"""
+
+
+def every_op_program(paddle):
+    """An inference program using every op type the PIR writer translates:
+    (program, feed vars, fetch vars, startup program)."""
+    F = paddle.nn.functional
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [None, 4], "float32")
+        h = paddle.static.nn.fc(x, 6, activation="relu")
+        img = paddle.static.data("img", [None, 1, 6, 6], "float32")
+        c = paddle.static.nn.conv2d(img, 2, 3, padding=1)
+        b = paddle.static.nn.batch_norm(c, act="relu")
+        g = F.gelu(F.layer_norm(h, [6]))
+        t = paddle.transpose(paddle.reshape(g, [-1, 2, 3]), [0, 2, 1])
+        f = paddle.flatten(paddle.concat([t, paddle.scale(t, 2.0, 0.5)], axis=2), 1)
+        d = F.dropout(paddle.tanh(f) + F.sigmoid(f), 0.3, training=False)
+        m = d - paddle.mean(d, axis=1, keepdim=True)
+        ids = paddle.static.data("ids", [None, 3], "int64")
+        e = paddle.nn.Embedding(10, 4)(ids)
+        fetches = [F.max_pool2d(b, 2, 2), F.avg_pool2d(b, 2, 2), paddle.matmul(e, e, transpose_y=True),
+                   paddle.exp(m), paddle.sqrt(paddle.abs(m)), paddle.log(m * m), F.relu6(m),
+                   F.leaky_relu(m, 0.1), F.hardswish(m), F.softmax(m), paddle.cast(m, "float64"),
+                   paddle.sum(m, axis=0), paddle.max(m), paddle.min(m, axis=1),
+                   paddle.squeeze(paddle.unsqueeze(m, 1), 1), paddle.divide(m, m),
+                   paddle.maximum(m, m), paddle.minimum(m, m), paddle.pow(m, 2.0),
+                   paddle.full([2, 3], 1.5), F.log_softmax(m), paddle.stack([m, m], axis=1),
+                   paddle.slice(m, [1], [2], [8]), m[:, 2]] + paddle.split(m, [4, 8], axis=1)
+    return main, [x, img, ids], fetches, startup
+
+
+def facts_of(doc):
+    facts = {}
+    for op in doc["program"]["regions"][0]["blocks"][0]["ops"]:
+        name = op["#"]
+        if name == "p":
+            continue
+        attrs = []
+        for a in op.get("A", []):
+            at = a["AT"]
+            item = at["D"][0]["#"] if at["#"] == "0.a_array" and at["D"] else None
+            value = [i["D"] for i in at["D"]] if at["#"] == "0.a_array" else at["D"]
+            attrs.append([a["N"], at["#"], item, value])
+        if name in facts:     # an empty array's item type, from a later use of the op
+            for known, seen in zip(facts[name]["attrs"], attrs):
+                known[2] = known[2] or seen[2]
+            continue
+        facts[name] = {"attrs": attrs, "inputs": len(op.get("I", [])),
+                       "outputs": len(op.get("O", []))}
+    return facts
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--paddle", required=True, metavar="PYTHON")
+    args = parser.parse_args()
+    os.environ["REFIMPL_PADDLE"] = "3"
+    import refimpl as paddle
+    paddle.enable_static()
+    program, feeds, fetches, startup = every_op_program(paddle)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    exe.run(startup)
+    with tempfile.TemporaryDirectory() as tmp, paddle.pir_utils.OldIrGuard():
+        paddle.static.save_inference_model(os.path.join(tmp, "every_op"), feeds, fetches, exe,
+                                           program=program)
+        out, native = os.path.join(tmp, "every_op.json"), os.path.join(tmp, "native")
+        done = subprocess.run([args.paddle, "-c", TRANSLATE, os.path.join(tmp, "every_op.pdmodel"),
+                               out, native], capture_output=True, text=True, check=True)
+        with open(out) as f:
+            doc = json.load(f)
+        with open(native + ".json") as f:
+            native_doc = json.load(f)
+    ops = facts_of(doc)
+    ops.update(facts_of(native_doc))
+    facts = {"paddle": done.stdout.strip().splitlines()[-1], "base_code": native_doc["base_code"],
+             "ops": ops}
+    ops = ",\n".join("  %s: %s" % (json.dumps(name), json.dumps(facts["ops"][name]))
+                     for name in sorted(facts["ops"]))      # an op a line
+    with open(OUT, "w") as f:
+        f.write('{"paddle": %s, "base_code": %s, "ops": {\n%s\n}}\n'
+                % (json.dumps(facts["paddle"]), json.dumps(facts["base_code"]), ops))
+    print("wrote %s: %d PIR ops, Paddle %s" % (OUT, len(facts["ops"]), facts["paddle"]))
+
+
+if __name__ == "__main__":
+    main()
