@@ -10,7 +10,8 @@ import numpy as np
 from .ops.registry import is_duplicable, slot_name
 
 __all__ = ["forward_args", "call_forward", "call_backward", "numeric_grads", "float_slots",
-           "as_tuple", "assert_close"]
+           "as_tuple", "assert_close", "sample_lods", "program_inputs", "program_outputs",
+           "output_lods"]
 
 
 def forward_args(op_def, inputs):
@@ -118,3 +119,87 @@ def _widened(a):
     if a.dtype == bool:
         return a
     return a.astype(np.complex128 if a.dtype.kind == "c" else np.float64)
+
+
+def _lengths_source(op_def, slot):
+    return op_def.lod_lengths[slot].partition(":")[0].split("|")[0]
+
+
+def _padded_form(sample, slot, source):
+    """Lengths that do not add up to the input's rows are a padded form's (Paddle's Length
+    inputs): those stay variables."""
+    lengths, data = sample.inputs.get(slot), sample.inputs.get(source)
+    if data is None or lengths is None:
+        return False
+    if isinstance(lengths, list):
+        return any(np.sum(n) != len(d) for n, d in zip(lengths, data))
+    return np.sum(lengths) != len(data)
+
+
+def sample_lods(op_def, sample):
+    """{input slot: LoD (a list for a list slot)} that a sample's lengths slots
+    (op_def.lod_lengths) give the inputs they are read from: one level each."""
+    lods = {}
+    for slot in op_def.lod_lengths:
+        lengths = sample.inputs.get(slot)
+        source = _lengths_source(op_def, slot)
+        if lengths is None or _padded_form(sample, slot, source):
+            continue
+        if isinstance(lengths, list):
+            lods[source] = [((tuple(int(n) for n in np.ravel(one)),)) for one in lengths]
+        else:
+            lods[source] = (tuple(int(n) for n in np.ravel(lengths)),)
+    return lods
+
+
+def program_inputs(op_def, sample):
+    """(inputs, lods): the sample as a program feeds it. Lengths slots are no variables:
+    their lengths become the LoD of the inputs they are read from (`lods`, from
+    sample_lods; op_def.lod_alike inputs get the same), and an input read only for its
+    LoD gets one zero row per position."""
+    lods = sample_lods(op_def, sample)
+    inputs = {}
+    for s in op_def.inputs:
+        name = slot_name(s)
+        value = sample.inputs.get(name)
+        if name in op_def.lod_lengths and not _padded_form(
+                sample, name, _lengths_source(op_def, name)):
+            continue
+        if value is None and name in lods:
+            value = np.zeros((sum(lods[name][-1]), 1), np.float32)
+        if value is not None:
+            inputs[name] = value
+    for slot, source in op_def.lod_alike.items():
+        if slot in inputs and source in lods:
+            lods[slot] = lods[source]
+    return inputs, lods
+
+
+def program_outputs(op_def, sample):
+    """The output slots a program binds for the sample: all but the lengths results
+    (OpDef.lengths_results) unless the sample is in a padded form (a lengths slot that
+    gives no LoD: Paddle binds e.g. ctc_align's OutputLength then)."""
+    lods = sample_lods(op_def, sample)
+    padded = any(slot in sample.inputs and _lengths_source(op_def, slot) not in lods
+                 for slot in op_def.lod_lengths if sample.inputs.get(slot) is not None)
+    internal = set() if padded else op_def.lengths_results
+    return [slot for slot in op_def.output_slots if slot not in internal]
+
+
+def output_lods(op_def, sample, lods, outputs):
+    """{output slot: [LoD of each variable]} each output carries by its rule for the
+    sample whose inputs carry `lods` (program_inputs) and whose reference results are
+    `outputs`."""
+    values = dict(sample.inputs, **dict(zip(op_def.output_slots, outputs)))
+    full = {slot_name(s): lods.get(slot_name(s), [()] * len(sample.inputs[slot_name(s)])
+                                   if is_duplicable(s) else ())
+            for s in op_def.inputs if slot_name(s) in sample.inputs or slot_name(s) in lods}
+    attrs = dict(op_def.attrs, **sample.attrs)
+    found = {}
+    for slot, out in zip(op_def.output_slots, outputs):
+        count = len(out) if isinstance(out, list) else 1
+        rule = op_def.lod_outputs.get(slot)
+        lod = rule.lod(full, values, attrs) if rule is not None else ()
+        found[slot] = [tuple(one) for one in lod] if isinstance(lod, list) else \
+            [tuple(lod)] * count
+    return found

@@ -77,7 +77,8 @@ def test_refimpl_passes_all_its_cases(kernels, monkeypatch):
 @pytest.mark.parametrize("kernels", ["numpy", "cython"])
 def test_refimpl_dynamic_mode_passes_all_op_and_eager_scenario_cases(kernels, monkeypatch):
     """--mode dynamic: every op case on eager Tensors (LayerHelper.append_op, paddle.grad)
-    and the optimizer scenarios trained eagerly; only static-program scenarios skip."""
+    and the optimizer scenarios trained eagerly; only static-program scenarios and the op
+    cases that feed a LoD (eager Tensors carry none) skip."""
     monkeypatch.setenv("REFIMPL_KERNELS", kernels)
     report = check_mod.check("refimpl", GOLDEN_DIR, timeout=120, mode="dynamic")
     bad = [(r["id"], r["status"], r["message"]) for r in report["cases"]
@@ -85,8 +86,11 @@ def test_refimpl_dynamic_mode_passes_all_op_and_eager_scenario_cases(kernels, mo
     assert not bad, "refimpl's dynamic mode (%s kernels) fails:\n%s" % (
         kernels, "\n".join("%s %s %s" % b for b in bad))
     skipped = sorted(r["id"] for r in report["cases"] if r["status"] == "skipped")
-    assert skipped and all(i.startswith("class/") and "optimizer/sgd" not in i
-                           for i in skipped), skipped
+    lod_cases = {c["id"] for c in read_index(GOLDEN_DIR)["cases"]
+                 if any(any(lods) for lods in c.get("lods", {}).get("in", {}).values())}
+    assert lod_cases and lod_cases <= set(skipped)
+    assert skipped and all((i.startswith("class/") and "optimizer/sgd" not in i) or
+                           i in lod_cases for i in skipped), skipped
     assert report["implementation"]["mode"] == "dynamic"
 
 
@@ -133,6 +137,29 @@ def test_checker_isolates_crashes_timeouts_errors_and_missing_ops(tmp_path, monk
     assert "mean is broken here" in messages["mean"]
     assert report["groups"]["op/mul"]["pass"] == 3
     assert check_mod.failed(report)
+
+
+def test_lod_cases_feed_and_compare_lod(fresh, tmp_path):
+    """A sequence op's case stores its inputs' LoD (no lengths slot) and its outputs'
+    LoD; a wrong expected output LoD fails the case, naming both."""
+    index = read_index(fresh[0])
+    case = next(c for c in index["cases"] if c["id"] == "op/ctc_align/0")
+    assert set(case["inputs"]) == {"Input"} and set(case["outputs"]) == {"Output"}
+    assert case["lods"] == {"in": {"Input": [[[5, 0, 4]]]}, "out": {"Output": [[[2, 0, 2]]]}}
+    arrays = read_npz(os.path.join(fresh[0], case["file"]))
+    np.testing.assert_array_equal(arrays["0/out/Output/0"].ravel(), [1, 1, 2, 3])
+    assert check_mod.check("refimpl", fresh[0], patterns=["op/ctc_align/0"])[
+        "summary"]["pass"] == 1
+    golden = tmp_path / "golden"
+    generate(str(golden))
+    index = read_index(str(golden))
+    next(c for c in index["cases"] if c["id"] == "op/ctc_align/0")["lods"]["out"] = {
+        "Output": [[[2, 1, 1]]]}
+    with open(str(golden / INDEX_NAME), "w") as f:
+        json.dump(index, f)
+    r, = check_mod.check("refimpl", str(golden), patterns=["op/ctc_align/0"])["cases"]
+    assert r["status"] == "fail"
+    assert "0/lod/Output/0: LoD [[2, 0, 2]], expected [[2, 1, 1]]" in r["message"]
 
 
 def test_wrong_values_fail_with_their_error(tmp_path):

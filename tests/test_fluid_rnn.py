@@ -270,9 +270,9 @@ def test_beam_search_decode_backtracks_and_sorts():
     np.testing.assert_allclose(got_scores, [[-1.0, -1.5, 0.0], [-2.0, -2.2, -2.4]])
 
 
-def test_beam_search_decode_requires_parents():
+def test_beam_search_decode_needs_lod_steps_or_parents():
     ids = static.data("ids", [2, 4], "int64")
-    with pytest.raises(ValueError, match="parent_idx"):
+    with pytest.raises(TypeError, match="tensor array .* give parent_idx"):
         layers.beam_search_decode(ids, ids, 2, 0)
 
 
@@ -301,38 +301,48 @@ def _numpy_drnn(x, boot):
     return np.array(hs), np.array(prevs)
 
 
-def _build_drnn(x, init=None, max_len=3):
+def _build_drnn(x, init=None, max_len=3, need_reorder=False):
     drnn = layers.DynamicRNN(max_len=max_len)
     with drnn.block():
         word = drnn.step_input(x)
-        prev = drnn.memory(init=init) if init is not None else drnn.memory(shape=[2], value=0.3)
+        prev = drnn.memory(init=init, need_reorder=need_reorder) if init is not None else \
+            drnn.memory(shape=[2], value=0.3)
         hidden = layers.tanh(word + prev * 0.5)
         drnn.update_memory(prev, hidden)
         drnn.output(hidden, prev)
     return drnn()
 
 
-@pytest.mark.parametrize("with_init", [False, True])
-def test_dynamic_rnn_matches_a_numpy_recurrence(with_init):
+# Paddle orders the steps' sequences by length (longest first): with need_reorder=False
+# the init rows go to the sequences in that order, so sequence i starts from row RANK[i]
+RANK = [0, 2, 1]
+
+
+@pytest.mark.parametrize("max_len", [None, 3])
+@pytest.mark.parametrize("init", ["none", "ranked", "reordered"])
+def test_dynamic_rnn_matches_a_numpy_recurrence(init, max_len):
+    """Without max_len the steps run in a while op, with it they are unrolled: the same."""
     x = static.data("x", [-1, 2], "float64", lod_level=1)
-    boot = static.data("boot", [3, 2], "float64") if with_init else None
-    out, prev = _build_drnn(x, boot)
+    boot = static.data("boot", [3, 2], "float64") if init != "none" else None
+    out, prev = _build_drnn(x, boot, max_len=max_len, need_reorder=init == "reordered")
     rows = RNG.randn(6, 2)
-    boot_value = RNG.randn(3, 2) if with_init else np.full((3, 2), 0.3)
+    boot_value = RNG.randn(3, 2) if boot is not None else np.full((3, 2), 0.3)
     feed = {"x": (rows, [LENS])}
-    if with_init:
+    if boot is not None:
         feed["boot"] = boot_value
     got_out, got_prev = _run([out, prev], feed, return_numpy=False)
-    want_out, want_prev = _numpy_drnn(rows, boot_value)
+    want_out, want_prev = _numpy_drnn(rows, boot_value[RANK] if init == "ranked"
+                                      else boot_value)
     np.testing.assert_allclose(np.array(got_out), want_out, rtol=1e-12)
     np.testing.assert_allclose(np.array(got_prev), want_prev, rtol=1e-12)
     assert got_out.recursive_sequence_lengths() == [LENS]
 
 
-def test_dynamic_rnn_gradient_reaches_the_input():
+@pytest.mark.parametrize("max_len", [None, 3])
+def test_dynamic_rnn_gradient_reaches_the_input(max_len):
     x = static.data("x", [-1, 2], "float64", lod_level=1)
     x.stop_gradient = False
-    out, _ = _build_drnn(x)
+    out, _ = _build_drnn(x, max_len=max_len)
     (dx,) = static.gradients([layers.reduce_sum(out)], [x])
     rows = RNG.randn(6, 2)
     (got,) = _run([dx], {"x": (rows, [LENS])}, return_numpy=False)
@@ -344,14 +354,6 @@ def test_dynamic_rnn_gradient_reaches_the_input():
         numeric[idx] = (_numpy_drnn(bumped, np.full((3, 2), 0.3))[0].sum()
                         - _numpy_drnn(rows, np.full((3, 2), 0.3))[0].sum()) / eps
     np.testing.assert_allclose(got, numeric, rtol=1e-4, atol=1e-6)
-
-
-def test_dynamic_rnn_needs_max_len():
-    x = static.data("x", [-1, 2], "float32", lod_level=1)
-    drnn = layers.DynamicRNN()
-    with pytest.raises(ValueError, match="needs max_len"):
-        with drnn.block():
-            drnn.step_input(x)
 
 
 def test_dynamic_rnn_sequences_longer_than_max_len_fail_at_run_time():

@@ -18,7 +18,8 @@ from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
 from refimpl.ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
 from refimpl.testing import (assert_close, call_backward, call_forward, float_slots,
-                             numeric_grads)
+                             numeric_grads, output_lods, program_inputs,
+                             program_outputs)
 
 OPS = [t for t in all_op_types() if list(get_op_def(t).samples(np.random.RandomState(0)))]
 GRAD_OPS = [t for t in OPS if get_op_def(t).has_grad()]
@@ -31,101 +32,63 @@ def _samples(op_type, seed):
     return list(get_op_def(op_type).samples(np.random.RandomState(seed)))
 
 
-def _sample_lods(op_def, sample):
-    """{input slot: LoD (a list for a list slot)} a sample's lengths slots (lod_lengths)
-    give the inputs they are read from: one level each. Lengths that do not add up to the
-    input's rows are a padded form's (Paddle's Length inputs): those stay variables."""
-    lods = {}
-    for slot, spec in op_def.lod_lengths.items():
-        lengths = sample.inputs.get(slot)
-        source = spec.partition(":")[0].split("|")[0]
-        if lengths is None or _padded_form(sample, slot, source):
-            continue
-        if isinstance(lengths, list):
-            lods[source] = [((tuple(int(n) for n in np.ravel(one)),)) for one in lengths]
-        else:
-            lods[source] = (tuple(int(n) for n in np.ravel(lengths)),)
-    return lods
-
-
-def _padded_form(sample, slot, source):
-    lengths, data = sample.inputs.get(slot), sample.inputs.get(source)
-    if data is None or lengths is None:
-        return False
-    if isinstance(lengths, list):
-        return any(np.sum(n) != len(d) for n, d in zip(lengths, data))
-    return np.sum(lengths) != len(data)
-
-
 def _build_and_run(op_def, sample):
     """Run the op inside a Program through the Executor; return its outputs. Lengths slots
     are no variables: their lengths are fed as the LoD of the inputs they are read from
     (an input read only for its LoD gets one zero row per position)."""
     main, startup = Program(), Program()
     feed, inputs = {}, {}
-    lods = _sample_lods(op_def, sample)
+    fed, lods = program_inputs(op_def, sample)
     with program_guard(main, startup):
         block = main.global_block()
         for s in op_def.inputs:
             name = slot_name(s)
-            value = sample.inputs.get(name)
-            if name in op_def.lod_lengths and not _padded_form(
-                    sample, name, op_def.lod_lengths[name].partition(":")[0].split("|")[0]):
+            if name not in fed:
                 continue
-            if value is None and name in lods:     # read only for its LoD
-                value = np.zeros((sum(lods[name][-1]), 1), np.float32)
-            if value is None:
-                continue
-            values = value if is_duplicable(s) else [value]
+            values = fed[name] if is_duplicable(s) else [fed[name]]
             slot_lods = lods.get(name)
             slot_lods = slot_lods if isinstance(slot_lods, list) else [slot_lods] * len(values)
             names = []
             for j, (v, lod) in enumerate(zip(values, slot_lods)):
                 var_name = "in_%s_%d" % (name, j)
                 v = np.asarray(v)
-                block.create_var(name=var_name, shape=v.shape, dtype=v.dtype.name)
+                block.create_var(name=var_name, shape=v.shape, dtype=v.dtype.name,
+                                 lod_level=len(lod) if lod else 0)
                 feed[var_name] = (v.copy(), [list(level) for level in lod]) if lod else v.copy()
                 names.append(var_name)
             inputs[name] = names
         ref = call_forward(op_def, sample.inputs, sample.attrs)
+        # outputs the reference leaves as None, and lengths results, are not bound
+        bound = program_outputs(op_def, sample)
         outputs = {}
         for s, r in zip(op_def.outputs, ref):
-            n = len(r) if is_duplicable(s) else 1
-            outputs[slot_name(s)] = ["out_%s_%d" % (slot_name(s), j) for j in range(n)]
+            if r is not None and slot_name(s) in bound:
+                n = len(r) if is_duplicable(s) else 1
+                outputs[slot_name(s)] = ["out_%s_%d" % (slot_name(s), j) for j in range(n)]
         op = block.append_op(type=op_def.type, inputs=inputs, outputs=outputs, attrs=sample.attrs)
     inferred = {s: block.var(n[0]).shape for s, n in outputs.items()}
-    # outputs the reference leaves as None are not fetched
-    fetch = [n for s, r in zip(op_def.output_slots, ref) if r is not None for n in outputs[s]]
+    fetch = [n for names in outputs.values() for n in names]
     flat = executor_mod.Executor().run(main, feed=feed, fetch_list=fetch, scope=Scope(),
                                        return_numpy=False)
     _check_output_lods(op_def, sample, lods, ref, dict(zip(fetch, flat)), outputs)
-    flat = [np.array(t) for t in flat]
-    got, k = [], 0
+    fetched = dict(zip(fetch, (np.array(t) for t in flat)))
+    results = []     # (slot, reference, executor's)
     for s, r in zip(op_def.outputs, ref):
-        if r is None:
-            continue
-        n = len(outputs[slot_name(s)])
-        got.append(flat[k:k + n] if is_duplicable(s) else flat[k])
-        k += n
-    return ref, got, inferred, op
+        names = outputs.get(slot_name(s))
+        if names:
+            got = [fetched[n] for n in names]
+            results.append((slot_name(s), r, got if is_duplicable(s) else got[0]))
+    return results, inferred, op
 
 
 def _check_output_lods(op_def, sample, lods, ref, fetched, outputs):
     """Each output carries the LoD its rule gives for the sample's (the others none)."""
-    values = dict(sample.inputs, **dict(zip(op_def.output_slots, ref)))
-    full_lods = {slot_name(s): lods.get(slot_name(s), [()] * len(sample.inputs[slot_name(s)])
-                                        if is_duplicable(s) else ())
-                 for s in op_def.inputs if slot_name(s) in sample.inputs or
-                 slot_name(s) in lods}
-    attrs = dict(op_def.attrs, **sample.attrs)
+    want = output_lods(op_def, sample, lods, ref)
     for slot, names in outputs.items():
-        rule = op_def.lod_outputs.get(slot)
-        want = rule.lod(full_lods, values, attrs) if rule is not None else ()
-        for name in names:
+        for name, lod in zip(names, want[slot]):
             if name in fetched and not isinstance(fetched[name], list):
                 got = tuple(tuple(level) for level in fetched[name].recursive_sequence_lengths())
-                assert got == tuple(want), "%s %s: LoD %s, expected %s" % (
-                    op_def.type, slot, got, want)
+                assert got == lod, "%s %s: LoD %s, expected %s" % (op_def.type, slot, got, lod)
 
 
 @pytest.mark.parametrize("op_type", OPS)
@@ -134,15 +97,14 @@ def _check_output_lods(op_def, sample, lods, ref, fetched, outputs):
 def test_executor_matches_reference_and_infer_shape(op_type, seed):
     op_def = get_op_def(op_type)
     for sample in _samples(op_type, seed):
-        ref, got, inferred, _ = _build_and_run(op_def, sample)
+        results, inferred, _ = _build_and_run(op_def, sample)
         rtol, atol = op_def.tolerances.get("float64", (1e-7, 1e-9))
-        ref = [r for r in ref if r is not None]
-        for slot, r, g in zip(op_def.output_slots, ref, got):
+        for slot, r, g in results:
             assert_close(g, r, rtol, atol, "%s %s %r" % (op_type, slot, sample))
-        for slot, r in zip(op_def.output_slots, ref):
+        for slot, r, _ in results:
             shape = inferred[slot]
             r = r[0] if isinstance(r, list) else r
-            if r is None or shape is None or getattr(r, "ndim", None) is None:
+            if shape is None or getattr(r, "ndim", None) is None:
                 continue
             assert len(shape) == r.ndim and all(d < 0 or d == g for d, g in
                                                 zip(shape, r.shape)), \

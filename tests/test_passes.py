@@ -63,6 +63,36 @@ def test_a_full_add_takes_the_generic_fused_op():
     assert "relu" not in types
 
 
+@pytest.mark.parametrize("act", ["relu", "tanh"])
+def test_fused_chains_keep_lod(act):
+    """fc's bias add + activation fused (the single-pass relu kernel or the generic chain)
+    on a LoD input: the same rows and the same LoD as unfused, on outputs and gradients
+    (the members' LoD rules)."""
+    def run(fuse):
+        main, startup = static.Program(), static.Program()
+        with unique_name.guard(), static.program_guard(main, startup):
+            x = static.data("x", [None, 4], "float32", lod_level=1)
+            x.stop_gradient = False
+            h = fluid.layers.fc(x, 3, act=act,
+                                param_attr=fluid.ParamAttr(initializer=fluid.initializer.
+                                                         Constant(0.25)))
+            loss = paddle.mean(h)
+            dx, = static.gradients([loss], [x])
+        program = static.CompiledProgram(main, build_strategy=_strategy(
+            fuse_elewise_add_act_ops=fuse))
+        exe = static.Executor()
+        scope = Scope()
+        with static.scope_guard(scope):
+            exe.run(startup)
+            rows = np.linspace(-1, 1, 20).astype("float32").reshape(5, 4)
+            return exe.run(program, feed={"x": (rows, [[2, 3]])}, fetch_list=[h, dx],
+                           return_numpy=False)
+    fused, plain = run(True), run(False)
+    for f, p in zip(fused, plain):
+        np.testing.assert_allclose(np.array(f), np.array(p), rtol=1e-6)
+        assert f.recursive_sequence_lengths() == p.recursive_sequence_lengths() == [[2, 3]]
+
+
 def test_fused_add_relu_runs_in_place_when_x_dies():
     main, loss, _ = _mlp_program("relu")
     exe = static.Executor()

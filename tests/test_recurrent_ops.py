@@ -358,7 +358,7 @@ def test_lstmp_with_identity_projection_is_lstm():
     c0 = rng.uniform(-1, 1, (3, width))
     attrs = dict(LSTMP_ATTRS, proj_activation="identity")
     proj, cell = LSTMP.forward(x, None, c0, weight, np.eye(width), bias, lens, **attrs)
-    hidden, lstm_cell = LSTM.forward(x, None, c0, weight, bias, lens, use_peepholes=True,
+    hidden, lstm_cell, _, _ = LSTM.forward(x, None, c0, weight, bias, lens, use_peepholes=True,
                                      is_reverse=False, gate_activation="sigmoid",
                                      cell_activation="tanh", candidate_activation="tanh")
     np.testing.assert_allclose(proj, hidden, rtol=1e-12)

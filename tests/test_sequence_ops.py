@@ -360,3 +360,38 @@ def test_filter_by_instag_is_lod_needs_instance_lengths():
     tags = _int_data("tags", [3])
     with pytest.raises(ValueError, match="is_lod=True needs ins_length"):
         layers.filter_by_instag(ins, tags, tags, True)
+
+
+def test_crf_decoding_and_chunk_eval_on_lod_follow_paddle():
+    """The label_semantic_roles evaluation: Viterbi paths (and their agreement with the
+    labels) carrying the emissions' LoD, then IOB chunk counts; Paddle 1.8.5's results on
+    the same emissions, labels and transition."""
+    place = fluid.CPUPlace()
+    rng = np.random.RandomState(5)
+    tags, lens = 5, [4, 1, 3, 5]
+    emission = rng.uniform(-1, 1, (sum(lens), tags)).astype("float32")
+    label = rng.randint(0, tags, (sum(lens), 1)).astype("int64")
+    trans = rng.uniform(-0.5, 0.5, (tags + 2, tags)).astype("float32")
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [-1, tags], "float32", lod_level=1)
+        y = fluid.data("y", [-1, 1], "int64", lod_level=1)
+        fluid.layers.linear_chain_crf(x, y, param_attr=fluid.ParamAttr(
+            name="crfw", initializer=fluid.initializer.NumpyArrayInitializer(trans)))
+        path = fluid.layers.crf_decoding(x, param_attr=fluid.ParamAttr(name="crfw"))
+        right = fluid.layers.crf_decoding(x, param_attr=fluid.ParamAttr(name="crfw"), label=y)
+        scores = fluid.layers.chunk_eval(input=path, label=y, chunk_scheme="IOB",
+                                         num_chunk_types=2)
+    exe = fluid.Executor(place)
+    exe.run(startup)
+    feed = {"x": fluid.create_lod_tensor(emission, [lens], place),
+            "y": fluid.create_lod_tensor(label, [lens], place)}
+    got = exe.run(main, feed=feed, fetch_list=[path, right] + list(scores),
+                  return_numpy=False)
+    assert np.array(got[0]).ravel().tolist() == [3, 1, 4, 3, 0, 2, 3, 0, 3, 1, 0, 1, 2]
+    assert np.array(got[1]).ravel().tolist() == [0, 0, 1, 1, 1, 0, 0, 0, 1, 0, 0, 0, 0]
+    assert got[0].recursive_sequence_lengths() == got[1].recursive_sequence_lengths() == [lens]
+    precision, recall, f1, n_infer, n_label, n_correct = (np.array(t) for t in got[2:])
+    np.testing.assert_array_equal(np.concatenate([precision, recall, f1]),
+                                  np.float32([0.3, 0.375, 1 / 3]))
+    assert (int(n_infer[0]), int(n_label[0]), int(n_correct[0])) == (10, 8, 3)

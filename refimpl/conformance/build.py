@@ -41,13 +41,33 @@ def run_scenario_case(paddle, case, arrays, mode="static"):
     return {array_key(key, "out", name): np.asarray(v) for name, v in results.items()}
 
 
-def _data(paddle, name, array, feed, stop_gradient=True):
-    feed[name] = array
-    var = api(paddle, "static.data")(name, list(array.shape), array.dtype.name)
+def _data(paddle, name, array, feed, stop_gradient=True, lod=None):
+    """A static.data variable fed `array`; with `lod` (recursive sequence lengths) it is
+    declared with that many LoD levels and fed a LoDTensor carrying them."""
+    feed[name] = _lod_tensor(paddle, array, lod) if lod else array
+    var = api(paddle, "static.data")(name, list(array.shape), array.dtype.name,
+                                     lod_level=len(lod) if lod else 0)
     # before any op reads it: Paddle marks an op's outputs stop_gradient at append_op
     # time when all its inputs are
     var.stop_gradient = stop_gradient
     return var
+
+
+def _lod_tensor(paddle, array, lod):
+    """`array` with recursive sequence lengths `lod`, as the module's create_lod_tensor
+    makes it (fluid's in Paddle 1.x and refimpl, base's in Paddle 3.x)."""
+    for path in ("fluid.create_lod_tensor", "base.create_lod_tensor"):
+        try:
+            create = api(paddle, path)
+        except MissingAPI:
+            continue
+        return create(array, lod, run_place(paddle))
+    raise MissingAPI("%s has no create_lod_tensor (fluid or base)" % paddle.__name__)
+
+
+def _lods(case, role, slot):
+    return case.get("lods", {}).get(role, {}).get(slot) or [None] * len(case[
+        "inputs" if role == "in" else "outputs"][slot])
 
 
 def run_op_case(paddle, case, arrays):
@@ -60,8 +80,8 @@ def run_op_case(paddle, case, arrays):
                           for j, spec in enumerate(specs) if spec}
         in_vars = {slot: [_data(paddle, "in_%s_%d" % (slot, j),
                                 arrays[array_key(key, "in", slot, j)], feed,
-                                stop_gradient=(slot, j) not in differentiated)
-                          for j in range(len(specs))]
+                                stop_gradient=(slot, j) not in differentiated, lod=lod)
+                          for j, lod in enumerate(_lods(case, "in", slot))]
                    for slot, specs in case["inputs"].items()}
         out_vars = {}
         for slot, specs in case["outputs"].items():
@@ -80,11 +100,21 @@ def run_op_case(paddle, case, arrays):
             fetch += _append_gradients(paddle, case, arrays, block, in_vars, out_vars, feed)
     exe = api(paddle, "static.Executor")(run_place(paddle))
     exe.run(startup)
-    # return_numpy=False: Paddle refuses to convert outputs that carry LoD (the
-    # detection ops' per-image rows); the tensors' own data is what the goldens hold
+    # return_numpy=False: Paddle refuses to convert outputs that carry LoD; the tensors'
+    # data and (for the outputs) LoD are what the goldens hold
     values = exe.run(main, feed=feed, fetch_list=[var for _, var in fetch],
                      return_numpy=False)
-    return {k: np.array(v) for (k, _), v in zip(fetch, values)}
+    results = {k: np.array(v) for (k, _), v in zip(fetch, values)}
+    for (k, _), v in zip(fetch, values):
+        if k.split("/")[1] == "out":
+            results[k.replace("/out/", "/lod/", 1)] = _lengths(v.lod())
+    return results
+
+
+def _lengths(offsets):
+    """Recursive sequence lengths from a fetched tensor's lod() offsets (Paddle 3.x's
+    DenseTensor has no recursive_sequence_lengths())."""
+    return [[b - a for a, b in zip(level, level[1:])] for level in offsets]
 
 
 def _layer_helper(paddle, op_type):
@@ -100,6 +130,8 @@ def _layer_helper(paddle, op_type):
 def run_op_case_dynamic(paddle, case, arrays):
     """The op case on eager Tensors (see the module doc)."""
     key = case["key"]
+    if any(any(lods) for lods in case.get("lods", {}).get("in", {}).values()):
+        raise MissingAPI("eager Tensors carry no LoD (the case feeds a LoDTensor)")
     to_tensor = api(paddle, "to_tensor")
     helper = _layer_helper(paddle, case["op"])
     differentiated = {(slot, j) for slot, specs in case["grads"].items()
@@ -175,7 +207,9 @@ def _append_gradients(paddle, case, arrays, block, in_vars, out_vars, feed):
             out = out_vars[slot][j]
             cot = _shaped_like(arrays[array_key(key, "cot", slot, j)], out)
             name = "cot_%s_%d" % (slot, j)
-            feed[name] = cot
+            lod = _lods(case, "out", slot)[j]
+            # a gradient carries its forward value's LoD, as in a program's backward
+            feed[name] = _lod_tensor(paddle, cot, lod) if lod else cot
             # Paddle's gradients() wants the cotangent declared in the target's
             # compile-time shape, which may be partly unknown (-1) or, for some legacy
             # ops (expand, matmul_v2 batch broadcast), differ from the runtime shape;

@@ -9,7 +9,8 @@ __all__ = ["compare"]
 def compare(case, expected, actual, profile=None):
     """{"status": "pass"|"fail", "max_abs", "max_rel", "message"} over the case's outputs
     and gradients (every golden array except its inputs and cotangents), as Paddle
-    `profile` ('1.8', '2.0', '3'; None: the goldens' own) gives them."""
+    `profile` ('1.8', '2.0', '3'; None: the goldens' own) gives them, and the outputs'
+    LoD (recursive sequence lengths, the case's "lods" "out") where the run reports it."""
     rtol, atol = case["rtol"], case["atol"]
     prefix = case["key"] + "/"
     own = set(case.get("profiles", {}).get(profile, ()))
@@ -47,5 +48,11 @@ def compare(case, expected, actual, profile=None):
         if not (err <= atol + rtol * np.abs(w)).all():
             problems.append("%s: max abs err %.3g, max rel err %.3g (rtol %g, atol %g)"
                             % (key, abs_err, rel_err, rtol, atol))
+    for slot, lods in case.get("lods", {}).get("out", {}).items():
+        for j, want in enumerate(lods):
+            key = "%s/lod/%s/%d" % (case["key"], slot, j)
+            got = actual.get(key)
+            if got is not None and got != want:
+                problems.append("%s: LoD %s, expected %s" % (key, got, want))
     return {"status": "fail" if problems else "pass", "max_abs": max_abs, "max_rel": max_rel,
             "message": "; ".join(problems)}

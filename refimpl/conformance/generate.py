@@ -21,7 +21,8 @@ import numpy as np
 
 from .. import versions
 from ..ops.registry import all_op_types, get_op_def, slot_name
-from ..testing import call_backward, call_forward, float_slots
+from ..testing import (call_backward, call_forward, float_slots, output_lods,
+                       program_inputs, program_outputs)
 from .scenarios import SCENARIOS
 from .store import (FORMAT_VERSION, GOLDEN_DIR, INDEX_NAME, array_key, describe,
                     read_index, read_npz, write_index, write_npz)
@@ -82,6 +83,19 @@ def _cotangents(op_def, outputs, rng):
     return cot
 
 
+def _lod_entry(entry, in_lods, out_lods):
+    """{"in": {slot: [recursive sequence lengths per variable, or null]}, "out": the same
+    for every stored output (its rule's LoD, [] for none)}."""
+    def lists(lod):
+        return [list(level) for level in lod] if lod else None
+    fed = {slot: [lists(one) for one in (lod if isinstance(lod, list) else
+                                          [lod] * len(entry["inputs"][slot]))]
+           for slot, lod in in_lods.items()}
+    got = {slot: [lists(lod) or [] for lod in out_lods[slot]]
+           for slot, specs in entry["outputs"].items() if any(specs)}
+    return {"in": fed, "out": got}
+
+
 def _with_profiles(make):
     """make() -> (entries, arrays) under GOLDEN_PROFILE, plus, for each other profile, the
     arrays that differ there (under `<key>@<profile>/`, named in the entry's "profiles")."""
@@ -130,12 +144,18 @@ def _op_cases(op_type):
                  "kind": "op", "group": op_type, "op": op_type, "file": file_name,
                  "key": key, "attrs": attrs, "rtol": rtol, "atol": atol,
                  "inputs": {}, "outputs": {}, "cotangents": {}, "grads": {}}
+        fed, lods = program_inputs(op_def, sample)
         for s in op_def.inputs:
-            if slot_name(s) in inputs:
+            if slot_name(s) in fed:
                 entry["inputs"][slot_name(s)] = _store(arrays, key, "in", slot_name(s),
-                                                       inputs[slot_name(s)])
+                                                       fed[slot_name(s)])
+        bound = program_outputs(op_def, sample)
         for slot, out in zip(op_def.output_slots, outputs):
-            entry["outputs"][slot] = _store(arrays, key, "out", slot, out)
+            if slot in bound:
+                entry["outputs"][slot] = _store(arrays, key, "out", slot, out)
+        out_lods = output_lods(op_def, sample, lods, outputs)
+        if lods or any(any(per_var) for per_var in out_lods.values()):
+            entry["lods"] = _lod_entry(entry, lods, out_lods)
         wrt = float_slots(op_def, inputs) if sample.grad and op_def.has_grad() else []
         cot = _cotangents(op_def, outputs, cot_rng) if wrt else {}
         if cot:

@@ -5,7 +5,7 @@ neither pays for generic argument handling per call. `op_kernel(op, which)` is t
 an op of a program runs (refimpl.dispatch.select_kernel for its type, attrs and dtype)."""
 from ..dispatch import is_collective, select_kernel
 from ..framework.program import EMPTY_VAR_NAME
-from ..ops.registry import is_duplicable, slot_name
+from ..ops.registry import is_duplicable, is_optional, slot_name
 
 __all__ = ["bind_kernel", "op_kernel", "main_dtype", "describe_op", "talks_to_places"]
 
@@ -67,9 +67,13 @@ def bind_kernel(fn, op_def, inputs, outputs, attrs):
         if names:
             outs.append((i, tuple(names) if is_duplicable(s) else names[0]))
     n_results = len(op_def.outputs)
+    # an optional input bound to a variable an earlier op left unset (sequence_pool's
+    # MaxIndex outside MAX pooling) reads as absent, as Paddle's dispensable inputs
+    optional = {i for i, s in enumerate(op_def.inputs) if is_optional(s) and
+                isinstance(args[i], str)}
 
     if n_results == 1 and len(outs) == 1 and isinstance(outs[0][1], str) \
-            and all(isinstance(a, str) for a in args):
+            and all(isinstance(a, str) for a in args) and not optional:
         # The common case: single-variable inputs, one output. Specialized to keep
         # per-op overhead at a function call and a few dict operations.
         out = outs[0][1]
@@ -95,15 +99,15 @@ def bind_kernel(fn, op_def, inputs, outputs, attrs):
                 env[out] = fn(*[env[n] for n in names], **attrs)
         return run
 
-    def fetch_arg(env, a):
+    def fetch_arg(env, i, a):
         if a is None:
             return None
         if isinstance(a, tuple):
             return [env[n] for n in a]
-        return env[a]
+        return env.get(a) if i in optional else env[a]
 
     def run(env):
-        result = fn(*[fetch_arg(env, a) for a in args], **attrs)
+        result = fn(*[fetch_arg(env, i, a) for i, a in enumerate(args)], **attrs)
         if n_results == 1:
             result = (result,)
         for i, target in outs:

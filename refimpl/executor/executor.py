@@ -68,7 +68,9 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
         kernel = op_kernel(op, device=device)
         # the direct binders run their members' CPU kernels on host arrays
         binder = DIRECT_BINDERS.get(op.type) if device == "cpu" else None
-        run = binder(op, group) if binder is not None and not kernel.compiled else None
+        # (a fused op that may see a LoD runs whole, with its chain's LoD rules)
+        run = binder(op, group) if binder is not None and not kernel.compiled and \
+            not (lod and op_def.lod_outputs) else None
         if run is not None:    # a fused op's members, bound directly
             return wrap_kernel(op, run) if wrap_kernel is not None else run
     runtime = {"alloc": alloc, "saved": saved, "group": group,

@@ -21,12 +21,14 @@ from ..framework.param_attr import ParamAttr
 from ..framework.program import Variable, default_main_program
 from ..layers.activation import softmax
 from ..layers.common import append_op_out, check_variable, unary
-from ..layers.control_flow import tensor_array_to_tensor
-from ..layers.creation import fill_constant, fill_constant_batch_size_like
-from ..layers.math import _bool_out, cast, matmul
+from ..layers.control_flow import _append_while, _sub_block, tensor_array_to_tensor
+from ..layers.creation import assign, fill_constant, fill_constant_batch_size_like
+from ..layers.math import _bool_out, cast, fluid_less_than, matmul
 from ..layers.sampling import sampling_id
 from ..layers.sequence import sequence_mask, sequence_pad, sequence_unpad
-from ..layers.tensor import argmax, concat, split, stack, transpose, unsqueeze, unstack
+from ..layers.tensor import (argmax, argsort, concat, fluid_expand, gather, increment,
+                             reshape, scatter, shape, slice, split, squeeze, stack,
+                             transpose, unsqueeze, unstack)
 from ..nn.layer.base import Layer
 from ..nn.layer.decode import (BeamSearchDecoder, Decoder, _leaves, dynamic_decode,
                                map_structure)
@@ -395,111 +397,256 @@ def _swap_batch_time(x):
     return transpose(x, [1, 0] + list(range(2, len(x.shape))))
 
 class DynamicRNN:
-    """1.8 DynamicRNN over packed sequences (rows + lengths, specs/ops/sequence.md):
+    """1.8 DynamicRNN over LoD sequences (rows grouped by the input's LoD):
 
-        drnn = DynamicRNN(max_len=T)
+        drnn = DynamicRNN()
         with drnn.block():
-            word = drnn.step_input(x)                      # x packed [total, ...]
+            word = drnn.step_input(x)                      # x [total, ...] with a LoD
             prev = drnn.memory(shape=[hidden])             # or init=[batch, hidden]
             hidden = fc([word, prev], hidden)
             drnn.update_memory(prev, hidden)
             drnn.output(hidden)
-        out = drnn()                                       # packed [total, hidden]
+        out = drnn()                                       # [total, hidden], x's LoD
 
-    Built on StaticRNN: each step input is padded to [batch, T, ...] (sequence_pad) and
-    read time-major; memories keep their value once a sequence has ended (a per-step
-    length mask); the outputs are unpadded again (sequence_unpad) and carry the step
-    input's lengths. T (max_len, here or in step_input) must be known when the program
-    is built, as refimpl unrolls the T steps; sequences longer than T fail at run time."""
+    Each step input is padded to [batch, T, ...] (sequence_pad) and read time-major;
+    memories keep their value once a sequence has ended (a per-step length mask); the
+    outputs are unpadded again (sequence_unpad) and carry the step input's lengths.
+    Without max_len the steps run in a `while` op over the batch's longest sequence (T is
+    known at run time); with max_len (here or in step_input) they are unrolled when the
+    program is built (StaticRNN) and longer sequences fail at run time.
+
+    As Paddle's, the steps see the sequences ordered by length (longest first, ties in
+    batch order): a memory's `init` rows go to the sequences in that order unless
+    need_reorder=True (then row i is sequence i's)."""
 
     def __init__(self, name=None, max_len=None):
-        self._rnn = StaticRNN(name or unique_name.generate("dynamic_rnn"))
         self.max_len = max_len
+        self._steps = _UnrolledSteps(name) if max_len is not None else _LoopSteps()
         self._lengths = None
-        self._step_mask = None       # [batch, 1] placeholder: 1 while the sequence runs
         self._outputs = None
 
-    def _where(self, method):
-        return "DynamicRNN.%s" % method
+    @contextlib.contextmanager
+    def block(self):
+        if self._outputs is not None:
+            raise ValueError("DynamicRNN.block: a DynamicRNN has exactly one block")
+        with self._steps.block():
+            yield
+            if self._lengths is None:
+                raise ValueError("DynamicRNN: the block has no step_input")
+        self._outputs = [sequence_unpad(_swap_batch_time(o), self._lengths)
+                         for o in self._steps.outputs()]
+
+    def step_input(self, x, level=0, max_len=None):
+        """x, a LoD tensor [total, ...] -> this step's rows [batch, ...]; every step input
+        must have the same sequence lengths."""
+        self._steps.check_in_step("step_input")
+        check_variable(x, "x", "DynamicRNN.step_input")
+        steps = max_len if max_len is not None else self.max_len
+        if isinstance(self._steps, _UnrolledSteps) and (steps is None or int(steps) <= 0):
+            raise ValueError("DynamicRNN.step_input: max_len must be a positive number of "
+                             "steps, got %r" % (steps,))
+        with self._steps.outside():
+            pad = fill_constant([1], x.dtype, 0.0)
+            padded, lengths = sequence_pad(x, pad, maxlen=None if steps is None
+                                           else int(steps))
+            time_major = _swap_batch_time(padded)
+            first = self._lengths is None
+            if first:
+                self._lengths = lengths
+                mask = cast(sequence_mask(lengths, maxlen=None if steps is None
+                                          else int(steps)), x.dtype)
+                mask = unsqueeze(_swap_batch_time(mask), [2])           # [T, batch, 1]
+                self._rank_order = _length_rank_order(lengths)
+        if first:
+            self._steps.set_mask(mask)
+        return self._steps.step_input(time_major)
+
+    def static_input(self, x):
+        """A Variable read unchanged by every step (no reordering: refimpl keeps the
+        batch order)."""
+        check_variable(x, "x", "DynamicRNN.static_input")
+        return x
+
+    def memory(self, init=None, shape=None, value=0.0, need_reorder=False, dtype="float32"):
+        """A state carried across steps: `init` [batch, ...] (see the class doc for its
+        row order), or `value` filled into [batch] + shape (dtype: the step input's)."""
+        self._steps.check_in_step("memory")
+        if init is not None:
+            if not need_reorder and self._lengths is not None:
+                with self._steps.outside():
+                    init = gather(init, self._rank_order)
+            return self._steps.memory(init=init)
+        if shape is None or self._lengths is None:
+            raise ValueError("DynamicRNN.memory: without init, give shape and call "
+                             "step_input first (the batch size comes from it)")
+        return self._steps.memory(shape=list(shape), value=value)
+
+    def update_memory(self, ex_mem, new_mem):
+        """ex_mem takes new_mem's value while the sequence runs, keeps it after."""
+        self._steps.check_in_step("update_memory")
+        check_variable(new_mem, "new_mem", "DynamicRNN.update_memory")
+        kept = ex_mem + self._steps.step_mask * (new_mem - ex_mem)
+        self._steps.update_memory(ex_mem, kept)
+
+    def output(self, *outputs):
+        self._steps.check_in_step("output")
+        self._steps.output(*outputs)
+
+    def __call__(self, *args, **kwargs):
+        """The step outputs as LoD sequences (one Variable or a list), with the step
+        input's LoD."""
+        if self._outputs is None:
+            raise ValueError("DynamicRNN: call drnn() after its `with drnn.block():` block")
+        if not self._outputs:
+            raise ValueError("DynamicRNN: the block has no output")
+        return self._outputs[0] if len(self._outputs) == 1 else list(self._outputs)
+
+
+def _length_rank_order(lengths):
+    """Where each sequence stands when the sequences are ordered by length, longest first
+    (ties: batch order), as Paddle's lod_rank_table orders them: gather(init, this) gives
+    sequence i the init row of its rank."""
+    lengths.stop_gradient = True
+    ranked = argsort(lengths, descending=True)      # the argsort op is stable
+    ranked.stop_gradient = True
+    return argsort(ranked)
+
+
+class _UnrolledSteps:
+    """DynamicRNN's steps unrolled into the program (StaticRNN), max_len of them."""
+
+    def __init__(self, name):
+        self._rnn = StaticRNN(name or unique_name.generate("dynamic_rnn"))
+        self.step_mask = None
+
+    def check_in_step(self, method):
+        self._rnn._check_in_step(method)
 
     @contextlib.contextmanager
-    def _outside_step(self):
+    def block(self):
+        with self._rnn.step():
+            yield
+
+    @contextlib.contextmanager
+    def outside(self):
         """Ops appended here run once, before the unrolled steps (not per step)."""
         block = default_main_program().current_block()
         first_op = len(block.ops)
         yield
         self._rnn._outside_ops.update(id(op) for op in block.ops[first_op:])
 
-    @contextlib.contextmanager
-    def block(self):
-        if self._outputs is not None:
-            raise ValueError("DynamicRNN.block: a DynamicRNN has exactly one block")
-        with self._rnn.step():
-            yield
-        if self._lengths is None:
-            raise ValueError("DynamicRNN: the block has no step_input")
-        self._outputs = [sequence_unpad(_swap_batch_time(o), self._lengths)
-                         for o in self._rnn._outputs]
+    def set_mask(self, mask):
+        self.step_mask = self._rnn.step_input(mask)
 
-    def step_input(self, x, level=0, max_len=None):
-        """x, a LoD tensor [total, ...] -> this step's rows [batch, ...]; every step input
-        must have the same sequence lengths."""
-        self._rnn._check_in_step("step_input")
-        check_variable(x, "x", self._where("step_input"))
-        steps = max_len if max_len is not None else self.max_len
-        if steps is None or int(steps) <= 0:
-            raise ValueError("DynamicRNN.step_input: x %r needs max_len (DynamicRNN(max_len=) "
-                             "or step_input(max_len=)), the padded number of time steps: "
-                             "refimpl unrolls the steps when the program is built, got %r"
-                             % (x.name, steps))
-        with self._outside_step():
-            pad = fill_constant([1], x.dtype, 0.0)
-            padded, lengths = sequence_pad(x, pad, maxlen=int(steps))
-            time_major = _swap_batch_time(padded)
-            if self._lengths is None:
-                mask = cast(sequence_mask(lengths, maxlen=int(steps)), x.dtype)
-                mask = unsqueeze(_swap_batch_time(mask), [2])           # [T, batch, 1]
-        if self._lengths is None:
-            self._lengths = lengths
-            self._step_mask = self._rnn.step_input(mask)
+    def step_input(self, time_major):
         return self._rnn.step_input(time_major)
 
-    def static_input(self, x):
-        """A Variable read unchanged by every step (no reordering: refimpl keeps the
-        batch order)."""
-        check_variable(x, "x", self._where("static_input"))
-        return x
-
-    def memory(self, init=None, shape=None, value=0.0, need_reorder=False, dtype="float32"):
-        """A state carried across steps: `init` [batch, ...], or `value` filled into
-        [batch] + shape (dtype: the step input's)."""
-        self._rnn._check_in_step("memory")
+    def memory(self, init=None, shape=None, value=0.0):
         if init is not None:
             return self._rnn.memory(init=init)
-        if shape is None or self._step_mask is None:
-            raise ValueError("DynamicRNN.memory: without init, give shape and call "
-                             "step_input first (the batch size comes from it)")
-        return self._rnn.memory(shape=[-1] + list(shape), batch_ref=self._step_mask,
+        return self._rnn.memory(shape=[-1] + shape, batch_ref=self.step_mask,
                                 init_value=value)
 
-    def update_memory(self, ex_mem, new_mem):
-        """ex_mem takes new_mem's value while the sequence runs, keeps it after."""
-        self._rnn._check_in_step("update_memory")
-        check_variable(new_mem, "new_mem", self._where("update_memory"))
-        kept = ex_mem + self._step_mask * (new_mem - ex_mem)
+    def update_memory(self, ex_mem, kept):
         self._rnn.update_memory(ex_mem, kept)
 
     def output(self, *outputs):
         self._rnn.output(*outputs)
 
-    def __call__(self, *args, **kwargs):
-        """The step outputs as packed sequences (one Variable or a list), with the step
-        input's lengths."""
-        if self._outputs is None:
-            raise ValueError("DynamicRNN: call drnn() after its `with drnn.block():` block")
-        if not self._outputs:
-            raise ValueError("DynamicRNN: the block has no output")
-        return self._outputs[0] if len(self._outputs) == 1 else list(self._outputs)
+    def outputs(self):
+        return self._rnn._outputs
+
+
+class _LoopSteps:
+    """DynamicRNN's steps in a `while` op: step t reads row t of each time-major input
+    (gather), memories are loop variables updated at the end of the body, and each output
+    is scattered into row t of a [T, batch, ...] accumulator."""
+
+    def __init__(self):
+        self.step_mask = None
+        self._block = None
+        self._mask = None            # [T, batch, 1], outside
+        self._counter = self._steps = self._cond = None
+        self._memories = []          # (loop variable, its value at the step's end)
+        self._outputs = []           # (step output, accumulator)
+
+    def check_in_step(self, method):
+        if self._block is None or default_main_program().current_block() is not self._block:
+            raise ValueError("DynamicRNN.%s must be called inside `with drnn.block():`"
+                             % method)
+
+    @contextlib.contextmanager
+    def block(self):
+        with _sub_block() as block:
+            self._block = block
+            yield
+            if self._mask is None:
+                return
+            for var, kept in self._memories:
+                if kept is None:
+                    raise ValueError("DynamicRNN: memory %r is never updated "
+                                     "(update_memory)" % var.name)
+            for out, acc in self._outputs:      # before the memories move on
+                assign(scatter(acc, self._counter, unsqueeze(out, [0])), acc)
+            for var, kept in self._memories:
+                assign(kept, var)
+            increment(self._counter, 1, in_place=True)
+            fluid_less_than(self._counter, self._steps, cond=self._cond)
+        _append_while(block, self._cond, False)
+
+    @contextlib.contextmanager
+    def outside(self):
+        """Ops appended here go to the block holding the loop, before it."""
+        program = default_main_program()
+        inside = program._current_block_idx
+        program._current_block_idx = self._block.parent_idx
+        try:
+            yield
+        finally:
+            program._current_block_idx = inside
+
+    def set_mask(self, mask):
+        with self.outside():
+            self._mask = mask
+            self._counter = fill_constant([1], "int64", 0)
+            self._steps = cast(slice(shape(mask), [0], [0], [1]), "int64")
+            self._cond = fluid_less_than(self._counter, self._steps)
+        self.step_mask = self.step_input(mask)
+
+    def step_input(self, time_major):
+        return squeeze(gather(time_major, self._counter), [0])
+
+    def memory(self, init=None, shape=None, value=0.0):
+        with self.outside():
+            if init is None:     # [batch] + shape filled with value, batch from the mask
+                row = reshape(slice(self._mask, [0], [0], [1]), [-1, 1])
+                init = fluid_expand(row * 0.0 + float(value), [1, int(np.prod(shape))])
+                init = reshape(init, [-1] + list(shape))
+            var = assign(init)
+        self._memories.append([var, None])
+        return var
+
+    def update_memory(self, ex_mem, kept):
+        for entry in self._memories:
+            if entry[0] is ex_mem:
+                entry[1] = kept
+                return
+        raise ValueError("DynamicRNN.update_memory: ex_mem %r is not a memory of this "
+                         "DynamicRNN" % ex_mem.name)
+
+    def output(self, *outputs):
+        for out in outputs:
+            check_variable(out, "output", "DynamicRNN.output")
+            if len(out.shape) != 2:
+                raise ValueError("DynamicRNN.output: refimpl's loop keeps [batch, width] "
+                                 "step outputs, got %r of shape %s" % (out.name,
+                                                                       list(out.shape)))
+            with self.outside():      # zeros [T, batch, width]
+                acc = fluid_expand(self._mask * 0.0, [1, 1, int(out.shape[1])])
+            self._outputs.append((out, acc))
+
+    def outputs(self):
+        return [acc for _, acc in self._outputs]
 
 
 # -- decoding helpers and BasicDecoder (driven by dynamic_decode; `time` is the step number)
@@ -623,11 +770,13 @@ class BasicDecoder(Decoder):
         return self.OutputWrapper(cell_outputs, sample_ids), next_states, next_inputs, finished
 
 
-# -- beam search ops (padded convention: beam_size consecutive rows per batch entry)
+# -- beam search ops: Paddle's LoD convention, or refimpl's padded one (beam_size
+# consecutive rows per batch entry) when the inputs carry no LoD
 def beam_search(pre_ids, pre_scores, ids, scores, beam_size, end_id, level=0,
                 is_accumulated=True, name=None, return_parent_idx=False):
-    """One beam search step (op beam_search) over N = batch * beam_size beams:
-    -> (selected_ids [N, 1], selected_scores [N, 1][, parent_idx [N] int32])."""
+    """One beam search step (op beam_search) -> (selected_ids [M, 1], selected_scores
+    [M, 1][, parent_idx [M] int32]): with LoD scores the selected candidates and their
+    2-level LoD (Paddle's), else one per beam of N = batch * beam_size rows."""
     for arg, var in (("pre_ids", pre_ids), ("pre_scores", pre_scores), ("scores", scores)):
         check_variable(var, arg, "beam_search")
     helper = LayerHelper("beam_search", name=name)
@@ -661,21 +810,29 @@ def _stacked_steps(steps, arg):
 
 
 def beam_search_decode(ids, scores, beam_size, end_id, name=None, parent_idx=None):
-    """Backtrack the beam_search steps (op beam_search_decode) -> (sentence_ids [N, T],
-    sentence_scores [N, T]): each final beam's tokens up to its first end_id (then end_id
-    padding, score 0), the beams of a batch entry sorted by final score. ids, scores and
-    parent_idx (refimpl needs the parents: it has no LoD to carry them in) are the steps'
-    selected_ids, selected_scores and parent_idx, as tensor arrays or lists."""
+    """Backtrack the beam_search steps (op beam_search_decode). Paddle's form: ids and
+    scores are tensor arrays of the steps' selected_ids / selected_scores carrying their
+    LoD -> (sentence_ids, sentence_scores), 1-D with LoD [sources -> sentences, sentences
+    -> words]. refimpl's padded form (parent_idx given: the steps' parent_idx) ->
+    (sentence_ids [N, T], sentence_scores [N, T]): each final beam's tokens up to its
+    first end_id (then end_id padding, score 0), a batch entry's beams by final score."""
+    attrs = {"beam_size": int(beam_size), "end_id": int(end_id)}
     if parent_idx is None:
-        raise ValueError("beam_search_decode: refimpl needs parent_idx (the steps' "
-                         "beam_search(..., return_parent_idx=True) parents): Paddle reads "
-                         "them from the LoD of ids, which refimpl does not have")
+        for arg, v in (("ids", ids), ("scores", scores)):
+            check_variable(v, arg, "beam_search_decode")
+            if v.type != "LOD_TENSOR_ARRAY":
+                raise TypeError("beam_search_decode: %s %r must be a tensor array of the "
+                                "steps' LoD results (or give parent_idx for the padded "
+                                "form), got a %s" % (arg, v.name, v.type))
+        return append_op_out("beam_search_decode", {"Ids": [ids], "Scores": [scores]},
+                             attrs, name, out_dtype="int64", out_slot="SentenceIds",
+                             extra_outputs=(("SentenceScores", scores.dtype),),
+                             stop_gradient=True)
     stacked = [_stacked_steps(v, arg) for v, arg in ((ids, "ids"), (scores, "scores"),
                                                     (parent_idx, "parent_idx"))]
     return append_op_out("beam_search_decode", {"Ids": [stacked[0]], "Scores": [stacked[1]],
                                                 "ParentIdx": [stacked[2]]},
-                         {"beam_size": int(beam_size), "end_id": int(end_id)}, name,
-                         out_dtype="int64", out_slot="SentenceIds",
+                         attrs, name, out_dtype="int64", out_slot="SentenceIds",
                          extra_outputs=(("SentenceScores", stacked[1].dtype),),
                          stop_gradient=True)
 

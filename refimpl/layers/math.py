@@ -137,6 +137,19 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
     return LayerHelper("scale").append_activation(out, act)
 
 
+def cos_sim(X, Y):
+    """The cosine similarity of each row of X [N, D] with Y's matching row (or Y's one
+    row): [N, 1], carrying X's LoD (op cos_sim)."""
+    check_variable(X, "X", "cos_sim")
+    check_variable(Y, "Y", "cos_sim")
+    helper = LayerHelper("cos_sim")
+    out, x_norm, y_norm = (helper.create_variable_for_type_inference(X.dtype)
+                           for _ in range(3))
+    helper.append_op(type="cos_sim", inputs={"X": [X], "Y": [Y]},
+                     outputs={"Out": [out], "XNorm": [x_norm], "YNorm": [y_norm]})
+    return out
+
+
 def clip(x, min=None, max=None, name=None):
     """Limit x to [min, max]; a missing bound is unbounded."""
     return unary("clip", x, {"min": float("-inf") if min is None else float(min),
@@ -291,6 +304,7 @@ EXPORTS = {
         **{n: _logical(n) for n in _LOGICAL}),
     "fluid.layers": dict(
         {"mean": fluid_mean, "matmul": fluid_matmul, "mul": fluid_mul, "scale": scale,
+         "cos_sim": cos_sim,
          "pow": fluid_pow, "clip": clip, "stanh": stanh, "cast": cast, "sums": sums,
          "sum": fluid_sum, "logical_not": logical_not, "less_than": fluid_less_than,
          "isfinite": _bool_test("isfinite"), "has_inf": _bool_test("isinf"),

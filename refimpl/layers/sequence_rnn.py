@@ -85,6 +85,47 @@ def linear_chain_crf(input, label, param_attr=None, length=None):
     return cost
 
 
+def crf_decoding(input, param_attr, label=None, length=None):
+    """The Viterbi tag path [total, 1] int64 of each sequence of `input` (emissions with a
+    LoD, or padded [batch, max_len, tags] with `length`) under the transition parameter
+    named by param_attr (linear_chain_crf's); with `label`, 1 where it agrees, else 0."""
+    check_variable(input, "input", "crf_decoding")
+    attr = ParamAttr._to_attr(param_attr)
+    block = LayerHelper("crf_decoding").main_program.global_block()
+    if attr is None or attr.name is None or not block.has_var(attr.name):
+        raise ValueError("crf_decoding: param_attr must name an existing transition "
+                         "parameter (linear_chain_crf's), got %r" % (param_attr,))
+    helper = LayerHelper("crf_decoding")
+    path, = _outputs(helper, "crf_decoding", {"Emission": input,
+                                              "Transition": block.var(attr.name),
+                                              "Label": label, "Length": length},
+                     ("ViterbiPath",), {}, "int64")
+    path.stop_gradient = True
+    return path
+
+
+def chunk_eval(input, label, chunk_scheme, num_chunk_types, excluded_chunk_types=None,
+               seq_length=None):
+    """(precision, recall, f1_score, num_infer_chunks, num_label_chunks,
+    num_correct_chunks) of the tagged sequences `input` against `label` (op chunk_eval)."""
+    check_variable(input, "input", "chunk_eval")
+    check_variable(label, "label", "chunk_eval")
+    helper = LayerHelper("chunk_eval")
+    outs = [helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+            for dtype in ("float32",) * 3 + ("int64",) * 3]
+    slots = ("Precision", "Recall", "F1-Score", "NumInferChunks", "NumLabelChunks",
+             "NumCorrectChunks")
+    inputs = {"Inference": [input], "Label": [label]}
+    if seq_length is not None:
+        inputs["SeqLength"] = [seq_length]
+    helper.append_op(type="chunk_eval", inputs=inputs,
+                     outputs={slot: [v] for slot, v in zip(slots, outs)},
+                     attrs={"num_chunk_types": int(num_chunk_types),
+                            "chunk_scheme": chunk_scheme,
+                            "excluded_chunk_types": list(excluded_chunk_types or [])})
+    return tuple(outs)
+
+
 def lstm(input, init_h, init_c, max_len, hidden_size, num_layers, dropout_prob=0.0,
          is_bidirec=False, is_test=False, name=None, default_initializer=None, seed=-1):
     """The cuDNN-style multi-layer LSTM over padded time-major input [max_len, batch, I]:
@@ -156,4 +197,5 @@ def dynamic_lstmp(input, size, proj_size, param_attr=None, bias_attr=None,
 
 
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
-    dynamic_lstm, dynamic_gru, dynamic_lstmp, linear_chain_crf, lstm)}}
+    dynamic_lstm, dynamic_gru, dynamic_lstmp, linear_chain_crf, crf_decoding, chunk_eval,
+    lstm)}}

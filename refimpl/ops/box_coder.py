@@ -5,7 +5,7 @@ import numpy as np
 
 from ._boxes import expect_boxes, random_boxes, roi_image_index
 from ._common import FLOATS
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 CODE_TYPES = ("encode_center_size", "decode_center_size")
 
@@ -172,12 +172,15 @@ class BoxClip(OpDef):
     """Boxes [..., 4] clipped to their image, ImInfo [B, 3] = (height, width, scale):
     x to [0, round(width / scale) - 1], y to [0, round(height / scale) - 1]. Image
     membership: Input's dim 0 indexes the images (Input [B, ..., 4]), or, with the
-    optional RoisNum (refimpl's stand-in for 1.8's LoD), Input [R, 4] has RoisNum[i]
+    optional RoisNum (or, without it, Input's LoD as in 1.8), Input [R, 4] has RoisNum[i]
     boxes of image i."""
     type = "box_clip"
     inputs = ("Input", "ImInfo", "RoisNum?")
     outputs = ("Output",)
     attrs = {}
+    # without a RoisNum variable the images' boxes are Input's LoD (Paddle 1.8's form)
+    lod_lengths = {"RoisNum": "Input"}
+    lod_outputs = {"Output": share_lod("Input")}
 
     def infer_shape(self, ctx):
         ctx.check_dtype("Input", FLOATS)
@@ -186,7 +189,7 @@ class BoxClip(OpDef):
                    "Input %r must be [..., 4], got %s" % (boxes.name, list(boxes.shape)))
         ctx.expect(len(info.shape) == 2 and info.shape[1] in (3, -1),
                    "ImInfo %r must be [B, 3], got %s" % (info.name, list(info.shape)))
-        if not ctx.has_input("RoisNum"):
+        if not ctx.has_input("RoisNum") and not boxes.lod_level:
             b, n = info.shape[0], boxes.shape[0]
             ctx.expect(b < 0 or n < 0 or b == n,
                        "Input %r dim 0 (%d) must equal the number of images in ImInfo %r "

@@ -10,7 +10,7 @@ its own dict (refimpl/executor/direct.py); hot chains have compiled kernels (ele
 import numpy as np
 
 from ..framework.program import EMPTY_VAR_NAME
-from .registry import OpDef, Sample, get_op_def, is_duplicable, register, slot_name
+from .registry import LoDRule, OpDef, Sample, get_op_def, is_duplicable, register, slot_name
 
 __all__ = ["FUSED_TYPES", "CHAIN_TYPES", "run_op"]
 
@@ -54,10 +54,30 @@ def run_chain(xs, sub_ops, input_names, output_names):
     return [env[n] for n in output_names]
 
 
+def _chain_lod(lods, values, attrs):
+    """Each output's LoD: the chain's members' LoD rules applied in order to the inputs'
+    LoD (fused chains hold ops whose rules read no results: share or none)."""
+    known = dict(zip(attrs["input_names"], lods.get("X", [])))
+    for op_type, inputs, outputs, op_attrs in attrs["sub_ops"]:
+        op_def = get_op_def(op_type)
+        member = {slot: [known.get(n, ()) for n in names] if is_duplicable(s) else
+                  known.get(names[0], ()) for s in op_def.inputs
+                  for slot, names in [(slot_name(s), inputs.get(slot_name(s), []))] if names}
+        for slot, rule in op_def.lod_outputs.items():
+            if rule.reads is None:
+                lod = rule.lod(member, {}, dict(op_def.attrs, **op_attrs))
+                for n, one in zip(outputs.get(slot, ()), lod if isinstance(lod, list)
+                                  else [lod] * len(outputs.get(slot, ()))):
+                    known[n] = one
+    return [known.get(n, ()) for n in attrs["output_names"]]
+
+
 class Fused(OpDef):
     inputs = ("X*",)
     outputs = ("Out*",)
     attrs = {"sub_ops": [], "functor_list": [], "input_names": [], "output_names": []}
+    # the members' rules: a fused chain's outputs carry the LoD the unfused ops' would
+    lod_outputs = {"Out": LoDRule(_chain_lod, lambda levels: max(levels.get("X") or [0]))}
 
     def infer_shape(self, ctx):
         pass   # the outputs are the chain's own variables, already shaped

@@ -35,7 +35,9 @@ def gru_steps(x, h0, weight, bias, length, activation, gate_activation, is_rever
 class GRU(OpDef):
     type = "gru"
     inputs = ("Input", "H0?", "Weight", "Bias?", "XLength")
-    outputs = ("Hidden",)
+    # Paddle's intermediates (batch-reordered gates and states for its grad op) may be
+    # bound; refimpl leaves them unset (the grad recomputes the steps)
+    outputs = ("Hidden", "BatchGate", "BatchResetHiddenPrev", "BatchHidden")
     lod_lengths = {"XLength": "Input"}
     lod_outputs = {"Hidden": share_lod("Input")}
     attrs = {"activation": "tanh", "gate_activation": "sigmoid", "is_reverse": False,
@@ -55,7 +57,7 @@ class GRU(OpDef):
 
     @staticmethod
     def forward(x, h0, weight, bias, length, **attrs):
-        return gru_steps(x, h0, weight, bias, length, **attrs)[0]
+        return gru_steps(x, h0, weight, bias, length, **attrs)[0], None, None, None
 
     @staticmethod
     def backward(x, h0, weight, bias, length, dhidden, **attrs):

@@ -7,8 +7,9 @@ following tag i at [2 + i, j]; Label [total, 1] (or [batch, max_len(, 1)]) int64
 the sequence lengths in both layouts. For a sequence x with labels y:
     score(y) = start[y0] + sum_k x[k, yk] + sum_k trans[y(k-1), yk] + end[y(n-1)]
     LogLikelihood = logsumexp over all paths of score - score(labels)   ([batch, 1])
-Alpha [total, T] holds the forward log-scores (log alpha) of each step; EmissionExps and
-TransitionExps exp() of the inputs, as Paddle's outputs do. An empty sequence costs 0."""
+As Paddle's outputs: Alpha [total, T] holds each step's forward probabilities, each row
+normalized to sum 1; EmissionExps exp(x - the row's max), TransitionExps exp(Transition).
+An empty sequence costs 0."""
 import numpy as np
 
 from ._common import FLOATS, rand
@@ -55,6 +56,7 @@ class LinearChainCRF(OpDef):
     no_grad = ("Label", "Length")
     grad_inputs = ("Emission", "Transition", "Label", "Length", "LogLikelihood@GRAD")
     lod_lengths = {"Length": "Emission"}
+    lod_alike = {"Label": "Emission"}
 
     def infer_shape(self, ctx):
         emission, trans = ctx.input_var("Emission"), ctx.input_var("Transition")
@@ -85,11 +87,13 @@ class LinearChainCRF(OpDef):
         cost = np.zeros((len(spans), 1), x.dtype)
         for n, (s, e) in enumerate(spans):
             if e > s:
-                alpha[s:e], log_z, score, _ = _sequence_terms(x[s:e], y[s:e], transition)
+                log_alpha, log_z, score, _ = _sequence_terms(x[s:e], y[s:e], transition)
+                alpha[s:e] = np.exp(log_alpha - _logsumexp(log_alpha, axis=1)[:, None])
                 cost[n] = log_z - score
         if keep is not None:
             alpha = _unpack(alpha, keep, emission.shape)
-        return alpha, np.exp(emission), np.exp(transition), cost
+        emission_exps = np.exp(emission - emission.max(axis=-1, keepdims=True))
+        return alpha, emission_exps, np.exp(transition), cost
 
     @staticmethod
     def backward(emission, transition, label, length, dcost):

@@ -37,7 +37,7 @@ class LoDReset(OpDef):
     grad_inputs = ("X", "Out@GRAD")
     lod_lengths = {"YLength": "Y"}
     lod_outputs = {"Out": LoDRule(_reset_lod, lambda levels: max(levels.get("Y", [1])[0], 1),
-                                  creates=True)}
+                                  creates=True, reads="OutLength")}
 
     def infer_shape(self, ctx):
         ctx.expect(ctx.has_input("Y") or ctx.has_input("YLength") or ctx.attr("target_lod"),

@@ -46,7 +46,10 @@ def lstm_steps(x, h0, c0, weight, bias, length, use_peepholes, is_reverse, gate_
 class LSTM(OpDef):
     type = "lstm"
     inputs = ("Input", "H0?", "C0?", "Weight", "Bias", "XLength")
-    outputs = ("Hidden", "Cell")
+    # Paddle's intermediates BatchGate / BatchCellPreAct (its batch-reordered gates, kept
+    # for its grad op) may be bound, as Paddle programs bind them; refimpl leaves them
+    # unset (the grad recomputes the steps)
+    outputs = ("Hidden", "Cell", "BatchGate", "BatchCellPreAct")
     lod_lengths = {"XLength": "Input"}
     lod_outputs = {"Hidden": share_lod("Input"), "Cell": share_lod("Input")}
     attrs = ATTRS
@@ -69,7 +72,7 @@ class LSTM(OpDef):
 
     @staticmethod
     def forward(x, h0, c0, weight, bias, length, **attrs):
-        return lstm_steps(x, h0, c0, weight, bias, length, **attrs)[:2]
+        return lstm_steps(x, h0, c0, weight, bias, length, **attrs)[:2] + (None, None)
 
     @staticmethod
     def backward(x, h0, c0, weight, bias, length, dhidden, dcell, **attrs):

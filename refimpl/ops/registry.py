@@ -156,16 +156,20 @@ class OpDef:
     # LoD (specs/lod.md). lod_lengths {kernel input slot: source input slot}: a slot that is
     # no variable of a program; the kernel gets there the lengths of the source's run-time
     # LoD at its last level, or at the level the attr named after a colon gives
-    # ("Y:ref_level"); "X|Out": the first of these the op (or its grad op) reads. An
-    # optional slot ("XLength?") gets None when the source has no LoD, a required one
-    # fails. lod_outputs {output slot: LoDRule}: the LoD the output carries (share_lod,
-    # pool_lod, lengths_lod); outputs without a rule carry none. lod_only: input slots read
-    # only for their LoD (Paddle's Y of sequence_expand), not passed to the kernel;
-    # grad_lod_only: the same for the grad op's inputs.
+    # ("Y:ref_level"), or the level a number after it gives ("Ids:0"); "X|Out": the
+    # first of these the op (or its grad op) reads. An optional slot ("XLength?") gets
+    # None when the source has no LoD, a required one fails. lod_outputs {output slot:
+    # LoDRule}: the LoD the output carries (share_lod, pool_lod, lengths_lod); outputs
+    # without a rule carry none. lod_only: input slots read only for their LoD (Paddle's
+    # Y of sequence_expand), not passed to the kernel; grad_lod_only: the same for the
+    # grad op's inputs.
     lod_lengths = {}
     lod_outputs = {}
     lod_only = ()
     grad_lod_only = ()
+    # {input slot: input slot}: inputs a program feeds with the other's LoD (Paddle checks
+    # that a label carries its emissions' sequences); kernels read the LoD of one only
+    lod_alike = {}
 
     def infer_shape(self, ctx):
         raise NotImplementedError("op %s has no infer_shape" % self.type)
@@ -206,6 +210,14 @@ class OpDef:
                 ctx._var(n)
         self.infer_shape(ctx)
         self.infer_lod_level(op)
+
+    @property
+    def lengths_results(self):
+        """Output slots that only carry the lengths an output's LoD is built from (no
+        program binds them where the input has a LoD)."""
+        return {slot for rule in self.lod_outputs.values() for slot in
+                ((rule.reads,) if isinstance(rule.reads, str) else rule.reads or ())
+                if slot in self.output_slots}
 
     def infer_lod_level(self, op):
         """Build time: each output with a LoD rule gets the lod_level the rule gives."""
@@ -317,7 +329,8 @@ class _GradOpDef(OpDef):
             raise ValueError("op %s: its grad op reads %s but not the input whose LoD they "
                              "come from" % (fwd.type, missing))
         self.lod_only = tuple(fwd.lod_only) + tuple(fwd.grad_lod_only)
-        self.lod_outputs = {slot_name(s): share_lod(slot_name(s)[:-len("@GRAD")])
+        self.lod_outputs = {slot_name(s): share_lod(slot_name(s)[:-len("@GRAD")],
+                                                    each=is_duplicable(s))
                             for s in self.outputs if slot_name(s)[:-len("@GRAD")] in mine}
 
     def infer_shape(self, ctx):
@@ -352,10 +365,11 @@ class LoDRule:
     """How an output's LoD follows from the op's inputs and results: `lod(lods, values,
     attrs)` at run time (lods: input slot -> LoD, a list of LoDs for a list slot; values:
     slot -> array, inputs and results), `level(levels)` at build time (input slot -> list
-    of lod_levels). `creates`: the rule gives a LoD even when no input has one."""
+    of lod_levels). `creates`: the rule gives a LoD even when no input has one. `reads`:
+    the kernel result (an output slot no program binds) whose lengths the rule reads."""
 
-    def __init__(self, lod, level, creates=False):
-        self.lod, self.level, self.creates = lod, level, creates
+    def __init__(self, lod, level, creates=False, reads=None):
+        self.lod, self.level, self.creates, self.reads = lod, level, creates, reads
 
 
 def _first(x):
@@ -366,9 +380,12 @@ def _first_level(levels, slot):
     return (levels.get(slot) or [0])[0]
 
 
-def share_lod(slot):
+def share_lod(slot, each=False):
     """The output carries input `slot`'s LoD (the first variable's for a list slot), as
-    Paddle's ShareLoD."""
+    Paddle's ShareLoD; `each`: a list output, variable j carrying variable j's."""
+    if each:
+        return LoDRule(lambda lods, values, attrs: list(lods.get(slot, ())),
+                       lambda levels: _first_level(levels, slot))
     return LoDRule(lambda lods, values, attrs: _first(lods.get(slot, ())),
                    lambda levels: _first_level(levels, slot))
 
@@ -393,7 +410,7 @@ def lengths_lod(lengths_slot, under=None, if_lod=None):
         if if_lod is not None and not _first_level(levels, if_lod):
             return 0
         return max(_first_level(levels, under), 1) if under else 1
-    return LoDRule(lod, level, creates=if_lod is None)
+    return LoDRule(lod, level, creates=if_lod is None, reads=lengths_slot)
 
 
 def lod_reaching(ops, seeds):
@@ -442,7 +459,8 @@ def with_lod_rules(fn, op_def, inputs, attrs, device="cpu"):
                 "lengths) pair, or declare the variable with lod_level=1"
                 % (source, name, op_def.type))
         level_attr = spec.partition(":")[2]
-        level = attrs.get(level_attr, -1) if level_attr else -1
+        level = int(level_attr) if level_attr.lstrip("-").isdigit() else \
+            attrs.get(level_attr, -1) if level_attr else -1
         if not -len(lod) <= level < len(lod):
             raise ValueError("input %s %r has a LoD of %d level(s) %s; %s = %d is out of "
                              "range" % (source, name, len(lod), describe_lod(lod),
@@ -470,8 +488,15 @@ def with_lod_rules(fn, op_def, inputs, attrs, device="cpu"):
         result = list((result,) if single else result)
         values = dict(zip(in_slots, plain), **dict(zip(out_slots, result)))
         for i, rule in rules:
-            if result[i] is not None:
-                result[i] = with_lod(result[i], rule.lod(lods, values, attrs))
+            if result[i] is None:
+                continue
+            lod = rule.lod(lods, values, attrs)
+            if isinstance(result[i], list):   # a list output: one LoD each, or the same
+                each = lod if isinstance(lod, list) else [lod] * len(result[i])
+                result[i] = [v if v is None else with_lod(v, one)
+                             for v, one in zip(result[i], each)]
+            else:
+                result[i] = with_lod(result[i], lod)
         return result[0] if single else tuple(result)
     return run
 

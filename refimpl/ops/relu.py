@@ -2,7 +2,7 @@
 import numpy as np
 
 from ._common import FLOATS, rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 @register
@@ -11,6 +11,7 @@ class Relu(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     grad_inputs = ("Out", "Out@GRAD")
+    lod_outputs = {"Out": share_lod("X")}      # as every activation
 
     def infer_shape(self, ctx):
         ctx.check_dtype("X", FLOATS)

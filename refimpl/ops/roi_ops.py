@@ -145,6 +145,8 @@ class RoIAlign(_LinearRoIPool):
     tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-4, 1e-6)}
     attrs = {"pooled_height": 1, "pooled_width": 1, "spatial_scale": 1.0,
              "sampling_ratio": -1, "aligned": False}
+    # without a RoisNum variable the images' RoIs are ROIs' LoD (Paddle 1.8's form)
+    lod_lengths = {"RoisNum": "ROIs"}
     matrix = staticmethod(roi_align_matrix)
 
     def samples(self, rng):
@@ -152,9 +154,9 @@ class RoIAlign(_LinearRoIPool):
         rois = random_boxes(rng, 3, 8.0)
         yield Sample({"X": x, "ROIs": rois, "RoisNum": np.array([2, 1], np.int32)},
                      {"pooled_height": 2, "pooled_width": 3, "spatial_scale": 0.6})
-        yield Sample({"X": x[:1], "ROIs": rois}, {"pooled_height": 3, "pooled_width": 2,
-                                                   "sampling_ratio": 2, "aligned": True},
-                     name="aligned_sampling2_no_rois_num")
+        yield Sample({"X": x[:1], "ROIs": rois, "RoisNum": np.array([3], np.int32)},
+                     {"pooled_height": 3, "pooled_width": 2, "sampling_ratio": 2,
+                      "aligned": True}, name="aligned_sampling2_one_image")
 
 
 def psroi_matrix(roi, height, width, pooled_height, pooled_width, spatial_scale,
@@ -416,6 +418,8 @@ class RoIPool(OpDef):
     outputs = ("Out", "Argmax")
     attrs = {"pooled_height": 1, "pooled_width": 1, "spatial_scale": 1.0}
     no_grad = ("ROIs", "RoisNum")
+    # without a RoisNum variable the images' RoIs are ROIs' LoD (Paddle 1.8's form)
+    lod_lengths = {"RoisNum": "ROIs"}
     grad_inputs = ("X", "ROIs", "RoisNum?", "Argmax", "Out@GRAD")
 
     def infer_shape(self, ctx):

@@ -1,5 +1,6 @@
 """sequence_pool: one row per sequence (SUM, AVERAGE, SQRT, MAX, LAST, FIRST); an empty
-sequence gives pad_value (and no gradient)."""
+sequence gives pad_value (and no gradient). MaxIndex (the row each MAX came from) is
+produced for MAX pooling only, as Paddle leaves it unset for the others."""
 import numpy as np
 
 from ._common import rand
@@ -16,7 +17,7 @@ class SequencePool(OpDef):
     outputs = ("Out", "MaxIndex")
     attrs = {"pooltype": "AVERAGE", "is_test": False, "pad_value": 0.0}
     no_grad = ("XLength",)
-    grad_inputs = ("X", "XLength", "MaxIndex", "Out@GRAD")
+    grad_inputs = ("X", "XLength", "MaxIndex?", "Out@GRAD")
     lod_lengths = {"XLength": "X"}
     lod_outputs = {"Out": pool_lod("X")}
 
@@ -44,7 +45,7 @@ class SequencePool(OpDef):
                 out[i] = rows[0] if pooltype == "FIRST" else rows[-1]
             else:
                 out[i] = rows.sum(axis=0) / _divisor(pooltype, e - s)
-        return out, max_index
+        return out, (max_index if pooltype == "MAX" else None)
 
     @staticmethod
     def backward(x, length, max_index, dout, pooltype="AVERAGE", is_test=False,
@@ -67,6 +68,7 @@ class SequencePool(OpDef):
     def samples(self, rng):
         for pooltype in POOL_TYPES:
             lens = ragged_lengths(rng)
+            lens[0] += max(len(lens) - lens.sum(), 0)   # Paddle wants rows >= sequences
             yield Sample({"X": rand(rng, int(lens.sum()), 2, 3), "XLength": lens},
                          {"pooltype": pooltype, "pad_value": 0.5}, name=pooltype)
 

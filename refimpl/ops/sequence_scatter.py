@@ -28,6 +28,7 @@ class SequenceScatter(OpDef):
     no_grad = ("Ids", "IdsLength")
     grad_inputs = ("X", "Ids", "Updates", "IdsLength", "Out@GRAD")
     lod_lengths = {"IdsLength": "Ids"}
+    lod_alike = {"Updates": "Ids"}
 
     def infer_shape(self, ctx):
         ctx.check_dtype("Ids", INTS)
