@@ -97,7 +97,15 @@ def _numpy_choice(op_type, which):
     return fn if fn is not None else _reference(get_op_def(op_type), which)
 
 
-_fallen_back = {}   # (op_type, which) -> the compiled kernel made with its fallback
+_fallen_back = {}   # (device, op_type, which) -> the kernel its factory made
+
+
+def _made_with_fallback(device, op_type, which, factory, fallback):
+    """The kernel `factory` (a falls_back entry) makes, given `fallback()`, once."""
+    key = (device, op_type, which)
+    if key not in _fallen_back:
+        _fallen_back[key] = factory(fallback())
+    return _fallen_back[key]
 
 
 def _compiled(op_type, which, entry):
@@ -107,10 +115,8 @@ def _compiled(op_type, which, entry):
     fn = load_kernel(spec)
     if fn is None or which not in entry.falls_back:
         return fn
-    key = (op_type, which)
-    if key not in _fallen_back:
-        _fallen_back[key] = fn(_numpy_choice(op_type, which))
-    return _fallen_back[key]
+    return _made_with_fallback("cpu", op_type, which, fn,
+                               lambda: _numpy_choice(op_type, which))
 
 
 def select_kernel(op_type, which="forward", attrs=None, dtype=None, device="cpu"):
@@ -180,10 +186,8 @@ def select_gpu_kernel(op_type, which="forward", attrs=None, dtype=None):
             keywords.add("need")
         fn = load_kernel(spec, required=True)
         if which in entry.falls_back:     # a factory, given the reference it falls back to
-            key = ("gpu", op_type, which)
-            if key not in _fallen_back:
-                _fallen_back[key] = fn(getattr(get_op_def(op_type), which))
-            fn = _fallen_back[key]
+            fn = _made_with_fallback("gpu", op_type, which, fn,
+                                     lambda: getattr(get_op_def(op_type), which))
         return Kernel(_version_shaped(op_type, which, fn), frozenset(keywords), True)
     if which not in ("forward", "backward"):
         return None

@@ -483,12 +483,14 @@ class Executor:
             env.update(checked if self.device_id is None else   # (a LoD stays on the host)
                        {n: v if lod_of(v) else to_device(v) for n, v in checked.items()})
             feed_learning_rate(program, env)
-            if self.device_id is not None:
+            on_gpu = self.device_id is not None    # (only GPU kernels defer checks)
+            if on_gpu:
                 plan.move_scope_inputs(env)
-            drop_deferred_checks()
+                drop_deferred_checks()
             try:
                 plan.run(env)
-                run_deferred_checks()
+                if on_gpu:
+                    run_deferred_checks()
                 return fetch_values(block, env, fetch_names)
             finally:
                 plan.drop_temporaries(env)
