@@ -3,6 +3,10 @@ training stack. `import refimpl as paddle`, or run an unmodified paddle script w
 `python -m refimpl run script.py`."""
 __version__ = "0.1.0"
 
+from .parallel import cores as _cores
+
+_cores.share_cores()     # before numpy and the kernels read their thread counts
+
 from . import _allocator
 
 _allocator.tune()

@@ -6,6 +6,7 @@ during backward), find_unused_parameters, no_sync, the errors, Paddle 1.8's manu
 scale_loss / apply_collective_grads, and the Layer passthrough. Across processes:
 test_distributed_mpi.py."""
 import warnings
+import weakref
 
 import numpy as np
 import pytest
@@ -228,3 +229,33 @@ def test_static_mode_and_a_job_without_init_parallel_env_are_refused(twin, monke
     mode.enable_static()
     with pytest.raises(RuntimeError, match="with_data_parallel"):
         paddle.DataParallel(model)
+
+
+def test_buckets_are_reused_across_steps_unless_a_kept_gradient_still_views_them(twin):
+    model = mlp(3, 4, 2)
+    dp = paddle.DataParallel(model)
+    alone = mlp(3, 4, 2)
+    alone.set_state_dict(values(model))
+    bucket = dp._reducer.buckets[0]
+
+    def step(seed, layer):
+        layer(batch(seed=seed)).square().mean().backward()
+
+    step(0, dp)
+    kept = model[0].weight.gradient()          # a view of the bucket, kept by the user
+    first = kept.copy()
+    flat_1 = weakref.ref(bucket.flat)
+    for p in model.parameters():
+        p.clear_grad()
+    step(1, dp)
+    np.testing.assert_array_equal(kept, first)  # the kept gradient keeps its values
+    assert bucket.flat is not flat_1()
+    flat_2 = weakref.ref(bucket.flat)
+    del kept
+    for p in model.parameters():
+        p.clear_grad()
+    step(2, dp)
+    assert bucket.flat is flat_2()              # nobody viewed it: reused
+    step(2, alone)
+    for (name, p), q in zip(model.named_parameters(), alone.parameters()):
+        np.testing.assert_allclose(p.gradient(), q.gradient(), rtol=1e-6, err_msg=name)

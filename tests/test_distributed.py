@@ -2,6 +2,8 @@
 rank, ops in static programs), their argument errors, the process World's checks, and
 fleet.DistributedStrategy's validation. Across processes: test_distributed_mpi.py;
 DataParallel: test_data_parallel_dygraph.py."""
+import os
+
 import numpy as np
 import pytest
 
@@ -172,3 +174,21 @@ def test_fleet_in_one_process(dygraph):
     np.testing.assert_allclose(model._layers.weight.numpy(), before - 0.5 * x.numpy().T)
     with pytest.raises(TypeError, match="DistributedStrategy"):
         fleet.distributed_optimizer(opt, strategy={})
+
+
+def test_processes_of_a_job_take_their_share_of_the_cores(monkeypatch):
+    from refimpl.parallel import cores
+    monkeypatch.setattr(cores, "_cores", lambda: 8)
+    assert cores.local_processes({}) == 1
+    assert cores.local_processes({"PMI_SIZE": "4", "MPI_LOCALNRANKS": "2"}) == 2  # local first
+    assert cores.local_processes({"OMPI_COMM_WORLD_LOCAL_SIZE": "3"}) == 3
+    assert cores.local_processes({"PMI_SIZE": "junk"}) == 1
+    assert cores.thread_environment(3, {}) == {"OMP_NUM_THREADS": "2",
+                                               "OPENBLAS_NUM_THREADS": "2"}
+    assert cores.thread_environment(16, {})["OMP_NUM_THREADS"] == "1"     # at least one
+    assert cores.thread_environment(2, {"OMP_NUM_THREADS": "3"}) == {}    # the user's choice
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    monkeypatch.setenv("MPI_LOCALNRANKS", "4")
+    cores.share_cores()
+    assert (os.environ["OMP_NUM_THREADS"], os.environ["OPENBLAS_NUM_THREADS"]) == ("2", "2")

@@ -42,6 +42,29 @@ def _same_npz(a, b, rtol=1e-5, atol=1e-6):
         np.testing.assert_allclose(b[k], a[k], rtol=rtol, atol=atol, err_msg=k)
 
 
+def test_ranks_share_the_cores_unless_omp_num_threads_is_set(tmp_path):
+    script = _script(tmp_path, "threads.py", """
+        import os
+        import refimpl
+        try:
+            from refimpl._kernels.blas import team_size   # the kernels' OpenMP team
+        except ImportError:                                 # kernels not built
+            team_size = lambda: os.environ["OMP_NUM_THREADS"]
+        print("threads", os.environ["OMP_NUM_THREADS"], team_size())
+        """)
+    env = {k: v for k, v in os.environ.items()
+           if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
+    share = str(max(1, len(os.sched_getaffinity(0)) // 2))
+    for given, expected in ((None, share), ("3", "3")):
+        run_env = dict(env, OMP_NUM_THREADS=given) if given else env
+        r = subprocess.run(["mpirun", "-n", "2", sys.executable, "-m", "refimpl", "run",
+                            str(script)], capture_output=True, text=True, timeout=120,
+                           env=run_env)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.split().count("threads") == 2
+        assert r.stdout.split("\n")[0].split() == ["threads", expected, expected], r.stdout
+
+
 def test_collectives_on_tensors_and_in_programs_across_processes(tmp_path):
     script = _script(tmp_path, "collectives.py", """
         import numpy as np

@@ -12,14 +12,17 @@ same order whatever order its gradients come in.
 
 A step: DataParallel's forward `prepare`s (noting, with find_unused_parameters, the
 parameters the outputs do not depend on); each parameter's ready hook (autograd's
-register_ready_hook: its .grad holds this backward's gradient) copies .grad into its
-bucket; a complete bucket is divided by the world size and its sum started
-(World.start_allreduce: MPI Iallreduce, so it overlaps the rest of backward; each hook
-lets the ones in flight progress). When the backward ends (autograd.queue_callback) the
+register_ready_hook: its .grad holds this backward's gradient) writes .grad divided by
+the world size into its bucket's flat array (one pass; the array is kept from step to
+step); a complete bucket's sum is started (World.start_allreduce: MPI Iallreduce, so it
+overlaps the rest of backward; each hook lets the ones in flight progress). When the backward ends (autograd.queue_callback) the
 parameters still without a gradient are marked ready with their gradient so far (zeros
 if none) under find_unused_parameters, else they are an error naming them; then every
 bucket is waited for and each .grad becomes its part of the averaged bucket.
 """
+import sys
+import time
+
 import numpy as np
 
 from ..dygraph import autograd
@@ -56,24 +59,27 @@ class _Bucket:
         self.params = params
         self.dtype = params[0]._array().dtype
         self.offsets = np.cumsum([0] + [p._array().size for p in params]).tolist()
+        self.flat = None
         self.reset()
 
     def reset(self):
-        self.flat = None
+        # The flat array is reused from step to step (the fresh pages of a new one cost
+        # more than the copy into them) unless a view of it is still alive -- a gradient
+        # of the last step that someone kept, which must keep its values.
+        self.pending = None
+        if self.flat is None or sys.getrefcount(self.flat) > 2:   # 2: self.flat, the call
+            self.flat = np.empty(self.offsets[-1], self.dtype)
         self.ready = [False] * len(self.params)
         self.count = 0
-        self.pending = None
 
-    def put(self, index, grad):
-        """Parameter `index`'s gradient (None: zeros) into the flat array; whether the
-        bucket is complete."""
-        if self.flat is None:
-            self.flat = np.empty(self.offsets[-1], self.dtype)
+    def put(self, index, grad, ranks):
+        """Parameter `index`'s gradient (None: zeros) divided by `ranks` into the flat
+        array (one pass: the copy is the division); whether the bucket is complete."""
         part = self.flat[self.offsets[index]:self.offsets[index + 1]]
         if grad is None:
             part.fill(0)
         else:
-            np.copyto(part, grad.reshape(-1), casting="same_kind")
+            np.divide(grad.reshape(-1), ranks, out=part, casting="same_kind")
         self.ready[index] = True
         self.count += 1
         return self.count == len(self.params)
@@ -101,6 +107,7 @@ class Reducer:
         self.state = "idle"    # idle | armed (a synchronized step) | local (no_sync)
         self._unused = ()
         self._started = False
+        self.wait_seconds = 0.0   # spent waiting for the buckets' sums after backward
 
     def remove(self):
         for h in self._handles:
@@ -143,14 +150,13 @@ class Reducer:
         if bucket.ready[index]:
             raise RuntimeError("DataParallel: parameter %r was marked ready twice in one "
                                "backward" % param.name)
-        if bucket.put(index, param.gradient()):
+        if bucket.put(index, param.gradient(), self.world.size):
             while self._next < len(self.buckets) and \
                     self.buckets[self._next].count == len(self.buckets[self._next].params):
                 self._start(self.buckets[self._next])
                 self._next += 1
 
     def _start(self, bucket):
-        bucket.flat /= self.world.size
         bucket.pending = self.world.start_allreduce(bucket.flat)
 
     def _finish(self):
@@ -170,9 +176,13 @@ class Reducer:
                 % ("s" if len(missing) > 1 else "", names, more))
         for p in missing:
             self._mark(p)
+        began = time.perf_counter()
         for bucket in self.buckets:
             bucket.pending.wait()
+            bucket.pending = None
             bucket.scatter_back()
+        self.world.progress()      # forgets the completed requests (and their buffers)
+        self.wait_seconds += time.perf_counter() - began
         self.state = "idle"
 
 

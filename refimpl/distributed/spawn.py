@@ -20,7 +20,7 @@ import time
 import traceback
 from multiprocessing.connection import Connection
 
-from ..parallel import launch, pipes
+from ..parallel import cores, launch, pipes
 from ..parallel.world import process_world
 from .env import FIRST_PORT
 
@@ -119,6 +119,7 @@ def _start_child(rank, size, endpoints):
                 "PADDLE_TRAINER_ID": str(rank), "PADDLE_TRAINERS_NUM": str(size),
                 "PADDLE_TRAINER_ENDPOINTS": endpoints,
                 "PADDLE_CURRENT_ENDPOINT": endpoints.split(",")[rank]})
+    env.update(cores.thread_environment(size, env))
     try:
         process = subprocess.Popen(
             [sys.executable, "-c", "from refimpl.distributed.spawn import child_main; "
