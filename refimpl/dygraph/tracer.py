@@ -74,7 +74,9 @@ class _Layout:
                     if slot_name(s) not in op_def.lod_only]
         self.outs = [(slot_name(s), is_duplicable(s)) for s in op_def.outputs]
         self.attr_items = list(op_def.attrs.items())
+        self.default_sig = [tuple(v) if type(v) is list else v for _, v in self.attr_items]
         self.single_out = len(self.outs) == 1
+        self.signatures = {}    # run_op's signature -> (kernel, takes saved)
         self.kernels = _Kernels(op_def.type, "forward")
         self.gpu_kernels = _Kernels(op_def.type, "forward", "gpu")
         self.collective = kernels_of(op_def.type).collective    # its functions take group
@@ -193,23 +195,21 @@ def _array(lay, slot, t, sig):
     return a
 
 
-_checked = set()
-
-
-def _check_signature(lay, kw, sig, inputs, outputs):
-    """Shape inference once per signature (op, input shapes and dtypes, attr values): for
-    its errors, see the module doc."""
-    try:
-        key = tuple(sig)
-        if key in _checked:
-            return
-    except TypeError:     # an unhashable attr (nested lists): infer every time
-        key = None
+def _signature_entry(lay, sig, kw, dtype, device, inputs, outputs):
+    """(kernel, takes saved) for signature `sig`, found once: shape inference (for its
+    errors, see the module doc), then the kernel for the first input's dtype and the
+    device. An unhashable signature (nested list attrs) is worked out every time."""
     _infer_once(lay, kw, inputs, outputs)
-    if key is not None:
-        if len(_checked) > 100000:
-            _checked.clear()
-        _checked.add(key)
+    kernels = lay.kernels if device is None else lay.gpu_kernels
+    fn, takes_saved, _ = kernels.get(kw, dtype)
+    entry = (fn, takes_saved)
+    try:
+        if len(lay.signatures) > 10000:
+            lay.signatures.clear()
+        lay.signatures[sig] = entry
+    except TypeError:
+        pass
+    return entry
 
 
 def _infer_once(lay, kw, inputs, outputs):
@@ -249,26 +249,38 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     input lives on, or `find_device`: on the GPU any input lives on."""
     lay = _LAYOUTS.get(op_type) or layout(op_type)
     args = []
-    sig = [lay]          # the signature shape inference is keyed on
+    given = []           # per input slot: its Tensor, list of Tensors, or None
+    sig = []             # the signature: input shapes and dtypes, attr values, device
     requires = False
+    first = None         # the first input array: its dtype picks the kernel
     get = inputs.get if inputs else {}.get
     for slot, dup in lay.ins:
         v = get(slot)
-        listed = v if type(v) is list or type(v) is tuple else [v]
         if dup:
-            arrays = [] if v is None else [_array(lay, slot, t, sig) for t in listed]
+            listed = [] if v is None else v if type(v) is list or type(v) is tuple else [v]
+            arrays = [_array(lay, slot, t, sig) for t in listed]
             args.append(arrays)
+            given.append(listed)
             sig.append(len(arrays))
-            requires = requires or any(not t.stop_gradient for t in listed if arrays)
-        elif not listed or listed[0] is None:
+            for t in listed:
+                if not t.stop_gradient:
+                    requires = True
+            if first is None and arrays:
+                first = arrays[0]
+            continue
+        t = v[0] if (type(v) is list or type(v) is tuple) and v else v
+        if t is None or type(v) in (list, tuple) and not v:
             args.append(None)
+            given.append(None)
             sig.append(None)
-        else:
-            args.append(_array(lay, slot, listed[0], sig))
-            requires = requires or not listed[0].stop_gradient
-    first = next((a[0] if type(a) is list else a for a in args
-                  if a is not None and (type(a) is not list or a)), None)
-    dtype = None if first is None else first.dtype
+            continue
+        a = _array(lay, slot, t, sig)
+        args.append(a)
+        given.append(t)
+        if not t.stop_gradient:
+            requires = True
+        if first is None:
+            first = a
     if attrs:
         kw = {}
         for k, d in lay.attr_items:
@@ -276,13 +288,21 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
             sig.append(tuple(value) if type(value) is list else value)
     else:
         kw = dict(lay.attr_items)
-        sig.append(None)
+        sig.extend(lay.default_sig)
     record = requires and mode.grad_enabled and lay.grad_def is not None
-    _check_signature(lay, kw, sig, inputs, outputs)
     device = None
     if type(first) is not np.ndarray or find_device:
         device, args = _placement(lay, first, args)
-    fn, takes_saved, _ = (lay.kernels if device is None else lay.gpu_kernels).get(kw, dtype)
+    sig.append(device)
+    sig = tuple(sig)
+    try:
+        entry = lay.signatures.get(sig)
+    except TypeError:     # an unhashable attr (nested lists)
+        entry = None
+    if entry is None:
+        entry = _signature_entry(lay, sig, kw, None if first is None else first.dtype,
+                                 device, inputs, outputs)
+    fn, takes_saved = entry
     if lay.collective:     # (its grad op, run by autograd from node.kw, gets it too)
         kw["group"] = _process_group
     saved = None
@@ -300,7 +320,7 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
         del kw["saved"]
     if lay.single_out:
         result = (result,)
-    node = _record(lay, kw, args, inputs, result, saved, device) if record else None
+    node = _record(lay, kw, args, given, result, saved, device) if record else None
     if not outputs:
         return
     flat = 0
@@ -396,8 +416,9 @@ def _edge(t):
     return t if node is None else (node, t._index)
 
 
-def _record(lay, kw, args, inputs, result, saved, device):
-    """The GradNode of this run: saved forward values the grad op reads, gradient edges."""
+def _record(lay, kw, args, given, result, saved, device):
+    """The GradNode of this run: saved forward values the grad op reads, gradient edges.
+    `given`: per input slot, its Tensor, list of Tensors or None."""
     ins = [None] * len(lay.ins)
     for i in lay.saved_ins:
         ins[i] = args[i]
@@ -405,20 +426,13 @@ def _record(lay, kw, args, inputs, result, saved, device):
     for k in lay.saved_outs:
         outs[k] = result[k]
     edges, flat_edges = [], []
-    get = inputs.get
     for i in lay.grad_targets:
-        slot, dup = lay.ins[i]
-        v = get(slot)
-        if v is None:
-            e = [] if dup else None
-            if not dup:
-                flat_edges.append(None)
-        elif dup:
-            vs = v if type(v) is list or type(v) is tuple else [v]
-            e = [_edge(t) for t in vs]
+        v = given[i]
+        if type(v) is list:
+            e = [_edge(t) for t in v]
             flat_edges.extend(e)
         else:
-            e = _edge(v[0] if type(v) is list or type(v) is tuple else v)
+            e = _edge(v)
             flat_edges.append(e)
         edges.append(e)
     meta, n_out = [], 0
