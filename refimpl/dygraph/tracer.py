@@ -76,7 +76,7 @@ class _Layout:
         self.attr_items = list(op_def.attrs.items())
         self.default_sig = [tuple(v) if type(v) is list else v for _, v in self.attr_items]
         self.single_out = len(self.outs) == 1
-        self.signatures = {}    # run_op's signature -> (kernel, takes saved)
+        self.signatures = {}    # run_op's signature -> (kernel, takes saved, grad kernels)
         self.kernels = _Kernels(op_def.type, "forward")
         self.gpu_kernels = _Kernels(op_def.type, "forward", "gpu")
         self.collective = kernels_of(op_def.type).collective    # its functions take group
@@ -105,6 +105,7 @@ class _Layout:
         # the forward input slots that receive a gradient, in the grad op's output order
         self.grad_targets = [i for i, (name, _) in enumerate(self.ins)
                              if name not in op_def.no_grad]
+        self.flat_grads = not any(self.ins[i][1] for i in self.grad_targets)  # no list slot
         entry = kernels_of(op_def.type)
         self.partial = entry.partial_grads            # its backward kernels may take need
         self.saves = entry.saves_for_grad is not None  # its kernels may take saved
@@ -132,9 +133,12 @@ class GradNode:
     """One recorded op: what its grad op reads (the forward values it saved), where each
     input's gradient goes (`edges`: per grad-receiving input slot, a leaf Tensor, a
     (node, output index) pair or None; a list for a list slot), and its outputs' shapes
-    and dtypes (`out_meta`, to fill a gradient nobody produced with zeros)."""
+    and dtypes (`out_meta`, to fill a gradient nobody produced with zeros).
+    `grad_kernels`: {dtype char: grad kernel}, shared by the nodes of one forward
+    signature (its attrs fixed), filled by autograd."""
     __slots__ = ("lay", "kw", "ins", "outs", "edges", "flat_edges", "out_meta", "n_out",
-                 "hooks", "retained", "saved", "released", "device", "__weakref__")
+                 "hooks", "retained", "saved", "released", "device", "grad_kernels",
+                 "__weakref__")
 
     def __init__(self, lay, kw, ins, outs, edges, flat_edges, out_meta, n_out, device=None):
         self.lay, self.kw, self.ins, self.outs = lay, kw, ins, outs
@@ -145,6 +149,7 @@ class GradNode:
         self.saved = None
         self.released = False
         self.device = device    # the GPU its op ran on (its grad op runs there); None: CPU
+        self.grad_kernels = {}
 
     @property
     def type(self):
@@ -196,13 +201,13 @@ def _array(lay, slot, t, sig):
 
 
 def _signature_entry(lay, sig, kw, dtype, device, inputs, outputs):
-    """(kernel, takes saved) for signature `sig`, found once: shape inference (for its
+    """(kernel, takes saved, grad kernels) for signature `sig`, found once: shape inference (for its
     errors, see the module doc), then the kernel for the first input's dtype and the
     device. An unhashable signature (nested list attrs) is worked out every time."""
     _infer_once(lay, kw, inputs, outputs)
     kernels = lay.kernels if device is None else lay.gpu_kernels
     fn, takes_saved, _ = kernels.get(kw, dtype)
-    entry = (fn, takes_saved)
+    entry = (fn, takes_saved, {})    # {}: its nodes' grad kernels by dtype (autograd)
     try:
         if len(lay.signatures) > 10000:
             lay.signatures.clear()
@@ -302,7 +307,7 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     if entry is None:
         entry = _signature_entry(lay, sig, kw, None if first is None else first.dtype,
                                  device, inputs, outputs)
-    fn, takes_saved = entry
+    fn, takes_saved, grad_kernels = entry
     if lay.collective:     # (its grad op, run by autograd from node.kw, gets it too)
         kw["group"] = _process_group
     saved = None
@@ -320,7 +325,8 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
         del kw["saved"]
     if lay.single_out:
         result = (result,)
-    node = _record(lay, kw, args, given, result, saved, device) if record else None
+    node = _record(lay, kw, args, given, result, saved, device, grad_kernels) \
+        if record else None
     if not outputs:
         return
     flat = 0
@@ -416,7 +422,7 @@ def _edge(t):
     return t if node is None else (node, t._index)
 
 
-def _record(lay, kw, args, given, result, saved, device):
+def _record(lay, kw, args, given, result, saved, device, grad_kernels):
     """The GradNode of this run: saved forward values the grad op reads, gradient edges.
     `given`: per input slot, its Tensor, list of Tensors or None."""
     ins = [None] * len(lay.ins)
@@ -446,4 +452,5 @@ def _record(lay, kw, args, given, result, saved, device):
         meta.append(m)
     node = GradNode(lay, kw, ins, outs, edges, flat_edges, meta, n_out, device)
     node.saved = saved
+    node.grad_kernels = grad_kernels
     return node
