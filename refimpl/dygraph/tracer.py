@@ -76,6 +76,7 @@ class _Layout:
         self.attr_items = list(op_def.attrs.items())
         self.default_sig = [tuple(v) if type(v) is list else v for _, v in self.attr_items]
         self.single_out = len(self.outs) == 1
+        self.plain_outs = not any(dup for _, dup in self.outs)     # no list slot
         self.signatures = {}    # run_op's signature -> (kernel, takes saved, grad kernels)
         self.kernels = _Kernels(op_def.type, "forward")
         self.gpu_kernels = _Kernels(op_def.type, "forward", "gpu")
@@ -273,16 +274,21 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
             if first is None and arrays:
                 first = arrays[0]
             continue
-        t = v[0] if (type(v) is list or type(v) is tuple) and v else v
-        if t is None or type(v) in (list, tuple) and not v:
+        if type(v) is list or type(v) is tuple:
+            v = v[0] if v else None
+        if v is None:
             args.append(None)
             given.append(None)
             sig.append(None)
             continue
-        a = _array(lay, slot, t, sig)
+        a = getattr(v, "_value", None)
+        if a is None:
+            raise _bad_input(lay, slot, v)
+        sig.append(a.shape)
+        sig.append(a.dtype.char)
         args.append(a)
-        given.append(t)
-        if not t.stop_gradient:
+        given.append(v)
+        if not v.stop_gradient:
             requires = True
         if first is None:
             first = a
@@ -328,6 +334,13 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     node = _record(lay, kw, args, given, result, saved, device, grad_kernels) \
         if record else None
     if not outputs:
+        return
+    if lay.single_out and not lay.outs[0][1]:    # the common case: one plain output
+        t = outputs.get(lay.outs[0][0])
+        if type(t) is list or type(t) is tuple:
+            t = t[0] if t else None
+        if t is not None and result[0] is not None:
+            _fill(t, result[0], node, 0)
         return
     flat = 0
     for k, (slot, dup) in enumerate(lay.outs):
@@ -431,25 +444,32 @@ def _record(lay, kw, args, given, result, saved, device, grad_kernels):
     outs = [None] * len(lay.outs)
     for k in lay.saved_outs:
         outs[k] = result[k]
-    edges, flat_edges = [], []
-    for i in lay.grad_targets:
-        v = given[i]
-        if type(v) is list:
-            e = [_edge(t) for t in v]
-            flat_edges.extend(e)
-        else:
-            e = _edge(v)
-            flat_edges.append(e)
-        edges.append(e)
-    meta, n_out = [], 0
-    for (slot, dup), value in zip(lay.outs, result):
-        if dup:
-            m = [None if v is None else (v.shape, v.dtype) for v in (value or ())]
-            n_out += len(m)
-        else:
-            m = None if value is None else (value.shape, value.dtype)
-            n_out += 1
-        meta.append(m)
+    if lay.flat_grads:    # no list slot: the edges are flat already
+        edges = flat_edges = [_edge(given[i]) for i in lay.grad_targets]
+    else:
+        edges, flat_edges = [], []
+        for i in lay.grad_targets:
+            v = given[i]
+            if type(v) is list:
+                e = [_edge(t) for t in v]
+                flat_edges.extend(e)
+            else:
+                e = _edge(v)
+                flat_edges.append(e)
+            edges.append(e)
+    if lay.plain_outs:
+        meta = [None if v is None else (v.shape, v.dtype) for _, v in zip(lay.outs, result)]
+        n_out = len(meta)
+    else:
+        meta, n_out = [], 0
+        for (slot, dup), value in zip(lay.outs, result):
+            if dup:
+                m = [None if v is None else (v.shape, v.dtype) for v in (value or ())]
+                n_out += len(m)
+            else:
+                m = None if value is None else (value.shape, value.dtype)
+                n_out += 1
+            meta.append(m)
     node = GradNode(lay, kw, ins, outs, edges, flat_edges, meta, n_out, device)
     node.saved = saved
     node.grad_kernels = grad_kernels
