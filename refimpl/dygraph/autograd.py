@@ -155,18 +155,20 @@ def _node_grads(node, grads, ops):
     if node.released:
         raise _released_error(node)
     args = []
-    single = len(node.out_meta) == 1 and type(node.out_meta[0]) is not list
     for kind, k in lay.grad_plan:
         if kind == "in":
             args.append(node.ins[k])
         elif kind == "out":
             args.append(node.outs[k])
-        elif single:
+        elif lay.plain_single_out:
             args.append(grads[0])
         else:
             args.append(_slot_grads(node, grads, ops, k))
-    need = tuple(any(e is not None for e in (edge if type(edge) is list else [edge]))
-                 for edge in node.edges) if lay.partial else None
+    need = None
+    if lay.partial:
+        need = tuple(e is not None for e in node.edges) if lay.flat_grads else \
+            tuple(any(e is not None for e in (edge if type(edge) is list else [edge]))
+                  for edge in node.edges)
     result = ops.run(node, args, node.kw, need)
     if len(lay.grad_targets) == 1:
         return [result] if lay.flat_grads else _flat_grads(node, (result,))

@@ -77,6 +77,7 @@ class _Layout:
         self.default_sig = [tuple(v) if type(v) is list else v for _, v in self.attr_items]
         self.single_out = len(self.outs) == 1
         self.plain_outs = not any(dup for _, dup in self.outs)     # no list slot
+        self.plain_single_out = self.single_out and self.plain_outs
         self.signatures = {}    # run_op's signature -> (kernel, takes saved, grad kernels)
         self.kernels = _Kernels(op_def.type, "forward")
         self.gpu_kernels = _Kernels(op_def.type, "forward", "gpu")
@@ -335,7 +336,7 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
         if record else None
     if not outputs:
         return
-    if lay.single_out and not lay.outs[0][1]:    # the common case: one plain output
+    if lay.plain_single_out:    # the common case: one output, not a list
         t = outputs.get(lay.outs[0][0])
         if type(t) is list or type(t) is tuple:
             t = t[0] if t else None
