@@ -128,7 +128,8 @@ class _Arrays:
                     dtype = a.dtype
         found = node.grad_kernels.get(dtype.char if dtype is not None else None)
         if found is None:
-            kernels = node.lay.grad_kernels if device is None else node.lay.grad_gpu_kernels
+            lay = node.lay
+            kernels = lay.grad_kernels if device is None else lay.grad_gpu_kernels
             found = node.grad_kernels[dtype.char if dtype is not None else None] = \
                 kernels.get(kw, dtype)
         fn, takes_saved, takes_need = found

@@ -473,7 +473,7 @@ class _EagerBlock:
         return None
 
 
-_run_op = None     # tracer.run_op, imported when first needed (the tracer imports this module)
+_run_op = None     # tracer.run_op, imported on first use (the tracer imports this module)
 
 
 def _import_run_op():

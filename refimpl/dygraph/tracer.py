@@ -107,7 +107,8 @@ class _Layout:
         # the forward input slots that receive a gradient, in the grad op's output order
         self.grad_targets = [i for i, (name, _) in enumerate(self.ins)
                              if name not in op_def.no_grad]
-        self.flat_grads = not any(self.ins[i][1] for i in self.grad_targets)  # no list slot
+        # no list slot among them: a node's edges are flat already
+        self.flat_grads = not any(self.ins[i][1] for i in self.grad_targets)
         entry = kernels_of(op_def.type)
         self.partial = entry.partial_grads            # its backward kernels may take need
         self.saves = entry.saves_for_grad is not None  # its kernels may take saved
@@ -203,9 +204,10 @@ def _array(lay, slot, t, sig):
 
 
 def _signature_entry(lay, sig, kw, dtype, device, inputs, outputs):
-    """(kernel, takes saved, grad kernels) for signature `sig`, found once: shape inference (for its
-    errors, see the module doc), then the kernel for the first input's dtype and the
-    device. An unhashable signature (nested list attrs) is worked out every time."""
+    """(kernel, takes saved, grad kernels) for signature `sig`, found once: shape
+    inference (for its errors, see the module doc), then the kernel for the first input's
+    dtype and the device. An unhashable signature (nested list attrs) is worked out every
+    time."""
     _infer_once(lay, kw, inputs, outputs)
     kernels = lay.kernels if device is None else lay.gpu_kernels
     fn, takes_saved, _ = kernels.get(kw, dtype)
@@ -459,7 +461,8 @@ def _record(lay, kw, args, given, result, saved, device, grad_kernels):
                 flat_edges.append(e)
             edges.append(e)
     if lay.plain_outs:
-        meta = [None if v is None else (v.shape, v.dtype) for _, v in zip(lay.outs, result)]
+        meta = [None if v is None else (v.shape, v.dtype)
+                for _, v in zip(lay.outs, result)]
         n_out = len(meta)
     else:
         meta, n_out = [], 0
