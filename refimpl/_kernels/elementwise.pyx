@@ -9,6 +9,8 @@ dY[j] = the sum of dOut[p, j, q] over p and q, accumulated in double (numpy sums
 float32 values pairwise; both stay within the op's tolerances). Large arrays are split over
 the kernels' thread team along p; for dY each part sums its own rows, and the parts' sums
 are added in a fixed order."""
+import math
+
 import numpy as np
 from cython.parallel cimport prange
 from refimpl._kernels.blas cimport Team, loop_team, release_team, cut
@@ -116,7 +118,7 @@ def _blocks(x, y, axis):
     start = x.ndim - y.ndim if axis == -1 else axis
     if tuple(x.shape[start:start + y.ndim]) != y.shape:
         return None
-    pre = int(np.prod(x.shape[:start]))
+    pre = math.prod(x.shape[:start])   # (np.prod of a tuple costs a few us)
     return pre, y.size, x.size // (pre * y.size) if y.size else 0
 
 

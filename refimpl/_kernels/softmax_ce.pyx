@@ -68,15 +68,26 @@ def _rows(a):
     return np.ascontiguousarray(a).reshape(-1, a.shape[a.ndim - 1])
 
 
+cdef Py_ssize_t _first_bad_label(const long[::1] label, long classes,
+                                 long ignore_index) noexcept nogil:
+    """The index of the first label that is neither a class nor ignore_index, else -1 (one
+    pass: numpy's masks cost several us on a small batch)."""
+    cdef Py_ssize_t i
+    for i in range(label.shape[0]):
+        if label[i] != ignore_index and (label[i] < 0 or label[i] >= classes):
+            return i
+    return -1
+
+
 def _labels(label, rows, classes, ignore_index):
     """Flat int64 labels, checked: one per row, each a class or ignore_index."""
     lab = np.ascontiguousarray(label, dtype=np.int64).reshape(-1)
     if lab.size != rows:
         raise ValueError("Label has %d entries for %d rows of Logits" % (lab.size, rows))
-    bad = (lab != ignore_index) & ((lab < 0) | (lab >= classes))
-    if bad.any():
+    bad = _first_bad_label(lab, classes, ignore_index)
+    if bad >= 0:
         raise IndexError("Label: class %d is out of range for %d classes (ignore_index=%d)"
-                         % (lab[bad][0], classes, ignore_index))
+                         % (lab[bad], classes, ignore_index))
     return lab
 
 

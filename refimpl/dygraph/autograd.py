@@ -126,8 +126,13 @@ class _Arrays:
                     break
                 if dtype is None:
                     dtype = a.dtype
-        kernels = node.lay.grad_kernels if device is None else node.lay.grad_gpu_kernels
-        fn, takes_saved, takes_need = kernels.get(kw, dtype)
+        found = node.grad_kernels.get(dtype.char if dtype is not None else None)
+        if found is None:
+            lay = node.lay
+            kernels = lay.grad_kernels if device is None else lay.grad_gpu_kernels
+            found = node.grad_kernels[dtype.char if dtype is not None else None] = \
+                kernels.get(kw, dtype)
+        fn, takes_saved, takes_need = found
         if takes_saved or takes_need:
             kw = dict(kw)
             if takes_need:
@@ -151,21 +156,29 @@ def _node_grads(node, grads, ops):
     if node.released:
         raise _released_error(node)
     args = []
-    single = len(node.out_meta) == 1 and type(node.out_meta[0]) is not list
     for kind, k in lay.grad_plan:
         if kind == "in":
             args.append(node.ins[k])
         elif kind == "out":
             args.append(node.outs[k])
-        elif single:
+        elif lay.plain_single_out:
             args.append(grads[0])
         else:
             args.append(_slot_grads(node, grads, ops, k))
-    need = tuple(any(e is not None for e in (edge if type(edge) is list else [edge]))
-                 for edge in node.edges) if lay.partial else None
+    need = None
+    if lay.partial:
+        need = tuple(e is not None for e in node.edges) if lay.flat_grads else \
+            tuple(any(e is not None for e in (edge if type(edge) is list else [edge]))
+                  for edge in node.edges)
     result = ops.run(node, args, node.kw, need)
     if len(lay.grad_targets) == 1:
-        result = (result,)
+        return [result] if lay.flat_grads else _flat_grads(node, (result,))
+    return list(result) if lay.flat_grads else _flat_grads(node, result)
+
+
+def _flat_grads(node, result):
+    """The grad op's results (per grad-receiving slot: a gradient, or a list for a list
+    slot) flat in the order of the node's edges."""
     flat = []
     for edge, g in zip(node.edges, result):
         if type(edge) is list:
@@ -206,48 +219,39 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
     for edge, _ in roots:
         if type(edge) is tuple and edge[0] not in root_nodes:
             root_nodes.append(edge[0])
-    # every node reachable from the roots (not through a blocked edge: those never run),
-    # and how many edges lead into each
-    reach, stack = set(root_nodes), list(root_nodes)
-    while stack:
-        node = stack.pop()
-        for e in node.flat_edges:
-            if type(e) is tuple and e[0] not in reach and not (blocked and e in blocked):
-                reach.add(e[0])
-                stack.append(e[0])
-    useful = reach if capture is None else _leading_to(reach, capture)
-    deps, leaf_deps = {}, {}   # edges still to come into each node / leaf (by id)
-    for node in useful:
-        for e in node.flat_edges:
-            if e is None or blocked and _key(e) in blocked:
-                continue
-            if type(e) is tuple:
-                deps[e[0]] = deps.get(e[0], 0) + 1
-            else:
-                leaf_deps[id(e)] = leaf_deps.get(id(e), 0) + 1
+    if capture is None:
+        useful, deps, leaf_deps = _count_edges(root_nodes, blocked)
+    else:
+        useful, deps, leaf_deps = _count_captured_edges(root_nodes, capture, blocked)
     for edge, _ in roots:
         if type(edge) is not tuple:
             leaf_deps[id(edge)] = leaf_deps.get(id(edge), 0) + 1
     pending, leaf_grads, captured = {}, {}, {}
+    add = ops.add
 
     def send(edge, g):
-        if blocked and _key(edge) in blocked:
-            return
+        """Gradient `g` (or None: none) along `edge`; True when it completed a node's."""
         if type(edge) is tuple:
+            if blocked and edge in blocked:
+                return False
             node, i = edge
             slot = pending.get(node)
             if slot is None:
                 slot = pending[node] = [None] * node.n_out
             if g is not None:
-                slot[i] = g if slot[i] is None else ops.add(slot[i], g)
-            return
+                slot[i] = g if slot[i] is None else add(slot[i], g)
+            left = deps[node] = deps[node] - 1
+            return left == 0
         key = id(edge)
+        if blocked and key in blocked:
+            return False
         if g is not None:
             got = leaf_grads.get(key)
-            leaf_grads[key] = g if got is None else ops.add(got, g)
-        leaf_deps[key] -= 1
-        if leaf_deps[key] == 0 and key in leaf_grads:
+            leaf_grads[key] = g if got is None else add(got, g)
+        left = leaf_deps[key] = leaf_deps[key] - 1
+        if left == 0 and key in leaf_grads:
             leaf_done(edge, leaf_grads.pop(key))
+        return False
 
     def leaf_done(leaf, g):
         if leaf._hooks:
@@ -261,6 +265,8 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
                 hook(leaf)
 
     for edge, g in roots:
+        if type(edge) is tuple:    # (a root's node runs once every root has sent to it)
+            deps[edge[0]] = deps.get(edge[0], 0) + 1
         send(edge, g)
     ready = [n for n in root_nodes if deps.get(n, 0) == 0]
     while ready:
@@ -279,24 +285,61 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
             for i, g in enumerate(grads):
                 if (node, i) in capture:
                     captured[(node, i)] = g
-        if node not in useful:
-            continue
-        if all(g is None for g in grads):
-            in_grads = [None] * len(node.flat_edges)
+            if node not in useful:
+                continue
+        for g in grads:
+            if g is not None:
+                in_grads = _node_grads(node, grads, ops)
+                break
         else:
-            in_grads = _node_grads(node, grads, ops)
+            in_grads = [None] * len(node.flat_edges)
         if not retain_graph:
             node.release()
         for e, g in zip(node.flat_edges, in_grads):
+            if e is not None and send(e, g):
+                ready.append(e[0])
+    return captured
+
+
+def _count_edges(root_nodes, blocked):
+    """(every node reachable from the roots, not through a blocked edge: those never run;
+    {node: how many edges lead into it}; {id(leaf): the same})."""
+    reach, stack = set(root_nodes), list(root_nodes)
+    deps, leaf_deps = dict.fromkeys(root_nodes, 0), {}
+    while stack:
+        for e in stack.pop().flat_edges:
             if e is None:
                 continue
-            send(e, g)
-            if type(e) is tuple and not (blocked and e in blocked):
+            if type(e) is tuple:
+                if blocked and e in blocked:
+                    continue
                 parent = e[0]
-                deps[parent] -= 1
-                if deps[parent] == 0:
-                    ready.append(parent)
-    return captured
+                if parent in reach:
+                    deps[parent] += 1
+                else:
+                    deps[parent] = 1
+                    reach.add(parent)
+                    stack.append(parent)
+            elif not (blocked and id(e) in blocked):
+                leaf_deps[id(e)] = leaf_deps.get(id(e), 0) + 1
+    return reach, deps, leaf_deps
+
+
+def _count_captured_edges(root_nodes, capture, blocked):
+    """_count_edges for paddle.grad: only the nodes leading to a captured edge run, so
+    only their edges count."""
+    reach, _, _ = _count_edges(root_nodes, blocked)
+    useful = _leading_to(reach, capture)
+    deps, leaf_deps = {}, {}
+    for node in useful:
+        for e in node.flat_edges:
+            if e is None or blocked and _key(e) in blocked:
+                continue
+            if type(e) is tuple:
+                deps[e[0]] = deps.get(e[0], 0) + 1
+            else:
+                leaf_deps[id(e)] = leaf_deps.get(id(e), 0) + 1
+    return useful, deps, leaf_deps
 
 
 def _key(edge):
@@ -338,6 +381,8 @@ def _accumulate(leaf, g):
 def _root_grad(t, g, where):
     value = t._array()
     if g is None:
+        if type(value) is np.ndarray:
+            return np.ones_like(value)
         with xp.device(xp.device_id_of(value)):    # CuPy allocates on the current GPU
             return xp.array_module(value).ones_like(value)
     g = on_place_of(value, g._array() if isinstance(g, Tensor) else g, value.dtype)
@@ -373,8 +418,11 @@ def backward(tensors, grad_tensors=None, retain_graph=False):
     global _callbacks
     outer, _callbacks = _callbacks, []
     try:
-        with xp.device(xp.device_id_of(roots[0][1])):    # where gradients add up
+        if type(roots[0][1]) is np.ndarray:
             _run(roots, retain_graph, _Arrays)
+        else:
+            with xp.device(xp.device_id_of(roots[0][1])):    # where gradients add up
+                _run(roots, retain_graph, _Arrays)
         while _callbacks:      # a callback may queue another
             _callbacks.pop(0)()
     except BaseException:

@@ -460,8 +460,7 @@ class _EagerBlock:
         self.program = _EagerProgram()
 
     def append_op(self, type, inputs=None, outputs=None, attrs=None, **_ignored):
-        from .tracer import run_op
-        run_op(type, inputs, outputs, attrs)
+        (_run_op or _import_run_op())(type, inputs, outputs, attrs)
 
     def create_var(self, name=None, shape=None, dtype=None, persistable=False,
                    stop_gradient=False, **_ignored):
@@ -472,6 +471,15 @@ class _EagerBlock:
 
     def _find_var_recursive(self, name):
         return None
+
+
+_run_op = None     # tracer.run_op, imported on first use (the tracer imports this module)
+
+
+def _import_run_op():
+    global _run_op
+    from .tracer import run_op as _run_op
+    return _run_op
 
 
 EAGER_BLOCK = _EagerBlock()

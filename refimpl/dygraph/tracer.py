@@ -74,7 +74,11 @@ class _Layout:
                     if slot_name(s) not in op_def.lod_only]
         self.outs = [(slot_name(s), is_duplicable(s)) for s in op_def.outputs]
         self.attr_items = list(op_def.attrs.items())
+        self.default_sig = [tuple(v) if type(v) is list else v for _, v in self.attr_items]
         self.single_out = len(self.outs) == 1
+        self.plain_outs = not any(dup for _, dup in self.outs)     # no list slot
+        self.plain_single_out = self.single_out and self.plain_outs
+        self.signatures = {}    # run_op's signature -> (kernel, takes saved, grad kernels)
         self.kernels = _Kernels(op_def.type, "forward")
         self.gpu_kernels = _Kernels(op_def.type, "forward", "gpu")
         self.collective = kernels_of(op_def.type).collective    # its functions take group
@@ -103,6 +107,8 @@ class _Layout:
         # the forward input slots that receive a gradient, in the grad op's output order
         self.grad_targets = [i for i, (name, _) in enumerate(self.ins)
                              if name not in op_def.no_grad]
+        # no list slot among them: a node's edges are flat already
+        self.flat_grads = not any(self.ins[i][1] for i in self.grad_targets)
         entry = kernels_of(op_def.type)
         self.partial = entry.partial_grads            # its backward kernels may take need
         self.saves = entry.saves_for_grad is not None  # its kernels may take saved
@@ -130,9 +136,12 @@ class GradNode:
     """One recorded op: what its grad op reads (the forward values it saved), where each
     input's gradient goes (`edges`: per grad-receiving input slot, a leaf Tensor, a
     (node, output index) pair or None; a list for a list slot), and its outputs' shapes
-    and dtypes (`out_meta`, to fill a gradient nobody produced with zeros)."""
+    and dtypes (`out_meta`, to fill a gradient nobody produced with zeros).
+    `grad_kernels`: {dtype char: grad kernel}, shared by the nodes of one forward
+    signature (its attrs fixed), filled by autograd."""
     __slots__ = ("lay", "kw", "ins", "outs", "edges", "flat_edges", "out_meta", "n_out",
-                 "hooks", "retained", "saved", "released", "device", "__weakref__")
+                 "hooks", "retained", "saved", "released", "device", "grad_kernels",
+                 "__weakref__")
 
     def __init__(self, lay, kw, ins, outs, edges, flat_edges, out_meta, n_out, device=None):
         self.lay, self.kw, self.ins, self.outs = lay, kw, ins, outs
@@ -143,6 +152,7 @@ class GradNode:
         self.saved = None
         self.released = False
         self.device = device    # the GPU its op ran on (its grad op runs there); None: CPU
+        self.grad_kernels = {}
 
     @property
     def type(self):
@@ -193,23 +203,22 @@ def _array(lay, slot, t, sig):
     return a
 
 
-_checked = set()
-
-
-def _check_signature(lay, kw, sig, inputs, outputs):
-    """Shape inference once per signature (op, input shapes and dtypes, attr values): for
-    its errors, see the module doc."""
-    try:
-        key = tuple(sig)
-        if key in _checked:
-            return
-    except TypeError:     # an unhashable attr (nested lists): infer every time
-        key = None
+def _signature_entry(lay, sig, kw, dtype, device, inputs, outputs):
+    """(kernel, takes saved, grad kernels) for signature `sig`, found once: shape
+    inference (for its errors, see the module doc), then the kernel for the first input's
+    dtype and the device. An unhashable signature (nested list attrs) is worked out every
+    time."""
     _infer_once(lay, kw, inputs, outputs)
-    if key is not None:
-        if len(_checked) > 100000:
-            _checked.clear()
-        _checked.add(key)
+    kernels = lay.kernels if device is None else lay.gpu_kernels
+    fn, takes_saved, _ = kernels.get(kw, dtype)
+    entry = (fn, takes_saved, {})    # {}: its nodes' grad kernels by dtype (autograd)
+    try:
+        if len(lay.signatures) > 10000:
+            lay.signatures.clear()
+        lay.signatures[sig] = entry
+    except TypeError:
+        pass
+    return entry
 
 
 def _infer_once(lay, kw, inputs, outputs):
@@ -249,26 +258,43 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     input lives on, or `find_device`: on the GPU any input lives on."""
     lay = _LAYOUTS.get(op_type) or layout(op_type)
     args = []
-    sig = [lay]          # the signature shape inference is keyed on
+    given = []           # per input slot: its Tensor, list of Tensors, or None
+    sig = []             # the signature: input shapes and dtypes, attr values, device
     requires = False
+    first = None         # the first input array: its dtype picks the kernel
     get = inputs.get if inputs else {}.get
     for slot, dup in lay.ins:
         v = get(slot)
-        listed = v if type(v) is list or type(v) is tuple else [v]
         if dup:
-            arrays = [] if v is None else [_array(lay, slot, t, sig) for t in listed]
+            listed = [] if v is None else v if type(v) is list or type(v) is tuple else [v]
+            arrays = [_array(lay, slot, t, sig) for t in listed]
             args.append(arrays)
+            given.append(listed)
             sig.append(len(arrays))
-            requires = requires or any(not t.stop_gradient for t in listed if arrays)
-        elif not listed or listed[0] is None:
+            for t in listed:
+                if not t.stop_gradient:
+                    requires = True
+            if first is None and arrays:
+                first = arrays[0]
+            continue
+        if type(v) is list or type(v) is tuple:
+            v = v[0] if v else None
+        if v is None:
             args.append(None)
+            given.append(None)
             sig.append(None)
-        else:
-            args.append(_array(lay, slot, listed[0], sig))
-            requires = requires or not listed[0].stop_gradient
-    first = next((a[0] if type(a) is list else a for a in args
-                  if a is not None and (type(a) is not list or a)), None)
-    dtype = None if first is None else first.dtype
+            continue
+        a = getattr(v, "_value", None)
+        if a is None:
+            raise _bad_input(lay, slot, v)
+        sig.append(a.shape)
+        sig.append(a.dtype.char)
+        args.append(a)
+        given.append(v)
+        if not v.stop_gradient:
+            requires = True
+        if first is None:
+            first = a
     if attrs:
         kw = {}
         for k, d in lay.attr_items:
@@ -276,13 +302,21 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
             sig.append(tuple(value) if type(value) is list else value)
     else:
         kw = dict(lay.attr_items)
-        sig.append(None)
+        sig.extend(lay.default_sig)
     record = requires and mode.grad_enabled and lay.grad_def is not None
-    _check_signature(lay, kw, sig, inputs, outputs)
     device = None
     if type(first) is not np.ndarray or find_device:
         device, args = _placement(lay, first, args)
-    fn, takes_saved, _ = (lay.kernels if device is None else lay.gpu_kernels).get(kw, dtype)
+    sig.append(device)
+    sig = tuple(sig)
+    try:
+        entry = lay.signatures.get(sig)
+    except TypeError:     # an unhashable attr (nested lists)
+        entry = None
+    if entry is None:
+        entry = _signature_entry(lay, sig, kw, None if first is None else first.dtype,
+                                 device, inputs, outputs)
+    fn, takes_saved, grad_kernels = entry
     if lay.collective:     # (its grad op, run by autograd from node.kw, gets it too)
         kw["group"] = _process_group
     saved = None
@@ -300,8 +334,16 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
         del kw["saved"]
     if lay.single_out:
         result = (result,)
-    node = _record(lay, kw, args, inputs, result, saved, device) if record else None
+    node = _record(lay, kw, args, given, result, saved, device, grad_kernels) \
+        if record else None
     if not outputs:
+        return
+    if lay.plain_single_out:    # the common case: one output, not a list
+        t = outputs.get(lay.outs[0][0])
+        if type(t) is list or type(t) is tuple:
+            t = t[0] if t else None
+        if t is not None and result[0] is not None:
+            _fill(t, result[0], node, 0)
         return
     flat = 0
     for k, (slot, dup) in enumerate(lay.outs):
@@ -396,40 +438,43 @@ def _edge(t):
     return t if node is None else (node, t._index)
 
 
-def _record(lay, kw, args, inputs, result, saved, device):
-    """The GradNode of this run: saved forward values the grad op reads, gradient edges."""
+def _record(lay, kw, args, given, result, saved, device, grad_kernels):
+    """The GradNode of this run: saved forward values the grad op reads, gradient edges.
+    `given`: per input slot, its Tensor, list of Tensors or None."""
     ins = [None] * len(lay.ins)
     for i in lay.saved_ins:
         ins[i] = args[i]
     outs = [None] * len(lay.outs)
     for k in lay.saved_outs:
         outs[k] = result[k]
-    edges, flat_edges = [], []
-    get = inputs.get
-    for i in lay.grad_targets:
-        slot, dup = lay.ins[i]
-        v = get(slot)
-        if v is None:
-            e = [] if dup else None
-            if not dup:
-                flat_edges.append(None)
-        elif dup:
-            vs = v if type(v) is list or type(v) is tuple else [v]
-            e = [_edge(t) for t in vs]
-            flat_edges.extend(e)
-        else:
-            e = _edge(v[0] if type(v) is list or type(v) is tuple else v)
-            flat_edges.append(e)
-        edges.append(e)
-    meta, n_out = [], 0
-    for (slot, dup), value in zip(lay.outs, result):
-        if dup:
-            m = [None if v is None else (v.shape, v.dtype) for v in (value or ())]
-            n_out += len(m)
-        else:
-            m = None if value is None else (value.shape, value.dtype)
-            n_out += 1
-        meta.append(m)
+    if lay.flat_grads:    # no list slot: the edges are flat already
+        edges = flat_edges = [_edge(given[i]) for i in lay.grad_targets]
+    else:
+        edges, flat_edges = [], []
+        for i in lay.grad_targets:
+            v = given[i]
+            if type(v) is list:
+                e = [_edge(t) for t in v]
+                flat_edges.extend(e)
+            else:
+                e = _edge(v)
+                flat_edges.append(e)
+            edges.append(e)
+    if lay.plain_outs:
+        meta = [None if v is None else (v.shape, v.dtype)
+                for _, v in zip(lay.outs, result)]
+        n_out = len(meta)
+    else:
+        meta, n_out = [], 0
+        for (slot, dup), value in zip(lay.outs, result):
+            if dup:
+                m = [None if v is None else (v.shape, v.dtype) for v in (value or ())]
+                n_out += len(m)
+            else:
+                m = None if value is None else (value.shape, value.dtype)
+                n_out += 1
+            meta.append(m)
     node = GradNode(lay, kw, ins, outs, edges, flat_edges, meta, n_out, device)
     node.saved = saved
+    node.grad_kernels = grad_kernels
     return node

@@ -257,10 +257,10 @@ class OpDef:
         def shaped(*args, **kwargs):
             result = fn(*args, **kwargs)
             if single:
-                return result.reshape(shape) if np.ndim(result) == 0 else result
+                return result.reshape(shape) if result.ndim == 0 else result
             result = list(result)
             for i in positions:
-                if result[i] is not None and np.ndim(result[i]) == 0:
+                if result[i] is not None and result[i].ndim == 0:
                     result[i] = result[i].reshape(shape)
             return tuple(result)
         return shaped
@@ -352,7 +352,7 @@ class _GradOpDef(OpDef):
         def unshaped(*args, **kwargs):
             args = list(args)
             for i in positions:
-                if args[i] is not None and np.size(args[i]) == 1:
+                if args[i] is not None and args[i].size == 1:
                     args[i] = args[i].reshape(())
             return fn(*args, **kwargs)
         return unshaped

@@ -253,9 +253,12 @@ class Optimizer:
         params_grads.sort(key=lambda pg: pg[0].name)
         if self._grad_clip is not None:
             params_grads = self._grad_clip(params_grads)
-        params_grads = [append_regularization_ops([pg], decay.get(id(pg[0]),
-                                                              self.regularization))[0]
-                        for pg in params_grads]
+        if decay:    # param groups' own weight_decay
+            params_grads = [append_regularization_ops([pg], decay.get(id(pg[0]),
+                                                                  self.regularization))[0]
+                            for pg in params_grads]
+        else:
+            params_grads = append_regularization_ops(params_grads, self.regularization)
         self._create_optimization_pass(params_grads)
         return params_grads
 

@@ -30,15 +30,17 @@ class Linear(Layer):
 
     def forward(self, input):
         self._expect_input(input)
-        if len(input.shape) == 0:
+        last = len(input.shape) - 1
+        if last < 0:
             raise ValueError("%s: input %r must have at least one dim" % (self._where(),
                                                                           input.name))
-        self._expect_dim(input, len(input.shape) - 1, self._in_features, "in_features")
-        out = matmul(input, self.weight, name=None if self.bias is not None else self._name)
-        if self.bias is None:
+        self._expect_dim(input, last, self._in_features, "in_features")
+        bias = self.bias     # (each parameter read goes through Layer.__getattr__)
+        out = matmul(input, self.weight, name=None if bias is not None else self._name)
+        if bias is None:
             return out
-        return append_op_out("elementwise_add", {"X": [out], "Y": [self.bias]},
-                             {"axis": len(input.shape) - 1}, self._name)
+        return append_op_out("elementwise_add", {"X": [out], "Y": [bias]}, {"axis": last},
+                             self._name)
 
     def extra_repr(self):
         return "in_features=%d, out_features=%d, dtype=%s" % (
