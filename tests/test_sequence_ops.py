@@ -416,3 +416,16 @@ def test_crf_decoding_and_chunk_eval_on_lod_follow_paddle():
     np.testing.assert_array_equal(np.concatenate([precision, recall, f1]),
                                   np.float32([0.3, 0.375, 1 / 3]))
     assert (int(n_infer[0]), int(n_label[0]), int(n_correct[0])) == (10, 8, 3)
+
+
+def test_sequence_unpad_of_2d_x_is_a_column():
+    """Paddle 1.8.5: X [2, 3], lengths [0, 3] -> Out [3, 1], LoD [[0, 3]]."""
+    x = static.data("x", [2, 3], "float64")
+    x.stop_gradient = False
+    out = layers.sequence_unpad(x, _int_data("n", [2]))
+    (dx,) = static.gradients([layers.reduce_sum(out * out)], [x])
+    got = run_default_programs([out, dx], {"x": np.arange(6.0).reshape(2, 3),
+                                           "n": np.array([0, 3])}, return_numpy=False)
+    np.testing.assert_array_equal(np.array(got[0]), [[3], [4], [5]])
+    assert got[0].recursive_sequence_lengths() == [[0, 3]]
+    np.testing.assert_array_equal(np.array(got[1]), [[0, 0, 0], [6, 8, 10]])

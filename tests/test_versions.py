@@ -244,3 +244,4 @@ def test_empty_detection_rows(paddle_version, version, out_shape, index_shape):
                          return_numpy=False)
         assert np.array(out[0]).shape == out_shape and np.array(out[1]).shape == index_shape
         assert out[0].recursive_sequence_lengths() == [[0]]
+
