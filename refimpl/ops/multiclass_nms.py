@@ -197,10 +197,12 @@ class MulticlassNMS(OpDef):
         rows, indices, counts = cls.detect(bboxes, scores, rois_num, background_label,
                                            score_threshold, nms_top_k, nms_threshold,
                                            nms_eta, keep_top_k, normalized)
-        if cls.outputs_index:   # multiclass_nms2: an empty Out when nothing is kept
+        if cls.outputs_index:   # multiclass_nms2 / 3: an empty Out when nothing is kept
             out, index, counts = assemble(rows, indices, counts, bboxes.dtype,
                                           np.zeros((0, 6)))
-            return empty_rows(out), empty_rows(index), counts
+            if cls.lod_outputs:     # multiclass_nms2's empty rows follow the profile
+                out, index = empty_rows(out), empty_rows(index)
+            return out, index, counts
         # Paddle 1.8 gives a [1, 1] Out holding -1 when no image keeps anything
         out, _, counts = assemble(rows, indices, counts, bboxes.dtype, np.full((1, 1), -1.0))
         return out, counts
@@ -224,6 +226,15 @@ class MulticlassNMS2(MulticlassNMS):
     outputs = ("Out", "Index", "NmsRoisNum")
     outputs_index = True
     lod_outputs = {"Out": lengths_lod("NmsRoisNum"), "Index": lengths_lod("NmsRoisNum")}
+
+
+@register
+class MulticlassNMS3(MulticlassNMS2):
+    """Paddle 2.x / 3.x's multiclass_nms2 with counts in place of LoD: the images of
+    per-class boxes are the RoisNum input, NmsRoisNum [N] is a real output, and no output
+    carries a LoD (Paddle 3.3.1; nothing kept: Out [0, 6], Index [0, 1], counts 0)."""
+    type = "multiclass_nms3"
+    lod_lengths = lod_alike = lod_outputs = {}
 
 
 def merge_local_runs(boxes, scores, threshold, normalized):
