@@ -62,6 +62,9 @@ SWITCHES = {
     # DataParallel leaves gradients local for scale_loss / apply_collective_grads to
     # average by hand (1.8), or averages them during backward (2.0, 3: both deprecated)
     "dp_manual_reduction": {"1.8": True, "2.0": False, "3": False},
+    # an empty detection result (multiclass_nms2's Out and Index when nothing is kept,
+    # distribute_fpn_proposals' level without RoIs) is a [0] tensor (1.8) or [0, width]
+    "empty_detection_rows": {"1.8": "flat", "2.0": "rows", "3": "rows"},
 }
 
 

@@ -187,6 +187,9 @@ def test_cli_list_check_and_stale_detection(tmp_path, capsys):
     assert cli_main(["list", "-k", "op/mul/*"]) == 0
     assert capsys.readouterr().out.split() == [c["id"] for c in read_index()["cases"]
                                                if c["id"].startswith("op/mul/")]
+    assert cli_main(["list", "--lod", "-k", "op/sequence_pool/", "-k", "op/relu/"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert listed and all(i.startswith("op/sequence_pool/") for i in listed)   # relu: no LoD
     report_path = tmp_path / "report.json"
     assert cli_main(["check", "-k", "op/scale", "--report", str(report_path)]) == 0
     out = capsys.readouterr().out

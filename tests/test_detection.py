@@ -13,10 +13,16 @@ from refimpl.ops.registry import get_op_def
 L = fluid.layers
 
 
-def _run(fetch, feed):
+def _run(fetch, feed, return_numpy=True):
     exe = static.Executor()
     exe.run(static.default_startup_program())
-    return exe.run(static.default_main_program(), feed=feed, fetch_list=list(fetch))
+    return exe.run(static.default_main_program(), feed=feed, fetch_list=list(fetch),
+                   return_numpy=return_numpy)
+
+
+def _with_lengths(tensors):
+    """(array, recursive sequence lengths) of each fetched LoDTensor."""
+    return [(np.array(t), t.recursive_sequence_lengths()) for t in tensors]
 
 
 def _data(name, value):
@@ -141,10 +147,12 @@ def test_multiclass_nms_keeps_the_known_survivors():
     out, counts = L.multiclass_nms(_data("b", boxes), _data("s", scores), score_threshold=0.1,
                                    nms_top_k=-1, keep_top_k=-1, nms_threshold=0.3,
                                    return_rois_num=True)
-    o, n = _run([out, counts], {"b": boxes, "s": scores})
+    (o, lod), (n, _) = _with_lengths(_run([out, counts], {"b": boxes, "s": scores},
+                                          return_numpy=False))
     # box 1 overlaps box 0 with IoU 1 / 1.1 > 0.3: suppressed
     np.testing.assert_allclose(o, [[1, 0.9, 0, 0, 1, 1], [1, 0.7, 2, 2, 3, 3]], rtol=1e-6)
     np.testing.assert_array_equal(n, [2])
+    assert lod == [[2]]           # Out's LoD: the rows of each image, as in Paddle
 
 
 def test_multiclass_nms_empty_result_and_index():
@@ -153,10 +161,13 @@ def test_multiclass_nms_empty_result_and_index():
     empty = L.multiclass_nms(b, s, score_threshold=0.95, nms_top_k=-1, keep_top_k=-1)
     out, index = L.multiclass_nms(b, s, score_threshold=0.1, nms_top_k=-1, keep_top_k=1,
                                   return_index=True)
-    e, o, i = _run([empty, out, index], {"b": boxes, "s": scores})
+    (e, e_lod), (o, o_lod), (i, i_lod) = _with_lengths(
+        _run([empty, out, index], {"b": boxes, "s": scores}, return_numpy=False))
     np.testing.assert_array_equal(e, [[-1]])         # Paddle 1.8's "nothing kept" marker
+    assert e_lod == [[1]]                            # one row, one sequence (1.8.5, 3.3.1)
     np.testing.assert_allclose(o, [[1, 0.9, 0, 0, 1, 1]], rtol=1e-6)
     np.testing.assert_array_equal(i, [[0]])
+    assert o_lod == i_lod == [[1]]
 
 
 def test_locality_aware_nms_merges_consecutive_overlaps_by_score():
@@ -164,7 +175,9 @@ def test_locality_aware_nms_merges_consecutive_overlaps_by_score():
     scores = np.array([[[0.4, 0.6, 0.5]]])
     out, counts = L.locality_aware_nms(_data("b", boxes), _data("s", scores), 0.1, -1, -1,
                                        nms_threshold=0.3, return_rois_num=True)
-    o, n = _run([out, counts], {"b": boxes, "s": scores})
+    (o, lod), (n, _) = _with_lengths(_run([out, counts], {"b": boxes, "s": scores},
+                                          return_numpy=False))
+    assert lod == [[2]]
     # box 1 (IoU 4 / 4.4 with box 0) merges into box 0: y2 = 0.6 * 2.2 + 0.4 * 2, score 1
     np.testing.assert_allclose(o, [[0, 1.0, 0, 0, 2, 2.12], [0, 0.5, 5, 5, 6, 6]])
     np.testing.assert_array_equal(n, [2])
@@ -438,7 +451,8 @@ def test_detection_output_is_decode_softmax_then_nms():
     conf = rng.uniform(-2, 2, (1, 3, 3))
     out = L.detection_output(_data("loc", loc), _data("conf", conf), _data("p", prior),
                              _data("v", var), nms_threshold=0.45, score_threshold=0.05)
-    o, = _run([out], {"loc": loc, "conf": conf, "p": prior, "v": var})
+    (o, lod), = _with_lengths(_run([out], {"loc": loc, "conf": conf, "p": prior, "v": var},
+                                   return_numpy=False))
     decoded = get_op_def("box_coder").forward(prior, var, loc,
                                               code_type="decode_center_size")
     e = np.exp(conf - conf.max(-1, keepdims=True))
@@ -447,6 +461,7 @@ def test_detection_output_is_decode_softmax_then_nms():
                                                    nms_top_k=400, keep_top_k=200,
                                                    nms_threshold=0.45)
     np.testing.assert_allclose(o, want, rtol=1e-12)
+    assert lod == [[len(want)]]
     assert o.shape[1] == 6 and set(o[:, 0]) <= {1.0, 2.0}
 
 
@@ -580,3 +595,34 @@ def test_generate_mask_labels_needs_the_polygon_counts():
     x = static.data("x", [1, 4], "float32")
     with pytest.raises(ValueError, match="gt_segms_point_num"):
         L.generate_mask_labels(x, x, x, x, x, x, 2, 4)
+
+
+def test_per_class_boxes_take_their_images_from_the_lod():
+    # two images of 2 and 1 rows, per-class boxes [M, C=2, 4]; class 0 is background
+    boxes = np.array([[[0, 0, 1, 1]] * 2, [[0, 0, 1, 1.05]] * 2, [[5, 5, 6, 6]] * 2],
+                     "float32")
+    scores = np.array([[0.1, 0.9], [0.2, 0.8], [0.3, 0.7]], "float32")
+    b = static.data("b", [3, 2, 4], "float32", lod_level=1)
+    s = static.data("s", [3, 2], "float32", lod_level=1)
+    out, index = L.multiclass_nms(b, s, 0.5, -1, -1, nms_threshold=0.5, return_index=True)
+    (o, o_lod), (i, i_lod) = _with_lengths(_run(
+        [out, index], {"b": (boxes, [[2, 1]]), "s": (scores, [[2, 1]])}, return_numpy=False))
+    # image 0: row 1 (IoU 1 / 1.05 with row 0) is suppressed; image 1 keeps its one row
+    np.testing.assert_allclose(o, [[1, 0.9, 0, 0, 1, 1], [1, 0.7, 5, 5, 6, 6]])
+    np.testing.assert_array_equal(i, [[0 * 2 + 1], [2 * 2 + 1]])   # row * C + label
+    assert o_lod == i_lod == [[1, 1]]
+
+
+def test_fpn_proposals_follow_the_rois_lod():
+    rois = np.array([[0, 0, 9, 9], [0, 0, 199, 199], [0, 0, 49, 49], [0, 0, 499, 499]],
+                    "float32")
+    r = static.data("r", [4, 4], "float32", lod_level=1)
+    multi, restore = L.distribute_fpn_proposals(r, 2, 5, 4, 224)
+    scores = [fluid.layers.reduce_sum(m, dim=1, keep_dim=True) for m in multi]
+    collected = L.collect_fpn_proposals(multi, scores, 2, 5, post_nms_top_n=3)
+    got = _with_lengths(_run(multi + [collected], {"r": (rois, [[3, 1]])},
+                             return_numpy=False))
+    # levels 2, 3, 2, 5 (see the round trip above): per level, the rows of each image
+    assert [lod for _, lod in got[:4]] == [[[2, 0]], [[1, 0]], [[0, 0]], [[0, 1]]]
+    np.testing.assert_array_equal(got[4][0], rois[[1, 2, 3]])
+    assert got[4][1] == [[2, 1]]

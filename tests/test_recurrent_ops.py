@@ -357,7 +357,7 @@ def test_lstmp_with_identity_projection_is_lstm():
     bias = rng.uniform(-1, 1, (1, 7 * width))
     c0 = rng.uniform(-1, 1, (3, width))
     attrs = dict(LSTMP_ATTRS, proj_activation="identity")
-    proj, cell = LSTMP.forward(x, None, c0, weight, np.eye(width), bias, lens, **attrs)
+    proj, cell, _, _, _ = LSTMP.forward(x, None, c0, weight, np.eye(width), bias, lens, **attrs)
     hidden, lstm_cell, _, _ = LSTM.forward(x, None, c0, weight, bias, lens, use_peepholes=True,
                                      is_reverse=False, gate_activation="sigmoid",
                                      cell_activation="tanh", candidate_activation="tanh")
@@ -374,7 +374,7 @@ def test_lstmp_one_step_by_hand_with_h0_and_clips():
     bias = rng.uniform(-1, 1, (1, 4 * width))
     h0, c0 = rng.uniform(-1, 1, (1, width)), rng.uniform(-2, 2, (1, width))
     attrs = dict(LSTMP_ATTRS, use_peepholes=False, cell_clip=0.4, proj_clip=0.2)
-    proj, cell = LSTMP.forward(x, h0, c0, weight, proj_w, bias, np.array([1]), **attrs)
+    proj, cell, _, _, _ = LSTMP.forward(x, h0, c0, weight, proj_w, bias, np.array([1]), **attrs)
     r0 = np.tanh(h0 @ proj_w)
     pre = x + r0 @ weight + bias
     cand, i, f, o = (pre[:, k * width:(k + 1) * width] for k in range(4))

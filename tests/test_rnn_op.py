@@ -95,3 +95,17 @@ def test_fused_rnn_matches_the_unrolled_cells(mode, layers, bidirectional, time_
     assert len(grads) == 1 + 4 * layers * (2 if bidirectional else 1)
     for got, want in zip(grads, want_grads):
         np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_dropout_state_is_the_all_kept_mask_outside_is_test():
+    """Paddle's CPU rnn kernel writes DropoutState as the between-layer dropout mask, Out's
+    shape, uint8 ones when nothing is dropped (3.3.1: [3, 2, 4] for a bidirectional
+    hidden-2 GRU over [3, 2, 3]); in is_test it stays empty."""
+    from refimpl.ops.registry import get_op_def
+    rnn = get_op_def("rnn")
+    sample = [s for s in rnn.samples(np.random.RandomState(0)) if s.attrs["mode"] == "GRU"][0]
+    args = [sample.inputs.get(slot) for slot in rnn.input_slots]
+    out, mask, _, _ = rnn.forward(*args, **sample.attrs)
+    assert mask.dtype == np.uint8 and mask.shape == out.shape == (3, 2, 4) and mask.all()
+    _, mask, _, _ = rnn.forward(*args, **dict(sample.attrs, is_test=True))
+    assert mask.shape == (0,)

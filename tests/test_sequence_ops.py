@@ -332,34 +332,55 @@ def test_filter_by_instag_keeps_tagged_rows_and_routes_the_gradient_back():
     # instance tags: [1, 2], [3], [], [2, 5, 6] -> rows 0 and 3 carry tag 2 or 6
     got = run_default_programs([out, loss_weight, d_ins], {
         "ins": x, "tags": np.array([1, 2, 3, 2, 5, 6]), "tag_len": np.array([2, 1, 0, 3]),
-        "keep": np.array([6, 2])})
-    np.testing.assert_allclose(got[0], x[[0, 3]])
-    np.testing.assert_array_equal(got[1], [[1.0], [1.0]])
+        "keep": np.array([6, 2])}, return_numpy=False)
+    np.testing.assert_allclose(np.array(got[0]), x[[0, 3]])
+    np.testing.assert_array_equal(np.array(got[1]), [[1.0], [1.0]])
+    assert got[0].recursive_sequence_lengths() == got[1].recursive_sequence_lengths() == \
+        [[1, 1]]
     expected_grad = np.zeros_like(x)
     expected_grad[[0, 3]] = 2 * x[[0, 3]]
-    np.testing.assert_allclose(got[2], expected_grad)
+    np.testing.assert_allclose(np.array(got[2]), expected_grad)
+
+
+def _instag_program(out_val_if_empty):
+    ins = static.data("ins", [5, 2], "float32", lod_level=1)
+    ins.stop_gradient = False
+    tags = static.data("tags", [3, 1], "int64", lod_level=1)
+    keep = _int_data("keep", [1])
+    out, loss_weight = layers.filter_by_instag(ins, tags, keep, True,
+                                               out_val_if_empty=out_val_if_empty)
+    (d_ins,) = static.gradients([layers.reduce_sum(out)], [ins])
+    return out, loss_weight, d_ins
 
 
 def test_filter_by_instag_lod_instances_and_the_empty_result():
-    ins = static.data("ins", [5, 2], "float32")
-    tags, keep = _int_data("tags", [3, 1]), _int_data("keep", [1])
-    ins_len = _int_data("ins_len", [3])
-    out, loss_weight = layers.filter_by_instag(ins, tags, keep, True, out_val_if_empty=-3,
-                                               ins_length=ins_len)
+    """Paddle 1.8.5's results: instances are Ins' sequences, tags one per instance; Out
+    carries the kept instances' rows as its LoD, LossWeight one row per instance."""
+    out, loss_weight, d_ins = _instag_program(-3)
     x = np.arange(10, dtype=np.float32).reshape(5, 2)
-    feed = {"ins": x, "tags": np.array([[4], [7], [4]]), "ins_len": np.array([2, 1, 2])}
-    got = run_default_programs([out, loss_weight], dict(feed, keep=np.array([4])))
-    np.testing.assert_array_equal(got[0], x[[0, 1, 3, 4]])
-    got = run_default_programs([out, loss_weight], dict(feed, keep=np.array([9])))
-    np.testing.assert_array_equal(got[0], [[-3, -3]])
-    np.testing.assert_array_equal(got[1], [[0]])
+    feed = {"ins": (x, [[2, 1, 2]]), "tags": (np.array([[4], [7], [4]]), [[1, 1, 1]])}
+    got = run_default_programs([out, loss_weight, d_ins], dict(feed, keep=np.array([4])),
+                               return_numpy=False)
+    np.testing.assert_array_equal(np.array(got[0]), x[[0, 1, 3, 4]])
+    assert got[0].recursive_sequence_lengths() == [[2, 2]]
+    np.testing.assert_array_equal(np.array(got[1]), [[1], [1]])
+    assert got[1].recursive_sequence_lengths() == [[1, 1]]
+    np.testing.assert_array_equal(np.array(got[2]), [[1, 1], [1, 1], [0, 0], [1, 1], [1, 1]])
+    got = run_default_programs([out, loss_weight, d_ins], dict(feed, keep=np.array([9])),
+                               return_numpy=False)
+    np.testing.assert_array_equal(np.array(got[0]), [[-3, -3]])
+    np.testing.assert_array_equal(np.array(got[1]), [[0]])
+    assert got[0].recursive_sequence_lengths() == got[1].recursive_sequence_lengths() == [[1]]
+    assert not np.array(got[2]).any()          # nothing kept: no gradient reaches Ins
 
 
-def test_filter_by_instag_is_lod_needs_instance_lengths():
-    ins = static.data("ins", [5, 2], "float32")
-    tags = _int_data("tags", [3])
-    with pytest.raises(ValueError, match="is_lod=True needs ins_length"):
-        layers.filter_by_instag(ins, tags, tags, True)
+def test_filter_by_instag_is_lod_reads_the_instances_from_the_lod():
+    out, _, _ = _instag_program(0)
+    x = np.zeros((5, 2), np.float32)
+    with pytest.raises(Exception, match="is_lod=True reads the instances from Ins' LoD"):
+        run_default_programs([out], {"ins": x, "tags": (np.array([[4], [7], [4]]),
+                                                         [[1, 1, 1]]),
+                                     "keep": np.array([4])}, return_numpy=False)
 
 
 def test_crf_decoding_and_chunk_eval_on_lod_follow_paddle():
@@ -395,3 +416,16 @@ def test_crf_decoding_and_chunk_eval_on_lod_follow_paddle():
     np.testing.assert_array_equal(np.concatenate([precision, recall, f1]),
                                   np.float32([0.3, 0.375, 1 / 3]))
     assert (int(n_infer[0]), int(n_label[0]), int(n_correct[0])) == (10, 8, 3)
+
+
+def test_sequence_unpad_of_2d_x_is_a_column():
+    """Paddle 1.8.5: X [2, 3], lengths [0, 3] -> Out [3, 1], LoD [[0, 3]]."""
+    x = static.data("x", [2, 3], "float64")
+    x.stop_gradient = False
+    out = layers.sequence_unpad(x, _int_data("n", [2]))
+    (dx,) = static.gradients([layers.reduce_sum(out * out)], [x])
+    got = run_default_programs([out, dx], {"x": np.arange(6.0).reshape(2, 3),
+                                           "n": np.array([0, 3])}, return_numpy=False)
+    np.testing.assert_array_equal(np.array(got[0]), [[3], [4], [5]])
+    assert got[0].recursive_sequence_lengths() == [[0, 3]]
+    np.testing.assert_array_equal(np.array(got[1]), [[0, 0, 0], [6, 8, 10]])

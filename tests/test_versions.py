@@ -12,14 +12,15 @@ import refimpl as paddle
 from refimpl import fluid, static, versions
 
 
-def _run(build, feed=None):
+def _run(build, feed=None, return_numpy=True):
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup):
         fetch = build()
     scope = static.Scope() if hasattr(static, "Scope") else fluid.Scope()
     exe = static.Executor()
     exe.run(startup, scope=scope)
-    return exe.run(main, feed=feed or {}, fetch_list=fetch, scope=scope), main, startup
+    return (exe.run(main, feed=feed or {}, fetch_list=fetch, scope=scope,
+                    return_numpy=return_numpy), main, startup)
 
 
 def test_profile_is_read_from_the_environment_and_validated():
@@ -228,3 +229,19 @@ def test_runner_takes_the_profile(tmp_path):
     bad = subprocess.run(run + ["--paddle", "9", str(script)], capture_output=True, text=True,
                          timeout=120)
     assert bad.returncode == 2 and "must be one of" in bad.stderr
+
+
+@pytest.mark.parametrize("version, out_shape, index_shape", [
+    ("1.8", (0,), (0,)),            # Paddle 1.8.5: dims [0], LoD [[0, 0]]
+    ("3", (0, 6), (0, 1))])
+def test_empty_detection_rows(paddle_version, version, out_shape, index_shape):
+    with paddle_version(version):
+        def build():
+            b, s = fluid.data("b", [1, 2, 4], "float32"), fluid.data("s", [1, 2, 2], "float32")
+            return list(fluid.layers.multiclass_nms(b, s, 0.9, -1, -1, return_index=True))
+        boxes = np.array([[[0, 0, 1, 1], [2, 2, 3, 3]]], "float32")
+        out, _, _ = _run(build, {"b": boxes, "s": np.full((1, 2, 2), 0.5, "float32")},
+                         return_numpy=False)
+        assert np.array(out[0]).shape == out_shape and np.array(out[1]).shape == index_shape
+        assert out[0].recursive_sequence_lengths() == [[0]]
+

@@ -29,9 +29,10 @@ def _matches(case_id, pattern):
     return pattern in case_id
 
 
-def select_cases(index, patterns=()):
-    """Case ids matching any -k pattern (substring, or glob if it has * ? [)."""
-    ids = [c["id"] for c in index["cases"]]
+def select_cases(index, patterns=(), lod_only=False):
+    """Case ids matching any -k pattern (substring, or glob if it has * ? [); with
+    lod_only, only the cases that feed or return a LoD (their "lods" entry)."""
+    ids = [c["id"] for c in index["cases"] if c.get("lods") or not lod_only]
     return [i for i in ids if not patterns or any(_matches(i, p) for p in patterns)]
 
 
@@ -167,10 +168,10 @@ def summarize(results, groups):
 
 
 def check(impl, golden_dir=GOLDEN_DIR, patterns=(), timeout=60.0, expectations=(),
-          verbose=False, progress=None, mode="static", device="cpu"):
+          verbose=False, progress=None, mode="static", device="cpu", lod_only=False):
     """The report: {"implementation", "golden", "summary", "groups", "cases"}."""
     index = read_index(golden_dir)
-    ids = select_cases(index, patterns)
+    ids = select_cases(index, patterns, lod_only)
 
     def on_result(result):
         _apply_expectation(result, expectations)

@@ -29,6 +29,8 @@ def _parser():
     c.add_argument("-k", dest="patterns", action="append", default=[],
                    help="run cases whose id contains PATTERN (glob if it has * ? [); "
                         "repeatable")
+    c.add_argument("--lod", dest="lod_only", action="store_true",
+                   help="run only the cases that feed or return LoD")
     c.add_argument("--timeout", type=float, default=60.0, help="seconds per case (default 60)")
     c.add_argument("--xfails", help="expected failures: one `PATTERN  # reason` a line")
     c.add_argument("--device", default="cpu", help="where the cases run: cpu (default), "
@@ -44,6 +46,8 @@ def _parser():
     ls = sub.add_parser("list", help="list case ids")
     ls.add_argument("--golden", default=GOLDEN_DIR)
     ls.add_argument("-k", dest="patterns", action="append", default=[])
+    ls.add_argument("--lod", dest="lod_only", action="store_true",
+                    help="list only the cases that feed or return LoD")
     return p
 
 
@@ -76,7 +80,7 @@ def cmd_check(args):
                                   else ""), flush=True)
 
     report = check(args.impl, args.golden, args.patterns, args.timeout, expectations,
-                   args.verbose, progress, args.mode, args.device)
+                   args.verbose, progress, args.mode, args.device, args.lod_only)
     atomic_file.write_bytes(args.report, (json.dumps(report, indent=1) + "\n").encode("utf-8"))
     print(format_table(report))
     print("report: %s" % args.report)
@@ -86,7 +90,7 @@ def cmd_check(args):
 def cmd_list(args):
     from .check import select_cases
     from .store import read_index
-    for case_id in select_cases(read_index(args.golden), args.patterns):
+    for case_id in select_cases(read_index(args.golden), args.patterns, args.lod_only):
         print(case_id)
     return 0
 

@@ -151,8 +151,10 @@ def _op_cases(op_type):
                                                        fed[slot_name(s)])
         bound = program_outputs(op_def, sample)
         for slot, out in zip(op_def.output_slots, outputs):
-            if slot in bound:
-                entry["outputs"][slot] = _store(arrays, key, "out", slot, out)
+            if slot in bound:   # an internal output is bound, not stored (spec None)
+                entry["outputs"][slot] = _store(
+                    arrays, key, "out", slot,
+                    [None] * len(_as_list(out)) if slot in op_def.internal_outputs else out)
         out_lods = output_lods(op_def, sample, lods, outputs)
         if lods or any(any(per_var) for per_var in out_lods.values()):
             entry["lods"] = _lod_entry(entry, lods, out_lods)

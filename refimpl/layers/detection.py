@@ -163,31 +163,34 @@ def multiclass_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_t
                    normalized=True, nms_eta=1.0, background_label=0, name=None,
                    rois_num=None, return_index=False, return_rois_num=False):
     """Out [No, 6] (label, score, box), or [1, 1] holding -1 when nothing is kept (Paddle
-    1.8). refimpl extensions in place of LoD: rois_num (per-image rows of 2-D scores),
-    return_index (builds multiclass_nms2: Index [No, 1], and an empty [0, 6] Out when
-    nothing is kept) and return_rois_num (also return the per-image counts [N])."""
+    1.8), its LoD the rows of each image (fetch it with return_numpy=False); per-class
+    boxes [M, C, 4] take their images from bboxes' LoD. return_index builds
+    multiclass_nms2 (Index [No, 1], and an empty Out when nothing is kept). refimpl
+    extensions: rois_num (per-image rows of per-class boxes, in place of the LoD) and
+    return_rois_num (also return the per-image counts [N], Paddle 2.x's multiclass_nms3)."""
     attrs = _greedy_nms_attrs("multiclass_nms", bboxes, scores, score_threshold, nms_top_k,
                               keep_top_k, nms_threshold, normalized, nms_eta,
                               background_label)
     outputs = [("Out", None)] + ([("Index", "int32")] if return_index else []) + \
-        [("NmsRoisNum", "int32")]
+        ([("NmsRoisNum", "int32")] if return_rois_num else [])
     made = _append("multiclass_nms2" if return_index else "multiclass_nms",
                    {"BBoxes": bboxes, "Scores": scores, "RoisNum": rois_num}, attrs, outputs,
                    name)
-    return made if return_rois_num else (made[:-1] if return_index else made[0])
+    return made
 
 
 def locality_aware_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k,
                        nms_threshold=0.3, normalized=True, nms_eta=1.0, background_label=-1,
                        name=None, return_rois_num=False):
-    """Out [No, 6] as multiclass_nms's (or [1, 1] holding -1), after merging runs of
-    consecutive overlapping boxes; with return_rois_num (refimpl) also the counts [N]."""
+    """Out [No, 6] as multiclass_nms's (or [1, 1] holding -1; its LoD the rows of each
+    image), after merging runs of consecutive overlapping boxes; with return_rois_num
+    (refimpl) also the counts [N]."""
     attrs = _greedy_nms_attrs("locality_aware_nms", bboxes, scores, score_threshold,
                               nms_top_k, keep_top_k, nms_threshold, normalized, nms_eta,
                               background_label)
-    out, counts = _append("locality_aware_nms", {"BBoxes": bboxes, "Scores": scores}, attrs,
-                          [("Out", None), ("NmsRoisNum", "int32")], name)
-    return (out, counts) if return_rois_num else out
+    return _append("locality_aware_nms", {"BBoxes": bboxes, "Scores": scores}, attrs,
+                   [("Out", None)] + ([("NmsRoisNum", "int32")] if return_rois_num else []),
+                   name)
 
 
 def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_top_k,

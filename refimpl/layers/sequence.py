@@ -285,21 +285,21 @@ def im2sequence(input, filter_size=1, stride=1, padding=0, input_image_size=None
 def filter_by_instag(ins, ins_tag, filter_tag, is_lod, out_val_if_empty=0,
                      ins_tag_length=None, ins_length=None):
     """-> (out, loss_weight): the instances of `ins` with a tag in `filter_tag`. An
-    instance is a row of ins, or with is_lod a run of `ins_length` rows (refimpl's stand-in
-    for ins' LoD); `ins_tag` holds the instances' tags packed, `ins_tag_length` counting
-    them per instance (absent: one tag each)."""
+    instance is a row of ins, or with is_lod one sequence of ins' LoD; `ins_tag` holds the
+    instances' tags, its LoD counting them per instance (absent: one tag each). refimpl
+    also takes the counts as variables: `ins_length` (with is_lod) and `ins_tag_length`.
+    out, loss_weight (one row per kept instance) and the index map carry LoD (ops/
+    filter_by_instag.py), so fetch them with return_numpy=False."""
     where = "filter_by_instag"
     for arg, var in (("ins", ins), ("ins_tag", ins_tag), ("filter_tag", filter_tag)):
         check_variable(var, arg, where)
-    if bool(is_lod) != (ins_length is not None):
-        raise ValueError("filter_by_instag: is_lod=%s needs ins_length %s (refimpl's rows per "
-                         "instance, in place of ins' LoD)"
-                         % (is_lod, "given" if is_lod else "left out"))
+    if ins_length is not None and not is_lod:
+        raise ValueError("filter_by_instag: ins_length (rows per instance) needs is_lod=True")
     out, loss_weight, _ = append_op_outputs(
         "filter_by_instag",
         {"Ins": ins, "Ins_tag": ins_tag, "Filter_tag": filter_tag,
          "Ins_tagLength": ins_tag_length, "InsLength": ins_length},
-        [("Out", ins.dtype, False), ("LossWeight", ins.dtype, True),
+        [("Out", ins.dtype, False), ("LossWeight", "float32", True),
          ("IndexMap", "int64", True)],
         {"is_lod": bool(is_lod), "out_val_if_empty": int(out_val_if_empty)})
     return out, loss_weight

@@ -2,6 +2,16 @@
 RoIs-to-image mapping that replaces Paddle 1.8's LoD (a `RoisNum` count per image)."""
 import numpy as np
 
+from .. import versions
+
+
+def empty_rows(rows):
+    """`rows` [0, width] as the version profile gives an empty detection result: Paddle
+    1.8.5's kernels leave it a [0] tensor (specs/versions.md, empty_detection_rows)."""
+    if len(rows) == 0 and versions.switch("empty_detection_rows") == "flat":
+        return rows.reshape(0)
+    return rows
+
 
 def box_area(boxes, normalized=True):
     """Area of [..., 4] boxes (x1, y1, x2, y2); an inverted box has area 0. Unnormalized

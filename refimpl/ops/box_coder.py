@@ -214,6 +214,9 @@ class BoxClip(OpDef):
     def samples(self, rng):
         info = np.array([[10.0, 8.0, 1.0], [20.0, 30.0, 2.0]])
         boxes = rng.uniform(-5, 20, (2, 3, 4))
-        yield Sample({"Input": boxes, "ImInfo": info})
+        # Input [B, M, 4] with one dim-0 row per image: Paddle's LoD [[1, 1]] (the same
+        # clipping as refimpl's dense form, which Paddle lacks: it always reads the LoD)
+        yield Sample({"Input": boxes, "ImInfo": info, "RoisNum": np.array([1, 1], np.int32)},
+                     name="per_image_rows")
         yield Sample({"Input": boxes.reshape(6, 4), "ImInfo": info,
                       "RoisNum": np.array([4, 2], np.int32)}, name="rois_num")

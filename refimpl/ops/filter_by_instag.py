@@ -1,19 +1,22 @@
 """filter_by_instag: keep the instances of Ins that carry at least one tag of Filter_tag.
 
-An instance is one row of Ins (is_lod False) or, with is_lod, a run of InsLength rows
-(packed rows + lengths, specs/ops/sequence.md, in place of 1.8's LoD). Ins_tag holds every
-instance's tags packed one instance after another, Ins_tagLength [N] counting them per
-instance (absent: one tag each).
-  Out [K, D]          the kept instances' rows, in input order
-  LossWeight [K, 1]   1.0 per output row
-  IndexMap [M, 3]     per kept instance: (first output row, first input row, row count)
-Nothing kept: Out is one row of out_val_if_empty, LossWeight [[0]], IndexMap [[0, 0, 0]].
-Gradient (Ins only): Out@GRAD's rows copied back through IndexMap, zero elsewhere."""
+An instance is one row of Ins (is_lod False) or, with is_lod, one sequence of Ins' LoD
+(InsLength: a lengths variable in its place, refimpl's). Ins_tag holds every instance's
+tags, its LoD (or an Ins_tagLength variable) counting them per instance (neither: one tag
+each). As Paddle 1.8.5 (the last release with the op) gives them:
+  Out [R, D]          the kept instances' rows, in input order; LoD: their row counts
+  LossWeight [K, 1]   float32 1.0 per kept instance (whatever Ins' dtype); LoD: one row
+                      each
+  IndexMap [K, 3]     per kept instance: (first output row, first input row, row count);
+                      LoD: one row each
+Nothing kept: Out is one row of out_val_if_empty, LossWeight [[0]], IndexMap [[0, 1, 1]],
+each with LoD [[1]]. Gradient (Ins only): Out@GRAD's rows copied back through IndexMap,
+zero elsewhere (all zero when nothing was kept)."""
 import numpy as np
 
 from ._common import FLOATS, rand
 from ._sequence import INTS, check_lengths_var, lengths_of, offsets, segments
-from .registry import OpDef, Sample, register
+from .registry import LoDRule, OpDef, Sample, register
 
 
 def kept_instances(ins_rows, tags, tag_lengths, ins_lengths, filter_tags):
@@ -41,8 +44,15 @@ class FilterByInstag(OpDef):
     outputs = ("Out", "LossWeight", "IndexMap")
     attrs = {"is_lod": False, "out_val_if_empty": 0}
     no_grad = ("Ins_tag", "Filter_tag", "Ins_tagLength", "InsLength")
-    grad_inputs = ("Ins", "IndexMap", "Out@GRAD")
+    grad_inputs = ("Ins", "IndexMap", "LossWeight", "Out@GRAD")
     lod_lengths = {"Ins_tagLength": "Ins_tag", "InsLength": "Ins"}
+    lod_outputs = {"Out": LoDRule(lambda lods, values, attrs: (
+                       tuple(int(n) for n in values["IndexMap"][:, 2]),),
+                       lambda levels: 1, creates=True),
+                   "LossWeight": LoDRule(lambda lods, values, attrs: (
+                       (1,) * len(values["IndexMap"]),), lambda levels: 1, creates=True),
+                   "IndexMap": LoDRule(lambda lods, values, attrs: (
+                       (1,) * len(values["IndexMap"]),), lambda levels: 1, creates=True)}
 
     def infer_shape(self, ctx):
         ctx.check_dtype("Ins", FLOATS)
@@ -54,25 +64,30 @@ class FilterByInstag(OpDef):
         ctx.expect(len(ins.shape) == 2, "input Ins %r: expected [rows, D], got shape %s"
                    % (ins.name, list(ins.shape)))
         ctx.set_output("Out", (-1, ins.shape[1]), ins.dtype)
-        ctx.set_output("LossWeight", (-1, 1), ins.dtype)
+        ctx.set_output("LossWeight", (-1, 1), "float32")
         ctx.set_output("IndexMap", (-1, 3), "int64")
 
     @staticmethod
     def forward(ins, ins_tag, filter_tag, ins_tag_length=None, ins_length=None, is_lod=False,
                 out_val_if_empty=0):
+        if is_lod and ins_length is None:
+            raise ValueError("filter_by_instag: is_lod=True reads the instances from Ins' "
+                             "LoD, but Ins carries none (feed a LoDTensor)")
         kept = kept_instances(len(ins), ins_tag, ins_tag_length,
                               ins_length if is_lod else None, filter_tag)
         if not kept:
             return (np.full((1, ins.shape[1]), out_val_if_empty, ins.dtype),
-                    np.zeros((1, 1), ins.dtype), np.zeros((1, 3), np.int64))
+                    np.zeros((1, 1), np.float32), np.array([[0, 1, 1]], np.int64))
         counts = np.array([n for _, n in kept], np.int64)
         index_map = np.stack([offsets(counts)[:-1], [s for s, _ in kept], counts], axis=1)
         out = np.concatenate([ins[s:s + n] for s, n in kept])
-        return out, np.ones((len(out), 1), ins.dtype), index_map.astype(np.int64)
+        return out, np.ones((len(kept), 1), np.float32), index_map.astype(np.int64)
 
     @staticmethod
-    def backward(ins, index_map, dout, is_lod=False, out_val_if_empty=0):
+    def backward(ins, index_map, loss_weight, dout, is_lod=False, out_val_if_empty=0):
         dins = np.zeros_like(ins)
+        if not loss_weight.any():     # nothing kept: Out is the filler row
+            return dins
         for out_row, in_row, count in index_map.tolist():
             dins[in_row:in_row + count] = dout[out_row:out_row + count]
         return dins
@@ -81,10 +96,13 @@ class FilterByInstag(OpDef):
         tags = np.array([1, 2, 3, 2, 5, 6], np.int64)       # per instance: [1, 2], [3], [2, 5, 6]
         tag_lengths = np.array([2, 1, 3], np.int64)
         yield Sample({"Ins": rand(rng, 3, 4), "Ins_tag": tags, "Filter_tag":
-                      np.array([2], np.int64), "Ins_tagLength": tag_lengths})
+                      np.array([2], np.int64), "Ins_tagLength": tag_lengths},
+                     {"is_lod": False})    # no default in Paddle 1.8.5
         yield Sample({"Ins": rand(rng, 6, 2), "Ins_tag": tags.reshape(-1, 1),
                       "Filter_tag": np.array([3, 6], np.int64), "Ins_tagLength": tag_lengths,
                       "InsLength": np.array([1, 2, 3], np.int64)}, {"is_lod": True})
         yield Sample({"Ins": rand(rng, 2, 3), "Ins_tag": np.array([4, 7], np.int64),
-                      "Filter_tag": np.array([9], np.int64)}, {"out_val_if_empty": 5},
+                      "Filter_tag": np.array([9], np.int64),
+                      "Ins_tagLength": np.array([1, 1], np.int64)},
+                     {"is_lod": False, "out_val_if_empty": 5},
                      name="nothing kept")

@@ -1,13 +1,14 @@
 """Feature-pyramid RoI routing: distribute_fpn_proposals (each RoI to the pyramid level
 that suits its size) and collect_fpn_proposals (the best RoIs of all levels back in one
-list). Image membership travels as int32 counts per image (RoisNum inputs and
-MultiLevelRoIsNum / RoisNum outputs, Paddle 2.x's, in place of 1.8's LoD); without counts
-the RoIs are one image. No gradient."""
+list). Image membership is the RoIs' LoD, as in Paddle 1.8 (outputs then carry the LoD
+of their images' rows), or int32 counts per image (RoisNum inputs and MultiLevelRoIsNum /
+RoisNum outputs, Paddle 2.x's); the kernels return the counts either way. Neither: the
+RoIs are one image (refimpl's). No gradient."""
 import numpy as np
 
-from ._boxes import box_area, random_boxes, roi_image_index
+from ._boxes import box_area, empty_rows, random_boxes, roi_image_index
 from ._common import FLOATS
-from .registry import OpDef, Sample, register
+from .registry import LoDRule, OpDef, Sample, lengths_lod, register
 
 
 def fpn_levels(rois, min_level, max_level, refer_level, refer_scale):
@@ -26,6 +27,13 @@ class DistributeFpnProposals(OpDef):
     type = "distribute_fpn_proposals"
     inputs = ("FpnRois", "RoisNum?")
     outputs = ("MultiFpnRois*", "RestoreIndex", "MultiLevelRoIsNum*")
+    lod_lengths = {"RoisNum": "FpnRois"}
+    # each level's RoIs carry the LoD of its per-image counts when FpnRois has a LoD
+    lod_outputs = {"MultiFpnRois": LoDRule(
+        lambda lods, values, attrs: [((tuple(int(n) for n in counts),)
+                                      if lods.get("FpnRois") else ())
+                                     for counts in values["MultiLevelRoIsNum"]],
+        lambda levels: min((levels.get("FpnRois") or [0])[0], 1), reads="MultiLevelRoIsNum")}
     attrs = {"min_level": 2, "max_level": 5, "refer_level": 4, "refer_scale": 224}
 
     def infer_shape(self, ctx):
@@ -53,7 +61,7 @@ class DistributeFpnProposals(OpDef):
         order = np.concatenate([np.flatnonzero(level == k) for k in levels])
         restore = np.empty(len(rois), np.int32)
         restore[order] = np.arange(len(rois))
-        return ([rois[level == k] for k in levels], restore.reshape(-1, 1),
+        return ([empty_rows(rois[level == k]) for k in levels], restore.reshape(-1, 1),
                 [np.bincount(image[level == k], minlength=n_images).astype(np.int32)
                  for k in levels])
 
@@ -63,8 +71,9 @@ class DistributeFpnProposals(OpDef):
         rois = np.concatenate([corner, corner + sides[:, None]], axis=1)
         yield Sample({"FpnRois": rois, "RoisNum": np.array([4, 2], np.int32)},
                      {"min_level": 2, "max_level": 5, "refer_level": 4, "refer_scale": 224})
-        yield Sample({"FpnRois": rois[:4]}, {"min_level": 3, "max_level": 4, "refer_level": 4,
-                                        "refer_scale": 224}, name="one_image")
+        yield Sample({"FpnRois": rois[:4], "RoisNum": np.array([4], np.int32)},
+                     {"min_level": 3, "max_level": 4, "refer_level": 4, "refer_scale": 224},
+                     name="one_image")
 
 
 @register
@@ -75,6 +84,9 @@ class CollectFpnProposals(OpDef):
     type = "collect_fpn_proposals"
     inputs = ("MultiLevelRois*", "MultiLevelScores*", "MultiLevelRoIsNum*?")
     outputs = ("FpnRois", "RoisNum")
+    lod_lengths = {"MultiLevelRoIsNum": "MultiLevelRois"}
+    lod_alike = {"MultiLevelScores": "MultiLevelRois"}
+    lod_outputs = {"FpnRois": lengths_lod("RoisNum", if_lod="MultiLevelRois")}
     attrs = {"post_nms_topN": 100}
 
     def infer_shape(self, ctx):
@@ -112,5 +124,6 @@ class CollectFpnProposals(OpDef):
         nums = [np.array([2, 1], np.int32), np.array([1, 3], np.int32)]
         yield Sample({"MultiLevelRois": rois, "MultiLevelScores": scores,
                       "MultiLevelRoIsNum": nums}, {"post_nms_topN": 5})
-        yield Sample({"MultiLevelRois": rois, "MultiLevelScores": scores},
+        yield Sample({"MultiLevelRois": rois, "MultiLevelScores": scores,
+                      "MultiLevelRoIsNum": [np.array([3], np.int32), np.array([4], np.int32)]},
                      {"post_nms_topN": 10}, name="one_image_all")

@@ -90,7 +90,10 @@ def lstmp_backward(x, h0, weight, proj_weight, peep, r0, records, batch, dproj, 
 class LSTMP(OpDef):
     type = "lstmp"
     inputs = ("Input", "H0?", "C0?", "Weight", "ProjWeight", "Bias", "XLength")
-    outputs = ("Projection", "Cell")
+    # Paddle's intermediates (its batch-reordered gates, cell pre-activations and hidden
+    # states, kept for its grad op; Paddle 1.8.5 requires them bound): bound, left unset,
+    # as lstm's (the grad recomputes the steps)
+    outputs = ("Projection", "Cell", "BatchGate", "BatchCellPreAct", "BatchHidden")
     lod_lengths = {"XLength": "Input"}
     lod_outputs = {"Projection": share_lod("Input"), "Cell": share_lod("Input")}
     attrs = ATTRS
@@ -120,7 +123,8 @@ class LSTMP(OpDef):
 
     @staticmethod
     def forward(x, h0, c0, weight, proj_weight, bias, length, **attrs):
-        return lstmp_steps(x, h0, c0, weight, proj_weight, bias, length, attrs)[:2]
+        return lstmp_steps(x, h0, c0, weight, proj_weight, bias, length, attrs)[:2] + \
+            (None, None, None)
 
     @staticmethod
     def backward(x, h0, c0, weight, proj_weight, bias, length, dproj, dcell, **attrs):

@@ -3,13 +3,15 @@ with an adaptive threshold; multiclass_nms2 adds Index) and matrix_nms (soft dec
 scores, SOLOv2).
 
 Inputs: BBoxes [N, M, 4] shared by all classes with Scores [N, C, M]; or, for
-multiclass_nms, per-class boxes BBoxes [M, C, 4] with Scores [M, C] and RoisNum [N]
-(rows per image; refimpl's stand-in for 1.8's LoD; absent: one image).
-Out [No, 6] rows are (label, score, x1, y1, x2, y2), image after image. Paddle 1.8 tells
-the rows of each image by Out's LoD; refimpl returns the per-image row counts as the
-extra int32 output NmsRoisNum [N] (matrix_nms: RoisNum, as in Paddle 2.x). Index [No, 1]
-int32: the row's box in the flattened input: image * M + box for 3-D BBoxes, and
-row * C + label for per-class boxes. No is unknown at build time (-1). No gradient.
+multiclass_nms, per-class boxes BBoxes [M, C, 4] with Scores [M, C], the images' rows
+told by BBoxes' LoD as in Paddle (or a RoisNum [N] variable, refimpl's; neither: one
+image). Out [No, 6] rows are (label, score, x1, y1, x2, y2), image after image; as in
+Paddle, Out (and multiclass_nms2's Index) carry one LoD level of the per-image row counts,
+which the kernel returns as NmsRoisNum [N] int32 (bound only by refimpl's
+return_rois_num; Paddle's multiclass_nms / multiclass_nms2 have no such output;
+matrix_nms: RoisNum, as in Paddle 2.x, and no LoD). Index [No, 1] int32: the row's box in
+the flattened input: image * M + box for 3-D BBoxes, and row * C + label for per-class
+boxes. No is unknown at build time (-1). No gradient.
 
 Row order: by label, then best score first (3-D BBoxes) or lowest row first (per-class
 boxes), as Paddle orders them; matrix_nms: by decayed score across labels.
@@ -18,9 +20,9 @@ Ties in score keep the lower box index (then the lower label) first: Paddle's C+
 are not all stable, so its order among exactly equal scores may differ."""
 import numpy as np
 
-from ._boxes import nms_overlap, random_boxes, roi_image_index
+from ._boxes import empty_rows, nms_overlap, random_boxes, roi_image_index
 from ._common import FLOATS
-from .registry import OpDef, Sample, register
+from .registry import LoDRule, OpDef, Sample, lengths_lod, register
 
 
 def ranked_candidates(scores, threshold, top_k):
@@ -100,10 +102,10 @@ def set_nms_outputs(ctx, dtype, index_slot, count_slot, out_width=6):
         ctx.set_output(count_slot, (n,), "int32")
 
 
-def assemble(rows, indices, counts, dtype, empty_rows):
-    """(Out, Index, counts) from per-image lists; `empty_rows` is Out when nothing is kept."""
+def assemble(rows, indices, counts, dtype, nothing_kept):
+    """(Out, Index, counts) from per-image lists; `nothing_kept` is Out when nothing is."""
     if sum(counts) == 0:
-        return empty_rows.astype(dtype), np.zeros((0, 1), np.int32), np.zeros(len(counts),
+        return nothing_kept.astype(dtype), np.zeros((0, 1), np.int32), np.zeros(len(counts),
                                                                               np.int32)
     return (np.concatenate(rows).astype(dtype),
             np.concatenate(indices).astype(np.int32).reshape(-1, 1),
@@ -112,6 +114,13 @@ def assemble(rows, indices, counts, dtype, empty_rows):
 
 def detection_rows(labels, scores, boxes):
     return np.concatenate([labels[:, None], scores[:, None], boxes.reshape(-1, 4)], axis=1)
+
+
+def rows_lod(lods, values, attrs):
+    """Out's LoD: the per-image row counts, except that the [1, 1] "nothing kept" marker
+    is one row of one sequence whatever the batch (Paddle 1.8.5 and 3.3.1: [[1]])."""
+    counts = lengths_lod("NmsRoisNum").lod(lods, values, attrs)
+    return ((1,),) if sum(counts[0]) == 0 and len(values["Out"]) == 1 else counts
 
 
 def nms_samples(rng, attrs):
@@ -134,6 +143,10 @@ class MulticlassNMS(OpDef):
     inputs = ("BBoxes", "Scores", "RoisNum?")
     outputs = ("Out", "NmsRoisNum")
     outputs_index = False
+    lod_lengths = {"RoisNum": "BBoxes"}
+    lod_alike = {"Scores": "BBoxes"}
+    lod_outputs = {"Out": LoDRule(rows_lod, lambda levels: 1, creates=True,
+                                  reads="NmsRoisNum")}
     attrs = {"background_label": 0, "score_threshold": 0.0, "nms_top_k": -1,
              "nms_threshold": 0.3, "nms_eta": 1.0, "keep_top_k": -1, "normalized": True}
 
@@ -184,8 +197,12 @@ class MulticlassNMS(OpDef):
         rows, indices, counts = cls.detect(bboxes, scores, rois_num, background_label,
                                            score_threshold, nms_top_k, nms_threshold,
                                            nms_eta, keep_top_k, normalized)
-        if cls.outputs_index:   # multiclass_nms2: an empty [0, 6] Out when nothing is kept
-            return assemble(rows, indices, counts, bboxes.dtype, np.zeros((0, 6)))
+        if cls.outputs_index:   # multiclass_nms2 / 3: an empty Out when nothing is kept
+            out, index, counts = assemble(rows, indices, counts, bboxes.dtype,
+                                          np.zeros((0, 6)))
+            if cls.lod_outputs:     # multiclass_nms2's empty rows follow the profile
+                out, index = empty_rows(out), empty_rows(index)
+            return out, index, counts
         # Paddle 1.8 gives a [1, 1] Out holding -1 when no image keeps anything
         out, _, counts = assemble(rows, indices, counts, bboxes.dtype, np.full((1, 1), -1.0))
         return out, counts
@@ -203,10 +220,21 @@ class MulticlassNMS(OpDef):
 
 @register
 class MulticlassNMS2(MulticlassNMS):
-    """multiclass_nms plus Index; as in Paddle, nothing kept gives an empty [0, 6] Out."""
+    """multiclass_nms plus Index; as in Paddle, nothing kept gives an empty Out and Index
+    ([0, 6] and [0, 1]; [0] under the 1.8 profile, as Paddle 1.8.5)."""
     type = "multiclass_nms2"
     outputs = ("Out", "Index", "NmsRoisNum")
     outputs_index = True
+    lod_outputs = {"Out": lengths_lod("NmsRoisNum"), "Index": lengths_lod("NmsRoisNum")}
+
+
+@register
+class MulticlassNMS3(MulticlassNMS2):
+    """Paddle 2.x / 3.x's multiclass_nms2 with counts in place of LoD: the images of
+    per-class boxes are the RoisNum input, NmsRoisNum [N] is a real output, and no output
+    carries a LoD (Paddle 3.3.1; nothing kept: Out [0, 6], Index [0, 1], counts 0)."""
+    type = "multiclass_nms3"
+    lod_lengths = lod_alike = lod_outputs = {}
 
 
 def merge_local_runs(boxes, scores, threshold, normalized):
@@ -245,6 +273,7 @@ class LocalityAwareNMS(MulticlassNMS):
     [N, M, 4] only (Paddle also takes 8 to 32 polygon coordinates)."""
     type = "locality_aware_nms"
     inputs = ("BBoxes", "Scores")
+    lod_lengths = lod_alike = {}
     attrs = dict(MulticlassNMS.attrs, background_label=-1)
     select = staticmethod(locality_aware_nms)
 

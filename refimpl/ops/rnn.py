@@ -10,7 +10,12 @@ Per layer and direction, one GEMM projects every time step's input (x W_ih^T + b
 With SequenceLength, past each sequence's end the states are carried unchanged and the
 outputs are zero. Layer l > 0 reads layer l-1's outputs (directions concatenated).
 Reserve keeps what the backward needs (activated gates and the states of every step), so
-the BPTT backward runs no forward again.
+the BPTT backward runs no forward again; Paddle declares it intermediate and lays it out
+its own way (CPU [13, 12] where refimpl's is [2, 3, 2, 12]; cuDNN's reserve space on a
+GPU), so its contents are refimpl's own (OpDef.internal_outputs). DropoutState is the
+mask of the dropout between layers, Out's shape, uint8 1 = kept, as Paddle's CPU kernel
+writes it outside is_test (all ones: refimpl runs no dropout inside the op); in is_test
+it stays empty.
 `lstm_kernels` (forward and backward): an optional (step, grad_step) pair that does an
 unmasked LSTM step's cell in one pass (the GPU's fused kernels, refimpl/_kernels/gpu/
 recurrent.py); the numpy lines below are what they compute.
@@ -241,6 +246,7 @@ class RNN(OpDef):
     type = "rnn"
     inputs = ("Input", "PreState*", "WeightList*", "SequenceLength?")
     outputs = ("Out", "DropoutState", "Reserve", "State*")
+    internal_outputs = ("Reserve",)
     attrs = {"dropout_prob": 0.0, "is_bidirec": False, "input_size": 10, "hidden_size": 100,
              "num_layers": 1, "mode": "RNN_TANH", "seed": 0, "is_test": False}
     no_grad = ("SequenceLength",)
@@ -287,7 +293,8 @@ class RNN(OpDef):
         ctx.set_output("Out", (steps, batch, directions * hidden), x.dtype)
         ctx.set_output("Reserve", (layers * directions, steps, batch,
                                    RESERVE_WIDTH[mode] * hidden), x.dtype)
-        ctx.set_output("DropoutState", (0,), "uint8")
+        ctx.set_output("DropoutState", (0,) if ctx.attr("is_test") else
+                       (steps, batch, directions * hidden), "uint8")
 
     @staticmethod
     def forward(x, pre_state, weight_list, sequence_length, dropout_prob=0.0,
@@ -295,7 +302,9 @@ class RNN(OpDef):
                 mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None):
         out, reserve, finals = rnn_forward(x, pre_state, weight_list, sequence_length, mode,
                                            num_layers, is_bidirec, lstm_kernels)
-        return out, array_module(x).zeros(0, np.uint8), reserve, finals
+        xp = array_module(x)
+        kept = xp.zeros(0, np.uint8) if is_test else xp.ones(out.shape, np.uint8)
+        return out, kept, reserve, finals
 
     @staticmethod
     def backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates,
@@ -308,11 +317,14 @@ class RNN(OpDef):
 
     def samples(self, rng):
         steps, batch, size, hidden = 3, 2, 3, 2
-        for mode, layers, bidirec, lengths in (("LSTM", 2, False, None),
-                                               ("GRU", 1, True, [3, 1]),
-                                               ("RNN_TANH", 2, True, None),
-                                               ("LSTM", 1, True, [2, 3]),
-                                               ("RNN_RELU", 1, False, [1, 3])):
+        # the last: Paddle's gradient is right only from zero initial states when
+        # lengths cut the reverse direction short (specs/conformance.md)
+        for mode, layers, bidirec, lengths, name in (("LSTM", 2, False, None, ""),
+                                                     ("GRU", 1, True, [3, 1], ""),
+                                                     ("RNN_TANH", 2, True, None, ""),
+                                                     ("LSTM", 1, True, [2, 3], ""),
+                                                     ("RNN_RELU", 1, False, [1, 3], ""),
+                                                     ("GRU", 1, True, [3, 1], "zero_states")):
             directions = 2 if bidirec else 1
             gates = MODES[mode] * hidden
             weights, biases = [], []
@@ -320,7 +332,7 @@ class RNN(OpDef):
                 width = size if k < directions else directions * hidden
                 weights += [rand(rng, gates, width), rand(rng, gates, hidden)]
                 biases += [rand(rng, gates), rand(rng, gates)]
-            states = [rand(rng, layers * directions, batch, hidden)
+            states = [rand(rng, layers * directions, batch, hidden) * (name != "zero_states")
                       for _ in range(2 if mode == "LSTM" else 1)]
             inputs = {"Input": rand(rng, steps, batch, size), "PreState": states,
                       "WeightList": weights + biases}
@@ -328,4 +340,4 @@ class RNN(OpDef):
                 inputs["SequenceLength"] = np.array(lengths, np.int32)
             yield Sample(inputs, {"mode": mode, "num_layers": layers, "is_bidirec": bidirec,
                                   "input_size": size, "hidden_size": hidden},
-                         grad=mode != "RNN_RELU")
+                         grad=mode != "RNN_RELU", name=name)

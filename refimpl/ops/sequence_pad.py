@@ -18,8 +18,9 @@ class SequencePad(OpDef):
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
-        ctx.expect(len(x.shape) >= 1, "input X %r: expected packed rows [total, ...], got "
-                   "shape %s" % (x.name, list(x.shape)))
+        # Paddle 1.8.5 (the op's last release) rejects a 1-D X as well
+        ctx.expect(len(x.shape) >= 2, "input X %r: expected packed rows [total, D, ...] "
+                   "(rank >= 2), got shape %s" % (x.name, list(x.shape)))
         ctx.set_output("Out", (-1, ctx.attr("padded_length")) + tuple(x.shape[1:]), x.dtype)
         ctx.set_output("Length", (-1,), "int64")
 
@@ -45,7 +46,7 @@ class SequencePad(OpDef):
     def samples(self, rng):
         lens = np.array([3, 1, 2], np.int64)
         yield Sample({"X": rand(rng, 6, 2), "PadValue": np.array([0.5]), "XLength": lens})
-        yield Sample({"X": rand(rng, 6), "PadValue": np.array([0.0]), "XLength": lens},
+        yield Sample({"X": rand(rng, 6, 1), "PadValue": np.array([0.0]), "XLength": lens},
                      {"padded_length": 4})
         lens = ragged_lengths(rng)
         yield Sample({"X": rand(rng, int(lens.sum()), 3), "PadValue": rand(rng, 3),

@@ -1,10 +1,18 @@
-"""sequence_unpad: [batch, padded_length, ...] plus lengths -> the packed rows."""
+"""sequence_unpad: [batch, padded_length, ...] plus lengths -> the packed rows. A 2-D X
+gives a column [rows, 1], as Paddle 1.8.5 (3.3.1 no longer has the op)."""
 import numpy as np
 
 from ._common import rand
 from ._sequence import check_lengths_var, lengths_of
 from .registry import OpDef, Sample, lengths_lod, register
 from .sequence_pad import _batch_time
+
+
+def _row_shape(x_shape):
+    """The shape of one Out row for X of `x_shape`."""
+    if len(x_shape) == 2:
+        return (1,)
+    return tuple(x_shape[2:])
 
 
 @register
@@ -21,7 +29,7 @@ class SequenceUnpad(OpDef):
         x = ctx.input_var("X")
         ctx.expect(len(x.shape) >= 2, "input X %r: expected [batch, padded_length, ...], got "
                    "shape %s" % (x.name, list(x.shape)))
-        ctx.set_output("Out", (-1,) + tuple(x.shape[2:]), x.dtype)
+        ctx.set_output("Out", (-1,) + _row_shape(x.shape), x.dtype)
 
     @staticmethod
     def forward(x, length):
@@ -29,12 +37,14 @@ class SequenceUnpad(OpDef):
         if len(lens) != x.shape[0] or (lens.size and lens.max() > x.shape[1]):
             raise ValueError("sequence_unpad: Length %s does not fit X of shape %s"
                              % (lens.tolist(), list(x.shape)))
-        return x[_batch_time(lens)]
+        rows = x[_batch_time(lens)]
+        return rows.reshape((len(rows),) + _row_shape(x.shape))
 
     @staticmethod
     def backward(x, length, dout):
         dx = np.zeros_like(x)
-        dx[_batch_time(lengths_of(length, None, "sequence_unpad_grad", "Length"))] = dout
+        lens = lengths_of(length, None, "sequence_unpad_grad", "Length")
+        dx[_batch_time(lens)] = dout.reshape((len(dout),) + tuple(x.shape[2:]))
         return dx
 
     def samples(self, rng):
