@@ -1,16 +1,13 @@
-/* exp (and the LSTM cell, softmax rows built on it) over float arrays, branch-free so that the loops (marked omp simd: GCC vectorizes them only when told) run (numpy's float32 exp
-   measured ~1.5 ns per element here, a third of the LSTM LM's softmax-CE forward). The
+/* A vectorizable float exp, and the softmax rows and LSTM cell built on it: branch-free, so
+   that the loops (omp simd, see simd.h) vectorize (numpy's float32 exp measured ~1.5 ns per
+   element here, a third of the LSTM LM's softmax-CE forward). The
    polynomial is Cephes' expf: after x = n ln2 + r, |r| <= ln2/2, the error is about 1 ulp.
    Below -87.3 (where expf turns subnormal) the result is 0, above 88.7 inf; NaN stays NaN.
-   target_clones builds an AVX2 copy beside the baseline one and picks at load time. */
+   simd.h: the AVX2 copies. */
 #include <string.h>
 #include <stdint.h>
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__)
-#define REFIMPL_SIMD_CLONES __attribute__((target_clones("avx2", "default"), unused))
-#else
-#define REFIMPL_SIMD_CLONES __attribute__((unused))
-#endif
+#include "simd.h"
 
 static inline float refimpl_expf(float x)
 {
