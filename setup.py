@@ -16,6 +16,7 @@ extensions = [
         extra_compile_args=["-O3", "-fno-trapping-math"] + openmp,
         extra_link_args=openmp,
         define_macros=[("NPY_NO_DEPRECATED_API", "NPY_1_7_API_VERSION")],
+        depends=glob.glob("refimpl/_kernels/*.h"),   # headers the .pyx include (fast_exp.h)
     )
     for path in sorted(glob.glob("refimpl/_kernels/*.pyx"))
 ]

@@ -1,6 +1,8 @@
-"""The compiled softmax_with_cross_entropy (hard labels; the forward a block of rows at a
-time so that each block stays in cache between its passes) against the numpy reference,
-with blocks of one row, a few rows and all rows, and rows whose label is ignore_index."""
+"""The compiled softmax_with_cross_entropy (hard labels; float32 a row at a time through
+the vectorized exp, float64 a block of rows at a time so that each block stays in cache
+between its passes) against the numpy reference, with blocks of one row, a few rows and
+all rows, rows split over the team, logits spread wide enough that exp underflows, and
+rows whose label is ignore_index."""
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -17,28 +19,32 @@ except ImportError:   # not built
 @settings(max_examples=100, deadline=None)
 @given(rows=st.integers(1, 9), classes=st.integers(1, 40),
        block_bytes=st.sampled_from([None, 1, 100]), ignored=st.booleans(),
+       spread=st.sampled_from([5.0, 60.0]), split=st.booleans(),
        dtype=st.sampled_from(["float32", "float64"]), seed=st.integers(0, 2 ** 31 - 1))
-def test_softmax_ce_kernel_matches_reference(rows, classes, block_bytes, ignored, dtype,
-                                             seed):
+def test_softmax_ce_kernel_matches_reference(rows, classes, block_bytes, ignored, spread,
+                                             split, dtype, seed):
     op = get_op_def("softmax_with_cross_entropy")
     fast_fwd, fast_bwd = (select_kernel("softmax_with_cross_entropy", which)
                           for which in ("forward", "backward"))
     if not fast_fwd.compiled:
         pytest.skip("compiled kernels disabled or not built")
     rng = np.random.RandomState(seed)
-    logits = (rng.randn(rows, classes) * 5).astype(dtype)
+    logits = (rng.randn(rows, classes) * spread).astype(dtype)
     label = rng.randint(0, classes, (rows, 1)).astype("int64")
     if ignored:
         label[rng.randint(0, rows)] = -100
     with pytest.MonkeyPatch.context() as patch:
         if block_bytes is not None:
             patch.setattr(softmax_ce_kernels, "_BLOCK_BYTES", block_bytes)
+        if split:
+            from refimpl._kernels import blas
+            patch.setattr(blas, "MIN_SPLIT_ITEMS", 0)
         prob, loss = fast_fwd.fn(logits, label)
+        dloss = rng.randn(rows, 1).astype(dtype)
+        dx = fast_bwd.fn(label, prob, dloss)
     want_prob, want_loss = op.forward(logits, label)
     rtol, atol = op.tolerances[dtype]
     for got, want in ((prob, want_prob), (loss, want_loss)):
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol, atol)
-    dloss = rng.randn(rows, 1).astype(dtype)
-    np.testing.assert_allclose(fast_bwd.fn(label, prob, dloss),
-                               op.backward(label, want_prob, dloss), rtol, atol)
+    np.testing.assert_allclose(dx, op.backward(label, want_prob, dloss), rtol, atol)

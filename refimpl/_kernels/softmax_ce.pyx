@@ -1,23 +1,32 @@
 # cython: language_level=3
 """softmax_with_cross_entropy with hard labels over the last axis (GIL released): drop-ins
-for refimpl.ops.softmax_with_cross_entropy. Forward, a block of rows at a time so that the
-block stays in cache between its passes (a 10k-class vocabulary makes the logits larger
-than the caches): row max and shift into the output, numpy's SIMD exp in place, then
-normalization and the loss; logits are read and probabilities written once. Backward in
-one pass. Labels are range-checked before the loops, which then run without bounds
-checks."""
+for refimpl.ops.softmax_with_cross_entropy. Forward, float32: one row at a time (a row of
+a 10k-class vocabulary stays in L1/L2 between its passes): row max, exp of the shifted row
+and its sum in one vectorized pass (fast_exp.h), normalization, the loss. float64: a block
+of rows at a time through numpy's exp, the same passes. Logits are read and probabilities
+written once from memory. Backward in one pass. float32 forward and the backward split
+their rows over the kernels' team. Labels are range-checked before the loops, which then
+run without bounds checks."""
 import numpy as np
+from cython.parallel cimport prange
 from libc.math cimport log
+from refimpl._kernels.blas cimport Team, loop_team, release_team, cut
+
+cdef extern from "fast_exp.h":
+    float refimpl_max_f(const float *x, Py_ssize_t n) noexcept nogil
+    double refimpl_exp_shifted_sum_f(const float *x, float *out, float shift,
+                                     Py_ssize_t n) noexcept nogil
+    void refimpl_scale_f(float *a, float scale, Py_ssize_t n) noexcept nogil
 
 ctypedef fused real:
     float
     double
 
 
-cdef void _shift_by_row_max(const real[:, ::1] logits, real[:, ::1] shifted,
-                            real[::1] row_max) noexcept nogil:
+cdef void _shift_by_row_max(const double[:, ::1] logits, double[:, ::1] shifted,
+                            double[::1] row_max) noexcept nogil:
     cdef Py_ssize_t i, j, k = logits.shape[1]
-    cdef real m
+    cdef double m
     for i in range(logits.shape[0]):
         m = logits[i, 0]
         for j in range(1, k):
@@ -28,31 +37,47 @@ cdef void _shift_by_row_max(const real[:, ::1] logits, real[:, ::1] shifted,
             shifted[i, j] = logits[i, j] - m
 
 
-cdef void _normalize_and_loss(const real[:, ::1] logits, const real[::1] row_max,
-                              real[:, ::1] prob, const long[::1] label, real[::1] loss,
+cdef void _normalize_and_loss(const double[:, ::1] logits, const double[::1] row_max,
+                              double[:, ::1] prob, const long[::1] label, double[::1] loss,
                               long ignore_index) noexcept nogil:
     """prob holds exp(logits - row max); scale each row to sum 1 and take -log prob[label]."""
     cdef Py_ssize_t i, j, k = prob.shape[1]
     cdef double total
-    cdef real inv
+    cdef double inv
     for i in range(prob.shape[0]):
         total = 0
         for j in range(k):
             total = total + prob[i, j]
-        inv = <real>(1.0 / total)
+        inv = <double>(1.0 / total)
         for j in range(k):
             prob[i, j] = prob[i, j] * inv
         if label[i] == ignore_index:
             loss[i] = 0
         else:
-            loss[i] = <real>(log(total) - <real>(logits[i, label[i]] - row_max[i]))
+            loss[i] = <double>(log(total) - <double>(logits[i, label[i]] - row_max[i]))
+
+
+cdef void _softmax_loss_f(const float[:, ::1] logits, float[:, ::1] prob,
+                         const long[::1] label, float[::1] loss, long ignore_index,
+                         Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    cdef Py_ssize_t i, k = logits.shape[1]
+    cdef float m
+    cdef double total
+    for i in range(lo, hi):
+        m = refimpl_max_f(&logits[i, 0], k)
+        total = refimpl_exp_shifted_sum_f(&logits[i, 0], &prob[i, 0], m, k)
+        refimpl_scale_f(&prob[i, 0], <float>(1.0 / total), k)
+        if label[i] == ignore_index:
+            loss[i] = 0
+        else:
+            loss[i] = <float>(log(total) - <double>(logits[i, label[i]] - m))
 
 
 cdef void _backward(real[:, ::1] prob, long[::1] label, real[::1] dloss, real[:, ::1] dx,
-                    long ignore_index) noexcept nogil:
-    cdef Py_ssize_t i, j, rows = prob.shape[0], k = prob.shape[1]
+                    long ignore_index, Py_ssize_t lo, Py_ssize_t hi) noexcept nogil:
+    cdef Py_ssize_t i, j, k = prob.shape[1]
     cdef real d
-    for i in range(rows):
+    for i in range(lo, hi):
         if label[i] == ignore_index:
             for j in range(k):
                 dx[i, j] = 0
@@ -96,15 +121,22 @@ _BLOCK_BYTES = 256 << 10
 
 
 def _softmax_loss(x, lab, prob, row_max, loss, ignore_index):
-    """prob = softmax(x) and loss = -log prob[lab] for rows that fit in cache."""
-    if x.dtype == np.float32:
-        _shift_by_row_max[float](x, prob, row_max)
-        np.exp(prob, out=prob)
-        _normalize_and_loss[float](x, row_max, prob, lab, loss, ignore_index)
-    else:
-        _shift_by_row_max[double](x, prob, row_max)
-        np.exp(prob, out=prob)
-        _normalize_and_loss[double](x, row_max, prob, lab, loss, ignore_index)
+    """float64: prob = softmax(x) and loss = -log prob[lab] for rows that fit in cache."""
+    _shift_by_row_max(x, prob, row_max)
+    np.exp(prob, out=prob)
+    _normalize_and_loss(x, row_max, prob, lab, loss, ignore_index)
+
+
+cdef _softmax_loss_split(const float[:, ::1] x, float[:, ::1] prob, const long[::1] lab,
+                         float[::1] loss, long ignore_index):
+    """_softmax_loss_f over row ranges split over the kernels' team."""
+    cdef Team team = loop_team(x.shape[0] * x.shape[1])
+    cdef Py_ssize_t rows = x.shape[0]
+    cdef int p
+    for p in prange(team.parts, nogil=True, num_threads=team.threads, schedule="static"):
+        _softmax_loss_f(x, prob, lab, loss, ignore_index, cut(rows, p, team.parts),
+                        cut(rows, p + 1, team.parts))
+    release_team()
 
 
 def softmax_ce_forward(logits, label, soft_label=False, ignore_index=-100,
@@ -113,6 +145,9 @@ def softmax_ce_forward(logits, label, soft_label=False, ignore_index=-100,
     lab = _labels(label, x.shape[0], x.shape[1], ignore_index)
     prob = np.empty_like(x)
     loss = np.empty(x.shape[0], x.dtype)
+    if x.dtype == np.float32:
+        _softmax_loss_split(x, prob, lab, loss, ignore_index)
+        return prob.reshape(logits.shape), loss.reshape(logits.shape[:logits.ndim - 1] + (1,))
     row_max = np.empty(x.shape[0], x.dtype)
     rows = x.shape[0]
     block = max(1, _BLOCK_BYTES // max(1, x.shape[1] * x.itemsize))
@@ -133,7 +168,18 @@ def softmax_ce_backward(label, softmax, dloss, soft_label=False, ignore_index=-1
     d = np.ascontiguousarray(dloss, dtype=p.dtype).reshape(-1)
     dx = np.empty_like(p)
     if p.dtype == np.float32:
-        _backward[float](p, lab, d, dx, ignore_index)
+        _backward_split[float](p, lab, d, dx, ignore_index)
     else:
-        _backward[double](p, lab, d, dx, ignore_index)
+        _backward_split[double](p, lab, d, dx, ignore_index)
     return dx.reshape(softmax.shape)
+
+
+cdef _backward_split(real[:, ::1] prob, long[::1] label, real[::1] dloss, real[:, ::1] dx,
+                     long ignore_index):
+    cdef Team team = loop_team(prob.shape[0] * prob.shape[1])
+    cdef Py_ssize_t rows = prob.shape[0]
+    cdef int p
+    for p in prange(team.parts, nogil=True, num_threads=team.threads, schedule="static"):
+        _backward(prob, label, dloss, dx, ignore_index, cut(rows, p, team.parts),
+                  cut(rows, p + 1, team.parts))
+    release_team()

@@ -157,6 +157,8 @@ KERNELS = dict(_ELEMENTWISE, **{
              "backward": "gpu.softmax_ce:softmax_ce_backward"},
         fast_ok=lambda attrs, dtype: _float(attrs, dtype) and not attrs["soft_label"]
         and attrs["axis"] == -1),
+    "layer_norm": OpKernels(compiled={"forward": "layer_norm:layer_norm_forward",
+                                      "backward": "layer_norm:layer_norm_backward"}),
     "rnn": OpKernels(compiled={"forward": "recurrent:rnn_forward",
                                "backward": "recurrent:rnn_backward"},
                      gpu={"forward": "gpu.recurrent:with_fused_lstm",

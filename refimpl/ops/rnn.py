@@ -18,7 +18,10 @@ writes it outside is_test (all ones: refimpl runs no dropout inside the op); in 
 it stays empty.
 `lstm_kernels` (forward and backward): an optional (step, grad_step) pair that does an
 unmasked LSTM step's cell in one pass (the GPU's fused kernels, refimpl/_kernels/gpu/
-recurrent.py); the numpy lines below are what they compute.
+recurrent.py, the CPU's refimpl/_kernels/lstm_cell.pyx); the numpy lines below are what
+they compute. `step_loop`: an optional decorator for the functions that run the time steps
+(the CPU kernels run the small per-step GEMMs with BLAS on one thread, the large ones
+outside the loops on all).
 """
 import numpy as np
 
@@ -58,7 +61,8 @@ def _masks(sequence_length, steps, dtype):
     return (t < sequence_length.reshape(1, -1, 1)).astype(dtype)
 
 
-def _run_direction(x, h, c, weights, mode, reverse, masks, reserve, lstm_kernels=None):
+def _run_direction(x, h, c, weights, mode, reverse, masks, reserve, lstm_kernels=None,
+                   step_loop=None):
     """One layer, one direction over x [T, B, I] from states h (, c): fills reserve
     [T, B, width*H] and returns (outputs [T, B, H], final h, final c)."""
     fused = lstm_kernels is not None and mode == "LSTM" and masks is None
@@ -66,10 +70,19 @@ def _run_direction(x, h, c, weights, mode, reverse, masks, reserve, lstm_kernels
     steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
     xw = (x.reshape(steps * batch, -1) @ w_ih.T + b_ih).reshape(steps, batch, -1)
     out = array_module(x).empty((steps, batch, hidden), x.dtype)
+    h, c = (step_loop or _plain)(_forward_steps)(xw, h, c, w_hh, b_hh, mode, reverse, masks,
+                                                 reserve, out, lstm_kernels if fused else None)
+    return out, h, c
+
+
+def _forward_steps(xw, h, c, w_hh, b_hh, mode, reverse, masks, reserve, out, lstm_kernels):
+    """The time steps of _run_direction (lstm_kernels: the fused cell, or None); returns the
+    final (h, c)."""
+    steps, hidden = xw.shape[0], w_hh.shape[1]
     for t in (range(steps - 1, -1, -1) if reverse else range(steps)):
         hw = h @ w_hh.T + b_hh
         record = reserve[t]
-        if fused:   # gates, c and h written into record by one kernel
+        if lstm_kernels:   # gates, c and h written into record by one kernel
             h, c = lstm_kernels[0](xw[t], hw, c, record, hidden)
             out[t] = h
             continue
@@ -101,11 +114,15 @@ def _run_direction(x, h, c, weights, mode, reverse, masks, reserve, lstm_kernels
             record[:, 4 * hidden:5 * hidden] = c
         record[:, -hidden:] = h
         out[t] = h if masks is None else masks[t] * h
-    return out, h, c
+    return h, c
+
+
+def _plain(fn):
+    return fn
 
 
 def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is_bidirec,
-                lstm_kernels=None):
+                lstm_kernels=None, step_loop=None):
     """(Out [T, B, D*H], Reserve [L*D, T, B, width*H], final states [L*D, B, H] (h, and
     c for LSTM))."""
     directions = 2 if is_bidirec else 1
@@ -123,7 +140,7 @@ def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is
             k = layer * directions + d
             c0 = pre_state[1][k] if mode == "LSTM" else None
             out, h, c = _run_direction(layer_input, pre_state[0][k], c0, cells[k], mode,
-                                       d == 1, masks, reserve[k], lstm_kernels)
+                                       d == 1, masks, reserve[k], lstm_kernels, step_loop)
             outputs.append(out)
             finals[0][k] = h
             if mode == "LSTM":
@@ -133,7 +150,7 @@ def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is
 
 
 def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, dc,
-                    lstm_kernels=None):
+                    lstm_kernels=None, step_loop=None):
     """BPTT through one layer and direction; returns (dx, dh0, dc0, [dw_ih, dw_hh, db_ih,
     db_hh])."""
     fused = lstm_kernels is not None and mode == "LSTM" and masks is None
@@ -142,12 +159,31 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
     gates = w_hh.shape[0]
     xp = array_module(x)
     dxw = xp.empty((steps, batch, gates), x.dtype)   # d(x W_ih^T + b_ih) per step
-    dhw = xp.empty((steps, batch, gates), x.dtype)   # d(h W_hh^T + b_hh) per step
+    # d(h W_hh^T + b_hh) per step: the same as dxw but for GRU's candidate gate
+    dhw = xp.empty((steps, batch, gates), x.dtype) if mode == "GRU" else dxw
     h_prev = xp.empty((steps, batch, hidden), x.dtype)
     order = list(range(steps - 1, -1, -1) if reverse else range(steps))
     for n, t in enumerate(order):   # the state each step read
         h_prev[t] = h0 if n == 0 else record[order[n - 1], :, -hidden:]
-    for n in range(steps - 1, -1, -1):
+    dh, dc = (step_loop or _plain)(_backward_steps)(
+        record, order, c0, h_prev, w_hh, mode, masks, dout, dh, dc, dxw, dhw,
+        lstm_kernels if fused else None)
+    flat_dxw = dxw.reshape(steps * batch, gates)
+    flat_dhw = dhw.reshape(steps * batch, gates)
+    db_ih = flat_dxw.sum(0)
+    dweights = [flat_dxw.T @ x.reshape(steps * batch, -1),
+                flat_dhw.T @ h_prev.reshape(steps * batch, hidden),
+                db_ih, db_ih if dhw is dxw else flat_dhw.sum(0)]
+    dx = (flat_dxw @ w_ih).reshape(x.shape)
+    return dx, dh, dc, dweights
+
+
+def _backward_steps(record, order, c0, h_prev, w_hh, mode, masks, dout, dh, dc, dxw, dhw,
+                    lstm_kernels):
+    """The time steps of _back_direction, last first: fill dxw and dhw; return the grads
+    (dh, dc) of the states the first step read."""
+    hidden = w_hh.shape[1]
+    for n in range(len(order) - 1, -1, -1):
         t = order[n]
         rec = record[t]
         dstate = dh + dout[t]
@@ -155,10 +191,9 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
             dh_new, dh_pass = masks[t] * dstate, (1 - masks[t]) * dh
         else:
             dh_new, dh_pass = dstate, 0
-        if fused:   # the gates' grads into dxw[t] and the carried dc, one kernel
+        if lstm_kernels:   # the gates' grads into dxw[t] and the carried dc, one kernel
             c_prev = c0 if n == 0 else record[order[n - 1], :, 4 * hidden:5 * hidden]
             dc = lstm_kernels[1](rec, c_prev, dh_new, dc, dxw[t], hidden)
-            dhw[t] = dxw[t]
         elif mode == "LSTM":
             c_prev = c0 if n == 0 else record[order[n - 1], :, 4 * hidden:5 * hidden]
             i, f, g, o = _gates(rec, 4, hidden)
@@ -175,7 +210,6 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
             grads[:, hidden:2 * hidden] = dc_new * c_prev * f * (1 - f)
             grads[:, 2 * hidden:3 * hidden] = dc_new * i * (1 - g * g)
             grads[:, 3 * hidden:] = dh_new * tanh_c * o * (1 - o)
-            dhw[t] = grads
             dc = dc_new * f + dc_pass
         elif mode == "GRU":
             r, z, cand, hc = _gates(rec, 4, hidden)
@@ -189,19 +223,12 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
             h_new = rec[:, -hidden:]
             act_grad = 1 - h_new * h_new if mode == "RNN_TANH" else (h_new > 0)
             dxw[t] = dh_new * act_grad
-            dhw[t] = dxw[t]
         dh = dhw[t] @ w_hh + dh_pass
-    flat_dxw = dxw.reshape(steps * batch, gates)
-    flat_dhw = dhw.reshape(steps * batch, gates)
-    dweights = [flat_dxw.T @ x.reshape(steps * batch, -1),
-                flat_dhw.T @ h_prev.reshape(steps * batch, hidden),
-                flat_dxw.sum(0), flat_dhw.sum(0)]
-    dx = (flat_dxw @ w_ih).reshape(x.shape)
-    return dx, dh, dc, dweights
+    return dh, dc
 
 
 def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates, mode,
-                 num_layers, is_bidirec, lstm_kernels=None):
+                 num_layers, is_bidirec, lstm_kernels=None, step_loop=None):
     """(dInput, [dPreState], [dWeightList]) by back-propagation through time."""
     directions = 2 if is_bidirec else 1
     cells = _weights(weight_list, num_layers, directions)
@@ -228,7 +255,8 @@ def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dsta
             dc = dpre[1][k] if mode == "LSTM" else None
             dx, dh0, dc0, grads = _back_direction(
                 layer_input, pre_state[0][k], c0, cells[k], mode, d == 1, masks, reserve[k],
-                douts[:, :, d * hidden:(d + 1) * hidden], dpre[0][k], dc, lstm_kernels)
+                douts[:, :, d * hidden:(d + 1) * hidden], dpre[0][k], dc, lstm_kernels,
+                step_loop)
             dinput = dinput + dx
             dpre[0][k] = dh0
             if mode == "LSTM":
@@ -299,9 +327,9 @@ class RNN(OpDef):
     @staticmethod
     def forward(x, pre_state, weight_list, sequence_length, dropout_prob=0.0,
                 is_bidirec=False, input_size=10, hidden_size=100, num_layers=1,
-                mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None):
+                mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None, step_loop=None):
         out, reserve, finals = rnn_forward(x, pre_state, weight_list, sequence_length, mode,
-                                           num_layers, is_bidirec, lstm_kernels)
+                                           num_layers, is_bidirec, lstm_kernels, step_loop)
         xp = array_module(x)
         kept = xp.zeros(0, np.uint8) if is_test else xp.ones(out.shape, np.uint8)
         return out, kept, reserve, finals
@@ -309,11 +337,12 @@ class RNN(OpDef):
     @staticmethod
     def backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates,
                  dropout_prob=0.0, is_bidirec=False, input_size=10, hidden_size=100,
-                 num_layers=1, mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None):
+                 num_layers=1, mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None,
+                 step_loop=None):
         if dstates is None or len(dstates) == 0:   # the final states feed nothing
             dstates = [None] * len(pre_state)
         return rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout,
-                            dstates, mode, num_layers, is_bidirec, lstm_kernels)
+                            dstates, mode, num_layers, is_bidirec, lstm_kernels, step_loop)
 
     def samples(self, rng):
         steps, batch, size, hidden = 3, 2, 3, 2

@@ -1,0 +1,76 @@
+"""The rnn op's compiled kernels (OpenBLAS on one thread; for float32 the LSTM cell in C,
+refimpl/_kernels/lstm_cell.pyx) against the numpy reference: forward outputs, Reserve
+and final states, and every gradient of the BPTT backward, over modes, layers, directions,
+with and without SequenceLength (masked steps keep the reference's cell), and gate sums
+large enough to saturate the sigmoids and tanh."""
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from refimpl.dispatch import select_kernel
+from refimpl.ops.registry import get_op_def
+from refimpl.ops.rnn import MODES
+
+try:
+    from refimpl._kernels import lstm_cell
+except ImportError:   # not built
+    lstm_cell = None
+
+
+def _case(rng, mode, steps, batch, size, hidden, layers, bidirec, scale, dtype):
+    directions = 2 if bidirec else 1
+    gates = MODES[mode] * hidden
+    weights, biases = [], []
+    for k in range(layers * directions):
+        width = size if k < directions else directions * hidden
+        weights += [rng.randn(gates, width) * scale, rng.randn(gates, hidden) * scale]
+        biases += [rng.randn(gates) * scale, rng.randn(gates) * scale]
+    states = [rng.randn(layers * directions, batch, hidden)
+              for _ in range(2 if mode == "LSTM" else 1)]
+    cast = lambda arrays: [a.astype(dtype) for a in arrays]   # noqa: E731
+    return (rng.randn(steps, batch, size).astype(dtype), cast(states), cast(weights + biases))
+
+
+@settings(max_examples=60, deadline=None)
+@given(mode=st.sampled_from(["LSTM", "LSTM", "GRU", "RNN_TANH"]), steps=st.integers(1, 5),
+       batch=st.integers(1, 4), size=st.integers(1, 5), hidden=st.integers(1, 9),
+       layers=st.integers(1, 2), bidirec=st.booleans(), lengths=st.booleans(),
+       scale=st.sampled_from([0.5, 8.0]), dtype=st.sampled_from(["float32", "float64"]),
+       seed=st.integers(0, 2 ** 31 - 1))
+def test_rnn_kernels_match_reference(mode, steps, batch, size, hidden, layers, bidirec,
+                                     lengths, scale, dtype, seed):
+    fast_fwd, fast_bwd = (select_kernel("rnn", which, {}, dtype)
+                          for which in ("forward", "backward"))
+    if not fast_fwd.compiled:
+        pytest.skip("compiled kernels disabled or not built")
+    op = get_op_def("rnn")
+    rng = np.random.RandomState(seed)
+    x, states, weight_list = _case(rng, mode, steps, batch, size, hidden, layers, bidirec,
+                                   scale, dtype)
+    seq = rng.randint(1, steps + 1, batch).astype(np.int32) if lengths else None
+    attrs = {"mode": mode, "num_layers": layers, "is_bidirec": bidirec, "input_size": size,
+             "hidden_size": hidden}
+    rtol, atol = op.tolerances[dtype]
+    got = fast_fwd.fn(x, states, weight_list, seq, **attrs)
+    want = op.forward(x, states, weight_list, seq, **attrs)
+    for g, w in zip((got[0], got[2]) + tuple(got[3]), (want[0], want[2]) + tuple(want[3])):
+        np.testing.assert_allclose(g, w, rtol, atol)
+    dout = rng.randn(*want[0].shape).astype(dtype)
+    dstates = [rng.randn(*s.shape).astype(dtype) for s in states]
+    got_grads = fast_bwd.fn(x, states, weight_list, seq, want[2], dout, dstates, **attrs)
+    want_grads = op.backward(x, states, weight_list, seq, want[2], dout, dstates, **attrs)
+    np.testing.assert_allclose(got_grads[0], want_grads[0], rtol, atol)
+    for g, w in zip(got_grads[1] + got_grads[2], want_grads[1] + want_grads[2]):
+        np.testing.assert_allclose(g, w, rtol, atol)
+
+
+@pytest.mark.skipif(lstm_cell is None, reason="compiled kernels not built")
+def test_lstm_cell_kernels_reject_bad_shapes_and_strides():
+    record = np.zeros((2, 12), np.float32)
+    with pytest.raises(ValueError, match=r"lstm_step: expected \[2, 8\], got \[2, 6\]"):
+        lstm_cell.lstm_step(np.zeros((2, 6), np.float32), np.zeros((2, 8), np.float32),
+                            np.zeros((2, 2), np.float32), record, 2)
+    with pytest.raises(ValueError, match="lstm_grad_step: expected unit stride"):
+        lstm_cell.lstm_grad_step(record, np.zeros((2, 4), np.float32)[:, ::2],
+                                 np.zeros((2, 2), np.float32), np.zeros((2, 2), np.float32),
+                                 np.zeros((2, 8), np.float32), 2)
