@@ -62,6 +62,9 @@ SWITCHES = {
     # DataParallel leaves gradients local for scale_loss / apply_collective_grads to
     # average by hand (1.8), or averages them during backward (2.0, 3: both deprecated)
     "dp_manual_reduction": {"1.8": True, "2.0": False, "3": False},
+    # the truth value of a static `x == y` / `x != y` (framework/math_patch.py): True, as
+    # every Paddle 1.8 Variable is, or Python's identity test (`var in list` stays right)
+    "variable_comparison_truth": {"1.8": "always", "2.0": "identity", "3": "identity"},
 }
 
 
