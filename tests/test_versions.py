@@ -228,3 +228,17 @@ def test_runner_takes_the_profile(tmp_path):
     bad = subprocess.run(run + ["--paddle", "9", str(script)], capture_output=True, text=True,
                          timeout=120)
     assert bad.returncode == 2 and "must be one of" in bad.stderr
+
+
+@pytest.mark.parametrize("version, truth", [("1.8", True), ("2.0", False)])
+def test_static_comparison_truth(paddle_version, version, truth):
+    """Paddle 1.8.5: bool(a == b) is True and `a in [b]` is True for two different data
+    variables (a Variable has no __bool__); refimpl's 2.0 / 3 profiles keep identity."""
+    with paddle_version(version):
+        a = static.data("a", [2], "float32")
+        b = static.data("b", [2], "float32")
+        assert bool(a == b) is truth and (a in [b]) is truth
+        assert bool(a == a) and bool(a != a) is truth
+        made = a == b                             # the equal op's output either way
+        assert str(made.dtype).endswith("bool")
+        assert static.default_main_program().global_block().ops[-1].type == "equal"
