@@ -42,6 +42,7 @@ class CompiledProgram:
         self._loss_name = None
         self._share_vars_from = None
         self._places = None
+        self._compiled_for = None  # (scope, place) of the first _compile
         self._device_sets = {}    # id(scope) -> its MultiPlaceRunner
 
     def with_data_parallel(self, loss_name=None, build_strategy=None, exec_strategy=None,
@@ -70,6 +71,34 @@ class CompiledProgram:
         self._places = places
         return self
 
+    def _compile(self, scope, place):
+        """Compile for `scope` and `place` (Executor.run does it on the first run). As in
+        Paddle, a CompiledProgram is compiled once: compiling it again for another scope or
+        place is a ValueError, and a share_vars_from source must be data parallel and
+        compiled already. Returns self."""
+        if self._compiled_for is not None:
+            bound_scope, bound_place = self._compiled_for
+            if scope is not None and scope is not bound_scope:
+                raise ValueError("CompiledProgram._compile: cannot compile program with "
+                                 "different scope (it was compiled for another Scope)")
+            if place is not None and place != bound_place:
+                raise ValueError("CompiledProgram._compile: cannot compile program with "
+                                 "different place (compiled for %r, got %r)"
+                                 % (bound_place, place))
+            return self
+        source = self._share_vars_from
+        if self._is_data_parallel and source is not None:
+            if not source._is_data_parallel:
+                raise ValueError("share_vars_from: the shared CompiledProgram is not data "
+                                 "parallel, so it has no variables to share")
+            if source._compiled_for is None:
+                raise ValueError("share_vars_from: the shared CompiledProgram is not compiled "
+                                 "and executed yet, so there are no variables to share; "
+                                 "run it before this one")
+        self._compiled_for = (scope, place)
+        self._device_sets[id(scope)] = self._runner(scope, place)
+        return self
+
     def _run(self, executor, feed, fetch_names, scope, return_numpy, return_merged=True):
         strategy = self._exec_strategy
         if strategy is not None and strategy._dry_run:
@@ -77,9 +106,9 @@ class CompiledProgram:
                 raise ValueError("ExecutionStrategy._dry_run runs no op, so nothing can be "
                                  "fetched; got fetch_list %s" % list(fetch_names))
             return []
-        runner = self._device_sets.get(id(scope))
-        if runner is None or runner.version != self._program._version or \
-                runner.scope is not scope:
+        self._compile(scope, executor.place)
+        runner = self._device_sets[id(scope)]
+        if runner.version != self._program._version:
             runner = self._runner(scope, executor.place)
             self._device_sets[id(scope)] = runner
         return runner.run(feed, fetch_names, return_numpy, return_merged)
