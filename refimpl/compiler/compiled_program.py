@@ -6,6 +6,7 @@ import difflib
 
 from ..executor.multi_place import MultiPlaceRunner
 from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places, device_of
+from ..framework.ir_graph import Graph
 from ..framework.program import OpRole, Program, Variable, grad_var_name
 from .pipeline import compile_program
 from .strategy import BuildStrategy, ExecutionStrategy
@@ -32,10 +33,15 @@ def resolve_places(places, executor_place=None):
 
 class CompiledProgram:
     def __init__(self, program_or_graph, build_strategy=None):
-        if not isinstance(program_or_graph, Program):
-            raise TypeError("CompiledProgram takes a Program, got %s"
+        if isinstance(program_or_graph, Graph):
+            # as in Paddle, a CompiledProgram of a graph has no Program (`_program` None)
+            self._program = None
+            self._program_to_run = program_or_graph._program
+        elif isinstance(program_or_graph, Program):
+            self._program = self._program_to_run = program_or_graph
+        else:
+            raise TypeError("CompiledProgram takes a Program or a core.Graph, got %s"
                             % type(program_or_graph).__name__)
-        self._program = program_or_graph
         self._build_strategy = build_strategy
         self._exec_strategy = None
         self._is_data_parallel = False
@@ -53,7 +59,7 @@ class CompiledProgram:
         if self._is_data_parallel:
             raise RuntimeError("with_data_parallel has already been called on this "
                                "CompiledProgram")
-        _check_loss_name(self._program, loss_name)
+        _check_loss_name(self._program_to_run, loss_name)
         for name, value, cls in (("build_strategy", build_strategy, BuildStrategy),
                                  ("exec_strategy", exec_strategy, ExecutionStrategy)):
             if value is not None and not isinstance(value, cls):
@@ -108,7 +114,7 @@ class CompiledProgram:
             return []
         self._compile(scope, executor.place)
         runner = self._device_sets[id(scope)]
-        if runner.version != self._program._version:
+        if runner.version != self._program_to_run._version:
             runner = self._runner(scope, executor.place)
             self._device_sets[id(scope)] = runner
         return runner.run(feed, fetch_names, return_numpy, return_merged)
@@ -121,7 +127,7 @@ class CompiledProgram:
         loss = self._loss_name
 
         def compile_places(fetch_names, ranks, nranks):
-            return compile_program(self._program, strategy, ranks, nranks, loss,
+            return compile_program(self._program_to_run, strategy, ranks, nranks, loss,
                                    set(fetch_names) | {loss} - {None})
 
         required = {}
@@ -133,12 +139,12 @@ class CompiledProgram:
         return MultiPlaceRunner(
             compile_places, len(places), self._is_data_parallel, strategy, self._exec_strategy,
             scope, share_from=(lambda: source._device_sets.get(id(scope))) if source else None,
-            required_feeds=required, version=self._program._version,
-            source_program=self._program,
+            required_feeds=required, version=self._program_to_run._version,
+            source_program=self._program_to_run,
             inference=not any(op.attrs.get("op_role", 0) & (OpRole.Backward | OpRole.Optimize)
-                              for op in self._program.global_block().ops),
+                              for op in self._program_to_run.global_block().ops),
             device_ids=[device_of(p) if p is not None else None for p in places],
-            persistable=[n for n, v in self._program.global_block().vars.items()
+            persistable=[n for n, v in self._program_to_run.global_block().vars.items()
                          if v.persistable])
 
 
