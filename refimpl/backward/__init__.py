@@ -63,15 +63,20 @@ def _ops_on_path(ops, target_names):
 def _requiring_grad(block, path, no_grad):
     """Names of the variables that get a gradient: not in no_grad, and either a leaf
     with stop_gradient False or produced from something that requires a gradient."""
+    # an op that passes no gradient back (fill_constant, uniform_random) makes leaves: its
+    # floating-point outputs with stop_gradient False get a gradient, as in Paddle
     produced = {n for op in path for n in op.output_arg_names}
+    passed_back = {n for op in path if _has_grad(op) for n in op.output_arg_names}
     requires = set()
     for op in path:
         for n in op.input_arg_names:
-            if n in produced or n in no_grad:
+            if n in passed_back or n in no_grad:
                 continue
             v = block._find_var_recursive(n)
-            if v is not None and not v.stop_gradient:
-                requires.add(n)
+            if v is None or v.stop_gradient or n in produced and \
+                    not (v.dtype is not None and v.dtype.name.startswith("float")):
+                continue
+            requires.add(n)
         if _has_grad(op) and requires.intersection(op.input_arg_names):
             requires.update(n for n in op.output_arg_names if n not in no_grad)
     return requires
