@@ -2,7 +2,6 @@
 """In-place optimizer updates over flat views (GIL released, large parameters split over
 the kernels' thread team): drop-ins for the sgd, momentum and adam ops in refimpl.ops."""
 import numpy as np
-from refimpl.ops.optimizer_ops import beta_values
 from cython.parallel cimport prange
 from libc.math cimport sqrt
 from refimpl._kernels.blas cimport Team, loop_team, release_team, cut
@@ -110,7 +109,10 @@ def momentum(param, grad, velocity, lr, mu=0.9, use_nesterov=False, regularizati
 
 def adam(param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, beta1=0.9, beta2=0.999,
          epsilon=1e-8, lazy_mode=False):
-    beta1, beta2 = beta_values(b1t, b2t, beta1, beta2)
+    if b1t is not None:     # Beta1Tensor / Beta2Tensor win over the attributes
+        beta1 = float(b1t.reshape(-1)[0])
+    if b2t is not None:
+        beta2 = float(b2t.reshape(-1)[0])
     g = np.ascontiguousarray(grad, param.dtype).reshape(-1)
     corr2 = sqrt(1 - float(b2p.reshape(-1)[0]))
     lr_t = float(lr.reshape(-1)[0]) * corr2 / (1 - float(b1p.reshape(-1)[0]))

@@ -8,6 +8,7 @@ feeds several ops, each contribution is written to `x@GRAD@RENAME@block0@k` and 
 from ..framework.program import (EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole, Parameter, Variable,
                                 grad_var_name)
 from ..ops.registry import differentiable_grad_op, slot_name
+from . import double_grad    # noqa: F401  (installs the kernel of <type>_grad_grad ops)
 
 __all__ = ["append_backward", "gradients", "calc_gradient"]
 

@@ -11,6 +11,7 @@ raises DoubleBackwardError naming the op, never a silently constant gradient.
 """
 import numpy as np
 
+from ..ops import registry
 from ..ops.registry import is_duplicable, slot_name
 
 __all__ = ["grad_of_grad"]
@@ -80,3 +81,6 @@ def grad_of_grad(grad_def, args, attrs):
         else:
             gradient.append(None if ts is None else by_tensor[id(ts)])
     return gradient[0] if len(gradient) == 1 else tuple(gradient)
+
+
+registry.GRAD_OF_GRAD_KERNEL[0] = grad_of_grad

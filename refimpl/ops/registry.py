@@ -35,6 +35,7 @@ __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sam
 
 _OPS = {}
 _GRAD_OF_GRAD = {}   # "<type>_grad_grad" -> its _GradOfGradOpDef, made on first use
+GRAD_OF_GRAD_KERNEL = [None]   # what runs them: backward/double_grad.py's grad_of_grad
 _loaded = False
 
 
@@ -373,9 +374,9 @@ class _GradOpDef(OpDef):
         """This grad op's gradient (what its "<type>_grad_grad" runs): no second copy of any
         op's gradient maths, the forward op's `backward` is run on recorded eager tensors
         and that record differentiated (refimpl/backward/double_grad.py, the machinery of
-        paddle.grad(create_graph=True))."""
-        from ..backward.double_grad import grad_of_grad
-        return grad_of_grad(self, args, attrs)
+        paddle.grad(create_graph=True), which installs itself here: it sits above the op
+        definitions)."""
+        return GRAD_OF_GRAD_KERNEL[0](self, args, attrs)
 
 
 class _GradOfGradOpDef(_GradOpDef):

@@ -2,7 +2,6 @@
 references in refimpl/ops/optimizer_ops.py): sgd, momentum, adam."""
 import cupy
 
-from ...ops.optimizer_ops import beta_values
 from .source import elementwise
 
 __all__ = ["sgd", "momentum", "adam"]
@@ -37,7 +36,10 @@ def momentum(param, grad, velocity, lr, mu=0.9, use_nesterov=False, regularizati
 
 def adam(param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, beta1=0.9, beta2=0.999,
          epsilon=1e-8, lazy_mode=False):
-    beta1, beta2 = beta_values(b1t, b2t, beta1, beta2)
+    if b1t is not None:     # Beta1Tensor / Beta2Tensor win over the attributes
+        beta1 = float(b1t.reshape(-1)[0])
+    if b2t is not None:
+        beta2 = float(b2t.reshape(-1)[0])
     # the bias corrections are a few scalar kernels on the [1] beta powers, no host sync
     t = param.dtype.type
     corr2 = cupy.sqrt(1 - b2p.reshape(-1)[0])
