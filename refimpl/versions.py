@@ -65,6 +65,12 @@ SWITCHES = {
     # an empty detection result (multiclass_nms2's Out and Index when nothing is kept,
     # distribute_fpn_proposals' level without RoIs) is a [0] tensor (1.8) or [0, width]
     "empty_detection_rows": {"1.8": "flat", "2.0": "rows", "3": "rows"},
+    # the truth value of a static `x == y` / `x != y` (framework/math_patch.py): True, as
+    # every Paddle 1.8 Variable is, or Python's identity test (`var in list` stays right)
+    "variable_comparison_truth": {"1.8": "always", "2.0": "identity", "3": "identity"},
+    # static cond whose branches return different dtypes at one position: allowed, the
+    # value being the taken branch's (1.8), or refused (refimpl's rule elsewhere)
+    "cond_branch_dtypes": {"1.8": "either", "2.0": "same", "3": "same"},
 }
 
 

@@ -86,3 +86,56 @@ def test_gradients_wrt_data_input_matches_finite_difference():
 def test_append_backward_rejects_non_variable():
     with pytest.raises(TypeError, match="loss must be a Variable"):
         append_backward("loss")
+
+
+# -- gradients of gradients (static): recorded Paddle 1.8.5 values, finite differences
+
+def test_gradient_of_an_expression_of_a_gradient_matches_paddle_1_8():
+    """Paddle 1.8.5's test_calc_gradient: y = x*x at x = 1, dx1 = 2x, z = dx1^2 + y^2,
+    dz/dx = 8x + 4x^3 = 12; and (x - 2x)^2 at x = 3 has gradient 2x = 6. Paddle names the
+    second pass's clashing gradients 'grad/grad/...': the result is 'grad/grad/x@GRAD'."""
+    x = static.create_parameter([1], "float32", name="x",
+                                default_initializer=paddle.nn.initializer.Constant(1.0))
+    y = x * x
+    dx1, = gradients(y, x)
+    dx2, = gradients(dx1 * dx1 + y * y, x)
+    assert dx2.name == "grad/grad/x@GRAD" and dx1.name == "x@GRAD"
+    first, second = _run([dx1, dx2])
+    assert first[0] == 2 and second[0] == 12
+
+    u = static.create_parameter([1], "float32", name="u",
+                                default_initializer=paddle.nn.initializer.Constant(3.0))
+    g1, = gradients(u * u, u)
+    g2, = gradients((u - g1) * (u - g1), u)
+    assert [v[0] for v in _run([g1, g2])] == [6, 6]
+
+
+@pytest.mark.parametrize("build", [
+    lambda x: paddle.tanh(x),
+    lambda x: paddle.nn.functional.sigmoid(x) * x,
+    lambda x: paddle.matmul(x, x),
+    lambda x: paddle.exp(x) / (1 + x * x),
+], ids=["tanh", "sigmoid_mul", "matmul", "exp_div"])
+def test_gradient_penalty_against_finite_differences(build, rng):
+    """d/dx sum(w * (d sum(f(x)) / dx)^2): the static second-order gradient equals central
+    differences of the static first-order one (float64)."""
+    x0 = rng.uniform(-1, 1, (3, 3))
+    w = rng.uniform(0.5, 1.5, (3, 3))
+    x = static.data("x", [3, 3], "float64")
+    x.stop_gradient = False
+    g, = gradients(paddle.sum(build(x)), x)
+    penalty = paddle.sum(static.create_global_var([3, 3], 0.0, "float64", name="w") * g * g)
+    h, = gradients(penalty, x)
+    exe = static.Executor()
+    exe.run(static.default_startup_program())
+    static.global_scope().find_var("w").get_tensor().set(w, paddle.CPUPlace())
+    got, = exe.run(feed={"x": x0}, fetch_list=[h])
+
+    def penalty_at(value):
+        return exe.run(feed={"x": value}, fetch_list=[penalty])[0].item()
+    eps, want = 1e-6, np.zeros_like(x0)
+    for i in np.ndindex(*x0.shape):
+        step = np.zeros_like(x0)
+        step[i] = eps
+        want[i] = (penalty_at(x0 + step) - penalty_at(x0 - step)) / (2 * eps)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)

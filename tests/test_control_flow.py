@@ -258,3 +258,63 @@ def test_runtime_condition_with_several_elements_is_refused():
     main, _, y = _build(build)
     with pytest.raises(OpError, match="one element"):
         _run(main, {"p": np.array([True, False]), "x": np.ones(1, "float32")}, [y])
+
+
+@pytest.mark.paddle("1.8")
+@pytest.mark.parametrize("taken", [True, False])
+def test_branch_outputs_of_different_dtypes_under_paddle_1_8(taken):
+    """Paddle 1.8.5 (its test_cond's test_return_var_tuple): branches returning int32 /
+    bool and float32 / int64 give the taken branch's values; the Variables have false_fn's
+    dtypes (measured: FP32 and INT64 whichever branch runs)."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        pred = L.fill_constant([1], "bool", taken)
+        out = L.cond(pred, lambda: (L.fill_constant([1, 2], "int32", 1),
+                                    L.fill_constant([2, 3], "bool", True)),
+                     lambda: (L.fill_constant([3, 4], "float32", 3),
+                              L.fill_constant([4, 5], "int64", 2)))
+    assert [o.dtype.name for o in out] == ["float32", "int64"]
+    first, second = fluid.Executor(fluid.CPUPlace()).run(main, fetch_list=list(out))
+    if taken:
+        np.testing.assert_array_equal(first, np.ones((1, 2), np.int32))
+        assert first.dtype == np.int32 and second.dtype == bool and second.shape == (2, 3)
+    else:
+        np.testing.assert_array_equal(first, np.full((3, 4), 3, np.float32))
+        assert second.dtype == np.int64 and second.shape == (4, 5)
+
+
+def test_gradient_of_a_constant_made_differentiable_through_cond():
+    """Paddle 1.8.5's test_extremely_simple_net_with_op_in_condition: fill_constant
+    outputs with stop_gradient set False are leaves; the untaken branch's gets zeros."""
+    a = L.fill_constant([1], "float32", 1.23)
+    a.stop_gradient = False
+    b = L.fill_constant([1], "float32", 1.25)
+    b.stop_gradient = False
+    out = L.cond(a - b < -1.0, lambda: a, lambda: b)
+    fluid.backward.append_backward(out)
+    got = fluid.Executor(fluid.CPUPlace()).run(fetch_list=[out, a.grad_name, b.grad_name])
+    assert [g[0] for g in got] == [np.float32(1.25), 0.0, 1.0]
+
+
+def test_incompatible_branch_structures_are_named_as_paddle():
+    p = fluid.data("p", [1], "bool")
+    with pytest.raises(ValueError, match="Incompatible return values of true_fn and "
+                                         "false_fn in cond"):
+        L.cond(p, lambda: None, lambda: L.fill_constant([1], "int32", 3))
+
+
+@pytest.mark.parametrize("i", [1, 4, 6, 9])
+def test_gradient_through_nested_conds(i):
+    """d/dx of the four branches of i < 5 ? (i >= 3 ? x + x : x - x) : (i < 8 ? x * x :
+    x / x) at x = 3 (Paddle 1.8.5's test_cond_inside_cond, with x a differentiable feed)."""
+    iv = fluid.data("i", [1], "float32")
+    x = fluid.data("x", [1], "float32")
+    x.stop_gradient = False
+    out = L.cond(iv < 5.0,
+                 lambda: L.cond(iv >= 3.0, lambda: x + x, lambda: x - x),
+                 lambda: L.cond(iv < 8.0, lambda: x * x, lambda: x / x))
+    fluid.backward.append_backward(L.mean(out))
+    got = fluid.Executor(fluid.CPUPlace()).run(
+        feed={"i": np.float32([i]), "x": np.float32([3])}, fetch_list=[out, x.grad_name])
+    want = {1: (0, 0), 4: (6, 2), 6: (9, 6), 9: (1, 0)}[i]
+    assert (got[0][0], got[1][0]) == want

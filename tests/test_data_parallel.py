@@ -187,7 +187,7 @@ def test_share_vars_from_must_have_run_and_then_shares_parameters():
     test = static.CompiledProgram(test_prog).with_data_parallel(share_vars_from=train,
                                                                 places=places)
     feed = _data(4)
-    with pytest.raises(RuntimeError, match="has not run yet"):
+    with pytest.raises(ValueError, match="not compiled and executed yet"):   # as Paddle
         exe.run(test, feed=feed, fetch_list=[loss], scope=scope)
     for _ in range(3):
         exe.run(train, feed=feed, fetch_list=[loss], scope=scope)
@@ -384,3 +384,27 @@ def test_an_empty_batch_is_a_feed_error(places):
 def test_a_scalar_feed_cannot_be_split_over_places():
     with pytest.raises(FeedError, match="feed 'x' is a scalar: a feed split over places"):
         split_feed({"x": np.float32(1)}, 2)
+
+
+def test_compile_binds_one_scope_and_place_as_paddle():
+    """Paddle's CompiledProgram._compile: compiled once, for one scope and one place; a
+    share_vars_from source must be data parallel and compiled (ValueError otherwise)."""
+    main, startup, loss = _model()
+    scope = Scope()
+    static.Executor().run(startup, scope=scope)
+    single = static.CompiledProgram(main)
+    assert single._compile(scope, paddle.CPUPlace()) is single
+    assert single._compile(scope, paddle.CPUPlace()) is single     # the same: no-op
+    with pytest.raises(ValueError, match="different scope"):
+        single._compile(Scope(), paddle.CPUPlace())
+    with pytest.raises(ValueError, match="different scope"):
+        static.Executor().run(single, feed=_data(2), fetch_list=[loss], scope=Scope())
+    got, = static.Executor().run(single, feed=_data(2), fetch_list=[loss], scope=scope)
+    assert np.isfinite(got).all()
+    for source, why in ((single, "not data parallel"),
+                        (static.CompiledProgram(main).with_data_parallel(loss_name=loss.name),
+                         "not compiled and executed yet")):
+        sharing = static.CompiledProgram(main.clone(for_test=True)).with_data_parallel(
+            share_vars_from=source)
+        with pytest.raises(ValueError, match=why):
+            sharing._compile(scope, paddle.CPUPlace())

@@ -361,3 +361,53 @@ def test_errors_name_the_problem():
         paddle.optimizer.SGD("0.1")
     with pytest.raises(TypeError, match="loss must be a Variable"):
         paddle.optimizer.SGD(0.1).minimize(np.zeros(1))
+
+
+def _adam_with_beta_variables(steps):
+    x = fluid.data("x", [2, 3], "float32")
+    y = fluid.layers.fc(x, 1, bias_attr=False, param_attr=fluid.ParamAttr(
+        name="w", initializer=fluid.initializer.Constant(0.5)))
+    loss = fluid.layers.mean(y * y)
+    b1 = fluid.layers.create_global_var([1], 0.5, "float32", persistable=True, name="b1")
+    b2 = fluid.layers.create_global_var([1], 0.75, "float32", persistable=True, name="b2")
+    fluid.optimizer.Adam(learning_rate=0.1, beta1=b1, beta2=b2).minimize(loss)
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(fluid.default_startup_program())
+    xs = np.array([[1, 2, 3], [-1, 0.5, 2]], "float32")
+    for _ in range(steps):
+        exe.run(feed={"x": xs})
+    scope = fluid.global_scope()
+    value = lambda n: np.array(scope.find_var(n).get_tensor()).ravel()
+    powers = sorted(n for n in fluid.default_main_program().global_block().vars if "pow" in n)
+    adam, = [op for op in fluid.default_main_program().global_block().ops if op.type == "adam"]
+    return value("w"), [value(n)[0] for n in powers], adam, xs
+
+
+@pytest.mark.paddle("1.8")
+def test_adam_beta_variables_match_paddle_1_8():
+    """Adam(beta1=Variable 0.5, beta2=Variable 0.75), 3 steps: Paddle 1.8.5 gives w = 0.27238839864730835
+    (each element) and beta powers 0.1125 = 0.9 * 0.5^3, 0.42145312 = 0.999 * 0.75^3: the
+    powers start at the default betas, the updates use the Variables' values."""
+    w, powers, adam, _ = _adam_with_beta_variables(3)
+    assert adam.input("Beta1Tensor") == ["b1"] and adam.input("Beta2Tensor") == ["b2"]
+    np.testing.assert_array_equal(w, np.float32([0.27238839864730835] * 3))
+    np.testing.assert_array_equal(powers, np.float32([0.11249999701976776, 0.4214531183242798]))
+
+
+def test_adam_beta_variables_against_numpy():
+    """Profile 2.0 (the compiled kernel, epsilon scaled by sqrt(1 - beta2^t))."""
+    w, _, _, xs = _adam_with_beta_variables(2)
+    want, m1, m2, p1, p2 = np.full(3, 0.5), 0.0, 0.0, 0.9, 0.999
+    for _ in range(2):
+        grad = 2 * (xs @ want) @ xs / 2                 # d mean((x w)^2) / dw
+        m1, m2 = 0.5 * m1 + 0.5 * grad, 0.75 * m2 + 0.25 * grad ** 2
+        corr = np.sqrt(1 - p2)
+        want = want - 0.1 * corr / (1 - p1) * m1 / (np.sqrt(m2) + 1e-8 * corr)
+        p1, p2 = p1 * 0.5, p2 * 0.75
+    np.testing.assert_allclose(w, want, rtol=1e-5)
+
+
+def test_lamb_refuses_beta_variable():
+    b1 = fluid.layers.create_global_var([1], 0.5, "float32", persistable=True)
+    with pytest.raises(TypeError, match="Lamb: beta1 must be a float"):
+        fluid.optimizer.Lamb(beta1=b1)

@@ -245,3 +245,16 @@ def test_empty_detection_rows(paddle_version, version, out_shape, index_shape):
         assert np.array(out[0]).shape == out_shape and np.array(out[1]).shape == index_shape
         assert out[0].recursive_sequence_lengths() == [[0]]
 
+
+@pytest.mark.parametrize("version, truth", [("1.8", True), ("2.0", False)])
+def test_static_comparison_truth(paddle_version, version, truth):
+    """Paddle 1.8.5: bool(a == b) is True and `a in [b]` is True for two different data
+    variables (a Variable has no __bool__); refimpl's 2.0 / 3 profiles keep identity."""
+    with paddle_version(version):
+        a = static.data("a", [2], "float32")
+        b = static.data("b", [2], "float32")
+        assert bool(a == b) is truth and (a in [b]) is truth
+        assert bool(a == a) and bool(a != a) is truth
+        made = a == b                             # the equal op's output either way
+        assert str(made.dtype).endswith("bool")
+        assert static.default_main_program().global_block().ops[-1].type == "equal"

@@ -107,8 +107,12 @@ def momentum(param, grad, velocity, lr, mu=0.9, use_nesterov=False, regularizati
     return param, velocity
 
 
-def adam(param, grad, lr, m1, m2, b1p, b2p, beta1=0.9, beta2=0.999, epsilon=1e-8,
-         lazy_mode=False):
+def adam(param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, beta1=0.9, beta2=0.999,
+         epsilon=1e-8, lazy_mode=False):
+    if b1t is not None:     # Beta1Tensor / Beta2Tensor win over the attributes
+        beta1 = float(b1t.reshape(-1)[0])
+    if b2t is not None:
+        beta2 = float(b2t.reshape(-1)[0])
     g = np.ascontiguousarray(grad, param.dtype).reshape(-1)
     corr2 = sqrt(1 - float(b2p.reshape(-1)[0]))
     lr_t = float(lr.reshape(-1)[0]) * corr2 / (1 - float(b1p.reshape(-1)[0]))

@@ -7,7 +7,8 @@ feeds several ops, each contribution is written to `x@GRAD@RENAME@block0@k` and 
 """
 from ..framework.program import (EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole, Parameter, Variable,
                                 grad_var_name)
-from ..ops.registry import slot_name
+from ..ops.registry import differentiable_grad_op, slot_name
+from . import double_grad    # noqa: F401  (installs the kernel of <type>_grad_grad ops)
 
 __all__ = ["append_backward", "gradients", "calc_gradient"]
 
@@ -33,9 +34,11 @@ def _names_of(items, what=None):
 
 
 def _has_grad(op):
-    """Whether `op` passes gradients back: a registered grad op, or a control-flow op
-    whose grad op (with its sub-block) _control_grad_attrs builds."""
-    return op.op_def.has_grad() or getattr(op.op_def, "control_grad", False)
+    """Whether `op` passes gradients back: a registered grad op, a control-flow op whose
+    grad op (with its sub-block) _control_grad_attrs builds, or a grad op (gradients of
+    gradients: its "<type>_grad_grad", backward/double_grad.py)."""
+    return op.op_def.has_grad() or getattr(op.op_def, "control_grad", False) or \
+        differentiable_grad_op(op.op_def)
 
 
 def _rewritten(op):
@@ -61,15 +64,20 @@ def _ops_on_path(ops, target_names):
 def _requiring_grad(block, path, no_grad):
     """Names of the variables that get a gradient: not in no_grad, and either a leaf
     with stop_gradient False or produced from something that requires a gradient."""
+    # an op that passes no gradient back (fill_constant, uniform_random) makes leaves: its
+    # floating-point outputs with stop_gradient False get a gradient, as in Paddle
     produced = {n for op in path for n in op.output_arg_names}
+    passed_back = {n for op in path if _has_grad(op) for n in op.output_arg_names}
     requires = set()
     for op in path:
         for n in op.input_arg_names:
-            if n in produced or n in no_grad:
+            if n in passed_back or n in no_grad:
                 continue
             v = block._find_var_recursive(n)
-            if v is not None and not v.stop_gradient:
-                requires.add(n)
+            if v is None or v.stop_gradient or n in produced and \
+                    not (v.dtype is not None and v.dtype.name.startswith("float")):
+                continue
+            requires.add(n)
         if _has_grad(op) and requires.intersection(op.input_arg_names):
             requires.update(n for n in op.output_arg_names if n not in no_grad)
     return requires
@@ -88,13 +96,21 @@ def _differentiable_inputs(op, requires):
     return found
 
 
+def _is_output_grad(op, slot):
+    """Whether grad-op input `slot` is the gradient of one of `op`'s outputs ("Out@GRAD";
+    a grad op's own input "Out@GRAD" is a value it reads, its gradient slot is
+    "X@GRAD@GRAD")."""
+    return slot.endswith(GRAD_SUFFIX) and (slot[:-len(GRAD_SUFFIX)] in op.outputs or
+                                           slot[:-len(GRAD_SUFFIX)] in op.op_def.output_slots)
+
+
 def forward_reads(op):
     """{slot: forward names} that the grad op of `op` reads besides gradients (its forward
     inputs and outputs named in grad_inputs)."""
     reads = {}
     for s in op.op_def.grad_input_slots():
         slot = slot_name(s)
-        if slot.endswith(GRAD_SUFFIX):
+        if _is_output_grad(op, slot):
             continue
         if slot in op.inputs:
             reads[slot] = op.inputs[slot]
@@ -125,8 +141,15 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
             version[n] = version.get(n, 0) + 1
     grad_of = dict(initial_grads)   # forward var -> its complete gradient's name
     partial = {}                    # (forward var, version) -> partial gradient names so far
+    # From the second backward pass of a program on, a gradient whose name an earlier pass
+    # made gets 'grad/' once per pass in front, as in Paddle ('grad/grad/x@GRAD'), so
+    # gradients of gradients leave the first gradients alone.
+    earlier = set(block.vars) if block.program._appending_grad_times > 1 else set()
+    prefix = "grad/" * block.program._appending_grad_times
 
     def grad_var(name, grad_name):
+        if grad_name in earlier:
+            grad_name = prefix + grad_name
         fwd = block._find_var_recursive(name)
         if not block.has_var(grad_name):
             block.create_var(name=grad_name, shape=fwd.shape, dtype=fwd.dtype)
@@ -139,7 +162,7 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
         reads = forward_reads(op)
         for s in op_def.grad_input_slots():
             slot = slot_name(s)
-            if slot.endswith(GRAD_SUFFIX):
+            if _is_output_grad(op, slot):
                 fwd_slot = slot[:-len(GRAD_SUFFIX)]
                 names = [grad_of.get(n) for n in op.outputs.get(fwd_slot, [])]
                 if any(names):
@@ -270,6 +293,7 @@ def backward_with_hook(loss, parameter_list, no_grad_set, before_grad_op):
     for op in forward_ops:
         if loss.name in op.output_arg_names:
             op.attrs["op_role"] = op.attrs.get("op_role", 0) | OpRole.Loss
+    program._appending_grad_times += 1
     no_grad = _no_grad_names(block, no_grad_set)
     path = _ops_on_path(forward_ops, [loss.name])
     requires = _requiring_grad(block, path, no_grad)
@@ -312,6 +336,7 @@ def calc_gradient(targets, inputs, target_gradients=None, no_grad_set=None):
     inputs = [inputs] if single else list(inputs)
     block = targets[0].block.program.global_block()
     program = block.program
+    program._appending_grad_times += 1
     no_grad = _no_grad_names(block, no_grad_set) - _names_of(inputs)
     path = _ops_on_path(list(block.ops), [t.name for t in targets])
     requires = _requiring_grad(block, path, no_grad)

@@ -6,6 +6,7 @@ import difflib
 
 from ..executor.multi_place import MultiPlaceRunner
 from ..framework.place import CUDAPlace, as_place, cpu_places, cuda_places, device_of
+from ..framework.ir_graph import Graph
 from ..framework.program import OpRole, Program, Variable, grad_var_name
 from .pipeline import compile_program
 from .strategy import BuildStrategy, ExecutionStrategy
@@ -32,16 +33,22 @@ def resolve_places(places, executor_place=None):
 
 class CompiledProgram:
     def __init__(self, program_or_graph, build_strategy=None):
-        if not isinstance(program_or_graph, Program):
-            raise TypeError("CompiledProgram takes a Program, got %s"
+        if isinstance(program_or_graph, Graph):
+            # as in Paddle, a CompiledProgram of a graph has no Program (`_program` None)
+            self._program = None
+            self._program_to_run = program_or_graph._program
+        elif isinstance(program_or_graph, Program):
+            self._program = self._program_to_run = program_or_graph
+        else:
+            raise TypeError("CompiledProgram takes a Program or a core.Graph, got %s"
                             % type(program_or_graph).__name__)
-        self._program = program_or_graph
         self._build_strategy = build_strategy
         self._exec_strategy = None
         self._is_data_parallel = False
         self._loss_name = None
         self._share_vars_from = None
         self._places = None
+        self._compiled_for = None  # (scope, place) of the first _compile
         self._device_sets = {}    # id(scope) -> its MultiPlaceRunner
 
     def with_data_parallel(self, loss_name=None, build_strategy=None, exec_strategy=None,
@@ -52,7 +59,7 @@ class CompiledProgram:
         if self._is_data_parallel:
             raise RuntimeError("with_data_parallel has already been called on this "
                                "CompiledProgram")
-        _check_loss_name(self._program, loss_name)
+        _check_loss_name(self._program_to_run, loss_name)
         for name, value, cls in (("build_strategy", build_strategy, BuildStrategy),
                                  ("exec_strategy", exec_strategy, ExecutionStrategy)):
             if value is not None and not isinstance(value, cls):
@@ -70,6 +77,34 @@ class CompiledProgram:
         self._places = places
         return self
 
+    def _compile(self, scope, place):
+        """Compile for `scope` and `place` (Executor.run does it on the first run). As in
+        Paddle, a CompiledProgram is compiled once: compiling it again for another scope or
+        place is a ValueError, and a share_vars_from source must be data parallel and
+        compiled already. Returns self."""
+        if self._compiled_for is not None:
+            bound_scope, bound_place = self._compiled_for
+            if scope is not None and scope is not bound_scope:
+                raise ValueError("CompiledProgram._compile: cannot compile program with "
+                                 "different scope (it was compiled for another Scope)")
+            if place is not None and place != bound_place:
+                raise ValueError("CompiledProgram._compile: cannot compile program with "
+                                 "different place (compiled for %r, got %r)"
+                                 % (bound_place, place))
+            return self
+        source = self._share_vars_from
+        if self._is_data_parallel and source is not None:
+            if not source._is_data_parallel:
+                raise ValueError("share_vars_from: the shared CompiledProgram is not data "
+                                 "parallel, so it has no variables to share")
+            if source._compiled_for is None:
+                raise ValueError("share_vars_from: the shared CompiledProgram is not compiled "
+                                 "and executed yet, so there are no variables to share; "
+                                 "run it before this one")
+        self._compiled_for = (scope, place)
+        self._device_sets[id(scope)] = self._runner(scope, place)
+        return self
+
     def _run(self, executor, feed, fetch_names, scope, return_numpy, return_merged=True):
         strategy = self._exec_strategy
         if strategy is not None and strategy._dry_run:
@@ -77,9 +112,9 @@ class CompiledProgram:
                 raise ValueError("ExecutionStrategy._dry_run runs no op, so nothing can be "
                                  "fetched; got fetch_list %s" % list(fetch_names))
             return []
-        runner = self._device_sets.get(id(scope))
-        if runner is None or runner.version != self._program._version or \
-                runner.scope is not scope:
+        self._compile(scope, executor.place)
+        runner = self._device_sets[id(scope)]
+        if runner.version != self._program_to_run._version:
             runner = self._runner(scope, executor.place)
             self._device_sets[id(scope)] = runner
         return runner.run(feed, fetch_names, return_numpy, return_merged)
@@ -92,7 +127,7 @@ class CompiledProgram:
         loss = self._loss_name
 
         def compile_places(fetch_names, ranks, nranks):
-            return compile_program(self._program, strategy, ranks, nranks, loss,
+            return compile_program(self._program_to_run, strategy, ranks, nranks, loss,
                                    set(fetch_names) | {loss} - {None})
 
         required = {}
@@ -104,12 +139,12 @@ class CompiledProgram:
         return MultiPlaceRunner(
             compile_places, len(places), self._is_data_parallel, strategy, self._exec_strategy,
             scope, share_from=(lambda: source._device_sets.get(id(scope))) if source else None,
-            required_feeds=required, version=self._program._version,
-            source_program=self._program,
+            required_feeds=required, version=self._program_to_run._version,
+            source_program=self._program_to_run,
             inference=not any(op.attrs.get("op_role", 0) & (OpRole.Backward | OpRole.Optimize)
-                              for op in self._program.global_block().ops),
+                              for op in self._program_to_run.global_block().ops),
             device_ids=[device_of(p) if p is not None else None for p in places],
-            persistable=[n for n, v in self._program.global_block().vars.items()
+            persistable=[n for n, v in self._program_to_run.global_block().vars.items()
                          if v.persistable])
 
 

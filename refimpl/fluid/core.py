@@ -8,9 +8,10 @@ ops: op protos, the grad op of an op (get_grad_op_desc), set_feed_variable /
 get_fetch_variable. specs/fluid_core.md lists each.
 """
 from ..backward import forward_reads
-from ..framework.desc import OpDesc
+from ..framework.desc import OpDesc, ProgramDesc
 from ..framework.dtypes import VarType
 from ..framework.errors import EnforceNotMet
+from ..framework.ir_graph import Graph
 from .op_proto import AttrType, get_all_op_protos
 from ..framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, device_count,
                                is_compiled_with_cuda)
@@ -27,7 +28,7 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "get_cuda_device_count", "is_float16_supported", "op_support_gpu", "globals",
            "get_all_op_protos", "has_grad_op_maker", "has_infer_inplace",
            "has_empty_grad_op_maker", "get_grad_op_desc", "set_feed_variable",
-           "get_fetch_variable"]
+           "get_fetch_variable", "ProgramDesc", "Graph"]
 
 
 class VarDesc:

@@ -49,6 +49,10 @@ def _get_valid_program(main_program=None):
     if main_program is None:
         return default_main_program()
     if hasattr(main_program, "_program"):      # a CompiledProgram
+        if main_program._program is None:      # of a core.Graph
+            raise TypeError("The type of input main_program is invalid: a CompiledProgram "
+                            "of a core.Graph has no Program (Paddle: \"expected type is "
+                            "Program, but received None\")")
         return main_program._program
     if not isinstance(main_program, Program):
         raise TypeError("The type of input main_program is invalid, expected "

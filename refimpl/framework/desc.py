@@ -232,7 +232,21 @@ class BlockDesc:
 
 
 class ProgramDesc:
-    def __init__(self, program):
+    """A program's description. `program.desc` is a view of the program; built directly
+    (`core.ProgramDesc()`), as in Paddle, it is a new empty program's, a copy of another
+    ProgramDesc's program, or the program in ProgramDesc bytes."""
+
+    def __init__(self, program=None):
+        from .program import Program
+        if program is None:
+            program = Program()
+        elif isinstance(program, ProgramDesc):
+            program = program._program.clone()
+        elif isinstance(program, (bytes, bytearray)):
+            program = Program.parse_from_string(bytes(program))
+        elif not isinstance(program, Program):
+            raise TypeError("ProgramDesc(): expected nothing, a ProgramDesc or ProgramDesc "
+                            "bytes, got %s" % type(program).__name__)
         self._program = program
 
     def serialize_to_string(self):

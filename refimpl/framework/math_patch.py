@@ -1,6 +1,7 @@
 """Python operators on static Variables (x + y, x * 2, x @ y, x < y, -x, x.astype) build ops."""
 import numbers
 
+from .. import versions
 from . import mode
 from .layer_helper import LayerHelper
 from .program import Variable
@@ -75,9 +76,14 @@ def binary_op(x, other, op_type, reverse=False):
 
 def equality(x, other, op_type):
     """`x == other` / `x != other` on a static Variable: as in Paddle, the equal / not_equal
-    op's bool result (PendingComparison, below)."""
-    same = x is other
-    return PendingComparison(x, other, op_type, same if op_type == "equal" else not same)
+    op's bool result (PendingComparison, below). Its truth value: under profile 1.8 always
+    True (a Paddle 1.8 Variable has no __bool__, so every one is truthy; 1.8 scripts assert
+    `out == returned_out`), elsewhere Python's identity test."""
+    if versions.switch("variable_comparison_truth") == "always":
+        truth = True
+    else:
+        truth = (x is other) == (op_type == "equal")
+    return PendingComparison(x, other, op_type, truth)
 
 
 class PendingComparison(Variable):

@@ -473,6 +473,9 @@ class Program:
         self._name_scope_stack = []
         self._is_test = False
         self.lr_scheduler = None
+        # backward passes appended so far (gradients of gradients rename what would clash
+        # with an earlier pass's gradients: refimpl/backward)
+        self._appending_grad_times = 0
         # a ProgramDesc's version and op version maps, when it was read from one (written
         # back as they were: framework/paddle_formats/program_desc.py)
         self.paddle_desc_versions = None
@@ -576,6 +579,7 @@ class Program:
         p = Program()
         p._seed = self._seed
         p.lr_scheduler = self.lr_scheduler
+        p._appending_grad_times = self._appending_grad_times
         p.blocks = []
         for b in self.blocks:
             nb = Block(p, b.idx, b.parent_idx)

@@ -8,6 +8,7 @@ import functools
 
 import numpy as np
 
+from .. import versions
 from ..framework import mode
 from ..dygraph.tensor import Tensor
 from ..framework import unique_name
@@ -109,22 +110,26 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
     if true_out is None and false_out is None:
         return None
     if not _same_structure(true_out, false_out):
-        raise ValueError("cond: true_fn and false_fn must return the same structure, got "
-                         "%r and %r" % (true_out, false_out))
+        raise ValueError("cond: Incompatible return values of true_fn and false_fn in cond: "
+                         "they must return the same structure, got %r and %r"
+                         % (true_out, false_out))
     helper = LayerHelper("cond", name=name)
-    merged, shapes = [], []
+    merged, shapes, dtypes = [], [], []
     for t, f in zip(_flatten(true_out), _flatten(false_out)):
-        if t.dtype != f.dtype:
+        # under profile 1.8 the branches may differ in dtype: the value is the taken
+        # branch's, the build-time dtype false_fn's, as in Paddle 1.8.5
+        if t.dtype != f.dtype and versions.switch("cond_branch_dtypes") == "same":
             raise ValueError("cond: the branches' outputs differ: true_fn returns %r (%s), "
                              "false_fn returns %r (%s)"
                              % (t.name, t.dtype.name, f.name, f.dtype.name))
         shapes.append(_merged_shape(t.shape, f.shape))
-        merged.append(helper.create_variable_for_type_inference(t.dtype, shape=shapes[-1]))
+        dtypes.append(f.dtype)
+        merged.append(helper.create_variable_for_type_inference(f.dtype, shape=shapes[-1]))
     for block, out in branches:
         for value, target in zip(_flatten(out), merged):
             block.append_op(type="assign", inputs={"X": [value]}, outputs={"Out": [target]})
-    for target, shape in zip(merged, shapes):   # each assign set its branch's shape
-        target._set_shape_dtype(shape, None)
+    for target, shape, dtype in zip(merged, shapes, dtypes):   # each assign set its own
+        target._set_shape_dtype(shape, dtype)
     _append_conditional_block(true_block, pred)
     _append_conditional_block(false_block, logical_not(pred))
     return _unflatten(true_out, list(merged))

@@ -18,6 +18,16 @@ def _as(value, like):
     return value.astype(like.dtype)
 
 
+def beta_values(beta1_tensor, beta2_tensor, beta1, beta2):
+    """Adam's betas: the [1] Beta1Tensor / Beta2Tensor inputs' values where given (they win
+    over the attributes, as in Paddle), else the attributes."""
+    if beta1_tensor is not None:
+        beta1 = float(beta1_tensor.reshape(-1)[0])
+    if beta2_tensor is not None:
+        beta2 = float(beta2_tensor.reshape(-1)[0])
+    return beta1, beta2
+
+
 # Sample float attributes are exact in float32: Paddle stores float attrs as float32, so
 # values like 0.9 would make its float64 updates differ from the reference by ~1e-8.
 BETA1, BETA2 = 0.875, 1 - 2.0 ** -10
@@ -97,17 +107,20 @@ class Adam(_Update):
     """m1 = b1 m1 + (1-b1) g; m2 = b2 m2 + (1-b2) g^2;
     lr_t = lr sqrt(1-b2^t)/(1-b1^t); p -= lr_t m1 / (sqrt(m2) + eps sqrt(1-b2^t)) (Paddle
     2.0, 3) or p -= lr_t m1 / (sqrt(m2) + eps) (1.8): the `adam_epsilon` switch; then the
-    beta powers advance."""
+    beta powers advance. b1, b2: the Beta1Tensor / Beta2Tensor inputs' values when given
+    (Adam(beta1=Variable)), else the beta1 / beta2 attributes."""
     type = "adam"
-    inputs = ("Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow")
+    inputs = ("Param", "Grad", "LearningRate", "Moment1", "Moment2", "Beta1Pow", "Beta2Pow",
+              "Beta1Tensor?", "Beta2Tensor?")
     outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
     attrs = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "lazy_mode": False}
     inert_attrs = {"min_row_size_to_use_multithread": 0}
     sample_attrs = {"": {"beta1": BETA1, "beta2": BETA2, "epsilon": 2.0 ** -26}}   # by name
 
     @staticmethod
-    def forward(param, grad, lr, m1, m2, b1p, b2p, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                lazy_mode=False):
+    def forward(param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, beta1=0.9,
+                beta2=0.999, epsilon=1e-8, lazy_mode=False):
+        beta1, beta2 = beta_values(b1t, b2t, beta1, beta2)
         t = param.dtype.type
         m1 *= t(beta1)
         m1 += t(1 - beta1) * grad
@@ -141,12 +154,13 @@ class AdamW(Adam):
                                      lr_ratio=0.5)}
 
     @staticmethod
-    def forward(param, grad, lr, m1, m2, b1p, b2p, beta1=0.9, beta2=0.999, epsilon=1e-8,
-                lazy_mode=False, coeff=0.01, lr_ratio=1.0, with_decay=False):
+    def forward(param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, beta1=0.9,
+                beta2=0.999, epsilon=1e-8, lazy_mode=False, coeff=0.01, lr_ratio=1.0,
+                with_decay=False):
         lr = lr * lr_ratio
         if with_decay:
             param -= _lr(lr, param) * param.dtype.type(coeff) * param
-        return Adam.forward(param, grad, lr, m1, m2, b1p, b2p, beta1, beta2, epsilon)
+        return Adam.forward(param, grad, lr, m1, m2, b1p, b2p, b1t, b2t, beta1, beta2, epsilon)
 
 
 @register

@@ -34,6 +34,8 @@ __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sam
            "with_lod_rules"]
 
 _OPS = {}
+_GRAD_OF_GRAD = {}   # "<type>_grad_grad" -> its _GradOfGradOpDef, made on first use
+GRAD_OF_GRAD_KERNEL = [None]   # what runs them: backward/double_grad.py's grad_of_grad
 _loaded = False
 
 
@@ -336,6 +338,11 @@ class _GradOpDef(OpDef):
         self.lod_outputs = {slot_name(s): share_lod(slot_name(s)[:-len("@GRAD")],
                                                     each=is_duplicable(s))
                             for s in self.outputs if slot_name(s)[:-len("@GRAD")] in mine}
+        # differentiating this grad op (static gradients of gradients, _GradOfGradOpDef):
+        # its inputs and its outputs' gradients in, gradients of its inputs out
+        self.no_grad = tuple(s for s in fwd.no_grad if s in mine)
+        self.grad_inputs = tuple(self.inputs) + tuple(
+            slot_name(s) + "@GRAD" for s in self.outputs)
 
     def infer_shape(self, ctx):
         # "X@GRAD" has the shape of the forward input X, whose var the backward pass created.
@@ -363,6 +370,32 @@ class _GradOpDef(OpDef):
 
     def forward(self, *args, **attrs):
         return self.fwd.backward(*args, **attrs)
+
+    def has_grad(self):
+        return False     # no registered grad op: _GradOfGradOpDef is made on first use
+
+    def backward(self, *args, **attrs):
+        """This grad op's gradient (what its "<type>_grad_grad" runs): no second copy of any
+        op's gradient maths, the forward op's `backward` is run on recorded eager tensors
+        and that record differentiated (refimpl/backward/double_grad.py, the machinery of
+        paddle.grad(create_graph=True), which installs itself here: it sits above the op
+        definitions)."""
+        return GRAD_OF_GRAD_KERNEL[0](self, args, attrs)
+
+
+class _GradOfGradOpDef(_GradOpDef):
+    """"<type>_grad_grad": the gradient of a grad op, for static gradients of gradients
+    (`fluid.gradients` of an expression of an earlier gradient). Second order only."""
+
+    def __init__(self, grad_def):
+        super().__init__(grad_def)
+        self.no_grad = ()
+
+
+def differentiable_grad_op(op_def):
+    """Whether `op_def` is a grad op whose gradient _GradOfGradOpDef computes (second
+    order: the gradient of a grad-of-grad op is not recorded)."""
+    return type(op_def) is _GradOpDef and not isinstance(op_def.fwd, BlockOpDef)
 
 
 class LoDRule:
@@ -534,6 +567,13 @@ def get_op_def(op_type):
     try:
         return _OPS[op_type]
     except KeyError:
+        made = _GRAD_OF_GRAD.get(op_type)
+        if made is not None:
+            return made
+        grad_def = _OPS.get(op_type[:-len("_grad")]) if op_type.endswith("_grad") else None
+        if grad_def is not None and differentiable_grad_op(grad_def):
+            made = _GRAD_OF_GRAD[op_type] = _GradOfGradOpDef(grad_def)
+            return made
         close = difflib.get_close_matches(op_type, _OPS, n=3)
         hint = "; did you mean %s?" % ", ".join(close) if close else ""
         raise OpError(op_type, "no such operator is registered%s" % hint) from None

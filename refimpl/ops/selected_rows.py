@@ -91,16 +91,17 @@ def _dense_grad(dense, param, grad, *rest, **attrs):
     return dense(param, _dense(grad, "Grad"), *rest, **attrs)
 
 
-def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, lazy_mode=False, **attrs):
+def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mode=False,
+          **attrs):
     """Dense Grad: adam. lazy_mode: only the rows Grad lists move (param and moments); the
     beta powers advance once."""
     if not (isinstance(grad, RowsValue) and lazy_mode):
-        return dense(param, _dense(grad, "adam Grad"), lr, m1, m2, b1p, b2p,
-                       lazy_mode=lazy_mode, **attrs)
+        return dense(param, _dense(grad, "adam Grad"), lr, m1, m2, b1p, b2p, b1t, b2t,
+                     lazy_mode=lazy_mode, **attrs)
     grad = merged(grad, "adam Grad")
     rows = np.asarray(grad.rows, np.int64)
     p, n1, n2 = param[rows], m1[rows], m2[rows]
-    dense(p, np.asarray(grad.value), lr, n1, n2, b1p, b2p, lazy_mode=True, **attrs)
+    dense(p, np.asarray(grad.value), lr, n1, n2, b1p, b2p, b1t, b2t, lazy_mode=True, **attrs)
     param[rows], m1[rows], m2[rows] = p, n1, n2
     return param, m1, m2, b1p, b2p
 

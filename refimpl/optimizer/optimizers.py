@@ -1,5 +1,8 @@
 """The optimizers beyond SGD: each names its accumulators like Paddle and appends its
 update op (see refimpl/ops/optimizer_ops.py for the formulas)."""
+import numbers
+
+from ..framework.program import Variable
 from .optimizer import Optimizer
 
 __all__ = ["Momentum", "LarsMomentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Lamb",
@@ -51,6 +54,17 @@ class LarsMomentum(Momentum):
                 "lars_weight_decay": self._lars_weight_decay}
 
 
+def _beta(value, name):
+    """A beta: a number (kept as a float), or a [1] float Variable / Tensor read at run
+    time (Adam, AdamW: the op's Beta1Tensor / Beta2Tensor inputs)."""
+    if isinstance(value, Variable):
+        return value
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("%s must be a float or a [1] float Variable, got %s"
+                        % (name, type(value).__name__))
+    return float(value)
+
+
 class _AdamFamily(Optimizer):
     _moment1_acc_str, _moment2_acc_str = "moment1", "moment2"
     _beta1_pow_acc_str, _beta2_pow_acc_str = "beta1_pow_acc", "beta2_pow_acc"
@@ -60,15 +74,25 @@ class _AdamFamily(Optimizer):
                  lazy_mode=False, parameter_list=None, regularization=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
-        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+        self._beta1, self._beta2 = _beta(beta1, "beta1"), _beta(beta2, "beta2")
+        self._epsilon = float(epsilon)
         self._lazy_mode = lazy_mode
 
     def _create_accumulators(self, block, parameters):
+        # a beta given as a [1] tensor has no value yet: its power starts at the default
+        # beta, as in Paddle 1.8.5 and 2.0
+        beta1 = 0.9 if isinstance(self._beta1, Variable) else self._beta1
+        beta2 = 0.999 if isinstance(self._beta2, Variable) else self._beta2
         for p in parameters:
             self._add_accumulator(self._moment1_acc_str, p)
             self._add_accumulator(self._moment2_acc_str, p)
-            self._add_accumulator(self._beta1_pow_acc_str, p, fill_value=self._beta1, shape=[1])
-            self._add_accumulator(self._beta2_pow_acc_str, p, fill_value=self._beta2, shape=[1])
+            self._add_accumulator(self._beta1_pow_acc_str, p, fill_value=beta1, shape=[1])
+            self._add_accumulator(self._beta2_pow_acc_str, p, fill_value=beta2, shape=[1])
+
+    def _beta_attrs(self):
+        """beta1 / beta2 as attributes; a tensor beta goes in as Beta1Tensor / Beta2Tensor."""
+        return {name: value for name, value in (("beta1", self._beta1), ("beta2", self._beta2))
+                if not isinstance(value, Variable)}
 
     def _moment_slots(self, p, g):
         acc = {k: self._get_accumulator(n, p) for k, n in
@@ -76,6 +100,9 @@ class _AdamFamily(Optimizer):
                 ("Beta1Pow", self._beta1_pow_acc_str), ("Beta2Pow", self._beta2_pow_acc_str))}
         inputs = {"Param": [p], "Grad": [g], "LearningRate": [self._param_lr(p)]}
         inputs.update({k: [v] for k, v in acc.items()})
+        for slot, beta in (("Beta1Tensor", self._beta1), ("Beta2Tensor", self._beta2)):
+            if isinstance(beta, Variable):
+                inputs[slot] = [beta]
         outputs = {"ParamOut": [p]}
         outputs.update({k + "Out": [v] for k, v in acc.items()})
         return inputs, outputs
@@ -91,8 +118,7 @@ class Adam(_AdamFamily):
     type = "adam"
 
     def _attrs(self, p):
-        return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
-                "lazy_mode": self._lazy_mode}
+        return dict(self._beta_attrs(), epsilon=self._epsilon, lazy_mode=self._lazy_mode)
 
 
 class AdamW(_AdamFamily):
@@ -109,8 +135,8 @@ class AdamW(_AdamFamily):
 
     def _attrs(self, p):
         decay = self._apply_decay is None or self._apply_decay(p.name)
-        return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
-                "coeff": self._coeff, "with_decay": bool(decay)}
+        return dict(self._beta_attrs(), epsilon=self._epsilon, coeff=self._coeff,
+                    with_decay=bool(decay))
 
 
 class Lamb(_AdamFamily):
@@ -121,6 +147,10 @@ class Lamb(_AdamFamily):
                  name=None, parameter_list=None, regularization=None):
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
                          name, parameter_list=parameter_list, regularization=regularization)
+        for name, beta in (("beta1", beta1), ("beta2", beta2)):
+            if isinstance(beta, Variable):
+                raise TypeError("Lamb: %s must be a float (the lamb op has no %sTensor "
+                                "input), got the Variable %r" % (name, name.title(), beta.name))
         self._weight_decay = float(lamb_weight_decay)
         self._exclude = exclude_from_weight_decay_fn
 

@@ -34,8 +34,12 @@ def momentum(param, grad, velocity, lr, mu=0.9, use_nesterov=False, regularizati
     return param, velocity
 
 
-def adam(param, grad, lr, m1, m2, b1p, b2p, beta1=0.9, beta2=0.999, epsilon=1e-8,
-         lazy_mode=False):
+def adam(param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, beta1=0.9, beta2=0.999,
+         epsilon=1e-8, lazy_mode=False):
+    if b1t is not None:     # Beta1Tensor / Beta2Tensor win over the attributes
+        beta1 = float(b1t.reshape(-1)[0])
+    if b2t is not None:
+        beta2 = float(b2t.reshape(-1)[0])
     # the bias corrections are a few scalar kernels on the [1] beta powers, no host sync
     t = param.dtype.type
     corr2 = cupy.sqrt(1 - b2p.reshape(-1)[0])
