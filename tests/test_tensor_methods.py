@@ -249,3 +249,15 @@ def test_integer_variable_with_a_scalar_as_paddle_1_8_5():
         "elementwise_div"]
     assert [g.tolist() for g in got] == [[0, 0, 1, -2, 1, 2], [9, 12, 30, -42, 27, 54],
                                          [5, 6, 12, -12, 11, 20], [1, 2, 5, -7, 4, 9]]
+
+
+def test_eager_equality_is_elementwise_like_paddle():
+    """An eager Tensor's == / != run equal / not_equal now, as Paddle's dygraph does (the
+    static Variable's identity truth value above does not apply)."""
+    with paddle.fluid.dygraph.guard():
+        t = paddle.to_tensor(np.array([1.0, 2.0, 3.0], "float32"))
+        np.testing.assert_array_equal((t == 2.0).numpy(), [False, True, False])
+        np.testing.assert_array_equal((t != t).numpy(), [False, False, False])
+        np.testing.assert_array_equal((2.0 == t).numpy(), [False, True, False])
+        assert (t == paddle.to_tensor(np.array([1.0, 0.0, 3.0], "float32"))).numpy().sum() == 2
+        assert bool(t[1:2] == 2.0) and not bool(t[0:1] != 1.0)

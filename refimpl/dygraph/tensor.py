@@ -19,7 +19,7 @@ from ..framework.dtypes import get_dtype
 from ..framework.fetched import as_fetched
 from ..framework.place import CPUPlace, CUDAPlace, current_place, device_of
 from ..framework.program import Parameter, Variable
-from ..framework import mode
+from ..framework import math_patch, mode
 
 __all__ = ["Tensor", "ParamBase", "EAGER_BLOCK", "batch_value", "on_place_of", "on_place"]
 
@@ -248,10 +248,10 @@ class Tensor(Variable):
 
     # Eager comparisons are elementwise, as in Paddle (static Variables keep identity ==).
     def __eq__(self, other):
-        return self._binary(other, "equal")
+        return math_patch.binary_op(self, other, "equal")
 
     def __ne__(self, other):
-        return self._binary(other, "not_equal")
+        return math_patch.binary_op(self, other, "not_equal")
 
     __hash__ = Variable.__hash__
 
