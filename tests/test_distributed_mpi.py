@@ -50,7 +50,9 @@ def test_ranks_share_the_cores_unless_omp_num_threads_is_set(tmp_path):
             from refimpl._kernels.blas import team_size   # the kernels' OpenMP team
         except ImportError:                                 # kernels not built
             team_size = lambda: os.environ["OMP_NUM_THREADS"]
-        print("threads", os.environ["OMP_NUM_THREADS"], team_size())
+        # one write per rank: the two ranks share the pipe, and print's separate writes of
+        # "threads" and the rest interleave
+        os.write(1, ("threads %s %s\\n" % (os.environ["OMP_NUM_THREADS"], team_size())).encode())
         """)
     env = {k: v for k, v in os.environ.items()
            if k not in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS")}
