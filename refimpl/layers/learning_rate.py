@@ -8,6 +8,7 @@ blocks; here the branches are `where` selections (same values, no control flow).
 import functools
 import math
 
+from ..dygraph import learning_rate_decay as eager_decay
 from ..framework import mode
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
@@ -20,13 +21,24 @@ __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay",
 COUNTER_NAME = "@LR_DECAY_COUNTER@"
 
 
-def _lr_schedule(build):
-    """Mark every op the decay appends with op_role LRSched."""
-    @functools.wraps(build)
-    def wrapper(*args, **kwargs):
-        with default_main_program()._lr_schedule_guard():
-            return build(*args, **kwargs)
-    return wrapper
+def _eager_noam(d_model, warmup_steps, learning_rate=1.0):
+    return eager_decay.NoamDecay(d_model, warmup_steps, learning_rate=learning_rate)
+
+
+def _lr_schedule(eager_class, begin=None):
+    """Mark every op the decay appends with op_role LRSched. In dynamic mode the function
+    returns Paddle 1.8's dygraph decay instead (`eager_class`, called with the same
+    arguments, plus `begin` where 1.8 passes one), as 1.8 does."""
+    def decorate(build):
+        @functools.wraps(build)
+        def wrapper(*args, **kwargs):
+            if mode.dynamic:
+                extra = {} if begin is None else {"begin": begin}
+                return eager_class(*args, **kwargs, **extra)
+            with default_main_program()._lr_schedule_guard():
+                return build(*args, **kwargs)
+        return wrapper
+    return decorate
 
 
 def _op(op_type, inputs, attrs=None, dtype="float32"):
@@ -61,11 +73,6 @@ def _select(step, bound, below, otherwise):
 def _decay_step_counter(begin=0):
     """The global step as float32: `begin` on the first run, one more on every later run.
     The counter is shared by every decay of the program (the first caller's begin wins)."""
-    if mode.dynamic:
-        raise NotImplementedError(
-            "fluid.layers' learning-rate decays build a program's step counter; in dynamic "
-            "mode pass a paddle.optimizer.lr scheduler (e.g. ExponentialDecay) as the "
-            "optimizer's learning_rate and call its step()")
     program = default_main_program()
     block = program.global_block()
     counter = block.vars.get(COUNTER_NAME)
@@ -84,26 +91,26 @@ def _epochs(decay_steps, staircase):
     return _unary("floor", div) if staircase else div
 
 
-@_lr_schedule
+@_lr_schedule(eager_decay.ExponentialDecay)
 def exponential_decay(learning_rate, decay_steps, decay_rate, staircase=False):
     """learning_rate * decay_rate ^ (step / decay_steps)"""
     return (float(decay_rate) ** _epochs(decay_steps, staircase)) * float(learning_rate)
 
 
-@_lr_schedule
+@_lr_schedule(eager_decay.NaturalExpDecay)
 def natural_exp_decay(learning_rate, decay_steps, decay_rate, staircase=False):
     """learning_rate * exp(-decay_rate * step / decay_steps)"""
     return _unary("exp", _epochs(decay_steps, staircase) * -float(decay_rate)) * \
         float(learning_rate)
 
 
-@_lr_schedule
+@_lr_schedule(eager_decay.InverseTimeDecay)
 def inverse_time_decay(learning_rate, decay_steps, decay_rate, staircase=False):
     """learning_rate / (1 + decay_rate * step / decay_steps)"""
     return float(learning_rate) / (_epochs(decay_steps, staircase) * float(decay_rate) + 1.0)
 
 
-@_lr_schedule
+@_lr_schedule(eager_decay.PolynomialDecay)
 def polynomial_decay(learning_rate, decay_steps, end_learning_rate=0.0001, power=1.0,
                      cycle=False):
     """(learning_rate - end) * (1 - step / steps) ^ power + end, where steps = decay_steps
@@ -119,7 +126,7 @@ def polynomial_decay(learning_rate, decay_steps, end_learning_rate=0.0001, power
         float(end_learning_rate)
 
 
-@_lr_schedule
+@_lr_schedule(eager_decay.PiecewiseDecay, begin=0)
 def piecewise_decay(boundaries, values):
     """values[i] while step < boundaries[i]; values[-1] after the last boundary."""
     if len(values) != len(boundaries) + 1:
@@ -132,14 +139,14 @@ def piecewise_decay(boundaries, values):
     return lr
 
 
-@_lr_schedule
+@_lr_schedule(eager_decay.CosineDecay)
 def cosine_decay(learning_rate, step_each_epoch, epochs):
     """learning_rate * (cos(floor(step / step_each_epoch) * pi / epochs) + 1) / 2"""
     epoch = _unary("floor", _decay_step_counter() / float(step_each_epoch))
     return (_unary("cos", epoch * math.pi / float(epochs)) + 1.0) * (learning_rate * 0.5)
 
 
-@_lr_schedule
+@_lr_schedule(_eager_noam)
 def noam_decay(d_model, warmup_steps, learning_rate=1.0):
     """learning_rate * d_model^-0.5 * min(step^-0.5, step * warmup_steps^-1.5), step from 1"""
     step = _decay_step_counter(begin=1)
@@ -149,7 +156,7 @@ def noam_decay(d_model, warmup_steps, learning_rate=1.0):
         (float(learning_rate) * float(d_model) ** -0.5)
 
 
-@_lr_schedule
+@_lr_schedule(eager_decay.LinearLrWarmup)
 def linear_lr_warmup(learning_rate, warmup_steps, start_lr, end_lr):
     """start_lr -> end_lr linearly over warmup_steps runs, then learning_rate (a float or
     another decay's Variable)."""

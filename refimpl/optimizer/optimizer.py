@@ -20,6 +20,7 @@ from ..framework.program import (OpRole, Parameter, Variable, default_main_progr
                                  default_startup_program, program_guard)
 from ..framework.initializer import add_init_op
 from ..framework.regularizer import L2Decay, append_regularization_ops
+from ..dygraph.learning_rate_decay import LearningRateDecay
 
 __all__ = ["Optimizer", "SGD"]
 
@@ -29,10 +30,10 @@ class Optimizer:
 
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None,
                  grad_clip=None, name=None, parameter_list=None, regularization=None):
-        if not isinstance(learning_rate, (numbers.Number, Variable)) and \
+        if not isinstance(learning_rate, (numbers.Number, Variable, LearningRateDecay)) and \
                 not hasattr(learning_rate, "_var_name"):
-            raise TypeError("learning_rate must be a float, a Variable or an LRScheduler, "
-                            "got %s" % type(learning_rate).__name__)
+            raise TypeError("learning_rate must be a float, a Variable, an LRScheduler or a "
+                            "1.8 LearningRateDecay, got %s" % type(learning_rate).__name__)
         self._learning_rate = learning_rate
         reg = weight_decay if weight_decay is not None else regularization
         self.regularization = _regularizer(reg)
@@ -64,7 +65,10 @@ class Optimizer:
             if lr is None:
                 lr = self._lr_vars["eager"] = Tensor(np.zeros([1], np.float32),
                                                      name=unique_name.generate("learning_rate"))
-            value = np.array([self.get_lr()], np.float32)
+            decay = self._learning_rate
+            # a 1.8 decay advances once per minimize / step
+            value = np.array([decay._advance() if isinstance(decay, LearningRateDecay)
+                              else self.get_lr()], np.float32)
             if self._eager_lr != value[0]:
                 # where the parameters are: one copy to a GPU per change, not per update
                 param = next((p for p in self._parameter_list if isinstance(p, Tensor)), None)
@@ -75,6 +79,11 @@ class Optimizer:
         if id(program) in self._lr_vars:
             return self._lr_vars[id(program)]
         lr = self._learning_rate
+        if isinstance(lr, LearningRateDecay):
+            raise TypeError("%s: %s is one of Paddle 1.8's dygraph learning-rate decays; in a "
+                            "static program use fluid.layers' decays (e.g. "
+                            "fluid.layers.piecewise_decay) or a paddle.optimizer.lr scheduler"
+                            % (type(self).__name__, type(lr).__name__))
         if isinstance(lr, Variable):
             if lr.block.program is not program:
                 raise ValueError("%s: the learning_rate Variable %r belongs to another program "
@@ -116,13 +125,23 @@ class Optimizer:
 
     def get_lr(self):
         lr = self._learning_rate
+        if isinstance(lr, LearningRateDecay):
+            return lr.current()
         if isinstance(lr, Tensor):
             return float(lr._array().reshape(-1)[0])
         return float(lr()) if hasattr(lr, "_var_name") else float(lr) \
             if isinstance(lr, numbers.Number) else lr
 
+    def current_step_lr(self):
+        """Paddle 1.8: the rate the last minimize / step used (before the first, the rate
+        the first will use)."""
+        last = self._lr_vars.get("eager")
+        return float(last._array().reshape(-1)[0]) if self._eager and last is not None \
+            else self.get_lr()
+
     def set_lr(self, value):
-        if hasattr(self._learning_rate, "_var_name"):
+        if hasattr(self._learning_rate, "_var_name") or \
+                isinstance(self._learning_rate, LearningRateDecay):
             raise RuntimeError("set_lr: the learning rate is an LRScheduler; step it instead")
         if not isinstance(value, numbers.Real):
             raise TypeError("set_lr: expected a float, got %s" % type(value).__name__)

@@ -8,6 +8,8 @@ from ...distributed.parallel import DataParallel, ParallelStrategy, prepare_cont
 from ...framework.model_formats import load as _load, save as _save
 from ...nn.layer.base import Layer
 from ...nn.layer.container import LayerList, ParameterList, Sequential
+from ...dygraph import learning_rate_decay as learning_rate_scheduler
+from ...dygraph.learning_rate_decay import *  # noqa: F401,F403 (1.8's decays)
 from . import base
 from .base import (disable_dygraph, disable_imperative, enable_dygraph, enable_imperative,
                    enabled, guard, no_grad, to_variable)
@@ -17,7 +19,8 @@ __all__ = ["base", "guard", "to_variable", "enabled", "no_grad", "enable_dygraph
            "disable_dygraph", "enable_imperative", "disable_imperative", "Layer",
            "Sequential", "LayerList", "ParameterList", "Linear", "Conv2D", "Pool2D",
            "Embedding", "BatchNorm", "save_dygraph", "load_dygraph", "DataParallel",
-           "prepare_context", "ParallelStrategy", "ParallelEnv", "Env"]
+           "prepare_context", "ParallelStrategy", "ParallelEnv", "Env"] + \
+    learning_rate_scheduler.__all__
 
 Env = ParallelEnv     # 1.8's older name
 
