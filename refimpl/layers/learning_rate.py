@@ -21,20 +21,24 @@ __all__ = ["exponential_decay", "natural_exp_decay", "inverse_time_decay",
 COUNTER_NAME = "@LR_DECAY_COUNTER@"
 
 
+# the two 1.8 dygraph decays whose arguments differ from their layer function's
 def _eager_noam(d_model, warmup_steps, learning_rate=1.0):
     return eager_decay.NoamDecay(d_model, warmup_steps, learning_rate=learning_rate)
 
 
-def _lr_schedule(eager_class, begin=None):
+def _eager_piecewise(boundaries, values):
+    return eager_decay.PiecewiseDecay(boundaries, values, 0)
+
+
+def _lr_schedule(eager_decay_of):
     """Mark every op the decay appends with op_role LRSched. In dynamic mode the function
-    returns Paddle 1.8's dygraph decay instead (`eager_class`, called with the same
-    arguments, plus `begin` where 1.8 passes one), as 1.8 does."""
+    returns Paddle 1.8's dygraph decay instead (`eager_decay_of`, called with the same
+    arguments), as 1.8 does."""
     def decorate(build):
         @functools.wraps(build)
         def wrapper(*args, **kwargs):
             if mode.dynamic:
-                extra = {} if begin is None else {"begin": begin}
-                return eager_class(*args, **kwargs, **extra)
+                return eager_decay_of(*args, **kwargs)
             with default_main_program()._lr_schedule_guard():
                 return build(*args, **kwargs)
         return wrapper
@@ -126,7 +130,7 @@ def polynomial_decay(learning_rate, decay_steps, end_learning_rate=0.0001, power
         float(end_learning_rate)
 
 
-@_lr_schedule(eager_decay.PiecewiseDecay, begin=0)
+@_lr_schedule(_eager_piecewise)
 def piecewise_decay(boundaries, values):
     """values[i] while step < boundaries[i]; values[-1] after the last boundary."""
     if len(values) != len(boundaries) + 1:
