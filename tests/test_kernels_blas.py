@@ -66,3 +66,27 @@ def test_kernels_restore_blas_threads_and_agree_when_run_concurrently():
     for want, got in zip(alone, together):
         for w, g in zip(want, got):
             np.testing.assert_array_equal(g, w)
+
+
+@pytest.mark.parametrize("need", [(True, True), (False, True), (True, False)])
+@pytest.mark.parametrize("trans_x,trans_y", [(False, False), (False, True), (True, False)])
+def test_matmul_v2_backward_makes_only_the_gradients_asked_for(need, trans_x, trans_y):
+    """matmul_v2's compiled backward takes `need` (the kernel table's partial_grads): a
+    Linear over a batch that needs no gradient skips the dX GEMM; what it makes equals
+    the reference's."""
+    from refimpl.dispatch import select_kernel
+    from refimpl.ops.registry import get_op_def
+    kernel = select_kernel("matmul_v2", "backward", {"trans_x": trans_x, "trans_y": trans_y},
+                           "float64")
+    assert kernel.compiled and "need" in kernel.keywords
+    rng = np.random.RandomState(0)
+    x = rng.randn(*((7, 5) if trans_x else (5, 7)))
+    y = rng.randn(*((3, 7) if trans_y else (7, 3)))
+    dout = rng.randn(5, 3)
+    want = get_op_def("matmul_v2").backward(x, y, dout, trans_x=trans_x, trans_y=trans_y)
+    got = kernel.fn(x, y, dout, trans_x=trans_x, trans_y=trans_y, need=need)
+    for asked, g, w in zip(need, got, want):
+        if asked:
+            np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
+        else:
+            assert g is None

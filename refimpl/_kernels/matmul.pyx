@@ -67,26 +67,31 @@ def matmul_v2_forward(x, y, trans_x=False, trans_y=False, alloc=None):
 
 def matmul_v2_backward(fallback):
     """The kernel: `fallback` (the reference, same arguments) computes the shapes that are
-    not one GEMM (batches, broadcasting, 1-D)."""
-    def backward(x, y, dout, trans_x=False, trans_y=False):
+    not one GEMM (batches, broadcasting, 1-D). `need` skips the input gradient nobody
+    reads (a first layer's input): one GEMM of the three a Linear's step makes."""
+    def backward(x, y, dout, trans_x=False, trans_y=False, need=(True, True)):
         if not _is_gemm(x, y, trans_x):
             return fallback(x, y, dout, trans_x, trans_y)
-        return _matmul_v2_backward(x, y, dout, trans_x, trans_y)
+        return _matmul_v2_backward(x, y, dout, trans_x, trans_y, need)
     return backward
 
 
-def _matmul_v2_backward(x, y, dout, trans_x, trans_y):
+def _matmul_v2_backward(x, y, dout, trans_x, trans_y, need):
     """With a = op(x), b = op(y), out = a @ b: da = dout @ b.T, db = a.T @ dout, each
     written straight into x's or y's layout (transposed products where x or y was)."""
     x2, y2 = _rows(x), np.ascontiguousarray(y)
     d = np.ascontiguousarray(dout, x2.dtype).reshape(-1, y2.shape[0] if trans_y else y2.shape[1])
-    dx, dy = np.empty(x.shape, x2.dtype), np.empty(y.shape, x2.dtype)
-    if trans_x:   # dx = da.T = b @ dout.T
-        gemm_into(y2, d, dx, trans_a=trans_y, trans_b=True)
-    else:
-        gemm_into(d, y2, dx.reshape(x2.shape), trans_b=not trans_y)
-    if trans_y:   # dy = db.T = dout.T @ a
-        gemm_into(d, x2, dy, trans_a=True, trans_b=trans_x)
-    else:
-        gemm_into(x2, d, dy, trans_a=not trans_x)
+    dx = dy = None
+    if need[0]:
+        dx = np.empty(x.shape, x2.dtype)
+        if trans_x:   # dx = da.T = b @ dout.T
+            gemm_into(y2, d, dx, trans_a=trans_y, trans_b=True)
+        else:
+            gemm_into(d, y2, dx.reshape(x2.shape), trans_b=not trans_y)
+    if need[1]:
+        dy = np.empty(y.shape, x2.dtype)
+        if trans_y:   # dy = db.T = dout.T @ a
+            gemm_into(d, x2, dy, trans_a=True, trans_b=trans_x)
+        else:
+            gemm_into(x2, d, dy, trans_a=not trans_x)
     return dx, dy
