@@ -50,6 +50,33 @@ def test_sgd_step_is_param_minus_lr_grad_and_clear_grad_resets():
     np.testing.assert_allclose(layer.weight.numpy(), w - 0.1 * gw, rtol=1e-5)
 
 
+def test_sgd_updates_without_an_op_per_parameter_and_with_one_for_scaled_rates(monkeypatch):
+    """SGD runs the sgd kernel on each parameter's value directly (no tracer op), except
+    where the op path is needed: a parameter's own learning-rate multiplier. Both give
+    param - rate * grad."""
+    from refimpl.dygraph import tracer
+    rng = np.random.RandomState(2)
+    x, y = _data(rng)
+    w, b = rng.randn(3, 2).astype("float32"), rng.randn(2).astype("float32")
+    gw, gb = _mse_grad(x, w, b, y)
+    ran = []
+    real_run_op = tracer.run_op
+    monkeypatch.setattr(tracer, "run_op", lambda op_type, *a, **k: (
+        ran.append(op_type), real_run_op(op_type, *a, **k))[1])
+    for scaled in (False, True):
+        layer = nn.Linear(3, 2, weight_attr=paddle.ParamAttr(
+            learning_rate=0.5 if scaled else 1.0))
+        layer.set_state_dict({"weight": w, "bias": b})
+        opt = paddle.optimizer.SGD(0.1, parameters=layer.parameters())
+        paddle.mean((layer(paddle.to_tensor(x)) - paddle.to_tensor(y)) ** 2).backward()
+        del ran[:]
+        opt.step()
+        assert ran.count("sgd") == (2 if scaled else 0)
+        np.testing.assert_allclose(layer.weight.numpy(), w - (0.05 if scaled else 0.1) * gw,
+                                   rtol=1e-5)
+        np.testing.assert_allclose(layer.bias.numpy(), b - 0.1 * gb, rtol=1e-5)
+
+
 def test_minimize_after_backward_updates_like_step():
     rng = np.random.RandomState(1)
     x, y = _data(rng)

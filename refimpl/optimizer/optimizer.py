@@ -21,6 +21,7 @@ from ..framework.program import (OpRole, Parameter, Variable, default_main_progr
 from ..framework.initializer import add_init_op
 from ..framework.regularizer import L2Decay, append_regularization_ops
 from ..dygraph.learning_rate_decay import LearningRateDecay
+from ..dygraph.tracer import layout
 
 __all__ = ["Optimizer", "SGD"]
 
@@ -278,8 +279,14 @@ class Optimizer:
                             for pg in params_grads]
         else:
             params_grads = append_regularization_ops(params_grads, self.regularization)
-        self._create_optimization_pass(params_grads)
+        if not self._update_directly(params_grads):
+            self._create_optimization_pass(params_grads)
         return params_grads
+
+    def _update_directly(self, params_grads):
+        """Run the eager updates without an op per parameter, when the optimizer knows how
+        (SGD); False: nothing done, the ops run."""
+        return False
 
     def clear_grad(self, set_to_zero=True):
         """Forget the parameters' gradients (dynamic mode; nothing to do in static mode,
@@ -363,6 +370,27 @@ def _param_groups(params):
 
 class SGD(Optimizer):
     type = "sgd"
+
+    def _update_directly(self, params_grads):
+        """The sgd op's kernel called on each parameter's value in one loop, as PyTorch's
+        foreach SGD does: the same update without the tracer's per-op work (the op path's
+        shape checks hold by construction here: a host parameter and a gradient of its
+        shape and dtype, the global learning rate unscaled)."""
+        for p, g in params_grads:
+            v, gv = p._value, g._value
+            if type(v) is not np.ndarray or type(gv) is not np.ndarray or \
+                    v.shape != gv.shape or v.dtype != gv.dtype or \
+                    p.optimize_attr.get("learning_rate", 1.0) != 1.0:
+                return False
+        lr = self._create_global_learning_rate()._value
+        kernels, found = layout("sgd").kernels, {}
+        for p, g in params_grads:
+            v = p._value
+            fn = found.get(v.dtype.char)
+            if fn is None:
+                fn = found[v.dtype.char] = kernels.get({}, v.dtype)[0]
+            p._value = fn(v, lr, g._value)
+        return True
 
     def _append_optimize_op(self, block, param_and_grad):
         param, grad = param_and_grad
