@@ -2,25 +2,28 @@
 """In-place optimizer updates over flat views (GIL released, large parameters split over
 the kernels' thread team): drop-ins for the sgd, momentum and adam ops in refimpl.ops."""
 import numpy as np
+cimport numpy as cnp
 from cython.parallel cimport prange
 from libc.math cimport sqrt
 from refimpl._kernels.blas cimport Team, loop_team, release_team, cut
+
+cnp.import_array()
 
 ctypedef fused real:
     float
     double
 
 
-cdef void _sgd(real[::1] p, real[::1] g, real lr) noexcept nogil:
+cdef void _sgd(real* p, const real* g, real lr, Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i
-    for i in range(p.shape[0]):
+    for i in range(n):
         p[i] -= lr * g[i]
 
 
-cdef void _momentum(real[::1] p, real[::1] g, real[::1] v, real lr, real mu,
-                    bint nesterov) noexcept nogil:
+cdef void _momentum(real* p, const real* g, real* v, real lr, real mu, bint nesterov,
+                    Py_ssize_t n) noexcept nogil:
     cdef Py_ssize_t i
-    for i in range(p.shape[0]):
+    for i in range(n):
         v[i] = v[i] * mu + g[i]
         if nesterov:
             p[i] -= (g[i] + mu * v[i]) * lr
@@ -37,31 +40,32 @@ cdef void _adam(real[::1] p, real[::1] g, real[::1] m1, real[::1] m2, real lr_t,
         p[i] -= lr_t * (m1[i] / (<real>sqrt(m2[i]) + eps_t))
 
 
-cdef _sgd_into(real[::1] p, real[::1] g, real lr):
-    cdef Py_ssize_t n = p.shape[0], lo, hi
+cdef void _sgd_parts(real* p, const real* g, real lr, Py_ssize_t n) noexcept:
+    cdef Py_ssize_t lo, hi
     cdef Team team = loop_team(n)
     cdef int k
     if team.parts == 1:   # no parallel region (entering one costs ~0.7 us)
         with nogil:
-            _sgd(p, g, lr)
+            _sgd(p, g, lr, n)
     else:
         for k in prange(team.parts, nogil=True, num_threads=team.threads, schedule="static"):
             lo, hi = cut(n, k, team.parts), cut(n, k + 1, team.parts)
-            _sgd(p[lo:hi], g[lo:hi], lr)
+            _sgd(p + lo, g + lo, lr, hi - lo)
     release_team()
 
 
-cdef _momentum_into(real[::1] p, real[::1] g, real[::1] v, real lr, real mu, bint nesterov):
-    cdef Py_ssize_t n = p.shape[0], lo, hi
+cdef void _momentum_parts(real* p, const real* g, real* v, real lr, real mu, bint nesterov,
+                          Py_ssize_t n) noexcept:
+    cdef Py_ssize_t lo, hi
     cdef Team team = loop_team(n)
     cdef int k
-    if team.parts == 1:   # no parallel region (entering one costs ~0.7 us)
+    if team.parts == 1:
         with nogil:
-            _momentum(p, g, v, lr, mu, nesterov)
+            _momentum(p, g, v, lr, mu, nesterov, n)
     else:
         for k in prange(team.parts, nogil=True, num_threads=team.threads, schedule="static"):
             lo, hi = cut(n, k, team.parts), cut(n, k + 1, team.parts)
-            _momentum(p[lo:hi], g[lo:hi], v[lo:hi], lr, mu, nesterov)
+            _momentum(p + lo, g + lo, v + lo, lr, mu, nesterov, hi - lo)
     release_team()
 
 
@@ -86,24 +90,64 @@ def _flat(a):
     return a.reshape(-1)
 
 
+cdef cnp.ndarray _updated(a, int dtype, Py_ssize_t n, what):
+    """`a`, updated in place: a C-contiguous array of `dtype` and n elements."""
+    if not isinstance(a, np.ndarray) or not cnp.PyArray_IS_C_CONTIGUOUS(a) or \
+            cnp.PyArray_TYPE(a) != dtype or cnp.PyArray_SIZE(a) != n:
+        raise ValueError("in-place update needs %s as a contiguous array of the "
+                         "parameter's dtype and size" % what)
+    return a
+
+
+cdef cnp.ndarray _read(a, int dtype, Py_ssize_t n, what):
+    """`a` as a C-contiguous array of `dtype` (itself when it is one) of n elements."""
+    if not (type(a) is np.ndarray and cnp.PyArray_IS_C_CONTIGUOUS(a) and
+            cnp.PyArray_TYPE(a) == dtype):
+        a = np.ascontiguousarray(a, cnp.PyArray_DescrFromType(dtype))
+    if cnp.PyArray_SIZE(a) != n:
+        raise ValueError("%s has %d elements, the parameter %d" % (what, a.size, n))
+    return a
+
+
+cdef double _first(a):
+    """The learning rate's value (a [1] tensor)."""
+    if type(a) is np.ndarray and cnp.PyArray_IS_C_CONTIGUOUS(a) and cnp.PyArray_SIZE(a):
+        if cnp.PyArray_TYPE(a) == cnp.NPY_FLOAT32:
+            return (<float*>cnp.PyArray_DATA(a))[0]
+        if cnp.PyArray_TYPE(a) == cnp.NPY_FLOAT64:
+            return (<double*>cnp.PyArray_DATA(a))[0]
+    return a.reshape(-1)[0]
+
+
 def sgd(param, lr, grad):
-    g = np.ascontiguousarray(grad, param.dtype).reshape(-1)
-    if param.dtype == np.float32:
-        _sgd_into[float](_flat(param), g, lr.reshape(-1)[0])
+    cdef int dtype = cnp.PyArray_TYPE(param)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(param)
+    cdef cnp.ndarray p = _updated(param, dtype, n, "Param")
+    cdef cnp.ndarray g = _read(grad, dtype, n, "Grad")
+    if dtype == cnp.NPY_FLOAT32:
+        _sgd_parts(<float*>cnp.PyArray_DATA(p), <const float*>cnp.PyArray_DATA(g),
+                   <float>_first(lr), n)
     else:
-        _sgd_into[double](_flat(param), g, lr.reshape(-1)[0])
+        _sgd_parts(<double*>cnp.PyArray_DATA(p), <const double*>cnp.PyArray_DATA(g),
+                   _first(lr), n)
     return param
 
 
 def momentum(param, grad, velocity, lr, mu=0.9, use_nesterov=False, regularization_method="",
              regularization_coeff=0.0):
-    g = np.ascontiguousarray(grad, param.dtype).reshape(-1)
-    if param.dtype == np.float32:
-        _momentum_into[float](_flat(param), g, _flat(velocity), lr.reshape(-1)[0], mu,
-                              use_nesterov)
+    cdef int dtype = cnp.PyArray_TYPE(param)
+    cdef Py_ssize_t n = cnp.PyArray_SIZE(param)
+    cdef cnp.ndarray p = _updated(param, dtype, n, "Param")
+    cdef cnp.ndarray v = _updated(velocity, dtype, n, "Velocity")
+    cdef cnp.ndarray g = _read(grad, dtype, n, "Grad")
+    if dtype == cnp.NPY_FLOAT32:
+        _momentum_parts[float](<float*>cnp.PyArray_DATA(p),
+                               <const float*>cnp.PyArray_DATA(g), <float*>cnp.PyArray_DATA(v),
+                               <float>_first(lr), <float>mu, use_nesterov, n)
     else:
-        _momentum_into[double](_flat(param), g, _flat(velocity), lr.reshape(-1)[0], mu,
-                               use_nesterov)
+        _momentum_parts[double](<double*>cnp.PyArray_DATA(p),
+                                <const double*>cnp.PyArray_DATA(g),
+                                <double*>cnp.PyArray_DATA(v), _first(lr), mu, use_nesterov, n)
     return param, velocity
 
 
