@@ -1,5 +1,7 @@
 """Losses and metrics: cross entropy (on probabilities and on logits), square error / mse,
 top-k and accuracy."""
+from ..dygraph.dispatch import run_eagerly
+from ..framework import mode
 from ..framework.layer_helper import LayerHelper
 from .common import append_op_out, check_variable
 from .math import cast, mean as _mean, paddle_sum
@@ -27,14 +29,19 @@ def softmax_with_cross_entropy(logits, label, soft_label=False, ignore_index=-10
                                numeric_stable_mode=True, return_softmax=False, axis=-1):
     """Loss (the class axis kept with size 1), and Softmax when return_softmax."""
     check_variable(logits, "logits", "softmax_with_cross_entropy")
+    inputs = {"Logits": [logits], "Label": [label]}
+    attrs = {"soft_label": soft_label, "ignore_index": ignore_index,
+             "numeric_stable_mode": numeric_stable_mode, "axis": axis}
+    if mode.dynamic and not return_softmax:    # a training loop's loss: the eager hot path
+        ran = run_eagerly("softmax_with_cross_entropy", inputs, attrs, out_slot="Loss",
+                          extra_outputs=[("Softmax", None)])
+        if ran is not None:
+            return ran[0]
     helper = LayerHelper("softmax_with_cross_entropy")
     softmax = helper.create_variable_for_type_inference(logits.dtype)
     loss = helper.create_variable_for_type_inference(logits.dtype)
-    helper.append_op(type="softmax_with_cross_entropy",
-                     inputs={"Logits": [logits], "Label": [label]},
-                     outputs={"Softmax": [softmax], "Loss": [loss]},
-                     attrs={"soft_label": soft_label, "ignore_index": ignore_index,
-                            "numeric_stable_mode": numeric_stable_mode, "axis": axis})
+    helper.append_op(type="softmax_with_cross_entropy", inputs=inputs,
+                     outputs={"Softmax": [softmax], "Loss": [loss]}, attrs=attrs)
     return (loss, softmax) if return_softmax else loss
 
 

@@ -1,5 +1,7 @@
 """mean: the average of all elements, one number (scalar_shape(): [1] in Paddle 1.8 / 2.0,
 0-D in 3)."""
+import numpy as np
+
 from ..xp import array_module
 from ._common import COMPLEX, FLOATS, rand
 from .registry import OpDef, Sample, register
@@ -19,6 +21,10 @@ class Mean(OpDef):
 
     @staticmethod
     def forward(x):
+        if type(x) is np.ndarray and x.size and x.dtype.char in "fd":
+            # what x.mean() computes (the same sum, divided in x's dtype) without its
+            # Python-level wrapper, a few us on a small loss
+            return np.asarray(np.add.reduce(x, axis=None) / x.size, x.dtype)
         return array_module(x).asarray(x.mean(), dtype=x.dtype)
 
     @staticmethod
