@@ -103,6 +103,7 @@ class _Layout:
                 plan.append(("out", out_pos[name]))
         self.grad_plan = plan
         self.saved_ins = sorted({i for kind, i in plan if kind == "in"})
+        self.saves_all_ins = self.saved_ins == list(range(len(self.ins)))
         self.saved_outs = sorted({k for kind, k in plan if kind == "out"})
         # the forward input slots that receive a gradient, in the grad op's output order
         self.grad_targets = [i for i, (name, _) in enumerate(self.ins)
@@ -143,16 +144,17 @@ class GradNode:
                  "hooks", "retained", "saved", "released", "device", "grad_kernels",
                  "__weakref__")
 
-    def __init__(self, lay, kw, ins, outs, edges, flat_edges, out_meta, n_out, device=None):
+    def __init__(self, lay, kw, ins, outs, edges, flat_edges, out_meta, n_out, device=None,
+                 saved=None, grad_kernels=None):
         self.lay, self.kw, self.ins, self.outs = lay, kw, ins, outs
         self.edges, self.flat_edges = edges, flat_edges
         self.out_meta, self.n_out = out_meta, n_out
         self.hooks = None       # {flat output index: [hook]}
         self.retained = None    # {flat output index: weakref of a tensor keeping its grad}
-        self.saved = None
+        self.saved = saved
         self.released = False
         self.device = device    # the GPU its op ran on (its grad op runs there); None: CPU
-        self.grad_kernels = {}
+        self.grad_kernels = {} if grad_kernels is None else grad_kernels
 
     @property
     def type(self):
@@ -441,14 +443,24 @@ def _edge(t):
 def _record(lay, kw, args, given, result, saved, device, grad_kernels):
     """The GradNode of this run: saved forward values the grad op reads, gradient edges.
     `given`: per input slot, its Tensor, list of Tensors or None."""
-    ins = [None] * len(lay.ins)
-    for i in lay.saved_ins:
-        ins[i] = args[i]
+    if lay.saves_all_ins:     # (args is this run's own list)
+        ins = args
+    else:
+        ins = [None] * len(lay.ins)
+        for i in lay.saved_ins:
+            ins[i] = args[i]
     outs = [None] * len(lay.outs)
     for k in lay.saved_outs:
         outs[k] = result[k]
     if lay.flat_grads:    # no list slot: the edges are flat already
-        edges = flat_edges = [_edge(given[i]) for i in lay.grad_targets]
+        edges = flat_edges = []
+        for i in lay.grad_targets:     # _edge, inlined: this runs for every recorded op
+            t = given[i]
+            if t is None or t.stop_gradient:
+                edges.append(None)
+            else:
+                node = t._node
+                edges.append(t if node is None else (node, t._index))
     else:
         edges, flat_edges = [], []
         for i in lay.grad_targets:
@@ -460,7 +472,10 @@ def _record(lay, kw, args, given, result, saved, device, grad_kernels):
                 e = _edge(v)
                 flat_edges.append(e)
             edges.append(e)
-    if lay.plain_outs:
+    if lay.plain_single_out:
+        v = result[0]
+        meta, n_out = [None if v is None else (v.shape, v.dtype)], 1
+    elif lay.plain_outs:
         meta = [None if v is None else (v.shape, v.dtype)
                 for _, v in zip(lay.outs, result)]
         n_out = len(meta)
@@ -474,7 +489,5 @@ def _record(lay, kw, args, given, result, saved, device, grad_kernels):
                 m = None if value is None else (value.shape, value.dtype)
                 n_out += 1
             meta.append(m)
-    node = GradNode(lay, kw, ins, outs, edges, flat_edges, meta, n_out, device)
-    node.saved = saved
-    node.grad_kernels = grad_kernels
-    return node
+    return GradNode(lay, kw, ins, outs, edges, flat_edges, meta, n_out, device, saved,
+                    grad_kernels)
