@@ -14,6 +14,11 @@ alike:
                          the cores by itself (refimpl/parallel/cores.py); with
                          `--comm-buffer-size MB` (repeatable) one such run per bucket size,
                          processes_2_bucket_<MB>mb
+    processes_2_no_exchange
+                         mpirun -n 2, each rank training alone on its share of the batch
+                         (no DataParallel): what two ranks on these cores can reach, the
+                         exchange aside (two processes at once share the memory bandwidth
+                         and caches)
 
 "The cores" are those the bench may run on (its affinity: `taskset -c 0,1` makes a
 2-core machine of a larger one). Per workload one JSON line: each run's median samples/s,
@@ -53,10 +58,11 @@ def _model(kind):
     return models.LeNet(CLASSES) if kind == "lenet" else models.resnet18(num_classes=CLASSES)
 
 
-def worker(name, steps, warmup, comm_buffer_size=None):
+def worker(name, steps, warmup, comm_buffer_size=None, exchange=True):
     """One training loop, alone or as a rank of mpirun (DataParallel's buckets of
-    `comm_buffer_size` MB, None: its default); rank 0 prints samples/s of the whole job
-    (the slowest rank's time) and every rank's phases."""
+    `comm_buffer_size` MB, None: its default; not `exchange`: each rank trains alone on
+    its share, no DataParallel); rank 0 prints samples/s of the whole job (the slowest
+    rank's time) and every rank's phases."""
     import numpy as np
 
     import refimpl as paddle
@@ -68,7 +74,7 @@ def worker(name, steps, warmup, comm_buffer_size=None):
     world = dist.get_world_size()
     paddle.seed(0)
     model = _model(kind)
-    if world > 1:
+    if world > 1 and exchange:
         model = paddle.DataParallel(model, **({} if comm_buffer_size is None else
                                               {"comm_buffer_size": comm_buffer_size}))
     opt = paddle.optimizer.Momentum(0.01, 0.9, parameters=model.parameters())
@@ -158,10 +164,10 @@ def _cores():
         os.cpu_count() or 1
 
 
-def _run(name, processes, threads, steps, warmup, comm_buffer_size=None):
+def _run(name, processes, threads, steps, warmup, comm_buffer_size=None, exchange=True):
     """One job; `threads` None: the count refimpl gives each rank by itself."""
     cmd = [sys.executable, "-m", "refimpl", "run", os.path.abspath(__file__), "--worker",
-           name, str(steps), str(warmup), str(comm_buffer_size)]
+           name, str(steps), str(warmup), str(comm_buffer_size), str(exchange)]
     if processes > 1:
         cmd = ["mpirun", "-n", str(processes)] + cmd
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -180,16 +186,22 @@ def _run(name, processes, threads, steps, warmup, comm_buffer_size=None):
 
 
 def _configurations(cores, bucket_sizes):
-    """{run name: (processes, threads, comm_buffer_size, what it is)} (module doc)."""
+    """{run name: (processes, threads, comm_buffer_size, exchange, what it is)} (module
+    doc)."""
     share = max(1, cores // 2)
-    runs = {"processes_1": (1, cores, None, "1 process, %d threads (all the cores)" % cores),
-            "processes_1_thread": (1, share, None, "1 process, %d thread%s (one rank's share "
-                                   "of the cores)" % (share, "" if share == 1 else "s"))}
+    threads = "%d thread%s" % (share, "" if share == 1 else "s")
+    runs = {"processes_1": (1, cores, None, True,
+                            "1 process, %d threads (all the cores)" % cores),
+            "processes_1_thread": (1, share, None, True,
+                                   "1 process, %s (one rank's share of the cores)" % threads)}
     for mb in bucket_sizes or [None]:
-        what = "mpirun -n 2, %d thread%s a rank, buckets of %s MB" % (
-            share, "" if share == 1 else "s", "25 (the default)" if mb is None else "%g" % mb)
+        what = "mpirun -n 2, %s a rank, buckets of %s MB" % (
+            threads, "25 (the default)" if mb is None else "%g" % mb)
         runs["processes_2" if mb is None else "processes_2_bucket_%gmb" % mb] = \
-            (2, None, mb, what)
+            (2, None, mb, True, what)
+    runs["processes_2_no_exchange"] = (
+        2, None, None, False, "mpirun -n 2, %s a rank, each rank alone on its share of the "
+        "batch (no DataParallel: what two ranks could reach)" % threads)
     return runs
 
 
@@ -202,15 +214,15 @@ def measure(name, steps=None, warmup=2, rounds=2, bucket_sizes=None):
     last = {}
     loads = []
     for _ in range(rounds):
-        for k, (processes, threads, mb, _) in runs.items():
-            last[k] = _run(name, processes, threads, steps, warmup, mb)
+        for k, (processes, threads, mb, exchange, _) in runs.items():
+            last[k] = _run(name, processes, threads, steps, warmup, mb, exchange)
             samples[k].append(last[k]["samples_per_s"])
         loads.append(round(os.getloadavg()[0], 2))
     row = {"workload": name, "mode": "data-parallel", "cores": cores,
            "global_batch": WORKLOADS[name][2], "steps": steps, "rounds": rounds,
            "load_average_1min_each_round": loads}
     for k, values in samples.items():
-        row[k] = {"what": runs[k][3], "samples_per_s": round(statistics.median(values), 2),
+        row[k] = {"what": runs[k][-1], "samples_per_s": round(statistics.median(values), 2),
                   "each_round": values, "threads": last[k]["threads"],
                   "last_round_ranks": last[k]["ranks"]}
     for two in (k for k in runs if k.startswith("processes_2")):
@@ -246,4 +258,5 @@ if __name__ == "__main__":
     if "--worker" in sys.argv:
         i = sys.argv.index("--worker")
         worker(sys.argv[i + 1], int(sys.argv[i + 2]), int(sys.argv[i + 3]),
-               None if sys.argv[i + 4] == "None" else float(sys.argv[i + 4]))
+               None if sys.argv[i + 4] == "None" else float(sys.argv[i + 4]),
+               sys.argv[i + 5] == "True")

@@ -91,6 +91,9 @@ def test_data_parallel_bench_runs_one_process_and_mpirun_and_gives_their_ratios(
             parts = sum(v for k, v in phases.items() if k != "step")
             assert abs(parts - phases["step"]) < 0.05     # the phases add up to the step
     assert row["processes_1"]["last_round_ranks"][0]["ms"]["bucket_fill"] == 0
+    alone = row["processes_2_no_exchange"]        # the bound: two ranks, nothing exchanged
+    assert [r["ms"]["bucket_fill"] for r in alone["last_round_ranks"]] == [0, 0]
+    assert row["ratio_2_no_exchange_over_1_thread"] > 0
     assert any(line.startswith("lenet | ") for line in lines)
 
 
