@@ -138,12 +138,12 @@ def worker(name, steps, warmup, comm_buffer_size=None, exchange=True):
     seconds = float(elapsed.numpy()[0])
     mine = []
     for i, totals in enumerate((wall, cpu)):
-        exchange = [(reducer.seconds, reducer.cpu_seconds)[i][k] - before[i][k]
+        reducing = [(reducer.seconds, reducer.cpu_seconds)[i][k] - before[i][k]
                     if reducer else 0.0 for k in REDUCER_PHASES]
         # backward's own compute: backward less what the reducer did inside it
         own = [totals[k] for k in PHASES]
-        own[PHASES.index("backward")] -= sum(exchange)
-        mine += [1e3 * v / steps for v in own + exchange + [sum(totals.values())]]
+        own[PHASES.index("backward")] -= sum(reducing)
+        mine += [1e3 * v / steps for v in own + reducing + [sum(totals.values())]]
     rows = []
     dist.all_gather(rows, paddle.to_tensor(np.array(mine)))
     if dist.get_rank() == 0:
@@ -191,7 +191,8 @@ def _configurations(cores, bucket_sizes):
     share = max(1, cores // 2)
     threads = "%d thread%s" % (share, "" if share == 1 else "s")
     runs = {"processes_1": (1, cores, None, True,
-                            "1 process, %d threads (all the cores)" % cores),
+                            "1 process, %d thread%s (all the cores)"
+                            % (cores, "" if cores == 1 else "s")),
             "processes_1_thread": (1, share, None, True,
                                    "1 process, %s (one rank's share of the cores)" % threads)}
     for mb in bucket_sizes or [None]:

@@ -39,9 +39,9 @@ MB = 1 << 20
 # A bucket's sum is started in pieces of at most this many bytes (whole parameters), each
 # as soon as its gradients are ready: MPI moves a transfer on only inside a call, so a
 # large piece that completes late in backward is exchanged after it rather than during it.
-# ResNet-18 under mpirun -n 2 with one core a rank: buckets of 25 MB (Paddle's default,
-# one of them 34 MB) waited 27-66 ms a step after backward, pieces of 4 MB 9-39 ms, 1 MB 6
-# (README, data-parallel bench).
+# ResNet-18 under mpirun -n 2, one core a rank: with buckets of 25 MB (Paddle's default;
+# one of 34 MB holds layers 1-4) a rank waited 27-66 ms a step after backward, 9-39 with
+# buckets of 4 MB; with pieces of 4 MB, 2-3 CPU ms (README, data-parallel bench).
 PIECE_BYTES = 4 * MB
 PHASES = ("fill", "progress", "wait")
 
