@@ -389,6 +389,9 @@ def main(argv=None):
     parser.add_argument("--warmup", type=int)
     parser.add_argument("--rounds", type=int, default=2,
                         help="data-parallel: times each configuration runs, in turn")
+    parser.add_argument("--comm-buffer-size", action="append", type=float, metavar="MB",
+                        help="data-parallel: DataParallel's bucket size for the mpirun "
+                             "runs (repeat it to time several; default Paddle's 25)")
     parser.add_argument("--compare", action="append", default=[], choices=["torch", "paddle"],
                         help="also time this framework in the same run")
     parser.add_argument("--profile", action="store_true",
@@ -417,12 +420,15 @@ def main(argv=None):
         if not is_compiled_with_cuda():
             parser.error("--device gpu: no GPU is usable here (CuPy and a CUDA device are "
                          "needed: pip install -e '.[gpu]')")
+    if args.comm_buffer_size and (args.mode != "data-parallel" or
+                                  min(args.comm_buffer_size) <= 0):
+        parser.error("--comm-buffer-size is a number of MB > 0, for --mode data-parallel")
     if args.mode == "data-parallel":
         if args.compare or args.profile:
             parser.error("--mode data-parallel takes no --compare or --profile")
         return bench_data_parallel.main(args.workloads, args.steps,
                                         2 if args.warmup is None else args.warmup,
-                                        args.rounds)
+                                        args.rounds, args.comm_buffer_size)
     args.workloads = args.workloads or list(WORKLOADS)
     rows = []
     peak = gemm_peak_gflops()

@@ -1,6 +1,6 @@
 """Run under `mpirun -n N python -m refimpl run` by tests/test_distributed_mpi.py:
 hypothesis draws models (MLPs and CNNs, with SyncBatchNorm or not, a parameter left unused
-or not), optimizers, bucket sizes and gradient accumulation under no_sync; every rank
+or not), optimizers, bucket and piece sizes and gradient accumulation under no_sync; every rank
 trains a DataParallel copy on its shard of each global batch and, alone, a reference copy
 on the whole batch, and checks that both end with the same parameters and statistics.
 
@@ -15,6 +15,8 @@ import paddle
 import paddle.distributed as dist
 import paddle.nn as nn
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
+
+from refimpl.distributed import reducer
 
 dist.init_parallel_env()
 paddle.set_default_dtype("float64")    # so that the comparison can be tight
@@ -78,6 +80,8 @@ def configs(draw):
         # 1e-4 MB: about one parameter per bucket; 25 MB: one bucket
         "comm_buffer_size": draw(st.sampled_from([1e-4, 1e-3, 25])),
         "last_comm_buffer_size": draw(st.sampled_from([1e-4, 1])),
+        # pieces a bucket is summed in: about one parameter each, a few, the default
+        "piece_bytes": draw(st.sampled_from([1, 256, reducer.PIECE_BYTES])),
         "seed": draw(st.integers(0, 1000)),
     }
 
@@ -119,6 +123,7 @@ class _nothing:
 def check_data_parallel_matches_one_process(cfg):
     paddle.seed(cfg["seed"] + 7919 * RANK)   # every rank its own init: rank 0's must win
     model = Net(cfg, nn.SyncBatchNorm)
+    reducer.PIECE_BYTES = cfg["piece_bytes"]
     dp = paddle.DataParallel(model, comm_buffer_size=cfg["comm_buffer_size"],
                              last_comm_buffer_size=cfg["last_comm_buffer_size"],
                              find_unused_parameters=cfg["unused"])

@@ -77,6 +77,23 @@ def test_data_parallel_bench_runs_one_process_and_mpirun_and_gives_their_ratios(
               ("processes_1", "processes_1_thread", "processes_2")}
     assert all(v > 0 for v in speeds.values())
     assert row["ratio_2_over_1"] == round(speeds["processes_2"] / speeds["processes_1"], 3)
+    assert row["processes_1_thread"]["what"].startswith("1 process, %d thread"
+                                                        % max(1, row["cores"] // 2))
+    assert "buckets of 25 (the default) MB" in row["processes_2"]["what"]
+    ranks = row["processes_2"]["last_round_ranks"]
+    assert len(ranks) == 2
+    for rank in ranks:
+        for clock in ("ms", "cpu_ms"):
+            phases = rank[clock]
+            assert set(phases) == {"data", "forward", "backward", "optimizer", "bucket_fill",
+                                   "hook_progress", "allreduce_wait", "step"}
+            assert phases["bucket_fill"] > 0 and phases["forward"] > 0
+            parts = sum(v for k, v in phases.items() if k != "step")
+            assert abs(parts - phases["step"]) < 0.05     # the phases add up to the step
+    assert row["processes_1"]["last_round_ranks"][0]["ms"]["bucket_fill"] == 0
+    alone = row["processes_2_no_exchange"]        # the bound: two ranks, nothing exchanged
+    assert [r["ms"]["bucket_fill"] for r in alone["last_round_ranks"]] == [0, 0]
+    assert row["ratio_2_no_exchange_over_1_thread"] > 0
     assert any(line.startswith("lenet | ") for line in lines)
 
 
@@ -86,6 +103,10 @@ def test_data_parallel_bench_refuses_unknown_workloads_and_compare():
         main(["mlp_small", "--mode", "data-parallel"])
     with pytest.raises(SystemExit):
         main(["--mode", "data-parallel", "--compare", "torch"])
+    for bad in (["--mode", "data-parallel", "--comm-buffer-size", "0"],
+                ["--comm-buffer-size", "4"]):
+        with pytest.raises(SystemExit):
+            main(bad)
 
 
 def test_dynamic_mode_bench_on_the_stand_in_gpu_trains_eager_layers_there(capsys, monkeypatch):

@@ -259,3 +259,26 @@ def test_buckets_are_reused_across_steps_unless_a_kept_gradient_still_views_them
     step(2, alone)
     for (name, p), q in zip(model.named_parameters(), alone.parameters()):
         np.testing.assert_allclose(p.gradient(), q.gradient(), rtol=1e-6, err_msg=name)
+
+
+def test_pieces_hold_at_most_the_limit_or_one_larger_parameter():
+    assert reducer.assign_pieces([3, 3, 5, 9, 1, 1], 6) == [(0, 2), (2, 3), (3, 4), (4, 6)]
+    assert reducer.assign_pieces([7], 6) == [(0, 1)]
+
+
+def test_a_bucket_is_summed_in_pieces_started_from_its_last_layers(twin, monkeypatch):
+    monkeypatch.setattr(reducer, "PIECE_BYTES", 1)     # one parameter a piece
+    model = mlp(3, 4, 2)
+    first_weight = model[0].weight
+    twin.on_start = lambda flat: first_weight.gradient() is None
+    dp = paddle.DataParallel(model)                    # one bucket of 25 MB
+    alone = mlp(3, 4, 2)
+    alone.set_state_dict(values(model))
+    assert len(dp._reducer.buckets) == 1
+    dp(batch()).square().mean().backward()
+    alone(batch()).square().mean().backward()
+    assert [size for size, _ in twin.started] == [p.size for p in
+                                                  reversed(model.parameters())]
+    assert twin.started[0][1] is True and twin.started[-1][1] is False
+    for (name, p), q in zip(model.named_parameters(), alone.parameters()):
+        np.testing.assert_allclose(p.gradient(), q.gradient(), rtol=1e-6, err_msg=name)

@@ -1,24 +1,29 @@
-"""DataParallel's gradient averaging: parameters in size-bounded buckets, each bucket's
-allreduce started as soon as all its gradients are ready during backward, every bucket
-waited for when that backward ends (specs/distributed.md#dataparallel).
+"""DataParallel's gradient averaging: parameters in size-bounded buckets, each bucket
+summed in pieces, each piece's allreduce started as soon as its gradients are ready during
+backward, every piece waited for when that backward ends
+(specs/distributed.md#dataparallel).
 
 Buckets: the trainable parameters in the layer's order, grouped by dtype; a group closes
 once it holds `limits[0]` bytes (the first, last_comm_buffer_size), later groups
 `limits[1]` (comm_buffer_size); groups ordered by their first parameter, then reversed --
 the last layers' gradients come first in backward, and the small group holding the first
-layers' is the one left to average after backward. Buckets start in that order only (a
-complete bucket waits for the earlier ones), so every rank makes the same calls in the
-same order whatever order its gradients come in.
+layers' is the one left to average after backward. Pieces: consecutive parameters of a
+bucket, at most PIECE_BYTES (or one larger parameter). Pieces start in one fixed order
+only -- the buckets in turn, each from its last piece to its first -- a complete piece
+waiting for the earlier ones, so every rank makes the same calls in the same order
+whatever order its gradients come in.
 
 A step: DataParallel's forward `prepare`s (noting, with find_unused_parameters, the
 parameters the outputs do not depend on); each parameter's ready hook (autograd's
 register_ready_hook: its .grad holds this backward's gradient) writes .grad divided by
 the world size into its bucket's flat array (one pass; the array is kept from step to
-step); a complete bucket's sum is started (World.start_allreduce: MPI Iallreduce, so it
-overlaps the rest of backward; each hook lets the ones in flight progress). When the backward ends (autograd.queue_callback) the
-parameters still without a gradient are marked ready with their gradient so far (zeros
-if none) under find_unused_parameters, else they are an error naming them; then every
-bucket is waited for and each .grad becomes its part of the averaged bucket.
+step); a complete piece's sum is started in place (World.start_allreduce: MPI
+Iallreduce, so it overlaps the rest of backward; each hook lets the ones in flight
+progress). When the backward ends (autograd.queue_callback) the parameters still without
+a gradient are marked ready with their gradient so far (zeros if none) under
+find_unused_parameters, else they are an error naming them; then every piece is waited
+for and each .grad becomes its part of the averaged bucket (a view: nothing is copied
+back).
 """
 import sys
 import time
@@ -31,6 +36,14 @@ from ..dygraph.tensor import Tensor
 __all__ = ["Reducer", "assign_buckets"]
 
 MB = 1 << 20
+# A bucket's sum is started in pieces of at most this many bytes (whole parameters), each
+# as soon as its gradients are ready: MPI moves a transfer on only inside a call, so a
+# large piece that completes late in backward is exchanged after it rather than during it.
+# ResNet-18 under mpirun -n 2, one core a rank: with buckets of 25 MB (Paddle's default;
+# one of 34 MB holds layers 1-4) a rank waited 27-66 ms a step after backward, 9-39 with
+# buckets of 4 MB; with pieces of 4 MB, 2-3 CPU ms (README, data-parallel bench).
+PIECE_BYTES = 4 * MB
+PHASES = ("fill", "progress", "wait")
 
 
 def assign_buckets(params, limits):
@@ -52,13 +65,27 @@ def assign_buckets(params, limits):
     return list(reversed(closed))
 
 
+def assign_pieces(nbytes, limit):
+    """[start, end) ranges of consecutive parameters (sizes `nbytes`), each holding at
+    most `limit` bytes or a single larger parameter."""
+    pieces, start, held = [], 0, 0
+    for i, n in enumerate(nbytes):
+        if i > start and held + n > limit:
+            pieces.append((start, i))
+            start, held = i, 0
+        held += n
+    return pieces + [(start, len(nbytes))]
+
+
 class _Bucket:
-    """Parameters whose gradients travel in one flat array."""
+    """Parameters whose gradients travel in one flat array, summed in pieces."""
 
     def __init__(self, params):
         self.params = params
         self.dtype = params[0]._array().dtype
         self.offsets = np.cumsum([0] + [p._array().size for p in params]).tolist()
+        self.pieces = assign_pieces([p._array().nbytes for p in params], PIECE_BYTES)
+        self._piece_of = [k for k, (a, b) in enumerate(self.pieces) for _ in range(a, b)]
         self.flat = None
         self.reset()
 
@@ -66,23 +93,27 @@ class _Bucket:
         # The flat array is reused from step to step (the fresh pages of a new one cost
         # more than the copy into them) unless a view of it is still alive -- a gradient
         # of the last step that someone kept, which must keep its values.
-        self.pending = None
         if self.flat is None or sys.getrefcount(self.flat) > 2:   # 2: self.flat, the call
             self.flat = np.empty(self.offsets[-1], self.dtype)
+        self.pending = [None] * len(self.pieces)
+        self.missing = [b - a for a, b in self.pieces]    # per piece: gradients to come
         self.ready = [False] * len(self.params)
-        self.count = 0
 
     def put(self, index, grad, ranks):
         """Parameter `index`'s gradient (None: zeros) divided by `ranks` into the flat
-        array (one pass: the copy is the division); whether the bucket is complete."""
+        array (one pass: the copy is the division)."""
         part = self.flat[self.offsets[index]:self.offsets[index + 1]]
         if grad is None:
             part.fill(0)
         else:
             np.divide(grad.reshape(-1), ranks, out=part, casting="same_kind")
         self.ready[index] = True
-        self.count += 1
-        return self.count == len(self.params)
+        self.missing[self._piece_of[index]] -= 1
+
+    def piece(self, k):
+        """Piece k's part of the flat array (a view)."""
+        a, b = self.pieces[k]
+        return self.flat[self.offsets[a]:self.offsets[b]]
 
     def scatter_back(self):
         """Each parameter's .grad: its part of the averaged flat array."""
@@ -103,11 +134,23 @@ class Reducer:
         for bucket in self.buckets:
             for j, p in enumerate(bucket.params):
                 self._where[id(p)] = (bucket, j)
+        # every bucket's pieces in the order they start: the buckets in turn, each from its
+        # last piece (the later layers', whose gradients come first) to its first
+        self._order = [(bucket, k) for bucket in self.buckets
+                       for k in reversed(range(len(bucket.pieces)))]
         self._handles = [autograd.register_ready_hook(p, self._on_ready) for p in params]
         self.state = "idle"    # idle | armed (a synchronized step) | local (no_sync)
         self._unused = ()
         self._started = False
-        self.wait_seconds = 0.0   # spent waiting for the buckets' sums after backward
+        # wall and CPU seconds, summed over steps, spent in: filling the buckets (and
+        # starting the complete ones), letting MPI progress in the hooks, and waiting for
+        # the buckets' sums after backward (what the data-parallel bench reports)
+        self.seconds = dict.fromkeys(PHASES, 0.0)
+        self.cpu_seconds = dict.fromkeys(PHASES, 0.0)
+
+    def _account(self, phase, wall, cpu):
+        self.seconds[phase] += time.perf_counter() - wall
+        self.cpu_seconds[phase] += time.process_time() - cpu
 
     def remove(self):
         for h in self._handles:
@@ -118,7 +161,7 @@ class Reducer:
         """A synchronized forward ran: arm the buckets for its backward."""
         for bucket in self.buckets:
             bucket.reset()
-        self._next = 0           # the next bucket to start
+        self._next = 0           # the next piece to start (in self._order)
         self._started = False    # whether this backward has reached a parameter yet
         self._unused = _unreached(self._where, outputs) if self.find_unused else ()
         self.state = "armed"
@@ -142,22 +185,25 @@ class Reducer:
             autograd.queue_callback(self._finish)
             for p in self._unused:
                 self._mark(p)
+        wall, cpu = time.perf_counter(), time.process_time()
         self._mark(param)
+        self._account("fill", wall, cpu)
+        wall, cpu = time.perf_counter(), time.process_time()
         self.world.progress()
+        self._account("progress", wall, cpu)
 
     def _mark(self, param):
         bucket, index = self._where[id(param)]
         if bucket.ready[index]:
             raise RuntimeError("DataParallel: parameter %r was marked ready twice in one "
                                "backward" % param.name)
-        if bucket.put(index, param.gradient(), self.world.size):
-            while self._next < len(self.buckets) and \
-                    self.buckets[self._next].count == len(self.buckets[self._next].params):
-                self._start(self.buckets[self._next])
-                self._next += 1
-
-    def _start(self, bucket):
-        bucket.pending = self.world.start_allreduce(bucket.flat)
+        bucket.put(index, param.gradient(), self.world.size)
+        while self._next < len(self._order):
+            bucket, k = self._order[self._next]
+            if bucket.missing[k]:
+                break
+            bucket.pending[k] = self.world.start_allreduce(bucket.piece(k))
+            self._next += 1
 
     def _finish(self):
         """The backward has ended: the rest of the parameters, then wait for every bucket."""
@@ -174,15 +220,16 @@ class Reducer:
                 "Construct paddle.DataParallel(..., find_unused_parameters=True) to average "
                 "zeros for the parameters a step does not use"
                 % ("s" if len(missing) > 1 else "", names, more))
+        wall, cpu = time.perf_counter(), time.process_time()
         for p in missing:
             self._mark(p)
-        began = time.perf_counter()
+        for bucket, k in self._order:
+            bucket.pending[k].wait()
+            bucket.pending[k] = None
         for bucket in self.buckets:
-            bucket.pending.wait()
-            bucket.pending = None
             bucket.scatter_back()
         self.world.progress()      # forgets the completed requests (and their buffers)
-        self.wait_seconds += time.perf_counter() - began
+        self._account("wait", wall, cpu)
         self.state = "idle"
 
 

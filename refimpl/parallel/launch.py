@@ -31,11 +31,19 @@ def _flush():
     sys.stderr.flush()
 
 
+def _abort(comm):
+    """Print the exception being handled and end the job; the pause first lets mpirun
+    forward what this rank printed (MPICH drops output still in flight when a job ends)."""
+    traceback.print_exc()
+    _flush()
+    time.sleep(0.5)
+    comm.Abort(1)
+
+
 @contextlib.contextmanager
 def abort_on_error():
-    """Run the user's script; under mpirun, a failing rank aborts the job. The short pause
-    before Abort and the barrier at the end give mpirun time to forward what the ranks
-    printed (MPICH drops output still in flight when a job ends)."""
+    """Run the user's script; under mpirun, a failing rank aborts the job (`_abort`). The
+    barrier at the end gives mpirun time to forward what the ranks printed."""
     try:
         yield
     except SystemExit:
@@ -44,10 +52,7 @@ def abort_on_error():
         comm = mpi_comm()
         if comm is None:
             raise
-        traceback.print_exc()
-        _flush()
-        time.sleep(0.5)
-        comm.Abort(1)
+        _abort(comm)
     comm = mpi_comm() if "mpi4py.MPI" in sys.modules else None
     _flush()
     if comm is not None:
@@ -64,6 +69,5 @@ def _final_barrier(comm):
         StallWatch(1).poll(request.Test, lambda: "at the end of the script: waiting for the "
                                                  "other ranks to finish theirs (MPI barrier)")
     except StallError:
-        traceback.print_exc()
-        _flush()
-        comm.Abort(1)
+        # (a peer that stalled times out about now too: the pause lets its report out)
+        _abort(comm)
