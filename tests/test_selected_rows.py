@@ -183,6 +183,39 @@ def test_lazy_adam_moves_only_the_listed_rows():
     np.testing.assert_allclose(lazy["Beta1Pow"], dense["Beta1Pow"])
 
 
+def test_lazy_adam_writes_only_the_listed_rows_into_separate_outputs():
+    """ParamOut, Moment1Out, Moment2Out other than the inputs: Paddle 1.8.5's lazy kernel
+    writes the listed rows there and leaves the rest of those tensors as they were (its
+    own test_adam_op's TestSparseAdamOp checks this); the inputs stay unchanged."""
+    rng = np.random.RandomState(1)
+    height, width, rows = 6, 2, [4, 1]
+    inputs = {s: rng.uniform(0.1, 1, (height, width)).astype("float32")
+              for s in ("Param", "Moment1", "Moment2")}
+    scope = core.Scope()
+    for s, v in inputs.items():
+        _tensor(scope, s, v)
+        _tensor(scope, s + "Out", np.full((height, width), -7.0, "float32"))
+    _tensor(scope, "LearningRate", np.array([0.5], "float32"))
+    for s in ("Beta1Pow", "Beta2Pow"):
+        _tensor(scope, s, np.array([0.9], "float32"))
+    g = rng.uniform(-1, 1, (2, width)).astype("float32")
+    _rows(scope, "Grad", rows, height, g)
+    Operator("adam", Grad="Grad", LearningRate="LearningRate", Beta1Pow="Beta1Pow",
+             Beta2Pow="Beta2Pow", **{s: s for s in inputs},
+             **{s + "Out": s + "Out" for s in inputs}, lazy_mode=True,
+             beta1=0.9, beta2=0.999, epsilon=1e-8).run(scope, PLACE)
+    m1 = 0.9 * inputs["Moment1"][rows] + 0.1 * g
+    m2 = 0.999 * inputs["Moment2"][rows] + 0.001 * g * g
+    lr = 0.5 * np.sqrt(1 - 0.9) / (1 - 0.9)
+    param = inputs["Param"][rows] - lr * m1 / (np.sqrt(m2) + 1e-8 * np.sqrt(1 - 0.9))
+    for slot, moved in (("Param", param), ("Moment1", m1), ("Moment2", m2)):
+        out = _read(scope, slot + "Out")
+        np.testing.assert_allclose(out[rows], moved, rtol=1e-5, err_msg=slot)
+        untouched = [r for r in range(height) if r not in rows]
+        np.testing.assert_array_equal(out[untouched], -7.0)
+        np.testing.assert_array_equal(_read(scope, slot), inputs[slot])
+
+
 def test_an_op_without_a_selected_rows_rule_says_so():
     scope = core.Scope()
     _rows(scope, "x", [0], 2, np.ones((1, 2)))

@@ -21,7 +21,7 @@ from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                  default_main_program)
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
 from ..ops.registry import BlockOpDef, lod_reaching, with_lod_rules
-from ..ops.selected_rows import rows_forward
+from ..ops.selected_rows import ROWS_OUTPUT_BUFFERS, rows_forward
 from ..parallel.group import process_group
 from ..xp import (device as gpu_device, drop_deferred_checks, run_deferred_checks,
                   to_device, to_host)
@@ -60,7 +60,7 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     if _touches_selected_rows(op):
         fn = rows_forward(op.type, op_kernel(op, device=device).fn)
         fn = wrap_kernel(op, fn) if wrap_kernel is not None else fn
-        return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
+        return _bind_rows_op(fn, op, attrs)
     kernel = op_kernel(op, "inplace", device) if inplace else None
     if kernel is None and alloc is not None:
         kernel = op_kernel(op, "out", device)
@@ -79,6 +79,25 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     fn = with_lod_rules(kernel.fn, op_def, op.inputs, attrs, device) if lod else kernel.fn
     fn = wrap_kernel(op, fn) if wrap_kernel is not None else fn
     return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
+
+
+def _bind_rows_op(fn, op, attrs):
+    """An op on SelectedRows bound; a rule that writes into its outputs' current tensors
+    (ROWS_OUTPUT_BUFFERS) gets them, those that are not one of the op's inputs."""
+    slots = ROWS_OUTPUT_BUFFERS.get(op.type)
+    if not slots:
+        return bind_kernel(fn, op.op_def, op.inputs, op.outputs, attrs)
+    read = set(op.input_arg_names)
+    names = [n if n not in read else None for n in
+             ((op.outputs.get(s) or [None])[0] for s in slots)]
+    current = {}
+    run_op = bind_kernel(lambda *args, **kw: fn(*args, out_buffers=current["buffers"], **kw),
+                         op.op_def, op.inputs, op.outputs, attrs)
+
+    def run(env):
+        current["buffers"] = tuple(env.get(n) if n else None for n in names)
+        run_op(env)
+    return run
 
 
 def _touches_selected_rows(op):

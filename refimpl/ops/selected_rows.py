@@ -11,7 +11,7 @@ import numpy as np
 
 from ..framework.selected_rows import RowsValue, check_rows, merged, to_dense
 
-__all__ = ["ROWS_FORWARDS", "rows_forward"]
+__all__ = ["ROWS_FORWARDS", "ROWS_OUTPUT_BUFFERS", "rows_forward"]
 
 
 def _dense(x, what):
@@ -92,9 +92,11 @@ def _dense_grad(dense, param, grad, *rest, **attrs):
 
 
 def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mode=False,
-          **attrs):
+          out_buffers=(None, None, None), **attrs):
     """Dense Grad: adam. lazy_mode: only the rows Grad lists move (param and moments); the
-    beta powers advance once."""
+    beta powers advance once. The moved rows are written into the tensors ParamOut,
+    Moment1Out and Moment2Out already hold (`out_buffers`, None where they hold none or
+    are the inputs themselves): Paddle 1.8's lazy kernel writes nothing else there."""
     if not (isinstance(grad, RowsValue) and lazy_mode):
         return dense(param, _dense(grad, "adam Grad"), lr, m1, m2, b1p, b2p, b1t, b2t,
                      lazy_mode=lazy_mode, **attrs)
@@ -102,9 +104,15 @@ def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mod
     rows = np.asarray(grad.rows, np.int64)
     p, n1, n2 = param[rows], m1[rows], m2[rows]
     dense(p, np.asarray(grad.value), lr, n1, n2, b1p, b2p, b1t, b2t, lazy_mode=True, **attrs)
-    param[rows], m1[rows], m2[rows] = p, n1, n2
-    return param, m1, m2, b1p, b2p
+    outs = [buffer if buffer is not None and np.shape(buffer) == np.shape(source) else source
+            for buffer, source in zip(out_buffers, (param, m1, m2))]
+    for out, moved in zip(outs, (p, n1, n2)):
+        out[rows] = moved
+    return tuple(outs) + (b1p, b2p)
 
+
+# the ops whose rule writes into what these output slots already hold (keyword out_buffers)
+ROWS_OUTPUT_BUFFERS = {"adam": ("ParamOut", "Moment1Out", "Moment2Out")}
 
 ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "fill_constant": _fill_constant,
                  "lookup_table": _lookup_table, "sgd": _sgd, "adam": _adam,
