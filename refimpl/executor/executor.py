@@ -21,6 +21,7 @@ from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                  default_main_program)
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
 from ..ops.registry import BlockOpDef, lod_reaching, with_lod_rules
+from ..ops.reader_ops import READER_OPS
 from ..ops.selected_rows import ROWS_OUTPUT_BUFFERS, rows_forward
 from ..parallel.group import process_group
 from ..xp import (device as gpu_device, drop_deferred_checks, run_deferred_checks,
@@ -139,7 +140,9 @@ class Plan:
         self.group = group
         block = program.global_block()
         # `ops`: a sub-block's ops (control flow, see bind_control_op); else the global block
-        self.ops = list(block.ops if ops is None else ops)
+        # (reader ops mark where a PyReader's feed comes from: nothing to run)
+        self.ops = [op for op in (block.ops if ops is None else ops)
+                    if op.type not in READER_OPS]
         self.fetch_names = list(fetch_names)
         persistable = {n for n, v in block.vars.items() if v.persistable}
         produced = set(feed_names)
