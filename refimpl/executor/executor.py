@@ -20,6 +20,7 @@ from ..framework.place import as_place, current_place, device_of
 from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                  default_main_program)
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
+from ..framework.selected_rows import RowsValue
 from ..ops.registry import BlockOpDef, lod_reaching, with_lod_rules
 from ..ops.reader_ops import READER_OPS
 from ..ops.selected_rows import ROWS_OUTPUT_BUFFERS, rows_forward
@@ -432,6 +433,10 @@ def fetch_values(block, env, fetch_names):
         if value is None:
             raise ValueError("fetch %r has no value after the run: no op produced it "
                              "and it was not fed" % name)
+        if isinstance(value, RowsValue):
+            raise TypeError("fetch %r: it is a SelectedRows (an is_sparse embedding's "
+                            "gradient: rows %s of a [%d, ...] tensor); Paddle fetches "
+                            "LoDTensors only" % (name, list(value.rows)[:10], value.height))
         if block._find_var_recursive(name).persistable:
             value = with_lod(value.copy(), lod_of(value))
         outs.append(value)

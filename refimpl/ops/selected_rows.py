@@ -11,7 +11,7 @@ import numpy as np
 
 from ..framework.selected_rows import RowsValue, check_rows, merged, to_dense
 
-__all__ = ["ROWS_FORWARDS", "ROWS_OUTPUT_BUFFERS", "rows_forward"]
+__all__ = ["ROWS_FORWARDS", "ROWS_OUTPUT_BUFFERS", "rows_forward", "mark_sparse_gradients"]
 
 
 def _dense(x, what):
@@ -62,6 +62,16 @@ def _lookup_table(dense, w, ids, **attrs):
                          "(rows %s)" % (missing[:10], list(w.rows)[:10]))
     index = np.array([where.get(int(i), 0) for i in ids.reshape(-1)], np.int64)
     return dense(np.asarray(w.value), index.reshape(ids.shape), **attrs)
+
+
+def _lookup_table_grad(dense, w, ids, dout, **attrs):
+    """is_sparse: W@GRAD as a SelectedRows, one row per id (repeats kept, Paddle's
+    optimizers merge them), holding Out@GRAD's rows. As in Paddle 1.8.5, an id equal to
+    padding_idx is listed with its gradient too (the dense gradient leaves that row
+    zero)."""
+    flat = np.asarray(ids).reshape(-1)
+    return RowsValue(tuple(int(i) for i in flat), int(np.shape(w)[0]),
+                     np.asarray(dout).reshape(len(flat), -1))
 
 
 def _sgd(dense, param, lr, grad):
@@ -115,8 +125,34 @@ def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mod
 ROWS_OUTPUT_BUFFERS = {"adam": ("ParamOut", "Moment1Out", "Moment2Out")}
 
 ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "fill_constant": _fill_constant,
-                 "lookup_table": _lookup_table, "sgd": _sgd, "adam": _adam,
+                 "lookup_table": _lookup_table, "lookup_table_grad": _lookup_table_grad,
+                 "lookup_table_v2_grad": _lookup_table_grad, "sgd": _sgd, "adam": _adam,
                  "momentum": _dense_grad, "lamb": _dense_grad}
+# the optimizers that take a SelectedRows gradient, and the grad ops that make one when
+# their forward op has is_sparse (mark_sparse_gradients)
+SPARSE_UPDATES = frozenset({"sgd", "adam", "momentum", "lamb"})
+SPARSE_GRAD_MAKERS = frozenset({"lookup_table_grad", "lookup_table_v2_grad"})
+
+
+def mark_sparse_gradients(block, grads):
+    """Make each gradient in `grads` a SELECTED_ROWS variable, as Paddle 1.8 does for an
+    is_sparse embedding's W@GRAD, where refimpl can run it so: one is_sparse
+    lookup_table(_v2) grad op writes it and only SPARSE_UPDATES read it. Otherwise
+    (regularization, clipping, a table used twice, another optimizer) it stays dense,
+    the same numbers (specs/selected_rows.md)."""
+    writers, readers = {}, {}
+    for op in block.ops:
+        for n in op.output_arg_names:
+            writers.setdefault(n, []).append(op)
+        for n in op.input_arg_names:
+            readers.setdefault(n, []).append(op)
+    for g in grads:
+        made = writers.get(g.name, [])
+        read = readers.get(g.name, [])
+        if len(made) == 1 and made[0].type in SPARSE_GRAD_MAKERS and \
+                made[0].attrs.get("is_sparse") and read and \
+                all(op.type in SPARSE_UPDATES for op in read):
+            g.type = "SELECTED_ROWS"
 
 
 def rows_forward(op_type, dense):
