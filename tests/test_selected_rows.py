@@ -341,3 +341,28 @@ def test_sparse_embedding_under_data_parallel_is_reduced_dense():
     np.add.at(g, [1, 2, 1, 4], 1.0 / 8)
     np.testing.assert_allclose(np.array(scope.find_var("w").get_tensor()), table - 0.1 * g,
                                rtol=1e-6)
+
+
+def test_rules_run_on_host_copies_on_a_gpu(monkeypatch):
+    """On a GPU the rules (numpy code) get host copies and their results, SelectedRows
+    values included, go back to the device (here a stand-in device: a wrapper class)."""
+    from refimpl.executor import executor as executor_module
+    from refimpl.framework.selected_rows import RowsValue
+
+    class OnDevice:
+        def __init__(self, a):
+            self.a = a
+    monkeypatch.setattr(executor_module, "to_host",
+                        lambda v: v.a if isinstance(v, OnDevice) else v)
+    monkeypatch.setattr(executor_module, "to_device", OnDevice)
+    seen = []
+
+    def rule(w, grad, out_buffers=(None,), scale=1.0):
+        seen.extend([type(w), type(grad.value), type(out_buffers[0]), scale])
+        return RowsValue(grad.rows, grad.height, grad.value * scale), w
+    rows, w = executor_module._host_staged(rule)(
+        OnDevice(np.ones(2)), RowsValue((1,), 3, OnDevice(np.ones((1, 2)))),
+        out_buffers=(OnDevice(np.zeros(2)),), scale=2.0)
+    assert seen == [np.ndarray, np.ndarray, np.ndarray, 2.0]
+    assert rows.rows == (1,) and isinstance(rows.value, OnDevice) and isinstance(w, OnDevice)
+    np.testing.assert_array_equal(rows.value.a, [[2.0, 2.0]])

@@ -60,7 +60,9 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     attrs = {k: op.attrs[k] for k in op_def.attrs}
     attrs.update(op_def.bound_attrs(op))
     if _touches_selected_rows(op):
-        fn = rows_forward(op.type, op_kernel(op, device=device).fn)
+        # (the rules are numpy code: on a GPU they run on host copies)
+        fn = rows_forward(op.type, op_kernel(op, device="cpu").fn)
+        fn = _host_staged(fn) if device == "gpu" else fn
         fn = wrap_kernel(op, fn) if wrap_kernel is not None else fn
         return _bind_rows_op(fn, op, attrs)
     kernel = op_kernel(op, "inplace", device) if inplace else None
@@ -99,6 +101,25 @@ def _bind_rows_op(fn, op, attrs):
     def run(env):
         current["buffers"] = tuple(env.get(n) if n else None for n in names)
         run_op(env)
+    return run
+
+
+def _moved(value, move):
+    """`value` (an array, a SelectedRows, a list or tuple of them, None) moved by `move`."""
+    if value is None:
+        return None
+    if isinstance(value, RowsValue):
+        return value._replace(value=_moved(value.value, move))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_moved(v, move) for v in value)
+    return move(value)
+
+
+def _host_staged(fn):
+    """`fn` run on host copies of its arguments, its results moved to the GPU."""
+    def run(*args, **attrs):
+        attrs = {k: _moved(v, to_host) for k, v in attrs.items()}
+        return _moved(fn(*_moved(args, to_host), **attrs), to_device)
     return run
 
 
