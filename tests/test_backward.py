@@ -139,3 +139,39 @@ def test_gradient_penalty_against_finite_differences(build, rng):
         step[i] = eps
         want[i] = (penalty_at(x0 + step) - penalty_at(x0 - step)) / (2 * eps)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
+
+
+def test_computed_variable_gets_its_gradient_when_nothing_before_needs_one():
+    """Paddle 1.8.5 (same program): a = 2 * data gets a@GRAD although neither the data
+    nor any parameter needs a gradient; scale passes none back (no scale_grad op). Ops
+    ['scale', 'elementwise_mul', 'mean', 'fill_constant', 'mean_grad',
+    'elementwise_mul_grad', 'sum'], a@GRAD = [1.3333334, 2.6666667, 4.]."""
+    i = static.data("i", [3], "float32")
+    a = 2.0 * i
+    loss = paddle.mean(a * a)
+    append_backward(loss)
+    block = static.default_main_program().global_block()
+    assert [op.type for op in block.ops] == ["scale", "elementwise_mul", "mean",
+                                             "fill_constant", "mean_grad",
+                                             "elementwise_mul_grad", "sum"]
+    assert not block.has_var("i@GRAD")
+    g, = _run([a.name + "@GRAD"], {"i": np.array([1.0, 2.0, 3.0], "float32")})
+    np.testing.assert_allclose(g, [1.3333334, 2.6666667, 4.0], rtol=1e-6)
+
+
+def test_a_gradient_that_never_arrives_makes_no_grad_op():
+    """A soft label computed from x is read only through cross_entropy's no-grad Label
+    slot: it receives no gradient, so the softmax that made it gets no grad op (it
+    would wait for a gradient that never comes); x's gradient is the prediction's."""
+    x = static.data("x", [4, 3], "float32")
+    x.stop_gradient = False
+    label = paddle.nn.functional.softmax(x * 2.0)
+    soft = paddle.nn.functional.softmax(x * 3.0)
+    loss = paddle.mean(paddle.fluid.layers.cross_entropy(soft, label, soft_label=True))
+    dx, = gradients([loss], [x])
+    value = np.random.RandomState(0).rand(4, 3).astype("float32")
+    got, = _run([dx], {"x": value})
+    p = np.exp(3 * value) / np.exp(3 * value).sum(1, keepdims=True)
+    q = np.exp(2 * value) / np.exp(2 * value).sum(1, keepdims=True)
+    # d/dx of -mean(sum q log p) with p = softmax(3x), sum q = 1: -3 (q - p) / 4
+    np.testing.assert_allclose(got, -3 * (q - p) / 4, rtol=1e-5, atol=1e-6)

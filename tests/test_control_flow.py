@@ -318,3 +318,40 @@ def test_gradient_through_nested_conds(i):
         feed={"i": np.float32([i]), "x": np.float32([3])}, fetch_list=[out, x.grad_name])
     want = {1: (0, 0), 4: (6, 2), 6: (9, 6), 9: (1, 0)}[i]
     assert (got[0][0], got[1][0]) == want
+
+
+@pytest.mark.parametrize("nested", [False, True])
+def test_cond_branch_holding_batch_norm(nested):
+    """A branch with batch_norm (its moving statistics are written outside the branch, so
+    the grad op does not rerun it): the gradient uses the values the forward run kept and
+    matches finite differences; one training run moves the statistics once."""
+    main, start = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, start):
+        p = fluid.data("p", [1], "bool")
+        x = fluid.data("x", [4, 3], "float64")
+        x.stop_gradient = False
+
+        def branch():
+            h = L.batch_norm(x * 2.0, momentum=0.5, moving_mean_name="mm",
+                             param_attr=fluid.ParamAttr(initializer=fluid.initializer
+                                                        .Constant(1.5)))
+            return L.reduce_sum(L.tanh(h) * x)
+        other = lambda: L.reduce_sum(x * x)      # noqa: E731
+        if nested:
+            loss = L.cond(p, lambda: L.cond(p, branch, other), other)
+        else:
+            loss = L.cond(p, branch, other)
+        gx = paddle.static.gradients([loss], [x])[0]
+    xv = np.random.RandomState(2).rand(4, 3)
+
+    def f(v):
+        u = 2.0 * v
+        h = 1.5 * (u - u.mean(0)) / np.sqrt(u.var(0) + 1e-5)
+        return (np.tanh(h) * v).sum()
+    exe = fluid.Executor()
+    scope = fluid.Scope()
+    exe.run(start, scope=scope)
+    got, = exe.run(main, feed={"p": np.array([True]), "x": xv}, fetch_list=[gx], scope=scope)
+    np.testing.assert_allclose(got, _fd_grad(f, xv), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(np.array(scope.find_var("mm").get_tensor()),
+                               0.5 * (2.0 * xv).mean(0), rtol=1e-12)

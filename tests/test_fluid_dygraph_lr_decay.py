@@ -102,6 +102,25 @@ def test_decay_drives_the_optimizer_as_paddle_1_8_5(name):
     np.testing.assert_allclose(before, want_before, rtol=1e-6)
 
 
+@pytest.mark.paddle("1.8")
+def test_plateau_keeps_the_best_loss_tensor_and_saves_its_number():
+    """Paddle 1.8.5: best_loss is the loss Tensor step() was given (its test_LR_state_dict
+    reads best_loss.numpy()[0]); state_dict holds its one number."""
+    with fluid.dygraph.guard(fluid.CPUPlace()):
+        sched = D.ReduceLROnPlateau(1.0, patience=0, decay_rate=0.5)
+        losses = [D.to_variable(np.array([v], "float32")) for v in (2.0, 1.5, 1.7)]
+        for loss in losses:
+            sched.step(loss)
+        assert sched.best_loss is losses[1] and sched.num_bad_epochs == 0
+        assert sched.learning_rate == 0.5         # the third epoch did not improve
+        state = sched.state_dict()
+        assert state["best_loss"] == np.float32(1.5) and state["epoch_num"] == 3
+        again = D.ReduceLROnPlateau(1.0, patience=0, decay_rate=0.5)
+        again.set_dict(state)
+        again.step(D.to_variable(np.array([1.6], "float32")))
+        assert again.learning_rate == 0.25
+
+
 def test_decays_refuse_bad_configuration_and_static_programs():
     with pytest.raises(ValueError, match="len\\(values\\)"):
         D.PiecewiseDecay([2], [0.5], 0)

@@ -282,6 +282,36 @@ def test_py_reader_feeds_batches_until_eof_then_restarts():
         reader.reset()
 
 
+@pytest.mark.parametrize("double_buffer, reader_ops", [
+    (True, ["create_double_buffer_reader", "read"]), (False, ["read"])])
+def test_py_reader_program_lists_paddles_reader_ops(double_buffer, reader_ops):
+    """Paddle 1.8.5's main program starts with these ops; _inference_optimize drops them
+    and the READER variables (keeps them with prune_read_op=False), sets is_test."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        reader = L.py_reader(capacity=2, shapes=[[-1, 3], [-1, 1]],
+                             dtypes=["float32", "int64"], use_double_buffer=double_buffer)
+        x, label = L.read_file(reader)
+        h = L.dropout(L.fc(x, 2), 0.5)
+    ops = [op.type for op in main.global_block().ops]
+    assert ops == reader_ops + ["mul", "elementwise_add", "dropout"]
+    assert main.global_block().ops[len(reader_ops) - 1].output("Out") == [x.name, label.name]
+    kept = main._inference_optimize(prune_read_op=False)
+    assert [op.type for op in kept.global_block().ops] == ops
+    pruned = main._inference_optimize()
+    assert [op.type for op in pruned.global_block().ops] == ["mul", "elementwise_add",
+                                                             "dropout"]
+    assert pruned.global_block().ops[-1].attr("is_test") is True
+    assert main.global_block().ops[-1].attr("is_test") is False
+    assert not [v for v in pruned.global_block().vars.values() if v.type == "READER"]
+    reader.decorate_batch_generator(lambda: iter([(np.ones((2, 3)), np.ones((2, 1)))]))
+    reader.start()
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = Scope()
+    exe.run(startup, scope=scope)
+    assert exe.run(main, fetch_list=[h], scope=scope)[0].shape == (2, 2)
+
+
 def test_create_py_reader_by_data_stacks_sample_lists():
     main, startup = Program(), Program()
     with program_guard(main, startup):

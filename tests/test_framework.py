@@ -143,3 +143,24 @@ def test_variable_operators_build_ops():
     assert [op.type for op in ops] == ["scale", "scale", "elementwise_sub"]
     out, = static.Executor().run(feed={"x": np.full((2, 3), 5.0, "float32")}, fetch_list=[y])
     np.testing.assert_allclose(out, np.full((2, 3), 7.0))
+
+
+def test_copy_param_info_from_makes_the_named_variables_parameters():
+    """Paddle 1.8's Program._copy_param_info_from: a variable of the same name becomes a
+    Parameter with the source's trainable / regularizer / optimize_attr."""
+    source, target = Program(), Program()
+    with program_guard(source, Program()):
+        static.nn.fc(static.data("x", [None, 3], "float32"), 2, weight_attr=paddle.ParamAttr(
+            name="w", trainable=False, learning_rate=0.5))
+    target.global_block().create_var(name="w", shape=[3, 2], dtype="float64")
+    target._copy_param_info_from(source)
+    (w,) = target.global_block().all_parameters()    # the bias is not in target: skipped
+    assert (w.name, w.shape, w.dtype.name, w.trainable) == ("w", (3, 2), "float64", False)
+    assert w.optimize_attr == {"learning_rate": 0.5}
+    with pytest.raises(TypeError, match="needs to pass in a source Program"):
+        target._copy_param_info_from("program")
+    with pytest.raises(TypeError, match="needs to pass in a source Program"):
+        target._copy_dist_param_info_from("program")
+    source._is_distributed, source._endpoints = True, ["127.0.0.1:6170"]
+    target._copy_dist_param_info_from(source)
+    assert target._is_distributed and target._endpoints == ["127.0.0.1:6170"]

@@ -183,6 +183,39 @@ def test_lazy_adam_moves_only_the_listed_rows():
     np.testing.assert_allclose(lazy["Beta1Pow"], dense["Beta1Pow"])
 
 
+def test_lazy_adam_writes_only_the_listed_rows_into_separate_outputs():
+    """ParamOut, Moment1Out, Moment2Out other than the inputs: Paddle 1.8.5's lazy kernel
+    writes the listed rows there and leaves the rest of those tensors as they were (its
+    own test_adam_op's TestSparseAdamOp checks this); the inputs stay unchanged."""
+    rng = np.random.RandomState(1)
+    height, width, rows = 6, 2, [4, 1]
+    inputs = {s: rng.uniform(0.1, 1, (height, width)).astype("float32")
+              for s in ("Param", "Moment1", "Moment2")}
+    scope = core.Scope()
+    for s, v in inputs.items():
+        _tensor(scope, s, v)
+        _tensor(scope, s + "Out", np.full((height, width), -7.0, "float32"))
+    _tensor(scope, "LearningRate", np.array([0.5], "float32"))
+    for s in ("Beta1Pow", "Beta2Pow"):
+        _tensor(scope, s, np.array([0.9], "float32"))
+    g = rng.uniform(-1, 1, (2, width)).astype("float32")
+    _rows(scope, "Grad", rows, height, g)
+    Operator("adam", Grad="Grad", LearningRate="LearningRate", Beta1Pow="Beta1Pow",
+             Beta2Pow="Beta2Pow", **{s: s for s in inputs},
+             **{s + "Out": s + "Out" for s in inputs}, lazy_mode=True,
+             beta1=0.9, beta2=0.999, epsilon=1e-8).run(scope, PLACE)
+    m1 = 0.9 * inputs["Moment1"][rows] + 0.1 * g
+    m2 = 0.999 * inputs["Moment2"][rows] + 0.001 * g * g
+    lr = 0.5 * np.sqrt(1 - 0.9) / (1 - 0.9)
+    param = inputs["Param"][rows] - lr * m1 / (np.sqrt(m2) + 1e-8 * np.sqrt(1 - 0.9))
+    for slot, moved in (("Param", param), ("Moment1", m1), ("Moment2", m2)):
+        out = _read(scope, slot + "Out")
+        np.testing.assert_allclose(out[rows], moved, rtol=1e-5, err_msg=slot)
+        untouched = [r for r in range(height) if r not in rows]
+        np.testing.assert_array_equal(out[untouched], -7.0)
+        np.testing.assert_array_equal(_read(scope, slot), inputs[slot])
+
+
 def test_an_op_without_a_selected_rows_rule_says_so():
     scope = core.Scope()
     _rows(scope, "x", [0], 2, np.ones((1, 2)))
@@ -196,3 +229,140 @@ def test_inconsistent_selected_rows_is_refused():
     scope.var("out").get_selected_rows()
     with pytest.raises(ValueError, match="lists 3 rows but its value has shape"):
         Operator("sum", X=["a"], Out="out").run(scope, PLACE)
+
+
+# -- is_sparse embeddings: W@GRAD a SelectedRows consumed by the optimizer
+
+def _embedding_program(is_sparse, make_optimizer, padding_idx=None):
+    from refimpl import fluid
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        ids = fluid.data("ids", [4, 1], "int64")
+        table = np.arange(12, dtype="float32").reshape(6, 2)
+        emb = fluid.layers.embedding(
+            ids, size=[6, 2], is_sparse=is_sparse, padding_idx=padding_idx,
+            param_attr=fluid.ParamAttr(
+                name="w", initializer=fluid.initializer.NumpyArrayInitializer(table)))
+        weights = fluid.layers.assign(np.array([[1, 2], [3, 4], [5, 6], [7, 8]], "float32"))
+        loss = fluid.layers.reduce_sum(emb * weights)
+        make_optimizer().minimize(loss)
+    return main, startup
+
+
+def _train(main, startup, steps=2):
+    from refimpl import fluid
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+    exe.run(startup, scope=scope)
+    for _ in range(steps):
+        exe.run(main, feed={"ids": np.array([[1], [2], [1], [4]], "int64")}, scope=scope)
+    return np.array(scope.find_var("w").get_tensor())
+
+
+def test_sparse_embedding_sgd_matches_paddle_1_8_5():
+    """Paddle 1.8.5, the same program, one step: W@GRAD is SELECTED_ROWS and the
+    padding_idx row (2) is updated too (its sparse gradient lists every id)."""
+    from refimpl import fluid
+    main, startup = _embedding_program(True, lambda: fluid.optimizer.SGD(0.1), padding_idx=2)
+    assert main.global_block().var("w@GRAD").type == "SELECTED_ROWS"
+    np.testing.assert_allclose(_train(main, startup, steps=1), [
+        [0.0, 1.0], [1.4, 2.1999998], [3.7, 4.6], [6.0, 7.0], [7.3, 8.2], [10.0, 11.0]],
+        rtol=1e-6)
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+    exe.run(startup, scope=scope)
+    with pytest.raises(TypeError, match="'w@GRAD': it is a SelectedRows"):
+        exe.run(main, feed={"ids": np.array([[1], [2], [1], [4]], "int64")},
+                fetch_list=["w@GRAD"], scope=scope)
+
+
+@pytest.mark.parametrize("make", [
+    lambda f: f.optimizer.SGD(0.1),
+    lambda f: f.optimizer.Momentum(0.1, momentum=0.9),
+    lambda f: f.optimizer.Momentum(0.1, momentum=0.9, use_nesterov=True),
+    lambda f: f.optimizer.Adam(0.1),
+    lambda f: f.optimizer.Lamb(0.1)])
+def test_sparse_embedding_updates_equal_the_dense_ones(make):
+    from refimpl import fluid
+    sparse = _train(*_embedding_program(True, lambda: make(fluid)))
+    dense = _train(*_embedding_program(False, lambda: make(fluid)))
+    np.testing.assert_allclose(sparse, dense, rtol=1e-6)
+
+
+def test_sparse_embedding_lazy_adam_moves_only_the_looked_up_rows():
+    """numpy: two steps of Adam on rows 1 (ids twice: gradients summed) and 2, 4; the other
+    rows (and their moments) stay as they were."""
+    from refimpl import fluid
+    main, startup = _embedding_program(True, lambda: fluid.optimizer.Adam(0.1,
+                                                                           lazy_mode=True))
+    got = _train(main, startup)
+    w = np.arange(12, dtype="float64").reshape(6, 2)
+    g = np.zeros_like(w)
+    np.add.at(g, [1, 2, 1, 4], [[1, 2], [3, 4], [5, 6], [7, 8]])
+    m1, m2 = np.zeros_like(w), np.zeros_like(w)
+    rows = [1, 2, 4]
+    for t in (1, 2):
+        m1[rows] = 0.9 * m1[rows] + 0.1 * g[rows]
+        m2[rows] = 0.999 * m2[rows] + 0.001 * g[rows] ** 2
+        lr = 0.1 * np.sqrt(1 - 0.999 ** t) / (1 - 0.9 ** t)
+        w[rows] -= lr * m1[rows] / (np.sqrt(m2[rows]) + 1e-8 * np.sqrt(1 - 0.999 ** t))
+    np.testing.assert_allclose(got, w, rtol=1e-5)
+    np.testing.assert_array_equal(got[[0, 3, 5]], [[0, 1], [6, 7], [10, 11]])
+
+
+def test_sparse_embedding_gradient_stays_dense_where_refimpl_reads_it_as_a_tensor():
+    """L2 regularization reads W@GRAD with other ops: it stays a dense tensor (the same
+    update)."""
+    from refimpl import fluid
+    make = lambda: fluid.optimizer.SGD(0.1, regularization=fluid.regularizer.L2Decay(0.5))  # noqa: E731
+    main, startup = _embedding_program(True, make)
+    assert main.global_block().var("w@GRAD").type == "LOD_TENSOR"
+    np.testing.assert_allclose(_train(main, startup),
+                               _train(*_embedding_program(False, make)), rtol=1e-6)
+
+
+def test_sparse_embedding_under_data_parallel_is_reduced_dense():
+    """Two places: the gradient is all-reduced as a dense tensor; the update equals the
+    one-place run on the whole batch (loss: the mean of the 4 x 2 looked-up values)."""
+    from refimpl import fluid
+    main, startup = fluid.Program(), fluid.Program()
+    table = np.arange(12, dtype="float32").reshape(6, 2)
+    with fluid.program_guard(main, startup):
+        ids = fluid.data("ids", [-1, 1], "int64")
+        emb = fluid.layers.embedding(ids, size=[6, 2], is_sparse=True, param_attr=fluid.ParamAttr(
+            name="w", initializer=fluid.initializer.NumpyArrayInitializer(table)))
+        loss = fluid.layers.mean(emb)
+        fluid.optimizer.SGD(0.1).minimize(loss)
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+    exe.run(startup, scope=scope)
+    compiled = fluid.CompiledProgram(main).with_data_parallel(
+        loss_name=loss.name, places=[fluid.CPUPlace()] * 2)
+    exe.run(compiled, feed={"ids": np.array([[1], [2], [1], [4]], "int64")}, scope=scope)
+    assert main.global_block().var("w@GRAD").type == "SELECTED_ROWS"   # (a clone reduced)
+    g = np.zeros_like(table)
+    np.add.at(g, [1, 2, 1, 4], 1.0 / 8)
+    np.testing.assert_allclose(np.array(scope.find_var("w").get_tensor()), table - 0.1 * g,
+                               rtol=1e-6)
+
+
+def test_rules_run_on_host_copies_on_a_gpu(monkeypatch):
+    """On a GPU the rules (numpy code) get host copies and their results, SelectedRows
+    values included, go back to the device (here a stand-in device: a wrapper class)."""
+    from refimpl.executor import executor as executor_module
+    from refimpl.framework.selected_rows import RowsValue
+
+    class OnDevice:
+        def __init__(self, a):
+            self.a = a
+    monkeypatch.setattr(executor_module, "to_host",
+                        lambda v: v.a if isinstance(v, OnDevice) else v)
+    monkeypatch.setattr(executor_module, "to_device", OnDevice)
+    seen = []
+
+    def rule(w, grad, out_buffers=(None,), scale=1.0):
+        seen.extend([type(w), type(grad.value), type(out_buffers[0]), scale])
+        return RowsValue(grad.rows, grad.height, grad.value * scale), w
+    rows, w = executor_module._host_staged(rule)(
+        OnDevice(np.ones(2)), RowsValue((1,), 3, OnDevice(np.ones((1, 2)))),
+        out_buffers=(OnDevice(np.zeros(2)),), scale=2.0)
+    assert seen == [np.ndarray, np.ndarray, np.ndarray, 2.0]
+    assert rows.rows == (1,) and isinstance(rows.value, OnDevice) and isinstance(w, OnDevice)
+    np.testing.assert_array_equal(rows.value.a, [[2.0, 2.0]])

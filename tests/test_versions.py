@@ -258,3 +258,21 @@ def test_static_comparison_truth(paddle_version, version, truth):
         made = a == b                             # the equal op's output either way
         assert str(made.dtype).endswith("bool")
         assert static.default_main_program().global_block().ops[-1].type == "equal"
+
+
+@pytest.mark.parametrize("version, equal", [
+    # Paddle 1.8.5: |x - y| < 1e-8, the difference taken in the inputs' dtype
+    ("1.8", [True, False, True, True, False, False]),
+    ("3", [False, False, False, False, True, False])])
+def test_float_equal(paddle_version, version, equal):
+    x = np.array([1.0, 1.0, 1.0, 1.0, np.inf, np.nan])
+    y = np.array([1.0 + 5e-9, 1.0 + 2e-8, 1.0 - 9.9e-9, 1.0 + 1e-8, np.inf, np.nan])
+    with paddle_version(version), fluid.dygraph.guard():
+        a, b = paddle.to_tensor(x), paddle.to_tensor(y)
+        assert fluid.layers.equal(a, b).numpy().tolist() == equal
+        assert fluid.layers.not_equal(a, b).numpy().tolist() == [not e for e in equal]
+        # a float32 noam rate one ulp from the Python float: equal in 1.8.5 (its
+        # test_NoamDecay relies on it), not in 3.3.1
+        rate = paddle.to_tensor(np.array([1018021711], "uint32").view("float32"))
+        assert bool(0.021213203435596423 == rate) is (version == "1.8")
+        assert bool(paddle.to_tensor(np.array([3])) == 3)

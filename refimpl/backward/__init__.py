@@ -61,17 +61,31 @@ def _ops_on_path(ops, target_names):
     return path
 
 
-def _requiring_grad(block, path, no_grad):
-    """Names of the variables that get a gradient: not in no_grad, and either a leaf
-    with stop_gradient False or produced from something that requires a gradient."""
-    # an op that passes no gradient back (fill_constant, uniform_random) makes leaves: its
-    # floating-point outputs with stop_gradient False get a gradient, as in Paddle
+def _receiving_grad(path, targets, no_grad):
+    """Names a gradient from the targets reaches: back through the ops that pass
+    gradients, not through their no-grad slots (a label) nor a no_grad name."""
+    reached = set(targets)
+    for op in reversed(path):
+        if not (_has_grad(op) and reached.intersection(op.output_arg_names)):
+            continue
+        for slot, names in op.inputs.items():
+            if slot not in op.op_def.no_grad:
+                reached.update(n for n in names if n not in no_grad)
+    return reached
+
+
+def _requiring_grad(block, path, targets, no_grad):
+    """Names of the variables that get a gradient: those a gradient from the targets
+    reaches that are not in no_grad and either an input of an op on the path with
+    stop_gradient False (a computed one: of a floating dtype), or produced from
+    something that requires a gradient. As in Paddle, a computed variable gets its
+    gradient even when nothing before it needs one (`a = 2 * data`: a@GRAD exists,
+    data@GRAD does not)."""
     produced = {n for op in path for n in op.output_arg_names}
-    passed_back = {n for op in path if _has_grad(op) for n in op.output_arg_names}
     requires = set()
     for op in path:
         for n in op.input_arg_names:
-            if n in passed_back or n in no_grad:
+            if n in no_grad:
                 continue
             v = block._find_var_recursive(n)
             if v is None or v.stop_gradient or n in produced and \
@@ -80,7 +94,7 @@ def _requiring_grad(block, path, no_grad):
             requires.add(n)
         if _has_grad(op) and requires.intersection(op.input_arg_names):
             requires.update(n for n in op.output_arg_names if n not in no_grad)
-    return requires
+    return requires & _receiving_grad(path, targets, no_grad)
 
 
 def _differentiable_inputs(op, requires):
@@ -296,7 +310,7 @@ def backward_with_hook(loss, parameter_list, no_grad_set, before_grad_op):
     program._appending_grad_times += 1
     no_grad = _no_grad_names(block, no_grad_set)
     path = _ops_on_path(forward_ops, [loss.name])
-    requires = _requiring_grad(block, path, no_grad)
+    requires = _requiring_grad(block, path, [loss.name], no_grad)
     with program._role_guard(OpRole.Backward):
         loss_grad = _fill_ones_grad(block, loss, OpRole.Backward | OpRole.Loss)
         grad_of = _backward_ops(block, path, requires, {loss.name: loss_grad}, before_grad_op)
@@ -338,14 +352,16 @@ def calc_gradient(targets, inputs, target_gradients=None, no_grad_set=None):
     program = block.program
     program._appending_grad_times += 1
     no_grad = _no_grad_names(block, no_grad_set) - _names_of(inputs)
-    path = _ops_on_path(list(block.ops), [t.name for t in targets])
-    requires = _requiring_grad(block, path, no_grad)
+    target_names = [t.name for t in targets]
+    path = _ops_on_path(list(block.ops), target_names)
+    requires = _requiring_grad(block, path, target_names, no_grad)
     requires.update(v.name for v in inputs)
     # Forward-propagate again so ops fed by a stop_gradient input that the user asked
     # about (e.g. a data var) are differentiated.
     for op in path:
         if _has_grad(op) and requires.intersection(op.input_arg_names):
             requires.update(n for n in op.output_arg_names if n not in no_grad)
+    requires &= _receiving_grad(path, target_names, no_grad) | {v.name for v in inputs}
     target_gradients = target_gradients or [None] * len(targets)
     with program._role_guard(OpRole.Backward):
         initial = {}

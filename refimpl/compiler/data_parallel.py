@@ -79,6 +79,10 @@ def rewrite(program, loss_name, strategy, device, total_devices, owner):
     pgs = _param_grads(block)
     if not pgs:
         return program
+    for _, g, _ in pgs:
+        # an is_sparse embedding's SelectedRows gradient is reduced dense (Paddle gathers
+        # the rows): the same update
+        block.var(g).type = "LOD_TENSOR"
     reduce_mode = strategy.reduce_strategy == BuildStrategy.ReduceStrategy.Reduce
     comm_type = "c_reduce_sum" if reduce_mode else "c_allreduce_sum"
 

@@ -24,6 +24,11 @@ def _f32(value):
     return float(np.float32(value))
 
 
+def _number(value):
+    """The one number of a [1] Tensor (or array, or number)."""
+    return np.asarray(value.numpy() if hasattr(value, "numpy") else value).reshape(-1)[0]
+
+
 def _as_tensor(value, dtype):
     from .tensor import Tensor
     return Tensor(np.array([value], dtype), stop_gradient=True)
@@ -57,7 +62,10 @@ class LearningRateDecay:
         return ["step_num"]
 
     def state_dict(self):
-        return {k: self.__dict__[k] for k in self._state_keys() if k in self.__dict__}
+        """The state keys' values; a Tensor held there (ReduceLROnPlateau's best_loss) as
+        its one number, as Paddle 1.8 saves it."""
+        return {k: _number(v) if hasattr(v, "numpy") else v
+                for k, v in self.__dict__.items() if k in self._state_keys()}
 
     def set_dict(self, state_dict):
         for key in self._state_keys():
@@ -230,15 +238,15 @@ class ReduceLROnPlateau(_UserStepped):
 
     def step(self, loss):
         """One epoch's loss (a [1] Tensor or a number): the rate is cut by decay_rate after
-        more than `patience` epochs without improvement."""
-        value = float(np.asarray(loss.numpy() if hasattr(loss, "numpy") else loss)
-                      .reshape(-1)[0])
+        more than `patience` epochs without improvement. best_loss is the best loss as
+        given (a Tensor stays one, as in Paddle 1.8)."""
+        value = float(_number(loss))
         self.epoch_num += 1
         if self.cooldown_counter > 0:
             self.cooldown_counter -= 1
             return
-        if self.best_loss is None or self._is_better(value, self.best_loss):
-            self.best_loss, self.num_bad_epochs = value, 0
+        if self.best_loss is None or self._is_better(value, float(_number(self.best_loss))):
+            self.best_loss, self.num_bad_epochs = loss, 0
         else:
             self.num_bad_epochs += 1
         if self.num_bad_epochs > self.patience:

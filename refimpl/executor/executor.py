@@ -20,8 +20,10 @@ from ..framework.place import as_place, current_place, device_of
 from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
                                  default_main_program)
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
+from ..framework.selected_rows import RowsValue
 from ..ops.registry import BlockOpDef, lod_reaching, with_lod_rules
-from ..ops.selected_rows import rows_forward
+from ..ops.reader_ops import READER_OPS
+from ..ops.selected_rows import ROWS_OUTPUT_BUFFERS, rows_forward
 from ..parallel.group import process_group
 from ..xp import (device as gpu_device, drop_deferred_checks, run_deferred_checks,
                   to_device, to_host)
@@ -58,9 +60,11 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     attrs = {k: op.attrs[k] for k in op_def.attrs}
     attrs.update(op_def.bound_attrs(op))
     if _touches_selected_rows(op):
-        fn = rows_forward(op.type, op_kernel(op, device=device).fn)
+        # (the rules are numpy code: on a GPU they run on host copies)
+        fn = rows_forward(op.type, op_kernel(op, device="cpu").fn)
+        fn = _host_staged(fn) if device == "gpu" else fn
         fn = wrap_kernel(op, fn) if wrap_kernel is not None else fn
-        return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
+        return _bind_rows_op(fn, op, attrs)
     kernel = op_kernel(op, "inplace", device) if inplace else None
     if kernel is None and alloc is not None:
         kernel = op_kernel(op, "out", device)
@@ -79,6 +83,44 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     fn = with_lod_rules(kernel.fn, op_def, op.inputs, attrs, device) if lod else kernel.fn
     fn = wrap_kernel(op, fn) if wrap_kernel is not None else fn
     return bind_kernel(fn, op_def, op.inputs, op.outputs, attrs)
+
+
+def _bind_rows_op(fn, op, attrs):
+    """An op on SelectedRows bound; a rule that writes into its outputs' current tensors
+    (ROWS_OUTPUT_BUFFERS) gets them, those that are not one of the op's inputs."""
+    slots = ROWS_OUTPUT_BUFFERS.get(op.type)
+    if not slots:
+        return bind_kernel(fn, op.op_def, op.inputs, op.outputs, attrs)
+    read = set(op.input_arg_names)
+    names = [n if n not in read else None for n in
+             ((op.outputs.get(s) or [None])[0] for s in slots)]
+    current = {}
+    run_op = bind_kernel(lambda *args, **kw: fn(*args, out_buffers=current["buffers"], **kw),
+                         op.op_def, op.inputs, op.outputs, attrs)
+
+    def run(env):
+        current["buffers"] = tuple(env.get(n) if n else None for n in names)
+        run_op(env)
+    return run
+
+
+def _moved(value, move):
+    """`value` (an array, a SelectedRows, a list or tuple of them, None) moved by `move`."""
+    if value is None:
+        return None
+    if isinstance(value, RowsValue):
+        return value._replace(value=_moved(value.value, move))
+    if isinstance(value, (list, tuple)):
+        return type(value)(_moved(v, move) for v in value)
+    return move(value)
+
+
+def _host_staged(fn):
+    """`fn` run on host copies of its arguments, its results moved to the GPU."""
+    def run(*args, **attrs):
+        attrs = {k: _moved(v, to_host) for k, v in attrs.items()}
+        return _moved(fn(*_moved(args, to_host), **attrs), to_device)
+    return run
 
 
 def _touches_selected_rows(op):
@@ -120,7 +162,9 @@ class Plan:
         self.group = group
         block = program.global_block()
         # `ops`: a sub-block's ops (control flow, see bind_control_op); else the global block
-        self.ops = list(block.ops if ops is None else ops)
+        # (reader ops mark where a PyReader's feed comes from: nothing to run)
+        self.ops = [op for op in (block.ops if ops is None else ops)
+                    if op.type not in READER_OPS]
         self.fetch_names = list(fetch_names)
         persistable = {n for n, v in block.vars.items() if v.persistable}
         produced = set(feed_names)
@@ -410,6 +454,10 @@ def fetch_values(block, env, fetch_names):
         if value is None:
             raise ValueError("fetch %r has no value after the run: no op produced it "
                              "and it was not fed" % name)
+        if isinstance(value, RowsValue):
+            raise TypeError("fetch %r: it is a SelectedRows (an is_sparse embedding's "
+                            "gradient: rows %s of a [%d, ...] tensor); Paddle fetches "
+                            "LoDTensors only" % (name, list(value.rows)[:10], value.height))
         if block._find_var_recursive(name).persistable:
             value = with_lod(value.copy(), lod_of(value))
         outs.append(value)

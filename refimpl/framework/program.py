@@ -449,6 +449,25 @@ class Block:
             op._rename_output(old, new)
         return v
 
+    def _copy_param_info_from(self, other):
+        """Each Parameter of block `other` that this block holds as a variable of the same
+        name becomes a Parameter here, with `other`'s trainable, optimize_attr,
+        regularizer, ... and this block's shape and dtype (Paddle 1.8: a pruned or
+        deserialized program gets its parameters back so)."""
+        if not isinstance(other, Block):
+            raise TypeError("_copy_param_info_from should be invoked with Block, got %s"
+                            % type(other).__name__)
+        for p in other.iter_parameters():
+            v = self.vars.get(p.name)
+            if v is None:     # pruned away
+                continue
+            self.vars[p.name] = Parameter(
+                self, v.shape, v.dtype, name=v.name, type=v.type, lod_level=v.lod_level,
+                trainable=p.trainable, regularizer=p.regularizer,
+                optimize_attr=p.optimize_attr, do_model_average=p.do_model_average,
+                need_clip=p.need_clip)
+        self.program._bump()
+
     def _to_readable_code(self):
         lines = ["{ // block %d" % self.idx]
         lines += ["    " + v._to_readable_code() for v in self.vars.values()]
@@ -462,6 +481,13 @@ class Block:
 
 class Program:
     """A whole static graph: blocks of ops over named variables."""
+    # Paddle 1.8's parameter-server transpiler information (_copy_dist_param_info_from
+    # carries it from program to program; refimpl runs no parameter servers)
+    _DIST_INFO = ("_is_distributed", "_is_chief", "_parameters_on_pservers", "_endpoints",
+                  "_ps_endpoint", "_distributed_lookup_table")
+    _is_distributed = _is_chief = False
+    _parameters_on_pservers = _ps_endpoint = _distributed_lookup_table = None
+    _endpoints = ()
 
     def __init__(self):
         self.blocks = [Block(self, 0)]
@@ -599,6 +625,39 @@ class Program:
                 b.vars = {n: v for n, v in b.vars.items()
                           if n in used or isinstance(v, Parameter) or v.is_data}
         return p
+
+    def _inference_optimize(self, prune_read_op=True):
+        """A copy for inference, as Paddle 1.8's: every op kept (backward and optimizer ops
+        too), `is_test` attrs set True; with prune_read_op the leading reader ops up to
+        the first `read` and the READER variables are dropped."""
+        res = self.clone()
+        block = res.global_block()
+        if prune_read_op:
+            reads = [i for i, op in enumerate(block.ops) if op.type == "read"]
+            if reads:
+                del block.ops[:reads[0] + 1]
+            block.vars = {n: v for n, v in block.vars.items() if v.type != "READER"}
+        for b in res.blocks:
+            for op in b.ops:
+                if "is_test" in op.attrs:
+                    op.attrs["is_test"] = True
+        res._bump()
+        return res
+
+    def _check_is_program(self, other, fn):
+        if not isinstance(other, Program):
+            raise TypeError("Function Program.%s() needs to pass in a source Program, but "
+                            "received %s" % (fn, type(other).__name__))
+
+    def _copy_param_info_from(self, other):
+        """The Parameters of `other`'s global block (Block._copy_param_info_from)."""
+        self._check_is_program(other, "_copy_param_info_from")
+        self.global_block()._copy_param_info_from(other.global_block())
+
+    def _copy_dist_param_info_from(self, other):
+        self._check_is_program(other, "_copy_dist_param_info_from")
+        for name in self._DIST_INFO:
+            setattr(self, name, getattr(other, name))
 
     def _prune_with_input(self, feeded_var_names, targets):
         """A copy with only the ops that compute `targets` (Variables or names) from the

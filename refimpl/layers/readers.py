@@ -1,7 +1,8 @@
 """Paddle 1.8 reader layers: py_reader, create_py_reader_by_data, double_buffer, read_file.
 
-A PyReader here is a Python object, not ops: it holds the data Variables it fills and a
-batch generator. `start()` opens the generator; every `Executor.run` of the reader's main
+A PyReader here is a Python object: it holds the data Variables it fills and a batch
+generator. Its main program lists the reader ops Paddle puts there (a READER variable,
+create_double_buffer_reader, and read_file's `read`), which the executor skips. `start()` opens the generator; every `Executor.run` of the reader's main
 program then takes the next batch as the feed of those Variables (the executor asks each
 reader in `program._feed_readers` for `_next_feed()`). When the generator is exhausted the
 run raises EOFException and the reader must be `reset()` before the next `start()`. A
@@ -19,12 +20,24 @@ class PyReader:
     # data fewer than n batches are dropped (drop_last) or feed only the first places
     drop_last = True
 
-    def __init__(self, variables, name):
+    def __init__(self, variables, name, use_double_buffer=False):
         self.variables = list(variables)
         self.name = name
         self._source = None
         self._batches = None
+        self._read_op = None
         program = default_main_program()
+        # the reader variables and ops of Paddle's main program (ops/reader_ops.py)
+        block = program.global_block()
+        self._reader_var = block.create_var(name=unique_name.generate("create_py_reader"),
+                                            type="READER", persistable=True)
+        if use_double_buffer:
+            buffered = block.create_var(name=unique_name.generate("double_buffer"),
+                                        type="READER")
+            block.append_op("create_double_buffer_reader",
+                            inputs={"UnderlyingReader": [self._reader_var]},
+                            outputs={"Out": [buffered]})
+            self._reader_var = buffered
         if not hasattr(program, "_feed_readers"):
             program._feed_readers = []
         program._feed_readers.append(self)
@@ -104,7 +117,7 @@ def py_reader(capacity, shapes, dtypes, lod_levels=None, name=None, use_double_b
     variables = [block.create_var(name="%s_data_%d" % (name, i), shape=list(shape),
                                   dtype=convert_dtype(dtype), stop_gradient=True)
                  for i, (shape, dtype) in enumerate(zip(shapes, dtypes))]
-    return PyReader(variables, name)
+    return PyReader(variables, name, use_double_buffer)
 
 
 def create_py_reader_by_data(capacity, feed_list, name=None, use_double_buffer=True):
@@ -114,7 +127,7 @@ def create_py_reader_by_data(capacity, feed_list, name=None, use_double_buffer=T
         if not isinstance(v, Variable):
             raise TypeError("create_py_reader_by_data: feed_list[%d] must be a Variable, got %s"
                             % (i, type(v).__name__))
-    return PyReader(feed_list, name or unique_name.generate("py_reader"))
+    return PyReader(feed_list, name or unique_name.generate("py_reader"), use_double_buffer)
 
 
 def _check_reader(reader, layer):
@@ -131,8 +144,13 @@ def double_buffer(reader, place=None, name=None):
 
 
 def read_file(reader):
-    """The data Variables the reader fills (one Variable when it fills one)."""
+    """The data Variables the reader fills (one Variable when it fills one); the first
+    call puts the `read` op of those variables into the main program."""
     _check_reader(reader, "read_file")
+    if reader._read_op is None:
+        reader._read_op = default_main_program().current_block().append_op(
+            "read", inputs={"Reader": [reader._reader_var]},
+            outputs={"Out": list(reader.variables)})
     return reader.variables[0] if len(reader.variables) == 1 else list(reader.variables)
 
 

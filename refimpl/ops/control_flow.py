@@ -9,8 +9,10 @@ enclosing plan frees values at the right time and backward sees the data flow.
 
 The grad ops recompute: they run the forward block's ops that write only its own names,
 then their sub-block, the grad ops of the forward block's ops (backward.py builds it), so
-no activations are kept between the forward and the backward run; the while op records the values of its loop variables at the start
-of each step (`StepScopes`) so while_grad can replay the steps in reverse.
+most activations are not kept between the forward and the backward run. A
+conditional_block keeps the values its other ops make (_recomputed_and_kept); the while op
+records the values of its loop variables at the start of each step (`StepScopes`) so
+while_grad can replay the steps in reverse.
 """
 import numpy as np
 
@@ -46,6 +48,23 @@ def check_condition_var(ctx, slot):
                % (slot, v.name, list(shape)))
 
 
+def _recomputed_and_kept(fwd_block):
+    """What a grad op recomputes of `fwd_block`: the ops that write only the block's own
+    names. An op writing an outside name (the assigns that update loop variables or a
+    cond's outputs, batch_norm's moving statistics, a nested control op that passes such
+    a write on) is not rerun: that would replace a value the grad ops must read (the
+    step's input) or update the statistics twice. Its own names' values are kept from the
+    forward run instead (`kept`), as Paddle keeps the branch's scope."""
+    local = set(fwd_block.vars)
+    recompute, kept = [], set()
+    for op in fwd_block.ops:
+        if local.issuperset(op.output_arg_names):
+            recompute.append(op)
+        else:
+            kept.update(n for n in op.output_arg_names if n in local)
+    return recompute, kept
+
+
 class _ControlOp(BlockOpDef):
     # backward.py builds the grad op (with its own sub-block), not the registry
     control_grad = True
@@ -69,7 +88,8 @@ class ConditionalBlock(_ControlOp):
 
     def bind_control(self, op, compile_ops):
         block = self.sub_block(op)
-        body = compile_ops(block.ops, outer_names(block.ops, [block]))
+        _, kept = _recomputed_and_kept(block)
+        body = compile_ops(block.ops, outer_names(block.ops, [block]) | kept)
         cond = op.input("Cond")[0]
 
         def run(env):
@@ -139,11 +159,7 @@ class _SubBlockGrad(_ControlOp):
     def compile_grad_block(self, op, compile_ops):
         grad_block = self.sub_block(op)
         fwd_block = grad_block.parent_block
-        # Recompute only what the forward block keeps to itself: an op writing an outside
-        # name (the assigns that update loop variables or a cond's outputs) would replace
-        # the value the grad ops must read (the step's input) with the step's output.
-        local = set(fwd_block.vars)
-        recompute = [f for f in fwd_block.ops if local.issuperset(f.output_arg_names)]
+        recompute, _ = _recomputed_and_kept(fwd_block)
         ops = recompute + list(grad_block.ops)
         keep = outer_names(ops, [fwd_block, grad_block])
         keep.update(n for n in op.attrs["in_grad_names"] if n)

@@ -1,6 +1,7 @@
 """lookup_table (Ids [..., 1] -> [..., D], fluid 1.8) and lookup_table_v2 (Ids of any shape
 -> Ids.shape + [D], Paddle 2.0): rows of W. Rows whose id is padding_idx read as zeros and
-get no gradient; W@GRAD is dense (a scatter-add), even when is_sparse is set."""
+get no gradient; W@GRAD is dense (a scatter-add), or with is_sparse, where the optimizer
+made it a SELECTED_ROWS variable, the SelectedRows of ops/selected_rows.py."""
 import numpy as np
 
 from ..xp import array_module

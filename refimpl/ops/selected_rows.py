@@ -11,7 +11,7 @@ import numpy as np
 
 from ..framework.selected_rows import RowsValue, check_rows, merged, to_dense
 
-__all__ = ["ROWS_FORWARDS", "rows_forward"]
+__all__ = ["ROWS_FORWARDS", "ROWS_OUTPUT_BUFFERS", "rows_forward", "mark_sparse_gradients"]
 
 
 def _dense(x, what):
@@ -64,6 +64,16 @@ def _lookup_table(dense, w, ids, **attrs):
     return dense(np.asarray(w.value), index.reshape(ids.shape), **attrs)
 
 
+def _lookup_table_grad(dense, w, ids, dout, **attrs):
+    """is_sparse: W@GRAD as a SelectedRows, one row per id (repeats kept, Paddle's
+    optimizers merge them), holding Out@GRAD's rows. As in Paddle 1.8.5, an id equal to
+    padding_idx is listed with its gradient too (the dense gradient leaves that row
+    zero)."""
+    flat = np.asarray(ids).reshape(-1)
+    return RowsValue(tuple(int(i) for i in flat), int(np.shape(w)[0]),
+                     np.asarray(dout).reshape(len(flat), -1))
+
+
 def _sgd(dense, param, lr, grad):
     """Param -= lr * Grad on the listed rows only (duplicates add); a SelectedRows Param
     is updated at the positions of those rows."""
@@ -92,9 +102,11 @@ def _dense_grad(dense, param, grad, *rest, **attrs):
 
 
 def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mode=False,
-          **attrs):
+          out_buffers=(None, None, None), **attrs):
     """Dense Grad: adam. lazy_mode: only the rows Grad lists move (param and moments); the
-    beta powers advance once."""
+    beta powers advance once. The moved rows are written into the tensors ParamOut,
+    Moment1Out and Moment2Out already hold (`out_buffers`, None where they hold none or
+    are the inputs themselves): Paddle 1.8's lazy kernel writes nothing else there."""
     if not (isinstance(grad, RowsValue) and lazy_mode):
         return dense(param, _dense(grad, "adam Grad"), lr, m1, m2, b1p, b2p, b1t, b2t,
                      lazy_mode=lazy_mode, **attrs)
@@ -102,13 +114,45 @@ def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mod
     rows = np.asarray(grad.rows, np.int64)
     p, n1, n2 = param[rows], m1[rows], m2[rows]
     dense(p, np.asarray(grad.value), lr, n1, n2, b1p, b2p, b1t, b2t, lazy_mode=True, **attrs)
-    param[rows], m1[rows], m2[rows] = p, n1, n2
-    return param, m1, m2, b1p, b2p
+    outs = [buffer if buffer is not None and np.shape(buffer) == np.shape(source) else source
+            for buffer, source in zip(out_buffers, (param, m1, m2))]
+    for out, moved in zip(outs, (p, n1, n2)):
+        out[rows] = moved
+    return tuple(outs) + (b1p, b2p)
 
+
+# the ops whose rule writes into what these output slots already hold (keyword out_buffers)
+ROWS_OUTPUT_BUFFERS = {"adam": ("ParamOut", "Moment1Out", "Moment2Out")}
 
 ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "fill_constant": _fill_constant,
-                 "lookup_table": _lookup_table, "sgd": _sgd, "adam": _adam,
+                 "lookup_table": _lookup_table, "lookup_table_grad": _lookup_table_grad,
+                 "lookup_table_v2_grad": _lookup_table_grad, "sgd": _sgd, "adam": _adam,
                  "momentum": _dense_grad, "lamb": _dense_grad}
+# the optimizers that take a SelectedRows gradient, and the grad ops that make one when
+# their forward op has is_sparse (mark_sparse_gradients)
+SPARSE_UPDATES = frozenset({"sgd", "adam", "momentum", "lamb"})
+SPARSE_GRAD_MAKERS = frozenset({"lookup_table_grad", "lookup_table_v2_grad"})
+
+
+def mark_sparse_gradients(block, grads):
+    """Make each gradient in `grads` a SELECTED_ROWS variable, as Paddle 1.8 does for an
+    is_sparse embedding's W@GRAD, where refimpl can run it so: one is_sparse
+    lookup_table(_v2) grad op writes it and only SPARSE_UPDATES read it. Otherwise
+    (regularization, clipping, a table used twice, another optimizer) it stays dense,
+    the same numbers (specs/selected_rows.md)."""
+    writers, readers = {}, {}
+    for op in block.ops:
+        for n in op.output_arg_names:
+            writers.setdefault(n, []).append(op)
+        for n in op.input_arg_names:
+            readers.setdefault(n, []).append(op)
+    for g in grads:
+        made = writers.get(g.name, [])
+        read = readers.get(g.name, [])
+        if len(made) == 1 and made[0].type in SPARSE_GRAD_MAKERS and \
+                made[0].attrs.get("is_sparse") and read and \
+                all(op.type in SPARSE_UPDATES for op in read):
+            g.type = "SELECTED_ROWS"
 
 
 def rows_forward(op_type, dense):

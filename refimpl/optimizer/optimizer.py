@@ -20,6 +20,7 @@ from ..framework.program import (OpRole, Parameter, Variable, default_main_progr
                                  default_startup_program, program_guard)
 from ..framework.initializer import add_init_op
 from ..framework.regularizer import L2Decay, append_regularization_ops
+from ..ops.selected_rows import mark_sparse_gradients
 from ..dygraph.learning_rate_decay import LearningRateDecay
 from ..dygraph.tracer import layout
 
@@ -230,6 +231,8 @@ class Optimizer:
                 continue
             with block.program._optimized_guard([param, grad]):
                 self._append_optimize_op(block, (param, grad))
+        if not self._eager:
+            mark_sparse_gradients(block, [g for _, g in params_grads if g is not None])
         with block.program._role_guard(OpRole.Optimize):
             self._finish_update(block, params_grads)
         return block.ops[start:]
