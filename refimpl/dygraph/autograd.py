@@ -19,7 +19,18 @@ from .tensor import Tensor, on_place_of
 from .tracer import device_arrays, on_device
 
 __all__ = ["backward", "grad", "register_hook", "retain_grad", "register_ready_hook",
-           "queue_callback"]
+           "queue_callback", "BackwardStrategy"]
+
+
+class BackwardStrategy:
+    """Paddle 1.8's `fluid.dygraph.BackwardStrategy`, given to `loss.backward(strategy)`.
+    Its one option, sort_sum_gradient, made 1.8 add the gradients reaching one tensor in
+    the order of the ops that produced them, so that runs repeat bit for bit. refimpl's
+    engine always adds them in one fixed order (the order the consumers' grad nodes run,
+    fixed by the graph), so the option changes nothing here."""
+
+    def __init__(self):
+        self.sort_sum_gradient = False
 
 
 class _HookHandle:

@@ -295,7 +295,11 @@ class Tensor(Variable):
         return self._grad
 
     def backward(self, grad_tensor=None, retain_graph=False):
-        from .autograd import backward
+        """Gradients of this tensor into every leaf's .grad. Paddle 1.8 called it as
+        backward(backward_strategy): a BackwardStrategy in first place is that."""
+        from .autograd import BackwardStrategy, backward
+        if isinstance(grad_tensor, BackwardStrategy):
+            grad_tensor = None
         backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
 
     def clear_grad(self, set_to_zero=True):

@@ -6,21 +6,24 @@ import os
 from ...distributed.env import ParallelEnv
 from ...distributed.parallel import DataParallel, ParallelStrategy, prepare_context
 from ...framework.model_formats import load as _load, save as _save
+from ...nn.layer import base as layers, container
 from ...nn.layer.base import Layer
 from ...nn.layer.container import LayerList, ParameterList, Sequential
 from ...dygraph import learning_rate_decay as learning_rate_scheduler
 from ...dygraph.learning_rate_decay import *  # noqa: F401,F403 (1.8's decays)
-from . import base
+from ...dygraph import autograd as backward_strategy
+from ...dygraph.autograd import BackwardStrategy
+from ...distributed import parallel
+from . import base, nn, tracer
 from .base import (disable_dygraph, disable_imperative, enable_dygraph, enable_imperative,
-                   enabled, guard, no_grad, to_variable)
-from .nn import BatchNorm, Conv2D, Embedding, Linear, Pool2D
+                   enabled, grad, guard, no_grad, to_variable)
+from .nn import *  # noqa: F401,F403 (1.8's Layer classes)
 
-__all__ = ["base", "guard", "to_variable", "enabled", "no_grad", "enable_dygraph",
+__all__ = ["base", "guard", "to_variable", "enabled", "no_grad", "grad", "enable_dygraph",
            "disable_dygraph", "enable_imperative", "disable_imperative", "Layer",
-           "Sequential", "LayerList", "ParameterList", "Linear", "Conv2D", "Pool2D",
-           "Embedding", "BatchNorm", "save_dygraph", "load_dygraph", "DataParallel",
-           "prepare_context", "ParallelStrategy", "ParallelEnv", "Env"] + \
-    learning_rate_scheduler.__all__
+           "Sequential", "LayerList", "ParameterList", "save_dygraph", "load_dygraph",
+           "DataParallel", "prepare_context", "ParallelStrategy", "ParallelEnv", "Env",
+           "BackwardStrategy"] + nn.__all__ + learning_rate_scheduler.__all__
 
 Env = ParallelEnv     # 1.8's older name
 

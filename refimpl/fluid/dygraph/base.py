@@ -10,8 +10,8 @@ from ...dygraph.tensor import Tensor
 from ...framework import unique_name
 from ...framework.dtypes import convert_dtype
 
-__all__ = ["guard", "to_variable", "enabled", "no_grad", "enable_dygraph", "disable_dygraph",
-           "enable_imperative", "disable_imperative"]
+__all__ = ["guard", "to_variable", "enabled", "no_grad", "grad", "enable_dygraph",
+           "disable_dygraph", "enable_imperative", "disable_imperative"]
 
 
 def enabled():
@@ -51,3 +51,23 @@ def disable_dygraph():
 
 
 enable_imperative, disable_imperative = enable_dygraph, disable_dygraph
+
+
+def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
+         only_inputs=True, allow_unused=False, no_grad_vars=None, backward_strategy=None):
+    """1.8's fluid.dygraph.grad: paddle.grad; `backward_strategy` only chose the order
+    gradients are summed in (see BackwardStrategy)."""
+    from ...dygraph.autograd import grad as _grad
+    return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
+                 allow_unused, no_grad_vars)
+
+
+def _print_debug_msg(parameter_list, limit=5, is_test=False):
+    """1.8's debug counters: (unique names generated, parameters given, live eager
+    tensors); printed unless is_test."""
+    import gc
+    counts = (len(unique_name._generator.ids), len(parameter_list),
+              sum(isinstance(o, Tensor) for o in gc.get_objects()))
+    if is_test:
+        return counts
+    print("unique_name num: %d, tracer vars num: %d, alive vars num: %d" % counts)
