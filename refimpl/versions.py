@@ -71,6 +71,10 @@ SWITCHES = {
     # static cond whose branches return different dtypes at one position: allowed, the
     # value being the taken branch's (1.8), or refused (refimpl's rule elsewhere)
     "cond_branch_dtypes": {"1.8": "either", "2.0": "same", "3": "same"},
+    # what Layer.sublayers(flag) / named_sublayers(prefix, flag) read a positional flag as:
+    # include_sublayers (1.8: False lists the direct children only) or include_self (2.0)
+    "sublayers_flag": {"1.8": "include_sublayers", "2.0": "include_self",
+                       "3": "include_self"},
 }
 
 

@@ -286,6 +286,12 @@ class Tensor(Variable):
         xp.run_deferred_checks()
         return xp.to_host(g)
 
+    def _grad_ivar(self):
+        """Paddle 1.8's VarBase._grad_ivar(): the gradient as a Tensor, or None before
+        any backward reached this tensor."""
+        g = self._grad_array()
+        return None if g is None else Tensor(g, stop_gradient=True)
+
     def _grad_array(self):
         """The gradient where it lives (this tensor's place), or None."""
         if self._grad is None and self._zeroed:
@@ -425,9 +431,16 @@ _NOTHING = contextlib.nullcontext()
 
 class _EagerProgram:
     """What an eager tensor's `block.program` answers: role guards do nothing (nothing is
-    built), one block."""
-    random_seed = 0
+    built), one block. Its random_seed is the default startup program's: an initializer
+    without a seed of its own takes it, so a dynamic-mode parameter starts as the same
+    parameter of a static program under that seed does (Paddle 1.8 and 2.0 initialize
+    dynamic-mode parameters against the default startup program)."""
     _is_test = False
+
+    @property
+    def random_seed(self):
+        from ..framework.program import default_startup_program
+        return default_startup_program().random_seed
 
     def _role_guard(self, role, role_vars=()):
         return _NOTHING

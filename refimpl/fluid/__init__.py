@@ -13,7 +13,8 @@ from ..framework import regularizer
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
 from . import (framework, layers, optimizer, backward, clip, transpiler, core, op, executor,
-               compiler, dygraph, io, reader, nets, contrib, layer_helper)
+               compiler, dygraph, io, reader, nets, contrib, layer_helper, dygraph_utils,
+               wrapped_decorator)
 from ..framework import param_attr
 from .framework import in_dygraph_mode
 from .dygraph import Layer, load_dygraph, save_dygraph

@@ -14,7 +14,8 @@ from ...dygraph.learning_rate_decay import *  # noqa: F401,F403 (1.8's decays)
 from ...dygraph import autograd as backward_strategy
 from ...dygraph.autograd import BackwardStrategy
 from ...distributed import parallel
-from . import base, nn, tracer
+from . import base, jit, nn, tracer
+from .jit import TracedLayer
 from .base import (disable_dygraph, disable_imperative, enable_dygraph, enable_imperative,
                    enabled, grad, guard, no_grad, to_variable)
 from .nn import *  # noqa: F401,F403 (1.8's Layer classes)
@@ -23,7 +24,7 @@ __all__ = ["base", "guard", "to_variable", "enabled", "no_grad", "grad", "enable
            "disable_dygraph", "enable_imperative", "disable_imperative", "Layer",
            "Sequential", "LayerList", "ParameterList", "save_dygraph", "load_dygraph",
            "DataParallel", "prepare_context", "ParallelStrategy", "ParallelEnv", "Env",
-           "BackwardStrategy"] + nn.__all__ + learning_rate_scheduler.__all__
+           "BackwardStrategy", "TracedLayer"] + nn.__all__ + learning_rate_scheduler.__all__
 
 Env = ParallelEnv     # 1.8's older name
 

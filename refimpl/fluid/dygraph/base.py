@@ -29,15 +29,18 @@ def guard(place=None):
 
 def to_variable(value, name=None, zero_copy=None, dtype=None):
     """An eager Tensor holding `value` (an ndarray, a number or nested lists; a Tensor is
-    returned as it is). stop_gradient=True, as Paddle 1.8."""
+    returned as it is). stop_gradient=True, as Paddle 1.8. An ndarray is shared, not
+    copied, unless zero_copy=False or a dtype conversion is asked for (1.8: zero_copy
+    None means True on the CPU)."""
     if isinstance(value, Tensor):
         return value
     if not mode.dynamic:
         raise RuntimeError("to_variable works in dynamic mode: inside fluid.dygraph.guard() "
                            "(or after paddle.disable_static())")
-    array = np.array(value)
+    share = zero_copy is not False and isinstance(value, np.ndarray)
+    array = np.asarray(value) if share else np.array(value)
     if dtype is not None:
-        array = array.astype(convert_dtype(dtype))
+        array = array.astype(convert_dtype(dtype), copy=False)
     convert_dtype(array.dtype)     # a clear error for dtypes Paddle has not
     return Tensor(array, stop_gradient=True, name=name)
 
