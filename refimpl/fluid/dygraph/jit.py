@@ -2,20 +2,21 @@
 dynamic-mode Layer, runnable with an Executor and savable as an inference model.
 
 `TracedLayer.trace(layer, inputs)` calls the layer eagerly (its outputs keep their
-autograd graph, as 1.8's) and records the same call as a static program: forward runs a
-second time on feed variables shaped like `inputs`, with every parameter and buffer
-standing in as a static variable of the same name (hapi/layer_program.py), in the mode
-each sublayer is in. Python control flow is decided by that call, as with 1.8's tracer.
-Calling the TracedLayer runs the program on the layer's current parameter values, so it
-follows the training that goes on after the trace."""
+autograd graph) while the tracer lists every op it runs (dygraph/tracer.py `recording`),
+then writes those ops into a program, as 1.8's tracer does: the traced inputs become feed
+variables `feed_0`, `feed_1`, ...; every other tensor an op reads that no traced op made
+(parameters, buffers, constants the layer holds) becomes a persistable variable of the
+same name; op outputs are named `<op type>_<n>.tmp_<k>` in op order, so tracing the same
+call twice gives equal programs. Python control flow is decided by that one call.
+Calling the TracedLayer runs the program on those tensors' current values, so it follows
+the training that goes on after the trace."""
 from ...executor import Executor
-from ...framework import unique_name
 from ...framework.place import CPUPlace
+from ...framework.program import Program
 from ...framework.scope import Scope, scope_guard
 from ...dygraph.tensor import Tensor
-from ...hapi.layer_program import inference_program
+from ...dygraph.tracer import recording
 from ...nn.layer.base import Layer
-from ...static.input_spec import InputSpec
 
 __all__ = ["TracedLayer", "extract_vars"]
 
@@ -30,12 +31,51 @@ def extract_vars(inputs):
                     % type(inputs).__name__)
 
 
+def _as_list(value):
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _program_of(ops, inputs, outputs):
+    """(program, feed Variables, fetch Variables, {persistable name: Tensor}) of the
+    recorded `ops` run on `inputs` giving `outputs`."""
+    program = Program()
+    block = program.global_block()
+    made, captured, keep = {}, {}, []   # id(tensor) -> Variable; name -> Tensor; refs
+
+    def static(t, name, **kw):
+        var = block.create_var(name=name, shape=list(t.shape), dtype=t.dtype, **kw)
+        made[id(t)] = var
+        keep.append(t)
+        return var
+
+    feeds = [static(t, "feed_%d" % i, stop_gradient=True) for i, t in enumerate(inputs)]
+
+    def read(t):
+        if id(t) not in made:
+            static(t, t.name, persistable=True, stop_gradient=True)
+            captured[t.name] = t
+        return made[id(t)]
+
+    for n, (op_type, ins, outs, attrs) in enumerate(ops):
+        op_inputs = {slot: [read(t) for t in _as_list(v) if t is not None]
+                     for slot, v in (ins or {}).items() if v is not None}
+        op_outputs = {}
+        for slot, v in (outs or {}).items():
+            filled = [t for t in _as_list(v) if t is not None and t._value is not None]
+            op_outputs[slot] = [static(t, "%s_%d.tmp_%d" % (op_type, n, len(made)))
+                                for t in filled]
+        block.append_op(type=op_type, inputs=op_inputs, outputs=op_outputs,
+                        attrs=dict(attrs or {}))
+    fetches = [read(t) for t in outputs]
+    return program, feeds, fetches, captured
+
+
 class TracedLayer:
     """The program of a traced Layer call. Build it with TracedLayer.trace."""
 
-    def __init__(self, program, feeds, fetches, layer):
+    def __init__(self, program, feeds, fetches, persistables):
         self._program, self._feeds, self._fetches = program, feeds, fetches
-        self._layer = layer
+        self._persistables = persistables
         self._exe = Executor(CPUPlace())
         self._scope = Scope()
         self._build_strategy = self._exec_strategy = None
@@ -51,13 +91,13 @@ class TracedLayer:
         if not isinstance(layer, Layer):
             raise TypeError("TracedLayer.trace: layer must be a fluid.dygraph.Layer, got %s"
                             % type(layer).__name__)
-        args = list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-        outputs = layer(*args)
-        specs = [InputSpec(v.shape, v.dtype, "feed_%d" % i)
-                 for i, v in enumerate(extract_vars(args))]
-        with unique_name.guard():
-            program, feeds, fetches, _ = inference_program(layer, specs, evaluation=False)
-        return outputs, TracedLayer(program, feeds, fetches, layer)
+        args = _as_list(inputs)
+        feeds = extract_vars(args)
+        with recording() as ops:
+            outputs = layer(*args)
+        program, feeds, fetches, persistables = _program_of(
+            ops, feeds, extract_vars(_as_list(outputs)))
+        return outputs, TracedLayer(program, feeds, fetches, persistables)
 
     def set_strategy(self, build_strategy=None, exec_strategy=None):
         """Run the program through a CompiledProgram with these strategies."""
@@ -70,10 +110,7 @@ class TracedLayer:
         self._build_strategy, self._exec_strategy = build_strategy, exec_strategy
 
     def _load_parameters(self):
-        values = {}
-        for tensor in self._layer.parameters() + self._layer.buffers():
-            values[tensor.name] = tensor._array()
-        self._scope.set_values(values)
+        self._scope.set_values({name: t._array() for name, t in self._persistables.items()})
 
     def __call__(self, inputs):
         """Run the program on `inputs` (Tensors or arrays, one per traced input); the
