@@ -31,7 +31,8 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "get_all_op_protos", "has_grad_op_maker", "has_infer_inplace",
            "has_empty_grad_op_maker", "get_grad_op_desc", "set_feed_variable",
            "get_fetch_variable", "ProgramDesc", "Graph", "VarBase", "Layer",
-           "ParallelStrategy"]
+           "ParallelStrategy", "grad_var_suffix", "kEmptyVarName", "kTempVarName",
+           "kZeroVarSuffix"]
 
 
 class VarDesc:
@@ -87,6 +88,23 @@ class Place:
 
     def __repr__(self):
         return repr(self._place)
+
+
+# Paddle's reserved name parts, as the core reports them
+def grad_var_suffix():
+    return GRAD_SUFFIX
+
+
+def kEmptyVarName():
+    return EMPTY_VAR_NAME
+
+
+def kTempVarName():
+    return "@TEMP@"
+
+
+def kZeroVarSuffix():
+    return "@ZERO"
 
 
 def is_compiled_with_xpu():
