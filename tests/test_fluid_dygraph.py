@@ -236,3 +236,17 @@ def test_a_dynamic_mode_generator_loader_yields_batches_of_tensors():
         ragged.set_batch_generator(lambda: iter([[[[1, 2], [1]]]]))
         with pytest.raises(fluid.core.EnforceNotMet, match="cannot be one array"):
             list(ragged())
+
+
+def test_an_unused_output_beside_a_used_one_keeps_a_zero_gradient():
+    """Paddle 1.8.5: split(x * 2, 2, dim=1) -> a, b; sum(a).backward(): b.gradient() is
+    zeros [[0, 0], [0, 0]], x's gradient [[2, 2, 0, 0], [2, 2, 0, 0]]."""
+    with fluid.dygraph.guard():
+        x = fluid.dygraph.to_variable(np.ones((2, 4), "float32"))
+        x.stop_gradient = False
+        a, b = fluid.layers.split(x * 2.0, 2, dim=1)
+        c = fluid.layers.relu(x)       # no gradient reaches c's op at all
+        fluid.layers.reduce_sum(a).backward()
+        np.testing.assert_array_equal(b.gradient(), np.zeros((2, 2)))
+        np.testing.assert_array_equal(x.gradient(), [[2, 2, 0, 0], [2, 2, 0, 0]])
+        assert c.gradient() is None

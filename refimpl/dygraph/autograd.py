@@ -288,10 +288,18 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
                 if grads[i] is not None:
                     grads[i] = _apply_hooks(hooks, grads[i], ops)
         if node.retained and capture is None:
+            # (legacy grads: an output no gradient reached, beside one that got it, keeps
+            # zeros, as Paddle 1.8's engine zero-fills the missing output gradients)
+            reached = any(g is not None for g in grads)
             for i, ref in node.retained.items():
                 t = ref()
-                if t is not None and grads[i] is not None and t._node is node:
-                    t._grad = grads[i] if t._grad is None else t._grad + grads[i]
+                if t is None or t._node is not node:
+                    continue
+                g = grads[i]
+                if g is None and reached and t._grad is None:
+                    t._grad = ops.zeros(t._array().shape, t._array().dtype)
+                elif g is not None:
+                    t._grad = g if t._grad is None else t._grad + g
         if capture is not None:
             for i, g in enumerate(grads):
                 if (node, i) in capture:
