@@ -250,3 +250,15 @@ def test_an_unused_output_beside_a_used_one_keeps_a_zero_gradient():
         np.testing.assert_array_equal(b.gradient(), np.zeros((2, 2)))
         np.testing.assert_array_equal(x.gradient(), [[2, 2, 0, 0], [2, 2, 0, 0]])
         assert c.gradient() is None
+
+
+def test_no_grad_and_wrap_decorator_keep_the_functions_arguments():
+    import inspect
+    from refimpl.fluid.wrapped_decorator import wrap_decorator
+
+    def f(a, b=1):
+        return a + b
+
+    for decorated in (fluid.dygraph.no_grad(f), wrap_decorator(lambda g: g)(f)):
+        assert inspect.getfullargspec(decorated) == inspect.getfullargspec(f)
+        assert decorated.__name__ == "f" and decorated(1) == 2
