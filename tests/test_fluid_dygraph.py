@@ -259,6 +259,23 @@ def test_no_grad_and_wrap_decorator_keep_the_functions_arguments():
     def f(a, b=1):
         return a + b
 
-    for decorated in (fluid.dygraph.no_grad(f), wrap_decorator(lambda g: g)(f)):
+    for decorated in (fluid.dygraph.no_grad(f), wrap_decorator(lambda g: lambda *a, **k: g(*a, **k))(f)):
         assert inspect.getfullargspec(decorated) == inspect.getfullargspec(f)
         assert decorated.__name__ == "f" and decorated(1) == 2
+
+
+def test_fluid_dygraph_grad_checks_its_arguments_and_stays_differentiable():
+    with fluid.dygraph.guard():
+        x = fluid.dygraph.to_variable(np.ones(3, "float32"))
+        x.stop_gradient = False
+        y = x + 1.0
+        for bad in ((None, x), (1, x), (y, [1]), ([y], [x], [x, x])):
+            with pytest.raises(AssertionError, match="fluid.dygraph.grad"):   # as 1.8
+                fluid.dygraph.grad(*bad)
+        with pytest.raises(TypeError):
+            fluid.dygraph.grad([y], [x], no_grad_vars=1)
+        dx, = fluid.dygraph.grad([y], [x], create_graph=True)
+        np.testing.assert_array_equal(dx.numpy(), np.ones(3))
+        assert not dx.stop_gradient     # differentiable, though it is a constant here
+        dx, = fluid.dygraph.grad([y], [x], retain_graph=True)
+        assert dx.stop_gradient

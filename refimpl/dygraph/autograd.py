@@ -503,8 +503,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                  "backward graph of the outputs; pass allow_unused=True to "
                                  "get None for it" % (i, t.name))
             results.append(None)
-        elif create_graph:
-            results.append(g)
+        elif create_graph:    # (differentiable even where it is a constant, as Paddle)
+            results.append(g if not g.stop_gradient else Tensor(g._value, stop_gradient=False))
         else:
             results.append(Tensor(g, stop_gradient=True))
     return results

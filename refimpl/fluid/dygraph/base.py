@@ -56,11 +56,38 @@ def disable_dygraph():
 enable_imperative, disable_imperative = enable_dygraph, disable_dygraph
 
 
+class GradArgumentError(TypeError, AssertionError):
+    """A bad argument of fluid.dygraph.grad: a TypeError, and the AssertionError Paddle 1.8
+    raised for it."""
+
+
+def _check_tensors(value, what, allow_none=False):
+    items = list(value) if isinstance(value, (list, tuple, set)) else [value]
+    if value is None or (isinstance(value, (list, tuple)) and not items):
+        raise GradArgumentError("fluid.dygraph.grad: %s must be a Tensor or a non-empty list "
+                                "of Tensors, got %r" % (what, value))
+    for item in items:
+        if not (isinstance(item, Tensor) or (allow_none and item is None)):
+            raise GradArgumentError("fluid.dygraph.grad: %s must hold Tensors%s, got %s"
+                                    % (what, " or None" if allow_none else "",
+                                       type(item).__name__))
+    return items
+
+
 def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=False,
          only_inputs=True, allow_unused=False, no_grad_vars=None, backward_strategy=None):
-    """1.8's fluid.dygraph.grad: paddle.grad; `backward_strategy` only chose the order
-    gradients are summed in (see BackwardStrategy)."""
+    """1.8's fluid.dygraph.grad: paddle.grad, with 1.8's argument checks;
+    `backward_strategy` only chose the order gradients are summed in (BackwardStrategy)."""
     from ...dygraph.autograd import grad as _grad
+    outputs = _check_tensors(outputs, "outputs")
+    inputs = _check_tensors(inputs, "inputs")
+    if grad_outputs is not None:
+        grad_outputs = _check_tensors(grad_outputs, "grad_outputs", allow_none=True)
+        if len(grad_outputs) != len(outputs):
+            raise GradArgumentError("fluid.dygraph.grad: %d grad_outputs for %d outputs"
+                                    % (len(grad_outputs), len(outputs)))
+    if no_grad_vars is not None:
+        no_grad_vars = _check_tensors(no_grad_vars, "no_grad_vars")
     return _grad(outputs, inputs, grad_outputs, retain_graph, create_graph, only_inputs,
                  allow_unused, no_grad_vars)
 
