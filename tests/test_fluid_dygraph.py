@@ -279,3 +279,13 @@ def test_fluid_dygraph_grad_checks_its_arguments_and_stays_differentiable():
         assert not dx.stop_gradient     # differentiable, though it is a constant here
         dx, = fluid.dygraph.grad([y], [x], retain_graph=True)
         assert dx.stop_gradient
+
+
+def test_load_dygraph_takes_the_path_with_its_suffix_too(tmp_path):
+    with fluid.dygraph.guard():
+        layer = fluid.Linear(2, 2)
+        fluid.save_dygraph(layer.state_dict(), str(tmp_path / "m"))
+        for path in ("m", "m.pdparams"):
+            params, opt = fluid.load_dygraph(str(tmp_path / path))
+            np.testing.assert_array_equal(params["weight"], layer.weight.numpy())
+            assert opt is None

@@ -37,9 +37,13 @@ def save_dygraph(state_dict, model_path):
     _save(dict(state_dict), model_path + (".pdparams" if is_params else ".pdopt"))
 
 
-def load_dygraph(model_path):
-    """(parameters, optimizer state) saved by save_dygraph under `model_path`; None for a
-    part that was not saved."""
+def load_dygraph(model_path, keep_name_table=False):
+    """(parameters, optimizer state) saved by save_dygraph under `model_path` (a trailing
+    .pdparams / .pdopt is dropped, as 1.8 does); None for a part that was not saved.
+    refimpl's files keep no name table, so keep_name_table adds none."""
+    for suffix in (".pdparams", ".pdopt"):
+        if model_path.endswith(suffix):
+            model_path = model_path[:-len(suffix)]
     found = [model_path + suffix for suffix in (".pdparams", ".pdopt")]
     if not any(os.path.isfile(p) for p in found):
         raise FileNotFoundError("load_dygraph: neither %s nor %s exists" % tuple(found))
