@@ -289,3 +289,17 @@ def test_load_dygraph_takes_the_path_with_its_suffix_too(tmp_path):
             params, opt = fluid.load_dygraph(str(tmp_path / path))
             np.testing.assert_array_equal(params["weight"], layer.weight.numpy())
             assert opt is None
+
+
+def test_a_sparse_embeddings_gradient_is_gone_after_clear_gradients():
+    """Paddle 1.8.5 (its test_imperative_selected_rows): a sparse Embedding's weight keeps
+    a SelectedRows gradient, which clear_gradients empties (gradient() None); a dense
+    gradient reads zeros."""
+    with fluid.dygraph.guard():
+        ids = fluid.dygraph.to_variable(np.array([[1], [2]], "int64"))
+        for sparse in (True, False):
+            emb = fluid.Embedding([4, 3], is_sparse=sparse)
+            fluid.layers.reduce_sum(emb(ids)).backward()
+            assert emb.weight.gradient()[1:3].tolist() == [[1.0] * 3] * 2
+            emb.clear_gradients()
+            assert (emb.weight.gradient() is None) == sparse

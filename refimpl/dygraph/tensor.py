@@ -65,6 +65,7 @@ class Tensor(Variable):
     _hooks = None          # leaf gradient hooks
     _ready_hooks = None    # leaf hooks run once its .grad holds a backward's gradient
     _zeroed = False        # clear_grad() without memory: .grad reads zeros
+    _sparse_grad = False   # Paddle keeps its gradient as SelectedRows (a sparse embedding)
     _decl = None           # a placeholder's declared (dtype, shape)
     # defaults a new tensor shares until set (a tensor is made per op result)
     _name = None
@@ -310,10 +311,13 @@ class Tensor(Variable):
 
     def clear_grad(self, set_to_zero=True):
         """Forget the accumulated gradient: .grad reads zeros (set_to_zero, as Paddle) or
-        None. The zeros are not stored: the next backward starts from nothing."""
+        None. The zeros are not stored: the next backward starts from nothing. A gradient
+        Paddle keeps as SelectedRows (a sparse embedding's) reads None after it, as
+        Paddle clears its rows."""
         if self._grad is not None or self._zeroed:
             self._grad = None
-            self._zeroed = set_to_zero
+            # (Paddle clears a SelectedRows gradient's rows: no gradient is left)
+            self._zeroed = set_to_zero and not self._sparse_grad
 
     clear_gradient = clear_grad
 

@@ -111,6 +111,7 @@ class Embedding(Layer):
         self._size, self._is_sparse = list(size), is_sparse
         self._padding_idx = padding_idx
         self.weight = self.create_parameter(list(size), param_attr)
+        self.weight._sparse_grad = is_sparse
 
     def forward(self, input):
         self._expect_input(input)
