@@ -139,24 +139,3 @@ def test_gradient_penalty_against_finite_differences(build, rng):
         step[i] = eps
         want[i] = (penalty_at(x0 + step) - penalty_at(x0 - step)) / (2 * eps)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
-
-
-def test_intermediates_of_stop_gradient_inputs_get_gradients():
-    """Paddle 1.8.5 (its test_imperative_recurrent_usage): out = mul(data, data), loss =
-    reduce_sum(out); append_backward(loss) gives out@GRAD (ones), while the data
-    variables, which stop gradient, get none."""
-    import numpy as np
-    from refimpl import fluid
-    main, startup = fluid.Program(), fluid.Program()
-    with fluid.program_guard(main, startup):
-        a = fluid.layers.data(name="a", shape=[2, 2], append_batch_size=False)
-        b = fluid.layers.data(name="b", shape=[2, 2], append_batch_size=False)
-        out = fluid.layers.mul(a, b)
-        loss = fluid.layers.reduce_sum(out)
-        assert fluid.backward.append_backward(loss) == []
-    block = main.global_block()
-    assert block.has_var(out.name + "@GRAD") and not block.has_var("a@GRAD")
-    feed = {"a": np.ones((2, 2), "float32"), "b": np.ones((2, 2), "float32")}
-    got = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed,
-                                               fetch_list=[out.name + "@GRAD"])[0]
-    np.testing.assert_array_equal(got, np.ones((2, 2)))

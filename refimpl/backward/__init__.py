@@ -78,16 +78,8 @@ def _requiring_grad(block, path, no_grad):
                     not (v.dtype is not None and v.dtype.name.startswith("float")):
                 continue
             requires.add(n)
-        if _has_grad(op):
-            # every floating output that does not stop gradient gets one, even when no
-            # input needs it (Paddle: out@GRAD of mul(data, data) exists; only the
-            # stop-gradient inputs' grads are dropped)
-            for n in op.output_arg_names:
-                v = block._find_var_recursive(n)
-                if n not in no_grad and (requires.intersection(op.input_arg_names) or (
-                        v is not None and not v.stop_gradient and v.dtype is not None
-                        and v.dtype.name.startswith("float"))):
-                    requires.add(n)
+        if _has_grad(op) and requires.intersection(op.input_arg_names):
+            requires.update(n for n in op.output_arg_names if n not in no_grad)
     return requires
 
 
