@@ -75,6 +75,9 @@ SWITCHES = {
     # include_sublayers (1.8: False lists the direct children only) or include_self (2.0)
     "sublayers_flag": {"1.8": "include_sublayers", "2.0": "include_self",
                        "3": "include_self"},
+    # a dynamic-mode initializer without a seed takes the default startup program's
+    # random_seed (1.8), or draws from the global generator that paddle.seed resets
+    "eager_init_program_seed": {"1.8": True, "2.0": False, "3": False},
 }
 
 

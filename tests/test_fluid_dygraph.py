@@ -134,6 +134,7 @@ def test_dygraph_only_methods_of_a_static_variable_raise_as_paddle_1_8():
                 call()
 
 
+@pytest.mark.paddle("1.8")
 def test_parameters_take_the_startup_programs_seed_as_in_a_static_program():
     """With default_startup_program().random_seed set, a dynamic-mode parameter starts as
     the same parameter of a static program with that seed (Paddle 1.8.5: two fluid.Linear

@@ -435,16 +435,18 @@ _NOTHING = contextlib.nullcontext()
 
 class _EagerProgram:
     """What an eager tensor's `block.program` answers: role guards do nothing (nothing is
-    built), one block. Its random_seed is the default startup program's: an initializer
-    without a seed of its own takes it, so a dynamic-mode parameter starts as the same
-    parameter of a static program under that seed does (Paddle 1.8 and 2.0 initialize
-    dynamic-mode parameters against the default startup program)."""
+    built), one block. Under Paddle 1.8 its random_seed is the default startup
+    program's: an initializer without a seed of its own takes it, so a dynamic-mode
+    parameter starts as the same parameter of a static program under that seed does
+    (the `eager_init_program_seed` switch; otherwise 0: the global generator)."""
     _is_test = False
 
     @property
     def random_seed(self):
+        from .. import versions
         from ..framework.program import default_startup_program
-        return default_startup_program().random_seed
+        return default_startup_program().random_seed \
+            if versions.switch("eager_init_program_seed") else 0
 
     def _role_guard(self, role, role_vars=()):
         return _NOTHING
