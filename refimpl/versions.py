@@ -74,6 +74,13 @@ SWITCHES = {
     # equal / not_equal of floats: |x - y| < 1e-8 (the difference in the inputs' dtype,
     # compared in double; inf == inf is then False) as Paddle 1.8's kernel, or exact
     "float_equal": {"1.8": "within_1e-8", "2.0": "exact", "3": "exact"},
+    # what Layer.sublayers(flag) / named_sublayers(prefix, flag) read a positional flag as:
+    # include_sublayers (1.8: False lists the direct children only) or include_self (2.0)
+    "sublayers_flag": {"1.8": "include_sublayers", "2.0": "include_self",
+                       "3": "include_self"},
+    # a dynamic-mode initializer without a seed takes the default startup program's
+    # random_seed (1.8), or draws from the global generator that paddle.seed resets
+    "eager_init_program_seed": {"1.8": True, "2.0": False, "3": False},
 }
 
 

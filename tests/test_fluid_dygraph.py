@@ -132,3 +132,175 @@ def test_dygraph_only_methods_of_a_static_variable_raise_as_paddle_1_8():
                 call()
             with pytest.raises(RuntimeError):
                 call()
+
+
+@pytest.mark.paddle("1.8")
+def test_parameters_take_the_startup_programs_seed_as_in_a_static_program():
+    """With default_startup_program().random_seed set, a dynamic-mode parameter starts as
+    the same parameter of a static program with that seed (Paddle 1.8.5: two fluid.Linear
+    (3, 4) made under seed 90 start equal, in both modes)."""
+    with fluid.dygraph.guard():
+        fluid.default_startup_program().random_seed = 90
+        first, second = fluid.Linear(3, 4), fluid.Linear(3, 4)
+        eager = first.weight.numpy()
+        np.testing.assert_array_equal(eager, second.weight.numpy())
+    fluid.default_startup_program().random_seed = 0
+    main, startup = fluid.Program(), fluid.Program()
+    startup.random_seed = main.random_seed = 90
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        layer = fluid.Linear(3, 4)
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        fluid.Executor(fluid.CPUPlace()).run(startup)
+        static = np.array(scope.find_var(layer.weight.name).get_tensor())
+    np.testing.assert_array_equal(eager, static)
+
+
+def test_1_8_varbase_names():
+    from refimpl.fluid import core
+    x = np.arange(4, dtype="float32")
+    with fluid.dygraph.guard():
+        v = core.VarBase(x, core.CPUPlace())
+        assert isinstance(v, core.VarBase) and isinstance(fluid.dygraph.to_variable(x),
+                                                          core.VarBase)
+        np.testing.assert_array_equal(v.numpy(), x)
+        layer = fluid.Linear(4, 1)
+        assert layer.weight._grad_ivar() is None
+        loss = fluid.layers.reduce_sum(layer(fluid.dygraph.to_variable(x[None])))
+        np.testing.assert_allclose(fluid.dygraph.grad(loss, [layer.bias], retain_graph=True)[0]
+                                   .numpy(), [1.0])
+        loss.backward(fluid.dygraph.BackwardStrategy())      # 1.8's argument
+        np.testing.assert_allclose(layer.weight._grad_ivar().numpy(), x[:, None])
+    assert core.grad_var_suffix() == "@GRAD" and core.kEmptyVarName() == "@EMPTY@"
+    assert core.Layer().forward([]) == []
+
+
+def test_to_variable_shares_an_ndarray_unless_zero_copy_is_false():
+    a = np.zeros((1, 3), "float32")
+    with fluid.dygraph.guard():
+        shared = fluid.dygraph.to_variable(a)
+        copied = fluid.dygraph.to_variable(a, zero_copy=False)
+        a[0, 0] = 4
+        assert shared.numpy()[0, 0] == 4 and copied.numpy()[0, 0] == 0
+        with pytest.raises(TypeError, match="slice bounds"):
+            shared[:, 1.1:]
+
+
+def test_tracer_mode_decorators_and_dygraph_utils():
+    from refimpl.fluid import dygraph_utils, framework
+
+    @framework.dygraph_not_support
+    def static_only():
+        return True
+
+    assert framework._dygraph_tracer() is None and static_only()
+    with fluid.dygraph.guard():
+        tracer = framework._dygraph_tracer()
+        assert tracer._train_mode
+        with fluid.dygraph.no_grad():
+            assert not tracer._train_mode
+        with pytest.raises(AssertionError, match="static_only"):
+            static_only()
+        with framework._dygraph_guard(None):
+            assert not fluid.dygraph.enabled()
+        a = fluid.dygraph.to_variable(np.array([-1.0, 2.0], "float32"))
+        np.testing.assert_allclose(
+            dygraph_utils._append_activation_in_dygraph(a, act="relu").numpy(), [0, 2])
+        np.testing.assert_allclose(dygraph_utils._append_bias_in_dygraph(a, a).numpy(),
+                                   [-2, 4])
+
+
+@pytest.mark.paddle("1.8")
+def test_sublayers_positional_flag_is_include_sublayers_under_1_8(paddle_version):
+    with fluid.dygraph.guard():
+        outer = fluid.dygraph.Sequential(fluid.dygraph.Sequential(fluid.Linear(2, 2)))
+        assert len(outer.sublayers(True)) == 2
+        assert len(outer.sublayers(False)) == 1     # the direct children only
+        with paddle_version("2.0"):
+            assert len(outer.sublayers(True)) == 3   # include_self
+
+
+def test_a_dynamic_mode_generator_loader_yields_batches_of_tensors():
+    def samples():
+        for i in range(5):
+            yield np.full([3], i, "float32"), np.array([i], "int64")
+
+    with fluid.dygraph.guard():
+        with pytest.raises(ValueError, match="capacity"):
+            fluid.io.DataLoader.from_generator()
+        loader = fluid.io.DataLoader.from_generator(capacity=2, iterable=False)
+        loader.set_sample_generator(samples, batch_size=2, places=fluid.CPUPlace())
+        batches = list(loader())
+        assert len(batches) == 2 and batches[1][0].shape == [2, 3]
+        np.testing.assert_array_equal(batches[1][1].numpy(), [[2], [3]])
+        ragged = fluid.io.DataLoader.from_generator(capacity=2)
+        ragged.set_batch_generator(lambda: iter([[[[1, 2], [1]]]]))
+        with pytest.raises(fluid.core.EnforceNotMet, match="cannot be one array"):
+            list(ragged())
+
+
+def test_an_unused_output_beside_a_used_one_keeps_a_zero_gradient():
+    """Paddle 1.8.5: split(x * 2, 2, dim=1) -> a, b; sum(a).backward(): b.gradient() is
+    zeros [[0, 0], [0, 0]], x's gradient [[2, 2, 0, 0], [2, 2, 0, 0]]."""
+    with fluid.dygraph.guard():
+        x = fluid.dygraph.to_variable(np.ones((2, 4), "float32"))
+        x.stop_gradient = False
+        a, b = fluid.layers.split(x * 2.0, 2, dim=1)
+        c = fluid.layers.relu(x)       # no gradient reaches c's op at all
+        fluid.layers.reduce_sum(a).backward()
+        np.testing.assert_array_equal(b.gradient(), np.zeros((2, 2)))
+        np.testing.assert_array_equal(x.gradient(), [[2, 2, 0, 0], [2, 2, 0, 0]])
+        assert c.gradient() is None
+
+
+def test_no_grad_and_wrap_decorator_keep_the_functions_arguments():
+    import inspect
+    from refimpl.fluid.wrapped_decorator import wrap_decorator
+
+    def f(a, b=1):
+        return a + b
+
+    for decorated in (fluid.dygraph.no_grad(f), wrap_decorator(lambda g: lambda *a, **k: g(*a, **k))(f)):
+        assert inspect.getfullargspec(decorated) == inspect.getfullargspec(f)
+        assert decorated.__name__ == "f" and decorated(1) == 2
+
+
+def test_fluid_dygraph_grad_checks_its_arguments_and_stays_differentiable():
+    with fluid.dygraph.guard():
+        x = fluid.dygraph.to_variable(np.ones(3, "float32"))
+        x.stop_gradient = False
+        y = x + 1.0
+        for bad in ((None, x), (1, x), (y, [1]), ([y], [x], [x, x])):
+            with pytest.raises(AssertionError, match="fluid.dygraph.grad"):   # as 1.8
+                fluid.dygraph.grad(*bad)
+        with pytest.raises(TypeError):
+            fluid.dygraph.grad([y], [x], no_grad_vars=1)
+        dx, = fluid.dygraph.grad([y], [x], create_graph=True)
+        np.testing.assert_array_equal(dx.numpy(), np.ones(3))
+        assert not dx.stop_gradient     # differentiable, though it is a constant here
+        dx, = fluid.dygraph.grad([y], [x], retain_graph=True)
+        assert dx.stop_gradient
+
+
+def test_load_dygraph_takes_the_path_with_its_suffix_too(tmp_path):
+    with fluid.dygraph.guard():
+        layer = fluid.Linear(2, 2)
+        fluid.save_dygraph(layer.state_dict(), str(tmp_path / "m"))
+        for path in ("m", "m.pdparams"):
+            params, opt = fluid.load_dygraph(str(tmp_path / path))
+            np.testing.assert_array_equal(params["weight"], layer.weight.numpy())
+            assert opt is None
+
+
+def test_a_sparse_embeddings_gradient_is_gone_after_clear_gradients():
+    """Paddle 1.8.5 (its test_imperative_selected_rows): a sparse Embedding's weight keeps
+    a SelectedRows gradient, which clear_gradients empties (gradient() None); a dense
+    gradient reads zeros."""
+    with fluid.dygraph.guard():
+        ids = fluid.dygraph.to_variable(np.array([[1], [2]], "int64"))
+        for sparse in (True, False):
+            emb = fluid.Embedding([4, 3], is_sparse=sparse)
+            fluid.layers.reduce_sum(emb(ids)).backward()
+            assert emb.weight.gradient()[1:3].tolist() == [[1.0] * 3] * 2
+            emb.clear_gradients()
+            assert (emb.weight.gradient() is None) == sparse

@@ -48,3 +48,28 @@ def test_softmax_ce_kernel_matches_reference(rows, classes, block_bytes, ignored
         assert got.shape == want.shape and got.dtype == want.dtype
         np.testing.assert_allclose(got, want, rtol, atol)
     np.testing.assert_allclose(dx, op.backward(label, want_prob, dloss), rtol, atol)
+
+
+def test_a_fed_label_declared_float_is_checked_when_it_arrives():
+    """A fluid.layers.data Label takes the fed dtype, as in Paddle 1.8.5 (its own ptb tests
+    declare the label float32 and feed int64): the build accepts the declaration and the
+    kernel (numpy or compiled, whichever runs) refuses float labels, as 1.8.5 does."""
+    from refimpl import fluid
+    from refimpl.framework.errors import OpError
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.data(name="x", shape=[-1, 3], dtype="float32",
+                              append_batch_size=False)
+        y = fluid.layers.data(name="y", shape=[-1, 1], dtype="float32",
+                              append_batch_size=False)
+        loss = fluid.layers.softmax_with_cross_entropy(x, y)
+    logits = np.array([[1.0, 2.0, 3.0]], "float32")
+    exe = fluid.Executor(fluid.CPUPlace())
+    got = exe.run(main, feed={"x": logits, "y": np.array([[2]], "int64")},
+                  fetch_list=[loss])[0]
+    np.testing.assert_allclose(got, [[np.log(np.exp(logits).sum()) - 3.0]], rtol=1e-6)
+    with pytest.raises(OpError, match="Label must be int64"):
+        exe.run(main, feed={"x": logits, "y": np.array([[2.0]], "float32")}, fetch_list=[loss])
+    for kernel in ([softmax_ce_kernels.softmax_ce_forward] if softmax_ce_kernels else []):
+        with pytest.raises(TypeError, match="Label must be int64"):
+            kernel(logits, np.array([[2.0]], "float32"))

@@ -8,10 +8,11 @@
 Each file runs in its own process, as Paddle's CI runs it (`python test_x.py`, which calls
 unittest.main()), from DIR so that the files' helper modules (op_test.py, ...) import. On
 refimpl the only change is the import alias: `python -m refimpl run --paddle 1.8 FILE`.
-The files were written for numpy 1.x (Paddle 1.8.5's venv has 1.19): on numpy 2 the runner
-first puts back the aliases numpy removed that they call (np.product, np.alltrue, np.float,
-...; NUMPY1_ALIASES), then runs refimpl's own `run` command; refimpl is not changed by it
-(--no-numpy1-aliases runs the plain command).
+The files were written for numpy 1.x and Python 3.8 (Paddle 1.8.5's venv has numpy 1.19):
+on numpy 2 the runner first puts back the aliases numpy removed that they call
+(np.product, np.alltrue, np.float, ...; NUMPY1_ALIASES) and the one Python 3.11 removed
+(inspect.getargspec, as getfullargspec's first four fields), then runs refimpl's own `run`
+command; refimpl is not changed by it (--no-numpy1-aliases runs the plain command).
 Prints one line per file (exit status, tests run / failed / errored / skipped) and,
 with --json, writes the results. The test files are Paddle's and stay out of this
 repository (fetch them into DIR from Paddle's release/1.8 tree).
@@ -55,10 +56,13 @@ NUMPY1_ALIASES = {"product": "numpy.prod", "cumproduct": "numpy.cumprod",
                   "alltrue": "numpy.all", "sometrue": "numpy.any", "float": "float",
                   "int": "int", "bool": "bool", "object": "object", "complex": "complex",
                   "str": "str"}
-_PRELUDE = ("import sys, runpy, numpy\n"
+_PRELUDE = ("import sys, runpy, numpy, inspect, collections\n"
             "for old, new in %r.items():\n"
             "    if old not in numpy.__dict__:\n"
             "        setattr(numpy, old, eval(new))\n"
+            "if not hasattr(inspect, 'getargspec'):\n"
+            "    ArgSpec = collections.namedtuple('ArgSpec', 'args varargs keywords defaults')\n"
+            "    inspect.getargspec = lambda f: ArgSpec(*inspect.getfullargspec(f)[:4])\n"
             "sys.argv[0] = 'refimpl'\n"
             "runpy.run_module('refimpl', run_name='__main__', alter_sys=True)\n")
 

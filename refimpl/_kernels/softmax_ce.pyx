@@ -105,7 +105,10 @@ cdef Py_ssize_t _first_bad_label(const long[::1] label, long classes,
 
 
 def _labels(label, rows, classes, ignore_index):
-    """Flat int64 labels, checked: one per row, each a class or ignore_index."""
+    """Flat int64 labels, checked: integers, one per row, each a class or ignore_index."""
+    if label.dtype.kind not in "iu":     # (a fed Label whose declared dtype did not say)
+        raise TypeError("Label must be int64 (or int32) class indices when soft_label is "
+                        "False, got %s" % label.dtype.name)
     lab = np.ascontiguousarray(label, dtype=np.int64).reshape(-1)
     if lab.size != rows:
         raise ValueError("Label has %d entries for %d rows of Logits" % (lab.size, rows))

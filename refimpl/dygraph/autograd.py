@@ -19,7 +19,18 @@ from .tensor import Tensor, on_place_of
 from .tracer import device_arrays, on_device
 
 __all__ = ["backward", "grad", "register_hook", "retain_grad", "register_ready_hook",
-           "queue_callback"]
+           "queue_callback", "BackwardStrategy"]
+
+
+class BackwardStrategy:
+    """Paddle 1.8's `fluid.dygraph.BackwardStrategy`, given to `loss.backward(strategy)`.
+    Its one option, sort_sum_gradient, made 1.8 add the gradients reaching one tensor in
+    the order of the ops that produced them, so that runs repeat bit for bit. refimpl's
+    engine always adds them in one fixed order (the order the consumers' grad nodes run,
+    fixed by the graph), so the option changes nothing here."""
+
+    def __init__(self):
+        self.sort_sum_gradient = False
 
 
 class _HookHandle:
@@ -277,10 +288,18 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
                 if grads[i] is not None:
                     grads[i] = _apply_hooks(hooks, grads[i], ops)
         if node.retained and capture is None:
+            # (legacy grads: an output no gradient reached, beside one that got it, keeps
+            # zeros, as Paddle 1.8's engine zero-fills the missing output gradients)
+            reached = any(g is not None for g in grads)
             for i, ref in node.retained.items():
                 t = ref()
-                if t is not None and grads[i] is not None and t._node is node:
-                    t._grad = grads[i] if t._grad is None else t._grad + grads[i]
+                if t is None or t._node is not node:
+                    continue
+                g = grads[i]
+                if g is None and reached and t._grad is None:
+                    t._grad = ops.zeros(t._array().shape, t._array().dtype)
+                elif g is not None:
+                    t._grad = g if t._grad is None else t._grad + g
         if capture is not None:
             for i, g in enumerate(grads):
                 if (node, i) in capture:
@@ -484,8 +503,8 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
                                  "backward graph of the outputs; pass allow_unused=True to "
                                  "get None for it" % (i, t.name))
             results.append(None)
-        elif create_graph:
-            results.append(g)
+        elif create_graph:    # (differentiable even where it is a constant, as Paddle)
+            results.append(g if not g.stop_gradient else Tensor(g._value, stop_gradient=False))
         else:
             results.append(Tensor(g, stop_gradient=True))
     return results

@@ -65,6 +65,7 @@ class Tensor(Variable):
     _hooks = None          # leaf gradient hooks
     _ready_hooks = None    # leaf hooks run once its .grad holds a backward's gradient
     _zeroed = False        # clear_grad() without memory: .grad reads zeros
+    _sparse_grad = False   # Paddle keeps its gradient as SelectedRows (a sparse embedding)
     _decl = None           # a placeholder's declared (dtype, shape)
     # defaults a new tensor shares until set (a tensor is made per op result)
     _name = None
@@ -286,6 +287,12 @@ class Tensor(Variable):
         xp.run_deferred_checks()
         return xp.to_host(g)
 
+    def _grad_ivar(self):
+        """Paddle 1.8's VarBase._grad_ivar(): the gradient as a Tensor, or None before
+        any backward reached this tensor."""
+        g = self._grad_array()
+        return None if g is None else Tensor(g, stop_gradient=True)
+
     def _grad_array(self):
         """The gradient where it lives (this tensor's place), or None."""
         if self._grad is None and self._zeroed:
@@ -295,15 +302,22 @@ class Tensor(Variable):
         return self._grad
 
     def backward(self, grad_tensor=None, retain_graph=False):
-        from .autograd import backward
+        """Gradients of this tensor into every leaf's .grad. Paddle 1.8 called it as
+        backward(backward_strategy): a BackwardStrategy in first place is that."""
+        from .autograd import BackwardStrategy, backward
+        if isinstance(grad_tensor, BackwardStrategy):
+            grad_tensor = None
         backward([self], None if grad_tensor is None else [grad_tensor], retain_graph)
 
     def clear_grad(self, set_to_zero=True):
         """Forget the accumulated gradient: .grad reads zeros (set_to_zero, as Paddle) or
-        None. The zeros are not stored: the next backward starts from nothing."""
+        None. The zeros are not stored: the next backward starts from nothing. A gradient
+        Paddle keeps as SelectedRows (a sparse embedding's) reads None after it, as
+        Paddle clears its rows."""
         if self._grad is not None or self._zeroed:
             self._grad = None
-            self._zeroed = set_to_zero
+            # (Paddle clears a SelectedRows gradient's rows: no gradient is left)
+            self._zeroed = set_to_zero and not self._sparse_grad
 
     clear_gradient = clear_grad
 
@@ -421,9 +435,18 @@ _NOTHING = contextlib.nullcontext()
 
 class _EagerProgram:
     """What an eager tensor's `block.program` answers: role guards do nothing (nothing is
-    built), one block."""
-    random_seed = 0
+    built), one block. Under Paddle 1.8 its random_seed is the default startup
+    program's: an initializer without a seed of its own takes it, so a dynamic-mode
+    parameter starts as the same parameter of a static program under that seed does
+    (the `eager_init_program_seed` switch; otherwise 0: the global generator)."""
     _is_test = False
+
+    @property
+    def random_seed(self):
+        from .. import versions
+        from ..framework.program import default_startup_program
+        return default_startup_program().random_seed \
+            if versions.switch("eager_init_program_seed") else 0
 
     def _role_guard(self, role, role_vars=()):
         return _NOTHING

@@ -14,6 +14,7 @@ An op whose inputs live on a GPU (CuPy arrays) runs there with
 without inputs runs on the place set_device chose (specs/gpu.md, dynamic mode). The CPU
 path pays one type check for this.
 """
+import contextlib
 import weakref
 
 import numpy as np
@@ -28,7 +29,22 @@ from ..framework import mode
 from .tensor import Tensor
 
 __all__ = ["run_op", "select_kernel", "GradNode", "layout", "set_process_group",
-           "device_arrays", "on_device"]
+           "device_arrays", "on_device", "recording"]
+
+# open recordings (TracedLayer.trace): each a list that run_op appends (op_type, inputs,
+# outputs, attrs) to, the tensors themselves, read once the traced call has returned
+_recordings = []
+
+
+@contextlib.contextmanager
+def recording():
+    """Inside, every op run eagerly is also listed (the list this yields)."""
+    ops = []
+    _recordings.append(ops)
+    try:
+        yield ops
+    finally:
+        _recordings.remove(ops)
 
 
 def select_kernel(op_type, which, attrs, dtype, device="cpu"):
@@ -259,6 +275,8 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     needs a gradient (and recording is on: see no_grad). It runs on the GPU its first
     input lives on, or `find_device`: on the GPU any input lives on."""
     lay = _LAYOUTS.get(op_type) or layout(op_type)
+    if _recordings and not find_device:
+        _recordings[-1].append((op_type, inputs, outputs, attrs))
     args = []
     given = []           # per input slot: its Tensor, list of Tensors, or None
     sig = []             # the signature: input shapes and dtypes, attr values, device

@@ -13,9 +13,14 @@ from ..framework import regularizer
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
 from . import (framework, layers, optimizer, backward, clip, transpiler, core, op, executor,
-               compiler, dygraph, io, reader, nets, contrib, layer_helper)
+               compiler, dygraph, io, reader, nets, contrib, layer_helper, dygraph_utils,
+               wrapped_decorator)
 from ..framework import param_attr
 from .framework import in_dygraph_mode
+from .dygraph import Layer, load_dygraph, save_dygraph
+from .dygraph.base import disable_dygraph, disable_imperative, enable_dygraph, \
+    enable_imperative
+from .dygraph.nn import *  # noqa: F401,F403 (1.8 exports its dygraph Layers here too)
 from .io import load, load_program_state, save, set_program_state
 from .transpiler import DistributeTranspiler, DistributeTranspilerConfig
 from .lod import LoDTensor, LoDTensorArray, create_lod_tensor, create_random_int_lodtensor
@@ -39,4 +44,6 @@ __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecut
            "cuda_pinned_places", "load_op_library", "memory_optimize", "one_hot",
            "release_memory", "require_version", "device_guard", "core", "op", "executor",
            "compiler", "dygraph", "io", "reader", "nets", "param_attr", "layer_helper",
-           "in_dygraph_mode", "contrib", "save", "load", "load_program_state", "set_program_state"]
+           "in_dygraph_mode", "contrib", "save", "load", "load_program_state", "set_program_state",
+           "Layer", "save_dygraph", "load_dygraph", "enable_dygraph", "disable_dygraph",
+           "enable_imperative", "disable_imperative"] + dygraph.nn.__all__

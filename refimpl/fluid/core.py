@@ -20,6 +20,8 @@ from ..framework.scope import LoDTensor, LoDTensorArray, Scope, SelectedRows, Te
 from ..layers.readers import EOFException
 from ..ops.registry import all_op_types, get_op_def, slot_name
 from .flags import globals_view
+from ..dygraph.tensor import Tensor as _EagerTensor
+from ..distributed.parallel import ParallelStrategy
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
@@ -28,7 +30,9 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "get_cuda_device_count", "is_float16_supported", "op_support_gpu", "globals",
            "get_all_op_protos", "has_grad_op_maker", "has_infer_inplace",
            "has_empty_grad_op_maker", "get_grad_op_desc", "set_feed_variable",
-           "get_fetch_variable", "ProgramDesc", "Graph"]
+           "get_fetch_variable", "ProgramDesc", "Graph", "VarBase", "Layer",
+           "ParallelStrategy", "grad_var_suffix", "kEmptyVarName", "kTempVarName",
+           "kZeroVarSuffix"]
 
 
 class VarDesc:
@@ -84,6 +88,23 @@ class Place:
 
     def __repr__(self):
         return repr(self._place)
+
+
+# Paddle's reserved name parts, as the core reports them
+def grad_var_suffix():
+    return GRAD_SUFFIX
+
+
+def kEmptyVarName():
+    return EMPTY_VAR_NAME
+
+
+def kTempVarName():
+    return "@TEMP@"
+
+
+def kZeroVarSuffix():
+    return "@ZERO"
 
 
 def is_compiled_with_xpu():
@@ -219,3 +240,32 @@ def get_fetch_variable(scope, var_name, index):
         raise IndexError("get_fetch_variable: %r holds %d tensors, asked for #%d"
                          % (var_name, len(items), index))
     return items[index]
+
+
+# -- the imperative core's names (Paddle 1.8 dygraph)
+class _VarBaseType(type):
+    def __instancecheck__(cls, obj):
+        return isinstance(obj, _EagerTensor)
+
+    def __subclasscheck__(cls, sub):
+        return issubclass(sub, _EagerTensor)
+
+
+class VarBase(metaclass=_VarBaseType):
+    """Paddle 1.8's eager variable class: `core.VarBase(value, place)` makes an eager
+    Tensor holding a copy of `value` (stop_gradient=True, as to_variable), and every eager
+    Tensor is an instance of it."""
+
+    def __new__(cls, value=None, place=None, persistable=False, zero_copy=False, name=None,
+                stop_gradient=True):
+        import numpy as np
+        return _EagerTensor(np.array(value), stop_gradient=stop_gradient, name=name,
+                            persistable=persistable)
+
+
+class Layer:
+    """Paddle 1.8's C++ base of fluid.dygraph.Layer, which its Python Layer no longer
+    derives from: forward(inputs) returns no outputs."""
+
+    def forward(self, inputs):
+        return []

@@ -1,4 +1,7 @@
 """paddle.fluid.framework: the IR classes and the helpers fluid code imports from here."""
+import contextlib
+import functools
+
 import numpy as np
 
 from ..framework.dtypes import VarType, get_dtype
@@ -14,7 +17,8 @@ __all__ = ["OpRole", "Operator", "Parameter", "Program", "Variable", "Block",
            "switch_main_program", "switch_startup_program", "grad_var_name", "OpProtoHolder",
            "convert_np_dtype_to_dtype_", "dtype_is_floating", "in_dygraph_mode",
            "is_compiled_with_cuda", "cpu_places", "cuda_places", "GRAD_VAR_SUFFIX",
-           "TEMP_VAR_NAME", "ZERO_VAR_SUFFIX", "EMPTY_VAR_NAME"]
+           "TEMP_VAR_NAME", "ZERO_VAR_SUFFIX", "EMPTY_VAR_NAME", "dygraph_only",
+           "dygraph_not_support", "_dygraph_tracer", "_dygraph_guard"]
 
 
 # Paddle's reserved name parts
@@ -38,3 +42,39 @@ def in_dygraph_mode():
     return mode.dynamic
 
 
+
+
+def dygraph_only(func):
+    """Paddle 1.8's decorator: `func` may only run in dynamic mode (an AssertionError
+    naming it otherwise, as 1.8)."""
+    @functools.wraps(func)
+    def checked(*args, **kwargs):
+        assert in_dygraph_mode(), ("We Only support %s in imperative mode, please use "
+                                   "fluid.dygraph.guard() as context to run it in imperative "
+                                   "Mode" % func.__name__)
+        return func(*args, **kwargs)
+    return checked
+
+
+def dygraph_not_support(func):
+    """Paddle 1.8's decorator: `func` may only run in static mode."""
+    @functools.wraps(func)
+    def checked(*args, **kwargs):
+        assert not in_dygraph_mode(), "We don't support %s in imperative mode" % func.__name__
+        return func(*args, **kwargs)
+    return checked
+
+
+def _dygraph_tracer():
+    """1.8's current tracer: the one Tracer in dynamic mode, None in static mode."""
+    from .dygraph.tracer import Tracer
+    return Tracer.instance if in_dygraph_mode() else None
+
+
+@contextlib.contextmanager
+def _dygraph_guard(tracer):
+    """Dynamic mode inside when `tracer` is a Tracer, static mode when it is None (what
+    1.8's helpers use to look at programs from inside fluid.dygraph.guard())."""
+    from ..framework import mode
+    with mode.dygraph_guard(tracer is not None):
+        yield

@@ -7,9 +7,13 @@ either iterable -- `for feed in loader(): exe.run(feed=feed)`, each step a list 
 dict per place, or with return_list=True a list of arrays per place -- or not: then
 `loader.start()` and each `exe.run()` takes the next batch itself until EOFException,
 then `loader.reset()` (a fluid.layers PyReader over the feed variables, layers/readers.py).
+A loader made in dynamic mode (Paddle 1.8's dygraph loader) needs no feed_list and is
+always iterable: each step is one batch, a list of eager Tensors (one per field).
 """
 import numpy as np
 
+from ..framework import mode
+from ..framework.errors import EnforceNotMet
 from ..framework.program import Variable
 from ..io import DataLoader
 from ..layers.readers import PyReader as _ProgramReader
@@ -32,14 +36,20 @@ class GeneratorLoader:
 
     def __init__(self, feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
                  return_list=False, drop_last=True):
-        if not feed_list:
+        if capacity is None:
+            raise ValueError("DataLoader.from_generator: Please give value to capacity. (the "
+                             "number of batches to queue, a positive int)")
+        self._dynamic = mode.dynamic
+        if self._dynamic:
+            feed_list, iterable, return_list = [], True, True
+        elif not feed_list:
             raise ValueError("DataLoader.from_generator: feed_list (the data Variables to "
                              "fill) is required in static mode")
         for i, v in enumerate(feed_list):
             if not isinstance(v, Variable):
                 raise TypeError("DataLoader.from_generator: feed_list[%d] must be a Variable, "
                                 "got %s" % (i, type(v).__name__))
-        if capacity is None or not isinstance(capacity, int) or capacity < 1:
+        if not isinstance(capacity, int) or capacity < 1:
             raise ValueError("DataLoader.from_generator: capacity must be a positive int, "
                              "got %r" % (capacity,))
         self._feed_list = list(feed_list)
@@ -101,6 +111,8 @@ class GeneratorLoader:
     # -- iterable use
     def _feed(self, batch):
         batch = list(batch) if isinstance(batch, (list, tuple)) else [batch]
+        if self._dynamic:
+            return self._tensors(batch)
         if len(batch) != len(self._feed_list):
             raise ValueError("DataLoader: a batch has %d fields but feed_list has %d "
                              "variables %s" % (len(batch), len(self._feed_list),
@@ -119,6 +131,9 @@ class GeneratorLoader:
                                "set_sample_list_generator or set_batch_generator)")
         step = []
         for batch in self._batches():
+            if self._dynamic:
+                yield self._feed(batch)
+                continue
             step.append(self._feed(batch))
             if len(step) == self._places:
                 yield step
@@ -128,6 +143,23 @@ class GeneratorLoader:
 
     def __call__(self):
         return iter(self)
+
+    @staticmethod
+    def _tensors(batch):
+        """Dynamic mode: the batch's fields as eager Tensors."""
+        tensors = []
+        for i, field in enumerate(batch):
+            try:
+                array = np.asarray(field.numpy() if hasattr(field, "numpy") else field)
+                if array.dtype == object:
+                    raise ValueError("its samples have different shapes")
+            except ValueError as e:
+                raise EnforceNotMet(
+                    "DataLoader: field %d of a batch cannot be one array (%s); Blocking "
+                    "queue is killed because the data reader raised an exception" % (i, e)) \
+                    from None
+            tensors.append(mode.eager.Tensor(array))
+        return tensors
 
     # -- non-iterable use
     def _program_reader(self, what):

@@ -11,6 +11,7 @@ that LayerHelper, the initializers, the operators and the savers run eagerly wit
 framework importing dygraph (docs/ARCHITECTURE.md)."""
 import contextlib
 import functools
+import inspect
 
 from .. import versions
 
@@ -132,6 +133,9 @@ class _GradSwitch:
         def wrapped(*args, **kwargs):
             with type(self)():
                 return func(*args, **kwargs)
+        # getfullargspec (which ignores __wrapped__) shows func's arguments too, as Paddle's
+        # decorators (made with the `decorator` package) kept them
+        wrapped.__signature__ = inspect.signature(func)
         return wrapped
 
 

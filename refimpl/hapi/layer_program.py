@@ -20,9 +20,10 @@ def _static_twin(block, tensor):
                             persistable=True, stop_gradient=True)
 
 
-def inference_program(layer, input_specs):
+def inference_program(layer, input_specs, evaluation=True):
     """(program, feed Variables, fetch Variables, {persistable name: ndarray}) of
-    layer.forward on inputs described by `input_specs` (named InputSpecs)."""
+    layer.forward on inputs described by `input_specs` (named InputSpecs), called in
+    evaluation mode (evaluation=False: in the mode each sublayer is in)."""
     program = Program()
     layers = layer.sublayers(include_self=True)
     training = [sub.training for sub in layers]
@@ -39,7 +40,8 @@ def inference_program(layer, input_specs):
                             twins[id(tensor)] = (_static_twin(block, tensor), tensor)
                         swapped.append((registry, key, tensor))
                         registry[key] = twins[id(tensor)][0]
-            layer.eval()
+            if evaluation:
+                layer.eval()
             feeds = [data(spec.name, list(spec.shape), spec.dtype) for spec in input_specs]
             outputs = layer(*feeds)
     finally:

@@ -66,6 +66,17 @@ def _check_int(x, axis, i):
                          % (i, axis, x.name, n))
 
 
+def _slice_bound(x, bound):
+    """A slice bound as the slice ops take it: an int, or a Variable (1 element, int)
+    read when the program runs; a float is refused, not truncated (as Paddle)."""
+    if isinstance(bound, Variable):
+        return bound
+    if not _is_int(bound):
+        raise TypeError("%r[...]: slice bounds must be ints or Variables, got %s %r"
+                        % (x.name, type(bound).__name__, bound))
+    return int(bound)
+
+
 def _basic_region(x, items):
     """(axes, starts, ends, steps, decrease, advanced, nones) for a subscript without masks:
     the slice/int part per axis, the one advanced index as (axis, index), and where the
@@ -96,9 +107,8 @@ def _basic_region(x, items):
                 stop = item.stop if item.stop is not None else (
                     _INT_MAX if step > 0 else _INT_MIN)
                 axes.append(axis)
-                # a Variable bound (1 element, int) is read when the program runs
-                starts.append(start if isinstance(start, Variable) else int(start))
-                ends.append(stop if isinstance(stop, Variable) else int(stop))
+                starts.append(_slice_bound(x, start))
+                ends.append(_slice_bound(x, stop))
                 steps.append(step)
             out_pos += 1
         elif _is_advanced(item):

@@ -11,6 +11,9 @@ from .registry import OpDef, Sample, register, share_lod
 
 def _hard_mask(label, axis, n_classes, ignore_index):
     """One-hot of `label` along `axis` (label has size 1 on that axis); ignored rows are 0."""
+    if label.dtype.kind not in "iu":     # (a fed Label whose declared dtype did not say)
+        raise TypeError("Label must be int64 (or int32) class indices when soft_label is "
+                        "False, got %s" % label.dtype.name)
     lab = label.astype(np.int64)
     bad = ((lab < 0) | (lab >= n_classes)) & (lab != ignore_index)
     if bad.any():
@@ -35,7 +38,9 @@ class SoftmaxWithCrossEntropy(OpDef):
         logits, label = ctx.input_var("Logits"), ctx.input_var("Label")
         ctx.check_dtype("Logits", FLOATS)
         axis = ctx.attr("axis") % len(logits.shape)
-        if not ctx.attr("soft_label"):
+        # (a fluid.layers.data Label takes the fed dtype, as in Paddle: checked at run time)
+        fed_as_is = getattr(label, "is_data", False) and not label.need_check_feed
+        if not ctx.attr("soft_label") and not fed_as_is:
             ctx.expect(label.dtype.name in ("int32", "int64"),
                        "Label %r must be int64 (or int32) class indices when soft_label is "
                        "False, got %s" % (label.name, label.dtype.name))

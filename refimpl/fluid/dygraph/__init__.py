@@ -6,21 +6,25 @@ import os
 from ...distributed.env import ParallelEnv
 from ...distributed.parallel import DataParallel, ParallelStrategy, prepare_context
 from ...framework.model_formats import load as _load, save as _save
+from ...nn.layer import base as layers, container
 from ...nn.layer.base import Layer
 from ...nn.layer.container import LayerList, ParameterList, Sequential
 from ...dygraph import learning_rate_decay as learning_rate_scheduler
 from ...dygraph.learning_rate_decay import *  # noqa: F401,F403 (1.8's decays)
-from . import base
+from ...dygraph import autograd as backward_strategy
+from ...dygraph.autograd import BackwardStrategy
+from ...distributed import parallel
+from . import base, jit, nn, tracer
+from .jit import TracedLayer
 from .base import (disable_dygraph, disable_imperative, enable_dygraph, enable_imperative,
-                   enabled, guard, no_grad, to_variable)
-from .nn import BatchNorm, Conv2D, Embedding, Linear, Pool2D
+                   enabled, grad, guard, no_grad, to_variable)
+from .nn import *  # noqa: F401,F403 (1.8's Layer classes)
 
-__all__ = ["base", "guard", "to_variable", "enabled", "no_grad", "enable_dygraph",
+__all__ = ["base", "guard", "to_variable", "enabled", "no_grad", "grad", "enable_dygraph",
            "disable_dygraph", "enable_imperative", "disable_imperative", "Layer",
-           "Sequential", "LayerList", "ParameterList", "Linear", "Conv2D", "Pool2D",
-           "Embedding", "BatchNorm", "save_dygraph", "load_dygraph", "DataParallel",
-           "prepare_context", "ParallelStrategy", "ParallelEnv", "Env"] + \
-    learning_rate_scheduler.__all__
+           "Sequential", "LayerList", "ParameterList", "save_dygraph", "load_dygraph",
+           "DataParallel", "prepare_context", "ParallelStrategy", "ParallelEnv", "Env",
+           "BackwardStrategy", "TracedLayer"] + nn.__all__ + learning_rate_scheduler.__all__
 
 Env = ParallelEnv     # 1.8's older name
 
@@ -33,9 +37,13 @@ def save_dygraph(state_dict, model_path):
     _save(dict(state_dict), model_path + (".pdparams" if is_params else ".pdopt"))
 
 
-def load_dygraph(model_path):
-    """(parameters, optimizer state) saved by save_dygraph under `model_path`; None for a
-    part that was not saved."""
+def load_dygraph(model_path, keep_name_table=False):
+    """(parameters, optimizer state) saved by save_dygraph under `model_path` (a trailing
+    .pdparams / .pdopt is dropped, as 1.8 does); None for a part that was not saved.
+    refimpl's files keep no name table, so keep_name_table adds none."""
+    for suffix in (".pdparams", ".pdopt"):
+        if model_path.endswith(suffix):
+            model_path = model_path[:-len(suffix)]
     found = [model_path + suffix for suffix in (".pdparams", ".pdopt")]
     if not any(os.path.isfile(p) for p in found):
         raise FileNotFoundError("load_dygraph: neither %s nor %s exists" % tuple(found))

@@ -1,20 +1,33 @@
 """fluid.dygraph's Layer classes with their Paddle 1.8 signatures and ops: Linear (the
-matmul op, bias, act), Conv2D (weights N(0, sqrt(2 / (kh kw C)))), Pool2D (pool2d),
-Embedding (lookup_table_v2, size=[vocab, dim]) and BatchNorm (= paddle.nn.BatchNorm, which
-kept the 1.8 signature). They run eagerly, or build ops in static mode, like every Layer."""
-from ...framework.initializer import Normal
-from ...layers.common import append_op_out
+matmul op, bias, act), Conv2D (weights N(0, sqrt(2 / (kh kw C)))), Conv3D,
+Conv2DTranspose, Pool2D (pool2d), Embedding (lookup_table_v2, size=[vocab, dim]), BatchNorm
+(= paddle.nn.BatchNorm, which kept the 1.8 signature), Dropout, LayerNorm, InstanceNorm,
+GroupNorm, PRelu and GRUUnit. Parameters are created and named as 1.8 does (shapes,
+default initializers). They run eagerly, or build ops in static mode, like every Layer."""
+import numpy as np
+
+from ...framework.initializer import Constant, Normal
+from ...layers.common import append_op_out, append_op_outputs
 from ...layers.conv import functional_conv2d, pool2d
 from ...layers.embedding import functional_embedding
+from ...layers.functional_conv import conv2d_transpose, conv3d
+from ...layers.functional_nn import instance_norm
 from ...layers.math import fluid_matmul
+from ...layers.norm import fluid_dropout, functional_layer_norm
 from ...nn.layer.base import Layer
 from ...nn.layer.norm import BatchNorm
+from ...ops.gru_unit import ACTIVATIONS
 
-__all__ = ["Linear", "Conv2D", "Pool2D", "Embedding", "BatchNorm"]
+__all__ = ["Linear", "Conv2D", "Conv3D", "Conv2DTranspose", "Pool2D", "Embedding",
+           "BatchNorm", "Dropout", "LayerNorm", "InstanceNorm", "GroupNorm", "PRelu",
+           "GRUUnit"]
 
 
-def _pair(v):
-    return [int(v), int(v)] if isinstance(v, int) else [int(d) for d in v]
+def _ints(v, n=2):
+    return [int(v)] * n if isinstance(v, int) else [int(d) for d in v]
+
+
+_pair = _ints
 
 
 class Linear(Layer):
@@ -98,7 +111,193 @@ class Embedding(Layer):
         self._size, self._is_sparse = list(size), is_sparse
         self._padding_idx = padding_idx
         self.weight = self.create_parameter(list(size), param_attr)
+        self.weight._sparse_grad = is_sparse
 
     def forward(self, input):
         self._expect_input(input)
         return functional_embedding(input, self.weight, self._padding_idx, self._is_sparse)
+
+
+class Conv3D(Layer):
+    """conv3d of NCDHW input with weight [num_filters, num_channels / groups, kd, kh, kw]
+    (N(0, sqrt(2 / (kd kh kw num_channels))) by default), plus bias, then act."""
+
+    def __init__(self, num_channels, num_filters, filter_size, stride=1, padding=0,
+                 dilation=1, groups=None, param_attr=None, bias_attr=None, use_cudnn=True,
+                 act=None, dtype="float32"):
+        super().__init__(dtype=dtype)
+        groups = groups or 1
+        size = _ints(filter_size, 3)
+        self._groups, self._act = groups, act
+        self._stride, self._padding, self._dilation = stride, padding, dilation
+        std = (2.0 / (int(np.prod(size)) * num_channels)) ** 0.5
+        self.weight = self.create_parameter([num_filters, num_channels // groups] + size,
+                                            param_attr, default_initializer=Normal(0.0, std))
+        self.bias = self.create_parameter([num_filters], bias_attr, is_bias=True)
+
+    def forward(self, input):
+        self._expect_input(input, ranks=(5,))
+        out = conv3d(input, self.weight, self.bias, self._stride, self._padding,
+                     self._dilation, self._groups)
+        return self._helper.append_activation(out, self._act)
+
+
+class Conv2DTranspose(Layer):
+    """conv2d_transpose with weight [num_channels, num_filters / groups, kh, kw]
+    (XavierUniform), plus bias, then act; output_size picks among the possible sizes."""
+
+    def __init__(self, num_channels, num_filters, filter_size, output_size=None, padding=0,
+                 stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
+                 use_cudnn=True, act=None, dtype="float32"):
+        super().__init__(dtype=dtype)
+        if param_attr is False:
+            raise ValueError("Conv2DTranspose: param_attr should not be False")
+        self._groups, self._act = groups or 1, act
+        self._stride, self._padding, self._dilation = stride, padding, dilation
+        self._output_size = output_size
+        self.weight = self.create_parameter(
+            [num_channels, num_filters // self._groups] + _ints(filter_size), param_attr)
+        self.bias = self.create_parameter([num_filters], bias_attr, is_bias=True)
+
+    def forward(self, input):
+        self._expect_input(input, ranks=(4,))
+        out = conv2d_transpose(input, self.weight, self.bias, self._stride, self._padding,
+                               groups=self._groups, dilation=self._dilation,
+                               output_size=self._output_size)
+        return self._helper.append_activation(out, self._act)
+
+
+class Dropout(Layer):
+    """fluid.layers.dropout with these settings; no-op-like (is_test) in eval mode or when
+    is_test=True."""
+
+    def __init__(self, p=0.5, seed=None, dropout_implementation="downgrade_in_infer",
+                 is_test=False):
+        super().__init__()
+        if not isinstance(p, (float, int)) or not 0 <= p <= 1:
+            raise ValueError("Dropout: p must be a number in [0, 1], got %r" % (p,))
+        self._p, self._seed, self._impl, self._is_test = p, seed, dropout_implementation, \
+            is_test
+
+    def forward(self, input):
+        return fluid_dropout(input, self._p, is_test=self._is_test or not self.training,
+                             seed=self._seed, dropout_implementation=self._impl)
+
+
+class LayerNorm(Layer):
+    """layer_norm over the trailing `normalized_shape` dims: scale (ones) and shift (zeros)
+    of prod(normalized_shape) values when `scale` / `shift`, then act."""
+
+    def __init__(self, normalized_shape, scale=True, shift=True, epsilon=1e-05,
+                 param_attr=None, bias_attr=None, act=None, dtype="float32"):
+        super().__init__(dtype=dtype)
+        self._normalized_shape = _ints(normalized_shape, 1)
+        self._epsilon, self._act = epsilon, act
+        size = [int(np.prod(self._normalized_shape))]
+        self.weight = self.create_parameter(size, param_attr, default_initializer=Constant(
+            1.0)) if scale else None
+        self.bias = self.create_parameter(size, bias_attr, is_bias=True) if shift else None
+
+    def forward(self, input):
+        self._expect_input(input)
+        out = functional_layer_norm(input, self._normalized_shape, self.weight, self.bias,
+                                    self._epsilon)
+        return self._helper.append_activation(out, self._act)
+
+
+class InstanceNorm(Layer):
+    """instance_norm: each (sample, channel) normalized by its own statistics, then scale
+    (ones) and bias (zeros), both [num_channels]."""
+
+    def __init__(self, num_channels, epsilon=1e-05, param_attr=None, bias_attr=None,
+                 dtype="float32"):
+        super().__init__(dtype=dtype)
+        self._epsilon = epsilon
+        self.scale = self.create_parameter([num_channels], param_attr,
+                                           default_initializer=Constant(1.0))
+        self.bias = self.create_parameter([num_channels], bias_attr, is_bias=True)
+
+    def forward(self, input):
+        self._expect_input(input)
+        return instance_norm(input, weight=self.scale, bias=self.bias, eps=self._epsilon)
+
+
+class GroupNorm(Layer):
+    """group_norm over `groups` runs of channels: scale (ones) and bias (zeros) of
+    [channels], then act."""
+
+    def __init__(self, channels, groups, epsilon=1e-05, param_attr=None, bias_attr=None,
+                 act=None, data_layout="NCHW", dtype="float32"):
+        super().__init__(dtype=dtype)
+        if data_layout != "NCHW":
+            raise ValueError("GroupNorm: data_layout must be 'NCHW', got %r" % (data_layout,))
+        self._groups, self._epsilon, self._act = groups, epsilon, act
+        self.weight = self.create_parameter([channels], param_attr,
+                                            default_initializer=Constant(1.0))
+        self.bias = self.create_parameter([channels], bias_attr, is_bias=True)
+
+    def forward(self, input):
+        self._expect_input(input)
+        out, _, _ = append_op_outputs(
+            "group_norm", {"X": input, "Scale": self.weight, "Bias": self.bias},
+            [("Y", input.dtype, False), ("Mean", input.dtype, True),
+             ("Variance", input.dtype, True)],
+            {"epsilon": float(self._epsilon), "groups": self._groups}, self._helper)
+        return self._helper.append_activation(out, self._act)
+
+
+class PRelu(Layer):
+    """prelu: x > 0 ? x : alpha x, with alpha (Constant 0.25) shared ('all'), one per
+    channel ('channel', [channel]) or one per element ('element', input_shape[1:])."""
+
+    def __init__(self, mode, channel=None, input_shape=None, param_attr=None,
+                 dtype="float32"):
+        super().__init__(name_scope="prelu", dtype=dtype)
+        shapes = {"all": lambda: [1], "channel": lambda: [1, channel, 1, 1],
+                  "element": lambda: [1] + list(input_shape[1:])}
+        if mode not in shapes:
+            raise ValueError("PRelu: mode must be 'all', 'channel' or 'element', got %r"
+                             % (mode,))
+        if (mode == "channel" and channel is None) or (mode == "element" and
+                                                       input_shape is None):
+            raise ValueError("PRelu: mode %r needs %s" % (
+                mode, "channel" if mode == "channel" else "input_shape"))
+        self._mode = mode
+        self.weight = self.create_parameter(shapes[mode](), param_attr,
+                                            default_initializer=Constant(0.25))
+
+    def forward(self, input):
+        self._expect_input(input)
+        return append_op_out("prelu", {"X": [input], "Alpha": [self.weight]},
+                             {"mode": self._mode})
+
+
+class GRUUnit(Layer):
+    """One GRU step (the gru_unit op): input [batch, size] holds the three input
+    projections, hidden [batch, size / 3]; weight [size / 3, size], bias [1, size].
+    Returns (updated hidden, reset hidden, gate), as 1.8."""
+    _CODES = {name: code for code, name in ACTIVATIONS.items()}
+
+    def __init__(self, size, param_attr=None, bias_attr=None, activation="tanh",
+                 gate_activation="sigmoid", origin_mode=False, dtype="float32"):
+        super().__init__(dtype=dtype)
+        for arg, value in (("activation", activation), ("gate_activation", gate_activation)):
+            if value not in self._CODES:
+                raise ValueError("GRUUnit: %s must be one of %s, got %r"
+                                 % (arg, sorted(self._CODES), value))
+        self._attrs = {"activation": self._CODES[activation],
+                       "gate_activation": self._CODES[gate_activation],
+                       "origin_mode": origin_mode}
+        width = size // 3
+        self.weight = self.create_parameter([width, 3 * width], param_attr)
+        self.bias = self.create_parameter([1, 3 * width], bias_attr, is_bias=True)
+
+    def forward(self, input, hidden):
+        self._expect_input(input, "input")
+        self._expect_input(hidden, "hidden")
+        gate, reset_hidden, hidden = append_op_outputs(
+            "gru_unit", {"Input": input, "HiddenPrev": hidden, "Weight": self.weight,
+                         "Bias": self.bias},
+            [(slot, input.dtype, False) for slot in ("Gate", "ResetHiddenPrev", "Hidden")],
+            self._attrs, self._helper)
+        return hidden, reset_hidden, gate

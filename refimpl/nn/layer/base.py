@@ -291,8 +291,14 @@ class Layer:
                       | set(self._buffers))
 
     # -- traversal
-    def named_sublayers(self, prefix="", include_self=False, layers_set=None):
-        """(dotted name, layer) for every sublayer, depth first, each layer once."""
+    def named_sublayers(self, prefix="", *flag, include_self=False, layers_set=None,
+                        include_sublayers=True):
+        """(dotted name, layer) for every sublayer, depth first, each layer once
+        (include_sublayers=False: the direct children only, as Paddle 1.8). A positional
+        flag after `prefix` is include_self, or include_sublayers under Paddle 1.8
+        (the `sublayers_flag` switch)."""
+        include_self, include_sublayers = self._sublayers_flags(
+            flag, include_self, include_sublayers)
         if layers_set is None:
             layers_set = set()
         if include_self and id(self) not in layers_set:
@@ -304,10 +310,25 @@ class Layer:
             name = prefix + ("." if prefix else "") + key
             layers_set.add(id(layer))
             yield name, layer
-            yield from layer.named_sublayers(name, False, layers_set)
+            if include_sublayers:
+                yield from layer.named_sublayers(name, layers_set=layers_set)
 
-    def sublayers(self, include_self=False):
-        return [layer for _, layer in self.named_sublayers(include_self=include_self)]
+    def sublayers(self, *flag, include_self=False, include_sublayers=True):
+        return [layer for _, layer in self.named_sublayers(
+            "", *flag, include_self=include_self, include_sublayers=include_sublayers)]
+
+    @staticmethod
+    def _sublayers_flags(flag, include_self, include_sublayers):
+        if len(flag) > 1:
+            raise TypeError("sublayers / named_sublayers take one positional flag, got %d"
+                            % len(flag))
+        if flag:
+            from ... import versions
+            if versions.switch("sublayers_flag") == "include_self":
+                include_self = flag[0]
+            else:
+                include_sublayers = flag[0]
+        return include_self, include_sublayers
 
     def named_children(self):
         seen = set()

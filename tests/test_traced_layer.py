@@ -1,0 +1,45 @@
+"""fluid.dygraph.TracedLayer (Paddle 1.8): the program of one eager call, run by an
+Executor on the layer's current values, equal across traces, with the tensors the layer
+holds as persistables, and saved as an inference model."""
+import os
+
+import numpy as np
+
+from refimpl import fluid
+
+
+class _Net(fluid.dygraph.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = fluid.dygraph.Linear(3, 2, act="tanh")
+        self.weights = [self.create_parameter([2, 2])]      # a parameter in a plain list
+        self.offset = fluid.dygraph.to_variable(np.full((4, 2), 0.5, "float32"))
+
+    def forward(self, x):
+        return fluid.layers.matmul(self.fc(x), self.weights[0]) + self.offset
+
+
+def test_traced_program_matches_eager_and_follows_training(tmp_path):
+    x = np.random.RandomState(3).randn(4, 3).astype("float32")
+    with fluid.dygraph.guard():
+        net = _Net()
+        sgd = fluid.optimizer.SGD(0.1, parameter_list=net.parameters())
+        out, traced = fluid.dygraph.TracedLayer.trace(net, [fluid.dygraph.to_variable(x)])
+        np.testing.assert_allclose(traced([x])[0], out.numpy(), rtol=1e-6)
+        persistables = {v.name for v in traced.program.list_vars() if v.persistable}
+        assert persistables == {net.fc.weight.name, net.fc.bias.name, net.weights[0].name,
+                                net.offset.name}
+        fluid.layers.reduce_mean(out).backward()      # the eager outputs keep their graph
+        sgd.minimize(fluid.layers.reduce_mean(out))
+        after = net(fluid.dygraph.to_variable(x)).numpy()
+        np.testing.assert_allclose(traced([x])[0], after, rtol=1e-6)
+        _, again = fluid.dygraph.TracedLayer.trace(net, [fluid.dygraph.to_variable(x)])
+        assert str(again.program) == str(traced.program)
+        traced.save_inference_model(str(tmp_path / "model"))
+    assert persistables <= set(os.listdir(tmp_path / "model"))
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        program, feeds, fetches = fluid.io.load_inference_model(str(tmp_path / "model"), exe)
+        got = exe.run(program, feed={feeds[0]: x}, fetch_list=fetches)[0]
+    np.testing.assert_allclose(got, after, rtol=1e-6)
