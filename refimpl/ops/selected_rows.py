@@ -108,7 +108,7 @@ def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mod
 
 ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "fill_constant": _fill_constant,
                  "lookup_table": _lookup_table, "sgd": _sgd, "adam": _adam,
-                 "momentum": _dense_grad, "lamb": _dense_grad}
+                 "momentum": _dense_grad, "lamb": _dense_grad, "adagrad": _dense_grad}
 
 
 def rows_forward(op_type, dense):
