@@ -268,6 +268,15 @@ def test_dygraph_block_ops_take_1_8_attribute_names_and_any_layout():
                         outputs={"Output": [conv]}, attrs={"data_format": "AnyLayout"})
         np.testing.assert_array_equal(flipped.numpy(), x_value[..., ::-1])
         np.testing.assert_array_equal(conv.numpy(), 2 * x_value)
+        # a dtype attr given as a VarType (convert_np_dtype_to_dtype_), as OpTest does
+        for value, attr in ((np.array([True, False]), "bool_values"),
+                            (np.array([7, -2], "int64"), "int64_values")):
+            out = block.create_var(name="const_" + attr, dtype=value.dtype.name)
+            block.append_op(type="assign_value", outputs={"Out": [out]},
+                            attrs={"shape": [2], attr: value.tolist(),
+                                   "dtype": convert_np_dtype_to_dtype_(value.dtype)})
+            np.testing.assert_array_equal(out.numpy(), value)
+            assert out.numpy().dtype == value.dtype
 
 
 def test_lod_set_before_allocation_stays():
