@@ -92,6 +92,10 @@ def test_op_protos_follow_the_op_definitions():
     proto = OpProtoHolder.instance().get_op_proto("concat")
     assert [(v.name, v.duplicable, v.dispensable) for v in proto.inputs] == \
         [("X", True, False), ("AxisTensor", False, True)]
+    # lstm's sequence lengths come from Input's LoD: OpTest may leave the slot out
+    lstm_inputs = OpProtoHolder.instance().get_op_proto("lstm").inputs
+    assert {v.name: v.dispensable for v in lstm_inputs}["XLength"] is True
+    assert {v.name: v.dispensable for v in lstm_inputs}["Input"] is False
     assert {"axis", "op_role"} <= {a.name for a in proto.attrs}
     assert Operator.get_op_inputs("mul") == [("X", False), ("Y", False)]
     assert "dims" in Operator.get_op_attr_names("flip")      # 1.8's name, accepted
