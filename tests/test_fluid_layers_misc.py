@@ -234,6 +234,12 @@ def test_continuous_value_model_forward_and_paddle_gradient():
     np.testing.assert_array_equal(got_cut, [[0.5, 0.25]])
     # Paddle's convention: the show/click columns' gradient is the CVM input, per branch
     np.testing.assert_array_equal(grad, [[14.0, 16.0, 2.0, 2.0]])
+    # Y keeps X's LoD (Paddle's cvm shares it; test_cvm_op checks Y's LoD [[1]])
+    (kept,) = build_and_run(lambda: [L.continuous_value_model(
+        L.data("x", [4], lod_level=1), _data("cvm", show_click), True)],
+        {"x": fluid.create_lod_tensor(x, [[1]], fluid.CPUPlace()), "cvm": show_click},
+        return_numpy=False)
+    assert kept.recursive_sequence_lengths() == [[1]]
 
 
 def test_center_loss_loss_and_center_update():
