@@ -13,7 +13,7 @@ from ..framework import regularizer
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
 from . import (framework, layers, optimizer, backward, clip, transpiler, core, op, executor,
-               compiler, dygraph, io, reader, nets, contrib, layer_helper)
+               compiler, dygraph, io, reader, nets, contrib, layer_helper, metrics)
 from ..framework import param_attr
 from .framework import in_dygraph_mode
 from .io import load, load_program_state, save, set_program_state
@@ -38,5 +38,5 @@ __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecut
            "create_random_int_lodtensor", "DataFeedDesc", "DataFeeder", "get_flags", "set_flags",
            "cuda_pinned_places", "load_op_library", "memory_optimize", "one_hot",
            "release_memory", "require_version", "device_guard", "core", "op", "executor",
-           "compiler", "dygraph", "io", "reader", "nets", "param_attr", "layer_helper",
+           "compiler", "dygraph", "io", "reader", "nets", "param_attr", "layer_helper", "metrics",
            "in_dygraph_mode", "contrib", "save", "load", "load_program_state", "set_program_state"]
