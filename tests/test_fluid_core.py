@@ -120,6 +120,15 @@ def test_operator_runs_on_a_scope():
     np.testing.assert_allclose(np.array(scope.find_var("out").get_tensor())[0], [13, 13])
     with pytest.raises(TypeError, match="unknown arguments"):
         Operator("mul", X="x", Y="y", Out="out", bogus=1)
+    # a dtype attr given as a VarType or its code (Paddle's tests pass both) for ops whose
+    # kernels take a dtype name; arg_max keeps the code its kernel takes
+    for dtype in (core.VarDesc.VarType.INT32, int(core.VarDesc.VarType.INT32)):
+        Operator("eye", Out="eye", num_rows=2, dtype=dtype).run(scope, core.CPUPlace())
+        eye = np.array(scope.find_var("eye").get_tensor())
+        assert eye.dtype == np.int32 and eye.tolist() == [[1, 0], [0, 1]]
+    Operator("arg_max", X="x", Out="am", axis=1, dtype=int(core.VarDesc.VarType.INT32)).run(
+        scope, core.CPUPlace())
+    assert np.array(scope.find_var("am").get_tensor()).dtype == np.int32
 
 
 def test_desc_views_and_grad_op_desc():

@@ -2,7 +2,6 @@
 fill_constant_batch_size_like, range, linspace, increment."""
 import numpy as np
 
-from ..framework.dtypes import convert_dtype
 from ..framework.initializer import VALUE_ATTR
 from ..framework.random import rng_for
 from ._common import rand
@@ -23,7 +22,6 @@ class AssignValue(OpDef):
 
     @staticmethod
     def forward(shape=(), dtype="float32", **values):
-        dtype = convert_dtype(dtype)     # a name, a VarType or its code
         return np.array(values[VALUE_ATTR[dtype]], dtype=dtype).reshape(shape)
 
 
