@@ -130,7 +130,16 @@ def _head_pieces(a, b, heads):
     if axis == -1 and (a.shape[-1] // heads != b.shape[-2] or b.shape[-1] % heads):
         raise ValueError("matmul: head_number %d: X's width %d must equal Y's height %d, or "
                          "be %d times it" % (heads, a.shape[-1], b.shape[-2], heads))
-    return np.split(a, heads, axis=-1), np.split(b, heads, axis=axis), axis
+    return _blocks(a, heads, -1), _blocks(b, heads, axis), axis
+
+
+def _blocks(a, n, axis):
+    """`a` cut into n equal blocks along axis -1 or -2 (slices: the eager double backward
+    records them)."""
+    size = a.shape[axis] // n
+    if axis == -1:
+        return [a[..., i * size:(i + 1) * size] for i in range(n)]
+    return [a[..., i * size:(i + 1) * size, :] for i in range(n)]
 
 
 def _head_width(x_width, y_height, y_width, heads):
@@ -180,7 +189,7 @@ class Matmul(OpDef):
         if head_number > 1:
             a, b = _t(x) if transpose_X else x, _t(y) if transpose_Y else y
             xs, ys, axis = _head_pieces(a, b, head_number)
-            douts = np.split(dout * alpha, head_number, axis=-1)
+            douts = _blocks(dout * alpha, head_number, -1)
             grads = [_matmul_grad(xp, yp, d, False, False) for xp, yp, d in zip(xs, ys, douts)]
             da = sum_to_shape(np.concatenate([g[0] for g in grads], axis=-1), a.shape)
             db = sum_to_shape(np.concatenate([g[1] for g in grads], axis=axis), b.shape)
