@@ -92,6 +92,10 @@ def test_op_protos_follow_the_op_definitions():
     proto = OpProtoHolder.instance().get_op_proto("concat")
     assert [(v.name, v.duplicable, v.dispensable) for v in proto.inputs] == \
         [("X", True, False), ("AxisTensor", False, True)]
+    # lstm's sequence lengths come from Input's LoD: OpTest may leave the slot out
+    lstm_inputs = OpProtoHolder.instance().get_op_proto("lstm").inputs
+    assert {v.name: v.dispensable for v in lstm_inputs}["XLength"] is True
+    assert {v.name: v.dispensable for v in lstm_inputs}["Input"] is False
     assert {"axis", "op_role"} <= {a.name for a in proto.attrs}
     assert Operator.get_op_inputs("mul") == [("X", False), ("Y", False)]
     assert "dims" in Operator.get_op_attr_names("flip")      # 1.8's name, accepted
@@ -116,6 +120,15 @@ def test_operator_runs_on_a_scope():
     np.testing.assert_allclose(np.array(scope.find_var("out").get_tensor())[0], [13, 13])
     with pytest.raises(TypeError, match="unknown arguments"):
         Operator("mul", X="x", Y="y", Out="out", bogus=1)
+    # a dtype attr given as a VarType or its code (Paddle's tests pass both) for ops whose
+    # kernels take a dtype name; arg_max keeps the code its kernel takes
+    for dtype in (core.VarDesc.VarType.INT32, int(core.VarDesc.VarType.INT32)):
+        Operator("eye", Out="eye", num_rows=2, dtype=dtype).run(scope, core.CPUPlace())
+        eye = np.array(scope.find_var("eye").get_tensor())
+        assert eye.dtype == np.int32 and eye.tolist() == [[1, 0], [0, 1]]
+    Operator("arg_max", X="x", Out="am", axis=1, dtype=int(core.VarDesc.VarType.INT32)).run(
+        scope, core.CPUPlace())
+    assert np.array(scope.find_var("am").get_tensor()).dtype == np.int32
 
 
 def test_desc_views_and_grad_op_desc():
@@ -268,6 +281,15 @@ def test_dygraph_block_ops_take_1_8_attribute_names_and_any_layout():
                         outputs={"Output": [conv]}, attrs={"data_format": "AnyLayout"})
         np.testing.assert_array_equal(flipped.numpy(), x_value[..., ::-1])
         np.testing.assert_array_equal(conv.numpy(), 2 * x_value)
+        # a dtype attr given as a VarType (convert_np_dtype_to_dtype_), as OpTest does
+        for value, attr in ((np.array([True, False]), "bool_values"),
+                            (np.array([7, -2], "int64"), "int64_values")):
+            out = block.create_var(name="const_" + attr, dtype=value.dtype.name)
+            block.append_op(type="assign_value", outputs={"Out": [out]},
+                            attrs={"shape": [2], attr: value.tolist(),
+                                   "dtype": convert_np_dtype_to_dtype_(value.dtype)})
+            np.testing.assert_array_equal(out.numpy(), value)
+            assert out.numpy().dtype == value.dtype
 
 
 def test_lod_set_before_allocation_stays():

@@ -179,6 +179,18 @@ def test_add_position_encoding_values():
             L.add_position_encoding(L.data("odd", [1, 2, 3], append_batch_size=False), 1, 1)
 
 
+def test_add_position_encoding_counts_positions_per_sequence():
+    # a LoD input [total, size]: each sequence's rows get positions 0, 1, ... (Paddle 1.8's
+    # test_add_position_encoding_op LoD case); Out keeps the LoD
+    x = np.zeros((5, 2), "float32")
+    feed = {"x": fluid.create_lod_tensor(x, [[3, 2]], fluid.CPUPlace())}
+    (out,) = build_and_run(lambda: [L.add_position_encoding(
+        L.data("x", [2], lod_level=1), 1.0, 1.0)], feed, return_numpy=False)
+    pos = np.array([0.0, 1, 2, 0, 1])[:, None] / 10000.0  # half = 1: j / 10000
+    np.testing.assert_allclose(np.array(out), np.concatenate([np.sin(pos), np.cos(pos)], 1),
+                               rtol=1e-6)
+    assert out.recursive_sequence_lengths() == [[3, 2]]
+
 def test_affine_channel_fsp_and_similarity_focus():
     rng = np.random.RandomState(0)
     x = rng.rand(2, 3, 2, 2).astype("float32")
@@ -222,6 +234,12 @@ def test_continuous_value_model_forward_and_paddle_gradient():
     np.testing.assert_array_equal(got_cut, [[0.5, 0.25]])
     # Paddle's convention: the show/click columns' gradient is the CVM input, per branch
     np.testing.assert_array_equal(grad, [[14.0, 16.0, 2.0, 2.0]])
+    # Y keeps X's LoD (Paddle's cvm shares it; test_cvm_op checks Y's LoD [[1]])
+    (kept,) = build_and_run(lambda: [L.continuous_value_model(
+        L.data("x", [4], lod_level=1), _data("cvm", show_click), True)],
+        {"x": fluid.create_lod_tensor(x, [[1]], fluid.CPUPlace()), "cvm": show_click},
+        return_numpy=False)
+    assert kept.recursive_sequence_lengths() == [[1]]
 
 
 def test_center_loss_loss_and_center_update():

@@ -127,15 +127,18 @@ def test_concat_joins_sequences_along_axis_0_and_one_hot_keeps_the_lod():
         ids = fluid.data("ids", [-1, 1], "int64", lod_level=1)
         depth = fluid.layers.fill_constant([1], "int32", 3)
         return [fluid.layers.concat([x, y], axis=0), fluid.layers.concat([x, x], axis=1),
-                fluid.layers.one_hot(ids, depth)]
+                fluid.layers.one_hot(ids, depth), fluid.one_hot(ids, depth)]
     feed = {"x": fluid.create_lod_tensor(np.ones((5, 3), "float32"), [[2, 3]], PLACE),
             "y": fluid.create_lod_tensor(np.ones((4, 3), "float32"), [[1, 3]], PLACE),
             "ids": fluid.create_lod_tensor(np.array([[1], [2], [0]], "int64"), [[1, 2]], PLACE)}
     _, got = _run(build, feed)
     # Paddle 1.8.5 on the same program and feed
-    assert [t.recursive_sequence_lengths() for t in got] == [[[2, 3, 1, 3]], [[2, 3]], [[1, 2]]]
+    # (and fluid.one_hot, op one_hot_v2, keeps it too: Paddle 1.8's test_one_hot_v2_op)
+    assert [t.recursive_sequence_lengths() for t in got] == [[[2, 3, 1, 3]], [[2, 3]], [[1, 2]],
+                                                             [[1, 2]]]
     assert np.array(got[0]).shape == (9, 3) and np.array(got[1]).shape == (5, 6)
     np.testing.assert_array_equal(np.array(got[2]), [[0, 1, 0], [0, 0, 1], [1, 0, 0]])
+    np.testing.assert_array_equal(np.array(got[3]), [[[0, 1, 0]], [[0, 0, 1]], [[1, 0, 0]]])
 
 
 def test_fluid_one_hot_checks_its_arguments():

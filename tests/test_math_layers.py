@@ -237,6 +237,26 @@ def test_matmul_transposes_batches_and_vectors():
            {"x": a, "w": b, "v": c}, rtol=1e-10, atol=1e-12)
 
 
+def test_matmul_head_number_multiplies_column_blocks():
+    """Paddle 1.8's multi-head matmul (its test_matmul_op_with_head): X's column blocks
+    times Y's row blocks side by side (X width = Y height), or times Y's column blocks
+    (X width = heads x Y height)."""
+    from refimpl.fluid import core
+    from refimpl.fluid.op import Operator
+    x = RNG.randn(3, 4)
+    rows_cut, columns_cut = RNG.randn(4, 2), RNG.randn(2, 6)
+    cases = ((rows_cut, np.hstack([x[:, :2] @ rows_cut[:2], x[:, 2:] @ rows_cut[2:]])),
+             (columns_cut, np.hstack([x[:, :2] @ columns_cut[:, :3],
+                                      x[:, 2:] @ columns_cut[:, 3:]])))
+    for y, expected in cases:
+        scope = core.Scope()
+        for name, value in (("x", x), ("y", y)):
+            scope.var(name).get_tensor().set(value, core.CPUPlace())
+        scope.var("out").get_tensor()
+        Operator("matmul", X="x", Y="y", Out="out", head_number=2).run(scope, core.CPUPlace())
+        np.testing.assert_allclose(np.array(scope.find_var("out").get_tensor()), expected,
+                                   rtol=1e-12)
+
 # -- comparisons and logic ----------------------------------------------------------------
 
 @pytest.mark.paddle("3")   # Paddle 3's 0-D results and integer floor division;

@@ -86,6 +86,18 @@ def test_auc_hand_derived_and_matches_paddle(data):
     assert m.accumulate() == 0.0 and m.name() == "auc"
 
 
+def test_fluid_1_8_auc_evaluates_and_lists_its_histograms():
+    from refimpl.fluid import metrics
+    m = metrics.Auc("auc", num_thresholds=4)
+    m.update(np.array([[0.9, 0.1], [0.6, 0.4], [0.65, 0.35], [0.2, 0.8]]),
+             np.array([[0], [0], [1], [1]]))
+    # buckets int(p * 4): negatives at 0.1 -> 0, 0.4 -> 1; positives 0.35 -> 1, 0.8 -> 3;
+    # of the 4 (positive, negative) pairs 3 are ordered right and one tied (half): 3.5 / 4
+    assert m.eval() == 0.875 and str(m) == "auc"
+    assert m._stat_pos == [0, 1, 0, 1, 0] and m._stat_neg == [1, 1, 0, 0, 0]
+    m.reset()
+    assert m.eval() == 0.0 and m.get_config()["num_thresholds"] == 4
+
 def test_auc_errors():
     with pytest.raises(ValueError, match="curve must be 'ROC'"):
         Auc(curve="PR")

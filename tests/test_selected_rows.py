@@ -165,6 +165,7 @@ def _optimizer_pair(op_type, slots, attrs, rows, seed=3):
               "Beta1Pow": (1,), "Beta2Pow": (1,)}, {"weight_decay": 0.01}),
     ("adam", {"Param": None, "Moment1": None, "Moment2": None, "LearningRate": (1,),
               "Beta1Pow": (1,), "Beta2Pow": (1,)}, {"lazy_mode": False}),
+    ("adagrad", {"Param": None, "Moment": None, "LearningRate": (1,)}, {"epsilon": 2.0}),
 ])
 def test_update_with_sparse_grad_equals_the_dense_update(op_type, slots, attrs):
     (sparse, dense), _, _ = _optimizer_pair(op_type, slots, attrs, rows=[3, 1, 3])

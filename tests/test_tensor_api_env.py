@@ -137,3 +137,19 @@ def test_dygraph_only_names_fail_clearly_and_summary_counts_parameters(capsys):
     assert "Total params: 15" in capsys.readouterr().out
     with pytest.raises(TypeError, match="net must be a paddle.nn.Layer"):
         paddle.summary(object(), (1, 4))
+
+
+def test_random_shapes_known_when_the_program_runs():
+    """gaussian_random / randint take a shape Variable (ShapeTensor) or a list holding
+    Variables (ShapeTensorList), as Paddle 1.8's layers do (its test_gaussian_random_op,
+    test_randint_op)."""
+    with static.program_guard(static.Program(), static.Program()):
+        rows = static.data("rows", [1], "int64")
+        shape = static.data("shape", [2], "int32")
+        normal = fluid.layers.gaussian_random([rows, 3], mean=1.0, std=0.5, seed=3)
+        ints = paddle.randint(2, 5, shape)
+        assert tuple(normal.shape) == (-1, 3)
+        got_normal, got_ints = _run([normal, ints], {"rows": np.array([2000], "int64"),
+                                                     "shape": np.array([4, 6], "int32")})
+    assert got_normal.shape == (2000, 3) and abs(got_normal.mean() - 1.0) < 0.05
+    assert got_ints.shape == (4, 6) and set(np.unique(got_ints)) <= {2, 3, 4}

@@ -21,6 +21,7 @@ import numpy as np
 
 from .. import dispatch, xp
 from ..dispatch import SavedForGrad, kernels_of, map_arrays
+from ..framework.dtypes import convert_dtype, dtype_attr_is_a_name
 from ..framework.errors import OpError, user_frame
 from ..framework.place import CUDAPlace, current_place
 from ..framework.program import Operator, Program, Variable
@@ -90,6 +91,7 @@ class _Layout:
                     if slot_name(s) not in op_def.lod_only]
         self.outs = [(slot_name(s), is_duplicable(s)) for s in op_def.outputs]
         self.attr_items = list(op_def.attrs.items())
+        self.dtype_by_name = isinstance(op_def.attrs.get("dtype"), str)
         self.default_sig = [tuple(v) if type(v) is list else v for _, v in self.attr_items]
         self.single_out = len(self.outs) == 1
         self.plain_outs = not any(dup for _, dup in self.outs)     # no list slot
@@ -320,6 +322,8 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
         for k, d in lay.attr_items:
             value = kw[k] = attrs.get(k, d)
             sig.append(tuple(value) if type(value) is list else value)
+        if lay.dtype_by_name and dtype_attr_is_a_name(lay.op_def.attrs, kw["dtype"]):
+            kw["dtype"] = convert_dtype(kw["dtype"])
     else:
         kw = dict(lay.attr_items)
         sig.extend(lay.default_sig)

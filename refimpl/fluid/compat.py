@@ -4,6 +4,7 @@ import warnings
 
 from ..framework.place import CUDAPinnedPlace, cpu_places
 from ..layers.common import append_op_out, check_variable
+from ..layers.embedding import one_hot_inputs
 
 __all__ = ["one_hot", "cuda_pinned_places", "require_version", "load_op_library",
            "memory_optimize", "release_memory"]
@@ -12,9 +13,11 @@ __all__ = ["one_hot", "cuda_pinned_places", "require_version", "load_op_library"
 
 def one_hot(input, depth, allow_out_of_range=False):
     """fluid.one_hot: ids of any shape -> shape + [depth] float32 (op one_hot_v2; the
-    fluid.layers.one_hot spelling replaces a last dim of 1 instead)."""
+    fluid.layers.one_hot spelling replaces a last dim of 1 instead); `depth` an int or a
+    [1] int Variable."""
     check_variable(input, "input", "one_hot")
-    return append_op_out("one_hot_v2", {"X": [input]},
+    inputs, depth = one_hot_inputs(input, depth)
+    return append_op_out("one_hot_v2", inputs,
                          {"depth": depth, "allow_out_of_range": allow_out_of_range},
                          out_dtype="float32", stop_gradient=True)
 

@@ -66,13 +66,16 @@ class AttrProto:
 class OpProto:
     """type, inputs, outputs (VarProtos) and attrs (AttrProtos) of one op type.
 
-    Outputs are all dispensable: refimpl's kernels compute every output and the executor
+    Inputs are dispensable when optional or filled from another input's LoD (lod_lengths:
+    Paddle reads the LoD itself). Outputs are all dispensable: refimpl's kernels compute every output and the executor
     stores only those the op names, so any output may be left out."""
 
     def __init__(self, op_def):
         self.type = op_def.type
         self.comment = (type(op_def).__doc__ or "").strip()
-        self.inputs = [VarProto(slot_name(s), is_duplicable(s), is_optional(s))
+        # a slot that an input's LoD can fill (lod_lengths) may be left out too
+        self.inputs = [VarProto(slot_name(s), is_duplicable(s),
+                                is_optional(s) or slot_name(s) in op_def.lod_lengths)
                        for s in op_def.inputs]
         self.outputs = [VarProto(slot_name(s), is_duplicable(s), True)
                         for s in op_def.outputs]

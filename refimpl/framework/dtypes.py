@@ -106,6 +106,13 @@ def get_dtype(dtype):
     return _BY_NAME[convert_dtype(dtype)]
 
 
+def dtype_attr_is_a_name(defaults, value):
+    """Whether an op's `dtype` attr given as `value` (a VarType or its code, as Paddle's
+    OpTest and layers pass it) must become a dtype name: for the ops whose kernels take
+    names (their default is one); ops taking codes (arg_max, cast) keep them."""
+    return isinstance(defaults.get("dtype"), str) and not isinstance(value, str)
+
+
 def to_numpy_dtype(dtype):
     return _BY_NAME[convert_dtype(dtype)].np
 

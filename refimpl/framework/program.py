@@ -8,7 +8,7 @@ import contextlib
 import copy
 
 from . import mode, unique_name
-from .dtypes import convert_dtype, get_dtype
+from .dtypes import convert_dtype, dtype_attr_is_a_name, get_dtype
 from .errors import DygraphOnlyError, OpError, user_frame
 
 __all__ = ["OpRole", "Variable", "Parameter", "Operator", "Block", "Program",
@@ -213,6 +213,8 @@ class Operator:
         self.inputs = {k: _names(v) for k, v in (inputs or {}).items()}
         self.outputs = {k: _names(v) for k, v in (outputs or {}).items()}
         attrs = _current_attr_names(self.op_def, attrs)
+        if "dtype" in attrs and dtype_attr_is_a_name(self.op_def.attrs, attrs["dtype"]):
+            attrs["dtype"] = convert_dtype(attrs["dtype"])
         for k, v in self.op_def.attrs.items():
             attrs.setdefault(k, v)
         program = block.program

@@ -12,11 +12,12 @@ from ..framework.initializer import value_attrs
 from .common import append_op_out
 
 
-def _source_op(op_type, attrs, dtype, name=None, out=None):
-    """Append an op with no inputs (a constant or random source); return its output."""
+def _source_op(op_type, attrs, dtype, name=None, out=None, inputs=None):
+    """Append an op with no data inputs (a constant or random source; `inputs`: its
+    run-time shape, if any); return its output."""
     helper = LayerHelper(op_type, name=name)
     out = out or helper.create_variable_for_type_inference(dtype, stop_gradient=True)
-    helper.append_op(type=op_type, outputs={"Out": [out]}, attrs=attrs)
+    helper.append_op(type=op_type, inputs=inputs or {}, outputs={"Out": [out]}, attrs=attrs)
     return out
 
 
@@ -208,10 +209,18 @@ def linspace(start, stop, num, dtype=None, name=None):
 
 # -- random tensors (seed 0: the global generator that paddle.seed resets)
 
-def _random(op_type, shape, dtype, name, **attrs):
+def _random(op_type, shape, dtype, name, runtime_shape=False, **attrs):
+    """A random op's output; `runtime_shape`: the op takes a shape known when it runs
+    (Variables, or lists holding them: its ShapeTensor / ShapeTensorList inputs)."""
     dtype = convert_dtype(dtype or "float32")
-    attrs.update(shape=_int_list(shape, op_type), dtype=dtype)
-    return _source_op(op_type, attrs, dtype, name)
+    inputs = {}
+    if runtime_shape:
+        inputs, attrs["shape"] = runtime_int_list(shape, "shape", op_type, "ShapeTensor",
+                                                  "ShapeTensorList")
+    else:
+        attrs["shape"] = _int_list(shape, op_type)
+    attrs["dtype"] = dtype
+    return _source_op(op_type, attrs, dtype, name, inputs=inputs)
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
@@ -228,8 +237,8 @@ def rand(shape, dtype=None, name=None):
 
 
 def fluid_gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", name=None):
-    return _random("gaussian_random", shape, dtype, name, mean=float(mean), std=float(std),
-                   seed=int(seed))
+    return _random("gaussian_random", shape, dtype, name, True, mean=float(mean),
+                   std=float(std), seed=int(seed))
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None):
@@ -247,8 +256,8 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
         low, high = 0, low
     if low >= high:
         raise ValueError("randint: low %s must be < high %s" % (low, high))
-    return _random("randint", shape, dtype or "int64", name, low=int(low), high=int(high),
-                   seed=0)
+    return _random("randint", shape, dtype or "int64", name, True, low=int(low),
+                   high=int(high), seed=0)
 
 
 # -- variables

@@ -57,16 +57,23 @@ def one_hot(x, num_classes, name=None):
                          out_dtype="float32", stop_gradient=True)
 
 
-def fluid_one_hot(input, depth, allow_out_of_range=False):
-    """fluid.layers.one_hot: replaces the last dim (which must be 1) by depth (one_hot);
-    `depth` an int or a [1] int Variable (known when the program runs)."""
-    check_dtype(input, "input", "one_hot", ("int32", "int64"))
+def one_hot_inputs(input, depth):
+    """(the one_hot ops' inputs, their depth attr) for `depth` an int or a [1] int
+    Variable (the depth_tensor input, known when the program runs)."""
     inputs = {"X": [input]}
     if isinstance(depth, Variable):
         inputs["depth_tensor"], depth = [depth], 1
     elif not isinstance(depth, int) or isinstance(depth, bool):
         raise TypeError("one_hot: depth must be an int or a Variable, got %s"
                         % type(depth).__name__)
+    return inputs, depth
+
+
+def fluid_one_hot(input, depth, allow_out_of_range=False):
+    """fluid.layers.one_hot: replaces the last dim (which must be 1) by depth (one_hot);
+    `depth` an int or a [1] int Variable (known when the program runs)."""
+    check_dtype(input, "input", "one_hot", ("int32", "int64"))
+    inputs, depth = one_hot_inputs(input, depth)
     return append_op_out("one_hot", inputs,
                          {"depth": depth, "allow_out_of_range": allow_out_of_range},
                          out_dtype="float32", stop_gradient=True)

@@ -73,7 +73,7 @@ class BoxCoder(OpDef):
         variance = ctx.attr("variance")
         ctx.expect(len(variance) in (0, 4), "attr variance must have 4 values, got %s"
                    % (variance,))
-        ctx.expect(not (variance and ctx.has_input("PriorBoxVar")),
+        ctx.expect(not (len(variance) and ctx.has_input("PriorBoxVar")),
                    "give the variance as input PriorBoxVar or attr variance, not both")
         if ctx.has_input("PriorBoxVar"):
             var = ctx.input_var("PriorBoxVar")

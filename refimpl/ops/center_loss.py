@@ -20,8 +20,8 @@ class CenterLoss(OpDef):
         x, label = ctx.input_shape("X"), ctx.input_shape("Label")
         centers, rate = ctx.input_shape("Centers"), ctx.input_shape("CenterUpdateRate")
         ctx.expect(len(x) == 2, "input X must be 2-D [N, D], got shape %s" % list(x))
-        ctx.expect(len(label) == 2 and label[1] in (-1, 1),
-                   "input Label must be [N, 1], got shape %s" % list(label))
+        ctx.expect(len(label) == 1 or (len(label) == 2 and label[1] in (-1, 1)),
+                   "input Label must be [N, 1] or [N], got shape %s" % list(label))
         ctx.expect(ctx.input_dtype("Label").name in ("int32", "int64"),
                    "input Label must be int32/int64, got %s" % ctx.input_dtype("Label").name)
         ctx.expect(len(centers) == 2 and centers[0] in (-1, ctx.attr("cluster_num"))
@@ -61,5 +61,5 @@ class CenterLoss(OpDef):
         rate = np.array([0.1], dtype=x.dtype)
         yield Sample({"X": x, "Label": label, "Centers": centers, "CenterUpdateRate": rate},
                      {"cluster_num": 4, "need_update": True})
-        yield Sample({"X": x, "Label": label, "Centers": centers, "CenterUpdateRate": rate},
-                     {"cluster_num": 4, "need_update": False})
+        yield Sample({"X": x, "Label": label.reshape(-1), "Centers": centers,
+                      "CenterUpdateRate": rate}, {"cluster_num": 4, "need_update": False})

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..framework.initializer import VALUE_ATTR
 from ..framework.random import rng_for
-from ._common import rand
+from ._common import rand, runtime_ints, runtime_rank
 from .registry import OpDef, Sample, register
 
 
@@ -33,13 +33,28 @@ class _Random(OpDef):
         ctx.set_output("Out", ctx.attr("shape"), ctx.attr("dtype"))
 
 
+class _RuntimeShapeRandom(_Random):
+    """A random op whose shape may come when it runs: the ShapeTensor (a 1-D int tensor) or
+    ShapeTensorList (1-element int tensors) inputs, as in Paddle 1.8, else attr shape."""
+    inputs = ("ShapeTensor?", "ShapeTensorList*?")
+
+    def infer_shape(self, ctx):
+        shape = list(ctx.attr("shape"))
+        if ctx.has_input("ShapeTensor") or ctx.has_input("ShapeTensorList"):
+            n = runtime_rank(ctx, "ShapeTensor", "ShapeTensorList", shape)
+            shape = shape if len(shape) == n else [-1] * max(n, 0)
+        ctx.set_output("Out", shape, ctx.attr("dtype"))
+
+
 @register
-class GaussianRandom(_Random):
+class GaussianRandom(_RuntimeShapeRandom):
     type = "gaussian_random"
     attrs = {"shape": [1], "mean": 0.0, "std": 1.0, "seed": 0, "dtype": "float32"}
 
     @staticmethod
-    def forward(shape=(1,), mean=0.0, std=1.0, seed=0, dtype="float32"):
+    def forward(shape_tensor=None, shape_list=None, shape=(1,), mean=0.0, std=1.0, seed=0,
+                dtype="float32"):
+        shape = runtime_ints(shape_tensor, shape_list, shape)
         return rng_for(seed).normal(mean, std, size=tuple(shape)).astype(dtype)
 
 
@@ -61,7 +76,7 @@ class TruncatedGaussianRandom(_Random):
 
 
 @register
-class Randint(_Random):
+class Randint(_RuntimeShapeRandom):
     """Integers drawn uniformly from [low, high)."""
     type = "randint"
     attrs = {"shape": [1], "low": 0, "high": 1, "seed": 0, "dtype": "int64"}
@@ -72,7 +87,9 @@ class Randint(_Random):
         super().infer_shape(ctx)
 
     @staticmethod
-    def forward(shape=(1,), low=0, high=1, seed=0, dtype="int64"):
+    def forward(shape_tensor=None, shape_list=None, shape=(1,), low=0, high=1, seed=0,
+                dtype="int64"):
+        shape = runtime_ints(shape_tensor, shape_list, shape)
         return rng_for(seed).randint(low, high, size=tuple(shape)).astype(dtype)
 
 

@@ -5,7 +5,7 @@ into the embedding columns and puts the CVM input (show, click) into the first t
 import numpy as np
 
 from ._common import rand
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 @register
@@ -15,6 +15,7 @@ class Cvm(OpDef):
     outputs = ("Y",)
     attrs = {"use_cvm": True}
     grad_inputs = ("X", "CVM", "Y@GRAD")
+    lod_outputs = {"Y": share_lod("X")}
     no_grad = ("CVM",)
 
     def infer_shape(self, ctx):

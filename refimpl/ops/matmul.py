@@ -117,31 +117,83 @@ def _v1_operand(shape, transposed, column):
     return list(shape), transposed
 
 
+def _head_pieces(a, b, heads):
+    """Paddle 1.8's multi-head matmul (head_number > 1) of a [.., M, K] and b: a's columns
+    cut into `heads` pieces; b's rows cut likewise when K equals b's height, else b's
+    columns (K / heads equals its height). The pieces' products are concatenated along the
+    last axis: ([a pieces], [b pieces], b's axis cut)."""
+    if a.ndim < 2 or b.ndim < 2 or a.shape[-1] % heads:
+        raise ValueError("matmul: head_number %d needs X and Y of rank >= 2 with X's width "
+                         "a multiple of it, got %s and %s" % (heads, list(a.shape),
+                                                              list(b.shape)))
+    axis = -2 if a.shape[-1] == b.shape[-2] else -1
+    if axis == -1 and (a.shape[-1] // heads != b.shape[-2] or b.shape[-1] % heads):
+        raise ValueError("matmul: head_number %d: X's width %d must equal Y's height %d, or "
+                         "be %d times it" % (heads, a.shape[-1], b.shape[-2], heads))
+    return _blocks(a, heads, -1), _blocks(b, heads, axis), axis
+
+
+def _blocks(a, n, axis):
+    """`a` cut into n equal blocks along axis -1 or -2 (slices: the eager double backward
+    records them)."""
+    size = a.shape[axis] // n
+    if axis == -1:
+        return [a[..., i * size:(i + 1) * size] for i in range(n)]
+    return [a[..., i * size:(i + 1) * size, :] for i in range(n)]
+
+
+def _head_width(x_width, y_height, y_width, heads):
+    """Out's last dim under head_number: the heads' products side by side."""
+    return y_width * heads if x_width == y_height else y_width
+
+
 @register
 class Matmul(OpDef):
     """fluid 1.x matmul: matmul_v2's products, times alpha; under 1.8 / 2.0 a transposed
-    1-D X is a column [n, 1] and a transposed 1-D Y a row [1, n]."""
+    1-D X is a column [n, 1] and a transposed 1-D Y a row [1, n]. head_number > 1: the
+    multi-head product of Paddle 1.8's CPU kernel (_head_pieces)."""
     type = "matmul"
     inputs = ("X", "Y")
     outputs = ("Out",)
-    attrs = {"transpose_X": False, "transpose_Y": False, "alpha": 1.0}
+    attrs = {"transpose_X": False, "transpose_Y": False, "alpha": 1.0, "head_number": 1}
     grad_inputs = ("X", "Y", "Out@GRAD")
     scalar_outputs = ("Out",)
 
     def infer_shape(self, ctx):
         (xs, tx), (ys, ty) = (_v1_operand(ctx.input_shape("X"), ctx.attr("transpose_X"), True),
                               _v1_operand(ctx.input_shape("Y"), ctx.attr("transpose_Y"), False))
-        _infer(ctx, tx, ty, (xs, ys))
+        heads = ctx.attr("head_number")
+        if heads <= 1:
+            _infer(ctx, tx, ty, (xs, ys))
+            return
+        ctx.expect(len(xs) >= 2 and len(ys) >= 2, "head_number %d needs X and Y of rank >= 2, "
+                   "got %s and %s" % (heads, xs, ys))
+        (m, k), (kh, n) = (xs[-2:][::-1] if tx else xs[-2:]), (ys[-2:][::-1] if ty else ys[-2:])
+        out = list(broadcast_shape(xs[:-2], ys[:-2], ctx)) + [m, _head_width(k, kh, n, heads)]
+        ctx.set_output("Out", out, ctx.input_var("X").dtype)
 
     @staticmethod
-    def forward(x, y, transpose_X=False, transpose_Y=False, alpha=1.0):
-        (xs, tx), (ys, ty) = (_v1_operand(x.shape, transpose_X, True),
-                              _v1_operand(y.shape, transpose_Y, False))
-        out = _matmul(x.reshape(xs), y.reshape(ys), tx, ty)
+    def forward(x, y, transpose_X=False, transpose_Y=False, alpha=1.0, head_number=1):
+        if head_number > 1:
+            xs, ys, _ = _head_pieces(_t(x) if transpose_X else x, _t(y) if transpose_Y else y,
+                                     head_number)
+            out = np.concatenate([np.matmul(a, b) for a, b in zip(xs, ys)], axis=-1)
+        else:
+            (xs, tx), (ys, ty) = (_v1_operand(x.shape, transpose_X, True),
+                                  _v1_operand(y.shape, transpose_Y, False))
+            out = _matmul(x.reshape(xs), y.reshape(ys), tx, ty)
         return out if alpha == 1.0 else (out * alpha).astype(out.dtype)
 
     @staticmethod
-    def backward(x, y, dout, transpose_X=False, transpose_Y=False, alpha=1.0):
+    def backward(x, y, dout, transpose_X=False, transpose_Y=False, alpha=1.0, head_number=1):
+        if head_number > 1:
+            a, b = _t(x) if transpose_X else x, _t(y) if transpose_Y else y
+            xs, ys, axis = _head_pieces(a, b, head_number)
+            douts = _blocks(dout * alpha, head_number, -1)
+            grads = [_matmul_grad(xp, yp, d, False, False) for xp, yp, d in zip(xs, ys, douts)]
+            da = sum_to_shape(np.concatenate([g[0] for g in grads], axis=-1), a.shape)
+            db = sum_to_shape(np.concatenate([g[1] for g in grads], axis=axis), b.shape)
+            return (_t(da) if transpose_X else da), (_t(db) if transpose_Y else db)
         (xs, tx), (ys, ty) = (_v1_operand(x.shape, transpose_X, True),
                               _v1_operand(y.shape, transpose_Y, False))
         dx, dy = _matmul_grad(x.reshape(xs), y.reshape(ys), dout * alpha, tx, ty)
@@ -151,6 +203,10 @@ class Matmul(OpDef):
         yield Sample({"X": rand(rng, 3, 4), "Y": rand(rng, 5, 4)},
                      {"transpose_Y": True, "alpha": 0.5})
         yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 2, 4, 2)})
+        # head_number: Y cut by rows (X's width = Y's height), then by columns
+        yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 2, 4, 3)}, {"head_number": 2})
+        yield Sample({"X": rand(rng, 4, 3), "Y": rand(rng, 4, 2)},
+                     {"head_number": 2, "transpose_X": True, "transpose_Y": True})
 
 
 @register

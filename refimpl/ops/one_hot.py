@@ -12,6 +12,7 @@ from .registry import OpDef, Sample, register, share_lod
 class _OneHot(OpDef):
     inputs = ("X", "depth_tensor?")
     outputs = ("Out",)
+    lod_outputs = {"Out": share_lod("X")}    # both, as Paddle 1.8's ops share X's LoD
     attrs = {"depth": 1, "dtype": "float32", "allow_out_of_range": False}
 
     def infer_shape(self, ctx):
@@ -59,7 +60,6 @@ def _raise(message):
 @register
 class OneHot(_OneHot):
     type = "one_hot"
-    lod_outputs = {"Out": share_lod("X")}
 
     checks_when_built = False
 

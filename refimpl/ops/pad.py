@@ -8,7 +8,7 @@ and sum Out@GRAD into the indices it holds.
 """
 import numpy as np
 
-from ._common import FLOATS, rand
+from ._common import FLOATS, rand, runtime_ints
 from .registry import OpDef, Sample, register
 
 NUMPY_MODES = {"constant": "constant", "reflect": "reflect", "edge": "edge",
@@ -65,18 +65,32 @@ class _PadOp(OpDef):
         ctx.expect(mode in self.modes, "mode must be one of %s, got %r"
                    % (list(self.modes), mode))
         n = self.paddings_length(len(x.shape))
+        if ctx.has_input("Paddings"):     # known when it runs: the padded dims are -1
+            padded = self.widths(len(x.shape), **dict(attrs, paddings=[1] * n))
+            ctx.set_output("Out", [-1 if w != (0, 0) else d for d, w in zip(x.shape, padded)],
+                           x.dtype)
+            return
         ctx.expect(len(attrs["paddings"]) == n, "paddings must have %d values for X %r %s, "
                    "got %s" % (n, x.name, list(x.shape), list(attrs["paddings"])))
         widths = self.widths(len(x.shape), **attrs)
         check_widths(ctx, x, widths, mode)
         ctx.set_output("Out", padded_shape(x.shape, widths), x.dtype)
 
-    def forward(self, x, **attrs):
+    def forward(self, x, paddings_tensor=None, **attrs):
+        attrs = self.runtime_paddings(attrs, paddings_tensor)
         return pad_array(x, self.widths(x.ndim, **attrs), self.mode_of(attrs),
                          self.value_of(attrs)).astype(x.dtype)
 
-    def backward(self, x, dout, **attrs):
+    def backward(self, x, dout, paddings_tensor=None, **attrs):
+        attrs = self.runtime_paddings(attrs, paddings_tensor)
         return pad_grad(dout, x.shape, self.widths(x.ndim, **attrs), self.mode_of(attrs))
+
+    @staticmethod
+    def runtime_paddings(attrs, paddings_tensor):
+        """The attrs with `paddings` from the Paddings input when it is given."""
+        if paddings_tensor is None:
+            return attrs
+        return dict(attrs, paddings=runtime_ints(paddings_tensor))
 
     @staticmethod
     def mode_of(attrs):
@@ -117,6 +131,9 @@ def _spatial_widths(ndim, pairs, channels_last):
 class Pad2D(_PadOp):
     """paddings: [top, bottom, left, right]; mode constant / reflect / edge."""
     type = "pad2d"
+    inputs = ("X", "Paddings?")
+    grad_inputs = ("X", "Out@GRAD", "Paddings?")
+    no_grad = ("Paddings",)
     attrs = {"paddings": [0, 0, 0, 0], "mode": "constant", "pad_value": 0.0,
              "data_format": "NCHW"}
     modes = ("constant", "reflect", "edge")
@@ -140,6 +157,8 @@ class Pad2D(_PadOp):
                          name=mode)
         yield Sample({"X": rand(rng, 1, 3, 4, 2)}, {"paddings": [0, 1, 2, 0], "mode": "reflect",
                                                     "data_format": "NHWC"}, name="nhwc")
+        yield Sample({"X": rand(rng, 1, 2, 3, 4), "Paddings": np.array([1, 0, 2, 1], np.int32)},
+                     {"paddings": [], "mode": "edge"}, name="paddings_input")
 
 
 @register
@@ -147,6 +166,9 @@ class Pad3D(_PadOp):
     """paddings: [left, right, top, bottom, front, back] (W, H, D pairs, innermost first);
     mode constant / reflect / replicate / circular."""
     type = "pad3d"
+    inputs = ("X", "Paddings?")
+    grad_inputs = ("X", "Out@GRAD", "Paddings?")
+    no_grad = ("Paddings",)
     attrs = {"paddings": [0, 0, 0, 0, 0, 0], "mode": "constant", "value": 0.0,
              "data_format": "NCDHW"}
     modes = ("constant", "reflect", "replicate", "circular")
