@@ -1,6 +1,6 @@
 """fluid.dygraph's Layer classes with their Paddle 1.8 signatures and ops: Linear (the
 matmul op, bias, act), Conv2D (weights N(0, sqrt(2 / (kh kw C)))), Conv3D,
-Conv2DTranspose, Pool2D (pool2d), Embedding (lookup_table_v2, size=[vocab, dim]), BatchNorm
+Conv2DTranspose, Conv3DTranspose, Pool2D (pool2d), Embedding (lookup_table_v2, size=[vocab, dim]), BatchNorm
 (= paddle.nn.BatchNorm, which kept the 1.8 signature), Dropout, LayerNorm, InstanceNorm,
 GroupNorm, PRelu and GRUUnit. Parameters are created and named as 1.8 does (shapes,
 default initializers). They run eagerly, or build ops in static mode, like every Layer."""
@@ -10,7 +10,7 @@ from ...framework.initializer import Constant, Normal
 from ...layers.common import append_op_out, append_op_outputs
 from ...layers.conv import functional_conv2d, pool2d
 from ...layers.embedding import functional_embedding
-from ...layers.functional_conv import conv2d_transpose, conv3d
+from ...layers.functional_conv import conv2d_transpose, conv3d, conv3d_transpose
 from ...layers.functional_nn import instance_norm
 from ...layers.math import fluid_matmul
 from ...layers.norm import fluid_dropout, functional_layer_norm
@@ -18,7 +18,7 @@ from ...nn.layer.base import Layer
 from ...nn.layer.norm import BatchNorm
 from ...ops.gru_unit import ACTIVATIONS
 
-__all__ = ["Linear", "Conv2D", "Conv3D", "Conv2DTranspose", "Pool2D", "Embedding",
+__all__ = ["Linear", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "Pool2D", "Embedding",
            "BatchNorm", "Dropout", "LayerNorm", "InstanceNorm", "GroupNorm", "PRelu",
            "GRUUnit"]
 
@@ -142,29 +142,42 @@ class Conv3D(Layer):
         return self._helper.append_activation(out, self._act)
 
 
-class Conv2DTranspose(Layer):
-    """conv2d_transpose with weight [num_channels, num_filters / groups, kh, kw]
+class _ConvTranspose(Layer):
+    """conv{nd}d_transpose with weight [num_channels, num_filters / groups] + filter_size
     (XavierUniform), plus bias, then act; output_size picks among the possible sizes."""
+    _ND = None
 
     def __init__(self, num_channels, num_filters, filter_size, output_size=None, padding=0,
                  stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
                  use_cudnn=True, act=None, dtype="float32"):
         super().__init__(dtype=dtype)
         if param_attr is False:
-            raise ValueError("Conv2DTranspose: param_attr should not be False")
+            raise ValueError("%s: param_attr should not be False" % type(self).__name__)
         self._groups, self._act = groups or 1, act
         self._stride, self._padding, self._dilation = stride, padding, dilation
         self._output_size = output_size
         self.weight = self.create_parameter(
-            [num_channels, num_filters // self._groups] + _ints(filter_size), param_attr)
+            [num_channels, num_filters // self._groups] + _ints(filter_size, self._ND),
+            param_attr)
         self.bias = self.create_parameter([num_filters], bias_attr, is_bias=True)
 
     def forward(self, input):
-        self._expect_input(input, ranks=(4,))
-        out = conv2d_transpose(input, self.weight, self.bias, self._stride, self._padding,
-                               groups=self._groups, dilation=self._dilation,
-                               output_size=self._output_size)
+        self._expect_input(input, ranks=(self._ND + 2,))
+        transpose = conv2d_transpose if self._ND == 2 else conv3d_transpose
+        out = transpose(input, self.weight, self.bias, self._stride, self._padding,
+                        groups=self._groups, dilation=self._dilation,
+                        output_size=self._output_size)
         return self._helper.append_activation(out, self._act)
+
+
+class Conv2DTranspose(_ConvTranspose):
+    __doc__ = _ConvTranspose.__doc__.format(nd=2)
+    _ND = 2
+
+
+class Conv3DTranspose(_ConvTranspose):
+    __doc__ = _ConvTranspose.__doc__.format(nd=3)
+    _ND = 3
 
 
 class Dropout(Layer):
@@ -268,8 +281,10 @@ class PRelu(Layer):
 
     def forward(self, input):
         self._expect_input(input)
-        return append_op_out("prelu", {"X": [input], "Alpha": [self.weight]},
-                             {"mode": self._mode})
+        out, = append_op_outputs("prelu", {"X": input, "Alpha": self.weight},
+                                 [("Out", input.dtype, False)], {"mode": self._mode},
+                                 self._helper)
+        return out
 
 
 class GRUUnit(Layer):

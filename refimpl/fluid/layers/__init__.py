@@ -1,6 +1,7 @@
 """paddle.fluid.layers: the 1.8 layer functions (refimpl/layers, and the RNN and decoding API
 of fluid/rnn.py), checking their arguments as 1.8 does
-(argument_checks.py).
+(argument_checks.py), and the 1.8 layer functions that are a fluid.dygraph Layer applied
+once (parametric.py).
 
 Paddle 1.8 also lets users import its submodules (`fluid.layers.nn`, `.control_flow`,
 `.tensor`, `.rnn`, ...). refimpl groups its layers along other lines, so each of those
@@ -13,11 +14,13 @@ from ...layers import exports
 from ...static.py_func import py_func
 from .. import rnn as _rnn_api
 from ..op_proto import OpProtoHolder
-from . import utils
+from . import parametric, utils
 from .argument_checks import checked
 
-# every layer module's fluid.layers exports, and the RNN and decoding API (fluid/rnn.py)
+# every layer module's fluid.layers exports, the RNN and decoding API (fluid/rnn.py) and
+# the layers built on fluid.dygraph's Layer classes (parametric.py)
 _NAMES = dict(exports("fluid.layers"), **_rnn_api.EXPORTS["fluid.layers"])
+_NAMES.update((name, getattr(parametric, name)) for name in parametric.__all__)
 globals().update({name: checked(name, fn) for name, fn in _NAMES.items()})
 py_func = checked("py_func", py_func)
 __all__ = sorted(_NAMES) + ["py_func", "OpProtoHolder"]

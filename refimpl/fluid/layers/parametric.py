@@ -1,0 +1,121 @@
+"""Paddle 1.8's fluid.layers functions that create their own parameters and have a
+fluid.dygraph (or paddle.nn) Layer of the same maths: conv3d, conv2d_transpose,
+conv3d_transpose, group_norm, instance_norm, prelu, spectral_norm. Each builds that Layer
+once and applies it, so the parameter shapes, default initializers and names
+(`conv3d_0.w_0`, as Paddle's LayerHelper names them) live in one place; in static mode
+applying it appends the ops to the current program. bilinear_tensor_product (whose
+2.0 Layer names its parameters otherwise) creates its two parameters here.
+
+`name=` is accepted and names nothing: the parameters keep the layer's numbered name
+(Paddle 1.8 would call them `<name>.w_0`), recorded in specs/fluid_layers.md."""
+from ...framework.layer_helper import LayerHelper
+from ...layers.common import check_variable
+from ...layers.functional_nn import bilinear
+from ...nn.layer.spectral_norm import SpectralNorm
+from ..dygraph.nn import (Conv3D, Conv2DTranspose, Conv3DTranspose, GroupNorm,
+                          InstanceNorm, PRelu)
+
+__all__ = ["conv3d", "conv2d_transpose", "conv3d_transpose", "group_norm",
+           "instance_norm", "prelu", "spectral_norm", "bilinear_tensor_product"]
+
+
+def _channels_first(input, data_format, layer, nd):
+    check_variable(input, "input", layer)
+    if data_format != ("NCHW" if nd == 2 else "NCDHW"):
+        raise ValueError("%s: data_format %r is not supported (channels-first only)"
+                         % (layer, data_format))
+    if len(input.shape) != nd + 2:
+        raise ValueError("%s: input %r must be %d-D, got shape %s"
+                         % (layer, input.name, nd + 2, list(input.shape)))
+    return input.shape[1]
+
+
+def conv3d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None,
+           param_attr=None, bias_attr=None, use_cudnn=True, act=None, name=None,
+           data_format="NCDHW"):
+    channels = _channels_first(input, data_format, "conv3d", 3)
+    return Conv3D(channels, num_filters, filter_size, stride, padding, dilation, groups,
+                  param_attr, bias_attr, use_cudnn, act, dtype=input.dtype)(input)
+
+
+def _filter_size(input, output_size, filter_size, padding, stride, dilation, nd, layer):
+    """filter_size, or the one that makes output_size from the input (Paddle 1.8's rule:
+    (out - (in - 1) * stride + 2 * pad - 1) // dilation + 1 per spatial dim)."""
+    if filter_size is not None:
+        return filter_size
+    if output_size is None:
+        raise ValueError("%s: output_size must be set when filter_size is None" % layer)
+
+    def per_dim(v):
+        return [v] * nd if isinstance(v, int) else list(v)
+    out, pad, st, dil = (per_dim(v) for v in (output_size, padding, stride, dilation))
+    if len(pad) != nd:
+        raise ValueError("%s: computing filter_size needs one padding per spatial dim, got %r"
+                         % (layer, padding))
+    return [(o - (i - 1) * s + 2 * p - 1) // d + 1
+            for o, i, s, p, d in zip(out, input.shape[2:], st, pad, dil)]
+
+
+def _conv_transpose(cls, nd, layer, input, num_filters, output_size, filter_size, padding,
+                    stride, dilation, groups, param_attr, bias_attr, use_cudnn, act,
+                    data_format):
+    channels = _channels_first(input, data_format, layer, nd)
+    size = _filter_size(input, output_size, filter_size, padding, stride, dilation, nd, layer)
+    return cls(channels, num_filters, size, output_size, padding, stride, dilation, groups,
+               param_attr, bias_attr, use_cudnn, act, dtype=input.dtype)(input)
+
+
+def conv2d_transpose(input, num_filters, output_size=None, filter_size=None, padding=0,
+                     stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
+                     use_cudnn=True, act=None, name=None, data_format="NCHW"):
+    return _conv_transpose(Conv2DTranspose, 2, "conv2d_transpose", input, num_filters,
+                           output_size, filter_size, padding, stride, dilation, groups,
+                           param_attr, bias_attr, use_cudnn, act, data_format)
+
+
+def conv3d_transpose(input, num_filters, output_size=None, filter_size=None, padding=0,
+                     stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
+                     use_cudnn=True, act=None, name=None, data_format="NCDHW"):
+    return _conv_transpose(Conv3DTranspose, 3, "conv3d_transpose", input, num_filters,
+                           output_size, filter_size, padding, stride, dilation, groups,
+                           param_attr, bias_attr, use_cudnn, act, data_format)
+
+
+def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, act=None,
+               data_layout="NCHW", name=None):
+    """As Paddle 1.8.5's: the scale and the bias exist only when param_attr / bias_attr is
+    given (truthy); by default the groups are normalized and nothing more."""
+    check_variable(input, "input", "group_norm")
+    return GroupNorm(input.shape[1], groups, epsilon, param_attr or False, bias_attr or False,
+                     act, data_layout, dtype=input.dtype)(input)
+
+
+def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=None):
+    check_variable(input, "input", "instance_norm")
+    return InstanceNorm(input.shape[1], epsilon, param_attr, bias_attr,
+                        dtype=input.dtype)(input)
+
+
+def prelu(x, mode, param_attr=None, name=None):
+    check_variable(x, "x", "prelu")
+    channel = x.shape[1] if len(x.shape) > 1 else None
+    return PRelu(mode, channel=channel, input_shape=x.shape, param_attr=param_attr,
+                 dtype=x.dtype)(x)
+
+
+def spectral_norm(weight, dim=0, power_iters=1, eps=1e-12, name=None):
+    check_variable(weight, "weight", "spectral_norm")
+    return SpectralNorm(weight.shape, dim, power_iters, eps, dtype=weight.dtype)(weight)
+
+
+def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None,
+                            bias_attr=None):
+    """out[n, k] = x[n] W[k] y[n] + b[k]: W [size, M, N] (Xavier), b [1, size] (zeros;
+    bias_attr=False: none), then act."""
+    check_variable(x, "x", "bilinear_tensor_product")
+    check_variable(y, "y", "bilinear_tensor_product")
+    helper = LayerHelper("bilinear_tensor_product", name=name)
+    w = helper.create_parameter(param_attr, [size, x.shape[1], y.shape[1]], x.dtype)
+    b = helper.create_parameter(bias_attr, [1, size], x.dtype, is_bias=True) \
+        if bias_attr is not False else None
+    return helper.append_activation(bilinear(x, y, w, b), act)
