@@ -56,29 +56,25 @@ def _filter_size(input, output_size, filter_size, padding, stride, dilation, nd,
             for o, i, s, p, d in zip(out, input.shape[2:], st, pad, dil)]
 
 
-def _conv_transpose(cls, nd, layer, input, num_filters, output_size, filter_size, padding,
-                    stride, dilation, groups, param_attr, bias_attr, use_cudnn, act,
-                    data_format):
-    channels = _channels_first(input, data_format, layer, nd)
-    size = _filter_size(input, output_size, filter_size, padding, stride, dilation, nd, layer)
-    return cls(channels, num_filters, size, output_size, padding, stride, dilation, groups,
-               param_attr, bias_attr, use_cudnn, act, dtype=input.dtype)(input)
+def _conv_transpose(cls, nd, data_format_default):
+    """fluid.layers.conv{nd}d_transpose: the `cls` Layer of the input's channels, its
+    filter_size from output_size when not given."""
+    layer = "conv%dd_transpose" % nd
+
+    def conv_transpose(input, num_filters, output_size=None, filter_size=None, padding=0,
+                       stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
+                       use_cudnn=True, act=None, name=None, data_format=data_format_default):
+        channels = _channels_first(input, data_format, layer, nd)
+        size = _filter_size(input, output_size, filter_size, padding, stride, dilation, nd,
+                            layer)
+        return cls(channels, num_filters, size, output_size, padding, stride, dilation,
+                   groups, param_attr, bias_attr, use_cudnn, act, dtype=input.dtype)(input)
+    conv_transpose.__name__ = conv_transpose.__qualname__ = layer
+    return conv_transpose
 
 
-def conv2d_transpose(input, num_filters, output_size=None, filter_size=None, padding=0,
-                     stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
-                     use_cudnn=True, act=None, name=None, data_format="NCHW"):
-    return _conv_transpose(Conv2DTranspose, 2, "conv2d_transpose", input, num_filters,
-                           output_size, filter_size, padding, stride, dilation, groups,
-                           param_attr, bias_attr, use_cudnn, act, data_format)
-
-
-def conv3d_transpose(input, num_filters, output_size=None, filter_size=None, padding=0,
-                     stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
-                     use_cudnn=True, act=None, name=None, data_format="NCDHW"):
-    return _conv_transpose(Conv3DTranspose, 3, "conv3d_transpose", input, num_filters,
-                           output_size, filter_size, padding, stride, dilation, groups,
-                           param_attr, bias_attr, use_cudnn, act, data_format)
+conv2d_transpose = _conv_transpose(Conv2DTranspose, 2, "NCHW")
+conv3d_transpose = _conv_transpose(Conv3DTranspose, 3, "NCDHW")
 
 
 def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, act=None,
