@@ -1,6 +1,7 @@
 """Initializers add the op that fills a parameter to the startup program: in front of the
 ops already there (Paddle 1.8, 2.0) or after them (3), the `startup_init_order` switch."""
 import math
+import warnings
 
 import numpy as np
 
@@ -203,8 +204,14 @@ class NumpyArrayInitializer(Initializer):
 
     def _attrs(self, var):
         if tuple(self.value.shape) != tuple(var.shape):
-            raise ValueError("initializer value for %r has shape %s, the parameter %s"
-                             % (var.name, list(self.value.shape), list(var.shape)))
+            # Paddle (1.8.5 and 3.3.1 measured) gives the variable the value's shape; said
+            # out loud here, since a mismatch is usually a mistake
+            warnings.warn("initializer value for %r has shape %s, the parameter %s: the "
+                          "parameter takes the value's shape, as in Paddle"
+                          % (var.name, list(self.value.shape), list(var.shape)),
+                          stacklevel=3)
+            if not (mode.eager is not None and isinstance(var, mode.eager.Tensor)):
+                var._shape = tuple(self.value.shape)
         return value_attrs(self.value.astype(var.dtype.np))
 
 
