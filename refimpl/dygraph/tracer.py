@@ -94,6 +94,12 @@ class _Layout:
         self.dtype_by_name = isinstance(op_def.attrs.get("dtype"), str)
         self.default_sig = [tuple(v) if type(v) is list else v for _, v in self.attr_items]
         self.single_out = len(self.outs) == 1
+        # state an op updates in place (Param -> ParamOut, Mean -> MeanOut): (input
+        # position, output slot); when the output is another tensor than the input, the
+        # input is copied first so that it keeps its value, as Paddle's kernels leave it
+        outs = {name for name, _ in self.outs}
+        self.state_pairs = [(i, name + "Out") for i, (name, dup) in enumerate(self.ins)
+                            if not dup and name + "Out" in outs]
         self.plain_outs = not any(dup for _, dup in self.outs)     # no list slot
         self.plain_single_out = self.single_out and self.plain_outs
         self.signatures = {}    # run_op's signature -> (kernel, takes saved, grad kernels)
@@ -327,6 +333,8 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     else:
         kw = dict(lay.attr_items)
         sig.extend(lay.default_sig)
+    if lay.state_pairs and outputs:
+        _keep_state_inputs(lay, args, given, outputs)
     record = requires and mode.grad_enabled and lay.grad_def is not None
     device = None
     if type(first) is not np.ndarray or find_device:
@@ -389,6 +397,17 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
                 if j < len(values) and t is not None and values[j] is not None:
                     _fill(t, values[j], node, flat + j)
         flat += len(values)
+
+
+def _keep_state_inputs(lay, args, given, outputs):
+    """Copy each in-place-updated input whose output is another tensor (an OpTest's
+    distinct ParamOut; an optimizer's own update passes the parameter itself)."""
+    for i, out_slot in lay.state_pairs:
+        target = outputs.get(out_slot)
+        if type(target) is list or type(target) is tuple:
+            target = target[0] if target else None
+        if target is not None and target is not given[i] and args[i] is not None:
+            args[i] = args[i].copy()
 
 
 def device_arrays(args):
