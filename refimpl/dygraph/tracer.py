@@ -97,9 +97,16 @@ class _Layout:
         # state an op updates in place (Param -> ParamOut, Mean -> MeanOut): (input
         # position, output slot); when the output is another tensor than the input, the
         # input is copied first so that it keeps its value, as Paddle's kernels leave it
-        outs = {name for name, _ in self.outs}
-        self.state_pairs = [(i, name + "Out") for i, (name, dup) in enumerate(self.ins)
-                            if not dup and name + "Out" in outs]
+        # (Ftrl's SquaredAccumulator -> SquaredAccumOut: the one input the name begins)
+        self.state_pairs = []
+        for out, _ in self.outs:
+            if not out.endswith("Out") or out == "Out":
+                continue
+            named = [i for i, (name, dup) in enumerate(self.ins)
+                     if not dup and name.startswith(out[:-len("Out")])]
+            exact = [i for i in named if self.ins[i][0] == out[:-len("Out")]]
+            if exact or len(named) == 1:
+                self.state_pairs.append(((exact or named)[0], out))
         self.plain_outs = not any(dup for _, dup in self.outs)     # no list slot
         self.plain_single_out = self.single_out and self.plain_outs
         self.signatures = {}    # run_op's signature -> (kernel, takes saved, grad kernels)
