@@ -100,11 +100,12 @@ class _Layout:
         # (Ftrl's SquaredAccumulator -> SquaredAccumOut: the one input the name begins)
         self.state_pairs = []
         for out, _ in self.outs:
-            if not out.endswith("Out") or out == "Out":
+            prefix = out[:-len("Out")]
+            if not prefix or not out.endswith("Out"):
                 continue
             named = [i for i, (name, dup) in enumerate(self.ins)
-                     if not dup and name.startswith(out[:-len("Out")])]
-            exact = [i for i in named if self.ins[i][0] == out[:-len("Out")]]
+                     if not dup and name.startswith(prefix)]
+            exact = [i for i in named if self.ins[i][0] == prefix]
             if exact or len(named) == 1:
                 self.state_pairs.append(((exact or named)[0], out))
         self.plain_outs = not any(dup for _, dup in self.outs)     # no list slot

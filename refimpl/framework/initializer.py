@@ -41,6 +41,11 @@ def _fans(shape):
     return shape[1] * receptive, shape[0] * receptive
 
 
+def _is_eager(var):
+    """Whether `var` is an eager Tensor (filled now) rather than a static Variable."""
+    return mode.eager is not None and isinstance(var, mode.eager.Tensor)
+
+
 class Initializer:
     op_type = None
 
@@ -51,7 +56,7 @@ class Initializer:
         """Add the op filling `var` to `block` (Block.create_parameter passes its own, as
         in Paddle), by default to the startup program's global block; an eager Tensor is
         filled now."""
-        if mode.eager is not None and isinstance(var, mode.eager.Tensor):
+        if _is_eager(var):
             return self._fill_now(var)
         from .program import default_startup_program
         startup = block if block is not None else default_startup_program().global_block()
@@ -210,7 +215,7 @@ class NumpyArrayInitializer(Initializer):
                           "parameter takes the value's shape, as in Paddle"
                           % (var.name, list(self.value.shape), list(var.shape)),
                           stacklevel=3)
-            if not (mode.eager is not None and isinstance(var, mode.eager.Tensor)):
+            if not _is_eager(var):
                 var._shape = tuple(self.value.shape)
         return value_attrs(self.value.astype(var.dtype.np))
 
