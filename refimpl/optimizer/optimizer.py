@@ -286,10 +286,46 @@ class Optimizer:
             self._create_optimization_pass(params_grads)
         return params_grads
 
+    # (fn, param, grad array, learning-rate array, attrs): call the update op's kernel `fn`
+    # on the parameter's (and its accumulators') values and keep its results; optimizers
+    # with one (SGD, Momentum, the Adam family) update without an op per parameter
+    _run_update = None
+
+    def _update_attrs(self, param):
+        """The attrs of `param`'s update op."""
+        return {}
+
     def _update_directly(self, params_grads):
-        """Run the eager updates without an op per parameter, when the optimizer knows how
-        (SGD); False: nothing done, the ops run."""
-        return False
+        """Call the update op's kernel on each parameter's value in one loop, as PyTorch's
+        foreach optimizers do: the same update without the tracer's per-op work. The op
+        path's shape checks hold by construction here: host parameters, gradients of their
+        shape and dtype, accumulators made like them, the global learning rate unscaled;
+        else (or without `_run_update`) False: nothing done, the ops run."""
+        if self._run_update is None or not self._direct_ok():
+            return False
+        for p, g in params_grads:
+            v, gv = p._value, g._value
+            if type(v) is not np.ndarray or type(gv) is not np.ndarray or \
+                    v.shape != gv.shape or v.dtype != gv.dtype or \
+                    p.optimize_attr.get("learning_rate", 1.0) != 1.0:
+                return False
+        self._create_accumulators(self._block(), [p for p, _ in params_grads])
+        lr = self._create_global_learning_rate()._value
+        lay, found = layout(self.type), {}
+        attrs_of, run = self._update_attrs, self._run_update
+        for p, g in params_grads:
+            given, v = attrs_of(p), p._value
+            key = (v.dtype.char, *given.values()) if given else v.dtype.char
+            kernel = found.get(key)
+            if kernel is None:
+                attrs = {k: given.get(k, d) for k, d in lay.attr_items}   # as the tracer's
+                kernel = found[key] = (lay.kernels.get(attrs, v.dtype)[0], attrs)
+            run(kernel[0], p, g._value, lr, kernel[1])
+        return True
+
+    def _direct_ok(self):
+        """Whether this optimizer's settings allow `_run_update`."""
+        return True
 
     def clear_grad(self, set_to_zero=True):
         """Forget the parameters' gradients (dynamic mode; nothing to do in static mode,
@@ -374,26 +410,8 @@ def _param_groups(params):
 class SGD(Optimizer):
     type = "sgd"
 
-    def _update_directly(self, params_grads):
-        """The sgd op's kernel called on each parameter's value in one loop, as PyTorch's
-        foreach SGD does: the same update without the tracer's per-op work (the op path's
-        shape checks hold by construction here: a host parameter and a gradient of its
-        shape and dtype, the global learning rate unscaled)."""
-        for p, g in params_grads:
-            v, gv = p._value, g._value
-            if type(v) is not np.ndarray or type(gv) is not np.ndarray or \
-                    v.shape != gv.shape or v.dtype != gv.dtype or \
-                    p.optimize_attr.get("learning_rate", 1.0) != 1.0:
-                return False
-        lr = self._create_global_learning_rate()._value
-        kernels, found = layout("sgd").kernels, {}
-        for p, g in params_grads:
-            v = p._value
-            fn = found.get(v.dtype.char)
-            if fn is None:
-                fn = found[v.dtype.char] = kernels.get({}, v.dtype)[0]
-            p._value = fn(v, lr, g._value)
-        return True
+    def _run_update(self, fn, p, g, lr, attrs):    # (the sgd op has no attrs)
+        p._value = fn(p._value, lr, g)
 
     def _append_optimize_op(self, block, param_and_grad):
         param, grad = param_and_grad

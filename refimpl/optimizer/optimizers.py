@@ -32,10 +32,14 @@ class Momentum(Optimizer):
             type=self.type,
             inputs={"Param": [p], "Grad": [g], "Velocity": [v],
                     "LearningRate": [self._param_lr(p)]},
-            outputs={"ParamOut": [p], "VelocityOut": [v]}, attrs=self._update_attrs())
+            outputs={"ParamOut": [p], "VelocityOut": [v]}, attrs=self._update_attrs(p))
 
-    def _update_attrs(self):
+    def _update_attrs(self, param):
         return {"mu": self._momentum, "use_nesterov": self._use_nesterov}
+
+    def _run_update(self, fn, p, g, lr, attrs):
+        v = self._get_accumulator(self._velocity_acc_str, p)
+        p._value, v._value = fn(p._value, g, v._value, lr, **attrs)
 
 
 class LarsMomentum(Momentum):
@@ -49,7 +53,7 @@ class LarsMomentum(Momentum):
                          parameter_list=parameter_list, regularization=regularization)
         self._lars_coeff, self._lars_weight_decay = float(lars_coeff), float(lars_weight_decay)
 
-    def _update_attrs(self):
+    def _update_attrs(self, param):
         return {"mu": self._momentum, "lars_coeff": self._lars_coeff,
                 "lars_weight_decay": self._lars_weight_decay}
 
@@ -111,13 +115,25 @@ class _AdamFamily(Optimizer):
         p, g = param_and_grad
         inputs, outputs = self._moment_slots(p, g)
         return block.append_op(type=self.type, inputs=inputs, outputs=outputs,
-                               attrs=self._attrs(p))
+                               attrs=self._update_attrs(p))
+
+    def _direct_ok(self):     # (a tensor beta is an input the direct call does not pass)
+        return not isinstance(self._beta1, Variable) and not isinstance(self._beta2, Variable)
+
+    def _run_update(self, fn, p, g, lr, attrs):
+        acc = [self._get_accumulator(n, p) for n in (
+            self._moment1_acc_str, self._moment2_acc_str, self._beta1_pow_acc_str,
+            self._beta2_pow_acc_str)]
+        results = fn(p._value, g, lr, *[a._value for a in acc], **attrs)
+        p._value = results[0]
+        for a, value in zip(acc, results[1:]):
+            a._value = value
 
 
 class Adam(_AdamFamily):
     type = "adam"
 
-    def _attrs(self, p):
+    def _update_attrs(self, p):
         return dict(self._beta_attrs(), epsilon=self._epsilon, lazy_mode=self._lazy_mode)
 
 
@@ -133,7 +149,7 @@ class AdamW(_AdamFamily):
         self._coeff = float(weight_decay)
         self._apply_decay = apply_decay_param_fun
 
-    def _attrs(self, p):
+    def _update_attrs(self, p):
         decay = self._apply_decay is None or self._apply_decay(p.name)
         return dict(self._beta_attrs(), epsilon=self._epsilon, coeff=self._coeff,
                     with_decay=bool(decay))
@@ -154,7 +170,7 @@ class Lamb(_AdamFamily):
         self._weight_decay = float(lamb_weight_decay)
         self._exclude = exclude_from_weight_decay_fn
 
-    def _attrs(self, p):
+    def _update_attrs(self, p):
         wd = 0.0 if self._exclude is not None and self._exclude(p) else self._weight_decay
         return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
                 "weight_decay": wd}
