@@ -110,6 +110,7 @@ class _Layout:
                 self.state_pairs.append(((exact or named)[0], out))
         self.plain_outs = not any(dup for _, dup in self.outs)     # no list slot
         self.plain_single_out = self.single_out and self.plain_outs
+        self.out_slot = self.outs[0][0] if self.outs else None
         self.signatures = {}    # run_op's signature -> (kernel, takes saved, grad kernels)
         self.kernels = _Kernels(op_def.type, "forward")
         self.gpu_kernels = _Kernels(op_def.type, "forward", "gpu")
@@ -320,14 +321,16 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
             given.append(None)
             sig.append(None)
             continue
-        a = getattr(v, "_value", None)
+        try:
+            a = v._value
+        except AttributeError:
+            a = None
         if a is None:
             raise _bad_input(lay, slot, v)
-        sig.append(a.shape)
-        sig.append(a.dtype.char)
+        sig += (a.shape, a.dtype.char)
         args.append(a)
         given.append(v)
-        if not v.stop_gradient:
+        if not requires and not v.stop_gradient:
             requires = True
         if first is None:
             first = a
@@ -379,7 +382,7 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     if not outputs:
         return
     if lay.plain_single_out:    # the common case: one output, not a list
-        t = outputs.get(lay.outs[0][0])
+        t = outputs.get(lay.out_slot)
         if type(t) is list or type(t) is tuple:
             t = t[0] if t else None
         if t is not None and result[0] is not None:
@@ -498,9 +501,11 @@ def _record(lay, kw, args, given, result, saved, device, grad_kernels):
         ins = [None] * len(lay.ins)
         for i in lay.saved_ins:
             ins[i] = args[i]
-    outs = [None] * len(lay.outs)
-    for k in lay.saved_outs:
-        outs[k] = result[k]
+    outs = None     # (most grad ops read no forward output)
+    if lay.saved_outs:
+        outs = [None] * len(lay.outs)
+        for k in lay.saved_outs:
+            outs[k] = result[k]
     if lay.flat_grads:    # no list slot: the edges are flat already
         edges = flat_edges = []
         for i in lay.grad_targets:     # _edge, inlined: this runs for every recorded op
