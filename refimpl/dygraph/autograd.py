@@ -166,23 +166,28 @@ def _node_grads(node, grads, ops):
     lay = node.lay
     if node.released:
         raise _released_error(node)
-    args = []
-    for kind, k in lay.grad_plan:
-        if kind == "in":
-            args.append(node.ins[k])
-        elif kind == "out":
-            args.append(node.outs[k])
-        elif lay.plain_single_out:
-            args.append(grads[0])
-        else:
-            args.append(_slot_grads(node, grads, ops, k))
+    if lay.grad_reads_ins:      # the common plans: its inputs (or its output), then dOut
+        args = [*node.ins, grads[0]]
+    elif lay.grad_reads_out:
+        args = [node.outs[0], grads[0]]
+    else:
+        args = []
+        for kind, k in lay.grad_plan:
+            if kind == "in":
+                args.append(node.ins[k])
+            elif kind == "out":
+                args.append(node.outs[k])
+            elif lay.plain_single_out:
+                args.append(grads[0])
+            else:
+                args.append(_slot_grads(node, grads, ops, k))
     need = None
     if lay.partial:
-        need = tuple(e is not None for e in node.edges) if lay.flat_grads else \
+        need = tuple([e is not None for e in node.edges]) if lay.flat_grads else \
             tuple(any(e is not None for e in (edge if type(edge) is list else [edge]))
                   for edge in node.edges)
     result = ops.run(node, args, node.kw, need)
-    if len(lay.grad_targets) == 1:
+    if lay.single_grad:
         return [result] if lay.flat_grads else _flat_grads(node, (result,))
     return list(result) if lay.flat_grads else _flat_grads(node, result)
 
@@ -290,13 +295,12 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
         if node.retained and capture is None:
             # (legacy grads: an output no gradient reached, beside one that got it, keeps
             # zeros, as Paddle 1.8's engine zero-fills the missing output gradients)
-            reached = any(g is not None for g in grads)
             for i, ref in node.retained.items():
                 t = ref()
                 if t is None or t._node is not node:
                     continue
                 g = grads[i]
-                if g is None and reached and t._grad is None:
+                if g is None and t._grad is None and any(x is not None for x in grads):
                     t._grad = ops.zeros(t._array().shape, t._array().dtype)
                 elif g is not None:
                     t._grad = g if t._grad is None else t._grad + g

@@ -100,7 +100,8 @@ def run_eagerly(op_type, inputs, attrs=None, out_dtype=None, out_slot="Out",
     operators): placeholders for the op's main output (and `extra_outputs` [(slot, dtype)],
     which stop gradient), the op run by the tracer; the output (and the extras). None when
     an input is a static Variable: the caller then goes the general way."""
-    out = Tensor._placeholder(out_dtype, None, stop_gradient)
+    out = Tensor._placeholder(out_dtype, None, stop_gradient) if out_dtype is not None \
+        else Tensor(None, stop_gradient)
     outputs = {out_slot: [out]}
     extras = []
     for slot, ex_dtype in extra_outputs:

@@ -135,12 +135,19 @@ class _Layout:
             else:
                 plan.append(("out", out_pos[name]))
         self.grad_plan = plan
+        # the two common plans, which autograd builds at once: every input in order then
+        # the one output's gradient (matmul, add), or that output then its gradient (relu)
+        one_out = self.plain_single_out
+        self.grad_reads_ins = one_out and plan == [("in", i) for i in range(len(self.ins))] \
+            + [("dout", 0)]
+        self.grad_reads_out = one_out and plan == [("out", 0), ("dout", 0)]
         self.saved_ins = sorted({i for kind, i in plan if kind == "in"})
         self.saves_all_ins = self.saved_ins == list(range(len(self.ins)))
         self.saved_outs = sorted({k for kind, k in plan if kind == "out"})
         # the forward input slots that receive a gradient, in the grad op's output order
         self.grad_targets = [i for i, (name, _) in enumerate(self.ins)
                              if name not in op_def.no_grad]
+        self.single_grad = len(self.grad_targets) == 1
         # no list slot among them: a node's edges are flat already
         self.flat_grads = not any(self.ins[i][1] for i in self.grad_targets)
         entry = kernels_of(op_def.type)
