@@ -325,3 +325,82 @@ def test_an_interrupt_just_after_the_commit_keeps_the_new_checkpoint(tmp_path, m
     monkeypatch.undo()
     assert len(_leftovers(tmp_path, "static")) == 3         # the pending data files
     _assert_whole_generation(_load("static", path, megabytes), (2,), megabytes)
+
+
+# -- directory checkpoints (fluid.io's dirname layouts): the manifest is a journal
+
+
+def _save_dir(dirname, value):
+    from refimpl.static import io as static_io
+    static_io.save_vars_files(dirname, {"a": np.full(3, value, "float32"),
+                                        "b": np.full(2, value, "float64")})
+
+
+def _read_dir(dirname):
+    from refimpl.static import io as static_io
+    got = static_io.read_vars_files(dirname, ["a", "b"])
+    return float(got["a"][0]), float(got["b"][0])
+
+
+def test_a_saved_directory_holds_exactly_paddles_files(tmp_path):
+    _save_dir(str(tmp_path / "d"), 1.0)
+    _save_dir(str(tmp_path / "d"), 2.0)
+    assert sorted(os.listdir(tmp_path / "d")) == ["a", "b"]
+    assert _read_dir(str(tmp_path / "d")) == (2.0, 2.0)
+
+
+def test_a_directory_save_interrupted_after_its_commit_loads_the_new_values(tmp_path,
+                                                                           monkeypatch):
+    dirname = str(tmp_path / "d")
+    _save_dir(dirname, 1.0)
+    commit = atomic_file.StagedFile.commit
+
+    def interrupted_after(staged):
+        commit(staged)
+        if staged.path.endswith(checkpoint.MANIFEST_SUFFIX):
+            raise KeyboardInterrupt
+    monkeypatch.setattr(atomic_file.StagedFile, "commit", interrupted_after)
+    with pytest.raises(KeyboardInterrupt):
+        _save_dir(dirname, 2.0)
+    monkeypatch.undo()
+    # the journal stays, with the pending files: the committed save is what loads
+    assert ".pdmanifest" in os.listdir(dirname)
+    assert _read_dir(dirname) == (2.0, 2.0)
+    _save_dir(dirname, 3.0)
+    # (the interrupted save's pending files belong to a live process: left for it)
+    assert sorted(f for f in os.listdir(dirname) if not atomic_file.is_temp_name(f)) == \
+        ["a", "b"]
+    assert _read_dir(dirname) == (3.0, 3.0)
+
+
+def test_a_save_between_two_reads_of_a_directory_makes_the_reader_read_again(tmp_path,
+                                                                             monkeypatch):
+    """Without a manifest the reader checks every file unchanged afterwards: a whole save
+    landing after its first file would otherwise give an old `a` with a new `b`."""
+    dirname = str(tmp_path / "d")
+    _save_dir(dirname, 1.0)
+    read_file, saves = checkpoint.read_file, []
+
+    def read_then_save(path, fn):
+        data = read_file(path, fn)
+        if not saves:
+            saves.append(path)
+            _save_dir(dirname, 2.0)
+        return data
+    monkeypatch.setattr(checkpoint, "read_file", read_then_save)
+    assert _read_dir(dirname) == (2.0, 2.0)
+
+
+def test_a_directory_that_never_stops_changing_is_a_torn_checkpoint(tmp_path, monkeypatch):
+    dirname = str(tmp_path / "d")
+    _save_dir(dirname, 1.0)
+    read_file, count = checkpoint.read_file, []
+
+    def read_then_save(path, fn):
+        data = read_file(path, fn)
+        count.append(path)
+        _save_dir(dirname, float(len(count)))
+        return data
+    monkeypatch.setattr(checkpoint, "read_file", read_then_save)
+    with pytest.raises(checkpoint.TornCheckpointError, match="kept changing"):
+        _read_dir(dirname)

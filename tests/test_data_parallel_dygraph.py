@@ -207,6 +207,25 @@ def test_dataparallel_is_its_layer_for_state_and_parameters(dygraph):
     np.testing.assert_array_equal(dp(x).numpy(), model(x).numpy())
 
 
+def test_paddle_1_8_coalesce_and_split_round_trip_a_group_of_tensors(dygraph):
+    # 1.8's private bucket methods (its test_imperative_parallel_coalesce_split calls them)
+    dp = paddle.DataParallel(mlp(3, 4, 2))
+    arrays = [np.arange(6.0).reshape(2, 3), np.arange(4.0).reshape(4, 1) + 10]
+    tensors = [paddle.to_tensor(a.astype("float32")) for a in arrays]
+    (flat, kept, shapes), = dp._coalesce_tensors({0: tensors})
+    np.testing.assert_array_equal(flat.numpy(), np.concatenate([a.ravel() for a in arrays]))
+    assert kept == tensors and shapes == [[2, 3], [4, 1]]
+    flat.set_value(flat.numpy() * 2)
+    dp._split_tensors([[flat, kept, shapes]])
+    for t, a in zip(tensors, arrays):
+        assert t.shape == list(a.shape)
+        np.testing.assert_array_equal(t.numpy(), a * 2)
+    x = paddle.to_tensor(np.arange(50.0, dtype="float32").reshape(2, 25))
+    dp._reshape_inplace(x, [5, 10])
+    assert x.shape == [5, 10]
+    np.testing.assert_array_equal(x.numpy(), np.arange(50.0).reshape(5, 10))
+
+
 @pytest.mark.parametrize("kwargs, error, words", [
     ({"layers": "net"}, TypeError, "must be a paddle.nn.Layer"),
     ({"comm_buffer_size": 0}, ValueError, "comm_buffer_size must be a number of MB > 0"),

@@ -304,3 +304,30 @@ def test_a_sparse_embeddings_gradient_is_gone_after_clear_gradients():
             assert emb.weight.gradient()[1:3].tolist() == [[1.0] * 3] * 2
             emb.clear_gradients()
             assert (emb.weight.gradient() is None) == sparse
+
+
+def test_a_variable_declared_in_dygraph_mode_holds_no_value_as_paddle_1_8():
+    # Paddle 1.8.5's test_imperative_basic: block.create_var inside the guard makes an
+    # uninitialized tensor: EnforceNotMet, and ValueError for its gradient
+    with fluid.dygraph.guard():
+        var = fluid.Program().current_block().create_var(name="X", shape=[-1, 2],
+                                                         dtype="float32")
+        for call in (var.numpy, var.backward, var.clear_gradient):
+            with pytest.raises(fluid.core.EnforceNotMet, match="'X' was declared in a Program"):
+                call()
+        with pytest.raises(ValueError, match="holds no value"):
+            var.gradient()
+
+
+def test_append_backward_returns_the_gradient_of_any_listed_variable():
+    # Paddle 1.8.5: parameter_list may name an intermediate variable; relu(x)^2 summed
+    # has gradient 2 relu(x) there
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.layers.data("x", [3], append_batch_size=False)
+        hidden = fluid.layers.relu(x)
+        loss = fluid.layers.reduce_sum(fluid.layers.elementwise_mul(hidden, hidden))
+        (var, grad), = fluid.backward.append_backward(loss, parameter_list=[hidden.name])
+        assert var is hidden
+        got, = fluid.Executor(fluid.CPUPlace()).run(
+            feed={"x": np.array([1.0, 2.0, -1.0], "float32")}, fetch_list=[grad])
+    np.testing.assert_allclose(got, [2.0, 4.0, 0.0])

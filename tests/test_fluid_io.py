@@ -9,8 +9,9 @@ from refimpl import fluid
 
 
 def _files(path):
-    """The files a saver wrote, without its manifest (.pdmanifest: framework/checkpoint.py)."""
-    return sorted(f for f in os.listdir(path) if not f.endswith(".pdmanifest"))
+    """The files in a saved directory: exactly Paddle's (the manifest of a directory
+    checkpoint is a journal, removed once the save completes: framework/checkpoint.py)."""
+    return sorted(os.listdir(path))
 
 
 def _net():

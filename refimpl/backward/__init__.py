@@ -336,10 +336,14 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
 
 
 def _parameters(block, parameter_list):
+    """The trainable parameters, or the variables parameter_list names in its order: as in
+    Paddle 1.8.5, any variable of the block (an intermediate one gets its gradient too)."""
     if parameter_list is None:
         return [p for p in block.all_parameters() if p.trainable]
-    names = _names_of(parameter_list, "parameter_list")
-    return [p for p in block.all_parameters() if p.name in names and p.trainable]
+    _names_of(parameter_list, "parameter_list")
+    names = [v.name if isinstance(v, Variable) else v for v in parameter_list]
+    return [v for v in (block.vars.get(n) for n in dict.fromkeys(names))
+            if v is not None and getattr(v, "trainable", True)]
 
 
 def calc_gradient(targets, inputs, target_gradients=None, no_grad_set=None):

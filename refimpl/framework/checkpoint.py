@@ -7,12 +7,21 @@ with one that lists every file's name, size and sha256 and the staged file holdi
 content ("pending"). That replace is the commit. Then the staged files are renamed into
 place and the manifest is written again without "pending".
 
+A directory checkpoint (prefix `dirname/`: fluid.io's save_vars / save_params /
+save_persistables / save_inference_model layouts) holds exactly Paddle's files once saved,
+since users and Paddle's own tests list those directories: there the manifest is a journal,
+removed (after a directory fsync) once every file is in place. A crash leaves it, pending
+entries and all, for the next reader.
+
 `read_checkpoint_files` checks each file it reads against the manifest. A file that does not
 match while its pending file does was committed by a writer that was killed before renaming
 it: the pending file is read instead. So after a crash at any point a reader gets all of the
 old checkpoint or all of the new one; anything else (a file changed after the manifest was
-written) is a TornCheckpointError. Files the manifest does not list, and checkpoints without
-a manifest (older refimpl), are read as they are.
+written) is a TornCheckpointError. Without a manifest (a completed directory checkpoint,
+Paddle's files, an older refimpl's) the files are read as they are, then checked unchanged
+(same inode, size and mtime) with still no manifest: a save that renamed any of them
+meanwhile makes the reader read again (a few times, then TornCheckpointError). Files the
+manifest does not list are read as they are.
 """
 import hashlib
 import json
@@ -28,6 +37,7 @@ __all__ = ["write_checkpoint", "read_checkpoint_files", "manifest_path", "TornCh
 MANIFEST_SUFFIX = ".pdmanifest"
 MANIFEST_FORMAT = "refimpl.checkpoint"
 MANIFEST_VERSION = 1
+STABLE_READ_TRIES = 5    # reads of a manifest-less checkpoint that a running save disturbed
 _SHA256 = re.compile(r"[0-9a-f]{64}\Z")
 
 
@@ -39,6 +49,10 @@ class TornCheckpointError(FileFormatError):
 
 def manifest_path(prefix):
     return os.fspath(prefix) + MANIFEST_SUFFIX
+
+
+def _is_directory_checkpoint(prefix):
+    return os.path.basename(os.fspath(prefix)) == ""
 
 
 def _sha256_of_file(path):
@@ -86,9 +100,13 @@ def write_checkpoint(prefix, files, saved_by):
     for s in staged:
         s.commit()
     atomic_file.fsync_directory(directory)
-    for entry in entries:
-        del entry["pending"]
-    atomic_file.write_bytes(manifest, _manifest_bytes(saved_by, entries))
+    if _is_directory_checkpoint(prefix):
+        os.remove(manifest)          # every file in place: the journal is done
+        atomic_file.fsync_directory(directory)
+    else:
+        for entry in entries:
+            del entry["pending"]
+        atomic_file.write_bytes(manifest, _manifest_bytes(saved_by, entries))
     for s in staged:
         atomic_file.remove_stale_temps(s.path)
 
@@ -145,13 +163,39 @@ def read_checkpoint_files(prefix, paths, fn, optional=()):
     TornCheckpointError. Reads everything before returning, so callers can check it all
     before they change anything."""
     manifest = manifest_path(prefix)
-    entries = _read_manifest(manifest) or {}
+    for _ in range(STABLE_READ_TRIES):
+        entries = _read_manifest(manifest)
+        if entries is not None:
+            return _read_all(manifest, entries, paths, fn, optional)
+        seen = {}
+        out = _read_all(manifest, {}, paths, fn, optional, seen)
+        if not os.path.exists(manifest) and all(_signature(p) == sig
+                                                for p, sig in seen.items()):
+            return out
+    raise TornCheckpointError(
+        os.path.dirname(manifest) or ".", "kept changing while %s read it (another process "
+        "is saving this checkpoint again and again?): %d reads did not see one complete "
+        "checkpoint" % (fn, STABLE_READ_TRIES))
+
+
+def _signature(path):
+    try:
+        st = os.stat(path)
+    except FileNotFoundError:
+        return None
+    return st.st_ino, st.st_size, st.st_mtime_ns
+
+
+def _read_all(manifest, entries, paths, fn, optional, seen=None):
+    """{path: bytes}; `seen` collects each unlisted file's signature from before its read."""
     directory = os.path.abspath(os.path.dirname(manifest))
     out = {}
     for path in paths:
         path = os.fspath(path)
         entry = entries.get(os.path.basename(path))
         if entry is None or os.path.abspath(os.path.dirname(path)) != directory:
+            if seen is not None:
+                seen[path] = _signature(path)
             if path in optional and not os.path.isfile(path):
                 continue
             out[path] = read_file(path, fn)

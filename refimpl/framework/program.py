@@ -9,7 +9,7 @@ import copy
 
 from . import mode, unique_name
 from .dtypes import convert_dtype, dtype_attr_is_a_name, get_dtype
-from .errors import DygraphOnlyError, OpError, user_frame
+from .errors import DygraphOnlyError, EnforceNotMet, OpError, user_frame
 
 __all__ = ["OpRole", "Variable", "Parameter", "Operator", "Block", "Program",
            "default_main_program", "default_startup_program", "program_guard",
@@ -71,6 +71,8 @@ def _shape_tuple(shape):
 class Variable:
     """A named tensor slot in a Block. Build-time shape may hold -1 for unknown dims."""
 
+    _declared_in_dygraph = False
+
     def __init__(self, block, name=None, shape=None, dtype="float32", type="LOD_TENSOR",
                  lod_level=0, persistable=False, stop_gradient=False, is_data=False,
                  need_check_feed=False, **_ignored):
@@ -84,6 +86,7 @@ class Variable:
         self.stop_gradient = stop_gradient
         self.is_data = is_data
         self.need_check_feed = need_check_feed
+        self._declared_in_dygraph = mode.dynamic
 
     @property
     def shape(self):
@@ -128,8 +131,14 @@ class Variable:
     # attached from one table shared with other tensor classes: refimpl/tensor_methods.py
 
     # Paddle 1.8's dygraph-only methods (an eager Tensor has them): a static Variable's
-    # value is fetched with Executor.run instead
-    def _dygraph_only(self, method):
+    # value is fetched with Executor.run instead. A Variable declared in a Program
+    # (block.create_var) inside dygraph mode holds no value: EnforceNotMet there, as 1.8.5
+    # raises for its uninitialized tensor (ValueError for its gradient)
+    def _dygraph_only(self, method, error=EnforceNotMet):
+        if mode.dynamic and self._declared_in_dygraph:
+            raise error("Variable.%s(): %r was declared in a Program (block.create_var) and "
+                        "holds no value; in dygraph mode values are eager tensors "
+                        "(fluid.dygraph.to_variable)" % (method, self.name))
         raise DygraphOnlyError("Variable.%s() is only available in dygraph mode (on eager "
                                "tensors, e.g. inside fluid.dygraph.guard()); in static mode "
                                "fetch %r with Executor.run" % (method, self.name))
@@ -141,7 +150,7 @@ class Variable:
         self._dygraph_only("value")
 
     def gradient(self):
-        self._dygraph_only("gradient")
+        self._dygraph_only("gradient", ValueError)
 
     def backward(self, backward_strategy=None):
         self._dygraph_only("backward")

@@ -68,7 +68,7 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
                         {"strides": _pair(stride), "paddings": paddings,
                          "padding_algorithm": algo, "groups": groups,
                          "dilations": _pair(dilation), "data_format": data_format},
-                        out_slot="Output")
+                        name=helper.name, out_slot="Output")   # no second conv2d_N name
     pre_act = helper.append_bias_op(out, bias_attr, dim_start=3 if data_format == "NHWC" else 1)
     return helper.append_activation(pre_act, act)
 

@@ -120,7 +120,8 @@ def _parameter_files(dirname, values, filename, saved_by):
 
 def save_vars_files(dirname, values, filename=None, saved_by="save_vars"):
     """Write {name: array} as fluid.io.save_vars / save_params / save_persistables do
-    (`_parameter_files`), then dirname/.pdmanifest; all or nothing."""
+    (`_parameter_files`), committed by the journal dirname/.pdmanifest (removed once every
+    file is in place: the directory holds exactly Paddle's files); all or nothing."""
     dirname = os.fspath(dirname)
     checkpoint.write_checkpoint(os.path.join(dirname, ""),
                                 _parameter_files(dirname, values, filename, saved_by), saved_by)
@@ -131,7 +132,7 @@ def save_inference_files(dirname, program, feed_names, fetch_names, model_filena
     """fluid.io.save_inference_model's files for an inference program (normalize_program's):
     dirname/model_filename (default `__model__`, ProgramDesc with feed / fetch ops) and its
     persistables' values from the global scope as `_parameter_files`; then
-    dirname/.pdmanifest; all or nothing."""
+    the journal dirname/.pdmanifest; all or nothing."""
     dirname = os.fspath(dirname)
     files = _parameter_files(dirname, _values_of(_persistables(program), saved_by),
                              params_filename, saved_by)

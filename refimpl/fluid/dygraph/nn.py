@@ -2,11 +2,11 @@
 matmul op, bias, act), Conv2D (weights N(0, sqrt(2 / (kh kw C)))), Conv3D,
 Conv2DTranspose, Conv3DTranspose, Pool2D (pool2d), Embedding (lookup_table_v2, size=[vocab, dim]), BatchNorm
 (= paddle.nn.BatchNorm, which kept the 1.8 signature), Dropout, LayerNorm, InstanceNorm,
-GroupNorm, PRelu and GRUUnit. Parameters are created and named as 1.8 does (shapes,
+GroupNorm, PRelu, GRUUnit, NCE and TreeConv. Parameters are created and named as 1.8 does (shapes,
 default initializers). They run eagerly, or build ops in static mode, like every Layer."""
 import numpy as np
 
-from ...framework.initializer import Constant, Normal
+from ...framework.initializer import Constant, NumpyArrayInitializer, Normal
 from ...layers.common import append_op_out, append_op_outputs
 from ...layers.conv import functional_conv2d, pool2d
 from ...layers.embedding import functional_embedding
@@ -17,10 +17,11 @@ from ...layers.norm import fluid_dropout, functional_layer_norm
 from ...nn.layer.base import Layer
 from ...nn.layer.norm import BatchNorm
 from ...ops.gru_unit import ACTIVATIONS
+from ...ops.nce import CUSTOM, LOG_UNIFORM, UNIFORM, alias_table
 
 __all__ = ["Linear", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "Pool2D", "Embedding",
            "BatchNorm", "Dropout", "LayerNorm", "InstanceNorm", "GroupNorm", "PRelu",
-           "GRUUnit"]
+           "GRUUnit", "NCE", "TreeConv"]
 
 
 def _ints(v, n=2):
@@ -137,8 +138,9 @@ class Conv3D(Layer):
 
     def forward(self, input):
         self._expect_input(input, ranks=(5,))
+        # named after this layer (conv3d_0.tmp_N), as 1.8: no second conv3d_N name
         out = conv3d(input, self.weight, self.bias, self._stride, self._padding,
-                     self._dilation, self._groups)
+                     self._dilation, self._groups, name=self._helper.name)
         return self._helper.append_activation(out, self._act)
 
 
@@ -166,7 +168,7 @@ class _ConvTranspose(Layer):
         transpose = conv2d_transpose if self._ND == 2 else conv3d_transpose
         out = transpose(input, self.weight, self.bias, self._stride, self._padding,
                         groups=self._groups, dilation=self._dilation,
-                        output_size=self._output_size)
+                        output_size=self._output_size, name=self._helper.name)
         return self._helper.append_activation(out, self._act)
 
 
@@ -236,8 +238,9 @@ class InstanceNorm(Layer):
 
 
 class GroupNorm(Layer):
-    """group_norm over `groups` runs of channels: scale (ones) and bias (zeros) of
-    [channels], then act."""
+    """group_norm over `groups` runs of channels, then act. As 1.8.5 (measured), the scale
+    (ones) and the bias (zeros) of [channels] exist only when param_attr / bias_attr is
+    given (truthy): by default the groups are normalized and nothing more."""
 
     def __init__(self, channels, groups, epsilon=1e-05, param_attr=None, bias_attr=None,
                  act=None, data_layout="NCHW", dtype="float32"):
@@ -245,9 +248,9 @@ class GroupNorm(Layer):
         if data_layout != "NCHW":
             raise ValueError("GroupNorm: data_layout must be 'NCHW', got %r" % (data_layout,))
         self._groups, self._epsilon, self._act = groups, epsilon, act
-        self.weight = self.create_parameter([channels], param_attr,
+        self.weight = self.create_parameter([channels], param_attr or False,
                                             default_initializer=Constant(1.0))
-        self.bias = self.create_parameter([channels], bias_attr, is_bias=True)
+        self.bias = self.create_parameter([channels], bias_attr or False, is_bias=True)
 
     def forward(self, input):
         self._expect_input(input)
@@ -316,3 +319,93 @@ class GRUUnit(Layer):
             [(slot, input.dtype, False) for slot in ("Gate", "ResetHiddenPrev", "Hidden")],
             self._attrs, self._helper)
         return hidden, reset_hidden, gate
+
+
+class NCE(Layer):
+    """Noise-contrastive estimation (the nce op, refimpl/ops/nce.py): weight
+    [num_total_classes, dim] (XavierUniform) and, only when bias_attr is given (truthy; 1.8's
+    rule for this layer, while fluid.layers.nce has one by default), bias
+    [num_total_classes, 1] (zeros). Called with input [N, dim] and label [N, num_true] int64, it
+    returns the cost [N, 1] divided by num_neg_samples + 1, as 1.8. sampler 'custom_dist'
+    takes custom_dist (one probability per class) and keeps it and its alias table as three
+    parameters that never train, as 1.8."""
+    _SAMPLERS = {"uniform": UNIFORM, "log_uniform": LOG_UNIFORM, "custom_dist": CUSTOM}
+
+    def __init__(self, num_total_classes, dim, sample_weight=None, param_attr=None,
+                 bias_attr=None, num_neg_samples=None, sampler="uniform", custom_dist=None,
+                 seed=0, is_sparse=False, dtype="float32"):
+        super().__init__(name_scope="nce", dtype=dtype)
+        if sampler not in self._SAMPLERS:
+            raise ValueError("NCE: sampler must be one of %s, got %r"
+                             % (sorted(self._SAMPLERS), sampler))
+        self._num_neg_samples = 10 if num_neg_samples is None else int(num_neg_samples)
+        self._sample_weight = sample_weight
+        self._tables = {}
+        if sampler == "custom_dist":
+            self._tables = self._custom_dist_tables(custom_dist, num_total_classes)
+        self._attrs = {"num_total_classes": int(num_total_classes),
+                       "num_neg_samples": self._num_neg_samples,
+                       "sampler": self._SAMPLERS[sampler], "seed": int(seed),
+                       "is_sparse": bool(is_sparse), "remote_prefetch": bool(is_sparse)}
+        self.weight = self.create_parameter([num_total_classes, dim], param_attr)
+        self.bias = self.create_parameter([num_total_classes, 1], bias_attr, is_bias=True) \
+            if bias_attr else None
+
+    def _custom_dist_tables(self, custom_dist, num_total_classes):
+        if custom_dist is None or len(custom_dist) != num_total_classes:
+            raise ValueError("NCE: sampler 'custom_dist' needs custom_dist with one "
+                             "probability per class (%d), got %r"
+                             % (num_total_classes, None if custom_dist is None
+                                else "%d values" % len(custom_dist)))
+        probs = np.asarray(custom_dist, np.float32)
+        alias, alias_probs = alias_table(probs)
+        tables = {}
+        for slot, value in (("CustomDistProbs", probs), ("CustomDistAlias", alias),
+                            ("CustomDistAliasProbs", alias_probs)):
+            tables[slot] = self.create_parameter(
+                value.shape, dtype=value.dtype.name,
+                default_initializer=NumpyArrayInitializer(value))
+            tables[slot].stop_gradient = True
+        return tables
+
+    def forward(self, input, label, sample_weight=None):
+        floats = ("float32", "float64")
+        self._expect_input(input, "input", dtypes=floats)
+        self._expect_input(label, "label", dtypes=("int64",))
+        sample_weight = self._sample_weight if sample_weight is None else sample_weight
+        if sample_weight is not None:
+            self._expect_input(sample_weight, "sample_weight", dtypes=floats)
+        inputs = dict(self._tables, Input=input, Label=label, Weight=self.weight,
+                      Bias=self.bias, SampleWeight=sample_weight)
+        cost, _, _ = append_op_outputs(
+            "nce", inputs, [("Cost", input.dtype, False), ("SampleLogits", input.dtype, True),
+                            ("SampleLabels", "int64", True)], self._attrs, self._helper)
+        return cost / (self._num_neg_samples + 1)
+
+
+class TreeConv(Layer):
+    """Tree-based convolution (the tree_conv op, refimpl/ops/tree_conv.py): weight
+    [feature_size, 3, output_size, num_filters] (XavierUniform) and, only when bias_attr is
+    given (truthy), bias [num_filters] added on axis 1, as 1.8.5; then act.
+    fluid.contrib.layers.tree_conv builds its bias otherwise (see there)."""
+
+    def __init__(self, feature_size, output_size, num_filters=1, max_depth=2, act="tanh",
+                 param_attr=None, bias_attr=None, name=None, dtype="float32"):
+        super().__init__(name_scope="tree_conv", dtype=dtype)
+        self._max_depth, self._act = int(max_depth), act
+        self.bias = self.create_parameter([num_filters], bias_attr, is_bias=True) \
+            if bias_attr else None
+        self.weight = self.create_parameter(
+            [feature_size, 3, output_size, num_filters], param_attr)
+
+    def forward(self, nodes_vector, edge_set):
+        self._expect_input(nodes_vector, "nodes_vector", dtypes=("float32", "float64"))
+        self._expect_input(edge_set, "edge_set")
+        out, = append_op_outputs(
+            "tree_conv", {"NodesVector": nodes_vector, "EdgeSet": edge_set,
+                          "Filter": self.weight}, [("Out", nodes_vector.dtype, False)],
+            {"max_depth": self._max_depth}, self._helper)
+        if self.bias is not None:
+            out = append_op_out("elementwise_add", {"X": [out], "Y": [self.bias]},
+                                {"axis": 1}, name=self._helper.name)
+        return self._helper.append_activation(out, self._act)

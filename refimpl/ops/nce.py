@@ -1,0 +1,189 @@
+"""nce: noise-contrastive estimation (fluid.layers.nce, fluid.dygraph.NCE), as Paddle 1.8.
+
+Input [N, D], Label [N, T] int64, Weight [K, D] (K = num_total_classes), Bias [K, 1] or
+[K], SampleWeight [N] (or [N, 1]; 1 when absent). SampleLabels [N, T + S] holds each row's T
+true labels, then S = num_neg_samples negative classes: custom_neg_classes when given (a
+fixed list, Paddle's test hook), else S draws per row from the sampler. SampleLogits (the
+name is Paddle's; they are probabilities) o = sigmoid(Input[n] . Weight[c] + Bias[c]) per
+sampled class c, and with b = S * P(c), the sampler's chance of drawing c,
+    Cost[n] = SampleWeight[n] * (sum over true c of -log(o / (o + b))
+                                 + sum over negative c of -log(b / (o + b))).
+Samplers (attr `sampler`): 0 uniform, P(c) = 1 / K; 1 log-uniform, drawn as
+floor(exp(u log K)) - 1 with u ~ U[0, 1) and P(c) = log((c + 2) / (c + 1)) / log K (Paddle's
+formula, which sums to log(K + 1) / log K over the K classes); 2 custom, P(c) =
+CustomDistProbs[c], drawn by the alias method (a uniform slot i, then i itself with chance
+CustomDistAliasProbs[i], else CustomDistAlias[i]). The draws come from a generator seeded
+with `seed` on every run (the same negatives each step, as Paddle), or from the global
+generator when seed is 0. The gradient reads the forward's SampleLabels and SampleLogits,
+so it never draws again; is_sparse and remote_prefetch are accepted and the gradients of
+Weight and Bias are dense (the same numbers a SelectedRows would hold)."""
+import numpy as np
+
+from ..framework.random import rng_for
+from ._common import rand
+from .registry import OpDef, Sample, register
+
+UNIFORM, LOG_UNIFORM, CUSTOM = 0, 1, 2
+
+
+def alias_table(probs):
+    """(alias, alias_probs) of Walker's alias method for `probs` (summing to 1): slot i keeps
+    class i with chance alias_probs[i] and gives alias[i] otherwise; -1 = a slot that
+    always keeps its own class."""
+    k = len(probs)
+    scaled = [float(p) * k for p in probs]
+    alias, keep = [-1] * k, [1.0] * k
+    small = [i for i, p in enumerate(scaled) if p < 1.0]
+    large = [i for i, p in enumerate(scaled) if p > 1.0]
+    while small and large:
+        s, g = small.pop(), large[-1]
+        alias[s], keep[s] = g, scaled[s]
+        scaled[g] -= 1.0 - scaled[s]
+        if scaled[g] < 1.0:
+            small.append(large.pop())
+    return np.array(alias, np.int32), np.array(keep, np.float32)
+
+
+def class_probability(classes, sampler, num_classes, custom_probs):
+    if sampler == UNIFORM:
+        return np.full(classes.shape, 1.0 / num_classes)
+    if sampler == LOG_UNIFORM:
+        return np.log((classes + 2.0) / (classes + 1.0)) / np.log(num_classes)
+    return custom_probs.reshape(-1)[classes].astype(np.float64)
+
+
+def draw_negatives(shape, sampler, num_classes, alias, alias_probs, rng):
+    if sampler == UNIFORM:
+        return rng.randint(0, num_classes, shape).astype(np.int64)
+    if sampler == LOG_UNIFORM:
+        drawn = np.exp(rng.uniform(size=shape) * np.log(num_classes)).astype(np.int64) - 1
+        return drawn % num_classes
+    slot = rng.randint(0, num_classes, shape)
+    use_alias = (rng.uniform(size=shape) > alias_probs.reshape(-1)[slot]) & \
+        (alias.reshape(-1)[slot] >= 0)
+    return np.where(use_alias, alias.reshape(-1)[slot], slot).astype(np.int64)
+
+
+def _is_true(shape, num_true):
+    return np.arange(shape[1]) < num_true
+
+
+def _b(labels, num_neg_samples, sampler, num_classes, custom_probs):
+    return num_neg_samples * class_probability(labels, sampler, num_classes, custom_probs)
+
+
+def _sample_weight(sample_weight, n):
+    return np.ones((n, 1)) if sample_weight is None else \
+        sample_weight.reshape(n, 1).astype(np.float64)
+
+
+@register
+class NCE(OpDef):
+    type = "nce"
+    inputs = ("Input", "Label", "Weight", "Bias?", "SampleWeight?", "CustomDistProbs?",
+              "CustomDistAlias?", "CustomDistAliasProbs?")
+    outputs = ("Cost", "SampleLogits", "SampleLabels")
+    attrs = {"num_total_classes": 1, "num_neg_samples": 10, "sampler": UNIFORM, "seed": 0,
+             "custom_neg_classes": [], "is_sparse": False, "remote_prefetch": False,
+             # Paddle's parameter-server prefetch: accepted, unused on one process
+             "trainer_id": 0, "height_sections": [], "epmap": [], "table_names": []}
+    no_grad = ("Label", "SampleWeight", "CustomDistProbs", "CustomDistAlias",
+               "CustomDistAliasProbs")
+    grad_inputs = ("Input", "Label", "Weight", "Bias?", "SampleWeight?", "CustomDistProbs?",
+                   "SampleLogits", "SampleLabels", "Cost@GRAD")
+
+    def infer_shape(self, ctx):
+        x, label, w = (ctx.input_var(s) for s in ("Input", "Label", "Weight"))
+        ctx.check_dtype("Input", ("float32", "float64"))
+        ctx.check_dtype("Label", ("int64",))
+        num_classes, num_neg = ctx.attr("num_total_classes"), ctx.attr("num_neg_samples")
+        ctx.expect(len(x.shape) == 2 and len(label.shape) == 2,
+                   "Input %r %s must be [N, D] and Label %r %s [N, num_true]"
+                   % (x.name, list(x.shape), label.name, list(label.shape)))
+        ctx.expect(len(w.shape) == 2 and w.shape[0] in (-1, num_classes) and
+                   (w.shape[1] in (-1, x.shape[1]) or x.shape[1] == -1),
+                   "Weight %r %s must be [num_total_classes = %d, D = %d]"
+                   % (w.name, list(w.shape), num_classes, x.shape[1]))
+        ctx.expect(num_neg >= 1 and num_neg < num_classes,
+                   "num_neg_samples must be in [1, num_total_classes = %d), got %d"
+                   % (num_classes, num_neg))
+        ctx.expect(ctx.attr("sampler") in (UNIFORM, LOG_UNIFORM, CUSTOM),
+                   "sampler must be 0 (uniform), 1 (log_uniform) or 2 (custom_dist), got %r"
+                   % ctx.attr("sampler"))
+        if ctx.attr("sampler") == CUSTOM:
+            for slot in ("CustomDistProbs", "CustomDistAlias", "CustomDistAliasProbs"):
+                ctx.expect(ctx.has_input(slot), "the custom_dist sampler needs input %s" % slot)
+        custom = ctx.attr("custom_neg_classes")
+        ctx.expect(not custom or len(custom) == num_neg,
+                   "custom_neg_classes has %d classes, num_neg_samples is %d"
+                   % (len(custom or ()), num_neg))
+        width = label.shape[1] + num_neg if label.shape[1] >= 0 else -1
+        ctx.set_output("Cost", (x.shape[0], 1), x.dtype)
+        ctx.set_output("SampleLogits", (x.shape[0], width), x.dtype)
+        ctx.set_output("SampleLabels", (x.shape[0], width), "int64")
+
+    @staticmethod
+    def forward(x, label, w, bias, sample_weight, custom_probs, alias, alias_probs,
+                num_total_classes=1, num_neg_samples=10, sampler=UNIFORM, seed=0,
+                custom_neg_classes=(), **_):
+        n = x.shape[0]
+        if len(custom_neg_classes):
+            negatives = np.tile(np.asarray(custom_neg_classes, np.int64), (n, 1))
+        else:
+            negatives = draw_negatives((n, num_neg_samples), sampler, num_total_classes,
+                                       alias, alias_probs, rng_for(seed))
+        labels = np.concatenate([label.astype(np.int64), negatives], axis=1)
+        bad = (labels < 0) | (labels >= num_total_classes)
+        if bad.any():
+            raise IndexError("nce: class %d is out of range [0, num_total_classes = %d)"
+                             % (labels[bad][0], num_total_classes))
+        # in the input's dtype throughout, as Paddle: its OpTest's finite differences of
+        # a float32 cost are only as close to the gradient as its rounding is to Paddle's
+        logits = np.einsum("nd,nsd->ns", x, w[labels])
+        if bias is not None:
+            logits += bias.reshape(-1)[labels]
+        o = 1 / (1 + np.exp(-logits))
+        b = _b(labels, num_neg_samples, sampler, num_total_classes,
+               custom_probs).astype(x.dtype)
+        terms = np.where(_is_true(labels.shape, label.shape[1]),
+                         -np.log(o / (o + b)), -np.log(b / (o + b)))
+        cost = (terms * _sample_weight(sample_weight, n).astype(x.dtype)).sum(1, keepdims=True)
+        return cost.astype(x.dtype), o.astype(x.dtype), labels
+
+    @staticmethod
+    def backward(x, label, w, bias, sample_weight, custom_probs, o, labels, dcost,
+                 num_total_classes=1, num_neg_samples=10, sampler=UNIFORM, **_):
+        o = o.astype(np.float64)
+        b = _b(labels, num_neg_samples, sampler, num_total_classes, custom_probs)
+        # d cost / d logit: b (o - 1) / (o + b) for a true class, o (1 - o) / (o + b) else
+        dlogits = np.where(_is_true(labels.shape, label.shape[1]),
+                           b * (o - 1.0) / (o + b), o * (1.0 - o) / (o + b))
+        dlogits *= _sample_weight(sample_weight, len(x)) * dcost.reshape(-1, 1)
+        dx = np.einsum("ns,nsd->nd", dlogits, w[labels])
+        dw = np.zeros(w.shape, np.float64)
+        np.add.at(dw, labels, dlogits[..., None] * x[:, None, :])
+        dbias = None
+        if bias is not None:
+            dbias = np.zeros(bias.size)
+            np.add.at(dbias, labels, dlogits)
+            dbias = dbias.reshape(bias.shape).astype(bias.dtype)
+        return dx.astype(x.dtype), dw.astype(w.dtype), dbias
+
+    def samples(self, rng):
+        x, w = rand(rng, 3, 4), rand(rng, 6, 4)
+        label = np.array([[1], [5], [0]], np.int64)
+        yield Sample({"Input": x, "Label": label, "Weight": w, "Bias": rand(rng, 6, 1),
+                      "SampleWeight": rng.uniform(0.5, 2.0, 3)},
+                     {"num_total_classes": 6, "num_neg_samples": 2,
+                      "custom_neg_classes": [2, 5]}, name="fixed_negatives")
+        yield Sample({"Input": x, "Label": np.array([[1, 3], [5, 2], [0, 0]], np.int64),
+                      "Weight": w}, {"num_total_classes": 6, "num_neg_samples": 3,
+                                     "sampler": LOG_UNIFORM, "seed": 5},
+                     name="log_uniform_no_bias")
+        probs = rng.dirichlet(np.ones(6))
+        alias, keep = alias_table(probs)
+        yield Sample({"Input": x, "Label": label, "Weight": w, "Bias": rand(rng, 6),
+                      "CustomDistProbs": probs.astype(np.float32), "CustomDistAlias": alias,
+                      "CustomDistAliasProbs": keep},
+                     {"num_total_classes": 6, "num_neg_samples": 2, "sampler": CUSTOM,
+                      "seed": 3}, name="custom_dist")
