@@ -2,7 +2,8 @@
 matmul op, bias, act), Conv2D (weights N(0, sqrt(2 / (kh kw C)))), Conv3D,
 Conv2DTranspose, Conv3DTranspose, Pool2D (pool2d), Embedding (lookup_table_v2, size=[vocab, dim]), BatchNorm
 (= paddle.nn.BatchNorm, which kept the 1.8 signature), Dropout, LayerNorm, InstanceNorm,
-GroupNorm, PRelu and GRUUnit. Parameters are created and named as 1.8 does (shapes,
+GroupNorm, PRelu, GRUUnit, BilinearTensorProduct, and the losses BCELoss and NLLLoss
+(paddle.nn's, with 1.8's argument order). Parameters are created and named as 1.8 does (shapes,
 default initializers). They run eagerly, or build ops in static mode, like every Layer."""
 import numpy as np
 
@@ -10,17 +11,19 @@ from ...framework.initializer import Constant, Normal
 from ...layers.common import append_op_out, append_op_outputs
 from ...layers.conv import functional_conv2d, pool2d
 from ...layers.embedding import functional_embedding
+from ...layers.functional_nn import bilinear
 from ...layers.functional_conv import conv2d_transpose, conv3d, conv3d_transpose
 from ...layers.functional_nn import instance_norm
 from ...layers.math import fluid_matmul
 from ...layers.norm import fluid_dropout, functional_layer_norm
+from ...nn.layer import loss
 from ...nn.layer.base import Layer
 from ...nn.layer.norm import BatchNorm
 from ...ops.gru_unit import ACTIVATIONS
 
 __all__ = ["Linear", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "Pool2D", "Embedding",
            "BatchNorm", "Dropout", "LayerNorm", "InstanceNorm", "GroupNorm", "PRelu",
-           "GRUUnit"]
+           "GRUUnit", "BilinearTensorProduct", "BCELoss", "NLLLoss"]
 
 
 def _ints(v, n=2):
@@ -316,3 +319,33 @@ class GRUUnit(Layer):
             [(slot, input.dtype, False) for slot in ("Gate", "ResetHiddenPrev", "Hidden")],
             self._attrs, self._helper)
         return hidden, reset_hidden, gate
+
+
+class BilinearTensorProduct(Layer):
+    """out[n, k] = x[n] W[k] y[n] + b[k] (bilinear_tensor_product), then act: weight
+    [output_dim, input1_dim, input2_dim] (XavierUniform), bias [1, output_dim] (zeros)."""
+
+    def __init__(self, input1_dim, input2_dim, output_dim, name=None, act=None,
+                 param_attr=None, bias_attr=None, dtype="float32"):
+        super().__init__(dtype=dtype)
+        self._act, self._name = act, name
+        self.weight = self.create_parameter([output_dim, input1_dim, input2_dim], param_attr)
+        self.bias = self.create_parameter([1, output_dim], bias_attr, is_bias=True)
+
+    def forward(self, x, y):
+        self._expect_input(x, "x", dtypes=("float32", "float64"))
+        self._expect_input(y, "y", dtypes=("float32", "float64"))
+        out = bilinear(x, y, self.weight, self.bias,
+                       name=None if self._name is None else
+                       "%s.%s" % (self.full_name(), self._name))
+        return self._helper.append_activation(out, self._act)
+
+
+BCELoss = loss.BCELoss     # 1.8's signature (weight, reduction) is 2.0's
+
+
+class NLLLoss(loss.NLLLoss):
+    __doc__ = loss.NLLLoss.__doc__ + " 1.8's argument order: weight, reduction, ignore_index."
+
+    def __init__(self, weight=None, reduction="mean", ignore_index=-100):
+        super().__init__(weight, ignore_index, reduction)
