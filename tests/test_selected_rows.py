@@ -86,6 +86,22 @@ def test_scale_keeps_rows_and_scales_values():
     np.testing.assert_array_equal(np.array(sr.get_tensor()), value * -2.0 + 1.0)
 
 
+@pytest.mark.parametrize("max_norm", [1.0, 100.0])
+def test_clip_by_norm_merges_rows_then_clips_their_norm(max_norm):
+    scope = core.Scope()
+    value = np.array([[3.0, 1.0], [1.0, 0.0], [2.0, 2.0], [-1.0, 4.0]])
+    sr = scope.var("x").get_selected_rows()      # no height set (0), as Paddle's test does
+    sr.set_rows([5, 1, 5, 0])
+    sr.get_tensor().set(value, PLACE)
+    Operator("clip_by_norm", X="x", Out="out", max_norm=max_norm).run(scope, PLACE)
+    out = scope.find_var("out").get_selected_rows()
+    merged = np.array([[-1.0, 4.0], [1.0, 0.0], [5.0, 3.0]])      # rows 0, 1, 5
+    norm = np.sqrt((merged ** 2).sum())
+    assert out.rows() == [0, 1, 5]
+    np.testing.assert_allclose(np.array(out.get_tensor()),
+                               merged * min(1.0, max_norm / norm), rtol=1e-12)
+
+
 def test_fill_constant_into_a_selected_rows_fills_its_value():
     scope = core.Scope()
     out = scope.var("out").get_selected_rows()
