@@ -108,3 +108,29 @@ def test_rnn_cells_check_their_arguments():
             GRUCell(8)(x, np.zeros((2, 8), "float32"))
         with pytest.raises(TypeError, match="list \\[hidden, cell\\]"):
             LSTMCell(8)(x, h)
+
+
+@pytest.mark.paddle("1.8")
+def test_fluid18_layer_arguments_paddle_1_8_5_refuses():
+    # each raised the same exception type in Paddle 1.8.5 (its test_*_op.py error cases)
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.data("x", [None, 2], "float32")
+        with pytest.raises(TypeError, match="'input' in assign must be"):
+            fluid.layers.assign(fluid.data("u8", [4], "uint8"))
+        for array in (np.array([2.5], "float64"), np.array([2], "uint8")):
+            with pytest.raises(TypeError, match="when it is a numpy.ndarray"):
+                fluid.layers.assign(array)
+        assert fluid.layers.assign(np.array([1.5], "float32")).dtype.name == "float32"
+        with pytest.raises(TypeError, match="'input' in meshgrid must be list"):
+            fluid.layers.meshgrid(x)
+        with pytest.raises(TypeError, match="non-negative int"):
+            fluid.layers.eye(-1)
+        with pytest.raises(TypeError, match="num_columns should be a non-negative int"):
+            fluid.layers.eye(3, num_columns=5.2)
+        with pytest.raises(ValueError, match="at least 2"):
+            fluid.layers.multiplex([x], fluid.data("i", [None, 1], "int32"))
+        with pytest.raises(ValueError, match="data_format must be"):
+            fluid.layers.lrn(fluid.data("img", [2, 4, 5, 5], "float32"), data_format="NDHW")
+        gru = fluid.dygraph.GRUUnit(size=6)
+        with pytest.raises(TypeError, match="float16"):
+            gru(fluid.data("h16", [None, 6], "float16"), fluid.data("h", [None, 2], "float32"))

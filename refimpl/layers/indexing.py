@@ -40,6 +40,9 @@ def masked_select(x, mask, name=None):
 
 
 def multiplex(inputs, index):
+    if len(inputs) < 2:
+        raise ValueError("multiplex: inputs must be a list of at least 2 Variables, got %d"
+                         % len(inputs))
     return append_op_out("multiplex", {"X": list(inputs), "Ids": [index]})
 
 

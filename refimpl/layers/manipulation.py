@@ -76,8 +76,18 @@ def fluid_diag(diagonal):
     return diag(diagonal)
 
 
+def _count(value, what):
+    """A non-negative int (as Paddle checks eye's sizes: TypeError otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise TypeError("eye: %s should be a non-negative int, got %r" % (what, value))
+    return int(value)
+
+
 def eye(num_rows, num_columns=None, dtype=None, name=None):
     dtype = convert_dtype(dtype or "float32")
+    num_rows = _count(num_rows, "num_rows")
+    if num_columns is not None:
+        num_columns = _count(num_columns, "num_columns")
     return creation._source_op("eye", {"num_rows": int(num_rows), "dtype": dtype,
                                        "num_columns": -1 if num_columns is None
                                        else int(num_columns)}, dtype, name)

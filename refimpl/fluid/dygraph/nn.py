@@ -311,8 +311,8 @@ class GRUUnit(Layer):
         self.bias = self.create_parameter([1, 3 * width], bias_attr, is_bias=True)
 
     def forward(self, input, hidden):
-        self._expect_input(input, "input")
-        self._expect_input(hidden, "hidden")
+        self._expect_input(input, "input", dtypes=("float32", "float64"))
+        self._expect_input(hidden, "hidden", dtypes=("float32", "float64"))
         gate, reset_hidden, hidden = append_op_outputs(
             "gru_unit", {"Input": input, "HiddenPrev": hidden, "Weight": self.weight,
                          "Bias": self.bias},
