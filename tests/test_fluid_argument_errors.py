@@ -113,7 +113,8 @@ def test_rnn_cells_check_their_arguments():
 @pytest.mark.paddle("1.8")
 def test_fluid18_layer_arguments_paddle_1_8_5_refuses():
     # each raised the same exception type in Paddle 1.8.5 (its test_*_op.py error cases)
-    with fluid.program_guard(fluid.Program(), fluid.Program()):
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
         x = fluid.data("x", [None, 2], "float32")
         with pytest.raises(TypeError, match="'input' in assign must be"):
             fluid.layers.assign(fluid.data("u8", [4], "uint8"))
@@ -134,3 +135,10 @@ def test_fluid18_layer_arguments_paddle_1_8_5_refuses():
         gru = fluid.dygraph.GRUUnit(size=6)
         with pytest.raises(TypeError, match="float16"):
             gru(fluid.data("h16", [None, 6], "float16"), fluid.data("h", [None, 2], "float32"))
+        with pytest.raises(TypeError, match="float32, float64"):
+            fluid.dygraph.SpectralNorm([2, 4], dim=1)(fluid.data("w", [2, 4], "int32"))
+        # roll: 1.8 makes an int shift a list before checking it
+        out = fluid.layers.roll(x, shifts=1)
+    got, = fluid.Executor(fluid.CPUPlace()).run(
+        main, feed={"x": np.array([[1.0, 2.0]], "float32")}, fetch_list=[out])
+    assert got.tolist() == [[2.0, 1.0]]

@@ -18,8 +18,8 @@ def _var(a):
 def test_the_1_8_layers_are_exported_at_fluids_top_level():
     for name in ("Layer", "Linear", "Conv2D", "Conv3D", "Conv2DTranspose", "Pool2D",
                  "Embedding", "BatchNorm", "Dropout", "LayerNorm", "InstanceNorm",
-                 "GroupNorm", "PRelu", "GRUUnit", "BilinearTensorProduct", "BCELoss",
-                 "NLLLoss", "save_dygraph", "load_dygraph",
+                 "GroupNorm", "PRelu", "GRUUnit", "BilinearTensorProduct", "SpectralNorm",
+                 "MSELoss", "L1Loss", "BCELoss", "NLLLoss", "save_dygraph", "load_dygraph",
                  "enable_dygraph", "disable_dygraph"):
         assert getattr(fluid, name) is getattr(fluid.dygraph, name), name
 

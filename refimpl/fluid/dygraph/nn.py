@@ -2,8 +2,8 @@
 matmul op, bias, act), Conv2D (weights N(0, sqrt(2 / (kh kw C)))), Conv3D,
 Conv2DTranspose, Conv3DTranspose, Pool2D (pool2d), Embedding (lookup_table_v2, size=[vocab, dim]), BatchNorm
 (= paddle.nn.BatchNorm, which kept the 1.8 signature), Dropout, LayerNorm, InstanceNorm,
-GroupNorm, PRelu, GRUUnit, BilinearTensorProduct, and the losses BCELoss and NLLLoss
-(paddle.nn's, with 1.8's argument order). Parameters are created and named as 1.8 does (shapes,
+GroupNorm, PRelu, GRUUnit, BilinearTensorProduct, SpectralNorm, and the losses MSELoss,
+L1Loss, BCELoss and NLLLoss (paddle.nn's, with 1.8's argument order). Parameters are created and named as 1.8 does (shapes,
 default initializers). They run eagerly, or build ops in static mode, like every Layer."""
 import numpy as np
 
@@ -11,19 +11,20 @@ from ...framework.initializer import Constant, Normal
 from ...layers.common import append_op_out, append_op_outputs
 from ...layers.conv import functional_conv2d, pool2d
 from ...layers.embedding import functional_embedding
-from ...layers.functional_nn import bilinear
 from ...layers.functional_conv import conv2d_transpose, conv3d, conv3d_transpose
-from ...layers.functional_nn import instance_norm
+from ...layers.functional_nn import bilinear, instance_norm
 from ...layers.math import fluid_matmul
 from ...layers.norm import fluid_dropout, functional_layer_norm
 from ...nn.layer import loss
 from ...nn.layer.base import Layer
 from ...nn.layer.norm import BatchNorm
+from ...nn.layer.spectral_norm import SpectralNorm
 from ...ops.gru_unit import ACTIVATIONS
 
 __all__ = ["Linear", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "Pool2D", "Embedding",
            "BatchNorm", "Dropout", "LayerNorm", "InstanceNorm", "GroupNorm", "PRelu",
-           "GRUUnit", "BilinearTensorProduct", "BCELoss", "NLLLoss"]
+           "GRUUnit", "BilinearTensorProduct", "SpectralNorm", "MSELoss", "L1Loss", "BCELoss",
+           "NLLLoss"]
 
 
 def _ints(v, n=2):
@@ -341,7 +342,9 @@ class BilinearTensorProduct(Layer):
         return self._helper.append_activation(out, self._act)
 
 
-BCELoss = loss.BCELoss     # 1.8's signature (weight, reduction) is 2.0's
+# 1.8's signatures are 2.0's: SpectralNorm(weight_shape, dim, power_iters, eps, dtype),
+# MSELoss(reduction), L1Loss(reduction), BCELoss(weight, reduction)
+MSELoss, L1Loss, BCELoss = loss.MSELoss, loss.L1Loss, loss.BCELoss
 
 
 class NLLLoss(loss.NLLLoss):

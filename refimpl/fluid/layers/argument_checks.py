@@ -556,7 +556,8 @@ TYPE_ARGUMENTS = {
  'roi_perspective_transform': {'spatial_scale': (4, ('float',), None),
                                'transformed_height': (2, ('int',), None),
                                'transformed_width': (3, ('int',), None)},
- 'roll': {'dims': (2, ('list', 'tuple'), 'other'), 'shifts': (1, ('list', 'tuple'), None)},
+ 'roll': {'dims': (2, ('list', 'tuple'), 'other'),
+          'shifts': (1, ('int', 'list', 'tuple'), None)},   # 1.8 makes an int a list first
  'sequence_concat': {'input': (0, ('list',), None)},
  'sequence_expand_as': {'y': (1, ('Variable',), None)},
  'sign': {'x': (0, ('Variable', 'ndarray'), None)},
