@@ -88,10 +88,28 @@ def _nd_index(index):
     return tuple(np.moveaxis(index.astype(np.int64), -1, 0))
 
 
+def _gathered(x, index):
+    """x[index[i..., :]] for every i...: [index.shape[:-1]] + x.shape[k:]. An index whose
+    last dim is 0 picks all of x for each i (numpy's x[()] would not repeat it)."""
+    k = index.shape[-1]
+    picked = x[_nd_index(index)]
+    return np.ascontiguousarray(np.broadcast_to(picked, index.shape[:-1] + x.shape[k:]))
+
+
+def _scatter_add(out, index, updates):
+    """Add updates[i...] at out[index[i..., :]] in place (repeats accumulate)."""
+    if index.shape[-1] == 0:      # each update covers all of out
+        out += updates.reshape((-1,) + out.shape).sum(axis=0).astype(out.dtype)
+    else:
+        np.add.at(out, _nd_index(index), updates)
+
+
 def _check_nd_index(ctx, x, idx):
     _check_int(ctx, "Index")
     k = idx.shape[-1] if idx.shape else -1
-    ctx.expect(k <= len(x.shape), "Index %r's last dim (%d) must be <= the rank of X %r (%d)"
+    # the first words are Paddle's message, which its tests look for
+    ctx.expect(k <= len(x.shape), "Input(Index).shape[-1] should be no greater than "
+               "Input(X).rank: Index %r's last dim is %d, the rank of X %r is %d"
                % (idx.name, k, x.name, len(x.shape)))
     return list(idx.shape[:-1]) + list(x.shape[k:])
 
@@ -111,12 +129,12 @@ class GatherNd(OpDef):
 
     @staticmethod
     def forward(x, index):
-        return np.ascontiguousarray(x[_nd_index(index)])
+        return _gathered(x, index)
 
     @staticmethod
     def backward(x, index, dout):
         dx = np.zeros_like(x)
-        np.add.at(dx, _nd_index(index), dout)
+        _scatter_add(dx, index, dout)
         return dx
 
     def samples(self, rng):
@@ -139,19 +157,19 @@ class ScatterNdAdd(OpDef):
         want = _check_nd_index(ctx, x, idx)
         ctx.expect(len(up.shape) == len(want) and all(
             a < 0 or b < 0 or a == b for a, b in zip(up.shape, want)),
-            "Updates %r has shape %s; expected Index.shape[:-1] + X.shape[Index.shape[-1]:] "
-            "= %s" % (up.name, list(up.shape), want))
+            "Updates has wrong shape: Updates %r has shape %s; expected Index.shape[:-1] + "
+            "X.shape[Index.shape[-1]:] = %s" % (up.name, list(up.shape), want))
         ctx.same_as("X", "Out")
 
     @staticmethod
     def forward(x, index, updates):
         out = x.copy()
-        np.add.at(out, _nd_index(index), updates)
+        _scatter_add(out, index, updates)
         return out
 
     @staticmethod
     def backward(index, dout):
-        return dout.copy(), np.ascontiguousarray(dout[_nd_index(index)])
+        return dout.copy(), _gathered(dout, index)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4), "Index": np.array([[1, 2], [1, 2], [0, 0]],
