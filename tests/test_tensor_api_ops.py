@@ -285,3 +285,24 @@ def test_nd_index_errors_use_paddles_words():
     with pytest.raises(ValueError, match="same dtype"):
         paddle.scatter_nd_add(static.data("d", [3], "float64"), static.data("k", [1, 1], "int32"),
                               static.data("v", [1], "float32"))
+
+
+def test_tril_triu_check_their_arguments_in_paddles_order_and_words():
+    x = static.data("x", [3, 3], "float64")
+    for bad in ("1", [1], 1.5, None):
+        with pytest.raises(TypeError, match="diagonal in tril must be a python Int"):
+            paddle.tril(x, bad)
+    with pytest.raises(ValueError, match="input shape in triu must be at least 2-D"):
+        paddle.triu(static.data("v", [4], "float64"), None)     # the shape is checked first
+
+
+def test_an_attribute_given_as_none_takes_its_default():
+    # Paddle's Operator skips None attributes (test_tril_triu_op's default case passes one)
+    a = RNG.rand(3, 3)
+    x = _data("x", a)
+    block = static.default_main_program().global_block()
+    out = block.create_var(name="tri_out", dtype="float64")
+    op = block.append_op(type="tril_triu", inputs={"X": [x]}, outputs={"Out": [out]},
+                         attrs={"diagonal": None, "lower": True})
+    assert op.attr("diagonal") == 0
+    _check([out], [np.tril(a)], {"x": a})

@@ -53,14 +53,23 @@ def roll(x, shifts, axis=None, name=None):
     return unary("roll", x, {"shifts": _axes(shifts), "axis": _axes(axis)}, name)
 
 
+def _tril_triu(layer, x, diagonal, lower, name):
+    # Paddle's checks, order and words (its tests match them)
+    if len(x.shape) < 2:
+        raise ValueError("input shape in %s must be at least 2-D, got %s"
+                         % (layer, list(x.shape)))
+    if isinstance(diagonal, bool) or not isinstance(diagonal, (int, np.integer)):
+        raise TypeError("diagonal in %s must be a python Int, got %r" % (layer, diagonal))
+    return unary("tril_triu", x, {"diagonal": int(diagonal), "lower": lower}, name,
+                 layer_type=layer)
+
+
 def tril(x, diagonal=0, name=None):
-    return unary("tril_triu", x, {"diagonal": int(diagonal), "lower": True}, name,
-                 layer_type="tril")
+    return _tril_triu("tril", x, diagonal, True, name)
 
 
 def triu(x, diagonal=0, name=None):
-    return unary("tril_triu", x, {"diagonal": int(diagonal), "lower": False}, name,
-                 layer_type="triu")
+    return _tril_triu("triu", x, diagonal, False, name)
 
 
 def diag(x, offset=0, padding_value=0, name=None):
