@@ -137,6 +137,8 @@ def test_fluid18_layer_arguments_paddle_1_8_5_refuses():
             gru(fluid.data("h16", [None, 6], "float16"), fluid.data("h", [None, 2], "float32"))
         with pytest.raises(TypeError, match="float32, float64"):
             fluid.dygraph.SpectralNorm([2, 4], dim=1)(fluid.data("w", [2, 4], "int32"))
+        with pytest.raises(TypeError, match="'out' in randperm must be Variable"):
+            fluid.layers.randperm(n=10, out=np.arange(10))
         # roll: 1.8 makes an int shift a list before checking it
         out = fluid.layers.roll(x, shifts=1)
     got, = fluid.Executor(fluid.CPUPlace()).run(

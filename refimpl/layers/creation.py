@@ -163,7 +163,8 @@ def assign(x, output=None):
     """Copy a Variable, or make a constant from a numpy array / list / number."""
     helper = LayerHelper("assign")
     if isinstance(x, Variable):
-        output = output or helper.create_variable_for_type_inference(x.dtype)
+        if output is None:
+            output = helper.create_variable_for_type_inference(x.dtype)
         helper.append_op(type="assign", inputs={"X": [x]}, outputs={"Out": [output]})
         return output
     value = np.asarray(x)

@@ -301,6 +301,7 @@ VARIABLE_DTYPES = {
  'prelu': {'x': (0, ('float32', 'float64'), False, None)},
  'prior_box': {'input': (0, ('float32', 'float64', 'int8', 'uint8'), False, None)},
  'random_crop': {'x': (0, ('float32', 'float64', 'int16', 'int32', 'uint8'), False, None)},
+ 'randperm': {'out': (1, ('int32', 'int64'), False, None)},   # 1.8: out's dtype is dtype's
  'rank_loss': {'label': (0, ('float32',), False, None),
                'left': (1, ('float32',), False, None),
                'right': (2, ('float32',), False, None)},
