@@ -144,3 +144,19 @@ def test_fluid18_layer_arguments_paddle_1_8_5_refuses():
     got, = fluid.Executor(fluid.CPUPlace()).run(
         main, feed={"x": np.array([[1.0, 2.0]], "float32")}, fetch_list=[out])
     assert got.tolist() == [[2.0, 1.0]]
+
+
+def test_fluid_embedding_takes_integer_ids_and_a_float_table():
+    # Paddle 1.8.5's test_lookup_table_v2_op error cases; fluid.input.embedding is the same
+    assert fluid.input.embedding is fluid.embedding and fluid.input.one_hot is fluid.one_hot
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        with pytest.raises(TypeError, match="static Variable"):
+            fluid.embedding(input=np.zeros((4, 6), "int64"), size=(10, 64))
+        with pytest.raises(TypeError, match="input must have dtype in"):
+            fluid.embedding(input=fluid.data("f", [4, 6], "float32"), size=(10, 64))
+        ids = fluid.data("ids", [4, 6], "int64")
+        with pytest.raises(TypeError, match="dtype must be float16, float32 or float64"):
+            fluid.embedding(input=ids, size=(10, 64), dtype="int64")
+        assert fluid.embedding(input=ids, size=(10, 64), dtype="float16").shape == (4, 6, 64)
+        with pytest.raises(TypeError, match="int64"):     # 1.8's dygraph Embedding: int64 ids
+            fluid.dygraph.Embedding([10, 4])(fluid.data("i32", [3], "int32"))

@@ -116,6 +116,10 @@ def test_lookup_table_in_a_selected_rows_table_finds_ids_among_its_rows():
     _tensor(scope, "Ids", np.array([[7], [10], [7]], "int64"))
     Operator("lookup_table", W="W", Ids="Ids", Out="Out").run(scope, PLACE)
     np.testing.assert_array_equal(_read(scope, "Out"), value[[2, 0, 2]])
+    # lookup_table_v2: ids of any shape, Out = ids' shape + [width]
+    _tensor(scope, "Ids2", np.array([[7, 3], [10, 7]], "int64"))
+    Operator("lookup_table_v2", W="W", Ids="Ids2", Out="Out2").run(scope, PLACE)
+    np.testing.assert_array_equal(_read(scope, "Out2"), value[[[2, 1], [0, 2]]])
     _tensor(scope, "Ids", np.array([[5]], "int64"))
     with pytest.raises(OpError, match=r"ids \[5\] are not rows"):
         Operator("lookup_table", W="W", Ids="Ids", Out="Out").run(scope, PLACE)

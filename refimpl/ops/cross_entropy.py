@@ -2,8 +2,9 @@
 
 cross_entropy: Y = -log X[label] (hard labels, int64 [..., 1]) or -sum(Label * log X)
 (soft_label). Hard labels may also drop their last dim of 1 (Y then has Label's shape).
-cross_entropy2 (what fluid.layers.cross_entropy builds for hard labels): the same Y, plus MatchX = X[label] (what the gradient reads instead of X) and XShape
-([0] + X.shape, like reshape2's). Rows whose label is ignore_index give Y = 0, MatchX = 0
+cross_entropy2 (what fluid.layers.cross_entropy builds for hard labels): the same Y, plus
+MatchX = X[label] (what the gradient reads instead of X) and XShape ([0] + X.shape, like
+reshape2's). Rows whose label is ignore_index give Y = 0, MatchX = 0
 and no gradient. As Paddle (math::TolerableValue), log X is clamped to +-1e20 rather than
 X clipped with an epsilon, so X = 0 gives Y = 1e20, not inf.
 """

@@ -136,7 +136,8 @@ ROWS_OUTPUT_BUFFERS = {"adam": ("ParamOut", "Moment1Out", "Moment2Out")}
 
 ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "clip_by_norm": _clip_by_norm,
                  "fill_constant": _fill_constant,
-                 "lookup_table": _lookup_table, "lookup_table_grad": _lookup_table_grad,
+                 "lookup_table": _lookup_table, "lookup_table_v2": _lookup_table,
+                 "lookup_table_grad": _lookup_table_grad,
                  "lookup_table_v2_grad": _lookup_table_grad, "sgd": _sgd, "adam": _adam,
                  "momentum": _dense_grad, "lamb": _dense_grad, "adagrad": _dense_grad}
 # the optimizers that take a SelectedRows gradient, and the grad ops that make one when

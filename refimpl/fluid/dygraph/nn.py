@@ -3,8 +3,9 @@ matmul op, bias, act), Conv2D (weights N(0, sqrt(2 / (kh kw C)))), Conv3D,
 Conv2DTranspose, Conv3DTranspose, Pool2D (pool2d), Embedding (lookup_table_v2, size=[vocab, dim]), BatchNorm
 (= paddle.nn.BatchNorm, which kept the 1.8 signature), Dropout, LayerNorm, InstanceNorm,
 GroupNorm, PRelu, GRUUnit, BilinearTensorProduct, SpectralNorm, and the losses MSELoss,
-L1Loss, BCELoss and NLLLoss (paddle.nn's, with 1.8's argument order). Parameters are created and named as 1.8 does (shapes,
-default initializers). They run eagerly, or build ops in static mode, like every Layer."""
+L1Loss, BCELoss and NLLLoss (paddle.nn's, with 1.8's argument order). Parameters are
+created and named as 1.8 does (shapes, default initializers). They run eagerly, or build
+ops in static mode, like every Layer."""
 import numpy as np
 
 from ...framework.initializer import Constant, Normal
@@ -118,7 +119,7 @@ class Embedding(Layer):
         self.weight._sparse_grad = is_sparse
 
     def forward(self, input):
-        self._expect_input(input)
+        self._expect_input(input, dtypes=("int64",))     # as 1.8 checks
         return functional_embedding(input, self.weight, self._padding_idx, self._is_sparse)
 
 
