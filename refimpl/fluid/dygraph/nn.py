@@ -250,6 +250,7 @@ class GroupNorm(Layer):
         if data_layout != "NCHW":
             raise ValueError("GroupNorm: data_layout must be 'NCHW', got %r" % (data_layout,))
         self._groups, self._epsilon, self._act = groups, epsilon, act
+        self._data_layout = data_layout     # fluid.layers.group_norm also sets 'NHWC'
         self.weight = self.create_parameter([channels], param_attr,
                                             default_initializer=Constant(1.0))
         self.bias = self.create_parameter([channels], bias_attr, is_bias=True)
@@ -260,7 +261,8 @@ class GroupNorm(Layer):
             "group_norm", {"X": input, "Scale": self.weight, "Bias": self.bias},
             [("Y", input.dtype, False), ("Mean", input.dtype, True),
              ("Variance", input.dtype, True)],
-            {"epsilon": float(self._epsilon), "groups": self._groups}, self._helper)
+            {"epsilon": float(self._epsilon), "groups": self._groups,
+             "data_layout": self._data_layout}, self._helper)
         return self._helper.append_activation(out, self._act)
 
 

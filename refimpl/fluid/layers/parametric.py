@@ -80,10 +80,17 @@ conv3d_transpose = _conv_transpose(Conv3DTranspose, 3, "NCDHW")
 def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, act=None,
                data_layout="NCHW", name=None):
     """As Paddle 1.8.5's: the scale and the bias exist only when param_attr / bias_attr is
-    given (truthy); by default the groups are normalized and nothing more."""
+    given (truthy); by default the groups are normalized and nothing more. Channels on
+    axis 1 ('NCHW') or last ('NHWC'; 1.8's dygraph GroupNorm refuses it, the layer not)."""
     check_variable(input, "input", "group_norm")
-    return GroupNorm(input.shape[1], groups, epsilon, param_attr or False, bias_attr or False,
-                     act, data_layout, dtype=input.dtype)(input)
+    if data_layout not in ("NCHW", "NHWC"):
+        raise ValueError("group_norm: data_layout must be 'NCHW' or 'NHWC', got %r"
+                         % (data_layout,))
+    channels = input.shape[1] if data_layout == "NCHW" else input.shape[-1]
+    layer = GroupNorm(channels, groups, epsilon, param_attr or False, bias_attr or False, act,
+                      dtype=input.dtype)
+    layer._data_layout = data_layout
+    return layer(input)
 
 
 def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=None):
