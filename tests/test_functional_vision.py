@@ -142,15 +142,18 @@ def test_linear_and_trilinear_interpolate():
     x5 = RNG.randn(1, 1, 2, 3, 2)
     got = run(lambda x: [F.interpolate(x, size=[3, 5, 3], mode="trilinear",
                                        align_corners=True, data_format="NCDHW"),
-                         fluid.layers.resize_trilinear(x, out_shape=[3, 5, 3])], x=x5)
+                         fluid.layers.resize_trilinear(x, out_shape=[3, 5, 3]),
+                         # 1.8's fluid.layers.interpolate is image_resize
+                         fluid.layers.interpolate(x, out_shape=[3, 5, 3], resample="TRILINEAR",
+                                                  data_format="NCDHW")], x=x5)
     # separable: linear along D, then H, then W, each through np.interp
     want = x5
     for axis, n_out in ((2, 3), (3, 5), (4, 3)):
         n_in = want.shape[axis]
         want = np.apply_along_axis(
             lambda v: np.interp(np.linspace(0, n_in - 1, n_out), np.arange(n_in), v), axis, want)
-    np.testing.assert_allclose(got[0], want)
-    np.testing.assert_allclose(got[1], want)
+    for out in got:
+        np.testing.assert_allclose(out, want)
 
 
 def test_bicubic_keeps_corners_and_reproduces_linear_ramps():
