@@ -153,13 +153,15 @@ def unbind(input, axis=0):
 
 
 def strided_slice(x, axes, starts, ends, strides, name=None):
+    """starts / ends / strides: lists of ints or 1-element int Variables, or int Variables
+    (known at run time)."""
     check_variable(x, "x", "strided_slice")
-    if any(isinstance(v, Variable) for seq in (starts, ends, strides) for v in as_list(seq)):
-        raise NotImplementedError("strided_slice: Variable starts/ends/strides are not "
-                                  "supported; pass ints")
-    attrs = {k: [int(v) for v in seq] for k, seq in
-             (("axes", axes), ("starts", starts), ("ends", ends), ("strides", strides))}
-    return append_op_out("strided_slice", {"Input": [x]}, attrs, name)
+    inputs, attrs = {"Input": [x]}, {"axes": [int(a) for a in axes]}
+    for arg, values in (("starts", starts), ("ends", ends), ("strides", strides)):
+        more, attrs[arg] = creation.runtime_int_list(
+            values, arg, "strided_slice", arg.title() + "Tensor", arg.title() + "TensorList")
+        inputs.update(more)
+    return append_op_out("strided_slice", inputs, attrs, name)
 
 
 def fluid_strided_slice(input, axes, starts, ends, strides):

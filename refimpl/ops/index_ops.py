@@ -3,7 +3,7 @@ scatter_nd_add, masked_select, strided_slice, multiplex, shard_index. The gradie
 gather is a scatter-add of dOut to where each element was read (repeats add up)."""
 import numpy as np
 
-from ._common import rand, take_along, take_along_grad
+from ._common import rand, runtime_ints, take_along, take_along_grad
 from .registry import OpDef, Sample, register
 
 INTS = ("int32", "int64")
@@ -221,44 +221,67 @@ def _strided_index(ndim, axes, starts, ends, strides):
 @register
 class StridedSlice(OpDef):
     """Input[starts:ends:strides] on `axes` (negative strides walk backwards);
-    `decrease_axis` drops those (size-1) dims."""
+    `decrease_axis` drops those (size-1) dims. starts / ends / strides come from their
+    XTensorList (1-element int tensors) or XTensor (1-D int tensor) inputs when given (an
+    attr may then be empty), else the attrs; the sliced dims are then known at run time."""
     type = "strided_slice"
-    inputs = ("Input",)
+    _RUNTIME = ("StartsTensor", "EndsTensor", "StridesTensor", "StartsTensorList",
+                "EndsTensorList", "StridesTensorList")
+    inputs = ("Input", "StartsTensor?", "EndsTensor?", "StridesTensor?", "StartsTensorList*?",
+              "EndsTensorList*?", "StridesTensorList*?")
     outputs = ("Out",)
     attrs = {"axes": [], "starts": [], "ends": [], "strides": [], "infer_flags": [],
              "decrease_axis": []}
-    grad_inputs = ("Input", "Out@GRAD")
+    no_grad = _RUNTIME
+    grad_inputs = inputs + ("Out@GRAD",)
 
     def infer_shape(self, ctx):
         x = ctx.input_var("Input")
-        axes, starts, ends, strides = (ctx.attr(k) for k in ("axes", "starts", "ends",
-                                                             "strides"))
-        ctx.expect(len(axes) == len(starts) == len(ends) == len(strides),
-                   "axes %s, starts %s, ends %s and strides %s must have the same length"
-                   % (list(axes), list(starts), list(ends), list(strides)))
-        ctx.expect(0 not in strides, "strides %s must not contain 0" % list(strides))
+        axes = ctx.attr("axes")
         shape = list(x.shape)
-        for a, s, e, st in zip(axes, starts, ends, strides):
+        given = {k: ctx.attr(k) for k in ("starts", "ends", "strides")}
+        for k, values in given.items():
+            at_run_time = ctx.has_input(k.title() + "Tensor") or \
+                ctx.has_input(k.title() + "TensorList")
+            ctx.expect(at_run_time or len(values) == len(axes),
+                       "axes %s and %s %s must have the same length (or %s given as "
+                       "tensors)" % (list(axes), k, list(values), k))
+        ctx.expect(0 not in given["strides"], "strides %s must not contain 0"
+                   % list(given["strides"]))
+        known = not any(ctx.has_input(s) for s in self._RUNTIME)
+        for i, a in enumerate(axes):
             ctx.expect(-len(shape) <= a < len(shape), "axis %d is out of range for Input %r "
                        "of rank %d" % (a, x.name, len(shape)))
-            if shape[a] >= 0:
-                shape[a] = len(range(*slice(s, e, st).indices(shape[a])))
+            if not known:
+                shape[a] = -1
+            elif shape[a] >= 0:
+                shape[a] = len(range(*slice(given["starts"][i], given["ends"][i],
+                                            given["strides"][i]).indices(shape[a])))
         dec = ctx.attr("decrease_axis")
         ctx.set_output("Out", [d for i, d in enumerate(shape) if i not in dec] or [1], x.dtype)
 
     @staticmethod
-    def forward(x, axes=(), starts=(), ends=(), strides=(), infer_flags=(), decrease_axis=()):
-        out = x[_strided_index(x.ndim, axes, starts, ends, strides)]
+    def _region(x, tensors, axes, starts, ends, strides):
+        st, et, sst, sl, el, ssl = tensors
+        return _strided_index(x.ndim, axes, runtime_ints(st, sl, starts),
+                              runtime_ints(et, el, ends), runtime_ints(sst, ssl, strides))
+
+    @staticmethod
+    def forward(x, st=None, et=None, sst=None, sl=None, el=None, ssl=None, axes=(),
+                starts=(), ends=(), strides=(), infer_flags=(), decrease_axis=()):
+        out = x[StridedSlice._region(x, (st, et, sst, sl, el, ssl), axes, starts, ends,
+                                     strides)]
         if decrease_axis:
             out = out.reshape([d for i, d in enumerate(out.shape)
                                if i not in decrease_axis] or [1])
         return np.ascontiguousarray(out)
 
     @staticmethod
-    def backward(x, dout, axes=(), starts=(), ends=(), strides=(), infer_flags=(),
-                 decrease_axis=()):
+    def backward(x, st, et, sst, sl, el, ssl, dout, axes=(), starts=(), ends=(), strides=(),
+                 infer_flags=(), decrease_axis=()):
         dx = np.zeros_like(x)
-        region = _strided_index(x.ndim, axes, starts, ends, strides)
+        region = StridedSlice._region(x, (st, et, sst, sl, el, ssl), axes, starts, ends,
+                                      strides)
         dx[region] = dout.reshape(dx[region].shape)
         return dx
 
