@@ -107,6 +107,17 @@ def test_fill_constant_into_a_selected_rows_fills_its_value():
     out = scope.var("out").get_selected_rows()
     Operator("fill_constant", shape=[3, 2], value=1.5, Out="out").run(scope, PLACE)
     np.testing.assert_array_equal(np.array(out.get_tensor()), np.full((3, 2), 1.5, "float32"))
+    # uniform_random (Paddle 1.8's test_uniform_random_op): the drawn tensor is its value;
+    # diag_num sets flat elements i (diag_step + 1) to diag_val; a ShapeTensorList shape
+    _tensor(scope, "rows", np.array([40], "int64"))
+    _tensor(scope, "cols", np.array([30], "int32"))
+    Operator("uniform_random", ShapeTensorList=["rows", "cols"], Out="out", min=-5.0,
+             max=10.0, seed=10, diag_num=30, diag_step=30, diag_val=1.0).run(scope, PLACE)
+    value = np.array(out.get_tensor())
+    assert value.shape == (40, 30) and out.rows() == []
+    np.testing.assert_array_equal(np.diag(value), np.ones(30))
+    off = value[~np.eye(40, 30, dtype=bool)]
+    assert -5.0 <= off.min() and off.max() < 10.0 and abs(off.mean() - 2.5) < 0.5
 
 
 def test_lookup_table_in_a_selected_rows_table_finds_ids_among_its_rows():

@@ -54,7 +54,8 @@ def _clip_by_norm(dense, x, **attrs):
 
 
 def _fill_constant(dense, *inputs, **attrs):
-    """Into a SelectedRows: its value tensor is the filled tensor, no rows listed."""
+    """Into a SelectedRows: its value tensor is the filled (or, uniform_random, drawn)
+    tensor, no rows listed."""
     value = dense(*inputs, **attrs)
     return RowsValue((), value.shape[0] if value.ndim else 1, value)
 
@@ -135,7 +136,7 @@ def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mod
 ROWS_OUTPUT_BUFFERS = {"adam": ("ParamOut", "Moment1Out", "Moment2Out")}
 
 ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "clip_by_norm": _clip_by_norm,
-                 "fill_constant": _fill_constant,
+                 "fill_constant": _fill_constant, "uniform_random": _fill_constant,
                  "lookup_table": _lookup_table, "lookup_table_v2": _lookup_table,
                  "lookup_table_grad": _lookup_table_grad,
                  "lookup_table_v2_grad": _lookup_table_grad, "sgd": _sgd, "adam": _adam,
