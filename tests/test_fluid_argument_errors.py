@@ -108,3 +108,55 @@ def test_rnn_cells_check_their_arguments():
             GRUCell(8)(x, np.zeros((2, 8), "float32"))
         with pytest.raises(TypeError, match="list \\[hidden, cell\\]"):
             LSTMCell(8)(x, h)
+
+
+@pytest.mark.paddle("1.8")
+def test_fluid18_layer_arguments_paddle_1_8_5_refuses():
+    # each raised the same exception type in Paddle 1.8.5 (its test_*_op.py error cases)
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        x = fluid.data("x", [None, 2], "float32")
+        with pytest.raises(TypeError, match="'input' in assign must be"):
+            fluid.layers.assign(fluid.data("u8", [4], "uint8"))
+        for array in (np.array([2.5], "float64"), np.array([2], "uint8")):
+            with pytest.raises(TypeError, match="when it is a numpy.ndarray"):
+                fluid.layers.assign(array)
+        assert fluid.layers.assign(np.array([1.5], "float32")).dtype.name == "float32"
+        with pytest.raises(TypeError, match="'input' in meshgrid must be list"):
+            fluid.layers.meshgrid(x)
+        with pytest.raises(TypeError, match="non-negative int"):
+            fluid.layers.eye(-1)
+        with pytest.raises(TypeError, match="num_columns should be a non-negative int"):
+            fluid.layers.eye(3, num_columns=5.2)
+        with pytest.raises(ValueError, match="at least 2"):
+            fluid.layers.multiplex([x], fluid.data("i", [None, 1], "int32"))
+        with pytest.raises(ValueError, match="data_format must be"):
+            fluid.layers.lrn(fluid.data("img", [2, 4, 5, 5], "float32"), data_format="NDHW")
+        gru = fluid.dygraph.GRUUnit(size=6)
+        with pytest.raises(TypeError, match="float16"):
+            gru(fluid.data("h16", [None, 6], "float16"), fluid.data("h", [None, 2], "float32"))
+        with pytest.raises(TypeError, match="float32, float64"):
+            fluid.dygraph.SpectralNorm([2, 4], dim=1)(fluid.data("w", [2, 4], "int32"))
+        with pytest.raises(TypeError, match="'out' in randperm must be Variable"):
+            fluid.layers.randperm(n=10, out=np.arange(10))
+        # roll: 1.8 makes an int shift a list before checking it
+        out = fluid.layers.roll(x, shifts=1)
+    got, = fluid.Executor(fluid.CPUPlace()).run(
+        main, feed={"x": np.array([[1.0, 2.0]], "float32")}, fetch_list=[out])
+    assert got.tolist() == [[2.0, 1.0]]
+
+
+def test_fluid_embedding_takes_integer_ids_and_a_float_table():
+    # Paddle 1.8.5's test_lookup_table_v2_op error cases; fluid.input.embedding is the same
+    assert fluid.input.embedding is fluid.embedding and fluid.input.one_hot is fluid.one_hot
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        with pytest.raises(TypeError, match="static Variable"):
+            fluid.embedding(input=np.zeros((4, 6), "int64"), size=(10, 64))
+        with pytest.raises(TypeError, match="input must have dtype in"):
+            fluid.embedding(input=fluid.data("f", [4, 6], "float32"), size=(10, 64))
+        ids = fluid.data("ids", [4, 6], "int64")
+        with pytest.raises(TypeError, match="dtype must be float16, float32 or float64"):
+            fluid.embedding(input=ids, size=(10, 64), dtype="int64")
+        assert fluid.embedding(input=ids, size=(10, 64), dtype="float16").shape == (4, 6, 64)
+        with pytest.raises(TypeError, match="int64"):     # 1.8's dygraph Embedding: int64 ids
+            fluid.dygraph.Embedding([10, 4])(fluid.data("i32", [3], "int32"))

@@ -131,6 +131,28 @@ def test_operator_runs_on_a_scope():
     assert np.array(scope.find_var("am").get_tensor()).dtype == np.int32
 
 
+def test_operator_reruns_keep_one_plan(monkeypatch):
+    # a numeric gradient runs the op twice per input element: reruns on inputs of the same
+    # shape and dtype must not plan the program again (it made test_affine_channel_op
+    # 6 times slower), yet see each new value
+    from refimpl.executor import executor
+    plans = []
+    real_plan = executor.Plan
+    monkeypatch.setattr(executor, "Plan", lambda *a, **k: plans.append(1) or real_plan(*a, **k))
+    scope = core.Scope()
+    scope.var("x").get_tensor().set(np.zeros((2, 3)), core.CPUPlace())
+    op = Operator("scale", X="x", Out="out", scale=2.0)
+    for i in range(3):
+        scope.find_var("x").get_tensor()._set_double_element(i, 1.0 + i)
+        op.run(scope, core.CPUPlace())
+        assert np.array(scope.find_var("out").get_tensor()).ravel()[i] == 2.0 * (1 + i)
+    assert len(plans) == 1
+    scope.find_var("x").get_tensor().set(np.zeros((4, 3)), core.CPUPlace())
+    op.run(scope, core.CPUPlace())     # another input shape: another program and plan
+    assert np.array(scope.find_var("out").get_tensor()).shape == (4, 3)
+    assert len(plans) == 2
+
+
 def test_desc_views_and_grad_op_desc():
     x = fluid.data("x", [2, 3], "float32")
     out = fluid.layers.tanh(x)

@@ -1,5 +1,6 @@
 """Paddle 1.8's other fluid.dygraph Layer classes (Conv3D, Conv2DTranspose, Dropout,
-LayerNorm, InstanceNorm, GroupNorm, PRelu, GRUUnit) against numpy, with 1.8's parameter
+LayerNorm, InstanceNorm, GroupNorm, PRelu, GRUUnit, BilinearTensorProduct, BCELoss,
+NLLLoss) against numpy, with 1.8's parameter
 shapes, names and default initial values; all of them also at fluid's top level
 (`fluid.Linear`, `fluid.Layer`, ...), as 1.8 exports them."""
 import numpy as np
@@ -17,7 +18,8 @@ def _var(a):
 def test_the_1_8_layers_are_exported_at_fluids_top_level():
     for name in ("Layer", "Linear", "Conv2D", "Conv3D", "Conv2DTranspose", "Pool2D",
                  "Embedding", "BatchNorm", "Dropout", "LayerNorm", "InstanceNorm",
-                 "GroupNorm", "PRelu", "GRUUnit", "save_dygraph", "load_dygraph",
+                 "GroupNorm", "PRelu", "GRUUnit", "BilinearTensorProduct", "SpectralNorm",
+                 "MSELoss", "L1Loss", "BCELoss", "NLLLoss", "save_dygraph", "load_dygraph",
                  "enable_dygraph", "disable_dygraph"):
         assert getattr(fluid, name) is getattr(fluid.dygraph, name), name
 
@@ -120,3 +122,33 @@ def test_dropout_downgrades_in_eval_and_upscales_when_asked():
         assert set(np.unique(up(_var(a)).numpy())) <= {0.0, 2.0}
         with pytest.raises(ValueError, match="p must be"):
             fluid.Dropout(p=1.5)
+
+
+def test_bilinear_tensor_product_parameters_names_and_values():
+    # Paddle 1.8.5: weight bilinear_tensor_product_0.w_0 [4, 3, 2], bias ..._0.b_0 [1, 4]
+    # of zeros
+    with fluid.dygraph.guard():
+        layer = fluid.dygraph.BilinearTensorProduct(3, 2, 4, name="bt", act="relu")
+        assert layer.weight.shape == [4, 3, 2] and layer.bias.shape == [1, 4]
+        assert layer.weight.name.endswith(".w_0") and layer.bias.name.endswith(".b_0")
+        assert layer.bias.numpy().tolist() == [[0.0] * 4]
+        x, y = RNG.randn(2, 3), RNG.randn(2, 2)
+        out = layer(_var(x), _var(y))
+        want = np.einsum("nm,kmp,np->nk", x, layer.weight.numpy(), y)
+        np.testing.assert_allclose(out.numpy(), np.maximum(want, 0), rtol=1e-5, atol=1e-6)
+        with pytest.raises(TypeError, match="float16"):
+            layer(fluid.dygraph.to_variable(x.astype("float16")), _var(y))
+
+
+def test_bce_loss_and_nll_loss_take_1_8s_argument_order():
+    p, label = np.array([0.5, 0.6, 0.7]), np.array([1.0, 0.0, 1.0])
+    log_probs = np.log(np.array([[0.2, 0.8], [0.6, 0.4], [0.5, 0.5]], "float32"))
+    with fluid.dygraph.guard():
+        # Paddle 1.8.5: [0.6931472, 1.8325816, 1.070025] and, with NLLLoss(None, 'sum', 1)
+        # (ignore_index=1: only row 1, label 0), [0.5108256] of shape [1]
+        bce = fluid.dygraph.BCELoss(weight=_var([1.0, 2.0, 3.0]), reduction="none")
+        np.testing.assert_allclose(bce(_var(p), _var(label)).numpy(),
+                                   [0.6931472, 1.8325816, 1.070025], rtol=1e-6)
+        nll = fluid.dygraph.NLLLoss(None, "sum", 1)
+        out = nll(_var(log_probs), fluid.dygraph.to_variable(np.array([1, 0, 1], "int64")))
+        np.testing.assert_allclose(out.numpy(), [0.5108256], rtol=1e-6)

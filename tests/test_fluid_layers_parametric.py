@@ -122,6 +122,26 @@ def test_group_norm_by_default_has_no_scale_or_bias_and_its_input_gradient_is_ex
     np.testing.assert_allclose(dx, 0.0, atol=1e-4)
 
 
+def test_group_norm_layer_takes_nhwc_where_1_8s_dygraph_class_does_not():
+    # Paddle 1.8.5's test_group_norm_op: fluid.layers.group_norm(..., data_layout="NHWC")
+    # groups the last axis; its dygraph GroupNorm refuses any layout but NCHW
+    main = Program()
+    with program_guard(main, Program()):
+        x = fluid.data("x", [None, 3, 3, 4], "float64")
+        y = L.group_norm(x, 2, data_layout="NHWC")
+        with pytest.raises(ValueError, match="data_layout must be 'NCHW' or 'NHWC'"):
+            L.group_norm(x, 2, data_layout="NDHW")
+    with pytest.raises(ValueError, match="data_layout must be 'NCHW'"):
+        fluid.dygraph.GroupNorm(4, 2, data_layout="NHWC")
+    a = _sin(2, 3, 3, 4).astype("float64")
+    out, = fluid.Executor(fluid.CPUPlace()).run(main, feed={"x": a}, fetch_list=[y])
+    groups = a.reshape(2, 9, 2, 2)                    # [N, H W, groups, channels per group]
+    mean = groups.mean(axis=(1, 3), keepdims=True)
+    var = groups.var(axis=(1, 3), keepdims=True)
+    np.testing.assert_allclose(out, ((groups - mean) / np.sqrt(var + 1e-5)).reshape(a.shape),
+                               rtol=1e-10)
+
+
 def test_bad_arguments_name_the_layer():
     main, start = Program(), Program()
     with program_guard(main, start):

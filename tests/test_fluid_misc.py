@@ -212,3 +212,25 @@ def test_device_guard_marks_ops(guard):
                                          "got 'tpu'"):
         with guard("tpu"):
             pass
+
+
+def test_layer_helper_reads_a_user_layers_arguments():
+    # a layer written the Paddle 1.8 way (as test_prelu_op's prelu_t is)
+    from refimpl.fluid.layer_helper import LayerHelper
+    with program_guard(Program(), Program()):
+        x = fluid.data("x", [2, 3, 4, 5], "float64")
+        y = fluid.data("y", [2, 3], "float32")
+        helper = LayerHelper("prelu", x=x, param_attr=fluid.ParamAttr(name="alpha"))
+        assert helper.input_dtype("x").name == "float64" and helper.input("x") is x
+        assert helper.multiple_input("x") == [x] and helper.bias_attr.name is None
+        alpha = helper.create_parameter(helper.param_attr, [1, 3, 1, 1], "float64")
+        assert alpha.name == "alpha"
+        with pytest.raises(ValueError, match="different dtypes"):
+            LayerHelper("sum", input=[x, y]).input_dtype()
+        with pytest.raises(ValueError, match="takes one 'input' input, got 2"):
+            LayerHelper("sum", input=[x, y]).input()
+        out = helper.create_variable_for_type_inference(x.dtype)
+        # Paddle's build-time checks name their category
+        with pytest.raises(ValueError, match=r"\[operator prelu\] InvalidArgumentError: mode"):
+            helper.append_op(type="prelu", inputs={"X": x, "Alpha": alpha},
+                             attrs={"mode": "any"}, outputs={"Out": out})

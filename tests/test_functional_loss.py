@@ -122,6 +122,25 @@ def test_rank_loss_and_bpr_loss():
     np.testing.assert_allclose(got[:, 0], want)
 
 
+def test_rank_loss_mixes_n_and_n_by_1_inputs_and_takes_labels_shape():
+    # Paddle 1.8.5: Label [3], Left [3, 1], Right [3] gives Out [3]; Label [3, 1] gives [3, 1]
+    from refimpl.fluid import core
+    from refimpl.fluid.op import Operator
+    label, a, b = RNG.randint(0, 2, 3).astype("float64"), RNG.rand(3), RNG.rand(3)
+    want = np.log1p(np.exp(a - b)) - label * (a - b)
+    for shapes in (((3,), (3, 1), (3,)), ((3, 1), (3,), (3, 1)), ((3,), (3,), (3, 1))):
+        scope, place = core.Scope(), core.CPUPlace()
+        for name, value, shape in zip(("l", "a", "b"), (label, a, b), shapes):
+            scope.var(name).get_tensor().set(value.reshape(shape), place)
+        Operator("rank_loss", Label="l", Left="a", Right="b", Out="o").run(scope, place)
+        out = np.array(scope.find_var("o").get_tensor())
+        assert out.shape == shapes[0]
+        np.testing.assert_allclose(out.ravel(), want, rtol=1e-12)
+    scope.var("a").get_tensor().set(np.zeros((3, 2)), place)
+    with pytest.raises(ValueError, match=r"Left 'a' has shape \[3, 2\]"):
+        Operator("rank_loss", Label="l", Left="a", Right="b", Out="o").run(scope, place)
+
+
 def test_log_loss():
     label = RNG.randint(0, 2, (4, 1)).astype("float64")
     got = run(lambda p, l: F.log_loss(p, l), p=P[:, :1], l=label)

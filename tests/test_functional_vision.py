@@ -67,11 +67,17 @@ def test_pixel_shuffle_formula():
     np.testing.assert_array_equal(nhwc, want.transpose(0, 2, 3, 1))
 
 
-def test_space_to_depth_documented_example_and_shuffle_channel():
-    x = np.array([[[[1, 2, 5, 6], [3, 4, 7, 8], [9, 10, 13, 14], [11, 12, 15, 16]]]], float)
+def test_space_to_depth_as_paddle_1_8_5_and_shuffle_channel():
+    # Paddle 1.8.5's kernel (darknet's reorg, as its test_space_to_depth_op's reference),
+    # not its docs' example (which has 1 channel: 1.8.5 refuses C not divisible by b^2)
+    x = np.arange(32.0).reshape(1, 4, 2, 4)
     got = run(lambda x: fluid.layers.space_to_depth(x, 2), x=x)
-    np.testing.assert_array_equal(got[0], [[[1, 5], [9, 13]], [[2, 6], [10, 14]],
-                                           [[3, 7], [11, 15]], [[4, 8], [12, 16]]])
+    assert got.shape == (1, 16, 1, 2)
+    np.testing.assert_array_equal(got.ravel(), [
+        0, 8, 1, 9, 2, 10, 3, 11, 16, 24, 17, 25, 18, 26, 19, 27, 4, 12, 5, 13, 6, 14, 7, 15,
+        20, 28, 21, 29, 22, 30, 23, 31])
+    with pytest.raises(ValueError, match="the channels .* must be divisible by 4"):
+        run(lambda x: fluid.layers.space_to_depth(x, 2), x=np.zeros((1, 2, 2, 2)))
     x = np.arange(6.0).reshape(1, 6, 1, 1)
     got = run(lambda x: fluid.layers.shuffle_channel(x, 2), x=x)
     np.testing.assert_array_equal(got.ravel(), [0, 3, 1, 4, 2, 5])
@@ -136,15 +142,18 @@ def test_linear_and_trilinear_interpolate():
     x5 = RNG.randn(1, 1, 2, 3, 2)
     got = run(lambda x: [F.interpolate(x, size=[3, 5, 3], mode="trilinear",
                                        align_corners=True, data_format="NCDHW"),
-                         fluid.layers.resize_trilinear(x, out_shape=[3, 5, 3])], x=x5)
+                         fluid.layers.resize_trilinear(x, out_shape=[3, 5, 3]),
+                         # 1.8's fluid.layers.interpolate is image_resize
+                         fluid.layers.interpolate(x, out_shape=[3, 5, 3], resample="TRILINEAR",
+                                                  data_format="NCDHW")], x=x5)
     # separable: linear along D, then H, then W, each through np.interp
     want = x5
     for axis, n_out in ((2, 3), (3, 5), (4, 3)):
         n_in = want.shape[axis]
         want = np.apply_along_axis(
             lambda v: np.interp(np.linspace(0, n_in - 1, n_out), np.arange(n_in), v), axis, want)
-    np.testing.assert_allclose(got[0], want)
-    np.testing.assert_allclose(got[1], want)
+    for out in got:
+        np.testing.assert_allclose(out, want)
 
 
 def test_bicubic_keeps_corners_and_reproduces_linear_ramps():

@@ -409,3 +409,14 @@ def test_bad_shapes_are_rejected_naming_the_variables():
     z = static.data("z", [2, 3, 4], "float64")
     with pytest.raises(OpError, match=r"same dtype.*float32.*float64"):
         paddle.multiply(x, z)
+
+
+@pytest.mark.parametrize("step", [paddle.sign, paddle.floor, paddle.ceil, paddle.round])
+def test_step_functions_pass_a_zero_gradient(step):
+    # Paddle registers zero gradients for them: an eager input's gradient is zeros, not None
+    a = np.array([-1.7, -0.2, 0.4, 2.5])
+    with fluid.dygraph.guard():
+        x = paddle.to_tensor(a, stop_gradient=False)
+        paddle.sum(step(x)).backward()
+        assert x.gradient() is not None
+        np.testing.assert_array_equal(x.gradient(), np.zeros(4))

@@ -341,6 +341,36 @@ def test_fluid_cross_entropy_on_probabilities_and_its_gradient():
     np.testing.assert_allclose(g, want, rtol=1e-12)
 
 
+def test_cross_entropy2_takes_a_label_without_its_last_dim_of_1():
+    # Paddle 1.8.5's test_cross_entropy2_op (RemoveLastDim): Label [4, 2] for X [4, 2, 3];
+    # Y takes Label's shape, MatchX stays [4, 2, 1], the gradient is the same
+    from refimpl.fluid import core
+    from refimpl.fluid.op import Operator
+    rng = np.random.RandomState(3)
+    x = rng.uniform(0.1, 1, (4, 2, 3))
+    label = rng.randint(0, 3, (4, 2)).astype("int64")
+    picked = np.take_along_axis(x, label[..., None], -1)
+    scope, place = core.Scope(), core.CPUPlace()
+    for name, value in (("x", x), ("label", label)):
+        scope.var(name).get_tensor().set(value, place)
+    Operator("cross_entropy2", X="x", Label="label", Y="y", XShape="xs", MatchX="m",
+             ignore_index=-100).run(scope, place)
+    y, m = (np.array(scope.find_var(n).get_tensor()) for n in ("y", "m"))
+    assert y.shape == (4, 2) and m.shape == (4, 2, 1)
+    np.testing.assert_allclose(y, -np.log(picked[..., 0]), rtol=1e-12)
+    np.testing.assert_allclose(m, picked, rtol=1e-12)
+    probs = static.data("probs", [4, 2, 3], "float64")
+    probs.stop_gradient = False
+    lab = static.data("lab", [4, 2], "int64")
+    loss = fluid.layers.cross_entropy(probs, lab)
+    grad = static.gradients([paddle.sum(loss)], [probs])[0]
+    out, g = _exe().run(feed={"probs": x, "lab": label}, fetch_list=[loss, grad])
+    np.testing.assert_allclose(out, -np.log(picked[..., 0]), rtol=1e-12)
+    want = np.zeros_like(x)
+    np.put_along_axis(want, label[..., None], -1 / picked, -1)
+    np.testing.assert_allclose(g, want, rtol=1e-12)
+
+
 def test_cross_entropy_of_a_zero_probability_is_1e20_as_paddle():
     probs = static.data("probs", [2, 2], "float32")
     label = static.data("label", [2, 1], "int64")

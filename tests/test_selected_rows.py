@@ -86,11 +86,38 @@ def test_scale_keeps_rows_and_scales_values():
     np.testing.assert_array_equal(np.array(sr.get_tensor()), value * -2.0 + 1.0)
 
 
+@pytest.mark.parametrize("max_norm", [1.0, 100.0])
+def test_clip_by_norm_merges_rows_then_clips_their_norm(max_norm):
+    scope = core.Scope()
+    value = np.array([[3.0, 1.0], [1.0, 0.0], [2.0, 2.0], [-1.0, 4.0]])
+    sr = scope.var("x").get_selected_rows()      # no height set (0), as Paddle's test does
+    sr.set_rows([5, 1, 5, 0])
+    sr.get_tensor().set(value, PLACE)
+    Operator("clip_by_norm", X="x", Out="out", max_norm=max_norm).run(scope, PLACE)
+    out = scope.find_var("out").get_selected_rows()
+    merged = np.array([[-1.0, 4.0], [1.0, 0.0], [5.0, 3.0]])      # rows 0, 1, 5
+    norm = np.sqrt((merged ** 2).sum())
+    assert out.rows() == [0, 1, 5]
+    np.testing.assert_allclose(np.array(out.get_tensor()),
+                               merged * min(1.0, max_norm / norm), rtol=1e-12)
+
+
 def test_fill_constant_into_a_selected_rows_fills_its_value():
     scope = core.Scope()
     out = scope.var("out").get_selected_rows()
     Operator("fill_constant", shape=[3, 2], value=1.5, Out="out").run(scope, PLACE)
     np.testing.assert_array_equal(np.array(out.get_tensor()), np.full((3, 2), 1.5, "float32"))
+    # uniform_random (Paddle 1.8's test_uniform_random_op): the drawn tensor is its value;
+    # diag_num sets flat elements i (diag_step + 1) to diag_val; a ShapeTensorList shape
+    _tensor(scope, "rows", np.array([40], "int64"))
+    _tensor(scope, "cols", np.array([30], "int32"))
+    Operator("uniform_random", ShapeTensorList=["rows", "cols"], Out="out", min=-5.0,
+             max=10.0, seed=10, diag_num=30, diag_step=30, diag_val=1.0).run(scope, PLACE)
+    value = np.array(out.get_tensor())
+    assert value.shape == (40, 30) and out.rows() == []
+    np.testing.assert_array_equal(np.diag(value), np.ones(30))
+    off = value[~np.eye(40, 30, dtype=bool)]
+    assert -5.0 <= off.min() and off.max() < 10.0 and abs(off.mean() - 2.5) < 0.5
 
 
 def test_lookup_table_in_a_selected_rows_table_finds_ids_among_its_rows():
@@ -100,6 +127,10 @@ def test_lookup_table_in_a_selected_rows_table_finds_ids_among_its_rows():
     _tensor(scope, "Ids", np.array([[7], [10], [7]], "int64"))
     Operator("lookup_table", W="W", Ids="Ids", Out="Out").run(scope, PLACE)
     np.testing.assert_array_equal(_read(scope, "Out"), value[[2, 0, 2]])
+    # lookup_table_v2: ids of any shape, Out = ids' shape + [width]
+    _tensor(scope, "Ids2", np.array([[7, 3], [10, 7]], "int64"))
+    Operator("lookup_table_v2", W="W", Ids="Ids2", Out="Out2").run(scope, PLACE)
+    np.testing.assert_array_equal(_read(scope, "Out2"), value[[[2, 1], [0, 2]]])
     _tensor(scope, "Ids", np.array([[5]], "int64"))
     with pytest.raises(OpError, match=r"ids \[5\] are not rows"):
         Operator("lookup_table", W="W", Ids="Ids", Out="Out").run(scope, PLACE)

@@ -53,6 +53,29 @@ def test_bernoulli_randperm_sampling_id_random_crop():
         np.testing.assert_array_equal(c, img_i[r:r + 3, q:q + 4])
 
 
+def test_random_crop_seed_input_seeds_the_draw_and_gives_the_next_seed():
+    # Paddle 1.8's random_crop op reads an int64 Seed and writes SeedOut (test_random_crop_op)
+    from refimpl.fluid import core
+    from refimpl.fluid.op import Operator
+    images = np.arange(60, dtype="int32").reshape(5, 3, 4)
+    runs = []
+    for seed in (10, 10, 11):
+        scope, place = core.Scope(), core.CPUPlace()
+        scope.var("x").get_tensor().set(images, place)
+        scope.var("seed").get_tensor().set(np.array([seed], "int64"), place)
+        Operator("random_crop", X="x", Seed="seed", Out="out", SeedOut="seed_out",
+                 shape=[2, 3]).run(scope, place)
+        out = np.array(scope.find_var("out").get_tensor())
+        seed_out = np.array(scope.find_var("seed_out").get_tensor())
+        assert out.shape == (5, 2, 3) and seed_out.shape == (1,) and seed_out.dtype == np.int64
+        for img, c in zip(images, out):       # a window of its own image
+            r, q = divmod(int(c[0, 0]) % 12, 4)
+            np.testing.assert_array_equal(c, img[r:r + 2, q:q + 3])
+        runs.append((out, seed_out))
+    np.testing.assert_array_equal(runs[0][0], runs[1][0])      # the same Seed, the same crops
+    assert runs[0][1] == runs[1][1] and runs[0][1] != runs[2][1]
+
+
 def test_random_ops_reject_bad_probabilities():
     x = static.data("x", [3], "float32")
     b = paddle.bernoulli(x)

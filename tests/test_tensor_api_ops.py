@@ -257,3 +257,52 @@ def test_bad_arguments_fail_clearly():
         paddle.std(static.data("z", [None, 2], "float32"), 0)
     with pytest.raises(OpError, match="replacement"):
         paddle.multinomial(x, 5)
+
+
+def test_gather_nd_and_scatter_nd_add_with_an_empty_index_address_all_of_x():
+    # Index [2, 0]: each of its 2 rows picks all of X (Paddle 1.8.5's *WithEmptyIndex tests)
+    a, upd = RNG.rand(3, 4), RNG.rand(2, 3, 4)
+    x, u = _data("x", a), _data("u", upd)
+    x.stop_gradient = u.stop_gradient = False
+    index = static.data("index", [2, 0], "int32")
+    gathered = paddle.gather_nd(x, index)
+    added = paddle.scatter_nd_add(x, index, u)
+    dx, du = static.gradients([paddle.sum(gathered) + paddle.sum(added * added)], [x, u])
+    feed = {"x": a, "u": upd, "index": np.zeros((2, 0), "int32")}
+    out = a + upd.sum(0)
+    _check([gathered, added, dx, du], [np.stack([a, a]), out, 2 + 2 * out,
+                                       np.stack([2 * out, 2 * out])], feed, rtol=1e-12)
+
+
+def test_nd_index_errors_use_paddles_words():
+    x = static.data("x", [3, 4, 5], "float32")
+    with pytest.raises(OpError, match=r"Input\(Index\).shape\[-1\] should be no greater than "
+                                      r"Input\(X\).rank"):
+        paddle.gather_nd(x, static.data("i", [2, 10], "int32"))
+    with pytest.raises(OpError, match="Updates has wrong shape"):
+        paddle.scatter_nd(static.data("j", [2, 1], "int32"),
+                          static.data("u", [2, 4, 5, 20], "float32"), [3, 4, 5])
+    with pytest.raises(ValueError, match="same dtype"):
+        paddle.scatter_nd_add(static.data("d", [3], "float64"), static.data("k", [1, 1], "int32"),
+                              static.data("v", [1], "float32"))
+
+
+def test_tril_triu_check_their_arguments_in_paddles_order_and_words():
+    x = static.data("x", [3, 3], "float64")
+    for bad in ("1", [1], 1.5, None):
+        with pytest.raises(TypeError, match="diagonal in tril must be a python Int"):
+            paddle.tril(x, bad)
+    with pytest.raises(ValueError, match="input shape in triu must be at least 2-D"):
+        paddle.triu(static.data("v", [4], "float64"), None)     # the shape is checked first
+
+
+def test_an_attribute_given_as_none_takes_its_default():
+    # Paddle's Operator skips None attributes (test_tril_triu_op's default case passes one)
+    a = RNG.rand(3, 3)
+    x = _data("x", a)
+    block = static.default_main_program().global_block()
+    out = block.create_var(name="tri_out", dtype="float64")
+    op = block.append_op(type="tril_triu", inputs={"X": [x]}, outputs={"Out": [out]},
+                         attrs={"diagonal": None, "lower": True})
+    assert op.attr("diagonal") == 0
+    _check([out], [np.tril(a)], {"x": a})

@@ -70,6 +70,24 @@ def test_int_variable_index_of_shape_1_drops_the_axis():
     np.testing.assert_array_equal(col, X[:, 2])
 
 
+def test_variable_slice_bounds_and_steps_are_read_when_the_program_runs():
+    # Paddle 1.8.5's test_strided_slice_op: x[minus_3:3:1, 0:100:2, :, minus_1:2:minus_1]
+    def build():
+        x = static.data("x", [4, 5], "float64")
+        lo = static.data("lo", [1], "int32")
+        step = static.data("step", [1], "int32")
+        strided = paddle.strided_slice(x, [0, 1], [lo, 0], [4, 5], [1, step])
+        return [x[lo:4:step, ::2], x[3:lo:step], strided], None
+
+    (a, b, c), main = run(build, {"x": X, "lo": np.array([-3], "int32"),
+                                  "step": np.array([2], "int32")})
+    np.testing.assert_array_equal(a, X[-3:4:2, ::2])
+    np.testing.assert_array_equal(b, X[3:-3:2])
+    np.testing.assert_array_equal(c, X[-3:4, 0:5:2])
+    with pytest.raises(TypeError, match="Variable slice step needs both bounds"):
+        static.data("y", [3], "float64")[::static.data("s", [1], "int32")]
+
+
 @pytest.mark.parametrize("expr", ["x[1:3, ::-2]", "x[-1]", "x[:, [4, 0, 4]]", "x[mask]",
                                   "x[None, 2, 1:]", "x[np.array([True, False, True, True])]"])
 def test_getitem_gradient_matches_finite_differences(expr, rng):

@@ -14,7 +14,7 @@ from ..backward import append_backward, gradients
 from ..layers import exports as _exports
 from . import (framework, layers, optimizer, backward, clip, transpiler, core, op, executor,
                compiler, dygraph, io, reader, nets, contrib, layer_helper, dygraph_utils,
-               wrapped_decorator, metrics)
+               wrapped_decorator, metrics, input)
 from ..framework import param_attr
 from .framework import in_dygraph_mode
 from .dygraph import Layer, load_dygraph, save_dygraph
@@ -43,7 +43,8 @@ __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecut
            "create_random_int_lodtensor", "DataFeedDesc", "DataFeeder", "get_flags", "set_flags",
            "cuda_pinned_places", "load_op_library", "memory_optimize", "one_hot",
            "release_memory", "require_version", "device_guard", "core", "op", "executor",
-           "compiler", "dygraph", "io", "reader", "nets", "param_attr", "layer_helper", "metrics",
+           "compiler", "dygraph", "io", "input", "reader", "nets", "param_attr",
+           "layer_helper", "metrics",
            "in_dygraph_mode", "contrib", "save", "load", "load_program_state", "set_program_state",
            "Layer", "save_dygraph", "load_dygraph", "enable_dygraph", "disable_dygraph",
            "enable_imperative", "disable_imperative"] + dygraph.nn.__all__

@@ -4,12 +4,15 @@
 values live in the scope) and sets its attributes; `op.run(scope, place)` runs it, reading
 its inputs from the scope and writing its outputs there. Paddle's OpTest computes numeric
 gradients this way. Each run goes through the Executor: a one-op Program whose variables
-take their shapes from the scope's values (built once per input shapes and dtypes).
+take their shapes from the scope's values (built once per input shapes and dtypes), run by
+one Executor per device, which keeps its plan: a numeric gradient runs the op twice per
+input element.
 """
 import numpy as np
 
 from ..executor import Executor
 from .op_proto import get_op_proto
+from ..framework.place import device_of
 from ..framework.program import Program
 from ..framework.scope import LoDTensorArray
 from ..framework.selected_rows import RowsValue
@@ -26,6 +29,7 @@ class _Operator:
         self._outputs = outputs
         self._attrs = attrs
         self._programs = {}
+        self._executors = {}    # device -> Executor
 
     def type(self):
         return self._type
@@ -96,7 +100,10 @@ class _Operator:
         return program
 
     def run(self, scope, place):
-        Executor(place).run(self._program(scope), scope=scope)
+        device = device_of(place)
+        if device not in self._executors:
+            self._executors[device] = Executor(place)
+        self._executors[device].run(self._program(scope), scope=scope)
 
     def __repr__(self):
         return "Operator(%s, inputs=%s, outputs=%s)" % (self._type, self._inputs,
@@ -108,7 +115,9 @@ def _signature(value):
         return ("array", len(value))
     if isinstance(value, RowsValue):
         return ("rows", value.shape, value.dtype.str)
-    return (np.shape(value), np.asarray(value).dtype.str)
+    if not isinstance(value, np.ndarray):
+        value = np.asarray(value)
+    return (value.shape, value.dtype.str)
 
 
 def _names(value):

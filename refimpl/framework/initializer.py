@@ -116,13 +116,23 @@ class Constant(Initializer):
 
 
 class Uniform(Initializer):
+    """U(low, high); diag_num > 0 (Paddle 1.8) then sets the flat elements i (diag_step + 1),
+    i < diag_num, to diag_val."""
     op_type = "uniform_random"
 
-    def __init__(self, low=-1.0, high=1.0, seed=0, name=None):
+    def __init__(self, low=-1.0, high=1.0, seed=0, diag_num=0, diag_step=0, diag_val=1.0,
+                 name=None):
+        if isinstance(diag_num, str):       # 2.0's fourth positional argument is `name`
+            diag_num, name = 0, diag_num
         self.low, self.high, self.seed = float(low), float(high), seed
+        self.diag = {"diag_num": int(diag_num), "diag_step": int(diag_step),
+                     "diag_val": float(diag_val)}
 
     def _attrs(self, var):
-        return {"min": self.low, "max": self.high, "seed": _seed(self.seed, var)}
+        attrs = {"min": self.low, "max": self.high, "seed": _seed(self.seed, var)}
+        if self.diag["diag_num"] > 0:
+            attrs.update(self.diag)
+        return attrs
 
 
 class Normal(Initializer):

@@ -41,6 +41,35 @@ class LayerHelper:
     def block(self):
         return self.main_program.current_block()
 
+    # what a layer written against Paddle's LayerHelper reads from its keyword arguments
+    def multiple_input(self, input_param_name="input"):
+        inputs = self.kwargs.get(input_param_name, [])
+        return list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
+
+    def input(self, input_param_name="input"):
+        inputs = self.multiple_input(input_param_name)
+        if len(inputs) != 1:
+            raise ValueError("%s layer takes one %r input, got %d"
+                             % (self.layer_type, input_param_name, len(inputs)))
+        return inputs[0]
+
+    def input_dtype(self, input_param_name="input"):
+        """The dtype the inputs under `input_param_name` share (ValueError if they differ)."""
+        dtypes = {x.dtype for x in self.multiple_input(input_param_name)}
+        if len(dtypes) > 1:
+            raise ValueError("%s: the %r inputs have different dtypes %s"
+                             % (self.layer_type, input_param_name,
+                                sorted(d.name for d in dtypes)))
+        return dtypes.pop() if dtypes else None
+
+    @property
+    def param_attr(self):
+        return ParamAttr._to_attr(self.kwargs.get("param_attr"))
+
+    @property
+    def bias_attr(self):
+        return ParamAttr._to_attr(self.kwargs.get("bias_attr"))
+
     def append_op(self, *args, **kwargs):
         if mode.dynamic or mode.eager.has_eager_input(kwargs.get("inputs")):
             return mode.eager.append_op(self.block(), *args, **kwargs)

@@ -221,7 +221,9 @@ class Operator:
         self.op_def = op_definition(type)
         self.inputs = {k: _names(v) for k, v in (inputs or {}).items()}
         self.outputs = {k: _names(v) for k, v in (outputs or {}).items()}
-        attrs = _current_attr_names(self.op_def, attrs)
+        # as Paddle's Operator, an attribute given as None is not set: its default applies
+        attrs = {k: v for k, v in _current_attr_names(self.op_def, attrs).items()
+                 if v is not None}
         if "dtype" in attrs and dtype_attr_is_a_name(self.op_def.attrs, attrs["dtype"]):
             attrs["dtype"] = convert_dtype(attrs["dtype"])
         for k, v in self.op_def.attrs.items():

@@ -29,8 +29,9 @@ class RowsValue(namedtuple("RowsValue", "rows height value")):
         return np.asarray(self.value).dtype
 
 
-def check_rows(sr, what):
-    """`sr` is consistent: one value row per listed row, each row below height. A
+def check_rows(sr, what, within_height=True):
+    """`sr` is consistent: one value row per listed row, each row below height (unless
+    not `within_height`: for rules that never use the height). A
     SelectedRows listing no rows is all zeros whatever its value holds (Paddle's sum skips
     such inputs)."""
     if not sr.rows:
@@ -41,7 +42,7 @@ def check_rows(sr, what):
     if np.ndim(sr.value) == 0 or len(sr.rows) != np.shape(sr.value)[0]:
         raise ValueError("%s: SelectedRows lists %d rows but its value has shape %s"
                          % (what, len(sr.rows), list(np.shape(sr.value))))
-    bad = [r for r in sr.rows if not 0 <= r < sr.height]
+    bad = [r for r in sr.rows if not 0 <= r < (sr.height if within_height else np.inf)]
     if bad:
         raise ValueError("%s: SelectedRows rows %s are outside its height %d"
                          % (what, bad, sr.height))
@@ -56,9 +57,9 @@ def to_dense(sr, what="SelectedRows"):
     return dense
 
 
-def merged(sr, what="SelectedRows"):
+def merged(sr, what="SelectedRows", within_height=True):
     """The same tensor with each row listed once, rows ascending (Paddle's MergeAdd)."""
-    check_rows(sr, what)
+    check_rows(sr, what, within_height)
     rows = np.asarray(sr.rows, dtype=np.int64)
     unique, where = np.unique(rows, return_inverse=True)
     value = np.asarray(sr.value)

@@ -163,7 +163,8 @@ def assign(x, output=None):
     """Copy a Variable, or make a constant from a numpy array / list / number."""
     helper = LayerHelper("assign")
     if isinstance(x, Variable):
-        output = output or helper.create_variable_for_type_inference(x.dtype)
+        if output is None:
+            output = helper.create_variable_for_type_inference(x.dtype)
         helper.append_op(type="assign", inputs={"X": [x]}, outputs={"Out": [output]})
         return output
     value = np.asarray(x)
@@ -224,8 +225,8 @@ def _random(op_type, shape, dtype, name, runtime_shape=False, **attrs):
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
-    return _random("uniform_random", shape, dtype, name, min=float(min), max=float(max),
-                   seed=int(seed))
+    return _random("uniform_random", shape, dtype, name, True, min=float(min),
+                   max=float(max), seed=int(seed))
 
 
 def fluid_uniform_random(shape, dtype="float32", min=-1.0, max=1.0, seed=0, name=None):

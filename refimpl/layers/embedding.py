@@ -1,4 +1,5 @@
 """Ids -> vectors: embedding (lookup_table / lookup_table_v2) and one_hot layers."""
+from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from .common import append_op_out, check_dtype, check_variable
@@ -38,7 +39,13 @@ def embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=No
 
 def static_embedding(input, size, is_sparse=False, is_distributed=False, padding_idx=None,
                      param_attr=None, dtype="float32"):
-    """paddle.static.nn.embedding: Ids of any shape -> shape + [size[1]] (lookup_table_v2)."""
+    """paddle.static.nn.embedding (1.8's fluid.embedding): Ids of any shape -> shape +
+    [size[1]] (lookup_table_v2). Integer ids and a float table, else TypeError (Paddle
+    checks the same)."""
+    check_dtype(input, "input", "embedding", ("int32", "int64"))
+    if convert_dtype(dtype) not in ("float16", "float32", "float64"):
+        raise TypeError("embedding: dtype must be float16, float32 or float64, got %s"
+                        % convert_dtype(dtype))
     return _embedding("lookup_table_v2", input, size, is_sparse, padding_idx, param_attr, dtype)
 
 

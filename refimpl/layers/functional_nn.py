@@ -174,6 +174,8 @@ def lrn(input, n=5, k=1.0, alpha=1e-4, beta=0.75, name=None, data_format="NCHW")
     _check("lrn", input=input)
     if len(input.shape) != 4:
         raise ValueError("lrn: input must be 4-D, got %s" % list(input.shape))
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("lrn: data_format must be 'NCHW' or 'NHWC', got %r" % (data_format,))
     return append_op_out("lrn", {"X": [input]},
                          {"n": int(n), "k": float(k), "alpha": float(alpha),
                           "beta": float(beta), "data_format": data_format}, name,

@@ -298,6 +298,7 @@ EXPORTS = {
                      "pixel_shuffle": fluid_pixel_shuffle, "space_to_depth": space_to_depth,
                      "shuffle_channel": shuffle_channel, "temporal_shift": temporal_shift,
                      "image_resize": image_resize, "image_resize_short": image_resize_short,
+                     "interpolate": image_resize,      # 1.8's other name for it
                      "resize_bilinear": resize_bilinear,
                      "resize_nearest": resize_nearest, "resize_trilinear": resize_trilinear,
                      "affine_grid": fluid_affine_grid, "grid_sampler": grid_sampler},

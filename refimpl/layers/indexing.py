@@ -25,6 +25,9 @@ def fluid_gather_nd(input, index, name=None):
 
 
 def scatter_nd_add(x, index, updates, name=None):
+    if x.dtype != updates.dtype:
+        raise ValueError("scatter_nd_add: x (ref) and updates must have the same dtype, got "
+                         "%s and %s" % (x.dtype.name, updates.dtype.name))
     return append_op_out("scatter_nd_add", {"X": [x], "Index": [index], "Updates": [updates]},
                          {}, name)
 
@@ -40,6 +43,9 @@ def masked_select(x, mask, name=None):
 
 
 def multiplex(inputs, index):
+    if len(inputs) < 2:
+        raise ValueError("multiplex: inputs must be a list of at least 2 Variables, got %d"
+                         % len(inputs))
     return append_op_out("multiplex", {"X": list(inputs), "Ids": [index]})
 
 

@@ -53,14 +53,23 @@ def roll(x, shifts, axis=None, name=None):
     return unary("roll", x, {"shifts": _axes(shifts), "axis": _axes(axis)}, name)
 
 
+def _tril_triu(layer, x, diagonal, lower, name):
+    # Paddle's checks, order and words (its tests match them)
+    if len(x.shape) < 2:
+        raise ValueError("input shape in %s must be at least 2-D, got %s"
+                         % (layer, list(x.shape)))
+    if isinstance(diagonal, bool) or not isinstance(diagonal, (int, np.integer)):
+        raise TypeError("diagonal in %s must be a python Int, got %r" % (layer, diagonal))
+    return unary("tril_triu", x, {"diagonal": int(diagonal), "lower": lower}, name,
+                 layer_type=layer)
+
+
 def tril(x, diagonal=0, name=None):
-    return unary("tril_triu", x, {"diagonal": int(diagonal), "lower": True}, name,
-                 layer_type="tril")
+    return _tril_triu("tril", x, diagonal, True, name)
 
 
 def triu(x, diagonal=0, name=None):
-    return unary("tril_triu", x, {"diagonal": int(diagonal), "lower": False}, name,
-                 layer_type="triu")
+    return _tril_triu("triu", x, diagonal, False, name)
 
 
 def diag(x, offset=0, padding_value=0, name=None):
@@ -76,8 +85,18 @@ def fluid_diag(diagonal):
     return diag(diagonal)
 
 
+def _count(value, what):
+    """A non-negative int (as Paddle checks eye's sizes: TypeError otherwise)."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise TypeError("eye: %s should be a non-negative int, got %r" % (what, value))
+    return int(value)
+
+
 def eye(num_rows, num_columns=None, dtype=None, name=None):
     dtype = convert_dtype(dtype or "float32")
+    num_rows = _count(num_rows, "num_rows")
+    if num_columns is not None:
+        num_columns = _count(num_columns, "num_columns")
     return creation._source_op("eye", {"num_rows": int(num_rows), "dtype": dtype,
                                        "num_columns": -1 if num_columns is None
                                        else int(num_columns)}, dtype, name)
@@ -134,13 +153,15 @@ def unbind(input, axis=0):
 
 
 def strided_slice(x, axes, starts, ends, strides, name=None):
+    """starts / ends / strides: lists of ints or 1-element int Variables, or int Variables
+    (known at run time)."""
     check_variable(x, "x", "strided_slice")
-    if any(isinstance(v, Variable) for seq in (starts, ends, strides) for v in as_list(seq)):
-        raise NotImplementedError("strided_slice: Variable starts/ends/strides are not "
-                                  "supported; pass ints")
-    attrs = {k: [int(v) for v in seq] for k, seq in
-             (("axes", axes), ("starts", starts), ("ends", ends), ("strides", strides))}
-    return append_op_out("strided_slice", {"Input": [x]}, attrs, name)
+    inputs, attrs = {"Input": [x]}, {"axes": [int(a) for a in axes]}
+    for arg, values in (("starts", starts), ("ends", ends), ("strides", strides)):
+        more, attrs[arg] = creation.runtime_int_list(
+            values, arg, "strided_slice", arg.title() + "Tensor", arg.title() + "TensorList")
+        inputs.update(more)
+    return append_op_out("strided_slice", inputs, attrs, name)
 
 
 def fluid_strided_slice(input, axes, starts, ends, strides):

@@ -98,10 +98,13 @@ def _basic_region(x, items):
             steps.append(1)
             decrease.append(axis)
         elif isinstance(item, slice):
-            step = 1 if item.step is None else int(item.step)
-            if step == 0:
+            step = 1 if item.step is None else _slice_bound(x, item.step)
+            if not isinstance(step, Variable) and step == 0:
                 raise ValueError("%r[...]: slice step cannot be zero" % x.name)
-            if item != slice(None):
+            if isinstance(step, Variable) and (item.start is None or item.stop is None):
+                raise TypeError("%r[...]: a Variable slice step needs both bounds given (its "
+                                "sign is known only at run time)" % x.name)
+            if not (item.start is None and item.stop is None and item.step is None):
                 start = item.start if item.start is not None else (
                     0 if step > 0 else _INT_MAX)
                 stop = item.stop if item.stop is not None else (
@@ -130,18 +133,15 @@ def _slice(x, axes, starts, ends, steps, decrease):
     attrs = {"axes": axes, "starts": starts, "ends": ends, "decrease_axis": decrease,
              "infer_flags": [1] * len(axes)}
     op_type = "slice"
-    if any(s != 1 for s in steps):
+    bounds = [("starts", starts), ("ends", ends)]
+    if any(isinstance(s, Variable) or s != 1 for s in steps):
         op_type = "strided_slice"
-        attrs["strides"] = steps
+        bounds.append(("strides", steps))
     inputs = {"Input": [x]}
-    if any(isinstance(v, Variable) for v in starts + ends):
-        if op_type != "slice":
-            raise TypeError("%r[...]: a Variable slice bound needs a step of 1" % x.name)
-        for arg, values in (("starts", starts), ("ends", ends)):
-            more, attrs[arg] = creation.runtime_int_list(
-                values, arg, "slice", None, arg.capitalize() + "TensorList",
-                check_dtypes=False)
-            inputs.update(more)
+    for arg, values in bounds:     # Variables go to the op's XTensorList inputs
+        more, attrs[arg] = creation.runtime_int_list(
+            values, arg, op_type, None, arg.capitalize() + "TensorList", check_dtypes=False)
+        inputs.update(more)
     helper = LayerHelper(op_type)
     out = helper.create_variable_for_type_inference(x.dtype)
     helper.append_op(type=op_type, inputs=inputs, outputs={"Out": [out]}, attrs=attrs)

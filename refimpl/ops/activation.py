@@ -252,12 +252,17 @@ class Gelu(_Unary):
         for approximate in (False, True):
             yield Sample({"X": rng.uniform(-3, 3, (3, 5))}, {"approximate": approximate})
 
-# -- no gradient (Paddle's are zero almost everywhere)
-_unary("sign", np.sign)
-_unary("floor", np.floor)
-_unary("ceil", np.ceil)
+# -- step functions: a zero gradient (Paddle's grad ops for them write zeros, so an
+# eager input's gradient() is zeros, not None)
+def _zero_grad(x, dout):
+    return np.zeros_like(dout)
+
+
+_unary("sign", np.sign, _zero_grad)
+_unary("floor", np.floor, _zero_grad)
+_unary("ceil", np.ceil, _zero_grad)
 # Paddle rounds halves away from zero (std::round); np.round rounds them to even.
-_unary("round", lambda x: _typed(x, np.copysign(np.floor(np.abs(x) + 0.5), x)))
+_unary("round", lambda x: _typed(x, np.copysign(np.floor(np.abs(x) + 0.5), x)), _zero_grad)
 
 
 class _SoftmaxBase(OpDef):

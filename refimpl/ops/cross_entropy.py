@@ -1,9 +1,10 @@
 """cross_entropy and cross_entropy2 on probabilities X (not logits), classes on the last dim.
 
 cross_entropy: Y = -log X[label] (hard labels, int64 [..., 1]) or -sum(Label * log X)
-(soft_label). cross_entropy2 (what fluid.layers.cross_entropy builds for hard labels):
-the same Y, plus MatchX = X[label] (what the gradient reads instead of X) and XShape
-([0] + X.shape, like reshape2's). Rows whose label is ignore_index give Y = 0, MatchX = 0
+(soft_label). Hard labels may also drop their last dim of 1 (Y then has Label's shape).
+cross_entropy2 (what fluid.layers.cross_entropy builds for hard labels): the same Y, plus
+MatchX = X[label] (what the gradient reads instead of X) and XShape ([0] + X.shape, like
+reshape2's). Rows whose label is ignore_index give Y = 0, MatchX = 0
 and no gradient. As Paddle (math::TolerableValue), log X is clamped to +-1e20 rather than
 X clipped with an epsilon, so X = 0 gives Y = 1e20, not inf.
 """
@@ -129,16 +130,17 @@ class CrossEntropy2(OpDef):
     def infer_shape(self, ctx):
         x, label = ctx.input_var("X"), ctx.input_var("Label")
         ctx.check_dtype("X", FLOATS)
-        _check_hard_label(ctx, x, label)
-        ctx.set_output("Y", list(x.shape[:-1]) + [1], x.dtype)
+        _check_hard_label(ctx, x, label, may_drop_last_dim=True)
+        ctx.set_output("Y", _y_shape(x.shape, label.shape, False), x.dtype)
         ctx.set_output("XShape", [0] + list(x.shape), x.dtype)
         ctx.set_output("MatchX", list(x.shape[:-1]) + [1], x.dtype)
 
     @staticmethod
     def forward(x, label, ignore_index=-100):
         match_x = _matched(x, label, ignore_index)
-        return (_hard_loss(match_x, label, ignore_index), np.empty((0,) + x.shape, x.dtype),
-                match_x)
+        loss = _hard_loss(match_x, label, ignore_index)
+        return (loss.reshape(_y_shape(x.shape, label.shape, False)),
+                np.empty((0,) + x.shape, x.dtype), match_x)
 
     @staticmethod
     def backward(label, match_x, xshape, dy, ignore_index=-100):

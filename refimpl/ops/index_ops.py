@@ -3,7 +3,7 @@ scatter_nd_add, masked_select, strided_slice, multiplex, shard_index. The gradie
 gather is a scatter-add of dOut to where each element was read (repeats add up)."""
 import numpy as np
 
-from ._common import rand, take_along, take_along_grad
+from ._common import rand, runtime_ints, take_along, take_along_grad
 from .registry import OpDef, Sample, register
 
 INTS = ("int32", "int64")
@@ -88,10 +88,28 @@ def _nd_index(index):
     return tuple(np.moveaxis(index.astype(np.int64), -1, 0))
 
 
+def _gathered(x, index):
+    """x[index[i..., :]] for every i...: [index.shape[:-1]] + x.shape[k:]. An index whose
+    last dim is 0 picks all of x for each i (numpy's x[()] would not repeat it)."""
+    k = index.shape[-1]
+    picked = x[_nd_index(index)]
+    return np.ascontiguousarray(np.broadcast_to(picked, index.shape[:-1] + x.shape[k:]))
+
+
+def _scatter_add(out, index, updates):
+    """Add updates[i...] at out[index[i..., :]] in place (repeats accumulate)."""
+    if index.shape[-1] == 0:      # each update covers all of out
+        out += updates.reshape((-1,) + out.shape).sum(axis=0).astype(out.dtype)
+    else:
+        np.add.at(out, _nd_index(index), updates)
+
+
 def _check_nd_index(ctx, x, idx):
     _check_int(ctx, "Index")
     k = idx.shape[-1] if idx.shape else -1
-    ctx.expect(k <= len(x.shape), "Index %r's last dim (%d) must be <= the rank of X %r (%d)"
+    # the first words are Paddle's message, which its tests look for
+    ctx.expect(k <= len(x.shape), "Input(Index).shape[-1] should be no greater than "
+               "Input(X).rank: Index %r's last dim is %d, the rank of X %r is %d"
                % (idx.name, k, x.name, len(x.shape)))
     return list(idx.shape[:-1]) + list(x.shape[k:])
 
@@ -111,12 +129,12 @@ class GatherNd(OpDef):
 
     @staticmethod
     def forward(x, index):
-        return np.ascontiguousarray(x[_nd_index(index)])
+        return _gathered(x, index)
 
     @staticmethod
     def backward(x, index, dout):
         dx = np.zeros_like(x)
-        np.add.at(dx, _nd_index(index), dout)
+        _scatter_add(dx, index, dout)
         return dx
 
     def samples(self, rng):
@@ -139,19 +157,19 @@ class ScatterNdAdd(OpDef):
         want = _check_nd_index(ctx, x, idx)
         ctx.expect(len(up.shape) == len(want) and all(
             a < 0 or b < 0 or a == b for a, b in zip(up.shape, want)),
-            "Updates %r has shape %s; expected Index.shape[:-1] + X.shape[Index.shape[-1]:] "
-            "= %s" % (up.name, list(up.shape), want))
+            "Updates has wrong shape: Updates %r has shape %s; expected Index.shape[:-1] + "
+            "X.shape[Index.shape[-1]:] = %s" % (up.name, list(up.shape), want))
         ctx.same_as("X", "Out")
 
     @staticmethod
     def forward(x, index, updates):
         out = x.copy()
-        np.add.at(out, _nd_index(index), updates)
+        _scatter_add(out, index, updates)
         return out
 
     @staticmethod
     def backward(index, dout):
-        return dout.copy(), np.ascontiguousarray(dout[_nd_index(index)])
+        return dout.copy(), _gathered(dout, index)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4), "Index": np.array([[1, 2], [1, 2], [0, 0]],
@@ -203,44 +221,67 @@ def _strided_index(ndim, axes, starts, ends, strides):
 @register
 class StridedSlice(OpDef):
     """Input[starts:ends:strides] on `axes` (negative strides walk backwards);
-    `decrease_axis` drops those (size-1) dims."""
+    `decrease_axis` drops those (size-1) dims. starts / ends / strides come from their
+    XTensorList (1-element int tensors) or XTensor (1-D int tensor) inputs when given (an
+    attr may then be empty), else the attrs; the sliced dims are then known at run time."""
     type = "strided_slice"
-    inputs = ("Input",)
+    _RUNTIME = ("StartsTensor", "EndsTensor", "StridesTensor", "StartsTensorList",
+                "EndsTensorList", "StridesTensorList")
+    inputs = ("Input", "StartsTensor?", "EndsTensor?", "StridesTensor?", "StartsTensorList*?",
+              "EndsTensorList*?", "StridesTensorList*?")
     outputs = ("Out",)
     attrs = {"axes": [], "starts": [], "ends": [], "strides": [], "infer_flags": [],
              "decrease_axis": []}
-    grad_inputs = ("Input", "Out@GRAD")
+    no_grad = _RUNTIME
+    grad_inputs = inputs + ("Out@GRAD",)
 
     def infer_shape(self, ctx):
         x = ctx.input_var("Input")
-        axes, starts, ends, strides = (ctx.attr(k) for k in ("axes", "starts", "ends",
-                                                             "strides"))
-        ctx.expect(len(axes) == len(starts) == len(ends) == len(strides),
-                   "axes %s, starts %s, ends %s and strides %s must have the same length"
-                   % (list(axes), list(starts), list(ends), list(strides)))
-        ctx.expect(0 not in strides, "strides %s must not contain 0" % list(strides))
+        axes = ctx.attr("axes")
         shape = list(x.shape)
-        for a, s, e, st in zip(axes, starts, ends, strides):
+        given = {k: ctx.attr(k) for k in ("starts", "ends", "strides")}
+        for k, values in given.items():
+            at_run_time = ctx.has_input(k.title() + "Tensor") or \
+                ctx.has_input(k.title() + "TensorList")
+            ctx.expect(at_run_time or len(values) == len(axes),
+                       "axes %s and %s %s must have the same length (or %s given as "
+                       "tensors)" % (list(axes), k, list(values), k))
+        ctx.expect(0 not in given["strides"], "strides %s must not contain 0"
+                   % list(given["strides"]))
+        known = not any(ctx.has_input(s) for s in self._RUNTIME)
+        for i, a in enumerate(axes):
             ctx.expect(-len(shape) <= a < len(shape), "axis %d is out of range for Input %r "
                        "of rank %d" % (a, x.name, len(shape)))
-            if shape[a] >= 0:
-                shape[a] = len(range(*slice(s, e, st).indices(shape[a])))
+            if not known:
+                shape[a] = -1
+            elif shape[a] >= 0:
+                shape[a] = len(range(*slice(given["starts"][i], given["ends"][i],
+                                            given["strides"][i]).indices(shape[a])))
         dec = ctx.attr("decrease_axis")
         ctx.set_output("Out", [d for i, d in enumerate(shape) if i not in dec] or [1], x.dtype)
 
     @staticmethod
-    def forward(x, axes=(), starts=(), ends=(), strides=(), infer_flags=(), decrease_axis=()):
-        out = x[_strided_index(x.ndim, axes, starts, ends, strides)]
+    def _region(x, tensors, axes, starts, ends, strides):
+        st, et, sst, sl, el, ssl = tensors
+        return _strided_index(x.ndim, axes, runtime_ints(st, sl, starts),
+                              runtime_ints(et, el, ends), runtime_ints(sst, ssl, strides))
+
+    @staticmethod
+    def forward(x, st=None, et=None, sst=None, sl=None, el=None, ssl=None, axes=(),
+                starts=(), ends=(), strides=(), infer_flags=(), decrease_axis=()):
+        out = x[StridedSlice._region(x, (st, et, sst, sl, el, ssl), axes, starts, ends,
+                                     strides)]
         if decrease_axis:
             out = out.reshape([d for i, d in enumerate(out.shape)
                                if i not in decrease_axis] or [1])
         return np.ascontiguousarray(out)
 
     @staticmethod
-    def backward(x, dout, axes=(), starts=(), ends=(), strides=(), infer_flags=(),
-                 decrease_axis=()):
+    def backward(x, st, et, sst, sl, el, ssl, dout, axes=(), starts=(), ends=(), strides=(),
+                 infer_flags=(), decrease_axis=()):
         dx = np.zeros_like(x)
-        region = _strided_index(x.ndim, axes, starts, ends, strides)
+        region = StridedSlice._region(x, (st, et, sst, sl, el, ssl), axes, starts, ends,
+                                      strides)
         dx[region] = dout.reshape(dx[region].shape)
         return dx
 

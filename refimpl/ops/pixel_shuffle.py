@@ -2,8 +2,10 @@
 gradient is the inverse permutation of Out@GRAD):
   pixel_shuffle    [N, C r^2, H, W] -> [N, C, H r, W r]; out[c, h r + i, w r + j] =
                    x[c r^2 + i r + j, h, w]
-  space_to_depth   [N, C, H, W] -> [N, C b^2, H/b, W/b]; out[(i b + j) C + c, h, w] =
-                   x[c, h b + i, w b + j]
+  space_to_depth   [N, C, H, W] -> [N, C b^2, H/b, W/b], C divisible by b^2: Paddle
+                   1.8.5's kernel (darknet's reorg) builds y[c, h b + i, w b + j] =
+                   x[(i b + j) C/b^2 + c, h, w] of shape [N, C/b^2, H b, W b] and reads
+                   its buffer as the output shape
   shuffle_channel  [N, C, H, W], C = g m: channel k m + q goes to q g + k
 """
 import numpy as np
@@ -94,6 +96,7 @@ class SpaceToDepth(_Permutation):
     def out_shape(self, ctx, x, blocksize=2):
         b = blocksize
         n, c, h, w = x.shape
+        _divisible(ctx, x, "the channels", c, b * b)
         _divisible(ctx, x, "the height", h, b)
         _divisible(ctx, x, "the width", w, b)
         return (n, _known(c, b * b), h // b if h >= 0 else -1, w // b if w >= 0 else -1)
@@ -108,11 +111,11 @@ class SpaceToDepth(_Permutation):
     def permute(x, blocksize=2):
         b = blocksize
         n, c, h, w = x.shape
-        out = x.reshape(n, c, h // b, b, w // b, b).transpose(0, 3, 5, 1, 2, 4)
-        return np.ascontiguousarray(out.reshape(n, c * b * b, h // b, w // b))
+        y = x.reshape(n, b, b, c // (b * b), h, w).transpose(0, 3, 4, 1, 5, 2)
+        return np.ascontiguousarray(y).reshape(n, c * b * b, h // b, w // b)
 
     def samples(self, rng):
-        yield Sample({"X": rand(rng, 2, 3, 4, 6)}, {"blocksize": 2})
+        yield Sample({"X": rand(rng, 2, 8, 4, 6)}, {"blocksize": 2})
 
 
 @register

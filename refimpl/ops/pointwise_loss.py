@@ -242,7 +242,8 @@ class MarginRankLoss(_SameShapeLoss):
 @register
 class RankLoss(OpDef):
     """RankNet: log(1 + exp(o)) - Label o with o = Left - Right, Label the target
-    probability that Left ranks above Right."""
+    probability that Left ranks above Right. Each of Label, Left, Right is [N] or [N, 1]
+    (Paddle 1.8.5 mixes them freely); Out has Label's shape."""
     type = "rank_loss"
     inputs = ("Label", "Left", "Right")
     outputs = ("Out",)
@@ -250,19 +251,26 @@ class RankLoss(OpDef):
     grad_inputs = ("Label", "Left", "Right", "Out@GRAD")
 
     def infer_shape(self, ctx):
-        left = check_same_shape(ctx, "Left", "Right")
-        check_same_shape(ctx, "Left", "Label")
-        ctx.set_output("Out", left.shape, left.dtype)
+        label = ctx.input_var("Label")
+        for slot in ("Label", "Left", "Right"):
+            v = ctx.input_var(slot)
+            shape = list(v.shape)
+            ctx.expect(len(shape) in (1, 2) and shape[1:] in ([], [1]) and
+                       (shape[0] < 0 or label.shape[0] < 0 or shape[0] == label.shape[0]),
+                       "%s %r has shape %s; Label, Left and Right must each be [N] or [N, 1] "
+                       "with the same N (Label %r is %s)" % (slot, v.name, shape, label.name,
+                                                             list(label.shape)))
+        ctx.set_output("Out", label.shape, ctx.input_dtype("Left"))
 
     @staticmethod
     def forward(label, left, right):
-        o = left - right
+        o = left.reshape(label.shape) - right.reshape(label.shape)
         return (stable_softplus(o) - label * o).astype(left.dtype)
 
     @staticmethod
     def backward(label, left, right, dout):
-        d = dout * (sigmoid(left - right) - label)
-        return d, -d
+        d = dout * (sigmoid(left.reshape(label.shape) - right.reshape(label.shape)) - label)
+        return d.reshape(left.shape), -d.reshape(right.shape)
 
     def samples(self, rng):
         yield Sample({"Label": rng.randint(0, 2, (5, 1)).astype("float64"),

@@ -127,7 +127,9 @@ class InferContext:
         self.set_output(out_slot, v.shape, v.dtype)
 
     def fail(self, message):
-        raise self.op.error(message)
+        # named with the category of Paddle's build-time checks (PADDLE_ENFORCE with
+        # errors::InvalidArgument), which Paddle's messages and tests look for
+        raise self.op.error("InvalidArgumentError: " + message)
 
     def expect(self, cond, message):
         if not cond:

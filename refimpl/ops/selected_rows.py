@@ -43,8 +43,19 @@ def _scale(dense, x, scale_tensor=None, **attrs):
     return dense(x, scale_tensor, **attrs)
 
 
+def _clip_by_norm(dense, x, **attrs):
+    """A SelectedRows: its rows merged (ascending, duplicates added), then the merged value
+    clipped by its norm (Paddle 1.8's kernel merges first). The height is kept and not
+    checked: Paddle 1.8 never reads it here (test_clip_by_norm_op sets none, so 0)."""
+    if not isinstance(x, RowsValue):
+        return dense(x, **attrs)
+    rows = merged(x, "clip_by_norm X", within_height=False)
+    return rows._replace(value=dense(rows.value, **attrs))
+
+
 def _fill_constant(dense, *inputs, **attrs):
-    """Into a SelectedRows: its value tensor is the filled tensor, no rows listed."""
+    """Into a SelectedRows: its value tensor is the filled (or, uniform_random, drawn)
+    tensor, no rows listed."""
     value = dense(*inputs, **attrs)
     return RowsValue((), value.shape[0] if value.ndim else 1, value)
 
@@ -124,8 +135,10 @@ def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mod
 # the ops whose rule writes into what these output slots already hold (keyword out_buffers)
 ROWS_OUTPUT_BUFFERS = {"adam": ("ParamOut", "Moment1Out", "Moment2Out")}
 
-ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "fill_constant": _fill_constant,
-                 "lookup_table": _lookup_table, "lookup_table_grad": _lookup_table_grad,
+ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "clip_by_norm": _clip_by_norm,
+                 "fill_constant": _fill_constant, "uniform_random": _fill_constant,
+                 "lookup_table": _lookup_table, "lookup_table_v2": _lookup_table,
+                 "lookup_table_grad": _lookup_table_grad,
                  "lookup_table_v2_grad": _lookup_table_grad, "sgd": _sgd, "adam": _adam,
                  "momentum": _dense_grad, "lamb": _dense_grad, "adagrad": _dense_grad}
 # the optimizers that take a SelectedRows gradient, and the grad ops that make one when

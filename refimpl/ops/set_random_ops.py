@@ -5,6 +5,7 @@ generator that paddle.seed resets (Paddle's multinomial/bernoulli have no seed a
 is an addition)."""
 import numpy as np
 
+from ..framework.dtypes import get_dtype
 from ..framework.random import rng_for
 from ._common import rand
 from .registry import OpDef, Sample, register
@@ -236,9 +237,12 @@ class SamplingId(_RandomOp):
 @register
 class RandomCrop(_RandomOp):
     """Out = a random window of `shape` over the trailing dims of X; each instance (the
-    leading dims) gets its own random offset."""
+    leading dims) gets its own random offset. The optional Seed (int64 [1], Paddle 1.8's
+    input) seeds the draw instead of startup_seed, and SeedOut is the next seed drawn, for
+    the next run (Paddle's layer feeds it back)."""
     type = "random_crop"
-    inputs = ("X",)
+    inputs = ("X", "Seed?")
+    outputs = ("Out", "SeedOut?")
     attrs = {"shape": [], "startup_seed": 0}
 
     def infer_shape(self, ctx):
@@ -249,14 +253,18 @@ class RandomCrop(_RandomOp):
                    "crop shape %s must fit the trailing dims of X %r %s"
                    % (shape, x.name, list(x.shape)))
         ctx.set_output("Out", list(x.shape[:lead]) + shape, x.dtype)
+        if ctx.has_output("SeedOut"):
+            ctx.set_output("SeedOut", [1], get_dtype("int64"))
 
     @staticmethod
-    def forward(x, shape=(), startup_seed=0):
-        rng = rng_for(startup_seed)
+    def forward(x, seed=None, shape=(), startup_seed=0):
+        rng = rng_for(startup_seed) if seed is None else \
+            np.random.RandomState(int(np.asarray(seed).reshape(-1)[0]) % 2 ** 32)
         lead = x.ndim - len(shape)
         instances = x.reshape((-1,) + x.shape[lead:])
         out = np.empty((instances.shape[0],) + tuple(shape), x.dtype)
         for i, inst in enumerate(instances):
             starts = [rng.randint(0, d - c + 1) for c, d in zip(shape, inst.shape)]
             out[i] = inst[tuple(slice(s, s + c) for s, c in zip(starts, shape))]
-        return out.reshape(x.shape[:lead] + tuple(shape))
+        seed_out = np.array([rng.randint(0, 2 ** 31 - 1)], np.int64)
+        return out.reshape(x.shape[:lead] + tuple(shape)), seed_out

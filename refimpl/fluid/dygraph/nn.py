@@ -2,8 +2,10 @@
 matmul op, bias, act), Conv2D (weights N(0, sqrt(2 / (kh kw C)))), Conv3D,
 Conv2DTranspose, Conv3DTranspose, Pool2D (pool2d), Embedding (lookup_table_v2, size=[vocab, dim]), BatchNorm
 (= paddle.nn.BatchNorm, which kept the 1.8 signature), Dropout, LayerNorm, InstanceNorm,
-GroupNorm, PRelu, GRUUnit, NCE and TreeConv. Parameters are created and named as 1.8 does (shapes,
-default initializers). They run eagerly, or build ops in static mode, like every Layer."""
+GroupNorm, PRelu, GRUUnit, NCE, TreeConv, BilinearTensorProduct, SpectralNorm, and the
+losses MSELoss, L1Loss, BCELoss and NLLLoss (paddle.nn's, with 1.8's argument order).
+Parameters are created and named as 1.8 does (shapes, default initializers). They run
+eagerly, or build ops in static mode, like every Layer."""
 import numpy as np
 
 from ...framework.initializer import Constant, NumpyArrayInitializer, Normal
@@ -11,17 +13,20 @@ from ...layers.common import append_op_out, append_op_outputs
 from ...layers.conv import functional_conv2d, pool2d
 from ...layers.embedding import functional_embedding
 from ...layers.functional_conv import conv2d_transpose, conv3d, conv3d_transpose
-from ...layers.functional_nn import instance_norm
+from ...layers.functional_nn import bilinear, instance_norm
 from ...layers.math import fluid_matmul
 from ...layers.norm import fluid_dropout, functional_layer_norm
+from ...nn.layer import loss
 from ...nn.layer.base import Layer
 from ...nn.layer.norm import BatchNorm
+from ...nn.layer.spectral_norm import SpectralNorm
 from ...ops.gru_unit import ACTIVATIONS
 from ...ops.nce import CUSTOM, LOG_UNIFORM, UNIFORM, alias_table
 
 __all__ = ["Linear", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "Pool2D", "Embedding",
            "BatchNorm", "Dropout", "LayerNorm", "InstanceNorm", "GroupNorm", "PRelu",
-           "GRUUnit", "NCE", "TreeConv"]
+           "GRUUnit", "NCE", "TreeConv", "BilinearTensorProduct", "SpectralNorm", "MSELoss",
+           "L1Loss", "BCELoss", "NLLLoss"]
 
 
 def _ints(v, n=2):
@@ -115,7 +120,7 @@ class Embedding(Layer):
         self.weight._sparse_grad = is_sparse
 
     def forward(self, input):
-        self._expect_input(input)
+        self._expect_input(input, dtypes=("int64",))     # as 1.8 checks
         return functional_embedding(input, self.weight, self._padding_idx, self._is_sparse)
 
 
@@ -248,6 +253,7 @@ class GroupNorm(Layer):
         if data_layout != "NCHW":
             raise ValueError("GroupNorm: data_layout must be 'NCHW', got %r" % (data_layout,))
         self._groups, self._epsilon, self._act = groups, epsilon, act
+        self._data_layout = data_layout     # fluid.layers.group_norm also sets 'NHWC'
         self.weight = self.create_parameter([channels], param_attr or False,
                                             default_initializer=Constant(1.0))
         self.bias = self.create_parameter([channels], bias_attr or False, is_bias=True)
@@ -258,7 +264,8 @@ class GroupNorm(Layer):
             "group_norm", {"X": input, "Scale": self.weight, "Bias": self.bias},
             [("Y", input.dtype, False), ("Mean", input.dtype, True),
              ("Variance", input.dtype, True)],
-            {"epsilon": float(self._epsilon), "groups": self._groups}, self._helper)
+            {"epsilon": float(self._epsilon), "groups": self._groups,
+             "data_layout": self._data_layout}, self._helper)
         return self._helper.append_activation(out, self._act)
 
 
@@ -311,8 +318,8 @@ class GRUUnit(Layer):
         self.bias = self.create_parameter([1, 3 * width], bias_attr, is_bias=True)
 
     def forward(self, input, hidden):
-        self._expect_input(input, "input")
-        self._expect_input(hidden, "hidden")
+        self._expect_input(input, "input", dtypes=("float32", "float64"))
+        self._expect_input(hidden, "hidden", dtypes=("float32", "float64"))
         gate, reset_hidden, hidden = append_op_outputs(
             "gru_unit", {"Input": input, "HiddenPrev": hidden, "Weight": self.weight,
                          "Bias": self.bias},
@@ -409,3 +416,35 @@ class TreeConv(Layer):
             out = append_op_out("elementwise_add", {"X": [out], "Y": [self.bias]},
                                 {"axis": 1}, name=self._helper.name)
         return self._helper.append_activation(out, self._act)
+
+
+class BilinearTensorProduct(Layer):
+    """out[n, k] = x[n] W[k] y[n] + b[k] (bilinear_tensor_product), then act: weight
+    [output_dim, input1_dim, input2_dim] (XavierUniform), bias [1, output_dim] (zeros)."""
+
+    def __init__(self, input1_dim, input2_dim, output_dim, name=None, act=None,
+                 param_attr=None, bias_attr=None, dtype="float32"):
+        super().__init__(dtype=dtype)
+        self._act, self._name = act, name
+        self.weight = self.create_parameter([output_dim, input1_dim, input2_dim], param_attr)
+        self.bias = self.create_parameter([1, output_dim], bias_attr, is_bias=True)
+
+    def forward(self, x, y):
+        self._expect_input(x, "x", dtypes=("float32", "float64"))
+        self._expect_input(y, "y", dtypes=("float32", "float64"))
+        out = bilinear(x, y, self.weight, self.bias,
+                       name=None if self._name is None else
+                       "%s.%s" % (self.full_name(), self._name))
+        return self._helper.append_activation(out, self._act)
+
+
+# 1.8's signatures are 2.0's: SpectralNorm(weight_shape, dim, power_iters, eps, dtype),
+# MSELoss(reduction), L1Loss(reduction), BCELoss(weight, reduction)
+MSELoss, L1Loss, BCELoss = loss.MSELoss, loss.L1Loss, loss.BCELoss
+
+
+class NLLLoss(loss.NLLLoss):
+    __doc__ = loss.NLLLoss.__doc__ + " 1.8's argument order: weight, reduction, ignore_index."
+
+    def __init__(self, weight=None, reduction="mean", ignore_index=-100):
+        super().__init__(weight, ignore_index, reduction)

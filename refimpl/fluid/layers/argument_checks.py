@@ -3,7 +3,8 @@
 (VARIABLE_DTYPES: layer -> {argument: (position, dtypes, is a list of Variables, when)}),
 for its `dtype` arguments (DTYPE_ARGUMENTS: layer -> {argument: (position, dtypes)}) and
 the Python types of other arguments (TYPE_ARGUMENTS: layer -> {argument: (position, type
-names, when)}); `when` is None (checked unless None), "variable" (checked when a Variable
+names, when)}) and the dtypes of numpy array arguments (ARRAY_DTYPES: layer -> {argument:
+(position, dtypes)}); `when` is None (checked unless None), "variable" (checked when a Variable
 is given) or "other" (1.8 checks it under a condition on other things: not checked). A Variable argument
 that is not a Variable, a dtype outside the list or an argument of another type is a
 TypeError naming the layer, as in Paddle 1.8. The tables are the facts of Paddle 1.8.5's
@@ -18,7 +19,7 @@ from ... import versions
 from ...framework.dtypes import convert_dtype
 from ...framework.program import Variable
 
-__all__ = ["checked", "VARIABLE_DTYPES", "DTYPE_ARGUMENTS", "TYPE_ARGUMENTS"]
+__all__ = ["checked", "VARIABLE_DTYPES", "DTYPE_ARGUMENTS", "TYPE_ARGUMENTS", "ARRAY_DTYPES"]
 
 _TYPES = {"list": list, "tuple": tuple, "int": int, "float": float, "str": str, "bool": bool,
           "dict": dict, "Variable": Variable, "NoneType": type(None), "ndarray": np.ndarray}
@@ -57,7 +58,8 @@ def checked(layer, fn):
     variables = VARIABLE_DTYPES.get(layer, {})
     dtype_args = DTYPE_ARGUMENTS.get(layer, {})
     type_args = TYPE_ARGUMENTS.get(layer, {})
-    if not variables and not dtype_args and not type_args:
+    array_args = ARRAY_DTYPES.get(layer, {})
+    if not variables and not dtype_args and not type_args and not array_args:
         return fn
 
     @functools.wraps(fn)
@@ -93,6 +95,12 @@ def checked(layer, fn):
                 if dtype not in dtypes:
                     raise TypeError("The data type of '%s' in %s must be %s, but received %s"
                                     % (name, layer, list(dtypes), dtype))
+        for name, (position, dtypes) in array_args.items():
+            given, value = _argument(args, kwargs, name, position)
+            if given and isinstance(value, np.ndarray) and value.dtype.name not in dtypes:
+                raise TypeError("The data type of '%s' in %s must be %s when it is a "
+                                "numpy.ndarray, but received %s"
+                                % (name, layer, list(dtypes), value.dtype.name))
         return fn(*args, **kwargs)
     return layer_function
 
@@ -119,6 +127,8 @@ VARIABLE_DTYPES = {
                        None)},
  'array_read': {'i': (1, ('int64',), False, None)},
  'array_write': {'i': (1, ('int64',), False, None)},
+ 'assign': {'input': (0, ('bool', 'float16', 'float32', 'float64', 'int32', 'int64'), False,
+                      'variable')},
  'auc': {'input': (0, ('float32', 'float64'), False, None),
          'label': (1, ('int32', 'int64'), False, None)},
  'batch_norm': {'input': (0, ('float16', 'float32', 'float64'), False, None)},
@@ -261,6 +271,7 @@ VARIABLE_DTYPES = {
  'mean': {'x': (0, ('float16', 'float32', 'float64'), False, None)},
  'mean_iou': {'input': (0, ('int32', 'int64'), False, None),
               'label': (1, ('int32', 'int64'), False, None)},
+ 'meshgrid': {'input': (0, ('float16', 'float32', 'float64', 'int32', 'int64'), True, None)},
  'mish': {'x': (0, ('float32', 'float64'), False, None)},
  'mse_loss': {'input': (0, ('float32', 'float64'), False, None),
               'label': (1, ('float32', 'float64'), False, None)},
@@ -290,6 +301,7 @@ VARIABLE_DTYPES = {
  'prelu': {'x': (0, ('float32', 'float64'), False, None)},
  'prior_box': {'input': (0, ('float32', 'float64', 'int8', 'uint8'), False, None)},
  'random_crop': {'x': (0, ('float32', 'float64', 'int16', 'int32', 'uint8'), False, None)},
+ 'randperm': {'out': (1, ('int32', 'int64'), False, None)},   # 1.8: out's dtype is dtype's
  'rank_loss': {'label': (0, ('float32',), False, None),
                'left': (1, ('float32',), False, None),
                'right': (2, ('float32',), False, None)},
@@ -423,6 +435,8 @@ DTYPE_ARGUMENTS = {
  'uniform_random_batch_size_like': {'dtype': (2, ('float32', 'float64'))},
  'zeros': {'dtype': (1, ('bool', 'float16', 'float32', 'float64', 'int32', 'int64'))}}
 
+ARRAY_DTYPES = {'assign': {'input': (0, ('bool', 'float32', 'int32', 'int64'))}}
+
 TYPE_ARGUMENTS = {
  'adaptive_pool2d': {'pool_size': (1, ('int', 'list', 'tuple'), None),
                      'pool_type': (2, ('str',), None),
@@ -507,6 +521,7 @@ TYPE_ARGUMENTS = {
                 'post_threshold': (3, ('float',), None),
                 'score_threshold': (2, ('float',), None),
                 'use_gaussian': (6, ('bool',), None)},
+ 'meshgrid': {'input': (0, ('list',), None)},
  'mish': {'threshold': (1, ('float', 'int'), None)},
  'multiclass_nms': {'background_label': (8, ('int',), None),
                     'keep_top_k': (4, ('int',), None),
@@ -542,7 +557,8 @@ TYPE_ARGUMENTS = {
  'roi_perspective_transform': {'spatial_scale': (4, ('float',), None),
                                'transformed_height': (2, ('int',), None),
                                'transformed_width': (3, ('int',), None)},
- 'roll': {'dims': (2, ('list', 'tuple'), 'other'), 'shifts': (1, ('list', 'tuple'), None)},
+ 'roll': {'dims': (2, ('list', 'tuple'), 'other'),
+          'shifts': (1, ('int', 'list', 'tuple'), None)},   # 1.8 makes an int a list first
  'sequence_concat': {'input': (0, ('list',), None)},
  'sequence_expand_as': {'y': (1, ('Variable',), None)},
  'sign': {'x': (0, ('Variable', 'ndarray'), None)},

@@ -1,6 +1,6 @@
 """Paddle 1.8's fluid.layers functions that create their own parameters and have a
 fluid.dygraph (or paddle.nn) Layer of the same maths: conv3d, conv2d_transpose,
-conv3d_transpose, group_norm, instance_norm, prelu, spectral_norm, nce. Each builds that Layer
+conv3d_transpose, group_norm, instance_norm, prelu, spectral_norm. Each builds that Layer
 once and applies it, so the parameter shapes, default initializers and names
 (`conv3d_0.w_0`, as Paddle's LayerHelper names them) live in one place; in static mode
 applying it appends the ops to the current program. bilinear_tensor_product (whose
@@ -12,11 +12,11 @@ from ...framework.layer_helper import LayerHelper
 from ...layers.common import check_variable
 from ...layers.functional_nn import bilinear
 from ...nn.layer.spectral_norm import SpectralNorm
-from ..dygraph.nn import (NCE, Conv3D, Conv2DTranspose, Conv3DTranspose, GroupNorm,
+from ..dygraph.nn import (Conv3D, Conv2DTranspose, Conv3DTranspose, GroupNorm,
                           InstanceNorm, PRelu)
 
 __all__ = ["conv3d", "conv2d_transpose", "conv3d_transpose", "group_norm",
-           "instance_norm", "prelu", "spectral_norm", "bilinear_tensor_product", "nce"]
+           "instance_norm", "prelu", "spectral_norm", "bilinear_tensor_product"]
 
 
 def _channels_first(input, data_format, layer, nd):
@@ -79,9 +79,18 @@ conv3d_transpose = _conv_transpose(Conv3DTranspose, 3, "NCDHW")
 
 def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, act=None,
                data_layout="NCHW", name=None):
+    """As Paddle 1.8.5's: the scale and the bias exist only when param_attr / bias_attr is
+    given (truthy); by default the groups are normalized and nothing more. Channels on
+    axis 1 ('NCHW') or last ('NHWC'; 1.8's dygraph GroupNorm refuses it, the layer not)."""
     check_variable(input, "input", "group_norm")
-    return GroupNorm(input.shape[1], groups, epsilon, param_attr, bias_attr,
-                     act, data_layout, dtype=input.dtype)(input)
+    if data_layout not in ("NCHW", "NHWC"):
+        raise ValueError("group_norm: data_layout must be 'NCHW' or 'NHWC', got %r"
+                         % (data_layout,))
+    channels = input.shape[1] if data_layout == "NCHW" else input.shape[-1]
+    layer = GroupNorm(channels, groups, epsilon, param_attr or False, bias_attr or False, act,
+                      dtype=input.dtype)
+    layer._data_layout = data_layout
+    return layer(input)
 
 
 def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=None):
@@ -112,15 +121,4 @@ def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None,
     w = helper.create_parameter(param_attr, [size, x.shape[1], y.shape[1]], x.dtype)
     b = helper.create_parameter(bias_attr, [1, size], x.dtype, is_bias=True) \
         if bias_attr is not False else None
-    return helper.append_activation(bilinear(x, y, w, b, name=helper.name), act)
-
-
-def nce(input, label, num_total_classes, sample_weight=None, param_attr=None,
-        bias_attr=None, num_neg_samples=None, name=None, sampler="uniform", custom_dist=None,
-        seed=0, is_sparse=False):
-    """A bias unless bias_attr is False (the NCE Layer's default is none)."""
-    check_variable(input, "input", "nce")
-    bias_attr = True if bias_attr is None else bias_attr
-    return NCE(num_total_classes, input.shape[1], sample_weight, param_attr, bias_attr,
-               num_neg_samples, sampler, custom_dist, seed, is_sparse,
-               dtype=input.dtype)(input, label)
+    return helper.append_activation(bilinear(x, y, w, b), act)

@@ -35,7 +35,7 @@ class SpectralNorm(Layer):
         self.weight_u.stop_gradient = self.weight_v.stop_gradient = True
 
     def forward(self, weight):
-        self._expect_input(weight, "weight")
+        self._expect_input(weight, "weight", dtypes=("float32", "float64"))
         if list(weight.shape) != self._weight_shape and -1 not in weight.shape:
             raise ValueError("%s: input %r has shape %s, expected weight_shape %s"
                              % (self._where(), weight.name, list(weight.shape),
