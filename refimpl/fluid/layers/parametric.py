@@ -1,6 +1,6 @@
 """Paddle 1.8's fluid.layers functions that create their own parameters and have a
 fluid.dygraph (or paddle.nn) Layer of the same maths: conv3d, conv2d_transpose,
-conv3d_transpose, group_norm, instance_norm, prelu, spectral_norm. Each builds that Layer
+conv3d_transpose, group_norm, instance_norm, prelu, spectral_norm, nce. Each builds that Layer
 once and applies it, so the parameter shapes, default initializers and names
 (`conv3d_0.w_0`, as Paddle's LayerHelper names them) live in one place; in static mode
 applying it appends the ops to the current program. bilinear_tensor_product (whose
@@ -12,11 +12,11 @@ from ...framework.layer_helper import LayerHelper
 from ...layers.common import check_variable
 from ...layers.functional_nn import bilinear
 from ...nn.layer.spectral_norm import SpectralNorm
-from ..dygraph.nn import (Conv3D, Conv2DTranspose, Conv3DTranspose, GroupNorm,
+from ..dygraph.nn import (NCE, Conv3D, Conv2DTranspose, Conv3DTranspose, GroupNorm,
                           InstanceNorm, PRelu)
 
 __all__ = ["conv3d", "conv2d_transpose", "conv3d_transpose", "group_norm",
-           "instance_norm", "prelu", "spectral_norm", "bilinear_tensor_product"]
+           "instance_norm", "prelu", "spectral_norm", "bilinear_tensor_product", "nce"]
 
 
 def _channels_first(input, data_format, layer, nd):
@@ -121,4 +121,15 @@ def bilinear_tensor_product(x, y, size, act=None, name=None, param_attr=None,
     w = helper.create_parameter(param_attr, [size, x.shape[1], y.shape[1]], x.dtype)
     b = helper.create_parameter(bias_attr, [1, size], x.dtype, is_bias=True) \
         if bias_attr is not False else None
-    return helper.append_activation(bilinear(x, y, w, b), act)
+    return helper.append_activation(bilinear(x, y, w, b, name=helper.name), act)
+
+
+def nce(input, label, num_total_classes, sample_weight=None, param_attr=None,
+        bias_attr=None, num_neg_samples=None, name=None, sampler="uniform", custom_dist=None,
+        seed=0, is_sparse=False):
+    """A bias unless bias_attr is False (the NCE Layer's default is none)."""
+    check_variable(input, "input", "nce")
+    bias_attr = True if bias_attr is None else bias_attr
+    return NCE(num_total_classes, input.shape[1], sample_weight, param_attr, bias_attr,
+               num_neg_samples, sampler, custom_dist, seed, is_sparse,
+               dtype=input.dtype)(input, label)
