@@ -34,7 +34,7 @@ EXCLUDED = {
                              "data-parallel scope"},
     "fluid.layers": {
         "nce": OTHER_HELPER,
-        "Print": "not yet: the print op", "data_norm": "not yet: the data_norm op",
+        "data_norm": "not yet: the data_norm op",
         "load": "not yet: the load op (fluid.io.load_vars reads the same files)",
         "multi_box_head": "not yet: SSD's prior_box + conv head builder"},
     "fluid.dygraph": {
@@ -182,6 +182,27 @@ def test_layers_as_paddle18():
     with fluid.program_guard(fluid.Program()):
         with pytest.raises(ValueError, match="resample"):
             fluid.layers.image_resize(img, out_shape=[3, 4], resample="BICUBIC")
+
+
+def test_print_prints_forward_and_gradient_as_paddle18(capfd):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data(name="x", shape=[2, 3], dtype="float32")
+        x.stop_gradient = False
+        y = fluid.layers.Print(x, message="hello", summarize=4, first_n=1)
+        fluid.backward.append_backward(fluid.layers.reduce_sum(y * 2))
+    exe = fluid.Executor(fluid.CPUPlace())
+    for _ in range(2):           # first_n=1: printed once
+        out, = exe.run(main, feed={"x": np.arange(6, dtype=np.float32).reshape(2, 3)},
+                       fetch_list=[y])
+    np.testing.assert_array_equal(out.ravel(), np.arange(6))
+    printed = capfd.readouterr().out.split("\n")
+    # Paddle 1.8.5's lines, after its time stamp
+    assert printed[0].split("\t", 1)[1] == "hello\tThe place is:CPUPlace"
+    assert printed[1:5] == ["Tensor[x]", "\tshape: [2,3,]", "\tdtype: f", "\tdata: 0,1,2,3,"]
+    assert printed[6:10] == ["Tensor[x@GRAD]", "\tshape: [2,3,]", "\tdtype: f",
+                             "\tdata: 2,2,2,2,"]
+    assert len([line for line in printed if line.startswith("Tensor[")]) == 2
 
 
 def test_random_batch_size_like_statistics():
