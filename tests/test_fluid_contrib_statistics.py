@@ -23,9 +23,10 @@ def test_memory_usage_as_paddle18():
     assert (low, high, unit) == (pytest.approx(673.074609375), pytest.approx(705.12578125),
                                  "KB")
     assert fluid.contrib.memory_usage(fluid.Program(), 1) == (0.0, 0.0, "B")
-    # the startup program writes the parameters: (300 * 200 + 200 + 200 * 10 + 10) floats
+    # the startup program writes the parameters, (300 * 200 + 200 + 200 * 10 + 10) floats,
+    # and the learning rate
     low, high, unit = fluid.contrib.memory_usage(startup, 1)
-    assert unit == "KB" and low == pytest.approx(62210 * 4 / 1024 * 1.05)
+    assert unit == "KB" and low == pytest.approx(62211 * 4 / 1024 * 1.05)
     with pytest.raises(ValueError, match="positive"):
         fluid.contrib.memory_usage(main, 0)
     with pytest.raises(TypeError, match="Program"):
