@@ -14,7 +14,8 @@ from ..backward import append_backward, gradients
 from ..layers import exports as _exports
 from . import (framework, layers, optimizer, backward, clip, transpiler, core, op, executor,
                compiler, dygraph, io, reader, nets, contrib, layer_helper, dygraph_utils,
-               wrapped_decorator, metrics, input)
+               wrapped_decorator, metrics, input, average, evaluator, profiler,
+               install_check, dataset)
 from ..framework import param_attr
 from .framework import in_dygraph_mode
 from .dygraph import Layer, load_dygraph, save_dygraph
@@ -22,7 +23,8 @@ from .dygraph.base import disable_dygraph, disable_imperative, enable_dygraph, \
     enable_imperative
 from .dygraph.nn import *  # noqa: F401,F403 (1.8 exports its dygraph Layers here too)
 from .io import load, load_program_state, save, set_program_state
-from .transpiler import DistributeTranspiler, DistributeTranspilerConfig
+from .transpiler import DistributeTranspiler, DistributeTranspilerConfig, HashName, RoundRobin
+from ..dygraph.tensor import Tensor as VarBase    # 1.8's name of the eager tensor class
 from .lod import LoDTensor, LoDTensorArray, create_lod_tensor, create_random_int_lodtensor
 from .data_feeder import DataFeedDesc, DataFeeder
 from .flags import get_flags, set_flags
@@ -47,4 +49,5 @@ __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecut
            "layer_helper", "metrics",
            "in_dygraph_mode", "contrib", "save", "load", "load_program_state", "set_program_state",
            "Layer", "save_dygraph", "load_dygraph", "enable_dygraph", "disable_dygraph",
-           "enable_imperative", "disable_imperative"] + dygraph.nn.__all__
+           "enable_imperative", "disable_imperative", "clip", "profiler", "install_check",
+           "HashName", "RoundRobin", "VarBase"] + dygraph.nn.__all__

@@ -6,6 +6,9 @@ import numpy as np
 
 from ..framework.dtypes import VarType, get_dtype
 from .op_proto import OpProtoHolder
+from .compat import cuda_pinned_places, load_op_library, require_version
+from .flags import get_flags, set_flags
+from ..static.device import device_guard
 from ..framework.place import cpu_places, cuda_places, is_compiled_with_cuda
 from ..framework.program import (OpRole, Operator, Parameter, Program, Variable, Block,
                                  default_main_program, default_startup_program, name_scope,
@@ -18,7 +21,8 @@ __all__ = ["OpRole", "Operator", "Parameter", "Program", "Variable", "Block",
            "convert_np_dtype_to_dtype_", "dtype_is_floating", "in_dygraph_mode",
            "is_compiled_with_cuda", "cpu_places", "cuda_places", "GRAD_VAR_SUFFIX",
            "TEMP_VAR_NAME", "ZERO_VAR_SUFFIX", "EMPTY_VAR_NAME", "dygraph_only",
-           "dygraph_not_support", "_dygraph_tracer", "_dygraph_guard"]
+           "dygraph_not_support", "_dygraph_tracer", "_dygraph_guard", "cuda_pinned_places",
+           "load_op_library", "require_version", "get_flags", "set_flags", "device_guard"]
 
 
 # Paddle's reserved name parts

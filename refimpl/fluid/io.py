@@ -15,16 +15,20 @@ import warnings
 
 from ..framework.program import Parameter, Program, Variable, default_main_program
 from ..framework.scope import global_scope
-from ..reader import batch
+from ..reader import (ComposeNotAligned, batch, buffered, cache, chain, compose, firstn,
+                      map_readers, multiprocess_reader, shuffle, xmap_readers)
 from ..static import io as static_io
 from ..static.io import load, load_program_state, save, set_program_state
-from .reader import DataLoader, PyReader
+from .reader import DataLoader, PyReader, default_collate_fn
 
 __all__ = ["save_vars", "save_params", "save_persistables", "load_vars", "load_params",
            "load_persistables", "save_inference_model", "load_inference_model",
            "get_program_parameter", "get_program_persistable_vars", "is_parameter",
            "is_persistable", "batch", "DataLoader", "PyReader", "save", "load",
-           "load_program_state", "set_program_state"]
+           "load_program_state", "set_program_state", "default_collate_fn",
+           # 1.8 re-exports paddle.reader's decorators here
+           "ComposeNotAligned", "buffered", "cache", "chain", "compose", "firstn",
+           "map_readers", "multiprocess_reader", "shuffle", "xmap_readers"]
 
 MODEL_FILENAME = "__model__"
 

@@ -1,14 +1,29 @@
 """fluid.metrics as Paddle 1.8 has it: streaming metrics on fetched arrays, each a
-MetricBase with reset / update / eval. Only Auc so far (paddle.metric has the 2.0 classes);
-specs/metric.md."""
-from ..metric.metrics import Auc as _Histograms
+MetricBase with reset / update / eval. The state of a metric is its public attributes (what
+reset zeroes and get_config reports); specs/fluid_metrics.md."""
+import copy
+import numbers
 
-__all__ = ["MetricBase", "Auc"]
+import numpy as np
+
+from ..metric.metrics import Auc as _Histograms, _binary_update
+
+__all__ = ["MetricBase", "CompositeMetric", "Precision", "Recall", "Accuracy",
+           "ChunkEvaluator", "EditDistance", "DetectionMAP", "Auc"]
+
+
+def _is_number(value):
+    return isinstance(value, (numbers.Number, np.generic)) and not isinstance(value, bool)
+
+
+def _is_number_or_array(value):
+    return _is_number(value) or isinstance(value, np.ndarray)
 
 
 class MetricBase:
-    """Paddle 1.8's base class: a name, reset() (the state back to its start), update(...)
-    (one batch's statistics) and eval() (the metric over the updates since reset)."""
+    """Paddle 1.8's base class: a name, reset() (each public attribute back to zero of its
+    kind: 0, 0.0, zeros of an array, else None), update(...) (one batch's statistics),
+    eval() (the metric over the updates since reset) and get_config() ({'name', 'states'})."""
 
     def __init__(self, name):
         self._name = str(name) if name is not None else type(self).__name__
@@ -16,17 +31,192 @@ class MetricBase:
     def __str__(self):
         return self._name
 
-    def reset(self):
-        raise NotImplementedError("%s must implement reset" % type(self).__name__)
+    def _states(self):
+        return {k: v for k, v in self.__dict__.items() if not k.startswith("_")}
 
-    def update(self, *args):
+    def reset(self):
+        for attr, value in self._states().items():
+            if isinstance(value, (np.ndarray, np.generic)):
+                setattr(self, attr, np.zeros_like(value))
+            elif isinstance(value, bool) or not isinstance(value, (int, float)):
+                setattr(self, attr, None)
+            else:
+                setattr(self, attr, type(value)(0))
+
+    def get_config(self):
+        return {"name": self._name, "states": copy.deepcopy(self._states())}
+
+    def update(self, preds, labels):
         raise NotImplementedError("%s must implement update" % type(self).__name__)
 
     def eval(self):
         raise NotImplementedError("%s must implement eval" % type(self).__name__)
 
-    def get_config(self):
-        return {"name": self._name}
+
+class CompositeMetric(MetricBase):
+    """Several metrics fed the same (preds, labels); eval() is the list of their evals."""
+
+    def __init__(self, name=None):
+        super().__init__(name)
+        self._metrics = []
+
+    def add_metric(self, metric):
+        if not isinstance(metric, MetricBase):
+            raise ValueError("CompositeMetric.add_metric: expected a fluid.metrics."
+                             "MetricBase, got %s" % type(metric).__name__)
+        self._metrics.append(metric)
+
+    def update(self, preds, labels):
+        for metric in self._metrics:
+            metric.update(preds, labels)
+
+    def eval(self):
+        return [metric.eval() for metric in self._metrics]
+
+
+def _binary_arrays(owner, preds, labels):
+    for what, value in (("preds", preds), ("labels", labels)):
+        if not isinstance(value, np.ndarray):
+            raise ValueError("%s.update: %s must be a numpy ndarray, got %s"
+                             % (owner, what, type(value).__name__))
+    preds, labels = _binary_update(owner, preds, labels)
+    # 1.8 rounds the probabilities with np.rint (halves to even: 0.5 counts as 0)
+    return np.rint(preds).astype(np.int32) == 1, labels == 1
+
+
+class Precision(MetricBase):
+    """Binary precision tp / (tp + fp) (0.0 before any positive prediction)."""
+
+    def __init__(self, name=None):
+        super().__init__(name)
+        self.tp = 0
+        self.fp = 0
+
+    def update(self, preds, labels):
+        predicted, positive = _binary_arrays("Precision", preds, labels)
+        self.tp += int(np.sum(predicted & positive))
+        self.fp += int(np.sum(predicted & ~positive))
+
+    def eval(self):
+        predicted = self.tp + self.fp
+        return float(self.tp) / predicted if predicted else 0.0
+
+
+class Recall(MetricBase):
+    """Binary recall tp / (tp + fn) (0.0 before any positive label)."""
+
+    def __init__(self, name=None):
+        super().__init__(name)
+        self.tp = 0
+        self.fn = 0
+
+    def update(self, preds, labels):
+        predicted, positive = _binary_arrays("Recall", preds, labels)
+        self.tp += int(np.sum(predicted & positive))
+        self.fn += int(np.sum(~predicted & positive))
+
+    def eval(self):
+        positives = self.tp + self.fn
+        return float(self.tp) / positives if positives else 0.0
+
+
+class Accuracy(MetricBase):
+    """The weighted mean of batch accuracies: update(value, weight) with value a batch's
+    accuracy (a number or array, e.g. fetched from layers.accuracy) and weight its sample
+    count; eval() raises ValueError before any update."""
+
+    def __init__(self, name=None):
+        super().__init__(name)
+        self.value = 0.0
+        self.weight = 0.0
+
+    def update(self, value, weight):
+        if not _is_number_or_array(value):
+            raise ValueError("Accuracy.update: value must be a number or numpy ndarray, got "
+                             "%s" % type(value).__name__)
+        if not _is_number(weight):
+            raise ValueError("Accuracy.update: weight must be a number (int, float), got %s"
+                             % type(weight).__name__)
+        if weight < 0:
+            raise ValueError("Accuracy.update: weight can not be negative, got %s" % weight)
+        self.value += value * weight
+        self.weight += weight
+
+    def eval(self):
+        if self.weight == 0:
+            raise ValueError("There is no data in Accuracy Metrics: add the output of "
+                             "layers.accuracy with update(value, weight) first")
+        return self.value / self.weight
+
+
+class ChunkEvaluator(MetricBase):
+    """Chunk precision, recall and F1 from the counts layers.chunk_eval returns:
+    update(num_infer_chunks, num_label_chunks, num_correct_chunks); eval() ->
+    (precision, recall, f1), 0 where a denominator is 0."""
+
+    def __init__(self, name=None):
+        super().__init__(name)
+        self.num_infer_chunks = 0
+        self.num_label_chunks = 0
+        self.num_correct_chunks = 0
+
+    def update(self, num_infer_chunks, num_label_chunks, num_correct_chunks):
+        counts = {"num_infer_chunks": num_infer_chunks, "num_label_chunks": num_label_chunks,
+                  "num_correct_chunks": num_correct_chunks}
+        for what, value in counts.items():
+            if not _is_number_or_array(value):
+                raise ValueError("ChunkEvaluator.update: %s must be a number or numpy "
+                                 "ndarray, got %s" % (what, type(value).__name__))
+        self.num_infer_chunks += num_infer_chunks
+        self.num_label_chunks += num_label_chunks
+        self.num_correct_chunks += num_correct_chunks
+
+    def eval(self):
+        # counts fed as [1] arrays (fetched) give [1] arrays, as in 1.8
+        correct = self.num_correct_chunks
+        precision = correct / self.num_infer_chunks if np.all(self.num_infer_chunks) else 0
+        recall = correct / self.num_label_chunks if np.all(self.num_label_chunks) else 0
+        f1 = 2 * precision * recall / (precision + recall) if np.all(correct) else 0
+        return precision, recall, f1
+
+
+class EditDistance(MetricBase):
+    """update(distances [N, 1], seq_num) from layers.edit_distance; eval() ->
+    (mean distance, fraction of sequences with a nonzero distance); ValueError before any
+    update."""
+
+    def __init__(self, name):
+        super().__init__(name)
+        self.total_distance = 0.0
+        self.seq_num = 0
+        self.instance_error = 0
+
+    def update(self, distances, seq_num):
+        if not isinstance(distances, np.ndarray):
+            raise ValueError("EditDistance.update: distances must be a numpy ndarray, got %s"
+                             % type(distances).__name__)
+        if not _is_number(seq_num):
+            raise ValueError("EditDistance.update: seq_num must be a number (int, float), "
+                             "got %s" % type(seq_num).__name__)
+        self.seq_num += seq_num
+        self.instance_error += seq_num - int(np.sum(distances == 0))
+        self.total_distance += float(np.sum(distances))
+
+    def eval(self):
+        if self.seq_num == 0:
+            raise ValueError("There is no data in EditDistance Metric: add the output of "
+                             "layers.edit_distance with update(distances, seq_num) first")
+        return self.total_distance / self.seq_num, self.instance_error / float(self.seq_num)
+
+
+class DetectionMAP:
+    """Paddle 1.8 builds mAP from its detection_map op, which refimpl does not have."""
+
+    def __init__(self, *args, **kwargs):
+        raise NotImplementedError(
+            "DetectionMAP (fluid.metrics, fluid.evaluator) needs Paddle's detection_map op, which refimpl does "
+            "not implement (specs/fluid_metrics.md); compute mAP from the fetched "
+            "multiclass_nms output on the host")
 
 
 class Auc(MetricBase):

@@ -2,9 +2,10 @@
 argument order already matches 1.8's where 2.0 kept it; Lamb's did not)."""
 from ..optimizer.optimizer import Optimizer, SGD
 from ..optimizer.lookahead import LookaheadOptimizer
-from ..optimizer.optimizers import (Adagrad, Adam, Adamax, AdamW, DecayedAdagrad, Dpsgd, Ftrl,
-                                    Lamb, LarsMomentum, Momentum, RMSProp)
+from ..optimizer.optimizers import (Adadelta, Adagrad, Adam, Adamax, AdamW, DecayedAdagrad,
+                                    Dpsgd, Ftrl, Lamb, LarsMomentum, Momentum, RMSProp)
 from ..optimizer.recompute import RecomputeOptimizer
+from .moving_average import ExponentialMovingAverage, ModelAverage
 
 
 class LambOptimizer(Lamb):
@@ -29,6 +30,7 @@ DecayedAdagradOptimizer = DecayedAdagrad
 FtrlOptimizer = Ftrl
 DpsgdOptimizer = Dpsgd
 RMSPropOptimizer = RMSProp
+AdadeltaOptimizer = Adadelta
 Lamb = LambOptimizer
 
 __all__ = ["Optimizer", "SGD", "SGDOptimizer", "Momentum", "MomentumOptimizer", "Adam",
@@ -36,4 +38,5 @@ __all__ = ["Optimizer", "SGD", "SGDOptimizer", "Momentum", "MomentumOptimizer", 
            "RMSProp", "RMSPropOptimizer", "Lamb", "LambOptimizer", "LarsMomentum",
            "LarsMomentumOptimizer", "DecayedAdagrad", "DecayedAdagradOptimizer", "Ftrl",
            "FtrlOptimizer", "Dpsgd", "DpsgdOptimizer", "LookaheadOptimizer",
-           "RecomputeOptimizer"]
+           "RecomputeOptimizer", "Adadelta", "AdadeltaOptimizer",
+           "ExponentialMovingAverage", "ModelAverage"]

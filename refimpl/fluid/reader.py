@@ -16,9 +16,18 @@ from ..framework import mode
 from ..framework.errors import EnforceNotMet
 from ..framework.program import Variable
 from ..io import DataLoader
+from ..io.collate import default_collate_fn as _collate
 from ..layers.readers import PyReader as _ProgramReader
 
-__all__ = ["DataLoader", "PyReader", "GeneratorLoader"]
+__all__ = ["DataLoader", "PyReader", "GeneratorLoader", "default_collate_fn"]
+
+
+def default_collate_fn(batch):
+    """Paddle 1.8's collate: a list of samples -> a list with one stacked array per field
+    (a sample that is one ndarray is one field)."""
+    if isinstance(batch[0], np.ndarray):
+        return [_collate(batch)]
+    return list(_collate(batch))
 
 
 def _places_count(places):

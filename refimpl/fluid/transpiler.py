@@ -7,7 +7,7 @@ from ..parallel.launch import world
 from .compat import memory_optimize, release_memory
 
 __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "memory_optimize",
-           "release_memory"]
+           "release_memory", "HashName", "RoundRobin"]
 
 
 def _is_bool(v):
@@ -88,3 +88,50 @@ class DistributeTranspiler:
         self.startup_program = startup_program or default_startup_program()
         self.program._num_trainers, self.program._trainer_id = n, trainer_id
         return self.program
+
+
+class PSDispatcher:
+    """Paddle 1.8's parameter-server dispatchers: which endpoint each variable goes to
+    (the split_method of DistributeTranspilerConfig). Variables are anything with a name
+    (a str, a Variable, or a var desc whose name() is a method)."""
+
+    def __init__(self, pserver_endpoints):
+        if isinstance(pserver_endpoints, str) or not pserver_endpoints:
+            raise ValueError("%s: pserver_endpoints must be a non-empty list of 'ip:port', "
+                             "got %r" % (type(self).__name__, pserver_endpoints))
+        self._eps = list(pserver_endpoints)
+        self._step = 0
+
+    @property
+    def eps(self):
+        return self._eps
+
+    def reset(self):
+        self._step = 0
+
+    def dispatch(self, varlist):
+        raise NotImplementedError
+
+
+def _var_name(var):
+    name = var if isinstance(var, str) else var.name
+    return name() if callable(name) else name
+
+
+class HashName(PSDispatcher):
+    """Endpoint hash(name) % len(endpoints): Python's str hash, so (as in Paddle) the
+    placement changes between processes unless PYTHONHASHSEED is fixed."""
+
+    def dispatch(self, varlist):
+        return [self._eps[hash(_var_name(v)) % len(self._eps)] for v in varlist]
+
+
+class RoundRobin(PSDispatcher):
+    """Endpoints in turn, continuing where the previous dispatch stopped (reset() restarts)."""
+
+    def dispatch(self, varlist):
+        chosen = []
+        for _ in varlist:
+            chosen.append(self._eps[self._step])
+            self._step = (self._step + 1) % len(self._eps)
+        return chosen

@@ -141,6 +141,12 @@ def fluid_thresholded_relu(x, threshold=None):
                  {} if threshold is None else {"threshold": float(threshold)})
 
 
+def mish(x, threshold=20, name=None):
+    """x tanh(softplus(x)) (Paddle 1.8's fluid.layers.mish); softplus(x) = x above
+    `threshold`."""
+    return unary("mish", x, {"threshold": float(threshold)}, name)
+
+
 _BOTH = ["relu", "sigmoid", "tanh", "softsign"]
 
 EXPORTS = {
@@ -160,7 +166,8 @@ EXPORTS = {
          "hard_sigmoid": fluid_hard_sigmoid, "hard_swish": fluid_hard_swish, "brelu": brelu,
          "soft_relu": soft_relu, "hard_shrink": fluid_hard_shrink,
          "softshrink": fluid_softshrink, "thresholded_relu": fluid_thresholded_relu,
-         "logsigmoid": _simple("logsigmoid"), "tanh_shrink": _simple("tanh_shrink")},
+         "logsigmoid": _simple("logsigmoid"), "tanh_shrink": _simple("tanh_shrink"),
+         "mish": mish},
         **{n: _simple(n) for n in _BOTH}),
     "paddle": {"tanh": _simple("tanh"), "sigmoid": _simple("sigmoid")},
 }

@@ -450,8 +450,30 @@ def tensor_array_to_tensor(input, axis=1, name=None, use_stack=False):
     return out, index
 
 
+def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
+          print_tensor_type=True, print_tensor_shape=True, print_tensor_lod=True,
+          print_phase="both"):
+    """A copy of `input` that prints it each run (and its gradient in backward), Paddle
+    1.8's format (ops/print.py)."""
+    check_variable(input, "input", "Print")
+    phase = str(print_phase).upper()
+    if phase not in ("FORWARD", "BACKWARD", "BOTH"):
+        raise ValueError("Print: print_phase must be 'forward', 'backward' or 'both', got %r"
+                         % (print_phase,))
+    helper = LayerHelper("print_" + input.name)
+    out = helper.create_variable_for_type_inference(input.dtype)
+    helper.append_op(type="print", inputs={"In": [input]}, outputs={"Out": [out]},
+                     attrs={"first_n": int(first_n), "summarize": int(summarize),
+                            "message": message or "", "print_tensor_name": print_tensor_name,
+                            "print_tensor_type": print_tensor_type,
+                            "print_tensor_shape": print_tensor_shape,
+                            "print_tensor_lod": print_tensor_lod, "print_phase": phase,
+                            "tensor_name": input.name})
+    return out
+
+
 EXPORTS = {
-    "fluid.layers": {"cond": cond, "case": case, "switch_case": switch_case,
+    "fluid.layers": {"Print": Print, "cond": cond, "case": case, "switch_case": switch_case,
                      "while_loop": while_loop, "While": While,
                      "Switch": Switch, "IfElse": IfElse, "create_array": create_array,
                      "array_write": array_write, "array_read": array_read,

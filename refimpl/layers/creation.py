@@ -159,6 +159,26 @@ def fill_constant_batch_size_like(input, shape, dtype, value, input_dim_idx=0,
                          out_dtype=dtype, stop_gradient=True)
 
 
+def uniform_random_batch_size_like(input, shape, dtype="float32", input_dim_idx=0,
+                                   output_dim_idx=0, min=-1.0, max=1.0, seed=0):
+    """U(min, max) of `shape`, its dim output_dim_idx the batch size of `input` (1.8)."""
+    dtype = convert_dtype(dtype)
+    return append_op_out("uniform_random_batch_size_like", {"Input": [input]},
+                         {"shape": list(shape), "dtype": dtype, "min": float(min),
+                          "max": float(max), "seed": int(seed), "input_dim_idx": input_dim_idx,
+                          "output_dim_idx": output_dim_idx}, out_dtype=dtype)
+
+
+def gaussian_random_batch_size_like(input, shape, input_dim_idx=0, output_dim_idx=0,
+                                    mean=0.0, std=1.0, seed=0, dtype="float32"):
+    """N(mean, std^2) of `shape`, its dim output_dim_idx the batch size of `input` (1.8)."""
+    dtype = convert_dtype(dtype)
+    return append_op_out("gaussian_random_batch_size_like", {"Input": [input]},
+                         {"shape": list(shape), "dtype": dtype, "mean": float(mean),
+                          "std": float(std), "seed": int(seed), "input_dim_idx": input_dim_idx,
+                          "output_dim_idx": output_dim_idx}, out_dtype=dtype)
+
+
 def assign(x, output=None):
     """Copy a Variable, or make a constant from a numpy array / list / number."""
     helper = LayerHelper("assign")
@@ -333,6 +353,8 @@ EXPORTS = {
     "fluid.layers": dict(_SHARED, assign=fluid_assign, zeros=fluid_zeros, ones=fluid_ones,
                          zeros_like=fluid_zeros_like, ones_like=fluid_ones_like,
                          fill_constant_batch_size_like=fill_constant_batch_size_like,
+                         uniform_random_batch_size_like=uniform_random_batch_size_like,
+                         gaussian_random_batch_size_like=gaussian_random_batch_size_like,
                          range=fluid_range, uniform_random=fluid_uniform_random,
                          gaussian_random=fluid_gaussian_random,
                          autoincreased_step_counter=autoincreased_step_counter),

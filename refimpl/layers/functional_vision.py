@@ -198,24 +198,39 @@ def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=Fals
 
 _V1_OPS = {"BILINEAR": ("bilinear_interp", 2), "NEAREST": ("nearest_interp", 2),
            "TRILINEAR": ("trilinear_interp", 3)}
+_V1_OPS_WITH_BICUBIC = dict(_V1_OPS, BICUBIC=("bicubic_interp", 2))
 
 
 def image_resize(input, out_shape=None, scale=None, name=None, resample="BILINEAR",
                  actual_shape=None, align_corners=True, align_mode=1, data_format="NCHW"):
     """fluid.layers.image_resize (the 1.8 *_interp ops): out_shape wins over scale."""
-    check_variable(input, "input", "image_resize")
-    if resample not in _V1_OPS:
-        raise ValueError("image_resize: resample must be one of %s, got %r"
-                         % (sorted(_V1_OPS), resample))
+    return _resize(input, out_shape, scale, name, resample, actual_shape, align_corners,
+                   align_mode, data_format, _V1_OPS, "image_resize")
+
+
+def fluid_interpolate(input, out_shape=None, scale=None, name=None, resample="BILINEAR",
+                      actual_shape=None, align_corners=True, align_mode=1,
+                      data_format="NCHW"):
+    """fluid.layers.interpolate (Paddle 1.8): image_resize that also takes 'BICUBIC'."""
+    return _resize(input, out_shape, scale, name, resample, actual_shape, align_corners,
+                   align_mode, data_format, _V1_OPS_WITH_BICUBIC, "interpolate")
+
+
+def _resize(input, out_shape, scale, name, resample, actual_shape, align_corners,
+            align_mode, data_format, methods, layer):
+    check_variable(input, "input", layer)
+    if resample not in methods:
+        raise ValueError("%s: resample must be one of %s, got %r"
+                         % (layer, sorted(methods), resample))
     if actual_shape is not None:
         raise NotImplementedError("image_resize: actual_shape (a run-time size) is not "
                                   "supported; pass out_shape")
-    op_type, spatial = _V1_OPS[resample]
+    op_type, spatial = methods[resample]
     if len(input.shape) != spatial + 2:
-        raise ValueError("image_resize: %s takes %d-D input, got %s"
-                         % (resample, spatial + 2, list(input.shape)))
+        raise ValueError("%s: %s takes %d-D input, got %s"
+                         % (layer, resample, spatial + 2, list(input.shape)))
     attrs = _size_attrs(input, out_shape, None if out_shape is not None else scale, spatial,
-                        "image_resize", False)
+                        layer, False)
     attrs.update(interp_method=resample.lower(), align_corners=bool(align_corners),
                  align_mode=int(align_mode), data_layout=data_format)
     return append_op_out(op_type, {"X": [input]}, attrs, name)
@@ -297,8 +312,8 @@ EXPORTS = {
     "fluid.layers": {"pad": fluid_pad, "pad2d": pad2d, "pad_constant_like": pad_constant_like,
                      "pixel_shuffle": fluid_pixel_shuffle, "space_to_depth": space_to_depth,
                      "shuffle_channel": shuffle_channel, "temporal_shift": temporal_shift,
-                     "image_resize": image_resize, "image_resize_short": image_resize_short,
-                     "interpolate": image_resize,      # 1.8's other name for it
+                     "image_resize": image_resize, "interpolate": fluid_interpolate,
+                     "image_resize_short": image_resize_short,
                      "resize_bilinear": resize_bilinear,
                      "resize_nearest": resize_nearest, "resize_trilinear": resize_trilinear,
                      "affine_grid": fluid_affine_grid, "grid_sampler": grid_sampler},

@@ -261,7 +261,14 @@ def add_n(inputs, name=None):
 
 
 def sums(input, out=None):
-    return add_n(input)
+    """fluid.layers.sums: the sum of `input`, written into `out` when given (e.g. a
+    persistable accumulator summed with itself, as 1.8's evaluators do)."""
+    if out is None:
+        return add_n(input)
+    check_variable(out, "out", "sums")
+    LayerHelper("sum").append_op(type="sum", inputs={"X": list(input)},
+                                 outputs={"Out": [out]})
+    return out
 
 
 def fluid_sum(x):

@@ -190,6 +190,16 @@ def sequence_conv(input, num_filters, filter_size=3, filter_stride=1, padding=Tr
     return helper.append_activation(helper.append_bias_op(out, bias_attr), act)
 
 
+def row_conv(input, future_context_size, param_attr=None, act=None):
+    """Lookahead convolution (Paddle 1.8): out[t] = sum_k input[t + k] * w[k] over k = 0 ..
+    future_context_size inside t's sequence; w [future_context_size + 1, D] (param_attr)."""
+    check_variable(input, "input", "row_conv")
+    helper = LayerHelper("row_conv")
+    filt = helper.create_parameter(param_attr, [future_context_size + 1, input.shape[-1]],
+                                   input.dtype)
+    return helper.append_activation(_seq_op("row_conv", input, {}, {"Filter": filt}), act)
+
+
 def sequence_enumerate(input, win_size, pad_value=0, name=None):
     return _seq_op("sequence_enumerate", input,
                    {"win_size": int(win_size), "pad_value": int(pad_value)}, name=name)
@@ -306,7 +316,7 @@ def filter_by_instag(ins, ins_tag, filter_tag, is_lod, out_val_if_empty=0,
 
 
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
-    sequence_mask, sequence_pad, sequence_unpad, sequence_pool, sequence_first_step,
+    row_conv, sequence_mask, sequence_pad, sequence_unpad, sequence_pool, sequence_first_step,
     sequence_last_step, sequence_softmax, sequence_reverse, sequence_expand,
     sequence_expand_as, sequence_concat, sequence_slice, warpctc, ctc_greedy_decoder,
     edit_distance, sequence_conv, sequence_enumerate, sequence_reshape, sequence_scatter,

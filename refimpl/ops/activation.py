@@ -201,6 +201,19 @@ _unary("softplus", _softplus,
        lambda x, d, beta=1.0, threshold=20.0:
            d * np.where(x * beta > threshold, 1, _sigmoid(x * beta)).astype(d.dtype),
        attrs={"beta": 1.0, "threshold": 20.0})
+def _mish_parts(x, threshold):
+    """(tanh(sp), sp') of Paddle 1.8's mish softplus sp: x above `threshold`, exp(x) below
+    -threshold, log(1 + exp(x)) between."""
+    below = np.exp(np.minimum(x, threshold))     # exp(x) where it is used: no overflow
+    sp = np.where(x > threshold, x, np.where(x < -threshold, below, np.log1p(below)))
+    dsp = np.where(x > threshold, 1, np.where(x < -threshold, below, _sigmoid(x)))
+    return np.tanh(sp).astype(x.dtype), dsp.astype(x.dtype)
+
+
+_unary("mish", lambda x, threshold=20.0: x * _mish_parts(x, threshold)[0],
+       lambda x, d, threshold=20.0:
+           (lambda t, ds: d * (t + x * (1 - t * t) * ds))(*_mish_parts(x, threshold)),
+       attrs={"threshold": 20.0}, domain=(-3, 3))
 _unary("soft_relu",
        lambda x, threshold=40.0: np.log1p(np.exp(np.clip(x, -threshold, threshold))),
        lambda x, d, threshold=40.0: d * _sigmoid(x) * (np.abs(x) < threshold),

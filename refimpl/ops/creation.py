@@ -6,6 +6,7 @@ from ..framework.initializer import VALUE_ATTR
 from ..framework.random import rng_for
 from ._common import rand, runtime_ints, runtime_rank
 from .registry import OpDef, Sample, register
+from .random_batch_size_like import BatchSizeLike, batch_size_like_shape
 
 
 @register
@@ -94,22 +95,14 @@ class Randint(_RuntimeShapeRandom):
 
 
 @register
-class FillConstantBatchSizeLike(OpDef):
+class FillConstantBatchSizeLike(BatchSizeLike):
     type = "fill_constant_batch_size_like"
-    inputs = ("Input",)
-    outputs = ("Out",)
     attrs = {"shape": [], "value": 0.0, "dtype": "float32", "input_dim_idx": 0,
              "output_dim_idx": 0}
 
-    def infer_shape(self, ctx):
-        shape = list(ctx.attr("shape"))
-        shape[ctx.attr("output_dim_idx")] = ctx.input_var("Input").shape[ctx.attr("input_dim_idx")]
-        ctx.set_output("Out", shape, ctx.attr("dtype"))
-
     @staticmethod
     def forward(x, shape=(), value=0.0, dtype="float32", input_dim_idx=0, output_dim_idx=0):
-        shape = list(shape)
-        shape[output_dim_idx] = x.shape[input_dim_idx]
+        shape = batch_size_like_shape(shape, x.shape, input_dim_idx, output_dim_idx)
         return np.full(shape, value, dtype=dtype)
 
     def samples(self, rng):

@@ -196,5 +196,6 @@ for _v2, _method, _spatial in (("linear_interp_v2", "linear", 1),
     _define(_InterpV2, _v2, _method, _spatial)
 for _v1, _method, _spatial in (("bilinear_interp", "linear", 2),
                                ("trilinear_interp", "linear", 3),
+                               ("bicubic_interp", "cubic", 2),
                                ("nearest_interp", "nearest", 2)):
     _define(_InterpV1, _v1, _method, _spatial)

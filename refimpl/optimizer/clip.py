@@ -131,3 +131,38 @@ class ClipGradByValue(_ClipEach):
 GradientClipByGlobalNorm = ClipGradByGlobalNorm
 GradientClipByNorm = ClipGradByNorm
 GradientClipByValue = ClipGradByValue
+
+
+def clip_by_param_attrs(params_grads):
+    """Paddle 1.8's fluid.clip.set_gradient_clip: clips set on the parameters
+    (`gradient_clip_attr`). As Paddle 1.8.5 does (measured): nothing is clipped unless
+    every parameter with a gradient has a clip, and then the clip of the last of them (in
+    name order) clips every gradient."""
+    with_grads = [(p, g) for p, g in params_grads if g is not None]
+    if not with_grads or any(getattr(p, "gradient_clip_attr", None) is None
+                             for p, _ in with_grads):
+        return params_grads
+    return with_grads[-1][0].gradient_clip_attr(params_grads)
+
+
+def error_clip_callback(block, context):
+    """Paddle 1.8's backward callback for `Variable.error_clip` (fluid.clip.ErrorClipByValue):
+    right after each backward op that writes the gradient of such a variable, a clip op
+    clips that gradient in place, so the ops reading it further back see the clipped error."""
+    from ..framework.program import OpRole
+    index = 0
+    while index < len(block.ops):
+        op = block.ops[index]
+        index += 1
+        if not op.attr("op_role") & OpRole.Backward:
+            continue
+        for name in op.output_arg_names:
+            if not name.endswith("@GRAD") or not block.has_var(name[:-len("@GRAD")]):
+                continue
+            error_clip = getattr(block.var(name[:-len("@GRAD")]), "error_clip", None)
+            if error_clip is None:
+                continue
+            block._insert_op(index, type="clip", inputs={"X": [name]}, outputs={"Out": [name]},
+                             attrs={"min": error_clip.min, "max": error_clip.max,
+                                    "op_role": OpRole.Backward})
+            index += 1

@@ -23,6 +23,7 @@ from ..framework.regularizer import L2Decay, append_regularization_ops
 from ..ops.selected_rows import mark_sparse_gradients
 from ..dygraph.learning_rate_decay import LearningRateDecay
 from ..dygraph.tracer import layout
+from .clip import clip_by_param_attrs, error_clip_callback
 
 __all__ = ["Optimizer", "SGD"]
 
@@ -189,12 +190,16 @@ class Optimizer:
                  callbacks=None):
         self._startup_program = startup_program
         params = parameter_list if parameter_list is not None else self._parameter_list
+        if callbacks is None:     # as Paddle 1.8: Variable.error_clip takes effect
+            callbacks = [error_clip_callback]
         return _backward.append_backward(loss, params, no_grad_set, callbacks)
 
     def apply_gradients(self, params_grads):
         params_grads = sorted(params_grads, key=lambda pg: pg[0].name)
         if self._grad_clip is not None:
             params_grads = self._grad_clip(params_grads)
+        else:     # 1.8's fluid.clip.set_gradient_clip (the optimizer's grad_clip wins)
+            params_grads = clip_by_param_attrs(params_grads)
         params_grads = append_regularization_ops(params_grads, self.regularization)
         return self._create_optimization_pass(params_grads)
 

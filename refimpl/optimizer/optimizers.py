@@ -6,7 +6,7 @@ from ..framework.program import Variable
 from .optimizer import Optimizer
 
 __all__ = ["Momentum", "LarsMomentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Lamb",
-           "DecayedAdagrad", "Ftrl", "Dpsgd"]
+           "DecayedAdagrad", "Ftrl", "Dpsgd", "Adadelta"]
 
 
 class Momentum(Optimizer):
@@ -272,6 +272,42 @@ class Adagrad(Optimizer):
                                        "LearningRate": [self._param_lr(p)]},
                                outputs={"ParamOut": [p], "MomentOut": [m]},
                                attrs={"epsilon": self._epsilon})
+
+
+class Adadelta(Optimizer):
+    """Paddle 1.8's AdadeltaOptimizer (the adadelta op). As in 1.8 the op takes no
+    learning rate: `learning_rate` is required and kept (get_lr) but does not scale the
+    update."""
+    type = "adadelta"
+    _avg_squared_grad_acc_str = "_avg_squared_grad"
+    _avg_squared_update_acc_str = "_avg_squared_update"
+
+    def __init__(self, learning_rate, epsilon=1.0e-6, rho=0.95, parameter_list=None,
+                 regularization=None, grad_clip=None, name=None):
+        for what, value in (("learning_rate", learning_rate), ("epsilon", epsilon),
+                            ("rho", rho)):
+            if value is None:
+                raise ValueError("Adadelta: %s is not set." % what)
+        super().__init__(learning_rate, grad_clip=grad_clip, name=name,
+                         parameter_list=parameter_list, regularization=regularization)
+        self._epsilon, self._rho = float(epsilon), float(rho)
+
+    def _create_accumulators(self, block, parameters):
+        for p in parameters:
+            self._add_accumulator(self._avg_squared_grad_acc_str, p)
+            self._add_accumulator(self._avg_squared_update_acc_str, p)
+
+    def _append_optimize_op(self, block, param_and_grad):
+        p, g = param_and_grad
+        grad_avg = self._get_accumulator(self._avg_squared_grad_acc_str, p)
+        update_avg = self._get_accumulator(self._avg_squared_update_acc_str, p)
+        return block.append_op(
+            type="adadelta",
+            inputs={"Param": [p], "Grad": [g], "AvgSquaredGrad": [grad_avg],
+                    "AvgSquaredUpdate": [update_avg]},
+            outputs={"ParamOut": [p], "AvgSquaredGradOut": [grad_avg],
+                     "AvgSquaredUpdateOut": [update_avg]},
+            attrs={"epsilon": self._epsilon, "rho": self._rho})
 
 
 class DecayedAdagrad(Optimizer):

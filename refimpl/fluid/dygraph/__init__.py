@@ -19,12 +19,17 @@ from .jit import TracedLayer
 from .base import (disable_dygraph, disable_imperative, enable_dygraph, enable_imperative,
                    enabled, grad, guard, no_grad, to_variable)
 from .nn import *  # noqa: F401,F403 (1.8's Layer classes)
+# 1.8 Layer classes whose signature paddle.nn kept
+from ...nn.layer.loss import L1Loss, MSELoss
+from ...nn.layer.spectral_norm import SpectralNorm
+from .dygraph_to_static import ProgramTranslator, declarative, dygraph_to_static_func
 
 __all__ = ["base", "guard", "to_variable", "enabled", "no_grad", "grad", "enable_dygraph",
            "disable_dygraph", "enable_imperative", "disable_imperative", "Layer",
            "Sequential", "LayerList", "ParameterList", "save_dygraph", "load_dygraph",
            "DataParallel", "prepare_context", "ParallelStrategy", "ParallelEnv", "Env",
-           "BackwardStrategy", "TracedLayer"] + nn.__all__ + learning_rate_scheduler.__all__
+           "BackwardStrategy", "TracedLayer", "L1Loss", "MSELoss", "SpectralNorm",
+           "ProgramTranslator", "declarative", "dygraph_to_static_func"] + nn.__all__ + learning_rate_scheduler.__all__
 
 Env = ParallelEnv     # 1.8's older name
 
