@@ -19,7 +19,6 @@ NAMES = os.path.join(os.path.dirname(__file__), "..", "specs", "fluid18_module_n
 
 # name -> why it stays out (specs/fluid_misc.md#not-provided)
 NOT_IN_PADDLE_185 = "in 1.8.5's __all__, yet no attribute of real paddle.fluid 1.8.5 either"
-OTHER_HELPER = "provided by another change of this round (dygraph / OpTest work)"
 EXCLUDED = {
     "fluid": {
         "ComplexVariable": "1.8's complex type is a pair of real Variables; refimpl's complex "
@@ -33,14 +32,9 @@ EXCLUDED = {
         "PipelineOptimizer": "pipeline parallelism over device sections: not in refimpl's "
                              "data-parallel scope"},
     "fluid.layers": {
-        "nce": OTHER_HELPER,
         "data_norm": "not yet: the data_norm op",
         "load": "not yet: the load op (fluid.io.load_vars reads the same files)",
         "multi_box_head": "not yet: SSD's prior_box + conv head builder"},
-    "fluid.dygraph": {
-        "BCELoss": OTHER_HELPER, "NLLLoss": OTHER_HELPER, "NCE": OTHER_HELPER,
-        "BilinearTensorProduct": OTHER_HELPER,
-        "TreeConv": "needs the tree_conv op (contrib.tree_conv), not in refimpl"},
     "fluid.contrib": {name: reason for reason, names in {
         "parameter-server / HDFS / fleet tooling": [
             "HDFSClient", "multi_download", "multi_upload", "convert_dist_to_sparse_program",
@@ -51,7 +45,7 @@ EXCLUDED = {
         "search / recommendation ops of Baidu's internal models, out of scope": [
             "search_pyramid_hash", "var_conv_2d", "match_matrix_tensor",
             "sequence_topk_avg_pooling", "tdm_child", "tdm_sampler", "rank_attention",
-            "fused_embedding_seq_pool", "tree_conv"],
+            "fused_embedding_seq_pool"],
         "not yet (contrib ops and helpers users import)": [
             "BeamSearchDecoder", "InitState", "StateCell", "TrainingDecoder",
             "extend_with_decoupled_weight_decay", "fused_elemwise_activation",
@@ -74,6 +68,9 @@ def test_every_fluid18_name_resolves_but_the_documented_exclusions():
     assert missing == {}
     for module_name, excluded in EXCLUDED.items():
         assert set(excluded) <= set(modules[module_name]), module_name   # no stale entries
+        module = importlib.import_module("paddle." + module_name)
+        resolved = [n for n in excluded if hasattr(module, n)]
+        assert resolved == [], (module_name, resolved)      # excluded, yet there now
 
 
 def test_reader_decorators_and_flags_are_the_shared_ones():
