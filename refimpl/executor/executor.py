@@ -31,6 +31,7 @@ from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
 from .direct import DIRECT_BINDERS
 from .hand_off import link_saved_for_grad
+from .op_order import with_updates_early
 
 __all__ = ["Executor", "Plan", "bind_op", "global_scope"]
 
@@ -165,6 +166,8 @@ class Plan:
         # (reader ops mark where a PyReader's feed comes from: nothing to run)
         self.ops = [op for op in (block.ops if ops is None else ops)
                     if op.type not in READER_OPS]
+        if ops is None:   # each update right after its gradient is final (op_order.py)
+            self.ops = with_updates_early(self.ops)
         self.fetch_names = list(fetch_names)
         persistable = {n for n, v in block.vars.items() if v.persistable}
         produced = set(feed_names)
