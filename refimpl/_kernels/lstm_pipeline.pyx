@@ -22,13 +22,7 @@ import numpy as np
 from cython.parallel cimport prange
 from libc.string cimport memcpy
 from refimpl._kernels.blas cimport Team, gemm_team, release_team, sgemm
-
-cdef extern from "fast_exp.h":
-    void refimpl_lstm_row_f(const float *xw, const float *hw, const float *c, float *rec,
-                            Py_ssize_t hidden) noexcept nogil
-    void refimpl_lstm_grad_row_f(const float *rec, const float *c_prev, const float *dh,
-                                 const float *dc, float *grads, float *dc_out,
-                                 Py_ssize_t hidden) noexcept nogil
+from refimpl._kernels.lstm_rows cimport refimpl_lstm_grad_row_f, refimpl_lstm_row_f
 
 cdef extern from *:
     """
