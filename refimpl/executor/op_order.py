@@ -19,32 +19,31 @@ from .binding import talks_to_places
 
 def with_updates_early(ops):
     """`ops` in the order to run them (a new list; the program is not changed)."""
-    order = []
+    order = []   # (op, its reads, its writes, whether nothing may move above it)
     for op in ops:
+        reads, writes = set(op.input_arg_names), set(op.output_arg_names)
         position = len(order)
         if _movable(op):
-            reads, writes = set(op.input_arg_names), set(op.output_arg_names)
             while position > 0 and not _conflict(order[position - 1], reads, writes):
                 position -= 1
-        order.insert(position, op)
-    return order
+        order.insert(position, (op, reads, writes, _barrier(op)))
+    return [entry[0] for entry in order]
 
 
 def _movable(op):
     return (op.attrs.get("op_role", OpRole.Forward) & OpRole.Optimize
-            and op.output_arg_names and not isinstance(op.op_def, BlockOpDef)
-            and "seed" not in op.attrs and not talks_to_places(op))
+            and op.output_arg_names and "seed" not in op.attrs and not _barrier(op))
 
 
-def _conflict(other, reads, writes):
-    """Whether `other` must stay before an op reading `reads` and writing `writes`."""
-    other_writes = other.output_arg_names
-    return (any(n in reads or n in writes for n in other_writes)
-            or any(n in writes for n in other.input_arg_names)
-            or not _movable_past(other))
+def _barrier(op):
+    """Ops that stay where they are and that nothing moves above: sub-blocks (their reads
+    and writes are not all listed) and collectives."""
+    return isinstance(op.op_def, BlockOpDef) or talks_to_places(op)
 
 
-def _movable_past(other):
-    """Ops nothing moves above: sub-blocks (their reads and writes are not all listed) and
-    collectives."""
-    return not isinstance(other.op_def, BlockOpDef) and not talks_to_places(other)
+def _conflict(earlier, reads, writes):
+    """Whether the op `earlier` describes must stay before an op reading `reads` and
+    writing `writes`."""
+    _, earlier_reads, earlier_writes, barrier = earlier
+    return (barrier or not earlier_writes.isdisjoint(reads)
+            or not earlier_writes.isdisjoint(writes) or not earlier_reads.isdisjoint(writes))
