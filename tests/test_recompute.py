@@ -272,4 +272,7 @@ def test_recompute_lowers_peak_activation_memory():
     plain_main, _, plain_loss = _net(16, (), False, width=64)
     rc_main, _, rc_loss = _net(16, range(3, 16, 4), True, width=64)
     plain, recomputed = _peak(plain_main, plain_loss), _peak(rc_main, rc_loss)
-    assert recomputed < 0.4 * plain, (plain, recomputed)   # 16 layers, 4 checkpoints: 2.8x
+    # 16 layers, 4 checkpoints: the plain net holds one activation a layer (relu's output;
+    # the mul output before the bias add is a buffer-less stand-in, test_shape_only_inputs),
+    # the recomputed one the 4 checkpoints and one segment's 4 at a time: about 2x
+    assert recomputed < 0.6 * plain, (plain, recomputed)

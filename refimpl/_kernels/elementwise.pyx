@@ -99,17 +99,20 @@ cdef void _sum_parts(const real* g, double* acc, Py_ssize_t pre, Py_ssize_t n,
         _sum_to_bias(g + lo * row, acc + p * n, hi - lo, n, post)
 
 
-cdef bint _blocks(cnp.ndarray x, cnp.ndarray y, Py_ssize_t axis, Py_ssize_t* blocks) noexcept:
+cdef bint _blocks(cnp.ndarray x, cnp.ndarray y, Py_ssize_t axis, Py_ssize_t* blocks,
+                  bint contiguous=True) noexcept:
     """Fills blocks (pre, n, post) when Y's shape equals X's dims from `axis` (Paddle's rule;
-    -1 aligns on the right) and both are contiguous float arrays of one dtype; else False.
-    (C-API reads: the Python-level checks cost more than a small add.)"""
+    -1 aligns on the right) and both are float arrays of one dtype, contiguous unless only
+    their shapes are read (`contiguous` False: the backward, where X may be the executor's
+    buffer-less stand-in); else False. (C-API reads: the Python-level checks cost more than
+    a small add.)"""
     cdef int xt = cnp.PyArray_TYPE(x), nx = cnp.PyArray_NDIM(x), ny = cnp.PyArray_NDIM(y)
     cdef cnp.npy_intp* xs = cnp.PyArray_DIMS(x)
     cdef cnp.npy_intp* ys = cnp.PyArray_DIMS(y)
     cdef Py_ssize_t start, d, pre = 1, n = 1, post = 1
     if (xt != cnp.PyArray_TYPE(y) or (xt != cnp.NPY_FLOAT32 and xt != cnp.NPY_FLOAT64)
-            or ny == 0 or ny > nx or not cnp.PyArray_IS_C_CONTIGUOUS(x)
-            or not cnp.PyArray_IS_C_CONTIGUOUS(y)):
+            or ny == 0 or ny > nx or (contiguous and not (cnp.PyArray_IS_C_CONTIGUOUS(x)
+                                                          and cnp.PyArray_IS_C_CONTIGUOUS(y)))):
         return False
     start = nx - ny if axis == -1 else axis
     if start < 0 or start + ny > nx:
@@ -171,7 +174,7 @@ cdef _cast_into(const double* acc, cnp.ndarray dy):
 def add_backward(x, y, dout, axis=-1):
     cdef Py_ssize_t blocks[3]
     if not isinstance(x, np.ndarray) or not isinstance(y, np.ndarray) or \
-            not isinstance(dout, np.ndarray) or not _blocks(x, y, axis, blocks) or \
+            not isinstance(dout, np.ndarray) or not _blocks(x, y, axis, blocks, False) or \
             dout.shape != x.shape or cnp.PyArray_NDIM(x) == cnp.PyArray_NDIM(y):
         # same shapes (a residual add): both grads are dout, as the reference gives them;
         # summing Y's over no axis would copy it

@@ -345,20 +345,28 @@ cdef _backward(real[:, :, :, ::1] x, real[:, :, :, ::1] f, real[:, :, :, ::1] dy
     dtype = np.float32 if real is float else np.float64
     cdef Py_ssize_t cols = cv.step * cv.plane, rows = cv.kg * cv.groups
     dx = np.zeros((cv.n, cv.g.c, cv.g.h, cv.g.w), dtype) if need_dx else None
-    dfs = np.zeros((team.parts, cv.m, cv.kg), dtype)   # each part's filter gradient, summed
+    # part 0's filter gradient is df, the others' are added to it after (no separate sum:
+    # for a large filter with a small image, as in ResNet's last layers, that buffer was
+    # the step's memory peak)
+    df = np.zeros((cv.m, cv.kg), dtype)
+    others = np.zeros((team.parts - 1, cv.m, cv.kg), dtype)
     col_part = np.empty((team.parts, rows, cols), dtype) if col is None else None
     dy_part = np.empty((team.parts, cv.m, cols), dtype)
     dcol_part = np.empty((team.parts, rows, cols), dtype) if need_dx else None
     cdef real[:, :, :, ::1] dx_v = dx
     cdef real[:, ::1] col_v = col
-    cdef real[:, :, ::1] dfs_v = dfs, col_part_v = col_part, dy_part_v = dy_part
+    cdef real[:, ::1] df_v = df
+    cdef real[:, :, ::1] others_v = others, col_part_v = col_part, dy_part_v = dy_part
     cdef real[:, :, ::1] dcol_part_v = dcol_part
     cdef real* dx_p = &dx_v[0, 0, 0, 0] if need_dx else NULL
     cdef const real* col_p = &col_v[0, 0] if col is not None else NULL
     cdef int p
     for p in prange(team.parts, nogil=True, num_threads=team.threads, schedule="static"):
         _backward_part(&cv, p, &x[0, 0, 0, 0], &f[0, 0, 0, 0], &dy[0, 0, 0, 0], dx_p,
-                       &dfs_v[p, 0, 0], col_p, cv.n * cv.plane,
+                       &df_v[0, 0] if p == 0 else &others_v[p - 1, 0, 0], col_p,
+                       cv.n * cv.plane,
                        NULL if col is not None else &col_part_v[p, 0, 0],
                        &dy_part_v[p, 0, 0], NULL if not need_dx else &dcol_part_v[p, 0, 0])
-    return dx, dfs.sum(axis=0) if team.parts > 1 else dfs[0]
+    for other in others:   # in part order, as a sum over the parts would add them
+        np.add(df, other, out=df)
+    return dx, df

@@ -6,12 +6,7 @@ formulas (fast_exp.h holds the vectorized loops). Arrays are [batch, width] with
 stride along the width; rows may be strided (views into Reserve)."""
 import numpy as np
 
-cdef extern from "fast_exp.h":
-    void refimpl_lstm_row_f(const float *xw, const float *hw, const float *c, float *rec,
-                            Py_ssize_t hidden) noexcept nogil
-    void refimpl_lstm_grad_row_f(const float *rec, const float *c_prev, const float *dh,
-                                 const float *dc, float *grads, float *dc_out,
-                                 Py_ssize_t hidden) noexcept nogil
+from refimpl._kernels.lstm_rows cimport refimpl_lstm_grad_row_f, refimpl_lstm_row_f
 
 
 def lstm_step(const float[:, :] xw_t, const float[:, :] hw, const float[:, :] c, record,

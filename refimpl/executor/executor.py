@@ -31,6 +31,7 @@ from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
 from .direct import DIRECT_BINDERS
 from .hand_off import link_saved_for_grad
+from .op_order import with_updates_early
 
 __all__ = ["Executor", "Plan", "bind_op", "global_scope"]
 
@@ -147,6 +148,25 @@ def bind_control_op(op, program, wrap_kernel=None, group=None, device="cpu", lod
     return op.op_def.bind_control(op, compile_ops)
 
 
+def _shape_only_inputs(op):
+    """Names `op` reads only for their shape and dtype (its grad_shape_only slots), unless
+    it also reads or writes them in another slot."""
+    slots = getattr(op.op_def, "shape_only", ())
+    if not slots:
+        return ()
+    names = {n for slot in slots for n in op.inputs.get(slot, ())}
+    others = [n for slot, ns in op.inputs.items() if slot not in slots for n in ns]
+    return names.difference(others, op.output_arg_names)
+
+
+def _keep_shape_only(env, name):
+    """Replace a host array only its shape is still needed for by a stand-in of the same
+    shape and dtype that holds no buffer (one zero, broadcast; read-only)."""
+    value = env.get(name)
+    if type(value) is np.ndarray and value.size > 1:
+        env[name] = np.broadcast_to(np.zeros((), value.dtype), value.shape)
+
+
 class Plan:
     """A program compiled for one feed/fetch signature: bound ops plus a free list.
     `device`: "cpu", or "gpu": the ops run on CuPy arrays (the caller makes the GPU
@@ -165,6 +185,8 @@ class Plan:
         # (reader ops mark where a PyReader's feed comes from: nothing to run)
         self.ops = [op for op in (block.ops if ops is None else ops)
                     if op.type not in READER_OPS]
+        if ops is None:   # each update right after its gradient is final (op_order.py)
+            self.ops = with_updates_early(self.ops)
         self.fetch_names = list(fetch_names)
         persistable = {n for n, v in block.vars.items() if v.persistable}
         produced = set(feed_names)
@@ -177,8 +199,9 @@ class Plan:
         # what the run reads from the scope (parameters, ...): a GPU run moves those
         # that are still host arrays (loaded, or set by the user) to the device first
         self.scope_inputs = self._read_before_written(set(feed_names))
-        dead_after = self._free_lists(set(self.temporaries) - set(fetch_names))
+        dead_after, shrink_after = self._free_lists(set(self.temporaries) - set(fetch_names))
         self.free_after = dead_after if eager_delete else None
+        self.shrink_after = shrink_after if eager_delete else None
         # enable_addto governs gradient accumulation (sum), enable_inplace the other ops
         reuse = [(addto if op.type == "sum" else inplace) and
                  self._can_reuse_input(op, dead, set(feed_names), persistable, device)
@@ -262,15 +285,23 @@ class Plan:
                 and op.input_arg_names.count(x) == 1 and x not in op.output_arg_names)
 
     def _free_lists(self, freeable):
-        last_use = {}
+        """(names dead after each op, names that only grad ops reading their shape need
+        after each op: Plan.run keeps a buffer-less stand-in for those, so that a residual
+        add's inputs, kept for elementwise_add_grad, do not hold activations)."""
+        last_use, last_value_use = {}, {}
         for i, op in enumerate(self.ops):
+            shape_only = _shape_only_inputs(op)
             for n in op.input_arg_names + op.output_arg_names:
                 if n in freeable:
                     last_use[n] = i
-        lists = [[] for _ in self.ops]
+                    if n not in shape_only:
+                        last_value_use[n] = i
+        dead, shrink = [[] for _ in self.ops], [[] for _ in self.ops]
         for n, i in last_use.items():
-            lists[i].append(n)
-        return [tuple(names) for names in lists]
+            dead[i].append(n)
+            if last_value_use.get(n, i) < i:
+                shrink[last_value_use[n]].append(n)
+        return [tuple(names) for names in dead], [tuple(names) for names in shrink]
 
     def release(self, env, name):
         """`name` is dead: drop it, and pool its buffer when memory_optimize reuses them."""
@@ -280,7 +311,7 @@ class Plan:
             env.pop(name, None)
 
     def run(self, env):
-        runs, free_after = self.runs, self.free_after
+        runs, free_after, shrink_after = self.runs, self.free_after, self.shrink_after
         i = 0
         try:
             if free_after is None:
@@ -291,11 +322,15 @@ class Plan:
                     run(env)
                     for n in free_after[i]:
                         env.pop(n, None)    # an optional output the kernel left unset
+                    for n in shrink_after[i]:
+                        _keep_shape_only(env, n)
             else:
                 for i, run in enumerate(runs):
                     run(env)
                     for n in free_after[i]:
                         self.release(env, n)
+                    for n in shrink_after[i]:
+                        _keep_shape_only(env, n)
         except OpError:
             raise
         except Exception as e:
@@ -337,6 +372,8 @@ class Plan:
                 peak = max(peak, held())
                 for n in (self.free_after[i] if self.free_after is not None else ()):
                     self.release(env, n)
+                for n in (self.shrink_after[i] if self.shrink_after is not None else ()):
+                    _keep_shape_only(env, n)
         finally:
             self.clear_pool()
         return peak

@@ -58,6 +58,7 @@ class _Elementwise(OpDef):
 class ElementwiseAdd(_Elementwise):
     type = "elementwise_add"
     grad_inputs = ("X", "Y", "Out@GRAD")
+    grad_shape_only = ("X", "Y")
 
     @staticmethod
     def forward(x, y, axis=-1):
@@ -73,6 +74,7 @@ class ElementwiseAdd(_Elementwise):
 class ElementwiseSub(_Elementwise):
     type = "elementwise_sub"
     grad_inputs = ("X", "Y", "Out@GRAD")
+    grad_shape_only = ("X", "Y")
 
     @staticmethod
     def forward(x, y, axis=-1):

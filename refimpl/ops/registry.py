@@ -171,6 +171,10 @@ class OpDef:
     lod_outputs = {}
     lod_only = ()
     grad_lod_only = ()
+    # grad_shape_only: input slots whose values the grad op reads only for their shape and
+    # dtype (Paddle's no-need-buffer variables): the executor keeps a buffer-less stand-in
+    # for them after their last other use (executor.py, Plan._free_lists)
+    grad_shape_only = ()
     # Outputs Paddle declares intermediate whose contents are the kernel's own business
     # (what its backward saves, laid out as the kernel likes): the conformance cases bind
     # them, as Paddle's grad op needs them, but compare nothing of them
@@ -337,6 +341,7 @@ class _GradOpDef(OpDef):
             raise ValueError("op %s: its grad op reads %s but not the input whose LoD they "
                              "come from" % (fwd.type, missing))
         self.lod_only = tuple(fwd.lod_only) + tuple(fwd.grad_lod_only)
+        self.shape_only = tuple(fwd.grad_shape_only)
         self.lod_outputs = {slot_name(s): share_lod(slot_name(s)[:-len("@GRAD")],
                                                     each=is_duplicable(s))
                             for s in self.outputs if slot_name(s)[:-len("@GRAD")] in mine}

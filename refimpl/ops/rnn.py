@@ -21,7 +21,10 @@ unmasked LSTM step's cell in one pass (the GPU's fused kernels, refimpl/_kernels
 recurrent.py, the CPU's refimpl/_kernels/lstm_cell.pyx); the numpy lines below are what
 they compute. `step_loop`: an optional decorator for the functions that run the time steps
 (the CPU kernels run the small per-step GEMMs with BLAS on one thread, the large ones
-outside the loops on all).
+outside the loops on all). `lstm_pair` (forward and backward): an optional (forward,
+backward) pair of functions that run the time steps of two stacked layers of a
+one-direction LSTM without SequenceLength together (the CPU's pipeline on two threads,
+refimpl/_kernels/lstm_pipeline.pyx); the layers below are what they compute.
 """
 import numpy as np
 
@@ -68,11 +71,48 @@ def _run_direction(x, h, c, weights, mode, reverse, masks, reserve, lstm_kernels
     fused = lstm_kernels is not None and mode == "LSTM" and masks is None
     w_ih, w_hh, b_ih, b_hh = weights
     steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
-    xw = (x.reshape(steps * batch, -1) @ w_ih.T + b_ih).reshape(steps, batch, -1)
+    xw = _input_projection(x, w_ih, b_ih)
     out = array_module(x).empty((steps, batch, hidden), x.dtype)
     h, c = (step_loop or _plain)(_forward_steps)(xw, h, c, w_hh, b_hh, mode, reverse, masks,
                                                  reserve, out, lstm_kernels if fused else None)
     return out, h, c
+
+
+def _input_projection(x, w_ih, b_ih):
+    """x W_ih^T + b_ih for every step at once: [T, B, G*H]."""
+    steps, batch = x.shape[0], x.shape[1]
+    return (x.reshape(steps * batch, -1) @ w_ih.T + b_ih).reshape(steps, batch, -1)
+
+
+def _layer_groups(num_layers, paired):
+    """The layers in the order they run: in pairs (l, l + 1) where `paired`, else one by
+    one."""
+    groups, layer = [], 0
+    while layer < num_layers:
+        size = 2 if paired and layer + 1 < num_layers else 1
+        groups.append(tuple(range(layer, layer + size)))
+        layer += size
+    return groups
+
+
+def _pair_layers(pre_state, cells, layers, reserve):
+    """(w_hh, b_hh, h0, c0, Reserve) of each of two LSTM layers, C-contiguous, as
+    lstm_pair's functions take them."""
+    c = np.ascontiguousarray
+    return [(c(cells[k][1]), c(cells[k][3]), c(pre_state[0][k]), c(pre_state[1][k]),
+             reserve[k]) for k in layers]
+
+
+def _run_pair(x, pre_state, cells, layers, reserve, lstm_pair):
+    """Two stacked layers of a one-direction LSTM without lengths by lstm_pair's forward:
+    fills both Reserves and returns the upper layer's outputs [T, B, H]."""
+    lower, upper = (cells[k] for k in layers)
+    xw = _input_projection(x, lower[0], lower[2])
+    out = np.empty(xw.shape[:2] + (lower[1].shape[1],), x.dtype)
+    lstm_pair[0](*_pair_layers(pre_state, cells, layers, reserve),
+                 np.ascontiguousarray(upper[0]), np.ascontiguousarray(upper[2]), xw,
+                 np.empty_like(xw), out)
+    return out
 
 
 def _forward_steps(xw, h, c, w_hh, b_hh, mode, reverse, masks, reserve, out, lstm_kernels):
@@ -122,7 +162,7 @@ def _plain(fn):
 
 
 def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is_bidirec,
-                lstm_kernels=None, step_loop=None):
+                lstm_kernels=None, step_loop=None, lstm_pair=None):
     """(Out [T, B, D*H], Reserve [L*D, T, B, width*H], final states [L*D, B, H] (h, and
     c for LSTM))."""
     directions = 2 if is_bidirec else 1
@@ -134,7 +174,15 @@ def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is
                                     x.dtype)
     finals = [np.empty_like(state) for state in pre_state]
     layer_input = x
-    for layer in range(num_layers):
+    paired = lstm_pair is not None and mode == "LSTM" and directions == 1 and masks is None
+    for group in _layer_groups(num_layers, paired):
+        if len(group) == 2:
+            layer_input = _run_pair(layer_input, pre_state, cells, group, reserve, lstm_pair)
+            for k in group:
+                finals[0][k] = reserve[k, -1, :, 5 * hidden:]
+                finals[1][k] = reserve[k, -1, :, 4 * hidden:5 * hidden]
+            continue
+        layer = group[0]
         outputs = []
         for d in range(directions):
             k = layer * directions + d
@@ -161,21 +209,58 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
     dxw = xp.empty((steps, batch, gates), x.dtype)   # d(x W_ih^T + b_ih) per step
     # d(h W_hh^T + b_hh) per step: the same as dxw but for GRU's candidate gate
     dhw = xp.empty((steps, batch, gates), x.dtype) if mode == "GRU" else dxw
-    h_prev = xp.empty((steps, batch, hidden), x.dtype)
     order = list(range(steps - 1, -1, -1) if reverse else range(steps))
-    for n, t in enumerate(order):   # the state each step read
-        h_prev[t] = h0 if n == 0 else record[order[n - 1], :, -hidden:]
+    h_prev = _states_read(record, h0, order)
     dh, dc = (step_loop or _plain)(_backward_steps)(
         record, order, c0, h_prev, w_hh, mode, masks, dout, dh, dc, dxw, dhw,
         lstm_kernels if fused else None)
-    flat_dxw = dxw.reshape(steps * batch, gates)
-    flat_dhw = dhw.reshape(steps * batch, gates)
+    return _input_grad(dxw, w_ih, x.shape), dh, dc, _weight_grads(x, h_prev, dxw, dhw)
+
+
+def _states_read(record, h0, order):
+    """h_prev [T, B, H]: the state each step read (h0 for the first in `order`)."""
+    hidden = h0.shape[-1]
+    h_prev = array_module(record).empty(record.shape[:2] + (hidden,), record.dtype)
+    for n, t in enumerate(order):
+        h_prev[t] = h0 if n == 0 else record[order[n - 1], :, -hidden:]
+    return h_prev
+
+
+def _input_grad(dxw, w_ih, shape):
+    """d x from the grads of x W_ih^T + b_ih [T, B, G*H]."""
+    return (dxw.reshape(-1, dxw.shape[-1]) @ w_ih).reshape(shape)
+
+
+def _weight_grads(x, h_prev, dxw, dhw):
+    """[dW_ih, dW_hh, db_ih, db_hh] from the grads of x W_ih^T + b_ih (dxw) and of
+    h W_hh^T + b_hh (dhw), each [T, B, G*H]."""
+    flat_dxw = dxw.reshape(-1, dxw.shape[-1])
+    flat_dhw = dhw.reshape(-1, dhw.shape[-1])
     db_ih = flat_dxw.sum(0)
-    dweights = [flat_dxw.T @ x.reshape(steps * batch, -1),
-                flat_dhw.T @ h_prev.reshape(steps * batch, hidden),
-                db_ih, db_ih if dhw is dxw else flat_dhw.sum(0)]
-    dx = (flat_dxw @ w_ih).reshape(x.shape)
-    return dx, dh, dc, dweights
+    return [flat_dxw.T @ x.reshape(flat_dxw.shape[0], -1),
+            flat_dhw.T @ h_prev.reshape(flat_dhw.shape[0], -1),
+            db_ih, db_ih if dhw is dxw else flat_dhw.sum(0)]
+
+
+def _back_pair(x, pre_state, cells, layers, reserve, dout, dpre, lstm_pair):
+    """BPTT through _run_pair's two layers by lstm_pair's backward: updates their state
+    grads in dpre; returns (dx, {k: [dW_ih, dW_hh, db_ih, db_hh]})."""
+    hidden = cells[layers[0]][1].shape[1]
+    steps, batch = dout.shape[0], dout.shape[1]
+    dgates = [np.empty((steps, batch, 4 * hidden), x.dtype) for _ in layers]
+    dout_lower = np.empty((steps, batch, hidden), x.dtype)
+    initial = lstm_pair[1](*_pair_layers(pre_state, cells, layers, reserve),
+                           np.ascontiguousarray(cells[layers[1]][0]), *dgates, dout_lower,
+                           np.ascontiguousarray(dout),
+                           *[(dpre[0][k], dpre[1][k]) for k in layers])
+    grads = {}
+    order = range(steps)
+    for k, layer_input, dxw, (dh0, dc0) in zip(layers, (x, reserve[layers[0], :, :, -hidden:]),
+                                               dgates, initial):
+        dpre[0][k], dpre[1][k] = dh0, dc0
+        h_prev = _states_read(reserve[k], pre_state[0][k], order)
+        grads[k] = _weight_grads(layer_input, h_prev, dxw, dxw)
+    return _input_grad(dgates[0], cells[layers[0]][0], x.shape), grads
 
 
 def _backward_steps(record, order, c0, h_prev, w_hh, mode, masks, dout, dh, dc, dxw, dhw,
@@ -228,7 +313,7 @@ def _backward_steps(record, order, c0, h_prev, w_hh, mode, masks, dout, dh, dc, 
 
 
 def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates, mode,
-                 num_layers, is_bidirec, lstm_kernels=None, step_loop=None):
+                 num_layers, is_bidirec, lstm_kernels=None, step_loop=None, lstm_pair=None):
     """(dInput, [dPreState], [dWeightList]) by back-propagation through time."""
     directions = 2 if is_bidirec else 1
     cells = _weights(weight_list, num_layers, directions)
@@ -239,7 +324,10 @@ def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dsta
             for s, d in zip(pre_state, dstates)]   # the final states' grads, then h0's
     dweights = [None] * len(weight_list)
     douts = xp.zeros(x.shape[:2] + (directions * hidden,), x.dtype) if dout is None else dout
-    for layer in range(num_layers - 1, -1, -1):
+    cells_total = num_layers * directions
+    paired = lstm_pair is not None and mode == "LSTM" and directions == 1 and masks is None
+    for group in reversed(_layer_groups(num_layers, paired)):
+        layer = group[0]
         if layer == 0:
             layer_input = x
         else:   # the outputs of the layer below, rebuilt from its states in Reserve
@@ -248,6 +336,12 @@ def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dsta
             layer_input = np.concatenate(below, axis=2) if directions == 2 else below[0]
             if masks is not None:
                 layer_input = masks * layer_input
+        if len(group) == 2:
+            douts, grads = _back_pair(layer_input, pre_state, cells, group, reserve, douts,
+                                      dpre, lstm_pair)
+            for k in group:
+                _store_weight_grads(dweights, grads[k], k, cells_total, x.dtype)
+            continue
         dinput = 0
         for d in range(directions):
             k = layer * directions + d
@@ -261,12 +355,16 @@ def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dsta
             dpre[0][k] = dh0
             if mode == "LSTM":
                 dpre[1][k] = dc0
-            cells_total = num_layers * directions
-            for j, grad in enumerate(grads):
-                slot = 2 * k + j if j < 2 else 2 * cells_total + 2 * k + j - 2
-                dweights[slot] = grad.astype(x.dtype)
+            _store_weight_grads(dweights, grads, k, cells_total, x.dtype)
         douts = dinput if masks is None or layer == 0 else masks * dinput
     return douts.astype(x.dtype), dpre, dweights
+
+
+def _store_weight_grads(dweights, grads, k, cells_total, dtype):
+    """Cell k's [dW_ih, dW_hh, db_ih, db_hh] into their places in WeightList's order."""
+    for j, grad in enumerate(grads):
+        slot = 2 * k + j if j < 2 else 2 * cells_total + 2 * k + j - 2
+        dweights[slot] = grad.astype(dtype)
 
 
 @register
@@ -327,9 +425,11 @@ class RNN(OpDef):
     @staticmethod
     def forward(x, pre_state, weight_list, sequence_length, dropout_prob=0.0,
                 is_bidirec=False, input_size=10, hidden_size=100, num_layers=1,
-                mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None, step_loop=None):
+                mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None, step_loop=None,
+                lstm_pair=None):
         out, reserve, finals = rnn_forward(x, pre_state, weight_list, sequence_length, mode,
-                                           num_layers, is_bidirec, lstm_kernels, step_loop)
+                                           num_layers, is_bidirec, lstm_kernels, step_loop,
+                                           lstm_pair)
         xp = array_module(x)
         kept = xp.zeros(0, np.uint8) if is_test else xp.ones(out.shape, np.uint8)
         return out, kept, reserve, finals
@@ -338,11 +438,12 @@ class RNN(OpDef):
     def backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates,
                  dropout_prob=0.0, is_bidirec=False, input_size=10, hidden_size=100,
                  num_layers=1, mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None,
-                 step_loop=None):
+                 step_loop=None, lstm_pair=None):
         if dstates is None or len(dstates) == 0:   # the final states feed nothing
             dstates = [None] * len(pre_state)
         return rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout,
-                            dstates, mode, num_layers, is_bidirec, lstm_kernels, step_loop)
+                            dstates, mode, num_layers, is_bidirec, lstm_kernels, step_loop,
+                            lstm_pair)
 
     def samples(self, rng):
         steps, batch, size, hidden = 3, 2, 3, 2
