@@ -70,6 +70,14 @@ def roi_image_index(n_rois, rois_num, n_images):
     return np.repeat(np.arange(n_images), rois_num)
 
 
+def rois_counts(rois_num, rois_lod):
+    """RoisNum ([N] RoIs per image), or the counts that Paddle 1.8's RoisLod ([N + 1]
+    offsets into ROIs) gives when RoisNum is absent."""
+    if rois_num is None and rois_lod is not None:
+        return np.diff(np.asarray(rois_lod).astype(np.int64).reshape(-1))
+    return rois_num
+
+
 def c_round(x):
     """C's round(): halves away from zero (numpy rounds them to even)."""
     return np.sign(x) * np.floor(np.abs(x) + 0.5)
