@@ -270,7 +270,8 @@ def _infer_once(lay, kw, inputs, outputs):
 
     def declare(t):
         if t._value is not None and not block.has_var(t.name):
-            block.create_var(name=t.name, shape=t._value.shape, dtype=t._value.dtype.name)
+            block.create_var(name=t.name, shape=t._value.shape, dtype=t._value.dtype.name,
+                             lod_level=len(lod_of(t._value)))
         return t.name
 
     def listed(v):
@@ -361,6 +362,7 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     if lod_seen or lay.lod_always:
         lods = _take_lods(lay, inputs, args, kw)
         first = as_plain(first)
+        sig.append(lod_seen)     # build-time checks may read the inputs' lod_level
     record = requires and mode.grad_enabled and lay.grad_def is not None
     device = None
     if type(first) is not np.ndarray or find_device:
