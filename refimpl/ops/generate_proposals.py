@@ -12,7 +12,7 @@ import numpy as np
 from ._common import FLOATS
 from .box_coder import decode_pixel_boxes
 from .multiclass_nms import greedy_nms
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, lengths_lod, register
 
 
 def proposals_of_image(scores, deltas, im_info, anchors, variances, pre_nms_topN,
@@ -49,6 +49,9 @@ class GenerateProposals(OpDef):
     type = "generate_proposals"
     inputs = ("Scores", "BboxDeltas", "ImInfo", "Anchors", "Variances")
     outputs = ("RpnRois", "RpnRoiProbs", "RpnRoisNum")
+    # the images' proposals are also the outputs' LoD (Paddle 1.8's form)
+    lod_outputs = {"RpnRois": lengths_lod("RpnRoisNum"),
+                   "RpnRoiProbs": lengths_lod("RpnRoisNum")}
     attrs = {"pre_nms_topN": 6000, "post_nms_topN": 1000, "nms_thresh": 0.5,
              "min_size": 0.1, "eta": 1.0}
 
