@@ -47,3 +47,22 @@ def test_matrix_nms_empty_result_follows_the_profile(paddle_version):
         assert np.array(out).shape == shape
         assert out.recursive_sequence_lengths() == [[0, 0]]
         np.testing.assert_array_equal(np.array(rois_num), [0, 0])
+
+
+def test_generate_proposals_counts_are_its_lod_and_1_8s_rpn_rois_lod():
+    from refimpl.ops.registry import get_op_def
+    sample = next(iter(get_op_def("generate_proposals").samples(np.random.RandomState(0))))
+    with fluid.dygraph.guard():
+        block = fluid.default_main_program().global_block()
+        outs = {slot: block.create_var(name=slot.lower(), dtype="float32") for slot in
+                ("RpnRois", "RpnRoiProbs", "RpnRoisNum", "RpnRoisLod")}
+        block.append_op(type="generate_proposals",
+                        inputs={k: fluid.dygraph.to_variable(v)
+                                for k, v in sample.inputs.items()},
+                        outputs=outs, attrs=sample.attrs)
+        counts = outs["RpnRoisNum"].numpy()
+        assert len(counts) == 2 and counts.sum() == len(outs["RpnRois"].numpy())
+        np.testing.assert_array_equal(outs["RpnRoisLod"].numpy(), counts)
+        for slot in ("RpnRois", "RpnRoiProbs"):
+            lod = outs[slot].value().get_tensor().recursive_sequence_lengths()
+            assert lod == [counts.tolist()]
