@@ -336,10 +336,19 @@ def append_backward(loss, parameter_list=None, no_grad_set=None, callbacks=None,
 
 
 def _parameters(block, parameter_list):
+    """The variables whose gradients append_backward returns: the trainable parameters,
+    or those of `parameter_list`, and then the other variables it names (Paddle takes
+    any variable there: OpTest asks so for the gradients of an op's inputs), in its
+    order."""
     if parameter_list is None:
         return [p for p in block.all_parameters() if p.trainable]
     names = _names_of(parameter_list, "parameter_list")
-    return [p for p in block.all_parameters() if p.name in names and p.trainable]
+    params = [p for p in block.all_parameters() if p.name in names and p.trainable]
+    known = {p.name for p in block.all_parameters()}
+    listed = [v.name if isinstance(v, Variable) else v for v in parameter_list]
+    others = [block.var(n) for n in dict.fromkeys(listed) if n not in known and
+              block.has_var(n)]
+    return params + others
 
 
 def calc_gradient(targets, inputs, target_gradients=None, no_grad_set=None):
