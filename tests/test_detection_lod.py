@@ -66,3 +66,4 @@ def test_generate_proposals_counts_are_its_lod_and_1_8s_rpn_rois_lod():
         for slot in ("RpnRois", "RpnRoiProbs"):
             lod = outs[slot].value().get_tensor().recursive_sequence_lengths()
             assert lod == [counts.tolist()]
+
