@@ -644,3 +644,17 @@ def test_iou_similarity_keeps_an_inverted_boxs_signed_area():
                                [[0.4137931, 0.6028369], [0.63636386, 0.32000002]], rtol=1e-5)
     np.testing.assert_allclose(forward(x, y, box_normalized=True),
                                [[0.0, 0.0], [0.23529415, 0.0]], rtol=1e-5, atol=1e-7)
+
+
+def test_bipartite_match_matches_each_lod_image_on_its_own():
+    from refimpl.ops.registry import get_op_def
+    forward = get_op_def("bipartite_match").forward
+    dist = np.array([[0.9, 0.1, 0.3],                  # image 0: rows 0-1
+                     [0.8, 0.7, 0.2],
+                     [0.1, 0.2, 0.6]], "float32")      # image 1: row 2 (its row 0)
+    match, match_dist = forward(dist, np.array([2, 1]))
+    # image 0: 0.9 takes (0, 0), then 0.7 (1, 1); image 1: 0.6 takes (0, 2)
+    np.testing.assert_array_equal(match, [[0, 1, -1], [-1, -1, 0]])
+    np.testing.assert_allclose(match_dist, [[0.9, 0.7, 0], [0, 0, 0.6]])
+    whole, _ = forward(dist)                           # no LoD: one image of three rows
+    np.testing.assert_array_equal(whole, [[0, 1, 2]])
