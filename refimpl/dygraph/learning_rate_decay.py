@@ -8,6 +8,7 @@ adds `step_size` (`begin` is the first step_num). The epoch decays (StepDecay,
 MultiStepDecay, LambdaDecay) and ReduceLROnPlateau move only when the user calls `epoch()` /
 `step(loss)`. Rates are float32 values, as 1.8 computes them with float32 ops.
 """
+import bisect
 import math
 import numbers
 import warnings
@@ -89,10 +90,8 @@ class PiecewiseDecay(LearningRateDecay):
         self.boundaries, self.values = list(boundaries), list(values)
 
     def step(self):
-        for boundary, value in zip(self.boundaries, self.values):
-            if self.step_num < boundary:
-                return value
-        return self.values[-1]
+        # the value of the first boundary past the step (the last value after them all)
+        return self.values[bisect.bisect_right(self.boundaries, self.step_num)]
 
 
 class _ExpFamily(LearningRateDecay):

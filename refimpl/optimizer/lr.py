@@ -5,6 +5,7 @@ every run of the program the executor writes the scheduler's current value into 
 (`_run_value`). The scheduler advances only when the user calls `step()`. (The
 fluid.layers.*_decay functions are graph ops instead: refimpl/layers/learning_rate.py.)
 """
+import bisect
 import math
 import numbers
 
@@ -81,10 +82,8 @@ class PiecewiseDecay(LRScheduler):
         super().__init__(values[0], last_epoch, verbose)
 
     def get_lr(self):
-        for b, v in zip(self.boundaries, self.values):
-            if self.last_epoch < b:
-                return v
-        return self.values[-1]
+        # the value of the first boundary past the epoch (the last value after them all)
+        return self.values[bisect.bisect_right(self.boundaries, self.last_epoch)]
 
 
 class NaturalExpDecay(LRScheduler):
