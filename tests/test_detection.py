@@ -658,3 +658,18 @@ def test_bipartite_match_matches_each_lod_image_on_its_own():
     np.testing.assert_allclose(match_dist, [[0.9, 0.7, 0], [0, 0, 0.6]])
     whole, _ = forward(dist)                           # no LoD: one image of three rows
     np.testing.assert_array_equal(whole, [[0, 1, 2]])
+
+
+def test_yolo_box_clips_each_corner_on_its_own_side():
+    """clip_bbox raises x1, y1 to 0 and lowers x2, y2 to the image's last pixel; a box past
+    the right / bottom edge keeps its x1 / y1 (values recorded from Paddle 1.8.5)."""
+    from refimpl.ops.registry import get_op_def
+    x = np.zeros((1, 6, 2, 2), "float32")
+    x[0, 0, :, 1] = x[0, 1, 1, :] = 20            # centres at the grid's far edges
+    x[0, 0, :, 0] = x[0, 1, 0, :] = -20           # ... and at its near edges
+    x[0, 2] = x[0, 3] = -20                       # tiny boxes
+    boxes, _ = get_op_def("yolo_box").forward(x, np.array([[8, 12]], "int32"),
+                                              anchors=[10, 10], class_num=1,
+                                              conf_thresh=0.0, downsample_ratio=32)
+    np.testing.assert_allclose(boxes[0], [[0, 0, 0, 0], [12, 0, 11, 0],
+                                          [0, 8, 0, 7], [12, 8, 11, 7]], atol=1e-6)
