@@ -188,7 +188,10 @@ def test_matrix_nms_linear_decay_by_hand():
     scores = np.array([[[0, 0], [0.9, 0.6]]], "float32")
     out, index, counts = L.matrix_nms(_data("b", boxes), _data("s", scores), 0.1, 0.0, -1, -1,
                                       return_index=True, return_rois_num=True)
-    o, i, n = _run([out, index, counts], {"b": boxes, "s": scores})
+    # the rows per image are also Out's and Index's LoD (Paddle 1.8), so fetched as LoDTensors
+    (o, o_lod), (i, i_lod), (n, _) = _with_lengths(
+        _run([out, index, counts], {"b": boxes, "s": scores}, return_numpy=False))
+    assert o_lod == i_lod == [[2]]
     np.testing.assert_allclose(o[:, :2], [[1, 0.9], [1, 0.6 * (1 - 1 / 3)]], rtol=1e-6)
     np.testing.assert_array_equal(i, [[0], [1]])
     np.testing.assert_array_equal(n, [2])
@@ -207,7 +210,8 @@ def test_retinanet_detection_output_by_hand():
     out = L.retinanet_detection_output(listed("b", deltas), listed("s", scores),
                                        listed("a", anchors), _data("i", info),
                                        score_threshold=0.5)
-    o, = _run([out], feed)
+    (o, lod), = _with_lengths(_run([out], feed, return_numpy=False))
+    assert lod == [[3]]
     # level 0 keeps only 0.9 (> 0.5); the last level takes every score > 0
     np.testing.assert_allclose(o, [[2, 0.9, 0, 0, 9, 9], [1, 0.1, 20, 20, 29, 29],
                                    [2, 0.05, 20, 20, 29, 29]])
@@ -495,8 +499,10 @@ def test_generate_proposals_decodes_clips_and_suppresses():
         _data("s", scores), _data("d", deltas), _data("i", info), _data("a", anchors),
         _data("v", variances), pre_nms_top_n=10, post_nms_top_n=10, nms_thresh=0.5,
         min_size=1.0, return_rois_num=True)
-    r, p, n = _run([rois, probs, counts], {"s": scores, "d": deltas, "i": info,
-                                           "a": anchors, "v": variances})
+    (r, r_lod), (p, p_lod), (n, _) = _with_lengths(_run(
+        [rois, probs, counts], {"s": scores, "d": deltas, "i": info, "a": anchors,
+                                "v": variances}, return_numpy=False))
+    assert r_lod == p_lod == [[2]]
     # anchor 1 moves to [6, 0, 15, 9], clipped to x <= 11; IoU with anchor 0 is
     # 4 * 10 / (60 + 100 - 40) = 1/3 < 0.5, so both stay, best first
     np.testing.assert_allclose(r, [[6.0, 0.0, 11.0, 9.0], [0.0, 0.0, 9.0, 9.0]])
@@ -626,3 +632,44 @@ def test_fpn_proposals_follow_the_rois_lod():
     assert [lod for _, lod in got[:4]] == [[[2, 0]], [[1, 0]], [[0, 0]], [[0, 1]]]
     np.testing.assert_array_equal(got[4][0], rois[[1, 2, 3]])
     assert got[4][1] == [[2, 1]]
+
+
+def test_iou_similarity_keeps_an_inverted_boxs_signed_area():
+    from refimpl.ops.registry import get_op_def
+    x = np.array([[0.5, 0.2, 0.3, 0.9], [0.1, 0.1, 0.6, 0.7]], "float32")   # x[0] inverted
+    y = np.array([[0.2, 0.3, 0.8, 0.5], [0.7, 0.1, 0.2, 0.9]], "float32")   # y[1] inverted
+    forward = get_op_def("iou_similarity").forward
+    # recorded from Paddle 1.8.5 (fluid.layers.iou_similarity on CPU)
+    np.testing.assert_allclose(forward(x, y, box_normalized=False),
+                               [[0.4137931, 0.6028369], [0.63636386, 0.32000002]], rtol=1e-5)
+    np.testing.assert_allclose(forward(x, y, box_normalized=True),
+                               [[0.0, 0.0], [0.23529415, 0.0]], rtol=1e-5, atol=1e-7)
+
+
+def test_bipartite_match_matches_each_lod_image_on_its_own():
+    from refimpl.ops.registry import get_op_def
+    forward = get_op_def("bipartite_match").forward
+    dist = np.array([[0.9, 0.1, 0.3],                  # image 0: rows 0-1
+                     [0.8, 0.7, 0.2],
+                     [0.1, 0.2, 0.6]], "float32")      # image 1: row 2 (its row 0)
+    match, match_dist = forward(dist, np.array([2, 1]))
+    # image 0: 0.9 takes (0, 0), then 0.7 (1, 1); image 1: 0.6 takes (0, 2)
+    np.testing.assert_array_equal(match, [[0, 1, -1], [-1, -1, 0]])
+    np.testing.assert_allclose(match_dist, [[0.9, 0.7, 0], [0, 0, 0.6]])
+    whole, _ = forward(dist)                           # no LoD: one image of three rows
+    np.testing.assert_array_equal(whole, [[0, 1, 2]])
+
+
+def test_yolo_box_clips_each_corner_on_its_own_side():
+    """clip_bbox raises x1, y1 to 0 and lowers x2, y2 to the image's last pixel; a box past
+    the right / bottom edge keeps its x1 / y1 (values recorded from Paddle 1.8.5)."""
+    from refimpl.ops.registry import get_op_def
+    x = np.zeros((1, 6, 2, 2), "float32")
+    x[0, 0, :, 1] = x[0, 1, 1, :] = 20            # centres at the grid's far edges
+    x[0, 0, :, 0] = x[0, 1, 0, :] = -20           # ... and at its near edges
+    x[0, 2] = x[0, 3] = -20                       # tiny boxes
+    boxes, _ = get_op_def("yolo_box").forward(x, np.array([[8, 12]], "int32"),
+                                              anchors=[10, 10], class_num=1,
+                                              conf_thresh=0.0, downsample_ratio=32)
+    np.testing.assert_allclose(boxes[0], [[0, 0, 0, 0], [12, 0, 11, 0],
+                                          [0, 8, 0, 7], [12, 8, 11, 7]], atol=1e-6)

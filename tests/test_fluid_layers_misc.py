@@ -144,6 +144,11 @@ def test_hash_matches_paddle_digests():
     with program_guard(Program(), Program()):
         with pytest.raises(TypeError, match="hash: input must have dtype in"):
             L.hash(L.data("f", [2, 1], dtype="float32"), 10)
+        ids_var = L.data("i", [2, 1], dtype="int32")
+        with pytest.raises(TypeError, match="hash: hash_size must be an int, got float"):
+            L.hash(ids_var, 1024.5)           # Paddle 1.8.5 raises TypeError too
+        with pytest.raises(TypeError, match="hash: num_hash must be an int"):
+            L.hash(ids_var, 1024, num_hash=2.5)
 
 
 def test_xxh64_known_digests():

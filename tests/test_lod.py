@@ -150,3 +150,20 @@ def test_fluid_one_hot_checks_its_arguments():
             fluid.layers.one_hot(ints, 4.1)
         with pytest.raises(TypeError, match="depth must be an int or a Variable"):
             fluid.layers.one_hot(ints, np.array([4]))
+
+
+def test_lod_reset_with_append_adds_one_level_at_build_time():
+    """Paddle 1.8's OpTest builds lod_reset with append=True directly: Out's lod_level is
+    X's + 1, as its run-time LoD (test_lod_reset_op's TestLodAppendOpByAttr)."""
+    def build():
+        x = fluid.data("x", [-1, 2], "float32", lod_level=1)
+        out = fluid.default_main_program().global_block().create_var(name="out",
+                                                                      dtype="float32")
+        fluid.default_main_program().global_block().append_op(
+            type="lod_reset", inputs={"X": x}, outputs={"Out": out},
+            attrs={"target_lod": [0, 1, 2, 3], "append": True})
+        return [out]
+    feed = {"x": fluid.create_lod_tensor(np.zeros((3, 2), "float32"), [[2, 1]], PLACE)}
+    outs, got = _run(build, feed)
+    assert outs[0].lod_level == 2
+    assert got[0].recursive_sequence_lengths() == [[2, 1], [1, 1, 1]]

@@ -73,7 +73,6 @@ class Tensor(Variable):
     _grad = None
     _node = None
     _index = 0
-    _lods = None           # sequence lengths set through value().get_tensor() (1.8)
 
     def __init__(self, value=None, stop_gradient=True, name=None, persistable=False):
         self._value = value
@@ -401,9 +400,6 @@ class _ValueHolder:
     def __init__(self, tensor):
         self._tensor = tensor
         self._values = _OneValue(tensor)
-        if tensor._lods is None:
-            tensor._lods = {}
-        self._lods = tensor._lods
 
 
 class _OneValue:
@@ -418,7 +414,7 @@ class _OneValue:
         return self._tensor._array()
 
     def __setitem__(self, name, value):
-        self._tensor._value = np.asarray(value)
+        self._tensor._value = np.asanyarray(value)     # a LoDArray keeps its LoD
 
 
 def batch_value(array):

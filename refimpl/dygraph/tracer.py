@@ -25,7 +25,9 @@ from ..framework.dtypes import convert_dtype, dtype_attr_is_a_name
 from ..framework.errors import OpError, user_frame
 from ..framework.place import CUDAPlace, current_place
 from ..framework.program import Operator, Program, Variable
-from ..ops.registry import get_op_def, is_duplicable, slot_name
+from ..framework.lod import LoDArray, as_plain, lod_of
+from ..ops.registry import (fill_lengths, get_op_def, is_duplicable, lod_fills, lod_results,
+                            slot_name)
 from ..framework import mode
 from .tensor import Tensor
 
@@ -91,6 +93,12 @@ class _Layout:
                     if slot_name(s) not in op_def.lod_only]
         self.outs = [(slot_name(s), is_duplicable(s)) for s in op_def.outputs]
         self.attr_items = list(op_def.attrs.items())
+        # LoD, by the static rules (ops/registry.py): lengths slots the call leaves empty
+        # are filled from their source's LoD; an op that reads a LoD or makes one always
+        # runs so, the others when an input carries one (a 1.8 OpTest sets it)
+        self.lod_fills = lod_fills(op_def, lambda slot: False)
+        self.lod_always = bool(self.lod_fills or op_def.lod_only or any(
+            rule.creates for rule in op_def.lod_outputs.values()))
         self.dtype_by_name = isinstance(op_def.attrs.get("dtype"), str)
         self.default_sig = [tuple(v) if type(v) is list else v for _, v in self.attr_items]
         self.single_out = len(self.outs) == 1
@@ -270,7 +278,8 @@ def _infer_once(lay, kw, inputs, outputs):
 
     def declare(t):
         if t._value is not None and not block.has_var(t.name):
-            block.create_var(name=t.name, shape=t._value.shape, dtype=t._value.dtype.name)
+            block.create_var(name=t.name, shape=t._value.shape, dtype=t._value.dtype.name,
+                             lod_level=len(lod_of(t._value)))
         return t.name
 
     def listed(v):
@@ -305,6 +314,7 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     given = []           # per input slot: its Tensor, list of Tensors, or None
     sig = []             # the signature: input shapes and dtypes, attr values, device
     requires = False
+    lod_seen = False     # an input carries a LoD
     first = None         # the first input array: its dtype picks the kernel
     get = inputs.get if inputs else {}.get
     for slot, dup in lay.ins:
@@ -312,6 +322,9 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
         if dup:
             listed = [] if v is None else v if type(v) is list or type(v) is tuple else [v]
             arrays = [_array(lay, slot, t, sig) for t in listed]
+            for a in arrays:
+                if type(a) is LoDArray:
+                    lod_seen = True
             args.append(arrays)
             given.append(listed)
             sig.append(len(arrays))
@@ -335,6 +348,8 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
         if a is None:
             raise _bad_input(lay, slot, v)
         sig += (a.shape, a.dtype.char)
+        if type(a) is LoDArray:
+            lod_seen = True
         args.append(a)
         given.append(v)
         if not requires and not v.stop_gradient:
@@ -353,6 +368,11 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
         sig.extend(lay.default_sig)
     if lay.state_pairs and outputs:
         _keep_state_inputs(lay, args, given, outputs)
+    lods = None
+    if lod_seen or lay.lod_always:
+        lods = _take_lods(lay, inputs, args, kw)
+        first = as_plain(first)
+        sig.append(lod_seen)     # build-time checks may read the inputs' lod_level
     record = requires and mode.grad_enabled and lay.grad_def is not None
     device = None
     if type(first) is not np.ndarray or find_device:
@@ -386,6 +406,9 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
         result = (result,)
     node = _record(lay, kw, args, given, result, saved, device, grad_kernels) \
         if record else None
+    if lods is not None and lay.op_def.lod_outputs:
+        result = tuple(lod_results(lay.op_def, lods, _slot_values(lay, args, result), kw,
+                                   list(result)))
     if not outputs:
         return
     if lay.plain_single_out:    # the common case: one output, not a list
@@ -415,6 +438,42 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
                 if j < len(values) and t is not None and values[j] is not None:
                     _fill(t, values[j], node, flat + j)
         flat += len(values)
+
+
+def _take_lods(lay, inputs, args, kw):
+    """The LoD of each input slot (a list for a list slot), read off the eager values as
+    static mode reads them off the run-time ones; `args` (changed in place) become plain
+    arrays, with the lengths slots the call left empty filled from their source's LoD."""
+    lods = {}
+    for s in lay.op_def.inputs:
+        slot = slot_name(s)
+        v = inputs.get(slot) if inputs else None
+        if type(v) is list or type(v) is tuple:
+            lods[slot] = [lod_of(getattr(t, "_value", None)) for t in v] \
+                if is_duplicable(s) else lod_of(getattr(v[0], "_value", None)) if v else ()
+        else:
+            lods[slot] = lod_of(getattr(v, "_value", None))
+    position = {name: i for i, (name, _) in enumerate(lay.ins)}
+    for fill in lay.lod_fills:
+        pos = position[fill[0]]
+        if args[pos] is None:
+            source = inputs.get(fill[1]) if inputs else None
+            name = getattr(source[0] if type(source) in (list, tuple) and source
+                           else source, "name", None)
+            try:
+                args[pos] = fill_lengths(lay.op_def, fill, lods[fill[1]], kw, name)
+            except ValueError as e:
+                raise OpError(lay.type, str(e), user_frame()) from None
+    for i, a in enumerate(args):
+        args[i] = [as_plain(v) for v in a] if type(a) is list else as_plain(a)
+    return lods
+
+
+def _slot_values(lay, args, result):
+    """slot -> value of an eager op's inputs and results (what LoD rules read)."""
+    values = {name: a for (name, _), a in zip(lay.ins, args)}
+    values.update((name, r) for (name, _), r in zip(lay.outs, result))
+    return values
 
 
 def _keep_state_inputs(lay, args, given, outputs):

@@ -197,7 +197,7 @@ def matrix_nms(bboxes, scores, score_threshold, post_threshold, nms_top_k, keep_
                use_gaussian=False, gaussian_sigma=2.0, background_label=0, normalized=True,
                return_index=False, name=None, return_rois_num=False):
     """Out [No, 6]; with return_index also Index [No, 1]; with return_rois_num (refimpl,
-    in place of LoD) also the per-image counts [N]."""
+    beside Out's LoD, which has them too) also the per-image counts [N]."""
     check_variable(bboxes, "bboxes", "matrix_nms")
     check_variable(scores, "scores", "matrix_nms")
     attrs = {"score_threshold": float(score_threshold), "post_threshold": float(post_threshold),
@@ -477,7 +477,7 @@ def generate_proposals(scores, bbox_deltas, im_info, anchors, variances, pre_nms
                        post_nms_top_n=1000, nms_thresh=0.5, min_size=0.1, eta=1.0,
                        name=None, return_rois_num=False):
     """(rpn_rois [R, 4], rpn_roi_probs [R, 1]), plus the per-image counts [N] with
-    return_rois_num (Paddle 2.0's fluid signature; 1.8 gives them as LoD)."""
+    return_rois_num (Paddle 2.0's fluid signature; they are the outputs' LoD as well)."""
     check_variable(scores, "scores", "generate_proposals")
     attrs = {"pre_nms_topN": int(pre_nms_top_n), "post_nms_topN": int(post_nms_top_n),
              "nms_thresh": float(nms_thresh), "min_size": float(min_size), "eta": float(eta)}

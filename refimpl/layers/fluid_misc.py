@@ -2,6 +2,8 @@
 add_position_encoding, affine_channel, fsp_matrix, similarity_focus,
 continuous_value_model, center_loss), the SelectedRows helpers (identities on the dense
 tensors refimpl has) and inplace_abn (batch_norm + activation). See specs/ops/fluid_misc_ops.md."""
+import numpy as np
+
 from ..framework import unique_name
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
@@ -34,6 +36,10 @@ def hash(input, hash_size, num_hash=1, name=None):
     """`num_hash` XXH64 digests (seeds 0..num_hash-1) of each last-axis row of the int
     `input`, modulo hash_size: int64 [..., num_hash, 1]."""
     check_dtype(input, "input", "hash", ("int32", "int64"))
+    for arg, value in (("hash_size", hash_size), ("num_hash", num_hash)):
+        if not isinstance(value, (int, np.integer)) or isinstance(value, bool):
+            raise TypeError("hash: %s must be an int, got %s %r"
+                            % (arg, type(value).__name__, value))
     return append_op_out("hash", {"X": [input]},
                          {"num_hash": int(num_hash), "mod_by": int(hash_size)}, name,
                          out_dtype="int64", stop_gradient=True)

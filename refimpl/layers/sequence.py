@@ -232,9 +232,7 @@ def _lod_reset(fn, x, y, target_lod, append):
     attrs = {"target_lod": [int(v) for v in (target_lod or [])], "append": append}
     helper = LayerHelper("lod_reset")
     out, = _outputs(helper, "lod_reset", inputs, ("Out",), attrs, x.dtype)
-    if append:
-        out.lod_level = x.lod_level + 1
-    return out
+    return out      # (its lod_level: the op's, ops/lod_reset.py)
 
 
 def lod_reset(x, y=None, target_lod=None):

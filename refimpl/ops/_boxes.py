@@ -23,17 +23,27 @@ def box_area(boxes, normalized=True):
     return np.where((w < 0) | (h < 0), 0.0, area)
 
 
-def pairwise_iou(a, b, normalized=True):
+def pairwise_iou(a, b, normalized=True, signed_areas=False):
     """[len(a), len(b)] intersection over union of two sets of boxes; 0 where the union is
-    empty."""
+    empty. `signed_areas`: an inverted box's area is its width times height as they are
+    (negative for one inverted side), as iou_similarity computes it, not 0."""
     offset = 0.0 if normalized else 1.0
     a, b = a[:, None, :], b[None, :, :]
     inter_w = np.minimum(a[..., 2], b[..., 2]) - np.maximum(a[..., 0], b[..., 0]) + offset
     inter_h = np.minimum(a[..., 3], b[..., 3]) - np.maximum(a[..., 1], b[..., 1]) + offset
     inter = np.maximum(inter_w, 0.0) * np.maximum(inter_h, 0.0)
-    union = box_area(a, normalized) + box_area(b, normalized) - inter
+    if signed_areas:
+        union = _signed_area(a, offset) + _signed_area(b, offset) - inter
+        divides = union != 0
+    else:
+        union = box_area(a, normalized) + box_area(b, normalized) - inter
+        divides = union > 0
     with np.errstate(divide="ignore", invalid="ignore"):
-        return np.where(union > 0, inter / np.where(union > 0, union, 1.0), 0.0)
+        return np.where(divides, inter / np.where(divides, union, 1.0), 0.0)
+
+
+def _signed_area(boxes, offset):
+    return (boxes[..., 2] - boxes[..., 0] + offset) * (boxes[..., 3] - boxes[..., 1] + offset)
 
 
 def nms_overlap(a, b, normalized=True):
@@ -68,6 +78,14 @@ def roi_image_index(n_rois, rois_num, n_images):
         raise ValueError("RoisNum %s must give one count per image (%d images) summing to "
                          "the %d RoIs" % (rois_num.tolist(), n_images, n_rois))
     return np.repeat(np.arange(n_images), rois_num)
+
+
+def rois_counts(rois_num, rois_lod):
+    """RoisNum ([N] RoIs per image), or the counts that Paddle 1.8's RoisLod ([N + 1]
+    offsets into ROIs) gives when RoisNum is absent."""
+    if rois_num is None and rois_lod is not None:
+        return np.diff(np.asarray(rois_lod).astype(np.int64).reshape(-1))
+    return rois_num
 
 
 def c_round(x):

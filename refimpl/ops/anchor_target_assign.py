@@ -99,6 +99,7 @@ class RpnTargetAssign(OpDef):
     with BBoxInsideWeight 0 (Paddle's quirk). TargetLabel is 1 / 0."""
     type = "rpn_target_assign"
     inputs = ("Anchor", "GtBoxes", "IsCrowd", "ImInfo", "GtNum?")
+    lod_lengths = {"GtNum": "GtBoxes"}    # without GtNum: GtBoxes' LoD (Paddle 1.8's form)
     outputs = ("LocationIndex", "ScoreIndex", "TargetBBox", "TargetLabel", "BBoxInsideWeight")
     attrs = {"rpn_batch_size_per_im": 256, "rpn_straddle_thresh": 0.0,
              "rpn_positive_overlap": 0.7, "rpn_negative_overlap": 0.3,
@@ -164,6 +165,7 @@ class RetinanetTargetAssign(OpDef):
     foreground test (counting those background then overrode, as Paddle)."""
     type = "retinanet_target_assign"
     inputs = ("Anchor", "GtBoxes", "GtLabels", "IsCrowd", "ImInfo", "GtNum?")
+    lod_lengths = {"GtNum": "GtBoxes"}    # without GtNum: GtBoxes' LoD (Paddle 1.8's form)
     outputs = ("LocationIndex", "ScoreIndex", "TargetBBox", "TargetLabel",
                "BBoxInsideWeight", "ForegroundNumber")
     attrs = {"positive_overlap": 0.5, "negative_overlap": 0.4}

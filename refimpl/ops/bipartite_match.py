@@ -4,6 +4,7 @@ target_assign (gathering each matched row's target). Forward-only, as in Paddle.
 import numpy as np
 
 from ._common import FLOATS
+from ._sequence import lengths_of, segments
 from .registry import OpDef, Sample, register
 
 MATCH_TYPES = ("bipartite", "per_prediction")
@@ -39,10 +40,12 @@ def per_prediction(dist, match, match_dist, threshold):
 @register
 class BipartiteMatch(OpDef):
     """DistMat [K, M] (rows: ground truth, columns: priors) is one image, as a tensor
-    without LoD is in Paddle. Outputs are [1, M]: the matched row (int32, -1 for none) and
-    its distance."""
+    without LoD is in Paddle; with a LoD, each sequence of rows is one image's (the kernel
+    gets their counts as DistMatLength). Outputs are [images, M]: the matched row within
+    the image (int32, -1 for none) and its distance."""
     type = "bipartite_match"
-    inputs = ("DistMat",)
+    inputs = ("DistMat", "DistMatLength?")
+    lod_lengths = {"DistMatLength": "DistMat"}
     outputs = ("ColToRowMatchIndices", "ColToRowMatchDist")
     attrs = {"match_type": "bipartite", "dist_threshold": 0.5}
 
@@ -53,15 +56,23 @@ class BipartiteMatch(OpDef):
                    % (dist.name, list(dist.shape)))
         ctx.expect(ctx.attr("match_type") in MATCH_TYPES, "match_type must be one of %s, "
                    "got %r" % (list(MATCH_TYPES), ctx.attr("match_type")))
-        ctx.set_output("ColToRowMatchIndices", (1, dist.shape[1]), "int32")
-        ctx.set_output("ColToRowMatchDist", (1, dist.shape[1]), dist.dtype)
+        images = -1 if dist.lod_level else 1
+        ctx.set_output("ColToRowMatchIndices", (images, dist.shape[1]), "int32")
+        ctx.set_output("ColToRowMatchDist", (images, dist.shape[1]), dist.dtype)
 
     @staticmethod
-    def forward(dist, match_type="bipartite", dist_threshold=0.5):
-        match, match_dist = bipartite(dist)
-        if match_type == "per_prediction":
-            match, match_dist = per_prediction(dist, match, match_dist, dist_threshold)
-        return match.astype(np.int32)[None], match_dist[None]
+    def forward(dist, lengths=None, match_type="bipartite", dist_threshold=0.5):
+        spans = [(0, len(dist))] if lengths is None else \
+            segments(lengths_of(lengths, len(dist), "bipartite_match", "DistMatLength"))
+        matches, distances = [], []
+        for start, end in spans:
+            image = dist[start:end]
+            match, match_dist = bipartite(image)
+            if match_type == "per_prediction":
+                match, match_dist = per_prediction(image, match, match_dist, dist_threshold)
+            matches.append(match.astype(np.int32))
+            distances.append(match_dist)
+        return np.stack(matches), np.stack(distances)
 
     def samples(self, rng):
         dist = rng.permutation(12).reshape(3, 4) / 12.0

@@ -1,6 +1,6 @@
 """chunk_eval: chunk precision, recall and F1 of tagged sequences (Paddle 1.8's chunk
 scheme rules). Inference and Label [total, 1] int64 carry the sequences in their LoD (or
-Paddle's padded [batch, max_len] with SeqLength). A tag id is type * tags_per_type + tag
+Paddle's padded [batch, max_len] or [batch, max_len, 1] with SeqLength). A tag id is type * tags_per_type + tag
 (IOB: B=0 I=1; IOE: I=0 E=1; IOBES: B=0 I=1 E=2 S=3; plain: one tag); the type
 num_chunk_types is "outside". A chunk is (begin, end, type); an inferred chunk is correct
 when the label has the same one; excluded_chunk_types are not counted. Precision /
@@ -84,8 +84,11 @@ class ChunkEval(OpDef):
                 excluded_chunk_types=()):
         scheme = SCHEMES[chunk_scheme]
         excluded = set(excluded_chunk_types)
-        if inference.ndim == 2 and inference.shape[1] != 1:     # padded [batch, max_len]
+        if inference.ndim == 3 or inference.ndim == 2 and inference.shape[1] != 1:
+            # padded [batch, max_len] or [batch, max_len, 1]
             lens = lengths_of(seq_length, None, "chunk_eval", "SeqLength")
+            inference = inference.reshape(len(inference), -1)
+            label = label.reshape(len(label), -1)
             pairs = [(inference[b, :n], label[b, :n]) for b, n in enumerate(lens)]
         else:
             lens = lengths_of(seq_length, len(inference), "chunk_eval", "SeqLength")

@@ -1,8 +1,19 @@
-"""ctc_align: per sequence, merge repeated tokens (merge_repeated) then drop `blank`."""
+"""ctc_align: per sequence, merge repeated tokens (merge_repeated) then drop `blank`.
+
+The sequences are Input's LoD rows ([N, 1], what InputLength is filled from), or Paddle's
+padded form: Input [batch, max_len] with InputLength [batch, 1], giving Output [batch,
+max_len] filled up with padding_value and OutputLength [batch, 1]."""
 import numpy as np
 
 from ._sequence import check_lengths_var, lengths_of, segments
 from .registry import OpDef, Sample, lengths_lod, register
+
+
+def _aligned(seq, blank, merge_repeated):
+    keep = seq != blank
+    if merge_repeated and len(seq):
+        keep &= np.concatenate([[True], seq[1:] != seq[:-1]])
+    return seq[keep]
 
 
 @register
@@ -23,18 +34,22 @@ class CTCAlign(OpDef):
 
     @staticmethod
     def forward(tokens, length, blank=0, merge_repeated=True, padding_value=0):
-        flat = np.asarray(tokens).reshape(-1)
-        kept, out_lens = [], []
-        for s, e in segments(lengths_of(length, len(flat), "ctc_align", "InputLength")):
-            seq = flat[s:e]
-            keep = seq != blank
-            if merge_repeated and len(seq):
-                keep &= np.concatenate([[True], seq[1:] != seq[:-1]])
-            kept.append(seq[keep])
-            out_lens.append(int(keep.sum()))
+        tokens = np.asarray(tokens)
+        if tokens.ndim == 2 and tokens.shape[1] != 1:     # padded [batch, max_len]
+            lens = lengths_of(length, None, "ctc_align", "InputLength")
+            out = np.full(tokens.shape, padding_value, tokens.dtype)
+            out_lens = np.zeros((len(tokens), 1), np.int64)
+            for b, n in enumerate(lens):
+                kept = _aligned(tokens[b, :n], blank, merge_repeated)
+                out[b, :len(kept)] = kept
+                out_lens[b] = len(kept)
+            return out, out_lens
+        flat = tokens.reshape(-1)
+        kept = [_aligned(flat[s:e], blank, merge_repeated) for s, e in
+                segments(lengths_of(length, len(flat), "ctc_align", "InputLength"))]
         out = np.concatenate(kept) if kept else flat[:0]
-        return (out.reshape((-1,) + np.shape(tokens)[1:]).astype(flat.dtype),
-                np.array(out_lens, np.int64))
+        return (out.reshape((-1,) + tokens.shape[1:]).astype(flat.dtype),
+                np.array([len(k) for k in kept], np.int64))
 
     def samples(self, rng):
         yield Sample({"Input": np.array([[0], [1], [1], [0], [1], [2], [2], [0], [3]],

@@ -99,6 +99,8 @@ class DeformablePSROIPooling(OpDef):
     attrs = ATTRS
     no_grad = ("ROIs", "RoisNum")
     grad_inputs = ("Input", "ROIs", "Trans", "RoisNum?", "Output@GRAD")
+    # without a RoisNum variable the images' RoIs are ROIs' LoD (Paddle 1.8's form)
+    lod_lengths = {"RoisNum": "ROIs"}
 
     def infer_shape(self, ctx):
         ctx.check_dtype("Input", FLOATS)

@@ -55,7 +55,7 @@ class FilterByInstag(OpDef):
                        (1,) * len(values["IndexMap"]),), lambda levels: 1, creates=True)}
 
     def infer_shape(self, ctx):
-        ctx.check_dtype("Ins", FLOATS)
+        ctx.check_dtype("Ins", FLOATS + INTS)     # Paddle registers int32 and int64 too
         for slot in ("Ins_tag", "Filter_tag"):
             ctx.check_dtype(slot, INTS)
         for slot in ("Ins_tagLength", "InsLength"):

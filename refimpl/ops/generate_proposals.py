@@ -5,14 +5,15 @@ log(1000 / 16)), clipped to the image (ImInfo rows: height, width, scale), filte
 greedy NMS (pixel IoU, adaptive eta) and the post_nms_topN best. Scores [N, A, H, W],
 BboxDeltas [N, 4A, H, W], Anchors and Variances [H, W, A, 4] (or [H*W*A, 4]).
 RpnRois [R, 4] and RpnRoiProbs [R, 1] hold the images' proposals one after another;
-RpnRoisNum [N] int32 counts them per image (in place of 1.8's LoD). An image with no box
+RpnRoisNum [N] int32 counts them per image, as do the outputs' LoD and 1.8's RpnRoisLod
+(the same counts; its return_rois_num attr has no effect here). An image with no box
 left gives one all-zero proposal with score 0, as in Paddle 1.8. No gradient."""
 import numpy as np
 
 from ._common import FLOATS
 from .box_coder import decode_pixel_boxes
 from .multiclass_nms import greedy_nms
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, lengths_lod, register
 
 
 def proposals_of_image(scores, deltas, im_info, anchors, variances, pre_nms_topN,
@@ -48,9 +49,12 @@ def proposals_of_image(scores, deltas, im_info, anchors, variances, pre_nms_topN
 class GenerateProposals(OpDef):
     type = "generate_proposals"
     inputs = ("Scores", "BboxDeltas", "ImInfo", "Anchors", "Variances")
-    outputs = ("RpnRois", "RpnRoiProbs", "RpnRoisNum")
+    outputs = ("RpnRois", "RpnRoiProbs", "RpnRoisNum", "RpnRoisLod")
+    # the images' proposals are also the outputs' LoD (Paddle 1.8's form)
+    lod_outputs = {"RpnRois": lengths_lod("RpnRoisNum"),
+                   "RpnRoiProbs": lengths_lod("RpnRoisNum")}
     attrs = {"pre_nms_topN": 6000, "post_nms_topN": 1000, "nms_thresh": 0.5,
-             "min_size": 0.1, "eta": 1.0}
+             "min_size": 0.1, "eta": 1.0, "return_rois_num": False}
 
     def infer_shape(self, ctx):
         ctx.check_dtype("Scores", FLOATS)
@@ -73,19 +77,22 @@ class GenerateProposals(OpDef):
                    "ImInfo %r must be [N, 3], got %s" % (info.name, list(info.shape)))
         ctx.set_output("RpnRois", (-1, 4), scores.dtype)
         ctx.set_output("RpnRoiProbs", (-1, 1), scores.dtype)
-        if ctx.has_output("RpnRoisNum"):
-            ctx.set_output("RpnRoisNum", (scores.shape[0],), "int32")
+        for slot in ("RpnRoisNum", "RpnRoisLod"):
+            if ctx.has_output(slot):
+                ctx.set_output(slot, (scores.shape[0],), "int32")
 
     @staticmethod
     def forward(scores, deltas, im_info, anchors, variances, pre_nms_topN=6000,
-                post_nms_topN=1000, nms_thresh=0.5, min_size=0.1, eta=1.0):
+                post_nms_topN=1000, nms_thresh=0.5, min_size=0.1, eta=1.0,
+                return_rois_num=False):
         anchors, variances = anchors.reshape(-1, 4), variances.reshape(-1, 4)
         per_image = [proposals_of_image(scores[i], deltas[i], im_info[i], anchors, variances,
                                         pre_nms_topN, post_nms_topN, nms_thresh, min_size,
                                         eta) for i in range(len(scores))]
         rois = np.concatenate([boxes for boxes, _ in per_image]).astype(scores.dtype)
         probs = np.concatenate([s for _, s in per_image]).reshape(-1, 1).astype(scores.dtype)
-        return rois, probs, np.array([len(s) for _, s in per_image], np.int32)
+        counts = np.array([len(s) for _, s in per_image], np.int32)
+        return rois, probs, counts, counts.copy()
 
     def samples(self, rng):
         h, w, a = 3, 4, 2

@@ -4,7 +4,7 @@ gather is a scatter-add of dOut to where each element was read (repeats add up).
 import numpy as np
 
 from ._common import rand, runtime_ints, take_along, take_along_grad
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 INTS = ("int32", "int64")
 
@@ -342,6 +342,7 @@ class ShardIndex(OpDef):
     inputs = ("X",)
     outputs = ("Out",)
     attrs = {"index_num": 0, "nshards": 1, "shard_id": 0, "ignore_value": -1}
+    lod_outputs = {"Out": share_lod("X")}     # one id per row: the sequences stay
 
     def infer_shape(self, ctx):
         _check_int(ctx, "X")

@@ -39,6 +39,14 @@ class LoDReset(OpDef):
     lod_outputs = {"Out": LoDRule(_reset_lod, lambda levels: max(levels.get("Y", [1])[0], 1),
                                   creates=True, reads="OutLength")}
 
+    def infer_lod_level(self, op):
+        """With `append` Out has one level more than X (the rule's level is for a reset)."""
+        super().infer_lod_level(op)
+        if op.attrs.get("append"):
+            x = op.block._find_var_recursive(op.inputs["X"][0])
+            for name in op.outputs.get("Out", ()):
+                op.block._find_var_recursive(name).lod_level = (x.lod_level or 0) + 1
+
     def infer_shape(self, ctx):
         ctx.expect(ctx.has_input("Y") or ctx.has_input("YLength") or ctx.attr("target_lod"),
                    "give Y or a non-empty target_lod")

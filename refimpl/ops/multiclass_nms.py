@@ -319,6 +319,7 @@ class MatrixNMS(OpDef):
     type = "matrix_nms"
     inputs = ("BBoxes", "Scores")
     outputs = ("Out", "Index", "RoisNum")
+    lod_outputs = {"Out": lengths_lod("RoisNum"), "Index": lengths_lod("RoisNum")}
     attrs = {"background_label": 0, "score_threshold": 0.0, "post_threshold": 0.0,
              "nms_top_k": -1, "keep_top_k": -1, "normalized": True, "use_gaussian": False,
              "gaussian_sigma": 2.0}
@@ -351,7 +352,8 @@ class MatrixNMS(OpDef):
             rows.append(detection_rows(labels, decayed[chosen], boxes_of(boxes, labels, kept)))
             indices.append(offset + kept)
             counts.append(len(kept))
-        return assemble(rows, indices, counts, bboxes.dtype, np.zeros((0, 6)))
+        out, index, counts = assemble(rows, indices, counts, bboxes.dtype, np.zeros((0, 6)))
+        return empty_rows(out), index, counts
 
     def samples(self, rng):
         yield from nms_samples(rng, {"score_threshold": 0.1, "post_threshold": 0.2})

@@ -31,7 +31,7 @@ from ._xp_generic import XP_GENERIC
 
 __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sample",
            "InferContext", "LoDRule", "share_lod", "pool_lod", "lengths_lod", "lod_reaching",
-           "with_lod_rules"]
+           "with_lod_rules", "lod_fills", "fill_lengths", "lod_results"]
 
 _OPS = {}
 _GRAD_OF_GRAD = {}   # "<type>_grad_grad" -> its _GradOfGradOpDef, made on first use
@@ -472,6 +472,69 @@ def lod_reaching(ops, seeds):
     return names, touching
 
 
+def lod_fills(op_def, bound):
+    """The lod_lengths slots of `op_def` that the op leaves unbound (`bound(slot)`: whether
+    it binds one): (slot, source input slot, spec, optional) each; the kernel gets there
+    the lengths of the source's run-time LoD."""
+    in_slots = [slot_name(s) for s in op_def.inputs]
+    fills = []
+    for s in op_def.inputs:
+        slot = slot_name(s)
+        spec = op_def.lod_lengths.get(slot)
+        if spec is not None and not bound(slot):
+            source = next(c for c in spec.partition(":")[0].split("|") if c in in_slots)
+            fills.append((slot, source, spec, is_optional(s)))
+    return fills
+
+
+def fill_lengths(op_def, fill, lod, attrs, name):
+    """The lengths array (a list of them for a list slot) that lod_lengths `fill` (one of
+    lod_fills) gives for its source's LoD `lod`; None for an optional one without a LoD.
+    `name`: the source variable's, for the errors."""
+    slot, source, spec, optional = fill
+    if isinstance(lod, list):
+        return [_lengths(op_def, one, source, spec, attrs, name) for one in lod]
+    if lod or not optional:
+        return _lengths(op_def, lod, source, spec, attrs, name)
+    return None
+
+
+def _lengths(op_def, lod, source, spec, attrs, name):
+    if not lod:
+        raise ValueError(
+            "input %s %r carries no LoD, but %s reads its sequences from it: feed a "
+            "LoDTensor (fluid.create_lod_tensor) or an (array, recursive sequence "
+            "lengths) pair, or declare the variable with lod_level=1"
+            % (source, name, op_def.type))
+    level_attr = spec.partition(":")[2]
+    level = int(level_attr) if level_attr.lstrip("-").isdigit() else \
+        attrs.get(level_attr, -1) if level_attr else -1
+    if not -len(lod) <= level < len(lod):
+        raise ValueError("input %s %r has a LoD of %d level(s) %s; %s = %d is out of "
+                         "range" % (source, name, len(lod), describe_lod(lod),
+                                    level_attr, level))
+    return np.asarray(lod[level], dtype=np.int64)
+
+
+def lod_results(op_def, lods, values, attrs, result):
+    """The op's results (a list in output-slot order, changed in place) carrying the LoD
+    their lod_outputs rules give; `lods`: input slot -> LoD, `values`: slot -> plain
+    array, inputs and results."""
+    out_slots = [slot_name(s) for s in op_def.outputs]
+    for slot, rule in op_def.lod_outputs.items():
+        i = out_slots.index(slot) if slot in out_slots else None
+        if i is None or result[i] is None:
+            continue
+        lod = rule.lod(lods, values, attrs)
+        if isinstance(result[i], list):   # a list output: one LoD each, or the same
+            each = lod if isinstance(lod, list) else [lod] * len(result[i])
+            result[i] = [v if v is None else with_lod(v, one)
+                         for v, one in zip(result[i], each)]
+        else:
+            result[i] = with_lod(result[i], lod)
+    return result
+
+
 def with_lod_rules(fn, op_def, inputs, attrs, device="cpu"):
     """`fn` (a kernel of `op_def`, bound to an op whose input slots name `inputs`) run on
     plain arrays, with its lod_lengths slots filled from its inputs' LoD, its lod_only
@@ -482,34 +545,11 @@ def with_lod_rules(fn, op_def, inputs, attrs, device="cpu"):
         else as_plain
     in_slots = [slot_name(s) for s in op_def.inputs]
     out_slots = [slot_name(s) for s in op_def.outputs]
-    fills = []   # (position, source slot, source spec, optional)
-    for s in op_def.inputs:
-        slot = slot_name(s)
-        spec = op_def.lod_lengths.get(slot)
-        if spec is not None and not inputs.get(slot):
-            source = next(c for c in spec.partition(":")[0].split("|") if c in in_slots)
-            fills.append((in_slots.index(slot), source, spec, is_optional(s)))
+    fills = [(in_slots.index(fill[0]), fill, (inputs.get(fill[1]) or [None])[0])
+             for fill in lod_fills(op_def, lambda slot: inputs.get(slot))]
     passed = [i for i, slot in enumerate(in_slots) if slot not in op_def.lod_only]
-    rules = [(out_slots.index(slot), rule) for slot, rule in op_def.lod_outputs.items()
-             if slot in out_slots]
+    has_rules = any(slot in out_slots for slot in op_def.lod_outputs)
     single = len(out_slots) == 1
-
-    def lengths(lod, source, spec):
-        name = (inputs.get(source) or [None])[0]
-        if not lod:
-            raise ValueError(
-                "input %s %r carries no LoD, but %s reads its sequences from it: feed a "
-                "LoDTensor (fluid.create_lod_tensor) or an (array, recursive sequence "
-                "lengths) pair, or declare the variable with lod_level=1"
-                % (source, name, op_def.type))
-        level_attr = spec.partition(":")[2]
-        level = int(level_attr) if level_attr.lstrip("-").isdigit() else \
-            attrs.get(level_attr, -1) if level_attr else -1
-        if not -len(lod) <= level < len(lod):
-            raise ValueError("input %s %r has a LoD of %d level(s) %s; %s = %d is out of "
-                             "range" % (source, name, len(lod), describe_lod(lod),
-                                        level_attr, level))
-        return np.asarray(lod[level], dtype=np.int64)
 
     def run(*args, **kw):
         lods, plain = {}, []
@@ -520,27 +560,17 @@ def with_lod_rules(fn, op_def, inputs, attrs, device="cpu"):
             else:
                 lods[slot] = lod_of(a)
                 plain.append(plain_arg(a))
-        for pos, source, spec, optional in fills:
-            lod = lods[source]
-            if isinstance(lod, list):
-                plain[pos] = [plain_arg(lengths(one, source, spec)) for one in lod]
-            elif lod or not optional:
-                plain[pos] = plain_arg(lengths(lod, source, spec))
+        for pos, fill, name in fills:
+            lengths = fill_lengths(op_def, fill, lods[fill[1]], attrs, name)
+            if lengths is not None:
+                plain[pos] = [plain_arg(one) for one in lengths] \
+                    if isinstance(lengths, list) else plain_arg(lengths)
         result = fn(*[plain[i] for i in passed], **kw)
-        if not rules:
+        if not has_rules:
             return result
         result = list((result,) if single else result)
         values = dict(zip(in_slots, plain), **dict(zip(out_slots, result)))
-        for i, rule in rules:
-            if result[i] is None:
-                continue
-            lod = rule.lod(lods, values, attrs)
-            if isinstance(result[i], list):   # a list output: one LoD each, or the same
-                each = lod if isinstance(lod, list) else [lod] * len(result[i])
-                result[i] = [v if v is None else with_lod(v, one)
-                             for v, one in zip(result[i], each)]
-            else:
-                result[i] = with_lod(result[i], lod)
+        lod_results(op_def, lods, values, attrs, result)
         return result[0] if single else tuple(result)
     return run
 

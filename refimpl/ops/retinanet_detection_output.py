@@ -13,7 +13,7 @@ from ._boxes import random_boxes
 from ._common import FLOATS
 from .box_coder import decode_center_size
 from .multiclass_nms import greedy_nms, ranked_candidates
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, lengths_lod, register
 
 
 def detections_of_image(boxes, scores, anchors, im_info, score_threshold, nms_top_k,
@@ -51,6 +51,7 @@ class RetinanetDetectionOutput(OpDef):
     type = "retinanet_detection_output"
     inputs = ("BBoxes*", "Scores*", "Anchors*", "ImInfo")
     outputs = ("Out", "NmsRoisNum")
+    lod_outputs = {"Out": lengths_lod("NmsRoisNum")}    # the images' rows (1.8's form)
     attrs = {"score_threshold": 0.05, "nms_top_k": 1000, "nms_threshold": 0.3,
              "nms_eta": 1.0, "keep_top_k": 100}
 

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from ._boxes import c_round, random_boxes, roi_image_index
+from ._boxes import c_round, random_boxes, roi_image_index, rois_counts
 from ._common import FLOATS
 from .registry import OpDef, Sample, register
 
@@ -90,6 +90,8 @@ class _LinearRoIPool(OpDef):
     outputs = ("Out",)
     no_grad = ("ROIs", "RoisNum")
     grad_inputs = ("X", "ROIs", "RoisNum?", "Out@GRAD")
+    # without a RoisNum variable the images' RoIs are ROIs' LoD (Paddle 1.8's form)
+    lod_lengths = {"RoisNum": "ROIs"}
 
     def infer_shape(self, ctx):
         _check_roi_inputs(ctx)
@@ -145,9 +147,19 @@ class RoIAlign(_LinearRoIPool):
     tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-4, 1e-6)}
     attrs = {"pooled_height": 1, "pooled_width": 1, "spatial_scale": 1.0,
              "sampling_ratio": -1, "aligned": False}
-    # without a RoisNum variable the images' RoIs are ROIs' LoD (Paddle 1.8's form)
-    lod_lengths = {"RoisNum": "ROIs"}
+    # without a RoisNum variable the images' RoIs are 1.8's RoisLod offsets, or ROIs' LoD
+    inputs = ("X", "ROIs", "RoisNum?", "RoisLod?")
+    grad_inputs = ("X", "ROIs", "RoisNum?", "RoisLod?", "Out@GRAD")
+    no_grad = ("ROIs", "RoisNum", "RoisLod")
     matrix = staticmethod(roi_align_matrix)
+
+    @classmethod
+    def forward(cls, x, rois, rois_num=None, rois_lod=None, **attrs):
+        return super().forward(x, rois, rois_counts(rois_num, rois_lod), **attrs)
+
+    @classmethod
+    def backward(cls, x, rois, rois_num, rois_lod, dout, **attrs):
+        return super().backward(x, rois, rois_counts(rois_num, rois_lod), dout, **attrs)
 
     def samples(self, rng):
         x = rng.uniform(-1, 1, (2, 3, 6, 5))
@@ -257,6 +269,7 @@ class PrRoIPool(_LinearRoIPool):
     inputs = ("X", "ROIs", "BatchRoINums?")
     no_grad = ("ROIs", "BatchRoINums")
     grad_inputs = ("X", "ROIs", "BatchRoINums?", "Out@GRAD")
+    lod_lengths = {"BatchRoINums": "ROIs"}
     attrs = {"spatial_scale": 1.0, "pooled_height": 1, "pooled_width": 1}
     matrix = staticmethod(prroi_matrix)
 
@@ -414,22 +427,23 @@ class RoIPool(OpDef):
     (first, row-major) maximum, -1 for an empty bin, whose output is 0. The gradient goes
     to the Argmax cell."""
     type = "roi_pool"
-    inputs = ("X", "ROIs", "RoisNum?")
+    inputs = ("X", "ROIs", "RoisNum?", "RoisLod?")
     outputs = ("Out", "Argmax")
     attrs = {"pooled_height": 1, "pooled_width": 1, "spatial_scale": 1.0}
-    no_grad = ("ROIs", "RoisNum")
-    # without a RoisNum variable the images' RoIs are ROIs' LoD (Paddle 1.8's form)
+    no_grad = ("ROIs", "RoisNum", "RoisLod")
+    # without a RoisNum variable the images' RoIs are 1.8's RoisLod offsets, or ROIs' LoD
     lod_lengths = {"RoisNum": "ROIs"}
-    grad_inputs = ("X", "ROIs", "RoisNum?", "Argmax", "Out@GRAD")
+    grad_inputs = ("X", "ROIs", "RoisNum?", "RoisLod?", "Argmax", "Out@GRAD")
 
     def infer_shape(self, ctx):
         shape = _check_roi_inputs(ctx)
         ctx.set_output("Argmax", shape, "int64")
 
     @staticmethod
-    def forward(x, rois, rois_num=None, pooled_height=1, pooled_width=1, spatial_scale=1.0):
+    def forward(x, rois, rois_num=None, rois_lod=None, pooled_height=1, pooled_width=1,
+                spatial_scale=1.0):
         n, c, h, w = x.shape
-        image = roi_image_index(len(rois), rois_num, n)
+        image = roi_image_index(len(rois), rois_counts(rois_num, rois_lod), n)
         out = np.zeros((len(rois), c, pooled_height * pooled_width), x.dtype)
         argmax = np.full(out.shape, -1, np.int64)
         for r, roi in enumerate(rois):
@@ -446,9 +460,9 @@ class RoIPool(OpDef):
         return out.reshape(shape), argmax.reshape(shape)
 
     @staticmethod
-    def backward(x, rois, rois_num, argmax, dout, **attrs):
+    def backward(x, rois, rois_num, rois_lod, argmax, dout, **attrs):
         n, c, h, w = x.shape
-        image = roi_image_index(len(rois), rois_num, n)
+        image = roi_image_index(len(rois), rois_counts(rois_num, rois_lod), n)
         dx = np.zeros((n, c, h * w), x.dtype)
         r, ch, _, _ = np.nonzero(argmax >= 0)
         np.add.at(dx, (image[r], ch, argmax[argmax >= 0]), dout[argmax >= 0])

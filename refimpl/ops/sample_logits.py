@@ -10,7 +10,8 @@ else 1 - (1 - p) ** tries. SampledLogits = Logits[Samples] - log(Probabilities),
 subtracted from a sampled class that is one of the row's true labels when
 remove_accidental_hits. SampledLabels [N, NT] = 0..NT-1 (where the true classes now sit).
 use_customized_samples takes Samples and Probabilities from CustomizedSamples /
-CustomizedProbabilities instead of drawing."""
+CustomizedProbabilities instead of drawing. LogitsDim and LabelsDim [2] int64 are the shapes
+of Logits and Labels (Paddle declares them intermediate, for its grad op's shapes)."""
 import numpy as np
 
 from ..framework.random import rng_for
@@ -44,7 +45,9 @@ def log_uniform_probability(classes, num_classes, num_samples, tries):
 class SampleLogits(OpDef):
     type = "sample_logits"
     inputs = ("Logits", "Labels", "CustomizedSamples?", "CustomizedProbabilities?")
-    outputs = ("Samples", "Probabilities", "SampledLogits", "SampledLabels")
+    outputs = ("Samples", "Probabilities", "SampledLogits", "SampledLabels", "LogitsDim",
+               "LabelsDim")
+    internal_outputs = ("LogitsDim", "LabelsDim")
     attrs = {"use_customized_samples": False, "uniq": True, "remove_accidental_hits": True,
              "num_samples": 1, "seed": 0}
     no_grad = ("Labels", "CustomizedSamples", "CustomizedProbabilities")
@@ -74,6 +77,8 @@ class SampleLogits(OpDef):
         ctx.set_output("Probabilities", (n, width), logits.dtype)
         ctx.set_output("SampledLogits", (n, width), logits.dtype)
         ctx.set_output("SampledLabels", (n, num_true), "int64")
+        ctx.set_output("LogitsDim", (2,), "int64")
+        ctx.set_output("LabelsDim", (2,), "int64")
 
     @staticmethod
     def forward(logits, labels, custom_samples, custom_probs, use_customized_samples=False,
@@ -99,7 +104,8 @@ class SampleLogits(OpDef):
             hits = (samples[:, num_true:, None] == samples[:, None, :num_true]).any(2)
             sampled[:, num_true:] -= ACCIDENTAL_HIT_PENALTY * hits
         sampled_labels = np.tile(np.arange(num_true, dtype=np.int64), (n, 1))
-        return samples, probs, sampled.astype(logits.dtype), sampled_labels
+        return (samples, probs, sampled.astype(logits.dtype), sampled_labels,
+                np.array(logits.shape, np.int64), np.array(labels.shape, np.int64))
 
     @staticmethod
     def backward(logits, samples, dsampled, **attrs):

@@ -3,7 +3,9 @@
 Boxes [N, A * H * W, 4] (anchor-major, then row, then column) are in image pixels:
   cx = (col + sigmoid(tx) * scale_x_y - (scale_x_y - 1) / 2) * img_w / W
   w  = exp(tw) * anchor_w * img_w / (downsample_ratio * W)     (likewise y, h)
-corners cx -/+ w / 2, clipped to [0, img_w - 1] x [0, img_h - 1] when clip_bbox.
+corners cx -/+ w / 2; clip_bbox raises x1, y1 to at least 0 and lowers x2, y2 to at most
+img_w - 1, img_h - 1 (each corner on its own side only, as Paddle 1.8.5: a box right of the
+image keeps its x1).
 Scores [N, A * H * W, class_num] = sigmoid(objectness) * sigmoid(class logits). Boxes
 whose objectness is below conf_thresh get zero boxes and zero scores. No gradient."""
 import numpy as np
@@ -62,8 +64,9 @@ class YoloBox(OpDef):
         bh = np.exp(x[:, :, 3]) * anchor_h * img_h / (downsample_ratio * h)
         boxes = np.stack([cx - bw / 2, cy - bh / 2, cx + bw / 2, cy + bh / 2], axis=-1)
         if clip_bbox:
-            boxes[..., 0::2] = np.clip(boxes[..., 0::2], 0, (img_w - 1)[..., None])
-            boxes[..., 1::2] = np.clip(boxes[..., 1::2], 0, (img_h - 1)[..., None])
+            boxes[..., :2] = np.maximum(boxes[..., :2], 0)
+            boxes[..., 2] = np.minimum(boxes[..., 2], img_w - 1)
+            boxes[..., 3] = np.minimum(boxes[..., 3], img_h - 1)
         conf = sigmoid(x[:, :, 4])
         keep = conf >= conf_thresh
         scores = conf[:, :, None] * sigmoid(x[:, :, 5:])           # [N, A, C, H, W]

@@ -1,0 +1,69 @@
+"""Detection ops give their per-image rows also as the outputs' LoD (Paddle 1.8's form,
+beside the RoisNum-style count outputs of 2.x); an empty result follows the version
+profile's empty_detection_rows (specs/versions.md)."""
+import numpy as np
+
+from refimpl import fluid, static
+
+
+def _matrix_nms(boxes, scores, **attrs):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        b = fluid.data("b", list(boxes.shape), "float32")
+        s = fluid.data("s", list(scores.shape), "float32")
+        block = main.global_block()
+        outs = {slot: block.create_var(name=slot.lower(), dtype=dtype) for slot, dtype in
+                (("Out", "float32"), ("Index", "int32"), ("RoisNum", "int32"))}
+        block.append_op(type="matrix_nms", inputs={"BBoxes": b, "Scores": s}, outputs=outs,
+                        attrs=dict({"background_label": -1, "post_threshold": 0.0}, **attrs))
+    return static.Executor().run(main, feed={"b": boxes, "s": scores},
+                                 fetch_list=[outs["Out"], outs["Index"], outs["RoisNum"]],
+                                 return_numpy=False)
+
+
+def _two_images():
+    # image 0: two far-apart boxes, image 1: one box with a score under the threshold
+    boxes = np.array([[[0, 0, 1, 1], [5, 5, 6, 6]], [[0, 0, 1, 1], [2, 2, 3, 3]]], "float32")
+    scores = np.array([[[0.9, 0.8]], [[0.7, 0.01]]], "float32")          # [N, C=1, M]
+    return boxes, scores
+
+
+def test_matrix_nms_rows_per_image_are_the_outputs_lod():
+    out, index, rois_num = _matrix_nms(*_two_images(), score_threshold=0.1)
+    np.testing.assert_array_equal(np.array(rois_num), [2, 1])
+    assert out.recursive_sequence_lengths() == [[2, 1]]
+    assert index.recursive_sequence_lengths() == [[2, 1]]
+    # rows: [label, score, box]; far-apart boxes keep their scores (no decay)
+    np.testing.assert_allclose(np.array(out)[:, :2], [[0, 0.9], [0, 0.8], [0, 0.7]],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(np.array(index).reshape(-1), [0, 1, 2])
+
+
+def test_matrix_nms_empty_result_follows_the_profile(paddle_version):
+    boxes, scores = _two_images()
+    for version, shape in (("1.8", (0,)), ("3", (0, 6))):
+        with paddle_version(version):
+            out, _, rois_num = _matrix_nms(boxes, scores, score_threshold=0.95)
+        assert np.array(out).shape == shape
+        assert out.recursive_sequence_lengths() == [[0, 0]]
+        np.testing.assert_array_equal(np.array(rois_num), [0, 0])
+
+
+def test_generate_proposals_counts_are_its_lod_and_1_8s_rpn_rois_lod():
+    from refimpl.ops.registry import get_op_def
+    sample = next(iter(get_op_def("generate_proposals").samples(np.random.RandomState(0))))
+    with fluid.dygraph.guard():
+        block = fluid.default_main_program().global_block()
+        outs = {slot: block.create_var(name=slot.lower(), dtype="float32") for slot in
+                ("RpnRois", "RpnRoiProbs", "RpnRoisNum", "RpnRoisLod")}
+        block.append_op(type="generate_proposals",
+                        inputs={k: fluid.dygraph.to_variable(v)
+                                for k, v in sample.inputs.items()},
+                        outputs=outs, attrs=sample.attrs)
+        counts = outs["RpnRoisNum"].numpy()
+        assert len(counts) == 2 and counts.sum() == len(outs["RpnRois"].numpy())
+        np.testing.assert_array_equal(outs["RpnRoisLod"].numpy(), counts)
+        for slot in ("RpnRois", "RpnRoiProbs"):
+            lod = outs[slot].value().get_tensor().recursive_sequence_lengths()
+            assert lod == [counts.tolist()]
+
