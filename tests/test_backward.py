@@ -72,7 +72,7 @@ def test_parameter_list_restricts_result():
 
 def test_parameter_list_may_name_any_variable():
     """Paddle takes any variable in parameter_list (1.8's OpTest asks for the gradients of
-    an op's inputs so): its gradient comes after the parameters', in the list's order."""
+    an op's inputs so), and the pairs come in the list's order (Paddle 1.8.5: ['x', 'w3'])."""
     x = static.data("x", [2, 3], "float32")
     x.stop_gradient = False
     h = static.nn.fc(x, 1, bias_attr=False,
@@ -80,9 +80,9 @@ def test_parameter_list_may_name_any_variable():
                                                   .Constant(0.5)))
     loss = paddle.mean(h * h)
     pg = append_backward(loss, parameter_list=["x", "w3", "missing"])
-    assert [p.name for p, _ in pg] == ["w3", "x"]
+    assert [p.name for p, _ in pg] == ["x", "w3"]
     x_value = np.arange(6, dtype="float32").reshape(2, 3)
-    gw, gx = _run([g for _, g in pg], {"x": x_value})
+    gx, gw = _run([g for _, g in pg], {"x": x_value})
     h_value = x_value.sum(1, keepdims=True) * 0.5
     np.testing.assert_allclose(gx, np.broadcast_to(h_value * 0.5, (2, 3)), rtol=1e-6)
     np.testing.assert_allclose(gw, (x_value * h_value).sum(0)[:, None], rtol=1e-6)
