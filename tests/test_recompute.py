@@ -250,8 +250,11 @@ def test_checkpoints_off_the_path_and_duplicates_are_ignored():
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         build(lambda h, side: [side])
-    assert ["not produced on the path" in str(w.message) for w in caught] == [True, False]
-    assert "using the plain backward" in str(caught[1].message)
+    # only the optimizer's own warnings: "always" also records whatever else the process
+    # emits meanwhile (a garbage-collected object's ResourceWarning, ...)
+    ours = [str(w.message) for w in caught if "RecomputeOptimizer" in str(w.message)]
+    assert ["not produced on the path" in m for m in ours] == [True, False]
+    assert "using the plain backward" in ours[1]
 
 
 def _peak(main, loss, batch=64, width=64):

@@ -71,8 +71,9 @@ def test_sampled_softmax_two_true_labels_and_sampler():
 
     main, startup, loss = _build(net)
     (got,), _ = _run(main, startup, {"logits": logits, "label": label}, [loss])
-    samples, probs, sampled, labels = SampleLogits.forward(
+    samples, probs, sampled, labels, logits_dim, labels_dim = SampleLogits.forward(
         logits, label, None, None, num_samples=5, seed=11)
+    assert logits_dim.tolist() == [2, 20] and labels_dim.tolist() == [2, 2]
     assert samples.shape == (2, 7) and np.all(samples[:, :2] == label)
     assert np.all(samples[0, 2:] == samples[1, 2:])  # one draw for the whole batch
     np.testing.assert_array_equal(labels, [[0, 1], [0, 1]])
