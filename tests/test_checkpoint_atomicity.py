@@ -307,12 +307,8 @@ def test_a_replaced_file_keeps_its_permissions(tmp_path):
     assert os.stat(path).st_mode & 0o777 == 0o600
 
 
-def test_an_interrupt_just_after_the_commit_keeps_the_new_checkpoint(tmp_path, monkeypatch):
-    """Ctrl-C landing after the manifest's rename but before the save returns: the staged
-    files are the committed checkpoint's, so they stay and load."""
-    megabytes = 0.01
-    main, path = saver_process.program(megabytes), str(tmp_path / "model")
-    saver_process.save("static", main, path, 1, megabytes)
+def _interrupt_after_the_manifest_commit(monkeypatch):
+    """Ctrl-C right after a save's manifest is renamed into place (its commit point)."""
     commit = atomic_file.StagedFile.commit
 
     def interrupted_after(staged):
@@ -320,6 +316,15 @@ def test_an_interrupt_just_after_the_commit_keeps_the_new_checkpoint(tmp_path, m
         if staged.path.endswith(checkpoint.MANIFEST_SUFFIX):
             raise KeyboardInterrupt
     monkeypatch.setattr(atomic_file.StagedFile, "commit", interrupted_after)
+
+
+def test_an_interrupt_just_after_the_commit_keeps_the_new_checkpoint(tmp_path, monkeypatch):
+    """Ctrl-C landing after the manifest's rename but before the save returns: the staged
+    files are the committed checkpoint's, so they stay and load."""
+    megabytes = 0.01
+    main, path = saver_process.program(megabytes), str(tmp_path / "model")
+    saver_process.save("static", main, path, 1, megabytes)
+    _interrupt_after_the_manifest_commit(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         saver_process.save("static", main, path, 2, megabytes)
     monkeypatch.undo()
@@ -353,13 +358,7 @@ def test_a_directory_save_interrupted_after_its_commit_loads_the_new_values(tmp_
                                                                            monkeypatch):
     dirname = str(tmp_path / "d")
     _save_dir(dirname, 1.0)
-    commit = atomic_file.StagedFile.commit
-
-    def interrupted_after(staged):
-        commit(staged)
-        if staged.path.endswith(checkpoint.MANIFEST_SUFFIX):
-            raise KeyboardInterrupt
-    monkeypatch.setattr(atomic_file.StagedFile, "commit", interrupted_after)
+    _interrupt_after_the_manifest_commit(monkeypatch)
     with pytest.raises(KeyboardInterrupt):
         _save_dir(dirname, 2.0)
     monkeypatch.undo()
