@@ -294,3 +294,22 @@ def test_data_parallel_scheduler_steps_like_one_place():
     w1 = run(1)
     assert not np.allclose(w1, W0)
     np.testing.assert_allclose(run(2), w1, rtol=1e-5)
+
+
+@pytest.mark.parametrize("make", [lambda: paddle.nn.ClipGradByGlobalNorm(1.0),
+                                  lambda: paddle.nn.ClipGradByNorm(1.0),
+                                  lambda: paddle.nn.ClipGradByValue(1.0)])
+def test_a_parameter_without_a_gradient_leaves_the_clipped_list(make):
+    """Paddle 1.8.5's and 2.0's clips drop (param, None) pairs (1.8.5's test_gradient_clip
+    asserts it); the others keep their order."""
+    block = static.default_main_program().global_block()
+    x = block.create_parameter(name="x", shape=[2, 3], dtype="float32")
+    y = block.create_parameter(name="y", shape=[2, 3], dtype="float32")
+    clipped = make()([(x, None), (x, y), (y, x)])
+    assert [p.name for p, _ in clipped] == ["x", "y"]
+    assert make()([(x, None)]) == []
+
+
+def test_an_eager_parameter_without_a_gradient_leaves_the_clipped_list(dygraph):
+    x = paddle.to_tensor(np.array([2.0, 3.0], "float32"))
+    assert paddle.nn.ClipGradByNorm(0.8)([(x, None)]) == []

@@ -64,6 +64,8 @@ class _Clip:
                 and (self.need_clip is None or self.need_clip(p))]
 
     def __call__(self, params_grads):
+        # a parameter without a gradient leaves the list, as in Paddle 1.8.5 and 2.0
+        params_grads = [(p, g) for p, g in params_grads if g is not None]
         if not params_grads:
             return params_grads
         block = params_grads[0][1].block
