@@ -2,7 +2,7 @@
 WeightedAverage, a running weighted mean of numbers or arrays; specs/fluid_metrics.md."""
 import warnings
 
-from .metrics import _is_number, _is_number_or_array
+from .metrics import check_value_and_weight
 
 __all__ = ["WeightedAverage"]
 
@@ -21,12 +21,7 @@ class WeightedAverage:
         self.denominator = None
 
     def add(self, value, weight):
-        if not _is_number_or_array(value):
-            raise ValueError("WeightedAverage.add: value must be a number or numpy ndarray, "
-                             "got %s" % type(value).__name__)
-        if not _is_number(weight):
-            raise ValueError("WeightedAverage.add: weight must be a number (int, float), got "
-                             "%s" % type(weight).__name__)
+        check_value_and_weight("WeightedAverage.add", value, weight)
         if self.numerator is None:
             self.numerator, self.denominator = value * weight, weight
         else:

@@ -20,6 +20,16 @@ def _is_number_or_array(value):
     return _is_number(value) or isinstance(value, np.ndarray)
 
 
+def check_value_and_weight(owner, value, weight):
+    """The checks 1.8 makes of a weighted value (Accuracy.update, WeightedAverage.add)."""
+    if not _is_number_or_array(value):
+        raise ValueError("%s: value must be a number or numpy ndarray, got %s"
+                         % (owner, type(value).__name__))
+    if not _is_number(weight):
+        raise ValueError("%s: weight must be a number (int, float), got %s"
+                         % (owner, type(weight).__name__))
+
+
 class MetricBase:
     """Paddle 1.8's base class: a name, reset() (each public attribute back to zero of its
     kind: 0, 0.0, zeros of an array, else None), update(...) (one batch's statistics),
@@ -131,12 +141,7 @@ class Accuracy(MetricBase):
         self.weight = 0.0
 
     def update(self, value, weight):
-        if not _is_number_or_array(value):
-            raise ValueError("Accuracy.update: value must be a number or numpy ndarray, got "
-                             "%s" % type(value).__name__)
-        if not _is_number(weight):
-            raise ValueError("Accuracy.update: weight must be a number (int, float), got %s"
-                             % type(weight).__name__)
+        check_value_and_weight("Accuracy.update", value, weight)
         if weight < 0:
             raise ValueError("Accuracy.update: weight can not be negative, got %s" % weight)
         self.value += value * weight
