@@ -38,6 +38,44 @@ def test_gemm_into_matches_numpy(m, n, k, trans_a, trans_b, dtype, path, seed):
     np.testing.assert_allclose(out, want, rtol=tol, atol=tol * max(k, 1))
 
 
+@settings(max_examples=80, deadline=None)
+@given(m=st.integers(1, 30), n=st.integers(1, 30), k=st.integers(1, 30),
+       layouts=st.tuples(*[st.sampled_from(["c", "transposed", "strided"])] * 2),
+       dtype=st.sampled_from(["float32", "float64"]), seed=st.integers(0, 2 ** 31 - 1))
+def test_team_matmul_matches_numpy(m, n, k, layouts, dtype, seed):
+    """blas.matmul, numpy's @ for the kernels that run numpy code: any layout of its two
+    operands (a transposed one read in place, a strided one copied), through the BLAS call
+    split over the team (the thresholds put to 0, so small shapes take that path too)."""
+    rng = np.random.RandomState(seed)
+
+    def operand(rows, cols, layout):
+        if layout == "transposed":
+            return rng.randn(cols, rows).astype(dtype).T
+        if layout == "strided":
+            return rng.randn(rows, 2 * cols).astype(dtype)[:, ::2]
+        return rng.randn(rows, cols).astype(dtype)
+    a, b = operand(m, k, layouts[0]), operand(k, n, layouts[1])
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(blas, "NUMPY_GEMM_WORK", 0)
+        patch.setattr(blas, "MIN_SPLIT_WORK", 0)
+        got = blas.matmul(a, b)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    assert got.dtype == dtype
+    np.testing.assert_allclose(got, a @ b, rtol=tol, atol=tol * k)
+
+
+def test_team_matmul_leaves_other_operands_to_numpy():
+    """Integers, mixed dtypes, batches and vectors are numpy's @ (its errors too)."""
+    ints = np.arange(6).reshape(2, 3)
+    np.testing.assert_array_equal(blas.matmul(ints, ints.T), ints @ ints.T)
+    mixed = blas.matmul(np.ones((2, 3), np.float32), np.ones((3, 2)))
+    assert mixed.dtype == np.float64 and (mixed == 3).all()
+    np.testing.assert_array_equal(blas.matmul(np.ones((2, 2, 3)), np.ones(3)),
+                                  np.full((2, 2), 3.0))
+    with pytest.raises(ValueError, match="mismatch"):
+        blas.matmul(np.ones((2, 3), np.float32), np.ones((2, 3), np.float32))
+
+
 def _conv_and_mul(seed):
     """One conv2d forward + backward and one mul forward + backward, large enough to split."""
     conv_f, conv_b = load_kernel("im2col:conv2d_forward"), load_kernel("im2col:conv2d_backward")

@@ -62,6 +62,20 @@ def test_stacked_lstm_pipeline_on_two_threads_matches_reference():
     _check_against_reference("LSTM", 6, 8, 5, 48, 2, False, False, 0.1, "float32", 0)
 
 
+@pytest.mark.parametrize("mode,layers,bidirec,lengths,dtype", [
+    ("LSTM", 2, False, False, "float32"), ("GRU", 2, True, True, "float64"),
+    ("LSTM", 1, True, False, "float32")])
+def test_rnn_kernels_with_team_gemms_match_reference(mode, layers, bidirec, lengths, dtype):
+    """The products outside the time loops (input projections, dInput, weight grads) by
+    the team's GEMM, split over its threads: the thresholds put to 0, so these shapes take
+    that path too."""
+    blas = pytest.importorskip("refimpl._kernels.blas")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(blas, "NUMPY_GEMM_WORK", 0)
+        patch.setattr(blas, "MIN_SPLIT_WORK", 0)
+        _check_against_reference(mode, 5, 6, 7, 8, layers, bidirec, lengths, 0.5, dtype, 3)
+
+
 def _check_against_reference(mode, steps, batch, size, hidden, layers, bidirec, lengths,
                              scale, dtype, seed):
     fast_fwd, fast_bwd = (select_kernel("rnn", which, {}, dtype)

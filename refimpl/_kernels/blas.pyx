@@ -244,6 +244,32 @@ def gemm_into(a, b, out, bint trans_a=False, bint trans_b=False):
     return out
 
 
+cdef _as_operand(a):
+    """(a C-contiguous array, whether it is the transpose of `a`): `a` itself, the array
+    that `a` transposes (a view), or a copy."""
+    if a.flags.c_contiguous:
+        return a, False
+    if a.T.flags.c_contiguous:
+        return a.T, True
+    return np.ascontiguousarray(a), False
+
+
+def matmul(a, b):
+    """a @ b by gemm_into, for 2-D float32/float64 arrays of one dtype (others: numpy's @).
+    Kernels that run numpy code take it for their large products: numpy's matmul wakes
+    OpenBLAS's own worker threads, which spin for up to ~0.1 s after the call and fight the
+    team of the kernels that follow for the cores (issue 21: the LM's projection GEMM after
+    the rnn op ran at half speed). An operand that is the transpose of a C-contiguous array
+    is read in place."""
+    if not (type(a) is np.ndarray and type(b) is np.ndarray and a.ndim == 2 and b.ndim == 2
+            and a.dtype == b.dtype and a.dtype in (np.float32, np.float64)
+            and a.shape[1] == b.shape[0]):
+        return a @ b
+    a2, trans_a = _as_operand(a)
+    b2, trans_b = _as_operand(b)
+    return gemm_into(a2, b2, np.empty((a.shape[0], b.shape[1]), a.dtype), trans_a, trans_b)
+
+
 def single_threaded(fn):
     """`fn` run with numpy's OpenBLAS on one thread per call, as inside the kernels' team
     (or while another kernel holds it): for numpy code whose GEMMs are small and many, where

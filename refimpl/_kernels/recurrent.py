@@ -5,13 +5,14 @@ cell is a dozen array ops) and two stacked layers of a one-direction LSTM run as
 one thread each (lstm_pipeline.pyx). The per-step GEMMs ([batch, H] x [H, G*H]) are small:
 waking OpenBLAS's second thread for each cost more than it saved (issue 21, measured on 2
 busy cores: 1450 -> 390 ms for the LSTM LM's forward and backward). The large GEMMs outside
-the loops (input projections, weight grads, dInput) keep all threads. Factories: given the
-reference once (`falls_back`)."""
+the loops (input projections, weight grads, dInput) keep all threads, the kernels' team's
+(blas.matmul: numpy's own threads would spin on after the op and slow the kernels that
+follow). Factories: given the reference once (`falls_back`)."""
 import functools
 
 import numpy as np
 
-from .blas import single_threaded
+from .blas import matmul, single_threaded
 from .lstm_cell import lstm_grad_step, lstm_step
 from .lstm_pipeline import lstm_pair_backward, lstm_pair_forward
 
@@ -22,7 +23,7 @@ def _compiled(reference):
         if x.dtype == np.float32:
             attrs = dict(attrs, lstm_kernels=(lstm_step, lstm_grad_step),
                          lstm_pair=(lstm_pair_forward, lstm_pair_backward))
-        return reference(x, *args, step_loop=single_threaded, **attrs)
+        return reference(x, *args, step_loop=single_threaded, gemm=matmul, **attrs)
     return run
 
 

@@ -24,8 +24,13 @@ they compute. `step_loop`: an optional decorator for the functions that run the 
 outside the loops on all). `lstm_pair` (forward and backward): an optional (forward,
 backward) pair of functions that run the time steps of two stacked layers of a
 one-direction LSTM without SequenceLength together (the CPU's pipeline on two threads,
-refimpl/_kernels/lstm_pipeline.pyx); the layers below are what they compute.
+refimpl/_kernels/lstm_pipeline.pyx); the layers below are what they compute. `gemm`
+(forward and backward): an optional matrix product for the large GEMMs outside the time
+loops (the CPU kernels': the kernels' thread team, refimpl._kernels.blas.matmul); `@`
+without it.
 """
+import operator
+
 import numpy as np
 
 from ..xp import array_module
@@ -65,23 +70,23 @@ def _masks(sequence_length, steps, dtype):
 
 
 def _run_direction(x, h, c, weights, mode, reverse, masks, reserve, lstm_kernels=None,
-                   step_loop=None):
+                   step_loop=None, gemm=operator.matmul):
     """One layer, one direction over x [T, B, I] from states h (, c): fills reserve
     [T, B, width*H] and returns (outputs [T, B, H], final h, final c)."""
     fused = lstm_kernels is not None and mode == "LSTM" and masks is None
     w_ih, w_hh, b_ih, b_hh = weights
     steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
-    xw = _input_projection(x, w_ih, b_ih)
+    xw = _input_projection(x, w_ih, b_ih, gemm)
     out = array_module(x).empty((steps, batch, hidden), x.dtype)
     h, c = (step_loop or _plain)(_forward_steps)(xw, h, c, w_hh, b_hh, mode, reverse, masks,
                                                  reserve, out, lstm_kernels if fused else None)
     return out, h, c
 
 
-def _input_projection(x, w_ih, b_ih):
+def _input_projection(x, w_ih, b_ih, gemm):
     """x W_ih^T + b_ih for every step at once: [T, B, G*H]."""
     steps, batch = x.shape[0], x.shape[1]
-    return (x.reshape(steps * batch, -1) @ w_ih.T + b_ih).reshape(steps, batch, -1)
+    return (gemm(x.reshape(steps * batch, -1), w_ih.T) + b_ih).reshape(steps, batch, -1)
 
 
 def _layer_groups(num_layers, paired):
@@ -103,11 +108,11 @@ def _pair_layers(pre_state, cells, layers, reserve):
              reserve[k]) for k in layers]
 
 
-def _run_pair(x, pre_state, cells, layers, reserve, lstm_pair):
+def _run_pair(x, pre_state, cells, layers, reserve, lstm_pair, gemm):
     """Two stacked layers of a one-direction LSTM without lengths by lstm_pair's forward:
     fills both Reserves and returns the upper layer's outputs [T, B, H]."""
     lower, upper = (cells[k] for k in layers)
-    xw = _input_projection(x, lower[0], lower[2])
+    xw = _input_projection(x, lower[0], lower[2], gemm)
     out = np.empty(xw.shape[:2] + (lower[1].shape[1],), x.dtype)
     lstm_pair[0](*_pair_layers(pre_state, cells, layers, reserve),
                  np.ascontiguousarray(upper[0]), np.ascontiguousarray(upper[2]), xw,
@@ -162,7 +167,7 @@ def _plain(fn):
 
 
 def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is_bidirec,
-                lstm_kernels=None, step_loop=None, lstm_pair=None):
+                lstm_kernels=None, step_loop=None, lstm_pair=None, gemm=operator.matmul):
     """(Out [T, B, D*H], Reserve [L*D, T, B, width*H], final states [L*D, B, H] (h, and
     c for LSTM))."""
     directions = 2 if is_bidirec else 1
@@ -177,7 +182,8 @@ def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is
     paired = lstm_pair is not None and mode == "LSTM" and directions == 1 and masks is None
     for group in _layer_groups(num_layers, paired):
         if len(group) == 2:
-            layer_input = _run_pair(layer_input, pre_state, cells, group, reserve, lstm_pair)
+            layer_input = _run_pair(layer_input, pre_state, cells, group, reserve, lstm_pair,
+                                    gemm)
             for k in group:
                 finals[0][k] = reserve[k, -1, :, 5 * hidden:]
                 finals[1][k] = reserve[k, -1, :, 4 * hidden:5 * hidden]
@@ -188,7 +194,8 @@ def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is
             k = layer * directions + d
             c0 = pre_state[1][k] if mode == "LSTM" else None
             out, h, c = _run_direction(layer_input, pre_state[0][k], c0, cells[k], mode,
-                                       d == 1, masks, reserve[k], lstm_kernels, step_loop)
+                                       d == 1, masks, reserve[k], lstm_kernels, step_loop,
+                                       gemm)
             outputs.append(out)
             finals[0][k] = h
             if mode == "LSTM":
@@ -198,7 +205,7 @@ def rnn_forward(x, pre_state, weight_list, sequence_length, mode, num_layers, is
 
 
 def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, dc,
-                    lstm_kernels=None, step_loop=None):
+                    lstm_kernels=None, step_loop=None, gemm=operator.matmul):
     """BPTT through one layer and direction; returns (dx, dh0, dc0, [dw_ih, dw_hh, db_ih,
     db_hh])."""
     fused = lstm_kernels is not None and mode == "LSTM" and masks is None
@@ -214,7 +221,8 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
     dh, dc = (step_loop or _plain)(_backward_steps)(
         record, order, c0, h_prev, w_hh, mode, masks, dout, dh, dc, dxw, dhw,
         lstm_kernels if fused else None)
-    return _input_grad(dxw, w_ih, x.shape), dh, dc, _weight_grads(x, h_prev, dxw, dhw)
+    return (_input_grad(dxw, w_ih, x.shape, gemm), dh, dc,
+            _weight_grads(x, h_prev, dxw, dhw, gemm))
 
 
 def _states_read(record, h0, order):
@@ -226,23 +234,23 @@ def _states_read(record, h0, order):
     return h_prev
 
 
-def _input_grad(dxw, w_ih, shape):
+def _input_grad(dxw, w_ih, shape, gemm):
     """d x from the grads of x W_ih^T + b_ih [T, B, G*H]."""
-    return (dxw.reshape(-1, dxw.shape[-1]) @ w_ih).reshape(shape)
+    return gemm(dxw.reshape(-1, dxw.shape[-1]), w_ih).reshape(shape)
 
 
-def _weight_grads(x, h_prev, dxw, dhw):
+def _weight_grads(x, h_prev, dxw, dhw, gemm):
     """[dW_ih, dW_hh, db_ih, db_hh] from the grads of x W_ih^T + b_ih (dxw) and of
     h W_hh^T + b_hh (dhw), each [T, B, G*H]."""
     flat_dxw = dxw.reshape(-1, dxw.shape[-1])
     flat_dhw = dhw.reshape(-1, dhw.shape[-1])
     db_ih = flat_dxw.sum(0)
-    return [flat_dxw.T @ x.reshape(flat_dxw.shape[0], -1),
-            flat_dhw.T @ h_prev.reshape(flat_dhw.shape[0], -1),
+    return [gemm(flat_dxw.T, x.reshape(flat_dxw.shape[0], -1)),
+            gemm(flat_dhw.T, h_prev.reshape(flat_dhw.shape[0], -1)),
             db_ih, db_ih if dhw is dxw else flat_dhw.sum(0)]
 
 
-def _back_pair(x, pre_state, cells, layers, reserve, dout, dpre, lstm_pair):
+def _back_pair(x, pre_state, cells, layers, reserve, dout, dpre, lstm_pair, gemm):
     """BPTT through _run_pair's two layers by lstm_pair's backward: updates their state
     grads in dpre; returns (dx, {k: [dW_ih, dW_hh, db_ih, db_hh]})."""
     hidden = cells[layers[0]][1].shape[1]
@@ -259,8 +267,8 @@ def _back_pair(x, pre_state, cells, layers, reserve, dout, dpre, lstm_pair):
                                                dgates, initial):
         dpre[0][k], dpre[1][k] = dh0, dc0
         h_prev = _states_read(reserve[k], pre_state[0][k], order)
-        grads[k] = _weight_grads(layer_input, h_prev, dxw, dxw)
-    return _input_grad(dgates[0], cells[layers[0]][0], x.shape), grads
+        grads[k] = _weight_grads(layer_input, h_prev, dxw, dxw, gemm)
+    return _input_grad(dgates[0], cells[layers[0]][0], x.shape, gemm), grads
 
 
 def _backward_steps(record, order, c0, h_prev, w_hh, mode, masks, dout, dh, dc, dxw, dhw,
@@ -313,7 +321,8 @@ def _backward_steps(record, order, c0, h_prev, w_hh, mode, masks, dout, dh, dc, 
 
 
 def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates, mode,
-                 num_layers, is_bidirec, lstm_kernels=None, step_loop=None, lstm_pair=None):
+                 num_layers, is_bidirec, lstm_kernels=None, step_loop=None, lstm_pair=None,
+                 gemm=operator.matmul):
     """(dInput, [dPreState], [dWeightList]) by back-propagation through time."""
     directions = 2 if is_bidirec else 1
     cells = _weights(weight_list, num_layers, directions)
@@ -338,7 +347,7 @@ def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dsta
                 layer_input = masks * layer_input
         if len(group) == 2:
             douts, grads = _back_pair(layer_input, pre_state, cells, group, reserve, douts,
-                                      dpre, lstm_pair)
+                                      dpre, lstm_pair, gemm)
             for k in group:
                 _store_weight_grads(dweights, grads[k], k, cells_total, x.dtype)
             continue
@@ -350,7 +359,7 @@ def rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout, dsta
             dx, dh0, dc0, grads = _back_direction(
                 layer_input, pre_state[0][k], c0, cells[k], mode, d == 1, masks, reserve[k],
                 douts[:, :, d * hidden:(d + 1) * hidden], dpre[0][k], dc, lstm_kernels,
-                step_loop)
+                step_loop, gemm)
             dinput = dinput + dx
             dpre[0][k] = dh0
             if mode == "LSTM":
@@ -426,10 +435,10 @@ class RNN(OpDef):
     def forward(x, pre_state, weight_list, sequence_length, dropout_prob=0.0,
                 is_bidirec=False, input_size=10, hidden_size=100, num_layers=1,
                 mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None, step_loop=None,
-                lstm_pair=None):
+                lstm_pair=None, gemm=operator.matmul):
         out, reserve, finals = rnn_forward(x, pre_state, weight_list, sequence_length, mode,
                                            num_layers, is_bidirec, lstm_kernels, step_loop,
-                                           lstm_pair)
+                                           lstm_pair, gemm)
         xp = array_module(x)
         kept = xp.zeros(0, np.uint8) if is_test else xp.ones(out.shape, np.uint8)
         return out, kept, reserve, finals
@@ -438,12 +447,12 @@ class RNN(OpDef):
     def backward(x, pre_state, weight_list, sequence_length, reserve, dout, dstates,
                  dropout_prob=0.0, is_bidirec=False, input_size=10, hidden_size=100,
                  num_layers=1, mode="RNN_TANH", seed=0, is_test=False, lstm_kernels=None,
-                 step_loop=None, lstm_pair=None):
+                 step_loop=None, lstm_pair=None, gemm=operator.matmul):
         if dstates is None or len(dstates) == 0:   # the final states feed nothing
             dstates = [None] * len(pre_state)
         return rnn_backward(x, pre_state, weight_list, sequence_length, reserve, dout,
                             dstates, mode, num_layers, is_bidirec, lstm_kernels, step_loop,
-                            lstm_pair)
+                            lstm_pair, gemm)
 
     def samples(self, rng):
         steps, batch, size, hidden = 3, 2, 3, 2
