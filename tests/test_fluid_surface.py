@@ -48,9 +48,7 @@ EXCLUDED = {
             "fused_embedding_seq_pool"],
         "not yet (contrib ops and helpers users import)": [
             "BeamSearchDecoder", "InitState", "StateCell", "TrainingDecoder",
-            "extend_with_decoupled_weight_decay", "fused_elemwise_activation",
-            "mixed_precision", "multiclass_nms2", "partial_concat", "partial_sum",
-            "shuffle_batch"]}.items() for name in names},
+            "extend_with_decoupled_weight_decay", "mixed_precision"]}.items() for name in names},
 }
 
 
