@@ -32,7 +32,6 @@ EXCLUDED = {
         "PipelineOptimizer": "pipeline parallelism over device sections: not in refimpl's "
                              "data-parallel scope"},
     "fluid.layers": {
-        "load": "not yet: the load op (fluid.io.load_vars reads the same files)",
         "multi_box_head": "not yet: SSD's prior_box + conv head builder"},
     "fluid.contrib": {name: reason for reason, names in {
         "parameter-server / HDFS / fleet tooling": [
