@@ -31,8 +31,6 @@ EXCLUDED = {
         "DGCMomentumOptimizer": "deep gradient compression: a CUDA + NCCL multi-GPU op",
         "PipelineOptimizer": "pipeline parallelism over device sections: not in refimpl's "
                              "data-parallel scope"},
-    "fluid.layers": {
-        "multi_box_head": "not yet: SSD's prior_box + conv head builder"},
     "fluid.contrib": {name: reason for reason, names in {
         "parameter-server / HDFS / fleet tooling": [
             "HDFSClient", "multi_download", "multi_upload", "convert_dist_to_sparse_program",
