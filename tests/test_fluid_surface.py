@@ -44,7 +44,7 @@ EXCLUDED = {
             "fused_embedding_seq_pool"],
         "not yet (contrib ops and helpers users import)": [
             "BeamSearchDecoder", "InitState", "StateCell", "TrainingDecoder",
-            "extend_with_decoupled_weight_decay", "mixed_precision"]}.items() for name in names},
+            "mixed_precision"]}.items() for name in names},
 }
 
 
