@@ -85,3 +85,17 @@ def test_multi_box_head_checks_its_arguments():
         with pytest.raises(ValueError, match="aspect_ratios must be .* 2 entries"):
             fluid.layers.multi_box_head(maps, image, 32, 3, [[2.]], min_sizes=[4., 8.],
                                         max_sizes=[8., 16.])
+
+
+def test_unknown_batch_builds_as_paddle_185():
+    """Paddle 1.8.5's test_detection case: a 0 in reshape copying the unknown batch dim."""
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        images = fluid.data("pixel", [-1, 3, 64, 64], "float32")
+        maps = [fluid.layers.conv2d(images, 3, 3, 2)]
+        for _ in range(2):
+            maps.append(fluid.layers.conv2d(maps[-1], 3, 3, 2))
+        locs, confs, box, var = fluid.layers.multi_box_head(
+            maps, images, base_size=64, num_classes=21, min_ratio=20, max_ratio=90,
+            aspect_ratios=[[2.], [2., 3.], [2.]])
+    assert list(locs.shape) == [-1, -1, 4] and list(confs.shape) == [-1, -1, 21]
+    assert list(box.shape) == list(var.shape) and box.shape[1] == 4
