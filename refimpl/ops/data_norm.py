@@ -30,6 +30,10 @@ def _present(x, slot_dim):
     return np.repeat(np.abs(first) >= ABSENT_BELOW, slot_dim, axis=1)[:, :x.shape[1]]
 
 
+def _means_and_scales(batch_size, batch_sum, batch_square_sum):
+    return batch_sum / batch_size, np.sqrt(batch_size / batch_square_sum)
+
+
 @register
 class DataNorm(OpDef):
     type = "data_norm"
@@ -65,12 +69,10 @@ class DataNorm(OpDef):
 
     @staticmethod
     def forward(x, batch_size, batch_sum, batch_square_sum, scale_w=None, bias=None,
-                epsilon=1e-4, slot_dim=-1, enable_scale_and_shift=False, sync_stats=False,
-                summary_decay_rate=0.9999999, data_layout="NCHW", use_mkldnn=False):
+                slot_dim=-1, enable_scale_and_shift=False, **_recorded_attrs):
         if x.ndim != 2:
             raise ValueError("data_norm: input X must be [N, C], got shape %s" % (x.shape,))
-        means = batch_sum / batch_size
-        scales = np.sqrt(batch_size / batch_square_sum)
+        means, scales = _means_and_scales(batch_size, batch_sum, batch_square_sum)
         y = (x - means) * scales
         if enable_scale_and_shift:
             y = y * scale_w + bias
@@ -79,12 +81,8 @@ class DataNorm(OpDef):
 
     @staticmethod
     def backward(x, batch_size, batch_sum, batch_square_sum, scale_w, bias, dy,
-                 epsilon=1e-4, slot_dim=-1, enable_scale_and_shift=False, sync_stats=False,
-                 summary_decay_rate=0.9999999, data_layout="NCHW", use_mkldnn=False):
-        if x.ndim != 2:
-            raise ValueError("data_norm: input X must be [N, C], got shape %s" % (x.shape,))
-        means = batch_sum / batch_size
-        scales = np.sqrt(batch_size / batch_square_sum)
+                 epsilon=1e-4, slot_dim=-1, enable_scale_and_shift=False, **_recorded_attrs):
+        means, scales = _means_and_scales(batch_size, batch_sum, batch_square_sum)
         present = _present(x, slot_dim)
         centered = np.where(present, x - means, 0)
         count = present.sum(axis=0).astype(x.dtype)

@@ -4,35 +4,25 @@ is Out@GRAD at those columns, zeros elsewhere."""
 import numpy as np
 
 from ._common import rand
-from .partial_concat import column_range, infer_partial_shape
-from .registry import OpDef, Sample, register
+from .partial_concat import PartialColumns
+from .registry import Sample, register
 
 
 @register
-class PartialSum(OpDef):
+class PartialSum(PartialColumns):
     type = "partial_sum"
-    inputs = ("X*",)
-    outputs = ("Out",)
-    attrs = {"start_index": 0, "length": -1}
-    grad_inputs = ("X*", "Out@GRAD")
-
-    def infer_shape(self, ctx):
-        infer_partial_shape(ctx, lambda taken, n: taken)
 
     @staticmethod
-    def forward(xs, start_index=0, length=-1):
-        start, stop = column_range(None, xs[0].shape[1], start_index, length, "partial_sum")
-        return np.sum([x[:, start:stop] for x in xs], axis=0)
+    def combine(blocks):
+        return np.sum(blocks, axis=0)
 
     @staticmethod
-    def backward(xs, dout, start_index=0, length=-1):
-        start, stop = column_range(None, xs[0].shape[1], start_index, length, "partial_sum")
-        grads = []
-        for x in xs:
-            dx = np.zeros_like(x)
-            dx[:, start:stop] = dout
-            grads.append(dx)
-        return grads
+    def out_width(width, inputs):
+        return width
+
+    @staticmethod
+    def grad_block(dout, i, width):
+        return dout
 
     def samples(self, rng):
         yield Sample({"X": [rand(rng, 3, 5), rand(rng, 3, 5), rand(rng, 3, 5)]},
