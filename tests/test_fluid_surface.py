@@ -43,7 +43,8 @@ EXCLUDED = {
             "sequence_topk_avg_pooling", "tdm_child", "tdm_sampler", "rank_attention",
             "fused_embedding_seq_pool"],
         "not yet (contrib ops and helpers users import)": [
-            "BeamSearchDecoder", "InitState", "StateCell", "TrainingDecoder"]}.items() for name in names},
+            "BeamSearchDecoder", "InitState", "StateCell", "TrainingDecoder"]}.items()
+        for name in names},
 }
 
 

@@ -4,8 +4,9 @@ and networks (layers/rnn_impl.py), tree_conv and the other contrib ops' layers
 (decoupled_weight_decay.py), mixed_precision."""
 from . import layers, mixed_precision, program_statistics
 from .decoupled_weight_decay import extend_with_decoupled_weight_decay
-from .layers import (BasicGRUUnit, BasicLSTMUnit, basic_gru, basic_lstm, fused_elemwise_activation,
-                     multiclass_nms2, partial_concat, partial_sum, shuffle_batch, tree_conv)
+from .layers import (BasicGRUUnit, BasicLSTMUnit, basic_gru, basic_lstm,
+                     fused_elemwise_activation, multiclass_nms2, partial_concat, partial_sum,
+                     shuffle_batch, tree_conv)
 from .program_statistics import memory_usage, op_freq_statistic
 
 __all__ = ["layers", "BasicGRUUnit", "BasicLSTMUnit", "basic_gru", "basic_lstm", "tree_conv",

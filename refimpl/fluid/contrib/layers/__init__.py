@@ -5,5 +5,5 @@ from .nn import (fused_elemwise_activation, multiclass_nms2, partial_concat, par
 from .rnn_impl import BasicGRUUnit, BasicLSTMUnit, basic_gru, basic_lstm
 
 __all__ = ["nn", "rnn_impl", "BasicGRUUnit", "BasicLSTMUnit", "basic_gru", "basic_lstm",
-           "tree_conv", "fused_elemwise_activation", "multiclass_nms2", "partial_concat", "partial_sum",
-           "shuffle_batch"]
+           "tree_conv", "fused_elemwise_activation", "multiclass_nms2", "partial_concat",
+           "partial_sum", "shuffle_batch"]
