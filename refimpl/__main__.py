@@ -43,8 +43,11 @@ def cmd_run(argv):
     if not os.path.isfile(script):
         print("refimpl run: no such script: %s" % script, file=sys.stderr)
         return 2
-    from . import _alias
+    from . import _alias, versions
     _alias.install()
+    if versions.current() == "1.8":
+        from . import legacy_numpy
+        legacy_numpy.restore()
     sys.argv = list(argv)
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     from .parallel import launch

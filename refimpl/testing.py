@@ -58,11 +58,12 @@ def call_backward(op_def, inputs, attrs, outputs, cotangents, fn=None):
 
 
 def float_slots(op_def, inputs):
-    """Input slots that get gradients and hold floating-point data."""
+    """Input slots that get gradients (derivatives) and hold floating-point data."""
     out = []
     for s in op_def.inputs:
         name = slot_name(s)
-        if name in op_def.no_grad or inputs.get(name) is None:
+        if name in op_def.no_grad or name in op_def.statistic_grads or \
+                inputs.get(name) is None:
             continue
         v = inputs[name]
         first = v[0] if is_duplicable(s) else v

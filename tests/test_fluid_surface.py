@@ -31,10 +31,6 @@ EXCLUDED = {
         "DGCMomentumOptimizer": "deep gradient compression: a CUDA + NCCL multi-GPU op",
         "PipelineOptimizer": "pipeline parallelism over device sections: not in refimpl's "
                              "data-parallel scope"},
-    "fluid.layers": {
-        "data_norm": "not yet: the data_norm op",
-        "load": "not yet: the load op (fluid.io.load_vars reads the same files)",
-        "multi_box_head": "not yet: SSD's prior_box + conv head builder"},
     "fluid.contrib": {name: reason for reason, names in {
         "parameter-server / HDFS / fleet tooling": [
             "HDFSClient", "multi_download", "multi_upload", "convert_dist_to_sparse_program",
@@ -47,10 +43,8 @@ EXCLUDED = {
             "sequence_topk_avg_pooling", "tdm_child", "tdm_sampler", "rank_attention",
             "fused_embedding_seq_pool"],
         "not yet (contrib ops and helpers users import)": [
-            "BeamSearchDecoder", "InitState", "StateCell", "TrainingDecoder",
-            "extend_with_decoupled_weight_decay", "fused_elemwise_activation",
-            "mixed_precision", "multiclass_nms2", "partial_concat", "partial_sum",
-            "shuffle_batch"]}.items() for name in names},
+            "BeamSearchDecoder", "InitState", "StateCell", "TrainingDecoder"]}.items()
+        for name in names},
 }
 
 

@@ -89,3 +89,30 @@ def test_scripts_start_in_dynamic_mode_and_static_data_switches_to_static(tmp_pa
     """)
     assert r.returncode == 0, r.stderr
     assert "SUM 10.0" in r.stdout and r.stdout.strip().endswith("OK")
+
+
+NUMPY_1_SCRIPT = """
+    import numpy as np
+    import paddle
+    print(np.zeros(2, np.int).dtype, np.float(1.5), np.product([2, 3]), np.Inf)
+"""
+
+
+def test_paddle_18_runner_restores_numpy_1_aliases(tmp_path):
+    r = _run(tmp_path, NUMPY_1_SCRIPT)                 # 2.0 profile: numpy 2 as it is
+    assert r.returncode != 0 and "has no attribute 'int'" in r.stderr
+    script = tmp_path / "script.py"
+    r = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", "1.8", str(script)],
+                       capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["int64", "1.5", "6", "inf"]
+    notices = [line for line in r.stderr.splitlines() if "restored" in line]
+    assert len(notices) == 1 and "np.int," in notices[0] and "np.product" in notices[0]
+
+
+def test_importing_refimpl_leaves_numpy_alone():
+    import numpy as np
+    from refimpl import legacy_numpy
+    import refimpl                                      # noqa: F401
+    for name in legacy_numpy.ALIASES:
+        assert name not in vars(np) or np.__version__ < "2", name

@@ -10,10 +10,11 @@ unittest.main()), from DIR so that the files' helper modules (op_test.py, ...) i
 refimpl the only change is the import alias: `python -m refimpl run --paddle 1.8 FILE`.
 The files were written for numpy 1.x and Python 3.8 (Paddle 1.8.5's venv has numpy 1.19):
 on numpy 2 the runner first puts back the aliases numpy removed that they call
-(np.product, np.alltrue, np.float, ...; NUMPY1_ALIASES) and what Python 3.11 removed
-(inspect.getargspec, as getfullargspec's first four fields; random.sample of a set, which
-3.8 sampled as a tuple of it), then runs refimpl's own `run`
-command; refimpl is not changed by it (--no-numpy1-aliases runs the plain command).
+(np.product, np.alltrue, np.float, ...: refimpl/legacy_numpy.py, which `run --paddle 1.8`
+itself restores too) and what Python 3.11 removed (inspect.getargspec, as
+getfullargspec's first four fields; random.sample of a set, which 3.8 sampled as a tuple
+of it), then runs refimpl's own `run` command; refimpl is not changed by it
+(--no-numpy1-aliases runs the plain command).
 Prints one line per file (exit status, tests run / failed / errored / skipped) and,
 with --json, writes the results. The test files are Paddle's and stay out of this
 repository (fetch them into DIR from Paddle's release/1.8 tree).
@@ -51,16 +52,9 @@ def last_error_line(text):
     return lines[-1][:200] if lines else ""
 
 
-# numpy 1.x names the 1.8 test files use that numpy 2 removed (test environment only):
-# name -> what numpy 1.x had there (a numpy function, or the Python builtin type)
-NUMPY1_ALIASES = {"product": "numpy.prod", "cumproduct": "numpy.cumprod",
-                  "alltrue": "numpy.all", "sometrue": "numpy.any", "float": "float",
-                  "int": "int", "bool": "bool", "object": "object", "complex": "complex",
-                  "str": "str"}
-_PRELUDE = ("import sys, runpy, numpy, inspect, collections\n"
-            "for old, new in %r.items():\n"
-            "    if old not in numpy.__dict__:\n"
-            "        setattr(numpy, old, eval(new))\n"
+_PRELUDE = ("import collections, inspect, io, runpy, sys\n"
+            "from refimpl import legacy_numpy\n"
+            "legacy_numpy.restore(io.StringIO())\n"
             "if not hasattr(inspect, 'getargspec'):\n"
             "    ArgSpec = collections.namedtuple('ArgSpec', 'args varargs keywords defaults')\n"
             "    inspect.getargspec = lambda f: ArgSpec(*inspect.getfullargspec(f)[:4])\n"
@@ -78,7 +72,7 @@ def run_file(path, python, paddle_version, timeout, numpy1_aliases=True):
     if python:
         cmd = [python, os.path.basename(path)]
     elif numpy1_aliases:
-        cmd = [sys.executable, "-c", _PRELUDE % (NUMPY1_ALIASES,), "run", "--paddle",
+        cmd = [sys.executable, "-c", _PRELUDE, "run", "--paddle",
                paddle_version, os.path.basename(path)]
     else:
         cmd = [sys.executable, "-m", "refimpl", "run", "--paddle", paddle_version,

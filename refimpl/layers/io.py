@@ -1,9 +1,11 @@
-"""Graph inputs: paddle.static.data and fluid.layers.data."""
+"""Graph inputs: paddle.static.data and fluid.layers.data; fluid.layers.load (a tensor file
+into a variable)."""
 from ..framework.mode import static_only_api
 from ..framework.dtypes import convert_dtype
 from ..framework.program import default_main_program
+from .common import check_variable
 
-__all__ = ["data", "fluid_data"]
+__all__ = ["data", "fluid_data", "load"]
 
 
 def _check_name_and_shape(name, shape, layer):
@@ -39,8 +41,22 @@ def fluid_data(name, shape, append_batch_size=True, dtype="float32", lod_level=0
         stop_gradient=stop_gradient, is_data=True)
 
 
+def load(out, file_path, load_as_fp16=None):
+    """fluid.layers.load (1.8): appends a load op that fills `out` from the tensor file
+    `file_path` (ops/load.py) each run; returns None. Paddle 1.8.5's own layer passes the
+    op's outputs under a misspelt keyword and fails when called (specs/fluid_io.md)."""
+    check_variable(out, "out", "load")
+    if not isinstance(file_path, str) or not file_path:
+        raise TypeError("load: file_path must be a non-empty str, got %r" % (file_path,))
+    attrs = {"file_path": file_path}
+    if load_as_fp16 is not None:
+        attrs["load_as_fp16"] = bool(load_as_fp16)
+    default_main_program().current_block().append_op(
+        type="load", inputs={}, outputs={"Out": [out]}, attrs=attrs)
+
+
 EXPORTS = {
     "static": {"data": data},
     "fluid": {"data": data},
-    "fluid.layers": {"data": fluid_data},
+    "fluid.layers": {"data": fluid_data, "load": load},
 }

@@ -158,8 +158,57 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     return fluid_dropout(x, p, is_test=not training, name=name, dropout_implementation=impl)
 
 
+# data_norm's parameters: (suffix, key of a dict param_attr, default)
+DATA_NORM_STATS = (("batch_size", "batch_size", 1e4), ("batch_sum", "batch_sum", 0.0),
+                   ("batch_square_sum", "batch_square", 1e4))
+
+
+def data_norm(input, act=None, epsilon=1e-05, param_attr=None, data_layout="NCHW",
+              in_place=False, name=None, moving_mean_name=None, moving_variance_name=None,
+              do_model_average_for_mean_and_var=True, slot_dim=-1, sync_stats=False,
+              summary_decay_rate=0.9999999, enable_scale_and_shift=False):
+    """fluid.layers.data_norm (1.8): the data_norm op (ops/data_norm.py) on input [N, C]
+    with trainable parameters `<name>.batch_size` / `.batch_sum` / `.batch_square_sum` [C]
+    (name defaults to "dn", so unnamed data_norms share them, as in Paddle 1.8), initialized
+    from a dict param_attr's batch_size / batch_sum / batch_square (1e4, 0, 1e4); with
+    enable_scale_and_shift also `.scale_w` and `.bias` (its scale_w / bias, 1 and 0). An
+    optimizer's step applies the statistics the grad op reports to them."""
+    check_variable(input, "input", "data_norm")
+    if data_layout not in ("NCHW", "NHWC"):
+        raise ValueError("data_norm: unsupported data layout %r (NCHW or NHWC)" % (data_layout,))
+    if len(input.shape) < 2:
+        raise ValueError("data_norm: input %r must be [N, C], got shape %s"
+                         % (input.name, list(input.shape)))
+    helper = LayerHelper("data_norm", name=name)
+    channels = input.shape[1] if data_layout == "NCHW" else input.shape[-1]
+    values = param_attr if isinstance(param_attr, dict) else {}
+    name = name or "dn"
+
+    def parameter(suffix, default):
+        return helper.create_parameter(
+            ParamAttr(name="%s.%s" % (name, suffix), initializer=Constant(float(default)),
+                      trainable=True), [channels], input.dtype)
+    inputs = {"X": [input]}
+    if enable_scale_and_shift:      # made first, as Paddle 1.8 orders its parameters
+        inputs["scale_w"] = [parameter("scale_w", values.get("scale_w", 1.0))]
+        inputs["bias"] = [parameter("bias", values.get("bias", 0.0))]
+    for slot, (suffix, key, default) in zip(("BatchSize", "BatchSum", "BatchSquareSum"),
+                                            DATA_NORM_STATS):
+        inputs[slot] = [parameter(suffix, values.get(key, default))]
+    dtype = input.dtype
+    y = input if in_place else helper.create_variable_for_type_inference(dtype)
+    means, scales = (helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+                     for _ in range(2))
+    attrs = {"epsilon": float(epsilon), "sync_stats": bool(sync_stats),
+             "summary_decay_rate": float(summary_decay_rate), "data_layout": data_layout,
+             "slot_dim": int(slot_dim), "enable_scale_and_shift": bool(enable_scale_and_shift)}
+    helper.append_op(type="data_norm", inputs=inputs,
+                     outputs={"Y": [y], "Means": [means], "Scales": [scales]}, attrs=attrs)
+    return helper.append_activation(y, act)
+
+
 EXPORTS = {
-    "fluid.layers": {"batch_norm": batch_norm, "layer_norm": layer_norm,
+    "fluid.layers": {"batch_norm": batch_norm, "layer_norm": layer_norm, "data_norm": data_norm,
                      "dropout": fluid_dropout},
     "static.nn": {"batch_norm": batch_norm, "layer_norm": layer_norm},
     "nn.functional": {"dropout": dropout, "batch_norm": functional_batch_norm,

@@ -1,20 +1,24 @@
 """fluid.layers.ssd_loss (Paddle 1.8): the SSD multibox loss, composed as Paddle composes it
 (iou_similarity, bipartite_match, target_assign, softmax_with_cross_entropy,
-mine_hard_examples, box_coder, smooth_l1). See specs/ops/detection.md.
+mine_hard_examples, box_coder, smooth_l1); and multi_box_head, SSD's prediction head (prior
+boxes and a location / confidence conv2d per feature map). See specs/ops/detection.md.
 
 refimpl has no LoD: the ground truth of N images comes padded, gt_box [N, G, 4] and
 gt_label [N, G, 1], a zero-area box marking padding (its IoU with every prior is 0, so it is
 never matched); [G, 4] / [G, 1] means one image. bipartite_match takes one image, so the
 matching is unrolled over the images, and N must be known when the program is built."""
+import math
+
 from .common import append_op_out, check_variable
+from .conv import conv2d
 from .creation import fill_constant
-from .detection import bipartite_match, box_coder, iou_similarity, target_assign
+from .detection import bipartite_match, box_coder, iou_similarity, prior_box, target_assign
 from .functional_loss import smooth_l1
 from .loss import softmax_with_cross_entropy
 from .math import cast
-from .tensor import concat, reshape, slice
+from .tensor import concat, fluid_flatten, reshape, slice, transpose
 
-__all__ = ["ssd_loss"]
+__all__ = ["ssd_loss", "multi_box_head"]
 
 
 def _padded_ground_truth(gt_box, gt_label, batch):
@@ -139,4 +143,86 @@ def ssd_loss(location, confidence, gt_box, gt_label, prior_box, prior_box_var=No
     return loss
 
 
-EXPORTS = {"fluid.layers": {"ssd_loss": ssd_loss}}
+def _per_map(value, count, what):
+    """`value` (a list or tuple of one entry per feature map) checked, or None."""
+    if value is None:
+        return None
+    if not isinstance(value, (list, tuple)) or len(value) != count:
+        raise ValueError("multi_box_head: %s must be a list or tuple of %d entries, one per "
+                         "input, got %r" % (what, count, value))
+    return list(value)
+
+
+def _as_list(value):
+    return list(value) if isinstance(value, (list, tuple)) else [value]
+
+
+def _box_sizes(count, base_size, min_ratio, max_ratio):
+    """SSD's min / max box sizes for `count` (> 2) feature maps: 10% / 20% of base_size for
+    the first, then ratios from min_ratio to max_ratio percent in even integer steps."""
+    if min_ratio is None or max_ratio is None:
+        raise ValueError("multi_box_head: give min_sizes and max_sizes, or min_ratio and "
+                         "max_ratio")
+    step = int(math.floor((max_ratio - min_ratio) / (count - 2)))
+    ratios = range(min_ratio, max_ratio + 1, step)
+    return ([base_size * 0.10] + [base_size * r / 100.0 for r in ratios],
+            [base_size * 0.20] + [base_size * (r + step) / 100.0 for r in ratios])
+
+
+def multi_box_head(inputs, image, base_size, num_classes, aspect_ratios, min_ratio=None,
+                   max_ratio=None, min_sizes=None, max_sizes=None, steps=None, step_w=None,
+                   step_h=None, offset=0.5, variance=[0.1, 0.1, 0.2, 0.2], flip=True,
+                   clip=False, kernel_size=1, pad=0, stride=1, name=None,
+                   min_max_aspect_ratios_order=False):
+    """SSD's head over the feature maps `inputs` (Paddle 1.8's fluid.layers.multi_box_head):
+    per map, prior_box(map, image) and two conv2d (kernel_size, pad, stride) predicting 4
+    location offsets and num_classes scores per prior, moved to NHWC and flattened per
+    image. Returns (locations [N, P, 4], confidences [N, P, num_classes], boxes [P, 4],
+    variances [P, 4]) over the P priors of all maps in order; with one input the four
+    stay as that map gives them (locations / confidences [N, H*W*priors*4 or *classes],
+    boxes / variances [H, W, priors, 4]), as in 1.8. With up to two inputs min_sizes and
+    max_sizes are required; otherwise they may come from base_size, min_ratio and max_ratio
+    (_box_sizes). `steps` sets both step_w and step_h; as in 1.8, step_h counts only when
+    step_w is given."""
+    if not isinstance(inputs, (list, tuple)):
+        raise ValueError("multi_box_head: inputs must be a list or tuple of feature maps")
+    count = len(inputs)
+    if min_sizes is None and max_sizes is None and count > 2:
+        min_sizes, max_sizes = _box_sizes(count, base_size, min_ratio, max_ratio)
+    min_sizes = _per_map(min_sizes, count, "min_sizes")
+    max_sizes = _per_map(max_sizes, count, "max_sizes")
+    if min_sizes is None or max_sizes is None:
+        raise ValueError("multi_box_head: with %d inputs, min_sizes and max_sizes (one per "
+                         "input) are required" % count)
+    aspect_ratios = _per_map(aspect_ratios or None, count, "aspect_ratios")
+    step_w, step_h = _per_map(step_w, count, "step_w"), _per_map(step_h, count, "step_h")
+    if steps is not None:
+        step_w = step_h = _per_map(steps, count, "steps")
+    if step_w and not step_h:
+        raise ValueError("multi_box_head: step_w needs step_h (Paddle 1.8 fails on it too)")
+    locations, confidences, boxes, variances = [], [], [], []
+    for i, feature in enumerate(inputs):
+        check_variable(feature, "inputs[%d]" % i, "multi_box_head")
+        step = [step_w[i], step_h[i]] if step_w else [0.0, 0.0]
+        box, var = prior_box(feature, image, _as_list(min_sizes[i]), _as_list(max_sizes[i]),
+                             _as_list(aspect_ratios[i]) if aspect_ratios else [], variance,
+                             flip, clip, step, offset, None, min_max_aspect_ratios_order)
+        boxes.append(box)
+        variances.append(var)
+        priors = box.shape[2]
+        for outputs, width in ((locations, 4), (confidences, num_classes)):
+            predicted = conv2d(feature, priors * width, kernel_size, stride=stride,
+                               padding=pad)
+            outputs.append(fluid_flatten(transpose(predicted, [0, 2, 3, 1]), axis=1))
+    if count == 1:
+        location, confidence, box, var = locations[0], confidences[0], boxes[0], variances[0]
+    else:
+        box = concat([fluid_flatten(b, axis=3) for b in boxes])
+        var = concat([fluid_flatten(v, axis=3) for v in variances])
+        location = reshape(concat(locations, axis=1), [0, -1, 4])
+        confidence = reshape(concat(confidences, axis=1), [0, -1, num_classes])
+    box.stop_gradient = var.stop_gradient = True
+    return location, confidence, box, var
+
+
+EXPORTS = {"fluid.layers": {"ssd_loss": ssd_loss, "multi_box_head": multi_box_head}}

@@ -175,6 +175,10 @@ class OpDef:
     # dtype (Paddle's no-need-buffer variables): the executor keeps a buffer-less stand-in
     # for them after their last other use (executor.py, Plan._free_lists)
     grad_shape_only = ()
+    # statistic_grads: input slots whose "gradient" is a statistic the grad op reports for
+    # an optimizer to apply (data_norm's batch counters), not a derivative: the
+    # finite-difference checks leave them out
+    statistic_grads = ()
     # Outputs Paddle declares intermediate whose contents are the kernel's own business
     # (what its backward saves, laid out as the kernel likes): the conformance cases bind
     # them, as Paddle's grad op needs them, but compare nothing of them

@@ -1,8 +1,16 @@
 """paddle.fluid.contrib (1.8): the parts users import -- contrib.layers' basic RNN units
-and networks (layers/rnn_impl.py), tree_conv, program statistics (program_statistics.py)."""
-from . import layers, program_statistics
-from .layers import BasicGRUUnit, BasicLSTMUnit, basic_gru, basic_lstm, tree_conv
+and networks (layers/rnn_impl.py), tree_conv and the other contrib ops' layers
+(layers/nn.py), program statistics (program_statistics.py), decoupled weight decay
+(decoupled_weight_decay.py), mixed_precision."""
+from . import layers, mixed_precision, program_statistics
+from .decoupled_weight_decay import extend_with_decoupled_weight_decay
+from .layers import (BasicGRUUnit, BasicLSTMUnit, basic_gru, basic_lstm,
+                     fused_elemwise_activation, multiclass_nms2, partial_concat, partial_sum,
+                     shuffle_batch, tree_conv)
 from .program_statistics import memory_usage, op_freq_statistic
 
 __all__ = ["layers", "BasicGRUUnit", "BasicLSTMUnit", "basic_gru", "basic_lstm", "tree_conv",
-           "memory_usage", "op_freq_statistic"]
+           "fused_elemwise_activation", "multiclass_nms2", "partial_concat", "partial_sum",
+           "shuffle_batch",
+           "memory_usage", "op_freq_statistic", "extend_with_decoupled_weight_decay",
+           "mixed_precision"]

@@ -1,11 +1,19 @@
-"""fluid.contrib.layers.tree_conv (1.8): the tree_conv op (refimpl/ops/tree_conv.py) with
+"""fluid.contrib.layers.nn (1.8): fused_elemwise_activation, multiclass_nms2,
+shuffle_batch, partial_concat, partial_sum (each a thin builder of its op), and tree_conv:
+the tree_conv op (refimpl/ops/tree_conv.py) with
 its filter [feature_size, 3, output_size, num_filters] (XavierUniform), a bias of the
 output's shape past the batch, [max_nodes, output_size, num_filters] (zeros; bias_attr=False:
 none), then act, as Paddle 1.8.5 builds it."""
-from ....framework.layer_helper import LayerHelper
-from ....layers.common import append_op_out, check_dtype, check_variable
+import numpy as np
 
-__all__ = ["tree_conv"]
+from ....framework import unique_name
+from ....framework.initializer import Constant
+from ....framework.layer_helper import LayerHelper
+from ....layers.common import append_op_out, append_op_outputs, check_dtype, check_variable
+from ....layers.detection import multiclass_nms
+
+__all__ = ["tree_conv", "fused_elemwise_activation", "multiclass_nms2", "shuffle_batch",
+           "partial_concat", "partial_sum"]
 
 
 def tree_conv(nodes_vector, edge_set, output_size, num_filters=1, max_depth=2, act="tanh",
@@ -25,3 +33,83 @@ def tree_conv(nodes_vector, edge_set, output_size, num_filters=1, max_depth=2, a
         out = append_op_out("elementwise_add", {"X": [out], "Y": [bias]}, {"axis": 1},
                             name=helper.name)
     return helper.append_activation(out, act)
+
+
+def fused_elemwise_activation(x, y, functor_list, axis=-1, scale=0.0,
+                              save_intermediate_out=True):
+    """Out = Binary(X, Unary(Y)) or Unary(Binary(X, Y)), functor_list naming both in that
+    order (a list of two, or one comma-separated string); ops/fused_elemwise_activation.py."""
+    if isinstance(functor_list, str):
+        functor_list = functor_list.split(",")
+    if not isinstance(functor_list, list) or len(functor_list) != 2:
+        raise ValueError("fused_elemwise_activation: functor_list must be a list of two op "
+                         "names, got %r" % (functor_list,))
+    check_variable(x, "x", "fused_elemwise_activation")
+    check_variable(y, "y", "fused_elemwise_activation")
+    out, _ = append_op_outputs(
+        "fused_elemwise_activation", {"X": x, "Y": y},
+        [("Out", x.dtype, False), ("IntermediateOut", x.dtype, False)],
+        {"functor_list": list(functor_list), "axis": int(axis), "scale": float(scale),
+         "save_intermediate_out": bool(save_intermediate_out)})
+    return out
+
+
+def multiclass_nms2(bboxes, scores, score_threshold, nms_top_k, keep_top_k, nms_threshold=0.3,
+                    normalized=True, nms_eta=1.0, background_label=0, return_index=False,
+                    name=None):
+    """fluid.layers.multiclass_nms's boxes through the multiclass_nms2 op (an empty Out when
+    nothing is kept); with return_index also Index [No, 1]."""
+    out, index = multiclass_nms(bboxes, scores, score_threshold, nms_top_k, keep_top_k,
+                                nms_threshold, normalized, nms_eta, background_label, name,
+                                return_index=True)
+    return (out, index) if return_index else out
+
+
+def shuffle_batch(x, seed=None):
+    """X's rows (along its last dim) in a random order (ops/shuffle_batch.py). The seed: an
+    int, else the main program's random_seed when set, else a random one; a persistable
+    int64 Seed variable starts at it (in the startup program) and takes the op's SeedOut,
+    so every run shuffles anew, as in Paddle 1.8. A Variable seed is used as it is."""
+    check_variable(x, "x", "shuffle_batch")
+    helper = LayerHelper("shuffle_batch")
+    if seed is None:
+        seed = helper.main_program.random_seed or int(np.random.randint(-65536, 65535))
+    attrs = {}
+    if isinstance(seed, (int, np.integer)):
+        attrs["startup_seed"] = int(seed)
+        seed_var = helper.create_global_variable(
+            name=unique_name.generate("shuffle_batch_seed"), shape=[1], dtype="int64",
+            persistable=True, stop_gradient=True)
+        Constant(float(seed))(seed_var)
+        seed = seed_var
+    check_variable(seed, "seed", "shuffle_batch")
+    out = helper.create_variable_for_type_inference(x.dtype)
+    shuffle_index = helper.create_variable_for_type_inference("int64", stop_gradient=True)
+    helper.append_op(type="shuffle_batch", inputs={"X": [x], "Seed": [seed]},
+                     outputs={"Out": [out], "ShuffleIdx": [shuffle_index],
+                              "SeedOut": [seed]}, attrs=attrs)
+    return out
+
+
+def _partial(op_type, input, start_index, length):
+    if not isinstance(input, (list, tuple)):
+        input = [input]
+    for i, x in enumerate(input):
+        check_dtype(x, "input[%d]" % i, op_type, ("float32", "float64", "int32", "int64"))
+    for arg, value in (("start_index", start_index), ("length", length)):
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise TypeError("%s: %s must be an int, got %r" % (op_type, arg, value))
+    return append_op_out(op_type, {"X": list(input)},
+                         {"start_index": start_index, "length": length})
+
+
+def partial_concat(input, start_index=0, length=-1):
+    """The columns [start_index, start_index + length) of each 2-D input, joined along
+    axis 1 (ops/partial_concat.py)."""
+    return _partial("partial_concat", input, start_index, length)
+
+
+def partial_sum(input, start_index=0, length=-1):
+    """The sum of the columns [start_index, start_index + length) of the 2-D inputs
+    (ops/partial_sum.py)."""
+    return _partial("partial_sum", input, start_index, length)

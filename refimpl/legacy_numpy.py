@@ -1,0 +1,42 @@
+"""The numpy 1.x names that Paddle 1.8-era scripts use and numpy 2 removed, each one-to-one
+with a name numpy 2 still has. `python -m refimpl run --paddle 1.8` puts the missing ones
+back for the script it runs (specs/runner.md); a plain `import refimpl` never does."""
+import sys
+import warnings
+
+import numpy as np
+
+# removed name -> what numpy 1.x meant by it
+ALIASES = {
+    # the builtin-type aliases (deprecated in numpy 1.20, removed in 1.24)
+    "int": int, "float": float, "complex": complex, "object": object, "str": str,
+    "unicode": str,
+    # function aliases (deprecated in numpy 1.25, removed in 2.0)
+    "product": np.prod, "cumproduct": np.cumprod, "alltrue": np.all, "sometrue": np.any,
+    # scalar-type and constant aliases (removed in 2.0, NEP 52)
+    "float_": np.float64, "complex_": np.complex128, "unicode_": np.str_,
+    "string_": np.bytes_, "Inf": np.inf, "Infinity": np.inf, "infty": np.inf,
+    "NaN": np.nan, "NAN": np.nan, "PINF": np.inf, "NINF": -np.inf,
+}
+
+
+def restore(stream=sys.stderr):
+    """Sets the ALIASES this numpy lacks on the numpy module; says which on `stream` (one
+    line) and returns their names."""
+    missing = [name for name in ALIASES if not _has(name)]
+    for name in missing:
+        setattr(np, name, ALIASES[name])
+    if missing:
+        print("refimpl run: numpy %s lacks np.%s; restored as numpy 1.x defined them "
+              "(Paddle 1.8 profile)" % (np.__version__, ", np.".join(missing)), file=stream)
+    return missing
+
+
+def _has(name):
+    try:
+        with warnings.catch_warnings():       # numpy 2 warns on np.object / np.str
+            warnings.simplefilter("ignore", FutureWarning)
+            getattr(np, name)
+    except AttributeError:
+        return False
+    return True
