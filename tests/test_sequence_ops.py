@@ -127,6 +127,31 @@ def test_sequence_mask():
     assert mask4.dtype == np.float32
 
 
+def test_sequence_mask_out_dtype_as_a_dtype_code():
+    # Paddle 1.8 code (OpTest) sets out_dtype to a VarType code, not a name
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        n = fluid.data("n", [-1], "int64")
+        y = main.global_block().create_var(name="y", dtype="bool")
+        main.global_block().append_op(
+            type="sequence_mask", inputs={"X": n}, outputs={"Y": y},
+            attrs={"maxlen": 3, "out_dtype": fluid.framework.convert_np_dtype_to_dtype_(bool)})
+    mask, = static.Executor().run(main, feed={"n": np.array([2, 0])}, fetch_list=[y])
+    np.testing.assert_array_equal(mask, [[True, True, False], [False, False, False]])
+
+
+def test_sequence_expand_gradient_skips_y_read_only_for_its_lod():
+    # Paddle's sequence_expand(_as)_grad has X@GRAD only, even when Y wants a gradient
+    def build():
+        x, y = _seq_input(), fluid.data("y", [-1, 1], "float32", lod_level=1)
+        x.stop_gradient = y.stop_gradient = False
+        loss = fluid.layers.reduce_sum(fluid.layers.sequence_expand(x, y))
+        return fluid.gradients([loss], [x])
+    grad, = build_and_run(build, {"x": _lod(), "y": _lod(np.zeros((5, 1), np.float32),
+                                                            [2, 0, 3])}, return_numpy=False)
+    np.testing.assert_array_equal(np.array(grad), np.repeat([2., 0., 3.], LENS)[:, None] * [1, 1])
+
+
 def test_sequence_pool_gradient_through_the_program():
     def build():
         x = fluid.data("x", [-1, 2], "float32", lod_level=1)
