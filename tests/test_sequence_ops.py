@@ -152,6 +152,62 @@ def test_sequence_expand_gradient_skips_y_read_only_for_its_lod():
     np.testing.assert_array_equal(np.array(grad), np.repeat([2., 0., 3.], LENS)[:, None] * [1, 1])
 
 
+def _conv_with_padding(x, lens, pad, filt, context_length, context_start):
+    """Paddle 1.8's sequence_conv with trainable padding, window by window: position r of a
+    sequence of length n reads x, or PaddingData row up + r (r < 0) / up + r - n (r >= n)."""
+    up = max(0, -context_start)
+    rows = []
+    for seq in _seqs(x, lens):
+        n = len(seq)
+        for k in range(n):
+            window = []
+            for j in range(context_length):
+                r = k + context_start + j
+                window.append(seq[r] if 0 <= r < n else pad[up + (r if r < 0 else r - n)])
+            rows.append(np.concatenate(window))
+    return np.array(rows) @ filt
+
+
+def test_sequence_conv_trainable_padding_and_its_gradient():
+    lens, cl, cs = [3, 1, 2], 4, -2
+    x, pad = RNG.uniform(-1, 1, (6, 2)), RNG.uniform(-1, 1, (3, 2))
+    filt = RNG.uniform(-1, 1, (8, 2))
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        xv = fluid.data("x", [-1, 2], "float64", lod_level=1)
+        pv, fv = fluid.data("pad", [3, 2], "float64"), fluid.data("filt", [8, 2], "float64")
+        for v in (xv, pv, fv):
+            v.stop_gradient = False
+        out = main.global_block().create_var(name="out", dtype="float64")
+        main.global_block().append_op(
+            type="sequence_conv", inputs={"X": xv, "PaddingData": pv, "Filter": fv},
+            outputs={"Out": out}, attrs={"contextLength": cl, "contextStart": cs,
+                                         "paddingTrainable": True})
+        grads = fluid.gradients([fluid.layers.reduce_sum(out * out)], [pv])
+    got, dpad = static.Executor().run(main, feed={"x": _lod(x, lens), "pad": pad,
+                                                  "filt": filt},
+                                      fetch_list=[out] + grads, return_numpy=False)
+    ref = _conv_with_padding(x, lens, pad, filt, cl, cs)
+    np.testing.assert_allclose(np.array(got), ref, rtol=1e-12)
+    eps, numeric = 1e-6, np.zeros_like(pad)
+    for i in np.ndindex(pad.shape):
+        step = np.zeros_like(pad)
+        step[i] = eps
+        numeric[i] = ((_conv_with_padding(x, lens, pad + step, filt, cl, cs) ** 2).sum() -
+                      (_conv_with_padding(x, lens, pad - step, filt, cl, cs) ** 2).sum()) / (2 * eps)
+    np.testing.assert_allclose(np.array(dpad), numeric, rtol=1e-6)
+
+
+def test_sequence_concat_input_types():
+    # Paddle 1.8: a list of int64 / float32 / float64 Variables, else TypeError
+    with program_guard(Program(), Program()):
+        x = fluid.data("x", [-1, 2], "float32", lod_level=1)
+        with pytest.raises(TypeError, match="must be a list"):
+            fluid.layers.sequence_concat(x)
+        with pytest.raises(TypeError, match="input\\[1\\] must have dtype"):
+            fluid.layers.sequence_concat([x, fluid.data("i", [-1, 2], "int32")])
+
+
 def test_sequence_pool_gradient_through_the_program():
     def build():
         x = fluid.data("x", [-1, 2], "float32", lod_level=1)

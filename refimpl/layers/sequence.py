@@ -4,7 +4,7 @@ import numpy as np
 
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
-from .common import append_op_outputs, check_variable
+from .common import append_op_outputs, check_dtype, check_variable
 from .creation import arange, fill_constant
 from .functional_loss import fluid_warpctc
 from .functional_vision import unfold
@@ -86,9 +86,12 @@ def sequence_expand_as(x, y, name=None):
 
 
 def sequence_concat(input, name=None):
+    if not isinstance(input, list):
+        raise TypeError("sequence_concat: input must be a list of Variables, got %s"
+                        % type(input).__name__)
     xs = list(input)
-    for x in xs:
-        check_variable(x, "input", "sequence_concat")
+    for i, x in enumerate(xs):
+        check_dtype(x, "input[%d]" % i, "sequence_concat", ("int64", "float32", "float64"))
     return _op("sequence_concat", {"X": xs}, name=name)
 
 
