@@ -272,6 +272,32 @@ def test_edit_distance_on_strings_packed_and_padded():
     np.testing.assert_allclose(normalized, (np.array(expect) / lens(refs))[:, None], rtol=1e-6)
 
 
+def test_sequence_erase_and_edit_distance_ignored_tokens():
+    hyps, refs = ["kitten", "flaw", ""], ["sitting", "lawn", "abc"]
+    codes = lambda words: np.array([ord(c) for w in words for c in w], np.int64)[:, None]
+    lens = lambda words: np.array([len(w) for w in words], np.int64)
+    drop = [ord("f"), ord("n")]
+    stripped = lambda words: [w.replace("f", "").replace("n", "") for w in words]
+
+    def build():
+        h = fluid.data("h", [-1, 1], "int64", lod_level=1)
+        r = fluid.data("r", [-1, 1], "int64", lod_level=1)
+        block = fluid.default_main_program().global_block()
+        erased = block.create_var(name="erased", dtype="int64")
+        block.append_op(type="sequence_erase", inputs={"X": h}, outputs={"Out": erased},
+                        attrs={"tokens": drop})
+        return [erased, fluid.layers.edit_distance(h, r, normalized=False,
+                                                   ignored_tokens=drop)[0]]
+    erased, dist = build_and_run(build, {"h": _lod(codes(hyps), lens(hyps)),
+                                         "r": _lod(codes(refs), lens(refs))},
+                                 return_numpy=False)
+    assert lengths(erased) == [[5, 3, 0]]
+    np.testing.assert_array_equal(np.array(erased), codes(stripped(hyps)))
+    expect = [_levenshtein(h, r) for h, r in zip(stripped(hyps), stripped(refs))]
+    assert expect == [3, 0, 3]      # "law" == "law" once f and n are gone
+    np.testing.assert_array_equal(np.array(dist), np.array(expect, np.float32)[:, None])
+
+
 def test_ctc_loss_by_hand_and_its_gradient():
     # T=2, classes {blank=0, a=1}, label "a": paths (a,a) (a,0) (0,a) -> p = y0a*y1a +
     # y0a*y1b + y0b*y1a with y the per-step softmax.

@@ -152,11 +152,14 @@ def ctc_greedy_decoder(input, blank, input_length=None, padding_value=0, name=No
 def edit_distance(input, label, normalized=True, ignored_tokens=None, input_length=None,
                   label_length=None):
     """(distances [batch, 1] float32, sequence count [1] int64)."""
-    if ignored_tokens:
-        raise NotImplementedError("edit_distance: ignored_tokens is not supported (refimpl "
-                                  "has no sequence_erase op); drop those tokens before")
     hyps = _packed(input, input_length, "edit_distance", "input")
     refs = _packed(label, label_length, "edit_distance", "label")
+    if ignored_tokens:
+        tokens = {"tokens": [int(t) for t in ignored_tokens]}
+        hyps = _op("sequence_erase", {"X": [hyps]}, tokens, ("Out", "OutLength"),
+                   {"OutLength": "int64"})[0]
+        refs = _op("sequence_erase", {"X": [refs]}, tokens, ("Out", "OutLength"),
+                   {"OutLength": "int64"})[0]
     return _op("edit_distance", {"Hyps": [hyps], "Refs": [refs]}, {"normalized": normalized},
                ("Out", "SequenceNum"), {"Out": "float32", "SequenceNum": "int64"})
 
