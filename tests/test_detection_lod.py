@@ -2,8 +2,10 @@
 beside the RoisNum-style count outputs of 2.x); an empty result follows the version
 profile's empty_detection_rows (specs/versions.md)."""
 import numpy as np
+import pytest
 
 from refimpl import fluid, static
+from refimpl.framework.errors import OpError
 
 
 def _matrix_nms(boxes, scores, **attrs):
@@ -101,3 +103,12 @@ def test_mined_negatives_are_a_lod_tensor_that_target_assign_weights():
     np.testing.assert_array_equal(np.array(got_updated), [[0, -1, -1], [-1, -1, -1]])
     np.testing.assert_array_equal(np.array(got_out)[..., 0], [[7, -1, -1], [-1, -1, -1]])
     np.testing.assert_array_equal(np.array(got_weight)[..., 0], [[1, 0, 1], [1, 0, 1]])
+
+
+def test_matrix_nms_checks_its_shapes_at_run_time():
+    # Paddle (1.8.5 through 3) builds a matrix_nms with mismatched BBoxes / Scores and fails
+    # only when it runs
+    boxes, scores = _two_images()
+    with pytest.raises(OpError, match=r"matrix_nms.*BBoxes \[2, 2, 4\] and Scores "
+                                      r"\[2, 1, 3\] must be \[N, M, 4\] and \[N, C, M\]"):
+        _matrix_nms(boxes, np.concatenate([scores, scores[..., :1]], axis=2))

@@ -325,13 +325,19 @@ class MatrixNMS(OpDef):
              "gaussian_sigma": 2.0}
 
     def infer_shape(self, ctx):
-        check_nms_inputs(ctx, per_class_allowed=False)
+        # every Paddle version checks the shapes only at run time (a program with
+        # mismatched ones builds, as 1.8.5's test_matrix_nms_op requires)
+        ctx.check_dtype("BBoxes", FLOATS)
         set_nms_outputs(ctx, ctx.input_dtype("BBoxes"), "Index", "RoisNum")
 
     @staticmethod
     def forward(bboxes, scores, background_label=0, score_threshold=0.0, post_threshold=0.0,
                 nms_top_k=-1, keep_top_k=-1, normalized=True, use_gaussian=False,
                 gaussian_sigma=2.0):
+        if scores.ndim != 3 or bboxes.ndim != 3 or bboxes.shape[2] != 4 or \
+                (bboxes.shape[0], bboxes.shape[1]) != (scores.shape[0], scores.shape[2]):
+            raise ValueError("BBoxes %s and Scores %s must be [N, M, 4] and [N, C, M]"
+                             % (list(bboxes.shape), list(scores.shape)))
         rows, indices, counts = [], [], []
         for boxes, image_scores, offset in split_images(bboxes, scores, None):
             labels, kept, decayed = [], [], []
