@@ -183,6 +183,30 @@ def test_locality_aware_nms_merges_consecutive_overlaps_by_score():
     np.testing.assert_array_equal(n, [2])
 
 
+def test_polygon_iou_of_convex_polygons_by_hand():
+    from refimpl.ops._boxes import polygon_iou
+    square = np.array([-1, -1, 1, -1, 1, 1, -1, 1], float)        # area 4, counter-clockwise
+    diamond = np.array([0, 1, 1, 0, 0, -1, -1, 0], float)         # area 2, clockwise
+    assert polygon_iou(square, diamond) == pytest.approx(0.5)     # the diamond is inside
+    shifted = square + np.tile([1, 1], 4)                         # overlap 1 x 1
+    assert polygon_iou(square, shifted) == pytest.approx(1 / 7)
+    assert polygon_iou(square, square + 5) == 0.0
+
+
+def test_locality_aware_nms_merges_polygons():
+    # Paddle 1.8 also takes 8-to-32-coordinate polygons; overlap is the polygon IoU
+    square = [0, 0, 2, 0, 2, 2, 0, 2]
+    boxes = np.array([[square, [0, 0, 2, 0, 2, 2.2, 0, 2.2], np.add(square, 5)]], "float64")
+    scores = np.array([[[0.4, 0.6, 0.5]]])
+    out = L.locality_aware_nms(_data("b", boxes), _data("s", scores), 0.1, -1, -1,
+                               nms_threshold=0.3, normalized=False)
+    (o, lod), = _with_lengths(_run([out], {"b": boxes, "s": scores}, return_numpy=False))
+    assert lod == [[2]]
+    # polygon 1 (IoU 4 / 4.4 with polygon 0) merges into it: its top y = 0.6 * 2.2 + 0.4 * 2
+    np.testing.assert_allclose(o, [[0, 1.0, 0, 0, 2, 0, 2, 2.12, 0, 2.12],
+                                   [0, 0.5] + list(np.add(square, 5))])
+
+
 def test_matrix_nms_linear_decay_by_hand():
     boxes = np.array([[[0, 0, 2, 1], [1, 0, 3, 1]]], "float32")     # IoU 1/3
     scores = np.array([[[0, 0], [0.9, 0.6]]], "float32")

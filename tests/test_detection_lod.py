@@ -2,8 +2,10 @@
 beside the RoisNum-style count outputs of 2.x); an empty result follows the version
 profile's empty_detection_rows (specs/versions.md)."""
 import numpy as np
+import pytest
 
 from refimpl import fluid, static
+from refimpl.framework.errors import OpError
 
 
 def _matrix_nms(boxes, scores, **attrs):
@@ -67,3 +69,46 @@ def test_generate_proposals_counts_are_its_lod_and_1_8s_rpn_rois_lod():
             lod = outs[slot].value().get_tensor().recursive_sequence_lengths()
             assert lod == [counts.tolist()]
 
+
+
+def test_mined_negatives_are_a_lod_tensor_that_target_assign_weights():
+    # Paddle 1.8's hard_example mining (ClsLoss + LocLoss, top sample_size=2 per image):
+    # image 0 ranks [.7, .3, .6] -> keeps priors 0 (matched) and 2 (a negative); image 1
+    # ranks [.6, .2, .3] -> keeps 0 and 2, both negatives, and drops its match at prior 1.
+    cls_loss = np.array([[0.5, 0.1, 0.3], [0.3, 0.1, 0.1]])
+    loc_loss = np.array([[0.2, 0.2, 0.3], [0.3, 0.1, 0.2]])
+    match = np.array([[0, -1, -1], [-1, 0, -1]], "int32")
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        block = main.global_block()
+        ins = {slot: fluid.data(slot.lower(), [2, 3], str(value.dtype)) for slot, value in
+               (("ClsLoss", cls_loss), ("LocLoss", loc_loss), ("MatchIndices", match),
+                ("MatchDist", cls_loss))}
+        neg = block.create_var(name="neg", dtype="int32")
+        updated = block.create_var(name="updated", dtype="int32")
+        block.append_op(type="mine_hard_examples", inputs=ins,
+                        outputs={"NegIndices": neg, "UpdatedMatchIndices": updated},
+                        attrs={"mining_type": "hard_example", "sample_size": 2})
+        gt = fluid.data("gt", [-1, 1, 1], "float32", lod_level=1)
+        out, weight = fluid.layers.target_assign(gt, updated, negative_indices=neg,
+                                                 mismatch_value=-1)
+    feed = {slot.lower(): v for slot, v in (("ClsLoss", cls_loss), ("LocLoss", loc_loss),
+                                            ("MatchIndices", match), ("MatchDist", cls_loss))}
+    feed["gt"] = fluid.create_lod_tensor(np.array([[[7.]], [[8.]]], "float32"), [[1, 1]],
+                                         fluid.CPUPlace())
+    got_neg, got_updated, got_out, got_weight = static.Executor().run(
+        main, feed=feed, fetch_list=[neg, updated, out, weight], return_numpy=False)
+    assert got_neg.recursive_sequence_lengths() == [[1, 2]]
+    np.testing.assert_array_equal(np.array(got_neg), [[2], [0], [2]])
+    np.testing.assert_array_equal(np.array(got_updated), [[0, -1, -1], [-1, -1, -1]])
+    np.testing.assert_array_equal(np.array(got_out)[..., 0], [[7, -1, -1], [-1, -1, -1]])
+    np.testing.assert_array_equal(np.array(got_weight)[..., 0], [[1, 0, 1], [1, 0, 1]])
+
+
+def test_matrix_nms_checks_its_shapes_at_run_time():
+    # Paddle (1.8.5 through 3) builds a matrix_nms with mismatched BBoxes / Scores and fails
+    # only when it runs
+    boxes, scores = _two_images()
+    with pytest.raises(OpError, match=r"matrix_nms.*BBoxes \[2, 2, 4\] and Scores "
+                                      r"\[2, 1, 3\] must be \[N, M, 4\] and \[N, C, M\]"):
+        _matrix_nms(boxes, np.concatenate([scores, scores[..., :1]], axis=2))

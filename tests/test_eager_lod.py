@@ -94,3 +94,14 @@ def test_an_op_that_reads_sequences_of_an_input_without_lod_names_it():
         with pytest.raises(OpError, match=r"crf_decoding.*Emission.*carries no LoD"):
             _run("crf_decoding", {"Emission": emission, "Transition": transition},
                  ["ViterbiPath"])
+
+
+def test_a_list_slot_reads_each_inputs_lod():
+    # sequence_concat's X is a list: each input's lengths come from its own LoD
+    a = np.arange(6, dtype="float32").reshape(3, 2)
+    b = -np.arange(4, dtype="float32").reshape(2, 2)
+    with fluid.dygraph.guard():
+        out = _run("sequence_concat", {"X": [_eager(a, [[2, 1]]), _eager(b, [[0, 2]])]},
+                   ["Out"])["Out"]
+        np.testing.assert_array_equal(out.numpy(), np.concatenate([a[:2], a[2:], b]))
+        assert _lod(out) == [[2, 3]]

@@ -127,6 +127,87 @@ def test_sequence_mask():
     assert mask4.dtype == np.float32
 
 
+def test_sequence_mask_out_dtype_as_a_dtype_code():
+    # Paddle 1.8 code (OpTest) sets out_dtype to a VarType code, not a name
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        n = fluid.data("n", [-1], "int64")
+        y = main.global_block().create_var(name="y", dtype="bool")
+        main.global_block().append_op(
+            type="sequence_mask", inputs={"X": n}, outputs={"Y": y},
+            attrs={"maxlen": 3, "out_dtype": fluid.framework.convert_np_dtype_to_dtype_(bool)})
+    mask, = static.Executor().run(main, feed={"n": np.array([2, 0])}, fetch_list=[y])
+    np.testing.assert_array_equal(mask, [[True, True, False], [False, False, False]])
+
+
+def test_sequence_expand_gradient_skips_y_read_only_for_its_lod():
+    # Paddle's sequence_expand(_as)_grad has X@GRAD only, even when Y wants a gradient
+    def build():
+        x, y = _seq_input(), fluid.data("y", [-1, 1], "float32", lod_level=1)
+        x.stop_gradient = y.stop_gradient = False
+        loss = fluid.layers.reduce_sum(fluid.layers.sequence_expand(x, y))
+        return fluid.gradients([loss], [x])
+    grad, = build_and_run(build, {"x": _lod(), "y": _lod(np.zeros((5, 1), np.float32),
+                                                            [2, 0, 3])}, return_numpy=False)
+    np.testing.assert_array_equal(np.array(grad), np.repeat([2., 0., 3.], LENS)[:, None] * [1, 1])
+
+
+def _conv_with_padding(x, lens, pad, filt, context_length, context_start):
+    """Paddle 1.8's sequence_conv with trainable padding, window by window: position r of a
+    sequence of length n reads x, or PaddingData row up + r (r < 0) / up + r - n (r >= n)."""
+    up = max(0, -context_start)
+    rows = []
+    for seq in _seqs(x, lens):
+        n = len(seq)
+        for k in range(n):
+            window = []
+            for j in range(context_length):
+                r = k + context_start + j
+                window.append(seq[r] if 0 <= r < n else pad[up + (r if r < 0 else r - n)])
+            rows.append(np.concatenate(window))
+    return np.array(rows) @ filt
+
+
+def test_sequence_conv_trainable_padding_and_its_gradient():
+    lens, cl, cs = [3, 1, 2], 4, -2
+    x, pad = RNG.uniform(-1, 1, (6, 2)), RNG.uniform(-1, 1, (3, 2))
+    filt = RNG.uniform(-1, 1, (8, 2))
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        xv = fluid.data("x", [-1, 2], "float64", lod_level=1)
+        pv, fv = fluid.data("pad", [3, 2], "float64"), fluid.data("filt", [8, 2], "float64")
+        for v in (xv, pv, fv):
+            v.stop_gradient = False
+        out = main.global_block().create_var(name="out", dtype="float64")
+        main.global_block().append_op(
+            type="sequence_conv", inputs={"X": xv, "PaddingData": pv, "Filter": fv},
+            outputs={"Out": out}, attrs={"contextLength": cl, "contextStart": cs,
+                                         "paddingTrainable": True})
+        grads = fluid.gradients([fluid.layers.reduce_sum(out * out)], [pv])
+    got, dpad = static.Executor().run(main, feed={"x": _lod(x, lens), "pad": pad,
+                                                  "filt": filt},
+                                      fetch_list=[out] + grads, return_numpy=False)
+    ref = _conv_with_padding(x, lens, pad, filt, cl, cs)
+    np.testing.assert_allclose(np.array(got), ref, rtol=1e-12)
+    eps, numeric = 1e-6, np.zeros_like(pad)
+    for i in np.ndindex(pad.shape):
+        step = np.zeros_like(pad)
+        step[i] = eps
+        numeric[i] = ((_conv_with_padding(x, lens, pad + step, filt, cl, cs) ** 2).sum() -
+                      (_conv_with_padding(x, lens, pad - step, filt, cl, cs) ** 2).sum()) / (2 * eps)
+    np.testing.assert_allclose(np.array(dpad), numeric, rtol=1e-6)
+
+
+def test_sequence_concat_input_types():
+    # Paddle 1.8: a list of int64 / float32 / float64 Variables, else TypeError
+    with program_guard(Program(), Program()):
+        x = fluid.data("x", [-1, 2], "float32", lod_level=1)
+        with pytest.raises(TypeError, match="must be a list"):
+            fluid.layers.sequence_concat(x)
+        with pytest.raises(TypeError, match="input\\[1\\] must have dtype"):
+            fluid.layers.sequence_concat([x, fluid.data("i", [-1, 2], "int32")])
+
+
 def test_sequence_pool_gradient_through_the_program():
     def build():
         x = fluid.data("x", [-1, 2], "float32", lod_level=1)
@@ -189,6 +270,32 @@ def test_edit_distance_on_strings_packed_and_padded():
     np.testing.assert_array_equal(dist, np.array(expect, np.float32)[:, None])
     np.testing.assert_array_equal(count, [3])
     np.testing.assert_allclose(normalized, (np.array(expect) / lens(refs))[:, None], rtol=1e-6)
+
+
+def test_sequence_erase_and_edit_distance_ignored_tokens():
+    hyps, refs = ["kitten", "flaw", ""], ["sitting", "lawn", "abc"]
+    codes = lambda words: np.array([ord(c) for w in words for c in w], np.int64)[:, None]
+    lens = lambda words: np.array([len(w) for w in words], np.int64)
+    drop = [ord("f"), ord("n")]
+    stripped = lambda words: [w.replace("f", "").replace("n", "") for w in words]
+
+    def build():
+        h = fluid.data("h", [-1, 1], "int64", lod_level=1)
+        r = fluid.data("r", [-1, 1], "int64", lod_level=1)
+        block = fluid.default_main_program().global_block()
+        erased = block.create_var(name="erased", dtype="int64")
+        block.append_op(type="sequence_erase", inputs={"X": h}, outputs={"Out": erased},
+                        attrs={"tokens": drop})
+        return [erased, fluid.layers.edit_distance(h, r, normalized=False,
+                                                   ignored_tokens=drop)[0]]
+    erased, dist = build_and_run(build, {"h": _lod(codes(hyps), lens(hyps)),
+                                         "r": _lod(codes(refs), lens(refs))},
+                                 return_numpy=False)
+    assert lengths(erased) == [[5, 3, 0]]
+    np.testing.assert_array_equal(np.array(erased), codes(stripped(hyps)))
+    expect = [_levenshtein(h, r) for h, r in zip(stripped(hyps), stripped(refs))]
+    assert expect == [3, 0, 3]      # "law" == "law" once f and n are gone
+    np.testing.assert_array_equal(np.array(dist), np.array(expect, np.float32)[:, None])
 
 
 def test_ctc_loss_by_hand_and_its_gradient():

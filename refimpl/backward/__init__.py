@@ -98,8 +98,9 @@ def _requiring_grad(block, path, targets, no_grad):
 
 
 def _differentiable_inputs(op, requires):
-    """(slot, index, name) of the op's inputs that receive a gradient from it."""
-    no_grad_slots = set(op.op_def.no_grad)
+    """(slot, index, name) of the op's inputs that receive a gradient from it (not its
+    no_grad slots, nor those it reads only for their LoD)."""
+    no_grad_slots = set(op.op_def.no_grad) | set(op.op_def.lod_only)
     found = []
     for slot, names in op.inputs.items():
         if slot in no_grad_slots:

@@ -456,7 +456,7 @@ def _take_lods(lay, inputs, args, kw):
     position = {name: i for i, (name, _) in enumerate(lay.ins)}
     for fill in lay.lod_fills:
         pos = position[fill[0]]
-        if args[pos] is None:
+        if args[pos] is None or (type(args[pos]) is list and not args[pos]):   # list slot
             source = inputs.get(fill[1]) if inputs else None
             name = getattr(source[0] if type(source) in (list, tuple) and source
                            else source, "name", None)

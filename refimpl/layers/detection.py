@@ -359,14 +359,14 @@ def bipartite_match(dist_matrix, match_type=None, dist_threshold=None, name=None
 def target_assign(input, matched_indices, negative_indices=None, mismatch_value=None,
                   name=None, input_num=None):
     """(out [N, M, K], out_weight [N, M, 1] float32). input_num (refimpl, in place of
-    input's LoD): rows of input per image."""
+    input's LoD): rows of input per image. negative_indices: a LoD tensor [total, 1], each
+    image's negative priors, which get weight 1."""
     check_variable(input, "input", "target_assign")
     check_variable(matched_indices, "matched_indices", "target_assign")
     if negative_indices is not None:
-        raise NotImplementedError("target_assign: negative_indices (a LoD tensor of hard "
-                                  "negatives) is not supported by refimpl")
+        check_variable(negative_indices, "negative_indices", "target_assign")
     return _append("target_assign", {"X": input, "MatchIndices": matched_indices,
-                                     "XNum": input_num},
+                                     "NegIndices": negative_indices, "XNum": input_num},
                    {"mismatch_value": 0 if mismatch_value is None else mismatch_value},
                    [("Out", None), ("OutWeight", "float32")], name)
 

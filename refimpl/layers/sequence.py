@@ -4,7 +4,7 @@ import numpy as np
 
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
-from .common import append_op_outputs, check_variable
+from .common import append_op_outputs, check_dtype, check_variable
 from .creation import arange, fill_constant
 from .functional_loss import fluid_warpctc
 from .functional_vision import unfold
@@ -86,9 +86,12 @@ def sequence_expand_as(x, y, name=None):
 
 
 def sequence_concat(input, name=None):
+    if not isinstance(input, list):
+        raise TypeError("sequence_concat: input must be a list of Variables, got %s"
+                        % type(input).__name__)
     xs = list(input)
-    for x in xs:
-        check_variable(x, "input", "sequence_concat")
+    for i, x in enumerate(xs):
+        check_dtype(x, "input[%d]" % i, "sequence_concat", ("int64", "float32", "float64"))
     return _op("sequence_concat", {"X": xs}, name=name)
 
 
@@ -149,11 +152,14 @@ def ctc_greedy_decoder(input, blank, input_length=None, padding_value=0, name=No
 def edit_distance(input, label, normalized=True, ignored_tokens=None, input_length=None,
                   label_length=None):
     """(distances [batch, 1] float32, sequence count [1] int64)."""
-    if ignored_tokens:
-        raise NotImplementedError("edit_distance: ignored_tokens is not supported (refimpl "
-                                  "has no sequence_erase op); drop those tokens before")
     hyps = _packed(input, input_length, "edit_distance", "input")
     refs = _packed(label, label_length, "edit_distance", "label")
+    if ignored_tokens:
+        tokens = {"tokens": [int(t) for t in ignored_tokens]}
+        hyps = _op("sequence_erase", {"X": [hyps]}, tokens, ("Out", "OutLength"),
+                   {"OutLength": "int64"})[0]
+        refs = _op("sequence_erase", {"X": [refs]}, tokens, ("Out", "OutLength"),
+                   {"OutLength": "int64"})[0]
     return _op("edit_distance", {"Hyps": [hyps], "Refs": [refs]}, {"normalized": normalized},
                ("Out", "SequenceNum"), {"Out": "float32", "SequenceNum": "int64"})
 

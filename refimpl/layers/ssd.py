@@ -103,26 +103,24 @@ def ssd_loss(location, confidence, gt_box, gt_label, prior_box, prior_box_var=No
     mining_loss.stop_gradient = True
 
     # 3. hard negatives; 4. targets and weights from the updated matching.
-    _, updated, neg_mask = append_op_out(
+    negatives, updated = append_op_out(
         "mine_hard_examples", {"ClsLoss": [mining_loss], "MatchIndices": [matched],
                                "MatchDist": [matched_dist]},
         {"neg_pos_ratio": float(neg_pos_ratio), "neg_dist_threshold": float(neg_overlap),
          "sample_size": int(sample_size or 0), "mining_type": mining_type},
         out_slot="NegIndices", out_dtype="int32",
-        extra_outputs=[("UpdatedMatchIndices", "int32"), ("NegMask", "float32")],
+        extra_outputs=[("UpdatedMatchIndices", "int32")],
         stop_gradient=True)
     encoded = box_coder(prior_box, prior_box_var, reshape(gt_box, [batch * num_gt, 4]),
                         code_type="encode_center_size")
     target_bbox, loc_weight = target_assign(encoded, updated,
                                             mismatch_value=background_label,
                                             input_num=gt_counts)
-    target_label, matched_weight = target_assign(labels, updated,
-                                                 mismatch_value=background_label,
-                                                 input_num=gt_counts)
-    # Paddle's target_assign gives the negatives weight 1 (their label is the mismatch one).
-    conf_weight = cast(append_op_out("elementwise_add", {"X": [_rows(matched_weight, 1)],
-                                                         "Y": [_rows(neg_mask, 1)]}),
-                       confidence.dtype)
+    # weight 1 for the matched priors and the negatives (whose label is the mismatch one)
+    target_label, conf_weight = target_assign(labels, updated, negative_indices=negatives,
+                                              mismatch_value=background_label,
+                                              input_num=gt_counts)
+    conf_weight = cast(_rows(conf_weight, 1), confidence.dtype)
     for var in (target_bbox, loc_weight, target_label, conf_weight):
         var.stop_gradient = True
 

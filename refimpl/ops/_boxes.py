@@ -48,11 +48,54 @@ def _signed_area(boxes, offset):
 
 def nms_overlap(a, b, normalized=True):
     """pairwise_iou as the NMS ops measure it: boxes apart in raw coordinates (one's x1
-    past the other's x2, ...) overlap 0, even where the pixel +1 would make them touch."""
+    past the other's x2, ...) overlap 0, even where the pixel +1 would make them touch.
+    Polygons (8 to 32 coordinates) by polygon_iou, whatever `normalized` says (as Paddle)."""
+    if a.shape[-1] > 4:       # polygons: (x, y) of each corner
+        return np.array([[polygon_iou(p, q) for q in b] for p in a]).reshape(len(a), len(b))
     a_, b_ = a[:, None, :], b[None, :, :]
     apart = ((b_[..., 0] > a_[..., 2]) | (b_[..., 2] < a_[..., 0]) |
              (b_[..., 1] > a_[..., 3]) | (b_[..., 3] < a_[..., 1]))
     return np.where(apart, 0.0, pairwise_iou(a, b, normalized))
+
+
+def polygon_area(points):
+    """Signed area (shoelace) of a polygon [K, 2]: positive counter-clockwise."""
+    x, y = points[:, 0], points[:, 1]
+    return 0.5 * float(np.dot(x, np.roll(y, -1)) - np.dot(np.roll(x, -1), y))
+
+
+def _clip(subject, a, b):
+    """The part of polygon `subject` left of the directed edge a -> b (Sutherland-Hodgman)."""
+    side = lambda p: (b[0] - a[0]) * (p[1] - a[1]) - (b[1] - a[1]) * (p[0] - a[0])
+    out = []
+    for k in range(len(subject)):
+        p, q = subject[k], subject[(k + 1) % len(subject)]
+        sp, sq = side(p), side(q)
+        if sp >= 0:
+            out.append(p)
+        if sp * sq < 0:
+            out.append(p + (q - p) * (sp / (sp - sq)))
+    return out
+
+
+def polygon_iou(a, b):
+    """Intersection over union of two convex polygons given as flat (x, y) coordinates
+    (Paddle's PolyIoU for the 8-to-32-coordinate NMS boxes); 0 when either area or the
+    intersection is 0."""
+    pa, pb = a.reshape(-1, 2).astype(np.float64), b.reshape(-1, 2).astype(np.float64)
+    area_a, area_b = polygon_area(pa), polygon_area(pb)
+    if area_a == 0 or area_b == 0:
+        return 0.0
+    pa, pb = (pa if area_a > 0 else pa[::-1]), (pb if area_b > 0 else pb[::-1])
+    inter = list(pa)
+    for k in range(len(pb)):
+        if not inter:
+            break
+        inter = _clip(inter, pb[k], pb[(k + 1) % len(pb)])
+    inter_area = abs(polygon_area(np.array(inter))) if len(inter) >= 3 else 0.0
+    if inter_area == 0:
+        return 0.0
+    return inter_area / (abs(area_a) + abs(area_b) - inter_area)
 
 
 def expect_boxes(ctx, slot, rank=2):

@@ -87,10 +87,13 @@ class TargetAssign(OpDef):
     """Out[i, j] = X[offset_i + MatchIndices[i, j], j % P] ([N, M, K] from X [G, P, K]),
     OutWeight[i, j] = 1; unmatched (-1) entries get mismatch_value and weight 0.
     offset_i: the first of image i's rows of X, from the optional int32 XNum [N] (rows of
-    X per image; refimpl's stand-in for X's LoD); without it every image reads X from
-    row 0. NegIndices (Paddle's hard-negative weights) is not supported."""
+    X per image, from X's LoD as in Paddle 1.8, or given); without it every image reads X
+    from row 0. NegIndices [total, 1] (optional, one LoD sequence per image, e.g.
+    mine_hard_examples' hard negatives): those priors of image i get weight 1 (their Out
+    stays mismatch_value)."""
     type = "target_assign"
-    inputs = ("X", "MatchIndices", "XNum?")
+    inputs = ("X", "MatchIndices", "NegIndices?", "XNum?", "NegNum?")
+    lod_lengths = {"XNum": "X", "NegNum": "NegIndices"}
     outputs = ("Out", "OutWeight")
     attrs = {"mismatch_value": 0}
 
@@ -104,7 +107,7 @@ class TargetAssign(OpDef):
         ctx.set_output("OutWeight", (match.shape[0], match.shape[1], 1), "float32")
 
     @staticmethod
-    def forward(x, match, x_num=None, mismatch_value=0):
+    def forward(x, match, neg_indices=None, x_num=None, neg_num=None, mismatch_value=0):
         n, m = match.shape
         offsets = np.zeros(n, np.int64) if x_num is None else \
             np.concatenate([[0], np.cumsum(x_num)[:-1]]).astype(np.int64)
@@ -112,7 +115,18 @@ class TargetAssign(OpDef):
         rows = offsets[:, None] + np.where(matched, match, 0)
         cols = np.broadcast_to(np.arange(m) % x.shape[1], (n, m))
         out = np.where(matched[..., None], x[rows, cols], mismatch_value).astype(x.dtype)
-        return out, matched[..., None].astype(np.float32)
+        weight = matched[..., None].astype(np.float32)
+        if neg_indices is not None:
+            if neg_num is None:
+                raise ValueError("target_assign: NegIndices needs a LoD (one sequence of "
+                                 "negative prior indices per image)")
+            counts = lengths_of(neg_num, len(neg_indices), "target_assign", "NegIndices")
+            if len(counts) != n:
+                raise ValueError("target_assign: NegIndices holds %d images' negatives, "
+                                 "MatchIndices %d images" % (len(counts), n))
+            image = np.repeat(np.arange(len(counts)), counts)
+            weight[image, neg_indices.reshape(-1), 0] = 1.0
+        return out, weight
 
     def samples(self, rng):
         x = rng.uniform(-1, 1, (5, 4, 2))
@@ -120,3 +134,6 @@ class TargetAssign(OpDef):
         yield Sample({"X": x, "MatchIndices": match, "XNum": np.array([3, 2], np.int32)},
                      {"mismatch_value": -1})
         yield Sample({"X": x[:, :1], "MatchIndices": match}, name="shared_rows")
+        yield Sample({"X": x, "MatchIndices": match, "XNum": np.array([3, 2], np.int32),
+                      "NegIndices": np.array([[1], [3], [0]], np.int32),
+                      "NegNum": np.array([1, 2], np.int64)}, name="negatives")

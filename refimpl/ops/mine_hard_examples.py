@@ -10,14 +10,13 @@ MatchDist [N, M]:
   UpdatedMatchIndices, and the kept unmatched ones are the negatives.
 Ties keep the lower prior index first.
 
-Outputs (refimpl has no LoD, so Paddle's LoD NegIndices [total, 1] is stored padded):
-NegIndices [N, M] int32, each row the image's negative prior indices ascending then -1;
-UpdatedMatchIndices [N, M] int32; NegMask [N, M] float32, 1 at the negatives (what
-target_assign's NegIndices input turns into weights)."""
+Outputs, as Paddle 1.8: NegIndices [total, 1] int32, each image's negative prior indices
+ascending, one LoD sequence per image (their counts: NegCount [N], which carries the LoD
+and is no program variable in Paddle); UpdatedMatchIndices [N, M] int32."""
 import numpy as np
 
 from ._common import FLOATS
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, lengths_lod, register
 
 MINING_TYPES = ("max_negative", "hard_example")
 
@@ -32,7 +31,8 @@ def _top(losses, candidates, count):
 class MineHardExamples(OpDef):
     type = "mine_hard_examples"
     inputs = ("ClsLoss", "LocLoss?", "MatchIndices", "MatchDist")
-    outputs = ("NegIndices", "UpdatedMatchIndices", "NegMask")
+    outputs = ("NegIndices", "UpdatedMatchIndices", "NegCount")
+    lod_outputs = {"NegIndices": lengths_lod("NegCount")}
     attrs = {"neg_pos_ratio": 1.0, "neg_dist_threshold": 0.5, "sample_size": 0,
              "mining_type": "max_negative"}
 
@@ -56,17 +56,16 @@ class MineHardExamples(OpDef):
                     a < 0 or b < 0 or a == b for a, b in zip(var.shape, shape)),
                     "%s %r %s must have ClsLoss %r's shape %s"
                     % (slot, var.name, list(var.shape), cls_loss.name, shape))
-        ctx.set_output("NegIndices", shape, "int32")
+        ctx.set_output("NegIndices", (-1, 1), "int32")
         ctx.set_output("UpdatedMatchIndices", shape, "int32")
-        ctx.set_output("NegMask", shape, "float32")
+        ctx.set_output("NegCount", shape[:1], "int32")
 
     @staticmethod
     def forward(cls_loss, loc_loss, match, match_dist, neg_pos_ratio=1.0,
                 neg_dist_threshold=0.5, sample_size=0, mining_type="max_negative"):
         n, m = cls_loss.shape
-        neg_indices = np.full((n, m), -1, np.int32)
+        neg_indices = []
         updated = match.astype(np.int32).copy()
-        neg_mask = np.zeros((n, m), np.float32)
         for i in range(n):
             matched = match[i] != -1
             if mining_type == "max_negative":
@@ -79,10 +78,10 @@ class MineHardExamples(OpDef):
                 dropped[kept] = False
                 updated[i, matched & dropped] = -1
                 negatives = kept[~matched[kept]]
-            negatives = np.sort(negatives)
-            neg_indices[i, :len(negatives)] = negatives
-            neg_mask[i, negatives] = 1.0
-        return neg_indices, updated, neg_mask
+            neg_indices.append(np.sort(negatives))
+        counts = np.array([len(a) for a in neg_indices], np.int32)
+        neg_indices = np.concatenate(neg_indices) if n else np.zeros(0, np.int64)
+        return neg_indices.astype(np.int32).reshape(-1, 1), updated, counts
 
     def samples(self, rng):
         cls_loss = rng.permutation(12).reshape(2, 6) / 12.0

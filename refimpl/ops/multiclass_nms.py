@@ -71,13 +71,17 @@ def boxes_of(boxes, labels, kept):
     return boxes[kept] if boxes.ndim == 2 else boxes[labels, kept]
 
 
-def check_nms_inputs(ctx, per_class_allowed):
+def check_nms_inputs(ctx, per_class_allowed, polygons=False):
+    """polygons: BBoxes' last dim may also be 8 to 32 (even), corners of polygons."""
     ctx.check_dtype("BBoxes", FLOATS)
     boxes, scores = ctx.input_var("BBoxes"), ctx.input_var("Scores")
     b, s = list(boxes.shape), list(scores.shape)
     if len(s) == 3:
-        ctx.expect(len(b) == 3 and b[2] in (4, -1),
-                   "BBoxes %r must be [N, M, 4] for 3-D Scores, got %s" % (boxes.name, b))
+        widths = "4, 8, 10, ..., 32" if polygons else "4"
+        ctx.expect(len(b) == 3 and (b[2] in (4, -1) or
+                                    (polygons and 8 <= b[2] <= 32 and b[2] % 2 == 0)),
+                   "BBoxes %r must be [N, M, %s] for 3-D Scores, got %s"
+                   % (boxes.name, widths, b))
         ctx.expect(all(x < 0 or y < 0 or x == y for x, y in ((b[0], s[0]), (b[1], s[2]))),
                    "BBoxes %r %s and Scores %r %s must be [N, M, 4] and [N, C, M]"
                    % (boxes.name, b, scores.name, s))
@@ -113,7 +117,8 @@ def assemble(rows, indices, counts, dtype, nothing_kept):
 
 
 def detection_rows(labels, scores, boxes):
-    return np.concatenate([labels[:, None], scores[:, None], boxes.reshape(-1, 4)], axis=1)
+    return np.concatenate([labels[:, None], scores[:, None],
+                           boxes.reshape(len(labels), boxes.shape[-1])], axis=1)
 
 
 def rows_lod(lods, values, attrs):
@@ -270,7 +275,8 @@ class LocalityAwareNMS(MulticlassNMS):
     """multiclass_nms after merging runs of consecutive overlapping boxes (EAST). As in
     Paddle, the merges of one class update the image's boxes that later classes (and the
     output rows) see, and a merged box's score is the sum of its run's scores. BBoxes
-    [N, M, 4] only (Paddle also takes 8 to 32 polygon coordinates)."""
+    [N, M, 4], or [N, M, 8 to 32] convex polygons' corners (x, y), overlapping by their
+    polygon IoU; Out's rows are then [label, score, the corners]."""
     type = "locality_aware_nms"
     inputs = ("BBoxes", "Scores")
     lod_lengths = lod_alike = {}
@@ -278,7 +284,7 @@ class LocalityAwareNMS(MulticlassNMS):
     select = staticmethod(locality_aware_nms)
 
     def infer_shape(self, ctx):
-        check_nms_inputs(ctx, per_class_allowed=False)
+        check_nms_inputs(ctx, per_class_allowed=False, polygons=True)
         set_nms_outputs(ctx, ctx.input_dtype("BBoxes"), "Index", "NmsRoisNum", -1)
 
     @classmethod
@@ -325,13 +331,19 @@ class MatrixNMS(OpDef):
              "gaussian_sigma": 2.0}
 
     def infer_shape(self, ctx):
-        check_nms_inputs(ctx, per_class_allowed=False)
+        # every Paddle version checks the shapes only at run time (a program with
+        # mismatched ones builds, as 1.8.5's test_matrix_nms_op requires)
+        ctx.check_dtype("BBoxes", FLOATS)
         set_nms_outputs(ctx, ctx.input_dtype("BBoxes"), "Index", "RoisNum")
 
     @staticmethod
     def forward(bboxes, scores, background_label=0, score_threshold=0.0, post_threshold=0.0,
                 nms_top_k=-1, keep_top_k=-1, normalized=True, use_gaussian=False,
                 gaussian_sigma=2.0):
+        if scores.ndim != 3 or bboxes.ndim != 3 or bboxes.shape[2] != 4 or \
+                (bboxes.shape[0], bboxes.shape[1]) != (scores.shape[0], scores.shape[2]):
+            raise ValueError("BBoxes %s and Scores %s must be [N, M, 4] and [N, C, M]"
+                             % (list(bboxes.shape), list(scores.shape)))
         rows, indices, counts = [], [], []
         for boxes, image_scores, offset in split_images(bboxes, scores, None):
             labels, kept, decayed = [], [], []

@@ -1,6 +1,8 @@
 """sequence_mask: lengths -> mask[..., j] = j < length (no gradient)."""
 import numpy as np
 
+from ..framework.dtypes import to_numpy_dtype
+
 from .registry import OpDef, Sample, register
 
 
@@ -23,7 +25,7 @@ class SequenceMask(OpDef):
             maxlen = int(np.asarray(maxlen_tensor).reshape(-1)[0])
         if maxlen < 0:
             maxlen = int(x.max()) if x.size else 0
-        return (np.arange(maxlen) < x[..., None]).astype(out_dtype)
+        return (np.arange(maxlen) < x[..., None]).astype(to_numpy_dtype(out_dtype))    # a name, or Paddle's dtype code
 
     def samples(self, rng):
         yield Sample({"X": np.array([3, 1, 2], np.int64)}, {"maxlen": 4, "out_dtype": "int64"})
