@@ -32,10 +32,10 @@ class _View(OpDef):
 
 def _resolve_shape(in_shape, shape):
     """Paddle's reshape rule: 0 copies the input dim, one -1 is inferred from the rest."""
-    out = [in_shape[i] if d == 0 else int(d) for i, d in enumerate(shape)]
-    if out.count(-1) > 1:
+    if [int(d) for d in shape].count(-1) > 1:
         raise ValueError("reshape: at most one -1 in shape %s" % list(shape))
-    return out
+    # a 0 copying a dim unknown at build time gives -1 there, beside the inferred one
+    return [in_shape[i] if d == 0 else int(d) for i, d in enumerate(shape)]
 
 
 @register

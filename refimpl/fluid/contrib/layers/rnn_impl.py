@@ -68,7 +68,7 @@ def _run(input, init_states, hidden_size, num_layers, sequence_length, dropout_p
     mask = None
     if sequence_length is not None:
         mask = layers.transpose(layers.sequence_mask(sequence_length,
-                                                     maxlen=input.shape[0],
+                                                     maxlen=layers.shape(input)[0],
                                                      dtype="float32"), [1, 0])
     directions = 2 if bidirectional else 1
     inits = [None if s is None else layers.reshape(s, [num_layers, directions, -1,
@@ -99,10 +99,9 @@ def _run(input, init_states, hidden_size, num_layers, sequence_length, dropout_p
                                                 dropout_implementation=dropout_implementation)
             rnn.step_output(step_input)
         outs = rnn()
-        steps = rnn_input.shape[0]
         # each layer's state after the last step, [1, batch, hidden], stacked by layer
-        lasts = [layers.concat([layers.slice(outs[i * n_states + k], [0], [steps - 1],
-                                             [steps]) for i in range(num_layers)], axis=0)
+        lasts = [layers.concat([layers.unsqueeze(outs[i * n_states + k][-1], [0])
+                                for i in range(num_layers)], axis=0)
                  for k in range(n_states)]
         return outs[-1], lasts
 
