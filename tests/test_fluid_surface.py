@@ -47,7 +47,6 @@ EXCLUDED = {
             "sequence_topk_avg_pooling", "tdm_child", "tdm_sampler", "rank_attention",
             "fused_embedding_seq_pool"],
         "not yet (contrib ops and helpers users import)": [
-            "BeamSearchDecoder", "InitState", "StateCell", "TrainingDecoder",
             "extend_with_decoupled_weight_decay", "fused_elemwise_activation",
             "mixed_precision", "multiclass_nms2", "partial_concat", "partial_sum",
             "shuffle_batch"]}.items() for name in names},

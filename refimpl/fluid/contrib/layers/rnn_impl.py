@@ -8,8 +8,8 @@ input [batch, T, in] (batch_first) or [T, batch, in]; each layer's output feeds 
 (after dropout when dropout_prob > 0); with sequence_length, steps past a sequence's end
 keep the previous state; returns (output [.., T, .., hidden * directions], last hidden
 [layers * directions, batch, hidden] (and last cell)). Parameter attributes with a name
-get `_fw_w_<i>` / `_bw_b_<i>` ... per layer and direction, as in 1.8. refimpl's StaticRNN
-unrolls the steps when the program is built, so T must be known."""
+get `_fw_w_<i>` / `_bw_b_<i>` ... per layer and direction, as in 1.8. T may be unknown when
+the program is built (the StaticRNN then runs a while op, specs/fluid_rnn.md)."""
 import copy
 
 from ... import layers
