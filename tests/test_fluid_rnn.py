@@ -259,6 +259,35 @@ def test_basic_decoder_with_training_helper():
         np.testing.assert_array_equal(got_ids[:, t], h.argmax(-1))
 
 
+def test_dynamic_decode_impute_finished_keeps_finished_states():
+    batch, steps, size, hidden = 2, 3, 2, 3
+    x_np = RNG.randn(batch, steps, size).astype("float32")
+    lengths = np.array([3, 1], "int64")
+    x = static.data("x", [batch, steps, size], "float32")
+    seq = static.data("len", [batch], "int64")
+    cell = layers.GRUCell(hidden)
+    decoder = layers.BasicDecoder(cell, layers.TrainingHelper(x, seq))
+    outputs, final = layers.dynamic_decode(decoder, inits=cell.get_initial_states(x),
+                                           max_step_num=steps - 1, impute_finished=True)
+    got_out, got_final = _run([outputs.cell_outputs, final], {"x": x_np, "len": lengths})
+    h = np.zeros((batch, hidden), "float32")
+    finished = lengths == 0
+    for t in range(steps):
+        new_h = _gru_step(x_np[:, t], h, *_gru_weights(cell))
+        np.testing.assert_allclose(got_out[:, t], new_h, rtol=1e-5, atol=1e-6)
+        h = np.where(finished[:, None], h, new_h)
+        finished |= lengths <= t + 1
+    np.testing.assert_allclose(got_final, h, rtol=1e-5, atol=1e-6)
+
+
+def test_tile_beam_merge_with_batch_with_dims_unknown_when_built():
+    x = static.data("x", [-1, -1, 2], "float32")
+    tiled = layers.BeamSearchDecoder.tile_beam_merge_with_batch(x, 3)
+    x_np = RNG.randn(2, 4, 2).astype("float32")
+    got, = _run([tiled], {"x": x_np})
+    np.testing.assert_array_equal(got, np.repeat(x_np, 3, axis=0))
+
+
 class _CountingCell(layers.RNNCell):
     """outputs = one-hot-ish logits favouring token (input + 1) % 4; state counts steps."""
 
