@@ -240,26 +240,9 @@ def test_static_rnn_run_time_steps_gradients_match_finite_differences():
         np.testing.assert_allclose(grad, numeric, rtol=1e-3, atol=1e-4)
 
 
-def test_basic_decoder_with_training_helper():
-    batch, steps, size, hidden = 2, 3, 2, 3
-    x_np = RNG.randn(batch, steps, size).astype("float32")
-    lengths = np.array([3, 2], "int64")
-    x = static.data("x", [batch, steps, size], "float32")
-    seq = static.data("len", [batch], "int64")
-    cell = layers.GRUCell(hidden)
-    decoder = layers.BasicDecoder(cell, layers.TrainingHelper(x, seq))
-    outputs, final = layers.dynamic_decode(decoder, inits=cell.get_initial_states(x),
-                                           max_step_num=steps - 1)
-    got_out, got_ids = _run([outputs.cell_outputs, outputs.sample_ids],
-                            {"x": x_np, "len": lengths})
-    h = np.zeros((batch, hidden), "float32")
-    for t in range(steps):
-        h = _gru_step(x_np[:, t], h, *_gru_weights(cell))
-        np.testing.assert_allclose(got_out[:, t], h, rtol=1e-5, atol=1e-6)
-        np.testing.assert_array_equal(got_ids[:, t], h.argmax(-1))
-
-
-def test_dynamic_decode_impute_finished_keeps_finished_states():
+@pytest.mark.parametrize("impute_finished", [False, True])
+def test_basic_decoder_with_training_helper(impute_finished):
+    """With impute_finished a batch entry finished before a step keeps its state."""
     batch, steps, size, hidden = 2, 3, 2, 3
     x_np = RNG.randn(batch, steps, size).astype("float32")
     lengths = np.array([3, 1], "int64")
@@ -268,14 +251,17 @@ def test_dynamic_decode_impute_finished_keeps_finished_states():
     cell = layers.GRUCell(hidden)
     decoder = layers.BasicDecoder(cell, layers.TrainingHelper(x, seq))
     outputs, final = layers.dynamic_decode(decoder, inits=cell.get_initial_states(x),
-                                           max_step_num=steps - 1, impute_finished=True)
-    got_out, got_final = _run([outputs.cell_outputs, final], {"x": x_np, "len": lengths})
+                                           max_step_num=steps - 1,
+                                           impute_finished=impute_finished)
+    got_out, got_ids, got_final = _run([outputs.cell_outputs, outputs.sample_ids, final],
+                                       {"x": x_np, "len": lengths})
     h = np.zeros((batch, hidden), "float32")
     finished = lengths == 0
     for t in range(steps):
         new_h = _gru_step(x_np[:, t], h, *_gru_weights(cell))
         np.testing.assert_allclose(got_out[:, t], new_h, rtol=1e-5, atol=1e-6)
-        h = np.where(finished[:, None], h, new_h)
+        np.testing.assert_array_equal(got_ids[:, t], new_h.argmax(-1))
+        h = np.where(finished[:, None], h, new_h) if impute_finished else new_h
         finished |= lengths <= t + 1
     np.testing.assert_allclose(got_final, h, rtol=1e-5, atol=1e-6)
 
