@@ -217,9 +217,10 @@ class OpDef:
 
     def run_infer_shape(self, op):
         ctx = InferContext(op)
-        # an optional input naming a variable of another program (Paddle 1.8's tests pass
-        # a gradient so) is absent when the op runs, as in Paddle
-        optional = {slot_name(s) for s in self.inputs if is_optional(s)}
+        # an optional gradient input naming a variable of another program (Paddle 1.8's
+        # tests pass one so) is absent when the op runs, as in Paddle
+        optional = {slot_name(s) for s in self.inputs
+                    if is_optional(s) and slot_name(s).endswith("@GRAD")}
         for slot, names in op.inputs.items():
             for n in names:
                 if slot not in optional or op.block._find_var_recursive(n) is not None:
