@@ -16,7 +16,7 @@ import numpy as np
 
 from ..framework.errors import EOFException, FeedError
 from ..framework.fetched import as_fetched
-from ..framework.lod import check_lengths, lod_of, sequence_slice
+from ..framework.lod import as_plain, check_lengths, lod_of, sequence_slice, with_lod
 from ..framework.scope import Tensor
 from ..parallel import launch
 from ..parallel.communicator import (CollectiveMismatch, CommunicationAborted,
@@ -397,9 +397,15 @@ class MultiPlaceRunner:
 
 
 def _merged(parts):
-    """The places' values of one fetch joined along dim 0 (0-D values stacked)."""
-    parts = [np.asarray(p) for p in parts]
-    return np.stack(parts) if parts[0].ndim == 0 else np.concatenate(parts, axis=0)
+    """The places' values of one fetch joined along dim 0 (0-D values stacked); values
+    that all carry a LoD of the same depth join their sequences (Paddle's MergeLoDTensor)."""
+    lods = [lod_of(p) for p in parts]
+    arrays = [as_plain(np.asarray(p)) for p in parts]
+    joined = np.stack(arrays) if arrays[0].ndim == 0 else np.concatenate(arrays, axis=0)
+    if all(lods) and len({len(lod) for lod in lods}) == 1:
+        return with_lod(joined, tuple(tuple(n for lod in lods for n in lod[level])
+                                      for level in range(len(lods[0]))))
+    return joined
 
 
 def _copy_here(value):
