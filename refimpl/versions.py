@@ -71,6 +71,9 @@ SWITCHES = {
     # static cond whose branches return different dtypes at one position: allowed, the
     # value being the taken branch's (1.8), or refused (refimpl's rule elsewhere)
     "cond_branch_dtypes": {"1.8": "either", "2.0": "same", "3": "same"},
+    # a Python operator on two static Variables of different dtypes: the other operand is
+    # cast to the dtype of the Variable whose method runs (1.8), or refused by the op
+    "operator_operand_cast": {"1.8": "cast", "2.0": "refuse", "3": "refuse"},
     # equal / not_equal of floats: |x - y| < 1e-8 (the difference in the inputs' dtype,
     # compared in double; inf == inf is then False) as Paddle 1.8's kernel, or exact
     "float_equal": {"1.8": "within_1e-8", "2.0": "exact", "3": "exact"},

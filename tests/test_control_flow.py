@@ -37,6 +37,37 @@ def test_while_loop_sums_i_below_10():
     assert iv[0] == 10 and sv[0] == sum(range(10))
 
 
+def test_while_loop_over_nested_loop_vars_the_body_may_reshape():
+    """Dicts and lists of Variables as loop_vars; the body may change the containers it
+    gets (the returned ones are fresh) and a loop variable's shape (as Paddle allows)."""
+    def build():
+        i = L.fill_constant([1], "int64", 0)
+        ten = L.fill_constant([1], "int64", 3)
+        state = {"b": L.fill_constant([1], "float32", 1.0),
+                 "a": [L.fill_constant([1, 2], "float32", 0.5)]}
+
+        def body(i, state):
+            state["b"] = state["b"] * 2.0
+            state["a"][0] = L.reshape(state["a"][0], [2, -1]) + 1.0
+            return [i + 1, state]
+        return L.while_loop(lambda i, state: i < ten, body, [i, state])
+    main, _, (i, state) = _build(build)
+    assert sorted(state) == ["a", "b"] and list(state["a"][0].shape) == [-1, -1]
+    iv, b, a = _run(main, {}, [i, state["b"], state["a"][0]])
+    assert iv[0] == 3 and b[0] == 8.0
+    np.testing.assert_array_equal(a, np.full((2, 1), 3.5, "float32"))
+
+
+def test_while_loop_argument_errors_as_paddle():
+    i = L.fill_constant([1], "int64", 0)
+    with pytest.raises(ValueError, match="non-empty"):
+        L.while_loop(lambda: i < 1, lambda: [], [])
+    with pytest.raises(TypeError, match="list or tuple"):
+        L.while_loop(lambda i: i < 1, lambda i: i + 1, i)
+    with pytest.raises(ValueError, match="structure of loop_vars"):
+        L.while_loop(lambda i: i < 1, lambda i: [i + 1, i], [i])
+
+
 @pytest.mark.parametrize("taken", [True, False])
 def test_cond_runs_only_the_taken_branch(taken):
     def build():

@@ -151,8 +151,12 @@ def test_fetch_merges_per_sample_outputs_in_order():
         places=[paddle.CPUPlace()] * 2)
     merged, = exe.run(test, feed=feed, fetch_list=[pred_name], scope=scope)
     np.testing.assert_allclose(merged, single, rtol=1e-6)
+    # as LoDTensors: merged too (Paddle's FetchList), per device with return_merged=False
+    as_tensor, = exe.run(test, feed=feed, fetch_list=[pred_name], scope=scope,
+                         return_numpy=False)
+    np.testing.assert_allclose(np.array(as_tensor), single, rtol=1e-6)
     per_device, = exe.run(test, feed=feed, fetch_list=[pred_name], scope=scope,
-                          return_numpy=False)
+                          return_numpy=False, return_merged=False)
     assert [np.array(t).shape for t in per_device] == [(1, 1), (2, 1)]
 
 

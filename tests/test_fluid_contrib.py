@@ -1,6 +1,7 @@
 """fluid.contrib.layers' basic_gru / basic_lstm (1.8) against a numpy recurrence over the
 same parameters, and their parameter names."""
 import numpy as np
+import pytest
 
 from refimpl import fluid
 from refimpl.fluid.contrib.layers import BasicGRUUnit, basic_gru, basic_lstm
@@ -14,20 +15,29 @@ def _value(name):
     return np.array(fluid.global_scope().find_var(name).get_tensor())
 
 
-def test_basic_gru_matches_numpy_with_sequence_lengths():
-    x = fluid.data("x", [2, 3, 4], "float32")          # batch first: [batch, T, in]
+@pytest.mark.parametrize("time_dim", [3, None], ids=["built", "run_time"])
+@pytest.mark.parametrize("with_init", [False, True])
+def test_basic_gru_matches_numpy_with_sequence_lengths(time_dim, with_init):
+    """T unknown when built: the StaticRNN is a while op; an initial hidden state is
+    sliced per layer inside the step block and computed once, before the steps."""
+    x = fluid.data("x", [2, time_dim, 4], "float32")          # batch first: [batch, T, in]
     lengths = fluid.data("lengths", [2], "int64")
-    out, last = basic_gru(x, None, 5, sequence_length=lengths,
+    init = fluid.data("init", [1, 2, 5], "float32") if with_init else None
+    out, last = basic_gru(x, init, 5, sequence_length=lengths,
                           param_attr=fluid.ParamAttr(name="g"),
                           bias_attr=fluid.ParamAttr(name="g"))
     exe = fluid.Executor()
     exe.run(fluid.default_startup_program())
-    xs = np.random.RandomState(0).uniform(-1, 1, (2, 3, 4)).astype("float32")
-    got_out, got_last = exe.run(feed={"x": xs, "lengths": np.array([3, 1])},
-                                fetch_list=[out, last])
+    rng = np.random.RandomState(0)
+    xs = rng.uniform(-1, 1, (2, 3, 4)).astype("float32")
+    h0 = rng.uniform(-1, 1, (1, 2, 5)).astype("float32")
+    feed = {"x": xs, "lengths": np.array([3, 1])}
+    if with_init:
+        feed["init"] = h0
+    got_out, got_last = exe.run(feed=feed, fetch_list=[out, last])
     wg, wc = _value("g_fw_w_0_gate"), _value("g_fw_w_0_candidate")
     bg, bc = _value("g_fw_b_0_gate"), _value("g_fw_b_0_candidate")
-    h = np.zeros((2, 5), "float32")
+    h = h0[0] if with_init else np.zeros((2, 5), "float32")
     outs = []
     for t in range(3):
         gates = _sigmoid(np.concatenate([xs[:, t], h], 1) @ wg + bg)

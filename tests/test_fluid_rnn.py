@@ -81,19 +81,22 @@ def test_gru_cell_param_attr_name_gets_gate_and_candidate_suffixes():
     assert (cell.gate_weight.name, cell.candidate_weight.name) == ("enc_gate", "enc_candidate")
 
 
-def test_rnn_with_sequence_length_keeps_states_past_the_end():
+@pytest.mark.parametrize("time_dim", [4, -1], ids=["built", "run_time"])
+@pytest.mark.parametrize("is_reverse", [False, True])
+def test_rnn_with_sequence_length_keeps_states_past_the_end(time_dim, is_reverse):
+    """With T = -1 rnn() runs a while op over T found at run time (1.8's StaticRNN)."""
     batch, steps, size, hidden = 3, 4, 2, 3
     x_np = RNG.randn(batch, steps, size).astype("float32")
     lengths = np.array([4, 2, 1], "int64")
-    x = static.data("x", [batch, steps, size], "float32")
+    x = static.data("x", [batch, time_dim, size], "float32")
     seq = static.data("len", [batch], "int64")
     cell = layers.GRUCell(hidden)
-    outputs, final = layers.rnn(cell, x, sequence_length=seq)
-    assert list(outputs.shape) == [batch, steps, hidden]
+    outputs, final = layers.rnn(cell, x, sequence_length=seq, is_reverse=is_reverse)
+    assert list(outputs.shape) == [batch, time_dim, hidden]
     got_out, got_final = _run([outputs, final], {"x": x_np, "len": lengths})
     weights = _gru_weights(cell)
     h = np.zeros((batch, hidden), "float32")
-    for t in range(steps):
+    for t in reversed(range(steps)) if is_reverse else range(steps):
         new_h = _gru_step(x_np[:, t], h, *weights)
         np.testing.assert_allclose(got_out[:, t], new_h, rtol=1e-5, atol=1e-6)
         alive = (lengths > t)[:, None]
@@ -101,10 +104,19 @@ def test_rnn_with_sequence_length_keeps_states_past_the_end():
     np.testing.assert_allclose(got_final, h, rtol=1e-5, atol=1e-6)
 
 
-def test_rnn_rejects_an_unknown_time_dimension():
-    x = static.data("x", [2, -1, 3], "float32")
-    with pytest.raises(ValueError, match="fluid.layers.rnn.*unknown time dimension"):
-        layers.rnn(layers.GRUCell(3), x)
+def test_rnn_over_run_time_steps_with_nested_lstm_states():
+    batch, steps, size, hidden = 2, 3, 2, 3
+    x_np = RNG.randn(steps, batch, size).astype("float32")
+    x = static.data("x", [-1, batch, size], "float32")
+    cell = layers.LSTMCell(hidden)
+    outputs, (final_h, final_c) = layers.rnn(cell, x, time_major=True)
+    got_out, got_h, got_c = _run([outputs, final_h, final_c], {"x": x_np})
+    h = c = np.zeros((batch, hidden), "float32")
+    for t in range(steps):
+        h, c = _lstm_step(x_np[t], h, c, _value(cell.weight), _value(cell.bias), 1.0)
+        np.testing.assert_allclose(got_out[t], h, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_h, h, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(got_c, c, rtol=1e-5, atol=1e-6)
 
 
 def test_static_rnn_accumulating_recurrence():
@@ -155,28 +167,111 @@ def test_static_rnn_errors():
     rnn = layers.StaticRNN()
     with pytest.raises(ValueError, match="inside `with rnn.step"):
         rnn.step_input(x)
-    with pytest.raises(ValueError, match="known time dimension"):
+    with pytest.raises(ValueError, match="never given a next value"):
         with rnn.step():
-            rnn.step_input(x)
+            rnn.memory(init=rnn.step_input(x))
 
 
-def test_basic_decoder_with_training_helper():
+def _accumulate_over_runtime_steps(x, h0, w):
+    """StaticRNN over x [-1, batch, size]: h = tanh(x_t W + 0.5 h) from h0; outputs h and
+    the step input doubled."""
+    rnn = layers.StaticRNN()
+    with rnn.step():
+        word = rnn.step_input(x)
+        prev = rnn.memory(init=h0)
+        hidden = layers.tanh(layers.matmul(word, w) + prev * 0.5)
+        rnn.update_memory(prev, hidden)
+        rnn.step_output(hidden)
+        rnn.step_output(word * 2.0)
+    return rnn()
+
+
+def _accumulate_numpy(x, h0, w):
+    h, hs = h0, []
+    for x_t in x:
+        h = np.tanh(x_t @ w + 0.5 * h)
+        hs.append(h)
+    return np.stack(hs)
+
+
+@pytest.mark.parametrize("steps", [1, 4])
+def test_static_rnn_over_a_run_time_number_of_steps(steps):
+    batch, size = 3, 2
+    x = static.data("x", [-1, -1, size], "float32")
+    h0 = static.data("h0", [-1, size], "float32")
+    w = static.create_parameter([size, size], "float32", name="w")
+    hidden, doubled = _accumulate_over_runtime_steps(x, h0, w)
+    assert static.default_main_program().global_block().ops[-1].type == "while"
+    x_np = RNG.randn(steps, batch, size).astype("float32")
+    h0_np = RNG.randn(batch, size).astype("float32")
+    got, got_doubled = _run([hidden, doubled], {"x": x_np, "h0": h0_np})
+    np.testing.assert_allclose(got, _accumulate_numpy(x_np, h0_np, _value(w)), rtol=1e-5,
+                               atol=1e-6)
+    np.testing.assert_allclose(got_doubled, 2 * x_np, rtol=1e-6)
+
+
+def test_static_rnn_run_time_steps_gradients_match_finite_differences():
+    steps, batch, size = 3, 2, 2
+    x = static.data("x", [-1, batch, size], "float32")
+    h0 = static.data("h0", [batch, size], "float32")
+    for v in (x, h0):
+        v.stop_gradient = False
+    w = static.create_parameter([size, size], "float32", name="w")
+    hidden, _ = _accumulate_over_runtime_steps(x, h0, w)
+    loss = layers.reduce_sum(hidden * hidden)
+    grads = fluid.backward.gradients([loss], [x, h0, w])
+    x_np = RNG.randn(steps, batch, size).astype("float32")
+    h0_np = RNG.randn(batch, size).astype("float32")
+    got = _run(grads, {"x": x_np, "h0": h0_np})
+    w_np = _value(w).astype("float64")
+
+    def loss_of(values):
+        return float((_accumulate_numpy(*values) ** 2).sum())
+
+    values = [x_np.astype("float64"), h0_np.astype("float64"), w_np]
+    for which, grad in enumerate(got):
+        numeric = np.zeros_like(values[which])
+        for i in np.ndindex(numeric.shape):
+            up = [v.copy() for v in values]
+            down = [v.copy() for v in values]
+            up[which][i] += 1e-5
+            down[which][i] -= 1e-5
+            numeric[i] = (loss_of(up) - loss_of(down)) / 2e-5
+        np.testing.assert_allclose(grad, numeric, rtol=1e-3, atol=1e-4)
+
+
+@pytest.mark.parametrize("impute_finished", [False, True])
+def test_basic_decoder_with_training_helper(impute_finished):
+    """With impute_finished a batch entry finished before a step keeps its state."""
     batch, steps, size, hidden = 2, 3, 2, 3
     x_np = RNG.randn(batch, steps, size).astype("float32")
-    lengths = np.array([3, 2], "int64")
+    lengths = np.array([3, 1], "int64")
     x = static.data("x", [batch, steps, size], "float32")
     seq = static.data("len", [batch], "int64")
     cell = layers.GRUCell(hidden)
     decoder = layers.BasicDecoder(cell, layers.TrainingHelper(x, seq))
     outputs, final = layers.dynamic_decode(decoder, inits=cell.get_initial_states(x),
-                                           max_step_num=steps - 1)
-    got_out, got_ids = _run([outputs.cell_outputs, outputs.sample_ids],
-                            {"x": x_np, "len": lengths})
+                                           max_step_num=steps - 1,
+                                           impute_finished=impute_finished)
+    got_out, got_ids, got_final = _run([outputs.cell_outputs, outputs.sample_ids, final],
+                                       {"x": x_np, "len": lengths})
     h = np.zeros((batch, hidden), "float32")
+    finished = lengths == 0
     for t in range(steps):
-        h = _gru_step(x_np[:, t], h, *_gru_weights(cell))
-        np.testing.assert_allclose(got_out[:, t], h, rtol=1e-5, atol=1e-6)
-        np.testing.assert_array_equal(got_ids[:, t], h.argmax(-1))
+        new_h = _gru_step(x_np[:, t], h, *_gru_weights(cell))
+        np.testing.assert_allclose(got_out[:, t], new_h, rtol=1e-5, atol=1e-6)
+        np.testing.assert_array_equal(got_ids[:, t], new_h.argmax(-1))
+        h = np.where(finished[:, None], h, new_h) if impute_finished else new_h
+        finished |= lengths <= t + 1
+    np.testing.assert_allclose(got_final, h, rtol=1e-5, atol=1e-6)
+
+
+def test_tile_beam_merge_with_batch_with_dims_unknown_when_built():
+    x = static.data("x", [-1, -1, 2], "float32")
+    tiled = layers.BeamSearchDecoder.tile_beam_merge_with_batch(x, 3)
+    x_np = RNG.randn(2, 4, 2).astype("float32")
+    got, = _run([tiled], {"x": x_np})
+    np.testing.assert_array_equal(got, np.repeat(x_np, 3, axis=0))
 
 
 class _CountingCell(layers.RNNCell):

@@ -41,9 +41,7 @@ EXCLUDED = {
         "search / recommendation ops of Baidu's internal models, out of scope": [
             "search_pyramid_hash", "var_conv_2d", "match_matrix_tensor",
             "sequence_topk_avg_pooling", "tdm_child", "tdm_sampler", "rank_attention",
-            "fused_embedding_seq_pool"],
-        "not yet (contrib ops and helpers users import)": [
-            "BeamSearchDecoder", "InitState", "StateCell", "TrainingDecoder"]}.items()
+            "fused_embedding_seq_pool"]}.items()
         for name in names},
 }
 

@@ -113,8 +113,11 @@ def test_data_parallel_splits_a_lod_batch_by_whole_sequences():
     # seed 001: the later place takes the extra sequence: [s0] | [s1, s2]
     np.testing.assert_array_equal(got[:, 0], [1.5, 0.5, 1.0])
     per_place, = exe.run(compiled, feed=feed, fetch_list=[emb], scope=scope,
-                         return_numpy=False)
+                         return_numpy=False, return_merged=False)
     assert [t.recursive_sequence_lengths() for t in per_place] == [[[3]], [[1, 2]]]
+    merged, = exe.run(compiled, feed=feed, fetch_list=[emb], scope=scope,
+                      return_numpy=False)           # one LoDTensor, the sequences joined
+    assert merged.recursive_sequence_lengths() == [[3, 1, 2]]
     with pytest.raises(FeedError, match="'w' has 1 sequences, fewer than the 2 devices"):
         exe.run(compiled, feed={"w": (np.zeros((4, 1), "int64"), [[4]])},
                 fetch_list=[pooled], scope=scope)

@@ -42,6 +42,14 @@ def test_reshape_with_tensor_shapes_and_copied_dims():
                       a.reshape(2, 3, 4), np.maximum(a.reshape(2, 12), 0)])
 
 
+def test_reshape_copies_dims_unknown_when_built_beside_an_inferred_one():
+    x = static.data("x", [None, None, 2, 3], "float32")
+    out = paddle.reshape(x, [0, 0, -1])
+    assert tuple(out.shape) == (-1, -1, -1)
+    a = RNG.rand(4, 5, 2, 3).astype("float32")
+    _assert_all(_run([out], {"x": a}), [a.reshape(4, 5, 6)])
+
+
 def test_view_layers_fluid_and_paddle_signatures():
     x = static.data("x", [2, 1, 3, 4], "float32")
     a = RNG.rand(2, 1, 3, 4).astype("float32")

@@ -136,6 +136,25 @@ def test_integer_division_signs(paddle_version, version, mod, floordiv):
             assert out[3].tolist() == [2, -2, -2, 2]
 
 
+def test_operator_operand_cast(paddle_version):
+    """Paddle 1.8.5: `a / b` and `b * a` on a float32 and an int64 Variable cast the other
+    operand to the dtype of the one whose operator runs ([0.5, 0.5, 0.6] float32 and
+    [2, 8, 15] int64 measured); Paddle 3.3.1 raises a TypeError, refimpl's op refuses."""
+    feed = {"a": np.array([1.0, 2.0, 3.0], "float32"), "b": np.array([2, 4, 5], "int64")}
+    with paddle_version("1.8"):
+        def build():
+            a, b = fluid.data("a", [3], "float32"), fluid.data("b", [3], "int64")
+            return [a / b, b * a]
+        (div, mul), _, _ = _run(build, feed)
+        assert div.dtype == np.float32 and mul.dtype == np.int64
+        np.testing.assert_allclose(div, [0.5, 0.5, 0.6], rtol=1e-6)
+        assert mul.tolist() == [2, 8, 15]
+    with paddle_version("3"):
+        a, b = fluid.data("a3", [3], "float32"), fluid.data("b3", [3], "int64")
+        with pytest.raises(Exception, match="same dtype"):
+            a / b
+
+
 @pytest.mark.parametrize("version", ["1.8", "3"])
 def test_matmul_transposed_vector(paddle_version, version):
     """matmul (v1) with a transposed 1-D X: Paddle 1.8.5 reads it as a column [3, 1] (its

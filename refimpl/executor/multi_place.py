@@ -16,7 +16,7 @@ import numpy as np
 
 from ..framework.errors import EOFException, FeedError
 from ..framework.fetched import as_fetched
-from ..framework.lod import check_lengths, lod_of, sequence_slice
+from ..framework.lod import as_plain, check_lengths, lod_of, sequence_slice, with_lod
 from ..framework.scope import Tensor
 from ..parallel import launch
 from ..parallel.communicator import (CollectiveMismatch, CommunicationAborted,
@@ -373,20 +373,20 @@ class MultiPlaceRunner:
 
     def _merge(self, results, return_numpy, return_merged=True):
         """One value per fetch: the places' values concatenated along dim 0 (0-D stacked),
-        or, return_merged=False, a list of them, or, return_numpy=False, a list of Tensors
-        per fetch."""
+        or, return_merged=False, a list of them; with return_numpy=False as Tensors (one
+        merged Tensor per fetch, or a list of them), as Paddle's FetchList."""
         if not self.data_parallel:
             return _as_results(results[0], return_numpy)
         results = [[to_host(v) for v in place] for place in results]
         if not return_numpy:
+            if return_merged:
+                return [Tensor(value=_merged(parts)) for parts in zip(*results)]
             return [[Tensor(value=p) for p in parts] for parts in zip(*results)]
         for parts in zip(*results):
             _as_results(parts, True)     # refuses values that carry a LoD, as Paddle
         if not return_merged:
             return [[np.asarray(p) for p in parts] for parts in zip(*results)]
-        return [as_fetched(np.stack(parts) if parts[0].ndim == 0
-                           else np.concatenate(parts, axis=0))
-                for parts in zip(*results)]
+        return [as_fetched(_merged(parts)) for parts in zip(*results)]
 
     def drop_local_scopes(self):
         """Forget everything but persistable values on every device."""
@@ -394,6 +394,18 @@ class MultiPlaceRunner:
         for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
             for plan in plans[1]:
                 plan.drop_temporaries(env)
+
+
+def _merged(parts):
+    """The places' values of one fetch joined along dim 0 (0-D values stacked); values
+    that all carry a LoD of the same depth join their sequences (Paddle's MergeLoDTensor)."""
+    lods = [lod_of(p) for p in parts]
+    arrays = [as_plain(np.asarray(p)) for p in parts]
+    joined = np.stack(arrays) if arrays[0].ndim == 0 else np.concatenate(arrays, axis=0)
+    if all(lods) and len({len(lod) for lod in lods}) == 1:
+        return with_lod(joined, tuple(tuple(n for lod in lods for n in lod[level])
+                                      for level in range(len(lods[0]))))
+    return joined
 
 
 def _copy_here(value):

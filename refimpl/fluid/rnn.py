@@ -16,13 +16,16 @@ import numpy as np
 
 from ..framework import unique_name
 from ..framework.dtypes import convert_dtype
+from ..framework.nest import flatten, map_structure, pack_sequence_as
 from ..framework.layer_helper import LayerHelper
 from ..framework.param_attr import ParamAttr
 from ..framework.program import Variable, default_main_program
 from ..layers.activation import softmax
 from ..layers.common import append_op_out, check_variable, unary
 from ..layers.control_flow import _append_while, _sub_block, tensor_array_to_tensor
-from ..layers.creation import assign, fill_constant, fill_constant_batch_size_like
+from ..layers.creation import (assign, fill_constant, fill_constant_batch_size_like,
+                               zeros_like)
+from ..layers.manipulation import fluid_reverse
 from ..layers.math import _bool_out, cast, fluid_less_than, matmul
 from ..layers.sampling import sampling_id
 from ..layers.sequence import sequence_mask, sequence_pad, sequence_unpad
@@ -30,8 +33,7 @@ from ..layers.tensor import (argmax, argsort, concat, fluid_expand, gather, incr
                              reshape, scatter, shape, slice, split, squeeze, stack,
                              transpose, unsqueeze, unstack)
 from ..nn.layer.base import Layer
-from ..nn.layer.decode import (BeamSearchDecoder, Decoder, _leaves, dynamic_decode,
-                               map_structure)
+from ..nn.layer.decode import BeamSearchDecoder, Decoder, _leaves, dynamic_decode
 from ..nn.layer.rnn import RNNCellBase, _unroll
 
 __all__ = ["RNNCell", "GRUCell", "LSTMCell", "rnn", "StaticRNN", "DynamicRNN", "Decoder",
@@ -224,11 +226,83 @@ def rnn(cell, inputs, initial_states=None, sequence_length=None, time_major=Fals
     if not callable(cell):
         raise TypeError("fluid.layers.rnn: cell must be an RNNCell, got %s"
                         % type(cell).__name__)
-    return _unroll(_ApiErrors("fluid.layers.rnn"), cell, inputs, initial_states,
-                   sequence_length, time_major, is_reverse, False, **kwargs)
+    errors = _ApiErrors("fluid.layers.rnn")
+    errors._expect_input(inputs, "inputs")
+    if len(inputs.shape) >= 2 and inputs.shape[0 if time_major else 1] < 0:
+        return _rnn_over_run_time_steps(cell, inputs, initial_states, sequence_length,
+                                        time_major, is_reverse, **kwargs)
+    return _unroll(errors, cell, inputs, initial_states, sequence_length, time_major,
+                   is_reverse, False, **kwargs)
+
+
+def _rnn_over_run_time_steps(cell, inputs, initial_states, sequence_length, time_major,
+                             is_reverse, **kwargs):
+    """rnn() when the number of steps is known only at run time: a StaticRNN over the
+    time-major inputs (a `while` op), as Paddle 1.8 builds it. With sequence_length a
+    state keeps its value past its sequence's end (mask [T, batch, 1])."""
+    if initial_states is None:
+        initial_states = cell.get_initial_states(inputs, batch_dim_idx=1 if time_major else 0)
+    if not time_major:
+        inputs = _swap_batch_time(inputs)
+    mask = None
+    if sequence_length is not None:
+        check_variable(sequence_length, "sequence_length", "fluid.layers.rnn")
+        steps = slice(shape(inputs), [0], [0], [1])
+        mask = unsqueeze(transpose(sequence_mask(sequence_length, maxlen=steps,
+                                                 dtype=inputs.dtype.name), [1, 0]), [2])
+    if is_reverse:
+        inputs = fluid_reverse(inputs, [0])
+        mask = fluid_reverse(mask, [0]) if mask is not None else None
+    recurrence = StaticRNN()
+    with recurrence.step():
+        step_input = recurrence.step_input(inputs)
+        states = map_structure(lambda s: recurrence.memory(init=s), initial_states)
+        outputs, new_states = cell(step_input, states, **kwargs)
+        if mask is not None:
+            step_mask = recurrence.step_input(mask)
+            new_states = map_structure(lambda new, old: new * step_mask + old *
+                                       (1.0 - step_mask), new_states, states)
+        map_structure(recurrence.update_memory, states, new_states)
+        flat_outputs = flatten(outputs)
+        recurrence.output(*flat_outputs, *flatten(new_states))
+    stacked = recurrence.output_list()
+    final_outputs = stacked[:len(flat_outputs)]
+    final_states = [s[-1] for s in stacked[len(flat_outputs):]]
+    if is_reverse:
+        final_outputs = [fluid_reverse(o, [0]) for o in final_outputs]
+    if not time_major:
+        final_outputs = [_swap_batch_time(o) for o in final_outputs]
+    return (pack_sequence_as(outputs, final_outputs),
+            pack_sequence_as(new_states, final_states))
 
 
 # -- StaticRNN
+@contextlib.contextmanager
+def _in_parent(block):
+    """Ops appended here go to the block holding `block` (before the op that runs it)."""
+    program = default_main_program()
+    inside = program._current_block_idx
+    program._current_block_idx = block.parent_idx
+    try:
+        yield
+    finally:
+        program._current_block_idx = inside
+
+
+def _zeros_over_time(sequence, step_value):
+    """Zeros [T, batch] + step_value's shape[1:], T and batch from `sequence` [T, batch,
+    ...] at run time (step_value's trailing dims must be known)."""
+    rest = list(step_value.shape[1:])
+    if any(d < 0 for d in rest):
+        raise ValueError("StaticRNN.step_output: %r %s needs known dims after the batch "
+                         "dim to be stacked over a run-time number of steps"
+                         % (step_value.name, list(step_value.shape)))
+    column = unsqueeze(sequence, [2]) if len(sequence.shape) == 2 else \
+        slice(reshape(sequence, [0, 0, -1]), [2], [0], [1])       # [T, batch, 1]
+    zeros = fluid_expand(zeros_like(column, step_value.dtype), [1, 1, int(np.prod(rest))])
+    return reshape(zeros, [0, 0] + rest)
+
+
 class StaticRNN:
     """1.8 StaticRNN over sequences whose dim 0 is time:
 
@@ -241,10 +315,13 @@ class StaticRNN:
             rnn.step_output(hidden)
         out = rnn()                                        # [T, batch, hidden]
 
-    The ops built inside `step()` are recorded once as a template (on placeholder
-    variables) and, when the block ends, removed and appended again once per time step
-    with every variable the step creates renamed for that step: step inputs become
-    x[t], memories the previous step's updated value (the boot value at t = 0)."""
+    The ops built inside `step()` go to a sub-block, on placeholder variables: a step
+    input's is x[t], a memory's the previous step's updated value (the boot value at
+    t = 0). When every step input's T is known as the program is built, the block is
+    unrolled: appended once per time step, every variable it creates renamed for that
+    step. Otherwise (T = -1) it becomes the body of a `while` op over T at run time: the
+    step reads row t of each input (gather), memories are loop variables and each
+    output is scattered into row t of a [T, batch, ...] result."""
 
     def __init__(self, name=None):
         self.name = name or unique_name.generate("static_rnn")
@@ -252,8 +329,8 @@ class StaticRNN:
         self._memories = {}      # placeholder name -> boot Variable
         self._updates = {}       # placeholder name -> Variable holding the next value
         self._step_outputs = []
-        self._outside_ops = set()
-        self._steps = None
+        self._steps = None       # T when every step input's is known, -1 when one is not
+        self._block = None
         self._outputs = None
         self._in_step = False
 
@@ -268,28 +345,40 @@ class StaticRNN:
     def step(self):
         if self._outputs is not None or self._in_step:
             raise ValueError("StaticRNN.step: a StaticRNN has exactly one step block")
-        block = default_main_program().current_block()
-        first_op, vars_before = len(block.ops), set(block.vars)
-        self._in_step = True
-        try:
-            yield
-        finally:
-            self._in_step = False
-        self._unroll(block, first_op, vars_before)
+        with _sub_block() as block:
+            self._block = block
+            self._in_step = True
+            try:
+                yield
+            finally:
+                self._in_step = False
+            self._check_complete()
+            if self._steps < 0:
+                cond = self._loop_body(block)
+        if self._steps < 0:
+            _append_while(block, cond, False)
+        else:
+            self._unroll(block)
+
+    def _outside(self):
+        """Ops appended here run once, before the steps."""
+        return _in_parent(self._block)
 
     def step_input(self, x):
         """x [T, ...] -> this step's slice [...] (a placeholder while the step is built)."""
         self._check_in_step("step_input")
         check_variable(x, "x", self._where("step_input"))
-        if len(x.shape) < 1 or x.shape[0] < 0:
-            raise ValueError("StaticRNN.step_input: x %r %s must have a known time dimension "
-                             "0 (refimpl unrolls the steps when the program is built)"
-                             % (x.name, list(x.shape)))
-        if self._steps is not None and x.shape[0] != self._steps:
+        if len(x.shape) < 1:
+            raise ValueError("StaticRNN.step_input: x %r must have a time dimension 0, got "
+                             "shape %s" % (x.name, list(x.shape)))
+        steps = x.shape[0] if x.shape[0] >= 0 else -1
+        if self._steps is not None and min(steps, self._steps) >= 0 and steps != self._steps:
             raise ValueError("StaticRNN.step_input: x %r has %d time steps, an earlier step "
                              "input has %d" % (x.name, x.shape[0], self._steps))
-        self._steps = x.shape[0]
-        placeholder = self._placeholder(x.name, list(x.shape[1:]), x.dtype)
+        self._steps = steps if self._steps is None else min(steps, self._steps)
+        placeholder = self._block.create_var(
+            name=unique_name.generate(self.name + "." + x.name), shape=list(x.shape[1:]),
+            dtype=x.dtype)
         self._inputs[placeholder.name] = x
         return placeholder
 
@@ -299,23 +388,53 @@ class StaticRNN:
         with `shape` whose dim init_batch_dim_idx is batch_ref's dim ref_batch_dim_idx
         (a step input as batch_ref means its [T, batch, ...] sequence, as in 1.8)."""
         self._check_in_step("memory")
-        block = default_main_program().current_block()
-        first_op = len(block.ops)
-        if init is None:
-            if shape is None or batch_ref is None:
-                raise ValueError("StaticRNN.memory: without init, both shape and batch_ref "
-                                 "are required")
-            check_variable(batch_ref, "batch_ref", self._where("memory"))
-            batch_ref = self._inputs.get(batch_ref.name, batch_ref)
-            init = fill_constant_batch_size_like(
-                batch_ref, list(shape), batch_ref.dtype, init_value,
-                input_dim_idx=ref_batch_dim_idx, output_dim_idx=init_batch_dim_idx)
-        else:
-            check_variable(init, "init", self._where("memory"))
-        self._outside_ops.update(id(op) for op in block.ops[first_op:])
-        placeholder = self._placeholder(init.name, list(init.shape), init.dtype)
+        with self._outside():
+            if init is None:
+                if shape is None or batch_ref is None:
+                    raise ValueError("StaticRNN.memory: without init, both shape and "
+                                     "batch_ref are required")
+                check_variable(batch_ref, "batch_ref", self._where("memory"))
+                batch_ref = self._inputs.get(batch_ref.name, batch_ref)
+                init = fill_constant_batch_size_like(
+                    batch_ref, list(shape), batch_ref.dtype, init_value,
+                    input_dim_idx=ref_batch_dim_idx, output_dim_idx=init_batch_dim_idx)
+            else:
+                check_variable(init, "init", self._where("memory"))
+                self._hoist(init)
+            # a variable of the enclosing block: the loop carries it from step to step
+            placeholder = default_main_program().current_block().create_var(
+                name=unique_name.generate(self.name + "." + init.name),
+                shape=list(init.shape), dtype=init.dtype)
         self._memories[placeholder.name] = init
         return placeholder
+
+    def _hoist(self, init):
+        """Moves the ops of the step block that compute `init` (a boot value built inside
+        step() from outside values) before the steps, so they run once."""
+        block = self._block
+        if init.name not in block.vars:
+            return
+        needed, taken = {init.name}, []
+        for op in reversed(block.ops):
+            if needed.intersection(op.output_arg_names):
+                taken.append(op)
+                needed.update(n for n in op.input_arg_names if n in block.vars)
+        step_values = sorted(n for op in taken for n in op.input_arg_names
+                             if n in self._inputs or n in self._memories)
+        if step_values:
+            raise ValueError("StaticRNN.memory: init %r is computed from the step's values "
+                             "%s; a memory's boot value must come from outside the step"
+                             % (init.name, step_values))
+        parent = block.parent_block
+        for op in reversed(taken):
+            block.ops.remove(op)
+            op.block = parent
+            parent.ops.append(op)
+        for name in {n for op in taken for n in op.output_arg_names if n in block.vars}:
+            var = block.vars.pop(name)
+            var.block = parent
+            parent.vars[name] = var
+        block.program._bump()
 
     def update_memory(self, mem, var):
         """The memory `mem` takes `var`'s value for the next step."""
@@ -335,22 +454,45 @@ class StaticRNN:
         for o in outputs:
             self.step_output(o)
 
-    def _placeholder(self, name, shape, dtype):
-        block = default_main_program().current_block()
-        return block.create_var(name=unique_name.generate(self.name + "." + name),
-                                shape=shape, dtype=dtype)
-
-    def _unroll(self, block, first_op, vars_before):
+    def _check_complete(self):
         if self._steps is None:
             raise ValueError("StaticRNN: the step block has no step_input")
         missing = sorted(set(self._memories) - set(self._updates))
         if missing:
             raise ValueError("StaticRNN: memory %s is never given a next value "
                              "(update_memory)" % missing)
-        template = [op for op in block.ops[first_op:] if id(op) not in self._outside_ops]
-        block.ops[first_op:] = [op for op in block.ops[first_op:]
-                                if id(op) in self._outside_ops]
-        created = {n for op in template for n in op.output_arg_names if n not in vars_before}
+
+    def _loop_body(self, block):
+        """Completes `block` as a while body over T at run time; returns the condition."""
+        first = next(iter(self._inputs.values()))
+        with self._outside():
+            counter = fill_constant([1], "int64", 0)
+            steps = cast(slice(shape(first), [0], [0], [1]), "int64")
+            cond = fluid_less_than(counter, steps)
+            for name, init in self._memories.items():
+                assign(init, self._memories_var(name))
+            results = [_zeros_over_time(first, o) for o in self._step_outputs]
+        body_start = len(block.ops)
+        for name, x in self._inputs.items():
+            assign(squeeze(gather(x, counter), [0]), block.var(name))
+        block.ops[:] = block.ops[body_start:] + block.ops[:body_start]   # reads come first
+        for o, result in zip(self._step_outputs, results):   # before the memories move on
+            assign(scatter(result, counter, unsqueeze(o, [0])), result)
+        for name, var in self._updates.items():
+            assign(var, self._memories_var(name))
+        increment(counter, 1, in_place=True)
+        fluid_less_than(counter, steps, cond=cond)
+        self._outputs = results
+        return cond
+
+    def _memories_var(self, name):
+        return self._block.parent_block.var(name)
+
+    def _unroll(self, block):
+        """Appends `block`'s ops once per step to the current block, then drops `block`."""
+        parent = default_main_program().current_block()
+        template = list(block.ops)
+        created = {n for op in template for n in op.output_arg_names if n in block.vars}
         step_inputs = {name: unstack(x, axis=0, num=self._steps)
                        for name, x in self._inputs.items()}
         memories = dict(self._memories)
@@ -360,11 +502,11 @@ class StaticRNN:
             renamed.update((name, xs[t]) for name, xs in step_inputs.items())
             for name in created:
                 original = block.var(name)
-                renamed[name] = block.create_var(
+                renamed[name] = parent.create_var(
                     name=unique_name.generate("%s@step%d" % (name, t)),
                     shape=list(original.shape), dtype=original.dtype)
             for op in template:
-                block.append_op(
+                parent.append_op(
                     op.type,
                     {slot: [renamed.get(n, n) for n in names] for slot, names in op.inputs.items()},
                     {slot: [renamed.get(n, n) for n in names]
@@ -372,9 +514,14 @@ class StaticRNN:
                     dict(op.attrs))
             memories = {name: self._lookup(renamed, var) for name, var in self._updates.items()}
             outputs.append([self._lookup(renamed, o) for o in self._step_outputs])
-        for name in created | set(self._inputs) | set(self._memories):
-            if name in block.vars:
-                block._remove_var(name)
+        for name in self._memories:
+            parent._remove_var(name)
+        block.ops.clear()
+        block.vars.clear()
+        program = parent.program
+        if program.blocks[-1] is block:
+            program.blocks.pop()
+        program._bump()
         self._outputs = [stack(list(per_step), axis=0) for per_step in zip(*outputs)]
 
     @staticmethod
@@ -389,6 +536,11 @@ class StaticRNN:
         if not self._outputs:
             raise ValueError("StaticRNN: the step block has no step_output")
         return self._outputs[0] if len(self._outputs) == 1 else list(self._outputs)
+
+    def output_list(self):
+        """The step outputs stacked over time, always as a list."""
+        self()
+        return list(self._outputs)
 
 
 # -- DynamicRNN
@@ -527,13 +679,9 @@ class _UnrolledSteps:
         with self._rnn.step():
             yield
 
-    @contextlib.contextmanager
     def outside(self):
         """Ops appended here run once, before the unrolled steps (not per step)."""
-        block = default_main_program().current_block()
-        first_op = len(block.ops)
-        yield
-        self._rnn._outside_ops.update(id(op) for op in block.ops[first_op:])
+        return self._rnn._outside()
 
     def set_mask(self, mask):
         self.step_mask = self._rnn.step_input(mask)
@@ -594,16 +742,9 @@ class _LoopSteps:
             fluid_less_than(self._counter, self._steps, cond=self._cond)
         _append_while(block, self._cond, False)
 
-    @contextlib.contextmanager
     def outside(self):
         """Ops appended here go to the block holding the loop, before it."""
-        program = default_main_program()
-        inside = program._current_block_idx
-        program._current_block_idx = self._block.parent_idx
-        try:
-            yield
-        finally:
-            program._current_block_idx = inside
+        return _in_parent(self._block)
 
     def set_mask(self, mask):
         with self.outside():

@@ -60,6 +60,10 @@ def binary_op(x, other, op_type, reverse=False):
             s, b = rule(float(other))
             return scale(x, s, b)
         other = _constant_like(x, other)
+    elif isinstance(other, Variable) and not mode.dynamic and other.dtype != x.dtype and \
+            x.dtype is not None and other.dtype is not None and \
+            versions.switch("operator_operand_cast") == "cast":
+        other = cast(other, x.dtype.name)
     a, b = (other, x) if reverse else (x, other)
     # matmul_v2 (x @ y) has no `axis`; elementwise and compare ops broadcast numpy-style
     attrs = {} if op_type == "matmul_v2" else {"axis": -1}

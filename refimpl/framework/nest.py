@@ -38,7 +38,17 @@ def pack_sequence_as(structure, flat):
         raise ValueError("pack_sequence_as: structure has %d leaves, got %d"
                          % (len(flatten(structure)), len(flat)))
     leaves = iter(flat)
-    return map_structure(lambda _: next(leaves), structure)
+
+    def build(part):      # in flatten's order: a dict's values by sorted key
+        if isinstance(part, dict):
+            built = {k: build(part[k]) for k in sorted(part)}
+            return {k: built[k] for k in part}
+        if isinstance(part, tuple) and hasattr(part, "_fields"):
+            return type(part)(*(build(p) for p in part))
+        if isinstance(part, (list, tuple)):
+            return type(part)(build(p) for p in part)
+        return next(leaves)
+    return build(structure)
 
 
 def assert_same_structure(first, second, check_types=True):

@@ -11,7 +11,7 @@ import numpy as np
 from .. import versions
 from ..framework import mode
 from ..dygraph.tensor import Tensor
-from ..framework import unique_name
+from ..framework import nest, unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
 from ..framework.dataflow import block_io
@@ -74,11 +74,6 @@ def _unflatten(template, flat):
     if isinstance(template, (list, tuple)):
         return type(template)(_unflatten(t, flat) for t in template)
     return None
-
-
-def _shapes_match(a, b):
-    a, b = tuple(a or ()), tuple(b or ())
-    return len(a) == len(b) and all(x == y or x < 0 or y < 0 for x, y in zip(a, b))
 
 
 def _merged_shape(a, b):
@@ -209,40 +204,52 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     loop variables (new Variables; the given ones keep their values)."""
     if not callable(cond) or not callable(body):
         raise TypeError("while_loop: cond and body must be callable")
-    if not isinstance(loop_vars, (list, tuple)) or not loop_vars:
-        raise TypeError("while_loop: loop_vars must be a non-empty list or tuple of "
-                        "Variables, got %r" % (loop_vars,))
-    for v in loop_vars:
+    if not isinstance(loop_vars, (list, tuple)):
+        raise TypeError("while_loop: loop_vars must be a list or tuple, got %s"
+                        % type(loop_vars).__name__)
+    if not loop_vars:
+        raise ValueError("while_loop: loop_vars must be a non-empty list or tuple")
+    # loop_vars may nest lists, tuples and dicts of Variables (Paddle's nest structures)
+    given = nest.flatten(loop_vars)
+    for v in given:
         if not isinstance(v, Variable):
-            raise TypeError("while_loop: loop_vars must be Variables, got %s"
-                            % type(v).__name__)
-    if any(isinstance(v, Tensor) for v in loop_vars):
+            raise TypeError("while_loop: loop_vars must be Variables (or lists, tuples and "
+                            "dicts of them), got %s" % type(v).__name__)
+    if any(isinstance(v, Tensor) for v in given):
         return _eager_while(cond, body, list(loop_vars))
     # Copies, so the loop updates its own variables in place, not the caller's inputs
     # (whose values earlier ops' gradients read).
-    state = [assign(v) for v in loop_vars]
-    condition = cond(*state)
+    state = [assign(v) for v in given]
+
+    def structured():      # fresh containers: the body may change the ones it gets
+        return nest.pack_sequence_as(list(loop_vars), state)
+    condition = cond(*structured())
     _check_condition(condition, "while_loop", "the value of cond")
     with _sub_block() as block:
-        outs = body(*state)
+        outs = body(*structured())
         outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
-        if len(outs) != len(state):
-            raise ValueError("while_loop: body returned %d values for %d loop_vars"
-                             % (len(outs), len(state)))
-        for v, out, given in zip(state, outs, loop_vars):
+        try:
+            nest.assert_same_structure(list(loop_vars), outs, check_types=False)
+        except (ValueError, TypeError) as e:
+            raise ValueError("while_loop: body must return the structure of loop_vars: %s"
+                             % e) from None
+        for v, out, original in zip(state, nest.flatten(outs), given):
             if not isinstance(out, Variable):
                 raise TypeError("while_loop: body must return Variables, got %s"
                                 % type(out).__name__)
-            if out.dtype != v.dtype or not _shapes_match(out.shape, v.shape):
-                raise ValueError("while_loop: body output %r (%s %s) does not match loop "
-                                 "variable %r (%s %s)" % (out.name, out.dtype.name,
-                                                          list(out.shape), given.name,
-                                                          v.dtype.name, list(v.shape)))
+            if out.dtype != v.dtype:
+                raise ValueError("while_loop: body output %r (%s) does not match the dtype "
+                                 "of loop variable %r (%s)" % (out.name, out.dtype.name,
+                                                               original.name, v.dtype.name))
+            before = v.shape
             if out is not v:
                 assign(out, v)
-        assign(cond(*state), condition)
+            # the body may reshape a loop variable (as Paddle allows): its build-time shape
+            # is -1 where the two differ
+            v._set_shape_dtype(_merged_shape(before, out.shape), v.dtype)
+        assign(cond(*structured()), condition)
     _append_while(block, condition, is_test)
-    return state
+    return structured()
 
 
 def _eager_while(cond, body, state):

@@ -275,6 +275,25 @@ def reorder_lod_tensor_by_rank(x, rank_table):
     return out
 
 
+def lod_rank_table(x, level=0):
+    """x's rank table: refimpl keeps it as the lengths of x's sequences (lod_rank_table op),
+    which reorder_lod_tensor_by_rank and shrink_memory order longest first."""
+    check_variable(x, "x", "lod_rank_table")
+    table = _op("lod_rank_table", {"X": [x]}, {"level": int(level)}, dtypes={"Out": "int64"})
+    table.stop_gradient = True
+    return table
+
+
+def shrink_memory(x, i, table):
+    """x's first rows (sequences when x has a LoD): one per sequence of `table` longer
+    than step i (op shrink_rnn_memory)."""
+    for arg, var in (("x", x), ("i", i), ("table", table)):
+        check_variable(var, arg, "shrink_memory")
+    out, _ = _op("shrink_rnn_memory", {"X": [x], "RankTable": [table], "I": [i]},
+                 outputs=("Out", "OutLength"), dtypes={"OutLength": "int64"})
+    return out
+
+
 def im2sequence(input, filter_size=1, stride=1, padding=0, input_image_size=None,
                 out_stride=1, name=None):
     """Each image [C, H, W] becomes a sequence of its oh * ow patches, rows [C * kh * kw]:
@@ -324,4 +343,5 @@ EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     sequence_last_step, sequence_softmax, sequence_reverse, sequence_expand,
     sequence_expand_as, sequence_concat, sequence_slice, warpctc, ctc_greedy_decoder,
     edit_distance, sequence_conv, sequence_enumerate, sequence_reshape, sequence_scatter,
-    lod_reset, lod_append, reorder_lod_tensor_by_rank, im2sequence, filter_by_instag)}}
+    lod_reset, lod_append, reorder_lod_tensor_by_rank, lod_rank_table, shrink_memory,
+    im2sequence, filter_by_instag)}}

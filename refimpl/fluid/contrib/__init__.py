@@ -1,15 +1,17 @@
 """paddle.fluid.contrib (1.8): the parts users import -- contrib.layers' basic RNN units
 and networks (layers/rnn_impl.py), tree_conv and the other contrib ops' layers
 (layers/nn.py), program statistics (program_statistics.py), decoupled weight decay
-(decoupled_weight_decay.py), mixed_precision."""
-from . import layers, mixed_precision, program_statistics
+(decoupled_weight_decay.py), mixed_precision, the decoder API (decoder/)."""
+from . import decoder, layers, mixed_precision, program_statistics
+from .decoder import BeamSearchDecoder, InitState, StateCell, TrainingDecoder
 from .decoupled_weight_decay import extend_with_decoupled_weight_decay
 from .layers import (BasicGRUUnit, BasicLSTMUnit, basic_gru, basic_lstm,
                      fused_elemwise_activation, multiclass_nms2, partial_concat, partial_sum,
                      shuffle_batch, tree_conv)
 from .program_statistics import memory_usage, op_freq_statistic
 
-__all__ = ["layers", "BasicGRUUnit", "BasicLSTMUnit", "basic_gru", "basic_lstm", "tree_conv",
+__all__ = ["decoder", "InitState", "StateCell", "TrainingDecoder", "BeamSearchDecoder",
+           "layers", "BasicGRUUnit", "BasicLSTMUnit", "basic_gru", "basic_lstm", "tree_conv",
            "fused_elemwise_activation", "multiclass_nms2", "partial_concat", "partial_sum",
            "shuffle_batch",
            "memory_usage", "op_freq_statistic", "extend_with_decoupled_weight_decay",

@@ -19,7 +19,7 @@ from ...layers.indexing import gather_nd
 from ...layers.loss import topk
 from ...layers.manipulation import cumsum
 from ...layers.math import _bool_out, cast
-from ...layers.tensor import reshape, stack, tile, transpose, unsqueeze
+from ...layers.tensor import flatten, reshape, stack, tile, transpose, unsqueeze
 
 __all__ = ["BeamSearchDecoder", "dynamic_decode"]
 
@@ -38,6 +38,21 @@ def _binary(op_type, x, y):
 
 def _logical_or(x, y):
     return _bool_out("logical_or", {"X": [x], "Y": [y]}, {}, None, None)
+
+
+def _kept_where(finished, old, new):
+    """old in the rows of a finished entry ([batch] bool), new elsewhere (a bool state
+    through float32, as Paddle 1.8 does)."""
+    dtype = "float32" if old.dtype.name == "bool" else old.dtype.name
+    mask = cast(finished, dtype)
+    mask.stop_gradient = True
+    kept = append_op_out("elementwise_add", {
+        "X": [append_op_out("elementwise_mul", {"X": [cast(old, dtype)], "Y": [mask]},
+                            {"axis": 0})],
+        "Y": [append_op_out("elementwise_mul", {"X": [cast(new, dtype)],
+                                                "Y": [1.0 - mask]}, {"axis": 0})]},
+        {"axis": -1})
+    return cast(kept, "bool") if old.dtype.name == "bool" else kept
 
 
 def _logical_not(x):
@@ -85,13 +100,13 @@ class BeamSearchDecoder(Decoder):
     def tile_beam_merge_with_batch(x, beam_size):
         """x [B, ...] -> [B * beam_size, ...], each batch entry repeated beam_size times."""
         expanded = tile(unsqueeze(x, [1]), [1, beam_size] + [1] * (len(x.shape) - 1))
-        return reshape(expanded, [-1] + list(x.shape[1:]))
+        return flatten(expanded, 0, 1)      # other dims may be unknown when built
 
     def _split_batch_beams(self, x):
         return reshape(x, [-1, self.beam_size] + list(x.shape[1:]))
 
     def _merge_batch_beams(self, x):
-        return reshape(x, [-1] + list(x.shape[2:]))
+        return flatten(x, 0, 1)
 
     def _expand_to_beam_size(self, x):
         return tile(unsqueeze(x, [1]), [1, self.beam_size] + [1] * (len(x.shape) - 1))
@@ -190,9 +205,6 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
                          "times")
     if int(max_step_num) < 0:
         raise ValueError("dynamic_decode: max_step_num must be >= 0, got %r" % (max_step_num,))
-    if impute_finished and not decoder.tracks_own_finished:
-        raise NotImplementedError("dynamic_decode: impute_finished is not supported by "
-                                  "refimpl for %s" % type(decoder).__name__)
     inputs, states, finished = decoder.initialize(inits)
     lengths = cast(finished, "int64")
     lengths = _binary("elementwise_sub", lengths, lengths)
@@ -203,6 +215,9 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
         if decoder.tracks_own_finished:
             lengths = getattr(next_states, "lengths", lengths)
         else:
+            if impute_finished:      # a finished entry keeps its states
+                next_states = map_structure(lambda old, new: _kept_where(finished, old, new),
+                                            states, next_states)
             next_finished = _logical_or(next_finished, finished)
             lengths = _binary("elementwise_add", lengths,
                               cast(_logical_not(finished), "int64"))

@@ -8,8 +8,8 @@ input [batch, T, in] (batch_first) or [T, batch, in]; each layer's output feeds 
 (after dropout when dropout_prob > 0); with sequence_length, steps past a sequence's end
 keep the previous state; returns (output [.., T, .., hidden * directions], last hidden
 [layers * directions, batch, hidden] (and last cell)). Parameter attributes with a name
-get `_fw_w_<i>` / `_bw_b_<i>` ... per layer and direction, as in 1.8. refimpl's StaticRNN
-unrolls the steps when the program is built, so T must be known."""
+get `_fw_w_<i>` / `_bw_b_<i>` ... per layer and direction, as in 1.8. T may be unknown when
+the program is built (the StaticRNN then runs a while op, specs/fluid_rnn.md)."""
 import copy
 
 from ... import layers
@@ -68,7 +68,7 @@ def _run(input, init_states, hidden_size, num_layers, sequence_length, dropout_p
     mask = None
     if sequence_length is not None:
         mask = layers.transpose(layers.sequence_mask(sequence_length,
-                                                     maxlen=input.shape[0],
+                                                     maxlen=layers.shape(input)[0],
                                                      dtype="float32"), [1, 0])
     directions = 2 if bidirectional else 1
     inits = [None if s is None else layers.reshape(s, [num_layers, directions, -1,
@@ -99,10 +99,9 @@ def _run(input, init_states, hidden_size, num_layers, sequence_length, dropout_p
                                                 dropout_implementation=dropout_implementation)
             rnn.step_output(step_input)
         outs = rnn()
-        steps = rnn_input.shape[0]
         # each layer's state after the last step, [1, batch, hidden], stacked by layer
-        lasts = [layers.concat([layers.slice(outs[i * n_states + k], [0], [steps - 1],
-                                             [steps]) for i in range(num_layers)], axis=0)
+        lasts = [layers.concat([layers.unsqueeze(outs[i * n_states + k][-1], [0])
+                                for i in range(num_layers)], axis=0)
                  for k in range(n_states)]
         return outs[-1], lasts
 
