@@ -11,6 +11,8 @@ applies their transposes. Source coordinates for output index i along an axis (i
                       clamped to the edge)
   nearest:            align_corners: round(ratio i), else floor(ratio i)
 """
+import functools
+
 import numpy as np
 
 from ._common import FLOATS, rand
@@ -37,8 +39,16 @@ def _cubic_weights(t):
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
-def axis_matrix(n_in, n_out, method, align_corners, align_mode, scale):
-    """The [n_out, n_in] interpolation matrix along one axis."""
+@functools.lru_cache(maxsize=256)
+def axis_matrix(n_in, n_out, method, align_corners, align_mode, scale, dtype="float64"):
+    """The [n_out, n_in] interpolation matrix along one axis, in `dtype`; cached (read-only):
+    OpTest's numeric gradient runs the op twice per input element with the same sizes."""
+    m = _axis_matrix(n_in, n_out, method, align_corners, align_mode, scale).astype(dtype)
+    m.setflags(write=False)
+    return m
+
+
+def _axis_matrix(n_in, n_out, method, align_corners, align_mode, scale):
     ratio = _ratio(n_in, n_out, align_corners, scale)
     m = np.zeros((n_out, n_in))
     i = np.arange(n_out)
@@ -64,8 +74,9 @@ def axis_matrix(n_in, n_out, method, align_corners, align_mode, scale):
 
 
 def _apply(x, matrices, axes):
+    """x with each axis in `axes` multiplied by its [out, in] matrix."""
     for m, axis in zip(matrices, axes):
-        x = np.moveaxis(np.tensordot(m.astype(x.dtype), x, axes=(1, axis)), 0, axis)
+        x = np.swapaxes(np.swapaxes(x, axis, -1) @ m.T, axis, -1)
     return x
 
 
@@ -114,22 +125,23 @@ class _Interp(OpDef):
             shape[a] = s
         ctx.set_output("Out", shape, x.dtype)
 
-    def _matrices(self, x_shape, attrs):
+    def _matrices(self, x_shape, dtype, attrs):
         axes = self._axes(len(x_shape), attrs["data_layout"])
         in_sizes = [x_shape[a] for a in axes]
         sizes, scales = self._sizes_and_scales(in_sizes, attrs)
         mats = [axis_matrix(n_in, n_out, self.method, attrs["align_corners"],
-                            attrs.get("align_mode", 1), None if attrs["align_corners"] else s)
+                            attrs.get("align_mode", 1), None if attrs["align_corners"] else s,
+                            dtype.str)
                 for n_in, n_out, s in zip(in_sizes, sizes, scales)]
         return mats, axes
 
     def forward(self, x, **attrs):
-        mats, axes = self._matrices(x.shape, attrs)
-        return _apply(x, mats, axes).astype(x.dtype)
+        mats, axes = self._matrices(x.shape, x.dtype, attrs)
+        return _apply(x, mats, axes).astype(x.dtype, copy=False)
 
     def backward(self, x, dout, **attrs):
-        mats, axes = self._matrices(x.shape, attrs)
-        return _apply(dout, [m.T for m in mats], axes).astype(x.dtype)
+        mats, axes = self._matrices(x.shape, dout.dtype, attrs)
+        return _apply(dout, [m.T for m in mats], axes).astype(x.dtype, copy=False)
 
     def samples(self, rng):
         spatial_in = [3, 4, 5][:self.spatial]
