@@ -86,6 +86,19 @@ def test_transposed_conv_is_the_adjoint_of_conv(nd):
     np.testing.assert_allclose((cx * y).sum(), (x * ty).sum(), rtol=1e-10)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_scatter_adds_windows_in_kernel_offset_order(dtype):
+    """conv_nd.scatter (one np.add.at) equals adding window offset by offset, bit for bit."""
+    from refimpl.ops.conv_nd import scatter
+    cols = RNG.randn(2, 3, 3, 4, 2, 3).astype(dtype)     # [N, C, O1, O2, K1, K2]
+    strides, dilations, pads = (2, 1), (1, 2), [(1, 0), (0, 2)]
+    padded = np.zeros((2, 3, 7, 8), dtype)
+    for k1, k2 in itertools.product(range(2), range(3)):
+        padded[:, :, k1:k1 + 5:2, 2 * k2:2 * k2 + 4] += cols[..., k1, k2]
+    got = scatter(cols, [6, 6], strides, pads, dilations)
+    np.testing.assert_array_equal(got, padded[:, :, 1:, :6])
+
+
 def test_conv1d_nlc_same_padding_and_bias():
     x, w, b = RNG.randn(2, 9, 3), RNG.randn(4, 3, 3), RNG.randn(4)
     got = run(lambda x, w, b: F.conv1d(x, w, b, padding="same", data_format="NLC"), x=x, w=w,
