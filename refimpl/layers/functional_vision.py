@@ -226,8 +226,19 @@ def _resize(input, out_shape, scale, name, resample, actual_shape, align_corners
     if len(input.shape) != spatial + 2:
         raise ValueError("%s: %s takes %d-D input, got %s"
                          % (layer, resample, spatial + 2, list(input.shape)))
+    formats = ("NCHW", "NHWC") if spatial == 2 else ("NCDHW", "NDHWC")
+    if data_format not in formats:
+        raise ValueError("%s: data_format of a %d-D input must be one of %s, got %r"
+                         % (layer, spatial + 2, formats, data_format))
     if out_shape is not None:
         scale = None
+    elif scale is None:
+        raise ValueError("%s: give out_shape or scale" % layer)
+    elif isinstance(scale, bool) or not isinstance(scale, (int, float, Variable)):
+        raise TypeError("%s: scale must be a float, an int or a Variable, got %r"
+                        % (layer, scale))
+    elif not isinstance(scale, Variable) and scale <= 0:
+        raise ValueError("%s: scale must be > 0, got %s" % (layer, scale))
     inputs, out_shape, scale = _runtime_size_inputs(out_shape, scale, spatial, layer)
     if actual_shape is not None:    # the size at run time; out_shape only shapes the build
         check_variable(actual_shape, "actual_shape", layer)
