@@ -12,6 +12,7 @@ applies their transposes. Source coordinates for output index i along an axis (i
   nearest:            align_corners: round(ratio i), else floor(ratio i)
 """
 import functools
+import math
 
 import numpy as np
 
@@ -79,9 +80,17 @@ def _axis_matrix(n_in, n_out, method, align_corners, align_mode, scale):
 
 
 def _apply(x, matrices, axes):
-    """x with each axis in `axes` multiplied by its [out, in] matrix."""
-    for m, axis in zip(matrices, axes):
-        x = np.swapaxes(np.swapaxes(x, axis, -1) @ m.T, axis, -1)
+    """x with each axis in `axes` multiplied by its [out, in] matrix: contiguous GEMMs on
+    x seen as [before, in, after] (the last axis as one [rows, in] @ [in, out])."""
+    x = np.ascontiguousarray(x)
+    for m, axis in sorted(zip(matrices, axes), key=lambda ma: -ma[1]):
+        shape = x.shape
+        before, after = math.prod(shape[:axis]), math.prod(shape[axis + 1:])
+        if after == 1:
+            x = x.reshape(-1, shape[axis]) @ m.T
+        else:
+            x = m @ x.reshape(before, shape[axis], after)
+        x = x.reshape(shape[:axis] + (m.shape[0],) + shape[axis + 1:])
     return x
 
 
