@@ -171,3 +171,37 @@ def test_pool3d_empty_ceil_mode_window_matches_pool2d_rule():
     assert got[0][0, 0, 0, 0, 0] == x[0, 0, 0, 0, 0]
     assert got[0][0, 0, 0, 0, 2] == np.finfo(np.float32).min
     assert np.isnan(got[1][0, 0, 0, 0, 2]) and np.isnan(got[1][0, 0, 1, 0, 0])
+
+
+@pytest.mark.parametrize("pooling_type", ["max", "avg"])
+@pytest.mark.parametrize("exclusive", [True, False])
+def test_pool3d_fixed_windows_at_once_equal_the_window_loop(pooling_type, exclusive):
+    """pool3d's strided path against a loop over pool3d.windows() (the per-window rule),
+    forward and gradient, with asymmetric padding and ceil_mode's partial windows."""
+    from refimpl.ops.pool3d import Pool3D, windows
+    x = RNG.randn(2, 3, 5, 6, 4)
+    k, s, pads = [2, 3, 2], [2, 2, 3], [(1, 0), (0, 2), (1, 1)]
+    attrs = dict(pooling_type=pooling_type, ksize=k, strides=s,
+                 paddings=[p for pair in pads for p in pair], global_pooling=False,
+                 ceil_mode=True, exclusive=exclusive, adaptive=False,
+                 padding_algorithm="EXPLICIT", data_format="NCDHW")
+    out = Pool3D().forward(x, **attrs)
+    dout = RNG.randn(*out.shape)
+    want, want_dx = np.empty_like(out), np.zeros_like(x)
+    for index, window, full in windows(x.shape[2:], k, s, pads, out.shape[2:], False):
+        block = x[(slice(None), slice(None)) + window].reshape(2, 3, -1)
+        g = dout[(Ellipsis,) + index]
+        if not block.size:      # a ceil_mode window past the input: -FLT_MAX / NaN
+            want[(Ellipsis,) + index] = np.finfo(np.float32).min if pooling_type == "max" \
+                else np.nan
+        elif pooling_type == "max":
+            want[(Ellipsis,) + index] = block.max(-1)
+            first = (np.arange(block.shape[-1]) == block.argmax(-1)[..., None]) * g[..., None]
+            want_dx[(slice(None), slice(None)) + window] += first.reshape(
+                want_dx[(slice(None), slice(None)) + window].shape)
+        else:
+            divisor = block.shape[-1] if exclusive else full
+            want[(Ellipsis,) + index] = block.sum(-1) / divisor
+            want_dx[(slice(None), slice(None)) + window] += (g / divisor)[..., None, None, None]
+    np.testing.assert_allclose(out, want, rtol=1e-12)
+    np.testing.assert_allclose(Pool3D().backward(x, out, dout, **attrs), want_dx, rtol=1e-12)
