@@ -67,6 +67,10 @@ class Initializer:
             return self._through_float32(var, startup)
         attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
         attrs.update(self._attrs(var))
+        if "seed" in attrs and not self.seed:
+            # the random_seed of the program the op goes to, as Paddle 1.8.5 and 2.0 (the
+            # main program's may be unset)
+            attrs["seed"] = startup.program.random_seed
         return add_init_op(startup, self.op_type, {"Out": [var.name]}, attrs)
 
     def _through_float32(self, var, block):
