@@ -205,3 +205,26 @@ def test_pool3d_fixed_windows_at_once_equal_the_window_loop(pooling_type, exclus
             want_dx[(slice(None), slice(None)) + window] += (g / divisor)[..., None, None, None]
     np.testing.assert_allclose(out, want, rtol=1e-12)
     np.testing.assert_allclose(Pool3D().backward(x, out, dout, **attrs), want_dx, rtol=1e-12)
+
+
+def test_fluid_conv3d_channels_last_and_argument_checks():
+    """fluid.layers.conv3d with NDHWC input (Paddle 1.8.5 takes it) equals the NCDHW conv of
+    the transposed input; bad use_cudnn / data_format / batch-dim padding: ValueError."""
+    x = RNG.randn(2, 3, 4, 5, 2).astype("float32")        # NDHWC
+    w_init = fluid.initializer.NumpyArrayInitializer(RNG.randn(3, 2, 3, 3, 3).astype("float32"))
+
+    def conv(data_format):
+        return lambda v: fluid.layers.conv3d(
+            v, 3, 3, padding=[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]] if data_format == "NDHWC"
+            else [[0, 0], [0, 0], [1, 1], [1, 0], [0, 1]], data_format=data_format,
+            param_attr=fluid.ParamAttr(initializer=w_init), bias_attr=False)
+    last = run(conv("NDHWC"), x=x)
+    first = run(conv("NCDHW"), x=np.ascontiguousarray(np.moveaxis(x, -1, 1)))
+    np.testing.assert_allclose(last, np.moveaxis(first, 1, -1), rtol=1e-5, atol=1e-5)
+    for kw in [dict(use_cudnn=[0]), dict(data_format="NCHWC"),
+               dict(padding=[[0, 1], [0, 0], [0, 1], [0, 1], [0, 1]]),
+               dict(filter_size=0, padding=[[0, 1], [0, 1], [0, 1], [0, 1], [0, 1]],
+                    data_format="NDHWC")]:
+        args = dict(dict(num_filters=3, filter_size=3), **kw)
+        with pytest.raises(ValueError):
+            run(lambda v: fluid.layers.conv3d(v, **args), x=x)

@@ -10,6 +10,7 @@ applying it appends the ops to the current program. bilinear_tensor_product (who
 (Paddle 1.8 would call them `<name>.w_0`), recorded in specs/fluid_layers.md."""
 from ...framework.layer_helper import LayerHelper
 from ...layers.common import check_variable
+from ...layers.functional_conv import _padding
 from ...layers.functional_nn import bilinear
 from ...nn.layer.spectral_norm import SpectralNorm
 from ..dygraph.nn import (NCE, Conv3D, Conv2DTranspose, Conv3DTranspose, GroupNorm,
@@ -33,9 +34,27 @@ def _channels_first(input, data_format, layer, nd):
 def conv3d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None,
            param_attr=None, bias_attr=None, use_cudnn=True, act=None, name=None,
            data_format="NCDHW"):
-    channels = _channels_first(input, data_format, "conv3d", 3)
-    return Conv3D(channels, num_filters, filter_size, stride, padding, dilation, groups,
-                  param_attr, bias_attr, use_cudnn, act, dtype=input.dtype)(input)
+    """Also NDHWC input, as 1.8.5 (the Conv3D Layer is NCDHW only; its conv gets the
+    layout). The paddings are checked by the conv (SAME / VALID, 3 or 6 ints, or one
+    [lo, hi] pair per dim with zeros on the batch and channel dims)."""
+    check_variable(input, "input", "conv3d")
+    if not isinstance(use_cudnn, bool):
+        raise ValueError("conv3d: use_cudnn must be a bool, got %r" % (use_cudnn,))
+    if data_format not in ("NCDHW", "NDHWC"):
+        raise ValueError("conv3d: data_format must be 'NCDHW' or 'NDHWC', got %r"
+                         % (data_format,))
+    if len(input.shape) != 5:
+        raise ValueError("conv3d: input %r must be 5-D, got shape %s"
+                         % (input.name, list(input.shape)))
+    channels = input.shape[-1 if data_format == "NDHWC" else 1]
+    if channels is None or channels < 0:
+        raise ValueError("conv3d: the channel dim of input %r (%s) must be known, got %s"
+                         % (input.name, data_format, list(input.shape)))
+    _padding(padding, 3, data_format, "conv3d")     # checked before the parameters, as 1.8.5
+    layer = Conv3D(channels, num_filters, filter_size, stride, padding, dilation, groups,
+                   param_attr, bias_attr, use_cudnn, act, dtype=input.dtype)
+    layer._data_format = data_format
+    return layer(input)
 
 
 def _filter_size(input, output_size, filter_size, padding, stride, dilation, nd, layer):
