@@ -7,13 +7,14 @@ of each window (row-major). A ceil_mode window lying wholly in the padding is em
 gives -FLT_MAX, avg NaN (0/0), as pool2d and Paddle. windows() states the rule one window
 at a time (adaptive pooling runs it); fixed windows are computed all at once on a strided
 view of the padded input (the same values; OpTest runs pool3d once per input element)."""
+import functools
 import itertools
 
 import numpy as np
 
 from ..geometry import pool_geometry
 from ._common import FLOATS, channels_first, channels_last, rand
-from .conv_nd import patches, scatter
+from .conv_nd import scatter
 from .pool2d import EMPTY_MAX
 from .registry import OpDef, Sample, register
 
@@ -37,16 +38,25 @@ def windows(spatial, ksize, strides, pads, out, adaptive):
 
 def _window_view(xc, k, s, pads, out, fill):
     """[N, C, *O, *K]: every (fixed-size) window of xc padded with `fill`, ceil_mode's
-    windows past the high padding included."""
+    windows past the high padding included; and the (lo, hi) padding."""
     widths = [(lo, max((o - 1) * st + kk - lo - n, 0))
               for n, kk, st, (lo, _), o in zip(xc.shape[2:], k, s, pads, out)]
-    cols = patches(np.pad(xc, [(0, 0), (0, 0)] + widths, constant_values=fill), k, s,
-                   [(0, 0)] * len(k), [1] * len(k))
-    return cols[(slice(None), slice(None)) + tuple(slice(0, o) for o in out)], widths
+    padded = np.full(xc.shape[:2] + tuple(n + lo + hi for n, (lo, hi)
+                                          in zip(xc.shape[2:], widths)), fill, xc.dtype)
+    padded[(slice(None), slice(None)) + tuple(slice(lo, lo + n) for n, (lo, _)
+                                              in zip(xc.shape[2:], widths))] = xc
+    strides = padded.strides
+    cols = np.lib.stride_tricks.as_strided(
+        padded, padded.shape[:2] + tuple(out) + tuple(k),
+        strides[:2] + tuple(a * st for a, st in zip(strides[2:], s)) + strides[2:],
+        writeable=False)
+    return cols, widths
 
 
+@functools.lru_cache(maxsize=64)
 def _window_counts(spatial, k, s, pads, out):
-    """(real cells, cells inside the padded input) of every window, [*O] each."""
+    """(real cells, cells inside the padded input) of every window, [*O] each (cached:
+    OpTest runs the op with one geometry many times)."""
     real, inside = 1, 1
     for d, (n, kk, st, (lo, hi), o) in enumerate(zip(spatial, k, s, pads, out)):
         a = np.arange(o) * st - lo
@@ -55,14 +65,21 @@ def _window_counts(spatial, k, s, pads, out):
         shape[d] = o
         real = real * np.maximum(np.minimum(b, n) - np.maximum(a, 0), 0).reshape(shape)
         inside = inside * (b - a).reshape(shape)
+    real.setflags(write=False)
+    inside.setflags(write=False)
     return real, inside
+
+
+def _counts(xc, k, s, pads, out):
+    return _window_counts(tuple(xc.shape[2:]), tuple(k), tuple(s),
+                          tuple(tuple(p) for p in pads), tuple(out))
 
 
 def _strided_forward(xc, k, s, pads, out, attrs):
     """Fixed windows at once; the same values as the per-window loop (windows())."""
     nd = len(k)
     taps = tuple(range(2 + nd, 2 + 2 * nd))
-    real, inside = _window_counts(xc.shape[2:], k, s, pads, out)
+    real, inside = _counts(xc, k, s, pads, out)
     if attrs["pooling_type"] == "max":
         cols, _ = _window_view(xc, k, s, pads, out, -np.inf)
         return np.where(real > 0, cols.max(axis=taps), EMPTY_MAX).astype(xc.dtype)
@@ -76,7 +93,7 @@ def _strided_backward(xc, dc, k, s, pads, out, attrs):
     """dX of _strided_forward: each window's share of dOut scattered back (the first
     maximum's cell for max, row-major as the loop's argmax)."""
     nd = len(k)
-    real, inside = _window_counts(xc.shape[2:], k, s, pads, out)
+    real, inside = _counts(xc, k, s, pads, out)
     if attrs["pooling_type"] == "max":
         cols, widths = _window_view(xc, k, s, pads, out, -np.inf)
         flat = cols.reshape(cols.shape[:2 + nd] + (-1,))
