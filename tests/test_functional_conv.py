@@ -228,3 +228,21 @@ def test_fluid_conv3d_channels_last_and_argument_checks():
         args = dict(dict(num_filters=3, filter_size=3), **kw)
         with pytest.raises(ValueError):
             run(lambda v: fluid.layers.conv3d(v, **args), x=x)
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+def test_fluid_conv_transpose_channels_last(nd):
+    """fluid.layers.conv{2,3}d_transpose with NHWC / NDHWC input (1.8.5 takes it) equals the
+    channels-first layer on the transposed input, filter_size from output_size included."""
+    layer = {2: fluid.layers.conv2d_transpose, 3: fluid.layers.conv3d_transpose}[nd]
+    x = RNG.randn(2, *[3, 4, 2][:nd], 3).astype("float32")
+    w = fluid.initializer.NumpyArrayInitializer(RNG.randn(3, 2, *[3] * nd).astype("float32"))
+    sizes = [s + 2 for s in x.shape[1:-1]]       # stride 1, pad 0: filter_size 3
+
+    def build(data_format):
+        return lambda v: layer(v, 2, output_size=sizes, data_format=data_format,
+                               param_attr=fluid.ParamAttr(initializer=w), bias_attr=False)
+    last = run(build("NHWC" if nd == 2 else "NDHWC"), x=x)
+    first = run(build("NCHW" if nd == 2 else "NCDHW"),
+                x=np.ascontiguousarray(np.moveaxis(x, -1, 1)))
+    np.testing.assert_allclose(last, np.moveaxis(first, 1, -1), rtol=1e-5, atol=1e-5)

@@ -154,8 +154,10 @@ class Conv3D(Layer):
 
 class _ConvTranspose(Layer):
     """conv{nd}d_transpose with weight [num_channels, num_filters / groups] + filter_size
-    (XavierUniform), plus bias, then act; output_size picks among the possible sizes."""
+    (XavierUniform), plus bias, then act; output_size picks among the possible sizes.
+    (fluid.layers.conv*d_transpose set `_data_format` for channels-last input.)"""
     _ND = None
+    _data_format = None
 
     def __init__(self, num_channels, num_filters, filter_size, output_size=None, padding=0,
                  stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
@@ -176,18 +178,21 @@ class _ConvTranspose(Layer):
         transpose = conv2d_transpose if self._ND == 2 else conv3d_transpose
         out = transpose(input, self.weight, self.bias, self._stride, self._padding,
                         groups=self._groups, dilation=self._dilation,
-                        output_size=self._output_size, name=self._helper.name)
+                        output_size=self._output_size, data_format=self._data_format,
+                        name=self._helper.name)
         return self._helper.append_activation(out, self._act)
 
 
 class Conv2DTranspose(_ConvTranspose):
     __doc__ = _ConvTranspose.__doc__.format(nd=2)
     _ND = 2
+    _data_format = "NCHW"
 
 
 class Conv3DTranspose(_ConvTranspose):
     __doc__ = _ConvTranspose.__doc__.format(nd=3)
     _ND = 3
+    _data_format = "NCDHW"
 
 
 class Dropout(Layer):
