@@ -85,3 +85,46 @@ def test_set_gradient_clip_checks_its_arguments_and_yields_to_grad_clip():
         fluid.optimizer.SGD(0.1, grad_clip=fluid.clip.GradientClipByValue(1.0)).minimize(loss)
     types = [op.type for op in main.global_block().ops]
     assert "clip" in types and "squared_l2_norm" not in types
+
+
+def test_append_gradient_clip_ops_applies_the_parameters_clips():
+    """fluid.clip.append_gradient_clip_ops: minimize's clip step on its own (1.8.5's rule:
+    all or nothing, then the last parameter's clip for all)."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        x = fluid.data(name="x", shape=[None, 3], dtype="float32")
+        y = fluid.layers.fc(x, size=1, bias_attr=False, param_attr=fluid.ParamAttr(
+            "w", initializer=fluid.initializer.Constant(2.0)))
+        params_grads = fluid.backward.append_backward(fluid.layers.reduce_sum(y))
+        assert fluid.clip.append_gradient_clip_ops(params_grads) == params_grads   # no clip
+        fluid.clip.set_gradient_clip(fluid.clip.GradientClipByValue(max=1.5, min=-0.5))
+        (param, clipped), = fluid.clip.append_gradient_clip_ops(params_grads)
+    assert param.name == "w" and clipped.name != params_grads[0][1].name
+    exe = fluid.Executor(fluid.CPUPlace())
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(startup)
+        got, = exe.run(main, feed={"x": BATCH}, fetch_list=[clipped])
+    np.testing.assert_allclose(got[:, 0], np.clip(BATCH.sum(0), -0.5, 1.5))
+
+
+def test_optimizer_grad_clip_must_be_a_clip():
+    with pytest.raises(TypeError, match="grad_clip"):
+        fluid.optimizer.SGD(learning_rate=0.1, grad_clip="test")
+    with pytest.raises(TypeError, match="need_clip"):
+        fluid.clip.GradientClipByGlobalNorm(clip_norm=1.0, need_clip="test")
+
+
+def test_dygraph_minimize_returns_the_gradients_before_clipping():
+    # Paddle 1.8.5 (and 2.0): minimize returns backward's pairs; the clip makes new ones
+    with fluid.dygraph.guard():
+        linear = fluid.dygraph.Linear(5, 5)
+        x = np.linspace(-10, 10, 80).reshape(16, 5).astype("float32")
+        loss = fluid.layers.reduce_mean(linear(fluid.dygraph.to_variable(x)))
+        loss.backward()
+        sgd = fluid.optimizer.SGD(learning_rate=0.0, parameter_list=linear.parameters(),
+                                  grad_clip=fluid.clip.GradientClipByGlobalNorm(0.1))
+        _, params_grads = sgd.minimize(loss)
+        grads = {p.name: g.numpy() for p, g in params_grads}
+    np.testing.assert_allclose(grads[linear.bias.name], np.full(5, 0.2), rtol=1e-6)
+    np.testing.assert_allclose(grads[linear.weight.name],
+                               np.repeat(x.mean(0)[:, None] / 5, 5, axis=1), atol=1e-6)

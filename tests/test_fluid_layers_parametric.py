@@ -148,8 +148,8 @@ def test_bad_arguments_name_the_layer():
         x = fluid.data("x", [None, 3, 5, 5])
         with pytest.raises(ValueError, match="conv2d_transpose: output_size must be set"):
             L.conv2d_transpose(x, 2)
-        with pytest.raises(ValueError, match="conv2d_transpose: data_format 'NHWC'"):
-            L.conv2d_transpose(x, 2, filter_size=3, data_format="NHWC")
+        with pytest.raises(ValueError, match="conv2d_transpose: data_format must be one of"):
+            L.conv2d_transpose(x, 2, filter_size=3, data_format="NCDHW")
         with pytest.raises(ValueError, match="conv3d: input 'x' must be 5-D"):
             L.conv3d(x, 2, 3)
         with pytest.raises(ValueError, match="PRelu: mode must be"):

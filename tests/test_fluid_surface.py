@@ -194,6 +194,23 @@ def test_print_prints_forward_and_gradient_as_paddle18(capfd):
     assert len([line for line in printed if line.startswith("Tensor[")]) == 2
 
 
+def test_print_grad_op_is_a_second_print_as_paddle18():
+    # Paddle 1.8.5: print(In=x@out, is_forward=False) -> print(In=<out>@GRAD, Out=x@GRAD)
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data(name="x", shape=[2, 3], dtype="float32")
+        x.stop_gradient = False
+        y = fluid.layers.Print(x, print_phase="forward")
+        fluid.backward.append_backward(fluid.layers.mean(y))
+    prints = [op for op in main.global_block().ops if op.type == "print"]
+    assert [op.attr("is_forward") for op in prints] == [True, False]
+    assert prints[1].input("In") == [y.name + "@GRAD"] and prints[1].output("Out") == ["x@GRAD"]
+    assert not [op for op in main.global_block().ops if op.type == "print_grad"]
+    grad, = fluid.Executor(fluid.CPUPlace()).run(
+        main, feed={"x": np.ones((2, 3), "float32")}, fetch_list=["x@GRAD"])
+    np.testing.assert_allclose(grad, np.full((2, 3), 1 / 6), rtol=1e-6)
+
+
 def test_random_batch_size_like_statistics():
     main, startup = fluid.Program(), fluid.Program()
     with fluid.program_guard(main, startup):

@@ -86,6 +86,19 @@ def test_transposed_conv_is_the_adjoint_of_conv(nd):
     np.testing.assert_allclose((cx * y).sum(), (x * ty).sum(), rtol=1e-10)
 
 
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_scatter_adds_windows_in_kernel_offset_order(dtype):
+    """conv_nd.scatter (one np.add.at) equals adding window offset by offset, bit for bit."""
+    from refimpl.ops.conv_nd import scatter
+    cols = RNG.randn(2, 3, 3, 4, 2, 3).astype(dtype)     # [N, C, O1, O2, K1, K2]
+    strides, dilations, pads = (2, 1), (1, 2), [(1, 0), (0, 2)]
+    padded = np.zeros((2, 3, 7, 8), dtype)
+    for k1, k2 in itertools.product(range(2), range(3)):
+        padded[:, :, k1:k1 + 5:2, 2 * k2:2 * k2 + 4] += cols[..., k1, k2]
+    got = scatter(cols, [6, 6], strides, pads, dilations)
+    np.testing.assert_array_equal(got, padded[:, :, 1:, :6])
+
+
 def test_conv1d_nlc_same_padding_and_bias():
     x, w, b = RNG.randn(2, 9, 3), RNG.randn(4, 3, 3), RNG.randn(4)
     got = run(lambda x, w, b: F.conv1d(x, w, b, padding="same", data_format="NLC"), x=x, w=w,
@@ -158,3 +171,78 @@ def test_pool3d_empty_ceil_mode_window_matches_pool2d_rule():
     assert got[0][0, 0, 0, 0, 0] == x[0, 0, 0, 0, 0]
     assert got[0][0, 0, 0, 0, 2] == np.finfo(np.float32).min
     assert np.isnan(got[1][0, 0, 0, 0, 2]) and np.isnan(got[1][0, 0, 1, 0, 0])
+
+
+@pytest.mark.parametrize("pooling_type", ["max", "avg"])
+@pytest.mark.parametrize("exclusive", [True, False])
+def test_pool3d_fixed_windows_at_once_equal_the_window_loop(pooling_type, exclusive):
+    """pool3d's strided path against a loop over pool3d.windows() (the per-window rule),
+    forward and gradient, with asymmetric padding and ceil_mode's partial windows."""
+    from refimpl.ops.pool3d import Pool3D, windows
+    x = RNG.randn(2, 3, 5, 6, 4)
+    k, s, pads = [2, 3, 2], [2, 2, 3], [(1, 0), (0, 2), (1, 1)]
+    attrs = dict(pooling_type=pooling_type, ksize=k, strides=s,
+                 paddings=[p for pair in pads for p in pair], global_pooling=False,
+                 ceil_mode=True, exclusive=exclusive, adaptive=False,
+                 padding_algorithm="EXPLICIT", data_format="NCDHW")
+    out = Pool3D().forward(x, **attrs)
+    dout = RNG.randn(*out.shape)
+    want, want_dx = np.empty_like(out), np.zeros_like(x)
+    for index, window, full in windows(x.shape[2:], k, s, pads, out.shape[2:], False):
+        block = x[(slice(None), slice(None)) + window].reshape(2, 3, -1)
+        g = dout[(Ellipsis,) + index]
+        if not block.size:      # a ceil_mode window past the input: -FLT_MAX / NaN
+            want[(Ellipsis,) + index] = np.finfo(np.float32).min if pooling_type == "max" \
+                else np.nan
+        elif pooling_type == "max":
+            want[(Ellipsis,) + index] = block.max(-1)
+            first = (np.arange(block.shape[-1]) == block.argmax(-1)[..., None]) * g[..., None]
+            want_dx[(slice(None), slice(None)) + window] += first.reshape(
+                want_dx[(slice(None), slice(None)) + window].shape)
+        else:
+            divisor = block.shape[-1] if exclusive else full
+            want[(Ellipsis,) + index] = block.sum(-1) / divisor
+            want_dx[(slice(None), slice(None)) + window] += (g / divisor)[..., None, None, None]
+    np.testing.assert_allclose(out, want, rtol=1e-12)
+    np.testing.assert_allclose(Pool3D().backward(x, out, dout, **attrs), want_dx, rtol=1e-12)
+
+
+def test_fluid_conv3d_channels_last_and_argument_checks():
+    """fluid.layers.conv3d with NDHWC input (Paddle 1.8.5 takes it) equals the NCDHW conv of
+    the transposed input; bad use_cudnn / data_format / batch-dim padding: ValueError."""
+    x = RNG.randn(2, 3, 4, 5, 2).astype("float32")        # NDHWC
+    w_init = fluid.initializer.NumpyArrayInitializer(RNG.randn(3, 2, 3, 3, 3).astype("float32"))
+
+    def conv(data_format):
+        return lambda v: fluid.layers.conv3d(
+            v, 3, 3, padding=[[0, 0], [1, 1], [1, 0], [0, 1], [0, 0]] if data_format == "NDHWC"
+            else [[0, 0], [0, 0], [1, 1], [1, 0], [0, 1]], data_format=data_format,
+            param_attr=fluid.ParamAttr(initializer=w_init), bias_attr=False)
+    last = run(conv("NDHWC"), x=x)
+    first = run(conv("NCDHW"), x=np.ascontiguousarray(np.moveaxis(x, -1, 1)))
+    np.testing.assert_allclose(last, np.moveaxis(first, 1, -1), rtol=1e-5, atol=1e-5)
+    for kw in [dict(use_cudnn=[0]), dict(data_format="NCHWC"),
+               dict(padding=[[0, 1], [0, 0], [0, 1], [0, 1], [0, 1]]),
+               dict(filter_size=0, padding=[[0, 1], [0, 1], [0, 1], [0, 1], [0, 1]],
+                    data_format="NDHWC")]:
+        args = dict(dict(num_filters=3, filter_size=3), **kw)
+        with pytest.raises(ValueError):
+            run(lambda v: fluid.layers.conv3d(v, **args), x=x)
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+def test_fluid_conv_transpose_channels_last(nd):
+    """fluid.layers.conv{2,3}d_transpose with NHWC / NDHWC input (1.8.5 takes it) equals the
+    channels-first layer on the transposed input, filter_size from output_size included."""
+    layer = {2: fluid.layers.conv2d_transpose, 3: fluid.layers.conv3d_transpose}[nd]
+    x = RNG.randn(2, *[3, 4, 2][:nd], 3).astype("float32")
+    w = fluid.initializer.NumpyArrayInitializer(RNG.randn(3, 2, *[3] * nd).astype("float32"))
+    sizes = [s + 2 for s in x.shape[1:-1]]       # stride 1, pad 0: filter_size 3
+
+    def build(data_format):
+        return lambda v: layer(v, 2, output_size=sizes, data_format=data_format,
+                               param_attr=fluid.ParamAttr(initializer=w), bias_attr=False)
+    last = run(build("NHWC" if nd == 2 else "NDHWC"), x=x)
+    first = run(build("NCHW" if nd == 2 else "NCDHW"),
+                x=np.ascontiguousarray(np.moveaxis(x, -1, 1)))
+    np.testing.assert_allclose(last, np.moveaxis(first, 1, -1), rtol=1e-5, atol=1e-5)

@@ -99,6 +99,56 @@ def test_fluid_hsigmoid_creates_its_parameters():
     assert shapes == [(3, 1), (3, 3)]
 
 
+def _hsigmoid_training_losses(is_sparse):
+    """Ten SGD steps of embedding -> hsigmoid (custom tree) with is_sparse on both
+    (Paddle 1.8.5's test_hsigmoid_op TestHSigmoidOpWithSparseGrad net), and the
+    parameters after them."""
+    main, startup = fluid.Program(), fluid.Program()
+    startup.random_seed = 1
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        word = fluid.data("x", [None, 1], "int64")
+        table = fluid.data("path_table", [None, 3], "int64")
+        code = fluid.data("path_code", [None, 3], "int64")
+        label = fluid.data("label", [None, 1], "int64")
+        emb = fluid.layers.embedding(word, size=[3, 3], is_sparse=is_sparse)
+        cost = fluid.layers.hsigmoid(emb, label, num_classes=3, bias_attr=True,
+                                     path_table=table, path_code=code, is_custom=True,
+                                     is_sparse=is_sparse)
+        loss = fluid.layers.reduce_mean(cost)
+        fluid.optimizer.SGD(learning_rate=0.1).minimize(loss)
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+    losses = []
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        for i in range(10):
+            feed = {"x": np.array([[i % 2]], "int64"),
+                    "path_table": np.array([[(1, 2, -1), (1, 2, -1)][i % 2]], "int64"),
+                    "path_code": np.array([[(1, 0, -1), (0, 0, -1)][i % 2]], "int64"),
+                    "label": np.array([[1, 4][i % 2]], "int64").reshape(1, 1)}
+            losses.append(exe.run(main, feed=feed, fetch_list=[loss])[0])
+        params = {p.name: np.array(scope.find_var(p.name).get_tensor())
+                  for p in main.all_parameters()}
+    grad_types = {v.name: v.type for v in main.global_block().vars.values()
+                  if v.name.endswith(".w_0@GRAD") or v.name.endswith(".b_0@GRAD")}
+    return losses, params, grad_types
+
+
+def test_hsigmoid_sparse_gradients_train_as_the_dense_ones():
+    """is_sparse: W's (and the embedding's) gradients are SelectedRows rows; the training
+    is the dense one's, bit for bit (Paddle 1.8.5's test asserts equality)."""
+    dense, dense_params, dense_types = _hsigmoid_training_losses(False)
+    sparse, sparse_params, types = _hsigmoid_training_losses(True)
+    assert [float(v) for v in sparse] == [float(v) for v in dense]
+    assert dense[0] != dense[-1]          # the steps did train
+    for name, value in dense_params.items():
+        np.testing.assert_array_equal(sparse_params[name], value)
+    assert set(dense_types.values()) == {"LOD_TENSOR"}
+    # as Paddle 1.8.5: W's gradients SelectedRows, hsigmoid's bias gradient dense
+    assert types == {"embedding_0.w_0@GRAD": "SELECTED_ROWS",
+                     "hierarchical_sigmoid_0.w_0@GRAD": "SELECTED_ROWS",
+                     "hierarchical_sigmoid_0.b_0@GRAD": "LOD_TENSOR"}
+
+
 def test_gather_tree():
     ids = np.array([[[2, 5]], [[7, 1]], [[4, 3]]], "int64")       # T=3, B=1, beam=2
     parents = np.array([[[0, 0]], [[1, 0]], [[1, 0]]], "int64")

@@ -121,6 +121,54 @@ def test_fluid_resize_bilinear_defaults_align_corners():
     np.testing.assert_allclose(got[..., ::2, ::2], x)
 
 
+def test_fluid_resize_run_time_sizes_and_uint8_as_paddle18():
+    """The 1.8 interp ops' OutSize / SizeTensor / Scale inputs, the in/out source ratio of
+    a scale-given size and uint8 images: values recorded on Paddle 1.8.5."""
+    x = (np.arange(12, dtype="float32") ** 2).reshape(1, 1, 3, 4)
+    image = np.array([[[[0, 100, 255], [7, 50, 9]]]], "uint8")
+    got = run(lambda x, dim, size, sc, xu: [
+        fluid.layers.resize_bilinear(x, scale=1.5, align_corners=False, align_mode=1),
+        fluid.layers.resize_bilinear(x, out_shape=[dim, 3]),
+        fluid.layers.resize_bilinear(x, out_shape=[2, 2], actual_shape=size),
+        fluid.layers.resize_nearest(x, scale=sc, align_corners=False),
+        fluid.layers.resize_bilinear(xu, out_shape=[3, 4], align_corners=False, align_mode=0)],
+        x=x, dim=np.array([2], "int32"), size=np.array([2, 5], "int32"),
+        sc=np.array([0.7], "float32"), xu=image)
+    want = [[[0.0, 0.66667, 2.0, 4.0, 7.33333, 9.0], [12.0, 16.66667, 22.0, 28.0, 35.33334, 39.0],
+             [40.0, 48.66666, 58.0, 68.0, 79.33334, 85.0],
+             [64.0, 75.33333, 87.33334, 100.0, 114.0, 121.0]],
+            [[0.0, 2.5, 9.0], [64.0, 90.5, 121.0]],
+            [[0.0, 0.75, 2.5, 5.25, 9.0], [64.0, 76.75, 90.5, 105.25, 121.0]],
+            [[0.0, 4.0], [16.0, 36.0]]]
+    for out, values in zip(got, want):
+        np.testing.assert_allclose(out[0, 0], values, rtol=1e-5, atol=1e-5)
+    assert got[4].dtype == np.uint8   # 1.8.5 truncates in float32: 8 where refimpl has 9
+    np.testing.assert_allclose(got[4][0, 0], [[0, 62, 158, 255], [3, 48, 96, 132],
+                                              [7, 33, 34, 8]], atol=1)
+    x_var = lambda: fluid.data("x", [1, 3, 6, 6], "float32")
+    with pytest.raises(ValueError, match="data_format"):
+        _build(lambda: fluid.layers.resize_nearest(x_var(), [4, 8], data_format="NDHWC"))
+    with pytest.raises(TypeError, match="scale"):
+        _build(lambda: fluid.layers.resize_nearest(x_var(), scale="scale"))
+    with pytest.raises(ValueError, match="scale"):
+        _build(lambda: fluid.layers.resize_nearest(x_var(), scale=-0.3))
+
+
+def test_fluid_resize_scale_wins_over_out_size_attrs():
+    """1.8.5's interp ops: scale > 0 decides the size even when out_h / out_w are set, and
+    one output row reads source row 0 (ratio 0)."""
+    main, _, out = _build(lambda: fluid.layers.resize_bilinear(
+        fluid.data("x", [2, 3, 5, 7], "float64"), out_shape=[60, 25]))
+    op = main.global_block().ops[-1]
+    op._set_attr("scale", 0.2)
+    op._set_attr("align_corners", False)
+    op._set_attr("align_mode", 0)
+    x = RNG.randn(2, 3, 5, 7)
+    got, = fluid.Executor(fluid.CPUPlace()).run(main, feed={"x": x},
+                                                fetch_list=[out.name])
+    np.testing.assert_array_equal(got, x[:, :, :1, :1])
+
+
 def test_nearest_interpolate_and_scale_factor():
     x = RNG.randn(1, 2, 3, 4)
     got = run(lambda x: F.interpolate(x, scale_factor=2, mode="nearest"), x=x)

@@ -19,3 +19,22 @@ def test_uniform_initializer_diag_init_as_paddle_1_8():
     assert value.reshape(-1)[1] != 2.0
     # 2.0's positional name is still taken
     assert fluid.initializer.Uniform(-1.0, 1.0, 0, "u").diag["diag_num"] == 0
+
+
+def test_an_unseeded_initializer_takes_the_startup_programs_random_seed():
+    # Paddle 1.8.5: seed 0 -> block.program.random_seed of the startup block the op goes
+    # to, so two programs whose startups are seeded alike start alike (main's is unset)
+    values = []
+    for _ in range(2):
+        main, startup = fluid.Program(), fluid.Program()
+        startup.random_seed = 3
+        with fluid.program_guard(main, startup):
+            w = fluid.layers.create_parameter([3, 4], "float32",
+                                              default_initializer=fluid.initializer.Normal())
+        assert main.random_seed == 0
+        assert startup.global_block().ops[-1].attr("seed") == 3
+        scope = fluid.Scope()
+        fluid.Executor(fluid.CPUPlace()).run(startup, scope=scope)
+        values.append(np.array(scope.find_var(w.name).get_tensor()))
+    np.testing.assert_array_equal(values[0], values[1])
+    assert values[0].std() > 0.5

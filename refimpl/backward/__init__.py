@@ -212,7 +212,8 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
         attrs["op_callstack"] = op.attrs.get("op_callstack", "")
         if getattr(op_def, "control_grad", False):
             attrs.update(_control_grad_attrs(block, op, requires))
-        block.append_op(type=op.type + "_grad", inputs=inputs, outputs=outputs, attrs=attrs)
+        grad_type, inputs, outputs, attrs = op_def.static_grad_op(inputs, outputs, attrs)
+        block.append_op(type=grad_type, inputs=inputs, outputs=outputs, attrs=attrs)
         for key in finished:
             if key in partial:
                 n = key[0]

@@ -4,10 +4,18 @@ ErrorClipByValue (a forward variable's `error_clip`: its gradient is clipped dur
 backward); specs/fluid_clip.md."""
 from ..framework.program import default_main_program
 from ..optimizer.clip import (GradientClipByGlobalNorm, GradientClipByNorm,
-                              GradientClipByValue, _Clip, error_clip_callback)
+                              GradientClipByValue, _Clip, clip_by_param_attrs,
+                              error_clip_callback)
 
 __all__ = ["set_gradient_clip", "ErrorClipByValue", "GradientClipByValue",
            "GradientClipByNorm", "GradientClipByGlobalNorm", "error_clip_callback"]
+
+
+def append_gradient_clip_ops(param_grads):
+    """Paddle 1.8's step of minimize that applies the clips set_gradient_clip put on the
+    parameters (same rule: all or nothing, the last parameter's clip clips them all);
+    pairs without a gradient leave the list when it clips."""
+    return clip_by_param_attrs(param_grads)
 
 
 class ErrorClipByValue:

@@ -212,7 +212,9 @@ def get_grad_op_desc(op_desc, no_grad_set, grad_sub_block_list):
             grad_to_var.update((n + GRAD_SUFFIX, n) for n in names if n not in no_grad)
     attrs = {k: op_desc.attr(k) for k in op_desc.attr_names()}
     attrs["op_role"] = OpRole.Backward
-    return [OpDesc(type=op_def.type + "_grad", inputs=grad_inputs, outputs=grad_outputs,
+    grad_type, grad_inputs, grad_outputs, attrs = op_def.static_grad_op(
+        grad_inputs, grad_outputs, attrs)
+    return [OpDesc(type=grad_type, inputs=grad_inputs, outputs=grad_outputs,
                    attrs=attrs)], grad_to_var
 
 

@@ -30,6 +30,11 @@ def _padding(padding, nd, data_format, layer):
             raise ValueError("%s: padding pairs must cover all %d dims, got %s"
                              % (layer, nd + 2, padding))
         spatial = padding[1:-1] if data_format[-1] == "C" else padding[2:]
+        others = [padding[0], padding[-1] if data_format[-1] == "C" else padding[1]]
+        if any(int(v) != 0 for pair in others for v in pair):
+            # as Paddle 1.8.5 and 2.0
+            raise ValueError("%s: the padding pairs of the batch and channel dims must be "
+                             "[0, 0] (%s), got %s" % (layer, data_format, padding))
         return [int(v) for pair in spatial for v in pair], "EXPLICIT"
     if isinstance(padding, (list, tuple)) and len(padding) == 2 * nd:
         return [int(v) for v in padding], "EXPLICIT"

@@ -8,7 +8,7 @@ from .tensor import squeeze, unsqueeze
 
 
 def _ints(value, n, what, layer):
-    """An int or a list of n ints -> list of n ints (Variables are not supported)."""
+    """An int or a list of n ints -> list of n ints (Variables are not supported here)."""
     if isinstance(value, Variable) or (isinstance(value, (list, tuple)) and any(
             isinstance(v, Variable) for v in value)):
         raise NotImplementedError("%s: `%s` given as a Variable is not supported; pass "
@@ -222,18 +222,57 @@ def _resize(input, out_shape, scale, name, resample, actual_shape, align_corners
     if resample not in methods:
         raise ValueError("%s: resample must be one of %s, got %r"
                          % (layer, sorted(methods), resample))
-    if actual_shape is not None:
-        raise NotImplementedError("image_resize: actual_shape (a run-time size) is not "
-                                  "supported; pass out_shape")
     op_type, spatial = methods[resample]
     if len(input.shape) != spatial + 2:
         raise ValueError("%s: %s takes %d-D input, got %s"
                          % (layer, resample, spatial + 2, list(input.shape)))
-    attrs = _size_attrs(input, out_shape, None if out_shape is not None else scale, spatial,
-                        layer, False)
+    formats = ("NCHW", "NHWC") if spatial == 2 else ("NCDHW", "NDHWC")
+    if data_format not in formats:
+        raise ValueError("%s: data_format of a %d-D input must be one of %s, got %r"
+                         % (layer, spatial + 2, formats, data_format))
+    if out_shape is not None:
+        scale = None
+    elif scale is None:
+        raise ValueError("%s: give out_shape or scale" % layer)
+    elif isinstance(scale, bool) or not isinstance(scale, (int, float, Variable)):
+        raise TypeError("%s: scale must be a float, an int or a Variable, got %r"
+                        % (layer, scale))
+    elif not isinstance(scale, Variable) and scale <= 0:
+        raise ValueError("%s: scale must be > 0, got %s" % (layer, scale))
+    inputs, out_shape, scale = _runtime_size_inputs(out_shape, scale, spatial, layer)
+    if actual_shape is not None:    # the size at run time; out_shape only shapes the build
+        check_variable(actual_shape, "actual_shape", layer)
+        inputs["OutSize"] = [actual_shape]
+    if inputs and out_shape is None and scale is None:
+        attrs = dict(dict.fromkeys(_OUT_NAMES, -1), scale=0.0)
+    else:
+        attrs = _size_attrs(input, out_shape, scale, spatial, layer, False)
     attrs.update(interp_method=resample.lower(), align_corners=bool(align_corners),
                  align_mode=int(align_mode), data_layout=data_format)
-    return append_op_out(op_type, {"X": [input]}, attrs, name)
+    return append_op_out(op_type, dict(inputs, X=[input]), attrs, name)
+
+
+def _runtime_size_inputs(out_shape, scale, spatial, layer):
+    """The 1.8 ops' run-time size inputs: out_shape a Variable (OutSize), a list holding
+    Variables (SizeTensor: one 1-element int32 tensor per axis, ints made constants), scale a
+    Variable (Scale). Returns (inputs, the out_shape / scale left for the attrs)."""
+    from .creation import fill_constant
+    inputs = {}
+    if isinstance(out_shape, Variable):
+        inputs["OutSize"] = [out_shape]
+        out_shape = None
+    elif isinstance(out_shape, (list, tuple)) and any(isinstance(v, Variable)
+                                                      for v in out_shape):
+        if len(out_shape) != spatial:
+            raise ValueError("%s: out_shape must have %d values, got %s"
+                             % (layer, spatial, list(out_shape)))
+        inputs["SizeTensor"] = [v if isinstance(v, Variable)
+                                else fill_constant([1], "int32", int(v)) for v in out_shape]
+        out_shape = [v if not isinstance(v, Variable) else -1 for v in out_shape]
+    if isinstance(scale, Variable):
+        inputs["Scale"] = [scale]
+        scale = None
+    return inputs, out_shape, scale
 
 
 def resize_bilinear(input, out_shape=None, scale=None, name=None, actual_shape=None,

@@ -15,7 +15,11 @@ The gradients reuse the same two functions: conv's dX is scatter(W^T dOut) (a tr
 conv), conv transpose's dX is conv(dOut); both filters' gradients contract X with
 patches of the other tensor.
 """
+import functools
 import itertools
+import math
+
+import numpy as np
 
 from ..geometry import conv_dilations, conv_out_size, explicit_pads
 from ..xp import array_module
@@ -40,14 +44,47 @@ def scatter(cols, spatial, strides, pads, dilations):
     """Adjoint of patches: windows [N, C, *O, *K] added into the padded [N, C, *spatial]."""
     nd = len(spatial)
     out_sizes, ksize = cols.shape[2:2 + nd], cols.shape[2 + nd:]
-    padded = array_module(cols).zeros(cols.shape[:2] + tuple(s + lo + hi for s, (lo, hi)
-                                            in zip(spatial, pads)), cols.dtype)
-    for offset in itertools.product(*(range(k) for k in ksize)):
-        window = tuple(slice(o * d, o * d + st * (n - 1) + 1, st)
-                       for o, d, st, n in zip(offset, dilations, strides, out_sizes))
-        padded[(slice(None), slice(None)) + window] += cols[(Ellipsis,) + offset]
+    padded_sizes = tuple(s + lo + hi for s, (lo, hi) in zip(spatial, pads))
+    xp = array_module(cols)
+    if xp is np:
+        # one unbuffered add of every window element at its padded position, kernel
+        # offsets outermost per (n, c): each sum is added in the loop's order (bit-equal)
+        rows = cols.shape[0] * cols.shape[1]
+        positions = _window_positions(tuple(out_sizes), tuple(ksize), padded_sizes,
+                                      tuple(strides), tuple(dilations))
+        size = math.prod(padded_sizes)
+        at = (np.arange(rows)[:, None] * size + positions).reshape(-1)
+        values = np.moveaxis(cols.reshape(rows, math.prod(out_sizes), -1), 2, 1).reshape(-1)
+        padded = np.zeros(rows * size, cols.dtype)
+        np.add.at(padded, at, values)
+        padded = padded.reshape(cols.shape[:2] + padded_sizes)
+    else:
+        padded = xp.zeros(cols.shape[:2] + padded_sizes, cols.dtype)
+        for offset in itertools.product(*(range(k) for k in ksize)):
+            window = tuple(slice(o * d, o * d + st * (n - 1) + 1, st)
+                           for o, d, st, n in zip(offset, dilations, strides, out_sizes))
+            padded[(slice(None), slice(None)) + window] += cols[(Ellipsis,) + offset]
     return padded[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _)
                                                      in zip(spatial, pads))]
+
+
+@functools.lru_cache(maxsize=64)
+def _window_positions(out_sizes, ksize, padded_sizes, strides, dilations):
+    """[K..., O...] flat: the position in the padded [*padded_sizes] of window element
+    (o, k), kernel offsets outermost (OpTest re-runs an op with the same geometry)."""
+    nd = len(out_sizes)
+    flat = np.zeros(tuple(ksize) + tuple(out_sizes), np.int64)
+    for d in range(nd):
+        shape = [1] * (2 * nd)
+        shape[d] = ksize[d]
+        offset = (np.arange(ksize[d]) * dilations[d]).reshape(shape)
+        shape = [1] * (2 * nd)
+        shape[nd + d] = out_sizes[d]
+        start = (np.arange(out_sizes[d]) * strides[d]).reshape(shape)
+        flat = flat * padded_sizes[d] + offset + start
+    flat = flat.reshape(-1)
+    flat.setflags(write=False)
+    return flat
 
 
 def _patches_cropped(x, ksize, strides, pads, dilations, out_spatial):

@@ -11,17 +11,24 @@ applies their transposes. Source coordinates for output index i along an axis (i
                       clamped to the edge)
   nearest:            align_corners: round(ratio i), else floor(ratio i)
 """
+import functools
+import math
+
 import numpy as np
 
-from ._common import FLOATS, rand
+from ..xp import to_host
+from ._common import FLOATS, rand, runtime_ints
 from .registry import OpDef, Sample, register
 
 CUBIC_A = -0.75
 
 
 def _ratio(n_in, n_out, align_corners, scale):
-    if align_corners:
-        return (n_in - 1) / (n_out - 1) if n_out > 1 else 0.0
+    """scale "1.8": Paddle 1.8's ops, in/out whatever gave the size, 0 for one output."""
+    if align_corners or scale == "1.8":
+        if n_out <= 1:
+            return 0.0
+        return (n_in - 1) / (n_out - 1) if align_corners else n_in / n_out
     return 1.0 / scale if scale and scale > 0 else n_in / n_out
 
 
@@ -37,8 +44,17 @@ def _cubic_weights(t):
     return [far(t + 1), near(t), near(1 - t), far(2 - t)]
 
 
-def axis_matrix(n_in, n_out, method, align_corners, align_mode, scale):
-    """The [n_out, n_in] interpolation matrix along one axis."""
+@functools.lru_cache(maxsize=256)
+def axis_matrix(n_in, n_out, method, align_corners, align_mode, scale, dtype="float64"):
+    """The [n_out, n_in] interpolation matrix along one axis, in `dtype` (scale "1.8": the
+    1.8 ops' ratio rule, see _ratio); cached (read-only):
+    OpTest's numeric gradient runs the op twice per input element with the same sizes."""
+    m = _axis_matrix(n_in, n_out, method, align_corners, align_mode, scale).astype(dtype)
+    m.setflags(write=False)
+    return m
+
+
+def _axis_matrix(n_in, n_out, method, align_corners, align_mode, scale):
     ratio = _ratio(n_in, n_out, align_corners, scale)
     m = np.zeros((n_out, n_in))
     i = np.arange(n_out)
@@ -64,8 +80,17 @@ def axis_matrix(n_in, n_out, method, align_corners, align_mode, scale):
 
 
 def _apply(x, matrices, axes):
-    for m, axis in zip(matrices, axes):
-        x = np.moveaxis(np.tensordot(m.astype(x.dtype), x, axes=(1, axis)), 0, axis)
+    """x with each axis in `axes` multiplied by its [out, in] matrix: contiguous GEMMs on
+    x seen as [before, in, after] (the last axis as one [rows, in] @ [in, out])."""
+    x = np.ascontiguousarray(x)
+    for m, axis in sorted(zip(matrices, axes), key=lambda ma: -ma[1]):
+        shape = x.shape
+        before, after = math.prod(shape[:axis]), math.prod(shape[axis + 1:])
+        if after == 1:
+            x = x.reshape(-1, shape[axis]) @ m.T
+        else:
+            x = m @ x.reshape(before, shape[axis], after)
+        x = x.reshape(shape[:axis] + (m.shape[0],) + shape[axis + 1:])
     return x
 
 
@@ -78,6 +103,7 @@ class _Interp(OpDef):
     # (specs/ops/functional_vision.md#tolerances)
     tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-6, 1e-6)}
     OUT_NAMES = ("out_d", "out_h", "out_w")
+    INTEGER_IMAGES = ()     # integer dtypes X may have besides floats
 
     def _axes(self, ndim, data_layout):
         first = 1 if data_layout[-1] == "C" else 2
@@ -98,38 +124,65 @@ class _Interp(OpDef):
             sizes.append(out)
         return sizes, scales
 
+    def _size_attrs(self, attrs):
+        """The attrs that decide the output size."""
+        return attrs
+
+    def _runtime_size(self, ctx):
+        """Whether the output size comes from an input at run time."""
+        return False
+
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
-        ctx.check_dtype("X", FLOATS)
-        attrs = {k: ctx.attr(k) for k in self.attrs}
+        ctx.check_dtype("X", FLOATS + self.INTEGER_IMAGES)
+        attrs = self._size_attrs({k: ctx.attr(k) for k in self.attrs})
         ctx.expect(len(x.shape) == 2 + self.spatial, "X %r must be %d-D for %s, got %s"
                    % (x.name, 2 + self.spatial, self.type, list(x.shape)))
         axes = self._axes(len(x.shape), attrs["data_layout"])
-        try:
-            sizes, _ = self._sizes_and_scales([x.shape[a] for a in axes], attrs)
-        except ValueError as e:
-            ctx.fail(str(e))
+        if self._runtime_size(ctx):
+            sizes = [-1] * self.spatial
+        else:
+            try:
+                sizes, _ = self._sizes_and_scales([x.shape[a] for a in axes], attrs)
+            except ValueError as e:
+                ctx.fail(str(e))
         shape = list(x.shape)
         for a, s in zip(axes, sizes):
             shape[a] = s
         ctx.set_output("Out", shape, x.dtype)
 
-    def _matrices(self, x_shape, attrs):
+    def _matrices(self, x_shape, sizes, scales, dtype, attrs):
+        """The axis matrices from x's spatial sizes to `sizes`, and the spatial axes."""
         axes = self._axes(len(x_shape), attrs["data_layout"])
-        in_sizes = [x_shape[a] for a in axes]
-        sizes, scales = self._sizes_and_scales(in_sizes, attrs)
-        mats = [axis_matrix(n_in, n_out, self.method, attrs["align_corners"],
-                            attrs.get("align_mode", 1), None if attrs["align_corners"] else s)
-                for n_in, n_out, s in zip(in_sizes, sizes, scales)]
+        mats = [axis_matrix(x_shape[a], n_out, self.method, attrs["align_corners"],
+                            attrs.get("align_mode", 1),
+                            self._ratio_scale(None if attrs["align_corners"] else s),
+                            dtype.str)
+                for a, n_out, s in zip(axes, sizes, scales)]
         return mats, axes
 
+    def _ratio_scale(self, scale):
+        return scale
+
+    def _resize(self, x, sizes, scales, attrs):
+        # integer images (1.8's uint8) are interpolated in float64, then truncated as
+        # Paddle's kernel stores them
+        dtype = x.dtype if x.dtype.kind == "f" else np.dtype("float64")
+        mats, axes = self._matrices(x.shape, sizes, scales, dtype, attrs)
+        return _apply(x.astype(dtype, copy=False), mats, axes).astype(x.dtype, copy=False)
+
     def forward(self, x, **attrs):
-        mats, axes = self._matrices(x.shape, attrs)
-        return _apply(x, mats, axes).astype(x.dtype)
+        axes = self._axes(x.ndim, attrs["data_layout"])
+        sizes, scales = self._sizes_and_scales([x.shape[a] for a in axes],
+                                               self._size_attrs(attrs))
+        return self._resize(x, sizes, scales, attrs)
 
     def backward(self, x, dout, **attrs):
-        mats, axes = self._matrices(x.shape, attrs)
-        return _apply(dout, [m.T for m in mats], axes).astype(x.dtype)
+        # the output sizes are dout's (they may have come from a run-time input)
+        axes = self._axes(x.ndim, attrs["data_layout"])
+        mats, axes = self._matrices(x.shape, [dout.shape[a] for a in axes],
+                                    self._scales(attrs), dout.dtype, attrs)
+        return _apply(dout, [m.T for m in mats], axes).astype(x.dtype, copy=False)
 
     def samples(self, rng):
         spatial_in = [3, 4, 5][:self.spatial]
@@ -163,7 +216,16 @@ class _InterpV2(_Interp):
 
 
 class _InterpV1(_Interp):
-    """Paddle 1.8's ops: one float `scale` for every spatial axis."""
+    """Paddle 1.8's ops: one float `scale` for every spatial axis, and the output size may
+    come at run time. Priority (1.8.5's kernel): SizeTensor (1-element int tensors, one a
+    spatial axis), else OutSize (a 1-D int tensor), else the Scale tensor or the scale attr
+    when > 0, else out_*. The source ratio is in/out (align_corners: (in-1)/(out-1)) even
+    when a scale gave the size (measured on 1.8.5: 7 -> 10 at scale 1.5 reads row 0.7)."""
+    inputs = ("X", "OutSize?", "SizeTensor*?", "Scale?")
+    grad_inputs = ("X", "Out@GRAD")
+    no_grad = ("OutSize", "SizeTensor", "Scale")
+    INTEGER_IMAGES = ("uint8",)
+
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         cls.attrs = {"out_d": 0, "out_h": 0, "out_w": 0, "scale": 0.0,
@@ -174,8 +236,33 @@ class _InterpV1(_Interp):
         s = attrs.get("scale") or 0.0
         return [s if s > 0 else None] * self.spatial
 
+    def _ratio_scale(self, scale):
+        return "1.8"
+
     def _scale_attrs(self, s):
         return {"scale": s}
+
+    def _size_attrs(self, attrs):
+        # a scale > 0 wins over out_*
+        return dict(attrs, out_d=0, out_h=0, out_w=0) if (attrs.get("scale") or 0) > 0 \
+            else attrs
+
+    def _runtime_size(self, ctx):
+        return any(ctx.has_input(slot) for slot in ("OutSize", "SizeTensor", "Scale"))
+
+    def forward(self, x, out_size=None, size_tensor=None, scale_tensor=None, **attrs):
+        axes = self._axes(x.ndim, attrs["data_layout"])
+        if size_tensor or out_size is not None:
+            sizes = runtime_ints(out_size, size_tensor)
+            if len(sizes) != self.spatial:
+                raise ValueError("%s: the run-time output size must have %d values, got %s"
+                                 % (self.type, self.spatial, sizes))
+            return self._resize(x, sizes, [None] * self.spatial, attrs)
+        if scale_tensor is not None:
+            attrs = dict(attrs, scale=float(np.asarray(to_host(scale_tensor)).reshape(-1)[0]))
+        attrs = self._size_attrs(attrs)
+        sizes, scales = self._sizes_and_scales([x.shape[a] for a in axes], attrs)
+        return self._resize(x, sizes, scales, attrs)
 
 
 def _define(base, op_type, method, spatial):

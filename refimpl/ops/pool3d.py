@@ -4,13 +4,17 @@ non-exclusive by its cells inside the padded input; ceil_mode rounds the output 
 adaptive makes ksize the output size, window i spanning [floor(i S / O), ceil((i+1) S / O));
 global_pooling is one window over everything. Max sends the gradient to the first maximum
 of each window (row-major). A ceil_mode window lying wholly in the padding is empty: max
-gives -FLT_MAX, avg NaN (0/0), as pool2d and Paddle."""
+gives -FLT_MAX, avg NaN (0/0), as pool2d and Paddle. windows() states the rule one window
+at a time (adaptive pooling runs it); fixed windows are computed all at once on a strided
+view of the padded input (the same values; OpTest runs pool3d once per input element)."""
+import functools
 import itertools
 
 import numpy as np
 
 from ..geometry import pool_geometry
 from ._common import FLOATS, channels_first, channels_last, rand
+from .conv_nd import scatter
 from .pool2d import EMPTY_MAX
 from .registry import OpDef, Sample, register
 
@@ -30,6 +34,79 @@ def windows(spatial, ksize, strides, pads, out, adaptive):
                                                                 [p[1] for p in pads], out))]
         yield (index, tuple(slice(a, b) for a, b, _ in parts),
                int(np.prod([full for _, _, full in parts])))
+
+
+def _window_view(xc, k, s, pads, out, fill):
+    """[N, C, *O, *K]: every (fixed-size) window of xc padded with `fill`, ceil_mode's
+    windows past the high padding included; and the (lo, hi) padding."""
+    widths = [(lo, max((o - 1) * st + kk - lo - n, 0))
+              for n, kk, st, (lo, _), o in zip(xc.shape[2:], k, s, pads, out)]
+    padded = np.full(xc.shape[:2] + tuple(n + lo + hi for n, (lo, hi)
+                                          in zip(xc.shape[2:], widths)), fill, xc.dtype)
+    padded[(slice(None), slice(None)) + tuple(slice(lo, lo + n) for n, (lo, _)
+                                              in zip(xc.shape[2:], widths))] = xc
+    strides = padded.strides
+    cols = np.lib.stride_tricks.as_strided(
+        padded, padded.shape[:2] + tuple(out) + tuple(k),
+        strides[:2] + tuple(a * st for a, st in zip(strides[2:], s)) + strides[2:],
+        writeable=False)
+    return cols, widths
+
+
+@functools.lru_cache(maxsize=64)
+def _window_counts(spatial, k, s, pads, out):
+    """(real cells, cells inside the padded input) of every window, [*O] each (cached:
+    OpTest runs the op with one geometry many times)."""
+    real, inside = 1, 1
+    for d, (n, kk, st, (lo, hi), o) in enumerate(zip(spatial, k, s, pads, out)):
+        a = np.arange(o) * st - lo
+        b = np.maximum(np.minimum(a + kk, n + hi), a)
+        shape = [1] * len(spatial)
+        shape[d] = o
+        real = real * np.maximum(np.minimum(b, n) - np.maximum(a, 0), 0).reshape(shape)
+        inside = inside * (b - a).reshape(shape)
+    real.setflags(write=False)
+    inside.setflags(write=False)
+    return real, inside
+
+
+def _counts(xc, k, s, pads, out):
+    return _window_counts(tuple(xc.shape[2:]), tuple(k), tuple(s),
+                          tuple(tuple(p) for p in pads), tuple(out))
+
+
+def _strided_forward(xc, k, s, pads, out, attrs):
+    """Fixed windows at once; the same values as the per-window loop (windows())."""
+    nd = len(k)
+    taps = tuple(range(2 + nd, 2 + 2 * nd))
+    real, inside = _counts(xc, k, s, pads, out)
+    if attrs["pooling_type"] == "max":
+        cols, _ = _window_view(xc, k, s, pads, out, -np.inf)
+        return np.where(real > 0, cols.max(axis=taps), EMPTY_MAX).astype(xc.dtype)
+    cols, _ = _window_view(xc, k, s, pads, out, 0)
+    divisor = real if attrs["exclusive"] else inside
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(real > 0, cols.sum(axis=taps) / divisor, np.nan).astype(xc.dtype)
+
+
+def _strided_backward(xc, dc, k, s, pads, out, attrs):
+    """dX of _strided_forward: each window's share of dOut scattered back (the first
+    maximum's cell for max, row-major as the loop's argmax)."""
+    nd = len(k)
+    real, inside = _counts(xc, k, s, pads, out)
+    if attrs["pooling_type"] == "max":
+        cols, widths = _window_view(xc, k, s, pads, out, -np.inf)
+        flat = cols.reshape(cols.shape[:2 + nd] + (-1,))
+        shares = np.zeros(flat.shape, dc.dtype)
+        np.put_along_axis(shares, flat.argmax(-1)[..., None], dc[..., None], axis=-1)
+        shares = shares.reshape(cols.shape)
+    else:
+        cols, widths = _window_view(xc, k, s, pads, out, 0)
+        divisor = real if attrs["exclusive"] else inside
+        with np.errstate(invalid="ignore", divide="ignore"):
+            share = np.where(real > 0, dc / divisor, 0).astype(dc.dtype)
+        shares = np.broadcast_to(share.reshape(share.shape + (1,) * nd), cols.shape)
+    return scatter(shares, xc.shape[2:], s, widths, [1] * nd).astype(xc.dtype, copy=False)
 
 
 @register
@@ -67,13 +144,10 @@ class Pool3D(OpDef):
         ctx.set_output("Out", [full[0]] + out + [full[1]] if last else full, x.dtype)
 
     @staticmethod
-    def _cells(x, attrs):
-        xc = channels_first(x, attrs["data_format"])
-        k, s, pads, out = pool_geometry(
-            xc.shape[2:], attrs["ksize"], attrs["strides"], attrs["paddings"],
-            attrs["global_pooling"], attrs["ceil_mode"], attrs["adaptive"],
-            attrs["padding_algorithm"])
-        return xc, out, windows(xc.shape[2:], k, s, pads, out, attrs["adaptive"])
+    def _geometry(xc, attrs):
+        return pool_geometry(xc.shape[2:], attrs["ksize"], attrs["strides"],
+                             attrs["paddings"], attrs["global_pooling"], attrs["ceil_mode"],
+                             attrs["adaptive"], attrs["padding_algorithm"])
 
     @staticmethod
     def _divisor(window, full, attrs):
@@ -81,9 +155,13 @@ class Pool3D(OpDef):
         return count if attrs["exclusive"] or attrs["adaptive"] else full
 
     def forward(self, x, **attrs):
-        xc, out_sizes, cells = self._cells(x, attrs)
+        xc = channels_first(x, attrs["data_format"])
+        k, s, pads, out_sizes = self._geometry(xc, attrs)
+        if not attrs["adaptive"]:
+            return channels_last(_strided_forward(xc, k, s, pads, out_sizes, attrs),
+                                 attrs["data_format"])
         out = np.empty(xc.shape[:2] + tuple(out_sizes), x.dtype)
-        for index, window, full in cells:
+        for index, window, full in windows(xc.shape[2:], k, s, pads, out_sizes, True):
             block = xc[(slice(None), slice(None)) + window].reshape(xc.shape[:2] + (-1,))
             if attrs["pooling_type"] == "max":
                 out[(Ellipsis,) + index] = block.max(-1) if block.size else EMPTY_MAX
@@ -94,10 +172,14 @@ class Pool3D(OpDef):
         return channels_last(out, attrs["data_format"])
 
     def backward(self, x, out, dout, **attrs):
-        xc, _, cells = self._cells(x, attrs)
+        xc = channels_first(x, attrs["data_format"])
         dc = channels_first(dout, attrs["data_format"])
+        k, s, pads, out_sizes = self._geometry(xc, attrs)
+        if not attrs["adaptive"]:
+            return channels_last(_strided_backward(xc, dc, k, s, pads, out_sizes, attrs),
+                                 attrs["data_format"])
         dx = np.zeros_like(xc)
-        for index, window, full in cells:
+        for index, window, full in windows(xc.shape[2:], k, s, pads, out_sizes, True):
             region = (slice(None), slice(None)) + window
             if not xc[region].size:
                 continue

@@ -9,7 +9,9 @@
 
 first_n >= 0 prints only the first n runs of that op. `tensor_name` is refimpl's attr (the
 layer sets it: Paddle's op reads the name from its input); the grad prints it with @GRAD.
-The LoD line of Paddle (print_tensor_lod) is not printed."""
+The LoD line of Paddle (print_tensor_lod) is not printed. As in Paddle 1.8.5, the grad op
+append_backward writes is a second `print` (is_forward False: In = Out@GRAD, Out = In@GRAD)
+that prints in the BACKWARD and BOTH phases."""
 import time
 
 import numpy as np
@@ -49,7 +51,7 @@ class Print(OpDef):
     outputs = ("Out",)
     attrs = {"first_n": -1, "summarize": 20, "message": "", "print_tensor_name": True,
              "print_tensor_type": True, "print_tensor_shape": True, "print_tensor_lod": True,
-             "print_phase": "BOTH", "tensor_name": ""}
+             "print_phase": "BOTH", "is_forward": True, "tensor_name": ""}
     grad_inputs = ("Out@GRAD",)
     lod_outputs = {"Out": share_lod("In")}
 
@@ -59,10 +61,20 @@ class Print(OpDef):
                    % ctx.attr("print_phase"))
         ctx.same_as("In", "Out")
 
+    def static_grad_op(self, inputs, outputs, attrs):
+        return "print", {"In": inputs["Out@GRAD"]}, {"Out": outputs["In@GRAD"]}, \
+            dict(attrs, is_forward=False)
+
+    @classmethod
+    def forward(cls, x, is_forward=True, **attrs):
+        if not is_forward:
+            return cls.backward(x, **attrs)
+        return cls._forward(x, **attrs)
+
     @staticmethod
-    def forward(x, first_n=-1, summarize=20, message="", print_tensor_name=True,
-                print_tensor_type=True, print_tensor_shape=True, print_tensor_lod=True,
-                print_phase="BOTH", tensor_name=""):
+    def _forward(x, first_n=-1, summarize=20, message="", print_tensor_name=True,
+                 print_tensor_type=True, print_tensor_shape=True, print_tensor_lod=True,
+                 print_phase="BOTH", tensor_name=""):
         if print_phase in ("FORWARD", "BOTH"):
             _print(x, tensor_name, "forward", first_n, summarize, message, print_tensor_name,
                    print_tensor_type, print_tensor_shape)
@@ -71,7 +83,7 @@ class Print(OpDef):
     @staticmethod
     def backward(dout, first_n=-1, summarize=20, message="", print_tensor_name=True,
                  print_tensor_type=True, print_tensor_shape=True, print_tensor_lod=True,
-                 print_phase="BOTH", tensor_name=""):
+                 print_phase="BOTH", is_forward=True, tensor_name=""):
         if print_phase in ("BACKWARD", "BOTH"):
             _print(dout, tensor_name + "@GRAD", "backward", first_n, summarize, message,
                    print_tensor_name, print_tensor_type, print_tensor_shape)

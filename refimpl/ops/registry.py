@@ -306,6 +306,12 @@ class OpDef:
                 for s in self.inputs if slot_name(s) not in self.no_grad and
                 slot_name(s) not in self.lod_only and slot_name(s) not in self.lod_lengths]
 
+    def static_grad_op(self, inputs, outputs, attrs):
+        """(type, inputs, outputs, attrs) of the grad op append_backward writes for this
+        op; "<type>_grad" with the grad slots by default (Paddle's print writes a second
+        print instead)."""
+        return self.type + "_grad", inputs, outputs, attrs
+
 
 class BlockOpDef(OpDef):
     """A control-flow op: it runs a sub-block of the program (attr `sub_block`). Instead of

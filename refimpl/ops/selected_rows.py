@@ -85,6 +85,18 @@ def _lookup_table_grad(dense, w, ids, dout, **attrs):
                      np.asarray(dout).reshape(len(flat), -1))
 
 
+def _hsigmoid_grad(dense, x, w, label, path_table, path_code, bias, pre_out, dout,
+                   **attrs):
+    """is_sparse: W@GRAD as a SelectedRows of the tree nodes the batch's paths visit
+    (ascending, once each), holding their rows of the dense gradient; X@GRAD and Bias@GRAD
+    stay dense (Paddle 1.8.5's var types)."""
+    from .hierarchical_sigmoid import _paths
+    dx, dw, dbias = dense(x, w, label, path_table, path_code, bias, pre_out, dout, **attrs)
+    nodes, _, valid = _paths(label, path_table, path_code, attrs.get("num_classes", 2))
+    rows = np.unique(np.asarray(nodes)[np.asarray(valid)])
+    return dx, RowsValue(tuple(int(r) for r in rows), int(np.shape(w)[0]), dw[rows]), dbias
+
+
 def _sgd(dense, param, lr, grad):
     """Param -= lr * Grad on the listed rows only (duplicates add); a SelectedRows Param
     is updated at the positions of those rows."""
@@ -139,18 +151,20 @@ ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "clip_by_norm": _clip_by_norm,
                  "fill_constant": _fill_constant, "uniform_random": _fill_constant,
                  "lookup_table": _lookup_table, "lookup_table_v2": _lookup_table,
                  "lookup_table_grad": _lookup_table_grad,
-                 "lookup_table_v2_grad": _lookup_table_grad, "sgd": _sgd, "adam": _adam,
+                 "lookup_table_v2_grad": _lookup_table_grad,
+                 "hierarchical_sigmoid_grad": _hsigmoid_grad, "sgd": _sgd, "adam": _adam,
                  "momentum": _dense_grad, "lamb": _dense_grad, "adagrad": _dense_grad}
-# the optimizers that take a SelectedRows gradient, and the grad ops that make one when
-# their forward op has is_sparse (mark_sparse_gradients)
+# the optimizers that take a SelectedRows gradient, and the grad ops that make one (in the
+# slot named) when their forward op has is_sparse (mark_sparse_gradients)
 SPARSE_UPDATES = frozenset({"sgd", "adam", "momentum", "lamb"})
-SPARSE_GRAD_MAKERS = frozenset({"lookup_table_grad", "lookup_table_v2_grad"})
+SPARSE_GRAD_MAKERS = {"lookup_table_grad": "W@GRAD", "lookup_table_v2_grad": "W@GRAD",
+                      "hierarchical_sigmoid_grad": "W@GRAD"}
 
 
 def mark_sparse_gradients(block, grads):
     """Make each gradient in `grads` a SELECTED_ROWS variable, as Paddle 1.8 does for an
-    is_sparse embedding's W@GRAD, where refimpl can run it so: one is_sparse
-    lookup_table(_v2) grad op writes it and only SPARSE_UPDATES read it. Otherwise
+    is_sparse embedding's (or hsigmoid's) W@GRAD, where refimpl can run it so: one
+    is_sparse SPARSE_GRAD_MAKERS op writes it and only SPARSE_UPDATES read it. Otherwise
     (regularization, clipping, a table used twice, another optimizer) it stays dense,
     the same numbers (specs/selected_rows.md)."""
     writers, readers = {}, {}
@@ -163,6 +177,7 @@ def mark_sparse_gradients(block, grads):
         made = writers.get(g.name, [])
         read = readers.get(g.name, [])
         if len(made) == 1 and made[0].type in SPARSE_GRAD_MAKERS and \
+                g.name in made[0].outputs.get(SPARSE_GRAD_MAKERS[made[0].type], ()) and \
                 made[0].attrs.get("is_sparse") and read and \
                 all(op.type in SPARSE_UPDATES for op in read):
             g.type = "SELECTED_ROWS"

@@ -23,7 +23,7 @@ from ..framework.regularizer import L2Decay, append_regularization_ops
 from ..ops.selected_rows import mark_sparse_gradients
 from ..dygraph.learning_rate_decay import LearningRateDecay
 from ..dygraph.tracer import layout
-from .clip import clip_by_param_attrs, error_clip_callback
+from .clip import _Clip, clip_by_param_attrs, error_clip_callback
 
 __all__ = ["Optimizer", "SGD"]
 
@@ -40,6 +40,10 @@ class Optimizer:
         self._learning_rate = learning_rate
         reg = weight_decay if weight_decay is not None else regularization
         self.regularization = _regularizer(reg)
+        if grad_clip is not None and not isinstance(grad_clip, _Clip):
+            raise TypeError("grad_clip must be a gradient clip (GradientClipByValue / "
+                            "ByNorm / ByGlobalNorm, paddle.nn.ClipGradBy*), got %s"
+                            % type(grad_clip).__name__)
         self._grad_clip = grad_clip
         self._name = name
         self._accumulators = {}      # accumulator name -> {param name: Variable}
@@ -214,8 +218,9 @@ class Optimizer:
         if self._eager or isinstance(loss, Tensor):
             # dynamic mode, as Paddle: the gradients come from loss.backward(), called before
             self._check_eager("minimize")
+            # as Paddle 1.8.5 and 2.0: the gradients before clipping and regularization
             params = parameters if parameters is not None else parameter_list
-            return None, self.step(params)
+            return None, self._step(params)[0]
         if not isinstance(loss, Variable):
             raise TypeError("minimize: loss must be a Variable, got %s" % type(loss).__name__)
         params = parameters if parameters is not None else parameter_list
@@ -268,6 +273,10 @@ class Optimizer:
         """Update every trainable parameter that has a gradient (from loss.backward()):
         clip, regularize (a param group's weight_decay, else the optimizer's), then run
         this optimizer's update op on the parameter's value. Returns [(param, grad)]."""
+        return self._step(parameters)[1]
+
+    def _step(self, parameters):
+        """step(): ([(param, gradient)], [(param, the gradient it was updated with)])."""
         self._check_eager("step")
         chosen = None if parameters is None else {id(p) for p in parameters}
         params_grads, decay = [], {}
@@ -279,6 +288,7 @@ class Optimizer:
                     if "weight_decay" in group:
                         decay[id(p)] = _regularizer(group["weight_decay"])
         params_grads.sort(key=lambda pg: pg[0].name)
+        raw = params_grads
         if self._grad_clip is not None:
             params_grads = self._grad_clip(params_grads)
         if decay:    # param groups' own weight_decay
@@ -289,7 +299,7 @@ class Optimizer:
             params_grads = append_regularization_ops(params_grads, self.regularization)
         if not self._update_directly(params_grads):
             self._create_optimization_pass(params_grads)
-        return params_grads
+        return raw, params_grads
 
     # (fn, param, grad array, learning-rate array, attrs): call the update op's kernel `fn`
     # on the parameter's (and its accumulators') values and keep its results; optimizers

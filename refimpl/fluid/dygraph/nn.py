@@ -126,7 +126,9 @@ class Embedding(Layer):
 
 class Conv3D(Layer):
     """conv3d of NCDHW input with weight [num_filters, num_channels / groups, kd, kh, kw]
-    (N(0, sqrt(2 / (kd kh kw num_channels))) by default), plus bias, then act."""
+    (N(0, sqrt(2 / (kd kh kw num_channels))) by default), plus bias, then act.
+    (fluid.layers.conv3d sets `_data_format` NDHWC for channels-last input.)"""
+    _data_format = "NCDHW"
 
     def __init__(self, num_channels, num_filters, filter_size, stride=1, padding=0,
                  dilation=1, groups=None, param_attr=None, bias_attr=None, use_cudnn=True,
@@ -145,14 +147,17 @@ class Conv3D(Layer):
         self._expect_input(input, ranks=(5,))
         # named after this layer (conv3d_0.tmp_N), as 1.8: no second conv3d_N name
         out = conv3d(input, self.weight, self.bias, self._stride, self._padding,
-                     self._dilation, self._groups, name=self._helper.name)
+                     self._dilation, self._groups, data_format=self._data_format,
+                     name=self._helper.name)
         return self._helper.append_activation(out, self._act)
 
 
 class _ConvTranspose(Layer):
     """conv{nd}d_transpose with weight [num_channels, num_filters / groups] + filter_size
-    (XavierUniform), plus bias, then act; output_size picks among the possible sizes."""
+    (XavierUniform), plus bias, then act; output_size picks among the possible sizes.
+    (fluid.layers.conv*d_transpose set `_data_format` for channels-last input.)"""
     _ND = None
+    _data_format = None
 
     def __init__(self, num_channels, num_filters, filter_size, output_size=None, padding=0,
                  stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
@@ -173,18 +178,21 @@ class _ConvTranspose(Layer):
         transpose = conv2d_transpose if self._ND == 2 else conv3d_transpose
         out = transpose(input, self.weight, self.bias, self._stride, self._padding,
                         groups=self._groups, dilation=self._dilation,
-                        output_size=self._output_size, name=self._helper.name)
+                        output_size=self._output_size, data_format=self._data_format,
+                        name=self._helper.name)
         return self._helper.append_activation(out, self._act)
 
 
 class Conv2DTranspose(_ConvTranspose):
     __doc__ = _ConvTranspose.__doc__.format(nd=2)
     _ND = 2
+    _data_format = "NCHW"
 
 
 class Conv3DTranspose(_ConvTranspose):
     __doc__ = _ConvTranspose.__doc__.format(nd=3)
     _ND = 3
+    _data_format = "NCDHW"
 
 
 class Dropout(Layer):

@@ -10,6 +10,7 @@ applying it appends the ops to the current program. bilinear_tensor_product (who
 (Paddle 1.8 would call them `<name>.w_0`), recorded in specs/fluid_layers.md."""
 from ...framework.layer_helper import LayerHelper
 from ...layers.common import check_variable
+from ...layers.functional_conv import _padding
 from ...layers.functional_nn import bilinear
 from ...nn.layer.spectral_norm import SpectralNorm
 from ..dygraph.nn import (NCE, Conv3D, Conv2DTranspose, Conv3DTranspose, GroupNorm,
@@ -19,26 +20,44 @@ __all__ = ["conv3d", "conv2d_transpose", "conv3d_transpose", "group_norm",
            "instance_norm", "prelu", "spectral_norm", "bilinear_tensor_product", "nce"]
 
 
-def _channels_first(input, data_format, layer, nd):
+_FORMATS = {2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
+
+
+def _channels(input, data_format, layer, nd):
+    """The input's channel count, for a channels-first or channels-last data_format (as
+    1.8.5, ValueError for another format or an unknown channel dim)."""
     check_variable(input, "input", layer)
-    if data_format != ("NCHW" if nd == 2 else "NCDHW"):
-        raise ValueError("%s: data_format %r is not supported (channels-first only)"
-                         % (layer, data_format))
+    if data_format not in _FORMATS[nd]:
+        raise ValueError("%s: data_format must be one of %s, got %r"
+                         % (layer, _FORMATS[nd], data_format))
     if len(input.shape) != nd + 2:
         raise ValueError("%s: input %r must be %d-D, got shape %s"
                          % (layer, input.name, nd + 2, list(input.shape)))
-    return input.shape[1]
+    channels = input.shape[-1 if data_format[-1] == "C" else 1]
+    if channels is None or channels < 0:
+        raise ValueError("%s: the channel dim of input %r (%s) must be known, got %s"
+                         % (layer, input.name, data_format, list(input.shape)))
+    return channels
 
 
 def conv3d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None,
            param_attr=None, bias_attr=None, use_cudnn=True, act=None, name=None,
            data_format="NCDHW"):
-    channels = _channels_first(input, data_format, "conv3d", 3)
-    return Conv3D(channels, num_filters, filter_size, stride, padding, dilation, groups,
-                  param_attr, bias_attr, use_cudnn, act, dtype=input.dtype)(input)
+    """Also NDHWC input, as 1.8.5 (the Conv3D Layer is NCDHW only; its conv gets the
+    layout). The paddings are checked by the conv (SAME / VALID, 3 or 6 ints, or one
+    [lo, hi] pair per dim with zeros on the batch and channel dims)."""
+    if not isinstance(use_cudnn, bool):
+        raise ValueError("conv3d: use_cudnn must be a bool, got %r" % (use_cudnn,))
+    channels = _channels(input, data_format, "conv3d", 3)
+    _padding(padding, 3, data_format, "conv3d")     # checked before the parameters, as 1.8.5
+    layer = Conv3D(channels, num_filters, filter_size, stride, padding, dilation, groups,
+                   param_attr, bias_attr, use_cudnn, act, dtype=input.dtype)
+    layer._data_format = data_format
+    return layer(input)
 
 
-def _filter_size(input, output_size, filter_size, padding, stride, dilation, nd, layer):
+def _filter_size(input, output_size, filter_size, padding, stride, dilation, nd, layer,
+                 data_format):
     """filter_size, or the one that makes output_size from the input (Paddle 1.8's rule:
     (out - (in - 1) * stride + 2 * pad - 1) // dilation + 1 per spatial dim)."""
     if filter_size is not None:
@@ -53,7 +72,8 @@ def _filter_size(input, output_size, filter_size, padding, stride, dilation, nd,
         raise ValueError("%s: computing filter_size needs one padding per spatial dim, got %r"
                          % (layer, padding))
     return [(o - (i - 1) * s + 2 * p - 1) // d + 1
-            for o, i, s, p, d in zip(out, input.shape[2:], st, pad, dil)]
+            for o, i, s, p, d in zip(out, input.shape[1:-1] if data_format[-1] == "C"
+                                     else input.shape[2:], st, pad, dil)]
 
 
 def _conv_transpose(cls, nd, data_format_default):
@@ -64,11 +84,13 @@ def _conv_transpose(cls, nd, data_format_default):
     def conv_transpose(input, num_filters, output_size=None, filter_size=None, padding=0,
                        stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
                        use_cudnn=True, act=None, name=None, data_format=data_format_default):
-        channels = _channels_first(input, data_format, layer, nd)
+        channels = _channels(input, data_format, layer, nd)
         size = _filter_size(input, output_size, filter_size, padding, stride, dilation, nd,
-                            layer)
-        return cls(channels, num_filters, size, output_size, padding, stride, dilation,
-                   groups, param_attr, bias_attr, use_cudnn, act, dtype=input.dtype)(input)
+                            layer, data_format)
+        conv = cls(channels, num_filters, size, output_size, padding, stride, dilation,
+                   groups, param_attr, bias_attr, use_cudnn, act, dtype=input.dtype)
+        conv._data_format = data_format
+        return conv(input)
     conv_transpose.__name__ = conv_transpose.__qualname__ = layer
     return conv_transpose
 
