@@ -84,6 +84,9 @@ SWITCHES = {
     # a dynamic-mode initializer without a seed takes the default startup program's
     # random_seed (1.8), or draws from the global generator that paddle.seed resets
     "eager_init_program_seed": {"1.8": True, "2.0": False, "3": False},
+    # what a dropout seed draws: Paddle 1.8.5's CPU stream (std::minstd_rand through
+    # uniform_real_distribution<float>, framework/minstd.py) or numpy's RandomState
+    "dropout_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},
 }
 
 

@@ -363,3 +363,25 @@ def test_queued_callbacks_run_once_the_backward_has_ended():
     np.testing.assert_allclose(seen[0], [2.0, 4.0])
     with pytest.raises(RuntimeError, match="no backward is running"):
         queue_callback(lambda: None)
+
+
+def _three_consumers(x):
+    # x's gradient is 1 + 1e8 - 1e8: in float32 1.0 when the latest consumer's part comes
+    # first ((-1e8 + 1e8) + 1), as static backward's sum op adds, but 0.0 in the order the
+    # graph reaches them from the loss ((1e8 + 1) - 1e8)
+    one, big, minus_big = paddle.scale(x, 1.0), paddle.scale(x, 1e8), paddle.scale(x, -1e8)
+    return minus_big + (one + big)
+
+
+def test_gradients_reaching_one_tensor_add_up_latest_op_first_as_static_backward():
+    x = t([2.0], dtype="float32")
+    _three_consumers(x).sum().backward()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    mode.enable_static()
+    with paddle.static.program_guard(main, startup):
+        xs = paddle.static.data("x", [1], "float32")
+        xs.stop_gradient = False
+        grad, = paddle.static.gradients([paddle.sum(_three_consumers(xs))], [xs])
+    static, = paddle.static.Executor().run(main, feed={"x": np.array([2.0], "float32")},
+                                           fetch_list=[grad])
+    assert x.gradient().tolist() == static.tolist() == [1.0]

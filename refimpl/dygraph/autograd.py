@@ -25,9 +25,9 @@ __all__ = ["backward", "grad", "register_hook", "retain_grad", "register_ready_h
 class BackwardStrategy:
     """Paddle 1.8's `fluid.dygraph.BackwardStrategy`, given to `loss.backward(strategy)`.
     Its one option, sort_sum_gradient, made 1.8 add the gradients reaching one tensor in
-    the order of the ops that produced them, so that runs repeat bit for bit. refimpl's
-    engine always adds them in one fixed order (the order the consumers' grad nodes run,
-    fixed by the graph), so the option changes nothing here."""
+    the order of the ops that produced them, latest first, so that runs repeat bit for
+    bit. refimpl's engine always adds them in that order, which is also the order of
+    static backward's `sum` ops, so the option changes nothing here."""
 
     def __init__(self):
         self.sort_sum_gradient = False
@@ -245,8 +245,10 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
     pending, leaf_grads, captured = {}, {}, {}
     add = ops.add
 
-    def send(edge, g):
-        """Gradient `g` (or None: none) along `edge`; True when it completed a node's."""
+    def send(edge, g, seq=_ROOT_SEQ):
+        """Gradient `g` (or None: none) from the node recorded `seq`-th along `edge`; True
+        when it completed a node's. The gradients reaching one tensor are kept as
+        contributions and added when the last arrives (_total)."""
         if type(edge) is tuple:
             if blocked and edge in blocked:
                 return False
@@ -255,18 +257,17 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
             if slot is None:
                 slot = pending[node] = [None] * node.n_out
             if g is not None:
-                slot[i] = g if slot[i] is None else add(slot[i], g)
+                slot[i] = _contribute(slot[i], seq, g)
             left = deps[node] = deps[node] - 1
             return left == 0
         key = id(edge)
         if blocked and key in blocked:
             return False
         if g is not None:
-            got = leaf_grads.get(key)
-            leaf_grads[key] = g if got is None else add(got, g)
+            leaf_grads[key] = _contribute(leaf_grads.get(key), seq, g)
         left = leaf_deps[key] = leaf_deps[key] - 1
         if left == 0 and key in leaf_grads:
-            leaf_done(edge, leaf_grads.pop(key))
+            leaf_done(edge, _total(leaf_grads.pop(key), add))
         return False
 
     def leaf_done(leaf, g):
@@ -287,7 +288,8 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
     ready = [n for n in root_nodes if deps.get(n, 0) == 0]
     while ready:
         node = ready.pop()
-        grads = pending.pop(node, None) or [None] * node.n_out
+        grads = pending.pop(node, None)
+        grads = [_total(c, add) for c in grads] if grads else [None] * node.n_out
         if node.hooks:
             for i, hooks in node.hooks.items():
                 if grads[i] is not None:
@@ -318,10 +320,41 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
             in_grads = [None] * len(node.flat_edges)
         if not retain_graph:
             node.release()
+        seq = node.seq
         for e, g in zip(node.flat_edges, in_grads):
-            if e is not None and send(e, g):
+            if e is not None and send(e, g, seq):
                 ready.append(e[0])
     return captured
+
+
+_ROOT_SEQ = float("inf")     # a root's gradient comes first
+
+
+def _contribute(got, seq, g):
+    """A tensor's gradient contributions so far, `g` (from the node recorded seq-th) added:
+    one (seq, g) pair, or a list of them."""
+    if got is None:
+        return seq, g
+    if type(got) is list:
+        got.append((seq, g))
+        return got
+    return [got, (seq, g)]
+
+
+def _total(contributions, add):
+    """The sum of a tensor's gradient contributions, the latest-recorded op's first (a
+    stable sort keeps one op's own contributions in slot order): the order of Paddle 1.8's
+    sorted sum and of static backward's `sum` op, so eager and static gradients agree bit
+    for bit."""
+    if contributions is None:
+        return None
+    if type(contributions) is tuple:
+        return contributions[1]
+    contributions.sort(key=lambda c: -c[0])
+    total = contributions[0][1]
+    for _, g in contributions[1:]:
+        total = add(total, g)
+    return total
 
 
 def _count_edges(root_nodes, blocked):

@@ -15,6 +15,7 @@ without inputs runs on the place set_device chose (specs/gpu.md, dynamic mode). 
 path pays one type check for this.
 """
 import contextlib
+import itertools
 import weakref
 
 import numpy as np
@@ -181,6 +182,9 @@ def layout(op_type):
     return lay
 
 
+_node_sequence = itertools.count()
+
+
 class GradNode:
     """One recorded op: what its grad op reads (the forward values it saved), where each
     input's gradient goes (`edges`: per grad-receiving input slot, a leaf Tensor, a
@@ -189,7 +193,7 @@ class GradNode:
     `grad_kernels`: {dtype char: grad kernel}, shared by the nodes of one forward
     signature (its attrs fixed), filled by autograd."""
     __slots__ = ("lay", "kw", "ins", "outs", "edges", "flat_edges", "out_meta", "n_out",
-                 "hooks", "retained", "saved", "released", "device", "grad_kernels",
+                 "hooks", "retained", "saved", "released", "device", "grad_kernels", "seq",
                  "__weakref__")
 
     def __init__(self, lay, kw, ins, outs, edges, flat_edges, out_meta, n_out, device=None,
@@ -203,6 +207,8 @@ class GradNode:
         self.released = False
         self.device = device    # the GPU its op ran on (its grad op runs there); None: CPU
         self.grad_kernels = {} if grad_kernels is None else grad_kernels
+        # the recording order: the gradients reaching one tensor add up latest op first
+        self.seq = next(_node_sequence)
 
     @property
     def type(self):

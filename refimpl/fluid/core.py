@@ -31,8 +31,8 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "get_all_op_protos", "has_grad_op_maker", "has_infer_inplace",
            "has_empty_grad_op_maker", "get_grad_op_desc", "set_feed_variable",
            "get_fetch_variable", "ProgramDesc", "Graph", "VarBase", "Layer",
-           "ParallelStrategy", "grad_var_suffix", "kEmptyVarName", "kTempVarName",
-           "kZeroVarSuffix"]
+           "ParallelStrategy", "grad_var_suffix", "loaded_var_suffix", "kEmptyVarName",
+           "kTempVarName", "kZeroVarSuffix"]
 
 
 class VarDesc:
@@ -93,6 +93,12 @@ class Place:
 # Paddle's reserved name parts, as the core reports them
 def grad_var_suffix():
     return GRAD_SUFFIX
+
+
+def loaded_var_suffix():
+    """What fluid.dygraph.StaticModelRunner appends to a loaded parameter's name."""
+    from .dygraph.static_runner import LOADED_SUFFIX
+    return LOADED_SUFFIX
 
 
 def kEmptyVarName():

@@ -2,31 +2,61 @@
 
 downgrade_in_infer (the fluid default): train Out = X * Mask, infer Out = X * (1 - p).
 upscale_in_train: train Out = X * Mask / (1 - p), infer Out = X.
+1 - p is taken in float32 (the attr's type) and then in X's dtype, and kept elements are
+divided by it, not multiplied by its inverse: bit for bit as Paddle 1.8.5 and 3.3.1 compute.
 The random stream: the optional Seed input (an int32 [1] tensor, e.g. from the `seed` op)
-if given, else `seed` when fix_seed, else the global generator. Two dropouts fed the same
-Seed draw the same mask, which is how RecomputeOptimizer replays a forward segment.
+if given, else `seed` when fix_seed, else a random seed. Two dropouts fed the same Seed
+draw the same mask, which is how RecomputeOptimizer replays a forward segment. What a seed
+draws is the `dropout_stream` version switch: under 1.8 Paddle 1.8.5's own stream
+(framework/minstd.py; an element is dropped when its draw is < float32(p)), so a fixed
+seed drops the same elements as Paddle 1.8.5 in static and dynamic mode; otherwise numpy's
+RandomState(seed), and no seed draws from the global generator (paddle.seed).
 In training at dropout_prob = 0 nothing is dropped: Out = X and Mask is all ones, with no
 draw from any random stream (a model built with dropout 0, e.g. a Transformer, pays for
 no random numbers).
 """
 import numpy as np
 
+from .. import versions
+from ..framework.minstd import uniform_float32
 from ..framework.random import rng_for
 from ..xp import array_module, to_host
 from ._common import FLOATS, rand
 from .registry import OpDef, Sample, register, share_lod
 
 
-def _train_scale(dropout_prob, dropout_implementation):
-    """What a kept element is multiplied by in training."""
-    if dropout_implementation != "upscale_in_train":
-        return 1.0
-    return 1.0 / (1.0 - dropout_prob) if dropout_prob < 1 else 0.0
+def _kept_fraction(dropout_prob, dtype):
+    """1 - p as Paddle's kernels compute it: in float32, then in the data's dtype."""
+    return dtype.type(np.float32(1) - np.float32(dropout_prob))
 
 
-def _infer_scale(dropout_prob, dropout_implementation):
-    """What every element is multiplied by at inference (is_test)."""
-    return 1.0 if dropout_implementation == "upscale_in_train" else 1.0 - dropout_prob
+def _keep_mask(shape, dropout_prob, seed_tensor, fix_seed, seed):
+    """The uint8 mask of kept elements, drawn on the host (on a GPU too: the same stream
+    gives the same mask as on the CPU)."""
+    if seed_tensor is not None:
+        seed, fix_seed = int(np.asarray(to_host(seed_tensor)).reshape(-1)[0]), True
+    if versions.switch("dropout_stream") == "minstd":
+        if not fix_seed:
+            seed = int(rng_for(0).randint(0, 2**31 - 1))
+        draws = uniform_float32(seed, int(np.prod(shape, dtype=np.int64))).reshape(shape)
+        return (draws >= np.float32(dropout_prob)).astype(np.uint8)
+    rng = np.random.RandomState(seed) if seed_tensor is not None else \
+        rng_for(seed if fix_seed else 0)
+    return (rng.uniform(size=shape) >= dropout_prob).astype(np.uint8)
+
+
+def _apply_mask(values, mask, dropout_prob, dropout_implementation):
+    """Training: the masked values, kept ones divided by 1 - p under upscale_in_train."""
+    xp = array_module(values)
+    if dropout_implementation == "upscale_in_train" and dropout_prob < 1:
+        values = values / _kept_fraction(dropout_prob, values.dtype)
+    return xp.where(mask.astype(bool), values, values.dtype.type(0))
+
+
+def _infer(values, dropout_prob, dropout_implementation):
+    if dropout_implementation == "upscale_in_train":
+        return values.copy()
+    return values * _kept_fraction(dropout_prob, values.dtype)
 
 
 @register
@@ -56,29 +86,20 @@ class Dropout(OpDef):
                 dropout_implementation="downgrade_in_infer"):
         xp = array_module(x)
         if is_test:
-            keep = x.dtype.type(_infer_scale(dropout_prob, dropout_implementation))
-            return (x * keep).astype(x.dtype), xp.ones(x.shape, np.uint8)
+            return _infer(x, dropout_prob, dropout_implementation), xp.ones(x.shape, np.uint8)
         if dropout_prob == 0:
             return x.copy(), xp.ones(x.shape, np.uint8)
-        if seed_tensor is not None:
-            rng = np.random.RandomState(int(np.asarray(to_host(seed_tensor)).reshape(-1)[0]))
-        else:
-            rng = rng_for(seed if fix_seed else 0)
-        # drawn on the host on a GPU too: the same stream, so the same mask, as on the CPU
-        mask = xp.asarray((rng.uniform(size=x.shape) >= dropout_prob).astype(np.uint8))
-        scale = x.dtype.type(_train_scale(dropout_prob, dropout_implementation))
-        return (x * mask * scale).astype(x.dtype), mask
+        mask = xp.asarray(_keep_mask(x.shape, dropout_prob, seed_tensor, fix_seed, seed))
+        return _apply_mask(x, mask, dropout_prob, dropout_implementation), mask
 
     @staticmethod
     def backward(mask, dout, dropout_prob=0.5, is_test=False, fix_seed=False, seed=0,
                  dropout_implementation="downgrade_in_infer"):
         if is_test:
-            return (dout * dout.dtype.type(_infer_scale(dropout_prob, dropout_implementation))
-                    ).astype(dout.dtype)
+            return _infer(dout, dropout_prob, dropout_implementation)
         if dropout_prob == 0:
             return dout.copy()
-        scale = dout.dtype.type(_train_scale(dropout_prob, dropout_implementation))
-        return (dout * mask * scale).astype(dout.dtype)
+        return _apply_mask(dout, mask, dropout_prob, dropout_implementation)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 4, 5)}, {"dropout_prob": 0.3, "fix_seed": True, "seed": 7})

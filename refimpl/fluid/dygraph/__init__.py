@@ -14,8 +14,9 @@ from ...dygraph.learning_rate_decay import *  # noqa: F401,F403 (1.8's decays)
 from ...dygraph import autograd as backward_strategy
 from ...dygraph.autograd import BackwardStrategy
 from ...distributed import parallel
-from . import base, jit, nn, tracer
+from . import base, jit, nn, static_runner, tracer
 from .jit import TracedLayer
+from .static_runner import StaticModelRunner
 from .base import (disable_dygraph, disable_imperative, enable_dygraph, enable_imperative,
                    enabled, grad, guard, no_grad, to_variable)
 from .nn import *  # noqa: F401,F403 (1.8's Layer classes)
@@ -28,8 +29,8 @@ __all__ = ["base", "guard", "to_variable", "enabled", "no_grad", "grad", "enable
            "disable_dygraph", "enable_imperative", "disable_imperative", "Layer",
            "Sequential", "LayerList", "ParameterList", "save_dygraph", "load_dygraph",
            "DataParallel", "prepare_context", "ParallelStrategy", "ParallelEnv", "Env",
-           "BackwardStrategy", "TracedLayer", "L1Loss", "MSELoss", "SpectralNorm",
-           "ProgramTranslator", "declarative", "dygraph_to_static_func"] + nn.__all__ + learning_rate_scheduler.__all__
+           "BackwardStrategy", "TracedLayer", "StaticModelRunner", "L1Loss", "MSELoss",
+           "SpectralNorm", "ProgramTranslator", "declarative", "dygraph_to_static_func"] + nn.__all__ + learning_rate_scheduler.__all__
 
 Env = ParallelEnv     # 1.8's older name
 

@@ -2,9 +2,9 @@
 parallelism: with_data_parallel already spans every mpirun rank, so transpile() checks
 that the trainer count and id agree with the MPI world and records them on the program.
 The parameter-server modes are not part of refimpl."""
-from ..framework.program import default_main_program, default_startup_program
-from ..parallel.launch import world
-from .compat import memory_optimize, release_memory
+from ...framework.program import default_main_program, default_startup_program
+from ...parallel.launch import world
+from ..compat import memory_optimize, release_memory
 
 __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "memory_optimize",
            "release_memory", "HashName", "RoundRobin"]

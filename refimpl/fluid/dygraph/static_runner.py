@@ -1,0 +1,152 @@
+"""fluid.dygraph.static_runner.StaticModelRunner (Paddle 1.8): a saved inference model run
+as a dynamic-mode Layer that trains.
+
+The model's program is read as load_inference_model reads it; its parameters become the
+Layer's parameters, named `<name>@LOADED` as in Paddle 1.8. Calling the Layer runs the
+program's ops one by one on eager Tensors (the tracer), so autograd records them and
+`backward()` reaches the parameters and the inputs: the program's gradient, without a
+second backward program. A `while` op runs its body eagerly while its condition holds, a
+`conditional_block` its block when its condition holds. train() / eval() set every op's
+`is_test` attr to False / True (the saved program is an inference one), as Paddle does.
+"""
+import os
+
+import numpy as np
+
+from ...dygraph.tensor import ParamBase, Tensor
+from ...dygraph.tracer import run_op
+from ...framework import mode
+from ...nn.layer.base import Layer
+from ...static import io as static_io
+
+__all__ = ["StaticModelRunner"]
+
+LOADED_SUFFIX = "@LOADED"     # core.loaded_var_suffix()
+_NOT_RUN = ("feed", "fetch")
+
+
+def _is_parameter(name, ops):
+    """Paddle 1.8's rule for a loaded persistable: some op reads it and no op writes it,
+    except an op that also reads it (batch_norm's moving statistics)."""
+    readers = [op for op in ops if name in op.input_arg_names]
+    return bool(readers) and all(op in readers for op in ops if name in op.output_arg_names)
+
+
+def _all_ops(program):
+    return [op for block in program.blocks for op in block.ops]
+
+
+class StaticModelRunner(Layer):
+    """Layer(model_dir, model_filename=None, params_filename=None): the inference model
+    save_inference_model wrote there. Its inputs are the model's feeds, in order (numpy
+    arrays or Tensors); it returns the fetch targets (one Tensor, or a list)."""
+
+    def __init__(self, model_dir, model_filename=None, params_filename=None):
+        super().__init__()
+        prefix, model_file, params_file = static_io.inference_model_files(
+            os.path.join(os.fspath(model_dir), ""), model_filename or "__model__",
+            params_filename)
+        if not os.path.isfile(model_file):
+            raise ValueError("StaticModelRunner: there is no model file %r (write it with "
+                             "save_inference_model)" % model_file)
+        self._program, self._input_names, targets, values = static_io.read_inference_model(
+            prefix, model_file, params_file, fn="StaticModelRunner")
+        self._output_names = [t.name for t in targets]
+        ops = _all_ops(self._program)
+        # persistables that are not parameters (none in most models) enter as constants
+        self._constants = {}
+        self._param_of = {}     # program name -> the Layer's parameter
+        for name in sorted(values):
+            if not _is_parameter(name, ops):
+                self._constants[name] = Tensor(np.asarray(values[name]), stop_gradient=True,
+                                               name=name)
+                continue
+            param = ParamBase(np.array(values[name]), name + LOADED_SUFFIX)
+            # written by an op too (moving statistics): no gradient, as in Paddle 1.8
+            param.stop_gradient = any(name in op.output_arg_names for op in ops)
+            # keyed by its full name, dots included, as Paddle 1.8 registers it (a
+            # dotted name is no attribute, so add_parameter's check is not for it)
+            self._parameters[param.name] = param
+            self._param_of[name] = param
+        self._is_test = False
+
+    def train(self):
+        super().train()
+        self._is_test = False
+
+    def eval(self):
+        super().eval()
+        self._is_test = True
+
+    def forward(self, *inputs):
+        if len(inputs) != len(self._input_names):
+            raise ValueError("StaticModelRunner: the model takes %d inputs (%s), got %d"
+                             % (len(self._input_names), ", ".join(self._input_names),
+                                len(inputs)))
+        if not mode.dynamic:
+            raise RuntimeError("StaticModelRunner runs in dynamic mode only: call it inside "
+                               "fluid.dygraph.guard()")
+        env = dict(self._constants)
+        env.update(self._param_of)
+        for name, value in zip(self._input_names, inputs):
+            if isinstance(value, np.ndarray):
+                value = Tensor(value, stop_gradient=True, name=name)
+            elif not isinstance(value, Tensor):
+                raise TypeError("StaticModelRunner: input %r must be a numpy array or a "
+                                "Tensor, got %s" % (name, type(value).__name__))
+            env[name] = value
+        self._run_block(self._program.global_block(), env)
+        self._keep_state_updates(env)
+        outs = [env[name] for name in self._output_names]
+        return outs[0] if len(outs) == 1 else outs
+
+    def _keep_state_updates(self, env):
+        """Parameters an op wrote (batch_norm's moving statistics in training) take the
+        new values, as Paddle's shared scope variables do."""
+        for name, param in self._param_of.items():
+            if env[name] is not param:
+                param.set_value(env[name].numpy())
+
+    def _run_block(self, block, env):
+        for op in block.ops:
+            if op.type in _NOT_RUN:
+                continue
+            if op.type == "while":
+                self._run_while(op, env)
+            elif op.type == "conditional_block":
+                if _condition(op, env, "Cond"):
+                    self._run_block(op.block.program.block(op.attrs["sub_block"]), env)
+            else:
+                self._run_op(op, env)
+
+    def _run_while(self, op, env):
+        body = op.block.program.block(op.attrs["sub_block"])
+        steps = 0
+        while _condition(op, env, "Condition"):
+            steps += 1
+            if steps > op.attrs.get("max_steps", 10**6):
+                raise RuntimeError("StaticModelRunner: the while op's condition %r is still "
+                                   "true after %d steps" % (op.input("Condition")[0], steps))
+            self._run_block(body, env)
+
+    def _run_op(self, op, env):
+        inputs = {}
+        for slot, names in op.inputs.items():
+            missing = [n for n in names if n not in env]
+            if missing:
+                raise RuntimeError("StaticModelRunner: op %s reads %s, which no earlier op "
+                                   "of the model wrote" % (op.type, missing))
+            inputs[slot] = [env[n] for n in names]
+        outputs = {slot: [Tensor(None, stop_gradient=False, name=n) for n in names]
+                   for slot, names in op.outputs.items() if names}
+        attrs = dict(op.attrs)
+        if "is_test" in attrs:
+            attrs["is_test"] = self._is_test
+        run_op(op.type, inputs, outputs, attrs)
+        for slot, tensors in outputs.items():
+            for name, t in zip(op.outputs[slot], tensors):
+                env[name] = t
+
+
+def _condition(op, env, slot):
+    return bool(np.asarray(env[op.input(slot)[0]].numpy()).reshape(-1)[0])
