@@ -74,6 +74,19 @@ def build_and_run_rows(build, feed=None):
     return [np.array(t) for t in build_and_run(build, feed, return_numpy=False)]
 
 
+def train_layer_statically(main, startup, net, loss, init, x, y, steps):
+    """Runs `startup`, loads the state dict `init` into `net` and trains `main` (built with
+    `net`, feeds "x" and "y") `steps` times: (the fetched losses, net's final state as
+    numpy), to compare with the same layer trained eagerly."""
+    exe, scope = static.Executor(), Scope()
+    exe.run(startup, scope=scope)
+    net.set_state_dict(init, scope=scope)
+    losses = [exe.run(main, feed={"x": x, "y": y}, fetch_list=[loss], scope=scope)[0]
+              for _ in range(steps)]
+    return losses, {k: np.array(scope.find_var(v.name).get_tensor())
+                    for k, v in net.state_dict().items()}
+
+
 def lengths(tensor):
     """A fetched LoDTensor's recursive sequence lengths."""
     return tensor.recursive_sequence_lengths()

@@ -11,7 +11,7 @@ import refimpl.nn as nn
 from refimpl import fluid, static
 from refimpl.framework import mode
 from refimpl.framework.program import Program, program_guard
-from refimpl.framework.scope import Scope
+from helpers import train_layer_statically
 
 pytestmark = pytest.mark.paddle("1.8")
 SEED, WIDTH = 90, 16
@@ -47,13 +47,7 @@ def _train_static(init, x, y, steps):
         loss = _loss(net, static.data("x", list(x.shape), "float32"),
                      static.data("y", list(y.shape), "int64"))
         fluid.optimizer.SGD(0.5).minimize(loss)
-    exe, scope = static.Executor(), Scope()
-    exe.run(startup, scope=scope)
-    net.set_state_dict(init, scope=scope)
-    losses = [exe.run(main, feed={"x": x, "y": y}, fetch_list=[loss], scope=scope)[0]
-              for _ in range(steps)]
-    return losses, {k: np.array(scope.find_var(v.name).get_tensor())
-                    for k, v in net.state_dict().items()}
+    return train_layer_statically(main, startup, net, loss, init, x, y, steps)
 
 
 def _train_eager(init, x, y, steps):

@@ -10,7 +10,7 @@ import refimpl.nn as nn
 from refimpl import fluid, static
 from refimpl.framework import mode
 from refimpl.framework.program import Program, program_guard
-from refimpl.framework.scope import Scope
+from helpers import train_layer_statically
 
 CLASSES = 3
 
@@ -92,13 +92,7 @@ def train_static(config, optimizer, dtype, init, x, y, steps):
         yv = static.data("y", list(y.shape), "int64")
         loss = _loss(net(xv), yv)
         _optimizer(optimizer, None).minimize(loss)
-    exe, scope = static.Executor(), Scope()
-    exe.run(startup, scope=scope)
-    net.set_state_dict(init, scope=scope)
-    losses = [exe.run(main, feed={"x": x, "y": y}, fetch_list=[loss], scope=scope)[0]
-              for _ in range(steps)]
-    return losses, {k: np.array(scope.find_var(v.name).get_tensor())
-                    for k, v in net.state_dict().items()}
+    return train_layer_statically(main, startup, net, loss, init, x, y, steps)
 
 
 def train_eager(config, optimizer, dtype, init, x, y, steps):
