@@ -68,15 +68,6 @@ class StaticModelRunner(Layer):
             # dotted name is no attribute, so add_parameter's check is not for it)
             self._parameters[param.name] = param
             self._param_of[name] = param
-        self._is_test = False
-
-    def train(self):
-        super().train()
-        self._is_test = False
-
-    def eval(self):
-        super().eval()
-        self._is_test = True
 
     def forward(self, *inputs):
         if len(inputs) != len(self._input_names):
@@ -141,7 +132,7 @@ class StaticModelRunner(Layer):
                    for slot, names in op.outputs.items() if names}
         attrs = dict(op.attrs)
         if "is_test" in attrs:
-            attrs["is_test"] = self._is_test
+            attrs["is_test"] = not self.training
         run_op(op.type, inputs, outputs, attrs)
         for slot, tensors in outputs.items():
             for name, t in zip(op.outputs[slot], tensors):
