@@ -289,6 +289,19 @@ def _in_parent(block):
         program._current_block_idx = inside
 
 
+def _end_loop_step(counter, steps, cond, outputs, memories):
+    """The end of a `while` body over time steps: each (step output, accumulator) of
+    `outputs` scattered into row `counter` (before the memories move on), each (loop
+    variable, its step-end value) of `memories` carried over, the counter advanced and
+    `cond` recomputed against `steps`."""
+    for out, acc in outputs:
+        assign(scatter(acc, counter, unsqueeze(out, [0])), acc)
+    for var, value in memories:
+        assign(value, var)
+    increment(counter, 1, in_place=True)
+    fluid_less_than(counter, steps, cond=cond)
+
+
 def _zeros_over_time(sequence, step_value):
     """Zeros [T, batch] + step_value's shape[1:], T and batch from `sequence` [T, batch,
     ...] at run time (step_value's trailing dims must be known)."""
@@ -476,12 +489,8 @@ class StaticRNN:
         for name, x in self._inputs.items():
             assign(squeeze(gather(x, counter), [0]), block.var(name))
         block.ops[:] = block.ops[body_start:] + block.ops[:body_start]   # reads come first
-        for o, result in zip(self._step_outputs, results):   # before the memories move on
-            assign(scatter(result, counter, unsqueeze(o, [0])), result)
-        for name, var in self._updates.items():
-            assign(var, self._memories_var(name))
-        increment(counter, 1, in_place=True)
-        fluid_less_than(counter, steps, cond=cond)
+        _end_loop_step(counter, steps, cond, zip(self._step_outputs, results),
+                       [(self._memories_var(name), var) for name, var in self._updates.items()])
         self._outputs = results
         return cond
 
@@ -734,12 +743,8 @@ class _LoopSteps:
                 if kept is None:
                     raise ValueError("DynamicRNN: memory %r is never updated "
                                      "(update_memory)" % var.name)
-            for out, acc in self._outputs:      # before the memories move on
-                assign(scatter(acc, self._counter, unsqueeze(out, [0])), acc)
-            for var, kept in self._memories:
-                assign(kept, var)
-            increment(self._counter, 1, in_place=True)
-            fluid_less_than(self._counter, self._steps, cond=self._cond)
+            _end_loop_step(self._counter, self._steps, self._cond, self._outputs,
+                           self._memories)
         _append_while(block, self._cond, False)
 
     def outside(self):
