@@ -14,7 +14,7 @@ import numpy as np
 
 from ..geometry import pool_geometry
 from ._common import FLOATS, channels_first, channels_last, rand
-from .conv_nd import scatter
+from .conv_nd import patches, scatter
 from .pool2d import EMPTY_MAX
 from .registry import OpDef, Sample, register
 
@@ -41,16 +41,7 @@ def _window_view(xc, k, s, pads, out, fill):
     windows past the high padding included; and the (lo, hi) padding."""
     widths = [(lo, max((o - 1) * st + kk - lo - n, 0))
               for n, kk, st, (lo, _), o in zip(xc.shape[2:], k, s, pads, out)]
-    padded = np.full(xc.shape[:2] + tuple(n + lo + hi for n, (lo, hi)
-                                          in zip(xc.shape[2:], widths)), fill, xc.dtype)
-    padded[(slice(None), slice(None)) + tuple(slice(lo, lo + n) for n, (lo, _)
-                                              in zip(xc.shape[2:], widths))] = xc
-    strides = padded.strides
-    cols = np.lib.stride_tricks.as_strided(
-        padded, padded.shape[:2] + tuple(out) + tuple(k),
-        strides[:2] + tuple(a * st for a, st in zip(strides[2:], s)) + strides[2:],
-        writeable=False)
-    return cols, widths
+    return patches(xc, k, s, widths, [1] * len(k), fill), widths
 
 
 @functools.lru_cache(maxsize=64)
