@@ -17,7 +17,7 @@ from ..framework.program import Program
 from ..framework.scope import LoDTensorArray
 from ..framework.selected_rows import RowsValue
 
-__all__ = ["Operator", "get_all_op_protos"]
+__all__ = ["Operator", "get_all_op_protos", "RecurrentOp", "DynamicRecurrentOp", "CondOp"]
 
 
 class _Operator:
@@ -171,6 +171,25 @@ class OperatorFactory:
 
 
 Operator = OperatorFactory()
+
+
+class _CoreLessOpFactory:
+    """fluid.op's RecurrentOp / DynamicRecurrentOp / CondOp: names Paddle 1.8 still exports
+    from its 0.x operator classes, which its core no longer has; calling one fails there as
+    here (scripts import them, none can use them)."""
+
+    def __init__(self, name):
+        self._name = name
+
+    def __call__(self, *args, **kwargs):
+        raise TypeError("fluid.op.%s: Paddle 1.8's core has no %s operator class (the name "
+                        "is left from Paddle 0.x); build the loop with fluid.layers.While, "
+                        "StaticRNN or DynamicRNN" % (self._name, self._name))
+
+
+RecurrentOp = _CoreLessOpFactory("RecurrentOp")
+DynamicRecurrentOp = _CoreLessOpFactory("DynamicRecurrentOp")
+CondOp = _CoreLessOpFactory("CondOp")
 
 
 def get_all_op_protos():
