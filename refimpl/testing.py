@@ -7,6 +7,7 @@ import copy
 
 import numpy as np
 
+from .framework.lod import lod_of
 from .ops.registry import is_duplicable, slot_name
 
 __all__ = ["forward_args", "call_forward", "call_backward", "numeric_grads", "float_slots",
@@ -139,7 +140,8 @@ def _padded_form(sample, slot, source):
 
 def sample_lods(op_def, sample):
     """{input slot: LoD (a list for a list slot)} that a sample's lengths slots
-    (op_def.lod_lengths) give the inputs they are read from: one level each."""
+    (op_def.lod_lengths) give the inputs they are read from, one level each, and the
+    inputs a sample gives as LoDArrays (the lod_whole ops') carry."""
     lods = {}
     for slot in op_def.lod_lengths:
         lengths = sample.inputs.get(slot)
@@ -150,6 +152,9 @@ def sample_lods(op_def, sample):
             lods[source] = [((tuple(int(n) for n in np.ravel(one)),)) for one in lengths]
         else:
             lods[source] = (tuple(int(n) for n in np.ravel(lengths)),)
+    for slot, value in sample.inputs.items():    # inputs given with their whole LoD
+        if lod_of(value):
+            lods.setdefault(slot, lod_of(value))
     return lods
 
 

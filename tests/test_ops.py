@@ -5,6 +5,8 @@
     called directly and the eager autograd engine's (Tensor.backward through the tape),
   - its compiled kernels (forward and backward) against the references (float32, float64).
 Hypothesis draws the seed each op's `samples(rng)` uses for its shapes and values."""
+import copy
+
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -14,6 +16,7 @@ from refimpl.dispatch import kernels_of, select_kernel
 from refimpl.dygraph import autograd
 from refimpl.dygraph.tensor import Tensor
 from refimpl.dygraph.tracer import run_op
+from refimpl.framework.lod import lod_of
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
 from refimpl.ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
@@ -120,7 +123,9 @@ def _run_eager(op_def, sample, ref, grad_slots=()):
         value = sample.inputs.get(name)
         if value is None:
             continue
-        make = (lambda v: Tensor(np.array(v), stop_gradient=name not in grad_slots))
+        # (a copy; a LoDArray keeps its LoD, for the ops that read whole LoDs)
+        make = (lambda v: Tensor(copy.deepcopy(v) if lod_of(v) else np.array(v),
+                                 stop_gradient=name not in grad_slots))
         inputs[name] = [make(v) for v in value] if is_duplicable(s) else make(value)
     outputs = {}
     for s, r in zip(op_def.outputs, ref):

@@ -56,7 +56,37 @@ def test_shrink_without_lod_keeps_rows():
         assert mem.recursive_sequence_lengths() == []
 
 
-def test_rank_table_level_must_be_0():
-    x = layers.data("x", shape=[1], dtype="float32", lod_level=2)
-    with pytest.raises(Exception, match="level must be 0"):
-        layers.lod_rank_table(x, level=1)
+def test_rank_table_of_level_1_matches_paddle_18():
+    """Paddle 1.8.5 (test_lod_rank_table): LoD [[1, 2], [5, 1, 1], ...] ranked at level 1
+    gives items [(0, 5), (1, 1), (2, 1)]; level 3 of a 3-level LoD fails when run."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        x = layers.data("x", shape=[2], dtype="float32")
+        table = layers.lod_rank_table(x, level=1)
+        table.persistable = True    # (kept in the scope after the run)
+    assert table.type == "LOD_RANK_TABLE"
+    lod = [[1, 2], [5, 1, 1], [3, 1, 5, 1, 3, 3, 1]]
+    feed = {"x": fluid.create_lod_tensor(np.zeros((17, 2), "float32"), lod,
+                                         fluid.CPUPlace())}
+    scope = fluid.core.Scope()
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(main, feed=feed, fetch_list=[table], scope=scope, return_numpy=False)
+    ranked = scope.find_var(table.name).get_lod_rank_table()
+    assert ranked.items() == [(0, 5), (1, 1), (2, 1)]
+    assert ranked.level() == 1 and ranked.coarse_lod() == [[0, 1, 3]]
+    deeper = fluid.Program()
+    with fluid.program_guard(deeper, fluid.Program()):
+        layers.lod_rank_table(layers.data("x", shape=[2], dtype="float32"), level=3)
+    with pytest.raises(Exception, match="level 3 is not one of X's 3 LoD levels"):
+        exe.run(deeper, feed=feed)
+
+
+def test_rank_table_arguments_are_checked():
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        with pytest.raises(TypeError, match="must be a static Variable"):
+            layers.lod_rank_table([np.zeros((2, 4), "float32")])
+        x = layers.data("x", shape=[4], dtype="float32", lod_level=1)
+        assert layers.lod_rank_table([x]).type == "LOD_RANK_TABLE"
+        lengths = layers.data("lengths", shape=[4], dtype="int32")
+        with pytest.raises(TypeError, match="rank_table must be a rank table"):
+            layers.reorder_lod_tensor_by_rank(x, lengths)

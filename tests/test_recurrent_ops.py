@@ -277,8 +277,9 @@ def test_lod_reset_append_and_reorder_by_rank():
     np.testing.assert_array_equal(sums[:, 0], [1, 5, 9])
 
     def reorder():
-        return fluid.layers.reorder_lod_tensor_by_rank(data(), fluid.data("r", [-1], "int64"))
-    rows, sums = _pool_sums(reorder, {"x": _lod(x), "r": np.array(LENS, np.int64)})
+        ranked = fluid.data("r", [-1, 1], "float32", lod_level=1)
+        return fluid.layers.reorder_lod_tensor_by_rank(data(), fluid.layers.lod_rank_table(ranked))
+    rows, sums = _pool_sums(reorder, {"x": _lod(x), "r": _lod(np.zeros((6, 1), np.float32))})
     # ranked longest first: sequences 0 (3 rows), 2 (2 rows), 1 (1 row)
     np.testing.assert_array_equal(rows[:, 0], [0, 1, 2, 4, 5, 3])
     np.testing.assert_array_equal(sums[:, 0], [3, 9, 3])

@@ -470,8 +470,10 @@ def _take_lods(lay, inputs, args, kw):
                 args[pos] = fill_lengths(lay.op_def, fill, lods[fill[1]], kw, name)
             except ValueError as e:
                 raise OpError(lay.type, str(e), user_frame()) from None
-    for i, a in enumerate(args):
-        args[i] = [as_plain(v) for v in a] if type(a) is list else as_plain(a)
+    for i, (name, _) in enumerate(lay.ins):    # lod_whole inputs keep their LoD
+        a = args[i]
+        if name not in lay.op_def.lod_whole:
+            args[i] = [as_plain(v) for v in a] if type(a) is list else as_plain(a)
     return lods
 
 

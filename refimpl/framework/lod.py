@@ -14,7 +14,7 @@ import numpy as np
 from ..xp import to_host
 
 __all__ = ["LoDArray", "lod_of", "with_lod", "as_plain", "check_lengths", "lengths_to_offsets",
-           "offsets_to_lengths", "valid_for", "describe_lod", "sequence_slice"]
+           "offsets_to_lengths", "valid_for", "describe_lod", "sequence_slice", "rank_order"]
 
 
 class LoDArray(np.ndarray):
@@ -26,6 +26,11 @@ class LoDArray(np.ndarray):
         # pickles (process pools, copies) keep the LoD
         rebuild, args, state = super().__reduce__()
         return _rebuild, (rebuild, args, state, self.lod)
+
+    def __deepcopy__(self, memo):
+        out = np.array(self, copy=True).view(LoDArray)
+        out.lod = self.lod
+        return out
 
     def __repr__(self):
         return "LoDArray(%r, lod=%s)" % (np.asarray(self), [list(level) for level in self.lod])
@@ -109,3 +114,9 @@ def sequence_slice(value, lod, start, end):
         levels.append(tuple(level[start:end]))
         start, end = sum(level[:start]), sum(level[:end])
     return value[start:end], tuple(levels)
+
+
+def rank_order(lengths):
+    """Sequence indices longest first, ties in index order: the order of Paddle's rank
+    table items (fluid.layers.lod_rank_table, ops/_rank_table.py)."""
+    return np.argsort(-np.asarray(lengths), kind="stable")

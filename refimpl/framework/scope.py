@@ -12,6 +12,7 @@ from ..xp import to_host
 from .dtypes import convert_dtype, to_numpy_dtype
 from .selected_rows import RowsValue
 from .lod import (as_plain, check_lengths, lengths_to_offsets, lod_of, offsets_to_lengths,
+                  rank_order,
                   valid_for, with_lod)
 
 __all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "SelectedRows", "global_scope",
@@ -255,6 +256,51 @@ class _RowsTensor(Tensor):
         self._rows._put(value=value)
 
 
+class _ScopeArray:
+    """A scope variable's tensor array as Paddle's LoDTensorArray: its items read as
+    LoDTensors (data and LoD); append and item assignment store a tensor's value with its
+    LoD. The scope keeps a list of arrays, as the ops read it, and each change makes a new
+    list (a list an op recorded earlier never changes, ops/tensor_array.py)."""
+
+    def __init__(self, scope, name):
+        self._scope = scope
+        self._name = name
+
+    def _items(self):
+        return self._scope._values[self._name]
+
+    def _store(self, items):
+        self._scope._values[self._name] = LoDTensorArray(items)
+
+    def __len__(self):
+        return len(self._items())
+
+    def __getitem__(self, i):
+        value = self._items()[i]
+        return value if value is None else Tensor(value=value)
+
+    def __iter__(self):
+        return (self[i] for i in range(len(self)))
+
+    def __setitem__(self, i, tensor):
+        items = list(self._items())
+        items[i] = _tensor_value(tensor)
+        self._store(items)
+
+    def append(self, tensor):
+        self._store(list(self._items()) + [_tensor_value(tensor)])
+
+    def __repr__(self):
+        return "LoDTensorArray(%r, %d tensors)" % (self._name, len(self))
+
+
+def _tensor_value(tensor):
+    """What a tensor array holds for `tensor`: its value with its LoD (None stays)."""
+    if isinstance(tensor, Tensor):
+        return tensor._value_or_fail()
+    return tensor if tensor is None else np.asarray(tensor)
+
+
 class _ScopeVar:
     """Paddle's scope Variable: what scope.var(name) / find_var(name) return."""
 
@@ -302,13 +348,39 @@ class _ScopeVar:
     def get_lod_tensor_array(self):
         value = self._scope._values.get(self._name)
         if value is None:
-            value = self._scope._values[self._name] = LoDTensorArray()
-        if not isinstance(value, list):
+            self._scope._values[self._name] = LoDTensorArray()
+        elif not isinstance(value, list):
             raise TypeError("scope variable %r holds a tensor, not a list of tensors"
                             % self._name)
-        return value
+        return _ScopeArray(self._scope, self._name)
 
     get_fetch_list = get_lod_tensor_array   # the executor's fetch holder is such a list
+
+    def get_lod_rank_table(self):
+        value = self._scope._values.get(self._name)
+        if value is None:
+            raise ValueError("scope variable %r holds no rank table (not computed yet)"
+                             % self._name)
+        return LoDRankTable(value)
+
+
+class LoDRankTable:
+    """A rank table's value as Paddle's LoDRankTable (ops/_rank_table.py): items() are
+    (sequence index, length) longest first, ties in index order; level() is the LoD level
+    it ranks, coarse_lod() the levels above (offsets)."""
+
+    def __init__(self, value):
+        self._lengths = np.asarray(value).reshape(-1).astype(np.int64)
+        self._coarse = lod_of(value)
+
+    def items(self):
+        return [(int(i), int(self._lengths[i])) for i in rank_order(self._lengths)]
+
+    def level(self):
+        return len(self._coarse)
+
+    def coarse_lod(self):
+        return lengths_to_offsets(self._coarse)
 
 
 class Scope:

@@ -2,6 +2,7 @@
 (specs/lod.md); the ops read the LoD at run time and give their outputs theirs."""
 import numpy as np
 
+from ..framework import unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from .common import append_op_outputs, check_dtype, check_variable
@@ -264,24 +265,65 @@ def fixed_length_sequences(x, length):
     return lod_reset(x, arange(0, rows + 1, length, "int64"))
 
 
+def _check_rank_table(table, arg, fn):
+    check_variable(table, arg, fn)
+    if table.type != "LOD_RANK_TABLE":
+        raise TypeError("%s: %s must be a rank table (fluid.layers.lod_rank_table), got %r "
+                        "of type %s" % (fn, arg, table.name, table.type))
+
+
 def reorder_lod_tensor_by_rank(x, rank_table):
-    """x's sequences (rows, when x has no LoD) sorted as Paddle's rank table sorts them:
-    longest first, ties in order. rank_table is an int lengths Variable."""
+    """x's sequences (rows, when x has no LoD) sorted as the rank table sorts them:
+    longest first, ties in order."""
     fn = "reorder_lod_tensor_by_rank"
     check_variable(x, "x", fn)
-    check_variable(rank_table, "rank_table", fn)
+    _check_rank_table(rank_table, "rank_table", fn)
     helper = LayerHelper(fn)
     out, = _outputs(helper, fn, {"X": x, "RankTable": rank_table}, ("Out",), {}, x.dtype)
     return out
 
 
 def lod_rank_table(x, level=0):
-    """x's rank table: refimpl keeps it as the lengths of x's sequences (lod_rank_table op),
-    which reorder_lod_tensor_by_rank and shrink_memory order longest first."""
-    check_variable(x, "x", "lod_rank_table")
-    table = _op("lod_rank_table", {"X": [x]}, {"level": int(level)}, dtypes={"Out": "int64"})
+    """The rank table of x's LoD level `level` (a LOD_RANK_TABLE variable, ops/_rank_table.py:
+    its sequences' lengths, ordered longest first by its users). x: a Variable, or a list
+    holding one, as Paddle 1.8 takes it."""
+    for k, one in enumerate(x if isinstance(x, list) else [x]):
+        check_variable(one, "x" if not isinstance(x, list) else "x[%d]" % k, "lod_rank_table")
+    helper = LayerHelper("lod_rank_table")
+    table = helper.block().create_var(name=unique_name.generate("lod_rank_table"),
+                                      type="LOD_RANK_TABLE", dtype="int64", shape=(-1,))
+    helper.append_op(type="lod_rank_table", inputs={"X": x if isinstance(x, list) else [x]},
+                     outputs={"Out": [table]}, attrs={"level": int(level)})
     table.stop_gradient = True
     return table
+
+
+def max_sequence_len(rank_table):
+    """The longest sequence length in the rank table (int64 [1])."""
+    _check_rank_table(rank_table, "rank_table", "max_sequence_len")
+    out = _op("max_sequence_len", {"RankTable": [rank_table]}, dtypes={"Out": "int64"})
+    out.stop_gradient = True
+    return out
+
+
+def lod_tensor_to_array(x, table):
+    """x's sequences (at the table's level) as a tensor array of time steps, element t
+    the t-th entries of the sequences longer than t, longest first."""
+    check_variable(x, "x", "lod_tensor_to_array")
+    _check_rank_table(table, "table", "lod_tensor_to_array")
+    helper = LayerHelper("lod_tensor_to_array")
+    array = helper.block().create_var(name=unique_name.generate("lod_tensor_to_array"),
+                                      type="LOD_TENSOR_ARRAY", dtype=x.dtype)
+    helper.append_op(type="lod_tensor_to_array", inputs={"X": [x], "RankTable": [table]},
+                     outputs={"Out": [array]})
+    return array
+
+
+def array_to_lod_tensor(x, table):
+    """lod_tensor_to_array undone: the steps back to the sequences, in their order."""
+    check_variable(x, "x", "array_to_lod_tensor")
+    _check_rank_table(table, "table", "array_to_lod_tensor")
+    return _op("array_to_lod_tensor", {"X": [x], "RankTable": [table]})
 
 
 def shrink_memory(x, i, table):
@@ -343,5 +385,6 @@ EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     sequence_last_step, sequence_softmax, sequence_reverse, sequence_expand,
     sequence_expand_as, sequence_concat, sequence_slice, warpctc, ctc_greedy_decoder,
     edit_distance, sequence_conv, sequence_enumerate, sequence_reshape, sequence_scatter,
-    lod_reset, lod_append, reorder_lod_tensor_by_rank, lod_rank_table, shrink_memory,
+    lod_reset, lod_append, reorder_lod_tensor_by_rank, lod_rank_table, max_sequence_len,
+    lod_tensor_to_array, array_to_lod_tensor, shrink_memory,
     im2sequence, filter_by_instag)}}

@@ -1,39 +1,48 @@
 """lod_rank_table and shrink_rnn_memory: Paddle 1.8's rank table of a LoD tensor and the
-memory shrinking of its DynamicRNN (specs/ops/sequence.md#rank-tables). refimpl has no
-LoDRankTable type: a rank table is the lengths vector it is built from (as
-reorder_lod_tensor_by_rank reads it); its order, longest first, ties in order, is what
-the consumers apply."""
+memory shrinking of its DynamicRNN (specs/ops/sequence.md#rank-tables). A rank table's
+value is the lengths of the ranked level's sequences (ops/_rank_table.py); its order,
+longest first, ties in order, is what the consumers apply."""
 import numpy as np
 
+from ..framework.lod import lod_of, with_lod
 from ._common import rand
 from ._sequence import check_lengths_var, lengths_of
-from .registry import OpDef, Sample, lengths_lod, register
+from .registry import OpDef, Sample, lengths_lod, register, result_lod
 
 
 @register
 class LoDRankTable(OpDef):
-    """Out: the lengths of X's sequences (int64; each row a sequence of 1 when X has no
-    LoD). Only level 0."""
+    """Out: the rank table of X's LoD level `level` (ops/_rank_table.py): the lengths of
+    that level's sequences, carrying the levels above as its LoD. X without a LoD: its rows
+    as sequences of one (level 0 only)."""
     type = "lod_rank_table"
-    inputs = ("X", "XLength?")
+    inputs = ("X",)
     outputs = ("Out",)
     attrs = {"level": 0}
-    lod_lengths = {"XLength": "X"}
+    lod_whole = ("X",)
+    lod_outputs = {"Out": result_lod("Out", lambda levels: 0)}
 
     def infer_shape(self, ctx):
-        ctx.expect(ctx.attr("level") == 0, "attr level must be 0 (refimpl's rank tables "
-                   "are of the first LoD level), got %r" % ctx.attr("level"))
+        # (the level is checked against X's LoD at run time: a variable declared without
+        # lod_level may be fed one, as in Paddle)
+        ctx.expect(ctx.attr("level") >= 0, "attr level must be >= 0, got %r"
+                   % (ctx.attr("level"),))
         ctx.set_output("Out", (-1,), "int64")
 
     @staticmethod
-    def forward(x, length, level=0):
-        if length is None:
+    def forward(x, level=0):
+        lod = lod_of(x)
+        if not lod and level == 0:
             return np.ones(len(x), np.int64)
-        return lengths_of(length, len(x), "lod_rank_table").copy()
+        if not 0 <= level < len(lod):
+            raise ValueError("lod_rank_table: level %d is not one of X's %d LoD levels %s"
+                             % (level, len(lod), [list(v) for v in lod]))
+        return with_lod(np.array(lod[level], np.int64), lod[:level])
 
     def samples(self, rng):
-        lens = np.array([2, 0, 3], np.int64)
-        yield Sample({"X": rand(rng, 5, 2), "XLength": lens})
+        yield Sample({"X": with_lod(rand(rng, 5, 2), ((2, 0, 3),))})
+        yield Sample({"X": with_lod(rand(rng, 6, 2), ((1, 2), (2, 1, 3)))}, {"level": 1},
+                     name="level 1")
 
 
 def _kept(x_rows, rank_table, i, length):

@@ -31,7 +31,7 @@ from ._xp_generic import XP_GENERIC
 
 __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sample",
            "InferContext", "LoDRule", "share_lod", "pool_lod", "lengths_lod", "lod_reaching",
-           "with_lod_rules", "lod_fills", "fill_lengths", "lod_results"]
+           "with_lod_rules", "lod_fills", "fill_lengths", "lod_results", "result_lod"]
 
 _OPS = {}
 _GRAD_OF_GRAD = {}   # "<type>_grad_grad" -> its _GradOfGradOpDef, made on first use
@@ -171,6 +171,13 @@ class OpDef:
     lod_outputs = {}
     lod_only = ()
     grad_lod_only = ()
+    # lod_whole: input slots whose kernel argument keeps its whole LoD (a LoDArray, or a
+    # list of them for a tensor array), for the ops that read more than one level (the
+    # rank-table family); a result_lod rule passes on what such a kernel's result carries.
+    # tensor_arrays: input slots holding a tensor array, whose gradient (also an array)
+    # carries each element's LoD
+    lod_whole = ()
+    tensor_arrays = ()
     # grad_shape_only: input slots whose values the grad op reads only for their shape and
     # dtype (Paddle's no-need-buffer variables): the executor keeps a buffer-less stand-in
     # for them after their last other use (executor.py, Plan._free_lists)
@@ -356,10 +363,12 @@ class _GradOpDef(OpDef):
             raise ValueError("op %s: its grad op reads %s but not the input whose LoD they "
                              "come from" % (fwd.type, missing))
         self.lod_only = tuple(fwd.lod_only) + tuple(fwd.grad_lod_only)
+        self.lod_whole = tuple(s for s in fwd.lod_whole if s in mine)
         self.shape_only = tuple(fwd.grad_shape_only)
-        self.lod_outputs = {slot_name(s): share_lod(slot_name(s)[:-len("@GRAD")],
-                                                    each=is_duplicable(s))
-                            for s in self.outputs if slot_name(s)[:-len("@GRAD")] in mine}
+        self.lod_outputs = {slot_name(s): share_lod(
+            slot_name(s)[:-len("@GRAD")],
+            each=is_duplicable(s) or slot_name(s)[:-len("@GRAD")] in fwd.tensor_arrays)
+            for s in self.outputs if slot_name(s)[:-len("@GRAD")] in mine}
         # differentiating this grad op (static gradients of gradients, _GradOfGradOpDef):
         # its inputs and its outputs' gradients in, gradients of its inputs out
         self.no_grad = tuple(s for s in fwd.no_grad if s in mine)
@@ -472,6 +481,16 @@ def lengths_lod(lengths_slot, under=None, if_lod=None):
     return LoDRule(lod, level, creates=if_lod is None, reads=lengths_slot)
 
 
+def result_lod(slot, level):
+    """The output carries the LoD its kernel gave its result `slot` (a LoDArray; for a
+    tensor array, each element its own), for kernels that build whole LoDs (lod_whole);
+    `level(levels)`: the build-time lod_level."""
+    def lod(lods, values, attrs):
+        value = values[slot]
+        return [lod_of(v) for v in value] if isinstance(value, list) else lod_of(value)
+    return LoDRule(lod, level, creates=True)
+
+
 def lod_reaching(ops, seeds):
     """(names that may carry a LoD at run time, indices of the ops that touch one): from
     `seeds` (fed LoD values, variables declared with lod_level > 0) through each op's
@@ -556,7 +575,7 @@ def with_lod_rules(fn, op_def, inputs, attrs, device="cpu"):
     inputs left out, and its outputs carrying the LoD their lod_outputs rules give.
     On a GPU (`device` "gpu") values with a LoD live on the host (with_lod), so the
     arguments go to the device here, whatever kernel `fn` is."""
-    plain_arg = (lambda v: v if v is None else to_device(as_plain(v))) if device == "gpu" \
+    to_plain = (lambda v: v if v is None else to_device(as_plain(v))) if device == "gpu" \
         else as_plain
     in_slots = [slot_name(s) for s in op_def.inputs]
     out_slots = [slot_name(s) for s in op_def.outputs]
@@ -569,6 +588,7 @@ def with_lod_rules(fn, op_def, inputs, attrs, device="cpu"):
     def run(*args, **kw):
         lods, plain = {}, []
         for slot, a in zip(in_slots, args):
+            plain_arg = _keep_lod if slot in op_def.lod_whole else to_plain
             if isinstance(a, list):
                 lods[slot] = [lod_of(v) for v in a]
                 plain.append([plain_arg(v) for v in a])
@@ -578,8 +598,8 @@ def with_lod_rules(fn, op_def, inputs, attrs, device="cpu"):
         for pos, fill, name in fills:
             lengths = fill_lengths(op_def, fill, lods[fill[1]], attrs, name)
             if lengths is not None:
-                plain[pos] = [plain_arg(one) for one in lengths] \
-                    if isinstance(lengths, list) else plain_arg(lengths)
+                plain[pos] = [to_plain(one) for one in lengths] \
+                    if isinstance(lengths, list) else to_plain(lengths)
         result = fn(*[plain[i] for i in passed], **kw)
         if not has_rules:
             return result
@@ -588,6 +608,11 @@ def with_lod_rules(fn, op_def, inputs, attrs, device="cpu"):
         lod_results(op_def, lods, values, attrs, result)
         return result[0] if single else tuple(result)
     return run
+
+
+def _keep_lod(value):
+    """A lod_whole argument: the value with its LoD (on the host, where a LoD value lives)."""
+    return value
 
 
 def register(cls):

@@ -1,58 +1,53 @@
-"""reorder_lod_tensor_by_rank: X's sequences (its rows when XLength is absent) put in the
-order of a rank table. refimpl has no LoDRankTable: RankTable is the lengths vector a rank
-table is built from, and the order is Paddle's rank-table order, the sequences sorted by
-length, longest first, ties in their original order. OutLength: X's lengths reordered."""
+"""reorder_lod_tensor_by_rank: X's top-level sequences (its rows when X has no LoD), each
+with the sub-LoD below it, put in the order of a rank table (ops/_rank_table.py: longest
+first, ties in their original order). Out carries the reordered LoD (none when X has
+none, as Paddle 1.8.5); X@GRAD is Out@GRAD put back in X's order."""
 import numpy as np
 
+from ..framework.lod import lod_of, rank_order, with_lod
 from ._common import rand
-from ._sequence import check_lengths_var, lengths_of, row_index, scatter_rows
-from .registry import OpDef, Sample, lengths_lod, register
+from ._rank_table import child_count, gather_children, table_parts
+from ._sequence import scatter_rows
+from .registry import OpDef, Sample, register, result_lod
 
 
-def _order_and_rows(x_rows, rank_table, length):
-    ranks = lengths_of(rank_table, None, "reorder_lod_tensor_by_rank", "RankTable")
-    order = np.argsort(-ranks, kind="stable")
-    if length is None:
-        if len(ranks) != x_rows:
-            raise ValueError("reorder_lod_tensor_by_rank: X has %d rows but the rank table %d "
-                             "entries" % (x_rows, len(ranks)))
-        return None, order
-    lens = lengths_of(length, x_rows, "reorder_lod_tensor_by_rank")
-    if len(lens) != len(ranks):
-        raise ValueError("reorder_lod_tensor_by_rank: X has %d sequences but the rank table "
-                         "%d entries" % (len(lens), len(ranks)))
-    starts = np.concatenate([[0], np.cumsum(lens)])
-    rows = row_index(lens[order], lambda i, s, e: np.arange(starts[order[i]],
-                                                            starts[order[i]] + e - s))
-    return lens[order], rows
+def _reordered(x, rank_table):
+    lengths, _ = table_parts(rank_table)
+    lod = lod_of(x)
+    if child_count(lod, len(x)) != len(lengths):
+        raise ValueError("reorder_lod_tensor_by_rank: X has %d %s but the rank table %d "
+                         "entries" % (child_count(lod, len(x)),
+                                      "sequences" if lod else "rows", len(lengths)))
+    return gather_children(lod, len(x), rank_order(lengths))
 
 
 @register
 class ReorderLoDTensorByRank(OpDef):
     type = "reorder_lod_tensor_by_rank"
-    inputs = ("X", "RankTable", "XLength?")
-    outputs = ("Out", "OutLength")
-    no_grad = ("RankTable", "XLength")
-    grad_inputs = ("X", "RankTable", "XLength", "Out@GRAD")
-    lod_lengths = {"XLength": "X"}
-    lod_outputs = {"Out": lengths_lod("OutLength")}
+    inputs = ("X", "RankTable")
+    outputs = ("Out",)
+    no_grad = ("RankTable",)
+    grad_inputs = ("X", "RankTable", "Out@GRAD")
+    lod_whole = ("X",)
+    lod_outputs = {"Out": result_lod("Out", lambda levels: (levels.get("X") or [0])[0])}
 
     def infer_shape(self, ctx):
-        check_lengths_var(ctx, "RankTable")
         x = ctx.input_var("X")
         ctx.set_output("Out", (-1,) + tuple(x.shape[1:]), x.dtype)
-        ctx.set_output("OutLength", (-1,), "int64")
 
     @staticmethod
-    def forward(x, rank_table, length):
-        out_lens, rows = _order_and_rows(len(x), rank_table, length)
-        return x[rows], (np.ones(len(x), np.int64) if out_lens is None else out_lens)
+    def forward(x, rank_table):
+        rows, lod = _reordered(x, rank_table)
+        return with_lod(np.asarray(x)[rows], lod)
 
     @staticmethod
-    def backward(x, rank_table, length, dout):
-        return scatter_rows(dout, _order_and_rows(len(x), rank_table, length)[1], len(x))
+    def backward(x, rank_table, dout):
+        return scatter_rows(np.asarray(dout), _reordered(x, rank_table)[0], len(x))
 
     def samples(self, rng):
-        lens = np.array([1, 3, 0, 2], np.int64)
-        yield Sample({"X": rand(rng, 6, 2), "RankTable": lens, "XLength": lens})
-        yield Sample({"X": rand(rng, 3, 2), "RankTable": np.array([2, 5, 2], np.int64)})
+        table = np.array([1, 3, 0, 2], np.int64)
+        yield Sample({"X": with_lod(rand(rng, 6, 2), ((1, 3, 0, 2),)), "RankTable": table})
+        yield Sample({"X": with_lod(rand(rng, 7, 2), ((1, 1, 2, 1), (1, 2, 1, 1, 2))),
+                      "RankTable": table}, name="two levels")
+        yield Sample({"X": rand(rng, 3, 2), "RankTable": np.array([2, 5, 2], np.int64)},
+                     name="rows")
