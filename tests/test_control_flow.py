@@ -386,3 +386,37 @@ def test_cond_branch_holding_batch_norm(nested):
     np.testing.assert_allclose(got, _fd_grad(f, xv), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(np.array(scope.find_var("mm").get_tensor()),
                                0.5 * (2.0 * xv).mean(0), rtol=1e-12)
+
+
+def test_split_and_merge_route_whole_sequences_as_paddle_18():
+    """Paddle 1.8.5 (test_split_and_merge_lod_tensor_op): rows 0..9 with LoD [[3, 6, 1]]
+    and mask [0, 1, 0] split into [3..8] (LoD [[6]]) and [0, 1, 2, 9] (LoD [[3, 1]]);
+    merging gives the input back, LoD included; the mask may come from a variable declared
+    float32 and fed bool (1.8.5 checks no dtype when building)."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        x = fluid.layers.data("x", shape=[1], dtype="float32")
+        x.stop_gradient = False
+        mask = fluid.layers.data("mask", shape=[1])
+        out_true, out_false = fluid.layers.split_lod_tensor(x, mask)
+        merged = fluid.layers.merge_lod_tensor(out_true, out_false, x, mask)
+        weight = fluid.layers.assign(np.arange(10, dtype=np.float32).reshape(10, 1))
+        fluid.backward.append_backward(
+            fluid.layers.reduce_sum(fluid.layers.elementwise_mul(merged, weight)))
+    place = fluid.CPUPlace()
+    x_np = np.arange(10, dtype=np.float32).reshape(10, 1)
+    t, f, m, g = fluid.Executor(place).run(
+        main, feed={"x": fluid.create_lod_tensor(x_np, [[3, 6, 1]], place),
+                    "mask": np.array([[False], [True], [False]])},
+        fetch_list=[out_true, out_false, merged, "x@GRAD"], return_numpy=False)
+    assert np.array(t).ravel().tolist() == [3, 4, 5, 6, 7, 8]
+    assert t.recursive_sequence_lengths() == [[6]]
+    assert np.array(f).ravel().tolist() == [0, 1, 2, 9]
+    assert f.recursive_sequence_lengths() == [[3, 1]]
+    np.testing.assert_array_equal(np.array(m), x_np)
+    assert m.recursive_sequence_lengths() == [[3, 6, 1]]
+    np.testing.assert_array_equal(np.array(g), x_np)    # d sum(merged * w) / dx = w
+    with pytest.raises(TypeError):
+        fluid.layers.split_lod_tensor(x, set())
+    with pytest.raises(TypeError):
+        fluid.layers.merge_lod_tensor(set(), out_false, x, mask)

@@ -359,12 +359,7 @@ class IfElse:
             raise ValueError("IfElse.input must be called inside true_block() or "
                              "false_block()")
         if x.name not in self.split:
-            helper = LayerHelper("split_lod_tensor")
-            rows = [helper.create_variable_for_type_inference(x.dtype) for _ in range(2)]
-            helper.append_op(type="split_lod_tensor", inputs={"X": [x], "Mask": [self.cond]},
-                             outputs={"OutTrue": [rows[0]], "OutFalse": [rows[1]]},
-                             attrs={"level": 0})
-            self.split[x.name] = rows
+            self.split[x.name] = split_lod_tensor(x, self.cond)
         return self.split[x.name][0 if self.branch else 1]
 
     def output(self, *outs):
@@ -378,16 +373,41 @@ class IfElse:
         if true_outs is None or false_outs is None or len(true_outs) != len(false_outs):
             raise ValueError("IfElse: both blocks must call output() with the same number of "
                              "values, got %s and %s" % (true_outs, false_outs))
-        merged = []
-        for t, f in zip(true_outs, false_outs):
-            helper = LayerHelper("merge_lod_tensor")
-            out = helper.create_variable_for_type_inference(t.dtype)
-            helper.append_op(type="merge_lod_tensor",
-                             inputs={"X": [self.cond], "Mask": [self.cond], "InTrue": [t],
-                                     "InFalse": [f]},
-                             outputs={"Out": [out]}, attrs={"level": 0})
-            merged.append(out)
-        return merged
+        return [merge_lod_tensor(t, f, self.cond, self.cond)
+                for t, f in zip(true_outs, false_outs)]
+
+
+def _check_routing(fn, variables, level):
+    for arg, var in variables.items():
+        check_variable(var, arg, fn)
+    if not isinstance(level, int) or isinstance(level, bool):
+        raise TypeError("%s: level must be an int, got %r" % (fn, level))
+
+
+def split_lod_tensor(input, mask, level=0):
+    """(input's sequences at LoD level `level` (rows, without a LoD) where the bool mask
+    [N, 1] is true, the others), each in order with its sub-LoD: IfElse's routing."""
+    _check_routing("split_lod_tensor", {"input": input, "mask": mask}, level)
+    helper = LayerHelper("split_lod_tensor")
+    out_true, out_false = [helper.create_variable_for_type_inference(input.dtype)
+                           for _ in range(2)]
+    helper.append_op(type="split_lod_tensor", inputs={"X": [input], "Mask": [mask]},
+                     outputs={"OutTrue": [out_true], "OutFalse": [out_false]},
+                     attrs={"level": level})
+    return out_true, out_false
+
+
+def merge_lod_tensor(in_true, in_false, x, mask, level=0):
+    """split_lod_tensor undone: in_true's and in_false's sequences back in mask order."""
+    _check_routing("merge_lod_tensor", {"in_true": in_true, "in_false": in_false, "x": x,
+                                        "mask": mask}, level)
+    helper = LayerHelper("merge_lod_tensor")
+    out = helper.create_variable_for_type_inference(in_true.dtype)
+    helper.append_op(type="merge_lod_tensor", inputs={"X": [x], "Mask": [mask],
+                                                      "InTrue": [in_true],
+                                                      "InFalse": [in_false]},
+                     outputs={"Out": [out]}, attrs={"level": level})
+    return out
 
 
 # In dynamic mode a tensor array is a Python list of Tensors, as in Paddle's dygraph.
@@ -485,6 +505,8 @@ EXPORTS = {
                      "Switch": Switch, "IfElse": IfElse, "create_array": create_array,
                      "array_write": array_write, "array_read": array_read,
                      "array_length": array_length,
-                     "tensor_array_to_tensor": tensor_array_to_tensor},
+                     "tensor_array_to_tensor": tensor_array_to_tensor,
+                     "split_lod_tensor": split_lod_tensor,
+                     "merge_lod_tensor": merge_lod_tensor},
     "static.nn": {"cond": cond, "while_loop": while_loop},
 }
