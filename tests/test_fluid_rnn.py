@@ -456,3 +456,36 @@ def test_dynamic_rnn_sequences_longer_than_max_len_fail_at_run_time():
     out, _ = _build_drnn(x, max_len=2)
     with pytest.raises(Exception, match="padded_length 2 is shorter"):
         _run([out], {"x": (RNG.randn(6, 2), [LENS])})
+
+
+def test_beam_search_reads_pre_ids_flat_as_paddle_18():
+    """Paddle 1.8.5 (its test_beam_search_op, run through fluid.op.Operator): pre_ids and
+    pre_scores given as [1, 4], scores [4, 3] with LoD [[0, 2, 4], [0, 1, 2, 3, 4]]."""
+    from refimpl.fluid import core
+    from refimpl.fluid.op import Operator
+    scope, place = core.Scope(), core.CPUPlace()
+    lod = [[0, 2, 4], [0, 1, 2, 3, 4]]
+    for name, value, with_lod in (
+            ("pre_ids", np.array([[1, 2, 3, 4]], "int64"), False),
+            ("pre_scores", np.array([[0.1, 0.2, 0.3, 0.4]], "float32"), False),
+            ("ids", np.array([[4, 2, 5], [2, 1, 3], [3, 5, 2], [8, 2, 1]], "int64"), True),
+            ("scores", np.array([[0.5, 0.3, 0.2], [0.6, 0.3, 0.1], [0.9, 0.5, 0.1],
+                                 [0.7, 0.5, 0.1]], "float32"), True)):
+        t = scope.var(name).get_tensor()
+        t.set(value, place)
+        if with_lod:
+            t.set_lod(lod)
+    Operator("beam_search", pre_ids="pre_ids", pre_scores="pre_scores", ids="ids",
+             scores="scores", selected_ids="selected_ids",
+             selected_scores="selected_scores", parent_idx="parent_idx", level=0,
+             beam_size=2, end_id=0).run(scope, place)
+    selected = scope.find_var("selected_ids").get_tensor()
+    np.testing.assert_array_equal(np.array(selected)[:, 0], [4, 2, 3, 8])
+    np.testing.assert_allclose(
+        np.array(scope.find_var("selected_scores").get_tensor())[:, 0], [0.5, 0.6, 0.9, 0.7])
+    np.testing.assert_array_equal(np.array(scope.find_var("parent_idx").get_tensor()),
+                                  [0, 1, 2, 3])
+    assert selected.lod() == [[0, 2, 4], [0, 1, 2, 3, 4]]
+    with pytest.raises(TypeError, match="core has no DynamicRecurrentOp"):
+        from refimpl.fluid.op import DynamicRecurrentOp
+        DynamicRecurrentOp()
