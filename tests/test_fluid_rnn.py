@@ -489,3 +489,34 @@ def test_beam_search_reads_pre_ids_flat_as_paddle_18():
     with pytest.raises(TypeError, match="core has no DynamicRecurrentOp"):
         from refimpl.fluid.op import DynamicRecurrentOp
         DynamicRecurrentOp()
+
+
+def test_dynamic_rnn_static_input_gradient_keeps_its_lod():
+    """A LoD tensor read in every step (static_input, a while op's outer input): its
+    gradient is the per-step gradients summed (finite differences) and carries its LoD,
+    as in Paddle 1.8.5 (test_dynrnn_static_input)."""
+    x = static.data("x", [-1, 2], "float64", lod_level=1)
+    memo = static.data("memo", [-1, 2], "float64", lod_level=1)
+    memo.stop_gradient = False
+    drnn = layers.DynamicRNN()
+    with drnn.block():
+        word = drnn.step_input(x)
+        last = layers.sequence_pool(drnn.static_input(memo), "last")
+        drnn.output(layers.tanh(word * last))
+    loss = layers.reduce_sum(drnn())
+    (dmemo,) = static.gradients([loss], [memo])
+    rows, memo_rows = RNG.randn(6, 2), RNG.randn(5, 2)
+    memo_lens = [2, 1, 2]
+
+    def run(m):
+        return _run([loss, dmemo], {"x": (rows, [LENS]), "memo": (m, [memo_lens])},
+                    return_numpy=False)
+    value, grad = run(memo_rows)
+    assert grad.recursive_sequence_lengths() == [memo_lens]
+    eps, numeric = 1e-6, np.zeros_like(memo_rows)
+    for idx in np.ndindex(*memo_rows.shape):
+        up, down = memo_rows.copy(), memo_rows.copy()
+        up[idx] += eps
+        down[idx] -= eps
+        numeric[idx] = (np.array(run(up)[0]).sum() - np.array(run(down)[0]).sum()) / (2 * eps)
+    np.testing.assert_allclose(np.array(grad), numeric, rtol=1e-5, atol=1e-8)

@@ -17,6 +17,7 @@ while_grad can replay the steps in reverse.
 import numpy as np
 
 from ..framework.dataflow import outer_names
+from ..framework.lod import lod_of, with_lod
 from .registry import BlockOpDef, register
 
 __all__ = ["DEFAULT_MAX_STEPS"]
@@ -140,6 +141,16 @@ def _zeros_like(value):
     return np.zeros_like(np.asarray(value))
 
 
+def _input_grad(grad, value):
+    """An input's gradient as the grad op gives it: zeros when none came, and carrying the
+    input's LoD, as every grad op gives X@GRAD X's (Paddle 1.8.5's DynamicRNN static input
+    gradient has it)."""
+    if grad is None:
+        return _zeros_like(value)
+    lod = lod_of(value)
+    return with_lod(grad, lod) if lod and np.shape(grad)[:1] == np.shape(value)[:1] else grad
+
+
 def _restore(env, values):
     """Put recorded values back; a name that had no value then has none now."""
     for name, value in values.items():
@@ -203,8 +214,8 @@ class ConditionalBlockGrad(_SubBlockGrad):
             for x, inner, target in zip(inputs, in_grad_names, outs):
                 if target == "@EMPTY@":
                     continue
-                grad = env.get(inner) if taken and inner else None
-                env[target] = grad if grad is not None else _zeros_like(env[x])
+                env[target] = _input_grad(env.get(inner) if taken and inner else None,
+                                          env[x])
             for n in temporaries:
                 env.pop(n, None)
         return run
@@ -255,8 +266,8 @@ class WhileGrad(_SubBlockGrad):
             for x, target in zip(xs, targets):
                 if target == "@EMPTY@":
                     continue
-                grad = grad_of.get(x) if x in carried else summed.get(x)
-                env[target] = grad if grad is not None else _zeros_like(env[x])
+                env[target] = _input_grad(grad_of.get(x) if x in carried else summed.get(x),
+                                          env[x])
             for n in temporaries:
                 env.pop(n, None)
         return run
