@@ -281,6 +281,9 @@ class Plan:
         if not first:
             return False
         x = first[0]
+        var = op.block._find_var_recursive(x)
+        if var is not None and var.type == "LOD_TENSOR_ARRAY":
+            return False    # an array is a Python list: there is no buffer to write into
         return (x in dead and x not in fed and x not in persistable
                 and op.input_arg_names.count(x) == 1 and x not in op.output_arg_names)
 

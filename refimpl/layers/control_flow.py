@@ -218,8 +218,10 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     if any(isinstance(v, Tensor) for v in given):
         return _eager_while(cond, body, list(loop_vars))
     # Copies, so the loop updates its own variables in place, not the caller's inputs
-    # (whose values earlier ops' gradients read).
-    state = [assign(v) for v in given]
+    # (whose values earlier ops' gradients read); but a tensor array is the caller's, as
+    # in every Paddle, and under 1.8 every loop variable is (switch while_loop_in_place).
+    in_place = versions.switch("while_loop_in_place")
+    state = [v if in_place or v.type == "LOD_TENSOR_ARRAY" else assign(v) for v in given]
 
     def structured():      # fresh containers: the body may change the ones it gets
         return nest.pack_sequence_as(list(loop_vars), state)
@@ -248,8 +250,38 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
             # is -1 where the two differ
             v._set_shape_dtype(_merged_shape(before, out.shape), v.dtype)
         assign(cond(*structured()), condition)
+        _localize_rewrites(block)
     _append_while(block, condition, is_test)
     return structured()
+
+
+def _localize_rewrites(block):
+    """A body op that writes a loop variable which a later body op reads (an in-place
+    `increment(i)` before `array_write(x, i)`) writes a local copy instead, the later ops
+    read that, and the block ends by assigning it to the loop variable. One name then
+    holds one value per step, so while_grad's replay, which restores the step's start
+    values and recomputes the ops that write only locals, reads what the forward read.
+    Ops with a sub-block and write_to_array (which extends the array it names) keep their
+    names."""
+    ops = list(block.ops)
+    for k, op in enumerate(ops):
+        if "sub_block" in op.attrs or op.type == "write_to_array":
+            continue
+        for name in set(op.output_arg_names):
+            if name in block.vars or \
+                    not any(name in later.input_arg_names for later in ops[k + 1:]):
+                continue
+            outer = block._find_var_recursive(name)
+            local = block.create_var(name=unique_name.generate(name + ".step"),
+                                     shape=outer.shape, dtype=outer.dtype, type=outer.type,
+                                     stop_gradient=outer.stop_gradient)
+            op._rename_output(name, local.name)
+            for later in ops[k + 1:]:
+                later._rename_input(name, local.name)
+                if name in later.output_arg_names:
+                    break      # a later write makes the step's result (localized in turn)
+            else:
+                assign(local, outer)
 
 
 def _eager_while(cond, body, state):

@@ -102,7 +102,8 @@ class ConditionalBlock(_ControlOp):
 class While(_ControlOp):
     """Runs block `sub_block` while the scalar `Condition` is true; the block updates the
     condition. StepScopes (when named) receives, per step, the values of X and Out at the
-    step's start, and the values after the last step at the end (for while_grad)."""
+    step's start and the locals that while_grad does not recompute (a nested loop's step
+    records), and the values after the last step at the end (for while_grad)."""
     type = "while"
     inputs = ("X*?", "Condition")
     outputs = ("Out*", "StepScopes?")
@@ -115,11 +116,14 @@ class While(_ControlOp):
 
     def bind_control(self, op, compile_ops):
         block = self.sub_block(op)
-        body = compile_ops(block.ops, outer_names(block.ops, [block]))
-        cond = op.input("Condition")[0]
-        max_steps = op.attrs["max_steps"]
         record_to = op.output("StepScopes")[0] if op.output("StepScopes") and \
             not op.attrs["is_test"] else None
+        # the locals that ops not recomputed by while_grad make (a nested while's step
+        # records): kept per step for the replay
+        kept = tuple(_recomputed_and_kept(block)[1]) if record_to is not None else ()
+        body = compile_ops(block.ops, outer_names(block.ops, [block]) | set(kept))
+        cond = op.input("Condition")[0]
+        max_steps = op.attrs["max_steps"]
         state = tuple(dict.fromkeys(op.input("X") + op.output("Out")))
 
         def run(env):
@@ -129,8 +133,9 @@ class While(_ControlOp):
                     raise op.error("the loop ran %d steps and its condition %r is still true "
                                    "(max_steps=%d): does the body update the condition?"
                                    % (max_steps, cond, max_steps))
-                steps.append({n: env.get(n) for n in state})
+                start = {n: env.get(n) for n in state}
                 body.run(env)
+                steps.append((start, {n: env.pop(n, None) for n in kept}))
             if record_to is not None:
                 env[record_to] = (steps, {n: env.get(n) for n in state})
         return run
@@ -238,8 +243,9 @@ class WhileGrad(_SubBlockGrad):
             steps, final = env[steps_name]
             grad_of = {o: env.get(g) if g else None for o, g in zip(outs, out_grads)}
             summed = {}
-            for start in reversed(steps):
+            for start, made in reversed(steps):
                 _restore(env, start)
+                _restore(env, made)
                 self.seed_out_grads(op, env, [env[o] for o in outs],
                                     [grad_of[o] for o in outs])
                 body.run(env)
