@@ -44,6 +44,19 @@ def _sub_block():
         program._rollback()
 
 
+@contextlib.contextmanager
+def in_parent_block(block=None):
+    """Ops appended here go to the block holding `block` (default: the current one), before
+    the op that will run it (a loop's arrays and accumulators, made from inside its body)."""
+    program = default_main_program()
+    inside = program._current_block_idx
+    program._current_block_idx = (block or program.current_block()).parent_idx
+    try:
+        yield
+    finally:
+        program._current_block_idx = inside
+
+
 def _append_conditional_block(block, cond):
     reads, writes = block_io(block)
     LayerHelper("conditional_block").append_op(

@@ -18,6 +18,7 @@ import numpy as np
 
 from ..framework.dataflow import outer_names
 from .registry import BlockOpDef, register
+from .tensor_array import zeros_like_value
 
 __all__ = ["DEFAULT_MAX_STEPS"]
 
@@ -141,10 +142,6 @@ class While(_ControlOp):
         return run
 
 
-def _zeros_like(value):
-    return np.zeros_like(np.asarray(value))
-
-
 def _restore(env, values):
     """Put recorded values back; a name that had no value then has none now."""
     for name, value in values.items():
@@ -172,9 +169,13 @@ class _SubBlockGrad(_ControlOp):
 
     @staticmethod
     def seed_out_grads(op, env, out_values, out_grads):
-        """Put each Out's incoming gradient (zeros if none) under the grad block's name."""
+        """Put each Out's incoming gradient (zeros if none) under the grad block's name;
+        none for an Out without a value yet (a tensor array the loop writes first)."""
         for name, value, grad in zip(op.attrs["out_grad_names"], out_values, out_grads):
-            env[name] = grad if grad is not None else _zeros_like(value)
+            if grad is None and value is None:
+                env.pop(name, None)
+            else:
+                env[name] = grad if grad is not None else zeros_like_value(value)
 
 
 @register
@@ -209,7 +210,7 @@ class ConditionalBlockGrad(_SubBlockGrad):
                 if target == "@EMPTY@":
                     continue
                 grad = env.get(inner) if taken and inner else None
-                env[target] = grad if grad is not None else _zeros_like(env[x])
+                env[target] = grad if grad is not None else zeros_like_value(env[x])
             for n in temporaries:
                 env.pop(n, None)
         return run
@@ -238,6 +239,10 @@ class WhileGrad(_SubBlockGrad):
         in_grad_names = op.attrs["in_grad_names"]
         temporaries = [n for n in op.attrs["out_grad_names"] + in_grad_names if n]
         carried = set(outs)
+        # the body writes elements of a tensor array it does not read: the others keep
+        # their gradient for the steps before
+        extended = {o for o in outs if o not in xs and
+                    op.block._find_var_recursive(o).type == "LOD_TENSOR_ARRAY"}
 
         def run(env):
             steps, final = env[steps_name]
@@ -246,11 +251,12 @@ class WhileGrad(_SubBlockGrad):
             for start, made in reversed(steps):
                 _restore(env, start)
                 _restore(env, made)
-                self.seed_out_grads(op, env, [env[o] for o in outs],
+                self.seed_out_grads(op, env, [env.get(o) for o in outs],
                                     [grad_of[o] for o in outs])
                 body.run(env)
                 for o in outs:     # an Out the body does not read: no gradient before
-                    grad_of[o] = None
+                    if o not in extended:
+                        grad_of[o] = None
                 for x, inner in zip(xs, in_grad_names):
                     grad = env.get(inner) if inner else None
                     if x in carried:
@@ -262,7 +268,7 @@ class WhileGrad(_SubBlockGrad):
                 if target == "@EMPTY@":
                     continue
                 grad = grad_of.get(x) if x in carried else summed.get(x)
-                env[target] = grad if grad is not None else _zeros_like(env[x])
+                env[target] = grad if grad is not None else zeros_like_value(env[x])
             for n in temporaries:
                 env.pop(n, None)
         return run

@@ -7,7 +7,8 @@ shape and dtype.
 The gradient of an array is an array too: a list whose element k is the gradient of
 element k, None where nothing reached it (a zero). read_from_array's grad op makes the
 array gradient with its Out@GRAD at I; write_to_array's reads element I of Out@GRAD back
-as X@GRAD (specs/control_flow.md#gradients)."""
+as X@GRAD; tensor_array_to_tensor's cuts Out@GRAD into the elements' parts
+(specs/control_flow.md#gradients)."""
 import numpy as np
 
 from .registry import OpDef, register
@@ -132,6 +133,7 @@ class TensorArrayToTensor(OpDef):
     inputs = ("X",)
     outputs = ("Out", "OutIndex")
     attrs = {"axis": 1, "use_stack": False}
+    grad_inputs = ("X", "Out@GRAD")
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
@@ -156,4 +158,12 @@ class TensorArrayToTensor(OpDef):
         out = np.stack(array, axis) if use_stack else np.concatenate(array, axis)
         sizes = [1 if use_stack else a.shape[axis] for a in array]
         return out, np.array(sizes, dtype=np.int32)
+
+    @staticmethod
+    def backward(array, dout, axis=1, use_stack=False):
+        """Each element's part of Out@GRAD (the array's gradient)."""
+        if use_stack:
+            return [np.take(dout, k, axis=axis) for k in range(len(array))]
+        bounds = np.cumsum([a.shape[axis] for a in array])[:-1]
+        return np.split(dout, bounds, axis=axis)
 
