@@ -272,3 +272,37 @@ def test_prune_with_input_keeps_ops_needing_unfed_variables():
         L.mean(out)
     pruned = main._prune_with_input(["a"], [out])
     assert [op.type for op in pruned.global_block().ops] == ["elementwise_add"]
+
+
+def test_read_gradients_see_the_index_an_in_place_increment_later_moved():
+    """Paddle 1.8.5's test_array_read_write_op pattern: one counter, incremented in place
+    between the writes and between the reads. Backward undoes the increments (as 1.8's
+    increment grad op does), so each read's gradient goes to the element it read."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        xs = [fluid.data("x%d" % k, [2], "float32") for k in range(2)]
+        for x in xs:
+            x.stop_gradient = False
+        i = L.zeros([1], "int64")
+        array = L.array_write(xs[0], i)
+        L.array_write(xs[1], L.increment(i), array=array)
+        j = L.zeros([1], "int64")
+        first = L.array_read(array, j)
+        second = L.array_read(array, L.increment(j))
+        loss = L.sums([L.reduce_sum(first), L.reduce_sum(second) * 3.0])
+        fluid.backward.append_backward(loss)
+    ones = np.ones(2, "float32")
+    g0, g1 = fluid.Executor(fluid.CPUPlace()).run(
+        main, feed={"x0": ones, "x1": ones}, fetch_list=[x.grad_name for x in xs])
+    np.testing.assert_array_equal(g0, [1.0, 1.0])
+    np.testing.assert_array_equal(g1, [3.0, 3.0])
+
+
+def test_an_integer_counter_needing_gradients_is_incremented_in_place_eagerly():
+    """1.8 scripts set stop_gradient False on int64 counters and increment them in place
+    under dygraph (1.8.5's test_array_read_write_op): integers carry no gradient."""
+    with fluid.dygraph.guard():
+        i = L.zeros([1], "int64")
+        i.stop_gradient = False
+        L.increment(i)
+        assert i.numpy()[0] == 1

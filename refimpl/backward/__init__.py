@@ -180,7 +180,13 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
             block.create_var(name=grad_name, shape=fwd.shape, dtype=fwd.dtype, type=fwd.type)
         return grad_name
 
-    for op in reversed(grad_ops):
+    grad_set = set(map(id, grad_ops))
+    undone = _counters_to_undo(path, grad_ops)
+    for op in reversed(path):
+        if id(op) in undone:
+            _append_undo(block, op)
+        if id(op) not in grad_set:
+            continue
         op_def = op.op_def
         renamed = before_grad_op(op) if before_grad_op is not None else {}
         inputs = {}
@@ -251,6 +257,34 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
                                        "op_role_var": _role_vars(block, [n])})
                 grad_of[n] = total
     return grad_of
+
+
+def _counters_to_undo(path, grad_ops):
+    """The in-place increments (`increment(i)` writing i) on the path whose counter a grad
+    op of an earlier op reads (array_read(arr, i) then increment(i): the read's grad op
+    needs the index it read). Backward undoes each, as Paddle 1.8's increment grad op does,
+    so those grad ops see the earlier value. Only a counter of the op's own block: one a
+    while body writes outside is restored by while_grad's replay instead."""
+    readers = {}    # name -> positions in path of grad ops reading its forward value
+    position = {id(op): k for k, op in enumerate(path)}
+    for op in grad_ops:
+        for names in forward_reads(op).values():
+            for n in names:
+                readers.setdefault(n, []).append(position[id(op)])
+    undone = set()
+    for k, op in enumerate(path):
+        if op.type != "increment" or op.input("X") != op.output("Out"):
+            continue
+        n = op.input("X")[0]
+        if n in op.block.vars and any(r < k for r in readers.get(n, ())):
+            undone.add(id(op))
+    return undone
+
+
+def _append_undo(block, op):
+    n = op.input("X")[0]
+    block.append_op(type="increment", inputs={"X": [n]}, outputs={"Out": [n]},
+                    attrs={"step": -op.attrs["step"], "op_role": OpRole.Backward})
 
 
 def _control_grad_attrs(block, op, requires):

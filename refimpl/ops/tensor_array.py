@@ -137,7 +137,11 @@ class TensorArrayToTensor(OpDef):
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
-        shape = list(x.shape or ())
+        if not x.shape:     # an array declared without its elements' shape
+            ctx.set_output("Out", None, x.dtype)
+            ctx.set_output("OutIndex", (-1,), "int32")
+            return
+        shape = list(x.shape)
         axis = ctx.attr("axis")
         rank = len(shape) + (1 if ctx.attr("use_stack") else 0)
         ctx.expect(-rank <= axis < rank, "axis %d is out of range for elements of X %r of "
