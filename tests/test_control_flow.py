@@ -386,3 +386,29 @@ def test_cond_branch_holding_batch_norm(nested):
     np.testing.assert_allclose(got, _fd_grad(f, xv), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(np.array(scope.find_var("mm").get_tensor()),
                                0.5 * (2.0 * xv).mean(0), rtol=1e-12)
+
+
+@pytest.mark.parametrize("rows", [3, 0])
+def test_conditional_block_over_inputs_runs_when_every_input_has_an_element(rows):
+    """Paddle 1.8's fluid.layers.control_flow.ConditionalBlock(inputs): not a scalar
+    condition, the block runs when no input is empty (x: the first `rows` rows of y); its
+    gradient reaches the input."""
+    from refimpl.fluid.layers.control_flow import ConditionalBlock
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        y = fluid.data("y", [3, 2], "float32")
+        y.stop_gradient = False
+        x = L.slice(y, axes=[0], starts=[0], ends=[rows])
+        out = L.create_tensor("float32") if rows else L.fill_constant([1], "float32", -1.0)
+        block = ConditionalBlock(inputs=[x])
+        with block.block():
+            L.assign(L.reduce_sum(x * 3.0, dim=[0, 1], keep_dim=False), out)
+        if rows:
+            fluid.backward.append_backward(L.mean(out * 2.0))
+    yv = np.arange(6, dtype="float32").reshape(3, 2)
+    if not rows:
+        np.testing.assert_allclose(_run(main, {"y": yv}, [out])[0], [-1.0])
+        return
+    got, gy = _run(main, {"y": yv}, [out, y.grad_name])
+    np.testing.assert_allclose(got, [3.0 * yv.sum()])
+    np.testing.assert_allclose(gy, np.full((3, 2), 6.0))

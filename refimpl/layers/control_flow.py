@@ -57,11 +57,22 @@ def in_parent_block(block=None):
         program._current_block_idx = inside
 
 
-def _append_conditional_block(block, cond):
+def _append_conditional_block(block, cond, is_scalar_condition=True, scope=False):
+    """Run `block` under `cond` (a bool Variable, or a list of Variables that must all
+    have an element when not is_scalar_condition); `scope` names a step-scope variable
+    as Paddle 1.8's ConditionalBlock does."""
     reads, writes = block_io(block)
-    LayerHelper("conditional_block").append_op(
-        type="conditional_block", inputs={"Cond": [cond], "Input": reads},
-        outputs={"Out": writes}, attrs={"sub_block": block.idx, "is_scalar_condition": True})
+    helper = LayerHelper("conditional_block")
+    outputs = {"Out": writes}
+    if scope:
+        outputs["Scope"] = [helper.block().create_var(
+            name=unique_name.generate("conditional_block.scope"), type="STEP_SCOPES",
+            dtype=None, stop_gradient=True)]
+    helper.append_op(
+        type="conditional_block",
+        inputs={"Cond": cond if isinstance(cond, list) else [cond], "Input": reads},
+        outputs=outputs, attrs={"sub_block": block.idx,
+                                "is_scalar_condition": is_scalar_condition})
 
 
 def _flatten(out):
@@ -327,6 +338,26 @@ class While:
         _append_while(block, self.cond_var, self.is_test)
 
 
+class ConditionalBlock:
+    """Paddle 1.8's fluid.layers.control_flow.ConditionalBlock: `with cb.block():` appends
+    ops that run when the condition holds: the one bool of inputs[0]
+    (is_scalar_condition), else every input has at least one element."""
+
+    def __init__(self, inputs, is_scalar_condition=False, name=None):
+        for x in inputs:
+            if not isinstance(x, Variable):
+                raise TypeError("The type of 'input' in ConditionalBlock must be Variable, "
+                                "but received %s" % type(x).__name__)
+        self.inputs = list(inputs)
+        self.is_scalar_condition = is_scalar_condition
+
+    @contextlib.contextmanager
+    def block(self):
+        with _sub_block() as block:
+            yield
+        _append_conditional_block(block, self.inputs, self.is_scalar_condition, scope=True)
+
+
 class Switch:
     """Paddle 1.8's switch: the first `case(cond)` whose cond is true runs, else
     `default()`. Each case is a conditional_block on "cond and no earlier cond"."""
@@ -532,4 +563,6 @@ EXPORTS = {
                      "array_length": array_length,
                      "tensor_array_to_tensor": tensor_array_to_tensor},
     "static.nn": {"cond": cond, "while_loop": while_loop},
+    # importable from the 1.8 submodule, not in fluid.layers' __all__
+    "fluid.layers.control_flow": {"ConditionalBlock": ConditionalBlock},
 }

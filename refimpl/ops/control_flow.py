@@ -37,6 +37,15 @@ def _scalar_condition(op, value, slot):
     return bool(value.reshape(()))
 
 
+def _branch_taken(op, env):
+    """A conditional_block's condition: the one bool of Cond (is_scalar_condition), else
+    whether every Cond tensor has an element (Paddle 1.8's ConditionalBlock over inputs)."""
+    conds = op.input("Cond")
+    if op.attrs["is_scalar_condition"]:
+        return _scalar_condition(op, env[conds[0]], "Cond")
+    return all(np.size(env[c]) for c in conds)
+
+
 def check_condition_var(ctx, slot):
     """Build time: the condition is a bool variable with one element (when known)."""
     v = ctx.input_var(slot)
@@ -76,25 +85,26 @@ class _ControlOp(BlockOpDef):
 
 @register
 class ConditionalBlock(_ControlOp):
-    """Runs block `sub_block` when the scalar `Cond` is true."""
+    """Runs block `sub_block` when the scalar `Cond` is true (is_scalar_condition), or
+    when every `Cond` tensor has an element. Scope (Paddle's step scope) is named only."""
     type = "conditional_block"
-    inputs = ("Cond", "Input*?")
-    outputs = ("Out*",)
+    inputs = ("Cond*", "Input*?")
+    outputs = ("Out*", "Scope?")
     attrs = {"sub_block": -1, "is_scalar_condition": True}
     no_grad = ("Cond",)
-    grad_inputs = ("Cond", "Input*", "Out*", "Out@GRAD*")
+    grad_inputs = ("Cond*", "Input*", "Out*", "Out@GRAD*")
 
     def infer_shape(self, ctx):
-        check_condition_var(ctx, "Cond")
+        if ctx.attr("is_scalar_condition"):
+            check_condition_var(ctx, "Cond")
 
     def bind_control(self, op, compile_ops):
         block = self.sub_block(op)
         _, kept = _recomputed_and_kept(block)
         body = compile_ops(block.ops, outer_names(block.ops, [block]) | kept)
-        cond = op.input("Cond")[0]
 
         def run(env):
-            if _scalar_condition(op, env[cond], "Cond"):
+            if _branch_taken(op, env):
                 body.run(env)
         return run
 
@@ -183,7 +193,7 @@ class ConditionalBlockGrad(_SubBlockGrad):
     """Gradients of the Inputs of a conditional_block: the recomputed branch's grad ops
     when Cond is true, zeros when the branch did not run."""
     type = "conditional_block_grad"
-    inputs = ("Cond", "Input*", "Out*", "Out@GRAD*?")
+    inputs = ("Cond*", "Input*", "Out*", "Out@GRAD*?")
     outputs = ("Input@GRAD*?",)
     attrs = {"sub_block": -1, "is_scalar_condition": True, "out_grad_names": [],
              "in_grad_names": []}
@@ -193,14 +203,13 @@ class ConditionalBlockGrad(_SubBlockGrad):
 
     def bind_control(self, op, compile_ops):
         body = self.compile_grad_block(op, compile_ops)
-        cond = op.input("Cond")[0]
         inputs, outs = op.input("Input"), op.output("Input@GRAD")
         out_names, out_grads = op.input("Out"), op.input("Out@GRAD")
         in_grad_names = op.attrs["in_grad_names"]
         temporaries = [n for n in op.attrs["out_grad_names"] + in_grad_names if n]
 
         def run(env):
-            taken = _scalar_condition(op, env[cond], "Cond")
+            taken = _branch_taken(op, env)
             if taken:
                 self.seed_out_grads(op, env, [env[n] for n in out_names],
                                     [env.get(n) for n in out_grads] if out_grads else
