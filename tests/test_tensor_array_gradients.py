@@ -7,16 +7,9 @@ import pytest
 
 from refimpl import fluid
 
+from helpers import central_differences
+
 L = fluid.layers
-
-
-def _fd_grad(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for k in range(x.size):
-        d = np.zeros_like(x)
-        d.flat[k] = eps
-        g.flat[k] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
 
 
 def _loss_and_grads(main, loss, feed, wrt):
@@ -109,8 +102,8 @@ def test_while_gradient_through_an_array_it_writes_matches_finite_differences():
             h = np.tanh(h * h + row)
             total += (h * h).sum()
         return total
-    np.testing.assert_allclose(gx, _fd_grad(lambda v: f(v, hv), xv), rtol=1e-6)
-    np.testing.assert_allclose(gh, _fd_grad(lambda v: f(xv, v), hv), rtol=1e-6)
+    np.testing.assert_allclose(gx, central_differences(lambda v: f(v, hv), xv), rtol=1e-6)
+    np.testing.assert_allclose(gh, central_differences(lambda v: f(xv, v), hv), rtol=1e-6)
 
 
 def _nested_array_loops(steps):
@@ -258,7 +251,7 @@ def test_dynamic_decode_without_max_step_num_runs_until_every_entry_finished():
     def f(v):
         return float(exe.run(main, feed={"x": v, "lengths": feed["lengths"]},
                              fetch_list=[loss])[0].ravel()[0])
-    np.testing.assert_allclose(gx, _fd_grad(f, feed["x"]), rtol=1e-5, atol=1e-9)
+    np.testing.assert_allclose(gx, central_differences(f, feed["x"]), rtol=1e-5, atol=1e-9)
 
 
 def test_prune_with_input_keeps_ops_needing_unfed_variables():
