@@ -71,6 +71,9 @@ SWITCHES = {
     # static cond whose branches return different dtypes at one position: allowed, the
     # value being the taken branch's (1.8), or refused (refimpl's rule elsewhere)
     "cond_branch_dtypes": {"1.8": "either", "2.0": "same", "3": "same"},
+    # static while_loop updates the caller's loop variables in place (1.8), or loops on
+    # copies so they keep their values (3); tensor arrays are updated in place in both
+    "while_loop_in_place": {"1.8": True, "2.0": False, "3": False},
     # a Python operator on two static Variables of different dtypes: the other operand is
     # cast to the dtype of the Variable whose method runs (1.8), or refused by the op
     "operator_operand_cast": {"1.8": "cast", "2.0": "refuse", "3": "refuse"},

@@ -192,3 +192,14 @@ def train_eager(model, device, steps=3, batch=4):
     finally:
         paddle.set_device("cpu")
     return losses, state, net, optimizer
+
+
+def central_differences(f, x, eps=1e-6):
+    """The gradient of the scalar function f at x by central differences, element by
+    element."""
+    g = np.zeros_like(x)
+    for k in range(x.size):
+        d = np.zeros_like(x)
+        d.flat[k] = eps
+        g.flat[k] = (f(x + d) - f(x - d)) / (2 * eps)
+    return g

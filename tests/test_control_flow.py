@@ -9,6 +9,8 @@ import refimpl as paddle
 from refimpl import fluid
 from refimpl.framework.errors import OpError
 
+from helpers import central_differences
+
 L = fluid.layers
 
 
@@ -182,15 +184,6 @@ def test_ifelse_routes_rows_by_mask():
     np.testing.assert_allclose(got, np.where(neg, xv * 10, xv - 1))
 
 
-def _fd_grad(f, x, eps=1e-6):
-    g = np.zeros_like(x)
-    for k in range(x.size):
-        d = np.zeros_like(x)
-        d.flat[k] = eps
-        g.flat[k] = (f(x + d) - f(x - d)) / (2 * eps)
-    return g
-
-
 @pytest.mark.parametrize("taken", [True, False])
 def test_cond_gradient_matches_finite_differences(taken):
     def build():
@@ -207,7 +200,7 @@ def test_cond_gradient_matches_finite_differences(taken):
         y = np.tanh(v) * v if taken else np.exp(v) + v
         return (y * v).sum()
     got, = _run(main, {"p": np.array([taken]), "x": xv}, [gx])
-    np.testing.assert_allclose(got, _fd_grad(f, xv), rtol=1e-6, atol=1e-8)
+    np.testing.assert_allclose(got, central_differences(f, xv), rtol=1e-6, atol=1e-8)
 
 
 def test_while_loop_gradient_matches_finite_differences():
@@ -230,8 +223,8 @@ def test_while_loop_gradient_matches_finite_differences():
             h = np.tanh(h * wv + 0.5)
         return (h * h).sum()
     got_x, got_w = _run(main, {"x": xv, "w": wv}, [gx, gw])
-    np.testing.assert_allclose(got_x, _fd_grad(lambda v: f(v, wv), xv), rtol=1e-6)
-    np.testing.assert_allclose(got_w, _fd_grad(lambda v: f(xv, v), wv), rtol=1e-6)
+    np.testing.assert_allclose(got_x, central_differences(lambda v: f(v, wv), xv), rtol=1e-6)
+    np.testing.assert_allclose(got_w, central_differences(lambda v: f(xv, v), wv), rtol=1e-6)
 
 
 def test_non_boolean_condition_is_refused():
@@ -383,7 +376,7 @@ def test_cond_branch_holding_batch_norm(nested):
     scope = fluid.Scope()
     exe.run(start, scope=scope)
     got, = exe.run(main, feed={"p": np.array([True]), "x": xv}, fetch_list=[gx], scope=scope)
-    np.testing.assert_allclose(got, _fd_grad(f, xv), rtol=1e-5, atol=1e-7)
+    np.testing.assert_allclose(got, central_differences(f, xv), rtol=1e-5, atol=1e-7)
     np.testing.assert_allclose(np.array(scope.find_var("mm").get_tensor()),
                                0.5 * (2.0 * xv).mean(0), rtol=1e-12)
 
@@ -420,3 +413,29 @@ def test_split_and_merge_route_whole_sequences_as_paddle_18():
         fluid.layers.split_lod_tensor(x, set())
     with pytest.raises(TypeError):
         fluid.layers.merge_lod_tensor(set(), out_false, x, mask)
+
+
+@pytest.mark.parametrize("rows", [3, 0])
+def test_conditional_block_over_inputs_runs_when_every_input_has_an_element(rows):
+    """Paddle 1.8's fluid.layers.control_flow.ConditionalBlock(inputs): not a scalar
+    condition, the block runs when no input is empty (x: the first `rows` rows of y); its
+    gradient reaches the input."""
+    from refimpl.fluid.layers.control_flow import ConditionalBlock
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        y = fluid.data("y", [3, 2], "float32")
+        y.stop_gradient = False
+        x = L.slice(y, axes=[0], starts=[0], ends=[rows])
+        out = L.create_tensor("float32") if rows else L.fill_constant([1], "float32", -1.0)
+        block = ConditionalBlock(inputs=[x])
+        with block.block():
+            L.assign(L.reduce_sum(x * 3.0, dim=[0, 1], keep_dim=False), out)
+        if rows:
+            fluid.backward.append_backward(L.mean(out * 2.0))
+    yv = np.arange(6, dtype="float32").reshape(3, 2)
+    if not rows:
+        np.testing.assert_allclose(_run(main, {"y": yv}, [out])[0], [-1.0])
+        return
+    got, gy = _run(main, {"y": yv}, [out, y.grad_name])
+    np.testing.assert_allclose(got, [3.0 * yv.sum()])
+    np.testing.assert_allclose(gy, np.full((3, 2), 6.0))

@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import refimpl as paddle
-from refimpl import static
+from refimpl import fluid, static
 from refimpl.framework import unique_name
 from refimpl.framework.errors import FeedError
 from refimpl.framework.scope import Scope, scope_guard
@@ -158,6 +158,34 @@ def test_fetch_merges_per_sample_outputs_in_order():
     per_device, = exe.run(test, feed=feed, fetch_list=[pred_name], scope=scope,
                           return_numpy=False, return_merged=False)
     assert [np.array(t).shape for t in per_device] == [(1, 1), (2, 1)]
+
+
+@pytest.mark.parametrize("return_numpy", [True, False])
+def test_fetch_of_a_tensor_array_merges_element_by_element(return_numpy):
+    """As Paddle 1.8.5 (its test_fetch_lod_tensor_array): merged, one array whose elements
+    join the places' values ([4, 4] and two one-element losses into [2]); unmerged, one
+    array per place."""
+    main, startup, loss = _model()
+    with static.program_guard(main, startup):
+        i = paddle.zeros([1], "int64")
+        array = fluid.layers.array_write(main.global_block().var("x"), i)
+        fluid.layers.array_write(loss, i + 1, array=array)
+    scope = Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    feed = _data(4)
+    prog = static.CompiledProgram(main).with_data_parallel(
+        loss_name=loss.name, places=[paddle.CPUPlace()] * 2)
+    merged_loss, merged = exe.run(prog, feed=feed, fetch_list=[loss, array], scope=scope,
+                                  return_numpy=return_numpy)
+    np.testing.assert_array_equal(np.array(merged[0]), feed["x"])
+    np.testing.assert_allclose(np.array(merged[1]), np.array(merged_loss).ravel())
+    assert np.array(merged[1]).shape == (2,)
+    _, per_place = exe.run(prog, feed=feed, fetch_list=[loss, array], scope=scope,
+                           return_numpy=return_numpy, return_merged=False)
+    assert [[np.array(e).shape for e in place] for place in per_place] == \
+        [[(2, 4), (1,)], [(2, 4), (1,)]]
+    np.testing.assert_array_equal(np.array(per_place[1][0]), feed["x"][2:])
 
 
 def test_sync_batch_norm_equals_batch_norm_on_the_whole_batch():

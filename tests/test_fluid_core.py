@@ -175,6 +175,25 @@ def test_desc_views_and_grad_op_desc():
     assert [o.type for o in block.ops] == ["tanh_grad"] and block.ops[0].desc is new
 
 
+def test_executor_runs_op_descs_appended_to_a_block():
+    """Paddle's executor runs the program desc: an op appended by block.desc.append_op()
+    runs without _sync_with_cpp (1.8.5's test_tensor_array_to_tensor appends the grad op
+    desc so): tanh_grad of out = tanh(x) gives dout * (1 - out^2)."""
+    program = fluid.Program()
+    block = program.global_block()
+    with fluid.program_guard(program, fluid.Program()):
+        x = fluid.data("x", [2], "float32")
+        out = fluid.layers.tanh(x)
+    dout = block.create_var(name=out.name + "@GRAD", shape=[2], dtype="float32")
+    grads, _ = core.get_grad_op_desc(block.ops[-1].desc, set(), [])
+    block.desc.append_op().copy_from(grads[0])
+    block.create_var(name=x.name + "@GRAD", shape=[2], dtype="float32")
+    xv, dv = np.array([0.5, -1.0], "float32"), np.array([2.0, 3.0], "float32")
+    got, = fluid.Executor(fluid.CPUPlace()).run(
+        program, feed={"x": xv, dout.name: dv}, fetch_list=[x.name + "@GRAD"])
+    np.testing.assert_allclose(got, dv * (1 - np.tanh(xv) ** 2), rtol=1e-6)
+
+
 def test_dygraph_guard_runs_ops_as_they_are_built():
     x_value = np.array([[1.0, -2.0], [3.0, 0.5]], "float32")
     with fluid.dygraph.guard():

@@ -41,6 +41,11 @@ def _has_grad(op):
         differentiable_grad_op(op.op_def)
 
 
+def _is_array(block, name):
+    v = block._find_var_recursive(name)
+    return v is not None and v.type == "LOD_TENSOR_ARRAY"
+
+
 def _rewritten(op):
     """Names `op` reads and writes (in place: a while op's loop variables)."""
     return set(op.input_arg_names).intersection(op.output_arg_names)
@@ -148,14 +153,19 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
     # A name an op both reads and writes (a while op's loop variables) holds one value
     # before that op and another after: gradients are counted per version of a name.
     version = {}
+    arrays = {n for op in grad_ops for _, _, n in _differentiable_inputs(op, requires)
+              if _is_array(block, n)}
     for op in grad_ops:
         for _, _, n in _differentiable_inputs(op, requires):
+            if n in arrays:
+                continue
             key = (n, version.get(n, 0))
             contributions[key] = contributions.get(key, 0) + 1
         for n in _rewritten(op):
             version[n] = version.get(n, 0) + 1
     grad_of = dict(initial_grads)   # forward var -> its complete gradient's name
     partial = {}                    # (forward var, version) -> partial gradient names so far
+    array_parts = {}                # array -> how many contributions were renamed
     # From the second backward pass of a program on, a gradient whose name an earlier pass
     # made gets 'grad/' once per pass in front, as in Paddle ('grad/grad/x@GRAD'), so
     # gradients of gradients leave the first gradients alone.
@@ -167,10 +177,16 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
             grad_name = prefix + grad_name
         fwd = block._find_var_recursive(name)
         if not block.has_var(grad_name):
-            block.create_var(name=grad_name, shape=fwd.shape, dtype=fwd.dtype)
+            block.create_var(name=grad_name, shape=fwd.shape, dtype=fwd.dtype, type=fwd.type)
         return grad_name
 
-    for op in reversed(grad_ops):
+    grad_set = set(map(id, grad_ops))
+    undone = _counters_to_undo(path, grad_ops)
+    for op in reversed(path):
+        if id(op) in undone:
+            _append_undo(block, op)
+        if id(op) not in grad_set:
+            continue
         op_def = op.op_def
         renamed = before_grad_op(op) if before_grad_op is not None else {}
         inputs = {}
@@ -190,12 +206,24 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
             grad_of.pop(n, None)
         outputs = {}
         finished = []
+        added = []      # (array, its running gradient, this op's contribution)
         for slot, i, n in _differentiable_inputs(op, requires):
             # Inputs of a duplicable slot that get no gradient are written to @EMPTY@.
             names = outputs.setdefault(slot + GRAD_SUFFIX,
                                        [EMPTY_VAR_NAME] * len(op.inputs[slot]))
             key = (n, version.get(n, 0))
-            if contributions[key] == 1:
+            if n in arrays:
+                # An array's gradient is a running sum, complete at each point of the
+                # reversed walk: a write_to_array earlier in the program reads what the
+                # reads after it gave, whatever reads before it give later.
+                if n in grad_of:
+                    k = array_parts[n] = array_parts.get(n, -1) + 1
+                    names[i] = grad_var(n, "%s@RENAME@block%d@array%d"
+                                        % (grad_var_name(n), block.idx, k))
+                    added.append((n, grad_of[n], names[i]))
+                else:
+                    names[i] = grad_of[n] = grad_var(n, grad_var_name(n))
+            elif contributions[key] == 1:
                 names[i] = grad_var(n, grad_var_name(n))
                 grad_of[n] = names[i]
                 finished.append(key)
@@ -214,6 +242,11 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
             attrs.update(_control_grad_attrs(block, op, requires))
         grad_type, inputs, outputs, attrs = op_def.static_grad_op(inputs, outputs, attrs)
         block.append_op(type=grad_type, inputs=inputs, outputs=outputs, attrs=attrs)
+        for n, running, part in added:
+            total = grad_var(n, grad_var_name(n))
+            block.append_op(type="sum", inputs={"X": [running, part]},
+                            outputs={"Out": [total]}, attrs={"op_role": OpRole.Backward})
+            grad_of[n] = total
         for key in finished:
             if key in partial:
                 n = key[0]
@@ -224,6 +257,34 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
                                        "op_role_var": _role_vars(block, [n])})
                 grad_of[n] = total
     return grad_of
+
+
+def _counters_to_undo(path, grad_ops):
+    """The in-place increments (`increment(i)` writing i) on the path whose counter a grad
+    op of an earlier op reads (array_read(arr, i) then increment(i): the read's grad op
+    needs the index it read). Backward undoes each, as Paddle 1.8's increment grad op does,
+    so those grad ops see the earlier value. Only a counter of the op's own block: one a
+    while body writes outside is restored by while_grad's replay instead."""
+    readers = {}    # name -> positions in path of grad ops reading its forward value
+    position = {id(op): k for k, op in enumerate(path)}
+    for op in grad_ops:
+        for names in forward_reads(op).values():
+            for n in names:
+                readers.setdefault(n, []).append(position[id(op)])
+    undone = set()
+    for k, op in enumerate(path):
+        if op.type != "increment" or op.input("X") != op.output("Out"):
+            continue
+        n = op.input("X")[0]
+        if n in op.block.vars and any(r < k for r in readers.get(n, ())):
+            undone.add(id(op))
+    return undone
+
+
+def _append_undo(block, op):
+    n = op.input("X")[0]
+    block.append_op(type="increment", inputs={"X": [n]}, outputs={"Out": [n]},
+                    attrs={"step": -op.attrs["step"], "op_role": OpRole.Backward})
 
 
 def _control_grad_attrs(block, op, requires):

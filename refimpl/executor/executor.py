@@ -281,6 +281,9 @@ class Plan:
         if not first:
             return False
         x = first[0]
+        var = op.block._find_var_recursive(x)
+        if var is not None and var.type == "LOD_TENSOR_ARRAY":
+            return False    # an array is a Python list: there is no buffer to write into
         return (x in dead and x not in fed and x not in persistable
                 and op.input_arg_names.count(x) == 1 and x not in op.output_arg_names)
 
@@ -537,6 +540,10 @@ class Executor:
         if not isinstance(feed, dict):
             raise TypeError("Executor.run: feed must be a dict of name -> array, got %s"
                             % type(feed).__name__)
+        if any(block._pending_descs for block in program.blocks):
+            # ops appended through block.desc.append_op() run as in Paddle, whose executor
+            # runs the desc (its OpTest-style tests append grad op descs so)
+            program._sync_with_cpp()
         # started fluid.layers.py_reader readers feed their variables (layers/readers.py)
         for reader in getattr(program, "_feed_readers", ()):
             feed = dict(feed, **reader._next_feed())

@@ -377,16 +377,11 @@ class MultiPlaceRunner:
         merged Tensor per fetch, or a list of them), as Paddle's FetchList."""
         if not self.data_parallel:
             return _as_results(results[0], return_numpy)
-        results = [[to_host(v) for v in place] for place in results]
-        if not return_numpy:
-            if return_merged:
-                return [Tensor(value=_merged(parts)) for parts in zip(*results)]
-            return [[Tensor(value=p) for p in parts] for parts in zip(*results)]
-        for parts in zip(*results):
-            _as_results(parts, True)     # refuses values that carry a LoD, as Paddle
-        if not return_merged:
-            return [[np.asarray(p) for p in parts] for parts in zip(*results)]
-        return [as_fetched(_merged(parts)) for parts in zip(*results)]
+        fetches = list(zip(*results))
+        if return_numpy:
+            for parts in fetches:
+                _as_results(parts, True)     # refuses values that carry a LoD, as Paddle
+        return [_merged_fetch(parts, return_numpy, return_merged) for parts in fetches]
 
     def drop_local_scopes(self):
         """Forget everything but persistable values on every device."""
@@ -394,6 +389,22 @@ class MultiPlaceRunner:
         for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
             for plan in plans[1]:
                 plan.drop_temporaries(env)
+
+
+def _merged_fetch(parts, return_numpy, return_merged):
+    """One fetch's value from the places' `parts`. A tensor array's (a list per place)
+    merges element by element, or stays one array per place (as Paddle 1.8.5 returns
+    them: its test_fetch_lod_tensor_array)."""
+    if isinstance(parts[0], list):
+        if return_merged:
+            parts = [[_merged([to_host(e) for e in elements]) for elements in zip(*parts)]]
+            return _as_results(parts, return_numpy)[0]
+        return _as_results(parts, return_numpy)
+    parts = [to_host(p) for p in parts]
+    if not return_numpy:
+        return Tensor(value=_merged(parts)) if return_merged else \
+            [Tensor(value=p) for p in parts]
+    return as_fetched(_merged(parts)) if return_merged else [np.asarray(p) for p in parts]
 
 
 def _merged(parts):

@@ -23,6 +23,7 @@ from ..framework.program import Variable, default_main_program
 from ..layers.activation import softmax
 from ..layers.common import append_op_out, check_variable, unary
 from ..layers.control_flow import _append_while, _sub_block, tensor_array_to_tensor
+from ..layers.control_flow import in_parent_block as _in_parent
 from ..layers.creation import (assign, fill_constant, fill_constant_batch_size_like,
                                zeros_like)
 from ..layers.manipulation import fluid_reverse
@@ -277,18 +278,6 @@ def _rnn_over_run_time_steps(cell, inputs, initial_states, sequence_length, time
 
 
 # -- StaticRNN
-@contextlib.contextmanager
-def _in_parent(block):
-    """Ops appended here go to the block holding `block` (before the op that runs it)."""
-    program = default_main_program()
-    inside = program._current_block_idx
-    program._current_block_idx = block.parent_idx
-    try:
-        yield
-    finally:
-        program._current_block_idx = inside
-
-
 def _end_loop_step(counter, steps, cond, outputs, memories):
     """The end of a `while` body over time steps: each (step output, accumulator) of
     `outputs` scattered into row `counter` (before the memories move on), each (loop
@@ -820,25 +809,48 @@ class DecodeHelper:
 class TrainingHelper(DecodeHelper):
     """Teacher forcing: step t reads inputs[:, t] ([batch, time, ...], or time-major), a
     batch entry is finished once t + 1 >= sequence_length; samples are argmax(outputs).
-    Steps past the last time step (when max_step_num runs longer) read the last one."""
+    Steps past the last time step (when max_step_num runs longer) read the last one. When
+    the time dimension is known only at run time, or dynamic_decode's while loop passes
+    the step as a Variable, the step's inputs are gathered at run time."""
 
     def __init__(self, inputs, sequence_length, time_major=False):
         for leaf in _leaves(inputs):
             check_variable(leaf, "inputs", "TrainingHelper")
-            if len(leaf.shape) < 2 or leaf.shape[0 if time_major else 1] < 0:
-                raise ValueError("TrainingHelper: inputs %r %s needs a known time dimension "
-                                 "(dim %d)" % (leaf.name, list(leaf.shape),
-                                              0 if time_major else 1))
+            if len(leaf.shape) < 2:
+                raise ValueError("TrainingHelper: inputs %r %s needs a time dimension (dim "
+                                 "%d)" % (leaf.name, list(leaf.shape), 0 if time_major else 1))
         check_variable(sequence_length, "sequence_length", "TrainingHelper")
         self.inputs, self.sequence_length = inputs, sequence_length
         self.time_major = time_major
         self._steps = None
+        self._time_major_inputs = None
+
+    def _known_time(self):
+        return all(x.shape[0 if self.time_major else 1] >= 0 for x in _leaves(self.inputs))
 
     def _step_inputs(self, time):
+        if isinstance(time, Variable) or not self._known_time():
+            return self._step_inputs_at_run_time(time)
         if self._steps is None:   # per-step slices of each input leaf, built once
             axis = 0 if self.time_major else 1
             self._steps = [unstack(x, axis=axis) for x in _leaves(self.inputs)]
         step_slices = iter(xs[min(time, len(xs) - 1)] for xs in self._steps)
+        return map_structure(lambda _: next(step_slices), self.inputs)
+
+    def _step_inputs_at_run_time(self, time):
+        """Row `time` (clipped to the last step) of each time-major input leaf."""
+        if self._time_major_inputs is None:     # first called by initialize(): outside a loop
+            self._time_major_inputs = []
+            for x in _leaves(self.inputs):
+                major = x if self.time_major else \
+                    transpose(x, [1, 0] + list(range(2, len(x.shape))))
+                last = cast(slice(shape(major), [0], [0], [1]), "int64") - 1
+                self._time_major_inputs.append((major, last))
+        index = time if isinstance(time, Variable) else fill_constant([1], "int64", time)
+        index = cast(index, "int64")
+        step_slices = iter(squeeze(gather(major, append_op_out(
+            "elementwise_min", {"X": [index], "Y": [last]}, {"axis": -1})), [0])
+                           for major, last in self._time_major_inputs)
         return map_structure(lambda _: next(step_slices), self.inputs)
 
     def initialize(self):
@@ -848,7 +860,12 @@ class TrainingHelper(DecodeHelper):
         return argmax(outputs, axis=-1)
 
     def next_inputs(self, time, outputs, states, sample_ids):
-        finished = _compare("less_equal", self.sequence_length, time + 1)
+        if isinstance(time, Variable):
+            following = cast(time, self.sequence_length.dtype.name) + 1
+            finished = _bool_out("less_equal", {"X": [self.sequence_length],
+                                                "Y": [following]}, {"axis": -1}, None, None)
+        else:
+            finished = _compare("less_equal", self.sequence_length, time + 1)
         return finished, self._step_inputs(time + 1), states
 
 

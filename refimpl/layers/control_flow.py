@@ -44,11 +44,35 @@ def _sub_block():
         program._rollback()
 
 
-def _append_conditional_block(block, cond):
+@contextlib.contextmanager
+def in_parent_block(block=None):
+    """Ops appended here go to the block holding `block` (default: the current one), before
+    the op that will run it (a loop's arrays and accumulators, made from inside its body)."""
+    program = default_main_program()
+    inside = program._current_block_idx
+    program._current_block_idx = (block or program.current_block()).parent_idx
+    try:
+        yield
+    finally:
+        program._current_block_idx = inside
+
+
+def _append_conditional_block(block, cond, is_scalar_condition=True, scope=False):
+    """Run `block` under `cond` (a bool Variable, or a list of Variables that must all
+    have an element when not is_scalar_condition); `scope` names a step-scope variable
+    as Paddle 1.8's ConditionalBlock does."""
     reads, writes = block_io(block)
-    LayerHelper("conditional_block").append_op(
-        type="conditional_block", inputs={"Cond": [cond], "Input": reads},
-        outputs={"Out": writes}, attrs={"sub_block": block.idx, "is_scalar_condition": True})
+    helper = LayerHelper("conditional_block")
+    outputs = {"Out": writes}
+    if scope:
+        outputs["Scope"] = [helper.block().create_var(
+            name=unique_name.generate("conditional_block.scope"), type="STEP_SCOPES",
+            dtype=None, stop_gradient=True)]
+    helper.append_op(
+        type="conditional_block",
+        inputs={"Cond": cond if isinstance(cond, list) else [cond], "Input": reads},
+        outputs=outputs, attrs={"sub_block": block.idx,
+                                "is_scalar_condition": is_scalar_condition})
 
 
 def _flatten(out):
@@ -218,8 +242,10 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     if any(isinstance(v, Tensor) for v in given):
         return _eager_while(cond, body, list(loop_vars))
     # Copies, so the loop updates its own variables in place, not the caller's inputs
-    # (whose values earlier ops' gradients read).
-    state = [assign(v) for v in given]
+    # (whose values earlier ops' gradients read); but a tensor array is the caller's, as
+    # in every Paddle, and under 1.8 every loop variable is (switch while_loop_in_place).
+    in_place = versions.switch("while_loop_in_place")
+    state = [v if in_place or v.type == "LOD_TENSOR_ARRAY" else assign(v) for v in given]
 
     def structured():      # fresh containers: the body may change the ones it gets
         return nest.pack_sequence_as(list(loop_vars), state)
@@ -248,8 +274,38 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
             # is -1 where the two differ
             v._set_shape_dtype(_merged_shape(before, out.shape), v.dtype)
         assign(cond(*structured()), condition)
+        _localize_rewrites(block)
     _append_while(block, condition, is_test)
     return structured()
+
+
+def _localize_rewrites(block):
+    """A body op that writes a loop variable which a later body op reads (an in-place
+    `increment(i)` before `array_write(x, i)`) writes a local copy instead, the later ops
+    read that, and the block ends by assigning it to the loop variable. One name then
+    holds one value per step, so while_grad's replay, which restores the step's start
+    values and recomputes the ops that write only locals, reads what the forward read.
+    Ops with a sub-block and write_to_array (which extends the array it names) keep their
+    names."""
+    ops = list(block.ops)
+    for k, op in enumerate(ops):
+        if "sub_block" in op.attrs or op.type == "write_to_array":
+            continue
+        for name in set(op.output_arg_names):
+            if name in block.vars or \
+                    not any(name in later.input_arg_names for later in ops[k + 1:]):
+                continue
+            outer = block._find_var_recursive(name)
+            local = block.create_var(name=unique_name.generate(name + ".step"),
+                                     shape=outer.shape, dtype=outer.dtype, type=outer.type,
+                                     stop_gradient=outer.stop_gradient)
+            op._rename_output(name, local.name)
+            for later in ops[k + 1:]:
+                later._rename_input(name, local.name)
+                if name in later.output_arg_names:
+                    break      # a later write makes the step's result (localized in turn)
+            else:
+                assign(local, outer)
 
 
 def _eager_while(cond, body, state):
@@ -280,6 +336,26 @@ class While:
         with _sub_block() as block:
             yield
         _append_while(block, self.cond_var, self.is_test)
+
+
+class ConditionalBlock:
+    """Paddle 1.8's fluid.layers.control_flow.ConditionalBlock: `with cb.block():` appends
+    ops that run when the condition holds: the one bool of inputs[0]
+    (is_scalar_condition), else every input has at least one element."""
+
+    def __init__(self, inputs, is_scalar_condition=False, name=None):
+        for x in inputs:
+            if not isinstance(x, Variable):
+                raise TypeError("The type of 'input' in ConditionalBlock must be Variable, "
+                                "but received %s" % type(x).__name__)
+        self.inputs = list(inputs)
+        self.is_scalar_condition = is_scalar_condition
+
+    @contextlib.contextmanager
+    def block(self):
+        with _sub_block() as block:
+            yield
+        _append_conditional_block(block, self.inputs, self.is_scalar_condition, scope=True)
 
 
 class Switch:
@@ -509,4 +585,6 @@ EXPORTS = {
                      "split_lod_tensor": split_lod_tensor,
                      "merge_lod_tensor": merge_lod_tensor},
     "static.nn": {"cond": cond, "while_loop": while_loop},
+    # importable from the 1.8 submodule, not in fluid.layers' __all__
+    "fluid.layers.control_flow": {"ConditionalBlock": ConditionalBlock},
 }

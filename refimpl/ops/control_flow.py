@@ -19,6 +19,7 @@ import numpy as np
 from ..framework.dataflow import outer_names
 from ..framework.lod import lod_of, with_lod
 from .registry import BlockOpDef, register
+from .tensor_array import zeros_like_value
 
 __all__ = ["DEFAULT_MAX_STEPS"]
 
@@ -35,6 +36,15 @@ def _scalar_condition(op, value, slot):
                        "%s shape %s" % (slot, op.input(slot)[0], value.dtype,
                                         list(value.shape)))
     return bool(value.reshape(()))
+
+
+def _branch_taken(op, env):
+    """A conditional_block's condition: the one bool of Cond (is_scalar_condition), else
+    whether every Cond tensor has an element (Paddle 1.8's ConditionalBlock over inputs)."""
+    conds = op.input("Cond")
+    if op.attrs["is_scalar_condition"]:
+        return _scalar_condition(op, env[conds[0]], "Cond")
+    return all(np.size(env[c]) for c in conds)
 
 
 def check_condition_var(ctx, slot):
@@ -76,25 +86,26 @@ class _ControlOp(BlockOpDef):
 
 @register
 class ConditionalBlock(_ControlOp):
-    """Runs block `sub_block` when the scalar `Cond` is true."""
+    """Runs block `sub_block` when the scalar `Cond` is true (is_scalar_condition), or
+    when every `Cond` tensor has an element. Scope (Paddle's step scope) is named only."""
     type = "conditional_block"
-    inputs = ("Cond", "Input*?")
-    outputs = ("Out*",)
+    inputs = ("Cond*", "Input*?")
+    outputs = ("Out*", "Scope?")
     attrs = {"sub_block": -1, "is_scalar_condition": True}
     no_grad = ("Cond",)
-    grad_inputs = ("Cond", "Input*", "Out*", "Out@GRAD*")
+    grad_inputs = ("Cond*", "Input*", "Out*", "Out@GRAD*")
 
     def infer_shape(self, ctx):
-        check_condition_var(ctx, "Cond")
+        if ctx.attr("is_scalar_condition"):
+            check_condition_var(ctx, "Cond")
 
     def bind_control(self, op, compile_ops):
         block = self.sub_block(op)
         _, kept = _recomputed_and_kept(block)
         body = compile_ops(block.ops, outer_names(block.ops, [block]) | kept)
-        cond = op.input("Cond")[0]
 
         def run(env):
-            if _scalar_condition(op, env[cond], "Cond"):
+            if _branch_taken(op, env):
                 body.run(env)
         return run
 
@@ -103,7 +114,8 @@ class ConditionalBlock(_ControlOp):
 class While(_ControlOp):
     """Runs block `sub_block` while the scalar `Condition` is true; the block updates the
     condition. StepScopes (when named) receives, per step, the values of X and Out at the
-    step's start, and the values after the last step at the end (for while_grad)."""
+    step's start and the locals that while_grad does not recompute (a nested loop's step
+    records), and the values after the last step at the end (for while_grad)."""
     type = "while"
     inputs = ("X*?", "Condition")
     outputs = ("Out*", "StepScopes?")
@@ -116,11 +128,14 @@ class While(_ControlOp):
 
     def bind_control(self, op, compile_ops):
         block = self.sub_block(op)
-        body = compile_ops(block.ops, outer_names(block.ops, [block]))
-        cond = op.input("Condition")[0]
-        max_steps = op.attrs["max_steps"]
         record_to = op.output("StepScopes")[0] if op.output("StepScopes") and \
             not op.attrs["is_test"] else None
+        # the locals that ops not recomputed by while_grad make (a nested while's step
+        # records): kept per step for the replay
+        kept = tuple(_recomputed_and_kept(block)[1]) if record_to is not None else ()
+        body = compile_ops(block.ops, outer_names(block.ops, [block]) | set(kept))
+        cond = op.input("Condition")[0]
+        max_steps = op.attrs["max_steps"]
         state = tuple(dict.fromkeys(op.input("X") + op.output("Out")))
 
         def run(env):
@@ -130,15 +145,12 @@ class While(_ControlOp):
                     raise op.error("the loop ran %d steps and its condition %r is still true "
                                    "(max_steps=%d): does the body update the condition?"
                                    % (max_steps, cond, max_steps))
-                steps.append({n: env.get(n) for n in state})
+                start = {n: env.get(n) for n in state}
                 body.run(env)
+                steps.append((start, {n: env.pop(n, None) for n in kept}))
             if record_to is not None:
                 env[record_to] = (steps, {n: env.get(n) for n in state})
         return run
-
-
-def _zeros_like(value):
-    return np.zeros_like(np.asarray(value))
 
 
 def _input_grad(grad, value):
@@ -146,7 +158,7 @@ def _input_grad(grad, value):
     input's LoD, as every grad op gives X@GRAD X's (Paddle 1.8.5's DynamicRNN static input
     gradient has it)."""
     if grad is None:
-        return _zeros_like(value)
+        return zeros_like_value(value)
     lod = lod_of(value)
     return with_lod(grad, lod) if lod and np.shape(grad)[:1] == np.shape(value)[:1] else grad
 
@@ -178,9 +190,13 @@ class _SubBlockGrad(_ControlOp):
 
     @staticmethod
     def seed_out_grads(op, env, out_values, out_grads):
-        """Put each Out's incoming gradient (zeros if none) under the grad block's name."""
+        """Put each Out's incoming gradient (zeros if none) under the grad block's name;
+        none for an Out without a value yet (a tensor array the loop writes first)."""
         for name, value, grad in zip(op.attrs["out_grad_names"], out_values, out_grads):
-            env[name] = grad if grad is not None else _zeros_like(value)
+            if grad is None and value is None:
+                env.pop(name, None)
+            else:
+                env[name] = grad if grad is not None else zeros_like_value(value)
 
 
 @register
@@ -188,7 +204,7 @@ class ConditionalBlockGrad(_SubBlockGrad):
     """Gradients of the Inputs of a conditional_block: the recomputed branch's grad ops
     when Cond is true, zeros when the branch did not run."""
     type = "conditional_block_grad"
-    inputs = ("Cond", "Input*", "Out*", "Out@GRAD*?")
+    inputs = ("Cond*", "Input*", "Out*", "Out@GRAD*?")
     outputs = ("Input@GRAD*?",)
     attrs = {"sub_block": -1, "is_scalar_condition": True, "out_grad_names": [],
              "in_grad_names": []}
@@ -198,14 +214,13 @@ class ConditionalBlockGrad(_SubBlockGrad):
 
     def bind_control(self, op, compile_ops):
         body = self.compile_grad_block(op, compile_ops)
-        cond = op.input("Cond")[0]
         inputs, outs = op.input("Input"), op.output("Input@GRAD")
         out_names, out_grads = op.input("Out"), op.input("Out@GRAD")
         in_grad_names = op.attrs["in_grad_names"]
         temporaries = [n for n in op.attrs["out_grad_names"] + in_grad_names if n]
 
         def run(env):
-            taken = _scalar_condition(op, env[cond], "Cond")
+            taken = _branch_taken(op, env)
             if taken:
                 self.seed_out_grads(op, env, [env[n] for n in out_names],
                                     [env.get(n) for n in out_grads] if out_grads else
@@ -244,18 +259,24 @@ class WhileGrad(_SubBlockGrad):
         in_grad_names = op.attrs["in_grad_names"]
         temporaries = [n for n in op.attrs["out_grad_names"] + in_grad_names if n]
         carried = set(outs)
+        # the body writes elements of a tensor array it does not read: the others keep
+        # their gradient for the steps before
+        extended = {o for o in outs if o not in xs and
+                    op.block._find_var_recursive(o).type == "LOD_TENSOR_ARRAY"}
 
         def run(env):
             steps, final = env[steps_name]
             grad_of = {o: env.get(g) if g else None for o, g in zip(outs, out_grads)}
             summed = {}
-            for start in reversed(steps):
+            for start, made in reversed(steps):
                 _restore(env, start)
-                self.seed_out_grads(op, env, [env[o] for o in outs],
+                _restore(env, made)
+                self.seed_out_grads(op, env, [env.get(o) for o in outs],
                                     [grad_of[o] for o in outs])
                 body.run(env)
                 for o in outs:     # an Out the body does not read: no gradient before
-                    grad_of[o] = None
+                    if o not in extended:
+                        grad_of[o] = None
                 for x, inner in zip(xs, in_grad_names):
                     grad = env.get(inner) if inner else None
                     if x in carried:

@@ -1,6 +1,8 @@
-"""sum: elementwise sum of a list of same-shaped tensors (gradient accumulation uses it)."""
+"""sum: elementwise sum of a list of same-shaped tensors, or of tensor arrays element by
+element (gradient accumulation uses it)."""
 from ._common import rand
 from .registry import OpDef, Sample, register, share_lod
+from .tensor_array import add_array_gradients
 
 
 @register
@@ -22,6 +24,8 @@ class Sum(OpDef):
 
     @staticmethod
     def forward(xs):
+        if isinstance(xs[0], list):     # gradients of a LoDTensorArray
+            return add_array_gradients(xs)
         out = xs[0].copy()
         for x in xs[1:]:
             out += x

@@ -2,10 +2,37 @@
 lod_array_length, tensor_array_to_tensor. At run time an array's value is a Python list
 of arrays. Writing makes a new list (copy on write), so a value recorded earlier (a while
 op's step records) never changes. The array variable carries its elements' build-time
-shape and dtype. Arrays pass no gradients (specs/control_flow.md, Divergences)."""
+shape and dtype.
+
+The gradient of an array is an array too: a list whose element k is the gradient of
+element k, None where nothing reached it (a zero). read_from_array's grad op makes the
+array gradient with its Out@GRAD at I; write_to_array's reads element I of Out@GRAD back
+as X@GRAD; tensor_array_to_tensor's cuts Out@GRAD into the elements' parts
+(specs/control_flow.md#gradients)."""
 import numpy as np
 
 from .registry import OpDef, register
+
+__all__ = ["add_array_gradients", "zeros_like_value"]
+
+
+def add_array_gradients(grads):
+    """The sum of array gradients: element by element, None counting as zero, the result
+    as long as the longest."""
+    out = [None] * max(len(g) for g in grads)
+    for g in grads:
+        for k, element in enumerate(g):
+            if element is None:
+                continue
+            out[k] = element.copy() if out[k] is None else out[k] + element
+    return out
+
+
+def zeros_like_value(value):
+    """A zero gradient for a value: an array's has no element set (all zero)."""
+    if isinstance(value, list):
+        return [None] * len(value)
+    return np.zeros_like(np.asarray(value))
 
 
 def _index(op_name, i):
@@ -29,6 +56,8 @@ class WriteToArray(OpDef):
     type = "write_to_array"
     inputs = ("X", "I")
     outputs = ("Out",)
+    no_grad = ("I",)
+    grad_inputs = ("X", "I", "Out@GRAD")
 
     def infer_shape(self, ctx):
         _check_index(ctx)
@@ -45,12 +74,21 @@ class WriteToArray(OpDef):
         array[i] = x
         return array
 
+    @staticmethod
+    def backward(x, i, dout):
+        """X's gradient: element I of the array's gradient (zeros when none reached it)."""
+        i = _index("write_to_array_grad", i)
+        grad = dout[i] if dout is not None and i < len(dout) else None
+        return np.zeros_like(x) if grad is None else grad
+
 
 @register
 class ReadFromArray(OpDef):
     type = "read_from_array"
     inputs = ("X", "I")
     outputs = ("Out",)
+    no_grad = ("I",)
+    grad_inputs = ("X", "I", "Out@GRAD")
 
     def infer_shape(self, ctx):
         _check_index(ctx)
@@ -64,6 +102,13 @@ class ReadFromArray(OpDef):
                              % (i, len(array)))
         return array[i]
 
+    @staticmethod
+    def backward(array, i, dout):
+        """The array's gradient: Out@GRAD at I, nothing elsewhere (X is read for its
+        length)."""
+        grad = [None] * len(array)
+        grad[_index("read_from_array_grad", i)] = dout
+        return grad
 
 
 @register
@@ -88,10 +133,15 @@ class TensorArrayToTensor(OpDef):
     inputs = ("X",)
     outputs = ("Out", "OutIndex")
     attrs = {"axis": 1, "use_stack": False}
+    grad_inputs = ("X", "Out@GRAD")
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
-        shape = list(x.shape or ())
+        if not x.shape:     # an array declared without its elements' shape
+            ctx.set_output("Out", None, x.dtype)
+            ctx.set_output("OutIndex", (-1,), "int32")
+            return
+        shape = list(x.shape)
         axis = ctx.attr("axis")
         rank = len(shape) + (1 if ctx.attr("use_stack") else 0)
         ctx.expect(-rank <= axis < rank, "axis %d is out of range for elements of X %r of "
@@ -112,4 +162,12 @@ class TensorArrayToTensor(OpDef):
         out = np.stack(array, axis) if use_stack else np.concatenate(array, axis)
         sizes = [1 if use_stack else a.shape[axis] for a in array]
         return out, np.array(sizes, dtype=np.int32)
+
+    @staticmethod
+    def backward(array, dout, axis=1, use_stack=False):
+        """Each element's part of Out@GRAD (the array's gradient)."""
+        if use_stack:
+            return [np.take(dout, k, axis=axis) for k in range(len(array))]
+        bounds = np.cumsum([a.shape[axis] for a in array])[:-1]
+        return np.split(dout, bounds, axis=axis)
 

@@ -43,6 +43,7 @@ for _name in _SUBMODULES:
     _module = (_CallableModule if callable(_function) else types.ModuleType)(
         __name__ + "." + _name, "fluid.layers.%s: the fluid.layers names" % _name)
     _module.__dict__.update((n, globals()[n]) for n in __all__)
+    _module.__dict__.update(exports("fluid.layers." + _name))   # names outside __all__
     _module.__all__ = list(__all__)
     if callable(_function):
         _module._function = _function

@@ -1,19 +1,23 @@
-"""paddle.nn.BeamSearchDecoder and paddle.nn.dynamic_decode (Paddle 2.0), unrolled.
+"""paddle.nn.BeamSearchDecoder and paddle.nn.dynamic_decode (Paddle 2.0).
 
-refimpl has no while op, so dynamic_decode appends `max_step_num + 1` decoder steps (the
-most Paddle runs) to the program; a decoder keeps finished entries finished (beam search
-masks a finished beam's next-token scores to end_token only), so the extra steps change
-nothing but the output length. In dynamic mode the loop stops once every entry has
-finished, as Paddle's dygraph decoding does. See specs/nn_rnn.md."""
+With max_step_num, dynamic_decode appends `max_step_num + 1` decoder steps (the most
+Paddle runs) to the program; a decoder keeps finished entries finished (beam search masks
+a finished beam's next-token scores to end_token only), so the extra steps change nothing
+but the output length. Without it a `while` op runs the steps until every entry has
+finished, the step outputs gathered in tensor arrays. In dynamic mode the loop stops once
+every entry has finished, as Paddle's dygraph decoding does. See specs/nn_rnn.md."""
 import collections
+import itertools
 
 import numpy as np
 
 from ...dygraph.tensor import Tensor
-from ...framework.nest import map_structure
+from ...framework.nest import map_structure, pack_sequence_as
 from ...layers.activation import log_softmax
 from ...layers.common import append_op_out
-from ...layers.creation import assign, fill_constant_batch_size_like
+from ...layers.control_flow import While, array_write, create_array, in_parent_block, \
+    tensor_array_to_tensor
+from ...layers.creation import assign, fill_constant, fill_constant_batch_size_like
 from ...layers.functional_nn import gather_tree
 from ...layers.indexing import gather_nd
 from ...layers.loss import topk
@@ -195,37 +199,31 @@ class BeamSearchDecoder(Decoder):
 def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=False,
                    impute_finished=False, is_test=False, return_length=False, **kwargs):
     """(final_outputs, final_states[, sequence_lengths]) after max_step_num + 1 unrolled
-    decoder steps; outputs stacked on a time axis (axis 1 unless output_time_major)."""
+    decoder steps, or (no max_step_num) a while loop's steps until every entry finished;
+    outputs stacked on a time axis (axis 1 unless output_time_major)."""
     if not isinstance(decoder, Decoder):
         raise TypeError("dynamic_decode: decoder must be a Decoder (e.g. "
                         "BeamSearchDecoder), got %s" % type(decoder).__name__)
-    if max_step_num is None:
-        raise ValueError("dynamic_decode: max_step_num is required in refimpl: without "
-                         "control-flow ops the decoding loop is unrolled max_step_num + 1 "
-                         "times")
-    if int(max_step_num) < 0:
+    if max_step_num is not None and int(max_step_num) < 0:
         raise ValueError("dynamic_decode: max_step_num must be >= 0, got %r" % (max_step_num,))
     inputs, states, finished = decoder.initialize(inits)
     lengths = cast(finished, "int64")
     lengths = _binary("elementwise_sub", lengths, lengths)
-    step_outputs = []
-    for time in range(int(max_step_num) + 1):
-        outputs, next_states, inputs, next_finished = decoder.step(time, inputs, states,
-                                                                   **kwargs)
-        if decoder.tracks_own_finished:
-            lengths = getattr(next_states, "lengths", lengths)
-        else:
-            if impute_finished:      # a finished entry keeps its states
-                next_states = map_structure(lambda old, new: _kept_where(finished, old, new),
-                                            states, next_states)
-            next_finished = _logical_or(next_finished, finished)
-            lengths = _binary("elementwise_add", lengths,
-                              cast(_logical_not(finished), "int64"))
-        step_outputs.append(outputs)
-        states, finished = next_states, next_finished
-        if isinstance(finished, Tensor) and finished.numpy().all():
-            break     # eagerly, as Paddle's dygraph: stop once every entry has finished
-    final_outputs = map_structure(lambda *steps: stack(list(steps), axis=0), *step_outputs)
+    eager = isinstance(finished, Tensor)
+    if max_step_num is None and not eager:
+        final_outputs, states, lengths = _decode_until_finished(
+            decoder, inputs, states, finished, lengths, impute_finished, is_test, kwargs)
+    else:
+        step_outputs = []
+        times = itertools.count() if max_step_num is None else range(int(max_step_num) + 1)
+        for time in times:
+            outputs, states, inputs, finished, lengths = _decode_step(
+                decoder, time, inputs, states, finished, lengths, impute_finished, kwargs)
+            step_outputs.append(outputs)
+            if eager and finished.numpy().all():
+                break     # eagerly, as Paddle's dygraph: stop once every entry has finished
+        final_outputs = map_structure(lambda *steps: stack(list(steps), axis=0),
+                                      *step_outputs)
     final_outputs, final_states = decoder.finalize(final_outputs, states, lengths)
     if not output_time_major:
         final_outputs = map_structure(
@@ -233,3 +231,55 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
     return (final_outputs, final_states, lengths) if return_length else \
         (final_outputs, final_states)
 
+
+def _decode_step(decoder, time, inputs, states, finished, lengths, impute_finished, kwargs):
+    """One decoder step -> (outputs, states, inputs, finished, lengths) after it: a finished
+    entry stays finished (and keeps its states with impute_finished) and stops counting."""
+    outputs, next_states, next_inputs, next_finished = decoder.step(time, inputs, states,
+                                                                    **kwargs)
+    if decoder.tracks_own_finished:
+        lengths = getattr(next_states, "lengths", lengths)
+    else:
+        if impute_finished:      # a finished entry keeps its states
+            next_states = map_structure(lambda old, new: _kept_where(finished, old, new),
+                                        states, next_states)
+        next_finished = _logical_or(next_finished, finished)
+        lengths = _binary("elementwise_add", lengths, cast(_logical_not(finished), "int64"))
+    return outputs, next_states, next_inputs, next_finished, lengths
+
+
+def _decode_until_finished(decoder, inputs, states, finished, lengths, impute_finished,
+                           is_test, kwargs):
+    """Static decoding without max_step_num: a while op runs steps while some entry has not
+    finished; the step (an int64 [1] counter) indexes tensor arrays of the step outputs,
+    stacked on axis 0 afterwards. The loop runs on copies of the initial values (their
+    producers' gradients read the originals); each step's results are assigned to them at
+    the step's end, so no body op reads a loop variable after it was written."""
+    carried = (inputs, states, finished, lengths)
+    loop_vars = [assign(v) for v in _leaves(carried)]
+    inputs, states, finished, lengths = pack_sequence_as(carried, loop_vars)
+    time = fill_constant([1], "int64", 0)
+    more = _logical_not(_reduce_all(finished))
+    loop = While(more, is_test=is_test)
+    with loop.block():
+        outputs, *after = _decode_step(decoder, time, inputs, states, finished, lengths,
+                                       impute_finished, kwargs)
+        next_states, next_inputs, next_finished, next_lengths = after
+        with in_parent_block():
+            arrays = map_structure(lambda x: create_array(x.dtype), outputs)
+        map_structure(lambda x, array: array_write(x, time, array=array), outputs, arrays)
+        next_more = _logical_not(_reduce_all(next_finished))
+        results = _leaves((next_inputs, next_states, next_finished, next_lengths))
+        for var, value in zip(loop_vars, results):
+            if value is not var:
+                assign(value, var)
+        assign(next_more, more)
+        assign(_binary("elementwise_add", time, fill_constant([1], "int64", 1)), time)
+    stacked = map_structure(
+        lambda array: tensor_array_to_tensor(array, axis=0, use_stack=True)[0], arrays)
+    return stacked, states, lengths
+
+
+def _reduce_all(x):
+    return _bool_out("reduce_all", {"X": [x]}, {"dim": [0], "keep_dim": False,
+                                                 "reduce_all": True}, None, None)

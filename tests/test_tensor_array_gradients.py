@@ -1,0 +1,301 @@
+"""Gradients through tensor arrays (specs/control_flow.md#gradients): array_write /
+array_read / tensor_array_to_tensor in a program and in while loops, against numpy and
+finite differences; while_loop's in-place loop variables (switch while_loop_in_place,
+measured on Paddle 1.8.5 and 3.3.1); dynamic_decode run to completion by a while op."""
+import numpy as np
+import pytest
+
+from refimpl import fluid
+
+from helpers import central_differences
+
+L = fluid.layers
+
+
+def _loss_and_grads(main, loss, feed, wrt):
+    exe = fluid.Executor(fluid.CPUPlace())
+    out = exe.run(main, feed=feed, fetch_list=[loss] + [v.grad_name for v in wrt])
+    return float(np.asarray(out[0]).ravel()[0]), out[1:]
+
+
+def test_gradient_through_array_write_and_read_is_the_read_elements():
+    """x -> two slots of an array; reading slot 1 twice and slot 0 once: x@GRAD adds the
+    reads' gradients of the slots x went to (y in slot 1 gets its own)."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        x = fluid.data("x", [2, 3], "float64")
+        y = fluid.data("y", [2, 3], "float64")
+        x.stop_gradient = y.stop_gradient = False
+        zero = L.fill_constant([1], "int64", 0)
+        one = L.fill_constant([1], "int64", 1)
+        array = L.array_write(x * 2.0, zero)
+        L.array_write(y, one, array=array)
+        copy = L.assign(array)        # an array's assign passes its gradient on
+        total = L.array_read(array, one) * 3.0 + L.array_read(copy, zero) + \
+            L.array_read(array, one)
+        loss = L.reduce_sum(total)
+        fluid.backward.append_backward(loss)
+    rng = np.random.RandomState(0)
+    feed = {"x": rng.rand(2, 3), "y": rng.rand(2, 3)}
+    value, (gx, gy) = _loss_and_grads(main, loss, feed, [x, y])
+    assert value == pytest.approx(4 * feed["y"].sum() + 2 * feed["x"].sum())
+    np.testing.assert_allclose(gx, np.full((2, 3), 2.0))
+    np.testing.assert_allclose(gy, np.full((2, 3), 4.0))
+
+
+@pytest.mark.parametrize("use_stack", [True, False])
+def test_tensor_array_to_tensor_gradient_cuts_out_each_elements_part(use_stack):
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        a = fluid.data("a", [2, 3], "float32")
+        b = fluid.data("b", [2, 3], "float32")
+        a.stop_gradient = b.stop_gradient = False
+        array = L.array_write(a, L.fill_constant([1], "int64", 0))
+        L.array_write(b, L.fill_constant([1], "int64", 1), array=array)
+        out, _ = L.tensor_array_to_tensor(array, axis=1, use_stack=use_stack)
+        weights = np.arange(12, dtype="float32").reshape([2, 2, 3] if use_stack else [2, 6])
+        loss = L.reduce_sum(out * L.assign(weights))
+        fluid.backward.append_backward(loss)
+    feed = {"a": np.ones((2, 3), "float32"), "b": np.ones((2, 3), "float32")}
+    _, (ga, gb) = _loss_and_grads(main, loss, feed, [a, b])
+    # stacked on axis 1, element k is weights[:, k]; concatenated, columns 3k to 3k + 2
+    np.testing.assert_allclose(ga, weights[:, 0] if use_stack else weights[:, :3])
+    np.testing.assert_allclose(gb, weights[:, 1] if use_stack else weights[:, 3:])
+
+
+def _recurrence(x, h0):
+    """While loop: h = tanh(h * h + x[t]), each h written to an array, loss sum(out^2)
+    over the stacked array."""
+    t = L.fill_constant([1], "int64", 0)
+    n = L.fill_constant([1], "int64", 3)
+    more = L.less_than(t, n)
+    h = L.assign(h0)
+    array = L.create_array("float64")
+    loop = L.While(more)
+    with loop.block():
+        step = L.tanh(h * h + L.squeeze(L.gather(x, t), [0]))
+        L.array_write(step, t, array=array)
+        L.assign(step, h)
+        L.assign(L.less_than(t + 1, n), more)
+        L.assign(t + 1, t)
+    out, _ = L.tensor_array_to_tensor(array, axis=0, use_stack=True)
+    return L.reduce_sum(out * out)
+
+
+def test_while_gradient_through_an_array_it_writes_matches_finite_differences():
+    """The body writes one element per step and carries h: the gradient of the array's
+    earlier elements reaches the earlier steps."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        x = fluid.data("x", [3, 2], "float64")
+        h0 = fluid.data("h0", [2], "float64")
+        x.stop_gradient = h0.stop_gradient = False
+        loss = _recurrence(x, h0)
+        fluid.backward.append_backward(loss)
+    rng = np.random.RandomState(1)
+    xv, hv = rng.rand(3, 2), rng.rand(2)
+    _, (gx, gh) = _loss_and_grads(main, loss, {"x": xv, "h0": hv}, [x, h0])
+
+    def f(xv, hv):
+        h, total = hv, 0.0
+        for row in xv:
+            h = np.tanh(h * h + row)
+            total += (h * h).sum()
+        return total
+    np.testing.assert_allclose(gx, central_differences(lambda v: f(v, hv), xv), rtol=1e-6)
+    np.testing.assert_allclose(gh, central_differences(lambda v: f(xv, v), hv), rtol=1e-6)
+
+
+def _nested_array_loops(steps):
+    """Paddle 1.8.5's test_while_loop_op nested case, small: an outer while_loop reads
+    data[i] and mem[i], writes their sum plus x to mem[i + 1], and runs an inner loop doing
+    the same over j; afterwards mem[j] is read (j, i and mem updated in place, as 1.8)."""
+    d = [fluid.data("d%d" % k, [3], "float64") for k in range(3)]
+    x = fluid.data("x", [3], "float64")
+    x.stop_gradient = False
+    i = L.zeros([1], "int64")
+    mem = L.array_write(L.zeros([3], "float64"), i)
+    data = L.array_write(d[0], i)
+    for k in (1, 2):
+        L.array_write(d[k], L.fill_constant([1], "int64", k), array=data)
+    i = L.zeros([1], "int64")
+    j = L.fill_constant([1], "int64", 1)
+    outer_end = L.fill_constant([1], "int64", 1)
+    inner_end = L.fill_constant([1], "int64", steps)
+
+    def add_step(k, x, mem):
+        total = L.array_read(data, k) + L.array_read(mem, k) + x
+        k = L.increment(k, in_place=True)
+        L.array_write(total, k, array=mem)
+        return k
+
+    def outer(i, j, x, mem):
+        i = add_step(i, x, mem)
+        j, x, mem = L.while_loop(lambda j, x, mem: L.less_than(j, inner_end),
+                                 lambda j, x, mem: [add_step(j, x, mem), x, mem],
+                                 [j, x, mem])
+        return [i, j, x, mem]
+    L.while_loop(lambda i, j, x, mem: L.less_than(i, outer_end), outer, [i, j, x, mem])
+    result = L.array_read(mem, j)
+    loss = L.mean(result)
+    fluid.backward.append_backward(loss)
+    return d, x, result, loss
+
+
+@pytest.mark.paddle("1.8")
+def test_nested_while_loops_over_an_array_under_paddle_1_8():
+    """x is added once per step (3 steps): result = d0 + d1 + d2 + 3x, x@GRAD = 3 / 3
+    (1.8.5's test gives the same: data_sum and 0.3 for 10 elements)."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        d, x, result, loss = _nested_array_loops(3)
+    rng = np.random.RandomState(2)
+    feed = {"d%d" % k: rng.rand(3) for k in range(3)}
+    feed["x"] = np.ones(3)
+    exe = fluid.Executor(fluid.CPUPlace())
+    got, gx = exe.run(main, feed=feed, fetch_list=[result, x.grad_name])
+    np.testing.assert_allclose(got, feed["d0"] + feed["d1"] + feed["d2"] + 3 * feed["x"])
+    np.testing.assert_allclose(gx, np.full(3, 1.0))
+
+
+def _in_place_probe():
+    i = L.zeros([1], "int64")
+    x = L.fill_constant([1], "float32", 1.0)
+    array = L.array_write(x, i)
+    n = L.fill_constant([1], "int64", 2)
+
+    def body(i, x, array):
+        doubled = L.scale(x, 2.0)
+        i = L.increment(i, in_place=False)
+        L.array_write(doubled, i, array=array)
+        return [i, doubled, array]
+    out = L.while_loop(lambda i, x, array: L.less_than(i, n), body, [i, x, array])
+    return [i, x, L.array_length(array), out[0], out[1]]
+
+
+@pytest.mark.parametrize("profile, caller", [("1.8", [2, 4.0, 3]), ("3", [0, 1.0, 3])])
+def test_while_loop_updates_the_callers_variables_as_each_paddle_does(paddle_version,
+                                                                      profile, caller):
+    """Measured: Paddle 1.8.5 gives i 2, x 4 (the caller's variables are the loop's), 3.3.1
+    i 0, x 1 (copies); both extend the caller's array to 3 elements."""
+    with paddle_version(profile):
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            fetch = _in_place_probe()
+        got = fluid.Executor(fluid.CPUPlace()).run(main, fetch_list=fetch)
+    assert [float(np.asarray(v).ravel()[0]) for v in got] == caller + [2, 4.0]
+
+
+@pytest.mark.paddle("1.8")
+def test_while_loop_gradient_is_the_finite_difference_one_not_paddle_1_8_5s():
+    """Paddle 1.8.5's test_while_loop_backward: x = i * i; i += 1 from i = 1 while i < 11.
+    1.8.5 gives i@GRAD 110 = sum(2 i) over the 10 steps: its while_grad feeds x's outer
+    gradient to every step, because the body never reads x (so the grad block makes no
+    x@GRAD to replace it). Only the last step's x reaches the output: 2 * 10 = 20, the
+    finite difference, which Paddle 3.3.1 gives too (specs/versions.md, Divergences)."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        i = fluid.data("i", [1], "float32")
+        x = fluid.data("x", [1], "float32")
+        i.stop_gradient = x.stop_gradient = False
+        eleven = L.fill_constant([1], "float32", 11)
+
+        def body(i, x):
+            x = L.elementwise_mul(i, i)
+            return [L.increment(i), x]
+        out = L.while_loop(lambda i, x: L.less_than(i, eleven), body, [i, x])
+        loss = L.mean(out[1])
+        fluid.backward.append_backward(loss)
+    value, (gi,) = _loss_and_grads(main, loss, {"i": np.ones(1, "float32"),
+                                                "x": np.ones(1, "float32")}, [i])
+    assert value == 100.0
+    np.testing.assert_allclose(gi, [20.0])
+
+
+def _decoder_program(max_step_num):
+    main, startup = fluid.Program(), fluid.Program()
+    main.random_seed = startup.random_seed = 7
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, None, 4], "float64")
+        x.stop_gradient = False
+        lengths = fluid.data("lengths", [None], "int64")
+        cell = L.GRUCell(hidden_size=3, dtype="float64")
+        decoder = L.BasicDecoder(cell, L.TrainingHelper(x, lengths))
+        init = L.fill_constant_batch_size_like(x, [-1, 3], "float64", 0.0)
+        out, _, steps = L.dynamic_decode(decoder, inits=init, max_step_num=max_step_num,
+                                         impute_finished=True, return_length=True)
+        loss = L.reduce_sum(out.cell_outputs * out.cell_outputs)
+        fluid.backward.append_backward(loss)
+    return main, startup, x, out.cell_outputs, steps, loss
+
+
+def test_dynamic_decode_without_max_step_num_runs_until_every_entry_finished():
+    """A while op decodes until the longest entry finishes: the outputs, lengths and the
+    gradient equal the unrolled decoding's over as many steps, and the gradient matches
+    finite differences."""
+    rng = np.random.RandomState(3)
+    feed = {"x": rng.rand(2, 3, 4), "lengths": np.array([2, 3], "int64")}
+    results = []
+    for max_step_num in (None, 2):
+        main, startup, x, outputs, steps, loss = _decoder_program(max_step_num)
+        exe = fluid.Executor(fluid.CPUPlace())
+        exe.run(startup)
+        results.append(exe.run(main, feed=feed, fetch_list=[outputs, steps, loss,
+                                                            x.grad_name]))
+    (out, steps, _, gx), unrolled = results
+    assert out.shape == (2, 3, 3)
+    np.testing.assert_array_equal(steps, [2, 3])
+    for got, want in zip(results[0], unrolled):
+        np.testing.assert_allclose(got, want, rtol=1e-12)
+
+    def f(v):
+        return float(exe.run(main, feed={"x": v, "lengths": feed["lengths"]},
+                             fetch_list=[loss])[0].ravel()[0])
+    np.testing.assert_allclose(gx, central_differences(f, feed["x"]), rtol=1e-5, atol=1e-9)
+
+
+def test_prune_with_input_keeps_ops_needing_unfed_variables():
+    """Paddle 1.8.5 prunes to the targets even when they need a variable that is not fed
+    (its test_rnn_decode_api builds such a program it never runs)."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        a = fluid.data("a", [2], "float32")
+        b = fluid.data("b", [2], "float32")
+        out = a + b
+        L.mean(out)
+    pruned = main._prune_with_input(["a"], [out])
+    assert [op.type for op in pruned.global_block().ops] == ["elementwise_add"]
+
+
+def test_read_gradients_see_the_index_an_in_place_increment_later_moved():
+    """Paddle 1.8.5's test_array_read_write_op pattern: one counter, incremented in place
+    between the writes and between the reads. Backward undoes the increments (as 1.8's
+    increment grad op does), so each read's gradient goes to the element it read."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        xs = [fluid.data("x%d" % k, [2], "float32") for k in range(2)]
+        for x in xs:
+            x.stop_gradient = False
+        i = L.zeros([1], "int64")
+        array = L.array_write(xs[0], i)
+        L.array_write(xs[1], L.increment(i), array=array)
+        j = L.zeros([1], "int64")
+        first = L.array_read(array, j)
+        second = L.array_read(array, L.increment(j))
+        loss = L.sums([L.reduce_sum(first), L.reduce_sum(second) * 3.0])
+        fluid.backward.append_backward(loss)
+    ones = np.ones(2, "float32")
+    g0, g1 = fluid.Executor(fluid.CPUPlace()).run(
+        main, feed={"x0": ones, "x1": ones}, fetch_list=[x.grad_name for x in xs])
+    np.testing.assert_array_equal(g0, [1.0, 1.0])
+    np.testing.assert_array_equal(g1, [3.0, 3.0])
+
+
+def test_an_integer_counter_needing_gradients_is_incremented_in_place_eagerly():
+    """1.8 scripts set stop_gradient False on int64 counters and increment them in place
+    under dygraph (1.8.5's test_array_read_write_op): integers carry no gradient."""
+    with fluid.dygraph.guard():
+        i = L.zeros([1], "int64")
+        i.stop_gradient = False
+        L.increment(i)
+        assert i.numpy()[0] == 1
