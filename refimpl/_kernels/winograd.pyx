@@ -74,7 +74,8 @@ cdef void _output_tiles(const real* mt, Py_ssize_t stride, const Plan* p, real* 
         for tx in range(p.tw):
             for j in range(4):   # A^T m
                 s0[j] = m[j * stride + tx] + m[(4 + j) * stride + tx] + m[(8 + j) * stride + tx]
-                s1[j] = m[(4 + j) * stride + tx] - m[(8 + j) * stride + tx] - m[(12 + j) * stride + tx]
+                s1[j] = (m[(4 + j) * stride + tx] - m[(8 + j) * stride + tx]
+                         - m[(12 + j) * stride + tx])
             t[2 * tx] = s0[0] + s0[1] + s0[2]
             t[2 * tx + 1] = s0[1] - s0[2] - s0[3]
             t[wt + 2 * tx] = s1[0] + s1[1] + s1[2]
