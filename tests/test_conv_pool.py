@@ -373,12 +373,13 @@ def winograd_configs(draw):
 @given(winograd_configs())
 def test_conv_winograd_kernels_match_reference(cfg):
     """conv2d's forward and input gradient by F(2x2, 3x3) (winograd.pyx), against the
-    reference loops: with chunks of one tile's image or a few (chunk_tiles) and the images
-    split over the team."""
+    reference loops: planes of any tile count, chunks of one tile's image or a few
+    (chunk_tiles), the images split over the team."""
     fast_fwd, fast_bwd = _kernel("conv2d", "forward"), _kernel("conv2d", "backward")
     x_shape, pads = (cfg["n"], cfg["c"], cfg["h"], cfg["w"]), cfg["attrs"]["paddings"]
-    assert winograd.applies(x_shape, (cfg["m"], cfg["c"], 3, 3), (1, 1), (1, 1), 1, pads)
     with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(winograd, "_MIN_TILES", 1)   # small planes too
+        assert winograd.applies(x_shape, (cfg["m"], cfg["c"], 3, 3), (1, 1), (1, 1), 1, pads)
         if cfg["split"]:
             patch.setattr(blas, "MIN_SPLIT_WORK", 0)
         if cfg["chunk_tiles"] is not None:

@@ -143,14 +143,22 @@ cdef void _part(const Plan* p, int part, const real* x, const real* u, real* out
 _CHUNK_TILES = 256
 
 
+# Output tiles per image below which im2col keeps the convolution: ResNet-18's 4x4 layer (4
+# tiles) ran no faster by Winograd (its 16 GEMMs short, its transformed 512x512 filters 16 MB
+# against the filters' 9), and its buffers raised the step's peak memory by 16 MB.
+_MIN_TILES = 16
+
+
 def applies(x_shape, f_shape, strides, dilations, groups, pads):
     """Whether conv3x3 takes this convolution: 3x3 filter, stride 1, no dilation, one group,
     padding at most 2 a side (the input gradient's flipped padding 2 - p stays >= 0), and
-    enough channels both ways for the 16 GEMMs to be worth their transforms."""
+    enough channels both ways and tiles per image for the 16 GEMMs to be worth their
+    transforms."""
+    ho, wo = x_shape[2] + pads[0] + pads[1] - 2, x_shape[3] + pads[2] + pads[3] - 2
     return (tuple(f_shape[2:]) == (3, 3) and tuple(strides) == (1, 1)
             and tuple(dilations) == (1, 1) and groups == 1 and max(pads) <= 2
-            and x_shape[1] >= 16 and f_shape[0] >= 16
-            and x_shape[2] + pads[0] + pads[1] >= 3 and x_shape[3] + pads[2] + pads[3] >= 3)
+            and x_shape[1] >= 16 and f_shape[0] >= 16 and ho >= 1 and wo >= 1
+            and ((ho + 1) // 2) * ((wo + 1) // 2) >= _MIN_TILES)
 
 
 def conv3x3(x, f, pads):
