@@ -11,9 +11,9 @@ from refimpl import fluid, static
 import refimpl.nn.functional as F
 from refimpl.dispatch import select_kernel
 try:
-    from refimpl._kernels import blas, im2col as im2col_kernels
+    from refimpl._kernels import blas, im2col as im2col_kernels, winograd
 except ImportError:   # not built: the kernel tests skip
-    blas = im2col_kernels = None
+    blas = im2col_kernels = winograd = None
 from refimpl.ops.registry import get_op_def
 
 RNG = np.random.RandomState(7)
@@ -350,6 +350,40 @@ def test_conv_kernels_match_reference(cfg):
         if cfg["chunk_bytes"] is not None:
             patch.setattr(im2col_kernels, "_CHUNK_BYTES", cfg["chunk_bytes"])
             patch.setattr(im2col_kernels, "_MIN_CHUNKED_ROWS", 1)
+        _check_conv_kernels(cfg, fast_fwd, fast_bwd)
+
+
+@st.composite
+def winograd_configs(draw):
+    """3x3 stride-1 convolutions with channels enough for the Winograd path: every padding
+    up to 2 a side, planes down to one pixel and odd sizes (partial edge tiles)."""
+    pads = draw(st.lists(st.integers(0, 2), min_size=4, max_size=4))
+    h = draw(st.integers(max(1, 3 - pads[0] - pads[1]), 9))
+    w = draw(st.integers(max(1, 3 - pads[2] - pads[3]), 9))
+    return dict(n=draw(st.integers(1, 5)), c=draw(st.integers(16, 20)), h=h, w=w,
+                m=draw(st.integers(16, 20)), k=(3, 3),
+                attrs={"strides": [1, 1], "paddings": pads, "groups": 1, "dilations": [1, 1],
+                       "data_format": draw(st.sampled_from(["NCHW", "NHWC"]))},
+                dtype=draw(st.sampled_from(["float32", "float64"])),
+                need_dx=draw(st.booleans()), seed=draw(st.integers(0, 2 ** 31 - 1)),
+                chunk_tiles=draw(st.sampled_from([None, 1, 7])), split=draw(st.booleans()))
+
+
+@settings(max_examples=100, deadline=None)
+@given(winograd_configs())
+def test_conv_winograd_kernels_match_reference(cfg):
+    """conv2d's forward and input gradient by F(2x2, 3x3) (winograd.pyx), against the
+    reference loops: planes of any tile count, chunks of one tile's image or a few
+    (chunk_tiles), the images split over the team."""
+    fast_fwd, fast_bwd = _kernel("conv2d", "forward"), _kernel("conv2d", "backward")
+    x_shape, pads = (cfg["n"], cfg["c"], cfg["h"], cfg["w"]), cfg["attrs"]["paddings"]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(winograd, "_MIN_TILES", 1)   # small planes too
+        assert winograd.applies(x_shape, (cfg["m"], cfg["c"], 3, 3), (1, 1), (1, 1), 1, pads)
+        if cfg["split"]:
+            patch.setattr(blas, "MIN_SPLIT_WORK", 0)
+        if cfg["chunk_tiles"] is not None:
+            patch.setattr(winograd, "_CHUNK_TILES", cfg["chunk_tiles"])
         _check_conv_kernels(cfg, fast_fwd, fast_bwd)
 
 

@@ -9,6 +9,7 @@ from cython.parallel cimport prange
 from refimpl._kernels.blas cimport Team, sgemm, dgemm, gemm_team, release_team
 from refimpl.geometry import conv_dilations, explicit_pads, flat_pads
 from refimpl._kernels.blas import require_gemm
+from refimpl._kernels import winograd
 
 require_gemm()
 
@@ -249,17 +250,22 @@ def _images_per_chunk(n, rows, ho, wo, itemsize):
     return max(1, _CHUNK_BYTES // per_image)
 
 
-cdef _setup(x, f, strides, paddings, padding_algorithm, groups, dilations, data_format,
-            Team* team):
-    """(NCHW contiguous input, contiguous filter, Conv) shared by forward and backward, and
-    the team taken, the images split into its parts (release_team() when done)."""
+def _geometry(x, f, strides, paddings, padding_algorithm, dilations, data_format):
+    """(NCHW contiguous input, contiguous filter, dilations, pads (top, bottom, left,
+    right))."""
     if data_format == "NHWC":
         x = x.transpose(0, 3, 1, 2)
     x, f = np.ascontiguousarray(x), np.ascontiguousarray(f)
-    groups = groups or 1
     dilations = conv_dilations(padding_algorithm, dilations)
     pads = flat_pads(explicit_pads(paddings, padding_algorithm, x.shape[2:], f.shape[2:],
                                    strides, dilations))
+    return x, f, dilations, pads
+
+
+cdef _setup(x, f, strides, pads, groups, dilations, Team* team):
+    """(the Conv of NCHW `x` and filter `f` from _geometry) shared by forward and backward,
+    and the team taken, the images split into its parts (release_team() when done)."""
+    groups = groups or 1
     cdef Conv cv
     cv.n, cv.m, cv.groups = x.shape[0], f.shape[0], groups
     cv.g.c, cv.g.h, cv.g.w = x.shape[1], x.shape[2], x.shape[3]
@@ -275,15 +281,19 @@ cdef _setup(x, f, strides, paddings, padding_algorithm, groups, dilations, data_
     cv.step = _images_per_chunk(cv.n, cv.kg * groups, cv.g.ho, cv.g.wo, x.itemsize)
     cv.whole = cv.step >= cv.n
     cv.step = min(cv.step, cv.per_part)
-    return x, f, cv
+    return cv
 
 
 def conv2d_forward(x, f, strides=(1, 1), paddings=(0, 0), padding_algorithm="EXPLICIT",
                    groups=1, dilations=(1, 1), data_format="NCHW", use_cudnn=False, saved=None):
     given = x
     cdef Team team
-    x, f, conv = _setup(x, f, strides, paddings, padding_algorithm, groups, dilations,
-                        data_format, &team)
+    x, f, dilations, pads = _geometry(x, f, strides, paddings, padding_algorithm, dilations,
+                                      data_format)
+    if winograd.applies(x.shape, f.shape, strides, dilations, groups or 1, pads):
+        out = winograd.conv3x3(x, f, pads)
+        return np.ascontiguousarray(out.transpose(0, 2, 3, 1)) if data_format == "NHWC" else out
+    conv = _setup(x, f, strides, pads, groups, dilations, &team)
     try:
         if x.dtype == np.float32:
             out = _forward[float](x, f, conv, team, given, saved)
@@ -326,15 +336,23 @@ def conv2d_backward(x, f, dy, strides=(1, 1), paddings=(0, 0), padding_algorithm
         dy = dy.transpose(0, 3, 1, 2)
     dy = np.ascontiguousarray(dy, x.dtype)
     cdef Team team
-    x, f, conv = _setup(x, f, strides, paddings, padding_algorithm, groups, dilations,
-                        data_format, &team)
+    x, f, dilations, pads = _geometry(x, f, strides, paddings, padding_algorithm, dilations,
+                                      data_format)
+    # the input gradient of a Winograd case: dy correlated with the flipped, transposed
+    # filter, padded by 2 - p (the rows and columns whose windows reached x)
+    flipped = need[0] and winograd.applies(x.shape, f.shape, strides, dilations, groups or 1,
+                                           pads)
+    conv = _setup(x, f, strides, pads, groups, dilations, &team)
     try:
         if x.dtype == np.float32:
-            dx, df = _backward[float](x, f, dy, conv, team, need[0], col)
+            dx, df = _backward[float](x, f, dy, conv, team, need[0] and not flipped, col)
         else:
-            dx, df = _backward[double](x, f, dy, conv, team, need[0], col)
+            dx, df = _backward[double](x, f, dy, conv, team, need[0] and not flipped, col)
     finally:
         release_team()
+    if flipped:
+        dx = winograd.conv3x3(dy, f[:, :, ::-1, ::-1].transpose(1, 0, 2, 3),
+                              [2 - p for p in pads])
     if dx is not None and data_format == "NHWC":
         dx = np.ascontiguousarray(dx.transpose(0, 2, 3, 1))
     return dx, df.reshape(f.shape)
