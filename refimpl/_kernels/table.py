@@ -132,6 +132,9 @@ KERNELS = dict(_ELEMENTWISE, **{
         numpy={"forward_out": out.matmul_v2_out},
         gpu={"forward": "gpu.matmul:matmul_v2_forward"},
         partial_grads=True),
+    "matmul": OpKernels(
+        compiled={"forward": "matmul:matmul_forward", "backward": "matmul:matmul_backward"},
+        falls_back=("forward", "backward"), partial_grads=True),
     "conv2d": _CONV2D,
     "depthwise_conv2d": _CONV2D,
     "pool2d": OpKernels(compiled={"forward": "pool:pool2d_forward",
