@@ -161,6 +161,10 @@ KERNELS = dict(_ELEMENTWISE, **{
              "backward": "gpu.softmax_ce:softmax_ce_backward"},
         fast_ok=lambda attrs, dtype: _float(attrs, dtype) and not attrs["soft_label"]
         and attrs["axis"] == -1),
+    "softmax": OpKernels(compiled={"forward": "softmax:softmax_forward",
+                                   "backward": "softmax:softmax_backward"},
+                         falls_back=("forward", "backward"),
+                         fast_ok=lambda attrs, dtype: dtype == "float32"),
     "layer_norm": OpKernels(compiled={"forward": "layer_norm:layer_norm_forward",
                                       "backward": "layer_norm:layer_norm_backward"}),
     "rnn": OpKernels(compiled={"forward": "recurrent:rnn_forward",
