@@ -161,6 +161,10 @@ KERNELS = dict(_ELEMENTWISE, **{
              "backward": "gpu.softmax_ce:softmax_ce_backward"},
         fast_ok=lambda attrs, dtype: _float(attrs, dtype) and not attrs["soft_label"]
         and attrs["axis"] == -1),
+    "transpose2": OpKernels(compiled={"forward": "transpose:transpose2_forward",
+                                      "backward": "transpose:transpose2_backward"},
+                            falls_back=("forward", "backward"),
+                            fast_ok=lambda attrs, dtype: True),
     "softmax": OpKernels(compiled={"forward": "softmax:softmax_forward",
                                    "backward": "softmax:softmax_backward"},
                          falls_back=("forward", "backward"),
