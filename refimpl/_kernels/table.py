@@ -117,7 +117,8 @@ KERNELS = dict(_ELEMENTWISE, **{
                            "backward": "gpu.activation:gelu_backward"}),
     "scale": OpKernels(numpy={"forward_out": out.scale_out,
                               "forward_inplace": out.scale_inplace}),
-    "sum": OpKernels(numpy={"forward_inplace": out.sum_inplace}),
+    "sum": OpKernels(compiled={"forward": "sum:sum_forward"}, falls_back=("forward",),
+                     numpy={"forward_inplace": out.sum_inplace}),
     "mul": OpKernels(
         compiled={"forward": "matmul:mul_forward", "forward_out": "matmul:mul_forward",
                   "backward": "matmul:mul_backward", "backward_out": "matmul:mul_backward"},
