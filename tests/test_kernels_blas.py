@@ -128,3 +128,53 @@ def test_matmul_v2_backward_makes_only_the_gradients_asked_for(need, trans_x, tr
             np.testing.assert_allclose(g, w, rtol=1e-12, atol=1e-12)
         else:
             assert g is None
+
+
+@settings(max_examples=60, deadline=None)
+@given(batch=st.sampled_from([(1,), (3,), (2, 3)]), m=st.integers(1, 12),
+       n=st.integers(1, 12), k=st.integers(0, 12),
+       trans=st.tuples(st.booleans(), st.booleans()),
+       layouts=st.tuples(*[st.sampled_from(["c", "transposed", "strided", "heads"])] * 2),
+       alpha=st.sampled_from([1.0, 0.125, -1.5]), dtype=st.sampled_from(["float32", "float64"]),
+       seed=st.integers(0, 2 ** 31 - 1))
+def test_batched_matmul_matches_the_reference(batch, m, n, k, trans, layouts, alpha, dtype,
+                                              seed):
+    """matmul_v2's and matmul's compiled kernels on stacks of one batch shape (attention):
+    one GEMM per matrix, the batch split over the team (thresholds put to 0). Operands in
+    any layout: C-contiguous, a transposed view and a head-transposed view (read in place
+    with their strides), a strided view (copied); forward and both gradients."""
+    from refimpl.dispatch import select_kernel
+    from refimpl.ops.registry import get_op_def
+    rng = np.random.RandomState(seed)
+
+    def operand(rows, cols, layout):
+        if layout == "transposed":
+            return np.swapaxes(rng.randn(*batch, cols, rows), -1, -2).astype(dtype)[...]
+        if layout == "strided":
+            return rng.randn(*batch, rows, 2 * cols).astype(dtype)[..., ::2]
+        if layout == "heads":   # [..., rows, cols] read out of [..., rows, b_last, cols]
+            return np.moveaxis(rng.randn(*batch[:-1], rows, batch[-1], cols).astype(dtype),
+                               -2, -3)
+        return rng.randn(*batch, rows, cols).astype(dtype)
+    tx, ty = trans
+    x = operand(*((k, m) if tx else (m, k)), layouts[0])
+    y = operand(*((n, k) if ty else (k, n)), layouts[1])
+    dout = rng.randn(*batch, m, n).astype(dtype)
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    cases = [("matmul", {"transpose_X": tx, "transpose_Y": ty, "alpha": alpha,
+                         "head_number": 1})]
+    if alpha == 1.0:
+        cases.append(("matmul_v2", {"trans_x": tx, "trans_y": ty}))
+    for op_type, attrs in cases:
+        op = get_op_def(op_type)
+        want = [op.forward(x, y, **attrs)] + list(op.backward(x, y, dout, **attrs))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(blas, "NUMPY_GEMM_WORK", 0)
+            patch.setattr(blas, "MIN_SPLIT_WORK", 0)
+            forward = select_kernel(op_type, "forward", attrs, dtype)
+            backward = select_kernel(op_type, "backward", attrs, dtype)
+            assert forward.compiled and backward.compiled
+            got = [forward.fn(x, y, **attrs)] + list(backward.fn(x, y, dout, **attrs))
+        for g, w in zip(got, want):
+            assert g.shape == w.shape and g.dtype == w.dtype
+            np.testing.assert_allclose(g, w, rtol=tol, atol=tol * max(k, m, n, 1) * 2)

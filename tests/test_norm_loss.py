@@ -260,6 +260,18 @@ def test_dropout_without_seed_uses_the_program_random_seed():
     assert ops[1].attr("dropout_implementation") == "upscale_in_train"
 
 
+def test_functional_dropout_of_zero_is_its_input_and_adds_no_op():
+    # Paddle 3.3.1's F.dropout returns x itself for p == 0 (before checking mode); fluid's
+    # layer still adds its op
+    x = static.data("x", [4, 4], "float32")
+    assert F.dropout(x, 0) is x and F.dropout(x, 0.0, mode="unknown") is x
+    assert paddle.nn.Dropout(0.0)(x) is x
+    assert not [o for o in static.default_main_program().global_block().ops
+                if o.type == "dropout"]
+    fluid.layers.dropout(x, 0.0)
+    assert [o.type for o in static.default_main_program().global_block().ops] == ["dropout"]
+
+
 # -- losses
 
 

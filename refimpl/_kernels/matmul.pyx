@@ -1,13 +1,22 @@
 # cython: language_level=3
-"""mul (fc's GEMM) forward and backward through the team GEMM (refimpl._kernels.blas), so a
-plan's GEMMs and its conv loops share one set of threads. Drop-ins for refimpl.ops.mul,
-with and without memory_optimize's `alloc`."""
+"""mul (fc's GEMM), matmul_v2 and matmul forward and backward through the team GEMM
+(refimpl._kernels.blas), so a plan's GEMMs and its conv loops share one set of threads.
+Drop-ins for refimpl.ops.mul / matmul, with and without memory_optimize's `alloc`.
+Batched products (attention's [batch, heads, seq, d] matrices) are one BLAS GEMM per
+matrix, the matrices split over the team: numpy's stacked matmul would call OpenBLAS's
+threaded GEMM per matrix (64^3 is above its one-thread limit), whose spinning workers take
+the cores from the team's next kernels."""
 import numpy as np
+cimport numpy as cnp
+from cython.parallel cimport prange
 
+from refimpl._kernels.blas cimport Team, sgemm, dgemm, gemm_team, release_team, cut
+from refimpl._kernels import blas
 from refimpl._kernels.blas import gemm_into, require_gemm
 from refimpl._kernels.out_variants import fresh, matmul_v2_out
 
 require_gemm()
+cnp.import_array()
 
 
 cdef _matrix(a, int num_col_dims):
@@ -55,7 +64,9 @@ cdef _rows(x):
 
 
 def matmul_v2_forward(x, y, trans_x=False, trans_y=False, alloc=None):
-    if not _is_gemm(x, y, trans_x):   # numpy's rules: batches, broadcasting, 1-D
+    if _is_batched(x, y, trans_x, trans_y):
+        return _batched_product(x, y, trans_x, trans_y, 1.0, alloc)
+    if not _is_gemm(x, y, trans_x):   # numpy's rules: broadcasting, 1-D
         return matmul_v2_out(x, y, trans_x, trans_y, alloc=alloc if alloc is not None else fresh)
     x2, y2 = _rows(x), np.ascontiguousarray(y)
     m = x2.shape[1] if trans_x else x2.shape[0]
@@ -70,6 +81,8 @@ def matmul_v2_backward(fallback):
     not one GEMM (batches, broadcasting, 1-D). `need` skips the input gradient nobody
     reads (a first layer's input): one GEMM of the three a Linear's step makes."""
     def backward(x, y, dout, trans_x=False, trans_y=False, need=(True, True)):
+        if _is_batched(x, y, trans_x, trans_y):
+            return _batched_backward(x, y, dout, trans_x, trans_y, 1.0, need)
         if not _is_gemm(x, y, trans_x):
             return fallback(x, y, dout, trans_x, trans_y)
         return _matmul_v2_backward(x, y, dout, trans_x, trans_y, need)
@@ -94,4 +107,132 @@ def _matmul_v2_backward(x, y, dout, trans_x, trans_y, need):
             gemm_into(d, x2, dy, trans_a=True, trans_b=trans_x)
         else:
             gemm_into(x2, d, dy, trans_a=not trans_x)
+    return dx, dy
+
+
+# -- batched products: x [..., M, K] and y [..., K, N] with the same batch dims
+
+def matmul_forward(fallback):
+    """fluid's matmul (alpha * op(X) @ op(Y)): batched products of one batch shape through
+    the team, alpha applied by the GEMM; `fallback` (the reference) computes the rest."""
+    def forward(x, y, transpose_X=False, transpose_Y=False, alpha=1.0, head_number=1):
+        if head_number == 1 and _is_batched(x, y, transpose_X, transpose_Y):
+            return _batched_product(x, y, transpose_X, transpose_Y, alpha, None)
+        return fallback(x, y, transpose_X, transpose_Y, alpha, head_number)
+    return forward
+
+
+def matmul_backward(fallback):
+    def backward(x, y, dout, transpose_X=False, transpose_Y=False, alpha=1.0, head_number=1,
+                 need=(True, True)):
+        if head_number == 1 and _is_batched(x, y, transpose_X, transpose_Y):
+            return _batched_backward(x, y, dout, transpose_X, transpose_Y, alpha, need)
+        return fallback(x, y, dout, transpose_X, transpose_Y, alpha, head_number)
+    return backward
+
+
+cdef bint _is_batched(x, y, bint trans_x, bint trans_y):
+    """Stacks of matrices of one batch shape, one float dtype, not empty, large enough to
+    split (the smaller ones, numpy's stacked matmul runs on one BLAS thread of its own
+    accord)."""
+    if not (type(x) is np.ndarray and type(y) is np.ndarray and x.ndim >= 3
+            and x.size > 0 and y.size > 0
+            and x.ndim == y.ndim and x.dtype == y.dtype
+            and x.dtype in (np.float32, np.float64) and x.shape[:x.ndim - 2] == y.shape[:y.ndim - 2]):
+        return False
+    m, k = (x.shape[x.ndim - 1], x.shape[x.ndim - 2]) if trans_x else x.shape[x.ndim - 2:]
+    kb, n = (y.shape[y.ndim - 1], y.shape[y.ndim - 2]) if trans_y else y.shape[y.ndim - 2:]
+    return k == kb and <double>x.size * n >= blas.NUMPY_GEMM_WORK   # multiply-adds
+
+
+cdef tuple _stack(a, bint trans):
+    """a [..., r, c] as BLAS reads it: (the array, op's transpose, leading dimension, batch
+    stride, in items). In place when its matrices have unit stride along rows or columns
+    (a transposed view is read transposed) and its batch dims collapse into one stride;
+    otherwise copied."""
+    cdef Py_ssize_t item = a.itemsize
+    t = a.reshape((-1,) + a.shape[a.ndim - 2:])   # copies only batch dims that cannot merge
+    cdef Py_ssize_t r = t.shape[1], c = t.shape[2]
+    cdef Py_ssize_t s0 = t.strides[0], s1 = t.strides[1], s2 = t.strides[2]
+    if s0 >= 0 and s0 % item == 0:
+        if s2 == item and s1 >= c * item and s1 % item == 0:
+            return t, trans, s1 // item, s0 // item
+        if s1 == item and s2 >= r * item and s2 % item == 0:
+            return t, not trans, s2 // item, s0 // item
+    t = np.ascontiguousarray(t)
+    return t, trans, c, r * c
+
+
+cdef struct Batched:
+    # c[i] = alpha * op(a[i]) @ op(b[i]), i < batch: row-major matrices with leading
+    # dimensions and batch strides (items); double when not single
+    bint single, trans_a, trans_b
+    Py_ssize_t batch, m, n, k, lda, ldb, ldc, stride_a, stride_b, stride_c
+    double alpha
+    const char* a
+    const char* b
+    char* c
+
+
+cdef void _batched_part(const Batched* g, int part, int parts) noexcept nogil:
+    """The matrices of one of `parts` consecutive ranges of the batch."""
+    cdef Py_ssize_t i
+    for i in range(cut(g.batch, part, parts), cut(g.batch, part + 1, parts)):
+        if g.single:
+            sgemm(g.trans_a, g.trans_b, g.m, g.n, g.k, <float>g.alpha,
+                  <const float*>g.a + i * g.stride_a, g.lda,
+                  <const float*>g.b + i * g.stride_b, g.ldb, 0,
+                  <float*>g.c + i * g.stride_c, g.ldc)
+        else:
+            dgemm(g.trans_a, g.trans_b, g.m, g.n, g.k, g.alpha,
+                  <const double*>g.a + i * g.stride_a, g.lda,
+                  <const double*>g.b + i * g.stride_b, g.ldb, 0,
+                  <double*>g.c + i * g.stride_c, g.ldc)
+
+
+cdef _batched_into(x, y, cnp.ndarray out, bint trans_x, bint trans_y, double alpha):
+    """out [..., M, N] (C-contiguous) = alpha * op(x) @ op(y) for each matrix of the batch."""
+    cdef Batched g
+    xs, g.trans_a, g.lda, g.stride_a = _stack(x, trans_x)
+    ys, g.trans_b, g.ldb, g.stride_b = _stack(y, trans_y)
+    cdef cnp.ndarray a = xs, b = ys
+    g.single = out.dtype == np.float32
+    g.batch = a.shape[0]
+    g.m, g.n = out.shape[out.ndim - 2], out.shape[out.ndim - 1]
+    g.k = x.shape[x.ndim - 2] if trans_x else x.shape[x.ndim - 1]   # (g.trans_a: as stored)
+    g.ldc, g.stride_c = g.n, g.m * g.n
+    g.alpha = alpha
+    g.a, g.b, g.c = <const char*>a.data, <const char*>b.data, out.data
+    cdef Team t = gemm_team(<double>g.batch * g.m * g.n * g.k, g.batch)
+    cdef int p
+    for p in prange(t.parts, nogil=True, num_threads=t.threads, schedule="static"):
+        _batched_part(&g, p, t.parts)
+    release_team()
+    return out
+
+
+cdef _batched_product(x, y, bint trans_x, bint trans_y, double alpha, alloc):
+    m = x.shape[x.ndim - 1] if trans_x else x.shape[x.ndim - 2]
+    n = y.shape[y.ndim - 2] if trans_y else y.shape[y.ndim - 1]
+    out = _empty(x.shape[:x.ndim - 2] + (m, n), x.dtype, alloc)
+    return _batched_into(x, y, out, trans_x, trans_y, alpha)
+
+
+cdef tuple _batched_backward(x, y, dout, bint trans_x, bint trans_y, double alpha, need):
+    """With a = op(x), b = op(y), out = alpha a @ b: da = alpha dout @ b.T and
+    db = alpha a.T @ dout, each written straight into x's or y's layout."""
+    d = dout if dout.dtype == x.dtype else dout.astype(x.dtype)
+    dx = dy = None
+    if need[0]:
+        dx = np.empty(x.shape, x.dtype)
+        if trans_x:   # dx = da.T = b @ dout.T
+            _batched_into(y, d, dx, trans_y, True, alpha)
+        else:
+            _batched_into(d, y, dx, False, not trans_y, alpha)
+    if need[1]:
+        dy = np.empty(y.shape, x.dtype)
+        if trans_y:   # dy = db.T = dout.T @ a
+            _batched_into(d, x, dy, True, trans_x, alpha)
+        else:
+            _batched_into(x, d, dy, not trans_x, False, alpha)
     return dx, dy

@@ -148,7 +148,11 @@ def fluid_dropout(x, dropout_prob, is_test=False, seed=None, name=None,
 
 
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
-    """paddle.nn.functional.dropout (`axis` is not supported)."""
+    """paddle.nn.functional.dropout (`axis` is not supported). p = 0 returns x itself and
+    adds no op, as Paddle 2.x / 3 do (a Transformer built with dropout 0 then pays for no
+    dropout ops, forward or backward)."""
+    if isinstance(p, (int, float)) and p == 0:
+        return x
     if axis is not None:
         raise NotImplementedError("dropout: `axis` (dropping whole slices) is not supported")
     if mode not in ("upscale_in_train", "downscale_in_infer"):

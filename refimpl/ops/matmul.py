@@ -98,6 +98,12 @@ class MatmulV2(OpDef):
         yield Sample({"X": rand(rng, 4, 3), "Y": rand(rng, 5, 4)},
                      {"trans_x": True, "trans_y": True})
         yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 5, 4)}, {"trans_y": True})
+        # its batched cases (one batch shape: attention's heads), every transpose
+        for tx in (False, True):
+            for ty in (False, True):
+                yield Sample({"X": rand(rng, 2, 3, *((4, 5) if tx else (5, 4))),
+                              "Y": rand(rng, 2, 3, *((2, 4) if ty else (4, 2)))},
+                             {"trans_x": tx, "trans_y": ty}, name="batched")
 
 
 def _dot_shape(x_shape):
@@ -207,6 +213,11 @@ class Matmul(OpDef):
         yield Sample({"X": rand(rng, 2, 3, 4), "Y": rand(rng, 2, 4, 3)}, {"head_number": 2})
         yield Sample({"X": rand(rng, 4, 3), "Y": rand(rng, 4, 2)},
                      {"head_number": 2, "transpose_X": True, "transpose_Y": True})
+        # the compiled kernel's batched cases (attention's scores: alpha, a transposed Y)
+        yield Sample({"X": rand(rng, 2, 3, 5, 4), "Y": rand(rng, 2, 3, 6, 4)},
+                     {"transpose_Y": True, "alpha": 0.125}, name="batched")
+        yield Sample({"X": rand(rng, 3, 4, 5), "Y": rand(rng, 3, 4, 2)},
+                     {"transpose_X": True, "alpha": 1.5}, name="batched")
 
 
 @register
