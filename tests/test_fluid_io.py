@@ -164,3 +164,15 @@ def test_get_parameter_value_by_name():
         np.testing.assert_array_equal(got, np.full((2, 3), 1.0625, "float32"))
         with pytest.raises(TypeError, match="no parameter named 'nope'"):
             fluid.io.get_parameter_value_by_name("nope", exe, main)
+
+
+def test_as_lodtensor_of_scalars_and_arrays():
+    from refimpl.fluid import core, executor
+    tensor = executor._as_lodtensor(1.0, fluid.CPUPlace(), core.VarDesc.VarType.INT32)
+    assert tensor._dtype() == core.VarDesc.VarType.INT32
+    np.testing.assert_array_equal(np.array(tensor), np.array([1], "int32"))
+    assert np.array(executor._as_lodtensor(np.ones((2, 3)), fluid.CPUPlace())).shape == (2, 3)
+    with pytest.raises(AssertionError, match="dtype should be given"):
+        executor._as_lodtensor(1, fluid.CPUPlace())
+    with pytest.raises(RuntimeError, match="LoD"):
+        executor._as_lodtensor([np.ones(2)], fluid.CPUPlace())
