@@ -139,6 +139,11 @@ def test_fluid18_layer_arguments_paddle_1_8_5_refuses():
             fluid.dygraph.SpectralNorm([2, 4], dim=1)(fluid.data("w", [2, 4], "int32"))
         with pytest.raises(TypeError, match="'out' in randperm must be Variable"):
             fluid.layers.randperm(n=10, out=np.arange(10))
+        # full: shape may be a list (1.8's check that shape is a Variable is made only when
+        # `out` is given)
+        assert fluid.layers.full([2, 1], 1.5, dtype="float32").shape == (2, 1)
+        with pytest.raises(TypeError, match="'shape' in full must be"):
+            fluid.layers.full("2", 1.5)
         # roll: 1.8 makes an int shift a list before checking it
         out = fluid.layers.roll(x, shifts=1)
     got, = fluid.Executor(fluid.CPUPlace()).run(

@@ -49,3 +49,24 @@ def test_grad_suffix_helpers():
     assert backward._strip_grad_suffix_("y@GRAD@RENAME@1") == "y"
     assert backward._strip_grad_suffix_("y") == "y"
     assert backward._append_grad_suffix_("x") == "x@GRAD"
+    assert backward._as_list(None) == [] and backward._as_list((1, 2)) == [1, 2]
+    assert backward._as_list("x") == ["x"]
+
+
+def test_gradients_takes_one_target_gradient_without_a_list():
+    # Paddle's gradient_checker passes one dy Variable for one target
+    import numpy as np
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [2, 3], "float32")
+        x.stop_gradient = False
+        y = x * x
+        dy = main.global_block().create_var(name="dy", shape=[2, 3], dtype="float32")
+        dx, = fluid.gradients(y, x, dy)
+        with pytest.raises(ValueError, match="2 target_gradients for 1 targets"):
+            fluid.gradients([y], [x], [dy, dy])
+    xv = np.arange(6, dtype="float32").reshape(2, 3)
+    dyv = np.full((2, 3), 0.5, "float32")
+    got, = fluid.Executor(fluid.CPUPlace()).run(main, feed={"x": xv, "dy": dyv},
+                                                fetch_list=[dx])
+    np.testing.assert_allclose(got, 2 * xv * dyv)

@@ -68,6 +68,12 @@ def test_globals_and_build_queries():
     g["FLAGS_eager_delete_tensor_gb"] = -1
     assert g["FLAGS_eager_delete_tensor_gb"] == -1.0 and isinstance(g.get("nope", 3), int)
     g["FLAGS_eager_delete_tensor_gb"] = 0.0
+    g["FLAGS_check_nan_inf"] = 1        # 1.8.5 takes 0 / 1 for a bool flag here
+    assert g["FLAGS_check_nan_inf"] is True
+    g["FLAGS_check_nan_inf"] = 0
+    assert g["FLAGS_check_nan_inf"] is False
+    with pytest.raises(TypeError, match="FLAGS_check_nan_inf takes a bool, got 2"):
+        g["FLAGS_check_nan_inf"] = 2
     assert core.is_compiled_with_xpu() is False and core.is_compiled_with_mkldnn() is False
     from refimpl.framework.place import device_count
     assert core.get_cuda_device_count() == device_count()

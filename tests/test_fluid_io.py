@@ -147,3 +147,32 @@ def test_paddle_batch_and_reader_decorators():
     assert sorted(paddle.reader.shuffle(reader, 3)()) == list(range(7))
     assert list(paddle.reader.map_readers(lambda a, b: a + b, reader, reader)())[3] == 6
     assert list(paddle.reader.cache(reader)()) == list(range(7))
+
+
+def test_get_parameter_value_by_name():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        block = main.global_block()
+        block.create_parameter(name="w", shape=[2, 3], dtype="float32",
+                               initializer=fluid.initializer.Constant(1.0625))
+        with pytest.raises(ValueError, match="shape must not be None"):
+            block.create_parameter(name="bad", shape=None, dtype="float32")
+    exe = fluid.Executor(fluid.CPUPlace())
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(main)          # Block.create_parameter puts the initializer in main
+        got = fluid.io.get_parameter_value_by_name("w", exe, main)
+        np.testing.assert_array_equal(got, np.full((2, 3), 1.0625, "float32"))
+        with pytest.raises(TypeError, match="no parameter named 'nope'"):
+            fluid.io.get_parameter_value_by_name("nope", exe, main)
+
+
+def test_as_lodtensor_of_scalars_and_arrays():
+    from refimpl.fluid import core, executor
+    tensor = executor._as_lodtensor(1.0, fluid.CPUPlace(), core.VarDesc.VarType.INT32)
+    assert tensor._dtype() == core.VarDesc.VarType.INT32
+    np.testing.assert_array_equal(np.array(tensor), np.array([1], "int32"))
+    assert np.array(executor._as_lodtensor(np.ones((2, 3)), fluid.CPUPlace())).shape == (2, 3)
+    with pytest.raises(AssertionError, match="dtype should be given"):
+        executor._as_lodtensor(1, fluid.CPUPlace())
+    with pytest.raises(RuntimeError, match="LoD"):
+        executor._as_lodtensor([np.ones(2)], fluid.CPUPlace())

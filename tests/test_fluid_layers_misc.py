@@ -353,6 +353,16 @@ def test_create_py_reader_by_data_stacks_sample_lists():
         L.read_file(image)
     with pytest.raises(ValueError, match="py_reader: 2 shapes but 1 dtypes"):
         L.py_reader(1, [[1], [1]], ["float32"])
+    with pytest.raises(ValueError, match="py_reader: 2 shapes but 1 lod_levels"):
+        L.py_reader(1, [[1], [1]], ["float32", "int64"], lod_levels=[1])
+
+
+def test_py_reader_variables_take_the_lod_levels():
+    with program_guard(Program(), Program()):
+        reader = L.py_reader(capacity=2, shapes=[[-1, 3], [-1, 1]], dtypes=["float32", "int64"],
+                             lod_levels=[1, 0])
+        x, label = L.read_file(reader)
+    assert (x.lod_level, label.lod_level) == (1, 0)
 
 
 # -- int-list arguments known at run time (Paddle's XTensor / XTensorList inputs)

@@ -11,7 +11,8 @@ refimpl the only change is the import alias: `python -m refimpl run --paddle 1.8
 The files were written for numpy 1.x and Python 3.8 (Paddle 1.8.5's venv has numpy 1.19):
 on numpy 2 the runner first puts back the aliases numpy removed that they call
 (np.product, np.alltrue, np.float, ...: refimpl/legacy_numpy.py, which `run --paddle 1.8`
-itself restores too; np.reshape's newshape keyword) and what Python 3.11 removed (inspect.getargspec, as
+itself restores too; np.reshape's newshape keyword) and what Python 3.10 and 3.11 removed
+(collections.Sequence and the other collections.abc aliases; inspect.getargspec, as
 getfullargspec's first four fields; random.sample of a set, which 3.8 sampled as a tuple
 of it), then runs refimpl's own `run` command; refimpl is not changed by it
 (--no-numpy1-aliases runs the plain command).
@@ -62,6 +63,10 @@ _PRELUDE = ("import collections, inspect, io, numpy, runpy, sys\n"
             "    _reshape = numpy.reshape\n"
             "    numpy.reshape = lambda a, shape=None, order='C', newshape=None, **kw: \\\n"
             "        _reshape(a, newshape if shape is None else shape, order=order, **kw)\n"
+            "import collections.abc\n"
+            "for _name in collections.abc.__all__:\n"
+            "    if not hasattr(collections, _name):\n"
+            "        setattr(collections, _name, getattr(collections.abc, _name))\n"
             "if sys.version_info >= (3, 11):\n"
             "    import random\n"
             "    _sample = random.sample\n"

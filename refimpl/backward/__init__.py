@@ -429,7 +429,14 @@ def calc_gradient(targets, inputs, target_gradients=None, no_grad_set=None):
         if _has_grad(op) and requires.intersection(op.input_arg_names):
             requires.update(n for n in op.output_arg_names if n not in no_grad)
     requires &= _receiving_grad(path, target_names, no_grad) | {v.name for v in inputs}
-    target_gradients = target_gradients or [None] * len(targets)
+    if target_gradients is None:
+        target_gradients = [None] * len(targets)
+    elif not isinstance(target_gradients, (list, tuple)):
+        target_gradients = [target_gradients]       # one target's gradient, as in Paddle
+    if len(target_gradients) != len(targets):
+        raise ValueError("calc_gradient: %d target_gradients for %d targets; give one "
+                         "gradient (or None) per target" % (len(target_gradients),
+                                                            len(targets)))
     with program._role_guard(OpRole.Backward):
         initial = {}
         for t, tg in zip(targets, target_gradients):

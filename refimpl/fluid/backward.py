@@ -11,6 +11,13 @@ def _append_grad_suffix_(name):
     return name + GRAD_SUFFIX
 
 
+def _as_list(x):
+    """None -> [], a list or tuple -> a list of its items, anything else -> [x]."""
+    if x is None:
+        return []
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
 def _strip_grad_suffix_(name):
     """x@GRAD -> x, y@GRAD@RENAME@1 -> y (everything from the first @GRAD)."""
     pos = name.find(GRAD_SUFFIX)

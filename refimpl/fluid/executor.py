@@ -2,6 +2,7 @@
 import numpy as np
 
 from ..executor import Executor
+from ..framework.dtypes import convert_dtype
 from ..framework.scope import Tensor, global_scope, scope_guard
 
 __all__ = ["Executor", "global_scope", "scope_guard", "as_numpy"]
@@ -15,6 +16,20 @@ def _fetch_var(name, scope=None, return_numpy=True):
         raise ValueError("_fetch_var: no value of %r in the scope" % (name,))
     tensor = holder.get_tensor()
     return as_numpy(tensor) if return_numpy else tensor
+
+
+def _as_lodtensor(data, place, dtype=None):
+    """A LoDTensor (no LoD) holding `data`: an ndarray as it is, a Python or numpy scalar as
+    a [1] array of `dtype`, which a scalar must give (AssertionError otherwise, as in 1.8)."""
+    if isinstance(data, list):
+        raise RuntimeError("_as_lodtensor: a list of arrays may hold sequences (LoD); make "
+                           "a LoDTensor of them directly")
+    if not isinstance(data, np.ndarray) and np.isscalar(data):
+        assert dtype is not None, "dtype should be given when casting python scalar to tensor"
+        data = np.array([data]).astype(convert_dtype(dtype))
+    tensor = Tensor()
+    tensor.set(data, place)
+    return tensor
 
 
 def as_numpy(tensor):

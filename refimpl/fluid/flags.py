@@ -160,6 +160,8 @@ class _GlobalsView:
         if not self.is_public(name):
             raise ValueError("core.globals(): %r is not a public flag, it cannot be set"
                              % name)
+        if type(_DEFAULTS[name]) is bool and type(value) is int and value in (0, 1):
+            value = bool(value)     # 1.8.5's core.globals() takes 0 / 1 for a bool flag
         _flags[name] = _convert(name, value, "core.globals()")
 
     def is_public(self, name):

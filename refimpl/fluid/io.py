@@ -13,6 +13,8 @@ save_inference_files) and read back by read_vars_files / read_inference_model.
 import os
 import warnings
 
+import numpy as np
+
 from ..framework.program import Parameter, Program, Variable, default_main_program
 from ..framework.scope import global_scope
 from ..reader import (ComposeNotAligned, batch, buffered, cache, chain, compose, firstn,
@@ -47,6 +49,32 @@ def get_program_parameter(program):
 
 def get_program_persistable_vars(program):
     return [v for v in program.list_vars() if is_persistable(v)]
+
+
+def get_parameter_value(para, executor):
+    """The value of Parameter `para` in the global scope (where `executor` runs), as a
+    numpy array."""
+    if not is_parameter(para):
+        raise AssertionError("get_parameter_value: %r is not a Parameter"
+                             % getattr(para, "name", para))
+    found = global_scope().find_var(para.name)
+    if found is None or not found.is_initialized():
+        raise ValueError("get_parameter_value: parameter %r has no value in the global "
+                         "scope; run the startup program first" % para.name)
+    return np.array(found.get_tensor())
+
+
+def get_parameter_value_by_name(name, executor, program=None):
+    """get_parameter_value of the Parameter named `name` in `program` (default: the
+    default main program)."""
+    if not isinstance(name, str):
+        raise TypeError("get_parameter_value_by_name: name must be a str, got %s"
+                        % type(name).__name__)
+    var = _get_valid_program(program).global_block().vars.get(name)
+    if var is None:
+        raise TypeError("get_parameter_value_by_name: there is no parameter named %r"
+                        % name)
+    return get_parameter_value(var, executor)
 
 
 def _get_valid_program(main_program=None):

@@ -172,6 +172,9 @@ class Parameter(Variable):
 
     def __init__(self, block, shape, dtype, name=None, trainable=True, regularizer=None,
                  optimize_attr=None, do_model_average=None, need_clip=True, **kwargs):
+        if shape is None or dtype is None:
+            raise ValueError("parameter %r: the %s must not be None"
+                             % (name, "shape" if shape is None else "dtype"))
         for d in shape:
             if d is None or d < 0:
                 raise ValueError("parameter %r must have a fully known shape, got %s"

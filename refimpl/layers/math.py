@@ -1,4 +1,6 @@
 """Tensor math layers: paddle.* (2.0 names and signatures) and fluid.layers.* (1.8)."""
+import numpy as np
+
 from .. import versions
 from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
@@ -151,9 +153,19 @@ def cos_sim(X, Y):
 
 
 def clip(x, min=None, max=None, name=None):
-    """Limit x to [min, max]; a missing bound is unbounded."""
-    return unary("clip", x, {"min": float("-inf") if min is None else float(min),
-                             "max": float("inf") if max is None else float(max)}, name)
+    """Limit x to [min, max]; a missing bound is unbounded. A bound may be a 1-element
+    tensor (the op's Min / Max input, read at run time)."""
+    inputs, attrs = {"X": [x]}, {}
+    for slot, bound, unbounded in (("Min", min, float("-inf")), ("Max", max, float("inf"))):
+        if bound is None or isinstance(bound, (int, float, np.number)):
+            attrs[slot.lower()] = unbounded if bound is None else float(bound)
+        else:
+            check_variable(bound, slot.lower(), "clip")
+            inputs[slot], attrs[slot.lower()] = [bound], unbounded
+    if len(inputs) == 1:
+        return unary("clip", x, attrs, name)
+    check_variable(x, "x", "clip")
+    return append_op_out("clip", inputs, attrs, name)
 
 
 def stanh(x, scale_a=0.67, scale_b=1.7159, name=None):

@@ -112,11 +112,16 @@ def py_reader(capacity, shapes, dtypes, lod_levels=None, name=None, use_double_b
     _check_capacity(capacity, "py_reader")
     if len(shapes) != len(dtypes):
         raise ValueError("py_reader: %d shapes but %d dtypes" % (len(shapes), len(dtypes)))
+    lod_levels = [0] * len(shapes) if lod_levels is None else list(lod_levels)
+    if len(lod_levels) != len(shapes):
+        raise ValueError("py_reader: %d shapes but %d lod_levels"
+                         % (len(shapes), len(lod_levels)))
     name = name or unique_name.generate("py_reader")
     block = default_main_program().global_block()
     variables = [block.create_var(name="%s_data_%d" % (name, i), shape=list(shape),
-                                  dtype=convert_dtype(dtype), stop_gradient=True)
-                 for i, (shape, dtype) in enumerate(zip(shapes, dtypes))]
+                                  dtype=convert_dtype(dtype), lod_level=lod_level,
+                                  stop_gradient=True)
+                 for i, (shape, dtype, lod_level) in enumerate(zip(shapes, dtypes, lod_levels))]
     return PyReader(variables, name, use_double_buffer)
 
 

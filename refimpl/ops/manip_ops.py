@@ -1,5 +1,5 @@
-"""Tensor manipulation ops of the Paddle 2.0 API: cumsum, flip, roll, tril_triu, diag_v2,
-eye, trace, kron, cross, expand_as_v2, meshgrid, unbind. Each moves or combines elements
+"""Tensor manipulation ops of the Paddle 2.0 API: cumsum, flip, roll, tril_triu, diag_v2
+(and fluid 1.8's diag), eye, trace, kron, cross, expand_as_v2, meshgrid, unbind. Each moves or combines elements
 without arithmetic beyond sums, so each gradient sends dOut back where the element came
 from."""
 import numpy as np
@@ -209,6 +209,29 @@ class DiagV2(OpDef):
         yield Sample({"X": rand(rng, 3)}, {"offset": -2})
         yield Sample({"X": rand(rng, 3, 5)}, {"offset": 1})
         yield Sample({"X": rand(rng, 4, 3)}, {"offset": -1})
+
+
+@register
+class Diag(OpDef):
+    """fluid 1.8's diag op: a square matrix with the 1-D Diagonal on its diagonal, zeros
+    elsewhere; no gradient, as in 1.8 (fluid.layers.diag here builds diag_v2, which has
+    one)."""
+    type = "diag"
+    inputs = ("Diagonal",)
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        d = ctx.input_var("Diagonal")
+        if len(d.shape) != 1:
+            ctx.fail("Diagonal %r must be 1-D, got shape %s" % (d.name, list(d.shape)))
+        ctx.set_output("Out", [d.shape[0], d.shape[0]], d.dtype)
+
+    @staticmethod
+    def forward(diagonal):
+        return np.diag(diagonal)
+
+    def samples(self, rng):
+        yield Sample({"Diagonal": np.array([3, 4, 5], "int64")}, grad=False)
 
 
 @register

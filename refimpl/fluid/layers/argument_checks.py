@@ -482,7 +482,7 @@ TYPE_ARGUMENTS = {
  'fc': {'input': (0, ('Variable', 'list', 'tuple'), None)},
  'fill_constant': {'shape': (0, ('Variable', 'list', 'tuple'), None)},
  'flip': {'dims': (1, ('list', 'tuple'), None), 'input': (0, ('Variable',), None)},
- 'full': {'shape': (0, ('Variable',), None)},
+ 'full': {'shape': (0, ('Variable', 'list', 'tuple'), None)},
  'gaussian_random_batch_size_like': {'input': (0, ('Variable',), None),
                                      'shape': (1, ('list', 'tuple'), None)},
  'get_tensor_from_selected_rows': {'x': (0, ('Variable',), None)},
