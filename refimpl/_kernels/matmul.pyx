@@ -220,8 +220,11 @@ cdef _batched_product(x, y, bint trans_x, bint trans_y, double alpha, alloc):
 
 cdef tuple _batched_backward(x, y, dout, bint trans_x, bint trans_y, double alpha, need):
     """With a = op(x), b = op(y), out = alpha a @ b: da = alpha dout @ b.T and
-    db = alpha a.T @ dout, each written straight into x's or y's layout."""
-    d = dout if dout.dtype == x.dtype else dout.astype(x.dtype)
+    db = alpha a.T @ dout, each written straight into x's or y's layout. dout may come
+    0-D (an out of one element is a scalar output under the version's scalar shape)."""
+    m = x.shape[x.ndim - 1] if trans_x else x.shape[x.ndim - 2]
+    n = y.shape[y.ndim - 2] if trans_y else y.shape[y.ndim - 1]
+    d = np.asarray(dout, x.dtype).reshape(x.shape[:x.ndim - 2] + (m, n))
     dx = dy = None
     if need[0]:
         dx = np.empty(x.shape, x.dtype)
