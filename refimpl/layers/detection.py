@@ -436,9 +436,6 @@ def generate_proposal_labels(rpn_rois, gt_classes, is_crowd, gt_boxes, im_info,
     the per-image row counts when rpn_rois_num is given (refimpl, in place of LoD, as are
     gt_num's ground-truth rows per image)."""
     check_variable(rpn_rois, "rpn_rois", "generate_proposal_labels")
-    if is_cls_agnostic or is_cascade_rcnn:
-        raise NotImplementedError("generate_proposal_labels: is_cls_agnostic and "
-                                  "is_cascade_rcnn are not supported by refimpl")
     if class_nums is None:
         raise ValueError("generate_proposal_labels: class_nums is required")
     outs = _append(
@@ -451,7 +448,8 @@ def generate_proposal_labels(rpn_rois, gt_classes, is_crowd, gt_boxes, im_info,
          "bg_thresh_lo": float(bg_thresh_lo),
          "bbox_reg_weights": _as_floats(bbox_reg_weights, "bbox_reg_weights",
                                         "generate_proposal_labels"),
-         "class_nums": int(class_nums), "use_random": use_random},
+         "class_nums": int(class_nums), "use_random": use_random,
+         "is_cls_agnostic": bool(is_cls_agnostic), "is_cascade_rcnn": bool(is_cascade_rcnn)},
         [("Rois", None), ("LabelsInt32", "int32"), ("BboxTargets", None),
          ("BboxInsideWeights", None), ("BboxOutsideWeights", None), ("RoisNum", "int32")])
     return outs if rpn_rois_num is not None else outs[:-1]
