@@ -777,3 +777,21 @@ def test_generate_proposal_labels_foreground_includes_the_threshold():
         np.array([[40.0, 40.0, 1.0]]), batch_size_per_im=4, fg_fraction=1.0, fg_thresh=0.5,
         class_nums=2, use_random=False)
     np.testing.assert_array_equal(out[1].ravel(), [1, 1])
+
+
+def test_retinanet_target_assign_keeps_a_demoted_anchor_in_location_index():
+    gts = np.array([[0.0, 0.0, 9.0, 9.0], [100.0, 100.0, 109.0, 109.0]])
+    anchors = np.array([[0.0, 0.0, 29.0, 29.0],          # gt 0's best (IoU 1/9), yet < 0.4
+                        [50.0, 50.0, 60.0, 60.0],        # background
+                        [100.0, 100.0, 109.0, 109.0]])   # gt 1 itself
+    loc, score, bbox, label, weight, fg_number = get_op_def("retinanet_target_assign").forward(
+        anchors, gts, np.array([[3], [5]], "int32"), np.array([0, 0], "int32"),
+        np.array([[200.0, 200.0, 1.0]]))
+    # anchor 0 passed the foreground test and is background: LocationIndex keeps the first
+    # foreground candidate (itself) in its place with weight 0, as Paddle 1.8.5's test
+    np.testing.assert_array_equal(loc, [0, 2])
+    np.testing.assert_array_equal(weight, [[0] * 4, [1] * 4])
+    np.testing.assert_array_equal(score, [2, 0, 1])
+    np.testing.assert_array_equal(label.ravel(), [5, 0, 0])
+    np.testing.assert_allclose(bbox[1], 0, atol=1e-12)
+    np.testing.assert_array_equal(fg_number, [[3]])
