@@ -366,22 +366,41 @@ def test_lstmp_with_identity_projection_is_lstm():
 
 
 def test_lstmp_one_step_by_hand_with_h0_and_clips():
+    """H0 [N, P] is the initial projection itself (Paddle 1.8.5)."""
     rng = np.random.RandomState(6)
     width, proj_width = 2, 3
     x = rng.uniform(-3, 3, (1, 4 * width))
     weight = rng.uniform(-1, 1, (proj_width, 4 * width))
     proj_w = rng.uniform(-2, 2, (width, proj_width))
     bias = rng.uniform(-1, 1, (1, 4 * width))
-    h0, c0 = rng.uniform(-1, 1, (1, width)), rng.uniform(-2, 2, (1, width))
+    h0, c0 = rng.uniform(-1, 1, (1, proj_width)), rng.uniform(-2, 2, (1, width))
     attrs = dict(LSTMP_ATTRS, use_peepholes=False, cell_clip=0.4, proj_clip=0.2)
     proj, cell, _, _, _ = LSTMP.forward(x, h0, c0, weight, proj_w, bias, np.array([1]), **attrs)
-    r0 = np.tanh(h0 @ proj_w)
-    pre = x + r0 @ weight + bias
+    pre = x + h0 @ weight + bias
     cand, i, f, o = (pre[:, k * width:(k + 1) * width] for k in range(4))
     c = np.clip(_sigmoid(f) * c0 + _sigmoid(i) * np.tanh(cand), -0.4, 0.4)
     r = np.clip(np.tanh((_sigmoid(o) * np.tanh(c)) @ proj_w), -0.2, 0.2)
     np.testing.assert_allclose(cell, c, rtol=1e-12)
     np.testing.assert_allclose(proj, r, rtol=1e-12)
+
+
+def test_dynamic_lstmp_h0_is_the_initial_projection_as_paddle_1_8():
+    """fluid.layers.dynamic_lstmp(h_0 [N, P]) with constant 0.1 weights, zero bias: the
+    values Paddle 1.8.5 gives (its H0 goes into the recurrence as it is)."""
+    def net():
+        x = fluid.data("x", [None, 8], "float64", lod_level=1)
+        h0, c0 = fluid.data("h0", [None, 3], "float64"), fluid.data("c0", [None, 2], "float64")
+        return fluid.layers.dynamic_lstmp(
+            x, 8, 3, h_0=h0, c_0=c0, use_peepholes=False, dtype="float64",
+            param_attr=fluid.ParamAttr(initializer=fluid.initializer.Constant(0.1)),
+            bias_attr=fluid.ParamAttr(initializer=fluid.initializer.Constant(0.0)))
+    main, startup, (proj, cell) = _build(net)
+    feed = {"x": (np.arange(8.0).reshape(1, 8) / 10, [[1]]), "h0": np.array([[1.0, -2.0, 0.5]]),
+            "c0": np.array([[0.3, -0.1]])}
+    (p, c), _ = _run(main, startup, feed, [proj, cell])
+    # (rtol: Paddle's Constant(0.1) holds the value as a float32 attribute)
+    np.testing.assert_allclose(p, [[0.007221695380604132] * 3], rtol=1e-6)
+    np.testing.assert_allclose(c, [[0.14913615150359433, -0.03297849938041648]], rtol=1e-6)
 
 
 def test_dynamic_lstmp_layer_runs_the_op_with_its_parameters():
