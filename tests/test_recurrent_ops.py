@@ -299,6 +299,46 @@ def test_im2sequence_makes_one_sequence_of_patches_per_image():
     np.testing.assert_allclose(sums, [np.sum(expect[:4], 0), np.sum(expect[4:], 0)], rtol=1e-5)
 
 
+def _im2sequence_with_real_sizes(n, sizes):
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = fluid.data("x", [None, 1, 3, 4], "float32")
+        x.stop_gradient = False
+        y = fluid.data("y", [None, 2], "float32")
+        out = fluid.layers.im2sequence(x, filter_size=[2, 2], input_image_size=y, out_stride=1)
+        grad = fluid.gradients([fluid.layers.reduce_sum(out * out)], [x])[0]
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    xv = np.arange(n * 12, dtype="float32").reshape(n, 1, 3, 4) + 1
+    rows, dx = exe.run(main, feed={"x": xv, "y": np.array(sizes, "float32")},
+                       fetch_list=[out, grad], return_numpy=False)
+    return np.array(rows), rows.lod(), np.array(dx)
+
+
+def test_im2sequence_real_sizes_as_paddle_1_8():
+    """input_image_size: Paddle 1.8.5's rows (measured). One image ignores it; with two,
+    image 0 (real 2 x 3) has 1 x 2 windows, image 1 (5 x 4) 4 x 3 windows reading zeros
+    past X's 3 x 4."""
+    rows, lod, dx = _im2sequence_with_real_sizes(1, [[2, 3]])
+    assert lod == [[0, 6]]
+    np.testing.assert_array_equal(rows[:3], [[1, 2, 5, 6], [2, 3, 6, 7], [3, 4, 7, 8]])
+    # the gradient of sum(out^2): 2 x each pixel's value x the windows holding it
+    np.testing.assert_array_equal(dx, [[[[2, 8, 12, 8], [20, 48, 56, 32], [18, 40, 44, 24]]]])
+    rows, lod, dx = _im2sequence_with_real_sizes(2, [[2, 3], [5, 4]])
+    assert lod == [[0, 2, 14]]
+    np.testing.assert_array_equal(rows, [
+        [1, 2, 5, 6], [2, 3, 6, 7], [13, 14, 17, 18], [14, 15, 18, 19], [15, 16, 19, 20],
+        [17, 18, 21, 22], [18, 19, 22, 23], [19, 20, 23, 24], [21, 22, 0, 0], [22, 23, 0, 0],
+        [23, 24, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
+    # the adjoint of these rows (Paddle 1.8.5's grad kernel reads Out@GRAD as if every
+    # image had X's 2 x 3 windows, which these rows are not: specs/ops/sequence.md)
+    x = np.arange(24.0).reshape(2, 1, 3, 4) + 1
+    np.testing.assert_array_equal(dx[0, 0], 2 * x[0, 0] * [[1, 2, 1, 0], [1, 2, 1, 0],
+                                                           [0, 0, 0, 0]])
+    np.testing.assert_array_equal(dx[1, 0], 2 * x[1, 0] * [[1, 2, 2, 1], [2, 4, 4, 2],
+                                                           [2, 4, 4, 2]])
+
+
 def test_cudnn_style_lstm_matches_the_reference_in_both_directions():
     seq_len, batch, size, hid = 3, 2, 2, 3
     x = RNG.uniform(-1, 1, (seq_len, batch, size)).astype(np.float32)
