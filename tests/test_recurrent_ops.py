@@ -116,6 +116,31 @@ def test_dynamic_gru_matches_a_step_by_step_reference(reverse, origin_mode):
                                rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+def test_gru_batch_outputs_use_paddle_batch_layout(reverse):
+    """BatchGate / BatchResetHiddenPrev / BatchHidden: step after step, the running
+    sequences longest first (Paddle 1.8.5's test_gru_op checks them)."""
+    from refimpl.ops.gru import GRU
+    from refimpl.ops.gru_unit import GRUUnit
+    rng, d = np.random.RandomState(8), 2
+    lens = np.array([2, 4, 3])                      # rows 0-1, 2-5, 6-8
+    x, w = rng.uniform(-1, 1, (9, 3 * d)), rng.uniform(-1, 1, (d, 3 * d))
+    h0 = rng.uniform(-1, 1, (3, d))
+    hidden, gate, reset_h, batch_h = GRU.forward(
+        x, h0, w, None, lens, activation="tanh", gate_activation="sigmoid",
+        is_reverse=reverse, origin_mode=False)
+    # longest first at every step: sequences 1, 2, 0, then 1, 2, then 1
+    step_rows = [[2, 6, 0], [3, 7, 1], [4, 8], [5]] if not reverse else \
+        [[5, 8, 1], [4, 7, 0], [3, 6], [2]]
+    np.testing.assert_array_equal(batch_h, hidden[sum(step_rows, [])])
+    want_gate, h_prev, start = [], h0[[1, 2, 0]], 0
+    for rows in step_rows:
+        g, r_h, h = GRUUnit.forward(x[rows], h_prev[:len(rows)], w)
+        np.testing.assert_allclose(gate[start:start + len(rows)], g, rtol=1e-12)
+        np.testing.assert_allclose(reset_h[start:start + len(rows)], r_h, rtol=1e-12)
+        h_prev, start = h, start + len(rows)
+
+
 def test_recurrent_layers_reject_bad_arguments():
     with program_guard(Program(), Program()):
         v = fluid.data("x", [-1, 8], "float32", lod_level=1)
