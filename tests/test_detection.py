@@ -396,6 +396,16 @@ def test_psroi_pool_reads_one_channel_per_bin():
     np.testing.assert_allclose(o, [[[[0, 1 + 10], [2 + 20, 3 + 30]]]])
 
 
+def test_prroi_pool_argument_types_as_paddle_1_8():
+    x, rois = _data("x", np.zeros((1, 1, 4, 5))), _data("r", np.zeros((1, 4)))
+    with pytest.raises(TypeError, match="prroi_pool: spatial_scale must be float, got 2"):
+        L.prroi_pool(x, rois, 2, 7, 7)
+    with pytest.raises(TypeError, match="prroi_pool: pooled_height must be int"):
+        L.prroi_pool(x, rois, 0.25, 0.7, 7)
+    with pytest.raises(TypeError, match="prroi_pool: pooled_width must be int"):
+        L.prroi_pool(x, rois, 0.25, 7, 0.7)
+
+
 def test_prroi_pool_is_the_bin_average_of_the_bilinear_surface():
     rng = np.random.RandomState(4)
     x = rng.uniform(-1, 1, (1, 1, 4, 5))

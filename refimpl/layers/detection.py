@@ -297,6 +297,13 @@ def prroi_pool(input, rois, spatial_scale=1.0, pooled_height=1, pooled_width=1,
     input (not w.r.t. rois, which Paddle also differentiates)."""
     check_variable(input, "input", "prroi_pool")
     check_variable(rois, "rois", "prroi_pool")
+    # the types Paddle 1.8.5 insists on (an int spatial_scale is refused too)
+    for arg, value, kind in (("spatial_scale", spatial_scale, float),
+                             ("pooled_height", pooled_height, int),
+                             ("pooled_width", pooled_width, int)):
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise TypeError("prroi_pool: %s must be %s, got %r"
+                            % (arg, kind.__name__, value))
     return _append("prroi_pool", {"X": input, "ROIs": rois, "BatchRoINums": batch_roi_nums},
                    {"spatial_scale": float(spatial_scale), "pooled_height": int(pooled_height),
                     "pooled_width": int(pooled_width)}, [("Out", None)], name,
