@@ -23,9 +23,9 @@ from .registry import OpDef, Sample, register
 CUBIC_A = -0.75
 
 
-def _ratio(n_in, n_out, align_corners, scale):
-    """scale "1.8": Paddle 1.8's ops, in/out whatever gave the size, 0 for one output."""
-    if align_corners or scale == "1.8":
+def _ratio(n_in, n_out, align_corners, scale, size_ratio):
+    """size_ratio (Paddle 1.8's ops): in/out whatever gave the size, 0 for one output."""
+    if align_corners or size_ratio:
         if n_out <= 1:
             return 0.0
         return (n_in - 1) / (n_out - 1) if align_corners else n_in / n_out
@@ -45,17 +45,19 @@ def _cubic_weights(t):
 
 
 @functools.lru_cache(maxsize=256)
-def axis_matrix(n_in, n_out, method, align_corners, align_mode, scale, dtype="float64"):
-    """The [n_out, n_in] interpolation matrix along one axis, in `dtype` (scale "1.8": the
+def axis_matrix(n_in, n_out, method, align_corners, align_mode, scale, size_ratio=False,
+                dtype="float64"):
+    """The [n_out, n_in] interpolation matrix along one axis, in `dtype` (size_ratio: the
     1.8 ops' ratio rule, see _ratio); cached (read-only):
     OpTest's numeric gradient runs the op twice per input element with the same sizes."""
-    m = _axis_matrix(n_in, n_out, method, align_corners, align_mode, scale).astype(dtype)
+    m = _axis_matrix(n_in, n_out, method, align_corners, align_mode, scale,
+                     size_ratio).astype(dtype)
     m.setflags(write=False)
     return m
 
 
-def _axis_matrix(n_in, n_out, method, align_corners, align_mode, scale):
-    ratio = _ratio(n_in, n_out, align_corners, scale)
+def _axis_matrix(n_in, n_out, method, align_corners, align_mode, scale, size_ratio):
+    ratio = _ratio(n_in, n_out, align_corners, scale, size_ratio)
     m = np.zeros((n_out, n_in))
     i = np.arange(n_out)
     if method == "nearest":
@@ -104,6 +106,7 @@ class _Interp(OpDef):
     tolerances = {"float32": (1e-4, 1e-5), "float64": (1e-6, 1e-6)}
     OUT_NAMES = ("out_d", "out_h", "out_w")
     INTEGER_IMAGES = ()     # integer dtypes X may have besides floats
+    SIZE_RATIO = False      # the source ratio ignores the scale (see _ratio)
 
     def _axes(self, ndim, data_layout):
         first = 1 if data_layout[-1] == "C" else 2
@@ -156,13 +159,10 @@ class _Interp(OpDef):
         axes = self._axes(len(x_shape), attrs["data_layout"])
         mats = [axis_matrix(x_shape[a], n_out, self.method, attrs["align_corners"],
                             attrs.get("align_mode", 1),
-                            self._ratio_scale(None if attrs["align_corners"] else s),
+                            None if attrs["align_corners"] else s, self.SIZE_RATIO,
                             dtype.str)
                 for a, n_out, s in zip(axes, sizes, scales)]
         return mats, axes
-
-    def _ratio_scale(self, scale):
-        return scale
 
     def _resize(self, x, sizes, scales, attrs):
         # integer images (1.8's uint8) are interpolated in float64, then truncated as
@@ -225,6 +225,7 @@ class _InterpV1(_Interp):
     grad_inputs = ("X", "Out@GRAD")
     no_grad = ("OutSize", "SizeTensor", "Scale")
     INTEGER_IMAGES = ("uint8",)
+    SIZE_RATIO = True
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
@@ -235,9 +236,6 @@ class _InterpV1(_Interp):
     def _scales(self, attrs):
         s = attrs.get("scale") or 0.0
         return [s if s > 0 else None] * self.spatial
-
-    def _ratio_scale(self, scale):
-        return "1.8"
 
     def _scale_attrs(self, s):
         return {"scale": s}

@@ -221,16 +221,20 @@ class OpDef:
 
     def run_infer_shape(self, op):
         ctx = InferContext(op)
-        # an optional gradient input naming a variable of another program (Paddle 1.8's
-        # tests pass one so) is absent when the op runs, as in Paddle
-        optional = {slot_name(s) for s in self.inputs
-                    if is_optional(s) and slot_name(s).endswith("@GRAD")}
+        optional = self.optional_grad_slots
         for slot, names in op.inputs.items():
             for n in names:
                 if slot not in optional or op.block._find_var_recursive(n) is not None:
                     ctx._var(n)
         self.infer_shape(ctx)
         self.infer_lod_level(op)
+
+    @functools.cached_property
+    def optional_grad_slots(self):
+        """Optional gradient inputs: one naming a variable of another program (Paddle 1.8's
+        tests pass one so) is absent when the op runs, as in Paddle."""
+        return {slot_name(s) for s in self.inputs
+                if is_optional(s) and slot_name(s).endswith("@GRAD")}
 
     @property
     def lengths_results(self):
