@@ -141,6 +141,31 @@ def test_gru_batch_outputs_use_paddle_batch_layout(reverse):
         h_prev, start = h, start + len(rows)
 
 
+def test_whole_sequence_kernels_clip_the_sigmoid_input_at_13_as_paddle():
+    """gru / lstm gates saturate at sigmoid(13) (Paddle's math/detail activations; 1.8.5's
+    test_gru_op sees the 2.3e-6 when a gate's input passes 13); gru_unit's does not."""
+    from refimpl.ops.gru import GRU
+    from refimpl.ops.gru_unit import GRUUnit
+    d = 2
+    x, w = np.zeros((1, 3 * d)), np.zeros((d, 3 * d))
+    bias = np.array([[30.0] * (2 * d) + [0.5] * d])          # u, r inputs 30; c input 0.5
+    hidden, gate, _, _ = GRU.forward(x, np.ones((1, d)), w, bias, np.array([1]),
+                                     activation="tanh", gate_activation="sigmoid",
+                                     is_reverse=False, origin_mode=False)
+    u = 1 / (1 + np.exp(-13.0))
+    np.testing.assert_allclose(gate[0, :2 * d], u, rtol=1e-15)
+    np.testing.assert_allclose(hidden[0], u * (np.tanh(0.5) - 1) + 1, rtol=1e-15)
+    plain_gate = GRUUnit.forward(x, np.ones((1, d)), w, bias)[0]
+    np.testing.assert_allclose(plain_gate[0, :2 * d], 1 / (1 + np.exp(-30.0)), rtol=1e-15)
+    lstm_bias = np.array([[0.0] * d + [30.0] * (3 * d)])    # candidate 0; i, f, o inputs 30
+    _, cell, _, _ = LSTM.forward(np.zeros((1, 4 * d)), None, np.ones((1, d)),
+                                 np.zeros((d, 4 * d)), lstm_bias, np.array([1]),
+                                 use_peepholes=False, is_reverse=False,
+                                 gate_activation="sigmoid", cell_activation="tanh",
+                                 candidate_activation="tanh")
+    np.testing.assert_allclose(cell[0], u * 1.0, rtol=1e-15)       # f * c0 + i * tanh(0)
+
+
 def test_recurrent_layers_reject_bad_arguments():
     with program_guard(Program(), Program()):
         v = fluid.data("x", [-1, 8], "float32", lod_level=1)

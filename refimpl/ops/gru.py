@@ -9,7 +9,7 @@ from ._common import rand
 from ._recurrent import (ACTIVATION_CODES, check_recurrent, initial_state,
                          ragged_sample_lengths, time_steps)
 from ._sequence import lengths_of
-from .gru_unit import GRUUnit
+from .gru_unit import GRUUnit, gru_step
 from .registry import OpDef, Sample, register, share_lod
 
 
@@ -24,9 +24,9 @@ def gru_steps(x, h0, weight, bias, length, activation, gate_activation, is_rever
     records = []
     for active, rows in steps:
         h_prev = h[active]
-        gate, reset_h, h_new = GRUUnit.forward(
+        gate, reset_h, h_new = gru_step(
             x[rows], h_prev, weight, bias, ACTIVATION_CODES[activation],
-            ACTIVATION_CODES[gate_activation], origin_mode)
+            ACTIVATION_CODES[gate_activation], origin_mode, clip_sigmoid=True)
         h[active] = hidden[rows] = h_new
         records.append((active, rows, h_prev, gate, reset_h))
     return hidden, records, len(lens)
