@@ -396,6 +396,16 @@ def test_psroi_pool_reads_one_channel_per_bin():
     np.testing.assert_allclose(o, [[[[0, 1 + 10], [2 + 20, 3 + 30]]]])
 
 
+def test_prroi_pool_argument_types_as_paddle_1_8():
+    x, rois = _data("x", np.zeros((1, 1, 4, 5))), _data("r", np.zeros((1, 4)))
+    with pytest.raises(TypeError, match="prroi_pool: spatial_scale must be float, got 2"):
+        L.prroi_pool(x, rois, 2, 7, 7)
+    with pytest.raises(TypeError, match="prroi_pool: pooled_height must be int"):
+        L.prroi_pool(x, rois, 0.25, 0.7, 7)
+    with pytest.raises(TypeError, match="prroi_pool: pooled_width must be int"):
+        L.prroi_pool(x, rois, 0.25, 7, 0.7)
+
+
 def test_prroi_pool_is_the_bin_average_of_the_bilinear_surface():
     rng = np.random.RandomState(4)
     x = rng.uniform(-1, 1, (1, 1, 4, 5))
@@ -697,3 +707,101 @@ def test_yolo_box_clips_each_corner_on_its_own_side():
                                               conf_thresh=0.0, downsample_ratio=32)
     np.testing.assert_allclose(boxes[0], [[0, 0, 0, 0], [12, 0, 11, 0],
                                           [0, 8, 0, 7], [12, 8, 11, 7]], atol=1e-6)
+
+
+def _run_generate_proposal_labels(cascade, agnostic):
+    """Two images given by LoD, each with one ground truth; the cascade rois begin with it."""
+    gt = np.array([[0.0, 0.0, 9.0, 9.0], [20.0, 20.0, 29.0, 29.0]], "float32")
+    rois = np.array([[0.0, 0.0, 18.0, 18.0], [0.0, 0.0, 19.0, 24.0], [4.0, 0.0, 23.0, 19.0],
+                     [30.0, 30.0, 10.0, 10.0],                   # image 0; the last: w < 0
+                     [40.0, 40.0, 58.0, 58.0], [40.0, 40.0, 59.0, 59.0],
+                     [0.0, 0.0, 10.0, 10.0]], "float32")          # image 1
+    classes, crowd = np.array([[2], [1]], "int32"), np.array([[0], [0]], "int32")
+    info = np.array([[40.0, 40.0, 2.0], [80.0, 80.0, 2.0]], "float32")
+    prog, start = fluid.Program(), fluid.Program()
+    with fluid.program_guard(prog, start):
+        r = fluid.data("r", [None, 4], "float32", lod_level=1)
+        c = fluid.data("c", [None, 1], "int32", lod_level=1)
+        k = fluid.data("k", [None, 1], "int32", lod_level=1)
+        g = fluid.data("g", [None, 4], "float32", lod_level=1)
+        i = fluid.data("i", [None, 3], "float32")
+        outs = L.generate_proposal_labels(r, c, k, g, i, batch_size_per_im=4, fg_fraction=0.5,
+                                          fg_thresh=0.5, bg_thresh_hi=0.5,
+                                          class_nums=2 if agnostic else 3, use_random=False,
+                                          is_cls_agnostic=agnostic, is_cascade_rcnn=cascade)
+    place = fluid.CPUPlace()
+    feed = {"r": fluid.create_lod_tensor(rois, [[4, 3]], place),
+            "c": fluid.create_lod_tensor(classes, [[1, 1]], place),
+            "k": fluid.create_lod_tensor(crowd, [[1, 1]], place),
+            "g": fluid.create_lod_tensor(gt, [[1, 1]], place), "i": info}
+    return _with_lengths(fluid.Executor(place).run(prog, feed=feed, fetch_list=list(outs),
+                                                   return_numpy=False))
+
+
+# Paddle 1.8.5's results for _run_generate_proposal_labels (fg_thresh 0.5, scale 2)
+_TARGET_0 = [-0.2380952388048172, -1.1538461446762085, -0.24395079910755157,
+             -1.3118212223052979]
+_TARGET_1 = [-2.142857074737549, -0.2380952388048172, -0.24395079910755157,
+             -0.24395079910755157]
+_TARGET_4 = [-0.2380952388048172, -0.2380952388048172, -0.24395079910755157,
+             -0.24395079910755157]
+
+
+@pytest.mark.parametrize("agnostic", [False, True])
+def test_generate_proposal_labels_cascade_matches_paddle_1_8(agnostic):
+    (rois, lod), (labels, _), (targets, tlod), (inside, _), (outside, _) = \
+        _run_generate_proposal_labels(True, agnostic)
+    # the rois' first row per image is the ground truth, undivided by the scale: roi
+    # [0, 0, 18, 18] has IoU 100/361 with gt [0, 0, 9, 9] (background, scaled back to 36);
+    # the w < 0 roi is dropped; nothing is sampled
+    np.testing.assert_array_equal(rois, [[0, 0, 19, 24], [4, 0, 23, 19], [0, 0, 36, 36],
+                                         [40, 40, 59, 59], [80, 80, 116, 116], [0, 0, 10, 10]])
+    assert lod == tlod == [[3, 3]]
+    np.testing.assert_array_equal(labels.ravel(), [2, 2, 0, 1, 0, 0])
+    want = np.zeros((6, 8 if agnostic else 12))
+    for row, label, target in ((0, 2, _TARGET_0), (1, 2, _TARGET_1), (3, 1, _TARGET_4)):
+        column = 4 * (1 if agnostic else label)
+        want[row, column:column + 4] = target
+    np.testing.assert_allclose(targets, want, rtol=1e-6)
+    np.testing.assert_array_equal(inside, want != 0)
+    np.testing.assert_array_equal(outside, inside)
+
+
+def test_generate_proposal_labels_by_lod_matches_paddle_1_8():
+    (rois, lod), (labels, _), (targets, _), (inside, _), _ = \
+        _run_generate_proposal_labels(False, False)
+    # the ground truth and its copy roi 0 take the 2 foreground slots of image 0
+    np.testing.assert_array_equal(rois, [[0, 0, 18, 18], [0, 0, 18, 18], [30, 30, 10, 10],
+                                         [40, 40, 58, 58], [40, 40, 58, 58], [0, 0, 10, 10]])
+    assert lod == [[3, 3]]
+    np.testing.assert_array_equal(labels.ravel(), [2, 2, 0, 1, 1, 0])
+    np.testing.assert_array_equal(targets, 0)
+    np.testing.assert_array_equal(inside.nonzero()[0], [0] * 4 + [1] * 4 + [3] * 4 + [4] * 4)
+
+
+def test_generate_proposal_labels_foreground_includes_the_threshold():
+    gt = np.array([[0.0, 0.0, 9.0, 9.0]])
+    roi = np.array([[0.0, 0.0, 9.0, 19.0]])            # IoU exactly 100 / 200
+    out = get_op_def("generate_proposal_labels").forward(
+        roi, np.array([[1]], "int32"), np.array([[0]], "int32"), gt,
+        np.array([[40.0, 40.0, 1.0]]), batch_size_per_im=4, fg_fraction=1.0, fg_thresh=0.5,
+        class_nums=2, use_random=False)
+    np.testing.assert_array_equal(out[1].ravel(), [1, 1])
+
+
+def test_retinanet_target_assign_keeps_a_demoted_anchor_in_location_index():
+    gts = np.array([[0.0, 0.0, 9.0, 9.0], [100.0, 100.0, 109.0, 109.0]])
+    anchors = np.array([[0.0, 0.0, 29.0, 29.0],          # gt 0's best (IoU 1/9), yet < 0.4
+                        [50.0, 50.0, 60.0, 60.0],        # background
+                        [100.0, 100.0, 109.0, 109.0]])   # gt 1 itself
+    loc, score, bbox, label, weight, fg_number = get_op_def("retinanet_target_assign").forward(
+        anchors, gts, np.array([[3], [5]], "int32"), np.array([0, 0], "int32"),
+        np.array([[200.0, 200.0, 1.0]]))
+    # anchor 0 passed the foreground test and is background: LocationIndex keeps the first
+    # foreground candidate (itself) in its place with weight 0, as Paddle 1.8.5's test
+    np.testing.assert_array_equal(loc, [0, 2])
+    np.testing.assert_array_equal(weight, [[0] * 4, [1] * 4])
+    np.testing.assert_array_equal(score, [2, 0, 1])
+    np.testing.assert_array_equal(label.ravel(), [5, 0, 0])
+    np.testing.assert_allclose(bbox[1], 0, atol=1e-12)
+    np.testing.assert_array_equal(fg_number, [[3]])

@@ -90,6 +90,23 @@ def test_pool2d_arguments_and_unknown_dims():
         assert fluid.layers.adaptive_pool2d(z, [2, 2]).shape == (2, 3, 2, 2)
 
 
+def test_pool3d_arguments_raise_paddle_1_8_error_types():
+    """The types Paddle 1.8.5's pool3d raises: TypeError for use_cudnn, ValueError else."""
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.layers.data("x", [2, 5, 5, 5, 3], append_batch_size=False, dtype="float32")
+        with pytest.raises(TypeError, match="pool3d: use_cudnn must be True or False"):
+            fluid.layers.pool3d(x, 3, use_cudnn=[0], data_format="NDHWC")
+        with pytest.raises(ValueError, match="pool3d: pool_size must be given"):
+            fluid.layers.pool3d(x)
+        with pytest.raises(ValueError, match="pool3d: with pool_padding \"VALID\""):
+            fluid.layers.pool3d(x, 3, pool_padding="VALID", ceil_mode=True,
+                                data_format="NDHWC")
+        with pytest.raises(ValueError, match="data_format"):
+            fluid.layers.pool3d(x, 3, data_format="NDHWCC")
+        assert fluid.layers.pool3d(x, 3, global_pooling=True, data_format="NDHWC").shape == \
+            (2, 1, 1, 1, 3)
+
+
 def test_rnn_cells_check_their_arguments():
     from refimpl.fluid.layers import GRUCell, LSTMCell
     with pytest.raises(TypeError, match="dtype must be float32 or float64"):

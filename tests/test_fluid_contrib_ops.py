@@ -1,6 +1,7 @@
 """fluid.contrib's op builders (Paddle 1.8): fused_elemwise_activation, partial_concat,
-partial_sum, shuffle_batch, multiclass_nms2, checked against values recorded on Paddle
-1.8.5 (specs/fluid_contrib.md)."""
+partial_sum, shuffle_batch, multiclass_nms2, sequence_topk_avg_pooling,
+match_matrix_tensor, checked against values recorded on Paddle 1.8.5
+(specs/ops/fluid_contrib_ops.md)."""
 import numpy as np
 import pytest
 
@@ -123,3 +124,74 @@ def test_multiclass_nms2_from_contrib_returns_the_index():
     np.testing.assert_allclose(out, [[1, 0.9, 0, 0, 1, 1], [1, 0.2, 2, 2, 3, 3]], rtol=1e-6)
     assert index.ravel().tolist() == [0, 1]
     np.testing.assert_array_equal(alone, out)
+
+
+# sequence 0: a 2-channel 2 x 3 grid with ties, sequence 1: 2 channels of a 3 x 1 grid
+TOPK_X = np.array([3, 1, 3, 2, 2, 5, 0, 4, 4, 1, 1, 1, 7, 8, 9, 6, 5, 4], np.float32)
+# Paddle 1.8.5: Out (topks [1, 2]) and d/dX of sum(Out * [[1, 2, 3, 4], [5, 6, 7, 8], ...])
+TOPK_OUT_185 = [[3, 3, 4, 4], [5, 3.5, 1, 1], [7, 3.5, 6, 3], [8, 4, 5, 2.5], [9, 4.5, 4, 2]]
+TOPK_GX_185 = [2, 0, 1, 3, 0, 8, 0, 5, 2, 11, 4, 0, 14, 20, 26, 17, 23, 29]
+
+
+def test_sequence_topk_avg_pooling_as_paddle_185():
+    """A tie takes the lower column first; a 1-column row still divides its top-2 by 2."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, 1], "float32", lod_level=1)
+        x.stop_gradient = False
+        row = fluid.data("row", [None, 2], "float32", lod_level=1)
+        col = fluid.data("col", [None, 2], "float32", lod_level=1)
+        out = fluid.contrib.sequence_topk_avg_pooling(x, row, col, topks=[1, 2],
+                                                      channel_num=2)
+        weights = fluid.layers.assign(np.arange(1, 21, dtype=np.float32).reshape(5, 4))
+        gx = fluid.gradients([fluid.layers.reduce_sum(out * weights)], [x])[0]
+    place = fluid.CPUPlace()
+    feed = {"x": fluid.create_lod_tensor(TOPK_X.reshape(-1, 1), [[12, 6]], place),
+            "row": fluid.create_lod_tensor(np.zeros((5, 2), np.float32), [[2, 3]], place),
+            "col": fluid.create_lod_tensor(np.zeros((4, 2), np.float32), [[3, 1]], place)}
+    got, grad = _run(main, startup, feed, [out, gx], return_numpy=False)
+    assert got.recursive_sequence_lengths() == [[2, 3]]
+    np.testing.assert_array_equal(np.array(got), TOPK_OUT_185)
+    np.testing.assert_array_equal(np.array(grad).ravel(), TOPK_GX_185)
+    with pytest.raises(Exception, match="channel_num \\* rows \\* cols"):
+        _run(main, startup, dict(feed, x=fluid.create_lod_tensor(
+            TOPK_X.reshape(-1, 1), [[10, 8]], place)), [out])
+
+
+MATCH_A = (np.arange(15, dtype=np.float32).reshape(5, 3) % 7) / 5
+MATCH_B = (np.arange(18, dtype=np.float32).reshape(6, 3) % 5) / 4
+# Paddle 1.8.5, W = arange(18).reshape(3, 2, 3) / 10, sequences [2, 3] and [4, 2]
+MATCH_OUT_185 = [0.525, 1.11, 1.02, 0.78, 1.56, 3.18, 3.0, 2.22, 0.66, 1.425, 1.29, 1.005,
+                 2.1, 4.44, 4.08, 3.12, 0.925, 0.355, 3.465, 1.215, 2.225, 0.815, 1.87, 0.67,
+                 4.68, 1.62, 3.71, 1.31]
+# d/dW of sum(Out * Out)
+MATCH_GW_185 = [11.147, 14.029, 15.471, 16.79, 21.526, 24.282, 14.064, 16.7895, 17.43,
+                20.1705, 24.264, 25.5075, 15.161, 16.498, 15.105, 20.975, 22.69, 20.685]
+MATCH_GA_185 = [5.61375, 18.83925, 32.06475, 17.424, 57.474, 97.524, 4.6195, 13.0885,
+                21.5575, 12.2355, 36.7785, 61.3215, 9.3935, 27.3305, 45.2675]
+
+
+def test_match_matrix_tensor_as_paddle_185():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        a = fluid.data("a", [None, 3], "float32", lod_level=1)
+        b = fluid.data("b", [None, 3], "float32", lod_level=1)
+        a.stop_gradient = False
+        w_init = fluid.initializer.NumpyArrayInitializer(
+            np.arange(18, dtype=np.float32).reshape(3, 2, 3) / 10)
+        out, tmp = fluid.contrib.match_matrix_tensor(a, b, channel_num=2,
+                                                     param_attr=fluid.ParamAttr(initializer=w_init))
+        w = main.global_block().all_parameters()[0]
+        assert list(w.shape) == [3, 2, 3] and list(tmp.shape) == [-1, 1]
+        ga, gw = fluid.gradients([fluid.layers.reduce_sum(out * out)], [a, w])
+    place = fluid.CPUPlace()
+    feed = {"a": fluid.create_lod_tensor(MATCH_A, [[2, 3]], place),
+            "b": fluid.create_lod_tensor(MATCH_B, [[4, 2]], place)}
+    got, t, grad_a, grad_w = _run(main, startup, feed, [out, tmp, ga, gw], return_numpy=False)
+    assert got.recursive_sequence_lengths() == [[16, 12]]      # 2 channels x 2 x 4, 2 x 3 x 2
+    np.testing.assert_allclose(np.array(got).ravel(), MATCH_OUT_185, rtol=1e-5)
+    # Tmp: sequence 0's A W, (row, channel, column)
+    np.testing.assert_allclose(np.array(t)[:12].ravel(), np.einsum(
+        "ih,htk->itk", MATCH_A[:2], np.arange(18).reshape(3, 2, 3) / 10).ravel(), rtol=1e-6)
+    np.testing.assert_allclose(np.array(grad_a).ravel(), MATCH_GA_185, rtol=1e-5)
+    np.testing.assert_allclose(np.array(grad_w).ravel(), MATCH_GW_185, rtol=1e-5)

@@ -80,7 +80,7 @@ def test_metric_base_reset_zeroes_public_state_by_kind():
     assert str(counts) == "counts"
 
 
-def test_weighted_average_and_detection_map():
+def test_weighted_average_and_detection_map_arguments():
     with pytest.warns(Warning, match="deprecated"):
         average = fluid.average.WeightedAverage()
     average.add(1.0, 2)
@@ -89,9 +89,11 @@ def test_weighted_average_and_detection_map():
     average.reset()
     with pytest.raises(ValueError, match="no data to be averaged"):
         average.eval()
-    for module in (fluid.metrics, fluid.evaluator):
-        with pytest.raises(NotImplementedError, match="detection_map"):
-            module.DetectionMAP()
+    assert fluid.evaluator.DetectionMAP is fluid.metrics.DetectionMAP
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        box = fluid.data("box", [None, 4], "float32", lod_level=1)
+        with pytest.raises(ValueError, match="DetectionMAP: class_num is required"):
+            fluid.metrics.DetectionMAP(box, box, box)
 
 
 def test_evaluators_accumulate_in_the_program():

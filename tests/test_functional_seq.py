@@ -38,14 +38,16 @@ def test_ctc_loss_against_enumeration(reduction):
     np.testing.assert_allclose(got, expected, rtol=1e-10)
 
 
-def test_ctc_impossible_alignment_is_infinite_and_fluid_needs_lengths():
-    """Without input_length/label_length, fluid's warpctc takes sequences whose lengths it
-    knows (layers/sequence.py); plain dense input is refused, naming the variable."""
+def test_ctc_impossible_alignment_is_zero_and_fluid_needs_lengths():
+    """A label that needs more steps than there are has loss 0 and no gradient (warp-ctc's
+    rule; Paddle 1.8.5 and 3.3.1 give 0). Without input_length/label_length, fluid's
+    warpctc takes sequences whose lengths it knows (layers/sequence.py); plain dense input
+    is refused, naming the variable."""
     logits = RNG.randn(2, 1, 3)
     got = run(lambda x, l, a, b: fluid.layers.warpctc(x, l, input_length=a, label_length=b),
               x=logits, l=np.array([[1, 1]], "int32"), a=np.array([2], "int64"),
               b=np.array([2], "int64"))
-    assert np.isinf(got[0, 0])   # "1 1" needs a blank between: 3 steps
+    assert got[0, 0] == 0.0   # "1 1" needs a blank between: 3 steps
     with pytest.raises(ValueError, match="warpctc"):
         run(lambda x, l: fluid.layers.warpctc(x, l), x=logits, l=np.array([[1]], "int32"))
 
@@ -73,6 +75,44 @@ def test_ctc_gradient_through_backward():
         d = np.zeros_like(logits)
         d[idx] = eps
         assert g[idx] == pytest.approx((f(logits + d) - f(logits - d)) / (2 * eps), abs=1e-6)
+
+
+def test_warpctc_of_lod_sequences_matches_enumeration_and_finite_differences():
+    """Paddle 1.8's LoD form: packed logits [sum T, C] and labels [sum L, 1] whose LoD gives
+    the lengths; Logits@GRAD comes back packed, WarpCTCGrad padded [Tmax, B, C]."""
+    logits = RNG.randn(7, 3)                                  # sequences of 4 and 3 steps
+    labels = np.array([[1], [2], [2]], "int64")               # labels "1 2" and "2"
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = fluid.data("x", [None, 3], "float64", lod_level=1)
+        x.stop_gradient = False
+        y = fluid.data("y", [None, 1], "int64", lod_level=1)
+        block = main.global_block()
+        loss = block.create_var(name="loss", dtype="float64")
+        grad_out = block.create_var(name="warpctc_grad", dtype="float64")
+        block.append_op("warpctc", inputs={"Logits": [x], "Label": [y]},
+                        outputs={"Loss": [loss], "WarpCTCGrad": [grad_out]},
+                        attrs={"blank": 0, "norm_by_times": False})
+        total = fluid.layers.reduce_sum(loss)
+        dx = static.gradients([total], [x])[0]
+    place = fluid.CPUPlace()
+    exe = static.Executor(place)
+
+    def feed(v):
+        return {"x": fluid.create_lod_tensor(v, [[4, 3]], place),
+                "y": fluid.create_lod_tensor(labels, [[2, 1]], place)}
+    got, g, padded = (np.array(t) for t in exe.run(main, feed=feed(logits), return_numpy=False,
+                                                   fetch_list=[loss, dx, grad_out]))
+    np.testing.assert_allclose(got.ravel(), [ctc_brute_force(logits[:4], [1, 2]),
+                                             ctc_brute_force(logits[4:], [2])], rtol=1e-10)
+    assert g.shape == (7, 3) and padded.shape == (4, 2, 3)
+    eps = 1e-6
+    for idx in [(0, 1), (3, 2), (4, 0), (6, 2)]:
+        d = np.zeros_like(logits)
+        d[idx] = eps
+        numeric = (exe.run(main, feed=feed(logits + d), fetch_list=[total])[0] -
+                   exe.run(main, feed=feed(logits - d), fetch_list=[total])[0]) / (2 * eps)
+        assert g[idx] == pytest.approx(float(np.ravel(numeric)[0]), abs=1e-6)
 
 
 def test_hsigmoid_loss_default_tree():

@@ -116,6 +116,56 @@ def test_dynamic_gru_matches_a_step_by_step_reference(reverse, origin_mode):
                                rtol=1e-5, atol=1e-6)
 
 
+@pytest.mark.parametrize("reverse", [False, True])
+def test_gru_batch_outputs_use_paddle_batch_layout(reverse):
+    """BatchGate / BatchResetHiddenPrev / BatchHidden: step after step, the running
+    sequences longest first (Paddle 1.8.5's test_gru_op checks them)."""
+    from refimpl.ops.gru import GRU
+    from refimpl.ops.gru_unit import GRUUnit
+    rng, d = np.random.RandomState(8), 2
+    lens = np.array([2, 4, 3])                      # rows 0-1, 2-5, 6-8
+    x, w = rng.uniform(-1, 1, (9, 3 * d)), rng.uniform(-1, 1, (d, 3 * d))
+    h0 = rng.uniform(-1, 1, (3, d))
+    hidden, gate, reset_h, batch_h = GRU.forward(
+        x, h0, w, None, lens, activation="tanh", gate_activation="sigmoid",
+        is_reverse=reverse, origin_mode=False)
+    # longest first at every step: sequences 1, 2, 0, then 1, 2, then 1
+    step_rows = [[2, 6, 0], [3, 7, 1], [4, 8], [5]] if not reverse else \
+        [[5, 8, 1], [4, 7, 0], [3, 6], [2]]
+    np.testing.assert_array_equal(batch_h, hidden[sum(step_rows, [])])
+    want_gate, h_prev, start = [], h0[[1, 2, 0]], 0
+    for rows in step_rows:
+        g, r_h, h = GRUUnit.forward(x[rows], h_prev[:len(rows)], w)
+        np.testing.assert_allclose(gate[start:start + len(rows)], g, rtol=1e-12)
+        np.testing.assert_allclose(reset_h[start:start + len(rows)], r_h, rtol=1e-12)
+        h_prev, start = h, start + len(rows)
+
+
+def test_whole_sequence_kernels_clip_the_sigmoid_input_at_13_as_paddle():
+    """gru / lstm gates saturate at sigmoid(13) (Paddle's math/detail activations; 1.8.5's
+    test_gru_op sees the 2.3e-6 when a gate's input passes 13); gru_unit's does not."""
+    from refimpl.ops.gru import GRU
+    from refimpl.ops.gru_unit import GRUUnit
+    d = 2
+    x, w = np.zeros((1, 3 * d)), np.zeros((d, 3 * d))
+    bias = np.array([[30.0] * (2 * d) + [0.5] * d])          # u, r inputs 30; c input 0.5
+    hidden, gate, _, _ = GRU.forward(x, np.ones((1, d)), w, bias, np.array([1]),
+                                     activation="tanh", gate_activation="sigmoid",
+                                     is_reverse=False, origin_mode=False)
+    u = 1 / (1 + np.exp(-13.0))
+    np.testing.assert_allclose(gate[0, :2 * d], u, rtol=1e-15)
+    np.testing.assert_allclose(hidden[0], u * (np.tanh(0.5) - 1) + 1, rtol=1e-15)
+    plain_gate = GRUUnit.forward(x, np.ones((1, d)), w, bias)[0]
+    np.testing.assert_allclose(plain_gate[0, :2 * d], 1 / (1 + np.exp(-30.0)), rtol=1e-15)
+    lstm_bias = np.array([[0.0] * d + [30.0] * (3 * d)])    # candidate 0; i, f, o inputs 30
+    _, cell, _, _ = LSTM.forward(np.zeros((1, 4 * d)), None, np.ones((1, d)),
+                                 np.zeros((d, 4 * d)), lstm_bias, np.array([1]),
+                                 use_peepholes=False, is_reverse=False,
+                                 gate_activation="sigmoid", cell_activation="tanh",
+                                 candidate_activation="tanh")
+    np.testing.assert_allclose(cell[0], u * 1.0, rtol=1e-15)       # f * c0 + i * tanh(0)
+
+
 def test_recurrent_layers_reject_bad_arguments():
     with program_guard(Program(), Program()):
         v = fluid.data("x", [-1, 8], "float32", lod_level=1)
@@ -300,6 +350,46 @@ def test_im2sequence_makes_one_sequence_of_patches_per_image():
     np.testing.assert_allclose(sums, [np.sum(expect[:4], 0), np.sum(expect[4:], 0)], rtol=1e-5)
 
 
+def _im2sequence_with_real_sizes(n, sizes):
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = fluid.data("x", [None, 1, 3, 4], "float32")
+        x.stop_gradient = False
+        y = fluid.data("y", [None, 2], "float32")
+        out = fluid.layers.im2sequence(x, filter_size=[2, 2], input_image_size=y, out_stride=1)
+        grad = fluid.gradients([fluid.layers.reduce_sum(out * out)], [x])[0]
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    xv = np.arange(n * 12, dtype="float32").reshape(n, 1, 3, 4) + 1
+    rows, dx = exe.run(main, feed={"x": xv, "y": np.array(sizes, "float32")},
+                       fetch_list=[out, grad], return_numpy=False)
+    return np.array(rows), rows.lod(), np.array(dx)
+
+
+def test_im2sequence_real_sizes_as_paddle_1_8():
+    """input_image_size: Paddle 1.8.5's rows (measured). One image ignores it; with two,
+    image 0 (real 2 x 3) has 1 x 2 windows, image 1 (5 x 4) 4 x 3 windows reading zeros
+    past X's 3 x 4."""
+    rows, lod, dx = _im2sequence_with_real_sizes(1, [[2, 3]])
+    assert lod == [[0, 6]]
+    np.testing.assert_array_equal(rows[:3], [[1, 2, 5, 6], [2, 3, 6, 7], [3, 4, 7, 8]])
+    # the gradient of sum(out^2): 2 x each pixel's value x the windows holding it
+    np.testing.assert_array_equal(dx, [[[[2, 8, 12, 8], [20, 48, 56, 32], [18, 40, 44, 24]]]])
+    rows, lod, dx = _im2sequence_with_real_sizes(2, [[2, 3], [5, 4]])
+    assert lod == [[0, 2, 14]]
+    np.testing.assert_array_equal(rows, [
+        [1, 2, 5, 6], [2, 3, 6, 7], [13, 14, 17, 18], [14, 15, 18, 19], [15, 16, 19, 20],
+        [17, 18, 21, 22], [18, 19, 22, 23], [19, 20, 23, 24], [21, 22, 0, 0], [22, 23, 0, 0],
+        [23, 24, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]])
+    # the adjoint of these rows (Paddle 1.8.5's grad kernel reads Out@GRAD as if every
+    # image had X's 2 x 3 windows, which these rows are not: specs/ops/sequence.md)
+    x = np.arange(24.0).reshape(2, 1, 3, 4) + 1
+    np.testing.assert_array_equal(dx[0, 0], 2 * x[0, 0] * [[1, 2, 1, 0], [1, 2, 1, 0],
+                                                           [0, 0, 0, 0]])
+    np.testing.assert_array_equal(dx[1, 0], 2 * x[1, 0] * [[1, 2, 2, 1], [2, 4, 4, 2],
+                                                           [2, 4, 4, 2]])
+
+
 def test_cudnn_style_lstm_matches_the_reference_in_both_directions():
     seq_len, batch, size, hid = 3, 2, 2, 3
     x = RNG.uniform(-1, 1, (seq_len, batch, size)).astype(np.float32)
@@ -367,22 +457,41 @@ def test_lstmp_with_identity_projection_is_lstm():
 
 
 def test_lstmp_one_step_by_hand_with_h0_and_clips():
+    """H0 [N, P] is the initial projection itself (Paddle 1.8.5)."""
     rng = np.random.RandomState(6)
     width, proj_width = 2, 3
     x = rng.uniform(-3, 3, (1, 4 * width))
     weight = rng.uniform(-1, 1, (proj_width, 4 * width))
     proj_w = rng.uniform(-2, 2, (width, proj_width))
     bias = rng.uniform(-1, 1, (1, 4 * width))
-    h0, c0 = rng.uniform(-1, 1, (1, width)), rng.uniform(-2, 2, (1, width))
+    h0, c0 = rng.uniform(-1, 1, (1, proj_width)), rng.uniform(-2, 2, (1, width))
     attrs = dict(LSTMP_ATTRS, use_peepholes=False, cell_clip=0.4, proj_clip=0.2)
     proj, cell, _, _, _ = LSTMP.forward(x, h0, c0, weight, proj_w, bias, np.array([1]), **attrs)
-    r0 = np.tanh(h0 @ proj_w)
-    pre = x + r0 @ weight + bias
+    pre = x + h0 @ weight + bias
     cand, i, f, o = (pre[:, k * width:(k + 1) * width] for k in range(4))
     c = np.clip(_sigmoid(f) * c0 + _sigmoid(i) * np.tanh(cand), -0.4, 0.4)
     r = np.clip(np.tanh((_sigmoid(o) * np.tanh(c)) @ proj_w), -0.2, 0.2)
     np.testing.assert_allclose(cell, c, rtol=1e-12)
     np.testing.assert_allclose(proj, r, rtol=1e-12)
+
+
+def test_dynamic_lstmp_h0_is_the_initial_projection_as_paddle_1_8():
+    """fluid.layers.dynamic_lstmp(h_0 [N, P]) with constant 0.1 weights, zero bias: the
+    values Paddle 1.8.5 gives (its H0 goes into the recurrence as it is)."""
+    def net():
+        x = fluid.data("x", [None, 8], "float64", lod_level=1)
+        h0, c0 = fluid.data("h0", [None, 3], "float64"), fluid.data("c0", [None, 2], "float64")
+        return fluid.layers.dynamic_lstmp(
+            x, 8, 3, h_0=h0, c_0=c0, use_peepholes=False, dtype="float64",
+            param_attr=fluid.ParamAttr(initializer=fluid.initializer.Constant(0.1)),
+            bias_attr=fluid.ParamAttr(initializer=fluid.initializer.Constant(0.0)))
+    main, startup, (proj, cell) = _build(net)
+    feed = {"x": (np.arange(8.0).reshape(1, 8) / 10, [[1]]), "h0": np.array([[1.0, -2.0, 0.5]]),
+            "c0": np.array([[0.3, -0.1]])}
+    (p, c), _ = _run(main, startup, feed, [proj, cell])
+    # (rtol: Paddle's Constant(0.1) holds the value as a float32 attribute)
+    np.testing.assert_allclose(p, [[0.007221695380604132] * 3], rtol=1e-6)
+    np.testing.assert_allclose(c, [[0.14913615150359433, -0.03297849938041648]], rtol=1e-6)
 
 
 def test_dynamic_lstmp_layer_runs_the_op_with_its_parameters():

@@ -215,13 +215,58 @@ class EditDistance(MetricBase):
 
 
 class DetectionMAP:
-    """Paddle 1.8 builds mAP from its detection_map op, which refimpl does not have."""
+    """Paddle 1.8's in-graph mAP metric: builds two detection_map ops on the current main
+    program, the mini-batch's mAP and the mAP accumulated (in persistable state variables,
+    `map_eval_N_accum_*`) since the last reset; get_map_var() returns both variables."""
 
-    def __init__(self, *args, **kwargs):
-        raise NotImplementedError(
-            "DetectionMAP (fluid.metrics, fluid.evaluator) needs Paddle's detection_map op, which refimpl does "
-            "not implement (specs/fluid_metrics.md); compute mAP from the fetched "
-            "multiclass_nms output on the host")
+    def __init__(self, input, gt_label, gt_box, gt_difficult=None, class_num=None,
+                 background_label=0, overlap_threshold=0.5, evaluate_difficult=True,
+                 ap_version="integral"):
+        from ..framework import unique_name
+        from ..framework.initializer import Constant
+        from ..framework.layer_helper import LayerHelper
+        from ..layers.creation import fill_constant
+        from ..layers.detection import detection_map
+        from ..layers.math import cast
+        from ..layers.tensor import concat
+        if class_num is None:
+            raise ValueError("DetectionMAP: class_num is required")
+        self.helper = LayerHelper("map_eval")
+        gt_label = cast(gt_label, gt_box.dtype)
+        columns = [gt_label] + ([cast(gt_difficult, gt_box.dtype)] if gt_difficult is not None
+                                else []) + [gt_box]
+        label = concat(columns, axis=1)
+        args = (input, label, class_num, background_label)
+        kwargs = {"overlap_threshold": overlap_threshold,
+                  "evaluate_difficult": evaluate_difficult, "ap_version": ap_version}
+        self.cur_map = detection_map(*args, **kwargs)
+
+        def state(suffix, dtype, shape=None):
+            return self.helper.create_variable(
+                name="_".join([unique_name.generate(self.helper.name), suffix]),
+                persistable=True, dtype=dtype, shape=shape)
+        states = [state("accum_pos_count", "int32"), state("accum_true_pos", "float32"),
+                  state("accum_false_pos", "float32")]
+        self.has_state = state("has_state", "int32", [1])
+        Constant(0)(self.has_state, self.helper.startup_program.global_block())
+        self.accum_map = detection_map(*args, has_state=self.has_state, input_states=states,
+                                       out_states=states, **kwargs)
+        fill_constant([1], "int32", 1, out=self.has_state)
+
+    def get_map_var(self):
+        """(mAP of the current mini-batch, mAP accumulated since the last reset)."""
+        return self.cur_map, self.accum_map
+
+    def reset(self, executor, reset_program=None):
+        """Run a program setting has_state to 0, so the next batch starts the totals anew."""
+        from ..framework.program import Program, program_guard
+        from ..layers.creation import fill_constant
+        reset_program = reset_program if reset_program is not None else Program()
+        with program_guard(reset_program):
+            var = reset_program.current_block().create_var(
+                name=self.has_state.name, shape=[1], dtype="int32", persistable=True)
+            fill_constant([1], "int32", 0, out=var)
+        executor.run(reset_program)
 
 
 class Auc(MetricBase):

@@ -102,17 +102,27 @@ def _pool(x, pool_type, ksize, stride, padding, ceil_mode, exclusive, global_poo
                           "adaptive": adaptive, "data_format": data_format}, name)
 
 
+def check_pool_args(layer, pool_type, pool_size, global_pooling, use_cudnn, pool_padding,
+                    ceil_mode):
+    """fluid pool2d / pool3d's argument checks, with the error types Paddle 1.8.5 raises."""
+    if pool_type not in ("max", "avg"):
+        raise ValueError("%s: pool_type must be 'max' or 'avg', got %r" % (layer, pool_type))
+    if not global_pooling and pool_size == -1:
+        raise ValueError("%s: pool_size must be given unless global_pooling is True"
+                         % layer)
+    if not isinstance(use_cudnn, (bool, np.bool_)):
+        raise TypeError("%s: use_cudnn must be True or False, got %r" % (layer, use_cudnn))
+    if isinstance(pool_padding, str) and pool_padding.upper() == "VALID" and ceil_mode:
+        raise ValueError('%s: with pool_padding "VALID", ceil_mode must be False' % layer)
+
+
 def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
            global_pooling=False, use_cudnn=True, ceil_mode=False, name=None, exclusive=True,
            data_format="NCHW"):
-    if pool_type not in ("max", "avg"):
-        raise ValueError("pool2d: pool_type must be 'max' or 'avg', got %r" % pool_type)
-    if not isinstance(use_cudnn, (bool, np.bool_)):
-        raise TypeError("pool2d: use_cudnn must be True or False, got %r" % (use_cudnn,))
+    check_pool_args("pool2d", pool_type, pool_size, global_pooling, use_cudnn, pool_padding,
+                    ceil_mode)
     if data_format not in ("NCHW", "NHWC"):
         raise ValueError("pool2d: data_format must be 'NCHW' or 'NHWC', got %r" % (data_format,))
-    if isinstance(pool_padding, str) and pool_padding.upper() == "VALID" and ceil_mode:
-        raise ValueError('pool2d: with pool_padding "VALID", ceil_mode must be False')
     return _pool(input, pool_type, pool_size, pool_stride, pool_padding, ceil_mode, exclusive,
                  global_pooling, data_format, name)
 

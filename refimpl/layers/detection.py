@@ -297,6 +297,13 @@ def prroi_pool(input, rois, spatial_scale=1.0, pooled_height=1, pooled_width=1,
     input (not w.r.t. rois, which Paddle also differentiates)."""
     check_variable(input, "input", "prroi_pool")
     check_variable(rois, "rois", "prroi_pool")
+    # the types Paddle 1.8.5 insists on (an int spatial_scale is refused too)
+    for arg, value, kind in (("spatial_scale", spatial_scale, float),
+                             ("pooled_height", pooled_height, int),
+                             ("pooled_width", pooled_width, int)):
+        if not isinstance(value, kind) or isinstance(value, bool):
+            raise TypeError("prroi_pool: %s must be %s, got %r"
+                            % (arg, kind.__name__, value))
     return _append("prroi_pool", {"X": input, "ROIs": rois, "BatchRoINums": batch_roi_nums},
                    {"spatial_scale": float(spatial_scale), "pooled_height": int(pooled_height),
                     "pooled_width": int(pooled_width)}, [("Out", None)], name,
@@ -436,9 +443,6 @@ def generate_proposal_labels(rpn_rois, gt_classes, is_crowd, gt_boxes, im_info,
     the per-image row counts when rpn_rois_num is given (refimpl, in place of LoD, as are
     gt_num's ground-truth rows per image)."""
     check_variable(rpn_rois, "rpn_rois", "generate_proposal_labels")
-    if is_cls_agnostic or is_cascade_rcnn:
-        raise NotImplementedError("generate_proposal_labels: is_cls_agnostic and "
-                                  "is_cascade_rcnn are not supported by refimpl")
     if class_nums is None:
         raise ValueError("generate_proposal_labels: class_nums is required")
     outs = _append(
@@ -451,7 +455,8 @@ def generate_proposal_labels(rpn_rois, gt_classes, is_crowd, gt_boxes, im_info,
          "bg_thresh_lo": float(bg_thresh_lo),
          "bbox_reg_weights": _as_floats(bbox_reg_weights, "bbox_reg_weights",
                                         "generate_proposal_labels"),
-         "class_nums": int(class_nums), "use_random": use_random},
+         "class_nums": int(class_nums), "use_random": use_random,
+         "is_cls_agnostic": bool(is_cls_agnostic), "is_cascade_rcnn": bool(is_cascade_rcnn)},
         [("Rois", None), ("LabelsInt32", "int32"), ("BboxTargets", None),
          ("BboxInsideWeights", None), ("BboxOutsideWeights", None), ("RoisNum", "int32")])
     return outs if rpn_rois_num is not None else outs[:-1]
@@ -565,6 +570,35 @@ def generate_mask_labels(im_info, gt_classes, is_crowd, gt_segms, rois, labels_i
     return outs if rois_num is not None else outs[:-1]
 
 
+def detection_map(detect_res, label, class_num, background_label=0, overlap_threshold=0.3,
+                  evaluate_difficult=True, has_state=None, input_states=None,
+                  out_states=None, ap_version="integral"):
+    """mAP [1] of detect_res [M, 6] against label [G, 6 or 5] (op detection_map); with
+    has_state, input_states (pos_count, true_pos, false_pos) are accumulated into
+    out_states. As in Paddle 1.8.5, background_label is not passed to the op (it keeps 0)."""
+    check_variable(detect_res, "detect_res", "detection_map")
+    check_variable(label, "label", "detection_map")
+    if ap_version not in ("integral", "11point"):
+        raise ValueError("detection_map: ap_version must be 'integral' or '11point', got %r"
+                         % (ap_version,))
+    helper = LayerHelper("detection_map")
+    made = lambda dtype: helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    accum = out_states if out_states is not None else \
+        [made("int32"), made("float32"), made("float32")]
+    states = input_states if input_states is not None else (None, None, None)
+    inputs = {"Label": label, "DetectRes": detect_res, "HasState": has_state,
+              "PosCount": states[0], "TruePos": states[1], "FalsePos": states[2]}
+    map_out = made("float32")
+    helper.append_op(type="detection_map",
+                     inputs={k: [v] for k, v in inputs.items() if v is not None},
+                     outputs={"MAP": [map_out], "AccumPosCount": [accum[0]],
+                              "AccumTruePos": [accum[1]], "AccumFalsePos": [accum[2]]},
+                     attrs={"overlap_threshold": float(overlap_threshold),
+                            "evaluate_difficult": bool(evaluate_difficult),
+                            "ap_type": ap_version, "class_num": int(class_num)})
+    return map_out
+
+
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     iou_similarity, box_coder, box_clip, box_decoder_and_assign, prior_box,
     density_prior_box, anchor_generator, yolo_box, multiclass_nms, locality_aware_nms,
@@ -572,4 +606,4 @@ EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     psroi_pool, prroi_pool, deformable_roi_pooling, roi_perspective_transform,
     polygon_box_transform, bipartite_match, target_assign, rpn_target_assign,
     retinanet_target_assign, generate_proposal_labels, yolov3_loss, generate_proposals,
-    distribute_fpn_proposals, collect_fpn_proposals, generate_mask_labels)}}
+    distribute_fpn_proposals, collect_fpn_proposals, generate_mask_labels, detection_map)}}

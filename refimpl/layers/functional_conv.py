@@ -4,7 +4,7 @@ adaptive_{avg,max}_pool{1,3}d; fluid.layers (1.8) pool3d and adaptive_pool3d.
 The 1-D forms view x as 2-D with a unit height (unsqueeze, the 2-D op, squeeze), as
 Paddle 2.0 builds them."""
 from .common import append_op_out, check_variable
-from .conv import _pool
+from .conv import _pool, check_pool_args
 from .tensor import squeeze, unsqueeze
 
 
@@ -227,8 +227,8 @@ def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
 def pool3d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
            global_pooling=False, use_cudnn=True, ceil_mode=False, name=None, exclusive=True,
            data_format="NCDHW"):
-    if pool_type not in ("max", "avg"):
-        raise ValueError("pool3d: pool_type must be 'max' or 'avg', got %r" % (pool_type,))
+    check_pool_args("pool3d", pool_type, pool_size, global_pooling, use_cudnn, pool_padding,
+                    ceil_mode)
     size = 1 if global_pooling and pool_size == -1 else pool_size
     return _pool3d(input, pool_type, size, pool_stride, pool_padding, ceil_mode, exclusive,
                    global_pooling, False, data_format, name, "pool3d")

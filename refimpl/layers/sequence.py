@@ -8,7 +8,6 @@ from ..framework.program import Variable
 from .common import append_op_outputs, check_dtype, check_variable
 from .creation import arange, fill_constant
 from .functional_loss import fluid_warpctc
-from .functional_vision import unfold
 from .loss import fluid_topk
 from .math import cast
 from .tensor import reshape, shape, slice, squeeze, transpose
@@ -338,23 +337,26 @@ def shrink_memory(x, i, table):
 
 def im2sequence(input, filter_size=1, stride=1, padding=0, input_image_size=None,
                 out_stride=1, name=None):
-    """Each image [C, H, W] becomes a sequence of its oh * ow patches, rows [C * kh * kw]:
-    unfold, then the patches made rows (Paddle's im2sequence op, composed)."""
+    """Each image [C, H, W] becomes a sequence of its oh * ow patches, rows [C * kh * kw]
+    (op im2sequence); input_image_size [N, 2] gives the images' real sizes, divided
+    (rounding up) by out_stride."""
     check_variable(input, "input", "im2sequence")
-    if input_image_size is not None or out_stride != 1:
-        raise NotImplementedError("im2sequence: input_image_size / out_stride (per-image "
-                                  "real sizes) are not supported")
-    if len(input.shape) != 4 or min(input.shape[1:]) < 0:
-        raise ValueError("im2sequence: input must be [N, C, H, W] with C, H, W known, got %s"
-                         % list(input.shape))
-    kh, kw = (filter_size, filter_size) if np.isscalar(filter_size) else filter_size
-    sh, sw = (stride, stride) if np.isscalar(stride) else stride
-    pads = [padding] * 4 if np.isscalar(padding) else list(padding) * (4 // len(padding))
-    out_h = (input.shape[2] + pads[0] + pads[2] - kh) // sh + 1
-    out_w = (input.shape[3] + pads[1] + pads[3] - kw) // sw + 1
-    cols = unfold(input, [kh, kw], [sh, sw], pads)
-    rows = reshape(transpose(cols, [0, 2, 1]), [-1, input.shape[1] * kh * kw], name=name)
-    return fixed_length_sequences(rows, out_h * out_w)
+    pair = (lambda v: [int(v)] * 2 if np.isscalar(v) else [int(a) for a in v])
+    padding = pair(padding) if np.isscalar(padding) else [int(p) for p in padding]
+    if len(padding) == 2:
+        padding = padding * 2
+    if len(padding) != 4:
+        raise ValueError("im2sequence: padding must be an int, [ph, pw] or [up, left, down, "
+                         "right], got %r" % (padding,))
+    inputs = {"X": [input]}
+    attrs = {"kernels": pair(filter_size), "strides": pair(stride), "paddings": padding}
+    if input_image_size is not None:
+        check_variable(input_image_size, "input_image_size", "im2sequence")
+        inputs["Y"] = [input_image_size]
+        attrs["out_stride"] = pair(out_stride)
+    out, _ = _op("im2sequence", inputs, attrs,
+                 ("Out", "OutLength"), {"OutLength": "int64"}, name)
+    return out
 
 
 def filter_by_instag(ins, ins_tag, filter_tag, is_lod, out_val_if_empty=0,

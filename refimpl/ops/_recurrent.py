@@ -10,7 +10,8 @@ ACTIVATION_CODES = {"identity": 0, "sigmoid": 1, "tanh": 2, "relu": 3}
 
 
 def act(name, x):
-    return activate(ACTIVATION_CODES[name], x)
+    """Paddle's activation of the whole-sequence kernels (sigmoid input clipped)."""
+    return activate(ACTIVATION_CODES[name], x, clip_sigmoid=True)
 
 
 def act_grad(name, y):

@@ -74,6 +74,21 @@ def stack_targets(parts, dtype):
             np.concatenate(weight).reshape(-1, 4).astype(dtype))
 
 
+def background_wins(fg_kept, bg_kept, n):
+    """(LocationIndex rows, foreground, background, BBoxInsideWeight) of n anchors from the
+    kept foreground and background candidates: a candidate that is both becomes
+    background, and LocationIndex gets the first foreground candidate in its place, with
+    weight 0 (Paddle's quirk)."""
+    label = np.full(n, -1)
+    label[fg_kept] = 1
+    demoted = int((label[bg_kept] == 1).sum())
+    label[bg_kept] = 0
+    fg, bg = np.flatnonzero(label == 1), np.flatnonzero(label == 0)
+    loc = np.concatenate([np.repeat(fg_kept[:1], demoted), fg]).astype(np.int64)
+    weight = np.repeat([0.0, 1.0], [demoted, len(fg_kept) - demoted])[:, None] * np.ones(4)
+    return loc, fg, bg, weight
+
+
 def reservoir_sample(indices, count, use_random, rng):
     """At most `count` of `indices`: the first ones, or with use_random Paddle's reservoir
     sampling (which leaves the kept ones in swap order)."""
@@ -131,14 +146,7 @@ class RpnTargetAssign(OpDef):
                 fg_kept = reservoir_sample(fg_kept, fg_quota, use_random, rng)
                 bg_kept = reservoir_sample(bg_kept, rpn_batch_size_per_im - len(fg_kept),
                                            use_random, rng)
-            label = np.full(len(inside), -1)
-            label[fg_kept] = 1
-            demoted = int((label[bg_kept] == 1).sum())
-            label[bg_kept] = 0
-            fg, bg = np.flatnonzero(label == 1), np.flatnonzero(label == 0)
-            loc = np.concatenate([np.repeat(fg_kept[:1], demoted), fg]).astype(np.int64)
-            weight = np.repeat([0.0, 1.0], [demoted, len(fg_kept) - demoted])[:, None] * \
-                np.ones(4)
+            loc, fg, bg, weight = background_wins(fg_kept, bg_kept, len(inside))
             offset = i * len(anchors)
             parts.append((inside[loc] + offset, inside[np.concatenate([fg, bg])] + offset,
                           box_to_delta(anchors[inside[loc]], gts[best_gt[loc]]),
@@ -160,8 +168,9 @@ class RpnTargetAssign(OpDef):
 
 @register
 class RetinanetTargetAssign(OpDef):
-    """Every anchor, no sampling; TargetLabel is the ground truth's label (0 for
-    background); ForegroundNumber [N, 1] int32 is 1 + the anchors that passed the
+    """Every anchor, no sampling; an anchor both foreground and background is background,
+    with rpn_target_assign's LocationIndex quirk; TargetLabel is the ground truth's label
+    (0 for background); ForegroundNumber [N, 1] int32 is 1 + the anchors that passed the
     foreground test (counting those background then overrode, as Paddle)."""
     type = "retinanet_target_assign"
     inputs = ("Anchor", "GtBoxes", "GtLabels", "IsCrowd", "ImInfo", "GtNum?")
@@ -185,12 +194,13 @@ class RetinanetTargetAssign(OpDef):
                                                   gt_labels):
             passed, negative, best_gt = match_anchors(anchors, gts, positive_overlap,
                                                       negative_overlap)
-            fg, bg = np.flatnonzero(passed & ~negative), np.flatnonzero(negative)
+            loc, fg, bg, weight = background_wins(np.flatnonzero(passed),
+                                                  np.flatnonzero(negative), len(anchors))
             offset = i * len(anchors)
-            parts.append((fg + offset, np.concatenate([fg, bg]) + offset,
-                          box_to_delta(anchors[fg], gts[best_gt[fg]]),
+            parts.append((loc + offset, np.concatenate([fg, bg]) + offset,
+                          box_to_delta(anchors[loc], gts[best_gt[loc]]),
                           np.concatenate([labels.ravel()[best_gt[fg]], np.zeros(len(bg))]),
-                          np.ones((len(fg), 4))))
+                          weight))
             fg_numbers.append(int(passed.sum()) + 1)
         return stack_targets(parts, anchors.dtype) + (
             np.array(fg_numbers, np.int32).reshape(-1, 1),)

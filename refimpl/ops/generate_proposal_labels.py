@@ -1,48 +1,66 @@
 """generate_proposal_labels (Faster R-CNN second stage): per image, the RPN proposals
 (divided by ImInfo's scale) together with the ground-truth boxes are matched to the ground
-truth by pixel IoU; foreground: best IoU > fg_thresh (its ground truth: the first with
+truth by pixel IoU; foreground: best IoU >= fg_thresh (its ground truth: the first with
 that IoU); background (if not foreground): bg_thresh_lo <= best IoU < bg_thresh_hi; crowd
 ground-truth rows are neither. At most floor(batch_size_per_im * fg_fraction) foreground and then
 batch_size_per_im - #foreground background boxes are kept (the first ones, or reservoir
-sampled with use_random from an unseeded generator, as Paddle's).
+sampled with use_random from an unseeded generator, as Paddle's). is_cascade_rcnn (a later
+Cascade R-CNN stage, whose RpnRois begin with the image's G ground-truth boxes): those
+first G rows take the ground truth's place undivided by the scale (as 1.8.5 does), and every
+foreground and background box of positive size (x2 - x1 + 1 > 0, y2 - y1 + 1 > 0) is kept,
+unsampled.
+is_cls_agnostic: a foreground box's deltas go to the columns of class 1.
   Rois [R, 4]                 kept boxes (foreground first), times the scale again
   LabelsInt32 [R, 1] int32    the ground truth's class, 0 for background
   BboxTargets [R, 4 * class_nums]   foreground deltas (pixel center-size, divided by
                               bbox_reg_weights) in the 4 columns of their class, else 0
   BboxInsideWeights, BboxOutsideWeights   1 in those columns, else 0
 RpnRois [P, 4] and GtClasses [G, 1], IsCrowd [G, 1], GtBoxes [G, 4] hold the images'
-rows one after another; RpnRoisNum [N] and GtNum [N] int32 count them per image (in place
-of 1.8's LoD; absent: one image); RoisNum [N] counts the outputs' rows. No gradient."""
+rows one after another; RpnRoisNum [N] and GtNum [N] int32 count them per image (absent:
+RpnRois' and GtBoxes' LoD, 1.8's form; neither: one image); RoisNum [N] counts the
+outputs' rows, which is also their LoD when RpnRois has one. No gradient."""
 import numpy as np
 
 from ._boxes import pairwise_iou, random_boxes, roi_image_index
 from ._common import FLOATS
 from .anchor_target_assign import box_to_delta, reservoir_sample
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, lengths_lod, register
 
 
 def sample_image(rois, gt_boxes, gt_classes, is_crowd, scale, batch_size_per_im, fg_fraction,
-                 fg_thresh, bg_thresh_hi, bg_thresh_lo, weights, class_nums, use_random, rng):
+                 fg_thresh, bg_thresh_hi, bg_thresh_lo, weights, class_nums, use_random, rng,
+                 is_cls_agnostic=False, is_cascade_rcnn=False):
     """(rois, labels, targets, weights) of one image."""
-    boxes = np.concatenate([gt_boxes, rois / scale])
+    g = len(gt_boxes)
+    # a cascade stage's rois begin with the ground truth the previous stage added, in image
+    # units: those rows stand for the ground truth as they are (1.8.5 divides only the rest)
+    boxes = np.concatenate([rois[:g], rois[g:] / scale] if is_cascade_rcnn else
+                           [gt_boxes, rois / scale])
     overlap = pairwise_iou(boxes, gt_boxes, normalized=False)              # [B, G]
     best = overlap.max(axis=1, initial=-1.0)
-    best[:len(gt_boxes)][is_crowd != 0] = -1.0                            # crowd gts
+    best[:g][is_crowd != 0] = -1.0                            # crowd gts
     # the first ground truth within 1e-5 of the best IoU
     best_gt = np.argmax(np.abs(overlap - best[:, None]) < 1e-5, axis=1) if gt_boxes.size \
         else np.zeros(len(boxes), np.int64)
-    is_fg = best > fg_thresh
+    is_fg = best >= fg_thresh
     is_bg = ~is_fg & (best >= bg_thresh_lo) & (best < bg_thresh_hi)
-    fg_quota = int(np.floor(batch_size_per_im * fg_fraction))
-    fg = reservoir_sample(np.flatnonzero(is_fg), fg_quota, use_random, rng)
-    bg = reservoir_sample(np.flatnonzero(is_bg), batch_size_per_im - len(fg), use_random, rng)
+    if is_cascade_rcnn:              # every box of positive size, no sampling
+        positive = (boxes[:, 2] - boxes[:, 0] + 1 > 0) & (boxes[:, 3] - boxes[:, 1] + 1 > 0)
+        fg, bg = np.flatnonzero(is_fg & positive), np.flatnonzero(is_bg & positive)
+    else:
+        fg_quota = int(np.floor(batch_size_per_im * fg_fraction))
+        fg = reservoir_sample(np.flatnonzero(is_fg), fg_quota, use_random, rng)
+        bg = reservoir_sample(np.flatnonzero(is_bg), batch_size_per_im - len(fg), use_random,
+                              rng)
     kept = np.concatenate([fg, bg]).astype(np.int64)
     labels = np.concatenate([gt_classes[best_gt[fg]], np.zeros(len(bg), np.int64)])
     deltas = box_to_delta(boxes[fg], gt_boxes[best_gt[fg]]) / np.asarray(weights)
     targets = np.zeros((len(kept), class_nums, 4))
     box_weights = np.zeros_like(targets)
-    targets[np.arange(len(fg)), labels[:len(fg)]] = deltas
-    box_weights[np.arange(len(fg)), labels[:len(fg)]] = 1.0
+    # class-agnostic regression: every foreground box in the columns of class 1
+    columns = np.minimum(labels[:len(fg)], 1) if is_cls_agnostic else labels[:len(fg)]
+    targets[np.arange(len(fg)), columns] = deltas
+    box_weights[np.arange(len(fg)), columns] = 1.0
     foreground = labels[:len(fg)] > 0                    # a class-0 ground truth: no target
     targets[:len(fg)][~foreground] = 0.0
     box_weights[:len(fg)][~foreground] = 0.0
@@ -57,9 +75,13 @@ class GenerateProposalLabels(OpDef):
               "GtNum?")
     outputs = ("Rois", "LabelsInt32", "BboxTargets", "BboxInsideWeights",
                "BboxOutsideWeights", "RoisNum")
+    # without the counts: the inputs' LoD; the outputs then carry RoisNum as theirs (1.8)
+    lod_lengths = {"RpnRoisNum": "RpnRois", "GtNum": "GtBoxes"}
+    lod_outputs = {slot: lengths_lod("RoisNum", if_lod="RpnRois") for slot in outputs[:-1]}
     attrs = {"batch_size_per_im": 256, "fg_fraction": 0.25, "fg_thresh": 0.25,
              "bg_thresh_hi": 0.5, "bg_thresh_lo": 0.0,
-             "bbox_reg_weights": [0.1, 0.1, 0.2, 0.2], "class_nums": 1, "use_random": True}
+             "bbox_reg_weights": [0.1, 0.1, 0.2, 0.2], "class_nums": 1, "use_random": True,
+             "is_cls_agnostic": False, "is_cascade_rcnn": False}
 
     def infer_shape(self, ctx):
         ctx.check_dtype("RpnRois", FLOATS)
@@ -83,7 +105,7 @@ class GenerateProposalLabels(OpDef):
     def forward(rpn_rois, gt_classes, is_crowd, gt_boxes, im_info, rpn_rois_num=None,
                 gt_num=None, batch_size_per_im=256, fg_fraction=0.25, fg_thresh=0.25,
                 bg_thresh_hi=0.5, bg_thresh_lo=0.0, bbox_reg_weights=(0.1, 0.1, 0.2, 0.2),
-                class_nums=1, use_random=True):
+                class_nums=1, use_random=True, is_cls_agnostic=False, is_cascade_rcnn=False):
         rng = np.random.default_rng()
         n = len(im_info)
         roi_image = roi_image_index(len(rpn_rois), rpn_rois_num, n)
@@ -93,7 +115,7 @@ class GenerateProposalLabels(OpDef):
             gt_classes.ravel()[gt_image == i].astype(np.int64),
             is_crowd.ravel()[gt_image == i], im_info[i, 2], batch_size_per_im, fg_fraction,
             fg_thresh, bg_thresh_hi, bg_thresh_lo, bbox_reg_weights, class_nums, use_random,
-            rng) for i in range(n)]
+            rng, is_cls_agnostic, is_cascade_rcnn) for i in range(n)]
         rois, labels, targets, weights = (np.concatenate(p) for p in zip(*per_image))
         dtype = rpn_rois.dtype
         return (rois.reshape(-1, 4).astype(dtype), labels.astype(np.int32).reshape(-1, 1),
@@ -112,3 +134,10 @@ class GenerateProposalLabels(OpDef):
                       "GtNum": np.array([2, 1], np.int32)},
                      {"batch_size_per_im": 6, "fg_fraction": 0.5, "class_nums": 3,
                       "use_random": False})
+        # a cascade stage: the rois begin with the image's ground truth
+        yield Sample({"RpnRois": np.concatenate([gts, rois * 2.0]),
+                      "GtClasses": np.array([[1], [2], [1]], np.int32),
+                      "IsCrowd": np.array([[0], [0], [0]], np.int32), "GtBoxes": gts,
+                      "ImInfo": np.array([[60.0, 60.0, 2.0]])},
+                     {"class_nums": 2, "fg_thresh": 0.5, "is_cascade_rcnn": True,
+                      "is_cls_agnostic": True})

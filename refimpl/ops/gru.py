@@ -8,7 +8,8 @@ import numpy as np
 from ._common import rand
 from ._recurrent import (ACTIVATION_CODES, check_recurrent, initial_state,
                          ragged_sample_lengths, time_steps)
-from .gru_unit import GRUUnit
+from ._sequence import lengths_of
+from .gru_unit import GRUUnit, gru_step
 from .registry import OpDef, Sample, register, share_lod
 
 
@@ -23,20 +24,31 @@ def gru_steps(x, h0, weight, bias, length, activation, gate_activation, is_rever
     records = []
     for active, rows in steps:
         h_prev = h[active]
-        gate, reset_h, h_new = GRUUnit.forward(
+        gate, reset_h, h_new = gru_step(
             x[rows], h_prev, weight, bias, ACTIVATION_CODES[activation],
-            ACTIVATION_CODES[gate_activation], origin_mode)
+            ACTIVATION_CODES[gate_activation], origin_mode, clip_sigmoid=True)
         h[active] = hidden[rows] = h_new
         records.append((active, rows, h_prev, gate, reset_h))
     return hidden, records, len(lens)
+
+
+def batch_layout(lens, steps):
+    """Paddle's batch layout of per-step values: step after step, each step's running
+    sequences longest first (ties in sequence order). `steps`: [(active, arrays)] with
+    the arrays' rows in `active`'s order; returns one stacked array per position."""
+    columns = []
+    for active, arrays in steps:
+        order = np.argsort(-lens[active], kind="stable")
+        columns.append([a[order] for a in arrays])
+    return tuple(np.concatenate(parts) for parts in zip(*columns))
 
 
 @register
 class GRU(OpDef):
     type = "gru"
     inputs = ("Input", "H0?", "Weight", "Bias?", "XLength")
-    # Paddle's intermediates (batch-reordered gates and states for its grad op) may be
-    # bound; refimpl leaves them unset (the grad recomputes the steps)
+    # Paddle's intermediates, in its batch layout (batch_layout): the gates (u, r, c after
+    # their activations), r * h_prev and h of every step (the grad recomputes the steps)
     outputs = ("Hidden", "BatchGate", "BatchResetHiddenPrev", "BatchHidden")
     lod_lengths = {"XLength": "Input"}
     lod_outputs = {"Hidden": share_lod("Input")}
@@ -53,11 +65,16 @@ class GRU(OpDef):
             ctx.expect(tuple(bias.shape) == (1, 3 * width), "input Bias %r: expected [1, %d], "
                        "got %s" % (bias.name, 3 * width, list(bias.shape)))
         x = ctx.input_var("Input")
-        ctx.set_output("Hidden", (x.shape[0], width), x.dtype)
+        for slot, columns in (("Hidden", width), ("BatchGate", 3 * width),
+                              ("BatchResetHiddenPrev", width), ("BatchHidden", width)):
+            ctx.set_output(slot, (x.shape[0], columns), x.dtype)
 
     @staticmethod
     def forward(x, h0, weight, bias, length, **attrs):
-        return gru_steps(x, h0, weight, bias, length, **attrs)[0], None, None, None
+        hidden, records, _ = gru_steps(x, h0, weight, bias, length, **attrs)
+        lens = lengths_of(length, len(x), "gru")
+        return (hidden,) + batch_layout(lens, [(active, (gate, reset_h, hidden[rows]))
+                                               for active, rows, _, gate, reset_h in records])
 
     @staticmethod
     def backward(x, h0, weight, bias, length, dhidden, **attrs):

@@ -13,7 +13,15 @@ from .registry import OpDef, Sample, register
 ACTIVATIONS = {0: "identity", 1: "sigmoid", 2: "tanh", 3: "relu"}
 
 
-def activate(kind, x):
+# Paddle's whole-sequence recurrent kernels (gru, lstm, lstmp; its math/detail
+# activations) clip the sigmoid's input to [-40, 13]: sigmoid(13) = 1 - 2.3e-6 is their
+# largest gate. The gru_unit op's sigmoid is the plain one.
+SIGMOID_INPUT_RANGE = (-40.0, 13.0)
+
+
+def activate(kind, x, clip_sigmoid=False):
+    if kind == 1 and clip_sigmoid:
+        x = np.clip(x, *SIGMOID_INPUT_RANGE)
     return {0: lambda v: v, 1: lambda v: 1 / (1 + np.exp(-v)), 2: np.tanh,
             3: lambda v: np.maximum(v, 0)}[kind](x)
 
@@ -29,6 +37,20 @@ def split_weight(weight):
     flat = weight.reshape(-1)
     return flat[:2 * width * width].reshape(width, 2 * width), \
         flat[2 * width * width:].reshape(width, width)
+
+
+def gru_step(x, h_prev, weight, bias, activation, gate_activation, origin_mode,
+             clip_sigmoid=False):
+    """(gate (u, r, c after their activations), r * h_prev, h) of one step."""
+    width = h_prev.shape[1]
+    w_ur, w_c = split_weight(weight)
+    pre = x + (0 if bias is None else bias.reshape(1, -1))
+    u_r = activate(gate_activation, pre[:, :2 * width] + h_prev @ w_ur, clip_sigmoid)
+    u, r = u_r[:, :width], u_r[:, width:]
+    reset_h = r * h_prev
+    c = activate(activation, pre[:, 2 * width:] + reset_h @ w_c, clip_sigmoid)
+    h = (1 - u) * c + u * h_prev if origin_mode else u * (c - h_prev) + h_prev
+    return np.concatenate([u_r, c], axis=1).astype(x.dtype), reset_h, h.astype(x.dtype)
 
 
 @register
@@ -57,15 +79,7 @@ class GRUUnit(OpDef):
     @staticmethod
     def forward(x, h_prev, weight, bias=None, activation=2, gate_activation=1,
                 origin_mode=False):
-        width = h_prev.shape[1]
-        w_ur, w_c = split_weight(weight)
-        pre = x + (0 if bias is None else bias.reshape(1, -1))
-        u_r = activate(gate_activation, pre[:, :2 * width] + h_prev @ w_ur)
-        u, r = u_r[:, :width], u_r[:, width:]
-        reset_h = r * h_prev
-        c = activate(activation, pre[:, 2 * width:] + reset_h @ w_c)
-        h = (1 - u) * c + u * h_prev if origin_mode else u * (c - h_prev) + h_prev
-        return np.concatenate([u_r, c], axis=1).astype(x.dtype), reset_h, h.astype(x.dtype)
+        return gru_step(x, h_prev, weight, bias, activation, gate_activation, origin_mode)
 
     @staticmethod
     def backward(x, h_prev, weight, bias, gate, reset_h, dh, activation=2, gate_activation=1,

@@ -7,7 +7,8 @@ state instead of the hidden state itself: Weight is [P, 4D], and per step
     c' = f * c + i * cand(...), clipped to [-cell_clip, cell_clip] when cell_clip > 0
     h' = o * cell(c')
     r' = proj(h' ProjWeight), ProjWeight [D, P], clipped to [-proj_clip, proj_clip] when > 0
-The initial projection is proj(H0 ProjWeight) (H0 [N, D]; 0 without H0), C0 [N, D].
+H0 [N, P] is the initial projection itself (0 without it; Paddle 1.8.5's form, measured:
+no projection or activation is applied to it), C0 [N, D] the initial cell.
 Outputs: Projection [total, P] and Cell [total, D]."""
 import numpy as np
 
@@ -24,15 +25,12 @@ ACTIVATION_ATTRS = ("gate_activation", "cell_activation", "candidate_activation"
 
 
 def lstmp_steps(x, h0, c0, weight, proj_weight, bias, length, attrs, op="lstmp"):
-    """Run the projected LSTM; returns (projection, cell, peep, r0 pre-activation record,
-    per-step records for the backward, batch)."""
+    """Run the projected LSTM; returns (projection, cell, peep, per-step records for the
+    backward, batch)."""
     width, proj_width = proj_weight.shape
     lens, steps = time_steps(length, len(x), op, attrs["is_reverse"])
     batch = len(lens)
-    h_init = initial_state(h0, batch, width, x.dtype, op, "H0")
-    r = act(attrs["proj_activation"], h_init @ proj_weight) if h0 is not None else \
-        np.zeros((batch, proj_width), x.dtype)
-    r0 = r.copy()
+    r = initial_state(h0, batch, proj_width, x.dtype, op, "H0").astype(x.dtype)
     c = initial_state(c0, batch, width, x.dtype, op, "C0").astype(x.dtype)
     bias = bias.reshape(-1)
     peep = bias[4 * width:].reshape(3, width) if attrs["use_peepholes"] else \
@@ -53,10 +51,10 @@ def lstmp_steps(x, h0, c0, weight, proj_weight, bias, length, attrs, op="lstmp")
         r[active], c[active] = r_new, c_new
         projection[rows], cell[rows] = r_new, c_new
         records.append((active, rows, r_prev, c_prev, step, h_new, r_act, r_pass))
-    return projection, cell, peep, r0, records, batch
+    return projection, cell, peep, records, batch
 
 
-def lstmp_backward(x, h0, weight, proj_weight, peep, r0, records, batch, dproj, dcell, attrs):
+def lstmp_backward(x, weight, proj_weight, peep, records, batch, dproj, dcell, attrs):
     """Back-propagation through time; returns (dx, dh0, dc0, dweight, dproj_weight,
     dbias [4D], dpeep [3, D])."""
     gate, cell_act, cand_act, proj_act = (attrs[a] for a in ACTIVATION_ATTRS)
@@ -78,12 +76,7 @@ def lstmp_backward(x, h0, weight, proj_weight, peep, r0, records, batch, dproj, 
         dpeep += dpeep_step
         dr_carry[active] = dgates @ weight.T
         dc_carry[active] = dc_prev
-    dh0 = None
-    if h0 is not None:  # r0 = proj(H0 ProjWeight)
-        dr0_pre = dr_carry * act_grad(proj_act, r0)
-        dproj_weight += h0.T @ dr0_pre
-        dh0 = dr0_pre @ proj_weight.T
-    return dx, dh0, dc_carry, dweight, dproj_weight, dx.sum(0), dpeep
+    return dx, dr_carry, dc_carry, dweight, dproj_weight, dx.sum(0), dpeep
 
 
 @register
@@ -112,11 +105,12 @@ class LSTMP(OpDef):
         ctx.expect(tuple(bias.shape) == (1, bias_width), "input Bias %r: expected [1, %d] "
                    "(use_peepholes=%s), got %s" % (bias.name, bias_width,
                                                    ctx.attr("use_peepholes"), list(bias.shape)))
-        for slot in ("H0", "C0"):
+        for slot, state_width in (("H0", proj_width), ("C0", width)):
             v = ctx.input_var(slot)
-            ctx.expect(v is None or (len(v.shape) == 2 and v.shape[1] == width),
+            ctx.expect(v is None or (len(v.shape) == 2 and v.shape[1] in (state_width, -1)),
                        "input %s %r: expected [batch, %d], got %s"
-                       % (slot, getattr(v, "name", None), width, list(getattr(v, "shape", []))))
+                       % (slot, getattr(v, "name", None), state_width,
+                          list(getattr(v, "shape", []))))
         x = ctx.input_var("Input")
         ctx.set_output("Projection", (x.shape[0], proj_width), x.dtype)
         ctx.set_output("Cell", (x.shape[0], width), x.dtype)
@@ -128,19 +122,19 @@ class LSTMP(OpDef):
 
     @staticmethod
     def backward(x, h0, c0, weight, proj_weight, bias, length, dproj, dcell, **attrs):
-        _, _, peep, r0, records, batch = lstmp_steps(x, h0, c0, weight, proj_weight, bias,
-                                                     length, attrs)
+        _, _, peep, records, batch = lstmp_steps(x, h0, c0, weight, proj_weight, bias,
+                                                 length, attrs)
         dx, dh0, dc0, dweight, dproj_weight, dbias_gates, dpeep = lstmp_backward(
-            x, h0, weight, proj_weight, peep, r0, records, batch, dproj, dcell, attrs)
+            x, weight, proj_weight, peep, records, batch, dproj, dcell, attrs)
         parts = [dbias_gates] + ([dpeep.reshape(-1)] if attrs["use_peepholes"] else [])
-        return (dx, dh0, None if c0 is None else dc0, dweight, dproj_weight,
+        return (dx, None if h0 is None else dh0, None if c0 is None else dc0, dweight, dproj_weight,
                 np.concatenate(parts).reshape(bias.shape))
 
     def samples(self, rng):
         lens = ragged_sample_lengths()
         total, width, proj_width = int(lens.sum()), 3, 2
         for peepholes, reverse in ((True, False), (False, True)):
-            yield Sample({"Input": rand(rng, total, 4 * width), "H0": rand(rng, 4, width),
+            yield Sample({"Input": rand(rng, total, 4 * width), "H0": rand(rng, 4, proj_width),
                           "C0": rand(rng, 4, width),
                           "Weight": rand(rng, proj_width, 4 * width),
                           "ProjWeight": rand(rng, width, proj_width),

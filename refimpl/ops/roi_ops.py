@@ -241,23 +241,25 @@ def hat_integral(lo, hi, nodes):
     return antiderivative(hi - nodes) - antiderivative(lo - nodes)
 
 
-def prroi_matrix(roi, height, width, pooled_height, pooled_width, spatial_scale):
-    """[bins, H * W]: each bin's exact average of the bilinear interpolation of the map
+def prroi_matrices(rois, height, width, pooled_height, pooled_width, spatial_scale):
+    """[R, bins, H * W]: each bin's exact average of the bilinear interpolation of the map
     (zero beyond it) over the bin; an empty bin pools to 0. The interpolation is a sum of
-    separable hats, so each bin's weights are an outer product of 1-D hat integrals."""
-    x1, y1, x2, y2 = roi * spatial_scale
-    bin_h = max(y2 - y1, 0.0) / pooled_height
-    bin_w = max(x2 - x1, 0.0) / pooled_width
-    matrix = np.zeros((pooled_height, pooled_width, height, width))
-    if bin_h * bin_w <= 0:
-        return matrix.reshape(pooled_height * pooled_width, height * width)
-    rows, cols = np.arange(height, dtype=float), np.arange(width, dtype=float)
-    for i in range(pooled_height):
-        along_y = hat_integral(y1 + i * bin_h, y1 + (i + 1) * bin_h, rows)
-        for j in range(pooled_width):
-            along_x = hat_integral(x1 + j * bin_w, x1 + (j + 1) * bin_w, cols)
-            matrix[i, j] = np.outer(along_y, along_x) / (bin_h * bin_w)
-    return matrix.reshape(pooled_height * pooled_width, height * width)
+    separable hats, so each bin's weights are an outer product of 1-D hat integrals (all
+    RoIs and bins at once; every value as a scalar loop over them computes it)."""
+    x1, y1, x2, y2 = (rois * spatial_scale).T[:, :, None, None]          # [R, 1, 1] each
+    bin_h = np.maximum(y2 - y1, 0.0) / pooled_height
+    bin_w = np.maximum(x2 - x1, 0.0) / pooled_width
+    # [R, bins along an axis, 1] edges against [cells] nodes (bin indices in the RoIs'
+    # precision, so each edge is the one a scalar loop computes)
+    i = np.arange(pooled_height, dtype=bin_h.dtype)[:, None]
+    j = np.arange(pooled_width, dtype=bin_w.dtype)[:, None]
+    along_y = hat_integral(y1 + i * bin_h, y1 + (i + 1) * bin_h, np.arange(height, dtype=float))
+    along_x = hat_integral(x1 + j * bin_w, x1 + (j + 1) * bin_w, np.arange(width, dtype=float))
+    area = (bin_h * bin_w)[..., None, None]                              # [R, 1, 1, 1, 1]
+    with np.errstate(divide="ignore", invalid="ignore"):
+        matrix = np.where(area > 0, along_y[:, :, None, :, None] * along_x[:, None, :, None, :]
+                          / area, 0.0)
+    return matrix.reshape(len(rois), pooled_height * pooled_width, height * width)
 
 
 @register
@@ -271,7 +273,12 @@ class PrRoIPool(_LinearRoIPool):
     grad_inputs = ("X", "ROIs", "BatchRoINums?", "Out@GRAD")
     lod_lengths = {"BatchRoINums": "ROIs"}
     attrs = {"spatial_scale": 1.0, "pooled_height": 1, "pooled_width": 1}
-    matrix = staticmethod(prroi_matrix)
+
+    @classmethod
+    def matrices(cls, x, rois, rois_num, attrs):
+        _, _, h, w = x.shape
+        image = roi_image_index(len(rois), rois_num, len(x))
+        return list(zip(image, prroi_matrices(rois, h, w, **dict(cls.attrs, **attrs))))
 
     def samples(self, rng):
         x = rng.uniform(-1, 1, (2, 2, 5, 6))

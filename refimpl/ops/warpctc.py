@@ -1,6 +1,8 @@
-"""warpctc: CTC loss of padded sequences. Logits [Tmax, B, C] (softmax taken over C, as
+"""warpctc: CTC loss of sequences. Padded: Logits [Tmax, B, C] (softmax taken over C, as
 Paddle's warpctc does, so log-probabilities work too), Label [B, Lmax] int, LogitsLength
-and LabelLength [B] int64. Loss[b, 0] = -log sum over alignments of the label (blanks
+and LabelLength [B] int64. Packed (1.8's LoD form): Logits [sum T, C] and Label
+[sum L, 1], the lengths taken from their LoD; WarpCTCGrad is [Tmax, B, C] either way (as
+in Paddle 1.8.5), and Logits@GRAD has Logits' form. Loss[b, 0] = -log sum over alignments of the label (blanks
 and repeats collapsed) of prod_t softmax(Logits[t, b])[a_t], by the forward (alpha)
 recursion over the label with blanks interleaved. WarpCTCGrad holds dLoss/dLogits
 (softmax - occupancy / p); with norm_by_times the gradient (only) is divided by the
@@ -46,8 +48,8 @@ def _ctc_one(logp, label, blank):
         beta[t] = np.logaddexp.reduce([nxt, np.concatenate([nxt[1:], [neg_inf]]), skip_next],
                                       axis=0)
     log_p = np.logaddexp.reduce(alpha[-1, -2:] if size > 1 else alpha[-1, -1:])
-    if not np.isfinite(log_p):
-        return np.inf, np.zeros_like(logp)
+    if not np.isfinite(log_p):   # more labels and repeats than steps: 0, as warp-ctc
+        return 0.0, np.zeros_like(logp)
     occupancy = np.zeros_like(logp)
     with np.errstate(under="ignore"):
         weights = np.exp(alpha + beta - log_p)
@@ -56,34 +58,53 @@ def _ctc_one(logp, label, blank):
     return -log_p, np.exp(logp) - occupancy
 
 
+def _padded(rows, lengths):
+    """[sum T, C] rows of sequences with `lengths` -> [Tmax, B, C], zero past each end."""
+    lengths = np.asarray(lengths, np.int64)
+    out = np.zeros((int(lengths.max(initial=0)), len(lengths), rows.shape[1]), rows.dtype)
+    steps = np.arange(out.shape[0])[:, None] < lengths[None, :]
+    out.transpose(1, 0, 2)[steps.T] = rows
+    return out
+
+
 @register
 class WarpCTC(OpDef):
     type = "warpctc"
     inputs = ("Logits", "Label", "LogitsLength?", "LabelLength?")
     outputs = ("WarpCTCGrad", "Loss")
     attrs = {"blank": 0, "norm_by_times": False}
+    # without the lengths: the packed sequences' LoD (1.8's form)
+    lod_lengths = {"LogitsLength": "Logits", "LabelLength": "Label"}
     no_grad = ("Label", "LogitsLength", "LabelLength")
-    grad_inputs = ("WarpCTCGrad", "Loss@GRAD")
+    grad_inputs = ("Logits", "LogitsLength", "WarpCTCGrad", "Loss@GRAD")
+    grad_shape_only = ("Logits",)
     fd_tolerance = (2e-3, 2e-4)
 
     def infer_shape(self, ctx):
         logits, label = ctx.input_var("Logits"), ctx.input_var("Label")
         ctx.check_dtype("Logits", FLOATS)
         ctx.check_dtype("Label", ("int32", "int64"))
-        ctx.expect(len(logits.shape) == 3, "Logits %r must be [Tmax, B, C] (padded; LoD "
-                   "input is not supported), got %s" % (logits.name, list(logits.shape)))
-        ctx.expect(ctx.has_input("LogitsLength") and ctx.has_input("LabelLength"),
-                   "LogitsLength and LabelLength are required (padded sequences)")
-        ctx.expect(len(label.shape) == 2, "Label %r must be [B, Lmax], got %s"
-                   % (label.name, list(label.shape)))
-        c = logits.shape[2]
+        ctx.expect(len(logits.shape) in (2, 3), "Logits %r must be [Tmax, B, C] (padded) or "
+                   "[sum T, C] (sequences with a LoD), got %s"
+                   % (logits.name, list(logits.shape)))
+        ctx.expect(len(label.shape) == 2, "Label %r must be [B, Lmax] (padded) or "
+                   "[sum L, 1] (sequences with a LoD), got %s" % (label.name, list(label.shape)))
+        c = logits.shape[-1]
         ctx.expect(c < 0 or 0 <= ctx.attr("blank") < c, "blank %d must be in [0, %d)"
                    % (ctx.attr("blank"), c))
-        ctx.same_as("Logits", "WarpCTCGrad")
-        ctx.set_output("Loss", (logits.shape[1], 1), logits.dtype)
+        packed = len(logits.shape) == 2
+        ctx.set_output("WarpCTCGrad", (-1, -1, c) if packed else logits.shape, logits.dtype)
+        ctx.set_output("Loss", (-1 if packed else logits.shape[1], 1), logits.dtype)
 
     @staticmethod
     def forward(logits, label, logits_length, label_length, blank=0, norm_by_times=False):
+        if logits_length is None or label_length is None:
+            raise ValueError("warpctc: give LogitsLength and LabelLength with padded Logits "
+                             "%s and Label %s, or feed both as sequences with a LoD"
+                             % (list(logits.shape), list(label.shape)))
+        if logits.ndim == 2:
+            logits = _padded(logits, logits_length)
+            label = _padded(label.reshape(-1, 1), label_length)[..., 0].T
         steps, batch, _ = logits.shape
         logp = _log_softmax(logits.astype(np.float64))
         loss = np.zeros((batch, 1))
@@ -95,8 +116,12 @@ class WarpCTC(OpDef):
         return grad.astype(logits.dtype), loss.astype(logits.dtype)
 
     @staticmethod
-    def backward(grad, dloss, blank=0, norm_by_times=False):
-        return (grad * dloss.reshape(1, -1, 1)).astype(grad.dtype)
+    def backward(logits, logits_length, grad, dloss, blank=0, norm_by_times=False):
+        dlogits = (grad * dloss.reshape(1, -1, 1)).astype(grad.dtype)
+        if logits.ndim == 2:          # back to the packed rows
+            steps = np.arange(dlogits.shape[0])[:, None] < np.asarray(logits_length)[None, :]
+            dlogits = dlogits.transpose(1, 0, 2)[steps.T]
+        return dlogits
 
     def samples(self, rng):
         yield Sample({"Logits": rand(rng, 6, 3, 4, low=-2, high=2),

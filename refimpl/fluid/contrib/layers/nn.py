@@ -1,5 +1,6 @@
 """fluid.contrib.layers.nn (1.8): fused_elemwise_activation, multiclass_nms2,
-shuffle_batch, partial_concat, partial_sum (each a thin builder of its op), and tree_conv:
+shuffle_batch, partial_concat, partial_sum, sequence_topk_avg_pooling (each a thin builder
+of its op), match_matrix_tensor (its op with the weight made here), and tree_conv:
 the tree_conv op (refimpl/ops/tree_conv.py) with
 its filter [feature_size, 3, output_size, num_filters] (XavierUniform), a bias of the
 output's shape past the batch, [max_nodes, output_size, num_filters] (zeros; bias_attr=False:
@@ -13,7 +14,7 @@ from ....layers.common import append_op_out, append_op_outputs, check_dtype, che
 from ....layers.detection import multiclass_nms
 
 __all__ = ["tree_conv", "fused_elemwise_activation", "multiclass_nms2", "shuffle_batch",
-           "partial_concat", "partial_sum"]
+           "partial_concat", "partial_sum", "match_matrix_tensor", "sequence_topk_avg_pooling"]
 
 
 def tree_conv(nodes_vector, edge_set, output_size, num_filters=1, max_depth=2, act="tanh",
@@ -113,3 +114,33 @@ def partial_sum(input, start_index=0, length=-1):
     """The sum of the columns [start_index, start_index + length) of the 2-D inputs
     (ops/partial_sum.py)."""
     return _partial("partial_sum", input, start_index, length)
+
+
+def match_matrix_tensor(x, y, channel_num, act=None, param_attr=None, dtype="float32",
+                        name=None):
+    """(act(Out), Tmp) of the match_matrix_tensor op (ops/match_matrix_tensor.py) with its
+    weight W [h, channel_num, h] made here, as Paddle 1.8.5 builds it."""
+    check_variable(x, "x", "match_matrix_tensor")
+    check_variable(y, "y", "match_matrix_tensor")
+    if len(x.shape) != 2 or len(y.shape) != 2 or x.shape[-1] != y.shape[-1]:
+        raise ValueError("match_matrix_tensor: x and y must be [rows, h] sequences of one "
+                         "width, got %s and %s" % (list(x.shape), list(y.shape)))
+    helper = LayerHelper("match_matrix_tensor", name=name)
+    w = helper.create_parameter(param_attr, [x.shape[-1], channel_num, y.shape[-1]], dtype)
+    out, tmp, _ = append_op_outputs(
+        "match_matrix_tensor", {"X": x, "Y": y, "W": w},
+        [("Out", dtype, False), ("Tmp", dtype, True), ("OutLength", "int64", True)],
+        {"dim_t": int(channel_num)}, helper=helper)
+    return helper.append_activation(out, act), tmp
+
+
+def sequence_topk_avg_pooling(input, row, col, topks, channel_num):
+    """Out of the sequence_topk_avg_pooling op (ops/sequence_topk_avg_pooling.py): per
+    row of each sequence's [channel_num, rows, cols] grid, the top-k averages."""
+    for arg, var in (("input", input), ("row", row), ("col", col)):
+        check_variable(var, arg, "sequence_topk_avg_pooling")
+    out, _ = append_op_outputs(
+        "sequence_topk_avg_pooling", {"X": input, "ROW": row, "COLUMN": col},
+        [("Out", input.dtype, False), ("pos", "int32", True)],
+        {"topks": [int(k) for k in topks], "channel_num": int(channel_num)})
+    return out
