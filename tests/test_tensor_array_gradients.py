@@ -299,3 +299,17 @@ def test_an_integer_counter_needing_gradients_is_incremented_in_place_eagerly():
         i.stop_gradient = False
         L.increment(i)
         assert i.numpy()[0] == 1
+
+
+def test_a_fresh_integer_result_keeps_its_gradient_eagerly():
+    """Only an in-place integer write skips the tape: Paddle 1.8.5's dygraph gives int64
+    x ** y gradients (its test_elementwise_pow_op: x [1, 3, 6], y [1, 1, 1] -> dOut ones,
+    dX = y x^(y-1) = [1, 1, 1])."""
+    with fluid.dygraph.guard():
+        x = fluid.dygraph.to_variable(np.array([1, 3, 6], "int64"))
+        y = fluid.dygraph.to_variable(np.array([1, 1, 1], "int64"))
+        x.stop_gradient = y.stop_gradient = False
+        out = x ** y
+        out.backward()
+        np.testing.assert_array_equal(out.gradient(), [1, 1, 1])
+        np.testing.assert_array_equal(x.gradient(), [1, 1, 1])

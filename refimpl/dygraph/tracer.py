@@ -535,11 +535,12 @@ def on_device(device, fn, args, kw):
         return map_arrays(xp.to_device, fn(*args, **kw))
 
 
-def _carries_gradient(value):
-    """An integer or bool result has no gradient: an in-place `increment` of an int64
-    counter whose stop_gradient a 1.8 script set False records nothing."""
+def _records_gradient(t, value):
+    """An integer or bool result written in place records no gradient: an `increment` of an
+    int64 counter whose stop_gradient a 1.8 script set False. A fresh integer result does
+    (1.8.5's dygraph gives int `x ** y` its gradients)."""
     dtype = getattr(value, "dtype", None)
-    return dtype is None or dtype.kind in "fc"
+    return t._value is None or dtype is None or dtype.kind in "fc"
 
 
 def _fill(t, value, node, index):
@@ -549,7 +550,7 @@ def _fill(t, value, node, index):
     if not isinstance(t, Tensor):
         raise TypeError("eager op output must be a Tensor, got %s %r"
                         % (type(t).__name__, getattr(t, "name", t)))
-    if node is not None and not t.stop_gradient and _carries_gradient(value):
+    if node is not None and not t.stop_gradient and _records_gradient(t, value):
         if t._value is not None and t._node is None:
             raise ValueError("Leaf Tensor %r that doesn't stop gradient can't be written "
                              "in place by op %s" % (t.name, node.lay.type))
