@@ -20,10 +20,10 @@ def clip_by_norm(x, max_norm, name=None):
 
 
 def merge_selected_rows(x, name=None):
-    """Merges duplicate rows of a SelectedRows; refimpl's tensors are dense, whose rows are
-    already merged, so this is a copy (an `assign` op)."""
+    """Merges duplicate rows of a SelectedRows (the merge_selected_rows op, as 1.8.5); a
+    dense tensor's rows are already merged, so on one it is a copy."""
     check_variable(x, "x", "merge_selected_rows")
-    return creation.assign(x)
+    return append_op_out("merge_selected_rows", {"X": [x]}, {}, name)
 
 
 def get_tensor_from_selected_rows(x, name=None):
