@@ -66,6 +66,7 @@ class _VarTypeNamespace:
     FEED_MINIBATCH = "FEED_MINIBATCH"
     FETCH_LIST = "FETCH_LIST"
     STEP_SCOPES = "STEP_SCOPES"
+    PLACE_LIST = "PLACE_LIST"
     READER = "READER"
     RAW = "RAW"
 

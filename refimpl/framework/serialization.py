@@ -42,7 +42,7 @@ TREE_MEMBER = "__refimpl_tree__"
 _REGULARIZERS = {"L1Decay": L1Decay, "L2Decay": L2Decay}
 _VAR_KINDS = {VarType.LOD_TENSOR, VarType.SELECTED_ROWS, VarType.LOD_TENSOR_ARRAY,
               VarType.FEED_MINIBATCH, VarType.FETCH_LIST, VarType.STEP_SCOPES,
-              VarType.READER, VarType.RAW}
+              VarType.PLACE_LIST, VarType.READER, VarType.RAW}
 _KIND_NAMES = {bool: "a boolean", int: "an integer", float: "a number", str: "a string",
                list: "a list", dict: "an object", type(None): "null"}
 

@@ -20,16 +20,32 @@ def clip_by_norm(x, max_norm, name=None):
 
 
 def merge_selected_rows(x, name=None):
-    """Merges duplicate rows of a SelectedRows; refimpl's tensors are dense, whose rows are
-    already merged, so this is a copy (an `assign` op)."""
+    """Merges duplicate rows of a SelectedRows (the merge_selected_rows op, as 1.8.5); a
+    dense tensor's rows are already merged, so on one it is a copy."""
     check_variable(x, "x", "merge_selected_rows")
-    return creation.assign(x)
+    return append_op_out("merge_selected_rows", {"X": [x]}, {}, name)
 
 
 def get_tensor_from_selected_rows(x, name=None):
     """The dense tensor of a SelectedRows; for refimpl's dense tensors, a copy."""
     check_variable(x, "x", "get_tensor_from_selected_rows")
     return creation.assign(x)
+
+
+def get_places(device_count=None, device_type=None):
+    """fluid.layers.device.get_places (deprecated in 1.8): a PLACE_LIST variable that the
+    get_places op fills with the places (ops/get_places.py)."""
+    helper = LayerHelper("get_places")
+    out = helper.block().create_var(name=unique_name.generate("get_places.out"),
+                                    type="PLACE_LIST", dtype="int64", shape=(-1,))
+    attrs = {}
+    if device_count is not None:
+        attrs["device_count"] = int(device_count)
+    if device_type is not None:
+        attrs["device_type"] = str(device_type)
+    helper.append_op(type="get_places", inputs={}, outputs={"Out": [out]}, attrs=attrs)
+    out.stop_gradient = True
+    return out
 
 
 def hash(input, hash_size, num_hash=1, name=None):
@@ -142,4 +158,6 @@ EXPORTS = {
         "continuous_value_model": continuous_value_model, "center_loss": center_loss,
         "inplace_abn": inplace_abn,
     },
+    # outside fluid.layers' names, as in 1.8 (device.py's __all__ is empty)
+    "fluid.layers.device": {"get_places": get_places},
 }

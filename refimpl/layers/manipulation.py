@@ -129,7 +129,9 @@ def expand_as(x, y, name=None):
 
 
 def fluid_expand_as(x, target_tensor, name=None):
-    return expand_as(x, target_tensor, name)
+    """fluid's expand_as (1.8, 2.0): x tiled to target_tensor's shape (the expand_as op)."""
+    check_variable(target_tensor, "target_tensor", "expand_as")
+    return append_op_out("expand_as", {"X": [x], "target_tensor": [target_tensor]}, {}, name)
 
 
 def meshgrid(*args, **kwargs):

@@ -53,6 +53,13 @@ def _clip_by_norm(dense, x, **attrs):
     return rows._replace(value=dense(rows.value, **attrs))
 
 
+def _merge_rows(dense, x):
+    """A SelectedRows: its rows merged (ascending, duplicates added); height kept."""
+    if not isinstance(x, RowsValue):
+        return dense(x)
+    return merged(x, "merge_selected_rows X")
+
+
 def _fill_constant(dense, *inputs, **attrs):
     """Into a SelectedRows: its value tensor is the filled (or, uniform_random, drawn)
     tensor, no rows listed."""
@@ -148,6 +155,7 @@ def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mod
 ROWS_OUTPUT_BUFFERS = {"adam": ("ParamOut", "Moment1Out", "Moment2Out")}
 
 ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "clip_by_norm": _clip_by_norm,
+                 "merge_selected_rows": _merge_rows,
                  "fill_constant": _fill_constant, "uniform_random": _fill_constant,
                  "lookup_table": _lookup_table, "lookup_table_v2": _lookup_table,
                  "lookup_table_grad": _lookup_table_grad,

@@ -1,0 +1,112 @@
+"""max_pool2d_with_index / max_pool3d_with_index (Paddle 1.8): pool3d's max pooling (NCHW /
+NCDHW, its windows: padding clipped to the input, adaptive and global windows; no
+ceil_mode) that also outputs Mask, each maximum's flat index in its input plane
+(h * W + w, or (d * H + h) * W + w), int32; the first maximum of a window (row-major).
+The gradient goes to X at Mask."""
+import numpy as np
+
+from ..geometry import pool_geometry
+from ._common import FLOATS, rand
+from .pool2d import EMPTY_MAX
+from .pool3d import windows
+from .registry import OpDef, Sample, register
+
+
+class _MaxPoolWithIndex(OpDef):
+    inputs = ("X",)
+    outputs = ("Out", "Mask")
+    attrs = {"ksize": [2, 2], "strides": [1, 1], "paddings": [0, 0],
+             "global_pooling": False, "adaptive": False}
+    grad_inputs = ("X", "Mask", "Out@GRAD")
+    dims = 2
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        ctx.check_dtype("X", FLOATS)
+        ctx.expect(len(x.shape) == self.dims + 2, "X %r must be %d-D, got %s"
+                   % (x.name, self.dims + 2, list(x.shape)))
+        for name in ("ksize", "strides", "paddings"):
+            ctx.expect(len(ctx.attr(name)) == self.dims, "%s must have %d values, got %s"
+                       % (name, self.dims, list(ctx.attr(name))))
+        spatial = [d if d >= 0 else 1 + 2 * max(ctx.attr("ksize")) for d in x.shape[2:]]
+        out = self._geometry(spatial, ctx.attr("ksize"), ctx.attr("strides"),
+                             ctx.attr("paddings"), ctx.attr("global_pooling"),
+                             ctx.attr("adaptive"))[3]
+        ctx.expect(min(out) > 0, "X %r of shape %s is smaller than the window %s"
+                   % (x.name, list(x.shape), ctx.attr("ksize")))
+        if not ctx.attr("adaptive"):
+            if not ctx.attr("global_pooling"):
+                out = [-1 if d < 0 else o for d, o in zip(x.shape[2:], out)]
+        elif ctx.attr("global_pooling"):
+            out = list(x.shape[2:])
+        shape = list(x.shape[:2]) + list(out)
+        ctx.set_output("Out", shape, x.dtype)
+        ctx.set_output("Mask", shape, "int32")
+
+    @staticmethod
+    def _geometry(spatial, ksize, strides, paddings, global_pooling, adaptive):
+        # global pooling makes ksize the input's size and drops the padding, before
+        # adaptive reads ksize as the output size (adaptive + global: one cell per cell)
+        if global_pooling:
+            ksize, paddings = list(spatial), [0] * len(spatial)
+        return pool_geometry(tuple(spatial), ksize, strides, paddings, False, False,
+                             adaptive, "EXPLICIT")
+
+    def forward(self, x, ksize=(2, 2), strides=(1, 1), paddings=(0, 0),
+                global_pooling=False, adaptive=False):
+        spatial = x.shape[2:]
+        k, s, pads, out_sizes = self._geometry(spatial, ksize, strides, paddings,
+                                               global_pooling, adaptive)
+        out = np.full(x.shape[:2] + tuple(out_sizes), EMPTY_MAX, x.dtype)
+        mask = np.full(out.shape, -1, np.int32)
+        for index, window, _ in windows(spatial, k, s, pads, out_sizes, adaptive):
+            block = x[(Ellipsis,) + window].reshape(x.shape[:2] + (-1,))
+            if not block.size:
+                continue
+            first = block.argmax(-1)
+            local = np.unravel_index(first, [sl.stop - sl.start for sl in window])
+            mask[(Ellipsis,) + index] = np.ravel_multi_index(
+                [a + sl.start for a, sl in zip(local, window)], spatial)
+            out[(Ellipsis,) + index] = np.take_along_axis(block, first[..., None], -1)[..., 0]
+        return out, mask
+
+    @staticmethod
+    def backward(x, mask, dout, **attrs):
+        n, c = x.shape[:2]
+        dx = np.zeros((n * c, int(np.prod(x.shape[2:]))), dout.dtype)
+        rows = np.repeat(np.arange(n * c), int(np.prod(mask.shape[2:])))
+        flat = mask.reshape(-1)
+        hit = flat >= 0
+        np.add.at(dx, (rows[hit], flat[hit]), dout.reshape(-1)[hit])
+        return dx.reshape(x.shape).astype(x.dtype)
+
+    def samples(self, rng):
+        def distinct(*shape):
+            return rng.permutation(int(np.prod(shape))).reshape(shape) / 10.0
+        d = self.dims
+        yield Sample({"X": distinct(2, 3, *[5] * d)},
+                     {"ksize": [3] * d, "strides": [2] * d, "paddings": [1] * d}, name="padded")
+        yield Sample({"X": distinct(1, 2, *[4] * d)},
+                     {"ksize": [2] * d, "strides": [1] * d, "paddings": [0] * d}, name="overlap")
+        yield Sample({"X": rand(rng, 2, 2, *[3] * d)},
+                     {"ksize": [1] * d, "strides": [1] * d, "paddings": [0] * d,
+                      "global_pooling": True}, name="global")
+        yield Sample({"X": distinct(1, 1, *[3] * d)},
+                     {"ksize": [2] * d, "strides": [1] * d, "paddings": [0] * d,
+                      "global_pooling": True, "adaptive": True}, name="global_adaptive")
+        yield Sample({"X": distinct(1, 2, *[5] * d)},
+                     {"ksize": [2] * d, "strides": [1] * d, "paddings": [0] * d,
+                      "adaptive": True}, name="adaptive")
+
+
+@register
+class MaxPool2DWithIndex(_MaxPoolWithIndex):
+    type = "max_pool2d_with_index"
+
+
+@register
+class MaxPool3DWithIndex(_MaxPoolWithIndex):
+    type = "max_pool3d_with_index"
+    attrs = {"ksize": [2, 2, 2], "strides": [1, 1, 1], "paddings": [0, 0, 0],
+             "global_pooling": False, "adaptive": False}
+    dims = 3
