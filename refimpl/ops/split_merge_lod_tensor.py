@@ -157,6 +157,7 @@ class MergeLodTensorInfer(MergeLodTensor):
     """merge_lod_tensor for inference programs (Paddle's IfElse there): no gradient."""
     type = "merge_lod_tensor_infer"
     grad_inputs = None
+    backward = None     # (MergeLodTensor's would offer a kernel for a grad op none has)
 
     def has_grad(self):
         return False
