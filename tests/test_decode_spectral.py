@@ -236,12 +236,6 @@ def test_tile_beam_merge_with_batch_repeats_each_entry():
     np.testing.assert_array_equal(got, value[[0, 0, 1, 1]])
 
 
-def test_dynamic_decode_needs_max_step_num():
-    decoder = nn.BeamSearchDecoder(TableCell(None), START, END, BEAM)
-    with pytest.raises(ValueError, match="max_step_num is required"):
-        nn.dynamic_decode(decoder, inits=static.data("h0", [-1, VOCAB], "float32"))
-
-
 def test_ssd_loss_one_image_without_padding_equals_the_batched_row():
     loc = static.data("loc", [1, 4, 4], "float64")
     conf = static.data("conf", [1, 4, 2], "float64")

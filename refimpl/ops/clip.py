@@ -6,8 +6,9 @@ from .registry import OpDef, Sample, register, share_lod
 
 
 def _bound(tensor, attr):
-    """A 1-element Min / Max tensor, when given, overrides the attr (as in Paddle)."""
-    return float(np.asarray(tensor).reshape(-1)[0]) if tensor is not None else attr
+    """A 1-element Min / Max tensor, when given, overrides the attr (as in Paddle); read
+    with .item(), which a device array answers too."""
+    return float(tensor.reshape(-1)[0].item()) if tensor is not None else attr
 
 
 @register
