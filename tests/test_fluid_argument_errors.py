@@ -182,3 +182,25 @@ def test_fluid_embedding_takes_integer_ids_and_a_float_table():
         assert fluid.embedding(input=ids, size=(10, 64), dtype="float16").shape == (4, 6, 64)
         with pytest.raises(TypeError, match="int64"):     # 1.8's dygraph Embedding: int64 ids
             fluid.dygraph.Embedding([10, 4])(fluid.data("i32", [3], "int32"))
+
+
+@pytest.mark.paddle("1.8")
+def test_fluid18_checks_that_relate_arguments():
+    # Paddle 1.8.5 raised each of these (its test_addcmul, test_is_empty_op,
+    # test_get_tensor_from_selected_rows_op, test_randn_op and test_logsumexp error cases)
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.data("x", [2, 3], "float32")
+        ints = fluid.data("ints", [2, 3], "int32")
+        with pytest.raises(TypeError, match="'value' in addcmul must be float for a float32"):
+            fluid.layers.addcmul(x, x, x, value=1)
+        with pytest.raises(TypeError, match="'value' in addcmul must be int for a int32"):
+            fluid.layers.addcmul(ints, ints, ints, value=1.0)
+        assert fluid.layers.addcmul(x, x, x, value=0.5).shape == (2, 3)
+        with pytest.raises(TypeError, match="'cond' in is_empty must be \\['bool'\\]"):
+            fluid.layers.is_empty(x, cond=fluid.data("c", [1], "float32"))
+        with pytest.raises(TypeError, match="must be SELECTED_ROWS, but received LOD_TENSOR"):
+            fluid.layers.get_tensor_from_selected_rows(x)
+        with pytest.raises(AssertionError, match="randn: the size of argument 'shape'"):
+            fluid.layers.randn(shape=[])
+        with pytest.raises(AssertionError, match="logsumexp: 'x' cannot be None"):
+            fluid.layers.logsumexp(None)
