@@ -204,3 +204,20 @@ def test_fluid18_checks_that_relate_arguments():
             fluid.layers.randn(shape=[])
         with pytest.raises(AssertionError, match="logsumexp: 'x' cannot be None"):
             fluid.layers.logsumexp(None)
+
+
+def test_scaled_dot_product_attention_arguments():
+    # the exception types of Paddle 1.8.5's test_scaled_dot_product_attention error cases
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        queries = fluid.data("q", [3, 5, 9], "float32")
+        keys = fluid.data("k", [3, 6, 9], "float32")
+        values = fluid.data("v", [3, 6, 10], "float32")
+        attention = fluid.nets.scaled_dot_product_attention
+        with pytest.raises(TypeError, match="'keys' must be a static Variable"):
+            attention(queries, np.zeros((3, 6, 9), "float32"), values)
+        with pytest.raises(TypeError, match="one dtype, got float32, float64 and float64"):
+            attention(queries, fluid.data("k64", [3, 6, 9], "float64"),
+                      fluid.data("v64", [3, 6, 10], "float64"))
+        with pytest.raises(ValueError, match="same length, got 7 and 6"):
+            attention(queries, fluid.data("k7", [3, 7, 9], "float32"), values)
+        assert attention(queries, keys, values).shape == (3, 5, 10)
