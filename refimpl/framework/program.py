@@ -72,6 +72,9 @@ class Variable:
     """A named tensor slot in a Block. Build-time shape may hold -1 for unknown dims."""
 
     _declared_in_dygraph = False
+    # False for a variable a Block declared with a shape but no dtype (1.8's VarDesc then has
+    # no data_type, which Program.to_string(throw_on_error=True) reports) until it gets one
+    _dtype_declared = True
 
     def __init__(self, block, name=None, shape=None, dtype="float32", type="LOD_TENSOR",
                  lod_level=0, persistable=False, stop_gradient=False, is_data=False,
@@ -109,6 +112,7 @@ class Variable:
         self._shape = _shape_tuple(shape)
         if dtype is not None:
             self._dtype = get_dtype(dtype)
+            self._dtype_declared = True
 
     def _to_readable_code(self):
         kind = "persist " if self.persistable else ""
@@ -399,6 +403,8 @@ class Block:
             _check_redeclared(old, kwargs)
             return old
         v = Variable(self, **kwargs)
+        if kwargs.get("shape") is not None and kwargs.get("dtype") is None:
+            v._dtype_declared = False
         self.vars[v.name] = v
         self.program._bump()
         return v
@@ -769,12 +775,19 @@ class Program:
 
     def to_string(self, throw_on_error=False, with_details=False):
         """The program in Paddle's ProgramDesc text format (program_text.py); with_details
-        adds each variable's Python-side fields. throw_on_error: Paddle raises when a
-        required protobuf field is unset, which a refimpl Program never leaves."""
+        adds each variable's Python-side fields. throw_on_error: a ValueError naming the
+        required fields left unset, as Paddle's: the data type of a variable declared with
+        a shape and no dtype."""
         from .program_text import program_to_text   # it imports this module
         for arg, value in (("throw_on_error", throw_on_error), ("with_details", with_details)):
             if not isinstance(value, bool):
                 raise TypeError("Program.to_string: %s must be a bool, got %r" % (arg, value))
+        unset = ["blocks[%d].vars[%d].type.lod_tensor.tensor.data_type (variable %s)"
+                 % (b.idx, i, v.name) for b in self.blocks
+                 for i, v in enumerate(b.vars.values()) if not v._dtype_declared]
+        if throw_on_error and unset:
+            raise ValueError("Program.to_string: %s are not initialized: declare those "
+                             "variables with a dtype" % unset)
         return program_to_text(self, with_details)
 
     def to_json(self):
