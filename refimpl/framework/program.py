@@ -7,6 +7,7 @@ rewritten by passes without chasing Python object references.
 import contextlib
 import copy
 
+from .. import versions
 from . import mode, unique_name
 from .dtypes import convert_dtype, dtype_attr_is_a_name, get_dtype
 from .errors import DygraphOnlyError, EnforceNotMet, OpError, user_frame
@@ -66,6 +67,12 @@ def _shape_tuple(shape):
     if shape is None:
         return None
     return tuple(-1 if d is None else int(d) for d in shape)
+
+
+# the Variable methods Paddle 1.8.5 declares fake_interface_only (AssertionError in static
+# mode, its text compared by its tests: versions switch dygraph_only_error)
+_PADDLE18_FAKE_INTERFACES = frozenset({"detach", "numpy", "set_value", "backward", "gradient",
+                                       "clear_gradient"})
 
 
 class Variable:
@@ -143,6 +150,11 @@ class Variable:
             raise error("Variable.%s(): %r was declared in a Program (block.create_var) and "
                         "holds no value; in dygraph mode values are eager tensors "
                         "(fluid.dygraph.to_variable)" % (method, self.name))
+        if method in _PADDLE18_FAKE_INTERFACES and versions.switch("dygraph_only_error") == \
+                "paddle":
+            raise AssertionError(
+                "'%s' should be called by imperative Varible in imperative mode, please use "
+                "fluid.dygraph.guard() as context to run it in imperative mode" % method)
         raise DygraphOnlyError("Variable.%s() is only available in dygraph mode (on eager "
                                "tensors, e.g. inside fluid.dygraph.guard()); in static mode "
                                "fetch %r with Executor.run" % (method, self.name))
