@@ -136,6 +136,17 @@ def test_lookup_table_in_a_selected_rows_table_finds_ids_among_its_rows():
         Operator("lookup_table", W="W", Ids="Ids", Out="Out").run(scope, PLACE)
 
 
+def test_get_tensor_from_selected_rows_is_its_value_as_listed():
+    scope = core.Scope()
+    value = np.arange(10, dtype="float32").reshape(5, 2)
+    _rows(scope, "X", [0, 5, 5, 4, 19], 20, value)
+    _tensor(scope, "D", value[:2])
+    Operator("get_tensor_from_selected_rows", X="X", Out="Out").run(scope, PLACE)
+    Operator("get_tensor_from_selected_rows", X="D", Out="DOut").run(scope, PLACE)
+    np.testing.assert_array_equal(_read(scope, "Out"), value)    # duplicates kept
+    np.testing.assert_array_equal(_read(scope, "DOut"), value[:2])
+
+
 def test_sgd_with_sparse_grad_equals_sgd_with_its_dense_grad():
     scope = core.Scope()
     rng = np.random.RandomState(2)

@@ -60,6 +60,11 @@ def _fill_constant(dense, *inputs, **attrs):
     return RowsValue((), value.shape[0] if value.ndim else 1, value)
 
 
+def _value_tensor(dense, x):
+    """get_tensor_from_selected_rows: the value of the listed rows, as they are."""
+    return np.array(x.value, copy=True) if isinstance(x, RowsValue) else dense(x)
+
+
 def _lookup_table(dense, w, ids, **attrs):
     """A SelectedRows table: each id is looked up among its rows."""
     if not isinstance(w, RowsValue):
@@ -161,7 +166,7 @@ ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "clip_by_norm": _clip_by_norm,
                  "lookup_table_v2_grad": _lookup_table_grad,
                  "hierarchical_sigmoid_grad": _hsigmoid_grad, "sgd": _sgd, "adam": _adam,
                  "momentum": _dense_grad, "lamb": _dense_grad, "adagrad": _dense_grad,
-                 "rmsprop": _rmsprop}
+                 "rmsprop": _rmsprop, "get_tensor_from_selected_rows": _value_tensor}
 # the optimizers that take a SelectedRows gradient, and the grad ops that make one (in the
 # slot named) when their forward op has is_sparse (mark_sparse_gradients)
 SPARSE_UPDATES = frozenset({"sgd", "adam", "momentum", "lamb"})
