@@ -204,6 +204,19 @@ def test_fluid18_checks_that_relate_arguments():
             fluid.layers.randn(shape=[])
         with pytest.raises(AssertionError, match="logsumexp: 'x' cannot be None"):
             fluid.layers.logsumexp(None)
+        # crop_tensor: each listed offset, then each size, that is not a Variable
+        offset = fluid.data("offset", [1], "int32")
+        with pytest.raises(TypeError, match="crop_tensor: shape\\[1\\] must be an int or a"):
+            fluid.layers.crop_tensor(x, shape=[2, 2.0])
+        with pytest.raises(ValueError, match="shape\\[1\\] must be positive or -1, got -2"):
+            fluid.layers.crop_tensor(x, shape=[2, -2])
+        with pytest.raises(ValueError, match="shape\\[0\\] must be positive or -1, got 0"):
+            fluid.layers.crop_tensor(x, shape=[0, offset])
+        with pytest.raises(TypeError, match="offsets\\[1\\] must be an int or a Variable"):
+            fluid.layers.crop_tensor(x, shape=[2, 2], offsets=[0, 1.0])
+        with pytest.raises(ValueError, match="offsets\\[0\\] must be >= 0, got -1"):
+            fluid.layers.crop_tensor(x, shape=[-1, 2], offsets=[-1, offset])
+        assert fluid.layers.crop_tensor(x, shape=[-1, 2], offsets=[0, 1]).shape[1] == 2
 
 
 def test_scaled_dot_product_attention_arguments():

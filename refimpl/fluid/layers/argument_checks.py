@@ -601,6 +601,21 @@ def _addcmul(input, value, **_):
                         "received %s" % (wanted.__name__, dtype, type(value).__name__))
 
 
+def _crop_tensor(shape, offsets, **_):
+    # 1.8 checks each listed offset, then each listed size, that is not a Variable
+    for name, values, refused in (("offsets", offsets, lambda v: v < 0),
+                                  ("shape", shape, lambda v: v == 0 or v < -1)):
+        for i, value in enumerate(values if isinstance(values, (list, tuple)) else ()):
+            if isinstance(value, Variable):
+                continue
+            if not isinstance(value, int):
+                raise TypeError("crop_tensor: %s[%d] must be an int or a Variable, got %s"
+                                % (name, i, type(value).__name__))
+            if refused(value):
+                raise ValueError("crop_tensor: %s[%d] must be %s, got %d" % (
+                    name, i, ">= 0" if name == "offsets" else "positive or -1", value))
+
+
 def _get_tensor_from_selected_rows(x, **_):
     if isinstance(x, Variable) and x.type != "SELECTED_ROWS":
         raise TypeError("The type of 'x' in get_tensor_from_selected_rows must be "
@@ -619,6 +634,7 @@ def _randn(shape, **_):
 
 
 RELATION_CHECKS = {'addcmul': _addcmul,
+                   'crop_tensor': _crop_tensor,
                    'get_tensor_from_selected_rows': _get_tensor_from_selected_rows,
                    'logsumexp': _logsumexp,
                    'randn': _randn}
