@@ -68,6 +68,9 @@ SWITCHES = {
     # the truth value of a static `x == y` / `x != y` (framework/math_patch.py): True, as
     # every Paddle 1.8 Variable is, or Python's identity test (`var in list` stays right)
     "variable_comparison_truth": {"1.8": "always", "2.0": "identity", "3": "identity"},
+    # a dygraph-only method of a static Variable (detach, numpy, ...): 1.8.5's plain
+    # AssertionError and text (its tests compare both), or refimpl's DygraphOnlyError
+    "dygraph_only_error": {"1.8": "paddle", "2.0": "refimpl", "3": "refimpl"},
     # static cond whose branches return different dtypes at one position: allowed, the
     # value being the taken branch's (1.8), or refused (refimpl's rule elsewhere)
     "cond_branch_dtypes": {"1.8": "either", "2.0": "same", "3": "same"},

@@ -146,6 +146,21 @@ def test_to_string_prints_the_program_desc_and_details():
         main.to_string(True, "yes")
 
 
+def test_to_string_throw_on_error_reports_a_variable_without_a_data_type():
+    # Paddle 1.8.5's test_framework_debug_str: a shape but no dtype leaves data_type unset
+    prog = fluid.Program()
+    block = prog.current_block()
+    t = block.create_var(name="t", shape=[0, 1])
+    block.create_var(name="typed", shape=[2], dtype="int64")
+    block.create_var(name="no_shape")
+    with pytest.raises(ValueError, match="\\['blocks\\[0\\].vars\\[0\\].type.lod_tensor"
+                                         ".tensor.data_type \\(variable t\\)'\\]"):
+        prog.to_string(True)
+    assert 'name: "t"' in prog.to_string(False)
+    t._set_shape_dtype([0, 1], "float32")     # as an op's shape inference gives it one
+    assert "data_type: FP32" in prog.to_string(True)
+
+
 def test_state_dict_and_set_state_dict():
     main, startup, loss, out, lr, wp = _persistable_model()
     scope = Scope()

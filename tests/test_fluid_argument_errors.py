@@ -182,3 +182,55 @@ def test_fluid_embedding_takes_integer_ids_and_a_float_table():
         assert fluid.embedding(input=ids, size=(10, 64), dtype="float16").shape == (4, 6, 64)
         with pytest.raises(TypeError, match="int64"):     # 1.8's dygraph Embedding: int64 ids
             fluid.dygraph.Embedding([10, 4])(fluid.data("i32", [3], "int32"))
+
+
+@pytest.mark.paddle("1.8")
+def test_fluid18_checks_that_relate_arguments():
+    # Paddle 1.8.5 raised each of these (its test_addcmul, test_is_empty_op,
+    # test_get_tensor_from_selected_rows_op, test_randn_op and test_logsumexp error cases)
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.data("x", [2, 3], "float32")
+        ints = fluid.data("ints", [2, 3], "int32")
+        with pytest.raises(TypeError, match="'value' in addcmul must be float for a float32"):
+            fluid.layers.addcmul(x, x, x, value=1)
+        with pytest.raises(TypeError, match="'value' in addcmul must be int for a int32"):
+            fluid.layers.addcmul(ints, ints, ints, value=1.0)
+        assert fluid.layers.addcmul(x, x, x, value=0.5).shape == (2, 3)
+        with pytest.raises(TypeError, match="'cond' in is_empty must be \\['bool'\\]"):
+            fluid.layers.is_empty(x, cond=fluid.data("c", [1], "float32"))
+        with pytest.raises(TypeError, match="must be SELECTED_ROWS, but received LOD_TENSOR"):
+            fluid.layers.get_tensor_from_selected_rows(x)
+        with pytest.raises(AssertionError, match="randn: the size of argument 'shape'"):
+            fluid.layers.randn(shape=[])
+        with pytest.raises(AssertionError, match="logsumexp: 'x' cannot be None"):
+            fluid.layers.logsumexp(None)
+        # crop_tensor: each listed offset, then each size, that is not a Variable
+        offset = fluid.data("offset", [1], "int32")
+        with pytest.raises(TypeError, match="crop_tensor: shape\\[1\\] must be an int or a"):
+            fluid.layers.crop_tensor(x, shape=[2, 2.0])
+        with pytest.raises(ValueError, match="shape\\[1\\] must be positive or -1, got -2"):
+            fluid.layers.crop_tensor(x, shape=[2, -2])
+        with pytest.raises(ValueError, match="shape\\[0\\] must be positive or -1, got 0"):
+            fluid.layers.crop_tensor(x, shape=[0, offset])
+        with pytest.raises(TypeError, match="offsets\\[1\\] must be an int or a Variable"):
+            fluid.layers.crop_tensor(x, shape=[2, 2], offsets=[0, 1.0])
+        with pytest.raises(ValueError, match="offsets\\[0\\] must be >= 0, got -1"):
+            fluid.layers.crop_tensor(x, shape=[-1, 2], offsets=[-1, offset])
+        assert fluid.layers.crop_tensor(x, shape=[-1, 2], offsets=[0, 1]).shape[1] == 2
+
+
+def test_scaled_dot_product_attention_arguments():
+    # the exception types of Paddle 1.8.5's test_scaled_dot_product_attention error cases
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        queries = fluid.data("q", [3, 5, 9], "float32")
+        keys = fluid.data("k", [3, 6, 9], "float32")
+        values = fluid.data("v", [3, 6, 10], "float32")
+        attention = fluid.nets.scaled_dot_product_attention
+        with pytest.raises(TypeError, match="'keys' must be a static Variable"):
+            attention(queries, np.zeros((3, 6, 9), "float32"), values)
+        with pytest.raises(TypeError, match="one dtype, got float32, float64 and float64"):
+            attention(queries, fluid.data("k64", [3, 6, 9], "float64"),
+                      fluid.data("v64", [3, 6, 10], "float64"))
+        with pytest.raises(ValueError, match="same length, got 7 and 6"):
+            attention(queries, fluid.data("k7", [3, 7, 9], "float32"), values)
+        assert attention(queries, keys, values).shape == (3, 5, 10)

@@ -174,6 +174,19 @@ def test_softmax_family_over_an_axis_and_in_a_requested_dtype():
            {"x": a}, rtol=1e-5, atol=1e-6)
 
 
+def test_fluid_log_softmax_takes_axis_none_as_the_last():
+    # Paddle 1.8's fluid.layers.log_softmax(input, axis=None, dtype=None), in dygraph too
+    a = RNG.randn(2, 3, 4).astype("float32")
+    shifted = a.astype("float64") - a.max(-1, keepdims=True)
+    want = shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
+    with fluid.dygraph.guard():
+        x = fluid.dygraph.to_variable(a)
+        got = fluid.layers.log_softmax(x, None, np.float64).numpy()
+        np.testing.assert_allclose(fluid.layers.log_softmax(x).numpy(), want, rtol=1e-5)
+    assert got.dtype == np.float64
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 def test_float32_stays_float32_and_large_inputs_do_not_overflow():
     x = static.data("x", [4], "float32")
     a = np.array([-1000, -30, 30, 1000], "float32")

@@ -453,6 +453,9 @@ def test_one_hot_both_versions():
     np.testing.assert_array_equal(oa, np.eye(4)[[3, 0, 2]])
     np.testing.assert_array_equal(ob, np.eye(4)[[3, 0, 2]])
     np.testing.assert_array_equal(oc, [[0, 0], [1, 0], [0, 0]])   # out of range -> zeros
+    # the one_hot op refuses a rank-1 X when built (1.8.5's InferShape), v2 takes it
+    with pytest.raises(ValueError, match="X 'y' must be at least 2-D .*got shape \\[3\\]"):
+        fluid.layers.one_hot(y, 4)
 
 
 def test_topk_and_accuracy():

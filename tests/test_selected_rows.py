@@ -136,6 +136,17 @@ def test_lookup_table_in_a_selected_rows_table_finds_ids_among_its_rows():
         Operator("lookup_table", W="W", Ids="Ids", Out="Out").run(scope, PLACE)
 
 
+def test_get_tensor_from_selected_rows_is_its_value_as_listed():
+    scope = core.Scope()
+    value = np.arange(10, dtype="float32").reshape(5, 2)
+    _rows(scope, "X", [0, 5, 5, 4, 19], 20, value)
+    _tensor(scope, "D", value[:2])
+    Operator("get_tensor_from_selected_rows", X="X", Out="Out").run(scope, PLACE)
+    Operator("get_tensor_from_selected_rows", X="D", Out="DOut").run(scope, PLACE)
+    np.testing.assert_array_equal(_read(scope, "Out"), value)    # duplicates kept
+    np.testing.assert_array_equal(_read(scope, "DOut"), value[:2])
+
+
 def test_sgd_with_sparse_grad_equals_sgd_with_its_dense_grad():
     scope = core.Scope()
     rng = np.random.RandomState(2)
@@ -197,11 +208,28 @@ def _optimizer_pair(op_type, slots, attrs, rows, seed=3):
     ("adam", {"Param": None, "Moment1": None, "Moment2": None, "LearningRate": (1,),
               "Beta1Pow": (1,), "Beta2Pow": (1,)}, {"lazy_mode": False}),
     ("adagrad", {"Param": None, "Moment": None, "LearningRate": (1,)}, {"epsilon": 2.0}),
+    ("rmsprop", {"Param": None, "MeanSquare": None, "Moment": None, "LearningRate": (1,)},
+     {"decay": 0.875, "momentum": 0.5}),
+    ("rmsprop", {"Param": None, "MeanSquare": None, "MeanGrad": None, "Moment": None,
+                 "LearningRate": (1,)}, {"centered": True, "epsilon": 0.25}),
 ])
 def test_update_with_sparse_grad_equals_the_dense_update(op_type, slots, attrs):
     (sparse, dense), _, _ = _optimizer_pair(op_type, slots, attrs, rows=[3, 1, 3])
     for slot in dense:
         np.testing.assert_array_equal(sparse[slot], dense[slot], err_msg=slot)
+
+
+def test_rmsprop_without_mean_grad_is_the_uncentered_update():
+    # Paddle 1.8.5's test_rmsprop_op leaves MeanGrad / MeanGradOut out when not centered
+    slots = {"Param": None, "MeanSquare": None, "Moment": None, "LearningRate": (1,)}
+    attrs = {"decay": 0.875, "momentum": 0.5, "epsilon": 0.25}
+    (sparse, _), given, g = _optimizer_pair("rmsprop", slots, attrs, rows=[3, 1, 3])
+    grad = _dense([3, 1, 3], 5, g)
+    mean_square = 0.875 * given["MeanSquare"] + 0.125 * grad * grad
+    moment = 0.5 * given["Moment"] + given["LearningRate"] * grad / np.sqrt(mean_square + 0.25)
+    np.testing.assert_allclose(sparse["MeanSquare"], mean_square, rtol=1e-6)
+    np.testing.assert_allclose(sparse["Moment"], moment, rtol=1e-6)
+    np.testing.assert_allclose(sparse["Param"], given["Param"] - moment, rtol=1e-6)
 
 
 def test_lazy_adam_moves_only_the_listed_rows():

@@ -47,6 +47,17 @@ def test_cumsum_flip_roll_tril_triu_match_numpy():
     _check(outs, wants, {"x": a})
 
 
+def test_fluid_reverse_is_the_reverse_op_of_rank_up_to_6():
+    # Paddle 1.8.5's reverse kernel refuses rank 7 when it runs (its test_reverse_op)
+    x = fluid.layers.data("x", [1] * 8, "int64")          # declared rank 9, fed unchecked
+    out = fluid.layers.reverse(x, axis=[-1, -2])
+    assert static.default_main_program().global_block().ops[-1].type == "reverse"
+    a = np.arange(60).reshape([10, 1, 1, 1, 2, 3])
+    _check([out], [a[..., ::-1, ::-1]], {"x": a})
+    with pytest.raises(ValueError, match="X has rank 7 .*takes ranks up to 6"):
+        _run([out], {"x": a[..., None]})
+
+
 @pytest.mark.paddle("3")   # Paddle 3's 0-D results and integer floor division;
 # the 1.8 / 2.0 rules are in tests/test_versions.py
 def test_diag_eye_trace_kron_cross():

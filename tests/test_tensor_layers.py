@@ -138,6 +138,16 @@ def test_cast_and_assign():
     _assert_all(got, [a.astype("int32"), a, a, np.arange(6).reshape(2, 3), [[1.5, 2.5]]])
 
 
+def test_elementwise_of_shapeless_create_tensors_gets_its_shape_when_run():
+    # as Paddle 1.8.5's test_square_error_cost: create_tensor declares no shape
+    x, y = fluid.layers.create_tensor("float32", "x"), fluid.layers.create_tensor("float32", "y")
+    loss = fluid.layers.square_error_cost(input=x, label=y)
+    assert loss.shape is None
+    a, b = RNG.rand(2, 3).astype("float32"), RNG.rand(2, 3).astype("float32")
+    got, = _run([loss], {"x": a, "y": b})
+    np.testing.assert_allclose(got, (a - b) ** 2, rtol=1e-6)
+
+
 def test_constant_creation_layers():
     x = static.data("x", [None, 3], "float32")
     a = RNG.rand(5, 3).astype("float32")

@@ -10,6 +10,7 @@ import pytest
 
 import refimpl as paddle
 from refimpl import fluid, static, versions
+from refimpl.framework.errors import DygraphOnlyError
 
 
 def _run(build, feed=None, return_numpy=True):
@@ -277,6 +278,22 @@ def test_static_comparison_truth(paddle_version, version, truth):
         made = a == b                             # the equal op's output either way
         assert str(made.dtype).endswith("bool")
         assert static.default_main_program().global_block().ops[-1].type == "equal"
+
+
+def test_dygraph_only_error(paddle_version):
+    """Paddle 1.8.5's static Variable.detach() etc. raise a plain AssertionError with this
+    text (its test_detach compares both); refimpl's 2.0 / 3 raise DygraphOnlyError."""
+    with paddle_version("1.8"):
+        x = static.data("x", [3, 4], "float32")
+        with pytest.raises(AssertionError) as raised:
+            x.detach()
+        assert type(raised.value) is AssertionError
+        assert str(raised.value) == (
+            "'detach' should be called by imperative Varible in imperative mode, please use "
+            "fluid.dygraph.guard() as context to run it in imperative mode")
+    with paddle_version("2.0"):
+        with pytest.raises(DygraphOnlyError, match="Variable.numpy\\(\\) is only available"):
+            static.data("y", [3, 4], "float32").numpy()
 
 
 @pytest.mark.parametrize("version, equal", [

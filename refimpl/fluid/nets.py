@@ -5,6 +5,7 @@ optional batch_norm and dropout) then one pool2d. sequence_conv_pool: sequence_c
 sequence_pool. glu: split in two along `dim`, a * sigmoid(b). scaled_dot_product_attention:
 multi-head attention softmax(q k^T / sqrt(d)) v, with fc projections when num_heads > 1.
 """
+from ..layers.common import check_dtype
 from . import layers
 
 __all__ = ["simple_img_conv_pool", "img_conv_group", "sequence_conv_pool", "glu",
@@ -73,6 +74,12 @@ def glu(input, dim=-1):
 
 
 def scaled_dot_product_attention(queries, keys, values, num_heads=1, dropout_rate=0.0):
+    for name, v in (("queries", queries), ("keys", keys), ("values", values)):
+        check_dtype(v, name, "scaled_dot_product_attention", ("float32", "float64"))
+    if not queries.dtype == keys.dtype == values.dtype:
+        raise TypeError("scaled_dot_product_attention: queries, keys and values must have "
+                        "one dtype, got %s, %s and %s"
+                        % (queries.dtype.name, keys.dtype.name, values.dtype.name))
     for name, v in (("queries", queries), ("keys", keys), ("values", values)):
         if len(v.shape) != 3:
             raise ValueError("scaled_dot_product_attention: %s must be 3-D [batch, length, "

@@ -7,6 +7,7 @@ rewritten by passes without chasing Python object references.
 import contextlib
 import copy
 
+from .. import versions
 from . import mode, unique_name
 from .dtypes import convert_dtype, dtype_attr_is_a_name, get_dtype
 from .errors import DygraphOnlyError, EnforceNotMet, OpError, user_frame
@@ -68,10 +69,19 @@ def _shape_tuple(shape):
     return tuple(-1 if d is None else int(d) for d in shape)
 
 
+# the Variable methods Paddle 1.8.5 declares fake_interface_only (AssertionError in static
+# mode, its text compared by its tests: versions switch dygraph_only_error)
+_PADDLE18_FAKE_INTERFACES = frozenset({"detach", "numpy", "set_value", "backward", "gradient",
+                                       "clear_gradient"})
+
+
 class Variable:
     """A named tensor slot in a Block. Build-time shape may hold -1 for unknown dims."""
 
     _declared_in_dygraph = False
+    # False for a variable a Block declared with a shape but no dtype (1.8's VarDesc then has
+    # no data_type, which Program.to_string(throw_on_error=True) reports) until it gets one
+    _dtype_declared = True
 
     def __init__(self, block, name=None, shape=None, dtype="float32", type="LOD_TENSOR",
                  lod_level=0, persistable=False, stop_gradient=False, is_data=False,
@@ -109,6 +119,7 @@ class Variable:
         self._shape = _shape_tuple(shape)
         if dtype is not None:
             self._dtype = get_dtype(dtype)
+            self._dtype_declared = True
 
     def _to_readable_code(self):
         kind = "persist " if self.persistable else ""
@@ -139,6 +150,11 @@ class Variable:
             raise error("Variable.%s(): %r was declared in a Program (block.create_var) and "
                         "holds no value; in dygraph mode values are eager tensors "
                         "(fluid.dygraph.to_variable)" % (method, self.name))
+        if method in _PADDLE18_FAKE_INTERFACES and versions.switch("dygraph_only_error") == \
+                "paddle":
+            raise AssertionError(
+                "'%s' should be called by imperative Varible in imperative mode, please use "
+                "fluid.dygraph.guard() as context to run it in imperative mode" % method)
         raise DygraphOnlyError("Variable.%s() is only available in dygraph mode (on eager "
                                "tensors, e.g. inside fluid.dygraph.guard()); in static mode "
                                "fetch %r with Executor.run" % (method, self.name))
@@ -399,6 +415,8 @@ class Block:
             _check_redeclared(old, kwargs)
             return old
         v = Variable(self, **kwargs)
+        if kwargs.get("shape") is not None and kwargs.get("dtype") is None:
+            v._dtype_declared = False
         self.vars[v.name] = v
         self.program._bump()
         return v
@@ -769,12 +787,19 @@ class Program:
 
     def to_string(self, throw_on_error=False, with_details=False):
         """The program in Paddle's ProgramDesc text format (program_text.py); with_details
-        adds each variable's Python-side fields. throw_on_error: Paddle raises when a
-        required protobuf field is unset, which a refimpl Program never leaves."""
+        adds each variable's Python-side fields. throw_on_error: a ValueError naming the
+        required fields left unset, as Paddle's: the data type of a variable declared with
+        a shape and no dtype."""
         from .program_text import program_to_text   # it imports this module
         for arg, value in (("throw_on_error", throw_on_error), ("with_details", with_details)):
             if not isinstance(value, bool):
                 raise TypeError("Program.to_string: %s must be a bool, got %r" % (arg, value))
+        unset = ["blocks[%d].vars[%d].type.lod_tensor.tensor.data_type (variable %s)"
+                 % (b.idx, i, v.name) for b in self.blocks
+                 for i, v in enumerate(b.vars.values()) if not v._dtype_declared]
+        if throw_on_error and unset:
+            raise ValueError("Program.to_string: %s are not initialized: declare those "
+                             "variables with a dtype" % unset)
         return program_to_text(self, with_details)
 
     def to_json(self):

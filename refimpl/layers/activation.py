@@ -98,6 +98,11 @@ def fluid_softmax(input, use_cudnn=False, name=None, axis=-1):
     return unary("softmax", input, {"axis": axis}, name)
 
 
+def fluid_log_softmax(input, axis=None, dtype=None, name=None):
+    """Paddle 1.8's fluid.layers.log_softmax: axis None is the last."""
+    return log_softmax(input, -1 if axis is None else axis, dtype, name)
+
+
 def fluid_relu6(x, threshold=6.0, name=None):
     return unary("relu6", x, {"threshold": float(threshold)}, name)
 
@@ -161,7 +166,7 @@ EXPORTS = {
         **{n: _simple(n) for n in _BOTH}),
     "fluid.layers": dict(
         {"leaky_relu": fluid_leaky_relu, "gelu": gelu, "softmax": fluid_softmax,
-         "log_softmax": log_softmax, "relu6": fluid_relu6, "elu": elu, "selu": fluid_selu,
+         "log_softmax": fluid_log_softmax, "relu6": fluid_relu6, "elu": elu, "selu": fluid_selu,
          "softplus": _simple("softplus"), "swish": fluid_swish,
          "hard_sigmoid": fluid_hard_sigmoid, "hard_swish": fluid_hard_swish, "brelu": brelu,
          "soft_relu": soft_relu, "hard_shrink": fluid_hard_shrink,

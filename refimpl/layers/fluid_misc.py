@@ -27,9 +27,9 @@ def merge_selected_rows(x, name=None):
 
 
 def get_tensor_from_selected_rows(x, name=None):
-    """The dense tensor of a SelectedRows; for refimpl's dense tensors, a copy."""
+    """The value tensor of a SelectedRows (its listed rows); of a dense tensor, a copy."""
     check_variable(x, "x", "get_tensor_from_selected_rows")
-    return creation.assign(x)
+    return append_op_out("get_tensor_from_selected_rows", {"X": [x]}, name=name)
 
 
 def get_places(device_count=None, device_type=None):

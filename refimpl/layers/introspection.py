@@ -3,7 +3,7 @@ complex parts conj / real / imag (the ops of those names; of a real tensor a cop
 zeros)."""
 from ..framework.dtypes import REAL_OF
 from ..framework.program import Variable
-from . import creation, math, tensor
+from . import creation, math
 from .common import check_variable, unary
 
 
@@ -14,10 +14,8 @@ def rank(input):
 
 
 def is_empty(x, cond=None):
-    """bool [1]: whether x has no elements (checked at run time)."""
-    zero = creation.fill_constant([1], "int64", 0)
-    return math._bool_out("equal", {"X": [tensor.numel(x)], "Y": [zero]}, {"axis": -1}, None,
-                          cond, layer_type="is_empty")
+    """bool [1]: whether x has no elements (the is_empty op, checked at run time)."""
+    return math._bool_out("is_empty", {"X": [x]}, {}, None, cond)
 
 
 def is_tensor(x):

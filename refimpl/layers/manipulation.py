@@ -46,7 +46,7 @@ def flip(x, axis, name=None):
 
 
 def fluid_reverse(x, axis):
-    return unary("flip", x, {"axis": _axes(axis)}, layer_type="reverse")
+    return unary("reverse", x, {"axis": _axes(axis)})
 
 
 def roll(x, shifts, axis=None, name=None):

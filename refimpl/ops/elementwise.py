@@ -14,6 +14,8 @@ from .registry import OpDef, Sample, register, share_lod
 def axis_broadcast_shape(ctx):
     """Build-time shape of X op Y under Paddle's `axis` rule (also used by compare ops)."""
     x, y = ctx.input_var("X"), ctx.input_var("Y")
+    if x.shape is None or y.shape is None:      # a shapeless create_tensor: known when run
+        return None
     axis = ctx.attr("axis")
     xs, ys = tuple(x.shape), tuple(y.shape)
     if axis != -1 and len(ys) < len(xs):

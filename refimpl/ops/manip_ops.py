@@ -87,6 +87,20 @@ class Flip(OpDef):
 
 
 @register
+class Reverse(Flip):
+    """Paddle 1.8's reverse op (fluid.layers.reverse): flip under its older name, whose
+    kernel takes X of rank 1 to 6 (checked when it runs, as 1.8 does)."""
+    type = "reverse"
+
+    @staticmethod
+    def forward(x, axis=()):
+        if x.ndim > 6:
+            raise ValueError("X has rank %d (shape %s); the reverse op takes ranks up to 6 "
+                             "(Paddle 1.8's kernel; flip takes any)" % (x.ndim, list(x.shape)))
+        return Flip.forward(x, axis)
+
+
+@register
 class Roll(OpDef):
     """Elements shifted along `axis` by `shifts`, wrapping around; no axis: the flattened X
     is rolled and reshaped back."""

@@ -1,8 +1,9 @@
 """one_hot (X int [..., 1] -> [..., depth], fluid 1.8) and one_hot_v2 (X of any shape ->
 X.shape + [depth], Paddle 2.0). Out-of-range ids raise, or give an all-zero row when
 allow_out_of_range is set. The [1] int tensor depth_tensor, when given, is the depth. No
-gradient. one_hot checks X's dtype and last dim when it runs, as Paddle 1.8 does (a program
-may declare X otherwise than what is fed); one_hot_v2 when it is built."""
+gradient. one_hot checks X's rank (>= 2) when it is built and X's dtype and last dim when it runs,
+as Paddle 1.8 does (a program may declare X otherwise than what is fed); one_hot_v2 checks
+when it is built."""
 import numpy as np
 
 from ..framework.dtypes import to_numpy_dtype
@@ -62,6 +63,13 @@ class OneHot(_OneHot):
     type = "one_hot"
 
     checks_when_built = False
+
+    def infer_shape(self, ctx):
+        # the rank is known when built, and 1.8 checks it then (the dims only when it runs)
+        x = ctx.input_var("X")
+        ctx.expect(len(x.shape) >= 2, "X %r must be at least 2-D [..., 1], got shape %s "
+                   "(one_hot_v2 takes any shape)" % (x.name, list(x.shape)))
+        super().infer_shape(ctx)
 
     def check_shape(self, shape, what, fail):
         if shape[-1:] != [1]:

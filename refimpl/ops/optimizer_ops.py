@@ -42,7 +42,8 @@ class _Update(OpDef):
             ctx.fail("Grad %r has shape %s but Param %r has %s"
                      % (g.name, list(g.shape), p.name, list(p.shape)))
         for out in self.output_slots:
-            ctx.same_as(out[:-len("Out")], out)
+            if ctx.has_output(out):     # an optional one may be left out (rmsprop's MeanGrad)
+                ctx.same_as(out[:-len("Out")], out)
 
 
 @register

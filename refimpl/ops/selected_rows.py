@@ -67,6 +67,11 @@ def _fill_constant(dense, *inputs, **attrs):
     return RowsValue((), value.shape[0] if value.ndim else 1, value)
 
 
+def _value_tensor(dense, x):
+    """get_tensor_from_selected_rows: the value of the listed rows, as they are."""
+    return np.array(x.value, copy=True) if isinstance(x, RowsValue) else dense(x)
+
+
 def _lookup_table(dense, w, ids, **attrs):
     """A SelectedRows table: each id is looked up among its rows."""
     if not isinstance(w, RowsValue):
@@ -131,6 +136,13 @@ def _dense_grad(dense, param, grad, *rest, **attrs):
     return dense(param, _dense(grad, "Grad"), *rest, **attrs)
 
 
+def _rmsprop(dense, param, mean_square, mean_grad, lr, grad, moment, **attrs):
+    """rmsprop with its Grad (fifth input) made dense: Paddle's sparse kernel updates every
+    row too, a row Grad does not list with a zero gradient."""
+    return dense(param, mean_square, mean_grad, lr, _dense(grad, "rmsprop Grad"), moment,
+                 **attrs)
+
+
 def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mode=False,
           out_buffers=(None, None, None), **attrs):
     """Dense Grad: adam. lazy_mode: only the rows Grad lists move (param and moments); the
@@ -161,7 +173,8 @@ ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "clip_by_norm": _clip_by_norm,
                  "lookup_table_grad": _lookup_table_grad,
                  "lookup_table_v2_grad": _lookup_table_grad,
                  "hierarchical_sigmoid_grad": _hsigmoid_grad, "sgd": _sgd, "adam": _adam,
-                 "momentum": _dense_grad, "lamb": _dense_grad, "adagrad": _dense_grad}
+                 "momentum": _dense_grad, "lamb": _dense_grad, "adagrad": _dense_grad,
+                 "rmsprop": _rmsprop, "get_tensor_from_selected_rows": _value_tensor}
 # the optimizers that take a SelectedRows gradient, and the grad ops that make one (in the
 # slot named) when their forward op has is_sparse (mark_sparse_gradients)
 SPARSE_UPDATES = frozenset({"sgd", "adam", "momentum", "lamb"})

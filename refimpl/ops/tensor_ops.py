@@ -400,3 +400,22 @@ class Size(OpDef):
 
     def samples(self, rng):
         yield Sample({"Input": rand(rng, 3, 4)})
+
+
+@register
+class IsEmpty(OpDef):
+    """Whether X has no elements: bool [1]."""
+    type = "is_empty"
+    inputs = ("X",)
+    outputs = ("Out",)
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", [1], "bool")
+
+    @staticmethod
+    def forward(x):
+        return np.array([x.size == 0])
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4)})
+        yield Sample({"X": np.zeros((0, 4), "float32")})

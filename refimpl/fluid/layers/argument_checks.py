@@ -5,21 +5,26 @@ for its `dtype` arguments (DTYPE_ARGUMENTS: layer -> {argument: (position, dtype
 the Python types of other arguments (TYPE_ARGUMENTS: layer -> {argument: (position, type
 names, when)}) and the dtypes of numpy array arguments (ARRAY_DTYPES: layer -> {argument:
 (position, dtypes)}); `when` is None (checked unless None), "variable" (checked when a Variable
-is given) or "other" (1.8 checks it under a condition on other things: not checked). A Variable argument
+is given) or "other" (1.8 checks it under a condition on other things: not checked); the
+checks that relate an argument to another or to its value are functions of the bound
+arguments (RELATION_CHECKS: layer -> check). A Variable argument
 that is not a Variable, a dtype outside the list or an argument of another type is a
 TypeError naming the layer, as in Paddle 1.8. The tables are the facts of Paddle 1.8.5's
 check_variable_and_dtype / check_dtype / check_type calls, taken from its API.
 Other profiles keep refimpl's own checks (its ops take float64 where 1.8's CPU kernels
 took float32 only)."""
 import functools
+import inspect
 
 import numpy as np
 
 from ... import versions
 from ...framework.dtypes import convert_dtype
+from ...framework.errors import LayerAssertionError
 from ...framework.program import Variable
 
-__all__ = ["checked", "VARIABLE_DTYPES", "DTYPE_ARGUMENTS", "TYPE_ARGUMENTS", "ARRAY_DTYPES"]
+__all__ = ["checked", "VARIABLE_DTYPES", "DTYPE_ARGUMENTS", "TYPE_ARGUMENTS", "ARRAY_DTYPES",
+           "RELATION_CHECKS"]
 
 _TYPES = {"list": list, "tuple": tuple, "int": int, "float": float, "str": str, "bool": bool,
           "dict": dict, "Variable": Variable, "NoneType": type(None), "ndarray": np.ndarray}
@@ -59,8 +64,10 @@ def checked(layer, fn):
     dtype_args = DTYPE_ARGUMENTS.get(layer, {})
     type_args = TYPE_ARGUMENTS.get(layer, {})
     array_args = ARRAY_DTYPES.get(layer, {})
-    if not variables and not dtype_args and not type_args and not array_args:
+    relation = RELATION_CHECKS.get(layer)
+    if not variables and not dtype_args and not type_args and not array_args and not relation:
         return fn
+    signature = inspect.signature(fn) if relation else None
 
     @functools.wraps(fn)
     def layer_function(*args, **kwargs):
@@ -101,6 +108,10 @@ def checked(layer, fn):
                 raise TypeError("The data type of '%s' in %s must be %s when it is a "
                                 "numpy.ndarray, but received %s"
                                 % (name, layer, list(dtypes), value.dtype.name))
+        if relation:
+            arguments = signature.bind(*args, **kwargs)
+            arguments.apply_defaults()
+            relation(**arguments.arguments)
         return fn(*args, **kwargs)
     return layer_function
 
@@ -223,7 +234,8 @@ VARIABLE_DTYPES = {
                   'input': (0, ('float32', 'float64', 'int32', 'int64'), False, None)},
  'inplace_abn': {'input': (0, ('float32', 'float64'), False, None)},
  'instance_norm': {'input': (0, ('float32', 'float64'), False, None)},
- 'is_empty': {'x': (0, ('float32', 'float64', 'int32', 'int64'), False, None)},
+ 'is_empty': {'cond': (1, ('bool',), False, 'variable'),
+              'x': (0, ('float32', 'float64', 'int32', 'int64'), False, None)},
  'isfinite': {'x': (0, ('float32', 'float64', 'int32', 'int64'), False, None)},
  'kldiv_loss': {'target': (1, ('float32', 'float64'), False, None),
                 'x': (0, ('float32', 'float64'), False, None)},
@@ -444,7 +456,6 @@ TYPE_ARGUMENTS = {
  'adaptive_pool3d': {'pool_size': (1, ('int', 'list', 'tuple'), None),
                      'pool_type': (2, ('str',), None),
                      'require_index': (3, ('bool',), None)},
- 'addcmul': {'value': (3, ('int',), None)},
  'affine_channel': {'bias': (2, ('NoneType', 'Variable'), None),
                     'scale': (1, ('NoneType', 'Variable'), None)},
  'allclose': {'atol': (3, ('float',), None),
@@ -579,3 +590,51 @@ TYPE_ARGUMENTS = {
  'uniform_random': {'shape': (0, ('Variable', 'list', 'tuple'), None)},
  'uniform_random_batch_size_like': {'shape': (1, ('list', 'tuple'), None)},
  'zeros': {'shape': (0, ('list', 'tuple'), None)}}
+
+
+def _addcmul(input, value, **_):
+    # 1.8 takes a float `value` for a float input, an int one for an int input
+    dtype = input.dtype.name if input.dtype is not None else None
+    wanted = {"float32": float, "float64": float, "int32": int, "int64": int}.get(dtype)
+    if wanted is not None and not isinstance(value, wanted):
+        raise TypeError("The type of 'value' in addcmul must be %s for a %s input, but "
+                        "received %s" % (wanted.__name__, dtype, type(value).__name__))
+
+
+def _crop_tensor(shape, offsets, **_):
+    # 1.8 checks each listed offset, then each listed size, that is not a Variable
+    for name, values, refused in (("offsets", offsets, lambda v: v < 0),
+                                  ("shape", shape, lambda v: v == 0 or v < -1)):
+        for i, value in enumerate(values if isinstance(values, (list, tuple)) else ()):
+            if isinstance(value, Variable):
+                continue
+            if not isinstance(value, int):
+                raise TypeError("crop_tensor: %s[%d] must be an int or a Variable, got %s"
+                                % (name, i, type(value).__name__))
+            if refused(value):
+                raise ValueError("crop_tensor: %s[%d] must be %s, got %d" % (
+                    name, i, ">= 0" if name == "offsets" else "positive or -1", value))
+
+
+def _get_tensor_from_selected_rows(x, **_):
+    if isinstance(x, Variable) and x.type != "SELECTED_ROWS":
+        raise TypeError("The type of 'x' in get_tensor_from_selected_rows must be "
+                        "SELECTED_ROWS, but received %s (variable %s)" % (x.type, x.name))
+
+
+def _logsumexp(x, **_):
+    if x is None:       # 1.8 asserts it
+        raise LayerAssertionError("logsumexp: 'x' cannot be None")
+
+
+def _randn(shape, **_):
+    if isinstance(shape, (list, tuple)) and not shape:      # 1.8 asserts it
+        raise LayerAssertionError("randn: the size of argument 'shape' can't be zero, got %r"
+                                  % (shape,))
+
+
+RELATION_CHECKS = {'addcmul': _addcmul,
+                   'crop_tensor': _crop_tensor,
+                   'get_tensor_from_selected_rows': _get_tensor_from_selected_rows,
+                   'logsumexp': _logsumexp,
+                   'randn': _randn}
