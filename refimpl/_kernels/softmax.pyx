@@ -10,11 +10,8 @@ import numpy as np
 from cython.parallel cimport prange
 from refimpl._kernels.blas cimport Team, loop_team, release_team, cut
 
-cdef extern from "fast_exp.h":
-    float refimpl_max_f(const float *x, Py_ssize_t n) noexcept nogil
-    double refimpl_exp_shifted_sum_f(const float *x, float *out, float shift,
-                                     Py_ssize_t n) noexcept nogil
-    void refimpl_scale_f(float *a, float scale, Py_ssize_t n) noexcept nogil
+from refimpl._kernels.softmax_rows cimport (refimpl_exp_shifted_sum_f, refimpl_max_f,
+                                            refimpl_scale_f)
 
 cdef extern from "softmax_rows.h":
     void refimpl_softmax_grad_row_f(const float *out, const float *dout, float *dx,

@@ -12,11 +12,8 @@ from cython.parallel cimport prange
 from libc.math cimport log
 from refimpl._kernels.blas cimport Team, loop_team, release_team, cut
 
-cdef extern from "fast_exp.h":
-    float refimpl_max_f(const float *x, Py_ssize_t n) noexcept nogil
-    double refimpl_exp_shifted_sum_f(const float *x, float *out, float shift,
-                                     Py_ssize_t n) noexcept nogil
-    void refimpl_scale_f(float *a, float scale, Py_ssize_t n) noexcept nogil
+from refimpl._kernels.softmax_rows cimport (refimpl_exp_shifted_sum_f, refimpl_max_f,
+                                            refimpl_scale_f)
 
 ctypedef fused real:
     float
