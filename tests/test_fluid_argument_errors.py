@@ -4,7 +4,7 @@ variables, reshape's asserted shapes, backward's argument types, 1.8's dtype lis
 import numpy as np
 import pytest
 
-from refimpl import fluid
+from refimpl import fluid, nn
 from refimpl.framework.errors import LayerAssertionError
 
 
@@ -161,6 +161,16 @@ def test_fluid18_layer_arguments_paddle_1_8_5_refuses():
         assert fluid.layers.full([2, 1], 1.5, dtype="float32").shape == (2, 1)
         with pytest.raises(TypeError, match="'shape' in full must be"):
             fluid.layers.full("2", 1.5)
+        # the resize layers take only a bool align_corners (test_bicubic_interp_op)
+        image = fluid.data("image", [2, 3, 6, 6], "float32")
+        for resize in (fluid.layers.resize_nearest, fluid.layers.resize_bilinear,
+                       fluid.layers.image_resize, fluid.layers.interpolate):
+            with pytest.raises(TypeError, match="'align_corners' in .* must be bool"):
+                resize(image, out_shape=[12, 12], align_corners=3)
+        for resize in (fluid.layers.resize_bilinear, fluid.layers.image_resize,
+                       fluid.layers.interpolate, nn.functional.interpolate):
+            with pytest.raises(ValueError, match="align_mode must be 0 or 1, got 2"):
+                resize(image, [12, 12], align_corners=False, align_mode=2)
         # roll: 1.8 makes an int shift a list before checking it
         out = fluid.layers.roll(x, shifts=1)
     got, = fluid.Executor(fluid.CPUPlace()).run(

@@ -168,6 +168,7 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     """paddle.nn.functional.interpolate (the *_interp_v2 ops): nearest / bicubic /
     bilinear for 4-D x, linear 3-D, trilinear 5-D; exactly one of size / scale_factor."""
     check_variable(x, "x", "interpolate")
+    _check_align_mode(align_mode, "interpolate")
     mode = mode.lower()
     spatial = len(x.shape) - 2
     op_type = _V2_OPS.get((mode, spatial))
@@ -216,9 +217,16 @@ def fluid_interpolate(input, out_shape=None, scale=None, name=None, resample="BI
                    align_mode, data_format, _V1_OPS_WITH_BICUBIC, "interpolate")
 
 
+def _check_align_mode(align_mode, layer):
+    # Paddle 1.8.5's image_resize and 3.3.1's interpolate both refuse other values
+    if align_mode not in (0, 1):
+        raise ValueError("%s: align_mode must be 0 or 1, got %r" % (layer, align_mode))
+
+
 def _resize(input, out_shape, scale, name, resample, actual_shape, align_corners,
             align_mode, data_format, methods, layer):
     check_variable(input, "input", layer)
+    _check_align_mode(align_mode, layer)
     if resample not in methods:
         raise ValueError("%s: resample must be one of %s, got %r"
                          % (layer, sorted(methods), resample))
