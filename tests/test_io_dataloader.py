@@ -426,6 +426,7 @@ def test_spawned_workers(monkeypatch):
 @pytest.mark.skipif(__import__("shutil").which("mpirun") is None, reason="mpirun not found")
 def test_distributed_batch_sampler_with_workers_under_mpirun():
     script = textwrap.dedent("""
+        import sys
         import numpy as np
         from refimpl import distributed, io
         class Rows(io.Dataset):
@@ -435,8 +436,10 @@ def test_distributed_batch_sampler_with_workers_under_mpirun():
                 return np.array([i])
         sampler = io.DistributedBatchSampler(Rows(), batch_size=2)
         loader = io.DataLoader(Rows(), batch_sampler=sampler, num_workers=2, return_list=True)
-        print("rank", distributed.get_rank(), [np.asarray(b).ravel().tolist() for b in loader],
-              flush=True)
+        # one write per rank: print's pieces of two ranks interleaved ("rankrank 0 ...")
+        batches = [np.asarray(b).ravel().tolist() for b in loader]
+        sys.stdout.write("rank %d %s\\n" % (distributed.get_rank(), batches))
+        sys.stdout.flush()
     """)
     env = dict(os.environ, PYTHONPATH=os.path.abspath(ROOT))
     result = subprocess.run(["mpirun", "-n", "2", sys.executable, "-c", script],
