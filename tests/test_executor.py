@@ -69,7 +69,8 @@ def test_feed_dtype_mismatch_names_variable():
     _net()
     exe = static.Executor()
     exe.run(static.default_startup_program())
-    with pytest.raises(FeedError, match=r"feed 'x': expected dtype float32, got float64"):
+    with pytest.raises(FeedError, match=r"The data type of fed Variable 'x' must be "
+                       r"'float32', but received 'float64'"):
         exe.run(feed={"x": np.ones((2, 3))})
 
 
@@ -77,7 +78,8 @@ def test_feed_shape_mismatch_names_variable():
     _net()
     exe = static.Executor()
     exe.run(static.default_startup_program())
-    with pytest.raises(FeedError, match=r"feed 'x': expected shape \[-1, 3\], got \[2, 4\]"):
+    with pytest.raises(FeedError, match=r"The fed Variable 'x' should have dimensions = 2, "
+                       r"shape = \(-1, 3\), but received fed shape \[2, 4\] on each device"):
         exe.run(feed={"x": np.ones((2, 4), "float32")})
 
 

@@ -399,19 +399,21 @@ class Plan:
         self.clear_pool()
 
 
-def check_feed(var, value):
-    """The fed value as an array of the variable's dtype, or a FeedError saying why not. A
-    LoDTensor or an (array, recursive sequence lengths) pair feeds its LoD too."""
+def check_feed(var, value, lod=()):
+    """The fed value as an array of the variable's dtype, or a FeedError saying why not
+    (Paddle's messages). A LoDTensor or an (array, recursive sequence lengths) pair feeds
+    its LoD too; the rows of such a feed are its sequences' items, so its dim 0 is not
+    checked against the variable's shape (Paddle reports it as -1)."""
     if isinstance(value, Tensor):
         lod = tuple(tuple(level) for level in value.recursive_sequence_lengths())
-        value = check_feed(var, np.asarray(value))
+        value = check_feed(var, np.asarray(value), lod)
         return _with_checked_lod(var, value, lod) if lod else value
     if isinstance(value, tuple) and len(value) == 2 and isinstance(value[1], (list, tuple)):
         try:
             lod = check_lengths(value[1], "feed %r" % var.name)
         except TypeError as e:
             raise FeedError(str(e)) from None
-        return _with_checked_lod(var, check_feed(var, value[0]), lod)
+        return _with_checked_lod(var, check_feed(var, value[0], lod), lod)
     if not isinstance(value, np.ndarray):
         value = np.asarray(value, dtype=var.dtype.np if var.dtype is not None else None)
     if value.ndim == 0 and var.shape is not None and len(var.shape) == 1 and \
@@ -426,11 +428,11 @@ def check_feed(var, value):
             value = value.astype(var.dtype.np)
         return value
     if var.dtype is not None and value.dtype != var.dtype.np:
-        raise FeedError("feed %r: expected dtype %s, got %s (convert with .astype('%s'))"
+        raise FeedError("The data type of fed Variable %r must be %r, but received %r"
                         % (var.name, var.dtype.name, convert_dtype(value.dtype)
                            if value.dtype.name in ("float16", "float32", "float64", "int8",
                                                    "int16", "int32", "int64", "uint8", "bool")
-                           else value.dtype, var.dtype.name))
+                           else str(value.dtype)))
     shape = var.shape
     if shape and shape[0] == -1 and value.ndim and value.shape[0] == 0 and var.is_data \
             and not var.lod_level:
@@ -438,10 +440,12 @@ def check_feed(var, value):
         raise FeedError("feed %r: the batch is empty (shape %s): feed at least one sample"
                         % (var.name, list(value.shape)))
     if shape is not None and var.need_check_feed:
-        ok = len(shape) == value.ndim and all(d < 0 or d == g for d, g in zip(shape, value.shape))
-        if not ok:
-            raise FeedError("feed %r: expected shape %s, got %s"
-                            % (var.name, list(shape), list(value.shape)))
+        got = [-1 if lod and i == 0 else d for i, d in enumerate(value.shape)]
+        if len(shape) != len(got) or any(d >= 0 and g >= 0 and d != g
+                                           for d, g in zip(shape, got)):
+            raise FeedError("The fed Variable %r should have dimensions = %d, shape = %r, but "
+                            "received fed shape %r on each device"
+                            % (var.name, len(shape), var.shape, got))
     return value
 
 

@@ -151,11 +151,11 @@ def _partial_count(feed, n, persistable):
 
 
 def reader_feeds(program, n):
-    """The feed of one run of `program` on n places from its started readers: one dict
-    (n == 1) or a list of one dict per place, each place reading its own batch, as Paddle's
-    readers do; None when no reader is started. At the end of the data a shorter list
-    (those places only) or, with drop_last, EOFException."""
-    readers = [r for r in getattr(program, "_feed_readers", ()) if r._batches is not None]
+    """The feed of one run of `program` on n places from its readers (those whose `read`
+    op is in it): one dict (n == 1) or a list of one dict per place, each place reading its
+    own batch, as Paddle's readers do; None when it has no reader. At the end of the data
+    a shorter list (those places only) or, with drop_last, EOFException."""
+    readers = [r for r in getattr(program, "_feed_readers", ()) if r._read_op is not None]
     if not readers:
         return None
     per_place = []
@@ -170,6 +170,18 @@ def reader_feeds(program, n):
             break
         per_place.append(feed)
     return per_place[0] if n == 1 else per_place
+
+
+def _with_reader_feeds(feed, read):
+    """The run's own feed (a dict) joined with what its readers read (a dict, or a list
+    of one dict per place); a FeedError when both feed several places."""
+    if not feed:
+        return read
+    if isinstance(read, dict) and isinstance(feed, dict):
+        return dict(feed, **read)
+    raise FeedError("the program's readers feed each of %d places; feed the other "
+                    "variables through a reader too, not with feed= (got %s)"
+                    % (len(read) if isinstance(read, list) else 1, type(feed).__name__))
 
 
 class MultiPlaceRunner:
@@ -301,8 +313,11 @@ class MultiPlaceRunner:
 
     def run(self, feed, fetch_names, return_numpy, return_merged=True):
         n = self.n_local
-        if not feed:     # started fluid readers feed the run, a batch per place
-            feed = reader_feeds(self.source_program, n if self.data_parallel else 1) or feed
+        read = reader_feeds(self.source_program, n if self.data_parallel else 1)
+        if read is not None:     # the program's readers feed the run, a batch per place
+            feed = _with_reader_feeds(feed, read)
+        if not self.data_parallel and isinstance(feed, (list, tuple)) and len(feed) == 1:
+            feed = feed[0]      # one place: a loader's step of one dict, as Executor.run
         if isinstance(feed, dict):
             feed = known_feeds(self.source_program.global_block(), feed)
         elif isinstance(feed, (list, tuple)):

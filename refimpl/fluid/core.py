@@ -9,6 +9,7 @@ get_fetch_variable. specs/fluid_core.md lists each.
 """
 from ..backward import forward_reads
 from ..framework.desc import OpDesc, ProgramDesc
+from ..framework.blocking_queue import BlockingQueue
 from ..framework.dtypes import VarType
 from ..framework.errors import EnforceNotMet
 from ..framework.ir_graph import Graph
@@ -32,7 +33,8 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "has_empty_grad_op_maker", "get_grad_op_desc", "set_feed_variable",
            "get_fetch_variable", "ProgramDesc", "Graph", "VarBase", "Layer",
            "ParallelStrategy", "grad_var_suffix", "loaded_var_suffix", "kEmptyVarName",
-           "kTempVarName", "kZeroVarSuffix"]
+           "kTempVarName", "kZeroVarSuffix", "LoDTensorBlockingQueue",
+           "init_lod_tensor_blocking_queue"]
 
 
 class VarDesc:
@@ -86,8 +88,23 @@ class Place:
     def gpu_device_id(self):
         return self._place.get_device_id()
 
+    def _type(self):
+        return self._place._type()
+
+    def _equals(self, other):
+        return self._place._equals(other)
+
     def __repr__(self):
         return repr(self._place)
+
+
+LoDTensorBlockingQueue = BlockingQueue
+
+
+def init_lod_tensor_blocking_queue(var, capacity, keep_order=True):
+    """A new blocking queue of `capacity` batches (Paddle also stores it in `var`; refimpl's
+    readers hold their queue themselves)."""
+    return BlockingQueue(capacity)
 
 
 # Paddle's reserved name parts, as the core reports them

@@ -2,24 +2,48 @@
 and fluid.io.PyReader (Paddle 1.8): feed a program from a Python generator.
 
 A loader has a source (set_sample_generator: one sample at a time, batched here;
-set_sample_list_generator: lists of samples; set_batch_generator: whole batches) and is
-either iterable -- `for feed in loader(): exe.run(feed=feed)`, each step a list of one feed
-dict per place, or with return_list=True a list of arrays per place -- or not: then
-`loader.start()` and each `exe.run()` takes the next batch itself until EOFException,
-then `loader.reset()` (a fluid.layers PyReader over the feed variables, layers/readers.py).
-A loader made in dynamic mode (Paddle 1.8's dygraph loader) needs no feed_list and is
-always iterable: each step is one batch, a list of eager Tensors (one per field).
+set_sample_list_generator: lists of samples, converted as fluid.DataFeeder does;
+set_batch_generator: whole batches) and, as in Paddle, a thread that reads the source and
+pushes its batches (lists of LoDTensors) into a bounded blocking queue (`loader.queue`,
+framework/blocking_queue.py). The loader is either iterable -- `for feed in loader():
+exe.run(feed=feed)`, each step a list of one feed dict (name -> LoDTensor) per place, or
+with return_list=True a list of LoDTensors per place; each pass starts the source again,
+`_reset()` stops a pass left early -- or not: then its `read` op is in the main program,
+`loader.start()` starts the thread and each `exe.run()` takes the next batch itself until
+EOFException, then `loader.reset()` (a fluid.layers PyReader over the feed variables,
+layers/readers.py). If the source raises, the queue is killed and the reading side gets an
+EnforceNotMet. A loader made in dynamic mode (Paddle 1.8's dygraph loader) needs no
+feed_list and is always iterable: each step is one batch, a list of eager Tensors.
+specs/fluid_io.md#dataloaderfrom_generator-and-pyreader.
 """
 import numpy as np
 
 from ..framework import mode
-from ..framework.errors import EnforceNotMet
+from ..framework.blocking_queue import BlockingQueue, FeedingThread, as_lod_tensors
+from ..framework.errors import EnforceNotMet, EOFException
+from ..framework.place import CPUPlace
 from ..framework.program import Variable
 from ..io import DataLoader
 from ..io.collate import default_collate_fn as _collate
-from ..layers.readers import PyReader as _ProgramReader
+from ..layers.readers import PyReader as _ProgramReader, read_file
+from .data_feeder import DataFeeder
 
-__all__ = ["DataLoader", "PyReader", "GeneratorLoader", "default_collate_fn"]
+__all__ = ["DataLoader", "PyReader", "GeneratorLoader", "DygraphGeneratorLoader",
+           "DataLoaderBase", "default_collate_fn", "keep_data_loader_order"]
+
+_keep_order = [True]
+
+
+def keep_data_loader_order(*args):
+    """keep_data_loader_order() -> whether loaders made from now on keep the order of
+    their batches across places; keep_data_loader_order(flag) sets it (a bool). Paddle
+    1.8's unordered loaders let each place take whichever batch comes next; refimpl's
+    places read their batches in turn either way (one of the orders Paddle allows)."""
+    if not args:
+        return _keep_order[0]
+    if len(args) != 1 or not isinstance(args[0], bool):
+        raise AssertionError("keep_data_loader_order: takes one bool, got %r" % (args,))
+    _keep_order[0] = args[0]
 
 
 def default_collate_fn(batch):
@@ -40,66 +64,118 @@ def _places_count(places):
     return 1
 
 
-class GeneratorLoader:
-    """What DataLoader.from_generator returns."""
+def _check_capacity(capacity):
+    if capacity is None:
+        raise ValueError("DataLoader.from_generator: Please give value to capacity. (the "
+                         "number of batches to queue, a positive int)")
+    if not isinstance(capacity, int) or capacity < 1:
+        raise ValueError("DataLoader.from_generator: capacity must be a positive int, "
+                         "got %r" % (capacity,))
+
+
+def _sample_lists(reader, batch_size, drop_last):
+    """`reader()`'s samples in lists of batch_size (the last shorter one unless
+    drop_last)."""
+    if not isinstance(batch_size, int) or batch_size < 1:
+        raise ValueError("set_sample_generator: batch_size must be a positive int, got %r"
+                         % (batch_size,))
+
+    def lists():
+        samples = []
+        for sample in reader():
+            samples.append(sample)
+            if len(samples) == batch_size:
+                yield samples
+                samples = []
+        if samples and not drop_last:
+            yield samples
+    return lists
+
+
+class DataLoaderBase:
+    """What Paddle 1.8's loaders share: calling one gives itself (to iterate), and the
+    check of a generator's fields."""
+
+    def __call__(self):
+        return self
+
+    def __iter__(self):
+        raise NotImplementedError("%s does not iterate" % type(self).__name__)
+
+    def __next__(self):
+        raise NotImplementedError("%s does not iterate" % type(self).__name__)
+
+    def next(self):
+        return self.__next__()
+
+    @classmethod
+    def _check_input_array(cls, item):
+        """A generator's field as an ndarray; a TypeError when it is ragged (nested lists of
+        different lengths), which only a LoDTensor can hold."""
+        try:
+            arr = np.asarray(item)
+        except ValueError:      # numpy >= 1.24 refuses ragged nests itself
+            arr = None
+        if arr is None or arr.dtype == object:
+            raise TypeError(
+                "Failed to convert input data to a regular ndarray: the data contains nested "
+                "lists of different lengths. Check the generator passed to "
+                "set_batch_generator / decorate_batch_generator; use "
+                "fluid.create_lod_tensor to make a LoDTensor of such data.")
+        return arr
+
+
+class GeneratorLoader(DataLoaderBase):
+    """What DataLoader.from_generator returns in static mode."""
 
     def __init__(self, feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
                  return_list=False, drop_last=True):
-        if capacity is None:
-            raise ValueError("DataLoader.from_generator: Please give value to capacity. (the "
-                             "number of batches to queue, a positive int)")
-        self._dynamic = mode.dynamic
-        if self._dynamic:
-            feed_list, iterable, return_list = [], True, True
-        elif not feed_list:
+        _check_capacity(capacity)
+        if not feed_list:
             raise ValueError("DataLoader.from_generator: feed_list (the data Variables to "
                              "fill) is required in static mode")
         for i, v in enumerate(feed_list):
             if not isinstance(v, Variable):
                 raise TypeError("DataLoader.from_generator: feed_list[%d] must be a Variable, "
                                 "got %s" % (i, type(v).__name__))
-        if not isinstance(capacity, int) or capacity < 1:
-            raise ValueError("DataLoader.from_generator: capacity must be a positive int, "
-                             "got %r" % (capacity,))
         self._feed_list = list(feed_list)
         self._iterable = bool(iterable)
         self._return_list = bool(return_list)
         self._drop_last = bool(drop_last)
-        self._batches = None        # () -> iterator of batches (lists of arrays)
+        self._keep_order = keep_data_loader_order()
+        self._batches = None        # () -> iterator of batches
         self._places = 1
-        self._reader = None if self._iterable else _ProgramReader(self._feed_list,
-                                                                  "DataLoader")
-        if self._reader is not None:
+        self._thread = None         # an iterable pass's FeedingThread
+        if self._iterable:
+            self._reader = None
+            self._queue = BlockingQueue(capacity, name="DataLoader queue")
+        else:   # Paddle puts the loader's read op in the main program at once
+            self._reader = _ProgramReader(self._feed_list, "DataLoader", capacity,
+                                          use_double_buffer)
             self._reader.drop_last = self._drop_last
+            read_file(self._reader)
+            self._queue = self._reader.queue
 
     # -- sources
     def set_sample_generator(self, reader, batch_size, drop_last=True, places=None):
         """`reader()` yields samples (one field per feed variable), batched here."""
-        if not isinstance(batch_size, int) or batch_size < 1:
-            raise ValueError("set_sample_generator: batch_size must be a positive int, got %r"
-                             % (batch_size,))
-
-        def sample_lists():
-            samples = []
-            for sample in reader():
-                samples.append(sample)
-                if len(samples) == batch_size:
-                    yield samples
-                    samples = []
-            if samples and not drop_last:
-                yield samples
-        return self.set_sample_list_generator(sample_lists, places)
+        return self.set_sample_list_generator(_sample_lists(reader, batch_size, drop_last),
+                                              places)
 
     def set_sample_list_generator(self, reader, places=None):
-        """`reader()` yields lists of samples; each list becomes one batch."""
+        """`reader()` yields lists of samples; each list becomes one batch, each field
+        converted to its variable's dtype and shape (and LoD) as fluid.DataFeeder does."""
+        feeder = DataFeeder(self._feed_list, CPUPlace())
+
         def batches():
             for samples in reader():
-                fields = [list(f) for f in zip(*samples)]
-                yield [np.stack([np.asarray(v) for v in field]) for field in fields]
+                fed = feeder.feed(samples)
+                yield [fed[v.name] for v in self._feed_list]
         return self.set_batch_generator(batches, places)
 
     def set_batch_generator(self, reader, places=None):
-        """`reader()` yields batches: a tuple / list of arrays, one per feed variable."""
+        """`reader()` yields batches: a tuple / list of arrays or LoDTensors, one per feed
+        variable."""
         if not callable(reader):
             raise TypeError("DataLoader: the generator must be a callable returning an "
                             "iterator, got %s" % type(reader).__name__)
@@ -110,6 +186,10 @@ class GeneratorLoader:
         return self
 
     @property
+    def queue(self):
+        return self._queue
+
+    @property
     def iterable(self):
         return self._iterable
 
@@ -117,20 +197,10 @@ class GeneratorLoader:
     def return_list(self):
         return self._return_list
 
-    # -- iterable use
-    def _feed(self, batch):
-        batch = list(batch) if isinstance(batch, (list, tuple)) else [batch]
-        if self._dynamic:
-            return self._tensors(batch)
-        if len(batch) != len(self._feed_list):
-            raise ValueError("DataLoader: a batch has %d fields but feed_list has %d "
-                             "variables %s" % (len(batch), len(self._feed_list),
-                                               [v.name for v in self._feed_list]))
-        arrays = [np.asarray(b, dtype=v.dtype.name) for v, b in zip(self._feed_list, batch)]
-        if self._return_list:
-            return arrays
-        return {v.name: a for v, a in zip(self._feed_list, arrays)}
+    def _to_tensors(self, batch):
+        return as_lod_tensors(batch, self._check_input_array)
 
+    # -- iterable use
     def __iter__(self):
         if not self._iterable:
             raise RuntimeError("DataLoader: this loader is not iterable (iterable=False); "
@@ -138,24 +208,104 @@ class GeneratorLoader:
         if self._batches is None:
             raise RuntimeError("DataLoader: set a generator first (set_sample_generator, "
                                "set_sample_list_generator or set_batch_generator)")
-        step = []
-        for batch in self._batches():
-            if self._dynamic:
-                yield self._feed(batch)
-                continue
-            step.append(self._feed(batch))
-            if len(step) == self._places:
-                yield step
-                step = []
-        if step and not self._drop_last:
-            yield step
+        self._reset()           # a pass left early: its thread stops
+        self._thread = FeedingThread(self._queue, self._batches, self._to_tensors)
+        return self
 
-    def __call__(self):
-        return iter(self)
+    def __next__(self):
+        if self._thread is None:
+            raise StopIteration
+        step = []
+        try:
+            while len(step) < self._places:
+                step.append(self._feed(self._queue.pop()))
+        except EOFException:
+            if self._drop_last or not step:
+                self._reset()
+                raise StopIteration from None
+        return step
+
+    def _feed(self, batch):
+        if len(batch) != len(self._feed_list):
+            raise ValueError("DataLoader: a batch has %d fields but feed_list has %d "
+                             "variables %s" % (len(batch), len(self._feed_list),
+                                               [v.name for v in self._feed_list]))
+        if self._return_list:
+            return batch
+        return {v.name: t for v, t in zip(self._feed_list, batch)}
+
+    def _reset(self):
+        """Stop the reading thread (a pass left early, or the end of the data) and empty
+        and reopen the queue."""
+        if self._reader is not None:
+            self._reader.reset()
+            return
+        if self._thread is not None:
+            self._thread.stop()
+            self._thread = None
+        self._queue.reset()
+
+    # -- non-iterable use
+    def _program_reader(self, what):
+        if self._reader is None:
+            raise RuntimeError("DataLoader.%s(): only for loaders made with iterable=False"
+                               % what)
+        return self._reader
+
+    def start(self):
+        self._program_reader("start").start(self._check_input_array)
+
+    def reset(self):
+        self._program_reader("reset")
+        self._reset()
+
+    # PyReader's spellings
+    decorate_sample_generator = set_sample_generator
+    decorate_sample_list_generator = set_sample_list_generator
+    decorate_batch_generator = set_batch_generator
+
+
+class DygraphGeneratorLoader(DataLoaderBase):
+    """What DataLoader.from_generator returns in dynamic mode: no feed_list, always
+    iterable, each step one batch as a list of eager Tensors (one per field), read in the
+    calling thread."""
+
+    def __init__(self, capacity=None):
+        _check_capacity(capacity)
+        self._batches = None
+
+    iterable = True
+    return_list = True
+
+    def set_sample_generator(self, reader, batch_size, drop_last=True, places=None):
+        return self.set_sample_list_generator(_sample_lists(reader, batch_size, drop_last),
+                                              places)
+
+    def set_sample_list_generator(self, reader, places=None):
+        def batches():
+            for samples in reader():
+                fields = [list(f) for f in zip(*samples)]
+                yield [np.stack([np.asarray(v) for v in field]) for field in fields]
+        return self.set_batch_generator(batches, places)
+
+    def set_batch_generator(self, reader, places=None):
+        if not callable(reader):
+            raise TypeError("DataLoader: the generator must be a callable returning an "
+                            "iterator, got %s" % type(reader).__name__)
+        _places_count(places)
+        self._batches = reader
+        return self
+
+    def __iter__(self):
+        if self._batches is None:
+            raise RuntimeError("DataLoader: set a generator first (set_sample_generator, "
+                               "set_sample_list_generator or set_batch_generator)")
+        for batch in self._batches():
+            yield self._tensors(list(batch) if isinstance(batch, (list, tuple)) else [batch])
 
     @staticmethod
     def _tensors(batch):
-        """Dynamic mode: the batch's fields as eager Tensors."""
+        """The batch's fields as eager Tensors."""
         tensors = []
         for i, field in enumerate(batch):
             try:
@@ -170,28 +320,56 @@ class GeneratorLoader:
             tensors.append(mode.eager.Tensor(array))
         return tensors
 
-    # -- non-iterable use
-    def _program_reader(self, what):
-        if self._reader is None:
-            raise RuntimeError("DataLoader.%s(): only for loaders made with iterable=False"
-                               % what)
-        return self._reader
-
-    def start(self):
-        self._program_reader("start").start()
-
-    def reset(self):
-        self._program_reader("reset").reset()
-
-    # PyReader's spellings
     decorate_sample_generator = set_sample_generator
     decorate_sample_list_generator = set_sample_list_generator
     decorate_batch_generator = set_batch_generator
 
 
-class PyReader(GeneratorLoader):
-    """fluid.io.PyReader(feed_list, capacity, use_double_buffer, iterable, return_list)."""
+def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
+                   return_list=False, drop_last=True):
+    """DataLoader.from_generator: a DygraphGeneratorLoader in dynamic mode, else a
+    GeneratorLoader."""
+    if mode.dynamic:
+        return DygraphGeneratorLoader(capacity)
+    return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list,
+                           drop_last)
+
+
+class PyReader(DataLoaderBase):
+    """fluid.io.PyReader(feed_list, capacity, use_double_buffer, iterable, return_list): a
+    from_generator loader (`_loader`) under PyReader's method names."""
 
     def __init__(self, feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
                  return_list=False):
-        super().__init__(feed_list, capacity, use_double_buffer, iterable, return_list)
+        self._loader = from_generator(feed_list, capacity, use_double_buffer, iterable,
+                                      return_list)
+
+    @property
+    def queue(self):
+        return self._loader.queue
+
+    @property
+    def iterable(self):
+        return self._loader.iterable
+
+    def __iter__(self):
+        return iter(self._loader)
+
+    def __next__(self):
+        return next(self._loader)
+
+    def start(self):
+        self._loader.start()
+
+    def reset(self):
+        self._loader.reset()
+
+    def decorate_sample_generator(self, sample_generator, batch_size, drop_last=True,
+                                  places=None):
+        self._loader.set_sample_generator(sample_generator, batch_size, drop_last, places)
+
+    def decorate_sample_list_generator(self, reader, places=None):
+        self._loader.set_sample_list_generator(reader, places)
+
+    def decorate_batch_generator(self, reader, places=None):
+        self._loader.set_batch_generator(reader, places)

@@ -9,6 +9,8 @@ level's to the tensor's rows.
 At run time a value with a LoD is a `LoDArray`: an ndarray that carries its `lod`. Every
 other array (and every array an op computes) has none; the op's declared LoD rule says what
 its outputs carry (ops/registry.py: lod_lengths, lod_outputs)."""
+from collections.abc import Sequence
+
 import numpy as np
 
 from ..xp import to_host
@@ -63,12 +65,17 @@ def with_lod(value, lod):
     return out
 
 
+def _is_sequence(value):
+    return isinstance(value, (Sequence, np.ndarray)) and not isinstance(value, (str, bytes))
+
+
 def check_lengths(levels, fn):
     """Recursive sequence lengths as a LoD tuple, or a TypeError naming `fn`."""
     if isinstance(levels, np.ndarray):
         levels = levels.tolist()
-    if not isinstance(levels, (list, tuple)) or not all(
-            isinstance(level, (list, tuple, np.ndarray)) and all(
+    # any sequences of ints (ranges, tuples, arrays), as Paddle's binding takes
+    if not _is_sequence(levels) or not all(
+            _is_sequence(level) and all(
                 isinstance(n, (int, np.integer)) and n >= 0 for n in level)
             for level in levels):
         raise TypeError("%s: expected a list of lists of non-negative ints (recursive "

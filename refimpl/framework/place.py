@@ -13,6 +13,9 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_place
 
 
 class Place:
+    # Paddle 1.8's place kinds, as Place._type() numbers them (its C++ Place variant)
+    _TYPE_INDEX = {"CUDAPlace": 0, "CPUPlace": 1, "CUDAPinnedPlace": 2}
+
     def __eq__(self, other):
         return type(self) is type(other) and self._key() == other._key()
 
@@ -21,6 +24,13 @@ class Place:
 
     def _key(self):
         return ()
+
+    def _type(self):
+        return self._TYPE_INDEX[type(self).__name__]
+
+    def _equals(self, other):
+        """The same place (fluid.core.Place wrappers compare by the place they hold)."""
+        return self == getattr(other, "_place", other)
 
 
 class CPUPlace(Place):

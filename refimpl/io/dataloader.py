@@ -207,9 +207,9 @@ class DataLoader:
     def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
                        return_list=False, use_multiprocess=False, drop_last=True):
         """A loader filling `feed_list` from a Python generator (fluid.reader)."""
-        from ..fluid.reader import GeneratorLoader
-        return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list,
-                               drop_last)
+        from ..fluid.reader import from_generator
+        return from_generator(feed_list, capacity, use_double_buffer, iterable, return_list,
+                              drop_last)
 
     @staticmethod
     def from_dataset(dataset, places, drop_last=True):

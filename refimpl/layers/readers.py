@@ -1,15 +1,20 @@
 """Paddle 1.8 reader layers: py_reader, create_py_reader_by_data, double_buffer, read_file.
 
-A PyReader here is a Python object: it holds the data Variables it fills and a batch
-generator. Its main program lists the reader ops Paddle puts there (a READER variable,
-create_double_buffer_reader, and read_file's `read`), which the executor skips. `start()` opens the generator; every `Executor.run` of the reader's main
-program then takes the next batch as the feed of those Variables (the executor asks each
-reader in `program._feed_readers` for `_next_feed()`). When the generator is exhausted the
-run raises EOFException and the reader must be `reset()` before the next `start()`. A
-program compiled with_data_parallel reads one batch per place each run (reader_feeds)."""
+A PyReader here is a Python object: it holds the data Variables it fills and a blocking
+queue of batches (framework/blocking_queue.py, `reader.queue`). Its main program lists
+the reader ops Paddle puts there (a READER variable, create_double_buffer_reader, and
+read_file's `read`), which the executor skips. Once read_file() put the `read` op there,
+every `Executor.run` of that program takes the next batch from the queue as the feed of
+those Variables (the executor asks each reader in `program._feed_readers` for
+`_next_feed()`). The queue is filled by `start()` (a thread reading the generator given to
+decorate_*; `reader.thread`) or by the user's own `reader.queue.push(...)`. When the queue
+is closed and empty the run raises EOFException; `reset()` stops the thread and reopens
+the queue for the next `start()`. A program compiled with_data_parallel reads one batch
+per place each run (reader_feeds)."""
 import numpy as np
 
 from ..framework import unique_name
+from ..framework.blocking_queue import BlockingQueue, FeedingThread, as_lod_tensors
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import EOFException
 from ..framework.program import Variable, default_main_program
@@ -20,11 +25,12 @@ class PyReader:
     # data fewer than n batches are dropped (drop_last) or feed only the first places
     drop_last = True
 
-    def __init__(self, variables, name, use_double_buffer=False):
+    def __init__(self, variables, name, capacity, use_double_buffer=False):
         self.variables = list(variables)
         self.name = name
+        self.queue = BlockingQueue(capacity, name="%s queue" % name)
+        self.thread = None          # the FeedingThread start() runs
         self._source = None
-        self._batches = None
         self._read_op = None
         program = default_main_program()
         # the reader variables and ops of Paddle's main program (ops/reader_ops.py)
@@ -44,7 +50,8 @@ class PyReader:
 
     # -- data sources
     def decorate_batch_generator(self, reader, places=None):
-        """`reader()` yields batches: a tuple/list of arrays, one per data variable."""
+        """`reader()` yields batches: a tuple/list of arrays or LoDTensors, one per data
+        variable."""
         self._set_source(reader)
 
     decorate_tensor_provider = decorate_batch_generator
@@ -68,17 +75,34 @@ class PyReader:
         self._source = reader
 
     # -- running
-    def start(self):
+    @property
+    def exited(self):
+        """Paddle's flag that tells the feeding thread to stop after its current batch."""
+        return self.thread is not None and self.thread.exited
+
+    @exited.setter
+    def exited(self, value):
+        if self.thread is not None:
+            self.thread.exited = bool(value)
+
+    def start(self, check_array=np.asarray):
+        """Start the thread that pushes the generator's batches into the queue;
+        `check_array` turns a field that is not a LoDTensor into an ndarray."""
         if self._source is None:
             raise RuntimeError("%s.start(): decorate the reader with a generator first"
                                % self.name)
-        if self._batches is not None:
+        if self.thread is not None:
             raise RuntimeError("%s.start(): the reader is already started; call reset() "
                                "first" % self.name)
-        self._batches = iter(self._source())
+        self.thread = FeedingThread(self.queue, self._source,
+                                    lambda batch: as_lod_tensors(batch, check_array))
 
     def reset(self):
-        self._batches = None
+        """Stop the feeding thread (waiting for it) and empty and reopen the queue."""
+        if self.thread is not None:
+            self.thread.stop()
+            self.thread = None
+        self.queue.reset()
 
     def _check_width(self, n):
         if n != len(self.variables):
@@ -87,19 +111,14 @@ class PyReader:
                                 [v.name for v in self.variables]))
 
     def _next_feed(self):
-        """The next batch as {variable name: array}; {} when not started (then the run's
-        own feed is used)."""
-        if self._batches is None:
+        """The next batch from the queue as {variable name: LoDTensor}, once read_file()
+        put the reader's `read` op in the program ({} before); EOFException once the queue
+        is closed and empty."""
+        if self._read_op is None:
             return {}
-        try:
-            batch = next(self._batches)
-        except StopIteration:
-            raise EOFException("%s: no more batches; call reset() and start() to read "
-                               "again" % self.name) from None
-        batch = list(batch) if isinstance(batch, (list, tuple)) else [batch]
+        batch = self.queue.pop()
         self._check_width(len(batch))
-        return {v.name: np.asarray(b, dtype=v.dtype.name)
-                for v, b in zip(self.variables, batch)}
+        return {v.name: t for v, t in zip(self.variables, batch)}
 
 
 def _check_capacity(capacity, layer):
@@ -122,7 +141,7 @@ def py_reader(capacity, shapes, dtypes, lod_levels=None, name=None, use_double_b
                                   dtype=convert_dtype(dtype), lod_level=lod_level,
                                   stop_gradient=True)
                  for i, (shape, dtype, lod_level) in enumerate(zip(shapes, dtypes, lod_levels))]
-    return PyReader(variables, name, use_double_buffer)
+    return PyReader(variables, name, capacity, use_double_buffer)
 
 
 def create_py_reader_by_data(capacity, feed_list, name=None, use_double_buffer=True):
@@ -132,7 +151,8 @@ def create_py_reader_by_data(capacity, feed_list, name=None, use_double_buffer=T
         if not isinstance(v, Variable):
             raise TypeError("create_py_reader_by_data: feed_list[%d] must be a Variable, got %s"
                             % (i, type(v).__name__))
-    return PyReader(feed_list, name or unique_name.generate("py_reader"), use_double_buffer)
+    return PyReader(feed_list, name or unique_name.generate("py_reader"), capacity,
+                    use_double_buffer)
 
 
 def _check_reader(reader, layer):
