@@ -101,7 +101,6 @@ class BlockingQueue:
     def kill(self, cause=None):
         with self._ready:
             self._killed = cause if cause is not None else True
-            self._items.clear()
             self._ready.notify_all()
 
     def reset(self):
