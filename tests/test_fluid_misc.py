@@ -205,7 +205,7 @@ def test_device_guard_marks_ops(guard):
                 c = paddle.scale(b, 0.5)
             d = b + c
     ops = main.global_block().ops
-    assert [op.attrs.get("op_device") for op in ops] == [None, "gpu", "cpu", "gpu"]
+    assert [op.attrs["op_device"] for op in ops] == ["", "gpu", "cpu", "gpu"]
     got, = _run(main, {"x": np.ones((1, 2), "float32")}, [d])
     np.testing.assert_array_equal(got, [[9.0, 9.0]])
     with pytest.raises(ValueError, match="device must be 'cpu', 'gpu', 'gpu:N' or None, "
