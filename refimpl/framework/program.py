@@ -408,6 +408,11 @@ class Operator:
     __str__ = __repr__ = _to_readable_code
 
 
+# ops that write a parameter without initializing it: Paddle 1.8's startup programs
+# broadcast each initialized parameter (c_broadcast, then c_sync_comm_stream)
+_NOT_INITIALIZERS = ("c_broadcast", "c_sync_comm_stream")
+
+
 def _check_registered(op_type):
     """Paddle's errors for an op appended without a type or of an unknown type (refimpl's
     guesses at the type meant follow as a note)."""
@@ -497,13 +502,14 @@ class Block:
     def create_parameter(self, **kwargs):
         """A Parameter of the global block; `initializer` adds its init op to this block,
         unless an op of the global block already writes it (Paddle 1.8: a parameter is
-        initialized once however often it is declared)."""
+        initialized once however often it is declared; its broadcast is no initializer)."""
         initializer = kwargs.pop("initializer", None)
         global_block = self.program.global_block()
         p = Parameter(global_block, **kwargs)
         global_block.vars[p.name] = p
         if initializer is not None:
-            writers = [op for op in global_block.ops if p.name in op.output_arg_names]
+            writers = [op for op in global_block.ops if p.name in op.output_arg_names
+                       and op.type not in _NOT_INITIALIZERS]
             if len(writers) > 1:
                 raise RuntimeError("parameter %r is initialized by several ops: %s"
                                    % (p.name, [op.type for op in writers]))
