@@ -27,6 +27,7 @@ from ..parallel.stall import StallError
 from .direct import coalesce_optimizer_state
 from .executor import (Plan, _as_results, check_feeds, feed_learning_rate, fetch_values,
                        known_feeds)
+from .op_events import timed_runs
 from .scheduler import ThreadedRunner
 from ..xp import (device as gpu_device, drop_deferred_checks, is_device_array,
                   run_deferred_checks, to_device, to_host)
@@ -347,7 +348,11 @@ class MultiPlaceRunner:
                             run_deferred_checks()
                             results[d] = fetch_values(block, env, fetch_names)
                     else:
-                        runners[d].run(env)
+                        timed = timed_runs(plans[d], d)     # the profiler's: in order
+                        if timed is None:
+                            runners[d].run(env)
+                        else:
+                            plans[d].run(env, timed)
                         results[d] = fetch_values(block, env, fetch_names)
                     # seed 002: temporaries are dropped every num_iteration_per_drop_scope
                     # iterations, and at the end of any iteration that fetches
