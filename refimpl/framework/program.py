@@ -399,8 +399,8 @@ class Operator:
     def _to_readable_code(self):
         def slots(d):
             return ", ".join("%s=[%s]" % (k, ", ".join(v)) for k, v in d.items())
-        shown = {k: v for k, v in self.attrs.items()
-                 if k not in ("op_callstack", "op_namescope") and v != "" or k == "dtype"}
+        shown = {k: v for k, v in self.attrs.items() if k not in ("op_callstack", "op_namescope")
+                 and not (k == _OP_DEVICE_ATTR and v == "")}
         attrs = ", ".join("%s = %r" % (k, shown[k]) for k in sorted(shown))
         return "{%s} = %s(inputs={%s}, %s)" % (slots(self.outputs), self.type,
                                                slots(self.inputs), attrs)

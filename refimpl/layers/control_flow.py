@@ -480,6 +480,8 @@ def select_input(inputs, mask):
         raise TypeError("select_input: inputs must be a list or tuple of Variables, got %s"
                         % type(inputs).__name__)
     check_dtype(mask, "mask", "select_input", ("int32",))
+    if not inputs:
+        raise ValueError("select_input: inputs is empty; give the branches' Variables")
     for i, v in enumerate(inputs):
         check_variable(v, "inputs[%d]" % i, "select_input")
     helper = LayerHelper("select_input")
