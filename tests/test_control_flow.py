@@ -439,3 +439,47 @@ def test_conditional_block_over_inputs_runs_when_every_input_has_an_element(rows
     got, gy = _run(main, {"y": yv}, [out, y.grad_name])
     np.testing.assert_allclose(got, [3.0 * yv.sum()])
     np.testing.assert_allclose(gy, np.full((3, 2), 6.0))
+
+
+def test_select_output_then_select_input_route_one_branch_and_its_gradient():
+    from refimpl.fluid.layers.control_flow import select_input, select_output
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        x = fluid.data("x", [2, 3], "float32")
+        x.stop_gradient = False
+        w = fluid.data("w", [2, 3], "float32")
+        mask = fluid.data("mask", [1], "int32")
+        branches = [main.current_block().create_var(dtype="float32") for _ in range(3)]
+        select_output(x, branches, mask)
+        y = select_input(branches, mask)
+        loss = paddle.mean(y * w)
+        fluid.backward.append_backward(loss)
+    xv = np.arange(6, dtype="float32").reshape(2, 3)
+    wv = np.linspace(-1, 1, 6, dtype="float32").reshape(2, 3)
+    for k in range(3):
+        got_y, got_grad, *got_branches = _run(
+            main, {"x": xv, "w": wv, "mask": np.array([k], "int32")},
+            [y, x.grad_name] + branches)
+        np.testing.assert_array_equal(got_y, xv)
+        # the chosen branch holds x, the others zeros (Paddle leaves them unwritten)
+        for i, b in enumerate(got_branches):
+            np.testing.assert_array_equal(b, xv if i == k else np.zeros_like(xv))
+        np.testing.assert_allclose(got_grad, wv / 6, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"select_output: Mask is 3, but there are 3 "
+                                         r"branches \(0 to 2\)"):
+        _run(main, {"x": xv, "w": wv, "mask": np.array([3], "int32")}, [y])
+
+
+def test_select_layers_check_their_arguments():
+    from refimpl.fluid.layers.control_flow import select_input, select_output
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.data("x", [1], "int32")
+        mask = fluid.data("mask", [1], "int32")
+        with pytest.raises(TypeError, match="inputs must be a list or tuple"):
+            select_input(x, mask)
+        with pytest.raises(TypeError, match=r"mask must have dtype in \['int32'\], got float32"):
+            select_input([x], fluid.data("m32", [1], "float32"))
+        with pytest.raises(TypeError, match="outputs must be a list or tuple"):
+            select_output(x, x, mask)
+        with pytest.raises(TypeError, match="argument 'input' must be a static Variable"):
+            select_output(1, [x], mask)

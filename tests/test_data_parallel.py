@@ -440,3 +440,37 @@ def test_compile_binds_one_scope_and_place_as_paddle():
             share_vars_from=source)
         with pytest.raises(ValueError, match=why):
             sharing._compile(scope, paddle.CPUPlace())
+
+
+def test_local_scopes_hold_each_places_execution_scope_until_its_drop():
+    # Paddle 1.8's test_eager_deletion_delete_vars reads them: one kid per place scope,
+    # every non-persistable variable present, only the fetched ones alive
+    main, startup, loss = _model()
+    scope = Scope()
+    static.Executor().run(startup, scope=scope)
+    strategy = fluid.ExecutionStrategy()
+    strategy.num_iteration_per_drop_scope = 3
+    prog = static.CompiledProgram(main).with_data_parallel(
+        loss_name=loss.name, exec_strategy=strategy, places=[paddle.CPUPlace()] * 2)
+    assert prog._local_scopes == []
+    exe = static.Executor()
+    temporaries = [n for n, v in main.global_block().vars.items() if not v.persistable]
+    for run in range(1, 4):
+        got, = exe.run(prog, feed=_data(4), fetch_list=[loss], scope=scope,
+                       return_merged=False)
+        kids = [place._kids() for place in prog._local_scopes]
+        if run == 3:      # the third iteration drops the execution scopes
+            assert kids == [[], []]
+            continue
+        assert [len(k) for k in kids] == [1, 1]
+        for d, (kid,) in enumerate(kids):
+            np.testing.assert_array_equal(kid.find_var(loss.name).get_tensor(), got[d])
+            alive = [n for n in temporaries if kid.find_var(n).get_tensor()._is_initialized()]
+            assert alive == [loss.name]
+            w = main.global_block().all_parameters()[0].name
+            assert kid.find_var(w).get_tensor()._is_initialized()
+    exe.run(prog, feed=_data(4), fetch_list=[loss], scope=scope)
+    assert [len(place._kids()) for place in prog._local_scopes] == [1, 1]
+    pe_scopes = prog._local_scopes
+    prog._device_sets[id(scope)].drop_local_scopes()
+    assert [place._kids() for place in pe_scopes] == [[], []]

@@ -348,3 +348,34 @@ def test_lod_set_before_allocation_stays():
     assert t.recursive_sequence_lengths() == [[2, 3]] and t.shape() == [5, 2]
     t.set(np.ones((5, 2), "float32"), core.CPUPlace())
     assert t.recursive_sequence_lengths() == [[2, 3]]
+
+
+def test_core_executor_runs_a_desc_on_the_scopes_values_and_frees_the_rest():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, 3], "float32")
+        h = fluid.layers.fc(x, 2, param_attr=fluid.initializer.Constant(0.5),
+                            bias_attr=fluid.initializer.Constant(0.25))
+        loss = fluid.layers.mean(h)
+    scope = core.Scope()
+    fluid.Executor().run(startup, scope=scope)
+    place = core.Place()
+    place.set_place(fluid.CPUPlace())
+    exe = core.Executor(place)
+    xv = np.arange(6, dtype="float32").reshape(2, 3)
+    scope.var("x").get_tensor().set(xv, fluid.CPUPlace())
+    exe.run(main.desc, scope, 0, False, True, [loss.name])
+    # fc: rows (0+1+2)/2+0.25 and (3+4+5)/2+0.25 on both outputs
+    np.testing.assert_allclose(np.array(scope.find_var(loss.name).get_tensor()),
+                               [(1.75 + 6.25) / 2], rtol=1e-6)
+    for name in ("x", h.name):     # present, freed (Paddle's garbage collector's result)
+        assert not scope.find_var(name).get_tensor()._is_initialized()
+    assert scope.find_var(main.global_block().all_parameters()[0].name).is_initialized()
+    scope.var("x").get_tensor().set(xv, fluid.CPUPlace())
+    exe.run(main.desc, scope, 0, True, True, [loss.name])   # a local scope: nothing kept
+    assert scope.find_var(loss.name) is None
+    assert not scope.find_var("x").get_tensor()._is_initialized() and not scope._kids()
+    with pytest.raises(ValueError, match="block_id 1: refimpl runs the global block"):
+        exe.run(main.desc, scope, 1, False, True, [])
+    with pytest.raises(TypeError, match="expected a ProgramDesc"):
+        exe.run(main, scope, 0, False, True, [])

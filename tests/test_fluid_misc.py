@@ -205,7 +205,7 @@ def test_device_guard_marks_ops(guard):
                 c = paddle.scale(b, 0.5)
             d = b + c
     ops = main.global_block().ops
-    assert [op.attrs.get("op_device") for op in ops] == [None, "gpu", "cpu", "gpu"]
+    assert [op.attrs["op_device"] for op in ops] == ["", "gpu", "cpu", "gpu"]
     got, = _run(main, {"x": np.ones((1, 2), "float32")}, [d])
     np.testing.assert_array_equal(got, [[9.0, 9.0]])
     with pytest.raises(ValueError, match="device must be 'cpu', 'gpu', 'gpu:N' or None, "
@@ -234,3 +234,41 @@ def test_layer_helper_reads_a_user_layers_arguments():
         with pytest.raises(ValueError, match=r"\[operator prelu\] InvalidArgumentError: mode"):
             helper.append_op(type="prelu", inputs={"X": x, "Alpha": alpha},
                              attrs={"mode": "any"}, outputs={"Out": out})
+
+
+def test_debugger_prints_blocks_in_paddle_18_layout(tmp_path, monkeypatch):
+    from refimpl.fluid import core, debugger
+    main = Program()
+    block = main.global_block()
+    block.create_var(name="rows", dtype="float32", shape=[5, 10],
+                     type=core.VarDesc.VarType.SELECTED_ROWS)
+    block.create_var(name="seq", dtype="int64", shape=[-1, 1], lod_level=1)
+    w = block.create_parameter(name="w", dtype="float32", shape=[10, 8])
+    block.create_var(name="out", dtype="float32", shape=[5, 8])
+    block.append_op(type="mul", inputs={"X": ["rows"], "Y": [w]}, outputs={"Out": ["out"]},
+                    attrs={"x_num_col_dims": 1})
+    block.append_op(type="fill_constant", outputs={"Out": ["out@GRAD"]},
+                    attrs={"shape": [5, 8], "value": 1.0, "dtype": "float32"})
+    text = debugger.pprint_program_codes(main)
+    lines = text.split("\n")
+    assert lines[:7] == ["// block-0  parent--1", "// variables",
+                         "SelectedRows rows (tensor(type=float32, shape=[5, 10]))",
+                         "LoDTensor seq (level=1, tensor(type=int64, shape=[-1, 1]))",
+                         "Tensor w (tensor(type=float32, shape=[10, 8]))",
+                         "Tensor out (tensor(type=float32, shape=[5, 8]))", ""]
+    assert lines[7] == "// operators"
+    assert lines[8].startswith("out = mul(X=rows, Y=w) [{force_fp32_output=False,op_callstack=")
+    assert lines[8].endswith(",x_num_col_dims=1,y_num_col_dims=1}]")
+    assert len(lines) == 10     # the gradient's fill_constant is left out
+    shown = debugger.pprint_block_codes(block, show_backward=True)
+    assert "out@GRAD = 1.0 [shape=[5, 8]]" in shown.split("\n")
+    # the DOT graph: w a parameter node, the op's edges; no graphviz here, so no PDF
+    monkeypatch.setattr(debugger.shutil, "which", lambda name: None)
+    path = str(tmp_path / "g.dot")
+    with pytest.warns(UserWarning, match="dot is not installed"):
+        assert debugger.draw_block_graphviz(block, highlights=["mul"], path=path) is None
+    dot = open(path).read()
+    assert dot.startswith("digraph G {") and "<b>w</b>" in dot
+    assert "var_0 -> op_0;" in dot and "var_2 -> op_0;" in dot and "op_0 -> var_3;" in dot
+    assert 'op_0 [label=<<B>mul</B>>, shape="box", style="rounded,filled,bold", ' \
+           'color="#ff4040"' in dot

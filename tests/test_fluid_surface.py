@@ -97,18 +97,43 @@ def test_ps_dispatchers():
         fluid.transpiler.RoundRobin("127.0.0.1:6007")
 
 
-def test_profiler_checks_arguments_and_reports_wall_time(capsys):
+def test_profiler_records_each_op_and_writes_paddles_profile(capsys, tmp_path):
+    from refimpl.fluid.proto.profiler import profiler_pb2
     with pytest.raises(ValueError, match="'CPU' or 'GPU' or 'All'"):
         fluid.profiler.start_profiler("TPU")
     with pytest.raises(ValueError, match="tracer option"):
         fluid.profiler.start_profiler("CPU", "Fast")
     fluid.profiler.stop_profiler()                       # not started: nothing, as Paddle
     assert capsys.readouterr().out == ""
-    with fluid.profiler.profiler("CPU", sorted_key="total"):
-        fluid.profiler.reset_profiler()
-    assert "ms wall time" in capsys.readouterr().out
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, 3], "float32")
+        loss = fluid.layers.mean(fluid.layers.fc(x, 2))
+    exe = fluid.Executor()
+    exe.run(startup)
+    path = str(tmp_path / "profile")
+    feed = {"x": np.ones((2, 3), "float32")}
+    with fluid.profiler.profiler("CPU", "calls", path):
+        exe.run(main, feed=feed, fetch_list=[loss])
+        fluid.profiler.reset_profiler()                  # the first run is forgotten
+        for _ in range(2):
+            exe.run(main, feed=feed, fetch_list=[loss])
+    profile = profiler_pb2.Profile()
+    profile.ParseFromString(open(path, "rb").read())
+    names = [e.name for e in profile.events]
+    assert names == ["mul", "elementwise_add", "mean"] * 2
+    assert all(e.type == profiler_pb2.Event.CPU and e.device_id == 0 and
+               profile.start_ns <= e.start_ns <= e.end_ns <= profile.end_ns
+               for e in profile.events)
+    report = capsys.readouterr().out.splitlines()
+    assert "Sorted by number of calls in descending order in the same thread" in report
+    rows = [line.split() for line in report if line.startswith("thread0::")]
+    assert [(r[0], r[1]) for r in rows] == [("thread0::mul", "2"),
+                                            ("thread0::elementwise_add", "2"),
+                                            ("thread0::mean", "2")]
+    assert abs(sum(float(r[6]) for r in rows) - 1) < 1e-4     # the ratios
     with pytest.raises(ValueError, match="sorted_key"):
-        with fluid.profiler.profiler("All", sorted_key="median"):
+        with fluid.profiler.profiler("All", sorted_key="median", profile_path=path):
             pass
     with pytest.raises(NotImplementedError, match="nvprof"):
         fluid.profiler.cuda_profiler("out.txt")

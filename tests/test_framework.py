@@ -164,3 +164,68 @@ def test_copy_param_info_from_makes_the_named_variables_parameters():
     source._is_distributed, source._endpoints = True, ["127.0.0.1:6170"]
     target._copy_dist_param_info_from(source)
     assert target._is_distributed and target._endpoints == ["127.0.0.1:6170"]
+
+
+def test_op_desc_details_as_paddle_18():
+    # Paddle 1.8.5's mul op desc (measured): its attrs, their types, the op's index
+    from refimpl.fluid import core
+    block = Program().global_block()
+    for name, shape in (("x", [5, 10]), ("y", [10, 8]), ("out", [5, 8])):
+        block.create_var(name=name, shape=shape, dtype="float32")
+    block.append_op(type="scale", inputs={"X": ["x"]}, outputs={"Out": ["x2"]})
+    op = block.append_op(type="mul", inputs={"X": ["x2"], "Y": ["y"]}, outputs={"Out": ["out"]},
+                         attrs={"x_num_col_dims": 1})
+    assert set(op.attr_names) == {
+        "x_num_col_dims", "y_num_col_dims", "op_role", "op_role_var", "use_mkldnn", "scale_x",
+        "scale_y", "scale_out", "force_fp32_output", "op_namescope", "op_callstack", "op_device"}
+    assert (op.attr("op_namescope"), op.attr("op_device"), op.attr("scale_y")) == ("/", "", [1.0])
+    types = {n: op.attr_type(n) for n in ("x_num_col_dims", "scale_x", "scale_y", "use_mkldnn",
+                                          "op_role_var", "op_device")}
+    assert types == {"x_num_col_dims": core.AttrType.INT, "scale_x": core.AttrType.FLOAT,
+                     "scale_y": core.AttrType.FLOATS, "use_mkldnn": core.AttrType.BOOLEAN,
+                     "op_role_var": core.AttrType.STRINGS, "op_device": core.AttrType.STRING}
+    assert op.idx == 1 and block.var("out").op is op and block.var("y").op is None
+    with pytest.raises(ValueError, match="^`type` to initialized an Operator can not be None.$"):
+        block.append_op()
+    with pytest.raises(ValueError) as unknown:
+        block.append_op(type="no_such_op")
+    assert str(unknown.value) == 'Operator "no_such_op" has not been registered.'
+
+
+def test_parameter_broadcast_is_no_second_initializer():
+    block = Program().global_block()
+    init = paddle.nn.initializer.Constant(0.01)
+    var = block.create_parameter(name="a", shape=[2, 2], dtype="float32", initializer=init)
+    block.append_op(type="c_broadcast", inputs={"X": [var]}, outputs={"Out": [var]})
+    block.append_op(type="c_sync_comm_stream", inputs={"X": [var]}, outputs={"Out": [var]})
+    block.create_parameter(name="a", shape=[2, 2], dtype="float32", initializer=init)
+    assert [op.type for op in block.ops] == ["fill_constant", "c_broadcast", "c_sync_comm_stream"]
+    block.append_op(type="fill_constant", outputs={"Out": [var]},
+                    attrs={"shape": [2, 2], "value": 1.0, "dtype": "float32"})
+    with pytest.raises(RuntimeError, match="initialized by several ops"):
+        block.create_parameter(name="a", shape=[2, 2], dtype="float32", initializer=init)
+
+
+def test_device_guard_places_ops_and_warns_for_kernelless_ops():
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        i = paddle.full([1], 0, "int64")
+        with pytest.warns(UserWarning, match=r"The Op\(while\) is not support to set device."):
+            with static.device_guard("gpu:1"):
+                x = static.create_parameter([2], "float32", name="w")
+                cond = paddle.less_than(i, paddle.full([1], 3, "int64"))
+                loop = paddle.fluid.layers.While(cond)
+                with loop.block():
+                    paddle.increment(i)
+                    paddle.fluid.layers.less_than(i, paddle.full([1], 3, "int64"), cond=cond)
+                loss = paddle.mean(x * 2.0)
+        paddle.optimizer.SGD(0.1).minimize(loss)
+    devices = {op.type: op.attr("op_device") for op in main.global_block().ops}
+    assert devices["while"] == "" and devices["less_than"] == "gpu:1"
+    # grad ops follow their forward op, the loss gradient the loss op
+    assert devices["mean_grad"] == devices["fill_constant"] == "gpu:1"
+    assert devices["sgd"] == ""
+    # w's initializer, built inside the guard (the learning rate's, outside it, is not)
+    startup_devices = {op.output_arg_names[0]: op.attr("op_device")
+                       for op in startup.global_block().ops}
+    assert startup_devices.pop("w") == "gpu:1" and set(startup_devices.values()) == {""}

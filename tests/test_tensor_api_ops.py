@@ -317,3 +317,27 @@ def test_an_attribute_given_as_none_takes_its_default():
                          attrs={"diagonal": None, "lower": True})
     assert op.attr("diagonal") == 0
     _check([out], [np.tril(a)], {"x": a})
+
+
+def test_crop_tensor_takes_variable_sizes_and_offsets_as_paddle_18():
+    # the crops Paddle 1.8.5 gives for these (measured)
+    a = np.arange(20, dtype="float32").reshape(4, 5)
+    x = _data("x", a)
+    s = static.data("s", [2], "int32")
+    d = static.data("d", [1], "int32")
+    off = static.data("off", [2], "int32")
+    to_end = fluid.layers.crop_tensor(x, shape=[-1, 3], offsets=[1, 2])
+    by_shape = fluid.layers.crop_tensor(x, shape=s, offsets=[1, 1])
+    mixed = fluid.layers.crop_tensor(x, shape=[2, d], offsets=[0, d])
+    by_offsets = fluid.layers.crop_tensor(x, shape=[2, -1], offsets=off)
+    assert [list(v.shape) for v in (to_end, by_shape, mixed)] == [[3, 3], [-1, -1], [2, -1]]
+    op = mixed.op
+    assert op.type == "crop_tensor" and op.attr("shape") == [2, 0]
+    assert op.attr("offsets") == [0, -1] and len(op.input("ShapeTensor")) == 2
+    feed = {"x": a, "s": np.array([2, -1], "int32"), "d": np.array([2], "int32"),
+            "off": np.array([1, 3], "int32")}
+    _check([to_end, by_shape, mixed, by_offsets],
+           [a[1:, 2:], a[1:3, 1:], a[0:2, 2:4], a[1:3, 3:]], feed)
+    with pytest.raises(ValueError, match=r"the value \(5\) of the 0th element for shape "
+                                         r"\(4\) should be less than or equal"):
+        _run([by_shape], dict(feed, s=np.array([4, 2], "int32")))

@@ -238,6 +238,8 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
         attrs["op_role"] = OpRole.Backward
         attrs["op_role_var"] = role_vars if role_vars else []
         attrs["op_callstack"] = op.attrs.get("op_callstack", "")
+        # a grad op runs where its forward op was placed (Paddle's backward copies it)
+        attrs["op_device"] = op.attrs.get("op_device", "")
         if getattr(op_def, "control_grad", False):
             attrs.update(_control_grad_attrs(block, op, requires))
         grad_type, inputs, outputs, attrs = op_def.static_grad_op(inputs, outputs, attrs)
@@ -345,14 +347,18 @@ def _zeros_like(block, name):
 
 def _fill_ones_grad(block, target, role):
     g = grad_var_name(target.name)
+    # placed where the loss is made (Paddle's loss grad op takes the loss op's op_device)
+    maker = getattr(target, "op", None)
+    device = maker.attrs.get("op_device", "") if maker is not None else ""
     block.create_var(name=g, shape=target.shape, dtype=target.dtype)
     if all(d >= 0 for d in target.shape):
         block.append_op(type="fill_constant", outputs={"Out": [g]},
                         attrs={"shape": list(target.shape), "value": 1.0,
-                               "dtype": target.dtype.name, "op_role": role})
+                               "dtype": target.dtype.name, "op_role": role,
+                               "op_device": device})
     else:
         block.append_op(type="fill_any_like", inputs={"X": [target.name]}, outputs={"Out": [g]},
-                        attrs={"value": 1.0, "op_role": role})
+                        attrs={"value": 1.0, "op_role": role, "op_device": device})
     return g
 
 

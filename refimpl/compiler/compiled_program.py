@@ -105,6 +105,15 @@ class CompiledProgram:
         self._device_sets[id(scope)] = self._runner(scope, place)
         return self
 
+    @property
+    def _local_scopes(self):
+        """Paddle's per-place scopes of the compiled program (one per place; each holds the
+        place's values, and after a run its execution scope as its kid); [] before the
+        first run."""
+        if self._compiled_for is None:
+            return []
+        return list(self._device_sets[id(self._compiled_for[0])].place_scopes)
+
     def _run(self, executor, feed, fetch_names, scope, return_numpy, return_merged=True):
         strategy = self._exec_strategy
         if strategy is not None and strategy._dry_run:

@@ -17,7 +17,7 @@ import numpy as np
 from ..framework.errors import EOFException, FeedError
 from ..framework.fetched import as_fetched
 from ..framework.lod import as_plain, check_lengths, lod_of, sequence_slice, with_lod
-from ..framework.scope import Tensor
+from ..framework.scope import Scope, Tensor
 from ..parallel import launch
 from ..parallel.communicator import (CollectiveMismatch, CommunicationAborted,
                                      HierarchicalCommunicator, InProcessCommunicator)
@@ -27,6 +27,7 @@ from ..parallel.stall import StallError
 from .direct import coalesce_optimizer_state
 from .executor import (Plan, _as_results, check_feeds, feed_learning_rate, fetch_values,
                        known_feeds)
+from .op_events import timed_runs
 from .scheduler import ThreadedRunner
 from ..xp import (device as gpu_device, drop_deferred_checks, is_device_array,
                   run_deferred_checks, to_device, to_host)
@@ -236,6 +237,9 @@ class MultiPlaceRunner:
         on_gpus = n_places > 1 and mpi is None and None not in self.device_ids
         self.nccl = NcclClique(self.device_ids) if on_gpus and nccl_available() else None
         self.envs = [scope._values] + [{} for _ in range(n_places - 1)]
+        # each place's values seen as a Scope (Paddle's local scopes); after a run, each has
+        # one kid, the run's execution scope (see _record_exec_scopes)
+        self.place_scopes = [Scope(values=env) for env in self.envs]
         self.initialized = False
         self.iterations = 0
         self.plans = {}
@@ -359,7 +363,11 @@ class MultiPlaceRunner:
                             run_deferred_checks()
                             results[d] = fetch_values(block, env, fetch_names)
                     else:
-                        runners[d].run(env)
+                        timed = timed_runs(plans[d], d)     # the profiler's: in order
+                        if timed is None:
+                            runners[d].run(env)
+                        else:
+                            plans[d].run(env, timed)
                         results[d] = fetch_values(block, env, fetch_names)
                     # seed 002: temporaries are dropped every num_iteration_per_drop_scope
                     # iterations, and at the end of any iteration that fetches
@@ -384,7 +392,24 @@ class MultiPlaceRunner:
             self.comm.reset()
             raise _first_cause(failures)
         self.iterations += 1
+        self._record_exec_scopes(programs, fetch_names, results,
+                                 self.iterations * max(1, iterations) % drop_every == 0)
         return self._merge(results, return_numpy, return_merged)
+
+    def _record_exec_scopes(self, programs, fetch_names, results, dropped):
+        """Paddle runs each place in an execution scope, a kid of the place's scope holding
+        the program's non-persistable variables, kept until num_iteration_per_drop_scope
+        iterations have run. Its garbage collector has freed all of them but the fetched
+        ones by then, as refimpl's plans have: the kid records that, each variable present,
+        None but the fetched values. `dropped`: the scope's drop is due."""
+        for d, place in enumerate(self.place_scopes):
+            place.drop_kids()
+            if dropped or d >= len(results):
+                continue
+            kid = place.new_scope()
+            kid._values.update((n, None) for n, v in programs[d].global_block().vars.items()
+                               if not v.persistable)
+            kid._values.update(zip(fetch_names, results[d]))
 
     def _merge(self, results, return_numpy, return_merged=True):
         """One value per fetch: the places' values concatenated along dim 0 (0-D stacked),
@@ -401,6 +426,8 @@ class MultiPlaceRunner:
     def drop_local_scopes(self):
         """Forget everything but persistable values on every device."""
         self.has_local_scopes = False
+        for place in self.place_scopes:
+            place.drop_kids()
         for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
             for plan in plans[1]:
                 plan.drop_temporaries(env)

@@ -8,6 +8,7 @@ ops: op protos, the grad op of an op (get_grad_op_desc), set_feed_variable /
 get_fetch_variable. specs/fluid_core.md lists each.
 """
 from ..backward import forward_reads
+from ..executor import Executor as _StaticExecutor
 from ..framework.desc import OpDesc, ProgramDesc
 from ..framework.blocking_queue import BlockingQueue
 from ..framework.dtypes import VarType
@@ -26,6 +27,7 @@ from ..distributed.parallel import ParallelStrategy
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
+           "Executor",
            "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",
            "is_compiled_with_mkldnn", "is_compiled_with_brpc", "is_compiled_with_dist",
            "get_cuda_device_count", "is_float16_supported", "op_support_gpu", "globals",
@@ -183,6 +185,41 @@ def _get_all_register_op_kernels():
 
 def _set_eager_deletion_mode(threshold, fraction, fast_mode):
     """refimpl always frees temporaries after their last use (specs/executor.md)."""
+
+
+class Executor:
+    """Paddle's C++ executor, `core.Executor(place)`: runs a ProgramDesc's global block on
+    a scope's values, with no feed or fetch ops (the scope holds the inputs; fluid.Executor
+    is the Python one over it)."""
+
+    def __init__(self, place):
+        self._executor = _StaticExecutor(place._place if isinstance(place, Place) else place)
+
+    def run(self, program_desc, scope, block_id, create_local_scope=True, create_vars=True,
+            fetch_vars=()):
+        """Run block `block_id` (0: sub-blocks run through their control-flow ops) of the
+        program on `scope`, which holds every input. Afterwards, as Paddle's garbage
+        collector leaves them, every non-persistable variable of the block is present and
+        freed, but `fetch_vars`, which keep their values, in `scope`; create_local_scope: in
+        a local kid of `scope` dropped at the end, so only the inputs `scope` held remain
+        (freed).
+        create_vars: refimpl creates every variable it writes."""
+        if not isinstance(program_desc, ProgramDesc):
+            raise TypeError("core.Executor.run: expected a ProgramDesc (program.desc), got %s"
+                            % type(program_desc).__name__)
+        if block_id != 0:
+            raise ValueError("core.Executor.run: block_id %d: refimpl runs the global block "
+                             "(0); a sub-block runs through its control-flow op" % block_id)
+        program = program_desc._program
+        kept = list(fetch_vars)
+        # the raw values (arrays with their LoD, lists for tensor arrays) the run leaves
+        values = self._executor._run_program(program, {}, kept, scope)
+        temporaries = [n for n, v in program.global_block().vars.items() if not v.persistable]
+        if create_local_scope:   # the local scope is gone; inputs the scope held are freed
+            scope.set_values({n: None for n in temporaries if scope.find_var(n) is not None})
+            return
+        scope.set_values({n: None for n in temporaries})
+        scope.set_values(dict(zip(kept, values)))
 
 
 def __unittest_throw_exception__():

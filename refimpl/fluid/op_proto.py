@@ -2,6 +2,7 @@
 refimpl's OpDefs. A proto lists the op's input and output slots (duplicable: a list of
 variables; dispensable: may be left out) and its attributes with their types, which is
 what Paddle's OpTest and fluid.op.Operator read to build and drive an op."""
+from ..framework.desc import AttrType, attr_type_of
 from ..ops.registry import all_op_types, get_op_def, is_duplicable, is_optional, slot_name
 
 __all__ = ["OpProto", "VarProto", "AttrProto", "AttrType", "OpProtoHolder",
@@ -9,34 +10,6 @@ __all__ = ["OpProto", "VarProto", "AttrProto", "AttrType", "OpProtoHolder",
 
 # attributes the framework adds to every op (role, namescope, creation call stack, device)
 GENERATED_ATTRS = ("op_role", "op_role_var", "op_namescope", "op_callstack", "op_device")
-
-
-class AttrType:
-    """Paddle's attribute type codes (framework.proto)."""
-    INT, FLOAT, STRING, INTS, FLOATS, STRINGS, BOOLEAN, BOOLEANS, BLOCK, LONG, BLOCKS, \
-        LONGS = range(12)
-
-
-def attr_type_of(value):
-    """The AttrType of a default value."""
-    if isinstance(value, bool):
-        return AttrType.BOOLEAN
-    if isinstance(value, int):
-        return AttrType.INT
-    if isinstance(value, float):
-        return AttrType.FLOAT
-    if isinstance(value, str):
-        return AttrType.STRING
-    if isinstance(value, (list, tuple)):
-        kinds = {attr_type_of(v) for v in value}
-        if kinds == {AttrType.BOOLEAN}:
-            return AttrType.BOOLEANS
-        if kinds <= {AttrType.INT}:
-            return AttrType.INTS
-        if kinds <= {AttrType.INT, AttrType.FLOAT}:
-            return AttrType.FLOATS
-        return AttrType.STRINGS
-    return AttrType.STRING
 
 
 class VarProto:

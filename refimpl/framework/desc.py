@@ -8,7 +8,41 @@ Paddle keeps the IR twice (Python objects and protobuf descs) and code written a
 made by `block.desc.append_op()` or `core.get_grad_op_desc` stands alone until
 `program._sync_with_cpp()` turns it into an Operator of its block.
 """
-__all__ = ["OpDesc", "BlockDesc", "ProgramDesc", "VarDesc"]
+__all__ = ["OpDesc", "BlockDesc", "ProgramDesc", "VarDesc", "AttrType", "attr_type_of"]
+
+
+class AttrType:
+    """Paddle's attribute type codes (framework.proto)."""
+    INT, FLOAT, STRING, INTS, FLOATS, STRINGS, BOOLEAN, BOOLEANS, BLOCK, LONG, BLOCKS, \
+        LONGS = range(12)
+
+
+def attr_type_of(value):
+    """The AttrType of a default value."""
+    if isinstance(value, bool):
+        return AttrType.BOOLEAN
+    if isinstance(value, int):
+        return AttrType.INT
+    if isinstance(value, float):
+        return AttrType.FLOAT
+    if isinstance(value, str):
+        return AttrType.STRING
+    if isinstance(value, (list, tuple)):
+        kinds = {attr_type_of(v) for v in value}
+        if kinds == {AttrType.BOOLEAN}:
+            return AttrType.BOOLEANS
+        if kinds <= {AttrType.INT}:
+            return AttrType.INTS
+        if kinds <= {AttrType.INT, AttrType.FLOAT}:
+            return AttrType.FLOATS
+        return AttrType.STRINGS
+    return AttrType.STRING
+
+
+# the types of the attributes the framework adds to every op
+_GENERATED_ATTR_TYPES = {"op_role": AttrType.INT, "op_role_var": AttrType.STRINGS,
+                         "op_namescope": AttrType.STRING, "op_callstack": AttrType.STRINGS,
+                         "op_device": AttrType.STRING}
 
 
 class OpDesc:
@@ -85,6 +119,20 @@ class OpDesc:
 
     def attr_names(self):
         return list(self._fields[2])
+
+    def attr_type(self, name):
+        """Paddle's AttrType code of attribute `name`: the framework's own attributes have
+        theirs; another is typed by the op's declared default (an empty list says nothing
+        of its elements), else by its value."""
+        value = self._fields[2][name]
+        if name in _GENERATED_ATTR_TYPES:
+            return _GENERATED_ATTR_TYPES[name]
+        if self._op is not None:
+            op_def = self._op.op_def
+            default = op_def.attrs.get(name, op_def.inert_attrs.get(name))
+            if default is not None and default != []:
+                return attr_type_of(default)
+        return attr_type_of(value)
 
     def set_attr(self, name, value):
         self._fields[2][name] = value

@@ -6,6 +6,7 @@ rewritten by passes without chasing Python object references.
 """
 import contextlib
 import copy
+import warnings
 
 from .. import versions
 from . import mode, unique_name
@@ -37,6 +38,40 @@ class OpRole:
 
 _OP_ROLE_ATTR = "op_role"
 _OP_ROLE_VAR_ATTR = "op_role_var"
+_OP_DEVICE_ATTR = "op_device"
+
+# Ops Paddle 1.8 runs without a kernel (they run sub-blocks, feed, fetch or wait on
+# streams): device_guard cannot place them and warns (framework.Operator.OP_WITHOUT_KERNEL_SET)
+OPS_WITHOUT_KERNEL = frozenset({
+    "feed", "fetch", "recurrent", "go", "rnn_memory_helper_grad", "conditional_block",
+    "while", "send", "recv", "listen_and_serv", "fl_listen_and_serv", "ncclInit", "select",
+    "checkpoint_notify", "gen_nccl_id", "c_gen_nccl_id", "c_comm_init", "c_sync_calc_stream",
+    "c_sync_comm_stream"})
+
+_current_device = [None]   # device_guard's device ('cpu', 'gpu', 'gpu:N'), None outside
+
+
+def _device_for(op_type):
+    """The op_device attr of a new op: device_guard's device, '' outside a guard or for an
+    op without a kernel (with Paddle's warning)."""
+    device = _current_device[0]
+    if device is None:
+        return ""
+    if op_type in OPS_WITHOUT_KERNEL:
+        warnings.warn("The Op(%s) is not support to set device." % op_type)
+        return ""
+    return device
+
+
+@contextlib.contextmanager
+def current_device(device):
+    """Ops built inside, in any program, get op_device = `device` (None: not set)."""
+    before = _current_device[0]
+    _current_device[0] = device
+    try:
+        yield
+    finally:
+        _current_device[0] = before
 
 
 # op type -> its definition (signature, attrs, infer_shape: refimpl.ops.registry.OpDef),
@@ -109,6 +144,15 @@ class Variable:
     @property
     def ndim(self):
         return len(self._shape)
+
+    @property
+    def op(self):
+        """The last op of the variable's block that writes it (Paddle's Variable.op), or
+        None."""
+        for op in reversed(self.block.ops):
+            if self.name in op.output_arg_names:
+                return op
+        return None
 
     @property
     def grad_name(self):
@@ -247,11 +291,14 @@ class Operator:
             attrs["dtype"] = convert_dtype(attrs["dtype"])
         for k, v in self.op_def.attrs.items():
             attrs.setdefault(k, v)
+        # Paddle's op desc holds every attribute its proto declares, the inert ones too
+        for k, v in self.op_def.inert_attrs.items():
+            attrs.setdefault(k, copy.copy(v))
         program = block.program
         attrs.setdefault(_OP_ROLE_ATTR, program._current_role)
         attrs.setdefault(_OP_ROLE_VAR_ATTR, list(program._current_role_vars))
-        if program._name_scope_stack:
-            attrs.setdefault("op_namescope", "/" + "/".join(program._name_scope_stack) + "/")
+        attrs.setdefault("op_namescope", "/" + "".join(s + "/" for s in program._name_scope_stack))
+        attrs.setdefault(_OP_DEVICE_ATTR, _device_for(type))
         if "op_callstack" not in attrs:
             attrs["op_callstack"] = user_frame()
         self.attrs = attrs
@@ -301,6 +348,18 @@ class Operator:
     def attr_names(self):
         return list(self.attrs)
 
+    def attr_type(self, name):
+        """Paddle's AttrType code of attribute `name` (framework/desc.py)."""
+        return self.desc.attr_type(name)
+
+    @property
+    def idx(self):
+        """The op's position in its block."""
+        for i, op in enumerate(self.block.ops):
+            if op is self:
+                return i
+        raise ValueError("op %s is not in its block %d" % (self.type, self.block.idx))
+
     @property
     def created_at(self):
         return self.attrs.get("op_callstack", "")
@@ -340,12 +399,31 @@ class Operator:
     def _to_readable_code(self):
         def slots(d):
             return ", ".join("%s=[%s]" % (k, ", ".join(v)) for k, v in d.items())
-        shown = {k: v for k, v in self.attrs.items() if k not in ("op_callstack", "op_namescope")}
+        shown = {k: v for k, v in self.attrs.items() if k not in ("op_callstack", "op_namescope")
+                 and not (k == _OP_DEVICE_ATTR and v == "")}
         attrs = ", ".join("%s = %r" % (k, shown[k]) for k in sorted(shown))
         return "{%s} = %s(inputs={%s}, %s)" % (slots(self.outputs), self.type,
                                                slots(self.inputs), attrs)
 
     __str__ = __repr__ = _to_readable_code
+
+
+# ops that write a parameter without initializing it: Paddle 1.8's startup programs
+# broadcast each initialized parameter (c_broadcast, then c_sync_comm_stream)
+_NOT_INITIALIZERS = ("c_broadcast", "c_sync_comm_stream")
+
+
+def _check_registered(op_type):
+    """Paddle's errors for an op appended without a type or of an unknown type (refimpl's
+    guesses at the type meant follow as a note)."""
+    if op_type is None:
+        raise ValueError("`type` to initialized an Operator can not be None.")
+    try:
+        op_definition(op_type)
+    except OpError as unknown:
+        error = ValueError('Operator "%s" has not been registered.' % op_type)
+        error.add_note(str(unknown))
+        raise error from None
 
 
 def _check_redeclared(var, kwargs):
@@ -424,13 +502,14 @@ class Block:
     def create_parameter(self, **kwargs):
         """A Parameter of the global block; `initializer` adds its init op to this block,
         unless an op of the global block already writes it (Paddle 1.8: a parameter is
-        initialized once however often it is declared)."""
+        initialized once however often it is declared; its broadcast is no initializer)."""
         initializer = kwargs.pop("initializer", None)
         global_block = self.program.global_block()
         p = Parameter(global_block, **kwargs)
         global_block.vars[p.name] = p
         if initializer is not None:
-            writers = [op for op in global_block.ops if p.name in op.output_arg_names]
+            writers = [op for op in global_block.ops if p.name in op.output_arg_names
+                       and op.type not in _NOT_INITIALIZERS]
             if len(writers) > 1:
                 raise RuntimeError("parameter %r is initialized by several ops: %s"
                                    % (p.name, [op.type for op in writers]))
@@ -445,7 +524,8 @@ class Block:
     def iter_parameters(self):
         return iter(self.all_parameters())
 
-    def append_op(self, type, inputs=None, outputs=None, attrs=None, **_ignored):
+    def append_op(self, type=None, inputs=None, outputs=None, attrs=None, **_ignored):
+        _check_registered(type)
         if mode.dynamic and mode.eager is not None and (
                 mode.eager.has_eager_input(inputs) or mode.eager.has_eager_input(outputs)):
             # as Paddle 1.8's dygraph tracer: an op on eager tensors runs now (its
@@ -457,7 +537,8 @@ class Block:
         self.program._bump()
         return op
 
-    def _insert_op(self, index, type, inputs=None, outputs=None, attrs=None, **_ignored):
+    def _insert_op(self, index, type=None, inputs=None, outputs=None, attrs=None, **_ignored):
+        _check_registered(type)
         op = Operator(self, type, inputs, outputs, attrs)
         self.ops.insert(index, op)
         self.program._bump()

@@ -384,10 +384,12 @@ class LoDRankTable:
 
 
 class Scope:
-    def __init__(self, parent=None):
-        self._values = {}
+    def __init__(self, parent=None, values=None):
+        """`values`: the dict that holds this scope's values (shared, not copied: a
+        data-parallel place's values seen as a Scope); a new one by default."""
+        self._values = {} if values is None else values
         self._parent = parent
-        self._kids = []
+        self._kid_scopes = []
 
     def var(self, name):
         """Find or create `name` in this scope."""
@@ -423,11 +425,15 @@ class Scope:
 
     def new_scope(self):
         kid = Scope(self)
-        self._kids.append(kid)
+        self._kid_scopes.append(kid)
         return kid
 
+    def _kids(self):
+        """The scopes made by new_scope (and not dropped), oldest first."""
+        return list(self._kid_scopes)
+
     def drop_kids(self):
-        self._kids.clear()
+        self._kid_scopes.clear()
 
     def local_var_names(self):
         return list(self._values)

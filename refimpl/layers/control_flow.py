@@ -15,7 +15,7 @@ from ..framework import nest, unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
 from ..framework.dataflow import block_io
-from .common import append_op_out, check_variable
+from .common import append_op_out, check_dtype, check_variable
 from .creation import assign, fill_constant
 from .tensor import concat, stack
 from .math import logical_not, _logical
@@ -473,6 +473,38 @@ def split_lod_tensor(input, mask, level=0):
     return out_true, out_false
 
 
+def select_input(inputs, mask):
+    """The input the int32 `mask` (one number) names, as a new variable of the first
+    input's shape and dtype: Paddle 1.8's control-flow helper (static programs)."""
+    if not isinstance(inputs, (list, tuple)):
+        raise TypeError("select_input: inputs must be a list or tuple of Variables, got %s"
+                        % type(inputs).__name__)
+    check_dtype(mask, "mask", "select_input", ("int32",))
+    if not inputs:
+        raise ValueError("select_input: inputs is empty; give the branches' Variables")
+    for i, v in enumerate(inputs):
+        check_variable(v, "inputs[%d]" % i, "select_input")
+    helper = LayerHelper("select_input")
+    out = helper.create_variable_for_type_inference(inputs[0].dtype)
+    helper.append_op(type="select_input", inputs={"X": list(inputs), "Mask": [mask]},
+                     outputs={"Out": [out]})
+    return out
+
+
+def select_output(input, outputs, mask):
+    """Copies `input` into the output the int32 `mask` (one number) names (refimpl writes
+    zeros into the others, specs/ops/control_flow.md); returns `outputs`."""
+    check_variable(input, "input", "select_output")
+    check_dtype(mask, "mask", "select_output", ("int32",))
+    if not isinstance(outputs, (list, tuple)):
+        raise TypeError("select_output: outputs must be a list or tuple of Variables, got %s"
+                        % type(outputs).__name__)
+    LayerHelper("select_output").append_op(
+        type="select_output", inputs={"X": [input], "Mask": [mask]},
+        outputs={"Out": list(outputs)})
+    return outputs
+
+
 def merge_lod_tensor(in_true, in_false, x, mask, level=0):
     """split_lod_tensor undone: in_true's and in_false's sequences back in mask order."""
     _check_routing("merge_lod_tensor", {"in_true": in_true, "in_false": in_false, "x": x,
@@ -586,5 +618,7 @@ EXPORTS = {
                      "merge_lod_tensor": merge_lod_tensor},
     "static.nn": {"cond": cond, "while_loop": while_loop},
     # importable from the 1.8 submodule, not in fluid.layers' __all__
-    "fluid.layers.control_flow": {"ConditionalBlock": ConditionalBlock},
+    "fluid.layers.control_flow": {"ConditionalBlock": ConditionalBlock,
+                                  "select_input": select_input,
+                                  "select_output": select_output},
 }

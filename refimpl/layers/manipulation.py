@@ -171,30 +171,51 @@ def fluid_strided_slice(input, axes, starts, ends, strides):
 
 
 def crop_tensor(x, shape=None, offsets=None, name=None):
-    """x[offsets : offsets + shape] in every dim (offsets default 0; -1 in shape: to the end),
-    built from a slice op, so it is differentiable."""
+    """x[offsets : offsets + shape] in every dim (the crop_tensor op). shape: ints (-1: to
+    the end of the dim), a 1-D int Variable, or a list mixing ints and 1-element int
+    Variables; offsets (default 0s) likewise."""
     check_variable(x, "x", "crop_tensor")
+    if not isinstance(shape, (list, tuple, Variable)):
+        raise TypeError("crop_tensor: shape must be a list, tuple or Variable, got %s"
+                        % type(shape).__name__)
+    inputs, attrs = {"X": [x]}, {}
+    if offsets is None:
+        offsets = [0] * len(x.shape)
+    # Paddle 1.8 takes size and offset Variables of any dtype here (their values are ints)
+    more, offsets_attr = creation.runtime_int_list(offsets, "offsets", "crop_tensor",
+                                                   "Offsets", "OffsetsTensor", False)
+    inputs.update(more)
+    if offsets_attr:
+        attrs["offsets"] = offsets_attr
+    more, shape_attr = creation.runtime_int_list(shape, "shape", "crop_tensor", "Shape",
+                                                 "ShapeTensor", False)
+    inputs.update(more)
+    if shape_attr:
+        # as Paddle: a 0 where a Variable gives the size
+        attrs["shape"] = [0 if isinstance(d, Variable) else d for d in shape]
+    return append_op_out("crop_tensor", inputs, attrs, name)
+
+
+def crop(x, shape=None, offsets=None, name=None):
+    """fluid.layers.crop: x[offsets : offsets + shape] in every dim (offsets default 0; -1
+    in shape: to the end); `shape` may be a Variable whose shape is used. Built from a slice
+    op."""
+    check_variable(x, "x", "crop")
     if isinstance(shape, Variable):
         shape = list(shape.shape)
     if shape is None or any(isinstance(v, Variable) for v in as_list(shape) +
                             as_list(offsets)):
-        raise NotImplementedError("crop_tensor: shape and offsets must be ints (or shape a "
-                                  "Variable of known shape); tensor-valued ones are not "
-                                  "supported")
+        raise NotImplementedError("crop: shape and offsets must be ints (or shape a Variable "
+                                  "of known shape); tensor-valued ones are not supported")
     shape = [int(d) for d in shape]
     offsets = [0] * len(shape) if offsets is None else [int(o) for o in offsets]
     if len(shape) != len(x.shape) or len(offsets) != len(x.shape):
-        raise ValueError("crop_tensor: shape %s and offsets %s need one entry per dim of %r "
+        raise ValueError("crop: shape %s and offsets %s need one entry per dim of %r "
                          "(rank %d)" % (shape, offsets, x.name, len(x.shape)))
     ends = [2 ** 31 - 1 if d == -1 else o + d for o, d in zip(offsets, shape)]
     return append_op_out("slice", {"Input": [x]}, {"axes": list(range(len(shape))),
                                                    "starts": offsets, "ends": ends},
-                         name, layer_type="crop_tensor")
-
-
-def crop(x, shape=None, offsets=None, name=None):
-    """fluid.layers.crop: like crop_tensor; `shape` may be a Variable whose shape is used."""
-    return crop_tensor(x, shape, offsets, name)
+                         name, layer_type="crop")
 
 
 def t(input, name=None):

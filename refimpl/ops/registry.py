@@ -264,8 +264,10 @@ class OpDef:
                 if v is not None:
                     v.lod_level = level
 
-    # Attributes Paddle's op has that only tune how its kernel runs (threading): programs
-    # and fluid.op.Operator may set them; they change no result and reach no function
+    # Attributes Paddle's op has that only tune how its kernel runs (threading, MKL-DNN,
+    # int8 scales): every op of the type carries them with these defaults (as Paddle's
+    # op descs), programs and fluid.op.Operator may set them; they change no result on
+    # refimpl's kernels and reach no function
     inert_attrs = {}
 
     # {attribute name in an older Paddle: its name here}: programs built with the old
