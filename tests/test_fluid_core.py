@@ -348,3 +348,17 @@ def test_lod_set_before_allocation_stays():
     assert t.recursive_sequence_lengths() == [[2, 3]] and t.shape() == [5, 2]
     t.set(np.ones((5, 2), "float32"), core.CPUPlace())
     assert t.recursive_sequence_lengths() == [[2, 3]]
+
+
+def test_get_var_reads_the_global_block():
+    """Paddle 1.8.5's fluid.framework._get_var: the main program's by default; a missing
+    name is a ValueError (1.8.5: 'var nope not in this block')."""
+    main = fluid.Program()
+    with fluid.program_guard(main):
+        x = fluid.layers.data(name="x", shape=[3], dtype="float32")
+        assert fluid.framework._get_var("x") is x
+    assert fluid.framework._get_var("x", program=main) is main.global_block().var("x")
+    with pytest.raises(ValueError, match="nope"):
+        fluid.framework._get_var("nope", main)
+    with pytest.raises(TypeError, match="a Program"):
+        fluid.framework._get_var("x", program=main.global_block())
