@@ -59,7 +59,8 @@ def grad_of_grad(grad_def, args, attrs):
     # outputs the backward reads whose gradient the op does not take (instance_norm's
     # SavedVariance): recomputed from the inputs, else their dependence on them is lost
     undifferentiated = [i for i, slot in enumerate(slots) if slot in fwd.output_slots
-                        and slot + "@GRAD" not in slots and isinstance(call[i], Recorded)]
+                        and slot + "@GRAD" not in slots and isinstance(call[i], Recorded)
+                        and double_backward.has_values(values[i])]
     old_grad = mode.grad_enabled
     mode.grad_enabled = True
     double_backward._current_op[0] = grad_def.type

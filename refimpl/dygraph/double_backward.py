@@ -21,7 +21,7 @@ from ..ops.registry import bilinear_grad_of_grad, bilinear_grad_op, slot_name
 from .tensor import Tensor
 from .tracer import layout, run_op
 
-__all__ = ["DoubleBackwardError", "Recorded", "Traced", "recomputed_outputs"]
+__all__ = ["DoubleBackwardError", "Recorded", "Traced", "has_values", "recomputed_outputs"]
 
 
 class DoubleBackwardError(NotImplementedError):
@@ -451,7 +451,7 @@ class Traced:
                 elif kind == "out" and k in differentiated:
                     call.append(_seen_as(a, _own_outputs(node, k, offsets)))
                 elif kind == "out":
-                    if _has_values(a):
+                    if has_values(a):
                         undifferentiated.append((len(call), lay.outs[k][0]))
                     call.append(a)
                 else:
@@ -507,7 +507,7 @@ def _as_grad(r):
     return None if r is None else _as_tensor(r)
 
 
-def _has_values(value):
+def has_values(value):
     """Whether a forward output holds floating-point values (the view ops' XShape holds
     none, only a shape)."""
     values = value if type(value) is list else [value]
