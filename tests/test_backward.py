@@ -172,17 +172,19 @@ F = paddle.nn.functional
     (lambda x, w: paddle.slice(x, axes=[0, 2], starts=[1, -3], ends=[3, 100]) * w,
      [3, 2, 4], [2, 2, 3], "slice"),
     (lambda x, w: F.instance_norm(x, weight=w), [2, 2, 3, 2], [2], "instance_norm"),
+    (lambda x, w: F.layer_norm(x, [3, 2], weight=w), [2, 3, 2], [6], "layer_norm"),
     (lambda x, w: paddle.reshape(x, [4, 3]) * w, [2, 3, 2], [4, 3], "reshape2"),
 ], ids=["conv2d_nhwc_groups", "conv3d", "conv2d_transpose", "slice", "instance_norm",
-        "reshape2"])
+        "layer_norm", "reshape2"])
 def test_gradient_of_gradient_against_finite_differences(build, x_shape, w_shape, op_type,
                                                          rng):
     """d/d(x, w) of sum(gx^3) + sum(gw^3), (gx, gw) = d sum(f(x, w)^2) / d(x, w): the grad
     op's gradient through its inputs and its Out@GRAD (2f, itself depending on x and w),
     against central differences of the first-order gradients (float64). conv is bilinear
     (its grad op's gradient is the op and its grad op again); slice's gradient pads
-    dOut; instance_norm's grad op reads the mean and deviation it saved, whose dependence
-    on x is recomputed (reshape2's XShape, which holds no values, is left as it is)."""
+    dOut; instance_norm's and layer_norm's grad ops read the statistics they saved, whose
+    dependence on x is recomputed (reshape2's XShape, which holds no values, is left as
+    it is)."""
     x = static.data("x", x_shape, "float64")
     w = static.data("w", w_shape, "float64")
     x.stop_gradient = w.stop_gradient = False
