@@ -93,6 +93,10 @@ SWITCHES = {
     # what a dropout seed draws: Paddle 1.8.5's CPU stream (std::minstd_rand through
     # uniform_real_distribution<float>, framework/minstd.py) or numpy's RandomState
     "dropout_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},
+    # a seeded uniform draw (uniform_random, uniform_random_batch_size_like): Paddle 1.8.5's
+    # CPU stream (std::minstd_rand through libstdc++'s uniform_real_distribution), or
+    # numpy's (2.0 and 3 draw from a std::mt19937_64, which refimpl does not reproduce)
+    "seeded_uniform_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},
 }
 
 

@@ -159,6 +159,57 @@ def test_gradient_penalty_against_finite_differences(build, rng):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-7)
 
 
+F = paddle.nn.functional
+
+
+@pytest.mark.parametrize("build, x_shape, w_shape, op_type", [
+    (lambda x, w: F.conv2d(x, w, stride=2, padding=[[0, 0], [1, 0], [0, 1], [0, 0]],
+                           groups=2, data_format="NHWC"), [1, 4, 4, 4], [4, 2, 2, 3],
+     "conv2d"),
+    (lambda x, w: F.conv3d(x, w, padding=1), [1, 2, 2, 3, 2], [2, 2, 2, 2, 1], "conv3d"),
+    (lambda x, w: F.conv2d_transpose(x, w, stride=2, padding=1, groups=2), [1, 4, 3, 3],
+     [4, 1, 3, 3], "conv2d_transpose"),
+    (lambda x, w: paddle.slice(x, axes=[0, 2], starts=[1, -3], ends=[3, 100]) * w,
+     [3, 2, 4], [2, 2, 3], "slice"),
+    (lambda x, w: F.instance_norm(x, weight=w), [2, 2, 3, 2], [2], "instance_norm"),
+    (lambda x, w: F.layer_norm(x, [3, 2], weight=w), [2, 3, 2], [6], "layer_norm"),
+    (lambda x, w: paddle.reshape(x, [4, 3]) * w, [2, 3, 2], [4, 3], "reshape2"),
+], ids=["conv2d_nhwc_groups", "conv3d", "conv2d_transpose", "slice", "instance_norm",
+        "layer_norm", "reshape2"])
+def test_gradient_of_gradient_against_finite_differences(build, x_shape, w_shape, op_type,
+                                                         rng):
+    """d/d(x, w) of sum(gx^3) + sum(gw^3), (gx, gw) = d sum(f(x, w)^2) / d(x, w): the grad
+    op's gradient through its inputs and its Out@GRAD (2f, itself depending on x and w),
+    against central differences of the first-order gradients (float64). conv is bilinear
+    (its grad op's gradient is the op and its grad op again); slice's gradient pads
+    dOut; instance_norm's and layer_norm's grad ops read the statistics they saved, whose
+    dependence on x is recomputed (reshape2's XShape, which holds no values, is left as
+    it is)."""
+    x = static.data("x", x_shape, "float64")
+    w = static.data("w", w_shape, "float64")
+    x.stop_gradient = w.stop_gradient = False
+    y = build(x, w)
+    assert op_type in [op.type for op in static.default_main_program().global_block().ops]
+    gx, gw = gradients(paddle.sum(y * y), [x, w])
+    penalty = paddle.sum(gx * gx * gx) + paddle.sum(gw * gw * gw)
+    hx, hw = gradients(penalty, [x, w])
+    exe = static.Executor()
+    values = {"x": rng.uniform(-1, 1, x_shape), "w": rng.uniform(-1, 1, w_shape)}
+    got = exe.run(feed=values, fetch_list=[hx, hw])
+    eps = 1e-4
+    for name, grad in zip(("x", "w"), got):
+        want = np.zeros_like(values[name])
+        for i in np.ndindex(*want.shape):
+            moved = [dict(values), dict(values)]
+            for feed, sign in zip(moved, (1, -1)):
+                feed[name] = values[name].copy()
+                feed[name][i] += sign * eps
+            plus, minus = [exe.run(feed=feed, fetch_list=[penalty])[0].item()
+                           for feed in moved]
+            want[i] = (plus - minus) / (2 * eps)
+        np.testing.assert_allclose(grad, want, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
 def test_computed_variable_gets_its_gradient_when_nothing_before_needs_one():
     """Paddle 1.8.5 (same program): a = 2 * data gets a@GRAD although neither the data
     nor any parameter needs a gradient; scale passes none back (no scale_grad op). Ops

@@ -1,6 +1,6 @@
 """paddle.grad(create_graph=True): the gradient of a gradient, for elementwise ops, matmul,
-activations, reductions and losses, against central finite differences of the
-first-order eager gradient, on every sample of each op. Also a gradient penalty and
+activations, reductions, losses, convolutions and normalizations, against central finite
+differences of the first-order eager gradient, on every sample of each op. Also a gradient penalty and
 higher orders on hand-derived functions, and the error for an op whose backward cannot be
 recorded."""
 import numpy as np
@@ -23,11 +23,14 @@ OPS = ["elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div
        "logsigmoid", "softmax", "log_softmax",
        "reduce_sum", "reduce_mean", "reduce_max", "reduce_prod", "mean", "sum",
        "sigmoid_cross_entropy_with_logits", "log_loss", "bce_loss", "kldiv_loss",
-       "rank_loss", "reshape2", "transpose2", "squeeze2", "unsqueeze2"]
+       "rank_loss", "reshape2", "transpose2", "squeeze2", "unsqueeze2",
+       "conv2d", "depthwise_conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose",
+       "instance_norm", "layer_norm", "group_norm"]
 # their backwards read an output they do not differentiate (Softmax, Residual, Diff,
-# MatchX, Activated), or write into an array in place (cross_entropy's hard labels)
+# MatchX, Activated, batch_norm's SavedVariance) without the inputs to recompute it from,
+# or write into an array in place (cross_entropy's hard labels)
 REFUSED = ["softmax_with_cross_entropy", "huber_loss", "smooth_l1_loss", "cross_entropy2",
-           "margin_rank_loss", "cross_entropy"]
+           "margin_rank_loss", "cross_entropy", "batch_norm"]
 
 
 def _tensors(op_def, inputs, grad_slots):
@@ -120,6 +123,60 @@ def test_gradient_penalty_and_third_order():
     np.testing.assert_allclose(p.numpy(), 36 * x.numpy() ** 3)
     h, = paddle.grad(paddle.sum(p), x)                 # 108 x^2
     np.testing.assert_allclose(h.numpy(), 108 * x.numpy() ** 2)
+
+
+def _conv_penalty(x0, w0, transpose, create_graph):
+    """(sum(gx^3) + sum(gw^3) for (gx, gw) = d sum(y^2) / d(x, w), y = conv(x, w); x; w):
+    the gradients reach both results of the grad op, whose Output@GRAD (2y) depends on x
+    and w."""
+    conv = paddle.nn.functional.conv2d_transpose if transpose else paddle.nn.functional.conv2d
+    x = paddle.to_tensor(x0, stop_gradient=False)
+    w = paddle.to_tensor(w0, stop_gradient=False)
+    y = conv(x, w, padding=1, stride=2, groups=2)
+    gx, gw = paddle.grad(paddle.sum(y * y), [x, w], create_graph=create_graph)
+    return paddle.sum(gx * gx * gx) + paddle.sum(gw * gw * gw), x, w
+
+
+def _central_differences(f, at, eps=1e-6):
+    want = np.zeros_like(at)
+    for i in np.ndindex(*at.shape):
+        step = np.zeros_like(at)
+        step[i] = eps
+        want[i] = (f(at + step) - f(at - step)) / (2 * eps)
+    return want
+
+
+_CONV_X = np.random.RandomState(3).uniform(-1, 1, (1, 4, 4, 4))
+_CONV_W = np.random.RandomState(4).uniform(-1, 1, (4, 2, 3, 3))
+
+
+@pytest.mark.parametrize("transpose", [False, True], ids=["conv2d", "conv2d_transpose"])
+def test_conv_second_order_through_both_gradients(transpose):
+    """Convolutions are bilinear: the gradient of their grad op is the op and its grad op
+    again (registry.bilinear_grad_of_grad). Against central differences of the
+    first-order gradients."""
+    penalty, x, w = _conv_penalty(_CONV_X, _CONV_W, transpose, create_graph=True)
+    got_x, got_w = paddle.grad(penalty, [x, w])
+    want_x = _central_differences(lambda v: float(_conv_penalty(
+        v, _CONV_W, transpose, False)[0].numpy()), _CONV_X)
+    want_w = _central_differences(lambda v: float(_conv_penalty(
+        _CONV_X, v, transpose, False)[0].numpy()), _CONV_W)
+    np.testing.assert_allclose(got_x.numpy(), want_x, rtol=1e-6, atol=1e-7)
+    np.testing.assert_allclose(got_w.numpy(), want_w, rtol=1e-6, atol=1e-7)
+
+
+@pytest.mark.parametrize("transpose", [False, True], ids=["conv2d", "conv2d_transpose"])
+def test_conv_third_order_matches_finite_differences(transpose):
+    """The second-order gradient is recorded as ops again, so it differentiates too: d/dw
+    of |d penalty / dx|^2 against central differences of the second-order gradient."""
+    def third(w_value, create_graph):
+        penalty, x, w = _conv_penalty(_CONV_X, w_value, transpose, True)
+        gx, = paddle.grad(penalty, x, create_graph=create_graph)
+        return paddle.sum(gx * gx), w
+    total, w = third(_CONV_W, True)
+    got, = paddle.grad(total, w)
+    want = _central_differences(lambda v: float(third(v, False)[0].numpy()), _CONV_W)
+    np.testing.assert_allclose(got.numpy(), want, rtol=1e-5)
 
 
 def test_gradient_penalty_trains_through_backward():

@@ -244,3 +244,18 @@ def test_scaled_dot_product_attention_arguments():
         with pytest.raises(ValueError, match="same length, got 7 and 6"):
             attention(queries, fluid.data("k7", [3, 7, 9], "float32"), values)
         assert attention(queries, keys, values).shape == (3, 5, 10)
+
+
+def test_batch_norm_layer_checks_the_dtype_before_the_channels():
+    """Paddle 1.8.5's dygraph BatchNorm(10) called on a static int32 [-1, 3, 4, 5, 6] input
+    raises TypeError ('The data type of 'input' in BatchNorm must be ['float16', 'float32',
+    'float64'], but received int32') before any shape check; a float input with 3 channels
+    fails its shape check."""
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        batch_norm = fluid.dygraph.BatchNorm(10)
+        ints = fluid.layers.data(name="x2", shape=[3, 4, 5, 6], dtype="int32")
+        with pytest.raises(TypeError, match="'x2' has dtype int32, expected one of float16"):
+            batch_norm(ints)
+        floats = fluid.layers.data(name="x3", shape=[3, 4, 5, 6], dtype="float32")
+        with pytest.raises(ValueError, match="has 3 at dim 1, expected num_channels=10"):
+            batch_norm(floats)

@@ -379,3 +379,17 @@ def test_core_executor_runs_a_desc_on_the_scopes_values_and_frees_the_rest():
         exe.run(main.desc, scope, 1, False, True, [])
     with pytest.raises(TypeError, match="expected a ProgramDesc"):
         exe.run(main, scope, 0, False, True, [])
+
+
+def test_get_var_reads_the_global_block():
+    """Paddle 1.8.5's fluid.framework._get_var: the main program's by default; a missing
+    name is a ValueError (1.8.5: 'var nope not in this block')."""
+    main = fluid.Program()
+    with fluid.program_guard(main):
+        x = fluid.layers.data(name="x", shape=[3], dtype="float32")
+        assert fluid.framework._get_var("x") is x
+    assert fluid.framework._get_var("x", program=main) is main.global_block().var("x")
+    with pytest.raises(ValueError, match="nope"):
+        fluid.framework._get_var("nope", main)
+    with pytest.raises(TypeError, match="a Program"):
+        fluid.framework._get_var("x", program=main.global_block())

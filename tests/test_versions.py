@@ -312,3 +312,39 @@ def test_float_equal(paddle_version, version, equal):
         rate = paddle.to_tensor(np.array([1018021711], "uint32").view("float32"))
         assert bool(0.021213203435596423 == rate) is (version == "1.8")
         assert bool(paddle.to_tensor(np.array([3])) == 3)
+
+
+def test_seeded_uniform_stream_of_paddle_1_8(paddle_version):
+    """Paddle 1.8.5's values (its CPU kernel: std::minstd_rand, libstdc++'s
+    uniform_real_distribution), for uniform_random's float32 and float64 and
+    uniform_random_batch_size_like; a negative seed is an unsigned int there."""
+    from refimpl.fluid import core
+    from refimpl.fluid.op import Operator
+    with paddle_version("1.8"):
+        scope = core.Scope()
+        out = scope.var("X").get_tensor()
+        Operator("uniform_random", Out="X", shape=[8], min=-5.0, max=10.0, seed=10).run(
+            scope, core.CPUPlace())
+        assert np.array(out).tolist() == np.array(
+            [-4.9966283, 7.7548676, -4.797109, 8.741692, 5.1933556, 8.453466, -2.7536266,
+             9.701259], np.float32).tolist()
+        Operator("uniform_random", Out="X", shape=[4], min=0.0, max=1.0, seed=10,
+                 dtype=core.VarDesc.VarType.FP64).run(scope, core.CPUPlace())
+        np.testing.assert_allclose(np.array(out), [0.85032449, 0.91611277, 0.89689772,
+                                                   0.98008388], rtol=0, atol=5e-9)
+
+        def build():
+            x = fluid.data("x", [None, 3], "float32")
+            return [fluid.layers.uniform_random_batch_size_like(x, [-1, 2], min=-5.0,
+                                                                max=10.0, seed=10),
+                    fluid.layers.uniform_random([3], min=-0.3, max=0.7, seed=-5)]
+        (like, negative), _, _ = _run(build, {"x": np.zeros((2, 3), "float32")})
+        assert like.tolist() == np.array([[-4.9966283, 7.7548676], [-4.797109, 8.741692]],
+                                         np.float32).tolist()
+        assert negative.tolist() == np.array([0.6999326, 0.44490266, -0.10405783],
+                                             np.float32).tolist()
+    with paddle_version("2.0"):        # numpy's stream there
+        Operator("uniform_random", Out="X", shape=[2], min=0.0, max=1.0, seed=10).run(
+            scope, core.CPUPlace())
+        assert np.array(out).tolist() == np.random.RandomState(10).uniform(
+            0, 1, 2).astype(np.float32).tolist()

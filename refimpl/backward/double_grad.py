@@ -7,12 +7,15 @@ the vector-Jacobian product of that function: here the backward is run again on 
 tensors standing in for G's floating-point inputs (dygraph/double_backward.py's Recorded,
 which records each numpy operation as an op), and the record is differentiated with
 paddle.grad, weighted by the gradients of G's outputs. A backward that cannot be recorded
-raises DoubleBackwardError naming the op, never a silently constant gradient.
+raises DoubleBackwardError naming the op, never a silently constant gradient. The grad op
+of a bilinear op (conv: its backward is strided windows and tensordots) has its gradient
+in closed form instead, from the op and its grad op themselves
+(registry.bilinear_grad_of_grad).
 """
 import numpy as np
 
 from ..ops import registry
-from ..ops.registry import is_duplicable, slot_name
+from ..ops.registry import bilinear_grad_of_grad, is_duplicable, slot_name
 
 __all__ = ["grad_of_grad"]
 
@@ -20,11 +23,16 @@ __all__ = ["grad_of_grad"]
 def grad_of_grad(grad_def, args, attrs):
     """The gradients of grad op `grad_def`'s inputs (in grad_output_slots order; None
     where none flows), from `args`: its inputs' values, then its outputs' gradients."""
-    from ..dygraph import autograd
+    from ..dygraph import autograd, double_backward
     from ..dygraph.double_backward import Recorded, _as_tensor
     from ..dygraph.tensor import Tensor
     from ..framework import mode
 
+    fwd = grad_def.fwd
+    if fwd.bilinear:
+        grads = bilinear_grad_of_grad(fwd.forward, fwd.backward, *args, attrs)
+        # the program declared every one of these gradients: zeros where none flows
+        return tuple(np.zeros_like(v) if g is None else g for g, v in zip(grads, args))
     n_in = len(grad_def.inputs)
     values, upstream = args[:n_in], args[n_in:]
     wanted = {slot_name(s)[:-len("@GRAD")] for s in grad_def.grad_output_slots()}
@@ -47,9 +55,22 @@ def grad_of_grad(grad_def, args, attrs):
         else:
             recorded, leaves[i] = stand_in(value)
             call.append(recorded)
+    slots = [slot_name(s) for s in grad_def.inputs]
+    # outputs the backward reads whose gradient the op does not take (instance_norm's
+    # SavedVariance): recomputed from the inputs, else their dependence on them is lost
+    undifferentiated = [i for i, slot in enumerate(slots) if slot in fwd.output_slots
+                        and slot + "@GRAD" not in slots and isinstance(call[i], Recorded)
+                        and double_backward.has_values(values[i])]
     old_grad = mode.grad_enabled
     mode.grad_enabled = True
+    double_backward._current_op[0] = grad_def.type
     try:
+        if undifferentiated:
+            outs = double_backward.recomputed_outputs(
+                fwd, {slot: call[slots.index(slot)] for slot in fwd.input_slots
+                      if slot in slots}, attrs)
+            for i in undifferentiated:
+                call[i] = outs[slots[i]]
         result = grad_def.forward(*call, **attrs)
         results = result if isinstance(result, tuple) else (result,)
         outs, weights = [], []
@@ -67,6 +88,7 @@ def grad_of_grad(grad_def, args, attrs):
             else [None] * len(flat)
     finally:
         mode.grad_enabled = old_grad
+        double_backward._current_op[0] = None
     # an input the backward's result does not depend on (reduce_sum_grad's Out) gets
     # zeros: the program declared its gradient
     by_tensor = {id(t): np.zeros_like(t._value) if g is None else

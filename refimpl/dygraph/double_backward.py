@@ -17,10 +17,11 @@ import numbers
 import numpy as np
 
 from ..ops.activation import erf_ufunc
+from ..ops.registry import bilinear_grad_of_grad, bilinear_grad_op, slot_name
 from .tensor import Tensor
-from .tracer import run_op
+from .tracer import layout, run_op
 
-__all__ = ["DoubleBackwardError", "Recorded", "Traced"]
+__all__ = ["DoubleBackwardError", "Recorded", "Traced", "has_values", "recomputed_outputs"]
 
 
 class DoubleBackwardError(NotImplementedError):
@@ -206,6 +207,21 @@ def _clip(a, a_min, a_max, out=None, **_):
     return wrap(_run("clip", {"X": [a.t]}, {"min": lo, "max": hi}))
 
 
+def _var(a, axis=None, dtype=None, out=None, ddof=0, keepdims=False, **_):
+    if out is not None or ddof:
+        raise _unsupported("np.var(out=...) or ddof")
+    centered = a - _reduce("reduce_mean", a, axis, keepdims=True)
+    return _reduce("reduce_mean", centered * centered, axis, dtype, keepdims=keepdims)
+
+
+def _pad(a, pad_width, mode="constant", constant_values=0, **_):
+    if mode != "constant" or np.ndim(constant_values) != 0:
+        raise _unsupported("np.pad(mode=%r) or per-dim constant values" % (mode,))
+    widths = np.broadcast_to(np.asarray(pad_width, dtype=np.int64), (a.ndim, 2))
+    return wrap(_run("pad", {"X": [a.t]}, {"paddings": [int(w) for w in widths.reshape(-1)],
+                                           "pad_value": float(constant_values)}))
+
+
 def _like(fn):
     return lambda a, *args, **kwargs: fn(_value(a), *args, **kwargs)
 
@@ -226,9 +242,10 @@ def _stack(arrays, axis=0, **_):
 _FUNCTIONS = {
     np.sum: lambda a, *args, **kw: _reduce("reduce_sum", a, *args, **kw),
     np.mean: lambda a, *args, **kw: _reduce("reduce_mean", a, *args, **kw),
+    np.var: _var,
     np.reshape: _reshape, np.transpose: _transpose, np.swapaxes: _swapaxes,
     np.moveaxis: _moveaxis, np.broadcast_to: _broadcast_to, np.expand_dims: _expand_dims,
-    np.squeeze: _squeeze, np.where: _where, np.clip: _clip,
+    np.squeeze: _squeeze, np.where: _where, np.clip: _clip, np.pad: _pad,
     np.concatenate: _concatenate, np.stack: _stack,
     np.ascontiguousarray: lambda a, dtype=None: a if dtype is None else a.astype(dtype),
     np.zeros_like: _like(np.zeros_like), np.ones_like: _like(np.ones_like),
@@ -311,6 +328,9 @@ class Recorded:
 
     def mean(self, axis=None, dtype=None, out=None, keepdims=False):
         return _reduce("reduce_mean", self, axis, dtype, out, keepdims)
+
+    def var(self, axis=None, dtype=None, out=None, ddof=0, keepdims=False):
+        return _var(self, axis, dtype, out, ddof, keepdims)
 
     def ravel(self):
         return _reshape(self, [-1])
@@ -422,25 +442,63 @@ class Traced:
         edges = dict(zip(lay.grad_targets, node.edges))
         offsets = node.out_offsets()
         differentiated = {k for kind, k in lay.grad_plan if kind == "dout"}
-        call = []
-        for (kind, k), a in zip(lay.grad_plan, args):
-            if kind == "in":
-                call.append(_seen_as(a, edges.get(k)))
-            elif kind == "out" and k in differentiated:
-                call.append(_seen_as(a, _own_outputs(node, k, offsets)))
-            elif kind == "out":
-                call.append(_undifferentiated(lay, k, a))
-            else:
-                call.append([wrap(g) for g in a] if type(a) is list else wrap(a))
-        # the reference backward: it computes every input's gradient, and takes no hand-off
         _current_op[0] = lay.type
         try:
-            result = lay.op_def.backward(*call, **kw)
+            call, undifferentiated = [], []
+            for (kind, k), a in zip(lay.grad_plan, args):
+                if kind == "in":
+                    call.append(_seen_as(a, edges.get(k)))
+                elif kind == "out" and k in differentiated:
+                    call.append(_seen_as(a, _own_outputs(node, k, offsets)))
+                elif kind == "out":
+                    if has_values(a):
+                        undifferentiated.append((len(call), lay.outs[k][0]))
+                    call.append(a)
+                else:
+                    call.append([wrap(g) for g in a] if type(a) is list else wrap(a))
+            if undifferentiated:
+                ins = {lay.ins[k][0]: v for (kind, k), v in zip(lay.grad_plan, call)
+                       if kind == "in"}
+                outs = recomputed_outputs(lay.op_def, ins, kw)
+                for position, slot in undifferentiated:
+                    call[position] = outs[slot]
+            # the reference backward: it computes every input's gradient, takes no hand-off
+            result = _recordable_backward(lay.op_def)(*call, **kw)
         finally:
             _current_op[0] = None
         if len(lay.grad_targets) == 1:
             return _as_grad(result)
         return tuple(_as_grad(r) for r in result)
+
+
+def _recordable_backward(op_def):
+    """What computes op_def's gradient on stand-ins: its numpy backward, or for a bilinear
+    op (conv: strided windows and tensordots, which stand-ins cannot record) its grad op
+    recorded whole, whose own gradient is the closed form of registry.bilinear_grad_of_grad
+    over recorded ops again (so to any order)."""
+    if op_def.bilinear:
+        return _recorded(op_def.type + "_grad")
+    if bilinear_grad_op(op_def):
+        fwd = op_def.fwd
+        forward, backward = _recorded(fwd.type), _recorded(fwd.type + "_grad")
+        return lambda *args, **attrs: bilinear_grad_of_grad(forward, backward, *args, attrs)
+    return op_def.backward
+
+
+def _recorded(op_type):
+    """op_type (no list slots) as a function of stand-ins and arrays (inputs in slot
+    order, attrs as keywords) that runs it as one recorded op: results as a backward
+    sees them."""
+    lay = layout(op_type)
+
+    def run(*args, **attrs):
+        inputs = {name: _as_tensor(a) for (name, _), a in zip(lay.ins, args)
+                  if a is not None}
+        outputs = {name: Tensor._placeholder() for name, _ in lay.outs}
+        run_op(op_type, inputs, outputs, attrs)
+        results = tuple(wrap(outputs[name]) for name, _ in lay.outs)
+        return results[0] if len(results) == 1 else results
+    return run
 
 
 def _as_grad(r):
@@ -449,19 +507,29 @@ def _as_grad(r):
     return None if r is None else _as_tensor(r)
 
 
-def _undifferentiated(lay, k, value):
-    """An output the backward reads but whose gradient the op does not take (swce's
-    Softmax, huber_loss's Residual): recorded it would have no way back to the inputs, so
-    a floating-point one with values is refused rather than treated as a constant (the
-    view ops' XShape holds no values, only a shape)."""
+def has_values(value):
+    """Whether a forward output holds floating-point values (the view ops' XShape holds
+    none, only a shape)."""
     values = value if type(value) is list else [value]
-    if any(v is not None and v.dtype.kind == "f" and v.size for v in values):
+    return any(v is not None and v.dtype.kind == "f" and v.size for v in values)
+
+
+def recomputed_outputs(op_def, ins, attrs):
+    """op_def's outputs computed again by its forward reference from `ins` (input slot ->
+    stand-in, array or None), so that their dependence on the inputs is recorded: what a
+    backward reads of an output whose gradient the op does not take (instance_norm's
+    SavedVariance, softmax_with_cross_entropy's Softmax), which recorded as it was would
+    have no way back to the inputs. Refused when the grad op does not read every input."""
+    slots = [slot_name(s) for s in op_def.inputs if slot_name(s) not in op_def.lod_only]
+    absent = [s for s in slots if s not in ins]
+    if absent or op_def.lod_lengths:
         raise DoubleBackwardError(
-            "paddle.grad(create_graph=True) through op %s: its backward reads its output "
-            "%s, whose gradient the op does not define, so the gradient's dependence on the "
-            "inputs through it cannot be recorded (specs/dygraph.md#double-backward)"
-            % (lay.type, lay.outs[k][0]))
-    return value
+            "paddle.grad(create_graph=True) through op %s: its backward reads an output "
+            "whose gradient the op does not define, and recomputing it from the inputs needs "
+            "%s, which its grad op does not read (specs/dygraph.md#double-backward)"
+            % (op_def.type, absent or "the inputs' LoD"))
+    result = op_def.forward(*[ins[s] for s in slots], **attrs)
+    return dict(zip(op_def.output_slots, result if isinstance(result, tuple) else (result,)))
 
 
 def _own_outputs(node, k, offsets):

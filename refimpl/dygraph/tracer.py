@@ -27,8 +27,8 @@ from ..framework.errors import OpError, user_frame
 from ..framework.place import CUDAPlace, current_place
 from ..framework.program import Operator, Program, Variable
 from ..framework.lod import LoDArray, as_plain, lod_of
-from ..ops.registry import (fill_lengths, get_op_def, is_duplicable, lod_fills, lod_results,
-                            slot_name)
+from ..ops.registry import (bilinear_grad_op, fill_lengths, get_op_def, is_duplicable,
+                            lod_fills, lod_results, slot_name)
 from ..framework import mode
 from .tensor import Tensor
 
@@ -124,7 +124,9 @@ class _Layout:
         self.kernels = _Kernels(op_def.type, "forward")
         self.gpu_kernels = _Kernels(op_def.type, "forward", "gpu")
         self.collective = kernels_of(op_def.type).collective    # its functions take group
-        grad = get_op_def(op_def.type + "_grad") if op_def.has_grad() else None
+        # (the grad op of a bilinear op is recorded too: double_backward records it whole)
+        grad = get_op_def(op_def.type + "_grad") \
+            if op_def.has_grad() or bilinear_grad_op(op_def) else None
         self.grad_def = grad
         if grad is None:
             return
@@ -137,10 +139,10 @@ class _Layout:
             name = slot_name(s)
             if name in op_def.lod_only or name in op_def.grad_lod_only:
                 continue
-            if name.endswith("@GRAD"):
-                plan.append(("dout", out_pos[name[:-len("@GRAD")]]))
-            elif name in in_pos:
+            if name in in_pos:     # (a grad op's own inputs end in @GRAD too)
                 plan.append(("in", in_pos[name]))
+            elif name.endswith("@GRAD"):
+                plan.append(("dout", out_pos[name[:-len("@GRAD")]]))
             else:
                 plan.append(("out", out_pos[name]))
         self.grad_plan = plan

@@ -82,3 +82,14 @@ def _dygraph_guard(tracer):
     from ..framework import mode
     with mode.dygraph_guard(tracer is not None):
         yield
+
+
+def _get_var(name, program=None):
+    """Paddle 1.8's helper: the variable `name` of `program`'s global block (default: the
+    main program); its tests mark fetched variables persistable through it."""
+    if program is None:
+        program = default_main_program()
+    if not isinstance(name, str) or not isinstance(program, Program):
+        raise TypeError("_get_var: expected a variable name (str) and a Program, got %s and %s"
+                        % (type(name).__name__, type(program).__name__))
+    return program.global_block().var(name)

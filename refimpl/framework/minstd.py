@@ -1,10 +1,13 @@
-"""The random stream of Paddle 1.8's CPU dropout: C++'s std::minstd_rand engine read
-through std::uniform_real_distribution<float>(0, 1), as libstdc++ computes it.
+"""The random stream of Paddle 1.8's CPU dropout and seeded uniform_random: C++'s
+std::minstd_rand engine read through std::uniform_real_distribution, as libstdc++
+computes it.
 
 Engine: x <- 48271 x mod (2^31 - 1). Seeding takes the seed as an unsigned 64-bit number
 modulo 2^31 - 1 (so -5 seeds like 2^64 - 5), and a state of 0 becomes 1. Each number is
 one draw: u = float32(x - 1) / 2^31 (float32's round-to-nearest, so u can round up onto a
-threshold), clamped below 1. Measured bit for bit against Paddle 1.8.5 (tests/test_minstd.py).
+threshold), clamped below 1. A float64 takes two draws: u = ((x1 - 1) + (x2 - 1) r) / r^2
+with r = 2^31 - 2 (libstdc++'s generate_canonical for 53 bits), clamped the same way.
+Measured bit for bit against Paddle 1.8.5 (tests/test_minstd.py, tests/test_versions.py).
 
 Drawn vectorised by jump-ahead: x_{k+L} = 48271^L x_k mod (2^31 - 1), so a stream of n
 numbers takes log2(n) numpy products of at most 62 bits each.
@@ -41,3 +44,20 @@ def uniform_float32(seed, n):
     """n draws of std::uniform_real_distribution<float>(0, 1) from a fresh engine."""
     u = (states(seed, n) - 1).astype(np.float32) / np.float32(2**31)
     return np.minimum(u, _BELOW_ONE, out=u)
+
+
+def uniform_real(seed, low, high, shape, dtype):
+    """std::uniform_real_distribution<T>(low, high) of `shape` from a fresh engine, T the
+    float32 or float64 `dtype` (low and high as Paddle passes them: float32 attrs): the
+    canonical u in T, then u (high - low) + low in T."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape, dtype=np.int64))
+    if dtype == np.float32:
+        u = uniform_float32(seed, n)
+    else:
+        r = np.float64(MODULUS - 1)
+        draws = states(seed, 2 * n) - 1
+        u = (draws[0::2].astype(np.float64) + draws[1::2].astype(np.float64) * r) / (r * r)
+        u = np.minimum(u, np.nextafter(1.0, 0.0), out=u)
+    low, high = dtype.type(np.float32(low)), dtype.type(np.float32(high))
+    return (u * (high - low) + low).reshape(shape)

@@ -1,7 +1,11 @@
 """Random state for random ops: a fixed `seed` attr replays the same stream every run
 (as Paddle's CPU kernels do); seed 0 draws from the global generator, which
-`paddle.seed(s)` resets."""
+`paddle.seed(s)` resets. Under the 1.8 profile a seeded uniform draw is Paddle 1.8.5's own
+stream (`uniform`), so its values are Paddle's."""
 import numpy as np
+
+from .. import versions
+from . import minstd
 
 _global = np.random.RandomState()
 
@@ -14,3 +18,14 @@ def seed(s):
 
 def rng_for(seed_attr):
     return np.random.RandomState(seed_attr) if seed_attr else _global
+
+
+def uniform(seed_attr, low, high, shape, dtype):
+    """U(low, high) of `shape` and `dtype` for a random op with seed attr `seed_attr`:
+    Paddle 1.8.5's seeded CPU stream under the 1.8 profile (float32 / float64), else the
+    numpy stream of rng_for."""
+    if seed_attr and versions.switch("seeded_uniform_stream") == "minstd" and \
+            np.dtype(dtype) in (np.float32, np.float64):
+        # Paddle 1.8.5's kernel takes the seed attr as an unsigned int
+        return minstd.uniform_real(seed_attr & 0xFFFFFFFF, low, high, tuple(shape), dtype)
+    return rng_for(seed_attr).uniform(low, high, size=shape).astype(dtype)

@@ -144,6 +144,7 @@ class _ConvND(OpDef):
     inputs = ("Input", "Filter")
     outputs = ("Output",)
     grad_inputs = ("Input", "Filter", "Output@GRAD")
+    bilinear = ("Input", "Filter")
     tolerances = {"float32": (1e-4, 1e-4), "float64": (1e-7, 1e-9)}
 
     def samples(self, rng):

@@ -30,6 +30,7 @@ from ..xp import to_device, to_host
 from ._xp_generic import XP_GENERIC
 
 __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sample",
+           "bilinear_grad_of_grad", "bilinear_grad_op",
            "InferContext", "LoDRule", "share_lod", "pool_lod", "lengths_lod", "lod_reaching",
            "with_lod_rules", "lod_fills", "fill_lengths", "lod_results", "result_lod"]
 
@@ -182,6 +183,10 @@ class OpDef:
     # dtype (Paddle's no-need-buffer variables): the executor keeps a buffer-less stand-in
     # for them after their last other use (executor.py, Plan._free_lists)
     grad_shape_only = ()
+    # bilinear: (A, B), two input slots in each of which the one output is linear (conv's
+    # Input and Filter); the grad op then reads (A, B, Out@GRAD) and its own gradient
+    # follows from the op and its grad op (bilinear_grad_of_grad), to any order
+    bilinear = ()
     # statistic_grads: input slots whose "gradient" is a statistic the grad op reports for
     # an optimizer to apply (data_norm's batch counters), not a derivative: the
     # finite-difference checks leave them out
@@ -429,6 +434,34 @@ class _GradOfGradOpDef(_GradOpDef):
         self.no_grad = ()
 
 
+def bilinear_grad_of_grad(forward, backward, a, b, dout, grad_da, grad_db, attrs):
+    """The gradient of the grad op of an op whose output is linear in each of its inputs
+    (a, b) (OpDef.bilinear): with dA = B_a^T dOut and dB = B_b^T dOut, and grad_da,
+    grad_db the gradients reaching dA and dB,
+        d/d dOut = B(grad_da, b) + B(a, grad_db)
+        d/dA = B_a^T dOut, taken with grad_db in place of b
+        d/dB = B_b^T dOut, taken with grad_da in place of a
+    `forward(a, b, **attrs)` and `backward(a, b, dout, **attrs)` compute the op and its
+    grad op, on arrays or recorded on eager tensors (then differentiable again).
+    (gradient of a, of b, of dOut); None where none flows."""
+    if dout is None:
+        return None, None, None
+    grad_a = grad_b = grad_dout = None
+    if grad_da is not None:
+        grad_b = backward(grad_da, b, dout, **attrs)[1]
+        grad_dout = forward(grad_da, b, **attrs)
+    if grad_db is not None:
+        grad_a = backward(a, grad_db, dout, **attrs)[0]
+        through_b = forward(a, grad_db, **attrs)
+        grad_dout = through_b if grad_dout is None else grad_dout + through_b
+    return grad_a, grad_b, grad_dout
+
+
+def bilinear_grad_op(op_def):
+    """Whether `op_def` is the grad op of a bilinear op (its gradient has a closed form)."""
+    return type(op_def) is _GradOpDef and bool(op_def.fwd.bilinear)
+
+
 def differentiable_grad_op(op_def):
     """Whether `op_def` is a grad op whose gradient _GradOfGradOpDef computes (second
     order: the gradient of a grad-of-grad op is not recorded)."""
@@ -628,6 +661,12 @@ def register(cls):
     if op_def.type in _OPS:
         raise ValueError("op type %r registered twice" % op_def.type)
     _OPS[op_def.type] = op_def
+    if op_def.bilinear:
+        out = slot_name(op_def.outputs[0])
+        if len(op_def.outputs) != 1 or op_def.grad_input_slots() != \
+                list(op_def.bilinear) + [out + "@GRAD"]:
+            raise ValueError("op %r: a bilinear op has one output and its grad op reads "
+                             "%s, Out@GRAD" % (op_def.type, list(op_def.bilinear)))
     if op_def.has_grad():
         grad = _GradOpDef(op_def)
         _OPS[grad.type] = grad

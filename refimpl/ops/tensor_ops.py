@@ -60,11 +60,16 @@ class Slice(OpDef):
     @staticmethod
     def backward(x, starts_t, ends_t, starts_l, ends_l, dout, axes=(), starts=(), ends=(),
                  decrease_axis=(), infer_flags=()):
+        # dOut padded with zeros back to the input's shape: no write into an array, so
+        # the gradient of this gradient can be recorded (dygraph/double_backward.py)
         starts, ends = Slice._bounds(starts_t, ends_t, starts_l, ends_l, starts, ends)
-        dx = np.zeros_like(x)
-        region = _slices(x.ndim, axes, starts, ends)
-        dx[region] = dout.reshape(dx[region].shape)
-        return dx
+        widths = [(0, 0)] * x.ndim
+        region = list(x.shape)
+        for a, s, e in zip(axes, starts, ends):
+            lo, hi, _ = slice(s, e).indices(x.shape[a])
+            hi = max(hi, lo)
+            widths[a], region[a] = (lo, x.shape[a] - hi), hi - lo
+        return np.pad(dout.reshape(region), widths).astype(x.dtype, copy=False)
 
     def samples(self, rng):
         yield Sample({"Input": rand(rng, 4, 5)}, {"axes": [0, 1], "starts": [1, -3],

@@ -4,7 +4,7 @@ flat elements i (diag_step + 1), i < diag_num, to diag_val (Paddle 1.8's initial
 identity-like weights)."""
 import numpy as np
 
-from ..framework.random import rng_for
+from ..framework.random import uniform
 from ._common import runtime_ints
 from .creation import _RuntimeShapeRandom
 from .registry import register
@@ -25,7 +25,7 @@ class UniformRandom(_RuntimeShapeRandom):
     def forward(shape_tensor=None, shape_list=None, shape=(1,), min=-1.0, max=1.0, seed=0,
                 dtype="float32", diag_num=0, diag_step=0, diag_val=1.0):
         shape = tuple(runtime_ints(shape_tensor, shape_list, shape))
-        out = rng_for(seed).uniform(min, max, size=shape).astype(dtype)
+        out = uniform(seed, min, max, shape, dtype)
         if diag_num > 0:
             flat = out.reshape(-1)
             flat[np.arange(diag_num) * (diag_step + 1)] = diag_val

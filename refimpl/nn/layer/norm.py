@@ -61,7 +61,8 @@ class BatchNorm(Layer):
                                                     do_model_average_for_mean_and_var)
 
     def forward(self, input):
-        self._expect_input(input)
+        # the dtype first: 1.8.5 refuses an int32 input (TypeError) before any shape check
+        self._expect_input(input, dtypes=("float16", "float32", "float64"))
         self._expect_dim(input, 1 if self._data_layout == "NCHW" else -1, self._num_channels,
                          "num_channels")
         y = _append_batch_norm(
