@@ -401,7 +401,7 @@ def _build_drnn(x, init=None, max_len=3, need_reorder=False):
     with drnn.block():
         word = drnn.step_input(x)
         prev = drnn.memory(init=init, need_reorder=need_reorder) if init is not None else \
-            drnn.memory(shape=[2], value=0.3)
+            drnn.memory(shape=[2], value=0.3, dtype=x.dtype)
         hidden = layers.tanh(word + prev * 0.5)
         drnn.update_memory(prev, hidden)
         drnn.output(hidden, prev)

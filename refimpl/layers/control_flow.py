@@ -335,6 +335,7 @@ class While:
     def block(self):
         with _sub_block() as block:
             yield
+            _localize_rewrites(block)     # `increment(i)` then `array_write(x, i)`: see there
         _append_while(block, self.cond_var, self.is_test)
 
 
