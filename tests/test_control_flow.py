@@ -483,3 +483,65 @@ def test_select_layers_check_their_arguments():
             select_output(x, x, mask)
         with pytest.raises(TypeError, match="argument 'input' must be a static Variable"):
             select_output(1, [x], mask)
+
+
+def _minimize_in_case_branches():
+    """fc (w = 0.5) then case: SGD on mean(y * y) when flag == 1, else Adam on mean(y)."""
+    x = fluid.data("x", [1, 3], "float32")
+    y = L.fc(x, 2, param_attr=fluid.ParamAttr(name="w", initializer=fluid.initializer.Constant(
+        0.5)), bias_attr=False)
+    flag = fluid.data("flag", [1], "int32")
+
+    def sgd_branch():
+        loss = L.mean(y * y)
+        fluid.optimizer.SGD(0.1).minimize(loss)
+        return loss
+
+    def adam_branch():
+        loss = L.mean(y)
+        fluid.optimizer.Adam(0.1).minimize(loss)
+        return loss
+    return x, L.case([(flag == L.fill_constant([1], "int32", 1), sgd_branch)], adam_branch)
+
+
+def test_minimize_in_a_case_branch_updates_when_the_branch_runs():
+    """Paddle 1.8.5 (values recorded): the backward and the updates of a minimize called
+    in a branch run with the branch, through the ops before it (the fc's mul)."""
+    main, start, (_, loss) = _build(_minimize_in_case_branches)
+    exe = fluid.Executor()
+    exe.run(start)
+    got = []
+    for flag in (1, 0, 1):
+        value, = exe.run(main, feed={"x": np.ones((1, 3), "float32"),
+                                     "flag": np.array([flag], "int32")}, fetch_list=[loss])
+        got.append((float(value[0]), np.array(fluid.global_scope().find_var("w")
+                                              .get_tensor())))
+    for (value, w), (want_value, want_w) in zip(got, [(2.25, 0.35), (1.05, 0.25000006),
+                                                      (0.5625003, 0.17500004)]):
+        np.testing.assert_allclose(value, want_value, rtol=1e-5)
+        np.testing.assert_allclose(w, np.full((3, 2), want_w), rtol=1e-5)
+
+
+def test_cond_without_outputs_still_runs_its_branch():
+    """cond / case whose functions return None: the taken branch's ops run (Paddle 1.8.5)."""
+    def build():
+        counter = L.fill_constant([1], "float32", 0.0, force_cpu=True)
+
+        def add(step):
+            L.increment(counter, step)       # returns nothing: no output to merge
+        L.cond(L.fill_constant([1], "bool", True), lambda: add(2.0), lambda: add(5.0))
+        return counter
+    main, start, counter = _build(build)
+    np.testing.assert_array_equal(_run(main, {}, [counter])[0], [2.0])
+
+
+def test_data_parallel_training_with_an_optimizer_in_a_branch_is_refused():
+    """Paddle 1.8.5's CompiledProgram: NotImplementedError on more than one place."""
+    main, start, (x, loss) = _build(_minimize_in_case_branches)
+    exe = fluid.Executor()
+    exe.run(start)
+    compiled = fluid.CompiledProgram(main).with_data_parallel(
+        loss_name=loss.name, places=fluid.cpu_places(2))
+    with pytest.raises(NotImplementedError, match="optimizer is used in control flow"):
+        exe.run(compiled, feed={"x": np.ones((2, 3), "float32"),
+                                "flag": np.array([1], "int32")}, fetch_list=[loss])

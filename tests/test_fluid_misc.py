@@ -113,6 +113,32 @@ def test_data_feeder_builds_lod_tensors_of_one_and_two_levels():
         fluid.DataFeeder([words], fluid.CPUPlace(), program=main).feed([(7,)])
 
 
+def test_data_feeder_decorate_reader_groups_minibatches_per_place(monkeypatch):
+    """Paddle 1.8's decorate_reader: one feed per minibatch, or (multi_devices) lists of
+    CPU_NUM feeds, the minibatches left over dropped (drop_last=False refuses them)."""
+    monkeypatch.setenv("CPU_NUM", "2")
+    main = Program()
+    with program_guard(main, Program()):
+        words = fluid.layers.data("words", [1], dtype="int64", lod_level=1)
+    feeder = fluid.DataFeeder([words], fluid.CPUPlace(), program=main)
+    batches = [[([k, k],)] for k in range(5)]
+
+    def reader():
+        return iter(batches)
+    single = list(feeder.decorate_reader(reader, multi_devices=False)())
+    assert [np.array(f["words"]).ravel().tolist() for f in single] == \
+        [[k, k] for k in range(5)]
+    grouped = list(feeder.decorate_reader(reader, multi_devices=True)())
+    assert [[np.array(f["words"]).ravel()[0] for f in group] for group in grouped] == \
+        [[0, 1], [2, 3]]
+    assert grouped[0][1]["words"].recursive_sequence_lengths() == [[2]]
+    assert len(list(feeder.decorate_reader(reader, True, num_places=5)())) == 1
+    with pytest.raises(ValueError, match="1 minibatches are left for 2 devices"):
+        list(feeder.decorate_reader(reader, True, drop_last=False)())
+    with pytest.raises(ValueError, match="got 1 minibatches for 2 devices"):
+        list(feeder.feed_parallel(batches[:1]))
+
+
 def test_data_feed_desc(tmp_path):
     path = tmp_path / "data.proto"
     path.write_text('name: "MultiSlotDataFeed"\nbatch_size: 2\n# comment\n'

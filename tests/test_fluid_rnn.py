@@ -401,7 +401,7 @@ def _build_drnn(x, init=None, max_len=3, need_reorder=False):
     with drnn.block():
         word = drnn.step_input(x)
         prev = drnn.memory(init=init, need_reorder=need_reorder) if init is not None else \
-            drnn.memory(shape=[2], value=0.3)
+            drnn.memory(shape=[2], value=0.3, dtype=x.dtype)
         hidden = layers.tanh(word + prev * 0.5)
         drnn.update_memory(prev, hidden)
         drnn.output(hidden, prev)
@@ -520,3 +520,85 @@ def test_dynamic_rnn_static_input_gradient_keeps_its_lod():
         down[idx] -= eps
         numeric[idx] = (np.array(run(up)[0]).sum() - np.array(run(down)[0]).sum()) / (2 * eps)
     np.testing.assert_allclose(np.array(grad), numeric, rtol=1e-5, atol=1e-8)
+
+
+def test_dynamic_rnn_steps_shrink_to_the_running_sequences_as_paddle_18():
+    """Paddle 1.8.5's DynamicRNN (its values, recorded): step t sees the sequences longer
+    than t, longest first (a static input reordered and shrunk with them, its LoD per
+    step), memories from init (need_reorder) and from a value, outputs and gradients
+    back in batch order with the step input's LoD."""
+    rng = np.random.RandomState(7)
+    xv, sv = rng.uniform(-1, 1, (6, 2)), rng.uniform(-1, 1, (6, 2))
+    bv = rng.uniform(-1, 1, (3, 2))
+    x = layers.data("x", [2], dtype="float32", lod_level=1)
+    s = layers.data("s", [2], dtype="float32", lod_level=1)
+    boot = layers.data("boot", [2], dtype="float32")
+    for v in (x, s, boot):
+        v.stop_gradient = False
+    steps = layers.create_array("float32")
+    drnn = layers.DynamicRNN()
+    with drnn.block():
+        word = drnn.step_input(x)
+        memo = drnn.static_input(s)
+        layers.array_write(memo, drnn.step_idx, steps)
+        mem = drnn.memory(init=boot, need_reorder=True)
+        mem2 = drnn.memory(shape=[2], value=0.5)
+        h = layers.tanh(word + mem * 0.5 + layers.sequence_pool(memo, "last") * mem2)
+        drnn.update_memory(mem, h)
+        drnn.update_memory(mem2, h * 0.3 + mem2)
+        drnn.output(h, mem2)
+    out, kept = drnn()
+    assert (word.lod_level, memo.lod_level, out.lod_level) == (0, 1, 1)
+    weights = layers.assign(np.arange(12, dtype="float32").reshape(6, 2) / 10.0)
+    loss = layers.reduce_sum(out * weights) + layers.reduce_sum(kept)
+    grads = fluid.gradients([loss], [x, s, boot])
+    step_memos = [layers.array_read(steps, layers.fill_constant([1], "int64", t))
+                  for t in range(3)]
+    got = _run([out, kept, loss] + grads + step_memos,
+               {"x": (xv.astype("float32"), [[2, 1, 3]]),
+                "s": (sv.astype("float32"), [[1, 2, 3]]), "boot": bv.astype("float32")},
+               return_numpy=False)
+    want = {
+        "out": [[-0.5059818, -0.23649353], [-0.42933926, -0.04376014],
+                [0.59976304, 0.27246594], [-0.09812617, -0.6856262],
+                [-0.6445996, -0.30453056], [-0.11286737, 0.442146]],
+        "kept": [[0.5, 0.5], [0.34820545, 0.42905194], [0.5, 0.5], [0.5, 0.5],
+                 [0.47056216, 0.29431212], [0.27718228, 0.20295295]],
+        "loss": [4.3206816],
+        "dx": [[0.27520898, 0.44534743], [0.16313356, 0.2994255], [0.25611374, 0.46288115],
+               [1.3109236, 1.1268886], [0.8380868, 1.5135163], [0.98726094, 0.8849576]],
+        "ds": [[0.19440848, 0.35114282], [0, 0], [0.12805687, 0.23144057], [0, 0], [0, 0],
+               [1.3234849, 1.1884953]],
+        "dboot": [[0.13760449, 0.22267371], [0.12805687, 0.23144057],
+                  [0.6554618, 0.5634443]]}
+    for (name, value), result in zip(want.items(), got):
+        np.testing.assert_allclose(np.array(result), value, rtol=1e-5, atol=1e-6,
+                                   err_msg=name)
+    lods = [r.recursive_sequence_lengths() for r in got]
+    assert lods[:2] == [[[2, 1, 3]]] * 2 and lods[3:5] == [[[2, 1, 3]], [[1, 2, 3]]]
+    # the static input per step: sequences 2, 0, 1 (longest first), then the running ones
+    ranked = np.concatenate([sv[3:6], sv[0:1], sv[1:3]])
+    for t, (rows, lod) in enumerate([(6, [3, 1, 2]), (4, [3, 1]), (3, [3])]):
+        np.testing.assert_allclose(np.array(got[6 + t]), ranked[:rows], rtol=1e-6)
+        assert lods[6 + t] == [lod]
+
+
+def test_dynamic_rnn_steps_of_a_two_level_lod_carry_the_lower_level():
+    """A step input of a 2-level LoD input is each sequence's t-th sub-sequence, with its
+    LoD (Paddle 1.8.5: rows [0, 1, 4, 5], LoD [[2, 2]] at step 0; lod_level 1)."""
+    x = layers.data("x", [1], dtype="int64", lod_level=2)
+    firsts = layers.create_array("int64")
+    drnn = layers.DynamicRNN()
+    with drnn.block():
+        word = drnn.step_input(x)
+        layers.array_write(word, drnn.step_idx, firsts)
+        drnn.output(layers.sequence_pool(layers.cast(word, "float32"), "sum"))
+    assert word.lod_level == 1
+    first = layers.array_read(firsts, layers.fill_constant([1], "int64", 0))
+    step0, sums = _run([first, drnn()], {"x": (np.arange(8).reshape(8, 1),
+                                               [[2, 2], [2, 2, 2, 2]])},
+                       return_numpy=False)
+    np.testing.assert_array_equal(np.array(step0).ravel(), [0, 1, 4, 5])
+    assert step0.recursive_sequence_lengths() == [[2, 2]]
+    np.testing.assert_allclose(np.array(sums).ravel(), [1, 5, 9, 13])
+    assert sums.recursive_sequence_lengths() == [[2, 2]]

@@ -368,22 +368,38 @@ def _no_grad_names(block, no_grad_set):
     return names
 
 
+def _enclosing_blocks(block):
+    """`block` and the blocks holding it, outermost first."""
+    chain = [block]
+    while chain[0].parent_idx >= 0:
+        chain.insert(0, block.program.block(chain[0].parent_idx))
+    return chain
+
+
 def backward_with_hook(loss, parameter_list, no_grad_set, before_grad_op):
-    """append_backward's body with a `before_grad_op` hook (see _backward_ops)."""
-    block = loss.block.program.global_block()
-    program = block.program
-    forward_ops = list(block.ops)
+    """append_backward's body with a `before_grad_op` hook (see _backward_ops).
+
+    Called inside a control-flow block (a cond / case branch: the program's current block
+    is not the global one), the backward goes there, as Paddle 1.8's: the grad ops of the
+    ops on the path to the loss, in that block and in the blocks holding it, are appended
+    to it, so they (and the optimizer's update ops, Optimizer._block) run when the branch
+    runs, after its forward ops."""
+    program = loss.block.program
+    block = program.current_block()
+    chain = _enclosing_blocks(block)
+    forward_ops = [op for b in chain for op in b.ops]
     for op in forward_ops:
         if loss.name in op.output_arg_names:
             op.attrs["op_role"] = op.attrs.get("op_role", 0) | OpRole.Loss
     program._appending_grad_times += 1
-    no_grad = _no_grad_names(block, no_grad_set)
+    no_grad = set().union(*(_no_grad_names(b, no_grad_set) for b in chain))
     path = _ops_on_path(forward_ops, [loss.name])
     requires = _requiring_grad(block, path, [loss.name], no_grad)
     with program._role_guard(OpRole.Backward):
         loss_grad = _fill_ones_grad(block, loss, OpRole.Backward | OpRole.Loss)
         grad_of = _backward_ops(block, path, requires, {loss.name: loss_grad}, before_grad_op)
-    return [(p, block.var(grad_of[p.name])) for p in _parameters(block, parameter_list)
+    return [(p, block.var(grad_of[p.name]))
+            for p in _parameters(program.global_block(), parameter_list)
             if p.name in grad_of]
 
 

@@ -133,6 +133,9 @@ class CompiledProgram:
         strategy._finalize()
         places = resolve_places(self._places, executor_place) if self._is_data_parallel \
             else [executor_place]
+        if len(places) > 1 and _has_optimizer_in_control_flow(self._program_to_run):
+            raise NotImplementedError("If optimizer is used in control flow, training on "
+                                      "multi-places is not supported now.")
         loss = self._loss_name
 
         def compile_places(fetch_names, ranks, nranks):
@@ -155,6 +158,18 @@ class CompiledProgram:
             device_ids=[device_of(p) if p is not None else None for p in places],
             persistable=[n for n, v in self._program_to_run.global_block().vars.items()
                          if v.persistable])
+
+
+def _has_optimizer_in_control_flow(program):
+    """Whether an optimizer's update ops run in a control-flow block of the global block's
+    ops (minimize called in a cond / case branch): Paddle 1.8.5 trains such a program on
+    one place only."""
+    for op in program.global_block().ops:
+        if "sub_block" in op.attrs and any(
+                inner.attrs.get("op_role", 0) & OpRole.Optimize
+                for inner in program.block(op.attrs["sub_block"]).ops):
+            return True
+    return False
 
 
 def _check_loss_name(program, loss_name):

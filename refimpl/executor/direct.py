@@ -9,6 +9,7 @@ as usual; `group` is the place's communicator group for collective members, or N
   fused_optimizer                    one update kernel call over the parameters (and
                                      momentum's velocities) coalesced into one flat buffer
   write_to_array                     reads its own output (the array it extends)
+  read_from_array                    returns the element as it is (with its LoD)
 """
 import numpy as np
 
@@ -18,7 +19,7 @@ from ..ops.fused import CHAIN_TYPES
 from ..ops.registry import get_op_def, is_duplicable
 from .binding import bind_kernel
 
-__all__ = ["DIRECT_BINDERS", "COALESCED_SLOTS", "coalesce_optimizer_state"]
+__all__ = ["DIRECT_BINDERS", "LOD_AS_IS", "COALESCED_SLOTS", "coalesce_optimizer_state"]
 
 
 def _bind_members(sub_ops, in_place=(), group=None):
@@ -216,6 +217,21 @@ def bind_write_to_array(op, group=None):
     return run
 
 
+def bind_read_from_array(op, group=None):
+    """Out = element I of the array X as it is, LoD included: no pass over the whole
+    array's elements per read (a DynamicRNN's T steps would make it T^2)."""
+    forward = op.op_def.forward
+    x, i, out = op.input("X")[0], op.input("I")[0], op.output("Out")[0]
+
+    def run(env):
+        env[out] = forward(env[x], env[i])
+    return run
+
+
 DIRECT_BINDERS = dict({t: bind_chain for t in CHAIN_TYPES},
                       fused_optimizer=bind_fused_optimizer,
-                      write_to_array=bind_write_to_array)
+                      write_to_array=bind_write_to_array,
+                      read_from_array=bind_read_from_array)
+# binders whose outputs carry their LoD as the value gives it: bound directly also where a
+# LoD may reach them (the others then run through their op's LoD rules)
+LOD_AS_IS = frozenset(["read_from_array"])

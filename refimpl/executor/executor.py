@@ -29,7 +29,7 @@ from ..xp import (device as gpu_device, drop_deferred_checks, run_deferred_check
                   to_device, to_host)
 from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
-from .direct import DIRECT_BINDERS
+from .direct import DIRECT_BINDERS, LOD_AS_IS
 from .op_events import timed_runs
 from .hand_off import link_saved_for_grad
 from .op_order import with_updates_early
@@ -76,7 +76,7 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
         binder = DIRECT_BINDERS.get(op.type) if device == "cpu" else None
         # (a fused op that may see a LoD runs whole, with its chain's LoD rules)
         run = binder(op, group) if binder is not None and not kernel.compiled and \
-            not (lod and op_def.lod_outputs) else None
+            not (lod and op_def.lod_outputs and op.type not in LOD_AS_IS) else None
         if run is not None:    # a fused op's members, bound directly
             return wrap_kernel(op, run) if wrap_kernel is not None else run
     runtime = {"alloc": alloc, "saved": saved, "group": group,

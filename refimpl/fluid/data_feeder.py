@@ -3,6 +3,7 @@ import re
 
 import numpy as np
 
+from ..framework.place import CUDAPlace, cpu_places, cuda_places
 from ..framework.program import Variable, default_main_program
 from ..framework.scope import LoDTensor
 
@@ -41,6 +42,45 @@ class DataFeeder:
                 column.append(field)
         return {v.name: _to_lod_tensor(v, column) if v.lod_level else _to_array(v, column)
                 for v, column in zip(self.feed_vars, columns)}
+
+    def _number_of_places(self, num_places):
+        """num_places, else every GPU (a CUDAPlace feeder) or CPU_NUM CPU places."""
+        if num_places is not None:
+            return int(num_places)
+        return len(cuda_places() if isinstance(self.place, CUDAPlace) else cpu_places())
+
+    def feed_parallel(self, iterable, num_places=None):
+        """One feed dict per minibatch of `iterable`, one minibatch per place (a
+        ParallelExecutor's per-device feeds)."""
+        iterable = list(iterable)
+        count = self._number_of_places(num_places)
+        if len(iterable) != count:
+            raise ValueError("DataFeeder.feed_parallel: takes one minibatch per device: got "
+                             "%d minibatches for %d devices" % (len(iterable), count))
+        for batch in iterable:
+            yield self.feed(batch)
+
+    def decorate_reader(self, reader, multi_devices, num_places=None, drop_last=True):
+        """A reader creator of feed dicts from `reader`'s minibatches; multi_devices: of
+        lists of one feed dict per place, the minibatches left over at the end dropped
+        (drop_last=False: ValueError then, as Paddle 1.8 has no other strategy)."""
+        def feeds():
+            if not multi_devices:
+                for batch in reader():
+                    yield self.feed(batch)
+                return
+            count = self._number_of_places(num_places)
+            group = []
+            for batch in reader():
+                group.append(batch)
+                if len(group) == count:
+                    yield list(self.feed_parallel(group, count))
+                    group = []
+            if group and not drop_last:
+                raise ValueError("DataFeeder.decorate_reader: %d minibatches are left for %d "
+                                 "devices; only dropping them (drop_last=True) is "
+                                 "implemented" % (len(group), count))
+        return feeds
 
 
 def _to_lod_tensor(var, column):

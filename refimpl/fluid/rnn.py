@@ -22,14 +22,18 @@ from ..framework.param_attr import ParamAttr
 from ..framework.program import Variable, default_main_program
 from ..layers.activation import softmax
 from ..layers.common import append_op_out, check_variable, unary
-from ..layers.control_flow import _append_while, _sub_block, tensor_array_to_tensor
+from ..layers.control_flow import (_append_while, _localize_rewrites, _sub_block,
+                                   array_read, array_write, create_array,
+                                   tensor_array_to_tensor)
 from ..layers.control_flow import in_parent_block as _in_parent
 from ..layers.creation import (assign, fill_constant, fill_constant_batch_size_like,
                                zeros_like)
 from ..layers.manipulation import fluid_reverse
 from ..layers.math import _bool_out, cast, fluid_less_than, matmul
 from ..layers.sampling import sampling_id
-from ..layers.sequence import sequence_mask, sequence_pad, sequence_unpad
+from ..layers.sequence import (array_to_lod_tensor, lod_rank_table, lod_tensor_to_array,
+                               max_sequence_len, reorder_lod_tensor_by_rank, sequence_mask,
+                               sequence_pad, sequence_unpad, shrink_memory)
 from ..layers.tensor import (argmax, argsort, concat, fluid_expand, gather, increment,
                              reshape, scatter, shape, slice, split, squeeze, stack,
                              transpose, unsqueeze, unstack)
@@ -546,8 +550,12 @@ def _swap_batch_time(x):
     """[batch, T, ...] <-> [T, batch, ...]."""
     return transpose(x, [1, 0] + list(range(2, len(x.shape))))
 
+
+_BEFORE, _IN, _AFTER = range(3)
+
+
 class DynamicRNN:
-    """1.8 DynamicRNN over LoD sequences (rows grouped by the input's LoD):
+    """Paddle 1.8's DynamicRNN over LoD sequences, built as Paddle builds it:
 
         drnn = DynamicRNN()
         with drnn.block():
@@ -558,20 +566,165 @@ class DynamicRNN:
             drnn.output(hidden)
         out = drnn()                                       # [total, hidden], x's LoD
 
-    Each step input is padded to [batch, T, ...] (sequence_pad) and read time-major;
-    memories keep their value once a sequence has ended (a per-step length mask); the
-    outputs are unpadded again (sequence_unpad) and carry the step input's lengths.
-    Without max_len the steps run in a `while` op over the batch's longest sequence (T is
-    known at run time); with max_len (here or in step_input) they are unrolled when the
-    program is built (StaticRNN) and longer sequences fail at run time.
+    The first step input's LoD level `level` gives a rank table (lod_rank_table: its
+    sequences longest first, ties in batch order); the steps run in a `while` op, step t
+    (drnn.step_idx) over the sequences longer than t, in that order: a step input is
+    lod_tensor_to_array's element t, a memory is its tensor array's element t (element 0
+    the init, element t + 1 what update_memory gave at step t) shrunk to those sequences
+    (shrink_rnn_memory), a static input is reordered by the table once
+    (reorder_lod_tensor_by_rank) and shrunk to their entries each step. Each output is
+    written to a tensor array at step t and drnn() gives array_to_lod_tensor of it: the
+    rows back in sequence order, with the step input's LoD. A memory's init rows go to
+    the sequences in rank order unless need_reorder=True (then row i is sequence i's).
 
-    As Paddle's, the steps see the sequences ordered by length (longest first, ties in
-    batch order): a memory's `init` rows go to the sequences in that order unless
-    need_reorder=True (then row i is sequence i's)."""
+    max_len (refimpl's extension, not 1.8's) unrolls the steps instead: _PaddedDynamicRNN."""
+
+    def __new__(cls, name=None, max_len=None):
+        if max_len is not None:
+            return _PaddedDynamicRNN(name, max_len)
+        return super().__new__(cls)
 
     def __init__(self, name=None, max_len=None):
+        self._status = _BEFORE
+        self._body = None
+        self.step_idx = None
+        self._zero = None
+        self._table = self._max_seq_len = self._cond = None
+        self._input_arrays = []
+        self._memories = {}          # memory name -> its tensor array
+        self._updates = []           # (new value, memory array), written after each step
+        self._output_arrays = []
+        self._outputs = None
+
+    def _check_in_block(self, method):
+        if self._status != _IN or default_main_program().current_block() is not self._body:
+            raise ValueError("DynamicRNN.%s can only be invoked inside `with drnn.block():`"
+                             % method)
+
+    @contextlib.contextmanager
+    def block(self):
+        if self._status != _BEFORE:
+            raise ValueError("DynamicRNN.block: a DynamicRNN has exactly one block")
+        self.step_idx = fill_constant([1], "int64", 0, force_cpu=True)
+        self.step_idx.stop_gradient = False
+        self._status = _IN
+        with _sub_block() as body:
+            self._body = body
+            yield
+            if self._table is None:
+                raise ValueError("DynamicRNN: the block has no step_input")
+            updated = {array.name for _, array in self._updates}
+            for name, array in self._memories.items():
+                if array.name not in updated:
+                    raise ValueError("DynamicRNN: memory %r is never updated (update_memory)"
+                                     % name)
+            increment(self.step_idx, 1.0, in_place=True)
+            for value, array in self._updates:
+                array_write(value, self.step_idx, array)
+            fluid_less_than(self.step_idx, self._max_seq_len, cond=self._cond)
+            _localize_rewrites(body)      # the writes read the incremented step_idx
+        _append_while(body, self._cond, False)
+        self._status = _AFTER
+        self._outputs = [array_to_lod_tensor(array, self._table)
+                         for array in self._output_arrays]
+
+    def _zero_idx(self):
+        if self._zero is None:
+            with _in_parent(self._body):
+                self._zero = fill_constant([1], "int64", 0, force_cpu=True)
+        return self._zero
+
+    def step_input(self, x, level=0):
+        """This step's entries of x's sequences (at LoD level `level`) that are still
+        running, longest sequence first; every step input must have the same lengths."""
+        self._check_in_block("step_input")
+        check_variable(x, "x", "DynamicRNN.step_input")
+        with _in_parent(self._body):
+            if self._table is None:
+                self._table = lod_rank_table(x, level)
+                self._max_seq_len = max_sequence_len(self._table)
+                self._cond = fluid_less_than(self.step_idx, self._max_seq_len)
+                self._cond.stop_gradient = True
+            array = lod_tensor_to_array(x, self._table)
+        self._input_arrays.append(array)
+        return array_read(array, self.step_idx)
+
+    def static_input(self, x):
+        """x's sequences (one per step input sequence), the running ones' each step, in
+        the step's order."""
+        self._check_in_block("static_input")
+        check_variable(x, "x", "DynamicRNN.static_input")
+        if self._table is None:
+            raise RuntimeError("DynamicRNN.static_input() must be called after step_input()")
+        with _in_parent(self._body):
+            reordered = reorder_lod_tensor_by_rank(x, self._table)
+        return shrink_memory(reordered, self.step_idx, self._table)
+
+    def memory(self, init=None, shape=None, value=0.0, need_reorder=False, dtype="float32"):
+        """A state carried across steps: `init` [batch, ...] (see the class doc for its
+        row order), or `value` filled into [batch] + shape of `dtype`."""
+        self._check_in_block("memory")
+        if shape is not None and not isinstance(shape, (list, tuple)):
+            raise TypeError("DynamicRNN.memory: shape must be a list or tuple, got %s"
+                            % type(shape).__name__)
+        if init is None:
+            if shape is None or not self._input_arrays:
+                raise ValueError("DynamicRNN.memory: without init, give shape and call "
+                                 "step_input first (the batch size is its first step's)")
+            with _in_parent(self._body):
+                first = array_read(self._input_arrays[0], self._zero_idx())
+                init = fill_constant_batch_size_like(first, [-1] + list(shape), dtype, value)
+            return self.memory(init=init)
+        check_variable(init, "init", "DynamicRNN.memory")
+        if self._table is None:
+            raise ValueError("DynamicRNN.memory: call step_input before memory (the steps' "
+                             "sequences come from it)")
+        with _in_parent(self._body):
+            if need_reorder:
+                init = reorder_lod_tensor_by_rank(init, self._table)
+            array = array_write(init, self._zero_idx())
+        mem = shrink_memory(array_read(array, self.step_idx), self.step_idx, self._table)
+        self._memories[mem.name] = array
+        return mem
+
+    def update_memory(self, ex_mem, new_mem):
+        """The next step's ex_mem is new_mem (shrunk to the sequences still running)."""
+        self._check_in_block("update_memory")
+        check_variable(ex_mem, "ex_mem", "DynamicRNN.update_memory")
+        check_variable(new_mem, "new_mem", "DynamicRNN.update_memory")
+        array = self._memories.get(ex_mem.name)
+        if array is None:
+            raise ValueError("DynamicRNN.update_memory: ex_mem %r is not a memory of this "
+                             "DynamicRNN (memory())" % ex_mem.name)
+        self._updates.append((new_mem, array))
+
+    def output(self, *outputs):
+        self._check_in_block("output")
+        for out in outputs:
+            check_variable(out, "outputs", "DynamicRNN.output")
+            with _in_parent(self._body):
+                array = create_array(out.dtype)
+            array_write(out, self.step_idx, array)
+            self._output_arrays.append(array)
+
+    def __call__(self, *args, **kwargs):
+        """The step outputs as LoD sequences (one Variable or a list), with the step
+        input's LoD."""
+        return _drnn_result(self._outputs)
+
+
+class _PaddedDynamicRNN:
+    """DynamicRNN(max_len=...) (refimpl's extension): the steps unrolled when the program
+    is built (StaticRNN), max_len of them, over the step inputs padded to [batch, max_len,
+    ...] (sequence_pad) read time-major; the batch keeps its order, memories keep their
+    value once a sequence has ended (a per-step length mask), static inputs are read
+    unchanged, and the outputs are unpadded again (sequence_unpad). A memory's `init` rows
+    go to the sequences in rank order (longest first) unless need_reorder=True, as
+    DynamicRNN's; a sequence longer than max_len fails at run time."""
+
+    def __init__(self, name, max_len):
         self.max_len = max_len
-        self._steps = _UnrolledSteps(name) if max_len is not None else _LoopSteps()
+        self._steps = _UnrolledSteps(name)
         self._lengths = None
         self._outputs = None
 
@@ -592,19 +745,17 @@ class DynamicRNN:
         self._steps.check_in_step("step_input")
         check_variable(x, "x", "DynamicRNN.step_input")
         steps = max_len if max_len is not None else self.max_len
-        if isinstance(self._steps, _UnrolledSteps) and (steps is None or int(steps) <= 0):
+        if int(steps) <= 0:
             raise ValueError("DynamicRNN.step_input: max_len must be a positive number of "
                              "steps, got %r" % (steps,))
         with self._steps.outside():
             pad = fill_constant([1], x.dtype, 0.0)
-            padded, lengths = sequence_pad(x, pad, maxlen=None if steps is None
-                                           else int(steps))
+            padded, lengths = sequence_pad(x, pad, maxlen=int(steps))
             time_major = _swap_batch_time(padded)
             first = self._lengths is None
             if first:
                 self._lengths = lengths
-                mask = cast(sequence_mask(lengths, maxlen=None if steps is None
-                                          else int(steps)), x.dtype)
+                mask = cast(sequence_mask(lengths, maxlen=int(steps)), x.dtype)
                 mask = unsqueeze(_swap_batch_time(mask), [2])           # [T, batch, 1]
                 self._rank_order = _length_rank_order(lengths)
         if first:
@@ -612,14 +763,13 @@ class DynamicRNN:
         return self._steps.step_input(time_major)
 
     def static_input(self, x):
-        """A Variable read unchanged by every step (no reordering: refimpl keeps the
-        batch order)."""
+        """A Variable read unchanged by every step (batch order)."""
         check_variable(x, "x", "DynamicRNN.static_input")
         return x
 
     def memory(self, init=None, shape=None, value=0.0, need_reorder=False, dtype="float32"):
-        """A state carried across steps: `init` [batch, ...] (see the class doc for its
-        row order), or `value` filled into [batch] + shape (dtype: the step input's)."""
+        """A state carried across steps: `init` [batch, ...], or `value` filled into
+        [batch] + shape (dtype: the step input's)."""
         self._steps.check_in_step("memory")
         if init is not None:
             if not need_reorder and self._lengths is not None:
@@ -642,14 +792,16 @@ class DynamicRNN:
         self._steps.check_in_step("output")
         self._steps.output(*outputs)
 
-    def __call__(self, *args, **kwargs):
-        """The step outputs as LoD sequences (one Variable or a list), with the step
-        input's LoD."""
-        if self._outputs is None:
-            raise ValueError("DynamicRNN: call drnn() after its `with drnn.block():` block")
-        if not self._outputs:
-            raise ValueError("DynamicRNN: the block has no output")
-        return self._outputs[0] if len(self._outputs) == 1 else list(self._outputs)
+    __call__ = DynamicRNN.__call__
+
+
+def _drnn_result(outputs):
+    """drnn(): its outputs (None before its block ended), one Variable or a list."""
+    if outputs is None:
+        raise ValueError("DynamicRNN: call drnn() after its `with drnn.block():` block")
+    if not outputs:
+        raise ValueError("DynamicRNN: the block has no output")
+    return outputs[0] if len(outputs) == 1 else list(outputs)
 
 
 def _length_rank_order(lengths):
@@ -701,87 +853,6 @@ class _UnrolledSteps:
 
     def outputs(self):
         return self._rnn._outputs
-
-
-class _LoopSteps:
-    """DynamicRNN's steps in a `while` op: step t reads row t of each time-major input
-    (gather), memories are loop variables updated at the end of the body, and each output
-    is scattered into row t of a [T, batch, ...] accumulator."""
-
-    def __init__(self):
-        self.step_mask = None
-        self._block = None
-        self._mask = None            # [T, batch, 1], outside
-        self._counter = self._steps = self._cond = None
-        self._memories = []          # (loop variable, its value at the step's end)
-        self._outputs = []           # (step output, accumulator)
-
-    def check_in_step(self, method):
-        if self._block is None or default_main_program().current_block() is not self._block:
-            raise ValueError("DynamicRNN.%s must be called inside `with drnn.block():`"
-                             % method)
-
-    @contextlib.contextmanager
-    def block(self):
-        with _sub_block() as block:
-            self._block = block
-            yield
-            if self._mask is None:
-                return
-            for var, kept in self._memories:
-                if kept is None:
-                    raise ValueError("DynamicRNN: memory %r is never updated "
-                                     "(update_memory)" % var.name)
-            _end_loop_step(self._counter, self._steps, self._cond, self._outputs,
-                           self._memories)
-        _append_while(block, self._cond, False)
-
-    def outside(self):
-        """Ops appended here go to the block holding the loop, before it."""
-        return _in_parent(self._block)
-
-    def set_mask(self, mask):
-        with self.outside():
-            self._mask = mask
-            self._counter = fill_constant([1], "int64", 0)
-            self._steps = cast(slice(shape(mask), [0], [0], [1]), "int64")
-            self._cond = fluid_less_than(self._counter, self._steps)
-        self.step_mask = self.step_input(mask)
-
-    def step_input(self, time_major):
-        return squeeze(gather(time_major, self._counter), [0])
-
-    def memory(self, init=None, shape=None, value=0.0):
-        with self.outside():
-            if init is None:     # [batch] + shape filled with value, batch from the mask
-                row = reshape(slice(self._mask, [0], [0], [1]), [-1, 1])
-                init = fluid_expand(row * 0.0 + float(value), [1, int(np.prod(shape))])
-                init = reshape(init, [-1] + list(shape))
-            var = assign(init)
-        self._memories.append([var, None])
-        return var
-
-    def update_memory(self, ex_mem, kept):
-        for entry in self._memories:
-            if entry[0] is ex_mem:
-                entry[1] = kept
-                return
-        raise ValueError("DynamicRNN.update_memory: ex_mem %r is not a memory of this "
-                         "DynamicRNN" % ex_mem.name)
-
-    def output(self, *outputs):
-        for out in outputs:
-            check_variable(out, "output", "DynamicRNN.output")
-            if len(out.shape) != 2:
-                raise ValueError("DynamicRNN.output: refimpl's loop keeps [batch, width] "
-                                 "step outputs, got %r of shape %s" % (out.name,
-                                                                       list(out.shape)))
-            with self.outside():      # zeros [T, batch, width]
-                acc = fluid_expand(self._mask * 0.0, [1, 1, int(out.shape[1])])
-            self._outputs.append((out, acc))
-
-    def outputs(self):
-        return [acc for _, acc in self._outputs]
 
 
 # -- decoding helpers and BasicDecoder (driven by dynamic_decode; `time` is the step number)

@@ -127,6 +127,11 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         branches.append((block, out))
     (true_block, true_out), (false_block, false_out) = branches
     if true_out is None and false_out is None:
+        # branches run for their effects (an optimizer's minimize in a branch), as Paddle's
+        if true_fn is not None:
+            _append_conditional_block(true_block, pred)
+        if false_fn is not None:
+            _append_conditional_block(false_block, logical_not(pred))
         return None
     if not _same_structure(true_out, false_out):
         raise ValueError("cond: Incompatible return values of true_fn and false_fn in cond: "
@@ -335,6 +340,7 @@ class While:
     def block(self):
         with _sub_block() as block:
             yield
+            _localize_rewrites(block)     # `increment(i)` then `array_write(x, i)`: see there
         _append_while(block, self.cond_var, self.is_test)
 
 

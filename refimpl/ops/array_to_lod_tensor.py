@@ -31,7 +31,7 @@ class ArrayToLoDTensor(OpDef):
     grad_inputs = ("X", "RankTable", "Out@GRAD")
     lod_whole = ("X", "RankTable")
     tensor_arrays = ("X",)
-    lod_outputs = {"Out": result_lod("Out", lambda levels: 1)}
+    lod_outputs = {"Out": result_lod("Out", lambda levels: (levels.get("X") or [0])[0] + 1)}
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")

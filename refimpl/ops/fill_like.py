@@ -3,6 +3,7 @@ import numpy as np
 
 from ..framework.dtypes import get_dtype, to_numpy_dtype
 from .registry import OpDef, register, share_lod
+from .tensor_array import zeros_like_value
 
 
 class _FillLike(OpDef):
@@ -52,4 +53,6 @@ class FillZerosLike(_FillLike):
 
     @staticmethod
     def forward(x):
-        return np.zeros_like(x)
+        # a tensor array's zero gradient (backward fills one for an array nobody
+        # differentiated, e.g. a while loop's memory array) has no element set
+        return zeros_like_value(x)

@@ -25,7 +25,9 @@ class LoDTensorToArray(OpDef):
     no_grad = ("RankTable",)
     grad_inputs = ("X", "RankTable", "Out@GRAD")
     lod_whole = ("X", "RankTable")
-    lod_outputs = {"Out": result_lod("Out", lambda levels: 0)}
+    # the elements' lod_level: X's less the level the steps run over (Paddle 1.8.5's)
+    lod_outputs = {"Out": result_lod("Out", lambda levels: max((levels.get("X") or [0])[0]
+                                                               - 1, 0))}
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")

@@ -11,7 +11,7 @@ as X@GRAD; tensor_array_to_tensor's cuts Out@GRAD into the elements' parts
 (specs/control_flow.md#gradients)."""
 import numpy as np
 
-from .registry import OpDef, register
+from .registry import OpDef, register, result_lod
 
 __all__ = ["add_array_gradients", "zeros_like_value"]
 
@@ -89,6 +89,10 @@ class ReadFromArray(OpDef):
     outputs = ("Out",)
     no_grad = ("I",)
     grad_inputs = ("X", "I", "Out@GRAD")
+    # the element keeps its LoD (a DynamicRNN step of a 2-level LoD input has one)
+    lod_whole = ("X",)
+    tensor_arrays = ("X",)
+    lod_outputs = {"Out": result_lod("Out", lambda levels: (levels.get("X") or [0])[0])}
 
     def infer_shape(self, ctx):
         _check_index(ctx)

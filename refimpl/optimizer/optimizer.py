@@ -251,8 +251,10 @@ class Optimizer:
         pass
 
     def _block(self):
-        """Where update ops go: the eager block (run now) or the main program's."""
-        return EAGER_BLOCK if self._eager else default_main_program().global_block()
+        """Where update ops go: the eager block (run now) or the main program's current
+        block (a cond branch's when minimize is called there, as Paddle 1.8's: the
+        updates run when the branch runs)."""
+        return EAGER_BLOCK if self._eager else default_main_program().current_block()
 
     # -- dynamic mode
     def _check_eager(self, what):
