@@ -82,3 +82,8 @@ def _dygraph_guard(tracer):
     from ..framework import mode
     with mode.dygraph_guard(tracer is not None):
         yield
+
+
+def _var_base_to_np(var_base):
+    """1.8's deprecated spelling of `var_base.numpy()`."""
+    return var_base.numpy()

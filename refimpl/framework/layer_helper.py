@@ -6,11 +6,13 @@ with their values. An op follows its inputs: eager Tensors run now, static Varia
 append to the program, whatever the mode (specs/dygraph.md#mode-rules)."""
 import copy
 
+import numpy as np
+
 from . import mode
 from . import unique_name
 from .initializer import Constant, XavierUniform, global_initializers
 from .param_attr import ParamAttr, WeightNormParamAttr
-from .program import default_main_program, default_startup_program
+from .program import Variable, default_main_program, default_startup_program
 
 __all__ = ["LayerHelper"]
 
@@ -90,6 +92,16 @@ class LayerHelper:
                                           kwargs.get("stop_gradient", False),
                                           kwargs.get("name"), kwargs.get("persistable", False))
         return self.block().create_var(**kwargs)
+
+    def to_variable(self, value, name=None):
+        """An eager tensor holding the ndarray `value` (a Variable is returned as it is);
+        anything else is a TypeError, as Paddle 1.8's LayerHelperBase.to_variable."""
+        if isinstance(value, Variable):
+            return value
+        if not isinstance(value, np.ndarray):
+            raise TypeError("The type of input value is invalid, expected type is 'ndarray' "
+                            "or 'Variable', but received %s" % type(value))
+        return mode.eager.Tensor(value, stop_gradient=True, name=name)
 
     def create_global_variable(self, persistable=False, **kwargs):
         if mode.dynamic:
