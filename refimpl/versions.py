@@ -93,6 +93,8 @@ SWITCHES = {
     # what a dropout seed draws: Paddle 1.8.5's CPU stream (std::minstd_rand through
     # uniform_real_distribution<float>, framework/minstd.py) or numpy's RandomState
     "dropout_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},
+    # a parameter of shape [] (a ValueError in 1.8 and 2.0, a 0-D parameter in 3)
+    "zero_dim_parameters": {"1.8": False, "2.0": False, "3": True},
     # the unique-name key of an unnamed eager tensor (to_variable, op outputs)
     "eager_tensor_name": {"1.8": "generated_var", "2.0": "generated_tensor",
                           "3": "generated_tensor"},

@@ -377,6 +377,7 @@ class Tensor(Variable):
 class ParamBase(Tensor, Parameter):
     """A parameter in dynamic mode: a leaf Tensor holding its value, with the Parameter
     attributes optimizers read (trainable, regularizer, optimize_attr, need_clip)."""
+    is_distributed = False     # 2.0 / 3.3.1: only parameter-server tables are
 
     def __init__(self, value, name, trainable=True, regularizer=None, optimize_attr=None,
                  do_model_average=None, need_clip=True):

@@ -12,7 +12,8 @@ from . import mode
 from . import unique_name
 from .initializer import Constant, XavierUniform, global_initializers
 from .param_attr import ParamAttr, WeightNormParamAttr
-from .program import Variable, default_main_program, default_startup_program
+from .program import (Variable, check_new_parameter_shape, default_main_program,
+                      default_startup_program)
 
 __all__ = ["LayerHelper"]
 
@@ -124,6 +125,7 @@ class LayerHelper:
             init = (g_bias if is_bias else g_weight) or (Constant(0.0) if is_bias
                                                          else XavierUniform())
         if mode.dynamic:
+            check_new_parameter_shape(attr.name, shape)
             if isinstance(attr, WeightNormParamAttr):
                 raise NotImplementedError(
                     "WeightNormParamAttr %r: weight normalization by ParamAttr builds static "

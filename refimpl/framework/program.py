@@ -183,6 +183,15 @@ class Variable:
     __hash__ = object.__hash__
 
 
+def check_new_parameter_shape(name, shape):
+    """A parameter being declared (not one read back from a saved program) is 0-D only
+    where the profile's Paddle has 0-D parameters: 1.8 and 2.0 refuse shape [] with a
+    ValueError, 3 takes it."""
+    if shape is not None and len(shape) == 0 and not versions.switch("zero_dim_parameters"):
+        raise ValueError("parameter %r: the shape must have at least one dimension, got [] "
+                         "(Paddle %s has no 0-D parameters)" % (name, versions.release()))
+
+
 class Parameter(Variable):
     """A persistable, trainable Variable owned by the global block."""
 
@@ -426,6 +435,7 @@ class Block:
         unless an op of the global block already writes it (Paddle 1.8: a parameter is
         initialized once however often it is declared)."""
         initializer = kwargs.pop("initializer", None)
+        check_new_parameter_shape(kwargs.get("name"), kwargs.get("shape"))
         global_block = self.program.global_block()
         p = Parameter(global_block, **kwargs)
         global_block.vars[p.name] = p
