@@ -348,3 +348,19 @@ def test_lod_set_before_allocation_stays():
     assert t.recursive_sequence_lengths() == [[2, 3]] and t.shape() == [5, 2]
     t.set(np.ones((5, 2), "float32"), core.CPUPlace())
     assert t.recursive_sequence_lengths() == [[2, 3]]
+
+
+def test_fuse_parameter_setters_set_their_flags():
+    # Paddle 1.8.5: _set_fuse_parameter_group_size(3) / _memory_size(0.5) show in globals()
+    g = core.globals()
+    old = g["FLAGS_fuse_parameter_groups_size"], g["FLAGS_fuse_parameter_memory_size"]
+    try:
+        core._set_fuse_parameter_group_size(7)
+        core._set_fuse_parameter_memory_size(0.5)
+        assert (g["FLAGS_fuse_parameter_groups_size"], g["FLAGS_fuse_parameter_memory_size"]) \
+            == (7, 0.5)
+        with pytest.raises(TypeError, match="takes a int"):
+            core._set_fuse_parameter_group_size(1.5)
+    finally:
+        core._set_fuse_parameter_group_size(old[0])
+        core._set_fuse_parameter_memory_size(old[1])

@@ -168,6 +168,17 @@ def _set_eager_deletion_mode(threshold, fraction, fast_mode):
     """refimpl always frees temporaries after their last use (specs/executor.md)."""
 
 
+def _set_fuse_parameter_group_size(size):
+    """FLAGS_fuse_parameter_groups_size: gradients per fused all-reduce in Paddle. refimpl
+    keeps the value; its fuse_all_reduce_ops makes one bucket of all (the sum is the same)."""
+    globals_view()["FLAGS_fuse_parameter_groups_size"] = size
+
+
+def _set_fuse_parameter_memory_size(megabytes):
+    """FLAGS_fuse_parameter_memory_size, kept as the group size is."""
+    globals_view()["FLAGS_fuse_parameter_memory_size"] = float(megabytes)
+
+
 def __unittest_throw_exception__():
     raise EnforceNotMet("test exception")
 
