@@ -3,6 +3,7 @@ import re
 
 import numpy as np
 
+from ..framework.place import CUDAPlace, cpu_places, cuda_places
 from ..framework.program import Variable, default_main_program
 from ..framework.scope import LoDTensor
 
@@ -41,6 +42,48 @@ class DataFeeder:
                 column.append(field)
         return {v.name: _to_lod_tensor(v, column) if v.lod_level else _to_array(v, column)
                 for v, column in zip(self.feed_vars, columns)}
+
+    def _get_number_of_places_(self, num_places=None):
+        """num_places, else the places a data-parallel run has: the GPUs for a CUDAPlace,
+        CPU_NUM for the CPU (as Paddle 1.8)."""
+        if num_places is not None:
+            return int(num_places)
+        if isinstance(self.place, CUDAPlace):
+            return len(cuda_places())
+        return len(cpu_places())
+
+    def feed_parallel(self, iterable, num_places=None):
+        """One feed dict per place, from one minibatch per place."""
+        batches = list(iterable)
+        num = self._get_number_of_places_(num_places)
+        if len(batches) != num:
+            raise ValueError("DataFeeder.feed_parallel: %d minibatches given for %d places "
+                             "(one per place)" % (len(batches), num))
+        for batch in batches:
+            yield self.feed(batch)
+
+    def decorate_reader(self, reader, multi_devices, num_places=None, drop_last=True):
+        """A reader of feeds: of one feed dict per minibatch, or with multi_devices of a
+        list of one feed dict per place (the minibatches grouped by the number of places;
+        a last group too short for every place is dropped, and drop_last=False refuses it,
+        as Paddle 1.8)."""
+        def feeds():
+            if not multi_devices:
+                for batch in reader():
+                    yield self.feed(batch)
+                return
+            num = self._get_number_of_places_(num_places)
+            group = []
+            for batch in reader():
+                group.append(batch)
+                if len(group) == num:
+                    yield list(self.feed_parallel(group, num))
+                    group = []
+            if group and not drop_last:
+                raise ValueError("DataFeeder.decorate_reader: the last %d minibatches do not "
+                                 "fill the %d places, and drop_last is False"
+                                 % (len(group), num))
+        return feeds
 
 
 def _to_lod_tensor(var, column):
