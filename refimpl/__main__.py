@@ -45,6 +45,7 @@ def cmd_run(argv):
         return 2
     from . import _alias, versions
     _alias.install()
+    _alias.install_for_children()
     if versions.current() == "1.8":
         from . import legacy_numpy
         legacy_numpy.restore()

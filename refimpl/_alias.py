@@ -5,6 +5,7 @@ attribute Y (fluid.initializer, fluid.layers.nn, ...), as Paddle's module tree h
 import importlib
 import importlib.abc
 import importlib.util
+import os
 import sys
 import types
 
@@ -21,6 +22,13 @@ class _AliasLoader(importlib.abc.Loader):
 
     def exec_module(self, module):
         pass
+
+    def get_code(self, fullname):
+        """The code of the refimpl module file (what `python -m paddle.X` runs), or None
+        for a module refimpl holds only as an attribute."""
+        spec = getattr(self.module, "__spec__", None)
+        loader = getattr(spec, "loader", None)
+        return loader.get_code(spec.name) if hasattr(loader, "get_code") else None
 
 
 def resolve(target_name):
@@ -48,6 +56,21 @@ class _AliasFinder(importlib.abc.MetaPathFinder):
         if module is None:
             return None
         return importlib.util.spec_from_loader(fullname, _AliasLoader(module))
+
+
+_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+# a folder whose `paddle` package installs the alias: on PYTHONPATH for the runner's children
+CHILD_PATH = os.path.join(_PACKAGE_DIR, "child_process_alias")
+
+
+def install_for_children():
+    """Put CHILD_PATH, then the folder refimpl was imported from, first on PYTHONPATH, so
+    the Python processes started from here import refimpl as `paddle` too (the version
+    profile reaches them as REFIMPL_PADDLE)."""
+    first = [CHILD_PATH, os.path.dirname(_PACKAGE_DIR)]
+    rest = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep)
+            if p and p not in first]
+    os.environ["PYTHONPATH"] = os.pathsep.join(first + rest)
 
 
 def install():

@@ -97,6 +97,11 @@ SWITCHES = {
     # CPU stream (std::minstd_rand through libstdc++'s uniform_real_distribution), or
     # numpy's (2.0 and 3 draw from a std::mt19937_64, which refimpl does not reproduce)
     "seeded_uniform_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},
+    # a parameter of shape [] (a ValueError in 1.8 and 2.0, a 0-D parameter in 3)
+    "zero_dim_parameters": {"1.8": False, "2.0": False, "3": True},
+    # the unique-name key of an unnamed eager tensor (to_variable, op outputs)
+    "eager_tensor_name": {"1.8": "generated_var", "2.0": "generated_tensor",
+                          "3": "generated_tensor"},
 }
 
 

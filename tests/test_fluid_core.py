@@ -393,3 +393,19 @@ def test_get_var_reads_the_global_block():
         fluid.framework._get_var("nope", main)
     with pytest.raises(TypeError, match="a Program"):
         fluid.framework._get_var("x", program=main.global_block())
+
+
+def test_fuse_parameter_setters_set_their_flags():
+    # Paddle 1.8.5: _set_fuse_parameter_group_size(3) / _memory_size(0.5) show in globals()
+    g = core.globals()
+    old = g["FLAGS_fuse_parameter_groups_size"], g["FLAGS_fuse_parameter_memory_size"]
+    try:
+        core._set_fuse_parameter_group_size(7)
+        core._set_fuse_parameter_memory_size(0.5)
+        assert (g["FLAGS_fuse_parameter_groups_size"], g["FLAGS_fuse_parameter_memory_size"]) \
+            == (7, 0.5)
+        with pytest.raises(TypeError, match="takes a int"):
+            core._set_fuse_parameter_group_size(1.5)
+    finally:
+        core._set_fuse_parameter_group_size(old[0])
+        core._set_fuse_parameter_memory_size(old[1])

@@ -175,6 +175,26 @@ def test_1_8_varbase_names():
     assert core.Layer().forward([]) == []
 
 
+def test_varbase_names_setters_and_helpers_as_paddle_1_8(paddle_version):
+    # 1.8.5: unnamed eager tensors are generated_var_N (2.0 and 3.3.1: generated_tensor_N);
+    # set_value of another shape and LayerHelper.to_variable of a str are what its
+    # test_var_base expects: AssertionError and TypeError
+    from refimpl.fluid import framework
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    for version, name in (("1.8", "generated_var_0"), ("2.0", "generated_tensor_0")):
+        with paddle_version(version), fluid.dygraph.guard():
+            v = fluid.dygraph.to_variable(x)
+            assert v.name == name
+            with pytest.raises(AssertionError, match=r"shape \[3, 2\] given.*\[2, 3\]"):
+                v.set_value(x.reshape(3, 2))
+            np.testing.assert_array_equal(framework._var_base_to_np(v), x)
+            helper = fluid.dygraph.Linear(3, 4)._helper
+            np.testing.assert_array_equal(helper.to_variable(x, name="h").numpy(), x)
+            assert helper.to_variable(v) is v
+            with pytest.raises(TypeError, match="expected type is 'ndarray' or 'Variable'"):
+                helper.to_variable("test")
+
+
 def test_to_variable_shares_an_ndarray_unless_zero_copy_is_false():
     a = np.zeros((1, 3), "float32")
     with fluid.dygraph.guard():

@@ -94,6 +94,37 @@ def test_data_feeder_builds_feed_dict_that_runs():
         feeder.feed([(np.zeros(3), 1)])
 
 
+def test_data_feeder_decorate_reader_feeds_one_dict_per_place(monkeypatch):
+    # Paddle 1.8.5's test_parallel_executor_fetch_feed feeds a data-parallel program so
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = fluid.data("x", [None, 2], "float32")
+        label = fluid.data("label", [None, 1], "int64")
+        out = fluid.layers.reduce_sum(x, dim=1, keep_dim=True) + \
+            fluid.layers.cast(label, "float32")
+    feeder = fluid.DataFeeder([x, label], fluid.CPUPlace(), program=main)
+
+    def reader():     # five minibatches of 2 samples: sample i is ([i, i], i)
+        for b in range(5):
+            yield [([2 * b + j] * 2, 2 * b + j) for j in range(2)]
+    monkeypatch.setenv("CPU_NUM", "2")
+    groups = list(feeder.decorate_reader(reader, multi_devices=True)())
+    assert len(groups) == 2 and all(len(g) == 2 for g in groups)     # the fifth is dropped
+    np.testing.assert_array_equal(groups[1][0]["label"][:, 0], [4, 5])
+    compiled = fluid.CompiledProgram(main).with_data_parallel()
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = Scope()
+    exe.run(startup, scope=scope)
+    got, = exe.run(compiled, feed=groups[1], fetch_list=[out], scope=scope)
+    np.testing.assert_array_equal(got[:, 0], [12, 15, 18, 21])      # 3 i for i = 4..7
+    single = list(feeder.decorate_reader(reader, multi_devices=False)())
+    assert len(single) == 5 and single[4]["x"].tolist() == [[8, 8], [9, 9]]
+    with pytest.raises(ValueError, match="last 1 minibatches do not fill the 2 places"):
+        list(feeder.decorate_reader(reader, multi_devices=True, drop_last=False)())
+    with pytest.raises(ValueError, match="3 minibatches given for 2 places"):
+        list(feeder.feed_parallel([[([0, 0], 0)]] * 3))
+
+
 def test_data_feeder_builds_lod_tensors_of_one_and_two_levels():
     main = Program()
     with program_guard(main, Program()):

@@ -66,6 +66,47 @@ def test_clone_for_test_drops_backward_and_optimizer_ops():
     assert not test_prog.global_block().has_var("fc_0.w_0@GRAD")
 
 
+def test_clone_for_test_drops_the_gradient_blocks_of_control_flow():
+    # Paddle 1.8.5 (its test_program_prune_backward's test_cond): after minimize, the
+    # clone for test has the 3 blocks of the clone before it, not the 5 with the two
+    # conditional_block_grad blocks, and computes the same loss
+    from refimpl import fluid
+    main, startup = Program(), Program()
+    with program_guard(main, startup), unique_name.guard():
+        x = fluid.data("x", [None, 4], "float32")
+        label = fluid.data("label", [None, 1], "int64")
+        logits = fluid.layers.fc(x, 3)
+        is_two = fluid.layers.fill_constant([1], "int32", 2) == 2
+        loss = fluid.layers.case(
+            [(is_two, lambda: fluid.layers.mean(
+                fluid.layers.softmax_with_cross_entropy(logits, label)))],
+            lambda: fluid.layers.mean(fluid.layers.reduce_sum(logits, dim=1)))
+        before = main.clone(for_test=True)
+        fluid.optimizer.SGD(0.1).minimize(loss)
+    after = main.clone(for_test=True)
+    assert len(main.blocks) == 5
+    assert len(after.blocks) == len(before.blocks) == 3
+    for a, b in zip(after.blocks, before.blocks):
+        assert (a.idx, a.parent_idx) == (b.idx, b.parent_idx)
+        assert [op.type for op in a.ops] == [op.type for op in b.ops]
+        assert sorted(a.vars) == sorted(b.vars)
+    assert [op.attr("sub_block") for op in after.global_block().ops
+            if op.type == "conditional_block"] == [1, 2]
+    rng = np.random.RandomState(0)
+    feed = {"x": rng.rand(5, 4).astype("float32"),
+            "label": rng.randint(0, 3, (5, 1)).astype("int64")}
+    exe = static.Executor()
+    scope = static.global_scope().__class__()
+    exe.run(startup, scope=scope)
+    w = np.array(scope.find_var("fc_0.w_0").get_tensor())
+    z = feed["x"] @ w        # the bias starts at 0
+    z = z - z.max(1, keepdims=True)
+    expected = -(z[np.arange(5), feed["label"][:, 0]] - np.log(np.exp(z).sum(1))).mean()
+    for prog in (after, before):
+        got, = exe.run(prog, feed=feed, fetch_list=[loss.name], scope=scope)
+        np.testing.assert_allclose(got, [expected], rtol=1e-5)
+
+
 def test_clone_is_deep():
     _fc_program()
     main = static.default_main_program()

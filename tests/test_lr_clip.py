@@ -313,3 +313,15 @@ def test_a_parameter_without_a_gradient_leaves_the_clipped_list(make):
 def test_an_eager_parameter_without_a_gradient_leaves_the_clipped_list(dygraph):
     x = paddle.to_tensor(np.array([2.0, 3.0], "float32"))
     assert paddle.nn.ClipGradByNorm(0.8)([(x, None)]) == []
+
+
+def test_fluid_decay_step_counter_is_importable_and_counts_from_begin():
+    # Paddle 1.8.5's seresnext_net imports it from fluid.layers.learning_rate_scheduler
+    from refimpl.fluid.layers.learning_rate_scheduler import _decay_step_counter
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        step = _decay_step_counter(begin=3)
+    exe, scope = static.Executor(), Scope()
+    exe.run(startup, scope=scope)
+    got = [exe.run(main, fetch_list=[step], scope=scope)[0] for _ in range(3)]
+    np.testing.assert_array_equal(np.concatenate(got), np.array([3, 4, 5], "float32"))

@@ -116,3 +116,31 @@ def test_importing_refimpl_leaves_numpy_alone():
     import refimpl                                      # noqa: F401
     for name in legacy_numpy.ALIASES:
         assert name not in vars(np) or np.__version__ < "2", name
+
+
+def test_python_processes_the_script_starts_import_refimpl_as_paddle(tmp_path):
+    # Paddle 1.8.5's test_run_fluid_by_module_or_command_line and test_nan_inf start
+    # `python -c 'import paddle.fluid'`, `python -m paddle.fluid.reader` and `python x.py`
+    (tmp_path / "child.py").write_text(textwrap.dedent("""
+        import sys
+        import paddle
+        import refimpl
+        assert paddle is refimpl, paddle
+        print("CHILD", refimpl.versions.current(), paddle.fluid.in_dygraph_mode(), sys.argv[1:])
+    """))
+    (tmp_path / "script.py").write_text(textwrap.dedent("""
+        import subprocess, sys
+        run = lambda *a: subprocess.run([sys.executable] + list(a), capture_output=True,
+                                        text=True, timeout=120)
+        code = "import paddle.fluid as f, refimpl; assert f is refimpl.fluid; print('C', 1)"
+        print(run("-c", code).stdout.strip())
+        print("MODULE", run("-m", "paddle.fluid.reader").returncode)
+        missing = run("-m", "paddle.no_such_module")
+        print("MISSING", missing.returncode, "paddle.no_such_module" in missing.stderr)
+        print(run("child.py", "--x", "1").stdout.strip())
+    """))
+    r = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", "1.8", "script.py"],
+                       capture_output=True, text=True, timeout=300, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split("\n")[:4] == ["C 1", "MODULE 0", "MISSING 1 True",
+                                        "CHILD 1.8 False ['--x', '1']"], r.stdout

@@ -348,3 +348,23 @@ def test_seeded_uniform_stream_of_paddle_1_8(paddle_version):
             scope, core.CPUPlace())
         assert np.array(out).tolist() == np.random.RandomState(10).uniform(
             0, 1, 2).astype(np.float32).tolist()
+
+
+def test_zero_dim_parameters(paddle_version):
+    # 1.8.5 (and 2.0.0's Parameter): create_parameter(shape=[]) is a ValueError, in a
+    # block and on a dygraph Layer; 3.3.1 (OldIrGuard) makes a parameter of shape ()
+    for version in ("1.8", "2.0"):
+        with paddle_version(version):
+            block = static.Program().global_block()
+            with pytest.raises(ValueError, match="at least one dimension, got \\[\\]"):
+                block.create_parameter(name="w", shape=[], dtype="float32")
+            assert tuple(block.create_parameter(name="v", shape=[0], dtype="float32")
+                         .shape) == (0,)
+            with fluid.dygraph.guard(), pytest.raises(ValueError, match="0-D parameters"):
+                fluid.dygraph.Layer().create_parameter(shape=[], dtype="float32")
+    with paddle_version("3"):
+        block = static.Program().global_block()
+        assert tuple(block.create_parameter(name="w", shape=[], dtype="float32").shape) == ()
+        with fluid.dygraph.guard():
+            scalar = fluid.dygraph.Layer().create_parameter(shape=[], dtype="float32")
+            assert scalar.shape == [] and scalar.is_distributed is False

@@ -32,7 +32,10 @@ static inline float refimpl_expf(float x)
     return x > hi ? (float)INFINITY : y;
 }
 
-/* out[j] = exp(in[j] - shift) for j < n; returns their sum (in double) */
+/* Paddle's softmax clips x - max(x) at -64 before exp (refimpl/ops/activation.py) */
+#define REFIMPL_SOFTMAX_SHIFT_FLOOR (-64.0f)
+
+/* out[j] = exp(max(in[j] - shift, -64)) for j < n; returns their sum (in double) */
 REFIMPL_SIMD_CLONES
 static double refimpl_exp_shifted_sum_f(const float *in, float *out, float shift, Py_ssize_t n)
 {
@@ -44,7 +47,8 @@ static double refimpl_exp_shifted_sum_f(const float *in, float *out, float shift
         total = 0.0f;
 #pragma omp simd reduction(+:total)
         for (Py_ssize_t i = j; i < end; i++) {
-            float e = refimpl_expf(in[i] - shift);
+            float d = in[i] - shift;
+            float e = refimpl_expf(d < REFIMPL_SOFTMAX_SHIFT_FLOOR ? REFIMPL_SOFTMAX_SHIFT_FLOOR : d);
             out[i] = e;
             total += e;
         }

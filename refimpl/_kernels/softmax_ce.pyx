@@ -20,6 +20,11 @@ ctypedef fused real:
     double
 
 
+cdef inline double _floored(double shifted) noexcept nogil:
+    """A logit minus its row max, clipped at -64 as Paddle's softmax (fast_exp.h)."""
+    return -64.0 if shifted < -64.0 else shifted
+
+
 cdef void _shift_by_row_max(const double[:, ::1] logits, double[:, ::1] shifted,
                             double[::1] row_max) noexcept nogil:
     cdef Py_ssize_t i, j, k = logits.shape[1]
@@ -31,7 +36,7 @@ cdef void _shift_by_row_max(const double[:, ::1] logits, double[:, ::1] shifted,
                 m = logits[i, j]
         row_max[i] = m
         for j in range(k):
-            shifted[i, j] = logits[i, j] - m
+            shifted[i, j] = _floored(logits[i, j] - m)
 
 
 cdef void _normalize_and_loss(const double[:, ::1] logits, const double[::1] row_max,
@@ -51,7 +56,7 @@ cdef void _normalize_and_loss(const double[:, ::1] logits, const double[::1] row
         if label[i] == ignore_index:
             loss[i] = 0
         else:
-            loss[i] = <double>(log(total) - <double>(logits[i, label[i]] - row_max[i]))
+            loss[i] = <double>(log(total) - _floored(logits[i, label[i]] - row_max[i]))
 
 
 cdef void _softmax_loss_f(const float[:, ::1] logits, float[:, ::1] prob,
@@ -67,7 +72,7 @@ cdef void _softmax_loss_f(const float[:, ::1] logits, float[:, ::1] prob,
         if label[i] == ignore_index:
             loss[i] = 0
         else:
-            loss[i] = <float>(log(total) - <double>(logits[i, label[i]] - m))
+            loss[i] = <float>(log(total) - _floored(<double>(logits[i, label[i]] - m)))
 
 
 cdef void _backward(real[:, ::1] prob, long[::1] label, real[::1] dloss, real[:, ::1] dx,

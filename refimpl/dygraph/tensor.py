@@ -13,9 +13,10 @@ import contextlib
 
 import numpy as np
 
-from .. import xp
+from .. import versions, xp
 from ..framework import unique_name
 from ..framework.dtypes import get_dtype
+from ..framework.errors import LayerAssertionError
 from ..framework.fetched import as_fetched
 from ..framework.place import CPUPlace, CUDAPlace, current_place, device_of
 from ..framework.program import Parameter, Variable
@@ -96,7 +97,7 @@ class Tensor(Variable):
     @property
     def name(self):
         if self._name is None:
-            self._name = unique_name.generate("generated_tensor")
+            self._name = unique_name.generate(versions.switch("eager_tensor_name"))
         return self._name
 
     @name.setter
@@ -347,7 +348,7 @@ class Tensor(Variable):
         new = value._array() if isinstance(value, Tensor) else value
         new = new if hasattr(new, "shape") else np.asarray(new)
         if tuple(new.shape) != a.shape:
-            raise ValueError("set_value of Tensor %r: shape %s given, the tensor has %s"
+            raise LayerAssertionError("set_value of Tensor %r: shape %s given, the tensor has %s"
                              % (self.name, list(new.shape), list(a.shape)))
         moved = on_place_of(a, new, a.dtype)   # it stays where it is (a GPU model loads
         self._value = moved.copy() if moved is new or type(a) is np.ndarray else moved
@@ -376,6 +377,7 @@ class Tensor(Variable):
 class ParamBase(Tensor, Parameter):
     """A parameter in dynamic mode: a leaf Tensor holding its value, with the Parameter
     attributes optimizers read (trainable, regularizer, optimize_attr, need_clip)."""
+    is_distributed = False     # 2.0 / 3.3.1: only parameter-server tables are
 
     def __init__(self, value, name, trainable=True, regularizer=None, optimize_attr=None,
                  do_model_average=None, need_clip=True):

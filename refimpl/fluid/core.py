@@ -222,6 +222,17 @@ class Executor:
         scope.set_values(dict(zip(kept, values)))
 
 
+def _set_fuse_parameter_group_size(size):
+    """FLAGS_fuse_parameter_groups_size: gradients per fused all-reduce in Paddle. refimpl
+    keeps the value; its fuse_all_reduce_ops makes one bucket of all (the sum is the same)."""
+    globals_view()["FLAGS_fuse_parameter_groups_size"] = size
+
+
+def _set_fuse_parameter_memory_size(megabytes):
+    """FLAGS_fuse_parameter_memory_size, kept as the group size is."""
+    globals_view()["FLAGS_fuse_parameter_memory_size"] = float(megabytes)
+
+
 def __unittest_throw_exception__():
     raise EnforceNotMet("test exception")
 

@@ -43,43 +43,46 @@ class DataFeeder:
         return {v.name: _to_lod_tensor(v, column) if v.lod_level else _to_array(v, column)
                 for v, column in zip(self.feed_vars, columns)}
 
-    def _number_of_places(self, num_places):
-        """num_places, else every GPU (a CUDAPlace feeder) or CPU_NUM CPU places."""
+    def _get_number_of_places_(self, num_places=None):
+        """num_places, else the places a data-parallel run has: the GPUs for a CUDAPlace,
+        CPU_NUM for the CPU (as Paddle 1.8)."""
         if num_places is not None:
             return int(num_places)
-        return len(cuda_places() if isinstance(self.place, CUDAPlace) else cpu_places())
+        if isinstance(self.place, CUDAPlace):
+            return len(cuda_places())
+        return len(cpu_places())
 
     def feed_parallel(self, iterable, num_places=None):
-        """One feed dict per minibatch of `iterable`, one minibatch per place (a
-        ParallelExecutor's per-device feeds)."""
-        iterable = list(iterable)
-        count = self._number_of_places(num_places)
-        if len(iterable) != count:
-            raise ValueError("DataFeeder.feed_parallel: takes one minibatch per device: got "
-                             "%d minibatches for %d devices" % (len(iterable), count))
-        for batch in iterable:
+        """One feed dict per place, from one minibatch per place."""
+        batches = list(iterable)
+        num = self._get_number_of_places_(num_places)
+        if len(batches) != num:
+            raise ValueError("DataFeeder.feed_parallel: %d minibatches given for %d places "
+                             "(one per place)" % (len(batches), num))
+        for batch in batches:
             yield self.feed(batch)
 
     def decorate_reader(self, reader, multi_devices, num_places=None, drop_last=True):
-        """A reader creator of feed dicts from `reader`'s minibatches; multi_devices: of
-        lists of one feed dict per place, the minibatches left over at the end dropped
-        (drop_last=False: ValueError then, as Paddle 1.8 has no other strategy)."""
+        """A reader of feeds: of one feed dict per minibatch, or with multi_devices of a
+        list of one feed dict per place (the minibatches grouped by the number of places;
+        a last group too short for every place is dropped, and drop_last=False refuses it,
+        as Paddle 1.8)."""
         def feeds():
             if not multi_devices:
                 for batch in reader():
                     yield self.feed(batch)
                 return
-            count = self._number_of_places(num_places)
+            num = self._get_number_of_places_(num_places)
             group = []
             for batch in reader():
                 group.append(batch)
-                if len(group) == count:
-                    yield list(self.feed_parallel(group, count))
+                if len(group) == num:
+                    yield list(self.feed_parallel(group, num))
                     group = []
             if group and not drop_last:
-                raise ValueError("DataFeeder.decorate_reader: %d minibatches are left for %d "
-                                 "devices; only dropping them (drop_last=True) is "
-                                 "implemented" % (len(group), count))
+                raise ValueError("DataFeeder.decorate_reader: the last %d minibatches do not "
+                                 "fill the %d places, and drop_last is False"
+                                 % (len(group), num))
         return feeds
 
 

@@ -93,3 +93,8 @@ def _get_var(name, program=None):
         raise TypeError("_get_var: expected a variable name (str) and a Program, got %s and %s"
                         % (type(name).__name__, type(program).__name__))
     return program.global_block().var(name)
+
+
+def _var_base_to_np(var_base):
+    """1.8's deprecated spelling of `var_base.numpy()`."""
+    return var_base.numpy()

@@ -6,11 +6,14 @@ with their values. An op follows its inputs: eager Tensors run now, static Varia
 append to the program, whatever the mode (specs/dygraph.md#mode-rules)."""
 import copy
 
+import numpy as np
+
 from . import mode
 from . import unique_name
 from .initializer import Constant, XavierUniform, global_initializers
 from .param_attr import ParamAttr, WeightNormParamAttr
-from .program import default_main_program, default_startup_program
+from .program import (Variable, check_new_parameter_shape, default_main_program,
+                      default_startup_program)
 
 __all__ = ["LayerHelper"]
 
@@ -91,6 +94,16 @@ class LayerHelper:
                                           kwargs.get("name"), kwargs.get("persistable", False))
         return self.block().create_var(**kwargs)
 
+    def to_variable(self, value, name=None):
+        """An eager tensor holding the ndarray `value` (a Variable is returned as it is);
+        anything else is a TypeError, as Paddle 1.8's LayerHelperBase.to_variable."""
+        if isinstance(value, Variable):
+            return value
+        if not isinstance(value, np.ndarray):
+            raise TypeError("The type of input value is invalid, expected type is 'ndarray' "
+                            "or 'Variable', but received %s" % type(value))
+        return mode.eager.Tensor(value, stop_gradient=True, name=name)
+
     def create_global_variable(self, persistable=False, **kwargs):
         if mode.dynamic:
             return mode.eager.placeholder(kwargs.get("dtype"), kwargs.get("shape"),
@@ -112,6 +125,7 @@ class LayerHelper:
             init = (g_bias if is_bias else g_weight) or (Constant(0.0) if is_bias
                                                          else XavierUniform())
         if mode.dynamic:
+            check_new_parameter_shape(attr.name, shape)
             if isinstance(attr, WeightNormParamAttr):
                 raise NotImplementedError(
                     "WeightNormParamAttr %r: weight normalization by ParamAttr builds static "

@@ -227,6 +227,15 @@ class Variable:
     __hash__ = object.__hash__
 
 
+def check_new_parameter_shape(name, shape):
+    """A parameter being declared (not one read back from a saved program) is 0-D only
+    where the profile's Paddle has 0-D parameters: 1.8 and 2.0 refuse shape [] with a
+    ValueError, 3 takes it."""
+    if shape is not None and len(shape) == 0 and not versions.switch("zero_dim_parameters"):
+        raise ValueError("parameter %r: the shape must have at least one dimension, got [] "
+                         "(Paddle %s has no 0-D parameters)" % (name, versions.release()))
+
+
 class Parameter(Variable):
     """A persistable, trainable Variable owned by the global block."""
 
@@ -504,6 +513,7 @@ class Block:
         unless an op of the global block already writes it (Paddle 1.8: a parameter is
         initialized once however often it is declared; its broadcast is no initializer)."""
         initializer = kwargs.pop("initializer", None)
+        check_new_parameter_shape(kwargs.get("name"), kwargs.get("shape"))
         global_block = self.program.global_block()
         p = Parameter(global_block, **kwargs)
         global_block.vars[p.name] = p
@@ -731,7 +741,10 @@ class Program:
         if for_test:
             p._is_test = True
             p.lr_scheduler = None
+            grad_blocks = set()
             for b in p.blocks:
+                grad_blocks.update(op.attrs["sub_block"] for op in b.ops
+                                   if not _is_forward_op(op) and "sub_block" in op.attrs)
                 b.ops = [op for op in b.ops if _is_forward_op(op)]
                 for op in b.ops:
                     if "is_test" in op.attrs:
@@ -739,7 +752,30 @@ class Program:
                 used = {n for op in b.ops for n in op.input_arg_names + op.output_arg_names}
                 b.vars = {n: v for n, v in b.vars.items()
                           if n in used or isinstance(v, Parameter) or v.is_data}
+            p._drop_blocks(grad_blocks)
         return p
+
+    def _drop_blocks(self, indices):
+        """Remove the blocks `indices` and the blocks inside them, renumbering the rest
+        (parent_idx, forward_block_idx, sub_block attrs): what clone(for_test=True) does
+        with the gradient blocks of conditional_block_grad / while_grad, as Paddle 1.8's
+        prune_backward (its test_program_prune_backward compares the block counts)."""
+        dropped = set(indices)
+        for b in self.blocks:       # a child block follows its parent
+            if b.parent_idx in dropped:
+                dropped.add(b.idx)
+        if not dropped:
+            return
+        kept = [b for b in self.blocks if b.idx not in dropped]
+        new_index = {b.idx: i for i, b in enumerate(kept)}
+        for b in kept:
+            b.idx = new_index[b.idx]
+            b.parent_idx = new_index.get(b.parent_idx, -1)
+            b.forward_block_idx = new_index.get(b.forward_block_idx, -1)
+            for op in b.ops:
+                if "sub_block" in op.attrs:
+                    op.attrs["sub_block"] = new_index[op.attrs["sub_block"]]
+        self.blocks = kept
 
     def _inference_optimize(self, prune_read_op=True):
         """A copy for inference, as Paddle 1.8's: every op kept (backward and optimizer ops

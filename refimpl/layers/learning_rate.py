@@ -171,4 +171,6 @@ def linear_lr_warmup(learning_rate, warmup_steps, start_lr, end_lr):
 
 EXPORTS = {"fluid.layers": {f.__name__: f for f in (
     exponential_decay, natural_exp_decay, inverse_time_decay, polynomial_decay,
-    piecewise_decay, cosine_decay, noam_decay, linear_lr_warmup)}}
+    piecewise_decay, cosine_decay, noam_decay, linear_lr_warmup)},
+    # outside __all__; 1.8's seresnext_net builds its cosine decay on it
+    "fluid.layers.learning_rate_scheduler": {"_decay_step_counter": _decay_step_counter}}

@@ -296,13 +296,24 @@ class _SoftmaxBase(OpDef):
         yield Sample({"X": rand(rng, 2, 3, 37) * 20}, {"axis": 2})
 
 
+# Paddle's CPU softmax (1.8.5 and 3.3.1, float32 and float64; softmax_with_cross_entropy
+# too) clips x - max(x) at -64 before exp: no probability is below exp(-64) = 1.6e-28, so
+# cross_entropy of a softmax never divides by 0
+SOFTMAX_SHIFT_FLOOR = -64.0
+
+
+def clipped_shift(x, axis):
+    """x - its max along axis, at least SOFTMAX_SHIFT_FLOOR (NaN stays NaN)."""
+    return np.maximum(x - x.max(axis=axis, keepdims=True), SOFTMAX_SHIFT_FLOOR)
+
+
 @register
 class Softmax(_SoftmaxBase):
     type = "softmax"
 
     @staticmethod
     def forward(x, axis=-1):
-        e = np.exp(x - x.max(axis=axis, keepdims=True))
+        e = np.exp(clipped_shift(x, axis))
         return e / e.sum(axis=axis, keepdims=True)
 
     @staticmethod

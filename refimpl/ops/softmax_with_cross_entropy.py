@@ -6,6 +6,7 @@ is the exact gradient when each label row sums to 1, as Paddle assumes."""
 import numpy as np
 
 from ._common import FLOATS, rand
+from .activation import clipped_shift
 from .registry import OpDef, Sample, register, share_lod
 
 
@@ -63,7 +64,7 @@ class SoftmaxWithCrossEntropy(OpDef):
     def forward(logits, label, soft_label=False, ignore_index=-100, numeric_stable_mode=True,
                 axis=-1):
         axis %= logits.ndim
-        shifted = logits - logits.max(axis=axis, keepdims=True)
+        shifted = clipped_shift(logits, axis)     # as Paddle's softmax (activation.py)
         e = np.exp(shifted)
         total = e.sum(axis=axis, keepdims=True)
         softmax = e / total
