@@ -1,7 +1,9 @@
 # cython: language_level=3
 """mul (fc's GEMM), matmul_v2 and matmul forward and backward through the team GEMM
 (refimpl._kernels.blas), so a plan's GEMMs and its conv loops share one set of threads.
-Drop-ins for refimpl.ops.mul / matmul, with and without memory_optimize's `alloc`.
+Drop-ins for refimpl.ops.mul / matmul, with and without memory_optimize's `alloc`;
+mul_backward_sgd is mul's backward and the sgd op on its weight in one (the executor pairs
+them: refimpl/executor/folded_updates.py).
 Batched products (attention's [batch, heads, seq, d] matrices) are one BLAS GEMM per
 matrix, the matrices split over the team: numpy's stacked matmul would call OpenBLAS's
 threaded GEMM per matrix (64^3 is above its one-thread limit), whose spinning workers take
@@ -49,6 +51,29 @@ def mul_backward(x, y, dout, x_num_col_dims=1, y_num_col_dims=1, need=(True, Tru
         dy = _empty(y.shape, x2.dtype, alloc)
         gemm_into(x2, d2, dy.reshape(y2.shape), trans_a=True)
     return dx, dy
+
+
+def mul_backward_sgd(x, y, dout, lr, x_num_col_dims=1, y_num_col_dims=1, need_x=True,
+                     alloc=None):
+    """mul's backward followed by the sgd op on its weight y (y -= lr * dy, in place),
+    with the update folded into dy's GEMM (y = -lr * x2^T @ dout + y): dy is never stored,
+    nor read again by a separate update pass; each element of y is rounded once (BLAS's
+    fused multiply-add), not after the product and again after the difference as the sgd
+    op does. Returns dx (None unless need_x). A y that
+    cannot be written in place by BLAS (not a C-contiguous array of x's dtype) takes
+    mul_backward, then the update."""
+    x2 = _matrix(x, x_num_col_dims)
+    rate = lr.reshape(-1)[0].astype(x2.dtype)       # as the sgd op rounds it
+    dx = mul_backward(x, y, dout, x_num_col_dims, y_num_col_dims, (need_x, False), alloc)[0]
+    if not (type(y) is np.ndarray and y.flags.c_contiguous and y.flags.writeable
+            and y.dtype == x2.dtype):
+        y -= rate * mul_backward(x, y, dout, x_num_col_dims, y_num_col_dims,
+                                 (False, True))[1]
+        return dx
+    y2 = y.reshape(x2.shape[1], -1)
+    d2 = np.ascontiguousarray(dout, x2.dtype).reshape(x2.shape[0], y2.shape[1])
+    gemm_into(x2, d2, y2, trans_a=True, alpha=-rate, beta=1)
+    return dx
 
 
 cdef bint _is_gemm(x, y, bint trans_x):
