@@ -25,8 +25,9 @@ compiled = pytest.mark.skipif(backend() == "numpy", reason="numpy references onl
 def test_mul_backward_sgd_matches_mul_grad_then_sgd(rows, k, n, shape, need_x, layout, path,
                                                     dtype, seed):
     """Every shape mul flattens (X at x_num_col_dims 2, Y at y_num_col_dims 2), the weight
-    updated in place; a weight BLAS cannot write (Fortran order) takes the two-pass path;
-    `split`: the GEMM split over the team (its thresholds put to 0)."""
+    updated in place; a weight BLAS cannot write (Fortran order) and products this small
+    take the two-kernel path; `split`: the folded GEMM (numpy's GEMM limit put to 0), split
+    over the team (its threshold too)."""
     blas = pytest.importorskip("refimpl._kernels.blas")
     matmul = pytest.importorskip("refimpl._kernels.matmul")
     rng = np.random.RandomState(seed)

@@ -55,21 +55,23 @@ def mul_backward(x, y, dout, x_num_col_dims=1, y_num_col_dims=1, need=(True, Tru
 
 def mul_backward_sgd(x, y, dout, lr, x_num_col_dims=1, y_num_col_dims=1, need_x=True,
                      alloc=None):
-    """mul's backward followed by the sgd op on its weight y (y -= lr * dy, in place),
-    with the update folded into dy's GEMM (y = -lr * x2^T @ dout + y): dy is never stored,
-    nor read again by a separate update pass; each element of y is rounded once (BLAS's
-    fused multiply-add), not after the product and again after the difference as the sgd
-    op does. Returns dx (None unless need_x). A y that
-    cannot be written in place by BLAS (not a C-contiguous array of x's dtype) takes
-    mul_backward, then the update."""
+    """mul's backward followed by the sgd op on its weight y (y -= lr * dy, in place).
+    A large dy (numpy's GEMM limit or more multiply-adds) takes the update inside its GEMM
+    (y = -lr * x2^T @ dout + y): dy is never stored, nor read again by a separate update
+    pass, and each element of y is rounded once (BLAS's fused multiply-add), not after the
+    product and again after the difference as the sgd op does. A small one, or a y BLAS
+    cannot write (not a C-contiguous array of x's dtype), takes mul_backward, then the
+    sgd op's arithmetic. Returns dx (None unless need_x)."""
     x2 = _matrix(x, x_num_col_dims)
     rate = lr.reshape(-1)[0].astype(x2.dtype)       # as the sgd op rounds it
-    dx = mul_backward(x, y, dout, x_num_col_dims, y_num_col_dims, (need_x, False), alloc)[0]
-    if not (type(y) is np.ndarray and y.flags.c_contiguous and y.flags.writeable
+    if <double>x2.shape[0] * y.size < blas.NUMPY_GEMM_WORK or not (
+            type(y) is np.ndarray and y.flags.c_contiguous and y.flags.writeable
             and y.dtype == x2.dtype):
-        y -= rate * mul_backward(x, y, dout, x_num_col_dims, y_num_col_dims,
-                                 (False, True))[1]
+        dx, dy = mul_backward(x, y, dout, x_num_col_dims, y_num_col_dims, (need_x, True),
+                              alloc)
+        y -= rate * dy
         return dx
+    dx = mul_backward(x, y, dout, x_num_col_dims, y_num_col_dims, (need_x, False), alloc)[0]
     y2 = y.reshape(x2.shape[1], -1)
     d2 = np.ascontiguousarray(dout, x2.dtype).reshape(x2.shape[0], y2.shape[1])
     gemm_into(x2, d2, y2, trans_a=True, alpha=-rate, beta=1)

@@ -11,9 +11,10 @@ mlp_mnist's step, issue 21). When the kernel table has a kernel for the pair
 Only where no one can see the gradient: it dies at the update (it is not fetched, not
 persistable and read by no other op), the update writes the parameter it reads, neither op
 sees a LoD or SelectedRows, and neither writes into its input (enable_inplace). The values
-are the two ops' up to the update's last bit: BLAS makes it one fused multiply-add per
-element (w - lr * g rounded once), where the sgd op rounds lr * g, then the difference
-(Paddle 1.8.5 gives 0.0 for 0.5 - 0.1f * 5, the fold -7.45e-9: tests/test_fluid_clip.py)."""
+are the two ops' up to the update's last bit: for a large weight gradient BLAS makes the
+update one fused multiply-add per element (w - lr * g rounded once), where the sgd op
+rounds lr * g, then the difference (0.5 - 0.1f * 5: 0.0 by the op, -7.45e-9 folded);
+small ones keep the op's arithmetic (matmul.mul_backward_sgd)."""
 from ..dispatch import select_folded_update
 from ..framework.program import EMPTY_VAR_NAME
 from ..ops.registry import BlockOpDef
