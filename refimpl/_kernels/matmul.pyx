@@ -15,6 +15,7 @@ from cython.parallel cimport prange
 from refimpl._kernels.blas cimport Team, sgemm, dgemm, gemm_team, release_team, cut
 from refimpl._kernels import blas
 from refimpl._kernels.blas import gemm_into, require_gemm
+from refimpl._kernels.optim import sgd
 from refimpl._kernels.out_variants import fresh, matmul_v2_out
 
 require_gemm()
@@ -59,18 +60,18 @@ def mul_backward_sgd(x, y, dout, lr, x_num_col_dims=1, y_num_col_dims=1, need_x=
     A large dy (numpy's GEMM limit or more multiply-adds) takes the update inside its GEMM
     (y = -lr * x2^T @ dout + y): dy is never stored, nor read again by a separate update
     pass, and each element of y is rounded once (BLAS's fused multiply-add), not after the
-    product and again after the difference as the sgd op does. A small one, or a y BLAS
-    cannot write (not a C-contiguous array of x's dtype), takes mul_backward, then the
-    sgd op's arithmetic. Returns dx (None unless need_x)."""
+    product and again after the difference as the sgd op does. A small one (where the BLAS
+    call's checks cost more than the pass saved), or a y BLAS cannot write beside x (not a
+    C-contiguous array of x's dtype), takes the two kernels. Returns dx (None unless
+    need_x)."""
     x2 = _matrix(x, x_num_col_dims)
-    rate = lr.reshape(-1)[0].astype(x2.dtype)       # as the sgd op rounds it
     if <double>x2.shape[0] * y.size < blas.NUMPY_GEMM_WORK or not (
-            type(y) is np.ndarray and y.flags.c_contiguous and y.flags.writeable
-            and y.dtype == x2.dtype):
+            type(y) is np.ndarray and y.flags.c_contiguous and y.dtype == x2.dtype):
         dx, dy = mul_backward(x, y, dout, x_num_col_dims, y_num_col_dims, (need_x, True),
                               alloc)
-        y -= rate * dy
+        sgd(y, lr, dy)
         return dx
+    rate = lr.reshape(-1)[0].astype(x2.dtype)       # as the sgd op rounds it
     dx = mul_backward(x, y, dout, x_num_col_dims, y_num_col_dims, (need_x, False), alloc)[0]
     y2 = y.reshape(x2.shape[1], -1)
     d2 = np.ascontiguousarray(dout, x2.dtype).reshape(x2.shape[0], y2.shape[1])
