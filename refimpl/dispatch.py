@@ -11,11 +11,11 @@ from collections import namedtuple
 import numpy as np
 
 from ._kernels import backend, load_kernel
-from ._kernels.table import KERNELS, WHICH, OpKernels
+from ._kernels.table import FOLDED_UPDATES, KERNELS, WHICH, OpKernels
 from .ops.registry import get_op_def
 from .xp import is_device_array, to_device, to_host
 
-__all__ = ["Kernel", "select_kernel", "kernels_of", "is_collective", "SavedForGrad", "WHICH",
+__all__ = ["Kernel", "select_kernel", "select_folded_update", "kernels_of", "is_collective", "SavedForGrad", "WHICH",
            "DEVICES", "host_staged", "map_arrays"]
 
 DEVICES = ("cpu", "gpu")
@@ -161,6 +161,20 @@ def _version_shaped(op_type, which, fn):
     shaped_by = get_op_def(op_type + "_grad") if which.startswith("backward") \
         else get_op_def(op_type)
     return shaped_by.with_version_shapes(fn)
+
+
+def select_folded_update(op_type, update_type, attrs=None, dtype=None):
+    """(kernel, the forward op's input slot it updates) running the grad op of `op_type`
+    and the `update_type` op right after it as one call (table.FOLDED_UPDATES), on the
+    CPU when the backend is `cython`, the kernel is built and both ops' fast_ok take these
+    attrs (the grad op's) and dtype; else None."""
+    entry = FOLDED_UPDATES.get((op_type, update_type))
+    if entry is None or backend() != "cython" or not (
+            _allowed(kernels_of(op_type).fast_ok, op_type, attrs, dtype)
+            and _allowed(kernels_of(update_type).fast_ok, update_type, {}, dtype)):
+        return None
+    fn = load_kernel(entry["kernel"])
+    return None if fn is None else (fn, entry["param_slot"])
 
 
 def _allowed(ok, op_type, attrs, dtype):

@@ -39,6 +39,29 @@ def test_gemm_into_matches_numpy(m, n, k, trans_a, trans_b, dtype, path, seed):
 
 
 @settings(max_examples=80, deadline=None)
+@given(m=st.integers(0, 40), n=st.integers(0, 40), k=st.integers(0, 40),
+       trans_a=st.booleans(), alpha=st.sampled_from([1.0, -0.37, 2.5]),
+       beta=st.sampled_from([0.0, 1.0, -0.5]), dtype=st.sampled_from(["float32", "float64"]),
+       split=st.booleans(), seed=st.integers(0, 2 ** 31 - 1))
+def test_gemm_into_scales_and_accumulates(m, n, k, trans_a, alpha, beta, dtype, split, seed):
+    """out = alpha * op(a) @ b + beta * out (the folded sgd update: alpha -lr, beta 1), k = 0
+    included; beta 0 ignores out's NaNs, as BLAS does."""
+    rng = np.random.RandomState(seed)
+    a = rng.randn(*((k, m) if trans_a else (m, k))).astype(dtype)
+    b = rng.randn(k, n).astype(dtype)
+    start = rng.randn(m, n).astype(dtype) if beta else np.full((m, n), np.nan, dtype)
+    want = alpha * ((a.T if trans_a else a) @ b) + (beta * start if beta else 0)
+    out = start.copy()
+    with pytest.MonkeyPatch.context() as patch:
+        if split:
+            patch.setattr(blas, "MIN_SPLIT_WORK", 0)
+        got = blas.gemm_into(a, b, out, trans_a=trans_a, alpha=alpha, beta=beta)
+    assert got is out
+    tol = 1e-5 if dtype == "float32" else 1e-12
+    np.testing.assert_allclose(out, want, rtol=tol, atol=tol * max(k, 1) * 3)
+
+
+@settings(max_examples=80, deadline=None)
 @given(m=st.integers(1, 30), n=st.integers(1, 30), k=st.integers(1, 30),
        layouts=st.tuples(*[st.sampled_from(["c", "transposed", "strided"])] * 2),
        dtype=st.sampled_from(["float32", "float64"]), seed=st.integers(0, 2 ** 31 - 1))

@@ -167,9 +167,11 @@ cpdef int team_size() noexcept:
 
 
 cdef struct Gemm:
-    # out[m, n] = op(a) @ op(b), row-major with leading dimensions; double when not single
+    # out[m, n] = alpha * op(a) @ op(b) + beta * out, row-major with leading dimensions;
+    # double when not single
     bint single, trans_a, trans_b
     Py_ssize_t m, n, k, lda, ldb, ldc
+    double alpha, beta
     const char* a
     const char* b
     char* c
@@ -193,11 +195,12 @@ cdef void _gemm_part(const Gemm* g, int part, int parts) noexcept nogil:
     if m <= 0 or n <= 0:
         return
     if g.single:
-        sgemm(g.trans_a, g.trans_b, m, n, g.k, 1, <const float*>g.a + a_off, g.lda,
-              <const float*>g.b + b_off, g.ldb, 0, <float*>g.c + c_off, g.ldc)
+        sgemm(g.trans_a, g.trans_b, m, n, g.k, <float>g.alpha, <const float*>g.a + a_off,
+              g.lda, <const float*>g.b + b_off, g.ldb, <float>g.beta, <float*>g.c + c_off,
+              g.ldc)
     else:
-        dgemm(g.trans_a, g.trans_b, m, n, g.k, 1, <const double*>g.a + a_off, g.lda,
-              <const double*>g.b + b_off, g.ldb, 0, <double*>g.c + c_off, g.ldc)
+        dgemm(g.trans_a, g.trans_b, m, n, g.k, g.alpha, <const double*>g.a + a_off, g.lda,
+              <const double*>g.b + b_off, g.ldb, g.beta, <double*>g.c + c_off, g.ldc)
 
 
 def _check_gemm(a, b, out, trans_a, trans_b):
@@ -217,24 +220,33 @@ def _check_gemm(a, b, out, trans_a, trans_b):
                          % ((m, k), (kb, n), out.shape))
 
 
-def gemm_into(a, b, out, bint trans_a=False, bint trans_b=False):
-    """out[...] = op(a) @ op(b) for C-contiguous 2-D float32/float64 arrays of one dtype
-    (op transposes where asked), split over the team when the work is large enough."""
-    if <double>out.shape[0] * out.shape[1] * a.shape[0 if trans_a else 1] < NUMPY_GEMM_WORK:
+def gemm_into(a, b, out, bint trans_a=False, bint trans_b=False, double alpha=1,
+              double beta=0):
+    """out[...] = alpha * op(a) @ op(b) + beta * out for C-contiguous 2-D float32/float64
+    arrays of one dtype (op transposes where asked; beta 0 ignores out's values, NaN
+    included, as BLAS does), split over the team when the work is large enough. alpha and
+    beta are rounded to the arrays' dtype."""
+    plain = alpha == 1 and beta == 0
+    if plain and <double>out.shape[0] * out.shape[1] * a.shape[0 if trans_a else 1] < \
+            NUMPY_GEMM_WORK:
         return np.matmul(a.T if trans_a else a, b.T if trans_b else b, out=out)
     _check_gemm(a, b, out, trans_a, trans_b)
     cdef Gemm g
     cdef cnp.ndarray aa = a, bb = b, cc = out
     g.single = aa.dtype == np.float32
     g.trans_a, g.trans_b = trans_a, trans_b
+    g.alpha, g.beta = alpha, beta
     g.m, g.n = cc.shape[0], cc.shape[1]
     g.k = aa.shape[0] if trans_a else aa.shape[1]
     g.lda, g.ldb, g.ldc = aa.shape[1], bb.shape[1], cc.shape[1]
     g.a, g.b, g.c = <const char*>aa.data, <const char*>bb.data, cc.data
     if g.m == 0 or g.n == 0:
         return out
-    if g.k == 0:
-        out[...] = 0
+    if g.k == 0:   # op(a) @ op(b) is zeros
+        if beta == 0:
+            out[...] = 0
+        else:
+            out *= out.dtype.type(beta)
         return out
     cdef Team team = gemm_team(<double>g.m * g.n * g.k, max(g.m, g.n))
     cdef int p

@@ -1,7 +1,9 @@
 # cython: language_level=3
 """mul (fc's GEMM), matmul_v2 and matmul forward and backward through the team GEMM
 (refimpl._kernels.blas), so a plan's GEMMs and its conv loops share one set of threads.
-Drop-ins for refimpl.ops.mul / matmul, with and without memory_optimize's `alloc`.
+Drop-ins for refimpl.ops.mul / matmul, with and without memory_optimize's `alloc`;
+mul_backward_sgd is mul's backward and the sgd op on its weight in one (the executor pairs
+them: refimpl/executor/folded_updates.py).
 Batched products (attention's [batch, heads, seq, d] matrices) are one BLAS GEMM per
 matrix, the matrices split over the team: numpy's stacked matmul would call OpenBLAS's
 threaded GEMM per matrix (64^3 is above its one-thread limit), whose spinning workers take
@@ -13,6 +15,7 @@ from cython.parallel cimport prange
 from refimpl._kernels.blas cimport Team, sgemm, dgemm, gemm_team, release_team, cut
 from refimpl._kernels import blas
 from refimpl._kernels.blas import gemm_into, require_gemm
+from refimpl._kernels.optim import sgd
 from refimpl._kernels.out_variants import fresh, matmul_v2_out
 
 require_gemm()
@@ -49,6 +52,31 @@ def mul_backward(x, y, dout, x_num_col_dims=1, y_num_col_dims=1, need=(True, Tru
         dy = _empty(y.shape, x2.dtype, alloc)
         gemm_into(x2, d2, dy.reshape(y2.shape), trans_a=True)
     return dx, dy
+
+
+def mul_backward_sgd(x, y, dout, lr, x_num_col_dims=1, y_num_col_dims=1, need_x=True,
+                     alloc=None):
+    """mul's backward followed by the sgd op on its weight y (y -= lr * dy, in place).
+    A large dy (numpy's GEMM limit or more multiply-adds) takes the update inside its GEMM
+    (y = -lr * x2^T @ dout + y): dy is never stored, nor read again by a separate update
+    pass, and each element of y is rounded once (BLAS's fused multiply-add), not after the
+    product and again after the difference as the sgd op does. A small one (where the BLAS
+    call's checks cost more than the pass saved), or a y BLAS cannot write beside x (not a
+    C-contiguous array of x's dtype), takes the two kernels. Returns dx (None unless
+    need_x)."""
+    x2 = _matrix(x, x_num_col_dims)
+    if <double>x2.shape[0] * y.size < blas.NUMPY_GEMM_WORK or not (
+            type(y) is np.ndarray and y.flags.c_contiguous and y.dtype == x2.dtype):
+        dx, dy = mul_backward(x, y, dout, x_num_col_dims, y_num_col_dims, (need_x, True),
+                              alloc)
+        sgd(y, lr, dy)
+        return dx
+    rate = lr.reshape(-1)[0].astype(x2.dtype)       # as the sgd op rounds it
+    dx = mul_backward(x, y, dout, x_num_col_dims, y_num_col_dims, (need_x, False), alloc)[0]
+    y2 = y.reshape(x2.shape[1], -1)
+    d2 = np.ascontiguousarray(dout, x2.dtype).reshape(x2.shape[0], y2.shape[1])
+    gemm_into(x2, d2, y2, trans_a=True, alpha=-rate, beta=1)
+    return dx
 
 
 cdef bint _is_gemm(x, y, bint trans_x):

@@ -20,7 +20,7 @@ import numpy as np
 from .. import versions
 from . import out_variants as out
 
-__all__ = ["OpKernels", "KERNELS", "WHICH"]
+__all__ = ["OpKernels", "KERNELS", "WHICH", "FOLDED_UPDATES"]
 
 WHICH = ("forward", "backward", "forward_out", "backward_out", "forward_inplace")
 
@@ -194,3 +194,16 @@ KERNELS = dict(_ELEMENTWISE, **{
     ["c_allreduce_" + r for r in ("sum", "max", "min", "prod")]
     + ["c_reduce_" + r for r in ("sum", "max", "min", "prod")]
     + ["c_broadcast", "c_allgather", "c_scatter", "barrier"])})
+
+
+# Compiled kernels that run a grad op and the plain parameter update right after it as one
+# call, keyed by (forward op type, update op type): the grad op's backward with the update
+# of its input `param_slot` folded into that input's gradient GEMM, whose result the update
+# alone reads (refimpl/executor/folded_updates.py pairs the two ops). Each is a drop-in for
+# the grad op's backward kernel followed by the update op's reference; `fn(*grad op inputs,
+# lr, **attrs, need_x=, alloc=)` updates the parameter in place and returns the other
+# input's gradient. The numpy backend runs the two ops as they are.
+FOLDED_UPDATES = {
+    ("mul", "sgd"): {"kernel": "matmul:mul_backward_sgd", "param_slot": "Y"},
+}
+

@@ -30,6 +30,7 @@ from ..xp import (device as gpu_device, drop_deferred_checks, run_deferred_check
 from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
 from .direct import DIRECT_BINDERS, LOD_AS_IS
+from .folded_updates import bind_folded, folded_updates
 from .op_events import timed_runs
 from .hand_off import link_saved_for_grad
 from .op_order import with_updates_early
@@ -168,6 +169,10 @@ def _keep_shape_only(env, name):
         env[name] = np.broadcast_to(np.zeros((), value.dtype), value.shape)
 
 
+def _done_by_previous_op(env):
+    """The run of an op that the op before it runs (an update folded into its gradient)."""
+
+
 class Plan:
     """A program compiled for one feed/fetch signature: bound ops plus a free list.
     `device`: "cpu", or "gpu": the ops run on CuPy arrays (the caller makes the GPU
@@ -208,10 +213,6 @@ class Plan:
                  self._can_reuse_input(op, dead, set(feed_names), persistable, device)
                  for op, dead in zip(self.ops, dead_after)]
         self.inplace_ops = sum(reuse)
-        self.pool = BufferPool() if reuse_buffers and eager_delete else None
-        self.recyclable = self._promised_buffers(dead_after, reuse, set(feed_names)) \
-            if self.pool else set()
-        alloc = self.pool.take if self.pool else None
         # hand_off="little" (memory_optimize=True): only forward ops whose hand-off is no
         # larger than their output keep it for their grad ops; the others' grad ops
         # recompute (conv2d's columns are kh*kw times its input)
@@ -220,12 +221,29 @@ class Plan:
         declared = {n for n, v in block.vars.items() if v.lod_level}
         lod_names, touching = lod_reaching(self.ops, declared | set(lod_feeds))
         touching = set(touching)
-        # group: the device's communicator group (collective ops), None on one place
-        self.runs = [bind_control_op(op, program, wrap_kernel, group, device, lod_names)
-                     if isinstance(op.op_def, BlockOpDef)
-                     else bind_op(op, wrap_kernel, r, alloc, links.get(i), group, device,
-                                  i in touching)
-                     for i, (op, r) in enumerate(zip(self.ops, reuse))]
+        # a weight's sgd update inside the GEMM of its gradient (folded_updates.py)
+        plain = [device == "cpu" and not r and i not in links and i not in touching
+                 and not _touches_selected_rows(op)
+                 for i, (op, r) in enumerate(zip(self.ops, reuse))]
+        folded = folded_updates(self.ops, dead_after, plain)
+        self.pool = BufferPool() if reuse_buffers and eager_delete else None
+        self.recyclable = self._promised_buffers(
+            dead_after, reuse, set(feed_names),
+            {self.ops[i].output(slot + "@GRAD")[0] for i, (_, slot) in folded.items()}) \
+            if self.pool else set()
+        alloc = self.pool.take if self.pool else None
+
+        def bind(i, op, in_place):
+            if isinstance(op.op_def, BlockOpDef):
+                return bind_control_op(op, program, wrap_kernel, group, device, lod_names)
+            if i in folded:
+                return bind_folded(op, self.ops[i + 1], *folded[i], alloc, wrap_kernel)
+            if i - 1 in folded:
+                return _done_by_previous_op
+            # group: the device's communicator group (collective ops), None on one place
+            return bind_op(op, wrap_kernel, in_place, alloc, links.get(i), group, device,
+                           i in touching)
+        self.runs = [bind(i, op, r) for i, (op, r) in enumerate(zip(self.ops, reuse))]
 
     def _read_before_written(self, fed):
         written, read = set(fed), []
@@ -240,7 +258,7 @@ class Plan:
             if type(env.get(n)) is np.ndarray:
                 env[n] = to_device(env[n])
 
-    def _promised_buffers(self, dead_after, inplace, fed):
+    def _promised_buffers(self, dead_after, inplace, fed, unmade):
         """memory_optimize: the dead temporaries whose buffers go to the pool. Only those a
         later op of the same phase (forward, backward, optimize) will want are kept: an op
         writing an output of the same build-time shape and dtype through an out variant. A
@@ -248,7 +266,8 @@ class Plan:
         the end of the forward (where every activation is alive: the peak), would raise the
         peak. Never the user's fed arrays, nor a buffer an in-place op passed on to its
         output (fetched and persistable values never die). BufferPool.give still checks at
-        run time that nothing else holds the buffer."""
+        run time that nothing else holds the buffer. `unmade`: outputs no op writes (a
+        folded update's gradient)."""
         block = self.program.global_block()
 
         def key(op, name):
@@ -264,7 +283,7 @@ class Plan:
                 dead = [n for n in dead if n != op.input(op.op_def.input_slots[0])[0]]
             elif op_kernel(op, "out", self.device) is not None:
                 for n in op.output_arg_names:
-                    candidates = waiting.get(key(op, n))
+                    candidates = waiting.get(key(op, n)) if n not in unmade else None
                     if candidates:
                         promised.add(candidates.pop())
             for n in dead:
