@@ -77,14 +77,15 @@ _PRELUDE = ("import collections, inspect, io, numpy, runpy, sys\n"
             "runpy.run_module('refimpl', run_name='__main__', alter_sys=True)\n")
 
 
-def run_file(path, python, paddle_version, timeout, numpy1_aliases=True):
+def run_file(path, python, paddle_version, timeout, numpy1_aliases=True,
+             refimpl_python=sys.executable):
     if python:
         cmd = [python, os.path.basename(path)]
     elif numpy1_aliases:
-        cmd = [sys.executable, "-c", _PRELUDE, "run", "--paddle",
+        cmd = [refimpl_python, "-c", _PRELUDE, "run", "--paddle",
                paddle_version, os.path.basename(path)]
     else:
-        cmd = [sys.executable, "-m", "refimpl", "run", "--paddle", paddle_version,
+        cmd = [refimpl_python, "-m", "refimpl", "run", "--paddle", paddle_version,
                os.path.basename(path)]
     env = dict(os.environ)
     if not python:
@@ -147,6 +148,9 @@ def main(argv=None):
     ap.add_argument("--list", help="text file naming the test files (one a line, relative "
                     "to DIR, '#' comments); default: every test_*.py in DIR")
     ap.add_argument("--python", help="a real Paddle's interpreter; default: refimpl")
+    ap.add_argument("--refimpl-python", default=sys.executable,
+                    help="the interpreter that runs refimpl (another numpy, e.g. a numpy 1.x "
+                    "venv with refimpl's kernels built for it); default: this one")
     ap.add_argument("--paddle", default="1.8", help="refimpl's version profile")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--no-numpy1-aliases", action="store_true",
@@ -165,7 +169,7 @@ def main(argv=None):
     results = []
     for name in names:
         r = run_file(os.path.join(args.dir, name), args.python, args.paddle, args.timeout,
-                     not args.no_numpy1_aliases)
+                     not args.no_numpy1_aliases, args.refimpl_python)
         results.append(r)
         counts = ("ran %s, failed %d, errors %d, skipped %d"
                   % (r["ran"], r["failures"], r["errors"], r["skipped"])) \
