@@ -4,12 +4,14 @@
     python tools/run_paddle_tests.py DIR --list ... --python /opt/paddle18/bin/python \
         --json p.json                                       # the same files on a real Paddle
     python tools/run_paddle_tests.py --table r.json p.json  # a markdown table of both
+    python tools/run_paddle_tests.py DIR --list specs/paddle18_numpy1_tests.txt \
+        --refimpl-python /opt/np1/bin/python                # refimpl under numpy 1.x
 
 Each file runs in its own process, as Paddle's CI runs it (`python test_x.py`, which calls
 unittest.main()), from DIR so that the files' helper modules (op_test.py, ...) import. On
 refimpl the only change is the import alias: `python -m refimpl run --paddle 1.8 FILE`.
-The files were written for numpy 1.x and Python 3.8 (Paddle 1.8.5's venv has numpy 1.19):
-on numpy 2 the runner first puts back the aliases numpy removed that they call
+The files were written for numpy 1.x and Python 3.8 (Paddle 1.8.5's venv here has numpy
+1.23.5): on numpy 2 the runner first puts back the aliases numpy removed that they call
 (np.product, np.alltrue, np.float, ...: refimpl/legacy_numpy.py, which `run --paddle 1.8`
 itself restores too; np.reshape's newshape keyword) and what Python 3.10 and 3.11 removed
 (collections.Sequence and the other collections.abc aliases; inspect.getargspec, as
