@@ -1,5 +1,5 @@
-"""The numpy 1.x names that Paddle 1.8-era scripts use and numpy 2 removed, each one-to-one
-with a name numpy 2 still has. `python -m refimpl run --paddle 1.8` puts the missing ones
+"""The numpy 1.x names that Paddle 1.8-era scripts use and numpy 1.24 or 2 removed, each
+one-to-one with a name numpy still has. `python -m refimpl run --paddle 1.8` puts the missing ones
 back for the script it runs (specs/runner.md); a plain `import refimpl` never does."""
 import sys
 import warnings
@@ -8,9 +8,10 @@ import numpy as np
 
 # removed name -> what numpy 1.x meant by it
 ALIASES = {
-    # the builtin-type aliases (deprecated in numpy 1.20, removed in 1.24)
+    # the builtin-type aliases (deprecated in numpy 1.20, removed in 1.24; numpy 2 has
+    # np.bool again, as np.bool_, so only numpy 1.24-1.26 lack it)
     "int": int, "float": float, "complex": complex, "object": object, "str": str,
-    "unicode": str,
+    "unicode": str, "bool": bool,
     # function aliases (deprecated in numpy 1.25, removed in 2.0)
     "product": np.prod, "cumproduct": np.cumprod, "alltrue": np.all, "sometrue": np.any,
     # scalar-type and constant aliases (removed in 2.0, NEP 52)

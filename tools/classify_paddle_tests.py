@@ -7,7 +7,8 @@
 DIR is Paddle's python/paddle/fluid/tests/unittests of the v1.8.5 tag. Every test_*.py under
 it (subfolders included) gets one row of the tsv: file, category, reason, and the results of
 Paddle 1.8.5 and refimpl where the file was run. The category comes, in this order, from
-  1. the run lists (specs/paddle18_tests.txt, specs/paddle18_dygraph_tests.txt): listed-*;
+  1. the run lists (specs/paddle18_tests.txt, specs/paddle18_dygraph_tests.txt,
+     specs/paddle18_numpy1_tests.txt): listed-*;
   2. OUT_OF_SCOPE below: a file-name pattern per reason that refimpl does not cover;
   3. a file that calls no unittest.main runs no test as `python FILE`: out-no-tests;
   4. otherwise the file is in scope and not listed: its category and one-line root cause
@@ -23,7 +24,8 @@ import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 SPECS = os.path.join(os.path.dirname(HERE), "specs")
-LISTS = {"listed-static": "paddle18_tests.txt", "listed-dygraph": "paddle18_dygraph_tests.txt"}
+LISTS = {"listed-static": "paddle18_tests.txt", "listed-dygraph": "paddle18_dygraph_tests.txt",
+         "listed-numpy1": "paddle18_numpy1_tests.txt"}   # the last: under numpy 1.x only
 TSV = os.path.join(SPECS, "paddle18_scope.tsv")
 
 # category -> (reason, file-name patterns relative to DIR). A pattern names what the file
@@ -132,7 +134,7 @@ def test_files(root):
 
 
 def listed():
-    """file -> listed-static / listed-dygraph, from the run lists."""
+    """file -> listed-static / listed-dygraph / listed-numpy1, from the run lists."""
     out = {}
     for category, list_name in LISTS.items():
         with open(os.path.join(SPECS, list_name)) as f:

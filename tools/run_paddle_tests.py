@@ -4,12 +4,14 @@
     python tools/run_paddle_tests.py DIR --list ... --python /opt/paddle18/bin/python \
         --json p.json                                       # the same files on a real Paddle
     python tools/run_paddle_tests.py --table r.json p.json  # a markdown table of both
+    python tools/run_paddle_tests.py DIR --list specs/paddle18_numpy1_tests.txt \
+        --refimpl-python /opt/np1/bin/python                # refimpl under numpy 1.x
 
 Each file runs in its own process, as Paddle's CI runs it (`python test_x.py`, which calls
 unittest.main()), from DIR so that the files' helper modules (op_test.py, ...) import. On
 refimpl the only change is the import alias: `python -m refimpl run --paddle 1.8 FILE`.
-The files were written for numpy 1.x and Python 3.8 (Paddle 1.8.5's venv has numpy 1.19):
-on numpy 2 the runner first puts back the aliases numpy removed that they call
+The files were written for numpy 1.x and Python 3.8 (Paddle 1.8.5's venv here has numpy
+1.23.5): on numpy 2 the runner first puts back the aliases numpy removed that they call
 (np.product, np.alltrue, np.float, ...: refimpl/legacy_numpy.py, which `run --paddle 1.8`
 itself restores too; np.reshape's newshape keyword) and what Python 3.10 and 3.11 removed
 (collections.Sequence and the other collections.abc aliases; inspect.getargspec, as
@@ -77,14 +79,15 @@ _PRELUDE = ("import collections, inspect, io, numpy, runpy, sys\n"
             "runpy.run_module('refimpl', run_name='__main__', alter_sys=True)\n")
 
 
-def run_file(path, python, paddle_version, timeout, numpy1_aliases=True):
+def run_file(path, python, paddle_version, timeout, numpy1_aliases=True,
+             refimpl_python=sys.executable):
     if python:
         cmd = [python, os.path.basename(path)]
     elif numpy1_aliases:
-        cmd = [sys.executable, "-c", _PRELUDE, "run", "--paddle",
+        cmd = [refimpl_python, "-c", _PRELUDE, "run", "--paddle",
                paddle_version, os.path.basename(path)]
     else:
-        cmd = [sys.executable, "-m", "refimpl", "run", "--paddle", paddle_version,
+        cmd = [refimpl_python, "-m", "refimpl", "run", "--paddle", paddle_version,
                os.path.basename(path)]
     env = dict(os.environ)
     if not python:
@@ -147,6 +150,9 @@ def main(argv=None):
     ap.add_argument("--list", help="text file naming the test files (one a line, relative "
                     "to DIR, '#' comments); default: every test_*.py in DIR")
     ap.add_argument("--python", help="a real Paddle's interpreter; default: refimpl")
+    ap.add_argument("--refimpl-python", default=sys.executable,
+                    help="the interpreter that runs refimpl (another numpy, e.g. a numpy 1.x "
+                    "venv with refimpl's kernels built for it); default: this one")
     ap.add_argument("--paddle", default="1.8", help="refimpl's version profile")
     ap.add_argument("--timeout", type=float, default=600)
     ap.add_argument("--no-numpy1-aliases", action="store_true",
@@ -165,7 +171,7 @@ def main(argv=None):
     results = []
     for name in names:
         r = run_file(os.path.join(args.dir, name), args.python, args.paddle, args.timeout,
-                     not args.no_numpy1_aliases)
+                     not args.no_numpy1_aliases, args.refimpl_python)
         results.append(r)
         counts = ("ran %s, failed %d, errors %d, skipped %d"
                   % (r["ran"], r["failures"], r["errors"], r["skipped"])) \

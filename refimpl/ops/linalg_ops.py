@@ -162,7 +162,7 @@ class Cholesky(OpDef):
 def _p_norm_of(d, p):
     a = np.abs(d)
     if p == 0:
-        return np.count_nonzero(a).astype(d.dtype)
+        return d.dtype.type(np.count_nonzero(a))   # numpy 1.x returns a Python int
     if p == np.inf:
         return a.max()
     if p == -np.inf:

@@ -42,6 +42,12 @@ def _matmul_grad(x, y, dout, tx, ty):
     return dx, dy
 
 
+def _scaled(dout, alpha):
+    """dout * alpha in dout's dtype: numpy 1.x makes a 0-D float32 dout times a Python
+    float a float64 (its value-based casting treats 0-D arrays as scalars)."""
+    return dout * dout.dtype.type(alpha)
+
+
 def _infer(ctx, tx, ty, shapes=None):
     """Out's shape; `shapes`: (X's, Y's) to use instead of the variables' (matmul v1)."""
     x, y = ctx.input_var("X"), ctx.input_var("Y")
@@ -195,14 +201,14 @@ class Matmul(OpDef):
         if head_number > 1:
             a, b = _t(x) if transpose_X else x, _t(y) if transpose_Y else y
             xs, ys, axis = _head_pieces(a, b, head_number)
-            douts = _blocks(dout * alpha, head_number, -1)
+            douts = _blocks(_scaled(dout, alpha), head_number, -1)
             grads = [_matmul_grad(xp, yp, d, False, False) for xp, yp, d in zip(xs, ys, douts)]
             da = sum_to_shape(np.concatenate([g[0] for g in grads], axis=-1), a.shape)
             db = sum_to_shape(np.concatenate([g[1] for g in grads], axis=axis), b.shape)
             return (_t(da) if transpose_X else da), (_t(db) if transpose_Y else db)
         (xs, tx), (ys, ty) = (_v1_operand(x.shape, transpose_X, True),
                               _v1_operand(y.shape, transpose_Y, False))
-        dx, dy = _matmul_grad(x.reshape(xs), y.reshape(ys), dout * alpha, tx, ty)
+        dx, dy = _matmul_grad(x.reshape(xs), y.reshape(ys), _scaled(dout, alpha), tx, ty)
         return dx.reshape(x.shape), dy.reshape(y.shape)
 
     def samples(self, rng):
