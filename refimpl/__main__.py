@@ -44,7 +44,10 @@ def cmd_run(argv):
         print("refimpl run: no such script: %s" % script, file=sys.stderr)
         return 2
     from . import _alias, versions
-    _alias.install()
+    from .fluid.flags import read_environment
+    # Paddle reads the FLAGS_* environment variables at `import paddle`, after the lines
+    # of the script above it (check_nan_inf_base.py sets FLAGS_check_nan_inf there)
+    _alias.install(on_first_import=read_environment)
     _alias.install_for_children()
     if versions.current() == "1.8":
         from . import legacy_numpy

@@ -49,9 +49,15 @@ def resolve(target_name):
 
 
 class _AliasFinder(importlib.abc.MetaPathFinder):
+    def __init__(self, on_first_import=None):
+        self.on_first_import = on_first_import
+
     def find_spec(self, fullname, path=None, target=None):
         if fullname != ALIAS and not fullname.startswith(ALIAS + "."):
             return None
+        if fullname == ALIAS and self.on_first_import is not None:
+            first, self.on_first_import = self.on_first_import, None
+            first()
         module = resolve(TARGET + fullname[len(ALIAS):])
         if module is None:
             return None
@@ -73,7 +79,9 @@ def install_for_children():
     os.environ["PYTHONPATH"] = os.pathsep.join(first + rest)
 
 
-def install():
-    """Idempotently put the alias finder first on sys.meta_path."""
+def install(on_first_import=None):
+    """Idempotently put the alias finder first on sys.meta_path; `on_first_import()` runs
+    when the script first imports `paddle` (what Paddle does at its import, for a script
+    that ran with refimpl already imported)."""
     if not any(isinstance(f, _AliasFinder) for f in sys.meta_path):
-        sys.meta_path.insert(0, _AliasFinder())
+        sys.meta_path.insert(0, _AliasFinder(on_first_import))

@@ -13,7 +13,7 @@ import warnings
 import numpy as np
 
 from ..framework.dtypes import convert_dtype
-from ..framework.errors import FeedError, OpError
+from ..framework.errors import FeedError, names_its_op
 from ..framework.fetched import as_fetched
 from ..framework.lod import check_lengths, describe_lod, lod_of, valid_for, with_lod
 from ..framework.place import as_place, current_place, device_of
@@ -31,6 +31,7 @@ from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
 from .direct import DIRECT_BINDERS, LOD_AS_IS
 from .folded_updates import bind_folded, folded_updates
+from .nan_inf import checked_runs, checking
 from .op_events import timed_runs
 from .hand_off import link_saved_for_grad
 from .op_order import with_updates_early
@@ -221,9 +222,11 @@ class Plan:
         declared = {n for n, v in block.vars.items() if v.lod_level}
         lod_names, touching = lod_reaching(self.ops, declared | set(lod_feeds))
         touching = set(touching)
+        # FLAGS_check_nan_inf: each op checks its outputs, so none is folded into another
+        self.check_nan_inf = checking()
         # a weight's sgd update inside the GEMM of its gradient (folded_updates.py)
-        plain = [device == "cpu" and not r and i not in links and i not in touching
-                 and not _touches_selected_rows(op)
+        plain = [device == "cpu" and not self.check_nan_inf and not r and i not in links
+                 and i not in touching and not _touches_selected_rows(op)
                  for i, (op, r) in enumerate(zip(self.ops, reuse))]
         folded = folded_updates(self.ops, dead_after, plain)
         self.pool = BufferPool() if reuse_buffers and eager_delete else None
@@ -244,6 +247,8 @@ class Plan:
             return bind_op(op, wrap_kernel, in_place, alloc, links.get(i), group, device,
                            i in touching)
         self.runs = [bind(i, op, r) for i, (op, r) in enumerate(zip(self.ops, reuse))]
+        if self.check_nan_inf:
+            self.runs = checked_runs(self.ops, self.runs)
 
     def _read_before_written(self, fed):
         written, read = set(fed), []
@@ -357,9 +362,9 @@ class Plan:
                         self.release(env, n)
                     for n in shrink_after[i]:
                         _keep_shape_only(env, n)
-        except OpError:
-            raise
         except Exception as e:
+            if names_its_op(e):
+                raise
             raise self._explain(i, e, env) from e
         finally:
             self.clear_pool()
@@ -583,7 +588,7 @@ class Executor:
         plan = self._plans.get(key)
         group = process_group()     # this process's device in the job, once initialized
         if plan is None or plan.program is not program or plan.version != program._version \
-                or plan.group is not group:
+                or plan.group is not group or plan.check_nan_inf != checking():
             plan = Plan(program, feed_names, fetch_names, lod_feeds=lod_feeds, group=group,
                         device="cpu" if self.device_id is None else "gpu")
             self._plans[key] = plan

@@ -27,6 +27,7 @@ from ..parallel.stall import StallError
 from .direct import coalesce_optimizer_state
 from .executor import (Plan, _as_results, check_feeds, feed_learning_rate, fetch_values,
                        known_feeds)
+from .nan_inf import checking
 from .op_events import timed_runs
 from .scheduler import ThreadedRunner
 from ..xp import (device as gpu_device, drop_deferred_checks, is_device_array,
@@ -250,7 +251,8 @@ class MultiPlaceRunner:
         return len(self.envs)
 
     def plans_for(self, feed_names, fetch_names):
-        key = (tuple(sorted(feed_names)), tuple(fetch_names))
+        # (plans built while FLAGS_check_nan_inf is on check each op's outputs)
+        key = (tuple(sorted(feed_names)), tuple(fetch_names), checking())
         if key not in self.plans:
             ranks = [self.comm.global_rank(d) for d in range(self.n_local)]
             programs = self.compile(fetch_names, ranks, self.comm.nranks)

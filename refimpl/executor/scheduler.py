@@ -10,7 +10,7 @@ import threading
 import time
 from collections import deque
 
-from ..framework.errors import OpError
+from ..framework.errors import names_its_op
 from ..parallel.stall import StallError, StallWatch
 from .binding import describe_op, talks_to_places
 
@@ -145,7 +145,7 @@ class ThreadedRunner:
             with self._job_ready:
                 self._job = None
         self.plan.clear_pool()
-        if isinstance(job.error, OpError) or job.failed_op is None and job.error is not None:
+        if names_its_op(job.error) or job.failed_op is None and job.error is not None:
             raise job.error
         if job.error is not None:
             raise self.plan._explain(job.failed_op, job.error, env) from job.error

@@ -1,15 +1,18 @@
 """fluid.get_flags / set_flags: Paddle's global FLAGS_* settings, by name; and
 fluid.core.globals(), a dict-like view of all of them.
 
-refimpl keeps the values so scripts that read or set them run; none changes how refimpl
-computes (its memory and threading choices are BuildStrategy / ExecutionStrategy
-fields). An environment variable FLAGS_x sets the starting value, as in Paddle.
+refimpl keeps the values so scripts that read or set them run; only FLAGS_check_nan_inf
+changes how refimpl runs (plans built while it is on check every op's outputs:
+executor/nan_inf.py; its memory and threading choices are BuildStrategy /
+ExecutionStrategy fields). An environment variable FLAGS_x sets the starting value, as
+in Paddle.
 get_flags / set_flags take the public flags only; which flags are public depends on the
 Paddle version (the `public_flags` switch, specs/versions.md).
 """
 import os
 
 from .. import versions
+from ..executor.nan_inf import set_checking
 
 __all__ = ["get_flags", "set_flags", "globals_view"]
 
@@ -106,8 +109,26 @@ def _from_environment(name):
     return value
 
 
-_flags = {name: _from_environment(name) if name in os.environ else default
-          for name, default in _DEFAULTS.items()}
+_flags = dict(_DEFAULTS)
+# the flags that act on the runtime, and where their value goes
+_APPLIED = {"FLAGS_check_nan_inf": set_checking}
+
+
+def _store(name, value):
+    _flags[name] = value
+    if name in _APPLIED:
+        _APPLIED[name](value)
+
+
+def read_environment():
+    """Set the flags named by environment variables to their values (at import, and again
+    at a `refimpl run` script's `import paddle`)."""
+    for name in _DEFAULTS:
+        if name in os.environ:
+            _store(name, _from_environment(name))
+
+
+read_environment()
 
 
 def _check_name(name, where):
@@ -136,7 +157,8 @@ def set_flags(flags):
         raise TypeError("set_flags: flags must be a dict, got %s" % type(flags).__name__)
     for name in flags:
         _check_name(name, "set_flags")
-    _flags.update({name: _convert(name, value, "set_flags") for name, value in flags.items()})
+    for name, value in [(n, _convert(n, v, "set_flags")) for n, v in flags.items()]:
+        _store(name, value)
 
 
 class _GlobalsView:
@@ -162,7 +184,7 @@ class _GlobalsView:
                              % name)
         if type(_DEFAULTS[name]) is bool and type(value) is int and value in (0, 1):
             value = bool(value)     # 1.8.5's core.globals() takes 0 / 1 for a bool flag
-        _flags[name] = _convert(name, value, "core.globals()")
+        _store(name, _convert(name, value, "core.globals()"))
 
     def is_public(self, name):
         return name in _public()

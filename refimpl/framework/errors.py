@@ -31,6 +31,12 @@ class OpError(ValueError, EnforceNotMet):
         super().__init__("[operator %s] %s%s" % (op_type, message, where))
 
 
+def names_its_op(error):
+    """Whether `error` already says which op failed: an OpError, or a check made after an
+    op ran (op_type set on it, FLAGS_check_nan_inf's EnforceNotMet), reported as it is."""
+    return isinstance(error, OpError) or getattr(error, "op_type", None) is not None
+
+
 class OpTypeError(OpError, TypeError):
     """An op input of a dtype the op does not take (a TypeError, as in Paddle's layers)."""
 
