@@ -12,7 +12,8 @@ from cython.parallel cimport prange
 from libc.math cimport log
 from refimpl._kernels.blas cimport Team, loop_team, release_team, cut
 
-from refimpl._kernels.softmax_rows cimport (refimpl_exp_shifted_sum_f, refimpl_max_f,
+from refimpl._kernels.softmax_rows cimport (REFIMPL_SOFTMAX_SHIFT_FLOOR,
+                                            refimpl_exp_shifted_sum_f, refimpl_max_f,
                                             refimpl_scale_f)
 
 ctypedef fused real:
@@ -21,8 +22,8 @@ ctypedef fused real:
 
 
 cdef inline double _floored(double shifted) noexcept nogil:
-    """A logit minus its row max, clipped at -64 as Paddle's softmax (fast_exp.h)."""
-    return -64.0 if shifted < -64.0 else shifted
+    """A logit minus its row max, clipped as Paddle's softmax clips it (fast_exp.h)."""
+    return REFIMPL_SOFTMAX_SHIFT_FLOOR if shifted < REFIMPL_SOFTMAX_SHIFT_FLOOR else shifted
 
 
 cdef void _shift_by_row_max(const double[:, ::1] logits, double[:, ::1] shifted,

@@ -77,7 +77,7 @@ class DataFeeder:
             for batch in reader():
                 group.append(batch)
                 if len(group) == num:
-                    yield list(self.feed_parallel(group, num))
+                    yield [self.feed(batch) for batch in group]
                     group = []
             if group and not drop_last:
                 raise ValueError("DataFeeder.decorate_reader: the last %d minibatches do not "

@@ -108,6 +108,19 @@ class DataLoaderBase:
     def next(self):
         return self.__next__()
 
+    def set_sample_generator(self, reader, batch_size, drop_last=True, places=None):
+        """`reader()` yields samples (one field per feed variable), batched here."""
+        return self.set_sample_list_generator(_sample_lists(reader, batch_size, drop_last),
+                                              places)
+
+    decorate_sample_generator = set_sample_generator    # PyReader's spelling
+
+    @staticmethod
+    def _check_batch_generator(reader):
+        if not callable(reader):
+            raise TypeError("DataLoader: the generator must be a callable returning an "
+                            "iterator, got %s" % type(reader).__name__)
+
     @classmethod
     def _check_input_array(cls, item):
         """A generator's field as an ndarray; a TypeError when it is ragged (nested lists of
@@ -157,11 +170,6 @@ class GeneratorLoader(DataLoaderBase):
             self._queue = self._reader.queue
 
     # -- sources
-    def set_sample_generator(self, reader, batch_size, drop_last=True, places=None):
-        """`reader()` yields samples (one field per feed variable), batched here."""
-        return self.set_sample_list_generator(_sample_lists(reader, batch_size, drop_last),
-                                              places)
-
     def set_sample_list_generator(self, reader, places=None):
         """`reader()` yields lists of samples; each list becomes one batch, each field
         converted to its variable's dtype and shape (and LoD) as fluid.DataFeeder does."""
@@ -176,9 +184,7 @@ class GeneratorLoader(DataLoaderBase):
     def set_batch_generator(self, reader, places=None):
         """`reader()` yields batches: a tuple / list of arrays or LoDTensors, one per feed
         variable."""
-        if not callable(reader):
-            raise TypeError("DataLoader: the generator must be a callable returning an "
-                            "iterator, got %s" % type(reader).__name__)
+        self._check_batch_generator(reader)
         self._batches = reader
         self._places = _places_count(places)
         if self._reader is not None:
@@ -256,11 +262,9 @@ class GeneratorLoader(DataLoaderBase):
         self._program_reader("start").start(self._check_input_array)
 
     def reset(self):
-        self._program_reader("reset")
-        self._reset()
+        self._program_reader("reset").reset()
 
     # PyReader's spellings
-    decorate_sample_generator = set_sample_generator
     decorate_sample_list_generator = set_sample_list_generator
     decorate_batch_generator = set_batch_generator
 
@@ -277,10 +281,6 @@ class DygraphGeneratorLoader(DataLoaderBase):
     iterable = True
     return_list = True
 
-    def set_sample_generator(self, reader, batch_size, drop_last=True, places=None):
-        return self.set_sample_list_generator(_sample_lists(reader, batch_size, drop_last),
-                                              places)
-
     def set_sample_list_generator(self, reader, places=None):
         def batches():
             for samples in reader():
@@ -289,9 +289,7 @@ class DygraphGeneratorLoader(DataLoaderBase):
         return self.set_batch_generator(batches, places)
 
     def set_batch_generator(self, reader, places=None):
-        if not callable(reader):
-            raise TypeError("DataLoader: the generator must be a callable returning an "
-                            "iterator, got %s" % type(reader).__name__)
+        self._check_batch_generator(reader)
         _places_count(places)
         self._batches = reader
         return self
@@ -320,7 +318,6 @@ class DygraphGeneratorLoader(DataLoaderBase):
             tensors.append(mode.eager.Tensor(array))
         return tensors
 
-    decorate_sample_generator = set_sample_generator
     decorate_sample_list_generator = set_sample_list_generator
     decorate_batch_generator = set_batch_generator
 
