@@ -370,9 +370,10 @@ def _no_grad_names(block, no_grad_set):
 
 def _enclosing_blocks(block):
     """`block` and the blocks holding it, outermost first."""
-    chain = [block]
-    while chain[0].parent_idx >= 0:
-        chain.insert(0, block.program.block(chain[0].parent_idx))
+    chain = []
+    while block is not None:
+        chain.insert(0, block)
+        block = block.parent_block
     return chain
 
 

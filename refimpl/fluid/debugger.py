@@ -26,8 +26,7 @@ from ..framework.program import Parameter, Program
 __all__ = ["pprint_program_codes", "pprint_block_codes", "repr_var", "repr_op",
            "draw_block_graphviz"]
 
-_VAR_KIND = {"LOD_TENSOR": "Tensor", "SELECTED_ROWS": "SelectedRows",
-             "LOD_TENSOR_ARRAY": "TensorArray"}
+_VAR_KIND = {"LOD_TENSOR": "Tensor", "SELECTED_ROWS": "SelectedRows"}
 _DOT_TIMEOUT_S = 60
 
 

@@ -15,13 +15,13 @@ __all__ = ["cuda_profiler", "reset_profiler", "profiler", "start_profiler", "sto
 _STATES = ("CPU", "GPU", "All")
 _TRACER_OPTIONS = ("Default", "OpDetail", "AllOpDetail")
 # sorted_key -> (what Paddle 1.8.5's report says it sorts by, the key, descending)
-_SORTS = {None: ("event first end time", lambda e: e.first_end, False),
-          "default": ("event first end time", lambda e: e.first_end, False),
+_SORTS = {"default": ("event first end time", lambda e: e.first_end, False),
           "calls": ("number of calls", lambda e: e.calls, True),
           "total": ("total time", lambda e: e.total, True),
           "max": ("maximum time", lambda e: e.max, True),
           "min": ("minimum time", lambda e: e.min, True),
           "ave": ("average time", lambda e: e.total / e.calls, True)}
+_SORTS[None] = _SORTS["default"]
 
 
 class _Summary:
@@ -75,9 +75,8 @@ class _Session:
         ms = lambda ns: "%g" % (ns / 1e6)
         out = ["", "------------------------->     Profiling Report     "
                "<-------------------------", "", "Place: %s" % self.state, "Time unit: ms",
-               "Sorted by %s in %s order in the same thread" % (
-                   what, "descending" if descending or sorted_key in (None, "default")
-                   else "ascending"),
+               # 1.8.5 says "descending" for every key, the first-end-time order included
+               "Sorted by %s in descending order in the same thread" % what,
                "", "Total time: %s" % ms(total), "",
                "-------------------------       Event Summary       "
                "-------------------------", "",

@@ -364,10 +364,11 @@ class Operator:
     @property
     def idx(self):
         """The op's position in its block."""
-        for i, op in enumerate(self.block.ops):
-            if op is self:
-                return i
-        raise ValueError("op %s is not in its block %d" % (self.type, self.block.idx))
+        try:
+            return self.block.ops.index(self)     # Operator has no __eq__: by identity
+        except ValueError:
+            raise ValueError("op %s is not in its block %d"
+                             % (self.type, self.block.idx)) from None
 
     @property
     def created_at(self):
@@ -911,12 +912,13 @@ class Program:
         for arg, value in (("throw_on_error", throw_on_error), ("with_details", with_details)):
             if not isinstance(value, bool):
                 raise TypeError("Program.to_string: %s must be a bool, got %r" % (arg, value))
-        unset = ["blocks[%d].vars[%d].type.lod_tensor.tensor.data_type (variable %s)"
-                 % (b.idx, i, v.name) for b in self.blocks
-                 for i, v in enumerate(b.vars.values()) if not v._dtype_declared]
-        if throw_on_error and unset:
-            raise ValueError("Program.to_string: %s are not initialized: declare those "
-                             "variables with a dtype" % unset)
+        if throw_on_error:
+            unset = ["blocks[%d].vars[%d].type.lod_tensor.tensor.data_type (variable %s)"
+                     % (b.idx, i, v.name) for b in self.blocks
+                     for i, v in enumerate(b.vars.values()) if not v._dtype_declared]
+            if unset:
+                raise ValueError("Program.to_string: %s are not initialized: declare those "
+                                 "variables with a dtype" % unset)
         return program_to_text(self, with_details)
 
     def to_json(self):

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..framework.lod import with_lod
 from ._rank_table import array_lod, step_rows, table_parts
-from .registry import OpDef, Sample, register, result_lod
+from .registry import OpDef, Sample, first_level, register, result_lod
 
 
 def _layout(array, rank_table):
@@ -31,7 +31,7 @@ class ArrayToLoDTensor(OpDef):
     grad_inputs = ("X", "RankTable", "Out@GRAD")
     lod_whole = ("X", "RankTable")
     tensor_arrays = ("X",)
-    lod_outputs = {"Out": result_lod("Out", lambda levels: (levels.get("X") or [0])[0] + 1)}
+    lod_outputs = {"Out": result_lod("Out", lambda levels: first_level(levels, "X") + 1)}
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")

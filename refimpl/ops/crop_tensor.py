@@ -55,11 +55,11 @@ class CropTensor(OpDef):
             else list(ctx.attr("offsets")) or [0] * rank
         ctx.expect(len(offsets) == rank, "offsets %s need one entry per dim of X %r %s"
                    % (offsets, x.name, list(x.shape)))
+        shape_at_run_time = ctx.has_input("Shape") or ctx.has_input("ShapeTensor")
         out = []
         for d, o, n in zip(shape, offsets, x.shape):
             if d == -1:
-                d = n - o if n >= 0 and o >= 0 and not ctx.has_input("Shape") and \
-                    not ctx.has_input("ShapeTensor") else -1
+                d = n - o if n >= 0 and o >= 0 and not shape_at_run_time else -1
             ctx.expect(d < 0 or n < 0 or o < 0 or o + d <= n,
                        "shape %s at offsets %s does not lie inside X %r %s"
                        % (shape, offsets, x.name, list(x.shape)))

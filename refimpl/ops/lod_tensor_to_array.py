@@ -7,7 +7,7 @@ import numpy as np
 
 from ..framework.lod import with_lod
 from ._rank_table import check_table_fits, step_rows, table_parts, tensor_lod
-from .registry import OpDef, Sample, register, result_lod
+from .registry import OpDef, Sample, first_level, register, result_lod
 
 
 def _steps(x, rank_table):
@@ -26,8 +26,8 @@ class LoDTensorToArray(OpDef):
     grad_inputs = ("X", "RankTable", "Out@GRAD")
     lod_whole = ("X", "RankTable")
     # the elements' lod_level: X's less the level the steps run over (Paddle 1.8.5's)
-    lod_outputs = {"Out": result_lod("Out", lambda levels: max((levels.get("X") or [0])[0]
-                                                               - 1, 0))}
+    lod_outputs = {"Out": result_lod("Out", lambda levels: max(first_level(levels, "X") - 1,
+                                                               0))}
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")

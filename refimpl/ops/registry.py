@@ -32,7 +32,8 @@ from ._xp_generic import XP_GENERIC
 __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sample",
            "bilinear_grad_of_grad", "bilinear_grad_op",
            "InferContext", "LoDRule", "share_lod", "pool_lod", "lengths_lod", "lod_reaching",
-           "with_lod_rules", "lod_fills", "fill_lengths", "lod_results", "result_lod"]
+           "with_lod_rules", "lod_fills", "fill_lengths", "lod_results", "result_lod",
+           "first_level"]
 
 _OPS = {}
 _GRAD_OF_GRAD = {}   # "<type>_grad_grad" -> its _GradOfGradOpDef, made on first use
@@ -483,7 +484,8 @@ def _first(x):
     return x[0] if isinstance(x, list) else x
 
 
-def _first_level(levels, slot):
+def first_level(levels, slot):
+    """The lod_level of `slot`'s first variable in a LoD rule's `levels` (0 when absent)."""
     return (levels.get(slot) or [0])[0]
 
 
@@ -492,15 +494,15 @@ def share_lod(slot, each=False):
     Paddle's ShareLoD; `each`: a list output, variable j carrying variable j's."""
     if each:
         return LoDRule(lambda lods, values, attrs: list(lods.get(slot, ())),
-                       lambda levels: _first_level(levels, slot))
+                       lambda levels: first_level(levels, slot))
     return LoDRule(lambda lods, values, attrs: _first(lods.get(slot, ())),
-                   lambda levels: _first_level(levels, slot))
+                   lambda levels: first_level(levels, slot))
 
 
 def pool_lod(slot):
     """The output has one row per sequence of `slot`: its LoD without the last level."""
     return LoDRule(lambda lods, values, attrs: _first(lods.get(slot, ()))[:-1],
-                   lambda levels: max(_first_level(levels, slot) - 1, 0))
+                   lambda levels: max(first_level(levels, slot) - 1, 0))
 
 
 def lengths_lod(lengths_slot, under=None, if_lod=None):
@@ -514,9 +516,9 @@ def lengths_lod(lengths_slot, under=None, if_lod=None):
         return upper + (tuple(int(n) for n in np.asarray(to_host(values[lengths_slot])).reshape(-1)),)
 
     def level(levels):
-        if if_lod is not None and not _first_level(levels, if_lod):
+        if if_lod is not None and not first_level(levels, if_lod):
             return 0
-        return max(_first_level(levels, under), 1) if under else 1
+        return max(first_level(levels, under), 1) if under else 1
     return LoDRule(lod, level, creates=if_lod is None, reads=lengths_slot)
 
 

@@ -8,7 +8,7 @@ from ..framework.lod import lod_of, rank_order, with_lod
 from ._common import rand
 from ._rank_table import child_count, gather_children, table_parts
 from ._sequence import scatter_rows
-from .registry import OpDef, Sample, register, result_lod
+from .registry import OpDef, Sample, first_level, register, result_lod
 
 
 def _reordered(x, rank_table):
@@ -29,7 +29,7 @@ class ReorderLoDTensorByRank(OpDef):
     no_grad = ("RankTable",)
     grad_inputs = ("X", "RankTable", "Out@GRAD")
     lod_whole = ("X",)
-    lod_outputs = {"Out": result_lod("Out", lambda levels: (levels.get("X") or [0])[0])}
+    lod_outputs = {"Out": result_lod("Out", lambda levels: first_level(levels, "X"))}
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")

@@ -11,7 +11,7 @@ as X@GRAD; tensor_array_to_tensor's cuts Out@GRAD into the elements' parts
 (specs/control_flow.md#gradients)."""
 import numpy as np
 
-from .registry import OpDef, register, result_lod
+from .registry import OpDef, first_level, register, result_lod
 
 __all__ = ["add_array_gradients", "zeros_like_value"]
 
@@ -92,7 +92,7 @@ class ReadFromArray(OpDef):
     # the element keeps its LoD (a DynamicRNN step of a 2-level LoD input has one)
     lod_whole = ("X",)
     tensor_arrays = ("X",)
-    lod_outputs = {"Out": result_lod("Out", lambda levels: (levels.get("X") or [0])[0])}
+    lod_outputs = {"Out": result_lod("Out", lambda levels: first_level(levels, "X"))}
 
     def infer_shape(self, ctx):
         _check_index(ctx)
