@@ -94,6 +94,32 @@ def test_op_errors_are_enforce_not_met():
             "mul", {"X": [x], "Y": [x]}, {"Out": [x]})
 
 
+def test_generated_attrs_and_int_widths_are_typed_as_paddle_18():
+    # Paddle 1.8.5 (measured): scale's proto lists op_role INT, op_role_var STRINGS,
+    # op_namescope STRING, op_callstack STRINGS, op_device STRING; an int attr set from
+    # Python is INT within int32, LONG beyond; the same types in desc, proto and text
+    from refimpl.framework.desc import attr_type_of
+    types = {a.name: a.type for a in OpProtoHolder.instance().get_op_proto("scale").attrs}
+    assert {n: types[n] for n in OpProtoHolder.generated_op_attr_names()} == {
+        "op_role": core.AttrType.INT, "op_role_var": core.AttrType.STRINGS,
+        "op_namescope": core.AttrType.STRING, "op_callstack": core.AttrType.STRINGS,
+        "op_device": core.AttrType.STRING}
+    assert [attr_type_of(v) for v in (2 ** 31 - 1, 2 ** 31, -2 ** 31 - 1, [1, 2 ** 40], [],
+                                      [True], [1, 0.5], np.int64(7), None, ["a", 1])] == [
+        core.AttrType.INT, core.AttrType.LONG, core.AttrType.LONG, core.AttrType.LONGS,
+        core.AttrType.INTS, core.AttrType.BOOLEANS, core.AttrType.FLOATS, core.AttrType.INT,
+        None, None]
+    block = fluid.Program().global_block()
+    block.create_var(name="x", shape=[2], dtype="float32")
+    op = block.append_op(type="scale", inputs={"X": ["x"]}, outputs={"Out": ["y"]},
+                         attrs={"note": 2 ** 40})
+    assert (op.attr_type("op_callstack"), op.attr_type("note")) == (
+        core.AttrType.STRINGS, core.AttrType.LONG)
+    text = block.program.to_string(False)
+    assert 'name: "note"\n      type: LONG\n      l: 1099511627776' in text
+    assert 'name: "op_callstack"\n      type: STRINGS' in text
+
+
 def test_op_protos_follow_the_op_definitions():
     proto = OpProtoHolder.instance().get_op_proto("concat")
     assert [(v.name, v.duplicable, v.dispensable) for v in proto.inputs] == \

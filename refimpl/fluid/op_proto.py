@@ -2,14 +2,11 @@
 refimpl's OpDefs. A proto lists the op's input and output slots (duplicable: a list of
 variables; dispensable: may be left out) and its attributes with their types, which is
 what Paddle's OpTest and fluid.op.Operator read to build and drive an op."""
-from ..framework.desc import AttrType, attr_type_of
+from ..framework.desc import GENERATED_ATTR_TYPES, AttrType, attr_type_of
 from ..ops.registry import all_op_types, get_op_def, is_duplicable, is_optional, slot_name
 
 __all__ = ["OpProto", "VarProto", "AttrProto", "AttrType", "OpProtoHolder",
-           "get_all_op_protos", "GENERATED_ATTRS"]
-
-# attributes the framework adds to every op (role, namescope, creation call stack, device)
-GENERATED_ATTRS = ("op_role", "op_role_var", "op_namescope", "op_callstack", "op_device")
+           "get_all_op_protos"]
 
 
 class VarProto:
@@ -58,10 +55,10 @@ class OpProto:
                        for old, new in op_def.renamed_attrs.items()]
         self.attrs += [AttrProto(name, attr_type_of(value))
                        for name, value in op_def.inert_attrs.items()]
-        self.attrs += [AttrProto(name, AttrType.STRINGS if name == "op_role_var" else
-                                 AttrType.INT if name == "op_role" else AttrType.STRING,
-                                 generated=True)
-                       for name in GENERATED_ATTRS if name not in op_def.attrs]
+        # the attributes the framework adds to every op (role, namescope, call stack, device)
+        self.attrs += [AttrProto(name, kind, generated=True)
+                       for name, kind in GENERATED_ATTR_TYPES.items()
+                       if name not in op_def.attrs]
 
     def __repr__(self):
         return "OpProto(%s, inputs=%s, outputs=%s, attrs=%s)" % (
@@ -103,4 +100,4 @@ class OpProtoHolder:
 
     @staticmethod
     def generated_op_attr_names():
-        return set(GENERATED_ATTRS)
+        return set(GENERATED_ATTR_TYPES)

@@ -8,41 +8,61 @@ Paddle keeps the IR twice (Python objects and protobuf descs) and code written a
 made by `block.desc.append_op()` or `core.get_grad_op_desc` stands alone until
 `program._sync_with_cpp()` turns it into an Operator of its block.
 """
-__all__ = ["OpDesc", "BlockDesc", "ProgramDesc", "VarDesc", "AttrType", "attr_type_of"]
+import numpy as np
+
+from .dtypes import DType
+
+__all__ = ["OpDesc", "BlockDesc", "ProgramDesc", "VarDesc", "AttrType", "ATTR_TYPE_NAMES",
+           "GENERATED_ATTR_TYPES", "INT32_BOUNDS", "attr_type_of"]
+
+# Paddle's attribute types (framework.proto's AttrType), by code
+ATTR_TYPE_NAMES = ("INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS", "BOOLEAN",
+                   "BOOLEANS", "BLOCK", "LONG", "BLOCKS", "LONGS")
 
 
 class AttrType:
     """Paddle's attribute type codes (framework.proto)."""
     INT, FLOAT, STRING, INTS, FLOATS, STRINGS, BOOLEAN, BOOLEANS, BLOCK, LONG, BLOCKS, \
-        LONGS = range(12)
+        LONGS = range(len(ATTR_TYPE_NAMES))
+
+
+# the attributes the framework adds to every op (OpProtoHolder.generated_op_attr_names)
+# and their types; Paddle 1.8.5 and 3.3.1 both type op_callstack STRINGS (one line a frame)
+GENERATED_ATTR_TYPES = {"op_role": AttrType.INT, "op_role_var": AttrType.STRINGS,
+                        "op_namescope": AttrType.STRING, "op_callstack": AttrType.STRINGS,
+                        "op_device": AttrType.STRING}
+
+# the ints an INT attribute holds (int32); a wider one is a LONG
+INT32_BOUNDS = (-(1 << 31), 1 << 31)
+# the list types and the element types each holds, narrowest first (an empty list: INTS)
+_LIST_ELEMENTS = ((AttrType.INTS, {AttrType.INT}),
+                  (AttrType.LONGS, {AttrType.INT, AttrType.LONG}),
+                  (AttrType.FLOATS, {AttrType.INT, AttrType.LONG, AttrType.FLOAT}),
+                  (AttrType.BOOLEANS, {AttrType.BOOLEAN}),
+                  (AttrType.STRINGS, {AttrType.STRING}))
 
 
 def attr_type_of(value):
-    """The AttrType of a default value."""
-    if isinstance(value, bool):
+    """The AttrType a value has by itself, as Paddle's pybind types an attribute set from
+    Python: an int is INT when it fits int32, else LONG; a dtype is INT (its code); a list
+    takes its elements' widest type (ints with floats: FLOATS; empty: INTS). None when no
+    attribute type holds the value (None itself, a list of strings and numbers, ...)."""
+    if isinstance(value, (bool, np.bool_)):
         return AttrType.BOOLEAN
-    if isinstance(value, int):
-        return AttrType.INT
-    if isinstance(value, float):
+    if isinstance(value, (int, np.integer)):
+        return AttrType.INT if INT32_BOUNDS[0] <= value < INT32_BOUNDS[1] else AttrType.LONG
+    if isinstance(value, (float, np.floating)):
         return AttrType.FLOAT
+    if isinstance(value, DType):
+        return AttrType.INT
     if isinstance(value, str):
         return AttrType.STRING
     if isinstance(value, (list, tuple)):
         kinds = {attr_type_of(v) for v in value}
-        if kinds == {AttrType.BOOLEAN}:
-            return AttrType.BOOLEANS
-        if kinds <= {AttrType.INT}:
-            return AttrType.INTS
-        if kinds <= {AttrType.INT, AttrType.FLOAT}:
-            return AttrType.FLOATS
-        return AttrType.STRINGS
-    return AttrType.STRING
-
-
-# the types of the attributes the framework adds to every op
-_GENERATED_ATTR_TYPES = {"op_role": AttrType.INT, "op_role_var": AttrType.STRINGS,
-                         "op_namescope": AttrType.STRING, "op_callstack": AttrType.STRINGS,
-                         "op_device": AttrType.STRING}
+        for list_type, held in _LIST_ELEMENTS:
+            if kinds <= held:
+                return list_type
+    return None
 
 
 class OpDesc:
@@ -125,14 +145,16 @@ class OpDesc:
         theirs; another is typed by the op's declared default (an empty list says nothing
         of its elements), else by its value."""
         value = self._fields[2][name]
-        if name in _GENERATED_ATTR_TYPES:
-            return _GENERATED_ATTR_TYPES[name]
+        if name in GENERATED_ATTR_TYPES:
+            return GENERATED_ATTR_TYPES[name]
         if self._op is not None:
             op_def = self._op.op_def
             default = op_def.attrs.get(name, op_def.inert_attrs.get(name))
             if default is not None and default != []:
                 return attr_type_of(default)
-        return attr_type_of(value)
+        kind = attr_type_of(value)
+        # an unset optional attribute (None) reads as Paddle's empty one, a STRING
+        return AttrType.STRING if kind is None else kind
 
     def set_attr(self, name, value):
         self._fields[2][name] = value

@@ -5,6 +5,8 @@ error_clip, and a Parameter's trainable, optimize_attr, regularizer, do_model_av
 need_clip). specs/program.md."""
 import numbers
 
+from .desc import ATTR_TYPE_NAMES, GENERATED_ATTR_TYPES, AttrType, attr_type_of
+
 __all__ = ["program_to_text"]
 
 _TENSOR_TYPES = {"LOD_TENSOR": "lod_tensor", "LOD_TENSOR_ARRAY": "tensor_array",
@@ -52,21 +54,21 @@ def _var_lines(var, with_details):
     return lines
 
 
-def _scalar(value):
-    """(type name, field, text) of one attribute value."""
-    if isinstance(value, bool):
-        return "BOOLEAN", "b", "true" if value else "false"
-    if isinstance(value, numbers.Integral):
-        wide = not -2 ** 31 <= int(value) < 2 ** 31
-        return ("LONG", "l", str(int(value))) if wide else ("INT", "i", str(int(value)))
-    if isinstance(value, numbers.Real):
-        return "FLOAT", "f", repr(float(value))
-    return "STRING", "s", _quote(value)
+# the OpDesc.Attr field each attribute type's value is written in
+_FIELDS = {AttrType.BOOLEAN: "b", AttrType.INT: "i", AttrType.LONG: "l", AttrType.FLOAT: "f",
+           AttrType.STRING: "s", AttrType.BOOLEANS: "bools", AttrType.INTS: "ints",
+           AttrType.LONGS: "longs", AttrType.FLOATS: "floats", AttrType.STRINGS: "strings"}
 
 
-_LIST_TYPES = {"BOOLEAN": ("BOOLEANS", "bools"), "INT": ("INTS", "ints"),
-               "LONG": ("LONGS", "longs"), "FLOAT": ("FLOATS", "floats"),
-               "STRING": ("STRINGS", "strings")}
+def _value_text(kind, value):
+    """One value (an element of a list) as an attribute of type `kind` prints it."""
+    if kind in (AttrType.BOOLEAN, AttrType.BOOLEANS):
+        return "true" if value else "false"
+    if kind in (AttrType.FLOAT, AttrType.FLOATS):
+        return repr(float(value))
+    if kind in (AttrType.STRING, AttrType.STRINGS):
+        return _quote(value)
+    return str(int(value))
 
 
 def _attr_lines(name, value):
@@ -75,20 +77,17 @@ def _attr_lines(name, value):
         return lines + ["type: BLOCK", "block_idx: %d" % value]
     if name == "op_callstack" and isinstance(value, str):
         value = [value]
+    kind = GENERATED_ATTR_TYPES.get(name)
+    if kind is None:
+        kind = attr_type_of(value)
+    if kind is None:     # a value no attribute type holds (an unset one): its text
+        kind, value = AttrType.STRING, "" if value is None else str(value)
+    field = _FIELDS[kind]
     if isinstance(value, (list, tuple)):
-        kinds = [_scalar(v) for v in value]
-        kind = kinds[0][0] if kinds else ("STRING" if name == "op_role_var" else "INT")
-        if any(k[0] == "LONG" for k in kinds) and kind == "INT":
-            kind = "LONG"
-        if any(k[0] == "FLOAT" for k in kinds) and kind in ("INT", "LONG"):
-            kind = "FLOAT"
-        list_type, field = _LIST_TYPES[kind]
-        texts = [_scalar(float(v) if kind == "FLOAT" else v)[2] for v in value]
-        return lines + ["type: %s" % list_type] + ["%s: %s" % (field, t) for t in texts]
-    if value is None:
-        return lines + ["type: STRING", 's: ""']
-    kind, field, text = _scalar(value)
-    return lines + ["type: %s" % kind, "%s: %s" % (field, text)]
+        return lines + ["type: %s" % ATTR_TYPE_NAMES[kind]] + [
+            "%s: %s" % (field, _value_text(kind, v)) for v in value]
+    return lines + ["type: %s" % ATTR_TYPE_NAMES[kind],
+                    "%s: %s" % (field, _value_text(kind, value))]
 
 
 def _op_lines(op):

@@ -24,6 +24,7 @@ import numpy as np
 
 from . import DecodeError, proto_schema, wire
 from .grad_ops import ForwardOps, paddle_grad_type, reconcile_grad_slots, refimpl_grad_type
+from ..desc import ATTR_TYPE_NAMES, GENERATED_ATTR_TYPES, INT32_BOUNDS, attr_type_of
 from ..dtypes import DType, convert_dtype
 from ..program import (Block, Operator, Parameter, Program, Variable, op_definition,
                        op_types)
@@ -54,17 +55,17 @@ _TENSOR_FIELD = {"LOD_TENSOR": "lod_tensor", "LOD_TENSOR_ARRAY": "tensor_array",
                  "VOCAB": "vocab", "SPARSE_COO": "sparse_coo", "SPARSE_CSR": "sparse_csr"}
 _WITH_LOD_LEVEL = ("lod_tensor", "tensor_array")
 
-# attributes every op carries, whatever the op
-_COMMON_ATTR_TYPES = {"op_role": "INT", "op_role_var": "STRINGS", "op_namescope": "STRING",
-                      "op_callstack": "STRINGS", "op_device": "STRING",
-                      "with_quant_attr": "BOOLEAN"}
+# attributes every op carries, whatever the op: the framework's own, and Paddle 3's
+# with_quant_attr (in every op proto, though not a generated attribute)
+_COMMON_ATTR_TYPES = dict({name: ATTR_TYPE_NAMES[code]
+                           for name, code in GENERATED_ATTR_TYPES.items()},
+                          with_quant_attr="BOOLEAN")
 # AttrType -> the OpDesc.Attr field holding its value
 _VALUE_FIELD = {"INT": "i", "FLOAT": "f", "STRING": "s", "INTS": "ints", "FLOATS": "floats",
                 "STRINGS": "strings", "BOOLEAN": "b", "BOOLEANS": "bools",
                 "BLOCK": "block_idx", "LONG": "l", "BLOCKS": "blocks_idx", "LONGS": "longs",
                 "FLOAT64S": "float64s", "VAR": "var_name", "VARS": "vars_name",
                 "FLOAT64": "float64", "SCALAR": "scalar", "SCALARS": "scalars"}
-_INT32 = (-(1 << 31), 1 << 31)
 
 
 class UnsupportedOps(DecodeError):
@@ -354,29 +355,12 @@ def declared_attr_types(paddle_version):
 
 
 def _natural_attr_type(value):
-    """The AttrType a Python value has by itself (when Paddle declares none)."""
-    if isinstance(value, (bool, np.bool_)):
-        return "BOOLEAN"
-    if isinstance(value, (int, np.integer)):
-        return "INT" if _INT32[0] <= value < _INT32[1] else "LONG"
-    if isinstance(value, (float, np.floating)):
-        return "FLOAT"
-    if isinstance(value, DType):
-        return "INT"
-    if isinstance(value, str):
-        return "STRING"
-    if isinstance(value, (list, tuple)):
-        kinds = {_natural_attr_type(v) for v in value}
-        if kinds <= {"BOOLEAN"} and value:
-            return "BOOLEANS"
-        if kinds <= {"INT", "LONG"}:
-            return "LONGS" if "LONG" in kinds else "INTS"
-        if kinds <= {"INT", "LONG", "FLOAT"}:
-            return "FLOATS"
-        if kinds <= {"STRING"}:
-            return "STRINGS"
-    raise ValueError("cannot be written as a Paddle attribute: %r (%s)"
-                     % (value, type(value).__name__))
+    """The AttrType name a Python value has by itself (when Paddle declares none)."""
+    code = attr_type_of(value)
+    if code is None:
+        raise ValueError("cannot be written as a Paddle attribute: %r (%s)"
+                         % (value, type(value).__name__))
+    return ATTR_TYPE_NAMES[code]
 
 
 def _scalar_desc(value):
@@ -400,7 +384,7 @@ def _coerce(kind, value):
             value = _dtype_code(value)
         if isinstance(value, (bool, np.bool_)) or not isinstance(value, (int, np.integer)):
             raise ValueError("expected an integer, got %r" % (value,))
-        if kind == "INT" and not _INT32[0] <= value < _INT32[1]:
+        if kind == "INT" and not INT32_BOUNDS[0] <= value < INT32_BOUNDS[1]:
             raise ValueError("%d does not fit INT (int32)" % value)
         return int(value)
     if kind in ("FLOAT", "FLOAT64"):

@@ -3,12 +3,12 @@ print a program as readable pseudo-code (one line a variable, one line an op:
 `{Out=['y']} = relu(inputs={X=['x']}, ...)`), block by block."""
 import sys
 
+from ....framework.desc import GENERATED_ATTR_TYPES
+
 __all__ = ["delete_ops", "find_op_by_input_arg", "find_op_by_output_arg", "variable_to_code",
            "op_to_code", "block_to_code", "program_to_code"]
 
 _INDENT = "    "
-# attrs every op carries that say nothing about what it computes
-_BOOKKEEPING_ATTRS = ("op_role", "op_role_var", "op_namescope", "op_callstack", "op_device")
 
 
 def delete_ops(block, ops):
@@ -54,7 +54,8 @@ def _slots(slots):
 
 def op_to_code(op, skip_op_callstack=True):
     attrs = ["%s=%r" % (name, value) for name, value in sorted(op.attrs.items())
-             if not (skip_op_callstack and name in _BOOKKEEPING_ATTRS)]
+             # the framework's attrs on every op say nothing about what it computes
+             if not (skip_op_callstack and name in GENERATED_ATTR_TYPES)]
     return "%s = %s(inputs=%s%s)" % (_slots(op.outputs), op.type, _slots(op.inputs),
                                      "".join(", " + a for a in attrs))
 
