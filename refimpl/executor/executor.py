@@ -35,6 +35,7 @@ from .nan_inf import checked_runs, checking
 from .op_events import timed_runs
 from .hand_off import link_saved_for_grad
 from .op_order import with_updates_early
+from .reader_feeds import with_reader_feeds
 
 __all__ = ["Executor", "Plan", "bind_op", "global_scope"]
 
@@ -577,8 +578,7 @@ class Executor:
             # runs the desc (its OpTest-style tests append grad op descs so)
             program._sync_with_cpp()
         # started fluid.layers.py_reader readers feed their variables (layers/readers.py)
-        for reader in getattr(program, "_feed_readers", ()):
-            feed = dict(feed, **reader._next_feed())
+        feed = with_reader_feeds(program, feed, 1)
         outs = self._run_program(program, feed, fetch_names, scope)
         return _as_results(outs, return_numpy)
 

@@ -14,7 +14,7 @@ import threading
 
 import numpy as np
 
-from ..framework.errors import EOFException, FeedError
+from ..framework.errors import FeedError
 from ..framework.fetched import as_fetched
 from ..framework.lod import as_plain, check_lengths, lod_of, sequence_slice, with_lod
 from ..framework.scope import Scope, Tensor
@@ -29,11 +29,12 @@ from .executor import (Plan, _as_results, check_feeds, feed_learning_rate, fetch
                        known_feeds)
 from .nan_inf import checking
 from .op_events import timed_runs
+from .reader_feeds import with_reader_feeds
 from .scheduler import ThreadedRunner
 from ..xp import (device as gpu_device, drop_deferred_checks, is_device_array,
                   run_deferred_checks, to_device, to_host)
 
-__all__ = ["MultiPlaceRunner", "split_feed", "reader_feeds"]
+__all__ = ["MultiPlaceRunner", "split_feed"]
 
 THREADS_PER_PLACE = 4   # ExecutionStrategy.num_threads = 0
 # errors about the run as a whole, which ops meet rather than cause
@@ -150,40 +151,6 @@ def _partial_count(feed, n, persistable):
             raise FeedError("partial feed: persistable %r has %d samples, fewer than the %d "
                             "devices the other feeds fill" % (name, rows, active))
     return max(active, 1)
-
-
-def reader_feeds(program, n):
-    """The feed of one run of `program` on n places from its readers (those whose `read`
-    op is in it): one dict (n == 1) or a list of one dict per place, each place reading its
-    own batch, as Paddle's readers do; None when it has no reader. At the end of the data
-    a shorter list (those places only) or, with drop_last, EOFException."""
-    readers = [r for r in getattr(program, "_feed_readers", ()) if r._read_op is not None]
-    if not readers:
-        return None
-    per_place = []
-    for _ in range(n):
-        try:
-            feed = {}
-            for r in readers:
-                feed.update(r._next_feed())
-        except EOFException:
-            if not per_place or any(r.drop_last for r in readers):
-                raise
-            break
-        per_place.append(feed)
-    return per_place[0] if n == 1 else per_place
-
-
-def _with_reader_feeds(feed, read):
-    """The run's own feed (a dict) joined with what its readers read (a dict, or a list
-    of one dict per place); a FeedError when both feed several places."""
-    if not feed:
-        return read
-    if isinstance(read, dict) and isinstance(feed, dict):
-        return dict(feed, **read)
-    raise FeedError("the program's readers feed each of %d places; feed the other "
-                    "variables through a reader too, not with feed= (got %s)"
-                    % (len(read) if isinstance(read, list) else 1, type(feed).__name__))
 
 
 class MultiPlaceRunner:
@@ -319,9 +286,8 @@ class MultiPlaceRunner:
 
     def run(self, feed, fetch_names, return_numpy, return_merged=True):
         n = self.n_local
-        read = reader_feeds(self.source_program, n if self.data_parallel else 1)
-        if read is not None:     # the program's readers feed the run, a batch per place
-            feed = _with_reader_feeds(feed, read)
+        # the program's readers feed the run, a batch per place
+        feed = with_reader_feeds(self.source_program, feed, n if self.data_parallel else 1)
         if not self.data_parallel and isinstance(feed, (list, tuple)) and len(feed) == 1:
             feed = feed[0]      # one place: a loader's step of one dict, as Executor.run
         if isinstance(feed, dict):

@@ -19,7 +19,7 @@ specs/fluid_io.md#dataloaderfrom_generator-and-pyreader.
 import numpy as np
 
 from ..framework import mode
-from ..framework.blocking_queue import BlockingQueue, FeedingThread, as_lod_tensors
+from ..framework.blocking_queue import FedQueue, as_lod_tensors
 from ..framework.errors import EnforceNotMet, EOFException
 from ..framework.place import CPUPlace
 from ..framework.program import Variable
@@ -158,16 +158,13 @@ class GeneratorLoader(DataLoaderBase):
         self._keep_order = keep_data_loader_order()
         self._batches = None        # () -> iterator of batches
         self._places = 1
-        self._thread = None         # an iterable pass's FeedingThread
-        if self._iterable:
-            self._reader = None
-            self._queue = BlockingQueue(capacity, name="DataLoader queue")
+        if self._iterable:      # each pass starts a thread filling the queue
+            self._reader = FedQueue(capacity, "DataLoader queue")
         else:   # Paddle puts the loader's read op in the main program at once
             self._reader = _ProgramReader(self._feed_list, "DataLoader", capacity,
                                           use_double_buffer)
             self._reader.drop_last = self._drop_last
             read_file(self._reader)
-            self._queue = self._reader.queue
 
     # -- sources
     def set_sample_list_generator(self, reader, places=None):
@@ -187,13 +184,13 @@ class GeneratorLoader(DataLoaderBase):
         self._check_batch_generator(reader)
         self._batches = reader
         self._places = _places_count(places)
-        if self._reader is not None:
+        if not self._iterable:
             self._reader.decorate_batch_generator(reader)
         return self
 
     @property
     def queue(self):
-        return self._queue
+        return self._reader.queue
 
     @property
     def iterable(self):
@@ -215,16 +212,16 @@ class GeneratorLoader(DataLoaderBase):
             raise RuntimeError("DataLoader: set a generator first (set_sample_generator, "
                                "set_sample_list_generator or set_batch_generator)")
         self._reset()           # a pass left early: its thread stops
-        self._thread = FeedingThread(self._queue, self._batches, self._to_tensors)
+        self._reader.feed_from(self._batches, self._to_tensors)
         return self
 
     def __next__(self):
-        if self._thread is None:
+        if self._reader.thread is None:
             raise StopIteration
         step = []
         try:
             while len(step) < self._places:
-                step.append(self._feed(self._queue.pop()))
+                step.append(self._feed(self._reader.queue.pop()))
         except EOFException:
             if self._drop_last or not step:
                 self._reset()
@@ -243,17 +240,11 @@ class GeneratorLoader(DataLoaderBase):
     def _reset(self):
         """Stop the reading thread (a pass left early, or the end of the data) and empty
         and reopen the queue."""
-        if self._reader is not None:
-            self._reader.reset()
-            return
-        if self._thread is not None:
-            self._thread.stop()
-            self._thread = None
-        self._queue.reset()
+        self._reader.reset()
 
     # -- non-iterable use
     def _program_reader(self, what):
-        if self._reader is None:
+        if self._iterable:
             raise RuntimeError("DataLoader.%s(): only for loaders made with iterable=False"
                                % what)
         return self._reader

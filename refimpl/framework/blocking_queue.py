@@ -16,7 +16,7 @@ import numpy as np
 from .errors import EnforceNotMet, EOFException
 from .scope import LoDTensor
 
-__all__ = ["BlockingQueue", "FeedingThread", "QUEUE_TIMEOUT_S", "as_lod_tensors"]
+__all__ = ["BlockingQueue", "FeedingThread", "FedQueue", "QUEUE_TIMEOUT_S", "as_lod_tensors"]
 
 # how long push() and pop() wait by default (Paddle's DataLoader waits 60 s for a worker)
 QUEUE_TIMEOUT_S = 120.0
@@ -160,3 +160,24 @@ class FeedingThread:
         self.exited = True
         self.queue.close()
         self.join()
+
+
+class FedQueue:
+    """A queue and the FeedingThread filling it (`thread`, None when not started): what a
+    reader reads from, the program's PyReader (layers/readers.py) and an iterable
+    DataLoader's pass alike."""
+
+    def __init__(self, capacity, name):
+        self.queue = BlockingQueue(capacity, name=name)
+        self.thread = None
+
+    def feed_from(self, batches, to_tensors):
+        """Start the thread that pushes `batches()`'s batches, through `to_tensors`."""
+        self.thread = FeedingThread(self.queue, batches, to_tensors)
+
+    def reset(self):
+        """Stop the feeding thread (waiting for it) and empty and reopen the queue."""
+        if self.thread is not None:
+            self.thread.stop()
+            self.thread = None
+        self.queue.reset()

@@ -5,31 +5,30 @@ queue of batches (framework/blocking_queue.py, `reader.queue`). Its main program
 the reader ops Paddle puts there (a READER variable, create_double_buffer_reader, and
 read_file's `read`), which the executor skips. Once read_file() put the `read` op there,
 every `Executor.run` of that program takes the next batch from the queue as the feed of
-those Variables (the executor asks each reader in `program._feed_readers` for
-`_next_feed()`). The queue is filled by `start()` (a thread reading the generator given to
+those Variables (the executor asks each reader in `program._feed_readers` whose `read`
+op is in it for `_next_feed()`). The queue is filled by `start()` (a thread reading the generator given to
 decorate_*; `reader.thread`) or by the user's own `reader.queue.push(...)`. When the queue
 is closed and empty the run raises EOFException; `reset()` stops the thread and reopens
 the queue for the next `start()`. A program compiled with_data_parallel reads one batch
-per place each run (reader_feeds)."""
+per place each run (executor/reader_feeds.py)."""
 import numpy as np
 
 from ..framework import unique_name
-from ..framework.blocking_queue import BlockingQueue, FeedingThread, as_lod_tensors
+from ..framework.blocking_queue import FedQueue, as_lod_tensors
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import EOFException
 from ..framework.program import Variable, default_main_program
 
 
-class PyReader:
+class PyReader(FedQueue):
     # with_data_parallel on n places: each run reads one batch per place; at the end of the
     # data fewer than n batches are dropped (drop_last) or feed only the first places
     drop_last = True
 
     def __init__(self, variables, name, capacity, use_double_buffer=False):
+        super().__init__(capacity, "%s queue" % name)
         self.variables = list(variables)
         self.name = name
-        self.queue = BlockingQueue(capacity, name="%s queue" % name)
-        self.thread = None          # the FeedingThread start() runs
         self._source = None
         self._read_op = None
         program = default_main_program()
@@ -94,15 +93,7 @@ class PyReader:
         if self.thread is not None:
             raise RuntimeError("%s.start(): the reader is already started; call reset() "
                                "first" % self.name)
-        self.thread = FeedingThread(self.queue, self._source,
-                                    lambda batch: as_lod_tensors(batch, check_array))
-
-    def reset(self):
-        """Stop the feeding thread (waiting for it) and empty and reopen the queue."""
-        if self.thread is not None:
-            self.thread.stop()
-            self.thread = None
-        self.queue.reset()
+        self.feed_from(self._source, lambda batch: as_lod_tensors(batch, check_array))
 
     def _check_width(self, n):
         if n != len(self.variables):
@@ -111,11 +102,9 @@ class PyReader:
                                 [v.name for v in self.variables]))
 
     def _next_feed(self):
-        """The next batch from the queue as {variable name: LoDTensor}, once read_file()
-        put the reader's `read` op in the program ({} before); EOFException once the queue
-        is closed and empty."""
-        if self._read_op is None:
-            return {}
+        """The next batch from the queue as {variable name: LoDTensor}; EOFException once
+        the queue is closed and empty. The executor asks only once read_file() put the
+        reader's `read` op in the program (executor/reader_feeds.py)."""
         batch = self.queue.pop()
         self._check_width(len(batch))
         return {v.name: t for v, t in zip(self.variables, batch)}
