@@ -107,7 +107,7 @@ def test_fused_add_relu_runs_in_place_when_x_dies():
         results.append([exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0]
                         for _ in range(2)])
     np.testing.assert_array_equal(results[1], results[0])
-    (programs, plans, _), = prog._device_sets[id(scope)].plans.values()
+    (programs, plans, _, _), = prog._device_sets[id(scope)].plans.values()
     # the fused add + relu writes into the mul output, which its grad no longer reads
     # (fc_1's plain bias add cannot: elementwise_add_grad reads its X)
     assert plans[0].inplace_ops == 1
@@ -219,7 +219,7 @@ def test_fused_optimizer_runs_every_member_update():
         for _ in range(3):
             exe.run(prog, feed={"x": np.ones((4, 6), "float32")}, fetch_list=[loss],
                     scope=scope)
-        (programs, _, _), = prog._device_sets[id(scope)].plans.values()
+        (programs, _, _, _), = prog._device_sets[id(scope)].plans.values()
         types = _types(programs[0])
         assert types.count("fused_optimizer") == int(fuse)
         assert ("momentum" in types) != fuse
@@ -236,7 +236,7 @@ def test_fused_optimizer_updates_one_coalesced_buffer():
     exe.run(startup, scope=scope)
     prog = static.CompiledProgram(main, build_strategy=_strategy(fuse_all_optimizer_ops=True))
     exe.run(prog, feed={"x": np.ones((4, 6), "float32")}, fetch_list=[loss], scope=scope)
-    fused = [op for op in prog._device_sets[id(scope)].plans_for(["x"], [loss.name])[0][0]
+    fused = [op for op in prog._device_sets[id(scope)].plans_for(["x"], [loss.name]).programs[0]
              .global_block().ops if op.type == "fused_optimizer"]
     assert len(fused) == 1
     for slot in ("Param", "Velocity"):
@@ -273,7 +273,7 @@ def test_enable_addto_accumulates_gradients_in_place(addto):
         results.append([exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0]
                         for _ in range(3)])
     np.testing.assert_array_equal(results[1], results[0])
-    (programs, plans, _), = prog._device_sets[id(scope)].plans.values()
+    (programs, plans, _, _), = prog._device_sets[id(scope)].plans.values()
     assert plans[0].inplace_ops == int(addto)   # the gradient sum, and only with addto
 
 

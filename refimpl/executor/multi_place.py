@@ -10,6 +10,7 @@ come from refimpl.compiler.compile_program).
   run      the feed split over the places (data parallel), each place's plan in its own
            thread with its communicator group (refimpl.parallel), the fetches merged
 """
+import collections
 import threading
 
 import numpy as np
@@ -153,6 +154,12 @@ def _partial_count(feed, n, persistable):
     return max(active, 1)
 
 
+# what a runner builds once per (feed names, fetch names): per place its program, plan and
+# plan runner, and the names of the program's non-persistable variables (the execution
+# scope's, see MultiPlaceRunner._record_exec_scopes)
+PlacePlans = collections.namedtuple("PlacePlans", "programs plans runners temporaries")
+
+
 class MultiPlaceRunner:
     """The running state of one compiled program in one scope: per place its values, and
     per (feed names, fetch names) its programs, plans and plan runners.
@@ -238,7 +245,9 @@ class MultiPlaceRunner:
                           device="cpu" if self.device_ids[d] is None else "gpu")
                      for d, p in enumerate(programs)]
             runners = [self._runner(plan) for plan in plans]
-            self.plans[key] = (programs, plans, runners)
+            temporaries = [[n for n, v in p.global_block().vars.items() if not v.persistable]
+                           for p in programs]
+            self.plans[key] = PlacePlans(programs, plans, runners, temporaries)
         return self.plans[key]
 
     def _runner(self, plan):
@@ -297,7 +306,7 @@ class MultiPlaceRunner:
         feeds = split_feed(feed or {}, n, self.persistable, self.inference) \
             if self.data_parallel else [feed or {}]
         active = len(feeds)          # fewer than n: a partial feed (inference)
-        programs, plans, runners = self.plans_for(list(feeds[0]), fetch_names)
+        programs, plans, runners, temporaries = self.plans_for(list(feeds[0]), fetch_names)
         if not self.initialized:
             self.initialize(programs[0])
         self.has_local_scopes = True
@@ -360,23 +369,23 @@ class MultiPlaceRunner:
             self.comm.reset()
             raise _first_cause(failures)
         self.iterations += 1
-        self._record_exec_scopes(programs, fetch_names, results,
+        self._record_exec_scopes(temporaries, fetch_names, results,
                                  self.iterations * max(1, iterations) % drop_every == 0)
         return self._merge(results, return_numpy, return_merged)
 
-    def _record_exec_scopes(self, programs, fetch_names, results, dropped):
+    def _record_exec_scopes(self, temporaries, fetch_names, results, dropped):
         """Paddle runs each place in an execution scope, a kid of the place's scope holding
         the program's non-persistable variables, kept until num_iteration_per_drop_scope
         iterations have run. Its garbage collector has freed all of them but the fetched
         ones by then, as refimpl's plans have: the kid records that, each variable present,
-        None but the fetched values. `dropped`: the scope's drop is due."""
+        None but the fetched values. `temporaries`: per place, the names of its program's
+        non-persistable variables; `dropped`: the scope's drop is due."""
         for d, place in enumerate(self.place_scopes):
             place.drop_kids()
             if dropped or d >= len(results):
                 continue
             kid = place.new_scope()
-            kid._values.update((n, None) for n, v in programs[d].global_block().vars.items()
-                               if not v.persistable)
+            kid._values.update(dict.fromkeys(temporaries[d]))
             kid._values.update(zip(fetch_names, results[d]))
 
     def _merge(self, results, return_numpy, return_merged=True):
@@ -396,8 +405,8 @@ class MultiPlaceRunner:
         self.has_local_scopes = False
         for place in self.place_scopes:
             place.drop_kids()
-        for env, plans in ((env, p) for env in self.envs for p in self.plans.values()):
-            for plan in plans[1]:
+        for place_plans in self.plans.values():
+            for env, plan in zip(self.envs, place_plans.plans):
                 plan.drop_temporaries(env)
 
 
