@@ -408,6 +408,25 @@ def _build_drnn(x, init=None, max_len=3, need_reorder=False):
     return drnn()
 
 
+def test_dynamic_rnn_methods_only_inside_its_one_block():
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        x = fluid.data("x", [None, 2], "float32", lod_level=1)
+        drnn = layers.DynamicRNN()
+        with pytest.raises(ValueError, match="step_input can only be invoked inside"):
+            drnn.step_input(x)              # before the block
+        with pytest.raises(ValueError, match="after its `with drnn.block"):
+            drnn()
+        with drnn.block():
+            drnn.output(layers.scale(drnn.step_input(x), 2.0))
+        with pytest.raises(ValueError, match="output can only be invoked inside"):
+            drnn.output(x)                  # after it
+        with pytest.raises(ValueError, match="exactly one block"):
+            with drnn.block():
+                pass
+        assert drnn().lod_level == 1
+
+
 # Paddle orders the steps' sequences by length (longest first): with need_reorder=False
 # the init rows go to the sequences in that order, so sequence i starts from row RANK[i]
 RANK = [0, 2, 1]

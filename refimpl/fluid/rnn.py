@@ -551,9 +551,6 @@ def _swap_batch_time(x):
     return transpose(x, [1, 0] + list(range(2, len(x.shape))))
 
 
-_BEFORE, _IN, _AFTER = range(3)
-
-
 class DynamicRNN:
     """Paddle 1.8's DynamicRNN over LoD sequences, built as Paddle builds it:
 
@@ -585,8 +582,7 @@ class DynamicRNN:
         return super().__new__(cls)
 
     def __init__(self, name=None, max_len=None):
-        self._status = _BEFORE
-        self._body = None
+        self._body = None            # the step block, once block() opened it
         self.step_idx = None
         self._zero = None
         self._table = self._max_seq_len = self._cond = None
@@ -597,17 +593,17 @@ class DynamicRNN:
         self._outputs = None
 
     def _check_in_block(self, method):
-        if self._status != _IN or default_main_program().current_block() is not self._body:
+        # (before the block and after it the current block is another one)
+        if default_main_program().current_block() is not self._body:
             raise ValueError("DynamicRNN.%s can only be invoked inside `with drnn.block():`"
                              % method)
 
     @contextlib.contextmanager
     def block(self):
-        if self._status != _BEFORE:
+        if self._body is not None:
             raise ValueError("DynamicRNN.block: a DynamicRNN has exactly one block")
         self.step_idx = fill_constant([1], "int64", 0, force_cpu=True)
         self.step_idx.stop_gradient = False
-        self._status = _IN
         with _sub_block() as body:
             self._body = body
             yield
@@ -624,7 +620,6 @@ class DynamicRNN:
             fluid_less_than(self.step_idx, self._max_seq_len, cond=self._cond)
             _localize_rewrites(body)      # the writes read the incremented step_idx
         _append_while(body, self._cond, False)
-        self._status = _AFTER
         self._outputs = [array_to_lod_tensor(array, self._table)
                          for array in self._output_arrays]
 
@@ -724,7 +719,8 @@ class _PaddedDynamicRNN:
 
     def __init__(self, name, max_len):
         self.max_len = max_len
-        self._steps = _UnrolledSteps(name)
+        self._rnn = StaticRNN(name or unique_name.generate("dynamic_rnn"))
+        self._step_mask = None       # [batch, 1] per step: 1 while a sequence runs
         self._lengths = None
         self._outputs = None
 
@@ -732,23 +728,23 @@ class _PaddedDynamicRNN:
     def block(self):
         if self._outputs is not None:
             raise ValueError("DynamicRNN.block: a DynamicRNN has exactly one block")
-        with self._steps.block():
+        with self._rnn.step():
             yield
             if self._lengths is None:
                 raise ValueError("DynamicRNN: the block has no step_input")
         self._outputs = [sequence_unpad(_swap_batch_time(o), self._lengths)
-                         for o in self._steps.outputs()]
+                         for o in self._rnn._outputs]
 
     def step_input(self, x, level=0, max_len=None):
         """x, a LoD tensor [total, ...] -> this step's rows [batch, ...]; every step input
         must have the same sequence lengths."""
-        self._steps.check_in_step("step_input")
+        self._rnn._check_in_step("step_input")
         check_variable(x, "x", "DynamicRNN.step_input")
         steps = max_len if max_len is not None else self.max_len
         if int(steps) <= 0:
             raise ValueError("DynamicRNN.step_input: max_len must be a positive number of "
                              "steps, got %r" % (steps,))
-        with self._steps.outside():
+        with self._rnn._outside():      # run once, before the unrolled steps
             pad = fill_constant([1], x.dtype, 0.0)
             padded, lengths = sequence_pad(x, pad, maxlen=int(steps))
             time_major = _swap_batch_time(padded)
@@ -759,8 +755,8 @@ class _PaddedDynamicRNN:
                 mask = unsqueeze(_swap_batch_time(mask), [2])           # [T, batch, 1]
                 self._rank_order = _length_rank_order(lengths)
         if first:
-            self._steps.set_mask(mask)
-        return self._steps.step_input(time_major)
+            self._step_mask = self._rnn.step_input(mask)
+        return self._rnn.step_input(time_major)
 
     def static_input(self, x):
         """A Variable read unchanged by every step (batch order)."""
@@ -770,27 +766,28 @@ class _PaddedDynamicRNN:
     def memory(self, init=None, shape=None, value=0.0, need_reorder=False, dtype="float32"):
         """A state carried across steps: `init` [batch, ...], or `value` filled into
         [batch] + shape (dtype: the step input's)."""
-        self._steps.check_in_step("memory")
+        self._rnn._check_in_step("memory")
         if init is not None:
             if not need_reorder and self._lengths is not None:
-                with self._steps.outside():
+                with self._rnn._outside():
                     init = gather(init, self._rank_order)
-            return self._steps.memory(init=init)
+            return self._rnn.memory(init=init)
         if shape is None or self._lengths is None:
             raise ValueError("DynamicRNN.memory: without init, give shape and call "
                              "step_input first (the batch size comes from it)")
-        return self._steps.memory(shape=list(shape), value=value)
+        return self._rnn.memory(shape=[-1] + list(shape), batch_ref=self._step_mask,
+                                init_value=value)
 
     def update_memory(self, ex_mem, new_mem):
         """ex_mem takes new_mem's value while the sequence runs, keeps it after."""
-        self._steps.check_in_step("update_memory")
+        self._rnn._check_in_step("update_memory")
         check_variable(new_mem, "new_mem", "DynamicRNN.update_memory")
-        kept = ex_mem + self._steps.step_mask * (new_mem - ex_mem)
-        self._steps.update_memory(ex_mem, kept)
+        kept = ex_mem + self._step_mask * (new_mem - ex_mem)
+        self._rnn.update_memory(ex_mem, kept)
 
     def output(self, *outputs):
-        self._steps.check_in_step("output")
-        self._steps.output(*outputs)
+        self._rnn._check_in_step("output")
+        self._rnn.output(*outputs)
 
     __call__ = DynamicRNN.__call__
 
@@ -812,47 +809,6 @@ def _length_rank_order(lengths):
     ranked = argsort(lengths, descending=True)      # the argsort op is stable
     ranked.stop_gradient = True
     return argsort(ranked)
-
-
-class _UnrolledSteps:
-    """DynamicRNN's steps unrolled into the program (StaticRNN), max_len of them."""
-
-    def __init__(self, name):
-        self._rnn = StaticRNN(name or unique_name.generate("dynamic_rnn"))
-        self.step_mask = None
-
-    def check_in_step(self, method):
-        self._rnn._check_in_step(method)
-
-    @contextlib.contextmanager
-    def block(self):
-        with self._rnn.step():
-            yield
-
-    def outside(self):
-        """Ops appended here run once, before the unrolled steps (not per step)."""
-        return self._rnn._outside()
-
-    def set_mask(self, mask):
-        self.step_mask = self._rnn.step_input(mask)
-
-    def step_input(self, time_major):
-        return self._rnn.step_input(time_major)
-
-    def memory(self, init=None, shape=None, value=0.0):
-        if init is not None:
-            return self._rnn.memory(init=init)
-        return self._rnn.memory(shape=[-1] + shape, batch_ref=self.step_mask,
-                                init_value=value)
-
-    def update_memory(self, ex_mem, kept):
-        self._rnn.update_memory(ex_mem, kept)
-
-    def output(self, *outputs):
-        self._rnn.output(*outputs)
-
-    def outputs(self):
-        return self._rnn._outputs
 
 
 # -- decoding helpers and BasicDecoder (driven by dynamic_decode; `time` is the step number)
