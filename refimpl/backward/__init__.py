@@ -362,9 +362,12 @@ def _fill_ones_grad(block, target, role):
     return g
 
 
-def _no_grad_names(block, no_grad_set):
+def _no_grad_names(blocks, no_grad_set):
+    """The names no gradient flows to: no_grad_set's (checked once) and the stop_gradient
+    variables of `blocks`."""
     names = _names_of(no_grad_set, "no_grad_set")
-    names.update(n for n, v in block.vars.items() if v.stop_gradient)
+    for block in blocks:
+        names.update(n for n, v in block.vars.items() if v.stop_gradient)
     return names
 
 
@@ -393,7 +396,7 @@ def backward_with_hook(loss, parameter_list, no_grad_set, before_grad_op):
         if loss.name in op.output_arg_names:
             op.attrs["op_role"] = op.attrs.get("op_role", 0) | OpRole.Loss
     program._appending_grad_times += 1
-    no_grad = set().union(*(_no_grad_names(b, no_grad_set) for b in chain))
+    no_grad = _no_grad_names(chain, no_grad_set)
     path = _ops_on_path(forward_ops, [loss.name])
     requires = _requiring_grad(block, path, [loss.name], no_grad)
     with program._role_guard(OpRole.Backward):
@@ -441,7 +444,7 @@ def calc_gradient(targets, inputs, target_gradients=None, no_grad_set=None):
     block = targets[0].block.program.global_block()
     program = block.program
     program._appending_grad_times += 1
-    no_grad = _no_grad_names(block, no_grad_set) - _names_of(inputs)
+    no_grad = _no_grad_names([block], no_grad_set) - _names_of(inputs)
     target_names = [t.name for t in targets]
     path = _ops_on_path(list(block.ops), target_names)
     requires = _requiring_grad(block, path, target_names, no_grad)
