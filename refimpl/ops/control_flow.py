@@ -19,7 +19,8 @@ import numpy as np
 from ..framework.dataflow import outer_names
 from ..framework.lod import lod_of, with_lod
 from .registry import BlockOpDef, register
-from .tensor_array import add_array_gradients, zeros_like_value
+from .sum import Sum
+from .tensor_array import zeros_like_value
 
 __all__ = ["DEFAULT_MAX_STEPS"]
 
@@ -163,11 +164,6 @@ def _input_grad(grad, value):
     return with_lod(grad, lod) if lod and np.shape(grad)[:1] == np.shape(value)[:1] else grad
 
 
-def _add_gradients(a, b):
-    """Two gradients of one input summed (a tensor array's element by element)."""
-    return add_array_gradients([a, b]) if isinstance(a, list) else a + b
-
-
 def _restore(env, values):
     """Put recorded values back; a name that had no value then has none now."""
     for name, value in values.items():
@@ -286,9 +282,8 @@ class WhileGrad(_SubBlockGrad):
                     grad = env.get(inner) if inner else None
                     if x in carried:
                         grad_of[x] = grad
-                    elif grad is not None:
-                        summed[x] = grad if x not in summed else _add_gradients(summed[x],
-                                                                                grad)
+                    elif grad is not None:   # added as the sum op adds (arrays by element)
+                        summed[x] = Sum.forward([summed[x], grad]) if x in summed else grad
             _restore(env, final)
             for x, target in zip(xs, targets):
                 if target == "@EMPTY@":
