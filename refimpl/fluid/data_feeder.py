@@ -3,7 +3,7 @@ import re
 
 import numpy as np
 
-from ..framework.place import CUDAPlace, cpu_places, cuda_places
+from ..compiler.compiled_program import resolve_places
 from ..framework.program import Variable, default_main_program
 from ..framework.scope import LoDTensor
 
@@ -44,13 +44,11 @@ class DataFeeder:
                 for v, column in zip(self.feed_vars, columns)}
 
     def _get_number_of_places_(self, num_places=None):
-        """num_places, else the places a data-parallel run has: the GPUs for a CUDAPlace,
-        CPU_NUM for the CPU (as Paddle 1.8)."""
+        """num_places, else the places a data-parallel run on the feeder's place has
+        (CompiledProgram's: every GPU for a CUDAPlace, CPU_NUM for the CPU, as Paddle 1.8)."""
         if num_places is not None:
             return int(num_places)
-        if isinstance(self.place, CUDAPlace):
-            return len(cuda_places())
-        return len(cpu_places())
+        return len(resolve_places(None, self.place))
 
     def feed_parallel(self, iterable, num_places=None):
         """One feed dict per place, from one minibatch per place."""
