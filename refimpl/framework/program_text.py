@@ -77,17 +77,16 @@ def _attr_lines(name, value):
         return lines + ["type: BLOCK", "block_idx: %d" % value]
     if name == "op_callstack" and isinstance(value, str):
         value = [value]
+    if value is None:    # an unset attribute
+        return lines + ["type: STRING", 's: ""']
     kind = GENERATED_ATTR_TYPES.get(name)
     if kind is None:
         kind = attr_type_of(value)
-    if kind is None:     # a value no attribute type holds (an unset one): its text
-        kind, value = AttrType.STRING, "" if value is None else str(value)
-    field = _FIELDS[kind]
-    if isinstance(value, (list, tuple)):
-        return lines + ["type: %s" % ATTR_TYPE_NAMES[kind]] + [
-            "%s: %s" % (field, _value_text(kind, v)) for v in value]
-    return lines + ["type: %s" % ATTR_TYPE_NAMES[kind],
-                    "%s: %s" % (field, _value_text(kind, value))]
+    if kind is None:     # a value no attribute type holds: its text
+        kind, value = AttrType.STRING, str(value)
+    values = value if isinstance(value, (list, tuple)) else [value]
+    return lines + ["type: %s" % ATTR_TYPE_NAMES[kind]] + [
+        "%s: %s" % (_FIELDS[kind], _value_text(kind, v)) for v in values]
 
 
 def _op_lines(op):
