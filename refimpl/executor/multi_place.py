@@ -7,8 +7,9 @@ come from refimpl.compiler.compile_program).
   values   place 0 runs on the scope's dict, so trained parameters are visible in the scope;
            the other places get copies of its persistable values at the first run (under
            MPI rank 0's values win), or share them with `share_vars_from`
-  run      the feed split over the places (data parallel), each place's plan in its own
-           thread with its communicator group (refimpl.parallel), the fetches merged
+  run      the feed split over the places (data parallel; the program's readers read a
+           batch per place, reader_feeds.py), each place's plan in its own thread with its
+           communicator group (refimpl.parallel), the fetches merged
 """
 import collections
 import threading

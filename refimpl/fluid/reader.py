@@ -239,7 +239,7 @@ class GeneratorLoader(DataLoaderBase):
 
     def _reset(self):
         """Stop the reading thread (a pass left early, or the end of the data) and empty
-        and reopen the queue."""
+        and reopen the queue (Paddle's name: its loader tests call it too)."""
         self._reader.reset()
 
     # -- non-iterable use
