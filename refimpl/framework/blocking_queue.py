@@ -6,7 +6,9 @@ full; pop() waits while it is empty. close(): no more batches -- push() returns 
 hands out what is left, then raises EOFException. kill() (the generator raised): push() and
 pop() raise EnforceNotMet at once. reset() empties and reopens it. Every wait ends after
 `timeout` seconds with an EnforceNotMet saying what was awaited, so a reader nobody feeds
-fails instead of hanging (Paddle waits for ever). specs/fluid_io.md#blocking-queue."""
+fails instead of hanging (Paddle waits for ever). FedQueue is a queue with its feeding
+thread: a PyReader, and what an iterable DataLoader's pass reads from.
+specs/fluid_io.md#blocking-queue."""
 import collections
 import logging
 import threading
