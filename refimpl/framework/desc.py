@@ -13,11 +13,21 @@ import numpy as np
 from .dtypes import DType
 
 __all__ = ["OpDesc", "BlockDesc", "ProgramDesc", "VarDesc", "AttrType", "ATTR_TYPE_NAMES",
-           "GENERATED_ATTR_TYPES", "INT32_BOUNDS", "attr_type_of"]
+           "ATTR_VALUE_FIELDS", "GENERATED_ATTR_TYPES", "INT32_BOUNDS", "attr_type_of"]
 
 # Paddle's attribute types (framework.proto's AttrType), by code
 ATTR_TYPE_NAMES = ("INT", "FLOAT", "STRING", "INTS", "FLOATS", "STRINGS", "BOOLEAN",
                    "BOOLEANS", "BLOCK", "LONG", "BLOCKS", "LONGS")
+
+
+# the OpDesc.Attr field holding each attribute type's value (framework.proto; FLOAT64S
+# and the types after it are Paddle 3's)
+ATTR_VALUE_FIELDS = {"INT": "i", "FLOAT": "f", "STRING": "s", "INTS": "ints",
+                     "FLOATS": "floats", "STRINGS": "strings", "BOOLEAN": "b",
+                     "BOOLEANS": "bools", "BLOCK": "block_idx", "LONG": "l",
+                     "BLOCKS": "blocks_idx", "LONGS": "longs", "FLOAT64S": "float64s",
+                     "VAR": "var_name", "VARS": "vars_name", "FLOAT64": "float64",
+                     "SCALAR": "scalar", "SCALARS": "scalars"}
 
 
 class AttrType:

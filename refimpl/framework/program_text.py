@@ -5,7 +5,8 @@ error_clip, and a Parameter's trainable, optimize_attr, regularizer, do_model_av
 need_clip). specs/program.md."""
 import numbers
 
-from .desc import ATTR_TYPE_NAMES, GENERATED_ATTR_TYPES, AttrType, attr_type_of
+from .desc import (ATTR_TYPE_NAMES, ATTR_VALUE_FIELDS, GENERATED_ATTR_TYPES, AttrType,
+                   attr_type_of)
 
 __all__ = ["program_to_text"]
 
@@ -54,12 +55,6 @@ def _var_lines(var, with_details):
     return lines
 
 
-# the OpDesc.Attr field each attribute type's value is written in
-_FIELDS = {AttrType.BOOLEAN: "b", AttrType.INT: "i", AttrType.LONG: "l", AttrType.FLOAT: "f",
-           AttrType.STRING: "s", AttrType.BOOLEANS: "bools", AttrType.INTS: "ints",
-           AttrType.LONGS: "longs", AttrType.FLOATS: "floats", AttrType.STRINGS: "strings"}
-
-
 def _value_text(kind, value):
     """One value (an element of a list) as an attribute of type `kind` prints it."""
     if kind in (AttrType.BOOLEAN, AttrType.BOOLEANS):
@@ -85,8 +80,9 @@ def _attr_lines(name, value):
     if kind is None:     # a value no attribute type holds: its text
         kind, value = AttrType.STRING, str(value)
     values = value if isinstance(value, (list, tuple)) else [value]
-    return lines + ["type: %s" % ATTR_TYPE_NAMES[kind]] + [
-        "%s: %s" % (_FIELDS[kind], _value_text(kind, v)) for v in values]
+    type_name = ATTR_TYPE_NAMES[kind]
+    return lines + ["type: %s" % type_name] + [
+        "%s: %s" % (ATTR_VALUE_FIELDS[type_name], _value_text(kind, v)) for v in values]
 
 
 def _op_lines(op):

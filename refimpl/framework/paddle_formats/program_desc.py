@@ -24,7 +24,8 @@ import numpy as np
 
 from . import DecodeError, proto_schema, wire
 from .grad_ops import ForwardOps, paddle_grad_type, reconcile_grad_slots, refimpl_grad_type
-from ..desc import ATTR_TYPE_NAMES, GENERATED_ATTR_TYPES, INT32_BOUNDS, attr_type_of
+from ..desc import (ATTR_TYPE_NAMES, ATTR_VALUE_FIELDS, GENERATED_ATTR_TYPES, INT32_BOUNDS,
+                    attr_type_of)
 from ..dtypes import DType, convert_dtype
 from ..program import (Block, Operator, Parameter, Program, Variable, op_definition,
                        op_types)
@@ -60,12 +61,6 @@ _WITH_LOD_LEVEL = ("lod_tensor", "tensor_array")
 _COMMON_ATTR_TYPES = dict({name: ATTR_TYPE_NAMES[code]
                            for name, code in GENERATED_ATTR_TYPES.items()},
                           with_quant_attr="BOOLEAN")
-# AttrType -> the OpDesc.Attr field holding its value
-_VALUE_FIELD = {"INT": "i", "FLOAT": "f", "STRING": "s", "INTS": "ints", "FLOATS": "floats",
-                "STRINGS": "strings", "BOOLEAN": "b", "BOOLEANS": "bools",
-                "BLOCK": "block_idx", "LONG": "l", "BLOCKS": "blocks_idx", "LONGS": "longs",
-                "FLOAT64S": "float64s", "VAR": "var_name", "VARS": "vars_name",
-                "FLOAT64": "float64", "SCALAR": "scalar", "SCALARS": "scalars"}
 
 
 class UnsupportedOps(DecodeError):
@@ -128,9 +123,9 @@ def _scalar_value(scalar, where):
 def _attr_value(attr, where):
     """The Python value of an OpDesc.Attr, by its declared type."""
     kind = attr.get("type")
-    if kind not in _VALUE_FIELD:
+    if kind not in ATTR_VALUE_FIELDS:
         raise DecodeError("%s: unknown attribute type %r" % (where, kind))
-    field = _VALUE_FIELD[kind]
+    field = ATTR_VALUE_FIELDS[kind]
     repeated = SCHEMA["OpDesc.Attr"].fields_by_name[field].repeated
     value = attr.get(field, [] if repeated else None)
     if value is None:
@@ -421,7 +416,7 @@ def _attr_desc(op_type, name, value, declared):
     kind = _COMMON_ATTR_TYPES.get(name) or declared.get(name)
     if kind is None:
         kind = _natural_attr_type(value)
-    return {"name": name, "type": kind, _VALUE_FIELD[kind]: _coerce(kind, value)}
+    return {"name": name, "type": kind, ATTR_VALUE_FIELDS[kind]: _coerce(kind, value)}
 
 
 def _var_desc(var):
