@@ -163,6 +163,23 @@ def test_a_run_that_feeds_other_variables_still_reads_a_batch():
     assert [first[0, 0], second[0, 0], third[0, 0]] == [10.0, 21.0, 32.0]
 
 
+def test_readers_feed_one_batch_a_place_on_one_place_and_on_two():
+    """Executor.run and the multi-place runner read through one path: a batch for the one
+    place, joined with feed=; a batch for each of two places, where a feed= of its own
+    is refused (it would have to be split over the places too) before anything is read."""
+    main, loader, y = _loader_program(iterable=False, use_double_buffer=False)
+    loader.set_batch_generator(_counting(stop=5))
+    exe = fluid.Executor(fluid.CPUPlace())
+    loader.start()
+    np.testing.assert_array_equal(exe.run(main, fetch_list=[y])[0][:, 0], [0.0, 0.0])
+    two_places = fluid.CompiledProgram(main).with_data_parallel(places=fluid.cpu_places(2))
+    with pytest.raises(core.EnforceNotMet, match="readers feed each of 2 places"):
+        exe.run(two_places, feed={"other": np.zeros(1, "float32")}, fetch_list=[y])
+    two = exe.run(two_places, fetch_list=[y])[0]      # the refused run read nothing
+    np.testing.assert_array_equal(two[:, 0], [2.0, 2.0, 4.0, 4.0])     # 2 x batches 1, 2
+    loader.reset()
+
+
 @pytest.mark.filterwarnings("ignore::pytest.PytestUnhandledThreadExceptionWarning")
 @pytest.mark.parametrize("iterable", [True, False])
 def test_a_generator_that_raises_kills_the_queue(iterable):

@@ -7,14 +7,10 @@ from ..framework.errors import EOFException, FeedError
 __all__ = ["with_reader_feeds"]
 
 
-def _reader_feeds(program, n):
-    """The feed of one run of `program` on n places from its readers (those whose `read`
-    op is in it): one dict (n == 1) or a list of one dict per place, each place reading its
-    own batch, as Paddle's readers do; None when it has no reader. At the end of the data
-    a shorter list (those places only) or, with drop_last, EOFException."""
-    readers = [r for r in getattr(program, "_feed_readers", ()) if r._read_op is not None]
-    if not readers:
-        return None
+def _read(readers, n):
+    """One dict (n == 1) or a list of one dict per place, each place reading its own
+    batch from every reader, as Paddle's readers do. At the end of the data a shorter
+    list (those places only) or, with drop_last, EOFException."""
     per_place = []
     for _ in range(n):
         try:
@@ -30,16 +26,16 @@ def _reader_feeds(program, n):
 
 
 def with_reader_feeds(program, feed, n):
-    """The run's own feed joined with what the program's readers read for n places (a
-    dict, or a list of one dict per place); `feed` as it is when no reader reads; a
-    FeedError when both feed several places."""
-    read = _reader_feeds(program, n)
-    if read is None:
+    """The run's own feed joined with what the program's readers (those whose `read` op
+    is in it) read for n places: a dict, or a list of one dict per place; `feed` as it is
+    when no reader reads. A feed= of one's own joins only a one-place dict: else a
+    FeedError, before any reader gives up a batch."""
+    readers = [r for r in getattr(program, "_feed_readers", ()) if r._read_op is not None]
+    if not readers:
         return feed
-    if not feed:
-        return read
-    if isinstance(read, dict) and isinstance(feed, dict):
-        return dict(feed, **read)
-    raise FeedError("the program's readers feed each of %d places; feed the other "
-                    "variables through a reader too, not with feed= (got %s)"
-                    % (len(read) if isinstance(read, list) else 1, type(feed).__name__))
+    if feed and (n > 1 or not isinstance(feed, dict)):
+        raise FeedError("the program's readers feed each of %d places; feed the other "
+                        "variables through a reader too, not with feed= (got %s)"
+                        % (n, type(feed).__name__))
+    read = _read(readers, n)
+    return dict(feed, **read) if feed else read
