@@ -99,7 +99,9 @@ def test_generated_attrs_and_int_widths_are_typed_as_paddle_18():
     # op_namescope STRING, op_callstack STRINGS, op_device STRING; an int attr set from
     # Python is INT within int32, LONG beyond; the same types in desc, proto and text
     from refimpl.framework.desc import attr_type_of
-    types = {a.name: a.type for a in OpProtoHolder.instance().get_op_proto("scale").attrs}
+    attrs = OpProtoHolder.instance().get_op_proto("scale").attrs
+    types = {a.name: a.type for a in attrs}
+    assert not any(a.generated for a in attrs)     # 1.8.5 leaves the proto field unset
     assert {n: types[n] for n in OpProtoHolder.generated_op_attr_names()} == {
         "op_role": core.AttrType.INT, "op_role_var": core.AttrType.STRINGS,
         "op_namescope": core.AttrType.STRING, "op_callstack": core.AttrType.STRINGS,

@@ -23,10 +23,10 @@ class VarProto:
 
 
 class AttrProto:
-    def __init__(self, name, type, generated=False):
+    def __init__(self, name, type):
         self.name = name
         self.type = type
-        self.generated = generated
+        self.generated = False      # Paddle 1.8.5's protos leave it unset, op_role's too
         self.comment = ""
 
     def __repr__(self):
@@ -56,7 +56,7 @@ class OpProto:
         self.attrs += [AttrProto(name, attr_type_of(value))
                        for name, value in op_def.inert_attrs.items()]
         # the attributes the framework adds to every op (role, namescope, call stack, device)
-        self.attrs += [AttrProto(name, kind, generated=True)
+        self.attrs += [AttrProto(name, kind)
                        for name, kind in GENERATED_ATTR_TYPES.items()
                        if name not in op_def.attrs]
 
