@@ -48,9 +48,8 @@ def _edge_points(xs, ys):
     sx, sy = np.where(flip, x1, x0), np.where(flip, y1, y0)
     ex, ey = np.where(flip, x0, x1), np.where(flip, y0, y1)
     major = np.where(along_x, dx, dy)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        slope = np.where(major == 0, 0.0,
-                         np.where(along_x, ey - sy, ex - sx) / np.maximum(major, 1))
+    # (a point edge: 0 / 1)
+    slope = np.where(along_x, ey - sy, ex - sx) / np.maximum(major, 1)
     steps = major + 1
     edge = np.repeat(np.arange(len(xs)), steps)
     d = np.arange(steps.sum()) - np.repeat(np.cumsum(steps) - steps, steps)
@@ -78,6 +77,7 @@ def coco_polygon_mask(points, height, width):
     centred = (crossed - UPSAMPLE // 2) % UPSAMPLE == 0
     column = (crossed - UPSAMPLE // 2) // UPSAMPLE
     keep = centred & (column >= 0) & (column < width)
+    # ceil((lower - 2) / 5): the first mask row whose centre is at or below the crossing
     row = np.clip(-((UPSAMPLE // 2 - lower[keep]) // UPSAMPLE), 0, height)
     starts = np.bincount(column[keep] * height + row, minlength=height * width + 1)
     inside = np.cumsum(starts[:height * width]) % 2
