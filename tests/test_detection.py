@@ -631,10 +631,117 @@ def test_generate_mask_labels_rasterizes_the_matched_square():
     np.testing.assert_array_equal(got_masks, expected.reshape(2, -1))
 
 
-def test_generate_mask_labels_needs_the_polygon_counts():
-    x = static.data("x", [1, 4], "float32")
-    with pytest.raises(ValueError, match="gt_segms_point_num"):
-        L.generate_mask_labels(x, x, x, x, x, x, 2, 4)
+def _generate_mask_labels_lod(segms, segms_lod, rois, rois_lod, labels, im_info,
+                              classes, crowd, num_classes, resolution):
+    """generate_mask_labels in Paddle 1.8's form (gt_segms with its 3-level LoD, rois
+    and labels with their images'): the three outputs as (array, LoD) each."""
+    prog, start = fluid.Program(), fluid.Program()
+    with fluid.program_guard(prog, start):
+        names = [("im_info", [None, 3], "float32", 0), ("classes", [None, 1], "int32", 1),
+                 ("crowd", [None, 1], "int32", 1), ("segms", [None, 2], "float32", 3),
+                 ("rois", [None, 4], "float32", 1), ("labels", [None, 1], "int32", 1)]
+        v = [fluid.data(n, s, d, lod_level=lod) for n, s, d, lod in names]
+        outs = fluid.layers.generate_mask_labels(*v, num_classes=num_classes,
+                                                 resolution=resolution)
+    place = fluid.CPUPlace()
+    gt_lod = [segms_lod[0]]
+    feed = {"im_info": np.array(im_info, "float32"),
+            "classes": fluid.create_lod_tensor(np.array(classes, "int32").reshape(-1, 1),
+                                               gt_lod, place),
+            "crowd": fluid.create_lod_tensor(np.array(crowd, "int32").reshape(-1, 1),
+                                             gt_lod, place),
+            "segms": fluid.create_lod_tensor(np.array(segms, "float32"), segms_lod, place),
+            "rois": fluid.create_lod_tensor(np.array(rois, "float32"), [rois_lod], place),
+            "labels": fluid.create_lod_tensor(np.array(labels, "int32").reshape(-1, 1),
+                                              [rois_lod], place)}
+    exe = fluid.Executor(place)
+    return _with_lengths(exe.run(prog, feed=feed, fetch_list=list(outs), return_numpy=False))
+
+
+def test_generate_mask_labels_takes_the_lod_and_rasterizes_as_paddle_1_8_5():
+    # measured on Paddle 1.8.5. Image 0 (scale 1.7): ground truth 0 is a concave pentagon
+    # and a triangle, 1 crowd, 2 class 0 (both ignored); image 1 has no foreground RoI
+    # and a negative label first.
+    segms = [[3.2, 2.1], [14.6, 4.4], [9.3, 7.2], [13.8, 12.9], [2.7, 10.4],
+             [12.5, 1.0], [19.0, 3.5], [15.2, 8.8],
+             [20.0, 20.0], [30.0, 20.0], [25.0, 28.0],
+             [0.0, 18.0], [9.0, 18.0], [4.0, 26.0],
+             [1.3, 0.6], [7.9, 2.2], [5.1, 7.7]]
+    rois = [[3.4, 1.7, 27.2, 20.4], [0, 0, 8.5, 8.5], [6.8, 6.8, 20.4, 18.7],
+            [1, 1, 6, 6], [0, 0, 8, 8]]
+    (mask_rois, rois_lod), (has_mask, has_lod), (masks, masks_lod) = \
+        _generate_mask_labels_lod(segms, [[3, 1], [2, 1, 1, 1], [5, 3, 3, 3, 3]], rois,
+                                  [3, 2], [2, 0, 1, -1, 0], [[60, 60, 1.7], [30, 30, 1.0]],
+                                  [1, 2, 0, 3], [0, 1, 0, 0], num_classes=4, resolution=7)
+    assert rois_lod == has_lod == masks_lod == [[2, 1]]
+    # image 1 keeps its first RoI, but reports its first background RoI's index (1.8.5)
+    np.testing.assert_array_equal(mask_rois, np.array([[3.4, 1.7, 27.2, 20.4],
+                                                       [6.8, 6.8, 20.4, 18.7],
+                                                       [1, 1, 6, 6]], "float32"))
+    np.testing.assert_array_equal(has_mask, [[0], [2], [1]])
+    pentagon_and_triangle = [[0, 0, 0, 0, 0, 1, 0], [0, 1, 1, 1, 0, 0, 1],
+                             [0, 1, 1, 1, 1, 1, 1], [1, 1, 1, 1, 0, 0, 1],
+                             [1, 1, 1, 1, 0, 0, 1], [1, 1, 1, 1, 1, 0, 0],
+                             [0, 0, 1, 1, 1, 0, 0]]
+    pentagon_corner = [[1] * 7, [1] * 7, [1] * 6 + [0], [1] * 5 + [0, 0],
+                       [1] * 6 + [0], [1] * 6 + [0], [1] * 7]
+    expected = np.full((3, 4, 7, 7), -1, np.int32)
+    expected[0, 2] = pentagon_and_triangle
+    expected[1, 1] = pentagon_corner
+    np.testing.assert_array_equal(masks, expected.reshape(3, -1))
+
+
+def test_generate_mask_labels_rois_come_back_through_the_scale_in_float32():
+    # Paddle 1.8.5 divides the RoIs by the scale and multiplies them back, in float32
+    rois = np.array([[14.985595, 28.576492, 31.848083, 30.769255]], "float32")
+    (mask_rois, _), _, _ = _generate_mask_labels_lod(
+        [[0, 0], [4, 0], [4, 4]], [[1], [1], [3]], rois, [1], [1], [[40, 40, 1.7]], [1],
+        [0], num_classes=2, resolution=4)
+    np.testing.assert_array_equal(
+        mask_rois, np.array([[14.985596, 28.57649, 31.848085, 30.769257]], "float32"))
+
+
+@pytest.mark.parametrize("points, size, expected", [
+    # measured with Paddle 1.8.5's op, the polygon in a RoI (0, 0, size, size) of one
+    # image at scale 1: the mask's cells are the polygon's units
+    ([[0, 0], [4, 0], [4, 4]], 4, [[0, 1, 1, 1], [0, 0, 1, 1], [0, 0, 0, 1], [0, 0, 0, 0]]),
+    ([[-1.5, -1], [6.5, -0.5], [7, 6.5], [-1, 4.5]], 7,
+     [[1] * 7] * 5 + [[0, 0, 0, 1, 1, 1, 1], [0] * 7]),
+    ([[0.5, 0.5], [6.5, 1.5], [1.5, 2.5], [6, 5.5], [0.5, 6]], 7,
+     [[0] * 7, [0, 1, 1, 1, 1, 1, 0], [0, 1, 0, 0, 0, 0, 0], [0, 1, 1, 0, 0, 0, 0],
+      [0, 1, 1, 1, 0, 0, 0], [0, 1, 1, 1, 1, 1, 0], [0] * 7]),
+])
+def test_generate_mask_labels_rasterizes_polygons_as_coco(points, size, expected):
+    _, _, (masks, _) = _generate_mask_labels_lod(
+        points, [[1], [1], [len(points)]], [[0, 0, size, size]], [1], [1], [[40, 40, 1]],
+        [1], [0], num_classes=2, resolution=size)
+    np.testing.assert_array_equal(masks.reshape(2, size, size)[1], expected)
+
+
+def test_generate_mask_labels_without_lod_or_counts_names_gt_segms():
+    v = {n: static.data(n, s, d) for n, s, d in (
+        ("im_info", [1, 3], "float32"), ("classes", [1, 1], "int32"),
+        ("crowd", [1, 1], "int32"), ("segms", [3, 2], "float32"),
+        ("rois", [1, 4], "float32"), ("labels", [1, 1], "int32"))}
+    out = L.generate_mask_labels(v["im_info"], v["classes"], v["crowd"], v["segms"],
+                                 v["rois"], v["labels"], num_classes=2, resolution=4)
+    feed = {"im_info": np.array([[9, 9, 1]], "float32"), "classes": np.ones((1, 1), "int32"),
+            "crowd": np.zeros((1, 1), "int32"),
+            "segms": np.array([[0, 0], [4, 0], [4, 4]], "float32"),
+            "rois": np.array([[0, 0, 4, 4]], "float32"), "labels": np.ones((1, 1), "int32")}
+    with pytest.raises(Exception, match="GtSegms carries no LoD"):
+        _run(out, feed)
+    feed["segms"] = (feed["segms"], [[3]])
+    with pytest.raises(Exception, match="3-level LoD"):
+        _run(out, feed)
+
+
+def test_generate_mask_labels_refuses_foreground_without_a_ground_truth_mask():
+    # Paddle 1.8.5 crashes (SIGSEGV) when every ground truth is crowd
+    with pytest.raises(Exception, match="no ground truth with class > 0 that is not crowd"):
+        _generate_mask_labels_lod([[0, 0], [4, 0], [4, 4]], [[1], [1], [3]],
+                                  [[1, 1, 3, 3], [0, 0, 5, 5]], [2], [1, 0],
+                                  [[40, 40, 1]], [1], [1], num_classes=2, resolution=4)
 
 
 def test_per_class_boxes_take_their_images_from_the_lod():

@@ -156,6 +156,20 @@ def test_parameters_take_the_startup_programs_seed_as_in_a_static_program():
     np.testing.assert_array_equal(eager, static)
 
 
+def test_eager_tensor_block_is_the_main_programs_global_block():
+    """As Paddle 1.8.5 (test_var_base's test_block): an eager tensor's block is the default
+    main program's global block; an op appended to it runs now and builds nothing."""
+    with fluid.dygraph.guard():
+        x = fluid.dygraph.to_variable(np.array([1.0, -2.0], np.float32))
+        block = fluid.default_main_program().global_block()
+        assert x.block is block
+        ops, names = len(block.ops), set(block.vars)
+        out = x.block.create_var(dtype="float32")
+        x.block.append_op(type="relu", inputs={"X": [x]}, outputs={"Out": [out]})
+        np.testing.assert_array_equal(out.numpy(), [1.0, 0.0])
+        assert len(block.ops) == ops and set(block.vars) == names
+
+
 def test_1_8_varbase_names():
     from refimpl.fluid import core
     x = np.arange(4, dtype="float32")

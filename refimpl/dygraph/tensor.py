@@ -1,10 +1,12 @@
 """paddle.Tensor in dynamic mode: an ndarray value plus its place in the autograd graph.
 
 An eager Tensor is a Variable (every layer function, Variable method and isinstance
-check takes it as it takes a static Variable), whose shape and dtype are its value's. It
-belongs to no program: its `block` is EAGER_BLOCK, whose append_op runs the op now (so
-code written against `var.block.append_op(...)`, the optimizers' update ops, clipping and
-regularization, runs eagerly unchanged). See specs/dygraph.md.
+check takes it as it takes a static Variable), whose shape and dtype are its value's. No
+program holds it: its `block` is, as in Paddle, the default main program's global block,
+whose append_op runs an op on eager tensors now in dynamic mode (so code written against
+`var.block.append_op(...)`, clipping and regularization, runs eagerly unchanged); the
+optimizers' eager updates go to EAGER_BLOCK, which runs every op now. See
+specs/dygraph.md.
 
 A Tensor on a GPU holds a CuPy array (specs/gpu.md, dynamic mode); what reads its value on
 the host (numpy(), item(), float(), printing, np.array) copies it there.
@@ -19,7 +21,7 @@ from ..framework.dtypes import get_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.fetched import as_fetched
 from ..framework.place import CPUPlace, CUDAPlace, current_place, device_of
-from ..framework.program import Parameter, Variable
+from ..framework.program import Parameter, Variable, default_main_program
 from ..framework import math_patch, mode
 
 __all__ = ["Tensor", "ParamBase", "EAGER_BLOCK", "batch_value", "on_place_of", "on_place"]
@@ -106,7 +108,10 @@ class Tensor(Variable):
 
     @property
     def block(self):
-        return EAGER_BLOCK
+        """The default main program's global block, as Paddle's: in dynamic mode its
+        append_op runs an op on eager tensors now and its create_var makes a placeholder
+        (Block's mode.eager path), so `var.block.append_op(...)` runs eagerly."""
+        return default_main_program().global_block()
 
     @property
     def place(self):
@@ -432,19 +437,9 @@ _NOTHING = contextlib.nullcontext()
 
 
 class _EagerProgram:
-    """What an eager tensor's `block.program` answers: role guards do nothing (nothing is
-    built), one block. Under Paddle 1.8 its random_seed is the default startup
-    program's: an initializer without a seed of its own takes it, so a dynamic-mode
-    parameter starts as the same parameter of a static program under that seed does
-    (the `eager_init_program_seed` switch; otherwise 0: the global generator)."""
+    """What EAGER_BLOCK's `program` answers: role guards do nothing (nothing is built),
+    one block."""
     _is_test = False
-
-    @property
-    def random_seed(self):
-        from .. import versions
-        from ..framework.program import default_startup_program
-        return default_startup_program().random_seed \
-            if versions.switch("eager_init_program_seed") else 0
 
     def _role_guard(self, role, role_vars=()):
         return _NOTHING

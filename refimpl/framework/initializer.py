@@ -65,13 +65,18 @@ class Initializer:
                                persistable=True)
         if var.dtype.name == "float16":
             return self._through_float32(var, startup)
-        attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
-        attrs.update(self._attrs(var))
-        if "seed" in attrs and not getattr(self, "seed", 0):
-            # the random_seed of the program the op goes to (the startup program), as
-            # Paddle's initializers take it
-            attrs["seed"] = startup.program.random_seed
+        attrs = self._op_attrs(var, startup.program.random_seed)
         return add_init_op(startup, self.op_type, {"Out": [var.name]}, attrs)
+
+    def _op_attrs(self, var, program_seed, dtype=None):
+        """The init op's attributes for `var`; a random op without a seed of its own takes
+        `program_seed`, the random_seed of the program it goes to, as Paddle's initializers
+        take it."""
+        attrs = {"shape": list(var.shape), "dtype": dtype or var.dtype.name}
+        attrs.update(self._attrs(var))
+        if "seed" in attrs and not attrs["seed"]:
+            attrs["seed"] = program_seed
+        return attrs
 
     def _through_float32(self, var, block):
         """A float16 variable is filled in float32 and cast, as Paddle does (its init ops
@@ -79,8 +84,7 @@ class Initializer:
         from . import unique_name
         tmp = block.create_var(name=unique_name.generate(".".join(
             [self.op_type, var.name, "tmp"])), shape=var.shape, dtype="float32")
-        attrs = {"shape": list(var.shape), "dtype": "float32"}
-        attrs.update(self._attrs(tmp))
+        attrs = self._op_attrs(tmp, block.program.random_seed, "float32")
         op = add_init_op(block, self.op_type, {"Out": [tmp.name]}, attrs)
         block.append_op(type="cast", inputs={"X": [tmp]}, outputs={"Out": [var.name]},
                         attrs={"in_dtype": "float32", "out_dtype": "float16"})
@@ -90,8 +94,12 @@ class Initializer:
         """Dynamic mode: run the same op now and give `var` (an eager parameter, whose
         shape and dtype are declared) its value. Random ops with seed 0 draw from the
         global generator, which paddle.seed resets."""
-        attrs = {"shape": list(var.shape), "dtype": var.dtype.name}
-        attrs.update(self._attrs(var))
+        from .. import versions
+        from .program import default_startup_program
+        # Paddle 1.8: the startup program's seed, so that it starts as the static
+        # parameter under that seed does (switch eager_init_program_seed)
+        attrs = self._op_attrs(var, default_startup_program().random_seed
+                               if versions.switch("eager_init_program_seed") else 0)
         out = mode.eager.Tensor._placeholder()
         mode.eager.run_op(self.op_type, None, {"Out": [out]}, attrs)
         var._value = out._value
@@ -103,10 +111,6 @@ def add_init_op(startup_block, op_type, outputs, attrs):
     if versions.switch("startup_init_order") == "prepend":
         return startup_block._prepend_op(type=op_type, outputs=outputs, attrs=attrs)
     return startup_block.append_op(type=op_type, outputs=outputs, attrs=attrs)
-
-
-def _seed(seed, var):
-    return seed or var.block.program.random_seed
 
 
 class Constant(Initializer):
@@ -133,7 +137,7 @@ class Uniform(Initializer):
                      "diag_val": float(diag_val)}
 
     def _attrs(self, var):
-        attrs = {"min": self.low, "max": self.high, "seed": _seed(self.seed, var)}
+        attrs = {"min": self.low, "max": self.high, "seed": self.seed}
         if self.diag["diag_num"] > 0:
             attrs.update(self.diag)
         return attrs
@@ -148,7 +152,7 @@ class Normal(Initializer):
         self.seed = seed
 
     def _attrs(self, var):
-        return {"mean": self.mean, "std": self.std, "seed": _seed(self.seed, var)}
+        return {"mean": self.mean, "std": self.std, "seed": self.seed}
 
 
 class TruncatedNormal(Normal):
@@ -170,7 +174,7 @@ class XavierUniform(Initializer):
 
     def _attrs(self, var):
         x = self._limit(var, 6.0)
-        return {"min": -x, "max": x, "seed": _seed(self.seed, var)}
+        return {"min": -x, "max": x, "seed": self.seed}
 
 
 class XavierNormal(XavierUniform):
@@ -178,7 +182,7 @@ class XavierNormal(XavierUniform):
     op_type = "gaussian_random"
 
     def _attrs(self, var):
-        return {"mean": 0.0, "std": self._limit(var, 2.0), "seed": _seed(self.seed, var)}
+        return {"mean": 0.0, "std": self._limit(var, 2.0), "seed": self.seed}
 
 
 def Xavier(uniform=True, fan_in=None, fan_out=None, seed=0):
@@ -198,7 +202,7 @@ class KaimingUniform(Initializer):
 
     def _attrs(self, var):
         x = math.sqrt(6.0 / self._fan_in(var))
-        return {"min": -x, "max": x, "seed": _seed(self.seed, var)}
+        return {"min": -x, "max": x, "seed": self.seed}
 
 
 class KaimingNormal(KaimingUniform):
@@ -207,7 +211,7 @@ class KaimingNormal(KaimingUniform):
 
     def _attrs(self, var):
         return {"mean": 0.0, "std": math.sqrt(2.0 / self._fan_in(var)),
-                "seed": _seed(self.seed, var)}
+                "seed": self.seed}
 
 
 def MSRA(uniform=True, fan_in=None, seed=0):

@@ -3,8 +3,8 @@ YOLO decoding, NMS, RoI pooling, matching.
 
 Where Paddle 1.8 carries image membership in a LoD (RoIs, NMS results), refimpl uses
 Paddle 2.x's per-image count tensors instead: an optional `rois_num` int32 [N] input, and
-NMS layers that can also return the per-image row counts (`return_rois_num=True`); the
-polygon groupings of generate_mask_labels are count vectors too.
+NMS layers that can also return the per-image row counts (`return_rois_num=True`);
+generate_mask_labels takes both gt_segms' 3-level LoD and count vectors.
 See specs/ops/detection.md."""
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
@@ -545,19 +545,16 @@ def generate_mask_labels(im_info, gt_classes, is_crowd, gt_segms, rois, labels_i
                          num_classes, resolution, gt_segms_point_num=None, gt_poly_num=None,
                          gt_num=None, rois_num=None):
     """-> (mask_rois, roi_has_mask_int32, mask_int32), plus the kept rows per image when
-    rois_num is given. gt_segms [P, 2] packs every polygon's points; gt_segms_point_num
-    counts each polygon's points and gt_poly_num each ground truth's polygons (required:
-    refimpl's stand-in for gt_segms' LoD); gt_num / rois_num count each image's ground
-    truths / RoIs (absent: one image)."""
+    rois_num is given. As Paddle 1.8, gt_segms [P, 2] packs every polygon's points under a
+    3-level LoD (image -> ground truth -> polygon -> points) and rois carry their images'
+    LoD; the outputs then carry the kept rows per image as theirs. Without those LoDs,
+    gt_segms_point_num / gt_poly_num / gt_num count each polygon's points, each ground
+    truth's polygons and each image's ground truths, rois_num each image's RoIs."""
     where = "generate_mask_labels"
     for arg, var in (("im_info", im_info), ("gt_classes", gt_classes),
                      ("is_crowd", is_crowd), ("gt_segms", gt_segms), ("rois", rois),
                      ("labels_int32", labels_int32)):
         check_variable(var, arg, where)
-    if gt_segms_point_num is None or gt_poly_num is None:
-        raise ValueError("generate_mask_labels: refimpl needs gt_segms_point_num (points per "
-                         "polygon) and gt_poly_num (polygons per ground truth) in place of "
-                         "gt_segms' LoD")
     outs = append_op_outputs(
         "generate_mask_labels",
         {"ImInfo": im_info, "GtClasses": gt_classes, "IsCrowd": is_crowd,
