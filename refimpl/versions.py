@@ -20,6 +20,9 @@ ENV_VAR = "REFIMPL_PADDLE"
 
 # behaviour -> its value under 1.8, 2.0 and 3 (specs/versions.md says what each means)
 SWITCHES = {
+    # batch_norm's MomentumTensor input weighs the running statistics (1.8, 2.0), or its
+    # CPU kernel ignores it for the momentum attr (3.3.1, measured)
+    "batch_norm_momentum_tensor": {"1.8": "used", "2.0": "used", "3": "ignored"},
     # the mode a script starts in (refimpl/framework/mode.py)
     "default_mode": {"1.8": "static", "2.0": "dynamic", "3": "dynamic"},
     # every tensor needing a gradient keeps it after backward and Tensor.grad is an ndarray

@@ -107,6 +107,66 @@ def test_clone_for_test_drops_the_gradient_blocks_of_control_flow():
         np.testing.assert_allclose(got, [expected], rtol=1e-5)
 
 
+def test_clone_for_test_of_minimize_in_a_branch_lists_only_forward_reads():
+    # Paddle 1.8.5 (test_program_prune_backward's test_optimization_in_cond): with SGD's
+    # minimize inside both case branches, the clone for test equals the clone of the same
+    # net without it: the conditional_blocks read only the logits and the label (not the
+    # learning rate, the parameters or x, which only the pruned sgd / grad ops read), write
+    # only the case's output, and block 0 has no learning_rate_0
+    from refimpl import fluid
+
+    def net(with_optimize):
+        main, startup = Program(), Program()
+        with program_guard(main, startup), unique_name.guard():
+            x = fluid.data("x", [None, 4], "float32")
+            label = fluid.data("label", [None, 1], "int64")
+            logits = fluid.layers.fc(x, 3)
+            sgd = fluid.optimizer.SGD(0.1)
+
+            def branch(loss_fn):
+                def fn():
+                    loss = fluid.layers.mean(loss_fn(logits, label))
+                    if with_optimize:
+                        sgd.minimize(loss)
+                    return loss
+                return fn
+            is_two = fluid.layers.fill_constant([1], "int32", 2) == 2
+            loss = fluid.layers.case(
+                [(is_two, branch(fluid.layers.softmax_with_cross_entropy))],
+                branch(lambda z, y: fluid.layers.reduce_sum(z, dim=1)))
+        return main, startup, loss
+
+    plain, _, _ = net(False)
+    main, startup, loss = net(True)
+    assert any(op.type == "sgd" for b in main.blocks for op in b.ops)
+    before, after = plain.clone(for_test=True), main.clone(for_test=True)
+    assert "learning_rate_0" in main.global_block().vars
+    assert "learning_rate_0" not in after.global_block().vars
+    for a, b in zip(after.blocks, before.blocks):
+        assert [op.type for op in a.ops] == [op.type for op in b.ops]
+        assert sorted(a.vars) == sorted(b.vars)
+    branches = [op for op in after.global_block().ops if op.type == "conditional_block"]
+    assert [op.input("Input") for op in branches] == [["fc_0.tmp_1", "label"],
+                                                      ["fc_0.tmp_1"]]
+    assert [op.output("Out") for op in branches] == [[loss.name]] * 2
+    # the training program keeps its full lists (the branches update the parameters)
+    assert "learning_rate_0" in [op for op in main.global_block().ops
+                                 if op.type == "conditional_block"][0].input("Input")
+    rng = np.random.RandomState(0)
+    feed = {"x": rng.rand(5, 4).astype("float32"),
+            "label": rng.randint(0, 3, (5, 1)).astype("int64")}
+    exe = static.Executor()
+    scope = static.global_scope().__class__()
+    exe.run(startup, scope=scope)
+    w = np.array(scope.find_var("fc_0.w_0").get_tensor())
+    z = feed["x"] @ w        # the bias starts at 0
+    z = z - z.max(1, keepdims=True)
+    expected = -(z[np.arange(5), feed["label"][:, 0]] - np.log(np.exp(z).sum(1))).mean()
+    got, = exe.run(after, feed=feed, fetch_list=[loss.name], scope=scope)
+    np.testing.assert_allclose(got, [expected], rtol=1e-5)
+    np.testing.assert_array_equal(np.array(scope.find_var("fc_0.w_0").get_tensor()), w)
+
+
 def test_clone_is_deep():
     _fc_program()
     main = static.default_main_program()

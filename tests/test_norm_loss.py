@@ -77,6 +77,60 @@ def test_batch_norm_running_stats_follow_the_momentum_rule_over_training_steps()
     assert not np.allclose(_value("batch_norm_0.w_0"), 1)
 
 
+@pytest.mark.parametrize("version, momentum", [("1.8", 0.25), ("2.0", 0.25), ("3", 0.9)])
+def test_batch_norm_momentum_tensor_overrides_the_momentum_attr(paddle_version, version,
+                                                                momentum):
+    """Paddle 1.8's dispensable MomentumTensor (its test_batch_norm_op's
+    TestBatchNormOpTrainingMomentumVariable): the fed [1] value 0.25, not the attr 0.9,
+    weighs the running statistics (1.8.5 measured); Paddle 3.3.1 uses the attr. Y is
+    the batch's normalization either way."""
+    with paddle_version(version):
+        _run_batch_norm_with_momentum_tensor(momentum)
+
+
+def _run_batch_norm_with_momentum_tensor(momentum):
+    rng = np.random.RandomState(5)
+    block = static.default_main_program().global_block()
+    names = {"x": [4, 3, 2, 2], "scale": [3], "bias": [3], "mean": [3], "variance": [3],
+             "momentum": [1]}
+    v = {n: block.create_var(name=n, shape=s, dtype="float32") for n, s in names.items()}
+    outs = {n: block.create_var(name=n, dtype="float32") for n in ("y", "saved_mean",
+                                                                    "saved_variance")}
+    block.append_op(type="batch_norm", inputs={
+        "X": v["x"], "Scale": v["scale"], "Bias": v["bias"], "Mean": v["mean"],
+        "Variance": v["variance"], "MomentumTensor": v["momentum"]},
+        outputs={"Y": outs["y"], "MeanOut": v["mean"], "VarianceOut": v["variance"],
+                 "SavedMean": outs["saved_mean"], "SavedVariance": outs["saved_variance"]},
+        attrs={"momentum": 0.9, "is_test": False})
+    feed = {n: rng.rand(*s).astype("float32") for n, s in names.items()}
+    feed["momentum"] = np.array([0.25], "float32")
+    y, mean, var = static.Executor().run(feed=feed, fetch_list=["y", "mean", "variance"])
+    a = feed["x"]
+    bm, bv = a.mean((0, 2, 3)), a.var((0, 2, 3))
+    np.testing.assert_allclose(mean, momentum * feed["mean"] + (1 - momentum) * bm, rtol=1e-5)
+    np.testing.assert_allclose(var, momentum * feed["variance"] + (1 - momentum) * bv,
+                               rtol=1e-5)
+    want = (a - bm[:, None, None]) / np.sqrt(bv[:, None, None] + EPS) * \
+        feed["scale"][:, None, None] + feed["bias"][:, None, None]
+    np.testing.assert_allclose(y, want, rtol=1e-4, atol=1e-5)
+
+
+def test_batch_norm_momentum_tensor_must_have_one_element():
+    block = static.default_main_program().global_block()
+    x = block.create_var(name="x", shape=[4, 3], dtype="float32")
+    stats = [block.create_var(name=n, shape=[3], dtype="float32")
+             for n in ("scale", "bias", "mean", "variance")]
+    momentum = block.create_var(name="momentum", shape=[2], dtype="float32")
+    with pytest.raises(Exception, match="MomentumTensor 'momentum' has shape \\[2\\]"):
+        block.append_op(type="batch_norm", inputs=dict(zip(
+            ("X", "Scale", "Bias", "Mean", "Variance", "MomentumTensor"),
+            [x] + stats + [momentum])), outputs={
+            "Y": block.create_var(name="y", dtype="float32"), "MeanOut": stats[2],
+            "VarianceOut": stats[3],
+            "SavedMean": block.create_var(name="sm", dtype="float32"),
+            "SavedVariance": block.create_var(name="sv", dtype="float32")})
+
+
 def test_clone_for_test_normalizes_with_the_running_stats_and_leaves_them():
     rng = np.random.RandomState(4)
     x = static.data("x", [None, 3], "float32")

@@ -10,6 +10,7 @@ import warnings
 
 from .. import versions
 from . import mode, unique_name
+from .dataflow import block_io
 from .dtypes import convert_dtype, dtype_attr_is_a_name, get_dtype
 from .errors import DygraphOnlyError, EnforceNotMet, OpError, user_frame
 
@@ -742,19 +743,46 @@ class Program:
         if for_test:
             p._is_test = True
             p.lr_scheduler = None
-            grad_blocks = set()
+            grad_blocks, pruned = set(), set()
             for b in p.blocks:
                 grad_blocks.update(op.attrs["sub_block"] for op in b.ops
                                    if not _is_forward_op(op) and "sub_block" in op.attrs)
-                b.ops = [op for op in b.ops if _is_forward_op(op)]
+                forward = [op for op in b.ops if _is_forward_op(op)]
+                if len(forward) < len(b.ops):
+                    pruned.add(b.idx)
+                b.ops = forward
                 for op in b.ops:
                     if "is_test" in op.attrs:
                         op.attrs["is_test"] = True
+            p._narrow_control_slots(pruned)
+            for b in p.blocks:
                 used = {n for op in b.ops for n in op.input_arg_names + op.output_arg_names}
                 b.vars = {n: v for n, v in b.vars.items()
                           if n in used or isinstance(v, Parameter) or v.is_data}
             p._drop_blocks(grad_blocks)
         return p
+
+    def _narrow_control_slots(self, pruned):
+        """After clone(for_test=True) dropped the backward / optimizer ops of the blocks
+        `pruned` (an optimizer's minimize inside a cond branch puts them there), the
+        control ops running those blocks list only the enclosing names the remaining ops
+        read and write, as Paddle 1.8's branch, whose gradient ops live in a block of
+        their own, lists only its forward reads. Inner blocks first: a nested control
+        op's slots are its block's data flow."""
+        for b in reversed(self.blocks):
+            for op in b.ops:
+                slots = getattr(op.op_def, "io_slots", None)
+                if slots is None or op.attrs["sub_block"] not in pruned:
+                    continue
+                (reads_slot, writes_slot), (reads, writes) = slots, block_io(
+                    self.blocks[op.attrs["sub_block"]])
+                for names, slot, kept in ((op.inputs, reads_slot, reads),
+                                          (op.outputs, writes_slot, writes)):
+                    if slot in names:
+                        narrowed = [n for n in names[slot] if n in kept]
+                        if narrowed != names[slot]:
+                            pruned.add(b.idx)
+                        names[slot] = narrowed
 
     def _drop_blocks(self, indices):
         """Remove the blocks `indices` and the blocks inside them, renumbering the rest

@@ -5,9 +5,13 @@ running = momentum * running + (1 - momentum) * batch (the batch variance used t
 biased one, as Paddle's CPU kernel does). SavedMean / SavedVariance hold the batch mean and
 the inverse std 1/sqrt(var + eps) for the backward. is_test (unless trainable_statistics)
 or use_global_stats normalizes with the running stats and leaves them as they are.
+MomentumTensor, a one-element float tensor, when given is the momentum (Paddle 1.8's
+dispensable input, for a momentum computed in the program; Paddle 3.3.1's CPU kernel
+ignores it: switch batch_norm_momentum_tensor).
 """
 import numpy as np
 
+from .. import versions
 from ._common import FLOATS, rand
 from .registry import OpDef, Sample, register, share_lod
 
@@ -21,6 +25,14 @@ def channel_axes(ndim, data_layout):
 def uses_running_stats(is_test, use_global_stats, trainable_statistics):
     """Whether X is normalized with the running Mean/Variance instead of batch statistics."""
     return use_global_stats or (is_test and not trainable_statistics)
+
+
+def momentum_of(momentum_tensor, momentum):
+    """The momentum: MomentumTensor's value when the op has one and the profile uses it
+    (switch batch_norm_momentum_tensor), else the attr."""
+    if momentum_tensor is None or versions.switch("batch_norm_momentum_tensor") != "used":
+        return momentum
+    return float(momentum_tensor.reshape(-1)[0])
 
 
 def _bcast(v, ndim, c):
@@ -50,13 +62,16 @@ def input_grad(x, scale, saved_mean, saved_inv_std, dy, c, sum_dy, sum_dy_xhat, 
 class BatchNorm(OpDef):
     type = "batch_norm"
     lod_outputs = {"Y": share_lod("X")}
-    inputs = ("X", "Scale", "Bias", "Mean", "Variance")
+    inputs = ("X", "Scale", "Bias", "Mean", "Variance", "MomentumTensor?")
     # ReserveSpace: cuDNN's workspace, never written here; accepted because Paddle >= 2.0
     # programs pass it (and Paddle 3.x's CPU kernel fails without it in training)
     outputs = ("Y", "MeanOut", "VarianceOut", "SavedMean", "SavedVariance", "ReserveSpace?")
     attrs = {"momentum": 0.9, "epsilon": 1e-5, "is_test": False, "data_layout": "NCHW",
              "use_global_stats": False, "trainable_statistics": False}
-    no_grad = ("Mean", "Variance")
+    # MKL-DNN's: Paddle 1.8.5's CPU kernel keeps negative outputs with fuse_with_relu
+    # when use_mkldnn is false (measured)
+    inert_attrs = {"use_mkldnn": False, "fuse_with_relu": False}
+    no_grad = ("Mean", "Variance", "MomentumTensor")
     grad_inputs = ("X", "Scale", "SavedMean", "SavedVariance", "Y@GRAD")
     fd_tolerance = (2e-3, 2e-4)
 
@@ -69,6 +84,12 @@ class BatchNorm(OpDef):
             if x.shape[c] >= 0 and tuple(v.shape) != (x.shape[c],):
                 ctx.fail("%s %r has shape %s, expected [%d] (channels of X %r %s)"
                          % (slot, v.name, list(v.shape), x.shape[c], x.name, list(x.shape)))
+        if ctx.has_input("MomentumTensor"):
+            ctx.check_dtype("MomentumTensor", FLOATS)
+            m = ctx.input_var("MomentumTensor")
+            if all(d >= 0 for d in m.shape) and int(np.prod(m.shape)) != 1:
+                ctx.fail("MomentumTensor %r has shape %s, expected one element"
+                         % (m.name, list(m.shape)))
         ctx.same_as("X", "Y")
         for slot, src in (("MeanOut", "Mean"), ("VarianceOut", "Variance"),
                           ("SavedMean", "Mean"), ("SavedVariance", "Variance")):
@@ -77,8 +98,9 @@ class BatchNorm(OpDef):
             ctx.set_output("ReserveSpace", (-1,), x.dtype)    # declared, never written
 
     @staticmethod
-    def forward(x, scale, bias, mean, variance, momentum=0.9, epsilon=1e-5, is_test=False,
-                data_layout="NCHW", use_global_stats=False, trainable_statistics=False):
+    def forward(x, scale, bias, mean, variance, momentum_tensor=None, momentum=0.9,
+                epsilon=1e-5, is_test=False, data_layout="NCHW", use_global_stats=False,
+                trainable_statistics=False):
         c, axes = channel_axes(x.ndim, data_layout)
         if uses_running_stats(is_test, use_global_stats, trainable_statistics):
             inv_std = 1.0 / np.sqrt(variance + epsilon)
@@ -86,7 +108,8 @@ class BatchNorm(OpDef):
                 _bcast(bias, x.ndim, c)
             return y.astype(x.dtype), mean, variance, mean, inv_std.astype(x.dtype), None
         return normalize_train(x, scale, bias, mean, variance, x.mean(axis=axes),
-                               x.var(axis=axes), momentum, epsilon, c)
+                               x.var(axis=axes), momentum_of(momentum_tensor, momentum),
+                               epsilon, c)
 
     @staticmethod
     def backward(x, scale, saved_mean, saved_inv_std, dy, momentum=0.9, epsilon=1e-5,
@@ -114,3 +137,8 @@ class BatchNorm(OpDef):
             yield Sample({"X": rand(rng, 4, 3, 2), "Scale": rng.uniform(0.5, 1.5, 3),
                           "Bias": rand(rng, 3), "Mean": rand(rng, 3),
                           "Variance": rng.uniform(0.5, 1.5, 3)}, attrs)
+        yield Sample({"X": rand(rng, 4, 3, 2), "Scale": rng.uniform(0.5, 1.5, 3),
+                      "Bias": rand(rng, 3), "Mean": rand(rng, 3),
+                      "Variance": rng.uniform(0.5, 1.5, 3),
+                      "MomentumTensor": np.array([0.5])}, {"momentum": 0.9},
+                     name="momentum_tensor")

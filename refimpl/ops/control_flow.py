@@ -80,6 +80,9 @@ def _recomputed_and_kept(fwd_block):
 class _ControlOp(BlockOpDef):
     # backward.py builds the grad op (with its own sub-block), not the registry
     control_grad = True
+    # the slots listing the enclosing blocks' names the sub-block reads and writes
+    # (Program.clone(for_test=True) narrows them when it prunes the sub-block)
+    io_slots = None
 
     def sub_block(self, op):
         return op.block.program.block(op.attrs["sub_block"])
@@ -95,6 +98,7 @@ class ConditionalBlock(_ControlOp):
     attrs = {"sub_block": -1, "is_scalar_condition": True}
     no_grad = ("Cond",)
     grad_inputs = ("Cond*", "Input*", "Out*", "Out@GRAD*")
+    io_slots = ("Input", "Out")
 
     def infer_shape(self, ctx):
         if ctx.attr("is_scalar_condition"):
@@ -123,6 +127,7 @@ class While(_ControlOp):
     attrs = {"sub_block": -1, "is_test": False, "max_steps": DEFAULT_MAX_STEPS}
     no_grad = ("Condition",)
     grad_inputs = ("X*", "Out*", "Out@GRAD*", "StepScopes")
+    io_slots = ("X", "Out")
 
     def infer_shape(self, ctx):
         check_condition_var(ctx, "Condition")

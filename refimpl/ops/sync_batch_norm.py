@@ -9,7 +9,7 @@ batch_norm.
 """
 import numpy as np
 
-from .batch_norm import BatchNorm, _bcast, channel_axes, input_grad, normalize_train
+from .batch_norm import BatchNorm, _bcast, channel_axes, input_grad, momentum_of, normalize_train
 from .registry import register
 
 
@@ -25,12 +25,12 @@ class SyncBatchNorm(BatchNorm):
         return []   # identical to batch_norm on one device; tested against it directly
 
     @staticmethod
-    def forward(x, scale, bias, mean, variance, momentum=0.9, epsilon=1e-5, is_test=False,
-                data_layout="NCHW", use_global_stats=False, trainable_statistics=False,
-                group=None):
+    def forward(x, scale, bias, mean, variance, momentum_tensor=None, momentum=0.9,
+                epsilon=1e-5, is_test=False, data_layout="NCHW", use_global_stats=False,
+                trainable_statistics=False, group=None):
         if is_test or use_global_stats:
-            return BatchNorm.forward(x, scale, bias, mean, variance, momentum, epsilon, True,
-                                     data_layout)
+            return BatchNorm.forward(x, scale, bias, mean, variance, None, momentum, epsilon,
+                                     True, data_layout)
         c, axes = channel_axes(x.ndim, data_layout)
         x64 = x.astype(np.float64)
         total, total_sq, count = _global_sums([x64.sum(axis=axes), (x64 * x64).sum(axis=axes),
@@ -39,8 +39,8 @@ class SyncBatchNorm(BatchNorm):
         n = count[0]
         batch_mean = total / n
         batch_var = np.maximum(total_sq / n - batch_mean * batch_mean, 0.0)
-        return normalize_train(x, scale, bias, mean, variance, batch_mean, batch_var, momentum,
-                               epsilon, c)
+        return normalize_train(x, scale, bias, mean, variance, batch_mean, batch_var,
+                               momentum_of(momentum_tensor, momentum), epsilon, c)
 
     @staticmethod
     def backward(x, scale, saved_mean, saved_inv_std, dy, momentum=0.9, epsilon=1e-5,
