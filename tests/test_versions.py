@@ -368,3 +368,46 @@ def test_zero_dim_parameters(paddle_version):
         with fluid.dygraph.guard():
             scalar = fluid.dygraph.Layer().create_parameter(shape=[], dtype="float32")
             assert scalar.shape == [] and scalar.is_distributed is False
+
+
+def test_program_guard_mode(paddle_version):
+    """Paddle 1.8.5: program_guard leaves fluid.dygraph.guard's mode alone (its
+    test_layers builds each layer under both with the same code): the layer runs eagerly.
+    refimpl's 2.0 / 3 profiles build a program inside program_guard whatever the mode."""
+    for version, eager in (("1.8", True), ("2.0", False)):
+        with paddle_version(version), fluid.dygraph.guard():
+            main = fluid.Program()
+            with fluid.program_guard(main, fluid.Program()):
+                assert fluid.dygraph.base.enabled() is eager
+                if eager:
+                    x = fluid.dygraph.to_variable(np.array([[-1.0, 2.0]], "float32"))
+                    np.testing.assert_array_equal(fluid.layers.relu(x).numpy(), [[0, 2]])
+                    assert not main.global_block().ops
+            assert fluid.dygraph.base.enabled()
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
+def test_batch_norm_momentum_variable(paddle_version, version):
+    """Paddle 1.8.5's fluid.layers.batch_norm ignores a Variable momentum (it names the
+    op's slot MomemtumTensor, which the op does not have, and the op keeps its default
+    0.9). Measured on 1.8.5 with X = arange(24) as [2, 3, 2, 2] and momentum fed 0.5 or 0:
+    the running mean after one step is 0.1 * the batch mean [7.5, 11.5, 15.5], after two
+    0.9 * that + 0.1 * it again."""
+    with paddle_version(version):
+        x = fluid.layers.data(name="x", shape=[3, 2, 2], dtype="float32")
+        m = fluid.layers.data(name="m", shape=[1], dtype="float32", append_batch_size=False)
+        if version == "2.0":
+            with pytest.raises(TypeError, match="momentum 'm' is a Variable"):
+                fluid.layers.batch_norm(x, momentum=m)
+            return
+        fluid.layers.batch_norm(x, momentum=m, moving_mean_name="mm")
+        op = fluid.default_main_program().global_block().ops[-1]
+        assert op.attr("momentum") == pytest.approx(0.9) and "MomentumTensor" not in \
+            op.input_names
+        exe = fluid.Executor(fluid.CPUPlace())
+        exe.run(fluid.default_startup_program())
+        xv = np.arange(24, dtype="float32").reshape(2, 3, 2, 2)
+        got = [exe.run(feed={"x": xv, "m": np.array([v], "float32")}, fetch_list=["mm"])[0]
+               for v in (0.5, 0.0)]
+        np.testing.assert_allclose(got, [[0.75, 1.15, 1.55], [1.425, 2.185, 2.945]],
+                                   rtol=1e-6)

@@ -9,7 +9,7 @@ from .op_proto import OpProtoHolder
 from .compat import cuda_pinned_places, load_op_library, require_version
 from .flags import get_flags, set_flags
 from ..static.device import device_guard
-from ..framework.place import cpu_places, cuda_places, is_compiled_with_cuda
+from ..framework.place import cpu_places, cuda_places, is_compiled_with_cuda, place_guard
 from ..framework.program import (OpRole, Operator, Parameter, Program, Variable, Block,
                                  default_main_program, default_startup_program, name_scope,
                                  program_guard, switch_main_program, switch_startup_program,
@@ -21,7 +21,8 @@ __all__ = ["OpRole", "Operator", "Parameter", "Program", "Variable", "Block",
            "convert_np_dtype_to_dtype_", "dtype_is_floating", "in_dygraph_mode",
            "is_compiled_with_cuda", "cpu_places", "cuda_places", "GRAD_VAR_SUFFIX",
            "TEMP_VAR_NAME", "ZERO_VAR_SUFFIX", "EMPTY_VAR_NAME", "dygraph_only",
-           "dygraph_not_support", "_dygraph_tracer", "_dygraph_guard", "cuda_pinned_places",
+           "dygraph_not_support", "_dygraph_tracer", "_dygraph_guard", "_dygraph_place_guard",
+           "cuda_pinned_places",
            "load_op_library", "require_version", "get_flags", "set_flags", "device_guard"]
 
 
@@ -82,6 +83,12 @@ def _dygraph_guard(tracer):
     from ..framework import mode
     with mode.dygraph_guard(tracer is not None):
         yield
+
+
+def _dygraph_place_guard(place):
+    """1.8's helper: the ops run inside go to `place` (its tests pin CPU-only layers to
+    CPUPlace()); the previous place after."""
+    return place_guard(place)
 
 
 def _get_var(name, program=None):

@@ -2,6 +2,7 @@
 
 A CUDAPlace names a GPU that exists: without one (no CuPy, no device) constructing it
 raises, as Paddle's CPU build does (1.8 exits the process, 3.x raises)."""
+import contextlib
 import numbers
 import os
 
@@ -9,7 +10,7 @@ from ..xp import gpu_count
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places",
            "is_compiled_with_cuda", "device_count", "forget_device_count", "device_of", "as_place",
-           "current_place", "set_current_place"]
+           "current_place", "set_current_place", "place_guard"]
 
 
 class Place:
@@ -135,6 +136,18 @@ def current_place():
 def set_current_place(place):
     _current[:] = [as_place(place)]
     return _current[0]
+
+
+@contextlib.contextmanager
+def place_guard(place):
+    """`place` is the current place inside (1.8's fluid.framework._dygraph_place_guard),
+    the previous one after."""
+    saved = list(_current)
+    set_current_place(place)
+    try:
+        yield
+    finally:
+        _current[:] = saved
 
 
 def as_place(place):

@@ -1011,11 +1011,12 @@ def program_guard(main_program, startup_program=None):
     if startup_program is not None and not isinstance(startup_program, Program):
         raise TypeError("program_guard: startup_program must be a Program, got %s"
                         % type(startup_program).__name__)
-    from .mode import static_guard
     old_main = switch_main_program(main_program)
     old_startup = switch_startup_program(startup_program) if startup_program is not None else None
+    inside = (mode.static_guard() if versions.switch("program_guard_mode") == "static"
+              else contextlib.nullcontext())
     try:
-        with static_guard():    # a program is being built: static inside, whatever the mode
+        with inside:
             yield
     finally:
         switch_main_program(old_main)

@@ -70,11 +70,18 @@ def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
 
 def pad2d(input, paddings=(0, 0, 0, 0), mode="constant", pad_value=0.0, data_format="NCHW",
           name=None):
-    """fluid.layers.pad2d: paddings [top, bottom, left, right]; constant / reflect / edge."""
+    """fluid.layers.pad2d: paddings [top, bottom, left, right] (a list, or a 1-D int32
+    Variable read when the op runs); constant / reflect / edge."""
     check_variable(input, "input", "pad2d")
-    return append_op_out("pad2d", {"X": [input]},
-                         {"paddings": _ints(paddings, 4, "paddings", "pad2d"), "mode": mode,
-                          "pad_value": float(pad_value), "data_format": data_format}, name)
+    inputs = {"X": [input]}
+    if isinstance(paddings, Variable):
+        inputs["Paddings"] = [paddings]
+        paddings = []
+    else:
+        paddings = _ints(paddings, 4, "paddings", "pad2d")
+    return append_op_out("pad2d", inputs,
+                         {"paddings": paddings, "mode": mode, "pad_value": float(pad_value),
+                          "data_format": data_format}, name)
 
 
 def pad_constant_like(x, y, pad_value=0.0, name=None):

@@ -103,7 +103,17 @@ def eye(num_rows, num_columns=None, dtype=None, name=None):
 
 
 def fluid_eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", name=None):
+    """fluid.layers.eye: [*batch_shape, num_rows, num_columns]; batch_shape a list of
+    positive ints (TypeError otherwise, as Paddle 1.8.5)."""
     out = eye(num_rows, num_columns, dtype, name)
+    if batch_shape is not None:
+        if not isinstance(batch_shape, (list, tuple)):
+            raise TypeError("eye: batch_shape should be a list or tuple, got %r"
+                            % (batch_shape,))
+        for d in batch_shape:
+            if _count(d, "each dim of batch_shape") == 0:
+                raise TypeError("eye: batch_shape should hold positive ints, got %s"
+                                % (list(batch_shape),))
     if batch_shape:
         batch_shape = [int(d) for d in batch_shape]
         out = tensor.unsqueeze(out, list(range(len(batch_shape))))

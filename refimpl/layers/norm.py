@@ -6,6 +6,8 @@ import numpy as np
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
 from ..framework.param_attr import ParamAttr
+from ..framework.program import Variable
+from .. import versions
 from .common import append_op_out, check_variable
 
 # paddle.nn.functional.batch_norm's data_format values -> the op's data_layout
@@ -26,6 +28,18 @@ def _append_batch_norm(helper, x, scale, bias, mean, variance, attrs, op_type="b
                               "SavedMean": [saved_mean], "SavedVariance": [saved_variance]},
                      attrs=attrs)
     return y
+
+
+def _momentum_value(momentum):
+    """The momentum attr. A Variable momentum is ignored by Paddle 1.8.5's layer (it hands
+    the op a misspelt MomentumTensor slot, so the op keeps its default 0.9); refimpl has no
+    MomentumTensor input elsewhere (the batch_norm_momentum_variable switch)."""
+    if not isinstance(momentum, Variable):
+        return float(momentum)
+    if versions.switch("batch_norm_momentum_variable") == "ignored":
+        return 0.9
+    raise TypeError("batch_norm: momentum %r is a Variable; refimpl's batch_norm takes a "
+                    "Python float momentum" % momentum.name)
 
 
 def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, param_attr=None,
@@ -53,7 +67,7 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
                   do_model_average=do_model_average_for_mean_and_var), [c], dtype)
         for stat_name, init in ((moving_mean_name, 0.0), (moving_variance_name, 1.0))]
     y = _append_batch_norm(helper, input, scale, bias, *running,
-                           {"momentum": float(momentum), "epsilon": float(epsilon),
+                           {"momentum": _momentum_value(momentum), "epsilon": float(epsilon),
                             "is_test": is_test, "data_layout": data_layout,
                             "use_global_stats": use_global_stats})
     return helper.append_activation(y, act)

@@ -187,13 +187,24 @@ def sequence_conv(input, num_filters, filter_size=3, filter_stride=1, padding=Tr
         raise ValueError("sequence_conv: filter_stride must be 1 (Paddle supports only 1), "
                          "got %r" % filter_stride)
     helper = LayerHelper("sequence_conv", name=name)
-    filt = helper.create_parameter(param_attr, [filter_size * input.shape[-1], num_filters],
+    filt = helper.create_parameter(param_attr, sequence_conv_filter_shape(input, filter_size,
+                                                                          num_filters),
                                    input.dtype)
-    start = -(filter_size // 2) if padding_start is None else padding_start
-    out = _seq_op("sequence_conv", input,
-                  {"contextLength": filter_size, "contextStart": start, "contextStride": 1,
-                   "paddingTrainable": False}, {"Filter": filt}, name=name)
+    out = sequence_conv_of(input, filt, filter_size, padding_start, name)
     return helper.append_activation(helper.append_bias_op(out, bias_attr), act)
+
+
+def sequence_conv_filter_shape(input, filter_size, num_filters):
+    return [filter_size * input.shape[-1], num_filters]
+
+
+def sequence_conv_of(input, filt, filter_size, padding_start=None, name=None):
+    """The sequence_conv op of `input` with the Filter parameter `filt` (no bias, no act);
+    fluid.layers.sequence_conv and fluid.dygraph.SequenceConv build it."""
+    start = -(filter_size // 2) if padding_start is None else padding_start
+    return _seq_op("sequence_conv", input,
+                   {"contextLength": filter_size, "contextStart": start, "contextStride": 1,
+                    "paddingTrainable": False}, {"Filter": filt}, name=name)
 
 
 def row_conv(input, future_context_size, param_attr=None, act=None):
@@ -201,9 +212,18 @@ def row_conv(input, future_context_size, param_attr=None, act=None):
     future_context_size inside t's sequence; w [future_context_size + 1, D] (param_attr)."""
     check_variable(input, "input", "row_conv")
     helper = LayerHelper("row_conv")
-    filt = helper.create_parameter(param_attr, [future_context_size + 1, input.shape[-1]],
+    filt = helper.create_parameter(param_attr, row_conv_filter_shape(input, future_context_size),
                                    input.dtype)
-    return helper.append_activation(_seq_op("row_conv", input, {}, {"Filter": filt}), act)
+    return helper.append_activation(row_conv_of(input, filt), act)
+
+
+def row_conv_filter_shape(input, future_context_size):
+    return [future_context_size + 1, input.shape[-1]]
+
+
+def row_conv_of(input, filt):
+    """The row_conv op of `input` with the Filter parameter `filt` (no act)."""
+    return _seq_op("row_conv", input, {}, {"Filter": filt})
 
 
 def sequence_enumerate(input, win_size, pad_value=0, name=None):

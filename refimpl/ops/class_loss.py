@@ -94,7 +94,8 @@ class NLLLoss(OpDef):
 @register
 class BPRLoss(OpDef):
     """Bayesian personalized ranking: Y[n] = -mean_{j != y} log sigmoid(X[n, y] - X[n, j]),
-    y = Label[n, 0]."""
+    y = Label[n, 0]. X may have more leading dims ([d..., C], Label [d..., 1], Y [d..., 1]):
+    each row of the last dim is one sample, as in Paddle's kernel."""
     type = "bpr_loss"
     inputs = ("X", "Label")
     outputs = ("Y",)
@@ -103,9 +104,11 @@ class BPRLoss(OpDef):
 
     def infer_shape(self, ctx):
         x, label = ctx.input_var("X"), ctx.input_var("Label")
-        ctx.expect(len(x.shape) == 2, "X %r must be [N, C], got %s" % (x.name, list(x.shape)))
-        _check_label_shape(ctx, x, label, (x.shape[0], 1))
-        ctx.set_output("Y", (x.shape[0], 1), x.dtype)
+        ctx.expect(len(x.shape) >= 2, "X %r must be [N, C] (or [d..., C]), got %s"
+                   % (x.name, list(x.shape)))
+        rows = tuple(x.shape[:-1])
+        _check_label_shape(ctx, x, label, rows + (1,))
+        ctx.set_output("Y", rows + (1,), x.dtype)
 
     @staticmethod
     def _margins(x, label):
@@ -116,20 +119,24 @@ class BPRLoss(OpDef):
 
     @staticmethod
     def forward(x, label):
-        margin, others = BPRLoss._margins(x, label)
+        rows = x.reshape(-1, x.shape[-1])
+        margin, others = BPRLoss._margins(rows, label.reshape(-1, 1))
         loss = np.where(others, stable_softplus(-margin), 0).sum(1, keepdims=True)
-        return (loss / (x.shape[1] - 1)).astype(x.dtype)
+        return (loss / (rows.shape[1] - 1)).astype(x.dtype).reshape(x.shape[:-1] + (1,))
 
     @staticmethod
     def backward(x, label, dy):
-        margin, others = BPRLoss._margins(x, label)
+        rows, label = x.reshape(-1, x.shape[-1]), label.reshape(-1, 1)
+        margin, others = BPRLoss._margins(rows, label)
         # d softplus(x_j - x_y) / d x_j = sigmoid(x_j - x_y); x_y gets minus their sum
-        d = np.where(others, sigmoid(-margin), 0) * dy / (x.shape[1] - 1)
+        d = np.where(others, sigmoid(-margin), 0) * dy.reshape(-1, 1) / (rows.shape[1] - 1)
         np.put_along_axis(d, label, -d.sum(1, keepdims=True), axis=1)
-        return d
+        return d.reshape(x.shape)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 4, 5), "Label": rng.randint(0, 5, (4, 1))})
+        yield Sample({"X": rand(rng, 2, 3, 4), "Label": rng.randint(0, 4, (2, 3, 1))},
+                     name="3d")
 
 
 @register

@@ -54,8 +54,11 @@ def sample_points(rois, trans, height, width, no_trans, spatial_scale, output_di
     else:
         classes = trans.shape[1] // 2
         class_id = c_ // (output_dim // classes)
-        tx = np.ravel_multi_index((r_, class_id * 2, part_h, part_w), trans.shape)
-        ty = np.ravel_multi_index((r_, class_id * 2 + 1, part_h, part_w), trans.shape)
+        # Trans read flat as [R, 2 * classes, part_size[0], part_size[1]], as Paddle's
+        # kernel reads it whatever Trans's own channels and spatial dims
+        layout = (trans.shape[0], 2 * classes) + tuple(part_size)
+        tx = np.ravel_multi_index((r_, class_id * 2, part_h, part_w), layout)
+        ty = np.ravel_multi_index((r_, class_id * 2 + 1, part_h, part_w), layout)
         shift_x, shift_y = trans.ravel()[tx] * trans_std, trans.ravel()[ty] * trans_std
     gh = np.clip(np.floor(ph_ * group_size[0] / pooled_height), 0, group_size[0] - 1)
     gw = np.clip(np.floor(pw_ * group_size[1] / pooled_width), 0, group_size[1] - 1)
@@ -115,11 +118,16 @@ class DeformablePSROIPooling(OpDef):
                    "Input %r needs output_dim * group_size = %d channels, got %d"
                    % (x.name, need, x.shape[1]))
         if not ctx.attr("no_trans"):
-            ctx.expect(len(trans.shape) == 4 and trans.shape[1] > 0 and trans.shape[1] % 2 == 0
+            # classes = Trans channels // 2 (an odd last channel unused, as in Paddle)
+            ctx.expect(len(trans.shape) == 4 and trans.shape[1] >= 2
                        and out_dim % (trans.shape[1] // 2) == 0,
                        "Trans %r must be [R, 2 * classes, part_h, part_w] with output_dim "
                        "%d a multiple of classes, got %s" % (trans.name, out_dim,
                                                              list(trans.shape)))
+            part = ctx.attr("part_size")
+            ctx.expect(all(d < 0 or p <= d for p, d in zip(part, trans.shape[2:])),
+                       "part_size %s must fit in Trans %r's spatial dims %s"
+                       % (list(part), trans.name, list(trans.shape[2:])))
         shape = (rois.shape[0], out_dim, ctx.attr("pooled_height"), ctx.attr("pooled_width"))
         ctx.set_output("Output", shape, x.dtype)
         ctx.set_output("TopCount", shape, x.dtype)
@@ -170,3 +178,10 @@ class DeformablePSROIPooling(OpDef):
                      {"no_trans": True, "output_dim": 3, "pooled_height": 3,
                       "pooled_width": 2, "part_size": [3, 2], "sample_per_part": 3,
                       "spatial_scale": 0.5}, name="no_trans_not_sensitive")
+        # Trans with an odd channel count and larger than part_size: read flat as
+        # [R, 2, 2, 2] (Paddle 1.8.5's test_layers builds such a pooling)
+        yield Sample({"Input": x[:1, :2], "ROIs": rois[:2], "Trans": trans[:2, :3, :2, :2]
+                      .repeat(2, axis=2)},
+                     {"output_dim": 2, "pooled_height": 2, "pooled_width": 2,
+                      "part_size": [2, 2], "sample_per_part": 2, "trans_std": 0.1},
+                     name="trans_read_flat")

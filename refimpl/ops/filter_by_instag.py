@@ -37,6 +37,14 @@ def kept_instances(ins_rows, tags, tag_lengths, ins_lengths, filter_tags):
             if wanted.intersection(tags[s:e].tolist())]
 
 
+def _rows(ins):
+    """Ins as [rows, D] (its trailing dims are 1: infer_shape checks)."""
+    if ins.ndim > 2 and ins.size != ins.shape[0] * ins.shape[1]:
+        raise ValueError("filter_by_instag: Ins of shape %s must be [rows, D] or "
+                         "[rows, D, 1...]" % (list(ins.shape),))
+    return ins.reshape(ins.shape[:2])
+
+
 @register
 class FilterByInstag(OpDef):
     type = "filter_by_instag"
@@ -61,7 +69,10 @@ class FilterByInstag(OpDef):
         for slot in ("Ins_tagLength", "InsLength"):
             check_lengths_var(ctx, slot)
         ins = ctx.input_var("Ins")
-        ctx.expect(len(ins.shape) == 2, "input Ins %r: expected [rows, D], got shape %s"
+        # [rows, D, 1...]: the rows Paddle's kernel copies are D wide (a layer's data
+        # of shape [D, 1] gets here as [-1, D, 1])
+        ctx.expect(len(ins.shape) >= 2 and all(d in (1, -1) for d in ins.shape[2:]),
+                   "input Ins %r: expected [rows, D] (or [rows, D, 1...]), got shape %s"
                    % (ins.name, list(ins.shape)))
         ctx.set_output("Out", (-1, ins.shape[1]), ins.dtype)
         ctx.set_output("LossWeight", (-1, 1), "float32")
@@ -70,6 +81,7 @@ class FilterByInstag(OpDef):
     @staticmethod
     def forward(ins, ins_tag, filter_tag, ins_tag_length=None, ins_length=None, is_lod=False,
                 out_val_if_empty=0):
+        ins = _rows(ins)
         if is_lod and ins_length is None:
             raise ValueError("filter_by_instag: is_lod=True reads the instances from Ins' "
                              "LoD, but Ins carries none (feed a LoDTensor)")
@@ -85,12 +97,11 @@ class FilterByInstag(OpDef):
 
     @staticmethod
     def backward(ins, index_map, loss_weight, dout, is_lod=False, out_val_if_empty=0):
-        dins = np.zeros_like(ins)
-        if not loss_weight.any():     # nothing kept: Out is the filler row
-            return dins
-        for out_row, in_row, count in index_map.tolist():
-            dins[in_row:in_row + count] = dout[out_row:out_row + count]
-        return dins
+        dins = np.zeros_like(_rows(ins))
+        if loss_weight.any():     # else nothing kept: Out is the filler row
+            for out_row, in_row, count in index_map.tolist():
+                dins[in_row:in_row + count] = dout[out_row:out_row + count]
+        return dins.reshape(ins.shape)
 
     def samples(self, rng):
         tags = np.array([1, 2, 3, 2, 5, 6], np.int64)       # per instance: [1, 2], [3], [2, 5, 6]
@@ -106,3 +117,6 @@ class FilterByInstag(OpDef):
                       "Ins_tagLength": np.array([1, 1], np.int64)},
                      {"is_lod": False, "out_val_if_empty": 5},
                      name="nothing kept")
+        yield Sample({"Ins": rand(rng, 3, 2, 1), "Ins_tag": np.array([1, 2, 1], np.int64),
+                      "Filter_tag": np.array([1], np.int64)}, {"is_lod": False},
+                     name="rows_of_a_3d_ins")

@@ -17,9 +17,17 @@ from .registry import OpDef, Sample, register
 PRE_OUT_CLIP = 40.0
 
 
-def default_paths(label, num_classes):
-    """(nodes [N, L], bits [N, L], valid [N, L]) of the default complete tree."""
-    codes = label.reshape(-1).astype(np.int64) + num_classes
+def default_paths(label, num_classes, n=None):
+    """(nodes [N, L], bits [N, L], valid [N, L]) of the default complete tree. Sample i's
+    class is the i-th value of Label read flat (as Paddle's kernel reads it: a [N, k]
+    Label gives its first N values); `n`: N, the rows of X (default: every label)."""
+    flat = label.reshape(-1)
+    if n is not None:
+        if flat.size < n:
+            raise ValueError("Label holds %d values, fewer than the %d rows of X"
+                             % (flat.size, n))
+        flat = flat[:n]
+    codes = flat.astype(np.int64) + num_classes
     j = np.arange((num_classes - 1).bit_length())
     nodes = (codes[:, None] >> (j + 1)) - 1
     bits = (codes[:, None] >> j) & 1
@@ -27,9 +35,9 @@ def default_paths(label, num_classes):
     return np.where(valid, nodes, 0), np.where(valid, bits, 0), valid
 
 
-def _paths(label, path_table, path_code, num_classes):
+def _paths(label, path_table, path_code, num_classes, n=None):
     if path_table is None:
-        return default_paths(label, num_classes)
+        return default_paths(label, num_classes, n)
     valid = path_table >= 0
     return (np.where(valid, path_table, 0).astype(np.int64),
             np.where(valid, path_code, 0).astype(np.int64), valid)
@@ -74,7 +82,7 @@ class HierarchicalSigmoid(OpDef):
 
     @staticmethod
     def forward(x, w, label, path_table, path_code, bias, num_classes=2, is_sparse=False):
-        nodes, bits, valid = _paths(label, path_table, path_code, num_classes)
+        nodes, bits, valid = _paths(label, path_table, path_code, num_classes, len(x))
         pre = HierarchicalSigmoid._pre(x, w, bias, nodes, valid)
         softplus = stable_softplus(pre)
         loss = (softplus - bits * pre).sum(1, keepdims=True)
@@ -83,7 +91,7 @@ class HierarchicalSigmoid(OpDef):
     @staticmethod
     def backward(x, w, label, path_table, path_code, bias, softplus, dout, num_classes=2,
                  is_sparse=False):
-        nodes, bits, valid = _paths(label, path_table, path_code, num_classes)
+        nodes, bits, valid = _paths(label, path_table, path_code, num_classes, len(x))
         sigmoid_pre = -np.expm1(-softplus)
         dpre = np.where(valid, sigmoid_pre - bits, 0) * dout.reshape(-1, 1)
         dx = np.einsum("nl,nld->nd", dpre, w[nodes])
@@ -100,6 +108,10 @@ class HierarchicalSigmoid(OpDef):
         yield Sample({"X": rand(rng, 4, 3), "W": rand(rng, 5, 3),
                       "Label": rng.randint(0, 6, (4, 1)).astype("int64"),
                       "Bias": rand(rng, 5, 1)}, {"num_classes": 6}, name="default_tree")
+        # a [N, 2] Label: its first N values, read flat, are the classes (Paddle 1.8.5)
+        yield Sample({"X": rand(rng, 2, 3), "W": rand(rng, 3, 3),
+                      "Label": np.array([[2, 1], [3, 0]], "int64")}, {"num_classes": 4},
+                     name="label_read_flat")
         table = np.array([[0, 1, -1], [0, 2, 3], [0, 1, -1]], "int64")
         code = np.array([[1, 0, 0], [0, 1, 1], [1, 1, 0]], "int64")
         yield Sample({"X": rand(rng, 3, 2), "W": rand(rng, 4, 2),

@@ -1,11 +1,12 @@
 """nce: noise-contrastive estimation (fluid.layers.nce, fluid.dygraph.NCE), as Paddle 1.8.
 
 Input [N, D], Label [N, T] int64, Weight [K, D] (K = num_total_classes), Bias [K, 1] or
-[K], SampleWeight [N] (or [N, 1]; 1 when absent). SampleLabels [N, T + S] holds each row's T
-true labels, then S = num_neg_samples negative classes: custom_neg_classes when given (a
-fixed list, Paddle's test hook), else S draws per row from the sampler. SampleLogits (the
-name is Paddle's; they are probabilities) o = sigmoid(Input[n] . Weight[c] + Bias[c]) per
-sampled class c, and with b = S * P(c), the sampler's chance of drawing c,
+[K], SampleWeight: row n's weight is its n-th value read flat (1 when absent). SampleLabels
+[N, T + S] holds each row's T true labels, then S = num_neg_samples negative classes:
+custom_neg_classes when given (a fixed list, Paddle's test hook), else S draws per row from
+the sampler. SampleLogits (the name is Paddle's; they are probabilities) o =
+sigmoid(Input[n] . Weight[c] + Bias[c]) per sampled class c, and with b = S * P(c), the
+sampler's chance of drawing c,
     Cost[n] = SampleWeight[n] * (sum over true c of -log(o / (o + b))
                                  + sum over negative c of -log(b / (o + b))).
 Samplers (attr `sampler`): 0 uniform, P(c) = 1 / K; 1 log-uniform, drawn as
@@ -73,8 +74,14 @@ def _b(labels, num_neg_samples, sampler, num_classes, custom_probs):
 
 
 def _sample_weight(sample_weight, n):
-    return np.ones((n, 1)) if sample_weight is None else \
-        sample_weight.reshape(n, 1).astype(np.float64)
+    """Row n's weight: SampleWeight's n-th value read flat (Paddle's kernel reads its first
+    N values whatever its shape: 1.8.5's test_layers gives a [5, 1] weight to one row)."""
+    if sample_weight is None:
+        return np.ones((n, 1))
+    if sample_weight.size < n:
+        raise ValueError("nce: SampleWeight holds %d values, fewer than the %d rows of Input"
+                         % (sample_weight.size, n))
+    return sample_weight.reshape(-1)[:n].reshape(n, 1).astype(np.float64)
 
 
 @register
@@ -176,6 +183,10 @@ class NCE(OpDef):
                       "SampleWeight": rng.uniform(0.5, 2.0, 3)},
                      {"num_total_classes": 6, "num_neg_samples": 2,
                       "custom_neg_classes": [2, 5]}, name="fixed_negatives")
+        yield Sample({"Input": x, "Label": label, "Weight": w,
+                      "SampleWeight": rng.uniform(0.5, 2.0, (5, 1))},
+                     {"num_total_classes": 6, "num_neg_samples": 2,
+                      "custom_neg_classes": [2, 5]}, name="longer_sample_weight")
         yield Sample({"Input": x, "Label": np.array([[1, 3], [5, 2], [0, 0]], np.int64),
                       "Weight": w}, {"num_total_classes": 6, "num_neg_samples": 3,
                                      "sampler": LOG_UNIFORM, "seed": 5},

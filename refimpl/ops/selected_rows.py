@@ -104,7 +104,8 @@ def _hsigmoid_grad(dense, x, w, label, path_table, path_code, bias, pre_out, dou
     stay dense (Paddle 1.8.5's var types)."""
     from .hierarchical_sigmoid import _paths
     dx, dw, dbias = dense(x, w, label, path_table, path_code, bias, pre_out, dout, **attrs)
-    nodes, _, valid = _paths(label, path_table, path_code, attrs.get("num_classes", 2))
+    nodes, _, valid = _paths(label, path_table, path_code, attrs.get("num_classes", 2),
+                             len(x))
     rows = np.unique(np.asarray(nodes)[np.asarray(valid)])
     return dx, RowsValue(tuple(int(r) for r in rows), int(np.shape(w)[0]), dw[rows]), dbias
 

@@ -2,7 +2,8 @@
 matmul op, bias, act), Conv2D (weights N(0, sqrt(2 / (kh kw C)))), Conv3D,
 Conv2DTranspose, Conv3DTranspose, Pool2D (pool2d), Embedding (lookup_table_v2, size=[vocab, dim]), BatchNorm
 (= paddle.nn.BatchNorm, which kept the 1.8 signature), Dropout, LayerNorm, InstanceNorm,
-GroupNorm, PRelu, GRUUnit, NCE, TreeConv, BilinearTensorProduct, SpectralNorm, and the
+GroupNorm, PRelu, GRUUnit, NCE, TreeConv, BilinearTensorProduct, SpectralNorm, the
+static-only SequenceConv and RowConv, and the
 losses MSELoss, L1Loss, BCELoss and NLLLoss (paddle.nn's, with 1.8's argument order).
 Parameters are created and named as 1.8 does (shapes, default initializers). They run
 eagerly, or build ops in static mode, like every Layer."""
@@ -16,6 +17,8 @@ from ...layers.functional_conv import conv2d_transpose, conv3d, conv3d_transpose
 from ...layers.functional_nn import bilinear, instance_norm
 from ...layers.math import fluid_matmul
 from ...layers.norm import fluid_dropout, functional_layer_norm
+from ...layers.sequence import (row_conv_filter_shape, row_conv_of, sequence_conv_filter_shape,
+                                sequence_conv_of)
 from ...nn.layer import loss
 from ...nn.layer.base import Layer
 from ...nn.layer.norm import BatchNorm
@@ -26,7 +29,7 @@ from ...ops.nce import CUSTOM, LOG_UNIFORM, UNIFORM, alias_table
 __all__ = ["Linear", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "Pool2D", "Embedding",
            "BatchNorm", "Dropout", "LayerNorm", "InstanceNorm", "GroupNorm", "PRelu",
            "GRUUnit", "NCE", "TreeConv", "BilinearTensorProduct", "SpectralNorm", "MSELoss",
-           "L1Loss", "BCELoss", "NLLLoss"]
+           "L1Loss", "BCELoss", "NLLLoss"]     # SequenceConv, RowConv: only here, as in 1.8
 
 
 def _ints(v, n=2):
@@ -444,6 +447,69 @@ class BilinearTensorProduct(Layer):
                        name=None if self._name is None else
                        "%s.%s" % (self.full_name(), self._name))
         return self._helper.append_activation(out, self._act)
+
+
+class _StaticOnlySequenceLayer(Layer):
+    """1.8's LoD layers (static mode only: an AssertionError in dynamic mode, as 1.8). The
+    filter is created at the first call, from the input's width, in the input's dtype."""
+
+    def __init__(self, name_scope):
+        from ...framework import mode
+        assert not mode.in_dynamic_mode(), \
+            "%s is not supported by dynamic graph mode yet" % type(self).__name__
+        super().__init__(name_scope=name_scope)
+        self.weight = None
+
+    def forward(self, input):
+        self._expect_input(input, "input", dtypes=("float32", "float64"))
+        if self.weight is None:
+            self._create_parameters(input)
+        return self._helper.append_activation(self._build(input), self._act)
+
+
+class SequenceConv(_StaticOnlySequenceLayer):
+    """fluid.layers.sequence_conv as a layer: filter [filter_size * D, num_filters], bias
+    [num_filters] (unless bias_attr is False), context centred on each row (contextStart
+    -(filter_size // 2)), then act."""
+
+    def __init__(self, name_scope, num_filters, filter_size=3, filter_stride=1, padding=None,
+                 bias_attr=None, param_attr=None, act=None):
+        super().__init__(name_scope)
+        if filter_stride != 1:
+            raise ValueError("SequenceConv: filter_stride must be 1 (Paddle supports only 1), "
+                             "got %r" % (filter_stride,))
+        self._num_filters, self._filter_size, self._act = num_filters, filter_size, act
+        self._param_attr, self._bias_attr = param_attr, bias_attr
+
+    def _create_parameters(self, input):
+        self.weight = self.create_parameter(
+            sequence_conv_filter_shape(input, self._filter_size, self._num_filters),
+            self._param_attr, input.dtype)
+        self.bias = self.create_parameter([self._num_filters], self._bias_attr, input.dtype,
+                                          is_bias=True)
+
+    def _build(self, input):
+        out = sequence_conv_of(input, self.weight, self._filter_size)
+        if self.bias is None:
+            return out
+        return append_op_out("elementwise_add", {"X": [out], "Y": [self.bias]}, {"axis": 1})
+
+
+class RowConv(_StaticOnlySequenceLayer):
+    """fluid.layers.row_conv as a layer: filter [future_context_size + 1, D], then act."""
+
+    def __init__(self, name_scope, future_context_size, param_attr=None, act=None):
+        super().__init__(name_scope)
+        self._future_context_size, self._param_attr, self._act = \
+            future_context_size, param_attr, act
+
+    def _create_parameters(self, input):
+        self.weight = self.create_parameter(
+            row_conv_filter_shape(input, self._future_context_size), self._param_attr,
+            input.dtype)
+
+    def _build(self, input):
+        return row_conv_of(input, self.weight)
 
 
 # 1.8's signatures are 2.0's: SpectralNorm(weight_shape, dim, power_iters, eps, dtype),
