@@ -598,8 +598,7 @@ class DynamicRNN:
 
     def _check_in_block(self, method):
         if self._status != _IN or default_main_program().current_block() is not self._body:
-            raise ValueError("DynamicRNN.%s can only be invoked inside `with drnn.block():`"
-                             % method)
+            raise _outside_block_error(method)
 
     @contextlib.contextmanager
     def block(self):
@@ -764,6 +763,7 @@ class _PaddedDynamicRNN:
 
     def static_input(self, x):
         """A Variable read unchanged by every step (batch order)."""
+        self._steps.check_in_step("static_input")
         check_variable(x, "x", "DynamicRNN.static_input")
         return x
 
@@ -795,6 +795,13 @@ class _PaddedDynamicRNN:
     __call__ = DynamicRNN.__call__
 
 
+def _outside_block_error(method):
+    """A DynamicRNN method called outside its block: a ValueError, as Paddle 1.8.5's
+    "<method> can only be invoked inside rnn block."."""
+    return ValueError("DynamicRNN.%s can only be invoked inside `with drnn.block():`"
+                      % method)
+
+
 def _drnn_result(outputs):
     """drnn(): its outputs (None before its block ended), one Variable or a list."""
     if outputs is None:
@@ -822,7 +829,8 @@ class _UnrolledSteps:
         self.step_mask = None
 
     def check_in_step(self, method):
-        self._rnn._check_in_step(method)
+        if not self._rnn._in_step:
+            raise _outside_block_error(method)
 
     @contextlib.contextmanager
     def block(self):
