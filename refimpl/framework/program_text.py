@@ -2,19 +2,28 @@
 (`blocks { idx: 0 parent_idx: -1 vars {...} ops {...} }`), which Paddle's to_string prints;
 with_details adds the Python-side fields Paddle appends to each variable (stop_gradient,
 error_clip, and a Parameter's trainable, optimize_attr, regularizer, do_model_average,
-need_clip). specs/program.md."""
-import numbers
+need_clip under 2.0 and 3). Attributes are typed as the ProgramDesc writer types them.
+specs/program.md."""
+import numpy as np
+
+from .. import versions
+from .paddle_formats.program_desc import op_attr_desc
 
 __all__ = ["program_to_text"]
 
 _TENSOR_TYPES = {"LOD_TENSOR": "lod_tensor", "LOD_TENSOR_ARRAY": "tensor_array",
                  "SELECTED_ROWS": None}
-_BLOCK_ATTRS = ("sub_block",)
+
+
+# the bytes protobuf's text format escapes by name; others outside printable ASCII: octal
+_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"',
+            ord("'"): "\\'", ord("\\"): "\\\\"}
 
 
 def _quote(text):
-    escaped = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return '"%s"' % escaped
+    """A string field as protobuf's text format prints it: its UTF-8 bytes, escaped."""
+    return '"%s"' % "".join(_ESCAPES.get(b) or (chr(b) if 32 <= b < 127 else "\\%03o" % b)
+                            for b in str(text).encode("utf-8"))
 
 
 def _indent(lines, depth=1):
@@ -47,48 +56,37 @@ def _var_lines(var, with_details):
             lines += ["trainable: %s" % var.trainable,
                       "optimize_attr: %s" % (var.optimize_attr,),
                       "regularizer: %s" % (var.regularizer,),
-                      "do_model_average: %s" % (var.do_model_average,),
-                      "need_clip: %s" % (var.need_clip,)]
+                      "do_model_average: %s" % (var.do_model_average,)]
+            if not versions.switch("fluid_debug_text"):
+                lines.append("need_clip: %s" % (var.need_clip,))
     return lines
 
 
-def _scalar(value):
-    """(type name, field, text) of one attribute value."""
-    if isinstance(value, bool):
-        return "BOOLEAN", "b", "true" if value else "false"
-    if isinstance(value, numbers.Integral):
-        wide = not -2 ** 31 <= int(value) < 2 ** 31
-        return ("LONG", "l", str(int(value))) if wide else ("INT", "i", str(int(value)))
-    if isinstance(value, numbers.Real):
-        return "FLOAT", "f", repr(float(value))
-    return "STRING", "s", _quote(value)
+def _value_text(kind, value):
+    """One value (an element of a list) of an attribute of type `kind`, as Paddle's text
+    format prints it: a FLOAT is the float32 Paddle holds, printed as a double."""
+    if kind.startswith("BOOLEAN"):
+        return "true" if value else "false"
+    if kind.startswith("FLOAT"):
+        return repr(float(np.float32(value)) if kind in ("FLOAT", "FLOATS") else float(value))
+    if kind.startswith("STRING"):
+        return _quote(value)
+    return str(value)
 
 
-_LIST_TYPES = {"BOOLEAN": ("BOOLEANS", "bools"), "INT": ("INTS", "ints"),
-               "LONG": ("LONGS", "longs"), "FLOAT": ("FLOATS", "floats"),
-               "STRING": ("STRINGS", "strings")}
-
-
-def _attr_lines(name, value):
-    lines = ["name: %s" % _quote(name)]
-    if name in _BLOCK_ATTRS and isinstance(value, numbers.Integral):
-        return lines + ["type: BLOCK", "block_idx: %d" % value]
-    if name == "op_callstack" and isinstance(value, str):
-        value = [value]
-    if isinstance(value, (list, tuple)):
-        kinds = [_scalar(v) for v in value]
-        kind = kinds[0][0] if kinds else ("STRING" if name == "op_role_var" else "INT")
-        if any(k[0] == "LONG" for k in kinds) and kind == "INT":
-            kind = "LONG"
-        if any(k[0] == "FLOAT" for k in kinds) and kind in ("INT", "LONG"):
-            kind = "FLOAT"
-        list_type, field = _LIST_TYPES[kind]
-        texts = [_scalar(float(v) if kind == "FLOAT" else v)[2] for v in value]
-        return lines + ["type: %s" % list_type] + ["%s: %s" % (field, t) for t in texts]
-    if value is None:
-        return lines + ["type: STRING", 's: ""']
-    kind, field, text = _scalar(value)
-    return lines + ["type: %s" % kind, "%s: %s" % (field, text)]
+def _attr_lines(op, name):
+    """An attribute typed as the ProgramDesc writer types it for the current profile (the
+    type Paddle declares for it, else its value's own), its value in that type (a dtype
+    as its VarType code)."""
+    try:
+        attr = op_attr_desc(op, name, versions.current())
+    except ValueError:      # a refimpl-only value no Paddle attribute holds: its text
+        attr = {"name": name, "type": "STRING", "s": str(op.attrs[name])}
+    kind = attr["type"]
+    (field, stored), = [(k, v) for k, v in attr.items() if k not in ("name", "type")]
+    values = stored if isinstance(stored, list) else [stored]
+    return ["name: %s" % _quote(name), "type: %s" % kind] + [
+        "%s: %s" % (field, _value_text(kind, v)) for v in values]
 
 
 def _op_lines(op):
@@ -98,8 +96,11 @@ def _op_lines(op):
             lines += ["%s {" % key] + _indent(["parameter: %s" % _quote(slot)] + [
                 "arguments: %s" % _quote(n) for n in names]) + ["}"]
     lines.append("type: %s" % _quote(op.type))
-    for name, value in op.attrs.items():
-        lines += ["attrs {"] + _indent(_attr_lines(name, value)) + ["}"]
+    # by name, as the writer stores them: a program read back prints as it did (1.8.5's
+    # order is its attribute map's, the same for both); Paddle sets no attribute given None
+    for name in sorted(op.attrs):
+        if op.attrs[name] is not None:
+            lines += ["attrs {"] + _indent(_attr_lines(op, name)) + ["}"]
     return lines
 
 
