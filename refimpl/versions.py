@@ -110,6 +110,10 @@ SWITCHES = {
     "seeded_uniform_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},
     # a parameter of shape [] (a ValueError in 1.8 and 2.0, a 0-D parameter in 3)
     "zero_dim_parameters": {"1.8": False, "2.0": False, "3": True},
+    # str(Program) is its ProgramDesc text, to_string(True), and a Parameter's to_string
+    # details end at do_model_average (1.8); or str is the readable code and the details
+    # add need_clip (2.0, 3)
+    "fluid_debug_text": {"1.8": True, "2.0": False, "3": False},
     # the unique-name key of an unnamed eager tensor (to_variable, op outputs)
     "eager_tensor_name": {"1.8": "generated_var", "2.0": "generated_tensor",
                           "3": "generated_tensor"},

@@ -477,6 +477,27 @@ def test_dynamic_rnn_sequences_longer_than_max_len_fail_at_run_time():
         _run([out], {"x": (RNG.randn(6, 2), [LENS])})
 
 
+@pytest.mark.parametrize("max_len", [None, 3])
+def test_dynamic_rnn_static_input_only_inside_its_block(max_len):
+    # Paddle 1.8.5: ValueError "static_input can only be invoked inside rnn block." before
+    # and after the block, as for its other methods; the unrolled (max_len) steps too
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        x = fluid.data("x", [None, 2], "float32", lod_level=1)
+        drnn = layers.DynamicRNN(max_len=max_len)
+        for method, args in (("static_input", (x,)), ("step_input", (x,)), ("memory", ()),
+                             ("output", (x,))):
+            with pytest.raises(ValueError, match="DynamicRNN.%s can only be invoked inside"
+                                                 % method):
+                getattr(drnn, method)(*args)
+        with drnn.block():
+            word = drnn.step_input(x)
+            drnn.output(word + drnn.static_input(x))
+        with pytest.raises(ValueError, match="static_input can only be invoked inside"):
+            drnn.static_input(x)
+        assert drnn().lod_level == 1
+
+
 def test_beam_search_reads_pre_ids_flat_as_paddle_18():
     """Paddle 1.8.5 (its test_beam_search_op, run through fluid.op.Operator): pre_ids and
     pre_scores given as [1, 4], scores [4, 3] with LoD [[0, 2, 4], [0, 1, 2, 3, 4]]."""

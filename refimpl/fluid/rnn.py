@@ -595,8 +595,7 @@ class DynamicRNN:
     def _check_in_block(self, method):
         # (before the block and after it the current block is another one)
         if default_main_program().current_block() is not self._body:
-            raise ValueError("DynamicRNN.%s can only be invoked inside `with drnn.block():`"
-                             % method)
+            raise _outside_block_error(method)
 
     @contextlib.contextmanager
     def block(self):
@@ -724,6 +723,10 @@ class _PaddedDynamicRNN:
         self._lengths = None
         self._outputs = None
 
+    def _check_in_block(self, method):
+        if not self._rnn._in_step:
+            raise _outside_block_error(method)
+
     @contextlib.contextmanager
     def block(self):
         if self._outputs is not None:
@@ -738,7 +741,7 @@ class _PaddedDynamicRNN:
     def step_input(self, x, level=0, max_len=None):
         """x, a LoD tensor [total, ...] -> this step's rows [batch, ...]; every step input
         must have the same sequence lengths."""
-        self._rnn._check_in_step("step_input")
+        self._check_in_block("step_input")
         check_variable(x, "x", "DynamicRNN.step_input")
         steps = max_len if max_len is not None else self.max_len
         if int(steps) <= 0:
@@ -760,13 +763,14 @@ class _PaddedDynamicRNN:
 
     def static_input(self, x):
         """A Variable read unchanged by every step (batch order)."""
+        self._check_in_block("static_input")
         check_variable(x, "x", "DynamicRNN.static_input")
         return x
 
     def memory(self, init=None, shape=None, value=0.0, need_reorder=False, dtype="float32"):
         """A state carried across steps: `init` [batch, ...], or `value` filled into
         [batch] + shape (dtype: the step input's)."""
-        self._rnn._check_in_step("memory")
+        self._check_in_block("memory")
         if init is not None:
             if not need_reorder and self._lengths is not None:
                 with self._rnn._outside():
@@ -780,16 +784,23 @@ class _PaddedDynamicRNN:
 
     def update_memory(self, ex_mem, new_mem):
         """ex_mem takes new_mem's value while the sequence runs, keeps it after."""
-        self._rnn._check_in_step("update_memory")
+        self._check_in_block("update_memory")
         check_variable(new_mem, "new_mem", "DynamicRNN.update_memory")
         kept = ex_mem + self._step_mask * (new_mem - ex_mem)
         self._rnn.update_memory(ex_mem, kept)
 
     def output(self, *outputs):
-        self._rnn._check_in_step("output")
+        self._check_in_block("output")
         self._rnn.output(*outputs)
 
     __call__ = DynamicRNN.__call__
+
+
+def _outside_block_error(method):
+    """A DynamicRNN method called outside its block: a ValueError, as Paddle 1.8.5's
+    "<method> can only be invoked inside rnn block."."""
+    return ValueError("DynamicRNN.%s can only be invoked inside `with drnn.block():`"
+                      % method)
 
 
 def _drnn_result(outputs):

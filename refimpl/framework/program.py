@@ -956,10 +956,12 @@ class Program:
         return program_to_bytes(self).decode("utf-8")
 
     def __str__(self):
+        # Paddle 1.8 prints a Program as to_string(True); 2.0 as its readable code
+        if versions.switch("fluid_debug_text"):
+            return self.to_string(True)
         return self._to_readable_code()
 
-    def __repr__(self):
-        return self._to_readable_code()
+    __repr__ = __str__
 
 
 def _variable_to_string(self, throw_on_error=False, with_details=False):

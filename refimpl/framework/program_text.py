@@ -2,22 +2,28 @@
 (`blocks { idx: 0 parent_idx: -1 vars {...} ops {...} }`), which Paddle's to_string prints;
 with_details adds the Python-side fields Paddle appends to each variable (stop_gradient,
 error_clip, and a Parameter's trainable, optimize_attr, regularizer, do_model_average,
-need_clip). specs/program.md."""
-import numbers
+need_clip under 2.0 and 3). Attributes are typed as the ProgramDesc writer types them.
+specs/program.md."""
+import numpy as np
 
-from .desc import (ATTR_TYPE_NAMES, ATTR_VALUE_FIELDS, GENERATED_ATTR_TYPES, AttrType,
-                   attr_type_of)
+from .. import versions
+from .paddle_formats.program_desc import op_attr_desc
 
 __all__ = ["program_to_text"]
 
 _TENSOR_TYPES = {"LOD_TENSOR": "lod_tensor", "LOD_TENSOR_ARRAY": "tensor_array",
                  "SELECTED_ROWS": None}
-_BLOCK_ATTRS = ("sub_block",)
+
+
+# the bytes protobuf's text format escapes by name; others outside printable ASCII: octal
+_ESCAPES = {ord("\n"): "\\n", ord("\r"): "\\r", ord("\t"): "\\t", ord('"'): '\\"',
+            ord("'"): "\\'", ord("\\"): "\\\\"}
 
 
 def _quote(text):
-    escaped = str(text).replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n")
-    return '"%s"' % escaped
+    """A string field as protobuf's text format prints it: its UTF-8 bytes, escaped."""
+    return '"%s"' % "".join(_ESCAPES.get(b) or (chr(b) if 32 <= b < 127 else "\\%03o" % b)
+                            for b in str(text).encode("utf-8"))
 
 
 def _indent(lines, depth=1):
@@ -50,39 +56,37 @@ def _var_lines(var, with_details):
             lines += ["trainable: %s" % var.trainable,
                       "optimize_attr: %s" % (var.optimize_attr,),
                       "regularizer: %s" % (var.regularizer,),
-                      "do_model_average: %s" % (var.do_model_average,),
-                      "need_clip: %s" % (var.need_clip,)]
+                      "do_model_average: %s" % (var.do_model_average,)]
+            if not versions.switch("fluid_debug_text"):
+                lines.append("need_clip: %s" % (var.need_clip,))
     return lines
 
 
 def _value_text(kind, value):
-    """One value (an element of a list) as an attribute of type `kind` prints it."""
-    if kind in (AttrType.BOOLEAN, AttrType.BOOLEANS):
+    """One value (an element of a list) of an attribute of type `kind`, as Paddle's text
+    format prints it: a FLOAT is the float32 Paddle holds, printed as a double."""
+    if kind.startswith("BOOLEAN"):
         return "true" if value else "false"
-    if kind in (AttrType.FLOAT, AttrType.FLOATS):
-        return repr(float(value))
-    if kind in (AttrType.STRING, AttrType.STRINGS):
+    if kind.startswith("FLOAT"):
+        return repr(float(np.float32(value)) if kind in ("FLOAT", "FLOATS") else float(value))
+    if kind.startswith("STRING"):
         return _quote(value)
-    return str(int(value))
+    return str(value)
 
 
-def _attr_lines(name, value):
-    lines = ["name: %s" % _quote(name)]
-    if name in _BLOCK_ATTRS and isinstance(value, numbers.Integral):
-        return lines + ["type: BLOCK", "block_idx: %d" % value]
-    if name == "op_callstack" and isinstance(value, str):
-        value = [value]
-    if value is None:    # an unset attribute
-        return lines + ["type: STRING", 's: ""']
-    kind = GENERATED_ATTR_TYPES.get(name)
-    if kind is None:
-        kind = attr_type_of(value)
-    if kind is None:     # a value no attribute type holds: its text
-        kind, value = AttrType.STRING, str(value)
-    values = value if isinstance(value, (list, tuple)) else [value]
-    type_name = ATTR_TYPE_NAMES[kind]
-    return lines + ["type: %s" % type_name] + [
-        "%s: %s" % (ATTR_VALUE_FIELDS[type_name], _value_text(kind, v)) for v in values]
+def _attr_lines(op, name):
+    """An attribute typed as the ProgramDesc writer types it for the current profile (the
+    type Paddle declares for it, else its value's own), its value in that type (a dtype
+    as its VarType code)."""
+    try:
+        attr = op_attr_desc(op, name, versions.current())
+    except ValueError:      # a refimpl-only value no Paddle attribute holds: its text
+        attr = {"name": name, "type": "STRING", "s": str(op.attrs[name])}
+    kind = attr["type"]
+    (field, stored), = [(k, v) for k, v in attr.items() if k not in ("name", "type")]
+    values = stored if isinstance(stored, list) else [stored]
+    return ["name: %s" % _quote(name), "type: %s" % kind] + [
+        "%s: %s" % (field, _value_text(kind, v)) for v in values]
 
 
 def _op_lines(op):
@@ -92,8 +96,11 @@ def _op_lines(op):
             lines += ["%s {" % key] + _indent(["parameter: %s" % _quote(slot)] + [
                 "arguments: %s" % _quote(n) for n in names]) + ["}"]
     lines.append("type: %s" % _quote(op.type))
-    for name, value in op.attrs.items():
-        lines += ["attrs {"] + _indent(_attr_lines(name, value)) + ["}"]
+    # by name, as the writer stores them: a program read back prints as it did (1.8.5's
+    # order is its attribute map's, the same for both); Paddle sets no attribute given None
+    for name in sorted(op.attrs):
+        if op.attrs[name] is not None:
+            lines += ["attrs {"] + _indent(_attr_lines(op, name)) + ["}"]
     return lines
 
 

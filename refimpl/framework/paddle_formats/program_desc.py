@@ -32,8 +32,8 @@ from ..program import (Block, Operator, Parameter, Program, Variable, op_definit
 
 __all__ = ["decode_desc", "encode_desc", "program_from_desc", "program_to_desc",
            "decode_program", "encode_program", "unsupported_op_types", "feed_specs",
-           "float32_value", "declared_attr_types", "UnsupportedOps", "PROFILE_RELEASES",
-           "DATA_TYPES", "DTYPE_OF"]
+           "float32_value", "declared_attr_types", "op_attr_desc", "UnsupportedOps",
+           "PROFILE_RELEASES", "DATA_TYPES", "DTYPE_OF"]
 
 SCHEMA = proto_schema.load("framework.proto")
 PROGRAM_DESC = SCHEMA["ProgramDesc"]
@@ -443,9 +443,21 @@ def _var_desc(var):
     return vd
 
 
+def _declared_for(op_type, declared_by_op):
+    """The attribute types Paddle declares for `op_type` (a grad op: its forward op's)."""
+    return declared_by_op.get(op_type[:-len("_grad")] if op_type.endswith("_grad")
+                              else op_type, {})
+
+
+def op_attr_desc(op, name, paddle_version):
+    """The OpDesc.Attr dict of `op`'s attribute `name` as Paddle `paddle_version` writes
+    it (Program.to_string prints it); ValueError when that type cannot hold the value."""
+    declared = _declared_for(op.type, declared_attr_types(paddle_version))
+    return _attr_desc(op.type, name, op.attrs[name], declared)
+
+
 def _op_desc(op, declared_by_op, where):
-    declared = declared_by_op.get(op.type[:-len("_grad")] if op.type.endswith("_grad")
-                                  else op.type, {})
+    declared = _declared_for(op.type, declared_by_op)
     attrs = []
     for name in sorted(op.attrs):
         value = op.attrs[name]
