@@ -104,7 +104,7 @@ def test_inference_model_through_memory_and_prune_with_input(tmp_path):
     np.testing.assert_allclose(got, want, rtol=1e-6)
     with pytest.raises(ValueError, match="params_filename is None"):
         fluid.io.load_inference_model(None, exe, model, None)
-    with pytest.raises(ValueError, match="must be names"):
+    with pytest.raises(ValueError, match="can only be str"):
         fluid.default_main_program()._prune_with_input([2, 3], [])
 
 
