@@ -544,6 +544,12 @@ class Executor:
         self._plans = {}
         self._pruned_programs = {}
 
+    @property
+    def _default_executor(self):
+        """Paddle's C++ executor under this one, which core functions take
+        (core._create_loaded_parameter); refimpl's Executor runs programs itself."""
+        return self
+
     def close(self):
         self._plans.clear()
         self._pruned_programs.clear()

@@ -146,6 +146,12 @@ class Variable:
         return len(self._shape)
 
     @property
+    def desc(self):
+        """Paddle's VarDesc view of this variable (framework/desc.py)."""
+        from .desc import VarDesc
+        return VarDesc(self)
+
+    @property
     def op(self):
         """The last op of the variable's block that writes it (Paddle's Variable.op), or
         None."""
