@@ -598,7 +598,7 @@ class Executor:
         """Executor.run(use_prune=True): the program (or CompiledProgram) pruned by
         _prune_program, cached per program, feed names and fetch list as in Paddle 1.8, and
         the feed less the variables the pruned program no longer has (with a warning)."""
-        feeds = feed if isinstance(feed, (list, tuple)) else [feed or {}]
+        feeds = _feed_dicts(feed)
         feed_names = tuple(n for each in feeds for n in each)
         version = _source_program(program)._version
         key = (id(program), feed_names, tuple(_fetch_names(fetch_list)),
@@ -625,8 +625,7 @@ class Executor:
         if not update_ops:
             update_ops = [op for block in source.blocks for op in block.ops
                           if op._is_optimize_op()]
-        feeds = feed if isinstance(feed, (list, tuple)) else [feed or {}]
-        pruned = source._prune_with_input([n for each in feeds for n in each],
+        pruned = source._prune_with_input([n for each in _feed_dicts(feed) for n in each],
                                           list(fetch_list) + update_ops)
         return program._with_program(pruned) if program is not source else pruned
 
@@ -669,6 +668,11 @@ class Executor:
                 return fetch_values(block, env, fetch_names)
             finally:
                 plan.drop_temporaries(env)
+
+
+def _feed_dicts(feed):
+    """The feed as a list of dicts: one per place (a CompiledProgram's list), or the one."""
+    return list(feed) if isinstance(feed, (list, tuple)) else [feed or {}]
 
 
 def _source_program(program):
