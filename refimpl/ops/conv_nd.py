@@ -1,7 +1,7 @@
 """Every convolution on one N-d reference: conv2d, depthwise_conv2d, conv3d,
 conv2d_transpose, depthwise_conv2d_transpose and conv3d_transpose (channels first;
-NHWC / NDHWC are transposed in and out). The compiled conv2d kernel (im2col + GEMM, refimpl/_kernels/im2col.pyx) is a drop-in
-for conv2d and depthwise_conv2d.
+NHWC / NDHWC are transposed in and out). The compiled conv2d kernel (im2col + GEMM,
+refimpl/_kernels/im2col.pyx) is a drop-in for conv2d and depthwise_conv2d.
 
   patches(x)       [N, C, *S] -> [N, C, *O, *K]: every window of the zero-padded input
   scatter(cols)    its adjoint: windows [N, C, *O, *K] summed back into [N, C, *S]
