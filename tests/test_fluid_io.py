@@ -104,7 +104,7 @@ def test_inference_model_through_memory_and_prune_with_input(tmp_path):
     np.testing.assert_allclose(got, want, rtol=1e-6)
     with pytest.raises(ValueError, match="params_filename is None"):
         fluid.io.load_inference_model(None, exe, model, None)
-    with pytest.raises(ValueError, match="must be names"):
+    with pytest.raises(ValueError, match="can only be str"):
         fluid.default_main_program()._prune_with_input([2, 3], [])
 
 
@@ -176,3 +176,52 @@ def test_as_lodtensor_of_scalars_and_arrays():
         executor._as_lodtensor(1, fluid.CPUPlace())
     with pytest.raises(RuntimeError, match="LoD"):
         executor._as_lodtensor([np.ones(2)], fluid.CPUPlace())
+
+
+def test_a_wrong_shape_in_parameter_files_is_a_runtime_error_as_in_paddle_18(tmp_path):
+    """Paddle 1.8's load_vars raises RuntimeError for a parameter of another shape, and
+    load / load_program_state turn an unreadable fluid.io file into one."""
+    x, y, exe = _net()
+    program = fluid.default_main_program()
+    fluid.io.save_persistables(exe, str(tmp_path / "each"), program)
+    fluid.io.save_persistables(exe, str(tmp_path / "one"), program, filename="all")
+    w = program.all_parameters()[0]
+    w.desc.set_shape([4, 4])
+    assert w.shape == (4, 4)
+    with pytest.raises(RuntimeError, match="expects shape \\[4, 4\\]"):
+        fluid.load(program, str(tmp_path / "each"), exe)
+    extra = program.global_block().create_var(name="extra", shape=[1], persistable=True)
+    with pytest.raises(RuntimeError, match="all"):
+        fluid.load_program_state(str(tmp_path / "one" / "all"), var_list=[extra])
+    with pytest.raises(TypeError, match="must be a Variable, got str 'str'"):
+        fluid.load_program_state(str(tmp_path / "one" / "all"), var_list=["str"])
+
+
+def test_save_prefix_beside_a_directory_and_load_prefers_the_pdparams(tmp_path):
+    x, y, exe = _net()
+    program = fluid.default_main_program()
+    w = program.all_parameters()[0]
+    scope = fluid.global_scope()
+    scope.find_var(w.name).get_tensor().set(np.full((3, 2), 7.0, "float32"))
+    fluid.io.save_persistables(exe, str(tmp_path / "ckpt"), program)   # a directory
+    scope.find_var(w.name).get_tensor().set(np.full((3, 2), 2.0, "float32"))
+    fluid.save(program, str(tmp_path / "ckpt"))                          # ckpt.pd* beside it
+    assert {"ckpt.pdparams", "ckpt.pdopt", "ckpt.pdmodel"} <= set(os.listdir(tmp_path))
+    scope.find_var(w.name).get_tensor().set(np.zeros((3, 2), "float32"))
+    fluid.load(program, str(tmp_path / "ckpt"), exe)
+    np.testing.assert_array_equal(np.array(scope.find_var(w.name).get_tensor()), 2.0)
+
+
+def test_create_loaded_parameter_gives_each_variable_a_tensor_to_set():
+    x, y, exe = _net()
+    program = fluid.default_main_program()
+    params = program.all_parameters()
+    scope = fluid.core.Scope()
+    fluid.core._create_loaded_parameter(params, scope, exe._default_executor)
+    for p in params:
+        tensor = scope.find_var(p.name).get_tensor()
+        assert np.array(tensor).shape == p.shape and tensor._place().is_cpu_place()
+        assert not tensor._place().is_gpu_place()
+    assert [fluid.io.is_belong_to_optimizer(v) for v in (params[0], x)] == [False, False]
+    lr = program.global_block().create_var(name="lr", shape=[1], persistable=True)
+    assert fluid.io.is_belong_to_optimizer(lr)

@@ -122,6 +122,45 @@ def test_distributions_take_variables_and_reject_mixes():
             L.Categorical([1.0, 2.0]).sample([1])
 
 
+def test_sampling_fed_parameters_reads_their_batch_size_at_run_time():
+    """Paddle 1.8's test_distributions: parameters fed with a batch dim (-1 when built)
+    sample `shape + [batch, ...]`; float parameters sample exactly `shape`."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        loc = L.data("loc", [3], "float32")
+        scale = L.data("scale", [3], "float32")
+        normal, uniform = L.Normal(loc, scale), L.Uniform(loc, loc + scale)
+        draws = [normal.sample([4, 5], seed=1), uniform.sample([4], seed=2),
+                 L.Normal(1.0, 2.0).sample([4, 5]), L.Uniform(0.0, 1.0).sample([6])]
+    exe = fluid.Executor(fluid.CPUPlace())
+    feed = {"loc": np.array([[0.0, 10.0, 20.0], [30.0, 40.0, 50.0]], "float32"),
+            "scale": np.full((2, 3), 1e-3, "float32")}
+    with fluid.scope_guard(Scope()):
+        exe.run(startup)
+        normal_draws, uniform_draws, floats, unit = exe.run(main, feed=feed,
+                                                            fetch_list=draws)
+    assert normal_draws.shape == (4, 5, 2, 3) and uniform_draws.shape == (4, 2, 3)
+    np.testing.assert_allclose(normal_draws, np.broadcast_to(feed["loc"], (4, 5, 2, 3)),
+                               atol=0.01)      # scale 1e-3: every draw next to its loc
+    assert ((uniform_draws >= feed["loc"]) & (uniform_draws < feed["loc"] + 1e-3)).all()
+    assert floats.shape == (4, 5) and unit.shape == (6,)
+
+
+def test_distribution_argument_types_as_paddle_18():
+    with program_guard(Program(), Program()):
+        for make in (lambda: L.Normal(1, 1.0), lambda: L.Uniform(0.0, 1),
+                     lambda: L.Categorical(1.0), lambda: L.MultivariateNormalDiag(1.0, [1.0])):
+            with pytest.raises(TypeError, match="must be a"):
+                make()
+        normal = L.Normal(0.0, 1.0)
+        with pytest.raises(TypeError, match="seed must be an int"):
+            normal.sample([2], seed=1.0)
+        with pytest.raises(TypeError, match="log_prob: value must be a Variable"):
+            normal.log_prob([1.0, 2.0])
+        with pytest.raises(TypeError, match="float32 or float64"):
+            normal.log_prob(L.assign(np.array([1], "int64")))
+
+
 # -- thin layers over single ops
 
 def _data(name, value):

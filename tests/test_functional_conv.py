@@ -246,3 +246,25 @@ def test_fluid_conv_transpose_channels_last(nd):
     first = run(build("NCHW" if nd == 2 else "NCDHW"),
                 x=np.ascontiguousarray(np.moveaxis(x, -1, 1)))
     np.testing.assert_allclose(last, np.moveaxis(first, 1, -1), rtol=1e-5, atol=1e-5)
+
+
+def test_fluid_conv2d_transpose_picks_the_depthwise_op_as_paddle_18():
+    """num_filters == channels == groups and use_cudnn=False: depthwise_conv2d_transpose
+    (values recorded from Paddle 1.8.5), else conv2d_transpose with the same result."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, 3, 4, 4], "float32")
+        outs = [fluid.layers.conv2d_transpose(x, filters, filter_size=3, groups=3,
+                                              use_cudnn=cudnn, bias_attr=False,
+                                              param_attr=fluid.initializer.Constant(0.5))
+                for filters, cudnn in ((3, False), (3, True), (6, False))]
+    assert [op.type for op in main.global_block().ops] == \
+        ["depthwise_conv2d_transpose", "conv2d_transpose", "conv2d_transpose"]
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    x_np = np.arange(96, dtype="float32").reshape(2, 3, 4, 4) / 10
+    depthwise, plain, wide = exe.run(main, feed={"x": x_np}, fetch_list=outs)
+    np.testing.assert_allclose(depthwise[0, 1, :2, :3], [[0.8, 1.65, 2.55], [1.8, 3.7, 5.7]],
+                               rtol=1e-6)
+    np.testing.assert_array_equal(depthwise, plain)
+    assert wide.shape == (2, 6, 6, 6)

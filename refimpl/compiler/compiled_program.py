@@ -2,6 +2,7 @@
 optionally data parallelism over several places (with_data_parallel). Running one compiles
 it (compile_program: one program per place) and hands the programs to the executor's
 multi-place runner, one per scope."""
+import copy
 import difflib
 
 from ..executor.multi_place import MultiPlaceRunner
@@ -104,6 +105,15 @@ class CompiledProgram:
         self._compiled_for = (scope, place)
         self._device_sets[id(scope)] = self._runner(scope, place)
         return self
+
+    def _with_program(self, program):
+        """A copy running `program` (Executor.run(use_prune=True)'s pruned one) with the
+        same strategies and places, not compiled yet."""
+        new = copy.copy(self)
+        new._program = new._program_to_run = program
+        new._compiled_for = None
+        new._device_sets = {}
+        return new
 
     @property
     def _local_scopes(self):

@@ -17,7 +17,7 @@ from ..framework.errors import FeedError, names_its_op
 from ..framework.fetched import as_fetched
 from ..framework.lod import check_lengths, describe_lod, lod_of, valid_for, with_lod
 from ..framework.place import as_place, current_place, device_of
-from ..framework.program import (EMPTY_VAR_NAME, OpRole, Program, Variable,
+from ..framework.program import (EMPTY_VAR_NAME, OpRole, Operator, Program, Variable,
                                  default_main_program)
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
 from ..framework.selected_rows import RowsValue
@@ -204,6 +204,7 @@ class Plan:
         # Temporaries: produced by this run and not persistable. Everything else in
         # the scope (parameters, values the user put there) is left alone.
         self.temporaries = [n for n in produced if n not in persistable]
+        self.persistable_outputs = sorted(produced & persistable)
         # what the run reads from the scope (parameters, ...): a GPU run moves those
         # that are still host arrays (loaded, or set by the user) to the device first
         self.scope_inputs = self._read_before_written(set(feed_names))
@@ -542,9 +543,17 @@ class Executor:
         self.place = as_place(place) if place is not None else current_place()
         self.device_id = device_of(self.place)   # None: the CPU
         self._plans = {}
+        self._pruned_programs = {}
+
+    @property
+    def _default_executor(self):
+        """Paddle's C++ executor under this one, which core functions take
+        (core._create_loaded_parameter); refimpl's Executor runs programs itself."""
+        return self
 
     def close(self):
         self._plans.clear()
+        self._pruned_programs.clear()
 
     def run(self, program=None, feed=None, fetch_list=None, feed_var_name="feed",
             fetch_var_name="fetch", scope=None, return_numpy=True, use_program_cache=False,
@@ -553,6 +562,9 @@ class Executor:
             program = default_main_program()
         if scope is None:
             scope = global_scope()
+        fetch_list, update_ops = _split_update_ops(fetch_list)
+        if update_ops or use_prune:    # fetching update ops prunes (Paddle 1.8)
+            program, feed = self._pruned(program, feed, fetch_list, update_ops)
         fetch_names = _fetch_names(fetch_list)
         if getattr(program, "_graph", None) is not None:
             # fleet's data-parallel version of this program (Paddle: Program._graph)
@@ -581,6 +593,41 @@ class Executor:
         feed = with_reader_feeds(program, feed, 1)
         outs = self._run_program(program, feed, fetch_names, scope)
         return _as_results(outs, return_numpy)
+
+    def _pruned(self, program, feed, fetch_list, update_ops):
+        """Executor.run(use_prune=True): the program (or CompiledProgram) pruned by
+        _prune_program, cached per program, feed names and fetch list as in Paddle 1.8, and
+        the feed less the variables the pruned program no longer has (with a warning)."""
+        feeds = _feed_dicts(feed)
+        feed_names = tuple(n for each in feeds for n in each)
+        version = _source_program(program)._version
+        key = (id(program), feed_names, tuple(_fetch_names(fetch_list)),
+               tuple(id(op) for op in update_ops))
+        cached = self._pruned_programs.get(key)
+        if cached is None or cached[0] is not program or cached[1] != version:
+            cached = (program, version,
+                      self._prune_program(program, feed, fetch_list, list(update_ops)))
+            self._pruned_programs[key] = cached
+        pruned = cached[2]
+        block = _source_program(pruned).global_block()
+        kept = [{n: v for n, v in each.items() if n in block.vars} for each in feeds]
+        for name in feed_names:
+            if name not in block.vars:
+                warnings.warn("The variable %s is not found in program. It is not declared or "
+                              "is pruned." % name, stacklevel=3)
+        return pruned, kept if isinstance(feed, (list, tuple)) else kept[0]
+
+    def _prune_program(self, program, feed, fetch_list, update_ops):
+        """`program` pruned to what computes `fetch_list` from the feed, and to
+        `update_ops` (every update op of the program when there are none); Paddle 1.8's
+        Executor._prune_program, which its test_prune replaces to count the calls."""
+        source = _source_program(program)
+        if not update_ops:
+            update_ops = [op for block in source.blocks for op in block.ops
+                          if op._is_optimize_op()]
+        pruned = source._prune_with_input([n for each in _feed_dicts(feed) for n in each],
+                                          list(fetch_list) + update_ops)
+        return program._with_program(pruned) if program is not source else pruned
 
     def _plan(self, program, feed_names, fetch_names, scope):
         lod_feeds = tuple(sorted(n for n in feed_names if lod_of(feed_names[n])))
@@ -611,6 +658,9 @@ class Executor:
             if on_gpu:
                 plan.move_scope_inputs(env)
                 drop_deferred_checks()
+            for name in plan.persistable_outputs:
+                if name not in env:   # declared before the run, as Paddle's executor does,
+                    scope.var(name)   # so a run that fails leaves them uninitialized
             try:
                 plan.run(env, timed_runs(plan))
                 if on_gpu:
@@ -618,6 +668,41 @@ class Executor:
                 return fetch_values(block, env, fetch_names)
             finally:
                 plan.drop_temporaries(env)
+
+
+def _feed_dicts(feed):
+    """The feed as a list of dicts: one per place (a CompiledProgram's list), or the one."""
+    return list(feed) if isinstance(feed, (list, tuple)) else [feed or {}]
+
+
+def _source_program(program):
+    """The Program a Program or CompiledProgram runs."""
+    if isinstance(program, Program):
+        return program
+    if getattr(program, "_program", None) is None:
+        raise TypeError("Executor.run(use_prune=True): %s holds no Program to prune (a "
+                        "CompiledProgram of a Graph cannot be pruned)" % type(program).__name__)
+    return program._program
+
+
+def _split_update_ops(fetch_list):
+    """(the fetch list's variables and names, its update ops). As in Paddle 1.8 the list
+    may hold what Optimizer.minimize returns: a list of update ops, or its (update ops,
+    params_grads) tuple; any other op is a TypeError."""
+    if fetch_list is None or isinstance(fetch_list, (Variable, str)):
+        return fetch_list, []
+    fetches, update_ops = [], []
+    for item in fetch_list:
+        group = item[0] if isinstance(item, tuple) else item
+        for f in group if isinstance(group, list) else [group]:
+            if isinstance(f, Operator):
+                if not f._is_optimize_op():
+                    raise TypeError("fetch_list: the operator %s is not an optimizer's "
+                                    "update op (op_role Optimize)" % f.type)
+                update_ops.append(f)
+            else:
+                fetches.append(f)
+    return fetches, update_ops
 
 
 def _fetch_names(fetch_list):

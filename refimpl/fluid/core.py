@@ -7,11 +7,13 @@ globals() (the FLAGS_*), the exceptions, and what Paddle's own tests use to driv
 ops: op protos, the grad op of an op (get_grad_op_desc), set_feed_variable /
 get_fetch_variable. specs/fluid_core.md lists each.
 """
+import numpy as np
+
 from ..backward import forward_reads
 from ..executor import Executor as _StaticExecutor
 from ..framework.desc import OpDesc, ProgramDesc
 from ..framework.blocking_queue import BlockingQueue
-from ..framework.dtypes import VarType
+from ..framework.dtypes import VarType, convert_dtype
 from ..framework.errors import EnforceNotMet
 from ..framework.ir_graph import Graph
 from .op_proto import AttrType, get_all_op_protos
@@ -296,6 +298,16 @@ class _SlotsOnly:
         self.op_def, self.inputs, self.outputs = op_def, inputs, outputs
 
 
+def _create_loaded_parameter(var_list, scope, executor):
+    """Create each variable of `var_list` in `scope` with a tensor of its shape and dtype,
+    for a loader to set (Paddle 1.8's fluid.load; Paddle leaves the memory unset, refimpl
+    fills zeros). `executor`: a fluid Executor's `_default_executor`."""
+    for var in var_list:
+        holder = scope.var(var.name)
+        if not holder.is_initialized():
+            holder.get_tensor().set(np.zeros(var.shape, convert_dtype(var.dtype)))
+
+
 # -- the executor's feed / fetch holders (lists of tensors in a scope variable)
 def set_feed_variable(scope, tensor, var_name, index):
     holder = scope.var(var_name).get_lod_tensor_array()
@@ -331,7 +343,6 @@ class VarBase(metaclass=_VarBaseType):
 
     def __new__(cls, value=None, place=None, persistable=False, zero_copy=False, name=None,
                 stop_gradient=True):
-        import numpy as np
         return _EagerTensor(np.array(value), stop_gradient=stop_gradient, name=name,
                             persistable=persistable)
 

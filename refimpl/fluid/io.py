@@ -26,7 +26,8 @@ from .reader import DataLoader, PyReader, default_collate_fn
 __all__ = ["save_vars", "save_params", "save_persistables", "load_vars", "load_params",
            "load_persistables", "save_inference_model", "load_inference_model",
            "get_program_parameter", "get_program_persistable_vars", "is_parameter",
-           "is_persistable", "batch", "DataLoader", "PyReader", "save", "load",
+           "is_persistable", "is_belong_to_optimizer", "batch", "DataLoader", "PyReader",
+           "save", "load",
            "load_program_state", "set_program_state", "default_collate_fn",
            # 1.8 re-exports paddle.reader's decorators here
            "ComposeNotAligned", "buffered", "cache", "chain", "compose", "firstn",
@@ -41,6 +42,12 @@ def is_parameter(var):
 
 def is_persistable(var):
     return var.persistable and var.type not in static_io._NOT_SAVED_TYPES
+
+
+def is_belong_to_optimizer(var):
+    """A persistable that is neither a Parameter nor a fed `fluid.data` variable: optimizer
+    state, the learning rate (what fluid.save writes to .pdopt)."""
+    return not (is_parameter(var) or var.need_check_feed) and is_persistable(var)
 
 
 def get_program_parameter(program):
@@ -136,10 +143,10 @@ def load_vars(executor, dirname, main_program=None, vars=None, predicate=None,
         raise ValueError("load_vars: dirname must be a directory path, got None")
     chosen = _chosen(main_program, vars, predicate, "load_vars")
     dirname = os.fspath(dirname)
-    stored = static_io.read_vars_files(dirname, [v.name for v in chosen], filename)
     source = os.path.join(dirname, filename) if filename is not None else dirname
-    global_scope().set_values(static_io._checked_values(chosen, stored, "load_vars", source,
-                                                        copy=False))
+    global_scope().set_values(static_io.read_parameter_files(lambda: static_io._checked_values(
+        chosen, static_io.read_vars_files(dirname, [v.name for v in chosen], filename),
+        "load_vars", source, copy=False)))
 
 
 def load_params(executor, dirname, main_program=None, filename=None):

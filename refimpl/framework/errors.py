@@ -52,6 +52,12 @@ class DygraphOnlyError(RuntimeError, AssertionError):
     terms, an AssertionError in Paddle 1.8's (its fake_interface_only asserts)."""
 
 
+class ParameterFileError(ValueError, RuntimeError):
+    """fluid.io parameter files that do not fit the variables loaded from them (shape,
+    dtype, how many): a ValueError in refimpl's terms, a RuntimeError in Paddle 1.8's
+    (load_vars' shape check, load / load_program_state's "Failed to load model file")."""
+
+
 class EOFException(Exception):
     """A started reader has no more batches (Paddle: fluid.core.EOFException)."""
 

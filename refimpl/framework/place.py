@@ -33,6 +33,16 @@ class Place:
         """The same place (fluid.core.Place wrappers compare by the place they hold)."""
         return self == getattr(other, "_place", other)
 
+    # what Paddle's core.Place answers, which LoDTensor._place() returns there
+    def is_cpu_place(self):
+        return isinstance(self, CPUPlace)
+
+    def is_gpu_place(self):
+        return isinstance(self, CUDAPlace)
+
+    def is_cuda_pinned_place(self):
+        return isinstance(self, CUDAPinnedPlace)
+
 
 class CPUPlace(Place):
     def __repr__(self):

@@ -147,6 +147,12 @@ class Variable:
         return len(self._shape)
 
     @property
+    def desc(self):
+        """Paddle's VarDesc view of this variable (framework/desc.py)."""
+        from .desc import VarDesc
+        return VarDesc(self)
+
+    @property
     def op(self):
         """The last op of the variable's block that writes it (Paddle's Variable.op), or
         None."""
@@ -370,6 +376,10 @@ class Operator:
         except ValueError:
             raise ValueError("op %s is not in its block %d"
                              % (self.type, self.block.idx)) from None
+
+    def _is_optimize_op(self):
+        """Whether an optimizer made this op (op_role has the Optimize bit)."""
+        return bool(self.attrs.get(_OP_ROLE_ATTR, OpRole.Forward) & OpRole.Optimize)
 
     @property
     def created_at(self):
@@ -839,33 +849,64 @@ class Program:
         for name in self._DIST_INFO:
             setattr(self, name, getattr(other, name))
 
+    def _prune(self, targets):
+        """_prune_with_input with nothing fed (Paddle 1.8's Program._prune)."""
+        return self._prune_with_input([], targets)
+
     def _prune_with_input(self, feeded_var_names, targets):
-        """A copy with only the ops that compute `targets` (Variables or names) from the
-        variables named `feeded_var_names` and the persistables, and only the variables
-        they use (Paddle 1.8's Program._prune_with_input; save_inference_model prunes so).
-        As in Paddle 1.8.5, a target may need a variable that is not fed (its
+        """A copy with only the ops that compute `targets` (Variables, names, or ops of the
+        global block, e.g. an optimizer's update ops) from the variables named
+        `feeded_var_names` and the persistables, and only the variables they use (Paddle
+        1.8's Program._prune_with_input; save_inference_model and Executor.run(use_prune)
+        prune so). As in Paddle 1.8.5, a target may need a variable that is not fed (its
         test_rnn_decode_api prunes a program it never runs): running it says so."""
-        names = feeded_var_names if isinstance(feeded_var_names, (list, tuple)) \
-            else [feeded_var_names]
-        if not all(isinstance(n, str) for n in names):
-            raise ValueError("Program._prune_with_input: feeded_var_names must be names "
-                             "(str), got %s" % [type(n).__name__ for n in names])
-        targets = targets if isinstance(targets, (list, tuple)) else [targets]
-        fetches = [t.name if isinstance(t, Variable) else t for t in targets]
+        names = feeded_var_names if isinstance(feeded_var_names, list) else [feeded_var_names]
+        for name in names:
+            if not isinstance(name, str):
+                raise ValueError("All feeded_var_names of Program._prune_with_input() can only "
+                                 "be str, but received %s." % type(name))
+        targets = targets if isinstance(targets, list) else [targets]
+        block = self.global_block()
+        fetches, target_ops = [], []
+        for t in targets:
+            if isinstance(t, Operator):
+                if t.block is not block:
+                    raise ValueError("Program._prune_with_input: target op %s is not in the "
+                                     "program's global block" % t.type)
+                target_ops.append(t.idx)
+                continue
+            if not isinstance(t, (Variable, str)):
+                raise ValueError("All targets of Program._prune_with_input() can only be "
+                                 "Variable or Operator, but received %s." % type(t))
+            name = t.name if isinstance(t, Variable) else t
+            if name in names:      # fed: nothing computes it
+                continue
+            if not any(name in op.output_arg_names and (_kept_for_outputs(op) or op in targets)
+                       for op in block.ops):
+                raise ValueError("The target variable used for pruning should have an "
+                                 "associated operator that generates it (%r has none)" % name)
+            fetches.append(name)
         pruned = self.clone()
         pruned._prune_in_place(list(names), fetches, "Program._prune_with_input",
-                               check_inputs=False)
+                               check_inputs=False, target_ops=target_ops, keep_feeds=False)
         return pruned
 
-    def _prune_in_place(self, feeds, fetches, fn, check_inputs=True):
+    def _prune_in_place(self, feeds, fetches, fn, check_inputs=True, target_ops=(),
+                        keep_feeds=True):
+        """Keep the global block's ops that compute `fetches` from `feeds`, and the ops at
+        the indices `target_ops` with what they need; without `keep_feeds` a feed that no
+        kept op reads goes too (Paddle 1.8's prune, whose executor then drops that feed)."""
         block = self.global_block()
         for name in feeds + fetches:
             if name not in block.vars:
                 raise ValueError("%s: %r is not a variable of the program's global block"
                                  % (fn, name))
+        targets = set(target_ops)
         needed, kept = set(fetches) - set(feeds), []
-        for op in reversed(block.ops):
-            if needed.intersection(op.output_arg_names):
+        for i in reversed(range(len(block.ops))):
+            op = block.ops[i]
+            if i in targets or (_kept_for_outputs(op)
+                                and needed.intersection(op.output_arg_names)):
                 kept.append(op)
                 needed.update(n for n in op.input_arg_names if n not in feeds)
         kept.reverse()
@@ -875,8 +916,10 @@ class Program:
             if var is None or not var.persistable:
                 raise ValueError("%s: the fetch targets need %r, which is neither fed, nor "
                                  "computed from the feeds, nor persistable" % (fn, name))
-        used = set(feeds) | set(fetches) | {n for op in kept for n in op.input_arg_names +
-                                             op.output_arg_names}
+        used = set(fetches) | {n for op in kept for n in op.input_arg_names +
+                               op.output_arg_names}
+        if keep_feeds:
+            used.update(feeds)
         block.ops = kept
         block.vars = {n: v for n, v in block.vars.items() if n in used}
         self._bump()
@@ -974,6 +1017,13 @@ def _variable_to_string(self, throw_on_error=False, with_details=False):
 
 
 Variable.to_string = _variable_to_string
+
+
+def _kept_for_outputs(op):
+    """Whether pruning keeps `op` for a needed output. Not an optimizer's update op (Paddle
+    1.8's prune): it writes the parameters the forward ops read, which is no reason to run
+    it; it is kept only as a target."""
+    return not op._is_optimize_op()
 
 
 def _is_forward_op(op):

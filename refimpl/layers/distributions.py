@@ -6,16 +6,42 @@ import math
 
 import numpy as np
 
+from ..framework.dtypes import convert_dtype
 from ..framework.program import Variable
 from . import creation
 from .math import _fluid_reduce, _paddle_unary
 from .manipulation import diag
+from .tensor import concat, fluid_reshape, shape as shape_of
 
 exp, log = _paddle_unary("exp"), _paddle_unary("log")
 reduce_max, reduce_sum = _fluid_reduce("reduce_max"), _fluid_reduce("reduce_sum")
 reduce_prod = _fluid_reduce("reduce_prod")
 
 _LOG_SQRT_2PI = 0.5 * math.log(2 * math.pi)
+
+
+# the parameter types Paddle 1.8 takes besides Variables (its check_type: an int is a
+# TypeError); Categorical and MultivariateNormalDiag take no float
+_FLOAT_OR_ARRAY = (float, list, np.ndarray)
+_ARRAY = (list, np.ndarray)
+
+
+def _check_types(owner, types, **args):
+    for arg, value in args.items():
+        if not isinstance(value, types + (Variable,)):
+            raise TypeError("%s: %s must be a %s or Variable, got %s %r"
+                            % (owner, arg, ", ".join(t.__name__ for t in types),
+                               type(value).__name__, value))
+
+
+def _check_value(owner, value):
+    """log_prob's value: a float32 / float64 Variable (1.8's check_variable_and_dtype)."""
+    if not isinstance(value, Variable):
+        raise TypeError("%s.log_prob: value must be a Variable, got %s"
+                        % (owner, type(value).__name__))
+    if convert_dtype(value.dtype) not in ("float32", "float64"):
+        raise TypeError("%s.log_prob: value must be float32 or float64, got %s"
+                        % (owner, value.dtype))
 
 
 def _as_variables(owner, **args):
@@ -38,20 +64,20 @@ def _as_variables(owner, **args):
     return out
 
 
-def _known_shape(owner, var):
-    shape = list(var.shape)
-    if any(d is None or d < 0 for d in shape):
-        raise ValueError("%s.sample: the batch shape %s has an unknown (-1) dimension; "
-                         "sample needs a fully known parameter shape" % (owner, shape))
-    return shape
-
-
-def _sample_shape(owner, shape):
+def _unit_draws(owner, draw, shape, seed, batch):
+    """draw(out_shape, seed): draws of shape `shape + batch.shape`; a batch shape with an
+    unknown dim (parameters fed with their batch dim) is read when the program runs."""
     if not isinstance(shape, (list, tuple)) or not all(isinstance(d, int) and d > 0
                                                       for d in shape):
         raise TypeError("%s.sample: shape must be a list of positive ints, got %r"
                         % (owner, shape))
-    return list(shape)
+    if not isinstance(seed, int):
+        raise TypeError("%s.sample: seed must be an int, got %s %r"
+                        % (owner, type(seed).__name__, seed))
+    batch_shape = list(batch.shape)
+    if all(d is not None and d >= 0 for d in batch_shape):
+        return draw(list(shape) + batch_shape, seed)
+    return draw(concat([creation.assign(np.array(shape, np.int32)), shape_of(batch)]), seed)
 
 
 def _check_same(owner, other, cls):
@@ -81,17 +107,21 @@ class Uniform(Distribution):
     """U(low, high): density 1 / (high - low) on [low, high). Batch shape: low + high."""
 
     def __init__(self, low, high):
+        _check_types("Uniform", _FLOAT_OR_ARRAY, low=low, high=high)
+        self._floats = isinstance(low, float) and isinstance(high, float)
         self.low, self.high = _as_variables("Uniform", low=low, high=high)
 
     def sample(self, shape, seed=0):
-        """Draws of shape `shape + batch_shape`."""
+        """Draws of shape `shape + batch_shape` (`shape` for float parameters, as 1.8)."""
         width = self.high - self.low
-        out_shape = _sample_shape("Uniform", shape) + _known_shape("Uniform", width)
-        unit = creation.fluid_uniform_random(out_shape, self.low.dtype, 0.0, 1.0, seed)
-        return unit * width + self.low
+        unit = _unit_draws("Uniform", lambda out_shape, seed: creation.fluid_uniform_random(
+            out_shape, self.low.dtype, 0.0, 1.0, seed), shape, seed, width)
+        out = unit * width + self.low
+        return fluid_reshape(out, list(shape)) if self._floats else out
 
     def log_prob(self, value):
         """log(1 / (high - low)) inside [low, high), -inf outside."""
+        _check_value("Uniform", value)
         inside = ((self.low < value).astype(value.dtype)
                   * (value < self.high).astype(value.dtype))
         return log(inside) - log(self.high - self.low)
@@ -104,20 +134,24 @@ class Normal(Distribution):
     """N(loc, scale**2); `scale` is the standard deviation."""
 
     def __init__(self, loc, scale):
+        _check_types("Normal", _FLOAT_OR_ARRAY, loc=loc, scale=scale)
+        self._floats = isinstance(loc, float) and isinstance(scale, float)
         self.loc, self.scale = _as_variables("Normal", loc=loc, scale=scale)
 
     def sample(self, shape, seed=0):
-        """Draws of shape `shape + batch_shape`."""
+        """Draws of shape `shape + batch_shape` (`shape` for float parameters, as 1.8)."""
         zeros = self.loc * 0.0 + self.scale * 0.0   # the broadcast batch shape
-        out_shape = _sample_shape("Normal", shape) + _known_shape("Normal", zeros)
-        unit = creation.fluid_gaussian_random(out_shape, 0.0, 1.0, seed, self.loc.dtype)
-        return unit * self.scale + self.loc
+        unit = _unit_draws("Normal", lambda out_shape, seed: creation.fluid_gaussian_random(
+            out_shape, 0.0, 1.0, seed, self.loc.dtype), shape, seed, zeros)
+        out = unit * self.scale + self.loc
+        return fluid_reshape(out, list(shape)) if self._floats else out
 
     def entropy(self):
         """0.5 + log(sqrt(2 pi)) + log(scale), broadcast over loc's shape too."""
         return log(self.scale) + (self.loc * 0.0 + (0.5 + _LOG_SQRT_2PI))
 
     def log_prob(self, value):
+        _check_value("Normal", value)
         var = self.scale * self.scale
         diff = value - self.loc
         return -(diff * diff) / (var * 2.0) - log(self.scale) - _LOG_SQRT_2PI
@@ -143,6 +177,7 @@ class Categorical(Distribution):
     """Categories with unnormalized log-probabilities `logits` along the last axis."""
 
     def __init__(self, logits):
+        _check_types("Categorical", _ARRAY, logits=logits)
         (self.logits,) = _as_variables("Categorical", logits=logits)
 
     def entropy(self):
@@ -163,6 +198,7 @@ class MultivariateNormalDiag(Distribution):
     Paddle 1.8, whose formulas use scale as the covariance, not its square root)."""
 
     def __init__(self, loc, scale):
+        _check_types("MultivariateNormalDiag", _ARRAY, loc=loc, scale=scale)
         self.loc, self.scale = _as_variables("MultivariateNormalDiag", loc=loc, scale=scale)
         k = self.scale.shape[0] if len(self.scale.shape) == 2 else None
         if k is None or k < 1 or list(self.scale.shape) != [k, k]:

@@ -73,12 +73,20 @@ def _transpose_attrs(output_padding, output_size, nd, layer):
             if output_size is not None else []}
 
 
+def conv_transpose_op(op_type, nd, x, weight, bias, stride, padding, output_padding, groups,
+                      dilation, data_format, output_size, name):
+    """conv{nd}d_transpose as the op `op_type` (fluid 1.8's conv2d_transpose layer builds
+    depthwise_conv2d_transpose for one group per channel)."""
+    layer = "conv%dd_transpose" % nd
+    return _conv_nd(op_type, x, weight, bias, stride, padding, dilation, groups, data_format,
+                    nd, name, layer, _transpose_attrs(output_padding, output_size, nd, layer))
+
+
 def conv2d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1, data_format="NCHW", output_size=None, name=None):
     """The adjoint of conv2d in its input; weight [C_in, C_out / groups, kh, kw]."""
-    return _conv_nd("conv2d_transpose", x, weight, bias, stride, padding, dilation, groups,
-                    data_format, 2, name, "conv2d_transpose",
-                    _transpose_attrs(output_padding, output_size, 2, "conv2d_transpose"))
+    return conv_transpose_op("conv2d_transpose", 2, x, weight, bias, stride, padding,
+                             output_padding, groups, dilation, data_format, output_size, name)
 
 
 def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
@@ -89,9 +97,8 @@ def conv3d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
 
 def conv3d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0, groups=1,
                      dilation=1, data_format="NCDHW", output_size=None, name=None):
-    return _conv_nd("conv3d_transpose", x, weight, bias, stride, padding, dilation, groups,
-                    data_format, 3, name, "conv3d_transpose",
-                    _transpose_attrs(output_padding, output_size, 3, "conv3d_transpose"))
+    return conv_transpose_op("conv3d_transpose", 3, x, weight, bias, stride, padding,
+                             output_padding, groups, dilation, data_format, output_size, name)
 
 
 # -- 1-D through 2-D with a unit height

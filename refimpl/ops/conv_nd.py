@@ -1,7 +1,7 @@
 """Every convolution on one N-d reference: conv2d, depthwise_conv2d, conv3d,
-conv2d_transpose and conv3d_transpose (channels first; NHWC / NDHWC are transposed in and
-out). The compiled conv2d kernel (im2col + GEMM, refimpl/_kernels/im2col.pyx) is a drop-in
-for conv2d and depthwise_conv2d.
+conv2d_transpose, depthwise_conv2d_transpose and conv3d_transpose (channels first;
+NHWC / NDHWC are transposed in and out). The compiled conv2d kernel (im2col + GEMM,
+refimpl/_kernels/im2col.pyx) is a drop-in for conv2d and depthwise_conv2d.
 
   patches(x)       [N, C, *S] -> [N, C, *O, *K]: every window of the zero-padded input
   scatter(cols)    its adjoint: windows [N, C, *O, *K] summed back into [N, C, *S]
@@ -371,6 +371,21 @@ class Conv2DTranspose(_Transpose):
     type = "conv2d_transpose"
     nd = 2
     formats = ("NCHW", "NHWC")
+
+
+@register
+class DepthwiseConv2DTranspose(Conv2DTranspose):
+    """conv2d_transpose with groups == channels, its own type as Paddle 1.8's
+    fluid.layers.conv2d_transpose picks it (num_filters == channels == groups, use_cudnn
+    False)."""
+    type = "depthwise_conv2d_transpose"
+
+    def samples(self, rng):
+        yield Sample({"Input": rand(rng, 2, 3, 4, 4), "Filter": rand(rng, 3, 1, 3, 3)},
+                     {"groups": 3, "strides": [2, 2], "paddings": [1, 1]})
+        yield Sample({"Input": rand(rng, 1, 4, 3, 2), "Filter": rand(rng, 2, 1, 2, 2)},
+                     {"groups": 2, "data_format": "NHWC", "padding_algorithm": "SAME"},
+                     name="channels_last_same")
 
 
 @register

@@ -24,6 +24,7 @@ import numpy as np
 from .. import pir_utils
 from ..framework import atomic_file, checkpoint, model_formats, serialization
 from ..framework.dtypes import VarType
+from ..framework.errors import ParameterFileError
 from ..framework.program import Parameter, Program, Variable, default_main_program
 from ..framework.scope import checked_value, global_scope
 
@@ -68,13 +69,30 @@ def _checked_values(variables, state, fn, source, copy):
     return out
 
 
-def _prefix(path, fn, suffixes):
-    """The path prefix: `path` with a known suffix dropped; refuses a directory."""
+def read_parameter_files(read):
+    """read(), its ValueErrors (a file of another shape, dtype or variable count) raised as
+    ParameterFileError: loads of fluid.io's parameter files go through here."""
+    try:
+        return read()
+    except ParameterFileError:
+        raise
+    except ValueError as e:
+        raise ParameterFileError(str(e)) from e
+
+
+def _strip_suffix(path, suffixes):
     path = os.fspath(path)
     for s in suffixes:
         if path.endswith(s):
-            path = path[:-len(s)]
-    if not path or path.endswith(os.sep) or os.path.isdir(path):
+            return path[:-len(s)]
+    return path
+
+
+def _prefix(path, fn, suffixes):
+    """The path prefix: `path` with a known suffix dropped. As in Paddle 1.8 it only needs
+    a file name part: 'dir/model' may name a directory too (its files are dir/model.pd*)."""
+    path = _strip_suffix(path, suffixes)
+    if not os.path.basename(path):
         raise ValueError("%s: %r must be a path prefix like 'dir/model', not a directory"
                          % (fn, path))
     return path
@@ -93,6 +111,16 @@ def _split_by_file(variables):
 
 def _names(var_list):
     return [v.name if isinstance(v, Variable) else v for v in var_list]
+
+
+def _variable_names(var_list, fn):
+    """The names of `var_list`, which must hold Variables (Paddle: "value in var_list must
+    be variable"): reading fluid.io's parameter files needs their shapes and dtypes."""
+    for v in var_list:
+        if not isinstance(v, Variable):
+            raise TypeError("%s: value in var_list must be a Variable, got %s %r"
+                            % (fn, type(v).__name__, v))
+    return _names(var_list)
 
 
 # -- fluid.io's parameter files: one file per variable in a directory, or one combined file
@@ -198,21 +226,23 @@ def load(program, model_path, executor=None, var_list=None):
     _check_program(program, "static.load")
     variables = _persistables(program) if var_list is None else list(var_list)
     path = os.fspath(model_path)
-    if os.path.isdir(path):
-        state = read_vars_files(path, _names(variables), fn="static.load", optional=True)
+    prefix = _strip_suffix(path, _CHECKPOINT_SUFFIXES)
+    if os.path.isdir(path) and not os.path.exists(prefix + ".pdparams"):
+        state = read_parameter_files(lambda: read_vars_files(path, _names(variables),
+                                                             fn="static.load", optional=True))
         _warn_unmatched("static.load", path, [v.name for v in variables if v.name not in state],
                         sorted(set(_parameter_file_names(path)) - set(state)))
-        global_scope().set_values(_checked_values(
-            [v for v in variables if v.name in state], state, "static.load", path, copy=False))
+        global_scope().set_values(read_parameter_files(lambda: _checked_values(
+            [v for v in variables if v.name in state], state, "static.load", path, copy=False)))
         return
     if os.path.isfile(path) and not path.endswith(_CHECKPOINT_SUFFIXES):
         if var_list is None:
             raise ValueError("static.load: %r is one combined parameter file (save_vars "
                              "with a filename): pass var_list, the variables it holds" % path)
-        state = read_vars_files(os.path.dirname(path), _names(variables),
-                                os.path.basename(path), "static.load")
-        global_scope().set_values(_checked_values(variables, state, "static.load", path,
-                                                  copy=False))
+        global_scope().set_values(read_parameter_files(lambda: _checked_values(
+            variables, read_vars_files(os.path.dirname(path), _names(variables),
+                                       os.path.basename(path), "static.load"),
+            "static.load", path, copy=False)))
         return
     prefix = _prefix(path, "static.load", _CHECKPOINT_SUFFIXES)
     groups = [(group, prefix + suffix) for group, suffix in _split_by_file(variables) if group]
@@ -247,15 +277,19 @@ def load_program_state(model_path, var_list=None):
     from a directory of fluid.io parameter files (every file, or those of `var_list`), or
     from a combined file (`var_list` required: the variables it holds)."""
     path = os.fspath(model_path)
-    if os.path.isdir(path):
-        names = _parameter_file_names(path) if var_list is None else _names(var_list)
-        return read_vars_files(path, names, fn="load_program_state")
+    if os.path.isdir(path) and not os.path.exists(_strip_suffix(path, _CHECKPOINT_SUFFIXES)
+                                                  + ".pdparams"):
+        names = _parameter_file_names(path) if var_list is None else \
+            _variable_names(var_list, "load_program_state")
+        return read_parameter_files(lambda: read_vars_files(path, names,
+                                                            fn="load_program_state"))
     if os.path.isfile(path) and not path.endswith(_CHECKPOINT_SUFFIXES):
         if var_list is None:
             raise ValueError("load_program_state: %r is one combined parameter file (save_vars "
                              "with a filename): pass var_list, the variables it holds" % path)
-        return read_vars_files(os.path.dirname(path), _names(var_list), os.path.basename(path),
-                               "load_program_state")
+        names = _variable_names(var_list, "load_program_state")
+        return read_parameter_files(lambda: read_vars_files(
+            os.path.dirname(path), names, os.path.basename(path), "load_program_state"))
     prefix = _prefix(path, "load_program_state", _CHECKPOINT_SUFFIXES)
     paths = [prefix + ".pdparams", prefix + ".pdopt"]
     files = checkpoint.read_checkpoint_files(prefix, paths, "load_program_state",

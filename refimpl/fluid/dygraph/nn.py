@@ -13,7 +13,7 @@ from ...framework.initializer import Constant, NumpyArrayInitializer, Normal
 from ...layers.common import append_op_out, append_op_outputs
 from ...layers.conv import functional_conv2d, pool2d
 from ...layers.embedding import functional_embedding
-from ...layers.functional_conv import conv2d_transpose, conv3d, conv3d_transpose
+from ...layers.functional_conv import conv3d, conv_transpose_op
 from ...layers.functional_nn import bilinear, instance_norm
 from ...layers.math import fluid_matmul
 from ...layers.norm import fluid_dropout, functional_layer_norm
@@ -161,6 +161,7 @@ class _ConvTranspose(Layer):
     (fluid.layers.conv*d_transpose set `_data_format` for channels-last input.)"""
     _ND = None
     _data_format = None
+    _op_type = None     # fluid.layers.conv2d_transpose may pick depthwise_conv2d_transpose
 
     def __init__(self, num_channels, num_filters, filter_size, output_size=None, padding=0,
                  stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
@@ -178,11 +179,10 @@ class _ConvTranspose(Layer):
 
     def forward(self, input):
         self._expect_input(input, ranks=(self._ND + 2,))
-        transpose = conv2d_transpose if self._ND == 2 else conv3d_transpose
-        out = transpose(input, self.weight, self.bias, self._stride, self._padding,
-                        groups=self._groups, dilation=self._dilation,
-                        output_size=self._output_size, data_format=self._data_format,
-                        name=self._helper.name)
+        out = conv_transpose_op(self._op_type or "conv%dd_transpose" % self._ND, self._ND,
+                                input, self.weight, self.bias, self._stride, self._padding, 0,
+                                self._groups, self._dilation, self._data_format,
+                                self._output_size, self._helper.name)
         return self._helper.append_activation(out, self._act)
 
 

@@ -90,6 +90,8 @@ def _conv_transpose(cls, nd, data_format_default):
         conv = cls(channels, num_filters, size, output_size, padding, stride, dilation,
                    groups, param_attr, bias_attr, use_cudnn, act, dtype=input.dtype)
         conv._data_format = data_format
+        if nd == 2 and channels == groups == num_filters and not use_cudnn:
+            conv._op_type = "depthwise_conv2d_transpose"     # as Paddle 1.8 picks it
         return conv(input)
     conv_transpose.__name__ = conv_transpose.__qualname__ = layer
     return conv_transpose
