@@ -15,7 +15,6 @@ The gradients reuse the same two functions: conv's dX is scatter(W^T dOut) (a tr
 conv), conv transpose's dX is conv(dOut); both filters' gradients contract X with
 patches of the other tensor.
 """
-import functools
 import itertools
 import math
 
@@ -44,48 +43,25 @@ def patches(x, ksize, strides, pads, dilations, fill=0):
 def scatter(cols, spatial, strides, pads, dilations):
     """Adjoint of patches: windows [N, C, *O, *K] added into the padded [N, C, *spatial]."""
     nd = len(spatial)
-    out_sizes, ksize = cols.shape[2:2 + nd], cols.shape[2 + nd:]
-    padded_sizes = tuple(s + lo + hi for s, (lo, hi) in zip(spatial, pads))
+    return scatter_taps(cols.transpose([0, 1] + list(range(2 + nd, 2 + 2 * nd))
+                                       + list(range(2, 2 + nd))),
+                        spatial, strides, pads, dilations)
+
+
+def scatter_taps(cols, spatial, strides, pads, dilations):
+    """scatter() of windows laid out taps first, [N, C, *K, *O]: per kernel offset, one
+    strided add of that tap's [N, C, *O] plane (each sum in the order of the offsets)."""
+    nd = len(spatial)
+    ksize, out_sizes = cols.shape[2:2 + nd], cols.shape[2 + nd:]
     xp = array_module(cols)
-    if xp is np:
-        # one unbuffered add of every window element at its padded position, kernel
-        # offsets outermost per (n, c): each sum is added in the loop's order (bit-equal)
-        rows = cols.shape[0] * cols.shape[1]
-        positions = _window_positions(tuple(out_sizes), tuple(ksize), padded_sizes,
-                                      tuple(strides), tuple(dilations))
-        size = math.prod(padded_sizes)
-        at = (np.arange(rows)[:, None] * size + positions).reshape(-1)
-        values = np.moveaxis(cols.reshape(rows, math.prod(out_sizes), -1), 2, 1).reshape(-1)
-        padded = np.zeros(rows * size, cols.dtype)
-        np.add.at(padded, at, values)
-        padded = padded.reshape(cols.shape[:2] + padded_sizes)
-    else:
-        padded = xp.zeros(cols.shape[:2] + padded_sizes, cols.dtype)
-        for offset in itertools.product(*(range(k) for k in ksize)):
-            window = tuple(slice(o * d, o * d + st * (n - 1) + 1, st)
-                           for o, d, st, n in zip(offset, dilations, strides, out_sizes))
-            padded[(slice(None), slice(None)) + window] += cols[(Ellipsis,) + offset]
+    padded = xp.zeros(cols.shape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, pads)),
+                      cols.dtype)
+    for offset in itertools.product(*(range(k) for k in ksize)):
+        window = tuple(slice(o * d, o * d + st * (n - 1) + 1, st)
+                       for o, d, st, n in zip(offset, dilations, strides, out_sizes))
+        padded[(slice(None), slice(None)) + window] += cols[(slice(None), slice(None)) + offset]
     return padded[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _)
                                                      in zip(spatial, pads))]
-
-
-@functools.lru_cache(maxsize=64)
-def _window_positions(out_sizes, ksize, padded_sizes, strides, dilations):
-    """[K..., O...] flat: the position in the padded [*padded_sizes] of window element
-    (o, k), kernel offsets outermost (OpTest re-runs an op with the same geometry)."""
-    nd = len(out_sizes)
-    flat = np.zeros(tuple(ksize) + tuple(out_sizes), np.int64)
-    for d in range(nd):
-        shape = [1] * (2 * nd)
-        shape[d] = ksize[d]
-        offset = (np.arange(ksize[d]) * dilations[d]).reshape(shape)
-        shape = [1] * (2 * nd)
-        shape[nd + d] = out_sizes[d]
-        start = (np.arange(out_sizes[d]) * strides[d]).reshape(shape)
-        flat = flat * padded_sizes[d] + offset + start
-    flat = flat.reshape(-1)
-    flat.setflags(write=False)
-    return flat
 
 
 def _patches_cropped(x, ksize, strides, pads, dilations, out_spatial):
@@ -97,47 +73,56 @@ def _patches_cropped(x, ksize, strides, pads, dilations, out_spatial):
     return cols[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial)]
 
 
-# The contractions are tensordots (BLAS GEMMs on packed copies), not einsum's own loops,
-# whose rounding depends on where the operands lie in memory: memory_optimize hands ops
-# reused buffers and must not change a result by a bit.
+def _columns(x, ksize, strides, pads, dilations, groups, out_spatial=None, batch_first=True):
+    """im2col: the windows of x [N, C, *S] copied as [N, G, C/G * K, P] (batch_first) or
+    [G, C/G * K, N * P] (K kernel taps, P output positions), and the output sizes O."""
+    nd = x.ndim - 2
+    cols = _patches_cropped(x, ksize, strides, pads, dilations, out_spatial)
+    n, out_sizes = x.shape[0], tuple(cols.shape[2:2 + nd])
+    taps, positions = list(range(2 + nd, 2 + 2 * nd)), list(range(2, 2 + nd))
+    if batch_first:
+        order, shape = [0, 1] + taps + positions, (n, groups, -1, math.prod(out_sizes))
+    else:
+        order, shape = [1] + taps + [0] + positions, (groups, -1, n * math.prod(out_sizes))
+    return array_module(x).ascontiguousarray(cols.transpose(order)).reshape(shape), out_sizes
+
+
+# The contractions are batched GEMMs over the groups (np.matmul: one BLAS GEMM per group
+# and image on packed operands), not einsum's own loops, whose rounding depends on where
+# the operands lie in memory: memory_optimize hands ops reused buffers and must not change
+# a result by a bit.
 
 def conv(x, w, strides, pads, dilations, groups, out_spatial=None):
     """Out [N, M, *O] = grouped correlation of x [N, C, *S] with w [M, C/groups, *K]."""
-    nd = x.ndim - 2
-    cols = _patches_cropped(x, w.shape[2:], strides, pads, dilations, out_spatial)
-    cg, mg = x.shape[1] // groups, w.shape[0] // groups
-    xp = array_module(x, w)
-    taps = list(range(2 + nd, 2 + 2 * nd))          # cols' kernel dims
-    outs = [xp.tensordot(cols[:, g * cg:(g + 1) * cg], w[g * mg:(g + 1) * mg],
-                         axes=([1] + taps, [1] + list(range(2, 2 + nd))))   # [N, *O, mg]
-            for g in range(groups)]
-    # C order, as the compiled kernel's: a later op's rounding may depend on the layout
-    return xp.ascontiguousarray(xp.moveaxis(xp.concatenate(outs, axis=-1), -1, 1))
+    cols, out_sizes = _columns(x, w.shape[2:], strides, pads, dilations, groups, out_spatial)
+    out = array_module(x, w).matmul(w.reshape(groups, w.shape[0] // groups, -1), cols)
+    return out.reshape(x.shape[:1] + w.shape[:1] + out_sizes)   # [N, G, M/G, P]: C order
 
 
 def conv_filter_grad(x, dy, ksize, strides, pads, dilations, groups):
-    """dW [M, C/groups, *K] of conv, from x and dOut."""
-    nd = x.ndim - 2
-    cols = _patches_cropped(x, ksize, strides, pads, dilations, dy.shape[2:])
-    cg, mg = x.shape[1] // groups, dy.shape[1] // groups
+    """dW [M, C/groups, *K] of conv, from x and dOut: per group, one GEMM contracting
+    images and output positions."""
+    cols, _ = _columns(x, ksize, strides, pads, dilations, groups, dy.shape[2:],
+                       batch_first=False)                                  # [G, cg*K, N*P]
     xp = array_module(x, dy)
-    positions = [0] + list(range(2, 2 + nd))        # batch and output dims
-    return xp.concatenate(
-        [xp.tensordot(dy[:, g * mg:(g + 1) * mg], cols[:, g * cg:(g + 1) * cg],
-                      axes=(positions, positions))                           # [mg, cg, *K]
-         for g in range(groups)], axis=0)
+    n, m = dy.shape[:2]
+    dy_groups = xp.ascontiguousarray(dy.reshape(n, groups, m // groups, -1)
+                                     .transpose(1, 2, 0, 3)).reshape(groups, m // groups, -1)
+    dw = xp.matmul(dy_groups, cols.transpose(0, 2, 1))                     # [G, mg, cg*K]
+    return dw.reshape((m, x.shape[1] // groups) + tuple(ksize))
 
 
 def conv_transpose(x, w, out_spatial, strides, pads, dilations, groups):
     """Adjoint of conv in its input: x [N, C, *S], w [C, M/groups, *K] -> [N, M, *out]."""
-    nd = x.ndim - 2
-    cg = x.shape[1] // groups
+    n, c = x.shape[:2]
     xp = array_module(x, w)
-    cols = xp.concatenate(
-        [xp.moveaxis(xp.tensordot(x[:, g * cg:(g + 1) * cg], w[g * cg:(g + 1) * cg],
-                                  axes=([1], [0])), 1 + nd, 1)              # [N, mg, *S, *K]
-         for g in range(groups)], axis=1)
-    return scatter(cols, out_spatial, strides, pads, dilations)
+    taps = w.reshape(groups, c // groups, -1).transpose(0, 2, 1)          # [G, mg*K, cg]
+    x_groups = x.reshape(n, groups, c // groups, -1)                       # [N, G, cg, S]
+    # one input channel per group (depthwise): an outer product, which matmul would run
+    # as one GEMM of depth 1 per group and image (3x slower)
+    cols = taps * x_groups if c == groups else xp.matmul(taps, x_groups)  # [N, G, mg*K, S]
+    cols = cols.reshape((n, w.shape[1] * groups) + tuple(w.shape[2:]) + tuple(x.shape[2:]))
+    return scatter_taps(cols, out_spatial, strides, pads, dilations)
 
 
 class _ConvND(OpDef):
