@@ -73,43 +73,46 @@ def _patches_cropped(x, ksize, strides, pads, dilations, out_spatial):
     return cols[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial)]
 
 
-def _columns(x, ksize, strides, pads, dilations, groups, out_spatial=None, batch_first=True):
-    """im2col: the windows of x [N, C, *S] copied as [N, G, C/G * K, P] (batch_first) or
-    [G, C/G * K, N * P] (K kernel taps, P output positions), and the output sizes O."""
+def _columns(x, ksize, strides, pads, dilations, groups, out_spatial=None):
+    """im2col: the windows of x [N, C, *S] copied as [G, C/G * K, N * P] (K kernel taps, P
+    output positions), and the output sizes O."""
     nd = x.ndim - 2
     cols = _patches_cropped(x, ksize, strides, pads, dilations, out_spatial)
-    n, out_sizes = x.shape[0], tuple(cols.shape[2:2 + nd])
-    taps, positions = list(range(2 + nd, 2 + 2 * nd)), list(range(2, 2 + nd))
-    if batch_first:
-        order, shape = [0, 1] + taps + positions, (n, groups, -1, math.prod(out_sizes))
-    else:
-        order, shape = [1] + taps + [0] + positions, (groups, -1, n * math.prod(out_sizes))
-    return array_module(x).ascontiguousarray(cols.transpose(order)).reshape(shape), out_sizes
+    out_sizes = tuple(cols.shape[2:2 + nd])
+    order = [1] + list(range(2 + nd, 2 + 2 * nd)) + [0] + list(range(2, 2 + nd))
+    return (array_module(x).ascontiguousarray(cols.transpose(order))
+            .reshape(groups, -1, x.shape[0] * math.prod(out_sizes)), out_sizes)
 
 
-# The contractions are batched GEMMs over the groups (np.matmul: one BLAS GEMM per group
-# and image on packed operands), not einsum's own loops, whose rounding depends on where
-# the operands lie in memory: memory_optimize hands ops reused buffers and must not change
-# a result by a bit.
+def _by_groups(a, groups):
+    """[N, C, *S] -> [G, C/G, N * S] (a copy): the images side by side within each group."""
+    n, c = a.shape[:2]
+    return array_module(a).ascontiguousarray(
+        a.reshape(n, groups, c // groups, -1).transpose(1, 2, 0, 3)).reshape(groups, c // groups, -1)
+
+
+# The contractions are GEMMs, one per group over all the images (np.matmul over [G, ...]
+# stacks of packed operands), not einsum's own loops, whose rounding depends on where the
+# operands lie in memory: memory_optimize hands ops reused buffers and must not change a
+# result by a bit. One GEMM per group, not per group and image: each BLAS call wakes
+# OpenBLAS's threads, which on a loaded machine costs more than the small GEMMs.
 
 def conv(x, w, strides, pads, dilations, groups, out_spatial=None):
     """Out [N, M, *O] = grouped correlation of x [N, C, *S] with w [M, C/groups, *K]."""
     cols, out_sizes = _columns(x, w.shape[2:], strides, pads, dilations, groups, out_spatial)
-    out = array_module(x, w).matmul(w.reshape(groups, w.shape[0] // groups, -1), cols)
-    return out.reshape(x.shape[:1] + w.shape[:1] + out_sizes)   # [N, G, M/G, P]: C order
+    xp = array_module(x, w)
+    out = xp.matmul(w.reshape(groups, w.shape[0] // groups, -1), cols)   # [G, M/G, N*P]
+    out = out.reshape((w.shape[0], x.shape[0], -1)).transpose(1, 0, 2)
+    # C order, as the compiled kernel's: a later op's rounding may depend on the layout
+    return xp.ascontiguousarray(out).reshape(x.shape[:1] + w.shape[:1] + out_sizes)
 
 
 def conv_filter_grad(x, dy, ksize, strides, pads, dilations, groups):
     """dW [M, C/groups, *K] of conv, from x and dOut: per group, one GEMM contracting
     images and output positions."""
-    cols, _ = _columns(x, ksize, strides, pads, dilations, groups, dy.shape[2:],
-                       batch_first=False)                                  # [G, cg*K, N*P]
-    xp = array_module(x, dy)
-    n, m = dy.shape[:2]
-    dy_groups = xp.ascontiguousarray(dy.reshape(n, groups, m // groups, -1)
-                                     .transpose(1, 2, 0, 3)).reshape(groups, m // groups, -1)
-    dw = xp.matmul(dy_groups, cols.transpose(0, 2, 1))                     # [G, mg, cg*K]
-    return dw.reshape((m, x.shape[1] // groups) + tuple(ksize))
+    cols, _ = _columns(x, ksize, strides, pads, dilations, groups, dy.shape[2:])
+    dw = array_module(x, dy).matmul(_by_groups(dy, groups), cols.transpose(0, 2, 1))
+    return dw.reshape((dy.shape[1], x.shape[1] // groups) + tuple(ksize))   # [G, mg, cg*K]
 
 
 def conv_transpose(x, w, out_spatial, strides, pads, dilations, groups):
@@ -117,12 +120,13 @@ def conv_transpose(x, w, out_spatial, strides, pads, dilations, groups):
     n, c = x.shape[:2]
     xp = array_module(x, w)
     taps = w.reshape(groups, c // groups, -1).transpose(0, 2, 1)          # [G, mg*K, cg]
-    x_groups = x.reshape(n, groups, c // groups, -1)                       # [N, G, cg, S]
+    x_groups = _by_groups(x, groups)                                       # [G, cg, N*S]
     # one input channel per group (depthwise): an outer product, which matmul would run
-    # as one GEMM of depth 1 per group and image (3x slower)
-    cols = taps * x_groups if c == groups else xp.matmul(taps, x_groups)  # [N, G, mg*K, S]
-    cols = cols.reshape((n, w.shape[1] * groups) + tuple(w.shape[2:]) + tuple(x.shape[2:]))
-    return scatter_taps(cols, out_spatial, strides, pads, dilations)
+    # as GEMMs of depth 1 (3x slower)
+    cols = taps * x_groups if c == groups else xp.matmul(taps, x_groups)  # [G, mg*K, N*S]
+    nd, m = x.ndim - 2, w.shape[1] * groups
+    cols = cols.reshape((m,) + tuple(w.shape[2:]) + (n,) + tuple(x.shape[2:]))
+    return scatter_taps(xp.moveaxis(cols, 1 + nd, 0), out_spatial, strides, pads, dilations)
 
 
 class _ConvND(OpDef):
