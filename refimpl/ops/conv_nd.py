@@ -1,7 +1,7 @@
 """Every convolution on one N-d reference: conv2d, depthwise_conv2d, conv3d,
 conv2d_transpose and conv3d_transpose (channels first; NHWC / NDHWC are transposed in and
-out). The compiled conv2d kernel (im2col + GEMM, refimpl/_kernels/im2col.pyx) is a drop-in
-for conv2d and depthwise_conv2d.
+out). The compiled conv2d kernel (im2col + GEMM, depthwise as direct stencils:
+refimpl/_kernels/im2col.pyx) is a drop-in for conv2d and depthwise_conv2d.
 
   patches(x)       [N, C, *S] -> [N, C, *O, *K]: every window of the zero-padded input
   scatter(cols)    its adjoint: windows [N, C, *O, *K] summed back into [N, C, *S]
@@ -87,8 +87,8 @@ def _columns(x, ksize, strides, pads, dilations, groups, out_spatial=None):
 def _by_groups(a, groups):
     """[N, C, *S] -> [G, C/G, N * S] (a copy): the images side by side within each group."""
     n, c = a.shape[:2]
-    return array_module(a).ascontiguousarray(
-        a.reshape(n, groups, c // groups, -1).transpose(1, 2, 0, 3)).reshape(groups, c // groups, -1)
+    per_group = a.reshape(n, groups, c // groups, -1).transpose(1, 2, 0, 3)
+    return array_module(a).ascontiguousarray(per_group).reshape(groups, c // groups, -1)
 
 
 # The contractions are GEMMs, one per group over all the images (np.matmul over [G, ...]
