@@ -18,8 +18,6 @@ patches of the other tensor.
 import itertools
 import math
 
-import numpy as np
-
 from ..geometry import conv_dilations, conv_out_size, explicit_pads
 from ..xp import array_module
 from ._common import FLOATS, channels_first, channels_last, rand
