@@ -1,8 +1,9 @@
 # cython: language_level=3
 """conv2d forward/backward: im2col / col2im in C loops and BLAS GEMMs, the whole op split
 over the kernels' thread team by images (refimpl._kernels.blas: one team for the loops and
-the GEMMs, BLAS one thread per call). Drop-ins for refimpl.ops.conv2d (NCHW; NHWC is
-transposed in and out)."""
+the GEMMs, BLAS one thread per call); depthwise convolutions by direct stencils per
+channel plane instead. Drop-ins for refimpl.ops.conv2d (NCHW; NHWC is transposed in and
+out)."""
 import numpy as np
 
 from cython.parallel cimport prange
@@ -406,8 +407,8 @@ cdef _backward(real[:, :, :, ::1] x, real[:, :, :, ::1] f, real[:, :, :, ::1] dy
 # -- depthwise: one input channel per group ---------------------------------------------------
 # Each group's GEMM would be one filter row by kh*kw deep over a copied column matrix: a
 # direct stencil per channel plane reads the input in place (MobileNet's 3x3 layer, N=12,
-# C=256, 28x28, one thread: forward + backward 63 -> 39 ms CPU). Every plane's sums run in a fixed
-# order on one thread, so the results do not depend on the team's size.
+# C=256, 28x28, one thread: forward + backward 63 -> 39 ms CPU). Every plane's sums run in
+# a fixed order on one thread, so the results do not depend on the team's size.
 
 def depthwise(x_shape, f_shape, groups):
     """Whether the depthwise stencils take this conv2d: one input channel per group, more
