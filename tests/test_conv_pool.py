@@ -387,6 +387,59 @@ def test_conv_winograd_kernels_match_reference(cfg):
         _check_conv_kernels(cfg, fast_fwd, fast_bwd)
 
 
+@st.composite
+def depthwise_configs(draw):
+    """One input channel per group (the compiled kernel's direct stencils), each channel
+    feeding one output or a few (channel multiplier), strided, padded and dilated, planes
+    down to one output pixel."""
+    kh, kw = draw(st.integers(1, 4)), draw(st.integers(1, 4))
+    dh, dw = draw(st.integers(1, 2)), draw(st.integers(1, 2))
+    pads = draw(st.lists(st.integers(0, 2), min_size=4, max_size=4))
+    h = draw(st.integers(max(1, dh * (kh - 1) + 1 - pads[0] - pads[1]), 9))
+    w = draw(st.integers(max(1, dw * (kw - 1) + 1 - pads[2] - pads[3]), 9))
+    c = draw(st.integers(2, 6))
+    return dict(n=draw(st.integers(1, 3)), c=c, h=h, w=w, m=c * draw(st.integers(1, 3)),
+                k=(kh, kw), attrs={"strides": [draw(st.integers(1, 3)), draw(st.integers(1, 3))],
+                                   "paddings": pads, "groups": c, "dilations": [dh, dw],
+                                   "data_format": draw(st.sampled_from(["NCHW", "NHWC"]))},
+                dtype=draw(st.sampled_from(["float32", "float64"])),
+                need_dx=draw(st.booleans()), seed=draw(st.integers(0, 2 ** 31 - 1)),
+                split=draw(st.booleans()))
+
+
+@settings(max_examples=100, deadline=None)
+@given(depthwise_configs())
+def test_depthwise_conv_kernels_match_reference(cfg):
+    """The depthwise stencils (forward, input and filter gradients), the planes split over
+    the team or not."""
+    fast_fwd, fast_bwd = _kernel("conv2d", "forward"), _kernel("conv2d", "backward")
+    assert im2col_kernels.depthwise((cfg["n"], cfg["c"], cfg["h"], cfg["w"]),
+                                    (cfg["m"], 1) + cfg["k"], cfg["c"])
+    with pytest.MonkeyPatch.context() as patch:
+        if cfg["split"]:
+            patch.setattr(blas, "MIN_SPLIT_ITEMS", 0)
+        _check_conv_kernels(cfg, fast_fwd, fast_bwd)
+
+
+def test_depthwise_kernel_matches_loops_at_mobilenet_size():
+    """A 3x3 depthwise layer of MobileNet's size, float32, against the loop definition."""
+    fast_fwd, fast_bwd = _kernel("depthwise_conv2d", "forward"), \
+        _kernel("depthwise_conv2d", "backward")
+    rng = np.random.RandomState(3)
+    x, w = rng.randn(2, 32, 14, 14), rng.randn(32, 1, 3, 3)
+    dy = rng.randn(2, 32, 7, 7)
+    attrs = dict(get_op_def("depthwise_conv2d").attrs, strides=[2, 2], paddings=[1, 1],
+                 groups=32)
+    got = fast_fwd(x.astype("float32"), w.astype("float32"), **attrs)
+    np.testing.assert_allclose(got, conv_loops(x, w, (2, 2), (1, 1, 1, 1), groups=32),
+                               rtol=1e-4, atol=1e-4)
+    gx, gw = fast_bwd(x.astype("float32"), w.astype("float32"), dy.astype("float32"),
+                      need=(True, True), **attrs)
+    want_x, want_w = conv_grads_loops(x, w, dy, (2, 2), (1, 1, 1, 1), groups=32)
+    np.testing.assert_allclose(gx, want_x, rtol=1e-4, atol=1e-4)
+    np.testing.assert_allclose(gw, want_w, rtol=1e-4, atol=1e-3)
+
+
 def _check_conv_kernels(cfg, fast_fwd, fast_bwd):
     op = get_op_def("conv2d")
     rng = np.random.RandomState(cfg["seed"])

@@ -1,6 +1,7 @@
 """Every convolution on one N-d reference: conv2d, depthwise_conv2d, conv3d,
 conv2d_transpose, depthwise_conv2d_transpose and conv3d_transpose (channels first;
 NHWC / NDHWC are transposed in and out). The compiled conv2d kernel (im2col + GEMM,
+depthwise as direct stencils:
 refimpl/_kernels/im2col.pyx) is a drop-in for conv2d and depthwise_conv2d.
 
   patches(x)       [N, C, *S] -> [N, C, *O, *K]: every window of the zero-padded input
@@ -15,11 +16,8 @@ The gradients reuse the same two functions: conv's dX is scatter(W^T dOut) (a tr
 conv), conv transpose's dX is conv(dOut); both filters' gradients contract X with
 patches of the other tensor.
 """
-import functools
 import itertools
 import math
-
-import numpy as np
 
 from ..geometry import conv_dilations, conv_out_size, explicit_pads
 from ..xp import array_module
@@ -31,7 +29,8 @@ def patches(x, ksize, strides, pads, dilations, fill=0):
     """Read-only view [N, C, *O, *K] of the windows of x [N, C, *S] padded by [(lo, hi)]
     with `fill` (pooling pads max with -inf)."""
     xp = array_module(x)
-    padded = xp.pad(x, [(0, 0), (0, 0)] + list(pads), constant_values=fill)
+    padded = x if not any(lo or hi for lo, hi in pads) else \
+        xp.pad(x, [(0, 0), (0, 0)] + list(pads), constant_values=fill)   # 1x1 convs: no copy
     out = [conv_out_size(s, k, st, 0, 0, d)
            for s, k, st, d in zip(padded.shape[2:], ksize, strides, dilations)]
     st = padded.strides
@@ -44,48 +43,25 @@ def patches(x, ksize, strides, pads, dilations, fill=0):
 def scatter(cols, spatial, strides, pads, dilations):
     """Adjoint of patches: windows [N, C, *O, *K] added into the padded [N, C, *spatial]."""
     nd = len(spatial)
-    out_sizes, ksize = cols.shape[2:2 + nd], cols.shape[2 + nd:]
-    padded_sizes = tuple(s + lo + hi for s, (lo, hi) in zip(spatial, pads))
+    return scatter_taps(cols.transpose([0, 1] + list(range(2 + nd, 2 + 2 * nd))
+                                       + list(range(2, 2 + nd))),
+                        spatial, strides, pads, dilations)
+
+
+def scatter_taps(cols, spatial, strides, pads, dilations):
+    """scatter() of windows laid out taps first, [N, C, *K, *O]: per kernel offset, one
+    strided add of that tap's [N, C, *O] plane (each sum in the order of the offsets)."""
+    nd = len(spatial)
+    ksize, out_sizes = cols.shape[2:2 + nd], cols.shape[2 + nd:]
     xp = array_module(cols)
-    if xp is np:
-        # one unbuffered add of every window element at its padded position, kernel
-        # offsets outermost per (n, c): each sum is added in the loop's order (bit-equal)
-        rows = cols.shape[0] * cols.shape[1]
-        positions = _window_positions(tuple(out_sizes), tuple(ksize), padded_sizes,
-                                      tuple(strides), tuple(dilations))
-        size = math.prod(padded_sizes)
-        at = (np.arange(rows)[:, None] * size + positions).reshape(-1)
-        values = np.moveaxis(cols.reshape(rows, math.prod(out_sizes), -1), 2, 1).reshape(-1)
-        padded = np.zeros(rows * size, cols.dtype)
-        np.add.at(padded, at, values)
-        padded = padded.reshape(cols.shape[:2] + padded_sizes)
-    else:
-        padded = xp.zeros(cols.shape[:2] + padded_sizes, cols.dtype)
-        for offset in itertools.product(*(range(k) for k in ksize)):
-            window = tuple(slice(o * d, o * d + st * (n - 1) + 1, st)
-                           for o, d, st, n in zip(offset, dilations, strides, out_sizes))
-            padded[(slice(None), slice(None)) + window] += cols[(Ellipsis,) + offset]
+    padded = xp.zeros(cols.shape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, pads)),
+                      cols.dtype)
+    for offset in itertools.product(*(range(k) for k in ksize)):
+        window = tuple(slice(o * d, o * d + st * (n - 1) + 1, st)
+                       for o, d, st, n in zip(offset, dilations, strides, out_sizes))
+        padded[(slice(None), slice(None)) + window] += cols[(slice(None), slice(None)) + offset]
     return padded[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _)
                                                      in zip(spatial, pads))]
-
-
-@functools.lru_cache(maxsize=64)
-def _window_positions(out_sizes, ksize, padded_sizes, strides, dilations):
-    """[K..., O...] flat: the position in the padded [*padded_sizes] of window element
-    (o, k), kernel offsets outermost (OpTest re-runs an op with the same geometry)."""
-    nd = len(out_sizes)
-    flat = np.zeros(tuple(ksize) + tuple(out_sizes), np.int64)
-    for d in range(nd):
-        shape = [1] * (2 * nd)
-        shape[d] = ksize[d]
-        offset = (np.arange(ksize[d]) * dilations[d]).reshape(shape)
-        shape = [1] * (2 * nd)
-        shape[nd + d] = out_sizes[d]
-        start = (np.arange(out_sizes[d]) * strides[d]).reshape(shape)
-        flat = flat * padded_sizes[d] + offset + start
-    flat = flat.reshape(-1)
-    flat.setflags(write=False)
-    return flat
 
 
 def _patches_cropped(x, ksize, strides, pads, dilations, out_spatial):
@@ -97,47 +73,60 @@ def _patches_cropped(x, ksize, strides, pads, dilations, out_spatial):
     return cols[(slice(None), slice(None)) + tuple(slice(0, o) for o in out_spatial)]
 
 
-# The contractions are tensordots (BLAS GEMMs on packed copies), not einsum's own loops,
-# whose rounding depends on where the operands lie in memory: memory_optimize hands ops
-# reused buffers and must not change a result by a bit.
+def _columns(x, ksize, strides, pads, dilations, groups, out_spatial=None):
+    """im2col: the windows of x [N, C, *S] copied as [G, C/G * K, N * P] (K kernel taps, P
+    output positions), and the output sizes O."""
+    nd = x.ndim - 2
+    cols = _patches_cropped(x, ksize, strides, pads, dilations, out_spatial)
+    out_sizes = tuple(cols.shape[2:2 + nd])
+    order = [1] + list(range(2 + nd, 2 + 2 * nd)) + [0] + list(range(2, 2 + nd))
+    return (array_module(x).ascontiguousarray(cols.transpose(order))
+            .reshape(groups, -1, x.shape[0] * math.prod(out_sizes)), out_sizes)
+
+
+def _by_groups(a, groups):
+    """[N, C, *S] -> [G, C/G, N * S] (a copy): the images side by side within each group."""
+    n, c = a.shape[:2]
+    per_group = a.reshape(n, groups, c // groups, -1).transpose(1, 2, 0, 3)
+    return array_module(a).ascontiguousarray(per_group).reshape(groups, c // groups, -1)
+
+
+# The contractions are GEMMs, one per group over all the images (np.matmul over [G, ...]
+# stacks of packed operands), not einsum's own loops, whose rounding depends on where the
+# operands lie in memory: memory_optimize hands ops reused buffers and must not change a
+# result by a bit. One GEMM per group, not per group and image: each BLAS call wakes
+# OpenBLAS's threads, which on a loaded machine costs more than the small GEMMs.
 
 def conv(x, w, strides, pads, dilations, groups, out_spatial=None):
     """Out [N, M, *O] = grouped correlation of x [N, C, *S] with w [M, C/groups, *K]."""
-    nd = x.ndim - 2
-    cols = _patches_cropped(x, w.shape[2:], strides, pads, dilations, out_spatial)
-    cg, mg = x.shape[1] // groups, w.shape[0] // groups
+    cols, out_sizes = _columns(x, w.shape[2:], strides, pads, dilations, groups, out_spatial)
     xp = array_module(x, w)
-    taps = list(range(2 + nd, 2 + 2 * nd))          # cols' kernel dims
-    outs = [xp.tensordot(cols[:, g * cg:(g + 1) * cg], w[g * mg:(g + 1) * mg],
-                         axes=([1] + taps, [1] + list(range(2, 2 + nd))))   # [N, *O, mg]
-            for g in range(groups)]
+    out = xp.matmul(w.reshape(groups, w.shape[0] // groups, -1), cols)   # [G, M/G, N*P]
+    out = out.reshape((w.shape[0], x.shape[0], -1)).transpose(1, 0, 2)
     # C order, as the compiled kernel's: a later op's rounding may depend on the layout
-    return xp.ascontiguousarray(xp.moveaxis(xp.concatenate(outs, axis=-1), -1, 1))
+    return xp.ascontiguousarray(out).reshape(x.shape[:1] + w.shape[:1] + out_sizes)
 
 
 def conv_filter_grad(x, dy, ksize, strides, pads, dilations, groups):
-    """dW [M, C/groups, *K] of conv, from x and dOut."""
-    nd = x.ndim - 2
-    cols = _patches_cropped(x, ksize, strides, pads, dilations, dy.shape[2:])
-    cg, mg = x.shape[1] // groups, dy.shape[1] // groups
-    xp = array_module(x, dy)
-    positions = [0] + list(range(2, 2 + nd))        # batch and output dims
-    return xp.concatenate(
-        [xp.tensordot(dy[:, g * mg:(g + 1) * mg], cols[:, g * cg:(g + 1) * cg],
-                      axes=(positions, positions))                           # [mg, cg, *K]
-         for g in range(groups)], axis=0)
+    """dW [M, C/groups, *K] of conv, from x and dOut: per group, one GEMM contracting
+    images and output positions."""
+    cols, _ = _columns(x, ksize, strides, pads, dilations, groups, dy.shape[2:])
+    dw = array_module(x, dy).matmul(_by_groups(dy, groups), cols.transpose(0, 2, 1))
+    return dw.reshape((dy.shape[1], x.shape[1] // groups) + tuple(ksize))   # [G, mg, cg*K]
 
 
 def conv_transpose(x, w, out_spatial, strides, pads, dilations, groups):
     """Adjoint of conv in its input: x [N, C, *S], w [C, M/groups, *K] -> [N, M, *out]."""
-    nd = x.ndim - 2
-    cg = x.shape[1] // groups
+    n, c = x.shape[:2]
     xp = array_module(x, w)
-    cols = xp.concatenate(
-        [xp.moveaxis(xp.tensordot(x[:, g * cg:(g + 1) * cg], w[g * cg:(g + 1) * cg],
-                                  axes=([1], [0])), 1 + nd, 1)              # [N, mg, *S, *K]
-         for g in range(groups)], axis=1)
-    return scatter(cols, out_spatial, strides, pads, dilations)
+    taps = w.reshape(groups, c // groups, -1).transpose(0, 2, 1)          # [G, mg*K, cg]
+    x_groups = _by_groups(x, groups)                                       # [G, cg, N*S]
+    # one input channel per group (depthwise): an outer product, which matmul would run
+    # as GEMMs of depth 1 (3x slower)
+    cols = taps * x_groups if c == groups else xp.matmul(taps, x_groups)  # [G, mg*K, N*S]
+    nd, m = x.ndim - 2, w.shape[1] * groups
+    cols = cols.reshape((m,) + tuple(w.shape[2:]) + (n,) + tuple(x.shape[2:]))
+    return scatter_taps(xp.moveaxis(cols, 1 + nd, 0), out_spatial, strides, pads, dilations)
 
 
 class _ConvND(OpDef):
