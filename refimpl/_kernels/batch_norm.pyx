@@ -5,7 +5,6 @@ independent: the kernels' team splits them into ranges (each channel's sums are 
 thread's, so results do not depend on the split)."""
 import numpy as np
 
-from refimpl import versions
 from cython.parallel cimport prange
 from refimpl._kernels.blas cimport Team, loop_team, release_team, cut
 
@@ -155,8 +154,9 @@ def _view(a):
 
 def batch_norm_forward(x, scale, bias, mean, variance, momentum_tensor=None, momentum=0.9,
                        epsilon=1e-5, is_test=False, data_layout="NCHW",
-                       use_global_stats=False, trainable_statistics=False):
-    if momentum_tensor is not None and versions.switch("batch_norm_momentum_tensor") == "used":
+                       use_global_stats=False, trainable_statistics=False,
+                       use_momentum_tensor=True):
+    if momentum_tensor is not None and use_momentum_tensor:
         momentum = float(momentum_tensor.reshape(-1)[0])    # ops.batch_norm.momentum_of's rule
     x3 = _view(x)
     y = np.empty_like(x3)

@@ -27,10 +27,10 @@ def uses_running_stats(is_test, use_global_stats, trainable_statistics):
     return use_global_stats or (is_test and not trainable_statistics)
 
 
-def momentum_of(momentum_tensor, momentum):
+def momentum_of(momentum_tensor, momentum, use_momentum_tensor):
     """The momentum: MomentumTensor's value when the op has one and the profile uses it
-    (switch batch_norm_momentum_tensor), else the attr."""
-    if momentum_tensor is None or versions.switch("batch_norm_momentum_tensor") != "used":
+    (use_momentum_tensor: BatchNorm.bound_attrs), else the attr."""
+    if momentum_tensor is None or not use_momentum_tensor:
         return momentum
     return float(momentum_tensor.reshape(-1)[0])
 
@@ -97,10 +97,15 @@ class BatchNorm(OpDef):
         if ctx.has_output("ReserveSpace"):
             ctx.set_output("ReserveSpace", (-1,), x.dtype)    # declared, never written
 
+    def bound_attrs(self, op):
+        # the profile's rule, fixed when the op is bound: the kernels read no profile
+        return {"use_momentum_tensor":
+                versions.switch("batch_norm_momentum_tensor") == "used"}
+
     @staticmethod
     def forward(x, scale, bias, mean, variance, momentum_tensor=None, momentum=0.9,
                 epsilon=1e-5, is_test=False, data_layout="NCHW", use_global_stats=False,
-                trainable_statistics=False):
+                trainable_statistics=False, use_momentum_tensor=True):
         c, axes = channel_axes(x.ndim, data_layout)
         if uses_running_stats(is_test, use_global_stats, trainable_statistics):
             inv_std = 1.0 / np.sqrt(variance + epsilon)
@@ -108,7 +113,8 @@ class BatchNorm(OpDef):
                 _bcast(bias, x.ndim, c)
             return y.astype(x.dtype), mean, variance, mean, inv_std.astype(x.dtype), None
         return normalize_train(x, scale, bias, mean, variance, x.mean(axis=axes),
-                               x.var(axis=axes), momentum_of(momentum_tensor, momentum),
+                               x.var(axis=axes), momentum_of(momentum_tensor, momentum,
+                                                          use_momentum_tensor),
                                epsilon, c)
 
     @staticmethod

@@ -27,7 +27,7 @@ class SyncBatchNorm(BatchNorm):
     @staticmethod
     def forward(x, scale, bias, mean, variance, momentum_tensor=None, momentum=0.9,
                 epsilon=1e-5, is_test=False, data_layout="NCHW", use_global_stats=False,
-                trainable_statistics=False, group=None):
+                trainable_statistics=False, group=None, use_momentum_tensor=True):
         if is_test or use_global_stats:
             return BatchNorm.forward(x, scale, bias, mean, variance, None, momentum, epsilon,
                                      True, data_layout)
@@ -40,7 +40,8 @@ class SyncBatchNorm(BatchNorm):
         batch_mean = total / n
         batch_var = np.maximum(total_sq / n - batch_mean * batch_mean, 0.0)
         return normalize_train(x, scale, bias, mean, variance, batch_mean, batch_var,
-                               momentum_of(momentum_tensor, momentum), epsilon, c)
+                               momentum_of(momentum_tensor, momentum, use_momentum_tensor),
+                               epsilon, c)
 
     @staticmethod
     def backward(x, scale, saved_mean, saved_inv_std, dy, momentum=0.9, epsilon=1e-5,

@@ -6,7 +6,6 @@ two-pass (the mean first), as numpy's. CuPy's own reductions over axes (0, 2, 3)
 ~0.5 ms a layer on an H100: a strided reduction, several passes."""
 import cupy
 
-from ... import versions
 from .source import elementwise, raw_per_dtype
 
 __all__ = ["batch_norm_forward", "batch_norm_backward"]
@@ -113,8 +112,9 @@ def _uses_running_stats(is_test, use_global_stats, trainable_statistics):
 
 def batch_norm_forward(x, scale, bias, mean, variance, momentum_tensor=None, momentum=0.9,
                        epsilon=1e-5, is_test=False, data_layout="NCHW",
-                       use_global_stats=False, trainable_statistics=False):
-    if momentum_tensor is not None and versions.switch("batch_norm_momentum_tensor") == "used":
+                       use_global_stats=False, trainable_statistics=False,
+                       use_momentum_tensor=True):
+    if momentum_tensor is not None and use_momentum_tensor:
         momentum = float(momentum_tensor.reshape(-1)[0])    # ops.batch_norm.momentum_of's rule
     inner, c = _inner(x), x.shape[1]
     x = cupy.ascontiguousarray(x)
