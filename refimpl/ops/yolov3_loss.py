@@ -64,6 +64,7 @@ def yolo_terms(x, gt_box, gt_label, gt_score, anchors, anchor_mask, class_num,
         np.exp(xv[:, :, 2]) * mask_anchors[None, :, 0, None, None] / input_size,
         np.exp(xv[:, :, 3]) * mask_anchors[None, :, 1, None, None] / input_size), axis=-1)
     valid = (gt_box[..., 2] >= 1e-6) & (gt_box[..., 3] >= 1e-6)       # [N, B]
+    anchor_shapes = np.concatenate([np.zeros_like(anchors), anchors / input_size], axis=1)
     obj_mask = np.zeros((n, m, h, w), x.dtype)
     match_mask = np.full(gt_label.shape, -1, np.int32)
     terms = []                                 # (image, index, target, weight, is_l1)
@@ -72,15 +73,16 @@ def yolo_terms(x, gt_box, gt_label, gt_score, anchors, anchor_mask, class_num,
         if len(gts):
             best = center_iou(pred[i][..., None, :], gts).max(axis=-1)
             obj_mask[i][best > ignore_thresh] = -1.0
-        for t in np.flatnonzero(valid[i]):
-            cx, cy, bw, bh = gt_box[i, t]
-            gi, gj = int(cx * w), int(cy * h)
-            shape_iou = center_iou(np.array([0.0, 0.0, bw, bh]),
-                                   np.concatenate([np.zeros_like(anchors),
-                                                   anchors / input_size], axis=1))
-            best_n = int(np.argmax(shape_iou)) if shape_iou.max() > 0 else 0
+        # each ground truth's best anchor by shape alone (centers at 0), all at once
+        shapes = np.zeros((len(gts), 4))
+        shapes[:, 2:] = gts[:, 2:]
+        shape_iou = center_iou(shapes[:, None, :], anchor_shapes)        # [gts, anchors]
+        best_anchor = np.where(shape_iou.max(axis=1) > 0, np.argmax(shape_iou, axis=1), 0)
+        for t, best_n in zip(np.flatnonzero(valid[i]), best_anchor.tolist()):
             if best_n not in anchor_mask:
                 continue
+            cx, cy, bw, bh = gt_box[i, t]
+            gi, gj = int(cx * w), int(cy * h)
             a = list(anchor_mask).index(best_n)
             match_mask[i, t] = a
             score = gt_score[i, t]
@@ -93,14 +95,16 @@ def yolo_terms(x, gt_box, gt_label, gt_score, anchors, anchor_mask, class_num,
                 terms.append((i, flat(i, a, 5 + c, gj, gi), pos if c == gt_label[i, t] else neg,
                               score, False))
             obj_mask[i, a, gj, gi] = score
-    # objectness of every cell: positive (weight score), negative, or ignored (-1)
+    # objectness of every cell: positive (weight score), negative, or ignored (-1), as
+    # arrays after the ground truths' terms (the loss adds each image's terms in this order)
     i, a, r, c = np.nonzero(obj_mask > -0.5)
     weight = obj_mask[i, a, r, c]
     positive = weight > 1e-5
-    objectness = list(zip(i, flat(i, a, 4, r, c), positive.astype(float),
-                          np.where(positive, weight, 1.0), [False] * len(i)))
-    columns = list(zip(*(terms + objectness))) or [()] * 5
-    image, index, target, weight, is_l1 = (np.array(col) for col in columns)
+    objectness = (i, flat(i, a, 4, r, c), positive.astype(float), np.where(positive, weight, 1.0),
+                  np.zeros(len(i), bool))
+    matched = [np.array(col) for col in zip(*terms)] if terms else [()] * 5
+    image, index, target, weight, is_l1 = (np.concatenate([np.asarray(g), o]) for g, o in
+                                           zip(matched, objectness))
     return (image.astype(np.int64), index.astype(np.int64), target.astype(np.float64),
             weight.astype(np.float64), is_l1.astype(bool)), obj_mask, match_mask
 
