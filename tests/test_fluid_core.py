@@ -437,3 +437,34 @@ def test_fuse_parameter_setters_set_their_flags():
     finally:
         core._set_fuse_parameter_group_size(old[0])
         core._set_fuse_parameter_memory_size(old[1])
+
+
+def test_element_writes_never_reach_arrays_held_elsewhere():
+    # numeric gradients write each element of an input in turn: in place when only the
+    # scope holds the array, a copy when anyone else can see it (a fetched array, an
+    # array the value is a view of)
+    scope = core.Scope()
+    tensor = scope.var("x").get_tensor()
+    tensor.set(np.zeros((2, 3)), core.CPUPlace())
+    value = scope._values["x"]
+    del value                               # the scope holds it alone: written in place
+    before = id(scope._values["x"])
+    tensor._set_double_element(4, 5.0)
+    assert id(scope._values["x"]) == before
+    assert np.array(tensor).ravel().tolist() == [0, 0, 0, 0, 5, 0]
+
+    held = np.asarray(tensor)               # shares the scope's array
+    tensor._set_double_element(0, 1.0)
+    assert held.ravel().tolist() == [0, 0, 0, 0, 5, 0]
+    assert np.array(tensor).ravel().tolist() == [1, 0, 0, 0, 5, 0]
+
+    base = np.zeros((2, 4))
+    scope.set_values({"v": base[:, :2]})     # a view of an array the caller keeps
+    scope.find_var("v").get_tensor()._set_double_element(1, 3.0)
+    assert not base.any()
+    assert np.array(scope.find_var("v").get_tensor()).tolist() == [[0, 3], [0, 0]]
+
+    lod = core.LoDTensor([[1, 1]])            # a LoD value (a view of its data) keeps its LoD
+    lod.set(np.zeros((2, 1), "float32"), core.CPUPlace())
+    lod._set_float_element(1, 2.0)
+    assert np.array(lod).ravel().tolist() == [0, 2] and lod.recursive_sequence_lengths() == [[1, 1]]

@@ -163,3 +163,37 @@ def test_python_processes_the_script_starts_import_refimpl_as_paddle(tmp_path):
     assert r.returncode == 0, r.stderr
     assert r.stdout.split("\n")[:4] == ["C 1", "MODULE 0", "MISSING 1 True",
                                         "CHILD 1.8 False ['--x', '1']"], r.stdout
+
+
+def _run_paddle_tests_module():
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).parents[1] / "tools" / "run_paddle_tests.py"
+    spec = importlib.util.spec_from_file_location("run_paddle_tests", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_paddle_test_runner_gives_blas_one_thread_unless_told(tmp_path, monkeypatch):
+    # as Paddle's FLAGS_paddle_num_threads (1 by default) runs its math library
+    test = tmp_path / "test_blas_threads.py"
+
+    def passes_expecting(threads):
+        test.write_text(textwrap.dedent("""
+            import os, unittest
+            class T(unittest.TestCase):
+                def test_threads(self):
+                    self.assertEqual(os.environ.get("OPENBLAS_NUM_THREADS"), %r)
+            if __name__ == "__main__":
+                unittest.main()
+        """ % threads))
+        result = runner.run_file(str(test), None, "1.8", 120)
+        assert result["ran"] == 1, result["output_tail"]
+        return result["passed"]
+
+    runner = _run_paddle_tests_module()
+    monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
+    assert passes_expecting("1")
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")      # the user's setting stays
+    assert passes_expecting("3") and not passes_expecting("1")

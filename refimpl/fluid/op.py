@@ -66,13 +66,12 @@ class _Operator:
         """The one-op program for the current input values in `scope`."""
         values = {}
         for name in self.input_vars():
-            holder = scope.find_var(name)
-            value = scope._values.get(name) if holder is not None else None
+            value = scope._values.get(name)
             if value is None:
                 raise ValueError("Operator %s: input %r has no value in the scope"
                                  % (self._type, name))
             values[name] = value
-        key = tuple((n, _signature(v)) for n, v in values.items())
+        key = tuple(map(_signature, values.values()))
         program = self._programs.get(key)
         if program is None:
             program = Program()
@@ -111,13 +110,15 @@ class _Operator:
 
 
 def _signature(value):
+    if type(value) is np.ndarray:   # the common case first: a numeric gradient's every run
+        return (value.shape, value.dtype)
     if isinstance(value, LoDTensorArray) or isinstance(value, list):
         return ("array", len(value))
     if isinstance(value, RowsValue):
         return ("rows", value.shape, value.dtype.str)
     if not isinstance(value, np.ndarray):
         value = np.asarray(value)
-    return (value.shape, value.dtype.str)
+    return (value.shape, value.dtype)
 
 
 def _names(value):

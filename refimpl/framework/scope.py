@@ -4,6 +4,7 @@ A Scope keeps a plain dict name -> ndarray (`_values`), which the executor uses
 directly as its environment: no wrapper objects on the hot path.
 """
 import contextlib
+import sys
 import threading
 
 import numpy as np
@@ -17,6 +18,41 @@ from .lod import (as_plain, check_lengths, lengths_to_offsets, lod_of, offsets_t
 
 __all__ = ["Scope", "Tensor", "LoDTensor", "LoDTensorArray", "SelectedRows", "global_scope",
            "scope_guard", "checked_value"]
+
+
+def _reference_counts(values, key):
+    """sys.getrefcount of values[key] and of each array down its chain of bases (a view
+    holds its base), and what ends the chain (None: an array owning its data)."""
+    counts = []
+    a = values[key]
+    while isinstance(a, np.ndarray):
+        counts.append(sys.getrefcount(a))
+        a = a.base
+    return counts, a
+
+
+def _private_counts():
+    """What _reference_counts gives, called as Tensor._set_element calls it, for a view
+    (of an array nothing else holds) that only its dict and the caller's local hold: the
+    counts measured on this interpreter, which need not count its own references as
+    CPython 3.11 does."""
+    values = {"v": np.zeros(2).reshape(2, 1)}
+    v = values["v"]
+    counts, _ = _reference_counts(values, "v")
+    del v
+    return counts
+
+
+_PRIVATE_VIEW, _PRIVATE_BASE = _private_counts()
+
+
+def _seen_by_holder_only(values, key):
+    """Whether values[key] is a writable array that nothing but `values` (and the caller's
+    one local) references, nor the arrays it is a view of: then writing into it in place
+    changes nothing anyone else holds (an earlier fetch, another variable's view)."""
+    counts, end = _reference_counts(values, key)
+    return (end is None and values[key].flags.writeable and counts[0] <= _PRIVATE_VIEW
+            and all(c <= _PRIVATE_BASE for c in counts[1:]))
 
 
 class Tensor:
@@ -108,10 +144,21 @@ class Tensor:
             raise TypeError("tensor %r holds %s, not %s" % (self._name, v.dtype, np.dtype(dtype)))
         return v.reshape(-1)[i].item()
 
+    def _holder(self):
+        """(dict, key) under which the value lives: the scope's values or the tensor's own."""
+        if self._scope is None:
+            return self.__dict__, "_own"
+        return self._scope._values, self._name
+
     def _set_element(self, i, value, dtype):
         v = self._value_or_fail()
         if v.dtype != dtype:
             raise TypeError("tensor %r holds %s, not %s" % (self._name, v.dtype, np.dtype(dtype)))
+        if _seen_by_holder_only(*self._holder()):
+            # OpTest's numeric gradient writes each element of an input in turn: in place
+            # when no one else can see the array, rather than copying all of it each time
+            v.flat[i] = value
+            return
         flat = np.array(v).reshape(-1)      # a copy: the old array may be fetched elsewhere
         flat[i] = value
         self._put(with_lod(flat.reshape(v.shape), lod_of(v)))

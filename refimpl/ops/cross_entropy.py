@@ -18,33 +18,35 @@ _APPROX_INF = 1e20
 
 def _tolerable_log(x):
     with np.errstate(divide="ignore"):
-        return np.clip(np.log(x), -_APPROX_INF, _APPROX_INF)
+        # np.clip's bounds, through the ufuncs (np.clip's Python wrapper costs more than
+        # the work on a numeric gradient's small inputs)
+        return np.minimum(np.maximum(np.log(x), -_APPROX_INF), _APPROX_INF)
 
 
 def _hard_rows(x, label, ignore_index):
-    """(X as [rows, D], flat labels, which rows count, labels with ignored rows set to 0)."""
+    """(X as [rows, D], which rows count, labels with ignored rows set to 0)."""
     rows = x.reshape(-1, x.shape[-1])
-    lab = label.reshape(-1).astype(np.int64)
+    lab = label.reshape(-1)
     keep = lab != ignore_index
-    bad = keep & ((lab < 0) | (lab >= rows.shape[1]))
+    safe = np.where(keep, lab, 0)
+    bad = (safe < 0) | (safe >= rows.shape[1])
     if bad.any():
         raise IndexError("Label: class %d is out of range for %d classes (ignore_index=%d)"
-                         % (lab[bad][0], rows.shape[1], ignore_index))
-    return rows, lab, keep, np.where(keep, lab, 0)
+                         % (safe[bad][0], rows.shape[1], ignore_index))
+    return rows, keep, safe
 
 
 def _matched(x, label, ignore_index):
-    """X[label] per row as [..., 1]; 0 for ignored rows."""
-    rows, _, keep, safe = _hard_rows(x, label, ignore_index)
+    """(X[label] per row as [..., 1], 0 for ignored rows; which rows count)."""
+    rows, keep, safe = _hard_rows(x, label, ignore_index)
     picked = np.where(keep, rows[np.arange(len(rows)), safe], 0)
-    return picked.reshape(x.shape[:-1] + (1,)).astype(x.dtype)
+    return picked.reshape(x.shape[:-1] + (1,)).astype(x.dtype, copy=False), keep
 
 
-def _hard_loss(match_x, label, ignore_index):
-    keep = label.reshape(match_x.shape) != ignore_index
-    with np.errstate(divide="ignore"):
-        loss = np.where(keep, -_tolerable_log(np.where(keep, match_x, 1)), 0)
-    return loss.astype(match_x.dtype)
+def _hard_loss(match_x, keep):
+    keep = keep.reshape(match_x.shape)
+    loss = np.where(keep, -_tolerable_log(np.where(keep, match_x, 1)), 0)
+    return loss.astype(match_x.dtype, copy=False)
 
 
 def _hard_grad(x_shape, dtype, label, match_x, dy, ignore_index):
@@ -99,14 +101,14 @@ class CrossEntropy(OpDef):
     def forward(x, label, soft_label=False, ignore_index=-100):
         if soft_label:
             return -(label * _tolerable_log(x)).sum(axis=-1, keepdims=True).astype(x.dtype)
-        loss = _hard_loss(_matched(x, label, ignore_index), label, ignore_index)
+        loss = _hard_loss(*_matched(x, label, ignore_index))
         return loss.reshape(_y_shape(x.shape, label.shape, False))
 
     @staticmethod
     def backward(x, label, dy, soft_label=False, ignore_index=-100):
         if soft_label:
             return (-dy * label / x).astype(x.dtype)
-        return _hard_grad(x.shape, x.dtype, label, _matched(x, label, ignore_index), dy,
+        return _hard_grad(x.shape, x.dtype, label, _matched(x, label, ignore_index)[0], dy,
                           ignore_index)
 
     def samples(self, rng):
@@ -137,8 +139,8 @@ class CrossEntropy2(OpDef):
 
     @staticmethod
     def forward(x, label, ignore_index=-100):
-        match_x = _matched(x, label, ignore_index)
-        loss = _hard_loss(match_x, label, ignore_index)
+        match_x, keep = _matched(x, label, ignore_index)
+        loss = _hard_loss(match_x, keep)
         return (loss.reshape(_y_shape(x.shape, label.shape, False)),
                 np.empty((0,) + x.shape, x.dtype), match_x)
 

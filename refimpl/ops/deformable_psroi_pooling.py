@@ -89,6 +89,13 @@ def read_points(x, rois, rois_num, trans, attrs):
     return p, image, inside, bilinear_reads(h, w, height, width), count
 
 
+def cell_values(x, image, channel, cells):
+    """x's values at each point's four bilinear cells, [4, K]: gathered by flat index,
+    not by taking each point's whole [H * W] plane first."""
+    n, c, h, w = x.shape
+    return x.reshape(-1)[(image * c + channel) * (h * w) + cells]
+
+
 ATTRS = {"no_trans": False, "spatial_scale": 1.0, "output_dim": 1, "group_size": [1, 1],
          "pooled_height": 1, "pooled_width": 1, "part_size": [1, 1], "sample_per_part": 1,
          "trans_std": 0.1}
@@ -137,8 +144,7 @@ class DeformablePSROIPooling(OpDef):
         attrs = dict(ATTRS, **attrs)
         p, image, _, (cells, weights, _, _), count = read_points(x, rois, rois_num, trans,
                                                                  attrs)
-        planes = x.reshape(x.shape[0], x.shape[1], -1)
-        values = (planes[image, p["channel"]][np.arange(len(image)), cells] * weights).sum(0) \
+        values = (cell_values(x, image, p["channel"], cells) * weights).sum(0) \
             if len(image) else np.zeros(0)
         total = np.bincount(p["out"], values, minlength=len(count))
         out = np.where(count > 0, total / np.maximum(count, 1), 0.0)
@@ -156,8 +162,7 @@ class DeformablePSROIPooling(OpDef):
             np.add.at(dx, (image, p["channel"], cells[k]), share * weights[k])
         dtrans = np.zeros(trans.size)
         if not attrs["no_trans"] and len(image):
-            values = x.reshape(x.shape[0], x.shape[1], -1)[image, p["channel"]]
-            values = values[np.arange(len(image)), cells]                # [4, K]
+            values = cell_values(x, image, p["channel"], cells)            # [4, K]
             d_h = (values * d_dh).sum(0) * h_inside * share * p["scale_y"]
             d_w = (values * d_dw).sum(0) * w_inside * share * p["scale_x"]
             np.add.at(dtrans, p["trans_y"], d_h)

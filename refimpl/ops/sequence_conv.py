@@ -8,7 +8,7 @@ r >= length (Paddle 1.8's trainable padding)."""
 import numpy as np
 
 from ._common import rand
-from ._sequence import check_lengths_var, lengths_of, ragged_lengths, segments
+from ._sequence import check_lengths_var, lengths_of, offsets, ragged_lengths
 from .registry import OpDef, Sample, register, share_lod
 
 ATTRS = {"contextLength": 3, "contextStart": 0, "contextStride": 1,
@@ -22,16 +22,15 @@ def _pad_rows(context_length, context_start):
 
 def _context_rows(length, rows, context_length, context_start, trainable):
     """[total, contextLength] row read at each window slot: packed rows 0..total-1, then
-    PaddingData's rows (trainable), -1 for a zero row."""
-    index = np.full((rows, context_length), -1, np.int64)
+    PaddingData's rows (trainable), -1 for a zero row. All rows and slots at once."""
+    lens = lengths_of(length, rows, "sequence_conv")
     up = _pad_rows(context_length, context_start)[0]
-    for s, e in segments(lengths_of(length, rows, "sequence_conv")):
-        for j in range(context_length):
-            rel = np.arange(e - s) + context_start + j
-            inside = (rel >= 0) & (rel < e - s)
-            pad = rows + up + np.where(rel < 0, rel, rel - (e - s))
-            index[s:e, j] = np.where(inside, s + rel, pad if trainable else -1)
-    return index
+    start = np.repeat(offsets(lens)[:-1], lens)[:, None]            # each row's sequence
+    size = np.repeat(lens, lens)[:, None]
+    rel = (np.arange(rows)[:, None] - start) + context_start + np.arange(context_length)
+    inside = (rel >= 0) & (rel < size)
+    pad = rows + up + np.where(rel < 0, rel, rel - size)
+    return np.where(inside, start + rel, pad if trainable else -1).astype(np.int64)
 
 
 def _columns(x, padding, index):

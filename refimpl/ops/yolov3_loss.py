@@ -64,43 +64,47 @@ def yolo_terms(x, gt_box, gt_label, gt_score, anchors, anchor_mask, class_num,
         np.exp(xv[:, :, 2]) * mask_anchors[None, :, 0, None, None] / input_size,
         np.exp(xv[:, :, 3]) * mask_anchors[None, :, 1, None, None] / input_size), axis=-1)
     valid = (gt_box[..., 2] >= 1e-6) & (gt_box[..., 3] >= 1e-6)       # [N, B]
-    obj_mask = np.zeros((n, m, h, w), x.dtype)
+    # cells whose predicted box overlaps some ground truth of their image by more than
+    # ignore_thresh are ignored (-1), all images at once
+    iou = center_iou(pred[:, :, :, :, None, :], gt_box[:, None, None, None, :, :])
+    best = np.where(valid[:, None, None, None, :], iou, -np.inf).max(axis=-1)
+    obj_mask = np.where(best > ignore_thresh, -1.0, 0.0).astype(x.dtype)
+    # each ground truth's best anchor by shape alone (centers at 0)
+    shapes = np.zeros(gt_box.shape[:2] + (4,))
+    shapes[..., 2:] = gt_box[..., 2:]
+    anchor_shapes = np.concatenate([np.zeros_like(anchors), anchors / input_size], axis=1)
+    shape_iou = center_iou(shapes[:, :, None, :], anchor_shapes)          # [N, B, anchors]
+    best_anchor = np.where(shape_iou.max(axis=-1) > 0, np.argmax(shape_iou, axis=-1), 0)
     match_mask = np.full(gt_label.shape, -1, np.int32)
     terms = []                                 # (image, index, target, weight, is_l1)
-    for i in range(n):
-        gts = gt_box[i][valid[i]]
-        if len(gts):
-            best = center_iou(pred[i][..., None, :], gts).max(axis=-1)
-            obj_mask[i][best > ignore_thresh] = -1.0
-        for t in np.flatnonzero(valid[i]):
-            cx, cy, bw, bh = gt_box[i, t]
-            gi, gj = int(cx * w), int(cy * h)
-            shape_iou = center_iou(np.array([0.0, 0.0, bw, bh]),
-                                   np.concatenate([np.zeros_like(anchors),
-                                                   anchors / input_size], axis=1))
-            best_n = int(np.argmax(shape_iou)) if shape_iou.max() > 0 else 0
-            if best_n not in anchor_mask:
-                continue
-            a = list(anchor_mask).index(best_n)
-            match_mask[i, t] = a
-            score = gt_score[i, t]
-            scale = (2.0 - bw * bh) * score
-            targets = [cx * w - gi, cy * h - gj, np.log(bw * input_size / anchors[best_n, 0]),
-                       np.log(bh * input_size / anchors[best_n, 1])]
-            for channel, target in enumerate(targets):
-                terms.append((i, flat(i, a, channel, gj, gi), target, scale, channel >= 2))
-            for c in range(class_num):
-                terms.append((i, flat(i, a, 5 + c, gj, gi), pos if c == gt_label[i, t] else neg,
-                              score, False))
-            obj_mask[i, a, gj, gi] = score
-    # objectness of every cell: positive (weight score), negative, or ignored (-1)
+    for i, t in zip(*np.nonzero(valid)):
+        best_n = int(best_anchor[i, t])
+        if best_n not in anchor_mask:
+            continue
+        cx, cy, bw, bh = gt_box[i, t]
+        gi, gj = int(cx * w), int(cy * h)
+        a = list(anchor_mask).index(best_n)
+        match_mask[i, t] = a
+        score = gt_score[i, t]
+        scale = (2.0 - bw * bh) * score
+        targets = [cx * w - gi, cy * h - gj, np.log(bw * input_size / anchors[best_n, 0]),
+                   np.log(bh * input_size / anchors[best_n, 1])]
+        for channel, target in enumerate(targets):
+            terms.append((i, flat(i, a, channel, gj, gi), target, scale, channel >= 2))
+        for c in range(class_num):
+            terms.append((i, flat(i, a, 5 + c, gj, gi), pos if c == gt_label[i, t] else neg,
+                          score, False))
+        obj_mask[i, a, gj, gi] = score
+    # objectness of every cell: positive (weight score), negative, or ignored (-1), as
+    # arrays after the ground truths' terms (the loss adds each image's terms in this order)
     i, a, r, c = np.nonzero(obj_mask > -0.5)
     weight = obj_mask[i, a, r, c]
     positive = weight > 1e-5
-    objectness = list(zip(i, flat(i, a, 4, r, c), positive.astype(float),
-                          np.where(positive, weight, 1.0), [False] * len(i)))
-    columns = list(zip(*(terms + objectness))) or [()] * 5
-    image, index, target, weight, is_l1 = (np.array(col) for col in columns)
+    objectness = (i, flat(i, a, 4, r, c), positive.astype(float), np.where(positive, weight, 1.0),
+                  np.zeros(len(i), bool))
+    matched = [np.array(col) for col in zip(*terms)] if terms else [()] * 5
+    image, index, target, weight, is_l1 = (np.concatenate([np.asarray(g), o]) for g, o in
+                                           zip(matched, objectness))
     return (image.astype(np.int64), index.astype(np.int64), target.astype(np.float64),
             weight.astype(np.float64), is_l1.astype(bool)), obj_mask, match_mask
 
