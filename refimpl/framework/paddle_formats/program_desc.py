@@ -17,13 +17,12 @@ Writing gives each attribute the type Paddle declares for it (paddle_op_facts.js
 from Paddle 1.8.5 and 3.3.1), else the type its value has; see specs/io.md.
 """
 import functools
-import json
-import os
 
 import numpy as np
 
 from . import DecodeError, proto_schema, wire
 from .grad_ops import ForwardOps, paddle_grad_type, reconcile_grad_slots, refimpl_grad_type
+from .op_facts import FACTS as _FACTS
 from ..desc import (ATTR_TYPE_NAMES, ATTR_VALUE_FIELDS, GENERATED_ATTR_TYPES, INT32_BOUNDS,
                     attr_type_of)
 from ..dtypes import DType, convert_dtype
@@ -37,9 +36,6 @@ __all__ = ["decode_desc", "encode_desc", "program_from_desc", "program_to_desc",
 
 SCHEMA = proto_schema.load("framework.proto")
 PROGRAM_DESC = SCHEMA["ProgramDesc"]
-
-with open(os.path.join(os.path.dirname(__file__), "paddle_op_facts.json")) as _f:
-    _FACTS = json.load(_f)
 
 # the Paddle release each version profile writes as (ProgramDesc.version: major*1e6 + ...)
 PROFILE_RELEASES = {"1.8": "1.8.5", "2.0": "2.0.0", "3": "3.3.1"}
