@@ -114,6 +114,11 @@ SWITCHES = {
     # details end at do_model_average (1.8); or str is the readable code and the details
     # add need_clip (2.0, 3)
     "fluid_debug_text": {"1.8": True, "2.0": False, "3": False},
+    # an op desc also holds, with their defaults, the attributes Paddle's OpProto declares
+    # that refimpl's op does not (1.8.5's use_mkldnn, use_cudnn, x_data_format, ...:
+    # paddle_op_facts.json attr_defaults), as Paddle 1.8's check_attrs fills them; 3.3.1's
+    # op descs hold none of them (2.0 is taken to be as 3.3.1: not measured)
+    "undeclared_op_attrs": {"1.8": True, "2.0": False, "3": False},
     # the unique-name key of an unnamed eager tensor (to_variable, op outputs)
     "eager_tensor_name": {"1.8": "generated_var", "2.0": "generated_tensor",
                           "3": "generated_tensor"},

@@ -593,3 +593,23 @@ def test_program_desc_serialize_to_string_and_parse_from_string():
     with open(PROGRAM_FILES[0], "rb") as f:     # feed / fetch ops become feed / fetch names
         paddle_program = Program.parse_from_string(f.read())
     assert "mul" in [op.type for op in paddle_program.global_block().ops]
+
+
+def test_written_batch_norm_grad_lists_the_bias_paddle_reads():
+    # Paddle 1.8.5's batch_norm_grad kernel reads Bias (a program without it crashes
+    # 1.8.5's executor); refimpl's gradient does not, so the writer adds the forward's
+    from refimpl import fluid, versions
+    main = Program()
+    with versions.use("1.8"), program_guard(main, Program()):
+        img = fluid.data(name="img", shape=[-1, 3, 4, 4], dtype="float32")
+        out = fluid.layers.batch_norm(fluid.layers.conv2d(img, 2, 1))
+        fluid.optimizer.SGD(0.1).minimize(fluid.layers.mean(out))
+        desc = program_desc.decode_desc(program_desc.encode_program(main, paddle_version="1.8"))
+    grad, = [op for op in desc["blocks"][0]["ops"] if op["type"] == "batch_norm_grad"]
+    slots = {s["parameter"]: s.get("arguments", []) for s in grad["inputs"]}
+    forward, = [op for op in main.global_block().ops if op.type == "batch_norm"]
+    assert slots["Bias"] == forward.input("Bias") == ["batch_norm_0.b_0"]
+    # reading it back drops the slot again: refimpl's batch_norm_grad does not take it
+    program, _, _ = program_desc.program_from_desc(desc)
+    grad_op, = [op for op in program.global_block().ops if op.type == "batch_norm_grad"]
+    assert "Bias" not in grad_op.inputs

@@ -2,6 +2,8 @@
 them (the text below measured on 1.8.5 with the same programs). specs/program.md."""
 import re
 
+import numpy as np
+
 from refimpl import fluid, versions
 
 
@@ -129,3 +131,79 @@ def test_str_of_a_program_is_its_desc_text_under_1_8():
         assert str(main).startswith("{ // block 0\n")
         assert "    do_model_average: True\n    need_clip: True\n  }" in \
             main.to_string(True, True)
+
+
+def _conv_softmax_adam_program():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        img = fluid.data(name="img", shape=[-1, 3, 8, 8], dtype="float32")
+        label = fluid.data(name="label", shape=[-1, 1], dtype="int64")
+        c = fluid.layers.conv2d(img, num_filters=4, filter_size=3, padding=1, act="relu")
+        p = fluid.layers.pool2d(c, pool_size=2, pool_stride=2, pool_type="max")
+        prob = fluid.layers.softmax(fluid.layers.fc(p, size=5))
+        loss = fluid.layers.mean(fluid.layers.cross_entropy(prob, label))
+        fluid.optimizer.Adam(0.01).minimize(loss)
+    return main
+
+
+def test_1_8_ops_hold_the_attributes_paddle_18_declares():
+    # measured on Paddle 1.8.5 with the same program: every op desc holds its OpProto's
+    # attributes, grad ops those of their forward op (1.8.5's softmax_grad / pool2d_grad
+    # kernels fail on a desc without them)
+    with versions.use("1.8"):
+        ops = _ops(_conv_softmax_adam_program().to_string(True))
+    by_type = {}
+    for op_type, attrs in ops:
+        by_type.setdefault(op_type, []).append(attrs)
+    softmax = {"axis": ("INT", ["-1"]), "data_format": ("STRING", ['"AnyLayout"']),
+               "is_test": ("BOOLEAN", ["false"]), "use_cudnn": ("BOOLEAN", ["false"]),
+               "use_mkldnn": ("BOOLEAN", ["false"])}
+    _assert_attrs(("softmax", by_type["softmax"][0]), softmax)
+    _assert_attrs(("softmax_grad", by_type["softmax_grad"][0]), softmax)
+    add = {"use_mkldnn": ("BOOLEAN", ["false"]), "x_data_format": ("STRING", ['""']),
+           "y_data_format": ("STRING", ['""'])}
+    for attrs in by_type["elementwise_add"] + by_type["elementwise_add_grad"]:
+        _assert_attrs(("elementwise_add", attrs), add)
+    # the layers' use_cudnn=True reaches conv2d and pool2d, and their grads
+    pool = {"is_test": ("BOOLEAN", ["false"]), "use_cudnn": ("BOOLEAN", ["true"]),
+            "use_mkldnn": ("BOOLEAN", ["false"]), "use_quantizer": ("BOOLEAN", ["false"])}
+    _assert_attrs(("pool2d", by_type["pool2d"][0]), pool)
+    _assert_attrs(("pool2d_grad", by_type["pool2d_grad"][0]), pool)
+    conv = {"use_cudnn": ("BOOLEAN", ["true"]), "workspace_size_MB": ("INT", ["512"]),
+            "fuse_brelu_threshold": ("FLOAT", ["6.0"]), "Scale_weights": ("FLOATS", ["1.0"])}
+    _assert_attrs(("conv2d", by_type["conv2d"][0]), conv)
+    _assert_attrs(("conv2d_grad", by_type["conv2d_grad"][0]), conv)
+    # cross_entropy2's grad op is Paddle's cross_entropy_grad2
+    assert "cross_entropy_grad2" in by_type and "cross_entropy2_grad" not in by_type
+    # each parameter's update in its own name scope /optimizer/, /optimizer_1/, ...
+    adams = by_type["adam"]
+    assert len(adams) == 4
+    for attrs in adams:
+        assert attrs["min_row_size_to_use_multithread"] == ("LONG", ["1000"])
+        assert re.fullmatch(r'"/optimizer(_\d+)?/"', attrs["op_namescope"][1][0])
+    assert len({attrs["op_namescope"][1][0] for attrs in adams}) == 4
+
+
+def test_3_op_descs_hold_only_the_attributes_refimpl_declares():
+    # 3.3.1's softmax / elementwise_add descs hold none of 1.8.5's extra attributes
+    with versions.use("3"):
+        ops = dict(_ops(_conv_softmax_adam_program().to_string(True)))
+    assert "use_mkldnn" not in ops["softmax"] and "data_format" not in ops["softmax"]
+    assert "x_data_format" not in ops["elementwise_add_grad"]
+    assert ops["adam"]["min_row_size_to_use_multithread"] == ("LONG", ["1000"])
+
+
+def test_fill_constant_sets_the_value_text_the_kernel_reads():
+    # Paddle 1.8.5 (and 3.3.1): str_value '0.1', '2', '1e+20', '1.0' (bool True),
+    # '1152921504606846977'; the kernel reads an integer output's text exactly
+    main = fluid.Program()
+    cases = [("float32", 0.1, '"0.1"'), ("int64", 2, '"2"'), ("float32", 1e20, '"1e+20"'),
+             ("bool", True, '"1.0"'), ("int64", 2 ** 60 + 1, '"1152921504606846977"')]
+    with fluid.program_guard(main, fluid.Program()):
+        outs = [fluid.layers.fill_constant([1], dtype, value) for dtype, value, _ in cases]
+    ops = _ops(main.to_string(True))
+    assert [attrs["str_value"] for _, attrs in ops] == [("STRING", [text])
+                                                        for _, _, text in cases]
+    got = fluid.Executor(fluid.CPUPlace()).run(main, fetch_list=outs)
+    assert int(got[4][0]) == 2 ** 60 + 1
+    assert got[0][0] == np.float32(0.1) and got[3][0] is np.True_

@@ -7,7 +7,10 @@ For the op types refimpl implements, the type Paddle declares for each attribute
 OpProto), and each op's definition version (ProgramDesc.op_version_map) - the facts the
 ProgramDesc writer needs where a Python value does not tell (INT or LONG, BLOCK, a dtype
 code, the element type of an empty list). The first --paddle is the reference release;
-the others are stored as their differences from it.
+the others are stored as their differences from it. For the releases in
+DESC_DEFAULTS_RELEASES, also the default of each attribute their op descs hold that
+refimpl's op does not declare (use_mkldnn, x_data_format, ...: OpDesc.check_attrs fills
+them), which refimpl's ops carry under that release's profile.
 """
 import argparse
 import json
@@ -23,6 +26,7 @@ OUT = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
 # run inside each Paddle interpreter: its version, op protos and op versions as JSON
 PROBE = r"""
 import json
+import re
 import paddle
 try:
     from paddle.base import core
@@ -31,18 +35,68 @@ except ImportError:
     from paddle.fluid import core
     from paddle.fluid.proto import framework_pb2 as fp
 names = {v: k for k, v in fp.AttrType.items()}
-protos = {}
+# a stand-in of each type for the attributes without a default (pool2d's pooling_type)
+PLACEHOLDERS = {"INT": 0, "FLOAT": 0.0, "STRING": "", "BOOLEAN": False, "INTS": [0],
+                "FLOATS": [0.0], "STRINGS": [""], "BOOLEANS": [False], "LONG": 1 << 40,
+                "LONGS": [1 << 40]}
+required = re.compile(r"Attribute '(\w+)' is required")
+enum = re.compile(r"not in enum container \[(\w+)")
+protos, defaults = {}, {}
 for raw in core.get_all_op_protos():
     proto = fp.OpProto.FromString(raw)
     protos[proto.type] = {a.name: names[a.type] for a in proto.attrs}
+    desc = core.OpDesc()
+    desc.set_type(proto.type)
+    placed, last = set(), None
+    while True:
+        try:
+            desc.check_attrs()
+        except Exception as e:
+            choice = enum.search(str(e))
+            if choice and last is not None and (last, choice.group(1)) not in placed:
+                placed.add((last, choice.group(1)))      # a string one of several
+                desc._set_attr(last, choice.group(1))
+                continue
+            name = required.search(str(e))
+            kind = protos[proto.type].get(name.group(1)) if name else None
+            if kind not in PLACEHOLDERS or name.group(1) in placed:
+                break
+            placed.add(name.group(1))
+            last = name.group(1)
+            desc._set_attr(name.group(1), PLACEHOLDERS[kind])
+        else:
+            defaults[proto.type] = {n: desc.attr(n) for n in desc.attr_names()
+                                    if n not in placed}
+            break
 versions = core.get_op_version_map() if hasattr(core, "get_op_version_map") else {}
 print(json.dumps({"version": paddle.__version__, "attr_types": protos,
+                  "attr_defaults": defaults,
                   "op_versions": {k: v.version_id() for k, v in versions.items()}}))
 """
 
 # every op carries these, with the same types in every release (written by rule)
 COMMON_ATTRS = {"op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
                 "with_quant_attr"}
+
+# the releases whose op descs hold attributes refimpl's ops do not declare (2.0 and later
+# keep those extra attributes out of the desc)
+DESC_DEFAULTS_RELEASES = ("1.8.5",)
+
+
+def undeclared_defaults(defaults):
+    """{op: {attribute: default}} of the attributes refimpl's op does not declare."""
+    from refimpl.framework.program import op_definition, op_types
+    table = {}
+    for op, attrs in sorted(defaults.items()):
+        if op not in op_types():     # feed, fetch
+            continue
+        op_def = op_definition(op)
+        known = set(op_def.attrs) | set(op_def.inert_attrs) | set(op_def.renamed_attrs)
+        extra = {a: v for a, v in sorted(attrs.items())
+                 if a not in known and a not in COMMON_ATTRS}
+        if extra:
+            table[op] = extra
+    return table
 
 
 def probe(python):
@@ -56,7 +110,7 @@ def main():
     args = parser.parse_args()
     from refimpl.ops.registry import all_op_types
     wanted = {t for t in all_op_types() if not t.endswith("_grad")} | {"feed", "fetch"}
-    facts = {"attr_types": {}, "op_versions": {}}
+    facts = {"attr_types": {}, "op_versions": {}, "attr_defaults": {}}
     reference = None
     for python in args.paddle:
         found = probe(python)
@@ -70,12 +124,16 @@ def main():
                      for op, attrs in types.items()}
         facts["attr_types"][found["version"]] = {op: attrs for op, attrs in sorted(types.items())
                                                  if attrs}
+        if found["version"] in DESC_DEFAULTS_RELEASES:
+            facts["attr_defaults"][found["version"]] = undeclared_defaults(
+                {op: attrs for op, attrs in found["attr_defaults"].items() if op in wanted})
         if found["op_versions"]:
             facts["op_versions"][found["version"]] = dict(sorted(found["op_versions"].items()))
     with open(OUT, "w") as f:
         f.write("{\n")
         f.write('"reference": %s,\n' % json.dumps(facts["reference"]))
-        for key in ("attr_types", "op_versions"):
+        keys = ("attr_types", "op_versions", "attr_defaults")
+        for key in keys:
             f.write('"%s": {\n' % key)
             releases = list(facts[key].items())
             for i, (release, table) in enumerate(releases):
@@ -84,7 +142,7 @@ def main():
                         for op, v in table.items()]
                 f.write(",\n".join(rows))
                 f.write("\n }%s\n" % ("," if i < len(releases) - 1 else ""))
-            f.write("}%s\n" % ("," if key == "attr_types" else ""))
+            f.write("}%s\n" % ("," if key != keys[-1] else ""))
         f.write("}\n")
     print("wrote", OUT)
 

@@ -5,6 +5,7 @@ Walks the forward ops that lead to the targets in reverse and appends each op's
 feeds several ops, each contribution is written to `x@GRAD@RENAME@block0@k` and a
 `sum` op adds them into `x@GRAD` as soon as the last contribution exists.
 """
+from ..framework.desc import GENERATED_ATTR_TYPES
 from ..framework.program import (EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole, Parameter, Variable,
                                 grad_var_name)
 from ..ops.registry import differentiable_grad_op, slot_name
@@ -234,7 +235,9 @@ def _backward_ops(block, path, requires, initial_grads, before_grad_op=None):
                 if len(partial[key]) == contributions[key]:
                     finished.append(key)
         role_vars = _role_vars(block, [n for n, _ in finished])
-        attrs = {k: op.attrs[k] for k in op_def.attrs}
+        # as Paddle's grad op makers: every attribute of the forward op but the framework's
+        # own (Paddle's grad kernels read the inert ones, softmax_grad its use_cudnn)
+        attrs = {k: v for k, v in op.attrs.items() if k not in GENERATED_ATTR_TYPES}
         attrs["op_role"] = OpRole.Backward
         attrs["op_role_var"] = role_vars if role_vars else []
         attrs["op_callstack"] = op.attrs.get("op_callstack", "")

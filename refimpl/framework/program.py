@@ -13,6 +13,7 @@ from . import mode, unique_name
 from .dataflow import block_io
 from .dtypes import convert_dtype, dtype_attr_is_a_name, get_dtype
 from .errors import DygraphOnlyError, EnforceNotMet, OpError, user_frame
+from .paddle_formats.op_facts import undeclared_attr_defaults
 
 __all__ = ["OpRole", "Variable", "Parameter", "Operator", "Block", "Program",
            "default_main_program", "default_startup_program", "program_guard",
@@ -307,9 +308,13 @@ class Operator:
             attrs["dtype"] = convert_dtype(attrs["dtype"])
         for k, v in self.op_def.attrs.items():
             attrs.setdefault(k, v)
-        # Paddle's op desc holds every attribute its proto declares, the inert ones too
+        # Paddle's op desc holds every attribute its proto declares, the inert ones too,
+        # and in 1.8 those refimpl's op does not declare (use_mkldnn, x_data_format, ...)
         for k, v in self.op_def.inert_attrs.items():
             attrs.setdefault(k, copy.copy(v))
+        if versions.switch("undeclared_op_attrs"):
+            for k, v in undeclared_attr_defaults(versions.release(), type).items():
+                attrs.setdefault(k, copy.copy(v))
         program = block.program
         attrs.setdefault(_OP_ROLE_ATTR, program._current_role)
         attrs.setdefault(_OP_ROLE_VAR_ATTR, list(program._current_role_vars))

@@ -7,6 +7,7 @@ specs/program.md."""
 import numpy as np
 
 from .. import versions
+from .paddle_formats.grad_ops import paddle_grad_type
 from .paddle_formats.program_desc import op_attr_desc
 
 __all__ = ["program_to_text"]
@@ -95,7 +96,7 @@ def _op_lines(op):
         for slot, names in slots.items():
             lines += ["%s {" % key] + _indent(["parameter: %s" % _quote(slot)] + [
                 "arguments: %s" % _quote(n) for n in names]) + ["}"]
-    lines.append("type: %s" % _quote(op.type))
+    lines.append("type: %s" % _quote(paddle_grad_type(op.type)))   # as the desc holds it
     # by name, as the writer stores them: a program read back prints as it did (1.8.5's
     # order is its attribute map's, the same for both); Paddle sets no attribute given None
     for name in sorted(op.attrs):

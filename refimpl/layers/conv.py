@@ -67,7 +67,8 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
     out = append_op_out(_conv_type(channels, num_filters, groups), {"Input": [input], "Filter": [w]},
                         {"strides": _pair(stride), "paddings": paddings,
                          "padding_algorithm": algo, "groups": groups,
-                         "dilations": _pair(dilation), "data_format": data_format},
+                         "dilations": _pair(dilation), "data_format": data_format,
+                         "use_cudnn": use_cudnn},
                         name=helper.name, out_slot="Output")   # no second conv2d_N name
     pre_act = helper.append_bias_op(out, bias_attr, dim_start=3 if data_format == "NHWC" else 1)
     return helper.append_activation(pre_act, act)
@@ -91,7 +92,7 @@ def functional_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, gro
 
 
 def _pool(x, pool_type, ksize, stride, padding, ceil_mode, exclusive, global_pooling,
-          data_format, name, adaptive=False):
+          data_format, name, adaptive=False, use_cudnn=False):
     check_variable(x, "x", "pool2d")
     paddings, algo = _padding(padding, data_format)
     return append_op_out("pool2d", {"X": [x]},
@@ -99,7 +100,8 @@ def _pool(x, pool_type, ksize, stride, padding, ceil_mode, exclusive, global_poo
                           "strides": _pair(stride), "paddings": paddings,
                           "padding_algorithm": algo, "global_pooling": global_pooling,
                           "ceil_mode": ceil_mode, "exclusive": exclusive,
-                          "adaptive": adaptive, "data_format": data_format}, name)
+                          "adaptive": adaptive, "data_format": data_format,
+                          "use_cudnn": use_cudnn}, name)
 
 
 def check_pool_args(layer, pool_type, pool_size, global_pooling, use_cudnn, pool_padding,
@@ -124,7 +126,7 @@ def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
     if data_format not in ("NCHW", "NHWC"):
         raise ValueError("pool2d: data_format must be 'NCHW' or 'NHWC', got %r" % (data_format,))
     return _pool(input, pool_type, pool_size, pool_stride, pool_padding, ceil_mode, exclusive,
-                 global_pooling, data_format, name)
+                 global_pooling, data_format, name, use_cudnn=use_cudnn)
 
 
 def adaptive_pool2d(input, pool_size, pool_type="max", require_index=False, name=None):

@@ -82,8 +82,10 @@ def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
         attrs["value"] = 0.0
     else:
         attrs["value"] = float(value)
-        if dtype == "int64" and abs(int(value)) >= 2 ** 53:
-            attrs["str_value"] = str(int(value))   # beyond float's exact integers
+        # the value's text, which the kernel reads: exact for int64s beyond a double's
+        # integers and for float64s beyond float32 (Paddle 1.8.5 and 3.3.1 both set it)
+        attrs["str_value"] = str(int(value)) if dtype in ("int32", "int64") \
+            else str(float(value))
     if out is not None:
         if not isinstance(out, Variable):
             raise TypeError("fill_constant: out must be a Variable, got %s"

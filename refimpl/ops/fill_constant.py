@@ -31,7 +31,18 @@ class FillConstant(OpDef):
         if value_tensor is not None:
             v = np.asarray(value_tensor).reshape(-1)[0]
         else:
-            v = float(str_value) if str_value else value
+            v = _parsed(str_value, dtype) if str_value else value
         if shape_tensor is not None or shape_list:
             shape = runtime_ints(shape_tensor, shape_list, shape)
         return np.full(tuple(shape), v, dtype=to_numpy_dtype(dtype))   # a name or a code
+
+
+def _parsed(str_value, dtype):
+    """The value `str_value` spells, as Paddle's kernel reads it: an int64 / int32 output's
+    integer text exactly (2**60 + 1 has no double), any other as a double."""
+    if np.issubdtype(to_numpy_dtype(dtype), np.integer):
+        try:
+            return int(str_value)
+        except ValueError:      # "2.5" for an int tensor: the double, truncated by np.full
+            pass
+    return float(str_value)

@@ -115,7 +115,8 @@ class Adam(_Update):
               "Beta1Tensor?", "Beta2Tensor?")
     outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
     attrs = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "lazy_mode": False}
-    inert_attrs = {"min_row_size_to_use_multithread": 0}
+    # 1000: Paddle's declared default, which its optimizers also set (1.8.5 and 3.3.1)
+    inert_attrs = {"min_row_size_to_use_multithread": 1000}
     sample_attrs = {"": {"beta1": BETA1, "beta2": BETA2, "epsilon": 2.0 ** -26}}   # by name
 
     @staticmethod

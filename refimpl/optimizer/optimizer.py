@@ -8,6 +8,7 @@ Given eager parameters (dynamic mode) the same code runs the update ops now on t
 parameters' values: `step()` hands `_append_optimize_op` the eager block, whose
 append_op runs each op (specs/dygraph.md#optimizers).
 """
+import contextlib
 import numbers
 
 import numpy as np
@@ -17,7 +18,7 @@ from ..framework import mode
 from ..dygraph.tensor import EAGER_BLOCK, Tensor, on_place_of
 from ..framework import unique_name
 from ..framework.program import (OpRole, Parameter, Variable, default_main_program,
-                                 default_startup_program, program_guard)
+                                 default_startup_program, name_scope, program_guard)
 from ..framework.initializer import add_init_op
 from ..framework.regularizer import L2Decay, append_regularization_ops
 from ..ops.selected_rows import mark_sparse_gradients
@@ -239,7 +240,10 @@ class Optimizer:
         for param, grad in params_grads:
             if grad is None or not param.trainable:
                 continue
-            with block.program._optimized_guard([param, grad]):
+            # each parameter's update in its own name scope, /optimizer/, /optimizer_1/,
+            # ... (Paddle 1.8.5 and 3.3.1)
+            with block.program._optimized_guard([param, grad]), \
+                    self._update_name_scope():
                 self._append_optimize_op(block, (param, grad))
         if not self._eager:
             mark_sparse_gradients(block, [g for _, g in params_grads if g is not None])
@@ -249,6 +253,9 @@ class Optimizer:
 
     def _finish_update(self, block, params_grads):
         pass
+
+    def _update_name_scope(self):
+        return contextlib.nullcontext() if self._eager else name_scope("optimizer")
 
     def _block(self):
         """Where update ops go: the eager block (run now) or the main program's current

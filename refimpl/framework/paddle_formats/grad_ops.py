@@ -10,14 +10,20 @@ refimpl's declaration:
   reads, the same slot of that op;
 - a few grad ops have other names in Paddle (cross_entropy2's is `cross_entropy_grad2`).
 Output slots are not changed: an output refimpl's grad op does not make is an error there.
+Writing, a grad op also gets the forward op's slots Paddle's grad op maker lists that
+refimpl's gradient does not read (batch_norm_grad's Bias: Paddle 1.8.5's kernel crashes
+on a program without it).
 """
 from ..program import op_definition, op_types
 
-__all__ = ["refimpl_grad_type", "paddle_grad_type", "reconcile_grad_slots"]
+__all__ = ["refimpl_grad_type", "paddle_grad_type", "reconcile_grad_slots",
+           "paddle_grad_inputs", "ForwardOps"]
 
 # Paddle's name -> refimpl's name, for grad ops that are not `<forward type>_grad`
 _RENAMED = {"cross_entropy_grad2": "cross_entropy2_grad"}
 _PADDLE_NAME = {v: k for k, v in _RENAMED.items()}
+# grad op -> forward slots Paddle's grad op maker lists that refimpl's grad op does not take
+_PADDLE_ONLY_GRAD_INPUTS = {"batch_norm_grad": ("Bias",)}
 
 
 def refimpl_grad_type(op_type):
@@ -70,3 +76,14 @@ def reconcile_grad_slots(op_type, inputs, forward_ops):
                 if names:
                     kept[slot] = list(names)
     return kept
+
+
+def paddle_grad_inputs(op_type, inputs, forward_ops):
+    """The inputs Paddle's grad op `op_type` (refimpl's name) takes, from refimpl's:
+    those and the forward op's slots only Paddle's grad maker lists."""
+    extra = [slot for slot in _PADDLE_ONLY_GRAD_INPUTS.get(op_type, ()) if slot not in inputs]
+    forward = forward_ops.of_grad(op_type, inputs) if extra else None
+    if forward is None:
+        return inputs
+    _, f_inputs, _ = forward
+    return dict(inputs, **{slot: list(f_inputs[slot]) for slot in extra if f_inputs.get(slot)})

@@ -17,13 +17,13 @@ Writing gives each attribute the type Paddle declares for it (paddle_op_facts.js
 from Paddle 1.8.5 and 3.3.1), else the type its value has; see specs/io.md.
 """
 import functools
-import json
-import os
 
 import numpy as np
 
 from . import DecodeError, proto_schema, wire
-from .grad_ops import ForwardOps, paddle_grad_type, reconcile_grad_slots, refimpl_grad_type
+from .grad_ops import (ForwardOps, paddle_grad_inputs, paddle_grad_type, reconcile_grad_slots,
+                       refimpl_grad_type)
+from .op_facts import FACTS as _FACTS
 from ..desc import (ATTR_TYPE_NAMES, ATTR_VALUE_FIELDS, GENERATED_ATTR_TYPES, INT32_BOUNDS,
                     attr_type_of)
 from ..dtypes import DType, convert_dtype
@@ -37,9 +37,6 @@ __all__ = ["decode_desc", "encode_desc", "program_from_desc", "program_to_desc",
 
 SCHEMA = proto_schema.load("framework.proto")
 PROGRAM_DESC = SCHEMA["ProgramDesc"]
-
-with open(os.path.join(os.path.dirname(__file__), "paddle_op_facts.json")) as _f:
-    _FACTS = json.load(_f)
 
 # the Paddle release each version profile writes as (ProgramDesc.version: major*1e6 + ...)
 PROFILE_RELEASES = {"1.8": "1.8.5", "2.0": "2.0.0", "3": "3.3.1"}
@@ -456,8 +453,10 @@ def op_attr_desc(op, name, paddle_version):
     return _attr_desc(op.type, name, op.attrs[name], declared)
 
 
-def _op_desc(op, declared_by_op, where):
+def _op_desc(op, declared_by_op, forward_ops, where):
     declared = _declared_for(op.type, declared_by_op)
+    inputs = paddle_grad_inputs(op.type, op.inputs, forward_ops)
+    forward_ops.add(op.type, op.inputs, op.outputs)
     attrs = []
     for name in sorted(op.attrs):
         value = op.attrs[name]
@@ -468,7 +467,7 @@ def _op_desc(op, declared_by_op, where):
         except ValueError as e:
             raise ValueError("%s: attribute %r: %s" % (where, name, e)) from None
     return {"type": paddle_grad_type(op.type),
-            "inputs": [{"parameter": k, "arguments": list(v)} for k, v in op.inputs.items()],
+            "inputs": [{"parameter": k, "arguments": list(v)} for k, v in inputs.items()],
             "outputs": [{"parameter": k, "arguments": list(v)} for k, v in op.outputs.items()],
             "attrs": attrs}
 
@@ -512,8 +511,11 @@ def program_to_desc(program, feed_names=None, fetch_names=None, paddle_version="
     for block in program.blocks:
         bd = {"idx": block.idx, "parent_idx": block.parent_idx,
               "vars": [_var_desc(v) for v in block.vars.values()],
-              "ops": [_op_desc(op, declared, "block %d op %d (%s)" % (block.idx, i, op.type))
-                      for i, op in enumerate(block.ops)]}
+              "ops": []}
+        forward_ops = ForwardOps()
+        for i, op in enumerate(block.ops):
+            bd["ops"].append(_op_desc(op, declared, forward_ops,
+                                      "block %d op %d (%s)" % (block.idx, i, op.type)))
         if block.forward_block_idx != -1:
             bd["forward_block_idx"] = block.forward_block_idx
         blocks.append(bd)
