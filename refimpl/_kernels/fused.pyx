@@ -93,19 +93,37 @@ cdef void _relu_grad_bias_parts(const real* out, const real* d, real* dx, double
         _relu_grad_bias(out + lo * n, d + lo * n, dx + lo * n, acc + p * n, hi - lo, n)
 
 
+cdef bint _fc_layout(out, dout, x, y, Py_ssize_t axis):
+    """Whether out, dout and x are float arrays of one shape (x may be a stand-in: its
+    shape is read), out and dout C-contiguous, and y [N] of their dtype on their last axis.
+    (C-API checks: the Python-level ones cost more than a small layer's pass.)"""
+    if not (type(out) is np.ndarray and type(dout) is np.ndarray and type(y) is np.ndarray
+            and type(x) is np.ndarray):
+        return False
+    cdef int dtype = cnp.PyArray_TYPE(out), nd = cnp.PyArray_NDIM(out), i
+    if not ((dtype == cnp.NPY_FLOAT32 or dtype == cnp.NPY_FLOAT64)
+            and cnp.PyArray_TYPE(dout) == dtype and cnp.PyArray_TYPE(y) == dtype
+            and nd >= 2 and cnp.PyArray_NDIM(dout) == nd and cnp.PyArray_NDIM(x) == nd
+            and cnp.PyArray_NDIM(y) == 1 and (axis == -1 or axis == nd - 1)
+            and cnp.PyArray_DIMS(y)[0] == cnp.PyArray_DIMS(out)[nd - 1]
+            and cnp.PyArray_IS_C_CONTIGUOUS(out) and cnp.PyArray_IS_C_CONTIGUOUS(dout)):
+        return False
+    for i in range(nd):
+        if cnp.PyArray_DIMS(dout)[i] != cnp.PyArray_DIMS(out)[i] or \
+                cnp.PyArray_DIMS(x)[i] != cnp.PyArray_DIMS(out)[i]:
+            return False
+    return True
+
+
 def relu_bias_backward(out, dout, x, y, axis=-1):
     """(dX, dY) of relu(x + y) for a bias y [N] on x's last axis, given relu's output
     `out` and its gradient `dout`: relu_grad then elementwise_add_grad in one pass (x is
     read for its shape only). Other layouts run the two kernels."""
-    cdef int dtype = cnp.PyArray_TYPE(out) if type(out) is np.ndarray else -1
-    if not ((dtype == cnp.NPY_FLOAT32 or dtype == cnp.NPY_FLOAT64)
-            and type(dout) is np.ndarray and type(y) is np.ndarray
-            and cnp.PyArray_TYPE(dout) == dtype and cnp.PyArray_TYPE(y) == dtype
-            and out.ndim >= 2 and y.ndim == 1 and axis in (-1, out.ndim - 1)
-            and out.shape == dout.shape == x.shape and y.shape[0] == out.shape[out.ndim - 1]
-            and out.flags.c_contiguous and dout.flags.c_contiguous):
+    if not _fc_layout(out, dout, x, y, axis):
         return add_backward(x, y, relu_backward(out, dout), axis)
-    cdef Py_ssize_t n = y.shape[0], rows = out.size // n if n else 0, j
+    cdef int dtype = cnp.PyArray_TYPE(out)
+    cdef Py_ssize_t n = cnp.PyArray_DIMS(y)[0], j
+    cdef Py_ssize_t rows = cnp.PyArray_SIZE(out) // n if n else 0
     cdef cnp.npy_intp sums[2]
     cdef cnp.ndarray o = out, d = dout
     cdef cnp.ndarray dx = cnp.PyArray_EMPTY(cnp.PyArray_NDIM(o), cnp.PyArray_DIMS(o), dtype, 0)
@@ -129,5 +147,11 @@ def relu_bias_backward(out, dout, x, y, axis=-1):
     for p in range(1, parts):    # the parts' sums added in a fixed order
         for j in range(n):
             acc[j] += acc[p * n + j]
-    dy = acc_array[0].astype(y.dtype)
+    dy = cnp.PyArray_EMPTY(1, cnp.PyArray_DIMS(y), dtype, 0)
+    if dtype == cnp.NPY_FLOAT32:
+        for j in range(n):
+            (<float*>cnp.PyArray_DATA(dy))[j] = <float>acc[j]
+    else:
+        for j in range(n):
+            (<double*>cnp.PyArray_DATA(dy))[j] = acc[j]
     return dx, dy

@@ -130,17 +130,21 @@ cdef _mul_bias(x, y, b, int x_num_col_dims, int y_num_col_dims, int axis, bint r
     its GEMM. Shapes other than fc's (b not [N] on the last axis of a 2-D weight's product,
     or of another dtype) run the three kernels."""
     x2, y2 = _matrix(x, x_num_col_dims), _matrix(y, y_num_col_dims)
-    out_shape = x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:]
-    if not (type(b) is np.ndarray and b.ndim == 1 and y.ndim == 2
-            and b.shape[0] == y2.shape[1] and b.dtype == x2.dtype == y2.dtype
-            and x2.dtype in (np.float32, np.float64) and b.flags.c_contiguous
-            and axis in (-1, len(out_shape) - 1)):
+    cdef cnp.ndarray xx = x2, yy = y2, bias
+    cdef int dtype = cnp.PyArray_TYPE(xx)
+    # (C-API checks: the Python-level ones cost more than a small layer's bias add)
+    if not (type(b) is np.ndarray and y_num_col_dims == 1 and cnp.PyArray_NDIM(y) == 2
+            and (dtype == cnp.NPY_FLOAT32 or dtype == cnp.NPY_FLOAT64)
+            and cnp.PyArray_TYPE(yy) == dtype and cnp.PyArray_TYPE(b) == dtype
+            and cnp.PyArray_NDIM(b) == 1 and cnp.PyArray_IS_C_CONTIGUOUS(b)
+            and cnp.PyArray_DIMS(b)[0] == cnp.PyArray_DIMS(yy)[1]
+            and (axis == -1 or axis == x_num_col_dims)):
         out = add_forward(mul_forward(x, y, x_num_col_dims, y_num_col_dims), b, axis,
                           alloc=None if relu else alloc)
         return relu_forward(out, alloc=alloc) if relu else out
-    out = _empty(out_shape, x2.dtype, alloc)
+    bias = b
+    out = _empty(x.shape[:x_num_col_dims] + y.shape[1:], x2.dtype, alloc)
     o2 = out.reshape(x2.shape[0], y2.shape[1])
-    cdef cnp.ndarray bias = b
     cdef Gemm g
     cdef Team team
     cdef int p
@@ -159,7 +163,7 @@ cdef _mul_bias(x, y, b, int x_num_col_dims, int y_num_col_dims, int axis, bint r
 cdef _add_bias(cnp.ndarray o2, cnp.ndarray bias, bint relu):
     """The bias [and relu] on all of the product o2 [rows, N], on this thread."""
     cdef Py_ssize_t m = o2.shape[0], n = o2.shape[1]
-    if o2.dtype == np.float32:
+    if cnp.PyArray_TYPE(o2) == cnp.NPY_FLOAT32:
         with nogil:
             _bias_act(<float*>o2.data, n, <const float*>bias.data, 0, m, 0, n, relu)
     else:
