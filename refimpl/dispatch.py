@@ -11,11 +11,11 @@ from collections import namedtuple
 import numpy as np
 
 from ._kernels import backend, load_kernel
-from ._kernels.table import FOLDED_UPDATES, KERNELS, WHICH, OpKernels
+from ._kernels.table import FOLDED_CHAINS, FOLDED_UPDATES, KERNELS, WHICH, OpKernels
 from .ops.registry import get_op_def
 from .xp import is_device_array, to_device, to_host
 
-__all__ = ["Kernel", "select_kernel", "select_folded_update", "kernels_of", "is_collective", "SavedForGrad", "WHICH",
+__all__ = ["Kernel", "select_kernel", "select_folded_update", "select_folded_chain", "kernels_of", "is_collective", "SavedForGrad", "WHICH",
            "DEVICES", "host_staged", "map_arrays"]
 
 DEVICES = ("cpu", "gpu")
@@ -175,6 +175,21 @@ def select_folded_update(op_type, update_type, attrs=None, dtype=None):
         return None
     fn = load_kernel(entry["kernel"])
     return None if fn is None else (fn, entry["param_slot"])
+
+
+def select_folded_chain(op_types, attrs, dtype=None):
+    """The kernel running the ops of types `op_types` (consecutive in a plan; their attrs
+    `attrs`, one dict each) as one call (table.FOLDED_CHAINS), on the CPU when the backend
+    is `cython`, the kernel is built and each op's fast_ok (its forward type's) takes its
+    attrs and `dtype`; else None."""
+    spec = FOLDED_CHAINS.get(tuple(op_types))
+    if spec is None or backend() != "cython":
+        return None
+    for op_type, op_attrs in zip(op_types, attrs):
+        forward = op_type[:-len("_grad")] if op_type.endswith("_grad") else op_type
+        if not _allowed(kernels_of(forward).fast_ok, forward, op_attrs, dtype):
+            return None
+    return load_kernel(spec)
 
 
 def _allowed(ok, op_type, attrs, dtype):

@@ -17,6 +17,26 @@ cdef Team loop_team(Py_ssize_t items) noexcept
 cdef void release_team() noexcept
 
 
+cdef struct Gemm:
+    # out[m, n] = alpha * op(a) @ op(b) + beta * out, row-major with leading dimensions;
+    # double when not single
+    bint single, trans_a, trans_b
+    Py_ssize_t m, n, k, lda, ldb, ldc
+    double alpha, beta
+    const char* a
+    const char* b
+    char* c
+
+# gemm_into's pieces, for kernels that work on each part's block of the product as it is
+# made (matmul.mul_bias_forward: the fc bias and relu)
+cdef bint small_gemm(a, b, out, bint trans_a, double alpha, double beta)
+cdef int fill_gemm(Gemm* g, a, b, out, bint trans_a, bint trans_b, double alpha,
+                   double beta) except -1
+cdef void gemm_block(const Gemm* g, int part, int parts, Py_ssize_t* rows,
+                     Py_ssize_t* cols) noexcept nogil
+cdef void gemm_part(const Gemm* g, int part, int parts) noexcept nogil
+
+
 cdef inline Py_ssize_t cut(Py_ssize_t n, int part, int parts) noexcept nogil:
     """Where part `part` of [0, n), cut into `parts` consecutive ranges, starts."""
     return n * part // parts

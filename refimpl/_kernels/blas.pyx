@@ -166,32 +166,27 @@ cpdef int team_size() noexcept:
     return omp_get_max_threads()
 
 
-cdef struct Gemm:
-    # out[m, n] = alpha * op(a) @ op(b) + beta * out, row-major with leading dimensions;
-    # double when not single
-    bint single, trans_a, trans_b
-    Py_ssize_t m, n, k, lda, ldb, ldc
-    double alpha, beta
-    const char* a
-    const char* b
-    char* c
-
-
-cdef void _gemm_part(const Gemm* g, int part, int parts) noexcept nogil:
-    """One of `parts` slices of the product: rows of out when it is taller than wide, else
-    columns (both slice op(a) or op(b) without copying)."""
-    cdef Py_ssize_t size = g.single and 4 or 8, lo, hi, a_off = 0, b_off = 0, c_off
-    cdef Py_ssize_t m = g.m, n = g.n
+cdef void gemm_block(const Gemm* g, int part, int parts, Py_ssize_t* rows,
+                     Py_ssize_t* cols) noexcept nogil:
+    """The block of out that part `part` of `parts` computes: rows [rows[0], rows[1]) and
+    columns [cols[0], cols[1]): a slice of the rows when out is taller than wide, else of
+    the columns (both slice op(a) or op(b) without copying)."""
+    rows[0], rows[1], cols[0], cols[1] = 0, g.m, 0, g.n
     if g.m >= g.n:
-        lo, hi = g.m * part // parts, g.m * (part + 1) // parts
-        m = hi - lo
-        a_off = lo if g.trans_a else lo * g.lda   # rows of op(a)
-        c_off = lo * g.ldc
+        rows[0], rows[1] = cut(g.m, part, parts), cut(g.m, part + 1, parts)
     else:
-        lo, hi = g.n * part // parts, g.n * (part + 1) // parts
-        n = hi - lo
-        b_off = lo * g.ldb if g.trans_b else lo   # columns of op(b)
-        c_off = lo
+        cols[0], cols[1] = cut(g.n, part, parts), cut(g.n, part + 1, parts)
+
+
+cdef void gemm_part(const Gemm* g, int part, int parts) noexcept nogil:
+    """Part `part` of `parts` of the product: the block gemm_block gives."""
+    cdef Py_ssize_t rows[2]
+    cdef Py_ssize_t cols[2]
+    gemm_block(g, part, parts, rows, cols)
+    cdef Py_ssize_t m = rows[1] - rows[0], n = cols[1] - cols[0]
+    cdef Py_ssize_t a_off = rows[0] if g.trans_a else rows[0] * g.lda   # rows of op(a)
+    cdef Py_ssize_t b_off = cols[0] * g.ldb if g.trans_b else cols[0]   # columns of op(b)
+    cdef Py_ssize_t c_off = rows[0] * g.ldc + cols[0]
     if m <= 0 or n <= 0:
         return
     if g.single:
@@ -220,18 +215,16 @@ def _check_gemm(a, b, out, trans_a, trans_b):
                          % ((m, k), (kb, n), out.shape))
 
 
-def gemm_into(a, b, out, bint trans_a=False, bint trans_b=False, double alpha=1,
-              double beta=0):
-    """out[...] = alpha * op(a) @ op(b) + beta * out for C-contiguous 2-D float32/float64
-    arrays of one dtype (op transposes where asked; beta 0 ignores out's values, NaN
-    included, as BLAS does), split over the team when the work is large enough. alpha and
-    beta are rounded to the arrays' dtype."""
-    plain = alpha == 1 and beta == 0
-    if plain and <double>out.shape[0] * out.shape[1] * a.shape[0 if trans_a else 1] < \
-            NUMPY_GEMM_WORK:
-        return np.matmul(a.T if trans_a else a, b.T if trans_b else b, out=out)
+cdef bint small_gemm(a, b, out, bint trans_a, double alpha, double beta):
+    """Whether gemm_into leaves this product to numpy's matmul (see NUMPY_GEMM_WORK)."""
+    return alpha == 1 and beta == 0 and \
+        <double>out.shape[0] * out.shape[1] * a.shape[0 if trans_a else 1] < NUMPY_GEMM_WORK
+
+
+cdef int fill_gemm(Gemm* g, a, b, out, bint trans_a, bint trans_b, double alpha,
+                   double beta) except -1:
+    """Checks the operands as gemm_into does and describes the product in `g`."""
     _check_gemm(a, b, out, trans_a, trans_b)
-    cdef Gemm g
     cdef cnp.ndarray aa = a, bb = b, cc = out
     g.single = aa.dtype == np.float32
     g.trans_a, g.trans_b = trans_a, trans_b
@@ -240,6 +233,19 @@ def gemm_into(a, b, out, bint trans_a=False, bint trans_b=False, double alpha=1,
     g.k = aa.shape[0] if trans_a else aa.shape[1]
     g.lda, g.ldb, g.ldc = aa.shape[1], bb.shape[1], cc.shape[1]
     g.a, g.b, g.c = <const char*>aa.data, <const char*>bb.data, cc.data
+    return 0
+
+
+def gemm_into(a, b, out, bint trans_a=False, bint trans_b=False, double alpha=1,
+              double beta=0):
+    """out[...] = alpha * op(a) @ op(b) + beta * out for C-contiguous 2-D float32/float64
+    arrays of one dtype (op transposes where asked; beta 0 ignores out's values, NaN
+    included, as BLAS does), split over the team when the work is large enough. alpha and
+    beta are rounded to the arrays' dtype."""
+    if small_gemm(a, b, out, trans_a, alpha, beta):
+        return np.matmul(a.T if trans_a else a, b.T if trans_b else b, out=out)
+    cdef Gemm g
+    fill_gemm(&g, a, b, out, trans_a, trans_b, alpha, beta)
     if g.m == 0 or g.n == 0:
         return out
     if g.k == 0:   # op(a) @ op(b) is zeros
@@ -251,7 +257,7 @@ def gemm_into(a, b, out, bint trans_a=False, bint trans_b=False, double alpha=1,
     cdef Team team = gemm_team(<double>g.m * g.n * g.k, max(g.m, g.n))
     cdef int p
     for p in prange(team.parts, nogil=True, num_threads=team.threads, schedule="static"):
-        _gemm_part(&g, p, team.parts)
+        gemm_part(&g, p, team.parts)
     release_team()
     return out
 

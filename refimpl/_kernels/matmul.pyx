@@ -3,7 +3,9 @@
 (refimpl._kernels.blas), so a plan's GEMMs and its conv loops share one set of threads.
 Drop-ins for refimpl.ops.mul / matmul, with and without memory_optimize's `alloc`;
 mul_backward_sgd is mul's backward and the sgd op on its weight in one (the executor pairs
-them: refimpl/executor/folded_updates.py).
+them: refimpl/executor/folded_updates.py); mul_bias_forward and mul_bias_relu_forward are
+fc's forward chain mul -> elementwise_add of the bias [-> relu] in one call
+(refimpl/executor/folded_chains.py).
 Batched products (attention's [batch, heads, seq, d] matrices) are one BLAS GEMM per
 matrix, the matrices split over the team: numpy's stacked matmul would call OpenBLAS's
 threaded GEMM per matrix (64^3 is above its one-thread limit), whose spinning workers take
@@ -12,8 +14,11 @@ import numpy as np
 cimport numpy as cnp
 from cython.parallel cimport prange
 
-from refimpl._kernels.blas cimport Team, sgemm, dgemm, gemm_team, release_team, cut
+from refimpl._kernels.blas cimport (Team, Gemm, sgemm, dgemm, gemm_team, release_team, cut,
+                                    small_gemm, fill_gemm, gemm_block, gemm_part)
 from refimpl._kernels import blas
+from refimpl._kernels.activation import relu_forward
+from refimpl._kernels.elementwise import add_forward
 from refimpl._kernels.blas import gemm_into, require_gemm
 from refimpl._kernels.optim import sgd
 from refimpl._kernels.out_variants import fresh, matmul_v2_out
@@ -77,6 +82,103 @@ def mul_backward_sgd(x, y, dout, lr, x_num_col_dims=1, y_num_col_dims=1, need_x=
     d2 = np.ascontiguousarray(dout, x2.dtype).reshape(x2.shape[0], y2.shape[1])
     gemm_into(x2, d2, y2, trans_a=True, alpha=-rate, beta=1)
     return dx
+
+
+ctypedef fused real:
+    float
+    double
+
+
+cdef void _bias_act(real* out, Py_ssize_t ld, const real* bias, Py_ssize_t r0, Py_ssize_t r1,
+                    Py_ssize_t c0, Py_ssize_t c1, bint relu) noexcept nogil:
+    """out[r0:r1, c0:c1] += bias[c0:c1], then relu where asked: the elementwise_add and
+    relu kernels' arithmetic (x + y; 0 if v < 0 else v), so the values are theirs."""
+    cdef Py_ssize_t i, j
+    cdef real* row
+    cdef real v
+    for i in range(r0, r1):
+        row = out + i * ld
+        if relu:
+            for j in range(c0, c1):
+                v = row[j] + bias[j]
+                row[j] = 0 if v < 0 else v
+        else:
+            for j in range(c0, c1):
+                row[j] = row[j] + bias[j]
+
+
+cdef void _gemm_bias_act(const Gemm* g, const char* bias, bint relu, int part,
+                         int parts) noexcept nogil:
+    """Part `part` of the product, then the bias [and relu] on the block it made (still in
+    this core's cache)."""
+    cdef Py_ssize_t rows[2]
+    cdef Py_ssize_t cols[2]
+    gemm_part(g, part, parts)
+    gemm_block(g, part, parts, rows, cols)
+    if g.single:
+        _bias_act(<float*>g.c, g.ldc, <const float*>bias, rows[0], rows[1], cols[0], cols[1],
+                  relu)
+    else:
+        _bias_act(<double*>g.c, g.ldc, <const double*>bias, rows[0], rows[1], cols[0],
+                  cols[1], relu)
+
+
+cdef _mul_bias(x, y, b, int x_num_col_dims, int y_num_col_dims, int axis, bint relu, alloc):
+    """mul, elementwise_add of the bias b along the product's last axis [, relu], with the
+    values of the three kernels run in turn: the product is gemm_into's (the same split, or
+    numpy's matmul for a small one), and each part adds the bias to its block right after
+    its GEMM. Shapes other than fc's (b not [N] on the last axis of a 2-D weight's product,
+    or of another dtype) run the three kernels."""
+    x2, y2 = _matrix(x, x_num_col_dims), _matrix(y, y_num_col_dims)
+    cdef cnp.ndarray xx = x2, yy = y2, bias
+    cdef int dtype = cnp.PyArray_TYPE(xx)
+    # (C-API checks: the Python-level ones cost more than a small layer's bias add)
+    if not (type(b) is np.ndarray and y_num_col_dims == 1 and cnp.PyArray_NDIM(y) == 2
+            and (dtype == cnp.NPY_FLOAT32 or dtype == cnp.NPY_FLOAT64)
+            and cnp.PyArray_TYPE(yy) == dtype and cnp.PyArray_TYPE(b) == dtype
+            and cnp.PyArray_NDIM(b) == 1 and cnp.PyArray_IS_C_CONTIGUOUS(b)
+            and cnp.PyArray_DIMS(b)[0] == cnp.PyArray_DIMS(yy)[1]
+            and (axis == -1 or axis == x_num_col_dims)):
+        out = add_forward(mul_forward(x, y, x_num_col_dims, y_num_col_dims), b, axis,
+                          alloc=None if relu else alloc)
+        return relu_forward(out, alloc=alloc) if relu else out
+    bias = b
+    out = _empty(x.shape[:x_num_col_dims] + y.shape[1:], x2.dtype, alloc)
+    o2 = out.reshape(x2.shape[0], y2.shape[1])
+    cdef Gemm g
+    cdef Team team
+    cdef int p
+    if small_gemm(x2, y2, o2, False, 1, 0) or x2.shape[1] == 0:
+        gemm_into(x2, y2, o2)    # numpy's matmul, or an empty sum's zeros
+        _add_bias(o2, bias, relu)
+        return out
+    fill_gemm(&g, x2, y2, o2, False, False, 1, 0)
+    team = gemm_team(<double>g.m * g.n * g.k, max(g.m, g.n))
+    for p in prange(team.parts, nogil=True, num_threads=team.threads, schedule="static"):
+        _gemm_bias_act(&g, bias.data, relu, p, team.parts)
+    release_team()
+    return out
+
+
+cdef _add_bias(cnp.ndarray o2, cnp.ndarray bias, bint relu):
+    """The bias [and relu] on all of the product o2 [rows, N], on this thread."""
+    cdef Py_ssize_t m = o2.shape[0], n = o2.shape[1]
+    if cnp.PyArray_TYPE(o2) == cnp.NPY_FLOAT32:
+        with nogil:
+            _bias_act(<float*>o2.data, n, <const float*>bias.data, 0, m, 0, n, relu)
+    else:
+        with nogil:
+            _bias_act(<double*>o2.data, n, <const double*>bias.data, 0, m, 0, n, relu)
+
+
+def mul_bias_forward(x, y, b, x_num_col_dims=1, y_num_col_dims=1, axis=-1, alloc=None):
+    """fc without an activation: mul(x, y) + b (b: [N], added along the last axis)."""
+    return _mul_bias(x, y, b, x_num_col_dims, y_num_col_dims, axis, False, alloc)
+
+
+def mul_bias_relu_forward(x, y, b, x_num_col_dims=1, y_num_col_dims=1, axis=-1, alloc=None):
+    """fc with relu: relu(mul(x, y) + b)."""
+    return _mul_bias(x, y, b, x_num_col_dims, y_num_col_dims, axis, True, alloc)
 
 
 cdef bint _is_gemm(x, y, bint trans_x):

@@ -20,7 +20,7 @@ import numpy as np
 from .. import versions
 from . import out_variants as out
 
-__all__ = ["OpKernels", "KERNELS", "WHICH", "FOLDED_UPDATES"]
+__all__ = ["OpKernels", "KERNELS", "WHICH", "FOLDED_UPDATES", "FOLDED_CHAINS"]
 
 WHICH = ("forward", "backward", "forward_out", "backward_out", "forward_inplace")
 
@@ -207,3 +207,17 @@ FOLDED_UPDATES = {
     ("mul", "sgd"): {"kernel": "matmul:mul_backward_sgd", "param_slot": "Y"},
 }
 
+
+
+# Compiled kernels that run a chain of consecutive ops as one call, keyed by the ops' types
+# (refimpl/executor/folded_chains.py finds the chains): fc's forward, whose kernel takes
+# mul's inputs, the bias (elementwise_add's Y), mul's num_col_dims and the add's axis and
+# returns the chain's output; and its relu-and-bias gradient, whose kernel takes relu_grad's
+# inputs, then elementwise_add_grad's X and Y (read for their shapes) and axis, and returns
+# the add's X and Y gradients. Each is a drop-in, to the bit, for the members' compiled
+# kernels run in turn; the numpy backend runs the ops as they are.
+FOLDED_CHAINS = {
+    ("mul", "elementwise_add", "relu"): "matmul:mul_bias_relu_forward",
+    ("mul", "elementwise_add"): "matmul:mul_bias_forward",
+    ("relu_grad", "elementwise_add_grad"): "fused:relu_bias_backward",
+}

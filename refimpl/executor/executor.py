@@ -30,7 +30,9 @@ from ..xp import (device as gpu_device, drop_deferred_checks, run_deferred_check
 from .binding import bind_kernel, describe_op, op_kernel, talks_to_places
 from .buffer_pool import BufferPool
 from .direct import DIRECT_BINDERS, LOD_AS_IS
+from .folded_chains import bind_chain, folded_chains
 from .folded_updates import bind_folded, folded_updates
+from ._stand_in import stand_in
 from .nan_inf import checked_runs, checking
 from .op_events import timed_runs
 from .hand_off import link_saved_for_grad
@@ -165,14 +167,15 @@ def _shape_only_inputs(op):
 
 def _keep_shape_only(env, name):
     """Replace a host array only its shape is still needed for by a stand-in of the same
-    shape and dtype that holds no buffer (one zero, broadcast; read-only)."""
+    shape and dtype that holds no buffer (_stand_in.py)."""
     value = env.get(name)
     if type(value) is np.ndarray and value.size > 1:
-        env[name] = np.broadcast_to(np.zeros((), value.dtype), value.shape)
+        env[name] = stand_in(value.shape, value.dtype)
 
 
 def _done_by_previous_op(env):
-    """The run of an op that the op before it runs (an update folded into its gradient)."""
+    """The run of an op that an op before it runs (an update folded into its gradient, a
+    member of a folded chain)."""
 
 
 class Plan:
@@ -231,19 +234,28 @@ class Plan:
                  and i not in touching and not _touches_selected_rows(op)
                  for i, (op, r) in enumerate(zip(self.ops, reuse))]
         folded = folded_updates(self.ops, dead_after, plain)
+        # fc's forward chains and relu-and-bias gradients as one call each (folded_chains.py)
+        chains = folded_chains(self.ops, dead_after, shrink_after, plain)
+        inside = {i + k for i, (_, length, _) in chains.items() for k in range(1, length)}
         self.pool = BufferPool() if reuse_buffers and eager_delete else None
         self.recyclable = self._promised_buffers(
             dead_after, reuse, set(feed_names),
-            {self.ops[i].output(slot + "@GRAD")[0] for i, (_, slot) in folded.items()}) \
+            {self.ops[i].output(slot + "@GRAD")[0] for i, (_, slot) in folded.items()}
+            | {n for _, _, middle in chains.values() for n in middle}) \
             if self.pool else set()
         alloc = self.pool.take if self.pool else None
+        shape_read = {n for names in shrink_after for n in names}
 
         def bind(i, op, in_place):
             if isinstance(op.op_def, BlockOpDef):
                 return bind_control_op(op, program, wrap_kernel, group, device, lod_names)
             if i in folded:
                 return bind_folded(op, self.ops[i + 1], *folded[i], alloc, wrap_kernel)
-            if i - 1 in folded:
+            if i in chains:
+                kernel, length, middle = chains[i]
+                return bind_chain(self.ops[i:i + length], kernel, middle, shape_read, alloc,
+                                  wrap_kernel)
+            if i - 1 in folded or i in inside:
                 return _done_by_previous_op
             # group: the device's communicator group (collective ops), None on one place
             return bind_op(op, wrap_kernel, in_place, alloc, links.get(i), group, device,
