@@ -70,7 +70,8 @@ class _Training:
 
     @property
     def plan(self):
-        (_, (plan,), _), = self.program._device_sets[id(self.scope)].plans.values()
+        place_plans, = self.program._device_sets[id(self.scope)].plans.values()
+        plan, = place_plans.plans
         return plan
 
 

@@ -209,7 +209,7 @@ def test_memory_optimize_true_keeps_nothing_for_grad_ops():
         exe = static.Executor()
         losses[memory_optimize] = [exe.run(program, feed=feed, fetch_list=[loss],
                                            scope=scope)[0].item() for _ in range(3)]
-        (_, plans, _), = program._device_sets[id(scope)].plans.values()
-        assert len(plans[0].saved_for_grad) == (linked if COMPILED else 0)
+        place_plans, = program._device_sets[id(scope)].plans.values()
+        assert len(place_plans.plans[0].saved_for_grad) == (linked if COMPILED else 0)
     assert losses[None] == losses[False] == losses[True]
     assert losses[True][2] < losses[True][0]

@@ -133,7 +133,8 @@ def test_num_threads_zero_is_four_per_place(num_threads, sequential, expected):
     prog = static.CompiledProgram(static.default_main_program(), build_strategy=strategy)
     prog._exec_strategy = es
     exe.run(prog, feed={"x": np.ones((4, 8), "float32")}, fetch_list=[loss])
-    (_, (plan,), (runner,)), = prog._device_sets[id(static.global_scope())].plans.values()
+    place_plans, = prog._device_sets[id(static.global_scope())].plans.values()
+    (plan,), (runner,) = place_plans.plans, place_plans.runners
     if expected is None:
         assert runner is plan
     else:

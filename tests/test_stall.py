@@ -98,7 +98,8 @@ def test_a_place_whose_scheduler_waits_forever_is_named_beside_the_one_at_the_co
     both: place 0 in the collective, place 1's caller waiting, with the op it waits for."""
     with mock.patch.object(scheduler, "MEASURED_RUNS", 10 ** 9):
         prog, scope, loss = within_watchdog(_run_two_places, 2)
-        (programs, plans, runners), = prog._device_sets[id(scope)].plans.values()
+        place_plans, = prog._device_sets[id(scope)].plans.values()
+        plans, runners = place_plans.plans, place_plans.runners
         stuck = next(i for i, op in enumerate(plans[1].ops) if op.type == "mul")
         runners[1].n_deps[stuck] += 1
         feed = {"x": np.ones((4, 4), "float32")}

@@ -27,9 +27,17 @@ def uses_running_stats(is_test, use_global_stats, trainable_statistics):
     return use_global_stats or (is_test and not trainable_statistics)
 
 
-def momentum_of(momentum_tensor, momentum, use_momentum_tensor):
-    """The momentum: MomentumTensor's value when the op has one and the profile uses it
-    (use_momentum_tensor: BatchNorm.bound_attrs), else the attr."""
+def uses_momentum_tensor():
+    """Whether the profile's batch_norm reads MomentumTensor (switch
+    batch_norm_momentum_tensor)."""
+    return versions.switch("batch_norm_momentum_tensor") == "used"
+
+
+def momentum_of(momentum_tensor, momentum, use_momentum_tensor=None):
+    """The momentum: MomentumTensor's value when the op has one and it is used (the binder
+    says so, BatchNorm.bound_attrs; None: the profile's rule), else the attr."""
+    if use_momentum_tensor is None:
+        use_momentum_tensor = uses_momentum_tensor()
     if momentum_tensor is None or not use_momentum_tensor:
         return momentum
     return float(momentum_tensor.reshape(-1)[0])
@@ -99,13 +107,12 @@ class BatchNorm(OpDef):
 
     def bound_attrs(self, op):
         # the profile's rule, fixed when the op is bound: the kernels read no profile
-        return {"use_momentum_tensor":
-                versions.switch("batch_norm_momentum_tensor") == "used"}
+        return {"use_momentum_tensor": uses_momentum_tensor()}
 
     @staticmethod
     def forward(x, scale, bias, mean, variance, momentum_tensor=None, momentum=0.9,
                 epsilon=1e-5, is_test=False, data_layout="NCHW", use_global_stats=False,
-                trainable_statistics=False, use_momentum_tensor=True):
+                trainable_statistics=False, use_momentum_tensor=None):
         c, axes = channel_axes(x.ndim, data_layout)
         if uses_running_stats(is_test, use_global_stats, trainable_statistics):
             inv_std = 1.0 / np.sqrt(variance + epsilon)

@@ -27,7 +27,7 @@ class SyncBatchNorm(BatchNorm):
     @staticmethod
     def forward(x, scale, bias, mean, variance, momentum_tensor=None, momentum=0.9,
                 epsilon=1e-5, is_test=False, data_layout="NCHW", use_global_stats=False,
-                trainable_statistics=False, group=None, use_momentum_tensor=True):
+                trainable_statistics=False, group=None, use_momentum_tensor=None):
         if is_test or use_global_stats:
             return BatchNorm.forward(x, scale, bias, mean, variance, None, momentum, epsilon,
                                      True, data_layout)
