@@ -66,6 +66,21 @@ def test_clone_for_test_drops_backward_and_optimizer_ops():
     assert not test_prog.global_block().has_var("fc_0.w_0@GRAD")
 
 
+def _started_fc_softmax_loss(exe, startup):
+    """A feed of 5 rows, a scope that ran `startup`, fc_0's initial weight and the softmax
+    cross entropy that the 4 -> 3 fc (bias 0 at the start) gives on the feed."""
+    rng = np.random.RandomState(0)
+    feed = {"x": rng.rand(5, 4).astype("float32"),
+            "label": rng.randint(0, 3, (5, 1)).astype("int64")}
+    scope = static.global_scope().__class__()
+    exe.run(startup, scope=scope)
+    w = np.array(scope.find_var("fc_0.w_0").get_tensor())
+    z = feed["x"] @ w
+    z = z - z.max(1, keepdims=True)
+    expected = -(z[np.arange(5), feed["label"][:, 0]] - np.log(np.exp(z).sum(1))).mean()
+    return feed, scope, w, expected
+
+
 def test_clone_for_test_drops_the_gradient_blocks_of_control_flow():
     # Paddle 1.8.5 (its test_program_prune_backward's test_cond): after minimize, the
     # clone for test has the 3 blocks of the clone before it, not the 5 with the two
@@ -92,16 +107,8 @@ def test_clone_for_test_drops_the_gradient_blocks_of_control_flow():
         assert sorted(a.vars) == sorted(b.vars)
     assert [op.attr("sub_block") for op in after.global_block().ops
             if op.type == "conditional_block"] == [1, 2]
-    rng = np.random.RandomState(0)
-    feed = {"x": rng.rand(5, 4).astype("float32"),
-            "label": rng.randint(0, 3, (5, 1)).astype("int64")}
     exe = static.Executor()
-    scope = static.global_scope().__class__()
-    exe.run(startup, scope=scope)
-    w = np.array(scope.find_var("fc_0.w_0").get_tensor())
-    z = feed["x"] @ w        # the bias starts at 0
-    z = z - z.max(1, keepdims=True)
-    expected = -(z[np.arange(5), feed["label"][:, 0]] - np.log(np.exp(z).sum(1))).mean()
+    feed, scope, w, expected = _started_fc_softmax_loss(exe, startup)
     for prog in (after, before):
         got, = exe.run(prog, feed=feed, fetch_list=[loss.name], scope=scope)
         np.testing.assert_allclose(got, [expected], rtol=1e-5)
@@ -152,16 +159,8 @@ def test_clone_for_test_of_minimize_in_a_branch_lists_only_forward_reads():
     # the training program keeps its full lists (the branches update the parameters)
     assert "learning_rate_0" in [op for op in main.global_block().ops
                                  if op.type == "conditional_block"][0].input("Input")
-    rng = np.random.RandomState(0)
-    feed = {"x": rng.rand(5, 4).astype("float32"),
-            "label": rng.randint(0, 3, (5, 1)).astype("int64")}
     exe = static.Executor()
-    scope = static.global_scope().__class__()
-    exe.run(startup, scope=scope)
-    w = np.array(scope.find_var("fc_0.w_0").get_tensor())
-    z = feed["x"] @ w        # the bias starts at 0
-    z = z - z.max(1, keepdims=True)
-    expected = -(z[np.arange(5), feed["label"][:, 0]] - np.log(np.exp(z).sum(1))).mean()
+    feed, scope, w, expected = _started_fc_softmax_loss(exe, startup)
     got, = exe.run(after, feed=feed, fetch_list=[loss.name], scope=scope)
     np.testing.assert_allclose(got, [expected], rtol=1e-5)
     np.testing.assert_array_equal(np.array(scope.find_var("fc_0.w_0").get_tensor()), w)
