@@ -51,6 +51,17 @@ def test_timing_in_another_interpreter_reads_its_json():
     assert result["ops"] == 27 and result["ms_per_step"] > 0
 
 
+def test_a_failing_other_interpreter_is_an_error_in_its_row_not_the_end_of_the_bench(capsys):
+    assert main(["mlp_small", "--compare", "paddle", "--paddle-python", "/bin/false",
+                 "--steps", "2", "--warmup", "1", "--no-memory"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()
+            if line.startswith("{")]
+    row = next(r for r in rows if r.get("workload") == "mlp_small")
+    assert row["refimpl"]["ms_per_step"] > 0
+    assert row["paddle"]["error"].startswith("/bin/false -c ... failed")
+    assert "ratio_refimpl_over_paddle" not in row
+
+
 def test_dynamic_mode_bench_prints_eager_rows_profile_and_dispatch_cost(capsys):
     assert main(["mlp_small", "--mode", "dynamic", "--steps", "2", "--warmup", "1",
                  "--profile", "--no-memory"]) == 0
