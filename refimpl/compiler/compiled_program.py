@@ -176,8 +176,7 @@ def _has_optimizer_in_control_flow(program):
     one place only."""
     for op in program.global_block().ops:
         if "sub_block" in op.attrs and any(
-                inner.attrs.get("op_role", 0) & OpRole.Optimize
-                for inner in program.block(op.attrs["sub_block"]).ops):
+                inner._is_optimize_op() for inner in program.block(op.attrs["sub_block"]).ops):
             return True
     return False
 

@@ -95,7 +95,7 @@ def rewrite(program, loss_name, strategy, device, total_devices, owner):
     if strategy.fuse_all_reduce_ops:
         # one bucket for every gradient, before the first update
         first_opt = next((i for i, op in enumerate(block.ops)
-                          if op.attrs.get("op_role", 0) & OpRole.Optimize), len(block.ops))
+                          if op._is_optimize_op()), len(block.ops))
         grads = [g for _, g, _ in pgs]
         block._insert_op(first_opt, type=comm_type, inputs={"X": grads},
                          outputs={"Out": grads}, attrs=attrs([p for p, _, _ in pgs]))
@@ -113,7 +113,7 @@ def _keep_owned_updates(block, owner, device, fuse_broadcast):
     for i in reversed(range(len(block.ops))):
         op = block.ops[i]
         role_var = op.attrs.get("op_role_var") or []
-        if op.attrs.get("op_role", 0) & OpRole.Optimize and role_var and role_var[0] in owner:
+        if op._is_optimize_op() and role_var and role_var[0] in owner:
             if owner[role_var[0]] != device:
                 block._remove_op(i)
             else:

@@ -12,7 +12,6 @@ Only data dependencies decide: an op moves above another only when neither write
 the other reads or writes, so every op reads the same values as in the program's order
 and the results are the same. Ops that draw random numbers (a `seed` attribute), ops with
 sub-blocks, and collectives (every place must run those in one order) keep their place."""
-from ..framework.program import OpRole
 from ..ops.registry import BlockOpDef
 from .binding import talks_to_places
 
@@ -31,8 +30,8 @@ def with_updates_early(ops):
 
 
 def _movable(op):
-    return (op.attrs.get("op_role", OpRole.Forward) & OpRole.Optimize
-            and op.output_arg_names and "seed" not in op.attrs and not _barrier(op))
+    return (op._is_optimize_op() and op.output_arg_names and "seed" not in op.attrs
+            and not _barrier(op))
 
 
 def _barrier(op):
