@@ -119,6 +119,9 @@ SWITCHES = {
     # paddle_op_facts.json attr_defaults), as Paddle 1.8's check_attrs fills them; 3.3.1's
     # op descs hold none of them (2.0 is taken to be as 3.3.1: not measured)
     "undeclared_op_attrs": {"1.8": True, "2.0": False, "3": False},
+    # fluid.contrib.layers.rank_attention binds only the op's Out, attr MaxRank (1.8), or
+    # also its InputHelp and InsRank and attr MaxSize (2.0, 3)
+    "rank_attention_helper_outputs": {"1.8": False, "2.0": True, "3": True},
     # the unique-name key of an unnamed eager tensor (to_variable, op outputs)
     "eager_tensor_name": {"1.8": "generated_var", "2.0": "generated_tensor",
                           "3": "generated_tensor"},

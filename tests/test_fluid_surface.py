@@ -39,7 +39,7 @@ EXCLUDED = {
         "model compression / quantization (slim), out of scope": [
             "Compressor", "QuantizeTranspiler"],
         "search / recommendation ops of Baidu's internal models, out of scope": [
-            "search_pyramid_hash", "var_conv_2d", "tdm_child", "tdm_sampler", "rank_attention",
+            "search_pyramid_hash", "var_conv_2d", "tdm_child", "tdm_sampler",
             "fused_embedding_seq_pool"]}.items()
         for name in names},
 }

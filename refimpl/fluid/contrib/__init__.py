@@ -7,13 +7,13 @@ from .decoder import BeamSearchDecoder, InitState, StateCell, TrainingDecoder
 from .decoupled_weight_decay import extend_with_decoupled_weight_decay
 from .layers import (BasicGRUUnit, BasicLSTMUnit, basic_gru, basic_lstm,
                      fused_elemwise_activation, match_matrix_tensor, multiclass_nms2,
-                     partial_concat, partial_sum, sequence_topk_avg_pooling, shuffle_batch,
-                     tree_conv)
+                     partial_concat, partial_sum, rank_attention, sequence_topk_avg_pooling,
+                     shuffle_batch, tree_conv)
 from .program_statistics import memory_usage, op_freq_statistic
 
 __all__ = ["decoder", "InitState", "StateCell", "TrainingDecoder", "BeamSearchDecoder",
            "layers", "BasicGRUUnit", "BasicLSTMUnit", "basic_gru", "basic_lstm", "tree_conv",
            "fused_elemwise_activation", "multiclass_nms2", "partial_concat", "partial_sum",
            "shuffle_batch", "match_matrix_tensor", "sequence_topk_avg_pooling",
-           "memory_usage", "op_freq_statistic", "extend_with_decoupled_weight_decay",
-           "mixed_precision"]
+           "rank_attention", "memory_usage", "op_freq_statistic",
+           "extend_with_decoupled_weight_decay", "mixed_precision"]

@@ -4,9 +4,11 @@ of its op), match_matrix_tensor (its op with the weight made here), and tree_con
 the tree_conv op (refimpl/ops/tree_conv.py) with
 its filter [feature_size, 3, output_size, num_filters] (XavierUniform), a bias of the
 output's shape past the batch, [max_nodes, output_size, num_filters] (zeros; bias_attr=False:
-none), then act, as Paddle 1.8.5 builds it."""
+none), then act, as Paddle 1.8.5 builds it; rank_attention (its op with the parameter
+made here)."""
 import numpy as np
 
+from .... import versions
 from ....framework import unique_name
 from ....framework.initializer import Constant
 from ....framework.layer_helper import LayerHelper
@@ -14,7 +16,8 @@ from ....layers.common import append_op_out, append_op_outputs, check_dtype, che
 from ....layers.detection import multiclass_nms
 
 __all__ = ["tree_conv", "fused_elemwise_activation", "multiclass_nms2", "shuffle_batch",
-           "partial_concat", "partial_sum", "match_matrix_tensor", "sequence_topk_avg_pooling"]
+           "partial_concat", "partial_sum", "match_matrix_tensor", "sequence_topk_avg_pooling",
+           "rank_attention"]
 
 
 def tree_conv(nodes_vector, edge_set, output_size, num_filters=1, max_depth=2, act="tanh",
@@ -144,3 +147,35 @@ def sequence_topk_avg_pooling(input, row, col, topks, channel_num):
         [("Out", input.dtype, False), ("pos", "int32", True)],
         {"topks": [int(k) for k in topks], "channel_num": int(channel_num)})
     return out
+
+
+def rank_attention(input, rank_offset, rank_param_shape, rank_param_attr, max_rank=3,
+                   max_size=0):
+    """Out [N, D] of the rank_attention op (ops/rank_attention.py) with its RankParam
+    rank_param_shape = [max_rank^2 C, D] made here in input's dtype. Paddle 1.8.5 binds Out
+    only (and makes an InsRank variable it never binds); 2.0 and 3 bind InputHelp and
+    InsRank too and pass max_size (switch rank_attention_helper_outputs)."""
+    check_dtype(input, "input", "rank_attention", ("float32", "float64"))
+    check_dtype(rank_offset, "rank_offset", "rank_attention", ("int32", "int64"))
+    if len(input.shape) != 2 or input.shape[1] * max_rank * max_rank != rank_param_shape[0]:
+        raise ValueError("rank_attention: rank_param_shape[0] must be input's width times "
+                         "max_rank^2 = %s * %d, got %s for input of shape %s"
+                         % (input.shape[1:], max_rank * max_rank, rank_param_shape[0],
+                            list(input.shape)))
+    helper = LayerHelper("rank_attention")
+    dtype = input.dtype
+    rank_param = helper.create_parameter(rank_param_attr, list(rank_param_shape), dtype)
+    rank_param.stop_gradient = False
+    output = helper.create_variable_for_type_inference(dtype)
+    outputs, attrs = {"Out": [output]}, {"MaxRank": int(max_rank)}
+    if versions.switch("rank_attention_helper_outputs"):
+        outputs["InputHelp"] = [helper.create_variable_for_type_inference(
+            dtype, stop_gradient=True)]
+        attrs["MaxSize"] = int(max_size)
+    ins_rank = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    if versions.switch("rank_attention_helper_outputs"):
+        outputs["InsRank"] = [ins_rank]
+    helper.append_op(type="rank_attention", inputs={
+        "X": [input], "RankOffset": [rank_offset], "RankParam": [rank_param]},
+        outputs=outputs, attrs=attrs)
+    return output
