@@ -78,7 +78,7 @@ OUT_OF_SCOPE = {
         "search / recommendation ops of Baidu's internal models, excluded from refimpl's "
         "fluid surface (tests/test_fluid_surface.py)",
         ["test_pyramid_hash_op.py", "test_var_conv_2d.py", "test_tdm_child_op.py",
-         "test_tdm_sampler_op.py", "test_rank_attention_op.py"]),
+         "test_tdm_sampler_op.py"]),
     "out-dygraph-to-static": (
         "1.8's dygraph-to-static source rewriting (AST transformers, ProgramTranslator "
         "caches, gast); refimpl runs @declarative functions as written "
