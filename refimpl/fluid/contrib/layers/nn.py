@@ -159,21 +159,21 @@ def rank_attention(input, rank_offset, rank_param_shape, rank_param_attr, max_ra
     check_dtype(rank_offset, "rank_offset", "rank_attention", ("int32", "int64"))
     if len(input.shape) != 2 or input.shape[1] * max_rank * max_rank != rank_param_shape[0]:
         raise ValueError("rank_attention: rank_param_shape[0] must be input's width times "
-                         "max_rank^2 = %s * %d, got %s for input of shape %s"
-                         % (input.shape[1:], max_rank * max_rank, rank_param_shape[0],
-                            list(input.shape)))
+                         "max_rank^2 (%d), got %s for input of shape %s"
+                         % (max_rank * max_rank, rank_param_shape[0], list(input.shape)))
     helper = LayerHelper("rank_attention")
     dtype = input.dtype
     rank_param = helper.create_parameter(rank_param_attr, list(rank_param_shape), dtype)
     rank_param.stop_gradient = False
     output = helper.create_variable_for_type_inference(dtype)
     outputs, attrs = {"Out": [output]}, {"MaxRank": int(max_rank)}
-    if versions.switch("rank_attention_helper_outputs"):
+    helpers = versions.switch("rank_attention_helper_outputs")
+    if helpers:
         outputs["InputHelp"] = [helper.create_variable_for_type_inference(
             dtype, stop_gradient=True)]
         attrs["MaxSize"] = int(max_size)
     ins_rank = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
-    if versions.switch("rank_attention_helper_outputs"):
+    if helpers:
         outputs["InsRank"] = [ins_rank]
     helper.append_op(type="rank_attention", inputs={
         "X": [input], "RankOffset": [rank_offset], "RankParam": [rank_param]},
