@@ -2,6 +2,8 @@
 hand-derived pooling values (checked against Paddle 3.3.1), max-pool tie-breaking, errors,
 a LeNet-shaped program that trains, and the Cython kernels against the numpy references on
 shapes drawn by hypothesis."""
+import re
+
 import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
@@ -10,6 +12,7 @@ import refimpl as paddle
 from refimpl import fluid, static
 import refimpl.nn.functional as F
 from refimpl.dispatch import select_kernel
+from refimpl.framework.errors import OpError
 try:
     from refimpl._kernels import blas, im2col as im2col_kernels, winograd
 except ImportError:   # not built: the kernel tests skip
@@ -281,6 +284,24 @@ def test_pool2d_rejects_unknown_type():
     x = static.data("x", [None, 1, 4, 4], "float32")
     with pytest.raises(ValueError, match="pool_type must be 'max' or 'avg', got 'min'"):
         fluid.layers.pool2d(x, 2, "min")
+
+
+@pytest.mark.parametrize("op_type, rank", [("pool2d", 4), ("pool3d", 5)])
+def test_pool_ops_check_the_rank_of_x_and_the_pooling_type(op_type, rank):
+    with static.program_guard(static.Program()):
+        block = static.default_main_program().global_block()
+        out = block.create_var(name="out", dtype="float32")
+        flat = block.create_var(name="flat", shape=[2] * (rank - 1), dtype="float32")
+        with pytest.raises(OpError, match=r"\[operator %s\].*X 'flat' must be %d-D, got %s"
+                           % (op_type, rank, re.escape(str([2] * (rank - 1))))):
+            block.append_op(type=op_type, inputs={"X": [flat]}, outputs={"Out": [out]})
+        x = block.create_var(name="x", shape=[2] * rank, dtype="float32")
+        with pytest.raises(OpError, match="pooling_type must be 'max' or 'avg', got 'sum'"):
+            block.append_op(type=op_type, inputs={"X": [x]}, outputs={"Out": [out]},
+                            attrs={"pooling_type": "sum"})
+        block.append_op(type=op_type, inputs={"X": [x]}, outputs={"Out": [out]},
+                        attrs={"pooling_type": "avg"})
+    assert list(out.shape) == [2, 2] + [1] * (rank - 2)     # 2-wide windows, stride 1
 
 
 # -- training -------------------------------------------------------------------------------

@@ -230,6 +230,18 @@ def test_pyreader_wraps_a_loader_and_the_base_class_does_not_iterate():
         GeneratorLoader._check_input_array([np.zeros(2), np.zeros(3)])
 
 
+def test_a_static_loader_needs_a_feed_list_of_variables():
+    with program_guard(Program(), Program()):
+        x = fluid.data("x", [None, 3], "float32")
+        assert GeneratorLoader(feed_list=(x,), capacity=2)._feed_list == [x]
+        with pytest.raises(ValueError, match=r"^DataLoader.from_generator: feed_list \(the "
+                           r"data Variables to fill\) is required in static mode$"):
+            GeneratorLoader(feed_list=[], capacity=2)
+        with pytest.raises(TypeError, match=r"^DataLoader.from_generator: feed_list\[1\] "
+                           r"must be a Variable from paddle.static.data, got str$"):
+            GeneratorLoader(feed_list=[x, "y"], capacity=2)
+
+
 # -- what the readers' tests use besides
 
 def test_lod_lengths_take_any_int_sequences_as_paddle_binding_does():

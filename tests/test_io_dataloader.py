@@ -230,6 +230,9 @@ def test_feed_dicts_for_executor_run():
         list(io.DataLoader(Rows(), feed_list=[x], batch_size=4))
     with pytest.raises(ValueError, match="feed_list must be given when return_list=False"):
         io.DataLoader(Rows(), batch_size=4)
+    with pytest.raises(TypeError, match=r"^DataLoader: feed_list\[0\] must be a Variable "
+                       r"from paddle.static.data, got int$"):
+        io.DataLoader(Rows(), feed_list=[3], batch_size=4)
 
 
 def test_static_training_loop_fed_by_workers_matches_in_process():

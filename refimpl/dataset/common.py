@@ -1,7 +1,8 @@
 """Where the dataset files are (Paddle's cache layout) and how they are checked."""
-import hashlib
 import os
 import warnings
+
+from ..framework.file_digest import file_hexdigest
 
 __all__ = ["DATA_HOME", "download", "md5file"]
 
@@ -11,11 +12,7 @@ _md5_seen = {}   # (path, size, mtime) -> md5, so a file is hashed once per proc
 
 
 def md5file(fname):
-    digest = hashlib.md5()
-    with open(fname, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
+    return file_hexdigest(fname, "md5")
 
 
 def download(url, module_name, md5sum, save_name=None):

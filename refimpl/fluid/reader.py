@@ -22,9 +22,9 @@ from ..framework import mode
 from ..framework.blocking_queue import FedQueue, as_lod_tensors
 from ..framework.errors import EnforceNotMet, EOFException
 from ..framework.place import CPUPlace
-from ..framework.program import Variable
 from ..io import DataLoader
 from ..io.collate import default_collate_fn as _collate
+from ..io.dataloader import static_feed_list
 from ..layers.readers import PyReader as _ProgramReader, read_file
 from .data_feeder import DataFeeder
 
@@ -144,14 +144,9 @@ class GeneratorLoader(DataLoaderBase):
     def __init__(self, feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
                  return_list=False, drop_last=True):
         _check_capacity(capacity)
-        if not feed_list:
-            raise ValueError("DataLoader.from_generator: feed_list (the data Variables to "
-                             "fill) is required in static mode")
-        for i, v in enumerate(feed_list):
-            if not isinstance(v, Variable):
-                raise TypeError("DataLoader.from_generator: feed_list[%d] must be a Variable, "
-                                "got %s" % (i, type(v).__name__))
-        self._feed_list = list(feed_list)
+        self._feed_list = static_feed_list(feed_list, "DataLoader.from_generator",
+                                           "(the data Variables to fill) is required in "
+                                           "static mode")
         self._iterable = bool(iterable)
         self._return_list = bool(return_list)
         self._drop_last = bool(drop_last)

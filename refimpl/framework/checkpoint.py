@@ -29,6 +29,7 @@ import os
 import re
 
 from . import atomic_file
+from .file_digest import file_hexdigest
 from .serialization import FileFormatError, read_file
 
 __all__ = ["write_checkpoint", "read_checkpoint_files", "manifest_path", "TornCheckpointError",
@@ -55,14 +56,6 @@ def _is_directory_checkpoint(prefix):
     return os.path.basename(os.fspath(prefix)) == ""
 
 
-def _sha256_of_file(path):
-    digest = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            digest.update(chunk)
-    return digest.hexdigest()
-
-
 def _manifest_bytes(saved_by, entries):
     return json.dumps({"format": MANIFEST_FORMAT, "version": MANIFEST_VERSION,
                        "saved_by": saved_by, "files": entries}, indent=1).encode("utf-8")
@@ -83,7 +76,7 @@ def write_checkpoint(prefix, files, saved_by):
             staged[-1].finish()
         atomic_file.fsync_directory(directory)     # pending names before the manifest
         entries = [{"name": os.path.basename(s.path), "size": os.path.getsize(s.temp_path),
-                    "sha256": _sha256_of_file(s.temp_path),
+                    "sha256": file_hexdigest(s.temp_path, "sha256"),
                     "pending": os.path.basename(s.temp_path)} for s in staged]
         commit = atomic_file.StagedFile(manifest)
         commit.file.write(_manifest_bytes(saved_by, entries))

@@ -44,6 +44,18 @@ def set_output_converter(fn=None):
     _output_converter = fn or _as_is
 
 
+def static_feed_list(feed_list, owner, why_required):
+    """feed_list as a list of static Variables (paddle.static.data / fluid.data), for the
+    loaders whose batches become feed dicts; `why_required` ends the error of an empty one."""
+    if not feed_list:
+        raise ValueError("%s: feed_list %s" % (owner, why_required))
+    for i, var in enumerate(feed_list):
+        if not isinstance(var, Variable):
+            raise TypeError("%s: feed_list[%d] must be a Variable from paddle.static.data, "
+                            "got %s" % (owner, i, type(var).__name__))
+    return list(feed_list)
+
+
 class DataLoader:
     """Iterate `dataset` in batches. Each batch is the collate_fn of batch_size samples
     (default_collate_fn stacks them); with return_list=True it is yielded as is (arrays,
@@ -97,14 +109,9 @@ class DataLoader:
     def _check_feed_list(self, feed_list):
         if self.return_list:
             return list(feed_list or [])
-        if not feed_list:
-            raise ValueError("DataLoader: feed_list must be given when return_list=False (the "
-                             "batches become feed dicts keyed by the feed variables' names)")
-        for i, var in enumerate(feed_list):
-            if not isinstance(var, Variable):
-                raise TypeError("DataLoader: feed_list[%d] must be a Variable from "
-                                "paddle.static.data, got %s" % (i, type(var).__name__))
-        return list(feed_list)
+        return static_feed_list(feed_list, "DataLoader", "must be given when return_list=False "
+                                "(the batches become feed dicts keyed by the feed variables' "
+                                "names)")
 
     def _check_places(self, places):
         if places is None:

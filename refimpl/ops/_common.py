@@ -33,6 +33,12 @@ def broadcast_shape(a, b, where):
     return tuple(out)
 
 
+def shapes_agree(shape, expected):
+    """The same rank, and each dim equal wherever both are known (-1: set at run time)."""
+    return len(shape) == len(expected) and all(
+        a < 0 or b < 0 or a == b for a, b in zip(shape, expected))
+
+
 def numel(shape):
     n = 1
     for d in shape:

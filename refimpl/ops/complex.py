@@ -13,15 +13,23 @@ def _complex_sample(rng, *shape):
     return rand(rng, *shape) + 1j * rand(rng, *shape)
 
 
+def _as_complex(dout):
+    """A real part's gradient dOut as the complex dtype of its precision."""
+    return dout.astype(np.result_type(dout.dtype, np.complex64))
+
+
 class _ComplexPart(OpDef):
+    """Out has X's shape and, with `real_out`, X's real dtype (complex64 -> float32)."""
     inputs = ("X",)
     outputs = ("Out",)
     grad_inputs = ("Out@GRAD",)
+    real_out = True
 
     def infer_shape(self, ctx):
         ctx.check_dtype("X", COMPLEX)
         x = ctx.input_var("X")
-        ctx.set_output("Out", x.shape, self.out_dtype(x.dtype.name))
+        ctx.set_output("Out", x.shape, REAL_OF[x.dtype.name] if self.real_out
+                       else x.dtype.name)
 
     def samples(self, rng):
         # complex inputs: the generic finite-difference check perturbs real inputs only,
@@ -32,10 +40,7 @@ class _ComplexPart(OpDef):
 @register
 class Conj(_ComplexPart):
     type = "conj"
-
-    @staticmethod
-    def out_dtype(name):
-        return name
+    real_out = False
 
     @staticmethod
     def forward(x):
@@ -51,16 +56,12 @@ class Real(_ComplexPart):
     type = "real"
 
     @staticmethod
-    def out_dtype(name):
-        return REAL_OF[name]
-
-    @staticmethod
     def forward(x):
         return np.ascontiguousarray(x.real)
 
     @staticmethod
     def backward(dout):
-        return dout.astype(np.result_type(dout.dtype, np.complex64))
+        return _as_complex(dout)
 
 
 @register
@@ -68,13 +69,9 @@ class Imag(_ComplexPart):
     type = "imag"
 
     @staticmethod
-    def out_dtype(name):
-        return REAL_OF[name]
-
-    @staticmethod
     def forward(x):
         return np.ascontiguousarray(x.imag)
 
     @staticmethod
     def backward(dout):
-        return 1j * dout.astype(np.result_type(dout.dtype, np.complex64))
+        return 1j * _as_complex(dout)

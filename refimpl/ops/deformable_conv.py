@@ -11,7 +11,7 @@ x <= -1 or x >= W reads 0 and has no gradient), times the mask (v2). The sampled
 are then convolved with Filter as a grouped 1x1-per-tap convolution."""
 import numpy as np
 
-from ._common import rand
+from ._common import rand, shapes_agree
 from .registry import OpDef, Sample, register
 
 ATTRS = {"strides": [1, 1], "paddings": [0, 0], "dilations": [1, 1], "groups": 1,
@@ -156,21 +156,16 @@ def infer_deformable(ctx, modulated):
     ctx.expect(ho != 0 and wo != 0 and ho >= -1 and wo >= -1,
                "input Input %r: spatial size %s too small for the kernel" % (x.name, [h, wd]))
     expected = [n, 2 * dg * kh * kw, ho, wo]
-    ctx.expect(_matches(offset.shape, expected), "input Offset %r: expected %s "
+    ctx.expect(shapes_agree(offset.shape, expected), "input Offset %r: expected %s "
                "(2 * deformable_groups * kh * kw channels), got %s"
                % (offset.name, expected, list(offset.shape)))
     if modulated:
         mask = ctx.input_var("Mask")
         expected = [n, dg * kh * kw, ho, wo]
-        ctx.expect(_matches(mask.shape, expected), "input Mask %r: expected %s "
+        ctx.expect(shapes_agree(mask.shape, expected), "input Mask %r: expected %s "
                    "(deformable_groups * kh * kw channels), got %s"
                    % (mask.name, expected, list(mask.shape)))
     ctx.set_output("Output", (n, m, ho, wo), x.dtype)
-
-
-def _matches(shape, expected):
-    return len(shape) == len(expected) and all(
-        a < 0 or b < 0 or a == b for a, b in zip(shape, expected))
 
 
 def _samples(rng, modulated):

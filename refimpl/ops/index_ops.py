@@ -3,7 +3,7 @@ scatter_nd_add, masked_select, strided_slice, multiplex, shard_index. The gradie
 gather is a scatter-add of dOut to where each element was read (repeats add up)."""
 import numpy as np
 
-from ._common import rand, runtime_ints, take_along, take_along_grad
+from ._common import rand, runtime_ints, shapes_agree, take_along, take_along_grad
 from .registry import OpDef, Sample, register, share_lod
 
 INTS = ("int32", "int64")
@@ -155,10 +155,9 @@ class ScatterNdAdd(OpDef):
     def infer_shape(self, ctx):
         x, idx, up = (ctx.input_var(s) for s in ("X", "Index", "Updates"))
         want = _check_nd_index(ctx, x, idx)
-        ctx.expect(len(up.shape) == len(want) and all(
-            a < 0 or b < 0 or a == b for a, b in zip(up.shape, want)),
-            "Updates has wrong shape: Updates %r has shape %s; expected Index.shape[:-1] + "
-            "X.shape[Index.shape[-1]:] = %s" % (up.name, list(up.shape), want))
+        ctx.expect(shapes_agree(up.shape, want), "Updates has wrong shape: Updates %r has shape "
+                   "%s; expected Index.shape[:-1] + X.shape[Index.shape[-1]:] = %s"
+                   % (up.name, list(up.shape), want))
         ctx.same_as("X", "Out")
 
     @staticmethod
@@ -191,10 +190,8 @@ class MaskedSelect(OpDef):
     def infer_shape(self, ctx):
         x, mask = ctx.input_var("X"), ctx.input_var("Mask")
         ctx.check_dtype("Mask", ("bool",))
-        ctx.expect(len(x.shape) == len(mask.shape) and all(
-            a < 0 or b < 0 or a == b for a, b in zip(x.shape, mask.shape)),
-            "Mask %r shape %s must equal X %r shape %s"
-            % (mask.name, list(mask.shape), x.name, list(x.shape)))
+        ctx.expect(shapes_agree(mask.shape, x.shape), "Mask %r shape %s must equal X %r shape %s"
+                   % (mask.name, list(mask.shape), x.name, list(x.shape)))
         ctx.set_output("Y", [-1], x.dtype)
 
     @staticmethod

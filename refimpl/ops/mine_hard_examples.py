@@ -15,7 +15,7 @@ ascending, one LoD sequence per image (their counts: NegCount [N], which carries
 and is no program variable in Paddle); UpdatedMatchIndices [N, M] int32."""
 import numpy as np
 
-from ._common import FLOATS
+from ._common import FLOATS, shapes_agree
 from .registry import OpDef, Sample, lengths_lod, register
 
 MINING_TYPES = ("max_negative", "hard_example")
@@ -52,8 +52,7 @@ class MineHardExamples(OpDef):
         for slot in ("LocLoss", "MatchIndices", "MatchDist"):
             var = ctx.input_var(slot)
             if var is not None:
-                ctx.expect(len(var.shape) == 2 and all(
-                    a < 0 or b < 0 or a == b for a, b in zip(var.shape, shape)),
+                ctx.expect(shapes_agree(var.shape, shape),
                     "%s %r %s must have ClsLoss %r's shape %s"
                     % (slot, var.name, list(var.shape), cls_loss.name, shape))
         ctx.set_output("NegIndices", (-1, 1), "int32")

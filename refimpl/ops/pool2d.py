@@ -14,6 +14,20 @@ from ._common import FLOATS, channels_first, channels_last, rand
 from .registry import OpDef, Sample, register
 
 EMPTY_MAX = float(np.finfo(np.float32).min)   # Paddle's max-pool initial value (-FLT_MAX)
+# the attrs of pool2d / pool3d that pool_geometry takes after the spatial dims, in its order
+GEOMETRY_ATTRS = ("ksize", "strides", "paddings", "global_pooling", "ceil_mode", "adaptive",
+                  "padding_algorithm")
+
+
+def checked_pool_input(ctx, rank):
+    """X, checked as pool2d and pool3d take it: floats of `rank` dims, a max or avg pool."""
+    x = ctx.input_var("X")
+    ctx.check_dtype("X", FLOATS)
+    ctx.expect(len(x.shape) == rank, "X %r must be %d-D, got %s"
+               % (x.name, rank, list(x.shape)))
+    ctx.expect(ctx.attr("pooling_type") in ("max", "avg"),
+               "pooling_type must be 'max' or 'avg', got %r" % ctx.attr("pooling_type"))
+    return x
 
 
 def _geometry(x, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,
@@ -62,11 +76,7 @@ class Pool2D(OpDef):
     grad_inputs = ("X", "Out", "Out@GRAD")
 
     def infer_shape(self, ctx):
-        x = ctx.input_var("X")
-        ctx.check_dtype("X", FLOATS)
-        ctx.expect(len(x.shape) == 4, "X %r must be 4-D, got %s" % (x.name, list(x.shape)))
-        ctx.expect(ctx.attr("pooling_type") in ("max", "avg"),
-                   "pooling_type must be 'max' or 'avg', got %r" % ctx.attr("pooling_type"))
+        x = checked_pool_input(ctx, 4)
         nhwc = ctx.attr("data_format") == "NHWC"
         shape = (x.shape[0], x.shape[3], x.shape[1], x.shape[2]) if nhwc else tuple(x.shape)
         # a dim unknown at build time (-1) gives -1 (each spatial dim on its own, as
@@ -74,10 +84,7 @@ class Pool2D(OpDef):
         unknown = [d < 0 for d in shape[2:]]
         stand_in = 1 + max(list(ctx.attr("ksize")) + [1]) * 2 + sum(ctx.attr("paddings"))
         known = tuple(stand_in if u else d for u, d in zip(unknown, shape[2:]))
-        _, _, _, (ho, wo) = pool_geometry(
-            known, ctx.attr("ksize"), ctx.attr("strides"), ctx.attr("paddings"),
-            ctx.attr("global_pooling"), ctx.attr("ceil_mode"), ctx.attr("adaptive"),
-            ctx.attr("padding_algorithm"))
+        _, _, _, (ho, wo) = pool_geometry(known, *(ctx.attr(a) for a in GEOMETRY_ATTRS))
         ctx.expect(ho > 0 and wo > 0, "X %r of shape %s is smaller than the window %s"
                    % (x.name, list(x.shape), ctx.attr("ksize")))
         if not ctx.attr("adaptive"):

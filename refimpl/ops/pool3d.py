@@ -13,9 +13,9 @@ import itertools
 import numpy as np
 
 from ..geometry import pool_geometry
-from ._common import FLOATS, channels_first, channels_last, rand
+from ._common import channels_first, channels_last, rand
 from .conv_nd import patches, scatter
-from .pool2d import EMPTY_MAX
+from .pool2d import EMPTY_MAX, GEOMETRY_ATTRS, checked_pool_input
 from .registry import OpDef, Sample, register
 
 
@@ -114,21 +114,14 @@ class Pool3D(OpDef):
     grad_inputs = ("X", "Out", "Out@GRAD")
 
     def infer_shape(self, ctx):
-        x = ctx.input_var("X")
-        ctx.check_dtype("X", FLOATS)
-        ctx.expect(len(x.shape) == 5, "X %r must be 5-D, got %s" % (x.name, list(x.shape)))
-        ctx.expect(ctx.attr("pooling_type") in ("max", "avg"),
-                   "pooling_type must be 'max' or 'avg', got %r" % ctx.attr("pooling_type"))
+        x = checked_pool_input(ctx, 5)
         last = ctx.attr("data_format") == "NDHWC"
         shape = list(x.shape)
         if last:
             shape = [shape[0], shape[4]] + shape[1:4]
         out = [-1] * 3
         if min(shape[2:]) >= 0:
-            _, _, _, out = pool_geometry(
-                shape[2:], ctx.attr("ksize"), ctx.attr("strides"), ctx.attr("paddings"),
-                ctx.attr("global_pooling"), ctx.attr("ceil_mode"), ctx.attr("adaptive"),
-                ctx.attr("padding_algorithm"))
+            _, _, _, out = pool_geometry(shape[2:], *(ctx.attr(a) for a in GEOMETRY_ATTRS))
             ctx.expect(min(out) > 0, "X %r of shape %s is smaller than the window %s"
                        % (x.name, list(x.shape), ctx.attr("ksize")))
         full = [shape[0], shape[1]] + out
@@ -136,9 +129,7 @@ class Pool3D(OpDef):
 
     @staticmethod
     def _geometry(xc, attrs):
-        return pool_geometry(xc.shape[2:], attrs["ksize"], attrs["strides"],
-                             attrs["paddings"], attrs["global_pooling"], attrs["ceil_mode"],
-                             attrs["adaptive"], attrs["padding_algorithm"])
+        return pool_geometry(xc.shape[2:], *(attrs[a] for a in GEOMETRY_ATTRS))
 
     @staticmethod
     def _divisor(window, full, attrs):

@@ -3,6 +3,8 @@ place (Paddle's cache layout) or say where to put it."""
 import os
 import os.path as osp
 
+from ..framework.file_digest import file_hexdigest
+
 __all__ = ["get_weights_path_from_url", "get_path_from_url", "WEIGHTS_HOME"]
 
 WEIGHTS_HOME = osp.expanduser("~/.cache/paddle/hapi/weights")
@@ -15,9 +17,7 @@ def get_path_from_url(url, root_dir, md5sum=None, check_exist=True):
         raise RuntimeError("get_path_from_url: refimpl does not download; put the file from "
                            "%s at %s" % (url, path))
     if md5sum is not None:
-        import hashlib
-        with open(path, "rb") as f:
-            digest = hashlib.md5(f.read()).hexdigest()
+        digest = file_hexdigest(path, "md5")
         if digest != md5sum:
             raise RuntimeError("get_path_from_url: %s has md5 %s, expected %s"
                                % (path, digest, md5sum))

@@ -1,6 +1,9 @@
 """Where the vision datasets find their files: a path given by the user, or Paddle's
-cache directory ~/.cache/paddle/dataset/<dataset>/<file>. refimpl downloads nothing."""
+cache directory ~/.cache/paddle/dataset/<dataset>/<file>. refimpl downloads nothing.
+Also what they share in making a sample: the transformed image in the backend's form."""
 import os
+
+import numpy as np
 
 from ...framework.dtypes import convert_dtype
 
@@ -32,3 +35,13 @@ def check_mode(mode, modes, owner):
 def default_float():
     from ... import get_default_dtype
     return convert_dtype(get_default_dtype())
+
+
+def transformed_image(image, transform, backend, dtype):
+    """`image` after `transform` (when given): as the transform leaves it with backend
+    'pil', else as an array of `dtype` (the default float dtype)."""
+    if transform is not None:
+        image = transform(image)
+    if backend == "pil":
+        return image
+    return np.asarray(image).astype(dtype)

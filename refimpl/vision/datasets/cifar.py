@@ -10,7 +10,7 @@ import numpy as np
 from ...framework.paddle_formats import DecodeError, safe_pickle
 from ...io import Dataset
 from ..image import check_backend, get_image_backend, pil_image_module
-from ._files import check_mode, default_float, locate
+from ._files import check_mode, default_float, locate, transformed_image
 
 __all__ = ["Cifar10", "Cifar100"]
 
@@ -70,11 +70,7 @@ class Cifar10(Dataset):
         label = np.array(self.labels[idx], dtype=np.int64)
         if self.backend == "pil":
             image = pil_image_module(type(self).__name__).fromarray(image)
-        if self.transform is not None:
-            image = self.transform(image)
-        if self.backend == "pil":
-            return image, label
-        return np.asarray(image).astype(self.dtype), label
+        return transformed_image(image, self.transform, self.backend, self.dtype), label
 
     def __len__(self):
         return len(self.labels)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...io import Dataset
 from ..image import check_backend, get_image_backend, pil_image_module
-from ._files import check_mode, default_float, locate
+from ._files import check_mode, default_float, locate, transformed_image
 
 __all__ = ["Flowers"]
 
@@ -85,11 +85,7 @@ class Flowers(Dataset):
         image = self._image.open(path)
         if self.backend == "cv2":
             image = np.array(image)
-        if self.transform is not None:
-            image = self.transform(image)
-        if self.backend == "pil":
-            return image, label
-        return np.asarray(image).astype(self.dtype), label
+        return transformed_image(image, self.transform, self.backend, self.dtype), label
 
     def __len__(self):
         return len(self.indexes)

@@ -7,7 +7,7 @@ import numpy as np
 
 from ...io import Dataset
 from ..image import check_backend, get_image_backend, pil_image_module
-from ._files import check_mode, default_float, locate
+from ._files import check_mode, default_float, locate, transformed_image
 
 __all__ = ["MNIST", "FashionMNIST"]
 
@@ -66,11 +66,7 @@ class MNIST(Dataset):
         image, label = self.images[idx], self.labels[idx:idx + 1]
         if self.backend == "pil":
             image = pil_image_module(type(self).__name__).fromarray(image)  # uint8 [28, 28]: mode "L"
-        if self.transform is not None:
-            image = self.transform(image)
-        if self.backend == "pil":
-            return image, label
-        return np.asarray(image).astype(self.dtype), label
+        return transformed_image(image, self.transform, self.backend, self.dtype), label
 
     def __len__(self):
         return len(self.labels)

@@ -10,7 +10,7 @@ import numpy as np
 
 from ...io import Dataset
 from ..image import check_backend, get_image_backend, pil_image_module
-from ._files import check_mode, default_float, locate
+from ._files import check_mode, default_float, locate, transformed_image
 
 __all__ = ["VOC2012"]
 
@@ -68,10 +68,9 @@ class VOC2012(Dataset):
         image, label = self._read(self.data[idx]), self._read(self.labels[idx])
         if self.backend == "cv2":
             image, label = np.array(image), np.array(label)
-        if self.transform is not None:
-            image = self.transform(image)
+        image = transformed_image(image, self.transform, self.backend, self.dtype)
         if self.backend == "cv2":
-            return np.asarray(image).astype(self.dtype), label.astype(self.dtype)
+            label = label.astype(self.dtype)
         return image, label
 
     def __len__(self):
