@@ -2,11 +2,12 @@
 gradients DataParallel's sum through shared memory (refimpl/parallel/node_sum.py, the one
 used when every rank runs on one machine) leaves in .grad. On every rank, after each
 backward: every .grad is the gradient of the mean loss over the global batch (one process
-computing it alone), in the same bits on every rank; a gradient kept from one step keeps its
-values through the next; two DataParallel models whose steps take turns, the second larger
-than the shared memory made for the first (so it is replaced while the first still uses
-it), are both right. Pieces of a few parameters, so that most pieces do not split evenly
-over the ranks.
+computing it alone), in the same bits on every rank; gradients kept from step to step keep
+their values (each step summing in an array nothing views: a free slot, else the private
+buckets) and one rank changing its gradients after a step changes nobody else's; two
+DataParallel models whose steps take turns, the second larger than the shared memory made
+for the first (so it is replaced while the first's gradients still view it), are both
+right. Pieces of a few parameters, so that most pieces do not split evenly over the ranks.
 """
 import numpy as np
 import paddle
@@ -15,6 +16,7 @@ import paddle.nn as nn
 
 from refimpl.distributed import reducer
 from refimpl.parallel import node_sum
+from refimpl.parallel.world import process_world
 
 dist.init_parallel_env()
 paddle.set_default_dtype("float64")
@@ -73,18 +75,52 @@ class Pair:
             opt.clear_grad()
 
 
+def sum_array(pair):
+    """Which of its arrays (node_sum) this rank's last step summed in."""
+    return pair.dp._reducer._sum._index
+
+
 small = Pair(3)
-kept = small.backward(0)
-first = [g.copy() for g in kept]
+kept, values = [], []
+for seed, index in enumerate([0, 1, node_sum.SCRATCH]):
+    # the gradients of every step kept: each step sums in an array nothing views, the
+    # private buckets once both slots are viewed
+    kept.append(small.backward(seed))
+    values.append([g.copy() for g in kept[-1]])
+    assert sum_array(small) == index, (sum_array(small), index)
+    small.step()
+for grads, copies in zip(kept, values):       # the kept gradients keep their values
+    for g, c in zip(grads, copies):
+        assert np.array_equal(g, c)
+del kept
+grads = small.backward(3)                     # nothing viewed: the first slot again
+assert sum_array(small) == 0
+expected = [g.copy() for g in grads]
 small.step()
-small.backward(1)
-for g, values in zip(kept, first):     # the kept gradients are not the new ones
-    assert np.array_equal(g, values)
-small.step()
-large = Pair(8)           # more than the shared memory made for `small`: replaced
-for seed in range(2, 5):
+if RANK == 0:      # a rank changing its gradients after the step changes nobody else's
+    for g in grads:
+        g[...] = -1
+dist.barrier()
+if RANK:
+    for g, e in zip(grads, expected):
+        assert np.array_equal(g, e)
+# more than the shared memory made for `small`: replaced, while `grads` still views the
+# old one (which stays mapped: retired)
+large = Pair(8)
+for seed in range(4, 7):
     large.backward(seed)
     large.step()
     small.backward(seed)
     small.step()
+if RANK:
+    for g, e in zip(grads, expected):
+        assert np.array_equal(g, e)
+assert len(process_world().retired_arenas) == 1
+del grads
+larger = Pair(12)       # replaces the arena again, now freeing it: nothing views it
+assert len(process_world().retired_arenas) == 1
+for seed in range(7, 9):
+    for pair in (small, large, larger):
+        pair.backward(seed)
+        pair.step()
 print("rank %d of %d: shared sums right" % (RANK, WORLD))

@@ -20,13 +20,13 @@ the world size into its bucket's staging array (one pass); a complete piece's su
 started at once, each hook letting the started ones progress. How the pieces are summed
 is the world's (World.bucket_sum): by default in place in the bucket's flat array
 (World.start_allreduce: MPI Iallreduce, which advances inside the hooks); under mpirun
-on one machine through shared memory (parallel/node_sum.py: the staging array is this
-rank's part of it, each rank sums its share of a piece from every rank's part, and the
-sums are copied into the flat array). The flat array is kept from step to step. When the
-backward ends (autograd.queue_callback) the parameters still without a gradient are
-marked ready with their gradient so far (zeros if none) under find_unused_parameters,
-else they are an error naming them; then every piece's sum is waited for and each .grad
-becomes its part of the averaged flat array (a view).
+on one machine through shared memory (parallel/node_sum.py: the staging array lies in
+it, the owner of each share of a piece adds the ranks' gradients and writes the sum into
+every rank's staging array). The flat array is kept from step to step. When the backward
+ends (autograd.queue_callback) the parameters still without a gradient are marked ready
+with their gradient so far (zeros if none) under find_unused_parameters, else they are
+an error naming them; then every piece's sum is waited for and each .grad becomes its
+part of the averaged bucket (a view: of the flat array, or of the shared one).
 """
 import sys
 import time
@@ -113,10 +113,10 @@ class _Bucket:
         self.ready[index] = True
         self.missing[self._piece_of[index]] -= 1
 
-    def scatter_back(self):
-        """Each parameter's .grad: its part of the averaged flat array."""
+    def scatter_back(self, averaged):
+        """Each parameter's .grad: its part of the averaged bucket (a view)."""
         for p, start, end in zip(self.params, self.offsets, self.offsets[1:]):
-            p._grad = self.flat[start:end].reshape(p._array().shape)
+            p._grad = averaged[start:end].reshape(p._array().shape)
             p._zeroed = False
 
 
@@ -231,10 +231,10 @@ class Reducer:
         wall, cpu = time.perf_counter(), time.process_time()
         for p in missing:
             self._mark(p)
-        self._sum.finish()
+        averaged = self._sum.finish()
         self._unstage()
-        for bucket in self.buckets:
-            bucket.scatter_back()
+        for bucket, array in zip(self.buckets, averaged):
+            bucket.scatter_back(array)
         self._account("wait", wall, cpu)
         self.state = "idle"
 

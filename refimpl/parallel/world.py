@@ -123,8 +123,9 @@ class BucketSum:
     """The sum over the ranks of gradient buckets, piece by piece, as the reducer fills
     them: `begin(flats)` at a step's first gradient (returns the arrays to fill: here the
     buckets themselves), `start(j)` when the j-th piece is filled, `progress()` between
-    gradients, `finish()` after backward (the sums are then in `flats`), `abandon()` for a
-    step that failed. Here each piece is summed in place by the world's start_allreduce."""
+    gradients, `finish()` after backward (returns the buckets holding the averages: here
+    `flats`), `abandon()` for a step that failed. Here each piece is summed in place by
+    the world's start_allreduce."""
 
     def __init__(self, world, pieces):
         self.world, self.pieces = world, pieces
@@ -144,7 +145,9 @@ class BucketSum:
     def finish(self):
         for pending in self._pending:
             pending.wait()
+        flats = self._flats
         self.abandon()
+        return flats
 
     def abandon(self):
         self._flats, self._pending = None, []
@@ -298,6 +301,7 @@ class MPIWorld(World):
         self.rank, self.size = comm_world.Get_rank(), comm_world.Get_size()
         self._comm = self._node = None
         self.arena = None      # DataParallel's shared buckets (node_sum), once made
+        self.retired_arenas = []    # smaller ones that gradients still viewed when replaced
 
     @property
     def comm(self):
