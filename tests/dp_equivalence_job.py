@@ -130,7 +130,7 @@ def check_data_parallel_matches_one_process(cfg):
     model = Net(cfg, nn.SyncBatchNorm)
     reducer.PIECE_BYTES = cfg["piece_bytes"]
     shared = cfg["sum"] == "shared"
-    node_sum.usable = SHARED_USABLE if shared else lambda world: False
+    node_sum.usable = SHARED_USABLE if shared else lambda world, sizes: False
     dp = paddle.DataParallel(model, comm_buffer_size=cfg["comm_buffer_size"],
                              last_comm_buffer_size=cfg["last_comm_buffer_size"],
                              find_unused_parameters=cfg["unused"])

@@ -7,7 +7,9 @@ their values (each step summing in an array nothing views: a free slot, else the
 buckets) and one rank changing its gradients after a step changes nobody else's; two
 DataParallel models whose steps take turns, the second larger than the shared memory made
 for the first (so it is replaced while the first's gradients still view it), are both
-right. Pieces of a few parameters, so that most pieces do not split evenly over the ranks.
+right; without room for the shared memory as one rank sees it, every rank sums by
+allreduce. Pieces of a few parameters, so that most pieces do not split evenly over the
+ranks.
 """
 import numpy as np
 import paddle
@@ -43,9 +45,9 @@ def loss_of(model, x, y):
 class Pair:
     """A DataParallel model and the same model alone on the global batch."""
 
-    def __init__(self, width):
+    def __init__(self, width, shared=True):
         self.dp = paddle.DataParallel(net(width))
-        assert isinstance(self.dp._reducer._sum, node_sum.SharedBucketSum)
+        assert isinstance(self.dp._reducer._sum, node_sum.SharedBucketSum) == shared
         self.alone = net(width)
         self.dp_opt = paddle.optimizer.Momentum(0.1, 0.9, parameters=self.dp.parameters())
         self.opt = paddle.optimizer.Momentum(0.1, 0.9, parameters=self.alone.parameters())
@@ -121,6 +123,15 @@ larger = Pair(12)       # replaces the arena again, now freeing it: nothing view
 assert len(process_world().retired_arenas) == 1
 for seed in range(7, 9):
     for pair in (small, large, larger):
+        pair.backward(seed)
+        pair.step()
+# too little room for a larger window as rank 0 sees it: every rank sums by allreduce
+room = node_sum._shm_room
+node_sum._shm_room = (lambda: 0) if RANK == 0 else room
+roomless = Pair(16, shared=False)
+node_sum._shm_room = room
+for seed in range(9, 11):
+    for pair in (roomless, small):
         pair.backward(seed)
         pair.step()
 print("rank %d of %d: shared sums right" % (RANK, WORLD))

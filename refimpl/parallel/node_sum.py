@@ -34,6 +34,7 @@ turns; the step counter is the arena's). A layout larger than the arena's makes 
 one at DataParallel's construction, which every rank makes together; the old one is freed
 then if no rank's gradients still view it, else kept until the job ends.
 """
+import os
 import sys
 
 import numpy as np
@@ -52,10 +53,35 @@ def _aligned(n):
     return -(-n // ALIGN) * ALIGN
 
 
-def usable(world):
-    """Whether every rank of `world` (an MPIWorld) shares this machine's memory."""
+def usable(world, sizes):
+    """Whether every rank of `world` (an MPIWorld) shares this machine's memory, with room
+    in it for buckets of `sizes` (every rank calls this together, and all decide alike).
+    Room: a shared-memory file system smaller than the window (a container's default
+    /dev/shm is 64 MB; ResNet-18 needs 270 MB for 2 ranks) would kill the ranks with
+    SIGBUS when they touch it, so the window takes at most half of what is free there."""
     from mpi4py import MPI
-    return world.node_comm().Get_size() == world.size and hasattr(MPI.Win, "Allocate_shared")
+    if not hasattr(MPI.Win, "Allocate_shared") or world.node_comm().Get_size() != world.size:
+        return False
+    data_bytes = _data_bytes(sizes)
+    arena = world.arena
+    if arena is not None and data_bytes <= arena.data_bytes:
+        return True      # (a new arena for more pieces keeps this one's data size)
+    fits = _shm_room() >= 2 * world.size * (SLOTS + 1) * data_bytes
+    return bool(world.allreduce_array(np.array([fits], np.int32), "min")[0])
+
+
+def _shm_room():
+    """Bytes free where MPI maps shared memory (/dev/shm on Linux; elsewhere unknown,
+    taken as enough)."""
+    try:
+        st = os.statvfs("/dev/shm")
+    except OSError:
+        return float("inf")
+    return st.f_bavail * st.f_frsize
+
+
+def _data_bytes(sizes):
+    return sum(_aligned(n * np.dtype(dtype).itemsize) for n, dtype in sizes)
 
 
 class _Arena:

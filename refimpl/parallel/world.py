@@ -322,7 +322,7 @@ class MPIWorld(World):
 
     def bucket_sum(self, sizes, pieces):
         """Through shared memory when every rank runs on this machine (node_sum)."""
-        if node_sum.usable(self):
+        if node_sum.usable(self, sizes):
             return node_sum.SharedBucketSum(self, sizes, pieces)
         return super().bucket_sum(sizes, pieces)
 
