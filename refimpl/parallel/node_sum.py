@@ -62,7 +62,7 @@ def usable(world, sizes):
     from mpi4py import MPI
     if not hasattr(MPI.Win, "Allocate_shared") or world.node_comm().Get_size() != world.size:
         return False
-    data_bytes = _data_bytes(sizes)
+    data_bytes = _layout(sizes)[1]
     arena = world.arena
     if arena is not None and data_bytes <= arena.data_bytes:
         return True      # (a new arena for more pieces keeps this one's data size)
@@ -80,8 +80,13 @@ def _shm_room():
     return st.f_bavail * st.f_frsize
 
 
-def _data_bytes(sizes):
-    return sum(_aligned(n * np.dtype(dtype).itemsize) for n, dtype in sizes)
+def _layout(sizes):
+    """(each bucket's byte offset in an array, the array's bytes)."""
+    offsets, at = [], 0
+    for n, dtype in sizes:
+        offsets.append(at)
+        at += _aligned(n * np.dtype(dtype).itemsize)
+    return offsets, at
 
 
 class _Arena:
@@ -149,12 +154,9 @@ class SharedBucketSum:
     def __init__(self, world, sizes, pieces):
         self.world, self.sizes, self.pieces = world, sizes, pieces
         self.rank, self.size = world.rank, world.size
-        self.offsets, at = [], 0
-        for n, dtype in sizes:
-            self.offsets.append(at)
-            at += _aligned(n * np.dtype(dtype).itemsize)
+        self.offsets, data_bytes = _layout(sizes)
         self.arena = None
-        world.arena = arena_for(world, len(pieces), at)
+        world.arena = arena_for(world, len(pieces), data_bytes)
         self.shares = [[lo + (hi - lo) * q // self.size for q in range(self.size + 1)]
                        for _, lo, hi in pieces]
         self._started = self._summed = 0
