@@ -29,9 +29,10 @@ what adding a process on a second core gives); the 1-minute load average after e
 round; and, for each run's last round, per rank, ms per step of wall time (`ms`) and of
 CPU time (`cpu_ms`, less sensitive to other load on the machine) in each phase: data,
 forward, backward (its own compute), bucket_fill (the gradients copied, divided by the
-world size, into the buckets), hook_progress (MPI moving the allreduces on inside the
-backward's hooks), allreduce_wait (waiting for the sums after backward ended), optimizer,
-and the whole step.
+world size, into the buckets), hook_progress (the sums moving on inside the backward's
+hooks: MPI's allreduces, or on one machine this rank's shares of the shared-memory sum),
+allreduce_wait (the sums left after backward ended, and waiting for the other ranks'),
+optimizer, and the whole step.
 """
 import json
 import os

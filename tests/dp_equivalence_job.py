@@ -1,6 +1,8 @@
 """Run under `mpirun -n N python -m refimpl run` by tests/test_distributed_mpi.py:
 hypothesis draws models (MLPs and CNNs, with SyncBatchNorm or not, a parameter left unused
-or not), optimizers, bucket and piece sizes and gradient accumulation under no_sync; every rank
+or not), optimizers, bucket and piece sizes, gradient accumulation under no_sync and how the
+buckets are summed (through shared memory, the default on one machine, or MPI's allreduce,
+as across machines); every rank
 trains a DataParallel copy on its shard of each global batch and, alone, a reference copy
 on the whole batch, and checks that both end with the same parameters and statistics.
 
@@ -17,10 +19,12 @@ import paddle.nn as nn
 from hypothesis import HealthCheck, Phase, given, settings, strategies as st
 
 from refimpl.distributed import reducer
+from refimpl.parallel import node_sum
 
 dist.init_parallel_env()
 paddle.set_default_dtype("float64")    # so that the comparison can be tight
 RANK, WORLD = dist.get_rank(), dist.get_world_size()
+SHARED_USABLE = node_sum.usable
 OPTIMIZERS = {
     "sgd": lambda ps: paddle.optimizer.SGD(0.1, parameters=ps),
     "momentum": lambda ps: paddle.optimizer.Momentum(0.05, 0.9, parameters=ps),
@@ -83,6 +87,7 @@ def configs(draw):
         # pieces a bucket is summed in: about one parameter each, a few, the default
         "piece_bytes": draw(st.sampled_from([1, 256, reducer.PIECE_BYTES])),
         "seed": draw(st.integers(0, 1000)),
+        "sum": draw(st.sampled_from(["shared", "allreduce"])),
     }
 
 
@@ -124,9 +129,12 @@ def check_data_parallel_matches_one_process(cfg):
     paddle.seed(cfg["seed"] + 7919 * RANK)   # every rank its own init: rank 0's must win
     model = Net(cfg, nn.SyncBatchNorm)
     reducer.PIECE_BYTES = cfg["piece_bytes"]
+    shared = cfg["sum"] == "shared"
+    node_sum.usable = SHARED_USABLE if shared else lambda world, sizes: False
     dp = paddle.DataParallel(model, comm_buffer_size=cfg["comm_buffer_size"],
                              last_comm_buffer_size=cfg["last_comm_buffer_size"],
                              find_unused_parameters=cfg["unused"])
+    assert isinstance(dp._reducer._sum, node_sum.SharedBucketSum) == shared, cfg
     reference = Net(cfg, plain_norm(cfg["kind"]))
     reference.set_state_dict({k: v.numpy() for k, v in model.state_dict().items()})
     dp_opt = OPTIMIZERS[cfg["optimizer"]](dp.parameters())

@@ -1,9 +1,10 @@
 """paddle.distributed across processes under `mpirun -n 2|3 python -m refimpl run`: the
 collectives on Tensors and in static programs, DataParallel equal to one process on the
-global batch (hypothesis over models inside the job, and the example script), fleet in
-both modes, Paddle 1.8's DataParallel, and every failure ending the job loudly: a rank
-that raises or dies, ranks making different calls, a rank left waiting, a parameter
-without gradient, a missing init_parallel_env."""
+global batch (hypothesis over models inside the job, and the example script), its sum
+through shared memory (gradients, their bits on every rank, kept ones, models taking
+turns), fleet in both modes, Paddle 1.8's DataParallel, and every failure ending the job
+loudly: a rank that raises or dies, ranks making different calls, a rank left waiting, a
+parameter without gradient, a missing init_parallel_env."""
 import os
 import re
 import shutil
@@ -19,6 +20,7 @@ pytestmark = [pytest.mark.mpi,
 HERE = os.path.dirname(os.path.abspath(__file__))
 EXAMPLE = os.path.join(HERE, os.pardir, "examples", "train_dygraph_dp.py")
 EQUIVALENCE_JOB = os.path.join(HERE, "dp_equivalence_job.py")
+SHARED_SUM_JOB = os.path.join(HERE, "dp_shared_sum_job.py")
 
 
 def _run(n, script, *args, timeout=180, env=None):
@@ -139,6 +141,13 @@ def test_data_parallel_matches_one_process_on_the_global_batch(n, examples):
     r = _run(n, EQUIVALENCE_JOB, examples, timeout=600)
     assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
     assert len(re.findall(r"DataParallel matched one process", r.stdout)) == n
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_data_parallel_sums_through_shared_memory_on_one_machine(n):
+    r = _run(n, SHARED_SUM_JOB)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-5000:]
+    assert len(re.findall(r"shared sums right", r.stdout)) == n
 
 
 @pytest.mark.parametrize("n", [2, 3])

@@ -16,14 +16,17 @@ whatever order its gradients come in.
 A step: DataParallel's forward `prepare`s (noting, with find_unused_parameters, the
 parameters the outputs do not depend on); each parameter's ready hook (autograd's
 register_ready_hook: its .grad holds this backward's gradient) writes .grad divided by
-the world size into its bucket's flat array (one pass; the array is kept from step to
-step); a complete piece's sum is started in place (World.start_allreduce: MPI
-Iallreduce, so it overlaps the rest of backward; each hook lets the ones in flight
-progress). When the backward ends (autograd.queue_callback) the parameters still without
-a gradient are marked ready with their gradient so far (zeros if none) under
-find_unused_parameters, else they are an error naming them; then every piece is waited
-for and each .grad becomes its part of the averaged bucket (a view: nothing is copied
-back).
+the world size into its bucket's staging array (one pass); a complete piece's sum is
+started at once, each hook letting the started ones progress. How the pieces are summed
+is the world's (World.bucket_sum): by default in place in the bucket's flat array
+(World.start_allreduce: MPI Iallreduce, which advances inside the hooks); under mpirun
+on one machine through shared memory (parallel/node_sum.py: the staging array lies in
+it, the owner of each share of a piece adds the ranks' gradients and writes the sum into
+every rank's staging array). The flat array is kept from step to step. When the backward
+ends (autograd.queue_callback) the parameters still without a gradient are marked ready
+with their gradient so far (zeros if none) under find_unused_parameters, else they are
+an error naming them; then every piece's sum is waited for and each .grad becomes its
+part of the averaged bucket (a view: of the flat array, or of the shared one).
 """
 import sys
 import time
@@ -87,6 +90,7 @@ class _Bucket:
         self.pieces = assign_pieces([p._array().nbytes for p in params], PIECE_BYTES)
         self._piece_of = [k for k, (a, b) in enumerate(self.pieces) for _ in range(a, b)]
         self.flat = None
+        self.staging = None     # what the gradients are filled into (World.bucket_sum's)
         self.reset()
 
     def reset(self):
@@ -95,14 +99,13 @@ class _Bucket:
         # of the last step that someone kept, which must keep its values.
         if self.flat is None or sys.getrefcount(self.flat) > 2:   # 2: self.flat, the call
             self.flat = np.empty(self.offsets[-1], self.dtype)
-        self.pending = [None] * len(self.pieces)
         self.missing = [b - a for a, b in self.pieces]    # per piece: gradients to come
         self.ready = [False] * len(self.params)
 
     def put(self, index, grad, ranks):
-        """Parameter `index`'s gradient (None: zeros) divided by `ranks` into the flat
+        """Parameter `index`'s gradient (None: zeros) divided by `ranks` into the staging
         array (one pass: the copy is the division)."""
-        part = self.flat[self.offsets[index]:self.offsets[index + 1]]
+        part = self.staging[self.offsets[index]:self.offsets[index + 1]]
         if grad is None:
             part.fill(0)
         else:
@@ -110,15 +113,10 @@ class _Bucket:
         self.ready[index] = True
         self.missing[self._piece_of[index]] -= 1
 
-    def piece(self, k):
-        """Piece k's part of the flat array (a view)."""
-        a, b = self.pieces[k]
-        return self.flat[self.offsets[a]:self.offsets[b]]
-
-    def scatter_back(self):
-        """Each parameter's .grad: its part of the averaged flat array."""
+    def scatter_back(self, averaged):
+        """Each parameter's .grad: its part of the averaged bucket (a view)."""
         for p, start, end in zip(self.params, self.offsets, self.offsets[1:]):
-            p._grad = self.flat[start:end].reshape(p._array().shape)
+            p._grad = averaged[start:end].reshape(p._array().shape)
             p._zeroed = False
 
 
@@ -138,6 +136,11 @@ class Reducer:
         # last piece (the later layers', whose gradients come first) to its first
         self._order = [(bucket, k) for bucket in self.buckets
                        for k in reversed(range(len(bucket.pieces)))]
+        index = {id(b): i for i, b in enumerate(self.buckets)}
+        self._sum = world.bucket_sum(
+            [(b.offsets[-1], b.dtype) for b in self.buckets],
+            [(index[id(b)], b.offsets[b.pieces[k][0]], b.offsets[b.pieces[k][1]])
+             for b, k in self._order])
         self._handles = [autograd.register_ready_hook(p, self._on_ready) for p in params]
         self.state = "idle"    # idle | armed (a synchronized step) | local (no_sync)
         self._unused = ()
@@ -183,13 +186,16 @@ class Reducer:
         if not self._started:
             self._started = True
             autograd.queue_callback(self._finish)
+            staging = self._sum.begin([bucket.flat for bucket in self.buckets])
+            for bucket, array in zip(self.buckets, staging):
+                bucket.staging = array
             for p in self._unused:
                 self._mark(p)
         wall, cpu = time.perf_counter(), time.process_time()
         self._mark(param)
         self._account("fill", wall, cpu)
         wall, cpu = time.perf_counter(), time.process_time()
-        self.world.progress()
+        self._sum.progress()
         self._account("progress", wall, cpu)
 
     def _mark(self, param):
@@ -202,7 +208,7 @@ class Reducer:
             bucket, k = self._order[self._next]
             if bucket.missing[k]:
                 break
-            bucket.pending[k] = self.world.start_allreduce(bucket.piece(k))
+            self._sum.start(self._next)
             self._next += 1
 
     def _finish(self):
@@ -212,6 +218,8 @@ class Reducer:
                    if not ready]
         if missing and not self.find_unused:
             self.state = "idle"
+            self._sum.abandon()
+            self._unstage()
             names = ", ".join(repr(p.name) for p in missing[:5])
             more = " and %d more" % (len(missing) - 5) if len(missing) > 5 else ""
             raise RuntimeError(
@@ -223,14 +231,18 @@ class Reducer:
         wall, cpu = time.perf_counter(), time.process_time()
         for p in missing:
             self._mark(p)
-        for bucket, k in self._order:
-            bucket.pending[k].wait()
-            bucket.pending[k] = None
-        for bucket in self.buckets:
-            bucket.scatter_back()
-        self.world.progress()      # forgets the completed requests (and their buffers)
+        averaged = self._sum.finish()
+        self._unstage()
+        for bucket, array in zip(self.buckets, averaged):
+            bucket.scatter_back(array)
         self._account("wait", wall, cpu)
         self.state = "idle"
+
+    def _unstage(self):
+        """Drop this step's references to the buckets' arrays (a bucket's flat array is
+        reused only while nothing else holds it)."""
+        for bucket in self.buckets:
+            bucket.staging = None
 
 
 def _unreached(where, outputs):

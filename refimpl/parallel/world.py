@@ -9,8 +9,10 @@ and the collectives paddle.distributed and DataParallel run on numpy arrays.
 A World answers the array collectives (`allreduce_array`, `broadcast_array`,
 `allgather_array`, `reduce_array`, `scatter_array`, `barrier`), the device-communicator
 interface of communicator.py for its one device (`allreduce(local_rank, arrays)`, ...; what
-collective ops call through their DeviceGroup), and `start_allreduce`, the non-blocking sum
-DataParallel's gradient buckets use (`progress()` lets MPI advance the ones in flight).
+collective ops call through their DeviceGroup), and `bucket_sum`, how DataParallel's
+gradient buckets are summed: by default each piece by `start_allreduce`, the non-blocking
+sum (`progress()` lets MPI advance the ones in flight); under mpirun on one machine through
+shared memory (node_sum.py).
 
 Every call is a collective: all ranks make it, in the same order. Each call but a bucket's
 first exchanges a small signature (kind, reduction, root, dtype, shape): ranks making
@@ -20,6 +22,7 @@ never makes the call raises StallError instead of hanging (REFIMPL_STALL_TIMEOUT
 """
 import numpy as np
 
+from . import node_sum
 from .communicator import CollectiveMismatch, pack, unpack_into
 from .stall import StallWatch
 
@@ -116,6 +119,41 @@ class Pending:
         return self._result()
 
 
+class BucketSum:
+    """The sum over the ranks of gradient buckets, piece by piece, as the reducer fills
+    them: `begin(flats)` at a step's first gradient (returns the arrays to fill: here the
+    buckets themselves), `start(j)` when the j-th piece is filled, `progress()` between
+    gradients, `finish()` after backward (returns the buckets holding the averages: here
+    `flats`), `abandon()` for a step that failed. Here each piece is summed in place by
+    the world's start_allreduce."""
+
+    def __init__(self, world, pieces):
+        self.world, self.pieces = world, pieces
+        self._pending = []
+
+    def begin(self, flats):
+        self._flats, self._pending = flats, []
+        return flats
+
+    def start(self, j):
+        b, lo, hi = self.pieces[j]
+        self._pending.append(self.world.start_allreduce(self._flats[b][lo:hi]))
+
+    def progress(self):
+        self.world.progress()
+
+    def finish(self):
+        for pending in self._pending:
+            pending.wait()
+        flats = self._flats
+        self.abandon()
+        return flats
+
+    def abandon(self):
+        self._flats, self._pending = None, []
+        self.world.progress()      # forgets the completed requests (and their buffers)
+
+
 class World:
     """rank, size and the collectives (see the module doc). Subclasses implement
     `_start(call) -> Pending` (and `_agree(call)`, the signature check)."""
@@ -199,6 +237,12 @@ class World:
         self._in_flight.append(pending)
         return pending
 
+    def bucket_sum(self, sizes, pieces):
+        """How DataParallel's reducer sums its buckets over the ranks: a BucketSum (see
+        there; `sizes`: per bucket, (elements, dtype); `pieces`: (bucket, start, end), in
+        the order the reducer starts them). Every rank calls this together."""
+        return BucketSum(self, pieces)
+
     def progress(self):
         """Let the collectives in flight advance (MPI moves a non-blocking call on only
         while the process is inside MPI); forget the completed ones."""
@@ -255,7 +299,9 @@ class MPIWorld(World):
         super().__init__()
         self._world = comm_world
         self.rank, self.size = comm_world.Get_rank(), comm_world.Get_size()
-        self._comm = None
+        self._comm = self._node = None
+        self.arena = None      # DataParallel's shared buckets (node_sum), once made
+        self.retired_arenas = []    # smaller ones that gradients still viewed when replaced
 
     @property
     def comm(self):
@@ -265,6 +311,20 @@ class MPIWorld(World):
                             "COMM_WORLD, MPI): waiting for the other processes to make one")
             self._comm = comm
         return self._comm
+
+    def node_comm(self):
+        """The ranks sharing this one's memory (a communicator; made by the first call,
+        which every rank makes together)."""
+        if self._node is None:
+            from mpi4py import MPI
+            self._node = self.comm.Split_type(MPI.COMM_TYPE_SHARED, key=self.rank)
+        return self._node
+
+    def bucket_sum(self, sizes, pieces):
+        """Through shared memory when every rank runs on this machine (node_sum)."""
+        if node_sum.usable(self, sizes):
+            return node_sum.SharedBucketSum(self, sizes, pieces)
+        return super().bucket_sum(sizes, pieces)
 
     def _agree(self, call):
         mine = call.signature()
