@@ -51,6 +51,26 @@ def test_failing_rank_aborts_the_job(tmp_path):
     assert "rank 1 fails on purpose" in r.stderr
 
 
+def test_an_aborted_job_leaves_no_mpi_segment_in_dev_shm(tmp_path):
+    # MPICH removes its node segment only in MPI_Finalize; the abort removes it instead
+    script = tmp_path / "fail.py"
+    script.write_text(textwrap.dedent("""
+        import paddle
+        from refimpl.parallel import launch
+        launch.mpi_comm().Barrier()
+        segments = {line.split()[-1] for line in open("/proc/self/maps") if "/dev/shm/" in line}
+        print("SEGMENTS", *sorted(segments), flush=True)
+        raise RuntimeError("rank fails on purpose")
+    """))
+    r = _run(2, str(script), timeout=50)
+    assert r.returncode != 0 and "rank fails on purpose" in r.stderr
+    segments = {p for line in r.stdout.splitlines() if line.startswith("SEGMENTS")
+                for p in line.split()[1:]}
+    if not segments:
+        pytest.skip("this MPI maps no segment in /dev/shm")
+    assert not [p for p in segments if os.path.exists(p)]
+
+
 def test_distributed_names_report_the_world(tmp_path):
     script = tmp_path / "world.py"
     script.write_text("import paddle\nenv = paddle.distributed.init_parallel_env()\n"

@@ -1,6 +1,7 @@
 """Process-level glue for `python -m refimpl run` under mpirun: a rank that raises
 prints its traceback and aborts the whole job instead of leaving the others hanging."""
 import contextlib
+import os
 import sys
 import time
 import traceback
@@ -16,7 +17,6 @@ def world():
 
 def mpi_comm():
     """COMM_WORLD when running under an MPI launcher with more than one rank, else None."""
-    import os
     launched = any(k in os.environ for k in ("PMI_RANK", "OMPI_COMM_WORLD_RANK", "PMI_SIZE",
                                              "PMIX_RANK", "MPI_LOCALRANKID"))
     if not launched:
@@ -37,7 +37,28 @@ def _abort(comm):
     traceback.print_exc()
     _flush()
     time.sleep(0.5)
+    _unlink_mapped_shared_memory()
     comm.Abort(1)
+
+
+# the names MPI libraries give their shared-memory segments (MPICH; Open MPI's vader / sm)
+_MPI_SEGMENT_PREFIXES = ("/dev/shm/mpich_shm_", "/dev/shm/vader_segment", "/dev/shm/sm_segment")
+
+
+def _unlink_mapped_shared_memory():
+    """Remove the names of the MPI segments this rank has mapped in /dev/shm (the node
+    segment, shared windows): MPICH unlinks them only in MPI_Finalize, so every aborted job
+    would leave them there for good. The mappings stay valid until the processes end; a
+    name a peer already removed is skipped, and files that are not MPI's are left alone."""
+    try:
+        with open("/proc/self/maps") as maps:
+            paths = {line.split()[-1] for line in maps}
+    except OSError:     # not Linux: nothing to clean
+        return
+    for path in paths:
+        if path.startswith(_MPI_SEGMENT_PREFIXES):
+            with contextlib.suppress(OSError):
+                os.unlink(path)
 
 
 @contextlib.contextmanager
