@@ -1,0 +1,6 @@
+"""paddle.text.datasets: map-style datasets over the files paddle.dataset reads
+(specs/text_datasets.md)."""
+from .imdb import Imdb
+from .uci_housing import UCIHousing
+
+__all__ = ["Imdb", "UCIHousing"]
