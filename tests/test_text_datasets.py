@@ -8,7 +8,7 @@ import pytest
 
 import refimpl
 from refimpl.dataset import common
-from refimpl.text.datasets import Imdb, UCIHousing
+from refimpl.text.datasets import Imdb, Imikolov, UCIHousing
 
 
 @pytest.fixture
@@ -26,7 +26,7 @@ def _put(home, module, name, data):
 
 def test_namespace_lists_the_classes():
     assert refimpl.text.Imdb is Imdb and refimpl.text.datasets.UCIHousing is UCIHousing
-    assert refimpl.text.datasets.__all__ == ["Imdb", "UCIHousing"]
+    assert refimpl.text.datasets.__all__ == ["Imdb", "Imikolov", "UCIHousing"]
 
 
 @pytest.mark.filterwarnings("ignore:paddle.dataset.uci_housing")
@@ -81,3 +81,42 @@ def test_imdb_dictionary_over_all_parts_and_labels(home, tmp_path):
     assert train[1][0].tolist() == [1, 2] and train[1][1].tolist() == [1]
     test = Imdb(data_file=str(path), mode="test", cutoff=1)
     assert test.docs == [[0, 1], [3]] and test.labels == [0, 1]
+
+
+def _ptb(tmp_path):
+    texts = {"./simple-examples/data/ptb.train.txt": b" a b a\n b c\n",
+             "./simple-examples/data/ptb.valid.txt": b" a x a\n",
+             "./simple-examples/data/ptb.test.txt": b" c a b b a\n"}
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in texts.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    path = tmp_path / "simple-examples.tgz"
+    path.write_bytes(buf.getvalue())
+    return str(path)
+
+
+def test_imikolov_reads_the_mode_file_with_the_train_and_valid_dictionary(tmp_path):
+    path = _ptb(tmp_path)
+    # counts over train + valid: a 4, <s> 3, <e> 3, b 2 (kept: more than 1), c 1, x 1
+    # (Paddle 3.3.1 gives the same; it cannot sort a tie between a marker and a word)
+    ngram = Imikolov(data_file=path, data_type="ngram", window_size=3, mode="test",
+                     min_word_freq=1)
+    assert ngram.word_idx == {b"a": 0, "<e>": 1, "<s>": 2, b"b": 3, "<unk>": 4}
+    # ptb.test.txt: <s> c a b b a <e> -> 2 4 0 3 3 0 1
+    assert len(ngram) == 5
+    first = ngram[0]
+    assert len(first) == 3 and all(a.shape == () and a.dtype == np.int64 for a in first)
+    assert [int(a) for a in first] == [2, 4, 0]
+    assert [int(a) for a in ngram[4]] == [3, 0, 1]
+    seq = Imikolov(data_file=path, data_type="SEQ", window_size=3, mode="train",
+                   min_word_freq=1)
+    # train: "a b a" has a 4-id source (skipped, longer than 3); "b c" -> [2, 3, 4], [3, 4, 1]
+    assert len(seq) == 1
+    assert [a.tolist() for a in seq[0]] == [[2, 3, 4], [3, 4, 1]]
+    with pytest.raises(ValueError, match="NGRAM reader needs n >= 1"):
+        Imikolov(data_file=path)
+    with pytest.raises(ValueError, match="data_type must be 'NGRAM' or 'SEQ'"):
+        Imikolov(data_file=path, data_type="BOW")
