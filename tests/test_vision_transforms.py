@@ -58,6 +58,21 @@ def test_normalize_per_channel(img):
         F.normalize(chw, [1, 2], [1, 1])
 
 
+def test_normalize_gives_a_two_d_image_its_channel_axis():
+    # Paddle 3.3.1's facts: an (H, W) image (MNIST's arrays, an 'L' image) comes back
+    # (C, H, W) in either data format, C the number of CHW means
+    gray = np.arange(12, dtype=np.uint8).reshape(3, 4)
+    for data_format in ("CHW", "HWC"):
+        out = F.normalize(gray, [127.5], [127.5], data_format=data_format)
+        assert out.shape == (1, 3, 4) and out.dtype == np.float32
+        np.testing.assert_allclose(out[0, 0, :2], [-1.0, -0.99215686], rtol=1e-6)
+    three = T.Normalize([1.0, 2.0, 3.0], [1.0, 2.0, 3.0])(gray)
+    assert three.shape == (3, 3, 4)
+    np.testing.assert_allclose(three[:, 0, 1], [0.0, -0.5, -2.0 / 3.0], rtol=1e-6)
+    with pytest.raises(ValueError, match="mean has 3 values"):
+        F.normalize(gray, [1.0, 2.0, 3.0], [1.0, 2.0, 3.0], data_format="HWC")
+
+
 def test_transpose(img):
     assert T.Transpose()(img).shape == (3, 3, 4)
     np.testing.assert_array_equal(T.Transpose((1, 0, 2))(img), img.transpose(1, 0, 2))

@@ -16,7 +16,8 @@ _COLUMNS = 14
 _TRAIN_RATIO = 0.8
 
 
-def _rows(path):
+def rows(path):
+    """The file's rows [n, 14], features normalized as the module docstring says."""
     data = np.fromfile(path, sep=" ")
     if data.size % _COLUMNS:
         raise ValueError("paddle.dataset.uci_housing: %s holds %d numbers, not rows of %d"
@@ -28,11 +29,15 @@ def _rows(path):
     return data
 
 
+def split(data, part):
+    """The rows of `part`: the first 80% for 'train', the rest for 'test'."""
+    offset = int(len(data) * _TRAIN_RATIO)
+    return data[:offset] if part == "train" else data[offset:]
+
+
 def _reader(part):
     def reader():
-        data = _rows(common.download(URL, "uci_housing", MD5))
-        split = int(len(data) * _TRAIN_RATIO)
-        for row in (data[:split] if part == "train" else data[split:]):
+        for row in split(rows(common.download(URL, "uci_housing", MD5)), part):
             yield row[:-1], row[-1:]
     return reader
 

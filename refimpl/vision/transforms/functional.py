@@ -401,13 +401,20 @@ def to_grayscale(img, num_output_channels=1):
 def normalize(img, mean, std, data_format="CHW", to_rgb=False):
     """(img - mean) / std per channel; mean and std are float32, so a uint8 image gives
     float32. to_rgb reverses the channel order (BGR -> RGB) first. A PIL image becomes a
-    float32 HWC array."""
+    float32 HWC array; a 2-D image comes back [C, H, W] (C the number of CHW means, else 1),
+    and a one-channel CHW image is broadcast to C channels, as in Paddle."""
     _check_image(img, "normalize")
     if data_format not in ("CHW", "HWC"):
         raise ValueError("vision.transforms.normalize: data_format should be 'CHW' or 'HWC'; "
                          "got %r" % (data_format,))
     if _is_pil_image(img):
         img = np.asarray(img).astype(np.float32)
+    if img.ndim == 2:
+        # a one-channel image without its channel axis (an 'L' image, MNIST's arrays):
+        # Paddle's [C, 1, 1] / [1, 1, C] mean and std broadcast it to [C, H, W], channel
+        # axis first in either data format
+        img = img[None]
+        data_format = "CHW" if np.size(mean) == np.size(std) == 1 else data_format
     channel_axis = 0 if data_format == "CHW" else img.ndim - 1
     shape = [1] * img.ndim
     shape[channel_axis] = -1
@@ -415,7 +422,7 @@ def normalize(img, mean, std, data_format="CHW", to_rgb=False):
     std = np.float32(np.asarray(std)).reshape(shape)
     channels = img.shape[channel_axis]
     for name, values in (("mean", mean), ("std", std)):
-        if values.size not in (1, channels):
+        if values.size not in (1, channels) and not (channels == 1 and data_format == "CHW"):
             raise ValueError("vision.transforms.normalize: %s has %d values but the %s image "
                              "has %d channels (shape %s)" % (name, values.size, data_format,
                                                               channels, img.shape))
