@@ -20,6 +20,10 @@ ENV_VAR = "REFIMPL_PADDLE"
 
 # behaviour -> its value under 1.8, 2.0 and 3 (specs/versions.md says what each means)
 SWITCHES = {
+    # the dtypes fill_constant (and so zeros / ones / full) takes: Paddle 1.8.5's check
+    # (bool, float16/32/64, int32, int64; a TypeError otherwise), which Paddle 2.0's own
+    # test_ones_op still asserts (int8 refused), or any dtype (3.3.1, measured)
+    "fill_constant_dtypes": {"1.8": "checked", "2.0": "checked", "3": "any"},
     # batch_norm's MomentumTensor input weighs the running statistics (1.8, 2.0), or its
     # CPU kernel ignores it for the momentum attr (3.3.1, measured)
     "batch_norm_momentum_tensor": {"1.8": "used", "2.0": "used", "3": "ignored"},

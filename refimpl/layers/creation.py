@@ -9,6 +9,7 @@ from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
 from ..framework.initializer import value_attrs
+from .. import versions
 from .common import append_op_out
 
 
@@ -68,10 +69,17 @@ def runtime_int_list(values, arg, layer, tensor_slot, list_slot, check_dtypes=Tr
 
 # -- constants
 
+FILL_CONSTANT_DTYPES = ["bool", "float16", "float32", "float64", "int32", "int64"]
+
+
 def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
     """A tensor of `shape` (ints, or Variables: run-time dims) filled with `value` (a number
     or a 1-element Variable)."""
     dtype = convert_dtype(dtype)
+    if dtype not in FILL_CONSTANT_DTYPES and \
+            versions.switch("fill_constant_dtypes") == "checked":
+        raise TypeError("The data type of 'dtype' in fill_constant must be %s, but received "
+                        "%s." % (FILL_CONSTANT_DTYPES, dtype))
     if isinstance(shape, (list, tuple)) and not shape:
         raise LayerAssertionError("fill_constant: shape must not be empty")
     inputs, shape_attr = runtime_int_list(shape, "shape", "fill_constant", "ShapeTensor",
