@@ -3,8 +3,9 @@ the submodules Paddle keeps them in (paddle.tensor.math.add, paddle.tensor.stat.
 which Paddle 2.0's own tests and user code call. Membership of each submodule is Paddle
 3.3.1's (measured: the module each function is defined in), limited to the functions
 refimpl has; the element-wise unary functions Paddle 3 moved to tensor.ops are in math,
-where Paddle 2.0 had them. specs/tensor_methods.md#paddletensor."""
-import types
+where Paddle 2.0 had them (refimpl/submodules.py builds them).
+specs/tensor_methods.md#paddletensor."""
+from ..submodules import group
 
 SUBMODULES = {
     "attribute": ["imag", "rank", "real", "shape"],
@@ -39,18 +40,9 @@ SUBMODULES = {
 
 def populate(namespace):
     """Fill this package and its submodules from `namespace` (the refimpl module's
-    globals, where every tensor function already is). A name the table lists that the
-    namespace lacks is an error here, at import, not an AttributeError in a user's call."""
+    globals, where every tensor function already is)."""
     package = globals()
-    for sub, names in SUBMODULES.items():
-        missing = [n for n in names if n not in namespace]
-        if missing:
-            raise ImportError("refimpl.tensor.%s: the paddle namespace has no %s"
-                              % (sub, ", ".join(missing)))
-        module = types.ModuleType(__name__ + "." + sub,
-                                  "paddle.tensor.%s (refimpl.tensor's docstring)" % sub)
-        module.__dict__.update({n: namespace[n] for n in names})
-        module.__all__ = list(names)
-        package[sub] = module
-        package.update({n: namespace[n] for n in names})
-    package["__all__"] = sorted({n for names in SUBMODULES.values() for n in names})
+    package.update(group(__name__, namespace, SUBMODULES))
+    names = sorted({n for names in SUBMODULES.values() for n in names})
+    package.update({n: namespace[n] for n in names})
+    package["__all__"] = names
