@@ -3,7 +3,7 @@ parameters (paddle.* 2.0 and fluid.layers 1.8 names)."""
 import numpy as np
 
 from ..framework import unique_name
-from ..framework.dtypes import convert_dtype
+from ..framework.dtypes import convert_dtype, get_default_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
@@ -254,9 +254,15 @@ def _random(op_type, shape, dtype, name, runtime_shape=False, **attrs):
     return _source_op(op_type, attrs, dtype, name, inputs=inputs)
 
 
+def _float_default(dtype):
+    """paddle.uniform / rand / randn / normal without a dtype draw in the default dtype
+    (paddle.set_default_dtype), as Paddle 2.0 and 3.3.1 (measured) do."""
+    return dtype or get_default_dtype()
+
+
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
-    return _random("uniform_random", shape, dtype, name, True, min=float(min),
-                   max=float(max), seed=int(seed))
+    return _random("uniform_random", shape, _float_default(dtype), name, True,
+                   min=float(min), max=float(max), seed=int(seed))
 
 
 def fluid_uniform_random(shape, dtype="float32", min=-1.0, max=1.0, seed=0, name=None):
@@ -275,11 +281,12 @@ def fluid_gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", nam
 def normal(mean=0.0, std=1.0, shape=None, name=None):
     if isinstance(mean, Variable) or isinstance(std, Variable):
         raise NotImplementedError("normal: Variable mean/std are not supported; pass floats")
-    return fluid_gaussian_random([1] if shape is None else shape, mean, std, name=name)
+    return fluid_gaussian_random([1] if shape is None else shape, mean, std,
+                                 dtype=_float_default(None), name=name)
 
 
 def randn(shape, dtype=None, name=None):
-    return fluid_gaussian_random(shape, dtype=dtype or "float32", name=name)
+    return fluid_gaussian_random(shape, dtype=_float_default(dtype), name=name)
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
