@@ -221,3 +221,24 @@ def test_paddle_test_runner_lends_2x_files_an_eager_guard_that_changes_nothing(t
     assert under_20["passed"] and under_20["ran"] == 1, under_20["output_tail"]
     under_18 = runner.run_file(str(tmp_path / "test_guard.py"), None, "1.8", 120)
     assert not under_18["passed"] and "_test_eager_guard" in under_18["reason"]
+
+
+def test_paddle_test_runner_loads_files_without_unittest_main(tmp_path):
+    # as Paddle's CI (tools/test_runner.py) does for files such as rnn/test_rnn_cells.py,
+    # whose suite comes from load_tests
+    (tmp_path / "test_loaded.py").write_text(textwrap.dedent("""
+        import unittest
+        class T(unittest.TestCase):
+            def __init__(self, value):
+                super().__init__("runTest")
+                self.value = value
+            def runTest(self):
+                self.assertLess(self.value, 3)
+        def load_tests(loader, tests, pattern):
+            return unittest.TestSuite([T(1), T(2), T(5)])
+    """))
+    runner = _run_paddle_tests_module()
+    result = runner.run_file(str(tmp_path / "test_loaded.py"), None, "2.0", 120)
+    assert (result["ran"], result["failures"], result["passed"]) == (3, 1, False), \
+        result["output_tail"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["test_loaded.py"]   # no driver left
