@@ -245,6 +245,8 @@ def _random(op_type, shape, dtype, name, runtime_shape=False, **attrs):
     (Variables, or lists holding them: its ShapeTensor / ShapeTensorList inputs)."""
     dtype = convert_dtype(dtype or "float32")
     inputs = {}
+    if isinstance(shape, (list, tuple)):
+        _check_shape_items([d for d in shape if not isinstance(d, Variable)], op_type)
     if runtime_shape:
         inputs, attrs["shape"] = runtime_int_list(shape, "shape", op_type, "ShapeTensor",
                                                   "ShapeTensorList")
@@ -276,13 +278,6 @@ def rand(shape, dtype=None, name=None):
 def fluid_gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", name=None):
     return _random("gaussian_random", shape, dtype, name, True, mean=float(mean),
                    std=float(std), seed=int(seed))
-
-
-def normal(mean=0.0, std=1.0, shape=None, name=None):
-    if isinstance(mean, Variable) or isinstance(std, Variable):
-        raise NotImplementedError("normal: Variable mean/std are not supported; pass floats")
-    return fluid_gaussian_random([1] if shape is None else shape, mean, std,
-                                 dtype=_float_default(None), name=name)
 
 
 def randn(shape, dtype=None, name=None):
@@ -365,7 +360,7 @@ def autoincreased_step_counter(counter_name=None, begin=1, step=1):
 EXPORTS = {
     "paddle": dict(_SHARED, full=full, zeros=zeros, ones=ones, full_like=full_like,
                    zeros_like=zeros_like, ones_like=ones_like, arange=arange, uniform=uniform,
-                   rand=rand, normal=normal, randn=randn, randint=randint, empty=empty,
+                   rand=rand, randn=randn, randint=randint, empty=empty,
                    empty_like=empty_like),
     "fluid.layers": dict(_SHARED, assign=fluid_assign, zeros=fluid_zeros, ones=fluid_ones,
                          zeros_like=fluid_zeros_like, ones_like=fluid_ones_like,
