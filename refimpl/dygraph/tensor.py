@@ -388,11 +388,24 @@ class ParamBase(Tensor, Parameter):
                  do_model_average=None, need_clip=True):
         Tensor.__init__(self, value, stop_gradient=not trainable, name=name,
                         persistable=True)
-        self.trainable = trainable
+        self.trainable = bool(trainable)
         self.regularizer = regularizer
         self.optimize_attr = optimize_attr or {"learning_rate": 1.0}
         self.do_model_average = do_model_average
         self.need_clip = need_clip
+
+    @property
+    def trainable(self):
+        """A dynamic-mode parameter trains exactly when it needs a gradient: trainable is
+        `not stop_gradient`, and setting it sets stop_gradient (as Paddle 2.0's ParamBase)."""
+        return not self.stop_gradient
+
+    @trainable.setter
+    def trainable(self, value):
+        if not isinstance(value, bool):
+            raise ValueError("Parameter %r: trainable must be a bool, got %r"
+                             % (self.name, value))
+        self.stop_gradient = not value
 
     def __repr__(self):
         return "Parameter containing:\n" + Tensor.__repr__(self)
