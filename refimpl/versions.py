@@ -20,6 +20,9 @@ ENV_VAR = "REFIMPL_PADDLE"
 
 # behaviour -> its value under 1.8, 2.0 and 3 (specs/versions.md says what each means)
 SWITCHES = {
+    # a dynamic-mode parameter's trainable: a plain attribute (1.8.5, measured: setting it
+    # leaves stop_gradient), or `not stop_gradient`, its setter taking bools only (2.0, 3.3.1)
+    "param_trainable": {"1.8": "attribute", "2.0": "stop_gradient", "3": "stop_gradient"},
     # an RNN cell's bias_ih_attr / bias_hh_attr=False: no bias (None, Paddle 2.0's
     # create_parameter returns None for attr False), or a zero non-trainable parameter
     # (3.3.1, measured: named_parameters lists it)

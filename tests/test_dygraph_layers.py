@@ -267,6 +267,14 @@ def test_parameter_trainable_is_not_stop_gradient():
         linear.weight.trainable = "1"
 
 
+@pytest.mark.paddle("1.8")
+def test_parameter_trainable_is_an_attribute_under_1_8():
+    mode.disable_static()
+    linear = nn.Linear(3, 2)
+    linear.weight.trainable = False              # 1.8.5: stop_gradient is left alone
+    assert linear.weight.trainable is False and linear.weight.stop_gradient is False
+
+
 def test_ctc_loss_and_channel_dropouts_run_eagerly():
     mode.disable_static()
     rng = np.random.RandomState(0)

@@ -396,12 +396,19 @@ class ParamBase(Tensor, Parameter):
 
     @property
     def trainable(self):
-        """A dynamic-mode parameter trains exactly when it needs a gradient: trainable is
-        `not stop_gradient`, and setting it sets stop_gradient (as Paddle 2.0's ParamBase)."""
+        """From 2.0 a dynamic-mode parameter trains exactly when it needs a gradient:
+        trainable is `not stop_gradient`, and setting it (a bool only) sets stop_gradient,
+        as Paddle 2.0's and 3.3.1's ParamBase; 1.8.5's is a plain attribute that stop_gradient
+        ignores (switch param_trainable)."""
+        if versions.switch("param_trainable") == "attribute":
+            return self._trainable
         return not self.stop_gradient
 
     @trainable.setter
     def trainable(self, value):
+        if versions.switch("param_trainable") == "attribute":
+            self._trainable = value
+            return
         if not isinstance(value, bool):
             raise ValueError("Parameter %r: trainable must be a bool, got %r"
                              % (self.name, value))
