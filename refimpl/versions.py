@@ -20,6 +20,9 @@ ENV_VAR = "REFIMPL_PADDLE"
 
 # behaviour -> its value under 1.8, 2.0 and 3 (specs/versions.md says what each means)
 SWITCHES = {
+    # affine_grid's theta that is not a Tensor: TypeError (1.8.5, 3.3.1, measured), or
+    # ValueError (2.0: its test_affine_grid_function asserts it)
+    "affine_grid_theta_error": {"1.8": "TypeError", "2.0": "ValueError", "3": "TypeError"},
     # a dynamic-mode parameter's trainable: a plain attribute (1.8.5, measured: setting it
     # leaves stop_gradient), or `not stop_gradient`, its setter taking bools only (2.0, 3.3.1)
     "param_trainable": {"1.8": "attribute", "2.0": "stop_gradient", "3": "stop_gradient"},

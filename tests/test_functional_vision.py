@@ -227,6 +227,13 @@ def test_interpolate_errors():
         run(lambda x: F.upsample(x, size=[3, 3], mode="trilinear"), x=x)
 
 
+@pytest.mark.parametrize("version, error", [("1.8", TypeError), ("2.0", ValueError),
+                                            ("3", TypeError)])
+def test_affine_grid_theta_error_by_version(version, error, paddle_version):
+    with paddle_version(version), pytest.raises(error, match="theta"):
+        F.affine_grid("invalid", [2, 1, 3, 3])
+
+
 def test_area_interpolate_is_the_adaptive_average_pool():
     # Paddle 2.0 (and 3.3.1, measured: [[0.5, 2.5, 4.5], [6.5, 8.5, 10.5]]) pools to size
     x1 = np.arange(12, dtype="float32").reshape(1, 2, 6)

@@ -2,6 +2,7 @@
 (2.0) pad / pixel_shuffle / interpolate / upsample / unfold / diag_embed / temporal_shift
 and fluid.layers (1.8) pad / pad2d / pad_constant_like / pixel_shuffle / space_to_depth /
 shuffle_channel / image_resize / resize_{bilinear,nearest,trilinear} / temporal_shift."""
+from .. import versions
 from ..framework.program import Variable
 from .common import append_op_out, check_variable
 from .conv import adaptive_avg_pool2d
@@ -331,6 +332,10 @@ def resize_nearest(input, out_shape=None, scale=None, name=None, actual_shape=No
 def affine_grid(theta, out_shape, align_corners=True, name=None):
     """Theta [N, 2, 3] and out_shape [N, C, H, W] (a list, or an int Variable) -> the
     [N, H, W, 2] sampling grid (affine_grid op)."""
+    if not isinstance(theta, Variable) and \
+            versions.switch("affine_grid_theta_error") == "ValueError":
+        raise ValueError("affine_grid: theta should be a Tensor, got %s"
+                         % type(theta).__name__)
     check_variable(theta, "theta", "affine_grid")
     inputs = {"Theta": [theta]}
     attrs = {"align_corners": bool(align_corners)}
