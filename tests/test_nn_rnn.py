@@ -316,6 +316,7 @@ def test_lstm_gradient_matches_finite_differences():
 
 
 def test_training_a_tiny_lstm_lowers_the_loss():
+    paddle.seed(0)      # lr 0.5 diverges from some initial weights: not the global stream's
     net = nn.LSTM(2, 4)
     head = nn.Linear(4, 1)
     x = static.data("x", [8, 5, 2], "float32")
