@@ -61,3 +61,6 @@ def set_device(device):
 from ._env import *  # noqa: F401,F403  (default dtype, XPU/CUDA queries, to_tensor, no_grad, grad, ...)
 from . import callbacks, hapi
 from .hapi import Model, flops, summary
+from . import tensor
+
+tensor.populate(globals())      # last: paddle.tensor.* are the functions defined above

@@ -20,6 +20,20 @@ ENV_VAR = "REFIMPL_PADDLE"
 
 # behaviour -> its value under 1.8, 2.0 and 3 (specs/versions.md says what each means)
 SWITCHES = {
+    # affine_grid's theta that is not a Tensor: TypeError (1.8.5, 3.3.1, measured), or
+    # ValueError (2.0: its test_affine_grid_function asserts it)
+    "affine_grid_theta_error": {"1.8": "TypeError", "2.0": "ValueError", "3": "TypeError"},
+    # a dynamic-mode parameter's trainable: a plain attribute (1.8.5, measured: setting it
+    # leaves stop_gradient), or `not stop_gradient`, its setter taking bools only (2.0, 3.3.1)
+    "param_trainable": {"1.8": "attribute", "2.0": "stop_gradient", "3": "stop_gradient"},
+    # an RNN cell's bias_ih_attr / bias_hh_attr=False: no bias (None, Paddle 2.0's
+    # create_parameter returns None for attr False), or a zero non-trainable parameter
+    # (3.3.1, measured: named_parameters lists it)
+    "rnn_cell_false_bias": {"1.8": "absent", "2.0": "absent", "3": "frozen"},
+    # the dtypes fill_constant (and so zeros / ones / full) takes: Paddle 1.8.5's check
+    # (bool, float16/32/64, int32, int64; a TypeError otherwise), which Paddle 2.0's own
+    # test_ones_op still asserts (int8 refused), or any dtype (3.3.1, measured)
+    "fill_constant_dtypes": {"1.8": "checked", "2.0": "checked", "3": "any"},
     # batch_norm's MomentumTensor input weighs the running statistics (1.8, 2.0), or its
     # CPU kernel ignores it for the momentum attr (3.3.1, measured)
     "batch_norm_momentum_tensor": {"1.8": "used", "2.0": "used", "3": "ignored"},

@@ -251,6 +251,30 @@ def test_beam_search_decoding_runs_eagerly_and_stops_when_all_finished(monkeypat
     np.testing.assert_array_equal(lengths.numpy(), want_lengths)
 
 
+def test_parameter_trainable_is_not_stop_gradient():
+    # Paddle 2.0's ParamBase (test_imperative_layer_trainable): setting trainable sets
+    # stop_gradient, so a frozen layer's output stops gradients too
+    mode.disable_static()
+    linear = nn.Linear(3, 2)
+    x = paddle.to_tensor(np.ones((1, 3), "float32"))
+    assert linear.weight.trainable and not linear(x).stop_gradient
+    linear.weight.trainable = False
+    linear.bias.trainable = False
+    assert linear.weight.stop_gradient and linear(x).stop_gradient
+    linear.bias.stop_gradient = False
+    assert linear.bias.trainable and not linear(x).stop_gradient
+    with pytest.raises(ValueError, match="trainable must be a bool, got '1'"):
+        linear.weight.trainable = "1"
+
+
+@pytest.mark.paddle("1.8")
+def test_parameter_trainable_is_an_attribute_under_1_8():
+    mode.disable_static()
+    linear = nn.Linear(3, 2)
+    linear.weight.trainable = False              # 1.8.5: stop_gradient is left alone
+    assert linear.weight.trainable is False and linear.weight.stop_gradient is False
+
+
 def test_ctc_loss_and_channel_dropouts_run_eagerly():
     mode.disable_static()
     rng = np.random.RandomState(0)

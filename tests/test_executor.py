@@ -83,6 +83,25 @@ def test_feed_shape_mismatch_names_variable():
         exe.run(feed={"x": np.ones((2, 4), "float32")})
 
 
+@pytest.mark.parametrize("declared, fed, ok", [
+    ([None, 1], [5], True), ([None, 3], [5], True), ([4, 3], [4], True),
+    ([None, 2, 3], [4, 2], True), ([2, 2], [4], False), ([None, 2, 3], [4, 3], False),
+    ([None, 1], [5, 1, 1], False), ([None], [4, 1], False), ([None, 1], [1, 5], False)])
+def test_feed_of_fewer_dims_is_checked_against_the_leading_ones(declared, fed, ok):
+    # measured on Paddle 1.8.5 (fluid.data) and 3.3.1's legacy executor
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = static.data("x", declared, "float32")
+        y = x * 2.0
+    exe = static.Executor()
+    if ok:
+        (out,) = exe.run(main, feed={"x": np.full(fed, 1.5, "float32")}, fetch_list=[y])
+        np.testing.assert_array_equal(out, np.full(fed, 3.0, "float32"))
+    else:
+        with pytest.raises(FeedError, match=r"received fed shape \%s" % str(fed)[:-1]):
+            exe.run(main, feed={"x": np.ones(fed, "float32")}, fetch_list=[y])
+
+
 def test_unknown_feed_warns_and_unknown_fetch_is_an_error():
     x, h, loss = _net()
     exe = static.Executor()

@@ -75,6 +75,7 @@ def test_globals_and_build_queries():
     with pytest.raises(TypeError, match="FLAGS_check_nan_inf takes a bool, got 2"):
         g["FLAGS_check_nan_inf"] = 2
     assert core.is_compiled_with_xpu() is False and core.is_compiled_with_mkldnn() is False
+    assert core.is_compiled_with_rocm() is False
     from refimpl.framework.place import device_count
     assert core.get_cuda_device_count() == device_count()
     assert core.is_compiled_with_cuda() == (device_count() > 0)

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import refimpl.nn.functional as F
-from refimpl import fluid, static
+from refimpl import fluid, nn, static
 
 RNG = np.random.RandomState(7)
 
@@ -83,6 +83,22 @@ def test_kl_div(reduction):
 def test_l1_loss(reduction):
     got = run(lambda x, y: F.l1_loss(x, y, reduction), x=X, y=Y)
     np.testing.assert_allclose(got, reduce_np(np.abs(X - Y), reduction), rtol=1e-12)
+
+
+@pytest.mark.parametrize("reduction", ["mean", "sum", "none"])
+def test_l1_loss_names_its_result(reduction):
+    # Paddle 2.0 passes `name` to the final mean / sum (test_l1_loss: 'aaa' in y.name)
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data("x", [2, 3], "float32")
+        out = F.l1_loss(x, x * 2.0, reduction, name="aaa")
+        loss = nn.loss.L1Loss(reduction, name="bbb")(x, x)
+    assert "aaa" in out.name and main.global_block().ops[-1].output_arg_names[0] == \
+        loss.name and "bbb" in loss.name
+    (value,) = static.Executor().run(main, feed={"x": np.array([[1, -2, 3], [4, 5, -6]],
+                                                               "float32")}, fetch_list=[out])
+    np.testing.assert_allclose(value, reduce_np(np.array([[1, 2, 3], [4, 5, 6]], "float32"),
+                                                reduction))
 
 
 def test_smooth_l1_loss_is_huber_with_delta():

@@ -227,6 +227,35 @@ def test_interpolate_errors():
         run(lambda x: F.upsample(x, size=[3, 3], mode="trilinear"), x=x)
 
 
+@pytest.mark.parametrize("version, error", [("1.8", TypeError), ("2.0", ValueError),
+                                            ("3", TypeError)])
+def test_affine_grid_theta_error_by_version(version, error, paddle_version):
+    with paddle_version(version), pytest.raises(error, match="theta"):
+        F.affine_grid("invalid", [2, 1, 3, 3])
+
+
+def test_area_interpolate_is_the_adaptive_average_pool():
+    # Paddle 2.0 (and 3.3.1, measured: [[0.5, 2.5, 4.5], [6.5, 8.5, 10.5]]) pools to size
+    x1 = np.arange(12, dtype="float32").reshape(1, 2, 6)
+    got = run(lambda x: F.common.interpolate(x, size=[3], mode="area"), x=x1)
+    np.testing.assert_array_equal(got, [[[0.5, 2.5, 4.5], [6.5, 8.5, 10.5]]])
+    x2 = RNG.randn(2, 3, 7, 7)
+    got = run(lambda x: F.interpolate(x, size=[2, 5], mode="AREA"), x=x2)
+    rows, cols = [(0, 4), (3, 7)], [(0, 2), (1, 3), (2, 5), (4, 6), (5, 7)]   # floor / ceil
+    want = np.stack([np.stack([x2[:, :, r0:r1, c0:c1].mean(axis=(2, 3)) for c0, c1 in cols],
+                              -1) for r0, r1 in rows], -2)
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+    with pytest.raises(ValueError, match="can not be None in AREA mode"):
+        run(lambda x: F.interpolate(x, scale_factor=0.5, mode="area"), x=x2)
+
+
+def test_functional_submodules_hold_the_same_functions():
+    assert F.common.interpolate is F.interpolate and F.loss.l1_loss is F.l1_loss
+    assert F.pooling.adaptive_avg_pool1d is F.adaptive_avg_pool1d
+    assert sorted(n for names in F.SUBMODULES.values() for n in names) == \
+        sorted(F.__all__)
+
+
 def test_unfold_against_loop():
     x = RNG.randn(2, 3, 5, 6)
     got = run(lambda x: F.unfold(x, [2, 3], strides=[2, 1], paddings=[1, 0], dilations=[1, 2]),

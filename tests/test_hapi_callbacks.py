@@ -14,7 +14,7 @@ import refimpl as paddle
 from refimpl import io
 from refimpl.callbacks import (Callback, EarlyStopping, LRScheduler, ModelCheckpoint,
                                ProgBarLogger, VisualDL)
-from refimpl.hapi.progress_bar import ProgressBar, _eta
+from refimpl.hapi.progressbar import ProgressBar, _eta
 from refimpl.static import InputSpec
 
 

@@ -111,10 +111,19 @@ def test_weighted_random_sampler():
     assert sorted(distinct) == [0, 1, 2]
     rows = io.WeightedRandomSampler(np.array([[1, 0], [0, 1]]), 2)
     assert len(rows) == 4 and list(rows) == [0, 0, 1, 1]
-    with pytest.raises(ValueError, match="only 3 positive weights"):
-        io.WeightedRandomSampler([1, 1, 1, 0], 4, replacement=False)
-    with pytest.raises(ValueError, match="finite and non-negative"):
-        io.WeightedRandomSampler([1, -1], 1)
+    # Paddle 2.0's test_batch_sampler: bad weights are refused when drawn (AssertionError),
+    # bad arguments when made (ValueError)
+    too_few = io.WeightedRandomSampler([1, 1, 1, 0], 4, replacement=False)
+    with pytest.raises(AssertionError, match="only 3 positive weights"):
+        list(too_few)
+    with pytest.raises(AssertionError, match="finite and non-negative"):
+        list(io.WeightedRandomSampler([1, -1], 1))
+    with pytest.raises(AssertionError, match="needs a positive weight"):
+        list(io.WeightedRandomSampler([0.0, 0.0], 1))
+    with pytest.raises(ValueError, match="replacement must be a bool"):
+        io.WeightedRandomSampler([1, 1], 1, replacement=5)
+    with pytest.raises(ValueError, match="num_samples must be a positive int"):
+        io.WeightedRandomSampler([1, 1], 2.3)
 
 
 def test_batch_sampler():
@@ -128,6 +137,8 @@ def test_batch_sampler():
         io.BatchSampler()
     with pytest.raises(ValueError, match="not both"):
         io.BatchSampler(Squares(3), sampler=io.SequenceSampler(Squares(3)))
+    with pytest.raises(AssertionError, match="shuffle must be False"):
+        io.BatchSampler(sampler=io.RandomSampler(Squares(3)), shuffle=True)
     with pytest.raises(ValueError, match="batch_size must be a positive int, got 0"):
         io.BatchSampler(Squares(3), batch_size=0)
     with pytest.raises(TypeError, match="IterableDataset"):

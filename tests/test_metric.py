@@ -55,6 +55,23 @@ def test_accuracy_compute_builds_ops_on_variables(data):
         m.update(correct)
 
 
+def test_metrics_update_from_eager_tensors():
+    # Paddle 2.0's test_metrics: compute on Tensors in dynamic mode, update with its mask
+    paddle.disable_static()
+    try:
+        m = Accuracy()
+        x = paddle.to_tensor(np.array([[0.1, 0.2, 0.3, 0.4], [0.1, 0.4, 0.3, 0.2],
+                                       [0.1, 0.2, 0.4, 0.3], [0.1, 0.2, 0.3, 0.4]]))
+        correct = m.compute(x, paddle.to_tensor(np.array([[0], [1], [2], [3]])))
+        assert correct.shape == [4, 1] and m.update(correct) == 0.75
+        p = Precision()
+        p.update(paddle.to_tensor(np.array([0.1, 0.5, 0.6, 0.7])),
+                 paddle.to_tensor(np.array([1, 0, 1, 1])))
+        assert p.accumulate() == pytest.approx(2 / 3)          # tp 2 (0.6, 0.7), fp 1 (0.5)
+    finally:
+        paddle.enable_static()
+
+
 def test_precision_and_recall_round_halves_as_paddle():
     preds = np.array([0.1, 0.5, 0.7, 0.49, 0.9, 0.5, 0.2, 0.8]).reshape(-1, 1)
     labels = np.array([0, 1, 1, 1, 0, 0, 1, 1]).reshape(-1, 1)

@@ -197,3 +197,48 @@ def test_paddle_test_runner_gives_blas_one_thread_unless_told(tmp_path, monkeypa
     assert passes_expecting("1")
     monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")      # the user's setting stays
     assert passes_expecting("3") and not passes_expecting("1")
+
+
+def test_paddle_test_runner_lends_2x_files_an_eager_guard_that_changes_nothing(tmp_path):
+    # Paddle 2.3-2.4 revisions of the 2.x tests run bodies inside _test_eager_guard();
+    # 1.8's files never call it and 1.8 has none, so the 1.8 profile gets no guard
+    (tmp_path / "test_guard.py").write_text(textwrap.dedent("""
+        import unittest
+        import paddle
+        from paddle.fluid.framework import _test_eager_guard
+        class T(unittest.TestCase):
+            def test_same_mode_inside(self):
+                paddle.disable_static()
+                with _test_eager_guard():
+                    self.assertTrue(paddle.in_dynamic_mode())
+                    self.assertEqual(paddle.to_tensor([2.0]).numpy().tolist(), [2.0])
+                self.assertTrue(paddle.in_dynamic_mode())
+        if __name__ == "__main__":
+            unittest.main()
+    """))
+    runner = _run_paddle_tests_module()
+    under_20 = runner.run_file(str(tmp_path / "test_guard.py"), None, "2.0", 120)
+    assert under_20["passed"] and under_20["ran"] == 1, under_20["output_tail"]
+    under_18 = runner.run_file(str(tmp_path / "test_guard.py"), None, "1.8", 120)
+    assert not under_18["passed"] and "_test_eager_guard" in under_18["reason"]
+
+
+def test_paddle_test_runner_loads_files_without_unittest_main(tmp_path):
+    # as Paddle's CI (tools/test_runner.py) does for files such as rnn/test_rnn_cells.py,
+    # whose suite comes from load_tests
+    (tmp_path / "test_loaded.py").write_text(textwrap.dedent("""
+        import unittest
+        class T(unittest.TestCase):
+            def __init__(self, value):
+                super().__init__("runTest")
+                self.value = value
+            def runTest(self):
+                self.assertLess(self.value, 3)
+        def load_tests(loader, tests, pattern):
+            return unittest.TestSuite([T(1), T(2), T(5)])
+    """))
+    runner = _run_paddle_tests_module()
+    result = runner.run_file(str(tmp_path / "test_loaded.py"), None, "2.0", 120)
+    assert (result["ran"], result["failures"], result["passed"]) == (3, 1, False), \
+        result["output_tail"]
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["test_loaded.py"]   # no driver left

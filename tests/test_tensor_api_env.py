@@ -176,3 +176,19 @@ def test_random_shapes_known_when_the_program_runs():
                                                      "shape": np.array([4, 6], "int32")})
     assert got_normal.shape == (2000, 3) and abs(got_normal.mean() - 1.0) < 0.05
     assert got_ints.shape == (4, 6) and set(np.unique(got_ints)) <= {2, 3, 4}
+
+
+def test_random_functions_draw_in_the_default_dtype():
+    # Paddle 2.0 and 3.3.1 (measured): randn / rand / uniform / normal without a dtype
+    # follow set_default_dtype; zeros keeps float32 (2.0)
+    paddle.set_default_dtype("float64")
+    try:
+        main = paddle.static.Program()
+        with paddle.static.program_guard(main, paddle.static.Program()):
+            outs = [paddle.randn([2]), paddle.rand([2]), paddle.uniform([2]),
+                    paddle.normal(shape=[2]), paddle.randn([2], "float32"), paddle.zeros([2])]
+        got = paddle.static.Executor().run(main, fetch_list=outs)
+        assert [g.dtype.name for g in got] == ["float64"] * 4 + ["float32"] * 2
+        assert 0.0 <= got[1].min() and got[1].max() < 1.0
+    finally:
+        paddle.set_default_dtype("float32")

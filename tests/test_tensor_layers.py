@@ -279,6 +279,32 @@ def test_random_distributions():
     assert u2.min() >= 0.5 and u2.max() < 0.75
 
 
+def test_normal_with_tensor_mean_and_std():
+    # Paddle 2.0: a Tensor mean / std gives the shape and dtype; draw * std + mean
+    paddle.seed(7)
+    mean = static.data("mean", [-1, 4], "float64")
+    std = static.data("std", [8], "float32")       # cast to float64, reshaped to [2, 4]
+    both, mean_only, std_only = (paddle.normal(mean, std), paddle.normal(mean, 0.0),
+                                 paddle.normal(-3.0, std))
+    exe = static.Executor()
+    m = np.arange(8, dtype="float64").reshape(2, 4)
+    s = np.linspace(0.5, 1.0, 8).astype("float32")
+    draws = [exe.run(feed={"mean": m, "std": s}, fetch_list=[both, mean_only, std_only])
+             for _ in range(3000)]
+    b, mo, so = (np.stack(d) for d in zip(*draws))
+    assert b.dtype == np.float64 and b.shape == (3000, 2, 4) and so.shape == (3000, 8)
+    np.testing.assert_array_equal(mo, np.broadcast_to(m, mo.shape))   # std 0: the mean
+    np.testing.assert_allclose(b.mean(0), m, atol=0.08)
+    np.testing.assert_allclose(b.std(0).ravel(), s, rtol=0.08)
+    np.testing.assert_allclose(so.mean(0), -3.0, atol=0.08)
+    with pytest.raises(TypeError, match="mean must be float32 or float64, got int32"):
+        paddle.normal(static.data("im", [3], "int32"))
+    with pytest.raises(TypeError, match="std must be a number or a Tensor, got list"):
+        paddle.normal(std=[1.0, 2.0])
+    with pytest.raises(TypeError, match="the items of shape must be ints, got 1.0"):
+        paddle.normal(shape=[1.0])
+
+
 def test_truncated_gaussian_stays_within_two_std():
     block = static.default_main_program().global_block()
     out = block.create_var(name="tg", shape=[50000], dtype="float32")

@@ -388,11 +388,31 @@ class ParamBase(Tensor, Parameter):
                  do_model_average=None, need_clip=True):
         Tensor.__init__(self, value, stop_gradient=not trainable, name=name,
                         persistable=True)
-        self.trainable = trainable
+        self.trainable = bool(trainable)
         self.regularizer = regularizer
         self.optimize_attr = optimize_attr or {"learning_rate": 1.0}
         self.do_model_average = do_model_average
         self.need_clip = need_clip
+
+    @property
+    def trainable(self):
+        """From 2.0 a dynamic-mode parameter trains exactly when it needs a gradient:
+        trainable is `not stop_gradient`, and setting it (a bool only) sets stop_gradient,
+        as Paddle 2.0's and 3.3.1's ParamBase; 1.8.5's is a plain attribute that stop_gradient
+        ignores (switch param_trainable)."""
+        if versions.switch("param_trainable") == "attribute":
+            return self._trainable
+        return not self.stop_gradient
+
+    @trainable.setter
+    def trainable(self, value):
+        if versions.switch("param_trainable") == "attribute":
+            self._trainable = value
+            return
+        if not isinstance(value, bool):
+            raise ValueError("Parameter %r: trainable must be a bool, got %r"
+                             % (self.name, value))
+        self.stop_gradient = not value
 
     def __repr__(self):
         return "Parameter containing:\n" + Tensor.__repr__(self)

@@ -31,6 +31,7 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
            "Executor",
            "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",
+           "is_compiled_with_rocm",
            "is_compiled_with_mkldnn", "is_compiled_with_brpc", "is_compiled_with_dist",
            "get_cuda_device_count", "is_float16_supported", "op_support_gpu", "globals",
            "get_all_op_protos", "has_grad_op_maker", "has_infer_inplace",
@@ -135,6 +136,12 @@ def kZeroVarSuffix():
 
 
 def is_compiled_with_xpu():
+    return False
+
+
+def is_compiled_with_rocm():
+    """refimpl's GPU kernels are CuPy on CUDA; Paddle's 2.x tests ask before their ROCm
+    (HIP) branches."""
     return False
 
 

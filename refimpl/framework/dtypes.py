@@ -141,8 +141,8 @@ def get_default_dtype():
 
 
 def set_default_dtype(d):
-    """Record the default float dtype (float16/32/64). refimpl's layers keep float32 as
-    their default; get_default_dtype() returns what was set (see specs)."""
+    """Record the default float dtype (float16/32/64): to_tensor, Layer parameters and the
+    random functions read it; other layers keep float32 (specs/environment.md)."""
     global _default_dtype
     name = convert_dtype(d.__name__ if isinstance(d, type) else d)
     if name not in _FLOAT_DTYPES:

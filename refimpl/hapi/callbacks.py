@@ -9,7 +9,7 @@ import numpy as np
 from ..distributed import get_rank
 from ..framework.model_formats import paddle_version
 from ..optimizer.lr import LRScheduler as _Scheduler
-from .progress_bar import ProgressBar
+from .progressbar import ProgressBar
 
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "VisualDL", "LRScheduler",
            "EarlyStopping"]

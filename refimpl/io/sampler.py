@@ -81,33 +81,41 @@ class RandomSampler(Sampler):
 
 class WeightedRandomSampler(Sampler):
     """num_samples indices in [0, len(weights)) drawn with probability proportional to
-    `weights` (1-D; or 2-D: one draw of num_samples per row, rows concatenated)."""
+    `weights` (1-D; or 2-D: one draw of num_samples per row, rows concatenated).
+    As Paddle's: the arguments are checked when it is made (ValueError), the weights when
+    it is iterated (AssertionError: a sampler of bad weights can be made, not drawn from)."""
 
     def __init__(self, weights, num_samples, replacement=True):
         owner = "WeightedRandomSampler"
         self.num_samples = _check_positive_int(num_samples, "num_samples", owner)
-        self.replacement = _check_bool(replacement, "replacement", owner)
+        if not isinstance(replacement, (bool, np.bool_)):
+            raise ValueError("%s: replacement must be a bool, got %r" % (owner, replacement))
+        self.replacement = bool(replacement)
         w = np.asarray(weights, dtype=np.float64)
         if w.ndim not in (1, 2) or w.shape[-1] == 0:
             raise ValueError("%s: weights must be a non-empty 1-D or 2-D sequence, got shape %s"
                              % (owner, list(w.shape)))
-        if not np.all(np.isfinite(w)) or np.any(w < 0):
-            raise ValueError("%s: weights must be finite and non-negative, got %s"
-                             % (owner, w.tolist()))
-        rows = w.reshape(-1, w.shape[-1])
+        self.weights = weights
+        self._rows = w.reshape(-1, w.shape[-1])
+
+    def _probabilities(self):
+        owner = "WeightedRandomSampler"
+        rows = self._rows
+        if not np.all(np.isfinite(rows)) or np.any(rows < 0):
+            raise AssertionError("%s: weights must be finite and non-negative, got %s"
+                                 % (owner, rows.tolist()))
         positive = (rows > 0).sum(axis=1)
         if np.any(positive == 0):
-            raise ValueError("%s: every row of weights needs a positive weight" % owner)
+            raise AssertionError("%s: every row of weights needs a positive weight" % owner)
         if not self.replacement and np.any(positive < self.num_samples):
-            raise ValueError("%s: replacement=False draws num_samples=%d distinct indices, but "
-                             "a row of weights has only %d positive weights"
-                             % (owner, self.num_samples, positive.min()))
-        self.weights = weights
-        self._rows = rows / rows.sum(axis=1, keepdims=True)
+            raise AssertionError("%s: replacement=False draws num_samples=%d distinct indices, "
+                                 "but a row of weights has only %d positive weights"
+                                 % (owner, self.num_samples, positive.min()))
+        return rows / rows.sum(axis=1, keepdims=True)
 
     def __iter__(self):
         draws = [np.random.choice(len(p), self.num_samples, self.replacement, p)
-                 for p in self._rows]
+                 for p in self._probabilities()]
         return iter(np.concatenate(draws).tolist())
 
     def __len__(self):
@@ -128,9 +136,9 @@ class BatchSampler(Sampler):
             if not isinstance(sampler, Sampler):
                 raise TypeError("BatchSampler: sampler must be a paddle.io.Sampler, got %s"
                                 % type(sampler).__name__)
-            if shuffle:
-                raise ValueError("BatchSampler: shuffle must be False when a sampler is given "
-                                 "(the sampler decides the order)")
+            if shuffle:     # AssertionError, as Paddle's
+                raise AssertionError("BatchSampler: shuffle must be False when a sampler is given "
+                                     "(the sampler decides the order)")
             self.sampler = sampler
         else:
             if sampler is not None:

@@ -3,12 +3,13 @@ parameters (paddle.* 2.0 and fluid.layers 1.8 names)."""
 import numpy as np
 
 from ..framework import unique_name
-from ..framework.dtypes import convert_dtype
+from ..framework.dtypes import convert_dtype, get_default_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
 from ..framework.initializer import value_attrs
+from .. import versions
 from .common import append_op_out
 
 
@@ -68,10 +69,17 @@ def runtime_int_list(values, arg, layer, tensor_slot, list_slot, check_dtypes=Tr
 
 # -- constants
 
+FILL_CONSTANT_DTYPES = ["bool", "float16", "float32", "float64", "int32", "int64"]
+
+
 def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
     """A tensor of `shape` (ints, or Variables: run-time dims) filled with `value` (a number
     or a 1-element Variable)."""
     dtype = convert_dtype(dtype)
+    if dtype not in FILL_CONSTANT_DTYPES and \
+            versions.switch("fill_constant_dtypes") == "checked":
+        raise TypeError("The data type of 'dtype' in fill_constant must be %s, but received "
+                        "%s." % (FILL_CONSTANT_DTYPES, dtype))
     if isinstance(shape, (list, tuple)) and not shape:
         raise LayerAssertionError("fill_constant: shape must not be empty")
     inputs, shape_attr = runtime_int_list(shape, "shape", "fill_constant", "ShapeTensor",
@@ -237,6 +245,8 @@ def _random(op_type, shape, dtype, name, runtime_shape=False, **attrs):
     (Variables, or lists holding them: its ShapeTensor / ShapeTensorList inputs)."""
     dtype = convert_dtype(dtype or "float32")
     inputs = {}
+    if isinstance(shape, (list, tuple)):
+        _check_shape_items([d for d in shape if not isinstance(d, Variable)], op_type)
     if runtime_shape:
         inputs, attrs["shape"] = runtime_int_list(shape, "shape", op_type, "ShapeTensor",
                                                   "ShapeTensorList")
@@ -246,9 +256,15 @@ def _random(op_type, shape, dtype, name, runtime_shape=False, **attrs):
     return _source_op(op_type, attrs, dtype, name, inputs=inputs)
 
 
+def _float_default(dtype):
+    """paddle.uniform / rand / randn / normal without a dtype draw in the default dtype
+    (paddle.set_default_dtype), as Paddle 2.0 and 3.3.1 (measured) do."""
+    return dtype or get_default_dtype()
+
+
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
-    return _random("uniform_random", shape, dtype, name, True, min=float(min),
-                   max=float(max), seed=int(seed))
+    return _random("uniform_random", shape, _float_default(dtype), name, True,
+                   min=float(min), max=float(max), seed=int(seed))
 
 
 def fluid_uniform_random(shape, dtype="float32", min=-1.0, max=1.0, seed=0, name=None):
@@ -264,14 +280,8 @@ def fluid_gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", nam
                    std=float(std), seed=int(seed))
 
 
-def normal(mean=0.0, std=1.0, shape=None, name=None):
-    if isinstance(mean, Variable) or isinstance(std, Variable):
-        raise NotImplementedError("normal: Variable mean/std are not supported; pass floats")
-    return fluid_gaussian_random([1] if shape is None else shape, mean, std, name=name)
-
-
 def randn(shape, dtype=None, name=None):
-    return fluid_gaussian_random(shape, dtype=dtype or "float32", name=name)
+    return fluid_gaussian_random(shape, dtype=_float_default(dtype), name=name)
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
@@ -350,7 +360,7 @@ def autoincreased_step_counter(counter_name=None, begin=1, step=1):
 EXPORTS = {
     "paddle": dict(_SHARED, full=full, zeros=zeros, ones=ones, full_like=full_like,
                    zeros_like=zeros_like, ones_like=ones_like, arange=arange, uniform=uniform,
-                   rand=rand, normal=normal, randn=randn, randint=randint, empty=empty,
+                   rand=rand, randn=randn, randint=randint, empty=empty,
                    empty_like=empty_like),
     "fluid.layers": dict(_SHARED, assign=fluid_assign, zeros=fluid_zeros, ones=fluid_ones,
                          zeros_like=fluid_zeros_like, ones_like=fluid_ones_like,

@@ -74,7 +74,8 @@ def l1_loss(input, label, reduction="mean", name=None):
     _check("l1_loss", input=input, label=label)
     _check_reduction(reduction, "l1_loss")
     diff = append_op_out("elementwise_sub", {"X": [input], "Y": [label]}, {"axis": -1})
-    return _reduce(append_op_out("abs", {"X": [diff]}, name=name), reduction)
+    loss = append_op_out("abs", {"X": [diff]}, name=name if reduction == "none" else None)
+    return _reduce(loss, reduction, name)
 
 
 def _huber(input, label, delta, name):

@@ -2,8 +2,11 @@
 (2.0) pad / pixel_shuffle / interpolate / upsample / unfold / diag_embed / temporal_shift
 and fluid.layers (1.8) pad / pad2d / pad_constant_like / pixel_shuffle / space_to_depth /
 shuffle_channel / image_resize / resize_{bilinear,nearest,trilinear} / temporal_shift."""
+from .. import versions
 from ..framework.program import Variable
 from .common import append_op_out, check_variable
+from .conv import adaptive_avg_pool2d
+from .functional_conv import adaptive_avg_pool1d, adaptive_avg_pool3d
 from .tensor import squeeze, unsqueeze
 
 
@@ -177,6 +180,8 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     check_variable(x, "x", "interpolate")
     _check_align_mode(align_mode, "interpolate")
     mode = mode.lower()
+    if mode == "area":
+        return _area(x, size, name)
     spatial = len(x.shape) - 2
     op_type = _V2_OPS.get((mode, spatial))
     if op_type is None:
@@ -196,6 +201,21 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
                  align_mode=int(align_mode),
                  data_layout="NHWC" if data_format[-1] == "C" else "NCHW")
     return append_op_out(op_type, {"X": [x]}, attrs, name)
+
+
+_AREA_POOLS = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}
+
+
+def _area(x, size, name):
+    """mode='area' is the adaptive average pool of x's rank to `size`, as Paddle 2.0 (and
+    3.3.1, measured) composes it: a size is required, and data_format is not passed on
+    (an NHWC x is pooled as NCHW there too)."""
+    if size is None:
+        raise ValueError("interpolate: output size can not be None in AREA mode")
+    if len(x.shape) not in _AREA_POOLS:
+        raise ValueError("interpolate: mode 'area' takes 3-D, 4-D or 5-D input, got %s"
+                         % list(x.shape))
+    return _AREA_POOLS[len(x.shape)](x, size, name=name)
 
 
 def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=False,
@@ -312,6 +332,10 @@ def resize_nearest(input, out_shape=None, scale=None, name=None, actual_shape=No
 def affine_grid(theta, out_shape, align_corners=True, name=None):
     """Theta [N, 2, 3] and out_shape [N, C, H, W] (a list, or an int Variable) -> the
     [N, H, W, 2] sampling grid (affine_grid op)."""
+    if not isinstance(theta, Variable) and \
+            versions.switch("affine_grid_theta_error") == "ValueError":
+        raise ValueError("affine_grid: theta should be a Tensor, got %s"
+                         % type(theta).__name__)
     check_variable(theta, "theta", "affine_grid")
     inputs = {"Theta": [theta]}
     attrs = {"align_corners": bool(align_corners)}

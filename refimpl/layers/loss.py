@@ -51,11 +51,13 @@ def _check_reduction(reduction, layer):
                          % (layer, list(_REDUCTIONS), reduction))
 
 
-def _reduce(loss, reduction):
+def _reduce(loss, reduction, name=None):
+    """`name` names the reduced result, as Paddle 2.0's functionals pass theirs to the
+    final paddle.mean / paddle.sum (with reduction='none' the caller names `loss`)."""
     if reduction == "mean":
-        return _mean(loss)
+        return _mean(loss, name=name)
     if reduction == "sum":
-        return paddle_sum(loss)
+        return paddle_sum(loss, name=name)
     return loss
 
 

@@ -1,9 +1,12 @@
-"""Random sampling layers: multinomial, bernoulli, randperm (paddle.*) and sampling_id,
+"""Random sampling layers: multinomial, bernoulli, randperm, normal (paddle.*) and sampling_id,
 random_crop (fluid.layers). Outputs stop gradients. `seed` 0 draws from the global
 generator (paddle.seed); a nonzero seed replays the same draw every run."""
 from ..framework.dtypes import convert_dtype
+from ..framework.program import Variable
 from . import creation
 from .common import append_op_out, check_variable
+from .math import cast
+from .tensor import reshape, shape as shape_of
 
 
 def _sample(op_type, x, attrs, out_dtype=None):
@@ -42,7 +45,34 @@ def random_crop(x, shape, seed=None):
                                       "startup_seed": int(seed or 0)})
 
 
+def normal(mean=0.0, std=1.0, shape=None, name=None):
+    """N(mean, std) of `shape` for number mean and std. A float32/float64 Tensor mean or
+    std gives the shape and dtype instead (the mean's; a Tensor std is cast to it and
+    reshaped to the mean's shape) and the draw is standard normal * std + mean, as Paddle
+    2.0 composes it; the result stops gradients."""
+    for arg, value in (("mean", mean), ("std", std)):
+        if isinstance(value, Variable):
+            if value.dtype.name not in ("float32", "float64"):
+                raise TypeError("normal: a Tensor %s must be float32 or float64, got %s"
+                                % (arg, value.dtype.name))
+        elif isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError("normal: %s must be a number or a Tensor, got %s"
+                            % (arg, type(value).__name__))
+    if not isinstance(mean, Variable) and not isinstance(std, Variable):
+        return creation.fluid_gaussian_random([1] if shape is None else shape, mean, std,
+                                              dtype=creation.get_default_dtype(), name=name)
+    like = mean if isinstance(mean, Variable) else std
+    if isinstance(mean, Variable) and isinstance(std, Variable):
+        std = reshape(std if std.dtype == mean.dtype else cast(std, mean.dtype),
+                      shape_of(mean))
+    out = creation.fluid_gaussian_random(shape_of(like), dtype=like.dtype.name, name=name)
+    out = out * std + mean
+    out.stop_gradient = True
+    return out
+
+
 EXPORTS = {
-    "paddle": {"multinomial": multinomial, "bernoulli": bernoulli, "randperm": randperm},
+    "paddle": {"multinomial": multinomial, "bernoulli": bernoulli, "randperm": randperm,
+               "normal": normal},
     "fluid.layers": {"sampling_id": sampling_id, "random_crop": random_crop},
 }

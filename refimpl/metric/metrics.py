@@ -3,6 +3,7 @@ arrays (or anything np.asarray takes) from fetched results; Accuracy.compute als
 its correct-mask ops when given static Variables (what hapi's Model does)."""
 import numpy as np
 
+from ..dygraph.tensor import Tensor
 from ..framework.program import Variable
 from ..ops.auc import roc_area
 
@@ -10,6 +11,8 @@ __all__ = ["Metric", "Accuracy", "Precision", "Recall", "Auc"]
 
 
 def _host_array(value, what, owner):
+    if isinstance(value, Tensor):   # eager (Accuracy.compute's mask in dynamic mode)
+        return value.numpy()
     if isinstance(value, Variable):
         raise TypeError("%s.update: %s %r is a static Variable; fetch it with Executor.run "
                         "and pass the array" % (owner, what, value.name))

@@ -3,7 +3,7 @@ clipping classes (refimpl/optimizer/clip.py)."""
 from ..optimizer.clip import ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue
 from . import functional, initializer, layer
 from .layer import *  # noqa: F401,F403
-from .layer import loss  # paddle.nn.loss.MSELoss, as Paddle 2.0 scripts write it
+from .layer import loss   # paddle.nn.loss.L1Loss, as in Paddle (2.0 and 3.3.1)
 
-__all__ = ["functional", "initializer", "layer"] + layer.__all__ + [
+__all__ = ["functional", "initializer", "layer", "loss"] + layer.__all__ + [
     "ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue"]

@@ -1,5 +1,34 @@
-"""paddle.nn.functional"""
+"""paddle.nn.functional, and its submodules as Paddle has them (common, loss, pooling, ...:
+paddle.nn.functional.common.interpolate); membership measured on Paddle 3.3.1 (the module
+each function is defined in), limited to the functions refimpl has."""
 from ..layers import exports
+from ..submodules import group
 
 globals().update(exports("nn.functional"))
 __all__ = sorted(exports("nn.functional"))
+
+SUBMODULES = {
+    "activation": ["elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish",
+                   "hardtanh", "leaky_relu", "log_sigmoid", "log_softmax", "maxout", "prelu",
+                   "relu", "relu6", "relu_", "selu", "sigmoid", "softmax", "softmax_",
+                   "softplus", "softshrink", "softsign", "swish", "tanh", "tanhshrink",
+                   "thresholded_relu"],
+    "common": ["alpha_dropout", "bilinear", "cosine_similarity", "dropout", "dropout2d",
+               "dropout3d", "interpolate", "label_smooth", "linear", "pad", "unfold",
+               "upsample"],
+    "conv": ["conv1d", "conv1d_transpose", "conv2d", "conv2d_transpose", "conv3d",
+             "conv3d_transpose"],
+    "extension": ["diag_embed", "gather_tree", "temporal_shift"],
+    "input": ["embedding", "one_hot"],
+    "loss": ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",
+             "ctc_loss", "dice_loss", "hsigmoid_loss", "kl_div", "l1_loss", "log_loss",
+             "margin_ranking_loss", "mse_loss", "nll_loss", "npair_loss", "sigmoid_focal_loss",
+             "smooth_l1_loss", "softmax_with_cross_entropy", "square_error_cost"],
+    "norm": ["batch_norm", "instance_norm", "layer_norm", "local_response_norm", "normalize"],
+    "pooling": ["adaptive_avg_pool1d", "adaptive_avg_pool2d", "adaptive_avg_pool3d",
+                "adaptive_max_pool1d", "adaptive_max_pool2d", "adaptive_max_pool3d",
+                "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d",
+                "max_pool3d"],
+    "vision": ["affine_grid", "grid_sample", "pixel_shuffle"],
+}
+globals().update(group(__name__, globals(), SUBMODULES))

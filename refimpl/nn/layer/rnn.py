@@ -10,6 +10,7 @@ See specs/nn_rnn.md.
 """
 import math
 
+from ... import versions
 from ...framework.initializer import Constant, Uniform
 from ...framework.param_attr import ParamAttr
 from ...layers.common import unary
@@ -78,7 +79,9 @@ class RNNCellBase(Layer):
                         bias_ih_attr, bias_hh_attr):
         """weight_ih [gates*hidden, input], weight_hh [gates*hidden, hidden], bias_ih and
         bias_hh [gates*hidden], all Uniform(-1/sqrt(hidden), 1/sqrt(hidden)) by default.
-        attr=False gives a fixed, non-trainable one (weights 1, biases 0), as Paddle does."""
+        attr=False gives a fixed, non-trainable one (weights 1, biases 0), as Paddle 3.3.1
+        does; a bias attr False under profiles 1.8 / 2.0 gives no bias at all (None, not a
+        parameter), as Paddle 2.0's create_parameter does (switch rnn_cell_false_bias)."""
         if hidden_size <= 0:
             raise ValueError("%s: hidden_size must be greater than 0, got %d"
                              % (type(self).__name__, hidden_size))
@@ -91,6 +94,10 @@ class RNNCellBase(Layer):
                 ("bias_ih", [rows], bias_ih_attr, True),
                 ("bias_hh", [rows], bias_hh_attr, True)):
             init = Uniform(-bound, bound)
+            if attr is False and is_bias and \
+                    versions.switch("rnn_cell_false_bias") == "absent":
+                setattr(self, name, None)
+                continue
             if attr is False:
                 init = Constant(0.0 if is_bias else 1.0)
                 attr = ParamAttr(initializer=init, trainable=False)
@@ -98,11 +105,14 @@ class RNNCellBase(Layer):
                                                       default_initializer=init))
 
     def _projections(self, inputs, hidden):
-        """(inputs @ weight_ih^T + bias_ih, hidden @ weight_hh^T + bias_hh)."""
+        """(inputs @ weight_ih^T + bias_ih, hidden @ weight_hh^T + bias_hh), a bias that is
+        None left out."""
         self._expect_input(inputs, "inputs", ranks=(2,))
         self._expect_dim(inputs, 1, self.input_size, "input_size")
-        return (matmul(inputs, self.weight_ih, transpose_y=True) + self.bias_ih,
-                matmul(hidden, self.weight_hh, transpose_y=True) + self.bias_hh)
+        x = matmul(inputs, self.weight_ih, transpose_y=True)
+        h = matmul(hidden, self.weight_hh, transpose_y=True)
+        return (x if self.bias_ih is None else x + self.bias_ih,
+                h if self.bias_hh is None else h + self.bias_hh)
 
     def extra_repr(self):
         return "%d, %d" % (self.input_size, self.hidden_size)

@@ -1,0 +1,37 @@
+"""fill_constant and the creation functions built on it (zeros, ones, full): which dtypes
+each Paddle version takes (switch fill_constant_dtypes, specs/versions.md)."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import fluid, static
+
+
+def _run(build):
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        out = build()
+    (value,) = static.Executor().run(main, fetch_list=[out])
+    return value
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
+def test_fill_constant_dtypes_by_version(version, paddle_version):
+    with paddle_version(version):
+        for build in (lambda: paddle.ones([2], "int8"), lambda: paddle.zeros([2], "uint8"),
+                      lambda: fluid.layers.fill_constant([2], "int16", 3),
+                      lambda: paddle.full([2], 1, "int8")):
+            with pytest.raises(TypeError, match=r"in fill_constant must be \['bool', "
+                               r"'float16', 'float32', 'float64', 'int32', 'int64'\], but "
+                               r"received (int8|uint8|int16)"):
+                _run(build)
+        value = _run(lambda: paddle.ones([3], "int64"))
+        assert value.dtype == np.int64 and value.tolist() == [1, 1, 1]
+
+
+def test_fill_constant_takes_any_dtype_under_3(paddle_version):
+    with paddle_version("3"):
+        value = _run(lambda: paddle.ones([2], "int8"))
+        assert value.dtype == np.int8 and value.tolist() == [1, 1]
+        value = _run(lambda: fluid.layers.fill_constant([2], "int16", 7))
+        assert value.dtype == np.int16 and value.tolist() == [7, 7]
