@@ -199,6 +199,16 @@ def test_state_outputs_are_bound_to_their_inputs():
     assert _updated_state(shaped, "out_sum_1") is None
 
 
+def test_error_messages_lead_with_paddle_1_8s_summary():
+    from refimpl.conformance.worker import error_text
+    stack = "C++ Call Stacks:\n" + "0   frame\n" * 300
+    e = RuntimeError(stack + "Error Message Summary:\nError: Attribute 'nms_eta' is required!")
+    text = error_text(e)
+    assert text.startswith("RuntimeError: Error Message Summary:\nError: Attribute 'nms_eta' "
+                           "is required!\nC++ Call Stacks:")
+    assert error_text(ValueError("plain")) == "ValueError: plain"
+
+
 def test_cli_list_check_and_stale_detection(tmp_path, capsys):
     assert cli_main(["list", "-k", "op/mul/*"]) == 0
     assert capsys.readouterr().out.split() == [c["id"] for c in read_index()["cases"]
