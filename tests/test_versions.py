@@ -265,6 +265,12 @@ def test_empty_detection_rows(paddle_version, version, out_shape, index_shape):
                          return_numpy=False)
         assert np.array(out[0]).shape == out_shape and np.array(out[1]).shape == index_shape
         assert out[0].recursive_sequence_lengths() == [[0]]
+        # matrix_nms likewise (Paddle 1.8.5: Out and Index dims [0])
+        out, _, _ = _run(lambda: list(fluid.layers.matrix_nms(
+            fluid.data("b", [1, 2, 4], "float32"), fluid.data("s", [1, 2, 2], "float32"),
+            0.9, 0.0, -1, -1, return_index=True)),
+            {"b": boxes, "s": np.full((1, 2, 2), 0.5, "float32")}, return_numpy=False)
+        assert np.array(out[0]).shape == out_shape and np.array(out[1]).shape == index_shape
 
 
 @pytest.mark.parametrize("version, truth", [("1.8", True), ("2.0", False)])
