@@ -183,6 +183,32 @@ def test_wrong_values_fail_with_their_error(tmp_path):
         "op/mul/0: array 0/out/Out/0 changed"]
 
 
+def test_state_outputs_are_bound_to_their_inputs():
+    # Paddle's average_accumulates writes out_sum_1 without allocating it: programs (and the
+    # builder) pass in_sum_1's variable; likewise ParamOut / MomentOut of optimizer states
+    from refimpl.conformance.build import _updated_state
+    index = read_index(GOLDEN_DIR)
+    cases = {c["id"]: c for c in index["cases"]}
+    avg, mom = cases["op/average_accumulates/0"], cases["op/momentum/0"]
+    assert {s: _updated_state(avg, s) for s in avg["outputs"]} == {
+        "out_%s" % k: "in_%s" % k for k in ("num_accumulates", "num_updates",
+                                            "old_num_accumulates", "sum_1", "sum_2", "sum_3")}
+    assert _updated_state(mom, "ParamOut") == "Param"
+    assert _updated_state(mom, "VelocityOut") == "Velocity"
+    shaped = dict(avg, outputs=dict(avg["outputs"], out_sum_1=["float64[3, 2]"]))
+    assert _updated_state(shaped, "out_sum_1") is None
+
+
+def test_error_messages_lead_with_paddle_1_8s_summary():
+    from refimpl.conformance.worker import error_text
+    stack = "C++ Call Stacks:\n" + "0   frame\n" * 300
+    e = RuntimeError(stack + "Error Message Summary:\nError: Attribute 'nms_eta' is required!")
+    text = error_text(e)
+    assert text.startswith("RuntimeError: Error Message Summary:\nError: Attribute 'nms_eta' "
+                           "is required!\nC++ Call Stacks:")
+    assert error_text(ValueError("plain")) == "ValueError: plain"
+
+
 def test_cli_list_check_and_stale_detection(tmp_path, capsys):
     assert cli_main(["list", "-k", "op/mul/*"]) == 0
     assert capsys.readouterr().out.split() == [c["id"] for c in read_index()["cases"]

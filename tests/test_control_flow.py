@@ -485,6 +485,19 @@ def test_select_layers_check_their_arguments():
             select_output(1, [x], mask)
 
 
+def test_select_input_op_reads_an_int32_mask_only():
+    # Paddle 1.8.5 and 3.3.1 both fail on an int64 Mask (their kernel reads int32)
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        xs = [fluid.data("x%d" % i, [2], "float32") for i in range(2)]
+        mask = fluid.data("mask", [1], "int64")
+        out = main.current_block().create_var(name="out", dtype="float32")
+        with pytest.raises(TypeError, match=r"select_input.*input Mask 'mask': expected dtype "
+                                            r"in \['int32'\], got int64"):
+            main.current_block().append_op(type="select_input", inputs={"X": xs, "Mask": [mask]},
+                                           outputs={"Out": [out]})
+
+
 def _minimize_in_case_branches():
     """fc (w = 0.5) then case: SGD on mean(y * y) when flag == 1, else Adam on mean(y)."""
     x = fluid.data("x", [1, 3], "float32")

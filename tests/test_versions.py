@@ -51,19 +51,20 @@ def test_use_switches_and_restores(paddle_version):
 
 @pytest.mark.parametrize("version, shape", [("1.8", (1,)), ("2.0", (1,)), ("3", ())])
 def test_one_number_results(paddle_version, version, shape):
-    # Paddle 1.8.5: mean, reduce_sum, reduce_max, accuracy all [1]; 3.3.1: all 0-D
+    # Paddle 1.8.5: mean, reduce_sum, reduce_max, accuracy, is_empty all [1]; 3.3.1: all 0-D
     with paddle_version(version):
         def build():
             x = fluid.data("x", [2, 3], "float32")
             p = fluid.data("p", [4, 3], "float32")
             label = fluid.data("l", [4, 1], "int64")
             return [fluid.layers.mean(x), fluid.layers.reduce_sum(x),
-                    fluid.layers.reduce_max(x), fluid.layers.accuracy(p, label)]
+                    fluid.layers.reduce_max(x), fluid.layers.accuracy(p, label),
+                    fluid.layers.is_empty(x)]
         out, _, _ = _run(build, {"x": np.arange(6, dtype="float32").reshape(2, 3),
                                  "p": np.eye(4, 3, dtype="float32"),
                                  "l": np.array([[0], [1], [2], [0]], "int64")})
-        assert [o.shape for o in out] == [shape] * 4
-        np.testing.assert_allclose([float(o.reshape(-1)[0]) for o in out], [2.5, 15, 5, 1.0])
+        assert [o.shape for o in out] == [shape] * 5
+        np.testing.assert_allclose([float(o.reshape(-1)[0]) for o in out], [2.5, 15, 5, 1.0, 0])
         # the everyday 1.8 idiom, and float() of the [1] loss as numpy 1.x allowed
         assert out[0].reshape(-1)[0] == 2.5 and float(out[0]) == 2.5 and "%.1f" % out[0] == "2.5"
 
@@ -264,6 +265,12 @@ def test_empty_detection_rows(paddle_version, version, out_shape, index_shape):
                          return_numpy=False)
         assert np.array(out[0]).shape == out_shape and np.array(out[1]).shape == index_shape
         assert out[0].recursive_sequence_lengths() == [[0]]
+        # matrix_nms likewise (Paddle 1.8.5: Out and Index dims [0])
+        out, _, _ = _run(lambda: list(fluid.layers.matrix_nms(
+            fluid.data("b", [1, 2, 4], "float32"), fluid.data("s", [1, 2, 2], "float32"),
+            0.9, 0.0, -1, -1, return_index=True)),
+            {"b": boxes, "s": np.full((1, 2, 2), 0.5, "float32")}, return_numpy=False)
+        assert np.array(out[0]).shape == out_shape and np.array(out[1]).shape == index_shape
 
 
 @pytest.mark.parametrize("version, truth", [("1.8", True), ("2.0", False)])

@@ -177,13 +177,17 @@ def run_op_case_dynamic(paddle, case, arrays):
 
 
 def _updated_state(case, out_slot):
-    """The input slot that output `<In>Out` updates in place (optimizer states,
-    batch_norm's running mean and variance), or None. Programs always bind such an
-    output to its input's variable, and Paddle's batch_norm and rmsprop insist on it."""
-    state = out_slot[:-len("Out")]
-    if out_slot.endswith("Out") and case["inputs"].get(state) == case["outputs"][out_slot]:
-        return state
-    return None
+    """The input slot that output `<In>Out` (or `out_<x>`, of input `in_<x>`) updates in
+    place (optimizer states, batch_norm's running mean and variance, average_accumulates'
+    sums and counters), or None. Programs always bind such an output to its input's
+    variable, and Paddle's batch_norm, rmsprop and average_accumulates insist on it."""
+    if out_slot.endswith("Out"):
+        state = out_slot[:-len("Out")]
+    elif out_slot.startswith("out_"):
+        state = "in_" + out_slot[len("out_"):]
+    else:
+        return None
+    return state if case["inputs"].get(state) == case["outputs"][out_slot] else None
 
 
 def _dtype_attrs(paddle, attrs):

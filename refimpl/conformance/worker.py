@@ -88,13 +88,20 @@ class CaseRunner:
         except MissingAPI as e:
             result.update(status="skipped", message=str(e))
         except Exception as e:
-            text = "%s: %s" % (type(e).__name__, e)
+            text = error_text(e)
             status = "skipped" if _MISSING_OP.search(text) else "error"
             if status == "error":
                 text += "\n" + "".join(traceback.format_tb(e.__traceback__)[-3:])
             result.update(status=status, message=text.strip()[:2000])
         result["seconds"] = round(time.perf_counter() - start, 3)
         return result
+
+
+def error_text(e):
+    """`Type: message`. Paddle 1.x's messages open with the C++ call stack and end with an
+    "Error Message Summary": the summary goes first, so that the report's cut keeps it."""
+    stack, sep, summary = str(e).partition("Error Message Summary:")
+    return "%s: %s" % (type(e).__name__, (sep + summary + "\n" + stack) if sep else stack)
 
 
 def main(argv=None):

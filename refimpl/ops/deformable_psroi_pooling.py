@@ -170,23 +170,26 @@ class DeformablePSROIPooling(OpDef):
         return dx.reshape(x.shape).astype(x.dtype), dtrans.reshape(trans.shape).astype(x.dtype)
 
     def samples(self, rng):
+        # Paddle 1.8.5 gives no_trans, group_size and trans_std no default: samples pass them
         x = rng.uniform(-1, 1, (2, 8, 7, 7))
         rois = np.array([[1.0, 1.0, 4.0, 5.0], [2.0, 1.0, 5.0, 4.0], [0.0, 2.0, 3.0, 5.0]])
         # shifts that keep every point well inside the map and off integer coordinates
         trans = rng.uniform(-0.5, 0.5, (3, 4, 2, 2))
         yield Sample({"Input": x, "ROIs": rois, "Trans": trans,
                       "RoisNum": np.array([2, 1], np.int32)},
-                     {"output_dim": 2, "group_size": [2, 2], "pooled_height": 2,
-                      "pooled_width": 2, "part_size": [2, 2], "sample_per_part": 2,
-                      "trans_std": 0.1, "spatial_scale": 1.0})
+                     {"no_trans": False, "output_dim": 2, "group_size": [2, 2],
+                      "pooled_height": 2, "pooled_width": 2, "part_size": [2, 2],
+                      "sample_per_part": 2, "trans_std": 0.1, "spatial_scale": 1.0})
         yield Sample({"Input": x[:1, :3], "ROIs": rois[:2] * 2, "Trans": trans[:2, :2]},
-                     {"no_trans": True, "output_dim": 3, "pooled_height": 3,
+                     {"no_trans": True, "group_size": [1, 1], "trans_std": 0.1,
+                      "output_dim": 3, "pooled_height": 3,
                       "pooled_width": 2, "part_size": [3, 2], "sample_per_part": 3,
                       "spatial_scale": 0.5}, name="no_trans_not_sensitive")
         # Trans with an odd channel count and larger than part_size: read flat as
         # [R, 2, 2, 2] (Paddle 1.8.5's test_layers builds such a pooling)
         yield Sample({"Input": x[:1, :2], "ROIs": rois[:2], "Trans": trans[:2, :3, :2, :2]
                       .repeat(2, axis=2)},
-                     {"output_dim": 2, "pooled_height": 2, "pooled_width": 2,
-                      "part_size": [2, 2], "sample_per_part": 2, "trans_std": 0.1},
+                     {"no_trans": False, "output_dim": 2, "group_size": [1, 1],
+                      "pooled_height": 2, "pooled_width": 2, "part_size": [2, 2],
+                      "sample_per_part": 2, "trans_std": 0.1, "spatial_scale": 1.0},
                      name="trans_read_flat")

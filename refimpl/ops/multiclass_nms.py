@@ -365,7 +365,7 @@ class MatrixNMS(OpDef):
             indices.append(offset + kept)
             counts.append(len(kept))
         out, index, counts = assemble(rows, indices, counts, bboxes.dtype, np.zeros((0, 6)))
-        return empty_rows(out), index, counts
+        return empty_rows(out), empty_rows(index), counts
 
     def samples(self, rng):
         yield from nms_samples(rng, {"score_threshold": 0.1, "post_threshold": 0.2})

@@ -90,5 +90,9 @@ class Print(OpDef):
         return dout.copy()
 
     def samples(self, rng):
-        yield Sample({"In": rng.uniform(-1, 1, (2, 3))}, {"print_phase": "FORWARD",
-                                                         "first_n": 0})
+        # Paddle (1.8.5 and 3.3.1) gives `message`, `summarize` and the print_tensor_* flags
+        # no default: the sample passes them
+        yield Sample({"In": rng.uniform(-1, 1, (2, 3))},
+                     {"print_phase": "FORWARD", "first_n": 0, "message": "", "summarize": 20,
+                      "print_tensor_name": True, "print_tensor_type": True,
+                      "print_tensor_shape": True, "print_tensor_lod": True})

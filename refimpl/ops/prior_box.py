@@ -143,6 +143,8 @@ class DensityPriorBox(OpDef):
     int((step_w + step_h) / 2) // d (integer division); corners are clamped to [0, 1]. flatten_to_2d
     gives [H * W * num_priors, 4]."""
     type = "density_prior_box"
+    # float64: Paddle 1.8.5 computes the box corners in float32, as prior_box's
+    tolerances = PriorBox.tolerances
     inputs = ("Input", "Image")
     outputs = ("Boxes", "Variances")
     attrs = {"variances": [0.1, 0.1, 0.2, 0.2], "clip": False, "flatten_to_2d": False,
@@ -191,12 +193,14 @@ class DensityPriorBox(OpDef):
         return boxes, var
 
     def samples(self, rng):
+        # Paddle 1.8.5 gives `variances` no default: the samples pass it
         yield Sample({"Input": np.zeros((1, 2, 2, 3)), "Image": np.zeros((1, 3, 16, 24))},
                      {"fixed_sizes": [4.0, 8.0], "fixed_ratios": [1.0, 2.0],
-                      "densities": [2, 1]})
+                      "densities": [2, 1], "variances": [0.1, 0.1, 0.2, 0.2]})
         yield Sample({"Input": np.zeros((1, 2, 2, 2)), "Image": np.zeros((1, 3, 10, 10))},
                      {"fixed_sizes": [3.0], "fixed_ratios": [0.5], "densities": [3],
-                      "flatten_to_2d": True, "step_w": 5.0, "step_h": 4.0}, name="flat")
+                      "flatten_to_2d": True, "step_w": 5.0, "step_h": 4.0,
+                      "variances": [0.1, 0.1, 0.2, 0.2]}, name="flat")
 
 
 @register

@@ -96,4 +96,4 @@ class RetinanetDetectionOutput(OpDef):
         info = np.array([[40.0, 48.0, 1.0], [60.0, 60.0, 2.0]])
         yield Sample({"BBoxes": boxes, "Scores": scores, "Anchors": anchors, "ImInfo": info},
                      {"score_threshold": 0.3, "nms_top_k": 8, "keep_top_k": 10,
-                      "nms_threshold": 0.4})
+                      "nms_threshold": 0.4, "nms_eta": 1.0})   # no default in Paddle 1.8.5

@@ -103,7 +103,8 @@ class UniqueWithCounts(OpDef):
         return out, inverse.astype(dtype), counts.astype(dtype)
 
     def samples(self, rng):
-        yield Sample({"X": rng.randint(0, 4, 9).astype("int64")})
+        # Paddle 1.8.5 gives `dtype` no default: the sample passes it
+        yield Sample({"X": rng.randint(0, 4, 9).astype("int64")}, {"dtype": "int32"})
 
 
 @register

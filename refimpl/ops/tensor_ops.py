@@ -409,17 +409,19 @@ class Size(OpDef):
 
 @register
 class IsEmpty(OpDef):
-    """Whether X has no elements: bool [1]."""
+    """Whether X has no elements: one bool (scalar_shape(): [1] in Paddle 1.8 / 2.0, 0-D in
+    3.x, measured on 3.3.1)."""
     type = "is_empty"
     inputs = ("X",)
     outputs = ("Out",)
+    scalar_outputs = ("Out",)
 
     def infer_shape(self, ctx):
-        ctx.set_output("Out", [1], "bool")
+        ctx.set_output("Out", (), "bool")
 
     @staticmethod
     def forward(x):
-        return np.array([x.size == 0])
+        return np.array(x.size == 0)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4)})
