@@ -1,5 +1,5 @@
 """Paddle 1.8's fluid.layers functions built on fluid.dygraph's Layer classes (conv3d,
-conv2d_transpose, conv3d_transpose, group_norm, instance_norm, prelu, spectral_norm) and
+conv2d_transpose, conv3d_transpose, instance_norm, prelu, spectral_norm), group_norm and
 bilinear_tensor_product: parameter names, output and gradient values against Paddle 1.8.5
 on one program with fixed parameters and inputs."""
 import numpy as np

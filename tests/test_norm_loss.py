@@ -582,3 +582,38 @@ def test_cross_entropy_op_takes_hard_labels_without_their_last_dim():
     assert list(y.shape) == [3]
     out, = fluid.Executor().run(main, feed={"x": x_np, "label": label_np}, fetch_list=[y])
     np.testing.assert_allclose(out, -np.log([0.8, 0.6, 0.5]), rtol=1e-6)
+
+
+def test_static_nn_group_norm_normalizes_groups_and_refuses_inputs_under_two_dims():
+    """paddle.static.nn.group_norm, fluid.layers.group_norm's function (Paddle 2.x, 3.3.1): Scale
+    and Bias only for a truthy attr; a 1-D input is a ValueError, as Paddle 2.x's
+    test_group_norm_op_v2 and 3.3.1 (measured) have it, in dygraph too."""
+    main, start = static.Program(), static.Program()
+    with static.program_guard(main, start):
+        x = static.data("x", [None, 4, 3], "float64")
+        y = static.nn.group_norm(x, 2, param_attr=True, bias_attr=True)
+    assert [(p.name, p.shape) for p in main.all_parameters()] == [
+        ("group_norm_0.w_0", (4,)), ("group_norm_0.b_0", (4,))]
+    a = np.sin(np.arange(24.0)).reshape(2, 4, 3)
+    exe = fluid.Executor(fluid.CPUPlace())
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(start)
+        out, = exe.run(main, feed={"x": a}, fetch_list=[y])
+    g = a.reshape(2, 2, 6)                                 # [N, groups, C/groups * L]
+    want = (g - g.mean(-1, keepdims=True)) / np.sqrt(g.var(-1, keepdims=True) + 1e-5)
+    np.testing.assert_allclose(out, want.reshape(a.shape), rtol=1e-10)
+    with fluid.dygraph.guard():
+        with pytest.raises(ValueError, match="group_norm: input .* needs at least 2 dims"):
+            static.nn.group_norm(paddle.to_tensor(np.ones(3, "float32")), 3)
+
+
+def test_functional_layer_norm_refuses_a_normalized_shape_that_is_no_int_list_or_tuple():
+    # Paddle 2.x's test_layer_norm_op_v2 and 3.3.1: ValueError even before x is checked
+    with pytest.raises(ValueError, match="normalized_shape must be an int, a list or a tuple"):
+        F.layer_norm(np.ones((2, 3), "float32"), 1.0)
+    with fluid.dygraph.guard():
+        x = paddle.to_tensor(np.arange(6.0).reshape(2, 3))
+        np.testing.assert_allclose(F.layer_norm(x, np.int64(3)).numpy(),
+                                   F.layer_norm(x, [3]).numpy())
+        np.testing.assert_allclose(F.layer_norm(x, (3,)).numpy()[0],
+                                   [-1.2247357, 0.0, 1.2247357], rtol=1e-6)

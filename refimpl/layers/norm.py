@@ -1,4 +1,4 @@
-"""batch_norm, layer_norm and dropout layers (fluid.layers 1.8, static.nn and
+"""batch_norm, layer_norm, group_norm and dropout layers (fluid.layers 1.8, static.nn and
 nn.functional 2.0 spellings). Variables are created in Paddle's order, so names match
 (batch_norm_0.w_0 scale, .b_0 bias, .w_1 running mean, .w_2 running variance)."""
 import numpy as np
@@ -130,9 +130,14 @@ def layer_norm(input, scale=True, shift=True, begin_norm_axis=1, epsilon=1e-05,
 
 def functional_layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1e-05,
                           name=None):
-    """paddle.nn.functional.layer_norm over the trailing `normalized_shape` dims."""
+    """paddle.nn.functional.layer_norm over the trailing `normalized_shape` dims. As Paddle
+    2.x and 3.3.1, a `normalized_shape` that is no int, list or tuple is refused (ValueError)
+    before `x` is looked at."""
+    if not isinstance(normalized_shape, (int, np.integer, list, tuple)):
+        raise ValueError("layer_norm: normalized_shape must be an int, a list or a tuple of "
+                         "ints, got %r" % (normalized_shape,))
     check_variable(x, "x", "layer_norm")
-    if isinstance(normalized_shape, int):
+    if isinstance(normalized_shape, (int, np.integer)):
         normalized_shape = [normalized_shape]
     if list(x.shape[len(x.shape) - len(normalized_shape):]) != list(normalized_shape):
         raise ValueError("layer_norm: normalized_shape %s is not the trailing dims of x %r %s"
@@ -140,6 +145,39 @@ def functional_layer_norm(x, normalized_shape, weight=None, bias=None, epsilon=1
     helper = LayerHelper("layer_norm", name=name)
     return _append_layer_norm(helper, x, weight, bias, len(x.shape) - len(normalized_shape),
                               epsilon)
+
+
+def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, act=None,
+               data_layout="NCHW", name=None):
+    """fluid.layers.group_norm / paddle.static.nn.group_norm. As Paddle 1.8.5 and 3.3.1
+    (measured): the Scale (ones) and Bias (zeros) of [channels] exist only when param_attr /
+    bias_attr is given (truthy); by default the groups are normalized and nothing more.
+    Channels on axis 1 ('NCHW') or last ('NHWC')."""
+    check_variable(input, "input", "group_norm")
+    if len(input.shape) < 2:
+        raise ValueError("group_norm: input %r needs at least 2 dims (batch, channels, ...), "
+                         "got shape %s" % (input.name, list(input.shape)))
+    if data_layout not in ("NCHW", "NHWC"):
+        raise ValueError("group_norm: data_layout must be 'NCHW' or 'NHWC', got %r"
+                         % (data_layout,))
+    channels = input.shape[1] if data_layout == "NCHW" else input.shape[-1]
+    helper = LayerHelper("group_norm", name=name)
+    inputs = {"X": [input]}
+    if param_attr:
+        inputs["Scale"] = [helper.create_parameter(param_attr, [channels], input.dtype,
+                                                   default_initializer=Constant(1.0))]
+    if bias_attr:
+        inputs["Bias"] = [helper.create_parameter(bias_attr, [channels], input.dtype,
+                                                  is_bias=True)]
+    y = helper.create_variable_for_type_inference(input.dtype)
+    mean, variance = (helper.create_variable_for_type_inference(input.dtype,
+                                                                stop_gradient=True)
+                      for _ in range(2))
+    helper.append_op(type="group_norm", inputs=inputs,
+                     outputs={"Y": [y], "Mean": [mean], "Variance": [variance]},
+                     attrs={"epsilon": float(epsilon), "groups": int(groups),
+                            "data_layout": data_layout})
+    return helper.append_activation(y, act)
 
 
 def fluid_dropout(x, dropout_prob, is_test=False, seed=None, name=None,
@@ -227,8 +265,8 @@ def data_norm(input, act=None, epsilon=1e-05, param_attr=None, data_layout="NCHW
 
 EXPORTS = {
     "fluid.layers": {"batch_norm": batch_norm, "layer_norm": layer_norm, "data_norm": data_norm,
-                     "dropout": fluid_dropout},
-    "static.nn": {"batch_norm": batch_norm, "layer_norm": layer_norm},
+                     "group_norm": group_norm, "dropout": fluid_dropout},
+    "static.nn": {"batch_norm": batch_norm, "layer_norm": layer_norm, "group_norm": group_norm},
     "nn.functional": {"dropout": dropout, "batch_norm": functional_batch_norm,
                       "layer_norm": functional_layer_norm},
 }

@@ -1,6 +1,6 @@
 """Paddle 1.8's fluid.layers functions that create their own parameters and have a
 fluid.dygraph (or paddle.nn) Layer of the same maths: conv3d, conv2d_transpose,
-conv3d_transpose, group_norm, instance_norm, prelu, spectral_norm, nce. Each builds that Layer
+conv3d_transpose, instance_norm, prelu, spectral_norm, nce. Each builds that Layer
 once and applies it, so the parameter shapes, default initializers and names
 (`conv3d_0.w_0`, as Paddle's LayerHelper names them) live in one place; in static mode
 applying it appends the ops to the current program. bilinear_tensor_product (whose
@@ -13,10 +13,10 @@ from ...layers.common import check_variable
 from ...layers.functional_conv import _padding
 from ...layers.functional_nn import bilinear
 from ...nn.layer.spectral_norm import SpectralNorm
-from ..dygraph.nn import (NCE, Conv3D, Conv2DTranspose, Conv3DTranspose, GroupNorm,
+from ..dygraph.nn import (NCE, Conv3D, Conv2DTranspose, Conv3DTranspose,
                           InstanceNorm, PRelu)
 
-__all__ = ["conv3d", "conv2d_transpose", "conv3d_transpose", "group_norm",
+__all__ = ["conv3d", "conv2d_transpose", "conv3d_transpose",
            "instance_norm", "prelu", "spectral_norm", "bilinear_tensor_product", "nce"]
 
 
@@ -99,22 +99,6 @@ def _conv_transpose(cls, nd, data_format_default):
 
 conv2d_transpose = _conv_transpose(Conv2DTranspose, 2, "NCHW")
 conv3d_transpose = _conv_transpose(Conv3DTranspose, 3, "NCDHW")
-
-
-def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, act=None,
-               data_layout="NCHW", name=None):
-    """As Paddle 1.8.5's: the scale and the bias exist only when param_attr / bias_attr is
-    given (truthy); by default the groups are normalized and nothing more. Channels on
-    axis 1 ('NCHW') or last ('NHWC'; 1.8's dygraph GroupNorm refuses it, the layer not)."""
-    check_variable(input, "input", "group_norm")
-    if data_layout not in ("NCHW", "NHWC"):
-        raise ValueError("group_norm: data_layout must be 'NCHW' or 'NHWC', got %r"
-                         % (data_layout,))
-    channels = input.shape[1] if data_layout == "NCHW" else input.shape[-1]
-    layer = GroupNorm(channels, groups, epsilon, param_attr or False, bias_attr or False, act,
-                      dtype=input.dtype)
-    layer._data_layout = data_layout
-    return layer(input)
 
 
 def instance_norm(input, epsilon=1e-05, param_attr=None, bias_attr=None, name=None):
