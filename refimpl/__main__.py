@@ -50,8 +50,9 @@ def cmd_run(argv):
     _alias.install(on_first_import=read_environment)
     _alias.install_for_children()
     if versions.current() == "1.8":
-        from . import legacy_numpy
+        from . import legacy_numpy, legacy_pillow
         legacy_numpy.restore()
+        legacy_pillow.restore()
     sys.argv = list(argv)
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     from .parallel import launch

@@ -396,6 +396,29 @@ def test_create_py_reader_by_data_stacks_sample_lists():
         L.py_reader(1, [[1], [1]], ["float32", "int64"], lod_levels=[1])
 
 
+
+def test_decorate_paddle_reader_converts_samples_as_data_feeder():
+    """Paddle 1.8 feeds a paddle reader's sample lists through a DataFeeder: Python floats
+    become the variable's float32, a lod_level=1 field's sequences a LoD (the models repo's
+    PaddleRec/ctr/dnn: 13 dense floats and 26 one-id sequences per sample)."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        dense = fluid.data("dense", [None, 2], "float32")
+        ids = fluid.data("ids", [None, 1], "int64", lod_level=1)
+        reader = L.create_py_reader_by_data(capacity=2, feed_list=[dense, ids])
+        dense_read, ids_read = L.read_file(reader)
+        pooled = L.sequence_pool(L.cast(ids_read, "float32"), "sum")
+    samples = [[([0.5, 1.5], [[3], [4]]), ([2.5, 3.5], [[7]])]]
+    reader.decorate_paddle_reader(lambda: iter(samples))
+    reader.start()
+    got = fluid.Executor(fluid.CPUPlace()).run(main, fetch_list=[dense_read, ids_read, pooled],
+                                               scope=Scope(), return_numpy=False)
+    assert np.array(got[0]).dtype == np.float32
+    np.testing.assert_array_equal(np.array(got[0]), [[0.5, 1.5], [2.5, 3.5]])
+    assert got[1].recursive_sequence_lengths() == [[2, 1]]
+    np.testing.assert_array_equal(np.array(got[2]), [[7.0], [7.0]])
+
+
 def test_py_reader_variables_take_the_lod_levels():
     with program_guard(Program(), Program()):
         reader = L.py_reader(capacity=2, shapes=[[-1, 3], [-1, 1]], dtypes=["float32", "int64"],

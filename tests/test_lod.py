@@ -170,3 +170,50 @@ def test_lod_reset_with_append_adds_one_level_at_build_time():
     outs, got = _run(build, feed)
     assert outs[0].lod_level == 2
     assert got[0].recursive_sequence_lengths() == [[2, 1], [1, 1, 1]]
+
+
+def test_view_ops_keep_the_lod_only_where_they_keep_the_rows():
+    """reshape2 / squeeze2 / unsqueeze2 / flatten2 pass X's LoD on when Out keeps X's first
+    dim, transpose2 never (Paddle 1.8.5 on the same program and feed). The models repo's
+    PaddleRec/ctr/dnn squeezes its [N, 1, D] embeddings to [N, D] for sequence_pool."""
+    def build():
+        x = fluid.data("x", [-1, 2, 3], "float32", lod_level=1)
+        y = fluid.data("y", [1, -1, 3], "float32", lod_level=1)
+        L = fluid.layers
+        return [L.reshape(x, [-1, 6]), L.reshape(x, [-1, 3]),
+                L.squeeze(L.reshape(x, [-1, 1, 6]), axes=[1]), L.squeeze(y, axes=[0]),
+                L.unsqueeze(x, axes=[0]), L.unsqueeze(x, axes=[1]),
+                L.flatten(x, axis=1), L.flatten(x, axis=0), L.flatten(x, axis=2),
+                L.transpose(x, [0, 2, 1]), L.transpose(x, [1, 0, 2]),
+                L.sequence_pool(L.squeeze(L.reshape(x, [-1, 1, 6]), axes=[1]), "average")]
+    feed = {"x": fluid.create_lod_tensor(np.arange(30, dtype="float32").reshape(5, 2, 3),
+                                         [[2, 3]], PLACE),
+            "y": fluid.create_lod_tensor(np.arange(15, dtype="float32").reshape(1, 5, 3),
+                                         [[1]], PLACE)}
+    _, got = _run(build, feed)
+    assert [t.recursive_sequence_lengths() for t in got] == [
+        [[2, 3]], [], [[2, 3]], [], [], [[2, 3]], [[2, 3]], [], [], [], [], []]
+    assert [np.array(t).shape for t in got[:11]] == [
+        (5, 6), (10, 3), (5, 6), (5, 3), (1, 5, 2, 3), (5, 1, 2, 3), (5, 6), (1, 30),
+        (10, 3), (5, 3, 2), (2, 5, 3)]
+    rows = np.arange(30, dtype="float32").reshape(5, 6)
+    np.testing.assert_array_equal(np.array(got[-1]), [rows[:2].mean(0), rows[2:].mean(0)])
+
+
+def test_one_place_compiled_program_takes_a_lod_feed_whole():
+    """CPU_NUM=1 (ParallelExecutor on one place): the LoD feed is neither split nor cut to
+    its sequence count (it was: 5 rows in 2 sequences reached the ops as 2 rows)."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        words = fluid.data("w", [-1, 1], "int64", lod_level=1)
+        emb = fluid.embedding(words, size=[20, 2], is_sparse=True, param_attr=fluid.ParamAttr(
+            initializer=fluid.initializer.NumpyArrayInitializer(
+                np.arange(40, dtype="float32").reshape(20, 2))))
+        pooled = fluid.layers.sequence_pool(fluid.layers.squeeze(emb, axes=[1]), "average")
+    exe, scope = fluid.Executor(PLACE), Scope()
+    exe.run(startup, scope=scope)
+    compiled = fluid.CompiledProgram(main).with_data_parallel(places=fluid.cpu_places(1))
+    feed = {"w": fluid.create_lod_tensor(np.array([[1], [2], [3], [4], [5]]), [[2, 3]], PLACE)}
+    got, = exe.run(compiled, feed=feed, fetch_list=[pooled], scope=scope)
+    # ids 1, 2 -> rows [2, 3], [4, 5]; ids 3, 4, 5 -> [6, 7], [8, 9], [10, 11]
+    np.testing.assert_array_equal(got, [[3.0, 4.0], [8.0, 9.0]])

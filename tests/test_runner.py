@@ -4,6 +4,7 @@ import sys
 import textwrap
 
 import numpy as np
+import pytest
 
 
 def _run(tmp_path, source, *args):
@@ -108,7 +109,7 @@ def test_paddle_18_runner_restores_numpy_1_aliases(tmp_path):
                        capture_output=True, text=True, timeout=120, cwd=tmp_path)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["int64", "1.5", "6", "inf"]
-    notices = [line for line in r.stderr.splitlines() if "restored" in line]
+    notices = [line for line in r.stderr.splitlines() if " numpy " in line and "restored" in line]
     # exactly the names this numpy lacks: np.int under numpy 1.24 and later, np.product
     # and NEP 52's names under numpy 2, np.bool under numpy 1.24-1.26 only
     missing = _in_fresh_numpy("print(' '.join(n for n in legacy_numpy.ALIASES "
@@ -117,6 +118,36 @@ def test_paddle_18_runner_restores_numpy_1_aliases(tmp_path):
         np.__version__) >= "2.0.0")
     assert len(notices) == 1 and notices[0].split(" lacks ")[1].split(";")[0] == \
         ", ".join("np." + name for name in missing)
+
+
+PILLOW_9_SCRIPT = """
+    import numpy as np
+    from PIL import Image
+    import paddle
+    ramp = Image.fromarray(np.tile(np.arange(0, 256, 8, dtype=np.uint8), (4, 1)))
+    for name, kept in (("ANTIALIAS", "LANCZOS"), ("LINEAR", "BILINEAR"), ("CUBIC", "BICUBIC")):
+        old = np.asarray(ramp.resize((13, 3), getattr(Image, name)))
+        new = np.asarray(ramp.resize((13, 3), getattr(Image.Resampling, kept)))
+        print(name, int(getattr(Image, name)), (old == new).all())
+"""
+
+
+def test_paddle_18_runner_restores_pillow_9_resampling_names(tmp_path):
+    """Pillow 10 removed Image.ANTIALIAS / LINEAR / CUBIC (aliases of LANCZOS, BILINEAR,
+    BICUBIC = 1, 2, 3); the models repository's 1.8 scripts resize with Image.ANTIALIAS."""
+    pytest.importorskip("PIL")
+    from PIL import Image
+    r = _run(tmp_path, PILLOW_9_SCRIPT)
+    if not hasattr(Image, "ANTIALIAS"):                # 2.0 profile: Pillow as it is
+        assert r.returncode != 0 and "ANTIALIAS" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", "1.8",
+                        str(tmp_path / "script.py")],
+                       capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["ANTIALIAS", "1", "True", "LINEAR", "2", "True",
+                                "CUBIC", "3", "True"]
+    notices = [line for line in r.stderr.splitlines() if "Pillow" in line]
+    assert len(notices) == (0 if hasattr(Image, "ANTIALIAS") else 1)
 
 
 def _in_fresh_numpy(code):

@@ -87,8 +87,11 @@ def split_feed(feed, n, persistable=(), partial=False):
     for name, value in feed.items():
         total = _rows(value)
         lod_feed = _lod_feed(value)
-        if lod_feed is not None and n > 1:
-            _split_sequences(name, lod_feed, total, parts)
+        if lod_feed is not None:
+            if n > 1:
+                _split_sequences(name, lod_feed, total, parts)
+            else:                       # one place: the feed whole, its LoD with it
+                parts[0][name] = value
             continue
         if total == 1 and (n == 1 or name in persistable):
             for i, part in enumerate(parts):   # own copies: optimizer ops update in place

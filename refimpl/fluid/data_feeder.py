@@ -1,21 +1,16 @@
 """fluid.DataFeeder (a minibatch of samples -> a feed dict) and fluid.DataFeedDesc."""
 import re
 
-import numpy as np
-
 from ..compiler.compiled_program import resolve_places
 from ..framework.program import Variable, default_main_program
-from ..framework.scope import LoDTensor
+from ..framework.sample_feed import feed_samples
 
 __all__ = ["DataFeeder", "DataFeedDesc"]
 
 
 class DataFeeder:
     """Turns a minibatch (a list of samples, each a tuple with one field per feed variable)
-    into {name: ndarray}: each column stacked, cast to the variable's dtype and reshaped
-    to its shape (one -1 dim is the batch). A variable with lod_level n takes fields nested
-    n deep (a sequence of items, or for n = 2 a sequence of sequences): its items are
-    stacked as rows and it is fed as a LoDTensor whose LoD holds the nesting's lengths."""
+    into {name: ndarray or LoDTensor}, as framework/sample_feed.py converts it."""
 
     def __init__(self, feed_list, place, program=None):
         program = program or default_main_program()
@@ -32,16 +27,8 @@ class DataFeeder:
         self.feed_names = [v.name for v in self.feed_vars]
 
     def feed(self, iterable):
-        columns = [[] for _ in self.feed_vars]
-        for i, sample in enumerate(iterable):
-            if len(sample) != len(columns):
-                raise ValueError("DataFeeder.feed: sample %d has %d fields, expected %d (one "
-                                 "per feed variable %s)" % (i, len(sample), len(columns),
-                                                            self.feed_names))
-            for column, field in zip(columns, sample):
-                column.append(field)
-        return {v.name: _to_lod_tensor(v, column) if v.lod_level else _to_array(v, column)
-                for v, column in zip(self.feed_vars, columns)}
+        values = feed_samples(self.feed_vars, iterable, "DataFeeder.feed")
+        return dict(zip(self.feed_names, values))
 
     def _get_number_of_places_(self, num_places=None):
         """num_places, else the places a data-parallel run on the feeder's place has
@@ -82,47 +69,6 @@ class DataFeeder:
                                  "fill the %d places, and drop_last is False"
                                  % (len(group), num))
         return feeds
-
-
-def _to_lod_tensor(var, column):
-    """The items of a column of fields nested var.lod_level deep, as rows of a LoDTensor."""
-    lod = [[] for _ in range(var.lod_level)]
-    items = []
-
-    def flatten(field, depth, where):
-        if depth == var.lod_level:
-            items.append(field)
-            return
-        if not hasattr(field, "__len__"):
-            raise ValueError("DataFeeder.feed: %r has lod_level %d, but %s is %r, not a "
-                             "sequence" % (var.name, var.lod_level, where, field))
-        lod[depth].append(len(field))
-        for j, item in enumerate(field):
-            flatten(item, depth + 1, "%s[%d]" % (where, j))
-    for i, field in enumerate(column):
-        flatten(field, 0, "sample %d's field" % i)
-    tensor = LoDTensor(value=_to_array(var, items))
-    tensor.set_recursive_sequence_lengths(lod)
-    return tensor
-
-
-def _to_array(var, column):
-    try:
-        arr = np.array(column, dtype=var.dtype.np)
-    except ValueError as e:
-        raise ValueError("DataFeeder.feed: %r: the samples do not stack into one array "
-                         "(%s)" % (var.name, e)) from None
-    shape = list(var.shape)
-    if arr.ndim != len(shape) and shape.count(-1) <= 1:
-        try:
-            arr = arr.reshape(shape)
-        except ValueError:
-            raise ValueError("DataFeeder.feed: %r expects shape %s, got %d samples of shape %s"
-                             % (var.name, shape, len(column), list(arr.shape[1:]))) from None
-    if arr.ndim != len(shape) or any(d >= 0 and d != g for d, g in zip(shape, arr.shape)):
-        raise ValueError("DataFeeder.feed: %r expects shape %s, got %s"
-                         % (var.name, shape, list(arr.shape)))
-    return arr
 
 
 class DataFeedDesc:

@@ -18,6 +18,7 @@ from ..framework.blocking_queue import FedQueue, as_lod_tensors
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import EOFException
 from ..framework.program import Variable, default_main_program
+from ..framework.sample_feed import feed_samples
 
 
 class PyReader(FedQueue):
@@ -56,13 +57,13 @@ class PyReader(FedQueue):
     decorate_tensor_provider = decorate_batch_generator
 
     def decorate_sample_list_generator(self, reader, places=None):
-        """`reader()` yields lists of samples (tuples, one field per variable); each list is
-        stacked into one batch."""
+        """`reader()` yields lists of samples (tuples, one field per variable); each list
+        becomes one batch, converted to the variables' dtypes, shapes and LoD as
+        fluid.DataFeeder does (Paddle 1.8 feeds it through a DataFeeder)."""
         def batches():
             for samples in reader():
-                fields = list(zip(*samples))
-                self._check_width(len(fields))
-                yield [np.stack([np.asarray(v) for v in field]) for field in fields]
+                yield feed_samples(self.variables, samples,
+                                   "%s.decorate_sample_list_generator" % self.name)
         self._set_source(batches)
 
     decorate_paddle_reader = decorate_sample_list_generator

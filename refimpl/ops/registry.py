@@ -499,6 +499,16 @@ def share_lod(slot, each=False):
                    lambda levels: first_level(levels, slot))
 
 
+
+def share_lod_if_rows_kept(slot, out_slot):
+    """share_lod(slot) when `out_slot` keeps the first dim of `slot` (its rows), else no
+    LoD: Paddle 1.8's reshape2, squeeze2, unsqueeze2 and flatten2 ShareLoD only then."""
+    def lod(lods, values, attrs):
+        if values[out_slot].shape[:1] != values[slot].shape[:1]:
+            return ()
+        return _first(lods.get(slot, ()))
+    return LoDRule(lod, lambda levels: first_level(levels, slot))
+
 def pool_lod(slot):
     """The output has one row per sequence of `slot`: its LoD without the last level."""
     return LoDRule(lambda lods, values, attrs: _first(lods.get(slot, ()))[:-1],

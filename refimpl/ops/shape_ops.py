@@ -1,11 +1,13 @@
 """View-changing ops: reshape2, transpose2, flatten2, flatten_contiguous_range, squeeze2,
 unsqueeze2. Each also outputs XShape ([0] + X.shape, Paddle's convention) so the grad needs
-only XShape and Out@GRAD and X itself can be freed."""
+only XShape and Out@GRAD and X itself can be freed. Out carries X's LoD when it keeps X's
+first dim (Paddle 1.8's ShareLoD: an embedding squeezed to [N, D] stays sequences for
+sequence_pool); transpose2 passes on none, as Paddle 1.8."""
 import numpy as np
 
 from ..xp import array_module, to_host
 from ._common import numel, rand, runtime_ints, runtime_rank
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod_if_rows_kept
 
 
 def _xshape(x):
@@ -16,6 +18,7 @@ class _View(OpDef):
     inputs = ("X",)
     outputs = ("Out", "XShape?")
     grad_inputs = ("XShape", "Out@GRAD")
+    lod_outputs = {"Out": share_lod_if_rows_kept("X", "Out")}
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
@@ -81,6 +84,7 @@ class Reshape2(_View):
 @register
 class Transpose2(_View):
     type = "transpose2"
+    lod_outputs = {}
     attrs = {"axis": []}
 
     def out_shape(self, ctx, in_shape):

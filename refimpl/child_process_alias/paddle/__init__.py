@@ -12,5 +12,6 @@ from refimpl import _alias, versions
 _alias.install()
 sys.modules[__name__] = refimpl
 if versions.current() == "1.8":
-    from refimpl import legacy_numpy
+    from refimpl import legacy_numpy, legacy_pillow
     legacy_numpy.restore()
+    legacy_pillow.restore()
