@@ -13,10 +13,11 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from refimpl.framework.paddle_formats import (DecodeError, pir_program, program_desc,
                                               proto_schema, safe_pickle, tensor_stream, wire)
 from refimpl.framework.dtypes import DType
+from refimpl.framework.paddle_formats.grad_ops import paddle_held_attrs
 from refimpl.framework.program import Parameter, Program, program_guard
 from refimpl.ops.registry import all_op_types, get_op_def
 import refimpl as paddle
-from refimpl import static
+from refimpl import static, versions
 
 FIXTURES = os.path.join(os.path.dirname(__file__), "fixtures", "paddle_models")
 P18 = os.path.join(FIXTURES, "paddle1.8.5")
@@ -117,7 +118,12 @@ def test_refimpl_program_round_trips_through_program_desc():
             [op.type for op in main.global_block().ops]
         for a, b in zip(main.global_block().ops, loaded.global_block().ops):
             assert a.inputs == b.inputs and a.outputs == b.outputs
+            # 1.8.5's desc holds only what its backward sets on the loss gradient's
+            # fill_constant and on mean_grad: the rest read back as the defaults
+            held = paddle_held_attrs(a, versions.RELEASES[version])
             for name, value in a.attrs.items():
+                if held is not None and name not in held:
+                    continue
                 got = b.attrs[name]
                 if isinstance(value, float):
                     assert got == float(np.float32(value)) or got == value, name

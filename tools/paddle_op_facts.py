@@ -10,7 +10,10 @@ code, the element type of an empty list). The first --paddle is the reference re
 the others are stored as their differences from it. For the releases in
 DESC_DEFAULTS_RELEASES, also the default of each attribute their op descs hold that
 refimpl's op does not declare (use_mkldnn, x_data_format, ...: OpDesc.check_attrs fills
-them), which refimpl's ops carry under that release's profile.
+them), which refimpl's ops carry under that release's profile. And each op's input slots
+(`proto_inputs`: Python's Operator lists every one in the desc, an absent one empty), and
+for those releases each op's grad op maker (`grad_makers`: the grad ops' slots, and whether
+they copy the forward op's attributes; Paddle's backward writes them so).
 """
 import argparse
 import json
@@ -41,10 +44,11 @@ PLACEHOLDERS = {"INT": 0, "FLOAT": 0.0, "STRING": "", "BOOLEAN": False, "INTS": 
                 "LONGS": [1 << 40]}
 required = re.compile(r"Attribute '(\w+)' is required")
 enum = re.compile(r"not in enum container \[(\w+)")
-protos, defaults = {}, {}
+protos, defaults, inputs = {}, {}, {}
 for raw in core.get_all_op_protos():
     proto = fp.OpProto.FromString(raw)
     protos[proto.type] = {a.name: names[a.type] for a in proto.attrs}
+    inputs[proto.type] = [i.name for i in proto.inputs]
     desc = core.OpDesc()
     desc.set_type(proto.type)
     placed, last = set(), None
@@ -68,9 +72,32 @@ for raw in core.get_all_op_protos():
             defaults[proto.type] = {n: desc.attr(n) for n in desc.attr_names()
                                     if n not in placed}
             break
+# the grad op makers of the releases whose descs refimpl writes slot for slot: for each op,
+# the grad ops its maker makes from a desc with every slot filled, their slots, and whether
+# they copy the forward op's attributes (an op with a sub-block is left out: no block here)
+makers = {}
+if paddle.__version__ in @GRAD_MAKER_RELEASES@:
+    for raw in core.get_all_op_protos():
+        proto = fp.OpProto.FromString(raw)
+        if any(a.type in (fp.BLOCK, fp.BLOCKS) for a in proto.attrs):
+            continue
+        desc = core.OpDesc()
+        desc.set_type(proto.type)
+        for slot in proto.inputs:
+            desc.set_input(slot.name, [slot.name + "_var"])
+        for slot in proto.outputs:
+            desc.set_output(slot.name, [slot.name + "_var"])
+        desc._set_attr("op_namescope", "/probe/")
+        try:
+            grads, _ = core.get_grad_op_desc(desc, set(), [])
+        except Exception:       # no grad maker, or one that needs real attributes
+            continue
+        makers[proto.type] = [{"type": g.type(), "inputs": sorted(g.input_names()),
+                               "outputs": sorted(g.output_names()),
+                               "copies_attrs": g.has_attr("op_namescope")} for g in grads]
 versions = core.get_op_version_map() if hasattr(core, "get_op_version_map") else {}
 print(json.dumps({"version": paddle.__version__, "attr_types": protos,
-                  "attr_defaults": defaults,
+                  "attr_defaults": defaults, "proto_inputs": inputs, "grad_makers": makers,
                   "op_versions": {k: v.version_id() for k, v in versions.items()}}))
 """
 
@@ -100,7 +127,8 @@ def undeclared_defaults(defaults):
 
 
 def probe(python):
-    done = subprocess.run([python, "-c", PROBE], capture_output=True, text=True, check=True)
+    code = PROBE.replace("@GRAD_MAKER_RELEASES@", repr(DESC_DEFAULTS_RELEASES))
+    done = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
@@ -110,7 +138,8 @@ def main():
     args = parser.parse_args()
     from refimpl.ops.registry import all_op_types
     wanted = {t for t in all_op_types() if not t.endswith("_grad")} | {"feed", "fetch"}
-    facts = {"attr_types": {}, "op_versions": {}, "attr_defaults": {}}
+    facts = {"attr_types": {}, "op_versions": {}, "attr_defaults": {}, "proto_inputs": {},
+             "grad_makers": {}}
     reference = None
     for python in args.paddle:
         found = probe(python)
@@ -127,12 +156,20 @@ def main():
         if found["version"] in DESC_DEFAULTS_RELEASES:
             facts["attr_defaults"][found["version"]] = undeclared_defaults(
                 {op: attrs for op, attrs in found["attr_defaults"].items() if op in wanted})
+            facts["grad_makers"][found["version"]] = {
+                op: grads for op, grads in sorted(found["grad_makers"].items()) if op in wanted}
+        inputs = {op: slots for op, slots in sorted(found["proto_inputs"].items())
+                  if op in wanted and slots}
+        if found["version"] != facts["reference"]:     # the ops whose slots differ
+            inputs = {op: slots for op, slots in inputs.items()
+                      if facts["proto_inputs"][facts["reference"]].get(op) != slots}
+        facts["proto_inputs"][found["version"]] = inputs
         if found["op_versions"]:
             facts["op_versions"][found["version"]] = dict(sorted(found["op_versions"].items()))
     with open(OUT, "w") as f:
         f.write("{\n")
         f.write('"reference": %s,\n' % json.dumps(facts["reference"]))
-        keys = ("attr_types", "op_versions", "attr_defaults")
+        keys = ("attr_types", "op_versions", "attr_defaults", "proto_inputs", "grad_makers")
         for key in keys:
             f.write('"%s": {\n' % key)
             releases = list(facts[key].items())

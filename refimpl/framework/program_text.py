@@ -7,8 +7,9 @@ specs/program.md."""
 import numpy as np
 
 from .. import versions
-from .paddle_formats.grad_ops import paddle_grad_type
-from .paddle_formats.program_desc import op_attr_desc
+from .paddle_formats.grad_ops import (ForwardOps, paddle_grad_type, paddle_held_attrs,
+                                      paddle_op_slots)
+from .paddle_formats.program_desc import desc_version, op_attr_desc
 
 __all__ = ["program_to_text"]
 
@@ -90,17 +91,19 @@ def _attr_lines(op, name):
         "%s: %s" % (field, _value_text(kind, v)) for v in values]
 
 
-def _op_lines(op):
+def _op_lines(op, forward_ops):
     lines = []
-    for key, slots in (("inputs", op.inputs), ("outputs", op.outputs)):
+    inputs, outputs = paddle_op_slots(op, forward_ops, versions.release())
+    for key, slots in (("inputs", inputs), ("outputs", outputs)):
         for slot, names in slots.items():
             lines += ["%s {" % key] + _indent(["parameter: %s" % _quote(slot)] + [
                 "arguments: %s" % _quote(n) for n in names]) + ["}"]
     lines.append("type: %s" % _quote(paddle_grad_type(op.type)))   # as the desc holds it
     # by name, as the writer stores them: a program read back prints as it did (1.8.5's
     # order is its attribute map's, the same for both); Paddle sets no attribute given None
+    held = paddle_held_attrs(op, versions.release())
     for name in sorted(op.attrs):
-        if op.attrs[name] is not None:
+        if op.attrs[name] is not None and (held is None or name in held):
             lines += ["attrs {"] + _indent(_attr_lines(op, name)) + ["}"]
     return lines
 
@@ -111,9 +114,12 @@ def program_to_text(program, with_details=False):
         body = ["idx: %d" % block.idx, "parent_idx: %d" % block.parent_idx]
         for var in block.vars.values():
             body += ["vars {"] + _indent(_var_lines(var, with_details)) + ["}"]
+        forward_ops = ForwardOps()
         for op in block.ops:
-            body += ["ops {"] + _indent(_op_lines(op)) + ["}"]
+            body += ["ops {"] + _indent(_op_lines(op, forward_ops)) + ["}"]
         if block.forward_block_idx >= 0:
             body.append("forward_block_idx: %d" % block.forward_block_idx)
         lines += ["blocks {"] + _indent(body) + ["}"]
+    # 3.3.1 then prints its op registry's whole op_version_map, which refimpl does not
+    lines += ["version {", "  version: %d" % desc_version(program, versions.current()), "}"]
     return "\n".join(lines) + "\n"

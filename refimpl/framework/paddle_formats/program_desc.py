@@ -21,8 +21,8 @@ import functools
 import numpy as np
 
 from . import DecodeError, proto_schema, wire
-from .grad_ops import (ForwardOps, paddle_grad_inputs, paddle_grad_type, reconcile_grad_slots,
-                       refimpl_grad_type)
+from .grad_ops import (ForwardOps, paddle_grad_type, paddle_held_attrs, paddle_op_slots,
+                       reconcile_grad_slots, refimpl_grad_type)
 from .op_facts import FACTS as _FACTS
 from ..desc import (ATTR_TYPE_NAMES, ATTR_VALUE_FIELDS, GENERATED_ATTR_TYPES, INT32_BOUNDS,
                     attr_type_of)
@@ -32,7 +32,7 @@ from ..program import (Block, Operator, Parameter, Program, Variable, op_definit
 
 __all__ = ["decode_desc", "encode_desc", "program_from_desc", "program_to_desc",
            "decode_program", "encode_program", "unsupported_op_types", "feed_specs",
-           "float32_value", "declared_attr_types", "op_attr_desc", "UnsupportedOps",
+           "float32_value", "declared_attr_types", "op_attr_desc", "desc_version", "UnsupportedOps",
            "PROFILE_RELEASES", "DATA_TYPES", "DTYPE_OF"]
 
 SCHEMA = proto_schema.load("framework.proto")
@@ -453,14 +453,15 @@ def op_attr_desc(op, name, paddle_version):
     return _attr_desc(op.type, name, op.attrs[name], declared)
 
 
-def _op_desc(op, declared_by_op, forward_ops, where):
+def _op_desc(op, declared_by_op, forward_ops, release, where):
     declared = _declared_for(op.type, declared_by_op)
-    inputs = paddle_grad_inputs(op.type, op.inputs, forward_ops)
-    forward_ops.add(op.type, op.inputs, op.outputs)
+    inputs, outputs = paddle_op_slots(op, forward_ops, release)
+    held = paddle_held_attrs(op, release)
     attrs = []
     for name in sorted(op.attrs):
         value = op.attrs[name]
-        if value is None:       # no Paddle attribute holds None; reads back as the default
+        # no Paddle attribute holds None; both read back as the default
+        if value is None or (held is not None and name not in held):
             continue
         try:
             attrs.append(_attr_desc(op.type, name, value, declared))
@@ -468,7 +469,7 @@ def _op_desc(op, declared_by_op, forward_ops, where):
             raise ValueError("%s: attribute %r: %s" % (where, name, e)) from None
     return {"type": paddle_grad_type(op.type),
             "inputs": [{"parameter": k, "arguments": list(v)} for k, v in inputs.items()],
-            "outputs": [{"parameter": k, "arguments": list(v)} for k, v in op.outputs.items()],
+            "outputs": [{"parameter": k, "arguments": list(v)} for k, v in outputs.items()],
             "attrs": attrs}
 
 
@@ -487,13 +488,21 @@ def _feed_fetch_ops(feed_names, fetch_names):
     return feeds, fetches, holders
 
 
+def desc_version(program, paddle_version):
+    """ProgramDesc.version of `program` as Paddle `paddle_version` writes it: the version it
+    was read with, else the release's (major * 1000000 + minor * 1000 + patch)."""
+    kept = program.paddle_desc_versions
+    if kept:
+        return kept.get("version", {}).get("version", 0)
+    major, minor, patch = (int(p) for p in PROFILE_RELEASES[paddle_version].split("."))
+    return major * 1000000 + minor * 1000 + patch
+
+
 def _versions(program, paddle_version, op_types):
     kept = program.paddle_desc_versions
     if kept:
         return dict(kept)
-    release = PROFILE_RELEASES[paddle_version]
-    major, minor, patch = (int(p) for p in release.split("."))
-    out = {"version": {"version": major * 1000000 + minor * 1000 + patch}}
+    out = {"version": {"version": desc_version(program, paddle_version)}}
     if paddle_version != "1.8":     # 2.x and later record each op's definition version
         known = _FACTS["op_versions"][_FACTS["reference"]]
         pairs = [{"op_name": t, "op_version": {"version": known[t]}}
@@ -514,7 +523,7 @@ def program_to_desc(program, feed_names=None, fetch_names=None, paddle_version="
               "ops": []}
         forward_ops = ForwardOps()
         for i, op in enumerate(block.ops):
-            bd["ops"].append(_op_desc(op, declared, forward_ops,
+            bd["ops"].append(_op_desc(op, declared, forward_ops, PROFILE_RELEASES[paddle_version],
                                       "block %d op %d (%s)" % (block.idx, i, op.type)))
         if block.forward_block_idx != -1:
             bd["forward_block_idx"] = block.forward_block_idx
