@@ -119,6 +119,11 @@ SWITCHES = {
     # paddle_op_facts.json attr_defaults), as Paddle 1.8's check_attrs fills them; 3.3.1's
     # op descs hold none of them (2.0 is taken to be as 3.3.1: not measured)
     "undeclared_op_attrs": {"1.8": True, "2.0": False, "3": False},
+    # a static program's ClipGradByGlobalNorm: square + reduce_sum of each gradient, named
+    # by the layers, in name scope gradient_clip (1.8.5, measured), or squared_l2_norm ops
+    # (3.3.1's legacy program cannot be built to measure; 2.0 taken as 3)
+    "global_norm_clip_ops": {"1.8": "square_reduce_sum", "2.0": "squared_l2_norm",
+                             "3": "squared_l2_norm"},
     # the unique-name key of an unnamed eager tensor (to_variable, op outputs)
     "eager_tensor_name": {"1.8": "generated_var", "2.0": "generated_tensor",
                           "3": "generated_tensor"},
