@@ -295,10 +295,17 @@ def _current_attr_names(op_def, attrs):
 class Operator:
     """One op in a Block: a type, named input/output slots holding variable names, attrs."""
 
+    # Paddle's Python Operator lists in the desc every input its OpProto declares (absent
+    # ones empty) when given an inputs dict, none when given none (initializers, the
+    # constants of a Variable's operators); the ProgramDesc writer follows it
+    lists_proto_inputs = True
+
     def __init__(self, block, type, inputs=None, outputs=None, attrs=None, infer=True):
         self.block = block
         self.type = type
         self.op_def = op_definition(type)
+        if inputs is None:
+            self.lists_proto_inputs = False
         self.inputs = {k: _names(v) for k, v in (inputs or {}).items()}
         self.outputs = {k: _names(v) for k, v in (outputs or {}).items()}
         # as Paddle's Operator, an attribute given as None is not set: its default applies
@@ -420,6 +427,7 @@ class Operator:
         new.inputs = {k: list(v) for k, v in self.inputs.items()}
         new.outputs = {k: list(v) for k, v in self.outputs.items()}
         new.attrs = copy.deepcopy(self.attrs)
+        new.lists_proto_inputs = self.lists_proto_inputs
         return new
 
     def _to_readable_code(self):
@@ -672,6 +680,7 @@ class Program:
             for desc in block._pending_descs:
                 inputs, outputs, attrs = desc._fields
                 op = Operator(block, desc.type(), inputs, outputs, attrs, infer=False)
+                op.lists_proto_inputs = False      # a desc made in C++ holds only its own
                 desc._op = op
                 op._desc = desc
                 block.ops.append(op)

@@ -9,7 +9,8 @@ import numpy as np
 from .. import versions
 from .paddle_formats.grad_ops import (ForwardOps, paddle_grad_type, paddle_held_attrs,
                                       paddle_op_slots)
-from .paddle_formats.program_desc import desc_version, op_attr_desc
+from .paddle_formats.program_desc import (desc_holds_lod_level, desc_holds_persistable,
+                                          desc_version, op_attr_desc)
 
 __all__ = ["program_to_text"]
 
@@ -46,10 +47,12 @@ def _var_lines(var, with_details):
         if field is None:     # SELECTED_ROWS holds a bare tensor description
             type_lines += ["selected_rows {"] + _indent(_tensor_lines(var)[1:-1]) + ["}"]
         else:
-            type_lines += ["%s {" % field] + _indent(
-                _tensor_lines(var) + ["lod_level: %d" % (var.lod_level or 0)]) + ["}"]
+            lod_level = (["lod_level: %d" % (var.lod_level or 0)]
+                         if desc_holds_lod_level(var) else [])
+            type_lines += ["%s {" % field] + _indent(_tensor_lines(var) + lod_level) + ["}"]
     lines = ["name: %s" % _quote(var.name), "type {"] + _indent(type_lines) + ["}"]
-    lines.append("persistable: %s" % ("true" if var.persistable else "false"))
+    if desc_holds_persistable(var):
+        lines.append("persistable: %s" % ("true" if var.persistable else "false"))
     if var.need_check_feed:
         lines.append("need_check_feed: true")
     if with_details:

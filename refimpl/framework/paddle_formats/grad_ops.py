@@ -11,12 +11,13 @@ refimpl's declaration:
 - a few grad ops have other names in Paddle (cross_entropy2's is `cross_entropy_grad2`).
 Output slots are not changed: an output refimpl's grad op does not make is an error there.
 Writing (and printing, Program.to_string), an op lists its slots as Paddle's OpDesc does
-(paddle_op_slots): by slot name; an op Python's Operator built, every input its OpProto
+(paddle_op_slots): by slot name (its OpDesc keeps them in a sorted map); an op Python's
+Operator built given an inputs dict (Operator.lists_proto_inputs), every input its OpProto
 declares (absent ones empty); a grad op, every slot Paddle's grad op maker lists
 (paddle_op_facts.json grad_makers: absent forward slots and gradients empty; Paddle 1.8.5's
-batch_norm_grad kernel crashes without its Bias), where that maker was not measured an
-empty `X@GRAD` for each input X of the forward op whose gradient is not wanted (the maker
-lists it, Paddle's backward drops the name). And an op holds the attributes Paddle's desc
+batch_norm_grad kernel crashes without its Bias, its lstm_grad without BatchGate), where
+that maker was not measured an empty `X@GRAD` for each input X of the forward op whose
+gradient is not wanted (the maker lists it, Paddle's backward drops the name). And an op holds the attributes Paddle's desc
 holds (paddle_held_attrs): a grad op whose maker does not copy its forward op's attributes
 (mean_grad), and the ops Paddle's backward makes itself (the loss gradient's fill_constant,
 the sums of gradients), only those they set.
@@ -115,8 +116,8 @@ def paddle_op_slots(op, forward_ops, release):
             outputs = dict({slot: [] for slot in op_definition(op.type).output_slots
                             if slot.endswith("@GRAD") and f_inputs.get(slot[:-len("@GRAD")])},
                            **outputs)
-    elif not op.attrs.get("op_role", OpRole.Forward) & OpRole.Backward:
-        # the grad makers' ops (the loss gradient's fill_constant, sum) list only theirs
+    elif op.lists_proto_inputs and not op.attrs.get("op_role", 0) & OpRole.Backward:
+        # the backward's own ops (the loss gradient's fill_constant, sum) list only theirs
         inputs = dict({slot: [] for slot in proto_inputs(release, op.type)}, **inputs)
     forward_ops.add(op.type, op.inputs, op.outputs)
     return dict(sorted(inputs.items())), dict(sorted(outputs.items()))

@@ -27,12 +27,13 @@ from .op_facts import FACTS as _FACTS
 from ..desc import (ATTR_TYPE_NAMES, ATTR_VALUE_FIELDS, GENERATED_ATTR_TYPES, INT32_BOUNDS,
                     attr_type_of)
 from ..dtypes import DType, convert_dtype
-from ..program import (Block, Operator, Parameter, Program, Variable, op_definition,
-                       op_types)
+from ..program import (GRAD_SUFFIX, Block, Operator, Parameter, Program, Variable,
+                       op_definition, op_types)
 
 __all__ = ["decode_desc", "encode_desc", "program_from_desc", "program_to_desc",
            "decode_program", "encode_program", "unsupported_op_types", "feed_specs",
-           "float32_value", "declared_attr_types", "op_attr_desc", "desc_version", "UnsupportedOps",
+           "float32_value", "declared_attr_types", "op_attr_desc", "desc_version",
+           "desc_holds_lod_level", "desc_holds_persistable", "UnsupportedOps",
            "PROFILE_RELEASES", "DATA_TYPES", "DTYPE_OF"]
 
 SCHEMA = proto_schema.load("framework.proto")
@@ -317,9 +318,12 @@ def program_from_desc(desc):
             inputs = reconcile_grad_slots(op_type, inputs, forward_ops)
             try:
                 # the saved variables are the truth: no shape inference
-                block.ops.append(Operator(block, op_type, inputs, outputs, attrs, infer=False))
+                op = Operator(block, op_type, inputs, outputs, attrs, infer=False)
             except ValueError as e:
                 raise DecodeError("%s: %s" % (op_where, e)) from None
+            # a desc op without input entries was made without an inputs dict
+            op.lists_proto_inputs = bool(od.get("inputs"))
+            block.ops.append(op)
     if feeds is not None:
         program._is_test = True
         for name in feeds:
@@ -416,6 +420,19 @@ def _attr_desc(op_type, name, value, declared):
     return {"name": name, "type": kind, ATTR_VALUE_FIELDS[kind]: _coerce(kind, value)}
 
 
+def desc_holds_lod_level(var):
+    """Whether Paddle's VarDesc of `var` holds its lod_level: not a persistable one's
+    (parameters, optimizer accumulators, global variables: Paddle's Python gives them none)
+    unless it is nonzero. Measured on 1.8.5 and 3.3.1."""
+    return not var.persistable or bool(var.lod_level)
+
+
+def desc_holds_persistable(var):
+    """Whether Paddle's VarDesc of `var` holds `persistable`: not a gradient variable's
+    (Paddle's backward makes them in C++, without it). Measured on 1.8.5 and 3.3.1."""
+    return bool(var.persistable) or GRAD_SUFFIX not in var.name
+
+
 def _var_desc(var):
     kind = var.type
     var_type = {"type": kind}
@@ -426,11 +443,13 @@ def _var_desc(var):
             tensor = {"data_type": DATA_TYPES[var.dtype.name],
                       "dims": [int(d) for d in (var.shape or ())]}
             body = {"tensor": tensor} if field in _WITH_LOD_LEVEL else tensor
-        if field in _WITH_LOD_LEVEL:
+        if field in _WITH_LOD_LEVEL and desc_holds_lod_level(var):
             body["lod_level"] = int(var.lod_level or 0)
         if body:
             var_type[field] = body
-    vd = {"name": var.name, "type": var_type, "persistable": bool(var.persistable)}
+    vd = {"name": var.name, "type": var_type}
+    if desc_holds_persistable(var):
+        vd["persistable"] = bool(var.persistable)
     if var.need_check_feed:
         vd["need_check_feed"] = True
     if isinstance(var, Parameter):
