@@ -433,3 +433,32 @@ def test_startup_and_operator_ops_as_paddle_18_builds_them():
                zip(_op_slots(startup_text), _ops(startup_text)) if op[0] == "fill_constant"}
     assert devices["fc_0.w_0_beta1_pow_acc_0"] == ("STRING", ['"cpu"'])
     assert devices["fc_0.w_0_moment1_0"] == ("STRING", ['""'])
+
+
+def test_while_program_as_paddle_18_builds_it():
+    main = fluid.Program()
+    with versions.use("1.8"), fluid.program_guard(main, fluid.Program()):
+        x = fluid.data(name="x", shape=[None, 3], dtype="float32")
+        x.stop_gradient = False     # (else, as in 1.8.5, no gradient reaches the loop)
+        i = fluid.layers.fill_constant(shape=[1], dtype="int64", value=0)
+        three = fluid.layers.fill_constant(shape=[1], dtype="int64", value=3)
+        _, h = fluid.layers.while_loop(
+            lambda i, h: fluid.layers.less_than(i, three),
+            lambda i, h: [fluid.layers.increment(i), fluid.layers.fc(h, 3, act="tanh")],
+            [i, x])
+        fluid.backward.append_backward(fluid.layers.mean(h))
+        text = main.to_string(True)
+        restored = fluid.Program.parse_from_string(main.desc.serialize_to_string())
+        assert restored.to_string(True) == text
+    attrs = dict(_ops(text))
+    # 1.8.5's while holds skip_eager_deletion_vars; refimpl's loop guard max_steps is not
+    # written while it holds its default
+    assert attrs["while"]["skip_eager_deletion_vars"] == ("STRINGS", [])
+    assert "max_steps" not in attrs["while"]
+    assert [op[2][-1] for op in _op_slots(text) if op[0] == "while"] == [
+        ("StepScopes", ["_generated_var_0"])]
+    # op_role_var on the global block's while_grad only, not on the body's grad ops
+    assert attrs["while_grad"]["op_role_var"] == ("STRINGS", [
+        '"fc_0.b_0"', '"fc_0.b_0@GRAD"', '"fc_0.w_0"', '"fc_0.w_0@GRAD"'])
+    body_grads = [a for t, a in _ops(text.split("blocks {\n", 3)[3]) if t == "mul_grad"]
+    assert body_grads and body_grads[0]["op_role_var"] == ("STRINGS", [])

@@ -45,6 +45,7 @@ PLACEHOLDERS = {"INT": 0, "FLOAT": 0.0, "STRING": "", "BOOLEAN": False, "INTS": 
 required = re.compile(r"Attribute '(\w+)' is required")
 enum = re.compile(r"not in enum container \[(\w+)")
 protos, defaults, inputs = {}, {}, {}
+holder = core.ProgramDesc()
 for raw in core.get_all_op_protos():
     proto = fp.OpProto.FromString(raw)
     protos[proto.type] = {a.name: names[a.type] for a in proto.attrs}
@@ -63,11 +64,16 @@ for raw in core.get_all_op_protos():
                 continue
             name = required.search(str(e))
             kind = protos[proto.type].get(name.group(1)) if name else None
-            if kind not in PLACEHOLDERS or name.group(1) in placed:
+            if (kind not in PLACEHOLDERS and kind != "BLOCK") or name.group(1) in placed:
                 break
             placed.add(name.group(1))
             last = name.group(1)
-            desc._set_attr(name.group(1), PLACEHOLDERS[kind])
+            if kind == "BLOCK":     # a sub-block: an empty program's block stands in
+                if not hasattr(desc, "set_block_attr"):
+                    break
+                desc.set_block_attr(name.group(1), holder.block(0))
+            else:
+                desc._set_attr(name.group(1), PLACEHOLDERS[kind])
         else:
             defaults[proto.type] = {n: desc.attr(n) for n in desc.attr_names()
                                     if n not in placed}

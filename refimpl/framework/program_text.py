@@ -7,10 +7,9 @@ specs/program.md."""
 import numpy as np
 
 from .. import versions
-from .paddle_formats.grad_ops import (ForwardOps, paddle_grad_type, paddle_held_attrs,
-                                      paddle_op_slots)
-from .paddle_formats.program_desc import (desc_holds_lod_level, desc_holds_persistable,
-                                          desc_version, op_attr_desc)
+from .paddle_formats.grad_ops import ForwardOps, paddle_grad_type, paddle_op_slots
+from .paddle_formats.program_desc import (desc_attr_names, desc_holds_lod_level,
+                                          desc_holds_persistable, desc_version, op_attr_desc)
 
 __all__ = ["program_to_text"]
 
@@ -102,12 +101,10 @@ def _op_lines(op, forward_ops):
             lines += ["%s {" % key] + _indent(["parameter: %s" % _quote(slot)] + [
                 "arguments: %s" % _quote(n) for n in names]) + ["}"]
     lines.append("type: %s" % _quote(paddle_grad_type(op.type)))   # as the desc holds it
-    # by name, as the writer stores them: a program read back prints as it did (1.8.5's
-    # order is its attribute map's, the same for both); Paddle sets no attribute given None
-    held = paddle_held_attrs(op, versions.release())
-    for name in sorted(op.attrs):
-        if op.attrs[name] is not None and (held is None or name in held):
-            lines += ["attrs {"] + _indent(_attr_lines(op, name)) + ["}"]
+    # the writer's, in its order: a program read back prints as it did (1.8.5's order is
+    # its attribute map's, the same for both)
+    for name in desc_attr_names(op, versions.current()):
+        lines += ["attrs {"] + _indent(_attr_lines(op, name)) + ["}"]
     return lines
 
 

@@ -32,8 +32,8 @@ from ..program import (GRAD_SUFFIX, Block, Operator, Parameter, Program, Variabl
 
 __all__ = ["decode_desc", "encode_desc", "program_from_desc", "program_to_desc",
            "decode_program", "encode_program", "unsupported_op_types", "feed_specs",
-           "float32_value", "declared_attr_types", "op_attr_desc", "desc_version",
-           "desc_holds_lod_level", "desc_holds_persistable", "UnsupportedOps",
+           "float32_value", "declared_attr_types", "op_attr_desc", "desc_attr_names",
+           "desc_version", "desc_holds_lod_level", "desc_holds_persistable", "UnsupportedOps",
            "PROFILE_RELEASES", "DATA_TYPES", "DTYPE_OF"]
 
 SCHEMA = proto_schema.load("framework.proto")
@@ -472,16 +472,45 @@ def op_attr_desc(op, name, paddle_version):
     return _attr_desc(op.type, name, op.attrs[name], declared)
 
 
-def _op_desc(op, declared_by_op, forward_ops, release, where):
-    declared = _declared_for(op.type, declared_by_op)
-    inputs, outputs = paddle_op_slots(op, forward_ops, release)
-    held = paddle_held_attrs(op, release)
-    attrs = []
+def _attr_defaults(op_type):
+    """refimpl's defaults of `op_type`'s attributes (a grad op: also its forward op's)."""
+    defaults = {}
+    if op_type.endswith("_grad") and op_type[:-len("_grad")] in op_types():
+        defaults.update(op_definition(op_type[:-len("_grad")]).attrs)
+    if op_type in op_types():
+        defaults.update(op_definition(op_type).attrs)
+    return defaults
+
+
+def desc_attr_names(op, paddle_version):
+    """The names of `op`'s attributes Paddle `paddle_version`'s desc holds, sorted (the
+    order the writer stores and to_string prints): not one set to None (Paddle sets none),
+    not one Paddle's backward leaves unset (paddle_held_attrs), not a refimpl-only one (of
+    an op Paddle declares, an attribute no release declares: While's max_steps) holding its
+    default. Each left out reads back as its default."""
+    table = declared_attr_types(paddle_version)
+    declared = _declared_for(op.type, table)
+    held = paddle_held_attrs(op, PROFILE_RELEASES[paddle_version])
+    # only for an op Paddle's facts know: of another every attribute is unknown
+    defaults = _attr_defaults(op.type) if declared or op.type in table else {}
+    names = []
     for name in sorted(op.attrs):
         value = op.attrs[name]
-        # no Paddle attribute holds None; both read back as the default
         if value is None or (held is not None and name not in held):
             continue
+        if name not in declared and name not in _COMMON_ATTR_TYPES and name in defaults \
+                and isinstance(value, (bool, int, float, str, list)) and value == defaults[name]:
+            continue
+        names.append(name)
+    return names
+
+
+def _op_desc(op, declared_by_op, forward_ops, paddle_version, where):
+    declared = _declared_for(op.type, declared_by_op)
+    inputs, outputs = paddle_op_slots(op, forward_ops, PROFILE_RELEASES[paddle_version])
+    attrs = []
+    for name in desc_attr_names(op, paddle_version):
+        value = op.attrs[name]
         try:
             attrs.append(_attr_desc(op.type, name, value, declared))
         except ValueError as e:
@@ -542,7 +571,7 @@ def program_to_desc(program, feed_names=None, fetch_names=None, paddle_version="
               "ops": []}
         forward_ops = ForwardOps()
         for i, op in enumerate(block.ops):
-            bd["ops"].append(_op_desc(op, declared, forward_ops, PROFILE_RELEASES[paddle_version],
+            bd["ops"].append(_op_desc(op, declared, forward_ops, paddle_version,
                                       "block %d op %d (%s)" % (block.idx, i, op.type)))
         if block.forward_block_idx != -1:
             bd["forward_block_idx"] = block.forward_block_idx
