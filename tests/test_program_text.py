@@ -369,6 +369,9 @@ def test_conv_net_clone_and_regularized_momentum_as_paddle_18_builds_them():
     namescope = _ops(text)[first][1]["op_namescope"][1][0]
     assert re.fullmatch(r'"/regularization(_\d+)?/"', namescope)
     assert by_type["momentum"][0][1][0] == ("Grad", ["batch_norm_0.b_0@GRAD"])
+    # 1.8.5's momentum declares no regularization_coeff / regularization_method (2.x's)
+    assert "regularization_coeff" not in by_type["momentum"][0][3] and \
+        "mu" in by_type["momentum"][0][3]
     # the initializers: a constant's fill_constant lists no inputs, uniform_random its own
     assert [op[1] for op in startup_ops if op[0] == "fill_constant"][0] == []
     assert [op[1] for op in startup_ops if op[0] == "uniform_random"][0] == [

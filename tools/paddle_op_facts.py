@@ -13,7 +13,8 @@ refimpl's op does not declare (use_mkldnn, x_data_format, ...: OpDesc.check_attr
 them), which refimpl's ops carry under that release's profile. And each op's input slots
 (`proto_inputs`: Python's Operator lists every one in the desc, an absent one empty), and
 for those releases each op's grad op maker (`grad_makers`: the grad ops' slots, and whether
-they copy the forward op's attributes; Paddle's backward writes them so).
+they copy the forward op's attributes; Paddle's backward writes them so). For the other
+releases, also the attributes the reference declares that they do not (`absent_attrs`).
 """
 import argparse
 import json
@@ -145,7 +146,7 @@ def main():
     from refimpl.ops.registry import all_op_types
     wanted = {t for t in all_op_types() if not t.endswith("_grad")} | {"feed", "fetch"}
     facts = {"attr_types": {}, "op_versions": {}, "attr_defaults": {}, "proto_inputs": {},
-             "grad_makers": {}}
+             "grad_makers": {}, "absent_attrs": {}}
     reference = None
     for python in args.paddle:
         found = probe(python)
@@ -154,7 +155,11 @@ def main():
         if reference is None:
             reference = types
             facts["reference"] = found["version"]
-        else:   # only what differs from the reference release
+        else:   # only what differs from the reference release, and what it lacks
+            facts["absent_attrs"][found["version"]] = {
+                op: sorted(set(reference[op]) - set(attrs))
+                for op, attrs in sorted(types.items())
+                if op in reference and set(reference[op]) - set(attrs)}
             types = {op: {a: t for a, t in attrs.items() if reference.get(op, {}).get(a) != t}
                      for op, attrs in types.items()}
         facts["attr_types"][found["version"]] = {op: attrs for op, attrs in sorted(types.items())
@@ -175,7 +180,8 @@ def main():
     with open(OUT, "w") as f:
         f.write("{\n")
         f.write('"reference": %s,\n' % json.dumps(facts["reference"]))
-        keys = ("attr_types", "op_versions", "attr_defaults", "proto_inputs", "grad_makers")
+        keys = ("attr_types", "op_versions", "attr_defaults", "proto_inputs", "grad_makers",
+                "absent_attrs")
         for key in keys:
             f.write('"%s": {\n' % key)
             releases = list(facts[key].items())

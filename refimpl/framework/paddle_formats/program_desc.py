@@ -347,6 +347,9 @@ def declared_attr_types(paddle_version):
     table = {op: dict(attrs) for op, attrs in _FACTS["attr_types"][_FACTS["reference"]].items()}
     for op, attrs in _FACTS["attr_types"].get(release, {}).items():
         table.setdefault(op, {}).update(attrs)
+    for op, names in _FACTS["absent_attrs"].get(release, {}).items():   # 1.8.5's momentum
+        for name in names:                              # has no regularization_coeff
+            table.get(op, {}).pop(name, None)
     return table
 
 
