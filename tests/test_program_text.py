@@ -346,6 +346,9 @@ def test_conv_net_clone_and_regularized_momentum_as_paddle_18_builds_them():
     by_type = {}
     for op in ops:
         by_type.setdefault(op[0], []).append(op)
+    # cross_entropy2's XShape: X's dims and a 0 (1.8.5: -1, 3, 0)
+    assert "          dims: -1\n          dims: 3\n          dims: 0\n" in \
+        _var_text(text, "cross_entropy2_0.tmp_1")
     # conv2d's use_cudnn reaches its activation; dropout takes one dropout_N name
     assert dict(_ops(text))["relu"]["use_cudnn"] == ("BOOLEAN", ["true"])
     assert by_type["dropout"][0][2] == [("Mask", ["dropout_0.tmp_1"]),
