@@ -264,6 +264,12 @@ def test_desc_slots_and_variables_are_listed_as_paddle_18_lists_them():
     assert "lod_level" not in _var_text(text, "learning_rate_0")
     assert "lod_level: 0" in _var_text(text, "x") and \
         "persistable: false" in _var_text(text, "x")
+    # an op's output holds a lod_level where 1.8.5's kernel shares a LoD at build time:
+    # mul and elementwise_add_grad's do, mean's and mul_grad's do not
+    assert "lod_level: 0" in _var_text(text, "fc_0.tmp_0")
+    assert "lod_level: 0" in _var_text(text, "fc_0.b_0@GRAD")
+    assert "lod_level" not in _var_text(text, "mean_0.tmp_0")
+    assert "lod_level" not in _var_text(text, "fc_0.w_0@GRAD")
 
 
 def _text_model():

@@ -15,6 +15,8 @@ them), which refimpl's ops carry under that release's profile. And each op's inp
 for those releases each op's grad op maker (`grad_makers`: the grad ops' slots, and whether
 they copy the forward op's attributes; Paddle's backward writes them so). For the other
 releases, also the attributes the reference declares that they do not (`absent_attrs`).
+And, measured on programs typical fluid scripts build (LOD_PROBE), which op outputs hold a
+lod_level in those releases' descs (`output_lod_levels`).
 """
 import argparse
 import json
@@ -108,6 +110,86 @@ print(json.dumps({"version": paddle.__version__, "attr_types": protos,
                   "op_versions": {k: v.version_id() for k, v in versions.items()}}))
 """
 
+# run inside a fluid (1.8) interpreter: programs typical scripts build, and for each op type
+# and output slot whether the variables it writes hold a lod_level (each kernel's compile-time
+# InferShape sets one where it shares a LoD); a slot seen both ways, or a variable more than
+# one op writes, is left out
+LOD_PROBE = r"""
+import json
+import paddle.fluid as fluid
+from paddle.fluid.proto import framework_pb2 as fp
+
+def programs():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [-1, 4], "float32")
+        y = fluid.data("y", [-1, 1], "int64")
+        loss = fluid.layers.softmax_with_cross_entropy(fluid.layers.fc(x, 3), y)
+        fluid.layers.cast(x, "float64")
+        fluid.optimizer.Adam(0.01).minimize(fluid.layers.mean(loss))
+    yield main
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        img = fluid.data("img", [-1, 1, 12, 12], "float32")
+        label = fluid.data("label", [-1, 1], "int64")
+        conv = fluid.layers.conv2d(img, 4, 3, act="relu")
+        dropped = fluid.layers.dropout(fluid.layers.batch_norm(conv), 0.3)
+        pool = fluid.layers.pool2d(dropped, 2, pool_stride=2, pool_type="avg")
+        pred = fluid.layers.fc(fluid.layers.pool2d(pool, 2, pool_type="max"), 3,
+                               act="softmax")
+        loss = fluid.layers.mean(fluid.layers.cross_entropy(pred, label))
+        fluid.layers.accuracy(pred, label)
+        fluid.optimizer.Momentum(0.1, 0.9, regularization=fluid.regularizer.L2Decay(1e-4),
+                                 grad_clip=fluid.clip.GradientClipByGlobalNorm(1.0)
+                                 ).minimize(loss)
+    yield main
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        words = fluid.data("words", [-1, 1], "int64", lod_level=1)
+        label = fluid.data("label", [-1, 1], "int64")
+        emb = fluid.layers.embedding(words, [100, 16])
+        hidden, _ = fluid.layers.dynamic_lstm(fluid.layers.fc(emb, 32), 32)
+        gru = fluid.layers.dynamic_gru(fluid.layers.fc(emb, 24), 8)
+        pooled = [fluid.layers.sequence_pool(hidden, "max"),
+                  fluid.layers.sequence_pool(gru, "average")]
+        pred = fluid.layers.fc(pooled, 2, act="softmax")
+        loss = fluid.layers.mean(fluid.layers.cross_entropy(pred, label))
+        fluid.optimizer.Adagrad(0.01).minimize(loss)
+    yield main
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [-1, 3], "float32")
+        x.stop_gradient = False
+        h = fluid.layers.reshape(fluid.layers.transpose(
+            fluid.layers.reshape(fluid.layers.scale(x, 2.0), [-1, 3, 1]), [0, 2, 1]), [-1, 3])
+        h = fluid.layers.elementwise_mul(fluid.layers.tanh(h), fluid.layers.sigmoid(h))
+        h = fluid.layers.concat([h, fluid.layers.layer_norm(h)], axis=1)
+        loss = fluid.layers.reduce_mean(fluid.layers.square_error_cost(
+            fluid.layers.fc(h, 1), fluid.layers.reduce_sum(x, dim=1, keep_dim=True)))
+        fluid.optimizer.SGD(0.01).minimize(loss)
+    yield main
+
+seen, writers = {}, {}
+for program in programs():
+    desc = fp.ProgramDesc.FromString(program.desc.serialize_to_string())
+    for block in desc.blocks:
+        has = {v.name: v.type.lod_tensor.HasField("lod_level") for v in block.vars
+               if v.type.type == fp.VarType.LOD_TENSOR}
+        for op in block.ops:
+            for slot in op.outputs:
+                for name in slot.arguments:
+                    writers.setdefault((block.idx, name), []).append(
+                        (op.type, slot.parameter, has.get(name)))
+facts = {}
+for found in writers.values():
+    if len(found) != 1 or found[0][2] is None:
+        continue
+    op_type, slot, has = found[0]
+    seen.setdefault(op_type, {}).setdefault(slot, set()).add(has)
+print(json.dumps({op: {slot: values.pop() for slot, values in sorted(slots.items())
+                       if len(values) == 1} for op, slots in sorted(seen.items())}))
+"""
+
 # every op carries these, with the same types in every release (written by rule)
 COMMON_ATTRS = {"op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
                 "with_quant_attr"}
@@ -146,7 +228,7 @@ def main():
     from refimpl.ops.registry import all_op_types
     wanted = {t for t in all_op_types() if not t.endswith("_grad")} | {"feed", "fetch"}
     facts = {"attr_types": {}, "op_versions": {}, "attr_defaults": {}, "proto_inputs": {},
-             "grad_makers": {}, "absent_attrs": {}}
+             "grad_makers": {}, "absent_attrs": {}, "output_lod_levels": {}}
     reference = None
     for python in args.paddle:
         found = probe(python)
@@ -169,6 +251,10 @@ def main():
                 {op: attrs for op, attrs in found["attr_defaults"].items() if op in wanted})
             facts["grad_makers"][found["version"]] = {
                 op: grads for op, grads in sorted(found["grad_makers"].items()) if op in wanted}
+            lods = subprocess.run([python, "-c", LOD_PROBE], capture_output=True, text=True,
+                                  check=True)
+            facts["output_lod_levels"][found["version"]] = json.loads(
+                lods.stdout.strip().splitlines()[-1])
         inputs = {op: slots for op, slots in sorted(found["proto_inputs"].items())
                   if op in wanted and slots}
         if found["version"] != facts["reference"]:     # the ops whose slots differ
@@ -181,7 +267,7 @@ def main():
         f.write("{\n")
         f.write('"reference": %s,\n' % json.dumps(facts["reference"]))
         keys = ("attr_types", "op_versions", "attr_defaults", "proto_inputs", "grad_makers",
-                "absent_attrs")
+                "absent_attrs", "output_lod_levels")
         for key in keys:
             f.write('"%s": {\n' % key)
             releases = list(facts[key].items())

@@ -8,8 +8,9 @@ import numpy as np
 
 from .. import versions
 from .paddle_formats.grad_ops import ForwardOps, paddle_grad_type, paddle_op_slots
-from .paddle_formats.program_desc import (desc_attr_names, desc_holds_lod_level,
-                                          desc_holds_persistable, desc_version, op_attr_desc)
+from .paddle_formats.program_desc import (block_writers, desc_attr_names,
+                                          desc_holds_lod_level, desc_holds_persistable,
+                                          desc_version, op_attr_desc)
 
 __all__ = ["program_to_text"]
 
@@ -38,7 +39,7 @@ def _tensor_lines(var):
     return ["tensor {"] + _indent(lines) + ["}"]
 
 
-def _var_lines(var, with_details):
+def _var_lines(var, writer, with_details):
     kind = var.type if isinstance(var.type, str) else "LOD_TENSOR"
     type_lines = ["type: %s" % kind]
     if kind in _TENSOR_TYPES:
@@ -47,7 +48,7 @@ def _var_lines(var, with_details):
             type_lines += ["selected_rows {"] + _indent(_tensor_lines(var)[1:-1]) + ["}"]
         else:
             lod_level = (["lod_level: %d" % (var.lod_level or 0)]
-                         if desc_holds_lod_level(var) else [])
+                         if desc_holds_lod_level(var, writer, versions.current()) else [])
             type_lines += ["%s {" % field] + _indent(_tensor_lines(var) + lod_level) + ["}"]
     lines = ["name: %s" % _quote(var.name), "type {"] + _indent(type_lines) + ["}"]
     if desc_holds_persistable(var):
@@ -112,8 +113,10 @@ def program_to_text(program, with_details=False):
     lines = []
     for block in program.blocks:
         body = ["idx: %d" % block.idx, "parent_idx: %d" % block.parent_idx]
+        writers = block_writers(block)
         for var in block.vars.values():
-            body += ["vars {"] + _indent(_var_lines(var, with_details)) + ["}"]
+            body += ["vars {"] + _indent(_var_lines(var, writers.get(var.name),
+                                                    with_details)) + ["}"]
         forward_ops = ForwardOps()
         for op in block.ops:
             body += ["ops {"] + _indent(_op_lines(op, forward_ops)) + ["}"]

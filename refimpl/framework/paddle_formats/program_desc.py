@@ -33,7 +33,8 @@ from ..program import (GRAD_SUFFIX, Block, Operator, Parameter, Program, Variabl
 __all__ = ["decode_desc", "encode_desc", "program_from_desc", "program_to_desc",
            "decode_program", "encode_program", "unsupported_op_types", "feed_specs",
            "float32_value", "declared_attr_types", "op_attr_desc", "desc_attr_names",
-           "desc_version", "desc_holds_lod_level", "desc_holds_persistable", "UnsupportedOps",
+           "desc_version", "desc_holds_lod_level", "desc_holds_persistable", "block_writers",
+           "UnsupportedOps",
            "PROFILE_RELEASES", "DATA_TYPES", "DTYPE_OF"]
 
 SCHEMA = proto_schema.load("framework.proto")
@@ -423,11 +424,31 @@ def _attr_desc(op_type, name, value, declared):
     return {"name": name, "type": kind, ATTR_VALUE_FIELDS[kind]: _coerce(kind, value)}
 
 
-def desc_holds_lod_level(var):
+def block_writers(block):
+    """{variable name: (Paddle op type, output slot)} of the variables one op of `block`
+    writes (desc_holds_lod_level's `writer`)."""
+    found = {}
+    for op in block.ops:
+        for slot, names in op.outputs.items():
+            for name in names:
+                found[name] = None if name in found else (paddle_grad_type(op.type), slot)
+    return {name: writer for name, writer in found.items() if writer is not None}
+
+
+def desc_holds_lod_level(var, writer=None, paddle_version=None):
     """Whether Paddle's VarDesc of `var` holds its lod_level: not a persistable one's
     (parameters, optimizer accumulators, global variables: Paddle's Python gives them none)
-    unless it is nonzero. Measured on 1.8.5 and 3.3.1."""
-    return not var.persistable or bool(var.lod_level)
+    unless it is nonzero (measured on 1.8.5 and 3.3.1); of a variable one op writes (`writer`:
+    its Paddle type and output slot), as the release's kernel sets it (its compile-time
+    InferShape shares a LoD, or not: paddle_op_facts.json output_lod_levels, measured on
+    1.8.5's programs); else held."""
+    if var.persistable or var.lod_level:
+        return bool(var.lod_level)
+    if writer is None or paddle_version is None:
+        return True
+    op_type, slot = writer
+    known = _FACTS["output_lod_levels"].get(PROFILE_RELEASES[paddle_version], {})
+    return known.get(op_type, {}).get(slot, True)
 
 
 def desc_holds_persistable(var):
@@ -436,7 +457,7 @@ def desc_holds_persistable(var):
     return bool(var.persistable) or GRAD_SUFFIX not in var.name
 
 
-def _var_desc(var):
+def _var_desc(var, writer, paddle_version):
     kind = var.type
     var_type = {"type": kind}
     field = _TENSOR_FIELD.get(kind)
@@ -446,7 +467,7 @@ def _var_desc(var):
             tensor = {"data_type": DATA_TYPES[var.dtype.name],
                       "dims": [int(d) for d in (var.shape or ())]}
             body = {"tensor": tensor} if field in _WITH_LOD_LEVEL else tensor
-        if field in _WITH_LOD_LEVEL and desc_holds_lod_level(var):
+        if field in _WITH_LOD_LEVEL and desc_holds_lod_level(var, writer, paddle_version):
             body["lod_level"] = int(var.lod_level or 0)
         if body:
             var_type[field] = body
@@ -569,8 +590,10 @@ def program_to_desc(program, feed_names=None, fetch_names=None, paddle_version="
     declared = declared_attr_types(paddle_version)
     blocks = []
     for block in program.blocks:
+        writers = block_writers(block)
         bd = {"idx": block.idx, "parent_idx": block.parent_idx,
-              "vars": [_var_desc(v) for v in block.vars.values()],
+              "vars": [_var_desc(v, writers.get(v.name), paddle_version)
+                       for v in block.vars.values()],
               "ops": []}
         forward_ops = ForwardOps()
         for i, op in enumerate(block.ops):
