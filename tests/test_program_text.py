@@ -272,6 +272,25 @@ def test_desc_slots_and_variables_are_listed_as_paddle_18_lists_them():
     assert "lod_level" not in _var_text(text, "fc_0.w_0@GRAD")
 
 
+def test_a_variable_declared_without_persistable_holds_none():
+    # 1.8.5: block.create_var(name, shape, dtype) leaves persistable unset in the desc; a
+    # layer's output (create_variable_for_type_inference) holds persistable: false
+    main = fluid.Program()
+    with versions.use("1.8"), fluid.program_guard(main, fluid.Program()):
+        block = main.global_block()
+        x = block.create_var(name="X", shape=[1000, 784], dtype="float32")
+        y = block.create_var(name="Y", shape=[784, 100], dtype="float32")
+        out = block.create_var(name="Out", dtype="float32")
+        block.append_op(type="mul", inputs={"X": [x], "Y": [y]}, outputs={"Out": [out]})
+        scaled = fluid.layers.scale(out, 2.0)
+        text = main.to_string(True)
+        restored = fluid.Program.parse_from_string(main.desc.serialize_to_string())
+        assert restored.to_string(True) == text
+    assert "persistable" not in _var_text(text, "X")
+    assert "persistable" not in _var_text(text, "Out")
+    assert "persistable: false" in _var_text(text, scaled.name)
+
+
 def _text_model():
     main, startup = fluid.Program(), fluid.Program()
     with fluid.program_guard(main, startup):

@@ -85,7 +85,7 @@ class LayerHelper:
             return mode.eager.placeholder(dtype, shape, stop_gradient)
         return self.block().create_var(
             name=unique_name.generate(self.name + ".tmp"),
-            dtype=dtype, shape=shape, stop_gradient=stop_gradient)
+            dtype=dtype, shape=shape, stop_gradient=stop_gradient, persistable=False)
 
     create_tmp_variable = create_variable_for_type_inference
 

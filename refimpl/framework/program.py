@@ -120,6 +120,10 @@ class Variable:
     # no data_type, which Program.to_string(throw_on_error=True) reports) until it gets one
     _dtype_declared = True
 
+
+    # Block.create_var without persistable: Paddle's VarDesc then holds none (its Python
+    # sets the field only when given; create_variable_for_type_inference gives False)
+    persistable_given = True
     def __init__(self, block, name=None, shape=None, dtype="float32", type="LOD_TENSOR",
                  lod_level=0, persistable=False, stop_gradient=False, is_data=False,
                  need_check_feed=False, **_ignored):
@@ -527,6 +531,8 @@ class Block:
             _check_redeclared(old, kwargs)
             return old
         v = Variable(self, **kwargs)
+        if kwargs.get("persistable") is None:
+            v.persistable_given = False
         if kwargs.get("shape") is not None and kwargs.get("dtype") is None:
             v._dtype_declared = False
         self.vars[v.name] = v

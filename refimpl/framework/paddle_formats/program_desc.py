@@ -205,7 +205,9 @@ def _variable(block, vd, is_parameter, where):
                   need_check_feed=vd.get("need_check_feed", False),
                   is_data=vd.get("need_check_feed", False))
     if not is_parameter:
-        return Variable(block, **fields)
+        var = Variable(block, **fields)
+        var.persistable_given = "persistable" in vd
+        return var
     if shape is None or any(d < 0 for d in shape):
         raise DecodeError("%s: parameter with shape %s (parameters have known shapes)"
                           % (where, None if shape is None else list(shape)))
@@ -453,8 +455,9 @@ def desc_holds_lod_level(var, writer=None, paddle_version=None):
 
 def desc_holds_persistable(var):
     """Whether Paddle's VarDesc of `var` holds `persistable`: not a gradient variable's
-    (Paddle's backward makes them in C++, without it). Measured on 1.8.5 and 3.3.1."""
-    return bool(var.persistable) or GRAD_SUFFIX not in var.name
+    (Paddle's backward makes them in C++, without it), nor one declared without it
+    (Variable.persistable_given). Measured on 1.8.5 and 3.3.1."""
+    return bool(var.persistable) or (var.persistable_given and GRAD_SUFFIX not in var.name)
 
 
 def _var_desc(var, writer, paddle_version):
