@@ -136,6 +136,11 @@ SWITCHES = {
     # fluid.contrib.layers.rank_attention binds only the op's Out, attr MaxRank (1.8), or
     # also its InputHelp and InsRank and attr MaxSize (2.0, 3)
     "rank_attention_helper_outputs": {"1.8": False, "2.0": True, "3": True},
+    # a static program's ClipGradByGlobalNorm: square + reduce_sum of each gradient, named
+    # by the layers, in name scope gradient_clip (1.8.5, measured), or squared_l2_norm ops
+    # (3.3.1's legacy program cannot be built to measure; 2.0 taken as 3)
+    "global_norm_clip_ops": {"1.8": "square_reduce_sum", "2.0": "squared_l2_norm",
+                             "3": "squared_l2_norm"},
     # the unique-name key of an unnamed eager tensor (to_variable, op outputs)
     "eager_tensor_name": {"1.8": "generated_var", "2.0": "generated_tensor",
                           "3": "generated_tensor"},

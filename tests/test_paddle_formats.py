@@ -117,7 +117,12 @@ def test_refimpl_program_round_trips_through_program_desc():
             [op.type for op in main.global_block().ops]
         for a, b in zip(main.global_block().ops, loaded.global_block().ops):
             assert a.inputs == b.inputs and a.outputs == b.outputs
+            # 1.8.5's desc holds only what its backward sets on the loss gradient's
+            # fill_constant and on mean_grad: the rest read back as the defaults
+            written = program_desc.desc_attr_names(a, version)
             for name, value in a.attrs.items():
+                if name not in written:
+                    continue
                 got = b.attrs[name]
                 if isinstance(value, float):
                     assert got == float(np.float32(value)) or got == value, name

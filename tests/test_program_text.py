@@ -207,3 +207,289 @@ def test_fill_constant_sets_the_value_text_the_kernel_reads():
     got = fluid.Executor(fluid.CPUPlace()).run(main, fetch_list=outs)
     assert int(got[4][0]) == 2 ** 60 + 1
     assert got[0][0] == np.float32(0.1) and got[3][0] is np.True_
+
+
+# -- programs as Paddle 1.8.5 builds them: slots, variables, regularization, clipping; the
+# expected texts measured on 1.8.5 with the same programs (specs/program.md)
+
+
+def _op_slots(text, block=0):
+    """[(op type, {input slot: names}, {output slot: names}, [attr names])] of a block, in
+    the text's order."""
+    body = text.split("blocks {\n")[block + 1]
+    found = []
+    for op in re.findall(r"\n  ops \{\n(.*?)\n  \}", "\n" + body, re.S):
+        slots = {}
+        for key in ("inputs", "outputs"):
+            slots[key] = [(slot, re.findall(r'arguments: "(.*)"', args)) for slot, args in
+                          re.findall(r'\n    %s \{\n      parameter: "(.*?)"\n(.*?)    \}'
+                                     % key, "\n" + op + "\n", re.S)]
+        found.append((re.search(r'\n    type: "(.*)"', "\n" + op).group(1), slots["inputs"],
+                      slots["outputs"], re.findall(r'attrs \{\n      name: "(.*?)"', op)))
+    return found
+
+
+def _var_text(text, name):
+    start = text.index('  vars {\n    name: "%s"\n' % name)
+    return text[start:text.index("\n  }\n", start) + 5]
+
+
+def test_desc_slots_and_variables_are_listed_as_paddle_18_lists_them():
+    with versions.use("1.8"):
+        text = _fc_adam_program().to_string(True)
+    ops = _op_slots(text)
+    # every input adam's OpProto declares, absent ones empty, each op's slots by name
+    assert ops[-1][1] == [("Beta1Pow", ["fc_0.w_0_beta1_pow_acc_0"]), ("Beta1Tensor", []),
+                          ("Beta2Pow", ["fc_0.w_0_beta2_pow_acc_0"]), ("Beta2Tensor", []),
+                          ("Grad", ["fc_0.w_0@GRAD"]), ("LearningRate", ["learning_rate_0"]),
+                          ("Moment1", ["fc_0.w_0_moment1_0"]),
+                          ("Moment2", ["fc_0.w_0_moment2_0"]), ("Param", ["fc_0.w_0"])]
+    # the grad maker's X@GRAD of the data input x, which wants no gradient: empty
+    mul_grad = [op for op in ops if op[0] == "mul_grad"][0]
+    assert mul_grad[1] == [("Out@GRAD", ["fc_0.tmp_0@GRAD"]), ("X", ["x"]), ("Y", ["fc_0.w_0"])]
+    assert mul_grad[2] == [("X@GRAD", []), ("Y@GRAD", ["fc_0.w_0@GRAD"])]
+    # the backward's own loss gradient and mean's grad maker set only these attributes
+    fill, mean_grad = ops[5], ops[6]
+    assert (fill[0], fill[1], sorted(fill[3])) == (
+        "fill_constant", [], ["dtype", "force_cpu", "op_device", "op_role", "shape", "value"])
+    assert (mean_grad[0], sorted(mean_grad[3])) == ("mean_grad", ["op_device", "op_role"])
+    assert text.endswith("}\nversion {\n  version: 1008005\n}\n")
+    # a parameter holds no lod_level, a gradient no persistable, a data variable both
+    assert _var_text(text, "fc_0.w_0") == (
+        '  vars {\n    name: "fc_0.w_0"\n    type {\n      type: LOD_TENSOR\n'
+        '      lod_tensor {\n        tensor {\n          data_type: FP32\n'
+        '          dims: 4\n          dims: 3\n        }\n      }\n    }\n'
+        '    persistable: true\n  }\n')
+    assert "persistable" not in _var_text(text, "fc_0.w_0@GRAD")
+    assert "lod_level" not in _var_text(text, "learning_rate_0")
+    assert "lod_level: 0" in _var_text(text, "x") and \
+        "persistable: false" in _var_text(text, "x")
+    # an op's output holds a lod_level where 1.8.5's kernel shares a LoD at build time:
+    # mul and elementwise_add_grad's do, mean's and mul_grad's do not
+    assert "lod_level: 0" in _var_text(text, "fc_0.tmp_0")
+    assert "lod_level: 0" in _var_text(text, "fc_0.b_0@GRAD")
+    assert "lod_level" not in _var_text(text, "mean_0.tmp_0")
+    assert "lod_level" not in _var_text(text, "fc_0.w_0@GRAD")
+
+
+def test_a_variable_declared_without_persistable_holds_none():
+    # 1.8.5: block.create_var(name, shape, dtype) leaves persistable unset in the desc; a
+    # layer's output (create_variable_for_type_inference) holds persistable: false
+    main = fluid.Program()
+    with versions.use("1.8"), fluid.program_guard(main, fluid.Program()):
+        block = main.global_block()
+        x = block.create_var(name="X", shape=[1000, 784], dtype="float32")
+        y = block.create_var(name="Y", shape=[784, 100], dtype="float32")
+        out = block.create_var(name="Out", dtype="float32")
+        block.append_op(type="mul", inputs={"X": [x], "Y": [y]}, outputs={"Out": [out]})
+        scaled = fluid.layers.scale(out, 2.0)
+        text = main.to_string(True)
+        restored = fluid.Program.parse_from_string(main.desc.serialize_to_string())
+        assert restored.to_string(True) == text
+    assert "persistable" not in _var_text(text, "X")
+    assert "persistable" not in _var_text(text, "Out")
+    assert "persistable: false" in _var_text(text, scaled.name)
+
+
+def _text_model():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        words = fluid.data(name="words", shape=[None, 1], dtype="int64", lod_level=1)
+        label = fluid.data(name="label", shape=[None, 1], dtype="int64")
+        emb = fluid.layers.embedding(input=words, size=[100, 16])
+        hidden, _ = fluid.layers.dynamic_lstm(input=fluid.layers.fc(emb, size=32), size=32)
+        pred = fluid.layers.fc(fluid.layers.sequence_pool(hidden, "max"), 2, act="softmax")
+        loss = fluid.layers.mean(fluid.layers.cross_entropy(pred, label))
+        fluid.optimizer.Adam(learning_rate=0.01).minimize(loss)
+    return main, startup, loss
+
+
+def test_lstm_binds_paddle_intermediates_its_grad_op_lists_the_makers_slots():
+    # Paddle 1.8.5's lstm kernel requires BatchGate / BatchCellPreAct: without them it could
+    # not run the program refimpl writes; its grad op lists C0, H0 and their gradients empty
+    with versions.use("1.8"):
+        main, _, _ = _text_model()
+        text = main.to_string(True)
+        restored = fluid.Program.parse_from_string(main.desc.serialize_to_string())
+        assert restored.to_string(True) == text
+    ops = {op[0]: op for op in _op_slots(text)}
+    assert ops["lstm"][2] == [("BatchCellPreAct", ["lstm_0.tmp_3"]),
+                              ("BatchGate", ["lstm_0.tmp_2"]), ("Cell", ["lstm_0.tmp_1"]),
+                              ("Hidden", ["lstm_0.tmp_0"])]
+    assert ops["lstm_grad"][1] == [
+        ("BatchCellPreAct", ["lstm_0.tmp_3"]), ("BatchGate", ["lstm_0.tmp_2"]),
+        ("Bias", ["lstm_0.b_0"]), ("C0", []), ("Cell", ["lstm_0.tmp_1"]), ("H0", []),
+        ("Hidden", ["lstm_0.tmp_0"]), ("Hidden@GRAD", ["lstm_0.tmp_0@GRAD"]),
+        ("Input", ["fc_0.tmp_1"]), ("Weight", ["lstm_0.w_0"])]
+    assert ops["lstm_grad"][2] == [("Bias@GRAD", ["lstm_0.b_0@GRAD"]), ("C0@GRAD", []),
+                                   ("H0@GRAD", []), ("Input@GRAD", ["fc_0.tmp_1@GRAD"]),
+                                   ("Weight@GRAD", ["lstm_0.w_0@GRAD"])]
+
+
+def test_the_program_still_trains_with_the_intermediates_bound():
+    with versions.use("1.8"):
+        main, startup, loss = _text_model()
+        exe = fluid.Executor(fluid.CPUPlace())
+        scope = fluid.Scope()
+        rng = np.random.RandomState(0)
+        words = fluid.create_lod_tensor(rng.randint(0, 100, (7, 1)).astype("int64"),
+                                        [[3, 4]], fluid.CPUPlace())
+        feed = {"words": words, "label": np.array([[0], [1]], "int64")}
+        with fluid.scope_guard(scope):
+            exe.run(startup)
+            losses = [float(exe.run(main, feed=feed, fetch_list=[loss])[0][0])
+                      for _ in range(5)]
+    assert losses[-1] < losses[0]
+
+
+def _conv_momentum_program(clip=None):
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        img = fluid.data(name="img", shape=[None, 1, 12, 12], dtype="float32")
+        label = fluid.data(name="label", shape=[None, 1], dtype="int64")
+        conv = fluid.layers.conv2d(img, num_filters=4, filter_size=3, act="relu")
+        dropped = fluid.layers.dropout(fluid.layers.batch_norm(conv), dropout_prob=0.3)
+        pool = fluid.layers.pool2d(dropped, pool_size=2, pool_stride=2, pool_type="avg")
+        pred = fluid.layers.fc(pool, size=3, act="softmax")
+        loss = fluid.layers.mean(fluid.layers.cross_entropy(pred, label))
+        test = main.clone(for_test=True)
+        fluid.optimizer.Momentum(learning_rate=0.1, momentum=0.9,
+                                 regularization=fluid.regularizer.L2Decay(1e-4),
+                                 grad_clip=clip).minimize(loss)
+    return main, startup, test
+
+
+def test_conv_net_clone_and_regularized_momentum_as_paddle_18_builds_them():
+    with versions.use("1.8"):
+        main, startup, test = _conv_momentum_program()
+        text, test_text = main.to_string(True), test.to_string(True)
+        startup_ops = _op_slots(startup.to_string(True))
+    assert [op[0] for op in _op_slots(test_text)] == [
+        "conv2d", "elementwise_add", "relu", "batch_norm", "dropout", "pool2d", "mul",
+        "elementwise_add", "softmax", "cross_entropy2", "mean"]
+    ops = _op_slots(text)
+    by_type = {}
+    for op in ops:
+        by_type.setdefault(op[0], []).append(op)
+    # cross_entropy2's XShape: X's dims and a 0 (1.8.5: -1, 3, 0)
+    assert "          dims: -1\n          dims: 3\n          dims: 0\n" in \
+        _var_text(text, "cross_entropy2_0.tmp_1")
+    # conv2d's use_cudnn reaches its activation; dropout takes one dropout_N name
+    assert dict(_ops(text))["relu"]["use_cudnn"] == ("BOOLEAN", ["true"])
+    assert by_type["dropout"][0][2] == [("Mask", ["dropout_0.tmp_1"]),
+                                        ("Out", ["dropout_0.tmp_0"])]
+    # conv2d's grad maker lists Bias; the last parameter made comes first in op_role_var
+    assert by_type["conv2d_grad"][0][1][0] == ("Bias", []) and \
+        by_type["conv2d_grad"][0][2] == [("Bias@GRAD", []),
+                                         ("Filter@GRAD", ["conv2d_0.w_0@GRAD"]),
+                                         ("Input@GRAD", [])]
+    assert dict(_ops(text))["batch_norm_grad"]["op_role_var"] == ("STRINGS", [
+        '"batch_norm_0.b_0"', '"batch_norm_0.b_0@GRAD"', '"batch_norm_0.w_0"',
+        '"batch_norm_0.w_0@GRAD"'])
+    # L2Decay: scale into an unnamed variable, summed into the gradient in place
+    first = ops.index(by_type["scale"][0])
+    assert [op[:3] for op in ops[first:first + 2]] == [
+        ("scale", [("ScaleTensor", []), ("X", ["batch_norm_0.b_0"])],
+         [("Out", ["_generated_var_0"])]),
+        ("sum", [("X", ["batch_norm_0.b_0@GRAD", "_generated_var_0"])],
+         [("Out", ["batch_norm_0.b_0@GRAD"])])]
+    # (name scopes count for the process, as Paddle's: /regularization_1/ the second time)
+    namescope = _ops(text)[first][1]["op_namescope"][1][0]
+    assert re.fullmatch(r'"/regularization(_\d+)?/"', namescope)
+    assert by_type["momentum"][0][1][0] == ("Grad", ["batch_norm_0.b_0@GRAD"])
+    # 1.8.5's momentum declares no regularization_coeff / regularization_method (2.x's)
+    assert "regularization_coeff" not in by_type["momentum"][0][3] and \
+        "mu" in by_type["momentum"][0][3]
+    # the initializers: a constant's fill_constant lists no inputs, uniform_random its own
+    assert [op[1] for op in startup_ops if op[0] == "fill_constant"][0] == []
+    assert [op[1] for op in startup_ops if op[0] == "uniform_random"][0] == [
+        ("ShapeTensor", []), ("ShapeTensorList", [])]
+
+
+def test_global_norm_clip_and_regularization_are_built_as_1_8_5_builds_them():
+    main, startup = fluid.Program(), fluid.Program()
+    with versions.use("1.8"), fluid.program_guard(main, startup):
+        x = fluid.data("x", [-1, 4], "float32")
+        loss = fluid.layers.mean(fluid.layers.fc(x, 3))
+        fluid.optimizer.SGD(0.01, grad_clip=fluid.clip.GradientClipByGlobalNorm(1.0)) \
+            .minimize(loss)
+        ops = _op_slots(main.to_string(True))
+        clip = [op for op in ops if op[0] not in ("mul", "elementwise_add", "mean", "sgd")
+                and not op[0].endswith("_grad") and op[0] != "fill_constant" or
+                op[2] == [("Out", ["fill_constant_0.tmp_0"])]]
+        assert [(op[0], op[2][0][1][0]) for op in clip] == [
+            ("square", "square_0.tmp_0"), ("reduce_sum", "reduce_sum_0.tmp_0"),
+            ("square", "square_1.tmp_0"), ("reduce_sum", "reduce_sum_1.tmp_0"),
+            ("sum", "sum_0.tmp_0"), ("sqrt", "sqrt_0.tmp_0"),
+            ("fill_constant", "fill_constant_0.tmp_0"),
+            ("elementwise_max", "elementwise_max_0.tmp_0"),
+            ("elementwise_div", "elementwise_div_0.tmp_0"),
+            ("elementwise_mul", "elementwise_mul_0.tmp_0"),
+            ("elementwise_mul", "elementwise_mul_1.tmp_0")]
+        assert clip[7][1] == [("X", ["fill_constant_0.tmp_0"]), ("Y", ["sqrt_0.tmp_0"])]
+        attrs = [a for t, a in _ops(main.to_string(True)) if t == "square"]
+        assert attrs[0]["op_role_var"] == ("STRINGS", ['"fc_0.b_0"',
+                                                       '"elementwise_mul_0.tmp_0"'])
+        assert re.fullmatch(r'"/gradient_clip(_\d+)?/"', attrs[0]["op_namescope"][1][0])
+        # the clipped gradients: each raw one times 1 / max(1, global norm)
+        exe = fluid.Executor(fluid.CPUPlace())
+        scope = fluid.Scope()
+        with fluid.scope_guard(scope):
+            exe.run(startup)
+            got = exe.run(main, feed={"x": np.arange(8, dtype="float32").reshape(2, 4)},
+                          fetch_list=["fc_0.b_0@GRAD", "fc_0.w_0@GRAD",
+                                      "elementwise_mul_0.tmp_0", "elementwise_mul_1.tmp_0"])
+    norm = np.sqrt(sum(float((g.astype("float64") ** 2).sum()) for g in got[:2]))
+    assert norm > 1
+    for raw, clipped in zip(got[:2], got[2:]):
+        np.testing.assert_allclose(clipped, raw / norm, rtol=1e-6)
+
+
+def test_startup_and_operator_ops_as_paddle_18_builds_them():
+    main, startup = fluid.Program(), fluid.Program()
+    with versions.use("1.8"), fluid.program_guard(main, startup):
+        x = fluid.data("x", [-1, 4], "float32")
+        s = fluid.layers.reduce_sum(x)
+        flag = s > 0
+        fluid.optimizer.Adam(0.01).minimize(fluid.layers.mean(fluid.layers.fc(x, 3)))
+        main_ops, startup_text = _op_slots(main.to_string(True)), startup.to_string(True)
+    # a Variable's operator: its constant's fill_constant (no inputs) and result are tmp_N
+    assert [op[:3] for op in main_ops[1:3]] == [
+        ("fill_constant", [], [("Out", ["tmp_0"])]),
+        ("greater_than", [("X", ["reduce_sum_0.tmp_0"]), ("Y", ["tmp_0"])],
+         [("Out", ["tmp_1"])])]
+    assert flag.name == "tmp_1"
+    # Adam's beta power accumulators start on the CPU
+    devices = {op[2][0][1][0]: attrs["op_device"] for op, (_, attrs) in
+               zip(_op_slots(startup_text), _ops(startup_text)) if op[0] == "fill_constant"}
+    assert devices["fc_0.w_0_beta1_pow_acc_0"] == ("STRING", ['"cpu"'])
+    assert devices["fc_0.w_0_moment1_0"] == ("STRING", ['""'])
+
+
+def test_while_program_as_paddle_18_builds_it():
+    main = fluid.Program()
+    with versions.use("1.8"), fluid.program_guard(main, fluid.Program()):
+        x = fluid.data(name="x", shape=[None, 3], dtype="float32")
+        x.stop_gradient = False     # (else, as in 1.8.5, no gradient reaches the loop)
+        i = fluid.layers.fill_constant(shape=[1], dtype="int64", value=0)
+        three = fluid.layers.fill_constant(shape=[1], dtype="int64", value=3)
+        _, h = fluid.layers.while_loop(
+            lambda i, h: fluid.layers.less_than(i, three),
+            lambda i, h: [fluid.layers.increment(i), fluid.layers.fc(h, 3, act="tanh")],
+            [i, x])
+        fluid.backward.append_backward(fluid.layers.mean(h))
+        text = main.to_string(True)
+        restored = fluid.Program.parse_from_string(main.desc.serialize_to_string())
+        assert restored.to_string(True) == text
+    attrs = dict(_ops(text))
+    # 1.8.5's while holds skip_eager_deletion_vars; refimpl's loop guard max_steps is not
+    # written while it holds its default
+    assert attrs["while"]["skip_eager_deletion_vars"] == ("STRINGS", [])
+    assert "max_steps" not in attrs["while"]
+    assert [op[2][-1] for op in _op_slots(text) if op[0] == "while"] == [
+        ("StepScopes", ["_generated_var_0"])]
+    # op_role_var on the global block's while_grad only, not on the body's grad ops
+    assert attrs["while_grad"]["op_role_var"] == ("STRINGS", [
+        '"fc_0.b_0"', '"fc_0.b_0@GRAD"', '"fc_0.w_0"', '"fc_0.w_0@GRAD"'])
+    body_grads = [a for t, a in _ops(text.split("blocks {\n", 3)[3]) if t == "mul_grad"]
+    assert body_grads and body_grads[0]["op_role_var"] == ("STRINGS", [])

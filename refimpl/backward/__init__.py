@@ -330,10 +330,16 @@ def _control_grad_attrs(block, op, requires):
 
 
 def _role_vars(block, names):
+    """[param, param@GRAD, ...] of the parameters among `names`, the last made first: Paddle's
+    append_backward puts each parameter's pair, in parameter order, before the others', on
+    global-block ops only (a While body's grad ops have none, its while_grad all)."""
+    if block.parent_idx != -1:
+        return []
+    made = {name: i for i, name in enumerate(block.program.global_block().vars)}
+    params = [n for n in names if isinstance(block._find_var_recursive(n), Parameter)]
     pairs = []
-    for n in names:
-        if isinstance(block._find_var_recursive(n), Parameter):
-            pairs += [n, grad_var_name(n)]
+    for n in sorted(params, key=lambda n: -made.get(n, -1)):
+        pairs += [n, grad_var_name(n)]
     return pairs
 
 

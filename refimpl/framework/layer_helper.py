@@ -10,6 +10,8 @@ import numpy as np
 
 from . import mode
 from . import unique_name
+from .. import versions
+from .paddle_formats.op_facts import undeclared_attr_defaults
 from .initializer import Constant, XavierUniform, global_initializers
 from .param_attr import ParamAttr, WeightNormParamAttr
 from .program import (Variable, check_new_parameter_shape, default_main_program,
@@ -83,7 +85,7 @@ class LayerHelper:
             return mode.eager.placeholder(dtype, shape, stop_gradient)
         return self.block().create_var(
             name=unique_name.generate(self.name + ".tmp"),
-            dtype=dtype, shape=shape, stop_gradient=stop_gradient)
+            dtype=dtype, shape=shape, stop_gradient=stop_gradient, persistable=False)
 
     create_tmp_variable = create_variable_for_type_inference
 
@@ -188,7 +190,9 @@ class LayerHelper:
                        outputs={"Out": [out]}, attrs={"axis": dim_start})
         return out
 
-    def append_activation(self, input_var, act):
+    def append_activation(self, input_var, act, use_cudnn=False):
+        """`act`(input_var); a layer's use_cudnn=True (conv2d's) reaches the activation op
+        where Paddle's op declares use_cudnn (1.8.5's relu: its LayerHelper passes it)."""
         if act is None:
             return input_var
         if isinstance(act, dict):
@@ -197,6 +201,8 @@ class LayerHelper:
             attrs = act
         else:
             act_type, attrs = act, {}
+        if use_cudnn and "use_cudnn" in undeclared_attr_defaults(versions.release(), act_type):
+            attrs = dict(attrs, use_cudnn=True)
         out = self.create_variable_for_type_inference(input_var.dtype)
         self.append_op(type=act_type, inputs={"X": [input_var]}, outputs={"Out": [out]},
                        attrs=attrs)

@@ -2,7 +2,7 @@
 import numbers
 
 from .. import versions
-from . import mode
+from . import mode, unique_name
 from .layer_helper import LayerHelper
 from .program import Variable
 
@@ -15,6 +15,20 @@ _SCALAR_AS_SCALE = {
 }
 
 
+def _append(op_type, inputs, attrs, dtype, stop_gradient=False):
+    """Append `op_type` writing a new variable and return it: tmp_N, as Paddle's
+    math_op_patch names the results of a Variable's operators (1.8.5, 3.3.1), using no
+    layer's <op>_N name. An op given no inputs lists none (the constant's fill_constant)."""
+    helper = LayerHelper(op_type, name="tmp")
+    if mode.dynamic:
+        out = helper.create_variable_for_type_inference(dtype, stop_gradient)
+    else:
+        out = helper.block().create_var(name=unique_name.generate("tmp"), dtype=dtype,
+                                        stop_gradient=stop_gradient)
+    helper.append_op(type=op_type, inputs=inputs, outputs={"Out": [out]}, attrs=attrs)
+    return out
+
+
 _COMPARE = ("less_than", "less_equal", "greater_than", "greater_equal", "equal", "not_equal")
 
 
@@ -24,27 +38,20 @@ def scale(x, factor, bias=0.0):
         out = mode.eager.run_eagerly("scale", {"X": [x]}, attrs)
         if out is not None:
             return out
-    helper = LayerHelper("scale")
-    out = helper.create_variable_for_type_inference(x.dtype)
-    helper.append_op(type="scale", inputs={"X": [x]}, outputs={"Out": [out]}, attrs=attrs)
-    return out
+    return _append("scale", {"X": [x]}, attrs, x.dtype)
 
 
 def cast(x, dtype):
     from .dtypes import convert_dtype
-    helper = LayerHelper("cast")
-    out = helper.create_variable_for_type_inference(convert_dtype(dtype))
-    helper.append_op(type="cast", inputs={"X": [x]}, outputs={"Out": [out]},
-                     attrs={"in_dtype": x.dtype.name, "out_dtype": convert_dtype(dtype)})
-    return out
+    return _append("cast", {"X": [x]}, {"in_dtype": x.dtype.name,
+                                        "out_dtype": convert_dtype(dtype)},
+                   convert_dtype(dtype))
 
 
 def _constant_like(x, value):
-    helper = LayerHelper("fill_constant")
-    out = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
-    helper.append_op(type="fill_constant", outputs={"Out": [out]},
-                     attrs={"shape": [1], "value": float(value), "dtype": x.dtype.name})
-    return out
+    return _append("fill_constant", None,
+                   {"shape": [1], "value": float(value), "dtype": x.dtype.name}, x.dtype,
+                   stop_gradient=True)
 
 
 def binary_op(x, other, op_type, reverse=False):
@@ -71,11 +78,8 @@ def binary_op(x, other, op_type, reverse=False):
         out = mode.eager.run_eagerly(op_type, {"X": [a], "Y": [b]}, attrs)
         if out is not None:
             return out
-    helper = LayerHelper(op_type)
-    out = helper.create_variable_for_type_inference("bool" if op_type in _COMPARE else a.dtype)
-    helper.append_op(type=op_type, inputs={"X": [a], "Y": [b]}, outputs={"Out": [out]},
-                     attrs=attrs)
-    return out
+    return _append(op_type, {"X": [a], "Y": [b]}, attrs,
+                   "bool" if op_type in _COMPARE else a.dtype)
 
 
 def equality(x, other, op_type):

@@ -120,6 +120,10 @@ class Variable:
     # no data_type, which Program.to_string(throw_on_error=True) reports) until it gets one
     _dtype_declared = True
 
+
+    # Block.create_var without persistable: Paddle's VarDesc then holds none (its Python
+    # sets the field only when given; create_variable_for_type_inference gives False)
+    persistable_given = True
     def __init__(self, block, name=None, shape=None, dtype="float32", type="LOD_TENSOR",
                  lod_level=0, persistable=False, stop_gradient=False, is_data=False,
                  need_check_feed=False, **_ignored):
@@ -295,10 +299,17 @@ def _current_attr_names(op_def, attrs):
 class Operator:
     """One op in a Block: a type, named input/output slots holding variable names, attrs."""
 
+    # Paddle's Python Operator lists in the desc every input its OpProto declares (absent
+    # ones empty) when given an inputs dict, none when given none (initializers, the
+    # constants of a Variable's operators); the ProgramDesc writer follows it
+    lists_proto_inputs = True
+
     def __init__(self, block, type, inputs=None, outputs=None, attrs=None, infer=True):
         self.block = block
         self.type = type
         self.op_def = op_definition(type)
+        if inputs is None:
+            self.lists_proto_inputs = False
         self.inputs = {k: _names(v) for k, v in (inputs or {}).items()}
         self.outputs = {k: _names(v) for k, v in (outputs or {}).items()}
         # as Paddle's Operator, an attribute given as None is not set: its default applies
@@ -420,6 +431,7 @@ class Operator:
         new.inputs = {k: list(v) for k, v in self.inputs.items()}
         new.outputs = {k: list(v) for k, v in self.outputs.items()}
         new.attrs = copy.deepcopy(self.attrs)
+        new.lists_proto_inputs = self.lists_proto_inputs
         return new
 
     def _to_readable_code(self):
@@ -519,6 +531,8 @@ class Block:
             _check_redeclared(old, kwargs)
             return old
         v = Variable(self, **kwargs)
+        if kwargs.get("persistable") is None:
+            v.persistable_given = False
         if kwargs.get("shape") is not None and kwargs.get("dtype") is None:
             v._dtype_declared = False
         self.vars[v.name] = v
@@ -672,6 +686,7 @@ class Program:
             for desc in block._pending_descs:
                 inputs, outputs, attrs = desc._fields
                 op = Operator(block, desc.type(), inputs, outputs, attrs, infer=False)
+                op.lists_proto_inputs = False      # a desc made in C++ holds only its own
                 desc._op = op
                 op._desc = desc
                 block.ops.append(op)

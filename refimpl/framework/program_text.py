@@ -7,8 +7,10 @@ specs/program.md."""
 import numpy as np
 
 from .. import versions
-from .paddle_formats.grad_ops import paddle_grad_type
-from .paddle_formats.program_desc import op_attr_desc
+from .paddle_formats.grad_ops import ForwardOps, paddle_grad_type, paddle_op_slots
+from .paddle_formats.program_desc import (block_writers, desc_attr_names,
+                                          desc_holds_lod_level, desc_holds_persistable,
+                                          desc_version, op_attr_desc)
 
 __all__ = ["program_to_text"]
 
@@ -37,7 +39,7 @@ def _tensor_lines(var):
     return ["tensor {"] + _indent(lines) + ["}"]
 
 
-def _var_lines(var, with_details):
+def _var_lines(var, writer, with_details):
     kind = var.type if isinstance(var.type, str) else "LOD_TENSOR"
     type_lines = ["type: %s" % kind]
     if kind in _TENSOR_TYPES:
@@ -45,10 +47,12 @@ def _var_lines(var, with_details):
         if field is None:     # SELECTED_ROWS holds a bare tensor description
             type_lines += ["selected_rows {"] + _indent(_tensor_lines(var)[1:-1]) + ["}"]
         else:
-            type_lines += ["%s {" % field] + _indent(
-                _tensor_lines(var) + ["lod_level: %d" % (var.lod_level or 0)]) + ["}"]
+            lod_level = (["lod_level: %d" % (var.lod_level or 0)]
+                         if desc_holds_lod_level(var, writer, versions.current()) else [])
+            type_lines += ["%s {" % field] + _indent(_tensor_lines(var) + lod_level) + ["}"]
     lines = ["name: %s" % _quote(var.name), "type {"] + _indent(type_lines) + ["}"]
-    lines.append("persistable: %s" % ("true" if var.persistable else "false"))
+    if desc_holds_persistable(var):
+        lines.append("persistable: %s" % ("true" if var.persistable else "false"))
     if var.need_check_feed:
         lines.append("need_check_feed: true")
     if with_details:
@@ -90,18 +94,18 @@ def _attr_lines(op, name):
         "%s: %s" % (field, _value_text(kind, v)) for v in values]
 
 
-def _op_lines(op):
+def _op_lines(op, forward_ops):
     lines = []
-    for key, slots in (("inputs", op.inputs), ("outputs", op.outputs)):
+    inputs, outputs = paddle_op_slots(op, forward_ops, versions.release())
+    for key, slots in (("inputs", inputs), ("outputs", outputs)):
         for slot, names in slots.items():
             lines += ["%s {" % key] + _indent(["parameter: %s" % _quote(slot)] + [
                 "arguments: %s" % _quote(n) for n in names]) + ["}"]
     lines.append("type: %s" % _quote(paddle_grad_type(op.type)))   # as the desc holds it
-    # by name, as the writer stores them: a program read back prints as it did (1.8.5's
-    # order is its attribute map's, the same for both); Paddle sets no attribute given None
-    for name in sorted(op.attrs):
-        if op.attrs[name] is not None:
-            lines += ["attrs {"] + _indent(_attr_lines(op, name)) + ["}"]
+    # the writer's, in its order: a program read back prints as it did (1.8.5's order is
+    # its attribute map's, the same for both)
+    for name in desc_attr_names(op, versions.current()):
+        lines += ["attrs {"] + _indent(_attr_lines(op, name)) + ["}"]
     return lines
 
 
@@ -109,11 +113,16 @@ def program_to_text(program, with_details=False):
     lines = []
     for block in program.blocks:
         body = ["idx: %d" % block.idx, "parent_idx: %d" % block.parent_idx]
+        writers = block_writers(block)
         for var in block.vars.values():
-            body += ["vars {"] + _indent(_var_lines(var, with_details)) + ["}"]
+            body += ["vars {"] + _indent(_var_lines(var, writers.get(var.name),
+                                                    with_details)) + ["}"]
+        forward_ops = ForwardOps()
         for op in block.ops:
-            body += ["ops {"] + _indent(_op_lines(op)) + ["}"]
+            body += ["ops {"] + _indent(_op_lines(op, forward_ops)) + ["}"]
         if block.forward_block_idx >= 0:
             body.append("forward_block_idx: %d" % block.forward_block_idx)
         lines += ["blocks {"] + _indent(body) + ["}"]
+    # 3.3.1 then prints its op registry's whole op_version_map, which refimpl does not
+    lines += ["version {", "  version: %d" % desc_version(program, versions.current()), "}"]
     return "\n".join(lines) + "\n"

@@ -65,9 +65,8 @@ def _append_conditional_block(block, cond, is_scalar_condition=True, scope=False
     helper = LayerHelper("conditional_block")
     outputs = {"Out": writes}
     if scope:
-        outputs["Scope"] = [helper.block().create_var(
-            name=unique_name.generate("conditional_block.scope"), type="STEP_SCOPES",
-            dtype=None, stop_gradient=True)]
+        outputs["Scope"] = [helper.block().create_var(      # unnamed: _generated_var_N
+            type="STEP_SCOPES", dtype=None, stop_gradient=True)]
     helper.append_op(
         type="conditional_block",
         inputs={"Cond": cond if isinstance(cond, list) else [cond], "Input": reads},
@@ -221,8 +220,8 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
 def _append_while(block, condition, is_test):
     reads, writes = block_io(block)
     helper = LayerHelper("while")
-    steps = helper.block().create_var(name=unique_name.generate("while.step_scopes"),
-                                      type="STEP_SCOPES", dtype=None, stop_gradient=True)
+    # unnamed, as Paddle's While makes it: _generated_var_N
+    steps = helper.block().create_var(type="STEP_SCOPES", dtype=None, stop_gradient=True)
     helper.append_op(type="while", inputs={"X": reads, "Condition": [condition]},
                      outputs={"Out": writes, "StepScopes": [steps]},
                      attrs={"sub_block": block.idx, "is_test": is_test})

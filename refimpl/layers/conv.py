@@ -71,7 +71,7 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
                          "use_cudnn": use_cudnn},
                         name=helper.name, out_slot="Output")   # no second conv2d_N name
     pre_act = helper.append_bias_op(out, bias_attr, dim_start=3 if data_format == "NHWC" else 1)
-    return helper.append_activation(pre_act, act)
+    return helper.append_activation(pre_act, act, use_cudnn=use_cudnn)
 
 
 def functional_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,

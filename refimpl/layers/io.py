@@ -24,7 +24,7 @@ def data(name, shape, dtype="float32", lod_level=0):
     shape = [-1 if d is None else int(d) for d in shape]
     return default_main_program().global_block().create_var(
         name=name, shape=shape, dtype=convert_dtype(dtype), lod_level=lod_level,
-        stop_gradient=True, is_data=True, need_check_feed=True)
+        stop_gradient=True, is_data=True, need_check_feed=True, persistable=False)
 
 
 def fluid_data(name, shape, append_batch_size=True, dtype="float32", lod_level=0,
@@ -38,7 +38,7 @@ def fluid_data(name, shape, append_batch_size=True, dtype="float32", lod_level=0
         shape = [-1] + shape
     return default_main_program().global_block().create_var(
         name=name, shape=shape, dtype=convert_dtype(dtype), lod_level=lod_level,
-        stop_gradient=stop_gradient, is_data=True)
+        stop_gradient=stop_gradient, is_data=True, persistable=False)
 
 
 def load(out, file_path, load_as_fp16=None):

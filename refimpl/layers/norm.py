@@ -188,14 +188,15 @@ def fluid_dropout(x, dropout_prob, is_test=False, seed=None, name=None,
     if dropout_implementation not in ("downgrade_in_infer", "upscale_in_train"):
         raise ValueError("dropout: dropout_implementation must be 'downgrade_in_infer' or "
                          "'upscale_in_train', got %r" % (dropout_implementation,))
-    program_seed = LayerHelper("dropout").main_program.random_seed
+    helper = LayerHelper("dropout", name=name)     # one dropout_N name, as Paddle's
+    program_seed = helper.main_program.random_seed
     if not seed and program_seed:
         seed = program_seed
     out, _ = append_op_out("dropout", {"X": [x]},
                            {"dropout_prob": float(dropout_prob), "is_test": is_test,
                             "fix_seed": seed is not None, "seed": seed or 0,
                             "dropout_implementation": dropout_implementation},
-                           name, extra_outputs=[("Mask", "uint8")])
+                           helper.name, extra_outputs=[("Mask", "uint8")])
     return out
 
 

@@ -39,9 +39,11 @@ def dynamic_lstm(input, size, h_0=None, c_0=None, param_attr=None, bias_attr=Non
     weight = helper.create_parameter(param_attr, [width, 4 * width], dtype)
     bias = helper.create_parameter(bias_attr, [1, (7 if use_peepholes else 4) * width], dtype,
                                    is_bias=True)
-    hidden, cell = _outputs(
+    # with Paddle's intermediates bound, as Paddle's layer binds them: Paddle's kernel
+    # requires them when it runs a program refimpl built
+    hidden, cell, _, _ = _outputs(
         helper, "lstm", {"Input": input, "H0": h_0, "C0": c_0, "Weight": weight, "Bias": bias},
-        ("Hidden", "Cell"),
+        ("Hidden", "Cell", "BatchGate", "BatchCellPreAct"),
         {"use_peepholes": use_peepholes, "is_reverse": is_reverse,
          "gate_activation": gate_activation, "cell_activation": cell_activation,
          "candidate_activation": candidate_activation}, dtype)
@@ -59,10 +61,12 @@ def dynamic_gru(input, size, param_attr=None, bias_attr=None, is_reverse=False,
     helper = LayerHelper("gru")
     weight = helper.create_parameter(param_attr, [size, 3 * size], input.dtype)
     bias = helper.create_parameter(bias_attr, [1, 3 * size], input.dtype, is_bias=True)
-    hidden, = _outputs(helper, "gru", {"Input": input, "H0": h_0, "Weight": weight,
-                                      "Bias": bias}, ("Hidden",),
-                      {"activation": candidate_activation, "gate_activation": gate_activation,
-                       "is_reverse": is_reverse, "origin_mode": origin_mode}, input.dtype)
+    hidden, *_ = _outputs(helper, "gru", {"Input": input, "H0": h_0, "Weight": weight,
+                                         "Bias": bias},
+                          ("Hidden", "BatchGate", "BatchResetHiddenPrev", "BatchHidden"),
+                          {"activation": candidate_activation,
+                           "gate_activation": gate_activation, "is_reverse": is_reverse,
+                           "origin_mode": origin_mode}, input.dtype)
     return hidden
 
 

@@ -10,11 +10,12 @@ from .common import append_op_out, as_list, check_variable, unary
 from .creation import fill_constant, runtime_int_list
 
 
-def _view(op_type, x, attrs, name=None, inputs=None):
-    """A view-changing op (reshape2, transpose2, ...): Out plus the XShape helper output."""
+def _view(op_type, x, attrs, name=None, inputs=None, layer_type=None):
+    """A view-changing op (reshape2, transpose2, ...): Out plus the XShape helper output,
+    named after `layer_type` (default: the op type)."""
     check_variable(x, "x", op_type)
     out, _ = append_op_out(op_type, dict({"X": [x]}, **(inputs or {})), attrs, name,
-                           extra_outputs=[("XShape", None)])
+                           extra_outputs=[("XShape", None)], layer_type=layer_type)
     return out
 
 
@@ -72,7 +73,8 @@ def reshape(x, shape, name=None):
 
 
 def transpose(x, perm, name=None):
-    return _view("transpose2", x, {"axis": list(perm)}, name)
+    # named transpose_N, as Paddle's transpose layer names it
+    return _view("transpose2", x, {"axis": list(perm)}, name, layer_type="transpose")
 
 
 def flatten(x, start_axis=0, stop_axis=-1, name=None):

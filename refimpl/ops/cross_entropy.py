@@ -3,9 +3,9 @@
 cross_entropy: Y = -log X[label] (hard labels, int64 [..., 1]) or -sum(Label * log X)
 (soft_label). Hard labels may also drop their last dim of 1 (Y then has Label's shape).
 cross_entropy2 (what fluid.layers.cross_entropy builds for hard labels): the same Y, plus
-MatchX = X[label] (what the gradient reads instead of X) and XShape ([0] + X.shape, like
-reshape2's). Rows whose label is ignore_index give Y = 0, MatchX = 0
-and no gradient. As Paddle (math::TolerableValue), log X is clamped to +-1e20 rather than
+MatchX = X[label] (what the gradient reads instead of X) and XShape (X.shape + [0], as
+Paddle 1.8.5's cross_entropy2 declares it; reshape2's puts the 0 first). Rows whose label
+is ignore_index give Y = 0, MatchX = 0 and no gradient. As Paddle (math::TolerableValue), log X is clamped to +-1e20 rather than
 X clipped with an epsilon, so X = 0 gives Y = 1e20, not inf.
 """
 import numpy as np
@@ -134,7 +134,7 @@ class CrossEntropy2(OpDef):
         ctx.check_dtype("X", FLOATS)
         _check_hard_label(ctx, x, label, may_drop_last_dim=True)
         ctx.set_output("Y", _y_shape(x.shape, label.shape, False), x.dtype)
-        ctx.set_output("XShape", [0] + list(x.shape), x.dtype)
+        ctx.set_output("XShape", list(x.shape) + [0], x.dtype)
         ctx.set_output("MatchX", list(x.shape[:-1]) + [1], x.dtype)
 
     @staticmethod
@@ -142,11 +142,11 @@ class CrossEntropy2(OpDef):
         match_x, keep = _matched(x, label, ignore_index)
         loss = _hard_loss(match_x, keep)
         return (loss.reshape(_y_shape(x.shape, label.shape, False)),
-                np.empty((0,) + x.shape, x.dtype), match_x)
+                np.empty(x.shape + (0,), x.dtype), match_x)
 
     @staticmethod
     def backward(label, match_x, xshape, dy, ignore_index=-100):
-        return _hard_grad(xshape.shape[1:], match_x.dtype, label, match_x, dy, ignore_index)
+        return _hard_grad(xshape.shape[:-1], match_x.dtype, label, match_x, dy, ignore_index)
 
     def samples(self, rng):
         p = rng.uniform(0.1, 1, (2, 3, 4))

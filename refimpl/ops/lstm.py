@@ -67,8 +67,10 @@ class LSTM(OpDef):
                    "(use_peepholes=%s), got %s" % (bias.name, bias_width,
                                                    ctx.attr("use_peepholes"), list(bias.shape)))
         x = ctx.input_var("Input")
-        for slot in ("Hidden", "Cell"):
-            ctx.set_output(slot, (x.shape[0], width), x.dtype)
+        # the intermediates, where bound, declared as Paddle declares them (left unset)
+        for slot, columns in (("Hidden", width), ("Cell", width), ("BatchGate", 4 * width),
+                              ("BatchCellPreAct", width)):
+            ctx.set_output(slot, (x.shape[0], columns), x.dtype)
 
     @staticmethod
     def forward(x, h0, c0, weight, bias, length, **attrs):

@@ -3,12 +3,19 @@ Optimize) and return the pairs with the clipped gradients. The optimizer clips b
 adds regularization, as Paddle.
 
 ClipGradByGlobalNorm: g *= clip_norm / max(global_norm, clip_norm), global_norm over every
-clipped gradient (squared_l2_norm, sum, sqrt, elementwise_max/div/mul ops);
+clipped gradient (squared_l2_norm, sum, sqrt, elementwise_max/div/mul ops; a static program
+under the 1.8 profile as Paddle 1.8.5 builds it, versions switch `global_norm_clip_ops`:
+square and reduce_sum for each gradient, the layers' variable names, name scope
+`gradient_clip`, each op's op_role_var its parameter and clipped gradient);
 ClipGradByNorm: each gradient on its own (clip_by_norm op); ClipGradByValue: clip to
 [min, max] (clip op). Parameters with need_clip=False (2.0 ParamAttr), or for which the
 1.8 `need_clip(param)` function says False, are left alone."""
-from ..framework import unique_name
-from ..framework.program import OpRole
+from .. import versions
+from ..framework import mode, unique_name
+from ..framework.layer_helper import LayerHelper
+from ..framework.program import OpRole, name_scope
+from ..layers.creation import fill_constant
+from ..layers.math import sums
 
 __all__ = ["ClipGradByGlobalNorm", "ClipGradByNorm", "ClipGradByValue",
            "GradientClipByGlobalNorm", "GradientClipByNorm", "GradientClipByValue"]
@@ -83,10 +90,44 @@ class ClipGradByGlobalNorm(_Clip):
         todo = self._clipped(params_grads)
         if not todo:
             return params_grads
-        factor = _scale_by_norm(block, [_squared_norm(block, g) for _, g in todo],
-                                self.clip_norm, todo[0][1])
-        new = {p.name: _scaled(block, g, factor) for p, g in todo}
+        if versions.switch("global_norm_clip_ops") == "square_reduce_sum" and not mode.dynamic:
+            new = _clip_as_fluid(block, todo, self.clip_norm)
+        else:
+            factor = _scale_by_norm(block, [_squared_norm(block, g) for _, g in todo],
+                                    self.clip_norm, todo[0][1])
+            new = {p.name: _scaled(block, g, factor) for p, g in todo}
         return [(p, new.get(p.name, g)) for p, g in params_grads]
+
+
+def _clip_as_fluid(block, todo, clip_norm):
+    """{param name: clipped gradient} of the pairs `todo`, the ops as Paddle 1.8.5's
+    GradientClipByGlobalNorm appends them (module doc)."""
+    program = block.program
+
+    def layer_op(op_type, inputs, dtype, attrs=None, out=None):
+        out = out or LayerHelper(op_type).create_variable_for_type_inference(dtype)
+        block.append_op(type=op_type, inputs=inputs, outputs={"Out": [out]}, attrs=attrs or {})
+        return out
+    # the clipped gradients first, so that every op can name its pair in op_role_var
+    new = {p.name: LayerHelper("elementwise_mul").create_variable_for_type_inference(g.dtype)
+           for p, g in todo}
+    with name_scope("gradient_clip"):
+        squares = []
+        for p, g in todo:
+            with program._optimized_guard([p, new[p.name]]):
+                square = layer_op("square", {"X": [g]}, g.dtype)
+                squares.append(layer_op("reduce_sum", {"X": [square]}, g.dtype,
+                                        {"dim": [0], "keep_dim": False, "reduce_all": True}))
+        last, g = todo[-1]
+        with program._optimized_guard([last, new[last.name]]):
+            norm = layer_op("sqrt", {"X": [sums(squares)]}, g.dtype)
+            limit = fill_constant([1], g.dtype.name, clip_norm)
+            denom = layer_op("elementwise_max", {"X": [limit], "Y": [norm]}, g.dtype)
+            factor = layer_op("elementwise_div", {"X": [limit], "Y": [denom]}, g.dtype)
+        for p, g in todo:
+            with program._optimized_guard([p, new[p.name]]):
+                layer_op("elementwise_mul", {"X": [g], "Y": [factor]}, g.dtype, out=new[p.name])
+    return new
 
 
 class _ClipEach(_Clip):

@@ -17,8 +17,9 @@ from .. import backward as _backward
 from ..framework import mode
 from ..dygraph.tensor import EAGER_BLOCK, Tensor, on_place_of
 from ..framework import unique_name
-from ..framework.program import (OpRole, Parameter, Variable, default_main_program,
-                                 default_startup_program, name_scope, program_guard)
+from ..framework.program import (OpRole, Parameter, Variable, current_device,
+                                 default_main_program, default_startup_program, name_scope,
+                                 program_guard)
 from ..framework.initializer import add_init_op
 from ..framework.regularizer import L2Decay, append_regularization_ops
 from ..ops.selected_rows import mark_sparse_gradients
@@ -159,7 +160,10 @@ class Optimizer:
             global_scope().var(var.name).get_tensor().set(np.array([value], np.float32))
 
     # -- accumulators
-    def _add_accumulator(self, name, param, fill_value=0.0, shape=None, dtype=None):
+    def _add_accumulator(self, name, param, fill_value=0.0, shape=None, dtype=None,
+                         device=None):
+        """The accumulator `name` of `param`, made (and initialized in the startup program,
+        its op placed on `device` as Paddle's device_guard places it) the first time."""
         per_param = self._accumulators.setdefault(name, {})
         if param.name in per_param:
             return per_param[param.name]
@@ -177,7 +181,8 @@ class Optimizer:
         var = block.create_var(name=unique_name.generate(param.name + "_" + name),
                                shape=list(shape if shape is not None else param.shape),
                                dtype=dtype or param.dtype, persistable=True, stop_gradient=True)
-        self._init_in_startup(var, fill_value)
+        with current_device(device):
+            self._init_in_startup(var, fill_value)
         per_param[param.name] = var
         return var
 

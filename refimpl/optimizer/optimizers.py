@@ -90,8 +90,11 @@ class _AdamFamily(Optimizer):
         for p in parameters:
             self._add_accumulator(self._moment1_acc_str, p)
             self._add_accumulator(self._moment2_acc_str, p)
-            self._add_accumulator(self._beta1_pow_acc_str, p, fill_value=beta1, shape=[1])
-            self._add_accumulator(self._beta2_pow_acc_str, p, fill_value=beta2, shape=[1])
+            # the powers' initializers on the CPU, as Paddle's Adam places them
+            self._add_accumulator(self._beta1_pow_acc_str, p, fill_value=beta1, shape=[1],
+                                  device="cpu")
+            self._add_accumulator(self._beta2_pow_acc_str, p, fill_value=beta2, shape=[1],
+                                  device="cpu")
 
     def _beta_attrs(self):
         """beta1 / beta2 as attributes; a tensor beta goes in as Beta1Tensor / Beta2Tensor."""

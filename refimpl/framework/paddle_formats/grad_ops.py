@@ -10,14 +10,23 @@ refimpl's declaration:
   reads, the same slot of that op;
 - a few grad ops have other names in Paddle (cross_entropy2's is `cross_entropy_grad2`).
 Output slots are not changed: an output refimpl's grad op does not make is an error there.
-Writing, a grad op also gets the forward op's slots Paddle's grad op maker lists that
-refimpl's gradient does not read (batch_norm_grad's Bias: Paddle 1.8.5's kernel crashes
-on a program without it).
+Writing (and printing, Program.to_string), an op lists its slots as Paddle's OpDesc does
+(paddle_op_slots): by slot name (its OpDesc keeps them in a sorted map); an op Python's
+Operator built given an inputs dict (Operator.lists_proto_inputs), every input its OpProto
+declares (absent ones empty); a grad op, every slot Paddle's grad op maker lists
+(paddle_op_facts.json grad_makers: absent forward slots and gradients empty; Paddle 1.8.5's
+batch_norm_grad kernel crashes without its Bias, its lstm_grad without BatchGate), where
+that maker was not measured an empty `X@GRAD` for each input X of the forward op whose
+gradient is not wanted (the maker lists it, Paddle's backward drops the name). And an op holds the attributes Paddle's desc
+holds (paddle_held_attrs): a grad op whose maker does not copy its forward op's attributes
+(mean_grad), and the ops Paddle's backward makes itself (the loss gradient's fill_constant,
+the sums of gradients), only those they set.
 """
-from ..program import op_definition, op_types
+from .op_facts import FACTS, grad_makers, proto_inputs
+from ..program import OpRole, op_definition, op_types
 
 __all__ = ["refimpl_grad_type", "paddle_grad_type", "reconcile_grad_slots",
-           "paddle_grad_inputs", "ForwardOps"]
+           "paddle_op_slots", "paddle_held_attrs", "ForwardOps"]
 
 # Paddle's name -> refimpl's name, for grad ops that are not `<forward type>_grad`
 _RENAMED = {"cross_entropy_grad2": "cross_entropy2_grad"}
@@ -78,12 +87,59 @@ def reconcile_grad_slots(op_type, inputs, forward_ops):
     return kept
 
 
-def paddle_grad_inputs(op_type, inputs, forward_ops):
-    """The inputs Paddle's grad op `op_type` (refimpl's name) takes, from refimpl's:
-    those and the forward op's slots only Paddle's grad maker lists."""
-    extra = [slot for slot in _PADDLE_ONLY_GRAD_INPUTS.get(op_type, ()) if slot not in inputs]
-    forward = forward_ops.of_grad(op_type, inputs) if extra else None
-    if forward is None:
-        return inputs
-    _, f_inputs, _ = forward
-    return dict(inputs, **{slot: list(f_inputs[slot]) for slot in extra if f_inputs.get(slot)})
+def _paddle_maker(release, op_type):
+    """What Paddle `release`'s grad op maker makes for refimpl's grad op `op_type`, if
+    measured and one op."""
+    made = [g for g in grad_makers(release, op_type[:-len("_grad")]) or ()
+            if g["type"] == paddle_grad_type(op_type)]
+    return made[0] if len(made) == 1 else None
+
+
+def paddle_op_slots(op, forward_ops, release):
+    """(inputs, outputs) of `op` as Paddle `release`'s OpDesc lists them (module doc); adds
+    `op` to `forward_ops`, which holds the ops of its block before it."""
+    inputs, outputs = dict(op.inputs), dict(op.outputs)
+    if op.type.endswith("_grad") and op.type in op_types():
+        forward = forward_ops.of_grad(op.type, op.inputs)
+        f_inputs, f_outputs = (forward[1], forward[2]) if forward is not None else ({}, {})
+        maker = _paddle_maker(release, op.type)
+        if maker is not None:
+            for slot in maker["inputs"]:
+                if slot not in inputs:
+                    inputs[slot] = [] if slot.endswith("@GRAD") else list(
+                        f_inputs.get(slot) or f_outputs.get(slot) or ())
+            outputs = dict({slot: [] for slot in maker["outputs"]}, **outputs)
+        else:
+            inputs.update({slot: list(f_inputs[slot])
+                           for slot in _PADDLE_ONLY_GRAD_INPUTS.get(op.type, ())
+                           if slot not in inputs and f_inputs.get(slot)})
+            outputs = dict({slot: [] for slot in op_definition(op.type).output_slots
+                            if slot.endswith("@GRAD") and f_inputs.get(slot[:-len("@GRAD")])},
+                           **outputs)
+    elif op.lists_proto_inputs and not op.attrs.get("op_role", 0) & OpRole.Backward:
+        # the backward's own ops (the loss gradient's fill_constant, sum) list only theirs
+        inputs = dict({slot: [] for slot in proto_inputs(release, op.type)}, **inputs)
+    forward_ops.add(op.type, op.inputs, op.outputs)
+    return dict(sorted(inputs.items())), dict(sorted(outputs.items()))
+
+
+# what Paddle 1.8.5's backward sets on the ops it makes itself, besides op_role / op_device
+_BACKWARD_OWN_ATTRS = {"fill_constant": ("shape", "value", "dtype", "force_cpu"),
+                       "sum": ("use_mkldnn",)}
+
+
+def paddle_held_attrs(op, release):
+    """The names of `op`'s attributes Paddle `release`'s desc holds (module doc); None: all.
+    Measured for the releases with grad_makers facts (1.8.5)."""
+    if release not in FACTS["grad_makers"] or not op.attrs.get("op_role", 0) & OpRole.Backward:
+        return None
+    if op.type in _BACKWARD_OWN_ATTRS:
+        own = _BACKWARD_OWN_ATTRS[op.type]
+    else:
+        maker = _paddle_maker(release, op.type) if op.type.endswith("_grad") else None
+        if maker is None or maker["copies_attrs"]:
+            return None
+        own = op_definition(op.type).attrs       # what refimpl's grad op itself reads
+    # op_role_var where Paddle's backward sets it: on the op making a parameter's gradient
+    return set(own) | {"op_role", "op_device"} | ({"op_role_var"} if op.attrs.get(
+        "op_role_var") else set())

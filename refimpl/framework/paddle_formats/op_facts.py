@@ -1,11 +1,12 @@
 """paddle_op_facts.json (tools/paddle_op_facts.py, measured from real Paddle 3.3.1 and 1.8.5):
 the attribute types each release's OpProto declares, each op's definition version, and, for
 releases whose op descs hold attributes refimpl's ops do not declare, those attributes'
-defaults (`attr_defaults`)."""
+defaults (`attr_defaults`); the input slots each op's OpProto declares (`proto_inputs`); and
+for those releases the grad ops each op's grad op maker makes (`grad_makers`)."""
 import json
 import os
 
-__all__ = ["FACTS", "undeclared_attr_defaults"]
+__all__ = ["FACTS", "undeclared_attr_defaults", "proto_inputs", "grad_makers"]
 
 with open(os.path.join(os.path.dirname(__file__), "paddle_op_facts.json")) as _f:
     FACTS = json.load(_f)
@@ -16,3 +17,17 @@ def undeclared_attr_defaults(release, op_type):
     `op_type` that refimpl's op does not declare (Paddle 1.8.5's use_mkldnn,
     x_data_format, ...); empty where the release keeps no such attributes in the desc."""
     return FACTS["attr_defaults"].get(release, {}).get(op_type, {})
+
+
+def proto_inputs(release, op_type):
+    """The input slots Paddle `release`'s OpProto declares for `op_type` (the reference
+    release's where `release` was not measured or does not differ); () if unknown."""
+    table = FACTS["proto_inputs"]
+    found = table.get(release, {}).get(op_type)
+    return tuple(found if found is not None else table[FACTS["reference"]].get(op_type, ()))
+
+
+def grad_makers(release, op_type):
+    """[{type, inputs, outputs, copies_attrs}] of the grad ops Paddle `release`'s grad op
+    maker of `op_type` makes (from a desc with every slot filled); None where not measured."""
+    return FACTS["grad_makers"].get(release, {}).get(op_type)

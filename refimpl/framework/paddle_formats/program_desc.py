@@ -21,18 +21,20 @@ import functools
 import numpy as np
 
 from . import DecodeError, proto_schema, wire
-from .grad_ops import (ForwardOps, paddle_grad_inputs, paddle_grad_type, reconcile_grad_slots,
-                       refimpl_grad_type)
+from .grad_ops import (ForwardOps, paddle_grad_type, paddle_held_attrs, paddle_op_slots,
+                       reconcile_grad_slots, refimpl_grad_type)
 from .op_facts import FACTS as _FACTS
 from ..desc import (ATTR_TYPE_NAMES, ATTR_VALUE_FIELDS, GENERATED_ATTR_TYPES, INT32_BOUNDS,
                     attr_type_of)
 from ..dtypes import DType, convert_dtype
-from ..program import (Block, Operator, Parameter, Program, Variable, op_definition,
-                       op_types)
+from ..program import (GRAD_SUFFIX, Block, Operator, Parameter, Program, Variable,
+                       op_definition, op_types)
 
 __all__ = ["decode_desc", "encode_desc", "program_from_desc", "program_to_desc",
            "decode_program", "encode_program", "unsupported_op_types", "feed_specs",
-           "float32_value", "declared_attr_types", "op_attr_desc", "UnsupportedOps",
+           "float32_value", "declared_attr_types", "op_attr_desc", "desc_attr_names",
+           "desc_version", "desc_holds_lod_level", "desc_holds_persistable", "block_writers",
+           "UnsupportedOps",
            "PROFILE_RELEASES", "DATA_TYPES", "DTYPE_OF"]
 
 SCHEMA = proto_schema.load("framework.proto")
@@ -203,7 +205,9 @@ def _variable(block, vd, is_parameter, where):
                   need_check_feed=vd.get("need_check_feed", False),
                   is_data=vd.get("need_check_feed", False))
     if not is_parameter:
-        return Variable(block, **fields)
+        var = Variable(block, **fields)
+        var.persistable_given = "persistable" in vd
+        return var
     if shape is None or any(d < 0 for d in shape):
         raise DecodeError("%s: parameter with shape %s (parameters have known shapes)"
                           % (where, None if shape is None else list(shape)))
@@ -317,9 +321,12 @@ def program_from_desc(desc):
             inputs = reconcile_grad_slots(op_type, inputs, forward_ops)
             try:
                 # the saved variables are the truth: no shape inference
-                block.ops.append(Operator(block, op_type, inputs, outputs, attrs, infer=False))
+                op = Operator(block, op_type, inputs, outputs, attrs, infer=False)
             except ValueError as e:
                 raise DecodeError("%s: %s" % (op_where, e)) from None
+            # a desc op without input entries was made without an inputs dict
+            op.lists_proto_inputs = bool(od.get("inputs"))
+            block.ops.append(op)
     if feeds is not None:
         program._is_test = True
         for name in feeds:
@@ -343,6 +350,9 @@ def declared_attr_types(paddle_version):
     table = {op: dict(attrs) for op, attrs in _FACTS["attr_types"][_FACTS["reference"]].items()}
     for op, attrs in _FACTS["attr_types"].get(release, {}).items():
         table.setdefault(op, {}).update(attrs)
+    for op, names in _FACTS["absent_attrs"].get(release, {}).items():   # 1.8.5's momentum
+        for name in names:                              # has no regularization_coeff
+            table.get(op, {}).pop(name, None)
     return table
 
 
@@ -416,7 +426,41 @@ def _attr_desc(op_type, name, value, declared):
     return {"name": name, "type": kind, ATTR_VALUE_FIELDS[kind]: _coerce(kind, value)}
 
 
-def _var_desc(var):
+def block_writers(block):
+    """{variable name: (Paddle op type, output slot)} of the variables one op of `block`
+    writes (desc_holds_lod_level's `writer`)."""
+    found = {}
+    for op in block.ops:
+        for slot, names in op.outputs.items():
+            for name in names:
+                found[name] = None if name in found else (paddle_grad_type(op.type), slot)
+    return {name: writer for name, writer in found.items() if writer is not None}
+
+
+def desc_holds_lod_level(var, writer=None, paddle_version=None):
+    """Whether Paddle's VarDesc of `var` holds its lod_level: not a persistable one's
+    (parameters, optimizer accumulators, global variables: Paddle's Python gives them none)
+    unless it is nonzero (measured on 1.8.5 and 3.3.1); of a variable one op writes (`writer`:
+    its Paddle type and output slot), as the release's kernel sets it (its compile-time
+    InferShape shares a LoD, or not: paddle_op_facts.json output_lod_levels, measured on
+    1.8.5's programs); else held."""
+    if var.persistable or var.lod_level:
+        return bool(var.lod_level)
+    if writer is None or paddle_version is None:
+        return True
+    op_type, slot = writer
+    known = _FACTS["output_lod_levels"].get(PROFILE_RELEASES[paddle_version], {})
+    return known.get(op_type, {}).get(slot, True)
+
+
+def desc_holds_persistable(var):
+    """Whether Paddle's VarDesc of `var` holds `persistable`: not a gradient variable's
+    (Paddle's backward makes them in C++, without it), nor one declared without it
+    (Variable.persistable_given). Measured on 1.8.5 and 3.3.1."""
+    return bool(var.persistable) or (var.persistable_given and GRAD_SUFFIX not in var.name)
+
+
+def _var_desc(var, writer, paddle_version):
     kind = var.type
     var_type = {"type": kind}
     field = _TENSOR_FIELD.get(kind)
@@ -426,11 +470,13 @@ def _var_desc(var):
             tensor = {"data_type": DATA_TYPES[var.dtype.name],
                       "dims": [int(d) for d in (var.shape or ())]}
             body = {"tensor": tensor} if field in _WITH_LOD_LEVEL else tensor
-        if field in _WITH_LOD_LEVEL:
+        if field in _WITH_LOD_LEVEL and desc_holds_lod_level(var, writer, paddle_version):
             body["lod_level"] = int(var.lod_level or 0)
         if body:
             var_type[field] = body
-    vd = {"name": var.name, "type": var_type, "persistable": bool(var.persistable)}
+    vd = {"name": var.name, "type": var_type}
+    if desc_holds_persistable(var):
+        vd["persistable"] = bool(var.persistable)
     if var.need_check_feed:
         vd["need_check_feed"] = True
     if isinstance(var, Parameter):
@@ -453,22 +499,52 @@ def op_attr_desc(op, name, paddle_version):
     return _attr_desc(op.type, name, op.attrs[name], declared)
 
 
-def _op_desc(op, declared_by_op, forward_ops, where):
-    declared = _declared_for(op.type, declared_by_op)
-    inputs = paddle_grad_inputs(op.type, op.inputs, forward_ops)
-    forward_ops.add(op.type, op.inputs, op.outputs)
-    attrs = []
+def _attr_defaults(op_type):
+    """refimpl's defaults of `op_type`'s attributes (a grad op: also its forward op's)."""
+    defaults = {}
+    if op_type.endswith("_grad") and op_type[:-len("_grad")] in op_types():
+        defaults.update(op_definition(op_type[:-len("_grad")]).attrs)
+    if op_type in op_types():
+        defaults.update(op_definition(op_type).attrs)
+    return defaults
+
+
+def desc_attr_names(op, paddle_version):
+    """The names of `op`'s attributes Paddle `paddle_version`'s desc holds, sorted (the
+    order the writer stores and to_string prints): not one set to None (Paddle sets none),
+    not one Paddle's backward leaves unset (paddle_held_attrs), not a refimpl-only one (of
+    an op Paddle declares, an attribute no release declares: While's max_steps) holding its
+    default. Each left out reads back as its default."""
+    table = declared_attr_types(paddle_version)
+    declared = _declared_for(op.type, table)
+    held = paddle_held_attrs(op, PROFILE_RELEASES[paddle_version])
+    # only for an op Paddle's facts know: of another every attribute is unknown
+    defaults = _attr_defaults(op.type) if declared or op.type in table else {}
+    names = []
     for name in sorted(op.attrs):
         value = op.attrs[name]
-        if value is None:       # no Paddle attribute holds None; reads back as the default
+        if value is None or (held is not None and name not in held):
             continue
+        if name not in declared and name not in _COMMON_ATTR_TYPES and name in defaults \
+                and isinstance(value, (bool, int, float, str, list)) and value == defaults[name]:
+            continue
+        names.append(name)
+    return names
+
+
+def _op_desc(op, declared_by_op, forward_ops, paddle_version, where):
+    declared = _declared_for(op.type, declared_by_op)
+    inputs, outputs = paddle_op_slots(op, forward_ops, PROFILE_RELEASES[paddle_version])
+    attrs = []
+    for name in desc_attr_names(op, paddle_version):
+        value = op.attrs[name]
         try:
             attrs.append(_attr_desc(op.type, name, value, declared))
         except ValueError as e:
             raise ValueError("%s: attribute %r: %s" % (where, name, e)) from None
     return {"type": paddle_grad_type(op.type),
             "inputs": [{"parameter": k, "arguments": list(v)} for k, v in inputs.items()],
-            "outputs": [{"parameter": k, "arguments": list(v)} for k, v in op.outputs.items()],
+            "outputs": [{"parameter": k, "arguments": list(v)} for k, v in outputs.items()],
             "attrs": attrs}
 
 
@@ -487,13 +563,21 @@ def _feed_fetch_ops(feed_names, fetch_names):
     return feeds, fetches, holders
 
 
+def desc_version(program, paddle_version):
+    """ProgramDesc.version of `program` as Paddle `paddle_version` writes it: the version it
+    was read with, else the release's (major * 1000000 + minor * 1000 + patch)."""
+    kept = program.paddle_desc_versions
+    if kept:
+        return kept.get("version", {}).get("version", 0)
+    major, minor, patch = (int(p) for p in PROFILE_RELEASES[paddle_version].split("."))
+    return major * 1000000 + minor * 1000 + patch
+
+
 def _versions(program, paddle_version, op_types):
     kept = program.paddle_desc_versions
     if kept:
         return dict(kept)
-    release = PROFILE_RELEASES[paddle_version]
-    major, minor, patch = (int(p) for p in release.split("."))
-    out = {"version": {"version": major * 1000000 + minor * 1000 + patch}}
+    out = {"version": {"version": desc_version(program, paddle_version)}}
     if paddle_version != "1.8":     # 2.x and later record each op's definition version
         known = _FACTS["op_versions"][_FACTS["reference"]]
         pairs = [{"op_name": t, "op_version": {"version": known[t]}}
@@ -509,12 +593,14 @@ def program_to_desc(program, feed_names=None, fetch_names=None, paddle_version="
     declared = declared_attr_types(paddle_version)
     blocks = []
     for block in program.blocks:
+        writers = block_writers(block)
         bd = {"idx": block.idx, "parent_idx": block.parent_idx,
-              "vars": [_var_desc(v) for v in block.vars.values()],
+              "vars": [_var_desc(v, writers.get(v.name), paddle_version)
+                       for v in block.vars.values()],
               "ops": []}
         forward_ops = ForwardOps()
         for i, op in enumerate(block.ops):
-            bd["ops"].append(_op_desc(op, declared, forward_ops,
+            bd["ops"].append(_op_desc(op, declared, forward_ops, paddle_version,
                                       "block %d op %d (%s)" % (block.idx, i, op.type)))
         if block.forward_block_idx != -1:
             bd["forward_block_idx"] = block.forward_block_idx
