@@ -88,3 +88,26 @@ def test_an_op_drawing_random_numbers_keeps_its_place():
     moved = with_updates_early(main.global_block().ops)
     assert [(op.type, op.attrs.get("scale")) for op in moved] == [
         ("scale", 3.0), ("scale", 2.0), ("uniform_random", None)]
+
+
+def test_ops_placed_after_the_same_op_and_a_barrier():
+    """Each optimize-phase op goes right after the latest op it conflicts with, ahead of
+    the ops placed there before it; nothing moves above a collective."""
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        x = static.data("x", [2, 3], "float32")
+        a = paddle.scale(x, 2.0)
+        b = paddle.scale(a, 3.0)
+        with main._role_guard(OpRole.Optimize):
+            u1 = paddle.scale(a, 4.0)    # after the op making `a`
+            paddle.scale(a, 5.0)         # after it too, ahead of the one above
+        c = paddle.scale(b, 6.0)
+        with main._role_guard(OpRole.Optimize):
+            paddle.scale(u1, 7.0)        # right after the op making u1
+        main.global_block().append_op(type="c_allreduce_sum", inputs={"X": [c]},
+                                      outputs={"Out": [c]}, attrs={"ring_id": 0})
+        with main._role_guard(OpRole.Optimize):
+            paddle.scale(x, 8.0)         # reads only the feed, but stays below the collective
+    moved = with_updates_early(main.global_block().ops)
+    assert [op.attrs.get("scale", op.type) for op in moved] == [
+        2.0, 5.0, 4.0, 7.0, 3.0, 6.0, "c_allreduce_sum", 8.0]

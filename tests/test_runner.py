@@ -206,28 +206,32 @@ def _run_paddle_tests_module():
     return module
 
 
-def test_paddle_test_runner_gives_blas_one_thread_unless_told(tmp_path, monkeypatch):
+def test_paddle_test_runner_gives_blas_and_kernels_one_thread_unless_told(tmp_path,
+                                                                         monkeypatch):
     # as Paddle's FLAGS_paddle_num_threads (1 by default) runs its math library
     test = tmp_path / "test_blas_threads.py"
 
-    def passes_expecting(threads):
+    def passes_expecting(blas, team):
         test.write_text(textwrap.dedent("""
             import os, unittest
             class T(unittest.TestCase):
                 def test_threads(self):
                     self.assertEqual(os.environ.get("OPENBLAS_NUM_THREADS"), %r)
+                    self.assertEqual(os.environ.get("OMP_NUM_THREADS"), %r)
             if __name__ == "__main__":
                 unittest.main()
-        """ % threads))
+        """ % (blas, team)))
         result = runner.run_file(str(test), None, "1.8", 120)
         assert result["ran"] == 1, result["output_tail"]
         return result["passed"]
 
     runner = _run_paddle_tests_module()
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
-    assert passes_expecting("1")
-    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")      # the user's setting stays
-    assert passes_expecting("3") and not passes_expecting("1")
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    assert passes_expecting("1", "1")
+    monkeypatch.setenv("OPENBLAS_NUM_THREADS", "3")      # the user's settings stay
+    monkeypatch.setenv("OMP_NUM_THREADS", "2")
+    assert passes_expecting("3", "2") and not passes_expecting("1", "1")
 
 
 def test_paddle_test_runner_lends_2x_files_an_eager_guard_that_changes_nothing(tmp_path):

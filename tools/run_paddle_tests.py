@@ -138,8 +138,11 @@ def _run(cmd, path, python, timeout):
     # Paddle runs its math library on FLAGS_paddle_num_threads threads, 1 by default
     # (1.8.5 too); numpy's OpenBLAS would take every core, and its threads spin while they
     # wait: on a loaded machine that multiplied a file's CPU time up to 9 times (numeric
-    # gradients do many small matmuls). Both refimpl and Paddle runs get one BLAS thread.
+    # gradients do many small matmuls). Both refimpl and Paddle runs get one BLAS thread,
+    # and refimpl's compiled kernels a team of one OpenMP thread, for the same reason (the
+    # spinning team took a quarter of an SE-ResNeXt step's CPU time: 20.8 s -> 15.3 s).
     env.setdefault("OPENBLAS_NUM_THREADS", "1")
+    env.setdefault("OMP_NUM_THREADS", "1")
     if not python:
         repo = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
         env["PYTHONPATH"] = repo + os.pathsep + env.get("PYTHONPATH", "")

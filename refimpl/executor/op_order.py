@@ -17,16 +17,44 @@ from .binding import talks_to_places
 
 
 def with_updates_early(ops):
-    """`ops` in the order to run them (a new list; the program is not changed)."""
-    order = []   # (op, its reads, its writes, whether nothing may move above it)
+    """`ops` in the order to run them (a new list; the program is not changed).
+
+    Each movable op goes right after the latest op it conflicts with (the first one met
+    walking back from the end of the order so far), ahead of the ops placed there before
+    it; the others go at the end. The order is kept as sort keys (tuples: an op placed
+    after the op of key k gets k + (-j,) for the j-th op placed there), and the latest
+    writer and reader of each variable as their keys, so placing an op costs one look-up
+    per variable it touches instead of a walk back over the ops (SE-ResNeXt's 1395 ops
+    and 231 updates: 355,000 conflict checks)."""
+    keys = []            # per op, its sort key
+    last_writer, last_reader = {}, {}
+    last_barrier = None
+    placed_after = {}    # key -> how many ops were placed right after it
+    appended = 0
     for op in ops:
-        reads, writes = set(op.input_arg_names), set(op.output_arg_names)
-        position = len(order)
+        reads, writes = op.input_arg_names, op.output_arg_names
         if _movable(op):
-            while position > 0 and not _conflict(order[position - 1], reads, writes):
-                position -= 1
-        order.insert(position, (op, reads, writes, _barrier(op)))
-    return [entry[0] for entry in order]
+            anchor = max(_latest(last_writer, reads) + _latest(last_writer, writes)
+                         + _latest(last_reader, writes)
+                         + ([last_barrier] if last_barrier is not None else []),
+                         default=())
+            placed_after[anchor] = placed_after.get(anchor, 0) + 1
+            key = anchor + (-placed_after[anchor],)
+        else:
+            key = (appended,)
+            appended += 1
+            if _barrier(op):
+                last_barrier = key
+        keys.append(key)
+        for name in writes:
+            last_writer[name] = max(last_writer.get(name, key), key)
+        for name in reads:
+            last_reader[name] = max(last_reader.get(name, key), key)
+    return [op for _, op in sorted(zip(keys, ops), key=lambda pair: pair[0])]
+
+
+def _latest(last, names):
+    return [last[n] for n in names if n in last]
 
 
 def _movable(op):
@@ -38,11 +66,3 @@ def _barrier(op):
     """Ops that stay where they are and that nothing moves above: sub-blocks (their reads
     and writes are not all listed) and collectives."""
     return isinstance(op.op_def, BlockOpDef) or talks_to_places(op)
-
-
-def _conflict(earlier, reads, writes):
-    """Whether the op `earlier` describes must stay before an op reading `reads` and
-    writing `writes`."""
-    _, earlier_reads, earlier_writes, barrier = earlier
-    return (barrier or not earlier_writes.isdisjoint(reads)
-            or not earlier_writes.isdisjoint(writes) or not earlier_reads.isdisjoint(writes))
