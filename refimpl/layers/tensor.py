@@ -140,7 +140,11 @@ def split(x, num_or_sections, axis=0, name=None):
         inputs["AxisTensor"] = [axis]
         axis_attr = -1
     else:
-        axis = axis_attr = axis % len(x.shape)
+        rank = len(x.shape)
+        if not -rank <= axis < rank:
+            raise ValueError("split: axis %d is out of range for x %r of rank %d (expected in "
+                             "[%d, %d))" % (axis, x.name, rank, -rank, rank))
+        axis = axis_attr = axis % rank
     if isinstance(num_or_sections, int):
         n, attrs = num_or_sections, {"num": num_or_sections, "axis": axis_attr, "sections": []}
         if not isinstance(axis, Variable) and x.shape[axis] >= 0 and x.shape[axis] % n:

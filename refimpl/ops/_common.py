@@ -33,6 +33,11 @@ def broadcast_shape(a, b, where):
     return tuple(out)
 
 
+def same_dims(a, b):
+    """Whether two build-time shapes can be equal (-1: unknown)."""
+    return len(a) == len(b) and all(x == y or x < 0 or y < 0 for x, y in zip(a, b))
+
+
 def numel(shape):
     n = 1
     for d in shape:
