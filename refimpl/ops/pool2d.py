@@ -67,6 +67,8 @@ class Pool2D(OpDef):
         ctx.expect(len(x.shape) == 4, "X %r must be 4-D, got %s" % (x.name, list(x.shape)))
         ctx.expect(ctx.attr("pooling_type") in ("max", "avg"),
                    "pooling_type must be 'max' or 'avg', got %r" % ctx.attr("pooling_type"))
+        if not (ctx.attr("global_pooling") or ctx.attr("adaptive")):
+            ctx.check_positive("ksize", "strides")
         nhwc = ctx.attr("data_format") == "NHWC"
         shape = (x.shape[0], x.shape[3], x.shape[1], x.shape[2]) if nhwc else tuple(x.shape)
         # a dim unknown at build time (-1) gives -1 (each spatial dim on its own, as

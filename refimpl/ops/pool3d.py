@@ -119,6 +119,8 @@ class Pool3D(OpDef):
         ctx.expect(len(x.shape) == 5, "X %r must be 5-D, got %s" % (x.name, list(x.shape)))
         ctx.expect(ctx.attr("pooling_type") in ("max", "avg"),
                    "pooling_type must be 'max' or 'avg', got %r" % ctx.attr("pooling_type"))
+        if not (ctx.attr("global_pooling") or ctx.attr("adaptive")):
+            ctx.check_positive("ksize", "strides")
         last = ctx.attr("data_format") == "NDHWC"
         shape = list(x.shape)
         if last:
