@@ -11,8 +11,9 @@ import numpy as np
 from . import mode
 from . import unique_name
 from .initializer import Constant, XavierUniform, global_initializers
+from .errors import OpError
 from .param_attr import ParamAttr, WeightNormParamAttr
-from .program import (Variable, check_new_parameter_shape, default_main_program,
+from .program import (Variable, check_new_parameter_shape, default_main_program, op_definition,
                       default_startup_program)
 
 __all__ = ["LayerHelper"]
@@ -188,6 +189,15 @@ class LayerHelper:
                        outputs={"Out": [out]}, attrs={"axis": dim_start})
         return out
 
+    def _check_activation(self, act_type):
+        try:
+            known = isinstance(act_type, str) and op_definition(act_type) is not None
+        except OpError:
+            known = False
+        if not known:
+            raise ValueError("%s: act must name an activation op ('relu', 'sigmoid', 'tanh', "
+                             "'softmax', ...), got %r" % (self.layer_type, act_type))
+
     def append_activation(self, input_var, act):
         if act is None:
             return input_var
@@ -197,6 +207,7 @@ class LayerHelper:
             attrs = act
         else:
             act_type, attrs = act, {}
+        self._check_activation(act_type)
         out = self.create_variable_for_type_inference(input_var.dtype)
         self.append_op(type=act_type, inputs={"X": [input_var]}, outputs={"Out": [out]},
                        attrs=attrs)

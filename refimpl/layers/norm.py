@@ -8,7 +8,7 @@ from ..framework.layer_helper import LayerHelper
 from ..framework.param_attr import ParamAttr
 from ..framework.program import Variable
 from .. import versions
-from .common import append_op_out, check_variable
+from .common import append_op_out, check_variable, real_arg
 
 # paddle.nn.functional.batch_norm's data_format values -> the op's data_layout
 _CHANNEL_FIRST = ("NC", "NCL", "NCHW", "NCDHW")
@@ -154,7 +154,8 @@ def fluid_dropout(x, dropout_prob, is_test=False, seed=None, name=None,
     if not seed and program_seed:
         seed = program_seed
     out, _ = append_op_out("dropout", {"X": [x]},
-                           {"dropout_prob": float(dropout_prob), "is_test": is_test,
+                           {"dropout_prob": real_arg("dropout", "dropout_prob", dropout_prob),
+                            "is_test": is_test,
                             "fix_seed": seed is not None, "seed": seed or 0,
                             "dropout_implementation": dropout_implementation},
                            name, extra_outputs=[("Mask", "uint8")])
@@ -165,7 +166,8 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
     """paddle.nn.functional.dropout (`axis` is not supported). p = 0 returns x itself and
     adds no op, as Paddle 2.x / 3 do (a Transformer built with dropout 0 then pays for no
     dropout ops, forward or backward)."""
-    if isinstance(p, (int, float)) and p == 0:
+    p = real_arg("dropout", "p", p)
+    if p == 0:
         return x
     if axis is not None:
         raise NotImplementedError("dropout: `axis` (dropping whole slices) is not supported")
