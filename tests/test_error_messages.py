@@ -227,3 +227,18 @@ def test_feeds_that_are_no_array_name_the_variable(value, message):
     exe.run(static.default_startup_program())
     with pytest.raises(FeedError, match=message):
         exe.run(static.default_main_program(), feed={"x": value}, fetch_list=[y])
+
+
+def test_compiled_program_build_strategy_type():
+    with pytest.raises(TypeError, match=r"CompiledProgram: build_strategy: expected "
+                                        r"BuildStrategy, got int"):
+        static.CompiledProgram(static.default_main_program(), build_strategy=3)
+
+
+def test_creation_arguments(dygraph):
+    with pytest.raises(TypeError, match=r"to_tensor: cannot make a Tensor of list \(ragged"):
+        paddle.to_tensor([[1, 2], [3]])
+    with pytest.raises(TypeError, match=r"fill_constant: shape\[1\] must be an int or an int "
+                                        r"Variable, got str 'a'"):
+        paddle.full([2, "a"], 1.0)
+    assert paddle.full([2, np.int64(3)], 1.0).shape == [2, 3]
