@@ -68,8 +68,6 @@ OP_CASES = [
     (lambda x, i: paddle.gather(x, i), (f32(3, 2), f32(2)), OpTypeError,
      r"\[operator gather\] input Index '\w+': expected dtype in \['int32', 'int64'\], "
      r"got float32"),
-    (lambda c, x, y: paddle.where(c, x, y), (np.ones((2, 3), bool), f32(2, 3), f32(4, 5)),
-     OpError, r"\[operator where\] .*Y '\w+' has shape \[4, 5\], expected X '\w+''s \[2, 3\]"),
     (lambda x, w: F.conv2d(x, w, stride=0), (f32(1, 3, 8, 8), f32(4, 3, 3, 3)), OpError,
      r"\[operator conv2d\] .*strides \[0, 0\] must be positive"),
     (lambda x: F.max_pool2d(x, kernel_size=0), (f32(1, 1, 4, 4),), OpError,
@@ -242,3 +240,25 @@ def test_creation_arguments(dygraph):
                                         r"Variable, got str 'a'"):
         paddle.full([2, "a"], 1.0)
     assert paddle.full([2, np.int64(3)], 1.0).shape == [2, 3]
+
+
+@pytest.mark.parametrize("dynamic", [False, True], ids=["static", "dynamic"])
+def test_where_broadcasts_or_names_the_shapes(dynamic):
+    if dynamic:
+        paddle.disable_static()
+    cond = np.array([[True, False, True]] * 2)
+    x, y = np.arange(6, dtype="float32").reshape(2, 3), np.full((1, 3), -1, "float32")
+    c_in, x_in, y_in, bad = _inputs(dynamic, cond, x, y, f32(4, 5))
+    with pytest.raises(ValueError, match=r"where: condition \[2, 3\], x \[2, 3\], y \[4, 5\] "
+                                         r"do not broadcast \(dim 0 of the aligned shapes: "
+                                         r"\[2, 2, 4\]\)") as caught:
+        paddle.where(c_in, x_in, bad)
+    assert _raised_here(caught.value)
+    out = paddle.where(c_in, x_in, y_in)   # y broadcast, as Paddle 2.0 and 3 do
+    want = np.where(cond, x, y)
+    if dynamic:
+        np.testing.assert_array_equal(out.numpy(), want)
+    else:
+        exe = static.Executor()
+        got, = exe.run(feed={"in0": cond, "in1": x, "in2": y}, fetch_list=[out])
+        np.testing.assert_array_equal(got, want)
