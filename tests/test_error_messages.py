@@ -262,3 +262,16 @@ def test_where_broadcasts_or_names_the_shapes(dynamic):
         exe = static.Executor()
         got, = exe.run(feed={"in0": cond, "in1": x, "in2": y}, fetch_list=[out])
         np.testing.assert_array_equal(got, want)
+
+
+def test_pool_data_format_and_reshape_shape_type(dygraph):
+    x = paddle.to_tensor(f32(1, 3, 4, 4))
+    with pytest.raises(OpError, match=r"\[operator pool2d\] .*data_format must be 'NCHW' or "
+                                      r"'NHWC', got 'NHCW'"):
+        F.avg_pool2d(x, 2, data_format="NHCW")
+    with pytest.raises(ValueError, match=r"max_pool3d: data_format must be 'NCDHW' or "
+                                         r"'NDHWC', got 'NCHW'"):
+        F.max_pool3d(paddle.to_tensor(f32(1, 1, 2, 2, 2)), 2, data_format="NCHW")
+    with pytest.raises(TypeError, match=r"reshape: shape must be a list, tuple or Variable, "
+                                        r"got str '6'"):
+        paddle.reshape(x, "6")

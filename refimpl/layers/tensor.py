@@ -24,6 +24,9 @@ def _shape_inputs(shape, actual_shape=None):
     the dims known only at run time."""
     if isinstance(shape, Variable):
         return {"Shape": [shape]}, []
+    if not isinstance(shape, (list, tuple, np.ndarray)):
+        raise TypeError("reshape: shape must be a list, tuple or Variable, got %s %r"
+                        % (type(shape).__name__, shape))
     shape = list(shape)
     inputs = {}
     if any(isinstance(d, Variable) for d in shape):

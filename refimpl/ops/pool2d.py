@@ -69,6 +69,8 @@ class Pool2D(OpDef):
                    "pooling_type must be 'max' or 'avg', got %r" % ctx.attr("pooling_type"))
         if not (ctx.attr("global_pooling") or ctx.attr("adaptive")):
             ctx.check_positive("ksize", "strides")
+        ctx.expect(ctx.attr("data_format") in ("NCHW", "NHWC", "AnyLayout"),
+                   "data_format must be 'NCHW' or 'NHWC', got %r" % ctx.attr("data_format"))
         nhwc = ctx.attr("data_format") == "NHWC"
         shape = (x.shape[0], x.shape[3], x.shape[1], x.shape[2]) if nhwc else tuple(x.shape)
         # a dim unknown at build time (-1) gives -1 (each spatial dim on its own, as

@@ -121,6 +121,8 @@ class Pool3D(OpDef):
                    "pooling_type must be 'max' or 'avg', got %r" % ctx.attr("pooling_type"))
         if not (ctx.attr("global_pooling") or ctx.attr("adaptive")):
             ctx.check_positive("ksize", "strides")
+        ctx.expect(ctx.attr("data_format") in ("NCDHW", "NDHWC", "AnyLayout"),
+                   "data_format must be 'NCDHW' or 'NDHWC', got %r" % ctx.attr("data_format"))
         last = ctx.attr("data_format") == "NDHWC"
         shape = list(x.shape)
         if last:
