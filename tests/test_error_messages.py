@@ -275,3 +275,9 @@ def test_pool_data_format_and_reshape_shape_type(dygraph):
     with pytest.raises(TypeError, match=r"reshape: shape must be a list, tuple or Variable, "
                                         r"got str '6'"):
         paddle.reshape(x, "6")
+
+
+def test_dropout_mode_is_checked_when_the_layer_is_made():
+    with pytest.raises(ValueError, match=r"Dropout: mode must be 'upscale_in_train' or "
+                                         r"'downscale_in_infer', got 'foo'"):
+        paddle.nn.Dropout(0.5, mode="foo")

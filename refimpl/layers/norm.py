@@ -162,6 +162,12 @@ def fluid_dropout(x, dropout_prob, is_test=False, seed=None, name=None,
     return out
 
 
+def check_dropout_mode(api, mode):
+    if mode not in ("upscale_in_train", "downscale_in_infer"):
+        raise ValueError("%s: mode must be 'upscale_in_train' or 'downscale_in_infer', got %r"
+                         % (api, mode))
+
+
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
     """paddle.nn.functional.dropout (`axis` is not supported). p = 0 returns x itself and
     adds no op, as Paddle 2.x / 3 do (a Transformer built with dropout 0 then pays for no
@@ -171,9 +177,7 @@ def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=No
         return x
     if axis is not None:
         raise NotImplementedError("dropout: `axis` (dropping whole slices) is not supported")
-    if mode not in ("upscale_in_train", "downscale_in_infer"):
-        raise ValueError("dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
-                         "got %r" % (mode,))
+    check_dropout_mode("dropout", mode)
     impl = "downgrade_in_infer" if mode == "downscale_in_infer" else mode
     return fluid_dropout(x, p, is_test=not training, name=name, dropout_implementation=impl)
 

@@ -5,7 +5,7 @@ from ...layers.common import append_op_out
 from ...layers.embedding import functional_embedding
 from ...layers.functional_loss import cosine_similarity, p_norm
 from ...layers.math import matmul
-from ...layers.norm import dropout
+from ...layers.norm import check_dropout_mode, dropout
 from ...layers.tensor import flatten
 from .base import Layer
 
@@ -98,6 +98,7 @@ class Dropout(Layer):
     def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
         super().__init__()
         _check_p("Dropout", p)
+        check_dropout_mode("Dropout", mode)
         self.p, self.axis, self.mode, self._name = p, axis, mode, name
 
     def forward(self, input):
