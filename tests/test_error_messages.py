@@ -281,3 +281,19 @@ def test_dropout_mode_is_checked_when_the_layer_is_made():
     with pytest.raises(ValueError, match=r"Dropout: mode must be 'upscale_in_train' or "
                                          r"'downscale_in_infer', got 'foo'"):
         paddle.nn.Dropout(0.5, mode="foo")
+
+
+def test_layer_settings_are_checked_when_made(dygraph):
+    with pytest.raises(ValueError, match=r"Conv2D: kernel_size must be positive ints, got "
+                                         r"\[0, 0\]"):
+        paddle.nn.Conv2D(3, 4, 0)
+    with pytest.raises(ValueError, match=r"Conv2D: stride must be positive ints, got \[1, 0\]"):
+        paddle.nn.Conv2D(3, 4, 3, stride=[1, 0])
+    with pytest.raises(ValueError, match=r"Embedding: padding_idx must be in \[-5, 5\), got 9"):
+        paddle.nn.Embedding(5, 2, padding_idx=9)
+    assert paddle.nn.Embedding(5, 2, padding_idx=-5)._padding_idx == -5
+    with pytest.raises(ValueError, match=r"unbind: axis 4 is out of range for input '\w+' of "
+                                         r"rank 2 \(expected in \[-2, 2\)\)"):
+        paddle.unbind(paddle.to_tensor(f32(2, 3)), axis=4)
+    with pytest.raises(TypeError, match=r"paddle.seed: the seed must be an int, got str 'a'"):
+        paddle.seed("a")

@@ -58,6 +58,9 @@ class Embedding(Layer):
         if num_embeddings <= 0 or embedding_dim <= 0:
             raise ValueError("Embedding: num_embeddings and embedding_dim must be positive, "
                              "got %d and %d" % (num_embeddings, embedding_dim))
+        if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
+            raise ValueError("Embedding: padding_idx must be in [%d, %d), got %d"
+                             % (-num_embeddings, num_embeddings, padding_idx))
         self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
         self._padding_idx, self._sparse, self._name = padding_idx, sparse, name
         self.weight = self.create_parameter([num_embeddings, embedding_dim], weight_attr)
