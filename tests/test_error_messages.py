@@ -297,3 +297,14 @@ def test_layer_settings_are_checked_when_made(dygraph):
         paddle.unbind(paddle.to_tensor(f32(2, 3)), axis=4)
     with pytest.raises(TypeError, match=r"paddle.seed: the seed must be an int, got str 'a'"):
         paddle.seed("a")
+
+
+def test_cross_entropy_weight_and_kron_dtypes(dygraph):
+    logits = paddle.to_tensor(f32(2, 3))
+    label = paddle.to_tensor(np.array([[0], [2]], "int64"))
+    with pytest.raises(ValueError, match=r"cross_entropy: weight '\w+' must have one entry per "
+                                         r"class \(3, dim -1 of input '\w+'\), got shape \[5\]"):
+        F.cross_entropy(logits, label, weight=paddle.to_tensor(f32(5)))
+    with pytest.raises(OpTypeError, match=r"\[operator kron\] inputs '\w+' \(float32\) and "
+                                          r"'\w+' \(int64\) must have the same dtype"):
+        paddle.kron(paddle.to_tensor(f32(2)), paddle.to_tensor(np.array([1, 2])))

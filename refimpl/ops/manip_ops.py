@@ -313,6 +313,7 @@ class Kron(OpDef):
     grad_inputs = ("X", "Y", "Out@GRAD")
 
     def infer_shape(self, ctx):
+        ctx.check_same_dtype("X", "Y")
         xs, ys = ctx.input_shape("X"), ctx.input_shape("Y")
         n = max(len(xs), len(ys))
         xs, ys = (1,) * (n - len(xs)) + xs, (1,) * (n - len(ys)) + ys
