@@ -308,3 +308,12 @@ def test_cross_entropy_weight_and_kron_dtypes(dygraph):
     with pytest.raises(OpTypeError, match=r"\[operator kron\] inputs '\w+' \(float32\) and "
                                           r"'\w+' \(int64\) must have the same dtype"):
         paddle.kron(paddle.to_tensor(f32(2)), paddle.to_tensor(np.array([1, 2])))
+
+
+def test_number_arguments_name_themselves(dygraph):
+    with pytest.raises(TypeError, match=r"scale: scale must be a number, got str 'a'"):
+        paddle.scale(paddle.to_tensor(f32(2)), scale="a")
+    with pytest.raises(TypeError, match=r"LayerNorm: epsilon must be a number, got str 'a'"):
+        paddle.nn.LayerNorm(3, epsilon="a")
+    np.testing.assert_allclose(paddle.scale(paddle.to_tensor(np.ones(2, "float32")),
+                                            scale=np.float32(2.0), bias=1).numpy(), [3.0, 3.0])
