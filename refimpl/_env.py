@@ -81,7 +81,11 @@ def _eager_tensor(data, dtype, stop_gradient, device):
     elif is_device_array(data):
         value = data
     else:
-        value = np.array(data)
+        try:
+            value = np.array(data)
+        except ValueError as e:   # numpy 2 refuses ragged nests itself
+            raise TypeError("to_tensor: cannot make a Tensor of %s (ragged or non-numeric "
+                            "data: %s)" % (type(data).__name__, e)) from None
         if value.dtype == object:
             raise TypeError("to_tensor: cannot make a Tensor of %s (ragged or non-numeric "
                             "data)" % type(data).__name__)

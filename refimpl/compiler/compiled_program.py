@@ -32,6 +32,12 @@ def resolve_places(places, executor_place=None):
     return resolved
 
 
+def _check_strategy(api, name, value, cls):
+    if value is not None and not isinstance(value, cls):
+        raise TypeError("%s: %s: expected %s, got %s"
+                        % (api, name, cls.__name__, type(value).__name__))
+
+
 class CompiledProgram:
     def __init__(self, program_or_graph, build_strategy=None):
         if isinstance(program_or_graph, Graph):
@@ -43,6 +49,7 @@ class CompiledProgram:
         else:
             raise TypeError("CompiledProgram takes a Program or a core.Graph, got %s"
                             % type(program_or_graph).__name__)
+        _check_strategy("CompiledProgram", "build_strategy", build_strategy, BuildStrategy)
         self._build_strategy = build_strategy
         self._exec_strategy = None
         self._is_data_parallel = False
@@ -63,9 +70,7 @@ class CompiledProgram:
         _check_loss_name(self._program_to_run, loss_name)
         for name, value, cls in (("build_strategy", build_strategy, BuildStrategy),
                                  ("exec_strategy", exec_strategy, ExecutionStrategy)):
-            if value is not None and not isinstance(value, cls):
-                raise TypeError("with_data_parallel: %s: expected %s, got %s"
-                                % (name, cls.__name__, type(value).__name__))
+            _check_strategy("with_data_parallel", name, value, cls)
         if places is not None:   # a place that cannot exist fails here, not at the run
             for place in places if isinstance(places, (list, tuple)) else [places]:
                 as_place(place)

@@ -457,7 +457,7 @@ def check_feed(var, value, lod=()):
             raise FeedError(str(e)) from None
         return _with_checked_lod(var, check_feed(var, value[0], lod), lod)
     if not isinstance(value, np.ndarray):
-        value = np.asarray(value, dtype=var.dtype.np if var.dtype is not None else None)
+        value = _feed_array(var, value)
     if value.ndim == 0 and var.shape is not None and len(var.shape) == 1 and \
             var.shape[0] in (1, -1):
         value = value.reshape(1)   # a number (or 0-d array) feeds a [1] variable, as in Paddle
@@ -491,6 +491,20 @@ def check_feed(var, value, lod=()):
                             "received fed shape %r on each device"
                             % (var.name, len(shape), var.shape, got))
     return value
+
+
+def _feed_array(var, value):
+    """A fed list / number as an array of the variable's dtype, or a FeedError naming it."""
+    dtype = var.dtype.np if var.dtype is not None else None
+    if value is None:
+        raise FeedError("feed %r: the value is None, expected an array%s"
+                        % (var.name, " of %s" % var.dtype.name if dtype else ""))
+    try:
+        return np.asarray(value, dtype=dtype)
+    except (TypeError, ValueError) as e:
+        raise FeedError("feed %r: the fed %s is not an array%s (%s)"
+                        % (var.name, type(value).__name__,
+                           " of %s" % var.dtype.name if dtype else "", e)) from None
 
 
 def _with_checked_lod(var, value, lod):

@@ -13,8 +13,9 @@ from . import unique_name
 from .. import versions
 from .paddle_formats.op_facts import undeclared_attr_defaults
 from .initializer import Constant, XavierUniform, global_initializers
+from .errors import OpError
 from .param_attr import ParamAttr, WeightNormParamAttr
-from .program import (Variable, check_new_parameter_shape, default_main_program,
+from .program import (Variable, check_new_parameter_shape, default_main_program, op_definition,
                       default_startup_program)
 
 __all__ = ["LayerHelper"]
@@ -190,6 +191,15 @@ class LayerHelper:
                        outputs={"Out": [out]}, attrs={"axis": dim_start})
         return out
 
+    def _check_activation(self, act_type):
+        try:
+            known = isinstance(act_type, str) and op_definition(act_type) is not None
+        except OpError:
+            known = False
+        if not known:
+            raise ValueError("%s: act must name an activation op ('relu', 'sigmoid', 'tanh', "
+                             "'softmax', ...), got %r" % (self.layer_type, act_type))
+
     def append_activation(self, input_var, act, use_cudnn=False):
         """`act`(input_var); a layer's use_cudnn=True (conv2d's) reaches the activation op
         where Paddle's op declares use_cudnn (1.8.5's relu: its LayerHelper passes it)."""
@@ -201,6 +211,7 @@ class LayerHelper:
             attrs = act
         else:
             act_type, attrs = act, {}
+        self._check_activation(act_type)
         if use_cudnn and "use_cudnn" in undeclared_attr_defaults(versions.release(), act_type):
             attrs = dict(attrs, use_cudnn=True)
         out = self.create_variable_for_type_inference(input_var.dtype)

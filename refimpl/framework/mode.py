@@ -52,6 +52,11 @@ def in_dynamic_mode():
     return dynamic
 
 
+def variable_kind():
+    """What an op's input must be in the current mode, for error messages."""
+    return "a Tensor (paddle.to_tensor(...))" if dynamic else "a static Variable"
+
+
 def enable_static():
     global dynamic
     dynamic = False

@@ -6,6 +6,7 @@ rewritten by passes without chasing Python object references.
 """
 import contextlib
 import copy
+import numbers
 import warnings
 
 from .. import versions
@@ -246,6 +247,10 @@ def check_new_parameter_shape(name, shape):
     if shape is not None and len(shape) == 0 and not versions.switch("zero_dim_parameters"):
         raise ValueError("parameter %r: the shape must have at least one dimension, got [] "
                          "(Paddle %s has no 0-D parameters)" % (name, versions.release()))
+    for i, d in enumerate(shape or ()):
+        if isinstance(d, bool) or not isinstance(d, numbers.Integral) or d < 0:
+            raise ValueError("parameter %r must have a fully known shape of ints >= 0, got "
+                             "%s (dim %d is %r)" % (name, list(shape), i, d))
 
 
 class Parameter(Variable):

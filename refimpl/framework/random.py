@@ -12,6 +12,8 @@ _global = np.random.RandomState()
 
 def seed(s):
     global _global
+    if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+        raise TypeError("paddle.seed: the seed must be an int, got %s %r" % (type(s).__name__, s))
     _global = np.random.RandomState(s)
     return _global
 

@@ -8,14 +8,26 @@ from ..dygraph.tensor import Tensor
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 
-__all__ = ["unary", "binary", "check_variable", "check_dtype", "append_op_out", "append_op_outputs",
-           "as_list", "reduce_axes", "in_place"]
+__all__ = ["unary", "binary", "check_variable", "check_dtype", "real_arg", "append_op_out",
+           "append_op_outputs", "as_list", "reduce_axes", "in_place"]
 
 
 def check_variable(x, arg, layer):
     if not isinstance(x, Variable):
-        raise TypeError("%s: argument %r must be a static Variable, got %s"
-                        % (layer, arg, type(x).__name__))
+        raise TypeError("%s: argument %r must be %s, got %s"
+                        % (layer, arg, mode.variable_kind(), type(x).__name__))
+
+
+def real_arg(layer, arg, value):
+    """`layer`'s argument `arg` as a float; a TypeError naming both when it is no number
+    (a str "0.5" included: float() would take it)."""
+    if not isinstance(value, str):
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError("%s: %s must be a number, got %s %r"
+                    % (layer, arg, type(value).__name__, value))
 
 
 def check_dtype(x, arg, layer, allowed):

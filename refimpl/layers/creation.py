@@ -35,6 +35,17 @@ def _check_int_variable(var, arg, layer):
                         % (layer, arg, var.name, var.dtype.name))
 
 
+def _int_item(value, arg, i, layer):
+    """Item i of an int-list argument, or a TypeError naming it."""
+    if not isinstance(value, str):
+        try:
+            return int(value)
+        except (TypeError, ValueError):
+            pass
+    raise TypeError("%s: %s[%d] must be an int or an int Variable, got %s %r"
+                    % (layer, arg, i, type(value).__name__, value))
+
+
 def runtime_int_list(values, arg, layer, tensor_slot, list_slot, check_dtypes=True):
     """(inputs, attr) for an int-list argument that may be known only at run time, as
     Paddle's layers pass one: a Variable (int32 / int64) goes to `tensor_slot` (attr []);
@@ -52,7 +63,8 @@ def runtime_int_list(values, arg, layer, tensor_slot, list_slot, check_dtypes=Tr
     if not isinstance(values, (list, tuple)):
         raise TypeError("%s: %s must be a list, tuple or Variable, got %s"
                         % (layer, arg, type(values).__name__))
-    attr = [-1 if isinstance(v, Variable) else int(v) for v in values]
+    attr = [-1 if isinstance(v, Variable) else _int_item(v, arg, i, layer)
+            for i, v in enumerate(values)]
     if not any(isinstance(v, Variable) for v in values):
         return {}, attr
     tensors = []

@@ -87,6 +87,12 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     loss = softmax_with_cross_entropy(input, label, soft_label, ignore_index, axis=axis)
     if weight is not None:
         check_variable(weight, "weight", "cross_entropy")
+        classes = input.shape[axis]
+        if len(weight.shape) != 1 or -1 not in (classes, weight.shape[0]) and \
+                weight.shape[0] != classes:
+            raise ValueError("cross_entropy: weight %r must have one entry per class (%d, "
+                             "dim %d of input %r), got shape %s"
+                             % (weight.name, classes, axis, input.name, list(weight.shape)))
         sample_weight = _sample_weights(weight, label, soft_label, ignore_index, axis)
         loss = loss * sample_weight
         if reduction == "mean":

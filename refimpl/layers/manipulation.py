@@ -158,6 +158,10 @@ def chunk(x, chunks, axis=0, name=None):
 
 def unbind(input, axis=0):
     check_variable(input, "input", "unbind")
+    rank = len(input.shape)
+    if not -rank <= axis < rank:
+        raise ValueError("unbind: axis %d is out of range for input %r of rank %d (expected "
+                         "in [%d, %d))" % (axis, input.name, rank, -rank, rank))
     n = input.shape[axis]
     if n < 0:
         raise ValueError("unbind: dim %d of %r is unknown at build time" % (axis, input.name))

@@ -6,7 +6,7 @@ from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast as _cast
 from ..framework.program import Variable
-from .common import append_op_out, binary, check_variable, unary
+from .common import append_op_out, binary, check_variable, real_arg, unary
 
 __all__ = ["mean", "fluid_mean", "cast", "matmul", "scale", "clip"]
 
@@ -134,7 +134,8 @@ def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
     inputs = {"X": [x]}
     if isinstance(scale, Variable):
         inputs["ScaleTensor"], scale = [scale], 1.0
-    out = append_op_out("scale", inputs, {"scale": float(scale), "bias": float(bias),
+    out = append_op_out("scale", inputs, {"scale": real_arg("scale", "scale", scale),
+                                          "bias": real_arg("scale", "bias", bias),
                                           "bias_after_scale": bias_after_scale}, name)
     return LayerHelper("scale").append_activation(out, act)
 

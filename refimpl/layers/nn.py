@@ -21,6 +21,9 @@ def fc(x=None, size=None, num_flatten_dims=1, weight_attr=None, bias_attr=None,
     for v, attr in zip(inputs, attrs):
         check_variable(v, "x", "fc")
         in_shape = v.shape
+        if not 0 < num_flatten_dims < len(in_shape):
+            raise ValueError("fc: num_flatten_dims=%d must be in [1, %d) for input %r of shape "
+                             "%s" % (num_flatten_dims, len(in_shape), v.name, list(in_shape)))
         k = 1
         for d in in_shape[num_flatten_dims:]:
             if d < 0:

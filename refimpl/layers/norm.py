@@ -8,7 +8,7 @@ from ..framework.layer_helper import LayerHelper
 from ..framework.param_attr import ParamAttr
 from ..framework.program import Variable
 from .. import versions
-from .common import append_op_out, check_variable
+from .common import append_op_out, check_variable, real_arg
 
 # paddle.nn.functional.batch_norm's data_format values -> the op's data_layout
 _CHANNEL_FIRST = ("NC", "NCL", "NCHW", "NCDHW")
@@ -193,24 +193,30 @@ def fluid_dropout(x, dropout_prob, is_test=False, seed=None, name=None,
     if not seed and program_seed:
         seed = program_seed
     out, _ = append_op_out("dropout", {"X": [x]},
-                           {"dropout_prob": float(dropout_prob), "is_test": is_test,
+                           {"dropout_prob": real_arg("dropout", "dropout_prob", dropout_prob),
+                            "is_test": is_test,
                             "fix_seed": seed is not None, "seed": seed or 0,
                             "dropout_implementation": dropout_implementation},
                            helper.name, extra_outputs=[("Mask", "uint8")])
     return out
 
 
+def check_dropout_mode(api, mode):
+    if mode not in ("upscale_in_train", "downscale_in_infer"):
+        raise ValueError("%s: mode must be 'upscale_in_train' or 'downscale_in_infer', got %r"
+                         % (api, mode))
+
+
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
     """paddle.nn.functional.dropout (`axis` is not supported). p = 0 returns x itself and
     adds no op, as Paddle 2.x / 3 do (a Transformer built with dropout 0 then pays for no
     dropout ops, forward or backward)."""
-    if isinstance(p, (int, float)) and p == 0:
+    p = real_arg("dropout", "p", p)
+    if p == 0:
         return x
     if axis is not None:
         raise NotImplementedError("dropout: `axis` (dropping whole slices) is not supported")
-    if mode not in ("upscale_in_train", "downscale_in_infer"):
-        raise ValueError("dropout: mode must be 'upscale_in_train' or 'downscale_in_infer', "
-                         "got %r" % (mode,))
+    check_dropout_mode("dropout", mode)
     impl = "downgrade_in_infer" if mode == "downscale_in_infer" else mode
     return fluid_dropout(x, p, is_test=not training, name=name, dropout_implementation=impl)
 

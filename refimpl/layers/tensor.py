@@ -25,6 +25,9 @@ def _shape_inputs(shape, actual_shape=None):
     the dims known only at run time."""
     if isinstance(shape, Variable):
         return {"Shape": [shape]}, []
+    if not isinstance(shape, (list, tuple, np.ndarray)):
+        raise TypeError("reshape: shape must be a list, tuple or Variable, got %s %r"
+                        % (type(shape).__name__, shape))
     shape = list(shape)
     inputs = {}
     if any(isinstance(d, Variable) for d in shape):
@@ -142,7 +145,11 @@ def split(x, num_or_sections, axis=0, name=None):
         inputs["AxisTensor"] = [axis]
         axis_attr = -1
     else:
-        axis = axis_attr = axis % len(x.shape)
+        rank = len(x.shape)
+        if not -rank <= axis < rank:
+            raise ValueError("split: axis %d is out of range for x %r of rank %d (expected in "
+                             "[%d, %d))" % (axis, x.name, rank, -rank, rank))
+        axis = axis_attr = axis % rank
     if isinstance(num_or_sections, int):
         n, attrs = num_or_sections, {"num": num_or_sections, "axis": axis_attr, "sections": []}
         if not isinstance(axis, Variable) and x.shape[axis] >= 0 and x.shape[axis] % n:
@@ -248,7 +255,31 @@ def nonzero_index(condition):
 def where(condition, x=None, y=None, name=None):
     if x is None and y is None:
         return nonzero_index(condition)
+    args = {"condition": condition, "x": x, "y": y}
+    for arg, v in args.items():
+        check_variable(v, arg, "where")
+    if len({tuple(v.shape) for v in args.values()}) > 1:
+        # the where op takes one shape: Paddle's API broadcasts the three first
+        target = _broadcast_dims(args, "where")
+        condition, x, y = (v if list(v.shape) == target else expand(v, target)
+                           for v in args.values())
     return append_op_out("where", {"Condition": [condition], "X": [x], "Y": [y]}, {}, name)
+
+
+def _broadcast_dims(args, api):
+    """The shape the Variables `args` (by argument name) broadcast to, numpy's rule, or a
+    ValueError naming them; a dim unknown until run time (-1) broadcasts only with itself."""
+    n = max(len(v.shape) for v in args.values())
+    padded = [[1] * (n - len(v.shape)) + list(v.shape) for v in args.values()]
+    out = []
+    for i, dims in enumerate(zip(*padded)):
+        sizes = set(dims) - {1}
+        if len(sizes) > 1 or -1 in sizes and 1 in dims:
+            raise ValueError("%s: %s do not broadcast (dim %d of the aligned shapes: %s)"
+                             % (api, ", ".join("%s %s" % (arg, list(v.shape))
+                                               for arg, v in args.items()), i, list(dims)))
+        out.append(sizes.pop() if sizes else 1)
+    return out
 
 
 def _arg(op_type, default_axis):

@@ -287,6 +287,7 @@ class _SoftmaxBase(OpDef):
 
     def infer_shape(self, ctx):
         ctx.check_dtype("X", FLOATS)
+        ctx.check_axis("X", ctx.attr("axis"))
         ctx.same_as("X", "Out")
 
     def samples(self, rng):

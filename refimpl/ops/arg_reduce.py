@@ -14,7 +14,7 @@ class _ArgReduce(OpDef):
         if ctx.attr("flatten"):
             shape = [1]
         else:
-            axis = ctx.attr("axis") % len(x.shape)
+            axis = ctx.check_axis("X", ctx.attr("axis"))
             shape = [1 if i == axis else d for i, d in enumerate(x.shape)
                      if ctx.attr("keepdims") or i != axis] or [1]
         ctx.set_output("Out", shape, ctx.attr("dtype"))

@@ -37,10 +37,11 @@ class Concat(OpDef):
         for v in xs[1:]:
             ctx.expect(len(v.shape) == nd, "X %r has rank %d, expected %d"
                        % (v.name, len(v.shape), nd))
+        ctx.check_same_dtype("X")
         if ctx.has_input("AxisTensor"):
             ctx.set_output("Out", [-1] * nd, xs[0].dtype)   # the axis is known at run time
             return
-        axis = ctx.attr("axis") % nd
+        axis = ctx.check_axis("X", ctx.attr("axis"))
         out = list(xs[0].shape)
         for v in xs[1:]:
             for i, (a, b) in enumerate(zip(out, v.shape)):
@@ -86,7 +87,7 @@ class Split(OpDef):
             for i in range(n_out):
                 ctx.set_output("Out", [-1] * len(x.shape), x.dtype, i)
             return
-        axis = ctx.attr("axis") % len(x.shape)
+        axis = ctx.check_axis("X", ctx.attr("axis"))
         if ctx.has_input("SectionsTensorList"):
             sizes = [-1] * n_out
         else:

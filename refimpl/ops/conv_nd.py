@@ -174,6 +174,7 @@ class _ConvND(OpDef):
         if not self.transposed:
             ctx.expect(f.shape[0] % groups == 0, "Filter %r has %d output channels, not "
                        "divisible by groups=%d" % (f.name, f.shape[0], groups))
+        ctx.check_positive("strides", "dilations")
         attrs = {k: ctx.attr(k) for k in self.attrs}
         spatial = shape[2:]
         try:

@@ -121,6 +121,8 @@ class Range(OpDef):
 
     @staticmethod
     def forward(start, end, step):
+        if step.item() == 0:
+            raise ValueError("Step must not be 0 (Start %s, End %s)" % (start.item(), end.item()))
         return np.arange(start.item(), end.item(), step.item(), dtype=start.dtype)
 
     def samples(self, rng):
@@ -141,6 +143,8 @@ class Linspace(OpDef):
 
     @staticmethod
     def forward(start, stop, num, dtype="float32"):
+        if num.item() < 0:
+            raise ValueError("Num must be >= 0, got %d" % num.item())
         return np.linspace(start.item(), stop.item(), int(num.item())).astype(dtype)
 
     def samples(self, rng):

@@ -10,7 +10,7 @@ X clipped with an epsilon, so X = 0 gives Y = 1e20, not inf.
 """
 import numpy as np
 
-from ._common import FLOATS
+from ._common import FLOATS, shapes_agree
 from .registry import OpDef, Sample, register, share_lod
 
 _APPROX_INF = 1e20
@@ -64,6 +64,9 @@ def _hard_grad(x_shape, dtype, label, match_x, dy, ignore_index):
 def _check_hard_label(ctx, x, label, may_drop_last_dim=False):
     ctx.expect(label.dtype.name in ("int32", "int64"),
                "Label %r must be int64 class indices, got %s" % (label.name, label.dtype.name))
+    ctx.expect(shapes_agree(label.shape[:len(x.shape) - 1], x.shape[:-1]),
+               "Label %r %s and X %r %s must have the same shape except X's last dim"
+               % (label.name, list(label.shape), x.name, list(x.shape)))
     if may_drop_last_dim and len(label.shape) == len(x.shape) - 1:
         return
     ctx.expect(list(label.shape[-1:]) == [1] and len(label.shape) == len(x.shape),

@@ -34,6 +34,8 @@ class FillConstant(OpDef):
             v = _parsed(str_value, dtype) if str_value else value
         if shape_tensor is not None or shape_list:
             shape = runtime_ints(shape_tensor, shape_list, shape)
+        if any(d < 0 for d in shape):
+            raise ValueError("shape %s has a negative dim" % list(shape))
         return np.full(tuple(shape), v, dtype=to_numpy_dtype(dtype))   # a name or a code
 
 

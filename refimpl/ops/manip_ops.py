@@ -9,14 +9,6 @@ from ._common import rand
 from .registry import OpDef, Sample, register
 
 
-def _check_axis(ctx, slot, axis, rank_extra=0):
-    """Fail unless `axis` is a valid (possibly negative) axis of input `slot`."""
-    v = ctx.input_var(slot)
-    rank = len(v.shape) + rank_extra
-    ctx.expect(-rank <= axis < rank, "axis %d is out of range for %s %r of rank %d"
-               % (axis, slot, v.name, len(v.shape)))
-    return axis % rank if rank else 0
-
 
 @register
 class Cumsum(OpDef):
@@ -34,7 +26,7 @@ class Cumsum(OpDef):
             n = int(np.prod(x.shape)) if all(d >= 0 for d in x.shape) else -1
             ctx.set_output("Out", [n], x.dtype)
             return
-        _check_axis(ctx, "X", ctx.attr("axis"))
+        ctx.check_axis("X", ctx.attr("axis"))
         ctx.same_as("X", "Out")
 
     @staticmethod
@@ -70,7 +62,7 @@ class Flip(OpDef):
     grad_inputs = ("Out@GRAD",)
 
     def infer_shape(self, ctx):
-        axes = [_check_axis(ctx, "X", a) for a in ctx.attr("axis")]
+        axes = [ctx.check_axis("X", a) for a in ctx.attr("axis")]
         ctx.expect(len(set(axes)) == len(axes), "axis %s repeats a dim" % ctx.attr("axis"))
         ctx.same_as("X", "Out")
 
@@ -114,7 +106,7 @@ class Roll(OpDef):
     def infer_shape(self, ctx):
         shifts, axis = ctx.attr("shifts"), ctx.attr("axis")
         for a in axis:
-            _check_axis(ctx, "X", a)
+            ctx.check_axis("X", a)
         ctx.expect(len(shifts) == len(axis) or (not axis and len(shifts) == 1),
                    "shifts %s and axis %s must have the same length (or axis empty and one "
                    "shift)" % (list(shifts), list(axis)))
@@ -284,8 +276,8 @@ class Trace(OpDef):
         x = ctx.input_var("Input")
         ctx.expect(len(x.shape) >= 2, "Input %r must have rank >= 2, got shape %s"
                    % (x.name, list(x.shape)))
-        a1 = _check_axis(ctx, "Input", ctx.attr("axis1"))
-        a2 = _check_axis(ctx, "Input", ctx.attr("axis2"))
+        a1 = ctx.check_axis("Input", ctx.attr("axis1"), attr="axis1")
+        a2 = ctx.check_axis("Input", ctx.attr("axis2"), attr="axis2")
         ctx.expect(a1 != a2, "axis1 and axis2 must differ, both are dim %d" % a1)
         # a matrix's trace is one number (scalar_shape())
         ctx.set_output("Out", [d for i, d in enumerate(x.shape) if i not in (a1, a2)],
@@ -321,6 +313,7 @@ class Kron(OpDef):
     grad_inputs = ("X", "Y", "Out@GRAD")
 
     def infer_shape(self, ctx):
+        ctx.check_same_dtype("X", "Y")
         xs, ys = ctx.input_shape("X"), ctx.input_shape("Y")
         n = max(len(xs), len(ys))
         xs, ys = (1,) * (n - len(xs)) + xs, (1,) * (n - len(ys)) + ys
@@ -473,7 +466,7 @@ class Unbind(OpDef):
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
-        axis = _check_axis(ctx, "X", ctx.attr("axis"))
+        axis = ctx.check_axis("X", ctx.attr("axis"))
         for i in range(len(ctx.op.outputs.get("Out", ()))):
             ctx.set_output("Out", [d for j, d in enumerate(x.shape) if j != axis], x.dtype, i)
 

@@ -52,6 +52,7 @@ def _infer(ctx, tx, ty, shapes=None):
     """Out's shape; `shapes`: (X's, Y's) to use instead of the variables' (matmul v1)."""
     x, y = ctx.input_var("X"), ctx.input_var("Y")
     ctx.check_dtype("X", FLOATS + COMPLEX)
+    ctx.check_same_dtype("X", "Y")
     xs, ys = [list(s) for s in shapes] if shapes else (list(x.shape), list(y.shape))
     if len(xs) == 1:
         xs = [1] + xs

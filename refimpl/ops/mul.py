@@ -26,6 +26,10 @@ class Mul(OpDef):
         ctx.check_dtype("X", FLOATS)
         ctx.expect(x.dtype == y.dtype, "X %r is %s but Y %r is %s"
                    % (x.name, x.dtype.name, y.name, y.dtype.name))
+        for slot, v, n in (("x", x, xn), ("y", y, yn)):
+            ctx.expect(0 < n < len(v.shape), "%s_num_col_dims=%d must be in [1, %d) for %s %r "
+                       "of shape %s" % (slot, n, len(v.shape), slot.upper(), v.name,
+                                        list(v.shape)))
         x_inner = x.shape[xn:]
         y_inner = y.shape[:yn]
         if all(d >= 0 for d in x_inner + y_inner) and numel(x_inner) != numel(y_inner):

@@ -19,14 +19,20 @@ GEOMETRY_ATTRS = ("ksize", "strides", "paddings", "global_pooling", "ceil_mode",
                   "padding_algorithm")
 
 
-def checked_pool_input(ctx, rank):
-    """X, checked as pool2d and pool3d take it: floats of `rank` dims, a max or avg pool."""
+def checked_pool_input(ctx, rank, layouts):
+    """X, checked as pool2d and pool3d take it: floats of `rank` dims, a max or avg pool,
+    positive windows and strides (unless global or adaptive), one of the `layouts`."""
     x = ctx.input_var("X")
     ctx.check_dtype("X", FLOATS)
     ctx.expect(len(x.shape) == rank, "X %r must be %d-D, got %s"
                % (x.name, rank, list(x.shape)))
     ctx.expect(ctx.attr("pooling_type") in ("max", "avg"),
                "pooling_type must be 'max' or 'avg', got %r" % ctx.attr("pooling_type"))
+    if not (ctx.attr("global_pooling") or ctx.attr("adaptive")):
+        ctx.check_positive("ksize", "strides")
+    ctx.expect(ctx.attr("data_format") in layouts + ("AnyLayout",),
+               "data_format must be %s, got %r" % (" or ".join(map(repr, layouts)),
+                                                    ctx.attr("data_format")))
     return x
 
 
@@ -76,7 +82,7 @@ class Pool2D(OpDef):
     grad_inputs = ("X", "Out", "Out@GRAD")
 
     def infer_shape(self, ctx):
-        x = checked_pool_input(ctx, 4)
+        x = checked_pool_input(ctx, 4, ("NCHW", "NHWC"))
         nhwc = ctx.attr("data_format") == "NHWC"
         shape = (x.shape[0], x.shape[3], x.shape[1], x.shape[2]) if nhwc else tuple(x.shape)
         # a dim unknown at build time (-1) gives -1 (each spatial dim on its own, as

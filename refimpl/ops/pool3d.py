@@ -114,7 +114,7 @@ class Pool3D(OpDef):
     grad_inputs = ("X", "Out", "Out@GRAD")
 
     def infer_shape(self, ctx):
-        x = checked_pool_input(ctx, 5)
+        x = checked_pool_input(ctx, 5, ("NCDHW", "NDHWC"))
         last = ctx.attr("data_format") == "NDHWC"
         shape = list(x.shape)
         if last:

@@ -30,6 +30,8 @@ def _infer(ctx, dim, keep_dim, reduce_all, dtype=None):
     x = ctx.input_var("X")
     nd = len(x.shape)
     for d in dim or ():
+        ctx.expect(isinstance(d, (int, np.integer)) and not isinstance(d, bool),
+                   "dim must hold ints, got %r in %r" % (d, dim))
         ctx.expect(-nd <= d < nd, "dim %d is out of range for X %r of rank %d"
                    % (d, x.name, nd))
     axes = _axes(nd, dim, reduce_all)

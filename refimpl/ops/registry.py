@@ -137,6 +137,32 @@ class InferContext:
         if not cond:
             self.fail(message)
 
+    def check_axis(self, slot, axis, rank_extra=0, attr="axis"):
+        """`axis` (attribute `attr`) as a dim of input `slot`, in [0, rank); fails unless it
+        is in [-rank, rank). `rank_extra`: dims the op adds (stack's and unsqueeze's new
+        axis may be one past X's last)."""
+        v = self.input_var(slot)
+        rank = max(len(v.shape), 1) + rank_extra   # a 0-D tensor's one axis is 0 or -1
+        self.expect(-rank <= axis < rank, "%s %d is out of range for %s %r of rank %d "
+                    "(expected in [%d, %d))" % (attr, axis, slot, v.name, len(v.shape),
+                                                -rank, rank))
+        return axis % rank
+
+    def check_positive(self, *attrs):
+        """Each of the int-list attributes `attrs` (strides, ksize, ...) is all > 0."""
+        for name in attrs:
+            values = list(self.attr(name))
+            self.expect(all(v > 0 for v in values), "%s %s must be positive" % (name, values))
+
+    def check_same_dtype(self, *slots):
+        """All the variables of `slots` have one dtype (Paddle's kernels take one)."""
+        vs = [v for slot in slots for v in self.input_vars(slot) if v.dtype is not None]
+        for v in vs[1:]:
+            if v.dtype != vs[0].dtype:
+                raise OpTypeError(self.op.type, "inputs %r (%s) and %r (%s) must have the same "
+                                  "dtype" % (vs[0].name, vs[0].dtype.name, v.name, v.dtype.name),
+                                  self.op.created_at)
+
     def check_dtype(self, slot, allowed):
         for i, v in enumerate(self.input_vars(slot)):
             if v.dtype is not None and v.dtype.name not in allowed:

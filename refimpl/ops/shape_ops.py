@@ -115,6 +115,8 @@ class Flatten2(_View):
 
     def out_shape(self, ctx, s):
         a = ctx.attr("axis")
+        ctx.expect(0 <= a <= len(s), "axis %d is out of range for X %r of rank %d (expected "
+                   "in [0, %d])" % (a, ctx.input_var("X").name, len(s), len(s)))
         return [numel(s[:a]) if all(d >= 0 for d in s[:a]) else -1,
                 numel(s[a:]) if all(d >= 0 for d in s[a:]) else -1]
 
@@ -131,8 +133,11 @@ class FlattenContiguousRange(_View):
     attrs = {"start_axis": 1, "stop_axis": -1}
 
     def out_shape(self, ctx, s):
-        nd = len(s)
-        a, b = ctx.attr("start_axis") % nd, ctx.attr("stop_axis") % nd
+        a = ctx.check_axis("X", ctx.attr("start_axis"), attr="start_axis")
+        b = ctx.check_axis("X", ctx.attr("stop_axis"), attr="stop_axis")
+        ctx.expect(a <= b, "start_axis %d comes after stop_axis %d in X %r of rank %d"
+                   % (ctx.attr("start_axis"), ctx.attr("stop_axis"), ctx.input_var("X").name,
+                      len(s)))
         mid = s[a:b + 1]
         return list(s[:a]) + [numel(mid) if all(d >= 0 for d in mid) else -1] + list(s[b + 1:])
 
@@ -164,6 +169,8 @@ class Squeeze2(_View):
     attrs = {"axes": []}
 
     def out_shape(self, ctx, s):
+        for a in ctx.attr("axes"):
+            ctx.check_axis("X", a, attr="axes item")
         return _squeeze_shape(s, ctx.attr("axes"))
 
     def view(self, x, axes=()):
@@ -187,7 +194,10 @@ class Unsqueeze2(_View):
         if ctx.has_input("AxesTensor") or ctx.has_input("AxesTensorList"):
             n = runtime_rank(ctx, "AxesTensor", "AxesTensorList", ctx.attr("axes"))
             return [-1] * (len(s) + n) if n >= 0 else [-1]
-        return _unsqueeze_shape(s, ctx.attr("axes"))
+        axes = ctx.attr("axes")
+        for i, a in enumerate(axes):   # each inserted dim widens the range of the next
+            ctx.check_axis("X", a, rank_extra=i + 1, attr="axes item")
+        return _unsqueeze_shape(s, axes)
 
     def forward(self, x, axes_tensor=None, axes_list=None, axes=()):
         axes = runtime_ints(axes_tensor, axes_list, axes)

@@ -1,6 +1,6 @@
 """sum: elementwise sum of a list of same-shaped tensors, or of tensor arrays element by
 element (gradient accumulation uses it)."""
-from ._common import rand
+from ._common import rand, shapes_agree
 from .registry import OpDef, Sample, register, share_lod
 from .tensor_array import add_array_gradients
 
@@ -20,6 +20,11 @@ class Sum(OpDef):
             if v.dtype != first.dtype:
                 ctx.fail("all inputs must share a dtype: %r is %s, %r is %s"
                          % (first.name, first.dtype.name, v.name, v.dtype.name))
+            shapes = first.shape, v.shape
+            if None not in shapes and len(shapes[0]) == len(shapes[1]):
+                ctx.expect(shapes_agree(*shapes), "all inputs must have one shape (-1: any): "
+                           "%r is %s, %r is %s" % (first.name, list(first.shape), v.name,
+                                                   list(v.shape)))
         ctx.set_output("Out", first.shape, first.dtype)
 
     @staticmethod

@@ -4,7 +4,7 @@ import numpy as np
 
 from ..broadcasting import sum_to_shape
 from ..framework.dtypes import to_numpy_dtype
-from ._common import rand, runtime_ints, take_along, take_along_grad
+from ._common import rand, runtime_ints, shapes_agree, take_along, take_along_grad
 from .registry import OpDef, Sample, register, share_lod
 
 
@@ -35,6 +35,7 @@ class Slice(OpDef):
         at_run_time = any(ctx.has_input(s) for s in ("StartsTensor", "EndsTensor",
                                                      "StartsTensorList", "EndsTensorList"))
         for a, s, e in zip(ctx.attr("axes"), ctx.attr("starts"), ctx.attr("ends")):
+            a = ctx.check_axis("Input", a, attr="axes item")
             if at_run_time:
                 shape[a] = -1
             elif shape[a] >= 0:
@@ -88,10 +89,13 @@ class Stack(OpDef):
 
     def infer_shape(self, ctx):
         xs = ctx.input_vars("X")
+        ctx.check_same_dtype("X")
+        for v in xs[1:]:
+            ctx.expect(shapes_agree(v.shape, xs[0].shape), "X %r has shape %s, expected %s (the "
+                       "shape of X %r): stacked tensors have one shape"
+                       % (v.name, list(v.shape), list(xs[0].shape), xs[0].name))
         shape = list(xs[0].shape)
-        axis = ctx.attr("axis")
-        axis = axis if axis >= 0 else axis + len(shape) + 1
-        shape.insert(axis, len(xs))
+        shape.insert(ctx.check_axis("X", ctx.attr("axis"), rank_extra=1), len(xs))
         ctx.set_output("Y", shape, xs[0].dtype)
 
     @staticmethod
@@ -167,6 +171,12 @@ class Expand(_Repeat):
         times = ctx.attr("expand_times")
         if ctx.has_input("expand_times_tensor") and len(times) != len(s):
             times = [-1] * len(s)
+        x = ctx.input_var("X")
+        ctx.expect(len(times) == len(s), "expand_times %s must have one entry per dim of X %r "
+                   "%s" % (list(times), x.name, list(s)))
+        ctx.expect(all(t >= 0 or t == -1 and ctx.has_input("expand_times_tensor")
+                       for t in times),
+                   "expand_times %s must not be negative (X %r)" % (list(times), x.name))
         return [d * t if d >= 0 and t >= 0 else -1 for d, t in zip(s, times)]
 
     @staticmethod
@@ -184,6 +194,8 @@ class Tile(_Repeat):
 
     def out_shape(self, s, ctx):
         times = list(ctx.attr("repeat_times"))
+        ctx.expect(all(t > 0 for t in times), "repeat_times %s must be positive for X %r"
+                   % (times, ctx.input_var("X").name))
         s = [1] * (len(times) - len(s)) + s
         times = [1] * (len(s) - len(times)) + times
         return [d * t if d >= 0 else -1 for d, t in zip(s, times)]
@@ -208,7 +220,13 @@ class ExpandV2(OpDef):
         x = ctx.input_var("X")
         shape = list(ctx.attr("shape"))
         lead = len(shape) - len(x.shape)
+        ctx.expect(lead >= 0, "shape %s has fewer dims than X %r %s"
+                   % (shape, x.name, list(x.shape)))
         out = [x.shape[i - lead] if d == -1 else d for i, d in enumerate(shape)]
+        for i, d in enumerate(x.shape):
+            ctx.expect(d in (1, -1, out[lead + i]) or out[lead + i] < 0,
+                       "X %r %s cannot expand to shape %s: dim %d of X is %d, not 1 or %d"
+                       % (x.name, list(x.shape), shape, i, d, out[lead + i]))
         ctx.set_output("Out", out, x.dtype)
 
     @staticmethod
@@ -236,8 +254,9 @@ class Gather(OpDef):
 
     def infer_shape(self, ctx):
         x, idx = ctx.input_var("X"), ctx.input_var("Index")
+        ctx.check_dtype("Index", ("int32", "int64"))
         shape = list(x.shape)
-        shape[ctx.attr("axis")] = idx.shape[0]
+        shape[ctx.check_axis("X", ctx.attr("axis"))] = idx.shape[0]
         ctx.set_output("Out", shape, x.dtype)
 
     @staticmethod
@@ -355,6 +374,12 @@ class Where(OpDef):
     grad_inputs = ("Condition", "Out@GRAD")
 
     def infer_shape(self, ctx):
+        ctx.check_same_dtype("X", "Y")
+        x = ctx.input_var("X")
+        for slot in ("Condition", "Y"):
+            v = ctx.input_var(slot)
+            ctx.expect(shapes_agree(v.shape, x.shape), "%s %r has shape %s, expected X %r's %s"
+                       % (slot, v.name, list(v.shape), x.name, list(x.shape)))
         ctx.same_as("X", "Out")
 
     @staticmethod

@@ -9,6 +9,7 @@ parameters' values: `step()` hands `_append_optimize_op` the eager block, whose
 append_op runs each op (specs/dygraph.md#optimizers).
 """
 import contextlib
+import math
 import numbers
 
 import numpy as np
@@ -21,13 +22,31 @@ from ..framework.program import (OpRole, Parameter, Variable, current_device,
                                  default_main_program, default_startup_program, name_scope,
                                  program_guard)
 from ..framework.initializer import add_init_op
-from ..framework.regularizer import L2Decay, append_regularization_ops
+from ..framework.regularizer import L2Decay, WeightDecayRegularizer, append_regularization_ops
 from ..ops.selected_rows import mark_sparse_gradients
 from ..dygraph.learning_rate_decay import LearningRateDecay
 from ..dygraph.tracer import layout
 from .clip import _Clip, clip_by_param_attrs, error_clip_callback
 
 __all__ = ["Optimizer", "SGD"]
+
+
+# what a hyperparameter may be, beyond a finite float: (test, the words for the message)
+IN_UNIT = (lambda v: 0.0 <= v < 1.0, "in [0, 1)")
+NON_NEGATIVE = (lambda v: v >= 0.0, ">= 0")
+
+
+def real_hyperparameter(owner, name, value, rule=None):
+    """`value` as a float: a real number (not a bool), finite, and meeting `rule` (IN_UNIT,
+    NON_NEGATIVE) when given; otherwise a TypeError / ValueError naming `owner` and `name`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise TypeError("%s: %s must be a float, got %s %r"
+                        % (owner, name, type(value).__name__, value))
+    value = float(value)
+    test, words = rule or (lambda v: True, "finite")
+    if not math.isfinite(value) or not test(value):
+        raise ValueError("%s: %s must be %s, got %r" % (owner, name, words, value))
+    return value
 
 
 class Optimizer:
@@ -39,6 +58,8 @@ class Optimizer:
                 not hasattr(learning_rate, "_var_name"):
             raise TypeError("learning_rate must be a float, a Variable, an LRScheduler or a "
                             "1.8 LearningRateDecay, got %s" % type(learning_rate).__name__)
+        if isinstance(learning_rate, numbers.Number):
+            learning_rate = self._hyperparameter("learning_rate", learning_rate)
         self._learning_rate = learning_rate
         reg = weight_decay if weight_decay is not None else regularization
         self.regularization = _regularizer(reg)
@@ -152,12 +173,14 @@ class Optimizer:
         if hasattr(self._learning_rate, "_var_name") or \
                 isinstance(self._learning_rate, LearningRateDecay):
             raise RuntimeError("set_lr: the learning rate is an LRScheduler; step it instead")
-        if not isinstance(value, numbers.Real):
-            raise TypeError("set_lr: expected a float, got %s" % type(value).__name__)
-        self._learning_rate = float(value)
+        value = self._hyperparameter("set_lr's value", value)
+        self._learning_rate = value
         from ..framework.scope import global_scope
         for var in self._lr_vars.values():
             global_scope().var(var.name).get_tensor().set(np.array([value], np.float32))
+
+    def _hyperparameter(self, name, value, rule=None):
+        return real_hyperparameter(type(self).__name__, name, value, rule)
 
     # -- accumulators
     def _add_accumulator(self, name, param, fill_value=0.0, shape=None, dtype=None,
@@ -400,7 +423,10 @@ def _np_dtype(dtype):
 
 
 def _regularizer(reg):
-    return L2Decay(reg) if isinstance(reg, numbers.Number) else reg
+    """weight_decay / regularization: None, a coefficient (L2Decay's) or a regularizer."""
+    if reg is None or isinstance(reg, WeightDecayRegularizer):
+        return reg
+    return L2Decay(real_hyperparameter("optimizer", "weight_decay", reg))
 
 
 def _param_groups(params):

@@ -1,9 +1,8 @@
 """The optimizers beyond SGD: each names its accumulators like Paddle and appends its
 update op (see refimpl/ops/optimizer_ops.py for the formulas)."""
-import numbers
 
 from ..framework.program import Variable
-from .optimizer import Optimizer
+from .optimizer import IN_UNIT, NON_NEGATIVE, Optimizer
 
 __all__ = ["Momentum", "LarsMomentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Lamb",
            "DecayedAdagrad", "Ftrl", "Dpsgd", "Adadelta"]
@@ -18,7 +17,7 @@ class Momentum(Optimizer):
                  regularization=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
-        self._momentum = float(momentum)
+        self._momentum = self._hyperparameter("momentum", momentum, NON_NEGATIVE)
         self._use_nesterov = bool(use_nesterov)
 
     def _create_accumulators(self, block, parameters):
@@ -58,15 +57,12 @@ class LarsMomentum(Momentum):
                 "lars_weight_decay": self._lars_weight_decay}
 
 
-def _beta(value, name):
-    """A beta: a number (kept as a float), or a [1] float Variable / Tensor read at run
-    time (Adam, AdamW: the op's Beta1Tensor / Beta2Tensor inputs)."""
+def _beta(optimizer, value, name):
+    """A beta: a number in [0, 1) (kept as a float), or a [1] float Variable / Tensor read
+    at run time (Adam, AdamW: the op's Beta1Tensor / Beta2Tensor inputs)."""
     if isinstance(value, Variable):
         return value
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise TypeError("%s must be a float or a [1] float Variable, got %s"
-                        % (name, type(value).__name__))
-    return float(value)
+    return optimizer._hyperparameter(name, value, IN_UNIT)
 
 
 class _AdamFamily(Optimizer):
@@ -78,8 +74,8 @@ class _AdamFamily(Optimizer):
                  lazy_mode=False, parameter_list=None, regularization=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
-        self._beta1, self._beta2 = _beta(beta1, "beta1"), _beta(beta2, "beta2")
-        self._epsilon = float(epsilon)
+        self._beta1, self._beta2 = _beta(self, beta1, "beta1"), _beta(self, beta2, "beta2")
+        self._epsilon = self._hyperparameter("epsilon", epsilon, NON_NEGATIVE)
         self._lazy_mode = lazy_mode
 
     def _create_accumulators(self, block, parameters):
@@ -149,7 +145,7 @@ class AdamW(_AdamFamily):
                  grad_clip=None, lazy_mode=False, name=None):
         super().__init__(learning_rate, beta1, beta2, epsilon, parameters, None, grad_clip,
                          name, lazy_mode)
-        self._coeff = float(weight_decay)
+        self._coeff = self._hyperparameter("weight_decay", weight_decay)
         self._apply_decay = apply_decay_param_fun
 
     def _update_attrs(self, p):
@@ -188,7 +184,9 @@ class Adamax(Optimizer):
                  parameter_list=None, regularization=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
-        self._beta1, self._beta2, self._epsilon = float(beta1), float(beta2), float(epsilon)
+        self._beta1, self._beta2 = (self._hyperparameter(n, v, IN_UNIT)
+                                    for n, v in (("beta1", beta1), ("beta2", beta2)))
+        self._epsilon = self._hyperparameter("epsilon", epsilon, NON_NEGATIVE)
 
     def _create_accumulators(self, block, parameters):
         for p in parameters:
@@ -228,8 +226,10 @@ class RMSProp(Optimizer):
                  parameter_list=None, regularization=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
-        self._rho, self._epsilon = float(rho), float(epsilon)
-        self._momentum, self._centered = float(momentum), bool(centered)
+        self._rho, self._epsilon, self._momentum = (
+            self._hyperparameter(n, v, NON_NEGATIVE)
+            for n, v in (("rho", rho), ("epsilon", epsilon), ("momentum", momentum)))
+        self._centered = bool(centered)
 
     def _create_accumulators(self, block, parameters):
         for p in parameters:
@@ -260,7 +260,7 @@ class Adagrad(Optimizer):
                  parameter_list=None, regularization=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
-        self._epsilon = float(epsilon)
+        self._epsilon = self._hyperparameter("epsilon", epsilon, NON_NEGATIVE)
         self._initial = float(initial_accumulator_value)
 
     def _create_accumulators(self, block, parameters):
@@ -293,7 +293,8 @@ class Adadelta(Optimizer):
                 raise ValueError("Adadelta: %s is not set." % what)
         super().__init__(learning_rate, grad_clip=grad_clip, name=name,
                          parameter_list=parameter_list, regularization=regularization)
-        self._epsilon, self._rho = float(epsilon), float(rho)
+        self._epsilon, self._rho = (self._hyperparameter(n, v, NON_NEGATIVE)
+                                    for n, v in (("epsilon", epsilon), ("rho", rho)))
 
     def _create_accumulators(self, block, parameters):
         for p in parameters:

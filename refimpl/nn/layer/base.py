@@ -12,7 +12,7 @@ import warnings
 import numpy as np
 
 from ...dygraph.tensor import Tensor, on_place_of
-from ...framework import unique_name
+from ...framework import mode, unique_name
 from ...framework.layer_helper import LayerHelper
 from ...framework.program import Parameter, Variable
 from ...framework.scope import global_scope
@@ -97,8 +97,8 @@ class Layer:
         """x must be a Variable, of one of the dtype names `dtypes` (a TypeError, checked
         first as Paddle does) and of one of `ranks`, when given."""
         if not isinstance(x, Variable):
-            raise TypeError("%s: input %r must be a static Variable, got %s"
-                            % (self._where(), arg, type(x).__name__))
+            raise TypeError("%s: input %r must be %s, got %s"
+                            % (self._where(), arg, mode.variable_kind(), type(x).__name__))
         if dtypes is not None and x.dtype.name not in dtypes:
             raise TypeError("%s: input %r has dtype %s, expected one of %s"
                             % (self._where(), x.name, x.dtype.name, ", ".join(dtypes)))

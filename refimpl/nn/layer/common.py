@@ -5,7 +5,7 @@ from ...layers.common import append_op_out
 from ...layers.embedding import functional_embedding
 from ...layers.functional_loss import cosine_similarity, p_norm
 from ...layers.math import matmul
-from ...layers.norm import dropout
+from ...layers.norm import check_dropout_mode, dropout
 from ...layers.tensor import flatten
 from .base import Layer
 
@@ -58,6 +58,9 @@ class Embedding(Layer):
         if num_embeddings <= 0 or embedding_dim <= 0:
             raise ValueError("Embedding: num_embeddings and embedding_dim must be positive, "
                              "got %d and %d" % (num_embeddings, embedding_dim))
+        if padding_idx is not None and not -num_embeddings <= padding_idx < num_embeddings:
+            raise ValueError("Embedding: padding_idx must be in [%d, %d), got %d"
+                             % (-num_embeddings, num_embeddings, padding_idx))
         self._num_embeddings, self._embedding_dim = num_embeddings, embedding_dim
         self._padding_idx, self._sparse, self._name = padding_idx, sparse, name
         self.weight = self.create_parameter([num_embeddings, embedding_dim], weight_attr)
@@ -98,6 +101,7 @@ class Dropout(Layer):
     def __init__(self, p=0.5, axis=None, mode="upscale_in_train", name=None):
         super().__init__()
         _check_p("Dropout", p)
+        check_dropout_mode("Dropout", mode)
         self.p, self.axis, self.mode, self._name = p, axis, mode, name
 
     def forward(self, input):

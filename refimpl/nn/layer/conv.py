@@ -6,6 +6,7 @@ Normal(0, sqrt(2 / (prod(kernel) * in_channels))) as Paddle's. Transposed ones: 
 initializer there). Bias [out_channels], zeros; bias_attr=False -> none.
 """
 import math
+import numbers
 
 from ...framework.initializer import Normal
 from ...layers import functional_conv
@@ -50,6 +51,11 @@ class _ConvNd(Layer):
         self._in_channels, self._out_channels = in_channels, out_channels
         self._kernel_size = _ntuple(kernel_size, self._nd)
         self._stride, self._dilation = _ntuple(stride, self._nd), _ntuple(dilation, self._nd)
+        for arg, values in (("kernel_size", self._kernel_size), ("stride", self._stride),
+                            ("dilation", self._dilation)):
+            if not all(isinstance(v, numbers.Integral) and v > 0 for v in values):
+                raise ValueError("%s: %s must be positive ints, got %s"
+                                 % (type(self).__name__, arg, values))
         self._padding, self._padding_mode, self._groups = padding, padding_mode, groups
         self._output_padding, self._data_format = output_padding, data_format
         if self._transposed:

@@ -12,7 +12,7 @@ import numpy as np
 
 from ...framework.initializer import Constant
 from ...framework.param_attr import ParamAttr
-from ...layers.common import append_op_out
+from ...layers.common import append_op_out, real_arg
 from ...layers.functional_nn import instance_norm, local_response_norm
 from ...layers.norm import _append_batch_norm, functional_batch_norm, functional_layer_norm
 from .base import Layer
@@ -184,7 +184,8 @@ class LayerNorm(Layer):
         super().__init__()
         if isinstance(normalized_shape, int):
             normalized_shape = [normalized_shape]
-        self._normalized_shape, self._epsilon = list(normalized_shape), epsilon
+        self._normalized_shape = list(normalized_shape)
+        self._epsilon = real_arg("LayerNorm", "epsilon", epsilon)
         self._name = name
         size = int(np.prod(self._normalized_shape))
         self.weight = None if weight_attr is False else self.create_parameter(
