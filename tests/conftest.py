@@ -43,6 +43,15 @@ def dygraph(fresh_programs):
 
 
 @pytest.fixture
+def dataset_home(tmp_path, monkeypatch):
+    """paddle.dataset's DATA_HOME, where its readers look for downloaded files, in a
+    temporary directory."""
+    from refimpl.dataset import common
+    monkeypatch.setattr(common, "DATA_HOME", str(tmp_path))
+    return tmp_path
+
+
+@pytest.fixture
 def rng():
     return np.random.RandomState(1234)
 

@@ -1,8 +1,10 @@
 """Plain helpers shared by test modules (tests/ is on sys.path, as for `from test_conv_pool
-import conv_loops`): running what a test built, reading a variable's value, and running
-something that might hang."""
+import conv_loops`): running what a test built, reading a variable's value, running
+something that might hang, and writing a dataset's downloaded files."""
+import io
 import os
 import sys
+import tarfile
 import threading
 import traceback
 from unittest import mock
@@ -203,3 +205,22 @@ def central_differences(f, x, eps=1e-6):
         d.flat[k] = eps
         g.flat[k] = (f(x + d) - f(x - d)) / (2 * eps)
     return g
+
+
+def put_data_file(home, module, name, data):
+    """Writes `data` as a dataset module's downloaded file `name` under DATA_HOME `home`."""
+    path = home / module / name
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
+
+
+def tar_archive(members, mode="w:gz"):
+    """The bytes of a tar archive (gzipped by default) holding {name: bytes}."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode=mode) as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()

@@ -5,49 +5,27 @@ import io
 import os
 import pickle
 import struct
-import tarfile
 import zipfile
 
 import numpy as np
 import pytest
 
 from refimpl import dataset
-from refimpl.dataset import common
+
+from helpers import put_data_file, tar_archive
 
 
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    monkeypatch.setattr(common, "DATA_HOME", str(tmp_path))
-    return tmp_path
-
-
-def _put(home, module, name, data):
-    path = home / module / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
-
-
-def _tar(members, mode="w:gz"):
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode=mode) as tar:
-        for name, data in members.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
-    return buf.getvalue()
-
-
-def test_missing_file_says_where_to_put_it(home):
+def test_missing_file_says_where_to_put_it(dataset_home):
     with pytest.raises(FileNotFoundError) as e:
         dataset.uci_housing.train()().__next__()
-    assert str(home / "uci_housing" / "housing.data") in str(e.value)
+    assert str(dataset_home / "uci_housing" / "housing.data") in str(e.value)
     assert dataset.uci_housing.URL in str(e.value)
 
 
-def test_uci_housing_normalizes_features_and_splits(home):
+def test_uci_housing_normalizes_features_and_splits(dataset_home):
     rows = np.arange(10 * 14, dtype=float).reshape(10, 14)
-    _put(home, "uci_housing", "housing.data", " ".join(map(str, rows.ravel())).encode())
+    put_data_file(dataset_home, "uci_housing", "housing.data",
+                  " ".join(map(str, rows.ravel())).encode())
     with pytest.warns(UserWarning, match="md5"):
         train = list(dataset.uci_housing.train()())
     test = list(dataset.uci_housing.test()())
@@ -58,25 +36,25 @@ def test_uci_housing_normalizes_features_and_splits(home):
     np.testing.assert_allclose(test[1][1], [rows[9, -1]])
 
 
-def test_mnist_idx_files(home):
+def test_mnist_idx_files(dataset_home):
     images = np.arange(3 * 28 * 28, dtype=np.uint8).reshape(3, 28, 28)
     labels = np.array([7, 0, 9], np.uint8)
-    _put(home, "mnist", "train-images-idx3-ubyte.gz",
-         gzip.compress(struct.pack(">IIII", 2051, 3, 28, 28) + images.tobytes()))
-    _put(home, "mnist", "train-labels-idx1-ubyte.gz",
-         gzip.compress(struct.pack(">II", 2049, 3) + labels.tobytes()))
+    put_data_file(dataset_home, "mnist", "train-images-idx3-ubyte.gz",
+                  gzip.compress(struct.pack(">IIII", 2051, 3, 28, 28) + images.tobytes()))
+    put_data_file(dataset_home, "mnist", "train-labels-idx1-ubyte.gz",
+                  gzip.compress(struct.pack(">II", 2049, 3) + labels.tobytes()))
     samples = list(dataset.mnist.train()())
     assert [s[1] for s in samples] == [7, 0, 9]
     np.testing.assert_allclose(samples[1][0], images[1].ravel() / 255.0 * 2 - 1, atol=1e-6)
     assert samples[0][0].dtype == np.float32 and samples[0][0].shape == (784,)
 
 
-def test_cifar_batches_without_running_pickles(home):
+def test_cifar_batches_without_running_pickles(dataset_home):
     data = np.arange(2 * 3072, dtype=np.uint8).reshape(2, 3072)
     batch = pickle.dumps({b"data": data, b"labels": [3, 1]}, protocol=2)
-    _put(home, "cifar", "cifar-10-python.tar.gz",
-         _tar({"cifar-10-batches-py/data_batch_1": batch,
-               "cifar-10-batches-py/test_batch": batch}))
+    put_data_file(dataset_home, "cifar", "cifar-10-python.tar.gz",
+                  tar_archive({"cifar-10-batches-py/data_batch_1": batch,
+                               "cifar-10-batches-py/test_batch": batch}))
     samples = list(dataset.cifar.train10()())
     assert [s[1] for s in samples] == [3, 1]
     np.testing.assert_allclose(samples[0][0], data[0] / 255.0, rtol=1e-6)
@@ -84,17 +62,17 @@ def test_cifar_batches_without_running_pickles(home):
     class Evil:
         def __reduce__(self):
             return (os.system, ("echo pwned",))
-    _put(home, "cifar", "cifar-10-python.tar.gz",
-         _tar({"cifar-10-batches-py/data_batch_1": pickle.dumps({b"data": Evil()})}))
+    put_data_file(dataset_home, "cifar", "cifar-10-python.tar.gz", tar_archive({
+        "cifar-10-batches-py/data_batch_1": pickle.dumps({b"data": Evil()})}))
     with pytest.raises(ValueError, match="refused"):
         list(dataset.cifar.train10()())
 
 
-def test_imdb_words_dictionary_and_labels(home):
+def test_imdb_words_dictionary_and_labels(dataset_home):
     docs = {"aclImdb/train/pos/0_9.txt": b"Good, good movie!\n",
             "aclImdb/train/neg/1_1.txt": b"Bad movie.",
             "aclImdb/test/pos/2_8.txt": b"good"}
-    _put(home, "imdb", "imdb%2FaclImdb_v1.tar.gz", _tar(docs))
+    put_data_file(dataset_home, "imdb", "imdb%2FaclImdb_v1.tar.gz", tar_archive(docs))
     import re
     word_idx = dataset.imdb.build_dict(re.compile(r"aclImdb/train/.*\.txt$"), 0)
     assert word_idx == {b"good": 0, b"movie": 1, b"bad": 2, "<unk>": 3}
@@ -102,11 +80,11 @@ def test_imdb_words_dictionary_and_labels(home):
     assert list(dataset.imdb.test(word_idx)()) == [([0], 0)]
 
 
-def test_imikolov_ngrams_and_sequences(home):
+def test_imikolov_ngrams_and_sequences(dataset_home):
     text = b"a b a\nb a\n"
-    _put(home, "imikolov", "imikolov%2Fsimple-examples.tgz",
-         _tar({"./simple-examples/data/ptb.train.txt": text,
-               "./simple-examples/data/ptb.valid.txt": b"a\n"}))
+    put_data_file(dataset_home, "imikolov", "imikolov%2Fsimple-examples.tgz", tar_archive({
+        "./simple-examples/data/ptb.train.txt": text,
+        "./simple-examples/data/ptb.valid.txt": b"a\n"}))
     word_idx = dataset.imikolov.build_dict(min_word_freq=0)
     # counts: a 4, <s> 3, <e> 3, b 2
     assert word_idx == {b"a": 0, "<e>": 1, "<s>": 2, b"b": 3, "<unk>": 4}
@@ -116,13 +94,13 @@ def test_imikolov_ngrams_and_sequences(home):
     assert seqs == [([2, 0], [0, 1])]
 
 
-def test_movielens_samples(home):
+def test_movielens_samples(dataset_home):
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as z:
         z.writestr("ml-1m/movies.dat", "1::Toy Story (1995)::Animation|Comedy\n")
         z.writestr("ml-1m/users.dat", "1::F::18::10::48067\n")
         z.writestr("ml-1m/ratings.dat", "1::1::5::978300760\n1::1::3::978300761\n")
-    _put(home, "movielens", "movielens%2Fml-1m.zip", buf.getvalue())
+    put_data_file(dataset_home, "movielens", "movielens%2Fml-1m.zip", buf.getvalue())
     rng = np.random.RandomState(0)
     in_test = [rng.random_sample() < 0.1 for _ in range(2)]
     train = list(dataset.movielens.train()())
@@ -132,15 +110,17 @@ def test_movielens_samples(home):
     assert dataset.movielens.max_movie_id() == 1 and dataset.movielens.max_job_id() == 10
 
 
-def test_conll05_predicates_and_context(home):
+def test_conll05_predicates_and_context(dataset_home):
     words = b"The\ncat\nsat\n\n"
     props = b"-\t(A0*\n-\t*)\nsat\t(V*)\n\n"
-    _put(home, "conll05st", "conll05st-tests.tar.gz", _tar({
+    put_data_file(dataset_home, "conll05st", "conll05st-tests.tar.gz", tar_archive({
         "conll05st-release/test.wsj/words/test.wsj.words.gz": gzip.compress(words),
         "conll05st-release/test.wsj/props/test.wsj.props.gz": gzip.compress(props)}))
-    _put(home, "conll05st", "conll05st%2FwordDict.txt", b"<unk>\nThe\ncat\nsat\nbos\neos\n")
-    _put(home, "conll05st", "conll05st%2FverbDict.txt", b"sat\n")
-    _put(home, "conll05st", "conll05st%2FtargetDict.txt", b"B-A0\nI-A0\nB-V\nI-V\nO\n")
+    put_data_file(dataset_home, "conll05st", "conll05st%2FwordDict.txt",
+                  b"<unk>\nThe\ncat\nsat\nbos\neos\n")
+    put_data_file(dataset_home, "conll05st", "conll05st%2FverbDict.txt", b"sat\n")
+    put_data_file(dataset_home, "conll05st", "conll05st%2FtargetDict.txt",
+                  b"B-A0\nI-A0\nB-V\nI-V\nO\n")
     (sample,) = list(dataset.conll05.test()())
     words_idx, n2, n1, c0, p1, p2, pred, mark, labels = sample
     assert words_idx == [1, 2, 3] and n2 == [1] * 3 and n1 == [2] * 3 and c0 == [3] * 3
@@ -149,14 +129,14 @@ def test_conll05_predicates_and_context(home):
     assert labels == [label_dict["B-A0"], label_dict["I-A0"], label_dict["B-V"]]
 
 
-def test_wmt14_and_wmt16(home):
-    _put(home, "wmt14", "wmt14.tgz", _tar({
+def test_wmt14_and_wmt16(dataset_home):
+    put_data_file(dataset_home, "wmt14", "wmt14.tgz", tar_archive({
         "wmt14/src.dict": b"<s>\n<e>\n<unk>\nhello\n",
         "wmt14/trg.dict": b"<s>\n<e>\n<unk>\nbonjour\n",
         "wmt14/train/train": b"hello world\tbonjour\n"}))
     assert list(dataset.wmt14.train(4)()) == [([0, 3, 2, 1], [0, 3], [3, 1])]
-    _put(home, "wmt16", "wmt16.tar.gz", _tar({
+    put_data_file(dataset_home, "wmt16", "wmt16.tar.gz", tar_archive({
         "wmt16/train": b"a b a\tx y\n", "wmt16/test": b"a c\tx\n", "wmt16/val": b"b\ty\n"}))
     assert list(dataset.wmt16.test(5, 5)()) == [([0, 3, 2, 1], [0, 3], [3, 1])]
     assert dataset.wmt16.get_dict("en", 5) == {"<s>": 0, "<e>": 1, "<unk>": 2, "a": 3, "b": 4}
-    assert os.path.isfile(home / "wmt16" / "de_5.dict")
+    assert os.path.isfile(dataset_home / "wmt16" / "de_5.dict")

@@ -1,27 +1,12 @@
 """paddle.text.datasets: the Dataset classes over paddle.dataset's files, read from a
 temporary DATA_HOME (specs/text_datasets.md)."""
-import io
-import tarfile
-
 import numpy as np
 import pytest
 
 import refimpl
-from refimpl.dataset import common
 from refimpl.text.datasets import Imdb, Imikolov, UCIHousing
 
-
-@pytest.fixture
-def home(tmp_path, monkeypatch):
-    monkeypatch.setattr(common, "DATA_HOME", str(tmp_path))
-    return tmp_path
-
-
-def _put(home, module, name, data):
-    path = home / module / name
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    return path
+from helpers import put_data_file, tar_archive
 
 
 def test_namespace_lists_the_classes():
@@ -30,9 +15,10 @@ def test_namespace_lists_the_classes():
 
 
 @pytest.mark.filterwarnings("ignore:paddle.dataset.uci_housing")
-def test_uci_housing_samples_in_the_default_dtype(home):
+def test_uci_housing_samples_in_the_default_dtype(dataset_home):
     rows = np.arange(10 * 14, dtype=float).reshape(10, 14) ** 1.5
-    _put(home, "uci_housing", "housing.data", " ".join(map(str, rows.ravel())).encode())
+    put_data_file(dataset_home, "uci_housing", "housing.data",
+                  " ".join(map(str, rows.ravel())).encode())
     train, test = UCIHousing(mode="train"), UCIHousing(mode="TEST")
     assert (len(train), len(test)) == (8, 2)
     features = rows[:, :-1]
@@ -50,7 +36,7 @@ def test_uci_housing_samples_in_the_default_dtype(home):
     np.testing.assert_allclose(x64, want[3], rtol=1e-12)
 
 
-def test_uci_housing_refuses_bad_mode_and_missing_file(home, tmp_path):
+def test_uci_housing_refuses_bad_mode_and_missing_file(dataset_home):
     with pytest.raises(ValueError, match="mode must be 'train' or 'test'"):
         UCIHousing(mode="valid")
     with pytest.raises(FileNotFoundError, match="housing.data"):
@@ -59,19 +45,13 @@ def test_uci_housing_refuses_bad_mode_and_missing_file(home, tmp_path):
         UCIHousing(download=False)
 
 
-def test_imdb_dictionary_over_all_parts_and_labels(home, tmp_path):
+def test_imdb_dictionary_over_all_parts_and_labels(dataset_home, tmp_path):
     docs = {"aclImdb/train/pos/0_9.txt": b"Good, good movie!\n",
             "aclImdb/train/neg/1_1.txt": b"Bad movie.",
             "aclImdb/test/pos/2_8.txt": b"good bad",
             "aclImdb/test/neg/3_2.txt": b"dull"}
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, data in docs.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
     path = tmp_path / "reviews.tar.gz"
-    path.write_bytes(buf.getvalue())
+    path.write_bytes(tar_archive(docs))
     train = Imdb(data_file=str(path), mode="train", cutoff=1)
     # words seen more than once: good (3), bad (2), movie (2); ties by the word's bytes
     assert train.word_idx == {b"good": 0, b"bad": 1, b"movie": 2, "<unk>": 3}
@@ -87,14 +67,8 @@ def _ptb(tmp_path):
     texts = {"./simple-examples/data/ptb.train.txt": b" a b a\n b c\n",
              "./simple-examples/data/ptb.valid.txt": b" a x a\n",
              "./simple-examples/data/ptb.test.txt": b" c a b b a\n"}
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, data in texts.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
     path = tmp_path / "simple-examples.tgz"
-    path.write_bytes(buf.getvalue())
+    path.write_bytes(tar_archive(texts))
     return str(path)
 
 
