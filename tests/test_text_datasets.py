@@ -2,13 +2,14 @@
 temporary DATA_HOME (specs/text_datasets.md)."""
 import io
 import tarfile
+import zipfile
 
 import numpy as np
 import pytest
 
 import refimpl
 from refimpl.dataset import common
-from refimpl.text.datasets import Imdb, Imikolov, UCIHousing
+from refimpl.text.datasets import WMT14, Imdb, Imikolov, Movielens, UCIHousing
 
 
 @pytest.fixture
@@ -24,9 +25,21 @@ def _put(home, module, name, data):
     return path
 
 
+def _tar(members):
+    """A .tar.gz's bytes with `members` {name: bytes}."""
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
 def test_namespace_lists_the_classes():
     assert refimpl.text.Imdb is Imdb and refimpl.text.datasets.UCIHousing is UCIHousing
-    assert refimpl.text.datasets.__all__ == ["Imdb", "Imikolov", "UCIHousing"]
+    assert refimpl.text.datasets.__all__ == ["Imdb", "Imikolov", "Movielens", "UCIHousing",
+                                             "WMT14"]
 
 
 @pytest.mark.filterwarnings("ignore:paddle.dataset.uci_housing")
@@ -64,14 +77,8 @@ def test_imdb_dictionary_over_all_parts_and_labels(home, tmp_path):
             "aclImdb/train/neg/1_1.txt": b"Bad movie.",
             "aclImdb/test/pos/2_8.txt": b"good bad",
             "aclImdb/test/neg/3_2.txt": b"dull"}
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, data in docs.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
     path = tmp_path / "reviews.tar.gz"
-    path.write_bytes(buf.getvalue())
+    path.write_bytes(_tar(docs))
     train = Imdb(data_file=str(path), mode="train", cutoff=1)
     # words seen more than once: good (3), bad (2), movie (2); ties by the word's bytes
     assert train.word_idx == {b"good": 0, b"bad": 1, b"movie": 2, "<unk>": 3}
@@ -87,14 +94,8 @@ def _ptb(tmp_path):
     texts = {"./simple-examples/data/ptb.train.txt": b" a b a\n b c\n",
              "./simple-examples/data/ptb.valid.txt": b" a x a\n",
              "./simple-examples/data/ptb.test.txt": b" c a b b a\n"}
-    buf = io.BytesIO()
-    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
-        for name, data in texts.items():
-            info = tarfile.TarInfo(name)
-            info.size = len(data)
-            tar.addfile(info, io.BytesIO(data))
     path = tmp_path / "simple-examples.tgz"
-    path.write_bytes(buf.getvalue())
+    path.write_bytes(_tar(texts))
     return str(path)
 
 
@@ -120,3 +121,68 @@ def test_imikolov_reads_the_mode_file_with_the_train_and_valid_dictionary(tmp_pa
         Imikolov(data_file=path)
     with pytest.raises(ValueError, match="data_type must be 'NGRAM' or 'SEQ'"):
         Imikolov(data_file=path, data_type="BOW")
+
+
+def _movielens_zip():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("ml-1m/movies.dat", "1::Toy Story (1995)::Animation|Comedy\n"
+                                       "2::Heat (1995)::Action\n")
+        z.writestr("ml-1m/users.dat", "1::F::1::10::48067\n2::M::56::16::70072\n")
+        # RandomState(0)'s first draws: .549 .715 .603 .545 .424 .646: with test_ratio 0.5
+        # the fifth rating is the only test sample
+        z.writestr("ml-1m/ratings.dat", "".join("%d::%d::%d::0\n" % r for r in [
+            (1, 1, 5), (1, 2, 3), (2, 1, 4), (2, 2, 1), (2, 1, 2), (1, 2, 4)]))
+    return buf.getvalue()
+
+
+def test_movielens_samples_split_and_cache_path(home):
+    with pytest.raises(FileNotFoundError, match="sentiment.movielens%2Fml-1m.zip"):
+        Movielens()
+    _put(home, "sentiment", "movielens%2Fml-1m.zip", _movielens_zip())
+    with pytest.warns(UserWarning, match="md5"):
+        train = Movielens(test_ratio=0.5)
+    with pytest.warns(UserWarning, match="md5"):
+        test = Movielens(mode="test", test_ratio=0.5)
+    assert (len(train), len(test)) == (5, 1)
+    # categories and title words numbered in sorted order: Action 0, Animation 1, Comedy 2;
+    # heat 0, story 1, toy 2
+    want = [[2], [0], [6], [16], [1], [1, 2], [2, 1], [-1.0]]   # user 2, Toy Story, 2 stars
+    got = test[0]
+    assert len(got) == 8 and all(g.ndim == 1 for g in got)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert [int(s[0][0]) for s in train] == [1, 1, 2, 2, 1]
+    np.testing.assert_array_equal(train[1][5], [0])       # Heat: Action
+    np.testing.assert_array_equal(train[0][7], [5.0])     # 5 stars -> 5 * 2 - 5
+    assert train.user_info[1].is_male is False and train.movie_info[2].title == "Heat "
+
+
+def _wmt14_tgz():
+    return _tar({"wmt14/src.dict": b"<s>\n<e>\n<unk>\nhello\nworld\n",
+                 "wmt14/trg.dict": b"<s>\n<e>\n<unk>\nbonjour\nmonde\n",
+                 "wmt14/train/train": b"hello world\tbonjour monde\nno tab\n",
+                 "wmt14/test/test": b"world hello\tmonde\n",
+                 "wmt14/gen/gen": b"hello\tbonjour\n"})
+
+
+def test_wmt14_modes_dictionary_size_and_reverse_dict(home):
+    _put(home, "wmt14", "wmt14.tgz", _wmt14_tgz())
+    with pytest.warns(UserWarning, match="md5"):
+        train = WMT14(dict_size=4)
+    assert len(train) == 1       # the line without a tab is skipped
+    src, trg, trg_next = train[0]
+    assert src.dtype == np.int64
+    assert (src.tolist(), trg.tolist(), trg_next.tolist()) == ([0, 3, 2, 1], [0, 3, 2], [3, 2, 1])
+    with pytest.warns(UserWarning, match="md5"):
+        test = WMT14(mode="TEST", dict_size=5)
+        gen = WMT14(mode="gen", dict_size=5)
+    assert [a.tolist() for a in test[0]] == [[0, 4, 3, 1], [0, 4], [4, 1]]
+    assert [a.tolist() for a in gen[0]] == [[0, 3, 1], [0, 3], [3, 1]]
+    src_dict, trg_dict = train.get_dict()
+    assert src_dict == {"<s>": 0, "<e>": 1, "<unk>": 2, "hello": 3}
+    assert train.get_dict(reverse=True)[1] == {0: "<s>", 1: "<e>", 2: "<unk>", 3: "bonjour"}
+    with pytest.raises(ValueError, match="dict_size must be a positive int"):
+        WMT14()
+    with pytest.raises(ValueError, match="'train', 'test' or 'gen'"):
+        WMT14(mode="val", dict_size=4)

@@ -2,6 +2,8 @@
 (specs/text_datasets.md)."""
 from .imdb import Imdb
 from .imikolov import Imikolov
+from .movielens import Movielens
 from .uci_housing import UCIHousing
+from .wmt14 import WMT14
 
-__all__ = ["Imdb", "Imikolov", "UCIHousing"]
+__all__ = ["Imdb", "Imikolov", "Movielens", "UCIHousing", "WMT14"]
