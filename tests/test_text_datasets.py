@@ -1,5 +1,6 @@
 """paddle.text.datasets: the Dataset classes over paddle.dataset's files, read from a
 temporary DATA_HOME (specs/text_datasets.md)."""
+import gzip
 import io
 import tarfile
 import zipfile
@@ -9,7 +10,7 @@ import pytest
 
 import refimpl
 from refimpl.dataset import common
-from refimpl.text.datasets import WMT14, Imdb, Imikolov, Movielens, UCIHousing
+from refimpl.text.datasets import WMT14, Conll05st, Imdb, Imikolov, Movielens, UCIHousing
 
 
 @pytest.fixture
@@ -38,8 +39,8 @@ def _tar(members):
 
 def test_namespace_lists_the_classes():
     assert refimpl.text.Imdb is Imdb and refimpl.text.datasets.UCIHousing is UCIHousing
-    assert refimpl.text.datasets.__all__ == ["Imdb", "Imikolov", "Movielens", "UCIHousing",
-                                             "WMT14"]
+    assert refimpl.text.datasets.__all__ == ["Conll05st", "Imdb", "Imikolov", "Movielens",
+                                             "UCIHousing", "WMT14"]
 
 
 @pytest.mark.filterwarnings("ignore:paddle.dataset.uci_housing")
@@ -186,3 +187,34 @@ def test_wmt14_modes_dictionary_size_and_reverse_dict(home):
         WMT14()
     with pytest.raises(ValueError, match="'train', 'test' or 'gen'"):
         WMT14(mode="val", dict_size=4)
+
+
+def test_conll05st_one_sample_per_predicate(home, tmp_path):
+    words = b"He\nsaid\nshe\nleft\n\n"
+    props = b"-\t(A0*)\t*\nsaid\t(V*)\t*\n-\t(A1*\t(A0*)\nleft\t*)\t(V*)\n\n"
+    archive = tmp_path / "tests.tar.gz"
+    archive.write_bytes(_tar({
+        "conll05st-release/test.wsj/words/test.wsj.words.gz": gzip.compress(words),
+        "conll05st-release/test.wsj/props/test.wsj.props.gz": gzip.compress(props)}))
+    with pytest.raises(FileNotFoundError, match="conll05st.conll05st%2FwordDict.txt"):
+        Conll05st(data_file=str(archive))
+    _put(home, "conll05st", "conll05st%2FwordDict.txt", b"<unk>\nHe\nsaid\nshe\nleft\nbos\neos\n")
+    _put(home, "conll05st", "conll05st%2FverbDict.txt", b"said\nleft\n")
+    _put(home, "conll05st", "conll05st%2FtargetDict.txt", b"B-A0\nI-A0\nB-A1\nI-A1\nB-V\nO\n")
+    emb = _put(home, "conll05st", "conll05st%2Femb", b"")
+    with pytest.warns(UserWarning, match="md5"):
+        data = Conll05st(data_file=str(archive))
+    assert len(data) == 2 and data.get_embedding() == str(emb)
+    word_dict, verb_dict, label_dict = data.get_dict()
+    # tags sorted: A0, A1, V; then O
+    assert label_dict == {"B-A0": 0, "I-A0": 1, "B-A1": 2, "I-A1": 3, "B-V": 4, "I-V": 5,
+                          "O": 6}
+    said, left = ([a.tolist() for a in data[i]] for i in (0, 1))
+    assert all(a.dtype == np.int64 for a in data[0])
+    # words, ctx_n2, ctx_n1, ctx_0, ctx_p1, ctx_p2, predicate, mark, labels
+    assert said == [[1, 2, 3, 4], [5] * 4, [1] * 4, [2] * 4, [3] * 4, [4] * 4, [0] * 4,
+                    [1, 1, 1, 1], [0, 4, 2, 3]]
+    assert left == [[1, 2, 3, 4], [2] * 4, [3] * 4, [4] * 4, [6] * 4, [6] * 4, [1] * 4,
+                    [0, 1, 1, 1], [6, 6, 0, 4]]
+    with pytest.raises(ValueError, match="download=False"):
+        Conll05st(data_file=str(archive), download=False)
