@@ -10,7 +10,7 @@ import pytest
 
 import refimpl
 from refimpl.dataset import common
-from refimpl.text.datasets import WMT14, Conll05st, Imdb, Imikolov, Movielens, UCIHousing
+from refimpl.text.datasets import WMT14, WMT16, Conll05st, Imdb, Imikolov, Movielens, UCIHousing
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def _tar(members):
 def test_namespace_lists_the_classes():
     assert refimpl.text.Imdb is Imdb and refimpl.text.datasets.UCIHousing is UCIHousing
     assert refimpl.text.datasets.__all__ == ["Conll05st", "Imdb", "Imikolov", "Movielens",
-                                             "UCIHousing", "WMT14"]
+                                             "UCIHousing", "WMT14", "WMT16"]
 
 
 @pytest.mark.filterwarnings("ignore:paddle.dataset.uci_housing")
@@ -218,3 +218,31 @@ def test_conll05st_one_sample_per_predicate(home, tmp_path):
                     [0, 1, 1, 1], [6, 6, 0, 4]]
     with pytest.raises(ValueError, match="download=False"):
         Conll05st(data_file=str(archive), download=False)
+
+
+@pytest.mark.filterwarnings("ignore:paddle.dataset.wmt16")
+def test_wmt16_dictionaries_per_language_and_modes(home):
+    with pytest.raises(FileNotFoundError, match="wmt16.wmt16.tar.gz"):
+        WMT16(src_dict_size=5, trg_dict_size=4)
+    _put(home, "wmt16", "wmt16.tar.gz", _tar({
+        "wmt16/train": b"a b a\tx y\na c\tx\nno tab\n",
+        "wmt16/test": b"c a\ty z\n",
+        "wmt16/val": b"b\tx\n"}))
+    train = WMT16(src_dict_size=5, trg_dict_size=4)
+    # en: a (3), then b and c (1 each) in first-seen order, cut at 5 entries; de: x (2)
+    assert train.get_dict("en") == {"<s>": 0, "<e>": 1, "<unk>": 2, "a": 3, "b": 4}
+    assert train.get_dict("de", reverse=True) == {0: "<s>", 1: "<e>", 2: "<unk>", 3: "x"}
+    assert (home / "wmt16" / "en_5.dict").read_bytes() == b"<s>\n<e>\n<unk>\na\nb\n"
+    assert len(train) == 2
+    assert [a.tolist() for a in train[0]] == [[0, 3, 4, 3, 1], [0, 3, 2], [3, 2, 1]]
+    assert train[0][0].dtype == np.int64
+    test = WMT16(mode="TEST", src_dict_size=5, trg_dict_size=4)
+    assert [a.tolist() for a in test[0]] == [[0, 2, 3, 1], [0, 2, 2], [2, 2, 1]]
+    german = WMT16(mode="val", src_dict_size=4, trg_dict_size=5, lang="de")
+    assert [a.tolist() for a in german[0]] == [[0, 3, 1], [0, 4], [4, 1]]
+    with pytest.raises(ValueError, match="src_dict_size must be a positive int"):
+        WMT16()
+    with pytest.raises(ValueError, match="'train', 'test' or 'val'"):
+        WMT16(mode="validation", src_dict_size=5, trg_dict_size=4)
+    with pytest.raises(ValueError, match="lang must be 'en' or 'de'"):
+        train.get_dict("fr")
