@@ -166,3 +166,14 @@ def test_load_refuses_a_torn_save(tmp_path, dygraph, rng):
         f.write(b"\0\0\0\1")
     with pytest.raises(TornCheckpointError):
         paddle.jit.load(path)
+
+
+@pytest.mark.parametrize("net", ["mlp_pir", "misc_pir", "conv"])
+def test_paddle331_save_inference_model_fixtures(dygraph, net):
+    """Paddle 3.3.1's static save_inference_model files, PIR json and legacy ProgramDesc."""
+    base = os.path.join(FIXTURES, "paddle3.3.1")
+    loaded = paddle.jit.load(os.path.join(base, net + "_infer", "model"))
+    x = np.load(os.path.join(base, net + "_input.npy"))
+    np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(),
+                               np.load(os.path.join(base, net + "_output.npy")),
+                               rtol=1e-5, atol=1e-6)
