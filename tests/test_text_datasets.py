@@ -1,17 +1,22 @@
 """paddle.text.datasets: the Dataset classes over paddle.dataset's files, read from a
 temporary DATA_HOME (specs/text_datasets.md)."""
+import gzip
+import io
+import zipfile
+
 import numpy as np
 import pytest
 
 import refimpl
-from refimpl.text.datasets import Imdb, Imikolov, UCIHousing
+from refimpl.text.datasets import WMT14, WMT16, Conll05st, Imdb, Imikolov, Movielens, UCIHousing
 
 from helpers import put_data_file, tar_archive
 
 
 def test_namespace_lists_the_classes():
     assert refimpl.text.Imdb is Imdb and refimpl.text.datasets.UCIHousing is UCIHousing
-    assert refimpl.text.datasets.__all__ == ["Imdb", "Imikolov", "UCIHousing"]
+    assert refimpl.text.datasets.__all__ == ["Conll05st", "Imdb", "Imikolov", "Movielens",
+                                             "UCIHousing", "WMT14", "WMT16"]
 
 
 @pytest.mark.filterwarnings("ignore:paddle.dataset.uci_housing")
@@ -94,3 +99,127 @@ def test_imikolov_reads_the_mode_file_with_the_train_and_valid_dictionary(tmp_pa
         Imikolov(data_file=path)
     with pytest.raises(ValueError, match="data_type must be 'NGRAM' or 'SEQ'"):
         Imikolov(data_file=path, data_type="BOW")
+
+
+def _movielens_zip():
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as z:
+        z.writestr("ml-1m/movies.dat", "1::Toy Story (1995)::Animation|Comedy\n"
+                                       "2::Heat (1995)::Action\n")
+        z.writestr("ml-1m/users.dat", "1::F::1::10::48067\n2::M::56::16::70072\n")
+        # RandomState(0)'s first draws: .549 .715 .603 .545 .424 .646: with test_ratio 0.5
+        # the fifth rating is the only test sample
+        z.writestr("ml-1m/ratings.dat", "".join("%d::%d::%d::0\n" % r for r in [
+            (1, 1, 5), (1, 2, 3), (2, 1, 4), (2, 2, 1), (2, 1, 2), (1, 2, 4)]))
+    return buf.getvalue()
+
+
+def test_movielens_samples_split_and_cache_path(dataset_home):
+    with pytest.raises(FileNotFoundError, match="sentiment.movielens%2Fml-1m.zip"):
+        Movielens()
+    put_data_file(dataset_home, "sentiment", "movielens%2Fml-1m.zip", _movielens_zip())
+    with pytest.warns(UserWarning, match="md5"):
+        train = Movielens(test_ratio=0.5)
+    with pytest.warns(UserWarning, match="md5"):
+        test = Movielens(mode="test", test_ratio=0.5)
+    assert (len(train), len(test)) == (5, 1)
+    # categories and title words numbered in sorted order: Action 0, Animation 1, Comedy 2;
+    # heat 0, story 1, toy 2
+    want = [[2], [0], [6], [16], [1], [1, 2], [2, 1], [-1.0]]   # user 2, Toy Story, 2 stars
+    got = test[0]
+    assert len(got) == 8 and all(g.ndim == 1 for g in got)
+    for g, w in zip(got, want):
+        np.testing.assert_array_equal(g, w)
+    assert [int(s[0][0]) for s in train] == [1, 1, 2, 2, 1]
+    np.testing.assert_array_equal(train[1][5], [0])       # Heat: Action
+    np.testing.assert_array_equal(train[0][7], [5.0])     # 5 stars -> 5 * 2 - 5
+    assert train.user_info[1].is_male is False and train.movie_info[2].title == "Heat "
+
+
+def _wmt14_tgz():
+    return tar_archive({"wmt14/src.dict": b"<s>\n<e>\n<unk>\nhello\nworld\n",
+                 "wmt14/trg.dict": b"<s>\n<e>\n<unk>\nbonjour\nmonde\n",
+                 "wmt14/train/train": b"hello world\tbonjour monde\nno tab\n",
+                 "wmt14/test/test": b"world hello\tmonde\n",
+                 "wmt14/gen/gen": b"hello\tbonjour\n"})
+
+
+def test_wmt14_modes_dictionary_size_and_reverse_dict(dataset_home):
+    put_data_file(dataset_home, "wmt14", "wmt14.tgz", _wmt14_tgz())
+    with pytest.warns(UserWarning, match="md5"):
+        train = WMT14(dict_size=4)
+    assert len(train) == 1       # the line without a tab is skipped
+    src, trg, trg_next = train[0]
+    assert src.dtype == np.int64
+    assert (src.tolist(), trg.tolist(), trg_next.tolist()) == ([0, 3, 2, 1], [0, 3, 2], [3, 2, 1])
+    with pytest.warns(UserWarning, match="md5"):
+        test = WMT14(mode="TEST", dict_size=5)
+        gen = WMT14(mode="gen", dict_size=5)
+    assert [a.tolist() for a in test[0]] == [[0, 4, 3, 1], [0, 4], [4, 1]]
+    assert [a.tolist() for a in gen[0]] == [[0, 3, 1], [0, 3], [3, 1]]
+    src_dict, trg_dict = train.get_dict()
+    assert src_dict == {"<s>": 0, "<e>": 1, "<unk>": 2, "hello": 3}
+    assert train.get_dict(reverse=True)[1] == {0: "<s>", 1: "<e>", 2: "<unk>", 3: "bonjour"}
+    with pytest.raises(ValueError, match="dict_size must be a positive int"):
+        WMT14()
+    with pytest.raises(ValueError, match="'train', 'test' or 'gen'"):
+        WMT14(mode="val", dict_size=4)
+
+
+def test_conll05st_one_sample_per_predicate(dataset_home, tmp_path):
+    words = b"He\nsaid\nshe\nleft\n\n"
+    props = b"-\t(A0*)\t*\nsaid\t(V*)\t*\n-\t(A1*\t(A0*)\nleft\t*)\t(V*)\n\n"
+    archive = tmp_path / "tests.tar.gz"
+    archive.write_bytes(tar_archive({
+        "conll05st-release/test.wsj/words/test.wsj.words.gz": gzip.compress(words),
+        "conll05st-release/test.wsj/props/test.wsj.props.gz": gzip.compress(props)}))
+    with pytest.raises(FileNotFoundError, match="conll05st.conll05st%2FwordDict.txt"):
+        Conll05st(data_file=str(archive))
+    put_data_file(dataset_home, "conll05st", "conll05st%2FwordDict.txt", b"<unk>\nHe\nsaid\nshe\nleft\nbos\neos\n")
+    put_data_file(dataset_home, "conll05st", "conll05st%2FverbDict.txt", b"said\nleft\n")
+    put_data_file(dataset_home, "conll05st", "conll05st%2FtargetDict.txt", b"B-A0\nI-A0\nB-A1\nI-A1\nB-V\nO\n")
+    emb = put_data_file(dataset_home, "conll05st", "conll05st%2Femb", b"")
+    with pytest.warns(UserWarning, match="md5"):
+        data = Conll05st(data_file=str(archive))
+    assert len(data) == 2 and data.get_embedding() == str(emb)
+    word_dict, verb_dict, label_dict = data.get_dict()
+    # tags sorted: A0, A1, V; then O
+    assert label_dict == {"B-A0": 0, "I-A0": 1, "B-A1": 2, "I-A1": 3, "B-V": 4, "I-V": 5,
+                          "O": 6}
+    said, left = ([a.tolist() for a in data[i]] for i in (0, 1))
+    assert all(a.dtype == np.int64 for a in data[0])
+    # words, ctx_n2, ctx_n1, ctx_0, ctx_p1, ctx_p2, predicate, mark, labels
+    assert said == [[1, 2, 3, 4], [5] * 4, [1] * 4, [2] * 4, [3] * 4, [4] * 4, [0] * 4,
+                    [1, 1, 1, 1], [0, 4, 2, 3]]
+    assert left == [[1, 2, 3, 4], [2] * 4, [3] * 4, [4] * 4, [6] * 4, [6] * 4, [1] * 4,
+                    [0, 1, 1, 1], [6, 6, 0, 4]]
+    with pytest.raises(ValueError, match="download=False"):
+        Conll05st(data_file=str(archive), download=False)
+
+
+@pytest.mark.filterwarnings("ignore:paddle.dataset.wmt16")
+def test_wmt16_dictionaries_per_language_and_modes(dataset_home):
+    with pytest.raises(FileNotFoundError, match="wmt16.wmt16.tar.gz"):
+        WMT16(src_dict_size=5, trg_dict_size=4)
+    put_data_file(dataset_home, "wmt16", "wmt16.tar.gz", tar_archive({
+        "wmt16/train": b"a b a\tx y\na c\tx\nno tab\n",
+        "wmt16/test": b"c a\ty z\n",
+        "wmt16/val": b"b\tx\n"}))
+    train = WMT16(src_dict_size=5, trg_dict_size=4)
+    # en: a (3), then b and c (1 each) in first-seen order, cut at 5 entries; de: x (2)
+    assert train.get_dict("en") == {"<s>": 0, "<e>": 1, "<unk>": 2, "a": 3, "b": 4}
+    assert train.get_dict("de", reverse=True) == {0: "<s>", 1: "<e>", 2: "<unk>", 3: "x"}
+    assert (dataset_home / "wmt16" / "en_5.dict").read_bytes() == b"<s>\n<e>\n<unk>\na\nb\n"
+    assert len(train) == 2
+    assert [a.tolist() for a in train[0]] == [[0, 3, 4, 3, 1], [0, 3, 2], [3, 2, 1]]
+    assert train[0][0].dtype == np.int64
+    test = WMT16(mode="TEST", src_dict_size=5, trg_dict_size=4)
+    assert [a.tolist() for a in test[0]] == [[0, 2, 3, 1], [0, 2, 2], [2, 2, 1]]
+    german = WMT16(mode="val", src_dict_size=4, trg_dict_size=5, lang="de")
+    assert [a.tolist() for a in german[0]] == [[0, 3, 1], [0, 4], [4, 1]]
+    with pytest.raises(ValueError, match="src_dict_size must be a positive int"):
+        WMT16()
+    with pytest.raises(ValueError, match="'train', 'test' or 'val'"):
+        WMT16(mode="validation", src_dict_size=5, trg_dict_size=4)
+    with pytest.raises(ValueError, match="lang must be 'en' or 'de'"):
+        train.get_dict("fr")

@@ -22,6 +22,9 @@ TRGDICT_MD5 = "d8c7f03ceb5fc2e5a0fa7503a4353751"
 EMB_URL = "http://paddlemodels.bj.bcebos.com/conll05st%2Femb"
 EMB_MD5 = "bf436eb0faa1f6f9103017f8be57cdb7"
 UNK_IDX = 0
+# the archive's members with the test set's words and props
+WORDS_MEMBER = "conll05st-release/test.wsj/words/test.wsj.words.gz"
+PROPS_MEMBER = "conll05st-release/test.wsj/props/test.wsj.props.gz"
 
 
 def load_dict(filename):
@@ -115,7 +118,6 @@ def get_embedding():
 
 def test():
     word_dict, verb_dict, label_dict = get_dict()
-    corpus = corpus_reader(common.download(DATA_URL, "conll05st", DATA_MD5),
-                           "conll05st-release/test.wsj/words/test.wsj.words.gz",
-                           "conll05st-release/test.wsj/props/test.wsj.props.gz")
+    corpus = corpus_reader(common.download(DATA_URL, "conll05st", DATA_MD5), WORDS_MEMBER,
+                           PROPS_MEMBER)
     return reader_creator(corpus, word_dict, verb_dict, label_dict)

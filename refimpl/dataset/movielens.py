@@ -25,8 +25,10 @@ class MovieInfo:
         self.categories = categories
         self.title = title
 
-    def value(self):
-        meta = _meta()
+    def value(self, meta=None):
+        """[id, category ids, title word ids] numbered by `meta` (default: the cached
+        archive's)."""
+        meta = meta or _meta()
         return [self.index, [meta.categories[c] for c in self.categories],
                 [meta.title_words[w.lower()] for w in self.title.split()]]
 
@@ -80,26 +82,31 @@ def _lines(package, name):
 _loaded = {}
 
 
-def _meta():
-    path = common.download(URL, "movielens", MD5)
+def meta_of(path):
+    """The movies, users and id tables of the archive at `path` (read once)."""
     if path not in _loaded:
         _loaded[path] = _Meta(path)
     return _loaded[path]
 
 
-def _reader(rand_seed=0, test_ratio=0.1, is_test=False):
-    meta = _meta()
+def _meta():
+    return meta_of(common.download(URL, "movielens", MD5))
+
+
+def samples(path, rand_seed=0, test_ratio=0.1, is_test=False):
+    """The samples of the archive at `path`, split as Paddle does."""
+    meta = meta_of(path)
     rng = np.random.RandomState(rand_seed)
-    with zipfile.ZipFile(common.download(URL, "movielens", MD5)) as package:
+    with zipfile.ZipFile(path) as package:
         for line in _lines(package, "ml-1m/ratings.dat"):
             if (rng.random_sample() < test_ratio) == is_test:
                 uid, movie_id, rating, _ = line.split("::")
-                yield (meta.users[int(uid)].value() + meta.movies[int(movie_id)].value() +
-                       [[float(rating) * 2 - 5.0]])
+                yield (meta.users[int(uid)].value() +
+                       meta.movies[int(movie_id)].value(meta) + [[float(rating) * 2 - 5.0]])
 
 
 def _reader_creator(**kwargs):
-    return lambda: _reader(**kwargs)
+    return lambda: samples(common.download(URL, "movielens", MD5), **kwargs)
 
 
 train = functools.partial(_reader_creator, is_test=False)

@@ -23,7 +23,8 @@ def _member(tar, suffix):
     return tar.extractfile(names[0])
 
 
-def _dicts(path, dict_size):
+def dicts(path, dict_size):
+    """(source, target) word -> id: the first dict_size lines of src.dict / trg.dict."""
     def read(f):
         out = {}
         for i, line in enumerate(f):
@@ -35,21 +36,24 @@ def _dicts(path, dict_size):
         return read(_member(tar, "src.dict")), read(_member(tar, "trg.dict"))
 
 
+def samples(path, file_name, src_dict, trg_dict):
+    """(source ids, <s> + target ids, target ids + <e>) of the members ending in
+    `file_name`."""
+    with tarfile.open(path, mode="r") as tar:
+        for member in [m for m in tar if m.name.endswith(file_name)]:
+            for line in tar.extractfile(member):
+                pair = line.decode().strip().split("\t")
+                if len(pair) != 2:
+                    continue
+                src = [src_dict.get(w, UNK_IDX) for w in [START] + pair[0].split() + [END]]
+                trg = [trg_dict.get(w, UNK_IDX) for w in pair[1].split()]
+                if len(src) > _MAX_IDS or len(trg) > _MAX_IDS:
+                    continue
+                yield src, [trg_dict[START]] + trg, trg + [trg_dict[END]]
+
+
 def reader_creator(path, file_name, dict_size):
-    def reader():
-        src_dict, trg_dict = _dicts(path, dict_size)
-        with tarfile.open(path, mode="r") as tar:
-            for member in [m for m in tar if m.name.endswith(file_name)]:
-                for line in tar.extractfile(member):
-                    pair = line.decode().strip().split("\t")
-                    if len(pair) != 2:
-                        continue
-                    src = [src_dict.get(w, UNK_IDX) for w in [START] + pair[0].split() + [END]]
-                    trg = [trg_dict.get(w, UNK_IDX) for w in pair[1].split()]
-                    if len(src) > _MAX_IDS or len(trg) > _MAX_IDS:
-                        continue
-                    yield src, [trg_dict[START]] + trg, trg + [trg_dict[END]]
-    return reader
+    return lambda: samples(path, file_name, *dicts(path, dict_size))
 
 
 def train(dict_size):
@@ -64,7 +68,7 @@ def test(dict_size):
 
 def get_dict(dict_size, reverse=True):
     """(source, target) dictionaries; reverse=True maps ids to words."""
-    src_dict, trg_dict = _dicts(common.download(URL_TRAIN, "wmt14", MD5_TRAIN), dict_size)
+    src_dict, trg_dict = dicts(common.download(URL_TRAIN, "wmt14", MD5_TRAIN), dict_size)
     if reverse:
         src_dict = {i: w for w, i in src_dict.items()}
         trg_dict = {i: w for w, i in trg_dict.items()}

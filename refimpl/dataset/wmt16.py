@@ -42,7 +42,9 @@ def _build_dict(tar_path, dict_size, lang):
     atomic_file.write_bytes(path, "".join(w + "\n" for w in words[:dict_size]).encode())
 
 
-def _load_dict(tar_path, dict_size, lang, reverse=False):
+def load_dict(tar_path, dict_size, lang, reverse=False):
+    """The `lang` dictionary of dict_size words, built from the training text unless
+    DATA_HOME/wmt16 keeps one of that size."""
     path = _dict_path(lang, dict_size)
     if not os.path.exists(path) or len(open(path, "rb").readlines()) != dict_size:
         _build_dict(tar_path, dict_size, lang)
@@ -51,7 +53,8 @@ def _load_dict(tar_path, dict_size, lang, reverse=False):
     return dict(enumerate(words)) if reverse else {w: i for i, w in enumerate(words)}
 
 
-def _sizes(src_dict_size, trg_dict_size, src_lang):
+def dict_sizes(src_dict_size, trg_dict_size, src_lang):
+    """The sizes clamped to the words the archive has; src_lang checked."""
     if src_lang not in ("en", "de"):
         raise ValueError("An error language type. Only support: en (for English); "
                          "de(for Germany).")
@@ -61,24 +64,26 @@ def _sizes(src_dict_size, trg_dict_size, src_lang):
     return (en, de) if src_lang == "en" else (de, en)
 
 
+def samples(tar_path, file_name, src_dict, trg_dict, src_lang):
+    """(<s> + source ids + <e>, <s> + target ids, target ids + <e>) of each pair of the
+    member `file_name`."""
+    start, end, unk = src_dict[START_MARK], src_dict[END_MARK], src_dict[UNK_MARK]
+    src_col = 0 if src_lang == "en" else 1
+    for pair in _pairs(tar_path, file_name):
+        src = [start] + [src_dict.get(w, unk) for w in pair[src_col].split()] + [end]
+        trg = [trg_dict.get(w, unk) for w in pair[1 - src_col].split()]
+        yield src, [start] + trg, trg + [end]
+
+
 def reader_creator(tar_path, file_name, src_dict_size, trg_dict_size, src_lang):
     trg_lang = "de" if src_lang == "en" else "en"
-
-    def reader():
-        src_dict = _load_dict(tar_path, src_dict_size, src_lang)
-        trg_dict = _load_dict(tar_path, trg_dict_size, trg_lang)
-        start, end, unk = src_dict[START_MARK], src_dict[END_MARK], src_dict[UNK_MARK]
-        src_col = 0 if src_lang == "en" else 1
-        for pair in _pairs(tar_path, file_name):
-            src = [start] + [src_dict.get(w, unk) for w in pair[src_col].split()] + [end]
-            trg = [trg_dict.get(w, unk) for w in pair[1 - src_col].split()]
-            yield src, [start] + trg, trg + [end]
-    return reader
+    return lambda: samples(tar_path, file_name, load_dict(tar_path, src_dict_size, src_lang),
+                           load_dict(tar_path, trg_dict_size, trg_lang), src_lang)
 
 
 def _split(file_name):
     def creator(src_dict_size, trg_dict_size, src_lang="en"):
-        src_size, trg_size = _sizes(src_dict_size, trg_dict_size, src_lang)
+        src_size, trg_size = dict_sizes(src_dict_size, trg_dict_size, src_lang)
         return reader_creator(common.download(DATA_URL, "wmt16", DATA_MD5, "wmt16.tar.gz"),
                               file_name, src_size, trg_size, src_lang)
     return creator
@@ -96,5 +101,5 @@ def get_dict(lang, dict_size, reverse=False):
         raise FileNotFoundError("Word dictionary does not exist. Please invoke "
                                 "paddle.dataset.wmt16.train/test/validation first to build "
                                 "the dictionary.")
-    return _load_dict(os.path.join(common.DATA_HOME, "wmt16.tar.gz"), dict_size, lang,
+    return load_dict(os.path.join(common.DATA_HOME, "wmt16.tar.gz"), dict_size, lang,
                       reverse)

@@ -31,6 +31,7 @@ from ..framework.scope import checked_value, global_scope
 __all__ = ["save", "load", "load_program_state", "set_program_state", "serialize_program",
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
            "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
+           "write_inference_model",
            "save_vars_files", "save_inference_files", "read_vars_files",
            "inference_model_files", "read_inference_model"]
 
@@ -418,19 +419,26 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs)
     FLAGS_enable_pir_api on: path_prefix.json, a PIR program, as Paddle 3 does) and
     .pdiparams (its persistables' values from the global scope, combined), then
     path_prefix.pdmanifest; all or nothing."""
-    prefix = _prefix(path_prefix, "save_inference_model", ())
-    program, feeds, fetches = normalize_program(
-        kwargs.get("program") or default_main_program(), feed_vars, fetch_vars,
-        "save_inference_model")
+    write_inference_model(path_prefix, kwargs.get("program") or default_main_program(),
+                          feed_vars, fetch_vars, "save_inference_model")
+
+
+def write_inference_model(path_prefix, program, feed_vars, fetch_vars, fn, extra_files=None):
+    """save_inference_model's files for `program`, with `extra_files` ({suffix: bytes},
+    paddle.jit.save's .pdiparams.info) in the same all-or-nothing checkpoint."""
+    prefix = _prefix(path_prefix, fn, ())
+    program, feeds, fetches = normalize_program(program, feed_vars, fetch_vars, fn)
     if pir_utils.pir_enabled():
         model = (".json", model_formats.pir_program_to_bytes(program, feeds, fetches))
     else:
         model = (".pdmodel", model_formats.program_to_bytes(program, feeds, fetches))
-    files = {model[0]: _bytes_writer(model[1]),
-             ".pdiparams": model_formats.combined_writer(
-                 _values_of(_persistables(program), "save_inference_model"),
-                 "save_inference_model: variable")}
-    checkpoint.write_checkpoint(prefix, files, "save_inference_model")
+    files = {model[0]: _bytes_writer(model[1])}
+    persistables = _persistables(program)
+    if persistables:    # as Paddle: no .pdiparams for a program without persistables
+        files[".pdiparams"] = model_formats.combined_writer(_values_of(persistables, fn),
+                                                            fn + ": variable")
+    files.update((suffix, _bytes_writer(data)) for suffix, data in (extra_files or {}).items())
+    checkpoint.write_checkpoint(prefix, files, fn)
 
 
 def inference_model_files(path_prefix, model_filename=None, params_filename=None):
@@ -460,23 +468,33 @@ def inference_model_from_bytes(model, params, fn="load_inference_model"):
     program, feeds, fetch_targets = model_formats.inference_program_from_bytes(
         model, "the model bytes")
     variables = _persistables(program)
-    state = model_formats.combined_from_bytes(params, "the parameter bytes",
-                                              [v.name for v in variables])
+    state = _combined_state(params, "the parameter bytes", [v.name for v in variables], fn)
     return program, feeds, fetch_targets, _checked_values(variables, state, fn,
                                                           "the parameter bytes", copy=False)
+
+
+def _combined_state(data, source, names, fn):
+    """{name: ndarray} of a combined parameter file's bytes (None: no such file); a
+    program without persistables needs none (Paddle writes none then)."""
+    if not names and not data:
+        return {}
+    if data is None:
+        raise FileNotFoundError("%s: no parameter file %s for the program's %d persistables "
+                                "(%s, ...)" % (fn, source, len(names), names[0]))
+    return model_formats.combined_from_bytes(data, source, names)
 
 
 def read_inference_model(prefix, model_file, params_file, fn="load_inference_model"):
     """(program, feed names, fetch target Variables, {name: ndarray}) of an inference model's
     files, everything read and checked; nothing set."""
     paths = [model_file] + ([params_file] if params_file else [])
-    files = checkpoint.read_checkpoint_files(prefix, paths, fn)
+    files = checkpoint.read_checkpoint_files(prefix, paths, fn, optional=paths[1:])
     program, feeds, fetch_targets = model_formats.inference_program_from_bytes(
         files[model_file], model_file)
     variables = _persistables(program)
     names = [v.name for v in variables]
     if params_file:
-        state = model_formats.combined_from_bytes(files[params_file], params_file, names)
+        state = _combined_state(files.get(params_file), params_file, names, fn)
         source = params_file
     else:
         source = os.path.dirname(model_file)
