@@ -175,9 +175,11 @@ def test_conll05st_one_sample_per_predicate(dataset_home, tmp_path):
         "conll05st-release/test.wsj/props/test.wsj.props.gz": gzip.compress(props)}))
     with pytest.raises(FileNotFoundError, match="conll05st.conll05st%2FwordDict.txt"):
         Conll05st(data_file=str(archive))
-    put_data_file(dataset_home, "conll05st", "conll05st%2FwordDict.txt", b"<unk>\nHe\nsaid\nshe\nleft\nbos\neos\n")
+    put_data_file(dataset_home, "conll05st", "conll05st%2FwordDict.txt",
+                  b"<unk>\nHe\nsaid\nshe\nleft\nbos\neos\n")
     put_data_file(dataset_home, "conll05st", "conll05st%2FverbDict.txt", b"said\nleft\n")
-    put_data_file(dataset_home, "conll05st", "conll05st%2FtargetDict.txt", b"B-A0\nI-A0\nB-A1\nI-A1\nB-V\nO\n")
+    put_data_file(dataset_home, "conll05st", "conll05st%2FtargetDict.txt",
+                  b"B-A0\nI-A0\nB-A1\nI-A1\nB-V\nO\n")
     emb = put_data_file(dataset_home, "conll05st", "conll05st%2Femb", b"")
     with pytest.warns(UserWarning, match="md5"):
         data = Conll05st(data_file=str(archive))
