@@ -51,7 +51,8 @@ def test_use_switches_and_restores(paddle_version):
 
 @pytest.mark.parametrize("version, shape", [("1.8", (1,)), ("2.0", (1,)), ("3", ())])
 def test_one_number_results(paddle_version, version, shape):
-    # Paddle 1.8.5: mean, reduce_sum, reduce_max, accuracy, is_empty all [1]; 3.3.1: all 0-D
+    # Paddle 1.8.5: mean, reduce_sum, reduce_max, accuracy, is_empty, kldiv_loss's mean all
+    # [1]; 3.3.1: all 0-D
     with paddle_version(version):
         def build():
             x = fluid.data("x", [2, 3], "float32")
@@ -59,12 +60,15 @@ def test_one_number_results(paddle_version, version, shape):
             label = fluid.data("l", [4, 1], "int64")
             return [fluid.layers.mean(x), fluid.layers.reduce_sum(x),
                     fluid.layers.reduce_max(x), fluid.layers.accuracy(p, label),
-                    fluid.layers.is_empty(x)]
+                    fluid.layers.is_empty(x),
+                    fluid.layers.kldiv_loss(x, fluid.layers.ones_like(x), "mean")]
         out, _, _ = _run(build, {"x": np.arange(6, dtype="float32").reshape(2, 3),
                                  "p": np.eye(4, 3, dtype="float32"),
                                  "l": np.array([[0], [1], [2], [0]], "int64")})
-        assert [o.shape for o in out] == [shape] * 5
-        np.testing.assert_allclose([float(o.reshape(-1)[0]) for o in out], [2.5, 15, 5, 1.0, 0])
+        assert [o.shape for o in out] == [shape] * 6
+        # kldiv_loss: mean of 1 * (log 1 - x)
+        np.testing.assert_allclose([float(o.reshape(-1)[0]) for o in out],
+                                   [2.5, 15, 5, 1.0, 0, -2.5])
         # the everyday 1.8 idiom, and float() of the [1] loss as numpy 1.x allowed
         assert out[0].reshape(-1)[0] == 2.5 and float(out[0]) == 2.5 and "%.1f" % out[0] == "2.5"
 
