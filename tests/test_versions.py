@@ -182,16 +182,22 @@ def test_matmul_transposed_vector(paddle_version, version):
 @pytest.mark.parametrize("version, edge", [("1.8", 0.5), ("2.0", 1.0), ("3", 1.0)])
 def test_avg_pool_ceil_mode_divisor(paddle_version, version, edge):
     """5x5 ones, k 2, s 2, ceil_mode, exclusive=False: Paddle 1.8.5 divides the clipped
-    edge windows by 4 (the kernel), 3.3.1 by the cells inside the input."""
+    edge windows by 4 (the kernel), 3.3.1 by the cells inside the input. pool3d alike
+    (5x5x5 ones, 1.8.5 measured: its last plane 0.5, 0.25 on the edges, 0.125 the corner)."""
     with paddle_version(version):
         def build():
             x = fluid.data("x", [1, 1, 5, 5], "float32")
-            return [fluid.layers.pool2d(x, 2, "avg", 2, 0, ceil_mode=True, exclusive=False)]
-        out, _, _ = _run(build, {"x": np.ones((1, 1, 5, 5), "float32")})
+            x3 = fluid.data("x3", [1, 1, 5, 5, 5], "float32")
+            return [fluid.layers.pool2d(x, 2, "avg", 2, 0, ceil_mode=True, exclusive=False),
+                    fluid.layers.pool3d(x3, 2, "avg", 2, 0, ceil_mode=True,
+                                        exclusive=False)]
+        out, _, _ = _run(build, {"x": np.ones((1, 1, 5, 5), "float32"),
+                                 "x3": np.ones((1, 1, 5, 5, 5), "float32")})
         want = np.ones((3, 3))
         want[2, :2] = want[:2, 2] = edge
         want[2, 2] = edge * edge
         np.testing.assert_allclose(out[0][0, 0], want)
+        np.testing.assert_allclose(out[1][0, 0], [want, want, want * edge])
 
 
 @pytest.mark.parametrize("version, order", [
