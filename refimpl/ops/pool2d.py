@@ -4,8 +4,9 @@ Max: the gradient goes to the first maximum of each window (row-major). Avg with
 exclusive=True divides by the number of real (non-padding) cells; False by the window's
 cells inside the padded input (Paddle 2.0, 3) or by the whole kernel (1.8): the
 `avg_pool_ceil_divisor` switch (pool3d's too), which matters for ceil_mode windows.
-ceil_mode rounds the output size up (the extra windows are clipped to the input). As in Paddle, a ceil_mode window that starts past the input is
-empty: max gives -FLT_MAX (Paddle's initial value, for every dtype), avg gives NaN (0/0)."""
+ceil_mode rounds the output size up (the extra windows are clipped to the input). As in
+Paddle, a ceil_mode window that starts past the input is empty: max gives -FLT_MAX
+(Paddle's initial value, for every dtype), avg gives NaN (0/0)."""
 import numpy as np
 
 from .. import versions
