@@ -62,7 +62,7 @@ SWITCHES = {
     "matmul_transposed_vectors": {"1.8": "matrix", "2.0": "matrix", "3": "ignored"},
     # integer elementwise_mod: the sign of X (C's %) or of Y (Python's %)
     "int_mod": {"1.8": "trunc", "2.0": "floor", "3": "floor"},
-    # avg pool2d, exclusive=False, ceil_mode=True: divide windows that run past the input
+    # avg pool2d / pool3d, exclusive=False, ceil_mode=True: divide windows that run past the input
     # by the full kernel area (1.8) or by the part inside the padded input (3)
     "avg_pool_ceil_divisor": {"1.8": "kernel", "2.0": "padded_input", "3": "padded_input"},
     # initializer ops are prepended to the startup program (1.8, 2.0) or appended (3)

@@ -51,7 +51,8 @@ def test_use_switches_and_restores(paddle_version):
 
 @pytest.mark.parametrize("version, shape", [("1.8", (1,)), ("2.0", (1,)), ("3", ())])
 def test_one_number_results(paddle_version, version, shape):
-    # Paddle 1.8.5: mean, reduce_sum, reduce_max, accuracy, is_empty all [1]; 3.3.1: all 0-D
+    # Paddle 1.8.5: mean, reduce_sum, reduce_max, accuracy, is_empty, kldiv_loss's mean all
+    # [1]; 3.3.1: all 0-D
     with paddle_version(version):
         def build():
             x = fluid.data("x", [2, 3], "float32")
@@ -59,12 +60,15 @@ def test_one_number_results(paddle_version, version, shape):
             label = fluid.data("l", [4, 1], "int64")
             return [fluid.layers.mean(x), fluid.layers.reduce_sum(x),
                     fluid.layers.reduce_max(x), fluid.layers.accuracy(p, label),
-                    fluid.layers.is_empty(x)]
+                    fluid.layers.is_empty(x),
+                    fluid.layers.kldiv_loss(x, fluid.layers.ones_like(x), "mean")]
         out, _, _ = _run(build, {"x": np.arange(6, dtype="float32").reshape(2, 3),
                                  "p": np.eye(4, 3, dtype="float32"),
                                  "l": np.array([[0], [1], [2], [0]], "int64")})
-        assert [o.shape for o in out] == [shape] * 5
-        np.testing.assert_allclose([float(o.reshape(-1)[0]) for o in out], [2.5, 15, 5, 1.0, 0])
+        assert [o.shape for o in out] == [shape] * 6
+        # kldiv_loss: mean of 1 * (log 1 - x)
+        np.testing.assert_allclose([float(o.reshape(-1)[0]) for o in out],
+                                   [2.5, 15, 5, 1.0, 0, -2.5])
         # the everyday 1.8 idiom, and float() of the [1] loss as numpy 1.x allowed
         assert out[0].reshape(-1)[0] == 2.5 and float(out[0]) == 2.5 and "%.1f" % out[0] == "2.5"
 
@@ -178,16 +182,22 @@ def test_matmul_transposed_vector(paddle_version, version):
 @pytest.mark.parametrize("version, edge", [("1.8", 0.5), ("2.0", 1.0), ("3", 1.0)])
 def test_avg_pool_ceil_mode_divisor(paddle_version, version, edge):
     """5x5 ones, k 2, s 2, ceil_mode, exclusive=False: Paddle 1.8.5 divides the clipped
-    edge windows by 4 (the kernel), 3.3.1 by the cells inside the input."""
+    edge windows by 4 (the kernel), 3.3.1 by the cells inside the input. pool3d alike
+    (5x5x5 ones, 1.8.5 measured: its last plane 0.5, 0.25 on the edges, 0.125 the corner)."""
     with paddle_version(version):
         def build():
             x = fluid.data("x", [1, 1, 5, 5], "float32")
-            return [fluid.layers.pool2d(x, 2, "avg", 2, 0, ceil_mode=True, exclusive=False)]
-        out, _, _ = _run(build, {"x": np.ones((1, 1, 5, 5), "float32")})
+            x3 = fluid.data("x3", [1, 1, 5, 5, 5], "float32")
+            return [fluid.layers.pool2d(x, 2, "avg", 2, 0, ceil_mode=True, exclusive=False),
+                    fluid.layers.pool3d(x3, 2, "avg", 2, 0, ceil_mode=True,
+                                        exclusive=False)]
+        out, _, _ = _run(build, {"x": np.ones((1, 1, 5, 5), "float32"),
+                                 "x3": np.ones((1, 1, 5, 5, 5), "float32")})
         want = np.ones((3, 3))
         want[2, :2] = want[:2, 2] = edge
         want[2, 2] = edge * edge
         np.testing.assert_allclose(out[0][0, 0], want)
+        np.testing.assert_allclose(out[1][0, 0], [want, want, want * edge])
 
 
 @pytest.mark.parametrize("version, order", [

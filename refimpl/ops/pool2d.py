@@ -3,9 +3,10 @@
 Max: the gradient goes to the first maximum of each window (row-major). Avg with
 exclusive=True divides by the number of real (non-padding) cells; False by the window's
 cells inside the padded input (Paddle 2.0, 3) or by the whole kernel (1.8): the
-`avg_pool_ceil_divisor` switch, which matters for ceil_mode windows. ceil_mode rounds the output size up (the extra windows are
-clipped to the input). As in Paddle, a ceil_mode window that starts past the input is
-empty: max gives -FLT_MAX (Paddle's initial value, for every dtype), avg gives NaN (0/0)."""
+`avg_pool_ceil_divisor` switch (pool3d's too), which matters for ceil_mode windows.
+ceil_mode rounds the output size up (the extra windows are clipped to the input). As in
+Paddle, a ceil_mode window that starts past the input is empty: max gives -FLT_MAX
+(Paddle's initial value, for every dtype), avg gives NaN (0/0)."""
 import numpy as np
 
 from .. import versions
@@ -62,13 +63,14 @@ def _windows(h, w, ksize, strides, pads, ho, wo, adaptive):
             yield i, j, (r0, r1), (c0, c1)
 
 
-def _whole_kernel_divisor(attrs, ksize=(1, 1)):
-    """Paddle 1.8 divides a non-exclusive ceil_mode average by the kernel's area; None where
-    the divisor is the window inside the padded input (which is that area elsewhere)."""
+def whole_kernel_divisor(attrs, ksize=(1, 1)):
+    """Paddle 1.8 divides a non-exclusive ceil_mode average by the kernel's area (volume,
+    pool3d); None where the divisor is the window inside the padded input (which is that
+    area elsewhere)."""
     if attrs["exclusive"] or not attrs["ceil_mode"] or \
             versions.switch("avg_pool_ceil_divisor") != "kernel":
         return None
-    return ksize[0] * ksize[1]
+    return int(np.prod(ksize))
 
 
 @register
@@ -106,7 +108,7 @@ class Pool2D(OpDef):
         k, s, pads, (ho, wo) = _geometry(x, ksize, strides, paddings, global_pooling,
                                          ceil_mode, adaptive, padding_algorithm)
         h, w = x.shape[2:]
-        whole = _whole_kernel_divisor(dict(exclusive=exclusive, ceil_mode=ceil_mode), k)
+        whole = whole_kernel_divisor(dict(exclusive=exclusive, ceil_mode=ceil_mode), k)
         out = np.empty(x.shape[:2] + (ho, wo), x.dtype)
         for i, j, (r0, r1), (c0, c1) in _windows(h, w, k, s, pads, ho, wo, adaptive):
             win = x[:, :, max(r0, 0):min(r1, h), max(c0, 0):min(c1, w)]
@@ -128,7 +130,7 @@ class Pool2D(OpDef):
         k, s, pads, (ho, wo) = _geometry(x, ksize, strides, paddings, global_pooling,
                                          ceil_mode, adaptive, padding_algorithm)
         h, w = x.shape[2:]
-        whole = _whole_kernel_divisor(dict(exclusive=exclusive, ceil_mode=ceil_mode), k)
+        whole = whole_kernel_divisor(dict(exclusive=exclusive, ceil_mode=ceil_mode), k)
         dx = np.zeros_like(x)
         n, c = x.shape[:2]
         for i, j, (r0, r1), (c0, c1) in _windows(h, w, k, s, pads, ho, wo, adaptive):

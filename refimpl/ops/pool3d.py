@@ -1,6 +1,7 @@
 """pool3d: max or average pooling over kd x kh x kw windows (NCDHW; NDHWC transposed), with
 pool2d's rules in three dims: exclusive averages divide by the real cells of a window,
-non-exclusive by its cells inside the padded input; ceil_mode rounds the output size up;
+non-exclusive by its cells inside the padded input (by the whole kernel under 1.8 with
+ceil_mode: the avg_pool_ceil_divisor switch); ceil_mode rounds the output size up;
 adaptive makes ksize the output size, window i spanning [floor(i S / O), ceil((i+1) S / O));
 global_pooling is one window over everything. Max sends the gradient to the first maximum
 of each window (row-major). A ceil_mode window lying wholly in the padding is empty: max
@@ -15,7 +16,7 @@ import numpy as np
 from ..geometry import pool_geometry
 from ._common import channels_first, channels_last, rand
 from .conv_nd import patches, scatter
-from .pool2d import EMPTY_MAX, GEOMETRY_ATTRS, checked_pool_input
+from .pool2d import EMPTY_MAX, GEOMETRY_ATTRS, checked_pool_input, whole_kernel_divisor
 from .registry import OpDef, Sample, register
 
 
@@ -66,6 +67,15 @@ def _counts(xc, k, s, pads, out):
                           tuple(tuple(p) for p in pads), tuple(out))
 
 
+def _average_divisor(attrs, k, real, inside):
+    """Per window: its real cells (exclusive), else its cells inside the padded input, or
+    under 1.8 with ceil_mode the whole kernel (as pool2d: avg_pool_ceil_divisor)."""
+    if attrs["exclusive"]:
+        return real
+    whole = whole_kernel_divisor(attrs, k)
+    return inside if whole is None else whole
+
+
 def _strided_forward(xc, k, s, pads, out, attrs):
     """Fixed windows at once; the same values as the per-window loop (windows())."""
     nd = len(k)
@@ -75,7 +85,7 @@ def _strided_forward(xc, k, s, pads, out, attrs):
         cols, _ = _window_view(xc, k, s, pads, out, -np.inf)
         return np.where(real > 0, cols.max(axis=taps), EMPTY_MAX).astype(xc.dtype)
     cols, _ = _window_view(xc, k, s, pads, out, 0)
-    divisor = real if attrs["exclusive"] else inside
+    divisor = _average_divisor(attrs, k, real, inside)
     with np.errstate(invalid="ignore", divide="ignore"):
         return np.where(real > 0, cols.sum(axis=taps) / divisor, np.nan).astype(xc.dtype)
 
@@ -93,7 +103,7 @@ def _strided_backward(xc, dc, k, s, pads, out, attrs):
         shares = shares.reshape(cols.shape)
     else:
         cols, widths = _window_view(xc, k, s, pads, out, 0)
-        divisor = real if attrs["exclusive"] else inside
+        divisor = _average_divisor(attrs, k, real, inside)
         with np.errstate(invalid="ignore", divide="ignore"):
             share = np.where(real > 0, dc / divisor, 0).astype(dc.dtype)
         shares = np.broadcast_to(share.reshape(share.shape + (1,) * nd), cols.shape)
