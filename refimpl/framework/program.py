@@ -1034,11 +1034,13 @@ class Program:
 
 def _variable_to_string(self, throw_on_error=False, with_details=False):
     """The variable in Paddle's VarDesc text format, as Program.to_string prints it."""
+    from .paddle_formats.program_desc import block_writers
     from .program_text import _var_lines
     for arg, value in (("throw_on_error", throw_on_error), ("with_details", with_details)):
         if not isinstance(value, bool):
             raise TypeError("Variable.to_string: %s must be a bool, got %r" % (arg, value))
-    return "\n".join(_var_lines(self, with_details)) + "\n"
+    writer = block_writers(self.block).get(self.name) if self.block is not None else None
+    return "\n".join(_var_lines(self, writer, with_details)) + "\n"
 
 
 Variable.to_string = _variable_to_string
