@@ -108,6 +108,32 @@ def test_split_axis_out_of_range(dygraph):
         paddle.split(paddle.to_tensor(f32(4, 2)), 2, axis=3)
 
 
+@pytest.mark.parametrize("call, message", [
+    # argument types come before the axis range (Paddle 2.0's test_chunk_op expects the
+    # TypeError even where the axis is also out of range)
+    (lambda x: paddle.chunk(x, chunks=2, axis=3.2), r"split: axis must be an int or an int "
+                                                    r"Variable, got float 3.2"),
+    (lambda x: paddle.chunk(x, chunks=2.1, axis=3), r"chunk: chunks must be an int, got "
+                                                    r"float 2.1"),
+    (lambda x: paddle.split(x, 2.0, axis=3), r"split: num_or_sections must be an int, list "
+                                             r"or tuple, got float"),
+    (lambda x: paddle.split(x, 2, axis=static.data("ax", [1], "float16")),
+     r"split: axis must have dtype in \['int32', 'int64'\], got float16"),
+])
+def test_split_and_chunk_argument_types(call, message):
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        with pytest.raises(TypeError, match=message):
+            call(static.data("x", [4], "float16"))
+
+
+def test_split_by_an_int_axis_variable():
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = static.data("x", [4, 6], "float32")
+        parts = paddle.split(x, 3, axis=fluid.layers.fill_constant([1], "int64", 1))
+        out = fluid.Executor().run(feed={"x": f32(4, 6)}, fetch_list=parts)
+    np.testing.assert_array_equal(out[1], f32(4, 6)[:, 2:4])
+
+
 def test_dynamic_mode_asks_for_a_tensor(dygraph):
     with pytest.raises(TypeError, match=r"relu: argument 'x' must be a Tensor "
                                         r"\(paddle.to_tensor\(...\)\), got list"):

@@ -277,3 +277,26 @@ def test_paddle_test_runner_loads_files_without_unittest_main(tmp_path):
     assert (result["ran"], result["failures"], result["passed"]) == (3, 1, False), \
         result["output_tail"]
     assert sorted(p.name for p in tmp_path.iterdir()) == ["test_loaded.py"]   # no driver left
+
+
+def test_paddle_test_runner_reports_listed_files_it_does_not_find(tmp_path, capsys):
+    # a list run over a partial checkout of Paddle's tests ran until the first absent file
+    # and ended in a FileNotFoundError, losing the results before it
+    (tmp_path / "test_present.py").write_text(textwrap.dedent("""
+        import unittest
+        class T(unittest.TestCase):
+            def test_one(self):
+                self.assertEqual(1 + 1, 2)
+        if __name__ == "__main__":
+            unittest.main()
+    """))
+    (tmp_path / "list.txt").write_text("test_absent.py\ntest_present.py  # comment\n")
+    runner = _run_paddle_tests_module()
+    assert runner.main([str(tmp_path), "--list", str(tmp_path / "list.txt"),
+                        "--json", str(tmp_path / "r.json")]) == 0
+    lines = capsys.readouterr().out.strip().split("\n")
+    assert lines[0] == "MISS  test_absent.py"
+    assert lines[1].startswith("PASS  test_present.py") and "ran 1, failed 0" in lines[1]
+    assert lines[2] == "1 of 1 files pass; 1 not in %s" % tmp_path
+    import json
+    assert [r["passed"] for r in json.loads((tmp_path / "r.json").read_text())] == [True]

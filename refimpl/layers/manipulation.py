@@ -153,6 +153,8 @@ def meshgrid(*args, **kwargs):
 
 
 def chunk(x, chunks, axis=0, name=None):
+    if not isinstance(chunks, (int, np.integer)):
+        raise TypeError("chunk: chunks must be an int, got %s %r" % (type(chunks).__name__, chunks))
     return tensor.split(x, int(chunks), axis, name)
 
 

@@ -6,7 +6,7 @@ from ..framework.dtypes import convert_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
-from .common import append_op_out, as_list, check_variable, unary
+from .common import append_op_out, as_list, check_dtype, check_variable, unary
 from .creation import fill_constant, runtime_int_list
 
 
@@ -140,10 +140,19 @@ def split(x, num_or_sections, axis=0, name=None):
     """`num_or_sections`: a number of equal pieces, or their sizes (ints, one -1, or
     1-element int Variables: sizes known at run time); `axis` an int or int Variable."""
     check_variable(x, "x", "split")
+    # argument types before the axis range, as Paddle checks them: a float axis or
+    # section count is a TypeError whatever its value
+    if not isinstance(num_or_sections, (int, list, tuple)):
+        raise TypeError("split: num_or_sections must be an int, list or tuple, got %s"
+                        % type(num_or_sections).__name__)
     inputs = {"X": [x]}
     if isinstance(axis, Variable):
+        check_dtype(axis, "axis", "split", ("int32", "int64"))
         inputs["AxisTensor"] = [axis]
         axis_attr = -1
+    elif not isinstance(axis, (int, np.integer)):
+        raise TypeError("split: axis must be an int or an int Variable, got %s %r"
+                        % (type(axis).__name__, axis))
     else:
         rank = len(x.shape)
         if not -rank <= axis < rank:
@@ -155,14 +164,11 @@ def split(x, num_or_sections, axis=0, name=None):
         if not isinstance(axis, Variable) and x.shape[axis] >= 0 and x.shape[axis] % n:
             raise ValueError("split: dim %d of %r (%d) is not divisible by num %d"
                              % (axis, x.name, x.shape[axis], n))
-    elif isinstance(num_or_sections, (list, tuple)):
+    else:
         extra, sections = runtime_int_list(num_or_sections, "num_or_sections", "split",
                                            None, "SectionsTensorList")
         inputs.update(extra)
         n, attrs = len(sections), {"num": 0, "axis": axis_attr, "sections": sections}
-    else:
-        raise TypeError("split: num_or_sections must be an int, list or tuple, got %s"
-                        % type(num_or_sections).__name__)
     helper = LayerHelper("split", name=name)
     outs = [helper.create_variable_for_type_inference(x.dtype) for _ in range(n)]
     helper.append_op(type="split", inputs=inputs, outputs={"Out": outs}, attrs=attrs)
