@@ -1,14 +1,11 @@
 """WMT14: paddle.dataset.wmt14's English -> French pairs as a Dataset."""
-import numpy as np
-
 from ...dataset import wmt14
-from ...io import Dataset
-from ._files import locate_file
+from ._files import TranslationTriples, locate_file
 
 _MODES = ("train", "test", "gen")
 
 
-class WMT14(Dataset):
+class WMT14(TranslationTriples):
     """Samples (source ids, <s> + target ids, target ids + <e>), int64 arrays, of the
     archive's `mode`/`mode` members; dictionaries of the first dict_size words."""
 
@@ -22,18 +19,8 @@ class WMT14(Dataset):
         self.data_file = locate_file("WMT14", data_file, wmt14.URL_TRAIN, "wmt14",
                                      wmt14.MD5_TRAIN, download)
         self.src_dict, self.trg_dict = wmt14.dicts(self.data_file, dict_size)
-        triples = list(wmt14.samples(self.data_file, "%s/%s" % (self.mode, self.mode),
-                                     self.src_dict, self.trg_dict))
-        self.src_ids = [t[0] for t in triples]
-        self.trg_ids = [t[1] for t in triples]
-        self.trg_ids_next = [t[2] for t in triples]
-
-    def __getitem__(self, idx):
-        return (np.array(self.src_ids[idx], np.int64), np.array(self.trg_ids[idx], np.int64),
-                np.array(self.trg_ids_next[idx], np.int64))
-
-    def __len__(self):
-        return len(self.src_ids)
+        self._keep(wmt14.samples(self.data_file, "%s/%s" % (self.mode, self.mode),
+                                 self.src_dict, self.trg_dict))
 
     def get_dict(self, reverse=False):
         """(source, target) dictionaries; reverse=True maps ids to words."""

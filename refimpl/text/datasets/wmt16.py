@@ -1,15 +1,12 @@
 """WMT16: paddle.dataset.wmt16's English <-> German pairs as a Dataset."""
-import numpy as np
-
 from ...dataset import wmt16
-from ...io import Dataset
-from ._files import locate_file
+from ._files import TranslationTriples, locate_file
 
 _MODES = ("train", "test", "val")
 _OTHER = {"en": "de", "de": "en"}
 
 
-class WMT16(Dataset):
+class WMT16(TranslationTriples):
     """Samples (<s> + source ids + <e>, <s> + target ids, target ids + <e>), int64 arrays,
     of the archive's member wmt16/<mode>; `lang` is the source language. Dictionaries as
     paddle.dataset.wmt16 builds and keeps them (DATA_HOME/wmt16/<lang>_<size>.dict), each
@@ -30,18 +27,8 @@ class WMT16(Dataset):
                                      wmt16.DATA_MD5, download)
         self.src_dict = wmt16.load_dict(self.data_file, self.src_dict_size, lang)
         self.trg_dict = wmt16.load_dict(self.data_file, self.trg_dict_size, _OTHER[lang])
-        triples = list(wmt16.samples(self.data_file, "wmt16/" + self.mode, self.src_dict,
-                                     self.trg_dict, lang))
-        self.src_ids = [t[0] for t in triples]
-        self.trg_ids = [t[1] for t in triples]
-        self.trg_ids_next = [t[2] for t in triples]
-
-    def __getitem__(self, idx):
-        return (np.array(self.src_ids[idx], np.int64), np.array(self.trg_ids[idx], np.int64),
-                np.array(self.trg_ids_next[idx], np.int64))
-
-    def __len__(self):
-        return len(self.src_ids)
+        self._keep(wmt16.samples(self.data_file, "wmt16/" + self.mode, self.src_dict,
+                                 self.trg_dict, lang))
 
     def get_dict(self, lang, reverse=False):
         """The `lang` ('en' or 'de') dictionary; reverse=True maps ids to words."""
