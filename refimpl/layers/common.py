@@ -8,8 +8,8 @@ from ..dygraph.tensor import Tensor
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 
-__all__ = ["unary", "binary", "check_variable", "check_dtype", "real_arg", "append_op_out",
-           "append_op_outputs", "as_list", "reduce_axes", "in_place"]
+__all__ = ["unary", "binary", "check_variable", "check_dtype", "converted_arg", "real_arg",
+           "append_op_out", "append_op_outputs", "as_list", "reduce_axes", "in_place"]
 
 
 def check_variable(x, arg, layer):
@@ -18,16 +18,20 @@ def check_variable(x, arg, layer):
                         % (layer, arg, mode.variable_kind(), type(x).__name__))
 
 
-def real_arg(layer, arg, value):
-    """`layer`'s argument `arg` as a float; a TypeError naming both when it is no number
-    (a str "0.5" included: float() would take it)."""
+def converted_arg(value, convert, what):
+    """convert(value) (float, int); a TypeError "<what>, got <type> <value>" when it fails
+    or value is a str (float() and int() would take "0.5" or "3")."""
     if not isinstance(value, str):
         try:
-            return float(value)
+            return convert(value)
         except (TypeError, ValueError):
             pass
-    raise TypeError("%s: %s must be a number, got %s %r"
-                    % (layer, arg, type(value).__name__, value))
+    raise TypeError("%s, got %s %r" % (what, type(value).__name__, value))
+
+
+def real_arg(layer, arg, value):
+    """`layer`'s argument `arg` as a float; a TypeError naming both when it is no number."""
+    return converted_arg(value, float, "%s: %s must be a number" % (layer, arg))
 
 
 def check_dtype(x, arg, layer, allowed):

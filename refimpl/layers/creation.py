@@ -10,7 +10,7 @@ from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program
 from ..framework.initializer import value_attrs
 from .. import versions
-from .common import append_op_out
+from .common import append_op_out, converted_arg
 
 
 def _source_op(op_type, attrs, dtype, name=None, out=None, inputs=None):
@@ -35,17 +35,6 @@ def _check_int_variable(var, arg, layer):
                         % (layer, arg, var.name, var.dtype.name))
 
 
-def _int_item(value, arg, i, layer):
-    """Item i of an int-list argument, or a TypeError naming it."""
-    if not isinstance(value, str):
-        try:
-            return int(value)
-        except (TypeError, ValueError):
-            pass
-    raise TypeError("%s: %s[%d] must be an int or an int Variable, got %s %r"
-                    % (layer, arg, i, type(value).__name__, value))
-
-
 def runtime_int_list(values, arg, layer, tensor_slot, list_slot, check_dtypes=True):
     """(inputs, attr) for an int-list argument that may be known only at run time, as
     Paddle's layers pass one: a Variable (int32 / int64) goes to `tensor_slot` (attr []);
@@ -63,7 +52,8 @@ def runtime_int_list(values, arg, layer, tensor_slot, list_slot, check_dtypes=Tr
     if not isinstance(values, (list, tuple)):
         raise TypeError("%s: %s must be a list, tuple or Variable, got %s"
                         % (layer, arg, type(values).__name__))
-    attr = [-1 if isinstance(v, Variable) else _int_item(v, arg, i, layer)
+    attr = [-1 if isinstance(v, Variable) else converted_arg(
+                v, int, "%s: %s[%d] must be an int or an int Variable" % (layer, arg, i))
             for i, v in enumerate(values)]
     if not any(isinstance(v, Variable) for v in values):
         return {}, attr
