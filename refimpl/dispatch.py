@@ -12,6 +12,7 @@ import numpy as np
 
 from ._kernels import backend, load_kernel
 from ._kernels.table import FOLDED_CHAINS, FOLDED_UPDATES, KERNELS, WHICH, OpKernels
+from .framework.lod import lod_of
 from .ops.registry import get_op_def
 from .xp import is_device_array, to_device, to_host
 
@@ -234,11 +235,17 @@ def select_gpu_kernel(op_type, which="forward", attrs=None, dtype=None):
 
 def host_staged(fn):
     """`fn` (a numpy reference) run on host copies of its array arguments, its array
-    results copied to the current GPU: how an op without a CuPy path runs on a GPU."""
+    results copied to the current GPU: how an op without a CuPy path runs on a GPU. A
+    result carrying a LoD stays on the host, where a LoD value lives (framework/lod.py)."""
     def run_on_host(*args, **attrs):
-        return map_arrays(to_device, fn(*[map_arrays(to_host, a) for a in args], **attrs))
+        return map_arrays(_to_device_unless_lod,
+                          fn(*[map_arrays(to_host, a) for a in args], **attrs))
     run_on_host.__wrapped__ = fn
     return run_on_host
+
+
+def _to_device_unless_lod(value):
+    return value if lod_of(value) else to_device(value)
 
 
 def map_arrays(move, value):

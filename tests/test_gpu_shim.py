@@ -217,3 +217,21 @@ def test_deferred_checks_run_once_when_the_run_ends():
     xp.drop_deferred_checks()         # a failed run's checks are dropped
     xp.run_deferred_checks()
     assert calls == [1]
+
+
+def test_every_static_conformance_case_passes_on_the_gpu(one_gpu):
+    """`conformance check --device gpu` (static mode) in this process: the goldens' op
+    cases and scenarios run by the Executor on the device, LoD cases included (their LoD
+    values stay on the host; a LoD result of a host-staged op was once moved to the device
+    and lost its LoD)."""
+    from refimpl.conformance.store import GOLDEN_DIR
+    from refimpl.conformance.worker import CaseRunner
+    paddle.set_device("gpu:0")
+    runner = CaseRunner(paddle, GOLDEN_DIR, "static")
+    results = [runner.run(case_id) for case_id in runner.cases]
+    failed = [(r["id"], r["status"], r["message"][:200]) for r in results
+              if r["status"] not in ("pass", "skipped")]
+    assert not failed
+    lod_cases = [r for r in results if r["id"].startswith("op/lod_rank_table/1")]
+    assert [r["status"] for r in lod_cases] == ["pass"]
+    assert sum(r["status"] == "pass" for r in results) >= 700
