@@ -101,6 +101,8 @@ _CONV2D = OpKernels(compiled={"forward": "im2col:conv2d_forward",
 
 _COLLECTIVE = OpKernels(collective=True)
 
+_LOOKUP = OpKernels(gpu={"backward": "gpu.lookup:lookup_table_backward"})
+
 KERNELS = dict(_ELEMENTWISE, **{
     "relu": OpKernels(
         compiled={"forward": "activation:relu_forward", "backward": "activation:relu_backward",
@@ -168,10 +170,19 @@ KERNELS = dict(_ELEMENTWISE, **{
                             fast_ok=lambda attrs, dtype: True),
     "softmax": OpKernels(compiled={"forward": "softmax:softmax_forward",
                                    "backward": "softmax:softmax_backward"},
+                         gpu={"forward": "gpu.softmax:softmax_forward",
+                              "backward": "gpu.softmax:softmax_backward"},
                          falls_back=("forward", "backward"),
-                         fast_ok=lambda attrs, dtype: dtype == "float32"),
+                         fast_ok=lambda attrs, dtype: dtype == "float32", gpu_ok=_float),
     "layer_norm": OpKernels(compiled={"forward": "layer_norm:layer_norm_forward",
-                                      "backward": "layer_norm:layer_norm_backward"}),
+                                      "backward": "layer_norm:layer_norm_backward"},
+                            gpu={"forward": "gpu.layer_norm:layer_norm_forward",
+                                 "backward": "gpu.layer_norm:layer_norm_backward"}),
+    "dropout": OpKernels(gpu={"forward": "gpu.dropout:with_fused_mask",
+                              "backward": "gpu.dropout:with_fused_mask"},
+                         falls_back=("forward", "backward")),
+    "lookup_table": _LOOKUP,
+    "lookup_table_v2": _LOOKUP,
     "rnn": OpKernels(compiled={"forward": "recurrent:rnn_forward",
                                "backward": "recurrent:rnn_backward"},
                      gpu={"forward": "gpu.recurrent:with_fused_lstm",
