@@ -13,6 +13,7 @@ from refimpl.dispatch import select_kernel
 from refimpl.framework.lod import lod_of
 from refimpl.framework.place import device_count, is_compiled_with_cuda
 from refimpl.ops.registry import BlockOpDef, all_op_types, get_op_def
+from refimpl.xp import run_deferred_checks
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(
     not is_compiled_with_cuda(), reason="no GPU usable here (CuPy and a CUDA device needed)")]
@@ -244,16 +245,35 @@ def test_dropout_kernel_is_the_reference_to_the_bit(dtype, p, is_test, implement
 @given(dtypes, st.sampled_from(["lookup_table", "lookup_table_v2"]), st.integers(1, 6),
        st.sampled_from([1, 3, 64, 257]), st.sampled_from([1, 5, 2000]),
        st.sampled_from([-1, 0, 2]))
-def test_lookup_table_grad_kernel(dtype, op_type, rows, width, ids, padding_idx):
-    # few rows, many ids: most rows get many atomic adds
+def test_lookup_table_kernels(dtype, op_type, rows, width, ids, padding_idx):
+    # few rows, many ids: most rows get many atomic adds in the gradient
     rng = np.random.RandomState(11)
     w = rng.randn(rows, width).astype(dtype)
     flat = rng.randint(0, rows, ids).astype("int64")
     index = flat.reshape(-1, 1) if op_type == "lookup_table" else flat.reshape(1, -1)
+    attrs = {"padding_idx": padding_idx}
+    assert _compare(op_type, "forward", (w, index), attrs, dtype, lambda a: a).compiled
+    run_deferred_checks()        # the ids' range check (all inside: passes)
     dout = rng.randn(*get_op_def(op_type).forward(w, index).shape).astype(dtype)
-    kernel = _compare(op_type, "backward", (w, index, dout), {"padding_idx": padding_idx},
-                      dtype, lambda a: a)
-    assert kernel.compiled
+    assert _compare(op_type, "backward", (w, index, dout), attrs, dtype, lambda a: a).compiled
+
+
+def test_an_out_of_range_id_fails_the_run_that_fed_it():
+    # (read as zeros and reported when the run ends, as softmax-CE's labels)
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        ids = fluid.data("ids", [None, 1], "int64")
+        loss = fluid.layers.mean(fluid.layers.embedding(ids, [5, 3]))
+        fluid.optimizer.SGD(0.1).minimize(loss)
+    exe, scope = fluid.Executor(fluid.CUDAPlace(0)), fluid.Scope()
+    feed = {"ids": np.array([[1], [7]], "int64")}
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        with pytest.raises(IndexError, match="id 7 is out of range for W with 5 rows"):
+            exe.run(main, feed=feed, fetch_list=[loss])
+        feed["ids"][1] = 4
+        got, = exe.run(main, feed=feed, fetch_list=[loss])   # no stale check left behind
+    assert np.isfinite(got).all()
 
 
 OPS = sorted(t for t in all_op_types() if not t.endswith("_grad")

@@ -101,8 +101,6 @@ _CONV2D = OpKernels(compiled={"forward": "im2col:conv2d_forward",
 
 _COLLECTIVE = OpKernels(collective=True)
 
-_LOOKUP = OpKernels(gpu={"backward": "gpu.lookup:lookup_table_backward"})
-
 KERNELS = dict(_ELEMENTWISE, **{
     "relu": OpKernels(
         compiled={"forward": "activation:relu_forward", "backward": "activation:relu_backward",
@@ -181,8 +179,10 @@ KERNELS = dict(_ELEMENTWISE, **{
     "dropout": OpKernels(gpu={"forward": "gpu.dropout:with_fused_mask",
                               "backward": "gpu.dropout:with_fused_mask"},
                          falls_back=("forward", "backward")),
-    "lookup_table": _LOOKUP,
-    "lookup_table_v2": _LOOKUP,
+    "lookup_table": OpKernels(gpu={"forward": "gpu.lookup:lookup_table_forward",
+                                   "backward": "gpu.lookup:lookup_table_backward"}),
+    "lookup_table_v2": OpKernels(gpu={"forward": "gpu.lookup:lookup_table_v2_forward",
+                                      "backward": "gpu.lookup:lookup_table_backward"}),
     "rnn": OpKernels(compiled={"forward": "recurrent:rnn_forward",
                                "backward": "recurrent:rnn_backward"},
                      gpu={"forward": "gpu.recurrent:with_fused_lstm",
