@@ -36,8 +36,9 @@ def _lookup(op_type, w, ids, padding_idx, lead_shape):
     flat = _flat_ids(ids)
     out = cupy.empty((flat.size, width), w.dtype)
     outside = cupy.zeros(1, cupy.int32)
-    if out.size:
-        _GATHER(cupy.ascontiguousarray(w), flat, width, rows, padding_idx, out, outside)
+    if out.size:    # (W and dW go in 1-D: element i of a raw 2-D array costs a division)
+        _GATHER(cupy.ascontiguousarray(w).reshape(-1), flat, width, rows, padding_idx, out,
+                outside)
     elif flat.size:    # W without columns: nothing to gather, the ids still checked
         outside = ((flat < 0) | (flat >= rows)).any()
     defer_check(lambda: _check_ids(op_type, flat, outside, rows))
@@ -67,5 +68,5 @@ def lookup_table_backward(w, ids, dout, padding_idx=-1, **_):
     dw = cupy.zeros((rows, width), w.dtype)
     if flat.size and width:
         g = cupy.ascontiguousarray(dout, dtype=w.dtype).reshape(flat.size, width)
-        _SCATTER_ADD(g, flat, width, rows, padding_idx, dw)
+        _SCATTER_ADD(g, flat, width, rows, padding_idx, dw.reshape(-1))
     return dw
