@@ -16,8 +16,9 @@ draw from any random stream (a model built with dropout 0, e.g. a Transformer, p
 no random numbers).
 `masking` (forward and backward): an optional function(values, mask, divisor) computing
 the training masking in one pass, `mask ? values / divisor : 0` (divisor 1 outside
-upscale_in_train: dividing by 1 is exact, so the result is _apply_mask's to the bit); the
-GPU's fused kernel (refimpl/_kernels/gpu/dropout.py) where the numpy lines are three.
+upscale_in_train: dividing by 1 is exact, so the result is _apply_mask's to the bit): the
+GPU's fused kernel (refimpl/_kernels/gpu/dropout.py), one launch where _apply_mask's
+divide, cast and where are three.
 """
 import numpy as np
 
