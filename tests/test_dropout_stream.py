@@ -113,3 +113,39 @@ def test_default_profile_keeps_numpys_stream(paddle_version):
         paddle.seed(3)
         _, b = Dropout.forward(np.ones(50, "float32"), None, 0.3)
     np.testing.assert_array_equal(a, b)   # no fixed seed: a seed drawn from paddle.seed's
+
+
+def _one_pass_masking(values, mask, divisor):
+    # what the GPU's fused kernel computes (refimpl/_kernels/gpu/dropout.py), in numpy
+    return np.where(mask != 0, values / divisor, values.dtype.type(0))
+
+
+@pytest.mark.parametrize("dtype, p, x, out, dout, dx", UPSCALE_1_8_5)
+def test_one_pass_masking_gives_paddles_upscaled_values(dtype, p, x, out, dout, dx):
+    from refimpl.ops.dropout import Dropout
+    x, dout = np.array([x], dtype), np.array([dout], dtype)
+    got, mask = Dropout.forward(x, None, p, fix_seed=True, seed=1,
+                                dropout_implementation="upscale_in_train",
+                                masking=_one_pass_masking)
+    assert got[0] == np.array([out], dtype)[0]
+    got = Dropout.backward(mask, dout, p, dropout_implementation="upscale_in_train",
+                           masking=_one_pass_masking)
+    assert got[0] == np.array([dx], dtype)[0]
+
+
+@pytest.mark.parametrize("implementation", ["downgrade_in_infer", "upscale_in_train"])
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("p", [0.35, 1.0])
+def test_one_pass_masking_is_the_reference_to_the_bit(implementation, dtype, p):
+    from refimpl.ops.dropout import Dropout
+    rng = np.random.RandomState(4)
+    x, dout = rng.randn(60).astype(dtype), rng.randn(60).astype(dtype)
+    attrs = dict(dropout_prob=p, fix_seed=True, seed=9, dropout_implementation=implementation)
+    want, mask = Dropout.forward(x, None, **attrs)
+    got, got_mask = Dropout.forward(x, None, masking=_one_pass_masking, **attrs)
+    np.testing.assert_array_equal(got_mask, mask)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+    assert 0 < mask.sum() < 60 or p == 1.0
+    want = Dropout.backward(mask, dout, **attrs)
+    got = Dropout.backward(mask, dout, masking=_one_pass_masking, **attrs)
+    assert got.dtype == want.dtype and got.tobytes() == want.tobytes()

@@ -13,6 +13,7 @@ from refimpl.dispatch import select_kernel
 from refimpl.framework.lod import lod_of
 from refimpl.framework.place import device_count, is_compiled_with_cuda
 from refimpl.ops.registry import BlockOpDef, all_op_types, get_op_def
+from refimpl.xp import run_deferred_checks
 
 pytestmark = [pytest.mark.gpu, pytest.mark.skipif(
     not is_compiled_with_cuda(), reason="no GPU usable here (CuPy and a CUDA device needed)")]
@@ -172,6 +173,108 @@ def test_fused_add_relu_kernel():
     for sample in get_op_def("fused_elemwise_add_relu").samples(np.random.RandomState(7)):
         _compare("fused_elemwise_add_relu", "forward", (sample.inputs["X"],), sample.attrs,
                  "float64", lambda a: [list(a[0])])
+
+
+# row lengths around the kernels' block sizes (a warp, MAX_ROW_BLOCK 512) and longer rows
+ROW_LENGTHS = st.sampled_from([1, 2, 31, 32, 33, 100, 511, 512, 513, 1000, 4097])
+
+
+@settings(max_examples=40, deadline=None)
+@given(dtypes, st.sampled_from([1, 2, 7, 64, 1000]), ROW_LENGTHS, st.booleans(), st.booleans(),
+       st.sampled_from([1, 2]))
+def test_layer_norm_kernel(dtype, rows, cols, with_scale, with_bias, begin_norm_axis):
+    # X [rows, 2, cols]: normalized over 2 * cols (axis 1) or cols (axis 2, 2 * rows rows);
+    # offset from 0, so a one-pass variance would lose digits
+    rng = np.random.RandomState(8)
+    x = (rng.randn(rows, 2, cols) * 3 + 50).astype(dtype)
+    n = 2 * cols if begin_norm_axis == 1 else cols
+    scale = rng.uniform(0.5, 1.5, n).astype(dtype) if with_scale else None
+    bias = rng.randn(n).astype(dtype) if with_bias else None
+    attrs = {"begin_norm_axis": begin_norm_axis, "epsilon": 1e-5}
+    assert _compare("layer_norm", "forward", (x, scale, bias), attrs, dtype,
+                    lambda a: a).compiled
+    op_def = get_op_def("layer_norm")
+    _, mean, var = op_def.forward(x, scale, bias, **attrs)
+    dy = rng.randn(*x.shape).astype(dtype)
+    _compare("layer_norm", "backward", (x, scale, bias, mean, var, dy), attrs, dtype,
+             lambda a: a)
+
+
+@settings(max_examples=40, deadline=None)
+@given(dtypes, st.sampled_from([1, 3, 50]), ROW_LENGTHS, st.sampled_from([1.0, 30.0]),
+       st.sampled_from([-1, 2, 1, 0]))
+def test_softmax_kernel(dtype, rows, cols, spread, axis):
+    # spread 30: shifts below the reference's floor of -64; axes 0 and 1 run the reference
+    rng = np.random.RandomState(9)
+    x = (rng.randn(rows, 2, cols) * spread).astype(dtype)
+    if cols > 3:
+        x[0, 0, 0] = np.nan          # its row (axis -1) stays NaN, as numpy's
+    kernel = _compare("softmax", "forward", (x,), {"axis": axis}, dtype, lambda a: a)
+    assert kernel.compiled
+    out = get_op_def("softmax").forward(x, axis=axis)
+    _compare("softmax", "backward", (out, rng.randn(*x.shape).astype(dtype)), {"axis": axis},
+             dtype, lambda a: a)
+
+
+@settings(max_examples=30, deadline=None)
+@given(dtypes, st.sampled_from([0.0, 0.3, 0.5, 1.0]), st.booleans(),
+       st.sampled_from(["downgrade_in_infer", "upscale_in_train"]),
+       st.sampled_from([(1, 1), (3, 5), (7, 33), (64, 1000)]), st.booleans())
+def test_dropout_kernel_is_the_reference_to_the_bit(dtype, p, is_test, implementation, shape,
+                                                     seed_input):
+    # the same mask (the reference's draw) and the same arithmetic: equal, not close
+    rng = np.random.RandomState(10)
+    x, dout = rng.randn(*shape).astype(dtype), rng.randn(*shape).astype(dtype)
+    seed = np.array([5], "int32") if seed_input else None
+    op_def = get_op_def("dropout")
+    attrs = dict(op_def.attrs, dropout_prob=p, is_test=is_test, fix_seed=True, seed=11,
+                 dropout_implementation=implementation)
+    kernel = select_kernel("dropout", "forward", attrs, dtype, device="gpu")
+    assert kernel.compiled
+    want_out, want_mask = op_def.forward(x, seed, **attrs)
+    got_out, got_mask = kernel.fn(cupy.asarray(x), _on_gpu(seed), **attrs)
+    np.testing.assert_array_equal(cupy.asnumpy(got_mask), want_mask)
+    np.testing.assert_array_equal(cupy.asnumpy(got_out), want_out)
+    assert got_out.dtype == want_out.dtype
+    grad = select_kernel("dropout", "backward", attrs, dtype, device="gpu")
+    want = op_def.backward(want_mask, dout, **attrs)
+    got = grad.fn(cupy.asarray(want_mask), cupy.asarray(dout), **attrs)
+    np.testing.assert_array_equal(cupy.asnumpy(got), want)
+
+
+@settings(max_examples=30, deadline=None)
+@given(dtypes, st.sampled_from(["lookup_table", "lookup_table_v2"]), st.integers(1, 6),
+       st.sampled_from([1, 3, 64, 257]), st.sampled_from([1, 5, 2000]),
+       st.sampled_from([-1, 0, 2]))
+def test_lookup_table_kernels(dtype, op_type, rows, width, ids, padding_idx):
+    # few rows, many ids: most rows get many atomic adds in the gradient
+    rng = np.random.RandomState(11)
+    w = rng.randn(rows, width).astype(dtype)
+    flat = rng.randint(0, rows, ids).astype("int64")
+    index = flat.reshape(-1, 1) if op_type == "lookup_table" else flat.reshape(1, -1)
+    attrs = {"padding_idx": padding_idx}
+    assert _compare(op_type, "forward", (w, index), attrs, dtype, lambda a: a).compiled
+    run_deferred_checks()        # the ids' range check (all inside: passes)
+    dout = rng.randn(*get_op_def(op_type).forward(w, index).shape).astype(dtype)
+    assert _compare(op_type, "backward", (w, index, dout), attrs, dtype, lambda a: a).compiled
+
+
+def test_an_out_of_range_id_fails_the_run_that_fed_it():
+    # (read as zeros and reported when the run ends, as softmax-CE's labels)
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        ids = fluid.data("ids", [None, 1], "int64")
+        loss = fluid.layers.mean(fluid.layers.embedding(ids, [5, 3]))
+        fluid.optimizer.SGD(0.1).minimize(loss)
+    exe, scope = fluid.Executor(fluid.CUDAPlace(0)), fluid.Scope()
+    feed = {"ids": np.array([[1], [7]], "int64")}
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        with pytest.raises(IndexError, match="id 7 is out of range for W with 5 rows"):
+            exe.run(main, feed=feed, fetch_list=[loss])
+        feed["ids"][1] = 4
+        got, = exe.run(main, feed=feed, fetch_list=[loss])   # no stale check left behind
+    assert np.isfinite(got).all()
 
 
 OPS = sorted(t for t in all_op_types() if not t.endswith("_grad")

@@ -15,7 +15,8 @@ GPU_ENTRIES = sorted((op_type, which, spec) for op_type, entry in KERNELS.items(
                      for which, spec in entry.gpu.items())
 HOT = {"mul", "matmul_v2", "conv2d", "depthwise_conv2d", "pool2d",
        "softmax_with_cross_entropy", "batch_norm", "sgd", "momentum", "adam",
-       "fused_elemwise_add_relu", "relu", "gelu", "rnn"}
+       "fused_elemwise_add_relu", "relu", "gelu", "rnn", "layer_norm", "softmax", "dropout",
+       "lookup_table", "lookup_table_v2"}
 
 
 def test_the_hot_ops_have_cupy_kernels():
@@ -31,12 +32,24 @@ def test_dispatch_chooses_the_cupy_kernel_on_a_gpu(monkeypatch, op_type, which, 
     if which in KERNELS[op_type].falls_back:   # fn: a factory given the reference
         assert inspect.unwrap(kernel.fn) is getattr(get_op_def(op_type), which)
         assert kernel.fn is not inspect.unwrap(kernel.fn) and kernel.compiled
+        # the factory's function, not the CPU's (softmax has both)
+        assert fn.__module__ in _modules_of(kernel.fn)
+        assert fn.__module__ not in _modules_of(select_kernel(op_type, which, {}, "float32").fn)
         return
     # (wrapped where the op has one-number results, to give them the profile's shape)
     assert inspect.unwrap(kernel.fn) is fn and kernel.compiled
     assert "saved" not in kernel.keywords and "alloc" not in kernel.keywords
     cpu = select_kernel(op_type, which, {}, "float32")
     assert inspect.unwrap(cpu.fn) is not fn
+
+
+def _modules_of(fn):
+    """The modules of `fn` and of every function it wraps."""
+    modules = set()
+    while fn is not None:
+        modules.add(fn.__module__)
+        fn = getattr(fn, "__wrapped__", None)
+    return modules
 
 
 def test_gpu_ok_and_the_numpy_backend_fall_back_to_the_reference(monkeypatch):
@@ -83,10 +96,13 @@ def test_kernel_source_compiles_with_nvrtc(definition):
 
 def _raw_kernel_tables():
     from refimpl._kernels.gpu import batch_norm, conv, pool, softmax_ce
+    from refimpl._kernels.gpu import layer_norm, softmax
     return [("conv " + op, t) for op, t in conv._KERNELS.items()] + [
         ("pool " + op, t) for op, t in pool._KERNELS.items()] + [
+        ("layer_norm" + op, t) for op, t in layer_norm._KERNELS.items()] + [
         ("softmax_ce", softmax_ce._FORWARD), ("bn stats", batch_norm._STATS),
-        ("bn grad sums", batch_norm._GRAD_SUMS)]
+        ("bn grad sums", batch_norm._GRAD_SUMS), ("softmax", softmax._FORWARD),
+        ("softmax grad", softmax._BACKWARD)]
 
 
 @pytest.mark.parametrize("what,table", _raw_kernel_tables(),

@@ -14,6 +14,11 @@ RandomState(seed), and no seed draws from the global generator (paddle.seed).
 In training at dropout_prob = 0 nothing is dropped: Out = X and Mask is all ones, with no
 draw from any random stream (a model built with dropout 0, e.g. a Transformer, pays for
 no random numbers).
+`masking` (forward and backward): an optional function(values, mask, divisor) computing
+the training masking in one pass, `mask ? values / divisor : 0` (divisor 1 outside
+upscale_in_train: dividing by 1 is exact, so the result is _apply_mask's to the bit): the
+GPU's fused kernel (refimpl/_kernels/gpu/dropout.py), one launch where _apply_mask's
+divide, cast and where are three.
 """
 import numpy as np
 
@@ -45,12 +50,15 @@ def _keep_mask(shape, dropout_prob, seed_tensor, fix_seed, seed):
     return (rng.uniform(size=shape) >= dropout_prob).astype(np.uint8)
 
 
-def _apply_mask(values, mask, dropout_prob, dropout_implementation):
+def _apply_mask(values, mask, dropout_prob, dropout_implementation, masking=None):
     """Training: the masked values, kept ones divided by 1 - p under upscale_in_train."""
-    xp = array_module(values)
-    if dropout_implementation == "upscale_in_train" and dropout_prob < 1:
+    divides = dropout_implementation == "upscale_in_train" and dropout_prob < 1
+    if masking is not None:
+        return masking(values, mask, _kept_fraction(dropout_prob, values.dtype) if divides
+                       else values.dtype.type(1))
+    if divides:
         values = values / _kept_fraction(dropout_prob, values.dtype)
-    return xp.where(mask.astype(bool), values, values.dtype.type(0))
+    return array_module(values).where(mask.astype(bool), values, values.dtype.type(0))
 
 
 def _infer(values, dropout_prob, dropout_implementation):
@@ -83,23 +91,23 @@ class Dropout(OpDef):
 
     @staticmethod
     def forward(x, seed_tensor, dropout_prob=0.5, is_test=False, fix_seed=False, seed=0,
-                dropout_implementation="downgrade_in_infer"):
+                dropout_implementation="downgrade_in_infer", masking=None):
         xp = array_module(x)
         if is_test:
             return _infer(x, dropout_prob, dropout_implementation), xp.ones(x.shape, np.uint8)
         if dropout_prob == 0:
             return x.copy(), xp.ones(x.shape, np.uint8)
         mask = xp.asarray(_keep_mask(x.shape, dropout_prob, seed_tensor, fix_seed, seed))
-        return _apply_mask(x, mask, dropout_prob, dropout_implementation), mask
+        return _apply_mask(x, mask, dropout_prob, dropout_implementation, masking), mask
 
     @staticmethod
     def backward(mask, dout, dropout_prob=0.5, is_test=False, fix_seed=False, seed=0,
-                 dropout_implementation="downgrade_in_infer"):
+                 dropout_implementation="downgrade_in_infer", masking=None):
         if is_test:
             return _infer(dout, dropout_prob, dropout_implementation)
         if dropout_prob == 0:
             return dout.copy()
-        return _apply_mask(dout, mask, dropout_prob, dropout_implementation)
+        return _apply_mask(dout, mask, dropout_prob, dropout_implementation, masking)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 4, 5)}, {"dropout_prob": 0.3, "fix_seed": True, "seed": 7})

@@ -10,12 +10,46 @@ import re
 
 import cupy
 
-__all__ = ["elementwise", "raw", "raw_per_dtype", "DEFINITIONS", "check_source"]
+__all__ = ["elementwise", "raw", "raw_per_dtype", "row_block", "DEFINITIONS", "check_source",
+           "BLOCK_REDUCE", "MAX_ROW_BLOCK"]
 
 DEFINITIONS = []   # (kind, name, fields) in the order the modules made them
 
 _CTYPES = {"float32": "float", "float64": "double", "int32": "int", "int64": "long long",
-           "bool": "bool"}
+           "uint8": "unsigned char", "bool": "bool"}
+
+# The row kernels' block-wide reductions (layer_norm, softmax: one block per row), in double
+# whatever the data's type. blockDim.x must be a power of two of at most MAX_ROW_BLOCK
+# (row_block picks it); every thread of the block must call them (they synchronize).
+MAX_ROW_BLOCK = 512
+BLOCK_REDUCE = "#define MAX_ROW_BLOCK %d\n" % MAX_ROW_BLOCK + r"""
+__device__ double nan_max(double a, double b) { return (a != a || a > b) ? a : b; }
+
+__device__ double block_reduce(double v, double* shared, bool is_max) {
+  shared[threadIdx.x] = v;
+  __syncthreads();
+  for (int s = blockDim.x / 2; s > 0; s >>= 1) {
+    if (threadIdx.x < s) {
+      double o = shared[threadIdx.x + s];
+      shared[threadIdx.x] = is_max ? nan_max(shared[threadIdx.x], o)
+                                   : shared[threadIdx.x] + o;
+    }
+    __syncthreads();
+  }
+  double r = shared[0];
+  __syncthreads();   // shared is reused by the next reduction
+  return r;
+}
+"""
+
+
+def row_block(cols):
+    """Threads per block for a row of `cols` elements: the power of two covering the row,
+    at least a warp, at most MAX_ROW_BLOCK (longer rows: each thread strides over it)."""
+    block = 32
+    while block < cols and block < MAX_ROW_BLOCK:
+        block *= 2
+    return block
 
 
 def elementwise(in_params, out_params, operation, name, preamble=""):
