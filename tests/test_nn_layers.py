@@ -467,7 +467,7 @@ def test_activation_layers_match_numpy(cls, args, reference):
     np.testing.assert_allclose(out, reference(a), rtol=1e-6, atol=1e-6)
 
 
-def test_activation_layers_take_their_settings_in_paddles_order_then_name():
+def test_activation_and_pool_layers_take_their_settings_in_paddles_order_then_name():
     assert str(inspect.signature(nn.Hardtanh)) == "(min=-1.0, max=1.0, name=None)"
     assert str(inspect.signature(nn.Maxout)) == "(groups, axis=1, name=None)"
     layer = nn.Softplus(3, 10, "sp")
@@ -477,6 +477,12 @@ def test_activation_layers_take_their_settings_in_paddles_order_then_name():
         nn.Maxout()
     with pytest.raises(TypeError, match=r"ELU\(\): got an unexpected keyword argument 'beta'"):
         nn.ELU(beta=1)
+    pool = nn.AvgPool2D(2, 1, 0, True)
+    assert pool._settings == dict(kernel_size=2, stride=1, padding=0, ceil_mode=True,
+                                  exclusive=True, divisor_override=None, data_format="NCHW")
+    assert repr(pool) == "AvgPool2D(kernel_size=2, stride=1, padding=0)"
+    with pytest.raises(ValueError, match=r"has rank 3, expected rank 4"):
+        pool(static.data("x3", [2, 3, 4], "float32"))
 
 
 def test_loss_layers_match_numpy():

@@ -1,12 +1,11 @@
 """Activations as layers: each calls its nn.functional counterpart with the settings given
 at construction. PReLU owns its slope parameter."""
-import inspect
-
 from ...framework.initializer import Constant
 from ...layers import activation as F
 from ...layers import functional_nn
 from ...layers.functional_nn import prelu
 from .base import Layer
+from .function_layer import REQUIRED, function_layer
 
 __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", "ELU",
            "LeakyReLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
@@ -16,50 +15,8 @@ __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", 
 _functional = dict(F.EXPORTS["nn.functional"], maxout=functional_nn.maxout)
 
 
-class _Activation(Layer):
-    """Calls nn.functional.<_function>(x, **settings, name=name)."""
-    _function = None
-
-    def __init__(self, name=None, **settings):
-        super().__init__()
-        self._name = name
-        self._settings = settings
-
-    def forward(self, x):
-        self._expect_input(x)
-        return _functional[self._function](x, name=self._name, **self._settings)
-
-    def extra_repr(self):
-        return ", ".join("%s=%s" % kv for kv in self._settings.items())
-
-
-_REQUIRED = inspect.Parameter.empty   # a setting without default
-
-
 def _activation(class_name, function, **settings):
-    """The Layer class `class_name` calling nn.functional.<function>; its constructor takes
-    `settings` (in this order, with these defaults; _REQUIRED: no default), then name."""
-    attributes = {"_function": function, "__module__": __name__, "__qualname__": class_name,
-                  "__doc__": "nn.functional.%s as a layer." % function}
-    if settings:
-        positional = inspect.Parameter.POSITIONAL_OR_KEYWORD
-        signature = inspect.Signature(
-            [inspect.Parameter(p, positional, default=default) for p, default in
-             [("self", _REQUIRED)] + list(settings.items()) + [("name", None)]])
-
-        def __init__(self, *args, **kwargs):
-            try:
-                given = signature.bind(self, *args, **kwargs)
-            except TypeError as e:
-                raise TypeError("%s(): %s" % (class_name, e)) from None
-            given.apply_defaults()
-            values = dict(given.arguments)
-            del values["self"]
-            _Activation.__init__(self, values.pop("name"), **values)
-
-        __init__.__signature__ = signature
-        attributes["__init__"] = __init__
-    return type(class_name, (_Activation,), attributes)
+    return function_layer(class_name, __name__, _functional[function], **settings)
 
 
 ReLU = _activation("ReLU", "relu")
@@ -85,7 +42,7 @@ SELU = _activation("SELU", "selu", scale=1.0507009873554804934193349852946,
 Softplus = _activation("Softplus", "softplus", beta=1, threshold=20)
 ThresholdedReLU = _activation("ThresholdedReLU", "thresholded_relu", threshold=1.0)
 # the max over each run of `groups` channels along axis
-Maxout = _activation("Maxout", "maxout", groups=_REQUIRED, axis=1)
+Maxout = _activation("Maxout", "maxout", groups=REQUIRED, axis=1)
 
 
 class PReLU(Layer):
