@@ -171,6 +171,15 @@ def test_fluid18_layer_arguments_paddle_1_8_5_refuses():
                        fluid.layers.interpolate, nn.functional.interpolate):
             with pytest.raises(ValueError, match="align_mode must be 0 or 1, got 2"):
                 resize(image, [12, 12], align_corners=False, align_mode=2)
+        # the two NMS layers take the same argument types (test_multiclass_nms_op)
+        boxes = fluid.data("boxes", [2, 3, 4], "float32")
+        scores = fluid.data("scores", [2, 1, 3], "float32")
+        for nms in ("multiclass_nms", "locality_aware_nms"):
+            with pytest.raises(TypeError, match="'nms_threshold' in %s must be float, but "
+                               "received int" % nms):
+                getattr(fluid.layers, nms)(boxes, scores, 0.1, 10, 5, nms_threshold=1)
+            with pytest.raises(TypeError, match="'keep_top_k' in %s must be int" % nms):
+                getattr(fluid.layers, nms)(boxes, scores, 0.1, 10, 5.0)
         # roll: 1.8 makes an int shift a list before checking it
         out = fluid.layers.roll(x, shifts=1)
     got, = fluid.Executor(fluid.CPUPlace()).run(

@@ -117,6 +117,13 @@ def test_dataloader_from_generator_iterable_and_started():
     loader.set_sample_generator(lambda: iter(samples), batch_size=2, drop_last=False)
     sums = [float(exe.run(feed=feed, fetch_list=[total])[0]) for feed in loader()]
     assert sums == [2.0, 10.0, 8.0]          # (0+1)*2, (2+3)*2, 4*2
+    dropping = fluid.io.DataLoader.from_generator(feed_list=[x], capacity=4)
+    dropping.set_sample_generator(lambda: iter(samples), batch_size=2)  # drop_last=True
+    assert [float(exe.run(feed=feed, fetch_list=[total])[0]) for feed in dropping()] == \
+        [2.0, 10.0]
+    with pytest.raises(ValueError, match="set_sample_generator: batch_size must be a "
+                       "positive int, got 0"):
+        dropping.set_sample_generator(lambda: iter(samples), batch_size=0)
     started = fluid.io.DataLoader.from_generator(feed_list=[x], capacity=4, iterable=False)
     started.set_batch_generator(lambda: iter([(np.ones((3, 2), "float32"),)] * 2))
     started.start()

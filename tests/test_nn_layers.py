@@ -1,6 +1,7 @@
 """refimpl.nn Layer classes in static mode: parameters made at construction (startup ops,
 Paddle's names), calls appending ops whose results match numpy, containers, train/eval,
 state_dict, hooks, and errors that name the layer."""
+import inspect
 import math
 
 import numpy as np
@@ -464,6 +465,24 @@ def test_activation_layers_match_numpy(cls, args, reference):
     a = np.array([[-2.5, -0.9, -0.3, 0.2], [0.6, 1.1, 3.0, 7.0], [-7.0, 0.45, -0.55, 2.0]])
     out, = startup_executor().run(feed={"x": a}, fetch_list=[y])
     np.testing.assert_allclose(out, reference(a), rtol=1e-6, atol=1e-6)
+
+
+def test_activation_and_pool_layers_take_their_settings_in_paddles_order_then_name():
+    assert str(inspect.signature(nn.Hardtanh)) == "(min=-1.0, max=1.0, name=None)"
+    assert str(inspect.signature(nn.Maxout)) == "(groups, axis=1, name=None)"
+    layer = nn.Softplus(3, 10, "sp")
+    assert (layer._settings, layer._name) == ({"beta": 3, "threshold": 10}, "sp")
+    assert repr(nn.Maxout(4)) == "Maxout(groups=4, axis=1)"
+    with pytest.raises(TypeError, match=r"Maxout\(\): missing a required argument: 'groups'"):
+        nn.Maxout()
+    with pytest.raises(TypeError, match=r"ELU\(\): got an unexpected keyword argument 'beta'"):
+        nn.ELU(beta=1)
+    pool = nn.AvgPool2D(2, 1, 0, True)
+    assert pool._settings == dict(kernel_size=2, stride=1, padding=0, ceil_mode=True,
+                                  exclusive=True, divisor_override=None, data_format="NCHW")
+    assert repr(pool) == "AvgPool2D(kernel_size=2, stride=1, padding=0)"
+    with pytest.raises(ValueError, match=r"has rank 3, expected rank 4"):
+        pool(static.data("x3", [2, 3, 4], "float32"))
 
 
 def test_loss_layers_match_numpy():

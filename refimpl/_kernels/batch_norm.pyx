@@ -7,6 +7,7 @@ import numpy as np
 
 from cython.parallel cimport prange
 from refimpl._kernels.blas cimport Team, loop_team, release_team, cut
+from refimpl._kernels.batch_norm_args import momentum_of, uses_running_stats
 
 ctypedef fused real:
     float
@@ -143,11 +144,6 @@ cdef _backward_split(real[:, :, ::1] x, real[:, :, ::1] dy, real[:, :, ::1] dx,
     release_team()
 
 
-def _uses_running_stats(is_test, use_global_stats, trainable_statistics):
-    # the rule of refimpl.ops.batch_norm.uses_running_stats (kernels do not import ops)
-    return use_global_stats or (is_test and not trainable_statistics)
-
-
 def _view(a):
     return np.ascontiguousarray(a).reshape(a.shape[0], a.shape[1], -1)
 
@@ -156,13 +152,12 @@ def batch_norm_forward(x, scale, bias, mean, variance, momentum_tensor=None, mom
                        epsilon=1e-5, is_test=False, data_layout="NCHW",
                        use_global_stats=False, trainable_statistics=False,
                        use_momentum_tensor=True):
-    if momentum_tensor is not None and use_momentum_tensor:
-        momentum = float(momentum_tensor.reshape(-1)[0])    # ops.batch_norm.momentum_of's rule
+    momentum = momentum_of(momentum_tensor, momentum, use_momentum_tensor)
     x3 = _view(x)
     y = np.empty_like(x3)
     sc = np.ascontiguousarray(scale, x.dtype)
     bi = np.ascontiguousarray(bias, x.dtype)
-    if _uses_running_stats(is_test, use_global_stats, trainable_statistics):
+    if uses_running_stats(is_test, use_global_stats, trainable_statistics):
         m = mean.astype(np.float64)
         inv = 1.0 / np.sqrt(variance.astype(np.float64) + epsilon)
         mean_out, var_out = mean, variance
@@ -196,7 +191,7 @@ def batch_norm_backward(x, scale, saved_mean, saved_inv_std, dy, momentum=0.9, e
     dbias = np.empty(c)
     args = (np.ascontiguousarray(scale, x.dtype), np.ascontiguousarray(saved_mean, x.dtype),
             np.ascontiguousarray(saved_inv_std, x.dtype), dscale, dbias,
-            bool(_uses_running_stats(is_test, use_global_stats, trainable_statistics)))
+            bool(uses_running_stats(is_test, use_global_stats, trainable_statistics)))
     if x.dtype == np.float32:
         _backward_split[float](x3, dy3, dx, *args)
     else:

@@ -48,29 +48,49 @@ cdef inline bint _unpadded_unit_stride(const Geometry* g) noexcept nogil:
             and g.wo - 1 + (g.kw - 1) * g.dw < g.w)
 
 
-cdef void _im2col(const real* x, int n_img, const Geometry* g, real* col,
-                  Py_ssize_t ld) noexcept nogil:
-    """col[(c*kh + i)*kw + j, (n*ho + oy)*wo + ox] = x[n, c, oy*sh - ph + i*dh, ox*sw - pw + j*dw]
-    (0 in the padding), col's rows `ld` apart. The in-bounds span of each output row is
-    found once per (i, j), so the copy loop has no bounds checks and, for stride 1,
-    vectorizes."""
+cdef inline void _move_row(real* col, real* img, int n, int stride,
+                           bint to_image) noexcept nogil:
+    """col[k] = img[k*stride] for k < n, or, to_image, img[k*stride] += col[k]."""
+    cdef int k
+    if to_image:
+        if stride == 1:
+            for k in range(n):
+                img[k] += col[k]
+        else:
+            for k in range(n):
+                img[k * stride] += col[k]
+    elif stride == 1:
+        for k in range(n):
+            col[k] = img[k]
+    else:
+        for k in range(n):
+            col[k] = img[k * stride]
+
+
+cdef inline void _windows(real* col, Py_ssize_t ld, real* x, int n_img, const Geometry* g,
+                          bint to_image) noexcept nogil:
+    """Between col (rows `ld` apart) and the images x: col[(c*kh + i)*kw + j, (n*ho + oy)*wo
+    + ox] is x[n, c, oy*sh - ph + i*dh, ox*sw - pw + j*dw]. im2col copies it into col (0 in
+    the padding); to_image, col2im adds it to x (what fell on padding is dropped). The
+    in-bounds span of each output row is found once per (i, j), so the row loops have no
+    bounds checks and, for stride 1, vectorize; each caller passes a constant to_image, so
+    the branches on it fold away."""
     cdef int row, c, i, j, n, oy, ox, iy, lo, hi, off
     cdef int kk = g.kh * g.kw, ho = g.ho, wo = g.wo, h = g.h, w = g.w, sw = g.sw
     cdef Py_ssize_t image = <Py_ssize_t>g.c * h * w, step = <Py_ssize_t>g.sh * w
-    cdef real* dst
-    cdef const real* src
+    cdef real* col_row
+    cdef real* img_row
     if _unpadded_unit_stride(g):
-        # every window inside the input: whole output rows copy without span arithmetic
+        # every window inside the input: whole output rows move without span arithmetic
         for row in range(g.c * kk):
             c, i, j = row // kk, (row // g.kw) % g.kh, row % g.kw
-            dst = col + row * ld
+            col_row = col + row * ld
             for n in range(n_img):
-                src = x + n * image + (c * h + i * g.dh) * w + j * g.dw
+                img_row = x + n * image + (c * h + i * g.dh) * w + j * g.dw
                 for oy in range(ho):
-                    for ox in range(wo):
-                        dst[ox] = src[ox]
-                    dst += wo
-                    src += step
+                    _move_row(col_row, img_row, wo, 1, to_image)
+                    col_row += wo
+                    img_row += step
         return
     for row in range(g.c * kk):
         c, i, j = row // kk, (row // g.kw) % g.kh, row % g.kw
@@ -79,62 +99,31 @@ cdef void _im2col(const real* x, int n_img, const Geometry* g, real* col,
         for n in range(n_img):
             for oy in range(ho):
                 iy = oy * g.sh - g.ph + i * g.dh
-                dst = col + row * ld + (n * ho + oy) * wo
+                col_row = col + row * ld + (n * ho + oy) * wo
                 if iy < 0 or iy >= h:
-                    for ox in range(wo):
-                        dst[ox] = 0
+                    if not to_image:
+                        for ox in range(wo):
+                            col_row[ox] = 0
                     continue
-                for ox in range(lo):
-                    dst[ox] = 0
-                for ox in range(hi, wo):
-                    dst[ox] = 0
-                src = x + n * image + (c * h + iy) * w + lo * sw + off   # first in bounds
-                dst = dst + lo
-                if sw == 1:
-                    for ox in range(hi - lo):
-                        dst[ox] = src[ox]
-                else:
-                    for ox in range(hi - lo):
-                        dst[ox] = src[ox * sw]
+                if not to_image:
+                    for ox in range(lo):
+                        col_row[ox] = 0
+                    for ox in range(hi, wo):
+                        col_row[ox] = 0
+                img_row = x + n * image + (c * h + iy) * w + lo * sw + off   # first in bounds
+                _move_row(col_row + lo, img_row, hi - lo, sw, to_image)
+
+
+cdef void _im2col(const real* x, int n_img, const Geometry* g, real* col,
+                  Py_ssize_t ld) noexcept nogil:
+    """col = the windows of x (_windows), x untouched."""
+    _windows(col, ld, <real*>x, n_img, g, False)
 
 
 cdef void _col2im(const real* col, Py_ssize_t ld, int n_img, const Geometry* g,
                   real* dx) noexcept nogil:
-    """dx += the adjoint of _im2col (what fell on padding is dropped)."""
-    cdef int row, c, i, j, n, oy, ox, iy, lo, hi, off
-    cdef int kk = g.kh * g.kw, ho = g.ho, wo = g.wo, h = g.h, w = g.w, sw = g.sw
-    cdef Py_ssize_t image = <Py_ssize_t>g.c * h * w, step = <Py_ssize_t>g.sh * w
-    cdef const real* src
-    cdef real* dst
-    if _unpadded_unit_stride(g):
-        for row in range(g.c * kk):
-            c, i, j = row // kk, (row // g.kw) % g.kh, row % g.kw
-            src = col + row * ld
-            for n in range(n_img):
-                dst = dx + n * image + (c * h + i * g.dh) * w + j * g.dw
-                for oy in range(ho):
-                    for ox in range(wo):
-                        dst[ox] += src[ox]
-                    src += wo
-                    dst += step
-        return
-    for row in range(g.c * kk):
-        c, i, j = row // kk, (row // g.kw) % g.kh, row % g.kw
-        off = j * g.dw - g.pw
-        _valid_span(off, wo, w, sw, &lo, &hi)
-        for n in range(n_img):
-            for oy in range(ho):
-                iy = oy * g.sh - g.ph + i * g.dh
-                if iy < 0 or iy >= h:
-                    continue
-                src = col + row * ld + (n * ho + oy) * wo + lo
-                dst = dx + n * image + (c * h + iy) * w + lo * sw + off
-                if sw == 1:
-                    for ox in range(hi - lo):
-                        dst[ox] += src[ox]
-                else:
-                    for ox in range(hi - lo):
-                        dst[ox * sw] += src[ox]
+    """dx += the adjoint of _im2col (what fell on padding is dropped); col untouched."""
+    _windows(<real*>col, ld, dx, n_img, g, True)
 
 
 cdef void _to_images(const real* src, int n_img, int m, Py_ssize_t plane,

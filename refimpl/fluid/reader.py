@@ -26,6 +26,7 @@ from ..io import DataLoader
 from ..io.collate import default_collate_fn as _collate
 from ..io.dataloader import static_feed_list
 from ..layers.readers import PyReader as _ProgramReader, read_file
+from ..reader.decorator import batch
 from .data_feeder import DataFeeder
 
 __all__ = ["DataLoader", "PyReader", "GeneratorLoader", "DygraphGeneratorLoader",
@@ -79,17 +80,7 @@ def _sample_lists(reader, batch_size, drop_last):
     if not isinstance(batch_size, int) or batch_size < 1:
         raise ValueError("set_sample_generator: batch_size must be a positive int, got %r"
                          % (batch_size,))
-
-    def lists():
-        samples = []
-        for sample in reader():
-            samples.append(sample)
-            if len(samples) == batch_size:
-                yield samples
-                samples = []
-        if samples and not drop_last:
-            yield samples
-    return lists
+    return batch(reader, batch_size, drop_last)
 
 
 class DataLoaderBase:

@@ -5,6 +5,8 @@ import math
 
 import numpy as np
 
+from ..reader.decorator import batched
+
 __all__ = ["Sampler", "SequenceSampler", "RandomSampler", "WeightedRandomSampler",
            "BatchSampler", "DistributedBatchSampler"]
 
@@ -151,21 +153,10 @@ class BatchSampler(Sampler):
         self.drop_last = _check_bool(drop_last, "drop_last", owner)
 
     def __iter__(self):
-        return _batches(self.sampler, self.batch_size, self.drop_last)
+        return batched(self.sampler, self.batch_size, self.drop_last)
 
     def __len__(self):
         return _batch_count(len(self.sampler), self.batch_size, self.drop_last)
-
-
-def _batches(indices, batch_size, drop_last):
-    batch = []
-    for index in indices:
-        batch.append(index)
-        if len(batch) == batch_size:
-            yield batch
-            batch = []
-    if batch and not drop_last:
-        yield batch
 
 
 def _batch_count(samples, batch_size, drop_last):
@@ -223,7 +214,7 @@ class DistributedBatchSampler(BatchSampler):
         return mine
 
     def __iter__(self):
-        yield from _batches(self._rank_indices(), self.batch_size, self.drop_last)
+        yield from batched(self._rank_indices(), self.batch_size, self.drop_last)
 
     def __len__(self):
         return _batch_count(self.num_samples, self.batch_size, self.drop_last)

@@ -135,13 +135,17 @@ class ElementwiseDiv(_Elementwise):
 
 
 class _Select(_Elementwise):
-    """max/min: the gradient goes to X where X wins (ties: X), else to Y."""
+    """max/min: `select` picks each element, and the gradient goes to X where X wins
+    (ties: X), else to Y."""
     grad_inputs = ("X", "Y", "Out@GRAD")
 
     def samples(self, rng):
         for s in super().samples(rng):
             s.inputs["Y"] = s.inputs["Y"] + 0.05  # no ties, so finite differences are valid
             yield s
+
+    def forward(self, x, y, axis=-1):
+        return self.select(*align(x, y, axis))
 
     def backward(self, x, y, dout, axis=-1):
         xa, ya = align(x, y, axis)
@@ -153,21 +157,15 @@ class _Select(_Elementwise):
 @register
 class ElementwiseMax(_Select):
     type = "elementwise_max"
+    select = staticmethod(np.maximum)
     x_wins = staticmethod(np.greater_equal)
-
-    @staticmethod
-    def forward(x, y, axis=-1):
-        return np.maximum(*align(x, y, axis))
 
 
 @register
 class ElementwiseMin(_Select):
     type = "elementwise_min"
+    select = staticmethod(np.minimum)
     x_wins = staticmethod(np.less_equal)
-
-    @staticmethod
-    def forward(x, y, axis=-1):
-        return np.minimum(*align(x, y, axis))
 
 
 @register

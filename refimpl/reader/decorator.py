@@ -25,15 +25,20 @@ def batch(reader, batch_size, drop_last=False):
                          "batch_size={}".format(batch_size))
 
     def batch_reader():
-        b = []
-        for sample in reader():
-            b.append(sample)
-            if len(b) == batch_size:
-                yield b
-                b = []
-        if b and not drop_last:
-            yield b
+        yield from batched(reader(), batch_size, drop_last)
     return batch_reader
+
+
+def batched(items, batch_size, drop_last):
+    """`items` in lists of batch_size (the last one shorter unless drop_last)."""
+    batch = []
+    for item in items:
+        batch.append(item)
+        if len(batch) == batch_size:
+            yield batch
+            batch = []
+    if batch and not drop_last:
+        yield batch
 
 
 def cache(reader):

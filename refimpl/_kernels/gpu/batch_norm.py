@@ -6,6 +6,7 @@ two-pass (the mean first), as numpy's. CuPy's own reductions over axes (0, 2, 3)
 ~0.5 ms a layer on an H100: a strided reduction, several passes."""
 import cupy
 
+from ..batch_norm_args import momentum_of, uses_running_stats
 from .source import elementwise, raw_per_dtype
 
 __all__ = ["batch_norm_forward", "batch_norm_backward"]
@@ -106,19 +107,14 @@ def _inner(x):
     return inner
 
 
-def _uses_running_stats(is_test, use_global_stats, trainable_statistics):
-    return use_global_stats or (is_test and not trainable_statistics)
-
-
 def batch_norm_forward(x, scale, bias, mean, variance, momentum_tensor=None, momentum=0.9,
                        epsilon=1e-5, is_test=False, data_layout="NCHW",
                        use_global_stats=False, trainable_statistics=False,
                        use_momentum_tensor=True):
-    if momentum_tensor is not None and use_momentum_tensor:
-        momentum = float(momentum_tensor.reshape(-1)[0])    # ops.batch_norm.momentum_of's rule
+    momentum = momentum_of(momentum_tensor, momentum, use_momentum_tensor)
     inner, c = _inner(x), x.shape[1]
     x = cupy.ascontiguousarray(x)
-    if _uses_running_stats(is_test, use_global_stats, trainable_statistics):
+    if uses_running_stats(is_test, use_global_stats, trainable_statistics):
         inv_std = (1.0 / cupy.sqrt(variance + epsilon)).astype(x.dtype)
         y = _NORMALIZE(x, mean.astype(x.dtype), (inv_std * scale).astype(x.dtype),
                        bias.astype(x.dtype), inner, c)
@@ -141,7 +137,7 @@ def batch_norm_backward(x, scale, saved_mean, saved_inv_std, dy, momentum=0.9, e
     saved_mean = cupy.ascontiguousarray(saved_mean, dtype=x.dtype)
     saved_inv_std = cupy.ascontiguousarray(saved_inv_std, dtype=x.dtype)
     dbias, dscale = _per_channel(_GRAD_SUMS, x, (x, dy, saved_mean, saved_inv_std), 2)
-    if _uses_running_stats(is_test, use_global_stats, trainable_statistics):
+    if uses_running_stats(is_test, use_global_stats, trainable_statistics):
         bshape = [-1 if i == 1 else 1 for i in range(x.ndim)]
         dx = dy * (scale * saved_inv_std).reshape(bshape)
     else:

@@ -449,6 +449,12 @@ DTYPE_ARGUMENTS = {
 
 ARRAY_DTYPES = {'assign': {'input': (0, ('bool', 'float32', 'int32', 'int64'))}}
 
+# multiclass_nms and locality_aware_nms take the same arguments at the same positions
+_NMS_TYPES = {'background_label': (8, ('int',), None), 'keep_top_k': (4, ('int',), None),
+              'nms_eta': (7, ('float',), None), 'nms_threshold': (5, ('float',), None),
+              'nms_top_k': (3, ('int',), None), 'normalized': (6, ('bool',), None),
+              'score_threshold': (2, ('float',), None)}
+
 TYPE_ARGUMENTS = {
  'adaptive_pool2d': {'pool_size': (1, ('int', 'list', 'tuple'), None),
                      'pool_type': (2, ('str',), None),
@@ -511,13 +517,7 @@ TYPE_ARGUMENTS = {
  'linspace': {'num': (2, ('Variable', 'float', 'int'), None),
               'start': (0, ('Variable', 'float', 'int'), None),
               'stop': (1, ('Variable', 'float', 'int'), None)},
- 'locality_aware_nms': {'background_label': (8, ('int',), None),
-                        'keep_top_k': (4, ('int',), None),
-                        'nms_eta': (7, ('float',), None),
-                        'nms_threshold': (5, ('float',), None),
-                        'nms_top_k': (3, ('int',), None),
-                        'normalized': (6, ('bool',), None),
-                        'score_threshold': (2, ('float',), None)},
+ 'locality_aware_nms': _NMS_TYPES,
  'lod_reset': {'y': (1, ('Variable',), None)},
  'logical_and': {'out': (3, ('Variable',), None)},
  'logical_not': {'out': (3, ('Variable',), None)},
@@ -536,13 +536,7 @@ TYPE_ARGUMENTS = {
                 'use_gaussian': (6, ('bool',), None)},
  'meshgrid': {'input': (0, ('list',), None)},
  'mish': {'threshold': (1, ('float', 'int'), None)},
- 'multiclass_nms': {'background_label': (8, ('int',), None),
-                    'keep_top_k': (4, ('int',), None),
-                    'nms_eta': (7, ('float',), None),
-                    'nms_threshold': (5, ('float',), None),
-                    'nms_top_k': (3, ('int',), None),
-                    'normalized': (6, ('bool',), None),
-                    'score_threshold': (2, ('float',), None)},
+ 'multiclass_nms': _NMS_TYPES,
  'multiplex': {'inputs': (0, ('list',), None)},
  'not_equal': {'cond': (2, ('Variable',), None)},
  'ones': {'shape': (0, ('list', 'tuple'), None)},
