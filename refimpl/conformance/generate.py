@@ -158,7 +158,10 @@ def _op_cases(op_type):
         out_lods = output_lods(op_def, sample, lods, outputs)
         if lods or any(any(per_var) for per_var in out_lods.values()):
             entry["lods"] = _lod_entry(entry, lods, out_lods)
-        wrt = float_slots(op_def, inputs) if sample.grad and op_def.has_grad() else []
+        # a statistic "gradient" (data_norm's counters) is checked too: Paddle's grad op
+        # requires those outputs, so a case asking for X's gradient alone cannot run
+        wrt = (float_slots(op_def, inputs) + [s for s in op_def.statistic_grads if s in inputs]
+               if sample.grad and op_def.has_grad() else [])
         cot = _cotangents(op_def, outputs, cot_rng) if wrt else {}
         if cot:
             grads = call_backward(op_def, inputs, attrs, outputs, cot)
