@@ -82,6 +82,9 @@ SWITCHES = {
     # an empty detection result (multiclass_nms2's Out and Index when nothing is kept,
     # distribute_fpn_proposals' level without RoIs) is a [0] tensor (1.8) or [0, width]
     "empty_detection_rows": {"1.8": "flat", "2.0": "rows", "3": "rows"},
+    # generate_proposals: an image none of whose boxes passes min_size / the image bounds
+    # gives one all-zero proposal with score 0 (2.x, 3), or no proposal (1.8.5)
+    "proposals_of_empty_image": {"1.8": "none", "2.0": "zero_row", "3": "zero_row"},
     # the truth value of a static `x == y` / `x != y` (framework/math_patch.py): True, as
     # every Paddle 1.8 Variable is, or Python's identity test (`var in list` stays right)
     "variable_comparison_truth": {"1.8": "always", "2.0": "identity", "3": "identity"},

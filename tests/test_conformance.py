@@ -162,6 +162,25 @@ def test_lod_cases_feed_and_compare_lod(fresh, tmp_path):
     assert "0/lod/Output/0: LoD [[2, 0, 2]], expected [[2, 1, 1]]" in r["message"]
 
 
+def test_a_profiles_own_output_lod_is_expected_of_that_profile(fresh):
+    """generate_proposals/1_all_big under 1.8 keeps no proposal for its second image
+    (Paddle 1.8.5: LoD [[8, 0]], RpnRoisLod [8, 8]); profile 3 keeps one zero box."""
+    from refimpl.conformance.compare import compare
+    index = read_index(fresh[0])
+    case = next(c for c in index["cases"] if c["id"] == "op/generate_proposals/1_all_big")
+    assert case["lods"]["out"]["RpnRois"] == [[[8, 1]]]
+    assert case["profile_lods"]["1.8"]["RpnRois"] == [[[8, 0]]]
+    expected = read_npz(os.path.join(fresh[0], case["file"]))
+    np.testing.assert_array_equal(expected["1@1.8/out/RpnRoisLod/0"], [8, 8])
+    actual = {k: v for k, v in expected.items() if k.startswith("1/")}
+    actual.update({"1/out/%s/0" % s: expected["1@1.8/out/%s/0" % s]
+                   for s in ("RpnRois", "RpnRoiProbs", "RpnRoisLod")})
+    actual.update({"1/lod/%s/0" % s: [[8, 0]] for s in ("RpnRois", "RpnRoiProbs")})
+    assert compare(case, expected, actual, "1.8")["status"] == "pass"
+    result = compare(case, expected, actual, "3")
+    assert "1/lod/RpnRois/0: LoD [[8, 0]], expected [[8, 1]]" in result["message"]
+
+
 def test_wrong_values_fail_with_their_error(tmp_path):
     golden = tmp_path / "golden"
     generate(str(golden))

@@ -51,7 +51,7 @@ def test_matrix_nms_empty_result_follows_the_profile(paddle_version):
         np.testing.assert_array_equal(np.array(rois_num), [0, 0])
 
 
-def test_generate_proposals_counts_are_its_lod_and_1_8s_rpn_rois_lod():
+def test_generate_proposals_counts_are_its_lod_and_1_8s_rpn_rois_lod_their_offsets():
     from refimpl.ops.registry import get_op_def
     sample = next(iter(get_op_def("generate_proposals").samples(np.random.RandomState(0))))
     with fluid.dygraph.guard():
@@ -64,7 +64,9 @@ def test_generate_proposals_counts_are_its_lod_and_1_8s_rpn_rois_lod():
                         outputs=outs, attrs=sample.attrs)
         counts = outs["RpnRoisNum"].numpy()
         assert len(counts) == 2 and counts.sum() == len(outs["RpnRois"].numpy())
-        np.testing.assert_array_equal(outs["RpnRoisLod"].numpy(), counts)
+        # Paddle 1.8.5's RpnRoisLod: each image's end offset, int64 ([5, 10] for 5 and 5)
+        np.testing.assert_array_equal(outs["RpnRoisLod"].numpy(), np.cumsum(counts))
+        assert outs["RpnRoisLod"].numpy().dtype == np.int64
         for slot in ("RpnRois", "RpnRoiProbs"):
             lod = outs[slot].value().get_tensor().recursive_sequence_lengths()
             assert lod == [counts.tolist()]

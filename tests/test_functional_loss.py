@@ -300,5 +300,27 @@ def test_teacher_student_sigmoid_loss_cases():
     def ce(v, z):
         return np.log1p(np.exp(v)) - v * z
     want = [ce(0.5, 0), ce(-1.0, 1), ce(2.0, 0) + ce(2.0, 0.25), ce(0.3, 1) + ce(0.3, 0.5),
-            ce(15.0, 1)]   # x limited to soft_max_up_bound 15
+            np.log1p(np.exp(-20.0))]   # ce(20, 1): beyond soft_max_up_bound 15, unbounded
     np.testing.assert_allclose(got[:, 0], want)
+
+
+def test_teacher_student_sigmoid_loss_bounds_act_on_the_gradient_only():
+    """Paddle 1.8.5's kernel (measured; 3.3.1 has no such op): outside the bounds the loss
+    is the unbounded one while the gradient is zero; inside it is 2 sigmoid(x) - Label
+    (teacher rows), sigmoid(x) - 1 (a click alone), sigmoid(x) (no click)."""
+    x = np.array([[-2.868], [3.1], [-1.0], [2.0], [20.0], [-20.0]])
+    label = np.array([[0.3], [1.6], [-2.0], [-1.0], [0.0], [-1.0]])
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        xv = static.data("x", [6, 1], "float64")
+        xv.stop_gradient = False
+        lv = static.data("l", [6, 1], "float64")
+        y = fluid.layers.teacher_student_sigmoid_loss(xv, lv, soft_max_up_bound=2.5,
+                                                      soft_max_lower_bound=-2.5)
+        grads = static.gradients([y], [xv])
+    loss, grad = static.Executor().run(main, feed={"x": x, "l": label}, fetch_list=[y] + grads)
+    paddle185_loss = [0.9709144871220997, 1.3281279358771474, 0.31326168751822286,
+                      0.1269280110429726, 40.00000000412231, 20.000000002061153]
+    paddle185_grad = [0.0, 0.0, 0.2689414213699951, -0.11920292202211769, 0.0, 0.0]
+    np.testing.assert_allclose(loss[:, 0], paddle185_loss, rtol=1e-12)
+    np.testing.assert_allclose(grad[:, 0], paddle185_grad, rtol=1e-12)

@@ -62,13 +62,30 @@ def test_cost_is_the_nce_formula_over_the_drawn_classes(sampler):
     assert labels.shape == (4, 5) and (labels[:, :2] == label).all()
     want_o = 1 / (1 + np.exp(-(np.einsum("nd,nsd->ns", x, w[labels]) + bias[labels, 0])))
     np.testing.assert_allclose(o, want_o, rtol=1e-12)
+    # b = S * P(c) is single precision, as in Paddle's kernels
     if sampler == 0:
         def b_of(c):
-            return 3 / 10
+            return float(np.float32(3 * np.float32(1 / 10)))
     else:
         def b_of(c):
-            return 3 * np.log((c + 2) / (c + 1)) / np.log(10)
+            return float(np.float32(3 * np.float32(np.log((c + 2) / (c + 1)) / np.log(10))))
     np.testing.assert_allclose(cost.ravel(), _cost_by_hand(o, labels, 2, b_of), rtol=1e-12)
+
+
+def test_cost_and_weight_gradient_are_paddle_1_8_5s_to_rounding():
+    """Paddle 1.8.5 (float64, custom_neg_classes [2, 3], K 6, S 2): its b = S / K is a
+    float, 0.3333333432674408; with the exact 1/3 the Weight gradient would be ~1e-8 off."""
+    x = np.array([[0.5, -0.25]])
+    w = np.array([[0.1, 0.2], [0.3, -0.4], [0.5, 0.6], [-0.7, 0.8], [0.9, 1.0], [1.1, -1.2]])
+    attrs = dict(num_total_classes=6, num_neg_samples=2, custom_neg_classes=[2, 3])
+    label = np.array([[1]], np.int64)
+    cost, o, labels = NCEOp.forward(x, label, w, None, None, None, None, None, **attrs)
+    np.testing.assert_allclose(cost.ravel(), [2.1521932127295864], rtol=1e-14)
+    grads = NCEOp.backward(x, label, w, None, None, None, o, labels, np.ones((1, 1)), **attrs)
+    paddle185_dw = [[0.0, 0.0], [-0.08148496170847956, 0.04074248085423978],
+                    [0.14527111702309461, -0.07263555851154731],
+                    [0.16590988920901517, -0.08295494460450759], [0.0, 0.0], [0.0, 0.0]]
+    np.testing.assert_allclose(grads[1], paddle185_dw, rtol=1e-13, atol=1e-16)
 
 
 def test_a_seed_draws_the_same_negatives_on_every_run():

@@ -283,6 +283,24 @@ def test_empty_detection_rows(paddle_version, version, out_shape, index_shape):
         assert np.array(out[0]).shape == out_shape and np.array(out[1]).shape == index_shape
 
 
+@pytest.mark.parametrize("version, counts, rows, prob_rows", [
+    ("1.8", [0, 0], (0,), (0,)), ("3", [1, 1], (2, 4), (2, 1))])
+def test_proposals_of_empty_image(paddle_version, version, counts, rows, prob_rows):
+    """min_size beyond every box: Paddle 1.8.5 keeps no proposal (RpnRois dims [0], LoD
+    [[0, 0]]); 3.3.1 gives each image one all-zero box with score 0."""
+    from refimpl.ops.registry import get_op_def
+    sample = next(iter(get_op_def("generate_proposals").samples(np.random.RandomState(0))))
+    with paddle_version(version):
+        outs = get_op_def("generate_proposals").forward(
+            *(sample.inputs[k] for k in ("Scores", "BboxDeltas", "ImInfo", "Anchors",
+                                         "Variances")), **dict(sample.attrs, min_size=100.0))
+    rois, probs, rois_num, rois_lod = outs
+    assert rois.shape == rows and probs.shape == prob_rows
+    assert not rois.any() and not probs.any()
+    assert rois_num.tolist() == counts and rois_lod.tolist() == np.cumsum(counts).tolist()
+    assert rois_num.dtype == np.int32 and rois_lod.dtype == np.int64   # 1.8.5's RpnRoisLod
+
+
 @pytest.mark.parametrize("version, truth", [("1.8", True), ("2.0", False)])
 def test_static_comparison_truth(paddle_version, version, truth):
     """Paddle 1.8.5: bool(a == b) is True and `a in [b]` is True for two different data

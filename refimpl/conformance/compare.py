@@ -10,7 +10,8 @@ def compare(case, expected, actual, profile=None):
     """{"status": "pass"|"fail", "max_abs", "max_rel", "message"} over the case's outputs
     and gradients (every golden array except its inputs and cotangents), as Paddle
     `profile` ('1.8', '2.0', '3'; None: the goldens' own) gives them, and the outputs'
-    LoD (recursive sequence lengths, the case's "lods" "out") where the run reports it."""
+    LoD (recursive sequence lengths, the case's "lods" "out", or its "profile_lods" for
+    `profile`) where the run reports it."""
     rtol, atol = case["rtol"], case["atol"]
     prefix = case["key"] + "/"
     own = set(case.get("profiles", {}).get(profile, ()))
@@ -48,7 +49,8 @@ def compare(case, expected, actual, profile=None):
         if not (err <= atol + rtol * np.abs(w)).all():
             problems.append("%s: max abs err %.3g, max rel err %.3g (rtol %g, atol %g)"
                             % (key, abs_err, rel_err, rtol, atol))
-    for slot, lods in case.get("lods", {}).get("out", {}).items():
+    out_lods = case.get("profile_lods", {}).get(profile) or case.get("lods", {}).get("out", {})
+    for slot, lods in out_lods.items():
         for j, want in enumerate(lods):
             key = "%s/lod/%s/%d" % (case["key"], slot, j)
             got = actual.get(key)

@@ -98,15 +98,19 @@ def _lod_entry(entry, in_lods, out_lods):
 
 def _with_profiles(make):
     """make() -> (entries, arrays) under GOLDEN_PROFILE, plus, for each other profile, the
-    arrays that differ there (under `<key>@<profile>/`, named in the entry's "profiles")."""
+    arrays that differ there (under `<key>@<profile>/`, named in the entry's "profiles")
+    and the output LoD where it differs (the entry's "profile_lods": profile -> out)."""
     with versions.use(GOLDEN_PROFILE):
         entries, arrays = make()
     for profile in versions.VERSIONS:
         if profile == GOLDEN_PROFILE:
             continue
         with versions.use(profile):
-            _, other = make()
-        for entry in entries:
+            other_entries, other = make()
+        for entry, other_entry in zip(entries, other_entries):
+            other_lods = other_entry.get("lods", {}).get("out")
+            if other_lods != entry.get("lods", {}).get("out"):
+                entry.setdefault("profile_lods", {})[profile] = other_lods
             prefix = entry["key"] + "/"
             changed = sorted(k[len(prefix):] for k in arrays if k.startswith(prefix)
                              and k.split("/")[1] not in ("in", "cot")
@@ -158,7 +162,10 @@ def _op_cases(op_type):
         out_lods = output_lods(op_def, sample, lods, outputs)
         if lods or any(any(per_var) for per_var in out_lods.values()):
             entry["lods"] = _lod_entry(entry, lods, out_lods)
-        wrt = float_slots(op_def, inputs) if sample.grad and op_def.has_grad() else []
+        # a statistic "gradient" (data_norm's counters) is checked too: Paddle's grad op
+        # requires those outputs, so a case asking for X's gradient alone cannot run
+        wrt = (float_slots(op_def, inputs) + [s for s in op_def.statistic_grads if s in inputs]
+               if sample.grad and op_def.has_grad() else [])
         cot = _cotangents(op_def, outputs, cot_rng) if wrt else {}
         if cot:
             grads = call_backward(op_def, inputs, attrs, outputs, cot)

@@ -180,7 +180,12 @@ class DeformablePSROIPooling(OpDef):
                      {"no_trans": False, "output_dim": 2, "group_size": [2, 2],
                       "pooled_height": 2, "pooled_width": 2, "part_size": [2, 2],
                       "sample_per_part": 2, "trans_std": 0.1, "spatial_scale": 1.0})
-        yield Sample({"Input": x[:1, :3], "ROIs": rois[:2] * 2, "Trans": trans[:2, :2]},
+        # the one image's RoI count is given (Paddle reads an image index from ROIs' LoD
+        # and crashes without one); Trans, unread with no_trans, is as high as part_size,
+        # which Paddle 1.8.5 checks all the same
+        yield Sample({"Input": x[:1, :3], "ROIs": rois[:2] * 2,
+                      "Trans": trans[:2, :2].repeat(2, axis=2),
+                      "RoisNum": np.array([2], np.int32)},
                      {"no_trans": True, "group_size": [1, 1], "trans_std": 0.1,
                       "output_dim": 3, "pooled_height": 3,
                       "pooled_width": 2, "part_size": [3, 2], "sample_per_part": 3,
@@ -188,7 +193,7 @@ class DeformablePSROIPooling(OpDef):
         # Trans with an odd channel count and larger than part_size: read flat as
         # [R, 2, 2, 2] (Paddle 1.8.5's test_layers builds such a pooling)
         yield Sample({"Input": x[:1, :2], "ROIs": rois[:2], "Trans": trans[:2, :3, :2, :2]
-                      .repeat(2, axis=2)},
+                      .repeat(2, axis=2), "RoisNum": np.array([2], np.int32)},
                      {"no_trans": False, "output_dim": 2, "group_size": [1, 1],
                       "pooled_height": 2, "pooled_width": 2, "part_size": [2, 2],
                       "sample_per_part": 2, "trans_std": 0.1, "spatial_scale": 1.0},

@@ -117,6 +117,9 @@ class FilterByInstag(OpDef):
                       "Ins_tagLength": np.array([1, 1], np.int64)},
                      {"is_lod": False, "out_val_if_empty": 5},
                      name="nothing kept")
+        # one tag per instance, given as Ins_tag's LoD (Paddle reads the tags' LoD and
+        # crashes on a tag tensor without one)
         yield Sample({"Ins": rand(rng, 3, 2, 1), "Ins_tag": np.array([1, 2, 1], np.int64),
-                      "Filter_tag": np.array([1], np.int64)}, {"is_lod": False},
+                      "Filter_tag": np.array([1], np.int64),
+                      "Ins_tagLength": np.array([1, 1, 1], np.int64)}, {"is_lod": False},
                      name="rows_of_a_3d_ins")

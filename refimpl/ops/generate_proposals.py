@@ -5,11 +5,15 @@ log(1000 / 16)), clipped to the image (ImInfo rows: height, width, scale), filte
 greedy NMS (pixel IoU, adaptive eta) and the post_nms_topN best. Scores [N, A, H, W],
 BboxDeltas [N, 4A, H, W], Anchors and Variances [H, W, A, 4] (or [H*W*A, 4]).
 RpnRois [R, 4] and RpnRoiProbs [R, 1] hold the images' proposals one after another;
-RpnRoisNum [N] int32 counts them per image, as do the outputs' LoD and 1.8's RpnRoisLod
-(the same counts; its return_rois_num attr has no effect here). An image with no box
-left gives one all-zero proposal with score 0, as in Paddle 1.8. No gradient."""
+RpnRoisNum [N] int32 counts them per image, as does the outputs' LoD; 1.8's RpnRoisLod
+[N] int64 holds each image's end offset (the running total: Paddle 1.8.5 measured, [5, 10]
+for 5 and 5; its return_rois_num attr has no effect here). An image with no box left gives one all-zero proposal with score 0 (Paddle
+2.x / 3), or none (1.8.5; when no image keeps one the outputs are [0] tensors):
+specs/versions.md, proposals_of_empty_image. No gradient."""
 import numpy as np
 
+from .. import versions
+from ._boxes import empty_rows
 from ._common import FLOATS
 from .box_coder import decode_pixel_boxes
 from .multiclass_nms import greedy_nms
@@ -35,7 +39,8 @@ def proposals_of_image(scores, deltas, im_info, anchors, variances, pre_nms_topN
             ((boxes[:, 3] - boxes[:, 1]) / scale + 1 >= side) &
             (boxes[:, 0] + w / 2 <= width) & (boxes[:, 1] + h / 2 <= height))
     if not keep.any():
-        return np.zeros((1, 4)), np.zeros(1)
+        rows = 1 if versions.switch("proposals_of_empty_image") == "zero_row" else 0
+        return np.zeros((rows, 4)), np.zeros(rows)
     boxes, scores = boxes[keep], scores[keep]
     if nms_thresh <= 0:
         return boxes, scores
@@ -77,9 +82,9 @@ class GenerateProposals(OpDef):
                    "ImInfo %r must be [N, 3], got %s" % (info.name, list(info.shape)))
         ctx.set_output("RpnRois", (-1, 4), scores.dtype)
         ctx.set_output("RpnRoiProbs", (-1, 1), scores.dtype)
-        for slot in ("RpnRoisNum", "RpnRoisLod"):
+        for slot, dtype in (("RpnRoisNum", "int32"), ("RpnRoisLod", "int64")):
             if ctx.has_output(slot):
-                ctx.set_output(slot, (scores.shape[0],), "int32")
+                ctx.set_output(slot, (scores.shape[0],), dtype)
 
     @staticmethod
     def forward(scores, deltas, im_info, anchors, variances, pre_nms_topN=6000,
@@ -92,7 +97,7 @@ class GenerateProposals(OpDef):
         rois = np.concatenate([boxes for boxes, _ in per_image]).astype(scores.dtype)
         probs = np.concatenate([s for _, s in per_image]).reshape(-1, 1).astype(scores.dtype)
         counts = np.array([len(s) for _, s in per_image], np.int32)
-        return rois, probs, counts, counts.copy()
+        return empty_rows(rois), empty_rows(probs), counts, np.cumsum(counts, dtype=np.int64)
 
     def samples(self, rng):
         h, w, a = 3, 4, 2

@@ -6,7 +6,7 @@ Input [N, D], Label [N, T] int64, Weight [K, D] (K = num_total_classes), Bias [K
 custom_neg_classes when given (a fixed list, Paddle's test hook), else S draws per row from
 the sampler. SampleLogits (the name is Paddle's; they are probabilities) o =
 sigmoid(Input[n] . Weight[c] + Bias[c]) per sampled class c, and with b = S * P(c), the
-sampler's chance of drawing c,
+sampler's chance of drawing c (held in single precision, as Paddle's kernels do),
     Cost[n] = SampleWeight[n] * (sum over true c of -log(o / (o + b))
                                  + sum over negative c of -log(b / (o + b))).
 Samplers (attr `sampler`): 0 uniform, P(c) = 1 / K; 1 log-uniform, drawn as
@@ -70,7 +70,10 @@ def _is_true(shape, num_true):
 
 
 def _b(labels, num_neg_samples, sampler, num_classes, custom_probs):
-    return num_neg_samples * class_probability(labels, sampler, num_classes, custom_probs)
+    """b = S * P(c) in single precision, as Paddle's kernels hold it (its samplers return
+    P(c) as a float, and b is a float), whatever the dtype of the logits."""
+    chance = class_probability(labels, sampler, num_classes, custom_probs).astype(np.float32)
+    return (num_neg_samples * chance).astype(np.float32).astype(np.float64)
 
 
 def _sample_weight(sample_weight, n):

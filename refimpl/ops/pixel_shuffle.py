@@ -139,7 +139,8 @@ class ShuffleChannel(_Permutation):
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 2, 6, 2, 3)}, {"group": 3})
-        # Paddle 3.3.1's kernel mangles float64 (specs/conformance.md#divergences)
-        # (its float32 gradient differs too, undiagnosed: forward only)
+        # Paddle's kernels copy sizeof(int) bytes per element, mangling float64, and its
+        # grad kernel applies the forward permutation instead of its inverse
+        # (specs/ops/functional_vision.md): a float32 case, forward only
         yield Sample({"X": rand(rng, 2, 6, 2, 3).astype("float32")}, {"group": 2},
                      grad=False, name="float32")
