@@ -50,9 +50,8 @@ def cmd_run(argv):
     _alias.install(on_first_import=read_environment)
     _alias.install_for_children()
     if versions.current() == "1.8":
-        from . import legacy_numpy, legacy_pillow
-        legacy_numpy.restore()
-        legacy_pillow.restore()
+        from . import legacy_libraries
+        legacy_libraries.restore()
     sys.argv = list(argv)
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     from .parallel import launch

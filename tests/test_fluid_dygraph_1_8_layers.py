@@ -152,3 +152,48 @@ def test_bce_loss_and_nll_loss_take_1_8s_argument_order():
         nll = fluid.dygraph.NLLLoss(None, "sum", 1)
         out = nll(_var(log_probs), fluid.dygraph.to_variable(np.array([1, 0, 1], "int64")))
         np.testing.assert_allclose(out.numpy(), [0.5108256], rtol=1e-6)
+
+
+class _SummedFC(fluid.dygraph.Layer):
+    """A 1.8-style layer (the models repository's similarity_net FC): weights sized by the
+    first call's inputs in _build_once, paired with its inputs by the helper."""
+
+    def __init__(self, size, param_attr=None):
+        super().__init__()
+        self._size, self._param_attr, self._weights = size, param_attr, []
+
+    def _build_once(self, inputs):
+        for i, (x, attr) in enumerate(self._helper.iter_inputs_and_params(
+                inputs, self._param_attr)):
+            self._weights.append(self.add_parameter("_w%d" % i, self.create_parameter(
+                attr=attr, shape=[x.shape[1], self._size], dtype="float32")))
+
+    def forward(self, inputs):
+        outs = []
+        for x, w in zip(self._helper._inputs(inputs), self._weights):
+            out = self._helper.create_variable_for_type_inference("float32")
+            self._helper.append_op(type="mul", inputs={"X": x, "Y": w},
+                                   outputs={"Out": out},
+                                   attrs={"x_num_col_dims": 1, "y_num_col_dims": 1})
+            outs.append(out)
+        return fluid.layers.sums(outs)
+
+
+def test_build_once_runs_before_the_first_forward_only_and_the_helper_pairs_inputs():
+    a = RNG.randn(2, 3).astype("float32")
+    b = RNG.randn(2, 4).astype("float32")
+    with fluid.dygraph.guard():
+        init = fluid.ParamAttr(initializer=fluid.initializer.Constant(0.5))
+        fc = _SummedFC(5, init)
+        assert fc.parameters() == []
+        out = fc([_var(a), b])                 # an ndarray input becomes a Variable
+        assert [list(p.shape) for p in fc.parameters()] == [[3, 5], [4, 5]]
+        expected = (a.sum(1) + b.sum(1))[:, None] * 0.5 * np.ones([1, 5])
+        np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+        fc([_var(a), _var(b)])
+        assert len(fc.parameters()) == 2        # built once
+        assert fc._helper.input_dtype([_var(a), _var(b)]) == _var(a).dtype
+        with pytest.raises(ValueError, match="2 param_attrs for 3 inputs"):
+            list(fc._helper.iter_inputs_and_params([a, a, a], [init, init]))
+        with pytest.raises(ValueError, match="got False"):
+            fc._helper.iter_inputs_and_params(a, False)

@@ -156,3 +156,30 @@ def test_decay_state_round_trips_and_set_lr_is_refused():
         opt = fluid.optimizer.SGD(learning_rate=fresh, parameter_list=lin.parameters())
         with pytest.raises(RuntimeError, match="set_lr"):
             opt.set_lr(0.1)
+
+
+def test_a_subclass_step_may_build_its_rate_from_create_lr_var_tensors():
+    # the models repository's 1.8 dygraph/transformer NoamDecay: d_model^-0.5 *
+    # min(step^-0.5, warmup^-1.5 * step) * 2.0, built with layers.elementwise_min
+    from refimpl import fluid
+
+    class Noam(fluid.dygraph.learning_rate_scheduler.LearningRateDecay):
+        def step(self):
+            a = self.create_lr_var(self.step_num ** -0.5)
+            b = self.create_lr_var((4 ** -1.5) * self.step_num)
+            return (16 ** -0.5) * fluid.layers.elementwise_min(a, b) * 2.0
+
+    with fluid.dygraph.guard():
+        decay = Noam(begin=1)
+        var = decay.create_lr_var(0.25)
+        assert var.shape == [1] and var.dtype == fluid.core.VarDesc.VarType.FP32
+        linear = fluid.dygraph.Linear(2, 1)
+        sgd = fluid.optimizer.SGD(learning_rate=decay, parameter_list=linear.parameters())
+        rates = []
+        for _ in range(6):
+            loss = fluid.layers.reduce_sum(linear(fluid.dygraph.to_variable(
+                np.ones([1, 2], "float32"))))
+            loss.backward(); sgd.minimize(loss); linear.clear_gradients()
+            rates.append(sgd.current_step_lr())
+        expected = [0.5 * min(s ** -0.5, s / 8.0) for s in range(1, 7)]   # steps 1-6
+        np.testing.assert_allclose(rates, np.float32(expected), rtol=1e-6)

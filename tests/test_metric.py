@@ -115,6 +115,21 @@ def test_fluid_1_8_auc_evaluates_and_lists_its_histograms():
     m.reset()
     assert m.eval() == 0.0 and m.get_config()["num_thresholds"] == 4
 
+
+def test_auc_reads_as_many_pred_rows_as_there_are_labels():
+    # measured on Paddle 1.8.5 (fluid.metrics.Auc) and 3.3.1 (paddle.metric.Auc): labels
+    # [0, 1] with these 4 rows give 1.0, labels [1, 0] give 0.0 (rows 3-4 are not read);
+    # 3 labels against 2 rows is an error (IndexError there)
+    from refimpl.fluid import metrics
+    preds = np.array([[0.9, 0.1], [0.2, 0.8], [0.6, 0.4], [0.3, 0.7]])
+    for make in (lambda: metrics.Auc("auc"), Auc):
+        for labels, expected in (([[0], [1]], 1.0), ([[1], [0]], 0.0)):
+            m = make()
+            m.update(preds, np.array(labels))
+            assert (m.eval() if hasattr(m, "eval") else m.accumulate()) == expected
+        with pytest.raises(ValueError, match=r"N = 3 labels, got shape \[2, 2\]"):
+            make().update(preds[:2], np.array([[0], [1], [1]]))
+
 def test_auc_errors():
     with pytest.raises(ValueError, match="curve must be 'ROC'"):
         Auc(curve="PR")

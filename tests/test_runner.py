@@ -150,6 +150,58 @@ def test_paddle_18_runner_restores_pillow_9_resampling_names(tmp_path):
     assert len(notices) == (0 if hasattr(Image, "ANTIALIAS") else 1)
 
 
+YAML_5_SCRIPT = """
+    import yaml
+    import paddle
+    print(yaml.load("a: [1, 2]\\nb: {c: x}"), list(yaml.load_all("1\\n---\\n[2]")),
+          yaml.load("d: 1", Loader=yaml.BaseLoader))
+"""
+
+
+def test_paddle_18_runner_gives_yaml_load_pyyaml_5s_default_loader(tmp_path):
+    """PyYAML 6 made yaml.load's Loader required; the models repository's 1.8 dygraph/lac
+    reads conf/args.yaml with yaml.load(f), which PyYAML 5 read with FullLoader."""
+    yaml = pytest.importorskip("yaml")
+    import inspect
+    r = _run(tmp_path, YAML_5_SCRIPT)
+    requires_loader = inspect.signature(yaml.load).parameters["Loader"].default \
+        is inspect.Parameter.empty
+    if requires_loader:                                # 2.0 profile: PyYAML as it is
+        assert r.returncode != 0 and "Loader" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", "1.8",
+                        str(tmp_path / "script.py")],
+                       capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    # an explicit Loader still rules: BaseLoader reads every scalar as a string
+    assert r.stdout.strip() == "{'a': [1, 2], 'b': {'c': 'x'}} [1, [2]] {'d': '1'}"
+    notices = [line for line in r.stderr.splitlines() if "PyYAML" in line]
+    assert len(notices) == (1 if requires_loader else 0)
+
+
+COLLECTIONS_39_SCRIPT = """
+    import collections
+    import paddle
+    print(collections.Sequence is collections.abc.Sequence,
+          isinstance([1], collections.Sequence), isinstance({}, collections.Mapping))
+"""
+
+
+def test_paddle_18_runner_restores_python_39s_collections_abc_aliases(tmp_path):
+    """Python 3.10 removed collections.Sequence and the other collections.abc aliases; the
+    models repository's 1.8 similarity_net tests isinstance(seq, collections.Sequence)."""
+    import collections
+    r = _run(tmp_path, COLLECTIONS_39_SCRIPT)
+    if not hasattr(collections, "Sequence"):           # 2.0 profile: Python as it is
+        assert r.returncode != 0 and "Sequence" in r.stderr
+    r = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", "1.8",
+                        str(tmp_path / "script.py")],
+                       capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "True", "True"]
+    notices = [line for line in r.stderr.splitlines() if "collections." in line]
+    assert len(notices) == (0 if hasattr(collections, "Sequence") else 1)
+
+
 def _in_fresh_numpy(code):
     """What `code` prints in a fresh interpreter that has imported numpy as np and
     refimpl.legacy_numpy, and nothing else of refimpl."""

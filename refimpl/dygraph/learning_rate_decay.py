@@ -22,7 +22,8 @@ __all__ = ["LearningRateDecay", "PiecewiseDecay", "NaturalExpDecay", "Exponentia
 
 
 def _f32(value):
-    return float(np.float32(value))
+    """A rate as a float32-rounded float (a number, or a [1] Tensor a step() built)."""
+    return float(np.float32(_number(value)))
 
 
 def _number(value):
@@ -58,6 +59,12 @@ class LearningRateDecay:
 
     def step(self):
         raise NotImplementedError
+
+    def create_lr_var(self, lr):
+        """`lr` as a [1] Tensor of the decay's dtype: what 1.8 subclasses' step() builds
+        rates from with layers ops (the models repository's 1.8 dygraph/transformer
+        NoamDecay takes elementwise_min of two); step() may return a number or one."""
+        return _as_tensor(float(lr), self.dtype)
 
     def _state_keys(self):
         return ["step_num"]

@@ -18,7 +18,7 @@ from .param_attr import ParamAttr, WeightNormParamAttr
 from .program import (Variable, check_new_parameter_shape, default_main_program, op_definition,
                       default_startup_program)
 
-__all__ = ["LayerHelper"]
+__all__ = ["LayerHelper", "LayerObjectHelper"]
 
 
 class LayerHelper:
@@ -218,6 +218,47 @@ class LayerHelper:
         self.append_op(type=act_type, inputs={"X": [input_var]}, outputs={"Out": [out]},
                        attrs=attrs)
         return out
+
+
+
+class LayerObjectHelper(LayerHelper):
+    """The helper a Layer keeps as `_helper` (Paddle 1.8's dygraph LayerObjectHelper): its
+    input methods take the inputs themselves (a Variable, an ndarray or a list of them)
+    where LayerHelper's take the name of a keyword argument. 1.8-era layers written
+    against it (the models repository's similarity_net FC) pair inputs with weights by
+    `self._helper.iter_inputs_and_params(input, self._param_attr)`."""
+
+    def __init__(self, name):
+        super().__init__(name, name=name)
+
+    def _inputs(self, inputs_in):
+        items = [] if inputs_in is None else inputs_in
+        items = items if isinstance(items, (list, tuple)) else [items]
+        return [self.to_variable(x) for x in items]
+
+    def iter_inputs_and_params(self, inputs_in, param_attr_in=None):
+        """(input, ParamAttr) pairs: one param_attr is copied for each input, a list must
+        give one per input."""
+        attrs = ParamAttr._to_attr(param_attr_in)
+        if attrs is False:
+            raise ValueError("%s: iter_inputs_and_params needs a param_attr for its inputs, "
+                             "got False" % self.name)
+        inputs = self._inputs(inputs_in)
+        attrs = attrs if isinstance(attrs, list) else [attrs]
+        if len(attrs) == 1 and len(inputs) != 1:
+            attrs = [copy.deepcopy(attrs[0]) for _ in inputs]
+        if len(attrs) != len(inputs):
+            raise ValueError("%s: %d param_attrs for %d inputs (give one, or one per input)"
+                             % (self.name, len(attrs), len(inputs)))
+        return zip(inputs, attrs)
+
+    def input_dtype(self, inputs_in):
+        """The dtype `inputs_in` share (ValueError if they differ; None for no inputs)."""
+        dtypes = {x.dtype for x in self._inputs(inputs_in)}
+        if len(dtypes) > 1:
+            raise ValueError("%s: the inputs have different dtypes %s"
+                             % (self.name, sorted(d.name for d in dtypes)))
+        return dtypes.pop() if dtypes else None
 
 
 def _append(block, op_type, inputs, dtype, attrs=None, out=None):

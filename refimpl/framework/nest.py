@@ -12,42 +12,38 @@ def _children(value):
     return [value[k] for k in sorted(value)] if isinstance(value, dict) else list(value)
 
 
-def map_structure(fn, *structures):
-    """fn over the leaves of equally nested tuples / lists / namedtuples / dicts."""
-    first = structures[0]
-    if isinstance(first, dict):
-        return {k: map_structure(fn, *(s[k] for s in structures)) for k in first}
-    if isinstance(first, tuple) and hasattr(first, "_fields"):
-        return type(first)(*(map_structure(fn, *parts) for parts in zip(*structures)))
-    if isinstance(first, (list, tuple)):
-        return type(first)(map_structure(fn, *parts) for parts in zip(*structures))
-    return fn(*structures)
+def map_structure(fn, *structures, sequence=is_sequence):
+    """fn over the leaves of equally nested tuples / lists / namedtuples / dicts (what
+    `sequence` calls a sequence: Paddle's flatten-then-pack)."""
+    leaves = zip(*(flatten(s, sequence) for s in structures))
+    return pack_sequence_as(structures[0], [fn(*parts) for parts in leaves], sequence)
 
 
-def flatten(structure):
+def flatten(structure, sequence=is_sequence):
     """The leaves, depth first (dicts in sorted key order)."""
-    if not is_sequence(structure):
+    if not sequence(structure):
         return [structure]
-    return [leaf for child in _children(structure) for leaf in flatten(child)]
+    return [leaf for child in _children(structure) for leaf in flatten(child, sequence)]
 
 
-def pack_sequence_as(structure, flat):
+def pack_sequence_as(structure, flat, sequence=is_sequence):
     """`flat`'s leaves arranged as `structure`."""
     flat = list(flat)
-    if len(flat) != len(flatten(structure)):
+    count = len(flatten(structure, sequence))
+    if len(flat) != count:
         raise ValueError("pack_sequence_as: structure has %d leaves, got %d"
-                         % (len(flatten(structure)), len(flat)))
+                         % (count, len(flat)))
     leaves = iter(flat)
 
     def build(part):      # in flatten's order: a dict's values by sorted key
+        if not sequence(part):
+            return next(leaves)
         if isinstance(part, dict):
             built = {k: build(part[k]) for k in sorted(part)}
             return {k: built[k] for k in part}
         if isinstance(part, tuple) and hasattr(part, "_fields"):
             return type(part)(*(build(p) for p in part))
-        if isinstance(part, (list, tuple)):
-            return type(part)(build(p) for p in part)
-        return next(leaves)
+        return type(part)(build(p) for p in part)
     return build(structure)
 
 

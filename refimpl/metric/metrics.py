@@ -201,11 +201,14 @@ class Auc(Metric):
     def update(self, preds, labels):
         preds = _host_array(preds, "preds", "Auc")
         labels = _host_array(labels, "labels", "Auc").reshape(-1)
-        if preds.ndim != 2 or preds.shape[1] < 2 or preds.shape[0] != labels.size:
+        if preds.ndim != 2 or preds.shape[1] < 2 or preds.shape[0] < labels.size:
             raise ValueError("Auc.update: preds must be [N, 2] (probabilities of class 0 and "
                              "1) with N = %d labels, got shape %s"
                              % (labels.size, list(preds.shape)))
-        positive = preds[:, 1]
+        # Paddle (1.8.5 and 3.3.1) reads preds[i, 1] for each label i: rows past the
+        # labels' count are not read (PaddlePaddle/models' 1.8 similarity_net gathers
+        # every validation's preds into one list and passes it with one pass's labels)
+        positive = preds[:labels.size, 1]
         if np.any(positive < 0) or np.any(positive > 1):
             raise ValueError("Auc.update: preds[:, 1] must be probabilities in [0, 1], got "
                              "values in [%g, %g]" % (positive.min(), positive.max()))

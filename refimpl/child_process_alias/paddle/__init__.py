@@ -12,6 +12,5 @@ from refimpl import _alias, versions
 _alias.install()
 sys.modules[__name__] = refimpl
 if versions.current() == "1.8":
-    from refimpl import legacy_numpy, legacy_pillow
-    legacy_numpy.restore()
-    legacy_pillow.restore()
+    from refimpl import legacy_libraries
+    legacy_libraries.restore()

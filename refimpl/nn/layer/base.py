@@ -13,7 +13,7 @@ import numpy as np
 
 from ...dygraph.tensor import Tensor, on_place_of
 from ...framework import mode, unique_name
-from ...framework.layer_helper import LayerHelper
+from ...framework.layer_helper import LayerObjectHelper
 from ...framework.program import Parameter, Variable
 from ...framework.scope import global_scope
 
@@ -51,17 +51,23 @@ class Layer:
         # parameters follow paddle.set_default_dtype unless the layer is given a dtype
         self._dtype = dtype if dtype is not None else get_default_dtype()
         self._full_name = unique_name.generate(name_scope or _snake_case(type(self).__name__))
-        self._helper = LayerHelper(self._full_name, name=self._full_name)
+        self._helper = LayerObjectHelper(self._full_name)
         self._parameters = collections.OrderedDict()
         self._sub_layers = collections.OrderedDict()
         self._buffers = collections.OrderedDict()
         self._non_persistable_buffer_names = set()
         self._forward_pre_hooks = collections.OrderedDict()
         self._forward_post_hooks = collections.OrderedDict()
+        self._built = False
 
     # -- building
     def forward(self, *inputs, **kwargs):
         raise NotImplementedError("%s.forward is not implemented" % type(self).__name__)
+
+    def _build_once(self, *inputs, **kwargs):
+        """Runs once, before the first forward, with its inputs (after the pre-hooks), as
+        in Paddle 1.8 to 3.x: layers that size their parameters by the first input define
+        it (the models repository's 1.8 similarity_net FC)."""
 
     def __call__(self, *inputs, **kwargs):
         if self._forward_pre_hooks:
@@ -69,6 +75,9 @@ class Layer:
                 result = hook(self, inputs)
                 if result is not None:
                     inputs = result if isinstance(result, tuple) else (result,)
+        if not self._built:
+            self._build_once(*inputs, **kwargs)
+            self._built = True
         outputs = self.forward(*inputs, **kwargs)
         if self._forward_post_hooks:
             for hook in list(self._forward_post_hooks.values()):
