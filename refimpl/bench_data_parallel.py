@@ -3,7 +3,8 @@ under `mpirun -n 2` against one process, the DataLoader in the loop.
 
 Each workload trains in dynamic mode on a synthetic in-memory dataset read through
 `paddle.io.DataLoader` with a `DistributedBatchSampler` (each rank its share of every
-global batch; no worker processes: on 2 cores one would take a rank's core), SGD with
+global batch; no worker processes: on 2 cores one would take a rank's core, and on one
+thread a rank reads its batches in its own thread, specs/io_dataloader.md), SGD with
 momentum. Each run is a fresh `python -m refimpl run` of this file as the worker; the runs
 go in turn, repeated `--rounds` times (ABC ABC ...) so that a change of load reaches them
 alike:

@@ -187,6 +187,10 @@ def test_processes_of_a_job_take_their_share_of_the_cores(monkeypatch):
                                                "OPENBLAS_NUM_THREADS": "2"}
     assert cores.thread_environment(16, {})["OMP_NUM_THREADS"] == "1"     # at least one
     assert cores.thread_environment(2, {"OMP_NUM_THREADS": "3"}) == {}    # the user's choice
+    # the threads a process computes on (whether a DataLoader reader thread can help)
+    assert cores.process_threads({"OMP_NUM_THREADS": "3"}) == 3
+    assert cores.process_threads({}) == 8                                    # its cores
+    assert cores.process_threads({"OMP_NUM_THREADS": "0"}) == 8
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     monkeypatch.delenv("OPENBLAS_NUM_THREADS", raising=False)
     monkeypatch.setenv("MPI_LOCALNRANKS", "4")

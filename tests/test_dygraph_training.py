@@ -220,6 +220,21 @@ def test_lr_scheduler_steps_and_set_lr():
     assert plain.get_lr() == 0.3
 
 
+def test_a_constant_rate_changed_by_set_lr_between_steps_is_used_by_the_next():
+    # (the eager rate tensor is kept from step to step while the rate stays the same)
+    layer = nn.Linear(2, 1)
+    opt = paddle.optimizer.Momentum(0.1, momentum=0.0, parameters=layer.parameters())
+    moved = []
+    for rate in (0.1, 0.1, 0.3, 0.3, 0.1):
+        opt.set_lr(rate)
+        w = layer.weight.numpy()
+        paddle.sum(layer(paddle.to_tensor(np.ones((1, 2), "float32")))).backward()
+        opt.step()        # the weight's gradient is [1, 1]: it moves by the rate
+        opt.clear_grad()
+        moved.append(float(np.mean(w - layer.weight.numpy())))
+    np.testing.assert_allclose(moved, [0.1, 0.1, 0.3, 0.3, 0.1], rtol=1e-6)
+
+
 def test_optimizer_needs_parameters_in_dynamic_mode_and_step_in_it():
     opt = paddle.optimizer.Adam(0.1)       # accepted: a program may be built after it
     with pytest.raises(AttributeError, match="parameters="):

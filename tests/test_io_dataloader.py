@@ -7,6 +7,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 
 import numpy as np
@@ -308,9 +309,37 @@ def test_an_error_in_the_dataset_is_raised_with_its_traceback(num_workers):
         assert "in __getitem__" in message and "raise KeyError" in message
 
 
-def test_an_error_in_the_buffer_thread_is_raised_in_the_caller():
+@pytest.mark.parametrize("threads", ["1", "2"])
+def test_an_error_in_the_buffer_thread_is_raised_in_the_caller(monkeypatch, threads):
+    monkeypatch.setenv("OMP_NUM_THREADS", threads)
     with pytest.raises(KeyError, match="sample five"):
         list(io.DataLoader(Failing("raise"), batch_size=2, return_list=True))
+
+
+class ReadBy(io.Dataset):
+    """Samples 0..5, remembering which thread read each."""
+
+    def __init__(self):
+        self.threads = set()
+
+    def __len__(self):
+        return 6
+
+    def __getitem__(self, i):
+        self.threads.add(threading.current_thread().name)
+        return np.array([i])
+
+
+@pytest.mark.parametrize("threads, reader", [("1", "MainThread"),
+                                             ("2", "DataLoader buffer reader")])
+def test_the_buffer_reader_reads_ahead_only_with_a_second_thread(monkeypatch, threads,
+                                                                 reader):
+    monkeypatch.setenv("OMP_NUM_THREADS", threads)
+    dataset = ReadBy()
+    got = [batch[:, 0].tolist() for batch in io.DataLoader(dataset, batch_size=4,
+                                                            return_list=True)]
+    assert got == [[0, 1, 2, 3], [4, 5]]
+    assert dataset.threads == {reader}
 
 
 def test_worker_init_fn_error_is_raised():

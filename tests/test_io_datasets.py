@@ -172,6 +172,23 @@ def test_distributed_batch_sampler_pads_and_covers_every_sample():
     assert list(s) == [[0, 4, 8, 1]] and len(s) == 1         # Paddle 3.3.1
 
 
+@pytest.mark.parametrize("n, replicas", [(1, 1), (7, 2), (130, 3), (512, 1)])
+def test_distributed_batch_sampler_shuffles_as_a_fresh_random_state_per_epoch(n, replicas):
+    # Paddle's draw: np.random.RandomState(epoch).shuffle of the padded index list
+    def expected(epoch):
+        indices = list(range(n))
+        indices += indices[:-(-n // replicas) * replicas - n]
+        np.random.RandomState(epoch).shuffle(indices)
+        return indices
+
+    s = io.DistributedBatchSampler(list(range(n)), 1, num_replicas=replicas, rank=0,
+                                   shuffle=True)
+    for epoch in (0, 1, 2, 17):
+        s.set_epoch(epoch)
+        got = [batch[0] for batch in s]     # rank 0's: the first of each global batch
+        assert got == expected(epoch)[::replicas] and type(got[0]) is int
+
+
 def test_distributed_batch_sampler_defaults_to_the_mpi_world(monkeypatch):
     from refimpl import distributed
     monkeypatch.setattr(distributed, "get_world_size", lambda: 3)

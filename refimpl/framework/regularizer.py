@@ -1,5 +1,7 @@
 """Weight decay: a regularizer appends ops that add its term to a parameter's gradient."""
 
+import contextlib
+
 from . import mode
 from .program import name_scope
 
@@ -46,9 +48,10 @@ def append_regularization_ops(params_grads, regularization=None):
     """Add each parameter's decay term to its gradient (the parameter's own regularizer
     wins over the optimizer-wide one), as Paddle (1.8.5, 3.3.1) builds it: in name scope
     `regularization`, the term in unnamed variables, summed into the gradient in place (a
-    SelectedRows gradient into a new dense `<grad>@NEWGRAD`; in dynamic mode a new tensor)."""
+    SelectedRows gradient into a new dense `<grad>@NEWGRAD`; in dynamic mode a new tensor,
+    and no name scope: Paddle's is a no-op in dygraph mode, and this runs every step)."""
     result = []
-    with name_scope("regularization"):
+    with contextlib.nullcontext() if mode.dynamic else name_scope("regularization"):
         for param, grad in params_grads:
             reg = getattr(param, "regularizer", None) or regularization
             if grad is None or reg is None:

@@ -14,6 +14,7 @@ import numpy as np
 
 from ..framework.place import CPUPlace, Place
 from ..framework.program import Variable
+from ..parallel.cores import process_threads
 from .collate import default_collate_fn, default_convert_fn, leaves, map_arrays
 from .dataset import IterableDataset
 from .fetcher import Exhausted, Fetcher
@@ -175,7 +176,10 @@ class DataLoader:
     def _batches(self):
         if self.num_workers == 0:
             batches = _InProcessBatches(self)
-            return _Prefetched(batches) if self.use_buffer_reader else batches
+            # on one thread a reader thread could only take turns with the caller for the
+            # core and the GIL: each batch would cost a thread hand-off and gain nothing
+            return _Prefetched(batches) if self.use_buffer_reader and process_threads() > 1 \
+                else batches
         if self.persistent_workers:
             if self._persistent_pool is None or self._persistent_pool.closed:
                 self._persistent_pool = _WorkerPool(self)

@@ -81,6 +81,7 @@ class Optimizer:
             isinstance(p, Tensor) for p in self._parameter_list)
         self._accumulators_holder = {}   # set_state_dict values for accumulators not yet made
         self._eager_lr = None            # the value the eager learning-rate tensor holds
+        self._eager_lr_from = None       # the constant rate (a float) it was set from
 
     # -- learning rate
     def _global_learning_rate(self, program=None):
@@ -96,6 +97,8 @@ class Optimizer:
                 lr = self._lr_vars["eager"] = Tensor(np.zeros([1], np.float32),
                                                      name=unique_name.generate("learning_rate"))
             decay = self._learning_rate
+            if type(decay) is float and decay == self._eager_lr_from:
+                return lr     # a constant rate, already there (the common case, each step)
             # a 1.8 decay advances once per minimize / step
             value = np.array([decay._advance() if isinstance(decay, LearningRateDecay)
                               else self.get_lr()], np.float32)
@@ -104,6 +107,7 @@ class Optimizer:
                 param = next((p for p in self._parameter_list if isinstance(p, Tensor)), None)
                 lr._value = on_place_of(param._array(), value)
                 self._eager_lr = value[0]
+            self._eager_lr_from = decay if type(decay) is float else None
             return lr
         program = default_main_program()
         if id(program) in self._lr_vars:

@@ -9,7 +9,7 @@ loads, so `share_cores()` runs when refimpl is imported, before numpy.
 """
 import os
 
-__all__ = ["share_cores", "thread_environment", "local_processes"]
+__all__ = ["share_cores", "thread_environment", "local_processes", "process_threads"]
 
 # how launchers tell a process how many of the job's processes run on its machine (MPICH's
 # hydra, Open MPI, MVAPICH), then the job's size when only that is known
@@ -49,3 +49,10 @@ def share_cores():
     processes = local_processes()
     if processes > 1:
         os.environ.update(thread_environment(processes))
+
+
+def process_threads(environ=os.environ):
+    """The threads this process computes on: OMP_NUM_THREADS when set (share_cores sets it
+    in a launched job), else the cores it may run on."""
+    value = environ.get("OMP_NUM_THREADS", "").strip()
+    return int(value) if value.isdigit() and int(value) > 0 else _cores()
