@@ -144,6 +144,10 @@ SWITCHES = {
     # the unique-name key of an unnamed eager tensor (to_variable, op outputs)
     "eager_tensor_name": {"1.8": "generated_var", "2.0": "generated_tensor",
                           "3": "generated_tensor"},
+    # nn.PairwiseDistance: p_norm of x - y along axis 1, epsilon only the op's attr (2.0's
+    # layer, read in its source; its own test_pairwise_distance compares 4-D inputs with
+    # numpy's norm along axis 1), or of x - y + epsilon along the last axis (3.3.1, measured)
+    "pairwise_distance_axis": {"1.8": "axis1", "2.0": "axis1", "3": "last_plus_epsilon"},
 }
 
 
