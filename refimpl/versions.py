@@ -30,7 +30,7 @@ SWITCHES = {
     # create_parameter returns None for attr False), or a zero non-trainable parameter
     # (3.3.1, measured: named_parameters lists it)
     "rnn_cell_false_bias": {"1.8": "absent", "2.0": "absent", "3": "frozen"},
-    # the dtypes fill_constant (and so zeros / ones / full) takes: Paddle 1.8.5's check
+    # the dtypes fill_constant (and so zeros / ones / full) and full_like take: Paddle 1.8.5's check
     # (bool, float16/32/64, int32, int64; a TypeError otherwise), which Paddle 2.0's own
     # test_ones_op still asserts (int8 refused), or any dtype (3.3.1, measured)
     "fill_constant_dtypes": {"1.8": "checked", "2.0": "checked", "3": "any"},

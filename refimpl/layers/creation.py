@@ -74,14 +74,19 @@ def runtime_int_list(values, arg, layer, tensor_slot, list_slot, check_dtypes=Tr
 FILL_CONSTANT_DTYPES = ["bool", "float16", "float32", "float64", "int32", "int64"]
 
 
+def _check_fill_dtype(dtype, layer):
+    """1.8 / 2.0 refuse dtypes outside FILL_CONSTANT_DTYPES (switch fill_constant_dtypes)."""
+    if dtype not in FILL_CONSTANT_DTYPES and \
+            versions.switch("fill_constant_dtypes") == "checked":
+        raise TypeError("The data type of 'dtype' in %s must be %s, but received %s."
+                        % (layer, FILL_CONSTANT_DTYPES, dtype))
+
+
 def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
     """A tensor of `shape` (ints, or Variables: run-time dims) filled with `value` (a number
     or a 1-element Variable)."""
     dtype = convert_dtype(dtype)
-    if dtype not in FILL_CONSTANT_DTYPES and \
-            versions.switch("fill_constant_dtypes") == "checked":
-        raise TypeError("The data type of 'dtype' in fill_constant must be %s, but received "
-                        "%s." % (FILL_CONSTANT_DTYPES, dtype))
+    _check_fill_dtype(dtype, "fill_constant")
     if isinstance(shape, (list, tuple)) and not shape:
         raise LayerAssertionError("fill_constant: shape must not be empty")
     inputs, shape_attr = runtime_int_list(shape, "shape", "fill_constant", "ShapeTensor",
@@ -134,6 +139,8 @@ def fluid_ones(shape, dtype, force_cpu=False):
 
 def full_like(x, fill_value, dtype=None, name=None):
     dtype = convert_dtype(dtype) if dtype is not None else None
+    if dtype is not None:
+        _check_fill_dtype(dtype, "full_like")
     return append_op_out("fill_any_like", {"X": [x]},
                          {"value": float(fill_value), "dtype": dtype or -1},
                          name, out_dtype=dtype, stop_gradient=True)
