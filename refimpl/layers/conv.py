@@ -6,6 +6,7 @@ import numpy as np
 
 from ..framework.initializer import Normal
 from ..framework.layer_helper import LayerHelper
+from .. import versions
 from .common import append_op_out, check_variable
 
 
@@ -74,11 +75,22 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
     return helper.append_activation(pre_act, act, use_cudnn=use_cudnn)
 
 
+def known_channels(x, data_format, layer):
+    """x's channel dim (last for channel-last formats, else dim 1), which the 2.0 conv
+    functionals need known when built: a ValueError otherwise (switch
+    conv_channels_known)."""
+    channels = x.shape[-1] if data_format[-1] == "C" else x.shape[1]
+    if channels < 0 and versions.switch("conv_channels_known"):
+        raise ValueError("%s: the channel dim of x must be known, got shape %s (%s)"
+                         % (layer, list(x.shape), data_format))
+    return channels
+
+
 def functional_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
                       data_format="NCHW", name=None):
     check_variable(x, "x", "conv2d")
     paddings, algo = _padding(padding, data_format)
-    channels = x.shape[3] if data_format == "NHWC" else x.shape[1]
+    channels = known_channels(x, data_format, "conv2d")
     out = append_op_out(_conv_type(channels, weight.shape[0], groups),
                         {"Input": [x], "Filter": [weight]},
                         {"strides": _pair(stride), "paddings": paddings,

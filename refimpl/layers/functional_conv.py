@@ -4,8 +4,11 @@ adaptive_{avg,max}_pool{1,3}d; fluid.layers (1.8) pool3d and adaptive_pool3d.
 The 1-D forms view x as 2-D with a unit height (unsqueeze, the 2-D op, squeeze), as
 Paddle 2.0 builds them."""
 from .common import append_op_out, check_variable
-from .conv import _pool, check_pool_args
+from .conv import _pool, check_pool_args, known_channels
 from .tensor import squeeze, unsqueeze
+
+
+_FORMATS = {2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
 def _ints(value, n, what, layer):
@@ -52,6 +55,10 @@ def _conv_nd(op_type, x, weight, bias, stride, padding, dilation, groups, data_f
              name, layer, transpose_attrs=None):
     check_variable(x, "x", layer)
     check_variable(weight, "weight", layer)
+    if data_format not in _FORMATS[nd]:
+        raise ValueError("%s: data_format must be one of %s, got %r"
+                         % (layer, list(_FORMATS[nd]), data_format))
+    known_channels(x, data_format, layer)
     paddings, algo = _padding(padding, nd, data_format, layer)
     attrs = {"strides": _ints(stride, nd, "stride", layer), "paddings": paddings,
              "padding_algorithm": algo, "groups": int(groups),
