@@ -67,6 +67,19 @@ def test_pixel_shuffle_formula():
     np.testing.assert_array_equal(nhwc, want.transpose(0, 2, 3, 1))
 
 
+def test_pixel_shuffle_refuses_a_float_factor_and_an_unknown_format():
+    """2.0's test_pixel_shuffle asserts these (3.3.1 raises the same types, measured)."""
+    from refimpl import nn, static
+    x = static.data("ps", [2, 9, 4, 4], "float64")
+    for make in (lambda: F.pixel_shuffle(x, 3.0), lambda: nn.PixelShuffle(3.33)):
+        with pytest.raises(TypeError, match=r"upscale_factor must be an int, got 3\.(0|33)"):
+            make()
+    for make in (lambda: F.pixel_shuffle(x, 3, "WOW"), lambda: nn.PixelShuffle(3, "WOW")):
+        with pytest.raises(ValueError, match=r"data_format must be 'NCHW' or 'NHWC', got 'WOW'"):
+            make()
+    assert F.pixel_shuffle(x, 3).shape == (2, 1, 12, 12)
+
+
 def test_space_to_depth_as_paddle_1_8_5_and_shuffle_channel():
     # Paddle 1.8.5's kernel (darknet's reorg, as its test_space_to_depth_op's reference),
     # not its docs' example (which has 1 channel: 1.8.5 refuses C not divisible by b^2)

@@ -244,9 +244,8 @@ class PixelShuffle(Layer):
 
     def __init__(self, upscale_factor, data_format="NCHW", name=None):
         super().__init__()
-        if data_format not in ("NCHW", "NHWC"):
-            raise ValueError("PixelShuffle: data_format must be 'NCHW' or 'NHWC', got %r"
-                             % (data_format,))
+        functional_vision.check_pixel_shuffle_args(upscale_factor, data_format,
+                                                   "PixelShuffle")
         self._upscale_factor, self._data_format, self._name = upscale_factor, data_format, \
             name
 
