@@ -151,6 +151,20 @@ def test_pool3d_max_avg_adaptive_and_fluid():
     np.testing.assert_allclose(got[6], x.reshape(2, 2, 2, 2, 2, 2, 2, 3).mean((3, 5, 7)))
 
 
+def test_adaptive_pools_keep_the_dims_output_size_leaves_none():
+    """None in output_size keeps that input dim (2.0's test_adaptive_avg_pool2d / 3d; 3.3.1
+    gives [[0.5, 2.5, 4.5], ...] for this x, measured)."""
+    x = np.arange(2 * 3 * 4 * 6, dtype="float64").reshape(2, 3, 4, 6)
+    avg, mx = run(lambda x: [F.adaptive_avg_pool2d(x, [None, 3]),
+                             F.adaptive_max_pool2d(x, [None, 2])], x=x)
+    np.testing.assert_allclose(avg, x.reshape(2, 3, 4, 3, 2).mean(-1))
+    assert avg[0, 0, :2].tolist() == [[0.5, 2.5, 4.5], [6.5, 8.5, 10.5]]
+    np.testing.assert_allclose(mx, x.reshape(2, 3, 4, 2, 3).max(-1))
+    x5 = x.reshape(2, 3, 2, 2, 6)
+    got = run(lambda x: F.adaptive_avg_pool3d(x, [1, None, 3], "NCDHW"), x=x5)
+    np.testing.assert_allclose(got, x5.reshape(2, 3, 2, 2, 3, 2).mean(5).mean(2, keepdims=True))
+
+
 def test_avg_pool3d_non_exclusive_divides_by_the_padded_window():
     x = np.ones((1, 1, 2, 2, 2))
     got = run(lambda x: [F.avg_pool3d(x, 2, 1, padding=1, exclusive=False),

@@ -161,12 +161,23 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
                  ceil_mode, exclusive, False, data_format, name)
 
 
+def adaptive_sizes(x, output_size, nd, data_format):
+    """The adaptive pools' output_size with None items taken from x's spatial dims (as
+    Paddle 2.0 and 3.3.1 do: None keeps that dim)."""
+    if not isinstance(output_size, (list, tuple)):
+        return output_size
+    spatial = x.shape[1:1 + nd] if data_format[-1] == "C" else x.shape[2:2 + nd]
+    return [dim if size is None else size for size, dim in zip(output_size, spatial)]
+
+
 def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
-    return _pool(x, "avg", output_size, 1, 0, False, True, False, data_format, name, True)
+    return _pool(x, "avg", adaptive_sizes(x, output_size, 2, data_format), 1, 0, False, True,
+                 False, data_format, name, True)
 
 
 def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
-    return _pool(x, "max", output_size, 1, 0, False, True, False, "NCHW", name, True)
+    return _pool(x, "max", adaptive_sizes(x, output_size, 2, "NCHW"), 1, 0, False, True,
+                 False, "NCHW", name, True)
 
 
 def _int_pair(value, what, layer):
