@@ -99,6 +99,30 @@ def test_scatter_adds_windows_in_kernel_offset_order(dtype):
     np.testing.assert_array_equal(got, padded[:, :, 1:, :6])
 
 
+def test_conv_transpose_with_an_unknown_length_keeps_the_known_dims():
+    """conv1d_transpose of an [N, C, -1] x is [N, M, -1] when built (its unit height stays
+    known, so the squeeze applies), as 2.0's test_conv1d_transpose_layer builds it; the
+    run-time values are the scatter sum out[n, m, i + j] += x[n, c, i] w[c, m, j]."""
+    from refimpl import static
+    x, w = RNG.randn(2, 4, 5), RNG.randn(4, 6, 3)
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        xv = static.data("x", [-1, 4, -1], "float64")
+        out = F.conv1d_transpose(xv, static.data("w", [4, 6, 3], "float64"))
+        out_sized = F.conv2d_transpose(static.data("x4", [-1, 4, -1, 5], "float64"),
+                                       static.data("w4", [4, 6, 3, 3], "float64"),
+                                       output_size=[8, 7])
+    assert tuple(out.shape) == (-1, 6, -1)
+    assert tuple(out_sized.shape) == (-1, 6, 8, 7)
+    got, = static.Executor().run(main, feed={"x": x, "w": w, "x4": RNG.randn(1, 4, 6, 5),
+                                             "w4": RNG.randn(4, 6, 3, 3)}, fetch_list=[out])
+    want = np.zeros((2, 6, 7))
+    for i in range(5):
+        for j in range(3):
+            want[:, :, i + j] += x[:, :, i] @ w[:, :, j]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 def test_conv1d_nlc_same_padding_and_bias():
     x, w, b = RNG.randn(2, 9, 3), RNG.randn(4, 3, 3), RNG.randn(4)
     got = run(lambda x, w, b: F.conv1d(x, w, b, padding="same", data_format="NLC"), x=x, w=w,
