@@ -25,6 +25,14 @@ def test_pad_modes_3d_4d_5d(mode, np_mode):
         np.testing.assert_array_equal(got, np.pad(x, widths, mode=np_mode, **kw))
 
 
+def test_circular_pad_wider_than_the_dim_wraps_around():
+    """Paddle 3.3.1 pads [0, 1, 2] by 4 each side circularly to [2, 0, 1, 2, 0, 1, 2, 0, 1,
+    2, 0] (measured); 2.0's test_pad3d_op pads a size-3 dim by 4 too."""
+    x = np.arange(3, dtype="float64").reshape(1, 1, 3)
+    got = run(lambda x: F.pad(x, [4, 4], mode="circular", data_format="NCL"), x=x)
+    assert got.ravel().tolist() == [2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0]
+
+
 def test_pad_channels_last_and_full_constant():
     x = RNG.randn(2, 4, 5, 3)
     got = run(lambda x: F.pad(x, [1, 2, 0, 1], "reflect", data_format="NHWC"), x=x)
