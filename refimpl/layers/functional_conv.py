@@ -228,8 +228,8 @@ def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
 
 
 def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
-    return _pool3d(x, "avg", adaptive_sizes(x, output_size, 3, data_format), 1, 0, False, True, False, True, data_format, name,
-                   "adaptive_avg_pool3d")
+    return _pool3d(x, "avg", adaptive_sizes(x, output_size, 3, data_format), 1, 0, False, True,
+                   False, True, data_format, name, "adaptive_avg_pool3d")
 
 
 def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
