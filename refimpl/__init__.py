@@ -16,7 +16,7 @@ from .framework.dtypes import (bool_ as bool, complex64, complex128, float16, fl
 from .framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, is_compiled_with_cuda)
 from .framework.param_attr import ParamAttr
 from .framework.program import Variable
-from .framework.random import seed as _seed_rng
+from .framework.random import seed_all as seed
 from .layers import exports as _exports
 from .framework.model_formats import save, load
 from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
@@ -35,13 +35,6 @@ from .dygraph.tensor import Tensor, batch_value as _batch_value
 
 # a DataLoader's batches are eager Tensors in dynamic mode, arrays in static mode
 io.dataloader.set_output_converter(_batch_value)
-
-
-def seed(s):
-    """Seed the global generator used by random ops whose seed attr is 0."""
-    _seed_rng(s)
-    framework.program.default_main_program().random_seed = s
-    framework.program.default_startup_program().random_seed = s
 
 
 def get_device():

@@ -29,6 +29,28 @@ def test_fill_constant_dtypes_by_version(version, paddle_version):
         assert value.dtype == np.int64 and value.tolist() == [1, 1, 1]
 
 
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
+def test_full_like_dtypes_by_version(version, paddle_version):
+    """full_like (so zeros_like, ones_like) refuses the same dtypes under 1.8 / 2.0 (2.0's
+    test_full_like_op, test_zeros_like_op and test_ones_like assert int16 / int8 refused)."""
+    with paddle_version(version):
+        for build in (lambda v: paddle.zeros_like(v, "int8"),
+                      lambda v: paddle.ones_like(v, "int8"),
+                      lambda v: paddle.full_like(v, 2, "int16")):
+            with pytest.raises(TypeError, match=r"'dtype' in full_like must be \['bool', "
+                               r"'float16', 'float32', 'float64', 'int32', 'int64'\], but "
+                               r"received (int8|int16)"):
+                _run(lambda: build(paddle.full([2], 1.5, "float32")))
+        value = _run(lambda: paddle.full_like(paddle.full([2], 1.5), 3, "int32"))
+        assert value.dtype == np.int32 and value.tolist() == [3, 3]
+
+
+def test_full_like_takes_any_dtype_under_3(paddle_version):
+    with paddle_version("3"):
+        value = _run(lambda: paddle.full_like(paddle.full([3], 1.5), 7, "int16"))
+        assert value.dtype == np.int16 and value.tolist() == [7, 7, 7]
+
+
 def test_fill_constant_takes_any_dtype_under_3(paddle_version):
     with paddle_version("3"):
         value = _run(lambda: paddle.ones([2], "int8"))

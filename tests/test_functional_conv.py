@@ -99,6 +99,30 @@ def test_scatter_adds_windows_in_kernel_offset_order(dtype):
     np.testing.assert_array_equal(got, padded[:, :, 1:, :6])
 
 
+def test_conv_transpose_with_an_unknown_length_keeps_the_known_dims():
+    """conv1d_transpose of an [N, C, -1] x is [N, M, -1] when built (its unit height stays
+    known, so the squeeze applies), as 2.0's test_conv1d_transpose_layer builds it; the
+    run-time values are the scatter sum out[n, m, i + j] += x[n, c, i] w[c, m, j]."""
+    from refimpl import static
+    x, w = RNG.randn(2, 4, 5), RNG.randn(4, 6, 3)
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        xv = static.data("x", [-1, 4, -1], "float64")
+        out = F.conv1d_transpose(xv, static.data("w", [4, 6, 3], "float64"))
+        out_sized = F.conv2d_transpose(static.data("x4", [-1, 4, -1, 5], "float64"),
+                                       static.data("w4", [4, 6, 3, 3], "float64"),
+                                       output_size=[8, 7])
+    assert tuple(out.shape) == (-1, 6, -1)
+    assert tuple(out_sized.shape) == (-1, 6, 8, 7)
+    got, = static.Executor().run(main, feed={"x": x, "w": w, "x4": RNG.randn(1, 4, 6, 5),
+                                             "w4": RNG.randn(4, 6, 3, 3)}, fetch_list=[out])
+    want = np.zeros((2, 6, 7))
+    for i in range(5):
+        for j in range(3):
+            want[:, :, i + j] += x[:, :, i] @ w[:, :, j]
+    np.testing.assert_allclose(got, want, rtol=1e-12)
+
+
 def test_conv1d_nlc_same_padding_and_bias():
     x, w, b = RNG.randn(2, 9, 3), RNG.randn(4, 3, 3), RNG.randn(4)
     got = run(lambda x, w, b: F.conv1d(x, w, b, padding="same", data_format="NLC"), x=x, w=w,
@@ -149,6 +173,20 @@ def test_pool3d_max_avg_adaptive_and_fluid():
     np.testing.assert_allclose(got[4], blocks.mean((3, 5, 7)))
     np.testing.assert_array_equal(got[5], x.max((2, 3, 4), keepdims=True))
     np.testing.assert_allclose(got[6], x.reshape(2, 2, 2, 2, 2, 2, 2, 3).mean((3, 5, 7)))
+
+
+def test_adaptive_pools_keep_the_dims_output_size_leaves_none():
+    """None in output_size keeps that input dim (2.0's test_adaptive_avg_pool2d / 3d; 3.3.1
+    gives [[0.5, 2.5, 4.5], ...] for this x, measured)."""
+    x = np.arange(2 * 3 * 4 * 6, dtype="float64").reshape(2, 3, 4, 6)
+    avg, mx = run(lambda x: [F.adaptive_avg_pool2d(x, [None, 3]),
+                             F.adaptive_max_pool2d(x, [None, 2])], x=x)
+    np.testing.assert_allclose(avg, x.reshape(2, 3, 4, 3, 2).mean(-1))
+    assert avg[0, 0, :2].tolist() == [[0.5, 2.5, 4.5], [6.5, 8.5, 10.5]]
+    np.testing.assert_allclose(mx, x.reshape(2, 3, 4, 2, 3).max(-1))
+    x5 = x.reshape(2, 3, 2, 2, 6)
+    got = run(lambda x: F.adaptive_avg_pool3d(x, [1, None, 3], "NCDHW"), x=x5)
+    np.testing.assert_allclose(got, x5.reshape(2, 3, 2, 2, 3, 2).mean(5).mean(2, keepdims=True))
 
 
 def test_avg_pool3d_non_exclusive_divides_by_the_padded_window():

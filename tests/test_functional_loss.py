@@ -126,6 +126,24 @@ def test_margin_ranking_loss_and_fluid_margin_rank_loss():
     np.testing.assert_allclose(got[1], want)
 
 
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_margin_ranking_loss_names_its_result_and_reduces(reduction):
+    """The result is named after the loss (Paddle 2.0's LayerHelper naming), whatever the
+    reduction; the values are numpy's."""
+    label = np.where(RNG.rand(4, 3) > 0.5, 1.0, -1.0)
+    names = []
+
+    def build(a, b, l):
+        loss = nn.MarginRankingLoss(margin=0.2, reduction=reduction)(a, b, l)
+        names.append(loss.name)
+        return loss
+    got = run(build, a=X, b=Y, l=label)
+    assert names[0].startswith("margin_ranking_loss_") and names[0].endswith(".tmp_0")
+    np.testing.assert_allclose(
+        got, reduce_np(np.maximum(0, -label * (X - Y) + 0.2), reduction).reshape(got.shape))
+    assert got.shape == ((4, 3) if reduction == "none" else (1,))
+
+
 def test_rank_loss_and_bpr_loss():
     label = RNG.randint(0, 2, (4, 1)).astype("float64")
     a, b = X[:, :1], Y[:, :1]

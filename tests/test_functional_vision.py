@@ -25,6 +25,14 @@ def test_pad_modes_3d_4d_5d(mode, np_mode):
         np.testing.assert_array_equal(got, np.pad(x, widths, mode=np_mode, **kw))
 
 
+def test_circular_pad_wider_than_the_dim_wraps_around():
+    """Paddle 3.3.1 pads [0, 1, 2] by 4 each side circularly to [2, 0, 1, 2, 0, 1, 2, 0, 1,
+    2, 0] (measured); 2.0's test_pad3d_op pads a size-3 dim by 4 too."""
+    x = np.arange(3, dtype="float64").reshape(1, 1, 3)
+    got = run(lambda x: F.pad(x, [4, 4], mode="circular", data_format="NCL"), x=x)
+    assert got.ravel().tolist() == [2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0]
+
+
 def test_pad_channels_last_and_full_constant():
     x = RNG.randn(2, 4, 5, 3)
     got = run(lambda x: F.pad(x, [1, 2, 0, 1], "reflect", data_format="NHWC"), x=x)
@@ -65,6 +73,19 @@ def test_pixel_shuffle_formula():
     np.testing.assert_array_equal(got[1], want)
     nhwc = run(lambda x: F.pixel_shuffle(x, r, "NHWC"), x=x.transpose(0, 2, 3, 1))
     np.testing.assert_array_equal(nhwc, want.transpose(0, 2, 3, 1))
+
+
+def test_pixel_shuffle_refuses_a_float_factor_and_an_unknown_format():
+    """2.0's test_pixel_shuffle asserts these (3.3.1 raises the same types, measured)."""
+    from refimpl import nn, static
+    x = static.data("ps", [2, 9, 4, 4], "float64")
+    for make in (lambda: F.pixel_shuffle(x, 3.0), lambda: nn.PixelShuffle(3.33)):
+        with pytest.raises(TypeError, match=r"upscale_factor must be an int, got 3\.(0|33)"):
+            make()
+    for make in (lambda: F.pixel_shuffle(x, 3, "WOW"), lambda: nn.PixelShuffle(3, "WOW")):
+        with pytest.raises(ValueError, match=r"data_format must be 'NCHW' or 'NHWC', got 'WOW'"):
+            make()
+    assert F.pixel_shuffle(x, 3).shape == (2, 1, 12, 12)
 
 
 def test_space_to_depth_as_paddle_1_8_5_and_shuffle_channel():

@@ -64,6 +64,8 @@ def test_scheduler_argument_checks():
         lr.StepDecay(1.0, 2, gamma=2.0)
     with pytest.raises(ValueError, match="milestones must be increasing"):
         lr.MultiStepDecay(1.0, [3, 1])
+    with pytest.raises(TypeError, match="milestones must be a list or tuple, got str"):
+        lr.MultiStepDecay(0.5, "test")
     with pytest.raises(ValueError, match="len\\(values\\) == len\\(boundaries\\) \\+ 1"):
         lr.PiecewiseDecay([1, 2], [1.0])
     with pytest.raises(TypeError, match="learning_rate must be a float"):

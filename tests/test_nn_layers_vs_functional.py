@@ -372,6 +372,13 @@ def test_conv2d_padding_mode_pads_the_input_first(mode, np_mode):
     assert out.shape == (1, 3, 4, 5)
 
 
+def test_conv_padding_mode_needs_an_int_padding():
+    """A TypeError in 2.0 and 3.3.1 (2.0's test_conv1d_layer asserts it)."""
+    with pytest.raises(TypeError, match=r"Conv1D: padding_mode='reflect' needs an int "
+                                        r"padding, got 'valid'"):
+        nn.Conv1D(2, 3, 3, padding="valid", padding_mode="reflect")
+
+
 # -- pools
 
 

@@ -6,6 +6,7 @@ import numpy as np
 
 from .. import versions
 from . import minstd
+from .program import default_main_program, default_startup_program
 
 _global = np.random.RandomState()
 
@@ -16,6 +17,20 @@ def seed(s):
         raise TypeError("paddle.seed: the seed must be an int, got %s %r" % (type(s).__name__, s))
     _global = np.random.RandomState(s)
     return _global
+
+
+def _manual_program_seed(s):
+    """The default main and startup programs' random_seed = s: Paddle 2.0's
+    paddle.framework.random._manual_program_seed, which its own tests call."""
+    default_main_program().random_seed = s
+    default_startup_program().random_seed = s
+
+
+def seed_all(s):
+    """paddle.seed / paddle.framework.seed: the global generator used by random ops whose
+    seed attr is 0, and the default programs' random_seed."""
+    seed(s)
+    _manual_program_seed(s)
 
 
 def rng_for(seed_attr):

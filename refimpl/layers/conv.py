@@ -6,6 +6,7 @@ import numpy as np
 
 from ..framework.initializer import Normal
 from ..framework.layer_helper import LayerHelper
+from .. import versions
 from .common import append_op_out, check_variable
 
 
@@ -74,11 +75,22 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
     return helper.append_activation(pre_act, act, use_cudnn=use_cudnn)
 
 
+def known_channels(x, data_format, layer):
+    """x's channel dim (last for channel-last formats, else dim 1), which the 2.0 conv
+    functionals need known when built: a ValueError otherwise (switch
+    conv_channels_known)."""
+    channels = x.shape[-1] if data_format[-1] == "C" else x.shape[1]
+    if channels < 0 and versions.switch("conv_channels_known"):
+        raise ValueError("%s: the channel dim of x must be known, got shape %s (%s)"
+                         % (layer, list(x.shape), data_format))
+    return channels
+
+
 def functional_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
                       data_format="NCHW", name=None):
     check_variable(x, "x", "conv2d")
     paddings, algo = _padding(padding, data_format)
-    channels = x.shape[3] if data_format == "NHWC" else x.shape[1]
+    channels = known_channels(x, data_format, "conv2d")
     out = append_op_out(_conv_type(channels, weight.shape[0], groups),
                         {"Input": [x], "Filter": [weight]},
                         {"strides": _pair(stride), "paddings": paddings,
@@ -149,12 +161,23 @@ def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
                  ceil_mode, exclusive, False, data_format, name)
 
 
+def adaptive_sizes(x, output_size, nd, data_format):
+    """The adaptive pools' output_size with None items taken from x's spatial dims (as
+    Paddle 2.0 and 3.3.1 do: None keeps that dim)."""
+    if not isinstance(output_size, (list, tuple)):
+        return output_size
+    spatial = x.shape[1:1 + nd] if data_format[-1] == "C" else x.shape[2:2 + nd]
+    return [dim if size is None else size for size, dim in zip(output_size, spatial)]
+
+
 def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
-    return _pool(x, "avg", output_size, 1, 0, False, True, False, data_format, name, True)
+    return _pool(x, "avg", adaptive_sizes(x, output_size, 2, data_format), 1, 0, False, True,
+                 False, data_format, name, True)
 
 
 def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
-    return _pool(x, "max", output_size, 1, 0, False, True, False, "NCHW", name, True)
+    return _pool(x, "max", adaptive_sizes(x, output_size, 2, "NCHW"), 1, 0, False, True,
+                 False, "NCHW", name, True)
 
 
 def _int_pair(value, what, layer):

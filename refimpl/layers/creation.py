@@ -74,14 +74,19 @@ def runtime_int_list(values, arg, layer, tensor_slot, list_slot, check_dtypes=Tr
 FILL_CONSTANT_DTYPES = ["bool", "float16", "float32", "float64", "int32", "int64"]
 
 
+def _check_fill_dtype(dtype, layer):
+    """1.8 / 2.0 refuse dtypes outside FILL_CONSTANT_DTYPES (switch fill_constant_dtypes)."""
+    if dtype not in FILL_CONSTANT_DTYPES and \
+            versions.switch("fill_constant_dtypes") == "checked":
+        raise TypeError("The data type of 'dtype' in %s must be %s, but received %s."
+                        % (layer, FILL_CONSTANT_DTYPES, dtype))
+
+
 def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
     """A tensor of `shape` (ints, or Variables: run-time dims) filled with `value` (a number
     or a 1-element Variable)."""
     dtype = convert_dtype(dtype)
-    if dtype not in FILL_CONSTANT_DTYPES and \
-            versions.switch("fill_constant_dtypes") == "checked":
-        raise TypeError("The data type of 'dtype' in fill_constant must be %s, but received "
-                        "%s." % (FILL_CONSTANT_DTYPES, dtype))
+    _check_fill_dtype(dtype, "fill_constant")
     if isinstance(shape, (list, tuple)) and not shape:
         raise LayerAssertionError("fill_constant: shape must not be empty")
     inputs, shape_attr = runtime_int_list(shape, "shape", "fill_constant", "ShapeTensor",
@@ -134,6 +139,8 @@ def fluid_ones(shape, dtype, force_cpu=False):
 
 def full_like(x, fill_value, dtype=None, name=None):
     dtype = convert_dtype(dtype) if dtype is not None else None
+    if dtype is not None:
+        _check_fill_dtype(dtype, "full_like")
     return append_op_out("fill_any_like", {"X": [x]},
                          {"value": float(fill_value), "dtype": dtype or -1},
                          name, out_dtype=dtype, stop_gradient=True)
@@ -258,6 +265,14 @@ def _random(op_type, shape, dtype, name, runtime_shape=False, **attrs):
     return _source_op(op_type, attrs, dtype, name, inputs=inputs)
 
 
+def _check_shape_type(shape, layer):
+    """uniform / rand / randint take a list, tuple or Variable shape, as 2.0 and 3.3.1 check
+    (a numpy array is a TypeError there, measured on 3.3.1)."""
+    if not isinstance(shape, (list, tuple, Variable)):
+        raise TypeError("%s: shape must be a list, tuple or Variable, got %s"
+                        % (layer, type(shape).__name__))
+
+
 def _float_default(dtype):
     """paddle.uniform / rand / randn / normal without a dtype draw in the default dtype
     (paddle.set_default_dtype), as Paddle 2.0 and 3.3.1 (measured) do."""
@@ -265,6 +280,7 @@ def _float_default(dtype):
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
+    _check_shape_type(shape, "uniform")
     return _random("uniform_random", shape, _float_default(dtype), name, True,
                    min=float(min), max=float(max), seed=int(seed))
 
@@ -289,9 +305,14 @@ def randn(shape, dtype=None, name=None):
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     if high is None:
         low, high = 0, low
+    _check_shape_type(shape, "randint")
+    dtype = convert_dtype(dtype or "int64")
+    if dtype not in ("int32", "int64"):      # 2.0's test_randint_op; 3.3.1 too (measured)
+        raise TypeError("The data type of 'dtype' in randint must be ['int32', 'int64'], but "
+                        "received %s." % dtype)
     if low >= high:
         raise ValueError("randint: low %s must be < high %s" % (low, high))
-    return _random("randint", shape, dtype or "int64", name, True, low=int(low),
+    return _random("randint", shape, dtype, name, True, low=int(low),
                    high=int(high), seed=0)
 
 

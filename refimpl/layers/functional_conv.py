@@ -4,8 +4,11 @@ adaptive_{avg,max}_pool{1,3}d; fluid.layers (1.8) pool3d and adaptive_pool3d.
 The 1-D forms view x as 2-D with a unit height (unsqueeze, the 2-D op, squeeze), as
 Paddle 2.0 builds them."""
 from .common import append_op_out, check_variable
-from .conv import _pool, check_pool_args
+from .conv import _pool, adaptive_sizes, check_pool_args, known_channels
 from .tensor import squeeze, unsqueeze
+
+
+_FORMATS = {2: ("NCHW", "NHWC"), 3: ("NCDHW", "NDHWC")}
 
 
 def _ints(value, n, what, layer):
@@ -52,6 +55,10 @@ def _conv_nd(op_type, x, weight, bias, stride, padding, dilation, groups, data_f
              name, layer, transpose_attrs=None):
     check_variable(x, "x", layer)
     check_variable(weight, "weight", layer)
+    if data_format not in _FORMATS[nd]:
+        raise ValueError("%s: data_format must be one of %s, got %r"
+                         % (layer, list(_FORMATS[nd]), data_format))
+    known_channels(x, data_format, layer)
     paddings, algo = _padding(padding, nd, data_format, layer)
     attrs = {"strides": _ints(stride, nd, "stride", layer), "paddings": paddings,
              "padding_algorithm": algo, "groups": int(groups),
@@ -221,14 +228,14 @@ def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusiv
 
 
 def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
-    return _pool3d(x, "avg", output_size, 1, 0, False, True, False, True, data_format, name,
-                   "adaptive_avg_pool3d")
+    return _pool3d(x, "avg", adaptive_sizes(x, output_size, 3, data_format), 1, 0, False, True,
+                   False, True, data_format, name, "adaptive_avg_pool3d")
 
 
 def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
     _no_mask(return_mask, "adaptive_max_pool3d")
-    return _pool3d(x, "max", output_size, 1, 0, False, True, False, True, "NCDHW", name,
-                   "adaptive_max_pool3d")
+    return _pool3d(x, "max", adaptive_sizes(x, output_size, 3, "NCDHW"), 1, 0, False, True,
+                   False, True, "NCDHW", name, "adaptive_max_pool3d")
 
 
 def pool3d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,

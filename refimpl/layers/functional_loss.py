@@ -131,7 +131,14 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
     hinge = -label * (input - other)
     if margin != 0.0:
         hinge = hinge + float(margin)
-    return _reduce(append_op_out("relu", {"X": [hinge]}, name=name), reduction)
+    # the last op's output is named after the loss (margin_ranking_loss_0.tmp_0), as 2.0's
+    # LayerHelper names it; its own test_nn_margin_rank_loss checks 'loss' in the name
+    if reduction == "none":
+        return append_op_out("relu", {"X": [hinge]}, name=name, layer_type="margin_ranking_loss")
+    hinge = append_op_out("relu", {"X": [hinge]})
+    op, attrs = (("mean", {}) if reduction == "mean" else
+                 ("reduce_sum", {"dim": [0], "keep_dim": False, "reduce_all": True}))
+    return append_op_out(op, {"X": [hinge]}, attrs, name, layer_type="margin_ranking_loss")
 
 
 def margin_rank_loss(label, left, right, margin=0.1, name=None):

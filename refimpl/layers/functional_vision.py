@@ -96,8 +96,19 @@ def pad_constant_like(x, y, pad_value=0.0, name=None):
 
 
 # -- pixel rearrangements
+def check_pixel_shuffle_args(upscale_factor, data_format, layer):
+    """An int factor (a float, even 3.0, is a TypeError in 2.0 and 3.3.1, measured) and
+    NCHW / NHWC (else ValueError)."""
+    if not isinstance(upscale_factor, int):
+        raise TypeError("%s: upscale_factor must be an int, got %r" % (layer, upscale_factor))
+    if data_format not in ("NCHW", "NHWC"):
+        raise ValueError("%s: data_format must be 'NCHW' or 'NHWC', got %r"
+                         % (layer, data_format))
+
+
 def pixel_shuffle(x, upscale_factor, data_format="NCHW", name=None):
     check_variable(x, "x", "pixel_shuffle")
+    check_pixel_shuffle_args(upscale_factor, data_format, "pixel_shuffle")
     return append_op_out("pixel_shuffle", {"X": [x]}, {"upscale_factor": int(upscale_factor),
                                                        "data_format": data_format}, name)
 

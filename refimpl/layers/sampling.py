@@ -26,8 +26,13 @@ def bernoulli(x, name=None, seed=0):
     return _sample("bernoulli", x, {"seed": int(seed)})
 
 
+RANDPERM_DTYPES = ("float32", "float64", "int32", "int64")
+
+
 def randperm(n, dtype="int64", name=None, seed=0):
     dtype = convert_dtype(dtype)
+    if dtype not in RANDPERM_DTYPES:     # 2.0 and 3.3.1 refuse int8 (measured on 3.3.1)
+        raise TypeError("randperm: dtype must be one of %s, got %s" % (RANDPERM_DTYPES, dtype))
     return creation._source_op("randperm", {"n": int(n), "dtype": dtype, "seed": int(seed)},
                                dtype, name)
 

@@ -3,11 +3,20 @@ median are composed from existing ops (reduce_*, square, sqrt, argsort, slice), 
 gradients come from those ops."""
 import numpy as np
 
+from .. import versions
 from . import math, tensor
-from .common import append_op_out, check_variable, reduce_axes
+from .common import append_op_out, check_dtype, check_variable, reduce_axes
+
+
+HISTOGRAM_DTYPES = ("int32", "int64", "float32", "float64")
 
 
 def histogram(input, bins=100, min=0, max=0):
+    """Counts in `bins` bins over [min, max] (the histogram op); input of HISTOGRAM_DTYPES,
+    as 2.0 and 3.3.1 check (bool refused, measured on 3.3.1)."""
+    check_dtype(input, "input", "histogram", HISTOGRAM_DTYPES)
+    if int(bins) < 1 and versions.switch("histogram_bins_error") == "IndexError":
+        raise IndexError("histogram: bins must be >= 1, got %d" % int(bins))
     return append_op_out("histogram", {"X": [input]}, {"bins": int(bins), "min": min,
                                                        "max": max},
                          out_dtype="int64", stop_gradient=True)

@@ -262,19 +262,21 @@ class _Transpose(_ConvND):
 
     @staticmethod
     def out_spatial(spatial, ksize, attrs):
-        """Output size per spatial dim (all -1 while an input size is unknown)."""
-        if min(spatial) < 0:
-            return [-1] * len(spatial)
+        """Output size per spatial dim: -1 where the input's is unknown (each dim's size and
+        pads depend on that dim alone), unless output_size gives it."""
         attrs = _ConvND.settled(attrs)
         strides, dil = attrs["strides"], attrs["dilations"]
-        pads = explicit_pads(attrs["paddings"], attrs["padding_algorithm"], spatial, ksize,
-                             strides, dil)
+        known = [s >= 0 for s in spatial]
+        # an unknown dim's pads are computed for size 1 and not used
+        pads = explicit_pads(attrs["paddings"], attrs["padding_algorithm"],
+                             [s if k else 1 for s, k in zip(spatial, known)], ksize, strides,
+                             dil)
         base = [(s - 1) * st - lo - hi + d * (k - 1) + 1 for s, (lo, hi), k, st, d
                 in zip(spatial, pads, ksize, strides, dil)]
         if attrs.get("output_size"):
             size = list(attrs["output_size"])
-            for b, o, st in zip(base, size, strides):
-                if not b <= o < b + st:
+            for b, o, st, k in zip(base, size, strides, known):
+                if k and not b <= o < b + st:
                     raise ValueError("output_size %s must lie in [%s, %s + strides %s)"
                                      % (size, base, base, list(strides)))
             return size
@@ -283,7 +285,7 @@ class _Transpose(_ConvND):
             if not 0 <= e < max(st, d):
                 raise ValueError("output_padding %s must be >= 0 and smaller than the "
                                  "stride or dilation" % extra)
-        return [b + e for b, e in zip(base, extra)]
+        return [b + e if k else -1 for b, e, k in zip(base, extra, known)]
 
     def forward(self, x, f, **attrs):
         attrs = self.settled(attrs)

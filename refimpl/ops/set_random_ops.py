@@ -120,6 +120,8 @@ class Histogram(OpDef):
         ctx.expect(ctx.attr("bins") >= 1, "bins must be >= 1, got %d" % ctx.attr("bins"))
         ctx.expect(ctx.attr("max") >= ctx.attr("min"), "max %s must be >= min %s"
                    % (ctx.attr("max"), ctx.attr("min")))
+        ctx.expect(np.isfinite([ctx.attr("min"), ctx.attr("max")]).all(),
+                   "min %s and max %s must be finite" % (ctx.attr("min"), ctx.attr("max")))
         ctx.set_output("Out", [ctx.attr("bins")], "int64")
 
     @staticmethod

@@ -159,6 +159,9 @@ def _check_gamma(who, gamma):
 
 class MultiStepDecay(LRScheduler):
     def __init__(self, learning_rate, milestones, gamma=0.1, last_epoch=-1, verbose=False):
+        if not isinstance(milestones, (list, tuple)):   # 2.0 and 3.3.1 check it (measured)
+            raise TypeError("MultiStepDecay: milestones must be a list or tuple, got %s"
+                            % type(milestones).__name__)
         if any(a >= b for a, b in zip(milestones, milestones[1:])):
             raise ValueError("MultiStepDecay: milestones must be increasing, got %s"
                              % list(milestones))

@@ -5,15 +5,16 @@ from .common import *  # noqa: F401,F403
 from .container import *  # noqa: F401,F403
 from .conv import *  # noqa: F401,F403
 from .decode import *  # noqa: F401,F403
+from .distance import *  # noqa: F401,F403
 from .loss import *  # noqa: F401,F403
 from .norm import *  # noqa: F401,F403
 from .pooling import *  # noqa: F401,F403
 from .rnn import *  # noqa: F401,F403
 from .spectral_norm import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
-from . import (activation, common, container, conv, decode, loss, norm, pooling, rnn,
-               spectral_norm, transformer)
+from . import (activation, common, container, conv, decode, distance, loss, norm, pooling,
+               rnn, spectral_norm, transformer)
 
-__all__ = ["Layer"] + [name for module in (activation, common, container, conv, decode, loss,
-                                           norm, pooling, rnn, spectral_norm, transformer)
+__all__ = ["Layer"] + [name for module in (activation, common, container, conv, decode, distance,
+                                           loss, norm, pooling, rnn, spectral_norm, transformer)
                        for name in module.__all__]

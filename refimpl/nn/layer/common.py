@@ -1,9 +1,9 @@
 """Linear, Bilinear, Embedding, Flatten, the dropouts, padding, resizing, pixel shuffle and
-the distances (CosineSimilarity, PairwiseDistance)."""
+CosineSimilarity (PairwiseDistance is in distance.py, as in Paddle 2.0's paddle.nn.layer)."""
 from ...layers import functional_nn, functional_vision
 from ...layers.common import append_op_out
 from ...layers.embedding import functional_embedding
-from ...layers.functional_loss import cosine_similarity, p_norm
+from ...layers.functional_loss import cosine_similarity
 from ...layers.math import matmul
 from ...layers.norm import check_dropout_mode, dropout
 from ...layers.tensor import flatten
@@ -11,8 +11,7 @@ from .base import Layer
 
 __all__ = ["Linear", "Embedding", "Flatten", "Dropout", "Bilinear", "Dropout2D", "Dropout3D",
            "AlphaDropout", "Pad1D", "Pad2D", "Pad3D", "PixelShuffle", "Upsample",
-           "UpsamplingNearest2D", "UpsamplingBilinear2D", "CosineSimilarity",
-           "PairwiseDistance"]
+           "UpsamplingNearest2D", "UpsamplingBilinear2D", "CosineSimilarity"]
 
 
 class Linear(Layer):
@@ -245,9 +244,8 @@ class PixelShuffle(Layer):
 
     def __init__(self, upscale_factor, data_format="NCHW", name=None):
         super().__init__()
-        if data_format not in ("NCHW", "NHWC"):
-            raise ValueError("PixelShuffle: data_format must be 'NCHW' or 'NHWC', got %r"
-                             % (data_format,))
+        functional_vision.check_pixel_shuffle_args(upscale_factor, data_format,
+                                                   "PixelShuffle")
         self._upscale_factor, self._data_format, self._name = upscale_factor, data_format, \
             name
 
@@ -312,22 +310,3 @@ class CosineSimilarity(Layer):
 
     def extra_repr(self):
         return "axis=%s, eps=%s" % (self._axis, self._eps)
-
-
-class PairwiseDistance(Layer):
-    """||x - y + epsilon||_p along the last axis (p_norm op), as Paddle composes it."""
-
-    def __init__(self, p=2.0, epsilon=1e-6, keepdim=False, name=None):
-        super().__init__()
-        self.p, self.epsilon, self.keepdim, self._name = p, epsilon, keepdim, name
-
-    def forward(self, x, y):
-        self._expect_input(x, "x")
-        self._expect_input(y, "y")
-        diff = append_op_out("elementwise_sub", {"X": [x], "Y": [y]}, {"axis": -1})
-        if self.epsilon != 0:
-            diff = diff + float(self.epsilon)
-        return p_norm(diff, self.p, -1, self.keepdim, name=self._name)
-
-    def extra_repr(self):
-        return "p=%s" % (self.p,)

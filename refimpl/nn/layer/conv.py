@@ -43,8 +43,9 @@ class _ConvNd(Layer):
             raise ValueError("%s: padding_mode must be one of %s, got %r"
                              % (cls, list(_PADDING_MODES), padding_mode))
         if padding_mode != "zeros" and not isinstance(padding, int):
-            raise NotImplementedError("%s: padding_mode=%r needs an int padding, got %r"
-                                      % (cls, padding_mode, padding))
+            # a TypeError in 2.0 and 3.3.1 (read in their source), as 2.0's test_conv1d_layer
+            raise TypeError("%s: padding_mode=%r needs an int padding, got %r"
+                            % (cls, padding_mode, padding))
         if data_format not in _FORMATS[self._nd]:
             raise ValueError("%s: data_format must be one of %s, got %r"
                              % (cls, list(_FORMATS[self._nd]), data_format))
