@@ -16,9 +16,13 @@ from refimpl.ops.registry import all_op_types, get_op_def
 
 @pytest.fixture
 def one_gpu(monkeypatch):
+    """One stand-in GPU; set_device back to the CPU after (a test may choose the GPU)."""
     monkeypatch.setenv("REFIMPL_KERNELS", "numpy")   # CuPy's own kernels need a real GPU
     with numpy_gpu.installed(1) as module:
-        yield module
+        try:
+            yield module
+        finally:
+            paddle.set_device("cpu")
 
 
 def _device(v):
