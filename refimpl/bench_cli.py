@@ -1,7 +1,9 @@
 """`python -m refimpl bench`: median ms per SGD training step on the standard workloads,
 optionally beside PyTorch eager CPU (and PaddlePaddle) measured in the same run: the
 frameworks in this process take blocks of steps in turn, so a change of load on the
-machine reaches them alike and their ratio holds.
+machine reaches them alike and their ratio holds. Each also gets the median CPU ms a
+step (`cpu_ms_per_step`, every thread of the process) and its ratio: on a machine other
+jobs load, wall time is mostly waiting for the cores, CPU time much less so.
 
 `--mode static` (default) times the workloads as static programs run by the Executor;
 `--mode dynamic` the same models as nn.Layers trained eagerly (forward, loss.backward(),
@@ -51,12 +53,16 @@ def static_stepper(name, module="refimpl", device="cpu"):
 
 
 def time_steps(steppers, steps, warmup, block=10, settle=0.25):
-    """{name: median ms per step} of each step function, timed in blocks of `block` steps
-    taken in turn (the order rotating), so that load changes on the machine reach all of
-    them alike. Before each block the machine is left idle for `settle` seconds: BLAS and
-    OpenMP worker threads spin a while after their last job, and would slow the next
-    framework's block (stepping frameworks alternately measured both 2x slower)."""
+    """{name: {"ms_per_step": median wall ms, "cpu_ms_per_step": median CPU ms of the
+    process}} of each step function, timed in blocks of `block` steps taken in turn (the
+    order rotating), so that load changes on the machine reach all of them alike. Before
+    each block the machine is left idle for `settle` seconds: BLAS and OpenMP worker
+    threads spin a while after their last job, and would slow the next framework's block
+    (stepping frameworks alternately measured both 2x slower). The CPU time (every thread
+    of the process, spinning included) is what a loaded machine distorts least: there a
+    step's wall time is mostly waiting for the cores (issue 21)."""
     times = {k: [] for k in steppers}
+    cpu = {k: [] for k in steppers}
     for k, step in steppers.items():
         for _ in range(warmup):
             step()
@@ -65,16 +71,18 @@ def time_steps(steppers, steps, warmup, block=10, settle=0.25):
         for k in names[r % len(names):] + names[:r % len(names)]:
             time.sleep(settle)
             for _ in range(min(block, steps - len(times[k]))):
-                t0 = time.perf_counter()
+                t0, c0 = time.perf_counter(), time.process_time()
                 steppers[k]()
                 times[k].append(time.perf_counter() - t0)
-    return {k: 1e3 * statistics.median(v) for k, v in times.items()}
+                cpu[k].append(time.process_time() - c0)
+    return {k: {"ms_per_step": 1e3 * statistics.median(times[k]),
+                "cpu_ms_per_step": 1e3 * statistics.median(cpu[k])} for k in steppers}
 
 
 def time_refimpl(name, steps, warmup, profile=False, module="refimpl"):
     step, parts = static_stepper(name, module)
-    result = {"ms_per_step": time_steps({module: step}, steps, warmup)[module],
-              "ops": len(parts[1].global_block().ops)}
+    result = dict(time_steps({module: step}, steps, warmup)[module],
+                  ops=len(parts[1].global_block().ops))
     if profile and module == "refimpl":
         result.update(_profile(*parts, steps, result))
     return result
@@ -455,8 +463,8 @@ def main(argv=None):
                     steppers["paddle"] = static_stepper(name, "paddle")[0]
             except ImportError as e:
                 row[other] = {"error": "not importable: %s" % e}
-        for k, ms in time_steps(steppers, steps, warmup).items():
-            row.setdefault(k, {})["ms_per_step"] = ms
+        for k, timing in time_steps(steppers, steps, warmup).items():
+            row.setdefault(k, {}).update(timing)
         if "paddle" in args.compare and args.paddle_python:
             try:   # one workload Paddle cannot build (3.x's layers and the legacy IR) costs one row
                 row["paddle"] = time_in_subprocess(args.paddle_python, name, steps, warmup,
@@ -480,6 +488,7 @@ def main(argv=None):
             row["refimpl"].update(_profile(*parts, steps, row["refimpl"], args.device))
         for other in args.compare:
             for key, ratio in (("ms_per_step", "ratio_refimpl_over_"),
+                               ("cpu_ms_per_step", "cpu_ratio_refimpl_over_"),
                                ("peak_rss_mb", "rss_ratio_refimpl_over_")):
                 if key in row.get(other, {}) and key in row["refimpl"]:
                     row[ratio + other] = round(row["refimpl"][key] / row[other][key], 3)
@@ -506,7 +515,8 @@ def _static_program(name):
 
 def _table(rows, others, peak):
     header = ["workload", "ops", "refimpl ms"] + ["%s ms" % o for o in others] + \
-             ["refimpl/%s" % o for o in others] + ["GFLOP/s (peak %s)" % peak] + \
+             ["refimpl/%s" % o for o in others] + ["CPU refimpl/%s" % o for o in others] + \
+             ["GFLOP/s (peak %s)" % peak] + \
              ["RSS MB refimpl"] + ["RSS %s" % o for o in others]
     print("\n" + " | ".join(header))
     print(" | ".join("---" for _ in header))
@@ -514,7 +524,8 @@ def _table(rows, others, peak):
         cells = [r["workload"], str(r["refimpl"]["ops"]), "%.3f" % r["refimpl"]["ms_per_step"]]
         cells += ["%.3f" % r[o]["ms_per_step"] if "ms_per_step" in r.get(o, {}) else "n/a"
                   for o in others]
-        cells += [str(r.get("ratio_refimpl_over_" + o, "n/a")) for o in others]
+        cells += [str(r.get("%sratio_refimpl_over_%s" % (cpu, o), "n/a"))
+                  for cpu in ("", "cpu_") for o in others]
         cells.append(str(r["refimpl"].get("gflops", "n/a")))
         cells += [str(r.get(k, {}).get("peak_rss_mb", "n/a")) for k in ["refimpl"] + others]
         print(" | ".join(cells))

@@ -4,6 +4,7 @@ asserted: speed is measured, not tested)."""
 import inspect
 import json
 import shutil
+import time
 
 import pytest
 
@@ -27,6 +28,20 @@ def test_bench_prints_json_rows_profile_and_table(capsys):
     # LeNet: conv 20x1x5x5 on 24x24, conv 50x20x5x5 on 8x8, fc 800-500, fc 500-10, batch 64
     forward = 2 * 64 * (20 * 24 * 24 * 25 + 50 * 8 * 8 * 500 + 800 * 500 + 500 * 10)
     assert rows[1]["gflop_per_step"] == round(3 * forward / 1e9, 3)
+
+
+def test_steps_are_timed_in_wall_and_cpu_time():
+    """A step that sleeps takes wall time and next to no CPU time; one that computes takes
+    CPU time: the CPU column is what other jobs' load distorts least."""
+    from refimpl.bench_cli import time_steps
+    def compute():      # on this thread alone (BLAS workers would spin on into the sleeps)
+        sum(range(200000))
+    got = time_steps({"sleeps": lambda: time.sleep(0.02), "computes": compute}, steps=3,
+                     warmup=1, block=2, settle=0)
+    assert set(got) == {"sleeps", "computes"}
+    assert got["sleeps"]["ms_per_step"] >= 20
+    assert got["sleeps"]["cpu_ms_per_step"] < got["sleeps"]["ms_per_step"] / 4
+    assert got["computes"]["cpu_ms_per_step"] > 0
 
 
 def test_peak_rss_of_a_fresh_process_and_the_model_size_workloads_build():
@@ -69,6 +84,7 @@ def test_dynamic_mode_bench_prints_eager_rows_profile_and_dispatch_cost(capsys):
     rows = [json.loads(line) for line in lines if line.startswith("{")]
     _, row, dispatch = rows
     assert row["mode"] == "dynamic" and row["refimpl"]["ms_per_step"] > 0
+    assert row["refimpl"]["cpu_ms_per_step"] > 0
     # 3 linears (matmul, add), 2 relus, the loss and its mean: 10; their grads; 6 sgd
     assert row["refimpl"]["ops"] == 26
     assert "matmul_v2_grad" in row["refimpl"]["kernel_ms_per_op_type"]
