@@ -46,6 +46,12 @@ SWITCHES = {
     "scalar_shape": {"1.8": (1,), "2.0": (1,), "3": ()},
     # fetched size-1 arrays convert to Python numbers (float(), '%f'), as numpy 1.x allowed
     "size1_arrays_are_scalars": {"1.8": True, "2.0": True, "3": False},
+    # paddle.distribution.Categorical.sample draws from the logits as unnormalized weights
+    # (2.0: multinomial of them) or from their softmax (3.3.1, measured)
+    "categorical_sample_from": {"1.8": "weights", "2.0": "weights", "3": "softmax"},
+    # Categorical.entropy keeps the reduced last axis (2.0: keep_dim) or not (3.3.1, measured;
+    # its kl_divergence keeps it)
+    "categorical_entropy_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
     # dot of [B, N] matrices: [B, 1] (the reduced dim kept) or [B]
     "dot_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
