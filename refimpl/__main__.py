@@ -49,7 +49,7 @@ def cmd_run(argv):
     # of the script above it (check_nan_inf_base.py sets FLAGS_check_nan_inf there)
     _alias.install(on_first_import=read_environment)
     _alias.install_for_children()
-    if versions.current() == "1.8":
+    if versions.switch("legacy_library_names"):
         from . import legacy_numpy, legacy_pillow
         legacy_numpy.restore()
         legacy_pillow.restore()

@@ -1,10 +1,13 @@
 """The numpy 1.x names that Paddle 1.8-era scripts use and numpy 1.24 or 2 removed, each
-one-to-one with a name numpy still has. `python -m refimpl run --paddle 1.8` puts the missing ones
-back for the script it runs (specs/runner.md); a plain `import refimpl` never does."""
+one-to-one with a name numpy still has. `python -m refimpl run` puts the missing ones back for
+the script it runs under the 1.8 and 2.0 profiles (specs/runner.md); a plain `import refimpl`
+never does."""
 import sys
 import warnings
 
 import numpy as np
+
+from . import versions
 
 # removed name -> what numpy 1.x meant by it
 ALIASES = {
@@ -29,7 +32,8 @@ def restore(stream=sys.stderr):
         setattr(np, name, ALIASES[name])
     if missing:
         print("refimpl run: numpy %s lacks np.%s; restored as numpy 1.x defined them "
-              "(Paddle 1.8 profile)" % (np.__version__, ", np.".join(missing)), file=stream)
+              "(Paddle %s profile)" % (np.__version__, ", np.".join(missing), versions.current()),
+              file=stream)
     return missing
 
 

@@ -1,9 +1,12 @@
 """The Pillow resampling names that Paddle 1.8-era scripts use (`im.resize(size,
 Image.ANTIALIAS)` in the models repository's readers and inference code) and Pillow 10
-removed, each the same filter as a name Pillow still has. `python -m refimpl run --paddle 1.8`
-puts the missing ones back (specs/runner.md); a plain `import refimpl` never imports Pillow."""
+removed, each the same filter as a name Pillow still has. `python -m refimpl run` puts the
+missing ones back under the 1.8 and 2.0 profiles (specs/runner.md); a plain `import refimpl`
+never imports Pillow."""
 import importlib.util
 import sys
+
+from . import versions
 
 # removed name -> the Resampling member it was an alias of (Pillow 9.1's deprecation notes)
 ALIASES = {"ANTIALIAS": "LANCZOS", "LINEAR": "BILINEAR", "CUBIC": "BICUBIC"}
@@ -21,6 +24,7 @@ def restore(stream=sys.stderr):
     if missing:
         import PIL
         print("refimpl run: Pillow %s lacks Image.%s; restored as Pillow 9 defined them "
-              "(Paddle 1.8 profile)" % (PIL.__version__, ", Image.".join(missing)),
+              "(Paddle %s profile)"
+              % (PIL.__version__, ", Image.".join(missing), versions.current()),
               file=stream)
     return missing

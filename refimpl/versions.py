@@ -52,6 +52,10 @@ SWITCHES = {
     # Categorical.entropy keeps the reduced last axis (2.0: keep_dim) or not (3.3.1, measured;
     # its kl_divergence keeps it)
     "categorical_entropy_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
+    # `refimpl run` puts back the numpy 1.x / Pillow 9 names newer releases removed
+    # (np.int, Image.ANTIALIAS, ...): scripts of 1.8 and 2.0's time (numpy 1.16-1.20)
+    # use them; Paddle 3 scripts meet today's numpy
+    "legacy_library_names": {"1.8": True, "2.0": True, "3": False},
     # dot of [B, N] matrices: [B, 1] (the reduced dim kept) or [B]
     "dot_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
