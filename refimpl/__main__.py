@@ -51,8 +51,8 @@ def cmd_run(argv):
     _alias.install_for_children()
     if versions.switch("legacy_library_names"):
         from . import legacy_numpy, legacy_pillow
-        legacy_numpy.restore()
-        legacy_pillow.restore()
+        legacy_numpy.restore(versions.current())
+        legacy_pillow.restore(versions.current())
     sys.argv = list(argv)
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     from .parallel import launch

@@ -7,8 +7,6 @@ import warnings
 
 import numpy as np
 
-from . import versions
-
 # removed name -> what numpy 1.x meant by it
 ALIASES = {
     # the builtin-type aliases (deprecated in numpy 1.20, removed in 1.24; numpy 2 has
@@ -24,15 +22,15 @@ ALIASES = {
 }
 
 
-def restore(stream=sys.stderr):
+def restore(profile, stream=sys.stderr):
     """Sets the ALIASES this numpy lacks on the numpy module; says which on `stream` (one
-    line) and returns their names."""
+    line, naming the version `profile`) and returns their names."""
     missing = [name for name in ALIASES if not _has(name)]
     for name in missing:
         setattr(np, name, ALIASES[name])
     if missing:
         print("refimpl run: numpy %s lacks np.%s; restored as numpy 1.x defined them "
-              "(Paddle %s profile)" % (np.__version__, ", np.".join(missing), versions.current()),
+              "(Paddle %s profile)" % (np.__version__, ", np.".join(missing), profile),
               file=stream)
     return missing
 

@@ -6,15 +6,14 @@ never imports Pillow."""
 import importlib.util
 import sys
 
-from . import versions
-
 # removed name -> the Resampling member it was an alias of (Pillow 9.1's deprecation notes)
 ALIASES = {"ANTIALIAS": "LANCZOS", "LINEAR": "BILINEAR", "CUBIC": "BICUBIC"}
 
 
-def restore(stream=sys.stderr):
+def restore(profile, stream=sys.stderr):
     """Sets the ALIASES the installed Pillow lacks on PIL.Image (nothing when Pillow is not
-    installed); says which on `stream` (one line) and returns their names."""
+    installed); says which on `stream` (one line, naming the version `profile`) and returns
+    their names."""
     if importlib.util.find_spec("PIL") is None:
         return []
     from PIL import Image
@@ -25,6 +24,6 @@ def restore(stream=sys.stderr):
         import PIL
         print("refimpl run: Pillow %s lacks Image.%s; restored as Pillow 9 defined them "
               "(Paddle %s profile)"
-              % (PIL.__version__, ", Image.".join(missing), versions.current()),
+              % (PIL.__version__, ", Image.".join(missing), profile),
               file=stream)
     return missing
