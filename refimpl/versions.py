@@ -56,6 +56,9 @@ SWITCHES = {
     # (np.int, Image.ANTIALIAS, ...): scripts of 1.8 and 2.0's time (numpy 1.16-1.20)
     # use them; Paddle 3 scripts meet today's numpy
     "legacy_library_names": {"1.8": True, "2.0": True, "3": False},
+    # a DataLoader batch of one-field samples (a Dataset returning one array): [data]
+    # (Paddle <= 2.0) or data itself (2.1 and later; 2.1 warns of the change)
+    "dataloader_single_field": {"1.8": "listed", "2.0": "listed", "3": "bare"},
     # dot of [B, N] matrices: [B, 1] (the reduced dim kept) or [B]
     "dot_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
