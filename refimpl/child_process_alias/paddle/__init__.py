@@ -11,7 +11,7 @@ from refimpl import _alias, versions
 
 _alias.install()
 sys.modules[__name__] = refimpl
-if versions.current() == "1.8":
+if versions.switch("legacy_library_names"):
     from refimpl import legacy_numpy, legacy_pillow
-    legacy_numpy.restore()
-    legacy_pillow.restore()
+    legacy_numpy.restore(versions.current())
+    legacy_pillow.restore(versions.current())
