@@ -20,7 +20,7 @@ from .framework.random import seed_all as seed
 from .layers import exports as _exports
 from .framework.model_formats import save, load
 from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
-               incubate, vision, text, jit, io, utils)
+               incubate, vision, text, jit, io, utils, distribution)
 from . import reader, dataset, compat, pir_utils
 from .reader import batch
 

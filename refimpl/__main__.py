@@ -49,9 +49,9 @@ def cmd_run(argv):
     # of the script above it (check_nan_inf_base.py sets FLAGS_check_nan_inf there)
     _alias.install(on_first_import=read_environment)
     _alias.install_for_children()
-    if versions.current() == "1.8":
+    if versions.switch("legacy_library_names"):
         from . import legacy_libraries
-        legacy_libraries.restore()
+        legacy_libraries.restore(versions.current())
     sys.argv = list(argv)
     sys.path.insert(0, os.path.dirname(os.path.abspath(script)))
     from .parallel import launch

@@ -1,6 +1,7 @@
 """The numpy 1.x names that Paddle 1.8-era scripts use and numpy 1.24 or 2 removed, each
-one-to-one with a name numpy still has. `python -m refimpl run --paddle 1.8` puts the missing ones
-back for the script it runs (specs/runner.md); a plain `import refimpl` never does."""
+one-to-one with a name numpy still has. `python -m refimpl run` puts the missing ones back for
+the script it runs under the 1.8 and 2.0 profiles (specs/runner.md); a plain `import refimpl`
+never does."""
 import sys
 import warnings
 
@@ -21,15 +22,16 @@ ALIASES = {
 }
 
 
-def restore(stream=sys.stderr):
+def restore(profile, stream=sys.stderr):
     """Sets the ALIASES this numpy lacks on the numpy module; says which on `stream` (one
-    line) and returns their names."""
+    line, naming the version `profile`) and returns their names."""
     missing = [name for name in ALIASES if not _has(name)]
     for name in missing:
         setattr(np, name, ALIASES[name])
     if missing:
         print("refimpl run: numpy %s lacks np.%s; restored as numpy 1.x defined them "
-              "(Paddle 1.8 profile)" % (np.__version__, ", np.".join(missing)), file=stream)
+              "(Paddle %s profile)" % (np.__version__, ", np.".join(missing), profile),
+              file=stream)
     return missing
 
 

@@ -1,7 +1,8 @@
 """The Pillow resampling names that Paddle 1.8-era scripts use (`im.resize(size,
 Image.ANTIALIAS)` in the models repository's readers and inference code) and Pillow 10
-removed, each the same filter as a name Pillow still has. `python -m refimpl run --paddle 1.8`
-puts the missing ones back (specs/runner.md); a plain `import refimpl` never imports Pillow."""
+removed, each the same filter as a name Pillow still has. `python -m refimpl run` puts the
+missing ones back under the 1.8 and 2.0 profiles (specs/runner.md); a plain `import refimpl`
+never imports Pillow."""
 import importlib.util
 import sys
 
@@ -9,9 +10,10 @@ import sys
 ALIASES = {"ANTIALIAS": "LANCZOS", "LINEAR": "BILINEAR", "CUBIC": "BICUBIC"}
 
 
-def restore(stream=sys.stderr):
+def restore(profile, stream=sys.stderr):
     """Sets the ALIASES the installed Pillow lacks on PIL.Image (nothing when Pillow is not
-    installed); says which on `stream` (one line) and returns their names."""
+    installed); says which on `stream` (one line, naming the version `profile`) and returns
+    their names."""
     if importlib.util.find_spec("PIL") is None:
         return []
     from PIL import Image
@@ -21,6 +23,7 @@ def restore(stream=sys.stderr):
     if missing:
         import PIL
         print("refimpl run: Pillow %s lacks Image.%s; restored as Pillow 9 defined them "
-              "(Paddle 1.8 profile)" % (PIL.__version__, ", Image.".join(missing)),
+              "(Paddle %s profile)"
+              % (PIL.__version__, ", Image.".join(missing), profile),
               file=stream)
     return missing

@@ -46,6 +46,19 @@ SWITCHES = {
     "scalar_shape": {"1.8": (1,), "2.0": (1,), "3": ()},
     # fetched size-1 arrays convert to Python numbers (float(), '%f'), as numpy 1.x allowed
     "size1_arrays_are_scalars": {"1.8": True, "2.0": True, "3": False},
+    # paddle.distribution.Categorical.sample draws from the logits as unnormalized weights
+    # (2.0: multinomial of them) or from their softmax (3.3.1, measured)
+    "categorical_sample_from": {"1.8": "weights", "2.0": "weights", "3": "softmax"},
+    # Categorical.entropy keeps the reduced last axis (2.0: keep_dim) or not (3.3.1, measured;
+    # its kl_divergence keeps it)
+    "categorical_entropy_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
+    # `refimpl run` puts back the numpy 1.x / Pillow 9 names newer releases removed
+    # (np.int, Image.ANTIALIAS, ...): scripts of 1.8 and 2.0's time (numpy 1.16-1.20)
+    # use them; Paddle 3 scripts meet today's numpy
+    "legacy_library_names": {"1.8": True, "2.0": True, "3": False},
+    # a DataLoader batch of one-field samples (a Dataset returning one array): [data]
+    # (Paddle <= 2.0) or data itself (2.1 and later; 2.1 warns of the change)
+    "dataloader_single_field": {"1.8": "listed", "2.0": "listed", "3": "bare"},
     # dot of [B, N] matrices: [B, 1] (the reduced dim kept) or [B]
     "dot_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)

@@ -138,6 +138,7 @@ def test_no_automatic_batching_and_custom_collate():
     assert list(total) == [1, 5]
 
 
+@pytest.mark.paddle("3")   # one-field batches come bare, as Paddle 2.1+ yields them
 @pytest.mark.parametrize("num_workers", [0, 2, 3])
 def test_iterable_dataset_split_by_worker_info(num_workers):
     out = [b.ravel().tolist() for b in io.DataLoader(Strided(7), batch_size=2,
@@ -152,6 +153,7 @@ def test_iterable_dataset_split_by_worker_info(num_workers):
     assert dropped == [[0, 2], [1, 3], [4, 6]]
 
 
+@pytest.mark.paddle("3")   # one-field batches come bare, as Paddle 2.1+ yields them
 def test_worker_info_and_init_fn(tmp_path):
     assert io.get_worker_info() is None
 
@@ -182,6 +184,7 @@ def test_large_arrays_through_shared_memory(use_shared_memory):
         assert y.tolist() == [2 * k, 2 * k + 1]
 
 
+@pytest.mark.paddle("3")   # one-field batches come bare, as Paddle 2.1+ yields them
 def test_persistent_workers_are_reused_across_epochs():
     loader = io.DataLoader(Pids(), batch_size=2, num_workers=2, return_list=True,
                            persistent_workers=True)
@@ -194,6 +197,29 @@ def test_persistent_workers_are_reused_across_epochs():
     del loader, batch
     import gc
     gc.collect()
+
+
+class OneField(io.Dataset):
+    def __len__(self):
+        return 3
+
+    def __getitem__(self, i):
+        return np.full([2], i, "float32")
+
+
+@pytest.mark.parametrize("version, listed", [("2.0", True), ("3", False)])
+def test_one_field_batches_are_listed_up_to_paddle_20(paddle_version, version, listed):
+    # Paddle 2.1's DataLoader warns: "In Paddle <= 2.0, DataLoader add a list surround
+    # output data (e.g. return [data])"; Paddle 3.3.1 yields the [2, 2] batch itself
+    with paddle_version(version):
+        first = next(io.DataLoader(OneField(), batch_size=2, return_list=True)())
+        custom = next(iter(io.DataLoader(OneField(), batch_size=2, return_list=True,
+                                         collate_fn=lambda rows: np.stack(rows))))
+    if listed:
+        assert isinstance(first, list) and len(first) == 1
+        first = first[0]
+    assert np.asarray(first).tolist() == [[0, 0], [1, 1]]
+    assert np.asarray(custom).tolist() == [[0, 0], [1, 1]]     # a collate_fn's own result
 
 
 def test_output_converter_hook():
@@ -293,6 +319,7 @@ def test_configuration_is_validated():
 
 
 # -- failures in workers
+@pytest.mark.paddle("3")   # one-field batches come bare, as Paddle 2.1+ yields them
 @pytest.mark.parametrize("num_workers", [0, 2])
 def test_an_error_in_the_dataset_is_raised_with_its_traceback(num_workers):
     loader = io.DataLoader(Failing("raise"), batch_size=1, num_workers=num_workers,
@@ -399,8 +426,9 @@ def _run_script(body):
         pids = {int(next(batches)[0, 0]), int(next(batches)[0, 0])}
         print(os.getpid(), *sorted(pids), flush=True)
     """ % os.path.abspath(ROOT)) + textwrap.dedent(body)
+    # the 3 profile: one-field batches come bare, as Paddle 2.1+ yields them
     result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=60)
+                            timeout=60, env=dict(os.environ, REFIMPL_PADDLE="3"))
     main_pid, *worker_pids = [int(p) for p in result.stdout.split()]
     deadline = time.monotonic() + 15       # orphans notice their parent is gone in ~1 s
     while time.monotonic() < deadline and (any(_alive(p) for p in worker_pids)

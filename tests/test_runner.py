@@ -101,15 +101,24 @@ NUMPY_1_SCRIPT = """
 """
 
 
-def test_paddle_18_runner_restores_numpy_1_aliases(tmp_path):
-    r = _run(tmp_path, NUMPY_1_SCRIPT)                 # 2.0 profile: numpy 2 as it is
+def _run_profile(tmp_path, version):
+    return subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", version,
+                           str(tmp_path / "script.py")],
+                          capture_output=True, text=True, timeout=120, cwd=tmp_path)
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
+def test_runner_restores_numpy_1_aliases_for_18_and_20_scripts(tmp_path, version):
+    # Paddle 2.0's tutorials (numpy 1.19 / 1.20) write np.int (image_segmentation) and
+    # np.str (cyclegan) as 1.8-era scripts do; a Paddle 3 script meets numpy as it is
+    _run(tmp_path, NUMPY_1_SCRIPT)
+    r = _run_profile(tmp_path, "3")
     assert r.returncode != 0 and "has no attribute 'int'" in r.stderr
-    script = tmp_path / "script.py"
-    r = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", "1.8", str(script)],
-                       capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    r = _run_profile(tmp_path, version)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["int64", "1.5", "6", "inf"]
     notices = [line for line in r.stderr.splitlines() if " numpy " in line and "restored" in line]
+    assert notices[0].endswith("(Paddle %s profile)" % version)
     # exactly the names this numpy lacks: np.int under numpy 1.24 and later, np.product
     # and NEP 52's names under numpy 2, np.bool under numpy 1.24-1.26 only
     missing = _in_fresh_numpy("print(' '.join(n for n in legacy_numpy.ALIASES "
@@ -137,12 +146,11 @@ def test_paddle_18_runner_restores_pillow_9_resampling_names(tmp_path):
     BICUBIC = 1, 2, 3); the models repository's 1.8 scripts resize with Image.ANTIALIAS."""
     pytest.importorskip("PIL")
     from PIL import Image
-    r = _run(tmp_path, PILLOW_9_SCRIPT)
-    if not hasattr(Image, "ANTIALIAS"):                # 2.0 profile: Pillow as it is
+    _run(tmp_path, PILLOW_9_SCRIPT)
+    if not hasattr(Image, "ANTIALIAS"):                # 3 profile: Pillow as it is
+        r = _run_profile(tmp_path, "3")
         assert r.returncode != 0 and "ANTIALIAS" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", "1.8",
-                        str(tmp_path / "script.py")],
-                       capture_output=True, text=True, timeout=120, cwd=tmp_path)
+    r = _run_profile(tmp_path, "1.8")
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["ANTIALIAS", "1", "True", "LINEAR", "2", "True",
                                 "CUBIC", "3", "True"]

@@ -62,7 +62,7 @@ def last_error_line(text):
 
 _PRELUDE = ("import collections, inspect, io, numpy, runpy, sys\n"
             "from refimpl import legacy_numpy\n"
-            "legacy_numpy.restore(io.StringIO())\n"
+            "legacy_numpy.restore('1.8', io.StringIO())\n"
             "if not hasattr(inspect, 'getargspec'):\n"
             "    ArgSpec = collections.namedtuple('ArgSpec', 'args varargs keywords defaults')\n"
             "    inspect.getargspec = lambda f: ArgSpec(*inspect.getfullargspec(f)[:4])\n"

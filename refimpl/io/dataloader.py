@@ -15,6 +15,7 @@ import numpy as np
 from ..framework.place import CPUPlace, Place
 from ..framework.program import Variable
 from ..parallel.cores import process_threads
+from ..versions import switch
 from .collate import default_collate_fn, default_convert_fn, leaves, map_arrays
 from .dataset import IterableDataset
 from .fetcher import Exhausted, Fetcher
@@ -191,8 +192,14 @@ class DataLoader:
         batches = self._batches()   # at the first next(): nothing starts for an unused iter()
         try:
             if self.return_list:
+                # Paddle <= 2.0 yields the batch of one-field samples as [data] (the
+                # cyclegan tutorial's next(loader())[0]); 2.1 and later yield data itself.
+                # What a collate_fn of one's own returns is yielded as it is.
+                listed = (switch("dataloader_single_field") == "listed"
+                          and self.collate_fn in (default_collate_fn, default_convert_fn))
                 for batch in batches:
-                    yield map_arrays(_output_converter, batch)
+                    out = map_arrays(_output_converter, batch)
+                    yield [out] if listed and not isinstance(batch, (list, tuple, dict)) else out
                 return
             group = []
             for batch in batches:

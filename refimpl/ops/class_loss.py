@@ -21,6 +21,13 @@ def _take_class(x, label):
     return np.take_along_axis(x, np.expand_dims(label, 1), axis=1)[:, 0]
 
 
+def _column_labels(x_shape, label_shape):
+    """A [N, 1] column of labels for X [N, C]: Paddle's nll_loss checks only the batch dim
+    of a 2-D X's labels and reads them flat, so the column a Dataset of [1] labels batches
+    to is taken as [N] (Paddle 2.0 and 3.3.1; the PointNet tutorial's labels)."""
+    return len(x_shape) == 2 and len(label_shape) == 2 and label_shape[1] == 1
+
+
 @register
 class NLLLoss(OpDef):
     """-Weight[y] X[n, y, ...] per element (y = Label[n, ...]), 0 where y == ignore_index.
@@ -40,7 +47,8 @@ class NLLLoss(OpDef):
         ctx.expect(len(x.shape) >= 2, "X %r must be [N, C, ...], got %s"
                    % (x.name, list(x.shape)))
         want = (x.shape[0],) + tuple(x.shape[2:])
-        _check_label_shape(ctx, x, label, want)
+        _check_label_shape(ctx, x, label, want + (1,) if _column_labels(x.shape, label.shape)
+                           else want)
         reduction = ctx.attr("reduction")
         ctx.expect(reduction in ("none", "mean", "sum"),
                    "reduction must be 'none', 'mean' or 'sum', got %r" % reduction)
@@ -50,6 +58,8 @@ class NLLLoss(OpDef):
     @staticmethod
     def _weights(x, label, weight, ignore_index):
         """Per-element weight of the label's class (0 where ignored), and safe labels."""
+        if _column_labels(x.shape, label.shape):
+            label = label.reshape(-1)
         kept = label != ignore_index
         safe = np.where(kept, label, 0).astype(np.int64)
         if np.any((safe < 0) | (safe >= x.shape[1])):

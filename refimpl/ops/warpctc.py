@@ -1,6 +1,6 @@
 """warpctc: CTC loss of sequences. Padded: Logits [Tmax, B, C] (softmax taken over C, as
 Paddle's warpctc does, so log-probabilities work too), Label [B, Lmax] int, LogitsLength
-and LabelLength [B] int64. Packed (1.8's LoD form): Logits [sum T, C] and Label
+and LabelLength [B] (or [B, 1]) int64. Packed (1.8's LoD form): Logits [sum T, C] and Label
 [sum L, 1], the lengths taken from their LoD; WarpCTCGrad is [Tmax, B, C] either way (as
 in Paddle 1.8.5), and Logits@GRAD has Logits' form. Loss[b, 0] = -log sum over alignments of the label (blanks
 and repeats collapsed) of prod_t softmax(Logits[t, b])[a_t], by the forward (alpha)
@@ -58,6 +58,12 @@ def _ctc_one(logp, label, blank):
     return -log_p, np.exp(logp) - occupancy
 
 
+def _flat(lengths):
+    """[B] or [B, 1] lengths as [B]: Paddle reads the lengths flat (ctc_loss users pass the
+    [B, 1] columns paddle.full makes, as the OCR tutorial does)."""
+    return None if lengths is None else np.asarray(lengths).reshape(-1)
+
+
 def _padded(rows, lengths):
     """[sum T, C] rows of sequences with `lengths` -> [Tmax, B, C], zero past each end."""
     lengths = np.asarray(lengths, np.int64)
@@ -109,10 +115,17 @@ class WarpCTC(OpDef):
             raise ValueError("warpctc: give LogitsLength and LabelLength with padded Logits "
                              "%s and Label %s, or feed both as sequences with a LoD"
                              % (list(logits.shape), list(label.shape)))
+        logits_length, label_length = _flat(logits_length), _flat(label_length)
         if logits.ndim == 2:
             logits = _padded(logits, logits_length)
             label = _padded(label.reshape(-1, 1), label_length)[..., 0].T
         steps, batch, _ = logits.shape
+        # Paddle reads the first B lengths (3.3.1 measured: a [6, 1] pair for a batch of 3
+        # works; the OCR tutorial's last batch is smaller than its paddle.full lengths)
+        if len(logits_length) < batch or len(label_length) < batch:
+            raise ValueError("warpctc: LogitsLength (%d) and LabelLength (%d) need a length "
+                             "for each of the %d sequences of the batch"
+                             % (len(logits_length), len(label_length), batch))
         logp = _log_softmax(logits.astype(np.float64))
         loss = np.zeros((batch, 1))
         grad = np.zeros(logits.shape)
@@ -126,7 +139,7 @@ class WarpCTC(OpDef):
     def backward(logits, logits_length, grad, dloss, blank=0, norm_by_times=False):
         dlogits = (grad * dloss.reshape(1, -1, 1)).astype(grad.dtype)
         if logits.ndim == 2:          # back to the packed rows
-            steps = np.arange(dlogits.shape[0])[:, None] < np.asarray(logits_length)[None, :]
+            steps = np.arange(dlogits.shape[0])[:, None] < _flat(logits_length)[None, :]
             dlogits = dlogits.transpose(1, 0, 2)[steps.T]
         return dlogits
 

@@ -11,6 +11,6 @@ from refimpl import _alias, versions
 
 _alias.install()
 sys.modules[__name__] = refimpl
-if versions.current() == "1.8":
+if versions.switch("legacy_library_names"):
     from refimpl import legacy_libraries
-    legacy_libraries.restore()
+    legacy_libraries.restore(versions.current())
