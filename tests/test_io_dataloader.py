@@ -363,8 +363,9 @@ def test_the_buffer_reader_reads_ahead_only_with_a_second_thread(monkeypatch, th
                                                                  reader):
     monkeypatch.setenv("OMP_NUM_THREADS", threads)
     dataset = ReadBy()
-    got = [batch[:, 0].tolist() for batch in io.DataLoader(dataset, batch_size=4,
-                                                            return_list=True)]
+    # (one-field samples: each batch is [data] under the default 2.0 profile)
+    got = [batch[:, 0].tolist() for batch, in io.DataLoader(dataset, batch_size=4,
+                                                             return_list=True)]
     assert got == [[0, 1, 2, 3], [4, 5]]
     assert dataset.threads == {reader}
 

@@ -171,10 +171,11 @@ def test_paddle_18_runner_gives_yaml_load_pyyaml_5s_default_loader(tmp_path):
     reads conf/args.yaml with yaml.load(f), which PyYAML 5 read with FullLoader."""
     yaml = pytest.importorskip("yaml")
     import inspect
-    r = _run(tmp_path, YAML_5_SCRIPT)
+    _run(tmp_path, YAML_5_SCRIPT)
+    r = _run_profile(tmp_path, "3")
     requires_loader = inspect.signature(yaml.load).parameters["Loader"].default \
         is inspect.Parameter.empty
-    if requires_loader:                                # 2.0 profile: PyYAML as it is
+    if requires_loader:                                # 3 profile: PyYAML as it is
         assert r.returncode != 0 and "Loader" in r.stderr
     r = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", "1.8",
                         str(tmp_path / "script.py")],
@@ -198,8 +199,9 @@ def test_paddle_18_runner_restores_python_39s_collections_abc_aliases(tmp_path):
     """Python 3.10 removed collections.Sequence and the other collections.abc aliases; the
     models repository's 1.8 similarity_net tests isinstance(seq, collections.Sequence)."""
     import collections
-    r = _run(tmp_path, COLLECTIONS_39_SCRIPT)
-    if not hasattr(collections, "Sequence"):           # 2.0 profile: Python as it is
+    _run(tmp_path, COLLECTIONS_39_SCRIPT)
+    r = _run_profile(tmp_path, "3")
+    if not hasattr(collections, "Sequence"):           # 3 profile: Python as it is
         assert r.returncode != 0 and "Sequence" in r.stderr
     r = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", "1.8",
                         str(tmp_path / "script.py")],
