@@ -4,7 +4,9 @@ asserted: speed is measured, not tested)."""
 import inspect
 import json
 import shutil
-import time
+import subprocess
+import sys
+import textwrap
 
 import pytest
 
@@ -32,12 +34,21 @@ def test_bench_prints_json_rows_profile_and_table(capsys):
 
 def test_steps_are_timed_in_wall_and_cpu_time():
     """A step that sleeps takes wall time and next to no CPU time; one that computes takes
-    CPU time: the CPU column is what other jobs' load distorts least."""
-    from refimpl.bench_cli import time_steps
-    def compute():      # on this thread alone (BLAS workers would spin on into the sleeps)
-        sum(range(200000))
-    got = time_steps({"sleeps": lambda: time.sleep(0.02), "computes": compute}, steps=3,
-                     warmup=1, block=2, settle=0)
+    CPU time: the CPU column is what other jobs' load distorts least. (In a fresh
+    interpreter: the CPU time is the process's, and threads other tests leave behind in
+    this one would count.)"""
+    code = textwrap.dedent("""
+        import json, time
+        from refimpl.bench_cli import time_steps
+        def compute():  # on this thread alone (BLAS workers would spin on into the sleeps)
+            sum(range(200000))
+        print(json.dumps(time_steps({"sleeps": lambda: time.sleep(0.02), "computes": compute},
+                                    steps=3, warmup=1, block=2, settle=0)))
+    """)
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+    got = json.loads(r.stdout.splitlines()[-1])
     assert set(got) == {"sleeps", "computes"}
     assert got["sleeps"]["ms_per_step"] >= 20
     assert got["sleeps"]["cpu_ms_per_step"] < got["sleeps"]["ms_per_step"] / 4

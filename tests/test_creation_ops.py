@@ -3,16 +3,13 @@ each Paddle version takes (switch fill_constant_dtypes, specs/versions.md)."""
 import numpy as np
 import pytest
 
+from helpers import build_and_run
 import refimpl as paddle
-from refimpl import fluid, static
+from refimpl import fluid
 
 
 def _run(build):
-    main = static.Program()
-    with static.program_guard(main, static.Program()):
-        out = build()
-    (value,) = static.Executor().run(main, fetch_list=[out])
-    return value
+    return build_and_run(lambda: [build()])[0]
 
 
 @pytest.mark.parametrize("version", ["1.8", "2.0"])

@@ -4,16 +4,13 @@ own tests assert (test_randperm_op, test_randint_op, test_histogram_op) and 3.3.
 import numpy as np
 import pytest
 
+from helpers import build_and_run
 import refimpl as paddle
 from refimpl import static
 
 
 def _run(build):
-    main = static.Program()
-    with static.program_guard(main, static.Program()):
-        out = build()
-    (value,) = static.Executor().run(main, fetch_list=[out])
-    return value
+    return build_and_run(lambda: [build()])[0]
 
 
 def test_randperm_refuses_int8_and_permutes_in_int32():
