@@ -224,3 +224,16 @@ def tar_archive(members, mode="w:gz"):
             info.size = len(data)
             tar.addfile(info, io.BytesIO(data))
     return buf.getvalue()
+
+
+def conformance_results_on_gpu(paddle, mode):
+    """Every conformance case run in this process on set_device('gpu:0') (`conformance
+    check --device gpu --mode MODE`): (the results, those neither passed nor skipped)."""
+    from refimpl.conformance.store import GOLDEN_DIR
+    from refimpl.conformance.worker import CaseRunner
+    paddle.set_device("gpu:0")
+    runner = CaseRunner(paddle, GOLDEN_DIR, mode)
+    results = [runner.run(case_id) for case_id in runner.cases]
+    failed = [(r["id"], r["status"], r["message"][:200]) for r in results
+              if r["status"] not in ("pass", "skipped")]
+    return results, failed

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import numpy_gpu
-from helpers import train_eager
+from helpers import conformance_results_on_gpu, train_eager
 import refimpl as paddle
 from refimpl import nn, xp
 from refimpl.framework import unique_name
@@ -206,8 +206,6 @@ def test_every_dynamic_conformance_case_passes_on_the_gpu(gpus, monkeypatch):
     """The goldens' op cases and eager scenarios in dynamic mode after set_device('gpu:0')
     (`conformance check --mode dynamic --device gpu`, in this process), their ops run by
     the tracer on the device."""
-    from refimpl.conformance.store import GOLDEN_DIR
-    from refimpl.conformance.worker import CaseRunner
     from refimpl.dygraph import tracer
     original, ran = tracer.on_device, []
 
@@ -215,11 +213,7 @@ def test_every_dynamic_conformance_case_passes_on_the_gpu(gpus, monkeypatch):
         ran.append(fn)
         return original(device, fn, args, kw)
     monkeypatch.setattr(tracer, "on_device", counted)
-    paddle.set_device("gpu:0")
-    runner = CaseRunner(paddle, GOLDEN_DIR, "dynamic")
-    results = [runner.run(case_id) for case_id in runner.cases]
-    failed = [(r["id"], r["status"], r["message"][:200]) for r in results
-              if r["status"] not in ("pass", "skipped")]
+    results, failed = conformance_results_on_gpu(paddle, "dynamic")
     assert not failed
     # the op cases that feed a LoD skip in dynamic mode (eager Tensors carry none)
     assert sum(r["status"] == "pass" for r in results) >= 550 and len(ran) >= 550

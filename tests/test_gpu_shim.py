@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 import numpy_gpu
-from helpers import train_small_cnn
+from helpers import conformance_results_on_gpu, train_small_cnn
 import refimpl as paddle
 from refimpl import fluid, testing
 from refimpl.dispatch import select_kernel
@@ -228,13 +228,7 @@ def test_every_static_conformance_case_passes_on_the_gpu(one_gpu):
     cases and scenarios run by the Executor on the device, LoD cases included (their LoD
     values stay on the host; a LoD result of a host-staged op was once moved to the device
     and lost its LoD)."""
-    from refimpl.conformance.store import GOLDEN_DIR
-    from refimpl.conformance.worker import CaseRunner
-    paddle.set_device("gpu:0")
-    runner = CaseRunner(paddle, GOLDEN_DIR, "static")
-    results = [runner.run(case_id) for case_id in runner.cases]
-    failed = [(r["id"], r["status"], r["message"][:200]) for r in results
-              if r["status"] not in ("pass", "skipped")]
+    results, failed = conformance_results_on_gpu(paddle, "static")
     assert not failed
     lod_cases = [r for r in results if r["id"].startswith("op/lod_rank_table/1")]
     assert [r["status"] for r in lod_cases] == ["pass"]
