@@ -259,22 +259,32 @@ def test_lookup_table_kernels(dtype, op_type, rows, width, ids, padding_idx):
     assert _compare(op_type, "backward", (w, index, dout), attrs, dtype, lambda a: a).compiled
 
 
-def test_an_out_of_range_id_fails_the_run_that_fed_it():
-    # (read as zeros and reported when the run ends, as softmax-CE's labels)
+def _bad_feed_fails_only_its_run(build, feed, name, good, match):
+    """Run `build()`'s loss on the GPU with `feed`, whose `name`[1] is out of range: that
+    run raises IndexError(match); with `good` there instead, the next run succeeds (no
+    stale deferred check left behind)."""
     main, startup = fluid.Program(), fluid.Program()
     with fluid.program_guard(main, startup):
+        loss = build()
+    exe, scope = fluid.Executor(fluid.CUDAPlace(0)), fluid.Scope()
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        with pytest.raises(IndexError, match=match):
+            exe.run(main, feed=feed, fetch_list=[loss])
+        feed[name][1] = good
+        got, = exe.run(main, feed=feed, fetch_list=[loss])
+    assert np.isfinite(got).all()
+
+
+def test_an_out_of_range_id_fails_the_run_that_fed_it():
+    # (read as zeros and reported when the run ends, as softmax-CE's labels)
+    def build():
         ids = fluid.data("ids", [None, 1], "int64")
         loss = fluid.layers.mean(fluid.layers.embedding(ids, [5, 3]))
         fluid.optimizer.SGD(0.1).minimize(loss)
-    exe, scope = fluid.Executor(fluid.CUDAPlace(0)), fluid.Scope()
-    feed = {"ids": np.array([[1], [7]], "int64")}
-    with fluid.scope_guard(scope):
-        exe.run(startup)
-        with pytest.raises(IndexError, match="id 7 is out of range for W with 5 rows"):
-            exe.run(main, feed=feed, fetch_list=[loss])
-        feed["ids"][1] = 4
-        got, = exe.run(main, feed=feed, fetch_list=[loss])   # no stale check left behind
-    assert np.isfinite(got).all()
+        return loss
+    _bad_feed_fails_only_its_run(build, {"ids": np.array([[1], [7]], "int64")}, "ids", 4,
+                                 "id 7 is out of range for W with 5 rows")
 
 
 OPS = sorted(t for t in all_op_types() if not t.endswith("_grad")
@@ -346,21 +356,14 @@ def test_data_parallel_over_one_gpu_is_the_plain_run():
 
 def test_an_out_of_range_label_fails_the_run_that_fed_it():
     # (checked when the run ends, not by a device-to-host wait inside the kernel)
-    main, startup = fluid.Program(), fluid.Program()
-    with fluid.program_guard(main, startup):
+    def build():
         x = fluid.data("x", [None, 4], "float32")
         y = fluid.data("y", [None, 1], "int64")
-        loss = fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(
+        return fluid.layers.mean(fluid.layers.softmax_with_cross_entropy(
             fluid.layers.fc(x, 3), y))
-    exe, scope = fluid.Executor(fluid.CUDAPlace(0)), fluid.Scope()
-    feed = {"x": np.ones((2, 4), "float32"), "y": np.array([[1], [7]], "int64")}
-    with fluid.scope_guard(scope):
-        exe.run(startup)
-        with pytest.raises(IndexError, match="class 7 is out of range for 3 classes"):
-            exe.run(main, feed=feed, fetch_list=[loss])
-        feed["y"][1] = 2
-        got, = exe.run(main, feed=feed, fetch_list=[loss])   # no stale check left behind
-    assert np.isfinite(got).all()
+    _bad_feed_fails_only_its_run(
+        build, {"x": np.ones((2, 4), "float32"), "y": np.array([[1], [7]], "int64")}, "y",
+        2, "class 7 is out of range for 3 classes")
 
 
 @pytest.mark.parametrize("model", ["mlp", "cnn"])

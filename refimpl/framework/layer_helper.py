@@ -220,7 +220,6 @@ class LayerHelper:
         return out
 
 
-
 class LayerObjectHelper(LayerHelper):
     """The helper a Layer keeps as `_helper` (Paddle 1.8's dygraph LayerObjectHelper): its
     input methods take the inputs themselves (a Variable, an ndarray or a list of them)

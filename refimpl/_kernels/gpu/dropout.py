@@ -8,17 +8,14 @@ from .source import elementwise
 
 __all__ = ["with_fused_mask"]
 
+# the reference's masking(values, mask, divisor)
 _MASKED = elementwise("T x, uint8 mask, T divisor", "T out",
                       "out = mask ? x / divisor : (T)0", "refimpl_dropout_mask")
-
-
-def _masking(values, mask, divisor):
-    return _MASKED(values, mask, divisor)
 
 
 def with_fused_mask(reference):
     """The dropout reference (forward or backward) masking with the fused kernel."""
     def run(*args, **attrs):
-        return reference(*args, masking=_masking, **attrs)
+        return reference(*args, masking=_MASKED, **attrs)
     run.__wrapped__ = reference
     return run
