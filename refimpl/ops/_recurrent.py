@@ -92,3 +92,42 @@ def lstm_cell_grad(dh, dc, c_prev, cell, peep, gate, cand_act, cell_act):
     dgates = np.concatenate([dcand, di, df, do], axis=1)
     dpeep = np.stack([(di * c_prev).sum(0), (df * c_prev).sum(0), (do * c_new).sum(0)])
     return dgates, dc * f + di * peep[0] + df * peep[1], dpeep
+
+
+def check_lstm_bias(ctx, width):
+    """lstm's and lstmp's Bias: [1, 4D], or [1, 7D] with use_peepholes (the peephole
+    weights w_ic, w_fc, w_oc after the gate biases)."""
+    bias = ctx.input_var("Bias")
+    bias_width = (7 if ctx.attr("use_peepholes") else 4) * width
+    ctx.expect(tuple(bias.shape) == (1, bias_width), "input Bias %r: expected [1, %d] "
+               "(use_peepholes=%s), got %s" % (bias.name, bias_width,
+                                               ctx.attr("use_peepholes"), list(bias.shape)))
+
+
+def lstm_bptt(x, weight, peep, records, batch, dcell, attrs, dh_into_cell):
+    """Back-propagation through time of lstm / lstmp over their per-step records, each
+    (active, rows, recurrent input, c_prev, lstm_cell record, ...). The recurrent input is
+    h (lstm) or the projection r (lstmp): Weight [its width, 4D]. dh_into_cell(record,
+    gradient carried back into the step's recurrent output) gives dh at the cell (lstm adds
+    dHidden; lstmp goes back through the projection). Returns (dx, dh0, dc0, dweight,
+    dbias shaped as Bias: the gate biases' gradient, then the peepholes' with
+    use_peepholes)."""
+    gate, cell_act, cand_act = (attrs["gate_activation"], attrs["cell_activation"],
+                                attrs["candidate_activation"])
+    recurrent_carry = np.zeros((batch, weight.shape[0]), x.dtype)
+    dc_carry = np.zeros((batch, weight.shape[1] // 4), x.dtype)
+    dx, dweight, dpeep = np.zeros_like(x), np.zeros_like(weight), np.zeros_like(peep)
+    for record in reversed(records):
+        active, rows, recurrent_in, c_prev, step = record[:5]
+        dh = dh_into_cell(record, recurrent_carry[active])
+        dc = dc_carry[active] + (0 if dcell is None else dcell[rows])
+        dgates, dc_prev, dpeep_step = lstm_cell_grad(dh, dc, c_prev, step, peep, gate,
+                                                     cand_act, cell_act)
+        dx[rows] = dgates
+        dweight += recurrent_in.T @ dgates
+        dpeep += dpeep_step
+        recurrent_carry[active] = dgates @ weight.T
+        dc_carry[active] = dc_prev
+    peep_part = [dpeep.astype(x.dtype).reshape(-1)] if attrs["use_peepholes"] else []
+    dbias = np.concatenate([dx.sum(0)] + peep_part)[None, :]
+    return dx, recurrent_carry, dc_carry, dweight, dbias

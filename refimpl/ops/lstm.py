@@ -11,8 +11,8 @@ is_reverse runs each sequence from its last row to its first."""
 import numpy as np
 
 from ._common import rand
-from ._recurrent import (check_recurrent, initial_state, lstm_cell, lstm_cell_grad,
-                         ragged_sample_lengths, time_steps)
+from ._recurrent import (check_lstm_bias, check_recurrent, initial_state, lstm_bptt,
+                         lstm_cell, ragged_sample_lengths, time_steps)
 from .registry import OpDef, Sample, register, share_lod
 
 ATTRS = {"use_peepholes": True, "is_reverse": False, "gate_activation": "sigmoid",
@@ -61,11 +61,7 @@ class LSTM(OpDef):
         width = ctx.input_var("Weight").shape[0]
         check_recurrent(ctx, 4 * width, (width, 4 * width),
                         ("gate_activation", "cell_activation", "candidate_activation"))
-        bias = ctx.input_var("Bias")
-        bias_width = (7 if ctx.attr("use_peepholes") else 4) * width
-        ctx.expect(tuple(bias.shape) == (1, bias_width), "input Bias %r: expected [1, %d] "
-                   "(use_peepholes=%s), got %s" % (bias.name, bias_width,
-                                                   ctx.attr("use_peepholes"), list(bias.shape)))
+        check_lstm_bias(ctx, width)
         x = ctx.input_var("Input")
         # the intermediates, where bound, declared as Paddle declares them (left unset)
         for slot, columns in (("Hidden", width), ("Cell", width), ("BatchGate", 4 * width),
@@ -79,10 +75,11 @@ class LSTM(OpDef):
     @staticmethod
     def backward(x, h0, c0, weight, bias, length, dhidden, dcell, **attrs):
         _, _, peep, records, batch = lstm_steps(x, h0, c0, weight, bias, length, **attrs)
-        grads = lstm_backward(x, weight, peep, records, batch, dhidden, dcell, attrs)
-        dx, dh0, dc0, dweight, dbias_gates, dpeep = grads
-        dbias = np.concatenate([dbias_gates] + ([dpeep.reshape(-1)] if attrs["use_peepholes"]
-                                                else [])).reshape(bias.shape)
+
+        def dh_into_cell(record, dh_carried):
+            return dh_carried + (0 if dhidden is None else dhidden[record[1]])
+        dx, dh0, dc0, dweight, dbias = lstm_bptt(x, weight, peep, records, batch, dcell,
+                                                 attrs, dh_into_cell)
         return (dx, None if h0 is None else dh0, None if c0 is None else dc0, dweight, dbias)
 
     def samples(self, rng):
@@ -97,25 +94,3 @@ class LSTM(OpDef):
                       "Bias": rand(rng, 1, 7 * width), "XLength": np.array([1, 3], np.int64)},
                      {"candidate_activation": "relu", "cell_activation": "identity"})
 
-
-def lstm_backward(x, weight, peep, records, batch, dhidden, dcell, attrs):
-    """Back-propagation through time over the records of lstm_steps; returns
-    (dx, dh0, dc0, dweight, dbias [4D], dpeep [3, D])."""
-    gate, cell_act, cand_act = (attrs["gate_activation"], attrs["cell_activation"],
-                                attrs["candidate_activation"])
-    width = weight.shape[0]
-    dh_carry = np.zeros((batch, width), x.dtype)
-    dc_carry = np.zeros((batch, width), x.dtype)
-    dx, dweight = np.zeros_like(x), np.zeros_like(weight)
-    dpeep = np.zeros_like(peep)
-    for active, rows, h_prev, c_prev, step in reversed(records):
-        dh = dh_carry[active] + (0 if dhidden is None else dhidden[rows])
-        dc = dc_carry[active] + (0 if dcell is None else dcell[rows])
-        dgates, dc_prev, dpeep_step = lstm_cell_grad(dh, dc, c_prev, step, peep, gate,
-                                                     cand_act, cell_act)
-        dx[rows] = dgates
-        dweight += h_prev.T @ dgates
-        dpeep += dpeep_step
-        dh_carry[active] = dgates @ weight.T
-        dc_carry[active] = dc_prev
-    return dx, dh_carry, dc_carry, dweight, dx.sum(0), dpeep.astype(x.dtype)

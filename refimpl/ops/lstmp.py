@@ -13,8 +13,8 @@ Outputs: Projection [total, P] and Cell [total, D]."""
 import numpy as np
 
 from ._common import rand
-from ._recurrent import (act, act_grad, check_recurrent, clip, initial_state, lstm_cell,
-                         lstm_cell_grad, ragged_sample_lengths, time_steps)
+from ._recurrent import (act, act_grad, check_lstm_bias, check_recurrent, clip, initial_state,
+                         lstm_bptt, lstm_cell, ragged_sample_lengths, time_steps)
 from .registry import OpDef, Sample, register, share_lod
 
 ATTRS = {"use_peepholes": True, "is_reverse": False, "gate_activation": "sigmoid",
@@ -54,31 +54,6 @@ def lstmp_steps(x, h0, c0, weight, proj_weight, bias, length, attrs, op="lstmp")
     return projection, cell, peep, records, batch
 
 
-def lstmp_backward(x, weight, proj_weight, peep, records, batch, dproj, dcell, attrs):
-    """Back-propagation through time; returns (dx, dh0, dc0, dweight, dproj_weight,
-    dbias [4D], dpeep [3, D])."""
-    gate, cell_act, cand_act, proj_act = (attrs[a] for a in ACTIVATION_ATTRS)
-    width = weight.shape[1] // 4
-    dr_carry = np.zeros((batch, proj_weight.shape[1]), x.dtype)
-    dc_carry = np.zeros((batch, width), x.dtype)
-    dx, dweight, dproj_weight = np.zeros_like(x), np.zeros_like(weight), np.zeros_like(proj_weight)
-    dpeep = np.zeros_like(peep)
-    for active, rows, r_prev, c_prev, step, h_new, r_act, r_pass in reversed(records):
-        dr = dr_carry[active] + (0 if dproj is None else dproj[rows])
-        dr_pre = dr * r_pass * act_grad(proj_act, r_act)
-        dproj_weight += h_new.T @ dr_pre
-        dh = dr_pre @ proj_weight.T
-        dc = dc_carry[active] + (0 if dcell is None else dcell[rows])
-        dgates, dc_prev, dpeep_step = lstm_cell_grad(dh, dc, c_prev, step, peep, gate,
-                                                     cand_act, cell_act)
-        dx[rows] = dgates
-        dweight += r_prev.T @ dgates
-        dpeep += dpeep_step
-        dr_carry[active] = dgates @ weight.T
-        dc_carry[active] = dc_prev
-    return dx, dr_carry, dc_carry, dweight, dproj_weight, dx.sum(0), dpeep
-
-
 @register
 class LSTMP(OpDef):
     type = "lstmp"
@@ -100,11 +75,7 @@ class LSTMP(OpDef):
                    % (proj.name, list(proj.shape)))
         width, proj_width = proj.shape
         check_recurrent(ctx, 4 * width, (proj_width, 4 * width), ACTIVATION_ATTRS)
-        bias = ctx.input_var("Bias")
-        bias_width = (7 if ctx.attr("use_peepholes") else 4) * width
-        ctx.expect(tuple(bias.shape) == (1, bias_width), "input Bias %r: expected [1, %d] "
-                   "(use_peepholes=%s), got %s" % (bias.name, bias_width,
-                                                   ctx.attr("use_peepholes"), list(bias.shape)))
+        check_lstm_bias(ctx, width)
         for slot, state_width in (("H0", proj_width), ("C0", width)):
             v = ctx.input_var(slot)
             ctx.expect(v is None or (len(v.shape) == 2 and v.shape[1] in (state_width, -1)),
@@ -124,11 +95,18 @@ class LSTMP(OpDef):
     def backward(x, h0, c0, weight, proj_weight, bias, length, dproj, dcell, **attrs):
         _, _, peep, records, batch = lstmp_steps(x, h0, c0, weight, proj_weight, bias,
                                                  length, attrs)
-        dx, dh0, dc0, dweight, dproj_weight, dbias_gates, dpeep = lstmp_backward(
-            x, weight, proj_weight, peep, records, batch, dproj, dcell, attrs)
-        parts = [dbias_gates] + ([dpeep.reshape(-1)] if attrs["use_peepholes"] else [])
+        dproj_weight = np.zeros_like(proj_weight)
+
+        def dh_through_projection(record, dr_carried):
+            rows, h_new, r_act, r_pass = record[1], record[5], record[6], record[7]
+            dr = dr_carried + (0 if dproj is None else dproj[rows])
+            dr_pre = dr * r_pass * act_grad(attrs["proj_activation"], r_act)
+            dproj_weight[...] += h_new.T @ dr_pre
+            return dr_pre @ proj_weight.T
+        dx, dh0, dc0, dweight, dbias = lstm_bptt(x, weight, peep, records, batch, dcell,
+                                                 attrs, dh_through_projection)
         return (dx, None if h0 is None else dh0, None if c0 is None else dc0, dweight, dproj_weight,
-                np.concatenate(parts).reshape(bias.shape))
+                dbias)
 
     def samples(self, rng):
         lens = ragged_sample_lengths()

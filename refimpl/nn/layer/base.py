@@ -199,13 +199,23 @@ class Layer:
         return self
 
     # -- registration
-    def _check_new_name(self, name, kind):
+    def _register(self, registry, method, kind, name, value, value_type, expected):
+        """registry[name] = value (None allowed) after add_parameter's and register_buffer's
+        common checks; `kind` and `expected` word their errors."""
+        if registry not in self.__dict__:
+            raise RuntimeError("super().__init__() must be called before %s" % method)
         if not isinstance(name, str):
             raise TypeError("%s: the %s name must be a str, got %s"
                             % (self._full_name, kind, type(name).__name__))
         if "." in name or name == "":
             raise KeyError("%s: the %s name must be non-empty and contain no '.', got %r"
                            % (self._full_name, kind, name))
+        if hasattr(self, name) and name not in self.__dict__[registry]:
+            raise KeyError("%s: attribute %r already exists" % (self._full_name, name))
+        if value is not None and not isinstance(value, value_type):
+            raise TypeError("%s.%s(%r): expected %s, got %s"
+                            % (self._full_name, method, name, expected, type(value).__name__))
+        self.__dict__[registry][name] = value
 
     def add_sublayer(self, name, sublayer):
         if not isinstance(sublayer, Layer) and sublayer is not None:
@@ -216,29 +226,15 @@ class Layer:
 
     def add_parameter(self, name, parameter):
         """Register `parameter` (a Parameter, or None) under `name`."""
-        if "_parameters" not in self.__dict__:
-            raise RuntimeError("super().__init__() must be called before add_parameter")
-        self._check_new_name(name, "parameter")
-        if hasattr(self, name) and name not in self._parameters:
-            raise KeyError("%s: attribute %r already exists" % (self._full_name, name))
-        if parameter is not None and not isinstance(parameter, Parameter):
-            raise TypeError("%s.add_parameter(%r): expected a Parameter, got %s"
-                            % (self._full_name, name, type(parameter).__name__))
-        self._parameters[name] = parameter
+        self._register("_parameters", "add_parameter", "parameter", name, parameter,
+                       Parameter, "a Parameter")
         return parameter
 
     def register_buffer(self, name, tensor, persistable=True):
         """A non-parameter Variable owned by the layer (e.g. a running statistic). Persistable
         buffers appear in state_dict."""
-        if "_buffers" not in self.__dict__:
-            raise RuntimeError("super().__init__() must be called before register_buffer")
-        self._check_new_name(name, "buffer")
-        if hasattr(self, name) and name not in self._buffers:
-            raise KeyError("%s: attribute %r already exists" % (self._full_name, name))
-        if tensor is not None and not isinstance(tensor, Variable):
-            raise TypeError("%s.register_buffer(%r): expected a static Variable, got %s"
-                            % (self._full_name, name, type(tensor).__name__))
-        self._buffers[name] = tensor
+        self._register("_buffers", "register_buffer", "buffer", name, tensor, Variable,
+                       "a static Variable")
         if persistable:
             self._non_persistable_buffer_names.discard(name)
         else:

@@ -147,16 +147,22 @@ class SimpleRNNCell(RNNCellBase):
         return super().extra_repr() + act
 
 
-class LSTMCell(RNNCellBase):
-    """gates = x W_ih^T + b_ih + h_prev W_hh^T + b_hh split into i, f, g, o (that order);
-    c = sigmoid(f) * c_prev + sigmoid(i) * tanh(g); h = sigmoid(o) * tanh(c).
-    states = (h, c); returns (h, (h, c))."""
+class _GatedCell(RNNCellBase):
+    """A cell whose weights stack `_gates` blocks of hidden_size rows (LSTM 4, GRU 3)."""
+    _gates = None
 
     def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None,
                  bias_ih_attr=None, bias_hh_attr=None, name=None):
         super().__init__()
-        self._create_weights(4, input_size, hidden_size, weight_ih_attr, weight_hh_attr,
-                             bias_ih_attr, bias_hh_attr)
+        self._create_weights(self._gates, input_size, hidden_size, weight_ih_attr,
+                             weight_hh_attr, bias_ih_attr, bias_hh_attr)
+
+
+class LSTMCell(_GatedCell):
+    """gates = x W_ih^T + b_ih + h_prev W_hh^T + b_hh split into i, f, g, o (that order);
+    c = sigmoid(f) * c_prev + sigmoid(i) * tanh(g); h = sigmoid(o) * tanh(c).
+    states = (h, c); returns (h, (h, c))."""
+    _gates = 4
 
     def forward(self, inputs, states=None):
         if states is None:
@@ -173,16 +179,11 @@ class LSTMCell(RNNCellBase):
         return ((self.hidden_size,), (self.hidden_size,))
 
 
-class GRUCell(RNNCellBase):
+class GRUCell(_GatedCell):
     """x W_ih^T + b_ih split into x_r, x_z, x_c and h_prev W_hh^T + b_hh into h_r, h_z, h_c;
     r = sigmoid(x_r + h_r), z = sigmoid(x_z + h_z), c = tanh(x_c + r * h_c) (reset applied
     after the matmul); h = (h_prev - c) * z + c. Returns (h, h)."""
-
-    def __init__(self, input_size, hidden_size, weight_ih_attr=None, weight_hh_attr=None,
-                 bias_ih_attr=None, bias_hh_attr=None, name=None):
-        super().__init__()
-        self._create_weights(3, input_size, hidden_size, weight_ih_attr, weight_hh_attr,
-                             bias_ih_attr, bias_hh_attr)
+    _gates = 3
 
     def forward(self, inputs, states=None):
         if states is None:
