@@ -8,14 +8,22 @@ from ..dygraph.tensor import Tensor
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 
-__all__ = ["unary", "binary", "check_variable", "check_dtype", "converted_arg", "real_arg",
-           "append_op_out", "append_op_outputs", "as_list", "reduce_axes", "in_place"]
+__all__ = ["unary", "binary", "check_variable", "check_variables", "check_dtype",
+           "converted_arg", "real_arg", "append_op_out", "append_op_outputs", "as_list",
+           "reduce_axes", "in_place"]
 
 
 def check_variable(x, arg, layer):
     if not isinstance(x, Variable):
         raise TypeError("%s: argument %r must be %s, got %s"
                         % (layer, arg, mode.variable_kind(), type(x).__name__))
+
+
+def check_variables(layer, **variables):
+    """check_variable of each argument given; None (an optional one left out) passes."""
+    for arg, v in variables.items():
+        if v is not None:
+            check_variable(v, arg, layer)
 
 
 def converted_arg(value, convert, what):

@@ -3,17 +3,11 @@ twins. Paddle 2.0's functionals that are compositions of other ops are composed 
 way here (l1_loss, margin_ranking_loss, dice_loss, npair_loss, cosine_similarity,
 sigmoid_focal_loss); the others append their own op (bce_loss, kldiv_loss, nll_loss, ...)."""
 from ..framework.layer_helper import LayerHelper
-from .common import append_op_out, check_variable, unary
+from .common import append_op_out, check_variables, unary
 from .embedding import fluid_one_hot
 from .loss import _check_reduction, _reduce, softmax_with_cross_entropy, square_error_cost
 from .math import cast, matmul, mean, paddle_sum, pow as paddle_pow
 from .tensor import reshape, squeeze, transpose
-
-
-def _check(layer, **variables):
-    for arg, v in variables.items():
-        if v is not None:
-            check_variable(v, arg, layer)
 
 
 def _weighted(loss, weight):
@@ -23,7 +17,7 @@ def _weighted(loss, weight):
 # -- probability / logit cross entropies
 def binary_cross_entropy(input, label, weight=None, reduction="mean", name=None):
     """-w (y log x + (1 - y) log(1 - x)) on probabilities (bce_loss op), then reduction."""
-    _check("binary_cross_entropy", input=input, label=label, weight=weight)
+    check_variables("binary_cross_entropy", input=input, label=label, weight=weight)
     _check_reduction(reduction, "binary_cross_entropy")
     loss = append_op_out("bce_loss", {"X": [input], "Label": [label]}, name=name)
     return _reduce(_weighted(loss, weight), reduction)
@@ -33,8 +27,8 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
                                      pos_weight=None, name=None):
     """sigmoid_cross_entropy_with_logits, times (1 + (pos_weight - 1) label) when
     pos_weight is given (Paddle 2.0's composition), times weight, then reduction."""
-    _check("binary_cross_entropy_with_logits", logit=logit, label=label, weight=weight,
-           pos_weight=pos_weight)
+    check_variables("binary_cross_entropy_with_logits", logit=logit, label=label, weight=weight,
+                    pos_weight=pos_weight)
     _check_reduction(reduction, "binary_cross_entropy_with_logits")
     loss = fluid_sigmoid_cross_entropy_with_logits(logit, label, name=name)
     if pos_weight is not None:
@@ -44,14 +38,14 @@ def binary_cross_entropy_with_logits(logit, label, weight=None, reduction="mean"
 
 def fluid_sigmoid_cross_entropy_with_logits(x, label, ignore_index=-100, name=None,
                                             normalize=False):
-    _check("sigmoid_cross_entropy_with_logits", x=x, label=label)
+    check_variables("sigmoid_cross_entropy_with_logits", x=x, label=label)
     return append_op_out("sigmoid_cross_entropy_with_logits", {"X": [x], "Label": [label]},
                          {"ignore_index": ignore_index, "normalize": bool(normalize)}, name)
 
 
 def log_loss(input, label, epsilon=1e-4, name=None):
     """-y log(p + eps) - (1 - y) log(1 - p + eps) elementwise (log_loss op)."""
-    _check("log_loss", input=input, label=label)
+    check_variables("log_loss", input=input, label=label)
     return append_op_out("log_loss", {"Predicted": [input], "Labels": [label]},
                          {"epsilon": float(epsilon)}, name, out_slot="Loss")
 
@@ -60,7 +54,7 @@ def log_loss(input, label, epsilon=1e-4, name=None):
 def kl_div(input, label, reduction="mean", name=None):
     """label * (log(label) - input), `input` holding log-probabilities (kldiv_loss op);
     reduction: 'none', 'mean', 'batchmean' or 'sum'."""
-    _check("kl_div", input=input, label=label)
+    check_variables("kl_div", input=input, label=label)
     return append_op_out("kldiv_loss", {"X": [input], "Target": [label]},
                          {"reduction": reduction}, name, out_slot="Loss")
 
@@ -71,7 +65,7 @@ def fluid_kldiv_loss(x, target, reduction="mean", name=None):
 
 def l1_loss(input, label, reduction="mean", name=None):
     """|input - label|, then reduction (composed, as Paddle 2.0 does)."""
-    _check("l1_loss", input=input, label=label)
+    check_variables("l1_loss", input=input, label=label)
     _check_reduction(reduction, "l1_loss")
     diff = append_op_out("elementwise_sub", {"X": [input], "Y": [label]}, {"axis": -1})
     loss = append_op_out("abs", {"X": [diff]}, name=name if reduction == "none" else None)
@@ -91,19 +85,20 @@ def _huber(input, label, delta, name):
 def smooth_l1_loss(input, label, reduction="mean", delta=1.0, name=None):
     """Paddle 2.0's smooth L1 is the Huber loss (huber_loss op): 0.5 r^2 for |r| <= delta,
     delta (|r| - delta / 2) beyond; then reduction."""
-    _check("smooth_l1_loss", input=input, label=label)
+    check_variables("smooth_l1_loss", input=input, label=label)
     _check_reduction(reduction, "smooth_l1_loss")
     return _reduce(_huber(input, label, delta, name), reduction)
 
 
 def huber_loss(input, label, delta):
-    _check("huber_loss", input=input, label=label)
+    check_variables("huber_loss", input=input, label=label)
     return _huber(input, label, delta, None)
 
 
 def smooth_l1(x, y, inside_weight=None, outside_weight=None, sigma=None):
     """fluid.layers.smooth_l1: [N, 1] row sums of the smooth L1 (smooth_l1_loss op)."""
-    _check("smooth_l1", x=x, y=y, inside_weight=inside_weight, outside_weight=outside_weight)
+    check_variables("smooth_l1", x=x, y=y, inside_weight=inside_weight,
+                    outside_weight=outside_weight)
     helper = LayerHelper("smooth_l1_loss")
     diff = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
     out = helper.create_variable_for_type_inference(x.dtype)
@@ -126,7 +121,7 @@ def fluid_mse_loss(input, label):
 # -- ranking losses
 def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=None):
     """relu(-label (input - other) + margin), then reduction (composed, as Paddle 2.0)."""
-    _check("margin_ranking_loss", input=input, other=other, label=label)
+    check_variables("margin_ranking_loss", input=input, other=other, label=label)
     _check_reduction(reduction, "margin_ranking_loss")
     hinge = -label * (input - other)
     if margin != 0.0:
@@ -143,20 +138,20 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
 
 def margin_rank_loss(label, left, right, margin=0.1, name=None):
     """fluid.layers.margin_rank_loss: max(0, -label (left - right) + margin)."""
-    _check("margin_rank_loss", label=label, left=left, right=right)
+    check_variables("margin_rank_loss", label=label, left=left, right=right)
     return append_op_out("margin_rank_loss", {"X1": [left], "X2": [right], "Label": [label]},
                          {"margin": float(margin)}, name, extra_outputs=[("Activated", None)])[0]
 
 
 def rank_loss(label, left, right, name=None):
     """fluid.layers.rank_loss (RankNet): log(1 + exp(left - right)) - label (left - right)."""
-    _check("rank_loss", label=label, left=left, right=right)
+    check_variables("rank_loss", label=label, left=left, right=right)
     return append_op_out("rank_loss", {"Label": [label], "Left": [left], "Right": [right]},
                          name=name)
 
 
 def bpr_loss(input, label, name=None):
-    _check("bpr_loss", input=input, label=label)
+    check_variables("bpr_loss", input=input, label=label)
     return append_op_out("bpr_loss", {"X": [input], "Label": [label]}, name=name,
                          out_slot="Y")
 
@@ -165,7 +160,7 @@ def teacher_student_sigmoid_loss(input, label, soft_max_up_bound=15.0,
                                  soft_max_lower_bound=-15.0):
     """fluid.layers.teacher_student_sigmoid_loss: click and teacher-score sigmoid cross
     entropies folded into one label (see the op)."""
-    _check("teacher_student_sigmoid_loss", input=input, label=label)
+    check_variables("teacher_student_sigmoid_loss", input=input, label=label)
     return append_op_out("teacher_student_sigmoid_loss", {"X": [input], "Label": [label]},
                          {"soft_max_up_bound": float(soft_max_up_bound),
                           "soft_max_lower_bound": float(soft_max_lower_bound)},
@@ -175,7 +170,7 @@ def teacher_student_sigmoid_loss(input, label, soft_max_up_bound=15.0,
 # -- class-index losses
 def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", name=None):
     """-weight[y] input[n, y, ...] (nll_loss op); 'mean' divides by the kept weights' sum."""
-    _check("nll_loss", input=input, label=label, weight=weight)
+    check_variables("nll_loss", input=input, label=label, weight=weight)
     _check_reduction(reduction, "nll_loss")
     inputs = {"X": [input], "Label": [label]}
     if weight is not None:
@@ -188,7 +183,7 @@ def nll_loss(input, label, weight=None, ignore_index=-100, reduction="mean", nam
 def fluid_sigmoid_focal_loss(x, label, fg_num, gamma=2.0, alpha=0.25):
     """fluid.layers.sigmoid_focal_loss (sigmoid_focal_loss op): label [N, 1] in 0..D,
     0 background, -1 ignored; divided by fg_num."""
-    _check("sigmoid_focal_loss", x=x, label=label, fg_num=fg_num)
+    check_variables("sigmoid_focal_loss", x=x, label=label, fg_num=fg_num)
     return append_op_out("sigmoid_focal_loss", {"X": [x], "Label": [label],
                                                 "FgNum": [fg_num]},
                          {"gamma": float(gamma), "alpha": float(alpha)})
@@ -198,7 +193,7 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0,
                        reduction="sum", name=None):
     """paddle 2.0: alpha_t (1 - p_t)^gamma BCE-with-logits, label in {0, 1} of logit's
     shape, divided by `normalizer` when given, then reduction (composed, as Paddle)."""
-    _check("sigmoid_focal_loss", logit=logit, label=label, normalizer=normalizer)
+    check_variables("sigmoid_focal_loss", logit=logit, label=label, normalizer=normalizer)
     _check_reduction(reduction, "sigmoid_focal_loss")
     p = unary("sigmoid", logit)
     loss = fluid_sigmoid_cross_entropy_with_logits(logit, label)
@@ -213,7 +208,7 @@ def sigmoid_focal_loss(logit, label, normalizer=None, alpha=0.25, gamma=2.0,
 def dice_loss(input, label, epsilon=0.00001, name=None):
     """1 - 2 |X n Y| / (|X| + |Y| + eps) per sample, averaged; input [N, ..., C]
     probabilities, label [N, ..., 1] class ids (one-hot encoded here)."""
-    _check("dice_loss", input=input, label=label)
+    check_variables("dice_loss", input=input, label=label)
     label = cast(fluid_one_hot(label, input.shape[-1]), input.dtype)
     dims = list(range(1, len(input.shape)))
     inse = paddle_sum(input * label, axis=dims)
@@ -224,7 +219,7 @@ def dice_loss(input, label, epsilon=0.00001, name=None):
 def npair_loss(anchor, positive, labels, l2_reg=0.002):
     """N-pair loss: softmax cross entropy of anchor @ positive^T against the row-normalized
     label-equality matrix, plus l2_reg/4 times the mean squared norms (Paddle's recipe)."""
-    _check("npair_loss", anchor=anchor, positive=positive, labels=labels)
+    check_variables("npair_loss", anchor=anchor, positive=positive, labels=labels)
     batch = labels.shape[0]
     labels = reshape(labels, [batch, 1])
     same = append_op_out("equal", {"X": [labels], "Y": [transpose(labels, [1, 0])]},
@@ -243,7 +238,7 @@ def npair_loss(anchor, positive, labels, l2_reg=0.002):
 def label_smooth(label, prior_dist=None, epsilon=0.1, dtype="float32", name=None):
     """(1 - epsilon) label + epsilon prior_dist (uniform 1/C by default); label_smooth op.
     `dtype` is accepted for fluid's signature; the output has label's dtype."""
-    _check("label_smooth", label=label, prior_dist=prior_dist)
+    check_variables("label_smooth", label=label, prior_dist=prior_dist)
     inputs = {"X": [label]}
     if prior_dist is not None:
         inputs["PriorDist"] = [prior_dist]
@@ -253,7 +248,7 @@ def label_smooth(label, prior_dist=None, epsilon=0.1, dtype="float32", name=None
 # -- normalization and similarity
 def p_norm(x, porder=2.0, axis=-1, keepdim=False, epsilon=1e-12, asvector=False, name=None):
     """The p_norm op: (sum |x|^p)^(1/p) along axis (for paddle.norm and F.normalize)."""
-    _check("p_norm", x=x)
+    check_variables("p_norm", x=x)
     return append_op_out("p_norm", {"X": [x]},
                          {"porder": float(porder), "axis": int(axis), "keepdim": bool(keepdim),
                           "epsilon": float(epsilon), "asvector": bool(asvector)}, name)
@@ -261,7 +256,7 @@ def p_norm(x, porder=2.0, axis=-1, keepdim=False, epsilon=1e-12, asvector=False,
 
 def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
     """x / max(||x||_p along axis, epsilon) (Paddle 2.0's composition over p_norm)."""
-    _check("normalize", x=x)
+    check_variables("normalize", x=x)
     norm = p_norm(x, p, axis, keepdim=True, epsilon=epsilon)
     floor = append_op_out("fill_any_like", {"X": [norm]}, {"value": float(epsilon)},
                           stop_gradient=True)
@@ -272,7 +267,7 @@ def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
 
 def l2_normalize(x, axis, epsilon=1e-12, name=None):
     """fluid.layers.l2_normalize: x / sqrt(sum x^2 + epsilon) along axis (norm op)."""
-    _check("l2_normalize", x=x)
+    check_variables("l2_normalize", x=x)
     if len(x.shape) == 1:
         axis = 0
     return append_op_out("norm", {"X": [x]}, {"axis": 1 if axis is None else int(axis),
@@ -283,7 +278,7 @@ def l2_normalize(x, axis, epsilon=1e-12, name=None):
 def cosine_similarity(x1, x2, axis=1, eps=1e-8):
     """sum(x1 x2) / sqrt(max(sum(x1^2) sum(x2^2), eps^2)) along axis (Paddle 2.0's
     composition)."""
-    _check("cosine_similarity", x1=x1, x2=x2)
+    check_variables("cosine_similarity", x1=x1, x2=x2)
     w12 = paddle_sum(x1 * x2, axis=axis)
     w1, w2 = paddle_sum(x1 * x1, axis=axis), paddle_sum(x2 * x2, axis=axis)
     n12 = append_op_out("sqrt", {"X": [append_op_out(
@@ -296,8 +291,8 @@ def fluid_warpctc(input, label, blank=0, norm_by_times=False, input_length=None,
                   label_length=None):
     """fluid.layers.warpctc on padded input [Tmax, B, C] (softmax inside) and labels
     [B, Lmax] with their lengths: loss [B, 1]. LoD input is not supported."""
-    _check("warpctc", input=input, label=label, input_length=input_length,
-           label_length=label_length)
+    check_variables("warpctc", input=input, label=label, input_length=input_length,
+                    label_length=label_length)
     if input_length is None or label_length is None:
         raise NotImplementedError("warpctc: LoD sequences are not supported; pass padded "
                                   "input with input_length and label_length")
@@ -343,8 +338,8 @@ def hsigmoid_loss(input, label, num_classes, weight, bias=None, path_table=None,
     """Hierarchical sigmoid loss [N, 1] over the default complete binary tree of
     num_classes leaves (weight [num_classes - 1, D], bias [num_classes - 1, 1]), or a
     custom tree given by path_table / path_code."""
-    _check("hsigmoid_loss", input=input, label=label, weight=weight, bias=bias,
-           path_table=path_table, path_code=path_code)
+    check_variables("hsigmoid_loss", input=input, label=label, weight=weight, bias=bias,
+                    path_table=path_table, path_code=path_code)
     return _hsigmoid(input, label, num_classes, weight, bias, path_table, path_code,
                      is_sparse, name)
 
@@ -353,7 +348,7 @@ def hsigmoid(input, label, num_classes, param_attr=None, bias_attr=None, name=No
              path_table=None, path_code=None, is_custom=False, is_sparse=False):
     """fluid.layers.hsigmoid: creates W [num_classes - 1, D] ([num_classes, D] for a custom
     tree) and the bias (unless bias_attr is False), then the loss."""
-    _check("hsigmoid", input=input, label=label)
+    check_variables("hsigmoid", input=input, label=label)
     if is_custom and path_table is None:
         raise ValueError("hsigmoid: is_custom needs path_table and path_code")
     helper = LayerHelper("hierarchical_sigmoid", name=name)

@@ -4,21 +4,15 @@ maxout twin."""
 import warnings
 
 from .activation import EXPORTS as _ACTIVATIONS
-from .common import append_op_out, check_variable, in_place
+from .common import append_op_out, check_variables, in_place
 from .math import matmul
 from .norm import dropout
 from .tensor import squeeze, unsqueeze
 
 
-def _check(layer, **variables):
-    for arg, v in variables.items():
-        if v is not None:
-            check_variable(v, arg, layer)
-
-
 def linear(x, weight, bias=None, name=None):
     """x @ weight (+ bias): matmul_v2 then elementwise_add, as Paddle 2.0 builds it."""
-    _check("linear", x=x, weight=weight, bias=bias)
+    check_variables("linear", x=x, weight=weight, bias=bias)
     out = matmul(x, weight)
     if bias is None:
         return out
@@ -28,7 +22,7 @@ def linear(x, weight, bias=None, name=None):
 def bilinear(x1, x2, weight, bias=None, name=None):
     """out[n, k] = x1[n] W[k] x2[n] + b[k] (bilinear_tensor_product); weight [K, M, P],
     bias [1, K]."""
-    _check("bilinear", x1=x1, x2=x2, weight=weight, bias=bias)
+    check_variables("bilinear", x1=x1, x2=x2, weight=weight, bias=bias)
     inputs = {"X": [x1], "Y": [x2], "Weight": [weight]}
     if bias is not None:
         inputs["Bias"] = [bias]
@@ -38,7 +32,7 @@ def bilinear(x1, x2, weight, bias=None, name=None):
 def prelu(x, weight, name=None):
     """x > 0 ? x : weight x; a 1-element weight is shared ('all'), otherwise one per
     channel (axis 1)."""
-    _check("prelu", x=x, weight=weight)
+    check_variables("prelu", x=x, weight=weight)
     n = 1
     for d in weight.shape:
         n *= d
@@ -48,7 +42,7 @@ def prelu(x, weight, name=None):
 
 def maxout(x, groups, axis=1, name=None):
     """The max over each run of `groups` consecutive channels (axis 1 or -1)."""
-    _check("maxout", x=x)
+    check_variables("maxout", x=x)
     return append_op_out("maxout", {"X": [x]}, {"groups": int(groups), "axis": int(axis)},
                          name)
 
@@ -80,7 +74,7 @@ def _keep_mask(like, p, mode):
 def alpha_dropout(x, p=0.5, training=True, name=None):
     """SELU-preserving dropout: dropped elements become -alpha*scale (SELU's negative
     saturation), then a x + b restores zero mean and unit variance (Paddle 2.0's formula)."""
-    _check("alpha_dropout", x=x)
+    check_variables("alpha_dropout", x=x)
     _check_p(p, "alpha_dropout")
     if not training or p == 0:
         return x
@@ -96,7 +90,7 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
 
 def _channel_dropout(x, p, training, data_format, spatial, layer):
     """Zero whole feature maps: one upscaled keep-mask entry per (sample, channel)."""
-    _check(layer, x=x)
+    check_variables(layer, x=x)
     _check_p(p, layer)
     if len(x.shape) != 2 + spatial:
         raise ValueError("%s: x must be %d-D, got %s" % (layer, 2 + spatial, list(x.shape)))
@@ -125,7 +119,7 @@ def instance_norm(x, running_mean=None, running_var=None, weight=None, bias=None
                   name=None):
     """Each (sample, channel) normalized by its own statistics, then weight/bias [C]
     (instance_norm op). Running statistics are not used (use_input_stats must be True)."""
-    _check("instance_norm", x=x, weight=weight, bias=bias)
+    check_variables("instance_norm", x=x, weight=weight, bias=bias)
     if not use_input_stats:
         raise NotImplementedError("instance_norm: use_input_stats=False (normalizing by "
                                   "running statistics) is not supported")
@@ -147,7 +141,7 @@ def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW
     """x / (k + alpha mean_{window} x^2)^beta, the window being channels c - size//2 ...
     c + (size-1)//2 (zeros beyond). Composed as Paddle 2.0 does: x^2 viewed as 5-D with a
     unit channel dim, pad3d along the real channels, an avg pool3d of `size` there."""
-    _check("local_response_norm", x=x)
+    check_variables("local_response_norm", x=x)
     ndim = len(x.shape)
     if ndim not in (3, 4) or data_format not in ("NCL", "NLC", "NCHW", "NHWC"):
         raise ValueError("local_response_norm: x must be 3-D (NCL/NLC) or 4-D (NCHW/NHWC), "
@@ -171,7 +165,7 @@ def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW
 
 def lrn(input, n=5, k=1.0, alpha=1e-4, beta=0.75, name=None, data_format="NCHW"):
     """fluid.layers.lrn (lrn op): input / (k + alpha sum_{window of n} input^2)^beta."""
-    _check("lrn", input=input)
+    check_variables("lrn", input=input)
     if len(input.shape) != 4:
         raise ValueError("lrn: input must be 4-D, got %s" % list(input.shape))
     if data_format not in ("NCHW", "NHWC"):
@@ -185,7 +179,7 @@ def lrn(input, n=5, k=1.0, alpha=1e-4, beta=0.75, name=None, data_format="NCHW")
 def gather_tree(ids, parents):
     """Backtrack beam search: the full id sequence of every final beam (gather_tree op,
     no gradient); ids and parents [T, B, beam] int."""
-    _check("gather_tree", ids=ids, parents=parents)
+    check_variables("gather_tree", ids=ids, parents=parents)
     return append_op_out("gather_tree", {"Ids": [ids], "Parents": [parents]},
                          stop_gradient=True)
 
