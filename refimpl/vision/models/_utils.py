@@ -1,10 +1,11 @@
-"""Pieces the vision models share: the conv + batch norm + activation block, and loading
-pretrained weights from Paddle's cache directory (refimpl downloads nothing)."""
+"""Pieces the vision models share: the conv + batch norm + activation block, the pooled
+classifier head, and loading pretrained weights from Paddle's cache directory (refimpl downloads nothing)."""
 import os
 
 from ... import nn
 from ...framework.initializer import NumpyArrayInitializer
 from ...framework.program import default_startup_program
+from ...layers.tensor import flatten
 
 WEIGHTS_HOME = os.path.join("~", ".cache", "paddle", "hapi", "weights")
 WEIGHTS_URL = "https://paddle-hapi.bj.bcebos.com/models/"
@@ -22,6 +23,18 @@ class ConvNormActivation(nn.Sequential):
         if activation_layer is not None:
             layers.append(activation_layer())
         super().__init__(*layers)
+
+
+def pooled_classifier_head(model, x, pool, classifier):
+    """The models' head on the features x: the sublayer named `pool` (adaptive average
+    pool) where model.with_pool, then the one named `classifier` on the flattened result
+    where model.num_classes > 0. The names differ per model: they are Paddle's
+    state_dict keys."""
+    if model.with_pool:
+        x = getattr(model, pool)(x)
+    if model.num_classes > 0:
+        x = getattr(model, classifier)(flatten(x, 1))
+    return x
 
 
 def load_pretrained(model, arch, file_name):

@@ -1,7 +1,6 @@
 """MobileNetV1 (Howard et al. 2017) with Paddle's parameter layout."""
 from ... import nn
-from ...layers.tensor import flatten
-from ._utils import ConvNormActivation, load_pretrained
+from ._utils import ConvNormActivation, load_pretrained, pooled_classifier_head
 
 __all__ = ["MobileNetV1", "mobilenet_v1"]
 
@@ -51,11 +50,7 @@ class MobileNetV1(nn.Layer):
         x = self.conv1(x)
         for block in self.dwsl:
             x = block(x)
-        if self.with_pool:
-            x = self.pool2d_avg(x)
-        if self.num_classes > 0:
-            x = self.fc(flatten(x, 1))
-        return x
+        return pooled_classifier_head(self, x, "pool2d_avg", "fc")
 
 
 def mobilenet_v1(pretrained=False, scale=1.0, **kwargs):

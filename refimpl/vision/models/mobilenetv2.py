@@ -1,7 +1,6 @@
 """MobileNetV2 (Sandler et al. 2018) with Paddle's parameter layout."""
 from ... import nn
-from ...layers.tensor import flatten
-from ._utils import ConvNormActivation, load_pretrained
+from ._utils import ConvNormActivation, load_pretrained, pooled_classifier_head
 
 __all__ = ["MobileNetV2", "mobilenet_v2"]
 
@@ -66,11 +65,7 @@ class MobileNetV2(nn.Layer):
 
     def forward(self, x):
         x = self.features(x)
-        if self.with_pool:
-            x = self.pool2d_avg(x)
-        if self.num_classes > 0:
-            x = self.classifier(flatten(x, 1))
-        return x
+        return pooled_classifier_head(self, x, "pool2d_avg", "classifier")
 
 
 def mobilenet_v2(pretrained=False, scale=1.0, **kwargs):

@@ -1,7 +1,6 @@
 """ResNet (He et al. 2015) with Paddle's parameter layout."""
 from ... import nn
-from ...layers.tensor import flatten
-from ._utils import load_pretrained
+from ._utils import load_pretrained, pooled_classifier_head
 
 __all__ = ["ResNet", "BasicBlock", "BottleneckBlock", "resnet18", "resnet34", "resnet50", "resnet101",
            "resnet152"]
@@ -114,11 +113,7 @@ class ResNet(nn.Layer):
     def forward(self, x):
         x = self.maxpool(self.relu(self.bn1(self.conv1(x))))
         x = self.layer4(self.layer3(self.layer2(self.layer1(x))))
-        if self.with_pool:
-            x = self.avgpool(x)
-        if self.num_classes > 0:
-            x = self.fc(flatten(x, 1))
-        return x
+        return pooled_classifier_head(self, x, "avgpool", "fc")
 
 
 def _resnet(arch, block, depth, pretrained, **kwargs):

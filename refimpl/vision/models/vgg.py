@@ -1,7 +1,6 @@
 """VGG (Simonyan & Zisserman 2014) with Paddle's parameter layout."""
 from ... import nn
-from ...layers.tensor import flatten
-from ._utils import load_pretrained
+from ._utils import load_pretrained, pooled_classifier_head
 
 __all__ = ["VGG", "vgg11", "vgg13", "vgg16", "vgg19"]
 
@@ -51,11 +50,7 @@ class VGG(nn.Layer):
 
     def forward(self, x):
         x = self.features(x)
-        if self.with_pool:
-            x = self.avgpool(x)
-        if self.num_classes > 0:
-            x = self.classifier(flatten(x, 1))
-        return x
+        return pooled_classifier_head(self, x, "avgpool", "classifier")
 
 
 def _vgg(depth, pretrained, batch_norm, **kwargs):
