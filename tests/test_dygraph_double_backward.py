@@ -12,6 +12,7 @@ from refimpl.dygraph.tensor import Tensor
 from refimpl.dygraph.tracer import run_op
 from refimpl.ops.registry import get_op_def, is_duplicable, slot_name
 from refimpl.testing import call_forward, float_slots
+from helpers import central_differences
 
 pytestmark = pytest.mark.usefixtures("dygraph")
 
@@ -137,15 +138,6 @@ def _conv_penalty(x0, w0, transpose, create_graph):
     return paddle.sum(gx * gx * gx) + paddle.sum(gw * gw * gw), x, w
 
 
-def _central_differences(f, at, eps=1e-6):
-    want = np.zeros_like(at)
-    for i in np.ndindex(*at.shape):
-        step = np.zeros_like(at)
-        step[i] = eps
-        want[i] = (f(at + step) - f(at - step)) / (2 * eps)
-    return want
-
-
 _CONV_X = np.random.RandomState(3).uniform(-1, 1, (1, 4, 4, 4))
 _CONV_W = np.random.RandomState(4).uniform(-1, 1, (4, 2, 3, 3))
 
@@ -157,9 +149,9 @@ def test_conv_second_order_through_both_gradients(transpose):
     first-order gradients."""
     penalty, x, w = _conv_penalty(_CONV_X, _CONV_W, transpose, create_graph=True)
     got_x, got_w = paddle.grad(penalty, [x, w])
-    want_x = _central_differences(lambda v: float(_conv_penalty(
+    want_x = central_differences(lambda v: float(_conv_penalty(
         v, _CONV_W, transpose, False)[0].numpy()), _CONV_X)
-    want_w = _central_differences(lambda v: float(_conv_penalty(
+    want_w = central_differences(lambda v: float(_conv_penalty(
         _CONV_X, v, transpose, False)[0].numpy()), _CONV_W)
     np.testing.assert_allclose(got_x.numpy(), want_x, rtol=1e-6, atol=1e-7)
     np.testing.assert_allclose(got_w.numpy(), want_w, rtol=1e-6, atol=1e-7)
@@ -175,7 +167,7 @@ def test_conv_third_order_matches_finite_differences(transpose):
         return paddle.sum(gx * gx), w
     total, w = third(_CONV_W, True)
     got, = paddle.grad(total, w)
-    want = _central_differences(lambda v: float(third(v, False)[0].numpy()), _CONV_W)
+    want = central_differences(lambda v: float(third(v, False)[0].numpy()), _CONV_W)
     np.testing.assert_allclose(got.numpy(), want, rtol=1e-5)
 
 

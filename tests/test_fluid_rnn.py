@@ -8,6 +8,7 @@ import pytest
 import refimpl.fluid as fluid
 import refimpl.fluid.layers as layers
 from refimpl import static
+from helpers import central_differences
 
 RNG = np.random.RandomState(5)
 
@@ -553,12 +554,7 @@ def test_dynamic_rnn_static_input_gradient_keeps_its_lod():
                     return_numpy=False)
     value, grad = run(memo_rows)
     assert grad.recursive_sequence_lengths() == [memo_lens]
-    eps, numeric = 1e-6, np.zeros_like(memo_rows)
-    for idx in np.ndindex(*memo_rows.shape):
-        up, down = memo_rows.copy(), memo_rows.copy()
-        up[idx] += eps
-        down[idx] -= eps
-        numeric[idx] = (np.array(run(up)[0]).sum() - np.array(run(down)[0]).sum()) / (2 * eps)
+    numeric = central_differences(lambda m: np.array(run(m)[0]).sum(), memo_rows)
     np.testing.assert_allclose(np.array(grad), numeric, rtol=1e-5, atol=1e-8)
 
 

@@ -11,7 +11,8 @@ from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
 from refimpl.ops.lstm import LSTM
 from refimpl.ops.lstmp import ATTRS as LSTMP_ATTRS, LSTMP
-from helpers import build_and_run_rows, build_programs as _build, run_programs as _run
+from helpers import (build_and_run_rows, build_programs as _build, central_differences,
+                     run_programs as _run)
 
 LENS = [3, 1, 2]
 RNG = np.random.RandomState(7)
@@ -241,17 +242,10 @@ def test_linear_chain_crf_gradients_match_finite_differences_of_the_enumeration(
         return sum(_crf_cost_by_enumeration(xs, ys[:, 0], tv)
                    for xs, ys in zip(_sequences(xv, lens), _sequences(labels, lens)))
 
-    def numeric(value, bump):
-        g = np.zeros_like(value)
-        for idx in np.ndindex(value.shape):
-            step = np.zeros_like(value)
-            step[idx] = 1e-6
-            g[idx] = (bump(value + step) - bump(value - step)) / 2e-6
-        return g
     _, dtrans, dx = build_and_run_rows(_crf_program(x, labels, trans, lens, False),
                          {"e": _lod(x, lens), "y": _lod(labels, lens)})
-    np.testing.assert_allclose(dx, numeric(x, lambda v: total(v, trans)), atol=1e-7)
-    np.testing.assert_allclose(dtrans, numeric(trans, lambda v: total(x, v)), atol=1e-7)
+    np.testing.assert_allclose(dx, central_differences(lambda v: total(v, trans), x), atol=1e-7)
+    np.testing.assert_allclose(dtrans, central_differences(lambda v: total(x, v), trans), atol=1e-7)
 
 
 def _pool_sums(build_seq, feed):

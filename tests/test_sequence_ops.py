@@ -6,7 +6,7 @@ import pytest
 import refimpl.fluid.layers as layers
 from refimpl import fluid, static
 from refimpl.framework.program import Program, program_guard
-from helpers import build_and_run, lengths, run_default_programs
+from helpers import build_and_run, central_differences, lengths, run_default_programs
 
 LENS = [3, 1, 2]
 RNG = np.random.RandomState(7)
@@ -189,12 +189,8 @@ def test_sequence_conv_trainable_padding_and_its_gradient():
                                       fetch_list=[out] + grads, return_numpy=False)
     ref = _conv_with_padding(x, lens, pad, filt, cl, cs)
     np.testing.assert_allclose(np.array(got), ref, rtol=1e-12)
-    eps, numeric = 1e-6, np.zeros_like(pad)
-    for i in np.ndindex(pad.shape):
-        step = np.zeros_like(pad)
-        step[i] = eps
-        numeric[i] = ((_conv_with_padding(x, lens, pad + step, filt, cl, cs) ** 2).sum() -
-                      (_conv_with_padding(x, lens, pad - step, filt, cl, cs) ** 2).sum()) / (2 * eps)
+    numeric = central_differences(
+        lambda p: (_conv_with_padding(x, lens, p, filt, cl, cs) ** 2).sum(), pad)
     np.testing.assert_allclose(np.array(dpad), numeric, rtol=1e-6)
 
 
@@ -322,12 +318,7 @@ def test_ctc_loss_by_hand_and_its_gradient():
                                        "l": _lod(np.array([[1]], np.int32), [1])},
                           return_numpy=False)
     grad = np.array(grad)
-    step = 1e-2
-    numeric = np.zeros_like(logits)
-    for idx in np.ndindex(*logits.shape):
-        bump = np.zeros_like(logits)
-        bump[idx] = step
-        numeric[idx] = (loss_of(logits + bump) - loss_of(logits - bump))[0, 0] / (2 * step)
+    numeric = central_differences(lambda v: loss_of(v)[0, 0], logits, eps=1e-2)
     np.testing.assert_allclose(grad, numeric, rtol=2e-3, atol=1e-4)
 
 

@@ -9,6 +9,7 @@ import pytest
 import refimpl as paddle
 from refimpl import fluid, static
 from refimpl.framework.errors import OpError
+from helpers import central_differences
 
 RNG = np.random.RandomState(0)
 
@@ -182,14 +183,7 @@ def test_composed_gradients_match_finite_differences(build):
 
     def value(b):
         return float(_run([loss], {"x": b})[0])
-    numeric = np.zeros_like(a)
-    eps = 1e-6
-    for i in np.ndindex(a.shape):
-        plus, minus = a.copy(), a.copy()
-        plus[i] += eps
-        minus[i] -= eps
-        numeric[i] = (value(plus) - value(minus)) / (2 * eps)
-    np.testing.assert_allclose(dx, numeric, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(dx, central_differences(value, a), rtol=1e-5, atol=1e-6)
 
 
 def test_sort_unique_nonzero_histogram():
