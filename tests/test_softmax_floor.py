@@ -5,18 +5,10 @@ on Paddle 1.8.5; both backends (the compiled kernels and REFIMPL_KERNELS=numpy).
 import numpy as np
 
 from refimpl import fluid
+from helpers import build_and_run
 
 FLOOR = 1.6038109e-28     # exp(-64)
 LOGITS = np.array([[0, 100, 30], [0, 60, 63]], "float32")
-
-
-def _run(build, feed):
-    main, startup = fluid.Program(), fluid.Program()
-    with fluid.program_guard(main, startup):
-        fetch = build()
-    exe = fluid.Executor(fluid.CPUPlace())
-    exe.run(startup)
-    return exe.run(main, feed=feed, fetch_list=fetch)
 
 
 def test_softmax_floors_every_probability_at_exp_minus_64():
@@ -24,7 +16,7 @@ def test_softmax_floors_every_probability_at_exp_minus_64():
         x = fluid.data("x", [None, 3], "float32")
         x64 = fluid.data("x64", [None, 2], "float64")
         return [fluid.layers.softmax(x), fluid.layers.softmax(x64)]
-    probs, probs64 = _run(build, {"x": LOGITS, "x64": np.array([[0, 800.0]])})
+    probs, probs64 = build_and_run(build, {"x": LOGITS, "x64": np.array([[0, 800.0]])})
     np.testing.assert_allclose(probs, [[FLOOR, 1, FLOOR], [4.1528519e-28, 4.7425874e-02,
                                                             9.5257413e-01]], rtol=1e-6)
     np.testing.assert_allclose(probs64, [[1.60381089e-28, 1]], rtol=1e-8)
@@ -36,7 +28,7 @@ def test_softmax_with_cross_entropy_loss_is_at_most_64_plus_log_of_the_row_sum()
         label = fluid.data("label", [None, 1], "int64")
         loss, probs = fluid.layers.softmax_with_cross_entropy(x, label, return_softmax=True)
         return [loss, probs]
-    loss, probs = _run(build, {"x": LOGITS, "label": np.array([[0], [0]], "int64")})
+    loss, probs = build_and_run(build, {"x": LOGITS, "label": np.array([[0], [0]], "int64")})
     np.testing.assert_allclose(loss, [[64.0], [63.048588]], rtol=1e-6)
     np.testing.assert_allclose(probs[0], [FLOOR, 1, FLOOR], rtol=1e-6)
 
@@ -50,7 +42,7 @@ def test_cross_entropy_of_a_saturated_softmax_has_a_finite_gradient():
         label = fluid.data("label", [None, 1], "int64")
         loss = fluid.layers.mean(fluid.layers.cross_entropy(fluid.layers.softmax(x), label))
         return [loss] + fluid.gradients([loss], [x])
-    loss, grad = _run(build, {"x": LOGITS, "label": np.array([[0], [0]], "int64")})
+    loss, grad = build_and_run(build, {"x": LOGITS, "label": np.array([[0], [0]], "int64")})
     assert np.isfinite(grad).all()
     np.testing.assert_allclose(loss, [(64.0 + 63.048588) / 2], rtol=1e-5)
     # d(-log p_label)/dx = p - onehot, halved by the mean

@@ -13,6 +13,7 @@ into it in place, a numpy function without a mapping here -- raises DoubleBackwa
 naming the op: never a silently constant gradient. specs/dygraph.md#double-backward.
 """
 import numbers
+import operator
 
 import numpy as np
 
@@ -265,22 +266,9 @@ class Recorded:
     def __init__(self, t):
         self.t = t
 
-    # -- what numpy code reads
-    @property
-    def shape(self):
-        return self.t._value.shape
-
-    @property
-    def ndim(self):
-        return self.t._value.ndim
-
-    @property
-    def dtype(self):
-        return self.t._value.dtype
-
-    @property
-    def size(self):
-        return self.t._value.size
+    # -- what numpy code reads: the value's own attributes
+    shape, ndim, dtype, size = (property(operator.attrgetter("t._value." + name))
+                                for name in ("shape", "ndim", "dtype", "size"))
 
     @property
     def T(self):
