@@ -1,11 +1,21 @@
-"""Window geometry of convolution, pooling and unfold: padding and output sizes.
+"""Window geometry of convolution, pooling and unfold: padding and output sizes; and mul's
+flattening of an operand to a matrix.
 
 A leaf: it imports nothing from refimpl, so the op references (refimpl.ops) and the
 compiled kernels (refimpl._kernels) share this one copy of the rules.
 """
 
 __all__ = ["explicit_pads", "conv_dilations", "flat_pads", "conv_out_size", "pool_out_size",
-           "pool_geometry"]
+           "pool_geometry", "as_matrix"]
+
+
+def as_matrix(a, num_col_dims):
+    """`a` (a numpy or CuPy array) reshaped to 2-D: its first num_col_dims dims make the
+    rows, the rest the columns (mul's x_num_col_dims / y_num_col_dims)."""
+    rows = 1
+    for d in a.shape[:num_col_dims]:
+        rows *= d
+    return a.reshape(rows, -1)
 
 
 def explicit_pads(paddings, algorithm, in_sizes, ksize, strides, dilations):

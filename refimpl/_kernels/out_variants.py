@@ -8,6 +8,7 @@ kernels that take `alloc` fall back to them for the shapes they do not cover.
 import numpy as np
 
 from ..broadcasting import align
+from ..geometry import as_matrix
 
 __all__ = ["fresh", "abs_out", "relu_out", "relu_grad_out", "relu_inplace", "scale_out", "scale_inplace",
            "sum_inplace", "elementwise_out", "elementwise_inplace", "mul_out", "mul_grad_out",
@@ -81,16 +82,8 @@ def elementwise_inplace(ufunc):
     return inplace
 
 
-def _matrix(a, num_col_dims):
-    """a flattened to 2-D at num_col_dims (mul's rule)."""
-    rows = 1
-    for d in a.shape[:num_col_dims]:
-        rows *= d
-    return a.reshape(rows, -1)
-
-
 def mul_out(x, y, x_num_col_dims=1, y_num_col_dims=1, alloc=None):
-    x2, y2 = _matrix(x, x_num_col_dims), _matrix(y, y_num_col_dims)
+    x2, y2 = as_matrix(x, x_num_col_dims), as_matrix(y, y_num_col_dims)
     out = alloc(x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:], np.result_type(x, y))
     np.matmul(x2, y2, out=out.reshape(x2.shape[0], y2.shape[1]))
     return out
@@ -98,7 +91,7 @@ def mul_out(x, y, x_num_col_dims=1, y_num_col_dims=1, alloc=None):
 
 def mul_grad_out(x, y, dout, x_num_col_dims=1, y_num_col_dims=1, need=(True, True),
                  alloc=None):
-    x2, y2 = _matrix(x, x_num_col_dims), _matrix(y, y_num_col_dims)
+    x2, y2 = as_matrix(x, x_num_col_dims), as_matrix(y, y_num_col_dims)
     d2 = dout.reshape(x2.shape[0], y2.shape[1])
     dx = dy = None
     if need[0]:

@@ -1,11 +1,7 @@
 """mul: flatten X to 2-D at x_num_col_dims and Y at y_num_col_dims, then matmul (fc's GEMM)."""
+from ..geometry import as_matrix
 from ._common import FLOATS, numel, rand
 from .registry import OpDef, Sample, register, share_lod
-
-
-def _as_matrix(a, num_col_dims):
-    rows = numel(a.shape[:num_col_dims])
-    return a.reshape(rows, -1)
 
 
 @register
@@ -40,13 +36,13 @@ class Mul(OpDef):
 
     @staticmethod
     def forward(x, y, x_num_col_dims=1, y_num_col_dims=1):
-        out = _as_matrix(x, x_num_col_dims) @ _as_matrix(y, y_num_col_dims)
+        out = as_matrix(x, x_num_col_dims) @ as_matrix(y, y_num_col_dims)
         return out.reshape(x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:])
 
     @staticmethod
     def backward(x, y, dout, x_num_col_dims=1, y_num_col_dims=1):
-        x2 = _as_matrix(x, x_num_col_dims)
-        y2 = _as_matrix(y, y_num_col_dims)
+        x2 = as_matrix(x, x_num_col_dims)
+        y2 = as_matrix(y, y_num_col_dims)
         d2 = dout.reshape(x2.shape[0], y2.shape[1])
         return (d2 @ y2.T).reshape(x.shape), (x2.T @ d2).reshape(y.shape)
 

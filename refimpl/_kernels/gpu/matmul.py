@@ -2,23 +2,18 @@
 that follow an fc are its epilogue: the fused bias + ReLU pass (activation.add_relu)."""
 import cupy
 
+from ...geometry import as_matrix
+
 __all__ = ["mul_forward", "mul_backward", "matmul_v2_forward"]
 
 
-def _as_matrix(a, num_col_dims):
-    rows = 1
-    for d in a.shape[:num_col_dims]:
-        rows *= d
-    return a.reshape(rows, -1)
-
-
 def mul_forward(x, y, x_num_col_dims=1, y_num_col_dims=1):
-    out = cupy.matmul(_as_matrix(x, x_num_col_dims), _as_matrix(y, y_num_col_dims))
+    out = cupy.matmul(as_matrix(x, x_num_col_dims), as_matrix(y, y_num_col_dims))
     return out.reshape(x.shape[:x_num_col_dims] + y.shape[y_num_col_dims:])
 
 
 def mul_backward(x, y, dout, x_num_col_dims=1, y_num_col_dims=1, need=(True, True)):
-    x2, y2 = _as_matrix(x, x_num_col_dims), _as_matrix(y, y_num_col_dims)
+    x2, y2 = as_matrix(x, x_num_col_dims), as_matrix(y, y_num_col_dims)
     d2 = dout.reshape(x2.shape[0], y2.shape[1])
     dx = cupy.matmul(d2, y2.T).reshape(x.shape) if need[0] else None
     dy = cupy.matmul(x2.T, d2).reshape(y.shape) if need[1] else None
