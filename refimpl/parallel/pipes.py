@@ -99,8 +99,6 @@ class PipeWorld(World):
         error, value = self._results.pop(call.number)
         if error is not None:
             raise error
-        if call.kind == "reduce" and value is None:    # not the root: its own array
-            return call.array
         if call.in_place:
             np.copyto(call.array, value)
             return call.array
@@ -115,18 +113,16 @@ class PipeWorld(World):
 def _combine(kind, reduction, root, arrays):
     """Per rank, its result of the call all ranks made with `arrays` (in rank order)."""
     size = len(arrays)
-    if kind == "allreduce" or kind == "reduce":
+    if kind == "allreduce":
         ufunc = REDUCTION_UFUNCS[reduction]
         total = arrays[0].copy()
         for a in arrays[1:]:
             ufunc(total, a, out=total)
-        return [total if kind == "allreduce" or r == root else None for r in range(size)]
+        return [total] * size
     if kind == "broadcast":
         return [arrays[root]] * size
     if kind == "allgather":
         return [list(arrays)] * size
-    if kind == "scatter":
-        return np.split(arrays[root], size)
     return [None] * size
 
 

@@ -7,7 +7,7 @@ and the collectives paddle.distributed and DataParallel run on numpy arrays.
       PipeWorld       a child of paddle.distributed.spawn: pipes to the parent (pipes.py)
 
 A World answers the array collectives (`allreduce_array`, `broadcast_array`,
-`allgather_array`, `reduce_array`, `scatter_array`, `barrier`), the device-communicator
+`allgather_array`, `barrier`), the device-communicator
 interface of communicator.py for its one device (`allreduce(local_rank, arrays)`, ...; what
 collective ops call through their DeviceGroup), and `bucket_sum`, how DataParallel's
 gradient buckets are summed: by default each piece by `start_allreduce`, the non-blocking
@@ -30,16 +30,15 @@ __all__ = ["World", "SingleWorld", "MPIWorld", "Call", "process_world", "REDUCTI
            "describe_call"]
 
 REDUCTIONS = ("sum", "max", "min", "prod")
-KINDS = ("allreduce", "broadcast", "allgather", "reduce", "scatter", "barrier")
+KINDS = ("allreduce", "broadcast", "allgather", "barrier")
 # the dtypes collectives carry (Paddle's list: float16 travels as float32)
 DTYPES = ("float16", "float32", "float64", "int32", "int64")
 SIGNATURE_LEN = 12      # kind, reduction, root, dtype, ndim, up to 7 dims
 
 
 class Call:
-    """One collective call: its kind, reduction (allreduce, reduce), root (broadcast,
-    reduce, scatter), and the array it carries (None for barrier) -- for scatter, the
-    part each rank receives is array.shape with dim 0 divided by the world size."""
+    """One collective call: its kind, reduction (allreduce), root (broadcast), and the
+    array it carries (None for barrier)."""
     __slots__ = ("kind", "reduction", "root", "array", "in_place", "number", "op")
 
     def __init__(self, kind, array=None, reduction=None, root=None, in_place=False, op=None):
@@ -49,7 +48,7 @@ class Call:
         self.op = op                # the op making the call, when an op makes it
 
     def signature(self):
-        """What every rank must agree on, as int64s (the part a rank receives: its shape)."""
+        """What every rank must agree on, as int64s."""
         sig = np.full(SIGNATURE_LEN, -1, np.int64)
         sig[0] = KINDS.index(self.kind)
         sig[1] = REDUCTIONS.index(self.reduction) if self.reduction else -1
@@ -212,18 +211,6 @@ class World:
         """Every rank's array, in rank order (a list)."""
         return self._collective(Call("allgather", array))
 
-    def reduce_array(self, array, root, reduction="sum"):
-        """On `root`, the reduction over ranks; elsewhere `array` itself."""
-        return self._collective(Call("reduce", array, reduction, root))
-
-    def scatter_array(self, array, root):
-        """Part `rank` of root's `array` cut in `size` along dim 0 (every rank passes an
-        array of the whole shape; only root's values are read)."""
-        if array.ndim == 0 or array.shape[0] % self.size:
-            raise ValueError("scatter: dim 0 of the tensor to scatter (%s) must be a multiple "
-                             "of the world size %d" % (list(array.shape), self.size))
-        return self._collective(Call("scatter", array, root=root))
-
     def barrier(self, local_rank=0):
         self._collective(Call("barrier"))
 
@@ -352,18 +339,6 @@ class MPIWorld(World):
             out = np.empty((self.size,) + a.shape, a.dtype)
             request = comm.Iallgather(a, out)
             result = list(out)
-        elif kind == "reduce":
-            out = a.copy()
-            if self.rank == call.root:
-                request = comm.Ireduce(MPI.IN_PLACE, out, op=op, root=call.root)
-            else:
-                request = comm.Ireduce(out, None, op=op, root=call.root)
-            result = out if self.rank == call.root else call.array
-        elif kind == "scatter":
-            part = np.empty((a.shape[0] // self.size,) + a.shape[1:], a.dtype)
-            request = comm.Iscatter(a if self.rank == call.root else None, part,
-                                    root=call.root)
-            result = part
         else:
             request = comm.Ibarrier()
             result = None
