@@ -50,6 +50,16 @@ def rand(rng, *shape, dtype="float64", low=-1.0, high=1.0):
     return rng.uniform(low, high, size=shape).astype(dtype)
 
 
+def region_index(ndim, axes, starts, ends, steps=None):
+    """The index of starts[i]:ends[i]:steps[i] on axes[i] (steps None: 1), whole dims
+    elsewhere: the region of slice, strided_slice and set_value."""
+    steps = [None] * len(axes) if steps is None else steps
+    index = [slice(None)] * ndim
+    for a, s, e, st in zip(axes, starts, ends, steps):
+        index[a] = slice(s, e, st)
+    return tuple(index)
+
+
 def take_along(x, index, axis):
     """X's slices Index (any shape, read flat) along `axis`: gather / index_select."""
     return np.take(x, index.reshape(-1), axis=axis)

@@ -3,7 +3,8 @@ scatter_nd_add, masked_select, strided_slice, multiplex, shard_index. The gradie
 gather is a scatter-add of dOut to where each element was read (repeats add up)."""
 import numpy as np
 
-from ._common import rand, runtime_ints, shapes_agree, take_along, take_along_grad
+from ._common import (rand, region_index, runtime_ints, shapes_agree, take_along,
+                      take_along_grad)
 from .registry import OpDef, Sample, register, share_lod
 
 INTS = ("int32", "int64")
@@ -208,13 +209,6 @@ class MaskedSelect(OpDef):
         yield Sample({"X": rand(rng, 3, 4), "Mask": rng.rand(3, 4) > 0.4})
 
 
-def _strided_index(ndim, axes, starts, ends, strides):
-    idx = [slice(None)] * ndim
-    for a, s, e, st in zip(axes, starts, ends, strides):
-        idx[a] = slice(s, e, st)
-    return tuple(idx)
-
-
 @register
 class StridedSlice(OpDef):
     """Input[starts:ends:strides] on `axes` (negative strides walk backwards);
@@ -260,8 +254,8 @@ class StridedSlice(OpDef):
     @staticmethod
     def _region(x, tensors, axes, starts, ends, strides):
         st, et, sst, sl, el, ssl = tensors
-        return _strided_index(x.ndim, axes, runtime_ints(st, sl, starts),
-                              runtime_ints(et, el, ends), runtime_ints(sst, ssl, strides))
+        return region_index(x.ndim, axes, runtime_ints(st, sl, starts),
+                            runtime_ints(et, el, ends), runtime_ints(sst, ssl, strides))
 
     @staticmethod
     def forward(x, st=None, et=None, sst=None, sl=None, el=None, ssl=None, axes=(),

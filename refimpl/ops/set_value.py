@@ -3,15 +3,8 @@ static graph, Paddle 2.0: the op writes back into x's own variable)."""
 import numpy as np
 
 from ..broadcasting import sum_to_shape
-from ._common import rand
+from ._common import rand, region_index
 from .registry import OpDef, Sample, register
-
-
-def _region(ndim, axes, starts, ends, steps):
-    index = [slice(None)] * ndim
-    for a, s, e, st in zip(axes, starts, ends, steps):
-        index[a] = slice(s, e, st)
-    return tuple(index)
 
 
 def _value_shape(region_shape, decrease_axes):
@@ -53,7 +46,7 @@ class SetValue(OpDef):
     def forward(x, value, axes=(), starts=(), ends=(), steps=(), decrease_axes=(), values=(),
                 shape=()):
         out = x.copy()
-        region = _region(x.ndim, axes, starts, ends, steps)
+        region = region_index(x.ndim, axes, starts, ends, steps)
         region_shape = out[region].shape
         if value is None:
             value = np.asarray(values, dtype=x.dtype).reshape(shape or [len(values)])
@@ -71,7 +64,7 @@ class SetValue(OpDef):
     @staticmethod
     def backward(value, dout, axes=(), starts=(), ends=(), steps=(), decrease_axes=(),
                  values=(), shape=()):
-        region = _region(dout.ndim, axes, starts, ends, steps)
+        region = region_index(dout.ndim, axes, starts, ends, steps)
         dx = dout.copy()
         dx[region] = 0
         if value is None:

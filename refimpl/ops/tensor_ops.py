@@ -4,15 +4,9 @@ import numpy as np
 
 from ..broadcasting import sum_to_shape
 from ..framework.dtypes import to_numpy_dtype
-from ._common import rand, runtime_ints, shapes_agree, take_along, take_along_grad
+from ._common import (rand, region_index, runtime_ints, shapes_agree, take_along,
+                      take_along_grad)
 from .registry import OpDef, Sample, register, share_lod
-
-
-def _slices(ndim, axes, starts, ends):
-    idx = [slice(None)] * ndim
-    for a, s, e in zip(axes, starts, ends):
-        idx[a] = slice(s, e)
-    return tuple(idx)
 
 
 @register
@@ -52,7 +46,7 @@ class Slice(OpDef):
     def forward(x, starts_t=None, ends_t=None, starts_l=None, ends_l=None, axes=(), starts=(),
                 ends=(), decrease_axis=(), infer_flags=()):
         starts, ends = Slice._bounds(starts_t, ends_t, starts_l, ends_l, starts, ends)
-        out = x[_slices(x.ndim, axes, starts, ends)]
+        out = x[region_index(x.ndim, axes, starts, ends)]
         if decrease_axis:
             out = out.reshape([d for i, d in enumerate(out.shape)
                                if i not in decrease_axis] or [1])
