@@ -93,24 +93,31 @@ def test_fused_chains_keep_lod(act):
         assert f.recursive_sequence_lengths() == p.recursive_sequence_lengths() == [[2, 3]]
 
 
-def test_fused_add_relu_runs_in_place_when_x_dies():
-    main, loss, _ = _mlp_program("relu")
+def _compiled_inplace_ops(main, loss, strategy, runs):
+    """Run `main` `runs` times plain and `runs` times compiled with `strategy`, each from
+    the startup program's values: the losses must agree; the compiled plan's count of ops
+    that ran in place."""
     exe = static.Executor()
     exe.run(static.default_startup_program())
     start = {n: v.copy() for n, v in static.global_scope()._values.items()}
     feed = {"x": np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)}
-    strategy = _strategy(fuse_elewise_add_act_ops=True, enable_inplace=True)
     results = []
     for prog in (main, static.CompiledProgram(main, build_strategy=strategy)):
         scope = Scope()
         scope._values.update((n, v.copy()) for n, v in start.items())
         results.append([exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0]
-                        for _ in range(2)])
+                        for _ in range(runs)])
     np.testing.assert_array_equal(results[1], results[0])
-    (programs, plans, _, _), = prog._device_sets[id(scope)].plans.values()
+    (_, plans, _, _), = prog._device_sets[id(scope)].plans.values()
+    return plans[0].inplace_ops
+
+
+def test_fused_add_relu_runs_in_place_when_x_dies():
+    main, loss, _ = _mlp_program("relu")
+    strategy = _strategy(fuse_elewise_add_act_ops=True, enable_inplace=True)
     # the fused add + relu writes into the mul output, which its grad no longer reads
     # (fc_1's plain bias add cannot: elementwise_add_grad reads its X)
-    assert plans[0].inplace_ops == 1
+    assert _compiled_inplace_ops(main, loss, strategy, runs=2) == 1
 
 
 def test_fusion_skips_a_fetched_intermediate():
@@ -261,20 +268,8 @@ def test_enable_addto_accumulates_gradients_in_place(addto):
     paddle.optimizer.SGD(0.1).minimize(loss)
     main = static.default_main_program()
     assert "sum" in _types(main)
-    exe = static.Executor()
-    exe.run(static.default_startup_program())
-    start = {n: v.copy() for n, v in static.global_scope()._values.items()}
-    feed = {"x": np.linspace(-1, 1, 8, dtype="float32").reshape(2, 4)}
-    results = []
-    for prog in (main, static.CompiledProgram(main, build_strategy=_strategy(
-            enable_addto=addto))):
-        scope = Scope()
-        scope._values.update((n, v.copy()) for n, v in start.items())
-        results.append([exe.run(prog, feed=feed, fetch_list=[loss], scope=scope)[0]
-                        for _ in range(3)])
-    np.testing.assert_array_equal(results[1], results[0])
-    (programs, plans, _, _), = prog._device_sets[id(scope)].plans.values()
-    assert plans[0].inplace_ops == int(addto)   # the gradient sum, and only with addto
+    # the gradient sum in place, and only with addto
+    assert _compiled_inplace_ops(main, loss, _strategy(enable_addto=addto), runs=3) == int(addto)
 
 
 def test_num_iteration_per_run_runs_the_program_that_many_times():
