@@ -55,7 +55,5 @@ class MobileNetV1(nn.Layer):
 
 def mobilenet_v1(pretrained=False, scale=1.0, **kwargs):
     model = MobileNetV1(scale=scale, **kwargs)
-    if not pretrained:
-        return model
-    return load_pretrained(model, "mobilenet_v1",
-                           "mobilenetv1_1.0.pdparams" if scale == 1.0 else None)
+    weights = "mobilenetv1_1.0.pdparams" if scale == 1.0 else None   # Paddle publishes no others
+    return load_pretrained(model, "mobilenet_v1", weights) if pretrained else model

@@ -70,7 +70,5 @@ class MobileNetV2(nn.Layer):
 
 def mobilenet_v2(pretrained=False, scale=1.0, **kwargs):
     model = MobileNetV2(scale=scale, **kwargs)
-    if not pretrained:
-        return model
-    return load_pretrained(model, "mobilenet_v2",
-                           "mobilenet_v2_x1.0.pdparams" if scale == 1.0 else None)
+    weights = "mobilenet_v2_x1.0.pdparams" if scale == 1.0 else None   # Paddle publishes no others
+    return load_pretrained(model, "mobilenet_v2", weights) if pretrained else model
