@@ -199,7 +199,7 @@ class Layer:
         return self
 
     # -- registration
-    def _register(self, registry, method, kind, name, value, value_type, expected):
+    def _register_checked(self, registry, method, kind, name, value, value_type, expected):
         """registry[name] = value (None allowed) after add_parameter's and register_buffer's
         common checks; `kind` and `expected` word their errors."""
         if registry not in self.__dict__:
@@ -226,15 +226,15 @@ class Layer:
 
     def add_parameter(self, name, parameter):
         """Register `parameter` (a Parameter, or None) under `name`."""
-        self._register("_parameters", "add_parameter", "parameter", name, parameter,
-                       Parameter, "a Parameter")
+        self._register_checked("_parameters", "add_parameter", "parameter", name, parameter,
+                               Parameter, "a Parameter")
         return parameter
 
     def register_buffer(self, name, tensor, persistable=True):
         """A non-parameter Variable owned by the layer (e.g. a running statistic). Persistable
         buffers appear in state_dict."""
-        self._register("_buffers", "register_buffer", "buffer", name, tensor, Variable,
-                       "a static Variable")
+        self._register_checked("_buffers", "register_buffer", "buffer", name, tensor,
+                               Variable, "a static Variable")
         if persistable:
             self._non_persistable_buffer_names.discard(name)
         else:
