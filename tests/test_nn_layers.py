@@ -166,6 +166,38 @@ def test_setattr_registers_and_guards_parameters_and_layers():
         Early()
 
 
+def test_add_parameter_and_register_buffer_check_name_value_and_init_alike():
+    layer = nn.Layer()
+    p = layer.create_parameter([3])
+    buf = paddle.zeros([1])
+    layer.taken = 1
+    for add, value, kind, expected in ((layer.add_parameter, p, "parameter", "a Parameter"),
+                                       (layer.register_buffer, buf, "buffer",
+                                        "a static Variable")):
+        method = add.__name__
+        with pytest.raises(TypeError, match="the %s name must be a str, got int" % kind):
+            add(3, value)
+        with pytest.raises(KeyError, match="the %s name must be non-empty" % kind):
+            add("", value)
+        with pytest.raises(KeyError, match="attribute 'taken' already exists"):
+            add("taken", value)
+        with pytest.raises(TypeError, match=r"\.%s\('w'\): expected %s, got ndarray"
+                           % (method, expected)):
+            add("w", np.zeros(3))
+        add("w_" + kind, value)
+        add("none_" + kind, None)
+    assert layer._parameters == {"w_parameter": p, "none_parameter": None}
+    assert layer._buffers == {"w_buffer": buf, "none_buffer": None}
+
+    class Early(nn.Layer):
+        def __init__(self, method):
+            getattr(self, method)("x", None)
+
+    for method in ("add_parameter", "register_buffer"):
+        with pytest.raises(RuntimeError, match=r"must be called before %s" % method):
+            Early(method)
+
+
 def test_forward_hooks_change_inputs_and_outputs_and_can_be_removed():
     x = static.data("x", [None, 2], "float32")
     layer = nn.ReLU()
