@@ -1,7 +1,8 @@
-"""ops/_common helpers that infer_shape checks share."""
+"""ops/_common helpers that the op definitions share (infer_shape checks, regions)."""
+import numpy as np
 import pytest
 
-from refimpl.ops._common import shapes_agree
+from refimpl.ops._common import region_index, shapes_agree
 
 
 @pytest.mark.parametrize("shape, expected, agree", [
@@ -16,3 +17,10 @@ from refimpl.ops._common import shapes_agree
 def test_shapes_agree_where_both_dims_are_known(shape, expected, agree):
     assert shapes_agree(shape, expected) is agree
     assert shapes_agree(tuple(expected), tuple(shape)) is agree
+
+
+def test_region_index_slices_the_named_axes_and_keeps_the_others_whole():
+    x = np.arange(24).reshape(2, 3, 4)
+    np.testing.assert_array_equal(x[region_index(3, [2, 0], [1, 1], [3, 2])], x[1:2, :, 1:3])
+    np.testing.assert_array_equal(x[region_index(3, [1], [2], [-4], [-2])], x[:, 2:-4:-2])
+    assert region_index(2, [], [], []) == (slice(None), slice(None))
