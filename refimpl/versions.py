@@ -94,6 +94,10 @@ SWITCHES = {
     # embedding_grad ignores sparse, measured): framework/selected_rows.py
     "static_sparse_gradients": {"1.8": "selected_rows", "2.0": "selected_rows",
                                 "3": "dense_under_pir"},
+    # dynamic mode, Adam with a weight_decay given a sparse embedding's gradient: the
+    # regularized (dense) update (1.8: its fluid Adam; 1.8.5's own dygraph regularization
+    # fails on ParamBase.lod_level), or Paddle 3.3.1's RuntimeError (measured; 2.0 as 3)
+    "sparse_weight_decay": {"1.8": "dense", "2.0": "refused", "3": "refused"},
     # DataParallel leaves gradients local for scale_loss / apply_collective_grads to
     # average by hand (1.8), or averages them during backward (2.0, 3: both deprecated)
     "dp_manual_reduction": {"1.8": True, "2.0": False, "3": False},

@@ -166,3 +166,40 @@ def test_optimizers_without_a_selected_rows_kernel_refuse_one(name):
     with fluid.dygraph.guard(), pytest.raises(TypeError, match="is a SelectedRows"):
         _eager_steps(lambda: fluid.dygraph.Embedding([4, 2], is_sparse=True),
                      lambda params: getattr(fluid.optimizer, name)(0.1, parameter_list=params))
+
+
+@pytest.mark.paddle("3")
+def test_eager_clipping_keeps_the_rows_weight_decay_is_refused():
+    """Paddle 3.3.1 (dynamic mode): ClipGradByGlobalNorm(1.0) clips the SelectedRows, and
+    Adam still reads the powers one step ahead (its values below); Adam with a weight_decay
+    raises its RuntimeError for a sparse gradient."""
+    clipped = [[0.9255865812301636, 1.0744134187698364, 1.0, 1.0, 0.9255865812301636,
+                1.0744134187698364, 1.0, 1.0],
+               [0.8680649995803833, 1.1319350004196167, 0.9361190795898438, 1.0638809204101562,
+                0.8408540487289429, 1.1591459512710571, 1.0, 1.0],
+               [0.7936515212059021, 1.2063484191894531, 0.8837915658950806, 1.1162084341049194,
+                0.7522424459457397, 1.2477575540542603, 1.0, 1.0]]
+    with fluid.dygraph.guard():
+        tables = _eager_steps(_paddle3_embedding, lambda params: paddle.optimizer.Adam(
+            0.1, parameters=params, grad_clip=paddle.nn.ClipGradByGlobalNorm(1.0)))
+        np.testing.assert_allclose(tables, clipped, atol=ATOL)
+        with pytest.raises(RuntimeError, match="Adam don't support weight_decay with sparse"):
+            _eager_steps(_paddle3_embedding, lambda params: paddle.optimizer.Adam(
+                0.1, parameters=params, weight_decay=0.01))
+
+
+@pytest.mark.paddle("1.8")
+def test_paddle_1_8_regularization_makes_the_gradient_dense():
+    """fluid's Adam with L2Decay (1.8.5 static: the sparse run gives the dense run's values,
+    the decay being added to every row): the regularized dense update, static and eager."""
+    make = lambda: fluid.optimizer.Adam(0.1, regularization=fluid.regularizer.L2Decay(0.5))  # noqa: E731
+    sparse, dense = _static_steps(True, make)[0], _static_steps(False, make)[0]
+    np.testing.assert_array_equal(sparse, dense)
+    np.testing.assert_allclose(dense[0], [0.9, 1.1, 0.9, 0.9, 0.9, 1.1, 0.9, 0.9], atol=ATOL)
+    with fluid.dygraph.guard():
+        eager = _eager_steps(
+            lambda: fluid.dygraph.Embedding([4, 2], is_sparse=True, param_attr=fluid.ParamAttr(
+                initializer=fluid.initializer.Constant(1.0))),
+            lambda params: fluid.optimizer.Adam(0.1, parameter_list=params,
+                                                regularization=fluid.regularizer.L2Decay(0.5)))
+    np.testing.assert_allclose(eager, dense, atol=ATOL)

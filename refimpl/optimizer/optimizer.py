@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from .. import backward as _backward
+from .. import versions
 from ..framework import mode
 from ..dygraph.tensor import EAGER_BLOCK, Tensor, on_place_of
 from ..framework import unique_name
@@ -338,13 +339,14 @@ class Optimizer:
         raw = params_grads
         if self._grad_clip is not None:
             params_grads = self._grad_clip(params_grads)
+        clipped = params_grads
         if decay:    # param groups' own weight_decay
             params_grads = [append_regularization_ops([pg], decay.get(id(pg[0]),
                                                                   self.regularization))[0]
                             for pg in params_grads]
         else:
             params_grads = append_regularization_ops(params_grads, self.regularization)
-        params_grads = self._update_sparse(raw, params_grads)
+        params_grads = self._update_sparse(raw, clipped, params_grads)
         if not self._update_directly(params_grads):
             self._create_optimization_pass(params_grads)
         return raw, params_grads
@@ -352,23 +354,32 @@ class Optimizer:
     # (param, grad array, rows): apply a gradient Paddle keeps as a SelectedRows of `rows`
     # where its update differs from the dense one (Adam)
     _update_rows = None
+    # the RuntimeError Paddle 2.x / 3's optimizer raises for such a gradient when it has a
+    # weight_decay (Adam; the switch sparse_weight_decay)
+    _sparse_decay_error = None
 
-    def _update_sparse(self, raw, params_grads):
+    def _update_sparse(self, raw, clipped, params_grads):
         """Apply the gradients Paddle keeps as SelectedRows (an is_sparse embedding's,
-        autograd's _grad_rows) that clipping and regularization left as they are, where
-        that changes the update (`_update_rows`); the pairs left for the dense update.
-        An optimizer Paddle runs on no SelectedRows: TypeError."""
+        autograd's _grad_rows) where that changes the update (`_update_rows`); the pairs
+        left for the dense update. `raw`, `clipped`: the pairs before clipping and before
+        regularization. Clipping keeps the rows (Paddle clips the SelectedRows' values;
+        zeros stay zeros, the norms are the dense ones); regularization makes the gradient
+        dense (Paddle adds the dense decay to it). An optimizer Paddle runs on no
+        SelectedRows: TypeError."""
         listed = {id(p): p._grad_rows for p, _ in raw if p._grad_rows is not None}
         if not listed:
             return params_grads
         self._check_sparse_gradients([(p.name + "@GRAD", p.name) for p, _ in raw
                                       if id(p) in listed])
+        if self._sparse_decay_error and self.regularization is not None and \
+                versions.switch("sparse_weight_decay") == "refused":
+            raise RuntimeError(self._sparse_decay_error)
         if self._update_rows is None:
             return params_grads
-        untouched = {id(g) for _, g in raw}
+        unregularized = {id(g) for _, g in clipped}
         dense = []
         for p, g in params_grads:
-            if id(p) in listed and id(g) in untouched:
+            if id(p) in listed and id(g) in unregularized:
                 self._update_rows(p, g._array(), listed[id(p)])
             else:
                 dense.append((p, g))

@@ -138,6 +138,8 @@ class _AdamFamily(Optimizer):
 
 class Adam(_AdamFamily):
     type = "adam"
+    _sparse_decay_error = ("Adam don't support weight_decay with sparse parameters, please "
+                           "set it to None.")     # Paddle 3.3.1's text
 
     def _update_attrs(self, p):
         return dict(self._beta_attrs(), epsilon=self._epsilon, lazy_mode=self._lazy_mode)
