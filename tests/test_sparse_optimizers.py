@@ -203,3 +203,33 @@ def test_paddle_1_8_regularization_makes_the_gradient_dense():
             lambda params: fluid.optimizer.Adam(0.1, parameter_list=params,
                                                 regularization=fluid.regularizer.L2Decay(0.5)))
     np.testing.assert_allclose(eager, dense, atol=ATOL)
+
+
+# Paddle 1.8.5, the static program with Adam(0.1, grad_clip=...): the clipped gradient is a
+# SelectedRows too (GlobalNorm and Norm give the same tables here, rows 0 and 2 clipped to
+# norm 1 differently from Value's 0.5 bound)
+CLIPPED_18 = {
+    "global_norm": [[0.9255866408348083, 1.0744134187698364, 1.0, 1.0, 0.9255867004394531,
+                     1.0744134187698364, 1.0, 1.0],
+                    [0.8680651187896729, 1.1319350004196167, 0.9361191391944885,
+                     1.0638809204101562, 0.8408542275428772, 1.1591459512710571, 1.0, 1.0],
+                    [0.7936517000198364, 1.2063484191894531, 0.8837916254997253,
+                     1.1162084341049194, 0.7522426843643188, 1.2477575540542603, 1.0, 1.0]],
+    "value": [[0.9255866408348083, 1.0744134187698364, 1.0, 1.0, 0.9255866408348083,
+               1.0744134187698364, 1.0, 1.0],
+              [0.8680650591850281, 1.1319350004196167, 0.9361191391944885, 1.0638809204101562,
+               0.8397409915924072, 1.1602590084075928, 1.0, 1.0],
+              [0.7936516404151917, 1.2063484191894531, 0.8837916254997253, 1.1162084341049194,
+               0.7487713694572449, 1.2512286901474, 1.0, 1.0]]}
+
+
+@pytest.mark.paddle("1.8")
+@pytest.mark.parametrize("clip,want", [
+    (lambda: fluid.clip.GradientClipByGlobalNorm(1.0), "global_norm"),
+    (lambda: fluid.clip.GradientClipByNorm(1.0), "global_norm"),
+    (lambda: fluid.clip.GradientClipByValue(0.5), "value")])
+def test_static_clipping_passes_the_selected_rows_on(clip, want):
+    tables, main, _ = _static_steps(True, lambda: fluid.optimizer.Adam(0.1, grad_clip=clip()))
+    adam = [op for op in main.global_block().ops if op.type == "adam"][0]
+    assert main.global_block().var(adam.input("Grad")[0]).type == "SELECTED_ROWS"
+    np.testing.assert_allclose(tables, CLIPPED_18[want], atol=ATOL)

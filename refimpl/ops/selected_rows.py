@@ -55,6 +55,32 @@ def _clip_by_norm(dense, x, **attrs):
     return rows._replace(value=dense(rows.value, **attrs))
 
 
+def _rows_kept(dense, x, *rest, **attrs):
+    """X a SelectedRows (elementwise_mul by a [1] scale): its rows kept, its value
+    computed."""
+    if not isinstance(x, RowsValue):
+        return dense(x, *rest, **attrs)
+    return x._replace(value=dense(np.asarray(x.value), *rest, **attrs))
+
+
+def _rows_merged(dense, x, *rest, **attrs):
+    """X a SelectedRows (clip): its rows merged (ascending, duplicates added), then the
+    merged value computed, as Paddle's kernel merges first."""
+    if not isinstance(x, RowsValue):
+        return dense(x, *rest, **attrs)
+    rows = merged(x, "X", within_height=False)
+    return rows._replace(value=dense(np.asarray(rows.value), *rest, **attrs))
+
+
+def _of_merged_value(dense, x, **attrs):
+    """X a SelectedRows (square, squared_l2_norm in a gradient clip's norm): the op on its
+    merged value, what Paddle's clip computes through merge_selected_rows and
+    get_tensor_from_selected_rows (the same norm as the dense gradient's)."""
+    if not isinstance(x, RowsValue):
+        return dense(x, **attrs)
+    return dense(np.asarray(merged(x, "X", within_height=False).value), **attrs)
+
+
 def _merge_rows(dense, x):
     """A SelectedRows: its rows merged (ascending, duplicates added); height kept."""
     if not isinstance(x, RowsValue):
@@ -198,7 +224,9 @@ ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "clip_by_norm": _clip_by_norm,
                  "lookup_table_v2_grad": _lookup_table_grad,
                  "hierarchical_sigmoid_grad": _hsigmoid_grad, "sgd": _sgd, "adam": _adam,
                  "momentum": _dense_grad, "lamb": _dense_grad, "adagrad": _dense_grad,
-                 "rmsprop": _rmsprop, "get_tensor_from_selected_rows": _value_tensor}
+                 "rmsprop": _rmsprop, "get_tensor_from_selected_rows": _value_tensor,
+                 "elementwise_mul": _rows_kept, "clip": _rows_merged,
+                 "square": _of_merged_value, "squared_l2_norm": _of_merged_value}
 # the optimizers that take a SelectedRows gradient (Paddle's others refuse one: adamax, ftrl,
 # decayed_adagrad, adadelta, lars_momentum, dpsgd in 1.8.5; adamw, adamax, adadelta in
 # 3.3.1, measured), and the grad ops that make one (in the slot named) when their forward
@@ -233,18 +261,48 @@ def sparse_gradients(block, grads):
     return [g for g in grads if _made_sparse(g.name, writers)]
 
 
+# ops of a gradient clip that take a SelectedRows X: those whose Out is one too (the
+# clipped gradient), and those that read it into a tensor (the norm)
+CLIP_PASSES = frozenset({"elementwise_mul", "clip", "clip_by_norm"})
+CLIP_NORMS = frozenset({"square", "squared_l2_norm"})
+
+
+def _rows_flow(name, writers, readers):
+    """The variables a SelectedRows `name` makes SelectedRows through gradient clipping
+    (itself first), when everything that reads them can take one: SPARSE_UPDATES, and the
+    clips' CLIP_PASSES / CLIP_NORMS ops reading them as X; else None."""
+    flow, todo = [], [name]
+    while todo:
+        n = todo.pop()
+        flow.append(n)
+        read = readers.get(n, [])
+        if not read:
+            return None
+        for op in read:
+            if op.type in SPARSE_UPDATES:
+                continue
+            if op.type not in CLIP_PASSES | CLIP_NORMS or op.inputs.get("X") != [n]:
+                return None
+            if op.type in CLIP_PASSES:
+                out = op.outputs["Out"][0]
+                if len(writers.get(out, [])) != 1:
+                    return None
+                todo.append(out)
+    return flow
+
+
 def mark_sparse_gradients(block, grads):
     """Make each gradient in `grads` a SELECTED_ROWS variable, as Paddle 1.8 does for an
     is_sparse embedding's (or hsigmoid's) W@GRAD, where refimpl can run it so: one
-    is_sparse SPARSE_GRAD_MAKERS op writes it and only SPARSE_UPDATES read it. Otherwise
-    (regularization, clipping, a table used twice) it stays dense, the same numbers but
-    for adam's (specs/selected_rows.md)."""
+    is_sparse SPARSE_GRAD_MAKERS op writes it and only SPARSE_UPDATES read it, directly or
+    through a gradient clip (whose clipped gradient is then one too, as Paddle's). Otherwise
+    (regularization, a table used twice) it stays dense, the same numbers but for adam's
+    (specs/selected_rows.md)."""
     writers, readers = _uses(block)
     for g in grads:
-        read = readers.get(g.name, [])
-        if _made_sparse(g.name, writers) and read and \
-                all(op.type in SPARSE_UPDATES for op in read):
-            g.type = "SELECTED_ROWS"
+        flow = _made_sparse(g.name, writers) and _rows_flow(g.name, writers, readers)
+        for name in flow or ():
+            block._find_var_recursive(name).type = "SELECTED_ROWS"
 
 
 def rows_forward(op_type, dense):

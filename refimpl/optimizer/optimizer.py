@@ -235,9 +235,10 @@ class Optimizer:
 
     def apply_gradients(self, params_grads):
         params_grads = sorted(params_grads, key=lambda pg: pg[0].name)
-        if not self._eager and static_sparse_gradients():
-            grads = [g for _, g in params_grads if g is not None]
-            made = {g.name for g in sparse_gradients(grads[0].block, grads)} if grads else ()
+        sparse = not self._eager and static_sparse_gradients()
+        raw = [g for _, g in params_grads if g is not None]
+        if sparse and raw:
+            made = {g.name for g in sparse_gradients(raw[0].block, raw)}
             self._check_sparse_gradients([(g.name, p.name) for p, g in params_grads
                                           if g is not None and g.name in made])
         if self._grad_clip is not None:
@@ -245,7 +246,10 @@ class Optimizer:
         else:     # 1.8's fluid.clip.set_gradient_clip (the optimizer's grad_clip wins)
             params_grads = clip_by_param_attrs(params_grads)
         params_grads = append_regularization_ops(params_grads, self.regularization)
-        return self._create_optimization_pass(params_grads)
+        ops = self._create_optimization_pass(params_grads)
+        if sparse:      # (the raw gradients: clipping passes a SelectedRows on)
+            mark_sparse_gradients(self._block(), raw)
+        return ops
 
     def apply_optimize(self, loss, startup_program, params_grads):
         program = loss.block.program
@@ -284,8 +288,6 @@ class Optimizer:
             with block.program._optimized_guard([param, grad]), \
                     self._update_name_scope():
                 self._append_optimize_op(block, (param, grad))
-        if not self._eager and static_sparse_gradients():
-            mark_sparse_gradients(block, [g for _, g in params_grads if g is not None])
         with block.program._role_guard(OpRole.Optimize):
             self._finish_update(block, params_grads)
         return block.ops[start:]
