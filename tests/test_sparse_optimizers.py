@@ -233,3 +233,28 @@ def test_static_clipping_passes_the_selected_rows_on(clip, want):
     adam = [op for op in main.global_block().ops if op.type == "adam"][0]
     assert main.global_block().var(adam.input("Grad")[0]).type == "SELECTED_ROWS"
     np.testing.assert_allclose(tables, CLIPPED_18[want], atol=ATOL)
+
+
+@pytest.mark.paddle("1.8")
+def test_a_table_looked_up_twice_sums_selected_rows():
+    """Two is_sparse lookups of one table (ids [0, 2] and [2, 1 + step], the second weighed
+    by 0.5), Adam(0.1), two steps: Paddle 1.8.5 sums the two SelectedRows into one, and
+    Adam reads the powers one step ahead (the dense run: 0.8000004 for row 0)."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        attr = fluid.ParamAttr(name="w", initializer=fluid.initializer.Constant(1.0))
+        looked_up = [fluid.embedding(fluid.data(name, [None, 1], "int64"), size=[4, 2],
+                                     is_sparse=True, param_attr=attr) for name in ("a", "b")]
+        weights = fluid.layers.assign(WEIGHTS)
+        loss = fluid.layers.reduce_sum(looked_up[0] * weights) + \
+            fluid.layers.reduce_sum(looked_up[1] * weights * 0.5)
+        fluid.optimizer.Adam(0.1).minimize(loss)
+    assert main.global_block().var("w@GRAD").type == "SELECTED_ROWS"
+    exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+    exe.run(startup, scope=scope)
+    for step in range(2):
+        exe.run(main, feed={"a": np.array([[0], [2]], "int64"),
+                            "b": np.array([[2], [1 + step]], "int64")}, scope=scope)
+    np.testing.assert_allclose(np.array(scope.find_var("w").get_tensor()).ravel(), [
+        0.8397409319877625, 1.1602591276168823, 0.8680650591850281, 1.1319350004196167,
+        0.8399707674980164, 1.1600292921066284, 1.0, 1.0], atol=ATOL)

@@ -246,19 +246,27 @@ def _uses(block):
     return writers, readers
 
 
-def _made_sparse(name, writers):
-    """Whether one is_sparse SPARSE_GRAD_MAKERS op writes `name`, in its sparse slot."""
+def _sparse_sources(name, writers):
+    """The variables that make `name` a SelectedRows in Paddle: [name] when one is_sparse
+    SPARSE_GRAD_MAKERS op writes it (in its sparse slot), [name, parts...] when one `sum`
+    adds such ones (a table looked up more than once); else None."""
     made = writers.get(name, [])
-    return len(made) == 1 and made[0].type in SPARSE_GRAD_MAKERS and \
-        name in made[0].outputs.get(SPARSE_GRAD_MAKERS[made[0].type], ()) and \
-        bool(made[0].attrs.get("is_sparse"))
+    if len(made) != 1:
+        return None
+    op = made[0]
+    if op.type == "sum":
+        parts = [_sparse_sources(x, writers) for x in op.inputs.get("X", ())]
+        return [name] + [n for part in parts for n in part] if parts and all(parts) else None
+    sparse = op.type in SPARSE_GRAD_MAKERS and bool(op.attrs.get("is_sparse")) and \
+        name in op.outputs.get(SPARSE_GRAD_MAKERS[op.type], ())
+    return [name] if sparse else None
 
 
 def sparse_gradients(block, grads):
-    """The gradients among `grads` that Paddle keeps as SelectedRows: those one is_sparse
-    lookup (or hsigmoid) grad op writes."""
+    """The gradients among `grads` that Paddle keeps as SelectedRows: those is_sparse
+    lookup (or hsigmoid) grad ops write, or a sum of them."""
     writers = _uses(block)[0]
-    return [g for g in grads if _made_sparse(g.name, writers)]
+    return [g for g in grads if _sparse_sources(g.name, writers)]
 
 
 # ops of a gradient clip that take a SelectedRows X: those whose Out is one too (the
@@ -294,14 +302,16 @@ def _rows_flow(name, writers, readers):
 def mark_sparse_gradients(block, grads):
     """Make each gradient in `grads` a SELECTED_ROWS variable, as Paddle 1.8 does for an
     is_sparse embedding's (or hsigmoid's) W@GRAD, where refimpl can run it so: one
-    is_sparse SPARSE_GRAD_MAKERS op writes it and only SPARSE_UPDATES read it, directly or
-    through a gradient clip (whose clipped gradient is then one too, as Paddle's). Otherwise
-    (regularization, a table used twice) it stays dense, the same numbers but for adam's
-    (specs/selected_rows.md)."""
+    is_sparse SPARSE_GRAD_MAKERS op writes it (or a `sum` of such ones: the table looked up
+    more than once, the parts then SelectedRows too) and only SPARSE_UPDATES read it,
+    directly or through a gradient clip (whose clipped gradient is then one too, as
+    Paddle's). Otherwise (regularization, data parallelism) it stays dense, the same numbers
+    but for adam's (specs/selected_rows.md)."""
     writers, readers = _uses(block)
     for g in grads:
-        flow = _made_sparse(g.name, writers) and _rows_flow(g.name, writers, readers)
-        for name in flow or ():
+        sources = _sparse_sources(g.name, writers)
+        flow = sources and _rows_flow(g.name, writers, readers)
+        for name in (sources + flow) if flow else ():
             block._find_var_recursive(name).type = "SELECTED_ROWS"
 
 
