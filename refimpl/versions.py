@@ -89,6 +89,15 @@ SWITCHES = {
     # json (.json) while FLAGS_enable_pir_api is on (3; pir_utils.OldIrGuard turns it off)
     "inference_program_format": {"1.8": "program_desc", "2.0": "program_desc",
                                  "3": "pir_json"},
+    # a static program keeps an is_sparse embedding's gradient as a SelectedRows (1.8, 2.0;
+    # 3.3.1 under OldIrGuard), or dense while FLAGS_enable_pir_api is on (3.3.1: its PIR
+    # embedding_grad ignores sparse, measured): framework/selected_rows.py
+    "static_sparse_gradients": {"1.8": "selected_rows", "2.0": "selected_rows",
+                                "3": "dense_under_pir"},
+    # dynamic mode, Adam with a weight_decay given a sparse embedding's gradient: the
+    # regularized (dense) update (1.8: its fluid Adam; 1.8.5's own dygraph regularization
+    # fails on ParamBase.lod_level), or Paddle 3.3.1's RuntimeError (measured; 2.0 as 3)
+    "sparse_weight_decay": {"1.8": "dense", "2.0": "refused", "3": "refused"},
     # DataParallel leaves gradients local for scale_loss / apply_collective_grads to
     # average by hand (1.8), or averages them during backward (2.0, 3: both deprecated)
     "dp_manual_reduction": {"1.8": True, "2.0": False, "3": False},

@@ -488,6 +488,28 @@ def test_dynamic_lstmp_h0_is_the_initial_projection_as_paddle_1_8():
     np.testing.assert_allclose(c, [[0.14913615150359433, -0.03297849938041648]], rtol=1e-6)
 
 
+def test_lstmp_projection_takes_the_cell_activation_as_paddle_1_8():
+    """cell_activation sigmoid, proj_activation tanh: Paddle 1.8.5's kernel activates the
+    projection with sigmoid (its values below, one sequence of 3 steps); tanh would give
+    negative projections here. proj_activation identity still leaves it unactivated."""
+    x = (np.arange(24).reshape(3, 8) % 5 - 2) * 0.25
+    weight = np.array([[0.5, -0.25, 0.25, 0.5, -0.5, 0.25, 0.5, -0.25]])
+    proj_weight = np.array([[1.5], [-2.0]])
+    bias = (np.arange(14) % 3 - 1).reshape(1, 14) * 0.125
+    lens = np.array([3], np.int64)
+    attrs = dict(LSTMP_ATTRS, cell_activation="sigmoid", proj_activation="tanh")
+    proj, cell = LSTMP.forward(x, None, None, weight, proj_weight, bias, lens, **attrs)[:2]
+    np.testing.assert_allclose(proj.ravel(), [0.4499216377735138, 0.5297855734825134,
+                                              0.46773362159729004], rtol=1e-6)
+    np.testing.assert_allclose(cell.ravel(), [-0.29460853338241577, -0.13010308146476746,
+                                              0.012381196022033691, 0.0921793282032013,
+                                              -0.06456107646226883, -0.03934261575341225],
+                               rtol=1e-5)
+    unactivated = LSTMP.forward(x, None, None, weight, proj_weight, bias, lens,
+                                **dict(attrs, proj_activation="identity"))[0]
+    assert unactivated.min() < 0
+
+
 def test_dynamic_lstmp_layer_runs_the_op_with_its_parameters():
     rng = np.random.RandomState(7)
     x = rng.uniform(-1, 1, (5, 8)).astype("float32")

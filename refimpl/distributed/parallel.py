@@ -119,7 +119,7 @@ class DataParallel(Layer):
                   if p.trainable and p.gradient() is not None]
         sums = process_world().allreduce(0, [p.gradient() for p in params])
         for p, g in zip(params, sums):
-            p._grad, p._zeroed = g, False
+            p._grad, p._zeroed, p._grad_rows = g, False, None     # summed dense
 
     # Paddle 1.8's gradient buckets: private methods, but its own tests call them
     def _coalesce_tensors(self, var_groups):

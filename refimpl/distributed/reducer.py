@@ -114,10 +114,11 @@ class _Bucket:
         self.missing[self._piece_of[index]] -= 1
 
     def scatter_back(self, averaged):
-        """Each parameter's .grad: its part of the averaged bucket (a view)."""
+        """Each parameter's .grad: its part of the averaged bucket (a view), dense (the rows
+        of a sparse embedding's gradient are not gathered across ranks)."""
         for p, start, end in zip(self.params, self.offsets, self.offsets[1:]):
             p._grad = averaged[start:end].reshape(p._array().shape)
-            p._zeroed = False
+            p._zeroed, p._grad_rows = False, None
 
 
 class Reducer:

@@ -243,12 +243,14 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
         if type(edge) is not tuple:
             leaf_deps[id(edge)] = leaf_deps.get(id(edge), 0) + 1
     pending, leaf_grads, captured = {}, {}, {}
+    leaf_rows = {}     # leaf key -> the rows its sparse contributions list, None: a dense one
     add = ops.add
 
-    def send(edge, g, seq=_ROOT_SEQ):
+    def send(edge, g, seq=_ROOT_SEQ, rows=None):
         """Gradient `g` (or None: none) from the node recorded `seq`-th along `edge`; True
         when it completed a node's. The gradients reaching one tensor are kept as
-        contributions and added when the last arrives (_total)."""
+        contributions and added when the last arrives (_total). `rows`: the ids of an
+        is_sparse lookup whose W gradient `g` is (None: a dense gradient)."""
         if type(edge) is tuple:
             if blocked and edge in blocked:
                 return False
@@ -265,18 +267,20 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
             return False
         if g is not None:
             leaf_grads[key] = _contribute(leaf_grads.get(key), seq, g)
+            listed = leaf_rows.get(key, ())
+            leaf_rows[key] = None if rows is None or listed is None else listed + rows
         left = leaf_deps[key] = leaf_deps[key] - 1
         if left == 0 and key in leaf_grads:
-            leaf_done(edge, _total(leaf_grads.pop(key), add))
+            leaf_done(edge, _total(leaf_grads.pop(key), add), leaf_rows.pop(key))
         return False
 
-    def leaf_done(leaf, g):
+    def leaf_done(leaf, g, rows):
         if leaf._hooks:
             g = _apply_hooks(leaf._hooks, g, ops)
         if capture is not None:
             captured[id(leaf)] = g
             return
-        _accumulate(leaf, g)
+        _accumulate(leaf, g, rows)
         if leaf._ready_hooks:
             for hook in list(leaf._ready_hooks):
                 hook(leaf)
@@ -318,13 +322,26 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
                 break
         else:
             in_grads = [None] * len(node.flat_edges)
+        rows = _sparse_rows(node) if node.lay.type in _LOOKUPS else None
         if not retain_graph:
             node.release()
         seq = node.seq
         for e, g in zip(node.flat_edges, in_grads):
-            if e is not None and send(e, g, seq):
+            if e is not None and send(e, g, seq, rows):
                 ready.append(e[0])
     return captured
+
+
+_LOOKUPS = frozenset({"lookup_table", "lookup_table_v2"})
+
+
+def _sparse_rows(node):
+    """The ids (a tuple, repeats kept) of an is_sparse lookup node, whose W gradient Paddle
+    keeps as a SelectedRows listing them; None for a dense lookup."""
+    if not node.kw.get("is_sparse"):
+        return None
+    ids = node.ins[1]      # (W, Ids)
+    return tuple(xp.to_host(ids).reshape(-1).tolist())
 
 
 _ROOT_SEQ = float("inf")     # a root's gradient comes first
@@ -425,13 +442,22 @@ def _leading_to(reach, capture):
     return useful
 
 
-def _accumulate(leaf, g):
+def _accumulate(leaf, g, rows):
+    """Add `g` into leaf.grad. `rows`: the rows `g` lists as an is_sparse lookup's
+    SelectedRows gradient (None: dense); leaf._grad_rows keeps the rows of the whole
+    gradient while every part of it is such a one (Paddle adds SelectedRows into a
+    SelectedRows, anything dense makes it dense)."""
     value = leaf._array()
     if type(g) is not type(value):    # a host leaf used on a GPU (or the reverse)
         g = on_place_of(value, g)
     if g.shape != value.shape or g.dtype != value.dtype:
         g = np.broadcast_to(g, value.shape).astype(value.dtype)
-    leaf._grad = g if leaf._grad is None else leaf._grad + g
+    if leaf._grad is None:
+        leaf._grad, leaf._grad_rows = g, rows
+    else:
+        leaf._grad = leaf._grad + g
+        if leaf._grad_rows is not None:
+            leaf._grad_rows = None if rows is None else leaf._grad_rows + rows
 
 
 def _root_grad(t, g, where):

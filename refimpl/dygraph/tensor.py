@@ -69,6 +69,7 @@ class Tensor(Variable):
     _ready_hooks = None    # leaf hooks run once its .grad holds a backward's gradient
     _zeroed = False        # clear_grad() without memory: .grad reads zeros
     _sparse_grad = False   # Paddle keeps its gradient as SelectedRows (a sparse embedding)
+    _grad_rows = None      # the rows of a gradient Paddle keeps as SelectedRows (autograd)
     _decl = None           # a placeholder's declared (dtype, shape)
     # defaults a new tensor shares until set (a tensor is made per op result)
     _name = None
@@ -282,7 +283,7 @@ class Tensor(Variable):
             a = self._array()
             value = on_place_of(a, value._array() if isinstance(value, Tensor) else value,
                                 a.dtype)
-        self._grad = value
+        self._grad, self._grad_rows = value, None
 
     def gradient(self):
         """The gradient as an ndarray on the host, as Paddle's (None before any backward)."""

@@ -23,7 +23,7 @@ from ..framework.scope import LoDTensorArray, Tensor, global_scope
 from ..framework.selected_rows import RowsValue
 from ..ops.registry import BlockOpDef, lod_reaching, with_lod_rules
 from ..ops.reader_ops import READER_OPS
-from ..ops.selected_rows import ROWS_OUTPUT_BUFFERS, rows_forward
+from ..ops.selected_rows import ROWS_ALIASED_SLOTS, ROWS_OUTPUT_BUFFERS, rows_forward
 from ..parallel.group import process_group
 from ..xp import (device as gpu_device, drop_deferred_checks, run_deferred_checks,
                   to_device, to_host)
@@ -94,7 +94,13 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
 
 def _bind_rows_op(fn, op, attrs):
     """An op on SelectedRows bound; a rule that writes into its outputs' current tensors
-    (ROWS_OUTPUT_BUFFERS) gets them, those that are not one of the op's inputs."""
+    (ROWS_OUTPUT_BUFFERS) gets them, those that are not one of the op's inputs; one that
+    asks (ROWS_ALIASED_SLOTS) is told which of its input / output slot pairs name one
+    variable."""
+    pairs = ROWS_ALIASED_SLOTS.get(op.type)
+    if pairs:
+        attrs = dict(attrs, powers_aliased=tuple(
+            bool(op.inputs.get(i)) and op.inputs.get(i) == op.outputs.get(o) for i, o in pairs))
     slots = ROWS_OUTPUT_BUFFERS.get(op.type)
     if not slots:
         return bind_kernel(fn, op.op_def, op.inputs, op.outputs, attrs)

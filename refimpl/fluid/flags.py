@@ -2,7 +2,7 @@
 fluid.core.globals(), a dict-like view of all of them.
 
 refimpl keeps the values so scripts that read or set them run; only FLAGS_check_nan_inf
-changes how refimpl runs (plans built while it is on check every op's outputs:
+(and, under Paddle 3, FLAGS_enable_pir_api: static_sparse_gradients) changes how refimpl runs (plans built while it is on check every op's outputs:
 executor/nan_inf.py; its memory and threading choices are BuildStrategy /
 ExecutionStrategy fields). An environment variable FLAGS_x sets the starting value, as
 in Paddle.
@@ -13,6 +13,7 @@ import os
 
 from .. import versions
 from ..executor.nan_inf import set_checking
+from ..framework.selected_rows import set_pir_programs
 
 __all__ = ["get_flags", "set_flags", "globals_view"]
 
@@ -111,7 +112,7 @@ def _from_environment(name):
 
 _flags = dict(_DEFAULTS)
 # the flags that act on the runtime, and where their value goes
-_APPLIED = {"FLAGS_check_nan_inf": set_checking}
+_APPLIED = {"FLAGS_check_nan_inf": set_checking, "FLAGS_enable_pir_api": set_pir_programs}
 
 
 def _store(name, value):

@@ -11,7 +11,10 @@ from collections import namedtuple
 
 import numpy as np
 
-__all__ = ["RowsValue", "to_dense", "merged", "check_rows"]
+from .. import versions
+
+__all__ = ["RowsValue", "to_dense", "merged", "check_rows", "set_pir_programs",
+           "static_sparse_gradients"]
 
 
 class RowsValue(namedtuple("RowsValue", "rows height value")):
@@ -66,3 +69,18 @@ def merged(sr, what="SelectedRows", within_height=True):
     summed = np.zeros((len(unique),) + value.shape[1:], dtype=value.dtype)
     np.add.at(summed, where, value[:len(rows)])
     return RowsValue(tuple(int(r) for r in unique), sr.height, summed)
+
+
+_pir_programs = [True]     # FLAGS_enable_pir_api (fluid/flags.py sets it)
+
+
+def set_pir_programs(on):
+    _pir_programs[0] = bool(on)
+
+
+def static_sparse_gradients():
+    """Whether a static program keeps an is_sparse embedding's gradient as a SelectedRows:
+    yes, but under Paddle 3 while FLAGS_enable_pir_api is on, whose PIR embedding_grad
+    ignores `sparse` (the switch static_sparse_gradients)."""
+    return versions.switch("static_sparse_gradients") == "selected_rows" or \
+        not _pir_programs[0]

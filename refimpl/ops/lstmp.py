@@ -7,6 +7,9 @@ state instead of the hidden state itself: Weight is [P, 4D], and per step
     c' = f * c + i * cand(...), clipped to [-cell_clip, cell_clip] when cell_clip > 0
     h' = o * cell(c')
     r' = proj(h' ProjWeight), ProjWeight [D, P], clipped to [-proj_clip, proj_clip] when > 0
+where proj is cell_activation whenever proj_activation is not identity: Paddle's kernel
+(1.8.5, measured; its later revisions too) activates the projection with cell_activation
+and reads proj_activation only to skip the activation when it is identity.
 H0 [N, P] is the initial projection itself (0 without it; Paddle 1.8.5's form, measured:
 no projection or activation is applied to it), C0 [N, D] the initial cell.
 Outputs: Projection [total, P] and Cell [total, D]."""
@@ -22,6 +25,12 @@ ATTRS = {"use_peepholes": True, "is_reverse": False, "gate_activation": "sigmoid
          "proj_activation": "tanh", "cell_clip": 0.0, "proj_clip": 0.0}
 ACTIVATION_ATTRS = ("gate_activation", "cell_activation", "candidate_activation",
                     "proj_activation")
+
+
+def projection_activation(attrs):
+    """The activation Paddle applies to the projection: cell_activation, unless
+    proj_activation is identity (module docstring)."""
+    return "identity" if attrs["proj_activation"] == "identity" else attrs["cell_activation"]
 
 
 def lstmp_steps(x, h0, c0, weight, proj_weight, bias, length, attrs, op="lstmp"):
@@ -46,7 +55,7 @@ def lstmp_steps(x, h0, c0, weight, proj_weight, bias, length, attrs, op="lstmp")
                          cand_act, cell_act, attrs["cell_clip"])
         c_new = step[4]
         h_new = step[3] * step[6]   # o * cell(c')
-        r_act = act(attrs["proj_activation"], h_new @ proj_weight)
+        r_act = act(projection_activation(attrs), h_new @ proj_weight)
         r_new, r_pass = clip(r_act, attrs["proj_clip"])
         r[active], c[active] = r_new, c_new
         projection[rows], cell[rows] = r_new, c_new
@@ -100,7 +109,7 @@ class LSTMP(OpDef):
         def dh_through_projection(record, dr_carried):
             rows, h_new, r_act, r_pass = record[1], record[5], record[6], record[7]
             dr = dr_carried + (0 if dproj is None else dproj[rows])
-            dr_pre = dr * r_pass * act_grad(attrs["proj_activation"], r_act)
+            dr_pre = dr * r_pass * act_grad(projection_activation(attrs), r_act)
             dproj_weight[...] += h_new.T @ dr_pre
             return dr_pre @ proj_weight.T
         dx, dh0, dc0, dweight, dbias = lstm_bptt(x, weight, peep, records, batch, dcell,
@@ -130,3 +139,9 @@ class LSTMP(OpDef):
                       "ProjWeight": rand(rng, width, proj_width), "Bias": rand(rng, 1, 7 * width),
                       "XLength": np.array([1, 3], np.int64)},
                      {"proj_activation": "identity", "cell_activation": "identity"})
+        # the projection activated by cell_activation (sigmoid), not proj_activation (tanh)
+        yield Sample({"Input": rand(rng, 4, 4 * width), "Weight": rand(rng, proj_width, 4 * width),
+                      "ProjWeight": rand(rng, width, proj_width), "Bias": rand(rng, 1, 7 * width),
+                      "XLength": np.array([1, 3], np.int64)},
+                     {"cell_activation": "sigmoid", "proj_activation": "tanh"},
+                     name="cell_act_projection")

@@ -28,6 +28,13 @@ def beta_values(beta1_tensor, beta2_tensor, beta1, beta2):
     return beta1, beta2
 
 
+def adam_rate(lr, b1p, b2p, like):
+    """Adam's step size lr sqrt(1 - b2p) / (1 - b1p) in the dtype of `like`, and
+    sqrt(1 - b2p) (b1p, b2p: the [1] beta powers)."""
+    corr2 = np.sqrt(1 - b2p.reshape(-1)[0])
+    return _lr(lr, like) * _as(corr2 / (1 - b1p.reshape(-1)[0]), like), corr2
+
+
 # Sample float attributes are exact in float32: Paddle stores float attrs as float32, so
 # values like 0.9 would make its float64 updates differ from the reference by ~1e-8.
 BETA1, BETA2 = 0.875, 1 - 2.0 ** -10
@@ -125,17 +132,27 @@ class Adam(_Update):
         beta1, beta2 = beta_values(b1t, b2t, beta1, beta2)
         t = param.dtype.type
         m1 *= t(beta1)
-        m1 += t(1 - beta1) * grad
+        m1 += (1 - t(beta1)) * grad
         m2 *= t(beta2)
-        m2 += t(1 - beta2) * grad * grad
-        corr2 = np.sqrt(1 - b2p.reshape(-1)[0])
-        lr_t = _lr(lr, param) * _as(corr2 / (1 - b1p.reshape(-1)[0]), param)
+        m2 += (1 - t(beta2)) * grad * grad
+        lr_t, corr2 = adam_rate(lr, b1p, b2p, param)
         epsilon = epsilon * corr2 if versions.switch("adam_epsilon") == "scaled" \
             else np.float64(epsilon)
         param -= lr_t * (m1 / (np.sqrt(m2) + _as(epsilon, param)))
         b1p *= t(beta1)
         b2p *= t(beta2)
         return param, m1, m2, b1p, b2p
+
+    @staticmethod
+    def decay_rows(param, m1, m2, lr, b1p, b2p, beta1, beta2, epsilon):
+        """The rows a SelectedRows Grad does not list, without lazy_mode: the update with a
+        zero gradient, epsilon unscaled in every profile (Paddle's sparse kernel updates
+        them in a loop of its own, measured on 1.8.5 and 3.3.1; specs/selected_rows.md).
+        In place; b1p, b2p are only read."""
+        t = param.dtype.type
+        m1 *= t(beta1)
+        m2 *= t(beta2)
+        param -= adam_rate(lr, b1p, b2p, param)[0] * (m1 / (np.sqrt(m2) + t(epsilon)))
 
     def samples(self, rng):
         for name, attrs in self.sample_attrs.items():

@@ -3,15 +3,17 @@ them. For an op that reads or writes a SELECTED_ROWS variable the executor binds
 `rows_forward(op_type, dense)`: a function with the op's forward signature that runs
 `dense` (the kernel the op would run on tensors) on what the SelectedRows stand for. Every
 result equals the op on those dense tensors, bit for bit, except where Paddle defines
-otherwise (adam's lazy_mode updates only the listed rows). specs/selected_rows.md.
+otherwise (adam: the beta powers read one step ahead, lazy_mode). specs/selected_rows.md.
 """
 import functools
 
 import numpy as np
 
 from ..framework.selected_rows import RowsValue, check_rows, merged, to_dense
+from .optimizer_ops import Adam, beta_values
 
-__all__ = ["ROWS_FORWARDS", "ROWS_OUTPUT_BUFFERS", "rows_forward", "mark_sparse_gradients"]
+__all__ = ["ROWS_FORWARDS", "ROWS_OUTPUT_BUFFERS", "ROWS_ALIASED_SLOTS", "SPARSE_UPDATES",
+           "rows_forward", "mark_sparse_gradients", "sparse_gradients"]
 
 
 def _dense(x, what):
@@ -51,6 +53,32 @@ def _clip_by_norm(dense, x, **attrs):
         return dense(x, **attrs)
     rows = merged(x, "clip_by_norm X", within_height=False)
     return rows._replace(value=dense(rows.value, **attrs))
+
+
+def _rows_kept(dense, x, *rest, **attrs):
+    """X a SelectedRows (elementwise_mul by a [1] scale): its rows kept, its value
+    computed."""
+    if not isinstance(x, RowsValue):
+        return dense(x, *rest, **attrs)
+    return x._replace(value=dense(np.asarray(x.value), *rest, **attrs))
+
+
+def _rows_merged(dense, x, *rest, **attrs):
+    """X a SelectedRows (clip): its rows merged (ascending, duplicates added), then the
+    merged value computed, as Paddle's kernel merges first."""
+    if not isinstance(x, RowsValue):
+        return dense(x, *rest, **attrs)
+    rows = merged(x, "X", within_height=False)
+    return rows._replace(value=dense(np.asarray(rows.value), *rest, **attrs))
+
+
+def _of_merged_value(dense, x, **attrs):
+    """X a SelectedRows (square, squared_l2_norm in a gradient clip's norm): the op on its
+    merged value, what Paddle's clip computes through merge_selected_rows and
+    get_tensor_from_selected_rows (the same norm as the dense gradient's)."""
+    if not isinstance(x, RowsValue):
+        return dense(x, **attrs)
+    return dense(np.asarray(merged(x, "X", within_height=False).value), **attrs)
 
 
 def _merge_rows(dense, x):
@@ -145,27 +173,48 @@ def _rmsprop(dense, param, mean_square, mean_grad, lr, grad, moment, **attrs):
 
 
 def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mode=False,
-          out_buffers=(None, None, None), **attrs):
-    """Dense Grad: adam. lazy_mode: only the rows Grad lists move (param and moments); the
-    beta powers advance once. The moved rows are written into the tensors ParamOut,
-    Moment1Out and Moment2Out already hold (`out_buffers`, None where they hold none or
-    are the inputs themselves): Paddle 1.8's lazy kernel writes nothing else there."""
-    if not (isinstance(grad, RowsValue) and lazy_mode):
-        return dense(param, _dense(grad, "adam Grad"), lr, m1, m2, b1p, b2p, b1t, b2t,
-                     lazy_mode=lazy_mode, **attrs)
+          out_buffers=(None, None, None), powers_aliased=(False, False), **attrs):
+    """A SelectedRows Grad, as Paddle's sparse adam kernel (1.8.5 and 3.3.1, measured):
+    its rows merged; each beta power whose output is the input variable itself
+    (`powers_aliased`: what an optimizer builds) is advanced first and the update reads
+    the advanced value, one step ahead of the dense update. The listed rows move as the
+    dense update moves them; without lazy_mode every other row too, with a zero gradient
+    and epsilon unscaled (Adam.decay_rows). The moved rows are written into the tensors
+    ParamOut, Moment1Out and Moment2Out already hold (`out_buffers`, None where they hold
+    none or are the inputs themselves): Paddle writes nothing else there."""
+    if not isinstance(grad, RowsValue):
+        return dense(param, grad, lr, m1, m2, b1p, b2p, b1t, b2t, lazy_mode=lazy_mode,
+                     **attrs)
     grad = merged(grad, "adam Grad")
+    beta1, beta2 = beta_values(b1t, b2t, attrs.get("beta1", Adam.attrs["beta1"]),
+                               attrs.get("beta2", Adam.attrs["beta2"]))
+    powers_out = (b1p * b1p.dtype.type(beta1), b2p * b2p.dtype.type(beta2))
+    b1r, b2r = (ahead if aliased else given for ahead, given, aliased in
+                zip(powers_out, (b1p, b2p), powers_aliased))
     rows = np.asarray(grad.rows, np.int64)
-    p, n1, n2 = param[rows], m1[rows], m2[rows]
-    dense(p, np.asarray(grad.value), lr, n1, n2, b1p, b2p, b1t, b2t, lazy_mode=True, **attrs)
     outs = [buffer if buffer is not None and np.shape(buffer) == np.shape(source) else source
             for buffer, source in zip(out_buffers, (param, m1, m2))]
+    if not lazy_mode:
+        others = np.setdiff1d(np.arange(len(param)), rows)
+        q, k1, k2 = param[others], m1[others], m2[others]
+        Adam.decay_rows(q, k1, k2, lr, b1r, b2r, beta1, beta2,
+                        attrs.get("epsilon", Adam.attrs["epsilon"]))
+        for out, moved in zip(outs, (q, k1, k2)):
+            out[others] = moved
+    p, n1, n2 = param[rows], m1[rows], m2[rows]
+    # (the dense kernel advances the copies of the powers it is given; those are dropped)
+    dense(p, np.asarray(grad.value), lr, n1, n2, b1r.copy(), b2r.copy(), b1t, b2t,
+          lazy_mode=lazy_mode, **attrs)
     for out, moved in zip(outs, (p, n1, n2)):
         out[rows] = moved
-    return tuple(outs) + (b1p, b2p)
+    return tuple(outs) + powers_out
 
 
 # the ops whose rule writes into what these output slots already hold (keyword out_buffers)
 ROWS_OUTPUT_BUFFERS = {"adam": ("ParamOut", "Moment1Out", "Moment2Out")}
+# the ops whose rule is told which (input, output) slot pairs name one variable (keyword
+# powers_aliased)
+ROWS_ALIASED_SLOTS = {"adam": (("Beta1Pow", "Beta1PowOut"), ("Beta2Pow", "Beta2PowOut"))}
 
 ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "clip_by_norm": _clip_by_norm,
                  "merge_selected_rows": _merge_rows,
@@ -175,34 +224,95 @@ ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "clip_by_norm": _clip_by_norm,
                  "lookup_table_v2_grad": _lookup_table_grad,
                  "hierarchical_sigmoid_grad": _hsigmoid_grad, "sgd": _sgd, "adam": _adam,
                  "momentum": _dense_grad, "lamb": _dense_grad, "adagrad": _dense_grad,
-                 "rmsprop": _rmsprop, "get_tensor_from_selected_rows": _value_tensor}
-# the optimizers that take a SelectedRows gradient, and the grad ops that make one (in the
-# slot named) when their forward op has is_sparse (mark_sparse_gradients)
-SPARSE_UPDATES = frozenset({"sgd", "adam", "momentum", "lamb"})
+                 "rmsprop": _rmsprop, "get_tensor_from_selected_rows": _value_tensor,
+                 "elementwise_mul": _rows_kept, "clip": _rows_merged,
+                 "square": _of_merged_value, "squared_l2_norm": _of_merged_value}
+# the optimizers that take a SelectedRows gradient (Paddle's others refuse one: adamax, ftrl,
+# decayed_adagrad, adadelta, lars_momentum, dpsgd in 1.8.5; adamw, adamax, adadelta in
+# 3.3.1, measured), and the grad ops that make one (in the slot named) when their forward
+# op has is_sparse (mark_sparse_gradients)
+SPARSE_UPDATES = frozenset({"sgd", "adam", "momentum", "lamb", "adagrad", "rmsprop"})
 SPARSE_GRAD_MAKERS = {"lookup_table_grad": "W@GRAD", "lookup_table_v2_grad": "W@GRAD",
                       "hierarchical_sigmoid_grad": "W@GRAD"}
 
 
-def mark_sparse_gradients(block, grads):
-    """Make each gradient in `grads` a SELECTED_ROWS variable, as Paddle 1.8 does for an
-    is_sparse embedding's (or hsigmoid's) W@GRAD, where refimpl can run it so: one
-    is_sparse SPARSE_GRAD_MAKERS op writes it and only SPARSE_UPDATES read it. Otherwise
-    (regularization, clipping, a table used twice, another optimizer) it stays dense,
-    the same numbers (specs/selected_rows.md)."""
+def _uses(block):
     writers, readers = {}, {}
     for op in block.ops:
         for n in op.output_arg_names:
             writers.setdefault(n, []).append(op)
         for n in op.input_arg_names:
             readers.setdefault(n, []).append(op)
+    return writers, readers
+
+
+def _sparse_sources(name, writers):
+    """The variables that make `name` a SelectedRows in Paddle: [name] when one is_sparse
+    SPARSE_GRAD_MAKERS op writes it (in its sparse slot), [name, parts...] when one `sum`
+    adds such ones (a table looked up more than once); else None."""
+    made = writers.get(name, [])
+    if len(made) != 1:
+        return None
+    op = made[0]
+    if op.type == "sum":
+        parts = [_sparse_sources(x, writers) for x in op.inputs.get("X", ())]
+        return [name] + [n for part in parts for n in part] if parts and all(parts) else None
+    sparse = op.type in SPARSE_GRAD_MAKERS and bool(op.attrs.get("is_sparse")) and \
+        name in op.outputs.get(SPARSE_GRAD_MAKERS[op.type], ())
+    return [name] if sparse else None
+
+
+def sparse_gradients(block, grads):
+    """The gradients among `grads` that Paddle keeps as SelectedRows: those is_sparse
+    lookup (or hsigmoid) grad ops write, or a sum of them."""
+    writers = _uses(block)[0]
+    return [g for g in grads if _sparse_sources(g.name, writers)]
+
+
+# ops of a gradient clip that take a SelectedRows X: those whose Out is one too (the
+# clipped gradient), and those that read it into a tensor (the norm)
+CLIP_PASSES = frozenset({"elementwise_mul", "clip", "clip_by_norm"})
+CLIP_NORMS = frozenset({"square", "squared_l2_norm"})
+
+
+def _rows_flow(name, writers, readers):
+    """The variables a SelectedRows `name` makes SelectedRows through gradient clipping
+    (itself first), when everything that reads them can take one: SPARSE_UPDATES, and the
+    clips' CLIP_PASSES / CLIP_NORMS ops reading them as X; else None."""
+    flow, todo = [], [name]
+    while todo:
+        n = todo.pop()
+        flow.append(n)
+        read = readers.get(n, [])
+        if not read:
+            return None
+        for op in read:
+            if op.type in SPARSE_UPDATES:
+                continue
+            if op.type not in CLIP_PASSES | CLIP_NORMS or op.inputs.get("X") != [n]:
+                return None
+            if op.type in CLIP_PASSES:
+                out = op.outputs["Out"][0]
+                if len(writers.get(out, [])) != 1:
+                    return None
+                todo.append(out)
+    return flow
+
+
+def mark_sparse_gradients(block, grads):
+    """Make each gradient in `grads` a SELECTED_ROWS variable, as Paddle 1.8 does for an
+    is_sparse embedding's (or hsigmoid's) W@GRAD, where refimpl can run it so: one
+    is_sparse SPARSE_GRAD_MAKERS op writes it (or a `sum` of such ones: the table looked up
+    more than once, the parts then SelectedRows too) and only SPARSE_UPDATES read it,
+    directly or through a gradient clip (whose clipped gradient is then one too, as
+    Paddle's). Otherwise (regularization, data parallelism) it stays dense, the same numbers
+    but for adam's (specs/selected_rows.md)."""
+    writers, readers = _uses(block)
     for g in grads:
-        made = writers.get(g.name, [])
-        read = readers.get(g.name, [])
-        if len(made) == 1 and made[0].type in SPARSE_GRAD_MAKERS and \
-                g.name in made[0].outputs.get(SPARSE_GRAD_MAKERS[made[0].type], ()) and \
-                made[0].attrs.get("is_sparse") and read and \
-                all(op.type in SPARSE_UPDATES for op in read):
-            g.type = "SELECTED_ROWS"
+        sources = _sparse_sources(g.name, writers)
+        flow = sources and _rows_flow(g.name, writers, readers)
+        for name in (sources + flow) if flow else ():
+            block._find_var_recursive(name).type = "SELECTED_ROWS"
 
 
 def rows_forward(op_type, dense):

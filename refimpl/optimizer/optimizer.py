@@ -15,6 +15,7 @@ import numbers
 import numpy as np
 
 from .. import backward as _backward
+from .. import versions
 from ..framework import mode
 from ..dygraph.tensor import EAGER_BLOCK, Tensor, on_place_of
 from ..framework import unique_name
@@ -22,8 +23,9 @@ from ..framework.program import (OpRole, Parameter, Variable, current_device,
                                  default_main_program, default_startup_program, name_scope,
                                  program_guard)
 from ..framework.initializer import add_init_op
+from ..framework.selected_rows import static_sparse_gradients
 from ..framework.regularizer import L2Decay, WeightDecayRegularizer, append_regularization_ops
-from ..ops.selected_rows import mark_sparse_gradients
+from ..ops.selected_rows import SPARSE_UPDATES, mark_sparse_gradients, sparse_gradients
 from ..dygraph.learning_rate_decay import LearningRateDecay
 from ..dygraph.tracer import layout
 from .clip import _Clip, clip_by_param_attrs, error_clip_callback
@@ -233,12 +235,21 @@ class Optimizer:
 
     def apply_gradients(self, params_grads):
         params_grads = sorted(params_grads, key=lambda pg: pg[0].name)
+        sparse = not self._eager and static_sparse_gradients()
+        raw = [g for _, g in params_grads if g is not None]
+        if sparse and raw:
+            made = {g.name for g in sparse_gradients(raw[0].block, raw)}
+            self._check_sparse_gradients([(g.name, p.name) for p, g in params_grads
+                                          if g is not None and g.name in made])
         if self._grad_clip is not None:
             params_grads = self._grad_clip(params_grads)
         else:     # 1.8's fluid.clip.set_gradient_clip (the optimizer's grad_clip wins)
             params_grads = clip_by_param_attrs(params_grads)
         params_grads = append_regularization_ops(params_grads, self.regularization)
-        return self._create_optimization_pass(params_grads)
+        ops = self._create_optimization_pass(params_grads)
+        if sparse:      # (the raw gradients: clipping passes a SelectedRows on)
+            mark_sparse_gradients(self._block(), raw)
+        return ops
 
     def apply_optimize(self, loss, startup_program, params_grads):
         program = loss.block.program
@@ -277,8 +288,6 @@ class Optimizer:
             with block.program._optimized_guard([param, grad]), \
                     self._update_name_scope():
                 self._append_optimize_op(block, (param, grad))
-        if not self._eager:
-            mark_sparse_gradients(block, [g for _, g in params_grads if g is not None])
         with block.program._role_guard(OpRole.Optimize):
             self._finish_update(block, params_grads)
         return block.ops[start:]
@@ -332,15 +341,62 @@ class Optimizer:
         raw = params_grads
         if self._grad_clip is not None:
             params_grads = self._grad_clip(params_grads)
+        clipped = params_grads
         if decay:    # param groups' own weight_decay
             params_grads = [append_regularization_ops([pg], decay.get(id(pg[0]),
                                                                   self.regularization))[0]
                             for pg in params_grads]
         else:
             params_grads = append_regularization_ops(params_grads, self.regularization)
+        params_grads = self._update_sparse(raw, clipped, params_grads)
         if not self._update_directly(params_grads):
             self._create_optimization_pass(params_grads)
         return raw, params_grads
+
+    # (param, grad array, rows): apply a gradient Paddle keeps as a SelectedRows of `rows`
+    # where its update differs from the dense one (Adam)
+    _update_rows = None
+    # the RuntimeError Paddle 2.x / 3's optimizer raises for such a gradient when it has a
+    # weight_decay (Adam; the switch sparse_weight_decay)
+    _sparse_decay_error = None
+
+    def _update_sparse(self, raw, clipped, params_grads):
+        """Apply the gradients Paddle keeps as SelectedRows (an is_sparse embedding's,
+        autograd's _grad_rows) where that changes the update (`_update_rows`); the pairs
+        left for the dense update. `raw`, `clipped`: the pairs before clipping and before
+        regularization. Clipping keeps the rows (Paddle clips the SelectedRows' values;
+        zeros stay zeros, the norms are the dense ones); regularization makes the gradient
+        dense (Paddle adds the dense decay to it). An optimizer Paddle runs on no
+        SelectedRows: TypeError."""
+        listed = {id(p): p._grad_rows for p, _ in raw if p._grad_rows is not None}
+        if not listed:
+            return params_grads
+        self._check_sparse_gradients([(p.name + "@GRAD", p.name) for p, _ in raw
+                                      if id(p) in listed])
+        if self._sparse_decay_error and self.regularization is not None and \
+                versions.switch("sparse_weight_decay") == "refused":
+            raise RuntimeError(self._sparse_decay_error)
+        if self._update_rows is None:
+            return params_grads
+        unregularized = {id(g) for _, g in clipped}
+        dense = []
+        for p, g in params_grads:
+            if id(p) in listed and id(g) in unregularized:
+                self._update_rows(p, g._array(), listed[id(p)])
+            else:
+                dense.append((p, g))
+        return dense
+
+    def _check_sparse_gradients(self, grads):
+        """[(gradient name, parameter name)] of gradients Paddle keeps as SelectedRows:
+        TypeError unless this optimizer's op takes them (SPARSE_UPDATES)."""
+        if grads and self.type not in SPARSE_UPDATES:
+            raise TypeError(
+                "%s: the gradient %r of parameter %r is a SelectedRows (an is_sparse / "
+                "sparse embedding's): Paddle's %s op takes only a dense gradient (1.8.5: "
+                "\"The input var's type should be LoDTensor\"); use a dense embedding or "
+                "one of SGD, Momentum, Adam, Adagrad, RMSProp, Lamb"
+                % (type(self).__name__, grads[0][0], grads[0][1], self.type))
 
     # (fn, param, grad array, learning-rate array, attrs): call the update op's kernel `fn`
     # on the parameter's (and its accumulators') values and keep its results; optimizers

@@ -1,7 +1,14 @@
 """The optimizers beyond SGD: each names its accumulators like Paddle and appends its
 update op (see refimpl/ops/optimizer_ops.py for the formulas)."""
 
+import numpy as np
+
+from .. import xp
+from ..dygraph.tensor import on_place_of
+from ..dygraph.tracer import layout
 from ..framework.program import Variable
+from ..framework.selected_rows import RowsValue
+from ..ops.selected_rows import rows_forward
 from .optimizer import IN_UNIT, NON_NEGATIVE, Optimizer
 
 __all__ = ["Momentum", "LarsMomentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Lamb",
@@ -131,9 +138,34 @@ class _AdamFamily(Optimizer):
 
 class Adam(_AdamFamily):
     type = "adam"
+    _sparse_decay_error = ("Adam don't support weight_decay with sparse parameters, please "
+                           "set it to None.")     # Paddle 3.3.1's text
 
     def _update_attrs(self, p):
         return dict(self._beta_attrs(), epsilon=self._epsilon, lazy_mode=self._lazy_mode)
+
+    def _update_rows(self, p, g, rows):
+        """A gradient Paddle keeps as a SelectedRows of `rows`: the adam op's SelectedRows
+        rule on the values (the beta powers read one step ahead, as the optimizer's op
+        aliases them; lazy_mode), with the kernel the op would run."""
+        self._create_accumulators(self._block(), [p])
+        self._create_global_learning_rate()
+        inputs, outputs = self._moment_slots(p, g)
+        value = p._array()
+        listed = np.unique(np.asarray(rows, np.int64))
+        values = {k: xp.to_host(v[0]._array()) for k, v in inputs.items() if k != "Grad"}
+        lay = layout(self.type)
+        given = self._update_attrs(p)
+        attrs = {k: given.get(k, default) for k, default in lay.attr_items}
+        results = rows_forward(self.type, lay.kernels.get(attrs, value.dtype)[0])(
+            values["Param"], RowsValue(tuple(listed.tolist()), len(value), xp.to_host(g)[listed]),
+            values["LearningRate"], values["Moment1"], values["Moment2"], values["Beta1Pow"],
+            values["Beta2Pow"], values.get("Beta1Tensor"), values.get("Beta2Tensor"),
+            powers_aliased=(True, True), **attrs)
+        for slot, result in zip(("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut",
+                                 "Beta2PowOut"), results):
+            target = outputs[slot][0]
+            target._value = on_place_of(target._array(), result)
 
 
 class AdamW(_AdamFamily):
