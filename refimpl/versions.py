@@ -122,6 +122,12 @@ SWITCHES = {
     # operand is cast to the dtype of the one whose method runs (1.8, 2.0), or two floats
     # are both made the wider one and other pairs refused (3.3.1: TypeError)
     "operator_operand_cast": {"1.8": "cast", "2.0": "cast", "3": "promote_floats"},
+    # paddle.load in dynamic mode returns a state dict's arrays as ndarrays (2.0.0's io.py
+    # unpickles them as they are) or as Tensors (3.3.1, measured)
+    "paddle_load_tensors": {"1.8": False, "2.0": False, "3": True},
+    # paddle.save takes only a dict (2.0.0: NotImplementedError otherwise) or any object
+    # (3.3.1, measured: a list); 1.8 has no paddle.save, taken as 2.0
+    "paddle_save_objects": {"1.8": "dict", "2.0": "dict", "3": "any"},
     # an int tensor with a float number (any operator), or divided by any number, is cast
     # to float32 first (2.0, 3); or the number takes the tensor's dtype (1.8: + - * refuse
     # a fractional one, / ** // % truncate it)
