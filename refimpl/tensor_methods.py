@@ -27,8 +27,8 @@ FUNCTION_METHODS = (
     "logical_xor", "logsumexp", "masked_select", "matmul", "max", "maximum", "mean",
     "median", "min", "minimum", "mm", "mod", "multinomial", "multiplex", "multiply", "mv",
     "nonzero", "norm", "not_equal", "numel", "pow", "prod", "rank", "real", "reciprocal",
-    "remainder", "reshape", "reshape_", "roll", "round", "rsqrt", "scale", "scatter",
-    "scatter_", "scatter_nd", "scatter_nd_add", "shard_index", "sign", "sin", "sinh",
+    "remainder", "reshape", "reshape_", "reverse", "roll", "round", "rsqrt", "scale",
+    "scatter", "scatter_", "scatter_nd", "scatter_nd_add", "shard_index", "sign", "sin", "sinh",
     "slice", "sort", "split", "sqrt", "square", "squeeze", "squeeze_", "stack", "stanh",
     "std", "strided_slice", "subtract", "sum", "t", "tan", "tanh", "tanh_", "tile", "topk",
     "trace", "transpose", "tril", "triu", "unbind", "unique", "unsqueeze", "unsqueeze_",
@@ -108,6 +108,10 @@ def methods():
     functions = _paddle()
     table = {name: functions[name] for name in FUNCTION_METHODS}
     table["__abs__"] = functions["abs"]
+    # numpy hands `array op x` and `np.float64(2) * x` to x's reflected operator (which
+    # gives a tensor, as Paddle 2.0's __array_ufunc__ = None does) instead of computing
+    # on x's array
+    table["__array_priority__"] = 1000
     table.update(_OPERATORS)
     table.update(_PLAIN)
     table.update({name: property(getter) for name, getter in _PROPERTIES.items()})

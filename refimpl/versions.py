@@ -127,9 +127,20 @@ SWITCHES = {
     # static while_loop updates the caller's loop variables in place (1.8), or loops on
     # copies so they keep their values (3); tensor arrays are updated in place in both
     "while_loop_in_place": {"1.8": True, "2.0": False, "3": False},
-    # a Python operator on two static Variables of different dtypes: the other operand is
-    # cast to the dtype of the Variable whose method runs (1.8), or refused by the op
-    "operator_operand_cast": {"1.8": "cast", "2.0": "refuse", "3": "refuse"},
+    # a Python operator on two tensors (static or eager) of different dtypes: the other
+    # operand is cast to the dtype of the one whose method runs (1.8, 2.0), or two floats
+    # are both made the wider one and other pairs refused (3.3.1: TypeError)
+    "operator_operand_cast": {"1.8": "cast", "2.0": "cast", "3": "promote_floats"},
+    # paddle.load in dynamic mode returns a state dict's arrays as ndarrays (2.0.0's io.py
+    # unpickles them as they are) or as Tensors (3.3.1, measured)
+    "paddle_load_tensors": {"1.8": False, "2.0": False, "3": True},
+    # paddle.save takes only a dict (2.0.0: NotImplementedError otherwise) or any object
+    # (3.3.1, measured: a list); 1.8 has no paddle.save, taken as 2.0
+    "paddle_save_objects": {"1.8": "dict", "2.0": "dict", "3": "any"},
+    # an int tensor with a float number (any operator), or divided by any number, is cast
+    # to float32 first (2.0, 3); or the number takes the tensor's dtype (1.8: + - * refuse
+    # a fractional one, / ** // % truncate it)
+    "int_tensor_scalar_to_float32": {"1.8": False, "2.0": True, "3": True},
     # equal / not_equal of floats: |x - y| < 1e-8 (the difference in the inputs' dtype,
     # compared in double; inf == inf is then False) as Paddle 1.8's kernel, or exact
     "float_equal": {"1.8": "within_1e-8", "2.0": "exact", "3": "exact"},

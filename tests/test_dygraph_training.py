@@ -2,6 +2,8 @@
 param groups, learning-rate schedulers, set_lr, clipping, weight decay) against numpy
 updates, Layer state (state_dict, to, buffers, train/eval), paddle.save / paddle.load of
 Layer and optimizer state, and paddle.seed reproducibility."""
+import os
+
 import numpy as np
 import pytest
 
@@ -293,7 +295,8 @@ def test_save_and_load_resume_training_exactly(tmp_path):
         resumed = _mlp()
         opt2 = paddle.optimizer.Adam(0.01, parameters=resumed.parameters())
         params = paddle.load(str(tmp_path / "m.pdparams"))
-        assert isinstance(params["0.weight"], paddle.Tensor)
+        # Paddle 2.0 loads the arrays as they were pickled (switch paddle_load_tensors)
+        assert isinstance(params["0.weight"], np.ndarray)
         assert "2._mean" in params                    # BatchNorm's running mean
         resumed.set_state_dict(params)
         opt2.set_state_dict(paddle.load(str(tmp_path / "m.pdopt")))
@@ -303,6 +306,30 @@ def test_save_and_load_resume_training_exactly(tmp_path):
                                    err_msg=k)
 
 
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_paddle_save_and_load_by_version(paddle_version, tmp_path, version):
+    """Paddle 2.0.0's io.py: save takes only a dict (NotImplementedError) and load returns
+    the pickled ndarrays; Paddle 3.3.1, measured: a list is saved, load gives Tensors. Both
+    refuse a path without a file name and a missing path with a ValueError."""
+    path = str(tmp_path / "w.pdparams")
+    with paddle_version(version):
+        paddle.save({"w": paddle.to_tensor(np.array([1.0, 2.0], "float32"))}, path)
+        loaded = paddle.load(path)["w"]
+        assert isinstance(loaded, np.ndarray if version == "2.0" else paddle.Tensor)
+        np.testing.assert_array_equal(np.asarray(loaded), [1.0, 2.0])
+        if version == "2.0":
+            with pytest.raises(NotImplementedError, match="saves only a dict.*got list"):
+                paddle.save([1, 2, 3], str(tmp_path / "list"))
+        else:
+            paddle.save([1, 2, 3], str(tmp_path / "list"))
+            assert paddle.load(str(tmp_path / "list")) == [1, 2, 3]
+        with pytest.raises(ValueError, match="file name is empty"):
+            paddle.save({"w": np.ones(1)}, str(tmp_path / "model") + os.sep)
+        with pytest.raises(ValueError, match="does not exist"):
+            paddle.load(str(tmp_path / "missing.pdparams"))
+
+
+@pytest.mark.paddle("3")      # Paddle 2.0 saves only dicts and loads arrays as ndarrays
 def test_save_nested_containers_and_scheduler_state(tmp_path):
     layer = nn.Linear(2, 2)
     sched = paddle.optimizer.lr.ExponentialDecay(0.5, 0.9)

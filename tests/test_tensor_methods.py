@@ -251,6 +251,7 @@ def test_equality_builds_the_op_when_used_and_is_identity_as_a_truth_value():
     np.testing.assert_array_equal(got[1], [False, True, False])
 
 
+@pytest.mark.paddle("1.8")
 def test_integer_variable_with_a_scalar_as_paddle_1_8_5():
     # Paddle 1.8.5: a / 7 and a / 2.5 are fill_constant (a's dtype) + elementwise_div
     # (truncating); a * 3 and a + 2 are scale ops

@@ -1,8 +1,12 @@
 """Python operators on static Variables (x + y, x * 2, x @ y, x < y, -x, x.astype) build ops."""
 import numbers
 
+import numpy as np
+
 from .. import versions
 from . import mode, unique_name
+from .dtypes import to_numpy_dtype
+from .initializer import value_attrs
 from .layer_helper import LayerHelper
 from .program import Variable
 
@@ -54,23 +58,71 @@ def _constant_like(x, value):
                    stop_gradient=True)
 
 
+def _is_integer(x):
+    return x.dtype is not None and x.dtype.name.startswith(("int", "uint"))
+
+
+def _with_scalar(x, number, op_type, reverse):
+    """x op number: a scale op where the operator has one, else a one-element constant
+    of x's dtype and the elementwise op (specs/tensor_methods.md)."""
+    integral = isinstance(number, numbers.Integral)
+    if _is_integer(x) and versions.switch("int_tensor_scalar_to_float32") and (
+            not integral or op_type == "elementwise_div"):
+        # Paddle 2.0 and 3: an int tensor meeting a float, or divided by any number,
+        # computes in float32
+        x = cast(x, "float32")
+    rule = _SCALAR_AS_SCALE.get(op_type)
+    rule = rule and rule[1 if reverse else 0]
+    if _is_integer(x) and (op_type == "elementwise_div" or not float(number).is_integer()):
+        # Paddle 1.8: the scale ops refuse a fractional number, the others take it
+        # truncated to x's dtype (`a / 7` truncates)
+        if rule is not None and op_type != "elementwise_div":
+            raise AssertionError("float value %s cannot convert to integer" % number)
+        rule = None
+    if rule is not None:
+        s, b = rule(float(number))
+        return scale(x, s, b)
+    return _elementwise(x, _constant_like(x, number), op_type, reverse)
+
+
+def _float_rank(x):
+    return _FLOAT_WIDTHS.get(x.dtype.name) if x.dtype is not None else None
+
+
+_FLOAT_WIDTHS = {"float16": 0, "bfloat16": 0, "float32": 1, "float64": 2}
+
+
+def _same_dtype(x, other):
+    """x and another operand of another dtype, as operator_operand_cast says: the other
+    cast to x's dtype (1.8, 2.0), or two floats both made the wider one (3; any other
+    pair is left to the op, which refuses it)."""
+    rule = versions.switch("operator_operand_cast")
+    if rule == "cast":
+        return x, cast(other, x.dtype.name)
+    ranks = _float_rank(x), _float_rank(other)
+    if rule == "promote_floats" and None not in ranks:
+        if ranks[0] < ranks[1]:
+            return cast(x, other.dtype.name), other
+        return x, cast(other, x.dtype.name)
+    return x, other
+
+
 def binary_op(x, other, op_type, reverse=False):
     if isinstance(other, numbers.Number) and not isinstance(other, bool):
-        rule = _SCALAR_AS_SCALE.get(op_type)
-        rule = rule and rule[1 if reverse else 0]
-        if x.dtype is not None and x.dtype.name.startswith(("int", "uint")) and (
-                op_type == "elementwise_div" or not float(other).is_integer()):
-            # integer x: Paddle divides by (and combines with a fractional) scalar through
-            # a fill_constant of x's dtype and the elementwise op (`a / 7` truncates)
-            rule = None
-        if rule is not None:
-            s, b = rule(float(other))
-            return scale(x, s, b)
-        other = _constant_like(x, other)
-    elif isinstance(other, Variable) and not mode.dynamic and other.dtype != x.dtype and \
-            x.dtype is not None and other.dtype is not None and \
-            versions.switch("operator_operand_cast") == "cast":
-        other = cast(other, x.dtype.name)
+        return _with_scalar(x, other, op_type, reverse)
+    if isinstance(other, np.ndarray):
+        # numpy hands `array op x` to x's reflected operator (the table's
+        # __array_priority__): the array becomes a constant of x's dtype, as a number does
+        array = other.astype(to_numpy_dtype(x.dtype.name), copy=False)
+        other = _append("assign_value", None, value_attrs(array), x.dtype,
+                        stop_gradient=True)
+    elif isinstance(other, Variable) and other.dtype != x.dtype and \
+            x.dtype is not None and other.dtype is not None:
+        x, other = _same_dtype(x, other)
+    return _elementwise(x, other, op_type, reverse)
+
+
+def _elementwise(x, other, op_type, reverse):
     a, b = (other, x) if reverse else (x, other)
     # matmul_v2 (x @ y) has no `axis`; elementwise and compare ops broadcast numpy-style
     attrs = {} if op_type == "matmul_v2" else {"axis": -1}

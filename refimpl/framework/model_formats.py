@@ -269,19 +269,33 @@ def save(obj, path, protocol=4, **configs):
     protocol-4 opcodes whatever it is (specs/paddle_formats.md)."""
     check_protocol(protocol, "paddle.save")
     write = paddle_save_writer(obj)
+    if not isinstance(obj, dict) and versions.switch("paddle_save_objects") == "dict":
+        raise NotImplementedError(
+            "paddle.save: Paddle 2.0 saves only a dict (the state_dict of a Layer or an "
+            "optimizer), got %s" % type(obj).__name__)
     if isinstance(path, (str, os.PathLike)):
+        if not os.path.basename(os.fspath(path)):
+            raise ValueError("paddle.save: the path must be dirname/filename, got %r (its "
+                             "file name is empty)" % os.fspath(path))
         atomic_file.write(path, write)
     else:
         write(path)
 
 
+class PathNotFoundError(FileNotFoundError, ValueError):
+    """paddle.load of a path that does not exist: Paddle raises ValueError (2.0, 3.3.1)."""
+
+
 def load(path, **configs):
     """paddle.load: what paddle.save wrote (Paddle's pickle, or an earlier refimpl's
-    archive); its arrays as eager Tensors in dynamic mode (ndarrays with
-    return_numpy=True), as ndarrays in static mode. configs: keep_name_table keeps a
-    dygraph state_dict's "StructuredToParameterName@@"; the others Paddle takes
+    archive); its arrays as ndarrays, or as eager Tensors in dynamic mode where switch
+    `paddle_load_tensors` says so (unless return_numpy=True). configs: keep_name_table
+    keeps a dygraph state_dict's "StructuredToParameterName@@"; the others Paddle takes
     (model_filename, params_filename) are accepted."""
     if isinstance(path, (str, os.PathLike)):
+        if not os.path.exists(path):
+            raise PathNotFoundError("paddle.load: the path %r does not exist"
+                                    % os.fspath(path))
         if os.path.isdir(path):
             raise IsADirectoryError(
                 "paddle.load: %r is a directory; read the parameter files of save_params / "
@@ -290,7 +304,8 @@ def load(path, **configs):
     else:
         data, source = path.read(), "the file object"
     obj = object_from_bytes(data, source, configs.get("keep_name_table", False))
-    return _as_tensors(obj) if mode.dynamic and not configs.get("return_numpy") else obj
+    tensors = mode.dynamic and versions.switch("paddle_load_tensors")
+    return _as_tensors(obj) if tensors and not configs.get("return_numpy") else obj
 
 
 def paddle_save_writer(obj):

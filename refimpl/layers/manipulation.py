@@ -252,6 +252,7 @@ _INPLACE = {"reshape_": tensor.reshape, "squeeze_": tensor.squeeze,
 EXPORTS = {
     "paddle": dict(
         unbind=unbind, strided_slice=strided_slice, cumsum=cumsum, flip=flip, roll=roll,
+        reverse=flip,   # Paddle 2.0's alias (paddle.reverse is flip)
         tril=tril, triu=triu, diag=diag, eye=eye, broadcast_to=broadcast_to,
         expand_as=expand_as, meshgrid=meshgrid, chunk=chunk, t=t,
         **{n: in_place(f, n) for n, f in _INPLACE.items()}),
