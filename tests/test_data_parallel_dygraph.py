@@ -332,3 +332,19 @@ def test_a_gradient_put_into_its_bucket_is_the_quotient_by_the_world_size_bit_fo
         expected = np.divide(grad, ranks)
         assert bucket.staging.tobytes() == expected.tobytes(), ranks
         assert np.count_nonzero(expected) and bucket.ready == [True, True]
+
+
+def test_hooks_read_the_cpu_clock_only_around_large_gradients_or_sums_in_flight(
+        twin, monkeypatch):
+    monkeypatch.setattr(reducer, "HOOK_CPU_CLOCK_ELEMENTS", 10)
+    model = mlp(3, 5, 2)                 # weights of 15 and 10 elements, biases of 5 and 2
+    dp = paddle.DataParallel(model, comm_buffer_size=1e-6, last_comm_buffer_size=1e-6)
+    red = dp._reducer
+    red._next = 0                        # no piece started yet
+    assert [red._hook_clock(p) for p in model.parameters()] == [
+        reducer._clocks, reducer._wall_clocks, reducer._clocks, reducer._wall_clocks]
+    red._next = 1
+    assert {red._hook_clock(p) for p in model.parameters()} == {reducer._clocks}
+    dp(batch()).square().mean().backward()   # one piece a parameter: every phase timed
+    assert all(red.seconds[k] > 0 for k in reducer.PHASES)
+    assert red.cpu_seconds["progress"] > 0 and red.cpu_seconds["wait"] > 0
