@@ -31,8 +31,9 @@ round; and, for each run's last round, per rank, ms per step of wall time (`ms`)
 CPU time (`cpu_ms`, less sensitive to other load on the machine) in each phase: data,
 forward, backward (its own compute), bucket_fill (the gradients copied, divided by the
 world size, into the buckets), hook_progress (the sums moving on inside the backward's
-hooks: MPI's allreduces, or on one machine this rank's shares of the shared-memory sum),
-allreduce_wait (the sums left after backward ended, and waiting for the other ranks'),
+hooks: MPI's allreduces, or on one machine this rank's shares of the shared-memory sum;
+in a short hook, which never blocks, their cpu_ms is their wall time: the reducer reads
+the CPU clock only around large gradients and sums in flight), allreduce_wait (the sums left after backward ended, and waiting for the other ranks'),
 optimizer, and the whole step.
 """
 import json

@@ -301,3 +301,50 @@ def test_a_bucket_is_summed_in_pieces_started_from_its_last_layers(twin, monkeyp
     assert twin.started[0][1] is True and twin.started[-1][1] is False
     for (name, p), q in zip(model.named_parameters(), alone.parameters()):
         np.testing.assert_allclose(p.gradient(), q.gradient(), rtol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+def test_a_gradient_put_into_its_bucket_is_the_quotient_by_the_world_size_bit_for_bit(dtype):
+    # every exponent from subnormal to the largest, both signs: a power-of-two world
+    # multiplies by the (exact) reciprocal, any other divides, and both must give
+    # exactly the bits np.divide gives
+    info = np.finfo(dtype)
+    rng = np.random.RandomState(0)
+    exponents = rng.uniform(np.log2(float(info.smallest_subnormal)), np.log2(float(info.max)),
+                            4000)
+    grad = (np.exp2(exponents) * rng.choice([-1, 1], exponents.size)).astype(dtype)
+    grad[:3] = [info.smallest_subnormal, -info.max, 0]
+
+    class P:     # what a bucket reads of a parameter
+        def __init__(self, a):
+            self.a = a
+
+        def _array(self):
+            return self.a
+
+    halves = [grad[:1000].reshape(10, 100), grad[1000:]]
+    bucket = reducer._Bucket([P(np.zeros_like(h)) for h in halves])
+    for ranks in (2, 3, 4, 6, 8):
+        bucket.reset()
+        bucket.staging = np.full(grad.size, np.nan, dtype)
+        for i, h in enumerate(halves):
+            bucket.put(i, h, ranks)
+        expected = np.divide(grad, ranks)
+        assert bucket.staging.tobytes() == expected.tobytes(), ranks
+        assert np.count_nonzero(expected) and bucket.ready == [True, True]
+
+
+def test_hooks_read_the_cpu_clock_only_around_large_gradients_or_sums_in_flight(
+        twin, monkeypatch):
+    monkeypatch.setattr(reducer, "HOOK_CPU_CLOCK_ELEMENTS", 10)
+    model = mlp(3, 5, 2)                 # weights of 15 and 10 elements, biases of 5 and 2
+    dp = paddle.DataParallel(model, comm_buffer_size=1e-6, last_comm_buffer_size=1e-6)
+    red = dp._reducer
+    red._next = 0                        # no piece started yet
+    assert [red._hook_clock(p) for p in model.parameters()] == [
+        reducer._clocks, reducer._wall_clocks, reducer._clocks, reducer._wall_clocks]
+    red._next = 1
+    assert {red._hook_clock(p) for p in model.parameters()} == {reducer._clocks}
+    dp(batch()).square().mean().backward()   # one piece a parameter: every phase timed
+    assert all(red.seconds[k] > 0 for k in reducer.PHASES)
+    assert red.cpu_seconds["progress"] > 0 and red.cpu_seconds["wait"] > 0

@@ -47,6 +47,9 @@ MB = 1 << 20
 # buckets of 4 MB; with pieces of 4 MB, 2-3 CPU ms (README, data-parallel bench).
 PIECE_BYTES = 4 * MB
 PHASES = ("fill", "progress", "wait")
+# a hook handing on a gradient of at least this many elements reads the CPU clock
+# (Reducer._hook_clock)
+HOOK_CPU_CLOCK_ELEMENTS = 1 << 16
 
 
 def assign_buckets(params, limits):
@@ -87,6 +90,7 @@ class _Bucket:
         self.params = params
         self.dtype = params[0]._array().dtype
         self.offsets = np.cumsum([0] + [p._array().size for p in params]).tolist()
+        self.shapes = [p._array().shape for p in params]
         self.pieces = assign_pieces([p._array().nbytes for p in params], PIECE_BYTES)
         self._piece_of = [k for k, (a, b) in enumerate(self.pieces) for _ in range(a, b)]
         self.flat = None
@@ -108,6 +112,10 @@ class _Bucket:
         part = self.staging[self.offsets[index]:self.offsets[index + 1]]
         if grad is None:
             part.fill(0)
+        elif ranks & (ranks - 1) == 0:
+            # 1/ranks is exact for a power of two, so the product has the quotient's
+            # bits; numpy multiplies a hot gradient in about 2/3 of the time it divides
+            np.multiply(grad.reshape(-1), 1.0 / ranks, out=part, casting="same_kind")
         else:
             np.divide(grad.reshape(-1), ranks, out=part, casting="same_kind")
         self.ready[index] = True
@@ -116,8 +124,9 @@ class _Bucket:
     def scatter_back(self, averaged):
         """Each parameter's .grad: its part of the averaged bucket (a view), dense (the rows
         of a sparse embedding's gradient are not gathered across ranks)."""
-        for p, start, end in zip(self.params, self.offsets, self.offsets[1:]):
-            p._grad = averaged[start:end].reshape(p._array().shape)
+        for p, shape, start, end in zip(self.params, self.shapes, self.offsets,
+                                        self.offsets[1:]):
+            p._grad = averaged[start:end].reshape(shape)
             p._zeroed, p._grad_rows = False, None
 
 
@@ -148,17 +157,28 @@ class Reducer:
         self._started = False
         # wall and CPU seconds, summed over steps, spent in: filling the buckets (and
         # starting the complete ones), letting MPI progress in the hooks, and waiting for
-        # the buckets' sums after backward (what the data-parallel bench reports)
+        # the buckets' sums after backward (what the data-parallel bench reports; the
+        # hooks' CPU time: see _hook_clock)
         self.seconds = dict.fromkeys(PHASES, 0.0)
         self.cpu_seconds = dict.fromkeys(PHASES, 0.0)
 
-    def _account(self, phase, since):
-        """Add the wall and CPU seconds from `since` (a _clocks()) to `phase`; the clocks
-        now, which start the next phase."""
-        now = _clocks()
+    def _account(self, phase, since, clock=None):
+        """Add the wall and CPU seconds from `since` (a reading of `clock`, by default
+        _clocks) to `phase`; the clocks now, which start the next phase."""
+        now = (clock or _clocks)()
         self.seconds[phase] += now[0] - since[0]
         self.cpu_seconds[phase] += now[1] - since[1]
         return now
+
+    def _hook_clock(self, param):
+        """The clocks a hook reads: the CPU clock is a system call (2-4 us on this
+        project's VM, and the hooks run for every parameter of every step: LeNet's 20
+        readings were 75 us, 1% of a step), so only around work long enough to be
+        descheduled in -- a large gradient, or sums in flight; a shorter hook never
+        blocks, and its CPU time is taken as its wall time."""
+        if self._next or param._array().size >= HOOK_CPU_CLOCK_ELEMENTS:
+            return _clocks
+        return _wall_clocks
 
     def remove(self):
         for h in self._handles:
@@ -196,13 +216,15 @@ class Reducer:
                 bucket.staging = array
             for p in self._unused:
                 self._mark(p)
-        # (one reading between the phases: a CPU clock is a system call, ~2 us here,
-        # and this runs for every parameter of every step)
-        since = _clocks()
+        # (one reading between the phases; before the first piece has started there is
+        # nothing to progress -- all of a small model's backward)
+        clock = self._hook_clock(param)
+        since = clock()
         self._mark(param)
-        since = self._account("fill", since)
-        self._sum.progress()
-        self._account("progress", since)
+        since = self._account("fill", since, clock)
+        if self._next:
+            self._sum.progress()
+            self._account("progress", since, clock)
 
     def _mark(self, param):
         bucket, index = self._where[id(param)]
@@ -253,6 +275,12 @@ class Reducer:
 
 def _clocks():
     return time.perf_counter(), time.process_time()
+
+
+def _wall_clocks():
+    """_clocks for a stretch that does not block: its CPU time is its wall time."""
+    now = time.perf_counter()
+    return now, now
 
 
 def _unreached(where, outputs):
