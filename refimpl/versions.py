@@ -78,6 +78,12 @@ SWITCHES = {
     # avg pool2d / pool3d, exclusive=False, ceil_mode=True: divide windows that run past the input
     # by the full kernel area (1.8) or by the part inside the padded input (3)
     "avg_pool_ceil_divisor": {"1.8": "kernel", "2.0": "padded_input", "3": "padded_input"},
+    # the max pools' return_mask with ceil_mode=True: max_pool2d/3d_with_index has no ceil_mode
+    # and pools to floor-sized outputs (1.8, 2.0: the op's attrs), or honours it (3.3.1)
+    "max_pool_mask_ceil_mode": {"1.8": "ignored", "2.0": "ignored", "3": "honoured"},
+    # fluid.dygraph.Pool2D takes pool_type and data_format in any case ('MAX', 'nhwc': 2.0
+    # folds them), or exactly (1.8.5, measured: 'MAX' is a ValueError); 3 has no such layer
+    "pool2d_layer_case_folding": {"1.8": False, "2.0": True, "3": True},
     # initializer ops are prepended to the startup program (1.8, 2.0) or appended (3)
     "startup_init_order": {"1.8": "prepend", "2.0": "prepend", "3": "append"},
     # fluid.layers check their arguments' types and dtypes as Paddle 1.8.5 did

@@ -3,8 +3,9 @@ numpy and explicit per-element formulas."""
 import numpy as np
 import pytest
 
+import refimpl as paddle
 import refimpl.nn.functional as F
-from refimpl import fluid
+from refimpl import fluid, nn, static
 
 from test_functional_loss import run
 from helpers import build_programs as _build, run_programs as _run
@@ -16,12 +17,13 @@ RNG = np.random.RandomState(5)
                                            ("replicate", "edge"), ("circular", "wrap")])
 def test_pad_modes_3d_4d_5d(mode, np_mode):
     kw = {"constant_values": 0.5} if mode == "constant" else {}
-    for shape, pad, widths in [((2, 3, 5), [1, 2], [(0, 0), (0, 0), (1, 2)]),
-                               ((2, 3, 4, 5), [1, 2, 2, 1], [(0, 0), (0, 0), (2, 1), (1, 2)]),
-                               ((1, 2, 3, 4, 5), [1, 0, 2, 1, 0, 2],
-                                [(0, 0), (0, 0), (0, 2), (2, 1), (1, 0)])]:
+    for shape, pad, widths, fmt in [
+            ((2, 3, 5), [1, 2], [(0, 0), (0, 0), (1, 2)], "NCL"),
+            ((2, 3, 4, 5), [1, 2, 2, 1], [(0, 0), (0, 0), (2, 1), (1, 2)], "NCHW"),
+            ((1, 2, 3, 4, 5), [1, 0, 2, 1, 0, 2], [(0, 0), (0, 0), (0, 2), (2, 1), (1, 0)],
+             "NCDHW")]:
         x = RNG.randn(*shape)
-        got = run(lambda x: F.pad(x, pad, mode, value=0.5), x=x)
+        got = run(lambda x: F.pad(x, pad, mode, value=0.5, data_format=fmt), x=x)
         np.testing.assert_array_equal(got, np.pad(x, widths, mode=np_mode, **kw))
 
 
@@ -42,6 +44,43 @@ def test_pad_channels_last_and_full_constant():
     want = np.pad(x, [(1, 0), (0, 2), (1, 1), (0, 1)], constant_values=2.0)
     np.testing.assert_array_equal(got[0], want)
     np.testing.assert_array_equal(got[1], want)
+
+
+def test_pad_checks_mode_and_data_format_with_assertions():
+    """Paddle 2.0 and 3.3.1 (measured) assert: a data_format of x's rank ('NCHW' for a 3-D
+    x fails), a known mode and layout; Pad1D's 'NCL' on a 4-D x as well."""
+    x = static.data("x", [1, 2, 6], "float32")
+    with pytest.raises(AssertionError, match=r"a 3-D x takes data_format NCL or NLC, "
+                                             r"got 'NCHW'"):
+        F.pad(x, [1, 2], mode="reflect")
+    with pytest.raises(AssertionError, match="pad: mode must be one of"):
+        F.pad(x, [1, 2], mode="wrong", data_format="NCL")
+    with pytest.raises(AssertionError, match="pad: data_format must be one of"):
+        F.pad(x, [1, 2], data_format="XYZ")
+    with pytest.raises(AssertionError, match="a 4-D x takes data_format NCHW or NHWC"):
+        nn.Pad1D([1, 2], mode="replicate")(static.data("y", [1, 2, 3, 4], "float32"))
+
+
+def test_tensor_pad_eager_and_static():
+    """A 1-D int32 Tensor pad: read now in dynamic mode, pad3d's Paddings input in a static
+    program (Paddle 3.3.1 gives the same values both ways)."""
+    x = np.arange(24, dtype="float64").reshape(1, 2, 3, 4)
+    want = np.pad(x, [(0, 0), (0, 0), (0, 1), (1, 2)], constant_values=9)
+    got = run(lambda x, p: F.pad(x, p, value=9), x=x, p=np.array([1, 2, 0, 1], "int32"))
+    np.testing.assert_array_equal(got, want)
+    seq = np.arange(12, dtype="float32").reshape(1, 2, 6)
+    got = run(lambda s, p: F.pad(s, p, mode="reflect", data_format="NLC"), s=seq,
+              p=np.array([1, 0], "int32"))
+    np.testing.assert_array_equal(got, np.pad(seq, [(0, 0), (1, 0), (0, 0)], "reflect"))
+    paddle.disable_static()
+    try:
+        pad = paddle.to_tensor([1, 2, 0, 1], dtype="int32")
+        np.testing.assert_array_equal(F.pad(paddle.to_tensor(x), pad, value=9).numpy(), want)
+        layer = nn.Pad2D(padding=pad, mode="reflect")
+        np.testing.assert_array_equal(layer(paddle.to_tensor(x)).numpy(),
+                                      np.pad(x, [(0, 0), (0, 0), (0, 1), (1, 2)], "reflect"))
+    finally:
+        paddle.enable_static()
 
 
 def test_pad2d_and_pad_constant_like():

@@ -200,6 +200,20 @@ def test_avg_pool_ceil_mode_divisor(paddle_version, version, edge):
         np.testing.assert_allclose(out[1][0, 0], [want, want, want * edge])
 
 
+def test_fluid_pool2d_layer_case_folding(paddle_version):
+    """Paddle 2.0's fluid.dygraph.Pool2D folds 'MAX' / 'nhwc' (its test_pool2d_op); 1.8.5
+    refuses 'MAX' (measured). An unknown data_format is a ValueError at construction."""
+    x = np.arange(16, dtype="float32").reshape(1, 4, 4, 1)
+    with fluid.dygraph.guard():
+        pool = fluid.dygraph.Pool2D(2, "MAX", 2, data_format="nhwc")
+        assert pool(fluid.dygraph.to_variable(x)).numpy().ravel().tolist() == [5, 7, 13, 15]
+    with pytest.raises(ValueError, match="data_format must be 'NCHW' or 'NHWC', got 'NWHC'"):
+        fluid.dygraph.Pool2D(2, "max", data_format="NWHC")
+    with paddle_version("1.8"):
+        with pytest.raises(ValueError, match="pool_type must be 'max' or 'avg', got 'MAX'"):
+            fluid.dygraph.Pool2D(2, "MAX")
+
+
 @pytest.mark.parametrize("version, order", [
     ("1.8", ["fc_1.b_0", "fc_1.w_0", "fc_0.b_0", "fc_0.w_0"]),     # Paddle 1.8.5
     ("3", ["fc_0.w_0", "fc_0.b_0", "fc_1.w_0", "fc_1.b_0"])])      # creation order

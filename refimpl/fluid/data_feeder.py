@@ -1,11 +1,13 @@
-"""fluid.DataFeeder (a minibatch of samples -> a feed dict) and fluid.DataFeedDesc."""
+"""fluid.DataFeeder (a minibatch of samples -> a feed dict), fluid.DataFeedDesc, and the
+module's convert_dtype (a dtype's name; Paddle 2.0's op_test.check_out_dtype calls it)."""
 import re
 
 from ..compiler.compiled_program import resolve_places
+from ..framework.dtypes import convert_dtype
 from ..framework.program import Variable, default_main_program
 from ..framework.sample_feed import feed_samples
 
-__all__ = ["DataFeeder", "DataFeedDesc"]
+__all__ = ["DataFeeder", "DataFeedDesc", "convert_dtype"]
 
 
 class DataFeeder:

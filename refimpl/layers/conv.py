@@ -8,6 +8,9 @@ from ..framework.initializer import Normal
 from ..framework.layer_helper import LayerHelper
 from .. import versions
 from .common import append_op_out, check_variable
+from .math import scale
+from .pool_mask import (adaptive_max_pool_with_mask, max_pool_with_mask, refuse_channel_last,
+                        required_index)
 
 
 def _pair(v):
@@ -126,8 +129,14 @@ def check_pool_args(layer, pool_type, pool_size, global_pooling, use_cudnn, pool
                          % layer)
     if not isinstance(use_cudnn, (bool, np.bool_)):
         raise TypeError("%s: use_cudnn must be True or False, got %r" % (layer, use_cudnn))
-    if isinstance(pool_padding, str) and pool_padding.upper() == "VALID" and ceil_mode:
-        raise ValueError('%s: with pool_padding "VALID", ceil_mode must be False' % layer)
+    refuse_valid_ceil(pool_padding, ceil_mode, layer, "pool_padding")
+
+
+def refuse_valid_ceil(padding, ceil_mode, layer, arg="padding"):
+    """Paddle's pools (fluid 1.8.5 and the 2.0 functionals) raise a ValueError for ceil_mode
+    with padding 'VALID'."""
+    if isinstance(padding, str) and padding.upper() == "VALID" and ceil_mode:
+        raise ValueError('%s: with %s "VALID", ceil_mode must be False' % (layer, arg))
 
 
 def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
@@ -142,23 +151,45 @@ def pool2d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
 
 
 def adaptive_pool2d(input, pool_size, pool_type="max", require_index=False, name=None):
+    if require_index:
+        check_variable(input, "input", "adaptive_pool2d")
+        return required_index(input, pool_size, pool_type, 2, "adaptive_pool2d")
     return _pool(input, pool_type, pool_size, 1, 0, False, True, False, "NCHW", name, True)
 
 
 def max_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False,
                data_format="NCHW", name=None):
+    """The max pool; with return_mask, (out, mask) of max_pool2d_with_index."""
+    refuse_valid_ceil(padding, ceil_mode, "max_pool2d")
+    stride = kernel_size if stride is None else stride
     if return_mask:
-        raise NotImplementedError("max_pool2d: return_mask is not supported")
-    return _pool(x, "max", kernel_size, kernel_size if stride is None else stride, padding,
-                 ceil_mode, True, False, data_format, name)
+        check_variable(x, "x", "max_pool2d")
+        refuse_channel_last(data_format, "max_pool2d")
+        paddings, algo = _padding(padding, data_format)
+        return max_pool_with_mask(x, _pair(kernel_size), _pair(stride), paddings, algo,
+                                  ceil_mode, "max_pool2d")
+    return _pool(x, "max", kernel_size, stride, padding, ceil_mode, True, False, data_format,
+                 name)
 
 
 def avg_pool2d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
                divisor_override=None, data_format="NCHW", name=None):
-    if divisor_override is not None:
-        raise NotImplementedError("avg_pool2d: divisor_override is not supported")
-    return _pool(x, "avg", kernel_size, kernel_size if stride is None else stride, padding,
-                 ceil_mode, exclusive, False, data_format, name)
+    refuse_valid_ceil(padding, ceil_mode, "avg_pool2d")
+    out = _pool(x, "avg", kernel_size, kernel_size if stride is None else stride, padding,
+                ceil_mode, exclusive, False, data_format, name)
+    return override_divisor(out, _pair(kernel_size), divisor_override, "avg_pool2d")
+
+
+def override_divisor(out, ksize, divisor_override, layer):
+    """The average pools' divisor_override as Paddle 2.0 and 3.3.1 apply it: the pooled
+    output times the kernel's area (volume), divided by the divisor (two scale ops, as 2.0's
+    Tensor * number and Tensor / number build them)."""
+    if divisor_override is None:
+        return out
+    if isinstance(divisor_override, bool) or not isinstance(divisor_override, (int, float)):
+        raise ValueError("%s: divisor_override must be an int or a float, got %s"
+                         % (layer, type(divisor_override).__name__))
+    return scale(scale(out, float(np.prod(ksize))), 1.0 / divisor_override)
 
 
 def adaptive_sizes(x, output_size, nd, data_format):
@@ -176,8 +207,12 @@ def adaptive_avg_pool2d(x, output_size, data_format="NCHW", name=None):
 
 
 def adaptive_max_pool2d(x, output_size, return_mask=False, name=None):
-    return _pool(x, "max", adaptive_sizes(x, output_size, 2, "NCHW"), 1, 0, False, True,
-                 False, "NCHW", name, True)
+    """The adaptive max pool; with return_mask, (out, mask) of max_pool2d_with_index."""
+    sizes = adaptive_sizes(x, output_size, 2, "NCHW")
+    if return_mask:
+        check_variable(x, "x", "adaptive_max_pool2d")
+        return adaptive_max_pool_with_mask(x, _pair(sizes))
+    return _pool(x, "max", sizes, 1, 0, False, True, False, "NCHW", name, True)
 
 
 def _int_pair(value, what, layer):

@@ -4,7 +4,10 @@ adaptive_{avg,max}_pool{1,3}d; fluid.layers (1.8) pool3d and adaptive_pool3d.
 The 1-D forms view x as 2-D with a unit height (unsqueeze, the 2-D op, squeeze), as
 Paddle 2.0 builds them."""
 from .common import append_op_out, check_variable
-from .conv import _pool, adaptive_sizes, check_pool_args, known_channels
+from .conv import (_pool, adaptive_sizes, check_pool_args, known_channels, override_divisor,
+                   refuse_valid_ceil)
+from .pool_mask import (adaptive_max_pool_with_mask, max_pool_with_mask, refuse_channel_last,
+                        required_index)
 from .tensor import squeeze, unsqueeze
 
 
@@ -149,28 +152,34 @@ def conv1d_transpose(x, weight, bias=None, stride=1, padding=0, output_padding=0
     return _add_bias(squeeze(out, [axis]), bias, data_format)
 
 
-def _pool1d(x, pool_type, kernel_size, stride, padding, ceil_mode, exclusive, adaptive,
-            layer):
+def _check_1d(x, layer):
     check_variable(x, "x", layer)
     if len(x.shape) != 3:
         raise ValueError("%s: x must be [N, C, L], got %s" % (layer, list(x.shape)))
-    k = _ints(kernel_size, 1, "kernel_size", layer)
-    s = k if stride is None else _ints(stride, 1, "stride", layer)
-    if isinstance(padding, str):
-        pad = padding
-    else:
-        paddings, _ = _padding(padding, 1, "NCL", layer)
-        pad = [0, 0] + (paddings * 2 if len(paddings) == 1 else paddings)
-    out = _pool(unsqueeze(x, [2]), pool_type, [1] + k, [1] + s, pad, ceil_mode, exclusive,
-                False, "NCHW", None, adaptive)
+
+
+def _pool1d(x, pool_type, kernel_size, stride, padding, ceil_mode, exclusive, adaptive,
+            layer, return_mask=False):
+    """The 1-D pool as the 2-D one over [N, C, 1, L]; with return_mask, (out, mask)."""
+    _check_1d(x, layer)
+    refuse_valid_ceil(padding, ceil_mode, layer)
+    k = [1] + _ints(kernel_size, 1, "kernel_size", layer)
+    s = k if stride is None else [1] + _ints(stride, 1, "stride", layer)
+    paddings, algo = _padding(padding, 1, "NCL", layer)
+    pad = padding if isinstance(padding, str) else \
+        [0, 0] + (paddings * 2 if len(paddings) == 1 else paddings)
+    if return_mask:
+        outs = max_pool_with_mask(unsqueeze(x, [2]), k, s, pad, algo, ceil_mode, layer)
+        return tuple(squeeze(v, [2]) for v in outs)
+    out = _pool(unsqueeze(x, [2]), pool_type, k, s, pad, ceil_mode, exclusive, False, "NCHW",
+                None, adaptive)
     return squeeze(out, [2])
 
 
 def max_pool1d(x, kernel_size, stride=None, padding=0, return_mask=False, ceil_mode=False,
                name=None):
-    _no_mask(return_mask, "max_pool1d")
     return _pool1d(x, "max", kernel_size, stride, padding, ceil_mode, True, False,
-                   "max_pool1d")
+                   "max_pool1d", return_mask)
 
 
 def avg_pool1d(x, kernel_size, stride=None, padding=0, exclusive=True, ceil_mode=False,
@@ -184,28 +193,31 @@ def adaptive_avg_pool1d(x, output_size, name=None):
 
 
 def adaptive_max_pool1d(x, output_size, return_mask=False, name=None):
-    _no_mask(return_mask, "adaptive_max_pool1d")
-    return _pool1d(x, "max", output_size, 1, 0, False, True, True, "adaptive_max_pool1d")
-
-
-def _no_mask(return_mask, layer):
     if return_mask:
-        raise NotImplementedError("%s: return_mask (the argmax indices) is not supported"
-                                  % layer)
+        _check_1d(x, "adaptive_max_pool1d")
+        size = _ints(output_size, 1, "output_size", "adaptive_max_pool1d")
+        outs = adaptive_max_pool_with_mask(unsqueeze(x, [2]), [1] + size)
+        return tuple(squeeze(v, [2]) for v in outs)
+    return _pool1d(x, "max", output_size, 1, 0, False, True, True, "adaptive_max_pool1d")
 
 
 # -- 3-D pooling
 def _pool3d(x, pool_type, kernel_size, stride, padding, ceil_mode, exclusive, global_pooling,
-            adaptive, data_format, name, layer):
+            adaptive, data_format, name, layer, return_mask=False):
+    """pool3d; with return_mask, (out, mask) of max_pool3d_with_index."""
     check_variable(x, "x", layer)
     if data_format not in ("NCDHW", "NDHWC"):
         raise ValueError("%s: data_format must be 'NCDHW' or 'NDHWC', got %r"
                          % (layer, data_format))
+    refuse_valid_ceil(padding, ceil_mode, layer)
     paddings, algo = _padding(padding, 3, data_format, layer)
     k = _ints(kernel_size, 3, "kernel_size", layer)
+    strides = k if stride is None else _ints(stride, 3, "stride", layer)
+    if return_mask:
+        refuse_channel_last(data_format, layer)
+        return max_pool_with_mask(x, k, strides, paddings, algo, ceil_mode, layer)
     return append_op_out("pool3d", {"X": [x]},
-                         {"pooling_type": pool_type, "ksize": k,
-                          "strides": k if stride is None else _ints(stride, 3, "stride", layer),
+                         {"pooling_type": pool_type, "ksize": k, "strides": strides,
                           "paddings": paddings, "padding_algorithm": algo,
                           "global_pooling": bool(global_pooling), "ceil_mode": bool(ceil_mode),
                           "exclusive": bool(exclusive), "adaptive": bool(adaptive),
@@ -214,17 +226,16 @@ def _pool3d(x, pool_type, kernel_size, stride, padding, ceil_mode, exclusive, gl
 
 def max_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, return_mask=False,
                data_format="NCDHW", name=None):
-    _no_mask(return_mask, "max_pool3d")
     return _pool3d(x, "max", kernel_size, stride, padding, ceil_mode, True, False, False,
-                   data_format, name, "max_pool3d")
+                   data_format, name, "max_pool3d", return_mask)
 
 
 def avg_pool3d(x, kernel_size, stride=None, padding=0, ceil_mode=False, exclusive=True,
                divisor_override=None, data_format="NCDHW", name=None):
-    if divisor_override is not None:
-        raise NotImplementedError("avg_pool3d: divisor_override is not supported")
-    return _pool3d(x, "avg", kernel_size, stride, padding, ceil_mode, exclusive, False, False,
-                   data_format, name, "avg_pool3d")
+    out = _pool3d(x, "avg", kernel_size, stride, padding, ceil_mode, exclusive, False, False,
+                  data_format, name, "avg_pool3d")
+    return override_divisor(out, _ints(kernel_size, 3, "kernel_size", "avg_pool3d"),
+                            divisor_override, "avg_pool3d")
 
 
 def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
@@ -233,9 +244,13 @@ def adaptive_avg_pool3d(x, output_size, data_format="NCDHW", name=None):
 
 
 def adaptive_max_pool3d(x, output_size, return_mask=False, name=None):
-    _no_mask(return_mask, "adaptive_max_pool3d")
-    return _pool3d(x, "max", adaptive_sizes(x, output_size, 3, "NCDHW"), 1, 0, False, True,
-                   False, True, "NCDHW", name, "adaptive_max_pool3d")
+    sizes = adaptive_sizes(x, output_size, 3, "NCDHW")
+    if return_mask:
+        check_variable(x, "x", "adaptive_max_pool3d")
+        return adaptive_max_pool_with_mask(
+            x, _ints(sizes, 3, "output_size", "adaptive_max_pool3d"))
+    return _pool3d(x, "max", sizes, 1, 0, False, True, False, True, "NCDHW", name,
+                   "adaptive_max_pool3d")
 
 
 def pool3d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
@@ -249,7 +264,9 @@ def pool3d(input, pool_size=-1, pool_type="max", pool_stride=1, pool_padding=0,
 
 
 def adaptive_pool3d(input, pool_size, pool_type="max", require_index=False, name=None):
-    _no_mask(require_index, "adaptive_pool3d")
+    if require_index:
+        check_variable(input, "input", "adaptive_pool3d")
+        return required_index(input, pool_size, pool_type, 3, "adaptive_pool3d")
     return _pool3d(input, pool_type, pool_size, 1, 0, False, True, False, True, "NCDHW",
                    name, "adaptive_pool3d")
 

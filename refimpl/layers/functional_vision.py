@@ -3,11 +3,13 @@
 and fluid.layers (1.8) pad / pad2d / pad_constant_like / pixel_shuffle / space_to_depth /
 shuffle_channel / image_resize / resize_{bilinear,nearest,trilinear} / temporal_shift."""
 from .. import versions
+from ..dygraph.tensor import Tensor
 from ..framework.program import Variable
 from .common import append_op_out, check_variable
+from .creation import fill_constant
 from .conv import adaptive_avg_pool2d
 from .functional_conv import adaptive_avg_pool1d, adaptive_avg_pool3d
-from .tensor import squeeze, unsqueeze
+from .tensor import concat, squeeze, unsqueeze
 
 
 def _ints(value, n, what, layer):
@@ -32,42 +34,64 @@ def fluid_pad(x, paddings, pad_value=0.0, name=None):
 
 
 _SPATIAL_FORMATS = {3: ("NCL", "NLC"), 4: ("NCHW", "NHWC"), 5: ("NCDHW", "NDHWC")}
+_PAD_MODES = ("constant", "reflect", "replicate", "circular")
+
+
+def _check_pad_args(mode, data_format):
+    """Paddle 2.0's and 3.3.1's F.pad checks, AssertionErrors (measured on 3.3.1): the mode,
+    the data_format, and for anything but a full constant pad, a 3-, 4- or 5-D x whose
+    data_format matches its rank ('NCL' / 'NLC', 'NCHW' / 'NHWC', 'NCDHW' / 'NDHWC')."""
+    if mode not in _PAD_MODES:
+        raise AssertionError("pad: mode must be one of %s, got %r" % (list(_PAD_MODES), mode))
+    if not any(data_format in formats for formats in _SPATIAL_FORMATS.values()):
+        raise AssertionError("pad: data_format must be one of %s, got %r"
+                             % ([f for fs in _SPATIAL_FORMATS.values() for f in fs],
+                                data_format))
+
+
+def _check_pad_rank(x, data_format):
+    ndim = len(x.shape)
+    if ndim not in _SPATIAL_FORMATS:
+        raise AssertionError("pad: x must be 3-, 4- or 5-D unless `pad` is a constant pad "
+                             "listing all %d dims, got %s" % (ndim, list(x.shape)))
+    if data_format not in _SPATIAL_FORMATS[ndim]:
+        raise AssertionError("pad: a %d-D x takes data_format %s, got %r"
+                             % (ndim, " or ".join(_SPATIAL_FORMATS[ndim]), data_format))
 
 
 def pad(x, pad, mode="constant", value=0.0, data_format="NCHW", name=None):
     """paddle.nn.functional.pad. A constant pad listing every dim (2 * ndim values,
     [before_0, after_0, ...]) is the pad op; otherwise x is 3/4/5-D, `pad` lists the
     spatial dims innermost first ([left, right(, top, bottom(, front, back))]), and x is
-    viewed as 5-D for pad3d, as Paddle 2.0 does."""
+    viewed as 5-D for pad3d, as Paddle 2.0 does. `pad` may be an int32 Tensor: an eager
+    one is read now, a static one becomes pad3d's Paddings input (read when it runs)."""
     check_variable(x, "x", "pad")
+    data_format = data_format.upper()
+    _check_pad_args(mode, data_format)
+    if isinstance(pad, Tensor):
+        pad = pad.numpy().ravel().tolist()
     ndim = len(x.shape)
     if mode == "constant" and isinstance(pad, (list, tuple)) and len(pad) == 2 * ndim:
         return fluid_pad(x, pad, value, name)
-    if ndim not in _SPATIAL_FORMATS:
-        raise ValueError("pad: x must be 3-, 4- or 5-D unless `pad` lists all %d dims, "
-                         "got %s" % (ndim, list(x.shape)))
-    # as Paddle 2.0, any of the six layouts is accepted; only channels first/last matters
-    # (so the default 'NCHW' serves 3-D and 5-D x too)
-    if not any(data_format in formats for formats in _SPATIAL_FORMATS.values()):
-        raise ValueError("pad: unknown data_format %r" % (data_format,))
-    if mode not in ("constant", "reflect", "replicate", "circular"):
-        raise ValueError("pad: mode must be 'constant', 'reflect', 'replicate' or "
-                         "'circular', got %r" % (mode,))
+    _check_pad_rank(x, data_format)
     spatial = ndim - 2
-    widths = _ints(pad, 2 * spatial, "pad", "pad") + [0] * (6 - 2 * spatial)
     channels_last = data_format[-1] == "C"
     first = 1 if channels_last else 2
     # extra unit dims go right after the real spatial dims, so `pad`'s pairs stay on them
     extra = list(range(first + spatial, first + 3))
     x5 = unsqueeze(x, extra) if extra else x
-    # pad3d lists W, H, D innermost first: the real dims are the outer ones of the 5-D view
-    widths = widths[:2 * spatial]
-    pairs = [widths[i:i + 2] for i in range(0, len(widths), 2)]
-    pairs = [[0, 0]] * (3 - spatial) + pairs
-    out = append_op_out("pad3d", {"X": [x5]},
-                        {"paddings": [v for pair in pairs for v in pair], "mode": mode,
-                         "value": float(value),
-                         "data_format": "NDHWC" if channels_last else "NCDHW"}, name)
+    # pad3d lists W, H, D innermost first: the real dims are the outer ones of the 5-D view,
+    # the unit dims' pairs come first
+    unit_pairs = [0, 0] * (3 - spatial)
+    inputs, attrs = {"X": [x5]}, {"mode": mode, "value": float(value),
+                                  "data_format": "NDHWC" if channels_last else "NCDHW"}
+    if isinstance(pad, Variable):
+        inputs["Paddings"] = [concat([fill_constant([len(unit_pairs)], "int32", 0), pad])
+                              if unit_pairs else pad]
+        attrs["paddings"] = []
+    else:
+        attrs["paddings"] = unit_pairs + _ints(pad, 2 * spatial, "pad", "pad")
+    out = append_op_out("pad3d", inputs, attrs, name)
     return squeeze(out, extra) if extra else out
 
 

@@ -1,8 +1,8 @@
-"""max_pool2d_with_index / max_pool3d_with_index (Paddle 1.8): pool3d's max pooling (NCHW /
-NCDHW, its windows: padding clipped to the input, adaptive and global windows; no
-ceil_mode) that also outputs Mask, each maximum's flat index in its input plane
-(h * W + w, or (d * H + h) * W + w), int32; the first maximum of a window (row-major).
-The gradient goes to X at Mask."""
+"""max_pool2d_with_index / max_pool3d_with_index (Paddle 1.8; ceil_mode as Paddle 3.3.1's
+op has it): pool3d's max pooling (NCHW / NCDHW, its windows: padding clipped to the input,
+adaptive and global windows) that also outputs Mask, each maximum's flat index in its input
+plane (h * W + w, or (d * H + h) * W + w), int32; the first maximum of a window
+(row-major). The gradient goes to X at Mask."""
 import numpy as np
 
 from ..geometry import pool_geometry
@@ -16,7 +16,7 @@ class _MaxPoolWithIndex(OpDef):
     inputs = ("X",)
     outputs = ("Out", "Mask")
     attrs = {"ksize": [2, 2], "strides": [1, 1], "paddings": [0, 0],
-             "global_pooling": False, "adaptive": False}
+             "global_pooling": False, "adaptive": False, "ceil_mode": False}
     grad_inputs = ("X", "Mask", "Out@GRAD")
     dims = 2
 
@@ -31,7 +31,7 @@ class _MaxPoolWithIndex(OpDef):
         spatial = [d if d >= 0 else 1 + 2 * max(ctx.attr("ksize")) for d in x.shape[2:]]
         out = self._geometry(spatial, ctx.attr("ksize"), ctx.attr("strides"),
                              ctx.attr("paddings"), ctx.attr("global_pooling"),
-                             ctx.attr("adaptive"))[3]
+                             ctx.attr("adaptive"), ctx.attr("ceil_mode"))[3]
         ctx.expect(min(out) > 0, "X %r of shape %s is smaller than the window %s"
                    % (x.name, list(x.shape), ctx.attr("ksize")))
         if not ctx.attr("adaptive"):
@@ -44,19 +44,19 @@ class _MaxPoolWithIndex(OpDef):
         ctx.set_output("Mask", shape, "int32")
 
     @staticmethod
-    def _geometry(spatial, ksize, strides, paddings, global_pooling, adaptive):
+    def _geometry(spatial, ksize, strides, paddings, global_pooling, adaptive, ceil_mode):
         # global pooling makes ksize the input's size and drops the padding, before
         # adaptive reads ksize as the output size (adaptive + global: one cell per cell)
         if global_pooling:
             ksize, paddings = list(spatial), [0] * len(spatial)
-        return pool_geometry(tuple(spatial), ksize, strides, paddings, False, False,
+        return pool_geometry(tuple(spatial), ksize, strides, paddings, False, ceil_mode,
                              adaptive, "EXPLICIT")
 
     def forward(self, x, ksize=(2, 2), strides=(1, 1), paddings=(0, 0),
-                global_pooling=False, adaptive=False):
+                global_pooling=False, adaptive=False, ceil_mode=False):
         spatial = x.shape[2:]
         k, s, pads, out_sizes = self._geometry(spatial, ksize, strides, paddings,
-                                               global_pooling, adaptive)
+                                               global_pooling, adaptive, ceil_mode)
         out = np.full(x.shape[:2] + tuple(out_sizes), EMPTY_MAX, x.dtype)
         mask = np.full(out.shape, -1, np.int32)
         for index, window, _ in windows(spatial, k, s, pads, out_sizes, adaptive):
@@ -97,6 +97,10 @@ class _MaxPoolWithIndex(OpDef):
         yield Sample({"X": distinct(1, 2, *[5] * d)},
                      {"ksize": [2] * d, "strides": [1] * d, "paddings": [0] * d,
                       "adaptive": True}, name="adaptive")
+        # ceil_mode's last window runs past the input: only its inside part is pooled
+        yield Sample({"X": distinct(1, 2, *[5] * d)},
+                     {"ksize": [2] * d, "strides": [2] * d, "paddings": [0] * d,
+                      "ceil_mode": True}, name="ceil_mode")
 
 
 @register
@@ -108,5 +112,5 @@ class MaxPool2DWithIndex(_MaxPoolWithIndex):
 class MaxPool3DWithIndex(_MaxPoolWithIndex):
     type = "max_pool3d_with_index"
     attrs = {"ksize": [2, 2, 2], "strides": [1, 1, 1], "paddings": [0, 0, 0],
-             "global_pooling": False, "adaptive": False}
+             "global_pooling": False, "adaptive": False, "ceil_mode": False}
     dims = 3

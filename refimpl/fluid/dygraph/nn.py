@@ -9,6 +9,7 @@ Parameters are created and named as 1.8 does (shapes, default initializers). The
 eagerly, or build ops in static mode, like every Layer."""
 import numpy as np
 
+from ... import versions
 from ...framework.initializer import Constant, NumpyArrayInitializer, Normal
 from ...layers.common import append_op_out, append_op_outputs
 from ...layers.conv import functional_conv2d, pool2d
@@ -96,8 +97,13 @@ class Pool2D(Layer):
                  global_pooling=False, use_cudnn=True, ceil_mode=False, exclusive=True,
                  data_format="NCHW"):
         super().__init__()
+        if versions.switch("pool2d_layer_case_folding"):
+            pool_type, data_format = pool_type.lower(), data_format.upper()
         if pool_type not in ("max", "avg"):
             raise ValueError("Pool2D: pool_type must be 'max' or 'avg', got %r" % (pool_type,))
+        if data_format not in ("NCHW", "NHWC"):
+            raise ValueError("Pool2D: data_format must be 'NCHW' or 'NHWC', got %r"
+                             % (data_format,))
         self._args = dict(pool_size=pool_size, pool_type=pool_type, pool_stride=pool_stride,
                           pool_padding=pool_padding, global_pooling=global_pooling,
                           ceil_mode=ceil_mode, exclusive=exclusive, data_format=data_format)

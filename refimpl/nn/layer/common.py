@@ -1,5 +1,6 @@
 """Linear, Bilinear, Embedding, Flatten, the dropouts, padding, resizing, pixel shuffle and
 CosineSimilarity (PairwiseDistance is in distance.py, as in Paddle 2.0's paddle.nn.layer)."""
+from ...framework.program import Variable
 from ...layers import functional_nn, functional_vision
 from ...layers.common import append_op_out
 from ...layers.embedding import functional_embedding
@@ -191,8 +192,10 @@ class AlphaDropout(Layer):
 
 
 class _Pad(Layer):
-    """nn.functional.pad over the `_nd` spatial dims: padding an int (all sides) or 2 * nd
-    ints, innermost dim first ([left, right, top, bottom, front, back])."""
+    """nn.functional.pad over the `_nd` spatial dims: padding an int (all sides), 2 * nd
+    ints, innermost dim first ([left, right, top, bottom, front, back]), or an int32 Tensor
+    of them. x's rank is pad's to check against data_format (an AssertionError, as Paddle
+    2.0's Pad1D given a 4-D x with 'NCL')."""
     _nd = 2
     _modes = ("constant", "reflect", "replicate", "circular")
 
@@ -201,17 +204,19 @@ class _Pad(Layer):
         cls = type(self).__name__
         if isinstance(padding, int):
             padding = [padding] * (2 * self._nd)
-        if len(padding) != 2 * self._nd:
-            raise ValueError("%s: padding must be an int or %d ints, got %r"
-                             % (cls, 2 * self._nd, padding))
+        if not isinstance(padding, Variable):
+            if len(padding) != 2 * self._nd:
+                raise ValueError("%s: padding must be an int or %d ints, got %r"
+                                 % (cls, 2 * self._nd, padding))
+            padding = list(padding)
         if mode not in self._modes:
             raise ValueError("%s: mode must be one of %s, got %r"
                              % (cls, list(self._modes), mode))
-        self._padding, self._mode, self._value = list(padding), mode, value
+        self._padding, self._mode, self._value = padding, mode, value
         self._data_format, self._name = data_format, name
 
     def forward(self, x):
-        self._expect_input(x, ranks=(self._nd + 2,))
+        self._expect_input(x)
         return functional_vision.pad(x, self._padding, self._mode, self._value,
                                      self._data_format, self._name)
 
