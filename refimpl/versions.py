@@ -80,6 +80,9 @@ SWITCHES = {
     "avg_pool_ceil_divisor": {"1.8": "kernel", "2.0": "padded_input", "3": "padded_input"},
     # initializer ops are prepended to the startup program (1.8, 2.0) or appended (3)
     "startup_init_order": {"1.8": "prepend", "2.0": "prepend", "3": "append"},
+    # the dtypes the clip op takes for X: floats only (1.8, 2.0: CPU kernels for float and
+    # double, the layers' float16 / float32 / float64 checks), or int32 / int64 too (3)
+    "clip_dtypes": {"1.8": "floats", "2.0": "floats", "3": "floats_and_ints"},
     # fluid.layers check their arguments' types and dtypes as Paddle 1.8.5 did
     # (fluid/layers/argument_checks.py); elsewhere refimpl's ops check what they take
     "fluid_layer_checks": {"1.8": True, "2.0": False, "3": False},
