@@ -132,8 +132,13 @@ SWITCHES = {
     "sublayers_flag": {"1.8": "include_sublayers", "2.0": "include_self",
                        "3": "include_self"},
     # a dynamic-mode initializer without a seed takes the default startup program's
-    # random_seed (1.8), or draws from the global generator that paddle.seed resets
-    "eager_init_program_seed": {"1.8": True, "2.0": False, "3": False},
+    # random_seed (1.8), the default main program's (2.0: its initializers read the
+    # program of the block the eager parameter is made in), or draws from the global
+    # generator that paddle.seed resets (3); a program seed of 0 means the generator
+    "eager_init_program_seed": {"1.8": "startup", "2.0": "main", "3": "none"},
+    # paddle.seed also sets the default programs' random_seed (refimpl's rule), or only
+    # seeds the global generator (2.0, whose dynamic initializers read the program seed)
+    "seed_sets_program_seeds": {"1.8": True, "2.0": False, "3": True},
     # what a dropout seed draws: Paddle 1.8.5's CPU stream (std::minstd_rand through
     # uniform_real_distribution<float>, framework/minstd.py) or numpy's RandomState
     "dropout_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},

@@ -28,9 +28,11 @@ def _manual_program_seed(s):
 
 def seed_all(s):
     """paddle.seed / paddle.framework.seed: the global generator used by random ops whose
-    seed attr is 0, and the default programs' random_seed."""
+    seed attr is 0, and the default programs' random_seed unless the profile's paddle.seed
+    leaves them (switch seed_sets_program_seeds)."""
     seed(s)
-    _manual_program_seed(s)
+    if versions.switch("seed_sets_program_seeds"):
+        _manual_program_seed(s)
 
 
 def rng_for(seed_attr):
