@@ -223,6 +223,24 @@ def test_public_flags(paddle_version, version, public):
                 fluid.get_flags("FLAGS_use_mkldnn")
 
 
+@pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
+def test_sort_sum_gradient_flag_is_public_from_paddle_20(paddle_version, version):
+    # 1.8.5: ValueError "cannot get its value through this function"; 2.0.0 registers it
+    # public (its test_imperative_auto_prune / _deepcf / _hook_for_layer set it); 3.3.1:
+    # False, then True after set_flags (measured)
+    with paddle_version(version):
+        if version == "1.8":
+            with pytest.raises(ValueError, match="not a public flag"):
+                fluid.set_flags({"FLAGS_sort_sum_gradient": True})
+            return
+        assert fluid.get_flags("FLAGS_sort_sum_gradient") == {"FLAGS_sort_sum_gradient": False}
+        try:
+            fluid.set_flags({"FLAGS_sort_sum_gradient": True})
+            assert fluid.get_flags(["FLAGS_sort_sum_gradient"])["FLAGS_sort_sum_gradient"]
+        finally:
+            fluid.set_flags({"FLAGS_sort_sum_gradient": False})
+
+
 def test_fluid_rnn_cell_parameter_names():
     """Paddle 1.8.5 and 2.0 name a fluid GRUCell's parameters after its BasicGRUUnit."""
     x = fluid.data("x", [None, 4], "float32")
