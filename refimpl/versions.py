@@ -136,6 +136,9 @@ SWITCHES = {
     # program of the block the eager parameter is made in), or draws from the global
     # generator that paddle.seed resets (3); a program seed of 0 means the generator
     "eager_init_program_seed": {"1.8": "startup", "2.0": "main", "3": "none"},
+    # fluid.dygraph.to_variable shares an ndarray unless zero_copy=False (1.8), or copies
+    # it, zero_copy=True warning that it is discarded (2.0)
+    "to_variable_zero_copy": {"1.8": "shared", "2.0": "discarded", "3": "discarded"},
     # paddle.seed also sets the default programs' random_seed (refimpl's rule), or only
     # seeds the global generator (2.0, whose dynamic initializers read the program seed)
     "seed_sets_program_seeds": {"1.8": True, "2.0": False, "3": True},

@@ -209,6 +209,7 @@ def test_varbase_names_setters_and_helpers_as_paddle_1_8(paddle_version):
                 helper.to_variable("test")
 
 
+@pytest.mark.paddle("1.8")
 def test_to_variable_shares_an_ndarray_unless_zero_copy_is_false():
     a = np.zeros((1, 3), "float32")
     with fluid.dygraph.guard():
@@ -218,6 +219,19 @@ def test_to_variable_shares_an_ndarray_unless_zero_copy_is_false():
         assert shared.numpy()[0, 0] == 4 and copied.numpy()[0, 0] == 0
         with pytest.raises(TypeError, match="slice bounds"):
             shared[:, 1.1:]
+
+
+def test_to_variable_copies_and_discards_zero_copy_from_paddle_20():
+    # Paddle 2.0 (switch to_variable_zero_copy; its test_imperative_numpy_bridge): a copy
+    # always, zero_copy=True warning that it is discarded
+    a = np.zeros((1, 3), "float32")
+    with fluid.dygraph.guard():
+        with pytest.warns(UserWarning, match="zero_copy is not supported, and it will be "
+                                             "discarded"):
+            asked = fluid.dygraph.to_variable(a, zero_copy=True)
+        default = fluid.dygraph.to_variable(a)
+        a[0, 0] = 4
+        assert asked.numpy()[0, 0] == 0 and default.numpy()[0, 0] == 0
 
 
 def test_tracer_mode_decorators_and_dygraph_utils():
