@@ -136,6 +136,9 @@ SWITCHES = {
     # program of the block the eager parameter is made in), or draws from the global
     # generator that paddle.seed resets (3); a program seed of 0 means the generator
     "eager_init_program_seed": {"1.8": "startup", "2.0": "main", "3": "none"},
+    # the Tracer attribute that says whether eager ops are recorded for autograd (what
+    # no_grad switches off): _train_mode (1.8) or _has_grad (2.0; _train_mode is its own flag)
+    "tracer_grad_attribute": {"1.8": "_train_mode", "2.0": "_has_grad", "3": "_has_grad"},
     # fluid.dygraph.to_variable shares an ndarray unless zero_copy=False (1.8), or copies
     # it, zero_copy=True warning that it is discarded (2.0)
     "to_variable_zero_copy": {"1.8": "shared", "2.0": "discarded", "3": "discarded"},

@@ -234,7 +234,11 @@ def test_to_variable_copies_and_discards_zero_copy_from_paddle_20():
         assert asked.numpy()[0, 0] == 0 and default.numpy()[0, 0] == 0
 
 
-def test_tracer_mode_decorators_and_dygraph_utils():
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
+def test_tracer_mode_decorators_and_dygraph_utils(paddle_version, version):
+    # no_grad turns off 1.8's Tracer._train_mode, 2.0's _has_grad (switch
+    # tracer_grad_attribute; 2.0's test_imperative_decorator): there _train_mode is a flag
+    # of its own that no_grad leaves as set
     from refimpl.fluid import dygraph_utils, framework
 
     @framework.dygraph_not_support
@@ -242,11 +246,16 @@ def test_tracer_mode_decorators_and_dygraph_utils():
         return True
 
     assert framework._dygraph_tracer() is None and static_only()
-    with fluid.dygraph.guard():
+    with paddle_version(version), fluid.dygraph.guard():
         tracer = framework._dygraph_tracer()
-        assert tracer._train_mode
+        assert tracer._train_mode and tracer._has_grad
         with fluid.dygraph.no_grad():
-            assert not tracer._train_mode
+            assert not tracer._has_grad and tracer._train_mode == (version == "2.0")
+        assert tracer._has_grad and tracer._train_mode
+        if version == "2.0":
+            tracer.eval_mode()
+            assert not tracer._train_mode and tracer._has_grad
+            tracer.train_mode()
         with pytest.raises(AssertionError, match="static_only"):
             static_only()
         with framework._dygraph_guard(None):
