@@ -136,6 +136,9 @@ SWITCHES = {
     # program of the block the eager parameter is made in), or draws from the global
     # generator that paddle.seed resets (3); a program seed of 0 means the generator
     "eager_init_program_seed": {"1.8": "startup", "2.0": "main", "3": "none"},
+    # Layer.set_state_dict given a value of another shape: an error before any value is set
+    # (1.8: AssertionError), or a warning and that value skipped (2.0, 3.3.1)
+    "state_dict_shape_mismatch": {"1.8": "error", "2.0": "skip", "3": "skip"},
     # the Tracer attribute that says whether eager ops are recorded for autograd (what
     # no_grad switches off): _train_mode (1.8) or _has_grad (2.0; _train_mode is its own flag)
     "tracer_grad_attribute": {"1.8": "_train_mode", "2.0": "_has_grad", "3": "_has_grad"},
