@@ -86,6 +86,9 @@ SWITCHES = {
     "pool2d_layer_case_folding": {"1.8": False, "2.0": True, "3": True},
     # initializer ops are prepended to the startup program (1.8, 2.0) or appended (3)
     "startup_init_order": {"1.8": "prepend", "2.0": "prepend", "3": "append"},
+    # the dtypes the clip op takes for X: floats only (1.8, 2.0: CPU kernels for float and
+    # double, the layers' float16 / float32 / float64 checks), or int32 / int64 too (3)
+    "clip_dtypes": {"1.8": "floats", "2.0": "floats", "3": "floats_and_ints"},
     # fluid.layers check their arguments' types and dtypes as Paddle 1.8.5 did
     # (fluid/layers/argument_checks.py); elsewhere refimpl's ops check what they take
     "fluid_layer_checks": {"1.8": True, "2.0": False, "3": False},
@@ -155,8 +158,22 @@ SWITCHES = {
     "sublayers_flag": {"1.8": "include_sublayers", "2.0": "include_self",
                        "3": "include_self"},
     # a dynamic-mode initializer without a seed takes the default startup program's
-    # random_seed (1.8), or draws from the global generator that paddle.seed resets
-    "eager_init_program_seed": {"1.8": True, "2.0": False, "3": False},
+    # random_seed (1.8), the default main program's (2.0: its initializers read the
+    # program of the block the eager parameter is made in), or draws from the global
+    # generator that paddle.seed resets (3); a program seed of 0 means the generator
+    "eager_init_program_seed": {"1.8": "startup", "2.0": "main", "3": "none"},
+    # Layer.set_state_dict given a value of another shape: an error before any value is set
+    # (1.8: AssertionError), or a warning and that value skipped (2.0, 3.3.1)
+    "state_dict_shape_mismatch": {"1.8": "error", "2.0": "skip", "3": "skip"},
+    # the Tracer attribute that says whether eager ops are recorded for autograd (what
+    # no_grad switches off): _train_mode (1.8) or _has_grad (2.0; _train_mode is its own flag)
+    "tracer_grad_attribute": {"1.8": "_train_mode", "2.0": "_has_grad", "3": "_has_grad"},
+    # fluid.dygraph.to_variable shares an ndarray unless zero_copy=False (1.8), or copies
+    # it, zero_copy=True warning that it is discarded (2.0)
+    "to_variable_zero_copy": {"1.8": "shared", "2.0": "discarded", "3": "discarded"},
+    # paddle.seed also sets the default programs' random_seed (refimpl's rule), or only
+    # seeds the global generator (2.0, whose dynamic initializers read the program seed)
+    "seed_sets_program_seeds": {"1.8": True, "2.0": False, "3": True},
     # what a dropout seed draws: Paddle 1.8.5's CPU stream (std::minstd_rand through
     # uniform_real_distribution<float>, framework/minstd.py) or numpy's RandomState
     "dropout_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},

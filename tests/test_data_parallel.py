@@ -452,13 +452,15 @@ def test_local_scopes_hold_each_places_execution_scope_until_its_drop():
     strategy.num_iteration_per_drop_scope = 3
     prog = static.CompiledProgram(main).with_data_parallel(
         loss_name=loss.name, exec_strategy=strategy, places=[paddle.CPUPlace()] * 2)
-    assert prog._local_scopes == []
+    assert prog._local_scopes == [] and prog._executor is None
     exe = static.Executor()
     temporaries = [n for n, v in main.global_block().vars.items() if not v.persistable]
     for run in range(1, 4):
         got, = exe.run(prog, feed=_data(4), fetch_list=[loss], scope=scope,
                        return_merged=False)
         kids = [place._kids() for place in prog._local_scopes]
+        # Paddle 2.0's test_lr_scheduler reads them through the core executor
+        assert prog._executor.local_scopes() == prog._local_scopes
         if run == 3:      # the third iteration drops the execution scopes
             assert kids == [[], []]
             continue

@@ -1,12 +1,15 @@
 """Eager ops that update state in place (an optimizer's Param -> ParamOut, batch_norm's
 Mean -> MeanOut) leave an input alone when its output is another tensor, as Paddle's
 kernels do: Paddle 1.8's OpTest passes its own ParamOut, with inputs that share the test's
-numpy arrays (to_variable's zero_copy)."""
+numpy arrays (to_variable's zero_copy, which shares them under 1.8 only)."""
 import numpy as np
+import pytest
 
 from refimpl import fluid
 from refimpl.dygraph import tracer
 from refimpl.dygraph.tensor import Tensor
+
+pytestmark = pytest.mark.paddle("1.8")
 
 
 def _t(a):

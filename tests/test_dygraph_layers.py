@@ -7,7 +7,7 @@ import pytest
 
 import refimpl as paddle
 import refimpl.nn as nn
-from refimpl import static
+from refimpl import fluid, static
 from refimpl.backward import gradients
 from refimpl.framework import mode
 from refimpl.framework.program import Program, program_guard
@@ -316,3 +316,23 @@ def test_control_flow_and_tensor_arrays_are_python_eagerly():
     joined, sizes = fluid.layers.tensor_array_to_tensor(arr, axis=0)
     np.testing.assert_array_equal(joined.numpy(), [1, 1, 0, 0])
     np.testing.assert_array_equal(sizes.numpy(), [2, 2])
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
+def test_set_state_dict_of_another_shape_by_version(paddle_version, version):
+    # 1.8.5: AssertionError "Variable Shape not match"; 2.0.0 (its
+    # test_imperative_save_load_v2) and 3.3.1 (measured): a warning "Skip loading for
+    # weight. ..." and the other values set
+    with paddle_version(version), fluid.dygraph.guard():
+        layer = paddle.nn.Linear(2, 3)
+        weight = layer.weight.numpy()
+        state = {"weight": np.ones([2, 3, 1], "float32"), "bias": np.full([3], 7.0, "float32")}
+        if version == "1.8":
+            with pytest.raises(AssertionError, match="has shape \\[2, 3, 1\\], expected"):
+                layer.set_state_dict(state)
+            np.testing.assert_array_equal(layer.bias.numpy(), [0, 0, 0])   # nothing set
+            return
+        with pytest.warns(UserWarning, match="Skip loading for weight"):
+            layer.set_state_dict(state)
+        np.testing.assert_array_equal(layer.weight.numpy(), weight)
+        np.testing.assert_array_equal(layer.bias.numpy(), [7, 7, 7])

@@ -209,6 +209,7 @@ def test_varbase_names_setters_and_helpers_as_paddle_1_8(paddle_version):
                 helper.to_variable("test")
 
 
+@pytest.mark.paddle("1.8")
 def test_to_variable_shares_an_ndarray_unless_zero_copy_is_false():
     a = np.zeros((1, 3), "float32")
     with fluid.dygraph.guard():
@@ -220,7 +221,24 @@ def test_to_variable_shares_an_ndarray_unless_zero_copy_is_false():
             shared[:, 1.1:]
 
 
-def test_tracer_mode_decorators_and_dygraph_utils():
+def test_to_variable_copies_and_discards_zero_copy_from_paddle_20():
+    # Paddle 2.0 (switch to_variable_zero_copy; its test_imperative_numpy_bridge): a copy
+    # always, zero_copy=True warning that it is discarded
+    a = np.zeros((1, 3), "float32")
+    with fluid.dygraph.guard():
+        with pytest.warns(UserWarning, match="zero_copy is not supported, and it will be "
+                                             "discarded"):
+            asked = fluid.dygraph.to_variable(a, zero_copy=True)
+        default = fluid.dygraph.to_variable(a)
+        a[0, 0] = 4
+        assert asked.numpy()[0, 0] == 0 and default.numpy()[0, 0] == 0
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
+def test_tracer_mode_decorators_and_dygraph_utils(paddle_version, version):
+    # no_grad turns off 1.8's Tracer._train_mode, 2.0's _has_grad (switch
+    # tracer_grad_attribute; 2.0's test_imperative_decorator): there _train_mode is a flag
+    # of its own that no_grad leaves as set
     from refimpl.fluid import dygraph_utils, framework
 
     @framework.dygraph_not_support
@@ -228,11 +246,16 @@ def test_tracer_mode_decorators_and_dygraph_utils():
         return True
 
     assert framework._dygraph_tracer() is None and static_only()
-    with fluid.dygraph.guard():
+    with paddle_version(version), fluid.dygraph.guard():
         tracer = framework._dygraph_tracer()
-        assert tracer._train_mode
+        assert tracer._train_mode and tracer._has_grad
         with fluid.dygraph.no_grad():
-            assert not tracer._train_mode
+            assert not tracer._has_grad and tracer._train_mode == (version == "2.0")
+        assert tracer._has_grad and tracer._train_mode
+        if version == "2.0":
+            tracer.eval_mode()
+            assert not tracer._train_mode and tracer._has_grad
+            tracer.train_mode()
         with pytest.raises(AssertionError, match="static_only"):
             static_only()
         with framework._dygraph_guard(None):

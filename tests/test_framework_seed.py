@@ -1,6 +1,7 @@
 """paddle.seed, paddle.framework.seed and 2.0's paddle.framework.random._manual_program_seed
 (refimpl/framework/random.py): which state each sets."""
 import numpy as np
+import pytest
 
 import refimpl as paddle
 from refimpl import fluid, static
@@ -11,11 +12,16 @@ def _draw(n):
         return paddle.rand([n]).numpy()
 
 
-def test_framework_seed_is_paddle_seed_and_replays_the_global_stream():
+@pytest.mark.parametrize("version, program_seed", [("1.8", 11), ("2.0", 0), ("3", 11)])
+def test_framework_seed_is_paddle_seed_and_replays_the_global_stream(
+        paddle_version, version, program_seed):
+    # Paddle 2.0's paddle.seed seeds the generator only (its dynamic initializers read the
+    # program seed: switch seed_sets_program_seeds); refimpl's 1.8 / 3 set both
     assert paddle.framework.seed is paddle.seed
-    paddle.framework.seed(11)
-    assert static.default_main_program().random_seed == 11
-    assert static.default_startup_program().random_seed == 11
+    with paddle_version(version):
+        paddle.framework.seed(11)
+    assert static.default_main_program().random_seed == program_seed
+    assert static.default_startup_program().random_seed == program_seed
     first = _draw(4)
     paddle.seed(11)
     np.testing.assert_array_equal(_draw(4), first)
@@ -29,3 +35,40 @@ def test_manual_program_seed_sets_the_default_programs_only():
     assert static.default_main_program().random_seed == 2020
     assert static.default_startup_program().random_seed == 2020
     np.testing.assert_array_equal(_draw(3), first)
+
+
+@pytest.mark.parametrize("version, equal", [("2.0", True), ("3", False)])
+def test_dynamic_parameters_take_the_main_programs_seed_under_paddle_20(
+        paddle_version, version, equal):
+    """Paddle 2.0 (switch eager_init_program_seed): with _manual_program_seed(1) two
+    Linear(2, 2) start equal (its test_regularizer_api and test_transformer_api rely on
+    it); after paddle.seed alone they differ. Paddle 3.3.1: they differ either way
+    (measured)."""
+    with paddle_version(version):
+        try:
+            paddle.seed(1)
+            paddle.framework.random._manual_program_seed(1)
+            with fluid.dygraph.guard():
+                a, b = paddle.nn.Linear(2, 2), paddle.nn.Linear(2, 2)
+                assert np.array_equal(a.weight.numpy(), b.weight.numpy()) == equal
+                paddle.framework.random._manual_program_seed(0)
+                paddle.seed(1)
+                c, d = paddle.nn.Linear(2, 2), paddle.nn.Linear(2, 2)
+                assert not np.array_equal(c.weight.numpy(), d.weight.numpy())
+        finally:
+            paddle.framework.random._manual_program_seed(0)
+
+
+def test_uniform_draws_in_chunks_the_values_of_one_draw(monkeypatch):
+    # a 2**26-wide fc weight (Paddle 2.0's test_static_save_load) is drawn a chunk at a
+    # time: the values are those of one float64 draw, cast
+    from refimpl.framework import random as refimpl_random
+    monkeypatch.setattr(refimpl_random, "_CHUNK", 7)
+    got = refimpl_random.uniform(5, -2.0, 3.0, [4, 6], "float32")
+    want = np.random.RandomState(5).uniform(-2.0, 3.0, size=[4, 6]).astype("float32")
+    assert got.dtype == np.float32 and got.shape == (4, 6)
+    np.testing.assert_array_equal(got, want)
+    paddle.seed(9)
+    first = refimpl_random.uniform(0, 0.0, 1.0, [23], "float64")
+    paddle.seed(9)
+    np.testing.assert_array_equal(first, np.random.RandomState(9).uniform(0.0, 1.0, 23))

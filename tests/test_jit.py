@@ -71,3 +71,34 @@ def test_save_names_unnamed_specs_after_forward_arguments(tmp_path, dygraph):
     np.testing.assert_allclose(got, expected, rtol=1e-6)
     with pytest.raises(TypeError, match="must be a paddle.nn.Layer"):
         paddle.jit.save(lambda v: v, str(tmp_path / "f"), input_spec=[])
+
+
+class _Nested(paddle.nn.Layer):
+    """Returns (y, (h, c)), as an LSTM does."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(2, 2)
+
+    def forward(self, x):
+        y = self.fc(x)
+        return y, (y * 2.0, y + 1.0)
+
+
+def test_to_static_of_a_layer_records_the_spec_and_nested_outputs_are_flattened(
+        tmp_path, dygraph):
+    # Paddle 2.0's rnn/test_rnn_nets: rnn = paddle.jit.to_static(rnn, [InputSpec]); jit.save
+    net = _Nested()
+    x = np.array([[1.0, -2.0], [0.5, 4.0]], np.float32)
+    y = x @ net.fc.weight.numpy() + net.fc.bias.numpy()
+    assert paddle.jit.to_static(net, [paddle.static.InputSpec([None, 2], "float32")]) is net
+    path = str(tmp_path / "nested")
+    paddle.jit.save(net, path)
+    paddle.enable_static()
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    with paddle.static.scope_guard(paddle.static.Scope()):
+        program, feeds, fetches = paddle.static.load_inference_model(path, exe)
+        got = exe.run(program, feed={feeds[0]: x}, fetch_list=fetches)
+    assert feeds == ["x"] and len(got) == 3
+    for value, want in zip(got, (y, y * 2.0, y + 1.0)):
+        np.testing.assert_allclose(value, want, rtol=1e-6)

@@ -433,3 +433,16 @@ def test_step_functions_pass_a_zero_gradient(step):
         paddle.sum(step(x)).backward()
         assert x.gradient() is not None
         np.testing.assert_array_equal(x.gradient(), np.zeros(4))
+
+
+def test_bmm_checks_shapes_before_building_as_paddle_20():
+    # Paddle 2.0's test_bmm_op (run in static mode, as its CI runs it) passes ndarrays of
+    # wrong shapes and expects ValueError; right shapes multiply per batch
+    x = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    for wrong in ([2, 2, 4], [2, 2, 2, 2], [3, 4, 2]):
+        with pytest.raises(ValueError, match="bmm: "):
+            paddle.bmm(x, np.zeros(wrong, "float32"))
+    y = np.arange(16, dtype="float32").reshape(2, 4, 2)
+    out, = _run([paddle.bmm(static.data("bx", [None, 3, 4]), static.data("by", [None, 4, 2]))],
+                {"bx": x, "by": y})
+    np.testing.assert_allclose(out, x @ y)

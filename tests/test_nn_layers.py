@@ -132,9 +132,13 @@ def test_state_dict_values_live_in_the_scope_and_set_state_dict_writes_them():
     np.testing.assert_allclose(got, w.astype("float32"))
     out, = exe.run(feed={"x": np.eye(3, dtype="float32")}, fetch_list=[y])
     np.testing.assert_allclose(out, w + [1.0, -1.0], rtol=1e-6)
-    with pytest.raises(ValueError, match=r"'weight' \(linear_0.w_0\) has shape \[2, 3\], "
-                                         r"expected \[3, 2\]"):
+    # Paddle 2.0 skips a value of another shape with a warning and sets the others
+    # (switch state_dict_shape_mismatch; 1.8 refuses: test_dygraph_layers.py)
+    with pytest.warns(UserWarning, match=r"Skip loading for weight\. .*'weight' "
+                                         r"\(linear_0.w_0\) has shape \[2, 3\], expected \[3, 2\]"):
         layer.set_state_dict({"weight": np.zeros((2, 3)), "bias": np.zeros(2)})
+    np.testing.assert_allclose(scope_value(layer.weight), w.astype("float32"))
+    np.testing.assert_array_equal(scope_value(layer.bias), [0.0, 0.0])
     with pytest.warns(UserWarning, match="no value for 'linear_0.b_0'"):
         layer.set_state_dict({"linear_0.w_0": np.zeros((3, 2))}, use_structured_name=False)
     np.testing.assert_array_equal(scope_value(layer.weight), np.zeros((3, 2)))
@@ -573,3 +577,50 @@ def test_multi_head_attention_matches_numpy_with_a_bool_mask():
                                rtol=1e-4, atol=1e-5)
     with pytest.raises(ValueError, match="embed_dim \\(5\\) must be a positive multiple"):
         nn.MultiHeadAttention(5, 2)
+
+
+def test_transformer_incremental_decoding_with_caches_matches_the_full_causal_pass(dygraph):
+    # Paddle 2.0's caches: a decoder fed one target step at a time with gen_cache's
+    # (Cache, StaticCache) gives the rows of one pass under a causal mask (a float64 mask,
+    # cast to the float32 scores as 2.0 does)
+    paddle.seed(5)
+    decoder = nn.TransformerDecoder(nn.TransformerDecoderLayer(4, 2, 8, dropout=0.0), 2)
+    decoder.eval()
+    tgt = RNG.randn(2, 3, 4).astype("float32")
+    memory = paddle.to_tensor(RNG.randn(2, 5, 4).astype("float32"))
+    causal = np.triu(np.full([3, 3], -np.inf), 1)
+    full = decoder(paddle.to_tensor(tgt), memory, paddle.to_tensor(causal)).numpy()
+    cache = decoder.gen_cache(memory)
+    (incremental, static_kv), _ = cache
+    assert incremental.k.shape == [2, 2, 0, 2] and static_kv.v.shape == [2, 2, 5, 2]
+    steps = []
+    for t in range(3):
+        out, cache = decoder(paddle.to_tensor(tgt[:, t:t + 1]), memory, None, None, cache)
+        steps.append(out.numpy())
+    assert [c[0].k.shape for c in cache] == [[2, 2, 3, 2]] * 2      # three steps each
+    assert [c[1].k.shape for c in cache] == [[2, 2, 5, 2]] * 2      # the memory's, kept
+    caches, statics = decoder.gen_cache(memory, do_zip=True)
+    assert len(caches) == len(statics) == 2 and caches[0].k.shape == [2, 2, 0, 2]
+    np.testing.assert_allclose(np.concatenate(steps, axis=1), full, rtol=1e-5, atol=1e-6)
+
+
+def test_multi_head_attention_cache_appends_and_static_cache_replaces_keys(dygraph):
+    mha = nn.MultiHeadAttention(4, 2)
+    x = paddle.to_tensor(RNG.randn(1, 2, 4).astype("float32"))
+    past = mha.Cache(paddle.to_tensor(RNG.randn(1, 2, 3, 2).astype("float32")),
+                     paddle.to_tensor(RNG.randn(1, 2, 3, 2).astype("float32")))
+    out, new = mha(x, x, x, None, past)
+    k, v = mha.compute_kv(x, x)
+    np.testing.assert_array_equal(new.k.numpy(), np.concatenate([past.k.numpy(), k.numpy()], 2))
+    np.testing.assert_array_equal(new.v.numpy(), np.concatenate([past.v.numpy(), v.numpy()], 2))
+    fixed = mha.StaticCache(past.k, past.v)
+    out, same = mha(x, x, x, None, fixed)
+    assert same is fixed
+    q = (x.numpy() @ mha.q_proj.weight.numpy() + mha.q_proj.bias.numpy()).reshape(
+        1, 2, 2, 2).transpose(0, 2, 1, 3)
+    w = _softmax(q @ past.k.numpy().transpose(0, 1, 3, 2) / np.sqrt(2))
+    context = (w @ past.v.numpy()).transpose(0, 2, 1, 3).reshape(1, 2, 4)
+    np.testing.assert_allclose(out.numpy(), context @ mha.out_proj.weight.numpy()
+                               + mha.out_proj.bias.numpy(), rtol=1e-5, atol=1e-6)
+    with pytest.raises(TypeError, match="Cache or StaticCache"):
+        mha(x, x, x, None, (past.k, past.v))

@@ -362,3 +362,37 @@ def test_paddle_test_runner_reports_listed_files_it_does_not_find(tmp_path, caps
     assert lines[2] == "1 of 1 files pass; 1 not in %s" % tmp_path
     import json
     assert [r["passed"] for r in json.loads((tmp_path / "r.json").read_text())] == [True]
+
+
+def test_paddle_test_runner_starts_the_2x_ci_static_mode_modules_in_static_mode(tmp_path,
+                                                                                capsys):
+    # Paddle 2.x's CI (tools/test_runner.py) enables static mode before loading the modules
+    # its tools/static_mode_white_list.py names (2.0's test_full_op builds fluid.data and
+    # fill_constant without enable_static); the others start in 2.0's dynamic default
+    tree = tmp_path / "python" / "paddle"
+    tests = tree / "fluid" / "tests"
+    tests.mkdir(parents=True)
+    (tmp_path / "tools").mkdir()
+    (tmp_path / "tools" / "static_mode_white_list.py").write_text(
+        "# the CI's list\nSTATIC_MODE_TESTING_LIST = [\n    'test_listed',\n]\n")
+    for name in ("test_listed", "test_other"):
+        (tests / (name + ".py")).write_text(textwrap.dedent("""
+            import unittest
+            import paddle
+            class T(unittest.TestCase):
+                def test_mode(self):
+                    print("dynamic:", paddle.in_dynamic_mode())
+            if __name__ == "__main__":
+                unittest.main()
+        """))
+    runner = _run_paddle_tests_module()
+    assert runner.static_mode_modules(str(tree)) == {"test_listed"}
+    assert runner.static_mode_modules(str(tests)) == frozenset()     # no list there
+    (tmp_path / "list.txt").write_text("fluid/tests/test_listed.py\nfluid/tests/test_other.py\n")
+    assert runner.main([str(tree), "--list", str(tmp_path / "list.txt"), "--paddle", "2.0",
+                        "--json", str(tmp_path / "r.json")]) == 0
+    import json
+    results = json.loads((tmp_path / "r.json").read_text())
+    assert [r["passed"] for r in results] == [True, True]
+    assert "dynamic: False" in results[0]["output_tail"]
+    assert "dynamic: True" in results[1]["output_tail"]

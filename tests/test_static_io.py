@@ -256,7 +256,7 @@ def test_prune_needs_feeds():
     assert "x" not in pruned.global_block().vars
     with pytest.raises(ValueError, match="neither fed"):
         static_io.normalize_program(main, [main.global_block().var("y")], [logits])
-    with pytest.raises(TypeError, match="feed_vars must be a Variable"):
+    with pytest.raises(ValueError, match="feed_vars must be a Variable"):   # as Paddle
         static.serialize_program(["x"], [logits], program=main)
 
 
@@ -293,7 +293,7 @@ def test_save_to_file_and_bad_bytes(tmp_path):
     path = str(tmp_path / "sub" / "blob")
     static.save_to_file(path, b"\x00\x01abc")
     assert static.load_from_file(path) == b"\x00\x01abc"
-    with pytest.raises(TypeError, match="content must be bytes"):
+    with pytest.raises(ValueError, match="'content' type should be bytes"):
         static.save_to_file(path, "text")
     with pytest.raises(serialization.FileFormatError, match="ProgramDesc: field number 0"):
         static.deserialize_program(b"\x00\x01abc")
@@ -528,3 +528,60 @@ def test_fluid_style_inference_directory_round_trip(tmp_path, params_filename):
                                                                   exe, **kwargs)
         got, = exe.run(loaded, feed=feed, fetch_list=targets)
     np.testing.assert_array_equal(got, expected)
+
+
+def test_inference_model_argument_checks_and_loading_from_memory(tmp_path):
+    """Paddle 2.0's (and 3.3.1's, measured) checks: ValueErrors for a path_prefix that is
+    not a string or ends in '/', feed / fetch names instead of Variables, an existing
+    directory in a file's place, unknown or deprecated load arguments; path_prefix None
+    loads the model's and parameters' bytes; _serialize_persistables and
+    _get_valid_program are 2.0's helpers its test_inference_model_io calls."""
+    paddle.seed(5)
+    main, startup, x, logits, loss = _build_classifier()
+    scope = Scope()
+    _train(main, startup, scope, 1, loss.name)
+    exe = static.Executor()
+    prefix = str(tmp_path / "m")
+    with scope_guard(scope), static.program_guard(main, startup):
+        for bad, why in ((None, "should be a string"), (prefix + "/", "not be a directory")):
+            with pytest.raises(ValueError, match=why):
+                static.save_inference_model(bad, [x], [logits], exe)
+        for feeds, fetches in ((["x"], [logits]), ([x], "logits")):
+            with pytest.raises(ValueError, match="must be a Variable"):
+                static.save_inference_model(prefix, feeds, fetches, exe)
+        os.makedirs(prefix + ".pdmodel")
+        with pytest.raises(ValueError, match="is an existing directory"):
+            static.save_inference_model(prefix, [x], [logits], exe)
+        os.rmdir(prefix + ".pdmodel")
+        static.save_inference_model(prefix, [x], [logits], exe)
+        model = static.serialize_program([x], [logits])
+        params = static.serialize_persistables([x], [logits], exe)
+        inference, _, _ = static_io.normalize_program(main, [x], [logits])
+        assert static_io._serialize_persistables(inference, exe) == params
+    for kwargs, why in (({"pserver_endpoints": None}, "'pserver_endpoints' is deprecated"),
+                        ({"unsupported_param": None}, "'unsupported_param' is not supp")):
+        with pytest.raises(ValueError, match=why):
+            static.load_inference_model(prefix, exe, **kwargs)
+    with pytest.raises(ValueError, match="params_filename cannot be None"):
+        static.load_inference_model(None, exe)
+    with pytest.raises(ValueError, match="should be a string"):
+        static.load_inference_model([prefix], exe)
+    feed_x = np.random.RandomState(0).randn(2, 4).astype("float32")
+    results = []
+    for args in ((prefix,), (None,)):
+        kwargs = {} if args[0] else {"model_filename": model, "params_filename": params}
+        with scope_guard(Scope()):
+            program, feeds, fetches = static.load_inference_model(*args, exe, **kwargs)
+            results.append(exe.run(program, feed={feeds[0]: feed_x}, fetch_list=fetches)[0])
+    with scope_guard(scope):
+        want, = exe.run(inference, feed={"x": feed_x}, fetch_list=[logits.name])
+    for got in results:
+        np.testing.assert_allclose(got, want, rtol=1e-6)
+    with pytest.warns(UserWarning, match="no variable in your model"):
+        assert static_io._serialize_persistables(static.Program(), None) is None
+    compiled = static.CompiledProgram(main)
+    with pytest.warns(UserWarning, match="CompiledProgram"):
+        assert static_io._get_valid_program(compiled) is main
+    assert static_io._get_valid_program(None) is static.default_main_program()
+    with pytest.raises(TypeError, match="must be a Program"):
+        static_io._get_valid_program(0)

@@ -203,6 +203,7 @@ def test_deserialize_persistables_checks_all_first():
     unchanged.check()
 
 
+@pytest.mark.paddle("1.8")       # from 2.0 a wrong shape is skipped with a warning
 def test_layer_set_state_dict_checks_all_first():
     main, startup = Program(), Program()
     with program_guard(main, startup):

@@ -237,6 +237,24 @@ def test_public_flags(paddle_version, version, public):
                 fluid.get_flags("FLAGS_use_mkldnn")
 
 
+@pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
+def test_sort_sum_gradient_flag_is_public_from_paddle_20(paddle_version, version):
+    # 1.8.5: ValueError "cannot get its value through this function"; 2.0.0 registers it
+    # public (its test_imperative_auto_prune / _deepcf / _hook_for_layer set it); 3.3.1:
+    # False, then True after set_flags (measured)
+    with paddle_version(version):
+        if version == "1.8":
+            with pytest.raises(ValueError, match="not a public flag"):
+                fluid.set_flags({"FLAGS_sort_sum_gradient": True})
+            return
+        assert fluid.get_flags("FLAGS_sort_sum_gradient") == {"FLAGS_sort_sum_gradient": False}
+        try:
+            fluid.set_flags({"FLAGS_sort_sum_gradient": True})
+            assert fluid.get_flags(["FLAGS_sort_sum_gradient"])["FLAGS_sort_sum_gradient"]
+        finally:
+            fluid.set_flags({"FLAGS_sort_sum_gradient": False})
+
+
 def test_fluid_rnn_cell_parameter_names():
     """Paddle 1.8.5 and 2.0 name a fluid GRUCell's parameters after its BasicGRUUnit."""
     x = fluid.data("x", [None, 4], "float32")
@@ -460,3 +478,30 @@ def test_batch_norm_momentum_variable(paddle_version, version):
                for v in (0.5, 0.0)]
         np.testing.assert_allclose(got, [[0.75, 1.15, 1.55], [1.425, 2.185, 2.945]],
                                    rtol=1e-6)
+
+
+@pytest.mark.parametrize("version, int_clip", [
+    ("1.8", None), ("2.0", None),          # float / double kernels only (1.8.5, 2.0.0)
+    ("3", [2, 5, 8])])                     # Paddle 3.3.1: int32 / int64 taken, measured
+def test_clip_dtypes(paddle_version, version, int_clip):
+    """clip of an int32 X: a TypeError naming clip under 1.8 / 2.0 (static and eager), the
+    clipped integers under 3; int16 is refused everywhere (3.3.1 refuses it too)."""
+    with paddle_version(version):
+        def build():
+            return [paddle.clip(fluid.data("x", [3], "int32"), min=2, max=8)]
+        if int_clip is None:
+            with pytest.raises(TypeError, match="clip"):
+                _run(build, {"x": np.array([1, 5, 9], "int32")})
+        else:
+            out, _, _ = _run(build, {"x": np.array([1, 5, 9], "int32")})
+            assert out[0].dtype == np.int32 and out[0].tolist() == int_clip
+        with pytest.raises(TypeError, match="clip"):
+            _run(lambda: [paddle.clip(fluid.data("y", [3], "int16"), min=2, max=8)],
+                 {"y": np.array([1, 5, 9], "int16")})
+        with fluid.dygraph.guard():
+            x = paddle.to_tensor(np.array([1, 5, 9], "int64"))
+            if int_clip is None:
+                with pytest.raises(TypeError, match="clip"):
+                    paddle.clip(x, min=2, max=8)
+            else:
+                assert paddle.clip(x, min=2, max=8).numpy().tolist() == int_clip

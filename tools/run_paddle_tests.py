@@ -21,12 +21,16 @@ of it), then runs refimpl's own `run` command; refimpl is not changed by it
 specs/paddle20_tests.txt) it also lends fluid.framework._test_eager_guard, a no-op here,
 to the later 2.x revisions that call it. A file that never calls unittest.main() (its
 suite comes from load_tests, e.g. rnn/test_rnn_cells.py) is loaded by unittest's loader,
-as Paddle's CI does, through a driver script in a temporary folder.
+as Paddle's CI does, through a driver script in a temporary folder. So is a module that
+Paddle 2.x's CI runs in static mode: those its tools/static_mode_white_list.py names (read
+from the Paddle tree DIR is in, DIR/../../tools, when that file is there) start under
+paddle.enable_static(), as its tools/test_runner.py starts them.
 Prints one line per file (exit status, tests run / failed / errored / skipped) and,
 with --json, writes the results. The test files are Paddle's and stay out of this
 repository (fetch them into DIR from Paddle's release/1.8 tree).
 """
 import argparse
+import ast
 import json
 import os
 import re
@@ -101,28 +105,48 @@ def prelude(paddle_version):
 
 _LOADER = ("import sys, unittest\n"
            "sys.path.insert(0, %r)\n"
+           "%s"
            "unittest.main(module=%r, argv=[%r])\n")
+_STATIC_START = "import paddle\npaddle.enable_static()\n"
 
 
-def _script(path, tmpdir):
-    """What to run for `path`: the file itself, or, for a file that never calls
-    unittest.main() (Paddle's CI loads those with unittest's loader, tools/test_runner.py:
-    rnn/test_rnn_cells.py builds its suite in load_tests), a driver written to tmpdir
-    that loads it the same way."""
+def static_mode_modules(tree_dir):
+    """The test modules Paddle 2.x's CI runs under paddle.enable_static() (its
+    tools/test_runner.py does so for the names in tools/static_mode_white_list.py's
+    STATIC_MODE_TESTING_LIST), read from the Paddle tree tree_dir (its python/paddle) is
+    in; none when the tree has no such file (Paddle 1.8's: static is its default)."""
+    path = os.path.join(tree_dir, os.pardir, os.pardir, "tools", "static_mode_white_list.py")
+    if not os.path.isfile(path):
+        return frozenset()
     with open(path) as f:
-        if "unittest.main(" in f.read():
+        module = ast.parse(f.read(), path)
+    for node in module.body:
+        if isinstance(node, ast.Assign) and any(
+                getattr(t, "id", None) == "STATIC_MODE_TESTING_LIST" for t in node.targets):
+            return frozenset(ast.literal_eval(node.value))
+    raise ValueError("%s has no STATIC_MODE_TESTING_LIST" % path)
+
+
+def _script(path, tmpdir, static=False):
+    """What to run for `path`: the file itself, or a driver written to tmpdir that loads
+    it with unittest's loader as Paddle's CI (tools/test_runner.py) does: for a file that
+    never calls unittest.main() (rnn/test_rnn_cells.py builds its suite in load_tests),
+    and for a module that CI starts in static mode (`static`), after enable_static()."""
+    with open(path) as f:
+        if "unittest.main(" in f.read() and not static:
             return os.path.basename(path)
     name = os.path.splitext(os.path.basename(path))[0]
     driver = os.path.join(tmpdir, "load_%s.py" % name)
     with open(driver, "w") as f:
-        f.write(_LOADER % (os.path.dirname(os.path.abspath(path)), name, name))
+        f.write(_LOADER % (os.path.dirname(os.path.abspath(path)),
+                           _STATIC_START if static else "", name, name))
     return driver
 
 
 def run_file(path, python, paddle_version, timeout, numpy1_aliases=True,
-             refimpl_python=sys.executable):
+             refimpl_python=sys.executable, static=False):
     with tempfile.TemporaryDirectory() as tmpdir:
-        script = _script(path, tmpdir)
+        script = _script(path, tmpdir, static)
         if python:
             cmd = [python, script]
         elif numpy1_aliases:
@@ -222,14 +246,17 @@ def main(argv=None):
     else:
         names = sorted(n for n in os.listdir(args.dir) if re.match(r"test_.*\.py$", n))
     results, missing = [], []
+    static_modules = static_mode_modules(args.dir)
     for name in names:
         if not os.path.isfile(os.path.join(args.dir, name)):
             # a list names more files than a partial checkout holds: say so, run the rest
             missing.append(name)
             print("%-5s %s" % ("MISS", name), flush=True)
             continue
+        module = os.path.splitext(os.path.basename(name))[0]
         r = run_file(os.path.join(args.dir, name), args.python, args.paddle, args.timeout,
-                     not args.no_numpy1_aliases, args.refimpl_python)
+                     not args.no_numpy1_aliases, args.refimpl_python,
+                     static=module in static_modules)
         results.append(r)
         counts = ("ran %s, failed %d, errors %d, skipped %d"
                   % (r["ran"], r["failures"], r["errors"], r["skipped"])) \

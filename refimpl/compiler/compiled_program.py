@@ -129,6 +129,15 @@ class CompiledProgram:
             return []
         return list(self._device_sets[id(self._compiled_for[0])].place_scopes)
 
+    @property
+    def _executor(self):
+        """Paddle's core ParallelExecutor of the compiled program, as far as Paddle's own
+        tests read it (2.0's test_lr_scheduler: `_executor.local_scopes()`); None before
+        the first run, as Paddle's attribute is unset then."""
+        if self._compiled_for is None:
+            return None
+        return _CoreParallelExecutor(self)
+
     def _run(self, executor, feed, fetch_names, scope, return_numpy, return_merged=True):
         strategy = self._exec_strategy
         if strategy is not None and strategy._dry_run:
@@ -173,6 +182,16 @@ class CompiledProgram:
             device_ids=[device_of(p) if p is not None else None for p in places],
             persistable=[n for n, v in self._program_to_run.global_block().vars.items()
                          if v.persistable])
+
+
+class _CoreParallelExecutor:
+    """The view CompiledProgram._executor gives: the per-place scopes."""
+
+    def __init__(self, compiled):
+        self._compiled = compiled
+
+    def local_scopes(self):
+        return self._compiled._local_scopes
 
 
 def _has_optimizer_in_control_flow(program):

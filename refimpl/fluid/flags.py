@@ -47,6 +47,9 @@ _DEFAULTS = {
     "FLAGS_reader_queue_speed_test_mode": False,
     "FLAGS_rpc_deadline": 180000,
     "FLAGS_selected_gpus": "",
+    # 2.0's (and 3.3.1's) public flag for the eager engine's gradient summing order; refimpl
+    # sums in one fixed order already (specs/dygraph.md), so it changes nothing
+    "FLAGS_sort_sum_gradient": False,
     "FLAGS_sync_nccl_allreduce": True,
     "FLAGS_use_mkldnn": False,
     "FLAGS_use_pinned_memory": True,

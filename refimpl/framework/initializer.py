@@ -95,11 +95,13 @@ class Initializer:
         shape and dtype are declared) its value. Random ops with seed 0 draw from the
         global generator, which paddle.seed resets."""
         from .. import versions
-        from .program import default_startup_program
+        from .program import default_main_program, default_startup_program
         # Paddle 1.8: the startup program's seed, so that it starts as the static
-        # parameter under that seed does (switch eager_init_program_seed)
-        attrs = self._op_attrs(var, default_startup_program().random_seed
-                               if versions.switch("eager_init_program_seed") else 0)
+        # parameter under that seed does; 2.0: the main program's (its dynamic parameters
+        # are made in the main program's block) -- switch eager_init_program_seed
+        program = {"startup": default_startup_program, "main": default_main_program,
+                   "none": None}[versions.switch("eager_init_program_seed")]
+        attrs = self._op_attrs(var, program().random_seed if program else 0)
         out = mode.eager.Tensor._placeholder()
         mode.eager.run_op(self.op_type, None, {"Out": [out]}, attrs)
         var._value = out._value

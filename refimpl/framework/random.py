@@ -28,9 +28,11 @@ def _manual_program_seed(s):
 
 def seed_all(s):
     """paddle.seed / paddle.framework.seed: the global generator used by random ops whose
-    seed attr is 0, and the default programs' random_seed."""
+    seed attr is 0, and the default programs' random_seed unless the profile's paddle.seed
+    leaves them (switch seed_sets_program_seeds)."""
     seed(s)
-    _manual_program_seed(s)
+    if versions.switch("seed_sets_program_seeds"):
+        _manual_program_seed(s)
 
 
 def rng_for(seed_attr):
@@ -45,4 +47,20 @@ def uniform(seed_attr, low, high, shape, dtype):
             np.dtype(dtype) in (np.float32, np.float64):
         # Paddle 1.8.5's kernel takes the seed attr as an unsigned int
         return minstd.uniform_real(seed_attr & 0xFFFFFFFF, low, high, tuple(shape), dtype)
-    return rng_for(seed_attr).uniform(low, high, size=shape).astype(dtype)
+    rng = rng_for(seed_attr)
+    return _in_chunks(lambda n: rng.uniform(low, high, size=n), shape, dtype)
+
+
+# elements drawn per call by _in_chunks: 32 MiB of float64 at a time
+_CHUNK = 1 << 22
+
+
+def _in_chunks(draw, shape, dtype):
+    """draw(n)'s float64 values, cast into one array of `shape` and `dtype` a chunk at a
+    time: the same values as one draw of all (numpy's legacy generator draws them in
+    sequence) without a float64 array of the whole size (a 2**26-wide fc weight of Paddle
+    2.0's test_static_save_load is 2.7 GB in float32, 5.4 GB as one float64 draw)."""
+    out = np.empty(int(np.prod(shape, dtype=np.int64)), dtype)
+    for start in range(0, out.size, _CHUNK):
+        out[start:start + _CHUNK] = draw(min(_CHUNK, out.size - start))
+    return out.reshape(shape)

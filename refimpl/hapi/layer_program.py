@@ -6,6 +6,7 @@ InputSpecs, inside a new program, with every parameter and buffer swapped for a 
 variable of the same name, shape and dtype: the ops it runs are appended to the program
 instead of running (one Layer class serves both modes). Python control flow in forward is
 decided by that one call, as with tracing."""
+from ..framework.nest import flatten
 from ..framework.program import Parameter, Program, program_guard
 from ..layers.io import data
 
@@ -23,7 +24,8 @@ def _static_twin(block, tensor):
 def inference_program(layer, input_specs, evaluation=True):
     """(program, feed Variables, fetch Variables, {persistable name: ndarray}) of
     layer.forward on inputs described by `input_specs` (named InputSpecs), called in
-    evaluation mode (evaluation=False: in the mode each sublayer is in)."""
+    evaluation mode (evaluation=False: in the mode each sublayer is in). The fetches are the
+    leaves of what forward returns, depth first."""
     program = Program()
     layers = layer.sublayers(include_self=True)
     training = [sub.training for sub in layers]
@@ -49,6 +51,6 @@ def inference_program(layer, input_specs, evaluation=True):
             registry[key] = tensor
         for sub, was_training in zip(layers, training):
             sub.training = was_training
-    fetches = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    fetches = flatten(outputs)      # nested outputs (an LSTM's (y, (h, c))) as Paddle does
     values = {var.name: tensor._array() for var, tensor in twins.values()}
     return program, feeds, fetches, values

@@ -30,8 +30,9 @@ _SPEC_ATTR = "_refimpl_input_spec"
 
 
 def to_static(function=None, input_spec=None, **kwargs):
-    """`@to_static`, `@to_static(input_spec=[...])` or `to_static(f)`: `f` itself (its
-    signature kept), with input_spec recorded for save."""
+    """`@to_static`, `@to_static(input_spec=[...])`, `to_static(f)` or `to_static(layer,
+    input_spec)`: `f` (or the Layer) itself (its signature kept), with input_spec recorded
+    for save (on a Layer: for its forward, as Paddle 2.0 converts a Layer's forward)."""
     def mark(f):
         if not callable(f):
             raise TypeError("paddle.jit.to_static: expected a function or a method, got %s"
@@ -71,6 +72,8 @@ def save(layer, path, input_spec=None, **configs):
                         % type(layer).__name__)
     if input_spec is None:
         input_spec = getattr(layer.forward, _SPEC_ATTR, None)
+    if input_spec is None:       # to_static(layer, input_spec)
+        input_spec = getattr(layer, _SPEC_ATTR, None)
     if input_spec is None:
         raise ValueError("paddle.jit.save: %s needs input_spec (here or in "
                          "@paddle.jit.to_static(input_spec=...) on forward): refimpl builds "

@@ -248,6 +248,17 @@ def mm(input, mat2, name=None):
 
 
 def bmm(x, y, name=None):
+    """Batched [b, m, k] x [b, k, n]. The shapes are checked first, as Paddle 2.0 checks
+    them, so that arrays of wrong shapes are a ValueError in static mode too (its
+    test_bmm_op passes ndarrays)."""
+    x_shape, y_shape = list(np.shape(x)), list(np.shape(y))
+    if not len(x_shape) == len(y_shape) == 3:
+        raise ValueError("bmm: x and y must be 3-D, got shapes %s and %s" % (x_shape, y_shape))
+    for what, a, b in (("x's last dim and y's second", x_shape[2], y_shape[1]),
+                       ("the batch sizes", x_shape[0], y_shape[0])):
+        if a >= 0 and b >= 0 and a != b:
+            raise ValueError("bmm: %s must be equal, got shapes %s and %s"
+                             % (what, x_shape, y_shape))
     return append_op_out("bmm", {"X": [x], "Y": [y]}, {}, name)
 
 

@@ -1,6 +1,7 @@
 """clip: X limited to [min, max]; the gradient passes where X is inside."""
 import numpy as np
 
+from .. import versions
 from ._common import rand
 from .registry import OpDef, Sample, register, share_lod
 
@@ -9,6 +10,12 @@ def _bound(tensor, attr):
     """A 1-element Min / Max tensor, when given, overrides the attr (as in Paddle); read
     with .item(), which a device array answers too."""
     return float(tensor.reshape(-1)[0].item()) if tensor is not None else attr
+
+
+# X's dtypes by `clip_dtypes`: Paddle 1.8 / 2.0 register float and double kernels (their
+# layers take float16 too); Paddle 3.3.1 takes int32 and int64 as well
+_X_DTYPES = {"floats": ("float16", "float32", "float64"),
+             "floats_and_ints": ("float16", "float32", "float64", "int32", "int64")}
 
 
 @register
@@ -23,6 +30,7 @@ class Clip(OpDef):
     grad_inputs = ("X", "Min?", "Max?", "Out@GRAD")
 
     def infer_shape(self, ctx):
+        ctx.check_dtype("X", _X_DTYPES[versions.switch("clip_dtypes")])
         if not (ctx.has_input("Min") or ctx.has_input("Max")):
             ctx.expect(ctx.attr("min") <= ctx.attr("max"),
                        "min %s must be <= max %s" % (ctx.attr("min"), ctx.attr("max")))

@@ -329,9 +329,11 @@ def set_program_state(program, state_dict):
 
 
 def save_to_file(path, content):
-    """Write `content` (bytes) to `path`, all or nothing."""
+    """Write `content` (bytes) to `path`, all or nothing; other content is a ValueError, as
+    in Paddle 2.0 and 3.3.1."""
     if not isinstance(content, (bytes, bytearray)):
-        raise TypeError("save_to_file: content must be bytes, got %s" % type(content).__name__)
+        raise ValueError("save_to_file: 'content' type should be bytes, got %s"
+                         % type(content).__name__)
     atomic_file.write_bytes(path, content)
 
 
@@ -340,17 +342,49 @@ def load_from_file(path):
 
 
 def _as_var_list(vars_, what, fn):
+    """A ValueError for anything but a Variable or a non-empty list of them (names
+    included), as Paddle 2.0's and 3.3.1's save_inference_model / serialize_* raise."""
     vars_ = [vars_] if isinstance(vars_, Variable) else vars_
     if not isinstance(vars_, (list, tuple)) or not vars_ or \
             not all(isinstance(v, Variable) for v in vars_):
-        raise TypeError("%s: %s must be a Variable or a non-empty list of Variables, got %r"
-                        % (fn, what, vars_))
+        raise ValueError("%s: %s must be a Variable or a non-empty list of Variables, got %r"
+                         % (fn, what, vars_))
     return list(vars_)
 
 
 def _check_program(program, fn):
     if not isinstance(program, Program):
         raise TypeError("%s: program must be a Program, got %s" % (fn, type(program).__name__))
+
+
+def _get_valid_program(program=None):
+    """Paddle 2.0's helper of its static.io (its test_inference_model_io calls it): the
+    default main program for None, a CompiledProgram's own program (with a warning), a
+    Program as is; anything else a TypeError."""
+    from ..compiler.compiled_program import CompiledProgram
+    if program is None:
+        return default_main_program()
+    if isinstance(program, CompiledProgram):
+        if program._program is None:
+            raise TypeError("_get_valid_program: the CompiledProgram has no Program (it "
+                            "compiles a Graph), expected a Program")
+        warnings.warn("The input is a CompiledProgram, this is not recommended.")
+        program = program._program
+    _check_program(program, "_get_valid_program")
+    return program
+
+
+def _path_prefix(path_prefix, fn):
+    """path_prefix checked as Paddle 2.0 and 3.3.1 check it: a ValueError unless it is a
+    string (refimpl takes an os.PathLike too) not ending in '/'."""
+    if isinstance(path_prefix, os.PathLike):
+        path_prefix = os.fspath(path_prefix)
+    if not isinstance(path_prefix, str):
+        raise ValueError("%s: 'path_prefix' should be a string, got %s"
+                         % (fn, type(path_prefix).__name__))
+    if path_prefix.endswith("/"):
+        raise ValueError("%s: 'path_prefix' %r should not be a directory" % (fn, path_prefix))
+    return path_prefix
 
 
 def normalize_program(program, feed_vars, fetch_vars, fn="normalize_program"):
@@ -385,7 +419,19 @@ def serialize_persistables(feed_vars, fetch_vars, executor, **kwargs):
     default the main program)."""
     program, _, _ = normalize_program(kwargs.get("program") or default_main_program(),
                                       feed_vars, fetch_vars, "serialize_persistables")
-    return combined_bytes(_values_of(_persistables(program), "serialize_persistables"),
+    return _serialize_persistables(program, executor)
+
+
+def _serialize_persistables(program, executor):
+    """Paddle 2.0's helper of serialize_persistables (its test_inference_model_io calls
+    it): the combined bytes of `program`'s persistables, or None with a warning when it
+    has none."""
+    variables = _persistables(program)
+    if not variables:
+        warnings.warn("no variable in your model, please ensure there are any variables in "
+                      "your model to save")
+        return None
+    return combined_bytes(_values_of(variables, "serialize_persistables"),
                           "serialize_persistables")
 
 
@@ -419,7 +465,8 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs)
     FLAGS_enable_pir_api on: path_prefix.json, a PIR program, as Paddle 3 does) and
     .pdiparams (its persistables' values from the global scope, combined), then
     path_prefix.pdmanifest; all or nothing."""
-    write_inference_model(path_prefix, kwargs.get("program") or default_main_program(),
+    write_inference_model(_path_prefix(path_prefix, "save_inference_model"),
+                          kwargs.get("program") or default_main_program(),
                           feed_vars, fetch_vars, "save_inference_model")
 
 
@@ -438,6 +485,9 @@ def write_inference_model(path_prefix, program, feed_vars, fetch_vars, fn, extra
         files[".pdiparams"] = model_formats.combined_writer(_values_of(persistables, fn),
                                                             fn + ": variable")
     files.update((suffix, _bytes_writer(data)) for suffix, data in (extra_files or {}).items())
+    for suffix in files:
+        if os.path.isdir(prefix + suffix):
+            raise ValueError("%s: '%s' is an existing directory" % (fn, prefix + suffix))
     checkpoint.write_checkpoint(prefix, files, fn)
 
 
@@ -507,10 +557,37 @@ def load_inference_model(path_prefix, executor, **kwargs):
     """[program, feed_target_names, fetch_targets] from an inference model (files found as
     inference_model_files says: save_inference_model's, Paddle 1.8's `__model__`
     directories, Paddle 3's PIR json); the parameters go to the global scope after every
-    file is read and every value checked."""
-    prefix, model_file, params_file = inference_model_files(
-        path_prefix, kwargs.get("model_filename"), kwargs.get("params_filename"))
-    program, feeds, fetch_targets, values = read_inference_model(prefix, model_file,
-                                                                 params_file)
+    file is read and every value checked. With path_prefix None (Paddle 2.0's deprecated
+    loading from memory) model_filename and params_filename are the model's bytes and its
+    parameters' (serialize_program's and serialize_persistables')."""
+    fn = "load_inference_model"
+    for name in kwargs:
+        if name not in _LOAD_INFERENCE_MODEL_ARGS:
+            raise ValueError("%s: argument %r is %s, only %s are supported"
+                             % (fn, name, "deprecated" if name == "pserver_endpoints"
+                                else "not supported", list(_LOAD_INFERENCE_MODEL_ARGS)))
+    model_filename, params_filename = (kwargs.get(n) for n in _LOAD_INFERENCE_MODEL_ARGS)
+    if path_prefix is None:     # from memory: the two "filenames" are the model's bytes
+        if params_filename is None:
+            raise ValueError("%s: params_filename cannot be None when path_prefix is None "
+                             "(loading from memory takes the model's and the parameters' "
+                             "bytes as model_filename and params_filename)" % fn)
+        for what, data in (("model_filename", model_filename),
+                           ("params_filename", params_filename)):
+            if not isinstance(data, (bytes, bytearray)):
+                raise TypeError("%s: with path_prefix None, %s must be bytes, got %s"
+                                % (fn, what, type(data).__name__))
+        program, feeds, fetch_targets, values = inference_model_from_bytes(
+            model_filename, params_filename, fn)
+    else:
+        prefix, model_file, params_file = inference_model_files(
+            _path_prefix(path_prefix, fn), model_filename, params_filename)
+        program, feeds, fetch_targets, values = read_inference_model(prefix, model_file,
+                                                                     params_file)
     global_scope().set_values(values)
     return [program, feeds, fetch_targets]
+
+
+# the keyword arguments Paddle 2.0's load_inference_model takes (pserver_endpoints, 1.8's,
+# is refused as deprecated)
+_LOAD_INFERENCE_MODEL_ARGS = ("model_filename", "params_filename")

@@ -1,9 +1,11 @@
 """fluid.dygraph.base (Paddle 1.8): guard, to_variable, enabled, no_grad and the
 enable/disable switches, on refimpl's dynamic mode (specs/dygraph.md)."""
 import contextlib
+import warnings
 
 import numpy as np
 
+from ... import versions
 from ...framework import mode
 from ...framework.mode import no_grad
 from ...dygraph.tensor import Tensor
@@ -29,14 +31,19 @@ def guard(place=None):
 
 def to_variable(value, name=None, zero_copy=None, dtype=None):
     """An eager Tensor holding `value` (an ndarray, a number or nested lists; a Tensor is
-    returned as it is). stop_gradient=True, as Paddle 1.8. An ndarray is shared, not
-    copied, unless zero_copy=False or a dtype conversion is asked for (1.8: zero_copy
-    None means True on the CPU)."""
+    returned as it is). stop_gradient=True, as Paddle 1.8. Under 1.8 an ndarray is shared,
+    not copied, unless zero_copy=False or a dtype conversion is asked for (zero_copy None
+    means True on the CPU); from 2.0 it is copied, zero_copy=True warning that it is
+    discarded (switch to_variable_zero_copy)."""
     if isinstance(value, Tensor):
         return value
     if not mode.dynamic:
         raise RuntimeError("to_variable works in dynamic mode: inside fluid.dygraph.guard() "
                            "(or after paddle.disable_static())")
+    if versions.switch("to_variable_zero_copy") == "discarded":
+        if zero_copy is True:
+            warnings.warn("Currently, zero_copy is not supported, and it will be discarded.")
+        zero_copy = False
     share = zero_copy is not False and isinstance(value, np.ndarray)
     array = np.asarray(value) if share else np.array(value)
     if dtype is not None:

@@ -1,10 +1,17 @@
-"""fluid.dygraph.tracer (Paddle 1.8): the Tracer object 1.8 code reaches through
+"""fluid.dygraph.tracer: the Tracer object Paddle code reaches through
 `framework._dygraph_tracer()`. refimpl's tracer is refimpl.dygraph.tracer (a module, one
-per process); this object only shows its one setting, `_train_mode`, which is whether eager
-ops are recorded for autograd (framework.mode.grad_enabled, what no_grad switches off)."""
+per process); this object shows its settings. Whether eager ops are recorded for autograd
+(framework.mode.grad_enabled, what no_grad switches off) is `_train_mode` under Paddle 1.8
+and `_has_grad` from 2.0, where `_train_mode` is a flag of its own that train_mode() /
+eval_mode() set and no_grad leaves (switch tracer_grad_attribute)."""
+from ... import versions
 from ...framework import mode
 
 __all__ = ["Tracer"]
+
+
+def _records_grad_as_train_mode():
+    return versions.switch("tracer_grad_attribute") == "_train_mode"
 
 
 class Tracer:
@@ -12,19 +19,33 @@ class Tracer:
 
     instance = None
 
+    def __init__(self):
+        self._train_flag = True       # 2.0's _train_mode
+
+    @property
+    def _has_grad(self):
+        return mode.grad_enabled
+
+    @_has_grad.setter
+    def _has_grad(self, value):
+        mode.set_grad_enabled(value)
+
     @property
     def _train_mode(self):
-        return mode.grad_enabled
+        return mode.grad_enabled if _records_grad_as_train_mode() else self._train_flag
 
     @_train_mode.setter
     def _train_mode(self, value):
-        mode.set_grad_enabled(value)
+        if _records_grad_as_train_mode():
+            mode.set_grad_enabled(value)
+        else:
+            self._train_flag = bool(value)
 
     def train_mode(self):
-        mode.set_grad_enabled(True)
+        self._train_mode = True
 
     def eval_mode(self):
-        mode.set_grad_enabled(False)
+        self._train_mode = False
 
 
 Tracer.instance = Tracer()

@@ -11,8 +11,10 @@ import warnings
 
 import numpy as np
 
+from ... import versions
 from ...dygraph.tensor import Tensor, on_place_of
 from ...framework import mode, unique_name
+from ...framework.errors import LayerAssertionError
 from ...framework.layer_helper import LayerObjectHelper
 from ...framework.program import Parameter, Variable
 from ...framework.scope import global_scope
@@ -394,8 +396,10 @@ class Layer:
         """Set this layer's values from arrays, eager Tensors, or anything np.asarray takes:
         eager parameters and buffers take them directly, static ones in `scope` (default:
         the global scope). Keys are state_dict's dotted names, or the variable names when
-        use_structured_name=False. Missing keys are warned about; a shape mismatch is an
-        error, raised before any value is set."""
+        use_structured_name=False. Missing keys are warned about; a value of another shape
+        is an error raised before any value is set (1.8: Paddle's AssertionError), or from
+        2.0 a warning and that value skipped, as Paddle 2.0 / 3.3.1 do (switch
+        state_dict_shape_mismatch)."""
         scope = scope or global_scope()
         values, eager = {}, []
         for key, var in self.state_dict().items():
@@ -406,9 +410,13 @@ class Layer:
                 continue
             value = np.asarray(state_dict[lookup])
             if tuple(value.shape) != tuple(var.shape):
-                raise ValueError("%s.set_state_dict: %r (%s) has shape %s, expected %s"
-                                 % (self._full_name, lookup, var.name, list(value.shape),
-                                    list(var.shape)))
+                message = ("%s.set_state_dict: %r (%s) has shape %s, expected %s"
+                           % (self._full_name, lookup, var.name, list(value.shape),
+                              list(var.shape)))
+                if versions.switch("state_dict_shape_mismatch") == "error":
+                    raise LayerAssertionError(message)
+                warnings.warn("Skip loading for %s. %s" % (key, message))
+                continue
             value = np.array(value, dtype=var.dtype.name)
             if isinstance(var, Tensor):
                 eager.append((var, value))

@@ -1,5 +1,6 @@
 """MultiHeadAttention and the Transformer encoder/decoder stacks, composed of Linear,
 LayerNorm and Dropout layers and existing ops as Paddle 2.0 builds them."""
+import collections
 import copy
 
 import numpy as np
@@ -8,8 +9,8 @@ from ...framework.param_attr import ParamAttr
 from ...layers.activation import softmax
 from ...layers.math import cast, fluid_matmul, matmul
 from ...layers.norm import dropout
-from ...layers.creation import assign
-from ...layers.tensor import reshape, transpose
+from ...layers.creation import assign, fill_constant_batch_size_like
+from ...layers.tensor import concat, reshape, transpose
 from .. import functional
 from .base import Layer
 from .common import Dropout, Linear
@@ -21,17 +22,26 @@ __all__ = ["MultiHeadAttention", "TransformerEncoderLayer", "TransformerEncoder"
 
 
 def _additive_mask(mask, dtype):
-    """bool/int masks (1 = attend) become 0 / -1e9 additions; float masks are additions."""
+    """bool/int masks (1 = attend) become 0 / -1e9 additions; float masks are additions,
+    cast to the scores' dtype (Paddle 2.0's _convert_attention_mask: its
+    test_transformer_api adds a float64 mask to float32 scores)."""
     if mask.dtype.name in ("bool", "int32", "int64", "uint8"):
         return (cast(mask, dtype) - 1.0) * 1e9
-    return mask
+    return mask if mask.dtype == dtype else cast(mask, dtype)
 
 
 class MultiHeadAttention(Layer):
     """Scaled dot-product attention over `num_heads` heads of size embed_dim / num_heads:
     out_proj(concat_h(softmax(q_h k_h^T / sqrt(d) + mask) v_h)), with q, k, v the q/k/v
     projections of query, key and value (both default to query). Inputs
-    [batch, seq, dim]; attn_mask broadcasts to [batch, num_heads, q_seq, k_seq]."""
+    [batch, seq, dim]; attn_mask broadcasts to [batch, num_heads, q_seq, k_seq].
+    Incremental decoding (Paddle 2.0's caches, keys and values as [batch, heads, seq,
+    head_dim]): a `Cache` holds the keys and values of the steps so far, which this call's
+    are appended to (the updated Cache is returned after the output); a `StaticCache`
+    holds the keys and values of a fixed memory, used instead of projecting key and value
+    (returned unchanged). gen_cache makes either."""
+    Cache = collections.namedtuple("Cache", ["k", "v"])
+    StaticCache = collections.namedtuple("StaticCache", ["k", "v"])
 
     def __init__(self, embed_dim, num_heads, dropout=0.0, kdim=None, vdim=None,
                  need_weights=False, weight_attr=None, bias_attr=None):
@@ -54,15 +64,42 @@ class MultiHeadAttention(Layer):
         split = reshape(projection(x), [0, 0, self.num_heads, self.head_dim])
         return transpose(split, [0, 2, 1, 3])
 
+    def compute_kv(self, key, value):
+        """The keys and values of key / value: [batch, heads, seq, head_dim] each."""
+        return self._heads(self.k_proj, key), self._heads(self.v_proj, value)
+
+    def gen_cache(self, key, value=None, type=Cache):
+        """A StaticCache of compute_kv(key, value); a Cache given k and v as key and value;
+        or (value None) an empty Cache: [batch of key, heads, 0, head_dim] zeros."""
+        if type is MultiHeadAttention.StaticCache:
+            return self.StaticCache(*self.compute_kv(key, value))
+        if type is not MultiHeadAttention.Cache:
+            raise TypeError("MultiHeadAttention.gen_cache: type must be "
+                            "MultiHeadAttention.Cache or StaticCache, got %r" % (type,))
+        if value is not None:
+            return self.Cache(key, value)
+        empty = [fill_constant_batch_size_like(key, [-1, self.num_heads, 0, self.head_dim],
+                                               key.dtype, 0.0) for _ in range(2)]
+        return self.Cache(*empty)
+
+    def _keys_values(self, key, value, cache):
+        """k, v of this call and the cache to return with the output."""
+        if isinstance(cache, self.StaticCache):
+            return cache.k, cache.v, cache
+        k, v = self.compute_kv(key, value)
+        if isinstance(cache, self.Cache):
+            k, v = concat([cache.k, k], axis=2), concat([cache.v, v], axis=2)
+            cache = self.Cache(k, v)
+        elif cache is not None:
+            raise TypeError("MultiHeadAttention: cache must be a MultiHeadAttention.Cache or "
+                            "StaticCache, got %s" % type(cache).__name__)
+        return k, v, cache
+
     def forward(self, query, key=None, value=None, attn_mask=None, cache=None):
-        if cache is not None:
-            raise NotImplementedError("MultiHeadAttention: incremental decoding caches are "
-                                      "not supported")
         key = query if key is None else key
         value = query if value is None else value
         q = self._heads(self.q_proj, query)
-        k = self._heads(self.k_proj, key)
-        v = self._heads(self.v_proj, value)
+        k, v, cache = self._keys_values(key, value, cache)
         product = fluid_matmul(q, k, transpose_y=True, alpha=self.head_dim ** -0.5)
         if attn_mask is not None:
             product = product + _additive_mask(attn_mask, product.dtype)
@@ -71,7 +108,9 @@ class MultiHeadAttention(Layer):
             weights = dropout(weights, self.dropout, training=self.training)
         out = transpose(matmul(weights, v), [0, 2, 1, 3])
         out = self.out_proj(reshape(out, [0, 0, self.embed_dim]))
-        return (out, weights) if self.need_weights else out
+        outs = [out] + ([weights] if self.need_weights else []) + \
+            ([cache] if cache is not None else [])
+        return outs[0] if len(outs) == 1 else tuple(outs)
 
 
 def _attr_list(attr, n, where):
@@ -162,13 +201,16 @@ class TransformerEncoderLayer(_TransformerLayerBase):
     attention_names = ("self_attn",)
 
     def forward(self, src, src_mask=None, cache=None):
-        if cache is not None:
-            raise NotImplementedError("TransformerEncoderLayer: incremental caches are not "
-                                      "supported")
+        """The output, or (output, the updated self-attention Cache) given `cache`."""
         self._expect_input(src, "src", ranks=(3,))
-        src = self._residual(src, self.norm1, self.dropout1,
-                             lambda x: self.self_attn(x, x, x, src_mask))
-        return self._residual(src, self.norm2, self.dropout2, self._feed_forward)
+        attention = _CachedAttention(self.self_attn, src_mask, cache, self_attention=True)
+        src = self._residual(src, self.norm1, self.dropout1, attention)
+        src = self._residual(src, self.norm2, self.dropout2, self._feed_forward)
+        return src if cache is None else (src, attention.cache)
+
+    def gen_cache(self, src):
+        """An empty self-attention Cache for src's batch."""
+        return self.self_attn.gen_cache(src, type=MultiHeadAttention.Cache)
 
 
 class TransformerDecoderLayer(_TransformerLayerBase):
@@ -178,16 +220,40 @@ class TransformerDecoderLayer(_TransformerLayerBase):
     attention_names = ("self_attn", "cross_attn")
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
-        if cache is not None:
-            raise NotImplementedError("TransformerDecoderLayer: incremental caches are not "
-                                      "supported")
+        """The output, or (output, (self-attention Cache, cross-attention StaticCache))
+        given `cache` (gen_cache's pair)."""
         self._expect_input(tgt, "tgt", ranks=(3,))
         self._expect_input(memory, "memory", ranks=(3,))
-        tgt = self._residual(tgt, self.norm1, self.dropout1,
-                             lambda x: self.self_attn(x, x, x, tgt_mask))
-        tgt = self._residual(tgt, self.norm2, self.dropout2,
-                             lambda x: self.cross_attn(x, memory, memory, memory_mask))
-        return self._residual(tgt, self.norm3, self.dropout3, self._feed_forward)
+        incremental, static = (None, None) if cache is None else cache
+        attention = _CachedAttention(self.self_attn, tgt_mask, incremental,
+                                     self_attention=True)
+        tgt = self._residual(tgt, self.norm1, self.dropout1, attention)
+        cross = _CachedAttention(self.cross_attn, memory_mask, static, memory=memory)
+        tgt = self._residual(tgt, self.norm2, self.dropout2, cross)
+        tgt = self._residual(tgt, self.norm3, self.dropout3, self._feed_forward)
+        return tgt if cache is None else (tgt, (attention.cache, cross.cache))
+
+    def gen_cache(self, memory):
+        """(an empty self-attention Cache, the cross-attention StaticCache of memory)."""
+        return (self.self_attn.gen_cache(memory, type=MultiHeadAttention.Cache),
+                self.cross_attn.gen_cache(memory, memory,
+                                          type=MultiHeadAttention.StaticCache))
+
+
+class _CachedAttention:
+    """A residual block calling `attention` (on x itself, or on `memory`) with `cache`,
+    keeping the cache it returns."""
+
+    def __init__(self, attention, mask, cache, self_attention=False, memory=None):
+        self.attention, self.mask, self.cache = attention, mask, cache
+        self.self_attention, self.memory = self_attention, memory
+
+    def __call__(self, x):
+        source = x if self.self_attention else self.memory
+        if self.cache is None:
+            return self.attention(x, source, source, self.mask)
+        out, self.cache = self.attention(x, source, source, self.mask, self.cache)
+        return out
 
 
 def _clones(layer, num_layers, where):
@@ -196,6 +262,19 @@ def _clones(layer, num_layers, where):
     if num_layers < 1:
         raise ValueError("%s: num_layers must be >= 1, got %d" % (where, num_layers))
     return LayerList([layer] + [type(layer)(**layer._config) for _ in range(num_layers - 1)])
+
+
+def _through_layers(layers, x, cache, call):
+    """x through each layer (call(layer, x, its cache or None)); with caches, each layer
+    returns (x, its new cache): (x, the new caches)."""
+    new_caches = []
+    for i, layer in enumerate(layers):
+        if cache is None:
+            x = call(layer, x, None)
+        else:
+            x, layer_cache = call(layer, x, cache[i])
+            new_caches.append(layer_cache)
+    return x, new_caches
 
 
 class TransformerEncoder(Layer):
@@ -208,12 +287,15 @@ class TransformerEncoder(Layer):
         self.num_layers, self.norm = num_layers, norm
 
     def forward(self, src, src_mask=None, cache=None):
-        if cache is not None:
-            raise NotImplementedError("TransformerEncoder: incremental caches are not "
-                                      "supported")
-        for layer in self.layers:
-            src = layer(src, src_mask)
-        return src if self.norm is None else self.norm(src)
+        """The output, or (output, each layer's updated Cache) given a cache per layer."""
+        src, caches = _through_layers(self.layers, src, cache, lambda layer, x, c: layer(
+            x, src_mask, c))
+        src = src if self.norm is None else self.norm(src)
+        return src if cache is None else (src, caches)
+
+    def gen_cache(self, src):
+        """Each layer's empty Cache."""
+        return [layer.gen_cache(src) for layer in self.layers]
 
 
 class TransformerDecoder(Layer):
@@ -226,12 +308,16 @@ class TransformerDecoder(Layer):
         self.num_layers, self.norm = num_layers, norm
 
     def forward(self, tgt, memory, tgt_mask=None, memory_mask=None, cache=None):
-        if cache is not None:
-            raise NotImplementedError("TransformerDecoder: incremental caches are not "
-                                      "supported")
-        for layer in self.layers:
-            tgt = layer(tgt, memory, tgt_mask, memory_mask)
-        return tgt if self.norm is None else self.norm(tgt)
+        """The output, or (output, each layer's updated caches) given gen_cache's list."""
+        tgt, caches = _through_layers(self.layers, tgt, cache, lambda layer, x, c: layer(
+            x, memory, tgt_mask, memory_mask, c))
+        tgt = tgt if self.norm is None else self.norm(tgt)
+        return tgt if cache is None else (tgt, caches)
+
+    def gen_cache(self, memory, do_zip=False):
+        """Each layer's (Cache, StaticCache); do_zip: ([the Caches], [the StaticCaches])."""
+        caches = [layer.gen_cache(memory) for layer in self.layers]
+        return list(zip(*caches)) if do_zip else caches
 
 
 def _split_transformer_attr(attr, where):
