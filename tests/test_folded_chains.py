@@ -176,3 +176,53 @@ def test_a_fetched_intermediate_is_not_folded():
     np.testing.assert_allclose(summed, data @ w + b, rtol=1e-6, atol=1e-6)
     chained = _chained_ops(Plan(main, ["x"], middle))
     assert chained.count("elementwise_add") == (2 if backend() == "cython" else 0)
+
+
+def _linear_net_losses(fold, steps=3):
+    """(losses, parameters, chained op types) of three SGD steps of nn.Linear layers on a
+    3-D input (matmul_v2 -> elementwise_add [-> relu], a transposed product between them
+    that stays unfolded), `fold`: with the plan's chains."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        paddle.seed(5)
+        x = static.data("x", [None, 3, 7], "float32")
+        h = paddle.nn.functional.relu(paddle.nn.Linear(7, 6)(x))
+        h = paddle.matmul(h, h, transpose_y=True)       # [?, 3, 3]: no Linear
+        h = paddle.nn.Linear(3, 4)(h)
+        loss = paddle.mean(h * h)
+        paddle.optimizer.SGD(learning_rate=0.1).minimize(loss)
+    scope = static.Scope()
+    exe = static.Executor(paddle.CPUPlace())
+    exe.run(startup, scope=scope)
+    data = np.random.RandomState(2).uniform(-1, 1, (5, 3, 7)).astype("float32")
+    w1, b1, w2, b2 = [np.array(scope.find_var(p.name).get_tensor())
+                      for p in main.all_parameters()]
+    h = np.maximum(data @ w1 + b1, 0)
+    first_loss = np.mean(np.square(h @ h.transpose(0, 2, 1) @ w2 + b2))
+    with pytest.MonkeyPatch.context() as patch:
+        if not fold:
+            patch.setattr(folded_chains, "select_folded_chain", lambda *args: None)
+        losses = [float(exe.run(main, feed={"x": data}, fetch_list=[loss], scope=scope)[0])
+                  for _ in range(steps)]
+        chained = _chained_ops(Plan(main, ["x"], [loss.name]))
+    params = [np.array(scope.find_var(p.name).get_tensor()) for p in main.all_parameters()]
+    np.testing.assert_allclose(losses[0], first_loss, rtol=1e-5)
+    return losses, params, chained
+
+
+def test_linear_chains_fold_and_train_as_the_ops():
+    """The compiled backend runs each nn.Linear's matmul_v2 + bias add [+ relu] as the fc
+    kernel at x_num_col_dims 2 (the transposed matmul_v2 stays an op of its own); the
+    losses and parameters after three steps are the bits of the unfolded plan, and the
+    first loss is numpy's."""
+    losses, params, chained = _linear_net_losses(fold=True)
+    if backend() == "cython":
+        assert chained.count("elementwise_add") == 2 and chained.count("relu") == 1
+    else:
+        assert "elementwise_add" not in chained
+    plain_losses, plain_params, plain_chained = _linear_net_losses(fold=False)
+    assert "elementwise_add" not in plain_chained
+    assert losses == plain_losses and len(params) == len(plain_params) == 4
+    for value, plain_value in zip(params, plain_params):
+        np.testing.assert_array_equal(value, plain_value)
+    assert losses[1] < losses[0]

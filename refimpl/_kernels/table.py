@@ -230,5 +230,9 @@ FOLDED_UPDATES = {
 FOLDED_CHAINS = {
     ("mul", "elementwise_add", "relu"): "matmul:mul_bias_relu_forward",
     ("mul", "elementwise_add"): "matmul:mul_bias_forward",
+    # nn.Linear's (2.x static graphs): matmul_v2 of x [..., K] and an untransposed 2-D
+    # weight is mul at x_num_col_dims = rank(x) - 1 (folded_chains checks the ranks)
+    ("matmul_v2", "elementwise_add", "relu"): "matmul:mul_bias_relu_forward",
+    ("matmul_v2", "elementwise_add"): "matmul:mul_bias_forward",
     ("relu_grad", "elementwise_add_grad"): "fused:relu_bias_backward",
 }

@@ -1,6 +1,7 @@
 """fc's forward chain, and the relu-and-bias part of its gradient, each run as one call.
 
-A fc layer runs mul -> elementwise_add (its bias) [-> relu] forward, and relu_grad ->
+A fc layer runs mul -> elementwise_add (its bias) [-> relu] forward (a 2.x nn.Linear
+matmul_v2 -> elementwise_add [-> relu]), and relu_grad ->
 elementwise_add_grad before its mul_grad backward. As ops, each makes an activation-sized
 array that the next reads back: a pass over memory and a dispatch each, on one thread
 below the team's split size (mlp_deep: 16 layers of 64 x 256, issue 21). When the kernel
@@ -25,6 +26,8 @@ __all__ = ["folded_chains", "bind_chain"]
 # slot that output is written to)
 _CHAINS = ((("mul", "elementwise_add", "relu"), ("X", "X"), ("Out", "Out")),
            (("mul", "elementwise_add"), ("X",), ("Out",)),
+           (("matmul_v2", "elementwise_add", "relu"), ("X", "X"), ("Out", "Out")),
+           (("matmul_v2", "elementwise_add"), ("X",), ("Out",)),
            (("relu_grad", "elementwise_add_grad"), ("Out@GRAD",), ("X@GRAD",)))
 
 
@@ -48,7 +51,8 @@ def _chain_at(ops, i, dead_after, shrink_after, plain):
     for types, reads, writes in _CHAINS:
         n = len(types)
         members = ops[i:i + n]
-        if tuple(op.type for op in members) != types or not all(plain[i:i + n]):
+        if tuple(op.type for op in members) != types or not all(plain[i:i + n]) or \
+                (types[0] == "matmul_v2" and _linear_rank(members[0]) is None):
             continue
         middle = []
         for k in range(1, n):
@@ -66,6 +70,18 @@ def _chain_at(ops, i, dead_after, shrink_after, plain):
     return None
 
 
+def _linear_rank(op):
+    """The rank of X when matmul_v2 `op` is a Linear's product, which mul computes at
+    x_num_col_dims = rank - 1: X of rank 2 or more times an untransposed 2-D Y; else None
+    (broadcast batches, vectors and transposes are matmul_v2's own)."""
+    block = op.block
+    x, y = (block._find_var_recursive(op.input(s)[0]) for s in ("X", "Y"))
+    if op.attrs.get("trans_x") or op.attrs.get("trans_y") or x is None or y is None or \
+            len(y.shape) != 2 or len(x.shape) < 2:
+        return None
+    return len(x.shape)
+
+
 def bind_chain(ops, kernel, middle, shape_read, alloc=None, wrap_kernel=None):
     """`run(env)` running the chain `ops` (see folded_chains) as one call of `kernel`.
     `middle`: the values passed between the ops, which only a stand-in of their shape
@@ -74,7 +90,7 @@ def bind_chain(ops, kernel, middle, shape_read, alloc=None, wrap_kernel=None):
     if wrap_kernel is not None:
         kernel = wrap_kernel(ops[0], kernel)
     kept = tuple(n for n in middle if n in shape_read)
-    if ops[0].type == "mul":
+    if ops[0].type in ("mul", "matmul_v2"):
         return _bound_forward(ops, kernel, kept, alloc)
     return _bound_backward(ops, kernel, kept)
 
@@ -83,9 +99,12 @@ def _bound_forward(ops, kernel, kept, alloc):
     mul, add = ops[0], ops[1]
     names = (mul.input("X")[0], mul.input("Y")[0], add.input("Y")[0])
     out = ops[-1].output("Out")[0]
-    attrs = {"x_num_col_dims": mul.attrs.get("x_num_col_dims", 1),
-             "y_num_col_dims": mul.attrs.get("y_num_col_dims", 1),
-             "axis": add.attrs.get("axis", -1)}
+    if mul.type == "matmul_v2":
+        attrs = {"x_num_col_dims": _linear_rank(mul) - 1, "y_num_col_dims": 1}
+    else:
+        attrs = {"x_num_col_dims": mul.attrs.get("x_num_col_dims", 1),
+                 "y_num_col_dims": mul.attrs.get("y_num_col_dims", 1)}
+    attrs["axis"] = add.attrs.get("axis", -1)
     if alloc is not None:
         attrs["alloc"] = alloc
 
