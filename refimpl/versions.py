@@ -66,6 +66,10 @@ SWITCHES = {
     # paddle.Model's fit/evaluate logs of a loss of several values (trained on their sum):
     # its first value (Paddle 2.0's hapi logs l[0]) or an error (3.3.1: float(l) fails)
     "hapi_loss_log": {"1.8": "first_value", "2.0": "first_value", "3": "error"},
+    # softmax_with_cross_entropy's hard Label may carry extra trailing dims of size 1
+    # ([B, T, 1, 1] for Logits [B, T, V]; 1.8.5 measured, PaddleNLP 2.0's Perplexity relies
+    # on it) or must have the Logits' rank (3.3.1 raises)
+    "cross_entropy_label_unit_tail": {"1.8": True, "2.0": True, "3": False},
     # dot of [B, N] matrices: [B, 1] (the reduced dim kept) or [B]
     "dot_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
