@@ -1,6 +1,5 @@
 """paddle.utils.download: refimpl reaches no network, so these return a file already in
 place (Paddle's cache layout) or say where to put it."""
-import os
 import os.path as osp
 import tarfile
 import warnings
