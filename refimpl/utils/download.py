@@ -1,5 +1,6 @@
 """paddle.utils.download: refimpl reaches no network, so these return a file already in
-place (Paddle's cache layout) or say where to put it."""
+place (Paddle's cache layout; archives extracted as Paddle extracts a download) or say
+where to put it."""
 import os.path as osp
 import tarfile
 import warnings
