@@ -59,6 +59,17 @@ SWITCHES = {
     # a DataLoader batch of one-field samples (a Dataset returning one array): [data]
     # (Paddle <= 2.0) or data itself (2.1 and later; 2.1 warns of the change)
     "dataloader_single_field": {"1.8": "listed", "2.0": "listed", "3": "bare"},
+    # a DataLoader batch's top-level fields that are lists (a collate_fn returning padded
+    # id lists): each one array, as Paddle <= 2.0 copied every field into a LoDTensor
+    # ("arrays"), or kept as nested Python lists (2.1's structure-restoring loader)
+    "dataloader_list_fields": {"1.8": "arrays", "2.0": "arrays", "3": "nested"},
+    # paddle.Model's fit/evaluate logs of a loss of several values (trained on their sum):
+    # its first value (Paddle 2.0's hapi logs l[0]) or an error (3.3.1: float(l) fails)
+    "hapi_loss_log": {"1.8": "first_value", "2.0": "first_value", "3": "error"},
+    # softmax_with_cross_entropy's hard Label may carry extra trailing dims of size 1
+    # ([B, T, 1, 1] for Logits [B, T, V]; 1.8.5 measured, PaddleNLP 2.0's Perplexity relies
+    # on it) or must have the Logits' rank (3.3.1 raises)
+    "cross_entropy_label_unit_tail": {"1.8": True, "2.0": True, "3": False},
     # dot of [B, N] matrices: [B, 1] (the reduced dim kept) or [B]
     "dot_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)

@@ -408,3 +408,40 @@ def test_num_iters_and_gradient_accumulation(dygraph):
     single.train_batch([x[:4]], [y[:4]])
     for a, b in zip(_values(accumulated), _values(single)):
         np.testing.assert_allclose(a, b, rtol=1e-6)
+
+
+class _PerSampleSquares(paddle.nn.Layer):
+    """A loss of one value per sample (as PaddleNLP 2.0's LinearChainCrfLoss)."""
+
+    def forward(self, pred, label):
+        return ((pred - label) ** 2).sum(axis=1)
+
+
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_a_loss_of_several_values_trains_on_their_sum_and_logs_the_first(
+        dygraph, paddle_version, capsys, version):
+    x = np.array([[1., 2.], [3., 4.]], "float32")
+
+    class Pairs(io.Dataset):
+        def __len__(self):
+            return 2
+
+        def __getitem__(self, i):
+            return x[i], np.zeros(2, "float32")
+
+    with paddle_version(version):
+        net = paddle.nn.Linear(2, 2)
+        net.weight.set_value(np.eye(2, dtype="float32"))
+        net.bias.set_value(np.zeros(2, "float32"))
+        model = paddle.Model(net)
+        model.prepare(paddle.optimizer.SGD(0.1, parameters=net.parameters()),
+                      _PerSampleSquares())
+        if version == "3":       # Paddle 3.3.1's fit: float(l) of a [2] loss raises
+            with pytest.raises(ValueError, match="a loss must be one value"):
+                model.fit(Pairs(), batch_size=2, epochs=1, verbose=2)
+            return
+        model.fit(Pairs(), batch_size=2, epochs=1, verbose=2, log_freq=1, shuffle=False)
+    # the per-sample losses 1+4 and 9+16; Paddle 2.0 logs the first, trains on the sum:
+    # dW = 2 x^T x (pred = x with W = I), W - 0.1 dW (Paddle 3.3.1's train_batch agrees)
+    assert "loss: 5.0000" in capsys.readouterr().out
+    np.testing.assert_allclose(net.weight.numpy(), np.eye(2) - 0.2 * x.T @ x, rtol=1e-6)

@@ -509,3 +509,45 @@ def test_distributed_batch_sampler_with_workers_under_mpirun():
     lines = sorted(line for line in result.stdout.splitlines() if line.startswith("rank"))
     # 10 samples, 2 ranks, batch 2: global batches of 4, the last (2 samples) split 1 + 1
     assert lines == ["rank 0 [[0, 1], [4, 5], [8]]", "rank 1 [[2, 3], [6, 7], [9]]"]
+
+
+class Ragged(io.Dataset):
+    """Samples as PaddleNLP 2.0's simnet makes them: id lists of varying length, a length,
+    a 0-d int64 label."""
+
+    def __len__(self):
+        return 4
+
+    def __getitem__(self, i):
+        return [i + 1] * (i + 1), i + 1, np.array(i % 2, "int64")
+
+
+def _padded(batch):
+    width = max(len(s[0]) for s in batch)
+    return ([s[0] + [0] * (width - len(s[0])) for s in batch], [s[1] for s in batch],
+            [s[2] for s in batch])
+
+
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_list_fields_of_a_batch_become_arrays_up_to_paddle_20(paddle_version, version):
+    # Paddle <= 2.0 copied each field of a batch into a LoDTensor (PaddleNLP 2.0's simnet
+    # feeds paddle.Model this way); 3.3.1 keeps the collate_fn's lists as they are
+    with paddle_version(version):
+        first = next(iter(io.DataLoader(Ragged(), batch_size=3, return_list=True,
+                                        collate_fn=_padded)))
+    if version == "3":
+        assert first[0] == [[1, 0, 0], [2, 2, 0], [3, 3, 3]] and first[1] == [1, 2, 3]
+        assert [int(np.asarray(v)) for v in first[2]] == [0, 1, 0]
+        return
+    ids, lengths, labels = (np.asarray(f) for f in first)
+    assert ids.tolist() == [[1, 0, 0], [2, 2, 0], [3, 3, 3]] and ids.dtype == np.int64
+    assert lengths.tolist() == [1, 2, 3] and labels.tolist() == [0, 1, 0]
+    assert labels.dtype == np.int64
+
+
+@pytest.mark.paddle("2.0")
+def test_a_ragged_list_field_is_an_error_under_paddle_20():
+    loader = io.DataLoader(Ragged(), batch_size=2, return_list=True,
+                           collate_fn=lambda b: ([s[0] for s in b], [s[1] for s in b]))
+    with pytest.raises(TypeError, match=r"field 0 of a batch is not regular"):
+        next(iter(loader))

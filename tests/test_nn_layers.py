@@ -381,6 +381,26 @@ def test_dropout_follows_train_and_eval():
     np.testing.assert_array_equal(ye, a)
 
 
+@pytest.mark.parametrize("mode", ["upscale_in_train", "downscale_in_infer"])
+def test_dropout_along_axes_drops_whole_slices(mode):
+    # Paddle 2.0's axis: one draw per index of the given axes, broadcast over the others
+    # (PaddleNLP's word_embedding: Dropout(p=0.3, axis=1)); eval: x, or x (1 - p)
+    x = static.data("x", [4, 50, 6], "float32")
+    drop = nn.Dropout(0.5, axis=[0, 2], mode=mode)
+    y_train = drop(x)
+    drop.eval()
+    y_eval = drop(x)
+    a = np.arange(1, 1201, dtype="float32").reshape(4, 50, 6)
+    yt, ye = startup_executor().run(feed={"x": a}, fetch_list=[y_train, y_eval])
+    kept = yt != 0
+    assert (kept == kept[:, :1, :]).all() and 0.2 < kept.mean() < 0.8
+    scale = 2.0 if mode == "upscale_in_train" else 1.0
+    np.testing.assert_allclose(yt[kept], scale * a[kept], rtol=1e-6)
+    np.testing.assert_allclose(ye, a if mode == "upscale_in_train" else 0.5 * a, rtol=1e-6)
+    with pytest.raises(ValueError, match=r"axis must be ints in \[0, 3\)"):
+        nn.functional.dropout(x, 0.5, axis=3)
+
+
 def test_batch_norm_training_uses_batch_stats_and_eval_the_running_ones():
     x = static.data("x", [None, 3, 2, 2], "float32")
     model = nn.Sequential(nn.BatchNorm2D(3, momentum=0.5))

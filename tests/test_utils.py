@@ -1,6 +1,9 @@
 """paddle.utils: deprecated, try_import, run_check, download (cached files only)."""
 import hashlib
+import io
+import tarfile
 import warnings
+import zipfile
 
 import pytest
 
@@ -45,5 +48,46 @@ def test_download_returns_cached_files_and_says_where_missing_ones_go(tmp_path):
     path = download.get_path_from_url("https://host/w/model.pdparams", str(tmp_path),
                                       hashlib.md5(b"weights").hexdigest())
     assert path == str(tmp_path / "model.pdparams")
-    with pytest.raises(RuntimeError, match="has md5"):
-        download.get_path_from_url("https://host/w/model.pdparams", str(tmp_path), "0" * 32)
+    # another md5 (a smaller file in the same format): used, with a warning, as refimpl
+    # cannot download Paddle's again
+    with pytest.warns(UserWarning, match="has md5 .*, not the 0{32} of https://host/w/"):
+        assert download.get_path_from_url("https://host/w/model.pdparams", str(tmp_path),
+                                          "0" * 32) == path
+
+
+def _tar(path, members):
+    with tarfile.open(path, "w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+
+
+def test_download_extracts_archives_next_to_themselves_as_paddle(tmp_path):
+    # one top folder (PaddleNLP's chnsenticorp.tar.gz): extracted beside the archive, the
+    # folder's path returned
+    _tar(tmp_path / "corpus.tar.gz", {"corpus/train.tsv": b"label\ttext_a\n1\tgood\n",
+                                      "corpus/dev.tsv": b"label\ttext_a\n"})
+    with pytest.warns(UserWarning, match="has md5"):
+        path = download.get_path_from_url("https://host/d/corpus.tar.gz", str(tmp_path),
+                                          "0" * 32)
+    assert path == str(tmp_path / "corpus")
+    assert (tmp_path / "corpus" / "train.tsv").read_bytes() == b"label\ttext_a\n1\tgood\n"
+    # loose files: into a folder named after the archive (its name less the last suffix)
+    _tar(tmp_path / "loose.tgz", {"a.txt": b"a", "b.txt": b"b"})
+    assert download.get_path_from_url("https://host/d/loose.tgz", str(tmp_path)) == \
+        str(tmp_path / "loose")
+    assert (tmp_path / "loose" / "b.txt").read_bytes() == b"b"
+    # one file: beside the archive, its path returned; a zip the same way
+    with zipfile.ZipFile(tmp_path / "one.zip", "w") as z:
+        z.writestr("vocab.txt", "[PAD]\n")
+    assert download.get_path_from_url("https://host/d/one.zip", str(tmp_path)) == \
+        str(tmp_path / "vocab.txt")
+    assert (tmp_path / "vocab.txt").read_text() == "[PAD]\n"
+    # decompress=False leaves it alone; members escaping the folder are refused
+    assert download.get_path_from_url("https://host/d/one.zip", str(tmp_path),
+                                      decompress=False) == str(tmp_path / "one.zip")
+    _tar(tmp_path / "evil.tar", {"../outside.txt": b"x"})
+    with pytest.raises(RuntimeError, match="outside its folder; not extracted"):
+        download.get_path_from_url("https://host/d/evil.tar", str(tmp_path))
+    assert not (tmp_path.parent / "outside.txt").exists()

@@ -4,6 +4,7 @@ import functools
 
 import numpy as np
 
+from ..dygraph.tensor import ParamBase   # Paddle 2.0's dygraph Parameter class lives here
 from ..framework.dtypes import VarType, get_dtype
 from .op_proto import OpProtoHolder
 from .compat import cuda_pinned_places, load_op_library, require_version
@@ -15,7 +16,7 @@ from ..framework.program import (OpRole, Operator, Parameter, Program, Variable,
                                  program_guard, switch_main_program, switch_startup_program,
                                  grad_var_name)
 
-__all__ = ["OpRole", "Operator", "Parameter", "Program", "Variable", "Block",
+__all__ = ["OpRole", "Operator", "Parameter", "ParamBase", "Program", "Variable", "Block",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
            "switch_main_program", "switch_startup_program", "grad_var_name", "OpProtoHolder",
            "convert_np_dtype_to_dtype_", "dtype_is_floating", "in_dygraph_mode",

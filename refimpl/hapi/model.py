@@ -8,6 +8,7 @@ import warnings
 
 import numpy as np
 
+from .. import versions
 from ..distributed import get_rank, get_world_size
 from ..dygraph import mode
 from ..dygraph.tensor import Tensor
@@ -467,6 +468,10 @@ def _len_or_none(dataset):
 
 def _scalar(loss):
     value = np.asarray(loss)
+    # Paddle 2.0 logs a loss of several values (PaddleNLP's per-sentence CRF loss) by its
+    # first, having trained on their sum; 3.3.1 raises (versions.py)
+    if value.size > 1 and versions.switch("hapi_loss_log") == "first_value":
+        return float(value.reshape(-1)[0])
     if value.size != 1:
         raise ValueError("Model: a loss must be one value (reduce it, e.g. reduction='mean'), "
                          "got shape %s" % list(value.shape))

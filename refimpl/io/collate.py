@@ -54,6 +54,33 @@ def default_convert_fn(batch):
     return batch
 
 
+def list_fields_as_arrays(batch):
+    """`batch` (a list / tuple of fields) with each field that is a list / tuple of numbers
+    or arrays made one array, as Paddle <= 2.0's DataLoader made every field a LoDTensor
+    (PaddleNLP 2.0's collate_fns return padded id lists). Other fields are kept."""
+    if not isinstance(batch, (list, tuple)):
+        return batch
+    return type(batch)(_field_array(field, i) if _numeric_nest(field) else field
+                       for i, field in enumerate(batch))
+
+
+def _numeric_nest(field):
+    if not isinstance(field, (list, tuple)) or not field:
+        return False
+    return all(isinstance(x, (numbers.Number, np.ndarray, np.generic)) or _numeric_nest(x)
+               for x in field)
+
+
+def _field_array(field, index):
+    try:
+        return np.array(field)
+    except ValueError:
+        shapes = sorted({np.shape(x) for x in field})
+        raise TypeError("DataLoader: field %d of a batch is not regular (its entries have "
+                        "shapes %s): pad them to one shape in the collate_fn, as Paddle 2.0 "
+                        "requires" % (index, shapes[:4])) from None
+
+
 def map_arrays(fn, batch):
     """`batch` with every ndarray leaf replaced by fn(leaf); containers keep their type."""
     if isinstance(batch, np.ndarray):

@@ -16,7 +16,8 @@ from ..framework.place import CPUPlace, Place
 from ..framework.program import Variable
 from ..parallel.cores import process_threads
 from ..versions import switch
-from .collate import default_collate_fn, default_convert_fn, leaves, map_arrays
+from .collate import (default_collate_fn, default_convert_fn, leaves, list_fields_as_arrays,
+                      map_arrays)
 from .dataset import IterableDataset
 from .fetcher import Exhausted, Fetcher
 from .sampler import BatchSampler
@@ -190,6 +191,9 @@ class DataLoader:
 
     def _formatted(self):
         batches = self._batches()   # at the first next(): nothing starts for an unused iter()
+        # Paddle <= 2.0 made each list field of a batch one array (versions.py)
+        as_fields = list_fields_as_arrays if switch("dataloader_list_fields") == "arrays" \
+            else (lambda batch: batch)
         try:
             if self.return_list:
                 # Paddle <= 2.0 yields the batch of one-field samples as [data] (the
@@ -198,12 +202,13 @@ class DataLoader:
                 listed = (switch("dataloader_single_field") == "listed"
                           and self.collate_fn in (default_collate_fn, default_convert_fn))
                 for batch in batches:
+                    batch = as_fields(batch)
                     out = map_arrays(_output_converter, batch)
                     yield [out] if listed and not isinstance(batch, (list, tuple, dict)) else out
                 return
             group = []
             for batch in batches:
-                group.append(self._feed_dict(batch))
+                group.append(self._feed_dict(as_fields(batch)))
                 if len(group) == len(self.places):
                     yield group
                     group = []

@@ -208,17 +208,41 @@ def check_dropout_mode(api, mode):
 
 
 def dropout(x, p=0.5, axis=None, training=True, mode="upscale_in_train", name=None):
-    """paddle.nn.functional.dropout (`axis` is not supported). p = 0 returns x itself and
-    adds no op, as Paddle 2.x / 3 do (a Transformer built with dropout 0 then pays for no
-    dropout ops, forward or backward)."""
+    """paddle.nn.functional.dropout. p = 0 returns x itself and adds no op, as Paddle 2.x /
+    3 do (a Transformer built with dropout 0 then pays for no dropout ops, forward or
+    backward). `axis` (an int or a list) drops whole slices: one uniform draw per index of
+    those axes, broadcast over the others, as Paddle 2.0 composes it."""
     p = real_arg("dropout", "p", p)
     if p == 0:
         return x
-    if axis is not None:
-        raise NotImplementedError("dropout: `axis` (dropping whole slices) is not supported")
     check_dropout_mode("dropout", mode)
+    if axis is not None:
+        return _dropout_along(x, p, axis, training, mode, name)
     impl = "downgrade_in_infer" if mode == "downscale_in_infer" else mode
     return fluid_dropout(x, p, is_test=not training, name=name, dropout_implementation=impl)
+
+
+def _dropout_along(x, p, axis, training, mode, name):
+    from .creation import full, uniform
+    from .math import cast, scale
+    check_variable(x, "x", "dropout")
+    shape = list(x.shape)
+    axes = [axis] if isinstance(axis, int) else list(axis)
+    if not axes or len(axes) > len(shape) or not all(
+            isinstance(a, int) and 0 <= a < len(shape) for a in axes):
+        raise ValueError("dropout: axis must be ints in [0, %d) for x %r of shape %s, got %r"
+                         % (len(shape), x.name, shape, axis))
+    if not training:
+        return x if mode == "upscale_in_train" else scale(x, 1.0 - p, name=name)
+    mask_shape = [shape[i] if i in axes else 1 for i in range(len(shape))]
+    if any(d < 0 for d in mask_shape):
+        raise ValueError("dropout: x %r has shape %s; the axes %s to drop along must be known"
+                         % (x.name, shape, axes))
+    keep = append_op_out("greater_equal", {"X": [uniform(mask_shape, "float32", 0.0, 1.0)],
+                                           "Y": [full([1], p, "float32")]}, {"axis": -1})
+    kept = x if mode == "downscale_in_infer" else scale(x, 1.0 / (1.0 - p))
+    return append_op_out("elementwise_mul", {"X": [kept], "Y": [cast(keep, x.dtype)]},
+                         {"axis": -1}, name)
 
 
 # data_norm's parameters: (suffix, key of a dict param_attr, default)

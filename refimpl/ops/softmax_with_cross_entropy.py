@@ -5,9 +5,17 @@ Paddle's kernel: (Softmax - Label) * Loss@GRAD, hard labels one-hot; for soft la
 is the exact gradient when each label row sums to 1, as Paddle assumes."""
 import numpy as np
 
+from .. import versions
 from ._common import FLOATS, rand
 from .activation import clipped_shift
 from .registry import OpDef, Sample, register, share_lod
+
+
+def _unit_tail_dropped(label, ndim):
+    """A hard Label of higher rank than Logits whose extra trailing dims are all 1 (Paddle
+    1.8.5 / 2.0 accept [B, T, 1, 1] for Logits [B, T, V]: PaddleNLP 2.0's Perplexity) read
+    as its first `ndim` dims."""
+    return label.reshape(label.shape[:ndim]) if label.ndim > ndim else label
 
 
 def _hard_mask(label, axis, n_classes, ignore_index):
@@ -45,11 +53,14 @@ class SoftmaxWithCrossEntropy(OpDef):
             ctx.expect(label.dtype.name in ("int32", "int64"),
                        "Label %r must be int64 (or int32) class indices when soft_label is "
                        "False, got %s" % (label.name, label.dtype.name))
-        ctx.expect(len(label.shape) == len(logits.shape),
+        rank = len(logits.shape)
+        extra = list(label.shape[rank:])
+        unit_tail = (not ctx.attr("soft_label") and extra and all(d == 1 for d in extra)
+                     and versions.switch("cross_entropy_label_unit_tail"))
+        ctx.expect(len(label.shape) == rank or unit_tail,
                    "Label %r has shape %s; expected rank %d like Logits %r %s (class dim of "
                    "size 1 for hard labels)" % (label.name, list(label.shape),
-                                                len(logits.shape), logits.name,
-                                                list(logits.shape)))
+                                                rank, logits.name, list(logits.shape)))
         loss_shape = list(logits.shape)
         loss_shape[axis] = 1
         want = list(logits.shape) if ctx.attr("soft_label") else loss_shape
@@ -72,7 +83,8 @@ class SoftmaxWithCrossEntropy(OpDef):
         if soft_label:
             loss = -(label * log_softmax).sum(axis=axis, keepdims=True)
         else:
-            mask = _hard_mask(label, axis, logits.shape[axis], ignore_index)
+            mask = _hard_mask(_unit_tail_dropped(label, logits.ndim), axis, logits.shape[axis],
+                              ignore_index)
             loss = -(log_softmax * mask).sum(axis=axis, keepdims=True)
         return softmax, loss.astype(logits.dtype)
 
@@ -82,6 +94,7 @@ class SoftmaxWithCrossEntropy(OpDef):
         axis %= softmax.ndim
         if soft_label:
             return (dloss * (softmax - label)).astype(softmax.dtype)
+        label = _unit_tail_dropped(label, softmax.ndim)
         mask = _hard_mask(label, axis, softmax.shape[axis], ignore_index)
         kept = (label != ignore_index)
         return (dloss * (softmax * kept - mask)).astype(softmax.dtype)
