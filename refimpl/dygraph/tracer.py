@@ -20,7 +20,7 @@ import weakref
 
 import numpy as np
 
-from .. import dispatch, xp
+from .. import dispatch, versions, xp
 from ..dispatch import SavedForGrad, kernels_of, map_arrays
 from ..framework.dtypes import convert_dtype, dtype_attr_is_a_name
 from ..framework.errors import OpError, user_frame
@@ -386,6 +386,7 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     if type(first) is not np.ndarray or find_device:
         device, args = _placement(lay, first, args)
     sig.append(device)
+    sig.append(versions.current())   # a profile switch may change the build-time checks
     sig = tuple(sig)
     try:
         entry = lay.signatures.get(sig)
