@@ -8,15 +8,16 @@ import collections.abc
 import sys
 
 
-def restore(stream=sys.stderr):
+def restore(profile, stream=sys.stderr):
     """Sets collections.<name> = collections.abc.<name> for each collections.abc name that
-    collections lacks; says which on `stream` (one line) and returns their names."""
+    collections lacks; says which on `stream` (one line, naming the version `profile`) and
+    returns their names."""
     missing = [name for name in collections.abc.__all__ if not hasattr(collections, name)]
     for name in missing:
         setattr(collections, name, getattr(collections.abc, name))
     if missing:
         print("refimpl run: Python %d.%d lacks collections.%s; restored as aliases of "
-              "collections.abc as in Python 3.9 (Paddle 1.8 profile)"
-              % (sys.version_info[0], sys.version_info[1], ", collections.".join(missing)),
+              "collections.abc as in Python 3.9 (Paddle %s profile)"
+              % (sys.version_info[0], sys.version_info[1], ", collections.".join(missing), profile),
               file=stream)
     return missing

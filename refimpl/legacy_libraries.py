@@ -9,5 +9,5 @@ def restore(profile):
     """`profile`: the version profile named in the notices."""
     legacy_numpy.restore(profile)
     legacy_pillow.restore(profile)
-    legacy_yaml.restore()
-    legacy_collections.restore()
+    legacy_yaml.restore(profile)
+    legacy_collections.restore(profile)

@@ -19,10 +19,10 @@ def _with_full_loader_default(load):
     return load_with_default
 
 
-def restore(stream=sys.stderr):
+def restore(profile, stream=sys.stderr):
     """Gives yaml.load / yaml.load_all PyYAML 5's default Loader where the installed PyYAML
-    requires one (nothing when PyYAML is absent); says so on `stream` (one line) and
-    returns the names changed."""
+    requires one (nothing when PyYAML is absent); says so on `stream` (one line, naming the
+    version `profile`) and returns the names changed."""
     if importlib.util.find_spec("yaml") is None:
         return []
     import yaml
@@ -33,6 +33,6 @@ def restore(stream=sys.stderr):
         setattr(yaml, name, _with_full_loader_default(getattr(yaml, name)))
     if missing:
         print("refimpl run: PyYAML %s requires yaml.%s's Loader; defaults to FullLoader as "
-              "in PyYAML 5 (Paddle 1.8 profile)" % (yaml.__version__, "/".join(missing)),
+              "in PyYAML 5 (Paddle %s profile)" % (yaml.__version__, "/".join(missing), profile),
               file=stream)
     return missing

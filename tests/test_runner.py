@@ -177,14 +177,14 @@ def test_paddle_18_runner_gives_yaml_load_pyyaml_5s_default_loader(tmp_path):
         is inspect.Parameter.empty
     if requires_loader:                                # 3 profile: PyYAML as it is
         assert r.returncode != 0 and "Loader" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", "1.8",
-                        str(tmp_path / "script.py")],
-                       capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    # an explicit Loader still rules: BaseLoader reads every scalar as a string
-    assert r.stdout.strip() == "{'a': [1, 2], 'b': {'c': 'x'}} [1, [2]] {'d': '1'}"
-    notices = [line for line in r.stderr.splitlines() if "PyYAML" in line]
-    assert len(notices) == (1 if requires_loader else 0)
+    for version in ("1.8", "2.0"):
+        r = _run_profile(tmp_path, version)
+        assert r.returncode == 0, r.stderr
+        # an explicit Loader still rules: BaseLoader reads every scalar as a string
+        assert r.stdout.strip() == "{'a': [1, 2], 'b': {'c': 'x'}} [1, [2]] {'d': '1'}"
+        notices = [line for line in r.stderr.splitlines() if "PyYAML" in line]
+        assert len(notices) == (1 if requires_loader else 0)
+        assert all("(Paddle %s profile)" % version in line for line in notices)
 
 
 COLLECTIONS_39_SCRIPT = """
@@ -203,13 +203,13 @@ def test_paddle_18_runner_restores_python_39s_collections_abc_aliases(tmp_path):
     r = _run_profile(tmp_path, "3")
     if not hasattr(collections, "Sequence"):           # 3 profile: Python as it is
         assert r.returncode != 0 and "Sequence" in r.stderr
-    r = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", "1.8",
-                        str(tmp_path / "script.py")],
-                       capture_output=True, text=True, timeout=120, cwd=tmp_path)
-    assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["True", "True", "True"]
-    notices = [line for line in r.stderr.splitlines() if "collections." in line]
-    assert len(notices) == (0 if hasattr(collections, "Sequence") else 1)
+    for version in ("1.8", "2.0"):
+        r = _run_profile(tmp_path, version)
+        assert r.returncode == 0, r.stderr
+        assert r.stdout.split() == ["True", "True", "True"]
+        notices = [line for line in r.stderr.splitlines() if "collections." in line]
+        assert len(notices) == (0 if hasattr(collections, "Sequence") else 1)
+        assert all("(Paddle %s profile)" % version in line for line in notices)
 
 
 def _in_fresh_numpy(code):
