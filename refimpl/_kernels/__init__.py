@@ -10,17 +10,7 @@ import importlib
 import os
 import warnings
 
-__all__ = ["backend", "load_kernel", "compiled_modules", "TEAM_SPIN_COUNT"]
-
-# The compiled kernels share an OpenMP team (libgomp), which reads its settings when the
-# first of them loads. Its default wait between two kernels spins 300,000 rounds (some ms)
-# before sleeping: on a shared 2-core host the spinning worker takes the core from the
-# thread running the next op, and under load a transformer's eager step cost 5x its CPU
-# time and 8x its wall time (specs/performance.md, "OpenMP team spin"). 1000 rounds is what
-# libgomp picks itself when it has more threads than cores; a user's own setting wins.
-TEAM_SPIN_COUNT = "1000"
-if "GOMP_SPINCOUNT" not in os.environ and "OMP_WAIT_POLICY" not in os.environ:
-    os.environ["GOMP_SPINCOUNT"] = TEAM_SPIN_COUNT
+__all__ = ["backend", "load_kernel", "compiled_modules"]
 
 # recurrent.py is Python over the compiled blas and lstm_cell modules: it loads only where
 # they are built
