@@ -166,7 +166,7 @@ SWITCHES = {
     "float_equal": {"1.8": "within_1e-8", "2.0": "exact", "3": "exact"},
     # what Layer.sublayers(flag) / named_sublayers(prefix, flag) read a positional flag as:
     # include_sublayers (1.8: False lists the direct children only) or include_self (2.0)
-    "sublayers_flag": {"1.8": "include_sublayers", "2.0": "include_self",
+    "sublayers_flag": {"1.8": "include_sublayers", "2.0": "include_sublayers",
                        "3": "include_self"},
     # a dynamic-mode initializer without a seed takes the default startup program's
     # random_seed (1.8), the default main program's (2.0: its initializers read the

@@ -267,14 +267,16 @@ def test_tracer_mode_decorators_and_dygraph_utils(paddle_version, version):
                                    [-2, 4])
 
 
-@pytest.mark.paddle("1.8")
-def test_sublayers_positional_flag_is_include_sublayers_under_1_8(paddle_version):
-    with fluid.dygraph.guard():
-        outer = fluid.dygraph.Sequential(fluid.dygraph.Sequential(fluid.Linear(2, 2)))
-        assert len(outer.sublayers(True)) == 2
-        assert len(outer.sublayers(False)) == 1     # the direct children only
-        with paddle_version("2.0"):
-            assert len(outer.sublayers(True)) == 3   # include_self
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
+def test_sublayers_positional_flag_by_version(paddle_version, version):
+    # 1.8 and 2.0: sublayers(include_sublayers=True); 2.1 on: sublayers(include_self=False)
+    with paddle_version(version), fluid.dygraph.guard():
+        inner = fluid.dygraph.Sequential(fluid.Linear(2, 2))
+        outer = fluid.dygraph.Sequential(inner)
+        assert outer.sublayers(True) == [inner, inner[0]]
+        assert outer.sublayers(False) == [inner]     # the direct children only
+    with paddle_version("3"):
+        assert outer.sublayers(True) == [outer, inner, inner[0]]   # include_self
 
 
 def test_a_dynamic_mode_generator_loader_yields_batches_of_tensors():
@@ -388,3 +390,16 @@ def test_append_backward_returns_the_gradient_of_any_listed_variable():
         got, = fluid.Executor(fluid.CPUPlace()).run(
             feed={"x": np.array([1.0, 2.0, -1.0], "float32")}, fetch_list=[grad])
     np.testing.assert_allclose(got, [2.0, 4.0, 0.0])
+
+
+def test_layer_object_helper_module_path_gives_the_layers_helper():
+    # Paddle 1.8 / 2.0 code imports it from fluid.dygraph.layer_object_helper (2.0's own
+    # test_imperative_basic does), and a Layer's _helper is one
+    from refimpl.fluid.dygraph.layer_object_helper import LayerObjectHelper
+    with fluid.dygraph.guard():
+        helper = LayerObjectHelper("probe")
+        inputs = [fluid.dygraph.to_variable(np.ones(2, "float32")) for _ in range(2)]
+        pairs = list(helper.iter_inputs_and_params(inputs, fluid.ParamAttr(name="w")))
+        assert isinstance(fluid.Linear(2, 2)._helper, LayerObjectHelper)
+    assert [x for x, _ in pairs] == inputs
+    assert pairs[0][1] is not pairs[1][1] and pairs[0][1].name == pairs[1][1].name == "w"

@@ -14,7 +14,7 @@ from ...dygraph.learning_rate_decay import *  # noqa: F401,F403 (1.8's decays)
 from ...dygraph import autograd as backward_strategy
 from ...dygraph.autograd import BackwardStrategy
 from ...distributed import parallel
-from . import base, jit, nn, static_runner, tracer
+from . import base, jit, layer_object_helper, nn, static_runner, tracer
 from .jit import TracedLayer
 from .static_runner import StaticModelRunner
 from .base import (disable_dygraph, disable_imperative, enable_dygraph, enable_imperative,
