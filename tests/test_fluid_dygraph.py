@@ -403,3 +403,18 @@ def test_layer_object_helper_module_path_gives_the_layers_helper():
         assert isinstance(fluid.Linear(2, 2)._helper, LayerObjectHelper)
     assert [x for x, _ in pairs] == inputs
     assert pairs[0][1] is not pairs[1][1] and pairs[0][1].name == pairs[1][1].name == "w"
+
+
+def test_layer_helper_append_activation_takes_the_helpers_own_act():
+    # Paddle's LayerHelper(name, act="relu").append_activation(x) reads act from the
+    # helper's constructor (2.0's test_imperative_basic); an explicit act=None adds none
+    from refimpl.fluid.layer_helper import LayerHelper
+    x_np = np.array([[-1.5, 0.5], [2.0, -0.25]], "float32")
+    with fluid.dygraph.guard():
+        x = fluid.dygraph.to_variable(x_np)
+        helper = LayerHelper("probe", act="relu", use_mkldnn=True)
+        np.testing.assert_array_equal(helper.append_activation(x).numpy(), np.maximum(x_np, 0))
+        assert helper.append_activation(x, None) is x
+        np.testing.assert_allclose(helper.append_activation(x, "sigmoid").numpy(),
+                                   1 / (1 + np.exp(-x_np)), rtol=1e-6)
+        assert LayerHelper("plain").append_activation(x) is x

@@ -21,6 +21,10 @@ from .program import (Variable, check_new_parameter_shape, default_main_program,
 __all__ = ["LayerHelper", "LayerObjectHelper"]
 
 
+# append_activation's act when the caller gives none: the helper's own (its kwargs)
+_FROM_HELPER = object()
+
+
 class LayerHelper:
     def __init__(self, layer_type, **kwargs):
         self.layer_type = layer_type
@@ -200,9 +204,14 @@ class LayerHelper:
             raise ValueError("%s: act must name an activation op ('relu', 'sigmoid', 'tanh', "
                              "'softmax', ...), got %r" % (self.layer_type, act_type))
 
-    def append_activation(self, input_var, act, use_cudnn=False):
+    def append_activation(self, input_var, act=_FROM_HELPER, use_cudnn=False):
         """`act`(input_var); a layer's use_cudnn=True (conv2d's) reaches the activation op
-        where Paddle's op declares use_cudnn (1.8.5's relu: its LayerHelper passes it)."""
+        where Paddle's op declares use_cudnn (1.8.5's relu: its LayerHelper passes it).
+        Called with the input alone, as Paddle's LayerHelper is (`append_activation(x)`),
+        the act and use_cudnn given to the helper's constructor apply (its use_mkldnn is
+        an engine choice that changes no value)."""
+        if act is _FROM_HELPER:
+            act, use_cudnn = self.kwargs.get("act"), bool(self.kwargs.get("use_cudnn"))
         if act is None:
             return input_var
         if isinstance(act, dict):
