@@ -32,29 +32,29 @@ def _per_dim_paddings(paddings, padding_algorithm, nd, layer):
     return list(paddings)
 
 
+def _pool_with_index(x, ksize, strides, paddings, adaptive, ceil_mode):
+    """(Out, Mask) of max_pool2d/3d_with_index over x's last len(ksize) dims."""
+    return append_op_out("max_pool%dd_with_index" % len(ksize), {"X": [x]},
+                         {"ksize": list(ksize), "strides": list(strides),
+                          "paddings": list(paddings), "global_pooling": False,
+                          "adaptive": adaptive, "ceil_mode": ceil_mode},
+                         extra_outputs=(("Mask", "int32"),))
+
+
 def max_pool_with_mask(x, ksize, strides, paddings, padding_algorithm, ceil_mode, layer):
     """(Out, Mask) of a windowed max pool over x's last len(ksize) dims (NCHW / NCDHW).
     Paddle 2.0's op has no ceil_mode and pools with floor-sized output whatever the
     argument says; 3.3.1's honours it (switch max_pool_mask_ceil_mode)."""
-    nd = len(ksize)
     honoured = versions.switch("max_pool_mask_ceil_mode") == "honoured"
-    return append_op_out("max_pool%dd_with_index" % nd, {"X": [x]},
-                         {"ksize": list(ksize), "strides": list(strides),
-                          "paddings": _per_dim_paddings(paddings, padding_algorithm, nd,
-                                                        layer),
-                          "global_pooling": False, "adaptive": False,
-                          "ceil_mode": bool(ceil_mode) and honoured},
-                         extra_outputs=(("Mask", "int32"),))
+    return _pool_with_index(x, ksize, strides,
+                            _per_dim_paddings(paddings, padding_algorithm, len(ksize), layer),
+                            False, bool(ceil_mode) and honoured)
 
 
 def adaptive_max_pool_with_mask(x, output_size):
     """(Out, Mask) of an adaptive max pool to `output_size` (one int per spatial dim)."""
     nd = len(output_size)
-    return append_op_out("max_pool%dd_with_index" % nd, {"X": [x]},
-                         {"ksize": [int(v) for v in output_size], "strides": [1] * nd,
-                          "paddings": [0] * nd, "global_pooling": False, "adaptive": True,
-                          "ceil_mode": False},
-                         extra_outputs=(("Mask", "int32"),))
+    return _pool_with_index(x, [int(v) for v in output_size], [1] * nd, [0] * nd, True, False)
 
 
 def required_index(x, pool_size, pool_type, nd, layer):
