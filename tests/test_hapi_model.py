@@ -334,7 +334,7 @@ def test_configuration_errors(dygraph):
     data = io.TensorDataset([np.zeros((2, 1, 28, 28), "float32"), np.zeros((2, 1), "int64")])
     for kwargs, message in [({"epochs": 0}, "epochs must be a positive int"),
                             ({"batch_size": [1, 2, 3]}, "batch_size as a list"),
-                            ({"verbose": 3}, "verbose must be 0"),
+                            ({"verbose": 4}, "verbose must be 0"),
                             ({"log_freq": 0}, "log_freq must be a positive int")]:
         with pytest.raises(ValueError, match=message):
             model.fit(data, **kwargs)
