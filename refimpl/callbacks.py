@@ -1,6 +1,6 @@
 """paddle.callbacks: the callbacks of paddle.Model (refimpl/hapi/callbacks.py)."""
 from .hapi.callbacks import (Callback, EarlyStopping, LRScheduler, ModelCheckpoint,
-                             ProgBarLogger, VisualDL)
+                             ProgBarLogger, ReduceLROnPlateau, VisualDL)
 
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "VisualDL", "LRScheduler",
-           "EarlyStopping"]
+           "EarlyStopping", "ReduceLROnPlateau"]

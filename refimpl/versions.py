@@ -226,6 +226,16 @@ SWITCHES = {
     # unknown when built (2.0's source and its test_functional_conv*; 1.8 taken as 2.0), or
     # take it (3.3.1's F.conv2d / conv3d have no such check, read and measured)
     "conv_channels_known": {"1.8": True, "2.0": True, "3": False},
+    # paddle.optimizer.lr.PiecewiseDecay's values: one more than the boundaries (3.3.1,
+    # measured: ValueError otherwise; 1.8, which has no paddle.optimizer.lr, taken as 3),
+    # or at least one per boundary, the last one also after them all (2.0's source checks
+    # nothing; its test_callback_reduce_lr_on_plateau builds PiecewiseDecay([0.001,
+    # 0.0001], [5, 10]))
+    "piecewise_decay_values": {"1.8": "one_more", "2.0": "per_boundary", "3": "one_more"},
+    # paddle.incubate.optimizer.LookAhead's step counter: incremented once per parameter
+    # updated (2.0's source appends the increment op in _append_optimize_op), or once per
+    # step (3.3.1's _increment_global_var; 1.8 has no LookAhead, taken as 3)
+    "lookahead_step_count": {"1.8": "per_step", "2.0": "per_parameter", "3": "per_step"},
 }
 
 

@@ -139,6 +139,39 @@ def test_profiler_records_each_op_and_writes_paddles_profile(capsys, tmp_path):
         fluid.profiler.cuda_profiler("out.txt")
 
 
+def test_utils_profiler_profiles_its_batch_range(capsys, tmp_path):
+    # Paddle 2.0's paddle.utils.Profiler: batch_range [2, 4) of the steps record_step()
+    # counts; the profile then holds the ops of the runs after steps 2 and 3 only
+    from refimpl import utils
+    from refimpl.fluid.proto.profiler import profiler_pb2
+    options = utils.ProfilerOptions()
+    assert options["profile_path"] is None and options["state"] == "All"
+    assert options.with_state("CPU")["state"] == "CPU"
+    with pytest.raises(ValueError, match="does not have an option named test"):
+        options["test"]
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, 3], "float32")
+        loss = fluid.layers.mean(x)
+    exe = fluid.Executor()
+    exe.run(startup)
+    path = str(tmp_path / "profile")
+    options = utils.ProfilerOptions({"state": "CPU", "batch_range": [2, 4],
+                                     "profile_path": path, "sorted_key": None})
+    outer = utils.get_profiler()
+    with utils.Profiler(options=options) as prof:
+        assert utils.get_profiler() is prof and prof is not outer
+        for _ in range(5):
+            exe.run(main, feed={"x": np.ones((2, 3), "float32")}, fetch_list=[loss])
+            prof.record_step()
+        assert not fluid.profiler.is_profiler_enabled()      # stopped at step 4
+    assert utils.get_profiler() is outer
+    profile = profiler_pb2.Profile()
+    profile.ParseFromString(open(path, "rb").read())
+    assert [e.name for e in profile.events] == ["mean", "mean"]
+    assert "thread0::mean" in capsys.readouterr().out
+
+
 def test_dataset_says_what_to_use_instead():
     factory = fluid.dataset.DatasetFactory()
     with pytest.raises(NotImplementedError, match="DataLoader.from_generator"):

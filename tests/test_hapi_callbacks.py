@@ -13,7 +13,7 @@ import pytest
 import refimpl as paddle
 from refimpl import io
 from refimpl.callbacks import (Callback, EarlyStopping, LRScheduler, ModelCheckpoint,
-                               ProgBarLogger, VisualDL)
+                               ProgBarLogger, ReduceLROnPlateau, VisualDL)
 from refimpl.hapi.progressbar import ProgressBar, _eta
 from refimpl.static import InputSpec
 
@@ -188,8 +188,11 @@ def test_early_stopping_modes_and_errors(dygraph):
     assert EarlyStopping("acc").monitor_op is np.greater
     assert EarlyStopping("loss").monitor_op is np.less
     assert EarlyStopping("acc", mode="min").monitor_op is np.less
-    with pytest.raises(ValueError, match="mode must be 'auto', 'min' or 'max'"):
-        EarlyStopping(mode="up")
+    # an unknown mode: a warning and 'auto', as Paddle 2.0 and 3.3.1 (measured) do
+    with pytest.warns(UserWarning, match="mode 'up' is unknown"):
+        assert EarlyStopping("acc", mode="up").monitor_op is np.greater
+    with pytest.warns(UserWarning, match="mode 'auto_' is unknown"):
+        assert EarlyStopping("loss", mode="auto_").monitor_op is np.less
     with pytest.raises(ValueError, match="patience must be an int >= 0"):
         EarlyStopping(patience=-1)
     with pytest.warns(UserWarning, match="needs eval_data"):
@@ -336,6 +339,60 @@ def test_verbose_1_on_a_terminal_redraws_one_line(monkeypatch):
     assert _without_times(shown) == ("step 5/5 [==============================] - loss: "
                                      "0.2500 - T/step")
     assert second == shown + " " * (len(drawn) - len(shown)) + "\n"
+
+
+def test_verbose_3_adds_the_reader_and_batch_costs(dygraph, capsys, monkeypatch):
+    # Paddle 2.0's verbose=3: the mean wait for a batch (previous end to this begin), the
+    # mean batch time (begin to end) and samples per second of both. A clock stepping by
+    # 1 s per reading of the logger's clock: each batch waits 1 s and takes 1 s
+    from refimpl.hapi import callbacks
+    ticks = iter(range(1000))
+    monkeypatch.setattr(callbacks, "time", types.SimpleNamespace(time=lambda: float(next(ticks))))
+    logger = ProgBarLogger(log_freq=1, verbose=3)
+    logger.set_params({"epochs": 1, "steps": 3, "metrics": ["loss"], "verbose": 3})
+    logger.on_train_begin()
+    logger.on_epoch_begin(0)
+    for step in range(2):
+        logger.on_train_batch_begin(step)
+        logger.on_train_batch_end(step, {"loss": [0.5], "batch_size": 4})
+    lines = _without_times(capsys.readouterr().out).splitlines()
+    assert lines[1:] == [
+        "step 1/3 - loss: 0.5000 - avg_reader_cost: 1.00000 sec - avg_batch_cost: 1.00000 sec"
+        " - ips: 2.00000 samples/sec - T/step",
+        "step 2/3 - loss: 0.5000 - avg_reader_cost: 1.00000 sec - avg_batch_cost: 1.00000 sec"
+        " - ips: 2.00000 samples/sec - T/step"]
+
+
+def test_reduce_lr_on_plateau_callback(dygraph, capsys):
+    # loss (min, 'auto'): two evaluations without improving on 1.0 by more than min_delta
+    # multiply the rate by factor and start a cooldown of 1, which the next evaluation
+    # uses up before counting (Paddle's order), so the next cut comes two later; min_lr
+    # bounds the rate, which then stays
+    model = _Trained()
+    model._optimizer = paddle.optimizer.SGD(1.0, parameters=paddle.nn.Linear(1, 1).parameters())
+    reduce = ReduceLROnPlateau(patience=2, factor=0.5, cooldown=1, min_lr=0.3, verbose=1)
+    reduce.set_model(model)
+    reduce.on_train_begin()
+    rates = []
+    for loss in [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 0.5, 0.5, 0.5, 0.5]:
+        reduce.on_eval_end({"loss": [loss]})
+        rates.append(model._optimizer.get_lr())
+    assert rates == [1.0, 1.0, 0.5, 0.5, 0.3, 0.3, 0.3, 0.3, 0.3, 0.3]
+    assert capsys.readouterr().out.splitlines()[1:] == [
+        "Epoch 3: ReduceLROnPlateau reducing learning rate to 0.5.", "",
+        "Epoch 5: ReduceLROnPlateau reducing learning rate to 0.3."]
+    with pytest.raises(ValueError, match="factor must be < 1.0"):
+        ReduceLROnPlateau(factor=2.0)
+    with pytest.warns(UserWarning, match="mode '1' is unknown"):
+        assert ReduceLROnPlateau("acc", mode="1").maximize
+    scheduled = _Trained()
+    scheduled._optimizer = paddle.optimizer.SGD(paddle.optimizer.lr.StepDecay(1.0, 1),
+                                                parameters=paddle.nn.Linear(1, 1).parameters())
+    reduce = ReduceLROnPlateau(patience=0)
+    reduce.set_model(scheduled)
+    reduce.on_train_begin()
+    with pytest.warns(UserWarning, match="learning rate must be a float, got StepDecay"):
+        reduce.on_eval_end({"loss": [1.0]})
 
 
 def test_progress_bar_pieces():

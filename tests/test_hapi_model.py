@@ -255,8 +255,15 @@ def test_dynamic_inference_save_without_inputs_uses_the_batches_shapes(tmp_path,
     model.prepare()
     with pytest.raises(ValueError, match="give input_size"):
         model.summary()
+    # nothing tells the shapes yet (Paddle 2.0: RuntimeError); no file is written
+    with pytest.raises(RuntimeError, match="needs the inputs' shapes"):
+        model.save(str(tmp_path / "seq"), training=False)
+    assert os.listdir(tmp_path) == []
     x = np.random.RandomState(0).rand(4, 3).astype("float32")
     expected, = model.predict_batch(x)
+    # the prefix names a directory as well (2.0's test_model saves to mkdtemp()'s path):
+    # load_inference_model still reads PREFIX.pdmodel beside it
+    os.makedirs(str(tmp_path / "seq"))
     with pytest.warns(UserWarning, match=r"shapes of the batches seen: \[\[4, 3\]\]"):
         model.save(str(tmp_path / "seq"), training=False)
     paddle.enable_static()
@@ -327,7 +334,7 @@ def test_configuration_errors(dygraph):
     data = io.TensorDataset([np.zeros((2, 1, 28, 28), "float32"), np.zeros((2, 1), "int64")])
     for kwargs, message in [({"epochs": 0}, "epochs must be a positive int"),
                             ({"batch_size": [1, 2, 3]}, "batch_size as a list"),
-                            ({"verbose": 3}, "verbose must be 0"),
+                            ({"verbose": 4}, "verbose must be 0"),
                             ({"log_freq": 0}, "log_freq must be a positive int")]:
         with pytest.raises(ValueError, match=message):
             model.fit(data, **kwargs)
@@ -445,3 +452,10 @@ def test_a_loss_of_several_values_trains_on_their_sum_and_logs_the_first(
     # dW = 2 x^T x (pred = x with W = I), W - 0.1 dW (Paddle 3.3.1's train_batch agrees)
     assert "loss: 5.0000" in capsys.readouterr().out
     np.testing.assert_allclose(net.weight.numpy(), np.eye(2) - 0.2 * x.T @ x, rtol=1e-6)
+
+
+def test_prepare_distributed_context_in_one_process_is_none():
+    # Paddle 2.0's hapi helper: nothing to join for a job of one process
+    from refimpl.hapi.model import prepare_distributed_context
+    assert prepare_distributed_context() is None
+    assert prepare_distributed_context(paddle.CPUPlace()) is None

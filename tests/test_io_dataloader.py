@@ -253,6 +253,14 @@ def test_feed_dicts_for_executor_run():
         [[[0, 1, 2], [3, 4, 5]], [[6, 7, 8], [9]]]          # as Paddle 3.3.1
     with pytest.raises(TypeError, match="list of 2 dicts"):
         exe.run(feed=two[0], fetch_list=[total])
+    # return_list=True with several places (static mode): a list of one batch per place,
+    # each [x, y], as Paddle 2.0's read_next_list gives them
+    listed = list(io.DataLoader(Rows(), feed_list=[x, y], places=[paddle.CPUPlace()] * 2,
+                                batch_size=3, return_list=True))
+    assert [[batch[1].tolist() for batch in group] for group in listed] == \
+        [[[0, 1, 2], [3, 4, 5]], [[6, 7, 8], [9]]]
+    assert [len(batch) for group in listed for batch in group] == [2, 2, 2, 2]
+    np.testing.assert_array_equal(listed[0][1][0], np.stack([Rows()[i][0] for i in (3, 4, 5)]))
     with pytest.raises(ValueError, match=r"2 fields but feed_list has 1 variables \['x'\]"):
         list(io.DataLoader(Rows(), feed_list=[x], batch_size=4))
     with pytest.raises(ValueError, match="feed_list must be given when return_list=False"):
@@ -316,6 +324,10 @@ def test_configuration_is_validated():
         len(io.DataLoader(Strided(3), return_list=True))
     with pytest.raises(TypeError, match="dataset must be a paddle.io.Dataset"):
         io.DataLoader(3, return_list=True)
+    paddle.disable_static()
+    with pytest.raises(ValueError, match="in dynamic mode each batch goes to one place, "
+                       "got 2 places"):
+        io.DataLoader(Rows(), places=[paddle.CPUPlace()] * 2)
 
 
 # -- failures in workers

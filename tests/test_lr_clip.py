@@ -66,12 +66,27 @@ def test_scheduler_argument_checks():
         lr.MultiStepDecay(1.0, [3, 1])
     with pytest.raises(TypeError, match="milestones must be a list or tuple, got str"):
         lr.MultiStepDecay(0.5, "test")
-    with pytest.raises(ValueError, match="len\\(values\\) == len\\(boundaries\\) \\+ 1"):
+    with pytest.raises(ValueError, match="a value for each boundary"):
         lr.PiecewiseDecay([1, 2], [1.0])
     with pytest.raises(TypeError, match="learning_rate must be a float"):
         lr.ExponentialDecay("1", 0.5)
     with pytest.raises(ValueError, match="mode must be"):
         lr.ReduceOnPlateau(1.0, mode="up")
+
+
+def test_piecewise_decay_values_by_version(paddle_version):
+    # Paddle 2.0 checks nothing: one value per boundary, the last one also after them
+    # all (2.0's test_callback_reduce_lr_on_plateau builds PiecewiseDecay([0.001, 0.0001],
+    # [5, 10])); 3.3.1 wants one value more than boundaries
+    with paddle_version("2.0"):
+        assert values(lr.PiecewiseDecay([2, 4], [1.0, 0.5]), 6) == [1.0, 1.0, 0.5, 0.5, 0.5,
+                                                                   0.5]
+        assert values(lr.PiecewiseDecay([0.001, 0.0001], [5, 10]), 3) == [5, 10, 10]
+        with pytest.raises(ValueError, match="a value for each boundary"):
+            lr.PiecewiseDecay([], [])
+    with paddle_version("3"):
+        with pytest.raises(ValueError, match="len\\(values\\) == len\\(boundaries\\) \\+ 1"):
+            lr.PiecewiseDecay([2, 4], [1.0, 0.5])
 
 
 def test_reduce_on_plateau_patience_cooldown_and_min_lr():

@@ -396,3 +396,34 @@ def test_paddle_test_runner_starts_the_2x_ci_static_mode_modules_in_static_mode(
     assert [r["passed"] for r in results] == [True, True]
     assert "dynamic: False" in results[0]["output_tail"]
     assert "dynamic: True" in results[1]["output_tail"]
+
+
+def test_paddle_test_runner_makes_the_trees_tests_paddle_fluid_tests(tmp_path):
+    # Paddle's package holds its tests: 2.0's test_parallel_executor_profiler imports
+    # TestProfiler from paddle.fluid.tests.unittests.test_profiler
+    tree = tmp_path / "python" / "paddle"
+    unittests = tree / "fluid" / "tests" / "unittests"
+    unittests.mkdir(parents=True)
+    (unittests / "__init__.py").write_text("")
+    (unittests / "test_base.py").write_text(textwrap.dedent("""
+        import unittest
+        class Base(unittest.TestCase):
+            def test_base(self):
+                self.assertEqual(type(self).__name__, "Derived")
+    """))
+    (unittests / "test_derived.py").write_text(textwrap.dedent("""
+        import unittest
+        import paddle
+        from paddle.fluid.tests.unittests.test_base import Base
+        class Derived(Base):
+            pass
+        del Base
+        if __name__ == "__main__":
+            unittest.main()
+    """))
+    runner = _run_paddle_tests_module()
+    path = str(unittests / "test_derived.py")
+    found = runner.run_file(path, None, "2.0", 120, tree_dir=str(tree))
+    assert found["passed"] and found["ran"] == 1, found["output_tail"]
+    alone = runner.run_file(path, None, "2.0", 120)
+    assert not alone["passed"] and "paddle.fluid.tests" in alone["reason"]

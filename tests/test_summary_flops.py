@@ -176,6 +176,28 @@ def test_summary_inputs(capsys, dygraph):
     assert paddle.summary(frozen, (1, 3)) == {"total_params": 8, "trainable_params": 2}
 
 
+# paddle.summary(LSTM(16, 32, 2), [(-1, 23, 16), ((2, None, 32), (2, -1, 32))]): its row
+# as Paddle 3.3.1 prints it (2.0's test_model asserts the same count)
+PADDLE_LSTM_ROW = ("    LSTM-1      [[1, 23, 16], [[2, 1, 32], [2, 1, 32]]] "
+                   "[[1, 23, 32], [[2, 1, 32], [2, 1, 32]]]     14,848     ")
+
+
+def test_summary_of_an_rnn_with_nested_initial_state_shapes(capsys, dygraph):
+    # the fused-op RNN layer is one row (could_use_cudnn); its (h, c) argument is a list
+    # of two shapes. Parameters by hand: layer 0 128*16 + 128*32 + 2*128, layer 1
+    # 2 * 128*32 + 2*128 = 6400 + 8448
+    lstm = paddle.nn.LSTM(16, 32, 2)
+    assert lstm.could_use_cudnn
+    counts = paddle.summary(lstm, [(-1, 23, 16), ((2, None, 32), (2, -1, 32))])
+    assert counts == {"total_params": 14848, "trainable_params": 14848}
+    out = capsys.readouterr().out
+    assert PADDLE_LSTM_ROW in out.splitlines()
+    assert "Input size (MB): 0.00" in out and "Forward/backward pass size (MB): 0.01" in out
+    # bidirectional GRU: 2 directions * (96*16 + 96*32 + 2*96 + 96*64 + 96*32 + 2*96)
+    assert paddle.summary(paddle.nn.GRU(16, 32, 2, direction="bidirectional"),
+                          (4, 23, 16))["total_params"] == 28416
+
+
 def test_summary_errors(dygraph):
     with pytest.raises(ValueError, match="only the batch dim of input_size may be None"):
         paddle.summary(LeNet(), (None, 1, -1, 28))

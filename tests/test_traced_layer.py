@@ -43,3 +43,26 @@ def test_traced_program_matches_eager_and_follows_training(tmp_path):
         program, feeds, fetches = fluid.io.load_inference_model(str(tmp_path / "model"), exe)
         got = exe.run(program, feed={feeds[0]: x}, fetch_list=fetches)[0]
     np.testing.assert_allclose(got, after, rtol=1e-6)
+
+
+def test_private_trace_gives_paddle_20s_five_values():
+    # Paddle 2.0's fluid.dygraph.jit._trace (2.0's test_model takes [1], the program):
+    # (eager outputs, program, feed names, fetch names, the persistable tensors)
+    from refimpl.fluid.dygraph import jit
+    x = np.random.RandomState(4).randn(4, 3).astype("float32")
+    with fluid.dygraph.guard():
+        net = _Net()
+        out, program, feeds, fetches, params = jit._trace(net, [fluid.dygraph.to_variable(x)])
+        assert feeds == ["feed_0"] and len(fetches) == 1
+        assert {p.name for p in params} == {net.fc.weight.name, net.fc.bias.name,
+                                            net.weights[0].name, net.offset.name}
+        _, traced = fluid.dygraph.TracedLayer.trace(net, [fluid.dygraph.to_variable(x)])
+        assert str(program) == str(traced.program)
+        np.testing.assert_allclose(traced([x])[0], out.numpy(), rtol=1e-6)
+
+
+def test_paddle_20_module_paths_of_declarative_and_the_translator():
+    from refimpl.fluid.dygraph import dygraph_to_static, jit
+    from refimpl.fluid.dygraph.dygraph_to_static import program_translator
+    assert jit.declarative is dygraph_to_static.declarative
+    assert program_translator.ProgramTranslator() is fluid.dygraph.ProgramTranslator()

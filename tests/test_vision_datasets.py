@@ -55,6 +55,17 @@ def test_mnist_from_the_cache_directory_both_backends(cache):
     np.testing.assert_allclose(tensor[0], images[1] / 255.0, rtol=1e-6)
 
 
+def test_mnist_attributes_are_paddles_float_rows_and_int64_label_columns(cache):
+    # Paddle 2.0's MNIST keeps images as float32 rows of 784 pixels and labels as int64
+    # [1] arrays; subclasses (2.0's tests/test_model.py) slice and read them directly
+    images, labels = _mnist_files(cache / "mnist", n=4)
+    ds = datasets.MNIST()
+    assert ds.images.dtype == np.float32 and ds.images.shape == (4, 784)
+    np.testing.assert_array_equal(ds.images[2], images[2].ravel())
+    assert ds.labels.dtype == np.int64 and ds.labels.shape == (4, 1)
+    assert ds.labels[:, 0].tolist() == labels.tolist()
+
+
 def test_mnist_paths_and_errors(cache, tmp_path):
     images, _ = _mnist_files(tmp_path / "own", n=3, prefix="t10k")
     test = datasets.MNIST(image_path=str(tmp_path / "own" / "t10k-images-idx3-ubyte.gz"),

@@ -24,7 +24,9 @@ suite comes from load_tests, e.g. rnn/test_rnn_cells.py) is loaded by unittest's
 as Paddle's CI does, through a driver script in a temporary folder. So is a module that
 Paddle 2.x's CI runs in static mode: those its tools/static_mode_white_list.py names (read
 from the Paddle tree DIR is in, DIR/../../tools, when that file is there) start under
-paddle.enable_static(), as its tools/test_runner.py starts them.
+paddle.enable_static(), as its tools/test_runner.py starts them. And as in Paddle's
+package, paddle.fluid.tests is the tree's fluid/tests (a 2.x file imports another's test
+classes from paddle.fluid.tests.unittests).
 Prints one line per file (exit status, tests run / failed / errored / skipped) and,
 with --json, writes the results. The test files are Paddle's and stay out of this
 repository (fetch them into DIR from Paddle's release/1.8 tree).
@@ -97,10 +99,25 @@ _EAGER_GUARD = ("import contextlib, refimpl.fluid.framework as _framework\n"
                 "    _framework._test_eager_guard = lambda place=None: contextlib.nullcontext()\n")
 
 
-def prelude(paddle_version):
+# Paddle's package holds its test tree: a 2.x file imports another's classes as
+# paddle.fluid.tests.unittests.<module> (test_parallel_executor_profiler's TestProfiler).
+# The runner makes paddle.fluid.tests the tree's fluid/tests folder, Paddle's files.
+_PADDLE_TESTS = ("import types\n"
+                 "_tests = types.ModuleType('paddle.fluid.tests')\n"
+                 "_tests.__path__ = [%r]\n"
+                 "sys.modules['paddle.fluid.tests'] = _tests\n")
+
+
+def prelude(paddle_version, tree_dir=None):
     """What runs before refimpl's `run` command: the numpy 1.x and Python 3.8 aliases,
-    and for the 2.x files the eager guard above."""
-    return _PRELUDE % (_EAGER_GUARD if paddle_version != "1.8" else "")
+    and for the 2.x files the eager guard above and, given the Paddle tree (its
+    python/paddle), its paddle.fluid.tests."""
+    extra = ""
+    if paddle_version != "1.8":
+        extra = _EAGER_GUARD
+        if tree_dir is not None:
+            extra += _PADDLE_TESTS % os.path.join(os.path.abspath(tree_dir), "fluid", "tests")
+    return _PRELUDE % extra
 
 
 _LOADER = ("import sys, unittest\n"
@@ -144,13 +161,13 @@ def _script(path, tmpdir, static=False):
 
 
 def run_file(path, python, paddle_version, timeout, numpy1_aliases=True,
-             refimpl_python=sys.executable, static=False):
+             refimpl_python=sys.executable, static=False, tree_dir=None):
     with tempfile.TemporaryDirectory() as tmpdir:
         script = _script(path, tmpdir, static)
         if python:
             cmd = [python, script]
         elif numpy1_aliases:
-            cmd = [refimpl_python, "-c", prelude(paddle_version), "run", "--paddle",
+            cmd = [refimpl_python, "-c", prelude(paddle_version, tree_dir), "run", "--paddle",
                    paddle_version, script]
         else:
             cmd = [refimpl_python, "-m", "refimpl", "run", "--paddle", paddle_version, script]
@@ -256,7 +273,7 @@ def main(argv=None):
         module = os.path.splitext(os.path.basename(name))[0]
         r = run_file(os.path.join(args.dir, name), args.python, args.paddle, args.timeout,
                      not args.no_numpy1_aliases, args.refimpl_python,
-                     static=module in static_modules)
+                     static=module in static_modules, tree_dir=args.dir)
         results.append(r)
         counts = ("ran %s, failed %d, errors %d, skipped %d"
                   % (r["ran"], r["failures"], r["errors"], r["skipped"])) \

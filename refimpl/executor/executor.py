@@ -8,6 +8,7 @@ Temporaries are freed right after their last use (Paddle's eager deletion), whic
 what makes RecomputeOptimizer and memory_optimize lower the peak. With `reuse_buffers`
 (memory_optimize=True) their buffers go to a pool that later ops write their outputs into.
 """
+import functools
 import warnings
 
 import numpy as np
@@ -253,6 +254,9 @@ class Plan:
         shape_read = {n for names in shrink_after for n in names}
 
         def bind(i, op, in_place):
+            in_scope = getattr(op.op_def, "run_in_scope", None)
+            if in_scope is not None:   # an op on the scope's own objects (queue ops)
+                return functools.partial(in_scope, op)
             if isinstance(op.op_def, BlockOpDef):
                 return bind_control_op(op, program, wrap_kernel, group, device, lod_names)
             if i in folded:

@@ -100,6 +100,11 @@ def cuda_profiler(output_file, output_mode=None, config=None):
                               "the process with nsys instead)")
 
 
+def is_profiler_enabled():
+    """Whether a profiler is started (Paddle's core.is_profiler_enabled)."""
+    return _session[0] is not None
+
+
 def reset_profiler():
     """Forget the events recorded so far (a running profiler goes on recording)."""
     session = _session[0]

@@ -2,6 +2,7 @@
 batch (specs/hapi_model.md, "Callbacks")."""
 import numbers
 import os
+import time
 import warnings
 
 import numpy as np
@@ -12,7 +13,7 @@ from ..optimizer.lr import LRScheduler as _Scheduler
 from .progressbar import ProgressBar
 
 __all__ = ["Callback", "ProgBarLogger", "ModelCheckpoint", "VisualDL", "LRScheduler",
-           "EarlyStopping"]
+           "EarlyStopping", "ReduceLROnPlateau"]
 
 _MODES = ("train", "eval", "predict")
 
@@ -24,9 +25,10 @@ def _positive_int(value, what, owner):
 
 
 def check_verbose(verbose, owner):
-    if isinstance(verbose, bool) or verbose not in (0, 1, 2):
-        raise ValueError("%s: verbose must be 0 (silent), 1 (progress bar) or 2 (one line per "
-                         "log_freq steps), got %r" % (owner, verbose))
+    if isinstance(verbose, bool) or verbose not in (0, 1, 2, 3):
+        raise ValueError("%s: verbose must be 0 (silent), 1 (progress bar), 2 (one line per "
+                         "log_freq steps) or 3 (2 with the reader and batch costs), got %r"
+                         % (owner, verbose))
     return verbose
 
 
@@ -173,7 +175,10 @@ class Callback:
 class ProgBarLogger(Callback):
     """Prints 'Epoch i/n', a progress line every `log_freq` steps and at the end of each
     epoch / evaluation / prediction (loss and metrics), and the sample counts; on rank 0
-    only. verbose: 0 silent, 1 progress bar, 2 one line per update."""
+    only. verbose: 0 silent, 1 progress bar, 2 one line per update, 3 as 2 with the mean
+    time waiting for each batch (avg_reader_cost: from the previous batch's end to this
+    one's begin), the mean time of a batch (avg_batch_cost: begin to end) and samples per
+    second of both (ips)."""
 
     def __init__(self, log_freq=1, verbose=2):
         super().__init__()
@@ -188,17 +193,38 @@ class ProgBarLogger(Callback):
     def _new_progress(self, mode, steps, metrics):
         """Start the counters and progress bar of one train epoch / eval / predict run."""
         progress = {"steps": steps, "metrics": metrics, "step": 0, "samples": 0,
-                    "bar": ProgressBar(num=steps, verbose=self.verbose)}
+                    "bar": ProgressBar(num=steps, verbose=self.verbose),
+                    "reader_time": 0.0, "batch_time": 0.0, "last_end": time.time(),
+                    "begin": None}
         setattr(self, "_" + mode, progress)
         return progress
+
+    def _costs(self, progress):
+        """verbose=3's values: the mean reader and batch costs and samples per second."""
+        count = max(progress["step"], 1)
+        busy = progress["reader_time"] + progress["batch_time"]
+        ips = progress["samples"] / busy if busy > 0 else 0.0
+        return [("avg_reader_cost", "%.5f sec" % (progress["reader_time"] / count)),
+                ("avg_batch_cost", "%.5f sec" % (progress["batch_time"] / count)),
+                ("ips", "%.5f samples/sec" % ips)]
 
     def _show(self, mode, logs):
         progress = getattr(self, "_" + mode)
         values = [(k, logs[k]) for k in progress["metrics"] if k in logs]
+        if self.verbose == 3:
+            values += self._costs(progress)
         progress["bar"].update(progress["step"], values)
+
+    def _batch_begin(self, mode):
+        progress = getattr(self, "_" + mode)
+        progress["begin"] = time.time()
+        progress["reader_time"] += progress["begin"] - progress["last_end"]
 
     def _batch_end(self, mode, logs):
         progress = getattr(self, "_" + mode)
+        progress["last_end"] = time.time()
+        if progress["begin"] is not None:
+            progress["batch_time"] += progress["last_end"] - progress["begin"]
         progress["step"] += 1
         progress["samples"] += (logs or {}).get("batch_size", 1)
         steps = progress["steps"]
@@ -220,6 +246,9 @@ class ProgBarLogger(Callback):
             print("Epoch %d/%d" % (epoch + 1, self.epochs))
         self._new_progress("train", self.steps, self.train_metrics)
 
+    def on_train_batch_begin(self, step, logs=None):
+        self._batch_begin("train")
+
     def on_train_batch_end(self, step, logs=None):
         self._batch_end("train", logs)
 
@@ -232,6 +261,9 @@ class ProgBarLogger(Callback):
         self._new_progress("eval", logs.get("steps"), logs.get("metrics", []))
         if self._is_print():
             print("Eval begin...")
+
+    def on_eval_batch_begin(self, step, logs=None):
+        self._batch_begin("eval")
 
     def on_eval_batch_end(self, step, logs=None):
         self._batch_end("eval", logs)
@@ -246,6 +278,9 @@ class ProgBarLogger(Callback):
         self._new_progress("predict", logs.get("steps"), logs.get("metrics", []))
         if self._is_print():
             print("Predict begin...")
+
+    def on_predict_batch_begin(self, step, logs=None):
+        self._batch_begin("predict")
 
     def on_predict_batch_end(self, step, logs=None):
         self._batch_end("predict", logs)
@@ -317,6 +352,29 @@ class LRScheduler(Callback):
             self._step()
 
 
+def _known_mode(mode, owner):
+    """'auto', 'min' or 'max'; any other mode is warned about and taken as 'auto', as
+    Paddle (2.0 and 3.3.1) does."""
+    if mode in ("auto", "min", "max"):
+        return mode
+    warnings.warn("%s: mode %r is unknown (expected 'auto', 'min' or 'max'); using 'auto'"
+                  % (owner, mode))
+    return "auto"
+
+
+def _monitored(logs, monitor, owner):
+    """The monitored value of evaluation logs (a list's first item), or None when the logs
+    lack it (warned) or it is no number."""
+    if logs is None or monitor not in logs:
+        warnings.warn("%s: the monitored value %r is not in the evaluation logs (%s); "
+                      "monitor 'loss' or a metric name" % (owner, monitor, sorted(logs or {})))
+        return None
+    current = logs[monitor]
+    if isinstance(current, (list, tuple)):
+        current = current[0]
+    return current if isinstance(current, numbers.Number) else None
+
+
 class EarlyStopping(Callback):
     """Stops training when the monitored value of the evaluations ('loss' or a metric name)
     has not improved by more than min_delta for `patience` evaluations in a row. mode
@@ -326,9 +384,7 @@ class EarlyStopping(Callback):
     def __init__(self, monitor="loss", mode="auto", patience=0, verbose=1, min_delta=0,
                  baseline=None, save_best_model=True):
         super().__init__()
-        if mode not in ("auto", "min", "max"):
-            raise ValueError("EarlyStopping: mode must be 'auto', 'min' or 'max', got %r"
-                             % (mode,))
+        mode = _known_mode(mode, "EarlyStopping")
         if isinstance(patience, bool) or not isinstance(patience, (int, np.integer)) or \
                 patience < 0:
             raise ValueError("EarlyStopping: patience must be an int >= 0, got %r" % (patience,))
@@ -359,15 +415,8 @@ class EarlyStopping(Callback):
             self.best_value = -np.inf if self.monitor_op is np.greater else np.inf
 
     def on_eval_end(self, logs=None):
-        if logs is None or self.monitor not in logs:
-            warnings.warn("EarlyStopping: the monitored value %r is not in the evaluation "
-                          "logs (%s); monitor 'loss' or a metric name"
-                          % (self.monitor, sorted(logs or {})))
-            return
-        current = logs[self.monitor]
-        if isinstance(current, (list, tuple)):
-            current = current[0]
-        elif not isinstance(current, numbers.Number):
+        current = _monitored(logs, self.monitor, "EarlyStopping")
+        if current is None:
             return
         if self.monitor_op(current - self.min_delta, self.best_value):
             self.best_value = current
@@ -384,6 +433,75 @@ class EarlyStopping(Callback):
                     print("Best checkpoint has been saved at %s" % os.path.abspath(
                         os.path.join(os.fspath(self.save_dir), "best_model")))
         self.stopped_epoch += 1
+
+
+class ReduceLROnPlateau(Callback):
+    """Multiplies the optimizer's (constant) learning rate by `factor`, not below min_lr,
+    when the monitored evaluation value has not improved by more than min_delta for
+    `patience` evaluations in a row; then waits `cooldown` evaluations before counting
+    again. mode 'min' / 'max', or 'auto' ('max' when the name contains 'acc')."""
+
+    def __init__(self, monitor="loss", factor=0.1, patience=10, verbose=1, mode="auto",
+                 min_delta=1e-4, cooldown=0, min_lr=0):
+        super().__init__()
+        if factor >= 1.0:
+            raise ValueError("ReduceLROnPlateau: factor must be < 1.0 (new lr = lr * "
+                             "factor), got %r" % (factor,))
+        self.monitor = monitor
+        self.factor = factor
+        self.patience = patience
+        self.verbose = verbose
+        self.mode = _known_mode(mode, "ReduceLROnPlateau")
+        self.min_delta = min_delta
+        self.cooldown = cooldown
+        self.min_lr = min_lr
+        self.epoch = 0
+        self._reset()
+
+    def _reset(self):
+        self.maximize = self.mode == "max" or (self.mode == "auto" and "acc" in self.monitor)
+        self.best = -np.inf if self.maximize else np.inf
+        self.cooldown_counter = 0
+        self.wait = 0
+
+    def _improved(self, current):
+        if self.maximize:
+            return current > self.best + self.min_delta
+        return current < self.best - self.min_delta
+
+    def on_train_begin(self, logs=None):
+        self._reset()
+
+    def on_eval_end(self, logs=None):
+        current = _monitored(logs, self.monitor, "ReduceLROnPlateau")
+        optimizer = self.model._optimizer
+        if current is None:
+            return
+        if not isinstance(getattr(optimizer, "_learning_rate", None), float):
+            # Paddle's rule: a scheduler's rate is the scheduler's to change
+            warnings.warn("ReduceLROnPlateau: the optimizer's learning rate must be a float, "
+                          "got %s; left as it is"
+                          % type(getattr(optimizer, "_learning_rate", None)).__name__)
+            return
+        if self.cooldown_counter > 0:
+            self.cooldown_counter -= 1
+            self.wait = 0
+        if self._improved(current):
+            self.best = current
+            self.wait = 0
+        elif self.cooldown_counter == 0:
+            self.wait += 1
+            if self.wait >= self.patience:
+                old_lr = optimizer.get_lr()
+                if old_lr > np.float32(self.min_lr):
+                    new_lr = max(old_lr * self.factor, self.min_lr)
+                    optimizer.set_lr(new_lr)
+                    if self.verbose > 0 and get_rank() == 0:
+                        print("\nEpoch %d: ReduceLROnPlateau reducing learning rate to %s."
+                              % (self.epoch + 1, new_lr))
+                    self.cooldown_counter = self.cooldown
+                    self.wait = 0
+        self.epoch += 1
 
 
 class VisualDL(Callback):

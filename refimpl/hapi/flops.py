@@ -135,7 +135,7 @@ def _layer_flops(net, input_size, custom_ops, print_detail):
     for layer in leaves:
         layer.total_ops = 0
     try:
-        probe(net, leaves, hook, [list(input_size)], ["float32"])
+        probe(net, leaves, hook, [tuple(input_size)], ["float32"])
         table = Table(["Layer Name", "Input Shape", "Output Shape", "Params", "Flops"])
         total_ops = total_params = 0
         for _, layer in net.named_sublayers():

@@ -24,12 +24,20 @@ def shape_of(value):
 
 
 def _random_inputs(shapes, dtypes):
+    """One input per (shape, dtype); a list of shapes (an argument taking a list of
+    tensors) gives a list of inputs of that dtype."""
     rng = np.random.RandomState(0)
-    if mode.dynamic:
-        return [Tensor(rng.rand(*shape).astype(to_numpy_dtype(dtype)))
-                for shape, dtype in zip(shapes, dtypes)]
-    return [data("probe_input_%d" % i, list(shape), dtype)
-            for i, (shape, dtype) in enumerate(zip(shapes, dtypes))]
+    made = []
+
+    def make(shape, dtype):
+        if isinstance(shape, list):
+            return [make(s, dtype) for s in shape]
+        made.append(shape)
+        if mode.dynamic:
+            return Tensor(rng.rand(*shape).astype(to_numpy_dtype(dtype)))
+        return data("probe_input_%d" % (len(made) - 1), list(shape), dtype)
+
+    return [make(shape, dtype) for shape, dtype in zip(shapes, dtypes)]
 
 
 def _scratch_program(net):

@@ -10,6 +10,7 @@ import numpy as np
 
 from .. import versions
 from ..distributed import get_rank, get_world_size
+from ..distributed.parallel import prepare_context
 from ..dygraph import mode
 from ..dygraph.tensor import Tensor
 from ..framework import checkpoint, model_formats
@@ -23,9 +24,18 @@ from .rank_gather import BatchMerger
 from .static_adapter import StaticGraphAdapter
 from .summary import summary
 
-__all__ = ["Model"]
+__all__ = ["Model", "prepare_distributed_context"]
 
 _SUFFIXES = ("", ".pdparams", ".pdopt", ".pdmodel")
+
+
+def prepare_distributed_context(place=None):
+    """Paddle 2.0's hapi helper: in a job of several processes, join its collectives
+    (init_parallel_env) and return the ParallelStrategy; None for one process. `place` is
+    accepted for Paddle's signature: refimpl's processes all compute on the CPU."""
+    if get_world_size() < 2:
+        return None
+    return prepare_context()
 
 
 def to_list(value):
@@ -392,6 +402,10 @@ class Model:
                 files[".pdopt"] = model_formats.paddle_save_writer(opt_state)
             checkpoint.write_checkpoint(path, files, "Model.save")
         else:
+            if self._input_info is None:     # no `inputs` and no batch run yet
+                raise RuntimeError("Model.save(training=False): the inference model needs the "
+                                   "inputs' shapes: give `inputs` InputSpecs to Model, or run "
+                                   "a batch (fit, train_batch, ...) before saving")
             if self._shapes_inferred:
                 warnings.warn("Model.save(training=False): `inputs` were not given to Model, "
                               "so the inference model takes the shapes of the batches seen: "

@@ -61,9 +61,9 @@ class ProgressBar:
     def __init__(self, num=None, width=30, verbose=1, start=True, file=None, name="step"):
         if num is not None and (not isinstance(num, (int, np.integer)) or num <= 0):
             raise TypeError("ProgressBar: num must be None or a positive int, got %r" % (num,))
-        if verbose not in (0, 1, 2):
-            raise ValueError("ProgressBar: verbose must be 0 (silent), 1 (a bar) or 2 (a line "
-                             "per update), got %r" % (verbose,))
+        if verbose not in (0, 1, 2, 3):
+            raise ValueError("ProgressBar: verbose must be 0 (silent), 1 (a bar) or 2 / 3 (a "
+                             "line per update), got %r" % (verbose,))
         self._num = num
         columns = shutil.get_terminal_size().columns
         columns = columns if columns > 0 else 80
@@ -91,7 +91,7 @@ class ProgressBar:
             return
         per_unit = (time.time() - self._start) / current_num if current_num else 0.0
         rate = _time_per_unit(per_unit, self._name)
-        if self._verbose == 2:
+        if self._verbose in (2, 3):
             self._write(self._count(current_num) + format_values(values) + rate + "\n")
             return
         bar = self._bar(current_num)

@@ -39,19 +39,31 @@ def _input_shapes(input_size):
     if _is_shape(input_size):
         return [_checked_shape(input_size)]
     if isinstance(input_size, (list, tuple)):
-        shapes = []
-        for item in input_size:
-            if isinstance(item, numbers.Integral):
-                item = (item,)
-            if isinstance(item, InputSpec):
-                item = item.shape
-            if not _is_shape(item):
-                raise TypeError("summary: each entry of input_size must be a shape (tuple) or "
-                                "an InputSpec, got %r" % (item,))
-            shapes.append(_checked_shape(item))
-        return shapes
+        return [_entry_shape(item) for item in input_size]
     raise TypeError("summary: input_size must be a shape, an InputSpec or a list of them, got "
                     "%s" % type(input_size).__name__)
+
+
+def _entry_shape(item):
+    """One forward argument's shape, or for an argument that is a list of tensors (an
+    RNN's initial states) a list of their shapes."""
+    if isinstance(item, numbers.Integral):
+        item = (item,)
+    if isinstance(item, InputSpec):
+        item = item.shape
+    if _is_shape(item):
+        return _checked_shape(item)
+    if isinstance(item, (list, tuple)) and item:
+        return [_entry_shape(sub) for sub in item]
+    raise TypeError("summary: each entry of input_size must be a shape (tuple), an InputSpec "
+                    "or a list of them, got %r" % (item,))
+
+
+def _input_numel(shape):
+    """Elements of an input shape, or of each shape of a nested list of shapes."""
+    if isinstance(shape, list):
+        return sum(_input_numel(s) for s in shape)
+    return _numel(shape)
 
 
 def _dtypes(dtypes, count):
@@ -91,9 +103,12 @@ def _layer_rows(net, shapes, dtypes, given):
         }
 
     sublayers = net.sublayers()
+    # containers are not rows, nor a net that has sublayers; an RNN layer running its
+    # fused op (could_use_cudnn) is one row, whose cells never run
     hooked = [layer for layer in net.sublayers(include_self=True)
-              if not isinstance(layer, (Sequential, LayerList))
-              and (layer is not net or not sublayers)]
+              if (not isinstance(layer, (Sequential, LayerList))
+                  and (layer is not net or not sublayers))
+              or getattr(layer, "could_use_cudnn", False)]
     probe(net, hooked, record, shapes, dtypes, given)
     return rows
 
@@ -176,7 +191,7 @@ def summary(net, input_size=None, dtypes=None, input=None):
     else:
         shapes = _input_shapes(input_size)
         rows = _layer_rows(net, shapes, _dtypes(dtypes, len(shapes)), None)
-    text, counts = _table(rows, sum(_numel(s) for s in shapes))
+    text, counts = _table(rows, sum(_input_numel(s) for s in shapes))
     print(text)
     return counts
 

@@ -77,9 +77,10 @@ class DataLoader:
                                       and hasattr(dataset, "__len__")):
             raise TypeError("DataLoader: dataset must be a paddle.io.Dataset (__getitem__ and "
                             "__len__) or IterableDataset, got %s" % type(dataset).__name__)
-        self.return_list = bool(return_list) or in_dynamic_mode()
+        dynamic = in_dynamic_mode()
+        self.return_list = bool(return_list) or dynamic
         self.feed_list = self._check_feed_list(feed_list)
-        self.places = self._check_places(places)
+        self.places = self._check_places(places, dynamic)
         self._check_batching(batch_sampler, batch_size, shuffle, drop_last)
         self.auto_collate = batch_sampler is not None or batch_size is not None
         if batch_sampler is None and batch_size is not None and not self.iterable:
@@ -116,7 +117,7 @@ class DataLoader:
                                 "(the batches become feed dicts keyed by the feed variables' "
                                 "names)")
 
-    def _check_places(self, places):
+    def _check_places(self, places, dynamic):
         if places is None:
             return [CPUPlace()]
         places = list(places) if isinstance(places, (list, tuple)) else [places]
@@ -126,10 +127,9 @@ class DataLoader:
                                 % (i, type(place).__name__))
         if not places:
             raise ValueError("DataLoader: places is empty")
-        if self.return_list and len(places) > 1:
-            raise ValueError("DataLoader: return_list=True yields one batch at a time and "
-                             "takes one place, got %d (several places take feed dicts: "
-                             "return_list=False)" % len(places))
+        if len(places) > 1 and dynamic:
+            raise ValueError("DataLoader: in dynamic mode each batch goes to one place, got "
+                             "%d places" % len(places))
         return places
 
     def _check_batching(self, batch_sampler, batch_size, shuffle, drop_last):
@@ -201,21 +201,33 @@ class DataLoader:
                 # What a collate_fn of one's own returns is yielded as it is.
                 listed = (switch("dataloader_single_field") == "listed"
                           and self.collate_fn in (default_collate_fn, default_convert_fn))
-                for batch in batches:
-                    batch = as_fields(batch)
-                    out = map_arrays(_output_converter, batch)
-                    yield [out] if listed and not isinstance(batch, (list, tuple, dict)) else out
+                outs = (self._returned(as_fields(batch), listed) for batch in batches)
+                if len(self.places) == 1:
+                    yield from outs
+                    return
+                # static mode, several places: one batch per place, listed (Paddle 2.0's
+                # read_next_list)
+                yield from self._per_place(outs)
                 return
-            group = []
-            for batch in batches:
-                group.append(self._feed_dict(as_fields(batch)))
-                if len(group) == len(self.places):
-                    yield group
-                    group = []
-            if group:
-                yield group
+            yield from self._per_place(self._feed_dict(as_fields(batch)) for batch in batches)
         finally:
             batches.close()
+
+    @staticmethod
+    def _returned(batch, listed):
+        out = map_arrays(_output_converter, batch)
+        return [out] if listed and not isinstance(batch, (list, tuple, dict)) else out
+
+    def _per_place(self, items):
+        """Consecutive items grouped one per place (the last group may be shorter)."""
+        group = []
+        for item in items:
+            group.append(item)
+            if len(group) == len(self.places):
+                yield group
+                group = []
+        if group:
+            yield group
 
     def _feed_dict(self, batch):
         values = leaves(batch)

@@ -332,8 +332,21 @@ def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, n
     var = helper.create_global_variable(
         name=name or unique_name.generate("global_var"), shape=list(shape),
         dtype=convert_dtype(dtype), persistable=persistable, stop_gradient=True)
-    Constant(float(value))(var)
+    Constant(_global_var_value(value))(var)
     return var
+
+
+def _global_var_value(value):
+    """create_global_var's value as a float: a number, or a one-element array where numpy
+    1.x converted it (the profiles of size1_arrays_are_scalars; 2.0's test_queue passes
+    np.random.rand(1))."""
+    array = np.asarray(value)
+    if array.ndim and array.size == 1 and versions.switch("size1_arrays_are_scalars"):
+        array = array.reshape(())
+    if array.ndim:
+        raise TypeError("create_global_var: value must be a number, got an array of shape %s"
+                        % list(array.shape))
+    return float(array)
 
 
 def create_parameter(shape, dtype, name=None, attr=None, is_bias=False,

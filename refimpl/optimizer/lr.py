@@ -5,9 +5,10 @@ every run of the program the executor writes the scheduler's current value into 
 (`_run_value`). The scheduler advances only when the user calls `step()`. (The
 fluid.layers.*_decay functions are graph ops instead: refimpl/layers/learning_rate.py.)
 """
-import bisect
 import math
 import numbers
+
+from .. import versions
 
 __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay",
            "InverseTimeDecay", "PolynomialDecay", "LinearWarmup", "ExponentialDecay",
@@ -75,15 +76,24 @@ class NoamDecay(LRScheduler):
 
 class PiecewiseDecay(LRScheduler):
     def __init__(self, boundaries, values, last_epoch=-1, verbose=False):
-        if len(values) != len(boundaries) + 1:
-            raise ValueError("PiecewiseDecay: need len(values) == len(boundaries) + 1, got %d "
-                             "and %d" % (len(values), len(boundaries)))
+        if versions.switch("piecewise_decay_values") == "one_more":
+            if len(values) != len(boundaries) + 1:
+                raise ValueError("PiecewiseDecay: need len(values) == len(boundaries) + 1, "
+                                 "got %d and %d" % (len(values), len(boundaries)))
+        elif not values or len(values) < len(boundaries):
+            raise ValueError("PiecewiseDecay: need a value for each boundary (len(values) >= "
+                             "len(boundaries) >= 0, values not empty), got %d and %d"
+                             % (len(values), len(boundaries)))
         self.boundaries, self.values = list(boundaries), list(values)
         super().__init__(values[0], last_epoch, verbose)
 
     def get_lr(self):
-        # the value of the first boundary past the epoch (the last value after them all)
-        return self.values[bisect.bisect_right(self.boundaries, self.last_epoch)]
+        # the value of the first boundary past the epoch, else the last value (Paddle's
+        # scan, whatever the boundaries' order)
+        for boundary, value in zip(self.boundaries, self.values):
+            if self.last_epoch < boundary:
+                return value
+        return self.values[-1]
 
 
 class NaturalExpDecay(LRScheduler):

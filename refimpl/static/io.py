@@ -498,7 +498,11 @@ def inference_model_files(path_prefix, model_filename=None, params_filename=None
     the directory (model default `__model__`, NAME.pdmodel / NAME.pdiparams when those
     exist, no params_filename: a file per variable)."""
     prefix = os.fspath(path_prefix)
-    if model_filename is None and params_filename is None and not os.path.isdir(prefix):
+    # a directory named like the prefix is the folder of a `__model__` model only when no
+    # PREFIX.pdmodel / .json sits beside it (Paddle 2.0 reads PREFIX.pdmodel regardless)
+    beside = os.path.exists(prefix + ".pdmodel") or os.path.exists(prefix + ".json")
+    if model_filename is None and params_filename is None and (
+            beside or not os.path.isdir(prefix)):
         model = prefix + ".pdmodel"
         if not os.path.exists(model) and os.path.exists(prefix + ".json"):
             model = prefix + ".json"

@@ -17,8 +17,10 @@ from ...framework.scope import Scope, scope_guard
 from ...dygraph.tensor import Tensor
 from ...dygraph.tracer import recording
 from ...nn.layer.base import Layer
+from .dygraph_to_static import declarative
 
-__all__ = ["TracedLayer", "extract_vars"]
+# declarative: Paddle 2.0 keeps the decorator in this module too
+__all__ = ["TracedLayer", "extract_vars", "declarative"]
 
 
 def extract_vars(inputs):
@@ -68,6 +70,14 @@ def _program_of(ops, inputs, outputs):
                         attrs=dict(attrs or {}))
     fetches = [read(t) for t in outputs]
     return program, feeds, fetches, captured
+
+
+def _trace(layer, inputs):
+    """Paddle 2.0's helper under TracedLayer: (the eager outputs, the traced program, its
+    feed names, its fetch names, the tensors it reads as persistables)."""
+    outputs, traced = TracedLayer.trace(layer, inputs)
+    return (outputs, traced.program, [v.name for v in traced._feeds],
+            [v.name for v in traced._fetches], list(traced._persistables.values()))
 
 
 class TracedLayer:

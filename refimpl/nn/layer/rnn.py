@@ -328,6 +328,10 @@ class RNNBase(LayerList):
             else:
                 self.append(BiRNN(cell_type(size, hidden_size, **cell_kwargs),
                                   cell_type(size, hidden_size, **cell_kwargs), time_major))
+        # Paddle's flag for running the one fused rnn op (cuDNN's, and its CPU kernel)
+        # instead of the cells: every cell has its four parameters (no bias_attr=False);
+        # paddle.summary reports such a layer as one row
+        self.could_use_cudnn = len(self.parameters()) == num_layers * 4 * self.num_directions
         # Paddle also exposes the cells' parameters as weight_ih_l0, ..._reverse
         for layer, rnn_layer in enumerate(self):
             cells = [rnn_layer.cell] if self.num_directions == 1 else \

@@ -55,17 +55,21 @@ class MNIST(Dataset):
                                  self.URL_PREFIX + prefix + "-labels-idx1-ubyte.gz", download)
         self.transform = transform
         self.dtype = default_float()
-        self.images = read_idx(self.image_path, IMAGES_MAGIC, owner)
-        self.labels = read_idx(self.label_path, LABELS_MAGIC, owner).astype(np.int64)
+        # Paddle's attributes, which subclasses read: images one float32 row of
+        # rows * cols pixels per sample, labels one int64 [1] per sample
+        images = read_idx(self.image_path, IMAGES_MAGIC, owner)
+        self.image_shape = images.shape[1:]
+        self.images = images.reshape(len(images), -1).astype(np.float32)
+        self.labels = read_idx(self.label_path, LABELS_MAGIC, owner).astype(np.int64)[:, None]
         if len(self.images) != len(self.labels):
             raise ValueError("%s: %s has %d images but %s has %d labels"
                              % (owner, self.image_path, len(self.images), self.label_path,
                                 len(self.labels)))
 
     def __getitem__(self, idx):
-        image, label = self.images[idx], self.labels[idx:idx + 1]
-        if self.backend == "pil":
-            image = pil_image_module(type(self).__name__).fromarray(image)  # uint8 [28, 28]: mode "L"
+        image, label = self.images[idx].reshape(self.image_shape), self.labels[idx]
+        if self.backend == "pil":   # uint8 [28, 28]: mode "L"
+            image = pil_image_module(type(self).__name__).fromarray(image.astype(np.uint8))
         return transformed_image(image, self.transform, self.backend, self.dtype), label
 
     def __len__(self):

@@ -10,7 +10,8 @@ import inspect
 
 import numpy as np
 
-from ...framework import mode
+from ....framework import mode
+from ....submodules import group
 
 __all__ = ["ProgramTranslator", "declarative", "dygraph_to_static_func"]
 
@@ -50,7 +51,7 @@ class ProgramTranslator:
     def get_program(self, dygraph_func, *args, **kwargs):
         """(main program, startup program, input Variables, outputs): the function called
         in static mode on `fluid.data` variables shaped like the numpy / Tensor args."""
-        from ... import fluid
+        from .... import fluid
         main, startup = fluid.Program(), fluid.Program()
         with mode.dygraph_guard(False), fluid.program_guard(main, startup):
             inputs = [fluid.data(name="input_%d" % i, shape=list(np.shape(a)),
@@ -69,3 +70,7 @@ def declarative(function):
 
 
 dygraph_to_static_func = declarative
+
+# Paddle 2.0 code imports the translator from its module:
+# fluid.dygraph.dygraph_to_static.program_translator.ProgramTranslator
+globals().update(group(__name__, globals(), {"program_translator": ["ProgramTranslator"]}))
