@@ -33,7 +33,7 @@ def get_cuda_rng_state():
     """One state per visible GPU; refimpl's random ops all draw on the CPU, so the list is
     empty when there is no GPU and holds the CPU generator's state otherwise."""
     from .framework import random
-    return [random._global.get_state() for _ in range(device_count())]
+    return [random.default_cpu_generator().get_state() for _ in range(device_count())]
 
 
 def set_cuda_rng_state(state_list):
@@ -43,7 +43,7 @@ def set_cuda_rng_state(state_list):
         raise ValueError("set_cuda_rng_state: got %d states for %d GPUs"
                          % (len(state_list), device_count()))
     for state in state_list:
-        random._global.set_state(state)
+        random.default_cpu_generator().set_state(state)
 
 
 def get_cudnn_version():

@@ -19,6 +19,7 @@ from ..framework.ir_graph import Graph
 from .op_proto import AttrType, get_all_op_protos
 from ..framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, device_count,
                                is_compiled_with_cuda)
+from ..framework.random import Generator, default_cpu_generator
 from ..framework.program import EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole
 from ..framework.scope import LoDTensor, LoDTensorArray, Scope, SelectedRows, Tensor
 from ..layers.readers import EOFException
@@ -39,7 +40,7 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "get_fetch_variable", "ProgramDesc", "Graph", "VarBase", "Layer",
            "ParallelStrategy", "grad_var_suffix", "loaded_var_suffix", "kEmptyVarName",
            "kTempVarName", "kZeroVarSuffix", "LoDTensorBlockingQueue",
-           "init_lod_tensor_blocking_queue"]
+           "init_lod_tensor_blocking_queue", "Generator", "default_cpu_generator"]
 
 
 class VarDesc:
