@@ -21,7 +21,7 @@ from .layers import exports as _exports
 from .framework.model_formats import save, load
 from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
                incubate, vision, text, jit, io, utils, distribution)
-from . import reader, dataset, compat, pir_utils
+from . import reader, dataset, compat, pir_utils, version
 from .reader import batch
 
 globals().update(_exports("paddle"))
