@@ -226,6 +226,10 @@ SWITCHES = {
     # unknown when built (2.0's source and its test_functional_conv*; 1.8 taken as 2.0), or
     # take it (3.3.1's F.conv2d / conv3d have no such check, read and measured)
     "conv_channels_known": {"1.8": True, "2.0": True, "3": False},
+    # paddle.static.InputSpec of shape [] (and unbatch down to []): a ValueError (2.0's
+    # source and its test_input_spec; 1.8 has no InputSpec, taken as 2.0) or a 0-D spec
+    # (3.3.1, measured)
+    "input_spec_zero_dim": {"1.8": False, "2.0": False, "3": True},
 }
 
 

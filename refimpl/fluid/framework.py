@@ -6,6 +6,7 @@ import numpy as np
 
 from ..dygraph.tensor import ParamBase   # Paddle 2.0's dygraph Parameter class lives here
 from ..framework.dtypes import VarType, get_dtype
+from . import core
 from .op_proto import OpProtoHolder
 from .compat import cuda_pinned_places, load_op_library, require_version
 from .flags import get_flags, set_flags
