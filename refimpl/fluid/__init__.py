@@ -35,6 +35,7 @@ from .deprecation import DEPRECATED_IN_2, mark
 
 globals().update(_exports("fluid"))
 globals().update(mark("fluid", {name: globals()[name] for name in DEPRECATED_IN_2["fluid"]}))
+from .input import embedding, one_hot      # noqa: E402 (Paddle's fluid.embedding / one_hot)
 
 __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "initializer",
            "unique_name", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places",

@@ -2,8 +2,8 @@
 'Warning: API "module.name" is deprecated since 2.0.0, and will be removed in future
 versions. Please use "paddle.x" instead.' on top of the API's docstring (2.0 returns the
 function itself, warning nothing when called). DEPRECATED_IN_2 lists the fluid and
-fluid.layers APIs 2.0's source marks so (python/paddle/fluid/data.py and input.py, whose
-functions fluid exports, and fluid/layers/*.py); fluid.io's save / load_inference_model,
+fluid.layers APIs 2.0's source marks so (python/paddle/fluid/data.py, input.py, whose
+functions fluid exports too, and fluid/layers/*.py); fluid.io's save / load_inference_model,
 also marked there, are not noted here."""
 import functools
 
@@ -11,6 +11,8 @@ import functools
 DEPRECATED_IN_2 = {
     "fluid": {
         "data": ("2.0.0", "paddle.static.data", ""),
+    },
+    "fluid.input": {         # also fluid.one_hot / fluid.embedding, the same functions
         "one_hot": ("2.0.0", "paddle.nn.functional.one_hot", ""),
         "embedding": ("2.0.0", "paddle.nn.functional.embedding", ""),
     },
