@@ -18,10 +18,11 @@ from .framework.param_attr import ParamAttr
 from .framework.program import Variable
 from .framework.random import seed_all as seed
 from .layers import exports as _exports
-from .framework.model_formats import save, load
+from .framework.model_formats import save
 from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
                incubate, vision, text, jit, io, utils, distribution)
-from . import reader, dataset, compat, pir_utils
+from .static.io import paddle_load as load
+from . import reader, dataset, compat, pir_utils, version
 from .reader import batch
 
 globals().update(_exports("paddle"))

@@ -4,7 +4,7 @@ import numpy as np
 
 from .backward import gradients
 from .framework import mode
-from .dygraph.autograd import grad as _eager_grad
+from .fluid.dygraph.base import grad as _checked_eager_grad
 from .framework.mode import no_grad as _eager_no_grad
 from .dygraph.tensor import Tensor, on_place
 from .distributed.parallel import DataParallel
@@ -33,7 +33,7 @@ def get_cuda_rng_state():
     """One state per visible GPU; refimpl's random ops all draw on the CPU, so the list is
     empty when there is no GPU and holds the CPU generator's state otherwise."""
     from .framework import random
-    return [random._global.get_state() for _ in range(device_count())]
+    return [random.default_cpu_generator().get_state() for _ in range(device_count())]
 
 
 def set_cuda_rng_state(state_list):
@@ -43,7 +43,7 @@ def set_cuda_rng_state(state_list):
         raise ValueError("set_cuda_rng_state: got %d states for %d GPUs"
                          % (len(state_list), device_count()))
     for state in state_list:
-        random._global.set_state(state)
+        random.default_cpu_generator().set_state(state)
 
 
 def get_cudnn_version():
@@ -127,9 +127,11 @@ def grad(outputs, inputs, grad_outputs=None, retain_graph=None, create_graph=Fal
     makes an input that the outputs do not depend on an error."""
     given = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
     given += list(inputs) if isinstance(inputs, (list, tuple)) else [inputs]
-    if any(isinstance(v, Tensor) for v in given):
-        return _eager_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
-                           only_inputs, allow_unused, no_grad_vars)
+    static = [v for v in given if isinstance(v, Variable) and not isinstance(v, Tensor)]
+    if any(isinstance(v, Tensor) for v in given) or (mode.dynamic and not static):
+        # Paddle 2.0's paddle.grad is fluid.dygraph.grad, with its argument checks
+        return _checked_eager_grad(outputs, inputs, grad_outputs, retain_graph, create_graph,
+                                   only_inputs, allow_unused, no_grad_vars)
     single = isinstance(inputs, Variable)
     grads = gradients(outputs if isinstance(outputs, (list, tuple)) else [outputs],
                       [inputs] if single else list(inputs), grad_outputs, no_grad_vars)

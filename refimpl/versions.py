@@ -236,6 +236,15 @@ SWITCHES = {
     # updated (2.0's source appends the increment op in _append_optimize_op), or once per
     # step (3.3.1's _increment_global_var; 1.8 has no LookAhead, taken as 3)
     "lookahead_step_count": {"1.8": "per_step", "2.0": "per_parameter", "3": "per_step"},
+    # paddle.static.InputSpec of shape [] (and unbatch down to []): a ValueError (2.0's
+    # source and its test_input_spec; 1.8 has no InputSpec, taken as 2.0) or a 0-D spec
+    # (3.3.1, measured)
+    "input_spec_zero_dim": {"1.8": False, "2.0": False, "3": True},
+    # fluid.load_dygraph(path, **configs) of a directory without path.pdparams / .pdopt
+    # reads save_inference_model's or save_params' files there (model_filename /
+    # params_filename configs), as Paddle 2.0's does; or only save_dygraph's files, with
+    # keep_name_table its one option (1.8.5, read: inspect.signature and its source)
+    "load_dygraph_directories": {"1.8": False, "2.0": True, "3": True},
 }
 
 

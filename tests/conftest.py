@@ -28,7 +28,10 @@ def fresh_programs():
     mode.enable_static()
     try:
         with scope_mod.scope_guard(scope_mod.Scope()), unique_name.guard():
-            yield
+            try:
+                yield
+            finally:
+                mode.enable_static()     # the test's names again, if disable_static named afresh
     finally:
         mode.dynamic, mode.grad_enabled = old_mode, old_grad
         program_mod.switch_main_program(old_main)

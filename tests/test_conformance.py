@@ -253,3 +253,15 @@ def test_cli_list_check_and_stale_detection(tmp_path, capsys):
     assert cli_main(["generate", "--out", str(golden), "--check"]) == 1
     out = capsys.readouterr().out
     assert "op/relu/0: not in the shipped goldens" in out and "are stale" in out
+
+
+def test_nan_where_nan_is_expected_counts_as_exact():
+    # check_finite_and_unscale's Out holds inf * 0 = NaN where X held inf
+    from refimpl.conformance.compare import compare
+    case = {"key": "0", "rtol": 1e-7, "atol": 1e-9}
+    want = np.array([1.0, np.nan, np.inf])
+    expected = {"0/in/X/0": want, "0/out/Out/0": want}
+    result = compare(case, expected, {"0/out/Out/0": want.copy()})
+    assert (result["status"], result["max_abs"], result["max_rel"]) == ("pass", 0.0, 0.0)
+    result = compare(case, expected, {"0/out/Out/0": np.array([1.0, 2.0, np.inf])})
+    assert result["status"] == "fail" and "0/out/Out/0: max abs err inf" in result["message"]

@@ -423,3 +423,40 @@ def test_data_loader_yields_tensors_in_dynamic_mode_and_arrays_in_static():
     paddle.enable_static()
     x, _ = next(iter(paddle.io.DataLoader(Numbers(), batch_size=4, return_list=True)))
     assert isinstance(x, np.ndarray)
+
+
+def test_paddle_seed_returns_the_generator_whose_state_replays_draws():
+    gen = paddle.seed(12312321111)             # above 2**32: Paddle's seeds are uint64
+    assert gen is paddle.fluid.core.default_cpu_generator()
+    assert gen.initial_seed() == 12312321111
+    first = paddle.uniform([6]).numpy()
+    state = gen.get_state()
+    second = paddle.uniform([6]).numpy()
+    gen.set_state(state)
+    np.testing.assert_array_equal(paddle.uniform([6]).numpy(), second)
+    gen.manual_seed(12312321111)
+    np.testing.assert_array_equal(paddle.uniform([6]).numpy(), first)
+    assert not np.array_equal(first, second)
+    # the seed's two 32-bit words seed numpy's MT19937; a seed below 2**32 is numpy's own
+    words = np.random.RandomState([12312321111 & 0xFFFFFFFF, 12312321111 >> 32])
+    np.testing.assert_allclose(first, words.uniform(-1, 1, 6).astype("float32"))
+    paddle.seed(7)
+    np.testing.assert_allclose(paddle.uniform([3]).numpy(),
+                               np.random.RandomState(7).uniform(-1, 1, 3).astype("float32"))
+
+
+def test_generator_draws_and_refuses_bad_seeds_and_places():
+    from refimpl.fluid.generator import Generator
+    gen = Generator()
+    gen.manual_seed(5)
+    state = gen.get_state()
+    a = gen.random()
+    gen.set_state(state)
+    assert gen.random() == a and 0 <= a < 2 ** 64
+    assert Generator("cpu").initial_seed() != Generator().initial_seed()   # entropy-seeded
+    with pytest.raises(ValueError, match=r"\[0, 2\*\*64\)"):
+        gen.manual_seed(-1)
+    with pytest.raises(TypeError, match="must be an int"):
+        gen.manual_seed(1.5)
+    with pytest.raises(ValueError, match="only a CPU generator"):
+        Generator(place="gpu:0")

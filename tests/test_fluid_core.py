@@ -469,3 +469,31 @@ def test_element_writes_never_reach_arrays_held_elsewhere():
     lod.set(np.zeros((2, 1), "float32"), core.CPUPlace())
     lod._set_float_element(1, 2.0)
     assert np.array(lod).ravel().tolist() == [0, 2] and lod.recursive_sequence_lengths() == [[1, 1]]
+
+
+def test_core_ops_run_an_op_eagerly_with_attribute_pairs():
+    with fluid.dygraph.guard():
+        _core_ops_checks()
+
+
+def _core_ops_checks():
+    x = paddle.to_tensor(np.array([1., 2., 3.], "float32"))
+    y = paddle.to_tensor(np.array([[2.], [3.]], "float32"))
+    np.testing.assert_array_equal(core.ops.elementwise_mul(x, y).numpy(),
+                                  [[2., 4., 6.], [3., 6., 9.]])
+    np.testing.assert_array_equal(core.ops.scale(x, "scale", 2.0, "bias", 1.0).numpy(),
+                                  [3., 5., 7.])
+    out, xshape = core.ops.reshape2(x, None, None, "shape", [3, 1])   # Out, XShape
+    assert out.shape == [3, 1] and out.numpy()[:, 0].tolist() == [1., 2., 3.]
+    with pytest.raises(AttributeError, match="no op 'no_such_op'"):
+        core.ops.no_such_op
+    with pytest.raises(TypeError, match=r"inputs \['X', 'ScaleTensor'\], then attribute name / value"):
+        core.ops.scale(x, "scale")
+    with pytest.raises(NotImplementedError, match=r"outputs \['Out'\] are lists"):
+        core.ops.split(x, "num", 3)
+
+
+def test_current_expected_place_follows_set_device():
+    from refimpl.fluid.framework import _current_expected_place
+    paddle.set_device("cpu")
+    assert isinstance(_current_expected_place(), core.CPUPlace)

@@ -5,6 +5,7 @@ save_dygraph / load_dygraph."""
 import numpy as np
 import pytest
 
+import refimpl as paddle
 from refimpl import fluid
 from refimpl.framework import mode
 from test_conv_pool import conv_loops
@@ -418,3 +419,20 @@ def test_layer_helper_append_activation_takes_the_helpers_own_act():
         np.testing.assert_allclose(helper.append_activation(x, "sigmoid").numpy(),
                                    1 / (1 + np.exp(-x_np)), rtol=1e-6)
         assert LayerHelper("plain").append_activation(x) is x
+
+
+def test_disable_static_names_afresh_until_enable_static():
+    # Paddle's enable_dygraph (paddle.disable_static) enters fluid.dygraph.guard(), whose
+    # unique names start again; enable_static leaves it
+    from refimpl.framework import unique_name
+    assert unique_name.generate("fc") == "fc_0"
+    paddle.disable_static()
+    assert paddle.nn.Linear(2, 2).weight.name == "linear_0.w_0"
+    assert unique_name.generate("fc") == "fc_0"
+    paddle.disable_static()                  # already dynamic: the same names go on
+    assert unique_name.generate("fc") == "fc_1"
+    paddle.enable_static()
+    assert unique_name.generate("fc") == "fc_1"        # the static names, where they were
+    paddle.disable_static()
+    assert paddle.nn.Linear(2, 2).weight.name == "linear_0.w_0"
+    paddle.enable_static()

@@ -27,10 +27,6 @@ EXCLUDED = {
         "PipelineTrainer": NOT_IN_PADDLE_185, "TrainerDesc": NOT_IN_PADDLE_185,
         "learning_rate_decay": NOT_IN_PADDLE_185},
     "fluid.framework": {"ComplexVariable": "as fluid.ComplexVariable"},
-    "fluid.optimizer": {
-        "DGCMomentumOptimizer": "deep gradient compression: a CUDA + NCCL multi-GPU op",
-        "PipelineOptimizer": "pipeline parallelism over device sections: not in refimpl's "
-                             "data-parallel scope"},
     "fluid.contrib": {name: reason for reason, names in {
         "parameter-server / HDFS / fleet tooling": [
             "HDFSClient", "multi_download", "multi_upload", "convert_dist_to_sparse_program",

@@ -102,3 +102,36 @@ def test_to_static_of_a_layer_records_the_spec_and_nested_outputs_are_flattened(
     assert feeds == ["x"] and len(got) == 3
     for value, want in zip(got, (y, y * 2.0, y + 1.0)):
         np.testing.assert_allclose(value, want, rtol=1e-6)
+
+
+def test_translated_layer_program_and_specs_and_declarative(tmp_path, dygraph):
+    from refimpl import fluid
+    from refimpl.fluid.dygraph.io import INFER_PARAMS_INFO_SUFFIX
+    from refimpl.framework import unique_name
+
+    class Declared(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.fc = paddle.nn.Linear(3, 2)
+
+        # Paddle 2.0's declarative is to_static, input_spec included
+        @fluid.dygraph.declarative(input_spec=[paddle.static.InputSpec([None, 3], "float32",
+                                                                       "x")])
+        def forward(self, x):
+            return self.fc(x)
+    path = str(tmp_path / "net")
+    paddle.jit.save(Declared(), path)
+    assert INFER_PARAMS_INFO_SUFFIX == ".pdiparams.info"
+    with unique_name.guard():
+        loaded = paddle.jit.load(path)
+        again = paddle.jit.load(path)
+    assert isinstance(loaded.program(), paddle.static.Program)
+    with pytest.raises(ValueError, match="The method `infer` does not exist in loaded "
+                                         "TranslatedLayer."):
+        loaded.program("infer")
+    assert loaded._input_spec() == [paddle.static.InputSpec([None, 3], "float32", "x")]
+    # Paddle names the outputs through the unique-name generator at each load
+    out_spec, = loaded._output_spec()
+    assert (out_spec.shape, out_spec.dtype, out_spec.name) == \
+        ((-1, 2), paddle.float32, "translated_layer/scale_0.tmp_0")
+    assert again._output_spec()[0].name == "translated_layer/scale_0.tmp_1"

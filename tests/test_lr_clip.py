@@ -342,3 +342,12 @@ def test_fluid_decay_step_counter_is_importable_and_counts_from_begin():
     exe.run(startup, scope=scope)
     got = [exe.run(main, fetch_list=[step], scope=scope)[0] for _ in range(3)]
     np.testing.assert_array_equal(np.concatenate(got), np.array([3, 4, 5], "float32"))
+
+
+def test_reduce_on_plateau_takes_a_one_value_tensor(dygraph):
+    s = lr.ReduceOnPlateau(1.0, patience=0, factor=0.5)
+    s.step(paddle.to_tensor(np.array([2.0], "float32")))
+    s.step(paddle.to_tensor(np.array([3.0], "float32")))      # worse than 2.0: halved
+    assert s() == 0.5
+    with pytest.raises(ValueError, match="must hold one value, got 2"):
+        s.step(paddle.to_tensor(np.array([1.0, 2.0], "float32")))

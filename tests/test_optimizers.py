@@ -411,3 +411,30 @@ def test_lamb_refuses_beta_variable():
     b1 = fluid.layers.create_global_var([1], 0.5, "float32", persistable=True)
     with pytest.raises(TypeError, match="Lamb: beta1 must be a float"):
         fluid.optimizer.Lamb(beta1=b1)
+
+
+def test_dpsgd_seed_attribute_fixes_its_noise():
+    def make():
+        opt = fluid.optimizer.DpsgdOptimizer(0.1, clip=0.3, batch_size=4.0, sigma=1.0)
+        opt._seed = 100                # as Paddle's own tests set it
+        return opt
+    first, main, _, _ = run_fc(make, steps=1)
+    again, _, _, _ = run_fc(make, steps=1)
+    assert [op.attr("seed") for op in main.global_block().ops if op.type == "dpsgd"] == [100]
+    np.testing.assert_array_equal(first["w"][0], again["w"][0])
+    noise = np.random.default_rng(100).normal(0.0, 1.0)
+    clipped = dpsgd_update(0.1, 0.3)(W0, GRAD_W, None, 1)
+    np.testing.assert_allclose(first["w"][0], clipped - 0.1 * noise / 4.0, rtol=1e-5)
+
+
+def test_dgc_momentum_and_pipeline_refuse_as_paddles_cpu_build():
+    with pytest.raises(AssertionError, match="Paddle is not compiled with CUDA. DGC is only "
+                                             "support GPU for now."):
+        fluid.optimizer.DGCMomentumOptimizer(0.1, momentum=0.9, rampup_begin_step=0)
+    with pytest.raises(NotImplementedError, match="without pipeline stages; minimize with SGD"):
+        fluid.optimizer.PipelineOptimizer(fluid.optimizer.SGD(0.1))
+    paddle.disable_static()
+    with pytest.raises(Exception, match="^In dygraph, don't support DGCMomentumOptimizer.$"):
+        fluid.optimizer.DGCMomentumOptimizer(0.1, momentum=0.9, rampup_begin_step=0)
+    with pytest.raises(Exception, match="^In dygraph, don't support PipelineOptimizer.$"):
+        fluid.optimizer.PipelineOptimizer(paddle.optimizer.SGD(0.1))

@@ -192,3 +192,18 @@ def test_random_functions_draw_in_the_default_dtype():
         assert 0.0 <= got[1].min() and got[1].max() < 1.0
     finally:
         paddle.set_default_dtype("float32")
+
+
+def test_grad_in_dynamic_mode_checks_its_arguments_as_fluid_dygraph_grad(dygraph):
+    # Paddle 2.0's paddle.grad is fluid.dygraph.grad: bad arguments are AssertionErrors
+    # (refimpl's are TypeErrors too), also when no argument is a Tensor
+    x = paddle.to_tensor(np.ones(3, "float32"), stop_gradient=False)
+    y = x * 2.0
+    for args, kwargs in [((None, None), {}), ((1, x), {}), (([y], [1]), {}),
+                         (([y, y], [x], [x]), {}), (([y], [x]), {"no_grad_vars": 1})]:
+        with pytest.raises(AssertionError):
+            paddle.grad(*args, **kwargs)
+    with pytest.raises(TypeError, match="outputs must be a Tensor or a non-empty list"):
+        paddle.grad(None, None)
+    (dx,) = paddle.grad([y], [x])
+    np.testing.assert_array_equal(dx.numpy(), [2.0, 2.0, 2.0])

@@ -66,3 +66,32 @@ def test_paddle_20_module_paths_of_declarative_and_the_translator():
     from refimpl.fluid.dygraph.dygraph_to_static import program_translator
     assert jit.declarative is dygraph_to_static.declarative
     assert program_translator.ProgramTranslator() is fluid.dygraph.ProgramTranslator()
+def test_argument_errors_in_paddle_2s_words(tmp_path):
+    import pytest
+    where = "fluid.dygraph.jit.TracedLayer"
+    with fluid.dygraph.guard():
+        x = fluid.dygraph.to_variable(np.ones((4, 3), "float32"))
+        net = _Net()
+        with pytest.raises(AssertionError) as e:
+            fluid.dygraph.TracedLayer.trace(None, [x])
+        assert str(e.value) == ("The type of 'layer' in %s.trace must be fluid.dygraph.Layer, "
+                                "but received <class 'NoneType'>." % where)
+        with pytest.raises(TypeError) as e:
+            fluid.dygraph.TracedLayer.trace(net, [True, 1])
+        assert str(e.value) == ("The type of 'each element of inputs' in %s.trace must be "
+                                "fluid.Variable, but received <class 'bool'>." % where)
+        _, traced = fluid.dygraph.TracedLayer.trace(net, x)
+        with pytest.raises(AssertionError) as e:
+            traced.set_strategy(1, fluid.ExecutionStrategy())
+        assert str(e.value) == ("The type of 'build_strategy' in %s.set_strategy must be "
+                                "fluid.BuildStrategy, but received <class 'int'>." % where)
+        with pytest.raises(TypeError) as e:
+            traced.save_inference_model(str(tmp_path), [0], False)
+        assert str(e.value) == (
+            "The type of 'fetch' in %s.save_inference_model must be (<class 'NoneType'>, "
+            "<class 'list'>), but received <class 'bool'>. " % where)
+        with pytest.raises(TypeError, match=r"'each element of feed' in .* must be <class "
+                                            r"'int'>, but received <class 'NoneType'>\. $"):
+            traced.save_inference_model(str(tmp_path), [None], [0])
+        traced.save_inference_model(str(tmp_path))
+        assert os.path.exists(os.path.join(str(tmp_path), "__model__"))

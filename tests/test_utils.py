@@ -91,3 +91,33 @@ def test_download_extracts_archives_next_to_themselves_as_paddle(tmp_path):
     with pytest.raises(RuntimeError, match="outside its folder; not extracted"):
         download.get_path_from_url("https://host/d/evil.tar", str(tmp_path))
     assert not (tmp_path.parent / "outside.txt").exists()
+
+
+def test_deprecated_puts_paddles_note_on_top_of_the_docstring():
+    def old(a):
+        """Adds one."""
+        return a + 1
+
+    new = paddle.utils.deprecated(update_to="paddle.add", since="2.0.0")(old)
+    assert new.__doc__.splitlines() == [
+        "", "", 'Warning: API "%s.old" is deprecated since 2.0.0, and will be removed in '
+        'future versions. Please use "paddle.add" instead.' % __name__, "Adds one."]
+    assert old.__doc__ == "Adds one."
+
+
+def test_fluid_apis_paddle_2_deprecates_carry_the_note_and_paddle_apis_do_not():
+    fluid = paddle.fluid
+    note = {api: api.__doc__.splitlines()[2] for api in (
+        fluid.data, fluid.layers.elementwise_mul, fluid.layers.reduce_mean)}
+    assert note[fluid.data].endswith(
+        'is deprecated since 2.0.0, and will be removed in future versions. '
+        'Please use "paddle.static.data" instead.')
+    assert note[fluid.layers.elementwise_mul].endswith('Please use "paddle.multiply" instead.')
+    assert note[fluid.layers.reduce_mean].endswith('Please use "paddle.mean" instead.')
+    assert "deprecated" not in paddle.multiply.__doc__
+    assert "deprecated" not in paddle.static.data.__doc__
+    assert "deprecated" not in fluid.layers.fc.__doc__
+    with warnings.catch_warnings(), fluid.dygraph.guard():
+        warnings.simplefilter("error")       # 2.0 notes them without warning at the call
+        x = paddle.to_tensor([1.0, 2.0])
+        assert fluid.layers.elementwise_mul(x, x).numpy().tolist() == [1.0, 4.0]

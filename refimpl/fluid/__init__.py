@@ -31,8 +31,11 @@ from .flags import get_flags, set_flags
 from .compat import (cuda_pinned_places, load_op_library, memory_optimize, one_hot,
                      release_memory, require_version)
 from ..static.device import device_guard
+from .deprecation import DEPRECATED_IN_2, mark
 
 globals().update(_exports("fluid"))
+globals().update(mark("fluid", {name: globals()[name] for name in DEPRECATED_IN_2["fluid"]}))
+from .input import embedding, one_hot      # noqa: E402 (Paddle's fluid.embedding / one_hot)
 
 __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "initializer",
            "unique_name", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places",

@@ -19,12 +19,14 @@ from ..framework.ir_graph import Graph
 from .op_proto import AttrType, get_all_op_protos
 from ..framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, device_count,
                                is_compiled_with_cuda)
+from ..framework.random import Generator, default_cpu_generator
 from ..framework.program import EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole
 from ..framework.scope import LoDTensor, LoDTensorArray, Scope, SelectedRows, Tensor
 from ..layers.readers import EOFException
-from ..ops.registry import all_op_types, get_op_def, slot_name
+from ..ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
 from .flags import globals_view
 from ..dygraph.tensor import Tensor as _EagerTensor
+from ..dygraph.tracer import run_op
 from ..distributed.parallel import ParallelStrategy
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
@@ -39,7 +41,7 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "get_fetch_variable", "ProgramDesc", "Graph", "VarBase", "Layer",
            "ParallelStrategy", "grad_var_suffix", "loaded_var_suffix", "kEmptyVarName",
            "kTempVarName", "kZeroVarSuffix", "LoDTensorBlockingQueue",
-           "init_lod_tensor_blocking_queue"]
+           "init_lod_tensor_blocking_queue", "Generator", "default_cpu_generator", "ops"]
 
 
 class VarDesc:
@@ -360,3 +362,43 @@ class Layer:
 
     def forward(self, inputs):
         return []
+
+
+class _EagerOps:
+    """core.ops (Paddle 2.0): `core.ops.<op type>(inputs..., "attr", value, ...)` runs the
+    op eagerly on Tensors given in the op's input order (None for an absent one), its
+    attributes as name / value pairs after them; returns its output, or its outputs in
+    order as a tuple."""
+
+    def __getattr__(self, op_type):
+        try:
+            op_def = get_op_def(op_type)
+        except ValueError:
+            raise AttributeError("core.ops has no op %r" % op_type) from None
+
+        def op_function(*args):
+            return _run_eager_op(op_def, args)
+        op_function.__name__ = op_type
+        return op_function
+
+
+def _run_eager_op(op_def, args):
+    count = next((i for i, a in enumerate(args) if isinstance(a, str)), len(args))
+    tensors, pairs = args[:count], args[count:]
+    if count > len(op_def.inputs) or len(pairs) % 2:
+        raise TypeError("core.ops.%s takes its inputs %s, then attribute name / value pairs; "
+                        "got %d arguments before the first name and %d after"
+                        % (op_def.type, list(op_def.input_slots), count, len(pairs)))
+    duplicable = [slot_name(s) for s in op_def.outputs if is_duplicable(s)]
+    if duplicable:
+        raise NotImplementedError("core.ops.%s: outputs %s are lists, whose lengths core.ops "
+                                  "cannot tell; call the paddle API instead"
+                                  % (op_def.type, duplicable))
+    inputs = {slot: t for slot, t in zip(op_def.input_slots, tensors) if t is not None}
+    outputs = {slot: [_EagerTensor(None, False)] for slot in op_def.output_slots}
+    run_op(op_def.type, inputs, outputs, dict(zip(pairs[::2], pairs[1::2])))
+    results = tuple(outputs[slot][0] for slot in op_def.output_slots)
+    return results[0] if len(results) == 1 else results
+
+
+ops = _EagerOps()

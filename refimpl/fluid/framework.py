@@ -6,11 +6,13 @@ import numpy as np
 
 from ..dygraph.tensor import ParamBase   # Paddle 2.0's dygraph Parameter class lives here
 from ..framework.dtypes import VarType, get_dtype
+from . import core
 from .op_proto import OpProtoHolder
 from .compat import cuda_pinned_places, load_op_library, require_version
 from .flags import get_flags, set_flags
 from ..static.device import device_guard
-from ..framework.place import cpu_places, cuda_places, is_compiled_with_cuda, place_guard
+from ..framework.place import (cpu_places, cuda_places, current_place,
+                               is_compiled_with_cuda, place_guard)
 from ..framework.program import (OpRole, Operator, Parameter, Program, Variable, Block,
                                  default_main_program, default_startup_program, name_scope,
                                  program_guard, switch_main_program, switch_startup_program,
@@ -90,6 +92,11 @@ def _dygraph_place_guard(place):
     """1.8's helper: the ops run inside go to `place` (its tests pin CPU-only layers to
     CPUPlace()); the previous place after."""
     return place_guard(place)
+
+
+def _current_expected_place():
+    """Paddle 2.0's name for the place paddle.set_device chose (CPUPlace or CUDAPlace)."""
+    return current_place()
 
 
 def _get_var(name, program=None):

@@ -5,6 +5,8 @@ from ..optimizer.lookahead import LookaheadOptimizer
 from ..optimizer.optimizers import (Adadelta, Adagrad, Adam, Adamax, AdamW, DecayedAdagrad,
                                     Dpsgd, Ftrl, Lamb, LarsMomentum, Momentum, RMSProp)
 from ..optimizer.recompute import RecomputeOptimizer
+from ..framework import mode
+from ..framework.place import is_compiled_with_cuda
 from .moving_average import ExponentialMovingAverage, ModelAverage
 
 
@@ -18,6 +20,34 @@ class LambOptimizer(Lamb):
                          grad_clip=grad_clip,
                          exclude_from_weight_decay_fn=exclude_from_weight_decay_fn, name=name,
                          parameter_list=parameter_list, regularization=regularization)
+
+
+class DGCMomentumOptimizer:
+    """Paddle's deep gradient compression Momentum, which its CPU build cannot construct:
+    dynamic mode raises Paddle's Exception, static mode its AssertionError "Paddle is not
+    compiled with CUDA" (refimpl has no dgc ops: with a GPU, NotImplementedError)."""
+
+    def __init__(self, learning_rate, momentum, rampup_begin_step, rampup_step=1,
+                 sparsity=(0.999,), parameter_list=None, use_nesterov=False,
+                 num_trainers=None, regularization=None, grad_clip=None, name=None):
+        if mode.dynamic:
+            raise Exception("In dygraph, don't support DGCMomentumOptimizer.")
+        assert is_compiled_with_cuda(), \
+            "Paddle is not compiled with CUDA. DGC is only support GPU for now."
+        raise NotImplementedError("DGCMomentumOptimizer: refimpl has no dgc / dgc_momentum "
+                                  "ops; use MomentumOptimizer")
+
+
+class PipelineOptimizer:
+    """Paddle's pipeline-parallel wrapper: dynamic mode raises Paddle's Exception; refimpl
+    does not split static programs into pipeline stages (NotImplementedError)."""
+
+    def __init__(self, optimizer, num_microbatches=1, start_cpu_core_id=0):
+        if mode.dynamic:
+            raise Exception("In dygraph, don't support PipelineOptimizer.")
+        raise NotImplementedError("PipelineOptimizer: refimpl runs a program on one device "
+                                  "group, without pipeline stages; minimize with %s itself"
+                                  % type(optimizer).__name__)
 
 
 SGDOptimizer = SGD
@@ -39,4 +69,5 @@ __all__ = ["Optimizer", "SGD", "SGDOptimizer", "Momentum", "MomentumOptimizer", 
            "LarsMomentumOptimizer", "DecayedAdagrad", "DecayedAdagradOptimizer", "Ftrl",
            "FtrlOptimizer", "Dpsgd", "DpsgdOptimizer", "LookaheadOptimizer",
            "RecomputeOptimizer", "Adadelta", "AdadeltaOptimizer",
-           "ExponentialMovingAverage", "ModelAverage"]
+           "ExponentialMovingAverage", "ModelAverage", "DGCMomentumOptimizer",
+           "PipelineOptimizer"]

@@ -14,6 +14,7 @@ import functools
 import inspect
 
 from .. import versions
+from . import unique_name
 
 __all__ = ["in_dynamic_mode", "enable_static", "disable_static", "dygraph_guard",
            "static_guard", "static_only_api", "no_grad", "enable_grad", "set_grad_enabled",
@@ -57,16 +58,27 @@ def variable_kind():
     return "a Tensor (paddle.to_tensor(...))" if dynamic else "a static Variable"
 
 
+# the unique-name generator static mode had when paddle.disable_static left it: Paddle's
+# enable_dygraph enters fluid.dygraph.guard(), so dynamic mode names afresh (linear_0, ...)
+# until enable_static puts the static names back
+_static_names = None
+
+
 def enable_static():
-    global dynamic
+    global dynamic, _static_names
     dynamic = False
+    if _static_names is not None:
+        unique_name.switch(_static_names)
+        _static_names = None
 
 
 def disable_static(place=None):
-    global dynamic
+    global dynamic, _static_names
     if _program_guards:
         raise RuntimeError("paddle.disable_static() inside a program_guard: leave the guard "
                            "first (it builds a static program)")
+    if not dynamic:
+        _static_names = unique_name.switch()
     dynamic = True
 
 

@@ -287,7 +287,7 @@ class PathNotFoundError(FileNotFoundError, ValueError):
 
 
 def load(path, **configs):
-    """paddle.load: what paddle.save wrote (Paddle's pickle, or an earlier refimpl's
+    """paddle.load of a file (directories: static/io.py paddle_load): what paddle.save wrote (Paddle's pickle, or an earlier refimpl's
     archive); its arrays as ndarrays, or as eager Tensors in dynamic mode where switch
     `paddle_load_tensors` says so (unless return_numpy=True). configs: keep_name_table
     keeps a dygraph state_dict's "StructuredToParameterName@@"; the others Paddle takes
@@ -296,10 +296,6 @@ def load(path, **configs):
         if not os.path.exists(path):
             raise PathNotFoundError("paddle.load: the path %r does not exist"
                                     % os.fspath(path))
-        if os.path.isdir(path):
-            raise IsADirectoryError(
-                "paddle.load: %r is a directory; read the parameter files of save_params / "
-                "save_persistables with paddle.static.load_program_state" % os.fspath(path))
         data, source = serialization.read_file(path, "paddle.load"), os.fspath(path)
     else:
         data, source = path.read(), "the file object"

@@ -8,15 +8,71 @@ from .. import versions
 from . import minstd
 from .program import default_main_program, default_startup_program
 
-_global = np.random.RandomState()
+_SEED_LIMIT = 2 ** 64
+
+
+def _state_for(s):
+    """The numpy generator of seed `s`: np.random.RandomState(s) below 2**32 (the streams
+    refimpl's tests record), the seed's two 32-bit words above (Paddle's seeds are uint64)."""
+    if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
+        raise TypeError("paddle.seed: the seed must be an int, got %s %r" % (type(s).__name__, s))
+    s = int(s)
+    if not 0 <= s < _SEED_LIMIT:
+        raise ValueError("paddle.seed: the seed must be in [0, 2**64), got %d" % s)
+    return np.random.RandomState(s if s < 2 ** 32 else [s & 0xFFFFFFFF, s >> 32])
+
+
+class Generator:
+    """Paddle 2.x's CPU random generator (fluid.generator.Generator, core.Generator,
+    what paddle.seed returns): a seed and a numpy stream whose state can be taken and put
+    back, so draws after set_state(get_state()) or manual_seed(s) repeat (Paddle's
+    mt19937_64 values are not reproduced)."""
+
+    def __init__(self, place=None):
+        from .place import CPUPlace
+        if not (place is None or place == "cpu" or isinstance(place, CPUPlace)):
+            raise ValueError("Generator: only a CPU generator is supported, got place %r"
+                             % (place,))
+        self.seed()
+
+    def manual_seed(self, s):
+        self._rng = _state_for(s)
+        self._initial_seed = int(s)
+        return self
+
+    def seed(self):
+        """Seeds it from the operating system's entropy; returns the seed."""
+        self.manual_seed(int(np.random.SeedSequence().generate_state(2, np.uint64)[0]))
+        return self._initial_seed
+
+    def initial_seed(self):
+        return self._initial_seed
+
+    def get_state(self):
+        return self._rng.get_state()
+
+    def set_state(self, state):
+        self._rng.set_state(state)
+
+    def random(self):
+        """One uint64 draw of the stream."""
+        return int(self._rng.randint(0, _SEED_LIMIT, dtype=np.uint64))
+
+    @property
+    def stream(self):
+        return self._rng
+
+
+_default = Generator()
+
+
+def default_cpu_generator():
+    return _default
 
 
 def seed(s):
-    global _global
-    if isinstance(s, bool) or not isinstance(s, (int, np.integer)):
-        raise TypeError("paddle.seed: the seed must be an int, got %s %r" % (type(s).__name__, s))
-    _global = np.random.RandomState(s)
-    return _global
+    """Reseeds the default generator (random ops whose seed attr is 0 draw from it)."""
+    return _default.manual_seed(s)
 
 
 def _manual_program_seed(s):
@@ -29,14 +85,15 @@ def _manual_program_seed(s):
 def seed_all(s):
     """paddle.seed / paddle.framework.seed: the global generator used by random ops whose
     seed attr is 0, and the default programs' random_seed unless the profile's paddle.seed
-    leaves them (switch seed_sets_program_seeds)."""
-    seed(s)
+    leaves them (switch seed_sets_program_seeds). Returns the default generator."""
+    generator = seed(s)
     if versions.switch("seed_sets_program_seeds"):
         _manual_program_seed(s)
+    return generator
 
 
 def rng_for(seed_attr):
-    return np.random.RandomState(seed_attr) if seed_attr else _global
+    return np.random.RandomState(seed_attr) if seed_attr else _default.stream
 
 
 def uniform(seed_attr, low, high, shape, dtype):

@@ -24,7 +24,7 @@ __all__ = ["to_static", "save", "load", "TranslatedLayer", "ProgramTranslator", 
 
 # what Paddle's jit.save writes next to .pdiparams: {variable name: {"structured_name",
 # "stop_gradient", "trainable"}}, a pickle
-_INFO_SUFFIX = ".pdiparams.info"
+INFO_SUFFIX = ".pdiparams.info"
 
 _SPEC_ATTR = "_refimpl_input_spec"
 
@@ -82,7 +82,7 @@ def save(layer, path, input_spec=None, **configs):
     info = {tensor.name: {"structured_name": key, "stop_gradient": bool(tensor.stop_gradient),
                           "trainable": bool(getattr(tensor, "trainable", False))}
             for key, tensor in layer.state_dict().items() if tensor.name in values}
-    extra = {_INFO_SUFFIX: safe_pickle.dumps(info, "paddle.jit.save info")} if info else {}
+    extra = {INFO_SUFFIX: safe_pickle.dumps(info, "paddle.jit.save info")} if info else {}
     with scope_guard(Scope()):
         global_scope().set_values(values)
         write_inference_model(path, program, feeds, fetches, "paddle.jit.save", extra)
@@ -113,7 +113,7 @@ def load(path, **configs):
         program, feeds, fetches, values = read_inference_model(prefix, model_file, None,
                                                                "paddle.jit.load")
         return TranslatedLayer(program, feeds, fetches, values)
-    info_file = prefix + _INFO_SUFFIX if params_file == prefix + ".pdiparams" else None
+    info_file = prefix + INFO_SUFFIX if params_file == prefix + ".pdiparams" else None
     paths = [model_file, params_file] + ([info_file] if info_file else [])
     files = checkpoint.read_checkpoint_files(prefix, paths, "paddle.jit.load",
                                              optional=paths[1:])

@@ -6,8 +6,10 @@ import numpy as np
 
 from ..dygraph.tensor import ParamBase, Tensor
 from ..dygraph.tracer import run_op
+from ..framework import unique_name
 from ..framework.program import Block
 from ..nn import Layer
+from ..static.input_spec import InputSpec
 
 __all__ = ["TranslatedLayer"]
 
@@ -40,9 +42,14 @@ class TranslatedLayer(Layer):
                     "paddle.jit.load: op %r has a sub-block (attribute %r): refimpl's "
                     "TranslatedLayer runs straight-line programs only"
                     % (op.type, attr))
+        self._program = program
         self._ops = [op for op in block.ops if op.type not in _IO_OPS]
         self._feed_names = list(feed_names)
         self._fetch_names = [v.name for v in fetch_targets]
+        # what Paddle's TranslatedLayer names its outputs: it appends a scale-by-1 op to
+        # each, named through the unique-name generator, when it loads the program
+        self._output_names = [unique_name.generate("translated_layer/scale_%d.tmp" % i)
+                              for i in range(len(self._fetch_names))]
         self._by_var_name = {}
         for i, name in enumerate(sorted(values)):
             saved = (info or {}).get(name)
@@ -52,6 +59,31 @@ class TranslatedLayer(Layer):
             self.add_parameter("param_%d" % i, param)
             self._by_var_name[name] = param
         self.eval()
+
+    def program(self, method_name="forward"):
+        """The loaded inference Program of `method_name` (refimpl loads forward only)."""
+        self._check_method(method_name)
+        return self._program
+
+    def _input_spec(self, method_name="forward"):
+        """InputSpecs of the program's feed variables (shape, dtype, name)."""
+        self._check_method(method_name)
+        block = self._program.global_block()
+        return [InputSpec(block.var(n).shape, block.var(n).dtype, n) for n in self._feed_names]
+
+    def _output_spec(self, method_name="forward"):
+        """InputSpecs of the outputs: the fetched variables' shapes and dtypes, under the
+        names Paddle's TranslatedLayer gives them (translated_layer/scale_<i>.tmp_<n>)."""
+        self._check_method(method_name)
+        block = self._program.global_block()
+        return [InputSpec(block.var(n).shape, block.var(n).dtype, out)
+                for n, out in zip(self._fetch_names, self._output_names)]
+
+    @staticmethod
+    def _check_method(method_name):
+        if method_name != "forward":
+            raise ValueError("The method `%s` does not exist in loaded TranslatedLayer."
+                             % method_name)
 
     def forward(self, *inputs):
         if len(inputs) != len(self._feed_names):

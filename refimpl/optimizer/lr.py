@@ -8,6 +8,8 @@ fluid.layers.*_decay functions are graph ops instead: refimpl/layers/learning_ra
 import math
 import numbers
 
+import numpy as np
+
 from .. import versions
 
 __all__ = ["LRScheduler", "NoamDecay", "PiecewiseDecay", "NaturalExpDecay",
@@ -257,11 +259,11 @@ class ReduceOnPlateau(LRScheduler):
 
     def step(self, metrics, epoch=None):
         self.last_epoch = self.last_epoch + 1 if epoch is None else epoch
-        size = getattr(metrics, "size", 1)
-        if size != 1:
-            raise ValueError("ReduceOnPlateau.step: metrics must hold one value, got %d" % size)
-        current = float(metrics.reshape(-1)[0]) if hasattr(metrics, "reshape") else \
-            float(metrics)
+        value = np.asarray(metrics.numpy() if hasattr(metrics, "numpy") else metrics)
+        if value.size != 1:
+            raise ValueError("ReduceOnPlateau.step: metrics must hold one value, got %d"
+                             % value.size)
+        current = float(value.reshape(-1)[0])
         if self.cooldown_counter > 0:          # cooling down: the metric is not watched
             self.cooldown_counter -= 1
             return

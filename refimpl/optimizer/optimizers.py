@@ -409,6 +409,9 @@ class Dpsgd(Optimizer):
         super().__init__(learning_rate, parameter_list=parameter_list)
         self._clip, self._batch_size, self._sigma = float(clip), float(batch_size), \
             float(sigma)
+        # the noise's seed attr, as Paddle's: None (0) draws fresh noise each run; Paddle's
+        # own tests set a fixed one to compare static and dynamic training
+        self._seed = None
 
     def _append_optimize_op(self, block, param_and_grad):
         p, g = param_and_grad
@@ -416,4 +419,5 @@ class Dpsgd(Optimizer):
             type="dpsgd", inputs={"Param": [p], "Grad": [g],
                                   "LearningRate": [self._param_lr(p)]},
             outputs={"ParamOut": [p]},
-            attrs={"clip": self._clip, "batch_size": self._batch_size, "sigma": self._sigma})
+            attrs={"clip": self._clip, "batch_size": self._batch_size, "sigma": self._sigma,
+                   "seed": self._seed or 0})

@@ -1,32 +1,41 @@
 """paddle.static.InputSpec: the shape, dtype and name of a model input."""
 import numpy as np
 
+from .. import versions
 from ..framework.dtypes import get_dtype
 from ..framework.program import Variable
 
 __all__ = ["InputSpec"]
 
 
+def _checked_shape(shape):
+    """`shape` as a tuple, None -> -1; a list / tuple of ints >= -1 or None, not empty
+    unless the profile has 0-D specs (switch input_spec_zero_dim)."""
+    if not isinstance(shape, (list, tuple)):
+        raise TypeError("InputSpec: shape must be a list or tuple, got %s"
+                        % type(shape).__name__)
+    if not shape and not versions.switch("input_spec_zero_dim"):
+        raise ValueError("InputSpec: shape must hold at least one dim, got %s" % (list(shape),))
+    for d in shape:
+        if d is not None and not (isinstance(d, (int, np.integer)) and d >= -1):
+            raise ValueError("InputSpec: shape dims must be None, -1 or >= 0 ints, got %s"
+                             % (list(shape),))
+    return tuple(-1 if d is None else int(d) for d in shape)
+
+
 class InputSpec:
     """shape: a list / tuple (None or -1 = any size, stored as -1); dtype as paddle.data."""
 
     def __init__(self, shape, dtype="float32", name=None):
-        if not isinstance(shape, (list, tuple)):
-            raise TypeError("InputSpec: shape must be a list or tuple, got %s"
-                            % type(shape).__name__)
-        for d in shape:
-            if d is not None and not (isinstance(d, (int, np.integer)) and d >= -1):
-                raise ValueError("InputSpec: shape dims must be None, -1 or >= 0 ints, got %s"
-                                 % (list(shape),))
-        self.shape = tuple(-1 if d is None else int(d) for d in shape)
+        self.shape = _checked_shape(shape)
         self.dtype = get_dtype(dtype)
         self.name = name
 
     @classmethod
     def from_tensor(cls, tensor, name=None):
         if not isinstance(tensor, Variable):
-            raise TypeError("InputSpec.from_tensor: expected a Variable, got %s"
-                            % type(tensor).__name__)
+            raise ValueError("InputSpec.from_tensor: expected a Tensor, got %s"
+                             % type(tensor).__name__)
         return cls(tensor.shape, tensor.dtype, name or tensor.name)
 
     @classmethod
@@ -50,7 +59,7 @@ class InputSpec:
         """Drop the first dim (in place; returns self)."""
         if not self.shape:
             raise ValueError("InputSpec.unbatch: the shape is empty, there is no batch dim")
-        self.shape = self.shape[1:]
+        self.shape = _checked_shape(self.shape[1:])
         return self
 
     def _key(self):
@@ -60,7 +69,7 @@ class InputSpec:
         return type(self) is type(other) and self._key() == other._key()
 
     def __hash__(self):
-        return hash(self._key())
+        return hash(self._key()[:2])      # as Paddle's: the name does not count
 
     def __repr__(self):
         return "InputSpec(shape=%s, dtype=%s, name=%s)" % (self.shape, self.dtype, self.name)

@@ -557,6 +557,33 @@ def read_inference_model(prefix, model_file, params_file, fn="load_inference_mod
                                                           copy=False)
 
 
+def load_directory_state(dirname, model_filename=None, params_filename=None, fn="paddle.load"):
+    """{name: ndarray} of the persistables saved in the directory `dirname`, as Paddle 2.0's
+    paddle.load and load_dygraph read a directory: an inference model's (its program file
+    model_filename, default `__model__`; its variables in the one file params_filename, or
+    a file each), or, without that program file, every parameter file there
+    (fluid.io.save_params / save_persistables)."""
+    dirname = os.fspath(dirname)
+    if not os.path.isdir(dirname):
+        raise ValueError("%s: Model saved directory '%s' is not exists." % (fn, dirname))
+    prefix, model_file, params_file = inference_model_files(dirname, model_filename or "__model__",
+                                                            params_filename)
+    if os.path.exists(model_file):
+        return read_inference_model(prefix, model_file, params_file, fn)[3]
+    return read_parameter_files(lambda: read_vars_files(dirname, _parameter_file_names(dirname),
+                                                        fn=fn))
+
+
+def paddle_load(path, **configs):
+    """paddle.load: a directory gives load_directory_state's {name: ndarray} (configs
+    model_filename / params_filename name its files), anything else is what paddle.save
+    wrote (framework/model_formats.py load)."""
+    if isinstance(path, (str, os.PathLike)) and os.path.isdir(path):
+        return load_directory_state(path, configs.get("model_filename"),
+                                    configs.get("params_filename"))
+    return model_formats.load(path, **configs)
+
+
 def load_inference_model(path_prefix, executor, **kwargs):
     """[program, feed_target_names, fetch_targets] from an inference model (files found as
     inference_model_files says: save_inference_model's, Paddle 1.8's `__model__`

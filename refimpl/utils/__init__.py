@@ -5,6 +5,7 @@ import importlib
 import warnings
 
 from ..fluid.compat import require_version
+from ..fluid.deprecation import deprecation_message, with_note
 from ..framework import unique_name
 from . import download
 from .profiler import Profiler, ProfilerOptions, get_profiler
@@ -15,19 +16,13 @@ __all__ = ["deprecated", "try_import", "run_check", "require_version", "unique_n
 
 def deprecated(update_to="", since="", reason="", level=0):
     """Decorator: calling the function warns that it is deprecated (since `since`, use
-    `update_to`, because `reason`); level 2 raises instead, as Paddle's."""
+    `update_to`, because `reason`); level 2 raises instead, as Paddle's. Its docstring
+    starts with the same message (fluid/deprecation.py)."""
     if level not in (0, 1, 2):
         raise ValueError("deprecated: level must be 0, 1 or 2, got %r" % (level,))
 
     def decorate(func):
-        message = 'API "%s.%s" is deprecated' % (func.__module__, func.__name__)
-        if since:
-            message += " since %s" % since
-        message += ", and will be removed in future versions."
-        if update_to:
-            message += ' Please use "%s" instead.' % update_to
-        if reason:
-            message += "\n    Reason: %s" % reason
+        message = deprecation_message(func, since, update_to, reason)
 
         @functools.wraps(func)
         def wrapper(*args, **kwargs):
@@ -35,6 +30,7 @@ def deprecated(update_to="", since="", reason="", level=0):
                 raise RuntimeError(message)
             warnings.warn(message, DeprecationWarning, stacklevel=2)
             return func(*args, **kwargs)
+        wrapper.__doc__ = with_note(func.__doc__, message)
         return wrapper
     return decorate
 

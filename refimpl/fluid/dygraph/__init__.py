@@ -5,7 +5,9 @@ import os
 
 from ...distributed.env import ParallelEnv
 from ...distributed.parallel import DataParallel, ParallelStrategy, prepare_context
+from ... import versions
 from ...framework.model_formats import load as _load, save as _save
+from ...static.io import load_directory_state
 from ...nn.layer import base as layers, container
 from ...nn.layer.base import Layer
 from ...nn.layer.container import LayerList, ParameterList, Sequential
@@ -43,14 +45,24 @@ def save_dygraph(state_dict, model_path):
     _save(dict(state_dict), model_path + (".pdparams" if is_params else ".pdopt"))
 
 
-def load_dygraph(model_path, keep_name_table=False):
+def load_dygraph(model_path, keep_name_table=False, **configs):
     """(parameters, optimizer state) saved by save_dygraph under `model_path` (a trailing
     .pdparams / .pdopt is dropped, as 1.8 does); None for a part that was not saved.
-    refimpl's files keep no name table, so keep_name_table adds none."""
+    refimpl's files keep no name table, so keep_name_table adds none. From 2.0 (switch
+    load_dygraph_directories) a directory without those files gives ({name: ndarray} of
+    its inference model's or parameter files, None); configs model_filename /
+    params_filename name the inference model's files."""
+    directories = versions.switch("load_dygraph_directories")
+    unknown = set(configs) - ({"model_filename", "params_filename"} if directories else set())
+    if unknown:
+        raise TypeError("load_dygraph: unexpected arguments %s" % sorted(unknown))
     for suffix in (".pdparams", ".pdopt"):
         if model_path.endswith(suffix):
             model_path = model_path[:-len(suffix)]
     found = [model_path + suffix for suffix in (".pdparams", ".pdopt")]
     if not any(os.path.isfile(p) for p in found):
+        if directories and os.path.isdir(model_path):
+            return load_directory_state(model_path, configs.get("model_filename"),
+                                        configs.get("params_filename"), "load_dygraph"), None
         raise FileNotFoundError("load_dygraph: neither %s nor %s exists" % tuple(found))
     return tuple(_load(p) if os.path.isfile(p) else None for p in found)

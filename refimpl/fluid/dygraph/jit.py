@@ -33,6 +33,18 @@ def extract_vars(inputs):
                     % type(inputs).__name__)
 
 
+# where Paddle 2.0's argument errors say they come from
+_WHERE = "fluid.dygraph.jit.TracedLayer"
+
+
+def _check_type(arg, value, expected):
+    """TypeError in the words of Paddle's check_type (2.0's TracedLayer.save_inference_model
+    checks its arguments with it)."""
+    if not isinstance(value, expected):
+        raise TypeError("The type of '%s' in %s.save_inference_model must be %s, but "
+                        "received %s. " % (arg, _WHERE, expected, type(value)))
+
+
 def _as_list(value):
     return list(value) if isinstance(value, (list, tuple)) else [value]
 
@@ -98,10 +110,14 @@ class TracedLayer:
     def trace(layer, inputs):
         """(the eager outputs of layer(*inputs), TracedLayer of that call). `inputs` is a
         Tensor or a list of Tensors (one per forward argument)."""
-        if not isinstance(layer, Layer):
-            raise TypeError("TracedLayer.trace: layer must be a fluid.dygraph.Layer, got %s"
-                            % type(layer).__name__)
+        assert isinstance(layer, Layer), \
+            "The type of 'layer' in %s.trace must be fluid.dygraph.Layer, but received %s." \
+            % (_WHERE, type(layer))
         args = _as_list(inputs)
+        for arg in args:
+            if not isinstance(arg, Tensor):
+                raise TypeError("The type of 'each element of inputs' in %s.trace must be "
+                                "fluid.Variable, but received %s." % (_WHERE, type(arg)))
         feeds = extract_vars(args)
         with recording() as ops:
             outputs = layer(*args)
@@ -114,9 +130,9 @@ class TracedLayer:
         from ...compiler import BuildStrategy, ExecutionStrategy
         for arg, value, cls in (("build_strategy", build_strategy, BuildStrategy),
                                 ("exec_strategy", exec_strategy, ExecutionStrategy)):
-            if value is not None and not isinstance(value, cls):
-                raise TypeError("TracedLayer.set_strategy: %s must be a %s, got %s"
-                                % (arg, cls.__name__, type(value).__name__))
+            assert value is None or isinstance(value, cls), \
+                "The type of '%s' in %s.set_strategy must be fluid.%s, but received %s." \
+                % (arg, _WHERE, cls.__name__, type(value))
         self._build_strategy, self._exec_strategy = build_strategy, exec_strategy
 
     def _load_parameters(self):
@@ -143,6 +159,11 @@ class TracedLayer:
         """fluid.io.save_inference_model of the program: `feed` / `fetch` pick the traced
         inputs / outputs by position (default: all)."""
         from ..io import save_inference_model
+        _check_type("dirname", dirname, str)
+        for arg, indices in (("feed", feed), ("fetch", fetch)):
+            _check_type(arg, indices, (type(None), list))
+            for i in indices or ():
+                _check_type("each element of " + arg, i, int)
         feeds = [self._feeds[i] for i in (range(len(self._feeds)) if feed is None else feed)]
         fetches = [self._fetches[i]
                    for i in (range(len(self._fetches)) if fetch is None else fetch)]

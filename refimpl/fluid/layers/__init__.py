@@ -16,12 +16,13 @@ from .. import rnn as _rnn_api
 from ..op_proto import OpProtoHolder
 from . import parametric, utils
 from .argument_checks import checked
+from ..deprecation import mark
 
 # every layer module's fluid.layers exports, the RNN and decoding API (fluid/rnn.py) and
 # the layers built on fluid.dygraph's Layer classes (parametric.py)
 _NAMES = dict(exports("fluid.layers"), **_rnn_api.EXPORTS["fluid.layers"])
 _NAMES.update((name, getattr(parametric, name)) for name in parametric.__all__)
-globals().update({name: checked(name, fn) for name, fn in _NAMES.items()})
+globals().update(mark("fluid.layers", {name: checked(name, fn) for name, fn in _NAMES.items()}))
 py_func = checked("py_func", py_func)
 __all__ = sorted(_NAMES) + ["py_func", "OpProtoHolder"]
 

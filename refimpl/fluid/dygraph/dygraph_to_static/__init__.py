@@ -61,12 +61,12 @@ class ProgramTranslator:
         return main, startup, inputs, outputs
 
 
-def declarative(function):
-    """Run `function` as written (see the module docstring); returns what it returns."""
-    @functools.wraps(function)
-    def run(*args, **kwargs):
-        return function(*args, **kwargs)
-    return run
+def declarative(function=None, input_spec=None):
+    """Run `function` as written (see the module docstring). Paddle 2.0's declarative is
+    paddle.jit.to_static: `@declarative`, `@declarative(input_spec=[...])` (the specs
+    jit.save builds its program from)."""
+    from ...jit import to_static
+    return to_static(function, input_spec)
 
 
 dygraph_to_static_func = declarative
