@@ -65,7 +65,7 @@ def declarative(function=None, input_spec=None):
     """Run `function` as written (see the module docstring). Paddle 2.0's declarative is
     paddle.jit.to_static: `@declarative`, `@declarative(input_spec=[...])` (the specs
     jit.save builds its program from)."""
-    from ...jit import to_static
+    from ....jit import to_static
     return to_static(function, input_spec)
 
 
