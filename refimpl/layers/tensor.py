@@ -290,7 +290,14 @@ def _broadcast_dims(args, api):
 
 def _arg(op_type, default_axis):
     def layer(x, axis=default_axis, keepdim=False, dtype="int64", name=None):
+        if axis is not None and not isinstance(axis, (int, np.integer)):
+            raise TypeError("%s: axis must be an int or None, got %s %r"
+                            % (op_type, type(axis).__name__, axis))
+        if dtype is None:
+            raise ValueError("%s: dtype must be int32 or int64, got None" % op_type)
         dtype = convert_dtype(dtype)
+        if dtype not in ("int32", "int64"):
+            raise TypeError("%s: dtype must be int32 or int64, got %s" % (op_type, dtype))
         return unary(op_type, x, {"axis": -1 if axis is None else axis, "keepdims": keepdim,
                                   "flatten": axis is None, "dtype": dtype}, name,
                      out_dtype=dtype)
