@@ -23,6 +23,10 @@ SWITCHES = {
     # affine_grid's theta that is not a Tensor: TypeError (1.8.5, 3.3.1, measured), or
     # ValueError (2.0: its test_affine_grid_function asserts it)
     "affine_grid_theta_error": {"1.8": "TypeError", "2.0": "ValueError", "3": "TypeError"},
+    # F.interpolate's size that is no list, tuple or Tensor (a set, ...): a TypeError (2.0's
+    # source; 1.8.5's image_resize out_shape likewise), or taken as list(size) (3.3.1,
+    # measured: a set passes; an int is a TypeError in all)
+    "interpolate_size_iterable": {"1.8": "list", "2.0": "list", "3": "iterable"},
     # a dynamic-mode parameter's trainable: a plain attribute (1.8.5, measured: setting it
     # leaves stop_gradient), or `not stop_gradient`, its setter taking bools only (2.0, 3.3.1)
     "param_trainable": {"1.8": "attribute", "2.0": "stop_gradient", "3": "stop_gradient"},
