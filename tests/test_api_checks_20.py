@@ -27,3 +27,34 @@ def test_arg_reduce_values_with_int32_dtype(dygraph):
     assert out.dtype.name == "int32"
     np.testing.assert_array_equal(out.numpy(), [1, 0])
     np.testing.assert_array_equal(paddle.argmin(x, axis=0).numpy(), [0, 1, 0])
+
+
+def test_expand_takes_run_time_shapes():
+    """paddle.expand's shape: ints with 1-element int Tensors (expand_shapes_tensor), or an
+    int Tensor (Shape); -1 keeps x's dim."""
+    x = static.data("x", [1, 3], "float32")
+    n = static.data("n", [1], "int32")
+    shape = static.data("shape", [3], "int32")
+    outs = [paddle.expand(x, [n, 3]), paddle.expand(x, shape), paddle.broadcast_to(x, [2, -1])]
+    assert [list(o.shape) for o in outs] == [[-1, 3], [-1, -1, -1], [2, 3]]
+    exe = static.Executor()
+    x_np = np.array([[1., 2., 3.]], "float32")
+    got = exe.run(feed={"x": x_np, "n": np.array([2], "int32"),
+                        "shape": np.array([2, 2, 3], "int32")}, fetch_list=outs)
+    np.testing.assert_array_equal(got[0], np.tile(x_np, (2, 1)))
+    np.testing.assert_array_equal(got[1], np.tile(x_np, (2, 2, 1)))
+    np.testing.assert_array_equal(got[2], np.tile(x_np, (2, 1)))
+
+
+@pytest.mark.parametrize("api", [
+    lambda x: paddle.expand(x, [2, 4]), lambda x: paddle.broadcast_to(x, [2, 4]),
+    lambda x: paddle.expand_as(x, static.data("y", [2, 4], "int32"))])
+def test_expand_apis_check_x(api):
+    """Paddle 2.0's static checks: x's dtype (bool, float32/64, int32/64), and a bool x must
+    stop gradients."""
+    with pytest.raises(TypeError, match="x must have dtype in .*got uint8"):
+        api(static.data("xu", [4], "uint8"))
+    xb = static.data("xb", [4], "bool")
+    xb.stop_gradient = False
+    with pytest.raises(ValueError, match="a bool x must have stop_gradient=True"):
+        api(xb)

@@ -117,7 +117,7 @@ def fluid_eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", nam
     if batch_shape:
         batch_shape = [int(d) for d in batch_shape]
         out = tensor.unsqueeze(out, list(range(len(batch_shape))))
-        out = tensor.expand(out, batch_shape + [-1, -1])
+        out = tensor.expand_to(out, batch_shape + [-1, -1])
     out.stop_gradient = True
     return out
 
@@ -125,11 +125,13 @@ def fluid_eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", nam
 # -- broadcasting, grids, splitting, slicing
 
 def broadcast_to(x, shape, name=None):
-    return tensor.expand(x, shape, name)
+    tensor.check_expand_input(x, "broadcast_to")
+    return tensor.expand_to(x, shape, name)
 
 
 def expand_as(x, y, name=None):
     """x broadcast to y's shape (y's run-time shape when some of its dims are unknown)."""
+    tensor.check_expand_input(x, "expand_as")
     check_variable(y, "y", "expand_as")
     inputs = {"X": [x]}
     if any(d < 0 for d in y.shape):

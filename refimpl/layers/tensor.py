@@ -2,6 +2,7 @@
 Constants, ranges and random tensors are in creation.py."""
 import numpy as np
 
+from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.layer_helper import LayerHelper
@@ -215,8 +216,31 @@ def unstack(x, axis=0, num=None, name=None):
     return outs
 
 
+_EXPAND_DTYPES = ("bool", "float32", "float64", "int32", "int64")
+
+
+def check_expand_input(x, layer):
+    """Paddle 2.0's static-mode checks of expand / broadcast_to / expand_as's x: its dtype,
+    and a bool x must stop gradients."""
+    if mode.in_dynamic_mode():
+        return
+    check_dtype(x, "x", layer, _EXPAND_DTYPES)
+    if x.dtype.name == "bool" and not x.stop_gradient:
+        raise ValueError("%s: a bool x must have stop_gradient=True, got x %r with "
+                         "stop_gradient=False" % (layer, x.name))
+
+
 def expand(x, shape, name=None):
-    return unary("expand_v2", x, {"shape": [int(d) for d in shape]}, name)
+    """paddle.expand: `shape` ints (-1 keeps x's dim) and 1-element int Tensors, or an int
+    Tensor, these read at run time (expand_v2's expand_shapes_tensor / Shape inputs)."""
+    check_expand_input(x, "expand")
+    return expand_to(x, shape, name)
+
+
+def expand_to(x, shape, name=None):
+    """expand without the API's input checks, for layers that expand their own values."""
+    more, attr = runtime_int_list(shape, "shape", "expand", "Shape", "expand_shapes_tensor")
+    return append_op_out("expand_v2", dict({"X": [x]}, **more), {"shape": attr}, name)
 
 
 def fluid_expand(x, expand_times, name=None):
@@ -267,7 +291,7 @@ def where(condition, x=None, y=None, name=None):
     if len({tuple(v.shape) for v in args.values()}) > 1:
         # the where op takes one shape: Paddle's API broadcasts the three first
         target = _broadcast_dims(args, "where")
-        condition, x, y = (v if list(v.shape) == target else expand(v, target)
+        condition, x, y = (v if list(v.shape) == target else expand_to(v, target)
                            for v in args.values())
     return append_op_out("where", {"Condition": [condition], "X": [x], "Y": [y]}, {}, name)
 
