@@ -27,6 +27,10 @@ SWITCHES = {
     # source; 1.8.5's image_resize out_shape likewise), or taken as list(size) (3.3.1,
     # measured: a set passes; an int is a TypeError in all)
     "interpolate_size_iterable": {"1.8": "list", "2.0": "list", "3": "iterable"},
+    # the dtypes paddle.flatten takes in static mode: float32/64, int8/32/64 (2.0's check,
+    # a TypeError otherwise; its test_flatten_contiguous_range_op refuses float16), or any
+    # (3.3.1, measured: float16 and bool pass)
+    "flatten_dtypes": {"1.8": "checked", "2.0": "checked", "3": "any"},
     # a dynamic-mode parameter's trainable: a plain attribute (1.8.5, measured: setting it
     # leaves stop_gradient), or `not stop_gradient`, its setter taking bools only (2.0, 3.3.1)
     "param_trainable": {"1.8": "attribute", "2.0": "stop_gradient", "3": "stop_gradient"},

@@ -58,3 +58,17 @@ def test_expand_apis_check_x(api):
     xb.stop_gradient = False
     with pytest.raises(ValueError, match="a bool x must have stop_gradient=True"):
         api(xb)
+
+
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_flatten_dtypes_by_version(version, paddle_version):
+    with paddle_version(version):
+        x16 = static.data("x16", [2, 3, 4], "float16")
+        if version == "2.0":
+            with pytest.raises(TypeError, match="x must have dtype in .*got float16"):
+                paddle.flatten(x16)
+        else:
+            assert list(paddle.flatten(x16).shape) == [24]
+        assert list(paddle.flatten(static.data("x", [2, 3, 4], "int8"), 1).shape) == [2, 12]
+        with pytest.raises(ValueError, match="x must be a Tensor, got ndarray"):
+            paddle.flatten(np.ones((2, 3)))

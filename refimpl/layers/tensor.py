@@ -2,6 +2,7 @@
 Constants, ranges and random tensors are in creation.py."""
 import numpy as np
 
+from .. import versions
 from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import LayerAssertionError
@@ -81,7 +82,16 @@ def transpose(x, perm, name=None):
     return _view("transpose2", x, {"axis": list(perm)}, name, layer_type="transpose")
 
 
+_FLATTEN_DTYPES = ("float32", "float64", "int8", "int32", "int64")
+
+
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    """paddle.flatten (flatten_contiguous_range); as in Paddle 2.0, an x that is no Tensor
+    is a ValueError, and static mode checks its dtype (switch flatten_dtypes)."""
+    if not isinstance(x, Variable):
+        raise ValueError("flatten: x must be a Tensor, got %s" % type(x).__name__)
+    if not mode.in_dynamic_mode() and versions.switch("flatten_dtypes") == "checked":
+        check_dtype(x, "x", "flatten", _FLATTEN_DTYPES)
     return _view("flatten_contiguous_range", x,
                  {"start_axis": start_axis, "stop_axis": stop_axis}, name)
 
