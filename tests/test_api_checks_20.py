@@ -72,3 +72,29 @@ def test_flatten_dtypes_by_version(version, paddle_version):
         assert list(paddle.flatten(static.data("x", [2, 3, 4], "int8"), 1).shape) == [2, 12]
         with pytest.raises(ValueError, match="x must be a Tensor, got ndarray"):
             paddle.flatten(np.ones((2, 3)))
+
+
+def test_empty_and_empty_like_shapes_dtypes_and_checks():
+    """paddle.empty / empty_like build the empty op (zeros in refimpl); shapes may come at
+    run time; dtypes as Paddle 2.0 checks them."""
+    n = static.data("n", [1], "int64")
+    shape = static.data("shape", [2], "int32")
+    x = static.data("x", [-1, 3], "float64")
+    outs = [paddle.empty([2, n], "int32"), paddle.empty(shape), paddle.empty_like(x),
+            paddle.empty_like(x, "bool")]
+    assert [list(o.shape) for o in outs] == [[2, -1], [-1, -1], [-1, -1], [-1, -1]]
+    assert [o.dtype.name for o in outs] == ["int32", "float32", "float64", "bool"]
+    got = static.Executor().run(feed={"n": np.array([4], "int64"),
+                                      "shape": np.array([1, 5], "int32"),
+                                      "x": np.ones((2, 3))}, fetch_list=outs)
+    assert [g.shape for g in got] == [(2, 4), (1, 5), (2, 3), (2, 3)]
+    assert [g.dtype for g in got] == [np.int32, np.float32, np.float64, np.bool_]
+    with pytest.raises(TypeError, match=r"empty: dtype must be one of .*got uint8"):
+        paddle.empty([2], "uint8")
+    with pytest.raises(TypeError, match="empty_like: x must be a Variable, got ndarray"):
+        paddle.empty_like(np.ones(3))
+
+
+def test_empty_like_takes_an_array_in_dynamic_mode(dygraph):
+    out = paddle.empty_like(np.ones((2, 3), "float32"), "int64")
+    assert out.shape == [2, 3] and out.dtype.name == "int64" and out.stop_gradient
