@@ -98,3 +98,12 @@ def test_empty_and_empty_like_shapes_dtypes_and_checks():
 def test_empty_like_takes_an_array_in_dynamic_mode(dygraph):
     out = paddle.empty_like(np.ones((2, 3), "float32"), "int64")
     assert out.shape == [2, 3] and out.dtype.name == "int64" and out.stop_gradient
+
+
+def test_broadcast_shape():
+    assert paddle.broadcast_shape([2, 1, 3], [1, 3, 1]) == [2, 3, 3]
+    # unknown dims (-1): with a dim > 1 that dim, with 1 or -1 still unknown
+    assert paddle.broadcast_shape([-1, 1, 3], [1, 3, 1]) == [-1, 3, 3]
+    assert paddle.tensor.math.broadcast_shape([-1, -1, 4], [3, -1]) == [-1, 3, 4]
+    with pytest.raises(ValueError, match=r"dim 0 of the aligned shapes is 2 and 3"):
+        paddle.broadcast_shape([2, 1, 3], [3, 3, 1])
