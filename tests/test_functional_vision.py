@@ -435,6 +435,26 @@ def test_grid_sample_bilinear_point_and_padding_modes():
     np.testing.assert_allclose(got[1][0, 0, 0], [inside, x[0, 0, 0, 0]])  # clamped to column 0
 
 
+@pytest.mark.parametrize("align_corners, want", [(True, [6.25, 1.7, 3.25, 8.8]),
+                                                  (False, [6.7, 0.7, 3.0, 9.1])])
+def test_grid_sample_reflection_as_paddle(align_corners, want):
+    """Positions outside the image fold back into it: values recorded on Paddle 3.3.1,
+    whose kernel folds as release/2.0's grid_sampler_op.h does."""
+    x = np.arange(12.0).reshape(1, 1, 3, 4)
+    grid = np.array([[[[-1.7, 0.3], [2.4, -1.2]], [[0.9, 3.1], [-0.2, -2.9]]]])
+    got = run(lambda x, g: F.grid_sample(x, g, padding_mode="reflection",
+                                         align_corners=align_corners), x=x, g=grid)
+    np.testing.assert_allclose(got.ravel(), want, atol=1e-6)
+
+
+def test_grid_sample_checks_its_modes():
+    x, g = static.data("x", [1, 1, 3, 4], "float32"), static.data("g", [1, 2, 2, 2], "float32")
+    for kwargs, what in (({"mode": "VALID"}, "mode"), ({"padding_mode": "VALID"}, "padding_mode"),
+                         ({"align_corners": "VALID"}, "align_corners")):
+        with pytest.raises(ValueError, match="grid_sample: %s must be" % what):
+            F.grid_sample(x, g, **kwargs)
+
+
 # -- image_resize_short
 def test_image_resize_short_keeps_the_ratio():
     x = np.arange(2 * 4 * 7, dtype="float32").reshape(1, 2, 4, 7)

@@ -416,11 +416,25 @@ def fluid_affine_grid(theta, out_shape, name=None):
     return affine_grid(theta, out_shape, True, name)
 
 
+GRID_SAMPLE_MODES = ("bilinear", "nearest")
+GRID_SAMPLE_PADDING_MODES = ("zeros", "reflection", "border")
+
+
 def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True,
                 name=None):
-    """x [N, C, H, W] sampled at grid [N, Ho, Wo, 2] of normalized (x, y) (grid_sampler)."""
+    """x [N, C, H, W] sampled at grid [N, Ho, Wo, 2] of normalized (x, y) (grid_sampler);
+    Paddle 2.0's ValueErrors for a mode, padding_mode or align_corners it does not take."""
     check_variable(x, "x", "grid_sample")
     check_variable(grid, "grid", "grid_sample")
+    if mode not in GRID_SAMPLE_MODES:
+        raise ValueError("grid_sample: mode must be one of %s, got %r"
+                         % (list(GRID_SAMPLE_MODES), mode))
+    if padding_mode not in GRID_SAMPLE_PADDING_MODES:
+        raise ValueError("grid_sample: padding_mode must be one of %s, got %r"
+                         % (list(GRID_SAMPLE_PADDING_MODES), padding_mode))
+    if not isinstance(align_corners, bool):
+        raise ValueError("grid_sample: align_corners must be a bool, got %s %r"
+                         % (type(align_corners).__name__, align_corners))
     return append_op_out("grid_sampler", {"X": [x], "Grid": [grid]},
                          {"mode": mode, "padding_mode": padding_mode,
                           "align_corners": bool(align_corners)}, name, out_slot="Output")
