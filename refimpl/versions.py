@@ -31,6 +31,10 @@ SWITCHES = {
     # a TypeError otherwise; its test_flatten_contiguous_range_op refuses float16), or any
     # (3.3.1, measured: float16 and bool pass)
     "flatten_dtypes": {"1.8": "checked", "2.0": "checked", "3": "any"},
+    # fluid.executor._as_lodtensor of a list: a RuntimeError (1.8.5, measured: it may hold
+    # sequences), or a list / tuple made an array of the dtype given, other non-arrays a
+    # TypeError (2.0's executor.py and its test_executor_feed_non_tensor)
+    "as_lodtensor_sequences": {"1.8": "refused", "2.0": "converted", "3": "converted"},
     # a dynamic-mode parameter's trainable: a plain attribute (1.8.5, measured: setting it
     # leaves stop_gradient), or `not stop_gradient`, its setter taking bools only (2.0, 3.3.1)
     "param_trainable": {"1.8": "attribute", "2.0": "stop_gradient", "3": "stop_gradient"},

@@ -107,3 +107,26 @@ def test_broadcast_shape():
     assert paddle.tensor.math.broadcast_shape([-1, -1, 4], [3, -1]) == [-1, 3, 4]
     with pytest.raises(ValueError, match=r"dim 0 of the aligned shapes is 2 and 3"):
         paddle.broadcast_shape([2, 1, 3], [3, 3, 1])
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
+def test_as_lodtensor_by_version(version, paddle_version):
+    from refimpl import fluid
+    cpu = fluid.CPUPlace()
+    as_tensor = fluid.executor._as_lodtensor
+    with paddle_version(version):
+        one = as_tensor(3, cpu, "int32")
+        np.testing.assert_array_equal(np.array(one), np.array([3], "int32"))
+        with pytest.raises(AssertionError):
+            as_tensor(1, cpu)
+        if version == "1.8":
+            with pytest.raises(RuntimeError, match="may hold sequences"):
+                as_tensor([1, 2], cpu, "float64")
+            return
+        got = as_tensor((1, 2), cpu, fluid.core.VarDesc.VarType.FP64)
+        assert got._dtype() == fluid.core.VarDesc.VarType.FP64
+        np.testing.assert_array_equal(np.array(got), [1.0, 2.0])
+        with pytest.raises(TypeError, match="no regular array"):
+            as_tensor([[1], [1, 2]], cpu, "int32")
+        with pytest.raises(TypeError, match="data of type dict"):
+            as_tensor({"a": 1}, cpu, "int32")
