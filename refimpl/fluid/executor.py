@@ -36,7 +36,7 @@ def _as_lodtensor(data, place, dtype=None):
                                       "tensor"
             data = np.array([data]).astype(convert_dtype(dtype))
     else:
-        assert dtype is not None, "the dtype must be given when the data is no numpy.ndarray"
+        assert dtype is not None, "dtype should be given when the data is no numpy.ndarray"
         if np.isscalar(data):
             data = np.array([data]).astype(convert_dtype(dtype))
         elif isinstance(data, (list, tuple)):
