@@ -130,3 +130,25 @@ def test_as_lodtensor_by_version(version, paddle_version):
             as_tensor([[1], [1, 2]], cpu, "int32")
         with pytest.raises(TypeError, match="data of type dict"):
             as_tensor({"a": 1}, cpu, "int32")
+
+
+def test_assert_passes_a_true_condition_and_fails_a_false_one(capsys):
+    from refimpl import fluid
+    layers = fluid.layers
+
+    def run(make_cond):
+        main = static.Program()
+        with static.program_guard(main, static.Program()):
+            x = layers.fill_constant([2, 3], "float32", 2.0)
+            layers.Assert(make_cond(x), [x], summarize=4)
+        static.Executor().run(main)
+    run(lambda x: layers.reduce_max(x) > 1.0)
+    assert capsys.readouterr().out == ""
+    with pytest.raises(ValueError, match="condition .* is false"):
+        run(lambda x: layers.reduce_max(x) < 1.0)
+    printed = capsys.readouterr().out
+    assert "shape: [2,3,]" in printed and "data: 2,2,2,2,\n" in printed
+    with pytest.raises(ValueError, match=r"must have shape \[1\], got \[1, 2\]"):
+        run(lambda x: layers.fill_constant([1, 2], "bool", True))
+    with pytest.raises(TypeError, match="cond must be a bool Variable, got float32"):
+        run(lambda x: x)
