@@ -152,3 +152,20 @@ def test_assert_passes_a_true_condition_and_fails_a_false_one(capsys):
         run(lambda x: layers.fill_constant([1, 2], "bool", True))
     with pytest.raises(TypeError, match="cond must be a bool Variable, got float32"):
         run(lambda x: x)
+
+
+def test_diag_checks_its_arguments_in_static_mode():
+    """Paddle 2.0's paddle.diag: x a float32/64 or int32/64 Variable, an int offset, an int
+    or float padding_value, a 1-D or 2-D x."""
+    with pytest.raises(TypeError, match="argument 'x' must be"):
+        paddle.diag([1, 2, 3])
+    x = static.data("x", [3, 3], "float32")
+    with pytest.raises(TypeError, match="offset must be an int, got float 2.5"):
+        paddle.diag(x, offset=2.5)
+    with pytest.raises(TypeError, match=r"padding_value must be an int or a float, got list"):
+        paddle.diag(x, padding_value=[9])
+    with pytest.raises(ValueError, match=r"x must be 1-D or 2-D, got shape \[3, 3, 3\]"):
+        paddle.diag(static.data("x3", [3, 3, 3], "float32"))
+    got = static.Executor().run(feed={"x": np.arange(9, dtype="float32").reshape(3, 3)},
+                                fetch_list=[paddle.diag(x, offset=1)])[0]
+    np.testing.assert_array_equal(got, [1, 5])
