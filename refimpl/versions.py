@@ -23,6 +23,18 @@ SWITCHES = {
     # affine_grid's theta that is not a Tensor: TypeError (1.8.5, 3.3.1, measured), or
     # ValueError (2.0: its test_affine_grid_function asserts it)
     "affine_grid_theta_error": {"1.8": "TypeError", "2.0": "ValueError", "3": "TypeError"},
+    # F.interpolate's size that is no list, tuple or Tensor (a set, ...): a TypeError (2.0's
+    # source; 1.8.5's image_resize out_shape likewise), or taken as list(size) (3.3.1,
+    # measured: a set passes; an int is a TypeError in all)
+    "interpolate_size_iterable": {"1.8": "list", "2.0": "list", "3": "iterable"},
+    # the dtypes paddle.flatten takes in static mode: float32/64, int8/32/64 (2.0's check,
+    # a TypeError otherwise; its test_flatten_contiguous_range_op refuses float16), or any
+    # (3.3.1, measured: float16 and bool pass)
+    "flatten_dtypes": {"1.8": "checked", "2.0": "checked", "3": "any"},
+    # fluid.executor._as_lodtensor of a list: a RuntimeError (1.8.5, measured: it may hold
+    # sequences), or a list / tuple made an array of the dtype given, other non-arrays a
+    # TypeError (2.0's executor.py and its test_executor_feed_non_tensor)
+    "as_lodtensor_sequences": {"1.8": "refused", "2.0": "converted", "3": "converted"},
     # a dynamic-mode parameter's trainable: a plain attribute (1.8.5, measured: setting it
     # leaves stop_gradient), or `not stop_gradient`, its setter taking bools only (2.0, 3.3.1)
     "param_trainable": {"1.8": "attribute", "2.0": "stop_gradient", "3": "stop_gradient"},

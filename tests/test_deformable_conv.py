@@ -100,3 +100,25 @@ def test_deformable_conv_errors():
 # paddle.vision.ops.deform_conv2d(x, offset, w, mask=mask) in Paddle 3.3.1, float64
 PADDLE_DEFORM_CONV2D = np.array([[[[0.5375962400277483, 1.6404774193548386],
                                    [1.3145553555324319, 1.1801243600416236]]]])
+
+
+def test_vision_deform_conv2d_with_zero_offsets_is_conv2d(dygraph):
+    """paddle.vision.ops (2.0): with zero offsets (and a mask of ones) deform_conv2d is the
+    plain convolution plus the bias on the channel axis; float32 stays float32."""
+    import refimpl as paddle
+    rng = np.random.RandomState(3)
+    x = paddle.to_tensor(rng.rand(2, 4, 5, 5).astype("float32"))
+    w = paddle.to_tensor(rng.rand(6, 2, 3, 3).astype("float32"))
+    b = paddle.to_tensor(rng.rand(6).astype("float32"))
+    offset = paddle.zeros([2, 18, 5, 5], "float32")
+    want = paddle.nn.functional.conv2d(x, w, b, padding=1, groups=2).numpy()
+    v1 = paddle.vision.ops.deform_conv2d(x, offset, w, b, padding=1, groups=2)
+    v2 = paddle.vision.ops.deform_conv2d(x, offset, w, b, padding=1, groups=2,
+                                         mask=paddle.ones([2, 9, 5, 5], "float32"))
+    for got in (v1, v2):
+        assert got.dtype.name == "float32"
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-5, atol=1e-5)
+    layer = paddle.vision.ops.DeformConv2D(4, 6, 3, padding=1, groups=2, bias_attr=False)
+    assert layer.weight.shape == [6, 2, 3, 3] and layer.bias is None
+    np.testing.assert_allclose(layer(x, offset).numpy(), paddle.nn.functional.conv2d(
+        x, layer.weight, padding=1, groups=2).numpy(), rtol=1e-5, atol=1e-5)

@@ -912,3 +912,22 @@ def test_retinanet_target_assign_keeps_a_demoted_anchor_in_location_index():
     np.testing.assert_array_equal(label.ravel(), [5, 0, 0])
     np.testing.assert_allclose(bbox[1], 0, atol=1e-12)
     np.testing.assert_array_equal(fg_number, [[3]])
+
+
+def test_generate_proposals_v2_reads_height_and_width():
+    """Paddle 2.0's generate_proposals_v2: ImShape (height, width), no scale. Zero deltas
+    decode to the anchors themselves, clipped to the image; min_size 5 drops the 4-pixel
+    box (it would pass generate_proposals with an image scale of 0.5)."""
+    anchors = np.array([[2., 2., 9., 9.], [0., 0., 30., 30.],
+                        [4., 4., 7., 7.]]).reshape(1, 1, 3, 4)
+    scores = np.array([0.9, 0.6, 0.8]).reshape(1, 3, 1, 1)
+    deltas = np.zeros((1, 12, 1, 1))
+    attrs = dict(pre_nms_topN=-1, post_nms_topN=-1, nms_thresh=0.0, min_size=5.0, eta=1.0)
+    rois, probs, num = get_op_def("generate_proposals_v2").forward(
+        scores, deltas, np.array([[16., 20.]]), anchors, np.ones_like(anchors), **attrs)
+    np.testing.assert_array_equal(rois, [[2, 2, 9, 9], [0, 0, 19, 15]])
+    np.testing.assert_array_equal(probs.ravel(), [0.9, 0.6])
+    np.testing.assert_array_equal(num, [2])
+    v1 = get_op_def("generate_proposals").forward(
+        scores, deltas, np.array([[16., 20., 0.5]]), anchors, np.ones_like(anchors), **attrs)
+    assert v1[2].tolist() == [3]

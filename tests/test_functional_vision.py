@@ -241,7 +241,7 @@ def test_nearest_interpolate_and_scale_factor():
 
 def test_linear_and_trilinear_interpolate():
     x = RNG.randn(2, 3, 4)
-    got = run(lambda x: F.interpolate(x, size=7, mode="linear", align_corners=True,
+    got = run(lambda x: F.interpolate(x, size=[7], mode="linear", align_corners=True,
                                       data_format="NCW"), x=x)
     grid = np.linspace(0, 3, 7)
     want = np.stack([[np.interp(grid, np.arange(4), x[n, c]) for c in range(3)]
@@ -277,14 +277,66 @@ def test_bicubic_keeps_corners_and_reproduces_linear_ramps():
     np.testing.assert_allclose(got[0, 1], (19 * 2 - 3 * 4) / 32)
 
 
+def test_interpolate_run_time_sizes_scales_and_uint8():
+    """2.0's *_interp_v2 inputs: SizeTensor (a list holding a Tensor), OutSize (a Tensor
+    size), Scale (a Tensor scale_factor, whose ratio is 1/scale); a scale wins over out_*,
+    one output row reads the first input row; uint8 bilinear: values recorded on Paddle
+    3.3.1, whose kernels read them as release/2.0's do."""
+    x = (np.arange(12, dtype="float32") ** 2).reshape(1, 1, 3, 4)
+    image = np.array([[[[0, 100, 255], [7, 50, 9]]]], "uint8")
+    got = run(lambda x, dim, size, sc, xu: [
+        F.interpolate(x, size=[dim, 3], mode="bilinear", align_corners=False),
+        F.interpolate(x, size=size, mode="bilinear", align_corners=True),
+        F.interpolate(x, scale_factor=sc, mode="bilinear", align_corners=False, align_mode=1),
+        F.interpolate(x, scale_factor=0.4, mode="bilinear", align_corners=False),
+        F.interpolate(xu, size=[3, 4], mode="bilinear", align_corners=False, align_mode=0)],
+        x=x, dim=np.array([2], "int32"), size=np.array([2, 5], "int32"),
+        sc=np.array([1.5], "float32"), xu=image)
+    want = [[[4.5, 9.5, 17.83333], [54.5, 75.5, 99.83334]],
+            [[0.0, 0.75, 2.5, 5.25, 9.0], [64.0, 76.75, 90.5, 105.25, 121.0]],
+            [[0.0, 0.66667, 2.0, 4.0, 7.33333, 9.0],
+             [10.66667, 14.88889, 19.77778, 25.33334, 32.22222, 35.66667],
+             [32.0, 39.77778, 48.22222, 57.33334, 67.77778, 73.0],
+             [64.0, 75.33333, 87.33333, 100.0, 114.0, 121.0]],
+            [[0.0]]]
+    for out, values in zip(got, want):
+        np.testing.assert_allclose(out[0, 0], values, rtol=1e-5, atol=1e-5)
+    assert got[4].dtype == np.uint8   # 3.3.1 truncates in float32: 8 where refimpl has 9
+    np.testing.assert_allclose(got[4][0, 0], [[0, 62, 158, 255], [3, 48, 96, 132],
+                                              [7, 33, 34, 8]], atol=1)
+
+
 def test_interpolate_errors():
     x = RNG.randn(1, 1, 2, 2)
     with pytest.raises(ValueError, match="align_corners"):
         run(lambda x: F.interpolate(x, size=[3, 3], align_corners=True), x=x)
     with pytest.raises(ValueError, match="exactly one"):
         run(lambda x: F.interpolate(x, mode="bilinear"), x=x)
+    with pytest.raises(ValueError, match="exactly one of size and scale_factor, got both"):
+        run(lambda x: F.interpolate(x, size=[3, 3], scale_factor=2.0, mode="bilinear"), x=x)
+    # Paddle 2.0 and 3.3.1 (measured): an int size, a non-bool align_corners
+    with pytest.raises(TypeError, match="size must be a list, a tuple or a Tensor, got int"):
+        run(lambda x: F.interpolate(x, size=3, mode="bilinear"), x=x)
+    with pytest.raises(TypeError, match="align_corners must be a bool, got int 3"):
+        run(lambda x: F.interpolate(x, size=[3, 3], mode="bicubic", align_corners=3), x=x)
+    with pytest.raises(ValueError, match=r"scale_factor must be > 0, got \[1.0, -2.0\]"):
+        run(lambda x: F.interpolate(x, scale_factor=[1.0, -2.0], mode="bilinear"), x=x)
     with pytest.raises(ValueError, match="trilinear"):
         run(lambda x: F.upsample(x, size=[3, 3], mode="trilinear"), x=x)
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
+def test_interpolate_size_set_by_version(version, paddle_version):
+    x = np.array([[[0., 2.]]], "float32")
+    call = lambda x: F.interpolate(x, size={3}, mode="linear", align_corners=True,
+                                   data_format="NCW")
+    with paddle_version(version):
+        if version == "3":
+            np.testing.assert_allclose(run(call, x=x), [[[0., 1., 2.]]])
+        else:
+            with pytest.raises(TypeError, match="size must be a list, a tuple or a Tensor, "
+                                                "got set"):
+                run(call, x=x)
 
 
 @pytest.mark.parametrize("version, error", [("1.8", TypeError), ("2.0", ValueError),
@@ -381,6 +433,26 @@ def test_grid_sample_bilinear_point_and_padding_modes():
     inside = (x[0, 0, 1, 0] + x[0, 0, 1, 1] + x[0, 0, 2, 0] + x[0, 0, 2, 1]) / 4
     np.testing.assert_allclose(got[0][0, 0, 0], [inside, 0.0])      # -1.5 px: both taps out
     np.testing.assert_allclose(got[1][0, 0, 0], [inside, x[0, 0, 0, 0]])  # clamped to column 0
+
+
+@pytest.mark.parametrize("align_corners, want", [(True, [6.25, 1.7, 3.25, 8.8]),
+                                                  (False, [6.7, 0.7, 3.0, 9.1])])
+def test_grid_sample_reflection_as_paddle(align_corners, want):
+    """Positions outside the image fold back into it: values recorded on Paddle 3.3.1,
+    whose kernel folds as release/2.0's grid_sampler_op.h does."""
+    x = np.arange(12.0).reshape(1, 1, 3, 4)
+    grid = np.array([[[[-1.7, 0.3], [2.4, -1.2]], [[0.9, 3.1], [-0.2, -2.9]]]])
+    got = run(lambda x, g: F.grid_sample(x, g, padding_mode="reflection",
+                                         align_corners=align_corners), x=x, g=grid)
+    np.testing.assert_allclose(got.ravel(), want, atol=1e-6)
+
+
+def test_grid_sample_checks_its_modes():
+    x, g = static.data("x", [1, 1, 3, 4], "float32"), static.data("g", [1, 2, 2, 2], "float32")
+    for kwargs, what in (({"mode": "VALID"}, "mode"), ({"padding_mode": "VALID"}, "padding_mode"),
+                         ({"align_corners": "VALID"}, "align_corners")):
+        with pytest.raises(ValueError, match="grid_sample: %s must be" % what):
+            F.grid_sample(x, g, **kwargs)
 
 
 # -- image_resize_short

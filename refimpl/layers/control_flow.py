@@ -612,8 +612,22 @@ def Print(input, first_n=-1, message=None, summarize=20, print_tensor_name=True,
     return out
 
 
+def Assert(cond, data=None, summarize=20, name=None):
+    """Paddle 2.0's fluid.layers.Assert: the assert op, which fails the run (ValueError)
+    printing `data` (the first `summarize` values of each, -1: all) when the one-element
+    bool `cond` is false. Returns the op."""
+    check_variable(cond, "cond", "Assert")
+    if cond.dtype.name != "bool":
+        raise TypeError("Assert: cond must be a bool Variable, got %s" % cond.dtype.name)
+    data = [] if data is None else list(data)
+    helper = LayerHelper("assert", name=name)
+    return helper.append_op(type="assert", inputs={"Cond": [cond], "Data": data},
+                            attrs={"summarize": int(summarize), "cond_name": cond.name,
+                                   "data_names": [d.name for d in data]})
+
+
 EXPORTS = {
-    "fluid.layers": {"Print": Print, "cond": cond, "case": case, "switch_case": switch_case,
+    "fluid.layers": {"Assert": Assert, "Print": Print, "cond": cond, "case": case, "switch_case": switch_case,
                      "while_loop": while_loop, "While": While,
                      "Switch": Switch, "IfElse": IfElse, "create_array": create_array,
                      "array_write": array_write, "array_read": array_read,

@@ -2,7 +2,7 @@
 parameters (paddle.* 2.0 and fluid.layers 1.8 names)."""
 import numpy as np
 
-from ..framework import unique_name
+from ..framework import mode, unique_name
 from ..framework.dtypes import convert_dtype, get_default_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.initializer import Constant
@@ -369,13 +369,40 @@ _SHARED = {"assign": assign, "fill_constant": fill_constant,
            "create_tensor": create_tensor, "linspace": linspace}
 
 
+_EMPTY_DTYPES = ("bool", "float16", "float32", "float64", "int32", "int64")
+
+
+def _empty_dtype(dtype, default, layer):
+    dtype = convert_dtype(dtype if dtype is not None else default)
+    if dtype not in _EMPTY_DTYPES:
+        raise TypeError("%s: dtype must be one of %s, got %s" % (layer, list(_EMPTY_DTYPES), dtype))
+    return dtype
+
+
 def empty(shape, dtype=None, name=None):
-    """Static graphs have no uninitialized memory to hand out: zeros of `shape`."""
-    return fill_constant(shape, dtype or "float32", 0.0, name=name)
+    """paddle.empty: the empty op (zeros here, see ops/empty.py); `shape` ints and 1-element
+    int Tensors, or an int Tensor, read at run time; dtype default: the default dtype."""
+    dtype = _empty_dtype(dtype, get_default_dtype(), "empty")
+    inputs, shape = runtime_int_list(shape, "shape", "empty", "ShapeTensor", "ShapeTensorList")
+    return _source_op("empty", {"shape": shape, "dtype": dtype}, dtype, name, inputs=inputs)
 
 
 def empty_like(x, dtype=None, name=None):
-    return full_like(x, 0.0, dtype, name)
+    """paddle.empty_like: x's shape (a static x's run-time shape when some of its dims are
+    unknown) and dtype (default x's); in dynamic mode, as in Paddle 2.0, x may be any
+    array with a shape."""
+    if not mode.in_dynamic_mode() and not isinstance(x, Variable):
+        raise TypeError("empty_like: x must be a Variable, got %s" % type(x).__name__)
+    dtype = _empty_dtype(dtype, x.dtype, "empty_like")
+    if isinstance(x, Variable):
+        _empty_dtype(x.dtype, None, "empty_like")
+    if isinstance(x, Variable) and any(d < 0 for d in x.shape):
+        x_shape = append_op_out("shape", {"Input": [x]}, {}, out_dtype="int32",
+                                stop_gradient=True)
+        return _source_op("empty", {"shape": [], "dtype": dtype}, dtype, name,
+                          inputs={"ShapeTensor": [x_shape]})
+    return _source_op("empty", {"shape": [int(d) for d in x.shape], "dtype": dtype}, dtype,
+                      name)
 
 
 def autoincreased_step_counter(counter_name=None, begin=1, step=1):

@@ -202,6 +202,8 @@ def _size_attrs(x, size, scale, spatial, layer, scale_as_list):
         if len(scales) != spatial:
             raise ValueError("%s: scale_factor must have %d values, got %s"
                              % (layer, spatial, scales))
+        if any(s <= 0 for s in scales):
+            raise ValueError("%s: scale_factor must be > 0, got %s" % (layer, scales))
         attrs["scale"] = [float(s) for s in scales]
     else:
         attrs["scale"] = float(scale)
@@ -213,6 +215,9 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     """paddle.nn.functional.interpolate (the *_interp_v2 ops): nearest / bicubic /
     bilinear for 4-D x, linear 3-D, trilinear 5-D; exactly one of size / scale_factor."""
     check_variable(x, "x", "interpolate")
+    if not isinstance(align_corners, bool):
+        raise TypeError("interpolate: align_corners must be a bool, got %s %r"
+                        % (type(align_corners).__name__, align_corners))
     _check_align_mode(align_mode, "interpolate")
     mode = mode.lower()
     if mode == "area":
@@ -230,12 +235,38 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
         raise ValueError("interpolate: data_format for %d-D x must be one of %s, got %r"
                          % (len(x.shape), list(_INTERP_FORMATS[len(x.shape)]),
                             data_format))
-    attrs = _size_attrs(x, size, scale_factor, spatial, "interpolate", True)
+    size = _checked_interp_size(size, scale_factor)
+    inputs, size, scale = _runtime_size_inputs(size, scale_factor, spatial, "interpolate")
+    if inputs and size is None and scale is None:
+        attrs = dict(dict.fromkeys(_OUT_NAMES, -1), scale=[])
+    else:
+        attrs = _size_attrs(x, size, scale, spatial, "interpolate", True)
     # the ops' data_layout is "NCHW" or "NHWC" whatever the rank, as in Paddle
     attrs.update(interp_method=mode, align_corners=bool(align_corners),
                  align_mode=int(align_mode),
                  data_layout="NHWC" if data_format[-1] == "C" else "NCHW")
-    return append_op_out(op_type, {"X": [x]}, attrs, name)
+    return append_op_out(op_type, dict(inputs, X=[x]), attrs, name)
+
+
+def _checked_interp_size(size, scale_factor):
+    """Paddle 2.0's interpolate: exactly one of size (a list, a tuple or a Tensor; under 3
+    any iterable, switch interpolate_size_iterable) and scale_factor (a number, a list, a
+    tuple or a Tensor). Returns size."""
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: give exactly one of size and scale_factor, got %s"
+                         % ("both" if size is not None else "neither"))
+    if size is not None and not isinstance(size, (list, tuple, Variable)):
+        if versions.switch("interpolate_size_iterable") == "iterable" and \
+                not isinstance(size, (int, str)) and hasattr(size, "__iter__"):
+            size = list(size)
+        else:
+            raise TypeError("interpolate: size must be a list, a tuple or a Tensor, got %s %r"
+                            % (type(size).__name__, size))
+    if scale_factor is not None and (isinstance(scale_factor, bool) or not isinstance(
+            scale_factor, (int, float, list, tuple, Variable))):
+        raise TypeError("interpolate: scale_factor must be a float, an int, a list, a tuple "
+                        "or a Tensor, got %s" % type(scale_factor).__name__)
+    return size
 
 
 _AREA_POOLS = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}
@@ -385,11 +416,25 @@ def fluid_affine_grid(theta, out_shape, name=None):
     return affine_grid(theta, out_shape, True, name)
 
 
+GRID_SAMPLE_MODES = ("bilinear", "nearest")
+GRID_SAMPLE_PADDING_MODES = ("zeros", "reflection", "border")
+
+
 def grid_sample(x, grid, mode="bilinear", padding_mode="zeros", align_corners=True,
                 name=None):
-    """x [N, C, H, W] sampled at grid [N, Ho, Wo, 2] of normalized (x, y) (grid_sampler)."""
+    """x [N, C, H, W] sampled at grid [N, Ho, Wo, 2] of normalized (x, y) (grid_sampler);
+    Paddle 2.0's ValueErrors for a mode, padding_mode or align_corners it does not take."""
     check_variable(x, "x", "grid_sample")
     check_variable(grid, "grid", "grid_sample")
+    if mode not in GRID_SAMPLE_MODES:
+        raise ValueError("grid_sample: mode must be one of %s, got %r"
+                         % (list(GRID_SAMPLE_MODES), mode))
+    if padding_mode not in GRID_SAMPLE_PADDING_MODES:
+        raise ValueError("grid_sample: padding_mode must be one of %s, got %r"
+                         % (list(GRID_SAMPLE_PADDING_MODES), padding_mode))
+    if not isinstance(align_corners, bool):
+        raise ValueError("grid_sample: align_corners must be a bool, got %s %r"
+                         % (type(align_corners).__name__, align_corners))
     return append_op_out("grid_sampler", {"X": [x], "Grid": [grid]},
                          {"mode": mode, "padding_mode": padding_mode,
                           "align_corners": bool(align_corners)}, name, out_slot="Output")

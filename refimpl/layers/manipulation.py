@@ -6,11 +6,12 @@ static graph build the out-of-place op, as Paddle 2.0 does outside dygraph. Gath
 scattering and sets are in indexing.py; reshape, concat and friends in tensor.py."""
 import numpy as np
 
+from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from . import activation, creation, math, tensor
-from .common import append_op_out, as_list, check_variable, in_place, unary
+from .common import append_op_out, as_list, check_dtype, check_variable, in_place, unary
 
 
 def _axes(axis):
@@ -72,8 +73,22 @@ def triu(x, diagonal=0, name=None):
     return _tril_triu("triu", x, diagonal, False, name)
 
 
+_DIAG_DTYPES = ("float32", "float64", "int32", "int64")
+
+
 def diag(x, offset=0, padding_value=0, name=None):
-    """1-D x: a square matrix with x on the `offset`-th diagonal; 2-D x: that diagonal."""
+    """1-D x: a square matrix with x on the `offset`-th diagonal; 2-D x: that diagonal.
+    Static mode checks the arguments as Paddle 2.0 does."""
+    if not mode.in_dynamic_mode():
+        check_dtype(x, "x", "diag", _DIAG_DTYPES)
+        if isinstance(offset, bool) or not isinstance(offset, int):
+            raise TypeError("diag: offset must be an int, got %s %r"
+                            % (type(offset).__name__, offset))
+        if isinstance(padding_value, bool) or not isinstance(padding_value, (int, float)):
+            raise TypeError("diag: padding_value must be an int or a float, got %s %r"
+                            % (type(padding_value).__name__, padding_value))
+        if len(x.shape) not in (1, 2):
+            raise ValueError("diag: x must be 1-D or 2-D, got shape %s" % list(x.shape))
     return unary("diag_v2", x, {"offset": int(offset), "padding_value": float(padding_value)},
                  name, layer_type="diag")
 
@@ -117,7 +132,7 @@ def fluid_eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", nam
     if batch_shape:
         batch_shape = [int(d) for d in batch_shape]
         out = tensor.unsqueeze(out, list(range(len(batch_shape))))
-        out = tensor.expand(out, batch_shape + [-1, -1])
+        out = tensor.expand_to(out, batch_shape + [-1, -1])
     out.stop_gradient = True
     return out
 
@@ -125,11 +140,13 @@ def fluid_eye(num_rows, num_columns=None, batch_shape=None, dtype="float32", nam
 # -- broadcasting, grids, splitting, slicing
 
 def broadcast_to(x, shape, name=None):
-    return tensor.expand(x, shape, name)
+    tensor.check_expand_input(x, "broadcast_to")
+    return tensor.expand_to(x, shape, name)
 
 
 def expand_as(x, y, name=None):
     """x broadcast to y's shape (y's run-time shape when some of its dims are unknown)."""
+    tensor.check_expand_input(x, "expand_as")
     check_variable(y, "y", "expand_as")
     inputs = {"X": [x]}
     if any(d < 0 for d in y.shape):

@@ -319,9 +319,26 @@ def allclose(x, y, rtol=1e-05, atol=1e-08, equal_nan=False, name=None):
                          stop_gradient=True)
 
 
+def broadcast_shape(x_shape, y_shape):
+    """The shape x_shape and y_shape broadcast to, by Paddle's rule (its compile-time
+    one: an unknown dim, -1, with a dim > 1 is that dim, with 1 or -1 stays -1); a
+    ValueError when two dims > 1 differ."""
+    n = max(len(x_shape), len(y_shape))
+    xs = [1] * (n - len(x_shape)) + list(x_shape)
+    ys = [1] * (n - len(y_shape)) + list(y_shape)
+    out = []
+    for i, (a, b) in enumerate(zip(xs, ys)):
+        if a != b and a > 1 and b > 1:
+            raise ValueError("broadcast_shape: %s and %s do not broadcast: dim %d of the "
+                             "aligned shapes is %d and %d" % (list(x_shape), list(y_shape),
+                                                              i, a, b))
+        out.append(max(a, b) if a > 1 or b > 1 or a == b == 1 else -1)
+    return out
+
+
 EXPORTS = {
     "paddle": dict(
-        {"mean": mean, "sum": paddle_sum, "prod": prod, "logsumexp": logsumexp,
+        {"broadcast_shape": broadcast_shape, "mean": mean, "sum": paddle_sum, "prod": prod, "logsumexp": logsumexp,
          "max": _paddle_reduce("reduce_max", "max"), "min": _paddle_reduce("reduce_min", "min"),
          "all": _paddle_reduce("reduce_all", "all"), "any": _paddle_reduce("reduce_any", "any"),
          "matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "scale": scale, "pow": pow,

@@ -2,6 +2,8 @@
 Constants, ranges and random tensors are in creation.py."""
 import numpy as np
 
+from .. import versions
+from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.layer_helper import LayerHelper
@@ -80,7 +82,16 @@ def transpose(x, perm, name=None):
     return _view("transpose2", x, {"axis": list(perm)}, name, layer_type="transpose")
 
 
+_FLATTEN_DTYPES = ("float32", "float64", "int8", "int32", "int64")
+
+
 def flatten(x, start_axis=0, stop_axis=-1, name=None):
+    """paddle.flatten (flatten_contiguous_range); as in Paddle 2.0, an x that is no Tensor
+    is a ValueError, and static mode checks its dtype (switch flatten_dtypes)."""
+    if not isinstance(x, Variable):
+        raise ValueError("flatten: x must be a Tensor, got %s" % type(x).__name__)
+    if not mode.in_dynamic_mode() and versions.switch("flatten_dtypes") == "checked":
+        check_dtype(x, "x", "flatten", _FLATTEN_DTYPES)
     return _view("flatten_contiguous_range", x,
                  {"start_axis": start_axis, "stop_axis": stop_axis}, name)
 
@@ -215,8 +226,31 @@ def unstack(x, axis=0, num=None, name=None):
     return outs
 
 
+_EXPAND_DTYPES = ("bool", "float32", "float64", "int32", "int64")
+
+
+def check_expand_input(x, layer):
+    """Paddle 2.0's static-mode checks of expand / broadcast_to / expand_as's x: its dtype,
+    and a bool x must stop gradients."""
+    if mode.in_dynamic_mode():
+        return
+    check_dtype(x, "x", layer, _EXPAND_DTYPES)
+    if x.dtype.name == "bool" and not x.stop_gradient:
+        raise ValueError("%s: a bool x must have stop_gradient=True, got x %r with "
+                         "stop_gradient=False" % (layer, x.name))
+
+
 def expand(x, shape, name=None):
-    return unary("expand_v2", x, {"shape": [int(d) for d in shape]}, name)
+    """paddle.expand: `shape` ints (-1 keeps x's dim) and 1-element int Tensors, or an int
+    Tensor, these read at run time (expand_v2's expand_shapes_tensor / Shape inputs)."""
+    check_expand_input(x, "expand")
+    return expand_to(x, shape, name)
+
+
+def expand_to(x, shape, name=None):
+    """expand without the API's input checks, for layers that expand their own values."""
+    more, attr = runtime_int_list(shape, "shape", "expand", "Shape", "expand_shapes_tensor")
+    return append_op_out("expand_v2", dict({"X": [x]}, **more), {"shape": attr}, name)
 
 
 def fluid_expand(x, expand_times, name=None):
@@ -267,7 +301,7 @@ def where(condition, x=None, y=None, name=None):
     if len({tuple(v.shape) for v in args.values()}) > 1:
         # the where op takes one shape: Paddle's API broadcasts the three first
         target = _broadcast_dims(args, "where")
-        condition, x, y = (v if list(v.shape) == target else expand(v, target)
+        condition, x, y = (v if list(v.shape) == target else expand_to(v, target)
                            for v in args.values())
     return append_op_out("where", {"Condition": [condition], "X": [x], "Y": [y]}, {}, name)
 
@@ -290,7 +324,14 @@ def _broadcast_dims(args, api):
 
 def _arg(op_type, default_axis):
     def layer(x, axis=default_axis, keepdim=False, dtype="int64", name=None):
+        if axis is not None and not isinstance(axis, (int, np.integer)):
+            raise TypeError("%s: axis must be an int or None, got %s %r"
+                            % (op_type, type(axis).__name__, axis))
+        if dtype is None:
+            raise ValueError("%s: dtype must be int32 or int64, got None" % op_type)
         dtype = convert_dtype(dtype)
+        if dtype not in ("int32", "int64"):
+            raise TypeError("%s: dtype must be int32 or int64, got %s" % (op_type, dtype))
         return unary(op_type, x, {"axis": -1 if axis is None else axis, "keepdims": keepdim,
                                   "flatten": axis is None, "dtype": dtype}, name,
                      out_dtype=dtype)

@@ -8,7 +8,8 @@ W, y over H, in [-1, 1]: linspace(-1, 1, W) with align_corners, else the pixel c
 grid_sampler: X [N, C, H, W] sampled at Grid [N, Ho, Wo, 2] (normalized (x, y)) ->
 Output [N, C, Ho, Wo]. A grid coordinate g maps to the pixel position
 (g + 1) / 2 (W - 1) with align_corners, else ((g + 1) W - 1) / 2; padding_mode 'zeros'
-reads 0 outside, 'border' clamps the position to the image. mode 'bilinear' mixes the
+reads 0 outside, 'border' clamps the position to the image, 'reflection' folds it back
+into the image (see _reflect). mode 'bilinear' mixes the
 four neighbours (gradients to X and Grid), 'nearest' takes the rounded position
 (gradient to X only).
 """
@@ -16,6 +17,9 @@ import numpy as np
 
 from ._common import FLOATS, rand
 from .registry import OpDef, Sample, register
+
+MODES = ("bilinear", "nearest")
+PADDING_MODES = ("zeros", "reflection", "border")
 
 
 def _base_coords(n, align_corners):
@@ -87,8 +91,27 @@ def _unnormalize(g, size, align_corners):
     return ((g + 1) * size - 1) / 2, size / 2
 
 
+def _reflect(p, scale, size, align_corners):
+    """Positions p reflected into an axis of `size` as Paddle's kernel folds them: about
+    the edge pixels' centers (align_corners) or their outer edges (then clamped to the
+    image), and the derivative d position / d g (scale, its sign flipped on odd folds, 0
+    where the clamp holds)."""
+    shift = 0.0 if align_corners else 0.5
+    span = 2.0 * ((size - 1) if align_corners else size)
+    if span == 0:       # a one-pixel axis with align_corners: every position is 0
+        return np.zeros_like(p), np.zeros_like(scale)
+    q = p + shift
+    extra = np.mod(np.abs(q), span)
+    flipped = extra > span - extra
+    sign = np.where((q < 0) == flipped, 1.0, -1.0)
+    reflected = np.minimum(extra, span - extra) - shift
+    clamped = np.clip(reflected, 0, size - 1)
+    return clamped, scale * sign * (clamped == reflected)
+
+
 def _positions(grid, h, w, align_corners, padding_mode):
-    """(ix, iy, dix/dgx, diy/dgy) with border clamping (its derivative is 0 outside)."""
+    """(ix, iy, dix/dgx, diy/dgy) with border clamping (its derivative is 0 outside) or
+    reflection."""
     ix, sx = _unnormalize(grid[..., 0], w, align_corners)
     iy, sy = _unnormalize(grid[..., 1], h, align_corners)
     sx, sy = np.full(ix.shape, sx), np.full(iy.shape, sy)
@@ -96,6 +119,9 @@ def _positions(grid, h, w, align_corners, padding_mode):
         sx = np.where((ix > 0) & (ix < w - 1), sx, 0)
         sy = np.where((iy > 0) & (iy < h - 1), sy, 0)
         ix, iy = np.clip(ix, 0, w - 1), np.clip(iy, 0, h - 1)
+    elif padding_mode == "reflection":
+        ix, sx = _reflect(ix, sx, w, align_corners)
+        iy, sy = _reflect(iy, sy, h, align_corners)
     return ix, iy, sx, sy
 
 
@@ -134,11 +160,11 @@ class GridSampler(OpDef):
                    % (x.name, list(x.shape)))
         ctx.expect(len(grid.shape) == 4 and grid.shape[3] == 2,
                    "Grid %r must be [N, Ho, Wo, 2], got %s" % (grid.name, list(grid.shape)))
-        ctx.expect(ctx.attr("mode") in ("bilinear", "nearest"),
+        ctx.expect(ctx.attr("mode") in MODES,
                    "mode must be 'bilinear' or 'nearest', got %r" % ctx.attr("mode"))
-        ctx.expect(ctx.attr("padding_mode") in ("zeros", "border"),
-                   "padding_mode must be 'zeros' or 'border', got %r (reflection is not "
-                   "supported)" % ctx.attr("padding_mode"))
+        ctx.expect(ctx.attr("padding_mode") in PADDING_MODES,
+                   "padding_mode must be one of %s, got %r"
+                   % (list(PADDING_MODES), ctx.attr("padding_mode")))
         ctx.set_output("Output", (x.shape[0], x.shape[1], grid.shape[1], grid.shape[2]),
                        x.dtype)
 
@@ -184,3 +210,7 @@ class GridSampler(OpDef):
                                               "padding_mode": "border"}, name="border")
         yield Sample({"X": x, "Grid": rand(rng, 2, 3, 2, 2, low=-0.9, high=0.9)},
                      {"mode": "nearest"}, grad=False, name="nearest")
+        for align_corners in (True, False):
+            yield Sample({"X": x, "Grid": rand(rng, 2, 3, 2, 2, low=-2.6, high=2.6)},
+                         {"align_corners": align_corners, "padding_mode": "reflection"},
+                         name="reflection_ac%d" % align_corners)

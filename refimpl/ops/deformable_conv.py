@@ -34,7 +34,9 @@ def sample_points(x, offset, filter_shape, strides, paddings, dilations, deforma
     tap_x = np.tile(np.arange(kw) * dilations[1], kh)
     base_y = tap_y[:, None, None] + (np.arange(ho) * strides[0] - paddings[0])[None, :, None]
     base_x = tap_x[:, None, None] + (np.arange(wo) * strides[1] - paddings[1])[None, None, :]
-    return base_y + off[:, :, :, 0], base_x + off[:, :, :, 1]
+    # the integer tap grid in offset's dtype: int64 + float32 would make float64 points
+    return (base_y.astype(offset.dtype) + off[:, :, :, 0],
+            base_x.astype(offset.dtype) + off[:, :, :, 1])
 
 
 def bilinear_corners(x, py, px):

@@ -60,11 +60,13 @@ class GenerateProposals(OpDef):
                    "RpnRoiProbs": lengths_lod("RpnRoisNum")}
     attrs = {"pre_nms_topN": 6000, "post_nms_topN": 1000, "nms_thresh": 0.5,
              "min_size": 0.1, "eta": 1.0, "return_rois_num": False}
+    # the image-size input and its row length (ImInfo: height, width, scale)
+    IM_SLOT, IM_WIDTH = "ImInfo", 3
 
     def infer_shape(self, ctx):
         ctx.check_dtype("Scores", FLOATS)
         scores, deltas = ctx.input_var("Scores"), ctx.input_var("BboxDeltas")
-        anchors, info = ctx.input_var("Anchors"), ctx.input_var("ImInfo")
+        anchors, info = ctx.input_var("Anchors"), ctx.input_var(self.IM_SLOT)
         ctx.expect(len(scores.shape) == 4 and len(deltas.shape) == 4,
                    "Scores %r and BboxDeltas %r must be 4-D, got %s and %s"
                    % (scores.name, deltas.name, list(scores.shape), list(deltas.shape)))
@@ -78,8 +80,9 @@ class GenerateProposals(OpDef):
                    "Variances %r must have Anchors' shape %s, got %s"
                    % (ctx.input_var("Variances").name, list(anchors.shape),
                       list(ctx.input_var("Variances").shape)))
-        ctx.expect(len(info.shape) == 2 and info.shape[1] in (3, -1),
-                   "ImInfo %r must be [N, 3], got %s" % (info.name, list(info.shape)))
+        ctx.expect(len(info.shape) == 2 and info.shape[1] in (self.IM_WIDTH, -1),
+                   "%s %r must be [N, %d], got %s"
+                   % (self.IM_SLOT, info.name, self.IM_WIDTH, list(info.shape)))
         ctx.set_output("RpnRois", (-1, 4), scores.dtype)
         ctx.set_output("RpnRoiProbs", (-1, 1), scores.dtype)
         for slot, dtype in (("RpnRoisNum", "int32"), ("RpnRoisLod", "int64")):

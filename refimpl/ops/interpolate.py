@@ -24,10 +24,11 @@ CUBIC_A = -0.75
 
 
 def _ratio(n_in, n_out, align_corners, scale, size_ratio):
-    """size_ratio (Paddle 1.8's ops): in/out whatever gave the size, 0 for one output."""
+    """size_ratio (Paddle 1.8's ops): in/out whatever gave the size. One output reads the
+    first input (ratio 0) whatever the scale: the kernels set a ratio only for out > 1."""
+    if n_out <= 1:
+        return 0.0
     if align_corners or size_ratio:
-        if n_out <= 1:
-            return 0.0
         return (n_in - 1) / (n_out - 1) if align_corners else n_in / n_out
     return 1.0 / scale if scale and scale > 0 else n_in / n_out
 
@@ -133,7 +134,7 @@ class _Interp(OpDef):
 
     def _runtime_size(self, ctx):
         """Whether the output size comes from an input at run time."""
-        return False
+        return any(ctx.has_input(slot) for slot in self.no_grad)
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
@@ -199,8 +200,20 @@ class _Interp(OpDef):
 
 
 class _InterpV2(_Interp):
+    """Paddle 2.0's ops: a scale per spatial axis (one value: every axis), and the output
+    size may come at run time. Priority (2.0's kernels): SizeTensor (1-element int
+    tensors, one a spatial axis), else OutSize (a 1-D int tensor), else the Scale tensor or
+    the scale attr when > 0, else out_*. The source ratio is 1/scale when a scale is given,
+    even when OutSize gave the size, except in the forward with SizeTensor, which reads no
+    scale (the gradient kernel reads it always)."""
+    inputs = ("X", "OutSize?", "SizeTensor*?", "Scale?")
+    grad_inputs = ("X", "Scale?", "Out@GRAD")
+    no_grad = ("OutSize", "SizeTensor", "Scale")
+
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
+        # 2.0's CPU kernels take uint8 images, except bicubic's
+        cls.INTEGER_IMAGES = () if cls.method == "cubic" else ("uint8",)
         cls.attrs = {"out_d": 0, "out_h": 0, "out_w": 0, "scale": [],
                      "interp_method": cls.mode, "align_corners": True, "align_mode": 1,
                      "data_layout": "NCHW"}
@@ -213,6 +226,35 @@ class _InterpV2(_Interp):
 
     def _scale_attrs(self, s):
         return {"scale": [s] * self.spatial}
+
+    def _size_attrs(self, attrs):
+        # scales > 0 win over out_*
+        return dict(attrs, out_d=0, out_h=0, out_w=0) \
+            if all(s and s > 0 for s in self._scales(attrs)) else attrs
+
+    def _with_scale_tensor(self, attrs, scale_tensor):
+        if scale_tensor is None:
+            return attrs
+        return dict(attrs, scale=[float(v) for v in np.asarray(to_host(scale_tensor)).ravel()])
+
+    def forward(self, x, out_size=None, size_tensor=None, scale_tensor=None, **attrs):
+        if size_tensor:
+            sizes, scales = runtime_ints(tensor_list=size_tensor), [None] * self.spatial
+        else:
+            attrs = self._size_attrs(self._with_scale_tensor(attrs, scale_tensor))
+            scales = self._scales(attrs)
+            if out_size is not None:
+                sizes = runtime_ints(out_size)
+            else:
+                axes = self._axes(x.ndim, attrs["data_layout"])
+                sizes, _ = self._sizes_and_scales([x.shape[a] for a in axes], attrs)
+        if len(sizes) != self.spatial:
+            raise ValueError("%s: the run-time output size must have %d values, got %s"
+                             % (self.type, self.spatial, sizes))
+        return self._resize(x, sizes, scales, attrs)
+
+    def backward(self, x, scale_tensor, dout, **attrs):
+        return super().backward(x, dout, **self._with_scale_tensor(attrs, scale_tensor))
 
 
 class _InterpV1(_Interp):
@@ -244,9 +286,6 @@ class _InterpV1(_Interp):
         # a scale > 0 wins over out_*
         return dict(attrs, out_d=0, out_h=0, out_w=0) if (attrs.get("scale") or 0) > 0 \
             else attrs
-
-    def _runtime_size(self, ctx):
-        return any(ctx.has_input(slot) for slot in ("OutSize", "SizeTensor", "Scale"))
 
     def forward(self, x, out_size=None, size_tensor=None, scale_tensor=None, **attrs):
         axes = self._axes(x.ndim, attrs["data_layout"])

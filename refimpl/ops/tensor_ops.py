@@ -204,14 +204,26 @@ class Tile(_Repeat):
 
 @register
 class ExpandV2(OpDef):
+    """X broadcast to `shape` (-1: X's dim), or to the shape given at run time by
+    expand_shapes_tensor (1-element int tensors; the attr's -1 then marks them) or Shape
+    (a 1-D int tensor)."""
     type = "expand_v2"
-    inputs = ("X",)
+    inputs = ("X", "Shape?", "expand_shapes_tensor*?")
     outputs = ("Out",)
     attrs = {"shape": []}
+    no_grad = ("Shape", "expand_shapes_tensor")
     grad_inputs = ("X", "Out@GRAD")
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
+        if ctx.has_input("Shape"):
+            n = ctx.input_var("Shape").shape[0]
+            ctx.expect(n >= 0, "Shape %r must have a known length" % ctx.input_var("Shape").name)
+            ctx.set_output("Out", [-1] * n, x.dtype)
+            return
+        if ctx.has_input("expand_shapes_tensor"):     # its -1s: sizes known at run time
+            ctx.set_output("Out", list(ctx.attr("shape")), x.dtype)
+            return
         shape = list(ctx.attr("shape"))
         lead = len(shape) - len(x.shape)
         ctx.expect(lead >= 0, "shape %s has fewer dims than X %r %s"
@@ -224,7 +236,8 @@ class ExpandV2(OpDef):
         ctx.set_output("Out", out, x.dtype)
 
     @staticmethod
-    def forward(x, shape=()):
+    def forward(x, shape_tensor=None, shape_list=None, shape=()):
+        shape = runtime_ints(shape_tensor, shape_list, shape)
         lead = len(shape) - x.ndim
         target = [x.shape[i - lead] if d == -1 else d for i, d in enumerate(shape)]
         return np.ascontiguousarray(np.broadcast_to(x, target))
