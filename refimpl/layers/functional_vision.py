@@ -230,12 +230,20 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
         raise ValueError("interpolate: data_format for %d-D x must be one of %s, got %r"
                          % (len(x.shape), list(_INTERP_FORMATS[len(x.shape)]),
                             data_format))
-    attrs = _size_attrs(x, size, scale_factor, spatial, "interpolate", True)
+    if (size is None) == (scale_factor is None):
+        raise ValueError("interpolate: give exactly one of the output size and the scale "
+                         "factor")
+    inputs, size, scale_factor = _runtime_size_inputs(size, scale_factor, spatial,
+                                                      "interpolate")
+    if inputs and size is None and scale_factor is None:
+        attrs = dict(dict.fromkeys(_OUT_NAMES, -1), scale=[])
+    else:
+        attrs = _size_attrs(x, size, scale_factor, spatial, "interpolate", True)
     # the ops' data_layout is "NCHW" or "NHWC" whatever the rank, as in Paddle
     attrs.update(interp_method=mode, align_corners=bool(align_corners),
                  align_mode=int(align_mode),
                  data_layout="NHWC" if data_format[-1] == "C" else "NCHW")
-    return append_op_out(op_type, {"X": [x]}, attrs, name)
+    return append_op_out(op_type, dict(inputs, X=[x]), attrs, name)
 
 
 _AREA_POOLS = {3: adaptive_avg_pool1d, 4: adaptive_avg_pool2d, 5: adaptive_avg_pool3d}
@@ -259,8 +267,9 @@ def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=Fals
                        name)
 
 
-_V1_OPS = {"BILINEAR": ("bilinear_interp", 2), "NEAREST": ("nearest_interp", 2),
-           "TRILINEAR": ("trilinear_interp", 3)}
+# LINEAR (3-D input, linear_interp) came with Paddle 2.0's fluid.layers.resize_linear
+_V1_OPS = {"LINEAR": ("linear_interp", 1), "BILINEAR": ("bilinear_interp", 2),
+           "NEAREST": ("nearest_interp", 2), "TRILINEAR": ("trilinear_interp", 3)}
 _V1_OPS_WITH_BICUBIC = dict(_V1_OPS, BICUBIC=("bicubic_interp", 2))
 
 
@@ -296,7 +305,7 @@ def _resize(input, out_shape, scale, name, resample, actual_shape, align_corners
     if len(input.shape) != spatial + 2:
         raise ValueError("%s: %s takes %d-D input, got %s"
                          % (layer, resample, spatial + 2, list(input.shape)))
-    formats = ("NCHW", "NHWC") if spatial == 2 else ("NCDHW", "NDHWC")
+    formats = _INTERP_FORMATS[spatial + 2]
     if data_format not in formats:
         raise ValueError("%s: data_format of a %d-D input must be one of %s, got %r"
                          % (layer, spatial + 2, formats, data_format))
@@ -343,6 +352,12 @@ def _runtime_size_inputs(out_shape, scale, spatial, layer):
         inputs["Scale"] = [scale]
         scale = None
     return inputs, out_shape, scale
+
+
+def resize_linear(input, out_shape=None, scale=None, name=None, actual_shape=None,
+                  align_corners=True, align_mode=1, data_format="NCW"):
+    return image_resize(input, out_shape, scale, name, "LINEAR", actual_shape,
+                        align_corners, align_mode, data_format)
 
 
 def resize_bilinear(input, out_shape=None, scale=None, name=None, actual_shape=None,
@@ -427,7 +442,7 @@ EXPORTS = {
                      "shuffle_channel": shuffle_channel, "temporal_shift": temporal_shift,
                      "image_resize": image_resize, "interpolate": fluid_interpolate,
                      "image_resize_short": image_resize_short,
-                     "resize_bilinear": resize_bilinear,
+                     "resize_linear": resize_linear, "resize_bilinear": resize_bilinear,
                      "resize_nearest": resize_nearest, "resize_trilinear": resize_trilinear,
                      "affine_grid": fluid_affine_grid, "grid_sampler": grid_sampler},
 }

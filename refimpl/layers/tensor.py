@@ -231,8 +231,19 @@ def fluid_expand(x, expand_times, name=None):
     return append_op_out("expand", dict({"X": [x]}, **more), {"expand_times": times}, name)
 
 
+TILE_DTYPES = ("bool", "float32", "float64", "int32", "int64")
+
+
 def tile(x, repeat_times, name=None):
-    return unary("tile", x, {"repeat_times": [int(t) for t in repeat_times]}, name)
+    """`repeat_times`: ints or 1-element int Variables, or a 1-D int Variable (run time).
+    A bool X must stop gradients (Paddle 2.0's check: its tile has no bool gradient)."""
+    check_dtype(x, "x", "tile", TILE_DTYPES)
+    if x.dtype.name == "bool" and not x.stop_gradient:
+        raise ValueError("tile: a bool x must have stop_gradient=True, as Paddle's tile "
+                         "requires")
+    more, times = runtime_int_list(repeat_times, "repeat_times", "tile", "RepeatTimes",
+                                   "repeat_times_tensor")
+    return append_op_out("tile", dict({"X": [x]}, **more), {"repeat_times": times}, name)
 
 
 def gather(x, index, axis=None, name=None):

@@ -1,5 +1,6 @@
 """Resizing by interpolation: {nearest,linear,bilinear,trilinear,bicubic}_interp_v2
-(Paddle 2.0's interpolate) and the 1.8 ops {nearest,bilinear,trilinear}_interp.
+(Paddle 2.0's interpolate), the 1.8 ops {nearest,bilinear,trilinear,bicubic}_interp and
+2.0's linear_interp (fluid.layers.resize_linear).
 
 Every method is separable: along each spatial axis the output is a fixed matrix
 [out, in] times the input, so the forward applies one matrix per axis and the gradient
@@ -199,6 +200,16 @@ class _Interp(OpDef):
 
 
 class _InterpV2(_Interp):
+    """Paddle 2.0's ops: a scale per spatial axis (one value for all), and the output size
+    or scale may come at run time (2.0's kernel): SizeTensor (1-element int tensors, one a
+    spatial axis) wins over OutSize (a 1-D int tensor), which wins over the size the Scale
+    tensor (1-D float, one value or one per axis) or the scale attr gives (scales > 0 win
+    over out_*); a scale > 0 sets the source ratio (1 / scale) whatever gave the size."""
+    inputs = ("X", "OutSize?", "SizeTensor*?", "Scale?")
+    grad_inputs = ("X", "Scale?", "Out@GRAD")
+    no_grad = ("OutSize", "SizeTensor", "Scale")
+    INTEGER_IMAGES = ("uint8",)
+
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
         cls.attrs = {"out_d": 0, "out_h": 0, "out_w": 0, "scale": [],
@@ -213,6 +224,35 @@ class _InterpV2(_Interp):
 
     def _scale_attrs(self, s):
         return {"scale": [s] * self.spatial}
+
+    def _runtime_size(self, ctx):
+        return any(ctx.has_input(slot) for slot in ("OutSize", "SizeTensor", "Scale"))
+
+    def _size_attrs(self, attrs):
+        # scales all > 0 win over out_* (2.0's kernel)
+        scales = self._scales(attrs)
+        return dict(attrs, out_d=0, out_h=0, out_w=0) if all(s and s > 0 for s in scales) \
+            else attrs
+
+    @staticmethod
+    def _with_scale_tensor(attrs, scale_tensor):
+        if scale_tensor is None:
+            return attrs
+        return dict(attrs, scale=[float(v) for v in
+                                  np.asarray(to_host(scale_tensor)).reshape(-1)])
+
+    def forward(self, x, out_size=None, size_tensor=None, scale_tensor=None, **attrs):
+        attrs = self._with_scale_tensor(attrs, scale_tensor)
+        if size_tensor or out_size is not None:
+            sizes = runtime_ints(out_size, size_tensor)
+            if len(sizes) != self.spatial:
+                raise ValueError("%s: the run-time output size must have %d values, got %s"
+                                 % (self.type, self.spatial, sizes))
+            return self._resize(x, sizes, self._scales(attrs), attrs)
+        return super().forward(x, **attrs)
+
+    def backward(self, x, scale_tensor, dout, **attrs):
+        return super().backward(x, dout, **self._with_scale_tensor(attrs, scale_tensor))
 
 
 class _InterpV1(_Interp):
@@ -279,7 +319,8 @@ for _v2, _method, _spatial in (("linear_interp_v2", "linear", 1),
                                ("bicubic_interp_v2", "cubic", 2),
                                ("nearest_interp_v2", "nearest", 2)):
     _define(_InterpV2, _v2, _method, _spatial)
-for _v1, _method, _spatial in (("bilinear_interp", "linear", 2),
+for _v1, _method, _spatial in (("linear_interp", "linear", 1),
+                               ("bilinear_interp", "linear", 2),
                                ("trilinear_interp", "linear", 3),
                                ("bicubic_interp", "cubic", 2),
                                ("nearest_interp", "nearest", 2)):
