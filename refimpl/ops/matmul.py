@@ -105,9 +105,12 @@ class MatmulV2(OpDef):
 
     @staticmethod
     def backward(x, y, dout, trans_x=False, trans_y=False):
+        grads = _matmul_grad(x, y, dout, trans_x, trans_y)
+        if x.dtype == y.dtype:
+            return grads
         # a real operand promoted to complex gets the real part of its gradient
-        return tuple(g.real.astype(v.dtype) if np.iscomplexobj(g) and not np.iscomplexobj(v)
-                     else g for g, v in zip(_matmul_grad(x, y, dout, trans_x, trans_y), (x, y)))
+        return tuple(g if v.dtype.kind == "c" else g.real.astype(v.dtype)
+                     for g, v in zip(grads, (x, y)))
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4), "Y": rand(rng, 4, 5)})
