@@ -279,14 +279,14 @@ def _float_default(dtype, layer):
     the float dtypes they draw (switch random_float_dtypes) is a TypeError, and so is a
     static program's explicit one (2.0 checks that after its dynamic branch)."""
     allowed = versions.switch("random_float_dtypes")
-    if dtype is None:
-        dtype = get_default_dtype()
-    elif mode.dynamic:
+    given = dtype is not None
+    if given and mode.dynamic:
         return dtype
+    dtype = dtype if given else get_default_dtype()
     if convert_dtype(dtype) not in allowed:
         raise TypeError("%s draws %s, got the %s dtype %s"
-                        % (layer, " or ".join(allowed), "given" if dtype is not None
-                           else "default", convert_dtype(dtype)))
+                        % (layer, " or ".join(allowed), "given" if given else "default",
+                           convert_dtype(dtype)))
     return dtype
 
 
