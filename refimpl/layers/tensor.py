@@ -2,11 +2,13 @@
 Constants, ranges and random tensors are in creation.py."""
 import numpy as np
 
+from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
-from .common import append_op_out, as_list, check_dtype, check_variable, unary
+from .common import (append_op_out, as_list, check_dtype, check_static_dtype, check_variable,
+                     unary)
 from .creation import fill_constant, runtime_int_list
 
 
@@ -236,9 +238,10 @@ TILE_DTYPES = ("bool", "float32", "float64", "int32", "int64")
 
 def tile(x, repeat_times, name=None):
     """`repeat_times`: ints or 1-element int Variables, or a 1-D int Variable (run time).
-    A bool X must stop gradients (Paddle 2.0's check: its tile has no bool gradient)."""
-    check_dtype(x, "x", "tile", TILE_DTYPES)
-    if x.dtype.name == "bool" and not x.stop_gradient:
+    A static x (Paddle 2.0 checks after its dynamic branch) of TILE_DTYPES; a bool one must
+    stop gradients (its tile has no bool gradient)."""
+    check_static_dtype(x, "x", "tile", TILE_DTYPES)
+    if not mode.dynamic and x.dtype.name == "bool" and not x.stop_gradient:
         raise ValueError("tile: a bool x must have stop_gradient=True, as Paddle's tile "
                          "requires")
     more, times = runtime_int_list(repeat_times, "repeat_times", "tile", "RepeatTimes",
