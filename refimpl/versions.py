@@ -112,6 +112,27 @@ SWITCHES = {
     # the dtypes the clip op takes for X: floats only (1.8, 2.0: CPU kernels for float and
     # double, the layers' float16 / float32 / float64 checks), or int32 / int64 too (3)
     "clip_dtypes": {"1.8": "floats", "2.0": "floats", "3": "floats_and_ints"},
+    # the dtypes paddle.add / subtract / multiply / divide / ... take for a static x and y:
+    # float16/32/64, int32, int64 (Paddle 2.0's _elementwise_op check; its test_multiply
+    # expects a TypeError for int8), or any (3.3.1 takes int8, uint8, bool, complex64)
+    # the dtypes paddle.uniform / rand / randn draw (a default dtype outside them, or a
+    # static explicit one, is a TypeError): float32 / float64 (2.0's checks; its
+    # test_rand_op sets the default to float16 and expects a TypeError), or float16 too
+    # (3.3.1, measured: rand under set_default_dtype('float16') gives float16)
+    "random_float_dtypes": {"1.8": ("float32", "float64"), "2.0": ("float32", "float64"),
+                            "3": ("float16", "float32", "float64")},
+    # a static Variable's `x[index] = value`: Paddle 2.0's set_value (steps of 1; a
+    # number, ndarray or Variable value; numbers and arrays into bool / float32 / float64 /
+    # int32 / int64 only: its test_set_value_op), or any step and dtype (2.1 added steps;
+    # 3.3.1's paddle.static.setitem under OldIrGuard, measured, sets x[0:4:2] = 2.0 on
+    # float16; it refuses a list value as 2.0 does)
+    "static_setitem": {"1.8": "restricted", "2.0": "restricted", "3": "general"},
+    # fluid.layers.uniform_random given a static shape Variable made by the `shape` op:
+    # the output takes the shape that op read ([-1, 2]; 2.0's try_set_static_shape_tensor,
+    # its test_static_shape_inferrence_for_shape_tensor) or one -1 per element (1.8.5:
+    # [-1, -1], measured); 3 has no fluid.layers (kept as 2.0)
+    "shape_of_shape_op": {"1.8": False, "2.0": True, "3": True},
+    "elementwise_api_dtypes": {"1.8": "checked", "2.0": "checked", "3": "any"},
     # fluid.layers check their arguments' types and dtypes as Paddle 1.8.5 did
     # (fluid/layers/argument_checks.py); elsewhere refimpl's ops check what they take
     "fluid_layer_checks": {"1.8": True, "2.0": False, "3": False},

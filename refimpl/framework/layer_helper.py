@@ -30,6 +30,9 @@ class LayerHelper:
         self.layer_type = layer_type
         self.kwargs = kwargs
         name = kwargs.get("name")
+        if name is not None and not isinstance(name, str):
+            # Paddle joins the name into its outputs' names: a TypeError there too
+            raise TypeError("%s: name must be a str, got %s" % (layer_type, type(name).__name__))
         # eager temporaries need no names: generated only if asked for (parameters)
         self._name = name if name else (None if mode.dynamic
                                         else unique_name.generate(layer_type))

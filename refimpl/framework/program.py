@@ -544,14 +544,16 @@ class Block:
         self.program._bump()
         return v
 
-    def create_parameter(self, **kwargs):
-        """A Parameter of the global block; `initializer` adds its init op to this block,
+    def create_parameter(self, *args, **kwargs):
+        """A Parameter of the global block (shape and dtype may come positionally, as
+        Parameter's; keywords it does not know, such as a ParamAttr `attr`, are ignored as
+        Paddle's Variable ignores them); `initializer` adds its init op to this block,
         unless an op of the global block already writes it (Paddle 1.8: a parameter is
         initialized once however often it is declared; its broadcast is no initializer)."""
         initializer = kwargs.pop("initializer", None)
-        check_new_parameter_shape(kwargs.get("name"), kwargs.get("shape"))
+        check_new_parameter_shape(kwargs.get("name"), args[0] if args else kwargs.get("shape"))
         global_block = self.program.global_block()
-        p = Parameter(global_block, **kwargs)
+        p = Parameter(global_block, *args, **kwargs)
         global_block.vars[p.name] = p
         if initializer is not None:
             writers = [op for op in global_block.ops if p.name in op.output_arg_names

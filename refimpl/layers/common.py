@@ -50,6 +50,14 @@ def check_dtype(x, arg, layer, allowed):
                         % (layer, arg, list(allowed), x.dtype.name))
 
 
+def check_static_dtype(x, arg, layer, allowed):
+    """check_dtype for a static Variable, where Paddle 2.0's APIs check (after their dynamic
+    branch); an eager Tensor only has to be a Variable."""
+    if mode.dynamic and isinstance(x, Tensor):
+        return
+    check_dtype(x, arg, layer, allowed)
+
+
 def as_list(v):
     if v is None:
         return []

@@ -273,20 +273,39 @@ def _check_shape_type(shape, layer):
                         % (layer, type(shape).__name__))
 
 
-def _float_default(dtype):
+def _float_default(dtype, layer):
     """paddle.uniform / rand / randn / normal without a dtype draw in the default dtype
-    (paddle.set_default_dtype), as Paddle 2.0 and 3.3.1 (measured) do."""
-    return dtype or get_default_dtype()
+    (paddle.set_default_dtype), as Paddle 2.0 and 3.3.1 (measured) do; a default outside
+    the float dtypes they draw (switch random_float_dtypes) is a TypeError, and so is a
+    static program's explicit one (2.0 checks that after its dynamic branch)."""
+    allowed = versions.switch("random_float_dtypes")
+    given = dtype is not None
+    if given and mode.dynamic:
+        return dtype
+    dtype = dtype if given else get_default_dtype()
+    if convert_dtype(dtype) not in allowed:
+        raise TypeError("%s draws %s, got the %s dtype %s"
+                        % (layer, " or ".join(allowed), "given" if given else "default",
+                           convert_dtype(dtype)))
+    return dtype
 
 
 def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
     _check_shape_type(shape, "uniform")
-    return _random("uniform_random", shape, _float_default(dtype), name, True,
+    return _random("uniform_random", shape, _float_default(dtype, "uniform/rand"), name, True,
                    min=float(min), max=float(max), seed=int(seed))
 
 
 def fluid_uniform_random(shape, dtype="float32", min=-1.0, max=1.0, seed=0, name=None):
-    return uniform(shape, dtype, min, max, seed, name)
+    """uniform; under switch shape_of_shape_op, a static shape Variable made by the `shape`
+    op gives the output the shape that op read (Paddle 2.0: [-1, 2], not [-1, -1])."""
+    out = uniform(shape, dtype, min, max, seed, name)
+    if isinstance(shape, Variable) and not mode.dynamic and -1 in out.shape and \
+            versions.switch("shape_of_shape_op"):
+        source = shape.op
+        if source is not None and source.type == "shape":
+            out._set_shape_dtype(shape.block.var(source.input("Input")[0]).shape, None)
+    return out
 
 
 def rand(shape, dtype=None, name=None):
@@ -299,7 +318,7 @@ def fluid_gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", nam
 
 
 def randn(shape, dtype=None, name=None):
-    return fluid_gaussian_random(shape, dtype=_float_default(dtype), name=name)
+    return fluid_gaussian_random(shape, dtype=_float_default(dtype, "randn"), name=name)
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):

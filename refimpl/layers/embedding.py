@@ -2,7 +2,7 @@
 from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
-from .common import append_op_out, check_dtype, check_variable
+from .common import append_op_out, check_dtype, check_static_dtype, check_variable
 
 
 def _padding_idx(padding_idx, rows):
@@ -57,11 +57,13 @@ def functional_embedding(x, weight, padding_idx=None, sparse=False, name=None):
 
 
 def one_hot(x, num_classes, name=None):
-    """paddle.nn.functional.one_hot: appends a num_classes dim (one_hot_v2)."""
-    check_variable(x, "x", "one_hot")
-    return append_op_out("one_hot_v2", {"X": [x]},
-                         {"depth": num_classes, "allow_out_of_range": False}, name,
-                         out_dtype="float32", stop_gradient=True)
+    """paddle.nn.functional.one_hot: appends a num_classes dim (one_hot_v2); num_classes an
+    int or a [1] int Variable (known when the program runs). x holds int32 / int64 ids
+    (Paddle 2.0 checks a static x)."""
+    check_static_dtype(x, "x", "one_hot_v2", ("int32", "int64"))
+    inputs, depth = one_hot_inputs(x, num_classes)
+    return append_op_out("one_hot_v2", inputs, {"depth": depth, "allow_out_of_range": False},
+                         name, out_dtype="float32", stop_gradient=True)
 
 
 def one_hot_inputs(input, depth):

@@ -238,6 +238,8 @@ def npair_loss(anchor, positive, labels, l2_reg=0.002):
 def label_smooth(label, prior_dist=None, epsilon=0.1, dtype="float32", name=None):
     """(1 - epsilon) label + epsilon prior_dist (uniform 1/C by default); label_smooth op.
     `dtype` is accepted for fluid's signature; the output has label's dtype."""
+    if not 0. <= epsilon <= 1.:
+        raise ValueError("label_smooth: epsilon must be in [0, 1], got %s" % epsilon)
     check_variables("label_smooth", label=label, prior_dist=prior_dist)
     inputs = {"X": [label]}
     if prior_dist is not None:

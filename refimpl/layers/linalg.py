@@ -4,7 +4,7 @@ so their gradients come from those ops."""
 import numpy as np
 
 from . import creation, math
-from .common import append_op_out, check_variable, reduce_axes, unary
+from .common import append_op_out, check_dtype, check_variable, reduce_axes, unary
 
 
 def trace(x, offset=0, axis1=0, axis2=1, name=None):
@@ -34,7 +34,11 @@ def addmm(input, x, y, beta=1.0, alpha=1.0, name=None):
 
 
 def inverse(x, name=None):
-    check_variable(x, "x", "inverse")
+    """Paddle 2.0 checks x: float32 / float64 (TypeError), at least 2-D (ValueError)."""
+    check_dtype(x, "x", "inverse", ("float32", "float64"))
+    if len(x.shape) < 2:
+        raise ValueError("inverse: x %r must have at least 2 dims, got shape %s"
+                         % (x.name, list(x.shape)))
     return append_op_out("inverse", {"Input": [x]}, {}, name, out_slot="Output")
 
 

@@ -3,6 +3,7 @@ top-k and accuracy."""
 from ..dygraph.dispatch import run_eagerly
 from ..framework import mode
 from ..framework.layer_helper import LayerHelper
+from ..framework.program import Variable
 from .common import append_op_out, check_variable
 from .math import cast, mean as _mean, paddle_sum
 
@@ -148,10 +149,14 @@ def mse_loss(input, label, reduction="mean", name=None):
 
 
 def topk(x, k, axis=-1, largest=True, sorted=True, name=None):
-    """paddle.topk (top_k_v2): (values, int64 indices)."""
+    """paddle.topk (top_k_v2): (values, int64 indices). k: an int, or a 1-element int
+    Variable (the op's K input, read when it runs)."""
     check_variable(x, "x", "topk")
-    return append_op_out("top_k_v2", {"X": [x]}, {"k": k, "axis": axis, "largest": largest,
-                                                   "sorted": sorted}, name,
+    inputs = {"X": [x]}
+    if isinstance(k, Variable):
+        inputs["K"], k = [k], 1
+    return append_op_out("top_k_v2", inputs, {"k": k, "axis": axis, "largest": largest,
+                                              "sorted": sorted}, name,
                          extra_outputs=[("Indices", "int64")])
 
 

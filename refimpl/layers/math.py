@@ -2,11 +2,14 @@
 import numpy as np
 
 from .. import versions
+from ..dygraph.tensor import Tensor
+from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast as _cast
 from ..framework.program import Variable
-from .common import append_op_out, binary, check_variable, real_arg, unary
+from .common import (append_op_out, binary, check_dtype, check_static_dtype, check_variable,
+                     real_arg, unary)
 
 __all__ = ["mean", "fluid_mean", "cast", "matmul", "scale", "clip"]
 
@@ -23,6 +26,14 @@ def fluid_mean(x, name=None):
     return unary("mean", x, name=name)
 
 
+def _check_axis_type(axis, layer):
+    """paddle.max / min / prod's axis: None, an int, a list or a tuple (Paddle 2.0 raises a
+    TypeError for another type; paddle.sum passes it on to the op)."""
+    if axis is not None and not isinstance(axis, (int, np.integer, list, tuple)):
+        raise TypeError("%s: axis must be an int, list or tuple, got %s %r"
+                        % (layer, type(axis).__name__, axis))
+
+
 def _dims(axis):
     """Paddle's (dim, reduce_all) for an axis given as int, list or None (every dim)."""
     dims = [] if axis is None else (list(axis) if isinstance(axis, (list, tuple)) else [axis])
@@ -36,8 +47,17 @@ def _reduce(op_type, x, axis, keepdim, name, layer_type=None):
                  name, layer_type=layer_type)
 
 
-def _paddle_reduce(op_type, api_name):
+# what paddle.max / min / prod take (Paddle 2.0's static check)
+REDUCE_DTYPES = ("float32", "float64", "int32", "int64")
+
+
+def _paddle_reduce(op_type, api_name, dtypes=None):
+    """paddle.<api_name>; `dtypes`: what a static x may hold and a checked axis type
+    (paddle.max / min), or None: passed on to the op (paddle.all / any)."""
     def layer(x, axis=None, keepdim=False, name=None):
+        if dtypes is not None:
+            _check_axis_type(axis, api_name)
+            check_static_dtype(x, "x", api_name, dtypes)
         return _reduce(op_type, x, axis, keepdim, name, api_name)
     layer.__name__ = api_name
     layer.__doc__ = "%s over `axis` (every dim when None)." % op_type
@@ -63,9 +83,16 @@ def paddle_sum(x, axis=None, dtype=None, keepdim=False, name=None):
 
 
 def prod(x, axis=None, keepdim=False, dtype=None, name=None):
+    """reduce_prod, after casting x to `dtype` (one of REDUCE_DTYPES) when given."""
     check_variable(x, "x", "prod")
-    if dtype is not None and convert_dtype(dtype) != x.dtype.name:
-        x = cast(x, dtype)
+    if dtype is not None:
+        if convert_dtype(dtype) not in REDUCE_DTYPES:
+            raise TypeError("prod: dtype must be one of %s, got %s"
+                            % (list(REDUCE_DTYPES), convert_dtype(dtype)))
+        if convert_dtype(dtype) != x.dtype.name:
+            x = cast(x, dtype)
+    check_static_dtype(x, "x", "prod", REDUCE_DTYPES)
+    _check_axis_type(axis, "prod")
     return _reduce("reduce_prod", x, axis, keepdim, name)
 
 
@@ -76,8 +103,31 @@ def logsumexp(x, axis=None, keepdim=False, name=None):
 
 
 # -- elementwise binary
+# what 1.8's fluid.layers.elementwise_* and 2.0's paddle.add / multiply / ... take
+_FLUID_BINARY_DTYPES = ("float16", "float32", "float64", "int32", "int64")
+
+
+def _check_binary_dtypes(op_type, x, y):
+    """Paddle 2.0's paddle.add / multiply / ...: static operands of _FLUID_BINARY_DTYPES
+    (TypeError); eager ones with a CPU kernel, complex too (RuntimeError, as its missing
+    kernel raises; its test_multiply expects both for int8). In dynamic mode an operand
+    that is no Tensor is a ValueError, as 2.0's core.ops argument parsing raises."""
+    for arg, v in (("x", x), ("y", y)):
+        if mode.dynamic and not isinstance(v, Variable):
+            raise ValueError("%s: %s must be a Tensor, got %s" % (op_type, arg,
+                                                                  type(v).__name__))
+        if isinstance(v, Tensor) and mode.dynamic:
+            if v.dtype.name not in _FLUID_BINARY_DTYPES + ("complex64", "complex128"):
+                raise RuntimeError("%s has no kernel for %s %s (Paddle 2.0)"
+                                   % (op_type, arg, v.dtype.name))
+        else:
+            check_dtype(v, arg, op_type, _FLUID_BINARY_DTYPES)
+
+
 def _paddle_binary(op_type):
     def layer(x, y, name=None):
+        if versions.switch("elementwise_api_dtypes") == "checked":
+            _check_binary_dtypes(op_type, x, y)
         if op_type == "elementwise_div" and versions.switch("int_divide") == "true" and \
                 x.dtype.name.startswith("int") and y.dtype.name.startswith("int"):
             # paddle.divide of integers divides truly, in float32 (Paddle 3)
@@ -86,9 +136,6 @@ def _paddle_binary(op_type):
     layer.__name__ = op_type
     layer.__doc__ = "%s with numpy broadcasting." % op_type
     return layer
-
-
-_FLUID_BINARY_DTYPES = ("float16", "float32", "float64", "int32", "int64")
 
 
 def _fluid_binary(op_type):
@@ -338,8 +385,10 @@ def broadcast_shape(x_shape, y_shape):
 
 EXPORTS = {
     "paddle": dict(
-        {"broadcast_shape": broadcast_shape, "mean": mean, "sum": paddle_sum, "prod": prod, "logsumexp": logsumexp,
-         "max": _paddle_reduce("reduce_max", "max"), "min": _paddle_reduce("reduce_min", "min"),
+        {"broadcast_shape": broadcast_shape, "mean": mean, "sum": paddle_sum, "prod": prod,
+         "logsumexp": logsumexp,
+         "max": _paddle_reduce("reduce_max", "max", REDUCE_DTYPES),
+         "min": _paddle_reduce("reduce_min", "min", REDUCE_DTYPES),
          "all": _paddle_reduce("reduce_all", "all"), "any": _paddle_reduce("reduce_any", "any"),
          "matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "scale": scale, "pow": pow,
          "clip": clip, "stanh": stanh, "cast": cast, "add_n": add_n,

@@ -48,21 +48,29 @@ def std(x, axis=None, unbiased=True, keepdim=False, name=None):
 
 
 def median(x, axis=None, keepdim=False, name=None):
-    """The middle of the sorted values along `axis` (None: of all elements); for an even
-    count the mean of the two middle ones. Differentiable through argsort and slice."""
+    """The middle of the sorted values along `axis` (None: of all elements, a one-number
+    result); for an even count the mean of the two middle ones. float64 stays float64,
+    anything else gives float32 (Paddle 2.0 casts the middle values). Differentiable
+    through argsort and slice."""
     check_variable(x, "x", "median")
     source = x
     if axis is None:
         x, axis = tensor.reshape(x, [-1]), 0
+    elif not isinstance(axis, (int, np.integer)) or not -len(x.shape) <= axis < len(x.shape):
+        raise ValueError("median: axis must be None or an int in [-%d, %d) for x %r of rank "
+                         "%d, got %r" % (len(x.shape), len(x.shape), x.name, len(x.shape),
+                                         axis))
     axis = reduce_axes(x, axis)[0]
     n = _count(x, [axis], "median")
     ordered = tensor.fluid_argsort(x, axis)[0]
     start = (n - 1) // 2
     middle = tensor.slice(ordered, [axis], [start], [n // 2 + 1])
+    middle = math.cast(middle, "float64" if x.dtype.name == "float64" else "float32")
     out = math.mean(middle, axis, keepdim=True)
-    if keepdim:
-        return tensor.reshape(out, [1] * len(source.shape)) if x is not source else out
-    return tensor.squeeze(out, [axis], name)
+    if x is not source:
+        shape = [1] * len(source.shape) if keepdim else list(versions.switch("scalar_shape"))
+        return tensor.reshape(out, shape, name=name)
+    return out if keepdim else tensor.squeeze(out, [axis], name)
 
 
 EXPORTS = {

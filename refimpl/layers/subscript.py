@@ -15,6 +15,8 @@ import numbers
 
 import numpy as np
 
+from .. import versions
+from ..dygraph.tensor import Tensor
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from . import creation, indexing, manipulation, math, tensor
@@ -227,6 +229,8 @@ def setitem(x, index, value):
     if advanced is not None:
         raise IndexError("%r[...] = value: assigning through a list or tensor index is not "
                          "supported; use paddle.scatter" % x.name)
+    if versions.switch("static_setitem") == "restricted" and not isinstance(x, Tensor):
+        _check_static_setitem(x, steps, value)
     inputs, attrs = {"Input": [x]}, {"axes": axes, "starts": starts, "ends": ends,
                                      "steps": steps, "decrease_axes": decrease}
     if isinstance(value, Variable):
@@ -243,6 +247,25 @@ def setitem(x, index, value):
     helper = LayerHelper("set_value")
     helper.append_op(type="set_value", inputs=inputs, outputs={"Out": [x]}, attrs=attrs)
     return x
+
+
+def _check_static_setitem(x, steps, value):
+    """What Paddle 2.0's static `x[index] = value` takes, with its messages (its
+    test_set_value_op matches them): steps of 1, a value that is a number, an ndarray or a
+    Variable, and for a number or ndarray an x of bool, float32, float64, int32 or int64."""
+    step = next((s for s in steps if s != 1), 1)
+    if step != 1:
+        raise ValueError("When assign a value to a paddle.Tensor, only support step is 1, "
+                         "but received step is %s." % step)
+    if isinstance(value, Variable):
+        return
+    if not isinstance(value, (bool, int, float, np.ndarray)):
+        raise TypeError("Only support to assign an integer, float, numpy.ndarray or "
+                        "paddle.Tensor to a paddle.Tensor, but received %s" % type(value))
+    if x.dtype.name not in ("bool", "float32", "float64", "int32", "int64"):
+        raise TypeError("When assign a numpy.ndarray, integer or float to a paddle.Tensor, "
+                        "the data type of the paddle.Tensor must be bool, float32, float64, "
+                        "int32 or int64, but received %s." % x.dtype.name)
 
 
 def _snapshot_readers(x):

@@ -1,5 +1,6 @@
 """Resizing by interpolation: {nearest,linear,bilinear,trilinear,bicubic}_interp_v2
-(Paddle 2.0's interpolate) and the 1.8 ops {nearest,bilinear,trilinear}_interp.
+(Paddle 2.0's interpolate), the 1.8 ops {nearest,bilinear,trilinear,bicubic}_interp and
+2.0's linear_interp (fluid.layers.resize_linear).
 
 Every method is separable: along each spatial axis the output is a fixed matrix
 [out, in] times the input, so the forward applies one matrix per axis and the gradient
@@ -318,7 +319,8 @@ for _v2, _method, _spatial in (("linear_interp_v2", "linear", 1),
                                ("bicubic_interp_v2", "cubic", 2),
                                ("nearest_interp_v2", "nearest", 2)):
     _define(_InterpV2, _v2, _method, _spatial)
-for _v1, _method, _spatial in (("bilinear_interp", "linear", 2),
+for _v1, _method, _spatial in (("linear_interp", "linear", 1),
+                               ("bilinear_interp", "linear", 2),
                                ("trilinear_interp", "linear", 3),
                                ("bicubic_interp", "cubic", 2),
                                ("nearest_interp", "nearest", 2)):

@@ -48,11 +48,26 @@ def _scaled(dout, alpha):
     return dout * dout.dtype.type(alpha)
 
 
-def _infer(ctx, tx, ty, shapes=None):
-    """Out's shape; `shapes`: (X's, Y's) to use instead of the variables' (matmul v1)."""
+# a real operand of matmul_v2 meeting a complex one of its precision (Paddle 2.0's type
+# promotion: its test_matmul_v2_op's TestMatMulTypePromotion): the product is complex
+_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
+
+
+def _promoted_dtype(x, y):
+    """The complex dtype of a real x and complex y (or the reverse) of one precision, else
+    None."""
+    names = {x.dtype.name, y.dtype.name}
+    return next((c for r, c in _COMPLEX_OF.items() if names == {r, c}), None)
+
+
+def _infer(ctx, tx, ty, shapes=None, promote_complex=False):
+    """Out's shape; `shapes`: (X's, Y's) to use instead of the variables' (matmul v1);
+    `promote_complex`: a real and a complex operand give a complex Out."""
     x, y = ctx.input_var("X"), ctx.input_var("Y")
     ctx.check_dtype("X", FLOATS + COMPLEX)
-    ctx.check_same_dtype("X", "Y")
+    promoted = promote_complex and _promoted_dtype(x, y)
+    if not promoted:
+        ctx.check_same_dtype("X", "Y")
     xs, ys = [list(s) for s in shapes] if shapes else (list(x.shape), list(y.shape))
     if len(xs) == 1:
         xs = [1] + xs
@@ -69,7 +84,7 @@ def _infer(ctx, tx, ty, shapes=None):
     x_rank, y_rank = (len(s) for s in shapes) if shapes else (len(x.shape), len(y.shape))
     out = list(batch) + ([xs[-2]] if x_rank > 1 else []) + ([ys[-1]] if y_rank > 1 else [])
     # vector . vector is one number (scalar_shape(): [1] in Paddle 2.0, 0-D in 3)
-    ctx.set_output("Out", out, x.dtype)
+    ctx.set_output("Out", out, promoted or x.dtype)
 
 
 @register
@@ -82,7 +97,7 @@ class MatmulV2(OpDef):
     grad_inputs = ("X", "Y", "Out@GRAD")
 
     def infer_shape(self, ctx):
-        _infer(ctx, ctx.attr("trans_x"), ctx.attr("trans_y"))
+        _infer(ctx, ctx.attr("trans_x"), ctx.attr("trans_y"), promote_complex=True)
 
     @staticmethod
     def forward(x, y, trans_x=False, trans_y=False):
@@ -90,7 +105,12 @@ class MatmulV2(OpDef):
 
     @staticmethod
     def backward(x, y, dout, trans_x=False, trans_y=False):
-        return _matmul_grad(x, y, dout, trans_x, trans_y)
+        grads = _matmul_grad(x, y, dout, trans_x, trans_y)
+        if x.dtype == y.dtype:
+            return grads
+        # a real operand promoted to complex gets the real part of its gradient
+        return tuple(g if v.dtype.kind == "c" else g.real.astype(v.dtype)
+                     for g, v in zip(grads, (x, y)))
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4), "Y": rand(rng, 4, 5)})

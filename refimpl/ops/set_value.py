@@ -56,8 +56,9 @@ class SetValue(OpDef):
         try:
             value = np.broadcast_to(value, target)
         except ValueError:
-            raise ValueError("set_value: a value of shape %s does not broadcast to the "
-                             "indexed region's shape %s" % (list(value.shape), list(target)))
+            # Paddle's message begins so (2.0's test_set_value_op matches it)
+            raise ValueError("Broadcast dimension mismatch. set_value: a value of shape %s "
+                             "does not broadcast to the indexed region's shape %s" % (list(value.shape), list(target)))
         out[region] = value.reshape(region_shape)
         return out
 

@@ -4,8 +4,8 @@ import numpy as np
 
 from ..broadcasting import sum_to_shape
 from ..framework.dtypes import to_numpy_dtype
-from ._common import (rand, region_index, runtime_ints, shapes_agree, take_along,
-                      take_along_grad)
+from ._common import (rand, region_index, runtime_ints, runtime_rank, shapes_agree,
+                      take_along, take_along_grad)
 from .registry import OpDef, Sample, register, share_lod
 
 
@@ -183,23 +183,35 @@ class Expand(_Repeat):
 
 @register
 class Tile(_Repeat):
+    """repeat_times from repeat_times_tensor (1-element int tensors, the attr holding -1 at
+    their places) or RepeatTimes (a 1-D int tensor) when given, else the attr. X is padded
+    with leading 1s to the times' length, and the times with leading 1s to X's rank."""
     type = "tile"
+    inputs = ("X", "RepeatTimes?", "repeat_times_tensor*?")
     attrs = {"repeat_times": []}
+    no_grad = ("RepeatTimes", "repeat_times_tensor")
 
     def out_shape(self, s, ctx):
         times = list(ctx.attr("repeat_times"))
-        ctx.expect(all(t > 0 for t in times), "repeat_times %s must be positive for X %r"
-                   % (times, ctx.input_var("X").name))
+        if ctx.has_input("RepeatTimes") or ctx.has_input("repeat_times_tensor"):
+            rank = runtime_rank(ctx, "RepeatTimes", "repeat_times_tensor", times)
+            if rank < 0:    # a RepeatTimes of unknown length: X's rank at least
+                return [-1] * len(s)
+            times = times if len(times) == rank else [-1] * rank
+        else:
+            ctx.expect(all(t > 0 for t in times), "repeat_times %s must be positive for X %r"
+                       % (times, ctx.input_var("X").name))
         s = [1] * (len(times) - len(s)) + s
         times = [1] * (len(s) - len(times)) + times
-        return [d * t if d >= 0 else -1 for d, t in zip(s, times)]
+        return [d * t if d >= 0 and t > 0 else -1 for d, t in zip(s, times)]
 
     @staticmethod
-    def forward(x, repeat_times=()):
-        return np.tile(x, repeat_times)
+    def forward(x, times_tensor=None, times_list=None, repeat_times=()):
+        return np.tile(x, runtime_ints(times_tensor, times_list, repeat_times))
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 2, 3)}, {"repeat_times": [2, 1, 2]})
+        yield Sample({"X": rand(rng, 2, 3), "RepeatTimes": np.array([2, 2], "int32")})
 
 
 @register

@@ -4,6 +4,7 @@ comparator does; results are always sorted. Gradient: Out@GRAD scattered back to
 values came from."""
 import numpy as np
 
+from ._common import runtime_ints
 from .registry import OpDef, Sample, register, share_lod
 
 
@@ -26,6 +27,11 @@ class _TopK(OpDef):
                    "axis %d is out of range for X %r of rank %d" % (axis, x.name, len(x.shape)))
         shape = list(x.shape)
         axis %= len(shape)
+        if ctx.has_input("K"):      # k known when the op runs
+            shape[axis] = -1
+            ctx.set_output("Out", shape, x.dtype)
+            ctx.set_output("Indices", shape, "int64")
+            return
         ctx.expect(k >= 1 and (shape[axis] < 0 or k <= shape[axis]),
                    "k=%d must be in [1, %d] (dim %d of X %r %s)"
                    % (k, shape[axis], axis, x.name, list(x.shape)))
@@ -57,15 +63,22 @@ class TopK(_TopK):
 
 @register
 class TopKV2(_TopK):
+    """k from K (a 1-element int tensor) when given, else the attr."""
     type = "top_k_v2"
+    inputs = ("X", "K?")
+    no_grad = ("K",)
     attrs = {"k": 1, "axis": -1, "largest": True, "sorted": True}
     axis_of = staticmethod(lambda attrs: attrs.get("axis", -1))
 
     @staticmethod
-    def forward(x, k=1, axis=-1, largest=True, sorted=True):
+    def forward(x, k_tensor=None, k=1, axis=-1, largest=True, sorted=True):
+        if k_tensor is not None:
+            k = runtime_ints(k_tensor)[0]
         return top_k(x, k, axis, largest)
 
     def samples(self, rng):
         yield Sample({"X": rng.permutation(20).reshape(4, 5) / 7.0}, {"k": 2})
         yield Sample({"X": rng.permutation(24).reshape(4, 3, 2) / 5.0},
                      {"k": 3, "axis": 0, "largest": False}, name="axis0_smallest")
+        yield Sample({"X": rng.permutation(20).reshape(4, 5) / 7.0,
+                      "K": np.array([3], "int32")}, name="k_tensor")

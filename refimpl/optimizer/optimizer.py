@@ -159,6 +159,11 @@ class Optimizer:
                         attrs={"scale": float(factor)})
         return out
 
+    def _create_param_lr(self, param_and_grad):
+        """_param_lr under Paddle's name and signature, for subclasses that write their own
+        _append_optimize_op (Paddle 2.0's test_lambv2_op does)."""
+        return self._param_lr(param_and_grad[0])
+
     def get_lr(self):
         lr = self._learning_rate
         if isinstance(lr, LearningRateDecay):

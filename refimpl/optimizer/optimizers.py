@@ -198,11 +198,13 @@ class Lamb(_AdamFamily):
             if isinstance(beta, Variable):
                 raise TypeError("Lamb: %s must be a float (the lamb op has no %sTensor "
                                 "input), got the Variable %r" % (name, name.title(), beta.name))
-        self._weight_decay = float(lamb_weight_decay)
-        self._exclude = exclude_from_weight_decay_fn
+        # Paddle's attribute names: a subclass's own _append_optimize_op reads them
+        self._lamb_weight_decay = float(lamb_weight_decay)
+        self._exclude_from_weight_decay_fn = exclude_from_weight_decay_fn
 
     def _update_attrs(self, p):
-        wd = 0.0 if self._exclude is not None and self._exclude(p) else self._weight_decay
+        exclude = self._exclude_from_weight_decay_fn
+        wd = 0.0 if exclude is not None and exclude(p) else self._lamb_weight_decay
         return {"beta1": self._beta1, "beta2": self._beta2, "epsilon": self._epsilon,
                 "weight_decay": wd}
 
