@@ -290,8 +290,9 @@ def upsample(x, size=None, scale_factor=None, mode="nearest", align_corners=Fals
                        name)
 
 
-_V1_OPS = {"BILINEAR": ("bilinear_interp", 2), "NEAREST": ("nearest_interp", 2),
-           "TRILINEAR": ("trilinear_interp", 3)}
+# LINEAR (3-D input, linear_interp) came with Paddle 2.0's fluid.layers.resize_linear
+_V1_OPS = {"LINEAR": ("linear_interp", 1), "BILINEAR": ("bilinear_interp", 2),
+           "NEAREST": ("nearest_interp", 2), "TRILINEAR": ("trilinear_interp", 3)}
 _V1_OPS_WITH_BICUBIC = dict(_V1_OPS, BICUBIC=("bicubic_interp", 2))
 
 
@@ -327,7 +328,7 @@ def _resize(input, out_shape, scale, name, resample, actual_shape, align_corners
     if len(input.shape) != spatial + 2:
         raise ValueError("%s: %s takes %d-D input, got %s"
                          % (layer, resample, spatial + 2, list(input.shape)))
-    formats = ("NCHW", "NHWC") if spatial == 2 else ("NCDHW", "NDHWC")
+    formats = _INTERP_FORMATS[spatial + 2]
     if data_format not in formats:
         raise ValueError("%s: data_format of a %d-D input must be one of %s, got %r"
                          % (layer, spatial + 2, formats, data_format))
@@ -374,6 +375,12 @@ def _runtime_size_inputs(out_shape, scale, spatial, layer):
         inputs["Scale"] = [scale]
         scale = None
     return inputs, out_shape, scale
+
+
+def resize_linear(input, out_shape=None, scale=None, name=None, actual_shape=None,
+                  align_corners=True, align_mode=1, data_format="NCW"):
+    return image_resize(input, out_shape, scale, name, "LINEAR", actual_shape,
+                        align_corners, align_mode, data_format)
 
 
 def resize_bilinear(input, out_shape=None, scale=None, name=None, actual_shape=None,
@@ -472,7 +479,7 @@ EXPORTS = {
                      "shuffle_channel": shuffle_channel, "temporal_shift": temporal_shift,
                      "image_resize": image_resize, "interpolate": fluid_interpolate,
                      "image_resize_short": image_resize_short,
-                     "resize_bilinear": resize_bilinear,
+                     "resize_linear": resize_linear, "resize_bilinear": resize_bilinear,
                      "resize_nearest": resize_nearest, "resize_trilinear": resize_trilinear,
                      "affine_grid": fluid_affine_grid, "grid_sampler": grid_sampler},
 }

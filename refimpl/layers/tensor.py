@@ -8,7 +8,8 @@ from ..framework.dtypes import convert_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
-from .common import append_op_out, as_list, check_dtype, check_variable, unary
+from .common import (append_op_out, as_list, check_dtype, check_static_dtype, check_variable,
+                     unary)
 from .creation import fill_constant, runtime_int_list
 
 
@@ -265,8 +266,20 @@ def fluid_expand(x, expand_times, name=None):
     return append_op_out("expand", dict({"X": [x]}, **more), {"expand_times": times}, name)
 
 
+TILE_DTYPES = ("bool", "float32", "float64", "int32", "int64")
+
+
 def tile(x, repeat_times, name=None):
-    return unary("tile", x, {"repeat_times": [int(t) for t in repeat_times]}, name)
+    """`repeat_times`: ints or 1-element int Variables, or a 1-D int Variable (run time).
+    A static x (Paddle 2.0 checks after its dynamic branch) of TILE_DTYPES; a bool one must
+    stop gradients (its tile has no bool gradient)."""
+    check_static_dtype(x, "x", "tile", TILE_DTYPES)
+    if not mode.dynamic and x.dtype.name == "bool" and not x.stop_gradient:
+        raise ValueError("tile: a bool x must have stop_gradient=True, as Paddle's tile "
+                         "requires")
+    more, times = runtime_int_list(repeat_times, "repeat_times", "tile", "RepeatTimes",
+                                   "repeat_times_tensor")
+    return append_op_out("tile", dict({"X": [x]}, **more), {"repeat_times": times}, name)
 
 
 def gather(x, index, axis=None, name=None):
