@@ -217,7 +217,8 @@ class Variable:
                                "fetch %r with Executor.run" % (method, self.name))
 
     def numpy(self):
-        self._dygraph_only("numpy")
+        self._dygraph_only("numpy", {"EnforceNotMet": EnforceNotMet, "ValueError": ValueError}[
+            versions.switch("declared_var_numpy_error")])
 
     def value(self):
         self._dygraph_only("value")
