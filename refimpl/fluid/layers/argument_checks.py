@@ -19,10 +19,10 @@ import inspect
 import numpy as np
 
 from ... import versions
-from ...framework.dtypes import convert_dtype
-from ...framework.errors import LayerAssertionError
 from ...dygraph.tensor import Tensor
 from ...framework import mode
+from ...framework.dtypes import convert_dtype
+from ...framework.errors import LayerAssertionError
 from ...framework.program import Variable
 
 __all__ = ["checked", "VARIABLE_DTYPES", "DTYPE_ARGUMENTS", "TYPE_ARGUMENTS", "ARRAY_DTYPES",
