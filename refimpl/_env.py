@@ -13,6 +13,7 @@ from .framework.place import as_place, current_place, device_count, device_of
 from .framework.program import Variable, default_main_program
 from .layers import creation, math
 from .framework.initializer import value_attrs
+from . import versions
 from .xp import is_device_array
 
 __all__ = ["get_default_dtype", "set_default_dtype", "XPUPlace", "is_compiled_with_xpu",
@@ -55,7 +56,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """A Tensor holding a copy of `data` in dynamic mode, on `place` (default: the place
     set_device chose); in static mode a constant Variable (an assign_value op), or a copy
     of a Variable. Python floats become the default dtype (float32), Python ints int64,
-    numpy arrays keep theirs."""
+    numpy arrays keep theirs. A scalar (a Python or numpy number) gives shape
+    to_tensor_scalar_shape: [1] up to Paddle 2.0, 0-D in 3."""
     if isinstance(data, Tensor) or (mode.dynamic and not isinstance(data, Variable)):
         chosen = as_place(place) if place is not None else current_place()
         return _eager_tensor(data, dtype, stop_gradient, device_of(chosen))
@@ -64,7 +66,7 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         if dtype is not None and out.dtype.name != convert_dtype(dtype):
             out = math.cast(out, dtype)
     else:
-        value = np.asarray(data)
+        value = _scalar_shaped(data, np.asarray(data))
         if dtype is not None:
             value = value.astype(convert_dtype(dtype))
         elif value.dtype == np.float64 and not isinstance(data, np.ndarray):
@@ -72,6 +74,14 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         out = creation._source_op("assign_value", value_attrs(value), value.dtype.name)
     out.stop_gradient = stop_gradient
     return out
+
+
+def _scalar_shaped(data, value):
+    """`value`, the array of `data`, in to_tensor_scalar_shape when `data` is a Python
+    or numpy number (a 0-D array is not one: it keeps its shape)."""
+    if np.isscalar(data) and not isinstance(data, (str, bytes)):
+        return value.reshape(versions.switch("to_tensor_scalar_shape"))
+    return value
 
 
 def _eager_tensor(data, dtype, stop_gradient, device):
@@ -92,6 +102,7 @@ def _eager_tensor(data, dtype, stop_gradient, device):
         if dtype is None and value.dtype == np.float64 and not isinstance(
                 data, (np.ndarray, np.generic)):
             value = value.astype(get_default_dtype())
+        value = _scalar_shaped(data, value)
     if dtype is not None:
         value = value.astype(convert_dtype(dtype))
     convert_dtype(value.dtype)     # a clear error for dtypes paddle has not

@@ -56,6 +56,10 @@ SWITCHES = {
     "legacy_grads": {"1.8": True, "2.0": True, "3": False},
     # the shape of full reductions (mean, reduce_* over all axes, losses, accuracy, ...)
     "scalar_shape": {"1.8": (1,), "2.0": (1,), "3": ()},
+    # paddle.to_tensor of a scalar (a Python or numpy number, not a 0-D array): shape [1]
+    # (release/2.0's creation.py wraps it as np.array([data]); 0-D tensors came with 2.5)
+    # or 0-D (3.3.1, measured)
+    "to_tensor_scalar_shape": {"1.8": (1,), "2.0": (1,), "3": ()},
     # fetched size-1 arrays convert to Python numbers (float(), '%f'), as numpy 1.x allowed
     "size1_arrays_are_scalars": {"1.8": True, "2.0": True, "3": False},
     # paddle.distribution.Categorical.sample draws from the logits as unnormalized weights
@@ -166,6 +170,28 @@ SWITCHES = {
     # a dygraph-only method of a static Variable (detach, numpy, ...): 1.8.5's plain
     # AssertionError and text (its tests compare both), or refimpl's DygraphOnlyError
     "dygraph_only_error": {"1.8": "paddle", "2.0": "refimpl", "3": "refimpl"},
+    # numpy() of a Variable declared with block.create_var inside fluid.dygraph.guard (it
+    # holds no value): 1.8.5's EnforceNotMet (measured), or ValueError (release/2.0's
+    # VarBase.numpy raises InvalidArgument, which 2.0's pybind/exception.cc turns into a
+    # ValueError; its test_imperative_basic asserts the exact type; 3 not measured)
+    "declared_var_numpy_error": {"1.8": "EnforceNotMet", "2.0": "ValueError",
+                                 "3": "ValueError"},
+    # a fluid.layers function called in static mode on an eager Tensor (one made inside a
+    # dygraph guard that has closed): runs it eagerly (refimpl's rule that an op follows its
+    # inputs; 1.8.5's check_type lets a VarBase through and its op then fails), or the
+    # TypeError of release/2.0's data_feeder.check_type ("Please use `with
+    # fluid.dygraph.guard()` ..."; 3.3.1's check_type has the same clause)
+    "static_layer_eager_input": {"1.8": "run", "2.0": "TypeError", "3": "TypeError"},
+    # the parameters of a fluid.dygraph.static_runner.StaticModelRunner: named after their
+    # program variables and @LOADED (1.8.5), or renamed with new unique names as release/2.0's
+    # loader (dygraph/io.py's _rename_var_program_desc) renames the persistables; 3 has no
+    # StaticModelRunner (kept 2.0's)
+    "static_runner_param_names": {"1.8": "suffixed", "2.0": "renamed", "3": "renamed"},
+    # paddle.grad(create_graph=True) through an op whose grad op Paddle 2.0 cannot
+    # differentiate (sigmoid, tanh, group_norm, mean, matmul_v2, ...: not in
+    # double_backward.PADDLE_20_DOUBLE_GRAD_OPS): recorded as any other op (refimpl records
+    # every backward; 1.8.5 refuses such ops too, not reproduced), or 2.0's RuntimeError
+    "double_grad_ops": {"1.8": "all", "2.0": "paddle_2_0", "3": "all"},
     # static cond whose branches return different dtypes at one position: allowed, the
     # value being the taken branch's (1.8), or refused (refimpl's rule elsewhere)
     "cond_branch_dtypes": {"1.8": "either", "2.0": "same", "3": "same"},

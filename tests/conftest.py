@@ -21,6 +21,7 @@ def fresh_programs():
     """Each test builds into new default programs, a new scope and fresh names, in static
     mode unless it asks for the `dygraph` fixture (or switches itself: the mode is put back
     after the test)."""
+    old_seed = program_mod._global_program_seed[0]     # Program.global_seed's
     main, startup = program_mod.Program(), program_mod.Program()
     old_main = program_mod.switch_main_program(main)
     old_startup = program_mod.switch_startup_program(startup)
@@ -36,6 +37,7 @@ def fresh_programs():
         mode.dynamic, mode.grad_enabled = old_mode, old_grad
         program_mod.switch_main_program(old_main)
         program_mod.switch_startup_program(old_startup)
+        program_mod._global_program_seed[0] = old_seed
 
 
 @pytest.fixture

@@ -226,6 +226,23 @@ def test_paddle_1_8_coalesce_and_split_round_trip_a_group_of_tensors(dygraph):
     np.testing.assert_array_equal(x.numpy(), np.arange(50.0).reshape(5, 10))
 
 
+def test_paddle_2_0_bucket_functions_of_fluid_dygraph_parallel(dygraph):
+    # 2.0 made the bucket methods functions of fluid.dygraph.parallel (its
+    # test_imperative_parallel_coalesce_split imports them)
+    from refimpl.fluid.dygraph import parallel
+    _coalesce_tensors, _split_tensors = parallel._coalesce_tensors, parallel._split_tensors
+    tensors = [paddle.to_tensor(np.ones([2, 3], "float32")),
+               paddle.to_tensor(np.full([3, 1], 2.0, "float32"))]
+    (flat, kept, shapes), = _coalesce_tensors({0: tensors})
+    np.testing.assert_array_equal(flat.numpy(), [1.0] * 6 + [2.0] * 3)
+    flat.set_value(np.arange(9.0, dtype="float32"))
+    _split_tensors([[flat, kept, shapes]])
+    np.testing.assert_array_equal(tensors[0].numpy(), [[0, 1, 2], [3, 4, 5]])
+    np.testing.assert_array_equal(tensors[1].numpy(), [[6], [7], [8]])
+    parallel._reshape_inplace(tensors[0], [3, 2])
+    np.testing.assert_array_equal(tensors[0].numpy(), [[0, 1], [2, 3], [4, 5]])
+
+
 @pytest.mark.parametrize("kwargs, error, words", [
     ({"layers": "net"}, TypeError, "must be a paddle.nn.Layer"),
     ({"comm_buffer_size": 0}, ValueError, "comm_buffer_size must be a number of MB > 0"),

@@ -336,3 +336,20 @@ def test_set_state_dict_of_another_shape_by_version(paddle_version, version):
             layer.set_state_dict(state)
         np.testing.assert_array_equal(layer.weight.numpy(), weight)
         np.testing.assert_array_equal(layer.bias.numpy(), [7, 7, 7])
+
+
+def test_set_state_dict_takes_its_dict_as_stat_dict_too():
+    # Paddle 1.8 named the argument stat_dict; 2.0 (its test_imperative_save_load) and
+    # 3.3.1 (measured) still take it, with a DeprecationWarning
+    with fluid.dygraph.guard():
+        layer = paddle.nn.Linear(2, 1)
+        state = {"weight": np.array([[2.0], [3.0]], "float32"),
+                 "bias": np.array([5.0], "float32")}
+        with pytest.warns(DeprecationWarning, match="`stat_dict` has deprecated"):
+            layer.set_state_dict(stat_dict=state)
+        np.testing.assert_array_equal(layer.weight.numpy(), [[2.0], [3.0]])
+        wrapped = paddle.DataParallel(layer)
+        with pytest.warns(DeprecationWarning):
+            wrapped.set_dict(stat_dict={"weight": np.zeros([2, 1], "float32"),
+                                        "bias": np.ones([1], "float32")})
+        np.testing.assert_array_equal(layer(paddle.ones([1, 2])).numpy(), [[1.0]])

@@ -366,17 +366,61 @@ def test_a_sparse_embeddings_gradient_is_gone_after_clear_gradients():
             assert (emb.weight.gradient() is None) == sparse
 
 
-def test_a_variable_declared_in_dygraph_mode_holds_no_value_as_paddle_1_8():
+@pytest.mark.parametrize("version, numpy_error", [("1.8", fluid.core.EnforceNotMet),
+                                                   ("2.0", ValueError)])
+def test_a_variable_declared_in_dygraph_mode_holds_no_value(paddle_version, version,
+                                                            numpy_error):
     # Paddle 1.8.5's test_imperative_basic: block.create_var inside the guard makes an
-    # uninitialized tensor: EnforceNotMet, and ValueError for its gradient
-    with fluid.dygraph.guard():
+    # uninitialized tensor: EnforceNotMet, and ValueError for its gradient; 2.0's numpy()
+    # raises exactly ValueError (its InvalidArgument; switch declared_var_numpy_error)
+    with paddle_version(version), fluid.dygraph.guard():
         var = fluid.Program().current_block().create_var(name="X", shape=[-1, 2],
                                                          dtype="float32")
-        for call in (var.numpy, var.backward, var.clear_gradient):
+        with pytest.raises(numpy_error, match="'X' was declared in a Program") as raised:
+            var.numpy()
+        assert type(raised.value) is numpy_error
+        for call in (var.backward, var.clear_gradient):
             with pytest.raises(fluid.core.EnforceNotMet, match="'X' was declared in a Program"):
                 call()
         with pytest.raises(ValueError, match="holds no value"):
             var.gradient()
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
+def test_a_fluid_layer_given_an_eager_tensor_in_static_mode(paddle_version, version):
+    # Paddle 2.0's check_type: an eager Tensor (made in a guard since closed) given to a
+    # static-mode layer is a TypeError (its test_imperative_basic's test_without_guard);
+    # under 1.8 the layer runs it eagerly, its inputs being eager (switch
+    # static_layer_eager_input)
+    with paddle_version(version):
+        with fluid.dygraph.guard():
+            x = fluid.dygraph.to_variable(np.array([[1.0, 2.0], [3.0, 4.0]]))
+        assert not fluid.dygraph.enabled()
+        if version == "2.0":
+            with pytest.raises(TypeError, match="Please use `with fluid.dygraph.guard\\(\\)"
+                               ".*received 'x' in matmul"):
+                fluid.layers.matmul(x, x)
+            with pytest.raises(TypeError, match="received 'input' in concat"):
+                fluid.layers.concat(input=[x, x])
+        else:
+            np.testing.assert_array_equal(fluid.layers.matmul(x, x).numpy(),
+                                          [[7.0, 10.0], [15.0, 22.0]])
+
+
+def test_switch_to_static_graph_runs_the_function_in_static_mode():
+    # Paddle 2.0's fluid.dygraph.base.switch_to_static_graph (its jit_load_rename_var
+    # helper decorates unique_name.generate with it)
+    seen = []
+
+    @fluid.dygraph.base.switch_to_static_graph
+    def mode_inside(value):
+        seen.append(fluid.dygraph.enabled())
+        return value * 2
+
+    with fluid.dygraph.guard():
+        assert mode_inside(21) == 42
+        assert fluid.dygraph.enabled()
+    assert seen == [False]
 
 
 def test_append_backward_returns_the_gradient_of_any_listed_variable():

@@ -10,7 +10,8 @@ import refimpl.fluid as fluid
 from refimpl.fluid import core
 from refimpl.framework.blocking_queue import BlockingQueue
 from refimpl.framework.program import Program, program_guard
-from refimpl.fluid.reader import DataLoaderBase, GeneratorLoader, keep_data_loader_order
+from refimpl.fluid.reader import (DataLoaderBase, GeneratorLoader, keep_data_loader_order,
+                                  use_pinned_memory)
 
 
 def _batch(value, rows=2):
@@ -216,6 +217,18 @@ def test_keep_data_loader_order_is_a_switch_each_loader_takes_when_made():
         keep_data_loader_order(True)
     _, ordered, _ = _loader_program(iterable=True)
     assert ordered._keep_order is True
+
+
+def test_use_pinned_memory_is_a_flag_set_by_a_bool(monkeypatch):
+    # Paddle 2.0's fluid.reader.use_pinned_memory: None until set, then the bool given
+    from refimpl.fluid import reader
+    monkeypatch.setattr(reader, "_pinned_memory", [None])
+    assert use_pinned_memory() is None
+    use_pinned_memory(False)
+    assert use_pinned_memory() is False
+    with pytest.raises(AssertionError, match="takes one bool"):
+        use_pinned_memory(1)
+    assert use_pinned_memory() is False
 
 
 def test_pyreader_wraps_a_loader_and_the_base_class_does_not_iterate():

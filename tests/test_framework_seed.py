@@ -27,14 +27,38 @@ def test_framework_seed_is_paddle_seed_and_replays_the_global_stream(
     np.testing.assert_array_equal(_draw(4), first)
 
 
-def test_manual_program_seed_sets_the_default_programs_only():
+def test_manual_program_seed_sets_the_programs_seeds_not_the_generator():
+    # Paddle 2.0's _manual_program_seed: the default programs' random_seed and, through
+    # Program.global_seed, that of every Program made after (its test_imperative_gnn
+    # builds in new_program_scope's new programs); the global generator is untouched
     paddle.seed(3)
     first = _draw(3)
     paddle.seed(3)
     paddle.framework.random._manual_program_seed(2020)
     assert static.default_main_program().random_seed == 2020
     assert static.default_startup_program().random_seed == 2020
+    assert fluid.Program().random_seed == 2020
     np.testing.assert_array_equal(_draw(3), first)
+
+
+def test_global_seed_seeds_the_programs_made_after_it():
+    # Paddle 1.8.5 (measured): Program().global_seed(7) gives later Programs random_seed 7
+    # and leaves the existing default main program's 0; a program seed fixes the
+    # initializers' draws, so two new programs' parameters start equal
+    fluid.Program().global_seed(7)
+    assert fluid.Program().random_seed == 7 and static.default_main_program().random_seed == 0
+    values = []
+    for _ in range(2):
+        main, startup = fluid.Program(), fluid.Program()
+        with fluid.program_guard(main, startup):
+            x = static.data("x", [None, 3], "float32")
+            fluid.layers.fc(x, 4)
+        scope = fluid.core.Scope()
+        with fluid.scope_guard(scope):
+            fluid.Executor(fluid.CPUPlace()).run(startup)
+        values.append(np.array(scope.find_var(main.all_parameters()[0].name).get_tensor()))
+    np.testing.assert_array_equal(values[0], values[1])
+    assert values[0].std() > 0
 
 
 @pytest.mark.parametrize("version, equal", [("2.0", True), ("3", False)])

@@ -58,12 +58,15 @@ def _data(n):
 
 
 @pytest.mark.parametrize("params_filename", [None, "params"])
-def test_loaded_model_trains_as_the_static_program(tmp_path, params_filename):
+def test_loaded_model_trains_as_the_static_program(tmp_path, params_filename,
+                                                   paddle_version):
     data = _data(4)
     saved, static_losses, static_final = _train_static(str(tmp_path), data, 2,
                                                        params_filename)
     with fluid.dygraph.guard():
-        net = fluid.dygraph.StaticModelRunner(str(tmp_path), params_filename=params_filename)
+        with paddle_version("1.8"):     # Paddle 1.8's names: <name>@LOADED
+            net = fluid.dygraph.StaticModelRunner(str(tmp_path),
+                                                  params_filename=params_filename)
         params = {p.name: p for p in net.parameters()}
         suffix = fluid.core.loaded_var_suffix()
         assert suffix == "@LOADED" and sorted(params) == sorted(n + suffix for n in saved)
@@ -86,6 +89,28 @@ def test_loaded_model_trains_as_the_static_program(tmp_path, params_filename):
     np.testing.assert_allclose(np.ravel(losses), np.ravel(static_losses), rtol=1e-5)
     for name, value in static_final.items():
         np.testing.assert_allclose(final[name], value, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+def test_paddle_2_0_renames_the_loaded_parameters_with_new_unique_names(tmp_path):
+    # release/2.0's loader renames each persistable (in name order) to
+    # unique_name.generate(its name less the numeric tail), drawn again while that is
+    # another variable's name: "b_3" -> "b_0" is the input's name -> "b_1"; "w" -> "w_0"
+    # (switch static_runner_param_names; 1.8: "b_3@LOADED", "w@LOADED")
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("b_0", [None, 2], "float32")
+        out = fluid.layers.fc(x, 1, param_attr=fluid.ParamAttr(name="w"),
+                              bias_attr=fluid.ParamAttr(name="b_3"))
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    fluid.io.save_inference_model(str(tmp_path), ["b_0"], [out], exe, main)
+    with fluid.dygraph.guard():
+        net = fluid.dygraph.StaticModelRunner(str(tmp_path))
+        params = {p.name: p.numpy() for p in net.parameters()}
+        got = net(np.ones([1, 2], "float32")).numpy()
+    assert sorted(params) == ["b_1", "w_0"]
+    np.testing.assert_allclose(got, params["w_0"].sum(0, keepdims=True) + params["b_1"],
+                               rtol=1e-6)
 
 
 def test_eval_runs_the_inference_program(tmp_path):

@@ -106,6 +106,25 @@ def test_to_tensor_makes_constants():
     np.testing.assert_array_equal(got[3], [[1, 2]])
 
 
+@pytest.mark.parametrize("version, shape", [("2.0", [1]), ("3", [])])
+def test_to_tensor_of_a_scalar_by_version(paddle_version, version, shape):
+    # release/2.0's to_tensor makes a Python or numpy number np.array([data]): shape [1]
+    # (its scripts read x.numpy()[0]); 3.3.1 makes it 0-D (measured); a 0-D array keeps
+    # its shape in both (switch to_tensor_scalar_shape)
+    with paddle_version(version):
+        static_scalar = paddle.to_tensor(2.5)
+        assert list(static_scalar.shape) == shape
+        with fluid.dygraph.guard():
+            for value, dtype in ((5.0, "float32"), (7, "int64"), (np.float64(1.5), "float64"),
+                                 (True, "bool")):
+                tensor = paddle.to_tensor(value)
+                assert tensor.shape == shape and tensor.dtype.name == dtype
+                np.testing.assert_array_equal(tensor.numpy(), np.full(shape, value))
+            assert paddle.to_tensor(np.array(3.0)).shape == []
+            assert paddle.to_tensor(3.0, dtype="float64").shape == shape
+        np.testing.assert_array_equal(_run([static_scalar])[0], np.full(shape, 2.5, "float32"))
+
+
 def test_no_grad_stops_gradients_and_grad_computes_them():
     x = static.data("x", [3], "float32")
     x.stop_gradient = False

@@ -12,7 +12,7 @@ import numpy as np
 from .. import versions
 from ..dygraph import mode
 from ..dygraph.dispatch import run_eagerly
-from ..nn.layer.base import Layer
+from ..nn.layer.base import Layer, accepts_stat_dict
 from ..parallel.world import process_world
 from .env import ParallelEnv, require_parallel_env
 from .reducer import MB, Reducer
@@ -32,6 +32,40 @@ def _positive(value, what):
         raise ValueError("paddle.DataParallel: %s must be a number of MB > 0, got %r"
                          % (what, value))
     return value
+
+
+# Paddle's gradient buckets (1.8: DataParallel methods; 2.0: functions of
+# fluid.dygraph.parallel); private, but Paddle's own tests call them
+def _coalesce_tensors(var_groups):
+    """For each group of var_groups ({group: [tensors]}): [the tensors flattened and
+    concatenated into one, the tensors, their shapes]."""
+    coalesced = []
+    for tensors in var_groups.values():
+        flat = [_reshaped(t, [-1]) for t in tensors]
+        coalesced.append([run_eagerly("concat", {"X": flat}, {"axis": 0}), list(tensors),
+                          [list(t.shape) for t in tensors]])
+    return coalesced
+
+
+def _split_tensors(coalesced):
+    """Write each concatenation of _coalesce_tensors back into its tensors (in place,
+    each keeping its shape)."""
+    for flat, tensors, shapes in coalesced:
+        values, start = flat._array(), 0
+        for tensor, shape in zip(tensors, shapes):
+            size = int(np.prod(shape))
+            tensor.set_value(values[start:start + size].reshape(shape))
+            start += size
+
+
+def _reshape_inplace(x, shape):
+    """x takes `shape` in place (Paddle: a reshape2 op whose output is x)."""
+    x._inplace_from(_reshaped(x, shape))
+
+
+def _reshaped(x, shape):
+    return run_eagerly("reshape2", {"X": [x]}, {"shape": list(shape)},
+                       extra_outputs=[("XShape", None)])[0]
 
 
 class DataParallel(Layer):
@@ -121,39 +155,16 @@ class DataParallel(Layer):
         for p, g in zip(params, sums):
             p._grad, p._zeroed, p._grad_rows = g, False, None     # summed dense
 
-    # Paddle 1.8's gradient buckets: private methods, but its own tests call them
-    def _coalesce_tensors(self, var_groups):
-        """For each group of var_groups ({group: [tensors]}): [the tensors flattened and
-        concatenated into one, the tensors, their shapes]."""
-        coalesced = []
-        for tensors in var_groups.values():
-            flat = [self._reshaped(t, [-1]) for t in tensors]
-            coalesced.append([run_eagerly("concat", {"X": flat}, {"axis": 0}), list(tensors),
-                              [list(t.shape) for t in tensors]])
-        return coalesced
-
-    def _split_tensors(self, coalesced):
-        """Write each concatenation of _coalesce_tensors back into its tensors (in place,
-        each keeping its shape)."""
-        for flat, tensors, shapes in coalesced:
-            values, start = flat._array(), 0
-            for tensor, shape in zip(tensors, shapes):
-                size = int(np.prod(shape))
-                tensor.set_value(values[start:start + size].reshape(shape))
-                start += size
-
-    def _reshape_inplace(self, x, shape):
-        """x takes `shape` in place (1.8: a reshape2 op whose output is x)."""
-        x._inplace_from(self._reshaped(x, shape))
-
-    @staticmethod
-    def _reshaped(x, shape):
-        return run_eagerly("reshape2", {"X": [x]}, {"shape": list(shape)},
-                           extra_outputs=[("XShape", None)])[0]
+    # Paddle 1.8's gradient buckets: private methods, but its own tests call them (2.0
+    # made them functions of fluid.dygraph.parallel, above)
+    _coalesce_tensors = staticmethod(_coalesce_tensors)
+    _split_tensors = staticmethod(_split_tensors)
+    _reshape_inplace = staticmethod(_reshape_inplace)
 
     def state_dict(self, destination=None, include_sublayers=True, structured_name_prefix=""):
         return self._layers.state_dict(destination, include_sublayers, structured_name_prefix)
 
+    @accepts_stat_dict
     def set_state_dict(self, state_dict, use_structured_name=True, scope=None):
         return self._layers.set_state_dict(state_dict, use_structured_name, scope)
 

@@ -17,6 +17,7 @@ import operator
 
 import numpy as np
 
+from .. import versions
 from ..ops.activation import erf_ufunc
 from ..ops.registry import bilinear_grad_of_grad, bilinear_grad_op, slot_name
 from .tensor import Tensor
@@ -30,6 +31,28 @@ class DoubleBackwardError(NotImplementedError):
 
 
 _current_op = [None]   # the op whose backward is being recorded (for error messages)
+
+# the ops whose grad op has a grad op itself in Paddle 2.0 (release/2.0's operators: the
+# grad ops registered with a dygraph grad maker, and the ops whose grad is such an op:
+# scale, sum, assign, cast, ...); paddle.grad(create_graph=True) through any other op is
+# its RuntimeError there (switch double_grad_ops)
+PADDLE_20_DOUBLE_GRAD_OPS = frozenset((
+    "abs", "assign", "batch_norm", "cast", "concat", "conv2d", "conv2d_transpose", "conv3d",
+    "cumsum", "depthwise_conv2d", "elementwise_add", "elementwise_div", "elementwise_mul",
+    "elementwise_sub", "elu", "expand", "expand_v2", "flip", "instance_norm", "leaky_relu",
+    "log", "matmul", "mul", "pad", "pad3d", "reduce_mean", "reduce_sum", "relu", "reshape2",
+    "reverse", "rsqrt", "scale", "sign", "slice", "sqrt", "square", "squeeze", "squeeze2",
+    "sum", "tile", "transpose2", "unsqueeze", "unsqueeze2"))
+
+
+def _check_double_grad_op(op_type):
+    if versions.switch("double_grad_ops") == "paddle_2_0" and \
+            op_type not in PADDLE_20_DOUBLE_GRAD_OPS:
+        raise RuntimeError(
+            "The Op %s_grad doesn't have any grad op. If you don't intend calculating higher "
+            "order derivatives, please set `create_graph` to False. (paddle.grad("
+            "create_graph=True) through %s: Paddle 2.0 has no double grad for it)"
+            % (op_type, op_type))
 
 
 def _unsupported(what):
@@ -427,6 +450,7 @@ class Traced:
         as the tensors they are in the graph (so the gradient depends on them), the output
         gradients as the (possibly recorded) Tensors they are."""
         lay = node.lay
+        _check_double_grad_op(lay.type)
         edges = dict(zip(lay.grad_targets, node.edges))
         offsets = node.out_offsets()
         differentiated = {k for kind, k in lay.grad_plan if kind == "dout"}

@@ -30,9 +30,10 @@ from ..reader.decorator import batch
 from .data_feeder import DataFeeder
 
 __all__ = ["DataLoader", "PyReader", "GeneratorLoader", "DygraphGeneratorLoader",
-           "DataLoaderBase", "default_collate_fn", "keep_data_loader_order"]
+           "DataLoaderBase", "default_collate_fn", "keep_data_loader_order", "use_pinned_memory"]
 
 _keep_order = [True]
+_pinned_memory = [None]
 
 
 def keep_data_loader_order(*args):
@@ -45,6 +46,17 @@ def keep_data_loader_order(*args):
     if len(args) != 1 or not isinstance(args[0], bool):
         raise AssertionError("keep_data_loader_order: takes one bool, got %r" % (args,))
     _keep_order[0] = args[0]
+
+
+def use_pinned_memory(*args):
+    """use_pinned_memory() -> the pinned-memory flag of loaders made from now on (None: not
+    set); use_pinned_memory(flag) sets it (a bool; Paddle 2.0). refimpl's loaders hold
+    their batches in host memory either way: the flag changes no value."""
+    if not args:
+        return _pinned_memory[0]
+    if len(args) != 1 or not isinstance(args[0], bool):
+        raise AssertionError("use_pinned_memory: takes one bool, got %r" % (args,))
+    _pinned_memory[0] = args[0]
 
 
 def default_collate_fn(batch):

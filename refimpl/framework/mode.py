@@ -106,6 +106,27 @@ def static_guard():
         dynamic = old
 
 
+# how many dygraph-to-static translations are building a program now (jit.save's forward on
+# InputSpecs, ProgramTranslator.get_program): eager Tensors the code captured stay welcome
+# in fluid.layers there, as in Paddle 2.0's declarative mode
+_translations = 0
+
+
+@contextlib.contextmanager
+def translating():
+    """A dygraph-to-static translation builds a program inside."""
+    global _translations
+    _translations += 1
+    try:
+        yield
+    finally:
+        _translations -= 1
+
+
+def in_translation():
+    return _translations > 0
+
+
 def static_only_api():
     """Called by the static-only data APIs (fluid.layers.data, fluid.data,
     paddle.static.data). In dynamic mode outside a program_guard the script is a static

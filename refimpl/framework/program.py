@@ -217,7 +217,8 @@ class Variable:
                                "fetch %r with Executor.run" % (method, self.name))
 
     def numpy(self):
-        self._dygraph_only("numpy")
+        self._dygraph_only("numpy", {"EnforceNotMet": EnforceNotMet, "ValueError": ValueError}[
+            versions.switch("declared_var_numpy_error")])
 
     def value(self):
         self._dygraph_only("value")
@@ -642,6 +643,10 @@ class Block:
     __str__ = __repr__ = _to_readable_code
 
 
+# the random_seed new Programs start with (Program.global_seed sets it)
+_global_program_seed = [0]
+
+
 class Program:
     """A whole static graph: blocks of ops over named variables."""
     # Paddle 1.8's parameter-server transpiler information (_copy_dist_param_info_from
@@ -655,7 +660,7 @@ class Program:
     def __init__(self):
         self.blocks = [Block(self, 0)]
         self._current_block_idx = 0
-        self._seed = 0
+        self._seed = _global_program_seed[0]
         self._version = 0
         self._current_role = OpRole.Forward
         self._current_role_vars = []
@@ -732,6 +737,12 @@ class Program:
 
     def all_parameters(self):
         return self.global_block().all_parameters()
+
+    def global_seed(self, seed=0):
+        """This program's random_seed and that of every Program made from now on (Paddle
+        1.8.5 and 2.0: new Programs start with the global seed)."""
+        self.random_seed = seed
+        _global_program_seed[0] = seed
 
     @property
     def random_seed(self):

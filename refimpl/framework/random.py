@@ -6,7 +6,7 @@ import numpy as np
 
 from .. import versions
 from . import minstd
-from .program import default_main_program, default_startup_program
+from .program import Program, default_main_program, default_startup_program
 
 _SEED_LIMIT = 2 ** 64
 
@@ -75,11 +75,18 @@ def seed(s):
     return _default.manual_seed(s)
 
 
-def _manual_program_seed(s):
-    """The default main and startup programs' random_seed = s: Paddle 2.0's
-    paddle.framework.random._manual_program_seed, which its own tests call."""
+def _seed_default_programs(s):
     default_main_program().random_seed = s
     default_startup_program().random_seed = s
+
+
+def _manual_program_seed(s):
+    """The default main and startup programs' random_seed = s, and the seed of every
+    Program made from now on (Program.global_seed): Paddle 2.0's
+    paddle.framework.random._manual_program_seed, which its own tests call (before making
+    the programs of new_program_scope)."""
+    _seed_default_programs(s)
+    Program().global_seed(s)
 
 
 def seed_all(s):
@@ -88,7 +95,7 @@ def seed_all(s):
     leaves them (switch seed_sets_program_seeds). Returns the default generator."""
     generator = seed(s)
     if versions.switch("seed_sets_program_seeds"):
-        _manual_program_seed(s)
+        _seed_default_programs(s)
     return generator
 
 

@@ -6,6 +6,7 @@ InputSpecs, inside a new program, with every parameter and buffer swapped for a 
 variable of the same name, shape and dtype: the ops it runs are appended to the program
 instead of running (one Layer class serves both modes). Python control flow in forward is
 decided by that one call, as with tracing."""
+from ..framework import mode
 from ..framework.nest import flatten
 from ..framework.program import Parameter, Program, program_guard
 from ..layers.io import data
@@ -31,7 +32,7 @@ def inference_program(layer, input_specs, evaluation=True):
     training = [sub.training for sub in layers]
     twins, swapped = {}, []     # id(eager tensor) -> static variable; (registry, key, tensor)
     try:
-        with program_guard(program, Program()):
+        with program_guard(program, Program()), mode.translating():
             block = program.global_block()
             for sub in layers:
                 for registry in (sub._parameters, sub._buffers):

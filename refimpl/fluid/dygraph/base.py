@@ -1,6 +1,7 @@
 """fluid.dygraph.base (Paddle 1.8): guard, to_variable, enabled, no_grad and the
 enable/disable switches, on refimpl's dynamic mode (specs/dygraph.md)."""
 import contextlib
+import functools
 import warnings
 
 import numpy as np
@@ -13,7 +14,8 @@ from ...framework import unique_name
 from ...framework.dtypes import convert_dtype
 
 __all__ = ["guard", "to_variable", "enabled", "no_grad", "grad", "enable_dygraph",
-           "disable_dygraph", "enable_imperative", "disable_imperative"]
+           "disable_dygraph", "enable_imperative", "disable_imperative",
+           "switch_to_static_graph"]
 
 
 def enabled():
@@ -61,6 +63,16 @@ def disable_dygraph():
 
 
 enable_imperative, disable_imperative = enable_dygraph, disable_dygraph
+
+
+def switch_to_static_graph(function):
+    """`function` run in static mode, the mode before restored after (a decorator of
+    Paddle 2.0's dygraph-to-static code, which its tests use too)."""
+    @functools.wraps(function)
+    def static_function(*args, **kwargs):
+        with mode.dygraph_guard(False):
+            return function(*args, **kwargs)
+    return static_function
 
 
 class GradArgumentError(TypeError, AssertionError):

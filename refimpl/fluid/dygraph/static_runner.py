@@ -2,7 +2,8 @@
 as a dynamic-mode Layer that trains.
 
 The model's program is read as load_inference_model reads it; its parameters become the
-Layer's parameters, named `<name>@LOADED` as in Paddle 1.8. Calling the Layer runs the
+Layer's parameters, named `<name>@LOADED` as in Paddle 1.8 (from 2.0: renamed with new
+unique names, switch static_runner_param_names). Calling the Layer runs the
 program's ops one by one on eager Tensors (the tracer), so autograd records them and
 `backward()` reaches the parameters and the inputs: the program's gradient, without a
 second backward program. A `while` op runs its body eagerly while its condition holds, a
@@ -15,7 +16,8 @@ import numpy as np
 
 from ...dygraph.tensor import ParamBase, Tensor
 from ...dygraph.tracer import run_op
-from ...framework import mode
+from ... import versions
+from ...framework import mode, unique_name
 from ...nn.layer.base import Layer
 from ...static import io as static_io
 
@@ -30,6 +32,26 @@ def _is_parameter(name, ops):
     except an op that also reads it (batch_norm's moving statistics)."""
     readers = [op for op in ops if name in op.input_arg_names]
     return bool(readers) and all(op in readers for op in ops if name in op.output_arg_names)
+
+
+def _loaded_names(program, persistables):
+    """{persistable's name: its loaded parameter's name}: the name and @LOADED (Paddle 1.8),
+    or the name renamed as Paddle 2.0's loader renames the persistables, in order: a new
+    unique name (unique_name.generate) of the name less its numeric tail ("fc_0.w_0" ->
+    "fc_0.w"), drawn again while it is another variable's name in the program (switch
+    static_runner_param_names)."""
+    if versions.switch("static_runner_param_names") == "suffixed":
+        return {name: name + LOADED_SUFFIX for name in persistables}
+    all_names = {var for block in program.blocks for var in block.vars}
+    renamed = {}
+    for name in persistables:
+        head, _, tail = name.rpartition("_")
+        prefix = head if head and tail.isnumeric() else name
+        new_name = unique_name.generate(prefix)
+        while new_name != name and new_name in all_names:
+            new_name = unique_name.generate(prefix)
+        renamed[name] = new_name
+    return renamed
 
 
 def _all_ops(program):
@@ -56,12 +78,13 @@ class StaticModelRunner(Layer):
         # persistables that are not parameters (none in most models) enter as constants
         self._constants = {}
         self._param_of = {}     # program name -> the Layer's parameter
+        loaded_names = _loaded_names(self._program, sorted(values))
         for name in sorted(values):
             if not _is_parameter(name, ops):
                 self._constants[name] = Tensor(np.asarray(values[name]), stop_gradient=True,
                                                name=name)
                 continue
-            param = ParamBase(np.array(values[name]), name + LOADED_SUFFIX)
+            param = ParamBase(np.array(values[name]), loaded_names[name])
             # written by an op too (moving statistics): no gradient, as in Paddle 1.8
             param.stop_gradient = any(name in op.output_arg_names for op in ops)
             # keyed by its full name, dots included, as Paddle 1.8 registers it (a

@@ -19,6 +19,8 @@ import inspect
 import numpy as np
 
 from ... import versions
+from ...dygraph.tensor import Tensor
+from ...framework import mode
 from ...framework.dtypes import convert_dtype
 from ...framework.errors import LayerAssertionError
 from ...framework.program import Variable
@@ -58,19 +60,49 @@ def _check_variable(layer, name, value, dtypes):
                         % (name, layer, list(dtypes), value.dtype.name))
 
 
+def _eager_argument(args, kwargs):
+    """The position or name of the first argument that is (or lists) an eager Tensor."""
+    for key, value in list(enumerate(args)) + list(kwargs.items()):
+        values = value if isinstance(value, (list, tuple)) else (value,)
+        if any(isinstance(v, Tensor) for v in values):
+            return key
+    return None
+
+
+def _refuse_eager_arguments(layer, fn, args, kwargs):
+    """Paddle 2.0's check_type: in static mode an eager Tensor argument is a TypeError
+    (switch static_layer_eager_input; 1.8 runs the layer eagerly, as its inputs say)."""
+    if mode.dynamic or mode.in_translation() or \
+            versions.switch("static_layer_eager_input") != "TypeError":
+        return
+    key = _eager_argument(args, kwargs)
+    if key is None:
+        return
+    if isinstance(key, int):
+        names = list(inspect.signature(fn).parameters)
+        key = names[key] if key < len(names) else "argument %d" % key
+    raise TypeError("Please use `with fluid.dygraph.guard()` as context or "
+                    "`fluid.enable_dygraph()` to switch to imperative mode firstly. Because "
+                    "received '%s' in %s is a imperative Variable (an eager Tensor given to a "
+                    "layer in static mode)." % (key, layer))
+
+
 def checked(layer, fn):
-    """`fn` (the fluid.layers function `layer`) checking its arguments as 1.8 does."""
+    """`fn` (the fluid.layers function `layer`) checking its arguments as 1.8 does, and
+    refusing eager Tensors in static mode as 2.0 does."""
     variables = VARIABLE_DTYPES.get(layer, {})
     dtype_args = DTYPE_ARGUMENTS.get(layer, {})
     type_args = TYPE_ARGUMENTS.get(layer, {})
     array_args = ARRAY_DTYPES.get(layer, {})
     relation = RELATION_CHECKS.get(layer)
-    if not variables and not dtype_args and not type_args and not array_args and not relation:
-        return fn
+    if not inspect.isfunction(fn) and not (variables or dtype_args or type_args or array_args
+                                           or relation):
+        return fn       # a class (fluid.layers.LSTMCell, ...) stays one
     signature = inspect.signature(fn) if relation else None
 
     @functools.wraps(fn)
     def layer_function(*args, **kwargs):
+        _refuse_eager_arguments(layer, fn, args, kwargs)
         if not versions.switch("fluid_layer_checks"):
             return fn(*args, **kwargs)
         for name, (position, dtypes, is_list, when) in variables.items():

@@ -6,6 +6,7 @@ the current main program each time it is called; calling returns Variables. Valu
 the scope once the startup program has run, never in the Layer.
 """
 import collections
+import functools
 import re
 import warnings
 
@@ -19,7 +20,20 @@ from ...framework.layer_helper import LayerObjectHelper
 from ...framework.program import Parameter, Variable
 from ...framework.scope import global_scope
 
-__all__ = ["Layer"]
+__all__ = ["Layer", "accepts_stat_dict"]
+
+
+def accepts_stat_dict(set_state_dict):
+    """set_state_dict taking its first argument also as `stat_dict=` (Paddle 1.8's name of
+    it; 2.0 and 3.3.1 still take it, with a DeprecationWarning)."""
+    @functools.wraps(set_state_dict)
+    def setter(self, *args, **kwargs):
+        if "stat_dict" in kwargs:
+            warnings.warn("The argument `stat_dict` has deprecated, please change it to "
+                          "`state_dict`.", DeprecationWarning)
+            kwargs["state_dict"] = kwargs.pop("stat_dict")
+        return set_state_dict(self, *args, **kwargs)
+    return setter
 
 
 def _snake_case(class_name):
@@ -392,6 +406,7 @@ class Layer:
                     layer.state_dict(destination, True, structured_name_prefix + name + ".")
         return destination
 
+    @accepts_stat_dict
     def set_state_dict(self, state_dict, use_structured_name=True, scope=None):
         """Set this layer's values from arrays, eager Tensors, or anything np.asarray takes:
         eager parameters and buffers take them directly, static ones in `scope` (default:

@@ -53,7 +53,7 @@ class ProgramTranslator:
         in static mode on `fluid.data` variables shaped like the numpy / Tensor args."""
         from .... import fluid
         main, startup = fluid.Program(), fluid.Program()
-        with mode.dygraph_guard(False), fluid.program_guard(main, startup):
+        with mode.dygraph_guard(False), mode.translating(), fluid.program_guard(main, startup):
             inputs = [fluid.data(name="input_%d" % i, shape=list(np.shape(a)),
                                  dtype=str(np.asarray(a).dtype))
                       if isinstance(a, np.ndarray) else a for i, a in enumerate(args)]
