@@ -98,6 +98,18 @@ def test_non_leaf_gradients_follow_the_version_profile():
         mode.legacy_grads = old
 
 
+def test_one_number_results_take_each_profiles_shape_in_one_process():
+    # the tracer caches the kernel it picked per op; a kernel gives vector . vector in its
+    # profile's shape, so one picked under 2.0 ([1]) must not serve profile 3 (0-D)
+    from refimpl import versions
+    a = t([1.0, 2.0, 3.0])
+    for profile, shape in (("2.0", [1]), ("3", []), ("2.0", [1])):
+        with versions.use(profile):
+            out = paddle.matmul(a, a)
+            assert out.shape == shape, profile
+            np.testing.assert_allclose(out.numpy().reshape(-1), [14.0])
+
+
 def test_retain_grads_keeps_a_non_leaf_gradient():
     old = mode.legacy_grads
     mode.legacy_grads = False

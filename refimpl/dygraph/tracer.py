@@ -70,10 +70,12 @@ class _Kernels:
         self.cache = {}
 
     def get(self, kw, dtype):
-        """The kernel for attrs `kw` and numpy dtype `dtype` (None: no input)."""
+        """The kernel for attrs `kw` and numpy dtype `dtype` (None: no input), under the
+        current profile (a kernel gives one-number results in the profile's shape)."""
         char = None if dtype is None else dtype.char     # cheaper to hash than the dtype
-        key = (char, tuple([tuple(v) if type(v) is list else v for v in kw.values()])) \
-            if self.by_attrs else char
+        key = (versions.current(), char,
+               tuple([tuple(v) if type(v) is list else v for v in kw.values()])
+               if self.by_attrs else None)
         found = self.cache.get(key)
         if found is None:
             kernel = select_kernel(self.op_type, self.which, kw,
