@@ -469,3 +469,10 @@ def test_element_writes_never_reach_arrays_held_elsewhere():
     lod.set(np.zeros((2, 1), "float32"), core.CPUPlace())
     lod._set_float_element(1, 2.0)
     assert np.array(lod).ravel().tolist() == [0, 2] and lod.recursive_sequence_lengths() == [[1, 1]]
+
+
+def test_device_type_enum():
+    """core.DeviceType: Paddle 2.0's CPU / CUDA / XPU values (its parallel-executor tests
+    compare them to pick a place)."""
+    assert [(d.name, int(d)) for d in core.DeviceType] == [("CPU", 0), ("CUDA", 1), ("XPU", 2)]
+    assert core.DeviceType.CPU != core.DeviceType.CUDA

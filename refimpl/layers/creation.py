@@ -2,7 +2,7 @@
 parameters (paddle.* 2.0 and fluid.layers 1.8 names)."""
 import numpy as np
 
-from ..framework import unique_name
+from ..framework import mode, unique_name
 from ..framework.dtypes import convert_dtype, get_default_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.initializer import Constant
@@ -254,6 +254,10 @@ def _random(op_type, shape, dtype, name, runtime_shape=False, **attrs):
     (Variables, or lists holding them: its ShapeTensor / ShapeTensorList inputs)."""
     dtype = convert_dtype(dtype or "float32")
     inputs = {}
+    if runtime_shape and isinstance(shape, (list, tuple)) and not shape and \
+            not mode.in_dynamic_mode():
+        # Paddle 2.0's static random layers assert a non-empty list shape
+        raise LayerAssertionError("%s: the size of 'shape' can't be zero" % op_type)
     if isinstance(shape, (list, tuple)):
         _check_shape_items([d for d in shape if not isinstance(d, Variable)], op_type)
     if runtime_shape:
@@ -299,7 +303,13 @@ def fluid_gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", nam
 
 
 def randn(shape, dtype=None, name=None):
-    return fluid_gaussian_random(shape, dtype=_float_default(dtype), name=name)
+    _check_shape_type(shape, "randn")
+    dtype = convert_dtype(_float_default(dtype))
+    if dtype not in ("float32", "float64") and not mode.in_dynamic_mode():
+        # Paddle 2.0's static gaussian layers check the dtype
+        raise TypeError("The data type of 'dtype' in randn must be ['float32', 'float64'], "
+                        "but received %s." % dtype)
+    return fluid_gaussian_random(shape, dtype=dtype, name=name)
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):

@@ -6,7 +6,7 @@ from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast as _cast
 from ..framework.program import Variable
-from .common import append_op_out, binary, check_variable, real_arg, unary
+from .common import append_op_out, binary, check_variable, check_variables, real_arg, unary
 
 __all__ = ["mean", "fluid_mean", "cast", "matmul", "scale", "clip"]
 
@@ -70,6 +70,9 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
 
 
 def logsumexp(x, axis=None, keepdim=False, name=None):
+    check_variable(x, "x", "logsumexp")
+    if x.dtype.name in ("int32", "int64") and versions.switch("logsumexp_ints") == "float32":
+        x = _cast(x, "float32")     # Paddle 3 casts integers; 1.8 / 2.0: the op refuses them
     dim, reduce_all = _dims(axis)
     return unary("logsumexp", x, {"axis": dim, "keepdim": bool(keepdim),
                                   "reduce_all": reduce_all}, name)
@@ -183,6 +186,7 @@ def _bool_out(op_type, inputs, attrs, name, out, layer_type=None):
     """Append op_type writing into `out` when given (fluid's cond=/out=), else a new var."""
     for slot, v in inputs.items():
         check_variable(v[0], slot.lower(), op_type)
+    check_variables(op_type, out=out)
     if out is None:
         return append_op_out(op_type, inputs, attrs, name, out_dtype="bool",
                              stop_gradient=True, layer_type=layer_type)
