@@ -6,6 +6,7 @@ import numpy as np
 from .. import xp
 from ..dygraph.tensor import on_place_of
 from ..dygraph.tracer import layout
+from ..framework.errors import LayerAssertionError
 from ..framework.program import Variable
 from ..framework.selected_rows import RowsValue
 from ..ops.selected_rows import rows_forward
@@ -22,6 +23,9 @@ class Momentum(Optimizer):
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, name=None, parameter_list=None,
                  regularization=None):
+        for arg, value in (("learning_rate", learning_rate), ("momentum", momentum)):
+            if value is None:   # 2.0: ValueError "... is not set"; 1.8 asserts
+                raise LayerAssertionError("%s: %s is not set" % (type(self).__name__, arg))
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
         self._momentum = self._hyperparameter("momentum", momentum, NON_NEGATIVE)
