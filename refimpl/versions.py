@@ -109,6 +109,9 @@ SWITCHES = {
     # paddle.logsumexp of int32 / int64: refused by the op (1.8, 2.0 register float and
     # double kernels; 2.0's layer checks float32 / float64), or computed in float32 (3)
     "logsumexp_ints": {"1.8": "refused", "2.0": "refused", "3": "float32"},
+    # static paddle.sum checks its dtype (float32 / float64 / int32 / int64, none that
+    # overflows x's: 2.0) or takes any (3.3.1, measured)
+    "sum_dtype_checks": {"1.8": True, "2.0": True, "3": False},
     # which FLAGS_* get_flags / set_flags accept (fluid/flags.py)
     "public_flags": {"1.8": "1.8", "2.0": "2.0", "3": "3"},
     # save_inference_model writes the program as a ProgramDesc (.pdmodel), or as a PIR

@@ -439,3 +439,5 @@ def test_contrib_momentum_folds_l2_decay_into_the_op():
                                rtol=1e-6)
     with pytest.raises(ValueError, match="learning_rate is not set"):
         paddle.optimizer.Momentum(learning_rate=None)
+    with pytest.raises(ValueError, match="rho is not set"):
+        paddle.optimizer.RMSProp(learning_rate=0.1, rho=None)

@@ -591,3 +591,26 @@ def test_logsumexp_of_integers(paddle_version, version):
         else:
             with pytest.raises(TypeError, match="logsumexp"):
                 _run(build, feed)
+
+
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_static_sum_dtype_checks(paddle_version, version):
+    """Static paddle.sum with a dtype: 2.0 refuses one that overflows x's (ValueError) or
+    is no float32 / float64 / int32 / int64 (TypeError); 3.3.1 takes them (measured:
+    float64 -> float32, int64 -> int32 give those dtypes; refimpl's reduce_sum has no bool
+    kernel)."""
+    with paddle_version(version):
+        cases = [("float64", "float32", ValueError), ("int64", "int32", ValueError),
+                 ("int32", "bool", TypeError)]
+        for x_dtype, dtype, error in cases:
+            with static.program_guard(static.Program(), static.Program()):
+                x = fluid.data("x", [10], x_dtype)
+                if version == "3":
+                    if error is ValueError:
+                        assert paddle.sum(x, dtype=dtype).dtype.name == dtype
+                else:
+                    with pytest.raises(error, match="sum"):
+                        paddle.sum(x, dtype=dtype)
+        out, _, _ = _run(lambda: [paddle.sum(fluid.data("y", [3], "int32"), dtype="int64")],
+                         {"y": np.array([1, 2, 3], "int32")})
+        assert out[0].dtype == np.int64 and int(out[0].reshape(-1)[0]) == 6

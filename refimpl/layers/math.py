@@ -2,6 +2,7 @@
 import numpy as np
 
 from .. import versions
+from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast as _cast
@@ -52,9 +53,24 @@ def _fluid_reduce(op_type):
     return layer
 
 
+def _check_sum_dtype(x_dtype, dtype):
+    """Paddle 2.0's static paddle.sum: dtype among float32 / float64 / int32 / int64, and
+    none that would overflow x's."""
+    if dtype not in ("float32", "float64", "int32", "int64"):
+        raise TypeError("The data type of 'dtype' in sum must be ['float32', 'float64', "
+                        "'int32', 'int64'], but received %s." % dtype)
+    if (x_dtype == "float64" and dtype in ("float32", "int32")) or (
+            x_dtype == "int64" and dtype == "int32"):
+        raise ValueError("sum: x's dtype is %s but dtype is %s, which may overflow"
+                         % (x_dtype, dtype))
+
+
 def paddle_sum(x, axis=None, dtype=None, keepdim=False, name=None):
     """reduce_sum; bool/int32 sum to int64 unless `dtype` says otherwise (Paddle 2.0)."""
     check_variable(x, "x", "sum")
+    if dtype is not None and versions.switch("sum_dtype_checks") and \
+            not mode.in_dynamic_mode():
+        _check_sum_dtype(x.dtype.name, convert_dtype(dtype))
     if dtype is None and x.dtype.name in ("bool", "int32"):
         dtype = "int64"
     if dtype is not None and convert_dtype(dtype) != x.dtype.name:
