@@ -3,6 +3,7 @@ formulas written out here (reductions, weights, ignore_index, pos_weight)."""
 import numpy as np
 import pytest
 
+import refimpl as paddle
 import refimpl.nn.functional as F
 from refimpl import fluid, nn, static
 
@@ -383,3 +384,20 @@ def test_eager_build_checks_follow_a_profile_switch_on_the_same_shapes(dygraph, 
     with paddle_version("3"):
         with pytest.raises(Exception, match="expected rank 3 like Logits"):
             F.softmax_with_cross_entropy(logits, label)
+
+
+def test_paddle_norm_checks_axis_and_p_types():
+    """paddle.norm: an axis that is no int / list / tuple is a ValueError before x is
+    looked at (2.0 order: norm("inf", [2], "int64")), so is a p that is no str or number;
+    p=2 over axis 0 of [3, 4] gives 5."""
+    with static.program_guard(static.Program(), static.Program()):
+        with pytest.raises(ValueError, match="norm: axis"):
+            paddle.norm("inf", [2], "int64")
+        x = fluid.data("x", [2], "float64")
+        for p, axis in (([1], None), ([1], -1)):
+            with pytest.raises(ValueError, match="norm: p"):
+                paddle.norm(x, p=p, axis=axis)
+        out = paddle.norm(x, p=2, axis=0)
+        got = static.Executor().run(x.block.program, feed={"x": np.array([3., 4.])},
+                                    fetch_list=[out])[0]
+    np.testing.assert_allclose(got, 5.0)
