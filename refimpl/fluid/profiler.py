@@ -10,7 +10,8 @@ from ..executor.op_events import set_recorder
 from ..framework import atomic_file
 from .proto.profiler import profiler_pb2
 
-__all__ = ["cuda_profiler", "reset_profiler", "profiler", "start_profiler", "stop_profiler"]
+__all__ = ["cuda_profiler", "reset_profiler", "profiler", "start_profiler", "stop_profiler",
+           "is_profiler_enabled"]
 
 _STATES = ("CPU", "GPU", "All")
 _TRACER_OPTIONS = ("Default", "OpDetail", "AllOpDetail")
@@ -98,6 +99,11 @@ def cuda_profiler(output_file, output_mode=None, config=None):
     raise NotImplementedError("fluid.profiler.cuda_profiler drives NVIDIA's nvprof through "
                               "Paddle's C++ core; refimpl has no nvprof binding (profile "
                               "the process with nsys instead)")
+
+
+def is_profiler_enabled():
+    """Whether a profiler is recording (Paddle's core.is_profiler_enabled)."""
+    return _session[0] is not None
 
 
 def reset_profiler():

@@ -1,5 +1,6 @@
 """paddle.utils (Paddle 2.0): deprecated, try_import, run_check, require_version,
-unique_name, download (cached files only: refimpl fetches nothing)."""
+unique_name, download (cached files only: refimpl fetches nothing), the profiler
+(ProfilerOptions, Profiler, get_profiler: profiler.py)."""
 import functools
 import importlib
 import warnings
@@ -7,9 +8,10 @@ import warnings
 from ..fluid.compat import require_version
 from ..framework import unique_name
 from . import download
+from .profiler import Profiler, ProfilerOptions, get_profiler
 
 __all__ = ["deprecated", "try_import", "run_check", "require_version", "unique_name",
-           "download"]
+           "download", "Profiler", "ProfilerOptions", "get_profiler"]
 
 
 def deprecated(update_to="", since="", reason="", level=0):
