@@ -112,6 +112,8 @@ SWITCHES = {
     # static paddle.sum checks its dtype (float32 / float64 / int32 / int64, none that
     # overflows x's: 2.0) or takes any (3.3.1, measured)
     "sum_dtype_checks": {"1.8": True, "2.0": True, "3": False},
+    # stack of one Variable (not a tensor array): stacks [x] (1.8) or a TypeError (2.0, 3)
+    "stack_single_variable": {"1.8": "wrapped", "2.0": "refused", "3": "refused"},
     # which FLAGS_* get_flags / set_flags accept (fluid/flags.py)
     "public_flags": {"1.8": "1.8", "2.0": "2.0", "3": "3"},
     # save_inference_model writes the program as a ProgramDesc (.pdmodel), or as a PIR

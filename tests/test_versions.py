@@ -614,3 +614,17 @@ def test_static_sum_dtype_checks(paddle_version, version):
         out, _, _ = _run(lambda: [paddle.sum(fluid.data("y", [3], "int32"), dtype="int64")],
                          {"y": np.array([1, 2, 3], "int32")})
         assert out[0].dtype == np.int64 and int(out[0].reshape(-1)[0]) == 6
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
+def test_stack_of_one_variable(paddle_version, version):
+    """stack(x) of one Variable: stacks [x] under 1.8 ([2, 3] -> [1, 2, 3]); a TypeError
+    from 2.0 (3.3.1 measured: TypeError in static mode, an error in dygraph mode)."""
+    with paddle_version(version), static.program_guard(static.Program(), static.Program()):
+        x = fluid.data("x", [2, 3], "float32")
+        if version == "1.8":
+            assert tuple(fluid.layers.stack(x).shape) == (1, 2, 3)
+        else:
+            with pytest.raises(TypeError, match="list\\[Tensor\\]"):
+                paddle.stack(x)
+            assert tuple(paddle.stack([x, x], axis=1).shape) == (2, 2, 3)
