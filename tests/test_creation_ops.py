@@ -75,3 +75,15 @@ def test_random_layers_check_shape_and_dtype_in_static_mode():
     with fluid.dygraph.guard():
         got = paddle.randn([4, 2], "float64").numpy()
     assert got.shape == (4, 2) and got.dtype == np.float64 and np.all(np.isfinite(got))
+
+
+def test_paddle_seed_returns_the_generator():
+    """paddle.seed returns a generator (2.0's core.Generator): its initial_seed, a settable
+    _is_init_py (Paddle's tests clear it), manual_seed seeding again: the same draws."""
+    gen = paddle.seed(7)
+    assert gen.initial_seed() == 7
+    gen._is_init_py = False
+    with fluid.dygraph.guard():
+        first = paddle.rand([3]).numpy()
+        assert gen.manual_seed(7).initial_seed() == 7
+        np.testing.assert_array_equal(paddle.rand([3]).numpy(), first)

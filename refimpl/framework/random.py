@@ -26,13 +26,30 @@ def _manual_program_seed(s):
     default_startup_program().random_seed = s
 
 
+class Generator:
+    """What paddle.seed returns (Paddle 2.0's core.Generator): the seed it was given, and
+    manual_seed to seed again. `_is_init_py`, which Paddle's tests set, changes nothing
+    here (Paddle's flag picks its generator's engine)."""
+
+    def __init__(self, s):
+        self._seed = s
+        self._is_init_py = True
+
+    def initial_seed(self):
+        return self._seed
+
+    def manual_seed(self, s):
+        return seed_all(s)
+
+
 def seed_all(s):
     """paddle.seed / paddle.framework.seed: the global generator used by random ops whose
     seed attr is 0, and the default programs' random_seed unless the profile's paddle.seed
-    leaves them (switch seed_sets_program_seeds)."""
+    leaves them (switch seed_sets_program_seeds). Returns a Generator."""
     seed(s)
     if versions.switch("seed_sets_program_seeds"):
         _manual_program_seed(s)
+    return Generator(s)
 
 
 def rng_for(seed_attr):
