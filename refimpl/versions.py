@@ -119,6 +119,7 @@ SWITCHES = {
     # the dtypes paddle.add / subtract / multiply / divide / ... take for a static x and y:
     # float16/32/64, int32, int64 (Paddle 2.0's _elementwise_op check; its test_multiply
     # expects a TypeError for int8), or any (3.3.1 takes int8, uint8, bool, complex64)
+    "elementwise_api_dtypes": {"1.8": "checked", "2.0": "checked", "3": "any"},
     # the dtypes paddle.uniform / rand / randn draw (a default dtype outside them, or a
     # static explicit one, is a TypeError): float32 / float64 (2.0's checks; its
     # test_rand_op sets the default to float16 and expects a TypeError), or float16 too
@@ -136,10 +137,20 @@ SWITCHES = {
     # its test_static_shape_inferrence_for_shape_tensor) or one -1 per element (1.8.5:
     # [-1, -1], measured); 3 has no fluid.layers (kept as 2.0)
     "shape_of_shape_op": {"1.8": False, "2.0": True, "3": True},
-    "elementwise_api_dtypes": {"1.8": "checked", "2.0": "checked", "3": "any"},
-    # fluid.layers check their arguments' types and dtypes as Paddle 1.8.5 did
-    # (fluid/layers/argument_checks.py); elsewhere refimpl's ops check what they take
-    "fluid_layer_checks": {"1.8": True, "2.0": False, "3": False},
+    # fluid.layers check their arguments' types and dtypes in static mode as Paddle 1.8.5 /
+    # 2.0 did (fluid/layers/argument_checks.py); under 3 refimpl's ops check what they take
+    "fluid_layer_checks": {"1.8": "1.8", "2.0": "2.0", "3": None},
+    # the dtypes logical_and / or / xor / not take: bool only (1.8, 2.0 register bool
+    # kernels; their layers check bool), or any (3, nonzero is True)
+    "logical_op_dtypes": {"1.8": "bool", "2.0": "bool", "3": "any"},
+    # paddle.logsumexp of int32 / int64: refused by the op (1.8, 2.0 register float and
+    # double kernels; 2.0's layer checks float32 / float64), or computed in float32 (3)
+    "logsumexp_ints": {"1.8": "refused", "2.0": "refused", "3": "float32"},
+    # static paddle.sum checks its dtype (float32 / float64 / int32 / int64, none that
+    # overflows x's: 2.0) or takes any (3.3.1, measured)
+    "sum_dtype_checks": {"1.8": True, "2.0": True, "3": False},
+    # stack of one Variable (not a tensor array): stacks [x] (1.8) or a TypeError (2.0, 3)
+    "stack_single_variable": {"1.8": "wrapped", "2.0": "refused", "3": "refused"},
     # which FLAGS_* get_flags / set_flags accept (fluid/flags.py)
     "public_flags": {"1.8": "1.8", "2.0": "2.0", "3": "3"},
     # save_inference_model writes the program as a ProgramDesc (.pdmodel), or as a PIR

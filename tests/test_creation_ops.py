@@ -54,3 +54,36 @@ def test_fill_constant_takes_any_dtype_under_3(paddle_version):
         assert value.dtype == np.int8 and value.tolist() == [1, 1]
         value = _run(lambda: fluid.layers.fill_constant([2], "int16", 7))
         assert value.dtype == np.int16 and value.tolist() == [7, 7]
+
+
+def test_random_layers_check_shape_and_dtype_in_static_mode():
+    """As Paddle 2.0's static random layers: an empty list shape is an AssertionError, a
+    shape that is no list / tuple / Variable a TypeError, randn's int dtype a TypeError;
+    dygraph mode draws float64 as asked."""
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        with pytest.raises(AssertionError, match="gaussian_random.*zero"):
+            paddle.randn([])
+        with pytest.raises(AssertionError, match="uniform_random.*zero"):
+            paddle.uniform([])
+        with pytest.raises(TypeError, match="randn.*int"):
+            paddle.randn(1)
+        with pytest.raises(TypeError, match=r"randn must be \['float32', 'float64'\].*int32"):
+            paddle.randn([1, 2], "int32")
+        out = paddle.randn([2, 3], "float64")
+    assert tuple(out.shape) == (2, 3) and out.dtype.name == "float64"
+    with fluid.dygraph.guard():
+        got = paddle.randn([4, 2], "float64").numpy()
+    assert got.shape == (4, 2) and got.dtype == np.float64 and np.all(np.isfinite(got))
+
+
+def test_paddle_seed_returns_the_generator():
+    """paddle.seed returns a generator (2.0's core.Generator): its initial_seed, a settable
+    _is_init_py (Paddle's tests clear it), manual_seed seeding again: the same draws."""
+    gen = paddle.seed(7)
+    assert gen.initial_seed() == 7
+    gen._is_init_py = False
+    with fluid.dygraph.guard():
+        first = paddle.rand([3]).numpy()
+        assert gen.manual_seed(7).initial_seed() == 7
+        np.testing.assert_array_equal(paddle.rand([3]).numpy(), first)

@@ -321,6 +321,8 @@ def test_layer_settings_are_checked_when_made(dygraph):
     with pytest.raises(ValueError, match=r"unbind: axis 4 is out of range for input '\w+' of "
                                          r"rank 2 \(expected in \[-2, 2\)\)"):
         paddle.unbind(paddle.to_tensor(f32(2, 3)), axis=4)
+    with pytest.raises(TypeError, match=r"'axis' in unbind must be int, but received float"):
+        paddle.unbind(paddle.to_tensor(f32(2, 3)), axis=2.0)
     with pytest.raises(TypeError, match=r"paddle.seed: the seed must be an int, got str 'a'"):
         paddle.seed("a")
 

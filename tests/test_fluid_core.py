@@ -497,3 +497,8 @@ def test_current_expected_place_follows_set_device():
     from refimpl.fluid.framework import _current_expected_place
     paddle.set_device("cpu")
     assert isinstance(_current_expected_place(), core.CPUPlace)
+def test_device_type_enum():
+    """core.DeviceType: Paddle 2.0's CPU / CUDA / XPU values (its parallel-executor tests
+    compare them to pick a place)."""
+    assert [(d.name, int(d)) for d in core.DeviceType] == [("CPU", 0), ("CUDA", 1), ("XPU", 2)]
+    assert core.DeviceType.CPU != core.DeviceType.CUDA

@@ -219,6 +219,10 @@ def test_fluid_one_hot_is_v2():
     assert main.global_block().ops[-1].type == "one_hot_v2"
     got, = _run(main, {"ids": np.array([[0, 2], [1, 1]], "int64")}, [out])
     np.testing.assert_array_equal(got, np.eye(3, dtype="float32")[[[0, 2], [1, 1]]])
+    with program_guard(Program(), Program()):
+        # float ids: a TypeError naming the op, as Paddle's check_variable_and_dtype
+        with pytest.raises(TypeError, match=r"one_hot_v2.*\['int32', 'int64'\].*float32"):
+            fluid.one_hot(fluid.data("f", [None, 1], dtype="float32"), depth=4)
 
 
 def test_require_version():

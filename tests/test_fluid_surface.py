@@ -304,3 +304,32 @@ def test_dygraph_losses_and_spectral_norm_as_paddle18():
         norm = fluid.dygraph.SpectralNorm([3, 4], dim=0, power_iters=2)
         assert [(p.name, p.shape) for p in norm.parameters()] == \
             [("spectral_norm_0.w_0", [3]), ("spectral_norm_0.w_1", [4])]     # as 1.8.5
+
+
+def test_utils_profiler_profiles_the_batch_range(capsys, tmp_path):
+    """paddle.utils.Profiler (2.0): record_step counts steps; with batch_range [1, 3] the
+    profile holds steps 1 and 2 only; get_profiler is the entered one; options read an
+    unset path as None and refuse unknown names."""
+    from refimpl import utils
+    from refimpl.fluid.proto.profiler import profiler_pb2
+    options = utils.ProfilerOptions()
+    assert options["profile_path"] is None and options.with_state("CPU")["state"] == "CPU"
+    with pytest.raises(ValueError, match="option named test"):
+        options["test"]
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        loss = fluid.layers.mean(fluid.data("x", [None, 3], "float32"))
+    exe = fluid.Executor()
+    exe.run(startup)
+    path = str(tmp_path / "profile")
+    options = utils.ProfilerOptions({"state": "CPU", "batch_range": [1, 3],
+                                     "profile_path": path})
+    with utils.Profiler(options=options) as prof:
+        assert utils.get_profiler() is prof and not fluid.profiler.is_profiler_enabled()
+        for _ in range(4):
+            exe.run(main, feed={"x": np.ones((2, 3), "float32")}, fetch_list=[loss])
+            prof.record_step()
+    assert not fluid.profiler.is_profiler_enabled()
+    profile = profiler_pb2.Profile()
+    profile.ParseFromString(open(path, "rb").read())
+    assert [e.name for e in profile.events] == ["mean"] * 2

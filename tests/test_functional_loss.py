@@ -3,6 +3,7 @@ formulas written out here (reductions, weights, ignore_index, pos_weight)."""
 import numpy as np
 import pytest
 
+import refimpl as paddle
 import refimpl.nn.functional as F
 from refimpl import fluid, nn, static
 
@@ -119,11 +120,13 @@ def test_fluid_smooth_l1_with_weights_and_sigma():
 def test_margin_ranking_loss_and_fluid_margin_rank_loss():
     label = np.where(RNG.rand(4, 1) > 0.5, 1.0, -1.0)
     a, b = X[:, :1], Y[:, :1]
-    got = run(lambda a, b, l: [F.margin_ranking_loss(a, b, l, 0.1, "none"),
-                               fluid.layers.margin_rank_loss(l, a, b, 0.1)], a=a, b=b, l=label)
     want = np.maximum(0, -label * (a - b) + 0.1)
-    np.testing.assert_allclose(got[0], want)
-    np.testing.assert_allclose(got[1], want)
+    got = run(lambda a, b, l: F.margin_ranking_loss(a, b, l, 0.1, "none"), a=a, b=b, l=label)
+    np.testing.assert_allclose(got, want)
+    # fluid's margin_rank_loss takes float32 only (1.8.5's and 2.0's check)
+    as32 = {k: v.astype("float32") for k, v in dict(a=a, b=b, l=label).items()}
+    got = run(lambda a, b, l: fluid.layers.margin_rank_loss(l, a, b, 0.1), **as32)
+    np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
 
 
 @pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
@@ -145,10 +148,11 @@ def test_margin_ranking_loss_names_its_result_and_reduces(reduction):
 
 
 def test_rank_loss_and_bpr_loss():
-    label = RNG.randint(0, 2, (4, 1)).astype("float64")
-    a, b = X[:, :1], Y[:, :1]
+    label = RNG.randint(0, 2, (4, 1)).astype("float32")     # rank_loss: float32 only
+    a, b = X[:, :1].astype("float32"), Y[:, :1].astype("float32")
     got = run(lambda l, a, b: fluid.layers.rank_loss(l, a, b), l=label, a=a, b=b)
-    np.testing.assert_allclose(got, np.log1p(np.exp(a - b)) - label * (a - b))
+    np.testing.assert_allclose(got, np.log1p(np.exp(a - b)) - label * (a - b), rtol=1e-6,
+                               atol=1e-6)
     pos = np.array([[0], [2], [1], [0]])
     got = run(lambda x, l: fluid.layers.bpr_loss(x, l), x=X, l=pos)
     want = [-np.mean([np.log(sigmoid(X[n, pos[n, 0]] - X[n, j])) for j in range(3)
@@ -383,3 +387,20 @@ def test_eager_build_checks_follow_a_profile_switch_on_the_same_shapes(dygraph, 
     with paddle_version("3"):
         with pytest.raises(Exception, match="expected rank 3 like Logits"):
             F.softmax_with_cross_entropy(logits, label)
+
+
+def test_paddle_norm_checks_axis_and_p_types():
+    """paddle.norm: an axis that is no int / list / tuple is a ValueError before x is
+    looked at (2.0 order: norm("inf", [2], "int64")), so is a p that is no str or number;
+    p=2 over axis 0 of [3, 4] gives 5."""
+    with static.program_guard(static.Program(), static.Program()):
+        with pytest.raises(ValueError, match="norm: axis"):
+            paddle.norm("inf", [2], "int64")
+        x = fluid.data("x", [2], "float64")
+        for p, axis in (([1], None), ([1], -1)):
+            with pytest.raises(ValueError, match="norm: p"):
+                paddle.norm(x, p=p, axis=axis)
+        out = paddle.norm(x, p=2, axis=0)
+        got = static.Executor().run(x.block.program, feed={"x": np.array([3., 4.])},
+                                    fetch_list=[out])[0]
+    np.testing.assert_allclose(got, 5.0)

@@ -121,3 +121,32 @@ def test_scope_array_reads_and_writes_lod_tensors():
     assert len(array) == 1 and array[0].lod() == [[0, 1, 3]]
     stored = scope.find_var("steps").get_lod_tensor_array()
     np.testing.assert_array_equal(np.array(stored[0]), [0, 1, 2])
+
+
+def test_unwritten_array_is_empty_and_reverse_reverses_elements():
+    """An array read before any write holds nothing (length 0), as in Paddle, whose
+    executor creates every variable first; reverse(axis=[0]) of an array reverses its
+    elements, and its gradient array comes back in the elements' order."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        xs = [fluid.data("x%d" % k, [1, 2], "float32") for k in range(2)]
+        for x in xs:
+            x.stop_gradient = False
+        array = layers.create_array("float32")
+        lengths = []
+        for x in xs:
+            index = layers.array_length(array)
+            lengths.append(index)
+            layers.array_write(x, index, array)
+        out, _ = layers.tensor_array_to_tensor(layers.reverse(array, axis=[0]), axis=0)
+        weights = layers.assign(np.array([[1., 2.], [3., 4.]], "float32"))
+        fluid.backward.append_backward(layers.reduce_sum(out * weights))
+    exe = fluid.Executor(fluid.CPUPlace())
+    feed = {"x0": np.array([[1., 2.]], "float32"), "x1": np.array([[5., 6.]], "float32")}
+    got = exe.run(main, feed=feed, fetch_list=lengths + [out, "x0@GRAD", "x1@GRAD"])
+    assert [int(g[0]) for g in got[:2]] == [0, 1]
+    np.testing.assert_array_equal(got[2], [[5., 6.], [1., 2.]])
+    np.testing.assert_array_equal(got[3], [[3., 4.]])      # x0 went last
+    np.testing.assert_array_equal(got[4], [[1., 2.]])
+    again = exe.run(main, feed=feed, fetch_list=lengths)     # each run starts empty
+    assert [int(g[0]) for g in again] == [0, 1]

@@ -446,3 +446,18 @@ def test_bmm_checks_shapes_before_building_as_paddle_20():
     out, = _run([paddle.bmm(static.data("bx", [None, 3, 4]), static.data("by", [None, 4, 2]))],
                 {"bx": x, "by": y})
     np.testing.assert_allclose(out, x @ y)
+
+
+def test_functional_selu_refuses_scale_and_alpha_out_of_range():
+    """F.selu: scale > 1.0 and alpha >= 0, else ValueError (2.0 and 3.3.1, measured);
+    fluid.layers.selu (1.8) takes any, e.g. scale 1.0 alpha 2: selu(-1) = 2 (e^-1 - 1)."""
+    with static.program_guard(static.Program(), static.Program()):
+        x = fluid.data("x", [2], "float32")
+        for args in [(-1.0,), (1.0,), (1.6, -1.0)]:
+            with pytest.raises(ValueError, match="selu: (scale|alpha)"):
+                F.selu(x, *args)
+        out = fluid.layers.selu(x, scale=1.0, alpha=2.0)
+        exe = static.Executor()
+        got = exe.run(x.block.program, feed={"x": np.array([1., -1.], "float32")},
+                      fetch_list=[out])[0]
+    np.testing.assert_allclose(got, [1., 2. * (math.exp(-1.) - 1.)], rtol=1e-6)

@@ -438,3 +438,31 @@ def test_dgc_momentum_and_pipeline_refuse_as_paddles_cpu_build():
         fluid.optimizer.DGCMomentumOptimizer(0.1, momentum=0.9, rampup_begin_step=0)
     with pytest.raises(Exception, match="^In dygraph, don't support PipelineOptimizer.$"):
         fluid.optimizer.PipelineOptimizer(paddle.optimizer.SGD(0.1))
+def test_contrib_momentum_folds_l2_decay_into_the_op():
+    """fluid.contrib.optimizer.Momentum (2.0): L2Decay becomes the momentum op's
+    regularization attrs, no regularization op; one step from w = 2, grad 1 (mean of a
+    [1, 1] linear), coeff 0.1, lr 0.01: v = 1 + 0.1 * 2 = 1.2, w = 2 - 0.012."""
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        x = fluid.data("x", [1, 1], "float32")
+        y = fluid.layers.fc(x, 1, param_attr=fluid.ParamAttr(
+            name="w", initializer=fluid.initializer.Constant(2.0)), bias_attr=False)
+        opt = fluid.contrib.optimizer.Momentum(
+            learning_rate=0.01, momentum=0.9,
+            regularization=fluid.regularizer.L2Decay(regularization_coeff=0.1))
+        opt.minimize(fluid.layers.mean(y))
+    ops = [op.type for op in main.global_block().ops]
+    momentum = [op for op in main.global_block().ops if op.type == "momentum"][0]
+    assert "scale" not in ops[ops.index("mean_grad"):] and ops.count("momentum") == 1
+    assert momentum.attr("regularization_method") == "l2_decay"
+    assert momentum.attr("regularization_coeff") == pytest.approx(0.1)
+    scope = Scope()
+    exe = static.Executor()
+    exe.run(startup, scope=scope)
+    exe.run(main, feed={"x": np.ones((1, 1), "float32")}, scope=scope)
+    np.testing.assert_allclose(np.array(scope.find_var("w").get_tensor()), [[1.988]],
+                               rtol=1e-6)
+    with pytest.raises(ValueError, match="learning_rate is not set"):
+        paddle.optimizer.Momentum(learning_rate=None)
+    with pytest.raises(ValueError, match="rho is not set"):
+        paddle.optimizer.RMSProp(learning_rate=0.1, rho=None)

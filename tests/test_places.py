@@ -55,6 +55,13 @@ def test_a_place_must_be_a_place_or_its_name(bad):
         as_place(bad)
 
 
+def test_a_place_name_is_read_in_any_case():
+    """'CPU' is 'cpu', as Paddle 2.0's set_device lowers the name (its test_rnn_decode_api
+    passes "CPU")."""
+    assert isinstance(as_place("CPU"), paddle.CPUPlace)
+    assert isinstance(paddle.set_device("CPU"), paddle.CPUPlace)
+
+
 @pytest.mark.parametrize("value", ["abc", "0", "-2"])
 def test_cpu_num_must_be_a_positive_integer(monkeypatch, value):
     monkeypatch.setenv("CPU_NUM", value)

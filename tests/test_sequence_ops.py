@@ -194,6 +194,9 @@ def test_sequence_conv_trainable_padding_and_its_gradient():
     np.testing.assert_allclose(np.array(dpad), numeric, rtol=1e-6)
 
 
+# refimpl's own argument checks (float64, its messages): 1.8 / 2.0 check fluid.layers
+# with Paddle's lists (switch fluid_layer_checks)
+@pytest.mark.paddle("3")
 def test_sequence_concat_input_types():
     # Paddle 1.8: a list of int64 / float32 / float64 Variables, else TypeError
     with program_guard(Program(), Program()):

@@ -14,7 +14,8 @@ from refimpl import tensor
 def test_submodules_hold_the_paddle_functions():
     assert tensor.stat.std is tensor.std is paddle.std
     assert tensor.math.add is paddle.add and tensor.linalg.matmul is paddle.matmul
-    assert set(tensor.__all__) == {n for names in tensor.SUBMODULES.values() for n in names}
+    assert set(tensor.__all__) == {n for names in tensor.SUBMODULES.values() for n in names} \
+        | set(tensor.ARRAY_FUNCTIONS)
     for sub, names in tensor.SUBMODULES.items():
         assert getattr(tensor, sub).__all__ == names
 
@@ -47,3 +48,16 @@ def test_alias_imports_the_submodules(tmp_path):
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
     assert r.stdout.split() == ["2.3333332538604736", "[1.0,", "4.0,", "16.0]", "21.0"]
+
+
+def test_tensor_array_functions_of_paddle_20():
+    """paddle.tensor.create_array / array_write / array_read / array_length (and
+    paddle.tensor.array.*), Paddle 2.0's names for fluid.layers' tensor-array functions:
+    in dygraph mode an array is a list."""
+    with paddle.fluid.dygraph.guard():
+        arr = paddle.tensor.create_array(dtype="float32")
+        x = paddle.full(shape=[3, 3], fill_value=5, dtype="float32")
+        arr = paddle.tensor.array.array_write(x, paddle.zeros([1], "int64"), array=arr)
+        assert int(paddle.tensor.array_length(arr)) == 1
+        got = paddle.tensor.array_read(arr, paddle.zeros([1], "int64"))
+        np.testing.assert_array_equal(got.numpy(), np.full((3, 3), 5., "float32"))

@@ -505,3 +505,126 @@ def test_clip_dtypes(paddle_version, version, int_clip):
                     paddle.clip(x, min=2, max=8)
             else:
                 assert paddle.clip(x, min=2, max=8).numpy().tolist() == int_clip
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
+def test_fluid_layer_checks_by_version(paddle_version, version):
+    """fluid.layers' data_feeder checks: 1.8.5's lists under 1.8, release/2.0's (1.8.5's
+    with 2.0's changes) under 2.0, none under 3; static mode only in both (Paddle's
+    check_type / check_dtype return at once in dygraph mode)."""
+    with paddle_version(version):
+        def isfinite_of_float16():
+            with static.program_guard(static.Program(), static.Program()):
+                fluid.layers.isfinite(fluid.data("x", [3], "float16"))
+        def reshape_of_bool():
+            with static.program_guard(static.Program(), static.Program()):
+                out = fluid.layers.reshape(fluid.data("b", [2, 3], "bool"), [3, 2])
+            return out.shape
+        if version == "3":
+            isfinite_of_float16()
+        else:
+            with pytest.raises(TypeError, match="isfinite"):
+                isfinite_of_float16()
+        if version == "1.8":        # 1.8.5's reshape takes no bool, 2.0's does
+            with pytest.raises(TypeError, match="reshape"):
+                reshape_of_bool()
+        else:
+            assert tuple(reshape_of_bool()) == (3, 2)
+        with fluid.dygraph.guard():     # no check in dygraph mode: cos_sim's float64 taken
+            x = paddle.to_tensor(np.array([[3., 4.]], "float64"))
+            got = fluid.layers.cos_sim(x, x)
+            np.testing.assert_allclose(got.numpy(), [[1.]])
+
+
+def test_fluid_linspace_checks_of_paddle_20(paddle_version):
+    """2.0's fluid.layers.linspace: int / float bounds, an int num, a dtype among int32,
+    int64, float32, float64, and a ValueError for a float64 start with a float32 dtype."""
+    with paddle_version("2.0"), static.program_guard(static.Program(), static.Program()):
+        for args, kwargs in [(([0], 10, 1), {}), ((0, 10, 1.5), {}),
+                             ((0, 10, 1), {"dtype": "int8"})]:
+            with pytest.raises(TypeError, match="linspace"):
+                fluid.layers.linspace(*args, **kwargs)
+        with pytest.raises(ValueError, match="overflow"):
+            fluid.layers.linspace(fluid.data("s", [1], "float64"), 10, 1, dtype="float32")
+        out = fluid.layers.linspace(0, 10, 5, dtype="float64")
+        exe = static.Executor()
+        got = exe.run(out.block.program,
+                      fetch_list=[out])[0]
+        assert got.tolist() == [0., 2.5, 5., 7.5, 10.]
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
+def test_logical_op_dtypes(paddle_version, version):
+    """logical_and of float32 operands: refused (TypeError in static mode, from the op in
+    dygraph mode) under 1.8 / 2.0, whose kernels take bool only (1.8.5 measured:
+    EnforceNotMet in dygraph); nonzero is True under 3 (3.3.1: [0, 1, 2] and [1, 1, 0] give
+    [False, True, False], measured)."""
+    x = np.array([0., 1., 2.], "float32")
+    y = np.array([1., 1., 0.], "float32")
+    with paddle_version(version):
+        def build():
+            return [paddle.logical_and(fluid.data("x", [3], "float32"),
+                                       fluid.data("y", [3], "float32"))]
+        if version == "3":
+            out, _, _ = _run(build, {"x": x, "y": y})
+            assert out[0].tolist() == [False, True, False]
+        else:
+            with pytest.raises(TypeError, match="logical_and"):
+                _run(build, {"x": x, "y": y})
+            with fluid.dygraph.guard(), pytest.raises(TypeError, match="logical_and"):
+                paddle.logical_and(paddle.to_tensor(x), paddle.to_tensor(y))
+        with pytest.raises(TypeError, match="out"):    # out= must be a Variable
+            _run(lambda: [paddle.logical_not(fluid.data("b", [3], "bool"), out=1)])
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
+def test_logsumexp_of_integers(paddle_version, version):
+    """logsumexp of int32: refused under 1.8 / 2.0 (float / double kernels only), computed
+    in float32 under 3 (3.3.1: [1, 2] gives 2.31326175 float32, measured)."""
+    with paddle_version(version):
+        build = lambda: [paddle.logsumexp(fluid.data("x", [2], "int32"))]
+        feed = {"x": np.array([1, 2], "int32")}
+        if version == "3":
+            out, _, _ = _run(build, feed)
+            assert out[0].dtype == np.float32
+            np.testing.assert_allclose(out[0], np.log(np.exp(1.) + np.exp(2.)), rtol=1e-6)
+        else:
+            with pytest.raises(TypeError, match="logsumexp"):
+                _run(build, feed)
+
+
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_static_sum_dtype_checks(paddle_version, version):
+    """Static paddle.sum with a dtype: 2.0 refuses one that overflows x's (ValueError) or
+    is no float32 / float64 / int32 / int64 (TypeError); 3.3.1 takes them (measured:
+    float64 -> float32, int64 -> int32 give those dtypes; refimpl's reduce_sum has no bool
+    kernel)."""
+    with paddle_version(version):
+        cases = [("float64", "float32", ValueError), ("int64", "int32", ValueError),
+                 ("int32", "bool", TypeError)]
+        for x_dtype, dtype, error in cases:
+            with static.program_guard(static.Program(), static.Program()):
+                x = fluid.data("x", [10], x_dtype)
+                if version == "3":
+                    if error is ValueError:
+                        assert paddle.sum(x, dtype=dtype).dtype.name == dtype
+                else:
+                    with pytest.raises(error, match="sum"):
+                        paddle.sum(x, dtype=dtype)
+        out, _, _ = _run(lambda: [paddle.sum(fluid.data("y", [3], "int32"), dtype="int64")],
+                         {"y": np.array([1, 2, 3], "int32")})
+        assert out[0].dtype == np.int64 and int(out[0].reshape(-1)[0]) == 6
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
+def test_stack_of_one_variable(paddle_version, version):
+    """stack(x) of one Variable: stacks [x] under 1.8 ([2, 3] -> [1, 2, 3]); a TypeError
+    from 2.0 (3.3.1 measured: TypeError in static mode, an error in dygraph mode)."""
+    with paddle_version(version), static.program_guard(static.Program(), static.Program()):
+        x = fluid.data("x", [2, 3], "float32")
+        if version == "1.8":
+            assert tuple(fluid.layers.stack(x).shape) == (1, 2, 3)
+        else:
+            with pytest.raises(TypeError, match="list\\[Tensor\\]"):
+                paddle.stack(x)
+            assert tuple(paddle.stack([x, x], axis=1).shape) == (2, 2, 3)

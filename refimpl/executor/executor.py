@@ -14,7 +14,7 @@ import warnings
 import numpy as np
 
 from ..framework.dtypes import convert_dtype
-from ..framework.errors import FeedError, names_its_op
+from ..framework.errors import FeedError, OpIndexError, names_its_op
 from ..framework.fetched import as_fetched
 from ..framework.lod import check_lengths, describe_lod, lod_of, valid_for, with_lod
 from ..framework.place import as_place, current_place, device_of
@@ -218,6 +218,11 @@ class Plan:
         # what the run reads from the scope (parameters, ...): a GPU run moves those
         # that are still host arrays (loaded, or set by the user) to the device first
         self.scope_inputs = self._read_before_written(set(feed_names))
+        # a tensor array read before any write holds nothing yet (Paddle creates every
+        # variable of the block before the run: an array starts empty)
+        self.empty_arrays = sorted(n for n in self.scope_inputs
+                                   if n in block.vars and not block.vars[n].persistable
+                                   and block.vars[n].type == "LOD_TENSOR_ARRAY")
         dead_after, shrink_after = self._free_lists(set(self.temporaries) - set(fetch_names))
         self.free_after = dead_after if eager_delete else None
         self.shrink_after = shrink_after if eager_delete else None
@@ -443,7 +448,10 @@ class Plan:
                         "op, and not initialized (did you run the startup program?)" % (slot, n))
         shapes = ", ".join("%s=%s" % (n, getattr(env.get(n), "shape", None))
                            for n in op.input_arg_names)
-        return op.error("%s: %s (inputs: %s)" % (type(e).__name__, e, shapes))
+        message = "%s: %s (inputs: %s)" % (type(e).__name__, e, shapes)
+        if isinstance(e, IndexError):   # still an IndexError, as Paddle's OutOfRange
+            return OpIndexError(op.type, message, op.created_at)
+        return op.error(message)
 
     def drop_temporaries(self, env):
         for n in self.temporaries:
@@ -692,6 +700,8 @@ class Executor:
             env.update(checked if self.device_id is None else   # (a LoD stays on the host)
                        {n: v if lod_of(v) else to_device(v) for n, v in checked.items()})
             feed_learning_rate(program, env)
+            for name in plan.empty_arrays:
+                env.setdefault(name, [])
             on_gpu = self.device_id is not None    # (only GPU kernels defer checks)
             if on_gpu:
                 plan.move_scope_inputs(env)

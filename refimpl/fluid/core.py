@@ -7,6 +7,8 @@ globals() (the FLAGS_*), the exceptions, and what Paddle's own tests use to driv
 ops: op protos, the grad op of an op (get_grad_op_desc), set_feed_variable /
 get_fetch_variable. specs/fluid_core.md lists each.
 """
+import enum
+
 import numpy as np
 
 from ..backward import forward_reads
@@ -31,7 +33,7 @@ from ..distributed.parallel import ParallelStrategy
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
-           "Executor",
+           "Executor", "DeviceType",
            "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",
            "is_compiled_with_rocm",
            "is_compiled_with_mkldnn", "is_compiled_with_brpc", "is_compiled_with_dist",
@@ -103,6 +105,14 @@ class Place:
 
     def __repr__(self):
         return repr(self._place)
+
+
+class DeviceType(enum.IntEnum):
+    """Paddle 2.0's core.DeviceType (the device a ParallelExecutor's test runs on; its
+    tests pick the place from it)."""
+    CPU = 0
+    CUDA = 1
+    XPU = 2
 
 
 LoDTensorBlockingQueue = BlockingQueue

@@ -41,6 +41,10 @@ class OpTypeError(OpError, TypeError):
     """An op input of a dtype the op does not take (a TypeError, as in Paddle's layers)."""
 
 
+class OpIndexError(OpError, IndexError):
+    """An index out of range when the op runs (Paddle 2.0's OutOfRange, an IndexError)."""
+
+
 class LayerAssertionError(ValueError, AssertionError):
     """A layer argument that Paddle checks with `assert` (an AssertionError there, e.g.
     reshape's shape with two -1): a ValueError in refimpl's terms, an AssertionError in

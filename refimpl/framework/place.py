@@ -161,11 +161,12 @@ def place_guard(place):
 
 
 def as_place(place):
-    """A Place from a Place or a string 'cpu' / 'gpu' / 'gpu:x'."""
+    """A Place from a Place or a string 'cpu' / 'gpu' / 'gpu:x' (any case, as Paddle
+    2.0's set_device lowers it: 'CPU')."""
     if isinstance(place, Place):
         return place
     if isinstance(place, str):
-        kind, _, index = place.partition(":")
+        kind, _, index = place.lower().partition(":")
         if kind == "cpu" and not index:
             return CPUPlace()
         if kind == "gpu" and (index.isdigit() or not index):

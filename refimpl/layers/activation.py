@@ -50,6 +50,11 @@ def elu(x, alpha=1.0, name=None):
 
 def selu(x, scale=1.0507009873554804934193349852946, alpha=1.6732632423543772848170429916717,
          name=None):
+    # paddle.nn.functional.selu (2.0, 3.3.1) refuses these; fluid.layers.selu takes any
+    if scale <= 1.0:
+        raise ValueError("selu: scale must be greater than 1.0, got %s" % scale)
+    if alpha < 0:
+        raise ValueError("selu: alpha must be no less than zero, got %s" % alpha)
     return unary("selu", x, {"scale": float(scale), "alpha": float(alpha)}, name)
 
 

@@ -13,6 +13,7 @@ from ..framework import mode
 from ..dygraph.tensor import Tensor
 from ..framework import nest, unique_name
 from ..framework.layer_helper import LayerHelper
+from ..framework.math_patch import cast
 from ..framework.program import Variable, default_main_program
 from ..framework.dataflow import block_io
 from .common import append_op_out, check_dtype, check_variable
@@ -211,8 +212,10 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
     pairs.sort(key=lambda pair: pair[0])
     if default is None:
         *pairs, (_, default) = pairs
+    if branch_index.dtype.name != "int64":     # compared as int64, as Paddle casts it
+        branch_index = cast(branch_index, "int64")
     conditions = [(append_op_out("equal", {"X": [branch_index], "Y": [
-        fill_constant([1], branch_index.dtype.name, index)]}, {"axis": -1},
+        fill_constant([1], "int64", index)]}, {"axis": -1},
         out_dtype="bool", stop_gradient=True), fn) for index, fn in pairs]
     return case(conditions, default, name)
 

@@ -254,6 +254,10 @@ def _random(op_type, shape, dtype, name, runtime_shape=False, **attrs):
     (Variables, or lists holding them: its ShapeTensor / ShapeTensorList inputs)."""
     dtype = convert_dtype(dtype or "float32")
     inputs = {}
+    if runtime_shape and isinstance(shape, (list, tuple)) and not shape and \
+            not mode.in_dynamic_mode():
+        # Paddle 2.0's static random layers assert a non-empty list shape
+        raise LayerAssertionError("%s: the size of 'shape' can't be zero" % op_type)
     if isinstance(shape, (list, tuple)):
         _check_shape_items([d for d in shape if not isinstance(d, Variable)], op_type)
     if runtime_shape:
@@ -318,6 +322,7 @@ def fluid_gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", nam
 
 
 def randn(shape, dtype=None, name=None):
+    _check_shape_type(shape, "randn")
     return fluid_gaussian_random(shape, dtype=_float_default(dtype, "randn"), name=name)
 
 

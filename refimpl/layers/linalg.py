@@ -54,7 +54,12 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     """'fro': sqrt of the sum of squares (the frobenius_norm op) over `axis` (None: all).
     A number p: the vector p-norm over `axis` (None: all elements): (sum |x|^p)^(1/p);
     inf / -inf: max / min |x|; 0: the count of nonzeros."""
+    if axis is not None and (isinstance(axis, bool) or not isinstance(axis, (int, list, tuple))):
+        # checked before x, as Paddle 2.0 does
+        raise ValueError("norm: axis must be an int or a list / tuple of ints, got %r" % (axis,))
     check_variable(x, "x", "norm")
+    if isinstance(p, bool) or not isinstance(p, (str, int, float)):
+        raise ValueError("norm: p must be a str ('fro') or a number, got %r" % (p,))
     axes = reduce_axes(x, axis)
     if p == "fro":
         if axis is not None and len(axes) > 2:

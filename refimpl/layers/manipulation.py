@@ -177,6 +177,9 @@ def chunk(x, chunks, axis=0, name=None):
 
 def unbind(input, axis=0):
     check_variable(input, "input", "unbind")
+    if isinstance(axis, bool) or not isinstance(axis, int):     # 2.0's check_type
+        raise TypeError("The type of 'axis' in unbind must be int, but received %s"
+                        % type(axis).__name__)
     rank = len(input.shape)
     if not -rank <= axis < rank:
         raise ValueError("unbind: axis %d is out of range for input %r of rank %d (expected "

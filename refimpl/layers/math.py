@@ -9,7 +9,7 @@ from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast as _cast
 from ..framework.program import Variable
 from .common import (append_op_out, binary, check_dtype, check_static_dtype, check_variable,
-                     real_arg, unary)
+                     check_variables, real_arg, unary)
 
 __all__ = ["mean", "fluid_mean", "cast", "matmul", "scale", "clip"]
 
@@ -72,9 +72,24 @@ def _fluid_reduce(op_type):
     return layer
 
 
+def _check_sum_dtype(x_dtype, dtype):
+    """Paddle 2.0's static paddle.sum: dtype among float32 / float64 / int32 / int64, and
+    none that would overflow x's."""
+    if dtype not in ("float32", "float64", "int32", "int64"):
+        raise TypeError("The data type of 'dtype' in sum must be ['float32', 'float64', "
+                        "'int32', 'int64'], but received %s." % dtype)
+    if (x_dtype == "float64" and dtype in ("float32", "int32")) or (
+            x_dtype == "int64" and dtype == "int32"):
+        raise ValueError("sum: x's dtype is %s but dtype is %s, which may overflow"
+                         % (x_dtype, dtype))
+
+
 def paddle_sum(x, axis=None, dtype=None, keepdim=False, name=None):
     """reduce_sum; bool/int32 sum to int64 unless `dtype` says otherwise (Paddle 2.0)."""
     check_variable(x, "x", "sum")
+    if dtype is not None and versions.switch("sum_dtype_checks") and \
+            not mode.in_dynamic_mode():
+        _check_sum_dtype(x.dtype.name, convert_dtype(dtype))
     if dtype is None and x.dtype.name in ("bool", "int32"):
         dtype = "int64"
     if dtype is not None and convert_dtype(dtype) != x.dtype.name:
@@ -97,6 +112,9 @@ def prod(x, axis=None, keepdim=False, dtype=None, name=None):
 
 
 def logsumexp(x, axis=None, keepdim=False, name=None):
+    check_variable(x, "x", "logsumexp")
+    if x.dtype.name in ("int32", "int64") and versions.switch("logsumexp_ints") == "float32":
+        x = _cast(x, "float32")     # Paddle 3 casts integers; 1.8 / 2.0: the op refuses them
     dim, reduce_all = _dims(axis)
     return unary("logsumexp", x, {"axis": dim, "keepdim": bool(keepdim),
                                   "reduce_all": reduce_all}, name)
@@ -230,6 +248,7 @@ def _bool_out(op_type, inputs, attrs, name, out, layer_type=None):
     """Append op_type writing into `out` when given (fluid's cond=/out=), else a new var."""
     for slot, v in inputs.items():
         check_variable(v[0], slot.lower(), op_type)
+    check_variables(op_type, out=out)
     if out is None:
         return append_op_out(op_type, inputs, attrs, name, out_dtype="bool",
                              stop_gradient=True, layer_type=layer_type)

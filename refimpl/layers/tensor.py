@@ -208,11 +208,14 @@ def slice(input, axes, starts, ends):
 
 
 def stack(x, axis=0, name=None):
-    """Stack a list of Variables along a new `axis` (one Variable: a list of it, as Paddle
-    takes it)."""
+    """Stack a list of Variables along a new `axis` (one Variable: a list of it under 1.8,
+    a TypeError from 2.0: switch stack_single_variable)."""
     joined = _array_joined(x, axis, True, name)
     if joined is not None:
         return joined
+    if isinstance(x, Variable) and versions.switch("stack_single_variable") == "refused":
+        raise TypeError("The type of 'x' in stack must be list[Tensor], tuple[Tensor] or "
+                        "TensorArray, but received %s" % type(x).__name__)
     return append_op_out("stack", {"X": as_list(x)}, {"axis": axis}, name, out_slot="Y")
 
 

@@ -30,11 +30,20 @@ class _Compare(OpDef):
                      {"axis": 1})
 
 
+def _check_logical_operands(ctx, slots):
+    """Paddle 1.8 / 2.0 register the logical ops' kernels for bool only (switch
+    `logical_op_dtypes`); Paddle 3 takes any dtype, reading nonzero as True."""
+    if versions.switch("logical_op_dtypes") == "bool":
+        for slot in slots:
+            ctx.check_dtype(slot, ("bool",))
+
+
 class _Logical(OpDef):
     inputs = ("X", "Y")
     outputs = ("Out",)
 
     def infer_shape(self, ctx):
+        _check_logical_operands(ctx, ("X", "Y"))
         ctx.set_output("Out", broadcast_shape(ctx.input_shape("X"), ctx.input_shape("Y"), ctx),
                        "bool")
 
@@ -79,6 +88,7 @@ class LogicalNot(OpDef):
     outputs = ("Out",)
 
     def infer_shape(self, ctx):
+        _check_logical_operands(ctx, ("X",))
         ctx.set_output("Out", ctx.input_shape("X"), "bool")
 
     @staticmethod

@@ -81,15 +81,27 @@ class Flip(OpDef):
 @register
 class Reverse(Flip):
     """Paddle 1.8's reverse op (fluid.layers.reverse): flip under its older name, whose
-    kernel takes X of rank 1 to 6 (checked when it runs, as 1.8 does)."""
+    kernel takes X of rank 1 to 6 (checked when it runs, as 1.8 does). X may be a tensor
+    array: axis [0] reverses the order of its elements (as Paddle's LoDTensorArray kernel),
+    and its gradient array is reversed back."""
     type = "reverse"
+    tensor_arrays = ("X",)
 
     @staticmethod
     def forward(x, axis=()):
-        if x.ndim > 6:
-            raise ValueError("X has rank %d (shape %s); the reverse op takes ranks up to 6 "
+        if isinstance(x, list):
+            if list(axis) != [0]:
+                raise ValueError("reverse of a tensor array takes axis [0], got %s"
+                                 % list(axis))
+            return x[::-1]
+        if x.ndim > 6:      # 2.0: OutOfRange (an IndexError)
+            raise IndexError("X has rank %d (shape %s); the reverse op takes ranks up to 6 "
                              "(Paddle 1.8's kernel; flip takes any)" % (x.ndim, list(x.shape)))
         return Flip.forward(x, axis)
+
+    @staticmethod
+    def backward(dout, axis=()):
+        return Reverse.forward(dout, axis)
 
 
 @register

@@ -21,8 +21,7 @@ class _OneHot(OpDef):
         depth = -1 if ctx.has_input("depth_tensor") else ctx.attr("depth")
         ctx.expect(depth == -1 or depth >= 1, "depth must be >= 1, got %s" % depth)
         if self.checks_when_built:
-            ctx.expect(x.dtype.name in ("int32", "int64"),
-                       "X %r must hold int64 (or int32) ids, got %s" % (x.name, x.dtype.name))
+            ctx.check_dtype("X", ("int32", "int64"))    # a TypeError, as Paddle's layers
             self.check_shape(list(x.shape), "X %r" % x.name, ctx.fail)
         ctx.set_output("Out", self.out_shape(list(x.shape)) + [depth], ctx.attr("dtype"))
 

@@ -178,6 +178,7 @@ class Logsumexp(OpDef):
     attrs = {"axis": [0], "keepdim": False, "reduce_all": False}
 
     def infer_shape(self, ctx):
+        ctx.check_dtype("X", ("float16", "float32", "float64"))
         _infer(ctx, ctx.attr("axis"), ctx.attr("keepdim"), ctx.attr("reduce_all"))
 
     @staticmethod

@@ -6,6 +6,7 @@ import numpy as np
 from .. import xp
 from ..dygraph.tensor import on_place_of
 from ..dygraph.tracer import layout
+from ..framework.errors import LayerAssertionError
 from ..framework.program import Variable
 from ..framework.selected_rows import RowsValue
 from ..ops.selected_rows import rows_forward
@@ -15,6 +16,14 @@ __all__ = ["Momentum", "LarsMomentum", "Adam", "AdamW", "Adamax", "RMSProp", "Ad
            "DecayedAdagrad", "Ftrl", "Dpsgd", "Adadelta"]
 
 
+def _check_set(optimizer, **hyperparameters):
+    """Momentum's and RMSProp's hyperparameters may not be None: 2.0 raises ValueError
+    "... is not set", 1.8 asserts."""
+    for arg, value in hyperparameters.items():
+        if value is None:
+            raise LayerAssertionError("%s: %s is not set" % (type(optimizer).__name__, arg))
+
+
 class Momentum(Optimizer):
     type = "momentum"
     _velocity_acc_str = "velocity"      # accumulator names, as Paddle 1.8's attributes
@@ -22,6 +31,7 @@ class Momentum(Optimizer):
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, name=None, parameter_list=None,
                  regularization=None):
+        _check_set(self, learning_rate=learning_rate, momentum=momentum)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
         self._momentum = self._hyperparameter("momentum", momentum, NON_NEGATIVE)
@@ -258,6 +268,8 @@ class RMSProp(Optimizer):
     def __init__(self, learning_rate, rho=0.95, epsilon=1e-6, momentum=0.0, centered=False,
                  parameters=None, weight_decay=None, grad_clip=None, name=None,
                  parameter_list=None, regularization=None):
+        _check_set(self, learning_rate=learning_rate, rho=rho, epsilon=epsilon,
+                   momentum=momentum)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
         self._rho, self._epsilon, self._momentum = (

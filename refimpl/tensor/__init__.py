@@ -5,7 +5,14 @@ which Paddle 2.0's own tests and user code call. Membership of each submodule is
 refimpl has; the element-wise unary functions Paddle 3 moved to tensor.ops are in math,
 where Paddle 2.0 had them (refimpl/submodules.py builds them).
 specs/tensor_methods.md#paddletensor."""
+import types
+
+from ..layers import control_flow
 from ..submodules import group
+
+# paddle.tensor.array: 2.0's tensor-array functions, fluid.layers' under other names there
+# (not in the `paddle` namespace)
+ARRAY_FUNCTIONS = ("array_length", "array_read", "array_write", "create_array")
 
 SUBMODULES = {
     "attribute": ["imag", "rank", "real", "shape"],
@@ -45,4 +52,9 @@ def populate(namespace):
     package.update(group(__name__, namespace, SUBMODULES))
     names = sorted({n for names in SUBMODULES.values() for n in names})
     package.update({n: namespace[n] for n in names})
-    package["__all__"] = names
+    arrays = {n: getattr(control_flow, n) for n in ARRAY_FUNCTIONS}
+    package["array"] = types.ModuleType(__name__ + ".array",
+                                        "The tensor-array functions (Paddle 2.0).")
+    package["array"].__dict__.update(arrays, __all__=list(ARRAY_FUNCTIONS))
+    package.update(arrays)
+    package["__all__"] = names + list(ARRAY_FUNCTIONS)

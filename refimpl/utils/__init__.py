@@ -1,5 +1,6 @@
 """paddle.utils (Paddle 2.0): deprecated, try_import, run_check, require_version,
-unique_name, download (cached files only: refimpl fetches nothing)."""
+unique_name, download (cached files only: refimpl fetches nothing), the profiler
+(ProfilerOptions, Profiler, get_profiler: profiler.py)."""
 import functools
 import importlib
 import warnings

@@ -1,5 +1,5 @@
-"""The argument checks of Paddle 1.8's fluid.layers, under the 1.8 profile (the
-`fluid_layer_checks` switch): which dtypes each layer takes for its Variable arguments
+"""The argument checks of Paddle 1.8's and 2.0's fluid.layers (the `fluid_layer_checks`
+switch): which dtypes each layer takes for its Variable arguments
 (VARIABLE_DTYPES: layer -> {argument: (position, dtypes, is a list of Variables, when)}),
 for its `dtype` arguments (DTYPE_ARGUMENTS: layer -> {argument: (position, dtypes)}) and
 the Python types of other arguments (TYPE_ARGUMENTS: layer -> {argument: (position, type
@@ -9,10 +9,11 @@ is given) or "other" (1.8 checks it under a condition on other things: not check
 checks that relate an argument to another or to its value are functions of the bound
 arguments (RELATION_CHECKS: layer -> check). A Variable argument
 that is not a Variable, a dtype outside the list or an argument of another type is a
-TypeError naming the layer, as in Paddle 1.8. The tables are the facts of Paddle 1.8.5's
-check_variable_and_dtype / check_dtype / check_type calls, taken from its API.
-Other profiles keep refimpl's own checks (its ops take float64 where 1.8's CPU kernels
-took float32 only)."""
+TypeError naming the layer, as in Paddle. The tables are the facts of Paddle 1.8.5's
+check_variable_and_dtype / check_dtype / check_type calls, taken from its API; the
+entries release/2.0 (2967624b) changed are in the CHANGED_IN_20 tables. Like Paddle's
+data_feeder checks they apply in static mode only. Paddle 3 keeps refimpl's own checks
+(its ops take float64 where 1.8's CPU kernels took float32 only)."""
 import functools
 import inspect
 
@@ -87,24 +88,41 @@ def _refuse_eager_arguments(layer, fn, args, kwargs):
                     "layer in static mode)." % (key, layer))
 
 
+def _layer_checks(layer, profile):
+    """The (variable, dtype, type, array) checks of `layer` under `profile`: 1.8.5's
+    tables, with the entries Paddle 2.0 changed (None: 2.0 dropped the check)."""
+    checks = [table.get(layer, {}) for table in _TABLES]
+    if profile == "2.0":
+        checks = [{name: entry for name, entry in dict(check, **changed.get(layer, {})).items()
+                   if entry is not None}
+                  for check, changed in zip(checks, _CHANGED_IN_20)]
+    return checks
+
+
 def checked(layer, fn):
-    """`fn` (the fluid.layers function `layer`) checking its arguments as 1.8 does, and
+    """`fn` (the fluid.layers function `layer`) checking its arguments as Paddle 1.8 / 2.0
+    does, in static mode only (both skip their data_feeder checks in dygraph mode), and
     refusing eager Tensors in static mode as 2.0 does."""
-    variables = VARIABLE_DTYPES.get(layer, {})
-    dtype_args = DTYPE_ARGUMENTS.get(layer, {})
-    type_args = TYPE_ARGUMENTS.get(layer, {})
-    array_args = ARRAY_DTYPES.get(layer, {})
-    relation = RELATION_CHECKS.get(layer)
-    if not inspect.isfunction(fn) and not (variables or dtype_args or type_args or array_args
-                                           or relation):
+    by_profile = {profile: _layer_checks(layer, profile) for profile in ("1.8", "2.0")}
+    relations = {"1.8": RELATION_CHECKS.get(layer),
+                 "2.0": RELATION_CHECKS_CHANGED_IN_20.get(layer, RELATION_CHECKS.get(layer))}
+    has_checks = any(relations.values()) or \
+        any(any(checks) for checks in by_profile.values())
+    if not inspect.isfunction(fn) and not has_checks:
         return fn       # a class (fluid.layers.LSTMCell, ...) stays one
-    signature = inspect.signature(fn) if relation else None
+    signature = inspect.signature(fn) if any(relations.values()) else None
 
     @functools.wraps(fn)
     def layer_function(*args, **kwargs):
         _refuse_eager_arguments(layer, fn, args, kwargs)
-        if not versions.switch("fluid_layer_checks"):
+        profile = versions.switch("fluid_layer_checks")
+        if profile is None:
             return fn(*args, **kwargs)
+        if mode.in_dynamic_mode():
+            variables = dtype_args = type_args = array_args = {}
+        else:
+            variables, dtype_args, type_args, array_args = by_profile[profile]
+        relation = relations[profile]
         for name, (position, dtypes, is_list, when) in variables.items():
             given, value = _argument(args, kwargs, name, position)
             if not _applies(given, value, when):
@@ -669,3 +687,60 @@ RELATION_CHECKS = {'addcmul': _addcmul,
                    'get_tensor_from_selected_rows': _get_tensor_from_selected_rows,
                    'logsumexp': _logsumexp,
                    'randn': _randn}
+
+
+_TABLES = (VARIABLE_DTYPES, DTYPE_ARGUMENTS, TYPE_ARGUMENTS, ARRAY_DTYPES)
+
+# What release/2.0's fluid.layers check differently from 1.8.5's (its check_* calls):
+# the same four tables, an entry None where 2.0 dropped the check.
+_FLOATS_INTS = ('float32', 'float64', 'int32', 'int64')
+_ANY_DTYPE = ('bool', 'float16', 'float32', 'float64', 'int32', 'int64')
+VARIABLE_DTYPES_CHANGED_IN_20 = {
+ 'concat': {'input': (0, _ANY_DTYPE, True, None)},
+ 'linspace': {'num': (2, ('int32',), False, 'variable'),
+              'start': (0, _FLOATS_INTS, False, 'variable'),
+              'stop': (1, _FLOATS_INTS, False, 'variable')},
+ 'reduce_mean': {'input': None},
+ 'reduce_prod': {'input': (0, _FLOATS_INTS, False, None)},
+ 'reshape': {'x': (0, _ANY_DTYPE, False, None)},
+ 'sequence_pool': {'input': (0, ('float32', 'float64'), False, None)},
+ 'shape': {'input': (0, _ANY_DTYPE, False, None)},
+ 'size': {'input': (0, _ANY_DTYPE, False, None)},
+ 'split': {'input': (0, _ANY_DTYPE, False, None)},
+ 'squeeze': {'input': (0, ('bool', 'float16', 'float32', 'float64', 'int8', 'int32',
+                           'int64'), False, None)},
+ 'teacher_student_sigmoid_loss': {'input': (0, _FLOATS_INTS, False, None),
+                                  'label': (1, _FLOATS_INTS, False, None)},
+ 'unsqueeze': {'input': (0, ('bool', 'float16', 'float32', 'float64', 'int8', 'int32',
+                             'int64'), False, None)},
+ 'warpctc': {'input': (0, ('float32', 'float64'), False, None)},
+}
+DTYPE_ARGUMENTS_CHANGED_IN_20 = {
+ 'linspace': {'dtype': (3, ('int32', 'int64', 'float32', 'float64'))},
+}
+TYPE_ARGUMENTS_CHANGED_IN_20 = {
+ 'linspace': {'num': (2, ('Variable', 'int'), None),
+              'start': (0, ('Variable', 'int', 'float'), None),
+              'stop': (1, ('Variable', 'int', 'float'), None)},
+ 'split': {'num_or_sections': (1, ('list', 'int', 'tuple'), None),
+           'dim': (2, ('int', 'Variable'), None)},
+ 'squeeze': {'axes': (1, ('list', 'tuple'), None)},
+ 'transpose': {'perm': (1, ('list', 'tuple'), None)},
+}
+
+
+def _linspace_20(start, stop, dtype, **_):
+    # 2.0 refuses, in static mode, a start / stop whose dtype `dtype` would overflow
+    if mode.in_dynamic_mode():
+        return
+    given = {convert_dtype(v.dtype) if isinstance(v, Variable) else None for v in (start, stop)}
+    out = convert_dtype(dtype or "float32")
+    if ("float64" in given and out in ("float32", "int32")) or (
+            "int64" in given and out == "int32"):
+        raise ValueError("linspace: start / stop of dtype %s would overflow dtype %s"
+                         % ("/".join(sorted(d for d in given if d)), out))
+
+
+RELATION_CHECKS_CHANGED_IN_20 = {'linspace': _linspace_20}
+_CHANGED_IN_20 = (VARIABLE_DTYPES_CHANGED_IN_20, DTYPE_ARGUMENTS_CHANGED_IN_20,
+                  TYPE_ARGUMENTS_CHANGED_IN_20, {})

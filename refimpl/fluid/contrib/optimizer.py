@@ -1,0 +1,29 @@
+"""paddle.fluid.contrib.optimizer (Paddle 2.0): Momentum that folds an L2Decay
+regularization into the momentum op (its regularization_method / regularization_coeff
+attrs: grad + coeff * param inside the update) instead of appending regularization ops;
+any other regularizer is appended as by fluid.optimizer.Momentum."""
+from ...framework.regularizer import L2Decay
+from ...optimizer.optimizers import Momentum as _Momentum
+
+__all__ = ["Momentum"]
+
+
+class Momentum(_Momentum):
+    def __init__(self, learning_rate, momentum, parameter_list=None, use_nesterov=False,
+                 regularization=None, grad_clip=None, multi_precision=False,
+                 rescale_grad=1.0, name=None):
+        if multi_precision or rescale_grad != 1.0:
+            raise NotImplementedError("contrib.optimizer.Momentum: multi_precision and "
+                                      "rescale_grad (float16 master weights) are not supported")
+        folded = regularization if isinstance(regularization, L2Decay) else None
+        super().__init__(learning_rate, momentum, use_nesterov=use_nesterov,
+                         grad_clip=grad_clip, name=name, parameter_list=parameter_list,
+                         regularization=None if folded else regularization)
+        self._folded_decay = folded
+
+    def _update_attrs(self, param):
+        attrs = super()._update_attrs(param)
+        if self._folded_decay is not None:
+            attrs.update(regularization_method="l2_decay",
+                         regularization_coeff=self._folded_decay.coeff)
+        return attrs
