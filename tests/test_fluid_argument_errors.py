@@ -268,3 +268,28 @@ def test_batch_norm_layer_checks_the_dtype_before_the_channels():
         floats = fluid.layers.data(name="x3", shape=[3, 4, 5, 6], dtype="float32")
         with pytest.raises(ValueError, match="has 3 at dim 1, expected num_channels=10"):
             batch_norm(floats)
+
+
+def test_fluid20_layer_checks_are_18s_with_20s_changes(paddle_version):
+    # Paddle 2.0's fluid.layers keep 1.8.5's checks (its test_sequence_first_step refuses an
+    # int64 input), widen some lists (bool reshape, float64 sequence_pool, tuple squeeze
+    # axes) and, as 2.0's check_type / check_dtype, skip eager calls
+    def build():
+        with fluid.program_guard(fluid.Program(), fluid.Program()):
+            ids = fluid.data("ids", [None, 1], "int64", lod_level=1)
+            with pytest.raises(TypeError, match="'input' in sequence_first_step must be"):
+                fluid.layers.sequence_first_step(ids)
+            flags = fluid.data("flags", [2, 3], "bool")
+            seq = fluid.data("seq", [None, 3], "float64", lod_level=1)
+            return (fluid.layers.reshape(flags, [3, 2]).shape,
+                    fluid.layers.sequence_pool(seq, "sum").dtype.name,
+                    fluid.layers.squeeze(fluid.data("one", [2, 1], "float32"), (1,)).shape)
+
+    with paddle_version("2.0"):
+        assert build() == ((3, 2), "float64", (2,))
+        with fluid.dygraph.guard():
+            eager = fluid.dygraph.to_variable(np.zeros((2, 3), "int8"))
+            assert fluid.layers.shape(eager).numpy().tolist() == [2, 3]
+    with paddle_version("1.8"):
+        with pytest.raises(TypeError, match="'x' in reshape must be"):
+            build()

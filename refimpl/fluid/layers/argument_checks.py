@@ -1,5 +1,6 @@
-"""The argument checks of Paddle 1.8's fluid.layers, under the 1.8 profile (the
-`fluid_layer_checks` switch): which dtypes each layer takes for its Variable arguments
+"""The argument checks of Paddle 1.8's fluid.layers, under the 1.8 profile, and of 2.0's
+under the 2.0 profile (the `fluid_layer_checks` switch; 2.0's are 1.8's changed by
+`_CHANGES_20`): which dtypes each layer takes for its Variable arguments
 (VARIABLE_DTYPES: layer -> {argument: (position, dtypes, is a list of Variables, when)}),
 for its `dtype` arguments (DTYPE_ARGUMENTS: layer -> {argument: (position, dtypes)}) and
 the Python types of other arguments (TYPE_ARGUMENTS: layer -> {argument: (position, type
@@ -11,7 +12,7 @@ arguments (RELATION_CHECKS: layer -> check). A Variable argument
 that is not a Variable, a dtype outside the list or an argument of another type is a
 TypeError naming the layer, as in Paddle 1.8. The tables are the facts of Paddle 1.8.5's
 check_variable_and_dtype / check_dtype / check_type calls, taken from its API.
-Other profiles keep refimpl's own checks (its ops take float64 where 1.8's CPU kernels
+The 3 profile keeps refimpl's own checks (its ops take float64 where 1.8's CPU kernels
 took float32 only)."""
 import functools
 import inspect
@@ -20,6 +21,7 @@ import numpy as np
 
 from ... import versions
 from ...framework.dtypes import convert_dtype
+from ...framework import mode
 from ...framework.errors import LayerAssertionError
 from ...framework.program import Variable
 
@@ -58,21 +60,18 @@ def _check_variable(layer, name, value, dtypes):
                         % (name, layer, list(dtypes), value.dtype.name))
 
 
-def checked(layer, fn):
-    """`fn` (the fluid.layers function `layer`) checking its arguments as 1.8 does."""
-    variables = VARIABLE_DTYPES.get(layer, {})
-    dtype_args = DTYPE_ARGUMENTS.get(layer, {})
-    type_args = TYPE_ARGUMENTS.get(layer, {})
-    array_args = ARRAY_DTYPES.get(layer, {})
-    relation = RELATION_CHECKS.get(layer)
+def _checks(layer, fn, tables):
+    """The function checking the arguments of `layer` (`fn`) by `tables` (VARIABLE_DTYPES,
+    DTYPE_ARGUMENTS, TYPE_ARGUMENTS, ARRAY_DTYPES, RELATION_CHECKS of one Paddle release),
+    or None when they hold nothing for it."""
+    variables, dtype_args, type_args, array_args, relations = (
+        table.get(layer) or {} for table in tables)
+    relation = relations or None
     if not variables and not dtype_args and not type_args and not array_args and not relation:
-        return fn
+        return None
     signature = inspect.signature(fn) if relation else None
 
-    @functools.wraps(fn)
-    def layer_function(*args, **kwargs):
-        if not versions.switch("fluid_layer_checks"):
-            return fn(*args, **kwargs)
+    def check(args, kwargs):
         for name, (position, dtypes, is_list, when) in variables.items():
             given, value = _argument(args, kwargs, name, position)
             if not _applies(given, value, when):
@@ -112,6 +111,23 @@ def checked(layer, fn):
             arguments = signature.bind(*args, **kwargs)
             arguments.apply_defaults()
             relation(**arguments.arguments)
+    return check
+
+
+def checked(layer, fn):
+    """`fn` (the fluid.layers function `layer`) checking its arguments as the profile's
+    Paddle does: 1.8.5's tables, or 2.0's (1.8.5's with `_CHANGES_20`), which as Paddle
+    2.0's check_type / check_dtype skip eager calls."""
+    checks = {release: _checks(layer, fn, tables) for release, tables in _TABLES.items()}
+    if not any(checks.values()):
+        return fn
+
+    @functools.wraps(fn)
+    def layer_function(*args, **kwargs):
+        release = versions.switch("fluid_layer_checks")
+        check = checks.get(release)
+        if check is not None and not (release == "2.0" and mode.in_dynamic_mode()):
+            check(args, kwargs)
         return fn(*args, **kwargs)
     return layer_function
 
@@ -637,3 +653,60 @@ RELATION_CHECKS = {'addcmul': _addcmul,
                    'get_tensor_from_selected_rows': _get_tensor_from_selected_rows,
                    'logsumexp': _logsumexp,
                    'randn': _randn}
+
+
+# Paddle 2.0's fluid.layers (release/2.0 at 2967624b) check as 1.8.5's but for these layers,
+# whose entry in a table is replaced (None: no such check in 2.0): the layers that left
+# fluid.layers for paddle.* or call a paddle API that checks on its own there, and the
+# lists 2.0 widened (bool reshape / squeeze / concat / shape, float64 sequence_pool and
+# warpctc, ...) or added (center_loss)
+_LEFT_FLUID_LAYERS_IN_20 = ('addcmul', 'addmm', 'allclose', 'arange', 'clamp', 'dist', 'dot',
+                            'flip', 'full', 'full_like', 'index_sample', 'index_select',
+                            'kron', 'leaky_relu', 'linspace', 'log1p', 'log_softmax',
+                            'logsumexp', 'maxout', 'meshgrid', 'randint', 'randn',
+                            'randperm', 'reduce_mean', 'roll', 'sum', 't', 'trace')
+_ALL_TYPES_20 = ('bool', 'float16', 'float32', 'float64', 'int32', 'int64')
+_CHANGES_20 = (
+    {'center_loss': {'alpha': (3, ('float32', 'float64'), False, 'variable'),
+                     'input': (0, ('float32', 'float64'), False, None),
+                     'label': (1, ('int32', 'int64'), False, None)},
+     'concat': {'input': (0, _ALL_TYPES_20, True, None)},
+     'is_empty': {'x': (0, ('float32', 'float64', 'int32', 'int64'), False, None)},
+     'reshape': {'x': (0, _ALL_TYPES_20, False, None)},
+     'sequence_pool': {'input': (0, ('float32', 'float64'), False, None)},
+     'shape': {'input': (0, _ALL_TYPES_20, False, None)},
+     'squeeze': {'input': (0, _ALL_TYPES_20 + ('int8',), False, None)},
+     'teacher_student_sigmoid_loss': {
+         'input': (0, ('float32', 'float64', 'int32', 'int64'), False, None),
+         'label': (1, ('float32', 'float64', 'int32', 'int64'), False, None)},
+     'warpctc': dict(VARIABLE_DTYPES['warpctc'],
+                     input=(0, ('float32', 'float64'), False, None))},
+    {},
+    {'concat': {'axis': (1, ('Variable', 'int'), None),
+                'input': (0, ('Variable', 'list', 'tuple'), None)},
+     'hash': {'hash_size': (1, ('int',), None), 'num_hash': (2, ('int',), None)},
+     'is_empty': None,
+     'ones': {'shape': (0, ('Variable', 'list', 'tuple'), None)},    # fill_constant's
+     'range': None,
+     'squeeze': {'axes': (1, ('list', 'tuple'), None)},
+     'transpose': {'perm': (1, ('list', 'tuple'), None)},
+     'zeros': {'shape': (0, ('Variable', 'list', 'tuple'), None)}},
+    {},
+    {})
+
+
+def _tables_20():
+    tables = []
+    for table, changes in zip((VARIABLE_DTYPES, DTYPE_ARGUMENTS, TYPE_ARGUMENTS, ARRAY_DTYPES,
+                               RELATION_CHECKS), _CHANGES_20):
+        table = {layer: entry for layer, entry in table.items()
+                 if layer not in _LEFT_FLUID_LAYERS_IN_20}
+        table.update(changes)
+        tables.append(table)
+    return tuple(tables)
+
+
+# the tables of each release the `fluid_layer_checks` switch names
+_TABLES = {"1.8": (VARIABLE_DTYPES, DTYPE_ARGUMENTS, TYPE_ARGUMENTS, ARRAY_DTYPES,
+                   RELATION_CHECKS),
+           "2.0": _tables_20()}
