@@ -287,6 +287,9 @@ def test_fluid20_layer_checks_are_18s_with_20s_changes(paddle_version):
 
     with paddle_version("2.0"):
         assert build() == ((3, 2), "float64", (2,))
+        # 2.0's convert_dtype knows complex128: the layer's own check refuses it
+        with pytest.raises(TypeError, match="'dtype' in create_global_var must be"):
+            fluid.layers.create_global_var([1, 2, 3], 2.0, np.complex128)
         with fluid.dygraph.guard():
             eager = fluid.dygraph.to_variable(np.zeros((2, 3), "int8"))
             assert fluid.layers.shape(eager).numpy().tolist() == [2, 3]

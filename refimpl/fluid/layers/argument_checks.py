@@ -32,7 +32,8 @@ _TYPES = {"list": list, "tuple": tuple, "int": int, "float": float, "str": str, 
           "dict": dict, "Variable": Variable, "NoneType": type(None), "ndarray": np.ndarray}
 
 
-# the dtypes Paddle 1.8's convert_dtype knows (complex ones came with 2.0)
+# the dtypes Paddle 1.8's convert_dtype knows (complex ones came with 2.0): another is a
+# ValueError there, a TypeError of the layer's check in 2.0
 _DTYPES_18 = ("bool", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
               "uint8")
 
@@ -60,10 +61,11 @@ def _check_variable(layer, name, value, dtypes):
                         % (name, layer, list(dtypes), value.dtype.name))
 
 
-def _checks(layer, fn, tables):
+def _checks(layer, fn, tables, known_dtypes):
     """The function checking the arguments of `layer` (`fn`) by `tables` (VARIABLE_DTYPES,
-    DTYPE_ARGUMENTS, TYPE_ARGUMENTS, ARRAY_DTYPES, RELATION_CHECKS of one Paddle release),
-    or None when they hold nothing for it."""
+    DTYPE_ARGUMENTS, TYPE_ARGUMENTS, ARRAY_DTYPES, RELATION_CHECKS of one Paddle release;
+    a `dtype` outside `known_dtypes`, those its convert_dtype knows, is a ValueError), or
+    None when they hold nothing for it."""
     variables, dtype_args, type_args, array_args, relations = (
         table.get(layer) or {} for table in tables)
     relation = relations or None
@@ -95,9 +97,9 @@ def _checks(layer, fn, tables):
                     dtype = convert_dtype(value)
                 except TypeError:
                     dtype = None
-                if dtype not in _DTYPES_18:       # 1.8's convert_dtype knows only these
+                if known_dtypes is not None and dtype not in known_dtypes:
                     raise ValueError("%s: dtype must be any of [%s], got %r"
-                                     % (layer, ", ".join(_DTYPES_18), value))
+                                     % (layer, ", ".join(known_dtypes), value))
                 if dtype not in dtypes:
                     raise TypeError("The data type of '%s' in %s must be %s, but received %s"
                                     % (name, layer, list(dtypes), dtype))
@@ -118,7 +120,8 @@ def checked(layer, fn):
     """`fn` (the fluid.layers function `layer`) checking its arguments as the profile's
     Paddle does: 1.8.5's tables, or 2.0's (1.8.5's with `_CHANGES_20`), which as Paddle
     2.0's check_type / check_dtype skip eager calls."""
-    checks = {release: _checks(layer, fn, tables) for release, tables in _TABLES.items()}
+    checks = {release: _checks(layer, fn, tables, _DTYPES_18 if release == "1.8" else None)
+              for release, tables in _TABLES.items()}
     if not any(checks.values()):
         return fn
 
