@@ -134,8 +134,9 @@ SWITCHES = {
     # AssertionError and text (its tests compare both), or refimpl's DygraphOnlyError
     "dygraph_only_error": {"1.8": "paddle", "2.0": "refimpl", "3": "refimpl"},
     # static cond whose branches return different dtypes at one position: allowed, the
-    # value being the taken branch's (1.8), or refused (refimpl's rule elsewhere)
-    "cond_branch_dtypes": {"1.8": "either", "2.0": "same", "3": "same"},
+    # value being the taken branch's (1.8; 2.0's own test_cond relies on it too), or
+    # refused (refimpl's rule under 3)
+    "cond_branch_dtypes": {"1.8": "either", "2.0": "either", "3": "same"},
     # program_guard leaves the mode as it is (1.8: under fluid.dygraph.guard the layers
     # built inside still run eagerly), or is static inside (refimpl's rule for 2.0 / 3
     # scripts that build programs without enable_static())
