@@ -443,6 +443,7 @@ def test_deformable_roi_pooling_samples_shifted_points_and_differentiates_the_sh
     np.testing.assert_allclose(g.ravel(), [0.1, 1.0])
 
 
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_roi_perspective_transform_of_an_upright_rectangle_is_a_crop():
     x = np.arange(24, dtype="float64").reshape(1, 2, 3, 4)
     rois = np.array([[0.0, 0.0, 3.0, 0.0, 3.0, 2.0, 0.0, 2.0]])   # the whole 3 x 4 map
@@ -521,6 +522,7 @@ def test_yolov3_loss_of_one_cell_by_hand():
     np.testing.assert_allclose(g.ravel(), [0, 0, -1.75, -1.75, -0.5, -0.5])
 
 
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_generate_proposals_decodes_clips_and_suppresses():
     # 1 x 2 feature map, one anchor per cell; anchor 1 scores best, anchor 0 overlaps it
     anchors = np.array([[[[0.0, 0.0, 9.0, 9.0]], [[1.0, 0.0, 10.0, 9.0]]]])   # [H, W, A, 4]

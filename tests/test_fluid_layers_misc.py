@@ -167,6 +167,7 @@ def _data(name, value):
     return L.data(name, list(value.shape), dtype=value.dtype.name, append_batch_size=False)
 
 
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_hash_matches_paddle_digests():
     # reference values from Paddle's hash op (XXH64, seed = hash index)
     ids = np.array([[1], [2], [300]], "int32")
@@ -197,6 +198,7 @@ def test_xxh64_known_digests():
     assert xxh64(b"abc") == 0x44BC2CF5AD770999
 
 
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_clip_by_norm_and_selected_rows_identities():
     x = np.array([[3.0, 4.0], [0.0, 0.0]], "float32")     # norm 5
     clipped, kept, merged, dense = build_and_run(
@@ -459,6 +461,7 @@ def test_runtime_int_list_arguments_match_numpy():
     np.testing.assert_allclose(got[7], x_np ** 1.5, rtol=1e-6)
 
 
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_runtime_int_list_argument_errors():
     with program_guard(Program(), Program()):
         x = L.data("x", [2, 3], append_batch_size=False)

@@ -108,6 +108,7 @@ def _lrn_reference(x, size, alpha, beta, k, before, scale_alpha):
     return out
 
 
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 @pytest.mark.parametrize("size", [3, 4])
 def test_local_response_norm_and_fluid_lrn(size):
     x = RNG.randn(2, 6, 3, 2)

@@ -194,6 +194,7 @@ def test_sequence_conv_trainable_padding_and_its_gradient():
     np.testing.assert_allclose(np.array(dpad), numeric, rtol=1e-6)
 
 
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_sequence_concat_input_types():
     # Paddle 1.8: a list of int64 / float32 / float64 Variables, else TypeError
     with program_guard(Program(), Program()):
