@@ -54,3 +54,13 @@ def test_fill_constant_takes_any_dtype_under_3(paddle_version):
         assert value.dtype == np.int8 and value.tolist() == [1, 1]
         value = _run(lambda: fluid.layers.fill_constant([2], "int16", 7))
         assert value.dtype == np.int16 and value.tolist() == [7, 7]
+
+
+def test_assign_of_an_array_into_a_given_eager_tensor_replaces_it():
+    # Paddle 2.0's test_assign_op: paddle.assign(array, output) in dynamic mode writes the
+    # array, its shape included, into `output`
+    with paddle.fluid.dygraph.guard():
+        out = paddle.zeros([3, 3], "float32")
+        got = paddle.assign(np.array([[1.5, 2.5]], "float32"), out)
+        assert got is out
+        assert out.numpy().tolist() == [[1.5, 2.5]]

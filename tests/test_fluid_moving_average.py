@@ -159,3 +159,22 @@ def test_adadelta_accumulators_and_update():
     assert fluid.optimizer.AdadeltaOptimizer is fluid.optimizer.Adadelta
     with pytest.raises(ValueError, match="rho is not set"):
         fluid.optimizer.Adadelta(0.1, rho=None)
+
+
+def test_paddle_optimizer_adadelta_takes_parameters_and_weight_decay():
+    # Paddle 2.0's paddle.optimizer.Adadelta(learning_rate, epsilon, rho, parameters,
+    # weight_decay, ...): one eager step of the textbook update on the L2-decayed gradient
+    import refimpl as paddle
+    with fluid.dygraph.guard():
+        w = paddle.create_parameter([2], "float32",
+                                    default_initializer=paddle.nn.initializer.Constant(1.0))
+        opt = paddle.optimizer.Adadelta(learning_rate=0.5, epsilon=1e-6, rho=0.9,
+                                        parameters=[w], weight_decay=0.1)
+        (w * paddle.to_tensor([2.0, 4.0])).sum().backward()
+        opt.step()
+        grad = np.array([2.0, 4.0]) + 0.1 * 1.0
+        step = np.sqrt(1e-6 / (0.1 * grad ** 2 + 1e-6)) * grad
+        np.testing.assert_allclose(w.numpy(), 1.0 - step, rtol=1e-5)
+    assert paddle.optimizer.Adadelta is fluid.optimizer.Adadelta
+    with pytest.raises(ValueError, match="learning_rate is not set"):
+        paddle.optimizer.Adadelta(None)

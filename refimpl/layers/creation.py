@@ -17,7 +17,8 @@ def _source_op(op_type, attrs, dtype, name=None, out=None, inputs=None):
     """Append an op with no data inputs (a constant or random source; `inputs`: its
     run-time shape, if any); return its output."""
     helper = LayerHelper(op_type, name=name)
-    out = out or helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    if out is None:     # an eager Tensor given as `out` has no truth value of its own
+        out = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
     helper.append_op(type=op_type, inputs=inputs or {}, outputs={"Out": [out]}, attrs=attrs)
     return out
 
