@@ -100,8 +100,9 @@ SWITCHES = {
     # the dtypes the clip op takes for X: floats only (1.8, 2.0: CPU kernels for float and
     # double, the layers' float16 / float32 / float64 checks), or int32 / int64 too (3)
     "clip_dtypes": {"1.8": "floats", "2.0": "floats", "3": "floats_and_ints"},
-    # fluid.layers check their arguments' types and dtypes as Paddle 1.8.5 or 2.0 did
-    # (fluid/layers/argument_checks.py); under 3 refimpl's ops check what they take
+    # fluid.layers check their arguments' types and dtypes as Paddle 1.8.5 or 2.0 did, and
+    # under 2.0 a few paddle.* functions as 2.0's (layers/argument_checks.py); under 3
+    # refimpl's ops check what they take
     "fluid_layer_checks": {"1.8": "1.8", "2.0": "2.0", "3": None},
     # which FLAGS_* get_flags / set_flags accept (fluid/flags.py)
     "public_flags": {"1.8": "1.8", "2.0": "2.0", "3": "3"},

@@ -296,3 +296,27 @@ def test_fluid20_layer_checks_are_18s_with_20s_changes(paddle_version):
     with paddle_version("1.8"):
         with pytest.raises(TypeError, match="'x' in reshape must be"):
             build()
+
+
+def test_paddle20_functions_check_their_arguments_in_static_mode(paddle_version):
+    # Paddle 2.0's paddle.allclose / concat / assign / metric.accuracy (its test_allclose_op,
+    # test_concat_op, test_assign_op, test_accuracy_op); 3 keeps refimpl's own rules
+    import refimpl as paddle
+    with paddle_version("2.0"), fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.data("x", [2, 2], "float64")
+        ints = fluid.data("ints", [2, 2], "int32")
+        with pytest.raises(TypeError, match="'y' in paddle.allclose must be"):
+            paddle.allclose(x, ints)
+        with pytest.raises(TypeError, match="'rtol' in paddle.allclose must be float"):
+            paddle.allclose(x, x, rtol=True)
+        with pytest.raises(TypeError, match="'axis' in paddle.concat must be"):
+            paddle.concat([x, x], 3.2)
+        with pytest.raises(TypeError, match="'x' in paddle.assign must be Variable or ndarray"):
+            paddle.assign(fluid.create_lod_tensor(np.ones((1, 1)), [[1]], fluid.CPUPlace()))
+        with pytest.raises(TypeError, match="'x' in paddle.assign must be .* numpy.ndarray"):
+            paddle.assign(np.ones(2, "float64"))
+        with pytest.raises(TypeError, match="'input' in metric.accuracy must be"):
+            paddle.metric.accuracy(ints, fluid.data("label", [2, 1], "int64"))
+        assert paddle.concat([x, x], 1).shape == (2, 4)
+    with paddle_version("3"), fluid.program_guard(fluid.Program(), fluid.Program()):
+        assert paddle.assign([[1.5, 2.5]]).shape == (1, 2)     # 3.3.1 takes lists too

@@ -19,11 +19,11 @@ import inspect
 
 import numpy as np
 
-from ... import versions
-from ...framework.dtypes import convert_dtype
-from ...framework import mode
-from ...framework.errors import LayerAssertionError
-from ...framework.program import Variable
+from .. import versions
+from ..framework.dtypes import convert_dtype
+from ..framework import mode
+from ..framework.errors import LayerAssertionError
+from ..framework.program import Variable
 
 __all__ = ["checked", "VARIABLE_DTYPES", "DTYPE_ARGUMENTS", "TYPE_ARGUMENTS", "ARRAY_DTYPES",
            "RELATION_CHECKS"]
@@ -120,8 +120,19 @@ def checked(layer, fn):
     """`fn` (the fluid.layers function `layer`) checking its arguments as the profile's
     Paddle does: 1.8.5's tables, or 2.0's (1.8.5's with `_CHANGES_20`), which as Paddle
     2.0's check_type / check_dtype skip eager calls."""
-    checks = {release: _checks(layer, fn, tables, _DTYPES_18 if release == "1.8" else None)
-              for release, tables in _TABLES.items()}
+    return _checked(fn, {release: _checks(layer, fn, tables,
+                                          _DTYPES_18 if release == "1.8" else None)
+                         for release, tables in _TABLES.items()})
+
+
+def api_checked(namespace, name, fn):
+    """`fn` (the function `name` of paddle's `namespace`: "paddle", "metric", ...)
+    checking its arguments as Paddle 2.0's does under the 2.0 profile (PADDLE_API_20)."""
+    layer = "%s.%s" % (namespace, name)
+    return _checked(fn, {"2.0": _checks(layer, fn, PADDLE_API_20, None)})
+
+
+def _checked(fn, checks):
     if not any(checks.values()):
         return fn
 
@@ -713,3 +724,25 @@ def _tables_20():
 _TABLES = {"1.8": (VARIABLE_DTYPES, DTYPE_ARGUMENTS, TYPE_ARGUMENTS, ARRAY_DTYPES,
                    RELATION_CHECKS),
            "2.0": _tables_20()}
+
+
+_FLOATS = ('float32', 'float64')
+# Paddle 2.0's paddle.* functions (release/2.0 at 2967624b) check their arguments in static
+# mode as these tables say, by "namespace.name" (the same formats as the fluid tables):
+# their own check_variable_and_dtype / check_type calls, or those of the fluid.layers
+# function they call (paddle.concat and paddle.assign call fluid.layers'; 2.0's
+# test_allclose_op, test_concat_op, test_assign_op and test_accuracy_op assert the
+# TypeErrors)
+PADDLE_API_20 = (
+    {'metric.accuracy': {'input': (0, ('float16',) + _FLOATS, False, None)},
+     'paddle.allclose': {'x': (0, _FLOATS, False, None), 'y': (1, _FLOATS, False, None)},
+     'paddle.assign': {'x': (0, _ALL_TYPES_20, False, 'variable')},
+     'paddle.concat': {'x': (0, _ALL_TYPES_20, True, None)}},
+    {},
+    {'paddle.allclose': {'atol': (3, ('float',), None), 'equal_nan': (4, ('bool',), None),
+                         'rtol': (2, ('float',), None)},
+     'paddle.assign': {'x': (0, ('Variable', 'ndarray'), None)},
+     'paddle.concat': {'axis': (1, ('Variable', 'int'), None),
+                       'x': (0, ('Variable', 'list', 'tuple'), None)}},
+    {'paddle.assign': {'x': (0, ('bool', 'float32', 'int32', 'int64'))}},
+    {})
