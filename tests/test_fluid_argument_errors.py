@@ -287,6 +287,9 @@ def test_fluid20_layer_checks_are_18s_with_20s_changes(paddle_version):
 
     with paddle_version("2.0"):
         assert build() == ((3, 2), "float64", (2,))
+        with fluid.program_guard(fluid.Program(), fluid.Program()):    # a 2.0 check
+            with pytest.raises(TypeError, match="'input' in ctc_greedy_decoder must be"):
+                fluid.layers.ctc_greedy_decoder(fluid.data("ids", [None, 1], "int64"), 0)
         # 2.0's convert_dtype knows complex128: the layer's own check refuses it
         with pytest.raises(TypeError, match="'dtype' in create_global_var must be"):
             fluid.layers.create_global_var([1, 2, 3], 2.0, np.complex128)

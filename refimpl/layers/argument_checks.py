@@ -673,7 +673,7 @@ RELATION_CHECKS = {'addcmul': _addcmul,
 # whose entry in a table is replaced (None: no such check in 2.0): the layers that left
 # fluid.layers for paddle.* or call a paddle API that checks on its own there, and the
 # lists 2.0 widened (bool reshape / squeeze / concat / shape, float64 sequence_pool and
-# warpctc, ...) or added (center_loss)
+# warpctc, ...) or added (center_loss, ctc_greedy_decoder)
 _LEFT_FLUID_LAYERS_IN_20 = ('addcmul', 'addmm', 'allclose', 'arange', 'clamp', 'dist', 'dot',
                             'flip', 'full', 'full_like', 'index_sample', 'index_select',
                             'kron', 'leaky_relu', 'linspace', 'log1p', 'log_softmax',
@@ -685,6 +685,7 @@ _CHANGES_20 = (
                      'input': (0, ('float32', 'float64'), False, None),
                      'label': (1, ('int32', 'int64'), False, None)},
      'concat': {'input': (0, _ALL_TYPES_20, True, None)},
+     'ctc_greedy_decoder': {'input': (0, ('float32', 'float64'), False, None)},
      'is_empty': {'x': (0, ('float32', 'float64', 'int32', 'int64'), False, None)},
      'reshape': {'x': (0, _ALL_TYPES_20, False, None)},
      'sequence_pool': {'input': (0, ('float32', 'float64'), False, None)},
