@@ -100,3 +100,20 @@ def test_deformable_conv_errors():
 # paddle.vision.ops.deform_conv2d(x, offset, w, mask=mask) in Paddle 3.3.1, float64
 PADDLE_DEFORM_CONV2D = np.array([[[[0.5375962400277483, 1.6404774193548386],
                                    [1.3145553555324319, 1.1801243600416236]]]])
+
+
+def test_static_nn_deform_conv2d_is_v2_with_a_mask_and_v1_without():
+    # Paddle 2.0's paddle.static.nn.deform_conv2d (its test_deformable_conv_op's API case)
+    import refimpl as paddle
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data("x", [None, 3, 8, 8], "float32")
+        offset = paddle.static.data("offset", [None, 18, 8, 8], "float32")
+        mask = paddle.static.data("mask", [None, 9, 8, 8], "float32")
+        v2 = paddle.static.nn.deform_conv2d(x, offset, mask, num_filters=4, filter_size=3,
+                                            padding=1)
+        v1 = paddle.static.nn.deform_conv2d(x, offset, None, num_filters=4, filter_size=3,
+                                            padding=1, bias_attr=False)
+    assert v1.shape == v2.shape == (-1, 4, 8, 8)
+    assert [op.type for op in main.global_block().ops] == [
+        "deformable_conv", "elementwise_add", "deformable_conv_v1"]
