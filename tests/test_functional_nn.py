@@ -72,6 +72,9 @@ def test_alpha_dropout_values_and_moments():
     # it preserves zero mean and unit variance for standard normal input
     assert abs(got.mean()) < 0.05 and abs(got.std() - 1) < 0.05
     np.testing.assert_array_equal(run(lambda x: F.alpha_dropout(x, 0.2, training=False), x=x), x)
+    # p = 1 drops everything: zeros (Paddle 2.0's test_dropout_op), p = 0 keeps x
+    np.testing.assert_array_equal(run(lambda x: F.alpha_dropout(x, 1.0), x=x), np.zeros_like(x))
+    np.testing.assert_array_equal(run(lambda x: F.alpha_dropout(x, 0.0), x=x), x)
 
 
 @pytest.mark.parametrize("fn, shape, fmt", [(F.dropout2d, (8, 16, 3, 3), "NCHW"),
