@@ -7,7 +7,7 @@ from ..framework.dtypes import convert_dtype, get_default_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
-from ..framework.program import Variable, default_main_program
+from ..framework.program import Variable, default_main_program, warn_force_cpu
 from ..framework.initializer import value_attrs
 from .. import versions
 from .common import append_op_out, converted_arg
@@ -93,6 +93,8 @@ def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
     inputs, shape_attr = runtime_int_list(shape, "shape", "fill_constant", "ShapeTensor",
                                           "ShapeTensorList")
     attrs = {"shape": shape_attr, "dtype": dtype, "force_cpu": force_cpu}
+    if force_cpu:
+        warn_force_cpu("fill_constant")
     if isinstance(value, Variable):
         inputs["ValueTensor"] = [value]
         attrs["value"] = 0.0
