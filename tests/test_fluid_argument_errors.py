@@ -323,3 +323,19 @@ def test_paddle20_functions_check_their_arguments_in_static_mode(paddle_version)
         assert paddle.concat([x, x], 1).shape == (2, 4)
     with paddle_version("3"), fluid.program_guard(fluid.Program(), fluid.Program()):
         assert paddle.assign([[1.5, 2.5]]).shape == (1, 2)     # 3.3.1 takes lists too
+
+
+def test_paddle_tensor_array_functions_are_fluids_with_its_checks(paddle_version):
+    # Paddle 2.0's paddle.tensor.array_* (its test_array_read_write_op): eager lists in
+    # dynamic mode, fluid.layers' checks in static mode
+    import refimpl as paddle
+    with fluid.dygraph.guard():
+        arr = paddle.tensor.create_array("float32")
+        x = paddle.full([1, 3], 5.0, "float32")
+        i = paddle.zeros([1], "int64")
+        arr = paddle.tensor.array_write(x, i, array=arr)
+        assert paddle.tensor.array_read(arr, i).numpy().tolist() == [[5.0, 5.0, 5.0]]
+        assert paddle.tensor.array.array_length(arr).numpy().tolist() == [1]
+    with paddle_version("2.0"), fluid.program_guard(fluid.Program(), fluid.Program()):
+        with pytest.raises(TypeError, match="'i' in tensor.array_read must be"):
+            paddle.tensor.array_read(np.zeros((2, 4), "int32"), paddle.ones([1], "int32"))

@@ -5,9 +5,11 @@ which Paddle 2.0's own tests and user code call. Membership of each submodule is
 refimpl has; the element-wise unary functions Paddle 3 moved to tensor.ops are in math,
 where Paddle 2.0 had them (refimpl/submodules.py builds them).
 specs/tensor_methods.md#paddletensor."""
+from ..layers import exports
 from ..submodules import group
 
 SUBMODULES = {
+    "array": ["array_length", "array_read", "array_write", "create_array"],
     "attribute": ["imag", "rank", "real", "shape"],
     "creation": ["arange", "assign", "create_global_var", "create_parameter", "create_tensor",
                  "diag", "empty", "empty_like", "eye", "fill_constant", "full", "full_like",
@@ -40,7 +42,9 @@ SUBMODULES = {
 
 def populate(namespace):
     """Fill this package and its submodules from `namespace` (the refimpl module's
-    globals, where every tensor function already is)."""
+    globals, where every tensor function already is) and the layers' "tensor" exports
+    (the tensor-array functions, which Paddle 2.0 has in paddle.tensor only)."""
+    namespace = dict(namespace, **exports("tensor"))
     package = globals()
     package.update(group(__name__, namespace, SUBMODULES))
     names = sorted({n for names in SUBMODULES.values() for n in names})
