@@ -320,6 +320,10 @@ def test_paddle20_functions_check_their_arguments_in_static_mode(paddle_version)
             paddle.assign(np.ones(2, "float64"))
         with pytest.raises(TypeError, match="'input' in metric.accuracy must be"):
             paddle.metric.accuracy(ints, fluid.data("label", [2, 1], "int64"))
+        with pytest.raises(TypeError, match="'dtype' in paddle.eye must be"):
+            paddle.eye(10, num_columns=10, dtype="int8")
+        with pytest.raises(TypeError, match="'dtype' in eye must be"):
+            fluid.layers.eye(3, dtype="int8")
         assert paddle.concat([x, x], 1).shape == (2, 4)
     with paddle_version("3"), fluid.program_guard(fluid.Program(), fluid.Program()):
         assert paddle.assign([[1.5, 2.5]]).shape == (1, 2)     # 3.3.1 takes lists too

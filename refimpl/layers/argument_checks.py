@@ -673,7 +673,7 @@ RELATION_CHECKS = {'addcmul': _addcmul,
 # whose entry in a table is replaced (None: no such check in 2.0): the layers that left
 # fluid.layers for paddle.* or call a paddle API that checks on its own there, and the
 # lists 2.0 widened (bool reshape / squeeze / concat / shape, float64 sequence_pool and
-# warpctc, ...) or added (center_loss, ctc_greedy_decoder)
+# warpctc, ...) or added (center_loss, ctc_greedy_decoder, eye's dtype)
 _LEFT_FLUID_LAYERS_IN_20 = ('addcmul', 'addmm', 'allclose', 'arange', 'clamp', 'dist', 'dot',
                             'flip', 'full', 'full_like', 'index_sample', 'index_select',
                             'kron', 'leaky_relu', 'linspace', 'log1p', 'log_softmax',
@@ -696,7 +696,7 @@ _CHANGES_20 = (
          'label': (1, ('float32', 'float64', 'int32', 'int64'), False, None)},
      'warpctc': dict(VARIABLE_DTYPES['warpctc'],
                      input=(0, ('float32', 'float64'), False, None))},
-    {},
+    {'eye': {'dtype': (3, _ALL_TYPES_20[1:])}},
     {'concat': {'axis': (1, ('Variable', 'int'), None),
                 'input': (0, ('Variable', 'list', 'tuple'), None)},
      'hash': {'hash_size': (1, ('int',), None), 'num_hash': (2, ('int',), None)},
@@ -741,7 +741,7 @@ PADDLE_API_20 = (
      'paddle.concat': {'x': (0, _ALL_TYPES_20, True, None)},
      'tensor.array_read': VARIABLE_DTYPES['array_read'],
      'tensor.array_write': VARIABLE_DTYPES['array_write']},
-    {},
+    {'paddle.eye': {'dtype': (2, _ALL_TYPES_20[1:])}},      # fluid.layers.eye's (test_eye_op)
     {'paddle.allclose': {'atol': (3, ('float',), None), 'equal_nan': (4, ('bool',), None),
                          'rtol': (2, ('float',), None)},
      'paddle.assign': {'x': (0, ('Variable', 'ndarray'), None)},
