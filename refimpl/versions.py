@@ -216,6 +216,11 @@ SWITCHES = {
     # the unique-name key of an unnamed eager tensor (to_variable, op outputs)
     "eager_tensor_name": {"1.8": "generated_var", "2.0": "generated_tensor",
                           "3": "generated_tensor"},
+    # fluid.core.__unittest_throw_exception__: EnforceNotMet "test exception" (1.8), or
+    # Paddle 2.0's typed error, a RuntimeError "(PermissionDenied) This is a test of
+    # exception" (2.0, 3)
+    "unittest_exception": {"1.8": "enforce_not_met", "2.0": "permission_denied",
+                           "3": "permission_denied"},
     # nn.PairwiseDistance: p_norm of x - y along axis 1, epsilon only the op's attr (2.0's
     # layer, read in its source; its own test_pairwise_distance compares 4-D inputs with
     # numpy's norm along axis 1), or of x - y + epsilon along the last axis (3.3.1, measured)

@@ -9,6 +9,7 @@ get_fetch_variable. specs/fluid_core.md lists each.
 """
 import numpy as np
 
+from .. import versions
 from ..backward import forward_reads
 from ..executor import Executor as _StaticExecutor
 from ..framework.desc import OpDesc, ProgramDesc
@@ -243,7 +244,9 @@ def _set_fuse_parameter_memory_size(megabytes):
 
 
 def __unittest_throw_exception__():
-    raise EnforceNotMet("test exception")
+    if versions.switch("unittest_exception") == "enforce_not_met":
+        raise EnforceNotMet("test exception")
+    raise RuntimeError("(PermissionDenied) This is a test of exception")
 
 
 # -- grad ops of single ops
