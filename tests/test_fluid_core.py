@@ -76,6 +76,8 @@ def test_globals_and_build_queries(paddle_version):
         g["FLAGS_check_nan_inf"] = 2
     assert core.is_compiled_with_xpu() is False and core.is_compiled_with_mkldnn() is False
     assert core.is_compiled_with_rocm() is False
+    # Paddle 2.0's enum (its parallel_executor_test_base passes use_device=DeviceType.CPU)
+    assert [(d.name, int(d)) for d in core.DeviceType] == [("CPU", 0), ("CUDA", 1), ("XPU", 2)]
     from refimpl.framework.place import device_count
     assert core.get_cuda_device_count() == device_count()
     assert core.is_compiled_with_cuda() == (device_count() > 0)
