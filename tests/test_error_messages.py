@@ -170,6 +170,10 @@ def test_fc_num_flatten_dims_out_of_range():
     with pytest.raises(ValueError, match=r"fc: num_flatten_dims=5 must be in \[1, 2\) for "
                                          r"input 'x' of shape \[2, 3\]"):
         fluid.layers.fc(x, 2, num_flatten_dims=5)
+    # -1 flattens all but the last dim (Paddle 1.8.5 / 2.0; 2.0's test_fc_op)
+    y = fluid.layers.fc(static.data("y", [2, 2, 25], "float32"), 3, num_flatten_dims=-1)
+    assert y.shape == (2, 2, 3)
+    assert y.block.ops[-2].attr("x_num_col_dims") == 2
 
 
 @pytest.mark.paddle("1.8")
