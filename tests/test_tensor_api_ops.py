@@ -335,3 +335,16 @@ def test_crop_tensor_takes_variable_sizes_and_offsets_as_paddle_18():
     with pytest.raises(ValueError, match=r"the value \(5\) of the 0th element for shape "
                                          r"\(4\) should be less than or equal"):
         _run([by_shape], dict(feed, s=np.array([4, 2], "int32")))
+
+
+def test_gather_nd_gradient_of_one_element_taken_as_one_value():
+    # Paddle 2.0's TestGatherNdOpIndex1: Index [1, 2] picks one element of a [10, 10] X; its
+    # Out@GRAD may be [1] (2.0's one-element results) where the op's Out is []
+    from refimpl.ops.index_ops import GatherNd
+    x = np.arange(100.0).reshape(10, 10)
+    index = np.array([1, 2])
+    assert GatherNd.forward(x, index) == 12.0
+    dx = GatherNd.backward(x, index, np.array([3.0]))
+    expected = np.zeros((10, 10))
+    expected[1, 2] = 3.0
+    np.testing.assert_array_equal(dx, expected)
