@@ -237,6 +237,15 @@ def test_public_flags(paddle_version, version, public):
                 fluid.get_flags("FLAGS_use_mkldnn")
 
 
+def test_paddle_20_public_flags_are_its_registered_ones(paddle_version):
+    # release/2.0's global_value_getter_setter.cc: free_idle_chunk private (its
+    # test_get_set_flags), the profiler flags public
+    with paddle_version("2.0"):
+        with pytest.raises(ValueError, match="not a public flag of Paddle 2.0"):
+            fluid.set_flags({"FLAGS_free_idle_chunk": True})
+        assert fluid.get_flags("FLAGS_pe_profile_fname") == {"FLAGS_pe_profile_fname": ""}
+
+
 @pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
 def test_sort_sum_gradient_flag_is_public_from_paddle_20(paddle_version, version):
     # 1.8.5: ValueError "cannot get its value through this function"; 2.0.0 registers it
