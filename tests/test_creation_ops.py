@@ -64,3 +64,22 @@ def test_assign_of_an_array_into_a_given_eager_tensor_replaces_it():
         got = paddle.assign(np.array([[1.5, 2.5]], "float32"), out)
         assert got is out
         assert out.numpy().tolist() == [[1.5, 2.5]]
+
+
+def test_gaussian_and_standard_normal_of_paddle_20():
+    # Paddle 2.0's paddle.tensor.random.gaussian / paddle.standard_normal (its
+    # test_gaussian_random_op): the default dtype, which must be float32 or float64
+    with paddle.fluid.dygraph.guard():
+        try:
+            paddle.set_default_dtype("float64")
+            paddle.seed(3)
+            x = paddle.tensor.random.gaussian([400, 500], mean=2.0, std=3.0)
+            assert x.dtype.name == "float64"
+            assert abs(x.numpy().mean() - 2.0) < 0.05 and abs(x.numpy().std() - 3.0) < 0.05
+            assert paddle.standard_normal([2, 3], "float32").dtype.name == "float32"
+            assert paddle.tensor.random.standard_normal is paddle.standard_normal
+            paddle.set_default_dtype("float16")
+            with pytest.raises(TypeError, match="only supports \\[float32, float64\\]"):
+                paddle.standard_normal([2, 3])
+        finally:
+            paddle.set_default_dtype("float32")

@@ -305,6 +305,20 @@ def randn(shape, dtype=None, name=None):
     return fluid_gaussian_random(shape, dtype=_float_default(dtype), name=name)
 
 
+def gaussian(shape, mean=0.0, std=1.0, dtype=None, name=None):
+    """paddle.tensor.random.gaussian (Paddle 2.0): N(mean, std) in `dtype`, by default the
+    default dtype, which must then be float32 or float64 (2.0's TypeError)."""
+    if dtype is None and get_default_dtype() not in ("float32", "float64"):
+        raise TypeError("gaussian/standard_normal only supports [float32, float64], but the "
+                        "default dtype is %s" % get_default_dtype())
+    return fluid_gaussian_random(shape, mean, std, dtype=_float_default(dtype), name=name)
+
+
+def standard_normal(shape, dtype=None, name=None):
+    """paddle.standard_normal (Paddle 2.0): gaussian(shape, 0, 1, dtype)."""
+    return gaussian(shape, 0.0, 1.0, dtype, name)
+
+
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     if high is None:
         low, high = 0, low
@@ -387,7 +401,8 @@ EXPORTS = {
     "paddle": dict(_SHARED, full=full, zeros=zeros, ones=ones, full_like=full_like,
                    zeros_like=zeros_like, ones_like=ones_like, arange=arange, uniform=uniform,
                    rand=rand, randn=randn, randint=randint, empty=empty,
-                   empty_like=empty_like),
+                   empty_like=empty_like, standard_normal=standard_normal),
+    "tensor": {"gaussian": gaussian},
     "fluid.layers": dict(_SHARED, assign=fluid_assign, zeros=fluid_zeros, ones=fluid_ones,
                          zeros_like=fluid_zeros_like, ones_like=fluid_ones_like,
                          fill_constant_batch_size_like=fill_constant_batch_size_like,
