@@ -320,6 +320,8 @@ def test_paddle20_functions_check_their_arguments_in_static_mode(paddle_version)
             paddle.assign(np.ones(2, "float64"))
         with pytest.raises(TypeError, match="'input' in metric.accuracy must be"):
             paddle.metric.accuracy(ints, fluid.data("label", [2, 1], "int64"))
+        with pytest.raises(TypeError, match="'x' in paddle.is_empty must be"):
+            paddle.is_empty(fluid.data("flags", [4], "bool"))
         with pytest.raises(TypeError, match="'dtype' in paddle.eye must be"):
             paddle.eye(10, num_columns=10, dtype="int8")
         with pytest.raises(TypeError, match="'dtype' in eye must be"):
