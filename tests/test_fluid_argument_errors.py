@@ -171,6 +171,9 @@ def test_fluid18_layer_arguments_paddle_1_8_5_refuses():
                        fluid.layers.interpolate, nn.functional.interpolate):
             with pytest.raises(ValueError, match="align_mode must be 0 or 1, got 2"):
                 resize(image, [12, 12], align_corners=False, align_mode=2)
+        # paddle.nn.functional.interpolate takes a bool only (Paddle 2.0's test_bicubic_interp_op)
+        with pytest.raises(TypeError, match="align_corners must be a bool, got int"):
+            nn.functional.interpolate(image, [12, 12], mode="bicubic", align_corners=3)
         # the two NMS layers take the same argument types (test_multiclass_nms_op)
         boxes = fluid.data("boxes", [2, 3, 4], "float32")
         scores = fluid.data("scores", [2, 1, 3], "float32")
