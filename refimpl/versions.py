@@ -137,8 +137,9 @@ SWITCHES = {
     # its test_static_shape_inferrence_for_shape_tensor) or one -1 per element (1.8.5:
     # [-1, -1], measured); 3 has no fluid.layers (kept as 2.0)
     "shape_of_shape_op": {"1.8": False, "2.0": True, "3": True},
-    # fluid.layers check their arguments' types and dtypes in static mode as Paddle 1.8.5 /
-    # 2.0 did (fluid/layers/argument_checks.py); under 3 refimpl's ops check what they take
+    # fluid.layers check their arguments' types and dtypes in static mode as Paddle 1.8.5 or
+    # 2.0 did, and under 2.0 a few paddle.* functions as 2.0's (layers/argument_checks.py);
+    # under 3 refimpl's ops check what they take
     "fluid_layer_checks": {"1.8": "1.8", "2.0": "2.0", "3": None},
     # the dtypes logical_and / or / xor / not take: bool only (1.8, 2.0 register bool
     # kernels; their layers check bool), or any (3, nonzero is True)
@@ -204,8 +205,9 @@ SWITCHES = {
     # every backward; 1.8.5 refuses such ops too, not reproduced), or 2.0's RuntimeError
     "double_grad_ops": {"1.8": "all", "2.0": "paddle_2_0", "3": "all"},
     # static cond whose branches return different dtypes at one position: allowed, the
-    # value being the taken branch's (1.8), or refused (refimpl's rule elsewhere)
-    "cond_branch_dtypes": {"1.8": "either", "2.0": "same", "3": "same"},
+    # value being the taken branch's (1.8; 2.0's own test_cond relies on it too), or
+    # refused (refimpl's rule under 3)
+    "cond_branch_dtypes": {"1.8": "either", "2.0": "either", "3": "same"},
     # program_guard leaves the mode as it is (1.8: under fluid.dygraph.guard the layers
     # built inside still run eagerly), or is static inside (refimpl's rule for 2.0 / 3
     # scripts that build programs without enable_static())
@@ -284,6 +286,11 @@ SWITCHES = {
     # the unique-name key of an unnamed eager tensor (to_variable, op outputs)
     "eager_tensor_name": {"1.8": "generated_var", "2.0": "generated_tensor",
                           "3": "generated_tensor"},
+    # fluid.core.__unittest_throw_exception__: EnforceNotMet "test exception" (1.8), or
+    # Paddle 2.0's typed error, a RuntimeError "(PermissionDenied) This is a test of
+    # exception" (2.0, 3)
+    "unittest_exception": {"1.8": "enforce_not_met", "2.0": "permission_denied",
+                           "3": "permission_denied"},
     # nn.PairwiseDistance: p_norm of x - y along axis 1, epsilon only the op's attr (2.0's
     # layer, read in its source; its own test_pairwise_distance compares 4-D inputs with
     # numpy's norm along axis 1), or of x - y + epsilon along the last axis (3.3.1, measured)

@@ -126,3 +126,37 @@ def test_real_tensors_keep_the_real_part_rules():
     np.testing.assert_array_equal(got[0], [1, -2, 3])
     np.testing.assert_array_equal(got[1], [0, 0, 0])
     np.testing.assert_array_equal(got[2], [1, -2, 3])
+
+
+@pytest.mark.parametrize("op, fn, dx, dy", [
+    ("add", np.add, lambda x, y, g: g, lambda x, y, g: g),
+    ("sub", np.subtract, lambda x, y, g: g, lambda x, y, g: -g),
+    ("mul", np.multiply, lambda x, y, g: g * np.conj(y), lambda x, y, g: g * np.conj(x)),
+    ("div", np.divide, lambda x, y, g: g / np.conj(y),
+     lambda x, y, g: -g * np.conj(x / y / y))])
+
+
+def test_a_real_operand_with_a_complex_one_is_promoted_and_gets_a_real_gradient(op, fn, dx,
+                                                                                  dy):
+    # Paddle 2.0's TestRealComplexElementwise{Add,Sub,Mul,Div}Op: float64 X, complex128 Y
+    # give a complex128 Out; X's gradient is the real part of the complex one
+    x = RNG.rand(2, 3)
+    y = YV
+    g = np.full((2, 3), 1 + 1j)
+    main = Program()
+    with program_guard(main, Program()):
+        xv = static.data("x", [2, 3], "float64")
+        yv = static.data("y", [2, 3], "complex128")
+        gv = static.data("g", [2, 3], "complex128")
+        xv.stop_gradient = yv.stop_gradient = False
+        out = main.global_block().create_var(name="out", dtype="complex128")
+        main.global_block().append_op(type="elementwise_" + op, inputs={"X": [xv], "Y": [yv]},
+                                      outputs={"Out": [out]}, attrs={"axis": -1})
+        gx, gy = paddle.static.gradients([out], [xv, yv], target_gradients=[gv])
+    assert out.dtype.name == "complex128" and gx.dtype.name == "float64"
+    got_out, got_gx, got_gy = static.Executor().run(
+        main, feed={"x": x, "y": y, "g": g}, fetch_list=[out, gx, gy])
+    np.testing.assert_allclose(got_out, fn(x, y))
+    assert got_gx.dtype == np.float64
+    np.testing.assert_allclose(got_gx, np.real(dx(x, y, g)), rtol=1e-12)
+    np.testing.assert_allclose(got_gy, dy(x, y, g), rtol=1e-12)

@@ -227,6 +227,7 @@ def test_while_loop_gradient_matches_finite_differences():
     np.testing.assert_allclose(got_w, central_differences(lambda v: f(xv, v), wv), rtol=1e-6)
 
 
+@pytest.mark.paddle("3")      # 1.8 / 2.0: fluid.layers.cond's own check (argument_checks)
 def test_non_boolean_condition_is_refused():
     def build():
         x = fluid.data("x", [1], "float32")
@@ -251,6 +252,7 @@ def test_branch_outputs_may_differ_in_shape(taken):
     np.testing.assert_array_equal(value, np.ones(3) if taken else np.full((2, 2), 2.0))
 
 
+@pytest.mark.paddle("3")
 def test_branch_outputs_of_different_dtypes_name_both():
     def build():
         p = fluid.data("p", [1], "bool")
@@ -285,14 +287,15 @@ def test_runtime_condition_with_several_elements_is_refused():
         _run(main, {"p": np.array([True, False]), "x": np.ones(1, "float32")}, [y])
 
 
-@pytest.mark.paddle("1.8")
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
 @pytest.mark.parametrize("taken", [True, False])
-def test_branch_outputs_of_different_dtypes_under_paddle_1_8(taken):
-    """Paddle 1.8.5 (its test_cond's test_return_var_tuple): branches returning int32 /
-    bool and float32 / int64 give the taken branch's values; the Variables have false_fn's
-    dtypes (measured: FP32 and INT64 whichever branch runs)."""
+def test_branch_outputs_of_different_dtypes_under_paddle_1_8(taken, version, paddle_version):
+    """Paddle 1.8.5 (its test_cond's test_return_var_tuple, and 2.0's, which asserts the
+    same): branches returning int32 / bool and float32 / int64 give the taken branch's
+    values; the Variables have false_fn's dtypes (measured: FP32 and INT64 whichever
+    branch runs)."""
     main = fluid.Program()
-    with fluid.program_guard(main, fluid.Program()):
+    with paddle_version(version), fluid.program_guard(main, fluid.Program()):
         pred = L.fill_constant([1], "bool", taken)
         out = L.cond(pred, lambda: (L.fill_constant([1, 2], "int32", 1),
                                     L.fill_constant([2, 3], "bool", True)),

@@ -87,3 +87,32 @@ def test_paddle_seed_returns_the_generator():
         first = paddle.rand([3]).numpy()
         assert gen.manual_seed(7).initial_seed() == 7
         np.testing.assert_array_equal(paddle.rand([3]).numpy(), first)
+
+
+def test_assign_of_an_array_into_a_given_eager_tensor_replaces_it():
+    # Paddle 2.0's test_assign_op: paddle.assign(array, output) in dynamic mode writes the
+    # array, its shape included, into `output`
+    with paddle.fluid.dygraph.guard():
+        out = paddle.zeros([3, 3], "float32")
+        got = paddle.assign(np.array([[1.5, 2.5]], "float32"), out)
+        assert got is out
+        assert out.numpy().tolist() == [[1.5, 2.5]]
+
+
+def test_gaussian_and_standard_normal_of_paddle_20():
+    # Paddle 2.0's paddle.tensor.random.gaussian / paddle.standard_normal (its
+    # test_gaussian_random_op): the default dtype, which must be float32 or float64
+    with paddle.fluid.dygraph.guard():
+        try:
+            paddle.set_default_dtype("float64")
+            paddle.seed(3)
+            x = paddle.tensor.random.gaussian([400, 500], mean=2.0, std=3.0)
+            assert x.dtype.name == "float64"
+            assert abs(x.numpy().mean() - 2.0) < 0.05 and abs(x.numpy().std() - 3.0) < 0.05
+            assert paddle.standard_normal([2, 3], "float32").dtype.name == "float32"
+            assert paddle.tensor.random.standard_normal is paddle.standard_normal
+            paddle.set_default_dtype("float16")
+            with pytest.raises(TypeError, match="only supports \\[float32, float64\\]"):
+                paddle.standard_normal([2, 3])
+        finally:
+            paddle.set_default_dtype("float32")

@@ -122,3 +122,20 @@ def test_vision_deform_conv2d_with_zero_offsets_is_conv2d(dygraph):
     assert layer.weight.shape == [6, 2, 3, 3] and layer.bias is None
     np.testing.assert_allclose(layer(x, offset).numpy(), paddle.nn.functional.conv2d(
         x, layer.weight, padding=1, groups=2).numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_static_nn_deform_conv2d_is_v2_with_a_mask_and_v1_without():
+    # Paddle 2.0's paddle.static.nn.deform_conv2d (its test_deformable_conv_op's API case)
+    import refimpl as paddle
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data("x", [None, 3, 8, 8], "float32")
+        offset = paddle.static.data("offset", [None, 18, 8, 8], "float32")
+        mask = paddle.static.data("mask", [None, 9, 8, 8], "float32")
+        v2 = paddle.static.nn.deform_conv2d(x, offset, mask, num_filters=4, filter_size=3,
+                                            padding=1)
+        v1 = paddle.static.nn.deform_conv2d(x, offset, None, num_filters=4, filter_size=3,
+                                            padding=1, bias_attr=False)
+    assert v1.shape == v2.shape == (-1, 4, 8, 8)
+    assert [op.type for op in main.global_block().ops] == [
+        "deformable_conv", "elementwise_add", "deformable_conv_v1"]

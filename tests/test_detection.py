@@ -443,9 +443,7 @@ def test_deformable_roi_pooling_samples_shifted_points_and_differentiates_the_sh
     np.testing.assert_allclose(g.ravel(), [0.1, 1.0])
 
 
-# refimpl's own argument checks (float64, its messages): 1.8 / 2.0 check fluid.layers
-# with Paddle's lists (switch fluid_layer_checks)
-@pytest.mark.paddle("3")
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_roi_perspective_transform_of_an_upright_rectangle_is_a_crop():
     x = np.arange(24, dtype="float64").reshape(1, 2, 3, 4)
     rois = np.array([[0.0, 0.0, 3.0, 0.0, 3.0, 2.0, 0.0, 2.0]])   # the whole 3 x 4 map
@@ -524,9 +522,7 @@ def test_yolov3_loss_of_one_cell_by_hand():
     np.testing.assert_allclose(g.ravel(), [0, 0, -1.75, -1.75, -0.5, -0.5])
 
 
-# refimpl's own argument checks (float64, its messages): 1.8 / 2.0 check fluid.layers
-# with Paddle's lists (switch fluid_layer_checks)
-@pytest.mark.paddle("3")
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_generate_proposals_decodes_clips_and_suppresses():
     # 1 x 2 feature map, one anchor per cell; anchor 1 scores best, anchor 0 overlaps it
     anchors = np.array([[[[0.0, 0.0, 9.0, 9.0]], [[1.0, 0.0, 10.0, 9.0]]]])   # [H, W, A, 4]
@@ -590,6 +586,8 @@ def test_distribute_then_collect_fpn_proposals_round_trip():
                           static.data("r", [2, 4], "float32"), 2, 1.0, 2, 2),
      "= 8 channels, got 7"),
 ])
+
+
 def test_bad_shapes_fail_at_build_time_naming_the_input(build, message):
     with pytest.raises(OpError, match=message.replace("(", r"\(").replace(")", r"\)")
                        .replace("[", r"\[").replace("]", r"\]").replace("+", r"\+")):
@@ -717,6 +715,8 @@ def test_generate_mask_labels_rois_come_back_through_the_scale_in_float32():
      [[0] * 7, [0, 1, 1, 1, 1, 1, 0], [0, 1, 0, 0, 0, 0, 0], [0, 1, 1, 0, 0, 0, 0],
       [0, 1, 1, 1, 0, 0, 0], [0, 1, 1, 1, 1, 1, 0], [0] * 7]),
 ])
+
+
 def test_generate_mask_labels_rasterizes_polygons_as_coco(points, size, expected):
     _, _, (masks, _) = _generate_mask_labels_lod(
         points, [[1], [1], [len(points)]], [[0, 0, size, size]], [1], [1], [[40, 40, 1]],

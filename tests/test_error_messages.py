@@ -81,6 +81,8 @@ OP_CASES = [
 @pytest.mark.parametrize("call, arrays, error, message", OP_CASES,
                          ids=[m.split("]")[0].split()[-1] + str(i)
                               for i, (_, _, _, m) in enumerate(OP_CASES)])
+
+
 def test_op_errors_name_the_op_argument_and_values(dynamic, call, arrays, error, message):
     if dynamic:
         paddle.disable_static()
@@ -97,6 +99,8 @@ def test_op_errors_name_the_op_argument_and_values(dynamic, call, arrays, error,
     (lambda: paddle.zeros([-2, 3]), r"\[operator fill_constant\] ValueError: shape \[-2, 3\] "
                                     r"has a negative dim"),
 ])
+
+
 def test_values_known_at_run_time_are_checked_by_the_kernel(dygraph, call, message):
     with pytest.raises(OpError, match=message):
         call()
@@ -120,6 +124,8 @@ def test_split_axis_out_of_range(dygraph):
     (lambda x: paddle.split(x, 2, axis=static.data("ax", [1], "float16")),
      r"split: axis must have dtype in \['int32', 'int64'\], got float16"),
 ])
+
+
 def test_split_and_chunk_argument_types(call, message):
     with fluid.program_guard(fluid.Program(), fluid.Program()):
         with pytest.raises(TypeError, match=message):
@@ -154,6 +160,8 @@ def test_static_mode_asks_for_a_variable():
      r"\(dim 0 is -3\)"),
     (lambda: paddle.nn.Linear(3.5, 4), ValueError, r"got \[3.5, 4\] \(dim 0 is 3.5\)"),
 ])
+
+
 def test_parameter_shapes_are_checked_when_declared(dygraph, make, error, message):
     with pytest.raises(error, match=message):
         make()
@@ -170,6 +178,10 @@ def test_fc_num_flatten_dims_out_of_range():
     with pytest.raises(ValueError, match=r"fc: num_flatten_dims=5 must be in \[1, 2\) for "
                                          r"input 'x' of shape \[2, 3\]"):
         fluid.layers.fc(x, 2, num_flatten_dims=5)
+    # -1 flattens all but the last dim (Paddle 1.8.5 / 2.0; 2.0's test_fc_op)
+    y = fluid.layers.fc(static.data("y", [2, 2, 25], "float32"), 3, num_flatten_dims=-1)
+    assert y.shape == (2, 2, 3)
+    assert y.block.ops[-2].attr("x_num_col_dims") == 2
 
 
 @pytest.mark.paddle("1.8")
@@ -182,6 +194,8 @@ def test_fc_num_flatten_dims_out_of_range():
     (lambda x, y: fluid.layers.expand(x, [-2, 1]), r"expand_times \[-2, 1\] must not be "
                                                    r"negative"),
 ])
+
+
 def test_fluid_layers_shape_checks(build, message):
     x = fluid.data("x", [2, 3], "float32")
     y = fluid.data("y", [4, 5], "float32")
@@ -219,6 +233,8 @@ def test_cross_entropy_label_batch_must_match_x():
     (lambda p: paddle.optimizer.SGD(parameters=p).set_lr(float("inf")), ValueError,
      r"SGD: set_lr's value must be finite, got inf"),
 ])
+
+
 def test_optimizer_hyperparameters_are_checked_when_set(dygraph, make, error, message):
     params = paddle.nn.Linear(3, 2).parameters()
     with pytest.raises(error, match=message):
@@ -244,6 +260,8 @@ def test_dropout_p_must_be_a_number(dygraph):
     ("abc", r"feed 'x': the fed str is not an array of float32"),
     (None, r"feed 'x': the value is None, expected an array of float32"),
 ])
+
+
 def test_feeds_that_are_no_array_name_the_variable(value, message):
     x = static.data("x", [None, 3], "float32")
     y = paddle.nn.Linear(3, 2)(x)

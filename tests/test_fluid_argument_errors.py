@@ -22,6 +22,8 @@ def test_redeclaring_a_variable_must_agree_with_it():
 @pytest.mark.parametrize("shape, message", [([-1, -1, 5], "Only one dimension"),
                                             ([2, 5, 5, 0], "index of 0"),
                                             ([-1, -2, 5], "must not be negative")])
+
+
 def test_reshape_shape_asserts(shape, message):
     with fluid.program_guard(fluid.Program(), fluid.Program()):
         x = fluid.data("x", [2, 25], "float32")
@@ -171,6 +173,9 @@ def test_fluid18_layer_arguments_paddle_1_8_5_refuses():
                        fluid.layers.interpolate, nn.functional.interpolate):
             with pytest.raises(ValueError, match="align_mode must be 0 or 1, got 2"):
                 resize(image, [12, 12], align_corners=False, align_mode=2)
+        # paddle.nn.functional.interpolate takes a bool only (Paddle 2.0's test_bicubic_interp_op)
+        with pytest.raises(TypeError, match="align_corners must be a bool, got int"):
+            nn.functional.interpolate(image, [12, 12], mode="bicubic", align_corners=3)
         # the two NMS layers take the same argument types (test_multiclass_nms_op)
         boxes = fluid.data("boxes", [2, 3, 4], "float32")
         scores = fluid.data("scores", [2, 1, 3], "float32")
@@ -268,3 +273,80 @@ def test_batch_norm_layer_checks_the_dtype_before_the_channels():
         floats = fluid.layers.data(name="x3", shape=[3, 4, 5, 6], dtype="float32")
         with pytest.raises(ValueError, match="has 3 at dim 1, expected num_channels=10"):
             batch_norm(floats)
+
+
+def test_fluid20_layer_checks_are_18s_with_20s_changes(paddle_version):
+    # Paddle 2.0's fluid.layers keep 1.8.5's checks (its test_sequence_first_step refuses an
+    # int64 input), widen some lists (bool reshape, float64 sequence_pool, tuple squeeze
+    # axes) and, as 2.0's check_type / check_dtype, skip eager calls
+    def build():
+        with fluid.program_guard(fluid.Program(), fluid.Program()):
+            ids = fluid.data("ids", [None, 1], "int64", lod_level=1)
+            with pytest.raises(TypeError, match="'input' in sequence_first_step must be"):
+                fluid.layers.sequence_first_step(ids)
+            flags = fluid.data("flags", [2, 3], "bool")
+            seq = fluid.data("seq", [None, 3], "float64", lod_level=1)
+            return (fluid.layers.reshape(flags, [3, 2]).shape,
+                    fluid.layers.sequence_pool(seq, "sum").dtype.name,
+                    fluid.layers.squeeze(fluid.data("one", [2, 1], "float32"), (1,)).shape)
+
+    with paddle_version("2.0"):
+        assert build() == ((3, 2), "float64", (2,))
+        with fluid.program_guard(fluid.Program(), fluid.Program()):    # a 2.0 check
+            with pytest.raises(TypeError, match="'input' in ctc_greedy_decoder must be"):
+                fluid.layers.ctc_greedy_decoder(fluid.data("ids", [None, 1], "int64"), 0)
+        # 2.0's convert_dtype knows complex128: the layer's own check refuses it
+        with pytest.raises(TypeError, match="'dtype' in create_global_var must be"):
+            fluid.layers.create_global_var([1, 2, 3], 2.0, np.complex128)
+        with fluid.dygraph.guard():
+            eager = fluid.dygraph.to_variable(np.zeros((2, 3), "int8"))
+            assert fluid.layers.shape(eager).numpy().tolist() == [2, 3]
+    with paddle_version("1.8"):
+        with pytest.raises(TypeError, match="'x' in reshape must be"):
+            build()
+
+
+def test_paddle20_functions_check_their_arguments_in_static_mode(paddle_version):
+    # Paddle 2.0's paddle.allclose / concat / assign / metric.accuracy (its test_allclose_op,
+    # test_concat_op, test_assign_op, test_accuracy_op); 3 keeps refimpl's own rules
+    import refimpl as paddle
+    with paddle_version("2.0"), fluid.program_guard(fluid.Program(), fluid.Program()):
+        x = fluid.data("x", [2, 2], "float64")
+        ints = fluid.data("ints", [2, 2], "int32")
+        with pytest.raises(TypeError, match="'y' in paddle.allclose must be"):
+            paddle.allclose(x, ints)
+        with pytest.raises(TypeError, match="'rtol' in paddle.allclose must be float"):
+            paddle.allclose(x, x, rtol=True)
+        with pytest.raises(TypeError, match="'axis' in paddle.concat must be"):
+            paddle.concat([x, x], 3.2)
+        with pytest.raises(TypeError, match="'x' in paddle.assign must be Variable or ndarray"):
+            paddle.assign(fluid.create_lod_tensor(np.ones((1, 1)), [[1]], fluid.CPUPlace()))
+        with pytest.raises(TypeError, match="'x' in paddle.assign must be .* numpy.ndarray"):
+            paddle.assign(np.ones(2, "float64"))
+        with pytest.raises(TypeError, match="'input' in metric.accuracy must be"):
+            paddle.metric.accuracy(ints, fluid.data("label", [2, 1], "int64"))
+        with pytest.raises(TypeError, match="'x' in paddle.is_empty must be"):
+            paddle.is_empty(fluid.data("flags", [4], "bool"))
+        with pytest.raises(TypeError, match="'dtype' in paddle.eye must be"):
+            paddle.eye(10, num_columns=10, dtype="int8")
+        with pytest.raises(TypeError, match="'dtype' in eye must be"):
+            fluid.layers.eye(3, dtype="int8")
+        assert paddle.concat([x, x], 1).shape == (2, 4)
+    with paddle_version("3"), fluid.program_guard(fluid.Program(), fluid.Program()):
+        assert paddle.assign([[1.5, 2.5]]).shape == (1, 2)     # 3.3.1 takes lists too
+
+
+def test_paddle_tensor_array_functions_are_fluids_with_its_checks(paddle_version):
+    # Paddle 2.0's paddle.tensor.array_* (its test_array_read_write_op): eager lists in
+    # dynamic mode, fluid.layers' checks in static mode
+    import refimpl as paddle
+    with fluid.dygraph.guard():
+        arr = paddle.tensor.create_array("float32")
+        x = paddle.full([1, 3], 5.0, "float32")
+        i = paddle.zeros([1], "int64")
+        arr = paddle.tensor.array_write(x, i, array=arr)
+        assert paddle.tensor.array_read(arr, i).numpy().tolist() == [[5.0, 5.0, 5.0]]
+        assert paddle.tensor.array.array_length(arr).numpy().tolist() == [1]
+    with paddle_version("2.0"), fluid.program_guard(fluid.Program(), fluid.Program()):
+        with pytest.raises(TypeError, match="'i' in tensor.array_read must be"):
+            paddle.tensor.array_read(np.zeros((2, 4), "int32"), paddle.ones([1], "int32"))

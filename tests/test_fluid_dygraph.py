@@ -368,6 +368,8 @@ def test_a_sparse_embeddings_gradient_is_gone_after_clear_gradients():
 
 @pytest.mark.parametrize("version, numpy_error", [("1.8", fluid.core.EnforceNotMet),
                                                    ("2.0", ValueError)])
+
+
 def test_a_variable_declared_in_dygraph_mode_holds_no_value(paddle_version, version,
                                                             numpy_error):
     # Paddle 1.8.5's test_imperative_basic: block.create_var inside the guard makes an
@@ -480,3 +482,30 @@ def test_disable_static_names_afresh_until_enable_static():
     paddle.disable_static()
     assert paddle.nn.Linear(2, 2).weight.name == "linear_0.w_0"
     paddle.enable_static()
+
+
+def test_disable_static_inside_a_program_guard_runs_eagerly_and_data_apis_refuse():
+    # Paddle 2.0's test_data / test_activation_op: paddle.disable_static() inside a
+    # program_guard is dynamic mode (eager ops run, the static-only data APIs raise an
+    # AssertionError); leaving the guard gives back the mode it was entered in
+    import refimpl as paddle
+    paddle.enable_static()
+    try:
+        with fluid.program_guard(fluid.Program(), fluid.Program()):
+            paddle.disable_static()
+            assert paddle.in_dynamic_mode()
+            x = paddle.to_tensor(np.array([-1.0, 2.0], "float32"))
+            assert fluid.layers.relu(x).numpy().tolist() == [0.0, 2.0]
+            for data in (fluid.data, fluid.layers.data, paddle.static.data):
+                with pytest.raises(AssertionError, match="only supported in static"):
+                    data("a", [2, 2])
+        assert not paddle.in_dynamic_mode()
+        # 2.0's paddle.static.data takes the default dtype; fluid.data float32
+        paddle.set_default_dtype("float64")
+        with fluid.program_guard(fluid.Program(), fluid.Program()):
+            assert paddle.static.data("s", [2]).dtype.name == "float64"
+            assert fluid.data("f", [2]).dtype.name == "float32"
+            assert paddle.static.data("b", [2], "bool").dtype.name == "bool"
+    finally:
+        paddle.set_default_dtype("float32")
+        mode.start_as_profile()

@@ -167,9 +167,7 @@ def _data(name, value):
     return L.data(name, list(value.shape), dtype=value.dtype.name, append_batch_size=False)
 
 
-# refimpl's own argument checks (float64, its messages): 1.8 / 2.0 check fluid.layers
-# with Paddle's lists (switch fluid_layer_checks)
-@pytest.mark.paddle("3")
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_hash_matches_paddle_digests():
     # reference values from Paddle's hash op (XXH64, seed = hash index)
     ids = np.array([[1], [2], [300]], "int32")
@@ -200,9 +198,7 @@ def test_xxh64_known_digests():
     assert xxh64(b"abc") == 0x44BC2CF5AD770999
 
 
-# refimpl's own argument checks (float64, its messages): 1.8 / 2.0 check fluid.layers
-# with Paddle's lists (switch fluid_layer_checks)
-@pytest.mark.paddle("3")
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_clip_by_norm_and_selected_rows_identities():
     x = np.array([[3.0, 4.0], [0.0, 0.0]], "float32")     # norm 5
     clipped, kept, merged, dense = build_and_run(
@@ -352,6 +348,8 @@ def test_py_reader_feeds_batches_until_eof_then_restarts():
 
 @pytest.mark.parametrize("double_buffer, reader_ops", [
     (True, ["create_double_buffer_reader", "read"]), (False, ["read"])])
+
+
 def test_py_reader_program_lists_paddles_reader_ops(double_buffer, reader_ops):
     """Paddle 1.8.5's main program starts with these ops; _inference_optimize drops them
     and the READER variables (keeps them with prune_read_op=False), sets is_test."""
@@ -465,9 +463,7 @@ def test_runtime_int_list_arguments_match_numpy():
     np.testing.assert_allclose(got[7], x_np ** 1.5, rtol=1e-6)
 
 
-# refimpl's own argument checks (float64, its messages): 1.8 / 2.0 check fluid.layers
-# with Paddle's lists (switch fluid_layer_checks)
-@pytest.mark.paddle("3")
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_runtime_int_list_argument_errors():
     with program_guard(Program(), Program()):
         x = L.data("x", [2, 3], append_batch_size=False)

@@ -35,6 +35,8 @@ def _rows(values):
     (None, [0.3375655, 0.13292097, -0.07172366]),
     ("int", [0.3375655, 0.13292097, -0.07172366]),      # 1.8.5: an int counter: no warm-up
     ("float", [0.31769493, 0.11445523, -0.08878449])])
+
+
 def test_ema_apply_restore_as_paddle18(thres, applied):
     def make(loss):
         fluid.optimizer.SGD(0.1).minimize(loss)
@@ -159,3 +161,22 @@ def test_adadelta_accumulators_and_update():
     assert fluid.optimizer.AdadeltaOptimizer is fluid.optimizer.Adadelta
     with pytest.raises(ValueError, match="rho is not set"):
         fluid.optimizer.Adadelta(0.1, rho=None)
+
+
+def test_paddle_optimizer_adadelta_takes_parameters_and_weight_decay():
+    # Paddle 2.0's paddle.optimizer.Adadelta(learning_rate, epsilon, rho, parameters,
+    # weight_decay, ...): one eager step of the textbook update on the L2-decayed gradient
+    import refimpl as paddle
+    with fluid.dygraph.guard():
+        w = paddle.create_parameter([2], "float32",
+                                    default_initializer=paddle.nn.initializer.Constant(1.0))
+        opt = paddle.optimizer.Adadelta(learning_rate=0.5, epsilon=1e-6, rho=0.9,
+                                        parameters=[w], weight_decay=0.1)
+        (w * paddle.to_tensor([2.0, 4.0])).sum().backward()
+        opt.step()
+        grad = np.array([2.0, 4.0]) + 0.1 * 1.0
+        step = np.sqrt(1e-6 / (0.1 * grad ** 2 + 1e-6)) * grad
+        np.testing.assert_allclose(w.numpy(), 1.0 - step, rtol=1e-5)
+    assert paddle.optimizer.Adadelta is fluid.optimizer.Adadelta
+    with pytest.raises(ValueError, match="learning_rate is not set"):
+        paddle.optimizer.Adadelta(None)

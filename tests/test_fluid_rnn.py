@@ -342,9 +342,7 @@ def test_beam_search_probabilities_without_ids_two_entries():
     np.testing.assert_allclose(np.exp(sel_scores[:, 0]), [0.45, 0.2, 0.7, 0.3], rtol=1e-5)
 
 
-# refimpl's own argument checks (float64, its messages): 1.8 / 2.0 check fluid.layers
-# with Paddle's lists (switch fluid_layer_checks)
-@pytest.mark.paddle("3")
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_beam_search_decode_backtracks_and_sorts():
     steps_ids = [np.array([[3], [4]]), np.array([[0], [5]]), np.array([[0], [6]])]
     steps_scores = [np.array([[-1.0], [-2.0]]), np.array([[-1.5], [-2.2]]),
@@ -369,9 +367,7 @@ def test_beam_search_decode_backtracks_and_sorts():
     np.testing.assert_allclose(got_scores, [[-1.0, -1.5, 0.0], [-2.0, -2.2, -2.4]])
 
 
-# refimpl's own argument checks (float64, its messages): 1.8 / 2.0 check fluid.layers
-# with Paddle's lists (switch fluid_layer_checks)
-@pytest.mark.paddle("3")
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_beam_search_decode_needs_lod_steps_or_parents():
     ids = static.data("ids", [2, 4], "int64")
     with pytest.raises(TypeError, match="tensor array .* give parent_idx"):

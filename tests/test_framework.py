@@ -20,6 +20,8 @@ def _fc_program():
 @pytest.mark.parametrize("version, loss_shape, startup_ops", [
     ("2.0", (1,), ["fill_constant", "uniform_random"]),     # initializers prepended
     ("3", (), ["uniform_random", "fill_constant"])])        # appended
+
+
 def test_fc_names_follow_paddle(paddle_version, version, loss_shape, startup_ops):
     with paddle_version(version):
         _, h, loss = _fc_program()
@@ -329,3 +331,21 @@ def test_device_guard_places_ops_and_warns_for_kernelless_ops():
     startup_devices = {op.output_arg_names[0]: op.attr("op_device")
                        for op in startup.global_block().ops}
     assert startup_devices.pop("w") == "gpu:1" and set(startup_devices.values()) == {""}
+
+
+def test_force_cpu_inside_a_device_guard_warns_that_the_guard_wins():
+    # Paddle 1.8.5 / 2.0 (2.0's test_device_guard test_warning): fill_constant's
+    # force_cpu=True and less_than's given force_cpu warn; fill_constant's default does not
+    import warnings
+    warning = "'device_guard' has higher priority when they are used at the same time."
+    with program_guard(Program(), Program()):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            with static.device_guard("gpu"):
+                x = paddle.fluid.layers.fill_constant([1], "float32", 3.0, force_cpu=True)
+                y = paddle.fluid.layers.fill_constant([1], "float32", 4.0)
+                paddle.fluid.layers.less_than(x, y, force_cpu=False)
+                paddle.fluid.layers.less_than(x, y)
+            paddle.fluid.layers.fill_constant([1], "float32", 3.0, force_cpu=True)
+    found = [str(w.message) for w in caught if warning in str(w.message)]
+    assert [m.split("Op(")[1].split(")")[0] for m in found] == ["fill_constant", "less_than"]

@@ -117,6 +117,7 @@ def test_fluid_smooth_l1_with_weights_and_sigma():
     np.testing.assert_allclose(got, val.sum(1, keepdims=True))
 
 
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_margin_ranking_loss_and_fluid_margin_rank_loss():
     label = np.where(RNG.rand(4, 1) > 0.5, 1.0, -1.0)
     a, b = X[:, :1], Y[:, :1]
@@ -147,6 +148,7 @@ def test_margin_ranking_loss_names_its_result_and_reduces(reduction):
     assert got.shape == ((4, 3) if reduction == "none" else (1,))
 
 
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_rank_loss_and_bpr_loss():
     label = RNG.randint(0, 2, (4, 1)).astype("float32")     # rank_loss: float32 only
     a, b = X[:, :1].astype("float32"), Y[:, :1].astype("float32")

@@ -72,11 +72,16 @@ def test_alpha_dropout_values_and_moments():
     # it preserves zero mean and unit variance for standard normal input
     assert abs(got.mean()) < 0.05 and abs(got.std() - 1) < 0.05
     np.testing.assert_array_equal(run(lambda x: F.alpha_dropout(x, 0.2, training=False), x=x), x)
+    # p = 1 drops everything: zeros (Paddle 2.0's test_dropout_op), p = 0 keeps x
+    np.testing.assert_array_equal(run(lambda x: F.alpha_dropout(x, 1.0), x=x), np.zeros_like(x))
+    np.testing.assert_array_equal(run(lambda x: F.alpha_dropout(x, 0.0), x=x), x)
 
 
 @pytest.mark.parametrize("fn, shape, fmt", [(F.dropout2d, (8, 16, 3, 3), "NCHW"),
                                             (F.dropout2d, (8, 3, 3, 16), "NHWC"),
                                             (F.dropout3d, (8, 16, 2, 2, 2), "NCDHW")])
+
+
 def test_channel_dropout_zeroes_whole_maps(fn, shape, fmt):
     x = RNG.uniform(1, 2, shape)
     got = run(lambda x: fn(x, 0.5, data_format=fmt), x=x)
@@ -108,9 +113,7 @@ def _lrn_reference(x, size, alpha, beta, k, before, scale_alpha):
     return out
 
 
-# refimpl's own argument checks (float64, its messages): 1.8 / 2.0 check fluid.layers
-# with Paddle's lists (switch fluid_layer_checks)
-@pytest.mark.paddle("3")
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 @pytest.mark.parametrize("size", [3, 4])
 def test_local_response_norm_and_fluid_lrn(size):
     x = RNG.randn(2, 6, 3, 2)

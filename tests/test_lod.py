@@ -144,9 +144,7 @@ def test_concat_joins_sequences_along_axis_0_and_one_hot_keeps_the_lod():
     np.testing.assert_array_equal(np.array(got[3]), [[[0, 1, 0]], [[0, 0, 1]], [[1, 0, 0]]])
 
 
-# refimpl's own argument checks (float64, its messages): 1.8 / 2.0 check fluid.layers
-# with Paddle's lists (switch fluid_layer_checks)
-@pytest.mark.paddle("3")
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_fluid_one_hot_checks_its_arguments():
     with program_guard(Program(), Program()):
         ints = fluid.data("i", [4, 1], "int32")

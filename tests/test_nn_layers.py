@@ -157,7 +157,7 @@ def test_setattr_registers_and_guards_parameters_and_layers():
     assert layer.parameters() == layer.sub.parameters()
     del layer.sub
     assert layer.sublayers() == [] and not hasattr(layer, "sub")
-    with pytest.raises(KeyError, match="contain no '.'"):
+    with pytest.raises(KeyError, match="can not contain '.'"):
         layer.add_parameter("a.b", p)
     with pytest.raises(AttributeError, match="has no attribute 'nothing'"):
         layer.nothing
@@ -177,21 +177,26 @@ def test_add_parameter_and_register_buffer_check_name_value_and_init_alike():
     layer.taken = 1
     for add, value, kind, expected in ((layer.add_parameter, p, "parameter", "a Parameter"),
                                        (layer.register_buffer, buf, "buffer",
-                                        "a static Variable")):
+                                        r"a core.VarBase \(a Variable, not a Parameter\)")):
         method = add.__name__
-        with pytest.raises(TypeError, match="the %s name must be a str, got int" % kind):
+        with pytest.raises(TypeError, match="the name of %s should be a string, but received "
+                           "int" % kind):
             add(3, value)
-        with pytest.raises(KeyError, match="the %s name must be non-empty" % kind):
+        with pytest.raises(KeyError, match="the name of %s can not be empty" % kind):
             add("", value)
+        with pytest.raises(KeyError, match="the name of %s can not contain '.'" % kind):
+            add("a.b", value)
         with pytest.raises(KeyError, match="attribute 'taken' already exists"):
             add("taken", value)
-        with pytest.raises(TypeError, match=r"\.%s\('w'\): expected %s, got ndarray"
-                           % (method, expected)):
+        with pytest.raises(TypeError, match=r"\.%s\('w'\): the %s should be %s, but "
+                           "received ndarray" % (method, kind, expected)):
             add("w", np.zeros(3))
         add("w_" + kind, value)
         add("none_" + kind, None)
     assert layer._parameters == {"w_parameter": p, "none_parameter": None}
     assert layer._buffers == {"w_buffer": buf, "none_buffer": None}
+    with pytest.raises(TypeError, match="the buffer should be a core.VarBase"):
+        layer.register_buffer("param", p)
 
     class Early(nn.Layer):
         def __init__(self, method):
@@ -200,6 +205,29 @@ def test_add_parameter_and_register_buffer_check_name_value_and_init_alike():
     for method in ("add_parameter", "register_buffer"):
         with pytest.raises(RuntimeError, match=r"must be called before %s" % method):
             Early(method)
+
+
+def test_eager_tensor_attributes_are_non_persistable_buffers():
+    # Paddle 2.0's Layer.__setattr__ (its test_base_layer's BufferNet): an eager Tensor
+    # set as an attribute is a buffer left out of state_dict, unless registered persistable
+    with paddle.fluid.dygraph.guard():
+        layer = nn.Layer()
+        layer.register_buffer("kept", paddle.to_tensor([1.0]))
+        layer.note = paddle.to_tensor([2.0])
+        layer.kept = paddle.to_tensor([3.0])
+        layer.count = 4
+        assert [n for n, _ in layer.named_buffers()] == ["kept", "note"]
+        assert layer.note.numpy().tolist() == [2.0]
+        assert list(layer.state_dict()) == ["kept"]
+        assert layer.state_dict()["kept"].numpy().tolist() == [3.0]
+        # add_parameter takes a parameter's value from Paddle's _loaddict_holder
+        source = layer.create_parameter([2], default_initializer=nn.initializer.Constant(5.))
+        target = layer.create_parameter([2])
+        layer._loaddict_holder[target.name] = source
+        layer.add_parameter("w", target)
+        assert target.numpy().tolist() == [5.0, 5.0]
+        with pytest.raises(AssertionError, match="not found in the loaded state_dict"):
+            layer.add_parameter("v", layer.create_parameter([2]))
 
 
 def test_forward_hooks_change_inputs_and_outputs_and_can_be_removed():
@@ -515,6 +543,8 @@ ACTIVATIONS = [
 
 @pytest.mark.parametrize("cls,args,reference", ACTIVATIONS,
                          ids=[cls.__name__ for cls, _, _ in ACTIVATIONS])
+
+
 def test_activation_layers_match_numpy(cls, args, reference):
     x = static.data("x", [3, 4], "float64")
     y = cls(**args)(x) if isinstance(args, dict) else cls(*args)(x)

@@ -30,6 +30,8 @@ def _seq_input(name="x", width=2):
     ("sum", lambda s: s.sum(0)), ("average", lambda s: s.mean(0)),
     ("sqrt", lambda s: s.sum(0) / np.sqrt(len(s))), ("max", lambda s: s.max(0)),
     ("first", lambda s: s[0]), ("last", lambda s: s[-1])])
+
+
 def test_sequence_pool_from_a_fed_lod_tensor(pool_type, reference):
     out, = build_and_run(lambda: [fluid.layers.sequence_pool(_seq_input(), pool_type)],
                 {"x": _lod()})
@@ -194,9 +196,7 @@ def test_sequence_conv_trainable_padding_and_its_gradient():
     np.testing.assert_allclose(np.array(dpad), numeric, rtol=1e-6)
 
 
-# refimpl's own argument checks (float64, its messages): 1.8 / 2.0 check fluid.layers
-# with Paddle's lists (switch fluid_layer_checks)
-@pytest.mark.paddle("3")
+@pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
 def test_sequence_concat_input_types():
     # Paddle 1.8: a list of int64 / float32 / float64 Variables, else TypeError
     with program_guard(Program(), Program()):

@@ -174,6 +174,8 @@ def test_norm_std_var_median_match_numpy():
                              + 3 * paddle.eye(4, dtype="float64"))],
     ids=["pnorm", "fro", "std", "median_even", "median_all", "cumsum_flip_roll", "trace_kron",
          "inverse_tril"])
+
+
 def test_composed_gradients_match_finite_differences(build):
     a = RNG.rand(4, 6) + 0.1
     x = static.data("x", [4, 6], "float64")
@@ -336,3 +338,16 @@ def test_crop_tensor_takes_variable_sizes_and_offsets_as_paddle_18():
     with pytest.raises(ValueError, match=r"the value \(5\) of the 0th element for shape "
                                          r"\(4\) should be less than or equal"):
         _run([by_shape], dict(feed, s=np.array([4, 2], "int32")))
+
+
+def test_gather_nd_gradient_of_one_element_taken_as_one_value():
+    # Paddle 2.0's TestGatherNdOpIndex1: Index [1, 2] picks one element of a [10, 10] X; its
+    # Out@GRAD may be [1] (2.0's one-element results) where the op's Out is []
+    from refimpl.ops.index_ops import GatherNd
+    x = np.arange(100.0).reshape(10, 10)
+    index = np.array([1, 2])
+    assert GatherNd.forward(x, index) == 12.0
+    dx = GatherNd.backward(x, index, np.array([3.0]))
+    expected = np.zeros((10, 10))
+    expected[1, 2] = 3.0
+    np.testing.assert_array_equal(dx, expected)

@@ -124,6 +124,7 @@ def test_sort_search_and_shape_layers():
     assert got[7].dtype == np.int32
 
 
+@pytest.mark.paddle("3")      # 2.0's static paddle.assign takes a Variable or an ndarray only
 def test_cast_and_assign():
     x = static.data("x", [2, 3], "float32")
     a = RNG.randn(2, 3).astype("float32")
@@ -326,3 +327,26 @@ def test_shape_errors_name_the_variable_and_the_shapes():
         paddle.split(x, 2, axis=1)
     with pytest.raises(OpError, match="not a permutation"):
         paddle.transpose(x, [0, 0])
+
+
+def test_allclose_op_takes_its_tolerances_from_rtol_and_atol_inputs():
+    # Paddle 2.0's allclose op: one-element float64 inputs Rtol / Atol override the string
+    # attrs (its test_allclose_op builds the op with them)
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        block = main.global_block()
+        x = static.data("x", [3], "float64")
+        y = static.data("y", [3], "float64")
+        outs = []
+        for rtol, atol in ((1e-5, 1e-8), (1e-5, 0.1), (0.5, 1e-8)):
+            out = block.create_var(name="out_%d" % len(outs), dtype="bool")
+            block.append_op(type="allclose", outputs={"Out": [out]},
+                            inputs={"Input": [x], "Other": [y],
+                                    "Rtol": [fluid.layers.fill_constant([1], "float64", rtol)],
+                                    "Atol": [fluid.layers.fill_constant([1], "float64", atol)]})
+            outs.append(out)
+    # |x - y| = 0.05 where |y| = 0.2: within atol 0.1, or rtol 0.5 (0.1)
+    got = fluid.Executor(fluid.CPUPlace()).run(
+        main, feed={"x": np.array([1.0, 2.0, 0.25]), "y": np.array([1.0, 2.0, 0.2])},
+        fetch_list=outs)
+    assert [bool(g) for g in got] == [False, True, True]

@@ -95,6 +95,8 @@ def test_dot_of_matrices(paddle_version, version, shape):
 
 @pytest.mark.parametrize("version, w", [("1.8", -3.15228862746153e-05),
                                         ("3", -0.0009090908570215106)])
+
+
 def test_adam_epsilon(paddle_version, version, w):
     """One Adam step, lr 0.01, w = 0, gradient 1e-9 (values from Paddle 1.8.5 / 3.3.1)."""
     with paddle_version(version):
@@ -109,6 +111,8 @@ def test_adam_epsilon(paddle_version, version, w):
 
 @pytest.mark.parametrize("version, w", [("1.8", -9.999686199080315e-07),
                                         ("3", -9.990009857574478e-06)])
+
+
 def test_lamb_bias_correction(paddle_version, version, w):
     with paddle_version(version):
         def build():
@@ -125,6 +129,8 @@ def test_lamb_bias_correction(paddle_version, version, w):
     ("1.8", [1, -1, 1, -1], [2, -2, -2, 2]),          # Paddle 1.8.5
     ("2.0", [1, 2, -2, -1], [2, -2, -2, 2]),          # 2.0.0's kernels
     ("3", [1, 2, -2, -1], [2, -3, -3, 2])])           # Paddle 3.3.1
+
+
 def test_integer_division_signs(paddle_version, version, mod, floordiv):
     with paddle_version(version):
         def build():
@@ -217,6 +223,8 @@ def test_fluid_pool2d_layer_case_folding(paddle_version):
 @pytest.mark.parametrize("version, order", [
     ("1.8", ["fc_1.b_0", "fc_1.w_0", "fc_0.b_0", "fc_0.w_0"]),     # Paddle 1.8.5
     ("3", ["fc_0.w_0", "fc_0.b_0", "fc_1.w_0", "fc_1.b_0"])])      # creation order
+
+
 def test_startup_initializer_order(paddle_version, version, order):
     with paddle_version(version):
         def build():
@@ -235,6 +243,15 @@ def test_public_flags(paddle_version, version, public):
         else:
             with pytest.raises(ValueError, match="not a public flag of Paddle 1.8"):
                 fluid.get_flags("FLAGS_use_mkldnn")
+
+
+def test_paddle_20_public_flags_are_its_registered_ones(paddle_version):
+    # release/2.0's global_value_getter_setter.cc: free_idle_chunk private (its
+    # test_get_set_flags), the profiler flags public
+    with paddle_version("2.0"):
+        with pytest.raises(ValueError, match="not a public flag of Paddle 2.0"):
+            fluid.set_flags({"FLAGS_free_idle_chunk": True})
+        assert fluid.get_flags("FLAGS_pe_profile_fname") == {"FLAGS_pe_profile_fname": ""}
 
 
 @pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
@@ -297,6 +314,8 @@ def test_runner_takes_the_profile(tmp_path):
 @pytest.mark.parametrize("version, out_shape, index_shape", [
     ("1.8", (0,), (0,)),            # Paddle 1.8.5: dims [0], LoD [[0, 0]]
     ("3", (0, 6), (0, 1))])
+
+
 def test_empty_detection_rows(paddle_version, version, out_shape, index_shape):
     with paddle_version(version):
         def build():
@@ -317,6 +336,8 @@ def test_empty_detection_rows(paddle_version, version, out_shape, index_shape):
 
 @pytest.mark.parametrize("version, counts, rows, prob_rows", [
     ("1.8", [0, 0], (0,), (0,)), ("3", [1, 1], (2, 4), (2, 1))])
+
+
 def test_proposals_of_empty_image(paddle_version, version, counts, rows, prob_rows):
     """min_size beyond every box: Paddle 1.8.5 keeps no proposal (RpnRois dims [0], LoD
     [[0, 0]]); 3.3.1 gives each image one all-zero box with score 0."""
@@ -367,6 +388,8 @@ def test_dygraph_only_error(paddle_version):
     # Paddle 1.8.5: |x - y| < 1e-8, the difference taken in the inputs' dtype
     ("1.8", [True, False, True, True, False, False]),
     ("3", [False, False, False, False, True, False])])
+
+
 def test_float_equal(paddle_version, version, equal):
     x = np.array([1.0, 1.0, 1.0, 1.0, np.inf, np.nan])
     y = np.array([1.0 + 5e-9, 1.0 + 2e-8, 1.0 - 9.9e-9, 1.0 + 1e-8, np.inf, np.nan])
@@ -483,6 +506,8 @@ def test_batch_norm_momentum_variable(paddle_version, version):
 @pytest.mark.parametrize("version, int_clip", [
     ("1.8", None), ("2.0", None),          # float / double kernels only (1.8.5, 2.0.0)
     ("3", [2, 5, 8])])                     # Paddle 3.3.1: int32 / int64 taken, measured
+
+
 def test_clip_dtypes(paddle_version, version, int_clip):
     """clip of an int32 X: a TypeError naming clip under 1.8 / 2.0 (static and eager), the
     clipped integers under 3; int16 is refused everywhere (3.3.1 refuses it too)."""

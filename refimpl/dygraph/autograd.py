@@ -128,15 +128,20 @@ class _Arrays:
         if device is not None:
             with xp.device(device):
                 args = map_arrays(xp.to_device, args)
-        dtype = None    # the first floating input's (softmax-CE's grad reads Label first)
+        # the first complex input's, else the first floating one's (softmax-CE's grad reads
+        # Label first; a float X with a complex Y computes in complex)
+        dtype = floating = None
         for a in args:
             if type(a) is np.ndarray or device is not None and a is not None \
                     and type(a) is not list:
-                if a.dtype.kind == "f":
-                    dtype = a.dtype
+                if a.dtype.kind == "c":
+                    dtype = floating = a.dtype
                     break
+                if a.dtype.kind == "f" and floating is None:
+                    floating = a.dtype
                 if dtype is None:
                     dtype = a.dtype
+        dtype = floating or dtype
         found = node.grad_kernels.get(dtype.char if dtype is not None else None)
         if found is None:
             lay = node.lay

@@ -25,18 +25,21 @@ def talks_to_places(op):
 
 
 def main_dtype(op):
-    """dtype name of the op's first floating-point input, else of its first input (what
-    compiled kernels specialize on: softmax_with_cross_entropy_grad's first input is the
-    int64 Label, and its kernel computes in the logits' float dtype)."""
-    first = None
+    """dtype name of the op's first complex input, else its first floating-point input,
+    else its first input (what compiled kernels specialize on: softmax_with_cross_entropy_
+    grad's first input is the int64 Label, and its kernel computes in the logits' float
+    dtype; a float X with a complex Y (elementwise ops) computes in complex)."""
+    first = floating = None
     for names in op.inputs.values():
         for n in names:
             v = op.block._find_var_recursive(n)
             if v is not None and v.dtype is not None:
-                if v.dtype.name.startswith("float"):
+                if v.dtype.name.startswith("complex"):
                     return v.dtype.name
+                if v.dtype.name.startswith("float"):
+                    floating = floating or v.dtype.name
                 first = first or v.dtype.name
-    return first
+    return floating or first
 
 
 def op_kernel(op, which="forward", device="cpu"):

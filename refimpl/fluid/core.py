@@ -11,6 +11,7 @@ import enum
 
 import numpy as np
 
+from .. import versions
 from ..backward import forward_reads
 from ..executor import Executor as _StaticExecutor
 from ..framework.desc import OpDesc, ProgramDesc
@@ -35,6 +36,7 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
            "Executor", "DeviceType",
            "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",
+           "DeviceType",
            "is_compiled_with_rocm",
            "is_compiled_with_mkldnn", "is_compiled_with_brpc", "is_compiled_with_dist",
            "get_cuda_device_count", "is_float16_supported", "op_support_gpu", "globals",
@@ -151,6 +153,14 @@ def is_compiled_with_xpu():
     return False
 
 
+class DeviceType(enum.IntEnum):
+    """Paddle 2.0's core.DeviceType (platform/device_context.h): what its
+    parallel_executor_test_base.py passes as use_device."""
+    CPU = 0
+    CUDA = 1
+    XPU = 2
+
+
 def is_compiled_with_rocm():
     """refimpl's GPU kernels are CuPy on CUDA; Paddle's 2.x tests ask before their ROCm
     (HIP) branches."""
@@ -255,7 +265,9 @@ def _set_fuse_parameter_memory_size(megabytes):
 
 
 def __unittest_throw_exception__():
-    raise EnforceNotMet("test exception")
+    if versions.switch("unittest_exception") == "enforce_not_met":
+        raise EnforceNotMet("test exception")
+    raise RuntimeError("(PermissionDenied) This is a test of exception")
 
 
 # -- grad ops of single ops

@@ -75,13 +75,17 @@ _PUBLIC_1_8 = frozenset((
     "FLAGS_paddle_num_threads", "FLAGS_pe_profile_fname", "FLAGS_print_sub_graph_dir",
     "FLAGS_reader_queue_speed_test_mode", "FLAGS_tracer_profile_fname",
     "FLAGS_use_pinned_memory", "FLAGS_use_system_allocator"))
-_ONLY_1_8 = ("FLAGS_enable_rpc_profiler", "FLAGS_free_when_no_cache_hit",
-             "FLAGS_multiple_of_cupti_buffer_size", "FLAGS_pe_profile_fname",
-             "FLAGS_print_sub_graph_dir", "FLAGS_tracer_profile_fname")
+_GONE_IN_3 = ("FLAGS_enable_rpc_profiler", "FLAGS_free_when_no_cache_hit",
+              "FLAGS_multiple_of_cupti_buffer_size", "FLAGS_pe_profile_fname",
+              "FLAGS_print_sub_graph_dir", "FLAGS_tracer_profile_fname")
+# release/2.0's global_value_getter_setter.cc registers these two private (its
+# test_get_set_flags: set_flags of FLAGS_free_idle_chunk is a ValueError) and the
+# profiler ones above public
+_PRIVATE_IN_2_0 = ("FLAGS_free_idle_chunk", "FLAGS_free_when_no_cache_hit")
 _ONLY_3 = ("FLAGS_enable_pir_api",)
 _PUBLIC = {"1.8": _PUBLIC_1_8,
-           "2.0": frozenset(n for n in _DEFAULTS if n not in _ONLY_1_8 + _ONLY_3),
-           "3": frozenset(n for n in _DEFAULTS if n not in _ONLY_1_8)}
+           "2.0": frozenset(n for n in _DEFAULTS if n not in _PRIVATE_IN_2_0 + _ONLY_3),
+           "3": frozenset(n for n in _DEFAULTS if n not in _GONE_IN_3)}
 
 
 def _public():

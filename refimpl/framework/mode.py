@@ -15,6 +15,7 @@ import inspect
 
 from .. import versions
 from . import unique_name
+from .errors import LayerAssertionError
 
 __all__ = ["in_dynamic_mode", "enable_static", "disable_static", "dygraph_guard",
            "static_guard", "static_only_api", "no_grad", "enable_grad", "set_grad_enabled",
@@ -73,10 +74,10 @@ def enable_static():
 
 
 def disable_static(place=None):
+    """Dynamic mode from here, inside a program_guard too (Paddle 2.0's tests switch inside
+    one; leaving the guard gives back the mode it was entered in). From static mode it names
+    afresh until enable_static() puts the static names back."""
     global dynamic, _static_names
-    if _program_guards:
-        raise RuntimeError("paddle.disable_static() inside a program_guard: leave the guard "
-                           "first (it builds a static program)")
     if not dynamic:
         _static_names = unique_name.switch()
     dynamic = True
@@ -131,8 +132,14 @@ def static_only_api():
     """Called by the static-only data APIs (fluid.layers.data, fluid.data,
     paddle.static.data). In dynamic mode outside a program_guard the script is a static
     program after all (seed examples build fluid programs without enable_static()): the
-    rest of it runs in static mode, as if enable_static() had come just before."""
+    rest of it runs in static mode, as if enable_static() had come just before. Inside a
+    program_guard after disable_static() they refuse, as Paddle 2.0's static_only APIs
+    (an AssertionError)."""
     global dynamic
+    if _program_guards and dynamic:
+        raise LayerAssertionError(
+            "data() is only supported in static graph mode: paddle.disable_static() was "
+            "called inside this program_guard (call paddle.enable_static() first)")
     dynamic = False
 
 

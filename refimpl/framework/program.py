@@ -66,6 +66,15 @@ def _device_for(op_type):
     return device
 
 
+def warn_force_cpu(op_type):
+    """Paddle 1.8's and 2.0's warning for an op given force_cpu (fill_constant's True,
+    less_than's any value) inside a device_guard, whose device wins."""
+    if _current_device[0] is not None:
+        warnings.warn("The Attr(force_cpu) of Op(%s) will be deprecated in the future, please "
+                      "use 'device_guard' instead. 'device_guard' has higher priority when "
+                      "they are used at the same time." % op_type)
+
+
 @contextlib.contextmanager
 def current_device(device):
     """Ops built inside, in any program, get op_device = `device` (None: not set)."""

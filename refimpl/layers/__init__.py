@@ -13,11 +13,15 @@ editing a namespace file.
 import importlib
 import pkgutil
 
+from .argument_checks import api_checked
+
 __all__ = ["exports"]
 
 
 def exports(namespace):
-    """{public name: object} for `namespace`, gathered from every module's EXPORTS."""
+    """{public name: object} for `namespace`, gathered from every module's EXPORTS (the
+    functions checking their arguments as Paddle 2.0's do under the 2.0 profile:
+    argument_checks.PADDLE_API_20)."""
     found = {}
     for info in sorted(pkgutil.iter_modules(__path__), key=lambda i: i.name):
         module = importlib.import_module(__name__ + "." + info.name)
@@ -25,4 +29,4 @@ def exports(namespace):
             if name in found and found[name] is not obj:
                 raise ImportError("%s.%s is exported by two layer modules" % (namespace, name))
             found[name] = obj
-    return found
+    return {name: api_checked(namespace, name, obj) for name, obj in found.items()}

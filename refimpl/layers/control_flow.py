@@ -639,6 +639,9 @@ EXPORTS = {
                      "split_lod_tensor": split_lod_tensor,
                      "merge_lod_tensor": merge_lod_tensor},
     "static.nn": {"cond": cond, "while_loop": while_loop},
+    # Paddle 2.0's paddle.tensor.array_* (tensor/array.py: the fluid.layers functions)
+    "tensor": {"create_array": create_array, "array_write": array_write,
+               "array_read": array_read, "array_length": array_length},
     # importable from the 1.8 submodule, not in fluid.layers' __all__
     "fluid.layers.control_flow": {"ConditionalBlock": ConditionalBlock,
                                   "select_input": select_input,

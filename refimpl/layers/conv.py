@@ -256,10 +256,20 @@ def deformable_conv(input, offset, mask, num_filters, filter_size, stride=1, pad
     return helper.append_bias_op(out, bias_attr, dim_start=1)
 
 
+def deform_conv2d(x, offset, mask, num_filters, filter_size, stride=1, padding=0, dilation=1,
+                  groups=1, deformable_groups=1, im2col_step=1, weight_attr=None,
+                  bias_attr=None, name=None):
+    """paddle.static.nn.deform_conv2d (Paddle 2.0): deformable_conv, modulated (v2) when
+    given a mask, v1 without one."""
+    return deformable_conv(x, offset, mask, num_filters, filter_size, stride, padding,
+                           dilation, groups, deformable_groups, im2col_step, weight_attr,
+                           bias_attr, modulated=mask is not None, name=name)
+
+
 EXPORTS = {
     "fluid.layers": {"conv2d": conv2d, "pool2d": pool2d, "adaptive_pool2d": adaptive_pool2d,
                      "deformable_conv": deformable_conv},
-    "static.nn": {"conv2d": conv2d},
+    "static.nn": {"conv2d": conv2d, "deform_conv2d": deform_conv2d},
     "nn.functional": {"conv2d": functional_conv2d, "max_pool2d": max_pool2d,
                       "avg_pool2d": avg_pool2d, "adaptive_avg_pool2d": adaptive_avg_pool2d,
                       "adaptive_max_pool2d": adaptive_max_pool2d},

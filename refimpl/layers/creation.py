@@ -7,7 +7,7 @@ from ..framework.dtypes import convert_dtype, get_default_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
-from ..framework.program import Variable, default_main_program
+from ..framework.program import Variable, default_main_program, warn_force_cpu
 from ..framework.initializer import value_attrs
 from .. import versions
 from .common import append_op_out, converted_arg
@@ -17,7 +17,8 @@ def _source_op(op_type, attrs, dtype, name=None, out=None, inputs=None):
     """Append an op with no data inputs (a constant or random source; `inputs`: its
     run-time shape, if any); return its output."""
     helper = LayerHelper(op_type, name=name)
-    out = out or helper.create_variable_for_type_inference(dtype, stop_gradient=True)
+    if out is None:     # an eager Tensor given as `out` has no truth value of its own
+        out = helper.create_variable_for_type_inference(dtype, stop_gradient=True)
     helper.append_op(type=op_type, inputs=inputs or {}, outputs={"Out": [out]}, attrs=attrs)
     return out
 
@@ -92,6 +93,8 @@ def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
     inputs, shape_attr = runtime_int_list(shape, "shape", "fill_constant", "ShapeTensor",
                                           "ShapeTensorList")
     attrs = {"shape": shape_attr, "dtype": dtype, "force_cpu": force_cpu}
+    if force_cpu:
+        warn_force_cpu("fill_constant")
     if isinstance(value, Variable):
         inputs["ValueTensor"] = [value]
         attrs["value"] = 0.0
@@ -326,6 +329,20 @@ def randn(shape, dtype=None, name=None):
     return fluid_gaussian_random(shape, dtype=_float_default(dtype, "randn"), name=name)
 
 
+def gaussian(shape, mean=0.0, std=1.0, dtype=None, name=None):
+    """paddle.tensor.random.gaussian (Paddle 2.0): N(mean, std) in `dtype`, by default the
+    default dtype, which must then be float32 or float64 (2.0's TypeError)."""
+    if dtype is None and get_default_dtype() not in ("float32", "float64"):
+        raise TypeError("gaussian/standard_normal only supports [float32, float64], but the "
+                        "default dtype is %s" % get_default_dtype())
+    return fluid_gaussian_random(shape, mean, std, dtype=_float_default(dtype), name=name)
+
+
+def standard_normal(shape, dtype=None, name=None):
+    """paddle.standard_normal (Paddle 2.0): gaussian(shape, 0, 1, dtype)."""
+    return gaussian(shape, 0.0, 1.0, dtype, name)
+
+
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     if high is None:
         low, high = 0, low
@@ -448,7 +465,8 @@ EXPORTS = {
     "paddle": dict(_SHARED, full=full, zeros=zeros, ones=ones, full_like=full_like,
                    zeros_like=zeros_like, ones_like=ones_like, arange=arange, uniform=uniform,
                    rand=rand, randn=randn, randint=randint, empty=empty,
-                   empty_like=empty_like),
+                   empty_like=empty_like, standard_normal=standard_normal),
+    "tensor": {"gaussian": gaussian},
     "fluid.layers": dict(_SHARED, assign=fluid_assign, zeros=fluid_zeros, ones=fluid_ones,
                          zeros_like=fluid_zeros_like, ones_like=fluid_ones_like,
                          fill_constant_batch_size_like=fill_constant_batch_size_like,

@@ -78,6 +78,8 @@ def alpha_dropout(x, p=0.5, training=True, name=None):
     _check_p(p, "alpha_dropout")
     if not training or p == 0:
         return x
+    if p == 1:      # every element dropped: zeros (Paddle 2.0), not the formula's 0 ** -0.5
+        return append_op_out("scale", {"X": [x]}, {"scale": 0.0}, name)
     alpha, scale = 1.6732632423543772848170429916717, 1.0507009873554804934193349852946
     alpha_p = -alpha * scale
     a = ((1 - p) * (1 + p * alpha_p * alpha_p)) ** -0.5

@@ -1,7 +1,7 @@
 """Graph inputs: paddle.static.data and fluid.layers.data; fluid.layers.load (a tensor file
 into a variable)."""
 from ..framework.mode import static_only_api
-from ..framework.dtypes import convert_dtype
+from ..framework.dtypes import convert_dtype, get_default_dtype
 from ..framework.program import default_main_program
 from .common import check_variable
 
@@ -17,14 +17,20 @@ def _check_name_and_shape(name, shape, layer):
 
 
 def data(name, shape, dtype="float32", lod_level=0):
-    """paddle.static.data / fluid.data: `shape` as given (None or -1 = any size); fed
-    values are checked against it."""
+    """fluid.data: `shape` as given (None or -1 = any size); fed values are checked
+    against it."""
     _check_name_and_shape(name, shape, "data")
     static_only_api()
     shape = [-1 if d is None else int(d) for d in shape]
     return default_main_program().global_block().create_var(
         name=name, shape=shape, dtype=convert_dtype(dtype), lod_level=lod_level,
         stop_gradient=True, is_data=True, need_check_feed=True, persistable=False)
+
+
+def static_data(name, shape, dtype=None, lod_level=0):
+    """paddle.static.data: fluid.data whose dtype defaults to paddle.get_default_dtype()
+    (Paddle 2.0's static/input.py)."""
+    return data(name, shape, dtype or get_default_dtype(), lod_level)
 
 
 def fluid_data(name, shape, append_batch_size=True, dtype="float32", lod_level=0,
@@ -56,7 +62,7 @@ def load(out, file_path, load_as_fp16=None):
 
 
 EXPORTS = {
-    "static": {"data": data},
+    "static": {"data": static_data},
     "fluid": {"data": data},
     "fluid.layers": {"data": fluid_data, "load": load},
 }

@@ -7,7 +7,7 @@ from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast as _cast
-from ..framework.program import Variable
+from ..framework.program import Variable, warn_force_cpu
 from .common import (append_op_out, binary, check_dtype, check_static_dtype, check_variable,
                      check_variables, real_arg, unary)
 
@@ -274,6 +274,8 @@ def _fluid_compare(op_type):
 
 
 def fluid_less_than(x, y, force_cpu=None, cond=None, name=None):
+    if force_cpu is not None:
+        warn_force_cpu("less_than")
     return _bool_out("less_than", {"X": [x], "Y": [y]}, {"axis": -1}, name, cond)
 
 

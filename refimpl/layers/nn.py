@@ -21,6 +21,8 @@ def fc(x=None, size=None, num_flatten_dims=1, weight_attr=None, bias_attr=None,
     for v, attr in zip(inputs, attrs):
         check_variable(v, "x", "fc")
         in_shape = v.shape
+        if num_flatten_dims == -1:      # Paddle 1.8.5 and 2.0: all but the last dim
+            num_flatten_dims = len(in_shape) - 1
         if not 0 < num_flatten_dims < len(in_shape):
             raise ValueError("fc: num_flatten_dims=%d must be in [1, %d) for input %r of shape "
                              "%s" % (num_flatten_dims, len(in_shape), v.name, list(in_shape)))

@@ -35,18 +35,44 @@ def axis_broadcast_shape(ctx):
     return broadcast_shape(xs, ys, ctx)
 
 
+# a real operand with a complex one of its width: Paddle 2.0's add / sub / mul / div
+# promote the real one (IndicateOrPromoteVarDataTypes; its TestRealComplexElementwise*Op)
+_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
+
+
+def _out_dtype(x, y, mixes_complex):
+    """Out's dtype: the operands' one, or the complex one for a real and a complex operand
+    of one width where the op takes that mix; None when they do not agree."""
+    if x.dtype == y.dtype:
+        return x.dtype
+    if mixes_complex:
+        for real, cplx in ((x, y), (y, x)):
+            if _COMPLEX_OF.get(real.dtype.name) == cplx.dtype.name:
+                return cplx.dtype
+    return None
+
+
+def real_grads(grads, *operands):
+    """The gradients of real operands of a complex result: their real parts, in the
+    operands' dtypes (Paddle 2.0's real-complex elementwise gradients)."""
+    return tuple(np.real(g).astype(a.dtype) if g.dtype.kind == "c" and a.dtype.kind != "c"
+                 else g for g, a in zip(grads, operands))
+
+
 class _Elementwise(OpDef):
     inputs = ("X", "Y")
     outputs = ("Out",)
     lod_outputs = {"Out": share_lod("X")}
     attrs = {"axis": -1}
+    mixes_complex = False       # takes a real operand with a complex one
 
     def infer_shape(self, ctx):
         x, y = ctx.input_var("X"), ctx.input_var("Y")
-        if x.dtype != y.dtype:
+        dtype = _out_dtype(x, y, self.mixes_complex)
+        if dtype is None:
             ctx.fail("inputs X %r and Y %r must have the same dtype, got %s and %s"
                      % (x.name, y.name, x.dtype.name, y.dtype.name))
-        ctx.set_output("Out", axis_broadcast_shape(ctx), x.dtype)
+        ctx.set_output("Out", axis_broadcast_shape(ctx), dtype)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4), "Y": rand(rng, 3, 4)}, name="same")
@@ -61,6 +87,7 @@ class ElementwiseAdd(_Elementwise):
     type = "elementwise_add"
     grad_inputs = ("X", "Y", "Out@GRAD")
     grad_shape_only = ("X", "Y")
+    mixes_complex = True
 
     @staticmethod
     def forward(x, y, axis=-1):
@@ -69,7 +96,7 @@ class ElementwiseAdd(_Elementwise):
 
     @staticmethod
     def backward(x, y, dout, axis=-1):
-        return unbroadcast(dout, x, y, axis)
+        return real_grads(unbroadcast(dout, x, y, axis), x, y)
 
 
 @register
@@ -77,6 +104,7 @@ class ElementwiseSub(_Elementwise):
     type = "elementwise_sub"
     grad_inputs = ("X", "Y", "Out@GRAD")
     grad_shape_only = ("X", "Y")
+    mixes_complex = True
 
     @staticmethod
     def forward(x, y, axis=-1):
@@ -86,13 +114,14 @@ class ElementwiseSub(_Elementwise):
     @staticmethod
     def backward(x, y, dout, axis=-1):
         dx, dy = unbroadcast(dout, x, y, axis)
-        return dx, -dy
+        return real_grads((dx, -dy), x, y)
 
 
 @register
 class ElementwiseMul(_Elementwise):
     type = "elementwise_mul"
     grad_inputs = ("X", "Y", "Out@GRAD")
+    mixes_complex = True
 
     @staticmethod
     def forward(x, y, axis=-1):
@@ -102,8 +131,8 @@ class ElementwiseMul(_Elementwise):
     @staticmethod
     def backward(x, y, dout, axis=-1):
         xa, ya = align(x, y, axis)
-        return (unbroadcast(dout * conj(ya), x, y, axis)[0],
-                unbroadcast(dout * conj(xa), x, y, axis)[1])
+        return real_grads((unbroadcast(dout * conj(ya), x, y, axis)[0],
+                           unbroadcast(dout * conj(xa), x, y, axis)[1]), x, y)
 
 
 @register
@@ -111,6 +140,7 @@ class ElementwiseDiv(_Elementwise):
     """X / Y. Integers are divided toward zero, an integer result (Paddle 1.8.5 and 3.3.1's
     kernels; paddle.divide of integers is the layer's business, `int_divide`)."""
     type = "elementwise_div"
+    mixes_complex = True
 
     def samples(self, rng):
         for s in super().samples(rng):
@@ -130,8 +160,8 @@ class ElementwiseDiv(_Elementwise):
     @staticmethod
     def backward(x, y, out, dout, axis=-1):
         _, ya = align(x, y, axis)
-        return (unbroadcast(dout / conj(ya), x, y, axis)[0],
-                unbroadcast(-dout * conj(out / ya), x, y, axis)[1])
+        return real_grads((unbroadcast(dout / conj(ya), x, y, axis)[0],
+                           unbroadcast(-dout * conj(out / ya), x, y, axis)[1]), x, y)
 
 
 class _Select(_Elementwise):

@@ -135,7 +135,9 @@ class GatherNd(OpDef):
     @staticmethod
     def backward(x, index, dout):
         dx = np.zeros_like(x)
-        _scatter_add(dx, index, dout)
+        # Out's shape: a one-element Out may come back as [1] where it was [] (Paddle 2.0's
+        # one-element results are [1]; its test_gather_nd_op's TestGatherNdOpIndex1)
+        _scatter_add(dx, index, dout.reshape(index.shape[:-1] + x.shape[index.shape[-1]:]))
         return dx
 
     def samples(self, rng):

@@ -230,9 +230,10 @@ class FrobeniusNorm(_DifferentiableReduce):
 class Allclose(OpDef):
     """Out = all(|X - Y| <= atol + rtol * |Y|) (one bool); NaNs equal only with
     equal_nan. rtol and atol are strings of floats, as in Paddle (which keeps them at
-    double precision that way)."""
+    double precision that way); the dispensable one-element float64 inputs Rtol and Atol
+    (Paddle 2.0's op, its test_allclose_op) replace them when given."""
     type = "allclose"
-    inputs = ("Input", "Other")
+    inputs = ("Input", "Other", "Rtol?", "Atol?")
     outputs = ("Out",)
     scalar_outputs = ("Out",)
     attrs = {"rtol": "1e-5", "atol": "1e-8", "equal_nan": False}
@@ -245,11 +246,20 @@ class Allclose(OpDef):
             except (TypeError, ValueError):
                 ctx.fail("attr %s must be a float as a string, got %r"
                          % (name, ctx.attr(name)))
+        for name in ("Rtol", "Atol"):
+            if ctx.has_input(name):
+                ctx.check_dtype(name, ("float64",))
+                if int(np.prod(ctx.input_shape(name))) not in (1, -1):
+                    ctx.fail("input %s must hold one value, got shape %s"
+                             % (name, list(ctx.input_shape(name))))
         ctx.set_output("Out", [], "bool")
 
     @staticmethod
-    def forward(x, y, rtol="1e-5", atol="1e-8", equal_nan=False):
-        return np.array(np.allclose(x, y, float(rtol), float(atol), equal_nan))
+    def forward(x, y, rtol_tensor=None, atol_tensor=None, rtol="1e-5", atol="1e-8",
+                equal_nan=False):
+        rtol = float(rtol) if rtol_tensor is None else float(np.ravel(rtol_tensor)[0])
+        atol = float(atol) if atol_tensor is None else float(np.ravel(atol_tensor)[0])
+        return np.array(np.allclose(x, y, rtol, atol, equal_nan))
 
     def samples(self, rng):
         x = rand(rng, 3, 4)

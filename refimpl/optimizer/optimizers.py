@@ -324,21 +324,23 @@ class Adagrad(Optimizer):
 
 
 class Adadelta(Optimizer):
-    """Paddle 1.8's AdadeltaOptimizer (the adadelta op). As in 1.8 the op takes no
-    learning rate: `learning_rate` is required and kept (get_lr) but does not scale the
-    update."""
+    """Paddle 1.8's AdadeltaOptimizer and 2.0's paddle.optimizer.Adadelta (the adadelta
+    op; 2.0 names the 4th and 5th arguments parameters / weight_decay where 1.8 has
+    parameter_list / regularization). As in 1.8 and 2.0 the op takes no learning rate: it
+    is kept (get_lr) but does not scale the update."""
     type = "adadelta"
     _avg_squared_grad_acc_str = "_avg_squared_grad"
     _avg_squared_update_acc_str = "_avg_squared_update"
 
-    def __init__(self, learning_rate, epsilon=1.0e-6, rho=0.95, parameter_list=None,
-                 regularization=None, grad_clip=None, name=None):
+    def __init__(self, learning_rate=0.001, epsilon=1.0e-6, rho=0.95, parameters=None,
+                 weight_decay=None, grad_clip=None, name=None, parameter_list=None,
+                 regularization=None):
         for what, value in (("learning_rate", learning_rate), ("epsilon", epsilon),
                             ("rho", rho)):
             if value is None:
                 raise ValueError("Adadelta: %s is not set." % what)
-        super().__init__(learning_rate, grad_clip=grad_clip, name=name,
-                         parameter_list=parameter_list, regularization=regularization)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
+                         parameter_list, regularization)
         self._epsilon, self._rho = (self._hyperparameter(n, v, NON_NEGATIVE)
                                     for n, v in (("epsilon", epsilon), ("rho", rho)))
 

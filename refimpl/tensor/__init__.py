@@ -5,16 +5,11 @@ which Paddle 2.0's own tests and user code call. Membership of each submodule is
 refimpl has; the element-wise unary functions Paddle 3 moved to tensor.ops are in math,
 where Paddle 2.0 had them (refimpl/submodules.py builds them).
 specs/tensor_methods.md#paddletensor."""
-import types
-
-from ..layers import control_flow
+from ..layers import exports
 from ..submodules import group
 
-# paddle.tensor.array: 2.0's tensor-array functions, fluid.layers' under other names there
-# (not in the `paddle` namespace)
-ARRAY_FUNCTIONS = ("array_length", "array_read", "array_write", "create_array")
-
 SUBMODULES = {
+    "array": ["array_length", "array_read", "array_write", "create_array"],
     "attribute": ["imag", "rank", "real", "shape"],
     "creation": ["arange", "assign", "create_global_var", "create_parameter", "create_tensor",
                  "diag", "empty", "empty_like", "eye", "fill_constant", "full", "full_like",
@@ -37,8 +32,8 @@ SUBMODULES = {
              "minimum", "mm", "mod", "multiplex", "multiply", "pow", "prod", "reciprocal",
              "remainder", "round", "rsqrt", "scale", "sigmoid", "sign", "sin", "sinh", "sqrt",
              "square", "stanh", "subtract", "sum", "tan", "tanh", "tanh_", "trace"],
-    "random": ["bernoulli", "multinomial", "normal", "rand", "randint", "randn", "randperm",
-               "uniform"],
+    "random": ["bernoulli", "gaussian", "multinomial", "normal", "rand", "randint", "randn",
+               "randperm", "standard_normal", "uniform"],
     "search": ["argmax", "argmin", "argsort", "index_sample", "index_select", "masked_select",
                "nonzero", "sort", "topk", "where"],
     "stat": ["mean", "median", "numel", "std", "var"],
@@ -47,14 +42,11 @@ SUBMODULES = {
 
 def populate(namespace):
     """Fill this package and its submodules from `namespace` (the refimpl module's
-    globals, where every tensor function already is)."""
+    globals, where every tensor function already is) and the layers' "tensor" exports
+    (the tensor-array functions, which Paddle 2.0 has in paddle.tensor only)."""
+    namespace = dict(namespace, **exports("tensor"))
     package = globals()
     package.update(group(__name__, namespace, SUBMODULES))
     names = sorted({n for names in SUBMODULES.values() for n in names})
     package.update({n: namespace[n] for n in names})
-    arrays = {n: getattr(control_flow, n) for n in ARRAY_FUNCTIONS}
-    package["array"] = types.ModuleType(__name__ + ".array",
-                                        "The tensor-array functions (Paddle 2.0).")
-    package["array"].__dict__.update(arrays, __all__=list(ARRAY_FUNCTIONS))
-    package.update(arrays)
-    package["__all__"] = names + list(ARRAY_FUNCTIONS)
+    package["__all__"] = names

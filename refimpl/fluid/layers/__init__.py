@@ -1,6 +1,6 @@
 """paddle.fluid.layers: the 1.8 layer functions (refimpl/layers, and the RNN and decoding API
 of fluid/rnn.py), checking their arguments as 1.8 does
-(argument_checks.py), and the 1.8 layer functions that are a fluid.dygraph Layer applied
+(refimpl/layers/argument_checks.py), and the 1.8 layer functions that are a fluid.dygraph Layer applied
 once (parametric.py).
 
 Paddle 1.8 also lets users import its submodules (`fluid.layers.nn`, `.control_flow`,
@@ -15,7 +15,7 @@ from ...static.py_func import py_func
 from .. import rnn as _rnn_api
 from ..op_proto import OpProtoHolder
 from . import parametric, utils
-from .argument_checks import checked
+from ...layers.argument_checks import checked
 from ..deprecation import mark
 
 # every layer module's fluid.layers exports, the RNN and decoding API (fluid/rnn.py) and

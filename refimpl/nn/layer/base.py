@@ -72,6 +72,9 @@ class Layer:
         self._sub_layers = collections.OrderedDict()
         self._buffers = collections.OrderedDict()
         self._non_persistable_buffer_names = set()
+        # Paddle's values waiting for parameters not added yet, by parameter name:
+        # add_parameter takes a parameter's value from it (Paddle code fills it directly)
+        self._loaddict_holder = collections.OrderedDict()
         self._forward_pre_hooks = collections.OrderedDict()
         self._forward_post_hooks = collections.OrderedDict()
         self._built = False
@@ -217,20 +220,25 @@ class Layer:
     # -- registration
     def _register_checked(self, registry, method, kind, name, value, value_type, expected):
         """registry[name] = value (None allowed) after add_parameter's and register_buffer's
-        common checks; `kind` and `expected` word their errors."""
+        common checks; `kind` and `expected` word their errors (with the phrases of Paddle
+        2.0's messages, which its test_base_layer matches)."""
         if registry not in self.__dict__:
             raise RuntimeError("super().__init__() must be called before %s" % method)
         if not isinstance(name, str):
-            raise TypeError("%s: the %s name must be a str, got %s"
+            raise TypeError("%s: the name of %s should be a string, but received %s"
                             % (self._full_name, kind, type(name).__name__))
-        if "." in name or name == "":
-            raise KeyError("%s: the %s name must be non-empty and contain no '.', got %r"
+        if "." in name:
+            raise KeyError("%s: the name of %s can not contain '.', got %r"
                            % (self._full_name, kind, name))
+        if name == "":
+            raise KeyError("%s: the name of %s can not be empty" % (self._full_name, kind))
         if hasattr(self, name) and name not in self.__dict__[registry]:
             raise KeyError("%s: attribute %r already exists" % (self._full_name, name))
-        if value is not None and not isinstance(value, value_type):
-            raise TypeError("%s.%s(%r): expected %s, got %s"
-                            % (self._full_name, method, name, expected, type(value).__name__))
+        if value is not None and (not isinstance(value, value_type)
+                                  or registry == "_buffers" and isinstance(value, Parameter)):
+            raise TypeError("%s.%s(%r): the %s should be %s, but received %s"
+                            % (self._full_name, method, name, kind, expected,
+                               type(value).__name__))
         self.__dict__[registry][name] = value
 
     def add_sublayer(self, name, sublayer):
@@ -244,13 +252,19 @@ class Layer:
         """Register `parameter` (a Parameter, or None) under `name`."""
         self._register_checked("_parameters", "add_parameter", "parameter", name, parameter,
                                Parameter, "a Parameter")
+        if parameter is not None and self._loaddict_holder:
+            if parameter.name not in self._loaddict_holder:
+                raise LayerAssertionError("%s.add_parameter(%r): parameter %s not found in "
+                                          "the loaded state_dict" % (self._full_name, name,
+                                                                     parameter.name))
+            parameter.set_value(self._loaddict_holder[parameter.name])
         return parameter
 
     def register_buffer(self, name, tensor, persistable=True):
         """A non-parameter Variable owned by the layer (e.g. a running statistic). Persistable
         buffers appear in state_dict."""
         self._register_checked("_buffers", "register_buffer", "buffer", name, tensor,
-                               Variable, "a static Variable")
+                               Variable, "a core.VarBase (a Variable, not a Parameter)")
         if persistable:
             self._non_persistable_buffer_names.discard(name)
         else:
@@ -273,6 +287,14 @@ class Layer:
             self._replace(params, name, value, "a Parameter")
         elif layers is not None and name in layers:
             self._replace(layers, name, value, "a Layer")
+        elif buffers is not None and isinstance(value, Tensor):
+            # an eager Tensor assigned to an attribute is a non-persistable buffer, unless
+            # register_buffer made that name persistable (Paddle 2.0's Layer.__setattr__)
+            for registry in (self.__dict__, params, layers):
+                registry.pop(name, None)
+            if name not in buffers:
+                self._non_persistable_buffer_names.add(name)
+            buffers[name] = value
         elif buffers is not None and name in buffers:
             if value is not None and not isinstance(value, Variable):
                 raise TypeError("%s: buffer %r must be set to a Variable or None, got %s"

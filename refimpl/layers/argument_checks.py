@@ -1,5 +1,6 @@
-"""The argument checks of Paddle 1.8's and 2.0's fluid.layers (the `fluid_layer_checks`
-switch): which dtypes each layer takes for its Variable arguments
+"""The argument checks of Paddle 1.8's fluid.layers, under the 1.8 profile, and of 2.0's
+under the 2.0 profile (the `fluid_layer_checks` switch; 2.0's are 1.8's changed by
+`_CHANGES_20`): which dtypes each layer takes for its Variable arguments
 (VARIABLE_DTYPES: layer -> {argument: (position, dtypes, is a list of Variables, when)}),
 for its `dtype` arguments (DTYPE_ARGUMENTS: layer -> {argument: (position, dtypes)}) and
 the Python types of other arguments (TYPE_ARGUMENTS: layer -> {argument: (position, type
@@ -9,22 +10,21 @@ is given) or "other" (1.8 checks it under a condition on other things: not check
 checks that relate an argument to another or to its value are functions of the bound
 arguments (RELATION_CHECKS: layer -> check). A Variable argument
 that is not a Variable, a dtype outside the list or an argument of another type is a
-TypeError naming the layer, as in Paddle. The tables are the facts of Paddle 1.8.5's
-check_variable_and_dtype / check_dtype / check_type calls, taken from its API; the
-entries release/2.0 (2967624b) changed are in the CHANGED_IN_20 tables. Like Paddle's
-data_feeder checks they apply in static mode only. Paddle 3 keeps refimpl's own checks
-(its ops take float64 where 1.8's CPU kernels took float32 only)."""
+TypeError naming the layer, as in Paddle 1.8. The tables are the facts of Paddle 1.8.5's
+check_variable_and_dtype / check_dtype / check_type calls, taken from its API.
+The 3 profile keeps refimpl's own checks (its ops take float64 where 1.8's CPU kernels
+took float32 only)."""
 import functools
 import inspect
 
 import numpy as np
 
-from ... import versions
-from ...dygraph.tensor import Tensor
-from ...framework import mode
-from ...framework.dtypes import convert_dtype
-from ...framework.errors import LayerAssertionError
-from ...framework.program import Variable
+from .. import versions
+from ..dygraph.tensor import Tensor
+from ..framework import mode
+from ..framework.dtypes import convert_dtype
+from ..framework.errors import LayerAssertionError
+from ..framework.program import Variable
 
 __all__ = ["checked", "VARIABLE_DTYPES", "DTYPE_ARGUMENTS", "TYPE_ARGUMENTS", "ARRAY_DTYPES",
            "RELATION_CHECKS"]
@@ -33,7 +33,8 @@ _TYPES = {"list": list, "tuple": tuple, "int": int, "float": float, "str": str, 
           "dict": dict, "Variable": Variable, "NoneType": type(None), "ndarray": np.ndarray}
 
 
-# the dtypes Paddle 1.8's convert_dtype knows (complex ones came with 2.0)
+# the dtypes Paddle 1.8's convert_dtype knows (complex ones came with 2.0): another is a
+# ValueError there, a TypeError of the layer's check in 2.0
 _DTYPES_18 = ("bool", "float16", "float32", "float64", "int8", "int16", "int32", "int64",
               "uint8")
 
@@ -88,41 +89,19 @@ def _refuse_eager_arguments(layer, fn, args, kwargs):
                     "layer in static mode)." % (key, layer))
 
 
-def _layer_checks(layer, profile):
-    """The (variable, dtype, type, array) checks of `layer` under `profile`: 1.8.5's
-    tables, with the entries Paddle 2.0 changed (None: 2.0 dropped the check)."""
-    checks = [table.get(layer, {}) for table in _TABLES]
-    if profile == "2.0":
-        checks = [{name: entry for name, entry in dict(check, **changed.get(layer, {})).items()
-                   if entry is not None}
-                  for check, changed in zip(checks, _CHANGED_IN_20)]
-    return checks
+def _checks(layer, fn, tables, known_dtypes):
+    """The function checking the arguments of `layer` (`fn`) by `tables` (VARIABLE_DTYPES,
+    DTYPE_ARGUMENTS, TYPE_ARGUMENTS, ARRAY_DTYPES, RELATION_CHECKS of one Paddle release;
+    a `dtype` outside `known_dtypes`, those its convert_dtype knows, is a ValueError), or
+    None when they hold nothing for it."""
+    variables, dtype_args, type_args, array_args, relations = (
+        table.get(layer) or {} for table in tables)
+    relation = relations or None
+    if not variables and not dtype_args and not type_args and not array_args and not relation:
+        return None
+    signature = inspect.signature(fn) if relation else None
 
-
-def checked(layer, fn):
-    """`fn` (the fluid.layers function `layer`) checking its arguments as Paddle 1.8 / 2.0
-    does, in static mode only (both skip their data_feeder checks in dygraph mode), and
-    refusing eager Tensors in static mode as 2.0 does."""
-    by_profile = {profile: _layer_checks(layer, profile) for profile in ("1.8", "2.0")}
-    relations = {"1.8": RELATION_CHECKS.get(layer),
-                 "2.0": RELATION_CHECKS_CHANGED_IN_20.get(layer, RELATION_CHECKS.get(layer))}
-    has_checks = any(relations.values()) or \
-        any(any(checks) for checks in by_profile.values())
-    if not inspect.isfunction(fn) and not has_checks:
-        return fn       # a class (fluid.layers.LSTMCell, ...) stays one
-    signature = inspect.signature(fn) if any(relations.values()) else None
-
-    @functools.wraps(fn)
-    def layer_function(*args, **kwargs):
-        _refuse_eager_arguments(layer, fn, args, kwargs)
-        profile = versions.switch("fluid_layer_checks")
-        if profile is None:
-            return fn(*args, **kwargs)
-        if mode.in_dynamic_mode():
-            variables = dtype_args = type_args = array_args = {}
-        else:
-            variables, dtype_args, type_args, array_args = by_profile[profile]
-        relation = relations[profile]
+    def check(args, kwargs):
         for name, (position, dtypes, is_list, when) in variables.items():
             given, value = _argument(args, kwargs, name, position)
             if not _applies(given, value, when):
@@ -146,9 +125,9 @@ def checked(layer, fn):
                     dtype = convert_dtype(value)
                 except TypeError:
                     dtype = None
-                if dtype not in _DTYPES_18:       # 1.8's convert_dtype knows only these
+                if known_dtypes is not None and dtype not in known_dtypes:
                     raise ValueError("%s: dtype must be any of [%s], got %r"
-                                     % (layer, ", ".join(_DTYPES_18), value))
+                                     % (layer, ", ".join(known_dtypes), value))
                 if dtype not in dtypes:
                     raise TypeError("The data type of '%s' in %s must be %s, but received %s"
                                     % (name, layer, list(dtypes), dtype))
@@ -162,6 +141,42 @@ def checked(layer, fn):
             arguments = signature.bind(*args, **kwargs)
             arguments.apply_defaults()
             relation(**arguments.arguments)
+    return check
+
+
+def checked(layer, fn):
+    """`fn` (the fluid.layers function `layer`) checking its arguments as the profile's
+    Paddle does, in static mode only (1.8.5's and 2.0's check_type / check_dtype skip
+    dygraph calls): 1.8.5's tables, or 2.0's (1.8.5's with `_CHANGES_20`); and, a function,
+    refusing eager Tensors in static mode as 2.0 does (switch static_layer_eager_input).
+    A class (fluid.layers.LSTMCell, ...) without checks stays one."""
+    checks = {release: _checks(layer, fn, tables, _DTYPES_18 if release == "1.8" else None)
+              for release, tables in _TABLES.items()}
+    return _checked(fn, checks, layer if inspect.isfunction(fn) else None)
+
+
+def api_checked(namespace, name, fn):
+    """`fn` (the function `name` of paddle's `namespace`: "paddle", "metric", ...)
+    checking its arguments in static mode as Paddle 2.0's does under the 2.0 profile
+    (PADDLE_API_20)."""
+    layer = "%s.%s" % (namespace, name)
+    return _checked(fn, {"2.0": _checks(layer, fn, PADDLE_API_20, None)})
+
+
+def _checked(fn, checks, eager_refused_by=None):
+    """`fn` running the profile's check of `checks` (release: check or None) first;
+    `eager_refused_by`: the fluid.layers name under which an eager Tensor argument in
+    static mode is refused."""
+    if not any(checks.values()) and eager_refused_by is None:
+        return fn
+
+    @functools.wraps(fn)
+    def layer_function(*args, **kwargs):
+        if eager_refused_by is not None:
+            _refuse_eager_arguments(eager_refused_by, fn, args, kwargs)
+        check = checks.get(versions.switch("fluid_layer_checks"))
+        if check is not None and not mode.in_dynamic_mode():
+            check(args, kwargs)
         return fn(*args, **kwargs)
     return layer_function
 
@@ -689,58 +704,86 @@ RELATION_CHECKS = {'addcmul': _addcmul,
                    'randn': _randn}
 
 
-_TABLES = (VARIABLE_DTYPES, DTYPE_ARGUMENTS, TYPE_ARGUMENTS, ARRAY_DTYPES)
-
-# What release/2.0's fluid.layers check differently from 1.8.5's (its check_* calls):
-# the same four tables, an entry None where 2.0 dropped the check.
-_FLOATS_INTS = ('float32', 'float64', 'int32', 'int64')
-_ANY_DTYPE = ('bool', 'float16', 'float32', 'float64', 'int32', 'int64')
-VARIABLE_DTYPES_CHANGED_IN_20 = {
- 'concat': {'input': (0, _ANY_DTYPE, True, None)},
- 'linspace': {'num': (2, ('int32',), False, 'variable'),
-              'start': (0, _FLOATS_INTS, False, 'variable'),
-              'stop': (1, _FLOATS_INTS, False, 'variable')},
- 'reduce_mean': {'input': None},
- 'reduce_prod': {'input': (0, _FLOATS_INTS, False, None)},
- 'reshape': {'x': (0, _ANY_DTYPE, False, None)},
- 'sequence_pool': {'input': (0, ('float32', 'float64'), False, None)},
- 'shape': {'input': (0, _ANY_DTYPE, False, None)},
- 'size': {'input': (0, _ANY_DTYPE, False, None)},
- 'split': {'input': (0, _ANY_DTYPE, False, None)},
- 'squeeze': {'input': (0, ('bool', 'float16', 'float32', 'float64', 'int8', 'int32',
-                           'int64'), False, None)},
- 'teacher_student_sigmoid_loss': {'input': (0, _FLOATS_INTS, False, None),
-                                  'label': (1, _FLOATS_INTS, False, None)},
- 'unsqueeze': {'input': (0, ('bool', 'float16', 'float32', 'float64', 'int8', 'int32',
-                             'int64'), False, None)},
- 'warpctc': {'input': (0, ('float32', 'float64'), False, None)},
-}
-DTYPE_ARGUMENTS_CHANGED_IN_20 = {
- 'linspace': {'dtype': (3, ('int32', 'int64', 'float32', 'float64'))},
-}
-TYPE_ARGUMENTS_CHANGED_IN_20 = {
- 'linspace': {'num': (2, ('Variable', 'int'), None),
-              'start': (0, ('Variable', 'int', 'float'), None),
-              'stop': (1, ('Variable', 'int', 'float'), None)},
- 'split': {'num_or_sections': (1, ('list', 'int', 'tuple'), None),
-           'dim': (2, ('int', 'Variable'), None)},
- 'squeeze': {'axes': (1, ('list', 'tuple'), None)},
- 'transpose': {'perm': (1, ('list', 'tuple'), None)},
-}
-
-
-def _linspace_20(start, stop, dtype, **_):
-    # 2.0 refuses, in static mode, a start / stop whose dtype `dtype` would overflow
-    if mode.in_dynamic_mode():
-        return
-    given = {convert_dtype(v.dtype) if isinstance(v, Variable) else None for v in (start, stop)}
-    out = convert_dtype(dtype or "float32")
-    if ("float64" in given and out in ("float32", "int32")) or (
-            "int64" in given and out == "int32"):
-        raise ValueError("linspace: start / stop of dtype %s would overflow dtype %s"
-                         % ("/".join(sorted(d for d in given if d)), out))
+# Paddle 2.0's fluid.layers (release/2.0 at 2967624b) check as 1.8.5's but for these layers,
+# whose entry in a table is replaced (None: no such check in 2.0): the layers that left
+# fluid.layers for paddle.* or call a paddle API that checks on its own there, and the
+# lists 2.0 widened (bool reshape / squeeze / concat / shape, float64 sequence_pool and
+# warpctc, ...) or added (center_loss, ctc_greedy_decoder, eye's dtype)
+_LEFT_FLUID_LAYERS_IN_20 = ('addcmul', 'addmm', 'allclose', 'arange', 'clamp', 'dist', 'dot',
+                            'flip', 'full', 'full_like', 'index_sample', 'index_select',
+                            'kron', 'leaky_relu', 'linspace', 'log1p', 'log_softmax',
+                            'logsumexp', 'maxout', 'meshgrid', 'randint', 'randn',
+                            'randperm', 'reduce_mean', 'roll', 'sum', 't', 'trace')
+_ALL_TYPES_20 = ('bool', 'float16', 'float32', 'float64', 'int32', 'int64')
+_CHANGES_20 = (
+    {'center_loss': {'alpha': (3, ('float32', 'float64'), False, 'variable'),
+                     'input': (0, ('float32', 'float64'), False, None),
+                     'label': (1, ('int32', 'int64'), False, None)},
+     'concat': {'input': (0, _ALL_TYPES_20, True, None)},
+     'ctc_greedy_decoder': {'input': (0, ('float32', 'float64'), False, None)},
+     'is_empty': {'x': (0, ('float32', 'float64', 'int32', 'int64'), False, None)},
+     'reshape': {'x': (0, _ALL_TYPES_20, False, None)},
+     'sequence_pool': {'input': (0, ('float32', 'float64'), False, None)},
+     'shape': {'input': (0, _ALL_TYPES_20, False, None)},
+     'squeeze': {'input': (0, _ALL_TYPES_20 + ('int8',), False, None)},
+     'teacher_student_sigmoid_loss': {
+         'input': (0, ('float32', 'float64', 'int32', 'int64'), False, None),
+         'label': (1, ('float32', 'float64', 'int32', 'int64'), False, None)},
+     'warpctc': dict(VARIABLE_DTYPES['warpctc'],
+                     input=(0, ('float32', 'float64'), False, None))},
+    {'eye': {'dtype': (3, _ALL_TYPES_20[1:])}},
+    {'concat': {'axis': (1, ('Variable', 'int'), None),
+                'input': (0, ('Variable', 'list', 'tuple'), None)},
+     'hash': {'hash_size': (1, ('int',), None), 'num_hash': (2, ('int',), None)},
+     'is_empty': None,
+     'ones': {'shape': (0, ('Variable', 'list', 'tuple'), None)},    # fill_constant's
+     'range': None,
+     'squeeze': {'axes': (1, ('list', 'tuple'), None)},
+     'transpose': {'perm': (1, ('list', 'tuple'), None)},
+     'zeros': {'shape': (0, ('Variable', 'list', 'tuple'), None)}},
+    {},
+    {})
 
 
-RELATION_CHECKS_CHANGED_IN_20 = {'linspace': _linspace_20}
-_CHANGED_IN_20 = (VARIABLE_DTYPES_CHANGED_IN_20, DTYPE_ARGUMENTS_CHANGED_IN_20,
-                  TYPE_ARGUMENTS_CHANGED_IN_20, {})
+def _tables_20():
+    tables = []
+    for table, changes in zip((VARIABLE_DTYPES, DTYPE_ARGUMENTS, TYPE_ARGUMENTS, ARRAY_DTYPES,
+                               RELATION_CHECKS), _CHANGES_20):
+        table = {layer: entry for layer, entry in table.items()
+                 if layer not in _LEFT_FLUID_LAYERS_IN_20}
+        table.update(changes)
+        tables.append(table)
+    return tuple(tables)
+
+
+# the tables of each release the `fluid_layer_checks` switch names
+_TABLES = {"1.8": (VARIABLE_DTYPES, DTYPE_ARGUMENTS, TYPE_ARGUMENTS, ARRAY_DTYPES,
+                   RELATION_CHECKS),
+           "2.0": _tables_20()}
+
+
+_FLOATS = ('float32', 'float64')
+# Paddle 2.0's paddle.* functions (release/2.0 at 2967624b) check their arguments in static
+# mode as these tables say, by "namespace.name" (the same formats as the fluid tables):
+# their own check_variable_and_dtype / check_type calls, or those of the fluid.layers
+# function they call (paddle.concat, paddle.assign, paddle.is_empty and
+# paddle.tensor.array_* call fluid.layers'; 2.0's test_allclose_op, test_concat_op,
+# test_assign_op, test_accuracy_op, test_array_read_write_op and test_is_empty_op assert
+# the TypeErrors)
+PADDLE_API_20 = (
+    {'metric.accuracy': {'input': (0, ('float16',) + _FLOATS, False, None)},
+     'paddle.allclose': {'x': (0, _FLOATS, False, None), 'y': (1, _FLOATS, False, None)},
+     'paddle.assign': {'x': (0, _ALL_TYPES_20, False, 'variable')},
+     'paddle.concat': {'x': (0, _ALL_TYPES_20, True, None)},
+     'paddle.is_empty': {'x': (0, ('float32', 'float64', 'int32', 'int64'), False, None)},
+     'tensor.array_read': VARIABLE_DTYPES['array_read'],
+     'tensor.array_write': VARIABLE_DTYPES['array_write']},
+    {'paddle.eye': {'dtype': (2, _ALL_TYPES_20[1:])}},      # fluid.layers.eye's (test_eye_op)
+    {'paddle.allclose': {'atol': (3, ('float',), None), 'equal_nan': (4, ('bool',), None),
+                         'rtol': (2, ('float',), None)},
+     'paddle.assign': {'x': (0, ('Variable', 'ndarray'), None)},
+     'paddle.concat': {'axis': (1, ('Variable', 'int'), None),
+                       'x': (0, ('Variable', 'list', 'tuple'), None)},
+     'tensor.array_write': TYPE_ARGUMENTS['array_write']},
+    {'paddle.assign': {'x': (0, ('bool', 'float32', 'int32', 'int64'))}},
+    {})
