@@ -715,34 +715,60 @@ _LEFT_FLUID_LAYERS_IN_20 = ('addcmul', 'addmm', 'allclose', 'arange', 'clamp', '
                             'logsumexp', 'maxout', 'meshgrid', 'randint', 'randn',
                             'randperm', 'reduce_mean', 'roll', 'sum', 't', 'trace')
 _ALL_TYPES_20 = ('bool', 'float16', 'float32', 'float64', 'int32', 'int64')
+_FLOATS_INTS_20 = ('float32', 'float64', 'int32', 'int64')
+_SQUEEZE_TYPES_20 = ('bool', 'float16', 'float32', 'float64', 'int8', 'int32', 'int64')
+
+
+def _linspace_20(start, stop, dtype, **_):
+    # 2.0 refuses, in static mode, a start / stop whose dtype `dtype` would overflow
+    given = {convert_dtype(v.dtype) if isinstance(v, Variable) else None for v in (start, stop)}
+    out = convert_dtype(dtype or "float32")
+    if ("float64" in given and out in ("float32", "int32")) or (
+            "int64" in given and out == "int32"):
+        raise ValueError("linspace: start / stop of dtype %s would overflow dtype %s"
+                         % ("/".join(sorted(d for d in given if d)), out))
+
+
 _CHANGES_20 = (
     {'center_loss': {'alpha': (3, ('float32', 'float64'), False, 'variable'),
                      'input': (0, ('float32', 'float64'), False, None),
                      'label': (1, ('int32', 'int64'), False, None)},
      'concat': {'input': (0, _ALL_TYPES_20, True, None)},
      'ctc_greedy_decoder': {'input': (0, ('float32', 'float64'), False, None)},
-     'is_empty': {'x': (0, ('float32', 'float64', 'int32', 'int64'), False, None)},
+     'is_empty': {'x': (0, _FLOATS_INTS_20, False, None)},
+     'linspace': {'num': (2, ('int32',), False, 'variable'),
+                  'start': (0, _FLOATS_INTS_20, False, 'variable'),
+                  'stop': (1, _FLOATS_INTS_20, False, 'variable')},
+     'reduce_prod': {'input': (0, _FLOATS_INTS_20, False, None)},
      'reshape': {'x': (0, _ALL_TYPES_20, False, None)},
      'sequence_pool': {'input': (0, ('float32', 'float64'), False, None)},
      'shape': {'input': (0, _ALL_TYPES_20, False, None)},
-     'squeeze': {'input': (0, _ALL_TYPES_20 + ('int8',), False, None)},
-     'teacher_student_sigmoid_loss': {
-         'input': (0, ('float32', 'float64', 'int32', 'int64'), False, None),
-         'label': (1, ('float32', 'float64', 'int32', 'int64'), False, None)},
+     'size': {'input': (0, _ALL_TYPES_20, False, None)},
+     'split': {'input': (0, _ALL_TYPES_20, False, None)},
+     'squeeze': {'input': (0, _SQUEEZE_TYPES_20, False, None)},
+     'teacher_student_sigmoid_loss': {'input': (0, _FLOATS_INTS_20, False, None),
+                                      'label': (1, _FLOATS_INTS_20, False, None)},
+     'unsqueeze': {'input': (0, _SQUEEZE_TYPES_20, False, None)},
      'warpctc': dict(VARIABLE_DTYPES['warpctc'],
                      input=(0, ('float32', 'float64'), False, None))},
-    {'eye': {'dtype': (3, _ALL_TYPES_20[1:])}},
+    {'eye': {'dtype': (3, _ALL_TYPES_20[1:])},
+     'linspace': {'dtype': (3, ('int32', 'int64', 'float32', 'float64'))}},
     {'concat': {'axis': (1, ('Variable', 'int'), None),
                 'input': (0, ('Variable', 'list', 'tuple'), None)},
      'hash': {'hash_size': (1, ('int',), None), 'num_hash': (2, ('int',), None)},
      'is_empty': None,
+     'linspace': {'num': (2, ('Variable', 'int'), None),
+                  'start': (0, ('Variable', 'int', 'float'), None),
+                  'stop': (1, ('Variable', 'int', 'float'), None)},
      'ones': {'shape': (0, ('Variable', 'list', 'tuple'), None)},    # fill_constant's
      'range': None,
+     'split': {'num_or_sections': (1, ('list', 'int', 'tuple'), None),
+               'dim': (2, ('int', 'Variable'), None)},
      'squeeze': {'axes': (1, ('list', 'tuple'), None)},
      'transpose': {'perm': (1, ('list', 'tuple'), None)},
      'zeros': {'shape': (0, ('Variable', 'list', 'tuple'), None)}},
     {},
-    {})
+    {'linspace': _linspace_20})
 
 
 def _tables_20():
