@@ -291,9 +291,9 @@ def _float_default(dtype, layer):
         return dtype
     dtype = dtype if given else get_default_dtype()
     if convert_dtype(dtype) not in allowed:
-        raise TypeError("%s draws %s, got the %s dtype %s"
-                        % (layer, " or ".join(allowed), "given" if given else "default",
-                           convert_dtype(dtype)))
+        raise TypeError("The data type of 'dtype' in %s must be %s, but received %s (the "
+                        "%s dtype)." % (layer, list(allowed), convert_dtype(dtype),
+                                        "given" if given else "default"))
     return dtype
 
 
@@ -335,7 +335,8 @@ def gaussian(shape, mean=0.0, std=1.0, dtype=None, name=None):
     if dtype is None and get_default_dtype() not in ("float32", "float64"):
         raise TypeError("gaussian/standard_normal only supports [float32, float64], but the "
                         "default dtype is %s" % get_default_dtype())
-    return fluid_gaussian_random(shape, mean, std, dtype=_float_default(dtype), name=name)
+    return fluid_gaussian_random(shape, mean, std, dtype=_float_default(dtype, "gaussian"),
+                                 name=name)
 
 
 def standard_normal(shape, dtype=None, name=None):

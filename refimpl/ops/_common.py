@@ -94,6 +94,17 @@ def runtime_rank(ctx, tensor_slot, list_slot, attr):
     return len(attr)
 
 
+def built_shape(ctx):
+    """The output shape a creation op (attr `shape`, ShapeTensor / ShapeTensorList inputs)
+    has when the program is built: the attr while it matches the run-time rank (it keeps the
+    dims known when built), else -1 for every dim of that rank."""
+    shape = list(ctx.attr("shape"))
+    if ctx.has_input("ShapeTensor") or ctx.has_input("ShapeTensorList"):
+        n = runtime_rank(ctx, "ShapeTensor", "ShapeTensorList", shape)
+        shape = shape if len(shape) == n else [-1] * max(n, 0)
+    return shape
+
+
 def channels_first(x, data_format):
     """x in a channels-last layout (NHWC, NDHWC, NLC) as a channels-first view."""
     return x.transpose((0, x.ndim - 1) + tuple(range(1, x.ndim - 1))) \

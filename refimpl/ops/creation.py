@@ -4,7 +4,7 @@ import numpy as np
 
 from ..framework.initializer import VALUE_ATTR
 from ..framework.random import rng_for
-from ._common import rand, runtime_ints, runtime_rank
+from ._common import built_shape, rand, runtime_ints
 from .registry import OpDef, Sample, register
 from .random_batch_size_like import BatchSizeLike, batch_size_like_shape
 
@@ -40,10 +40,7 @@ class _RuntimeShapeRandom(_Random):
     inputs = ("ShapeTensor?", "ShapeTensorList*?")
 
     def infer_shape(self, ctx):
-        shape = list(ctx.attr("shape"))
-        if ctx.has_input("ShapeTensor") or ctx.has_input("ShapeTensorList"):
-            n = runtime_rank(ctx, "ShapeTensor", "ShapeTensorList", shape)
-            shape = shape if len(shape) == n else [-1] * max(n, 0)
+        shape = built_shape(ctx)
         ctx.set_output("Out", shape, ctx.attr("dtype"))
 
 

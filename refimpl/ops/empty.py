@@ -5,7 +5,7 @@ int tensor) or ShapeTensorList (1-element int tensors)."""
 import numpy as np
 
 from ..framework.dtypes import convert_dtype, to_numpy_dtype
-from ._common import runtime_ints, runtime_rank
+from ._common import built_shape, runtime_ints
 from .registry import OpDef, Sample, register
 
 
@@ -18,11 +18,7 @@ class Empty(OpDef):
     no_grad = ("ShapeTensor", "ShapeTensorList")
 
     def infer_shape(self, ctx):
-        shape = list(ctx.attr("shape"))
-        if ctx.has_input("ShapeTensor") or ctx.has_input("ShapeTensorList"):
-            n = runtime_rank(ctx, "ShapeTensor", "ShapeTensorList", shape)
-            # the attr keeps the dims known when built (-1 for the others), when it has them
-            shape = shape if len(shape) == n else [-1] * max(n, 0)
+        shape = built_shape(ctx)
         ctx.expect(all(d >= -1 for d in shape), "shape %s has a negative dim" % shape)
         ctx.set_output("Out", tuple(shape), convert_dtype(ctx.attr("dtype")))
 

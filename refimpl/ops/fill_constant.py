@@ -4,7 +4,7 @@ from ValueTensor (1 element): Paddle's optional inputs."""
 import numpy as np
 
 from ..framework.dtypes import convert_dtype, to_numpy_dtype
-from ._common import runtime_ints, runtime_rank
+from ._common import built_shape, runtime_ints
 from .registry import OpDef, register
 
 
@@ -18,11 +18,7 @@ class FillConstant(OpDef):
     no_grad = ("ValueTensor", "ShapeTensor", "ShapeTensorList")
 
     def infer_shape(self, ctx):
-        shape = list(ctx.attr("shape"))
-        if ctx.has_input("ShapeTensor") or ctx.has_input("ShapeTensorList"):
-            n = runtime_rank(ctx, "ShapeTensor", "ShapeTensorList", shape)
-            # the attr keeps the dims known when built (-1 for the others), when it has them
-            shape = shape if len(shape) == n else [-1] * max(n, 0)
+        shape = built_shape(ctx)
         ctx.set_output("Out", tuple(shape), convert_dtype(ctx.attr("dtype")))
 
     @staticmethod
