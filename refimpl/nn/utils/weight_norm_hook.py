@@ -109,7 +109,7 @@ def remove_weight_norm(layer, name="weight"):
     value = hook.compute_weight(layer).numpy()
     del layer._parameters[name + "_g"], layer._parameters[name + "_v"]
     del layer._forward_pre_hooks[handle_id]
-    layer.__dict__.pop(name, None)
+    delattr(layer, name)      # the computed weight: a non-persistable buffer (2.0's Layer)
     layer.add_parameter(name, layer.create_parameter(
         value.shape, ParamAttr(initializer=NumpyArrayInitializer(value)), dtype=value.dtype))
     return layer
