@@ -29,8 +29,8 @@ def extract_vars(inputs):
         return [inputs]
     if isinstance(inputs, (list, tuple)):
         return [v for item in inputs for v in extract_vars(item)]
-    raise TypeError("TracedLayer: inputs must be Tensors (or lists of them), got %s"
-                    % type(inputs).__name__)
+    raise TypeError("The type of 'each element of inputs' in %s.trace must be "
+                    "fluid.Variable, but received %s." % (_WHERE, type(inputs)))
 
 
 # where Paddle 2.0's argument errors say they come from
@@ -109,16 +109,12 @@ class TracedLayer:
     @staticmethod
     def trace(layer, inputs):
         """(the eager outputs of layer(*inputs), TracedLayer of that call). `inputs` is a
-        Tensor or a list of Tensors (one per forward argument)."""
+        Tensor or a list of forward arguments, each a Tensor or (nested) lists of them."""
         assert isinstance(layer, Layer), \
             "The type of 'layer' in %s.trace must be fluid.dygraph.Layer, but received %s." \
             % (_WHERE, type(layer))
         args = _as_list(inputs)
-        for arg in args:
-            if not isinstance(arg, Tensor):
-                raise TypeError("The type of 'each element of inputs' in %s.trace must be "
-                                "fluid.Variable, but received %s." % (_WHERE, type(arg)))
-        feeds = extract_vars(args)
+        feeds = extract_vars(args)      # a forward argument may be a list of Tensors
         with recording() as ops:
             outputs = layer(*args)
         program, feeds, fetches, persistables = _program_of(
