@@ -29,4 +29,16 @@ def exports(namespace):
             if name in found and found[name] is not obj:
                 raise ImportError("%s.%s is exported by two layer modules" % (namespace, name))
             found[name] = obj
-    return {name: api_checked(namespace, name, obj) for name, obj in found.items()}
+    return {name: _checked(namespace, name, obj) for name, obj in found.items()}
+
+
+_CHECKED = {}
+
+
+def _checked(namespace, name, obj):
+    # one wrapper per function, so that every namespace and the tensor methods built from
+    # separate exports() calls hold the same object (paddle.allclose is Variable.allclose)
+    key = (namespace, name, obj)
+    if key not in _CHECKED:
+        _CHECKED[key] = api_checked(namespace, name, obj)
+    return _CHECKED[key]

@@ -216,8 +216,8 @@ def interpolate(x, size=None, scale_factor=None, mode="nearest", align_corners=F
     bilinear for 4-D x, linear 3-D, trilinear 5-D; exactly one of size / scale_factor."""
     check_variable(x, "x", "interpolate")
     if not isinstance(align_corners, bool):     # Paddle 2.0 and 3.x: a TypeError
-        raise TypeError("interpolate: align_corners must be a bool, got %s"
-                        % type(align_corners).__name__)
+        raise TypeError("interpolate: align_corners must be a bool, got %s %r"
+                        % (type(align_corners).__name__, align_corners))
     _check_align_mode(align_mode, "interpolate")
     mode = mode.lower()
     if mode == "area":
