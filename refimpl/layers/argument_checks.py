@@ -708,12 +708,13 @@ RELATION_CHECKS = {'addcmul': _addcmul,
 # whose entry in a table is replaced (None: no such check in 2.0): the layers that left
 # fluid.layers for paddle.* or call a paddle API that checks on its own there, and the
 # lists 2.0 widened (bool reshape / squeeze / concat / shape, float64 sequence_pool and
-# warpctc, ...) or added (center_loss, ctc_greedy_decoder, eye's dtype)
+# warpctc, ...) or added (center_loss, ctc_greedy_decoder, eye's dtype, linspace's bounds).
+# fluid.layers.sum keeps 1.8's check: 2.0's calls paddle.add_n, which checks the same dtypes
 _LEFT_FLUID_LAYERS_IN_20 = ('addcmul', 'addmm', 'allclose', 'arange', 'clamp', 'dist', 'dot',
                             'flip', 'full', 'full_like', 'index_sample', 'index_select',
                             'kron', 'leaky_relu', 'linspace', 'log1p', 'log_softmax',
                             'logsumexp', 'maxout', 'meshgrid', 'randint', 'randn',
-                            'randperm', 'reduce_mean', 'roll', 'sum', 't', 'trace')
+                            'randperm', 'reduce_mean', 'roll', 't', 'trace')
 _ALL_TYPES_20 = ('bool', 'float16', 'float32', 'float64', 'int32', 'int64')
 _FLOATS_INTS_20 = ('float32', 'float64', 'int32', 'int64')
 _SQUEEZE_TYPES_20 = ('bool', 'float16', 'float32', 'float64', 'int8', 'int32', 'int64')
