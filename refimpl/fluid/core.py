@@ -36,7 +36,6 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
            "Executor", "DeviceType",
            "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",
-           "DeviceType",
            "is_compiled_with_rocm",
            "is_compiled_with_mkldnn", "is_compiled_with_brpc", "is_compiled_with_dist",
            "get_cuda_device_count", "is_float16_supported", "op_support_gpu", "globals",
@@ -151,14 +150,6 @@ def kZeroVarSuffix():
 
 def is_compiled_with_xpu():
     return False
-
-
-class DeviceType(enum.IntEnum):
-    """Paddle 2.0's core.DeviceType (platform/device_context.h): what its
-    parallel_executor_test_base.py passes as use_device."""
-    CPU = 0
-    CUDA = 1
-    XPU = 2
 
 
 def is_compiled_with_rocm():
