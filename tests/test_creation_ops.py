@@ -68,7 +68,7 @@ def test_random_layers_check_shape_and_dtype_in_static_mode():
             paddle.uniform([])
         with pytest.raises(TypeError, match="randn.*int"):
             paddle.randn(1)
-        with pytest.raises(TypeError, match=r"randn must be \['float32', 'float64'\].*int32"):
+        with pytest.raises(TypeError, match=r"randn/normal must be \['float32', 'float64'\].*int32"):
             paddle.randn([1, 2], "int32")
         out = paddle.randn([2, 3], "float64")
     assert tuple(out.shape) == (2, 3) and out.dtype.name == "float64"

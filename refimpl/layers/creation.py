@@ -280,20 +280,23 @@ def _check_shape_type(shape, layer):
                         % (layer, type(shape).__name__))
 
 
+_GAUSSIAN_APIS = "gaussian/standard_normal/randn/normal"     # 2.0's name in their errors
+
+
 def _float_default(dtype, layer):
     """paddle.uniform / rand / randn / normal without a dtype draw in the default dtype
     (paddle.set_default_dtype), as Paddle 2.0 and 3.3.1 (measured) do; a default outside
     the float dtypes they draw (switch random_float_dtypes) is a TypeError, and so is a
     static program's explicit one (2.0 checks that after its dynamic branch)."""
     allowed = versions.switch("random_float_dtypes")
-    given = dtype is not None
-    if given and mode.dynamic:
-        return dtype
-    dtype = dtype if given else get_default_dtype()
-    if convert_dtype(dtype) not in allowed:
+    if dtype is None:
+        dtype = get_default_dtype()
+        if dtype not in allowed:
+            raise TypeError("%s only supports [%s], but the default dtype is %s"
+                            % (layer, ", ".join(allowed), dtype))
+    elif not mode.dynamic and convert_dtype(dtype) not in allowed:
         raise TypeError("The data type of 'dtype' in %s must be %s, but received %s (the "
-                        "%s dtype)." % (layer, list(allowed), convert_dtype(dtype),
-                                        "given" if given else "default"))
+                        "given dtype)." % (layer, list(allowed), convert_dtype(dtype)))
     return dtype
 
 
@@ -326,17 +329,14 @@ def fluid_gaussian_random(shape, mean=0.0, std=1.0, seed=0, dtype="float32", nam
 
 def randn(shape, dtype=None, name=None):
     _check_shape_type(shape, "randn")
-    return fluid_gaussian_random(shape, dtype=_float_default(dtype, "randn"), name=name)
+    return fluid_gaussian_random(shape, dtype=_float_default(dtype, _GAUSSIAN_APIS), name=name)
 
 
 def gaussian(shape, mean=0.0, std=1.0, dtype=None, name=None):
     """paddle.tensor.random.gaussian (Paddle 2.0): N(mean, std) in `dtype`, by default the
-    default dtype, which must then be float32 or float64 (2.0's TypeError)."""
-    if dtype is None and get_default_dtype() not in ("float32", "float64"):
-        raise TypeError("gaussian/standard_normal only supports [float32, float64], but the "
-                        "default dtype is %s" % get_default_dtype())
-    return fluid_gaussian_random(shape, mean, std, dtype=_float_default(dtype, "gaussian"),
-                                 name=name)
+    default dtype."""
+    return fluid_gaussian_random(shape, mean, std, name=name,
+                                 dtype=_float_default(dtype, _GAUSSIAN_APIS))
 
 
 def standard_normal(shape, dtype=None, name=None):
