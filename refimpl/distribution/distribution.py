@@ -41,9 +41,9 @@ def is_tensor(value):
 def parameters(owner, **args):
     """Paddle 2.0's parameter rule for Uniform / Normal: all Tensors (used as given, their
     dtype), or all ints / floats / lists / numpy arrays. Those become constant Tensors
-    broadcast to one shape (a number: [1], 0-D under Paddle 3); lists and non-float arrays are float32, and the
-    dtype is that of the first float32 / float64 numpy array, else float32.
-    Returns (tensors in argument order, all given as Python numbers)."""
+    broadcast to one shape (a number: [1], 0-D under Paddle 3); lists and non-float arrays
+    are float32, and the dtype is that of the first float32 / float64 numpy array, else
+    float32. Returns (tensors in argument order, whether all were Python numbers)."""
     for arg, value in args.items():
         if not isinstance(value, (int, float, list, np.ndarray)) and not is_tensor(value):
             raise TypeError("%s: %s must be an int, float, list, numpy.ndarray or Tensor, "
