@@ -68,6 +68,10 @@ SWITCHES = {
     # Categorical.entropy keeps the reduced last axis (2.0: keep_dim) or not (3.3.1, measured;
     # its kl_divergence keeps it)
     "categorical_entropy_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
+    # paddle.distribution.Uniform / Normal parameters given as Python numbers: shape [1]
+    # (release/2.0 wraps them in a list) or 0-D (3.3.1, measured: Normal(0., 1.).entropy()
+    # is [])
+    "distribution_number_param_shape": {"1.8": (1,), "2.0": (1,), "3": ()},
     # `refimpl run` puts back the numpy 1.x / Pillow 9 names newer releases removed
     # (np.int, Image.ANTIALIAS, ...): scripts of 1.8 and 2.0's time (numpy 1.16-1.20)
     # use them; Paddle 3 scripts meet today's numpy

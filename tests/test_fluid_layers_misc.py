@@ -99,6 +99,21 @@ def test_multivariate_normal_diag_entropy_and_kl():
     np.testing.assert_allclose(kl, [expected], rtol=1e-5)
 
 
+def test_multivariate_normal_diag_rounds_as_paddle_1_8():
+    # 1.8 takes det S as prod(S + 1 - I) in float32: a variance of 1e-4 keeps only the bits
+    # that survive 1 + s (its tests compare its results with numpy's at 1e-6)
+    var = np.float32([1e-4, 0.3])
+    rounded = (var + np.float32(1)) - np.float32(1)
+    assert rounded[0] != var[0]
+
+    def build():
+        return [L.MultivariateNormalDiag(np.zeros(2, np.float32), np.diag(var)).entropy()]
+
+    (entropy,) = build_and_run(build)
+    np.testing.assert_allclose(entropy, [0.5 * (2 * (1 + np.log(2 * np.pi))
+                                                + np.log(rounded.prod()))], rtol=1e-6)
+
+
 def test_distributions_take_variables_and_reject_mixes():
     def build():
         loc = L.assign(np.array([0.5], "float32"))

@@ -1,87 +1,10 @@
-"""paddle.distribution (Paddle 2.0): Categorical, with the sample / probs / log_prob methods
-fluid.layers' 1.8 class lacks (specs/distributions.md, "paddle.distribution"). Everything is
-built from paddle functions, so log_prob and entropy carry gradients to the logits."""
-import numpy as np
+"""paddle.distribution (Paddle 2.0): Distribution, Uniform, Normal, Categorical
+(specs/distributions.md, "paddle.distribution"). The formulas are fluid.layers' 1.8 ones
+(refimpl/layers/distributions.py); these classes add 2.0's argument rules, probs, and the
+names of their results."""
+from .categorical import Categorical
+from .distribution import Distribution
+from .normal import Normal
+from .uniform import Uniform
 
-from ..dygraph.tensor import Tensor
-from ..layers import creation, exports
-from ..layers.distributions import Categorical as _FluidCategorical, Distribution
-from ..versions import switch
-
-__all__ = ["Distribution", "Categorical"]
-
-_paddle = exports("paddle")
-_softmax = exports("nn.functional")["softmax"]
-
-
-class Categorical(_FluidCategorical):
-    """Categories along the last axis of `logits`. sample / probs / log_prob read `logits`
-    as unnormalized probabilities (Paddle 2.0's multinomial and its division by the sum);
-    entropy and kl_divergence read them as logits (softmax), as Paddle does."""
-
-    def __init__(self, logits, name=None):
-        if not isinstance(logits, (list, tuple, np.ndarray, Tensor)):
-            raise TypeError("Categorical: logits must be a list, tuple, numpy.ndarray or "
-                            "Tensor, got %s" % type(logits).__name__)
-        if isinstance(logits, Tensor):
-            self.logits = logits
-        else:
-            array = np.asarray(logits)
-            dtype = array.dtype if array.dtype in (np.float32, np.float64) else np.float32
-            self.logits = creation.assign(array.astype(dtype))
-        self.name = name or "Categorical"
-
-    def sample(self, shape):
-        """Category ids of shape `shape + logits.shape[:-1]`: sample[..., j] is drawn from
-        distribution j (the weights of the last axis, or their softmax under Paddle 3)."""
-        if not isinstance(shape, (list, tuple)) or not all(
-                isinstance(d, (int, np.integer)) and d > 0 for d in shape):
-            raise TypeError("Categorical.sample: shape must be a list of positive ints, got %r"
-                            % (shape,))
-        count = int(np.prod(shape))
-        batch = list(self.logits.shape[:-1])
-        weights = _paddle["reshape"](self.logits, [-1, self.logits.shape[-1]])
-        if switch("categorical_sample_from") == "softmax":
-            weights = _softmax(weights, axis=-1)
-        draws = _paddle["multinomial"](weights, count, True)    # [distributions, count]
-        return _paddle["reshape"](_paddle["transpose"](draws, [1, 0]), list(shape) + batch)
-
-    def probs(self, value):
-        """The probability (logits / their sum) of the category ids `value`. With 1-D logits
-        any shape of value; with [..., K] logits value is [..., M] (or [M], used for every
-        distribution) and the result is [..., M]."""
-        prob = self.logits / _paddle["sum"](self.logits, axis=-1, keepdim=True)
-        shape, value_shape = list(prob.shape), list(value.shape)
-        if len(shape) == 1:
-            picked = _paddle["gather"](prob, _paddle["reshape"](value, [-1]))
-            return _paddle["reshape"](picked, value_shape)
-        batch = shape[:-1]
-        if len(value_shape) == 1:
-            value = _paddle["expand"](_paddle["unsqueeze"](value, [0]),
-                                      [int(np.prod(batch)), value_shape[0]])
-            value_shape = batch + value_shape
-        elif value_shape[:-1] != batch:
-            raise ValueError("Categorical.probs: value's leading shape %s must match the "
-                             "logits' %s" % (value_shape[:-1], batch))
-        rows = _paddle["reshape"](prob, [-1, shape[-1]])
-        index = _paddle["reshape"](value, [rows.shape[0], -1])
-        return _paddle["reshape"](_paddle["index_sample"](rows, index), value_shape)
-
-    def log_prob(self, value):
-        """log(probs(value))."""
-        return _paddle["log"](self.probs(value))
-
-    def entropy(self):
-        """-sum p log p of softmax(logits); the last axis is kept as size 1 (2.0) or
-        dropped (3)."""
-        entropy = super().entropy()
-        if switch("categorical_entropy_keeps_last_dim"):
-            return entropy
-        return _paddle["squeeze"](entropy, [-1])
-
-    def kl_divergence(self, other):
-        """sum p (log p - log q) of the two softmaxes, the last axis kept as size 1."""
-        if not isinstance(other, Categorical):
-            raise TypeError("Categorical.kl_divergence: other must be a Categorical, got %s"
-                            % type(other).__name__)
-        return super().kl_divergence(other)
+__all__ = ["Distribution", "Uniform", "Normal", "Categorical"]

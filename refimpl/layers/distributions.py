@@ -9,7 +9,8 @@ import numpy as np
 from ..framework.dtypes import convert_dtype
 from ..framework.program import Variable
 from . import creation
-from .math import _fluid_reduce, _paddle_unary
+from .common import binary
+from .math import _fluid_reduce, _paddle_unary, fluid_matmul, scale as _scale
 from .manipulation import diag
 from .tensor import concat, fluid_reshape, shape as shape_of
 
@@ -103,6 +104,98 @@ class Distribution:
                                   % type(self).__name__)
 
 
+# -- the formulas, shared with paddle.distribution (Paddle 2.0), whose methods name their
+# last op's output `name` (e.g. "Normal_log_prob.tmp_0")
+def uniform_sample(owner, low, high, shape, seed, name=None):
+    """low + U[0, 1) (high - low), of shape `shape + batch_shape`."""
+    width = high - low
+    unit = _unit_draws(owner, lambda out_shape, seed: creation.fluid_uniform_random(
+        out_shape, low.dtype, 0.0, 1.0, seed), shape, seed, width)
+    return binary("elementwise_add", unit * width, low, name=name)
+
+
+def _inside(low, high, value):
+    """1 where low < value < high, else 0, in value's dtype."""
+    return (low < value).astype(value.dtype) * (value < high).astype(value.dtype)
+
+
+def uniform_log_prob(low, high, value, name=None):
+    """log(1 / (high - low)) inside (low, high), -inf outside."""
+    return binary("elementwise_sub", log(_inside(low, high, value)), log(high - low),
+                  name=name)
+
+
+def uniform_probs(low, high, value, name=None):
+    """1 / (high - low) inside (low, high), 0 outside."""
+    return binary("elementwise_div", _inside(low, high, value), high - low, name=name)
+
+
+def uniform_entropy(low, high, name=None):
+    return log(high - low, name=name)
+
+
+def normal_sample(owner, loc, scale, shape, seed, name=None):
+    """loc + N(0, 1) scale, of shape `shape + batch_shape`."""
+    zeros = loc * 0.0 + scale * 0.0   # the broadcast batch shape
+    unit = _unit_draws(owner, lambda out_shape, seed: creation.fluid_gaussian_random(
+        out_shape, 0.0, 1.0, seed, loc.dtype), shape, seed, zeros)
+    return binary("elementwise_add", unit * scale, loc, name=name)
+
+
+def normal_entropy(loc, scale, name=None):
+    """0.5 + log(sqrt(2 pi)) + log(scale), broadcast over loc's shape too."""
+    return binary("elementwise_add", loc * 0.0 + scale * 0.0 + (0.5 + _LOG_SQRT_2PI),
+                  log(scale), name=name)
+
+
+def _normal_exponent(loc, scale, value):
+    """-(value - loc)^2 / (2 scale^2)."""
+    diff = value - loc
+    return -(diff * diff) / (scale * scale * 2.0)
+
+
+def normal_log_prob(loc, scale, value, name=None):
+    # summed in 1.8's order (the float32 rounding its tests compare at 1e-6)
+    return _scale(_normal_exponent(loc, scale, value) - log(scale), bias=-_LOG_SQRT_2PI,
+                  name=name)
+
+
+def normal_probs(loc, scale, value, name=None):
+    return binary("elementwise_div", exp(_normal_exponent(loc, scale, value)),
+                  scale * math.sqrt(2 * math.pi), name=name)
+
+
+def normal_kl_divergence(loc, scale, other_loc, other_scale, name=None):
+    """KL(N(loc, scale) || N(other_loc, other_scale)) = 0.5 (r + t - 1 - log r),
+    r = (scale / other_scale)^2, t = ((loc - other_loc) / other_scale)^2."""
+    ratio = scale / other_scale
+    ratio = ratio * ratio
+    shift = (loc - other_loc) / other_scale
+    return _scale(ratio + shift * shift - 1.0 - log(ratio), 0.5, name=name)
+
+
+def _normalized(logits):
+    """(probabilities, log probabilities) along the last axis, shifted by the max for
+    safety."""
+    shifted = logits - reduce_max(logits, dim=-1, keep_dim=True)
+    expd = exp(shifted)
+    total = reduce_sum(expd, dim=-1, keep_dim=True)
+    return expd / total, shifted - log(total)
+
+
+def categorical_entropy(logits, name=None):
+    """-sum p log p of softmax(logits) over the last axis (kept as size 1)."""
+    prob, log_prob = _normalized(logits)
+    return _scale(reduce_sum(prob * log_prob, dim=-1, keep_dim=True), -1.0, name=name)
+
+
+def categorical_kl_divergence(logits, other_logits, name=None):
+    """sum p (log p - log q) of the two softmaxes over the last axis (kept as size 1)."""
+    prob, log_prob = _normalized(logits)
+    _, other_log_prob = _normalized(other_logits)
+    return reduce_sum(prob * (log_prob - other_log_prob), dim=-1, keep_dim=True, name=name)
+
+
 class Uniform(Distribution):
     """U(low, high): density 1 / (high - low) on [low, high). Batch shape: low + high."""
 
@@ -113,21 +206,15 @@ class Uniform(Distribution):
 
     def sample(self, shape, seed=0):
         """Draws of shape `shape + batch_shape` (`shape` for float parameters, as 1.8)."""
-        width = self.high - self.low
-        unit = _unit_draws("Uniform", lambda out_shape, seed: creation.fluid_uniform_random(
-            out_shape, self.low.dtype, 0.0, 1.0, seed), shape, seed, width)
-        out = unit * width + self.low
+        out = uniform_sample("Uniform", self.low, self.high, shape, seed)
         return fluid_reshape(out, list(shape)) if self._floats else out
 
     def log_prob(self, value):
-        """log(1 / (high - low)) inside [low, high), -inf outside."""
         _check_value("Uniform", value)
-        inside = ((self.low < value).astype(value.dtype)
-                  * (value < self.high).astype(value.dtype))
-        return log(inside) - log(self.high - self.low)
+        return uniform_log_prob(self.low, self.high, value)
 
     def entropy(self):
-        return log(self.high - self.low)
+        return uniform_entropy(self.low, self.high)
 
 
 class Normal(Distribution):
@@ -140,37 +227,19 @@ class Normal(Distribution):
 
     def sample(self, shape, seed=0):
         """Draws of shape `shape + batch_shape` (`shape` for float parameters, as 1.8)."""
-        zeros = self.loc * 0.0 + self.scale * 0.0   # the broadcast batch shape
-        unit = _unit_draws("Normal", lambda out_shape, seed: creation.fluid_gaussian_random(
-            out_shape, 0.0, 1.0, seed, self.loc.dtype), shape, seed, zeros)
-        out = unit * self.scale + self.loc
+        out = normal_sample("Normal", self.loc, self.scale, shape, seed)
         return fluid_reshape(out, list(shape)) if self._floats else out
 
     def entropy(self):
-        """0.5 + log(sqrt(2 pi)) + log(scale), broadcast over loc's shape too."""
-        return log(self.scale) + (self.loc * 0.0 + (0.5 + _LOG_SQRT_2PI))
+        return normal_entropy(self.loc, self.scale)
 
     def log_prob(self, value):
         _check_value("Normal", value)
-        var = self.scale * self.scale
-        diff = value - self.loc
-        return -(diff * diff) / (var * 2.0) - log(self.scale) - _LOG_SQRT_2PI
+        return normal_log_prob(self.loc, self.scale, value)
 
     def kl_divergence(self, other):
-        """KL(self || other) = 0.5 (r + t - 1 - log r), r = (s/s')^2, t = ((m - m')/s')^2."""
         _check_same("Normal", other, Normal)
-        ratio = self.scale / other.scale
-        ratio = ratio * ratio
-        shift = (self.loc - other.loc) / other.scale
-        return (ratio + shift * shift - 1.0 - log(ratio)) * 0.5
-
-
-def _normalized(logits):
-    """(probabilities, log partition) along the last axis, shifted by the max for safety."""
-    shifted = logits - reduce_max(logits, dim=-1, keep_dim=True)
-    expd = exp(shifted)
-    total = reduce_sum(expd, dim=-1, keep_dim=True)
-    return expd / total, shifted - log(total)
+        return normal_kl_divergence(self.loc, self.scale, other.loc, other.scale)
 
 
 class Categorical(Distribution):
@@ -181,16 +250,11 @@ class Categorical(Distribution):
         (self.logits,) = _as_variables("Categorical", logits=logits)
 
     def entropy(self):
-        """-sum p log p over the last axis (kept as size 1)."""
-        prob, log_prob = _normalized(self.logits)
-        return -reduce_sum(prob * log_prob, dim=-1, keep_dim=True)
+        return categorical_entropy(self.logits)
 
     def kl_divergence(self, other):
-        """sum p (log p - log q) over the last axis (kept as size 1)."""
         _check_same("Categorical", other, Categorical)
-        prob, log_prob = _normalized(self.logits)
-        _, other_log_prob = _normalized(other.logits)
-        return reduce_sum(prob * (log_prob - other_log_prob), dim=-1, keep_dim=True)
+        return categorical_kl_divergence(self.logits, other.logits)
 
 
 class MultivariateNormalDiag(Distribution):
@@ -209,23 +273,35 @@ class MultivariateNormalDiag(Distribution):
                              "got %s" % (k, list(self.loc.shape)))
         self.k = k
 
-    def _diagonal(self, matrix):
-        """The diagonal as a [k] vector (off-diagonal entries are zero by contract)."""
-        eye = diag(creation.fluid_ones([self.k], matrix.dtype))
-        return reduce_sum(matrix * eye, dim=1)
+    # Paddle 1.8's matrix forms, exact for a diagonal matrix and rounded as 1.8 rounds them
+    # (a tiny variance loses low bits in s + 1 - 1; its tests compare at 1e-6)
+    def _ones_and_eye(self, dtype):
+        return (creation.fluid_ones([self.k, self.k], dtype),
+                diag(creation.fluid_ones([self.k], dtype)))
+
+    def _det(self, matrix):
+        """prod(matrix + 1 - I): the diagonal's product, the off-diagonal zeros made ones."""
+        ones, eye = self._ones_and_eye(matrix.dtype)
+        return reduce_prod(matrix + ones - eye)
+
+    def _inverse(self, matrix):
+        """matrix ** (1 - 2 I) elementwise: the diagonal inverted, the zeros kept."""
+        ones, eye = self._ones_and_eye(matrix.dtype)
+        return binary("elementwise_pow", matrix, ones - eye * 2.0)
 
     def entropy(self):
         """0.5 (k (1 + log 2 pi) + log det scale), shape [1]."""
-        log_det = log(reduce_prod(self._diagonal(self.scale), keep_dim=True))
-        return (log_det + self.k * (1.0 + math.log(2 * math.pi))) * 0.5
+        return (log(self._det(self.scale)) + self.k * (1.0 + math.log(2 * math.pi))) * 0.5
 
     def kl_divergence(self, other):
         """0.5 (tr(S'^-1 S) + (m' - m)^T S'^-1 (m' - m) - k + log det S' - log det S)."""
         _check_same("MultivariateNormalDiag", other, MultivariateNormalDiag)
-        var, other_var = self._diagonal(self.scale), self._diagonal(other.scale)
+        inverse = self._inverse(other.scale)
         shift = other.loc - self.loc
-        terms = var / other_var + shift * shift / other_var + log(other_var) - log(var)
-        return (reduce_sum(terms, keep_dim=True) - float(self.k)) * 0.5
+        trace = reduce_sum(inverse * self.scale)
+        quadratic = fluid_matmul(fluid_matmul(shift, inverse), shift)
+        log_det_ratio = log(self._det(other.scale)) - log(self._det(self.scale))
+        return (trace + quadratic - float(self.k) + log_det_ratio) * 0.5
 
 
 EXPORTS = {
