@@ -54,8 +54,8 @@ class Versions:
         self.bumps.append(next(sequence))
 
     def join(self, tensor):
-        if self.members is None:
-            self.members = []
+        # (the dead are dropped here: a parameter reshaped every step stays short)
+        self.members = [ref for ref in self.members or () if ref() is not None]
         self.members.append(weakref.ref(tensor))
 
     def others(self, tensor):
@@ -88,8 +88,7 @@ def check_saved(node):
     """Before node's grad op runs: every tensor it saved holds the version it had then."""
     sources = node.sources
     if sources is not None:
-        for i in node.lay.value_ins:
-            v = sources[i]
+        for v in sources:
             for t in (v if type(v) is list else (v,)):
                 counter = None if t is None else t._version
                 if counter is not None and counter.bumps and counter.bumps[-1] > node.seq:

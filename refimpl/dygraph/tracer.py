@@ -158,6 +158,7 @@ class _Layout:
         # those whose values (not only shapes) it reads: their in-place versions are checked
         self.value_ins = [i for i in self.saved_ins
                           if self.ins[i][0] not in op_def.grad_shape_only]
+        self.all_value_ins = self.value_ins == list(range(len(self.ins)))
         self.saves_all_ins = self.saved_ins == list(range(len(self.ins)))
         self.saved_outs = sorted({k for kind, k in plan if kind == "out"})
         # the outputs whose in-place versions are checked: those of a grad op that reads
@@ -199,8 +200,9 @@ class GradNode:
     input's gradient goes (`edges`: per grad-receiving input slot, a leaf Tensor, a
     (node, output index) pair or None; a list for a list slot), and its outputs' shapes
     and dtypes (`out_meta`, to fill a gradient nobody produced with zeros); `sources`:
-    per input slot, the Tensor(s) given when it saved some (their in-place versions are
-    checked before its grad op runs: dygraph/inplace.py), else None.
+    the Tensor (or list of Tensors) given to each input slot whose value the grad op
+    reads (`lay.value_ins`; their in-place versions are checked before the grad op runs:
+    dygraph/inplace.py), None when it reads none.
     `grad_kernels`: {dtype char: grad kernel}, shared by the nodes of one forward
     signature (its attrs fixed), filled by autograd."""
     __slots__ = ("lay", "kw", "ins", "outs", "edges", "flat_edges", "out_meta", "n_out",
@@ -638,5 +640,9 @@ def _record(lay, kw, args, given, result, saved, device, grad_kernels):
                 m = None if value is None else (value.shape, value.dtype)
                 n_out += 1
             meta.append(m)
+    if lay.all_value_ins:
+        sources = given
+    else:
+        sources = [given[i] for i in lay.value_ins] if lay.value_ins else None
     return GradNode(lay, kw, ins, outs, edges, flat_edges, meta, n_out, device, saved,
-                    grad_kernels, given if lay.value_ins else None)
+                    grad_kernels, sources)
