@@ -35,10 +35,10 @@ SWITCHES = {
     # sequences), or a list / tuple made an array of the dtype given, other non-arrays a
     # TypeError (2.0's executor.py and its test_executor_feed_non_tensor)
     "as_lodtensor_sequences": {"1.8": "refused", "2.0": "converted", "3": "converted"},
-    # Tensor.inplace_version and the backward error of a saved tensor changed in place since:
-    # none (1.8.5's VarBase has no inplace_version, measured; refimpl's in-place changes
-    # err as 2.0's), the error naming the tensor and its grad op (2.0's basic_engine.cc),
-    # or the tensor only (3.3.1, measured)
+    # Tensor.inplace_version, the storage views and detach share, and the backward error of
+    # a saved tensor changed in place since: none (1.8.5, measured: no inplace_version, an
+    # assign into x reaches neither reshape(x) nor x.detach()), the error naming the tensor
+    # and its grad op (2.0's basic_engine.cc), or the tensor only (3.3.1, measured)
     "inplace_version": {"1.8": None, "2.0": "grad_op", "3": "tensor"},
     # a dynamic-mode parameter's trainable: a plain attribute (1.8.5, measured: setting it
     # leaves stop_gradient), or `not stop_gradient`, its setter taking bools only (2.0, 3.3.1)

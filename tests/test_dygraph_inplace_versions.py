@@ -141,6 +141,20 @@ def test_leaves_that_need_a_gradient_refuse_in_place_apis_uncounted():
 
 
 @pytest.mark.paddle("1.8")
-def test_paddle_1_8_tensors_have_no_inplace_version():
-    x = t([1.0])
+def test_paddle_1_8_counts_no_versions_and_shares_no_storage():
+    """Paddle 1.8.5 (measured): no inplace_version; assign into x reaches neither a
+    reshape of x nor its detached copy; backward does not refuse (refimpl's gradient
+    reads the value the op saved; 1.8.5's reads the current one: specs/dygraph.md)."""
+    x = t(np.ones((2, 3)))
     assert not hasattr(x, "inplace_version")
+    view, detached = paddle.reshape(x, [3, 2]), x.detach()
+    paddle.assign(t(np.full((2, 3), 5.0)), x)
+    np.testing.assert_array_equal(x.numpy(), np.full((2, 3), 5.0))
+    np.testing.assert_array_equal(view.numpy(), np.ones((3, 2)))
+    np.testing.assert_array_equal(detached.numpy(), np.ones((2, 3)))
+    a = t([1.0, 2.0], stop_gradient=False)
+    b = a * 2.0
+    c = paddle.sum(b * b)
+    paddle.assign(t([10.0, 10.0]), b)
+    c.backward()
+    np.testing.assert_allclose(a.gradient(), [8.0, 16.0])

@@ -16,7 +16,7 @@ import weakref
 
 from .. import versions
 
-__all__ = ["sequence", "Versions", "check_saved", "watch_output", "active"]
+__all__ = ["sequence", "Versions", "check_saved", "watch_output", "active", "tracked"]
 
 # one order for recorded ops (GradNode.seq) and in-place changes: a change after an op was
 # recorded has the larger number
@@ -66,6 +66,13 @@ class Versions:
             if t is not None and t is not tensor:
                 found.append(t)
         return found
+
+
+def tracked():
+    """Whether in-place changes are counted and storage shared (the 2.0 and 3 profiles;
+    switch inplace_version: Paddle 1.8.5 has neither, its assign into a tensor reaching no
+    view or detached copy of it)."""
+    return versions.switch("inplace_version") is not None
 
 
 def watch_output(t):

@@ -346,7 +346,8 @@ class Tensor(Variable):
         """The same value and storage (its in-place changes reach this tensor, and the
         other way), cut from the graph: stop_gradient=True, as Paddle's."""
         detached = Tensor(self._array(), stop_gradient=True)
-        detached._share_storage(self)
+        if inplace.tracked():
+            detached._share_storage(self)
         return detached
 
     def clone(self):
@@ -385,6 +386,8 @@ class Tensor(Variable):
         out_of_place(self, ...), one more in-place version, counted before the op runs as
         Paddle counts it (the op's own grad node saves this tensor at the new version)."""
         self._refuse_leaf_change()
+        if not inplace.tracked():
+            return self._inplace_from(out_of_place(self, *args, **kwargs))
         producer = self._before_in_place()
         self._version.bump()
         self._inplace_from(out_of_place(self, *args, **kwargs))

@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 
 from .. import versions
+from ..dygraph import inplace
 from ..dygraph.tensor import Tensor
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
@@ -222,7 +223,7 @@ def setitem(x, index, value):
     """x[index] = value, written into x's own variable (`set_value`, or `where` for a bool
     Variable mask), so later ops that read x see the new value; on an eager Tensor an
     in-place change (its inplace_version counts it)."""
-    if not isinstance(x, Tensor):
+    if not isinstance(x, Tensor) or not inplace.tracked():
         return _setitem(x, index, value)
     producer = x._before_in_place()
     _setitem(x, index, value)

@@ -3,6 +3,7 @@ Constants, ranges and random tensors are in creation.py."""
 import numpy as np
 
 from .. import versions
+from ..dygraph import inplace
 from ..dygraph.tensor import Tensor
 from ..framework import mode
 from ..framework.dtypes import convert_dtype
@@ -25,7 +26,7 @@ def _view(op_type, x, attrs, name=None, inputs=None, layer_type=None):
     check_variable(x, "x", op_type)
     out, _ = append_op_out(op_type, dict({"X": [x]}, **(inputs or {})), attrs, name,
                            extra_outputs=[("XShape", None)], layer_type=layer_type)
-    if op_type in _SHARING and isinstance(out, Tensor):
+    if op_type in _SHARING and isinstance(out, Tensor) and inplace.tracked():
         out._share_storage(x)
     return out
 
