@@ -88,7 +88,8 @@ def watch_output(t):
         offsets = node.out_offsets()
         slot = bisect.bisect_right(offsets, t._index) - 1
     if slot in lay.value_outs:
-        _watched.setdefault(node, []).append((t._version, t._version.current, t.name))
+        counter = t._version_counter
+        _watched.setdefault(node, []).append((counter, counter.current, t.name))
 
 
 def check_saved(node):
@@ -97,7 +98,7 @@ def check_saved(node):
     if sources is not None:
         for v in sources:
             for t in (v if type(v) is list else (v,)):
-                counter = None if t is None else t._version
+                counter = None if t is None else t._version_counter
                 if counter is not None and counter.bumps and counter.bumps[-1] > node.seq:
                     raise _modified(node, t.name, counter.current, counter.at(node.seq))
     for counter, snapshot, name in _watched.get(node, ()):

@@ -78,8 +78,8 @@ class Tensor(Variable):
     _grad = None
     _node = None
     _index = 0
-    _version = None        # its storage's inplace.Versions, made at its first in-place
-                           # change or view
+    _version_counter = None   # its storage's inplace.Versions, made at its first in-place
+                              # change, view or detach
 
     def __init__(self, value=None, stop_gradient=True, name=None, persistable=False):
         self._value = value
@@ -389,7 +389,7 @@ class Tensor(Variable):
         if not inplace.tracked():
             return self._inplace_from(out_of_place(self, *args, **kwargs))
         producer = self._before_in_place()
-        self._version.bump()
+        self._version_counter.bump()
         self._inplace_from(out_of_place(self, *args, **kwargs))
         self._after_in_place(producer)
         return self
@@ -403,28 +403,28 @@ class Tensor(Variable):
             raise AttributeError("'Tensor' object has no attribute 'inplace_version' (Paddle "
                                  "1.8's VarBase has none; it came with Paddle 2.0)")
         self._array()
-        return 0 if self._version is None else self._version.current
+        return 0 if self._version_counter is None else self._version_counter.current
 
     def _bump_inplace_version(self):
         """Count one in-place change of this tensor's storage (Paddle's)."""
         self._array()
         self._before_in_place()
-        self._version.bump()
+        self._version_counter.bump()
 
-    def _versions(self):
-        counter = self._version
+    def _version_counter_made(self):
+        counter = self._version_counter
         if counter is None:
-            counter = self._version = inplace.Versions()
+            counter = self._version_counter = inplace.Versions()
         return counter
 
     def _share_storage(self, source):
         """This new tensor (a view op's output, a detach) shares `source`'s storage: its
         version counter, and each in-place change of either reaches both."""
-        counter = source._versions()
+        counter = source._version_counter_made()
         if counter.members is None:
             counter.join(source)
         counter.join(self)
-        self._version = counter
+        self._version_counter = counter
         if counter.bumps:
             inplace.watch_output(self)
 
@@ -432,7 +432,7 @@ class Tensor(Variable):
         """Call before this tensor changes in place; returns its producer, which
         _after_in_place takes. At the storage's first change, the ops that saved one of
         its tensors as their output for the gradient start being watched."""
-        counter = self._versions()
+        counter = self._version_counter_made()
         if not counter.bumps:
             inplace.watch_output(self)
             for t in counter.others(self):
@@ -444,7 +444,7 @@ class Tensor(Variable):
         the change counted): the other tensors of its storage get the new value in their
         shape (no array is written: the values ops saved stay as they were)."""
         value = self._value
-        for t in self._version.others(self):
+        for t in self._version_counter.others(self):
             if t._value is not None and t._value.size == value.size:
                 t._value = value.reshape(t._value.shape)
         if self._node is not producer:

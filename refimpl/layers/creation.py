@@ -209,7 +209,7 @@ def assign(x, output=None):
     if isinstance(output, Tensor) and output._value is not None and inplace.tracked():
         producer = output._before_in_place()
         _assign(x, output)
-        output._version.bump()
+        output._version_counter.bump()
         output._after_in_place(producer)
         return output
     return _assign(x, output)

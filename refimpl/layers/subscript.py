@@ -227,7 +227,7 @@ def setitem(x, index, value):
         return _setitem(x, index, value)
     producer = x._before_in_place()
     _setitem(x, index, value)
-    x._version.bump()
+    x._version_counter.bump()
     x._after_in_place(producer)
     return x
 
