@@ -35,6 +35,11 @@ SWITCHES = {
     # sequences), or a list / tuple made an array of the dtype given, other non-arrays a
     # TypeError (2.0's executor.py and its test_executor_feed_non_tensor)
     "as_lodtensor_sequences": {"1.8": "refused", "2.0": "converted", "3": "converted"},
+    # Tensor.inplace_version, the storage views and detach share, and the backward error of
+    # a saved tensor changed in place since: none (1.8.5, measured: no inplace_version, an
+    # assign into x reaches neither reshape(x) nor x.detach()), the error naming the tensor
+    # and its grad op (2.0's basic_engine.cc), or the tensor only (3.3.1, measured)
+    "inplace_version": {"1.8": None, "2.0": "grad_op", "3": "tensor"},
     # a dynamic-mode parameter's trainable: a plain attribute (1.8.5, measured: setting it
     # leaves stop_gradient), or `not stop_gradient`, its setter taking bools only (2.0, 3.3.1)
     "param_trainable": {"1.8": "attribute", "2.0": "stop_gradient", "3": "stop_gradient"},
@@ -183,9 +188,11 @@ SWITCHES = {
     # the truth value of a static `x == y` / `x != y` (framework/math_patch.py): True, as
     # every Paddle 1.8 Variable is, or Python's identity test (`var in list` stays right)
     "variable_comparison_truth": {"1.8": "always", "2.0": "identity", "3": "identity"},
-    # a dygraph-only method of a static Variable (detach, numpy, ...): 1.8.5's plain
-    # AssertionError and text (its tests compare both), or refimpl's DygraphOnlyError
-    "dygraph_only_error": {"1.8": "paddle", "2.0": "refimpl", "3": "refimpl"},
+    # a dygraph-only method of a static Variable (detach, numpy, ...): a plain AssertionError
+    # whose text advises fluid.dygraph.guard() (1.8.5, measured) or turning off
+    # enable_static (2.0's fake_interface_only; their test_detach compares type and text),
+    # or refimpl's DygraphOnlyError
+    "dygraph_only_error": {"1.8": "guard", "2.0": "enable_static", "3": "refimpl"},
     # numpy() of a Variable declared with block.create_var inside fluid.dygraph.guard (it
     # holds no value): 1.8.5's EnforceNotMet (measured), or ValueError (release/2.0's
     # VarBase.numpy raises InvalidArgument, which 2.0's pybind/exception.cc turns into a

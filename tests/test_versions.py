@@ -369,8 +369,8 @@ def test_static_comparison_truth(paddle_version, version, truth):
 
 
 def test_dygraph_only_error(paddle_version):
-    """Paddle 1.8.5's static Variable.detach() etc. raise a plain AssertionError with this
-    text (its test_detach compares both); refimpl's 2.0 / 3 raise DygraphOnlyError."""
+    """Paddle 1.8.5's and 2.0's static Variable.detach() etc. raise a plain AssertionError
+    with their text (their test_detach compares both); refimpl's 3 raises DygraphOnlyError."""
     with paddle_version("1.8"):
         x = static.data("x", [3, 4], "float32")
         with pytest.raises(AssertionError) as raised:
@@ -380,8 +380,16 @@ def test_dygraph_only_error(paddle_version):
             "'detach' should be called by imperative Varible in imperative mode, please use "
             "fluid.dygraph.guard() as context to run it in imperative mode")
     with paddle_version("2.0"):
-        with pytest.raises(DygraphOnlyError, match="Variable.numpy\\(\\) is only available"):
+        with pytest.raises(AssertionError) as raised:
             static.data("y", [3, 4], "float32").numpy()
+        assert type(raised.value) is AssertionError
+        assert str(raised.value) == (
+            "'numpy' should be called by imperative Varible in imperative mode, please run it "
+            "in dygraph mode. You can turn off paddle.enable_static() if you are in static "
+            "mode, or turn off ProgramTranslator if you are using @paddle.jit.to_static")
+    with paddle_version("3"):
+        with pytest.raises(DygraphOnlyError, match="Variable.numpy\\(\\) is only available"):
+            static.data("z", [3, 4], "float32").numpy()
 
 
 @pytest.mark.parametrize("version, equal", [

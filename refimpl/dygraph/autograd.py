@@ -15,6 +15,7 @@ import numpy as np
 
 from .. import xp
 from ..dispatch import map_arrays
+from . import inplace
 from .tensor import Tensor, on_place_of
 from .tracer import device_arrays, on_device
 
@@ -171,6 +172,8 @@ def _node_grads(node, grads, ops):
     lay = node.lay
     if node.released:
         raise _released_error(node)
+    if inplace.active:     # (some storage changed in place)
+        inplace.check_saved(node)
     if lay.grad_reads_ins:      # the common plans: its inputs (or its output), then dOut
         args = [*node.ins, grads[0]]
     elif lay.grad_reads_out:

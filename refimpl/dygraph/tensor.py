@@ -16,6 +16,7 @@ import contextlib
 import numpy as np
 
 from .. import versions, xp
+from . import inplace
 from ..framework import unique_name
 from ..framework.dtypes import get_dtype
 from ..framework.errors import LayerAssertionError
@@ -77,6 +78,8 @@ class Tensor(Variable):
     _grad = None
     _node = None
     _index = 0
+    _version_counter = None   # its storage's inplace.Versions, made at its first in-place
+                              # change, view or detach
 
     def __init__(self, value=None, stop_gradient=True, name=None, persistable=False):
         self._value = value
@@ -340,8 +343,12 @@ class Tensor(Variable):
             retain_grad(self)
 
     def detach(self):
-        """The same value (shared, as Paddle), cut from the graph: stop_gradient=True."""
-        return Tensor(self._array(), stop_gradient=True)
+        """The same value and storage (its in-place changes reach this tensor, and the
+        other way), cut from the graph: stop_gradient=True, as Paddle's."""
+        detached = Tensor(self._array(), stop_gradient=True)
+        if inplace.tracked():
+            detached._share_storage(self)
+        return detached
 
     def clone(self):
         """A copy that stays in the graph (the assign op)."""
@@ -363,13 +370,85 @@ class Tensor(Variable):
         """Make this tensor `result` (an op's output computed from it): the in-place
         variants (tanh_, reshape_, ...). A leaf that needs a gradient cannot change in
         place, as in Paddle: its gradient would belong to a value that no longer exists."""
-        if self._node is None and not self.stop_gradient and mode.grad_enabled:
-            raise ValueError("Leaf Tensor %r that doesn't stop gradient can't use an "
-                             "in-place operation (it would lose its gradient)" % self.name)
+        self._refuse_leaf_change()
         self._value = result._array()
         self._node, self._index = result._node, result._index
         self.stop_gradient = result.stop_gradient
         return self
+
+    def _refuse_leaf_change(self):
+        if self._node is None and not self.stop_gradient and mode.grad_enabled:
+            raise ValueError("Leaf Tensor %r that doesn't stop gradient can't use an "
+                             "in-place operation (it would lose its gradient)" % self.name)
+
+    def _change_in_place(self, out_of_place, *args, **kwargs):
+        """Paddle 2.0's in-place API (tanh_, reshape_, ...): this tensor becomes
+        out_of_place(self, ...), one more in-place version, counted before the op runs as
+        Paddle counts it (the op's own grad node saves this tensor at the new version)."""
+        self._refuse_leaf_change()
+        if not inplace.tracked():
+            return self._inplace_from(out_of_place(self, *args, **kwargs))
+        producer = self._before_in_place()
+        self._version_counter.bump()
+        self._inplace_from(out_of_place(self, *args, **kwargs))
+        self._after_in_place(producer)
+        return self
+
+    # -- in-place versions (dygraph/inplace.py)
+    @property
+    def inplace_version(self):
+        """How many times this tensor's storage changed in place (Paddle 2.0 on; 1.8.5's
+        VarBase has no such attribute: switch inplace_version)."""
+        if versions.switch("inplace_version") is None:
+            raise AttributeError("'Tensor' object has no attribute 'inplace_version' (Paddle "
+                                 "1.8's VarBase has none; it came with Paddle 2.0)")
+        self._array()
+        return 0 if self._version_counter is None else self._version_counter.current
+
+    def _bump_inplace_version(self):
+        """Count one in-place change of this tensor's storage (Paddle's)."""
+        self._array()
+        self._before_in_place()
+        self._version_counter.bump()
+
+    def _version_counter_made(self):
+        counter = self._version_counter
+        if counter is None:
+            counter = self._version_counter = inplace.Versions()
+        return counter
+
+    def _share_storage(self, source):
+        """This new tensor (a view op's output, a detach) shares `source`'s storage: its
+        version counter, and each in-place change of either reaches both."""
+        counter = source._version_counter_made()
+        if counter.members is None:
+            counter.join(source)
+        counter.join(self)
+        self._version_counter = counter
+        if counter.bumps:
+            inplace.watch_output(self)
+
+    def _before_in_place(self):
+        """Call before this tensor changes in place; returns its producer, which
+        _after_in_place takes. At the storage's first change, the ops that saved one of
+        its tensors as their output for the gradient start being watched."""
+        counter = self._version_counter_made()
+        if not counter.bumps:
+            inplace.watch_output(self)
+            for t in counter.others(self):
+                inplace.watch_output(t)
+        return self._node
+
+    def _after_in_place(self, producer):
+        """This tensor's value changed in place (after _before_in_place gave `producer`,
+        the change counted): the other tensors of its storage get the new value in their
+        shape (no array is written: the values ops saved stay as they were)."""
+        value = self._value
+        for t in self._version_counter.others(self):
+            if t._value is not None and t._value.size == value.size:
+                t._value = value.reshape(t._value.shape)
+        if self._node is not producer:
+            inplace.watch_output(self)
 
     @property
     def persistable(self):

@@ -15,7 +15,6 @@ without inputs runs on the place set_device chose (specs/gpu.md, dynamic mode). 
 path pays one type check for this.
 """
 import contextlib
-import itertools
 import weakref
 
 import numpy as np
@@ -30,6 +29,7 @@ from ..framework.lod import LoDArray, as_plain, lod_of
 from ..ops.registry import (bilinear_grad_op, fill_lengths, get_op_def, is_duplicable,
                             lod_fills, lod_results, slot_name)
 from ..framework import mode
+from .inplace import sequence as _node_sequence
 from .tensor import Tensor
 
 __all__ = ["run_op", "select_kernel", "GradNode", "layout", "set_process_group",
@@ -155,8 +155,17 @@ class _Layout:
             + [("dout", 0)]
         self.grad_reads_out = one_out and plan == [("out", 0), ("dout", 0)]
         self.saved_ins = sorted({i for kind, i in plan if kind == "in"})
+        # those whose values (not only shapes) it reads: their in-place versions are checked
+        self.value_ins = [i for i in self.saved_ins
+                          if self.ins[i][0] not in op_def.grad_shape_only]
+        self.all_value_ins = self.value_ins == list(range(len(self.ins)))
         self.saves_all_ins = self.saved_ins == list(range(len(self.ins)))
         self.saved_outs = sorted({k for kind, k in plan if kind == "out"})
+        # the outputs whose in-place versions are checked: those of a grad op that reads
+        # outputs only (relu, tanh, softmax: Paddle's too); one that reads inputs as well
+        # may list an output only as Paddle's default grad maker would (elementwise_pow),
+        # where Paddle's grad op does not read it
+        self.value_outs = [] if self.saved_ins else self.saved_outs
         # the forward input slots that receive a gradient, in the grad op's output order
         self.grad_targets = [i for i, (name, _) in enumerate(self.ins)
                              if name not in op_def.no_grad]
@@ -186,23 +195,24 @@ def layout(op_type):
     return lay
 
 
-_node_sequence = itertools.count()
-
-
 class GradNode:
     """One recorded op: what its grad op reads (the forward values it saved), where each
     input's gradient goes (`edges`: per grad-receiving input slot, a leaf Tensor, a
     (node, output index) pair or None; a list for a list slot), and its outputs' shapes
-    and dtypes (`out_meta`, to fill a gradient nobody produced with zeros).
+    and dtypes (`out_meta`, to fill a gradient nobody produced with zeros); `sources`:
+    the Tensor (or list of Tensors) given to each input slot whose value the grad op
+    reads (`lay.value_ins`; their in-place versions are checked before the grad op runs:
+    dygraph/inplace.py), None when it reads none.
     `grad_kernels`: {dtype char: grad kernel}, shared by the nodes of one forward
     signature (its attrs fixed), filled by autograd."""
     __slots__ = ("lay", "kw", "ins", "outs", "edges", "flat_edges", "out_meta", "n_out",
                  "hooks", "retained", "saved", "released", "device", "grad_kernels", "seq",
-                 "__weakref__")
+                 "sources", "__weakref__")
 
     def __init__(self, lay, kw, ins, outs, edges, flat_edges, out_meta, n_out, device=None,
-                 saved=None, grad_kernels=None):
+                 saved=None, grad_kernels=None, sources=None):
         self.lay, self.kw, self.ins, self.outs = lay, kw, ins, outs
+        self.sources = sources
         self.edges, self.flat_edges = edges, flat_edges
         self.out_meta, self.n_out = out_meta, n_out
         self.hooks = None       # {flat output index: [hook]}
@@ -220,7 +230,7 @@ class GradNode:
 
     def release(self):
         """Free what the backward needed (backward without retain_graph)."""
-        self.ins = self.outs = self.saved = None
+        self.ins = self.outs = self.saved = self.sources = None
         self.released = True
 
     def out_offsets(self):
@@ -630,5 +640,9 @@ def _record(lay, kw, args, given, result, saved, device, grad_kernels):
                 m = None if value is None else (value.shape, value.dtype)
                 n_out += 1
             meta.append(m)
+    if lay.all_value_ins:
+        sources = given
+    else:
+        sources = [given[i] for i in lay.value_ins] if lay.value_ins else None
     return GradNode(lay, kw, ins, outs, edges, flat_edges, meta, n_out, device, saved,
-                    grad_kernels)
+                    grad_kernels, sources)

@@ -116,10 +116,16 @@ def _shape_tuple(shape):
     return tuple(-1 if d is None else int(d) for d in shape)
 
 
-# the Variable methods Paddle 1.8.5 declares fake_interface_only (AssertionError in static
-# mode, its text compared by its tests: versions switch dygraph_only_error)
-_PADDLE18_FAKE_INTERFACES = frozenset({"detach", "numpy", "set_value", "backward", "gradient",
-                                       "clear_gradient"})
+# the Variable methods Paddle 1.8.5 and 2.0 declare fake_interface_only (AssertionError in
+# static mode, its text compared by their test_detach: versions switch dygraph_only_error),
+# and what the text advises in each
+_FAKE_INTERFACES = frozenset({"detach", "numpy", "set_value", "backward", "gradient",
+                              "clear_gradient"})
+_FAKE_INTERFACE_ADVICE = {
+    "guard": "use fluid.dygraph.guard() as context to run it in imperative mode",
+    "enable_static": "run it in dygraph mode. You can turn off paddle.enable_static() if you "
+                     "are in static mode, or turn off ProgramTranslator if you are using "
+                     "@paddle.jit.to_static"}
 
 
 class Variable:
@@ -216,11 +222,10 @@ class Variable:
             raise error("Variable.%s(): %r was declared in a Program (block.create_var) and "
                         "holds no value; in dygraph mode values are eager tensors "
                         "(fluid.dygraph.to_variable)" % (method, self.name))
-        if method in _PADDLE18_FAKE_INTERFACES and versions.switch("dygraph_only_error") == \
-                "paddle":
-            raise AssertionError(
-                "'%s' should be called by imperative Varible in imperative mode, please use "
-                "fluid.dygraph.guard() as context to run it in imperative mode" % method)
+        advice = _FAKE_INTERFACE_ADVICE.get(versions.switch("dygraph_only_error"))
+        if method in _FAKE_INTERFACES and advice is not None:
+            raise AssertionError("'%s' should be called by imperative Varible in imperative "
+                                 "mode, please %s" % (method, advice))
         raise DygraphOnlyError("Variable.%s() is only available in dygraph mode (on eager "
                                "tensors, e.g. inside fluid.dygraph.guard()); in static mode "
                                "fetch %r with Executor.run" % (method, self.name))

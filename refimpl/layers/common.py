@@ -137,7 +137,7 @@ def in_place(out_of_place, public_name):
     @functools.wraps(out_of_place)
     def layer(x, *args, **kwargs):
         if isinstance(x, Tensor):
-            return x._inplace_from(out_of_place(x, *args, **kwargs))
+            return x._change_in_place(out_of_place, *args, **kwargs)
         warnings.warn("%s: in-place is dygraph-only; the static graph gets a new variable "
                       "(as %s)" % (public_name, out_of_place.__name__), stacklevel=2)
         return out_of_place(x, *args, **kwargs)

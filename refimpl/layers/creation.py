@@ -2,6 +2,8 @@
 parameters (paddle.* 2.0 and fluid.layers 1.8 names)."""
 import numpy as np
 
+from ..dygraph import inplace
+from ..dygraph.tensor import Tensor
 from ..framework import mode, unique_name
 from ..framework.dtypes import convert_dtype, get_default_dtype
 from ..framework.errors import LayerAssertionError
@@ -202,7 +204,18 @@ def gaussian_random_batch_size_like(input, shape, input_dim_idx=0, output_dim_id
 
 
 def assign(x, output=None):
-    """Copy a Variable, or make a constant from a numpy array / list / number."""
+    """Copy a Variable, or make a constant from a numpy array / list / number. Into an
+    eager Tensor `output` that holds a value, an in-place change (as Paddle 2.0's)."""
+    if isinstance(output, Tensor) and output._value is not None and inplace.tracked():
+        producer = output._before_in_place()
+        _assign(x, output)
+        output._version_counter.bump()
+        output._after_in_place(producer)
+        return output
+    return _assign(x, output)
+
+
+def _assign(x, output):
     helper = LayerHelper("assign")
     if isinstance(x, Variable):
         if output is None:

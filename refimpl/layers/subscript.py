@@ -16,6 +16,7 @@ import numbers
 import numpy as np
 
 from .. import versions
+from ..dygraph import inplace
 from ..dygraph.tensor import Tensor
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
@@ -220,7 +221,18 @@ def getitem(x, index):
 
 def setitem(x, index, value):
     """x[index] = value, written into x's own variable (`set_value`, or `where` for a bool
-    Variable mask), so later ops that read x see the new value."""
+    Variable mask), so later ops that read x see the new value; on an eager Tensor an
+    in-place change (its inplace_version counts it)."""
+    if not isinstance(x, Tensor) or not inplace.tracked():
+        return _setitem(x, index, value)
+    producer = x._before_in_place()
+    _setitem(x, index, value)
+    x._version_counter.bump()
+    x._after_in_place(producer)
+    return x
+
+
+def _setitem(x, index, value):
     items = list(index) if isinstance(index, tuple) else [index]
     if len(items) == 1 and isinstance(items[0], Variable) and _is_mask(items[0]):
         return _set_masked(x, items[0], value)

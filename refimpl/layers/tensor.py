@@ -3,6 +3,8 @@ Constants, ranges and random tensors are in creation.py."""
 import numpy as np
 
 from .. import versions
+from ..dygraph import inplace
+from ..dygraph.tensor import Tensor
 from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import LayerAssertionError
@@ -13,12 +15,19 @@ from .common import (append_op_out, as_list, check_dtype, check_static_dtype, ch
 from .creation import fill_constant, runtime_int_list
 
 
+# the ops whose eager output shares its input's storage (Paddle 2.0's view ops)
+_SHARING = ("reshape2", "squeeze2", "unsqueeze2", "flatten_contiguous_range")
+
+
 def _view(op_type, x, attrs, name=None, inputs=None, layer_type=None):
     """A view-changing op (reshape2, transpose2, ...): Out plus the XShape helper output,
-    named after `layer_type` (default: the op type)."""
+    named after `layer_type` (default: the op type). An eager one of _SHARING shares x's
+    storage: an in-place change of either reaches the other."""
     check_variable(x, "x", op_type)
     out, _ = append_op_out(op_type, dict({"X": [x]}, **(inputs or {})), attrs, name,
                            extra_outputs=[("XShape", None)], layer_type=layer_type)
+    if op_type in _SHARING and isinstance(out, Tensor) and inplace.tracked():
+        out._share_storage(x)
     return out
 
 

@@ -1,0 +1,160 @@
+"""Paddle 2.0's in-place versions in dynamic mode (refimpl/dygraph/inplace.py): the
+counter each in-place change bumps, the storage the view ops and detach share, and the
+backward error for a tensor an op saved for its gradient that changed in place since.
+The counts follow 2.0's test_inplace / test_detach / test_view_op_reuse_allocation; the
+error texts are 2.0's basic_engine.cc and 3.3.1's (measured)."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+import refimpl.nn.functional as F
+
+pytestmark = pytest.mark.usefixtures("dygraph")
+
+
+def t(values, stop_gradient=True, dtype="float32"):
+    return paddle.to_tensor(np.asarray(values, dtype), stop_gradient=stop_gradient)
+
+
+def test_each_in_place_change_counts_once():
+    x = t(np.ones((4, 2, 3)))
+    assert x.inplace_version == 0
+    x[0] = 1.1
+    assert x.inplace_version == 1
+    x[1:2] = t(np.full((1, 2, 3), 2.0))
+    assert x.inplace_version == 2
+    paddle.assign(paddle.ones([4, 2, 3]), x)      # assign into an output is a change too
+    assert x.inplace_version == 3
+    paddle.tanh_(x)
+    assert x.inplace_version == 4
+    x.reshape_([24]).squeeze_().unsqueeze_(0)     # the Tensor methods count alike
+    assert x.inplace_version == 7 and x.shape == [1, 24]
+    np.testing.assert_allclose(x.numpy(), np.full((1, 24), np.tanh(1.0)), rtol=1e-6)
+    y = paddle.tanh(x)                            # an out-of-place op counts nothing
+    assert x.inplace_version == 7 and y.inplace_version == 0
+
+
+@pytest.mark.parametrize("call", [
+    lambda v: paddle.reshape_(v, [-1]), lambda v: paddle.squeeze_(v),
+    lambda v: paddle.unsqueeze_(v, -1), lambda v: paddle.tanh_(v), lambda v: F.relu_(v),
+    lambda v: F.elu_(v), lambda v: F.softmax_(v),
+    lambda v: paddle.scatter_(v, t([1, 0], dtype="int64"), t(np.ones((2, 2, 1))))])
+def test_the_in_place_apis_return_their_input_one_version_on(call):
+    x = t(np.arange(6.0).reshape(3, 2, 1) - 2.0)
+    assert call(x) is x
+    assert x.inplace_version == 1
+
+
+def test_views_and_detach_share_storage_and_version():
+    x = t(np.arange(6.0).reshape(2, 3, 1))
+    views = [paddle.squeeze(x), paddle.reshape(x, [3, 2]), paddle.unsqueeze(x, 0),
+             paddle.flatten(x), x.detach()]
+    assert [v.inplace_version for v in views] == [0] * 5
+    views[0][0] = 9.0                               # through one view ...
+    expected = np.array([9, 9, 9, 3, 4, 5], "float32")
+    for v in [x] + views:                           # ... every tensor of the storage
+        np.testing.assert_array_equal(v.numpy().ravel(), expected)
+        assert v.inplace_version == 1
+    paddle.tanh_(views[4])                          # an in-place API on the detached one
+    for v in [x] + views:
+        np.testing.assert_allclose(v.numpy().ravel(), np.tanh(expected), rtol=1e-6)
+        assert v.inplace_version == 2
+    late = paddle.reshape(x, [6])                   # a view made later starts at the count
+    assert late.inplace_version == 2
+    x[0] = 0.0
+    assert late.inplace_version == views[1].inplace_version == 3
+    np.testing.assert_array_equal(late.numpy()[:3], [0, 0, 0])
+
+
+def test_transpose_and_slices_copy():
+    """Only reshape / squeeze / unsqueeze / flatten (and detach) share storage, as
+    2.0's view ops; transpose and slicing make new tensors."""
+    x = t(np.zeros((2, 3)))
+    moved, part = paddle.transpose(x, [1, 0]), x[0]
+    x[0] = 1.0
+    np.testing.assert_array_equal(moved.numpy(), np.zeros((3, 2)))
+    np.testing.assert_array_equal(part.numpy(), np.zeros(3))
+    assert moved.inplace_version == part.inplace_version == 0
+
+
+def test_a_change_before_the_op_reads_it_keeps_the_gradient_right():
+    av = np.array([0.5, 1.0, 0.7])
+    a = t(av, stop_gradient=False, dtype="float64")
+    b = a * a
+    b[1:2] = 0.3
+    c = paddle.tanh_(b)                             # b = tanh(a^2), b[1] = tanh(0.3)
+    (c * c).sum().backward()
+    th = np.tanh(av ** 2)
+    grad = 2 * th * (1 - th ** 2) * 2 * av          # d tanh(a^2)^2 / da
+    grad[1] = 0.0                                   # the overwritten element
+    np.testing.assert_allclose(a.gradient(), grad, rtol=1e-12)
+
+
+def test_a_change_after_an_op_saved_the_tensor_is_refused(paddle_version):
+    def run():
+        a = t(np.ones((4, 2, 3)), stop_gradient=False)
+        b = a ** 2
+        c = b ** 2                                  # elementwise_pow saves b (version 0)
+        view = paddle.reshape(b, [24])
+        view[0:1] = 3.3                             # b changes through its view
+        return b, F.relu(c + b ** 2)
+    b, loss = run()
+    with pytest.raises(RuntimeError) as raised:
+        loss.backward()
+    assert str(raised.value) == (
+        "(PermissionDenied) Tensor '%s' used in gradient computation in grad op "
+        "'elementwise_pow_grad' has been modified by an inplace operation. Its version is 1 "
+        "but the expected version is 0. Please fix your code to void calling an inplace "
+        "operator after using the Tensor which will used in gradient computation.\n"
+        "  [Hint: Expected tensor_version == wrapper_version_snapshot, but received "
+        "tensor_version:1 != wrapper_version_snapshot:0.]" % b.name)
+    with paddle_version("3"):                       # 3.3.1 names no grad op
+        b, loss = run()
+        with pytest.raises(RuntimeError, match="Tensor '%s' used in gradient computation has "
+                                               "been modified" % b.name):
+            loss.backward()
+
+
+def test_a_saved_output_changed_in_place_is_refused_too():
+    a = t([0.5, -1.0], stop_gradient=False)
+    y = paddle.tanh(a)                              # tanh's grad reads its output
+    y[0] = 0.0
+    with pytest.raises(RuntimeError, match="grad op 'tanh_grad'.*version is 1 but the "
+                                           "expected version is 0"):
+        y.sum().backward()
+
+
+def test_ops_that_read_only_shapes_or_inputs_allow_the_change():
+    a = t([1.0, 2.0], stop_gradient=False)
+    b = a ** 2                                      # its grad reads a, not its output b
+    c = b + b                                       # elementwise_add reads b's shape only
+    b[0:1] = 7.0
+    c.sum().backward()
+    np.testing.assert_allclose(a.gradient(), [4.0, 8.0])
+
+
+def test_leaves_that_need_a_gradient_refuse_in_place_apis_uncounted():
+    x = t([1.0, 2.0], stop_gradient=False)
+    with pytest.raises(ValueError, match="Leaf Tensor"):
+        paddle.tanh_(x)
+    assert x.inplace_version == 0
+
+
+@pytest.mark.paddle("1.8")
+def test_paddle_1_8_counts_no_versions_and_shares_no_storage():
+    """Paddle 1.8.5 (measured): no inplace_version; assign into x reaches neither a
+    reshape of x nor its detached copy; backward does not refuse (refimpl's gradient
+    reads the value the op saved; 1.8.5's reads the current one: specs/dygraph.md)."""
+    x = t(np.ones((2, 3)))
+    assert not hasattr(x, "inplace_version")
+    view, detached = paddle.reshape(x, [3, 2]), x.detach()
+    paddle.assign(t(np.full((2, 3), 5.0)), x)
+    np.testing.assert_array_equal(x.numpy(), np.full((2, 3), 5.0))
+    np.testing.assert_array_equal(view.numpy(), np.ones((3, 2)))
+    np.testing.assert_array_equal(detached.numpy(), np.ones((2, 3)))
+    a = t([1.0, 2.0], stop_gradient=False)
+    b = a * 2.0
+    c = paddle.sum(b * b)
+    paddle.assign(t([10.0, 10.0]), b)
+    c.backward()
+    np.testing.assert_allclose(a.gradient(), [8.0, 16.0])
