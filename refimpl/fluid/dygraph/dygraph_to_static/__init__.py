@@ -71,6 +71,17 @@ def declarative(function=None, input_spec=None):
 
 dygraph_to_static_func = declarative
 
-# Paddle 2.0 code imports the translator from its module:
-# fluid.dygraph.dygraph_to_static.program_translator.ProgramTranslator
-globals().update(group(__name__, globals(), {"program_translator": ["ProgramTranslator"]}))
+def __getattr__(name):
+    """Paddle 2.0's modules program_translator (ProgramTranslator, StaticFunction,
+    ConcreteProgram) and partial_program, made at first use: their classes live in
+    refimpl/jit, which imports this package."""
+    from ....jit import partial_program, static_function
+    table = {"program_translator": ["ProgramTranslator", "ConcreteProgram", "StaticFunction"],
+             "partial_program": ["PartialProgramLayer", "partial_program_from"]}
+    if name not in table:
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    names = {**vars(static_function), **vars(partial_program),
+             "ProgramTranslator": ProgramTranslator}
+    module = group(__name__, names, {name: table[name]})[name]
+    globals()[name] = module
+    return module
