@@ -32,7 +32,10 @@ def traced_program(layer, input_specs, call, evaluation=True):
     training = [sub.training for sub in layers]
     twins, swapped = {}, []     # id(eager tensor) -> static variable; (registry, key, tensor)
     try:
-        with program_guard(program, Program()), mode.translating():
+        # static mode inside, whatever program_guard does in this profile (1.8's leaves
+        # the mode, and fluid.data in dynamic mode would switch to static for good)
+        with program_guard(program, Program()), mode.dygraph_guard(False), \
+                mode.translating():
             block = program.global_block()
             for sub in layers:
                 for registry in (sub._parameters, sub._buffers):

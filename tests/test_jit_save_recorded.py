@@ -1,0 +1,182 @@
+"""paddle.jit.save of a Layer without input_spec, as Paddle 2.0 users write it: the
+to_static forward records a program at each new input signature, jit.save writes the last
+one (with 2.0's input_spec / output_spec pruning and the other to_static methods), and
+jit.load gives a TranslatedLayer computing the same outputs and gradients (specs/jit.md)."""
+import os
+
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl.static import InputSpec
+
+
+class _Net(paddle.nn.Layer):
+    """y = x W + b and its mean, and a second to_static method."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(3, 2)
+
+    @paddle.jit.to_static
+    def forward(self, x):
+        y = self.fc(x)
+        return y, paddle.mean(y)
+
+    @paddle.jit.to_static
+    def doubled(self, x):
+        return self.fc(x) * 2.0
+
+
+def _trained(steps=3):
+    """A _Net after `steps` SGD steps on inputs of shape [4, 3] (the recorded shape)."""
+    net = _Net()
+    opt = paddle.optimizer.SGD(learning_rate=0.1, parameters=net.parameters())
+    x = paddle.to_tensor(np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(4, 3))
+    for _ in range(steps):
+        y, loss = net(x)
+        loss.backward()
+        opt.step()
+        opt.clear_grad()
+    net.doubled(x)      # every to_static method needs a program for jit.save
+    return net, x, y
+
+
+def test_save_without_input_spec_saves_what_forward_recorded(tmp_path, dygraph):
+    net, x, y = _trained()
+    assert net.forward.get_traced_count() == 1     # one signature: one program
+    path = str(tmp_path / "net")
+    paddle.jit.save(net, path, output_spec=[y])    # keep y, prune the mean
+    assert sorted(os.listdir(tmp_path)) == ["net.doubled.pdiparams", "net.doubled.pdmodel",
+                                           "net.pdiparams", "net.pdiparams.info",
+                                           "net.pdmanifest", "net.pdmodel"]
+    loaded = paddle.jit.load(path)
+    feed, = loaded._input_spec()
+    assert feed.shape == (4, 3) and feed.name == x.name     # the Tensor the call was given
+    data = np.array([[1.0, 2.0, -1.0], [0.5, 0.0, 3.0], [2.0, -2.0, 1.0], [0.0, 1.0, 1.0]],
+                    np.float32)
+    w, b = net.fc.weight.numpy(), net.fc.bias.numpy()
+    expected = data @ w + b
+    out = loaded(paddle.to_tensor(data))
+    np.testing.assert_allclose(out.numpy(), expected, rtol=1e-6)
+    np.testing.assert_allclose(loaded.doubled(paddle.to_tensor(data)).numpy(), 2 * expected,
+                               rtol=1e-6)
+    # gradients of sum(y^2): dW = x^T 2y, db = column sums of 2y, in both layers
+    loaded.train()
+    (out * out).sum().backward()
+    net_out = net(paddle.to_tensor(data))[0]
+    (net_out * net_out).sum().backward()
+    by_saved_name = {p.name.rsplit(".load_", 1)[0]: p for p in loaded.parameters()}
+    for param, want in ((net.fc.weight, data.T @ (2 * expected)),
+                        (net.fc.bias, (2 * expected).sum(0))):
+        np.testing.assert_allclose(np.asarray(param.grad), want, rtol=1e-5)
+        np.testing.assert_allclose(np.asarray(by_saved_name[param.name].grad), want,
+                                   rtol=1e-5)
+
+
+def test_the_last_recorded_program_is_saved_and_outputs_take_its_names(tmp_path, dygraph):
+    net = _Net()
+    y4, _ = net(paddle.to_tensor(np.ones((4, 3), np.float32)))
+    y2, mean2 = net(paddle.to_tensor(np.ones((2, 3), np.float32)))
+    assert net.forward.get_traced_count() == 2
+    path = str(tmp_path / "net")
+    with pytest.raises(ValueError, match="No valid transformed program for doubled"):
+        paddle.jit.save(net, path)
+    net.doubled(paddle.to_tensor(np.ones((2, 3), np.float32)))
+    assert [v.name for v in net.forward.outputs] == [y2.name, mean2.name]
+    assert net.forward.inputs[0].shape == (2, 3)
+    paddle.jit.save(net, path, output_spec=[y2])
+    assert paddle.jit.load(path)._input_spec()[0].shape == (2, 3)
+    # an output_spec naming no output of the program, shorter than its outputs: an error
+    with pytest.raises(ValueError, match="output_spec's Tensor .* is no output"):
+        paddle.jit.save(net, path, output_spec=[paddle.to_tensor(np.ones(2, np.float32))])
+    # other to_static methods: input_spec is refused (2.0)
+    with pytest.raises(ValueError, match="static functions other than 'forward'"):
+        paddle.jit.save(net, path, input_spec=[InputSpec([None, 3])])
+    with pytest.raises(ValueError, match="config \\(model_filename\\)"):
+        paddle.jit.save(net, path, model_filename="m")
+
+
+class _Labelled(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(3, 2)
+
+    @paddle.jit.to_static(input_spec=[InputSpec([None, 3], "float32", "image"),
+                                      InputSpec([None, 1], "int64", "label")])
+    def forward(self, x, label):
+        return self.fc(x)
+
+
+def test_input_spec_prunes_and_must_agree_with_to_static(tmp_path, dygraph):
+    net = _Labelled()
+    # never called: the program of to_static's input_spec; feeds named by the specs
+    assert [v.name for v in net.forward.inputs] == ["image", "label"]
+    path = str(tmp_path / "net")
+    paddle.jit.save(net, path, input_spec=[InputSpec([None, 3], "float32", "image")])
+    loaded = paddle.jit.load(path)
+    assert [s.name for s in loaded._input_spec()] == ["image"]
+    data = np.array([[1.0, 0.0, -1.0]], np.float32)
+    np.testing.assert_allclose(loaded(paddle.to_tensor(data)).numpy(),
+                               data @ net.fc.weight.numpy() + net.fc.bias.numpy(), rtol=1e-6)
+    with pytest.raises(ValueError, match="names no input of the program"):
+        paddle.jit.save(net, path, input_spec=[InputSpec([None, 3], "float32", "x")])
+    fresh = _Labelled()
+    with pytest.raises(ValueError, match="conflict with the `input_spec`"):
+        paddle.jit.save(fresh, path, input_spec=[InputSpec([None, 3], "float64"),
+                                                 InputSpec([None, 1], "int64")])
+
+
+def test_load_checks_configs_paths_and_the_info_file(tmp_path, dygraph):
+    net, _, y = _trained(1)
+    path = str(tmp_path / "net")
+    paddle.jit.save(net, path)
+    with pytest.raises(ValueError, match="config \\(separate_params\\)"):
+        paddle.jit.load(path, separate_params=True)
+    with pytest.raises(ValueError, match="to load model not exists"):
+        paddle.jit.load(str(tmp_path / "other"))
+    # paddle.load of the prefix: the state dict by structured names (2.0)
+    state = paddle.load(path)
+    assert sorted(state) == ["fc.bias", "fc.weight"]
+    np.testing.assert_array_equal(state["fc.weight"], net.fc.weight.numpy())
+    # an info file (written by hand, the manifest removed) lacking a variable
+    from refimpl.framework.paddle_formats import safe_pickle
+    os.remove(path + ".pdmanifest")
+    with open(path + ".pdiparams.info", "wb") as f:
+        f.write(safe_pickle.dumps({}, "test"))
+    with pytest.raises(RuntimeError, match="not complete: the variable"):
+        paddle.jit.load(path)
+    os.remove(path + ".pdiparams")
+    with pytest.raises(ValueError, match="incomplete"):
+        paddle.jit.load(path)
+
+
+def test_program_cache_partial_program_and_a_disabled_translator(dygraph):
+    from refimpl.fluid.dygraph.dygraph_to_static import ProgramTranslator
+    from refimpl.fluid.dygraph.dygraph_to_static import partial_program
+    net = _Net()
+    x = paddle.to_tensor(np.array([[1.0, 2.0, 3.0]], np.float32))
+    y, _ = net(x)
+    _, (concrete, partial) = net.forward.program_cache.last()
+    assert len(net.forward.program_cache.concrete_programs()) == 1
+    # the recorded program, run on other values, computes what forward computes
+    data = np.array([[0.5, -1.0, 2.0]], np.float32)
+    got, _ = partial([paddle.to_tensor(data)])
+    np.testing.assert_allclose(got.numpy(), net(paddle.to_tensor(data))[0].numpy(), rtol=1e-6)
+    params = concrete.parameters
+    concrete.parameters = params[0]
+    with pytest.raises(TypeError, match="should be list or tuple"):
+        partial_program.partial_program_from(concrete)
+    concrete.parameters = ["fc.w_0"] + params[1:]
+    with pytest.raises(TypeError, match="self._params\\[0\\]"):
+        partial_program.partial_program_from(concrete)
+    translator = ProgramTranslator()
+    translator.enable(False)
+    try:
+        other = _Net()
+        other(x)
+        assert other.forward.get_traced_count() == 0     # ran as written, recorded nothing
+        with pytest.raises(RuntimeError, match="ProgramTranslator.enable to False"):
+            paddle.jit.save(other, "unused")
+    finally:
+        translator.enable(True)
