@@ -180,3 +180,62 @@ def test_program_cache_partial_program_and_a_disabled_translator(dygraph):
             paddle.jit.save(other, "unused")
     finally:
         translator.enable(True)
+
+
+def test_signatures_unify_defaults_and_keywords(dygraph):
+    """2.0's FunctionSpec: foo(x, y) and foo(x, y, 1, 2) are one signature (the defaults
+    filled in), another value of c a new one; a missing argument is a ValueError."""
+    def foo(a, b, c=1, d=2):
+        return a + b
+    static_foo = paddle.jit.to_static(foo)
+    first, _ = static_foo.get_concrete_program(InputSpec([None, 10]), InputSpec([10]))
+    again, _ = static_foo.get_concrete_program(InputSpec([None, 10]), InputSpec([10]), 1, 2)
+    assert again is first and static_foo.get_traced_count() == 1
+    other, _ = static_foo.get_concrete_program(InputSpec([None, 10]), InputSpec([10]), c=2)
+    assert other is not first and static_foo.get_traced_count() == 2
+    assert [v.name for v in other.inputs[:2]] == ["a", "b"] and other.inputs[2:] == (2, 2)
+    with pytest.raises(ValueError, match="requires `b` arguments"):
+        static_foo.get_concrete_program(InputSpec([10]))
+    with pytest.raises(TypeError, match="unexpected keyword argument 'e'"):
+        static_foo.get_concrete_program(InputSpec([10]), InputSpec([10]), e=4)
+    x = np.ones((2, 10), np.float32)
+    np.testing.assert_array_equal(static_foo(paddle.to_tensor(x), x[0], d=5).numpy(), 2 * x)
+    assert static_foo.get_traced_count() == 3      # shapes [2, 10], [10]; d=5
+
+
+def test_a_function_that_cannot_be_recorded_runs_and_its_error_waits(tmp_path, dygraph):
+    class Scaled(paddle.nn.Layer):
+        @paddle.jit.to_static
+        def forward(self, x):
+            return x * float(x.numpy().sum())      # a static Variable has no value
+    net = Scaled()
+    x = np.array([1.0, 2.0], np.float32)
+    np.testing.assert_array_equal(net(paddle.to_tensor(x)).numpy(), x * 3.0)
+    assert net.forward.get_traced_count() == 0
+    with pytest.raises(Exception) as raised:
+        net.forward.concrete_program
+    with pytest.raises(type(raised.value)):
+        paddle.jit.save(net, str(tmp_path / "scaled"))
+    assert not os.listdir(tmp_path)
+
+
+def test_partial_program_follows_the_layer_mode(dygraph):
+    class Dropped(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.drop = paddle.nn.Dropout(0.5)
+
+        @paddle.jit.to_static
+        def forward(self, x):
+            return self.drop(x)
+    net = Dropped()
+    x = paddle.to_tensor(np.ones((1, 1000), np.float32))
+    net(x)
+    _, (_, partial) = net.forward.program_cache.last()
+    assert partial.program is partial._train_program
+    out = partial([x]).numpy()
+    assert set(np.unique(out)) == {0.0, 2.0}
+    net.eval()
+    net(x)
+    assert partial.program is partial._infer_program
+    np.testing.assert_array_equal(partial([x]).numpy(), x.numpy())

@@ -37,8 +37,7 @@ def _static_variables(structure):
 class PartialProgramLayer:
     """`main_program` run on the eager inputs fed to its `inputs` variables, with
     `parameters` (the eager parameters and buffers, by name): the outputs, structured as
-    `outputs`. In training mode ops with an `is_test` attribute run with it False, in
-    evaluation mode True, as 2.0 switches its program."""
+    `outputs`. Its `training` picks the program, as 2.0 switches it."""
 
     def __init__(self, main_program, inputs, outputs, parameters):
         if not isinstance(parameters, (list, tuple)):
@@ -49,9 +48,16 @@ class PartialProgramLayer:
                 raise TypeError("Type of self._params[%d] in PartialProgramLayer should be "
                                 "Parameter or Variable, but received %s."
                                 % (i, type(param).__name__))
-        self._program, self._inputs, self._outputs = main_program, inputs, outputs
-        self._params = list(parameters)
+        self._inputs, self._outputs, self._params = inputs, outputs, list(parameters)
+        self._train_program = main_program
+        self._infer_program = main_program.clone(for_test=True)
         self.training = True
+
+    @property
+    def program(self):
+        """The program a call runs: the recorded one in training mode, its for_test clone
+        (is_test on) in evaluation mode."""
+        return self._train_program if self.training else self._infer_program
 
     def __call__(self, inputs):
         feeds = _static_variables(list(self._inputs))
@@ -62,9 +68,10 @@ class PartialProgramLayer:
         env = {p.name: p for p in self._params}
         env.update((v.name, x if isinstance(x, Tensor) else Tensor(x))
                    for v, x in zip(feeds, given))
-        run_ops(self._program.global_block().ops, env, is_test=not self.training)
-        return pack_sequence_as(self._outputs, [env[v.name] if isinstance(v, Variable) else v
+        run_ops(self.program.global_block().ops, env)
+        outs = pack_sequence_as(self._outputs, [env[v.name] if isinstance(v, Variable) else v
                                                 for v in flatten(self._outputs)])
+        return outs[0] if len(outs) == 1 else outs      # one output: itself, as 2.0
 
 
 def partial_program_from(concrete_program):

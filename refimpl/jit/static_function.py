@@ -23,6 +23,7 @@ from ..framework import mode
 from ..framework.nest import flatten, map_structure, pack_sequence_as
 from ..framework.program import Variable
 from ..hapi.layer_program import traced_program
+from ..nn import Layer
 from ..static.input_spec import InputSpec
 from .partial_program import partial_program_from
 
@@ -42,7 +43,7 @@ class ConcreteProgram:
 
 class ProgramCache:
     """A StaticFunction's recorded programs, in the order they were recorded: signature
-    -> (ConcreteProgram, its PartialProgramLayer), or the error recording raised."""
+    -> (ConcreteProgram, its PartialProgramLayer)."""
 
     def __init__(self):
         self._caches = {}
@@ -67,7 +68,7 @@ class ProgramCache:
         return key, self._caches[key]
 
     def concrete_programs(self):
-        return [entry[0] for entry in self._caches.values() if not isinstance(entry, Exception)]
+        return [entry[0] for entry in self._caches.values()]
 
 
 def input_specs_compatible(given, declared):
@@ -165,6 +166,8 @@ class StaticFunction:
         self._input_spec = None if input_spec is None else list(input_spec)
         self._class_instance = instance
         self._cache = ProgramCache()
+        # signature -> the error its recording raised; the newest recording's error
+        self._failures, self._last_failure = {}, None
         self._bound = weakref.WeakKeyDictionary()
         self.__wrapped__ = function
         self.__name__ = getattr(function, "__name__", type(function).__name__)
@@ -206,10 +209,13 @@ class StaticFunction:
         if not mode.in_dynamic_mode() or not ProgramTranslator().enable_declarative:
             # static mode (a program being built): the ops are appended as written
             return self._call_as_written(*args, **kwargs)
+        args, kwargs = self._unified(args, kwargs)
         recorded = self._program_for(args, kwargs)
         outputs = self._call_as_written(*args, **kwargs)
         if not isinstance(recorded, Exception):
             self._name_outputs(outputs, recorded[0], args, kwargs)
+            if isinstance(self._class_instance, Layer):     # 2.0 syncs the mode
+                recorded[1].training = self._class_instance.training
         return outputs
 
     def _name_outputs(self, outputs, recorded, args, kwargs):
@@ -224,6 +230,31 @@ class StaticFunction:
                 if isinstance(tensor, Tensor) and isinstance(var, Variable) and \
                         id(tensor) not in kept:
                     tensor.name = var.name
+
+    def _unified(self, args, kwargs):
+        """2.0's unified_args_and_kwargs: the positional parameters as a list, those not
+        given taken from kwargs or their defaults (so foo(x) and foo(x, c=1) are one
+        signature), kwargs what is left (for **kwargs). A function with *args as given."""
+        params = list(self.__signature__.parameters.values())
+        if any(p.kind == p.VAR_POSITIONAL for p in params):
+            return list(args), dict(kwargs)
+        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
+                                                      p.POSITIONAL_OR_KEYWORD)]
+        if len(args) > len(positional):
+            raise ValueError("The decorated function `%s` requires %d arguments: %s, but "
+                             "received %d" % (self.__name__, len(positional),
+                                              [p.name for p in positional], len(args)))
+        args, kwargs = list(args), dict(kwargs)
+        for p in positional[len(args):]:
+            if p.name in kwargs:
+                args.append(kwargs.pop(p.name))
+            elif p.default is not p.empty:
+                args.append(p.default)
+            else:
+                raise ValueError("`%s()` requires `%s` arguments, but not found in input "
+                                 "`args`: %s and `kwargs`: %s."
+                                 % (self.__name__, p.name, args, kwargs))
+        return args, kwargs
 
     def _specs_of(self, args, kwargs):
         """2.0's args_to_input_spec: the arguments with their Tensors as InputSpecs (the
@@ -251,12 +282,17 @@ class StaticFunction:
         new), or the error its recording raised."""
         spec_args, spec_kwargs = self._specs_of(args, kwargs)
         key = _hashable([spec_args, spec_kwargs])
-        if key not in self._cache:     # the last recorded stays last, as in 2.0
+        if key in self._cache:      # the last recorded stays last, as in 2.0
+            return self._cache[key]
+        if key not in self._failures:
+            self._last_failure = None
             try:
                 self._cache[key] = self._record(spec_args, spec_kwargs)
             except Exception as error:      # kept for whoever needs the program
-                self._cache[key] = error
-        return self._cache[key]
+                self._failures[key] = self._last_failure = error
+                return error
+            return self._cache[key]
+        return self._failures[key]
 
     def _record(self, spec_args, spec_kwargs):
         structure = [spec_args, spec_kwargs]
@@ -280,6 +316,14 @@ class StaticFunction:
                                    program, list(tensors.values()), self._dygraph_function)
         return concrete, partial_program_from(concrete)
 
+    def get_concrete_program(self, *args, **kwargs):
+        """(ConcreteProgram, PartialProgramLayer) of these arguments (InputSpecs stand for
+        Tensors), recorded now when their signature is new."""
+        recorded = self._program_for(*self._unified(args, kwargs))
+        if isinstance(recorded, Exception):
+            raise recorded
+        return recorded
+
     def get_traced_count(self):
         return len(self._cache)
 
@@ -291,6 +335,8 @@ class StaticFunction:
         """2.0's: the last recorded program; none yet: the program of the to_static
         input_spec (input_spec, jit.save's, must be compatible with it), else of
         input_spec; neither: ValueError."""
+        if self._last_failure is not None:
+            raise self._last_failure
         if not self._cache:
             wanted = input_spec
             if self._input_spec is not None:
@@ -306,11 +352,8 @@ class StaticFunction:
                     "No valid transformed program for %s: specify `input_spec` in "
                     "`@paddle.jit.to_static` or call the decorated function once"
                     % self.__name__)
-            self._program_for(list(wanted), {})
-        recorded = self._cache.last()[1]
-        if isinstance(recorded, Exception):
-            raise recorded
-        return recorded[0]
+            return self.get_concrete_program(*wanted)[0]
+        return self._cache.last()[1][0]
 
     @property
     def concrete_program(self):
