@@ -239,3 +239,26 @@ def test_partial_program_follows_the_layer_mode(dygraph):
     net(x)
     assert partial.program is partial._infer_program
     np.testing.assert_array_equal(partial([x]).numpy(), x.numpy())
+
+
+def test_python_while_on_a_tensor_is_not_recorded_and_does_not_hang(dygraph):
+    """Recording runs the function in static mode, where `i < n` is a Variable: its truth
+    value is an error there (a static Variable is otherwise truthy, so the loop would never
+    end); the eager call is unaffected."""
+    @paddle.jit.to_static
+    def count_up(x):
+        i = paddle.zeros([1], "int64")
+        n = paddle.full([1], 3, "int64")
+        while i < n:
+            x = x + 1
+            i = i + 1
+        return x
+    out = count_up(paddle.to_tensor(np.zeros(2, np.float32)))
+    np.testing.assert_array_equal(out.numpy(), [3.0, 3.0])
+    with pytest.raises(TypeError, match="truth value of static Variable .* while_loop"):
+        count_up.concrete_program
+    paddle.enable_static()
+    try:    # outside a recording a static Variable is truthy, as Paddle's
+        assert bool(paddle.static.data("flag", [1], "bool"))
+    finally:
+        paddle.disable_static()

@@ -1,6 +1,7 @@
 """Paddle 1.8's dygraph-to-static names: declarative, dygraph_to_static_func and
 ProgramTranslator, without 1.8's source rewriting. refimpl runs the decorated function as
-written: eagerly in dynamic mode (what 1.8 returns there, too), and in static mode on the
+written: eagerly in dynamic mode (what 1.8 returns there, too; the StaticFunction also
+records each new input signature's static program, refimpl/jit), and in static mode on the
 static Variables it is given, building ops into the current program. Python control flow
 on tensor values therefore is not turned into cond / while ops: it runs eagerly in dynamic
 mode, and in static mode raises the Variable's error (use fluid.layers.cond /
