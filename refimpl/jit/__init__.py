@@ -164,12 +164,9 @@ def save(layer, path, input_spec=None, **configs):
                 program.main_program, [block.var(n) for n in feeds], fetches,
                 "paddle.jit.save", "" if name == "forward" else "." + name))
     if info:        # as Paddle 3.3.1: a model without persistables has no .info
-        files[INFO_SUFFIX] = _bytes(safe_pickle.dumps(info, "paddle.jit.save info"))
+        data = safe_pickle.dumps(info, "paddle.jit.save info")
+        files[INFO_SUFFIX] = lambda file: file.write(data)
     checkpoint.write_checkpoint(os.fspath(path), files, "paddle.jit.save")
-
-
-def _bytes(data):
-    return lambda file: file.write(data)
 
 
 def _other_methods(prefix):

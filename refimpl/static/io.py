@@ -488,14 +488,10 @@ def inference_model_writers(program, feed_vars, fetch_vars, fn, suffix=""):
     return files
 
 
-def write_inference_model(path_prefix, program, feed_vars, fetch_vars, fn, extra_files=None):
-    """save_inference_model's files for `program`, with `extra_files` ({suffix: bytes or a
-    writer}, paddle.jit.save's .pdiparams.info and other methods' programs) in the same
-    all-or-nothing checkpoint."""
+def write_inference_model(path_prefix, program, feed_vars, fetch_vars, fn):
+    """save_inference_model's files for `program`, one all-or-nothing checkpoint."""
     prefix = _prefix(path_prefix, fn, ())
     files = inference_model_writers(program, feed_vars, fetch_vars, fn)
-    files.update((suffix, data if callable(data) else _bytes_writer(data))
-                 for suffix, data in (extra_files or {}).items())
     for suffix in files:
         if os.path.isdir(prefix + suffix):
             raise ValueError("%s: '%s' is an existing directory" % (fn, prefix + suffix))
