@@ -262,3 +262,47 @@ def test_python_while_on_a_tensor_is_not_recorded_and_does_not_hang(dygraph):
         assert bool(paddle.static.data("flag", [1], "bool"))
     finally:
         paddle.disable_static()
+
+
+class _Relu(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(3, 3)
+
+    @paddle.jit.to_static
+    def forward(self, x):
+        return paddle.nn.functional.relu(self.fc(x))
+
+
+def test_a_loaded_layer_inside_a_to_static_layer_is_recorded_and_saved_again(tmp_path,
+                                                                             dygraph):
+    inner = _Relu()
+    x = paddle.to_tensor(np.array([[1.0, -2.0, 0.5], [0.3, 0.2, -0.1]], np.float32))
+    inner(x)
+    paddle.jit.save(inner, str(tmp_path / "inner"))
+
+    class Outer(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.loaded = paddle.jit.load(str(tmp_path / "inner"))
+            self.fc = paddle.nn.Linear(3, 3)
+
+        @paddle.jit.to_static
+        def forward(self, x):       # the loaded layer twice: its ops appended twice
+            return self.loaded(self.fc(self.loaded(x)))
+    outer = Outer()
+    y = outer(x)
+    relu = lambda v: np.maximum(v, 0)      # noqa: E731
+    w, b = inner.fc.weight.numpy(), inner.fc.bias.numpy()
+    w2, b2 = outer.fc.weight.numpy(), outer.fc.bias.numpy()
+    expected = relu((relu(x.numpy() @ w + b) @ w2 + b2) @ w + b)
+    np.testing.assert_allclose(y.numpy(), expected, rtol=1e-5)
+    paddle.jit.save(outer, str(tmp_path / "outer"))
+    again = paddle.jit.load(str(tmp_path / "outer"))
+    np.testing.assert_allclose(again(x).numpy(), expected, rtol=1e-5)
+    assert len(again.parameters()) == 4     # the loaded layer's two, once
+    # a loaded layer saved again with an input_spec
+    paddle.jit.save(paddle.jit.load(str(tmp_path / "inner")), str(tmp_path / "resaved"),
+                    input_spec=[InputSpec([None, 3], "float32")])
+    np.testing.assert_allclose(paddle.jit.load(str(tmp_path / "resaved"))(x).numpy(),
+                               relu(x.numpy() @ w + b), rtol=1e-5)

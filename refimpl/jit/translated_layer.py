@@ -9,7 +9,7 @@ import numpy as np
 from .. import versions
 from ..dygraph.tensor import ParamBase, Tensor
 from ..framework import unique_name
-from ..framework.program import Block
+from ..framework.program import Block, Variable, default_main_program
 from ..nn import Layer
 from ..static.input_spec import InputSpec
 from .partial_program import run_ops
@@ -62,7 +62,7 @@ class TranslatedLayer(Layer):
     def __init__(self, programs, values, info=None):
         super().__init__()
         self._methods = {name: _Method(*program) for name, program in programs.items()}
-        self._by_var_name = {}
+        self._param_keys = {}       # saved variable name -> its key in self._parameters
         renamed = versions.switch("translated_layer_var_names") == "load_suffix"
         for i, name in enumerate(sorted(values)):
             saved = (info or {}).get(name)
@@ -75,7 +75,7 @@ class TranslatedLayer(Layer):
                               unique_name.generate(name + ".load") if renamed else name,
                               trainable=trainable)
             self.add_parameter("param_%d" % i, param)
-            self._by_var_name[name] = param
+            self._param_keys[name] = "param_%d" % i
         for name in self._methods:
             if name != "forward":
                 object.__setattr__(self, name, types.MethodType(
@@ -115,10 +115,38 @@ class TranslatedLayer(Layer):
             raise TypeError("TranslatedLayer.%s: the program takes %d inputs %s, got %d"
                             % (method_name, len(method.feed_names), method.feed_names,
                                len(inputs)))
-        env = dict(self._by_var_name)
+        # the registry, not a copy: a recording swaps the parameters for static twins
+        env = {name: self._parameters[key] for name, key in self._param_keys.items()}
+        if any(isinstance(x, Variable) and not isinstance(x, Tensor) for x in inputs):
+            return self._append_to_program(method, env, inputs)
         for name, x in zip(method.feed_names, inputs):
             env[name] = x if isinstance(x, Tensor) else Tensor(np.asarray(x))
         # training: dropout drops; evaluation: the saved is_test attributes
         run_ops(method.ops, env, is_test=False if self.training else None)
+        outputs = [env[n] for n in method.fetch_names]
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def _append_to_program(self, method, env, inputs):
+        """Called on static Variables (a to_static Layer holding this one records its
+        program, or jit.save records this one): the method's ops appended to the current
+        block, each temporary a new variable (named after the saved one, made unique: a
+        layer called twice appends its ops twice)."""
+        block = default_main_program().current_block()
+        saved = method.program.global_block()
+        env.update(zip(method.feed_names, inputs))
+        for op in method.ops:
+            outs = {}
+            for slot, names in op.outputs.items():
+                for n in names:
+                    if n not in env:
+                        var = saved.var(n)
+                        env[n] = block.create_var(name=unique_name.generate(n), shape=var.shape,
+                                                  dtype=var.dtype, stop_gradient=var.stop_gradient)
+                outs[slot] = [env[n] for n in names]
+            attrs = dict(op.attrs, is_test=not self.training) if "is_test" in op.attrs \
+                else op.attrs
+            block.append_op(type=op.type, outputs=outs, attrs=attrs,
+                            inputs={slot: [env[n] for n in names]
+                                    for slot, names in op.inputs.items()})
         outputs = [env[n] for n in method.fetch_names]
         return outputs[0] if len(outputs) == 1 else outputs
