@@ -306,3 +306,13 @@ def test_a_loaded_layer_inside_a_to_static_layer_is_recorded_and_saved_again(tmp
                     input_spec=[InputSpec([None, 3], "float32")])
     np.testing.assert_allclose(paddle.jit.load(str(tmp_path / "resaved"))(x).numpy(),
                                relu(x.numpy() @ w + b), rtol=1e-5)
+
+
+def test_classmethod_over_to_static_is_refused_as_in_2_0(dygraph):
+    class Holder:
+        @classmethod
+        @paddle.jit.to_static
+        def twice(cls, x):
+            return x * 2.0
+    with pytest.raises(NotImplementedError, match="more than one decorator"):
+        Holder().twice(paddle.to_tensor(np.ones(2, np.float32)))

@@ -206,6 +206,11 @@ class StaticFunction:
 
     def __call__(self, *args, **kwargs):
         from ..fluid.dygraph.dygraph_to_static import ProgramTranslator
+        if inspect.isclass(self._class_instance):       # classmethod over to_static
+            raise NotImplementedError(
+                "The decorated function `%s` is bound to the class %s: the function has "
+                "more than one decorator (classmethod over to_static), we don't support "
+                "this for now." % (self.__name__, self._class_instance.__name__))
         if not mode.in_dynamic_mode() or not ProgramTranslator().enable_declarative:
             # static mode (a program being built): the ops are appended as written
             return self._call_as_written(*args, **kwargs)
