@@ -173,13 +173,20 @@ class StaticFunction:
         self.__name__ = getattr(function, "__name__", type(function).__name__)
         self.__doc__ = getattr(function, "__doc__", None)
 
+    def __set_name__(self, owner, name):
+        self._attribute = name
+
     def __get__(self, instance, owner):
         if instance is None or self._class_instance is not None:
             return self
-        if instance not in self._bound:
-            self._bound[instance] = StaticFunction(self._dygraph_function, self._input_spec,
-                                                   instance)
-        return self._bound[instance]
+        bound = StaticFunction(self._dygraph_function, self._input_spec, instance)
+        name = getattr(self, "_attribute", None)
+        if name is not None and hasattr(instance, "__dict__"):
+            # kept by the instance (it shadows this non-data descriptor from now on), so
+            # it goes with the instance
+            instance.__dict__[name] = bound
+            return bound
+        return self._bound.setdefault(instance, bound)
 
     @property
     def __signature__(self):
