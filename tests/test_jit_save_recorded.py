@@ -316,3 +316,27 @@ def test_classmethod_over_to_static_is_refused_as_in_2_0(dygraph):
             return x * 2.0
     with pytest.raises(NotImplementedError, match="more than one decorator"):
         Holder().twice(paddle.to_tensor(np.ones(2, np.float32)))
+
+
+def test_a_later_save_without_a_method_does_not_load_the_earlier_ones(tmp_path, dygraph):
+    net, x, _ = _trained(1)
+    path = str(tmp_path / "model")
+    paddle.jit.save(net, path)      # forward and doubled
+    single = _Relu()
+    single(x)
+    paddle.jit.save(single, path)   # forward only; model.doubled.* stay on disk
+    assert os.path.exists(path + ".doubled.pdmodel")
+    loaded = paddle.jit.load(path)
+    assert not hasattr(loaded, "doubled")
+    with pytest.raises(ValueError, match="The method `doubled` does not exist"):
+        loaded.program("doubled")
+
+
+def test_a_data_parallel_layer_saves_its_layer(tmp_path, dygraph):
+    inner = _Relu()
+    x = paddle.to_tensor(np.array([[1.0, -2.0, 0.5]], np.float32))
+    wrapped = paddle.DataParallel(inner)
+    expected = wrapped(x).numpy()
+    paddle.jit.save(wrapped, str(tmp_path / "dp"))
+    np.testing.assert_allclose(paddle.jit.load(str(tmp_path / "dp"))(x).numpy(), expected,
+                               rtol=1e-6)

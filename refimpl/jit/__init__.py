@@ -9,6 +9,7 @@ import warnings
 
 from ..fluid.dygraph.dygraph_to_static import ProgramTranslator
 from ..fluid.dygraph.jit import TracedLayer
+from ..distributed.parallel import DataParallel
 from ..dygraph.tensor import ParamBase
 from ..framework import checkpoint
 from ..framework.nest import flatten
@@ -122,7 +123,7 @@ def save(layer, path, input_spec=None, **configs):
         if key != "output_spec":
             raise ValueError("The additional config (%s) of `paddle.jit.save` is not "
                              "supported." % key)
-    inner = getattr(layer, "_layers", layer) if type(layer).__name__ == "DataParallel"         else layer
+    inner = layer._layers if isinstance(layer, DataParallel) else layer
     if not os.path.basename(os.fspath(path)):
         raise ValueError("The input path MUST be format of dirname/file_prefix, but received "
                          "file_prefix is empty string.")
@@ -174,8 +175,12 @@ def _other_methods(prefix):
     prefix.NAME.pdmodel, NAME non-empty and without dots (2.0's parsing: 'model_v2.pdmodel'
     is another model, not a method of 'model')."""
     dirname, base = os.path.split(prefix)
+    # a checkpoint's own files only: not those an earlier save of other methods left
+    listed = checkpoint.listed_files(prefix)
     found = {}
     for name in sorted(os.listdir(dirname or ".")):
+        if listed is not None and name not in listed:
+            continue
         if name.startswith(base + ".") and name.endswith(".pdmodel"):
             method = name[len(base) + 1:-len(".pdmodel")]
             if method and "." not in method:
