@@ -340,3 +340,24 @@ def test_a_data_parallel_layer_saves_its_layer(tmp_path, dygraph):
     paddle.jit.save(wrapped, str(tmp_path / "dp"))
     np.testing.assert_allclose(paddle.jit.load(str(tmp_path / "dp"))(x).numpy(), expected,
                                rtol=1e-6)
+
+
+def test_to_variable_in_a_recorded_function_is_a_copy_in_the_program(tmp_path, dygraph):
+    from refimpl import fluid
+
+    class Shifted(paddle.nn.Layer):
+        def __init__(self):
+            super().__init__()
+            self.h = paddle.to_tensor(np.array([1.0, 2.0], np.float32))   # a buffer
+
+        @paddle.jit.to_static
+        def forward(self, x):
+            h = fluid.dygraph.to_variable(self.h)    # 2.0's dy2static: an assign op
+            return x + h
+    net = Shifted()
+    x = paddle.to_tensor(np.array([[0.5, -1.0]], np.float32))
+    np.testing.assert_array_equal(net(x).numpy(), [[1.5, 1.0]])
+    assert "assign" in [op.type for op in net.forward.main_program.global_block().ops]
+    paddle.jit.save(net, str(tmp_path / "shifted"))
+    np.testing.assert_array_equal(paddle.jit.load(str(tmp_path / "shifted"))(x).numpy(),
+                                  [[1.5, 1.0]])
