@@ -328,6 +328,12 @@ SWITCHES = {
     # source and its test_input_spec; 1.8 has no InputSpec, taken as 2.0) or a 0-D spec
     # (3.3.1, measured)
     "input_spec_zero_dim": {"1.8": False, "2.0": False, "3": True},
+    # the variable names of a loaded TranslatedLayer's parameters: each saved name with
+    # `.load_<n>` from the unique-name generator, so two loads of one model hold distinct
+    # variables (2.0's io.py _append_loaded_suffix; its test_jit_save_load
+    # TestJitMultipleLoading; 1.8 has no TranslatedLayer, as 2.0), or the saved names
+    # (3.3.1, measured in a fresh process: tests/fixtures/paddle_models jit_conv)
+    "translated_layer_var_names": {"1.8": "load_suffix", "2.0": "load_suffix", "3": "kept"},
     # fluid.load_dygraph(path, **configs) of a directory without path.pdparams / .pdopt
     # reads save_inference_model's or save_params' files there (model_filename /
     # params_filename configs), as Paddle 2.0's does; or only save_dygraph's files, with

@@ -35,13 +35,31 @@ def _load_and_run(path, feed):
     return feeds, got
 
 
-def test_to_static_keeps_the_function_and_its_signature(dygraph):
+def test_to_static_runs_the_function_and_records_its_program(dygraph):
+    import inspect
+
     def f(a, b=2):
         return a * b
-    assert paddle.jit.to_static(f) is f and paddle.jit.to_static()(f) is f
-    assert f(paddle.to_tensor(np.array([1.5], np.float32))).numpy().tolist() == [3.0]
+    static_f = paddle.jit.to_static(f)
+    assert isinstance(static_f, paddle.jit.static_function.StaticFunction)
+    assert list(inspect.signature(static_f).parameters) == ["a", "b"]
+    assert paddle.jit.to_static()(f).dygraph_function is f
+    out = static_f(paddle.to_tensor(np.array([1.5], np.float32)))
+    assert out.numpy().tolist() == [3.0]
+    # the program of that call: a feed named after the Tensor, one scale op, its output
+    # the name the eager result took
+    program = static_f.concrete_program
+    feed, = static_f.inputs
+    assert (feed.shape, feed.dtype) == ((1,), paddle.float32)
+    assert [op.type for op in program.main_program.global_block().ops] == ["scale"]
+    assert [v.name for v in static_f.outputs] == [out.name]
+    # another shape: a second program, the last one is concrete_program
+    static_f(paddle.to_tensor(np.ones((2, 3), np.float32)))
+    assert static_f.get_traced_count() == 2 and static_f.inputs[0].shape == (2, 3)
     with pytest.raises(TypeError, match="to_static: expected a function"):
         paddle.jit.to_static(3)
+    with pytest.raises(ValueError, match="No valid transformed program"):
+        paddle.jit.to_static(f).concrete_program
 
 
 def test_save_uses_to_static_input_spec_and_runs_in_eval_mode(tmp_path, dygraph):
@@ -63,7 +81,7 @@ def test_save_names_unnamed_specs_after_forward_arguments(tmp_path, dygraph):
     net = _Unmarked()
     x = np.array([[1.0, 2.0]], np.float32)
     expected = net(paddle.to_tensor(x)).numpy()
-    with pytest.raises(ValueError, match="_Unmarked needs input_spec"):
+    with pytest.raises(ValueError, match="No valid transformed program for forward"):
         paddle.jit.save(net, str(tmp_path / "none"))
     paddle.jit.save(net, str(tmp_path / "m"), input_spec=[paddle.static.InputSpec([None, 2])])
     feeds, got = _load_and_run(str(tmp_path / "m"), x)

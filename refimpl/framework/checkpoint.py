@@ -32,8 +32,8 @@ from . import atomic_file
 from .file_digest import file_hexdigest
 from .serialization import FileFormatError, read_file
 
-__all__ = ["write_checkpoint", "read_checkpoint_files", "manifest_path", "TornCheckpointError",
-           "MANIFEST_SUFFIX"]
+__all__ = ["write_checkpoint", "read_checkpoint_files", "listed_files", "manifest_path",
+           "TornCheckpointError", "MANIFEST_SUFFIX"]
 
 MANIFEST_SUFFIX = ".pdmanifest"
 MANIFEST_FORMAT = "refimpl.checkpoint"
@@ -102,6 +102,13 @@ def write_checkpoint(prefix, files, saved_by):
         atomic_file.write_bytes(manifest, _manifest_bytes(saved_by, entries))
     for s in staged:
         atomic_file.remove_stale_temps(s.path)
+
+
+def listed_files(prefix):
+    """The names of the files the manifest of checkpoint `prefix` lists; None when it has
+    no manifest (files another tool wrote)."""
+    entries = _read_manifest(manifest_path(prefix))
+    return None if entries is None else set(entries)
 
 
 def _read_manifest(path):

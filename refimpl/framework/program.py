@@ -155,6 +155,18 @@ class Variable:
         self.need_check_feed = need_check_feed
         self._declared_in_dygraph = mode.dynamic
 
+    def __bool__(self):
+        """True, as any object (Paddle's Variable defines no truth value), except while a
+        dygraph-to-static translation records a program: there Python `if` / `while` on a
+        tensor value cannot be recorded (Paddle rewrites it into cond / while ops), and a
+        `while` would never end."""
+        if mode.in_translation():
+            raise TypeError("the truth value of static Variable %r is not known while "
+                            "paddle.jit.to_static records a program: refimpl does not turn "
+                            "Python `if` / `while` on tensor values into cond / while_loop "
+                            "ops (use paddle.static.nn.cond / while_loop)" % self.name)
+        return True
+
     @property
     def shape(self):
         return self._shape

@@ -11,7 +11,7 @@ from ..framework.nest import flatten
 from ..framework.program import Parameter, Program, program_guard
 from ..layers.io import data
 
-__all__ = ["inference_program"]
+__all__ = ["inference_program", "traced_program"]
 
 
 def _static_twin(block, tensor):
@@ -22,17 +22,20 @@ def _static_twin(block, tensor):
                             persistable=True, stop_gradient=True)
 
 
-def inference_program(layer, input_specs, evaluation=True):
-    """(program, feed Variables, fetch Variables, {persistable name: ndarray}) of
-    layer.forward on inputs described by `input_specs` (named InputSpecs), called in
-    evaluation mode (evaluation=False: in the mode each sublayer is in). The fetches are the
-    leaves of what forward returns, depth first."""
+def traced_program(layer, input_specs, call, evaluation=True):
+    """(program, feed Variables, outputs, {variable name: eager tensor}) of `call(feeds)`
+    on feed variables made from `input_specs` (named InputSpecs), with `layer`'s parameters
+    and buffers (None: no Layer) swapped for their static twins; called in evaluation mode
+    (evaluation=False: in the mode each sublayer is in). The outputs are what call returns."""
     program = Program()
-    layers = layer.sublayers(include_self=True)
+    layers = layer.sublayers(include_self=True) if layer is not None else []
     training = [sub.training for sub in layers]
     twins, swapped = {}, []     # id(eager tensor) -> static variable; (registry, key, tensor)
     try:
-        with program_guard(program, Program()), mode.translating():
+        # static mode inside, whatever program_guard does in this profile (1.8's leaves
+        # the mode, and fluid.data in dynamic mode would switch to static for good)
+        with program_guard(program, Program()), mode.dygraph_guard(False), \
+                mode.translating():
             block = program.global_block()
             for sub in layers:
                 for registry in (sub._parameters, sub._buffers):
@@ -46,12 +49,21 @@ def inference_program(layer, input_specs, evaluation=True):
             if evaluation:
                 layer.eval()
             feeds = [data(spec.name, list(spec.shape), spec.dtype) for spec in input_specs]
-            outputs = layer(*feeds)
+            outputs = call(feeds)
     finally:
         for registry, key, tensor in swapped:
             registry[key] = tensor
         for sub, was_training in zip(layers, training):
             sub.training = was_training
+    return program, feeds, outputs, {var.name: tensor for var, tensor in twins.values()}
+
+
+def inference_program(layer, input_specs, evaluation=True):
+    """(program, feed Variables, fetch Variables, {persistable name: ndarray}) of
+    layer.forward on inputs described by `input_specs` (named InputSpecs), called in
+    evaluation mode (evaluation=False: in the mode each sublayer is in). The fetches are the
+    leaves of what forward returns, depth first."""
+    program, feeds, outputs, tensors = traced_program(layer, input_specs,
+                                                      lambda feeds: layer(*feeds), evaluation)
     fetches = flatten(outputs)      # nested outputs (an LSTM's (y, (h, c))) as Paddle does
-    values = {var.name: tensor._array() for var, tensor in twins.values()}
-    return program, feeds, fetches, values
+    return program, feeds, fetches, {name: t._array() for name, t in tensors.items()}

@@ -1,123 +1,239 @@
-"""paddle.jit (Paddle 2.0): to_static, save, load (a TranslatedLayer), and the 1.8 names
-it re-exports (ProgramTranslator, TracedLayer). refimpl does not rewrite Python: a to_static function
-runs as written (eagerly in dynamic mode, building ops on static Variables in static
-mode), and save builds the inference program by calling the Layer's forward once on feed
-variables made from the InputSpecs, as paddle.Model.save(training=False) does
+"""paddle.jit (Paddle 2.0): to_static (a StaticFunction recording the static program of
+each call, static_function.py), save (the programs of a Layer's to_static methods, as 2.0's
+jit.save), load (a TranslatedLayer), and the 1.8 names it re-exports (ProgramTranslator,
+TracedLayer). refimpl does not rewrite Python: a to_static function runs as written
 (specs/jit.md)."""
 import inspect
+import os
+import warnings
 
 from ..fluid.dygraph.dygraph_to_static import ProgramTranslator
 from ..fluid.dygraph.jit import TracedLayer
-import os
-
+from ..distributed.parallel import DataParallel
+from ..dygraph.tensor import ParamBase
 from ..framework import checkpoint
+from ..framework.nest import flatten
 from ..framework.paddle_formats import safe_pickle
+from ..framework.program import Variable
 from ..framework.scope import Scope, global_scope, scope_guard
-from ..hapi.layer_program import inference_program
 from ..nn import Layer
 from ..static.input_spec import InputSpec
-from ..static.io import (inference_model_files, inference_model_from_bytes,
-                         read_inference_model, write_inference_model)
+from ..static.io import (PARAMS_INFO_SUFFIX, inference_model_files,
+                         inference_model_from_bytes, inference_model_writers,
+                         read_inference_model, read_params_info)
+from .static_function import StaticFunction
 from .translated_layer import TranslatedLayer
 
 __all__ = ["to_static", "save", "load", "TranslatedLayer", "ProgramTranslator", "TracedLayer"]
 
-# what Paddle's jit.save writes next to .pdiparams: {variable name: {"structured_name",
-# "stop_gradient", "trainable"}}, a pickle
-INFO_SUFFIX = ".pdiparams.info"
-
-_SPEC_ATTR = "_refimpl_input_spec"
+INFO_SUFFIX = PARAMS_INFO_SUFFIX
 
 
 def to_static(function=None, input_spec=None, **kwargs):
-    """`@to_static`, `@to_static(input_spec=[...])`, `to_static(f)` or `to_static(layer,
-    input_spec)`: `f` (or the Layer) itself (its signature kept), with input_spec recorded
-    for save (on a Layer: for its forward, as Paddle 2.0 converts a Layer's forward)."""
-    def mark(f):
-        if not callable(f):
-            raise TypeError("paddle.jit.to_static: expected a function or a method, got %s"
-                            % type(f).__name__)
-        setattr(f, _SPEC_ATTR, None if input_spec is None else list(input_spec))
-        return f
-    return mark if function is None else mark(function)
+    """`@to_static`, `@to_static(input_spec=[...])`, `to_static(f)`: a StaticFunction of
+    `f`; `to_static(layer, input_spec)`: the Layer, its forward made one (as Paddle 2.0)."""
+    def decorate(f):
+        if isinstance(f, Layer):
+            f.forward = StaticFunction(f.forward, input_spec)
+            return f
+        return StaticFunction(f, input_spec)
+    return decorate if function is None else decorate(function)
 
 
-def _named_specs(layer, input_spec):
-    """InputSpecs (a Tensor is described by its shape and dtype), the unnamed ones named
-    after forward's arguments, as Paddle names the feed variables."""
-    arg_names = list(inspect.signature(layer.forward).parameters)
+def _static_methods(layer):
+    """{name: bound StaticFunction} of the layer's to_static methods (class or instance
+    attributes), found without evaluating its properties."""
+    found = {}
+    for name in dir(layer):
+        if isinstance(inspect.getattr_static(layer, name, None), StaticFunction):
+            found[name] = getattr(layer, name)
+    return found
+
+
+def _flat_specs(input_spec):
+    if not isinstance(input_spec, list):
+        raise TypeError("The input input_spec should be 'list', but received input_spec's "
+                        "type is %s." % type(input_spec).__name__)
     specs = []
-    for i, spec in enumerate(input_spec):
-        if not isinstance(spec, InputSpec):
-            if not hasattr(spec, "shape") or not hasattr(spec, "dtype"):
-                raise TypeError("paddle.jit.save: input_spec[%d] must be an InputSpec or a "
-                                "Tensor, got %s" % (i, type(spec).__name__))
-            spec = InputSpec.from_tensor(spec)
-        if spec.name is None:
-            if i >= len(arg_names):
-                raise ValueError("paddle.jit.save: input_spec[%d] has no name and %s.forward "
-                                 "has only %d arguments" % (i, type(layer).__name__,
-                                                            len(arg_names)))
-            spec = InputSpec(spec.shape, spec.dtype, arg_names[i])
-        specs.append(spec)
+    for spec in flatten(input_spec):
+        if isinstance(spec, InputSpec):
+            specs.append(spec)
+        elif isinstance(spec, Variable):
+            specs.append(InputSpec.from_tensor(spec))
+        else:
+            raise TypeError("The element in input_spec list should be 'Variable' or "
+                            "`paddle.static.InputSpec`, but received element's type is %s."
+                            % type(spec).__name__)
     return specs
 
 
+def _feed_names(inputs, input_spec):
+    """2.0's _get_input_var_names: every feed variable when input_spec is None or as long
+    (a name not among them is only warned about), else the ones input_spec names."""
+    names = [v.name for v in flatten(list(inputs)) if isinstance(v, Variable)]
+    if input_spec is None:
+        return names
+    prune = len(input_spec) != len(names)
+    for spec in input_spec:
+        if spec.name is None or spec.name not in names:
+            message = ("paddle.jit.save: input_spec %s names no input of the program (its "
+                       "inputs: %s); name the InputSpecs of to_static and jit.save alike"
+                       % (spec, names))
+            if prune:
+                raise ValueError(message)
+            warnings.warn(message)
+    return names if not prune else [spec.name for spec in input_spec]
+
+
+def _fetch_vars(outputs, output_spec):
+    """2.0's _get_output_vars: every output when output_spec is None or as long (a name not
+    among them is only warned about), else the outputs output_spec's Tensors name."""
+    by_name = {}
+    for var in flatten(outputs):
+        if isinstance(var, Variable):
+            by_name.setdefault(var.name, var)
+    if output_spec is None:
+        return list(by_name.values())
+    prune = len(output_spec) != len(by_name)
+    for var in output_spec:
+        if var.name not in by_name:
+            message = ("paddle.jit.save: output_spec's Tensor %r is no output of the "
+                       "program (its outputs: %s)" % (var.name, sorted(by_name)))
+            if prune:
+                raise ValueError(message)
+            warnings.warn(message)
+    return list(by_name.values()) if not prune else [by_name[v.name] for v in output_spec]
+
+
 def save(layer, path, input_spec=None, **configs):
-    """Write `layer`'s inference program and parameters: path + '.pdmodel' and
-    '.pdiparams' (paddle.static.load_inference_model / paddle.jit.load read them).
-    input_spec defaults to the one given to to_static on forward."""
+    """Write the programs the layer's to_static methods recorded (Paddle 2.0's jit.save):
+    forward's as path.pdmodel / .pdiparams, another method m's as path.m.pdmodel /
+    .pdiparams, and path.pdiparams.info, all in one checkpoint. A method's program is its
+    last recorded one, or the one of its to_static input_spec (or of `input_spec`) when it
+    never ran; forward without to_static is recorded from `input_spec` now. input_spec
+    shorter than the program's inputs keeps only the inputs it names; configs
+    output_spec (Tensors returned by the to_static forward) likewise prunes the outputs."""
+    if not ProgramTranslator().enable_declarative:
+        raise RuntimeError("The paddle.jit.save doesn't work when setting "
+                           "ProgramTranslator.enable to False.")
     if not isinstance(layer, Layer):
         raise TypeError("paddle.jit.save: layer must be a paddle.nn.Layer, got %s"
                         % type(layer).__name__)
-    if input_spec is None:
-        input_spec = getattr(layer.forward, _SPEC_ATTR, None)
-    if input_spec is None:       # to_static(layer, input_spec)
-        input_spec = getattr(layer, _SPEC_ATTR, None)
-    if input_spec is None:
-        raise ValueError("paddle.jit.save: %s needs input_spec (here or in "
-                         "@paddle.jit.to_static(input_spec=...) on forward): refimpl builds "
-                         "the program from InputSpecs" % type(layer).__name__)
-    program, feeds, fetches, values = inference_program(layer, _named_specs(layer, input_spec))
-    info = {tensor.name: {"structured_name": key, "stop_gradient": bool(tensor.stop_gradient),
-                          "trainable": bool(getattr(tensor, "trainable", False))}
-            for key, tensor in layer.state_dict().items() if tensor.name in values}
-    extra = {INFO_SUFFIX: safe_pickle.dumps(info, "paddle.jit.save info")} if info else {}
-    with scope_guard(Scope()):
-        global_scope().set_values(values)
-        write_inference_model(path, program, feeds, fetches, "paddle.jit.save", extra)
+    for key in configs:
+        if key != "output_spec":
+            raise ValueError("The additional config (%s) of `paddle.jit.save` is not "
+                             "supported." % key)
+    inner = layer._layers if isinstance(layer, DataParallel) else layer
+    if not os.path.basename(os.fspath(path)):
+        raise ValueError("The input path MUST be format of dirname/file_prefix, but received "
+                         "file_prefix is empty string.")
+    methods = _static_methods(inner)
+    specs = None
+    if input_spec is not None:
+        if set(methods) - {"forward"}:
+            raise ValueError("If there are static functions other than 'forward' that need "
+                             "to be saved, the input 'input_spec' should be None, but "
+                             "received the type of 'input_spec' is %s."
+                             % type(input_spec).__name__)
+        specs = _flat_specs(input_spec)
+    if "forward" not in methods:
+        methods["forward"] = StaticFunction(inner.forward, specs)
+        concrete = {"forward": methods["forward"].concrete_program}
+        specs = None        # the program was built from them
+    else:
+        concrete = {}
+    structured = {t.name: key for key, t in inner.state_dict().items()}
+    files, info, values = {}, {}, {}
+    for name in sorted(methods):
+        program = concrete.get(name) or \
+            methods[name].concrete_program_specify_input_spec(specs)
+        feeds = _feed_names(program.inputs, specs if name == "forward" else None)
+        fetches = _fetch_vars(program.outputs, configs.get("output_spec"))
+        block = program.main_program.global_block()
+        for tensor in program.parameters:
+            var_name = tensor.name
+            values[var_name] = tensor._array()
+            entry = {"stop_gradient": bool(tensor.stop_gradient)}
+            if var_name in structured:
+                entry["structured_name"] = structured[var_name]
+            if isinstance(tensor, ParamBase):
+                entry["trainable"] = bool(tensor.trainable)
+            info.setdefault(var_name, entry)
+        with scope_guard(Scope()):
+            global_scope().set_values(values)
+            files.update(inference_model_writers(
+                program.main_program, [block.var(n) for n in feeds], fetches,
+                "paddle.jit.save", "" if name == "forward" else "." + name))
+    if info:        # as Paddle 3.3.1: a model without persistables has no .info
+        data = safe_pickle.dumps(info, "paddle.jit.save info")
+        files[INFO_SUFFIX] = lambda file: file.write(data)
+    checkpoint.write_checkpoint(os.fspath(path), files, "paddle.jit.save")
 
 
-def _info(data, path):
-    """The .pdiparams.info pickle, read without running code; its shape checked."""
-    info = safe_pickle.loads(data)
-    if not isinstance(info, dict) or not all(
-            isinstance(v, dict) and isinstance(v.get("stop_gradient"), bool)
-            for v in info.values()):
-        raise ValueError("paddle.jit.load: %s is not a .pdiparams.info file (expected "
-                         "{variable name: {'stop_gradient': bool, ...}})" % path)
-    return info
+def _other_methods(prefix):
+    """{method name: file suffix} of the other methods jit.save wrote beside `prefix`:
+    prefix.NAME.pdmodel, NAME non-empty and without dots (2.0's parsing: 'model_v2.pdmodel'
+    is another model, not a method of 'model')."""
+    dirname, base = os.path.split(prefix)
+    # a checkpoint's own files only: not those an earlier save of other methods left
+    listed = checkpoint.listed_files(prefix)
+    found = {}
+    for name in sorted(os.listdir(dirname or ".")):
+        if listed is not None and name not in listed:
+            continue
+        if name.startswith(base + ".") and name.endswith(".pdmodel"):
+            method = name[len(base) + 1:-len(".pdmodel")]
+            if method and "." not in method:
+                found[method] = "." + method
+    return found
 
 
 def load(path, **configs):
     """A TranslatedLayer running the inference model at `path`: paddle.jit.save's files
-    (path.pdmodel, .pdiparams, .pdiparams.info) or save_inference_model's (configs
-    model_filename / params_filename: a directory as fluid.io.save_inference_model wrote
-    it). Every file is read and checked before the layer is made."""
+    (path.pdmodel, .pdiparams, .pdiparams.info, and path.NAME.pdmodel / .pdiparams of its
+    other methods) or save_inference_model's (configs model_filename / params_filename: a
+    directory as fluid.io.save_inference_model wrote it). Every file is read and checked
+    before the layer is made."""
+    for key in configs:
+        if key not in ("model_filename", "params_filename"):
+            raise ValueError("The additional config (%s) of `paddle.jit.load` is not "
+                             "supported." % key)
     prefix, model_file, params_file = inference_model_files(
         path, configs.get("model_filename"), configs.get("params_filename"))
     if not os.path.exists(model_file):
-        raise FileNotFoundError("paddle.jit.load: no model file %s (paddle.jit.save writes "
-                                "PATH.pdmodel and PATH.pdiparams)" % model_file)
+        raise ValueError("The ``path`` (%s) to load model not exists: paddle.jit.load found "
+                         "no model file %s (paddle.jit.save writes PATH.pdmodel and "
+                         "PATH.pdiparams)" % (path, model_file))
     if params_file is None:
         program, feeds, fetches, values = read_inference_model(prefix, model_file, None,
                                                                "paddle.jit.load")
-        return TranslatedLayer(program, feeds, fetches, values)
-    info_file = prefix + INFO_SUFFIX if params_file == prefix + ".pdiparams" else None
-    paths = [model_file, params_file] + ([info_file] if info_file else [])
-    files = checkpoint.read_checkpoint_files(prefix, paths, "paddle.jit.load",
-                                             optional=paths[1:])
-    program, feeds, fetches, values = inference_model_from_bytes(
-        files[model_file], files.get(params_file), "paddle.jit.load")
-    info = _info(files[info_file], info_file) if info_file in files else None
-    return TranslatedLayer(program, feeds, fetches, values, info)
+        return TranslatedLayer({"forward": (program, feeds, fetches)}, values)
+    methods = {"forward": ""}
+    info_file = None
+    if params_file == prefix + ".pdiparams":        # jit.save's files
+        methods.update(_other_methods(prefix))
+        info_file = prefix + INFO_SUFFIX
+    model_files = {m: model_file if m == "forward" else prefix + sfx + ".pdmodel"
+                   for m, sfx in methods.items()}
+    params_files = {m: params_file if m == "forward" else prefix + sfx + ".pdiparams"
+                    for m, sfx in methods.items()}
+    if info_file and os.path.exists(info_file) and not os.path.exists(params_file):
+        raise ValueError("The model to be loaded is incomplete: paddle.jit.load found %s "
+                         "but no %s" % (info_file, params_file))
+    optional = list(params_files.values()) + ([info_file] if info_file else [])
+    files = checkpoint.read_checkpoint_files(prefix, list(model_files.values()) + optional,
+                                             "paddle.jit.load", optional=optional)
+    programs, values = {}, {}
+    for method in methods:
+        program, feeds, fetches, method_values = inference_model_from_bytes(
+            files[model_files[method]], files.get(params_files[method]), "paddle.jit.load")
+        programs[method] = (program, feeds, fetches)
+        values.update(method_values)
+    info = read_params_info(files[info_file], info_file, "paddle.jit.load") \
+        if info_file in files else None
+    if info is not None:
+        missing = sorted(set(values) - set(info))
+        if missing:
+            raise RuntimeError("The model to be loaded is not complete: the variable %r of "
+                               "the program is not in %s" % (missing[0], info_file))
+    return TranslatedLayer(programs, values, info)

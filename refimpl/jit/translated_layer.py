@@ -2,14 +2,17 @@
 eagerly, one by one through the tracer, on the Tensors it is called with and on its own
 parameters (the saved persistables), so results carry gradients as any dynamic-mode
 computation (specs/jit.md)."""
+import types
+
 import numpy as np
 
+from .. import versions
 from ..dygraph.tensor import ParamBase, Tensor
-from ..dygraph.tracer import run_op
 from ..framework import unique_name
-from ..framework.program import Block
+from ..framework.program import Block, Variable, default_main_program
 from ..nn import Layer
 from ..static.input_spec import InputSpec
+from .partial_program import run_ops
 
 __all__ = ["TranslatedLayer"]
 
@@ -22,86 +25,128 @@ def _sub_block_attr(op):
                                              and isinstance(v[0], Block))), None)
 
 
-class TranslatedLayer(Layer):
-    """The program's persistables are its parameters `param_0`, `param_1`, ... in the
-    order of their variable names (each keeping its variable name as `.name`), as Paddle
-    3.3.1's TranslatedLayer names them; `info` ({variable name: {"stop_gradient",
-    "trainable", ...}}, jit.save's .pdiparams.info) decides which need gradients, without
-    it a program Parameter marked trainable trains and any other persistable does not. Loaded in evaluation
-    mode, as in Paddle 3.3.1; in training mode ops with an `is_test` attribute run with it
-    off, as Paddle's does: dropout drops, while batch_norm keeps the saved statistics (a
-    program saved in evaluation mode fixed its use_global_stats)."""
+class _Method:
+    """One loaded program: its ops, feed and fetch names, and the names Paddle's
+    TranslatedLayer gives its outputs (a scale-by-1 op appended to each at load, named
+    through the unique-name generator)."""
 
-    def __init__(self, program, feed_names, fetch_targets, values, info=None):
-        super().__init__()
-        block = program.global_block()
-        for op in block.ops:
+    def __init__(self, program, feed_names, fetch_targets):
+        for op in program.global_block().ops:
             attr = _sub_block_attr(op)
             if attr is not None:
                 raise NotImplementedError(
                     "paddle.jit.load: op %r has a sub-block (attribute %r): refimpl's "
-                    "TranslatedLayer runs straight-line programs only"
-                    % (op.type, attr))
-        self._program = program
-        self._ops = [op for op in block.ops if op.type not in _IO_OPS]
-        self._feed_names = list(feed_names)
-        self._fetch_names = [v.name for v in fetch_targets]
-        # what Paddle's TranslatedLayer names its outputs: it appends a scale-by-1 op to
-        # each, named through the unique-name generator, when it loads the program
-        self._output_names = [unique_name.generate("translated_layer/scale_%d.tmp" % i)
-                              for i in range(len(self._fetch_names))]
-        self._by_var_name = {}
+                    "TranslatedLayer runs straight-line programs only" % (op.type, attr))
+        self.program = program
+        self.ops = [op for op in program.global_block().ops if op.type not in _IO_OPS]
+        self.feed_names = list(feed_names)
+        self.fetch_names = [v.name for v in fetch_targets]
+        self.output_names = [unique_name.generate("translated_layer/scale_%d.tmp" % i)
+                             for i in range(len(self.fetch_names))]
+
+
+class TranslatedLayer(Layer):
+    """`programs`: {method name: (program, feed names, fetch targets)}, forward's and those
+    of the other to_static methods jit.save wrote; each becomes a method of the layer. The
+    programs' persistables are its parameters `param_0`, `param_1`, ... in the order of
+    their variable names, as Paddle names them; each is a new Tensor named as the
+    switch `translated_layer_var_names` says (Paddle 2.0: `<name>.load_<n>`, so two loads
+    of one model hold distinct variables). `info` ({variable name: {"stop_gradient",
+    "trainable", ...}}, jit.save's .pdiparams.info) decides which need gradients, without
+    it a program Parameter marked trainable trains and any other persistable does not.
+    Loaded in evaluation mode, as in Paddle 2.0 and 3.3.1; in training mode ops with an
+    `is_test` attribute run with it off, as Paddle's does: dropout drops, while batch_norm
+    keeps the saved statistics (a program saved in evaluation mode fixed its
+    use_global_stats)."""
+
+    def __init__(self, programs, values, info=None):
+        super().__init__()
+        self._methods = {name: _Method(*program) for name, program in programs.items()}
+        self._param_keys = {}       # saved variable name -> its key in self._parameters
+        renamed = versions.switch("translated_layer_var_names") == "load_suffix"
         for i, name in enumerate(sorted(values)):
             saved = (info or {}).get(name)
-            trainable = (not saved["stop_gradient"] if saved is not None
-                         else getattr(block.vars.get(name), "trainable", False))
-            param = ParamBase(np.array(values[name]), name, trainable=trainable)
+            if saved is not None:
+                trainable = not saved["stop_gradient"]
+            else:
+                trainable = any(getattr(m.program.global_block().vars.get(name), "trainable",
+                                        False) for m in self._methods.values())
+            param = ParamBase(np.array(values[name]),
+                              unique_name.generate(name + ".load") if renamed else name,
+                              trainable=trainable)
             self.add_parameter("param_%d" % i, param)
-            self._by_var_name[name] = param
+            self._param_keys[name] = "param_%d" % i
+        for name in self._methods:
+            if name != "forward":
+                object.__setattr__(self, name, types.MethodType(
+                    lambda layer, *inputs, _name=name: layer._run(_name, inputs), self))
         self.eval()
 
     def program(self, method_name="forward"):
-        """The loaded inference Program of `method_name` (refimpl loads forward only)."""
-        self._check_method(method_name)
-        return self._program
+        """The loaded inference Program of `method_name`."""
+        return self._method(method_name).program
 
     def _input_spec(self, method_name="forward"):
         """InputSpecs of the program's feed variables (shape, dtype, name)."""
-        self._check_method(method_name)
-        block = self._program.global_block()
-        return [InputSpec(block.var(n).shape, block.var(n).dtype, n) for n in self._feed_names]
+        method = self._method(method_name)
+        block = method.program.global_block()
+        return [InputSpec(block.var(n).shape, block.var(n).dtype, n) for n in method.feed_names]
 
     def _output_spec(self, method_name="forward"):
         """InputSpecs of the outputs: the fetched variables' shapes and dtypes, under the
         names Paddle's TranslatedLayer gives them (translated_layer/scale_<i>.tmp_<n>)."""
-        self._check_method(method_name)
-        block = self._program.global_block()
+        method = self._method(method_name)
+        block = method.program.global_block()
         return [InputSpec(block.var(n).shape, block.var(n).dtype, out)
-                for n, out in zip(self._fetch_names, self._output_names)]
+                for n, out in zip(method.fetch_names, method.output_names)]
 
-    @staticmethod
-    def _check_method(method_name):
-        if method_name != "forward":
+    def _method(self, method_name):
+        if method_name not in self._methods:
             raise ValueError("The method `%s` does not exist in loaded TranslatedLayer."
                              % method_name)
+        return self._methods[method_name]
 
     def forward(self, *inputs):
-        if len(inputs) != len(self._feed_names):
-            raise TypeError("TranslatedLayer.forward: the program takes %d inputs %s, got %d"
-                            % (len(self._feed_names), self._feed_names, len(inputs)))
-        env = dict(self._by_var_name)
-        for name, x in zip(self._feed_names, inputs):
+        return self._run("forward", inputs)
+
+    def _run(self, method_name, inputs):
+        method = self._methods[method_name]
+        if len(inputs) != len(method.feed_names):
+            raise TypeError("TranslatedLayer.%s: the program takes %d inputs %s, got %d"
+                            % (method_name, len(method.feed_names), method.feed_names,
+                               len(inputs)))
+        # the registry, not a copy: a recording swaps the parameters for static twins
+        env = {name: self._parameters[key] for name, key in self._param_keys.items()}
+        if any(isinstance(x, Variable) and not isinstance(x, Tensor) for x in inputs):
+            return self._append_to_program(method, env, inputs)
+        for name, x in zip(method.feed_names, inputs):
             env[name] = x if isinstance(x, Tensor) else Tensor(np.asarray(x))
-        for op in self._ops:
-            def tensors(names, create):
-                if not create:
-                    return [env[n] for n in names]
-                return [env.setdefault(n, Tensor(None, stop_gradient=False)) for n in names]
-            ins = {slot: tensors(names, False) for slot, names in op.inputs.items()}
-            outs = {slot: tensors(names, True) for slot, names in op.outputs.items()}
-            attrs = op.attrs
-            if self.training and "is_test" in attrs:
-                attrs = dict(attrs, is_test=False)
-            run_op(op.type, ins, outs, attrs)
-        outputs = [env[n] for n in self._fetch_names]
+        # training: dropout drops; evaluation: the saved is_test attributes
+        run_ops(method.ops, env, is_test=False if self.training else None)
+        outputs = [env[n] for n in method.fetch_names]
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def _append_to_program(self, method, env, inputs):
+        """Called on static Variables (a to_static Layer holding this one records its
+        program, or jit.save records this one): the method's ops appended to the current
+        block, each temporary a new variable (named after the saved one, made unique: a
+        layer called twice appends its ops twice)."""
+        block = default_main_program().current_block()
+        saved = method.program.global_block()
+        env.update(zip(method.feed_names, inputs))
+        for op in method.ops:
+            outs = {}
+            for slot, names in op.outputs.items():
+                for n in names:
+                    if n not in env:
+                        var = saved.var(n)
+                        env[n] = block.create_var(name=unique_name.generate(n), shape=var.shape,
+                                                  dtype=var.dtype, stop_gradient=var.stop_gradient)
+                outs[slot] = [env[n] for n in names]
+            attrs = dict(op.attrs, is_test=not self.training) if "is_test" in op.attrs \
+                else op.attrs
+            block.append_op(type=op.type, outputs=outs, attrs=attrs,
+                            inputs={slot: [env[n] for n in names]
+                                    for slot, names in op.inputs.items()})
+        outputs = [env[n] for n in method.fetch_names]
         return outputs[0] if len(outputs) == 1 else outputs

@@ -24,6 +24,7 @@ import numpy as np
 from .. import pir_utils
 from ..framework import atomic_file, checkpoint, model_formats, serialization
 from ..framework.dtypes import VarType
+from ..framework.paddle_formats import safe_pickle
 from ..framework.errors import ParameterFileError
 from ..framework.program import Parameter, Program, Variable, default_main_program
 from ..framework.scope import checked_value, global_scope
@@ -470,21 +471,27 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs)
                           feed_vars, fetch_vars, "save_inference_model")
 
 
-def write_inference_model(path_prefix, program, feed_vars, fetch_vars, fn, extra_files=None):
-    """save_inference_model's files for `program`, with `extra_files` ({suffix: bytes},
-    paddle.jit.save's .pdiparams.info) in the same all-or-nothing checkpoint."""
-    prefix = _prefix(path_prefix, fn, ())
+def inference_model_writers(program, feed_vars, fetch_vars, fn, suffix=""):
+    """{file suffix: writer} of save_inference_model's files for `program` (persistables
+    from the global scope): suffix + '.pdmodel' (Paddle 3: '.json') and, when the pruned
+    program has persistables, suffix + '.pdiparams'."""
     program, feeds, fetches = normalize_program(program, feed_vars, fetch_vars, fn)
     if pir_utils.pir_enabled():
         model = (".json", model_formats.pir_program_to_bytes(program, feeds, fetches))
     else:
         model = (".pdmodel", model_formats.program_to_bytes(program, feeds, fetches))
-    files = {model[0]: _bytes_writer(model[1])}
+    files = {suffix + model[0]: _bytes_writer(model[1])}
     persistables = _persistables(program)
     if persistables:    # as Paddle: no .pdiparams for a program without persistables
-        files[".pdiparams"] = model_formats.combined_writer(_values_of(persistables, fn),
-                                                            fn + ": variable")
-    files.update((suffix, _bytes_writer(data)) for suffix, data in (extra_files or {}).items())
+        files[suffix + ".pdiparams"] = model_formats.combined_writer(
+            _values_of(persistables, fn), fn + ": variable")
+    return files
+
+
+def write_inference_model(path_prefix, program, feed_vars, fetch_vars, fn):
+    """save_inference_model's files for `program`, one all-or-nothing checkpoint."""
+    prefix = _prefix(path_prefix, fn, ())
+    files = inference_model_writers(program, feed_vars, fetch_vars, fn)
     for suffix in files:
         if os.path.isdir(prefix + suffix):
             raise ValueError("%s: '%s' is an existing directory" % (fn, prefix + suffix))
@@ -574,13 +581,51 @@ def load_directory_state(dirname, model_filename=None, params_filename=None, fn=
                                                         fn=fn))
 
 
+# what paddle.jit.save writes next to .pdiparams: {variable name: {"structured_name",
+# "stop_gradient", "trainable"}}, a pickle
+PARAMS_INFO_SUFFIX = ".pdiparams.info"
+
+
+def read_params_info(data, path, fn):
+    """The .pdiparams.info pickle's bytes, read without running code; its shape checked."""
+    info = safe_pickle.loads(data)
+    if not isinstance(info, dict) or not all(
+            isinstance(v, dict) and isinstance(v.get("stop_gradient"), bool)
+            for v in info.values()):
+        raise ValueError("%s: %s is not a .pdiparams.info file (expected {variable name: "
+                         "{'stop_gradient': bool, ...}})" % (fn, path))
+    return info
+
+
+def _jit_saved_state(prefix, fn):
+    """{structured name: ndarray} of the persistables paddle.jit.save wrote at `prefix`
+    (by variable name without a .pdiparams.info), as Paddle 2.0's paddle.load reads them."""
+    model, params, info_file = (prefix + s for s in (".pdmodel", ".pdiparams",
+                                                     PARAMS_INFO_SUFFIX))
+    files = checkpoint.read_checkpoint_files(prefix, [model, params, info_file], fn,
+                                             optional=[params, info_file])
+    values = inference_model_from_bytes(files[model], files.get(params), fn)[3]
+    if info_file not in files:
+        return values
+    info = read_params_info(files[info_file], info_file, fn)
+    unnamed = sorted(n for n in values if "structured_name" not in info.get(n, {}))
+    if unnamed:
+        raise ValueError("%s: %s gives no structured name for the saved variable %r"
+                         % (fn, info_file, unnamed[0]))
+    return {info[n]["structured_name"]: v for n, v in values.items()}
+
+
 def paddle_load(path, **configs):
     """paddle.load: a directory gives load_directory_state's {name: ndarray} (configs
-    model_filename / params_filename name its files), anything else is what paddle.save
-    wrote (framework/model_formats.py load)."""
-    if isinstance(path, (str, os.PathLike)) and os.path.isdir(path):
-        return load_directory_state(path, configs.get("model_filename"),
-                                    configs.get("params_filename"))
+    model_filename / params_filename name its files), the prefix of paddle.jit.save's files
+    their state dict, anything else is what paddle.save wrote (framework/model_formats.py
+    load)."""
+    if isinstance(path, (str, os.PathLike)):
+        if os.path.isdir(path):
+            return load_directory_state(path, configs.get("model_filename"),
+                                        configs.get("params_filename"))
+        if not os.path.exists(path) and os.path.exists(os.fspath(path) + ".pdmodel"):
+            return _jit_saved_state(os.fspath(path), "paddle.load")
     return model_formats.load(path, **configs)
 
 

@@ -6,7 +6,7 @@ import os
 from ...distributed.env import ParallelEnv
 from ...distributed.parallel import DataParallel, ParallelStrategy, prepare_context
 from ... import versions
-from ...framework.model_formats import load as _load, save as _save
+from ...framework.model_formats import PathNotFoundError, load as _load, save as _save
 from ...static.io import load_directory_state
 from ...nn.layer import base as layers, container
 from ...nn.layer.base import Layer
@@ -64,5 +64,5 @@ def load_dygraph(model_path, keep_name_table=False, **configs):
         if directories and os.path.isdir(model_path):
             return load_directory_state(model_path, configs.get("model_filename"),
                                         configs.get("params_filename"), "load_dygraph"), None
-        raise FileNotFoundError("load_dygraph: neither %s nor %s exists" % tuple(found))
+        raise PathNotFoundError("load_dygraph: neither %s nor %s exists" % tuple(found))
     return tuple(_load(p) if os.path.isfile(p) else None for p in found)

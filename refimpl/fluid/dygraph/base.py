@@ -12,6 +12,7 @@ from ...framework.mode import no_grad
 from ...dygraph.tensor import Tensor
 from ...framework import unique_name
 from ...framework.dtypes import convert_dtype
+from ...layers.creation import assign
 
 __all__ = ["guard", "to_variable", "enabled", "no_grad", "grad", "enable_dygraph",
            "disable_dygraph", "enable_imperative", "disable_imperative",
@@ -39,6 +40,10 @@ def to_variable(value, name=None, zero_copy=None, dtype=None):
     discarded (switch to_variable_zero_copy)."""
     if isinstance(value, Tensor):
         return value
+    if not mode.dynamic and mode.in_translation():
+        # to_static recording a program: a copy into the program, as 2.0's dy2static
+        # turns to_variable into assign
+        return assign(value)
     if not mode.dynamic:
         raise RuntimeError("to_variable works in dynamic mode: inside fluid.dygraph.guard() "
                            "(or after paddle.disable_static())")

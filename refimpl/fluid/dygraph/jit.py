@@ -17,10 +17,23 @@ from ...framework.scope import Scope, scope_guard
 from ...dygraph.tensor import Tensor
 from ...dygraph.tracer import recording
 from ...nn.layer.base import Layer
-from .dygraph_to_static import declarative
+from .dygraph_to_static import declarative, dygraph_to_static_func
 
 # declarative: Paddle 2.0 keeps the decorator in this module too
-__all__ = ["TracedLayer", "extract_vars", "declarative"]
+__all__ = ["TracedLayer", "extract_vars", "declarative", "dygraph_to_static_func", "save", "load"]
+
+
+def save(layer, path, input_spec=None, **configs):
+    """Paddle 2.0's fluid.dygraph.jit.save: paddle.jit.save (refimpl/jit imports this
+    package, hence the late import)."""
+    from ...jit import save as jit_save
+    return jit_save(layer, path, input_spec, **configs)
+
+
+def load(path, **configs):
+    """Paddle 2.0's fluid.dygraph.jit.load: paddle.jit.load."""
+    from ...jit import load as jit_load
+    return jit_load(path, **configs)
 
 
 def extract_vars(inputs):

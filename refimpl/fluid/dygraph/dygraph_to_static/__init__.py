@@ -1,6 +1,7 @@
 """Paddle 1.8's dygraph-to-static names: declarative, dygraph_to_static_func and
 ProgramTranslator, without 1.8's source rewriting. refimpl runs the decorated function as
-written: eagerly in dynamic mode (what 1.8 returns there, too), and in static mode on the
+written: eagerly in dynamic mode (what 1.8 returns there, too; the StaticFunction also
+records each new input signature's static program, refimpl/jit), and in static mode on the
 static Variables it is given, building ops into the current program. Python control flow
 on tensor values therefore is not turned into cond / while ops: it runs eagerly in dynamic
 mode, and in static mode raises the Variable's error (use fluid.layers.cond /
@@ -71,6 +72,17 @@ def declarative(function=None, input_spec=None):
 
 dygraph_to_static_func = declarative
 
-# Paddle 2.0 code imports the translator from its module:
-# fluid.dygraph.dygraph_to_static.program_translator.ProgramTranslator
-globals().update(group(__name__, globals(), {"program_translator": ["ProgramTranslator"]}))
+def __getattr__(name):
+    """Paddle 2.0's modules program_translator (ProgramTranslator, StaticFunction,
+    ConcreteProgram) and partial_program, made at first use: their classes live in
+    refimpl/jit, which imports this package."""
+    from ....jit import partial_program, static_function
+    table = {"program_translator": ["ProgramTranslator", "ConcreteProgram", "StaticFunction"],
+             "partial_program": ["PartialProgramLayer", "partial_program_from"]}
+    if name not in table:
+        raise AttributeError("module %r has no attribute %r" % (__name__, name))
+    names = {**vars(static_function), **vars(partial_program),
+             "ProgramTranslator": ProgramTranslator}
+    module = group(__name__, names, {name: table[name]})[name]
+    globals()[name] = module
+    return module
