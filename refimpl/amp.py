@@ -14,7 +14,8 @@ __all__ = ["auto_cast", "GradScaler"]
 
 def _enabled(enable, api):
     """Whether `api` takes effect: only in dynamic mode (an AssertionError otherwise, as
-    Paddle's dygraph_only), never on a CPU place (a warning there, as Paddle)."""
+    Paddle's dygraph_only), never on a CPU place (a warning there, as Paddle). It never
+    does here: on a GPU place it is refused."""
     assert mode.dynamic, ("We only support '%s()' in dynamic graph mode, please call "
                           "'paddle.disable_static()' to enter dynamic graph mode." % api)
     place = current_place()
@@ -52,7 +53,7 @@ class GradScaler:
     def __init__(self, enable=True, init_loss_scaling=2.**15, incr_ratio=2.0,
                  decr_ratio=0.5, incr_every_n_steps=1000, decr_every_n_nan_or_inf=2,
                  use_dynamic_loss_scaling=True):
-        self._enable = _enabled(enable, "GradScaler")
+        _enabled(enable, "GradScaler")
 
     def scale(self, var):
         return var
