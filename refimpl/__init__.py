@@ -38,7 +38,7 @@ from .dygraph.tensor import Tensor, batch_value as _batch_value
 io.dataloader.set_output_converter(_batch_value)
 
 from ._env import *  # noqa: F401,F403  (default dtype, XPU/CUDA queries, to_tensor, no_grad, grad, ...)
-from . import amp, device, sysconfig
+from . import amp, device, onnx, sysconfig
 from .device import get_device, set_device
 from . import callbacks, hapi
 from .hapi import Model, flops, summary

@@ -1,4 +1,4 @@
-"""paddle.amp (auto_cast, GradScaler), paddle.device and paddle.sysconfig of the 2.0
+"""paddle.amp (auto_cast, GradScaler), paddle.device, paddle.sysconfig and paddle.onnx of the 2.0
 namespace: on a CPU place AMP warns and does nothing, as Paddle 2.0 there."""
 import os
 
@@ -69,3 +69,8 @@ def test_amp_is_dynamic_only_and_refused_on_a_gpu_place(monkeypatch, fresh_progr
         with paddle.amp.auto_cast():
             pass
     assert paddle.amp.GradScaler(enable=False).scale(3.0) == 3.0
+
+
+def test_onnx_export_says_what_is_missing():
+    with pytest.raises((ImportError, NotImplementedError), match="paddle2onnx"):
+        paddle.onnx.export(paddle.nn.Linear(2, 1), "linear")
