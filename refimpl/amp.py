@@ -18,9 +18,9 @@ def _enabled(enable, api):
     does here: on a GPU place it is refused."""
     assert mode.dynamic, ("We only support '%s()' in dynamic graph mode, please call "
                           "'paddle.disable_static()' to enter dynamic graph mode." % api)
-    place = current_place()
     if not enable:
         return False
+    place = current_place()
     if not place.is_gpu_place():
         warnings.warn("%s can only be enabled on CUDAPlace, current place is %s, so it makes "
                       "no effect." % (api, place))
