@@ -37,22 +37,9 @@ from .dygraph.tensor import Tensor, batch_value as _batch_value
 # a DataLoader's batches are eager Tensors in dynamic mode, arrays in static mode
 io.dataloader.set_output_converter(_batch_value)
 
-
-def get_device():
-    """'cpu' or 'gpu:i': where set_device put the computation."""
-    place = framework.place.current_place()
-    return "gpu:%d" % place.device_id if isinstance(place, CUDAPlace) else "cpu"
-
-
-def set_device(device):
-    """'cpu', 'gpu' or 'gpu:i': the place an Executor made without one runs on. A GPU
-    that is not there is refused here (CUDAPlace's error), not at the first run."""
-    if not isinstance(device, str):
-        raise TypeError("set_device: expected a string 'cpu', 'gpu' or 'gpu:i', got %s"
-                        % type(device).__name__)
-    return framework.place.set_current_place(device)
-
 from ._env import *  # noqa: F401,F403  (default dtype, XPU/CUDA queries, to_tensor, no_grad, grad, ...)
+from . import amp, device, onnx, sysconfig
+from .device import get_device, set_device
 from . import callbacks, hapi
 from .hapi import Model, flops, summary
 from . import tensor

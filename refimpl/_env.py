@@ -6,6 +6,7 @@ from .backward import gradients
 from .framework import mode
 from .fluid.dygraph.base import grad as _checked_eager_grad
 from .framework.mode import no_grad as _eager_no_grad
+from .dygraph.printing import set_printoptions
 from .dygraph.tensor import Tensor, on_place
 from .distributed.parallel import DataParallel
 from .framework.dtypes import convert_dtype, get_default_dtype, set_default_dtype
@@ -18,7 +19,7 @@ from .xp import is_device_array
 
 __all__ = ["get_default_dtype", "set_default_dtype", "XPUPlace", "is_compiled_with_xpu",
            "get_cuda_rng_state", "set_cuda_rng_state", "get_cudnn_version", "to_tensor",
-           "no_grad", "grad", "DataParallel"]
+           "no_grad", "grad", "DataParallel", "set_printoptions"]
 
 def is_compiled_with_xpu():
     return False

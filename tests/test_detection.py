@@ -6,6 +6,7 @@ import math
 import numpy as np
 import pytest
 
+import refimpl as paddle
 from refimpl import fluid, static
 from refimpl.framework.errors import OpError
 from refimpl.ops.registry import get_op_def
@@ -937,3 +938,12 @@ def test_generate_proposals_v2_reads_height_and_width():
     v1 = get_op_def("generate_proposals").forward(
         scores, deltas, np.array([[16., 20., 0.5]]), anchors, np.ones_like(anchors), **attrs)
     assert v1[2].tolist() == [3]
+
+
+def test_vision_ops_yolo_loss_in_dynamic_mode(dygraph):
+    """paddle.vision.ops.yolo_loss (2.0) is yolov3_loss: the one-cell case above, eagerly."""
+    loss = paddle.vision.ops.yolo_loss(
+        paddle.to_tensor(np.zeros((1, 6, 1, 1))), paddle.to_tensor([[[0.5, 0.5, 0.5, 0.5]]]),
+        paddle.to_tensor(np.array([[0]], "int32")), anchors=[16, 16], anchor_mask=[0],
+        class_num=1, ignore_thresh=0.7, downsample_ratio=32, use_label_smooth=False)
+    np.testing.assert_allclose(loss.numpy(), [(1.75 * 2 + 2) * math.log(2)])

@@ -473,3 +473,12 @@ def test_image_resize_short_keeps_the_ratio():
                                   x[0, :, [0, 0, -1, -1], [0, -1, 0, -1]])
     with pytest.raises(ValueError, match="must be 4-D"):
         _build(lambda: fluid.layers.image_resize_short(fluid.data("y", [-1, 4, 7]), 2))
+
+
+def test_diag_embed_of_an_ndarray():
+    """Paddle 2.0's docstring example passes a numpy array: it becomes a constant."""
+    x = RNG.randn(2, 3).astype("float32")
+    with paddle.fluid.dygraph.guard():
+        got = F.diag_embed(x, offset=1, dim1=0, dim2=2).numpy()
+    want = np.stack([np.diag(r, 1) for r in x])  # [2, 4, 4] as (batch, dim1, dim2)
+    np.testing.assert_array_equal(got, want.transpose(1, 0, 2))

@@ -466,3 +466,23 @@ def test_contrib_momentum_folds_l2_decay_into_the_op():
         paddle.optimizer.Momentum(learning_rate=None)
     with pytest.raises(ValueError, match="rho is not set"):
         paddle.optimizer.RMSProp(learning_rate=0.1, rho=None)
+
+
+def test_adamax_reads_one_value_tensor_betas(dygraph):
+    """Paddle 2.0's Adamax example passes betas as [1] Tensors; their values are the betas."""
+    linear = paddle.nn.Linear(2, 1, bias_attr=False)
+    w0 = np.array([[1.0], [2.0]], "float32")
+    linear.weight.set_value(w0)
+    opt = paddle.optimizer.Adamax(0.1, beta1=paddle.to_tensor([0.8]),
+                                  beta2=paddle.to_tensor([0.9]), parameters=linear.parameters())
+    x = paddle.to_tensor([[3.0, -4.0]])
+    got = []
+    for _ in range(2):
+        paddle.mean(linear(x)).backward()
+        opt.step()
+        opt.clear_grad()
+        got.append(linear.weight.numpy())
+    update, state, want = adamax_update(0.1, 0.8, 0.9), {}, [w0]
+    for t in (1, 2):
+        want.append(update(want[-1], np.array([[3.0], [-4.0]]), state, t))
+    assert_steps(got, want[1:])

@@ -226,3 +226,18 @@ def test_grad_in_dynamic_mode_checks_its_arguments_as_fluid_dygraph_grad(dygraph
         paddle.grad(None, None)
     (dx,) = paddle.grad([y], [x])
     np.testing.assert_array_equal(dx.numpy(), [2.0, 2.0, 2.0])
+
+
+def test_set_printoptions_digits_summary_and_sci_mode(dygraph):
+    t = paddle.to_tensor(np.arange(10, dtype="float32").reshape(2, 5) / 3)
+    try:
+        paddle.set_printoptions(3, 5, 2)        # 10 elements > 5: 2 items of each end
+        assert str(t).endswith("[[0.   , 0.333, ..., 1.   , 1.333],\n"
+                               "        [1.667, 2.   , ..., 2.667, 3.   ]])")
+        paddle.tensor.to_string.set_printoptions(sci_mode=True, threshold=1000)
+        assert "[[0.000e+00, 3.333e-01, 6.667e-01, 1.000e+00, 1.333e+00]," in str(t)
+        with pytest.raises(TypeError, match="precision must be int, got float"):
+            paddle.set_printoptions(precision=2.0)
+    finally:
+        paddle.set_printoptions(8, 1000, 3, False)
+    assert "0.33333334, 0.6666667 ," in str(t)

@@ -322,8 +322,14 @@ def test_random_flips_follow_python_random(img):
     flip = T.RandomHorizontalFlip(0.5)
     flipped = [bool((flip(img) == img[:, ::-1]).all()) for _ in range(20)]
     assert flipped == expected and 0 < sum(flipped) < 20
-    with pytest.raises(ValueError, match=r"RandomVerticalFlip: prob should be in \[0, 1\]"):
-        T.RandomVerticalFlip(1.5)
+
+
+def test_flip_prob_outside_0_1_by_version(img, paddle_version):
+    # 2.0 stores any prob (its docstring example passes 224): above 1 always flips
+    assert all((T.RandomHorizontalFlip(224)(img) == img[:, ::-1]).all() for _ in range(5))
+    with paddle_version("3"):
+        with pytest.raises(ValueError, match=r"RandomVerticalFlip: prob should be in \[0, 1\]"):
+            T.RandomVerticalFlip(1.5)
 
 
 def _position_in(crop, image):

@@ -24,6 +24,7 @@ from ..framework.fetched import as_fetched
 from ..framework.place import CPUPlace, CUDAPlace, current_place, device_of
 from ..framework.program import Parameter, Variable, default_main_program
 from ..framework import math_patch, mode
+from .printing import format_values
 
 __all__ = ["Tensor", "ParamBase", "EAGER_BLOCK", "batch_value", "on_place_of", "on_place"]
 
@@ -247,7 +248,7 @@ class Tensor(Variable):
         a = self._value
         if a is None:
             return "Tensor(%s, no value)" % self.name
-        body = np.array2string(self._host(), separator=", ", prefix="       ")
+        body = format_values(self._host(), prefix="       ")
         return ("Tensor(shape=%s, dtype=%s, place=%s, stop_gradient=%s,\n       %s)"
                 % (list(a.shape), _dtype_of(a).name, self.place, self.stop_gradient, body))
 

@@ -4,7 +4,7 @@ update op (see refimpl/ops/optimizer_ops.py for the formulas)."""
 import numpy as np
 
 from .. import xp
-from ..dygraph.tensor import on_place_of
+from ..dygraph.tensor import Tensor, on_place_of
 from ..dygraph.tracer import layout
 from ..framework.errors import LayerAssertionError
 from ..framework.program import Variable
@@ -228,8 +228,11 @@ class Adamax(Optimizer):
                  parameter_list=None, regularization=None):
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
-        self._beta1, self._beta2 = (self._hyperparameter(n, v, IN_UNIT)
-                                    for n, v in (("beta1", beta1), ("beta2", beta2)))
+        # a one-value eager Tensor beta is read here: Paddle 2.0's adamax op takes the
+        # betas as attributes only, and its dynamic mode converts a Tensor with float()
+        self._beta1, self._beta2 = (
+            self._hyperparameter(n, float(v) if isinstance(v, Tensor) else v, IN_UNIT)
+            for n, v in (("beta1", beta1), ("beta2", beta2)))
         self._epsilon = self._hyperparameter("epsilon", epsilon, NON_NEGATIVE)
 
     def _create_accumulators(self, block, parameters):

@@ -37,6 +37,7 @@ SUBMODULES = {
     "search": ["argmax", "argmin", "argsort", "index_sample", "index_select", "masked_select",
                "nonzero", "sort", "topk", "where"],
     "stat": ["mean", "median", "numel", "std", "var"],
+    "to_string": ["set_printoptions"],
 }
 
 

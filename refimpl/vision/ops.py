@@ -1,13 +1,15 @@
 """paddle.vision.ops (Paddle 2.0): deform_conv2d and its layer DeformConv2D, deformable
 convolution v2 (the deformable_conv op, given a mask) or v1 (deformable_conv_v1, no
-mask), with one deformable group and im2col_step 1, the bias added on the channel axis."""
+mask), with one deformable group and im2col_step 1, the bias added on the channel axis;
+and the YOLOv3 head's yolo_box and yolo_loss (fluid.layers' yolo_box and yolov3_loss)."""
 import math
 
 from .. import nn
 from ..framework.initializer import Normal
 from ..layers.common import append_op_out, check_dtype
+from ..layers.detection import yolo_box, yolov3_loss as yolo_loss
 
-__all__ = ["deform_conv2d", "DeformConv2D"]
+__all__ = ["yolo_loss", "yolo_box", "deform_conv2d", "DeformConv2D"]
 
 
 def _pair(value, what):

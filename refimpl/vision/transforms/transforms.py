@@ -10,6 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from ... import versions
 from . import functional as F
 
 __all__ = ["BaseTransform", "Compose", "ToTensor", "Resize", "RandomResizedCrop", "CenterCrop",
@@ -177,11 +178,12 @@ class CenterCrop(BaseTransform):
 
 
 class _RandomFlip(BaseTransform):
-    """Apply `_flip` with probability `prob` (one random.random() draw per image)."""
+    """Apply `_flip` with probability `prob` (one random.random() draw per image; a prob
+    above 1 always flips where the version takes it, switch flip_prob_range)."""
 
     def __init__(self, prob=0.5, keys=None):
         super().__init__(keys)
-        if not 0 <= prob <= 1:
+        if versions.switch("flip_prob_range") == "checked" and not 0 <= prob <= 1:
             raise ValueError("%s: prob should be in [0, 1]; got %r" % (type(self).__name__, prob))
         self.prob = prob
 
