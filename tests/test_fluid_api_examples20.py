@@ -40,3 +40,49 @@ def test_a_control_flow_op_in_dygraph_names_itself_and_static_mode():
                 fluid.layers.increment(i, in_place=True)
     finally:
         paddle.enable_static()
+
+
+def test_static_variable_clone_copies_the_value_and_passes_gradients_back():
+    x_value = np.arange(6, dtype="float32").reshape(3, 2, 1)
+
+    def build():
+        x = static.data("x", [3, 2, 1], "float32")
+        x.stop_gradient = False
+        y = x.clone()
+        assert y.name.startswith("x_clone") and y.shape == x.shape and not y.stop_gradient
+        loss = paddle.sum(y * y)
+        (dx,) = static.gradients([loss], [x])
+        return [y, dx]
+    y, dx = _run(build, {"x": x_value})
+    np.testing.assert_array_equal(y, x_value)
+    np.testing.assert_array_equal(dx, 2 * x_value)
+
+
+def test_no_xpu_build():
+    assert fluid.is_compiled_with_xpu() is False
+    assert fluid.framework.is_compiled_with_xpu() is False
+    for places in (static.xpu_places, fluid.xpu_places, fluid.framework.xpu_places):
+        with pytest.raises(AssertionError, match="not compiled with XPU"):
+            places()
+
+
+def test_fetching_an_eager_tensor_says_it_is_one():
+    paddle.disable_static()
+    try:
+        x = fluid.layers.fill_constant([2], "float32", 1.0)
+        with pytest.raises(TypeError, match="eager Tensor.*enable_static"):
+            fluid.Executor(fluid.CPUPlace()).run(fetch_list=[x])
+    finally:
+        paddle.enable_static()
+
+
+def test_unique_name_switch_swaps_the_generator_and_the_parameter_name_checker():
+    from refimpl.utils import unique_name
+    with unique_name.guard():
+        assert [unique_name.generate("fc"), unique_name.generate("fc")] == ["fc_0", "fc_1"]
+        old_generator, old_checker = unique_name.switch()
+        assert unique_name.generate("fc") == "fc_0"
+        assert old_checker("w") is False and old_checker("w") is True
+        fresh = unique_name.switch(old_generator, old_checker)
+        assert unique_name.generate("fc") == "fc_2"
+        assert len(fresh) == 2 and fresh[0] is not old_generator

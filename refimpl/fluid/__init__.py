@@ -4,7 +4,8 @@ from ..executor import Executor
 from ..compiler.parallel_executor import ParallelExecutor
 from ..framework import initializer, unique_name
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places, \
-    is_compiled_with_cuda
+    is_compiled_with_cuda, xpu_places
+from .core import is_compiled_with_xpu
 from ..framework.program import (Program, Variable, default_main_program,
                                  default_startup_program, name_scope, program_guard)
 from ..framework.scope import Scope, global_scope, scope_guard, Tensor
@@ -40,7 +41,7 @@ from .input import embedding, one_hot      # noqa: E402 (Paddle's fluid.embeddin
 
 __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "initializer",
            "unique_name", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places",
-           "cuda_places", "is_compiled_with_cuda", "Program", "Variable",
+           "cuda_places", "xpu_places", "is_compiled_with_cuda", "is_compiled_with_xpu", "Program", "Variable",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
            "Scope", "global_scope", "scope_guard", "LoDTensor", "Tensor", "ParamAttr",
            "WeightNormParamAttr",
