@@ -86,3 +86,14 @@ def test_unique_name_switch_swaps_the_generator_and_the_parameter_name_checker()
         fresh = unique_name.switch(old_generator, old_checker)
         assert unique_name.generate("fc") == "fc_2"
         assert len(fresh) == 2 and fresh[0] is not old_generator
+
+
+def test_fluid_sign_takes_a_numpy_array():
+    x = np.array([3.0, 0.0, -2.0], "float32")
+    (out,) = _run(lambda: [fluid.layers.sign(x)])
+    np.testing.assert_array_equal(out, [1.0, 0.0, -1.0])
+    paddle.disable_static()
+    try:
+        np.testing.assert_array_equal(fluid.layers.sign(x).numpy(), [1.0, 0.0, -1.0])
+    finally:
+        paddle.enable_static()
