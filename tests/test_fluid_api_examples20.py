@@ -97,3 +97,17 @@ def test_fluid_sign_takes_a_numpy_array():
         np.testing.assert_array_equal(fluid.layers.sign(x).numpy(), [1.0, 0.0, -1.0])
     finally:
         paddle.enable_static()
+
+
+def test_not_to_static_leaves_the_function_as_written():
+    def minus_one(x):
+        return x - 1
+    assert paddle.jit.not_to_static(minus_one) is minus_one
+    assert paddle.jit.not_to_static()(minus_one) is minus_one
+    assert fluid.dygraph.jit.not_to_static is paddle.jit.not_to_static
+    paddle.disable_static()
+    try:
+        decorated = paddle.jit.to_static(lambda x: paddle.jit.not_to_static(minus_one)(x) * 2)
+        np.testing.assert_array_equal(decorated(paddle.ones([1, 2])).numpy(), [[0., 0.]])
+    finally:
+        paddle.enable_static()

@@ -7,7 +7,7 @@ variables made from the InputSpecs, as paddle.Model.save(training=False) does
 import inspect
 
 from ..fluid.dygraph.dygraph_to_static import ProgramTranslator
-from ..fluid.dygraph.jit import TracedLayer
+from ..fluid.dygraph.jit import TracedLayer, not_to_static
 import os
 
 from ..framework import checkpoint
@@ -20,7 +20,8 @@ from ..static.io import (inference_model_files, inference_model_from_bytes,
                          read_inference_model, write_inference_model)
 from .translated_layer import TranslatedLayer
 
-__all__ = ["to_static", "save", "load", "TranslatedLayer", "ProgramTranslator", "TracedLayer"]
+__all__ = ["to_static", "save", "load", "TranslatedLayer", "ProgramTranslator", "TracedLayer",
+           "not_to_static"]
 
 # what Paddle's jit.save writes next to .pdiparams: {variable name: {"structured_name",
 # "stop_gradient", "trainable"}}, a pickle

@@ -17,10 +17,10 @@ from ...framework.scope import Scope, scope_guard
 from ...dygraph.tensor import Tensor
 from ...dygraph.tracer import recording
 from ...nn.layer.base import Layer
-from .dygraph_to_static import declarative
+from .dygraph_to_static import declarative, not_to_static
 
 # declarative: Paddle 2.0 keeps the decorator in this module too
-__all__ = ["TracedLayer", "extract_vars", "declarative"]
+__all__ = ["TracedLayer", "extract_vars", "declarative", "not_to_static"]
 
 
 def extract_vars(inputs):

@@ -13,7 +13,7 @@ import numpy as np
 from ....framework import mode
 from ....submodules import group
 
-__all__ = ["ProgramTranslator", "declarative", "dygraph_to_static_func"]
+__all__ = ["ProgramTranslator", "declarative", "dygraph_to_static_func", "not_to_static"]
 
 
 class ProgramTranslator:
@@ -70,6 +70,13 @@ def declarative(function=None, input_spec=None):
 
 
 dygraph_to_static_func = declarative
+
+
+def not_to_static(func=None):
+    """Paddle 2.0's mark on a function that to_static must leave as Python. refimpl
+    converts no function (see the module docstring): `func` comes back unchanged, as the
+    decorator without arguments comes back for `@not_to_static()`."""
+    return not_to_static if func is None else func
 
 # Paddle 2.0 code imports the translator from its module:
 # fluid.dygraph.dygraph_to_static.program_translator.ProgramTranslator
