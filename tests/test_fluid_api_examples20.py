@@ -111,3 +111,18 @@ def test_not_to_static_leaves_the_function_as_written():
         np.testing.assert_array_equal(decorated(paddle.ones([1, 2])).numpy(), [[0., 0.]])
     finally:
         paddle.enable_static()
+
+
+def test_static_amp_is_fluid_mixed_precision():
+    from refimpl.fluid.contrib import mixed_precision
+    assert static.amp.decorate is mixed_precision.decorate
+    assert static.amp.CustomOpLists is static.amp.AutoMixedPrecisionLists
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        loss = paddle.mean(static.nn.fc(static.data("x", [None, 1], "float32"), size=10))
+        optimizer = static.amp.decorate(paddle.optimizer.Adam(0.001), init_loss_scaling=8.0)
+        optimizer.minimize(loss)
+    types = [op.type for op in main.global_block().ops]
+    # fp16 casts around the fc, and the loss scaling's overflow check
+    assert types.count("cast") >= 2 and "isfinite" in types
+    assert optimizer.get_scaled_loss() is not None

@@ -17,7 +17,7 @@ from .device import device_guard
 from .py_func import py_func
 from .input_spec import InputSpec
 from .weight_norm import WeightNormParamAttr
-from . import nn
+from . import amp, nn
 
 globals().update(_exports("static"))
 
