@@ -126,3 +126,14 @@ def test_static_amp_is_fluid_mixed_precision():
     # fp16 casts around the fc, and the loss scaling's overflow check
     assert types.count("cast") >= 2 and "isfinite" in types
     assert optimizer.get_scaled_loss() is not None
+
+
+def test_parallel_env_nrings_reads_flags_nccl_nrings(monkeypatch):
+    from refimpl import distributed
+    monkeypatch.delenv("FLAGS_nccl_nrings", raising=False)
+    assert distributed.ParallelEnv().nrings == 1
+    monkeypatch.setenv("FLAGS_nccl_nrings", "3")
+    assert distributed.ParallelEnv().nrings == 3
+    monkeypatch.setenv("FLAGS_nccl_nrings", "9")
+    with pytest.raises(AssertionError, match="FLAGS_nccl_nrings"):
+        distributed.ParallelEnv().nrings
