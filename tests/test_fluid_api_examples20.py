@@ -137,3 +137,12 @@ def test_parallel_env_nrings_reads_flags_nccl_nrings(monkeypatch):
     monkeypatch.setenv("FLAGS_nccl_nrings", "9")
     with pytest.raises(AssertionError, match="FLAGS_nccl_nrings"):
         distributed.ParallelEnv().nrings
+
+
+def test_static_print_is_fluid_print(capfd):
+    def build():
+        x = paddle.full([2, 3], 3, "int64")
+        return [static.Print(x, message="The content of input layer:")]
+    (out,) = _run(build)
+    np.testing.assert_array_equal(out, np.full([2, 3], 3))
+    assert "data: 3,3,3,3,3,3," in capfd.readouterr().out

@@ -28,5 +28,5 @@ __all__ = ["ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStr
            "data", "nn", "save", "load", "load_program_state", "set_program_state", "serialize_program",
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
            "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
-           "device_guard", "py_func", "InputSpec",
+           "device_guard", "py_func", "InputSpec", "Print",
            "WeightNormParamAttr"]
