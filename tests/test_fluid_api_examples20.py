@@ -146,3 +146,19 @@ def test_static_print_is_fluid_print(capfd):
     (out,) = _run(build)
     np.testing.assert_array_equal(out, np.full([2, 3], 3))
     assert "data: 3,3,3,3,3,3," in capfd.readouterr().out
+
+
+def test_static_nn_has_the_fluid_layers_paddle_20_re_exports():
+    def build():
+        x = paddle.full([1], 0.3, "float32")
+        y = paddle.full([1], 0.1, "float32")
+        case = static.nn.case([(x < y, lambda: paddle.full([1], 1.0, "float32"))],
+                              default=lambda: paddle.full([1], 2.0, "float32"))
+        index = paddle.full([1], 1, "int32")
+        switch = static.nn.switch_case(index, {0: lambda: paddle.full([1], 5.0, "float32"),
+                                               1: lambda: paddle.full([1], 6.0, "float32")})
+        prelu = static.nn.prelu(paddle.full([2], -2.0, "float32"), mode="all")
+        return [case, switch, prelu]
+    case, switch, prelu = _run(build)
+    assert case[0] == 2.0 and switch[0] == 6.0
+    np.testing.assert_allclose(prelu, [-0.5, -0.5])     # alpha starts at 0.25
