@@ -162,3 +162,65 @@ def test_static_nn_has_the_fluid_layers_paddle_20_re_exports():
     case, switch, prelu = _run(build)
     assert case[0] == 2.0 and switch[0] == 6.0
     np.testing.assert_allclose(prelu, [-0.5, -0.5])     # alpha starts at 0.25
+
+
+def _sigmoid(v):
+    return 1 / (1 + np.exp(-v))
+
+
+def _cell_inputs(rng, batch=3, input_size=4, hidden=5):
+    return [rng.uniform(-1, 1, shape) for shape in
+            ((batch, input_size), (batch, hidden), (batch, hidden))]
+
+
+def test_dygraph_lstm_cell_both_layouts_against_numpy():
+    x, h, c = _cell_inputs(np.random.RandomState(0))
+    paddle.disable_static()
+    try:
+        cudnn = fluid.dygraph.LSTMCell(5, 4)
+        assert [list(p.shape) for p in cudnn.parameters()] == [[20, 4], [20, 5], [20], [20]]
+        for p in cudnn.parameters():        # non-zero biases too
+            p.set_value(np.random.RandomState(1).uniform(-1, 1, p.shape))
+        w_ih, w_hh, b_ih, b_hh = [p.numpy() for p in cudnn.parameters()]
+        i, f, g, o = np.split(x @ w_ih.T + b_ih + h @ w_hh.T + b_hh, 4, axis=1)
+        want_c = _sigmoid(f) * c + _sigmoid(i) * np.tanh(g)
+        got_h, got_c = cudnn(*[paddle.to_tensor(v) for v in (x, h, c)])
+        np.testing.assert_allclose(got_c.numpy(), want_c, rtol=1e-12)
+        np.testing.assert_allclose(got_h.numpy(), _sigmoid(o) * np.tanh(want_c), rtol=1e-12)
+
+        basic = fluid.dygraph.LSTMCell(5, 4, use_cudnn_impl=False, forget_bias=0.5)
+        weight, bias = [p.numpy() for p in basic.parameters()]
+        assert weight.shape == (9, 20) and bias.shape == (20,)
+        i, j, f, o = np.split(np.concatenate([x, h], 1) @ weight + bias, 4, axis=1)
+        want_c = c * _sigmoid(f + 0.5) + _sigmoid(i) * np.tanh(j)
+        got_h, got_c = basic(*[paddle.to_tensor(v) for v in (x, h, c)])
+        np.testing.assert_allclose(got_c.numpy(), want_c, rtol=1e-12)
+        np.testing.assert_allclose(got_h.numpy(), np.tanh(want_c) * _sigmoid(o), rtol=1e-12)
+    finally:
+        paddle.enable_static()
+
+
+def test_dygraph_gru_cell_both_layouts_against_numpy():
+    x, h, _ = _cell_inputs(np.random.RandomState(2))
+    paddle.disable_static()
+    try:
+        cudnn = fluid.dygraph.GRUCell(5, 4, param_attr=fluid.ParamAttr(name="g"))
+        assert [p.name for p in cudnn.parameters()][:2] == ["g_weight_ih", "g_weight_hh"]
+        for p in cudnn.parameters():
+            p.set_value(np.random.RandomState(3).uniform(-1, 1, p.shape))
+        w_ih, w_hh, b_ih, b_hh = [p.numpy() for p in cudnn.parameters()]
+        x_r, x_u, x_n = np.split(x @ w_ih.T + b_ih, 3, axis=1)
+        h_r, h_u, h_n = np.split(h @ w_hh.T + b_hh, 3, axis=1)
+        r, u = _sigmoid(x_r + h_r), _sigmoid(x_u + h_u)
+        want = u * h + (1 - u) * np.tanh(x_n + r * h_n)
+        got = cudnn(paddle.to_tensor(x), paddle.to_tensor(h))
+        np.testing.assert_allclose(got.numpy(), want, rtol=1e-12)
+
+        basic = fluid.dygraph.GRUCell(5, 4, use_cudnn_impl=False)
+        gate_w, cand_w, gate_b, cand_b = [p.numpy() for p in basic.parameters()]
+        r, u = np.split(_sigmoid(np.concatenate([x, h], 1) @ gate_w + gate_b), 2, axis=1)
+        cand = np.tanh(np.concatenate([x, r * h], 1) @ cand_w + cand_b)
+        got = basic(paddle.to_tensor(x), paddle.to_tensor(h))
+        np.testing.assert_allclose(got.numpy(), u * h + (1 - u) * cand, rtol=1e-12)
+    finally:
+        paddle.enable_static()
