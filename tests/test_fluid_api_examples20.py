@@ -224,3 +224,17 @@ def test_dygraph_gru_cell_both_layouts_against_numpy():
         np.testing.assert_allclose(got.numpy(), u * h + (1 - u) * cand, rtol=1e-12)
     finally:
         paddle.enable_static()
+
+
+def test_distributed_batch_reader_gives_each_trainer_its_batch_of_each_run(monkeypatch):
+    def batches():
+        return iter(range(7))
+    monkeypatch.setenv("PADDLE_TRAINERS_NUM", "3")
+    shares = []
+    for trainer in range(3):
+        monkeypatch.setenv("PADDLE_TRAINER_ID", str(trainer))
+        shares.append(list(fluid.contrib.reader.distributed_batch_reader(batches)()))
+    assert shares == [[0, 3], [1, 4], [2, 5]]      # batch 6 starts a run that never ends
+    monkeypatch.delenv("PADDLE_TRAINERS_NUM")
+    monkeypatch.delenv("PADDLE_TRAINER_ID")
+    assert list(fluid.contrib.reader.distributed_batch_reader(batches)()) == list(range(7))
