@@ -238,3 +238,18 @@ def test_distributed_batch_reader_gives_each_trainer_its_batch_of_each_run(monke
     monkeypatch.delenv("PADDLE_TRAINERS_NUM")
     monkeypatch.delenv("PADDLE_TRAINER_ID")
     assert list(fluid.contrib.reader.distributed_batch_reader(batches)()) == list(range(7))
+
+
+def test_static_accuracy_and_auc_are_fluid_layers_metric_ops():
+    predict = np.array([[0.1, 0.9], [0.8, 0.2], [0.3, 0.7]], "float32")
+    label = np.array([[1], [0], [1]], "int64")
+
+    def build():
+        x = static.data("x", [3, 2], "float32")
+        y = static.data("y", [3, 1], "int64")
+        return [static.accuracy(x, y, k=1), static.auc(x, y)[0]]
+    accuracy, auc = _run(build, {"x": predict, "y": label})
+    np.testing.assert_allclose(accuracy, [1.0], rtol=1e-6)
+    # every positive (class-1 score 0.9, 0.7) ranks above the negative (0.2)
+    np.testing.assert_allclose(auc, 1.0, rtol=1e-6)
+    assert static.save_vars is fluid.io.save_vars and static.load_vars is fluid.io.load_vars

@@ -254,4 +254,5 @@ EXPORTS = {
                       "square_error_cost": square_error_cost},
     "paddle": {"topk": topk},
     "metric": {"accuracy": accuracy},
+    "static": {"accuracy": fluid_accuracy},    # Paddle 2.0's paddle.static.accuracy
 }

@@ -18,6 +18,7 @@ from .py_func import py_func
 from .input_spec import InputSpec
 from .weight_norm import WeightNormParamAttr
 from . import amp, nn
+from ..fluid.io import load_vars, save_vars
 
 globals().update(_exports("static"))
 
@@ -28,5 +29,5 @@ __all__ = ["ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStr
            "data", "nn", "save", "load", "load_program_state", "set_program_state", "serialize_program",
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
            "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
-           "device_guard", "py_func", "InputSpec", "Print",
+           "device_guard", "py_func", "InputSpec", "Print", "load_vars", "save_vars", "accuracy", "auc",
            "WeightNormParamAttr"]
