@@ -253,3 +253,18 @@ def test_static_accuracy_and_auc_are_fluid_layers_metric_ops():
     # every positive (class-1 score 0.9, 0.7) ranks above the negative (0.2)
     np.testing.assert_allclose(auc, 1.0, rtol=1e-6)
     assert static.save_vars is fluid.io.save_vars and static.load_vars is fluid.io.load_vars
+
+
+def test_instance_norm_takes_an_input_without_spatial_dims():
+    # Paddle takes X of rank 2 to 5; each (n, c) slice of an [N, C] X is one element, so
+    # it is its own mean and Y is the bias
+    x = np.arange(6, dtype="float32").reshape(3, 2)
+
+    def build():
+        h = static.data("x", [3, 2], "float32")
+        return [static.nn.instance_norm(
+            h, bias_attr=fluid.ParamAttr(initializer=fluid.initializer.Constant(0.5)))]
+    (y,) = _run(build, {"x": x})
+    np.testing.assert_allclose(y, np.full([3, 2], 0.5))
+    with pytest.raises(ValueError, match="rank 2 to 5"):
+        static.nn.instance_norm(static.data("v", [1, 2, 1, 1, 1, 1], "float32"))
