@@ -7,7 +7,7 @@ properties (`T`, `size`, ...), and `attach(cls)` puts them on a class: the stati
 Variable at import, and any other tensor class (an eager Tensor) the same way, so both
 have the same method set (specs/tensor_methods.md).
 """
-from .framework import math_patch
+from .framework import math_patch, unique_name
 from .layers import exports, subscript
 
 __all__ = ["FUNCTION_METHODS", "methods", "attach"]
@@ -87,8 +87,19 @@ def _dim(self):
     return len(self.shape)
 
 
+def _clone(self):
+    """x.clone() of a static Variable (Paddle 2.0): a new variable of x's block holding x's
+    value through an assign op, so gradients flow back to x; it keeps x's persistable and
+    stop_gradient."""
+    out = self.block.create_var(name=unique_name.generate(self.name + "_clone"),
+                                dtype=self.dtype, persistable=self.persistable,
+                                stop_gradient=self.stop_gradient)
+    return _paddle()["assign"](self, out)
+
+
 _PLAIN = {
     "astype": math_patch.cast,
+    "clone": _clone,
     "dim": _dim,
     "ndimension": _dim,
 }

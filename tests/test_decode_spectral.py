@@ -142,6 +142,11 @@ def test_ssd_loss_rejects_unknown_batch_and_mismatched_ground_truth():
         paddle.fluid.layers.ssd_loss(loc2, conf2, static.data("b4", [2, 3, 4], "float32"),
                                      static.data("l4", [2, 3, 1], "int32"), prior,
                                      mining_type="hard_example")
+    with pytest.raises(ValueError, match=r"confidence 'conf5' must be \[N, Np, C\].*\[10, 21\]"):
+        paddle.fluid.layers.ssd_loss(static.data("loc5", [10, 4], "float32"),
+                                     static.data("conf5", [10, 21], "float32"),
+                                     static.data("b5", [4], "float32", lod_level=1),
+                                     static.data("l5", [1], "float32", lod_level=1), prior)
 
 
 # -- BeamSearchDecoder / dynamic_decode

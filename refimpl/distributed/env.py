@@ -57,6 +57,16 @@ class ParallelEnv:
     dev_id = device_id
 
     @property
+    def nrings(self):
+        """FLAGS_nccl_nrings (default 1): the NCCL rings a trainer opens, 1 to 8 in Paddle
+        (refimpl's collectives take no rings; the value is reported as set)."""
+        rings = int(os.environ.get("FLAGS_nccl_nrings", "1"))
+        if not 0 < rings < 9:
+            raise AssertionError("FLAGS_nccl_nrings must be an integer in [1, 8], got %d"
+                                 % rings)
+        return rings
+
+    @property
     def trainer_endpoints(self):
         return _endpoints(self.world_size)
 

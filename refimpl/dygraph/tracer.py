@@ -80,6 +80,8 @@ class _Kernels:
         if found is None:
             kernel = select_kernel(self.op_type, self.which, kw,
                                    None if dtype is None else dtype.name, self.device)
+            if kernel is None:
+                raise _no_kernel(self.op_type, self.which)
             found = self.cache[key] = (kernel.fn, "saved" in kernel.keywords,
                                        "need" in kernel.keywords)
         return found
@@ -251,6 +253,13 @@ class StaticInput(OpError):
                          "other inputs are eager Tensors: one operation takes either "
                          "(build the program in static mode, or pass Tensors)"
                          % (slot, var.name), user_frame())
+
+
+def _no_kernel(op_type, which):
+    return OpError(op_type, "has no %s kernel in eager (dygraph) mode: the executor of a "
+                   "static Program runs it (control flow over sub-blocks, readers, feed and "
+                   "fetch); build the program after paddle.enable_static()" % which,
+                   user_frame())
 
 
 def _bad_input(lay, slot, t):

@@ -15,6 +15,7 @@ import numpy as np
 
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import FeedError, OpIndexError, names_its_op
+from ..framework import mode
 from ..framework.fetched import as_fetched
 from ..framework.lod import check_lengths, describe_lod, lod_of, valid_for, with_lod
 from ..framework.place import as_place, current_place, device_of
@@ -760,6 +761,10 @@ def _fetch_names(fetch_list):
         fetch_list = [fetch_list]
     names = []
     for f in fetch_list:
+        if mode.eager is not None and isinstance(f, mode.eager.Tensor):
+            raise TypeError("fetch_list: %r is an eager Tensor, made in dynamic mode (Paddle "
+                            "2.0's default), which no Program holds; build the program after "
+                            "paddle.enable_static() and fetch its Variables" % f.name)
         if isinstance(f, Variable):
             names.append(f.name)
         elif isinstance(f, str):

@@ -4,7 +4,8 @@ from ..executor import Executor
 from ..compiler.parallel_executor import ParallelExecutor
 from ..framework import initializer, unique_name
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places, \
-    is_compiled_with_cuda
+    is_compiled_with_cuda, xpu_places
+from .core import is_compiled_with_xpu
 from ..framework.program import (Program, Variable, default_main_program,
                                  default_startup_program, name_scope, program_guard)
 from ..framework.scope import Scope, global_scope, scope_guard, Tensor
@@ -27,6 +28,7 @@ from .transpiler import DistributeTranspiler, DistributeTranspilerConfig, HashNa
 from ..dygraph.tensor import Tensor as VarBase    # 1.8's name of the eager tensor class
 from .lod import LoDTensor, LoDTensorArray, create_lod_tensor, create_random_int_lodtensor
 from .data_feeder import DataFeedDesc, DataFeeder
+from .dataset import DatasetFactory, InMemoryDataset, QueueDataset
 from .flags import get_flags, set_flags
 from .compat import (cuda_pinned_places, load_op_library, memory_optimize, one_hot,
                      release_memory, require_version)
@@ -39,13 +41,14 @@ from .input import embedding, one_hot      # noqa: E402 (Paddle's fluid.embeddin
 
 __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "initializer",
            "unique_name", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places",
-           "cuda_places", "is_compiled_with_cuda", "Program", "Variable",
+           "cuda_places", "xpu_places", "is_compiled_with_cuda", "is_compiled_with_xpu", "Program", "Variable",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
            "Scope", "global_scope", "scope_guard", "LoDTensor", "Tensor", "ParamAttr",
            "WeightNormParamAttr",
            "regularizer", "append_backward", "gradients", "data", "framework", "layers",
            "optimizer", "backward", "LoDTensorArray", "create_lod_tensor",
-           "create_random_int_lodtensor", "DataFeedDesc", "DataFeeder", "get_flags", "set_flags",
+           "create_random_int_lodtensor", "DataFeedDesc", "DataFeeder", "DatasetFactory",
+           "InMemoryDataset", "QueueDataset", "get_flags", "set_flags",
            "cuda_pinned_places", "load_op_library", "memory_optimize", "one_hot",
            "release_memory", "require_version", "device_guard", "core", "op", "executor",
            "compiler", "dygraph", "io", "input", "reader", "nets", "param_attr",

@@ -7,12 +7,13 @@ import numpy as np
 from ..dygraph.tensor import ParamBase   # Paddle 2.0's dygraph Parameter class lives here
 from ..framework.dtypes import VarType, get_dtype
 from . import core
+from .core import is_compiled_with_xpu
 from .op_proto import OpProtoHolder
 from .compat import cuda_pinned_places, load_op_library, require_version
 from .flags import get_flags, set_flags
 from ..static.device import device_guard
 from ..framework.place import (cpu_places, cuda_places, current_place,
-                               is_compiled_with_cuda, place_guard)
+                               is_compiled_with_cuda, place_guard, xpu_places)
 from ..framework.program import (OpRole, Operator, Parameter, Program, Variable, Block,
                                  default_main_program, default_startup_program, name_scope,
                                  program_guard, switch_main_program, switch_startup_program,
@@ -22,7 +23,8 @@ __all__ = ["OpRole", "Operator", "Parameter", "ParamBase", "Program", "Variable"
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
            "switch_main_program", "switch_startup_program", "grad_var_name", "OpProtoHolder",
            "convert_np_dtype_to_dtype_", "dtype_is_floating", "in_dygraph_mode",
-           "is_compiled_with_cuda", "cpu_places", "cuda_places", "GRAD_VAR_SUFFIX",
+           "is_compiled_with_cuda", "is_compiled_with_xpu", "cpu_places", "cuda_places",
+           "xpu_places", "GRAD_VAR_SUFFIX",
            "TEMP_VAR_NAME", "ZERO_VAR_SUFFIX", "EMPTY_VAR_NAME", "dygraph_only",
            "dygraph_not_support", "_dygraph_tracer", "_dygraph_guard", "_dygraph_place_guard",
            "cuda_pinned_places",

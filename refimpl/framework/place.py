@@ -8,7 +8,7 @@ import os
 
 from ..xp import gpu_count
 
-__all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places",
+__all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places", "xpu_places",
            "is_compiled_with_cuda", "device_count", "forget_device_count", "device_of", "as_place",
            "current_place", "set_current_place", "place_guard"]
 
@@ -133,6 +133,13 @@ def cuda_places(device_ids=None):
     elif not isinstance(device_ids, (list, tuple)):
         device_ids = [device_ids]
     return [CUDAPlace(i) for i in device_ids]
+
+
+def xpu_places(device_ids=None):
+    """Paddle 2.0's XPU (Baidu Kunlun) places: refimpl has no XPU build, so this refuses as
+    Paddle built without XPU does (it asserts "Not compiled with XPU")."""
+    raise AssertionError("xpu_places(): refimpl is not compiled with XPU (Baidu Kunlun); "
+                         "use cpu_places()")
 
 
 _current = []   # the place set_device chose; empty: CPUPlace()

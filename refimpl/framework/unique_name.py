@@ -2,7 +2,7 @@
 import contextlib
 import collections
 
-__all__ = ["generate", "guard", "switch", "UniqueNameGenerator"]
+__all__ = ["generate", "guard", "switch", "UniqueNameGenerator", "DygraphParameterNameChecker"]
 
 
 class UniqueNameGenerator:
@@ -23,10 +23,29 @@ def generate(key):
     return _generator(key)
 
 
-def switch(new_generator=None):
-    global _generator
-    old = _generator
+class DygraphParameterNameChecker:
+    """Whether a dygraph parameter name was seen before (the second thing switch() swaps,
+    as in Paddle): checker(name) is True for a name it has seen, and remembers the name."""
+
+    def __init__(self):
+        self._name_set = set()
+
+    def __call__(self, name):
+        seen = name in self._name_set
+        self._name_set.add(name)
+        return seen
+
+
+_parameter_name_checker = DygraphParameterNameChecker()
+
+
+def switch(new_generator=None, new_para_name_checker=None):
+    """Puts in new (or fresh) ones; returns (old generator, old parameter name checker)."""
+    global _generator, _parameter_name_checker
+    old = _generator, _parameter_name_checker
     _generator = new_generator if new_generator is not None else UniqueNameGenerator()
+    _parameter_name_checker = (new_para_name_checker if new_para_name_checker is not None
+                               else DygraphParameterNameChecker())
     return old
 
 
@@ -38,4 +57,4 @@ def guard(new_generator=None):
     try:
         yield
     finally:
-        switch(old)
+        switch(*old)

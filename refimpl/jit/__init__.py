@@ -8,7 +8,7 @@ import os
 import warnings
 
 from ..fluid.dygraph.dygraph_to_static import ProgramTranslator
-from ..fluid.dygraph.jit import TracedLayer
+from ..fluid.dygraph.jit import TracedLayer, not_to_static
 from ..distributed.parallel import DataParallel
 from ..dygraph.tensor import ParamBase
 from ..framework import checkpoint
@@ -24,7 +24,8 @@ from ..static.io import (PARAMS_INFO_SUFFIX, inference_model_files,
 from .static_function import StaticFunction
 from .translated_layer import TranslatedLayer
 
-__all__ = ["to_static", "save", "load", "TranslatedLayer", "ProgramTranslator", "TracedLayer"]
+__all__ = ["to_static", "save", "load", "TranslatedLayer", "ProgramTranslator", "TracedLayer",
+           "not_to_static"]
 
 INFO_SUFFIX = PARAMS_INFO_SUFFIX
 

@@ -32,4 +32,4 @@ def auc(input, label, curve="ROC", num_thresholds=2 ** 12 - 1, topk=1, slide_ste
     return auc_out, batch_auc_out, states
 
 
-EXPORTS = {"fluid.layers": {"auc": auc}}
+EXPORTS = {"fluid.layers": {"auc": auc}, "static": {"auc": auc}}

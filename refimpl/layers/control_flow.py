@@ -639,6 +639,7 @@ EXPORTS = {
                      "split_lod_tensor": split_lod_tensor,
                      "merge_lod_tensor": merge_lod_tensor},
     "static.nn": {"cond": cond, "while_loop": while_loop},
+    "static": {"Print": Print},
     # Paddle 2.0's paddle.tensor.array_* (tensor/array.py: the fluid.layers functions)
     "tensor": {"create_array": create_array, "array_write": array_write,
                "array_read": array_read, "array_length": array_length},

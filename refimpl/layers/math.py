@@ -8,6 +8,7 @@ from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast as _cast
 from ..framework.program import Variable, warn_force_cpu
+from .creation import assign
 from .common import (append_op_out, binary, check_dtype, check_static_dtype, check_variable,
                      check_variables, real_arg, unary)
 
@@ -367,6 +368,14 @@ def fluid_sum(x):
     return add_n(x)
 
 
+def fluid_sign(x):
+    """fluid.layers.sign: takes a numpy array too (assigned to a Variable first, as in
+    Paddle 1.8 and 2.0; paddle.sign does not)."""
+    if isinstance(x, np.ndarray):
+        x = assign(x)
+    return unary("sign", x)
+
+
 _UNARY = ["exp", "log", "sqrt", "rsqrt", "square", "abs", "sign", "sin", "cos", "tan", "asin",
           "acos", "atan", "sinh", "cosh", "floor", "ceil", "round", "reciprocal", "erf"]
 _PADDLE_ONLY_UNARY = ["log2", "log10", "log1p"]
@@ -426,8 +435,8 @@ EXPORTS = {
          "pow": fluid_pow, "clip": clip, "stanh": stanh, "cast": cast, "sums": sums,
          "sum": fluid_sum, "logical_not": logical_not, "less_than": fluid_less_than,
          "isfinite": _bool_test("isfinite"), "has_inf": _bool_test("isinf"),
-         "has_nan": _bool_test("isnan")},
-        **{n: _paddle_unary(n) for n in _UNARY},
+         "has_nan": _bool_test("isnan"), "sign": fluid_sign},
+        **{n: _paddle_unary(n) for n in _UNARY if n != "sign"},
         **{t: _fluid_binary(t) for t in list(_BINARY.values()) + ["elementwise_pow"]},
         **{n: _fluid_compare(n) for n in _COMPARE if n != "less_than"},
         **{n: _logical(n) for n in _LOGICAL},

@@ -77,6 +77,9 @@ def ssd_loss(location, confidence, gt_box, gt_label, prior_box, prior_box_var=No
     if mining_type != "max_negative":
         raise ValueError("ssd_loss: only mining_type 'max_negative' is supported (as in "
                          "Paddle), got %r" % (mining_type,))
+    if len(confidence.shape) != 3:
+        raise ValueError("ssd_loss: confidence %r must be [N, Np, C] (Paddle unpacks those "
+                         "three dims), got %s" % (confidence.name, list(confidence.shape)))
     batch, num_prior, num_class = confidence.shape
     if batch < 0:
         raise ValueError("ssd_loss: confidence %r %s needs a known batch size: refimpl "

@@ -1,5 +1,6 @@
 """instance_norm: each (sample, channel) slice of X [N, C, ...] normalized by its own mean
-and biased variance, then Scale[c] and Bias[c]. SavedMean and SavedVariance ([N C]) keep
+and biased variance, then Scale[c] and Bias[c] (X of rank 2 to 5; with no spatial dims each
+slice is one element, so Y is Bias). SavedMean and SavedVariance ([N C]) keep
 the mean and the inverse standard deviation 1/sqrt(var + epsilon), as Paddle saves them."""
 import numpy as np
 
@@ -20,7 +21,8 @@ class InstanceNorm(OpDef):
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
         ctx.check_dtype("X", FLOATS)
-        ctx.expect(len(x.shape) >= 3, "X %r must be [N, C, ...] with spatial dims, got %s"
+        # Paddle takes rank 2 to 5; an [N, C] X normalizes one-element slices (Y = Bias)
+        ctx.expect(2 <= len(x.shape) <= 5, "X %r must be [N, C, ...] of rank 2 to 5, got %s"
                    % (x.name, list(x.shape)))
         c = x.shape[1]
         check_channel_params(ctx, x, c)
@@ -57,3 +59,5 @@ class InstanceNorm(OpDef):
         yield Sample({"X": rand(rng, 2, 3, 4, 3), "Scale": rand(rng, 3),
                       "Bias": rand(rng, 3)}, name="affine")
         yield Sample({"X": rand(rng, 2, 2, 5)}, {"epsilon": 1e-3}, name="plain_1d")
+        yield Sample({"X": rand(rng, 3, 4), "Scale": rand(rng, 4), "Bias": rand(rng, 4)},
+                     name="no_spatial_dims")

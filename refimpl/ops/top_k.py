@@ -15,7 +15,9 @@ def top_k(x, k, axis=-1, largest=True):
 
 
 class _TopK(OpDef):
-    inputs = ("X",)
+    """k from K (a 1-element int tensor) when given, else the attr."""
+    inputs = ("X", "K?")
+    no_grad = ("K",)
     outputs = ("Out", "Indices")
     grad_inputs = ("X", "Indices", "Out@GRAD")
 
@@ -53,20 +55,21 @@ class TopK(_TopK):
     axis_of = staticmethod(lambda attrs: -1)
 
     @staticmethod
-    def forward(x, k=1):
+    def forward(x, k_tensor=None, k=1):
+        if k_tensor is not None:
+            k = runtime_ints(k_tensor)[0]
         return top_k(x, k)
 
     def samples(self, rng):
         # distinct values: finite differences are valid away from ties
         yield Sample({"X": rng.permutation(20).reshape(4, 5) / 7.0}, {"k": 2})
+        yield Sample({"X": rng.permutation(20).reshape(4, 5) / 7.0,
+                      "K": np.array([3], "int32")}, name="k_tensor")
 
 
 @register
 class TopKV2(_TopK):
-    """k from K (a 1-element int tensor) when given, else the attr."""
     type = "top_k_v2"
-    inputs = ("X", "K?")
-    no_grad = ("K",)
     attrs = {"k": 1, "axis": -1, "largest": True, "sorted": True}
     axis_of = staticmethod(lambda attrs: attrs.get("axis", -1))
 

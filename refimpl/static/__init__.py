@@ -2,7 +2,8 @@
 from ..compiler import BuildStrategy, CompiledProgram, ExecutionStrategy
 from ..executor import Executor
 from ..compiler.parallel_executor import ParallelExecutor
-from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places
+from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places, \
+    xpu_places
 from ..framework.program import (Program, Variable, default_main_program,
                                  default_startup_program, name_scope, program_guard)
 from ..framework.scope import Scope, global_scope, scope_guard
@@ -16,16 +17,17 @@ from .device import device_guard
 from .py_func import py_func
 from .input_spec import InputSpec
 from .weight_norm import WeightNormParamAttr
-from . import nn
+from . import amp, nn
+from ..fluid.io import load_vars, save_vars
 
 globals().update(_exports("static"))
 
 __all__ = ["ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "CPUPlace",
-           "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places", "Program", "Variable",
+           "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places", "xpu_places", "Program", "Variable",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
            "Scope", "global_scope", "scope_guard", "ParamAttr", "append_backward", "gradients",
            "data", "nn", "save", "load", "load_program_state", "set_program_state", "serialize_program",
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
            "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
-           "device_guard", "py_func", "InputSpec",
+           "device_guard", "py_func", "InputSpec", "Print", "load_vars", "save_vars", "accuracy", "auc",
            "WeightNormParamAttr"]

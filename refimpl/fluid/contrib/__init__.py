@@ -1,9 +1,9 @@
 """paddle.fluid.contrib (1.8): the parts users import -- contrib.layers' basic RNN units
 and networks (layers/rnn_impl.py), tree_conv and the other contrib ops' layers
 (layers/nn.py), program statistics (program_statistics.py), decoupled weight decay
-(decoupled_weight_decay.py), mixed_precision, the decoder API (decoder/), and 2.0's
+(decoupled_weight_decay.py), mixed_precision, reader.distributed_batch_reader, the decoder API (decoder/), and 2.0's
 optimizer.Momentum (optimizer.py)."""
-from . import decoder, layers, mixed_precision, optimizer, program_statistics
+from . import decoder, layers, mixed_precision, optimizer, program_statistics, reader
 from .decoder import BeamSearchDecoder, InitState, StateCell, TrainingDecoder
 from .decoupled_weight_decay import extend_with_decoupled_weight_decay
 from .layers import (BasicGRUUnit, BasicLSTMUnit, basic_gru, basic_lstm,
@@ -17,4 +17,4 @@ __all__ = ["decoder", "InitState", "StateCell", "TrainingDecoder", "BeamSearchDe
            "fused_elemwise_activation", "multiclass_nms2", "partial_concat", "partial_sum",
            "shuffle_batch", "match_matrix_tensor", "sequence_topk_avg_pooling",
            "rank_attention", "memory_usage", "op_freq_statistic",
-           "extend_with_decoupled_weight_decay", "mixed_precision", "optimizer"]
+           "extend_with_decoupled_weight_decay", "mixed_precision", "optimizer", "reader"]

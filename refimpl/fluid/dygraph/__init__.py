@@ -16,7 +16,8 @@ from ...dygraph.learning_rate_decay import *  # noqa: F401,F403 (1.8's decays)
 from ...dygraph import autograd as backward_strategy
 from ...dygraph.autograd import BackwardStrategy
 from ...distributed import parallel
-from . import base, jit, layer_object_helper, nn, static_runner, tracer
+from . import base, jit, layer_object_helper, nn, rnn, static_runner, tracer
+from .rnn import GRUCell, LSTMCell
 from .jit import TracedLayer
 from .static_runner import StaticModelRunner
 from .base import (disable_dygraph, disable_imperative, enable_dygraph, enable_imperative,
@@ -32,7 +33,7 @@ __all__ = ["base", "guard", "to_variable", "enabled", "no_grad", "grad", "enable
            "Sequential", "LayerList", "ParameterList", "save_dygraph", "load_dygraph",
            "DataParallel", "prepare_context", "ParallelStrategy", "ParallelEnv", "Env",
            "BackwardStrategy", "TracedLayer", "StaticModelRunner", "L1Loss", "MSELoss",
-           "SpectralNorm", "ProgramTranslator", "declarative", "dygraph_to_static_func"] + nn.__all__ + learning_rate_scheduler.__all__
+           "SpectralNorm", "ProgramTranslator", "declarative", "dygraph_to_static_func", "rnn"] + nn.__all__ + rnn.__all__ + learning_rate_scheduler.__all__
 
 Env = ParallelEnv     # 1.8's older name
 

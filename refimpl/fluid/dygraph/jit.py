@@ -17,10 +17,11 @@ from ...framework.scope import Scope, scope_guard
 from ...dygraph.tensor import Tensor
 from ...dygraph.tracer import recording
 from ...nn.layer.base import Layer
-from .dygraph_to_static import declarative, dygraph_to_static_func
+from .dygraph_to_static import declarative, dygraph_to_static_func, not_to_static
 
 # declarative: Paddle 2.0 keeps the decorator in this module too
-__all__ = ["TracedLayer", "extract_vars", "declarative", "dygraph_to_static_func", "save", "load"]
+__all__ = ["TracedLayer", "extract_vars", "declarative", "dygraph_to_static_func",
+           "not_to_static", "save", "load"]
 
 
 def save(layer, path, input_spec=None, **configs):

@@ -3,7 +3,7 @@ float32 (black), or follow the ops that produce their inputs (gray); every other
 counts as black. The three default sets are Paddle 1.8.5's."""
 import copy
 
-__all__ = ["AutoMixedPrecisionLists"]
+__all__ = ["CustomOpLists", "AutoMixedPrecisionLists"]
 
 WHITE_LIST = {"conv2d", "matmul", "mul"}
 BLACK_LIST = {"exp", "square", "log", "mean", "sum", "cos_sim", "softmax",
@@ -46,3 +46,6 @@ class AutoMixedPrecisionLists:
             self.white_list.discard(op_type)
             self.gray_list.discard(op_type)
             self.black_list.add(op_type)
+
+
+CustomOpLists = AutoMixedPrecisionLists     # Paddle 2.0 name

@@ -14,7 +14,7 @@ import numpy as np
 from ....framework import mode
 from ....submodules import group
 
-__all__ = ["ProgramTranslator", "declarative", "dygraph_to_static_func"]
+__all__ = ["ProgramTranslator", "declarative", "dygraph_to_static_func", "not_to_static"]
 
 
 class ProgramTranslator:
@@ -86,3 +86,9 @@ def __getattr__(name):
     module = group(__name__, names, {name: table[name]})[name]
     globals()[name] = module
     return module
+
+def not_to_static(func=None):
+    """Paddle 2.0's mark on a function that to_static must leave as Python. refimpl
+    converts no function (see the module docstring): `func` comes back unchanged, as the
+    decorator without arguments comes back for `@not_to_static()`."""
+    return not_to_static if func is None else func
