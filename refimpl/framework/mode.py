@@ -69,7 +69,7 @@ def enable_static():
     global dynamic, _static_names
     dynamic = False
     if _static_names is not None:
-        unique_name.switch(_static_names)
+        unique_name.switch(*_static_names)
         _static_names = None
 
 

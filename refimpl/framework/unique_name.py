@@ -2,7 +2,7 @@
 import contextlib
 import collections
 
-__all__ = ["generate", "guard", "switch", "UniqueNameGenerator"]
+__all__ = ["generate", "guard", "switch", "UniqueNameGenerator", "DygraphParameterNameChecker"]
 
 
 class UniqueNameGenerator:
@@ -16,17 +16,35 @@ class UniqueNameGenerator:
         return "%s%s_%d" % (self.prefix, key, n)
 
 
+class DygraphParameterNameChecker:
+    """The parameter names a dynamic-mode namespace has used: checker(name) is True when
+    the name was used before (and records it)."""
+
+    def __init__(self):
+        self.used = set()
+
+    def __call__(self, name):
+        seen = name in self.used
+        self.used.add(name)
+        return seen
+
+
 _generator = UniqueNameGenerator()
+_parameter_name_checker = DygraphParameterNameChecker()
 
 
 def generate(key):
     return _generator(key)
 
 
-def switch(new_generator=None):
-    global _generator
-    old = _generator
+def switch(new_generator=None, new_para_name_checker=None):
+    """Switch to a new namespace (fresh ones for arguments left None); returns the previous
+    (generator, parameter-name checker) pair, as Paddle 1.8 and 2.0 do, to switch back."""
+    global _generator, _parameter_name_checker
+    old = _generator, _parameter_name_checker
     _generator = new_generator if new_generator is not None else UniqueNameGenerator()
+    _parameter_name_checker = (new_para_name_checker if new_para_name_checker is not None
+                               else DygraphParameterNameChecker())
     return old
 
 
@@ -38,4 +56,4 @@ def guard(new_generator=None):
     try:
         yield
     finally:
-        switch(old)
+        switch(*old)
