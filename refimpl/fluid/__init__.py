@@ -27,6 +27,7 @@ from .transpiler import DistributeTranspiler, DistributeTranspilerConfig, HashNa
 from ..dygraph.tensor import Tensor as VarBase    # 1.8's name of the eager tensor class
 from .lod import LoDTensor, LoDTensorArray, create_lod_tensor, create_random_int_lodtensor
 from .data_feeder import DataFeedDesc, DataFeeder
+from .dataset import DatasetFactory, InMemoryDataset, QueueDataset
 from .flags import get_flags, set_flags
 from .compat import (cuda_pinned_places, load_op_library, memory_optimize, one_hot,
                      release_memory, require_version)
