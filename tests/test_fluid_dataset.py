@@ -178,3 +178,10 @@ def test_data_generator_lines_and_checks(capsys):
         gen._gen_str([("v", [1])])
     with pytest.raises(NotImplementedError, match="MultiSlotDataGenerator"):
         dg.DataGenerator()._gen_str([("w", [1])])
+
+
+def test_paddle_20_keeps_the_generators_in_fleet():
+    from refimpl.distributed import fleet
+    from refimpl.fluid.incubate import data_generator as dg
+    assert fleet.MultiSlotDataGenerator is dg.MultiSlotDataGenerator
+    assert fleet.data_generator is dg

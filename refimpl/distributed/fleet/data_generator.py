@@ -1,4 +1,5 @@
-"""fluid.incubate.data_generator (Paddle 1.8): a user's DataGenerator subclass turns raw
+"""paddle.distributed.fleet.data_generator (Paddle 2.0; 1.8's fluid.incubate.data_generator,
+the same classes): a user's DataGenerator subclass turns raw
 lines into instances, which it writes to stdout as the MultiSlot text lines fluid.dataset
 reads (its pipe command runs such a script): per slot, a count then the values.
 
