@@ -284,3 +284,33 @@ def test_ctr_metric_bundle_accumulates_as_paddle_185():
     expected = [2.3, 1.8, 0.6, 1.63832, 2.0, 3.0]     # Paddle 1.8.5
     np.testing.assert_allclose(np.concatenate(once), expected, rtol=1e-5)
     np.testing.assert_allclose(np.concatenate(twice), np.multiply(expected, 2), rtol=1e-5)
+
+
+def test_var_conv_2d_as_paddle_185():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.data(name="x", shape=[1], lod_level=1)
+        x.stop_gradient = False
+        row = fluid.layers.data(name="row", shape=[6], lod_level=1)
+        col = fluid.layers.data(name="col", shape=[6], lod_level=1)
+        w = (np.arange(36).reshape(3, 12) / 10.0 - 1).astype(np.float32)
+        out = fluid.contrib.var_conv_2d(
+            input=x, row=row, col=col, input_channel=2, output_channel=3,
+            filter_size=[3, 2], stride=[2, 1], param_attr=fluid.ParamAttr(
+                name="vw", initializer=fluid.initializer.NumpyArrayInitializer(w)))
+        fluid.backward.append_backward(fluid.layers.reduce_sum(out * out))
+    place = fluid.CPUPlace()
+    # images 2 x [3, 2] and 2 x [2, 3]: positions 2 x 2 and 1 x 3
+    feed = {"x": fluid.create_lod_tensor((np.arange(24) % 7 / 7.0).astype(np.float32)
+                                         .reshape(-1, 1), [[12, 12]], place),
+            "row": fluid.create_lod_tensor(np.zeros((5, 6), np.float32), [[3, 2]], place),
+            "col": fluid.create_lod_tensor(np.zeros((5, 6), np.float32), [[2, 3]], place)}
+    o, dw, dx = _run(main, startup, feed, [out, "vw@GRAD", "x@GRAD"], return_numpy=False)
+    assert o.recursive_sequence_lengths() == [[12, 9]]
+    # Paddle 1.8.5
+    np.testing.assert_allclose(np.array(o).ravel()[:6],
+                               [-0.2143, -0.6286, -0.7429, -1.9143, 1.3286, 1.9429], atol=1e-4)
+    np.testing.assert_allclose(np.array(dw).ravel()[:4], [-1.094, -2.065, -6.612, -7.355],
+                               atol=1e-3)
+    np.testing.assert_allclose(np.array(dx).ravel()[:4], [28.397, 18.171, 64.689, 44.211],
+                               atol=1e-3)

@@ -10,7 +10,7 @@ from .layers import (BasicGRUUnit, BasicLSTMUnit, basic_gru, basic_lstm, ctr_met
                      fused_elemwise_activation, fused_embedding_seq_pool, match_matrix_tensor,
                      multiclass_nms2, partial_concat, partial_sum, rank_attention,
                      sequence_topk_avg_pooling, shuffle_batch, tdm_child, tdm_sampler,
-                     tree_conv)
+                     tree_conv, var_conv_2d)
 from .program_statistics import memory_usage, op_freq_statistic
 
 __all__ = ["decoder", "InitState", "StateCell", "TrainingDecoder", "BeamSearchDecoder",
@@ -18,5 +18,5 @@ __all__ = ["decoder", "InitState", "StateCell", "TrainingDecoder", "BeamSearchDe
            "fused_elemwise_activation", "multiclass_nms2", "partial_concat", "partial_sum",
            "shuffle_batch", "match_matrix_tensor", "sequence_topk_avg_pooling",
            "rank_attention", "ctr_metric_bundle", "fused_embedding_seq_pool", "tdm_child",
-           "tdm_sampler", "memory_usage", "op_freq_statistic",
+           "tdm_sampler", "var_conv_2d", "memory_usage", "op_freq_statistic",
            "extend_with_decoupled_weight_decay", "mixed_precision", "optimizer"]

@@ -5,8 +5,9 @@ the tree_conv op (refimpl/ops/tree_conv.py) with
 its filter [feature_size, 3, output_size, num_filters] (XavierUniform), a bias of the
 output's shape past the batch, [max_nodes, output_size, num_filters] (zeros; bias_attr=False:
 none), then act, as Paddle 1.8.5 builds it; rank_attention (its op with the parameter
-made here); fused_embedding_seq_pool, tdm_child and tdm_sampler (their ops with the
-table, tree or travel parameters made here, as Paddle 1.8.5 builds them)."""
+made here); fused_embedding_seq_pool, tdm_child, tdm_sampler and var_conv_2d (their ops
+with the table, tree, travel or filter parameters made here, as Paddle 1.8.5 builds
+them)."""
 import numpy as np
 
 from .... import versions
@@ -19,7 +20,7 @@ from ....layers.tensor import fluid_reshape, slice as _slice
 
 __all__ = ["tree_conv", "fused_elemwise_activation", "multiclass_nms2", "shuffle_batch",
            "partial_concat", "partial_sum", "match_matrix_tensor", "sequence_topk_avg_pooling",
-           "rank_attention", "fused_embedding_seq_pool", "tdm_child", "tdm_sampler"]
+           "rank_attention", "fused_embedding_seq_pool", "tdm_child", "tdm_sampler", "var_conv_2d"]
 
 
 def tree_conv(nodes_vector, edge_set, output_size, num_filters=1, max_depth=2, act="tanh",
@@ -274,3 +275,34 @@ def tdm_sampler(x, neg_samples_num_list, layer_node_num_list, leaf_node_num,
             part.append(piece)
         start += width
     return parts
+
+
+def _pair(value, arg):
+    pair = [value, value] if isinstance(value, int) else list(value)
+    if len(pair) != 2 or not all(isinstance(v, int) for v in pair):
+        raise TypeError("var_conv_2d: %s must be an int or two ints, got %r" % (arg, value))
+    return pair
+
+
+def var_conv_2d(input, row, col, input_channel, output_channel, filter_size, stride=1,
+                param_attr=None, act=None, dtype="float32", name=None):
+    """act(Out) of the var_conv_2d op (ops/var_conv_2d.py): each sequence of `input` an
+    [input_channel, rows, cols] image (rows, cols: the lengths of `row`'s and `col`'s
+    sequences), convolved with the filter [output_channel, input_channel * kh * kw] made
+    here."""
+    for arg, var in (("input", input), ("row", row), ("col", col)):
+        check_variable(var, arg, "var_conv_2d")
+    if len(input.shape) != 2:
+        raise ValueError("var_conv_2d: input must be 2-D [values, 1], got shape %s"
+                         % list(input.shape))
+    kernel, strides = _pair(filter_size, "filter_size"), _pair(stride, "stride")
+    helper = LayerHelper("var_conv_2d", name=name)
+    w = helper.create_parameter(
+        param_attr, [int(output_channel), int(input_channel) * kernel[0] * kernel[1]], dtype)
+    out, _ = append_op_outputs(
+        "var_conv_2d", {"X": input, "ROW": row, "COLUMN": col, "W": w},
+        [("Out", dtype, False), ("Col", dtype, True)],
+        {"InputChannel": int(input_channel), "OutputChannel": int(output_channel),
+         "StrideH": strides[0], "StrideW": strides[1], "KernelH": kernel[0],
+         "KernelW": kernel[1]}, helper=helper)
+    return helper.append_activation(out, act)
