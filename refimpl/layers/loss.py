@@ -161,10 +161,13 @@ def topk(x, k, axis=-1, largest=True, sorted=True, name=None):
 
 
 def fluid_topk(input, k, name=None):
-    """fluid.layers.topk (top_k, last axis): (values, int64 indices)."""
+    """fluid.layers.topk (top_k, last axis): (values, int64 indices). k: an int, or a
+    1-element int Variable (the op's K input, read when it runs)."""
     check_variable(input, "input", "topk")
-    return append_op_out("top_k", {"X": [input]}, {"k": k}, name,
-                         extra_outputs=[("Indices", "int64")])
+    inputs = {"X": [input]}
+    if isinstance(k, Variable):
+        inputs["K"], k = [k], 1
+    return append_op_out("top_k", inputs, {"k": k}, name, extra_outputs=[("Indices", "int64")])
 
 
 def _accuracy(top, input, label, k, correct, total, name):

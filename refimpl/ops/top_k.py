@@ -47,13 +47,19 @@ class _TopK(OpDef):
 
 @register
 class TopK(_TopK):
+    """k from K (a 1-element int tensor, fluid.layers.topk's Variable k) when given, else
+    the attr."""
     type = "top_k"
+    inputs = ("X", "K?")
+    no_grad = ("K",)
     lod_outputs = {"Out": share_lod("X"), "Indices": share_lod("X")}
     attrs = {"k": 1}
     axis_of = staticmethod(lambda attrs: -1)
 
     @staticmethod
-    def forward(x, k=1):
+    def forward(x, k_tensor=None, k=1):
+        if k_tensor is not None:
+            k = runtime_ints(k_tensor)[0]
         return top_k(x, k)
 
     def samples(self, rng):
