@@ -937,3 +937,27 @@ def test_generate_proposals_v2_reads_height_and_width():
     v1 = get_op_def("generate_proposals").forward(
         scores, deltas, np.array([[16., 20., 0.5]]), anchors, np.ones_like(anchors), **attrs)
     assert v1[2].tolist() == [3]
+
+
+@pytest.mark.parametrize("layer", ["roi_pool", "roi_align"])
+def test_roi_layers_take_paddle_18s_rois_lod(layer):
+    # Paddle 1.8.5's roi_pool docstring: the RoIs' images given by rois_lod offsets; the
+    # same as 2.0's rois_num counts
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data(name="input", shape=[None, 1, 4, 4], dtype="float32")
+        rois = fluid.data(name="roi", shape=[None, 4], dtype="float32")
+        rois_lod = fluid.data(name="rois_lod", shape=[None], dtype="int64")
+        rois_num = fluid.data(name="rois_num", shape=[None], dtype="int32")
+        pool = getattr(fluid.layers, layer)
+        by_lod = pool(input=x, rois=rois, spatial_scale=1.0, rois_lod=rois_lod)
+        by_num = pool(input=x, rois=rois, spatial_scale=1.0, rois_num=rois_num)
+    image = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)
+    got = fluid.Executor(fluid.CPUPlace()).run(main, feed={
+        "input": np.concatenate([image, image * 10]),
+        "roi": np.array([[1, 1, 2, 2], [1.5, 1.5, 3, 3]], np.float32),
+        "rois_lod": np.array([0, 1, 2]), "rois_num": np.array([1, 1], np.int32)},
+        fetch_list=[by_lod, by_num])
+    np.testing.assert_array_equal(got[0], got[1])
+    if layer == "roi_pool":     # 1.8.5: 11 and 16 on one image; the second RoI on image 1
+        np.testing.assert_array_equal(got[0].reshape(-1), [11, 160])
