@@ -473,3 +473,14 @@ def test_image_resize_short_keeps_the_ratio():
                                   x[0, :, [0, 0, -1, -1], [0, -1, 0, -1]])
     with pytest.raises(ValueError, match="must be 4-D"):
         _build(lambda: fluid.layers.image_resize_short(fluid.data("y", [-1, 4, 7]), 2))
+
+
+def test_diag_embed_takes_a_numpy_array():
+    # Paddle 1.8.5's docstring: fluid.layers.diag_embed(ndarray) in dygraph assigns it
+    diag = np.array([[0.75, -0.25, 0.5], [-0.6, -0.01, 0.6]], "float32")
+    with fluid.dygraph.guard():
+        out = fluid.layers.diag_embed(diag, offset=-1, dim1=0, dim2=2).numpy()
+    expected = np.zeros((4, 2, 4), np.float32)
+    for i in range(3):
+        expected[i + 1, :, i] = diag[:, i]
+    np.testing.assert_array_equal(out, expected)

@@ -6,7 +6,7 @@ from .. import versions
 from ..dygraph.tensor import Tensor
 from ..framework.program import Variable
 from .common import append_op_out, check_variable
-from .creation import fill_constant
+from .creation import assign, fill_constant
 from .conv import adaptive_avg_pool2d
 from .functional_conv import adaptive_avg_pool1d, adaptive_avg_pool3d
 from .tensor import concat, squeeze, unsqueeze
@@ -173,7 +173,11 @@ def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    check_variable(input, "input", "diag_embed")
+    """Matrices whose diagonal `offset` (in the planes dim1, dim2) holds input's last dim.
+    An input that is no Variable (a numpy array) is assigned first, as Paddle 1.8 and 2.0
+    do."""
+    if not isinstance(input, Variable):
+        input = assign(input)
     return append_op_out("diag_embed", {"Input": [input]},
                          {"offset": int(offset), "dim1": int(dim1), "dim2": int(dim2)})
 
@@ -358,7 +362,7 @@ def _runtime_size_inputs(out_shape, scale, spatial, layer):
     """The 1.8 ops' run-time size inputs: out_shape a Variable (OutSize), a list holding
     Variables (SizeTensor: one 1-element int32 tensor per axis, ints made constants), scale a
     Variable (Scale). Returns (inputs, the out_shape / scale left for the attrs)."""
-    from .creation import fill_constant
+    from .creation import assign, fill_constant
     inputs = {}
     if isinstance(out_shape, Variable):
         inputs["OutSize"] = [out_shape]
