@@ -20,7 +20,8 @@ class InstanceNorm(OpDef):
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
         ctx.check_dtype("X", FLOATS)
-        ctx.expect(len(x.shape) >= 3, "X %r must be [N, C, ...] with spatial dims, got %s"
+        # [N, C] too (Paddle 1.8.5 and 3.3.1 take it: each value its own instance, Y = Bias)
+        ctx.expect(len(x.shape) >= 2, "X %r must be [N, C, ...], got %s"
                    % (x.name, list(x.shape)))
         c = x.shape[1]
         check_channel_params(ctx, x, c)
