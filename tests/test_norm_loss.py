@@ -632,3 +632,26 @@ def test_fluid_topk_with_a_variable_k_reads_it_when_run():
                                    "vk": np.array([3], "int32")}, fetch_list=[values, indices])
     np.testing.assert_array_equal(v, [[9, 5, 4]])
     np.testing.assert_array_equal(i, [[5, 4, 2]])
+
+
+def test_fluid_sign_takes_a_numpy_array():
+    # Paddle 1.8.5's docstring: fluid.layers.sign(ndarray) assigns it first
+    with versions.use("1.8"):
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            out = fluid.layers.sign(np.array([3.0, 0.0, -2.0], dtype="float32"))
+        got, = fluid.Executor(fluid.CPUPlace()).run(main, fetch_list=[out])
+        np.testing.assert_array_equal(got, [1, 0, -1])
+        with pytest.raises(TypeError, match="sign: x must have dtype"):
+            fluid.layers.sign(np.array([3, 0], dtype="int64"))
+
+
+def test_sequence_mask_of_float_lengths_as_paddle_185():
+    with versions.use("1.8"):
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            x = fluid.data(name="x", shape=[3], dtype="float32")
+            mask = fluid.layers.sequence_mask(x=x)
+        got, = fluid.Executor(fluid.CPUPlace()).run(
+            main, feed={"x": np.array([1.5, 0.2, 2.7], "float32")}, fetch_list=[mask])
+    np.testing.assert_array_equal(got, [[1, 1], [1, 0], [1, 1]])     # Paddle 1.8.5

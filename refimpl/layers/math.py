@@ -8,6 +8,7 @@ from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast as _cast
 from ..framework.program import Variable, warn_force_cpu
+from .creation import assign
 from .common import (append_op_out, binary, check_dtype, check_static_dtype, check_variable,
                      check_variables, real_arg, unary)
 
@@ -191,6 +192,15 @@ def _paddle_unary(op_type):
     layer.__name__ = op_type
     layer.__doc__ = "elementwise %s" % op_type
     return layer
+
+
+def fluid_sign(x):
+    """fluid.layers.sign: elementwise sign of a float Variable, or of a numpy array, which
+    is assigned first (Paddle 1.8's and 2.0's fluid layer)."""
+    if isinstance(x, np.ndarray):
+        x = assign(x)
+    check_dtype(x, "x", "sign", ("float16", "float32", "float64"))
+    return unary("sign", x)
 
 
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
@@ -427,7 +437,7 @@ EXPORTS = {
          "sum": fluid_sum, "logical_not": logical_not, "less_than": fluid_less_than,
          "isfinite": _bool_test("isfinite"), "has_inf": _bool_test("isinf"),
          "has_nan": _bool_test("isnan")},
-        **{n: _paddle_unary(n) for n in _UNARY},
+        **{n: _paddle_unary(n) for n in _UNARY if n != "sign"}, **{"sign": fluid_sign},
         **{t: _fluid_binary(t) for t in list(_BINARY.values()) + ["elementwise_pow"]},
         **{n: _fluid_compare(n) for n in _COMPARE if n != "less_than"},
         **{n: _logical(n) for n in _LOGICAL},
