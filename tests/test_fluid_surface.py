@@ -331,3 +331,10 @@ def test_utils_profiler_profiles_the_batch_range(capsys, tmp_path):
     profile = profiler_pb2.Profile()
     profile.ParseFromString(open(path, "rb").read())
     assert [e.name for e in profile.events] == ["mean"] * 2
+
+
+def test_dispatchers_import_from_ps_dispatcher():
+    # Paddle 1.8.5's DistributeTranspilerConfig docstring imports RoundRobin from there
+    from refimpl.fluid.transpiler import ps_dispatcher
+    assert ps_dispatcher.RoundRobin is fluid.transpiler.RoundRobin
+    assert ps_dispatcher.HashName is fluid.transpiler.HashName
