@@ -338,3 +338,13 @@ def test_dispatchers_import_from_ps_dispatcher():
     from refimpl.fluid.transpiler import ps_dispatcher
     assert ps_dispatcher.RoundRobin is fluid.transpiler.RoundRobin
     assert ps_dispatcher.HashName is fluid.transpiler.HashName
+
+
+def test_paddle_18_hapi_preview_is_the_20_api():
+    # Paddle 1.8.5's paddle.incubate.hapi docstrings import these from there
+    import refimpl
+    hapi = refimpl.incubate.hapi
+    assert hapi.vision.transforms.BrightnessTransform is \
+        refimpl.vision.transforms.BrightnessTransform
+    sampler = hapi.distributed.DistributedBatchSampler(list(range(10)), batch_size=4)
+    assert [len(b) for b in sampler] == [4, 4, 2]
