@@ -31,12 +31,11 @@ EXCLUDED = {
         "parameter-server / HDFS / fleet tooling": [
             "HDFSClient", "multi_download", "multi_upload", "convert_dist_to_sparse_program",
             "load_persistables_for_increment", "load_persistables_for_inference",
-            "distributed_batch_reader", "ctr_metric_bundle"],
+            "distributed_batch_reader"],
         "model compression / quantization (slim), out of scope": [
             "Compressor", "QuantizeTranspiler"],
         "search / recommendation ops of Baidu's internal models, out of scope": [
-            "search_pyramid_hash", "var_conv_2d", "tdm_child", "tdm_sampler",
-            "fused_embedding_seq_pool"]}.items()
+            "search_pyramid_hash"]}.items()
         for name in names},
 }
 
