@@ -22,7 +22,7 @@ from .framework.model_formats import save
 from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
                incubate, vision, text, jit, io, utils, distribution)
 from .static.io import paddle_load as load
-from . import reader, dataset, compat, pir_utils, version
+from . import reader, dataset, compat, pir_utils, version, sysconfig, complex
 from .reader import batch
 
 globals().update(_exports("paddle"))

@@ -1,16 +1,19 @@
-"""paddle.sysconfig: the folders of the C++ headers and of the framework library, beside
-the package as Paddle computes them. refimpl is pure Python and Cython, so neither holds
-anything here; the paths are what a build script asks for, as Paddle gives them."""
+"""paddle.sysconfig: where a C++ extension built against the framework finds its headers
+and libraries. refimpl has no C++ framework library; its compiled parts are the Cython
+kernels, whose sources (.pyx, .pxd) and built modules both lie in refimpl/_kernels, so
+both answers name that folder."""
 import os
 
 __all__ = ["get_include", "get_lib"]
 
-_PACKAGE_DIR = os.path.dirname(os.path.abspath(__file__))
+_KERNELS_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "_kernels")
 
 
 def get_include():
-    return os.path.join(_PACKAGE_DIR, "include")
+    """The folder of refimpl's Cython kernel sources (Paddle: its C++ headers)."""
+    return _KERNELS_DIR
 
 
 def get_lib():
-    return os.path.join(_PACKAGE_DIR, "libs")
+    """The folder of refimpl's compiled kernel modules (Paddle: libpaddle_framework)."""
+    return _KERNELS_DIR

@@ -1,6 +1,5 @@
 """paddle.amp (auto_cast, GradScaler), paddle.device, paddle.sysconfig and paddle.onnx of the 2.0
 namespace: on a CPU place AMP warns and does nothing, as Paddle 2.0 there."""
-import os
 
 import numpy as np
 import pytest
@@ -21,12 +20,6 @@ def test_device_module_holds_the_device_functions():
         paddle.device.XPUPlace(0)
     with pytest.raises(TypeError, match="expected a string"):
         paddle.device.set_device(0)
-
-
-def test_sysconfig_paths_beside_the_package():
-    package = os.path.dirname(paddle.__file__)
-    assert paddle.sysconfig.get_include() == os.path.join(package, "include")
-    assert paddle.sysconfig.get_lib() == os.path.join(package, "libs")
 
 
 def test_auto_cast_on_the_cpu_warns_and_keeps_float32(dygraph):

@@ -567,3 +567,28 @@ def test_fluid_conv2d_checks_use_cudnn_and_data_format():
             fluid.layers.conv2d(x, 3, 3, use_cudnn=[0])
         with pytest.raises(ValueError, match="data_format must be"):
             fluid.layers.conv2d(x, 3, 3, data_format="NCHWC")
+
+
+@pytest.mark.parametrize("groups, channels", [(1, 3), (2, 4), (4, 4)])
+def test_conv_transpose_in_tap_chunks_equals_one_chunk(monkeypatch, groups, channels):
+    """A big kernel's tap planes are made a chunk at a time; every chunk size gives the
+    same bits, and the values of the transposed conv's definition."""
+    from refimpl.ops import conv_nd
+    rng = np.random.RandomState(0)
+    x = rng.randn(2, channels, 4, 5)
+    w = rng.randn(channels, 3, 3, 2)
+    args = ((6, 8), [1, 2], [(0, 0), (1, 1)], [1, 1], groups)
+    whole = conv_nd.conv_transpose(x, w, *args)
+    monkeypatch.setattr(conv_nd, "_TAP_CHUNK_BYTES", 1)     # one offset at a time
+    np.testing.assert_array_equal(conv_nd.conv_transpose(x, w, *args), whole)
+    # out[n, g*mg + o, i + a, 2j + b - 1] += x[n, g*cg + c, i, j] w[g*cg + c, o, a, b]
+    cg, mg = channels // groups, 3
+    ref = np.zeros((2, mg * groups, 6, 10))
+    for g in range(groups):
+        for c in range(cg):
+            for o in range(mg):
+                for a in range(3):
+                    for b in range(2):
+                        ref[:, g * mg + o, a:a + 4, b:b + 9:2] += \
+                            x[:, g * cg + c] * w[g * cg + c, o, a, b]
+    np.testing.assert_allclose(whole, ref[:, :, :, 1:9], atol=1e-12)

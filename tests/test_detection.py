@@ -445,6 +445,8 @@ def test_deformable_roi_pooling_samples_shifted_points_and_differentiates_the_sh
 
 
 @pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
+
+
 def test_roi_perspective_transform_of_an_upright_rectangle_is_a_crop():
     x = np.arange(24, dtype="float64").reshape(1, 2, 3, 4)
     rois = np.array([[0.0, 0.0, 3.0, 0.0, 3.0, 2.0, 0.0, 2.0]])   # the whole 3 x 4 map
@@ -524,6 +526,8 @@ def test_yolov3_loss_of_one_cell_by_hand():
 
 
 @pytest.mark.paddle("3")      # refimpl's own checks: 1.8 / 2.0 check fluid.layers as Paddle
+
+
 def test_generate_proposals_decodes_clips_and_suppresses():
     # 1 x 2 feature map, one anchor per cell; anchor 1 scores best, anchor 0 overlaps it
     anchors = np.array([[[[0.0, 0.0, 9.0, 9.0]], [[1.0, 0.0, 10.0, 9.0]]]])   # [H, W, A, 4]
@@ -605,6 +609,8 @@ def test_rois_num_must_cover_the_rois():
 
 
 # -- generate_mask_labels
+
+
 def test_generate_mask_labels_rasterizes_the_matched_square():
     names = [("im_info", [1, 3], "float32"), ("gt_classes", [2, 1], "int32"),
              ("is_crowd", [2, 1], "int32"), ("gt_segms", [8, 2], "float32"),
@@ -862,6 +868,8 @@ _TARGET_4 = [-0.2380952388048172, -0.2380952388048172, -0.24395079910755157,
 
 
 @pytest.mark.parametrize("agnostic", [False, True])
+
+
 def test_generate_proposal_labels_cascade_matches_paddle_1_8(agnostic):
     (rois, lod), (labels, _), (targets, tlod), (inside, _), (outside, _) = \
         _run_generate_proposal_labels(True, agnostic)
@@ -947,3 +955,29 @@ def test_vision_ops_yolo_loss_in_dynamic_mode(dygraph):
         paddle.to_tensor(np.array([[0]], "int32")), anchors=[16, 16], anchor_mask=[0],
         class_num=1, ignore_thresh=0.7, downsample_ratio=32, use_label_smooth=False)
     np.testing.assert_allclose(loss.numpy(), [(1.75 * 2 + 2) * math.log(2)])
+
+
+@pytest.mark.parametrize("layer", ["roi_pool", "roi_align"])
+
+
+def test_roi_layers_take_paddle_18s_rois_lod(layer):
+    # Paddle 1.8.5's roi_pool docstring: the RoIs' images given by rois_lod offsets; the
+    # same as 2.0's rois_num counts
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data(name="input", shape=[None, 1, 4, 4], dtype="float32")
+        rois = fluid.data(name="roi", shape=[None, 4], dtype="float32")
+        rois_lod = fluid.data(name="rois_lod", shape=[None], dtype="int64")
+        rois_num = fluid.data(name="rois_num", shape=[None], dtype="int32")
+        pool = getattr(fluid.layers, layer)
+        by_lod = pool(input=x, rois=rois, spatial_scale=1.0, rois_lod=rois_lod)
+        by_num = pool(input=x, rois=rois, spatial_scale=1.0, rois_num=rois_num)
+    image = np.arange(1, 17, dtype=np.float32).reshape(1, 1, 4, 4)
+    got = fluid.Executor(fluid.CPUPlace()).run(main, feed={
+        "input": np.concatenate([image, image * 10]),
+        "roi": np.array([[1, 1, 2, 2], [1.5, 1.5, 3, 3]], np.float32),
+        "rois_lod": np.array([0, 1, 2]), "rois_num": np.array([1, 1], np.int32)},
+        fetch_list=[by_lod, by_num])
+    np.testing.assert_array_equal(got[0], got[1])
+    if layer == "roi_pool":     # 1.8.5: 11 and 16 on one image; the second RoI on image 1
+        np.testing.assert_array_equal(got[0].reshape(-1), [11, 160])

@@ -1,6 +1,7 @@
 """fluid.contrib's op builders (Paddle 1.8): fused_elemwise_activation, partial_concat,
 partial_sum, shuffle_batch, multiclass_nms2, sequence_topk_avg_pooling,
-match_matrix_tensor, checked against values recorded on Paddle 1.8.5
+match_matrix_tensor, fused_embedding_seq_pool, tdm_child, tdm_sampler, ctr_metric_bundle,
+checked against values recorded on Paddle 1.8.5
 (specs/ops/fluid_contrib_ops.md)."""
 import numpy as np
 import pytest
@@ -195,3 +196,121 @@ def test_match_matrix_tensor_as_paddle_185():
         "ih,htk->itk", MATCH_A[:2], np.arange(18).reshape(3, 2, 3) / 10).ravel(), rtol=1e-6)
     np.testing.assert_allclose(np.array(grad_a).ravel(), MATCH_GA_185, rtol=1e-5)
     np.testing.assert_allclose(np.array(grad_w).ravel(), MATCH_GW_185, rtol=1e-5)
+
+
+TREE = np.array([[0, 0, 0, 1, 2], [0, 1, 0, 3, 4], [0, 1, 0, 5, 6], [0, 2, 1, 0, 0],
+                 [1, 2, 1, 0, 0], [2, 2, 2, 0, 0], [3, 2, 2, 0, 0]], np.int32)
+
+
+def _array_attr(value):
+    return fluid.ParamAttr(initializer=fluid.initializer.NumpyArrayInitializer(value))
+
+
+def test_fused_embedding_seq_pool_as_paddle_185():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        ids = fluid.layers.data(name="ids", shape=[1], dtype="int64", lod_level=1)
+        out = fluid.contrib.fused_embedding_seq_pool(
+            ids, [5, 4], padding_idx=2, param_attr=fluid.ParamAttr(
+                name="w", initializer=fluid.initializer.NumpyArrayInitializer(
+                    np.arange(20, dtype=np.float32).reshape(5, 4))))
+        loss = fluid.layers.reduce_sum(
+            out * fluid.layers.assign(np.array([[1, 2, 3, 4]], np.float32)))
+        fluid.backward.append_backward(loss)
+    assert out.shape == (-1, 4)
+    feed = {"ids": fluid.create_lod_tensor(np.array([[1], [2], [3], [4], [1]], np.int64),
+                                           [[2, 3]], fluid.CPUPlace())}
+    o, dw = _run(main, startup, feed, [out, "w@GRAD"])
+    np.testing.assert_array_equal(o, [[4, 5, 6, 7], [32, 35, 38, 41]])
+    np.testing.assert_array_equal(dw, np.outer([0, 2, 0, 1, 1], [1, 2, 3, 4]))
+
+
+def test_tdm_child_as_paddle_185():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data(name="x", shape=[None, 1], dtype="int32", lod_level=1)
+        child, leaf_mask = fluid.contrib.layers.tdm_child(x, 7, 2,
+                                                          param_attr=_array_attr(TREE))
+    assert child.shape == (-1, 1, 2)
+    c, m = _run(main, startup, {"x": np.arange(7, dtype=np.int32).reshape(7, 1)},
+                [child, leaf_mask])
+    assert c.dtype == np.int32 and m.dtype == np.int32
+    np.testing.assert_array_equal(c.reshape(7, 2), [[0, 0], [3, 4], [5, 6]] + [[0, 0]] * 4)
+    np.testing.assert_array_equal(m.reshape(7, 2), [[0, 0], [0, 1], [1, 1]] + [[0, 0]] * 4)
+
+
+def test_tdm_sampler_positives_negatives_and_padding_as_paddle_185():
+    travel = np.array([[1, 3], [1, 4], [2, 5], [2, 6], [2, 0]], np.int32)
+    nodes = np.arange(1, 7, dtype=np.int32).reshape(6, 1)
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data(name="x", shape=[None, 1], dtype="int32", lod_level=1)
+        samples, labels, masks = fluid.contrib.layers.tdm_sampler(
+            x, [1, 2], [2, 4], 5, tree_travel_attr=_array_attr(travel),
+            tree_layer_attr=_array_attr(nodes))
+    assert [v.shape for v in samples] == [(-1, 2, 1), (-1, 3, 1)]
+    got = _run(main, startup, {"x": np.arange(5, dtype=np.int32).reshape(5, 1)},
+               samples + labels + masks)
+    s1, s2, l1, l2, m1, m2 = [a.reshape(5, -1) for a in got]
+    # positives first, then distinct negatives of the layer (1.8.5's structure)
+    np.testing.assert_array_equal(s1[:, 0], [1, 1, 2, 2, 2])
+    np.testing.assert_array_equal(s1[:, 1], [2, 2, 1, 1, 1])     # the layer's other node
+    np.testing.assert_array_equal(s2[:4, 0], [3, 4, 5, 6])
+    for row, pos in zip(s2[:4], [3, 4, 5, 6]):
+        assert len(set(row[1:])) == 2 and set(row[1:]) <= {3, 4, 5, 6} - {pos}
+    np.testing.assert_array_equal(s2[4], [0, 0, 0])                # path padding
+    np.testing.assert_array_equal(l1, [[1, 0]] * 5)
+    np.testing.assert_array_equal(l2, [[1, 0, 0]] * 4 + [[0, 0, 0]])
+    np.testing.assert_array_equal(m1, [[1, 1]] * 5)
+    np.testing.assert_array_equal(m2, [[1, 1, 1]] * 4 + [[0, 0, 0]])
+    with pytest.raises(ValueError, match="must be less than the number of nodes"):
+        fluid.contrib.layers.tdm_sampler(x, [2, 2], [2, 4], 5)
+
+
+def test_ctr_metric_bundle_accumulates_as_paddle_185():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        data = fluid.layers.data(name="data", shape=[1], dtype="float32")
+        label = fluid.layers.data(name="label", shape=[1], dtype="float32")
+        outs = fluid.contrib.layers.ctr_metric_bundle(input=data, label=label)
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = fluid.Scope()
+    feed = {"data": np.array([[0.2], [0.9], [-0.5]], np.float32),
+            "label": np.array([[0], [1], [1]], np.float32)}
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        once = exe.run(main, feed=feed, fetch_list=list(outs))
+        twice = exe.run(main, feed=feed, fetch_list=list(outs))
+    expected = [2.3, 1.8, 0.6, 1.63832, 2.0, 3.0]     # Paddle 1.8.5
+    np.testing.assert_allclose(np.concatenate(once), expected, rtol=1e-5)
+    np.testing.assert_allclose(np.concatenate(twice), np.multiply(expected, 2), rtol=1e-5)
+
+
+def test_var_conv_2d_as_paddle_185():
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.layers.data(name="x", shape=[1], lod_level=1)
+        x.stop_gradient = False
+        row = fluid.layers.data(name="row", shape=[6], lod_level=1)
+        col = fluid.layers.data(name="col", shape=[6], lod_level=1)
+        w = (np.arange(36).reshape(3, 12) / 10.0 - 1).astype(np.float32)
+        out = fluid.contrib.var_conv_2d(
+            input=x, row=row, col=col, input_channel=2, output_channel=3,
+            filter_size=[3, 2], stride=[2, 1], param_attr=fluid.ParamAttr(
+                name="vw", initializer=fluid.initializer.NumpyArrayInitializer(w)))
+        fluid.backward.append_backward(fluid.layers.reduce_sum(out * out))
+    place = fluid.CPUPlace()
+    # images 2 x [3, 2] and 2 x [2, 3]: positions 2 x 2 and 1 x 3
+    feed = {"x": fluid.create_lod_tensor((np.arange(24) % 7 / 7.0).astype(np.float32)
+                                         .reshape(-1, 1), [[12, 12]], place),
+            "row": fluid.create_lod_tensor(np.zeros((5, 6), np.float32), [[3, 2]], place),
+            "col": fluid.create_lod_tensor(np.zeros((5, 6), np.float32), [[2, 3]], place)}
+    o, dw, dx = _run(main, startup, feed, [out, "vw@GRAD", "x@GRAD"], return_numpy=False)
+    assert o.recursive_sequence_lengths() == [[12, 9]]
+    # Paddle 1.8.5
+    np.testing.assert_allclose(np.array(o).ravel()[:6],
+                               [-0.2143, -0.6286, -0.7429, -1.9143, 1.3286, 1.9429], atol=1e-4)
+    np.testing.assert_allclose(np.array(dw).ravel()[:4], [-1.094, -2.065, -6.612, -7.355],
+                               atol=1e-3)
+    np.testing.assert_allclose(np.array(dx).ravel()[:4], [28.397, 18.171, 64.689, 44.211],
+                               atol=1e-3)

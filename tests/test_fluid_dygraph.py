@@ -511,3 +511,10 @@ def test_disable_static_inside_a_program_guard_runs_eagerly_and_data_apis_refuse
     finally:
         paddle.set_default_dtype("float32")
         mode.start_as_profile()
+
+
+def test_tracer_unique_names_count_across_keys():
+    from refimpl.fluid.dygraph.tracer import Tracer
+    tracer = Tracer()
+    assert [tracer._generate_unique_name(), tracer._generate_unique_name("dygraph_tmp"),
+            tracer._generate_unique_name("x")] == ["dygraph_tmp_0", "dygraph_tmp_1", "x_2"]

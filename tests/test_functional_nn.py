@@ -5,6 +5,7 @@ import pytest
 
 import refimpl.nn.functional as F
 from refimpl import fluid
+from refimpl.ops.registry import get_op_def
 
 from test_functional_loss import run
 
@@ -134,3 +135,15 @@ def test_local_response_norm_channels_last_and_3d():
     got = run(lambda x: F.local_response_norm(x, 2, 0.2, 0.5, 1.0, data_format="NCL"), x=x3)
     want = _lrn_reference(x3[..., None], 2, 0.2, 0.5, 1.0, 1, True)[..., 0]
     np.testing.assert_allclose(got, want)
+
+
+def test_instance_norm_of_n_by_c_is_its_bias():
+    # Paddle 1.8.5 and 3.3.1 take X [N, C]: each value is its own instance, so Y = Bias
+    # (SavedVariance 1/sqrt(epsilon)); 1.8.5's docstring normalizes an fc output so
+    x = np.arange(12, dtype="float64").reshape(3, 4)
+    scale, bias = np.full(4, 2.0), np.array([0.5, -1.0, 0.0, 3.0])
+    op = get_op_def("instance_norm")
+    y, mean, inv_std = op.forward(x, scale, bias, epsilon=1e-5)
+    np.testing.assert_array_equal(y, np.broadcast_to(bias, (3, 4)))
+    np.testing.assert_array_equal(mean.reshape(3, 4), x)
+    np.testing.assert_allclose(inv_std, 1 / np.sqrt(1e-5))

@@ -15,6 +15,8 @@ RNG = np.random.RandomState(5)
 
 @pytest.mark.parametrize("mode, np_mode", [("constant", "constant"), ("reflect", "reflect"),
                                            ("replicate", "edge"), ("circular", "wrap")])
+
+
 def test_pad_modes_3d_4d_5d(mode, np_mode):
     kw = {"constant_values": 0.5} if mode == "constant" else {}
     for shape, pad, widths, fmt in [
@@ -166,6 +168,8 @@ def _bilinear_reference(x, oh, ow, align_corners, align_mode):
 
 
 @pytest.mark.parametrize("align_corners, align_mode", [(False, 0), (False, 1), (True, 0)])
+
+
 def test_bilinear_interpolate_formula(align_corners, align_mode):
     x = RNG.randn(2, 3, 4, 5)
     got = run(lambda x: F.interpolate(x, size=[7, 3], mode="bilinear",
@@ -326,6 +330,8 @@ def test_interpolate_errors():
 
 
 @pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
+
+
 def test_interpolate_size_set_by_version(version, paddle_version):
     x = np.array([[[0., 2.]]], "float32")
     call = lambda x: F.interpolate(x, size={3}, mode="linear", align_corners=True,
@@ -341,6 +347,8 @@ def test_interpolate_size_set_by_version(version, paddle_version):
 
 @pytest.mark.parametrize("version, error", [("1.8", TypeError), ("2.0", ValueError),
                                             ("3", TypeError)])
+
+
 def test_affine_grid_theta_error_by_version(version, error, paddle_version):
     with paddle_version(version), pytest.raises(error, match="theta"):
         F.affine_grid("invalid", [2, 1, 3, 3])
@@ -402,6 +410,8 @@ def test_temporal_shift():
 
 
 @pytest.mark.parametrize("align_corners", [True, False])
+
+
 def test_affine_grid(align_corners):
     theta = RNG.randn(2, 2, 3)
     got = run(lambda t: F.affine_grid(t, [2, 1, 3, 4], align_corners), t=theta)
@@ -437,6 +447,8 @@ def test_grid_sample_bilinear_point_and_padding_modes():
 
 @pytest.mark.parametrize("align_corners, want", [(True, [6.25, 1.7, 3.25, 8.8]),
                                                   (False, [6.7, 0.7, 3.0, 9.1])])
+
+
 def test_grid_sample_reflection_as_paddle(align_corners, want):
     """Positions outside the image fold back into it: values recorded on Paddle 3.3.1,
     whose kernel folds as release/2.0's grid_sampler_op.h does."""
@@ -456,6 +468,8 @@ def test_grid_sample_checks_its_modes():
 
 
 # -- image_resize_short
+
+
 def test_image_resize_short_keeps_the_ratio():
     x = np.arange(2 * 4 * 7, dtype="float32").reshape(1, 2, 4, 7)
 
@@ -482,3 +496,14 @@ def test_diag_embed_of_an_ndarray():
         got = F.diag_embed(x, offset=1, dim1=0, dim2=2).numpy()
     want = np.stack([np.diag(r, 1) for r in x])  # [2, 4, 4] as (batch, dim1, dim2)
     np.testing.assert_array_equal(got, want.transpose(1, 0, 2))
+
+
+def test_diag_embed_takes_a_numpy_array():
+    # Paddle 1.8.5's docstring: fluid.layers.diag_embed(ndarray) in dygraph assigns it
+    diag = np.array([[0.75, -0.25, 0.5], [-0.6, -0.01, 0.6]], "float32")
+    with fluid.dygraph.guard():
+        out = fluid.layers.diag_embed(diag, offset=-1, dim1=0, dim2=2).numpy()
+    expected = np.zeros((4, 2, 4), np.float32)
+    for i in range(3):
+        expected[i + 1, :, i] = diag[:, i]
+    np.testing.assert_array_equal(out, expected)

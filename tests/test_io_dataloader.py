@@ -469,7 +469,7 @@ def test_fluid_constructors_say_what_to_use_instead():
     # mode it needs the data Variables to fill
     with pytest.raises(ValueError, match="feed_list"):
         io.DataLoader.from_generator(capacity=4)
-    with pytest.raises(NotImplementedError, match="paddle.io.Dataset"):
+    with pytest.raises(TypeError, match="must be a fluid.dataset dataset"):
         io.DataLoader.from_dataset(None, None)
 
 

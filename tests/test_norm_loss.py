@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl import fluid, static
+from refimpl import fluid, static, versions
 import refimpl.metric as metric
 import refimpl.nn.functional as F
 
@@ -617,3 +617,41 @@ def test_functional_layer_norm_refuses_a_normalized_shape_that_is_no_int_list_or
                                    F.layer_norm(x, [3]).numpy())
         np.testing.assert_allclose(F.layer_norm(x, (3,)).numpy()[0],
                                    [-1.2247357, 0.0, 1.2247357], rtol=1e-6)
+
+
+def test_fluid_topk_with_a_variable_k_reads_it_when_run():
+    # Paddle 1.8.5: fluid.layers.topk(x, k=Variable) feeds the top_k op's K input
+    with versions.use("1.8"):
+        main, startup = fluid.Program(), fluid.Program()
+        with fluid.program_guard(main, startup):
+            x = fluid.data(name="x", shape=[None, 6], dtype="float32")
+            vk = fluid.data(name="vk", shape=[1], dtype="int32")
+            values, indices = fluid.layers.topk(x, k=vk)
+        exe = fluid.Executor(fluid.CPUPlace())
+        v, i = exe.run(main, feed={"x": np.array([[3, 1, 4, 1, 5, 9]], "float32"),
+                                   "vk": np.array([3], "int32")}, fetch_list=[values, indices])
+    np.testing.assert_array_equal(v, [[9, 5, 4]])
+    np.testing.assert_array_equal(i, [[5, 4, 2]])
+
+
+def test_fluid_sign_takes_a_numpy_array():
+    # Paddle 1.8.5's docstring: fluid.layers.sign(ndarray) assigns it first
+    with versions.use("1.8"):
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            out = fluid.layers.sign(np.array([3.0, 0.0, -2.0], dtype="float32"))
+        got, = fluid.Executor(fluid.CPUPlace()).run(main, fetch_list=[out])
+        np.testing.assert_array_equal(got, [1, 0, -1])
+        with pytest.raises(TypeError, match="sign: x must have dtype"):
+            fluid.layers.sign(np.array([3, 0], dtype="int64"))
+
+
+def test_sequence_mask_of_float_lengths_as_paddle_185():
+    with versions.use("1.8"):
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            x = fluid.data(name="x", shape=[3], dtype="float32")
+            mask = fluid.layers.sequence_mask(x=x)
+        got, = fluid.Executor(fluid.CPUPlace()).run(
+            main, feed={"x": np.array([1.5, 0.2, 2.7], "float32")}, fetch_list=[mask])
+    np.testing.assert_array_equal(got, [[1, 1], [1, 0], [1, 1]])     # Paddle 1.8.5

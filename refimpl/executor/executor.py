@@ -641,6 +641,43 @@ class Executor:
         outs = self._run_program(program, feed, fetch_names, scope)
         return _as_results(outs, return_numpy)
 
+    def train_from_dataset(self, program=None, dataset=None, scope=None, thread=0, debug=False,
+                           fetch_list=None, fetch_info=None, print_period=100,
+                           fetch_handler=None):
+        """Run `program` once per batch of a fluid.dataset dataset (Paddle 1.8), printing
+        the fetched values every `print_period` batches as `info: value`. refimpl runs
+        the batches in order on one thread (`thread` and the dataset's threads are
+        Paddle's trainer threads)."""
+        self._run_from_dataset(program, dataset, scope, fetch_list, fetch_info, print_period,
+                               fetch_handler)
+
+    def infer_from_dataset(self, program=None, dataset=None, scope=None, thread=0,
+                           debug=False, fetch_list=None, fetch_info=None, print_period=100,
+                           fetch_handler=None):
+        """train_from_dataset for a program without an optimizer (Paddle 1.8)."""
+        self._run_from_dataset(program, dataset, scope, fetch_list, fetch_info, print_period,
+                               fetch_handler)
+
+    def _run_from_dataset(self, program, dataset, scope, fetch_list, fetch_info, print_period,
+                          fetch_handler):
+        if dataset is None:
+            raise RuntimeError("dataset is need and should be initialized")
+        if fetch_handler is not None:
+            raise NotImplementedError("train_from_dataset: fetch_handler (a FetchHandler "
+                                      "polled by a monitor thread) is not implemented; use "
+                                      "fetch_list and fetch_info")
+        fetch_list = list(fetch_list or [])
+        fetch_info = list(fetch_info or [v if isinstance(v, str) else v.name
+                                         for v in fetch_list])
+        if len(fetch_info) != len(fetch_list):
+            raise ValueError("train_from_dataset: fetch_info names %d values but fetch_list "
+                             "has %d" % (len(fetch_info), len(fetch_list)))
+        for step, feed in enumerate(dataset._feeds(), 1):
+            values = self.run(program, feed=feed, fetch_list=fetch_list, scope=scope)
+            if fetch_list and step % print_period == 0:
+                print(", ".join("%s: %s" % (info, np.asarray(v).ravel())
+                                for info, v in zip(fetch_info, values)))
+
     def _pruned(self, program, feed, fetch_list, update_ops):
         """Executor.run(use_prune=True): the program (or CompiledProgram) pruned by
         _prune_program, cached per program, feed names and fetch list as in Paddle 1.8, and

@@ -16,7 +16,7 @@ from ..layers import exports as _exports
 from . import (framework, layers, optimizer, backward, clip, transpiler, core, op, executor,
                compiler, dygraph, io, reader, nets, contrib, layer_helper, dygraph_utils,
                wrapped_decorator, metrics, input, average, evaluator, profiler,
-               install_check, dataset, debugger)
+               install_check, dataset, debugger, incubate)
 from ..framework import param_attr
 from .framework import in_dygraph_mode
 from .dygraph import Layer, load_dygraph, save_dygraph

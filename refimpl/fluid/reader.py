@@ -16,6 +16,8 @@ EnforceNotMet. A loader made in dynamic mode (Paddle 1.8's dygraph loader) needs
 feed_list and is always iterable: each step is one batch, a list of eager Tensors.
 specs/fluid_io.md#dataloaderfrom_generator-and-pyreader.
 """
+import itertools
+
 import numpy as np
 
 from ..framework import mode
@@ -28,6 +30,7 @@ from ..io.dataloader import static_feed_list
 from ..layers.readers import PyReader as _ProgramReader, read_file
 from ..reader.decorator import batch
 from .data_feeder import DataFeeder
+from .dataset import DatasetBase
 
 __all__ = ["DataLoader", "PyReader", "GeneratorLoader", "DygraphGeneratorLoader",
            "DataLoaderBase", "default_collate_fn", "keep_data_loader_order", "use_pinned_memory"]
@@ -319,6 +322,45 @@ def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterab
         return DygraphGeneratorLoader(capacity)
     return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list,
                            drop_last)
+
+
+class DatasetLoader(DataLoaderBase):
+    """What DataLoader.from_dataset returns: per batch of a fluid.dataset dataset, a list
+    of one feed dict per place (a group of batches that does not fill the places is
+    dropped when drop_last, else yielded shorter)."""
+
+    def __init__(self, dataset, places, drop_last):
+        if not isinstance(dataset, DatasetBase):
+            raise TypeError("DataLoader.from_dataset: dataset must be a fluid.dataset "
+                            "dataset (DatasetFactory().create_dataset()), got %s"
+                            % type(dataset).__name__)
+        if mode.dynamic:
+            raise RuntimeError("DatasetLoader is not supported in dygraph mode yet")
+        self._places = _places_count(places)
+        if len(dataset.filelist) < self._places:
+            raise ValueError("Filelist number of dataset %d must be not less than place "
+                             "number %d" % (len(dataset.filelist), self._places))
+        dataset.set_thread(self._places)
+        self._dataset = dataset
+        self._drop_last = drop_last
+        self._groups = None
+
+    def __iter__(self):
+        feeds = self._dataset._feeds()
+        self._groups = iter(lambda: list(itertools.islice(feeds, self._places)), [])
+        return self
+
+    def __next__(self):
+        if self._groups is None:
+            raise RuntimeError("DatasetLoader: iterate it (for data in loader) before next()")
+        group = next(self._groups)
+        if len(group) < self._places and self._drop_last:
+            raise StopIteration
+        return group
+
+
+def from_dataset(dataset, places, drop_last=True):
+    return DatasetLoader(dataset, places, drop_last)
 
 
 class PyReader(DataLoaderBase):

@@ -16,31 +16,30 @@ class UniqueNameGenerator:
         return "%s%s_%d" % (self.prefix, key, n)
 
 
+class DygraphParameterNameChecker:
+    """The parameter names a dynamic-mode namespace has used: checker(name) is True when
+    the name was used before (and records it)."""
+
+    def __init__(self):
+        self.used = set()
+
+    def __call__(self, name):
+        seen = name in self.used
+        self.used.add(name)
+        return seen
+
+
 _generator = UniqueNameGenerator()
+_parameter_name_checker = DygraphParameterNameChecker()
 
 
 def generate(key):
     return _generator(key)
 
 
-class DygraphParameterNameChecker:
-    """Whether a dygraph parameter name was seen before (the second thing switch() swaps,
-    as in Paddle): checker(name) is True for a name it has seen, and remembers the name."""
-
-    def __init__(self):
-        self._name_set = set()
-
-    def __call__(self, name):
-        seen = name in self._name_set
-        self._name_set.add(name)
-        return seen
-
-
-_parameter_name_checker = DygraphParameterNameChecker()
-
-
 def switch(new_generator=None, new_para_name_checker=None):
-    """Puts in new (or fresh) ones; returns (old generator, old parameter name checker)."""
+    """Switch to a new namespace (fresh ones for arguments left None); returns the previous
+    (generator, parameter-name checker) pair, as Paddle 1.8 and 2.0 do, to switch back."""
     global _generator, _parameter_name_checker
     old = _generator, _parameter_name_checker
     _generator = new_generator if new_generator is not None else UniqueNameGenerator()

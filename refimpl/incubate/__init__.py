@@ -1,4 +1,5 @@
-"""paddle.incubate: where later Paddle releases (2.2+) keep RecomputeOptimizer."""
-from . import optimizer
+"""paddle.incubate: where later Paddle releases (2.2+) keep RecomputeOptimizer, and
+Paddle 1.8.5 its high-level API preview (hapi)."""
+from . import hapi, optimizer
 
-__all__ = ["optimizer"]
+__all__ = ["hapi", "optimizer"]

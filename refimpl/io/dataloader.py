@@ -248,9 +248,9 @@ class DataLoader:
 
     @staticmethod
     def from_dataset(dataset, places, drop_last=True):
-        raise NotImplementedError(
-            "DataLoader.from_dataset (fluid's InMemoryDataset / QueueDataset) is not "
-            "available; use a paddle.io.Dataset with DataLoader(dataset, ...)")
+        """A loader of a fluid.dataset dataset's batches, a feed dict per place (fluid)."""
+        from ..fluid.reader import from_dataset
+        return from_dataset(dataset, places, drop_last)
 
 
 def _check_int(value, what, minimum):

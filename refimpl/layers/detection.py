@@ -250,33 +250,37 @@ def detection_output(loc, scores, prior_box, prior_box_var, background_label=0,
                           return_index=return_index)
 
 
-def _roi_pool_layer(op_type, input, rois, rois_num, attrs, outputs, name):
+def _roi_pool_layer(op_type, input, rois, rois_num, attrs, outputs, name, rois_lod=None):
     check_variable(input, "input", op_type)
     check_variable(rois, "rois", op_type)
-    made = _append(op_type, {"X": input, "ROIs": rois, "RoisNum": rois_num}, attrs, outputs,
-                   name, differentiable=True)
+    inputs = {"X": input, "ROIs": rois, "RoisNum": rois_num}
+    if rois_lod is not None:
+        inputs["RoisLod"] = rois_lod
+    made = _append(op_type, inputs, attrs, outputs, name, differentiable=True)
     return made[0] if isinstance(made, tuple) else made
 
 
 def roi_align(input, rois, pooled_height=1, pooled_width=1, spatial_scale=1.0,
-              sampling_ratio=-1, rois_num=None, name=None):
-    """[R, C, pooled_height, pooled_width]; differentiable w.r.t. input."""
+              sampling_ratio=-1, rois_num=None, name=None, rois_lod=None):
+    """[R, C, pooled_height, pooled_width]; differentiable w.r.t. input. The images' RoIs:
+    rois_num (2.0, counts), else rois_lod (1.8, [N + 1] offsets), else rois' LoD."""
     return _roi_pool_layer("roi_align", input, rois, rois_num,
                            {"pooled_height": int(pooled_height),
                             "pooled_width": int(pooled_width),
                             "spatial_scale": float(spatial_scale),
                             "sampling_ratio": int(sampling_ratio)},
-                           [("Out", None)], name)
+                           [("Out", None)], name, rois_lod)
 
 
 def roi_pool(input, rois, pooled_height=1, pooled_width=1, spatial_scale=1.0, rois_num=None,
-             name=None):
-    """[R, C, pooled_height, pooled_width] max per bin; differentiable w.r.t. input."""
+             name=None, rois_lod=None):
+    """[R, C, pooled_height, pooled_width] max per bin; differentiable w.r.t. input. The
+    images' RoIs as roi_align's."""
     return _roi_pool_layer("roi_pool", input, rois, rois_num,
                            {"pooled_height": int(pooled_height),
                             "pooled_width": int(pooled_width),
                             "spatial_scale": float(spatial_scale)},
-                           [("Out", None), ("Argmax", "int64")], name)
+                           [("Out", None), ("Argmax", "int64")], name, rois_lod)
 
 
 def psroi_pool(input, rois, output_channels, spatial_scale, pooled_height, pooled_width,

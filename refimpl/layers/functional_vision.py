@@ -173,7 +173,10 @@ def unfold(x, kernel_sizes, strides=1, paddings=0, dilations=1, name=None):
 
 
 def diag_embed(input, offset=0, dim1=-2, dim2=-1):
-    if not isinstance(input, Variable):  # Paddle (2.0 and 3) takes an ndarray as a constant
+    """Matrices whose diagonal `offset` (in the planes dim1, dim2) holds input's last dim.
+    An input that is no Variable (a numpy array) is assigned first, as Paddle 1.8 and 2.0
+    do."""
+    if not isinstance(input, Variable):
         input = assign(input)
     return append_op_out("diag_embed", {"Input": [input]},
                          {"offset": int(offset), "dim1": int(dim1), "dim2": int(dim2)})

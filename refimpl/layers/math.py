@@ -194,6 +194,15 @@ def _paddle_unary(op_type):
     return layer
 
 
+def fluid_sign(x):
+    """fluid.layers.sign: elementwise sign of a float Variable, or of a numpy array, which
+    is assigned first (Paddle 1.8's and 2.0's fluid layer)."""
+    if isinstance(x, np.ndarray):
+        x = assign(x)
+    check_dtype(x, "x", "sign", ("float16", "float32", "float64"))
+    return unary("sign", x)
+
+
 def scale(x, scale=1.0, bias=0.0, bias_after_scale=True, act=None, name=None):
     """`scale` a number, or a [1] Variable (the op's ScaleTensor)."""
     check_variable(x, "x", "scale")
@@ -366,14 +375,6 @@ def sums(input, out=None):
 
 def fluid_sum(x):
     return add_n(x)
-
-
-def fluid_sign(x):
-    """fluid.layers.sign: takes a numpy array too (assigned to a Variable first, as in
-    Paddle 1.8 and 2.0; paddle.sign does not)."""
-    if isinstance(x, np.ndarray):
-        x = assign(x)
-    return unary("sign", x)
 
 
 _UNARY = ["exp", "log", "sqrt", "rsqrt", "square", "abs", "sign", "sin", "cos", "tan", "asin",

@@ -53,13 +53,25 @@ def scatter_taps(cols, spatial, strides, pads, dilations):
     strided add of that tap's [N, C, *O] plane (each sum in the order of the offsets)."""
     nd = len(spatial)
     ksize, out_sizes = cols.shape[2:2 + nd], cols.shape[2 + nd:]
-    xp = array_module(cols)
-    padded = xp.zeros(cols.shape[:2] + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, pads)),
-                      cols.dtype)
+    padded = _zeros_padded(cols, cols.shape[:2], spatial, pads)
     for offset in itertools.product(*(range(k) for k in ksize)):
-        window = tuple(slice(o * d, o * d + st * (n - 1) + 1, st)
-                       for o, d, st, n in zip(offset, dilations, strides, out_sizes))
-        padded[(slice(None), slice(None)) + window] += cols[(slice(None), slice(None)) + offset]
+        _add_tap(padded, offset, cols[(slice(None), slice(None)) + offset], strides, dilations)
+    return _cropped(padded, spatial, pads)
+
+
+def _zeros_padded(like, lead, spatial, pads):
+    return array_module(like).zeros(
+        tuple(lead) + tuple(s + lo + hi for s, (lo, hi) in zip(spatial, pads)), like.dtype)
+
+
+def _add_tap(padded, offset, plane, strides, dilations):
+    """Add one kernel offset's [N, C, *O] plane into the padded output at its windows."""
+    window = tuple(slice(o * d, o * d + st * (n - 1) + 1, st)
+                   for o, d, st, n in zip(offset, dilations, strides, plane.shape[2:]))
+    padded[(slice(None), slice(None)) + window] += plane
+
+
+def _cropped(padded, spatial, pads):
     return padded[(slice(None), slice(None)) + tuple(slice(lo, lo + s) for s, (lo, _)
                                                      in zip(spatial, pads))]
 
@@ -115,18 +127,37 @@ def conv_filter_grad(x, dy, ksize, strides, pads, dilations, groups):
     return dw.reshape((dy.shape[1], x.shape[1] // groups) + tuple(ksize))   # [G, mg, cg*K]
 
 
+# the most bytes of tap planes conv_transpose makes at once: a big kernel over a big input
+# (a 12^3 Conv3DTranspose of [5, 3, 12, 32, 32]) would otherwise need them all, gigabytes
+_TAP_CHUNK_BYTES = 64 << 20
+
+
 def conv_transpose(x, w, out_spatial, strides, pads, dilations, groups):
-    """Adjoint of conv in its input: x [N, C, *S], w [C, M/groups, *K] -> [N, M, *out]."""
+    """Adjoint of conv in its input: x [N, C, *S], w [C, M/groups, *K] -> [N, M, *out].
+    The tap planes W^T X are made a chunk of kernel offsets at a time and added in the
+    order of the offsets."""
     n, c = x.shape[:2]
     xp = array_module(x, w)
-    taps = w.reshape(groups, c // groups, -1).transpose(0, 2, 1)          # [G, mg*K, cg]
+    ksize = tuple(w.shape[2:])
+    m, taps_count = w.shape[1] * groups, math.prod(ksize)
+    taps = w.reshape(groups, c // groups, w.shape[1], taps_count)          # [G, cg, mg, K]
     x_groups = _by_groups(x, groups)                                       # [G, cg, N*S]
-    # one input channel per group (depthwise): an outer product, which matmul would run
-    # as GEMMs of depth 1 (3x slower)
-    cols = taps * x_groups if c == groups else xp.matmul(taps, x_groups)  # [G, mg*K, N*S]
-    nd, m = x.ndim - 2, w.shape[1] * groups
-    cols = cols.reshape((m,) + tuple(w.shape[2:]) + (n,) + tuple(x.shape[2:]))
-    return scatter_taps(xp.moveaxis(cols, 1 + nd, 0), out_spatial, strides, pads, dilations)
+    plane_bytes = m * x_groups.shape[2] * x.itemsize
+    chunk = max(1, min(taps_count, _TAP_CHUNK_BYTES // max(plane_bytes, 1)))
+    offsets = list(itertools.product(*(range(k) for k in ksize)))
+    padded = _zeros_padded(x, (n, m), out_spatial, pads)
+    for start in range(0, taps_count, chunk):
+        part = taps[..., start:start + chunk]
+        kc = part.shape[-1]
+        part = part.transpose(0, 2, 3, 1).reshape(groups, -1, c // groups)  # [G, mg*kc, cg]
+        # one input channel per group (depthwise): an outer product, which matmul would run
+        # as GEMMs of depth 1 (3x slower)
+        cols = part * x_groups if c == groups else xp.matmul(part, x_groups)
+        cols = cols.reshape((m, kc, n) + tuple(x.shape[2:]))                # [M, kc, N, *S]
+        for j in range(kc):
+            _add_tap(padded, offsets[start + j], xp.moveaxis(cols[:, j], 1, 0),
+                     strides, dilations)
+    return _cropped(padded, out_spatial, pads)
 
 
 class _ConvND(OpDef):

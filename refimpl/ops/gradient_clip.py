@@ -1,5 +1,6 @@
 """Ops behind gradient clipping: squared_l2_norm (ClipGradByGlobalNorm sums them) and
-clip_by_norm (ClipGradByNorm)."""
+clip_by_norm (ClipGradByNorm); l1_norm, squared_l2_norm's L1 sibling (Paddle 1.8's
+ctr_metric_bundle sums absolute errors with it)."""
 import numpy as np
 
 from ._common import rand
@@ -24,6 +25,29 @@ class SquaredL2Norm(OpDef):
     @staticmethod
     def backward(x, dout):
         return (2 * dout.reshape(-1)[0] * x).astype(x.dtype)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4)})
+
+
+@register
+class L1Norm(OpDef):
+    """Out = [sum(|X|)]; the grad is sign(X) Out@GRAD (0 at 0, as Paddle's)."""
+    type = "l1_norm"
+    inputs = ("X",)
+    outputs = ("Out",)
+    grad_inputs = ("X", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", [1], ctx.input_var("X").dtype)
+
+    @staticmethod
+    def forward(x):
+        return np.array([np.sum(np.abs(x))], dtype=x.dtype)
+
+    @staticmethod
+    def backward(x, dout):
+        return (np.sign(x) * dout.reshape(-1)[0]).astype(x.dtype)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4)})

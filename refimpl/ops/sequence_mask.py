@@ -1,4 +1,6 @@
-"""sequence_mask: lengths -> mask[..., j] = j < length (no gradient)."""
+"""sequence_mask: lengths -> mask[..., j] = j < length (no gradient). Float lengths too, as
+Paddle 1.8.5's kernel takes them (maxlen from them truncated: [1.5, 0.2, 2.7] -> maxlen 2,
+rows [1, 1], [1, 0], [1, 1])."""
 import numpy as np
 
 from ..framework.dtypes import to_numpy_dtype
@@ -14,7 +16,7 @@ class SequenceMask(OpDef):
     attrs = {"maxlen": -1, "out_dtype": "int64"}
 
     def infer_shape(self, ctx):
-        ctx.check_dtype("X", ("int32", "int64"))
+        ctx.check_dtype("X", ("int32", "int64", "float32", "float64"))
         maxlen = ctx.attr("maxlen")
         known = maxlen if maxlen > 0 and not ctx.has_input("MaxLenTensor") else -1
         ctx.set_output("Y", tuple(ctx.input_shape("X")) + (known,), ctx.attr("out_dtype"))
@@ -30,3 +32,4 @@ class SequenceMask(OpDef):
     def samples(self, rng):
         yield Sample({"X": np.array([3, 1, 2], np.int64)}, {"maxlen": 4, "out_dtype": "int64"})
         yield Sample({"X": np.array([[0, 2], [5, 1]], np.int32)}, {"out_dtype": "float32"})
+        yield Sample({"X": np.array([1.5, 0.2, 2.7], np.float32)}, name="float_lengths")

@@ -2,8 +2,11 @@
 (`fleet.init(is_collective=True)`, `fleet.distributed_optimizer`, `fleet.distributed_model`,
 the worker queries), mapped onto refimpl's data parallelism -- DataParallel in dynamic
 mode, CompiledProgram.with_data_parallel (spanning mpirun's processes) in static mode
-(specs/distributed.md#fleet). Parameter-server training is not implemented."""
+(specs/distributed.md#fleet). Parameter-server training is not implemented. Also the
+data_generator writers of fluid.dataset's MultiSlot lines."""
 from ...dygraph import mode
+from . import data_generator
+from .data_generator import MultiSlotDataGenerator, MultiSlotStringDataGenerator
 from ..env import ParallelEnv, get_rank, get_world_size, init_parallel_env
 from .strategy import DistributedStrategy
 
@@ -11,7 +14,8 @@ __all__ = ["init", "DistributedStrategy", "PaddleCloudRoleMaker", "UserDefinedRo
            "distributed_optimizer", "distributed_model", "worker_index", "worker_num",
            "is_first_worker", "is_worker", "worker_endpoints", "barrier_worker",
            "server_num", "is_server", "init_worker", "stop_worker", "init_server",
-           "run_server"]
+           "run_server", "data_generator", "MultiSlotDataGenerator",
+           "MultiSlotStringDataGenerator"]
 
 _state = {"strategy": None}
 

@@ -21,6 +21,14 @@ class Tracer:
 
     def __init__(self):
         self._train_flag = True       # 2.0's _train_mode
+        self._names_made = 0
+
+    def _generate_unique_name(self, key="dygraph_tmp"):
+        """key_N, N counting the names this tracer made under any key (Paddle 2.0's
+        tracer; its test_unique_name: dygraph_tmp_0, then dygraph_tmp_1)."""
+        name = "%s_%d" % (key, self._names_made)
+        self._names_made += 1
+        return name
 
     @property
     def _has_grad(self):

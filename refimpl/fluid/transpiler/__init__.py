@@ -4,6 +4,7 @@ that the trainer count and id agree with the MPI world and records them on the p
 The parameter-server modes are not part of refimpl."""
 from ...framework.program import default_main_program, default_startup_program
 from ...parallel.launch import world
+from ...submodules import group
 from ..compat import memory_optimize, release_memory
 
 __all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "memory_optimize",
@@ -135,3 +136,9 @@ class RoundRobin(PSDispatcher):
             chosen.append(self._eps[self._step])
             self._step = (self._step + 1) % len(self._eps)
         return chosen
+
+
+# Paddle 1.8 code imports the dispatchers from their module:
+# fluid.transpiler.ps_dispatcher.RoundRobin
+globals().update(group(__name__, globals(),
+                       {"ps_dispatcher": ["PSDispatcher", "HashName", "RoundRobin"]}))

@@ -5,7 +5,9 @@ the tree_conv op (refimpl/ops/tree_conv.py) with
 its filter [feature_size, 3, output_size, num_filters] (XavierUniform), a bias of the
 output's shape past the batch, [max_nodes, output_size, num_filters] (zeros; bias_attr=False:
 none), then act, as Paddle 1.8.5 builds it; rank_attention (its op with the parameter
-made here)."""
+made here); fused_embedding_seq_pool, tdm_child, tdm_sampler and var_conv_2d (their ops
+with the table, tree, travel or filter parameters made here, as Paddle 1.8.5 builds
+them)."""
 import numpy as np
 
 from .... import versions
@@ -14,10 +16,11 @@ from ....framework.initializer import Constant
 from ....framework.layer_helper import LayerHelper
 from ....layers.common import append_op_out, append_op_outputs, check_dtype, check_variable
 from ....layers.detection import multiclass_nms
+from ....layers.tensor import fluid_reshape, slice as _slice
 
 __all__ = ["tree_conv", "fused_elemwise_activation", "multiclass_nms2", "shuffle_batch",
            "partial_concat", "partial_sum", "match_matrix_tensor", "sequence_topk_avg_pooling",
-           "rank_attention"]
+           "rank_attention", "fused_embedding_seq_pool", "tdm_child", "tdm_sampler", "var_conv_2d"]
 
 
 def tree_conv(nodes_vector, edge_set, output_size, num_filters=1, max_depth=2, act="tanh",
@@ -179,3 +182,127 @@ def rank_attention(input, rank_offset, rank_param_shape, rank_param_attr, max_ra
         "X": [input], "RankOffset": [rank_offset], "RankParam": [rank_param]},
         outputs=outputs, attrs=attrs)
     return output
+
+
+def fused_embedding_seq_pool(input, size, is_sparse=False, padding_idx=None, combiner="sum",
+                             param_attr=None, dtype="float32"):
+    """Out [sequences, size[1]] of the fused_embedding_seq_pool op
+    (ops/fused_embedding_seq_pool.py): per sequence of `input`'s ids, the sum of the rows of
+    the table W (`size`, made here). A negative padding_idx counts from the table's end."""
+    check_dtype(input, "input", "fused_embedding_seq_pool", ("int64",))
+    helper = LayerHelper("fused_embedding_seq_pool")
+    w = helper.create_parameter(param_attr, list(size), dtype)
+    padding_idx = -1 if padding_idx is None else \
+        padding_idx if padding_idx >= 0 else size[0] + padding_idx
+    return append_op_out("fused_embedding_seq_pool", {"Ids": [input], "W": [w]},
+                         {"is_sparse": bool(is_sparse), "combiner": combiner,
+                          "padding_idx": int(padding_idx)})
+
+
+def _check_int_dtype(dtype, arg, layer):
+    if dtype not in ("int32", "int64"):
+        raise TypeError("%s: %s must be int32 or int64, got %r" % (layer, arg, dtype))
+
+
+def _tree_parameter(helper, attr, shape, dtype):
+    """A tree table parameter (zeros unless its attr's initializer says otherwise) that
+    no gradient reaches."""
+    table = helper.create_parameter(attr, shape, dtype, default_initializer=Constant(0))
+    table.stop_gradient = True
+    return table
+
+
+def tdm_child(x, node_nums, child_nums, param_attr=None, dtype="int32"):
+    """(Child, LeafMask) of the tdm_child op (ops/tdm_child.py) with the tree table
+    TreeInfo [node_nums, 3 + child_nums] (int32: Paddle makes it in `dtype`, whose
+    initializers fill int32 only) made here from param_attr."""
+    _check_int_dtype(dtype, "dtype", "fluid.contrib.layers.tdm_child")
+    check_variable(x, "x", "tdm_child")
+    helper = LayerHelper("tdm_child")
+    tree_info = _tree_parameter(helper, param_attr, [node_nums, 3 + child_nums], dtype)
+    child, leaf_mask = append_op_outputs(
+        "tdm_child", {"X": x, "TreeInfo": tree_info},
+        [("Child", dtype, True), ("LeafMask", dtype, True)],
+        {"child_nums": int(child_nums), "dtype": dtype}, helper=helper)
+    return child, leaf_mask
+
+
+def tdm_sampler(x, neg_samples_num_list, layer_node_num_list, leaf_node_num,
+                tree_travel_attr=None, tree_layer_attr=None, output_positive=True,
+                output_list=True, seed=0, tree_dtype="int32", dtype="int32"):
+    """(samples, labels, mask) of the tdm_sampler op (ops/tdm_sampler.py) with the Travel
+    [leaf_node_num, layers] and Layer [nodes, 1] parameters made here; with output_list,
+    each a list of one [N, output_positive + negatives, 1] part per layer."""
+    layer = "fluid.contrib.layers.tdm_sampler"
+    _check_int_dtype(tree_dtype, "tree_dtype", layer)
+    _check_int_dtype(dtype, "dtype", layer)
+    check_variable(x, "x", "tdm_sampler")
+    if len(neg_samples_num_list) != len(layer_node_num_list):
+        raise ValueError("The shape of negative samples list must match the shape of layers. "
+                         "But received len of neg_samples_num_list: %d, and len of "
+                         "layer_node_num_list: %d, please check your input."
+                         % (len(neg_samples_num_list), len(layer_node_num_list)))
+    offsets = [0]
+    for l, (negatives, nodes) in enumerate(zip(neg_samples_num_list, layer_node_num_list)):
+        if negatives >= nodes:
+            raise ValueError("The number of negative samples must be less than the number of "
+                             "nodes in the layer %d, But received negative nums %d, and num "
+                             "of node at layer %d is %d" % (l, negatives, l, nodes))
+        offsets.append(offsets[-1] + nodes)
+    if leaf_node_num is None or leaf_node_num >= offsets[-1]:
+        raise ValueError("%s: leaf_node_num (%r) must be less than the %d nodes of the layers"
+                         % (layer, leaf_node_num, offsets[-1]))
+    helper = LayerHelper("tdm_sampler")
+    travel = _tree_parameter(helper, tree_travel_attr,
+                             [leaf_node_num, len(layer_node_num_list)], tree_dtype)
+    nodes = _tree_parameter(helper, tree_layer_attr, [offsets[-1], 1], tree_dtype)
+    outs = append_op_outputs(
+        "tdm_sampler", {"X": x, "Travel": travel, "Layer": nodes},
+        [("Out", dtype, True), ("Labels", dtype, True), ("Mask", dtype, True)],
+        {"neg_samples_num_list": list(neg_samples_num_list), "layer_offset_lod": offsets,
+         "output_positive": bool(output_positive), "seed": int(seed), "dtype": dtype},
+        helper=helper)
+    if not output_list:
+        return tuple(outs)
+    parts = ([], [], [])
+    start = 0
+    for negatives in neg_samples_num_list:
+        width = negatives + int(bool(output_positive))
+        for out, part in zip(outs, parts):
+            piece = fluid_reshape(_slice(out, axes=[1], starts=[start], ends=[start + width]),
+                                  [-1, width, 1])
+            piece.stop_gradient = True
+            part.append(piece)
+        start += width
+    return parts
+
+
+def _pair(value, arg):
+    pair = [value, value] if isinstance(value, int) else list(value)
+    if len(pair) != 2 or not all(isinstance(v, int) for v in pair):
+        raise TypeError("var_conv_2d: %s must be an int or two ints, got %r" % (arg, value))
+    return pair
+
+
+def var_conv_2d(input, row, col, input_channel, output_channel, filter_size, stride=1,
+                param_attr=None, act=None, dtype="float32", name=None):
+    """act(Out) of the var_conv_2d op (ops/var_conv_2d.py): each sequence of `input` an
+    [input_channel, rows, cols] image (rows, cols: the lengths of `row`'s and `col`'s
+    sequences), convolved with the filter [output_channel, input_channel * kh * kw] made
+    here."""
+    for arg, var in (("input", input), ("row", row), ("col", col)):
+        check_variable(var, arg, "var_conv_2d")
+    if len(input.shape) != 2:
+        raise ValueError("var_conv_2d: input must be 2-D [values, 1], got shape %s"
+                         % list(input.shape))
+    kernel, strides = _pair(filter_size, "filter_size"), _pair(stride, "stride")
+    helper = LayerHelper("var_conv_2d", name=name)
+    w = helper.create_parameter(
+        param_attr, [int(output_channel), int(input_channel) * kernel[0] * kernel[1]], dtype)
+    out, _ = append_op_outputs(
+        "var_conv_2d", {"X": input, "ROW": row, "COLUMN": col, "W": w},
+        [("Out", dtype, False), ("Col", dtype, True)],
+        {"InputChannel": int(input_channel), "OutputChannel": int(output_channel),
+         "StrideH": strides[0], "StrideW": strides[1], "KernelH": kernel[0],
+         "KernelW": kernel[1]}, helper=helper)
+    return helper.append_activation(out, act)
