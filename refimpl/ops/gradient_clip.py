@@ -7,16 +7,23 @@ from ._common import rand
 from .registry import OpDef, Sample, register
 
 
-@register
-class SquaredL2Norm(OpDef):
-    """Out = [sum(X^2)]"""
-    type = "squared_l2_norm"
+class _SumNorm(OpDef):
+    """Out = [sum(f(X))], one number of X's dtype."""
     inputs = ("X",)
     outputs = ("Out",)
     grad_inputs = ("X", "Out@GRAD")
 
     def infer_shape(self, ctx):
         ctx.set_output("Out", [1], ctx.input_var("X").dtype)
+
+    def samples(self, rng):
+        yield Sample({"X": rand(rng, 3, 4)})
+
+
+@register
+class SquaredL2Norm(_SumNorm):
+    """Out = [sum(X^2)]"""
+    type = "squared_l2_norm"
 
     @staticmethod
     def forward(x):
@@ -26,20 +33,11 @@ class SquaredL2Norm(OpDef):
     def backward(x, dout):
         return (2 * dout.reshape(-1)[0] * x).astype(x.dtype)
 
-    def samples(self, rng):
-        yield Sample({"X": rand(rng, 3, 4)})
-
 
 @register
-class L1Norm(OpDef):
+class L1Norm(_SumNorm):
     """Out = [sum(|X|)]; the grad is sign(X) Out@GRAD (0 at 0, as Paddle's)."""
     type = "l1_norm"
-    inputs = ("X",)
-    outputs = ("Out",)
-    grad_inputs = ("X", "Out@GRAD")
-
-    def infer_shape(self, ctx):
-        ctx.set_output("Out", [1], ctx.input_var("X").dtype)
 
     @staticmethod
     def forward(x):
@@ -48,9 +46,6 @@ class L1Norm(OpDef):
     @staticmethod
     def backward(x, dout):
         return (np.sign(x) * dout.reshape(-1)[0]).astype(x.dtype)
-
-    def samples(self, rng):
-        yield Sample({"X": rand(rng, 3, 4)})
 
 
 @register
