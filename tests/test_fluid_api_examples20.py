@@ -6,14 +6,7 @@ import pytest
 import refimpl as paddle
 from refimpl import fluid, static
 
-
-def _run(build, feed=None):
-    main, startup = static.Program(), static.Program()
-    with static.program_guard(main, startup):
-        fetch = build()
-    exe = static.Executor()
-    exe.run(startup)
-    return exe.run(main, feed=feed or {}, fetch_list=fetch)
+from helpers import build_and_run as _run
 
 
 def test_fluid_topk_reads_k_from_a_variable():
