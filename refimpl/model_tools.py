@@ -145,8 +145,10 @@ def run_paddle_many(python, jobs, timeout):
             params = files.params or os.path.dirname(os.path.abspath(files.model))
             args += [files.model, params, inputs_path, outputs[-1]]
         try:
-            done = subprocess.run([python, _WORKER] + args, capture_output=True, text=True,
-                                  timeout=timeout)
+            # -I: without the worker's folder (refimpl/) on sys.path, whose modules
+            # (sysconfig, onnx, ...) would stand in for the standard library's and Paddle's
+            done = subprocess.run([python, "-I", _WORKER] + args, capture_output=True,
+                                  text=True, timeout=timeout)
         except subprocess.TimeoutExpired:
             raise RuntimeError("%s did not finish in %d s" % (python, timeout)) from None
         if done.returncode != 0:
