@@ -153,10 +153,10 @@ def _reduce(op_type, a, axis=None, dtype=None, out=None, keepdims=False, **_):
     if not isinstance(a, Recorded):
         return getattr(np, op_type[len("reduce_"):])(a, axis=axis, keepdims=keepdims)
     axes, every = _axes(a.ndim, axis)
-    if a.ndim == 0:
-        return a
-    result = wrap(_run(op_type, {"X": [a.t]}, {"dim": axes or [0], "keep_dim": bool(keepdims),
-                                                "reduce_all": every or not axes}))
+    if a.ndim == 0 or not axes:      # axis=(): numpy reduces nothing (instance_norm of [N, C])
+        return a if dtype is None else a.astype(dtype)
+    result = wrap(_run(op_type, {"X": [a.t]}, {"dim": axes, "keep_dim": bool(keepdims),
+                                                "reduce_all": every}))
     return result if dtype is None else result.astype(dtype)
 
 
