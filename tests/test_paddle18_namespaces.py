@@ -70,3 +70,14 @@ def test_unique_name_switch_returns_the_previous_generator_and_checker():
         unique_name.switch(generator, checker)
         assert unique_name.generate("fc") == "fc_2"
         assert checker("w") is False and checker("w") is True
+
+
+def test_incubate_hapi_vision_modules_are_refimpl_vision():
+    # 1.8.5's docstrings import from paddle.incubate.hapi.vision.transforms (2.0's
+    # paddle.vision): the same modules, not a second run of their files
+    from refimpl.incubate.hapi.vision.transforms import BrightnessTransform
+    from refimpl.incubate.hapi.vision.transforms import transforms
+    assert BrightnessTransform is refimpl.vision.transforms.BrightnessTransform
+    assert transforms is refimpl.vision.transforms.transforms
+    image = np.full((2, 2, 3), 100, np.uint8)
+    assert np.array_equal(BrightnessTransform(0.0)(image), image)
