@@ -117,6 +117,9 @@ class DistributedStrategy(_Options):
         object.__setattr__(self, "_set_fields", {})
 
     def __setattr__(self, name, value):
+        if name not in self._OPTIONS:       # 2.0's error type for a name it does not have
+            raise TypeError("%s is not a attribute of DistributedStrategy; its fields: %s"
+                            % (name, ", ".join(sorted(self._OPTIONS))))
         given = value
         if name in CONFIGS:
             value = self._merged_configs(name, value)
