@@ -1,9 +1,10 @@
-"""paddle.distributed.fleet, collective training only: what Paddle 2.0 users write
+"""paddle.distributed.fleet for collective training: what Paddle 2.0 users write
 (`fleet.init(is_collective=True)`, `fleet.distributed_optimizer`, `fleet.distributed_model`,
-the worker queries), mapped onto refimpl's data parallelism -- DataParallel in dynamic
-mode, CompiledProgram.with_data_parallel (spanning mpirun's processes) in static mode
-(specs/distributed.md#fleet). Parameter-server training is not implemented. Also the
-data_generator writers of fluid.dataset's MultiSlot lines."""
+the worker queries, fleet.util), mapped onto refimpl's data parallelism -- DataParallel in
+dynamic mode, CompiledProgram.with_data_parallel (spanning mpirun's processes) in static
+mode -- and 2.0's non-distributed fallback of `fleet.init()` (specs/distributed.md#fleet).
+Parameter-server training is not implemented. Also the data_generator writers and 2.0's
+datasets of fluid.dataset's MultiSlot lines, and fleet.utils' file systems."""
 import warnings
 
 from ...dygraph import mode
@@ -22,8 +23,7 @@ __all__ = ["init", "DistributedStrategy", "Role", "PaddleCloudRoleMaker", "UserD
            "server_num", "server_index", "server_endpoints", "is_server", "init_worker",
            "stop_worker", "init_server", "run_server", "data_generator", "dataset",
            "DatasetBase", "InMemoryDataset", "QueueDataset", "FileInstantDataset",
-           "BoxPSDataset",
-           "MultiSlotDataGenerator", "MultiSlotStringDataGenerator"]
+           "BoxPSDataset", "MultiSlotDataGenerator", "MultiSlotStringDataGenerator"]
 
 _state = {"strategy": None, "role": None}
 util = UtilBase()
