@@ -335,3 +335,24 @@ def test_processes_of_a_job_take_their_share_of_the_cores(monkeypatch):
     monkeypatch.setenv("MPI_LOCALNRANKS", "4")
     cores.share_cores()
     assert (os.environ["OMP_NUM_THREADS"], os.environ["OPENBLAS_NUM_THREADS"]) == ("2", "2")
+
+
+def test_fleet_metrics_of_one_worker(dygraph):
+    fleet.init(is_collective=True)
+    metrics = fleet.metrics
+    np.testing.assert_array_equal(metrics.sum(np.array([[1.0, 2.0]])), [[1.0, 2.0]])
+    np.testing.assert_array_equal(metrics.max(np.array([3, -1])), [3, -1])
+    # hand-derived: positives in buckets 1, 2, 2; negatives in 0, 0, 1 -> of the 9 pairs
+    # the positives win 8 and tie 1: (8 + 0.5) / 9
+    assert metrics.auc(np.array([[0, 1, 2]]), np.array([[2, 1, 0]])) == pytest.approx(8.5 / 9)
+    assert metrics.auc(np.array([[0, 3]]), np.array([[0, 0]])) == 0.5     # no negatives
+    assert metrics.mae(np.array([6.0]), np.array([4])) == 1.5
+    assert metrics.mse(np.array([9.0]), np.array([4])) == 2.25
+    assert metrics.rmse(np.array([9.0]), np.array([4])) == 1.5
+    assert metrics.acc(np.array([3.0]), np.array([4.0])) == 0.75
+    # a static variable or its name: read from the scope
+    scope = static.global_scope()
+    scope.var("correct_count").get_tensor().set(np.float32([5]), paddle.CPUPlace())
+    assert metrics.acc("correct_count", np.array([10.0])) == 0.5
+    with pytest.raises(ValueError, match="no variable 'missing'"):
+        metrics.sum("missing")

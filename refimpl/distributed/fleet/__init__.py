@@ -8,7 +8,7 @@ datasets of fluid.dataset's MultiSlot lines, and fleet.utils' file systems."""
 import warnings
 
 from ...dygraph import mode
-from . import data_generator, dataset
+from . import data_generator, dataset, metrics
 from .dataset import (BoxPSDataset, DatasetBase, FileInstantDataset, InMemoryDataset,
                       QueueDataset)
 from .data_generator import MultiSlotDataGenerator, MultiSlotStringDataGenerator
@@ -21,7 +21,7 @@ __all__ = ["init", "DistributedStrategy", "Role", "PaddleCloudRoleMaker", "UserD
            "UtilBase", "util", "distributed_optimizer", "distributed_model", "worker_index",
            "worker_num", "is_first_worker", "is_worker", "worker_endpoints", "barrier_worker",
            "server_num", "server_index", "server_endpoints", "is_server", "init_worker",
-           "stop_worker", "init_server", "run_server", "data_generator", "dataset",
+           "stop_worker", "init_server", "run_server", "data_generator", "dataset", "metrics",
            "DatasetBase", "InMemoryDataset", "QueueDataset", "FileInstantDataset",
            "BoxPSDataset", "MultiSlotDataGenerator", "MultiSlotStringDataGenerator"]
 
