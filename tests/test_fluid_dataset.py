@@ -218,3 +218,14 @@ def test_paddle_20_datasets_take_their_settings_at_init(files):
             memory.update_settings(batch=2)
         with pytest.raises(ValueError, match="input_type must be 0"):
             memory.init(input_type=2)
+
+
+def test_paddle_20_boxps_dataset_takes_the_pv_settings():
+    import refimpl.distributed as dist
+    box = dist.fleet.BoxPSDataset()
+    box.init(batch_size=3, rank_offset="offset", pv_batch_size=8)
+    assert box._desc() == ('name: "MultiSlotInMemoryDataFeed"\nbatch_size: 3\n'
+                           'pipe_command: "cat"\nrank_offset: "offset"\npv_batch_size: 8\n')
+    assert (box.parse_logkey, box.merge_by_sid, box.enable_pv_merge) == (False, False, False)
+    with pytest.raises(TypeError, match=r"init: unknown settings \['pv_batch'\]"):
+        box.init(pv_batch=2)

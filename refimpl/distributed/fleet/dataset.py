@@ -66,9 +66,8 @@ class FileInstantDataset(_Api20, fluid_dataset.FileInstantDataset):
 class InMemoryDataset(_Api20, fluid_dataset.InMemoryDataset):
     def init(self, **settings):
         """2.0's basic settings plus data_feed_type and queue_num."""
-        unknown = sorted(set(settings) - set(_BASE_SETTINGS) - {"data_feed_type", "queue_num"})
-        if unknown:
-            raise TypeError("%s.init: unknown settings %s" % (type(self).__name__, unknown))
+        self._check_settings("init", settings,
+                             tuple(_BASE_SETTINGS) + ("data_feed_type", "queue_num"))
         super().init(**{k: settings.get(k, v) for k, v in _BASE_SETTINGS.items()})
         self._set_feed_type(settings.get("data_feed_type", "MultiSlotInMemoryDataFeed"))
         if settings.get("queue_num", -1) > 0:
@@ -128,4 +127,11 @@ class InMemoryDataset(_Api20, fluid_dataset.InMemoryDataset):
 
 
 class BoxPSDataset(InMemoryDataset, fluid_dataset.BoxPSDataset):
-    pass
+    _PV_SETTINGS = dict(rank_offset="", pv_batch_size=1, parse_logkey=False,
+                        merge_by_sid=False, enable_pv_merge=False)
+
+    def init(self, **settings):
+        """InMemoryDataset's settings plus the PV ones (2.0's defaults, each set)."""
+        super().init(**{k: v for k, v in settings.items() if k not in self._PV_SETTINGS})
+        for key, default in self._PV_SETTINGS.items():
+            getattr(self, "_set_" + key)(settings.get(key, default))
