@@ -135,13 +135,13 @@ def test_distributed_strategy_checks_fields_when_set():
     s.amp_configs = {"init_loss_scaling": 1024}      # one key: the others keep defaults
     assert s.amp_configs["init_loss_scaling"] == 1024.0
     assert s.amp_configs["incr_every_n_steps"] == 1000
-    with pytest.raises(NotImplementedError, match="amp = True: automatic mixed precision"):
-        s.amp = True
-    assert s.amp is False
-    with pytest.raises(NotImplementedError, match="pipeline"):
-        s.pipeline = True
-    s.dgc = False                                    # the default is fine
-    with pytest.raises(AttributeError, match="no option 'fuse_grad_size'"):
+    assert s.recompute_configs == {"checkpoints": ["fc_0.tmp_0"], "enable_offload": False,
+                                   "checkpoint_shape": []}    # 2.0's keys and defaults
+    assert s.pipeline_configs == {"micro_batch": 1}
+    assert (s.cudnn_exhaustive_search, s.conv_workspace_size_limit) == (True, 4000)
+    s.a_sync = False                                 # 2.0's setter also sets k_steps 0
+    assert s.a_sync_configs["k_steps"] == 0
+    with pytest.raises(TypeError, match="fuse_grad_size is not a attribute of Distributed"):
         s.fuse_grad_size = 1
     with pytest.raises(ValueError, match="an integer >= 1"):
         s.nccl_comm_num = 0
@@ -155,9 +155,148 @@ def test_distributed_strategy_checks_fields_when_set():
         s.build_strategy = {}
 
 
+def test_strategy_features_refimpl_lacks_are_refused_when_applied(dygraph):
+    s = fleet.DistributedStrategy()
+    s.amp = True                                     # a setting: kept, saved, loaded
+    s.dgc = True
+    assert (s.amp, s.dgc) == (True, True)
+    fleet.init(is_collective=True)
+    sgd = paddle.optimizer.SGD(0.1, parameters=paddle.nn.Linear(2, 1).parameters())
+    with pytest.raises(NotImplementedError, match=r"amp = True: automatic mixed precision is "
+                       r"not implemented in refimpl; DistributedStrategy.dgc = True: deep"):
+        fleet.distributed_optimizer(sgd, s)
+    paddle.enable_static()
+    try:
+        x = static.data("x", [None, 2], "float32")
+        loss = paddle.mean(static.nn.fc(x, 1))
+        s = fleet.DistributedStrategy()
+        s.pipeline = True
+        opt = fleet.distributed_optimizer(paddle.optimizer.SGD(0.1), s)   # 2.0: a wrapper
+        with pytest.raises(NotImplementedError, match="minimize: DistributedStrategy.pipeline"):
+            opt.minimize(loss)
+    finally:
+        paddle.disable_static()
+
+
+# Paddle 3.3.1's save_to_prototxt of these settings (its protobuf; 2.0's message fields)
+RECORDED_PROTOTXT = """recompute: true
+dgc: true
+a_sync: false
+sync_batch_norm: false
+fuse_grad_size_in_MB: 50
+last_comm_group_size_MB: 2
+recompute_configs {
+  checkpoints: "x"
+  checkpoints: "y"
+  enable_offload: true
+  checkpoint_shape: 100
+  checkpoint_shape: 512
+}
+amp_configs {
+  init_loss_scaling: 1024
+  decr_ratio: 0.8
+  custom_white_list: "conv2d"
+}
+a_sync_configs {
+  k_steps: 0
+}
+"""
+
+
+def test_strategy_saves_and_loads_paddles_prototxt(tmp_path):
+    s = fleet.DistributedStrategy()
+    s.dgc = True
+    s.recompute = True
+    s.recompute_configs = {"checkpoints": ["x", "y"], "enable_offload": True,
+                           "checkpoint_shape": [100, 512]}
+    s.amp_configs = {"init_loss_scaling": 1024, "decr_ratio": 0.8,
+                     "custom_white_list": ["conv2d"]}
+    s.sync_batch_norm = False
+    s.fuse_grad_size_in_MB = 50
+    s.last_comm_group_size_MB = 2
+    s.a_sync = False
+    s.save_to_prototxt(str(tmp_path / "s.prototxt"))
+    assert (tmp_path / "s.prototxt").read_text() == RECORDED_PROTOTXT
+    loaded = fleet.DistributedStrategy()
+    loaded.load_from_prototxt(str(tmp_path / "s.prototxt"))
+    assert (loaded.recompute, loaded.dgc, loaded.sync_batch_norm) == (True, True, False)
+    assert loaded.recompute_configs == {"checkpoints": ["x", "y"], "enable_offload": True,
+                                        "checkpoint_shape": [100, 512]}
+    assert loaded.amp_configs["init_loss_scaling"] == 1024.0
+    assert loaded.amp_configs["custom_white_list"] == ["conv2d"]
+    assert loaded.amp_configs["incr_every_n_steps"] == 1000          # not in the file
+    assert (loaded.fuse_grad_size_in_MB, loaded.a_sync_configs["k_steps"]) == (50, 0)
+    loaded.save_to_prototxt(str(tmp_path / "again.prototxt"))
+    assert (tmp_path / "again.prototxt").read_text() == RECORDED_PROTOTXT
+    # the sub-strategies' fields of 2.0's message, and values checked as when set
+    s = fleet.DistributedStrategy()
+    build = static.BuildStrategy()
+    build.enable_inplace = True
+    s.build_strategy = build
+    s.save_to_prototxt(str(tmp_path / "b.prototxt"))
+    text = (tmp_path / "b.prototxt").read_text()
+    assert text.startswith("build_strategy {\n  enable_sequential_execution: false\n")
+    assert "  enable_inplace: true\n" in text and text.endswith("}\n")
+    loaded = fleet.DistributedStrategy()
+    loaded.load_from_prototxt(str(tmp_path / "b.prototxt"))
+    assert loaded.build_strategy.enable_inplace is True
+    (tmp_path / "bad.prototxt").write_text("nccl_comm_num: 0\n")
+    with pytest.raises(ValueError, match="an integer >= 1"):
+        loaded.load_from_prototxt(str(tmp_path / "bad.prototxt"))
+    (tmp_path / "bad.prototxt").write_text("recompute_configs {\n  checkpoints: \"x\"\n")
+    with pytest.raises(ValueError, match="'recompute_configs' is not closed"):
+        loaded.load_from_prototxt(str(tmp_path / "bad.prototxt"))
+
+
+def test_fleet_without_a_parameter_server_environment_is_one_worker(dygraph, monkeypatch):
+    monkeypatch.delenv("PADDLE_PSERVERS_IP_PORT_LIST", raising=False)
+    fleet.init()                                  # 2.0: non-distributed execution
+    assert (fleet.worker_index(), fleet.worker_num(), fleet.is_first_worker()) == (0, 1, True)
+    assert (fleet.is_worker(), fleet.is_server(), fleet.server_num()) == (True, False, 0)
+    assert (fleet.worker_endpoints(), fleet.server_endpoints(to_string=True)) == ([], "")
+    with pytest.warns(UserWarning, match=r"init_server\(\) function doesn't work when use "
+                      "non_distributed fleet"):
+        fleet.init_server()
+    assert fleet.util.all_reduce([3, 4]).tolist() == [3, 4]
+    assert fleet.util.all_gather(5) == [5]
+    with pytest.raises(ValueError, match="comm_world must be one of"):
+        fleet.util.barrier("workers")
+    monkeypatch.setenv("PADDLE_PSERVERS_IP_PORT_LIST", "127.0.0.1:6001")
+    with pytest.raises(NotImplementedError, match="parameter-server job"):
+        fleet.init(fleet.PaddleCloudRoleMaker())
+
+
+def test_user_defined_parameter_server_roles_answer_the_queries(dygraph, capsys):
+    def role(current_id, role=fleet.Role.WORKER):
+        return fleet.UserDefinedRoleMaker(
+            current_id=current_id, role=role,
+            worker_endpoints=["127.0.0.1:6003", "127.0.0.1:6004", "127.0.0.1:6005"],
+            server_endpoints=["127.0.0.1:6001", "127.0.0.1:6002"])
+
+    files = ["f%d" % i for i in range(7)]
+    shards = []
+    for worker in range(3):
+        fleet.init(role(worker))
+        assert (fleet.worker_index(), fleet.worker_num(), fleet.server_num()) == (worker, 3, 2)
+        shards.append(fleet.util.get_file_shard(files))
+        fleet.util.print_on_rank("I'm worker %d" % worker, 1)
+    # consecutive blocks, the first 7 % 3 workers one file more
+    assert shards == [["f0", "f1", "f2"], ["f3", "f4"], ["f5", "f6"]]
+    assert capsys.readouterr().out == "I'm worker 1\n"
+    with pytest.raises(NotImplementedError, match="fleet.init_worker: parameter-server"):
+        fleet.init_worker()
+    with pytest.raises(NotImplementedError, match="parameter-server job"):
+        fleet.util.all_reduce([1])
+    fleet.init(role(1, fleet.Role.SERVER))
+    assert (fleet.is_server(), fleet.is_worker(), fleet.server_index()) == (True, False, 1)
+    with pytest.raises(ValueError, match="current_id must be an index among the 2 servers"):
+        fleet.init(role(2, fleet.Role.SERVER))
+    with pytest.raises(ValueError, match="this job has 1 processes"):
+        fleet.init(fleet.UserDefinedRoleMaker(is_collective=True, current_id=0,
+                                              worker_endpoints=["a:1", "b:2"]))
+
+
 def test_fleet_in_one_process(dygraph):
-    with pytest.raises(NotImplementedError, match="parameter-server"):
-        fleet.init()
     fleet.init(is_collective=True)
     assert (fleet.worker_index(), fleet.worker_num(), fleet.is_first_worker()) == (0, 1, True)
     assert fleet.worker_endpoints(to_string=True) == "127.0.0.1:6170"
@@ -196,3 +335,24 @@ def test_processes_of_a_job_take_their_share_of_the_cores(monkeypatch):
     monkeypatch.setenv("MPI_LOCALNRANKS", "4")
     cores.share_cores()
     assert (os.environ["OMP_NUM_THREADS"], os.environ["OPENBLAS_NUM_THREADS"]) == ("2", "2")
+
+
+def test_fleet_metrics_of_one_worker(dygraph):
+    fleet.init(is_collective=True)
+    metrics = fleet.metrics
+    np.testing.assert_array_equal(metrics.sum(np.array([[1.0, 2.0]])), [[1.0, 2.0]])
+    np.testing.assert_array_equal(metrics.max(np.array([3, -1])), [3, -1])
+    # hand-derived: positives in buckets 1, 2, 2; negatives in 0, 0, 1 -> of the 9 pairs
+    # the positives win 8 and tie 1: (8 + 0.5) / 9
+    assert metrics.auc(np.array([[0, 1, 2]]), np.array([[2, 1, 0]])) == pytest.approx(8.5 / 9)
+    assert metrics.auc(np.array([[0, 3]]), np.array([[0, 0]])) == 0.5     # no negatives
+    assert metrics.mae(np.array([6.0]), np.array([4])) == 1.5
+    assert metrics.mse(np.array([9.0]), np.array([4])) == 2.25
+    assert metrics.rmse(np.array([9.0]), np.array([4])) == 1.5
+    assert metrics.acc(np.array([3.0]), np.array([4.0])) == 0.75
+    # a static variable or its name: read from the scope
+    scope = static.global_scope()
+    scope.var("correct_count").get_tensor().set(np.float32([5]), paddle.CPUPlace())
+    assert metrics.acc("correct_count", np.array([10.0])) == 0.5
+    with pytest.raises(ValueError, match="no variable 'missing'"):
+        metrics.sum("missing")

@@ -357,3 +357,34 @@ def test_data_parallel_needs_init_parallel_env(tmp_path):
     assert r.returncode != 0
     assert "paddle.DataParallel: call paddle.distributed.init_parallel_env() first " \
            "(this job has 2 processes" in r.stderr
+
+
+def test_fleet_util_and_metrics_span_the_jobs_workers(tmp_path):
+    script = _script(tmp_path, "fleet_util.py", """
+        import os
+        import numpy as np
+        from paddle.distributed import fleet
+        fleet.init(is_collective=True)
+        rank = fleet.worker_index()
+        total = fleet.util.all_reduce(np.array([3, 4]) * (rank + 1), "sum", "worker")
+        largest = fleet.util.all_reduce([rank, -rank], "max", "all")
+        gathered = fleet.util.all_gather(rank * 10)
+        fleet.util.barrier()
+        shard = fleet.util.get_file_shard(["f1", "f2", "f3"])
+        fleet.util.print_on_rank("printed by 1", 1)
+        accuracy = fleet.metrics.acc(np.array([rank + 1.0]), np.array([4.0]))   # 3 / 8
+        summed = fleet.metrics.sum(np.array([[rank, 1.0]])).tolist()
+        # the role given must be this job's
+        fleet.init(fleet.UserDefinedRoleMaker(is_collective=True, current_id=rank,
+                                              worker_endpoints=["a:1", "b:2"]))
+        # one write per rank: print's separate writes of the two ranks interleave
+        os.write(1, ("rank %d %s %s %s %s %d %s %s\\n" % (
+            rank, total.tolist(), largest.tolist(), gathered, shard, fleet.worker_num(),
+            accuracy, summed)).encode())
+        """)
+    r = _run(2, script, timeout=120)
+    assert r.returncode == 0, r.stderr
+    lines = sorted(l for l in r.stdout.splitlines() if l.startswith("rank"))
+    assert lines == ["rank 0 [9, 12] [1, 0] [0, 10] ['f1', 'f2'] 2 0.375 [[1.0, 2.0]]",
+                     "rank 1 [9, 12] [1, 0] [0, 10] ['f3'] 2 0.375 [[1.0, 2.0]]"]
+    assert r.stdout.count("printed by 1") == 1

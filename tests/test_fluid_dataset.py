@@ -185,3 +185,47 @@ def test_paddle_20_keeps_the_generators_in_fleet():
     from refimpl.fluid.incubate import data_generator as dg
     assert fleet.MultiSlotDataGenerator is dg.MultiSlotDataGenerator
     assert fleet.data_generator is dg
+
+
+def test_paddle_20_datasets_take_their_settings_at_init(files):
+    """paddle.distributed.InMemoryDataset: 2.0's init(**settings), update_settings and
+    underscored setters over fluid.dataset's reading; the same training as 1.8's."""
+    import refimpl.distributed as dist
+    with use("1.8"):
+        main, startup, variables = _program()
+        memory = dist.InMemoryDataset()
+        memory.init(batch_size=5, thread_num=2, pipe_command="cat", use_var=variables)
+        memory._init_distributed_settings(parse_ins_id=True, fea_eval=True, candidate_size=7)
+        assert (memory.parse_ins_id, memory.fea_eval, memory.record_candidate_size) == \
+            (True, True, 7)
+        memory.update_settings(batch_size=2)
+        assert memory._desc() == DESC
+        memory.set_filelist(files)
+        memory.load_into_memory()
+        assert memory.get_memory_data_size() == 4
+        scope = fluid.Scope()
+        exe = fluid.Executor(fluid.CPUPlace())
+        with fluid.scope_guard(scope):
+            exe.run(startup)
+            queue = dist.QueueDataset()
+            queue.init(batch_size=2, use_var=variables)
+            queue.set_filelist(files)
+            exe.train_from_dataset(main, queue)
+            exe.train_from_dataset(main, memory)
+            w = np.array(scope.find_var("w").get_tensor())
+        np.testing.assert_allclose(w[:, 0], [0.213803, 0.297759, 0.348949], atol=1e-6)
+        with pytest.raises(TypeError, match=r"update_settings: unknown settings \['batch'\]"):
+            memory.update_settings(batch=2)
+        with pytest.raises(ValueError, match="input_type must be 0"):
+            memory.init(input_type=2)
+
+
+def test_paddle_20_boxps_dataset_takes_the_pv_settings():
+    import refimpl.distributed as dist
+    box = dist.fleet.BoxPSDataset()
+    box.init(batch_size=3, rank_offset="offset", pv_batch_size=8)
+    assert box._desc() == ('name: "MultiSlotInMemoryDataFeed"\nbatch_size: 3\n'
+                           'pipe_command: "cat"\nrank_offset: "offset"\npv_batch_size: 8\n')
+    assert (box.parse_logkey, box.merge_by_sid, box.enable_pv_merge) == (False, False, False)
+    with pytest.raises(TypeError, match=r"init: unknown settings \['pv_batch'\]"):
+        box.init(pv_batch=2)

@@ -3,6 +3,8 @@ collectives on Tensors, DataParallel and a minimal fleet (specs/distributed.md).
 from .collective import ReduceOp, all_gather, all_reduce, barrier, broadcast, reduce, scatter
 from .env import ParallelEnv, get_rank, get_world_size, init_parallel_env
 from .spawn import spawn
+from .fleet.dataset import InMemoryDataset, QueueDataset
 
 __all__ = ["get_rank", "get_world_size", "init_parallel_env", "ParallelEnv", "ReduceOp",
-           "all_reduce", "broadcast", "reduce", "all_gather", "scatter", "barrier", "spawn"]
+           "all_reduce", "broadcast", "reduce", "all_gather", "scatter", "barrier", "spawn",
+           "InMemoryDataset", "QueueDataset"]

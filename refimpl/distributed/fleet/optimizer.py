@@ -11,6 +11,7 @@ from ...compiler.compiled_program import CompiledProgram
 from ...compiler.strategy import BuildStrategy
 from ...dygraph.tensor import Tensor
 from ...optimizer.recompute import RecomputeOptimizer
+from . import _training
 
 __all__ = ["DistributedOptimizer"]
 
@@ -24,7 +25,9 @@ class DistributedOptimizer:
         if isinstance(loss, Tensor):
             return self.user_defined_optimizer.minimize(loss, startup_program, parameter_list,
                                                         no_grad_set)
+        _training("minimize")
         strategy = self.user_defined_strategy
+        strategy._check_implemented("fleet.distributed_optimizer(...).minimize")
         optimizer = self.user_defined_optimizer
         if strategy.recompute:
             optimizer = RecomputeOptimizer(optimizer)
