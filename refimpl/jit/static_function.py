@@ -211,6 +211,15 @@ class StaticFunction:
             return self._dygraph_function(self._class_instance, *args, **kwargs)
         return self._dygraph_function(*args, **kwargs)
 
+    def _call_converted(self, *args, **kwargs):
+        """The call that records a program: the function's converted twin (tensor-valued
+        control flow as cond / while ops, refimpl/jit/dy2static)."""
+        from .dy2static.convert_call_func import converted
+        function = converted(self._dygraph_function)
+        if self._class_instance is not None:
+            return function(self._class_instance, *args, **kwargs)
+        return function(*args, **kwargs)
+
     def __call__(self, *args, **kwargs):
         from ..fluid.dygraph.dygraph_to_static import ProgramTranslator
         if inspect.isclass(self._class_instance):       # classmethod over to_static
@@ -318,7 +327,7 @@ class StaticFunction:
             args, kwargs = pack_sequence_as(
                 structure, [next(fed) if isinstance(s, InputSpec) else s for s in leaves])
             packed["args"] = args
-            return self._call_as_written(*args, **kwargs)
+            return self._call_converted(*args, **kwargs)
         program, _, outputs, tensors = traced_program(self._class_instance, specs, call,
                                                       evaluation=False)
         if not isinstance(outputs, (list, tuple)) or len(outputs) == 1:
