@@ -1,0 +1,208 @@
+"""Dygraph-to-static conversion (refimpl/jit/dy2static, specs/jit.md "Dygraph to
+static"): the program paddle.jit.to_static records holds control-flow ops for Python
+control flow on tensor values, so the program (and a jit.save of it) computes the branch /
+the number of steps of the inputs it is run on, not of the call that recorded it. Expected
+values are numpy's."""
+import traceback
+
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl.fluid.dygraph.dygraph_to_static import ProgramTranslator
+from refimpl.static import InputSpec
+
+
+def _run_program(static_function, *arrays):
+    """The last recorded program of `static_function` run by the executor on `arrays`."""
+    concrete = static_function.concrete_program
+    feeds = [v.name for v in static_function.inputs]
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    return exe.run(concrete.main_program, feed=dict(zip(feeds, arrays)),
+                   fetch_list=static_function.outputs)
+
+
+def _op_types(program):
+    return [op.type for block in program.blocks for op in block.ops]
+
+
+@paddle.jit.to_static
+def _sign_branch(x):
+    if paddle.mean(x) > 0:
+        y = x * 2.0
+    else:
+        y = x - 1.0
+    return y
+
+
+def test_if_on_a_tensor_records_a_cond_holding_both_branches(dygraph):
+    positive = np.array([1.0, 2.0], np.float32)
+    negative = np.array([-3.0, 1.0], np.float32)
+    # dynamic mode: as written
+    np.testing.assert_allclose(_sign_branch(paddle.to_tensor(positive)).numpy(), [2.0, 4.0])
+    assert _op_types(_sign_branch.main_program).count("conditional_block") == 2
+    paddle.enable_static()
+    try:    # the program recorded on a positive input takes the else branch on a negative one
+        out, = _run_program(_sign_branch, negative)
+        np.testing.assert_allclose(out, [-4.0, 0.0])
+        out, = _run_program(_sign_branch, positive)
+        np.testing.assert_allclose(out, [2.0, 4.0])
+    finally:
+        paddle.disable_static()
+
+
+@paddle.jit.to_static
+def _add_n_times(x, n):
+    i = 0
+    while i < n:
+        x = x + 1.0
+        i += 1
+    return x
+
+
+@paddle.jit.to_static
+def _range_sum(x, n):
+    total = x * 0.0
+    for i in range(n):
+        total = total + x
+    return total
+
+
+def test_while_and_for_range_on_a_tensor_record_a_while_op(dygraph):
+    x = np.array([0.5, -1.0], np.float32)
+    n = np.array([3], np.int64)
+    np.testing.assert_allclose(_add_n_times(paddle.to_tensor(x), paddle.to_tensor(n)).numpy(),
+                               x + 3)
+    np.testing.assert_allclose(_range_sum(paddle.to_tensor(x), paddle.to_tensor(n)).numpy(),
+                               x * 3)
+    assert "while" in _op_types(_add_n_times.main_program)
+    assert "while" in _op_types(_range_sum.main_program)
+    paddle.enable_static()
+    try:    # five steps now, not the three of the recording call
+        out, = _run_program(_add_n_times, x, np.array([5], np.int64))
+        np.testing.assert_allclose(out, x + 5)
+        out, = _run_program(_range_sum, x, np.array([5], np.int64))
+        np.testing.assert_allclose(out, x * 5)
+    finally:
+        paddle.disable_static()
+
+
+@paddle.jit.to_static
+def _logic(x):
+    if (paddle.sum(x) > 0 and paddle.max(x) < 10) or not paddle.min(x) > -5:
+        x = x + 100.0
+    return x
+
+
+def test_and_or_not_on_tensors_become_logical_ops(dygraph):
+    _logic(paddle.to_tensor(np.array([1.0, 2.0], np.float32)))
+    types = _op_types(_logic.main_program)
+    assert {"logical_and", "logical_or", "logical_not"} <= set(types)
+    paddle.enable_static()
+    try:
+        for value in ([1.0, 2.0], [1.0, 20.0], [-1.0, -0.5], [-9.0, 1.0]):
+            x = np.array(value, np.float32)
+            taken = (x.sum() > 0 and x.max() < 10) or not x.min() > -5
+            out, = _run_program(_logic, x)
+            np.testing.assert_allclose(out, x + 100.0 if taken else x)
+    finally:
+        paddle.disable_static()
+
+
+class _ShapeBranch(paddle.nn.Layer):
+    """One row: fc1(fc0(x)); more rows: fc0(x) + 2 * fc0(x) (the batch size decides)."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc0 = paddle.nn.Linear(3, 2)
+        self.fc1 = paddle.nn.Linear(2, 2)
+
+    @paddle.jit.to_static
+    def forward(self, x):
+        y = self.fc0(x)
+        if x.shape[0] == 1:
+            y = self.fc1(y)
+        else:
+            y += y * 2.0
+        return y
+
+
+def _expected(net, x):
+    w0, b0 = net.fc0.weight.numpy(), net.fc0.bias.numpy()
+    w1, b1 = net.fc1.weight.numpy(), net.fc1.bias.numpy()
+    y = x @ w0 + b0
+    return y @ w1 + b1 if x.shape[0] == 1 else 3.0 * y
+
+
+def test_saved_program_of_a_shape_test_takes_both_branches_after_load(tmp_path, dygraph):
+    net = _ShapeBranch()
+    one = np.array([[1.0, -2.0, 0.5]], np.float32)
+    two = np.array([[1.0, -2.0, 0.5], [0.0, 3.0, -1.0]], np.float32)
+    net(paddle.to_tensor(one))      # recorded on a batch of one
+    path = str(tmp_path / "net")
+    paddle.jit.save(net, path)
+    loaded = paddle.jit.load(path)
+    for x in (one, two):
+        np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), _expected(net, x),
+                                   rtol=1e-5)
+    # fine-tuning the loaded model: d sum(out) / d fc0.b = 3 per output, summed over rows
+    loaded.train()
+    out = loaded(paddle.to_tensor(two))
+    paddle.sum(out).backward()
+    grads = {p.name.split(".load")[0]: p.grad for p in loaded.parameters()}
+    np.testing.assert_allclose(np.asarray(grads[net.fc0.bias.name]), [6.0, 6.0])
+    assert grads[net.fc1.bias.name] is None or not np.any(np.asarray(grads[net.fc1.bias.name]))
+
+
+def test_jit_save_with_an_input_spec_of_unknown_batch_holds_both_branches(tmp_path, dygraph):
+    net = _ShapeBranch()
+    path = str(tmp_path / "net")
+    paddle.jit.save(net, path, input_spec=[InputSpec([None, 3], "float32")])
+    loaded = paddle.jit.load(path)
+    for rows in (1, 4):
+        x = np.linspace(-1.0, 1.0, rows * 3, dtype=np.float32).reshape(rows, 3)
+        np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(), _expected(net, x),
+                                   rtol=1e-5)
+    # and the loaded layer saved again without running keeps both branches
+    path2 = str(tmp_path / "again")
+    paddle.jit.save(loaded, path2, input_spec=[InputSpec([None, 3], "float32")])
+    reloaded = paddle.jit.load(path2)
+    for rows in (1, 2):
+        x = np.full((rows, 3), 0.25, np.float32)
+        np.testing.assert_allclose(reloaded(paddle.to_tensor(x)).numpy(), _expected(net, x),
+                                   rtol=1e-5)
+
+
+def test_translator_disabled_records_nothing_and_runs_as_written(dygraph):
+    calls = []
+
+    @paddle.jit.to_static
+    def f(x):
+        calls.append(1)
+        return x + 1.0 if paddle.mean(x) > 0 else x - 1.0
+    translator = ProgramTranslator()
+    translator.enable(False)
+    try:
+        out = f(paddle.to_tensor(np.array([1.0], np.float32)))
+    finally:
+        translator.enable(True)
+    np.testing.assert_allclose(out.numpy(), [2.0])
+    assert calls == [1] and f.get_traced_count() == 0
+
+
+def _fails_in_branch(x):
+    if paddle.mean(x) > 0:
+        y = paddle.reshape(x, [7, 7])       # the line the error must name
+    else:
+        y = x
+    return y
+
+
+def test_an_error_in_converted_code_names_the_users_line(dygraph):
+    f = paddle.jit.to_static(_fails_in_branch)
+    f(paddle.to_tensor(np.array([-3.0, 2.0], np.float32)))    # eager: the else branch
+    with pytest.raises(Exception) as info:
+        f.concrete_program
+    frames = [fr for fr in traceback.extract_tb(info.value.__traceback__)
+              if fr.filename == _fails_in_branch.__code__.co_filename]
+    assert frames[-1].line.strip().startswith("y = paddle.reshape(x, [7, 7])"), frames
