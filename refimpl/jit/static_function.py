@@ -105,6 +105,10 @@ def _as_spec(value):
     return value
 
 
+def _as_tensor(value):
+    return Tensor(value) if isinstance(value, np.ndarray) else value
+
+
 def _with_declared_specs(args, specs):
     """2.0's convert_to_input_spec: each argument replaced by its declared spec, nested
     alike; arguments past the specs stay values."""
@@ -232,6 +236,8 @@ class StaticFunction:
             return self._call_as_written(*args, **kwargs)
         args, kwargs = self._unified(args, kwargs)
         recorded = self._program_for(args, kwargs)
+        # an ndarray argument is a feed of the program, as 2.0 runs it: a Tensor here
+        args, kwargs = map_structure(_as_tensor, [args, kwargs])
         outputs = self._call_as_written(*args, **kwargs)
         if not isinstance(recorded, Exception):
             self._name_outputs(outputs, recorded[0], args, kwargs)

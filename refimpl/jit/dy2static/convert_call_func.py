@@ -11,7 +11,18 @@ import weakref
 
 from ...nn import Layer
 
-__all__ = ["convert_call"]
+__all__ = ["convert_call", "convert_to_static", "CONVERSION_OPTIONS"]
+
+CONVERSION_OPTIONS = "An attribute for a function that indicates conversion flags of the " \
+    "function in dynamic-to-static."
+
+
+class ConversionOptions:
+    """What paddle.jit.not_to_static sets on a function (2.0's attribute of the name
+    CONVERSION_OPTIONS): not_convert, so convert_call leaves it as Python."""
+
+    def __init__(self, not_convert=False):
+        self.not_convert = not_convert
 
 _LIBRARY_DIRS = tuple(os.path.realpath(p) for p in {
     sysconfig.get_paths()["stdlib"], sysconfig.get_paths()["purelib"],
@@ -24,7 +35,8 @@ def _user_function(function):
     """A plain Python function of the user's (not refimpl's, Paddle's, the standard
     library's or an installed package's), not marked not_to_static."""
     if not isinstance(function, types.FunctionType) or \
-            getattr(function, "_not_to_static", False) or function.__name__ == "<lambda>":
+            getattr(getattr(function, CONVERSION_OPTIONS, None), "not_convert", False) or \
+            function.__name__ == "<lambda>":
         return False
     module = getattr(function, "__module__", None) or ""
     if module.split(".")[0] in ("refimpl", "paddle", "numpy", "gast", "unittest"):
@@ -43,6 +55,12 @@ def converted(function):
         except (OSError, TypeError, SyntaxError, IndexError):
             _converted[function] = function
     return _converted[function]
+
+
+def convert_to_static(function):
+    """2.0's convert_to_static: the converted twin of a function, the same object each
+    time (cached)."""
+    return converted(function)
 
 
 def _layer_with_converted_forward(layer):
@@ -69,6 +87,11 @@ def _layer_with_converted_forward(layer):
 def convert_call(func):
     """`func` as a converted function calls it (see the module docstring)."""
     from ..static_function import StaticFunction
+    from .convert_operators import convert_len, convert_print
+    if func is len:
+        return convert_len
+    if func is print:
+        return convert_print
     if isinstance(func, StaticFunction):
         target = converted(func._dygraph_function)
         instance = func._class_instance
