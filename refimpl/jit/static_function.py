@@ -25,6 +25,7 @@ from ..framework.program import Variable
 from ..hapi.layer_program import traced_program
 from ..nn import Layer
 from ..static.input_spec import InputSpec
+from .function_spec import FunctionSpec
 from .partial_program import partial_program_from
 
 __all__ = ["StaticFunction", "ConcreteProgram", "ProgramCache", "input_specs_compatible"]
@@ -85,49 +86,8 @@ def input_specs_compatible(given, declared):
     return True
 
 
-def _named(spec, name):
-    """`spec` named `name` where it has no name (2.0's replace_spec_empty_name: an argument
-    `x` names its spec x, a list argument x_0, x_1, ..., a dict argument its keys)."""
-    if isinstance(spec, InputSpec):
-        return spec if spec.name is not None else InputSpec(spec.shape, spec.dtype, name)
-    if isinstance(spec, (list, tuple)):
-        return type(spec)(_named(s, "%s_%d" % (name, i)) for i, s in enumerate(spec))
-    if isinstance(spec, dict):
-        return {key: _named(s, key) for key, s in spec.items()}
-    return spec
-
-
-def _as_spec(value):
-    if isinstance(value, Tensor):
-        return InputSpec.from_tensor(value)
-    if isinstance(value, np.ndarray):
-        return InputSpec.from_numpy(value)
-    return value
-
-
 def _as_tensor(value):
     return Tensor(value) if isinstance(value, np.ndarray) else value
-
-
-def _with_declared_specs(args, specs):
-    """2.0's convert_to_input_spec: each argument replaced by its declared spec, nested
-    alike; arguments past the specs stay values."""
-    if isinstance(specs, InputSpec):
-        return specs
-    if isinstance(specs, (list, tuple)):
-        if not isinstance(args, (list, tuple)) or len(args) < len(specs):
-            raise ValueError("to_static: the arguments %r do not match input_spec %r (a "
-                             "list or tuple of at least %d)" % (args, specs, len(specs)))
-        return [_with_declared_specs(a, s) for a, s in zip(args, specs)] + \
-            list(args[len(specs):])
-    if isinstance(specs, dict):
-        if not isinstance(args, dict):
-            raise TypeError("to_static: argument %r must be a dict, as its input_spec %r"
-                            % (args, specs))
-        return {k: _with_declared_specs(v, specs[k]) if k in specs else v
-                for k, v in args.items()}
-    raise TypeError("to_static: input_spec must hold InputSpecs in lists, tuples or dicts, "
-                    "got %s" % type(specs).__name__)
 
 
 def _hashable(structure):
@@ -163,12 +123,10 @@ class StaticFunction:
         if not callable(function):
             raise TypeError("paddle.jit.to_static: expected a function or a method, got %s"
                             % type(function).__name__)
-        if input_spec is not None and not isinstance(input_spec, (list, tuple)):
-            raise TypeError("paddle.jit.to_static: input_spec must be a list or tuple of "
-                            "InputSpec, got %s" % type(input_spec).__name__)
         self._dygraph_function = function
-        self._input_spec = None if input_spec is None else list(input_spec)
         self._class_instance = instance
+        self._function_spec = FunctionSpec(function, input_spec, self.__signature__)
+        self._input_spec = self._function_spec.input_spec
         self._cache = ProgramCache()
         # signature -> the error its recording raised; the newest recording's error
         self._failures, self._last_failure = {}, None
@@ -207,8 +165,11 @@ class StaticFunction:
     def input_spec(self):
         return self._input_spec
 
-    def _arg_names(self):
-        return list(self.__signature__.parameters)
+    def _unified(self, args, kwargs):
+        return self._function_spec.unified_args_and_kwargs(args, kwargs)
+
+    def _specs_of(self, args, kwargs):
+        return self._function_spec.args_to_input_spec(args, kwargs)
 
     def _call_as_written(self, *args, **kwargs):
         if self._class_instance is not None:
@@ -257,52 +218,6 @@ class StaticFunction:
                 if isinstance(tensor, Tensor) and isinstance(var, Variable) and \
                         id(tensor) not in kept:
                     tensor.name = var.name
-
-    def _unified(self, args, kwargs):
-        """2.0's unified_args_and_kwargs: the positional parameters as a list, those not
-        given taken from kwargs or their defaults (so foo(x) and foo(x, c=1) are one
-        signature), kwargs what is left (for **kwargs). A function with *args as given."""
-        params = list(self.__signature__.parameters.values())
-        if any(p.kind == p.VAR_POSITIONAL for p in params):
-            return list(args), dict(kwargs)
-        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
-                                                      p.POSITIONAL_OR_KEYWORD)]
-        if len(args) > len(positional):
-            raise ValueError("The decorated function `%s` requires %d arguments: %s, but "
-                             "received %d" % (self.__name__, len(positional),
-                                              [p.name for p in positional], len(args)))
-        args, kwargs = list(args), dict(kwargs)
-        for p in positional[len(args):]:
-            if p.name in kwargs:
-                args.append(kwargs.pop(p.name))
-            elif p.default is not p.empty:
-                args.append(p.default)
-            else:
-                raise ValueError("`%s()` requires `%s` arguments, but not found in input "
-                                 "`args`: %s and `kwargs`: %s."
-                                 % (self.__name__, p.name, args, kwargs))
-        return args, kwargs
-
-    def _specs_of(self, args, kwargs):
-        """2.0's args_to_input_spec: the arguments with their Tensors as InputSpecs (the
-        declared input_spec where there is one), unnamed specs named after the
-        arguments."""
-        if self._input_spec is not None:
-            if kwargs:
-                raise ValueError("%s got unexpected keyword arguments: %s. Cannot trace the "
-                                 "function when `input_spec` is specificed."
-                                 % (self.__name__, sorted(kwargs)))
-            if len(args) < len(self._input_spec):
-                raise ValueError("Requires len(arguments) >= len(input_spec), but received "
-                                 "len(args):%d < len(InputSpec): %d"
-                                 % (len(args), len(self._input_spec)))
-            args = _with_declared_specs(list(args), self._input_spec)
-        else:
-            args = map_structure(_as_spec, list(args))
-            kwargs = map_structure(_as_spec, dict(kwargs))
-        names = self._arg_names()
-        return [_named(a, names[i]) if i < len(names) else a for i, a in enumerate(args)], \
-            kwargs
 
     def _program_for(self, args, kwargs):
         """(ConcreteProgram, PartialProgramLayer) of these arguments (recorded now when

@@ -2,9 +2,7 @@
 inside a converted function calls. User functions and methods are converted too (their
 control flow on tensors becomes ops); a user Layer runs its forward converted; refimpl's
 own functions, builtins and library code run as they are."""
-import inspect
 import os
-import sys
 import sysconfig
 import types
 import weakref
