@@ -192,9 +192,16 @@ class StaticFunction:
                 "The decorated function `%s` is bound to the class %s: the function has "
                 "more than one decorator (classmethod over to_static), we don't support "
                 "this for now." % (self.__name__, self._class_instance.__name__))
-        if not mode.in_dynamic_mode() or not ProgramTranslator().enable_declarative:
-            # static mode (a program being built): the ops are appended as written
+        if not ProgramTranslator().enable_declarative:
             return self._call_as_written(*args, **kwargs)
+        if not mode.in_dynamic_mode():
+            if mode.in_translation():   # called while another records: its ops, converted
+                return self._call_converted(*args, **kwargs)
+            raise RuntimeError(
+                "Failed to run the callable object %s decorated by '@paddle.jit.to_static', "
+                "because it is NOT in dynamic mode. Please disable the static mode to enter "
+                "dynamic mode with the following API: paddle.disable_static()."
+                % self._dygraph_function)
         args, kwargs = self._unified(args, kwargs)
         recorded = self._program_for(args, kwargs)
         # an ndarray argument is a feed of the program, as 2.0 runs it: a Tensor here
@@ -237,6 +244,13 @@ class StaticFunction:
         return self._failures[key]
 
     def _record(self, spec_args, spec_kwargs):
+        if isinstance(self._class_instance, Layer) and \
+                not getattr(self._class_instance, "_init_in_dynamic_mode", True):
+            raise RuntimeError(
+                " `paddle.jit.to_static` is only available in dynamic mode. Please call "
+                "`paddle.disable_static()` before initializing your Layer class `%s` . "
+                "Because parameters of Layer class should be initialized firstly in dynamic "
+                "mode while applying transformation." % self._class_instance)
         structure = [spec_args, spec_kwargs]
         leaves = flatten(structure)
         specs = [InputSpec(s.shape, s.dtype, s.name or "feed_%d" % i)

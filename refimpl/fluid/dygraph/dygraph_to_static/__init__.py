@@ -5,6 +5,8 @@ program of its input signature from its converted twin, whose control flow on te
 values becomes cond / while ops (refimpl/jit/dy2static); called in static mode it runs
 as written on the static Variables it is given. specs/jit.md, "Dygraph to static"."""
 
+import functools
+
 import numpy as np
 
 from ....framework import mode
@@ -75,7 +77,19 @@ def declarative(function=None, input_spec=None):
     return to_static(function, input_spec)
 
 
-dygraph_to_static_func = declarative
+def dygraph_to_static_func(dygraph_func):
+    """2.0's decorator that builds ops: called in static mode (the translator enabled) the
+    converted function runs, its dygraph APIs building ops (to_variable an assign) and its
+    control flow on tensors cond / while ops; in dynamic mode, or disabled, the function
+    as written."""
+    @functools.wraps(dygraph_func)
+    def run(*args, **kwargs):
+        translator = ProgramTranslator()
+        if mode.in_dynamic_mode() or not translator.enable_declarative:
+            return dygraph_func(*args, **kwargs)
+        with mode.translating():
+            return translator.get_func(dygraph_func)(*args, **kwargs)
+    return run
 
 def convert_to_static(function):
     """The converted twin of `function` (cached: the same object each time)."""
