@@ -6,7 +6,7 @@ stdlib node through gast, imported only then."""
 import ast
 
 __all__ = ["index_in_list", "ast_to_source_code", "ast_to_func", "is_api_in_module",
-           "is_dygraph_api", "is_paddle_api", "is_numpy_api"]
+           "is_dygraph_api", "is_paddle_api", "is_numpy_api", "cmpop_node_to_str"]
 
 
 def index_in_list(array_list, item):
@@ -97,3 +97,13 @@ def is_paddle_api(node):
 
 def is_numpy_api(node):
     return _module_of(_called_object(node)).startswith("numpy")
+
+
+_CMPOP_TEXT = {"Eq": "==", "NotEq": "!=", "Lt": "<", "LtE": "<=", "Gt": ">", "GtE": ">=",
+               "Is": "is", "IsNot": "is not", "In": "in", "NotIn": "not in"}
+
+
+def cmpop_node_to_str(node):
+    """The operator text of a comparison-operator node (stdlib ast or gast: by its class
+    name); another node: KeyError."""
+    return _CMPOP_TEXT[type(node).__name__]
