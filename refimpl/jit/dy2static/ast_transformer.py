@@ -291,7 +291,10 @@ def converted_source(function):
 def _compiled(function):
     """The code object of a factory that takes `_jst` and the function's free variables
     and returns the converted function (so it keeps the function's globals)."""
+    from . import logging_utils
     tree = _converted_tree(function)
+    logging_utils.log_transformed_code(logging_utils.LOG_AllTransformer, tree,
+                                       "All Transformers")
     definition = tree.body[0]
     free = list(function.__code__.co_freevars)
     factory = _function("_jst_factory", [_JST] + free,

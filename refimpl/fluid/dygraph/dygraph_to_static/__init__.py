@@ -106,7 +106,8 @@ def convert_call(func):
 def __getattr__(name):
     """Paddle 2.0's modules program_translator (ProgramTranslator, StaticFunction,
     ConcreteProgram), partial_program, convert_call_func, function_spec, utils,
-    variable_trans_func and logical_transformer (cmpop_node_to_str), made at first use: their
+    variable_trans_func, logical_transformer (cmpop_node_to_str) and logging_utils, made at
+    first use: their
     contents live in refimpl/jit, which imports this package."""
     from ....jit import function_spec, partial_program, static_function
     from ....jit.dy2static import convert_call_func, utils, variable_trans_func
@@ -117,6 +118,10 @@ def __getattr__(name):
              "function_spec": ["FunctionSpec"], "utils": utils.__all__,
              "variable_trans_func": variable_trans_func.__all__,
              "logical_transformer": ["cmpop_node_to_str"]}
+    if name == "logging_utils":     # the module itself: its logger object is used
+        from ....jit.dy2static import logging_utils as module
+        globals()[name] = module
+        return module
     if name not in table:
         raise AttributeError("module %r has no attribute %r" % (__name__, name))
     names = {**vars(static_function), **vars(partial_program), **vars(convert_call_func),
