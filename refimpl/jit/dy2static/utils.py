@@ -4,6 +4,10 @@ is_api_in_module / is_dygraph_api / is_paddle_api / is_numpy_api, ast_to_func. A
 the `gast` package (what 2.0 and its tests build) is taken too: it is turned into a
 stdlib node through gast, imported only then."""
 import ast
+import itertools
+import linecache
+
+_SOURCE_NUMBERS = itertools.count()
 
 __all__ = ["index_in_list", "ast_to_source_code", "ast_to_func", "is_api_in_module",
            "is_dygraph_api", "is_paddle_api", "is_numpy_api", "cmpop_node_to_str"]
@@ -35,21 +39,21 @@ def ast_to_source_code(ast_node):
 
 
 def ast_to_func(ast_root, dyfunc):
-    """The function that the (g)ast module or FunctionDef `ast_root` defines, compiled
-    with `dyfunc`'s globals (plus paddle and fluid, as 2.0's temporary module imports)."""
-    root = as_stdlib_ast(ast_root)
-    module = root if isinstance(root, ast.Module) else ast.Module(body=[root],
-                                                                  type_ignores=[])
-    ast.fix_missing_locations(module)
-    definition = next(n for n in module.body if isinstance(n, ast.FunctionDef))
+    """(function, file name): the function that the (g)ast module or FunctionDef
+    `ast_root` defines, compiled with `dyfunc`'s globals (plus paddle and fluid, as 2.0's
+    module of it imports) under a file name of its own whose source linecache holds (so
+    inspect.getsource and tracebacks show it)."""
+    source = ast_to_source_code(ast_root)
+    filename = "<dygraph_to_static %d>" % next(_SOURCE_NUMBERS)
+    linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = dict(getattr(dyfunc, "__globals__", {}))
     import paddle     # the running profile's paddle (refimpl under `refimpl run`)
     namespace.setdefault("paddle", paddle)
     namespace.setdefault("fluid", paddle.fluid)
-    exec(compile(module, getattr(getattr(dyfunc, "__code__", None), "co_filename",
-                                 "<dygraph_to_static>"), "exec"), namespace)
-    function = namespace[definition.name]
-    return function
+    module = ast.parse(source)
+    exec(compile(module, filename, "exec"), namespace)
+    name = next(n.name for n in module.body if isinstance(n, ast.FunctionDef))
+    return namespace[name], filename
 
 
 def _called_object(node):
