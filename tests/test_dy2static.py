@@ -206,3 +206,121 @@ def test_an_error_in_converted_code_names_the_users_line(dygraph):
     frames = [fr for fr in traceback.extract_tb(info.value.__traceback__)
               if fr.filename == _fails_in_branch.__code__.co_filename]
     assert frames[-1].line.strip().startswith("y = paddle.reshape(x, [7, 7])"), frames
+
+
+def _mean_sign(x):
+    if paddle.mean(x) > 0:
+        y = x + 1.0
+    else:
+        y = x - 1.0
+    return y
+
+
+def test_dygraph_to_static_func_builds_the_converted_ops_in_static_mode():
+    from refimpl.fluid.dygraph.jit import dygraph_to_static_func
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        x = paddle.static.data("x", [2], "float32")
+        y = dygraph_to_static_func(_mean_sign)(x)
+    assert "conditional_block" in _op_types(main)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    for value in ([-3.0, 1.0], [3.0, 1.0]):
+        arr = np.array(value, np.float32)
+        out, = exe.run(main, feed={"x": arr}, fetch_list=[y])
+        np.testing.assert_allclose(out, arr + 1.0 if arr.mean() > 0 else arr - 1.0)
+
+
+def test_to_static_called_in_static_mode_outside_a_recording_is_refused():
+    f = paddle.jit.to_static(_mean_sign)
+    with paddle.static.program_guard(paddle.static.Program()):
+        x = paddle.static.data("x", [2], "float32")
+        with pytest.raises(RuntimeError, match="NOT in dynamic mode"):
+            f(x)
+
+
+def test_convert_call_leaves_not_to_static_and_library_functions_as_they_are():
+    from refimpl.jit.dy2static import convert_call, convert_len
+
+    @paddle.jit.not_to_static
+    def kept(x):
+        return x
+    assert convert_call(kept) is kept
+    assert convert_call(paddle.mean) is paddle.mean
+    assert convert_call(len) is convert_len
+    converted = convert_call(_mean_sign)
+    assert converted is not _mean_sign and converted is convert_call(_mean_sign)
+
+
+def test_function_spec_unifies_arguments_and_names_specs():
+    from refimpl.jit.function_spec import FunctionSpec
+
+    def foo(a, b, c=1, d=2):
+        return a
+    spec = FunctionSpec(foo)
+    assert spec.args_name == ["a", "b", "c", "d"]
+    assert spec.unified_args_and_kwargs([10], {"b": 20, "d": 4}) == ((10, 20, 1, 4), {})
+    with pytest.raises(ValueError):
+        spec.unified_args_and_kwargs([10], {"c": 4})      # b missing
+    with pytest.raises(TypeError):
+        FunctionSpec(foo, input_spec=InputSpec([2]))
+    with pytest.raises(ValueError):
+        FunctionSpec(foo, input_spec=[InputSpec([2]), 3])
+    named, _ = FunctionSpec(foo, [InputSpec([None, 3]), InputSpec([3], name="bb")]) \
+        .args_to_input_spec((np.zeros((2, 3)), np.zeros(3), 1, 2), {})
+    assert [named[0].name, named[1].name, named[2], named[3]] == ["a", "bb", 1, 2]
+    assert named[0].shape == (-1, 3)
+
+
+def test_logging_utils_levels_and_converted_code(capsys):
+    from refimpl.jit.dy2static import logging_utils
+    logger = logging_utils._TRANSLATOR_LOGGER
+    try:
+        paddle.jit.set_verbosity(1, also_to_stdout=True)
+        logging_utils.log(1, "shown")
+        logging_utils.log(2, "hidden")
+        with pytest.raises(TypeError):
+            paddle.jit.set_verbosity(1.5)
+        paddle.jit.set_code_level(also_to_stdout=True)
+
+        def g(x):
+            while x < 3:
+                x = x + 1
+            return x
+        from refimpl.jit.dy2static.ast_transformer import convert_function
+        convert_function(g)
+        out = capsys.readouterr().out
+        assert "Dynamic-to-Static INFO: (Level 1) shown" in out and "hidden" not in out
+        assert "_jst.convert_while_loop(" in out
+    finally:
+        paddle.jit.set_verbosity(None)
+        paddle.jit.set_code_level(None)
+        logger.need_to_echo_log_to_stdout = logger.need_to_echo_code_to_stdout = None
+
+
+def test_utils_and_variable_trans_func():
+    import ast
+    from refimpl.jit.dy2static.utils import (ast_to_func, ast_to_source_code,
+                                             cmpop_node_to_str, index_in_list)
+    from refimpl.jit.dy2static.variable_trans_func import (create_fill_constant_node,
+                                                           data_layer_not_check)
+    assert index_in_list([1, 2, 3], 3) == 2 and index_in_list([1, 2, 3], 9) == -1
+    assert cmpop_node_to_str(ast.NotIn()) == "not in"
+    with pytest.raises(KeyError):
+        cmpop_node_to_str(ast.Or())
+    node = create_fill_constant_node("b", True)
+    assert ast_to_source_code(node).strip() == \
+        "b = paddle.fluid.layers.fill_constant(shape=[1], dtype='bool', value=True)"
+    assert create_fill_constant_node("e", None) is None
+    twice, filename = ast_to_func(ast.parse("def twice(v):\n    return 2 * v\n"), _mean_sign)
+    import inspect
+    assert twice(21) == 42 and inspect.getsource(twice).startswith("def twice(v):")
+    with pytest.raises(TypeError, match="should be gast.AST or ast.AST"):
+        ast_to_func("x = 1", _mean_sign)
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main):
+        d = data_layer_not_check("d", (None, 2))
+    assert d.shape == (-1, 2)
+    fed = np.ones((1, 3), np.float32)    # not checked against [-1, 2]
+    out, = paddle.static.Executor(paddle.CPUPlace()).run(main, feed={"d": fed},
+                                                        fetch_list=[d])
+    np.testing.assert_array_equal(out, fed)

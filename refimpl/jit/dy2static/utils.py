@@ -4,6 +4,7 @@ is_api_in_module / is_dygraph_api / is_paddle_api / is_numpy_api, ast_to_func. A
 the `gast` package (what 2.0 and its tests build) is taken too: it is turned into a
 stdlib node through gast, imported only then."""
 import ast
+import importlib
 import itertools
 import linecache
 
@@ -19,6 +20,11 @@ def index_in_list(array_list, item):
         return array_list.index(item)
     except ValueError:
         return -1
+
+
+def _paddle():
+    """refimpl's top package: what `paddle` names (`refimpl run` aliases it)."""
+    return importlib.import_module(__name__.split(".")[0])
 
 
 def as_stdlib_ast(node):
@@ -47,7 +53,7 @@ def ast_to_func(ast_root, dyfunc):
     filename = "<dygraph_to_static %d>" % next(_SOURCE_NUMBERS)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = dict(getattr(dyfunc, "__globals__", {}))
-    import paddle     # the running profile's paddle (refimpl under `refimpl run`)
+    paddle = _paddle()
     namespace.setdefault("paddle", paddle)
     namespace.setdefault("fluid", paddle.fluid)
     module = ast.parse(source)
@@ -67,7 +73,7 @@ def _called_object(node):
     while isinstance(func, ast.Call):       # convert_call(func)(x): func
         func = func.func
     import numpy
-    import paddle
+    paddle = _paddle()
     names = {"paddle": paddle, "fluid": paddle.fluid, "dygraph": paddle.fluid.dygraph,
              "layers": paddle.fluid.layers, "to_variable": paddle.fluid.dygraph.to_variable,
              "to_tensor": paddle.to_tensor, "np": numpy, "numpy": numpy}
