@@ -290,7 +290,7 @@ def test_logging_utils_levels_and_converted_code(capsys):
         convert_function(g)
         out = capsys.readouterr().out
         assert "Dynamic-to-Static INFO: (Level 1) shown" in out and "hidden" not in out
-        assert "_jst.convert_while_loop(" in out
+        assert "paddle.jit.dy2static.convert_while_loop(" in out
     finally:
         paddle.jit.set_verbosity(None)
         paddle.jit.set_code_level(None)
@@ -324,3 +324,22 @@ def test_utils_and_variable_trans_func():
     out, = paddle.static.Executor(paddle.CPUPlace()).run(main, feed={"d": fed},
                                                         fetch_list=[d])
     np.testing.assert_array_equal(out, fed)
+
+
+def _assigns(x):
+    a = b = x + 1.0
+    c, d = a, b * 2.0
+    c, d = d, c         # a swap stays one statement
+    return c - d
+
+
+def test_assignments_are_split_and_the_converted_source_is_shown(dygraph):
+    import inspect
+    from refimpl.jit.dy2static import convert_call
+    converted = convert_call(_assigns)
+    source = inspect.getsource(converted)
+    assert "    b = x + 1.0\n    a = b\n    c = a\n    d = b * 2.0\n    c, d = d, c\n" in source
+    assert source == ProgramTranslator().get_code(_assigns)
+    x = paddle.to_tensor(np.array([1.0, -2.0], np.float32))
+    np.testing.assert_allclose(converted(x).numpy(), _assigns(x).numpy())
+    np.testing.assert_allclose(converted(x).numpy(), (x.numpy() + 1.0) * 2.0 - (x.numpy() + 1.0))

@@ -1,13 +1,14 @@
 """refimpl's dygraph-to-static source conversion (what Paddle 2.0's ast_transformer.py and
 its ifelse / loop / logical / tensor_shape / call / print / assert transformers do; refimpl's
 own code, stdlib `ast` only). The function's source is rewritten so that control flow
-goes through convert_operators (imported as `_jst`), which decide by the values at run
+goes through convert_operators (as paddle.jit.dy2static.*), which decide by the values at run
 time: `if` / `while` / `for i in range(...)` / `and` / `or` / `not` / `x.shape` in a test /
 len / print / assert / calls of user functions. Statements with return / break /
 continue / yield inside stay Python. The converted nodes keep the original line numbers
 and file name, so errors point at the user's lines (specs/jit.md, "Dygraph to static")."""
 import ast
 import functools
+import importlib
 import inspect
 import itertools
 import textwrap
@@ -15,12 +16,16 @@ import types
 
 __all__ = ["convert_function", "converted_source"]
 
-_JST = "_jst"
+_PADDLE = "paddle"
 _DECORATORS = ("to_static", "declarative", "dygraph_to_static_func")
 
 
 def _jst(name):
-    return ast.Attribute(value=ast.Name(id=_JST, ctx=ast.Load()), attr=name, ctx=ast.Load())
+    """paddle.jit.dy2static.<name>, as 2.0's converted code spells it."""
+    module = ast.Attribute(value=ast.Attribute(value=ast.Name(id=_PADDLE, ctx=ast.Load()),
+                                               attr="jit", ctx=ast.Load()),
+                           attr="dy2static", ctx=ast.Load())
+    return ast.Attribute(value=module, attr=name, ctx=ast.Load())
 
 
 def _call(name, *args):
@@ -77,7 +82,7 @@ def _tuple(names, ctx):
 
 
 def _values_of(names):
-    """(_jst.value_of('a', lambda: a), ...): the names' values, Undefined where unbound."""
+    """(value_of('a', lambda: a), ...): the names' values, Undefined where unbound."""
     return ast.Tuple(elts=[_call("value_of", ast.Constant(n), ast.Lambda(
         args=_arguments([]), body=ast.Name(id=n, ctx=ast.Load()))) for n in names],
         ctx=ast.Load())
@@ -170,6 +175,18 @@ class _Converter(ast.NodeTransformer):
         node.func = ast.copy_location(_call("convert_call", func), func)
         return node
 
+    def visit_Assign(self, node):
+        """`a = b = v` -> `b = v; a = b`, and `x, y = u, w` -> `x = u; y = w` where no
+        name assigned is read by the values (2.0's split of assignments, so each name
+        gets its own statement)."""
+        self.generic_visit(node)
+        statements, value = [], node.value
+        for target in reversed(node.targets):
+            statements.extend(_split_assign(target, value))
+            value = _as_load(target)
+        return [ast.copy_location(s, node) for s in statements] if len(statements) > 1 \
+            else node
+
     def visit_Assert(self, node):
         self.generic_visit(node)
         args = [node.test] + ([node.msg] if node.msg is not None else [])
@@ -241,6 +258,25 @@ class _Converter(ast.NodeTransformer):
         return self._loop(node, test, body, before)
 
 
+def _split_assign(target, value):
+    pairs = isinstance(target, (ast.Tuple, ast.List)) and \
+        isinstance(value, (ast.Tuple, ast.List)) and len(target.elts) == len(value.elts) \
+        and all(isinstance(t, ast.Name) for t in target.elts) and not (
+            {t.id for t in target.elts} &
+            {n.id for v in value.elts for n in ast.walk(v) if isinstance(n, ast.Name)})
+    if not pairs:
+        return [ast.Assign(targets=[target], value=value)]
+    return [ast.Assign(targets=[t], value=v) for t, v in zip(target.elts, value.elts)]
+
+
+def _as_load(target):
+    """The expression reading what `target` (a name, tuple or list of names, ...) wrote."""
+    if isinstance(target, (ast.Tuple, ast.List)):
+        return ast.Tuple(elts=[_as_load(t) for t in target.elts], ctx=ast.Load())
+    copy = ast.parse(ast.unparse(target), mode="eval").body
+    return ast.copy_location(copy, target)
+
+
 def _flat(statements):
     out = []
     for s in statements:
@@ -283,39 +319,47 @@ def _converted_tree(function):
 
 def converted_source(function):
     """The converted function's source (ProgramTranslator.get_code)."""
-    tree = _converted_tree(function)
-    return ast.unparse(tree) if hasattr(ast, "unparse") else ast.dump(tree)
+    from .utils import ast_to_source_code
+    return ast_to_source_code(_converted_tree(function))
 
 
 @functools.lru_cache(maxsize=None)
 def _compiled(function):
-    """The code object of a factory that takes `_jst` and the function's free variables
-    and returns the converted function (so it keeps the function's globals)."""
+    """(code, display): the code object of a factory that takes `paddle` (refimpl's top
+    package, what the converted code calls through) and the function's free variables
+    and returns the converted function (so it keeps the function's globals); and a
+    function compiled from the converted source alone, whose source inspect shows."""
     from . import logging_utils
+    from .utils import ast_to_func
     tree = _converted_tree(function)
     logging_utils.log_transformed_code(logging_utils.LOG_AllTransformer, tree,
                                        "All Transformers")
     definition = tree.body[0]
     free = list(function.__code__.co_freevars)
-    factory = _function("_jst_factory", [_JST] + free,
+    factory = _function("_jst_factory", [n for n in [_PADDLE] if n not in free] + free,
                         [definition, ast.Return(value=ast.Name(id=definition.name,
                                                                ctx=ast.Load()))])
     module = ast.Module(body=[_located(factory, definition)], type_ignores=[])
     ast.fix_missing_locations(module)
     code = compile(module, function.__code__.co_filename, "exec")
-    return next(c for c in code.co_consts if isinstance(c, types.CodeType))
+    display, _ = ast_to_func(ast.Module(body=[definition], type_ignores=[]), function)
+    return next(c for c in code.co_consts if isinstance(c, types.CodeType)), display
 
 
 def convert_function(function):
     """The converted twin of a plain Python function (same globals, its closure's current
-    values, defaults and name)."""
-    from ... import jit
-    factory = types.FunctionType(_compiled(function), function.__globals__)
+    values, defaults and name). It runs with the original file name and line numbers (so
+    tracebacks show the user's lines); inspect.getsource gives the converted source
+    (through __wrapped__, a function compiled from that source alone)."""
+    code, display = _compiled(function)
+    factory = types.FunctionType(code, function.__globals__)
     cells = [c.cell_contents if _filled(c) else None for c in (function.__closure__ or ())]
-    converted = factory(jit.dy2static, *cells)
+    top = importlib.import_module(__name__.split(".")[0])
+    converted = factory(*([top] if _PADDLE not in function.__code__.co_freevars else []),
+                        *cells)
     converted.__defaults__ = function.__defaults__
     converted.__kwdefaults__ = function.__kwdefaults__
-    converted.__wrapped__ = function
+    converted.__wrapped__ = display
     return converted
 
 
