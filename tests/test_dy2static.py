@@ -338,7 +338,7 @@ def test_assignments_are_split_and_the_converted_source_is_shown(dygraph):
     from refimpl.jit.dy2static import convert_call
     converted = convert_call(_assigns)
     source = inspect.getsource(converted)
-    assert "    b = x + 1.0\n    a = b\n    c = a\n    d = b * 2.0\n    c, d = d, c\n" in source
+    assert "    b = x + 1.0\n    a = b\n    c = a\n    d = b * 2.0\n    c, d = (d, c)\n" in source
     assert source == ProgramTranslator().get_code(_assigns)
     x = paddle.to_tensor(np.array([1.0, -2.0], np.float32))
     np.testing.assert_allclose(converted(x).numpy(), _assigns(x).numpy())
