@@ -343,3 +343,26 @@ def test_assignments_are_split_and_the_converted_source_is_shown(dygraph):
     x = paddle.to_tensor(np.array([1.0, -2.0], np.float32))
     np.testing.assert_allclose(converted(x).numpy(), _assigns(x).numpy())
     np.testing.assert_allclose(converted(x).numpy(), (x.numpy() + 1.0) * 2.0 - (x.numpy() + 1.0))
+
+
+def test_len_of_a_selected_rows_is_its_value_rows():
+    """convert_len of a SelectedRows: the shape op of its value (rows 0, 2, 2, 4, 19 of
+    height 20, merged: 4 rows), as of the dense tensor get_tensor_from_selected_rows
+    gives; merge_selected_rows keeps the variable a SelectedRows."""
+    from refimpl import fluid
+    from refimpl.jit.dy2static import convert_len
+    main = fluid.Program()
+    scope = fluid.Scope()
+    with fluid.program_guard(main), fluid.scope_guard(scope):
+        var = main.global_block().create_var(name="X", dtype="float32", persistable=True,
+                                             type=fluid.core.VarDesc.VarType.SELECTED_ROWS)
+        merged = fluid.layers.merge_selected_rows(var)
+        assert merged.type == var.type
+        rows_len = convert_len(merged)
+        dense_len = convert_len(fluid.layers.get_tensor_from_selected_rows(merged))
+        rows = scope.var("X").get_selected_rows()
+        rows.set_rows([0, 2, 2, 4, 19])
+        rows.set_height(20)
+        rows.get_tensor().set(np.ones((5, 2), np.float32), fluid.CPUPlace())
+        got = fluid.Executor(fluid.CPUPlace()).run(main, fetch_list=[rows_len, dense_len])
+    assert [int(np.asarray(g).reshape(-1)[0]) for g in got] == [4, 4]
