@@ -366,3 +366,29 @@ def test_len_of_a_selected_rows_is_its_value_rows():
         rows.get_tensor().set(np.ones((5, 2), np.float32), fluid.CPUPlace())
         got = fluid.Executor(fluid.CPUPlace()).run(main, fetch_list=[rows_len, dense_len])
     assert [int(np.asarray(g).reshape(-1)[0]) for g in got] == [4, 4]
+
+
+@paddle.jit.to_static
+def _early_return(x):
+    if paddle.mean(x) > 0:
+        z = x * 2.0
+        return z
+    y = x - 1.0
+    if paddle.mean(y) < -10:
+        return y * 0.0
+    return y
+
+
+def test_returns_inside_ifs_on_tensors_become_a_cond_returning_them(dygraph):
+    positive = np.array([1.0, 3.0], np.float32)
+    np.testing.assert_allclose(_early_return(paddle.to_tensor(positive)).numpy(), positive * 2)
+    assert _op_types(_early_return.main_program).count("conditional_block") == 4
+    paddle.enable_static()
+    try:
+        for x, want in ((positive, positive * 2), (np.array([-1.0, 0.0], np.float32),
+                                                   np.array([-2.0, -1.0], np.float32)),
+                        (np.array([-30.0, -1.0], np.float32), np.zeros(2, np.float32))):
+            out, = _run_program(_early_return, x)
+            np.testing.assert_allclose(out, want)
+    finally:
+        paddle.disable_static()

@@ -77,6 +77,20 @@ def _escapes(statements):
     return False
 
 
+def _returns_at_end(statements):
+    """The statements end with a return and leave no other way (return, break, ...)."""
+    return bool(statements) and isinstance(statements[-1], ast.Return) and \
+        not _escapes(statements[:-1]) and not _escapes([statements[-1].value]
+                                                        if statements[-1].value else [])
+
+
+def _escapes_but_return(statements):
+    """break / continue / yield / global / nonlocal (a return is handled where it is)."""
+    return any(isinstance(node, (ast.Break, ast.Continue, ast.Yield, ast.YieldFrom,
+                                 ast.Global, ast.Nonlocal))
+               for node in _scoped_walk(statements))
+
+
 def _tuple(names, ctx):
     return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx()) for n in names], ctx=ctx())
 
@@ -195,6 +209,40 @@ class _Converter(ast.NodeTransformer):
     def _test(self, test):
         return self.visit(_ShapeInTest().visit(test))
 
+    def block(self, statements):
+        """The statements converted; an if whose branches end by returning (without an
+        else: the statements after it are its else) returns what convert_ifelse_return
+        gives."""
+        out = []
+        for k, statement in enumerate(statements):
+            if isinstance(statement, ast.If) and _returns_at_end(statement.body) and (
+                    _returns_at_end(statement.orelse) or
+                    not statement.orelse and not _escapes_but_return(statements[k + 1:])):
+                out.extend(self._returning_if(statement, statement.orelse or
+                                              statements[k + 1:]))
+                return out
+            converted = self.visit(statement)
+            out.extend(converted if isinstance(converted, list) else [converted])
+        return out
+
+    def _returning_if(self, node, orelse):
+        """`if t: ...; return a` + else (or what follows) -> `return
+        convert_ifelse_return(t, true_fn, false_fn, values)`, each branch a function of
+        the names the branches bind, returning what the branch returns (None when the
+        statements after the if end without a return)."""
+        names = _bound_names(node.body + orelse)
+        body = self.block(node.body)
+        rest = self.block(orelse)
+        if not rest or not isinstance(rest[-1], ast.Return):
+            rest.append(ast.Return(value=ast.Constant(None)))
+        true_name, false_name = self._name("true"), self._name("false")
+        call = _call("convert_ifelse_return", self._test(node.test),
+                     ast.Name(id=true_name, ctx=ast.Load()),
+                     ast.Name(id=false_name, ctx=ast.Load()), _values_of(names))
+        return [_located(s, node) for s in (_function(true_name, names, body),
+                                            _function(false_name, names, rest),
+                                            ast.Return(value=call))]
+
     def visit_If(self, node):
         if _escapes(node.body) or _escapes(node.orelse):
             self.generic_visit(node)
@@ -311,7 +359,7 @@ def _converted_tree(function):
         if not any(n in ast.dump(d) for n in _DECORATORS)]
     params = [a.arg for a in definition.args.args]
     _super_explicit(definition, params[0] if params else None)
-    definition.body = _flat([_Converter().visit(s) for s in definition.body])
+    definition.body = _flat(_Converter().block(definition.body))
     ast.fix_missing_locations(definition)
     ast.increment_lineno(tree, function.__code__.co_firstlineno - 1)
     return tree

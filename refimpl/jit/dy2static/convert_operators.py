@@ -5,6 +5,7 @@ Variable (a program being recorded) gives control-flow / logical ops; anything e
 eager Tensor, a Python value) runs as Python would (specs/jit.md, "Dygraph to static")."""
 from ...dygraph.tensor import Tensor
 from ...fluid import layers
+from ...framework.nest import map_structure
 from ...framework.program import Variable
 
 __all__ = ["cast_bool_if_necessary", "convert_assert", "convert_ifelse", "convert_len",
@@ -126,6 +127,19 @@ def convert_ifelse(pred, true_fn, false_fn, args, names=()):
     for i, value in zip(outputs["kept"], merged):
         result[i] = value
     return tuple(result)
+
+
+def convert_ifelse_return(pred, true_fn, false_fn, args):
+    """`if pred:` whose branches end by returning (refimpl's rewriting of 2.0's return
+    transformer): what the taken branch returns; a static pred gives a cond op holding
+    both branches, returning what they return (Python numbers as constants)."""
+    if not is_static(pred):
+        return true_fn(*args) if pred else false_fn(*args)
+    args = [to_static_variable(a) for a in args]
+
+    def branch(fn):
+        return lambda: map_structure(to_static_variable, fn(*args))
+    return layers.cond(cast_bool_if_necessary(pred), branch(true_fn), branch(false_fn))
 
 
 def convert_while_loop(cond, body, loop_vars, names=()):
