@@ -17,7 +17,6 @@ import types
 __all__ = ["convert_function", "converted_source"]
 
 _PADDLE = "paddle"
-_DECORATORS = ("to_static", "declarative", "dygraph_to_static_func")
 
 
 def _jst(name):
@@ -354,9 +353,10 @@ def _converted_tree(function):
     definition = tree.body[0]
     if not isinstance(definition, ast.FunctionDef):
         raise TypeError("%r is not a def statement" % function)
-    definition.decorator_list = [
-        d for d in definition.decorator_list
-        if not any(n in ast.dump(d) for n in _DECORATORS)]
+    if definition.name != function.__code__.co_name or hasattr(function, "__wrapped__"):
+        raise TypeError("the source of %r is another function's" % function)
+    # the function object is the one the decorators were given: they stay outside
+    definition.decorator_list = []
     params = [a.arg for a in definition.args.args]
     _super_explicit(definition, params[0] if params else None)
     definition.body = _flat(_Converter().block(definition.body))
