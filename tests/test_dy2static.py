@@ -392,3 +392,27 @@ def test_returns_inside_ifs_on_tensors_become_a_cond_returning_them(dygraph):
             np.testing.assert_allclose(out, want)
     finally:
         paddle.disable_static()
+
+
+class _Flatten(paddle.nn.Layer):
+    def __init__(self):
+        super().__init__()
+        self.fc = paddle.nn.Linear(6, 2)
+
+    @paddle.jit.to_static
+    def forward(self, x):
+        return self.fc(paddle.reshape(x, [x.shape[0], -1]))
+
+
+def test_an_unknown_dim_read_from_x_shape_follows_the_batch_run(tmp_path, dygraph):
+    """x.shape[0] of a [None, 2, 3] spec is the shape op's value in the program (not -1,
+    which would make the reshape ambiguous), so the saved model takes any batch."""
+    net = _Flatten()
+    path = str(tmp_path / "net")
+    paddle.jit.save(net, path, input_spec=[InputSpec([None, 2, 3], "float32", "x")])
+    loaded = paddle.jit.load(path)
+    w, b = net.fc.weight.numpy(), net.fc.bias.numpy()
+    for rows in (1, 5):
+        x = np.linspace(-1.0, 1.0, rows * 6, dtype=np.float32).reshape(rows, 2, 3)
+        np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(),
+                                   x.reshape(rows, 6) @ w + b, rtol=1e-5, atol=1e-6)

@@ -136,6 +136,14 @@ class _ShapeInTest(ast.NodeTransformer):
         return node
 
 
+def _constant_int(node):
+    try:
+        value = ast.literal_eval(node)
+    except ValueError:
+        return None
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def _shape(value, index, in_control_flow):
     return _call("convert_var_shape", value, index, ast.Constant(in_control_flow))
 
@@ -186,6 +194,18 @@ class _Converter(ast.NodeTransformer):
                                                       "enumerate", "zip", "type"):
             return node
         node.func = ast.copy_location(_call("convert_call", func), func)
+        return node
+
+    def visit_Subscript(self, node):
+        """x.shape[k] (k a constant int): convert_var_shape(x, k), the shape op's value
+        where that dim of a static Variable is unknown (-1), so a recorded
+        `reshape(x, [x.shape[0], -1])` follows the batch it is run on."""
+        self.generic_visit(node)
+        value, index = node.value, node.slice
+        if isinstance(value, ast.Attribute) and value.attr == "shape" and \
+                isinstance(value.ctx, ast.Load) and isinstance(node.ctx, ast.Load) and \
+                _constant_int(index) is not None:
+            return ast.copy_location(_shape(value.value, index, False), node)
         return node
 
     def visit_Assign(self, node):
