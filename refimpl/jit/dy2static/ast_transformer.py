@@ -62,9 +62,8 @@ def _escapes(statements):
     stack = list(statements)
     while stack:
         node = stack.pop()
-        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal)):
-            return True
-        if isinstance(node, (ast.Break, ast.Continue)):
+        if isinstance(node, (ast.Return, ast.Yield, ast.YieldFrom, ast.Global, ast.Nonlocal,
+                             ast.Break, ast.Continue)):
             return True
         for child in ast.iter_child_nodes(node):
             if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef,
@@ -117,11 +116,7 @@ class _ShapeInTest(ast.NodeTransformer):
 
     def visit_Subscript(self, node):
         if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and \
-                isinstance(node.slice, ast.Index) and isinstance(node.slice.value, ast.Constant):
-            return ast.copy_location(_shape(self.visit(node.value.value),
-                                            node.slice.value, True), node)
-        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and \
-                isinstance(node.slice, ast.Constant):      # Python >= 3.9
+                _constant_int(node.slice) is not None:
             return ast.copy_location(_shape(self.visit(node.value.value), node.slice, True),
                                      node)
         return self.generic_visit(node)
@@ -134,6 +129,12 @@ class _ShapeInTest(ast.NodeTransformer):
 
     def visit_Lambda(self, node):
         return node
+
+
+def _is_runtime_call(func):
+    """paddle.jit.dy2static.<name>: a call the conversion wrote."""
+    return ast.dump(func.value) == ast.dump(_jst("x").value) \
+        if isinstance(func, ast.Attribute) else False
 
 
 def _constant_int(node):
@@ -191,7 +192,8 @@ class _Converter(ast.NodeTransformer):
             return ast.copy_location(_call("convert_var_dtype", node.args[0],
                                            ast.Constant(func.id)), node)
         if isinstance(func, ast.Name) and func.id in ("super", "range", "isinstance",
-                                                      "enumerate", "zip", "type"):
+                                                      "enumerate", "zip", "type") or \
+                _is_runtime_call(func):
             return node
         node.func = ast.copy_location(_call("convert_call", func), func)
         return node
