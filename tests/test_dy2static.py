@@ -416,3 +416,23 @@ def test_an_unknown_dim_read_from_x_shape_follows_the_batch_run(tmp_path, dygrap
         x = np.linspace(-1.0, 1.0, rows * 6, dtype=np.float32).reshape(rows, 2, 3)
         np.testing.assert_allclose(loaded(paddle.to_tensor(x)).numpy(),
                                    x.reshape(rows, 6) @ w + b, rtol=1e-5, atol=1e-6)
+
+
+def _adder(k):
+    def add_k(x):
+        if paddle.mean(x) > 0:
+            y = x + k
+        else:
+            y = x - k
+        return y
+    return add_k
+
+
+def test_closures_of_one_def_convert_once_and_keep_their_own_values(dygraph):
+    from refimpl.jit.dy2static import convert_call
+    from refimpl.jit.dy2static.ast_transformer import _COMPILED
+    one, five = convert_call(_adder(1.0)), convert_call(_adder(5.0))
+    assert sum(code.co_name == "add_k" for code in _COMPILED) == 1
+    x = paddle.to_tensor(np.array([1.0, 2.0], np.float32))
+    np.testing.assert_allclose(one(x).numpy(), [2.0, 3.0])
+    np.testing.assert_allclose(five(-x).numpy(), [-6.0, -7.0])

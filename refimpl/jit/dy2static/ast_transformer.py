@@ -7,7 +7,6 @@ len / print / assert / calls of user functions. Statements with return / break /
 continue / yield inside stay Python. The converted nodes keep the original line numbers
 and file name, so errors point at the user's lines (specs/jit.md, "Dygraph to static")."""
 import ast
-import functools
 import importlib
 import inspect
 import itertools
@@ -393,8 +392,16 @@ def converted_source(function):
     return ast_to_source_code(_converted_tree(function))
 
 
-@functools.lru_cache(maxsize=None)
+_COMPILED = {}      # code object -> _compiled's pair: closures of one def share it
+
+
 def _compiled(function):
+    if function.__code__ not in _COMPILED:
+        _COMPILED[function.__code__] = _compile(function)
+    return _COMPILED[function.__code__]
+
+
+def _compile(function):
     """(code, display): the code object of a factory that takes `paddle` (refimpl's top
     package, what the converted code calls through) and the function's free variables
     and returns the converted function (so it keeps the function's globals); and a
