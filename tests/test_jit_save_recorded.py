@@ -241,8 +241,9 @@ def test_partial_program_follows_the_layer_mode(dygraph):
     np.testing.assert_array_equal(partial([x]).numpy(), x.numpy())
 
 
-def test_python_while_on_a_tensor_is_not_recorded_and_does_not_hang(dygraph):
-    """Recording runs the function in static mode, where `i < n` is a Variable: its truth
+def test_python_while_left_as_python_is_not_recorded_and_does_not_hang(dygraph):
+    """A `while` on a tensor with a `break` stays Python in the converted function
+    (refimpl/jit/dy2static), so recording meets `i < n` as a static Variable: its truth
     value is an error there (a static Variable is otherwise truthy, so the loop would never
     end); the eager call is unaffected."""
     @paddle.jit.to_static
@@ -252,6 +253,8 @@ def test_python_while_on_a_tensor_is_not_recorded_and_does_not_hang(dygraph):
         while i < n:
             x = x + 1
             i = i + 1
+            if i > 10:
+                break
         return x
     out = count_up(paddle.to_tensor(np.zeros(2, np.float32)))
     np.testing.assert_array_equal(out.numpy(), [3.0, 3.0])

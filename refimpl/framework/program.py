@@ -157,14 +157,15 @@ class Variable:
 
     def __bool__(self):
         """True, as any object (Paddle's Variable defines no truth value), except while a
-        dygraph-to-static translation records a program: there Python `if` / `while` on a
-        tensor value cannot be recorded (Paddle rewrites it into cond / while ops), and a
-        `while` would never end."""
+        dygraph-to-static translation records a program: there a Python `if` / `while` on
+        a tensor value that the conversion left as Python (refimpl/jit/dy2static) cannot
+        be recorded, and a `while` would never end."""
         if mode.in_translation():
             raise TypeError("the truth value of static Variable %r is not known while "
-                            "paddle.jit.to_static records a program: refimpl does not turn "
-                            "Python `if` / `while` on tensor values into cond / while_loop "
-                            "ops (use paddle.static.nn.cond / while_loop)" % self.name)
+                            "paddle.jit.to_static records a program: refimpl converts an "
+                            "`if` / `while` on tensor values into cond / while_loop ops only "
+                            "without return / break / continue in its body (use "
+                            "paddle.static.nn.cond / while_loop)" % self.name)
         return True
 
     @property

@@ -21,10 +21,12 @@ from ..static.input_spec import InputSpec
 from ..static.io import (PARAMS_INFO_SUFFIX, inference_model_files,
                          inference_model_from_bytes, inference_model_writers,
                          read_inference_model, read_params_info)
+from .dy2static.logging_utils import set_code_level, set_verbosity
 from .static_function import StaticFunction
 from .translated_layer import TranslatedLayer
 
 __all__ = ["to_static", "save", "load", "TranslatedLayer", "ProgramTranslator", "TracedLayer",
+           "set_code_level", "set_verbosity",
            "not_to_static"]
 
 INFO_SUFFIX = PARAMS_INFO_SUFFIX

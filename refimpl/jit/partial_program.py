@@ -10,13 +10,42 @@ from ..framework.nest import flatten, pack_sequence_as
 from ..framework.program import Variable
 from ..nn import Layer
 
-__all__ = ["PartialProgramLayer", "partial_program_from", "run_ops"]
+__all__ = ["PartialProgramLayer", "partial_program_from", "run_ops", "sub_block_of"]
+
+
+def sub_block_of(op):
+    """The Block an op's `sub_block` attribute names (an index or the Block), or None."""
+    from ..framework.program import Block
+    block = op.attrs.get("sub_block")
+    if block is None or isinstance(block, Block):
+        return block
+    return op.block.program.block(block)
+
+
+def _condition(tensors, scalar):
+    if scalar:
+        return bool(np.asarray(tensors[0].numpy()).reshape(-1)[0])
+    return all(np.asarray(t.numpy()).size > 0 for t in tensors)
 
 
 def run_ops(ops, env, is_test=None):
     """Run `ops` eagerly on env ({variable name: Tensor}: the inputs and parameters; the
-    outputs are added). is_test True / False overrides the ops' `is_test` attribute."""
+    outputs are added). is_test True / False overrides the ops' `is_test` attribute.
+    conditional_block runs its sub-block's ops when its condition holds, while runs its
+    sub-block's ops as long as its Condition is true (each op through the tracer, so
+    gradients flow through the taken branch and every step)."""
     for op in ops:
+        if op.type == "conditional_block":
+            if _condition([env[n] for n in op.inputs["Cond"]],
+                          op.attrs.get("is_scalar_condition", False)):
+                run_ops(sub_block_of(op).ops, env, is_test)
+            continue
+        if op.type == "while":
+            condition = op.inputs["Condition"][0]
+            while _condition([env[condition]], True):
+                run_ops(sub_block_of(op).ops, env, is_test)
+            continue
+
         def tensors(names, create):
             if not create:
                 return [env[n] for n in names]

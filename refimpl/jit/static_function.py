@@ -25,6 +25,7 @@ from ..framework.program import Variable
 from ..hapi.layer_program import traced_program
 from ..nn import Layer
 from ..static.input_spec import InputSpec
+from .function_spec import FunctionSpec
 from .partial_program import partial_program_from
 
 __all__ = ["StaticFunction", "ConcreteProgram", "ProgramCache", "input_specs_compatible"]
@@ -85,45 +86,8 @@ def input_specs_compatible(given, declared):
     return True
 
 
-def _named(spec, name):
-    """`spec` named `name` where it has no name (2.0's replace_spec_empty_name: an argument
-    `x` names its spec x, a list argument x_0, x_1, ..., a dict argument its keys)."""
-    if isinstance(spec, InputSpec):
-        return spec if spec.name is not None else InputSpec(spec.shape, spec.dtype, name)
-    if isinstance(spec, (list, tuple)):
-        return type(spec)(_named(s, "%s_%d" % (name, i)) for i, s in enumerate(spec))
-    if isinstance(spec, dict):
-        return {key: _named(s, key) for key, s in spec.items()}
-    return spec
-
-
-def _as_spec(value):
-    if isinstance(value, Tensor):
-        return InputSpec.from_tensor(value)
-    if isinstance(value, np.ndarray):
-        return InputSpec.from_numpy(value)
-    return value
-
-
-def _with_declared_specs(args, specs):
-    """2.0's convert_to_input_spec: each argument replaced by its declared spec, nested
-    alike; arguments past the specs stay values."""
-    if isinstance(specs, InputSpec):
-        return specs
-    if isinstance(specs, (list, tuple)):
-        if not isinstance(args, (list, tuple)) or len(args) < len(specs):
-            raise ValueError("to_static: the arguments %r do not match input_spec %r (a "
-                             "list or tuple of at least %d)" % (args, specs, len(specs)))
-        return [_with_declared_specs(a, s) for a, s in zip(args, specs)] + \
-            list(args[len(specs):])
-    if isinstance(specs, dict):
-        if not isinstance(args, dict):
-            raise TypeError("to_static: argument %r must be a dict, as its input_spec %r"
-                            % (args, specs))
-        return {k: _with_declared_specs(v, specs[k]) if k in specs else v
-                for k, v in args.items()}
-    raise TypeError("to_static: input_spec must hold InputSpecs in lists, tuples or dicts, "
-                    "got %s" % type(specs).__name__)
+def _as_tensor(value):
+    return Tensor(value) if isinstance(value, np.ndarray) else value
 
 
 def _hashable(structure):
@@ -159,12 +123,10 @@ class StaticFunction:
         if not callable(function):
             raise TypeError("paddle.jit.to_static: expected a function or a method, got %s"
                             % type(function).__name__)
-        if input_spec is not None and not isinstance(input_spec, (list, tuple)):
-            raise TypeError("paddle.jit.to_static: input_spec must be a list or tuple of "
-                            "InputSpec, got %s" % type(input_spec).__name__)
         self._dygraph_function = function
-        self._input_spec = None if input_spec is None else list(input_spec)
         self._class_instance = instance
+        self._function_spec = FunctionSpec(function, input_spec, self.__signature__)
+        self._input_spec = self._function_spec.input_spec
         self._cache = ProgramCache()
         # signature -> the error its recording raised; the newest recording's error
         self._failures, self._last_failure = {}, None
@@ -203,13 +165,25 @@ class StaticFunction:
     def input_spec(self):
         return self._input_spec
 
-    def _arg_names(self):
-        return list(self.__signature__.parameters)
+    def _unified(self, args, kwargs):
+        return self._function_spec.unified_args_and_kwargs(args, kwargs)
+
+    def _specs_of(self, args, kwargs):
+        return self._function_spec.args_to_input_spec(args, kwargs)
 
     def _call_as_written(self, *args, **kwargs):
         if self._class_instance is not None:
             return self._dygraph_function(self._class_instance, *args, **kwargs)
         return self._dygraph_function(*args, **kwargs)
+
+    def _call_converted(self, *args, **kwargs):
+        """The call that records a program: the function's converted twin (tensor-valued
+        control flow as cond / while ops, refimpl/jit/dy2static)."""
+        from .dy2static.convert_call_func import converted
+        function = converted(self._dygraph_function)
+        if self._class_instance is not None:
+            return function(self._class_instance, *args, **kwargs)
+        return function(*args, **kwargs)
 
     def __call__(self, *args, **kwargs):
         from ..fluid.dygraph.dygraph_to_static import ProgramTranslator
@@ -218,11 +192,20 @@ class StaticFunction:
                 "The decorated function `%s` is bound to the class %s: the function has "
                 "more than one decorator (classmethod over to_static), we don't support "
                 "this for now." % (self.__name__, self._class_instance.__name__))
-        if not mode.in_dynamic_mode() or not ProgramTranslator().enable_declarative:
-            # static mode (a program being built): the ops are appended as written
+        if not ProgramTranslator().enable_declarative:
             return self._call_as_written(*args, **kwargs)
+        if not mode.in_dynamic_mode():
+            if mode.in_translation():   # called while another records: its ops, converted
+                return self._call_converted(*args, **kwargs)
+            raise RuntimeError(
+                "Failed to run the callable object %s decorated by '@paddle.jit.to_static', "
+                "because it is NOT in dynamic mode. Please disable the static mode to enter "
+                "dynamic mode with the following API: paddle.disable_static()."
+                % self._dygraph_function)
         args, kwargs = self._unified(args, kwargs)
         recorded = self._program_for(args, kwargs)
+        # an ndarray argument is a feed of the program, as 2.0 runs it: a Tensor here
+        args, kwargs = map_structure(_as_tensor, [args, kwargs])
         outputs = self._call_as_written(*args, **kwargs)
         if not isinstance(recorded, Exception):
             self._name_outputs(outputs, recorded[0], args, kwargs)
@@ -243,52 +226,6 @@ class StaticFunction:
                         id(tensor) not in kept:
                     tensor.name = var.name
 
-    def _unified(self, args, kwargs):
-        """2.0's unified_args_and_kwargs: the positional parameters as a list, those not
-        given taken from kwargs or their defaults (so foo(x) and foo(x, c=1) are one
-        signature), kwargs what is left (for **kwargs). A function with *args as given."""
-        params = list(self.__signature__.parameters.values())
-        if any(p.kind == p.VAR_POSITIONAL for p in params):
-            return list(args), dict(kwargs)
-        positional = [p for p in params if p.kind in (p.POSITIONAL_ONLY,
-                                                      p.POSITIONAL_OR_KEYWORD)]
-        if len(args) > len(positional):
-            raise ValueError("The decorated function `%s` requires %d arguments: %s, but "
-                             "received %d" % (self.__name__, len(positional),
-                                              [p.name for p in positional], len(args)))
-        args, kwargs = list(args), dict(kwargs)
-        for p in positional[len(args):]:
-            if p.name in kwargs:
-                args.append(kwargs.pop(p.name))
-            elif p.default is not p.empty:
-                args.append(p.default)
-            else:
-                raise ValueError("`%s()` requires `%s` arguments, but not found in input "
-                                 "`args`: %s and `kwargs`: %s."
-                                 % (self.__name__, p.name, args, kwargs))
-        return args, kwargs
-
-    def _specs_of(self, args, kwargs):
-        """2.0's args_to_input_spec: the arguments with their Tensors as InputSpecs (the
-        declared input_spec where there is one), unnamed specs named after the
-        arguments."""
-        if self._input_spec is not None:
-            if kwargs:
-                raise ValueError("%s got unexpected keyword arguments: %s. Cannot trace the "
-                                 "function when `input_spec` is specificed."
-                                 % (self.__name__, sorted(kwargs)))
-            if len(args) < len(self._input_spec):
-                raise ValueError("Requires len(arguments) >= len(input_spec), but received "
-                                 "len(args):%d < len(InputSpec): %d"
-                                 % (len(args), len(self._input_spec)))
-            args = _with_declared_specs(list(args), self._input_spec)
-        else:
-            args = map_structure(_as_spec, list(args))
-            kwargs = map_structure(_as_spec, dict(kwargs))
-        names = self._arg_names()
-        return [_named(a, names[i]) if i < len(names) else a for i, a in enumerate(args)], \
-            kwargs
-
     def _program_for(self, args, kwargs):
         """(ConcreteProgram, PartialProgramLayer) of these arguments (recorded now when
         new), or the error its recording raised."""
@@ -307,6 +244,13 @@ class StaticFunction:
         return self._failures[key]
 
     def _record(self, spec_args, spec_kwargs):
+        if isinstance(self._class_instance, Layer) and \
+                not getattr(self._class_instance, "_init_in_dynamic_mode", True):
+            raise RuntimeError(
+                " `paddle.jit.to_static` is only available in dynamic mode. Please call "
+                "`paddle.disable_static()` before initializing your Layer class `%s` . "
+                "Because parameters of Layer class should be initialized firstly in dynamic "
+                "mode while applying transformation." % self._class_instance)
         structure = [spec_args, spec_kwargs]
         leaves = flatten(structure)
         specs = [InputSpec(s.shape, s.dtype, s.name or "feed_%d" % i)
@@ -318,7 +262,7 @@ class StaticFunction:
             args, kwargs = pack_sequence_as(
                 structure, [next(fed) if isinstance(s, InputSpec) else s for s in leaves])
             packed["args"] = args
-            return self._call_as_written(*args, **kwargs)
+            return self._call_converted(*args, **kwargs)
         program, _, outputs, tensors = traced_program(self._class_instance, specs, call,
                                                       evaluation=False)
         if not isinstance(outputs, (list, tuple)) or len(outputs) == 1:

@@ -9,20 +9,14 @@ import numpy as np
 from .. import versions
 from ..dygraph.tensor import ParamBase, Tensor
 from ..framework import unique_name
-from ..framework.program import Block, Variable, default_main_program
+from ..framework.program import Variable, default_main_program
 from ..nn import Layer
 from ..static.input_spec import InputSpec
-from .partial_program import run_ops
+from .partial_program import run_ops, sub_block_of
 
 __all__ = ["TranslatedLayer"]
 
 _IO_OPS = ("feed", "fetch")
-
-
-def _sub_block_attr(op):
-    return next((k for k, v in op.attrs.items()
-                 if isinstance(v, Block) or (isinstance(v, (list, tuple)) and v
-                                             and isinstance(v[0], Block))), None)
 
 
 class _Method:
@@ -31,12 +25,6 @@ class _Method:
     through the unique-name generator)."""
 
     def __init__(self, program, feed_names, fetch_targets):
-        for op in program.global_block().ops:
-            attr = _sub_block_attr(op)
-            if attr is not None:
-                raise NotImplementedError(
-                    "paddle.jit.load: op %r has a sub-block (attribute %r): refimpl's "
-                    "TranslatedLayer runs straight-line programs only" % (op.type, attr))
         self.program = program
         self.ops = [op for op in program.global_block().ops if op.type not in _IO_OPS]
         self.feed_names = list(feed_names)
@@ -130,23 +118,36 @@ class TranslatedLayer(Layer):
         """Called on static Variables (a to_static Layer holding this one records its
         program, or jit.save records this one): the method's ops appended to the current
         block, each temporary a new variable (named after the saved one, made unique: a
-        layer called twice appends its ops twice)."""
-        block = default_main_program().current_block()
-        saved = method.program.global_block()
+        layer called twice appends its ops twice); an op's sub-block (cond, while) is
+        copied the same way into a new sub-block."""
         env.update(zip(method.feed_names, inputs))
-        for op in method.ops:
-            outs = {}
-            for slot, names in op.outputs.items():
-                for n in names:
-                    if n not in env:
-                        var = saved.var(n)
-                        env[n] = block.create_var(name=unique_name.generate(n), shape=var.shape,
-                                                  dtype=var.dtype, stop_gradient=var.stop_gradient)
-                outs[slot] = [env[n] for n in names]
+        self._append_ops(method.ops, env)
+        outputs = [env[n] for n in method.fetch_names]
+        return outputs[0] if len(outputs) == 1 else outputs
+
+    def _append_ops(self, ops, env):
+        program = default_main_program()
+        block = program.current_block()
+
+        def variables(names, saved):
+            for n in names:
+                if n not in env:
+                    var = saved._find_var_recursive(n)
+                    env[n] = block.create_var(name=unique_name.generate(n), shape=var.shape,
+                                              dtype=var.dtype, stop_gradient=var.stop_gradient)
+            return [env[n] for n in names]
+        for op in ops:
+            outs = {slot: variables(names, op.block) for slot, names in op.outputs.items()}
             attrs = dict(op.attrs, is_test=not self.training) if "is_test" in op.attrs \
-                else op.attrs
+                else dict(op.attrs)
+            saved_sub_block = sub_block_of(op)
+            if saved_sub_block is not None:
+                sub_block = program._create_block()
+                try:
+                    self._append_ops(saved_sub_block.ops, env)
+                finally:
+                    program._rollback()
+                attrs["sub_block"] = sub_block.idx
             block.append_op(type=op.type, outputs=outs, attrs=attrs,
                             inputs={slot: [env[n] for n in names]
                                     for slot, names in op.inputs.items()})
-        outputs = [env[n] for n in method.fetch_names]
-        return outputs[0] if len(outputs) == 1 else outputs

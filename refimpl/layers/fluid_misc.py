@@ -23,7 +23,9 @@ def merge_selected_rows(x, name=None):
     """Merges duplicate rows of a SelectedRows (the merge_selected_rows op, as 1.8.5); a
     dense tensor's rows are already merged, so on one it is a copy."""
     check_variable(x, "x", "merge_selected_rows")
-    return append_op_out("merge_selected_rows", {"X": [x]}, {}, name)
+    out = append_op_out("merge_selected_rows", {"X": [x]}, {}, name)
+    out.type = x.type       # a SelectedRows stays one, as Paddle infers its var type
+    return out
 
 
 def get_tensor_from_selected_rows(x, name=None):

@@ -421,7 +421,9 @@ class Shape(OpDef):
     outputs = ("Out",)
 
     def infer_shape(self, ctx):
-        ctx.set_output("Out", [len(ctx.input_var("Input").shape)], "int32")
+        # an input of unknown rank (a SelectedRows before it runs): as many dims as it has
+        shape = ctx.input_var("Input").shape
+        ctx.set_output("Out", [-1 if shape is None else len(shape)], "int32")
 
     @staticmethod
     def forward(x):

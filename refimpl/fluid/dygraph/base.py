@@ -12,6 +12,7 @@ from ...framework.mode import no_grad
 from ...dygraph.tensor import Tensor
 from ...framework import unique_name
 from ...framework.dtypes import convert_dtype
+from ...framework.errors import DygraphOnlyError
 from ...layers.creation import assign
 
 __all__ = ["guard", "to_variable", "enabled", "no_grad", "grad", "enable_dygraph",
@@ -44,9 +45,9 @@ def to_variable(value, name=None, zero_copy=None, dtype=None):
         # to_static recording a program: a copy into the program, as 2.0's dy2static
         # turns to_variable into assign
         return assign(value)
-    if not mode.dynamic:
-        raise RuntimeError("to_variable works in dynamic mode: inside fluid.dygraph.guard() "
-                           "(or after paddle.disable_static())")
+    if not mode.dynamic:    # an AssertionError too, as Paddle's dygraph_only asserts
+        raise DygraphOnlyError("to_variable works in dynamic mode: inside "
+                               "fluid.dygraph.guard() (or after paddle.disable_static())")
     if versions.switch("to_variable_zero_copy") == "discarded":
         if zero_copy is True:
             warnings.warn("Currently, zero_copy is not supported, and it will be discarded.")

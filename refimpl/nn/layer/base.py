@@ -78,6 +78,8 @@ class Layer:
         self._forward_pre_hooks = collections.OrderedDict()
         self._forward_post_hooks = collections.OrderedDict()
         self._built = False
+        # paddle.jit.to_static records only Layers made in dynamic mode (2.0's check)
+        self._init_in_dynamic_mode = mode.in_dynamic_mode()
 
     # -- building
     def forward(self, *inputs, **kwargs):
