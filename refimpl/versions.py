@@ -184,8 +184,9 @@ SWITCHES = {
     # average by hand (1.8), or averages them during backward (2.0, 3: both deprecated)
     "dp_manual_reduction": {"1.8": True, "2.0": False, "3": False},
     # an empty detection result (multiclass_nms2's Out and Index when nothing is kept,
-    # distribute_fpn_proposals' level without RoIs) is a [0] tensor (1.8) or [0, width]
-    "empty_detection_rows": {"1.8": "flat", "2.0": "rows", "3": "rows"},
+    # distribute_fpn_proposals' level without RoIs) is a [0] tensor (1.8, 2.0: their fetch
+    # op hands an empty tensor on as dims [0]) or [0, width]
+    "empty_detection_rows": {"1.8": "flat", "2.0": "flat", "3": "rows"},
     # generate_proposals: an image none of whose boxes passes min_size / the image bounds
     # gives one all-zero proposal with score 0 (2.x, 3), or no proposal (1.8.5)
     "proposals_of_empty_image": {"1.8": "none", "2.0": "zero_row", "3": "zero_row"},
