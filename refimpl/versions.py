@@ -187,6 +187,10 @@ SWITCHES = {
     # distribute_fpn_proposals' level without RoIs) is a [0] tensor (1.8, 2.0: their fetch
     # op hands an empty tensor on as dims [0]) or [0, width]
     "empty_detection_rows": {"1.8": "flat", "2.0": "flat", "3": "rows"},
+    # FLAGS_check_nan_inf's error for a nan / inf output: 1.8.5's EnforceNotMet, or 2.0's
+    # PreconditionNotMet, a plain RuntimeError "There are `nan` or `inf` in tensor (VAR) of
+    # operator (OP)." (3: not measured, refimpl's EnforceNotMet kept)
+    "nan_inf_error": {"1.8": "EnforceNotMet", "2.0": "RuntimeError", "3": "EnforceNotMet"},
     # generate_proposals: an image none of whose boxes passes min_size / the image bounds
     # gives one all-zero proposal with score 0 (2.x, 3), or no proposal (1.8.5)
     "proposals_of_empty_image": {"1.8": "none", "2.0": "zero_row", "3": "zero_row"},
