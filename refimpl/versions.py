@@ -187,6 +187,9 @@ SWITCHES = {
     # distribute_fpn_proposals' level without RoIs) is a [0] tensor (1.8, 2.0: their fetch
     # op hands an empty tensor on as dims [0]) or [0, width]
     "empty_detection_rows": {"1.8": "flat", "2.0": "flat", "3": "rows"},
+    # multiclass_nms3's Out and Index carry the images' LoD, as multiclass_nms2's (2.0: one
+    # kernel for both), or none (3.3.1)
+    "multiclass_nms3_lod": {"1.8": False, "2.0": True, "3": False},
     # FLAGS_check_nan_inf's error for a nan / inf output: 1.8.5's EnforceNotMet, or 2.0's
     # PreconditionNotMet, a plain RuntimeError "There are `nan` or `inf` in tensor (VAR) of
     # operator (OP)." (3: not measured, refimpl's EnforceNotMet kept)
