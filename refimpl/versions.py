@@ -190,6 +190,9 @@ SWITCHES = {
     # multiclass_nms3's Out and Index carry the images' LoD, as multiclass_nms2's (2.0: one
     # kernel for both), or none (3.3.1)
     "multiclass_nms3_lod": {"1.8": False, "2.0": True, "3": False},
+    # fluid.layers.roi_pool in dynamic mode returns (Out, Argmax) (2.0's dygraph branch)
+    # or Out alone, as in static mode (1.8.5: no dygraph branch; 3: no fluid.layers)
+    "roi_pool_eager_argmax": {"1.8": False, "2.0": True, "3": False},
     # FLAGS_check_nan_inf's error for a nan / inf output: 1.8.5's EnforceNotMet, or 2.0's
     # PreconditionNotMet, a plain RuntimeError "There are `nan` or `inf` in tensor (VAR) of
     # operator (OP)." (3: not measured, refimpl's EnforceNotMet kept)

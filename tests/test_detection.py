@@ -386,6 +386,19 @@ def test_roi_pool_max_per_bin_and_gradient_to_the_argmax():
     np.testing.assert_array_equal(g.ravel(), want)
 
 
+def test_roi_pool_returns_out_and_argmax_in_dynamic_mode_under_paddle_20(paddle_version):
+    x = np.arange(16, dtype="float32").reshape(1, 1, 4, 4)
+    rois = np.array([[0.0, 0.0, 3.0, 3.0]], "float32")
+    for version, pair in (("2.0", True), ("1.8", False)):
+        with paddle_version(version), fluid.dygraph.guard():
+            got = L.roi_pool(fluid.dygraph.to_variable(x), fluid.dygraph.to_variable(rois), 2,
+                             2, rois_num=fluid.dygraph.to_variable(np.array([1], "int32")))
+            out = got[0] if pair else got
+            np.testing.assert_array_equal(out.numpy(), [[[[5, 7], [13, 15]]]])
+            if pair:   # the flat index of each bin's maximum in its channel
+                np.testing.assert_array_equal(got[1].numpy(), [[[[5, 7], [13, 15]]]])
+
+
 def test_psroi_pool_reads_one_channel_per_bin():
     x = np.zeros((1, 4, 2, 2))
     for ch in range(4):                              # channel ch = bin (i, j) = divmod(ch, 2)
