@@ -184,9 +184,13 @@ SWITCHES = {
     # average by hand (1.8), or averages them during backward (2.0, 3: both deprecated)
     "dp_manual_reduction": {"1.8": True, "2.0": False, "3": False},
     # an empty detection result (multiclass_nms2's Out and Index when nothing is kept,
-    # distribute_fpn_proposals' level without RoIs) is a [0] tensor (1.8, 2.0: their fetch
-    # op hands an empty tensor on as dims [0]) or [0, width]
-    "empty_detection_rows": {"1.8": "flat", "2.0": "flat", "3": "rows"},
+    # distribute_fpn_proposals' level without RoIs) is a [0] tensor (1.8) or [0, width]
+    # (2.0 fetches it as [0]: fetch_empty_flat)
+    "empty_detection_rows": {"1.8": "flat", "2.0": "rows", "3": "rows"},
+    # a fetched tensor without elements comes back as dims [0] (its LoD kept): Paddle 2.0's
+    # fetch op (fetch_op.cc DataCopy) copies only tensors with elements; or as it is (1.8:
+    # not measured beyond empty_detection_rows; 3.3.1 measured: [0, 6] stays)
+    "fetch_empty_flat": {"1.8": False, "2.0": True, "3": False},
     # multiclass_nms3's Out and Index carry the images' LoD, as multiclass_nms2's (2.0: one
     # kernel for both), or none (3.3.1)
     "multiclass_nms3_lod": {"1.8": False, "2.0": True, "3": False},

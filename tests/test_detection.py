@@ -578,7 +578,9 @@ def test_distribute_then_collect_fpn_proposals_round_trip():
     # sqrt(area) 10, 200, 50, 500 -> levels floor(log2(s / 224) + 4) = 2 (clamped), 3, 2, 5
     assert [len(x) for x in levels] == [2, 1, 0, 1]
     restore_v, counts_v, (c, t) = rest[0], rest[1:5], rest[5:]
-    np.testing.assert_array_equal(np.concatenate(levels)[restore_v.ravel()], rois)
+    # (the empty level is fetched as dims [0] under 2.0: switch fetch_empty_flat)
+    np.testing.assert_array_equal(np.concatenate([lv.reshape(-1, 4) for lv in levels])[
+        restore_v.ravel()], rois)
     np.testing.assert_array_equal(np.array(counts_v), [[2, 0], [1, 0], [0, 0], [0, 1]])
     # the 3 largest boxes (by coordinate sum), image 0 first, best first within it
     np.testing.assert_array_equal(c, rois[[1, 2, 3]])
