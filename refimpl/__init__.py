@@ -44,4 +44,13 @@ from . import callbacks, hapi
 from .hapi import Model, flops, summary
 from . import tensor
 
+# paddle.framework also re-exports names the layers above refimpl.framework own (Paddle
+# 2.0's paddle/framework/__init__.py imports them from fluid; test_gather_op does
+# `from paddle.framework import core`)
+framework.core = fluid.core
+framework.VarBase = fluid.core.VarBase
+for _name in ("create_parameter", "grad", "no_grad", "DataParallel", "save", "load"):
+    setattr(framework, _name, globals()[_name])
+del _name
+
 tensor.populate(globals())      # last: paddle.tensor.* are the functions defined above

@@ -185,7 +185,22 @@ SWITCHES = {
     "dp_manual_reduction": {"1.8": True, "2.0": False, "3": False},
     # an empty detection result (multiclass_nms2's Out and Index when nothing is kept,
     # distribute_fpn_proposals' level without RoIs) is a [0] tensor (1.8) or [0, width]
+    # (2.0 fetches it as [0]: fetch_empty_flat)
     "empty_detection_rows": {"1.8": "flat", "2.0": "rows", "3": "rows"},
+    # a fetched tensor without elements comes back as dims [0] (its LoD kept): Paddle 2.0's
+    # fetch op (fetch_op.cc DataCopy) copies only tensors with elements; or as it is (1.8:
+    # not measured beyond empty_detection_rows; 3.3.1 measured: [0, 6] stays)
+    "fetch_empty_flat": {"1.8": False, "2.0": True, "3": False},
+    # multiclass_nms3's Out and Index carry the images' LoD, as multiclass_nms2's (2.0: one
+    # kernel for both), or none (3.3.1)
+    "multiclass_nms3_lod": {"1.8": False, "2.0": True, "3": False},
+    # fluid.layers.roi_pool in dynamic mode returns (Out, Argmax) (2.0's dygraph branch)
+    # or Out alone, as in static mode (1.8.5: no dygraph branch; 3: no fluid.layers)
+    "roi_pool_eager_argmax": {"1.8": False, "2.0": True, "3": False},
+    # FLAGS_check_nan_inf's error for a nan / inf output: 1.8.5's EnforceNotMet, or 2.0's
+    # PreconditionNotMet, a plain RuntimeError "There are `nan` or `inf` in tensor (VAR) of
+    # operator (OP)." (3: not measured, refimpl's EnforceNotMet kept)
+    "nan_inf_error": {"1.8": "EnforceNotMet", "2.0": "RuntimeError", "3": "EnforceNotMet"},
     # generate_proposals: an image none of whose boxes passes min_size / the image bounds
     # gives one all-zero proposal with score 0 (2.x, 3), or no proposal (1.8.5)
     "proposals_of_empty_image": {"1.8": "none", "2.0": "zero_row", "3": "zero_row"},

@@ -13,6 +13,8 @@ from refimpl.fluid import core
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope, scope_guard
 
+pytestmark = pytest.mark.paddle("1.8")     # 1.8.5's error; 2.0's below (switch nan_inf_error)
+
 
 @pytest.fixture
 def check_nan_inf():
@@ -53,6 +55,19 @@ def test_an_inf_raises_naming_the_op_and_the_variable(check_nan_inf):
     assert type(info.value) is core.EnforceNotMet      # as 1.8.5's check_nan_inf_base asserts
     assert "===ERROR: in [op=log] [tensor=%s] find nan or inf===" % logged.name in message
     assert "0 nan, 1 inf and 5 finite values of 6" in message
+
+
+@pytest.mark.paddle("2.0")
+def test_paddle_20_raises_a_plain_runtime_error(check_nan_inf):
+    """Paddle 2.0's PreconditionNotMet: exactly RuntimeError (its check_nan_inf_base
+    compares the type), "There are `nan` or `inf` in tensor (VAR) of operator (OP)."."""
+    main, logged, out = _log_program()
+    with pytest.raises(RuntimeError) as info:
+        _run(main, _WITH_ZERO, out)
+    assert type(info.value) is RuntimeError
+    assert str(info.value).startswith("There are `nan` or `inf` in tensor (%s) of operator "
+                                      "(log)." % logged.name)
+    assert "0 nan, 1 inf and 5 finite values of 6" in str(info.value)
 
 
 def test_without_the_flag_the_inf_flows_on():

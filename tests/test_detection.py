@@ -386,6 +386,19 @@ def test_roi_pool_max_per_bin_and_gradient_to_the_argmax():
     np.testing.assert_array_equal(g.ravel(), want)
 
 
+def test_roi_pool_returns_out_and_argmax_in_dynamic_mode_under_paddle_20(paddle_version):
+    x = np.arange(16, dtype="float32").reshape(1, 1, 4, 4)
+    rois = np.array([[0.0, 0.0, 3.0, 3.0]], "float32")
+    for version, pair in (("2.0", True), ("1.8", False)):
+        with paddle_version(version), fluid.dygraph.guard():
+            got = L.roi_pool(fluid.dygraph.to_variable(x), fluid.dygraph.to_variable(rois), 2,
+                             2, rois_num=fluid.dygraph.to_variable(np.array([1], "int32")))
+            out = got[0] if pair else got
+            np.testing.assert_array_equal(out.numpy(), [[[[5, 7], [13, 15]]]])
+            if pair:   # the flat index of each bin's maximum in its channel
+                np.testing.assert_array_equal(got[1].numpy(), [[[[5, 7], [13, 15]]]])
+
+
 def test_psroi_pool_reads_one_channel_per_bin():
     x = np.zeros((1, 4, 2, 2))
     for ch in range(4):                              # channel ch = bin (i, j) = divmod(ch, 2)
@@ -565,7 +578,9 @@ def test_distribute_then_collect_fpn_proposals_round_trip():
     # sqrt(area) 10, 200, 50, 500 -> levels floor(log2(s / 224) + 4) = 2 (clamped), 3, 2, 5
     assert [len(x) for x in levels] == [2, 1, 0, 1]
     restore_v, counts_v, (c, t) = rest[0], rest[1:5], rest[5:]
-    np.testing.assert_array_equal(np.concatenate(levels)[restore_v.ravel()], rois)
+    # (the empty level is fetched as dims [0] under 2.0: switch fetch_empty_flat)
+    np.testing.assert_array_equal(np.concatenate([lv.reshape(-1, 4) for lv in levels])[
+        restore_v.ravel()], rois)
     np.testing.assert_array_equal(np.array(counts_v), [[2, 0], [1, 0], [0, 0], [0, 1]])
     # the 3 largest boxes (by coordinate sum), image 0 first, best first within it
     np.testing.assert_array_equal(c, rois[[1, 2, 3]])

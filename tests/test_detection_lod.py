@@ -51,6 +51,37 @@ def test_matrix_nms_empty_result_follows_the_profile(paddle_version):
         np.testing.assert_array_equal(np.array(rois_num), [0, 0])
 
 
+def _multiclass_nms3(boxes, scores, **attrs):
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        b = fluid.data("b", list(boxes.shape), "float32")
+        s = fluid.data("s", list(scores.shape), "float32")
+        block = main.global_block()
+        outs = {slot: block.create_var(name=slot.lower(), dtype=dtype) for slot, dtype in
+                (("Out", "float32"), ("Index", "int32"), ("NmsRoisNum", "int32"))}
+        block.append_op(type="multiclass_nms3", inputs={"BBoxes": b, "Scores": s},
+                        outputs=outs, attrs=dict({"background_label": -1, "nms_top_k": -1,
+                                                  "keep_top_k": -1}, **attrs))
+    return static.Executor().run(main, feed={"b": boxes, "s": scores},
+                                 fetch_list=[outs["Out"], outs["Index"], outs["NmsRoisNum"]],
+                                 return_numpy=False)
+
+
+def test_multiclass_nms3_outputs_carry_the_images_lod_under_paddle_20_only(paddle_version):
+    """2.0's multiclass_nms3 runs multiclass_nms2's kernel (Out and Index with the LoD);
+    3.3.1's carry none (switch multiclass_nms3_lod). NmsRoisNum counts either way."""
+    for version, lod, empty_shape in (("2.0", [[2, 1]], (0,)), ("3", [], (0, 6))):
+        with paddle_version(version):
+            out, index, counts = _multiclass_nms3(*_two_images(), score_threshold=0.1)
+            assert out.recursive_sequence_lengths() == lod
+            assert index.recursive_sequence_lengths() == lod
+            np.testing.assert_array_equal(np.array(counts), [2, 1])
+            np.testing.assert_allclose(np.array(out)[:, :2], [[0, 0.9], [0, 0.8], [0, 0.7]],
+                                       rtol=1e-6)
+            empty, _, _ = _multiclass_nms3(*_two_images(), score_threshold=0.95)
+            assert np.array(empty).shape == empty_shape
+
+
 def test_generate_proposals_counts_are_its_lod_and_1_8s_rpn_rois_lod_their_offsets():
     from refimpl.ops.registry import get_op_def
     sample = next(iter(get_op_def("generate_proposals").samples(np.random.RandomState(0))))

@@ -237,6 +237,25 @@ def test_a_constant_rate_changed_by_set_lr_between_steps_is_used_by_the_next():
     np.testing.assert_allclose(moved, [0.1, 0.1, 0.3, 0.3, 0.1], rtol=1e-6)
 
 
+def test_fluid_optimizers_set_lr_to_a_variable_paddle_optimizers_refuse_it():
+    """Paddle 2.0: fluid.optimizer's set_lr takes a [1] Variable, whose value the next
+    steps read; paddle.optimizer's takes numbers only (its test_adam_op and
+    test_imperative_optimizer_v2 assert the TypeError)."""
+    layer = nn.Linear(2, 1)
+    rate = paddle.to_tensor(np.array([0.25], "float32"))
+    opt = fluid.optimizer.SGD(0.1, parameter_list=layer.parameters())
+    opt.set_lr(rate)
+    w = layer.weight.numpy()
+    paddle.sum(layer(paddle.to_tensor(np.ones((1, 2), "float32")))).backward()
+    opt.step()
+    np.testing.assert_allclose(w - layer.weight.numpy(), np.full((2, 1), 0.25), rtol=1e-6)
+    assert opt.current_step_lr() == 0.25
+    with pytest.raises(AssertionError, match="shape \\[1\\]"):
+        opt.set_lr(paddle.to_tensor(np.array([0.1, 0.2], "float32")))
+    with pytest.raises(TypeError, match="set_lr's value"):
+        paddle.optimizer.SGD(0.1, parameters=layer.parameters()).set_lr(rate)
+
+
 def test_optimizer_needs_parameters_in_dynamic_mode_and_step_in_it():
     opt = paddle.optimizer.Adam(0.1)       # accepted: a program may be built after it
     with pytest.raises(AttributeError, match="parameters="):

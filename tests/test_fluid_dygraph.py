@@ -113,6 +113,16 @@ def test_a_1_8_training_loop_learns_and_save_load_dygraph_restores(tmp_path):
         assert any(k.endswith("_moment1_0") for k in opt_state)
 
 
+def test_flatten_layer_of_paddle_20():
+    # 2.0's fluid.dygraph.Flatten(start_axis=1, stop_axis=-1): dims 1..stop merged
+    x = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    with fluid.dygraph.guard():
+        np.testing.assert_array_equal(fluid.dygraph.Flatten()(fluid.dygraph.to_variable(x))
+                                      .numpy(), x.reshape(2, 12))
+        np.testing.assert_array_equal(fluid.dygraph.nn.Flatten(0, 1)(
+            fluid.dygraph.to_variable(x)).numpy(), x.reshape(6, 4))
+
+
 def test_pool2d_checks_the_input_dtype_before_its_rank():
     # Paddle 1.8.5 raises TypeError for an int32 input whatever its rank
     with fluid.program_guard(fluid.Program(), fluid.Program()):

@@ -85,6 +85,17 @@ def test_inference_model_round_trip(tmp_path):
         fluid.io.load_inference_model(str(tmp_path / "missing"), exe)
 
 
+def test_a_feed_the_targets_do_not_read_is_refused(tmp_path):
+    """Paddle 1.8.5 (ValueError "var y not in this block", measured) and 2.0 (its
+    prepend_feed_ops' ValueError) refuse to save a feed that pruning drops; nothing is
+    written."""
+    x, y, exe = _net()
+    fluid.data("unused", [None, 3], "float32")
+    with pytest.raises(ValueError, match="'unused', is not involved in the target_vars"):
+        fluid.io.save_inference_model(str(tmp_path / "m"), ["x", "unused"], [y], exe)
+    assert not (tmp_path / "m").exists()
+
+
 def test_inference_model_through_memory_and_prune_with_input(tmp_path):
     x, y, exe = _net()
     loss = fluid.layers.mean(y)

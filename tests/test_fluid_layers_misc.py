@@ -335,6 +335,15 @@ def test_inplace_abn_is_batch_norm_then_activation():
     with program_guard(Program(), Program()):
         with pytest.raises(ValueError, match="inplace_abn: act must be None or one of"):
             L.inplace_abn(L.data("x", [2, 2, 1, 1]), act="relu")
+    # its variables are named after inplace_abn, as Paddle's (2.0's test_inplace_abn_op
+    # fetches the saved mean and variance as inplace_abn_0.tmp_0 / tmp_1)
+    main = Program()
+    with program_guard(main, Program()), fluid.unique_name.guard():
+        L.inplace_abn(L.data("x", [2, 2, 1, 1]))
+    [op] = [op for op in main.global_block().ops if op.type == "batch_norm"]
+    assert (op.output("SavedMean"), op.output("SavedVariance")) == \
+        (["inplace_abn_0.tmp_0"], ["inplace_abn_0.tmp_1"])
+    assert op.input("Scale") == ["inplace_abn_0.w_0"]
 
 
 # -- readers

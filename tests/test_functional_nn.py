@@ -135,6 +135,15 @@ def test_local_response_norm_channels_last_and_3d():
     got = run(lambda x: F.local_response_norm(x, 2, 0.2, 0.5, 1.0, data_format="NCL"), x=x3)
     want = _lrn_reference(x3[..., None], 2, 0.2, 0.5, 1.0, 1, True)[..., 0]
     np.testing.assert_allclose(got, want)
+    # 5-D (Paddle 2.0): the channels first or last, the other dims each normalized apart
+    x5 = RNG.randn(2, 4, 3, 2, 5)
+    want = _lrn_reference(x5, 3, 0.2, 0.5, 1.0, 1, True)
+    got = run(lambda x: F.local_response_norm(x, 3, 0.2, 0.5, 1.0, data_format="NCDHW"),
+              x=x5)
+    np.testing.assert_allclose(got, want)
+    got = run(lambda x: F.local_response_norm(x, 3, 0.2, 0.5, 1.0, data_format="NDHWC"),
+              x=x5.transpose(0, 2, 3, 4, 1))
+    np.testing.assert_allclose(got, want.transpose(0, 2, 3, 4, 1))
 
 
 def test_instance_norm_of_n_by_c_is_its_bias():

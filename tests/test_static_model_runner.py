@@ -111,6 +111,9 @@ def test_paddle_2_0_renames_the_loaded_parameters_with_new_unique_names(tmp_path
     assert sorted(params) == ["b_1", "w_0"]
     np.testing.assert_allclose(got, params["w_0"].sum(0, keepdims=True) + params["b_1"],
                                rtol=1e-6)
+    # 2.0's loader keeps new name -> saved name (its tests read it to compare parameters)
+    assert net._program_holder_dict["forward"]._suffix_varname_dict == \
+        {"b_1": "b_3", "w_0": "w"}
 
 
 def test_eval_runs_the_inference_program(tmp_path):

@@ -49,6 +49,7 @@ REFUSED = [
     (Execution, "num_iteration_per_drop_scope", 0, ValueError, "an integer >= 1"),
     (Execution, "use_thread_barrier", "x", TypeError, "True or False"),
     (Execution, "allow_op_delay", 3, ValueError, "True or False"),
+    (Execution, "_use_device", 0, TypeError, "core.DeviceType.CPU, CUDA or XPU"),
 ]
 
 
@@ -87,6 +88,9 @@ def test_every_value_the_seeds_document_is_accepted():
     execution.num_iteration_per_drop_scope = 10
     execution.num_iteration_per_run = 3
     execution.use_thread_barrier = execution.allow_op_delay = True
+    assert execution._use_device is fluid.core.DeviceType.CUDA    # 2.0's default
+    execution._use_device = fluid.core.DeviceType.CPU
+    assert execution._use_device is fluid.core.DeviceType.CPU
 
 
 def _model():

@@ -199,6 +199,47 @@ def test_global_vars_parameters_and_increment():
     assert counter.persistable and w.persistable and not w.stop_gradient
 
 
+def test_gather_along_an_axis_given_at_run_time():
+    """paddle.gather's Variable axis: the gather op's Axis input (Paddle 2.0); the gradient
+    adds dOut back where each slice was read (index 1 twice)."""
+    x = static.data("x", [2, 4, 3], "float64")
+    x.stop_gradient = False
+    idx = static.data("idx", [3], "int32")
+    axis = static.data("axis", [1], "int32")
+    w = static.data("w", [2, 3, 3], "float64")
+    out = paddle.gather(x, idx, axis)
+    assert out.shape == (-1, -1, -1)    # the axis, hence which dim changes, is known when run
+    loss = paddle.sum(out * w)
+    static.append_backward(loss)
+    a, weights = RNG.randn(2, 4, 3), RNG.randn(2, 3, 3)
+    i = np.array([1, 3, 1], "int32")
+    got, grad = _run([out, "x@GRAD"], {"x": a, "idx": i, "axis": np.array([1], "int32"),
+                                       "w": weights})
+    np.testing.assert_array_equal(got, a[:, i])
+    want = np.zeros_like(a)
+    want[:, 1] = weights[:, 0] + weights[:, 2]
+    want[:, 3] = weights[:, 1]
+    np.testing.assert_allclose(grad, want, rtol=1e-12)
+
+
+@pytest.mark.paddle("2.0")
+def test_gather_argument_checks_of_paddle_20():
+    """Paddle 2.0's fluid.layers.gather and paddle.gather check x's and index's dtypes and
+    the axis' type in static mode (1.8.5's fluid.layers.gather checks nothing)."""
+    x8 = static.data("x8", [8, 9], "int8")
+    x = static.data("x", [8, 9], "float32")
+    index = static.data("index", [8], "int32")
+    index_f = static.data("index_f", [8], "float32")
+    axis_f = static.data("axis_f", [1], "float32")
+    for call in (lambda: fluid.layers.gather(x8, index), lambda: paddle.gather(x8, index),
+                 lambda: fluid.layers.gather(x, index_f), lambda: paddle.gather(x, index_f),
+                 lambda: paddle.gather(x, index, axis=1.5),
+                 lambda: paddle.gather(x, index, axis=axis_f)):
+        with pytest.raises(TypeError, match="gather"):
+            call()
+    assert paddle.gather(x, index, axis=1).shape == (8, 8)
+
+
 def test_gradients_through_shape_and_index_layers_match_finite_differences():
     x = static.data("x", [3, 4], "float64")
     x.stop_gradient = False

@@ -9,6 +9,8 @@ import numbers
 
 import numpy as np
 
+from ..framework.place import DeviceType
+
 __all__ = ["BuildStrategy", "ExecutionStrategy"]
 
 
@@ -145,4 +147,8 @@ class ExecutionStrategy(_Options):
         "use_cuda": _flag(True),
         # Paddle 1.8: schedule every op but run no kernel (a run computes and fetches nothing)
         "_dry_run": _flag(False),
+        # Paddle 2.0's replacement of use_cuda (a core.DeviceType; refimpl follows the
+        # places given, as for use_cuda)
+        "_use_device": _Option(DeviceType.CUDA, (DeviceType,),
+                               "core.DeviceType.CPU, CUDA or XPU"),
     }

@@ -13,6 +13,7 @@ import warnings
 
 import numpy as np
 
+from .. import versions
 from ..framework.dtypes import convert_dtype
 from ..framework.errors import FeedError, OpIndexError, names_its_op
 from ..framework import mode
@@ -812,11 +813,21 @@ def _fetch_names(fetch_list):
     return names
 
 
+def _fetched_shape(value):
+    """`value` as the profile's fetch op hands it on: Paddle 2.0's copies a tensor without
+    elements as dims [0], its LoD kept (fetch_op.cc's DataCopy; switch fetch_empty_flat)."""
+    if isinstance(value, np.ndarray) and value.size == 0 and value.ndim != 1 and \
+            versions.switch("fetch_empty_flat"):
+        return with_lod(value.reshape(0), lod_of(value))
+    return value
+
+
 def _as_results(outs, return_numpy):
     """Fetched values as numpy arrays, or as LoDTensors (return_numpy=False). A tensor array's
     value (a list) comes back as a list of arrays, or a LoDTensorArray, as in Paddle. A value
     carrying a LoD cannot become an array (Paddle raises the same)."""
-    outs = [[to_host(t) for t in o] if isinstance(o, list) else to_host(o) for o in outs]
+    outs = [[to_host(t) for t in o] if isinstance(o, list) else _fetched_shape(to_host(o))
+            for o in outs]
     if return_numpy:
         if any(lod_of(o) for o in outs):
             raise RuntimeError("Some of your fetched tensors hold LoD information. They can "

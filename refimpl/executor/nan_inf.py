@@ -1,7 +1,8 @@
 """FLAGS_check_nan_inf: after each op runs, every floating output (a tensor, or a
-SelectedRows' values) is checked; a nan or inf raises Paddle 1.8.5's EnforceNotMet naming
-the op and the variable. Plans bind the check into their op closures only while the flag
-is on (Plan.__init__), so runs without it pay nothing.
+SelectedRows' values) is checked; a nan or inf raises Paddle 1.8.5's EnforceNotMet (2.0's
+RuntimeError: switch nan_inf_error) naming the op and the variable. Plans bind the check
+into their op closures only while the flag is on (Plan.__init__), so runs without it pay
+nothing.
 
 As in Paddle, ops without a kernel (feed, fetch, control flow: their sub-blocks' ops are
 checked) are not, and three environment variables, read when a plan is built, skip some:
@@ -13,6 +14,7 @@ import os
 
 import numpy as np
 
+from .. import versions
 from ..framework.errors import EnforceNotMet
 from ..framework.program import OPS_WITHOUT_KERNEL, OpRole
 from ..framework.selected_rows import RowsValue
@@ -78,12 +80,18 @@ def _check_outputs(op, names, env):
         n_nan = int(np.isnan(array).sum())
         n_inf = int(np.isinf(array).sum())
         where = " (op created at %s)" % op.created_at if op.created_at else ""
-        error = EnforceNotMet(
-            "PreconditionNotMetError: ===ERROR: in [op=%s] [tensor=%s] find nan or inf===\n"
-            "  [Hint: %s holds %d nan, %d inf and %d finite values of %d; FLAGS_check_nan_inf "
-            "checks every op's floating outputs]%s\n  [operator < %s > error]"
-            % (op.type, name, name, n_nan, n_inf, array.size - n_nan - n_inf, array.size,
-               where, op.type))
+        hint = ("  [Hint: %s holds %d nan, %d inf and %d finite values of %d; "
+                "FLAGS_check_nan_inf checks every op's floating outputs]%s\n  [operator < %s "
+                "> error]" % (name, n_nan, n_inf, array.size - n_nan - n_inf, array.size,
+                              where, op.type))
+        if versions.switch("nan_inf_error") == "RuntimeError":
+            # Paddle 2.0's PreconditionNotMet, a plain RuntimeError (its check_nan_inf_base
+            # compares the type exactly)
+            error = RuntimeError("There are `nan` or `inf` in tensor (%s) of operator (%s).\n"
+                                 % (name, op.type) + hint)
+        else:
+            error = EnforceNotMet("PreconditionNotMetError: ===ERROR: in [op=%s] [tensor=%s] "
+                                  "find nan or inf===\n" % (op.type, name) + hint)
         error.op_type = op.type   # names its op: the executor reports it as it is
         raise error
 

@@ -3,6 +3,7 @@ from ..compiler import BuildStrategy, CompiledProgram, ExecutionStrategy
 from ..executor import Executor
 from ..compiler.parallel_executor import ParallelExecutor
 from ..framework import initializer, unique_name
+from ..framework.initializer import set_global_initializer     # Paddle 2.0's fluid name
 from ..framework.place import CPUPlace, CUDAPinnedPlace, CUDAPlace, cpu_places, cuda_places, \
     is_compiled_with_cuda, xpu_places
 from .core import is_compiled_with_xpu
@@ -39,7 +40,7 @@ globals().update(_exports("fluid"))
 globals().update(mark("fluid", {name: globals()[name] for name in DEPRECATED_IN_2["fluid"]}))
 from .input import embedding, one_hot      # noqa: E402 (Paddle's fluid.embedding / one_hot)
 
-__all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "initializer",
+__all__ = ["DistributeTranspiler", "DistributeTranspilerConfig", "ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "initializer", "set_global_initializer",
            "unique_name", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places",
            "cuda_places", "xpu_places", "is_compiled_with_cuda", "is_compiled_with_xpu", "Program", "Variable",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",

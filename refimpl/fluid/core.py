@@ -7,7 +7,6 @@ globals() (the FLAGS_*), the exceptions, and what Paddle's own tests use to driv
 ops: op protos, the grad op of an op (get_grad_op_desc), set_feed_variable /
 get_fetch_variable. specs/fluid_core.md lists each.
 """
-import enum
 
 import numpy as np
 
@@ -20,8 +19,8 @@ from ..framework.dtypes import VarType, convert_dtype
 from ..framework.errors import EnforceNotMet
 from ..framework.ir_graph import Graph
 from .op_proto import AttrType, get_all_op_protos
-from ..framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, device_count,
-                               is_compiled_with_cuda)
+from ..framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, DeviceType,
+                               device_count, is_compiled_with_cuda)
 from ..framework.random import Generator, default_cpu_generator
 from ..framework.program import EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole
 from ..framework.scope import LoDTensor, LoDTensorArray, Scope, SelectedRows, Tensor
@@ -106,14 +105,6 @@ class Place:
 
     def __repr__(self):
         return repr(self._place)
-
-
-class DeviceType(enum.IntEnum):
-    """Paddle 2.0's core.DeviceType (the device a ParallelExecutor's test runs on; its
-    tests pick the place from it)."""
-    CPU = 0
-    CUDA = 1
-    XPU = 2
 
 
 LoDTensorBlockingQueue = BlockingQueue

@@ -15,7 +15,7 @@ import threading
 
 import numpy as np
 
-from .errors import EnforceNotMet, EOFException
+from .errors import EnforceNotMet, EOFException, ReaderKilledError
 from .scope import LoDTensor
 
 __all__ = ["BlockingQueue", "FeedingThread", "FedQueue", "QUEUE_TIMEOUT_S", "as_lod_tensors"]
@@ -59,7 +59,7 @@ class BlockingQueue:
     def _raise_if_killed(self):
         if self._killed is not None:
             cause = self._killed if isinstance(self._killed, BaseException) else None
-            raise EnforceNotMet("%s: %s%s" % (self.name, KILLED, " (%s: %s)" % (
+            raise ReaderKilledError("%s: %s%s" % (self.name, KILLED, " (%s: %s)" % (
                 type(cause).__name__, cause) if cause is not None else "")) from cause
 
     def _wait(self, ready, timeout, what):

@@ -62,6 +62,12 @@ class ParameterFileError(ValueError, RuntimeError):
     (load_vars' shape check, load / load_program_state's "Failed to load model file")."""
 
 
+class ReaderKilledError(EnforceNotMet, SystemError):
+    """Reading from a queue whose reader raised: Paddle 1.8's EnforceNotMet, 2.0's and
+    3.3.1's errors::Fatal, which Python sees as a SystemError (2.0's
+    test_multiprocess_reader_exception catches it; 3.3.1 measured)."""
+
+
 class EOFException(Exception):
     """A started reader has no more batches (Paddle: fluid.core.EOFException)."""
 

@@ -48,6 +48,8 @@ def _is_eager(var):
 
 class Initializer:
     op_type = None
+    # the dtypes filled in float32 and cast (the init ops have no kernels of their own)
+    through_float32 = ("float16",)
 
     def _attrs(self, var):
         raise NotImplementedError
@@ -63,7 +65,7 @@ class Initializer:
         if not startup.has_var(var.name):
             startup.create_var(name=var.name, shape=var.shape, dtype=var.dtype,
                                persistable=True)
-        if var.dtype.name == "float16":
+        if var.dtype.name in self.through_float32:
             return self._through_float32(var, startup)
         attrs = self._op_attrs(var, startup.program.random_seed)
         return add_init_op(startup, self.op_type, {"Out": [var.name]}, attrs)
@@ -79,15 +81,16 @@ class Initializer:
         return attrs
 
     def _through_float32(self, var, block):
-        """A float16 variable is filled in float32 and cast, as Paddle does (its init ops
-        have no float16 kernels)."""
+        """A float16 variable (and one of the initializer's other through_float32 dtypes)
+        is filled in float32 and cast, as Paddle does (its init ops have no float16
+        kernels)."""
         from . import unique_name
         tmp = block.create_var(name=unique_name.generate(".".join(
             [self.op_type, var.name, "tmp"])), shape=var.shape, dtype="float32")
         attrs = self._op_attrs(tmp, block.program.random_seed, "float32")
         op = add_init_op(block, self.op_type, {"Out": [tmp.name]}, attrs)
         block.append_op(type="cast", inputs={"X": [tmp]}, outputs={"Out": [var.name]},
-                        attrs={"in_dtype": "float32", "out_dtype": "float16"})
+                        attrs={"in_dtype": "float32", "out_dtype": var.dtype.name})
         return op
 
     def _fill_now(self, var):
@@ -257,21 +260,30 @@ MSRAInitializer = MSRA
 
 
 class Bilinear(Initializer):
-    """Bilinear upsampling weights for conv2d_transpose, built on the host."""
+    """Bilinear upsampling weights for conv2d_transpose, built on the host in float32:
+    float16 and float64 weights are filled in float32 and cast (Paddle 2.0, 3.3.1), other
+    dtypes refused with a TypeError."""
     op_type = "assign_value"
+    through_float32 = ("float16", "float64")
 
     def _attrs(self, var):
         shape = var.shape
         if len(shape) != 4 or shape[2] != shape[3]:
             raise ValueError("Bilinear initializer needs a [C_out, C_in, k, k] weight, got %s"
                              % list(shape))
+        if var.dtype.name not in ("float32",) + self.through_float32:
+            raise TypeError("Bilinear initializer: unsupported dtype %s of %r (float16, "
+                            "float32 or float64)" % (var.dtype.name, var.name))
         k = shape[3]
         f = math.ceil(k / 2.0)
         c = (2 * f - 1 - f % 2) / (2.0 * f)
-        idx = np.arange(k)
-        w1 = 1 - np.abs(idx / f - c)
-        w = np.broadcast_to(np.outer(w1, w1), shape)
-        return value_attrs(w.astype(var.dtype.np))
+        # Paddle's weights (1.8.5 and 3.3.1 measured): element i of the flat weight has
+        # x = i % k and y = (i / k) % k, a true division, so y runs through fractions
+        # rather than the row index of a separable kernel
+        i = np.arange(int(np.prod(shape)))
+        x, y = i % k, (i / k) % k
+        w = (1 - np.abs(x / f - c)) * (1 - np.abs(y / f - c))
+        return value_attrs(w.reshape(shape).astype("float32").astype(var.dtype.np))
 
 
 BilinearInitializer = Bilinear

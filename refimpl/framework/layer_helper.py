@@ -129,11 +129,12 @@ class LayerHelper:
             return None
         if attr.name is None:
             attr.name = unique_name.generate(self.name + (".b" if is_bias else ".w"))
-        init = attr.initializer or default_initializer
+        # set_global_initializer's wins over the layer's default, not over the ParamAttr's
+        # (Paddle 2.0 and 3.3.1's LayerHelperBase)
+        g_weight, g_bias = global_initializers()
+        init = attr.initializer or (g_bias if is_bias else g_weight) or default_initializer
         if init is None:
-            g_weight, g_bias = global_initializers()
-            init = (g_bias if is_bias else g_weight) or (Constant(0.0) if is_bias
-                                                         else XavierUniform())
+            init = Constant(0.0) if is_bias else XavierUniform()
         if mode.dynamic:
             check_new_parameter_shape(attr.name, shape)
             if isinstance(attr, WeightNormParamAttr):

@@ -3,6 +3,7 @@
 A CUDAPlace names a GPU that exists: without one (no CuPy, no device) constructing it
 raises, as Paddle's CPU build does (1.8 exits the process, 3.x raises)."""
 import contextlib
+import enum
 import numbers
 import os
 
@@ -10,7 +11,15 @@ from ..xp import gpu_count
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places", "xpu_places",
            "is_compiled_with_cuda", "device_count", "forget_device_count", "device_of", "as_place",
-           "current_place", "set_current_place", "place_guard"]
+           "current_place", "set_current_place", "place_guard", "DeviceType"]
+
+
+class DeviceType(enum.IntEnum):
+    """Paddle 2.0's core.DeviceType (the device a ParallelExecutor's test runs on; its
+    tests pick the place from it, and set ExecutionStrategy._use_device to it)."""
+    CPU = 0
+    CUDA = 1
+    XPU = 2
 
 
 class Place:

@@ -718,6 +718,7 @@ _LEFT_FLUID_LAYERS_IN_20 = ('addcmul', 'addmm', 'allclose', 'arange', 'clamp', '
 _ALL_TYPES_20 = ('bool', 'float16', 'float32', 'float64', 'int32', 'int64')
 _FLOATS_INTS_20 = ('float32', 'float64', 'int32', 'int64')
 _SQUEEZE_TYPES_20 = ('bool', 'float16', 'float32', 'float64', 'int8', 'int32', 'int64')
+_GATHER_TYPES_20 = ('float16', 'float32', 'float64', 'int32', 'int64', 'uint8')
 
 
 def _linspace_20(start, stop, dtype, **_):
@@ -735,6 +736,8 @@ _CHANGES_20 = (
                      'input': (0, ('float32', 'float64'), False, None),
                      'label': (1, ('int32', 'int64'), False, None)},
      'concat': {'input': (0, _ALL_TYPES_20, True, None)},
+     'gather': {'input': (0, _GATHER_TYPES_20, False, None),
+                'index': (1, ('int32', 'int64'), False, None)},
      'ctc_greedy_decoder': {'input': (0, ('float32', 'float64'), False, None)},
      'is_empty': {'x': (0, _FLOATS_INTS_20, False, None)},
      'linspace': {'num': (2, ('int32',), False, 'variable'),
@@ -802,6 +805,9 @@ PADDLE_API_20 = (
      'paddle.allclose': {'x': (0, _FLOATS, False, None), 'y': (1, _FLOATS, False, None)},
      'paddle.assign': {'x': (0, _ALL_TYPES_20, False, 'variable')},
      'paddle.concat': {'x': (0, _ALL_TYPES_20, True, None)},
+     'paddle.gather': {'axis': (2, ('int32', 'int64'), False, 'variable'),
+                       'index': (1, ('int32', 'int64'), False, None),
+                       'x': (0, _GATHER_TYPES_20, False, None)},
      'paddle.is_empty': {'x': (0, ('float32', 'float64', 'int32', 'int64'), False, None)},
      'tensor.array_read': VARIABLE_DTYPES['array_read'],
      'tensor.array_write': VARIABLE_DTYPES['array_write']},
@@ -811,6 +817,7 @@ PADDLE_API_20 = (
      'paddle.assign': {'x': (0, ('Variable', 'ndarray'), None)},
      'paddle.concat': {'axis': (1, ('Variable', 'int'), None),
                        'x': (0, ('Variable', 'list', 'tuple'), None)},
+     'paddle.gather': {'axis': (2, ('Variable', 'int'), None)},
      'tensor.array_write': TYPE_ARGUMENTS['array_write']},
     {'paddle.assign': {'x': (0, ('bool', 'float32', 'int32', 'int64'))}},
     {})

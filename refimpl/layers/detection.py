@@ -6,6 +6,8 @@ Paddle 2.x's per-image count tensors instead: an optional `rois_num` int32 [N] i
 NMS layers that can also return the per-image row counts (`return_rois_num=True`);
 generate_mask_labels takes both gt_segms' 3-level LoD and count vectors.
 See specs/ops/detection.md."""
+from .. import versions
+from ..framework import mode
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from .activation import softmax
@@ -250,14 +252,15 @@ def detection_output(loc, scores, prior_box, prior_box_var, background_label=0,
                           return_index=return_index)
 
 
-def _roi_pool_layer(op_type, input, rois, rois_num, attrs, outputs, name, rois_lod=None):
+def _roi_pool_layer(op_type, input, rois, rois_num, attrs, outputs, name, rois_lod=None,
+                    all_outputs=False):
     check_variable(input, "input", op_type)
     check_variable(rois, "rois", op_type)
     inputs = {"X": input, "ROIs": rois, "RoisNum": rois_num}
     if rois_lod is not None:
         inputs["RoisLod"] = rois_lod
     made = _append(op_type, inputs, attrs, outputs, name, differentiable=True)
-    return made[0] if isinstance(made, tuple) else made
+    return made[0] if isinstance(made, tuple) and not all_outputs else made
 
 
 def roi_align(input, rois, pooled_height=1, pooled_width=1, spatial_scale=1.0,
@@ -275,12 +278,17 @@ def roi_align(input, rois, pooled_height=1, pooled_width=1, spatial_scale=1.0,
 def roi_pool(input, rois, pooled_height=1, pooled_width=1, spatial_scale=1.0, rois_num=None,
              name=None, rois_lod=None):
     """[R, C, pooled_height, pooled_width] max per bin; differentiable w.r.t. input. The
-    images' RoIs as roi_align's."""
-    return _roi_pool_layer("roi_pool", input, rois, rois_num,
-                           {"pooled_height": int(pooled_height),
-                            "pooled_width": int(pooled_width),
-                            "spatial_scale": float(spatial_scale)},
-                           [("Out", None), ("Argmax", "int64")], name, rois_lod)
+    images' RoIs as roi_align's. In dynamic mode Paddle 2.0 returns (Out, Argmax) (switch
+    roi_pool_eager_argmax)."""
+    out, argmax = _roi_pool_layer("roi_pool", input, rois, rois_num,
+                                  {"pooled_height": int(pooled_height),
+                                   "pooled_width": int(pooled_width),
+                                   "spatial_scale": float(spatial_scale)},
+                                  [("Out", None), ("Argmax", "int64")], name, rois_lod,
+                                  all_outputs=True)
+    if mode.dynamic and versions.switch("roi_pool_eager_argmax"):
+        return out, argmax
+    return out
 
 
 def psroi_pool(input, rois, output_channels, spatial_scale, pooled_height, pooled_width,

@@ -10,7 +10,7 @@ from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from . import creation
 from .common import append_op_out, check_dtype, check_variable
-from .norm import batch_norm
+from .norm import named_batch_norm
 
 
 def clip_by_norm(x, max_norm, name=None):
@@ -142,9 +142,10 @@ def inplace_abn(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, par
     if act is not None and act not in _ABN_ACTS:
         raise ValueError("inplace_abn: act must be None or one of %s, got %r"
                          % (list(_ABN_ACTS), act))
-    out = batch_norm(input, None, is_test, momentum, epsilon, param_attr, bias_attr,
-                     data_layout, False, name, moving_mean_name, moving_variance_name,
-                     do_model_average_for_mean_and_var, use_global_stats)
+    out = named_batch_norm("inplace_abn", input, None, is_test, momentum, epsilon,
+                           param_attr, bias_attr, data_layout, name, moving_mean_name,
+                           moving_variance_name, do_model_average_for_mean_and_var,
+                           use_global_stats)
     if act in (None, "identity"):
         return out
     return LayerHelper("inplace_abn").append_activation(

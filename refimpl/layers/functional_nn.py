@@ -7,7 +7,7 @@ from .activation import EXPORTS as _ACTIVATIONS
 from .common import append_op_out, check_variables, in_place
 from .math import matmul
 from .norm import dropout
-from .tensor import squeeze, unsqueeze
+from .tensor import reshape, squeeze, unsqueeze
 
 
 def linear(x, weight, bias=None, name=None):
@@ -142,25 +142,40 @@ def local_response_norm(x, size, alpha=1e-4, beta=0.75, k=1.0, data_format="NCHW
                         name=None):
     """x / (k + alpha mean_{window} x^2)^beta, the window being channels c - size//2 ...
     c + (size-1)//2 (zeros beyond). Composed as Paddle 2.0 does: x^2 viewed as 5-D with a
-    unit channel dim, pad3d along the real channels, an avg pool3d of `size` there."""
+    unit channel dim (a 5-D x's two dims beside its channels merged into one), pad3d along
+    the real channels, an avg pool3d of `size` there. data_format only says whether the
+    channels come first or last, as in 2.0."""
     check_variables("local_response_norm", x=x)
     ndim = len(x.shape)
-    if ndim not in (3, 4) or data_format not in ("NCL", "NLC", "NCHW", "NHWC"):
-        raise ValueError("local_response_norm: x must be 3-D (NCL/NLC) or 4-D (NCHW/NHWC), "
-                         "got %s with data_format %r" % (list(x.shape), data_format))
-    extra = [1] + list(range(ndim + 1, 5))          # a unit channel first, units at the end
-    channel = (1 if data_format[1] == "C" else ndim - 1) + 1   # C's position in the 5-D view
+    if data_format not in ("NCL", "NLC", "NCHW", "NHWC", "NCDHW", "NDHWC"):
+        raise ValueError("local_response_norm: data_format should be in one of [NCL, NCHW, "
+                         "NCDHW, NLC, NHWC, NDHWC], but got %r" % (data_format,))
+    if ndim not in (3, 4, 5):
+        raise ValueError("local_response_norm: x must be 3-D, 4-D or 5-D, got %s"
+                         % list(x.shape))
+    channels_last = data_format[-1] == "C"
+    if ndim == 5:   # [N, 1, C, D, H*W] or [N, 1, D, H*W, C]
+        extra = [1]
+        channel = 4 if channels_last else 2
+        square = reshape(unsqueeze(x * x, [1]), [0, 0, 0, -1, x.shape[-1]] if channels_last
+                         else [0, 0, 0, 0, -1])
+    else:           # a unit channel first, units at the end
+        extra = [1] + list(range(ndim + 1, 5))
+        channel = (ndim - 1 if channels_last else 1) + 1    # C's position in the 5-D view
+        square = unsqueeze(x * x, extra)
     pads, ksize = [0] * 6, [1, 1, 1]
     pair = 2 * (4 - channel)                        # pad3d lists W, H, D innermost first
     pads[pair:pair + 2] = [size // 2, (size - 1) // 2]
     ksize[channel - 2] = size
-    square = unsqueeze(x * x, extra)
     padded = append_op_out("pad3d", {"X": [square]}, {"paddings": pads, "mode": "constant",
                                                       "value": 0.0, "data_format": "NCDHW"})
     mean = append_op_out("pool3d", {"X": [padded]},
                          {"pooling_type": "avg", "ksize": ksize, "strides": [1, 1, 1],
                           "paddings": [0, 0, 0], "exclusive": False})
-    div = squeeze(mean, extra) * float(alpha) + float(k)
+    mean = squeeze(mean, extra)
+    if ndim == 5:
+        mean = reshape(mean, [0] + list(x.shape[1:]))
+    div = mean * float(alpha) + float(k)
     return append_op_out("elementwise_div", {"X": [x], "Y": [
         append_op_out("pow", {"X": [div]}, {"factor": float(beta)})]}, {"axis": -1}, name)
 

@@ -50,15 +50,26 @@ def batch_norm(input, act=None, is_test=False, momentum=0.9, epsilon=1e-05, para
     0) are trainable; the running mean (init 0) and variance (init 1) are persistable
     non-trainable parameters the op updates. `in_place` is accepted; Y is always a new
     variable (X is needed by the gradient)."""
-    check_variable(input, "input", "batch_norm")
+    return named_batch_norm("batch_norm", input, act, is_test, momentum, epsilon, param_attr,
+                            bias_attr, data_layout, name, moving_mean_name,
+                            moving_variance_name, do_model_average_for_mean_and_var,
+                            use_global_stats)
+
+
+def named_batch_norm(layer, input, act, is_test, momentum, epsilon, param_attr, bias_attr,
+                     data_layout, name, moving_mean_name, moving_variance_name,
+                     do_model_average_for_mean_and_var, use_global_stats):
+    """batch_norm's program, its variables named after `layer` (fluid.layers.inplace_abn's
+    are inplace_abn_N.*, as in Paddle)."""
+    check_variable(input, "input", layer)
     if data_layout not in ("NCHW", "NHWC"):
-        raise ValueError("batch_norm: data_layout must be 'NCHW' or 'NHWC', got %r"
-                         % (data_layout,))
-    helper = LayerHelper("batch_norm", name=name)
+        raise ValueError("%s: data_layout must be 'NCHW' or 'NHWC', got %r"
+                         % (layer, data_layout))
+    helper = LayerHelper(layer, name=name)
     c = input.shape[1] if data_layout == "NCHW" else input.shape[-1]
     if c < 0:
-        raise ValueError("batch_norm: the channel dim of input %r %s must be known"
-                         % (input.name, list(input.shape)))
+        raise ValueError("%s: the channel dim of input %r %s must be known"
+                         % (layer, input.name, list(input.shape)))
     dtype = input.dtype
     scale = helper.create_parameter(param_attr, [c], dtype, default_initializer=Constant(1.0))
     bias = helper.create_parameter(bias_attr, [c], dtype, is_bias=True)

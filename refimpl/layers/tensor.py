@@ -295,6 +295,8 @@ def tile(x, repeat_times, name=None):
 
 
 def gather(x, index, axis=None, name=None):
+    if isinstance(axis, Variable):      # the axis known at run time (the op's Axis input)
+        return append_op_out("gather", {"X": [x], "Index": [index], "Axis": [axis]}, {}, name)
     return append_op_out("gather", {"X": [x], "Index": [index]}, {"axis": axis or 0}, name)
 
 

@@ -20,6 +20,7 @@ Ties in score keep the lower box index (then the lower label) first: Paddle's C+
 are not all stable, so its order among exactly equal scores may differ."""
 import numpy as np
 
+from .. import versions
 from ._boxes import empty_rows, nms_overlap, random_boxes, roi_image_index
 from ._common import FLOATS
 from .registry import LoDRule, OpDef, Sample, lengths_lod, register
@@ -205,8 +206,7 @@ class MulticlassNMS(OpDef):
         if cls.outputs_index:   # multiclass_nms2 / 3: an empty Out when nothing is kept
             out, index, counts = assemble(rows, indices, counts, bboxes.dtype,
                                           np.zeros((0, 6)))
-            if cls.lod_outputs:     # multiclass_nms2's empty rows follow the profile
-                out, index = empty_rows(out), empty_rows(index)
+            out, index = empty_rows(out), empty_rows(index)     # as the profile fetches them
             return out, index, counts
         # Paddle 1.8 gives a [1, 1] Out holding -1 when no image keeps anything
         out, _, counts = assemble(rows, indices, counts, bboxes.dtype, np.full((1, 1), -1.0))
@@ -235,11 +235,17 @@ class MulticlassNMS2(MulticlassNMS):
 
 @register
 class MulticlassNMS3(MulticlassNMS2):
-    """Paddle 2.x / 3.x's multiclass_nms2 with counts in place of LoD: the images of
-    per-class boxes are the RoisNum input, NmsRoisNum [N] is a real output, and no output
-    carries a LoD (Paddle 3.3.1; nothing kept: Out [0, 6], Index [0, 1], counts 0)."""
+    """Paddle 2.x / 3.x's multiclass_nms2 with counts: the images of per-class boxes are
+    the RoisNum input and NmsRoisNum [N] is a real output. Out and Index carry the images'
+    LoD as multiclass_nms2's do under 2.0 (its kernel is multiclass_nms2's), none under 3
+    (Paddle 3.3.1; nothing kept: Out [0, 6], Index [0, 1], counts 0): switch
+    multiclass_nms3_lod."""
     type = "multiclass_nms3"
-    lod_lengths = lod_alike = lod_outputs = {}
+    lod_lengths = lod_alike = {}
+
+    @property
+    def lod_outputs(self):
+        return MulticlassNMS2.lod_outputs if versions.switch("multiclass_nms3_lod") else {}
 
 
 def merge_local_runs(boxes, scores, threshold, normalized):

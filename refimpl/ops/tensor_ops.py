@@ -264,30 +264,38 @@ class ExpandV2(OpDef):
 
 @register
 class Gather(OpDef):
+    """Out = X's entries at Index along `axis`, or along the axis a 1-element int tensor
+    Axis gives at run time (Paddle 2.0's paddle.gather with a Variable axis)."""
     type = "gather"
-    inputs = ("X", "Index")
+    inputs = ("X", "Index", "Axis?")
     outputs = ("Out",)
     attrs = {"axis": 0}
-    no_grad = ("Index",)
-    grad_inputs = ("X", "Index", "Out@GRAD")
+    no_grad = ("Index", "Axis")
+    grad_inputs = ("X", "Index", "Axis?", "Out@GRAD")
 
     def infer_shape(self, ctx):
         x, idx = ctx.input_var("X"), ctx.input_var("Index")
         ctx.check_dtype("Index", ("int32", "int64"))
         shape = list(x.shape)
+        if ctx.has_input("Axis"):
+            ctx.check_dtype("Axis", ("int32", "int64"))
+            ctx.set_output("Out", [-1] * len(shape), x.dtype)    # the axis is known at run time
+            return
         shape[ctx.check_axis("X", ctx.attr("axis"))] = idx.shape[0]
         ctx.set_output("Out", shape, x.dtype)
 
     @staticmethod
-    def forward(x, index, axis=0):
-        return take_along(x, index, axis)
+    def forward(x, index, axis_tensor=None, axis=0):
+        return take_along(x, index, runtime_ints(axis_tensor, None, [axis])[0])
 
     @staticmethod
-    def backward(x, index, dout, axis=0):
-        return take_along_grad(x, index, dout, axis)
+    def backward(x, index, axis_tensor, dout, axis=0):
+        return take_along_grad(x, index, dout, runtime_ints(axis_tensor, None, [axis])[0])
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 4, 3), "Index": np.array([3, 0, 3], "int64")})
+        yield Sample({"X": rand(rng, 2, 4, 3), "Index": np.array([3, 0, 3], "int32"),
+                      "Axis": np.array([1], "int32")}, name="axis_tensor")
 
 
 @register

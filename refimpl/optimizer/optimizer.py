@@ -75,6 +75,9 @@ class Optimizer:
         self._lr_vars = {}           # id(program) -> learning-rate Variable
         self._startup_program = None
         params = parameters if parameters is not None else parameter_list
+        # given fluid's keyword: one of 2.0's fluid.optimizer classes, whose set_lr also
+        # takes a [1] Variable (paddle.optimizer's takes numbers only)
+        self._fluid_api = parameters is None and parameter_list is not None
         self._param_groups = _param_groups(params)
         self._parameter_list = None if params is None else \
             [p for group in self._param_groups for p in group["params"]]
@@ -184,6 +187,13 @@ class Optimizer:
         if hasattr(self._learning_rate, "_var_name") or \
                 isinstance(self._learning_rate, LearningRateDecay):
             raise RuntimeError("set_lr: the learning rate is an LRScheduler; step it instead")
+        if self._fluid_api and isinstance(value, Variable):
+            # Paddle 2.0's fluid.optimizer: the steps after read the Variable's value
+            if list(value.shape) != [1]:
+                raise AssertionError("%s: set_lr's Variable %r must have shape [1], got %s"
+                                     % (type(self).__name__, value.name, list(value.shape)))
+            self._learning_rate = value
+            return
         value = self._hyperparameter("set_lr's value", value)
         self._learning_rate = value
         from ..framework.scope import global_scope

@@ -396,6 +396,12 @@ def normalize_program(program, feed_vars, fetch_vars, fn="normalize_program"):
     fetches = [v.name for v in _as_var_list(fetch_vars, "fetch_vars", fn)]
     pruned = program.clone(for_test=True)
     pruned._prune_in_place(feeds, fetches, fn)
+    read = set(fetches).union(*(op.input_arg_names for op in pruned.global_block().ops))
+    for i, name in enumerate(feeds):
+        if name not in read:    # Paddle's prune drops it, and its feed op then finds no var
+            raise ValueError("%s: the feed %d, %r, is not involved in the target_vars "
+                             "calculation: the fetch targets do not read it (remove it from "
+                             "the feeds)" % (fn, i, name))
     return pruned, feeds, fetches
 
 

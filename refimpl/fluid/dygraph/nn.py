@@ -20,7 +20,7 @@ from ...layers.math import fluid_matmul
 from ...layers.norm import fluid_dropout, functional_layer_norm
 from ...layers.sequence import (row_conv_filter_shape, row_conv_of, sequence_conv_filter_shape,
                                 sequence_conv_of)
-from ...nn.layer import loss
+from ...nn.layer import common, loss
 from ...nn.layer.base import Layer
 from ...nn.layer.norm import BatchNorm
 from ...nn.layer.spectral_norm import SpectralNorm
@@ -30,7 +30,7 @@ from ...ops.nce import CUSTOM, LOG_UNIFORM, UNIFORM, alias_table
 __all__ = ["Linear", "Conv2D", "Conv3D", "Conv2DTranspose", "Conv3DTranspose", "Pool2D", "Embedding",
            "BatchNorm", "Dropout", "LayerNorm", "InstanceNorm", "GroupNorm", "PRelu",
            "GRUUnit", "NCE", "TreeConv", "BilinearTensorProduct", "SpectralNorm", "MSELoss",
-           "L1Loss", "BCELoss", "NLLLoss"]     # SequenceConv, RowConv: only here, as in 1.8
+           "L1Loss", "BCELoss", "NLLLoss", "Flatten"]     # SequenceConv, RowConv: only here, as in 1.8
 
 
 def _ints(v, n=2):
@@ -521,6 +521,8 @@ class RowConv(_StaticOnlySequenceLayer):
 # 1.8's signatures are 2.0's: SpectralNorm(weight_shape, dim, power_iters, eps, dtype),
 # MSELoss(reduction), L1Loss(reduction), BCELoss(weight, reduction)
 MSELoss, L1Loss, BCELoss = loss.MSELoss, loss.L1Loss, loss.BCELoss
+# 2.0's fluid.dygraph.Flatten(start_axis=1, stop_axis=-1) is paddle.nn.Flatten
+Flatten = common.Flatten
 
 
 class NLLLoss(loss.NLLLoss):

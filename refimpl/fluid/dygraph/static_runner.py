@@ -11,6 +11,7 @@ second backward program. A `while` op runs its body eagerly while its condition 
 `is_test` attr to False / True (the saved program is an inference one), as Paddle does.
 """
 import os
+import types
 
 import numpy as np
 
@@ -91,6 +92,14 @@ class StaticModelRunner(Layer):
             # dotted name is no attribute, so add_parameter's check is not for it)
             self._parameters[param.name] = param
             self._param_of[name] = param
+
+    @property
+    def _program_holder_dict(self):
+        """Paddle 2.0's loader internals (its StaticModelRunner is a TranslatedLayer), which
+        its test_imperative_static_runner_mnist reads: {'forward': a holder whose
+        `_suffix_varname_dict` maps each loaded parameter's name to its saved one}."""
+        renamed = {param.name: name for name, param in self._param_of.items()}
+        return {"forward": types.SimpleNamespace(_suffix_varname_dict=renamed)}
 
     def forward(self, *inputs):
         if len(inputs) != len(self._input_names):
