@@ -31,6 +31,12 @@ from .flags import globals_view
 from ..dygraph.tensor import Tensor as _EagerTensor
 from ..dygraph.tracer import run_op
 from ..distributed.parallel import ParallelStrategy
+from ..inference import (AnalysisConfig, AnalysisPredictor, NativeConfig, NativePaddlePredictor,
+                         PaddleBuf, PaddleDType, PaddlePassBuilder, PaddlePlace, PaddleTensor,
+                         PredictorPool, ZeroCopyTensor, create_paddle_predictor,
+                         create_predictor, get_num_bytes_of_data_type, get_version)
+from ..inference import Predictor as PaddleInferPredictor, Tensor as PaddleInferTensor
+from ..inference.pass_capability import PassVersionChecker
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
@@ -44,7 +50,13 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "get_fetch_variable", "ProgramDesc", "Graph", "VarBase", "Layer",
            "ParallelStrategy", "grad_var_suffix", "loaded_var_suffix", "kEmptyVarName",
            "kTempVarName", "kZeroVarSuffix", "LoDTensorBlockingQueue",
-           "init_lod_tensor_blocking_queue", "Generator", "default_cpu_generator", "ops"]
+           "init_lod_tensor_blocking_queue", "Generator", "default_cpu_generator", "ops",
+           # the inference API (refimpl/inference, specs/inference.md)
+           "AnalysisConfig", "AnalysisPredictor", "NativeConfig", "NativePaddlePredictor",
+           "PaddleBuf", "PaddleDType", "PaddlePassBuilder", "PaddlePlace", "PaddleTensor",
+           "ZeroCopyTensor", "create_paddle_predictor", "PaddleInferPredictor",
+           "PaddleInferTensor", "PredictorPool", "create_predictor", "get_version",
+           "get_num_bytes_of_data_type", "PassVersionChecker"]
 
 
 class VarDesc:
