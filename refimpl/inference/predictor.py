@@ -5,20 +5,19 @@ handles and run()), NativePaddlePredictor and PredictorPool.
 A predictor reads its model once, everything checked before anything is kept
 (static/io.py's readers: pickle-free, torn files refused), keeps the parameters apart from
 the global scope and runs the program with refimpl's Executor in a scope per predictor
-(clones share the parameters' arrays). Inputs are checked against the program's feed variables
-(name, rank, fixed dimensions, dtype) before a run. specs/inference.md."""
+(clones share the parameters' arrays). Input names are checked when a handle is taken,
+values by the executor's feed checks (dtype, rank, fixed dimensions). specs/inference.md."""
 import os
 
 import numpy as np
 
 from .. import version as _version
 from ..executor import Executor
-from ..framework.dtypes import convert_dtype
 from ..framework.place import CPUPlace
 from ..framework.scope import LoDTensor, Scope
 from ..static import io as static_io
 from .config import AnalysisConfig, NativeConfig
-from .tensor import PaddleDType, PaddleTensor, ZeroCopyTensor, dtype_of, num_bytes_of
+from .tensor import PaddleDType, PaddleTensor, ZeroCopyTensor, num_bytes_of
 
 __all__ = ["AnalysisPredictor", "NativePaddlePredictor", "Predictor", "PredictorPool",
            "create_paddle_predictor", "create_predictor", "get_version",
@@ -105,17 +104,10 @@ class AnalysisPredictor:
         return self._inputs if inputs else self._outputs
 
     # -- running ------------------------------------------------------------------------
-    def _checked_feed(self, name, array, lod):
-        var = self._model.feed_vars[name]
-        expected = convert_dtype(var.dtype)
-        if np.dtype(array.dtype) != np.dtype(expected):
-            raise TypeError("%s: input %r holds %s data, the model's variable is %s"
-                            % (self._fn, name, array.dtype, np.dtype(expected)))
-        shape = [int(d) for d in var.shape]
-        if len(shape) != array.ndim or any(d >= 0 and d != g
-                                           for d, g in zip(shape, array.shape)):
-            raise ValueError("%s: input %r has shape %s, the model expects %s (-1: any size)"
-                             % (self._fn, name, list(array.shape), shape))
+    @staticmethod
+    def _feed_value(array, lod):
+        """The executor's feed of an input: the array, or a LoDTensor when it has a LoD
+        (the executor checks both against the variable: dtype, rank, fixed dims)."""
         if not lod:
             return array
         tensor = LoDTensor()
@@ -129,7 +121,7 @@ class AnalysisPredictor:
         if missing:
             raise ValueError("%s: inputs %s have no value (copy_from_cpu them, or pass them "
                              "to run)" % (self._fn, missing))
-        feed = {n: self._checked_feed(n, *feeds[n]) for n in self._model.feed_names}
+        feed = {n: self._feed_value(*feeds[n]) for n in self._model.feed_names}
         results = self._executor.run(self._model.program, feed=feed,
                                      fetch_list=self._model.fetch_targets,
                                      scope=self._scope, return_numpy=False)
