@@ -110,14 +110,31 @@ def test_clear_errors_and_one_predictor_per_config(tmp_path):
     handle = other.get_input_tensor("x")
     with pytest.raises(TypeError, match="float64 is not supported"):
         handle.copy_from_cpu(X.astype("float64"))
-    handle.copy_from_cpu(np.ones((2, 4), "float32"))
-    with pytest.raises(Exception, match="should have dimensions = 2"):
+    handle.copy_from_cpu(np.ones((2, 3), "int32"))
+    with pytest.raises(TypeError, match="input 'x' holds int32 data, the model's variable is "
+                                        "float32"):
+        other.zero_copy_run()
+    handle.copy_from_cpu(np.ones((2, 4), "float32"))    # the op refuses it, as in Paddle
+    with pytest.raises(Exception, match=r"operator mul.*x=\(2, 4\)"):
         other.zero_copy_run()
     with pytest.raises(RuntimeError, match="run the predictor first"):
         other.get_output_tensor(out_name).copy_to_cpu()
 
 
-def test_a_torn_parameter_file_changes_nothing(tmp_path):
+def test_inputs_are_not_checked_against_a_saved_fixed_batch(tmp_path):
+    x = fluid.data("x", [4, 3], "float32")      # a dy2static model records its batch
+    y = fluid.layers.scale(x, 2.0, bias=1.0)
+    exe = fluid.Executor(fluid.CPUPlace())
+    fluid.io.save_inference_model(str(tmp_path / "f"), ["x"], [y], exe)
+    config = core.AnalysisConfig(str(tmp_path / "f"))
+    config.switch_use_feed_fetch_ops(False)
+    predictor = core.create_paddle_predictor(config)
+    predictor.get_input_tensor("x").copy_from_cpu(X[:1])
+    predictor.zero_copy_run()
+    np.testing.assert_allclose(predictor.get_output_tensor(y.name).copy_to_cpu(), X[:1] * 2 + 1)
+
+
+def test_a_torn_parameter_file_is_refused(tmp_path):
     config, _, _ = _combined(tmp_path)
     params = tmp_path / "m" / "params"
     params.write_bytes(params.read_bytes()[:-4])

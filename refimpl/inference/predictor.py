@@ -5,14 +5,15 @@ handles and run()), NativePaddlePredictor and PredictorPool.
 A predictor reads its model once, everything checked before anything is kept
 (static/io.py's readers: pickle-free, torn files refused), keeps the parameters apart from
 the global scope and runs the program with refimpl's Executor in a scope per predictor
-(clones share the parameters' arrays). Input names are checked when a handle is taken,
-values by the executor's feed checks (dtype, rank, fixed dimensions). specs/inference.md."""
+(clones share the parameters' arrays). Input names are checked when a handle is taken;
+values are not checked against the declared shapes (as in Paddle: the ops check them). specs/inference.md."""
 import os
 
 import numpy as np
 
 from .. import version as _version
 from ..executor import Executor
+from ..framework.dtypes import convert_dtype
 from ..framework.place import CPUPlace
 from ..framework.scope import LoDTensor, Scope
 from ..static import io as static_io
@@ -58,6 +59,10 @@ class _Model:
         self.params = values
         block = program.global_block()
         self.feed_vars = {n: block.vars[n] for n in self.feed_names}
+        for var in self.feed_vars.values():
+            # Paddle's predictor writes inputs into its scope unchecked: a model saved
+            # with a batch of 4 in its input's shape serves a batch of 1
+            var.need_check_feed = False
 
 
 class AnalysisPredictor:
@@ -104,10 +109,14 @@ class AnalysisPredictor:
         return self._inputs if inputs else self._outputs
 
     # -- running ------------------------------------------------------------------------
-    @staticmethod
-    def _feed_value(array, lod):
-        """The executor's feed of an input: the array, or a LoDTensor when it has a LoD
-        (the executor checks both against the variable: dtype, rank, fixed dims)."""
+    def _feed_value(self, name, array, lod):
+        """The executor's feed of an input: the array, or a LoDTensor when it has a LoD.
+        Its dtype must be the variable's (Paddle's ops refuse another: "Tensor holds the
+        wrong type")."""
+        declared = np.dtype(convert_dtype(self._model.feed_vars[name].dtype))
+        if array.dtype != declared:
+            raise TypeError("%s: input %r holds %s data, the model's variable is %s"
+                            % (self._fn, name, array.dtype, declared))
         if not lod:
             return array
         tensor = LoDTensor()
@@ -121,7 +130,7 @@ class AnalysisPredictor:
         if missing:
             raise ValueError("%s: inputs %s have no value (copy_from_cpu them, or pass them "
                              "to run)" % (self._fn, missing))
-        feed = {n: self._feed_value(*feeds[n]) for n in self._model.feed_names}
+        feed = {n: self._feed_value(n, *feeds[n]) for n in self._model.feed_names}
         results = self._executor.run(self._model.program, feed=feed,
                                      fetch_list=self._model.fetch_targets,
                                      scope=self._scope, return_numpy=False)
