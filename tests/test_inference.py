@@ -125,7 +125,8 @@ def test_inputs_are_not_checked_against_a_saved_fixed_batch(tmp_path):
     x = fluid.data("x", [4, 3], "float32")      # a dy2static model records its batch
     y = fluid.layers.scale(x, 2.0, bias=1.0)
     exe = fluid.Executor(fluid.CPUPlace())
-    fluid.io.save_inference_model(str(tmp_path / "f"), ["x"], [y], exe)
+    with pytest.warns(UserWarning, match="no variable in your model"):    # as 1.8.5 warns
+        fluid.io.save_inference_model(str(tmp_path / "f"), ["x"], [y], exe)
     config = core.AnalysisConfig(str(tmp_path / "f"))
     config.switch_use_feed_fetch_ops(False)
     predictor = core.create_paddle_predictor(config)
@@ -186,3 +187,17 @@ def test_lod_input_and_output(tmp_path):
     # sequences [1, 2] and [3]
     np.testing.assert_array_equal(sums.copy_to_cpu(), [[[2 + 4, 3 + 5]], [[6, 7]]])
     assert rows.lod() == [[0, 2, 3]]
+
+
+def test_native_config_model_dir_or_prog_and_param_files(tmp_path):
+    config = core.NativeConfig()     # 1.8.5's defaults
+    assert (config.model_dir, config.prog_file, config.param_file, config.use_gpu,
+            config.device, config.fraction_of_gpu_memory, config.specify_input_name) == \
+        ("", "", "", False, 0, -1.0, False)
+    expected, _ = _save(tmp_path / "n")
+    config.model_dir = str(tmp_path / "n")
+    predictor = core.create_paddle_predictor(config)
+    assert type(predictor).__name__ == "NativePaddlePredictor"
+    np.testing.assert_allclose(predictor.run([core.PaddleTensor(X)])[0].as_ndarray(),
+                               EXPECTED_18, rtol=1e-6)
+    np.testing.assert_allclose(predictor.run([core.PaddleTensor(X)])[0].as_ndarray(), expected)
