@@ -163,6 +163,11 @@ def test_cpu_build_switches_stay_off_and_passes_are_listed(capfd):
     assert core.PassVersionChecker.IsCompatible("fc_gru_fuse_pass")     # fusion_gru 1 <= 1
     assert not core.PassVersionChecker.IsCompatible("embedding_fc_lstm_fuse_pass")  # v2 is 1
     assert not core.PassVersionChecker.IsCompatible("no_such_pass")
+    # 2.0 names "elementweise_add", an op without checkpoints: version 0 == 0 holds
+    assert core.PassVersionChecker.IsCompatible("embedding_eltwise_layernorm_fuse_pass")
+    # built only with MKLDNN / TensorRT, so not registered in a CPU build
+    assert not core.PassVersionChecker.IsCompatible("conv_relu_mkldnn_fuse_pass")
+    assert not core.PassVersionChecker.IsCompatible("tensorrt_subgraph_pass")
 
 
 def test_lod_input_and_output(tmp_path):

@@ -11,14 +11,36 @@ import operator
 __all__ = ["PassVersionChecker", "PASS_CAPABILITIES", "OP_VERSIONS"]
 
 # the versions of the ops the passes below name (2.0: one checkpoint each, fill_constant 2)
-OP_VERSIONS = {"conv2d": 1, "elementwise_add": 1, "elementwise_mul": 1,
-               "elementwise_sub": 1, "fill_constant": 2, "matmul": 1, "fusion_gru": 1,
-               "leaky_relu": 1, "lookup_table_v2": 1}
+OP_VERSIONS = {"conv2d": 1, "conv2d_transpose": 1, "elementwise_add": 1,
+               "elementwise_mul": 1, "elementwise_sub": 1, "fill_constant": 2, "matmul": 1,
+               "fusion_gru": 1, "leaky_relu": 1, "lookup_table_v2": 1,
+               "fake_channel_wise_quantize_abs_max": 1}
 
 _EQ, _LE = operator.eq, operator.le
 _CONV_ADD = (("conv2d", _LE, 1), ("elementwise_add", _LE, 1))
-# pass: its one combination of (op, comparison, version)
+# pass: its one combination of (op, comparison, version); every pass of a CPU build (no
+# MKLDNN, no TensorRT: their passes are not built there, and so not registered)
 PASS_CAPABILITIES = {
+    "adaptive_pool2d_convert_global_pass": (("pool2d", _EQ, 0),),
+    # (2.0 spells it "elementweise_add": an op without a checkpoint, version 0)
+    "embedding_eltwise_layernorm_fuse_pass": (("lookup_table", _EQ, 0),
+                                              ("elementweise_add", _EQ, 0)),
+    "multihead_matmul_fuse_pass_v2": (("mul", _EQ, 0), ("elementwise_add", _LE, 1),
+                                      ("reshape2", _EQ, 0), ("transpose2", _EQ, 0),
+                                      ("scale", _EQ, 0), ("matmul", _LE, 1),
+                                      ("softmax", _EQ, 0)),
+    "quant_conv2d_dequant_fuse_pass": (("conv2d", _LE, 1), ("fc", _EQ, 0),
+                                       ("conv2d_transpose", _LE, 1),
+                                       ("fake_quantize_abs_max", _EQ, 0),
+                                       ("fake_quantize_range_abs_max", _EQ, 0),
+                                       ("fake_quantize_moving_average_abs_max", _EQ, 0),
+                                       ("fake_channel_wise_quantize_abs_max", _LE, 1),
+                                       ("fake_dequantize_max_abs", _EQ, 0)),
+    "seqconv_eltadd_relu_fuse_pass": (("sequence_conv", _EQ, 0), ("elementwise_add", _LE, 1),
+                                      ("relu", _EQ, 0)),
+    "shuffle_channel_detect_pass": (("reshape2", _EQ, 0), ("transpose2", _EQ, 0)),
+    "skip_layernorm_fuse_pass": (("elementwise_add", _LE, 1), ("layer_norm", _EQ, 0)),
+    "unsqueeze2_eltwise_fuse_pass": (("unsqueeze2", _EQ, 0), ("elementwise_mul", _LE, 1)),
     "conv_affine_channel_fuse_pass": (("conv2d", _LE, 1), ("affine_channel", _EQ, 0)),
     "conv_eltwiseadd_affine_channel_fuse_pass": _CONV_ADD + (("affine_channel", _EQ, 0),),
     "conv_bn_fuse_pass": (("conv2d", _LE, 1), ("batch_norm", _EQ, 0)),
