@@ -11,7 +11,7 @@ import os
 
 import numpy as np
 
-from .. import version as _version
+from .. import version as _version, versions
 from ..executor import Executor
 from ..framework.dtypes import convert_dtype
 from ..framework.place import CPUPlace
@@ -238,7 +238,8 @@ class Predictor:
         return self._engine.get_output_tensor(name)
 
     def run(self):
-        return self._engine.zero_copy_run()
+        ran = self._engine.zero_copy_run()
+        return ran if versions.switch("inference_run_result") else None
 
     def clone(self):
         return Predictor(None, _engine=self._engine.clone())
