@@ -31,12 +31,14 @@ from .flags import globals_view
 from ..dygraph.tensor import Tensor as _EagerTensor
 from ..dygraph.tracer import run_op
 from ..distributed.parallel import ParallelStrategy
-from ..inference import (AnalysisConfig, AnalysisPredictor, NativeConfig, NativePaddlePredictor,
-                         PaddleBuf, PaddleDType, PaddlePassBuilder, PaddlePlace, PaddleTensor,
-                         PredictorPool, ZeroCopyTensor, create_paddle_predictor,
-                         create_predictor, get_num_bytes_of_data_type, get_version)
-from ..inference import Predictor as PaddleInferPredictor, Tensor as PaddleInferTensor
+from ..inference.config import AnalysisConfig, NativeConfig, PaddlePassBuilder
 from ..inference.pass_capability import PassVersionChecker
+from ..inference.predictor import (AnalysisPredictor, NativePaddlePredictor, PredictorPool,
+                                   create_paddle_predictor, create_predictor,
+                                   get_num_bytes_of_data_type, get_version)
+from ..inference.predictor import Predictor as PaddleInferPredictor
+from ..inference.tensor import PaddleBuf, PaddleDType, PaddlePlace, PaddleTensor, ZeroCopyTensor
+from ..inference.tensor import ZeroCopyTensor as PaddleInferTensor
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
