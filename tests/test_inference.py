@@ -81,7 +81,7 @@ def test_paddle_inference_predictor_handles_clone_and_pool(tmp_path, paddle_vers
         clone.run()
     clone.get_input_handle("x").copy_from_cpu(X[:1])
     with paddle_version("3"):
-        assert clone.run() is None      # 3.3.1's run() gives None (switch inference_run_result)
+        assert clone.run() is None      # 3.3.1's run() gives None (inference_predictor_run)
     np.testing.assert_allclose(clone.get_output_handle(out_name).copy_to_cpu(), expected[:1])
     assert predictor.get_output_handle(out_name).shape() == [2, 2]
     pool = inference.PredictorPool(inference.Config(str(tmp_path / "p" / "m.pdmodel"),
@@ -207,3 +207,23 @@ def test_native_config_model_dir_or_prog_and_param_files(tmp_path):
     np.testing.assert_allclose(predictor.run([core.PaddleTensor(X)])[0].as_ndarray(),
                                EXPECTED_18, rtol=1e-6)
     np.testing.assert_allclose(predictor.run([core.PaddleTensor(X)])[0].as_ndarray(), expected)
+
+
+
+def test_predictor_run_of_tensors_from_3(tmp_path, paddle_version):
+    # 3.3.1's Predictor.run([Tensor]): the outputs as Tensors, the handles updated too;
+    # 2.0's binding takes no inputs (switch inference_predictor_run)
+    config, expected, out_name = _combined(tmp_path)
+    predictor = inference.create_predictor(config)
+    with paddle_version("2.0"), pytest.raises(TypeError, match="takes no inputs"):
+        predictor.run([X])
+    with paddle_version("3"), fluid.dygraph.guard():
+        x = fluid.dygraph.to_variable(X)
+        outputs = predictor.run([x])
+        np.testing.assert_allclose(outputs[0].numpy(), EXPECTED_18, rtol=1e-6)
+        np.testing.assert_allclose(predictor.get_output_handle(out_name).copy_to_cpu(),
+                                   expected)
+        with pytest.raises(ValueError, match="wrong feed input size, need 1 but get 2"):
+            predictor.run([x, x])
+        with pytest.raises(TypeError, match="inputs must be paddle Tensors"):
+            predictor.run([X])      # 3.3.1's binding refuses arrays too

@@ -12,6 +12,7 @@ import os
 import numpy as np
 
 from .. import version as _version, versions
+from ..dygraph.tensor import Tensor as EagerTensor
 from ..executor import Executor
 from ..framework.dtypes import convert_dtype
 from ..framework.place import CPUPlace
@@ -237,9 +238,28 @@ class Predictor:
     def get_output_handle(self, name):
         return self._engine.get_output_tensor(name)
 
-    def run(self):
-        ran = self._engine.zero_copy_run()
-        return ran if versions.switch("inference_run_result") else None
+    def run(self, inputs=None):
+        """run(): on the input handles' values (2.0: True; 3.3.1: None). run([Tensor]) (3.3.1
+        on): on these inputs, by position; the outputs as Tensors (switch
+        inference_predictor_run)."""
+        returns_outputs = versions.switch("inference_predictor_run") == "none_or_outputs"
+        if inputs is None:
+            ran = self._engine.zero_copy_run()
+            return None if returns_outputs else ran
+        if not returns_outputs:
+            raise TypeError("Predictor.run() takes no inputs in Paddle %s: copy them into "
+                            "get_input_handle(name) first" % versions.current())
+        engine, names = self._engine, self._engine.get_input_names()
+        if len(inputs) != len(names):
+            raise ValueError("Predictor.run: wrong feed input size, need %d but get %d"
+                             % (len(names), len(inputs)))
+        for i, value in enumerate(inputs):
+            if not isinstance(value, EagerTensor):
+                raise TypeError("Predictor.run: inputs must be paddle Tensors, input %d is %s"
+                                % (i, type(value).__name__))
+        engine._inputs.update({n: (v.numpy(), []) for n, v in zip(names, inputs)})
+        engine.zero_copy_run()
+        return [EagerTensor(engine._outputs[n][0]) for n in engine.get_output_names()]
 
     def clone(self):
         return Predictor(None, _engine=self._engine.clone())
