@@ -273,9 +273,6 @@ class AnalysisConfig:
     def enable_memory_optim(self):
         self._memory_optim = True   # refimpl's executor frees dead values in any case
 
-    def enable_memory_optim_enabled(self):
-        return self._memory_optim
-
     def enable_profile(self):
         self._profile = True
 
