@@ -242,6 +242,16 @@ class AnalysisConfig:
     def set_mkldnn_cache_capacity(self, capacity=0):
         _log_error("Please compile with MKLDNN first to set MKLDNN Thread Id")
 
+    def set_mkldnn_op(self, op_types):
+        self._mkldnn_ops = set(op_types)    # kept, as Paddle keeps it; MKLDNN stays off
+
+    def set_bfloat16_op(self, op_types):
+        self._bfloat16_ops = set(op_types)
+
+    def quantizer_config(self):
+        raise RuntimeError("AnalysisConfig.quantizer_config: MkldnnQuantizer was not enabled "
+                           "yet (enable_quantizer needs an MKLDNN build)")
+
     def set_cpu_math_library_num_threads(self, n):
         self._cpu_threads = int(n)
 
