@@ -89,6 +89,12 @@ def test_paddle_inference_predictor_handles_clone_and_pool(tmp_path, paddle_vers
     with pytest.raises(IndexError, match=r"There are \(2\) predictors"):
         pool.retrive(2)
     assert inference.get_num_bytes_of_data_type(inference.DataType.INT64) == 8
+    # printed as 1.8.5's bindings print them
+    assert [repr(v) for v in (inference.DataType.INT64, inference.PlaceType.CPU,
+                              inference.PrecisionType.Half)] == \
+        ["PaddleDType.INT64", "PaddlePlace.CPU", "Precision.Half"]
+    from refimpl.fluid import inference as fluid_inference     # 2.0's paddle.fluid.inference
+    assert fluid_inference.Config is inference.Config
     assert inference.get_version().startswith("version: ")
 
 

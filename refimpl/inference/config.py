@@ -92,8 +92,10 @@ class AnalysisConfig:
         Int8 = 1
         Half = 2
 
-        def __repr__(self):
-            return "<Precision.%s: %d>" % (self.name, self.value)
+        def __str__(self):
+            return "Precision.%s" % self.name
+
+        __repr__ = __str__      # 1.8.5's binding prints both as Precision.Half
 
     # export_values: AnalysisConfig.Float32 too
     Float32, Int8, Half = Precision.Float32, Precision.Int8, Precision.Half

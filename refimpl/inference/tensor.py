@@ -19,6 +19,8 @@ class PaddleDType(enum.IntEnum):
     def __str__(self):
         return "PaddleDType.%s" % self.name
 
+    __repr__ = __str__
+
 
 class PaddlePlace(enum.IntEnum):
     UNK = -1
@@ -27,6 +29,8 @@ class PaddlePlace(enum.IntEnum):
 
     def __str__(self):
         return "PaddlePlace.%s" % self.name
+
+    __repr__ = __str__
 
 
 _NUMPY = {PaddleDType.FLOAT32: np.float32, PaddleDType.INT64: np.int64,
