@@ -111,6 +111,10 @@ def test_clear_errors_and_one_predictor_per_config(tmp_path):
         predictor.zero_copy_run()       # feed / fetch ops on, as Paddle 1.8.5 refuses too
     with pytest.raises(FileNotFoundError, match="Cannot open file"):
         core.create_paddle_predictor(core.AnalysisConfig(str(tmp_path / "none")))
+    alone = core.AnalysisConfig()
+    alone.set_prog_file(config.prog_file())     # 1.8.5 makes no predictor (None) of this
+    with pytest.raises(ValueError, match="Either model_dir or param_file"):
+        core.create_paddle_predictor(alone)
     copy = core.AnalysisConfig(config)
     copy.switch_use_feed_fetch_ops(False)
     other = core.create_paddle_predictor(copy)

@@ -326,13 +326,15 @@ class AnalysisConfig:
     def _model_source(self):
         """('memory', prog bytes, params bytes), ('files', prog_file, params_file) or
         ('dir', model_dir, None), as Paddle's predictor picks them: prog_file and
-        params_file when set, else model_dir."""
+        params_file when set, else model_dir. One of the two files alone is an error (1.8.5
+        makes no predictor then, 2.0 raises PreconditionNotMet)."""
         if self._model_buffers is not None:
             return ("memory",) + self._model_buffers
         if self._prog_file or self._params_file:
             if not (self._prog_file and self._params_file):
-                raise ValueError("AnalysisConfig: prog_file %r and params_file %r must both "
-                                 "be set (or give model_dir alone)"
+                raise ValueError("AnalysisConfig: prog_file %r and params_file %r: Either "
+                                 "model_dir or param_file / prog_file should be set (both "
+                                 "files, or model_dir alone)"
                                  % (self._prog_file, self._params_file))
             return "files", self._prog_file, self._params_file
         if not self._model_dir:
