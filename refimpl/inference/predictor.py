@@ -6,7 +6,8 @@ A predictor reads its model once, everything checked before anything is kept
 (static/io.py's readers: pickle-free, torn files refused), keeps the parameters apart from
 the global scope and runs the program with refimpl's Executor in a scope per predictor
 (clones share the parameters' arrays). Input names are checked when a handle is taken;
-values are not checked against the declared shapes (as in Paddle: the ops check them). specs/inference.md."""
+values are not checked against the declared shapes (as in Paddle: the ops check them).
+specs/inference.md."""
 import os
 
 import numpy as np
