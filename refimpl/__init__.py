@@ -20,7 +20,7 @@ from .framework.random import seed_all as seed
 from .layers import exports as _exports
 from .framework.model_formats import save
 from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
-               incubate, vision, text, jit, io, utils, distribution)
+               incubate, vision, text, jit, io, utils, distribution, inference)
 from .static.io import paddle_load as load
 from . import reader, dataset, compat, pir_utils, version, sysconfig, complex
 from .reader import batch

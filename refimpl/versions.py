@@ -358,6 +358,10 @@ SWITCHES = {
     # params_filename configs), as Paddle 2.0's does; or only save_dygraph's files, with
     # keep_name_table its one option (1.8.5, read: inspect.signature and its source)
     "load_dygraph_directories": {"1.8": False, "2.0": True, "3": True},
+    # paddle.inference.Predictor.run: run() returns the bool of its run, True (2.0, whose
+    # binding takes no inputs), or run() returns None and run([Tensor]) the output Tensors
+    # (3.3.1, measured). 1.8 has no Predictor (fluid.core's zero_copy_run returns True)
+    "inference_predictor_run": {"1.8": "bool", "2.0": "bool", "3": "none_or_outputs"},
 }
 
 

@@ -25,7 +25,8 @@ def fresh_programs():
     main, startup = program_mod.Program(), program_mod.Program()
     old_main = program_mod.switch_main_program(main)
     old_startup = program_mod.switch_startup_program(startup)
-    old_mode, old_grad = mode.dynamic, mode.grad_enabled
+    old_mode, old_grad, old_train_mode = mode.dynamic, mode.grad_enabled, mode.train_mode
+    mode.train_mode = True
     mode.enable_static()
     try:
         with scope_mod.scope_guard(scope_mod.Scope()), unique_name.guard():
@@ -34,7 +35,7 @@ def fresh_programs():
             finally:
                 mode.enable_static()     # the test's names again, if disable_static named afresh
     finally:
-        mode.dynamic, mode.grad_enabled = old_mode, old_grad
+        mode.dynamic, mode.grad_enabled, mode.train_mode = old_mode, old_grad, old_train_mode
         program_mod.switch_main_program(old_main)
         program_mod.switch_startup_program(old_startup)
         program_mod._global_program_seed[0] = old_seed

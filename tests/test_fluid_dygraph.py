@@ -528,3 +528,26 @@ def test_tracer_unique_names_count_across_keys():
     tracer = Tracer()
     assert [tracer._generate_unique_name(), tracer._generate_unique_name("dygraph_tmp"),
             tracer._generate_unique_name("x")] == ["dygraph_tmp_0", "dygraph_tmp_1", "x_2"]
+
+
+def test_fluid_dropout_is_test_none_follows_the_tracer_train_mode_from_20(paddle_version):
+    # Paddle 2.0's fluid.layers.dropout(is_test=None): eagerly `not tracer._train_mode`,
+    # which Layer.eval() / train() set (its test_bert compares eval predictions of a model
+    # whose dropouts take the default); in a program the op's default, is_test False
+    x = np.ones((2, 50), "float32")
+    with paddle_version("2.0"), fluid.dygraph.guard():
+        layer = fluid.dygraph.Linear(2, 2)
+        layer.eval()
+        np.testing.assert_allclose(
+            fluid.layers.dropout(fluid.dygraph.to_variable(x), 0.1).numpy(), x * 0.9)
+        kept = fluid.layers.dropout(fluid.dygraph.to_variable(x), 0.1, is_test=False).numpy()
+        assert set(np.unique(kept)) <= {0.0, 1.0}
+        layer.train()
+        assert set(np.unique(fluid.layers.dropout(fluid.dygraph.to_variable(x),
+                                                  0.1).numpy())) <= {0.0, 1.0}
+        layer.eval()
+        with fluid.dygraph.guard():     # a new guard's tracer is in train mode
+            assert fluid.framework._dygraph_tracer()._train_mode
+        assert not fluid.framework._dygraph_tracer()._train_mode
+    out = fluid.layers.dropout(fluid.data("x", [2, 50], "float32"), 0.1)
+    assert out.block.ops[-1].attr("is_test") is False

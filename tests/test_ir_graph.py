@@ -58,3 +58,29 @@ def test_program_desc_constructors():
     assert [parsed.block(0).op(i).type() for i in range(2)] == ["mul", "elementwise_add"]
     with pytest.raises(TypeError, match="ProgramDesc"):
         core.Graph(main)
+
+
+def test_ir_graph_queries_clone_and_to_program():
+    main, startup, y = _program()
+    graph = fluid.framework.IrGraph(core.Graph(main.desc), for_test=True)
+    assert graph.is_test() and graph.graph_num() == 1
+    assert {n.name() for n in graph.all_op_nodes()} == {"mul", "elementwise_add"}
+    assert {n.name() for n in graph.all_persistable_nodes()} == {"fc_0.w_0", "fc_0.b_0"}
+    assert len(graph.all_nodes()) == len(graph.all_var_nodes()) + 2
+    program = graph.clone().to_program()
+    assert [op.type for op in program.global_block().ops] == ["mul", "elementwise_add"]
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    xs = np.ones((2, 3), "float32")
+    out, = exe.run(program, feed={"x": xs}, fetch_list=[y.name])
+    np.testing.assert_allclose(out, np.full((2, 4), 3 * 0.5 + 0.25))
+    with pytest.raises(TypeError, match="graph must be a core.Graph"):
+        fluid.framework.IrGraph(main.desc)
+
+
+def test_quantization_passes_import_and_say_they_are_not_implemented():
+    from refimpl.fluid.contrib.slim.quantization import (QuantizationFreezePass,
+                                                         QuantizationTransformPass)
+    for cls in (QuantizationTransformPass, QuantizationFreezePass):
+        with pytest.raises(NotImplementedError, match="quantization .* not implemented"):
+            cls(scope=None, place=fluid.CPUPlace())

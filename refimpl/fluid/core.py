@@ -30,6 +30,14 @@ from .flags import globals_view
 from ..dygraph.tensor import Tensor as _EagerTensor
 from ..dygraph.tracer import run_op
 from ..distributed.parallel import ParallelStrategy
+from ..inference.config import AnalysisConfig, NativeConfig, PaddlePassBuilder
+from ..inference.pass_capability import PassVersionChecker
+from ..inference.predictor import (AnalysisPredictor, NativePaddlePredictor, PredictorPool,
+                                   create_paddle_predictor, create_predictor,
+                                   get_num_bytes_of_data_type, get_version)
+from ..inference.predictor import Predictor as PaddleInferPredictor
+from ..inference.tensor import PaddleBuf, PaddleDType, PaddlePlace, PaddleTensor, ZeroCopyTensor
+from ..inference.tensor import ZeroCopyTensor as PaddleInferTensor
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
@@ -43,7 +51,13 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "get_fetch_variable", "ProgramDesc", "Graph", "VarBase", "Layer",
            "ParallelStrategy", "grad_var_suffix", "loaded_var_suffix", "kEmptyVarName",
            "kTempVarName", "kZeroVarSuffix", "LoDTensorBlockingQueue",
-           "init_lod_tensor_blocking_queue", "Generator", "default_cpu_generator", "ops"]
+           "init_lod_tensor_blocking_queue", "Generator", "default_cpu_generator", "ops",
+           # the inference API (refimpl/inference, specs/inference.md)
+           "AnalysisConfig", "AnalysisPredictor", "NativeConfig", "NativePaddlePredictor",
+           "PaddleBuf", "PaddleDType", "PaddlePassBuilder", "PaddlePlace", "PaddleTensor",
+           "ZeroCopyTensor", "create_paddle_predictor", "PaddleInferPredictor",
+           "PaddleInferTensor", "PredictorPool", "create_predictor", "get_version",
+           "get_num_bytes_of_data_type", "PassVersionChecker"]
 
 
 class VarDesc:

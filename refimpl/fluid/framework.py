@@ -12,6 +12,7 @@ from .op_proto import OpProtoHolder
 from .compat import cuda_pinned_places, load_op_library, require_version
 from .flags import get_flags, set_flags
 from ..static.device import device_guard
+from ..framework.ir_graph import IrGraph
 from ..framework.place import (cpu_places, cuda_places, current_place,
                                is_compiled_with_cuda, place_guard, xpu_places)
 from ..framework.program import (OpRole, Operator, Parameter, Program, Variable, Block,
@@ -28,7 +29,8 @@ __all__ = ["OpRole", "Operator", "Parameter", "ParamBase", "Program", "Variable"
            "TEMP_VAR_NAME", "ZERO_VAR_SUFFIX", "EMPTY_VAR_NAME", "dygraph_only",
            "dygraph_not_support", "_dygraph_tracer", "_dygraph_guard", "_dygraph_place_guard",
            "cuda_pinned_places",
-           "load_op_library", "require_version", "get_flags", "set_flags", "device_guard"]
+           "load_op_library", "require_version", "get_flags", "set_flags", "device_guard",
+           "IrGraph"]
 
 
 # Paddle's reserved name parts

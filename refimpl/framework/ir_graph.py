@@ -5,7 +5,7 @@ writes. Paddle makes a new node for each write of a variable (SSA versions); her
 variable is one node. specs/compiled_program.md#graphs."""
 from .desc import ProgramDesc, VarDesc
 
-__all__ = ["Graph", "Node"]
+__all__ = ["Graph", "Node", "IrGraph"]
 
 
 class Node:
@@ -67,3 +67,46 @@ class Graph:
 
     def all_var_nodes(self):
         return [n for n in self._nodes if n.is_var()]
+
+    def clone(self):
+        return Graph(self._program.desc)
+
+    def program(self):
+        """A copy of the program the graph holds (Paddle's graph_to_program_pass)."""
+        return self._program.clone()
+
+
+class IrGraph:
+    """fluid.framework.IrGraph: Paddle's Python view of a core.Graph, here its queries
+    and to_program (graph passes that rewrite nodes are refimpl's compiler passes, not
+    IrGraph edits). Node sets are sets, as Paddle's."""
+
+    def __init__(self, graph, for_test=False):
+        if not isinstance(graph, Graph):
+            raise TypeError("IrGraph: graph must be a core.Graph, got %s"
+                            % type(graph).__name__)
+        self.graph, self._for_test = graph, for_test
+
+    def clone(self):
+        return IrGraph(self.graph.clone(), self._for_test)
+
+    def is_test(self):
+        return self._for_test
+
+    def all_nodes(self):
+        return set(self.graph.nodes())
+
+    def all_var_nodes(self):
+        return set(self.graph.all_var_nodes())
+
+    def all_persistable_nodes(self):
+        return {n for n in self.graph.all_var_nodes() if n._item.persistable}
+
+    def all_op_nodes(self):
+        return set(self.graph.all_op_nodes())
+
+    def graph_num(self):
+        return 1    # refimpl's graphs are one block's
+
+    def to_program(self):
+        return self.graph.program()

@@ -37,6 +37,10 @@ def start_as_profile():
 dynamic = legacy_grads = None
 start_as_profile()
 grad_enabled = True
+# the tracer's train mode (Paddle 2.0's _dygraph_tracer()._train_mode, a flag apart from
+# grad_enabled): Layer.train() / eval() set it in dynamic mode, and an eager
+# fluid.layers.dropout with is_test None follows it
+train_mode = True
 _program_guards = 0    # open program_guards: static inside, whatever the global mode
 eager = None           # installed by refimpl.dygraph: see install_eager
 
@@ -77,21 +81,24 @@ def disable_static(place=None):
     """Dynamic mode from here, inside a program_guard too (Paddle 2.0's tests switch inside
     one; leaving the guard gives back the mode it was entered in). From static mode it names
     afresh until enable_static() puts the static names back."""
-    global dynamic, _static_names
+    global dynamic, _static_names, train_mode
     if not dynamic:
         _static_names = unique_name.switch()
+        train_mode = True       # Paddle makes a new tracer, in train mode
     dynamic = True
 
 
 @contextlib.contextmanager
 def dygraph_guard(enable=True):
-    """fluid.dygraph.guard: dynamic inside, the previous mode after."""
-    global dynamic
+    """fluid.dygraph.guard: dynamic inside, with a new tracer's train mode (True), as
+    Paddle's guard makes one; the previous mode and train mode after."""
+    global dynamic, train_mode
     old, dynamic = dynamic, bool(enable)
+    old_train_mode, train_mode = train_mode, True
     try:
         yield
     finally:
-        dynamic = old
+        dynamic, train_mode = old, old_train_mode
 
 
 @contextlib.contextmanager

@@ -3,6 +3,7 @@ nn.functional 2.0 spellings). Variables are created in Paddle's order, so names 
 (batch_norm_0.w_0 scale, .b_0 bias, .w_1 running mean, .w_2 running variance)."""
 import numpy as np
 
+from ..framework import mode
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
 from ..framework.param_attr import ParamAttr
@@ -191,10 +192,15 @@ def group_norm(input, groups, epsilon=1e-05, param_attr=None, bias_attr=None, ac
     return helper.append_activation(y, act)
 
 
-def fluid_dropout(x, dropout_prob, is_test=False, seed=None, name=None,
+def fluid_dropout(x, dropout_prob, is_test=None, seed=None, name=None,
                   dropout_implementation="downgrade_in_infer"):
     """fluid.layers.dropout. With no `seed`, a nonzero Program.random_seed fixes it, as in
-    Paddle; a fixed seed draws the same mask every run."""
+    Paddle; a fixed seed draws the same mask every run. is_test None (2.0's default; 1.8's
+    is False): eagerly, the tracer's train mode decides (Layer.eval() turns dropout off),
+    in a program it is False (the op's default), as in Paddle 2.0."""
+    if is_test is None:
+        eager = mode.eager is not None and isinstance(x, mode.eager.Tensor)
+        is_test = eager and not mode.train_mode
     check_variable(x, "x", "dropout")
     if dropout_implementation not in ("downgrade_in_infer", "upscale_in_train"):
         raise ValueError("dropout: dropout_implementation must be 'downgrade_in_infer' or "

@@ -3,7 +3,7 @@ and networks (layers/rnn_impl.py), tree_conv and the other contrib ops' layers
 (layers/nn.py), program statistics (program_statistics.py), decoupled weight decay
 (decoupled_weight_decay.py), mixed_precision, reader.distributed_batch_reader, the
 decoder API (decoder/), and 2.0's optimizer.Momentum (optimizer.py)."""
-from . import decoder, layers, mixed_precision, optimizer, program_statistics, reader
+from . import decoder, layers, mixed_precision, optimizer, program_statistics, reader, slim
 from .decoder import BeamSearchDecoder, InitState, StateCell, TrainingDecoder
 from .decoupled_weight_decay import extend_with_decoupled_weight_decay
 from .layers import (BasicGRUUnit, BasicLSTMUnit, basic_gru, basic_lstm, ctr_metric_bundle,
@@ -19,4 +19,5 @@ __all__ = ["decoder", "InitState", "StateCell", "TrainingDecoder", "BeamSearchDe
            "shuffle_batch", "match_matrix_tensor", "sequence_topk_avg_pooling",
            "rank_attention", "ctr_metric_bundle", "fused_embedding_seq_pool", "tdm_child",
            "tdm_sampler", "var_conv_2d", "memory_usage", "op_freq_statistic",
-           "extend_with_decoupled_weight_decay", "mixed_precision", "optimizer", "reader"]
+           "extend_with_decoupled_weight_decay", "mixed_precision", "optimizer", "reader",
+           "slim"]

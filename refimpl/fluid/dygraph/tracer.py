@@ -20,7 +20,6 @@ class Tracer:
     instance = None
 
     def __init__(self):
-        self._train_flag = True       # 2.0's _train_mode
         self._names_made = 0
 
     def _generate_unique_name(self, key="dygraph_tmp"):
@@ -40,14 +39,14 @@ class Tracer:
 
     @property
     def _train_mode(self):
-        return mode.grad_enabled if _records_grad_as_train_mode() else self._train_flag
+        return mode.grad_enabled if _records_grad_as_train_mode() else mode.train_mode
 
     @_train_mode.setter
     def _train_mode(self, value):
         if _records_grad_as_train_mode():
             mode.set_grad_enabled(value)
         else:
-            self._train_flag = bool(value)
+            mode.train_mode = bool(value)
 
     def train_mode(self):
         self._train_mode = True

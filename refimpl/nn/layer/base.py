@@ -171,13 +171,24 @@ class Layer:
     def train(self):
         """Training mode for this layer and every sublayer (the mode is read when the layer
         is called: it decides the ops built, e.g. dropout's and batch_norm's is_test)."""
+        self._set_tracer_train_mode(True)
         for layer in self.sublayers(include_self=True):
             layer.training = True
 
     def eval(self):
         """Evaluation mode for this layer and every sublayer (see train)."""
+        self._set_tracer_train_mode(False)
         for layer in self.sublayers(include_self=True):
             layer.training = False
+
+    @staticmethod
+    def _set_tracer_train_mode(training):
+        """In dynamic mode Paddle's train() / eval() also set the tracer's train mode,
+        which an eager fluid.layers.dropout(is_test=None) follows. Done where that mode is
+        a flag of its own (2.0 on); 1.8's is the gradient switch (eval() there stops
+        recording gradients; refimpl leaves that, specs/divergences.md)."""
+        if mode.dynamic and versions.switch("tracer_grad_attribute") == "_has_grad":
+            mode.train_mode = training
 
     def to(self, device=None, dtype=None, blocking=None):
         """Dynamic mode: cast every floating-point parameter and buffer (and its gradient)
