@@ -355,3 +355,22 @@ def test_gather_nd_gradient_of_one_element_taken_as_one_value():
     expected = np.zeros((10, 10))
     expected[1, 2] = 3.0
     np.testing.assert_array_equal(dx, expected)
+
+
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_where_of_other_shapes_by_version(paddle_version, version):
+    """2.0 builds x * cond + y * (not cond) (elementwise ops broadcast the run-time shapes,
+    and a nan of the unselected x reaches the result); 3.3.1 expands to one shape."""
+    with paddle_version(version):
+        main = static.Program()
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", [1, 4], "float32")
+            y = static.data("y", [2, 4], "float32")
+            out = paddle.where(x > 1, x=x, y=y)
+        x_in = np.array([[0.5, np.nan, 3.0, 1.5]], "float32")
+        y_in = np.array([[1, 2, 3, 4], [5, 6, 7, 8]], "float32")
+        got, = static.Executor().run(main, feed={"x": x_in, "y": y_in}, fetch_list=[out])
+        want = np.array([[1, 2, 3, 1.5], [5, 6, 3, 1.5]], "float32")
+        if version == "2.0":
+            want[:, 1] = np.nan       # nan * 0 + y
+        np.testing.assert_array_equal(got, want)
