@@ -803,14 +803,19 @@ PADDLE_API_20 = (
      'paddle.assign': {'x': (0, _ALL_TYPES_20, False, 'variable')},
      'paddle.concat': {'x': (0, _ALL_TYPES_20, True, None)},
      'paddle.is_empty': {'x': (0, ('float32', 'float64', 'int32', 'int64'), False, None)},
+     'paddle.unique': {'x': (0, _FLOATS_INTS_20, False, None)},
      'tensor.array_read': VARIABLE_DTYPES['array_read'],
      'tensor.array_write': VARIABLE_DTYPES['array_write']},
-    {'paddle.eye': {'dtype': (2, _ALL_TYPES_20[1:])}},      # fluid.layers.eye's (test_eye_op)
+    {'paddle.eye': {'dtype': (2, _ALL_TYPES_20[1:])},      # fluid.layers.eye's (test_eye_op)
+     'paddle.unique': {'dtype': (5, ('int32', 'int64'))}},
     {'paddle.allclose': {'atol': (3, ('float',), None), 'equal_nan': (4, ('bool',), None),
                          'rtol': (2, ('float',), None)},
      'paddle.assign': {'x': (0, ('Variable', 'ndarray'), None)},
      'paddle.concat': {'axis': (1, ('Variable', 'int'), None),
                        'x': (0, ('Variable', 'list', 'tuple'), None)},
+     'paddle.unique': {'axis': (4, ('int',), None), 'return_counts': (3, ('bool',), None),
+                       'return_index': (1, ('bool',), None),
+                       'return_inverse': (2, ('bool',), None)},
      'tensor.array_write': TYPE_ARGUMENTS['array_write']},
     {'paddle.assign': {'x': (0, ('bool', 'float32', 'int32', 'int64'))}},
     {})
