@@ -184,3 +184,12 @@ def test_unique_checks_its_flags_axis_and_dtypes(paddle_version):
             paddle.unique(static.data("h", [10], "float16"))
         out, counts = paddle.unique(x, return_counts=True, axis=0, dtype="int32")
         assert counts.dtype.name == "int32" and out.dtype.name == "float64"
+
+
+def test_reshape_checks_x_and_shape_as_fluid_layers_reshape(paddle_version):
+    with paddle_version("2.0"):
+        with pytest.raises(TypeError, match="int8"):
+            paddle.reshape(static.data("x8", [2, 25], "int8"), shape=[2, 5, 5])
+        with pytest.raises(TypeError, match="shape"):
+            paddle.reshape(static.data("x", [2, 25], "float32"), shape=1)
+        assert list(paddle.reshape(static.data("b", [2, 25], "bool"), [5, 10]).shape) == [5, 10]
