@@ -68,3 +68,8 @@ class EOFException(Exception):
 
 class FeedError(ValueError, EnforceNotMet):
     """A fed value does not match its `data` variable."""
+
+
+class TensorValueError(ValueError, EnforceNotMet):
+    """A value a tensor cannot hold (Tensor.set of strings): Paddle's InvalidArgument check,
+    an EnforceNotMet in 1.8.5 (measured), a ValueError in 2.0 and 3.3.1."""
