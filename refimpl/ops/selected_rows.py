@@ -100,6 +100,12 @@ def _value_tensor(dense, x):
     return np.array(x.value, copy=True) if isinstance(x, RowsValue) else dense(x)
 
 
+def _value_shape(dense, x):
+    """shape of a SelectedRows: its value tensor's ([listed rows, row width]), as Paddle's
+    shape kernel reads it (2.0's test_shape_op)."""
+    return dense(np.asarray(x.value)) if isinstance(x, RowsValue) else dense(x)
+
+
 def _lookup_table(dense, w, ids, **attrs):
     """A SelectedRows table: each id is looked up among its rows."""
     if not isinstance(w, RowsValue):
@@ -225,6 +231,7 @@ ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "clip_by_norm": _clip_by_norm,
                  "hierarchical_sigmoid_grad": _hsigmoid_grad, "sgd": _sgd, "adam": _adam,
                  "momentum": _dense_grad, "lamb": _dense_grad, "adagrad": _dense_grad,
                  "rmsprop": _rmsprop, "get_tensor_from_selected_rows": _value_tensor,
+                 "shape": _value_shape,
                  "elementwise_mul": _rows_kept, "clip": _rows_merged,
                  "square": _of_merged_value, "squared_l2_norm": _of_merged_value}
 # the optimizers that take a SelectedRows gradient (Paddle's others refuse one: adamax, ftrl,
