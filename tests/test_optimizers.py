@@ -490,3 +490,15 @@ def test_adamax_reads_one_value_tensor_betas(dygraph):
     for t in (1, 2):
         want.append(update(want[-1], np.array([[3.0], [-4.0]]), state, t))
     assert_steps(got, want[1:])
+
+
+def test_proximal_gd_soft_thresholds_and_shrinks():
+    """p - lr g = [0.5, -1.5, -0.4]; minus lr l1 = 0.1 in magnitude; over 1 + lr l2 = 1.5:
+    Paddle 1.8.5's values (measured)."""
+    scope = Scope()
+    for name, value in (("p", [1.0, -1.0, 0.1]), ("g", [1.0, 1.0, 1.0]), ("lr", [0.5])):
+        scope.var(name).get_tensor().set(np.array(value, "float32"), paddle.CPUPlace())
+    fluid.op.Operator("proximal_gd", Param="p", Grad="g", LearningRate="lr", ParamOut="p",
+                      l1=0.2, l2=1.0).run(scope, paddle.CPUPlace())
+    np.testing.assert_allclose(np.array(scope.find_var("p").get_tensor()),
+                               [0.4 / 1.5, -1.4 / 1.5, -0.3 / 1.5], rtol=1e-6)
