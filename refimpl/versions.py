@@ -54,6 +54,15 @@ SWITCHES = {
     # batch_norm's MomentumTensor input weighs the running statistics (1.8, 2.0), or its
     # CPU kernel ignores it for the momentum attr (3.3.1, measured)
     "batch_norm_momentum_tensor": {"1.8": "used", "2.0": "used", "3": "ignored"},
+    # the argument paddle.tril / triu's ValueError for a 1-D x names: "input shape in tril
+    # must be at least 2-D" (1.8.5, measured), "x shape in ..." (2.0's creation.py, which
+    # its test_tril_triu_op matches); 3.3.1 words it as its InferMeta (refimpl keeps 1.8's)
+    "tril_rank_error_name": {"1.8": "input", "2.0": "x", "3": "input"},
+    # paddle.where of condition / x / y of different shapes: expanded to their broadcast
+    # shape for the where op (3.3.1; refimpl's under 1.8, whose paddle has no where), or
+    # x * cast(cond) + y * cast(not cond) by elementwise ops (2.0's search.py), which
+    # broadcast the run-time shapes (its test_where_op feeds other shapes than declared)
+    "where_broadcast": {"1.8": "expand", "2.0": "arithmetic", "3": "expand"},
     # the mode a script starts in (refimpl/framework/mode.py)
     "default_mode": {"1.8": "static", "2.0": "dynamic", "3": "dynamic"},
     # every tensor needing a gradient keeps it after backward and Tensor.grad is an ndarray

@@ -169,3 +169,27 @@ def test_diag_checks_its_arguments_in_static_mode():
     got = static.Executor().run(feed={"x": np.arange(9, dtype="float32").reshape(3, 3)},
                                 fetch_list=[paddle.diag(x, offset=1)])[0]
     np.testing.assert_array_equal(got, [1, 5])
+
+
+def test_unique_checks_its_flags_axis_and_dtypes(paddle_version):
+    with paddle_version("2.0"):
+        x = static.data("x", [10, 10], "float64")
+        for arg, value in (("return_index", 0), ("return_inverse", "s"),
+                           ("return_counts", 3), ("axis", "12")):
+            with pytest.raises(TypeError, match="%s" % arg):
+                paddle.unique(x, **{arg: value})
+        with pytest.raises(TypeError, match="dtype"):
+            paddle.unique(x, dtype="float64")
+        with pytest.raises(TypeError, match="float16"):
+            paddle.unique(static.data("h", [10], "float16"))
+        out, counts = paddle.unique(x, return_counts=True, axis=0, dtype="int32")
+        assert counts.dtype.name == "int32" and out.dtype.name == "float64"
+
+
+def test_reshape_checks_x_and_shape_as_fluid_layers_reshape(paddle_version):
+    with paddle_version("2.0"):
+        with pytest.raises(TypeError, match="int8"):
+            paddle.reshape(static.data("x8", [2, 25], "int8"), shape=[2, 5, 5])
+        with pytest.raises(TypeError, match="shape"):
+            paddle.reshape(static.data("x", [2, 25], "float32"), shape=1)
+        assert list(paddle.reshape(static.data("b", [2, 25], "bool"), [5, 10]).shape) == [5, 10]

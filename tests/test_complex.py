@@ -116,16 +116,25 @@ def test_complex64_keeps_its_precision_and_parts_are_float32():
     assert paddle.complex64 == "complex64" and paddle.complex128 == np.complex128
 
 
-def test_real_tensors_keep_the_real_part_rules():
+def test_conj_copies_a_real_tensor_and_real_imag_refuse_it():
+    """Paddle 2.0 (test_real_imag_op) and 3.3.1 (measured): real / imag of a float32 tensor
+    are a TypeError statically, a RuntimeError (no kernel) eagerly; conj copies it."""
     main = Program()
     with program_guard(main, Program()):
         r = static.data("r", [3], "float32")
-        outs = [paddle.real(r), paddle.imag(r), paddle.conj(r)]
-    got = static.Executor().run(main, feed={"r": np.array([1, -2, 3], "float32")},
-                                fetch_list=outs)
-    np.testing.assert_array_equal(got[0], [1, -2, 3])
-    np.testing.assert_array_equal(got[1], [0, 0, 0])
-    np.testing.assert_array_equal(got[2], [1, -2, 3])
+        for part in (paddle.real, paddle.imag):
+            with pytest.raises(TypeError, match="'x' in %s must be" % part.__name__):
+                part(r)
+        conj = paddle.conj(r)
+    got, = static.Executor().run(main, feed={"r": np.array([1, -2, 3], "float32")},
+                                 fetch_list=[conj])
+    np.testing.assert_array_equal(got, [1, -2, 3])
+    with paddle.fluid.dygraph.guard():
+        eager = paddle.to_tensor(np.array([1, -2, 3], "float32"))
+        for part in (paddle.real, paddle.imag):
+            with pytest.raises(RuntimeError, match="%s op has no kernel for float32"
+                               % part.__name__):
+                part(eager)
 
 
 @pytest.mark.parametrize("op, fn, dx, dy", [

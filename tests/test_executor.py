@@ -188,3 +188,24 @@ def test_scope_guard_is_process_wide_so_a_second_thread_is_refused():
             assert static.global_scope() is b
         assert static.global_scope() is a
     assert static.global_scope() is outer
+
+
+def test_unchecked_feed_is_converted_to_the_declared_dtype_only_when_its_ints_fit():
+    # fluid.layers.data feeds are not checked; Paddle computes with the fed array. refimpl
+    # converts a value of the declared kind, but an int64 that int32 cannot hold stays
+    # int64 (2.0's test_strided_slice_op feeds ends 2**31 into an int32 variable)
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        ends = paddle.fluid.layers.data("ends", [3], dtype="int32", append_batch_size=False)
+        small = paddle.fluid.layers.data("small", [3], dtype="int32", append_batch_size=False)
+        x = paddle.fluid.layers.data("x", [3, 4, 5], dtype="float64",
+                                      append_batch_size=False)
+        out = paddle.fluid.layers.strided_slice(x, [0, 1, 2], [0, 0, 2], ends, [1, 1, 1])
+        copies = [ends + 0, small + 0]
+    x_in = np.arange(60.0).reshape(3, 4, 5)
+    got, big, fit = static.Executor().run(main, feed={
+        "x": x_in, "ends": np.array([3, 2 ** 31, -1], "int64"),
+        "small": np.array([1, 2, 3], "int64")}, fetch_list=[out] + copies)
+    np.testing.assert_array_equal(got, x_in[:, :, 2:-1])
+    assert big.dtype == np.int64 and big[1] == 2 ** 31
+    assert fit.dtype == np.int32 and list(fit) == [1, 2, 3]

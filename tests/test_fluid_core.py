@@ -510,3 +510,16 @@ def test_device_type_enum():
     compare them to pick a place)."""
     assert [(d.name, int(d)) for d in core.DeviceType] == [("CPU", 0), ("CUDA", 1), ("XPU", 2)]
     assert core.DeviceType.CPU != core.DeviceType.CUDA
+
+
+def test_tensor_set_takes_numbers_and_refuses_strings():
+    # Paddle's tensor.set(): strings are an InvalidArgument error (EnforceNotMet in 1.8.5,
+    # measured; ValueError in 2.0's test_tensor and 3.3.1)
+    tensor = core.Scope().var("t").get_tensor()
+    with pytest.raises(ValueError, match=r"tensor.set\(\) supports .* but got <U1") as caught:
+        tensor.set(["1", "2"], core.CPUPlace())
+    assert isinstance(caught.value, core.EnforceNotMet)
+    tensor.set([True, False], core.CPUPlace())
+    assert np.array(tensor).dtype == np.bool_
+    tensor.set([1.5, 2], core.CPUPlace())
+    np.testing.assert_array_equal(np.array(tensor), [1.5, 2.0])

@@ -349,3 +349,13 @@ def test_force_cpu_inside_a_device_guard_warns_that_the_guard_wins():
             paddle.fluid.layers.fill_constant([1], "float32", 3.0, force_cpu=True)
     found = [str(w.message) for w in caught if warning in str(w.message)]
     assert [m.split("Op(")[1].split(")")[0] for m in found] == ["fill_constant", "less_than"]
+
+
+def test_variable_info_is_kept_per_variable():
+    main = Program()
+    with program_guard(main, Program()):
+        x = static.data("x", [2], "float32")
+        y = static.data("y", [2], "float32")
+    x._set_info("name", "test")
+    assert x._get_info("name") == "test"
+    assert x._get_info("not_exist") is None and y._get_info("name") is None

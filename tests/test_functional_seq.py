@@ -38,6 +38,18 @@ def test_ctc_loss_against_enumeration(reduction):
     np.testing.assert_allclose(got, expected, rtol=1e-10)
 
 
+def test_ctc_of_an_empty_label_is_the_all_blank_path():
+    # label length 0 (2.0's test_warpctc_op TestCTCLossAPICase): one path, blank each step
+    logits = RNG.randn(3, 2, 4)
+    labels = np.array([[2, 3], [1, 2]], "int32")
+    got = run(lambda x, l, a, b: F.ctc_loss(x, l, a, b, reduction="none"), x=logits,
+              l=labels, a=np.array([3, 3], "int64"), b=np.array([0, 2], "int64"))
+    log_softmax = logits - np.log(np.exp(logits).sum(-1, keepdims=True))
+    np.testing.assert_allclose(got.ravel(), [-log_softmax[:, 0, 0].sum(),
+                                             ctc_brute_force(logits[:, 1], [1, 2])],
+                               rtol=1e-10)
+
+
 def test_ctc_impossible_alignment_is_zero_and_fluid_needs_lengths():
     """A label that needs more steps than there are has loss 0 and no gradient (warp-ctc's
     rule; Paddle 1.8.5 and 3.3.1 give 0). Without input_length/label_length, fluid's

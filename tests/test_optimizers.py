@@ -464,6 +464,10 @@ def test_contrib_momentum_folds_l2_decay_into_the_op():
                                rtol=1e-6)
     with pytest.raises(ValueError, match="learning_rate is not set"):
         paddle.optimizer.Momentum(learning_rate=None)
+    for sgd in (paddle.optimizer.SGD, fluid.optimizer.SGDOptimizer):   # 2.0's test_sgd_op
+        with pytest.raises(ValueError, match="SGD: learning_rate is not set") as caught:
+            sgd(learning_rate=None)
+        assert isinstance(caught.value, AssertionError)        # 1.8.5's (measured)
     with pytest.raises(ValueError, match="rho is not set"):
         paddle.optimizer.RMSProp(learning_rate=0.1, rho=None)
 
@@ -486,3 +490,15 @@ def test_adamax_reads_one_value_tensor_betas(dygraph):
     for t in (1, 2):
         want.append(update(want[-1], np.array([[3.0], [-4.0]]), state, t))
     assert_steps(got, want[1:])
+
+
+def test_proximal_gd_soft_thresholds_and_shrinks():
+    """p - lr g = [0.5, -1.5, -0.4]; minus lr l1 = 0.1 in magnitude; over 1 + lr l2 = 1.5:
+    Paddle 1.8.5's values (measured)."""
+    scope = Scope()
+    for name, value in (("p", [1.0, -1.0, 0.1]), ("g", [1.0, 1.0, 1.0]), ("lr", [0.5])):
+        scope.var(name).get_tensor().set(np.array(value, "float32"), paddle.CPUPlace())
+    fluid.op.Operator("proximal_gd", Param="p", Grad="g", LearningRate="lr", ParamOut="p",
+                      l1=0.2, l2=1.0).run(scope, paddle.CPUPlace())
+    np.testing.assert_allclose(np.array(scope.find_var("p").get_tensor()),
+                               [0.4 / 1.5, -1.4 / 1.5, -0.3 / 1.5], rtol=1e-6)

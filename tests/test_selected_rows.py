@@ -473,3 +473,12 @@ def test_rules_run_on_host_copies_on_a_gpu(monkeypatch):
     assert seen == [np.ndarray, np.ndarray, np.ndarray, 2.0]
     assert rows.rows == (1,) and isinstance(rows.value, OnDevice) and isinstance(w, OnDevice)
     np.testing.assert_array_equal(rows.value.a, [[2.0, 2.0]])
+
+
+def test_shape_of_selected_rows_is_its_value_tensors():
+    # [listed rows, row width], not the height (2.0's test_shape_op)
+    scope = core.Scope()
+    _rows(scope, "x", [0, 1, 5, 4, 19], 20, np.ones((5, 2), "float32"))
+    out = scope.var("out").get_tensor()
+    Operator("shape", Input="x", Out="out").run(scope, PLACE)
+    assert np.array(out).tolist() == [5, 2]

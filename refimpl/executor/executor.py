@@ -484,10 +484,13 @@ def check_feed(var, value, lod=()):
     if var.dtype is not None and value.dtype != var.dtype.np and not var.need_check_feed:
         # Paddle does not check feeds of fluid.layers.data variables and computes in the
         # fed dtype. refimpl's plans pick kernels by the declared dtype, so a value of the
-        # same kind is converted to it (float64 into float32); one of another kind (int64
-        # ids into a variable declared float64) is passed as fed, as Paddle does.
+        # same kind is converted to it (float64 into float32) unless its ints do not fit
+        # (an int64 2**31 into int32 would wrap); one of another kind (int64 ids into a
+        # variable declared float64) or such ints are passed as fed, as Paddle does.
         if value.dtype.kind == var.dtype.np.kind:
-            value = value.astype(var.dtype.np)
+            converted = value.astype(var.dtype.np)
+            if value.dtype.kind not in "iu" or np.array_equal(converted, value):
+                value = converted
         return value
     if var.dtype is not None and value.dtype != var.dtype.np:
         raise FeedError("The data type of fed Variable %r must be %r, but received %r"

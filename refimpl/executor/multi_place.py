@@ -16,7 +16,7 @@ import threading
 
 import numpy as np
 
-from ..framework.errors import FeedError
+from ..framework.errors import DeviceFeedError, FeedError
 from ..framework.fetched import as_fetched
 from ..framework.lod import as_plain, check_lengths, lod_of, sequence_slice, with_lod
 from ..framework.scope import Scope, Tensor
@@ -106,11 +106,13 @@ def split_feed(feed, n, persistable=(), partial=False):
             raise FeedError("feed %r: the batch is empty (shape %s): feed at least one "
                             "sample per place" % (name, list(value.shape)))
         if name in persistable and total != n:
-            raise FeedError("feed %r is persistable: feed 1 sample (copied to each of the %d "
-                            "devices) or %d (one each), got %d" % (name, n, n, total))
+            raise DeviceFeedError("feed %r is persistable: feed 1 sample (copied to each of "
+                                  "the %d devices) or %d (one each), got %d"
+                                  % (name, n, n, total))
         if total < n:
-            raise FeedError("feed %r has %d samples, fewer than the %d devices; drop this "
-                            "batch or feed a list with one dict per device" % (name, total, n))
+            raise DeviceFeedError("feed %r has %d samples, fewer than the %d devices; drop "
+                                  "this batch or feed a list with one dict per device"
+                                  % (name, total, n))
         start = 0
         for part, size in zip(parts, _shares(total, n)):
             part[name] = value[start:start + size]
@@ -129,9 +131,9 @@ def _split_sequences(name, lod_feed, total, parts):
     each device gets its sequences' rows and their LoD."""
     rows, lod = lod_feed
     if total < len(parts):
-        raise FeedError("feed %r has %d sequences, fewer than the %d devices; drop this "
-                        "batch or feed a list with one dict per device"
-                        % (name, total, len(parts)))
+        raise DeviceFeedError("feed %r has %d sequences, fewer than the %d devices; drop "
+                              "this batch or feed a list with one dict per device"
+                              % (name, total, len(parts)))
     start = 0
     for part, size in zip(parts, _shares(total, len(parts))):
         part_rows, part_lod = sequence_slice(rows, lod, start, start + size)

@@ -6,6 +6,8 @@ from ..optimizer.optimizers import (Adadelta, Adagrad, Adam, Adamax, AdamW, Deca
                                     Dpsgd, Ftrl, Lamb, LarsMomentum, Momentum, RMSProp)
 from ..optimizer.recompute import RecomputeOptimizer
 from ..framework import mode
+# (module attributes of Paddle's fluid.optimizer, which imports them to build its updates)
+from ..framework.regularizer import append_regularization_ops
 from ..framework.place import is_compiled_with_cuda
 from .moving_average import ExponentialMovingAverage, ModelAverage
 

@@ -74,3 +74,15 @@ class EOFException(Exception):
 
 class FeedError(ValueError, EnforceNotMet):
     """A fed value does not match its `data` variable."""
+
+
+class TensorValueError(ValueError, EnforceNotMet):
+    """A value a tensor cannot hold (Tensor.set of strings): Paddle's InvalidArgument check,
+    an EnforceNotMet in 1.8.5 (measured), a ValueError in 2.0 and 3.3.1."""
+
+
+class DeviceFeedError(FeedError, RuntimeError):
+    """A feed that cannot be split over the devices (fewer samples than devices, a
+    persistable feed of neither 1 nor one per device): Paddle's PreconditionNotMet, an
+    EnforceNotMet in 1.8.5 and a RuntimeError in 2.0 (its
+    test_parallel_executor_feed_persistable_var asserts it)."""

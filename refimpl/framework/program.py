@@ -200,6 +200,15 @@ class Variable:
         """The name of this variable's gradient (`x@GRAD`)."""
         return self.name + GRAD_SUFFIX
 
+    def _set_info(self, key, value):
+        """Keep a value under `key` on this variable (Paddle's key-value annotations,
+        which no op reads)."""
+        self.__dict__.setdefault("_info", {})[key] = value
+
+    def _get_info(self, key):
+        """The value _set_info kept under `key`, or None."""
+        return self.__dict__.get("_info", {}).get(key)
+
     def _set_shape_dtype(self, shape, dtype):
         self._shape = _shape_tuple(shape)
         if dtype is not None:

@@ -11,6 +11,7 @@ import numpy as np
 
 from ..xp import to_host
 from .dtypes import convert_dtype, to_numpy_dtype
+from .errors import TensorValueError
 from .selected_rows import RowsValue
 from .lod import (as_plain, check_lengths, lengths_to_offsets, lod_of, offsets_to_lengths,
                   rank_order,
@@ -85,8 +86,14 @@ class Tensor:
             self._scope._values[self._name] = value
 
     def set(self, array, place=None):
-        """The tensor's data becomes a copy of `array`; its LoD stays (as in Paddle)."""
-        self._put(with_lod(np.array(array, copy=True), self._lod_levels()))
+        """The tensor's data becomes a copy of `array`; its LoD stays (as in Paddle).
+        Numbers only: strings or objects are refused, as Paddle's tensor.set()."""
+        value = np.array(array, copy=True)
+        if value.dtype.kind not in "biufc":
+            raise TensorValueError("tensor.set() supports arrays of bool, float16, float32, "
+                                   "float64, int8, int16, int32, int64, uint8 or complex "
+                                   "values, but got %s (%r)" % (value.dtype, self._name))
+        self._put(with_lod(value, self._lod_levels()))
 
     def _is_initialized(self):
         return self._get() is not None

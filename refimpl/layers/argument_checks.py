@@ -796,10 +796,10 @@ _FLOATS = ('float32', 'float64')
 # Paddle 2.0's paddle.* functions (release/2.0 at 2967624b) check their arguments in static
 # mode as these tables say, by "namespace.name" (the same formats as the fluid tables):
 # their own check_variable_and_dtype / check_type calls, or those of the fluid.layers
-# function they call (paddle.concat, paddle.assign, paddle.is_empty and
+# function they call (paddle.concat, paddle.assign, paddle.is_empty, paddle.reshape and
 # paddle.tensor.array_* call fluid.layers'; 2.0's test_allclose_op, test_concat_op,
-# test_assign_op, test_accuracy_op, test_array_read_write_op and test_is_empty_op assert
-# the TypeErrors)
+# test_assign_op, test_accuracy_op, test_array_read_write_op, test_is_empty_op,
+# test_reshape_op and test_unique assert the TypeErrors)
 PADDLE_API_20 = (
     {'metric.accuracy': {'input': (0, ('float16',) + _FLOATS, False, None)},
      'paddle.allclose': {'x': (0, _FLOATS, False, None), 'y': (1, _FLOATS, False, None)},
@@ -809,15 +809,22 @@ PADDLE_API_20 = (
                        'index': (1, ('int32', 'int64'), False, None),
                        'x': (0, _GATHER_TYPES_20, False, None)},
      'paddle.is_empty': {'x': (0, ('float32', 'float64', 'int32', 'int64'), False, None)},
+     'paddle.reshape': {'x': (0, _ALL_TYPES_20, False, None)},      # fluid.layers.reshape's
+     'paddle.unique': {'x': (0, _FLOATS_INTS_20, False, None)},
      'tensor.array_read': VARIABLE_DTYPES['array_read'],
      'tensor.array_write': VARIABLE_DTYPES['array_write']},
-    {'paddle.eye': {'dtype': (2, _ALL_TYPES_20[1:])}},      # fluid.layers.eye's (test_eye_op)
+    {'paddle.eye': {'dtype': (2, _ALL_TYPES_20[1:])},      # fluid.layers.eye's (test_eye_op)
+     'paddle.unique': {'dtype': (5, ('int32', 'int64'))}},
     {'paddle.allclose': {'atol': (3, ('float',), None), 'equal_nan': (4, ('bool',), None),
                          'rtol': (2, ('float',), None)},
      'paddle.assign': {'x': (0, ('Variable', 'ndarray'), None)},
      'paddle.concat': {'axis': (1, ('Variable', 'int'), None),
                        'x': (0, ('Variable', 'list', 'tuple'), None)},
      'paddle.gather': {'axis': (2, ('Variable', 'int'), None)},
+     'paddle.reshape': {'shape': (1, ('Variable', 'list', 'tuple'), None)},
+     'paddle.unique': {'axis': (4, ('int',), None), 'return_counts': (3, ('bool',), None),
+                       'return_index': (1, ('bool',), None),
+                       'return_inverse': (2, ('bool',), None)},
      'tensor.array_write': TYPE_ARGUMENTS['array_write']},
     {'paddle.assign': {'x': (0, ('bool', 'float32', 'int32', 'int64'))}},
     {})

@@ -1,6 +1,7 @@
 """Layers about a tensor rather than its values: rank, is_empty, is_tensor, and the
-complex parts conj / real / imag (the ops of those names; of a real tensor a copy, a copy,
-zeros)."""
+complex parts conj / real / imag (the ops of those names; conj of a real tensor is a copy,
+real / imag take complex tensors only)."""
+from ..framework import mode
 from ..framework.dtypes import REAL_OF
 from ..framework.program import Variable
 from . import creation, math
@@ -34,19 +35,29 @@ def conj(x, name=None):
     return creation.assign(x)
 
 
+def _complex_part(op, x, name):
+    """The `op` part (real / imag) of a complex x, of the real dtype. Another dtype is
+    refused as Paddle 2.0 and 3.3.1 do (measured): statically a TypeError of the API's
+    dtype check, eagerly a RuntimeError (the op has no kernel for it)."""
+    check_variable(x, "x", op)
+    dtype = x.dtype.name
+    if dtype not in REAL_OF:
+        if mode.in_dynamic_mode():
+            raise RuntimeError("(NotFound) the %s op has no kernel for %s: x must be complex64 "
+                               "or complex128" % (op, dtype))
+        raise TypeError("The data type of 'x' in %s must be ['complex64', 'complex128'], but "
+                        "received %s." % (op, dtype))
+    return unary(op, x, name=name, out_dtype=REAL_OF[dtype])
+
+
 def real(x, name=None):
-    """The real part (`real` op: complex64 -> float32, complex128 -> float64); of a real
-    tensor, a copy."""
-    if _is_complex(x, "real"):
-        return unary("real", x, name=name, out_dtype=REAL_OF[x.dtype.name])
-    return creation.assign(x)
+    """The real part (`real` op: complex64 -> float32, complex128 -> float64)."""
+    return _complex_part("real", x, name)
 
 
 def imag(x, name=None):
-    """The imaginary part (`imag` op); of a real tensor, zeros like it."""
-    if _is_complex(x, "imag"):
-        return unary("imag", x, name=name, out_dtype=REAL_OF[x.dtype.name])
-    return creation.zeros_like(x)
+    """The imaginary part (`imag` op)."""
+    return _complex_part("imag", x, name)
 
 
 EXPORTS = {

@@ -6,6 +6,7 @@ static graph build the out-of-place op, as Paddle 2.0 does outside dygraph. Gath
 scattering and sets are in indexing.py; reshape, concat and friends in tensor.py."""
 import numpy as np
 
+from .. import versions
 from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
@@ -57,8 +58,8 @@ def roll(x, shifts, axis=None, name=None):
 def _tril_triu(layer, x, diagonal, lower, name):
     # Paddle's checks, order and words (its tests match them)
     if len(x.shape) < 2:
-        raise ValueError("input shape in %s must be at least 2-D, got %s"
-                         % (layer, list(x.shape)))
+        raise ValueError("%s shape in %s must be at least 2-D, got %s"
+                         % (versions.switch("tril_rank_error_name"), layer, list(x.shape)))
     if isinstance(diagonal, bool) or not isinstance(diagonal, (int, np.integer)):
         raise TypeError("diagonal in %s must be a python Int, got %r" % (layer, diagonal))
     return unary("tril_triu", x, {"diagonal": int(diagonal), "lower": lower}, name,

@@ -10,8 +10,9 @@ from ..framework.dtypes import convert_dtype
 from ..framework.errors import LayerAssertionError
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
-from .common import (append_op_out, as_list, check_dtype, check_static_dtype, check_variable,
-                     unary)
+from . import math
+from .common import (append_op_out, as_list, binary, check_dtype, check_static_dtype,
+                     check_variable, unary)
 from .creation import fill_constant, runtime_int_list
 
 
@@ -326,11 +327,23 @@ def where(condition, x=None, y=None, name=None):
     for arg, v in args.items():
         check_variable(v, arg, "where")
     if len({tuple(v.shape) for v in args.values()}) > 1:
+        if versions.switch("where_broadcast") == "arithmetic":
+            return _where_by_arithmetic(condition, x, y)
         # the where op takes one shape: Paddle's API broadcasts the three first
         target = _broadcast_dims(args, "where")
         condition, x, y = (v if list(v.shape) == target else expand_to(v, target)
                            for v in args.values())
     return append_op_out("where", {"Condition": [condition], "X": [x], "Y": [y]}, {}, name)
+
+
+def _where_by_arithmetic(condition, x, y):
+    """Paddle 2.0's where of operands of different shapes: x * cond + y * (not cond), each
+    cast to x's dtype, so the elementwise ops broadcast the run-time shapes (an inf / nan
+    of the unselected operand reaches the result)."""
+    keep_x = math.cast(condition, x.dtype)
+    keep_y = math.cast(math.logical_not(condition), x.dtype)
+    return binary("elementwise_add", binary("elementwise_mul", x, keep_x),
+                  binary("elementwise_mul", y, keep_y))
 
 
 def _broadcast_dims(args, api):

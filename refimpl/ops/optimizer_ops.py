@@ -380,3 +380,56 @@ class Adamax(_Update):
                       "LearningRate": np.array([0.1]), "Moment": rand(rng, 3, 4) * 0.1,
                       "InfNorm": rng.uniform(0.1, 1, (3, 4)), "Beta1Pow": np.array([0.81])},
                      {"beta1": BETA1, "beta2": BETA2, "epsilon": 2.0 ** -26})
+
+
+def _proximal_step(param, prox, lr, l1, l2):
+    """Proximal operator of lr (l1 |p| + l2/2 p^2) applied to prox = the plain step's
+    result: soft-threshold by lr l1 (only when l1 > 0), then shrink by 1 / (1 + lr l2).
+    Written into param."""
+    t = param.dtype.type
+    if l1 > 0:
+        prox = np.sign(prox) * np.maximum(np.abs(prox) - lr * t(l1), t(0))
+    param[...] = prox / (t(1) + lr * t(l2))
+    return param
+
+
+@register
+class ProximalGd(_Update):
+    """Proximal gradient descent: p = prox(p - lr g) (see _proximal_step)."""
+    type = "proximal_gd"
+    inputs = ("Param", "Grad", "LearningRate")
+    outputs = ("ParamOut",)
+    attrs = {"l1": 0.0, "l2": 0.0}
+
+    @staticmethod
+    def forward(param, grad, lr, l1=0.0, l2=0.0):
+        lr = _lr(lr, param)
+        return _proximal_step(param, param - lr * grad, lr, l1, l2)
+
+    def samples(self, rng):
+        for l1 in (0.0, 0.25):
+            yield Sample({"Param": rand(rng, 3, 4), "Grad": rand(rng, 3, 4),
+                          "LearningRate": np.array([0.5])}, {"l1": l1, "l2": 0.125},
+                         grad=False)
+
+
+@register
+class ProximalAdagrad(_Update):
+    """Proximal Adagrad: m += g^2; p = prox(p - lr g / sqrt(m)) (see _proximal_step; no
+    epsilon, as Paddle's kernel)."""
+    type = "proximal_adagrad"
+    inputs = ("Param", "Moment", "Grad", "LearningRate")
+    outputs = ("ParamOut", "MomentOut")
+    attrs = {"l1": 0.0, "l2": 0.0}
+
+    @staticmethod
+    def forward(param, moment, grad, lr, l1=0.0, l2=0.0):
+        lr = _lr(lr, param)
+        moment += grad * grad
+        return _proximal_step(param, param - lr * grad / np.sqrt(moment), lr, l1, l2), moment
+
+    def samples(self, rng):
+        for l1 in (0.0, 0.25):
+            yield Sample({"Param": rand(rng, 3, 4), "Moment": rng.uniform(0.1, 1, (3, 4)),
+                          "Grad": rand(rng, 3, 4), "LearningRate": np.array([0.5])},
+                         {"l1": l1, "l2": 0.125}, grad=False)

@@ -101,8 +101,9 @@ def _value_tensor(dense, x):
 
 
 def _value_shape(dense, x):
-    """shape: of a SelectedRows, its value tensor's dims (Paddle's shape kernel)."""
-    return np.array(x.value.shape, np.int32) if isinstance(x, RowsValue) else dense(x)
+    """shape of a SelectedRows: its value tensor's ([listed rows, row width]), as Paddle's
+    shape kernel reads it (2.0's test_shape_op)."""
+    return dense(np.asarray(x.value)) if isinstance(x, RowsValue) else dense(x)
 
 
 def _lookup_table(dense, w, ids, **attrs):

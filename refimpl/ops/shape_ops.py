@@ -1,5 +1,6 @@
 """View-changing ops: reshape2, transpose2, flatten2, flatten_contiguous_range, squeeze2,
-unsqueeze2. Each also outputs XShape ([0] + X.shape, Paddle's convention) so the grad needs
+unsqueeze2, and the first versions squeeze / unsqueeze (no XShape: their grads read X).
+The second versions also output XShape ([0] + X.shape, Paddle's convention) so the grad needs
 only XShape and Out@GRAD and X itself can be freed. Out carries X's LoD when it keeps X's
 first dim (Paddle 1.8's ShareLoD: an embedding squeezed to [N, D] stays sequences for
 sequence_pool); transpose2 passes on none, as Paddle 1.8."""
@@ -205,3 +206,31 @@ class Unsqueeze2(_View):
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 2, 3)}, {"axes": [0, 2]})
+
+
+class _FirstVersion:
+    """Paddle's first version of a view op (squeeze, unsqueeze; 1.8 and 2.0 still register
+    them): Out only, no XShape; the grad reads X for its shape."""
+    outputs = ("Out",)
+    grad_inputs = ("X", "Out@GRAD")
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        ctx.set_output("Out", self.out_shape(ctx, x.shape), x.dtype)
+
+    def forward(self, x, *args, **attrs):
+        return super().forward(x, *args, **attrs)[0]
+
+    @staticmethod
+    def backward(x, dout, **attrs):
+        return dout.reshape(x.shape)
+
+
+@register
+class Squeeze(_FirstVersion, Squeeze2):
+    type = "squeeze"
+
+
+@register
+class Unsqueeze(_FirstVersion, Unsqueeze2):
+    type = "unsqueeze"

@@ -18,6 +18,17 @@ def _log_softmax(x):
     return shifted - np.log(np.exp(shifted).sum(-1, keepdims=True))
 
 
+def _shifted(v, k):
+    """v moved k places right (left when k < 0), -inf filling, of v's length (an empty
+    label has one state: every shift leaves -inf)."""
+    out = np.full_like(v, -np.inf)
+    if k >= 0:
+        out[k:] = v[:max(len(v) - k, 0)]
+    else:
+        out[:k] = v[-k:]
+    return out
+
+
 def _ctc_one(logp, label, blank):
     """(loss, dloss/dlogits [T, C]) for one sequence, logp [T, C] log-softmax."""
     steps = logp.shape[0]
@@ -34,8 +45,7 @@ def _ctc_one(logp, label, blank):
         alpha[0, 1] = logp[0, ext[1]]
     for t in range(1, steps):
         prev = alpha[t - 1]
-        terms = [prev, np.concatenate([[neg_inf], prev[:-1]]),
-                 np.where(skip, np.concatenate([[neg_inf, neg_inf], prev[:-2]]), neg_inf)]
+        terms = [prev, _shifted(prev, 1), np.where(skip, _shifted(prev, 2), neg_inf)]
         alpha[t] = np.logaddexp.reduce(terms, axis=0) + logp[t, ext]
     # beta[t, s]: log prob of finishing from state s at t, emissions after t only
     beta = np.full((steps, size), neg_inf)
@@ -44,9 +54,8 @@ def _ctc_one(logp, label, blank):
         beta[-1, -2] = 0.0
     for t in range(steps - 2, -1, -1):
         nxt = beta[t + 1] + logp[t + 1, ext]
-        skip_next = np.concatenate([np.where(skip[2:], nxt[2:], neg_inf), [neg_inf, neg_inf]])
-        beta[t] = np.logaddexp.reduce([nxt, np.concatenate([nxt[1:], [neg_inf]]), skip_next],
-                                      axis=0)
+        skip_next = _shifted(np.where(skip, nxt, neg_inf), -2)
+        beta[t] = np.logaddexp.reduce([nxt, _shifted(nxt, -1), skip_next], axis=0)
     log_p = np.logaddexp.reduce(alpha[-1, -2:] if size > 1 else alpha[-1, -1:])
     if not np.isfinite(log_p):   # more labels and repeats than steps: 0, as warp-ctc
         return 0.0, np.zeros_like(logp)

@@ -22,6 +22,7 @@ from ..framework import unique_name
 from ..framework.program import (OpRole, Parameter, Variable, current_device,
                                  default_main_program, default_startup_program, name_scope,
                                  program_guard)
+from ..framework.errors import LayerAssertionError
 from ..framework.initializer import add_init_op
 from ..framework.selected_rows import static_sparse_gradients
 from ..framework.regularizer import L2Decay, WeightDecayRegularizer, append_regularization_ops
@@ -49,6 +50,14 @@ def real_hyperparameter(owner, name, value, rule=None):
     if not math.isfinite(value) or not test(value):
         raise ValueError("%s: %s must be %s, got %r" % (owner, name, words, value))
     return value
+
+
+def check_set(optimizer, **hyperparameters):
+    """SGD's, Momentum's and RMSProp's hyperparameters may not be None: 2.0 (and 3.3.1)
+    raise ValueError "... is not set", 1.8 asserts (1.8.5 measured for SGD)."""
+    for arg, value in hyperparameters.items():
+        if value is None:
+            raise LayerAssertionError("%s: %s is not set" % (type(optimizer).__name__, arg))
 
 
 class Optimizer:
@@ -539,6 +548,12 @@ def _param_groups(params):
 
 class SGD(Optimizer):
     type = "sgd"
+
+    def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None,
+                 grad_clip=None, name=None, parameter_list=None, regularization=None):
+        check_set(self, learning_rate=learning_rate)
+        super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
+                         parameter_list, regularization)
 
     def _run_update(self, fn, p, g, lr, attrs):    # (the sgd op has no attrs)
         p._value = fn(p._value, lr, g)

@@ -6,22 +6,13 @@ import numpy as np
 from .. import xp
 from ..dygraph.tensor import Tensor, on_place_of
 from ..dygraph.tracer import layout
-from ..framework.errors import LayerAssertionError
 from ..framework.program import Variable
 from ..framework.selected_rows import RowsValue
 from ..ops.selected_rows import rows_forward
-from .optimizer import IN_UNIT, NON_NEGATIVE, Optimizer
+from .optimizer import IN_UNIT, NON_NEGATIVE, Optimizer, check_set
 
 __all__ = ["Momentum", "LarsMomentum", "Adam", "AdamW", "Adamax", "RMSProp", "Adagrad", "Lamb",
            "DecayedAdagrad", "Ftrl", "Dpsgd", "Adadelta"]
-
-
-def _check_set(optimizer, **hyperparameters):
-    """Momentum's and RMSProp's hyperparameters may not be None: 2.0 raises ValueError
-    "... is not set", 1.8 asserts."""
-    for arg, value in hyperparameters.items():
-        if value is None:
-            raise LayerAssertionError("%s: %s is not set" % (type(optimizer).__name__, arg))
 
 
 class Momentum(Optimizer):
@@ -31,7 +22,7 @@ class Momentum(Optimizer):
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
                  weight_decay=None, grad_clip=None, name=None, parameter_list=None,
                  regularization=None):
-        _check_set(self, learning_rate=learning_rate, momentum=momentum)
+        check_set(self, learning_rate=learning_rate, momentum=momentum)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
         self._momentum = self._hyperparameter("momentum", momentum, NON_NEGATIVE)
@@ -271,7 +262,7 @@ class RMSProp(Optimizer):
     def __init__(self, learning_rate, rho=0.95, epsilon=1e-6, momentum=0.0, centered=False,
                  parameters=None, weight_decay=None, grad_clip=None, name=None,
                  parameter_list=None, regularization=None):
-        _check_set(self, learning_rate=learning_rate, rho=rho, epsilon=epsilon,
+        check_set(self, learning_rate=learning_rate, rho=rho, epsilon=epsilon,
                    momentum=momentum)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
