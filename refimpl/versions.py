@@ -235,9 +235,11 @@ SWITCHES = {
     # copies so they keep their values (3); tensor arrays are updated in place in both
     "while_loop_in_place": {"1.8": True, "2.0": False, "3": False},
     # a Python operator on two tensors (static or eager) of different dtypes: the other
-    # operand is cast to the dtype of the one whose method runs (1.8, 2.0), or two floats
-    # are both made the wider one and other pairs refused (3.3.1: TypeError)
-    "operator_operand_cast": {"1.8": "cast", "2.0": "cast", "3": "promote_floats"},
+    # operand is cast to the dtype of the one whose method runs (1.8; 2.0 too, but for an
+    # eager + - * / @ with a complex operand, which the op promotes: cast_or_complex), or
+    # two floats are both made the wider one and other pairs refused (3.3.1: TypeError)
+    "operator_operand_cast": {"1.8": "cast", "2.0": "cast_or_complex",
+                              "3": "promote_floats"},
     # paddle.load in dynamic mode returns a state dict's arrays as ndarrays (2.0.0's io.py
     # unpickles them as they are) or as Tensors (3.3.1, measured)
     "paddle_load_tensors": {"1.8": False, "2.0": False, "3": True},
