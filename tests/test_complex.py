@@ -239,3 +239,26 @@ def test_eager_operators_promote_a_complex_operand_under_20():
         # test_complex_variable)
         np.testing.assert_allclose(
             paddle.fluid.layers.elementwise_add(c64, c64).numpy(), 2 * c, rtol=1e-6)
+
+
+def test_dot_of_complex_rows_conjugates_the_other_operand_in_its_gradient():
+    # Paddle 2.0's test_dot_op (TestComplexDotOp2D): Out = sum(X * Y) per row,
+    # dX = dOut * conj(Y), dY = dOut * conj(X)
+    x = np.array([[1 + 2j, 3 - 1j], [0.5j, 2.0]])
+    y = np.array([[2 - 1j, 1j], [4.0, 1 + 1j]])
+    g = np.array([[1 + 1j], [2 - 1j]])
+    main = Program()
+    with program_guard(main, Program()):
+        xv, yv = static.data("x", [2, 2], "complex128"), static.data("y", [2, 2], "complex128")
+        gv = static.data("g", [2, 1], "complex128")
+        xv.stop_gradient = yv.stop_gradient = False
+        out = main.global_block().create_var(name="out", dtype="complex128")
+        main.global_block().append_op(type="dot", inputs={"X": [xv], "Y": [yv]},
+                                      outputs={"Out": [out]})
+        gx, gy = paddle.static.gradients([out], [xv, yv], target_gradients=[gv])
+    got_out, got_gx, got_gy = static.Executor().run(
+        main, feed={"x": x, "y": y, "g": g}, fetch_list=[out, gx, gy])
+    np.testing.assert_allclose(got_out, [[(1 + 2j) * (2 - 1j) + (3 - 1j) * 1j],
+                                         [0.5j * 4 + 2 * (1 + 1j)]])
+    np.testing.assert_allclose(got_gx, g * np.conj(y))
+    np.testing.assert_allclose(got_gy, g * np.conj(x))

@@ -284,8 +284,9 @@ class Dot(OpDef):
 
     @staticmethod
     def backward(x, y, dout):
+        # complex operands: dX = dOut * conj(Y), dY = dOut * conj(X) (2.0's test_dot_op)
         d = dout.reshape(x.shape[:-1] + (1,))
-        return d * y, d * x
+        return d * conj(y), d * conj(x)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 5), "Y": rand(rng, 5)})
