@@ -234,6 +234,10 @@ SWITCHES = {
     # static while_loop updates the caller's loop variables in place (1.8), or loops on
     # copies so they keep their values (3); tensor arrays are updated in place in both
     "while_loop_in_place": {"1.8": True, "2.0": False, "3": False},
+    # the ftrl op given a SelectedRows Grad: refused (1.8.5, measured: its kernel takes
+    # LoDTensors only) or the listed rows updated (2.0's sparse kernel, test_ftrl_op's
+    # TestSparseFTRLOp; 3.3.1 not measured, taken as 2.0)
+    "ftrl_selected_rows": {"1.8": False, "2.0": True, "3": True},
     # a Python operator on two tensors (static or eager) of different dtypes: the other
     # operand is cast to the dtype of the one whose method runs (1.8; 2.0 too, but for an
     # eager + - * / @ with a complex operand, which the op promotes: cast_or_complex), or
