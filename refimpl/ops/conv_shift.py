@@ -1,7 +1,7 @@
 """conv_shift: circular convolution of each row of X with the same row of Y (Paddle's op,
 from the Neural Turing Machine's shift weighting). For X [B, M] and Y [B, N], N odd and
 <= M: Out[b, i] = sum_j X[b, (i + j - (N - 1) / 2) mod M] * Y[b, j]. Paddle's only kernel
-is float32."""
+is float32; refimpl takes float64 too, as its other ops with float32-only Paddle kernels."""
 import numpy as np
 
 from ._common import rand
@@ -23,7 +23,7 @@ class ConvShift(OpDef):
 
     def infer_shape(self, ctx):
         x, y = ctx.input_var("X"), ctx.input_var("Y")
-        ctx.check_dtype("X", ("float32",))
+        ctx.check_dtype("X", ("float32", "float64"))
         ctx.check_same_dtype("X", "Y")
         ctx.expect(len(x.shape) == 2 and len(y.shape) == 2,
                    "X %r %s and Y %r %s must both be 2-D [batch, width]"
@@ -52,7 +52,5 @@ class ConvShift(OpDef):
         return dx, dy
 
     def samples(self, rng):
-        yield Sample({"X": rand(rng, 3, 7, dtype="float32"),
-                      "Y": rand(rng, 3, 5, dtype="float32")})
-        yield Sample({"X": rand(rng, 2, 4, dtype="float32"),
-                      "Y": rand(rng, 2, 1, dtype="float32")}, name="width_1")
+        yield Sample({"X": rand(rng, 3, 7), "Y": rand(rng, 3, 5)})
+        yield Sample({"X": rand(rng, 2, 4), "Y": rand(rng, 2, 1)}, name="width_1")
