@@ -258,10 +258,21 @@ SWITCHES = {
     # static while_loop updates the caller's loop variables in place (1.8), or loops on
     # copies so they keep their values (3); tensor arrays are updated in place in both
     "while_loop_in_place": {"1.8": True, "2.0": False, "3": False},
+    # paddle.optimizer's learning_rate: anything fluid's optimizers take (1.8, where they
+    # are the same classes), or a float / an LRScheduler only, a TypeError otherwise (2.0's
+    # and 3.3.1's Optimizer.__init__; 3.3.1 measured: an int and a Tensor refused)
+    "paddle_optimizer_lr_types": {"1.8": "any", "2.0": "float_or_scheduler",
+                                  "3": "float_or_scheduler"},
+    # the ftrl op given a SelectedRows Grad: refused (1.8.5, measured: its kernel takes
+    # LoDTensors only) or the listed rows updated (2.0's sparse kernel, test_ftrl_op's
+    # TestSparseFTRLOp; 3.3.1 not measured, taken as 2.0)
+    "ftrl_selected_rows": {"1.8": False, "2.0": True, "3": True},
     # a Python operator on two tensors (static or eager) of different dtypes: the other
-    # operand is cast to the dtype of the one whose method runs (1.8, 2.0), or two floats
-    # are both made the wider one and other pairs refused (3.3.1: TypeError)
-    "operator_operand_cast": {"1.8": "cast", "2.0": "cast", "3": "promote_floats"},
+    # operand is cast to the dtype of the one whose method runs (1.8; 2.0 too, but for an
+    # eager + - * / @ with a complex operand, which the op promotes: cast_or_complex), or
+    # two floats are both made the wider one and other pairs refused (3.3.1: TypeError)
+    "operator_operand_cast": {"1.8": "cast", "2.0": "cast_or_complex",
+                              "3": "promote_floats"},
     # paddle.load in dynamic mode returns a state dict's arrays as ndarrays (2.0.0's io.py
     # unpickles them as they are) or as Tensors (3.3.1, measured)
     "paddle_load_tensors": {"1.8": False, "2.0": False, "3": True},

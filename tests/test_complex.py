@@ -169,3 +169,105 @@ def test_a_real_operand_with_a_complex_one_is_promoted_and_gets_a_real_gradient(
     assert got_gx.dtype == np.float64
     np.testing.assert_allclose(got_gx, np.real(dx(x, y, g)), rtol=1e-12)
     np.testing.assert_allclose(got_gy, dy(x, y, g), rtol=1e-12)
+
+
+@pytest.mark.parametrize("x_dtype, y_dtype, out_dtype", [
+    ("float32", "complex128", "complex128"), ("float64", "complex64", "complex128"),
+    ("complex64", "complex128", "complex128"), ("float32", "complex64", "complex64")])
+def test_mixed_widths_promote_as_paddle_20s_table(x_dtype, y_dtype, out_dtype):
+    # Paddle 2.0's PromoteTypesIfComplexExists: float32 with complex64 stays complex64, any
+    # other float / complex pair is complex128 (3.3.1 measured the same); each operand's
+    # gradient comes back in its own dtype: X * Y gives dX = g * conj(Y), real part for a
+    # real X, dY = g * conj(X)
+    x = (XV if x_dtype.startswith("complex") else XV.real).astype(x_dtype)
+    y = YV.astype(y_dtype)
+    g = np.full((2, 3), 1 - 2j)
+    main = Program()
+    with program_guard(main, Program()):
+        xv, yv = static.data("x", [2, 3], x_dtype), static.data("y", [2, 3], y_dtype)
+        gv = static.data("g", [2, 3], out_dtype)
+        xv.stop_gradient = yv.stop_gradient = False
+        out = main.global_block().create_var(name="out", dtype=out_dtype)
+        main.global_block().append_op(type="elementwise_mul", inputs={"X": [xv], "Y": [yv]},
+                                      outputs={"Out": [out]}, attrs={"axis": -1})
+        gx, gy = paddle.static.gradients([out], [xv, yv], target_gradients=[gv])
+    assert out.dtype.name == out_dtype
+    got_out, got_gx, got_gy = static.Executor().run(
+        main, feed={"x": x, "y": y, "g": g.astype(out_dtype)}, fetch_list=[out, gx, gy])
+    assert (got_out.dtype, got_gx.dtype, got_gy.dtype) == (out_dtype, x_dtype, y_dtype)
+    tol = 1e-6     # a float32 / complex64 operand's rounding
+    np.testing.assert_allclose(got_out, x.astype(out_dtype) * y.astype(out_dtype), rtol=tol)
+    dx = g * np.conj(y.astype("complex128"))
+    np.testing.assert_allclose(got_gx, dx if x_dtype.startswith("complex") else dx.real,
+                               rtol=tol)
+    np.testing.assert_allclose(got_gy, g * np.conj(x.astype("complex128")), rtol=tol)
+
+
+def test_kron_of_a_real_and_a_complex_operand():
+    # Paddle 2.0's kron promotes the pair (its test_complex_kron) and its gradients carry
+    # the other operand's conjugate (test_kron_op's numpy reference); the real operand's is
+    # the real part. Out[2i + k, 2j + l] = X[i, j] * Y[k, l] for a 2 x 2 Y.
+    x = np.array([[1.0, 2.0], [3.0, 4.0]])
+    y = np.array([[1 + 1j, 2j], [0.5, -1 - 1j]])
+    g = np.ones((4, 4), "complex128")
+    main = Program()
+    with program_guard(main, Program()):
+        xv, yv = static.data("x", [2, 2], "float64"), static.data("y", [2, 2], "complex128")
+        gv = static.data("g", [4, 4], "complex128")
+        xv.stop_gradient = yv.stop_gradient = False
+        out = paddle.kron(xv, yv)
+        gx, gy = paddle.static.gradients([out], [xv, yv], target_gradients=[gv])
+    assert out.dtype.name == "complex128"
+    got_out, got_gx, got_gy = static.Executor().run(
+        main, feed={"x": x, "y": y, "g": g}, fetch_list=[out, gx, gy])
+    np.testing.assert_allclose(got_out, np.kron(x, y))
+    # each X[i, j] meets every Y[k, l] once: dX = sum(conj(Y)) real part, dY = sum(X)
+    assert got_gx.dtype == np.float64
+    np.testing.assert_allclose(got_gx, np.full((2, 2), np.conj(y).sum().real))
+    np.testing.assert_allclose(got_gy, np.full((2, 2), x.sum()))
+
+
+@pytest.mark.paddle("2.0")
+def test_eager_operators_promote_a_complex_operand_under_20():
+    # Paddle 2.0's dygraph math_op_patch promotes + - * / @ with a complex operand
+    # (core._promote_types_if_complex_exists) where it casts other pairs to the left
+    # operand's dtype (its test_complex_elementwise_layers: var_x + var_y)
+    r = np.array([[1.0, 2.0], [3.0, 4.0]])
+    c = np.array([[1 + 1j, 2j], [0.5, -1 - 1j]])
+    with paddle.fluid.dygraph.guard():
+        a32, c64 = paddle.to_tensor(r.astype("float32")), paddle.to_tensor(c.astype("complex64"))
+        a64 = paddle.to_tensor(r)
+        assert (a32 + c64).dtype.name == "complex64"
+        np.testing.assert_allclose((a32 + c64).numpy(), r + c, rtol=1e-6)
+        assert (c64 - a64).dtype.name == "complex128"
+        np.testing.assert_allclose((c64 - a64).numpy(), c - r, rtol=1e-6)
+        np.testing.assert_allclose((a64 @ c64).numpy(), r @ c, rtol=1e-6)
+        # other pairs: the right operand takes the left's dtype, as before
+        assert (a32 * a64).dtype.name == "float32"
+        # fluid.layers.elementwise_add's dygraph branch checks no dtype (2.0's
+        # test_complex_variable)
+        np.testing.assert_allclose(
+            paddle.fluid.layers.elementwise_add(c64, c64).numpy(), 2 * c, rtol=1e-6)
+
+
+def test_dot_of_complex_rows_conjugates_the_other_operand_in_its_gradient():
+    # Paddle 2.0's test_dot_op (TestComplexDotOp2D): Out = sum(X * Y) per row,
+    # dX = dOut * conj(Y), dY = dOut * conj(X)
+    x = np.array([[1 + 2j, 3 - 1j], [0.5j, 2.0]])
+    y = np.array([[2 - 1j, 1j], [4.0, 1 + 1j]])
+    g = np.array([[1 + 1j], [2 - 1j]])
+    main = Program()
+    with program_guard(main, Program()):
+        xv, yv = static.data("x", [2, 2], "complex128"), static.data("y", [2, 2], "complex128")
+        gv = static.data("g", [2, 1], "complex128")
+        xv.stop_gradient = yv.stop_gradient = False
+        out = main.global_block().create_var(name="out", dtype="complex128")
+        main.global_block().append_op(type="dot", inputs={"X": [xv], "Y": [yv]},
+                                      outputs={"Out": [out]})
+        gx, gy = paddle.static.gradients([out], [xv, yv], target_gradients=[gv])
+    got_out, got_gx, got_gy = static.Executor().run(
+        main, feed={"x": x, "y": y, "g": g}, fetch_list=[out, gx, gy])
+    np.testing.assert_allclose(got_out, [[(1 + 2j) * (2 - 1j) + (3 - 1j) * 1j],
+                                         [0.5j * 4 + 2 * (1 + 1j)]])
+    np.testing.assert_allclose(got_gx, g * np.conj(y))
+    np.testing.assert_allclose(got_gy, g * np.conj(x))

@@ -17,9 +17,11 @@ from refimpl.executor.multi_place import split_feed
 
 Reduce = static.BuildStrategy.ReduceStrategy
 Scale = static.BuildStrategy.GradientScaleStrategy
-OPTIMIZERS = {"sgd": lambda lr: paddle.optimizer.SGD(lr),
-              "momentum": lambda lr: paddle.optimizer.Momentum(lr, momentum=0.9),
-              "adam": lambda lr: paddle.optimizer.Adam(lr)}
+# fluid's optimizers: they take a fluid decay's learning-rate Variable as well, which 2.0's
+# paddle.optimizer refuses
+OPTIMIZERS = {"sgd": lambda lr: paddle.fluid.optimizer.SGD(lr),
+              "momentum": lambda lr: paddle.fluid.optimizer.Momentum(lr, momentum=0.9),
+              "adam": lambda lr: paddle.fluid.optimizer.Adam(lr)}
 
 
 def _model(optimizer="sgd", lr=0.05, batch_norm=False):

@@ -22,6 +22,20 @@ def test_missing_file_says_where_to_put_it(dataset_home):
     assert dataset.uci_housing.URL in str(e.value)
 
 
+def test_fetch_checks_each_file_of_the_module_is_cached(dataset_home):
+    # Paddle's mnist.fetch() downloads its four files; refimpl's finds them or says which
+    # is missing
+    for name in ("train-images-idx3-ubyte.gz", "train-labels-idx1-ubyte.gz",
+                 "t10k-images-idx3-ubyte.gz"):
+        put_data_file(dataset_home, "mnist", name, b"x")
+    with pytest.warns(UserWarning, match="md5"), pytest.raises(FileNotFoundError) as e:
+        dataset.mnist.fetch()
+    assert "t10k-labels-idx1-ubyte.gz" in str(e.value)
+    put_data_file(dataset_home, "mnist", "t10k-labels-idx1-ubyte.gz", b"x")
+    with pytest.warns(UserWarning, match="md5"):
+        assert dataset.mnist.fetch() is None
+
+
 def test_uci_housing_normalizes_features_and_splits(dataset_home):
     rows = np.arange(10 * 14, dtype=float).reshape(10, 14)
     put_data_file(dataset_home, "uci_housing", "housing.data",

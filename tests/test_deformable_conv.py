@@ -89,8 +89,17 @@ def test_deformable_conv_errors():
         ov = fluid.data("offset", [1, 9, 5, 5])
         fluid.layers.deformable_conv(xv, ov, None, 2, 3, padding=1, modulated=False)
 
-    with pytest.raises(Exception, match=r"Offset .*expected \[1, 18, 5, 5\]"):
-        _build(bad_offset)
+    # Paddle checks Offset's and Mask's shapes only when the op runs (its InferShape's
+    # IsRuntime branch; 2.0's test_deformable_conv_op builds with a 4-channel Offset for a
+    # 1 x 1 kernel), so the program builds and the kernel refuses them
+    _build(bad_offset)
+    attrs = dict(DC_ATTRS, paddings=[1, 1])
+    with pytest.raises(ValueError, match=r"Offset: expected \[1, 18, 5, 5\] .*got \[1, 9"):
+        DeformableConvV1.forward(np.zeros((1, 2, 5, 5)), np.zeros((1, 9, 5, 5)),
+                                 np.zeros((2, 2, 3, 3)), **attrs)
+    with pytest.raises(ValueError, match=r"Mask: expected \[1, 9, 5, 5\]"):
+        DeformableConv.forward(np.zeros((1, 2, 5, 5)), np.zeros((1, 18, 5, 5)),
+                               np.zeros((1, 8, 5, 5)), np.zeros((2, 2, 3, 3)), **attrs)
     x = np.zeros((3, 1, 3, 3))
     with pytest.raises(ValueError, match="multiple of im2col_step 2"):
         DeformableConvV1.forward(x, np.zeros((3, 2, 3, 3)), np.zeros((1, 1, 1, 1)),

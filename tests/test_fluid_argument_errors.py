@@ -327,6 +327,8 @@ def test_paddle20_functions_check_their_arguments_in_static_mode(paddle_version)
             paddle.metric.accuracy(ints, fluid.data("label", [2, 1], "int64"))
         with pytest.raises(TypeError, match="'x' in paddle.is_empty must be"):
             paddle.is_empty(fluid.data("flags", [4], "bool"))
+        with pytest.raises(TypeError, match="'x' in paddle.dot must be"):     # test_dot_op
+            paddle.dot(fluid.data("u1", [4], "uint8"), fluid.data("u2", [4], "uint8"))
         with pytest.raises(TypeError, match="'dtype' in paddle.eye must be"):
             paddle.eye(10, num_columns=10, dtype="int8")
         with pytest.raises(TypeError, match="'dtype' in eye must be"):

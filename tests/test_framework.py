@@ -268,6 +268,28 @@ def test_copy_param_info_from_makes_the_named_variables_parameters():
     assert target._is_distributed and target._endpoints == ["127.0.0.1:6170"]
 
 
+def test_copy_data_info_from_marks_the_sources_data_variables():
+    """Paddle 2.0's Program._copy_data_info_from: is_data, need_check_feed and stop_gradient
+    come from the same-named variables of the source's blocks; a variable the source lacks
+    is a ValueError, a source that is no Program a TypeError (its test_desc_clone)."""
+    source = Program()
+    with program_guard(source, Program()):
+        x = static.data("x", [None, 3], "float32")
+        y = paddle.scale(x, 2.0)
+        y.stop_gradient = True
+    target = Program()
+    for v in (x, y):
+        target.global_block().create_var(name=v.name, shape=v.shape, dtype=v.dtype)
+    target._copy_data_info_from(source)
+    tx, ty = (target.global_block().var(v.name) for v in (x, y))
+    assert (tx.is_data, tx.need_check_feed, tx.stop_gradient) == (True, True, True)
+    assert (ty.is_data, ty.need_check_feed, ty.stop_gradient) == (False, False, True)
+    with pytest.raises(ValueError, match="'x' of block 0 is not in block 0"):
+        target._copy_data_info_from(Program())
+    with pytest.raises(TypeError, match="needs to pass in a source Program"):
+        target._copy_data_info_from(source.global_block())
+
+
 def test_op_desc_details_as_paddle_18():
     # Paddle 1.8.5's mul op desc (measured): its attrs, their types, the op's index
     from refimpl.fluid import core

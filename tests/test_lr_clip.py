@@ -298,7 +298,7 @@ def train(make_optimizer, places, runs=3, after_run=None):
 @pytest.mark.parametrize("make", [
     lambda: fluid.optimizer.Momentum(L.piecewise_decay([1, 2], [0.3, 0.1, 0.05]), 0.9,
                                      grad_clip=paddle.nn.ClipGradByGlobalNorm(0.5)),
-    lambda: paddle.optimizer.Adam(L.noam_decay(8, 2), grad_clip=paddle.nn.ClipGradByNorm(0.2)),
+    lambda: fluid.optimizer.Adam(L.noam_decay(8, 2), grad_clip=paddle.nn.ClipGradByNorm(0.2)),
 ])
 def test_data_parallel_matches_one_place(make):
     np.testing.assert_allclose(train(make, 2), train(make, 1), rtol=1e-5)

@@ -156,6 +156,14 @@ def test_unary_layers_match_numpy(layer, formula, domain):
     _check([(layer(x), formula(a))], {"x": a}, rtol=1e-9, atol=1e-9)
 
 
+def test_softshrink_refuses_a_negative_threshold():
+    # Paddle 2.0's and 3.3.1's F.softshrink (2.0's test_activation_op TestSoftshrinkAPI)
+    x = static.data("x_soft", [2], "float32")
+    with pytest.raises(ValueError, match="no less than zero, got -1.0"):
+        F.softshrink(x, -1.0)
+    assert F.softshrink(x, 0.0).shape == (2,)
+
+
 def test_round_halves_away_from_zero_and_keeps_float32():
     x = static.data("x", [6], "float32")
     a = np.array([0.5, 1.5, 2.5, -0.5, -2.5, 0.4], "float32")

@@ -502,3 +502,36 @@ def test_proximal_gd_soft_thresholds_and_shrinks():
                       l1=0.2, l2=1.0).run(scope, paddle.CPUPlace())
     np.testing.assert_allclose(np.array(scope.find_var("p").get_tensor()),
                                [0.4 / 1.5, -1.4 / 1.5, -0.3 / 1.5], rtol=1e-6)
+
+
+def test_paddle_optimizers_take_a_float_or_a_scheduler_from_20(paddle_version):
+    """Paddle 2.0's (and 3.3.1's, measured) paddle.optimizer refuses another learning rate
+    (its test_adam_op: a Tensor; an int too); fluid.optimizer's take a Variable, and under
+    1.8, where paddle.optimizer holds fluid's optimizers, both do."""
+    from refimpl import fluid
+    import refimpl as paddle
+    with fluid.program_guard(fluid.Program(), fluid.Program()):
+        lr_var = fluid.layers.create_global_var([1], 0.1, "float32", persistable=True)
+        for bad in (lr_var, 1):
+            with pytest.raises(TypeError, match="learning rate should be float or LRScheduler"):
+                paddle.optimizer.Adam(bad)
+        assert fluid.optimizer.Adam(lr_var)._learning_rate is lr_var
+        assert isinstance(fluid.optimizer.AdamOptimizer(lr_var), paddle.optimizer.Adam)
+        paddle.optimizer.SGD(paddle.optimizer.lr.StepDecay(0.1, 1))
+        paddle.optimizer.Momentum(np.float64(0.1))          # a float subclass
+        with paddle_version("1.8"):
+            assert paddle.optimizer.Adam(lr_var)._learning_rate is lr_var
+
+
+def test_get_opti_var_name_list_names_the_accumulators_as_made():
+    # Paddle 1.8 / 2.0's Optimizer.get_opti_var_name_list (2.0's test_adam_op reads it)
+    import refimpl as paddle
+    from refimpl import fluid
+    with fluid.program_guard(fluid.Program(), fluid.Program()), fluid.unique_name.guard():
+        x = fluid.data("x", [None, 3], "float32")
+        loss = paddle.mean(fluid.layers.fc(x, 2, param_attr="w", bias_attr=False))
+        sgd, momentum = paddle.optimizer.SGD(0.1), paddle.optimizer.Momentum(0.1, 0.9)
+        sgd.minimize(loss)
+        momentum.minimize(loss)
+    assert sgd.get_opti_var_name_list() == []
+    assert momentum.get_opti_var_name_list() == ["w_velocity_0"]

@@ -258,3 +258,49 @@ def test_a_table_looked_up_twice_sums_selected_rows():
     np.testing.assert_allclose(np.array(scope.find_var("w").get_tensor()).ravel(), [
         0.8397409319877625, 1.1602591276168823, 0.8680650591850281, 1.1319350004196167,
         0.8399707674980164, 1.1600292921066284, 1.0, 1.0], atol=ATOL)
+
+
+def _ftrl_on_rows(rows, grad_rows):
+    """Run the ftrl op with a SelectedRows Grad on a [5, 2] Param; the dense ftrl kernel on
+    the same rows gives the expected values."""
+    from refimpl.fluid import core
+    from refimpl.fluid.op import Operator
+    place, scope = core.CPUPlace(), core.Scope()
+    param = np.arange(10, dtype="float32").reshape(5, 2) / 10
+    squared, linear = np.full((5, 2), 0.1, "float32"), np.full((5, 2), 0.2, "float32")
+    lr = np.array([0.01], "float32")
+    for name, value in (("P", param), ("S", squared), ("L", linear), ("LR", lr)):
+        scope.var(name).get_tensor().set(value, place)
+    grad = scope.var("G").get_selected_rows()
+    grad.set_height(5)
+    grad.set_rows(rows)
+    grad.get_tensor().set(grad_rows, place)
+    attrs = {"l1": 0.1, "l2": 0.2, "lr_power": -0.5}
+    Operator("ftrl", Param="P", Grad="G", ParamOut="P", SquaredAccumulator="S",
+             SquaredAccumOut="S", LinearAccumulator="L", LinearAccumOut="L",
+             LearningRate="LR", **attrs).run(scope, place)
+    got = [np.array(scope.find_var(n).get_tensor()) for n in ("P", "S", "L")]
+    return (param, squared, linear, lr, attrs), got
+
+
+@pytest.mark.paddle("2.0")
+def test_ftrl_updates_only_the_rows_of_a_selected_rows_grad():
+    # Paddle 2.0's sparse ftrl (its test_ftrl_op's TestSparseFTRLOp): rows merged (row 3
+    # listed twice adds up), those rows updated as the dense kernel updates them, the rest
+    # kept; Paddle 1.8.5 refuses the SelectedRows (switch ftrl_selected_rows)
+    from refimpl.ops.registry import get_op_def
+    grad_rows = np.array([[1.0, -1.0], [0.5, 0.5], [0.25, 2.0]], "float32")
+    (param, squared, linear, lr, attrs), got = _ftrl_on_rows([3, 0, 3], grad_rows)
+    merged = np.array([[0.5, 0.5], [1.25, 1.0]], "float32")      # rows 0 and 3
+    want = get_op_def("ftrl").forward(param[[0, 3]].copy(), squared[[0, 3]].copy(),
+                                      linear[[0, 3]].copy(), merged, lr, **attrs)
+    for out, before, rows_want in zip(got, (param, squared, linear), want):
+        np.testing.assert_array_equal(out[[1, 2, 4]], before[[1, 2, 4]])
+        np.testing.assert_allclose(out[[0, 3]], rows_want, rtol=1e-6)
+    assert not np.allclose(got[0][[0, 3]], param[[0, 3]])
+
+
+@pytest.mark.paddle("1.8")
+def test_ftrl_refuses_a_selected_rows_grad_under_18():
+    with pytest.raises(Exception, match="ftrl op takes no SelectedRows Grad"):
+        _ftrl_on_rows([0], np.ones((1, 2), "float32"))

@@ -255,6 +255,14 @@ def test_bad_arguments_fail_clearly():
         paddle.inverse(x)
     with pytest.raises(OpError, match="inner dims"):
         paddle.addmm(x, x, x)
+    # Paddle 2.0's test_addmm_op: int32 operands are a TypeError once their shapes agree,
+    # a ValueError before
+    ints = static.data("ints", [4, 4], "int32")
+    with pytest.raises(TypeError, match="expected dtype in"):
+        paddle.addmm(ints, ints, ints)
+    with pytest.raises(OpError, match="inner dims") as raised:
+        paddle.addmm(ints, ints, x)
+    assert not isinstance(raised.value, TypeError)
     with pytest.raises(OpError, match="Index .* must be 1-D"):
         paddle.index_select(x, static.data("i", [2, 2], "int64"))
     with pytest.raises(OpError, match="shifts"):

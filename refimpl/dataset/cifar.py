@@ -56,3 +56,7 @@ def train100():
 
 def test100():
     return reader_creator(common.download(CIFAR100_URL, "cifar", CIFAR100_MD5), "test")
+
+
+def fetch():
+    common.fetch("cifar", (CIFAR10_URL, CIFAR10_MD5), (CIFAR100_URL, CIFAR100_MD5))

@@ -4,7 +4,7 @@ import warnings
 
 from ..framework.file_digest import file_hexdigest
 
-__all__ = ["DATA_HOME", "download", "md5file"]
+__all__ = ["DATA_HOME", "download", "fetch", "md5file"]
 
 DATA_HOME = os.path.expanduser(os.path.join("~", ".cache", "paddle", "dataset"))
 
@@ -34,3 +34,11 @@ def download(url, module_name, md5sum, save_name=None):
         warnings.warn("paddle.dataset.%s: %s has md5 %s, not the %s of Paddle's file; "
                       "reading it anyway" % (module_name, path, _md5_seen[key], md5sum))
     return path
+
+
+def fetch(module_name, *files):
+    """A dataset module's fetch(): Paddle downloads its (url, md5) files into the cache;
+    refimpl downloads nothing, so each must be there already (download's
+    FileNotFoundError says where to put a missing one)."""
+    for url, md5 in files:
+        download(url, module_name, md5)

@@ -62,3 +62,7 @@ def test(word_idx):
 
 def word_dict():
     return build_dict(ALL_REVIEWS, 150)
+
+
+def fetch():
+    common.fetch("imdb", (URL, MD5))

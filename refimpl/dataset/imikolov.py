@@ -79,3 +79,7 @@ def train(word_idx, n, data_type=DataType.NGRAM):
 
 def test(word_idx, n, data_type=DataType.NGRAM):
     return _reader(TEST_FILE, word_idx, n, data_type)
+
+
+def fetch():
+    common.fetch("imikolov", (URL, MD5))

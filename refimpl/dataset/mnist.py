@@ -40,3 +40,8 @@ def train():
 def test():
     return reader_creator(common.download(TEST_IMAGE_URL, "mnist", TEST_IMAGE_MD5),
                           common.download(TEST_LABEL_URL, "mnist", TEST_LABEL_MD5))
+
+
+def fetch():
+    common.fetch("mnist", (TRAIN_IMAGE_URL, TRAIN_IMAGE_MD5), (TRAIN_LABEL_URL, TRAIN_LABEL_MD5),
+                 (TEST_IMAGE_URL, TEST_IMAGE_MD5), (TEST_LABEL_URL, TEST_LABEL_MD5))

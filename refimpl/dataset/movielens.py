@@ -139,3 +139,7 @@ def user_info():
 
 def movie_info():
     return _meta().movies
+
+
+def fetch():
+    common.fetch("movielens", (URL, MD5))

@@ -48,3 +48,7 @@ def train():
 
 def test():
     return _reader("test")
+
+
+def fetch():
+    common.fetch("uci_housing", (URL, MD5))

@@ -14,6 +14,7 @@ from .moving_average import ExponentialMovingAverage, ModelAverage
 
 class LambOptimizer(Lamb):
     """Paddle 1.8's argument order: regularization comes before grad_clip."""
+    _fluid_api = True
 
     def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
                  epsilon=1e-6, parameter_list=None, regularization=None, grad_clip=None,
@@ -52,17 +53,27 @@ class PipelineOptimizer:
                                   % type(optimizer).__name__)
 
 
-SGDOptimizer = SGD
-MomentumOptimizer = Momentum
-AdamOptimizer = Adam
-AdamaxOptimizer = Adamax
-AdagradOptimizer = Adagrad
-LarsMomentumOptimizer = LarsMomentum
-DecayedAdagradOptimizer = DecayedAdagrad
-FtrlOptimizer = Ftrl
-DpsgdOptimizer = Dpsgd
-RMSPropOptimizer = RMSProp
-AdadeltaOptimizer = Adadelta
+def _fluid_class(cls, name):
+    """fluid.optimizer's `name`: `cls` taking a learning-rate Variable or a 1.8
+    LearningRateDecay as well, as fluid's optimizers do in 2.0, where paddle.optimizer's
+    refuse them (Optimizer._fluid_api)."""
+    return type(name, (cls,), {"_fluid_api": True, "__module__": __name__,
+                               "__doc__": cls.__doc__})
+
+
+SGD = SGDOptimizer = _fluid_class(SGD, "SGDOptimizer")
+Momentum = MomentumOptimizer = _fluid_class(Momentum, "MomentumOptimizer")
+Adam = AdamOptimizer = _fluid_class(Adam, "AdamOptimizer")
+AdamW = _fluid_class(AdamW, "AdamW")
+Adamax = AdamaxOptimizer = _fluid_class(Adamax, "AdamaxOptimizer")
+Adagrad = AdagradOptimizer = _fluid_class(Adagrad, "AdagradOptimizer")
+LarsMomentum = LarsMomentumOptimizer = _fluid_class(LarsMomentum, "LarsMomentumOptimizer")
+DecayedAdagrad = DecayedAdagradOptimizer = _fluid_class(DecayedAdagrad,
+                                                        "DecayedAdagradOptimizer")
+Ftrl = FtrlOptimizer = _fluid_class(Ftrl, "FtrlOptimizer")
+Dpsgd = DpsgdOptimizer = _fluid_class(Dpsgd, "DpsgdOptimizer")
+RMSProp = RMSPropOptimizer = _fluid_class(RMSProp, "RMSPropOptimizer")
+Adadelta = AdadeltaOptimizer = _fluid_class(Adadelta, "AdadeltaOptimizer")
 Lamb = LambOptimizer
 
 __all__ = ["Optimizer", "SGD", "SGDOptimizer", "Momentum", "MomentumOptimizer", "Adam",

@@ -92,12 +92,22 @@ def _float_rank(x):
 _FLOAT_WIDTHS = {"float16": 0, "bfloat16": 0, "float32": 1, "float64": 2}
 
 
-def _same_dtype(x, other):
+# the operators whose eager form Paddle 2.0 lets promote a complex operand
+# (_supported_promote_complex_types_ of its dygraph math_op_patch)
+_COMPLEX_PROMOTING = ("elementwise_add", "elementwise_sub", "elementwise_mul",
+                      "elementwise_div", "matmul_v2")
+
+
+def _same_dtype(x, other, op_type):
     """x and another operand of another dtype, as operator_operand_cast says: the other
-    cast to x's dtype (1.8, 2.0), or two floats both made the wider one (3; any other
-    pair is left to the op, which refuses it)."""
+    cast to x's dtype (1.8, 2.0; 2.0 leaves an eager + - * / @ with a complex operand to
+    the op, which promotes the pair), or two floats both made the wider one (3; any other
+    pair is left to the op, which promotes a complex pair and refuses the rest)."""
     rule = versions.switch("operator_operand_cast")
-    if rule == "cast":
+    if rule == "cast_or_complex" and mode.dynamic and op_type in _COMPLEX_PROMOTING and \
+            "c" in (to_numpy_dtype(x.dtype.name).kind, to_numpy_dtype(other.dtype.name).kind):
+        return x, other
+    if rule in ("cast", "cast_or_complex"):
         return x, cast(other, x.dtype.name)
     ranks = _float_rank(x), _float_rank(other)
     if rule == "promote_floats" and None not in ranks:
@@ -118,7 +128,7 @@ def binary_op(x, other, op_type, reverse=False):
                         stop_gradient=True)
     elif isinstance(other, Variable) and other.dtype != x.dtype and \
             x.dtype is not None and other.dtype is not None:
-        x, other = _same_dtype(x, other)
+        x, other = _same_dtype(x, other, op_type)
     return _elementwise(x, other, op_type, reverse)
 
 

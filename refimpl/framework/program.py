@@ -918,6 +918,25 @@ class Program:
         self._check_is_program(other, "_copy_param_info_from")
         self.global_block()._copy_param_info_from(other.global_block())
 
+    def _copy_data_info_from(self, other, pruned_origin_block_id_map=None):
+        """Each variable of this program's blocks takes is_data, need_check_feed and
+        stop_gradient (when set) from the same-named variable of `other`'s block that
+        `pruned_origin_block_id_map` maps it to (block i to block i by default): a clone or
+        pruned copy gets its data variables back so (Paddle 1.8 / 2.0). A variable missing
+        from that block is a ValueError."""
+        self._check_is_program(other, "_copy_data_info_from")
+        block_map = pruned_origin_block_id_map or {i: i for i in range(len(self.blocks))}
+        for i, block in enumerate(self.blocks):
+            source = other.blocks[block_map[i]]
+            for name, var in block.vars.items():
+                origin = source.vars.get(name)
+                if origin is None:
+                    raise ValueError("_copy_data_info_from: variable %r of block %d is not in "
+                                     "block %d of the source program" % (name, i, source.idx))
+                var.is_data = var.is_data or origin.is_data
+                var.need_check_feed = var.need_check_feed or origin.need_check_feed
+                var.stop_gradient = var.stop_gradient or origin.stop_gradient
+
     def _copy_dist_param_info_from(self, other):
         self._check_is_program(other, "_copy_dist_param_info_from")
         for name in self._DIST_INFO:

@@ -87,6 +87,9 @@ def hardshrink(x, threshold=0.5, name=None):
 
 
 def softshrink(x, threshold=0.5, name=None):
+    if threshold < 0:       # Paddle 2.0's and 3.3.1's F.softshrink refuse it
+        raise ValueError("softshrink: the threshold must be no less than zero, got %s"
+                         % threshold)
     return unary("softshrink", x, {"lambda": float(threshold)}, name)
 
 

@@ -805,6 +805,9 @@ PADDLE_API_20 = (
      'paddle.allclose': {'x': (0, _FLOATS, False, None), 'y': (1, _FLOATS, False, None)},
      'paddle.assign': {'x': (0, _ALL_TYPES_20, False, 'variable')},
      'paddle.concat': {'x': (0, _ALL_TYPES_20, True, None)},
+     # its own checks (test_dot_op's TestDotOpError: uint8)
+     'paddle.dot': {'x': (0, _FLOATS + ('int32', 'int64'), False, None),
+                    'y': (1, _FLOATS + ('int32', 'int64'), False, None)},
      'paddle.gather': {'axis': (2, ('int32', 'int64'), False, 'variable'),
                        'index': (1, ('int32', 'int64'), False, None),
                        'x': (0, _GATHER_TYPES_20, False, None)},

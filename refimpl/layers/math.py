@@ -136,11 +136,17 @@ def _check_binary_dtypes(op_type, x, y):
             raise ValueError("%s: %s must be a Tensor, got %s" % (op_type, arg,
                                                                   type(v).__name__))
         if isinstance(v, Tensor) and mode.dynamic:
-            if v.dtype.name not in _FLUID_BINARY_DTYPES + ("complex64", "complex128"):
-                raise RuntimeError("%s has no kernel for %s %s (Paddle 2.0)"
-                                   % (op_type, arg, v.dtype.name))
+            _check_eager_kernel(op_type, arg, v)
         else:
             check_dtype(v, arg, op_type, _FLUID_BINARY_DTYPES)
+
+
+def _check_eager_kernel(op_type, arg, v):
+    """An eager operand needs a CPU kernel of its dtype, complex ones too (Paddle 2.0's
+    RuntimeError); dygraph mode checks no dtype before it."""
+    if v.dtype.name not in _FLUID_BINARY_DTYPES + ("complex64", "complex128"):
+        raise RuntimeError("%s has no kernel for %s %s (Paddle 2.0)"
+                           % (op_type, arg, v.dtype.name))
 
 
 def _paddle_binary(op_type):
@@ -161,7 +167,10 @@ def _fluid_binary(op_type):
     def layer(x, y, axis=-1, act=None, name=None):
         for arg, v in (("x", x), ("y", y)):
             check_variable(v, arg, op_type)
-            if v.dtype.name not in _FLUID_BINARY_DTYPES:
+            if mode.dynamic and isinstance(v, Tensor):
+                # 1.8.5's and 2.0's dygraph branch runs the op unchecked
+                _check_eager_kernel(op_type, arg, v)
+            elif v.dtype.name not in _FLUID_BINARY_DTYPES:
                 raise TypeError("%s: the data type of %s must be one of %s, got %s"
                                 % (op_type, arg, list(_FLUID_BINARY_DTYPES), v.dtype.name))
         return binary(op_type, x, y, axis=axis, act=act, name=name)

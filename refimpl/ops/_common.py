@@ -15,6 +15,27 @@ def conj(a):
     return a.conj() if a.dtype.kind == "c" else a
 
 
+def complex_promotion(x, y):
+    """The dtype of an op mixing a complex operand with a float32 / float64 / other complex
+    one, as Paddle 2.0's IndicateOrPromoteVarDataTypes promotes them (float32 with
+    complex64 is complex64, any other such pair complex128; 3.3.1 measured the same), else
+    None: operands of one dtype, or a pair with no complex or with another dtype."""
+    names = (x.dtype.name, y.dtype.name)
+    if x.dtype == y.dtype or not set(names) & set(COMPLEX) or \
+            not set(names) <= {"float32", "float64"} | set(COMPLEX):
+        return None
+    return np.promote_types(*names)
+
+
+def grads_in_operand_dtypes(grads, *operands):
+    """The gradients of a promoted op's operands in their own dtypes: a real operand's is
+    the real part of its complex gradient (Paddle 2.0's real-complex gradients), a
+    complex64 one's the complex128 gradient narrowed."""
+    return tuple(g if g.dtype == a.dtype else
+                 (g.real if a.dtype.kind != "c" else g).astype(a.dtype)
+                 for g, a in zip(grads, operands))
+
+
 def broadcast_shape(a, b, where):
     """numpy broadcast of two build-time shapes with -1 = unknown."""
     n = max(len(a), len(b))

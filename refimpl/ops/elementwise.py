@@ -7,7 +7,8 @@ import numpy as np
 
 from .. import versions
 from ..broadcasting import align, unbroadcast, y_view_shape
-from ._common import broadcast_shape, conj, rand
+from ._common import (broadcast_shape, complex_promotion, conj, grads_in_operand_dtypes,
+                      rand)
 from .registry import OpDef, Sample, register, share_lod
 
 
@@ -35,28 +36,13 @@ def axis_broadcast_shape(ctx):
     return broadcast_shape(xs, ys, ctx)
 
 
-# a real operand with a complex one of its width: Paddle 2.0's add / sub / mul / div
-# promote the real one (IndicateOrPromoteVarDataTypes; its TestRealComplexElementwise*Op)
-_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
-
-
 def _out_dtype(x, y, mixes_complex):
-    """Out's dtype: the operands' one, or the complex one for a real and a complex operand
-    of one width where the op takes that mix; None when they do not agree."""
+    """Out's dtype: the operands' one, or, where the op takes a real operand with a complex
+    one (Paddle 2.0's add / sub / mul / div: its TestRealComplexElementwise*Op), their
+    promotion; None when they do not agree."""
     if x.dtype == y.dtype:
         return x.dtype
-    if mixes_complex:
-        for real, cplx in ((x, y), (y, x)):
-            if _COMPLEX_OF.get(real.dtype.name) == cplx.dtype.name:
-                return cplx.dtype
-    return None
-
-
-def real_grads(grads, *operands):
-    """The gradients of real operands of a complex result: their real parts, in the
-    operands' dtypes (Paddle 2.0's real-complex elementwise gradients)."""
-    return tuple(np.real(g).astype(a.dtype) if g.dtype.kind == "c" and a.dtype.kind != "c"
-                 else g for g, a in zip(grads, operands))
+    return complex_promotion(x, y) if mixes_complex else None
 
 
 class _Elementwise(OpDef):
@@ -96,7 +82,7 @@ class ElementwiseAdd(_Elementwise):
 
     @staticmethod
     def backward(x, y, dout, axis=-1):
-        return real_grads(unbroadcast(dout, x, y, axis), x, y)
+        return grads_in_operand_dtypes(unbroadcast(dout, x, y, axis), x, y)
 
 
 @register
@@ -114,7 +100,7 @@ class ElementwiseSub(_Elementwise):
     @staticmethod
     def backward(x, y, dout, axis=-1):
         dx, dy = unbroadcast(dout, x, y, axis)
-        return real_grads((dx, -dy), x, y)
+        return grads_in_operand_dtypes((dx, -dy), x, y)
 
 
 @register
@@ -131,7 +117,7 @@ class ElementwiseMul(_Elementwise):
     @staticmethod
     def backward(x, y, dout, axis=-1):
         xa, ya = align(x, y, axis)
-        return real_grads((unbroadcast(dout * conj(ya), x, y, axis)[0],
+        return grads_in_operand_dtypes((unbroadcast(dout * conj(ya), x, y, axis)[0],
                            unbroadcast(dout * conj(xa), x, y, axis)[1]), x, y)
 
 
@@ -160,7 +146,7 @@ class ElementwiseDiv(_Elementwise):
     @staticmethod
     def backward(x, y, out, dout, axis=-1):
         _, ya = align(x, y, axis)
-        return real_grads((unbroadcast(dout / conj(ya), x, y, axis)[0],
+        return grads_in_operand_dtypes((unbroadcast(dout / conj(ya), x, y, axis)[0],
                            unbroadcast(-dout * conj(out / ya), x, y, axis)[1]), x, y)
 
 

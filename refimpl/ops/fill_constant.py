@@ -44,3 +44,27 @@ def _parsed(str_value, dtype):
         except ValueError:      # "2.5" for an int tensor: the double, truncated by np.full
             pass
     return float(str_value)
+
+
+@register
+class Fill(OpDef):
+    """fill: a tensor of `shape` holding `value`, its elements in row-major order. The
+    attribute is a list of float32 (Paddle's vector<float>), each converted to dtype; the
+    kernel reads the first prod(shape) of them."""
+    type = "fill"
+    inputs = ()
+    outputs = ("Out",)
+    attrs = {"value": [], "shape": [], "dtype": "float32", "force_cpu": False}
+
+    def infer_shape(self, ctx):
+        shape, count = ctx.attr("shape"), len(ctx.attr("value"))
+        ctx.expect(all(d >= 0 for d in shape), "shape %s has a negative dim" % list(shape))
+        # Paddle's kernel reads past a shorter list; refimpl refuses it
+        ctx.expect(count >= int(np.prod(shape)), "value has %d elements, fewer than the %d "
+                   "of shape %s" % (count, int(np.prod(shape)), list(shape)))
+        ctx.set_output("Out", tuple(shape), convert_dtype(ctx.attr("dtype")))
+
+    @staticmethod
+    def forward(value=(), shape=(), dtype="float32", force_cpu=False):
+        values = np.asarray(value, np.float32)[:int(np.prod(shape))]
+        return values.astype(to_numpy_dtype(dtype)).reshape(tuple(shape))

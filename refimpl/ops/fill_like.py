@@ -1,4 +1,5 @@
-"""fill_any_like / fill_zeros_like: a tensor shaped like X, filled with a constant."""
+"""fill_any_like / fill_zeros_like / fill_zeros_like2: a tensor shaped like X, filled with a
+constant."""
 import numpy as np
 
 from ..framework.dtypes import get_dtype, to_numpy_dtype
@@ -56,3 +57,18 @@ class FillZerosLike(_FillLike):
         # a tensor array's zero gradient (backward fills one for an array nobody
         # differentiated, e.g. a while loop's memory array) has no element set
         return zeros_like_value(x)
+
+
+@register
+class FillZerosLike2(_FillLike):
+    """fill_zeros_like with an output dtype (a name or Paddle's VarType code; FP32 by
+    default); X's values are not read (Paddle: no need buffer)."""
+    type = "fill_zeros_like2"
+    attrs = {"dtype": "float32"}
+
+    def infer_shape(self, ctx):
+        ctx.set_output("Out", ctx.input_shape("X"), get_dtype(ctx.attr("dtype")))
+
+    @staticmethod
+    def forward(x, dtype="float32"):
+        return np.zeros(x.shape, dtype=to_numpy_dtype(dtype))

@@ -35,6 +35,10 @@ class Addmm(OpDef):
         shape = broadcast_shape(ctx.input_shape("Input"), (m, n), ctx)
         ctx.expect(len(shape) == 2, "Input %r of shape %s does not broadcast to [%d, %d]"
                    % (ctx.input_var("Input").name, list(ctx.input_shape("Input")), m, n))
+        # after the shapes, as Paddle 2.0's paddle.addmm checks (its test_addmm_op: int32
+        # operands of matching shapes are a TypeError, mismatched ones a ValueError)
+        for slot in ("Input", "X", "Y"):
+            ctx.check_dtype(slot, ("float32", "float64"))
         ctx.set_output("Out", [m, n], ctx.input_dtype("X"))
 
     @staticmethod

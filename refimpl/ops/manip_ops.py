@@ -5,7 +5,7 @@ from."""
 import numpy as np
 
 from ..broadcasting import sum_to_shape
-from ._common import rand
+from ._common import complex_promotion, conj, grads_in_operand_dtypes, rand
 from .registry import OpDef, Sample, register
 
 
@@ -325,28 +325,33 @@ class Kron(OpDef):
     grad_inputs = ("X", "Y", "Out@GRAD")
 
     def infer_shape(self, ctx):
-        ctx.check_same_dtype("X", "Y")
+        # a real operand with a complex one is promoted (Paddle 2.0's kron takes them:
+        # IndicateOrPromoteVarDataTypes; its test_complex_kron)
+        promoted = complex_promotion(ctx.input_var("X"), ctx.input_var("Y"))
+        if promoted is None:
+            ctx.check_same_dtype("X", "Y")
         xs, ys = ctx.input_shape("X"), ctx.input_shape("Y")
         n = max(len(xs), len(ys))
         xs, ys = (1,) * (n - len(xs)) + xs, (1,) * (n - len(ys)) + ys
         ctx.set_output("Out", [a * b if a >= 0 and b >= 0 else -1 for a, b in zip(xs, ys)],
-                       ctx.input_dtype("X"))
+                       ctx.input_dtype("X") if promoted is None else promoted)
 
     @staticmethod
     def forward(x, y):
-        return np.kron(x, y).astype(x.dtype)
+        return np.kron(x, y).astype(np.result_type(x.dtype, y.dtype), copy=False)
 
     @staticmethod
     def backward(x, y, dout):
-        # Out viewed as [x0, y0, x1, y1, ...]: the element (i, j) is X[i] * Y[j].
+        # Out viewed as [x0, y0, x1, y1, ...]: the element (i, j) is X[i] * Y[j]; complex
+        # operands' gradients carry the other's conjugate (2.0's test_kron_op)
         n = max(x.ndim, y.ndim)
         xs, ys = (1,) * (n - x.ndim) + x.shape, (1,) * (n - y.ndim) + y.shape
         d = dout.reshape(_interleave(xs, ys))
-        x_b = x.reshape(_interleave(xs, (1,) * n))
-        y_b = y.reshape(_interleave((1,) * n, ys))
+        x_b = conj(x).reshape(_interleave(xs, (1,) * n))
+        y_b = conj(y).reshape(_interleave((1,) * n, ys))
         dx = (d * y_b).sum(axis=tuple(range(1, 2 * n, 2))).reshape(x.shape)
         dy = (d * x_b).sum(axis=tuple(range(0, 2 * n, 2))).reshape(y.shape)
-        return dx, dy
+        return grads_in_operand_dtypes((dx, dy), x, y)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 2, 3), "Y": rand(rng, 3, 2)})

@@ -4,7 +4,8 @@ import numpy as np
 
 from .. import versions
 from ..broadcasting import sum_to_shape
-from ._common import COMPLEX, FLOATS, broadcast_shape, conj, rand
+from ._common import (COMPLEX, FLOATS, broadcast_shape, complex_promotion, conj,
+                      grads_in_operand_dtypes, rand)
 from .registry import OpDef, Sample, register
 
 
@@ -48,25 +49,15 @@ def _scaled(dout, alpha):
     return dout * dout.dtype.type(alpha)
 
 
-# a real operand of matmul_v2 meeting a complex one of its precision (Paddle 2.0's type
-# promotion: its test_matmul_v2_op's TestMatMulTypePromotion): the product is complex
-_COMPLEX_OF = {"float32": "complex64", "float64": "complex128"}
-
-
-def _promoted_dtype(x, y):
-    """The complex dtype of a real x and complex y (or the reverse) of one precision, else
-    None."""
-    names = {x.dtype.name, y.dtype.name}
-    return next((c for r, c in _COMPLEX_OF.items() if names == {r, c}), None)
-
-
 def _infer(ctx, tx, ty, shapes=None, promote_complex=False):
     """Out's shape; `shapes`: (X's, Y's) to use instead of the variables' (matmul v1);
     `promote_complex`: a real and a complex operand give a complex Out."""
     x, y = ctx.input_var("X"), ctx.input_var("Y")
     ctx.check_dtype("X", FLOATS + COMPLEX)
-    promoted = promote_complex and _promoted_dtype(x, y)
-    if not promoted:
+    # a real operand with a complex one (Paddle 2.0's type promotion: its
+    # test_matmul_v2_op's TestMatMulTypePromotion): the product is complex
+    promoted = complex_promotion(x, y) if promote_complex else None
+    if promoted is None:
         ctx.check_same_dtype("X", "Y")
     xs, ys = [list(s) for s in shapes] if shapes else (list(x.shape), list(y.shape))
     if len(xs) == 1:
@@ -84,7 +75,7 @@ def _infer(ctx, tx, ty, shapes=None, promote_complex=False):
     x_rank, y_rank = (len(s) for s in shapes) if shapes else (len(x.shape), len(y.shape))
     out = list(batch) + ([xs[-2]] if x_rank > 1 else []) + ([ys[-1]] if y_rank > 1 else [])
     # vector . vector is one number (scalar_shape(): [1] in Paddle 2.0, 0-D in 3)
-    ctx.set_output("Out", out, promoted or x.dtype)
+    ctx.set_output("Out", out, x.dtype if promoted is None else promoted)
 
 
 @register
@@ -105,12 +96,7 @@ class MatmulV2(OpDef):
 
     @staticmethod
     def backward(x, y, dout, trans_x=False, trans_y=False):
-        grads = _matmul_grad(x, y, dout, trans_x, trans_y)
-        if x.dtype == y.dtype:
-            return grads
-        # a real operand promoted to complex gets the real part of its gradient
-        return tuple(g if v.dtype.kind == "c" else g.real.astype(v.dtype)
-                     for g, v in zip(grads, (x, y)))
+        return grads_in_operand_dtypes(_matmul_grad(x, y, dout, trans_x, trans_y), x, y)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 3, 4), "Y": rand(rng, 4, 5)})
@@ -298,8 +284,9 @@ class Dot(OpDef):
 
     @staticmethod
     def backward(x, y, dout):
+        # complex operands: dX = dOut * conj(Y), dY = dOut * conj(X) (2.0's test_dot_op)
         d = dout.reshape(x.shape[:-1] + (1,))
-        return d * y, d * x
+        return d * conj(y), d * conj(x)
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 5), "Y": rand(rng, 5)})

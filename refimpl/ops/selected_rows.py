@@ -9,6 +9,7 @@ import functools
 
 import numpy as np
 
+from .. import versions
 from ..framework.selected_rows import RowsValue, check_rows, merged, to_dense
 from .optimizer_ops import Adam, beta_values
 
@@ -216,6 +217,23 @@ def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mod
     return tuple(outs) + powers_out
 
 
+def _ftrl(dense, param, squared, linear, grad, lr, **attrs):
+    """A SelectedRows Grad (Paddle 2.0's sparse ftrl kernel; 1.8.5 refuses one: switch
+    ftrl_selected_rows): its rows merged, then the dense update of those rows of Param and
+    both accumulators; the other rows keep their values."""
+    if not isinstance(grad, RowsValue):
+        return dense(param, squared, linear, grad, lr, **attrs)
+    if not versions.switch("ftrl_selected_rows"):
+        raise TypeError("ftrl: Paddle 1.8's ftrl op takes no SelectedRows Grad (2.0 does)")
+    grad = merged(grad, "ftrl Grad")
+    rows = np.asarray(grad.rows, np.int64)
+    outs = [np.array(a) for a in (param, squared, linear)]
+    moved = dense(*(a[rows] for a in outs), np.asarray(grad.value), lr, **attrs)
+    for out, part in zip(outs, moved):
+        out[rows] = part
+    return tuple(outs)
+
+
 # the ops whose rule writes into what these output slots already hold (keyword out_buffers)
 ROWS_OUTPUT_BUFFERS = {"adam": ("ParamOut", "Moment1Out", "Moment2Out")}
 # the ops whose rule is told which (input, output) slot pairs name one variable (keyword
@@ -230,8 +248,8 @@ ROWS_FORWARDS = {"sum": _sum, "scale": _scale, "clip_by_norm": _clip_by_norm,
                  "lookup_table_v2_grad": _lookup_table_grad,
                  "hierarchical_sigmoid_grad": _hsigmoid_grad, "sgd": _sgd, "adam": _adam,
                  "momentum": _dense_grad, "lamb": _dense_grad, "adagrad": _dense_grad,
-                 "rmsprop": _rmsprop, "get_tensor_from_selected_rows": _value_tensor,
-                 "shape": _value_shape,
+                 "rmsprop": _rmsprop, "ftrl": _ftrl,
+                 "get_tensor_from_selected_rows": _value_tensor, "shape": _value_shape,
                  "elementwise_mul": _rows_kept, "clip": _rows_merged,
                  "square": _of_merged_value, "squared_l2_norm": _of_merged_value}
 # the optimizers that take a SelectedRows gradient (Paddle's others refuse one: adamax, ftrl,

@@ -1,6 +1,6 @@
 """View-changing ops: reshape2, transpose2, flatten2, flatten_contiguous_range, squeeze2,
-unsqueeze2, and the first versions squeeze / unsqueeze (no XShape: their grads read X).
-The second versions also output XShape ([0] + X.shape, Paddle's convention) so the grad needs
+unsqueeze2, and the first versions flatten / squeeze / unsqueeze (no XShape: their grads read
+X). The second versions also output XShape ([0] + X.shape, Paddle's convention) so the grad needs
 only XShape and Out@GRAD and X itself can be freed. Out carries X's LoD when it keeps X's
 first dim (Paddle 1.8's ShareLoD: an embedding squeezed to [N, D] stays sequences for
 sequence_pool); transpose2 passes on none, as Paddle 1.8."""
@@ -108,10 +108,8 @@ class Transpose2(_View):
         yield Sample({"X": rand(rng, 2, 3, 4, 5)}, {"axis": [0, 2, 1, 3]})
 
 
-@register
-class Flatten2(_View):
-    """flatten2: X -> [prod(dims[:axis]), prod(dims[axis:])]."""
-    type = "flatten2"
+class _Flatten:
+    """X -> [prod(dims[:axis]), prod(dims[axis:])]."""
     attrs = {"axis": 1}
 
     def out_shape(self, ctx, s):
@@ -126,6 +124,33 @@ class Flatten2(_View):
 
     def samples(self, rng):
         yield Sample({"X": rand(rng, 2, 3, 4)}, {"axis": 1})
+
+
+@register
+class Flatten2(_Flatten, _View):
+    type = "flatten2"
+
+
+@register
+class Flatten(_Flatten, OpDef):
+    """flatten (v1): flatten2 without XShape, its gradient reading X's shape."""
+    type = "flatten"
+    inputs = ("X",)
+    outputs = ("Out",)
+    grad_inputs = ("X", "Out@GRAD")
+    grad_shape_only = ("X",)
+    lod_outputs = {"Out": share_lod_if_rows_kept("X", "Out")}
+
+    def infer_shape(self, ctx):
+        x = ctx.input_var("X")
+        ctx.set_output("Out", self.out_shape(ctx, x.shape), x.dtype)
+
+    def forward(self, x, axis=1):
+        return self.view(x, axis)
+
+    @staticmethod
+    def backward(x, dout, axis=1):
+        return dout.reshape(x.shape)
 
 
 @register

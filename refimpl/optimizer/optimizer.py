@@ -30,6 +30,7 @@ from ..ops.selected_rows import SPARSE_UPDATES, mark_sparse_gradients, sparse_gr
 from ..dygraph.learning_rate_decay import LearningRateDecay
 from ..dygraph.tracer import layout
 from .clip import _Clip, clip_by_param_attrs, error_clip_callback
+from .lr import LRScheduler
 
 __all__ = ["Optimizer", "SGD"]
 
@@ -62,6 +63,10 @@ def check_set(optimizer, **hyperparameters):
 
 class Optimizer:
     type = None
+    # fluid.optimizer's classes (refimpl/fluid/optimizer.py) take a learning-rate Variable
+    # or a 1.8 LearningRateDecay too; from 2.0 paddle.optimizer's take a float or an
+    # LRScheduler only (switch paddle_optimizer_lr_types)
+    _fluid_api = False
 
     def __init__(self, learning_rate=0.001, parameters=None, weight_decay=None,
                  grad_clip=None, name=None, parameter_list=None, regularization=None):
@@ -69,6 +74,11 @@ class Optimizer:
                 not hasattr(learning_rate, "_var_name"):
             raise TypeError("learning_rate must be a float, a Variable, an LRScheduler or a "
                             "1.8 LearningRateDecay, got %s" % type(learning_rate).__name__)
+        if not self._fluid_api and \
+                versions.switch("paddle_optimizer_lr_types") == "float_or_scheduler" and \
+                not isinstance(learning_rate, (float, LRScheduler)):
+            raise TypeError("learning rate should be float or LRScheduler, got %s here"
+                            % type(learning_rate))
         if isinstance(learning_rate, numbers.Number):
             learning_rate = self._hyperparameter("learning_rate", learning_rate)
         self._learning_rate = learning_rate
@@ -81,12 +91,10 @@ class Optimizer:
         self._grad_clip = grad_clip
         self._name = name
         self._accumulators = {}      # accumulator name -> {param name: Variable}
+        self._opti_name_list = []    # the accumulators' variable names, as made
         self._lr_vars = {}           # id(program) -> learning-rate Variable
         self._startup_program = None
         params = parameters if parameters is not None else parameter_list
-        # given fluid's keyword: one of 2.0's fluid.optimizer classes, whose set_lr also
-        # takes a [1] Variable (paddle.optimizer's takes numbers only)
-        self._fluid_api = parameters is None and parameter_list is not None
         self._param_groups = _param_groups(params)
         self._parameter_list = None if params is None else \
             [p for group in self._param_groups for p in group["params"]]
@@ -229,6 +237,7 @@ class Optimizer:
             if held is not None:
                 var.set_value(held)
             per_param[param.name] = var
+            self._opti_name_list.append(var.name)
             return var
         block = default_main_program().global_block()
         var = block.create_var(name=unique_name.generate(param.name + "_" + name),
@@ -237,7 +246,12 @@ class Optimizer:
         with current_device(device):
             self._init_in_startup(var, fill_value)
         per_param[param.name] = var
+        self._opti_name_list.append(var.name)
         return var
+
+    def get_opti_var_name_list(self):
+        """The names of the accumulators made so far, in the order they were made."""
+        return self._opti_name_list
 
     def _get_accumulator(self, name, param):
         return self._accumulators[name][param.name]

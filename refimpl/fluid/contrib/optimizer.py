@@ -9,6 +9,8 @@ __all__ = ["Momentum"]
 
 
 class Momentum(_Momentum):
+    _fluid_api = True       # a fluid optimizer: a learning-rate Variable too
+
     def __init__(self, learning_rate, momentum, parameter_list=None, use_nesterov=False,
                  regularization=None, grad_clip=None, multi_precision=False,
                  rescale_grad=1.0, name=None):

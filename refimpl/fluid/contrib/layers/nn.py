@@ -7,7 +7,7 @@ output's shape past the batch, [max_nodes, output_size, num_filters] (zeros; bia
 none), then act, as Paddle 1.8.5 builds it; rank_attention (its op with the parameter
 made here); fused_embedding_seq_pool, tdm_child, tdm_sampler and var_conv_2d (their ops
 with the table, tree, travel or filter parameters made here, as Paddle 1.8.5 builds
-them)."""
+them); bilateral_slice (Paddle 2.0: its op on X, Guide and Grid)."""
 import numpy as np
 
 from .... import versions
@@ -20,7 +20,8 @@ from ....layers.tensor import fluid_reshape, slice as _slice
 
 __all__ = ["tree_conv", "fused_elemwise_activation", "multiclass_nms2", "shuffle_batch",
            "partial_concat", "partial_sum", "match_matrix_tensor", "sequence_topk_avg_pooling",
-           "rank_attention", "fused_embedding_seq_pool", "tdm_child", "tdm_sampler", "var_conv_2d"]
+           "rank_attention", "fused_embedding_seq_pool", "tdm_child", "tdm_sampler", "var_conv_2d",
+           "bilateral_slice"]
 
 
 def tree_conv(nodes_vector, edge_set, output_size, num_filters=1, max_depth=2, act="tanh",
@@ -306,3 +307,12 @@ def var_conv_2d(input, row, col, input_channel, output_channel, filter_size, str
          "StrideH": strides[0], "StrideW": strides[1], "KernelH": kernel[0],
          "KernelW": kernel[1]}, helper=helper)
     return helper.append_activation(out, act)
+
+
+def bilateral_slice(x, guide, grid, has_offset, name=None):
+    """Out [N, Co, H, W] of the bilateral_slice op (ops/bilateral_slice.py): X's pixels
+    transformed by the affine coefficients Grid holds at (x, y, Guide)."""
+    for arg, value in (("x", x), ("guide", guide), ("grid", grid)):
+        check_dtype(value, arg, "bilateral_slice", ("float32", "float64"))
+    return append_op_out("bilateral_slice", {"X": [x], "Guide": [guide], "Grid": [grid]},
+                         {"has_offset": bool(has_offset)}, name)
