@@ -71,4 +71,5 @@ class Unpool(OpDef):
         cols = 2 * np.arange(w)[None, :] + s
         yield Sample({"X": rng.uniform(-1, 1, (n, c, h, w)),
                       "Indices": (rows * (2 * w) + cols).astype("int32")},
-                     {"ksize": [2, 2], "strides": [2, 2]})
+                     # unpooling_type spelled out: Paddle 3.3.1 requires it set
+                     {"ksize": [2, 2], "strides": [2, 2], "unpooling_type": "max"})
