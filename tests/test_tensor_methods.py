@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl import static
+from refimpl import static, versions
 from refimpl.framework.program import Program, Variable, program_guard
 from refimpl.tensor_methods import FUNCTION_METHODS, methods
 from helpers import central_differences
@@ -83,7 +83,9 @@ def test_variable_slice_bounds_and_steps_are_read_when_the_program_runs():
     (a, b, c), main = run(build, {"x": X, "lo": np.array([-3], "int32"),
                                   "step": np.array([2], "int32")})
     np.testing.assert_array_equal(a, X[-3:4:2, ::2])
-    np.testing.assert_array_equal(b, X[3:-3:2])
+    # X[3:-3:2] is empty: Paddle 2.0's fetch returns a tensor without elements as [0]
+    want = X[3:-3:2]
+    assert b.shape == ((0,) if versions.switch("fetch_empty_flat") else want.shape)
     np.testing.assert_array_equal(c, X[-3:4, 0:5:2])
     with pytest.raises(TypeError, match="Variable slice step needs both bounds"):
         static.data("y", [3], "float64")[::static.data("s", [1], "int32")]
