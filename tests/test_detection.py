@@ -475,6 +475,41 @@ def test_roi_perspective_transform_of_an_upright_rectangle_is_a_crop():
     np.testing.assert_allclose(g, np.ones_like(x), atol=1e-4)   # each cell read once
 
 
+def test_roi_perspective_transform_out2in_taps_are_the_bilinear_reads():
+    """Out2InIdx / Out2InWeights (2.0's GPU-kernel outputs, [R * C * H' * W', 4]): the
+    crop's taps are each cell, the one below, below right and right (clamped at the last
+    row / column), weights 1, 0, 0, 0; for a tilted quadrilateral half outside the map
+    the taps rebuild Out, -1 / 0 where Mask is 0."""
+    op = get_op_def("roi_perspective_transform")
+    x = np.arange(24, dtype="float64").reshape(1, 2, 3, 4)
+    crop = np.array([[0.0, 0.0, 3.0, 0.0, 3.0, 2.0, 0.0, 2.0]])
+    _, _, _, idx, w = op.forward(x, crop, np.array([1]), transformed_height=3,
+                                 transformed_width=4)
+    assert idx.dtype == np.int32 and idx.shape == (24, 4) and w.shape == (24, 4)
+    c, h, col = np.meshgrid(range(2), range(3), range(4), indexing="ij")
+    below, right = np.minimum(h + 1, 2), np.minimum(col + 1, 3)
+    want = np.stack([h * 4 + col, below * 4 + col, below * 4 + right, h * 4 + right],
+                    -1).reshape(24, 4) + 12 * c.reshape(24, 1)
+    np.testing.assert_array_equal(idx, want)
+    np.testing.assert_allclose(w, np.tile([1.0, 0, 0, 0], (24, 1)), atol=1e-4)
+
+    rng = np.random.RandomState(3)
+    x = rng.uniform(-1, 1, (2, 2, 5, 6))
+    rois = np.array([[1.0, 1.0, 6.5, 2.0, 7.0, 6.0, 0.5, 5.0],
+                     [-2.0, 0.5, 3.0, 0.0, 3.5, 4.0, -1.0, 4.5]])
+    out, mask, _, idx, w = op.forward(x, rois, np.array([1, 1]), transformed_height=3,
+                                      transformed_width=4)
+    read = np.repeat(mask.reshape(2, 1, 12), 2, axis=1).reshape(-1).astype(bool)
+    assert 0 < read.sum() < read.size
+    np.testing.assert_array_equal(idx[~read], -1)
+    np.testing.assert_array_equal(w[~read], 0.0)
+    rebuilt = (x.reshape(-1)[np.maximum(idx, 0)] * w).sum(axis=1)
+    np.testing.assert_allclose(rebuilt, out.reshape(-1), atol=1e-12)
+    # RoI 0 reads image 0 (flat indices 0..59), RoI 1 image 1 (60..119)
+    assert ((idx[:24][read[:24]] >= 0) & (idx[:24][read[:24]] < 60)).all()
+    assert (idx[24:][read[24:]] >= 60).all() and read[24:].any()
+
+
 def test_bipartite_match_and_target_assign_by_hand():
     dist = np.array([[0.9, 0.8, 0.0], [0.85, 0.1, 0.4]])
     d = _data("d", dist)

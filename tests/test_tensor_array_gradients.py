@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from refimpl import fluid
+from refimpl.framework.errors import OpError
 
 from helpers import central_differences
 
@@ -313,3 +314,94 @@ def test_a_fresh_integer_result_keeps_its_gradient_eagerly():
         out.backward()
         np.testing.assert_array_equal(out.gradient(), [1, 1, 1])
         np.testing.assert_array_equal(x.gradient(), [1, 1, 1])
+
+
+def _sliced_array_program(take):
+    """x0, x1, x2 (3x4 each) times 1, 2, 3 written to an array; `take(array)` gives a
+    tensor (an element) or an array (stacked on axis 0); loss sum(out * out)."""
+    main = fluid.Program()
+    with fluid.program_guard(main, fluid.Program()):
+        xs = [fluid.data("x%d" % k, [3, 4], "float64") for k in range(3)]
+        array = L.create_array("float64")
+        for k, x in enumerate(xs):
+            x.stop_gradient = False
+            L.array_write(x * float(k + 1), L.array_length(array), array=array)
+        taken = take(array)
+        out = L.tensor_array_to_tensor(taken, axis=0, use_stack=True)[0] \
+            if taken.type == "LOD_TENSOR_ARRAY" else taken
+        fluid.backward.append_backward(L.reduce_sum(out * out))
+    rng = np.random.RandomState(1)
+    feed = {"x%d" % k: rng.rand(3, 4) for k in range(3)}
+    exe = fluid.Executor(fluid.CPUPlace())
+    values = exe.run(main, feed=feed, fetch_list=[out] + [x.grad_name for x in xs])
+    return taken, feed, values[0], values[1:]
+
+
+def _expected_grads(feed, taken):
+    """d sum(out^2) / d x_k for out made of the scaled elements `taken`: 2 (k+1)^2 x_k."""
+    return [2.0 * (k + 1) ** 2 * feed["x%d" % k] if k in taken else np.zeros((3, 4))
+            for k in range(3)]
+
+
+@pytest.mark.parametrize("index", [1, -1, "variable"])
+def test_an_array_subscripted_by_an_int_is_its_element_and_only_it_gets_a_gradient(index):
+    """arr[i] (Paddle 2.0): a slice op with decrease_axis giving a tensor of the array's
+    element shape; slice_grad puts Out@GRAD at element i of the array's gradient."""
+    def take(array):
+        return array[L.fill_constant([1], "int64", 1) if index == "variable" else index]
+    taken, feed, out, grads = _sliced_array_program(take)
+    k = 2 if index == -1 else 1
+    assert taken.type == "LOD_TENSOR" and tuple(taken.shape) == (3, 4)
+    np.testing.assert_allclose(out, feed["x%d" % k] * (k + 1))
+    for got, want in zip(grads, _expected_grads(feed, {k})):
+        np.testing.assert_allclose(got, want)
+
+
+@pytest.mark.parametrize("bounds,taken_elements", [
+    ((0, "length - 1"), [0, 1]), ((-2, None), [1, 2]), ((1, 2 ** 31), [1, 2])])
+def test_an_array_sliced_is_an_array_of_those_elements_with_their_gradients(
+        bounds, taken_elements):
+    """arr[a:b]: an array (the Out variable a LOD_TENSOR_ARRAY with the elements' shape),
+    bounds as Python's (negative from the end, the end clipped at the length), the end
+    possibly an int64 Variable known at run time only."""
+    def take(array):
+        start, end = bounds
+        if end == "length - 1":
+            end = L.array_length(array) - 1
+        elif end is not None and end > 2 ** 31 - 1:
+            end = L.fill_constant([1], "int64", end)
+        return array[start:end]
+    taken, feed, out, grads = _sliced_array_program(take)
+    assert taken.type == "LOD_TENSOR_ARRAY" and tuple(taken.shape) == (3, 4)
+    np.testing.assert_allclose(out, np.stack([feed["x%d" % k] * (k + 1)
+                                              for k in taken_elements]))
+    for got, want in zip(grads, _expected_grads(feed, set(taken_elements))):
+        np.testing.assert_allclose(got, want)
+
+
+def test_an_empty_array_slice_is_refused_when_the_program_runs():
+    """Paddle 2.0's kernel requires end > start once both are clipped to the length."""
+    with pytest.raises(OpError, match=r"Attr\(ends\) should be greater than attr\(starts\)"
+                       r".*received end = 1, start = 2"):
+        _sliced_array_program(lambda array: array[2:1])
+
+
+def test_slice_kernel_on_an_array_and_its_gradient():
+    """The kernels themselves: elements 1..2 of 4 (None: an unwritten slot passes as it
+    is); the gradient is as long as the array, None (zero) outside the slice."""
+    from refimpl.ops.tensor_ops import Slice
+    a = [np.full((2,), float(k)) for k in range(4)]
+    a[2] = None
+    out = Slice.forward(a, axes=[0], starts=[1], ends=[-1])
+    assert len(out) == 2 and out[1] is None
+    np.testing.assert_array_equal(out[0], a[1])
+    element = Slice.forward(a, axes=[0], starts=[-1], ends=[2 ** 31 - 1], decrease_axis=[0])
+    np.testing.assert_array_equal(element, a[3])
+    g = [np.ones(2), np.full((2,), 5.0)]
+    grad = Slice.backward(a, None, None, None, None, g, axes=[0], starts=[1], ends=[3])
+    assert len(grad) == 4 and grad[0] is None and grad[3] is None
+    assert grad[1] is g[0] and grad[2] is g[1]
+    grad = Slice.backward(a, None, None, None, None, g[1], axes=[0], starts=[-1], ends=[4],
+                          decrease_axis=[0])
+    assert grad[:3] == [None] * 3
+    np.testing.assert_array_equal(grad[3], g[1])

@@ -352,13 +352,15 @@ def roi_perspective_transform(input, rois, transformed_height, transformed_width
     rois_num: refimpl's stand-in for the LoD of rois."""
     check_variable(input, "input", "roi_perspective_transform")
     check_variable(rois, "rois", "roi_perspective_transform")
+    # the op's Out2InIdx / Out2InWeights bound as Paddle's layer binds them, not returned
     return _append("roi_perspective_transform",
                    {"X": input, "ROIs": rois, "RoisNum": rois_num},
                    {"transformed_height": int(transformed_height),
                     "transformed_width": int(transformed_width),
                     "spatial_scale": float(spatial_scale)},
-                   [("Out", None), ("Mask", "int32"), ("TransformMatrix", input.dtype)],
-                   name, differentiable=True)
+                   [("Out", None), ("Mask", "int32"), ("TransformMatrix", input.dtype),
+                    ("Out2InIdx", "int32"), ("Out2InWeights", input.dtype)],
+                   name, differentiable=True)[:3]
 
 
 def polygon_box_transform(input, name=None):

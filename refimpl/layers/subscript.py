@@ -10,6 +10,8 @@ a static graph (specs/tensor_methods.md):
 - a bool mask (list, array or Variable) over the leading axes -> `masked_select` (the whole
   shape) or `where_index` + `gather_nd` (leading axes)
 - assignment -> `set_value` writing back into x's own variable; a bool Variable mask -> `where`
+- a tensor array (create_array / array_write): `arr[i]` its element, `arr[a:b]` an array,
+  one `slice` op on the array (Paddle 2.0)
 """
 import numbers
 
@@ -196,8 +198,33 @@ def _select_mask(x, mask):
     return indexing.gather_nd(x, tensor.nonzero_index(mask))
 
 
+def _array_item(x, index):
+    """arr[i] / arr[a:b] of a tensor array (Paddle 2.0): one `slice` op along the array's
+    one axis, an int (or int Variable) giving the element, a slice an array; the bounds
+    are checked when the program runs, against the array's length then."""
+    if isinstance(index, slice):
+        if index.step not in (None, 1):
+            raise IndexError("%r[...]: a tensor array is sliced with step 1, got %r"
+                             % (x.name, index.step))
+        start = 0 if index.start is None else _slice_bound(x, index.start)
+        stop = _INT_MAX if index.stop is None else _slice_bound(x, index.stop)
+        return _slice(x, [0], [start], [stop], [1], [])
+    if isinstance(index, Variable):
+        if index.dtype.name not in ("int32", "int64"):
+            raise TypeError("%r[...]: a tensor array's index must be int32 or int64, got %s"
+                            % (x.name, index.dtype.name))
+        return _slice(x, [0], [index], [math.scale(index, bias=1.0)], [1], [0])
+    if not _is_int(index):
+        raise TypeError("%r[...]: a tensor array takes an int, an int Variable or a slice, "
+                        "got %s" % (x.name, type(index).__name__))
+    i = int(index)
+    return _slice(x, [0], [i], [i + 1 if i != -1 else _INT_MAX], [1], [0])
+
+
 def getitem(x, index):
     """x[index] (see the module docstring)."""
+    if x.type == "LOD_TENSOR_ARRAY":
+        return _array_item(x, index)
     items = list(index) if isinstance(index, tuple) else [index]
     if any(_is_mask(it) for it in items):
         if len(items) != 1 or isinstance(items[0], (bool, np.bool_)):

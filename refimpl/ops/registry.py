@@ -124,6 +124,12 @@ class InferContext:
                 v = self.block.create_var(name=name, shape=shape, dtype=dtype)
             v._set_shape_dtype(shape, dtype)
 
+    def set_output_type(self, slot, var_type):
+        """The output variables' kind (a VarType: a tensor array's slice is an array), as
+        Paddle's VarTypeInference sets it."""
+        for name in self.op.outputs.get(slot, ()):
+            self._var(name).type = var_type
+
     def same_as(self, in_slot, out_slot):
         v = self.input_var(in_slot)
         self.set_output(out_slot, v.shape, v.dtype)

@@ -13,7 +13,7 @@ import numpy as np
 
 from ._boxes import c_round, random_boxes, roi_image_index, rois_counts
 from ._common import FLOATS
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, share_lod
 
 
 def _check_roi_inputs(ctx, out_channels=None):
@@ -355,7 +355,24 @@ def perspective_matrix(roi, height, width, transformed_height, transformed_width
     matrix = np.zeros((len(out_h), height * width))
     rows = np.broadcast_to(np.arange(len(out_h)), cells.shape)
     np.add.at(matrix, (rows, cells), weights * readable)
-    return matrix, readable, m
+    return matrix, readable, m, (cells, weights)
+
+
+# Paddle's tap order (rows, cols): (low, low), (high, low), (high, high), (low, high), as
+# bilinear_taps' rows 0, 2, 3, 1
+_PADDLE_TAP_ORDER = [0, 2, 3, 1]
+
+
+def out_to_in_taps(taps, readable, image, channels, height, width, dtype):
+    """One RoI's Out2InIdx / Out2InWeights rows [C * H' * W', 4]: per output element
+    (channel-major), the flat indices into X of its four bilinear taps and their weights;
+    -1 and 0 for an element read from nowhere (outside the quadrilateral or the map)."""
+    cells, weights = (a[_PADDLE_TAP_ORDER].T for a in taps)
+    base = (image * channels + np.arange(channels)) * height * width
+    idx = np.where(readable[None, :, None], base[:, None, None] + cells[None], -1)
+    w = np.where(readable[None, :, None], weights[None], 0.0)
+    w = np.broadcast_to(w, idx.shape)
+    return idx.reshape(-1, 4).astype(np.int32), w.reshape(-1, 4).astype(dtype)
 
 
 @register
@@ -363,10 +380,16 @@ class RoIPerspectiveTransform(_LinearRoIPool):
     """Each quadrilateral RoI (x0, y0, ..., x3, y3) [R, 8], times spatial_scale, warped to
     [transformed_height, transformed_width] by a homography; Mask [R, 1, H', W'] int32
     marks the cells read from the map, TransformMatrix [R, 9] holds the homographies
-    (output (w, h, 1) -> map). Gradient to X only (Paddle's Out2InIdx / Out2InWeights
-    outputs, a GPU-side cache for it, are not produced)."""
+    (output (w, h, 1) -> map). Out2InIdx int32 / Out2InWeights [R * C * H' * W', 4]
+    (Paddle's intermediate outputs, which its GPU kernel fills and its CPU kernel leaves
+    unset): each output element's four bilinear taps in X (flat indices) and their
+    weights, -1 / 0 where it reads nothing. Gradient to X only."""
     type = "roi_perspective_transform"
-    outputs = ("Out", "Mask", "TransformMatrix")
+    outputs = ("Out", "Mask", "TransformMatrix", "Out2InIdx?", "Out2InWeights?")
+    # Paddle's intermediate outputs: its CPU kernels (1.8.5, 2.0) leave them unset
+    internal_outputs = ("Out2InIdx", "Out2InWeights")
+    # Out has one row per RoI: Paddle (1.8.5, 2.0) gives it ROIs' LoD
+    lod_outputs = {"Out": share_lod("ROIs")}
     attrs = {"transformed_height": 1, "transformed_width": 1, "spatial_scale": 1.0}
 
     @staticmethod
@@ -391,23 +414,36 @@ class RoIPerspectiveTransform(_LinearRoIPool):
         ctx.set_output("Out", (rois.shape[0], x.shape[1], th, tw), x.dtype)
         ctx.set_output("Mask", (rois.shape[0], 1, th, tw), "int32")
         ctx.set_output("TransformMatrix", (rois.shape[0], 9), x.dtype)
+        elements = -1 if -1 in (rois.shape[0], x.shape[1]) else \
+            rois.shape[0] * x.shape[1] * th * tw
+        ctx.set_output("Out2InIdx", (elements, 4), "int32")
+        ctx.set_output("Out2InWeights", (elements, 4), x.dtype)
 
     @classmethod
     def forward(cls, x, rois, rois_num=None, **attrs):
         attrs = dict(cls.attrs, **attrs)
         th, tw = cls.out_size(attrs)
         out = super().forward(x, rois, rois_num, **attrs)
-        per_roi = [perspective_matrix(roi, x.shape[2], x.shape[3], **attrs)[1:]
-                   for roi in rois]
-        mask = np.array([readable for readable, _ in per_roi], np.int32)
-        matrices = np.array([m for _, m in per_roi], x.dtype)
-        return out, mask.reshape(len(rois), 1, th, tw), matrices.reshape(len(rois), 9)
+        n, c, h, w = x.shape
+        image = roi_image_index(len(rois), rois_num, n)
+        per_roi = [perspective_matrix(roi, h, w, **attrs)[1:] for roi in rois]
+        mask = np.array([readable for readable, _, _ in per_roi], np.int32)
+        matrices = np.array([m for _, m, _ in per_roi], x.dtype)
+        taps = [out_to_in_taps(t, readable, image[r], c, h, w, x.dtype)
+                for r, (readable, _, t) in enumerate(per_roi)]
+        out2in_idx = np.concatenate([i for i, _ in taps]) if taps else \
+            np.zeros((0, 4), np.int32)
+        out2in_weights = np.concatenate([wt for _, wt in taps]) if taps else \
+            np.zeros((0, 4), x.dtype)
+        return (out, mask.reshape(len(rois), 1, th, tw), matrices.reshape(len(rois), 9),
+                out2in_idx, out2in_weights)
 
     def samples(self, rng):
-        x = rng.uniform(-1, 1, (2, 2, 8, 9))
+        # float32: Paddle's CPU kernel has no other
+        x = rng.uniform(-1, 1, (2, 2, 8, 9)).astype(np.float32)
         rois = np.array([[1.0, 1.0, 6.0, 2.0, 7.0, 6.0, 0.5, 5.0],
                          [2.0, 0.5, 8.5, 0.5, 8.5, 7.5, 2.0, 7.5],
-                         [0.0, 0.0, 4.0, 0.0, 4.0, 3.0, 0.0, 3.0]])
+                         [0.0, 0.0, 4.0, 0.0, 4.0, 3.0, 0.0, 3.0]], np.float32)
         yield Sample({"X": x, "ROIs": rois, "RoisNum": np.array([2, 1], np.int32)},
                      {"transformed_height": 3, "transformed_width": 4, "spatial_scale": 1.0})
 

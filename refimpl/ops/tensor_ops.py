@@ -3,7 +3,7 @@ cast, assign, where, shape, size."""
 import numpy as np
 
 from ..broadcasting import sum_to_shape
-from ..framework.dtypes import to_numpy_dtype
+from ..framework.dtypes import VarType, to_numpy_dtype
 from ._common import (rand, region_index, runtime_ints, runtime_rank, shapes_agree,
                       take_along, take_along_grad)
 from .registry import OpDef, Sample, register, share_lod
@@ -13,7 +13,12 @@ from .registry import OpDef, Sample, register, share_lod
 class Slice(OpDef):
     """starts / ends come from StartsTensorList / EndsTensorList (1-element int tensors) or
     StartsTensor / EndsTensor (1-D int tensors) when given, else the attrs; then the sliced
-    dims are known at run time only."""
+    dims are known at run time only.
+
+    On a tensor array (Paddle 2.0: `arr[i]`, `arr[a:b]`) the array is one axis: Out is the
+    elements starts[0]..ends[0] as an array, or with decrease_axis the element at
+    starts[0] as a tensor; its gradient is an array as long as Input, Out@GRAD's elements
+    at their places (specs/control_flow.md#gradients)."""
     type = "slice"
     inputs = ("Input", "StartsTensor?", "EndsTensor?", "StartsTensorList*?",
               "EndsTensorList*?")
@@ -25,6 +30,15 @@ class Slice(OpDef):
 
     def infer_shape(self, ctx):
         x = ctx.input_var("Input")
+        if x.type == VarType.LOD_TENSOR_ARRAY:
+            ctx.expect(len(ctx.attr("axes")) == 1, "The size of axes must be 1 when the "
+                       "Input of SliceOp is LoDTensorArray, but received %d (Input %r)"
+                       % (len(ctx.attr("axes")), x.name))
+            # as Paddle 2.0: Out keeps the array's (its elements') build-time shape
+            ctx.set_output("Out", x.shape, x.dtype)
+            if not ctx.attr("decrease_axis"):
+                ctx.set_output_type("Out", VarType.LOD_TENSOR_ARRAY)
+            return
         shape = list(x.shape)
         at_run_time = any(ctx.has_input(s) for s in ("StartsTensor", "EndsTensor",
                                                      "StartsTensorList", "EndsTensorList"))
@@ -46,6 +60,8 @@ class Slice(OpDef):
     def forward(x, starts_t=None, ends_t=None, starts_l=None, ends_l=None, axes=(), starts=(),
                 ends=(), decrease_axis=(), infer_flags=()):
         starts, ends = Slice._bounds(starts_t, ends_t, starts_l, ends_l, starts, ends)
+        if isinstance(x, list):
+            return Slice._array_forward(x, starts[0], ends[0], decrease_axis)
         out = x[region_index(x.ndim, axes, starts, ends)]
         if decrease_axis:
             out = out.reshape([d for i, d in enumerate(out.shape)
@@ -58,6 +74,8 @@ class Slice(OpDef):
         # dOut padded with zeros back to the input's shape: no write into an array, so
         # the gradient of this gradient can be recorded (dygraph/double_backward.py)
         starts, ends = Slice._bounds(starts_t, ends_t, starts_l, ends_l, starts, ends)
+        if isinstance(x, list):
+            return Slice._array_backward(x, starts[0], dout)
         widths = [(0, 0)] * x.ndim
         region = list(x.shape)
         for a, s, e in zip(axes, starts, ends):
@@ -65,6 +83,37 @@ class Slice(OpDef):
             hi = max(hi, lo)
             widths[a], region[a] = (lo, x.shape[a] - hi), hi - lo
         return np.pad(dout.reshape(region), widths).astype(x.dtype, copy=False)
+
+    @staticmethod
+    def _array_start(array, start):
+        """A tensor array's first sliced index: counted from the end when negative, then
+        clipped at 0 (Paddle 2.0's slice kernel)."""
+        return max(start + len(array) if start < 0 else start, 0)
+
+    @staticmethod
+    def _array_forward(array, start, end, decrease_axis):
+        first = Slice._array_start(array, start)
+        last = min(max(end + len(array) if end < 0 else end, 0), len(array))
+        if last <= first:
+            raise ValueError("slice: Attr(ends) should be greater than attr(starts) in slice "
+                             "op. But received end = %d, start = %d (a tensor array of "
+                             "length %d)" % (end, start, len(array)))
+        if not decrease_axis:
+            return array[first:last]
+        if array[first] is None:
+            raise IndexError("slice: element %d of the tensor array was never written "
+                             "(array length %d)" % (first, len(array)))
+        return array[first].copy()
+
+    @staticmethod
+    def _array_backward(array, start, dout):
+        """Input's gradient, an array: Out@GRAD (an array, or a tensor for a decreased
+        Out) from the first sliced index on, None (zero) elsewhere."""
+        first = Slice._array_start(array, start)
+        grad = [None] * len(array)
+        parts = dout if isinstance(dout, list) else [dout]
+        grad[first:first + len(parts)] = parts
+        return grad
 
     def samples(self, rng):
         yield Sample({"Input": rand(rng, 4, 5)}, {"axes": [0, 1], "starts": [1, -3],
