@@ -199,7 +199,7 @@ def _placeholder(name):
 
 def _check_loop_variable(names, i, value):
     if isinstance(value, Undefined):
-        raise NameError("paddle.jit.to_static: %r, read after the while on a tensor, is "
+        raise NameError("paddle.jit.to_static: %r, read outside the while on a tensor, is "
                         "not bound by every iteration of it" % value.name)
     if not isinstance(value, Variable):
         raise TypeError("paddle.jit.to_static: the loop variable %r of a while on a "
