@@ -87,6 +87,78 @@ def test_while_and_for_range_on_a_tensor_record_a_while_op(dygraph):
         paddle.disable_static()
 
 
+def _last_step(x, n):
+    i = paddle.zeros([1], "int64")
+    while i < n:
+        scratch = [i]                  # a Python list, read only inside the loop
+        last = x * 2.0 + paddle.cast(scratch[0], "float32")
+        i = i + 1
+    return last, i
+
+
+def _last_of_range(x, n):
+    total = x * 0.0
+    for k in range(n):
+        total = total + x
+        doubled = total * 2.0
+    return doubled, total
+
+
+# by hand, for n = 4: the last step is i = 3 (x * 2 + 3, i then 4) / total = 4 x
+_BY_HAND = {_last_step: lambda x: (x * 2.0 + 3.0, [4]),
+            _last_of_range: lambda x: (x * 8.0, x * 4.0)}
+
+
+@pytest.mark.parametrize("function", [_last_step, _last_of_range])
+def test_a_name_first_bound_in_a_loop_on_a_tensor_outlives_the_loop(function, dygraph):
+    """It is a loop variable of the recorded while, of the type the body gives it; the
+    program run on another n gives what the function run as written gives."""
+    static_function = paddle.jit.to_static(function)
+    x = np.array([0.5, -1.0, 2.0], np.float32)
+    static_function(paddle.to_tensor(x), paddle.to_tensor(np.array([3], np.int64)))
+    for n in (1, 4):
+        eager = [t.numpy() for t in function(paddle.to_tensor(x),
+                                             paddle.to_tensor(np.array([n], np.int64)))]
+        paddle.enable_static()
+        try:
+            recorded = _run_program(static_function, x, np.array([n], np.int64))
+        finally:
+            paddle.disable_static()
+        for got, want in zip(recorded, eager):
+            np.testing.assert_array_equal(got, want)
+            assert got.dtype == want.dtype
+    for got, want in zip(recorded, _BY_HAND[function](x)):
+        np.testing.assert_allclose(got, want)
+    paddle.enable_static()
+    try:    # no iteration: the name was never bound, its value is not there to fetch
+        with pytest.raises(ValueError, match="no value"):
+            _run_program(static_function, x, np.array([0], np.int64))
+    finally:
+        paddle.disable_static()
+
+
+def _read_before_bound(x, n):
+    i = paddle.zeros([1], "int64")
+    while i < n:
+        if i > 0:
+            seen = previous
+        previous = x + 1.0
+        i = i + 1
+    return seen
+
+
+def test_a_loop_name_read_before_the_iteration_binds_it_is_not_recorded(dygraph):
+    """Python reads the previous iteration's value; refimpl's conversion does not carry
+    it (2.0 does): the recording fails with a NameError naming it, kept for whoever needs
+    the program, and the call still runs as written."""
+    static_function = paddle.jit.to_static(_read_before_bound)
+    x = np.array([1.0, 2.0], np.float32)
+    out = static_function(paddle.to_tensor(x), paddle.to_tensor(np.array([2], np.int64)))
+    np.testing.assert_array_equal(out.numpy(), x + 1.0)
+    with pytest.raises(NameError, match="'seen'"):
+        static_function.concrete_program
+
+
 @paddle.jit.to_static
 def _logic(x):
     if (paddle.sum(x) > 0 and paddle.max(x) < 10) or not paddle.min(x) > -5:

@@ -251,8 +251,11 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     # Copies, so the loop updates its own variables in place, not the caller's inputs
     # (whose values earlier ops' gradients read); but a tensor array is the caller's, as
     # in every Paddle, and under 1.8 every loop variable is (switch while_loop_in_place).
+    # A variable that holds no value yet (dy2static's placeholder of a name the loop
+    # binds first) has nothing to keep: the loop sets it.
     in_place = versions.switch("while_loop_in_place")
-    state = [v if in_place or v.type == "LOD_TENSOR_ARRAY" else assign(v) for v in given]
+    state = [v if in_place or v.type == "LOD_TENSOR_ARRAY" or _holds_no_value(v)
+             else assign(v) for v in given]
 
     def structured():      # fresh containers: the body may change the ones it gets
         return nest.pack_sequence_as(list(loop_vars), state)
@@ -284,6 +287,13 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
         _localize_rewrites(block)
     _append_while(block, condition, is_test)
     return structured()
+
+
+def _holds_no_value(var):
+    """Not fed, not persistable (set by a startup program) and written by no op."""
+    return not (var.is_data or var.persistable) and not any(
+        var.name in op.output_arg_names for block in var.block.program.blocks
+        for op in block.ops)
 
 
 def _localize_rewrites(block):

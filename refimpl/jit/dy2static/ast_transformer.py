@@ -88,6 +88,10 @@ def _escapes_but_return(statements):
                for node in _scoped_walk(statements))
 
 
+def _constants(names):
+    return ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load())
+
+
 def _tuple(names, ctx):
     return ast.Tuple(elts=[ast.Name(id=n, ctx=ctx()) for n in names], ctx=ctx())
 
@@ -148,11 +152,21 @@ def _shape(value, index, in_control_flow):
     return _call("convert_var_shape", value, index, ast.Constant(in_control_flow))
 
 
+def _read_outside(definition, loop):
+    """The names read in the function outside this loop (after it, or in an enclosing
+    loop's next round): those the loop binds first must outlive it, as loop variables."""
+    inside = {id(node) for node in _scoped_walk(loop.body)}
+    return {node.id for node in _scoped_walk(definition.body)
+            if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and
+            id(node) not in inside}
+
+
 class _Converter(ast.NodeTransformer):
     """The rewriting of one function's body (see the module docstring)."""
 
-    def __init__(self):
+    def __init__(self, definition):
         self._counter = itertools.count()
+        self._definition = definition
 
     def _name(self, kind):
         return "_jst_%s_%d" % (kind, next(self._counter))
@@ -277,20 +291,21 @@ class _Converter(ast.NodeTransformer):
         false_fn = _function(false_name, names, _flat(orelse) + [ret])
         call = _call("convert_ifelse", test, ast.Name(id=true_name, ctx=ast.Load()),
                      ast.Name(id=false_name, ctx=ast.Load()), _values_of(names),
-                     ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load()))
+                     _constants(names))
         out = ast.Assign(targets=[_tuple(names, ast.Store)], value=call) if names \
             else ast.Expr(value=call)
         return [_located(s, node) for s in (true_fn, false_fn, out)]
 
-    def _loop(self, node, test, body, before=(), after=()):
+    def _loop(self, node, test, body, before=()):
         names = _bound_names(body)
+        outlive = sorted(set(names) & _read_outside(self._definition, node))
         cond_name, body_name = self._name("cond"), self._name("body")
         cond_fn = _function(cond_name, names, [ast.Return(value=test)])
         body_fn = _function(body_name, names, _flat([self.visit(s) for s in body]) +
-                            list(after) + [ast.Return(value=_tuple(names, ast.Load))])
+                            [ast.Return(value=_tuple(names, ast.Load))])
         call = _call("convert_while_loop", ast.Name(id=cond_name, ctx=ast.Load()),
                      ast.Name(id=body_name, ctx=ast.Load()), _values_of(names),
-                     ast.Tuple(elts=[ast.Constant(n) for n in names], ctx=ast.Load()))
+                     _constants(names), _constants(outlive))
         out = ast.Assign(targets=[_tuple(names, ast.Store)], value=call)
         return [_located(s, node) for s in list(before) + [cond_fn, body_fn, out]]
 
@@ -380,7 +395,7 @@ def _converted_tree(function):
     definition.decorator_list = []
     params = [a.arg for a in definition.args.args]
     _super_explicit(definition, params[0] if params else None)
-    definition.body = _flat(_Converter().block(definition.body))
+    definition.body = _flat(_Converter(definition).block(definition.body))
     ast.fix_missing_locations(definition)
     ast.increment_lineno(tree, function.__code__.co_firstlineno - 1)
     return tree

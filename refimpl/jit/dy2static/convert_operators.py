@@ -6,7 +6,8 @@ eager Tensor, a Python value) runs as Python would (specs/jit.md, "Dygraph to st
 from ...dygraph.tensor import Tensor
 from ...fluid import layers
 from ...framework.nest import map_structure
-from ...framework.program import Variable
+from ...framework import unique_name
+from ...framework.program import Variable, default_main_program
 
 __all__ = ["cast_bool_if_necessary", "convert_assert", "convert_ifelse", "convert_len",
            "convert_logical_and", "convert_logical_not", "convert_logical_or",
@@ -142,16 +143,24 @@ def convert_ifelse_return(pred, true_fn, false_fn, args):
     return layers.cond(cast_bool_if_necessary(pred), branch(true_fn), branch(false_fn))
 
 
-def convert_while_loop(cond, body, loop_vars, names=()):
+def convert_while_loop(cond, body, loop_vars, names=(), outlive=()):
     """`while cond:` over the values `loop_vars` of the names the body binds: a static
-    condition gives a while op over the bound ones (names unbound before the loop are the
-    body's own: unbound after it too)."""
+    condition gives a while op over the bound ones and over those of `outlive` (names the
+    function reads outside the loop) that the loop binds first: each such name gets a
+    placeholder before the loop, a variable of the type the body gives it and no value
+    until an iteration sets it (2.0 makes a float32 one). The body's other names stay
+    its own, unbound after the loop."""
     pred = cond(*loop_vars)
     if not is_static(pred):
         while pred:
             loop_vars = body(*loop_vars)
             pred = cond(*loop_vars)
         return loop_vars
+    loop_vars = list(loop_vars)
+    placeholders = {}
+    for i, value in enumerate(loop_vars):
+        if isinstance(value, Undefined) and names[i] in outlive:
+            placeholders[i] = loop_vars[i] = _placeholder(names[i])
     bound = [i for i, v in enumerate(loop_vars) if not isinstance(v, Undefined)]
 
     def full(values):
@@ -161,19 +170,41 @@ def convert_while_loop(cond, body, loop_vars, names=()):
         return everything
 
     def step(*values):
-        out = body(*full(values))
-        return [to_static_variable(out[i]) for i in bound]
+        given = full(values)
+        for i in placeholders:      # unbound in the iteration until it binds it
+            given[i] = Undefined(names[i])
+        out = body(*given)
+        out = [to_static_variable(out[i]) for i in bound]
+        for i, value in zip(bound, out):
+            if i in placeholders and isinstance(value, Variable):
+                placeholders[i]._set_shape_dtype(value.shape, value.dtype)
+            _check_loop_variable(names, i, value)
+        return out
     state = [to_static_variable(loop_vars[i]) for i in bound]
     for i, value in zip(bound, state):
-        if not isinstance(value, Variable):
-            raise TypeError("paddle.jit.to_static: the loop variable %r of a while on a "
-                            "tensor must be a Tensor (or a bool / int / float), got %s"
-                            % (names[i] if i < len(names) else i, type(value).__name__))
+        _check_loop_variable(names, i, value)
     final = layers.while_loop(lambda *v: cast_bool_if_necessary(cond(*full(v))), step, state)
     result = [Undefined(n) for n in names] if names else list(loop_vars)
     for i, value in zip(bound, final):
         result[i] = value
     return tuple(result)
+
+
+def _placeholder(name):
+    """A variable no op writes yet (its dtype and shape set by the loop's body)."""
+    block = default_main_program().current_block()
+    return block.create_var(name=unique_name.generate(name), dtype="float32", shape=[-1],
+                            stop_gradient=False)
+
+
+def _check_loop_variable(names, i, value):
+    if isinstance(value, Undefined):
+        raise NameError("paddle.jit.to_static: %r, read outside the while on a tensor, is "
+                        "not bound by every iteration of it" % value.name)
+    if not isinstance(value, Variable):
+        raise TypeError("paddle.jit.to_static: the loop variable %r of a while on a "
+                        "tensor must be a Tensor (or a bool / int / float), got %s"
+                        % (names[i] if i < len(names) else i, type(value).__name__))
 
 
 def range_condition(i, stop, step):
