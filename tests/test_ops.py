@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from refimpl import executor as executor_mod
+from refimpl import executor as executor_mod, versions
 from refimpl.dispatch import kernels_of, select_kernel
 from refimpl.dygraph import autograd
 from refimpl.dygraph.tensor import Tensor
@@ -94,6 +94,16 @@ def _check_output_lods(op_def, sample, lods, ref, fetched, outputs):
                 assert got == lod, "%s %s: LoD %s, expected %s" % (op_def.type, slot, got, lod)
 
 
+def _as_fetched(ref):
+    """The reference as the executor fetches it: Paddle 2.0's fetch gives a tensor without
+    elements as dims [0] (switch fetch_empty_flat)."""
+    if isinstance(ref, list):
+        return [_as_fetched(r) for r in ref]
+    if versions.switch("fetch_empty_flat") and getattr(ref, "size", None) == 0:
+        return np.asarray(ref).reshape(0)
+    return ref
+
+
 @pytest.mark.parametrize("op_type", OPS)
 @SETTINGS
 @given(seed=st.integers(0, 2 ** 31 - 1))
@@ -103,7 +113,7 @@ def test_executor_matches_reference_and_infer_shape(op_type, seed):
         results, inferred, _ = _build_and_run(op_def, sample)
         rtol, atol = op_def.tolerances.get("float64", (1e-7, 1e-9))
         for slot, r, g in results:
-            assert_close(g, r, rtol, atol, "%s %s %r" % (op_type, slot, sample))
+            assert_close(g, _as_fetched(r), rtol, atol, "%s %s %r" % (op_type, slot, sample))
         for slot, r, _ in results:
             shape = inferred[slot]
             r = r[0] if isinstance(r, list) else r

@@ -3,7 +3,16 @@ within the case's (rtol, atol); report the worst absolute and relative error. Wh
 case lists other arrays for the implementation's version profile, those are expected."""
 import numpy as np
 
+from .. import versions
+
 __all__ = ["compare"]
+
+
+def _fetched_flat(got, want, profile):
+    """Paddle 2.0's fetch gives a tensor without elements as dims [0] (switch
+    fetch_empty_flat): an implementation of that profile matches any empty golden so."""
+    return want.size == 0 and got.shape == (0,) and profile is not None and \
+        versions.SWITCHES["fetch_empty_flat"][profile]
 
 
 def compare(case, expected, actual, profile=None):
@@ -27,7 +36,7 @@ def compare(case, expected, actual, profile=None):
             problems.append("%s: not produced" % key)
             continue
         got = np.asarray(actual[key])
-        if got.shape != want.shape:
+        if got.shape != want.shape and not _fetched_flat(got, want, profile):
             problems.append("%s: shape %s, expected %s" % (key, list(got.shape),
                                                            list(want.shape)))
             continue
