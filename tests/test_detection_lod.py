@@ -8,19 +8,25 @@ from refimpl import fluid, static
 from refimpl.framework.errors import OpError
 
 
-def _matrix_nms(boxes, scores, **attrs):
+def _nms(op_type, count_slot, boxes, scores, attrs):
+    """(Out, Index, the per-image counts) of one NMS op over float32 boxes and scores, as
+    LoDTensors."""
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup):
         b = fluid.data("b", list(boxes.shape), "float32")
         s = fluid.data("s", list(scores.shape), "float32")
         block = main.global_block()
-        outs = {slot: block.create_var(name=slot.lower(), dtype=dtype) for slot, dtype in
-                (("Out", "float32"), ("Index", "int32"), ("RoisNum", "int32"))}
-        block.append_op(type="matrix_nms", inputs={"BBoxes": b, "Scores": s}, outputs=outs,
-                        attrs=dict({"background_label": -1, "post_threshold": 0.0}, **attrs))
-    return static.Executor().run(main, feed={"b": boxes, "s": scores},
-                                 fetch_list=[outs["Out"], outs["Index"], outs["RoisNum"]],
+        outs = [block.create_var(name=slot.lower(), dtype=dtype) for slot, dtype in
+                (("Out", "float32"), ("Index", "int32"), (count_slot, "int32"))]
+        block.append_op(type=op_type, inputs={"BBoxes": b, "Scores": s},
+                        outputs=dict(zip(("Out", "Index", count_slot), outs)), attrs=attrs)
+    return static.Executor().run(main, feed={"b": boxes, "s": scores}, fetch_list=outs,
                                  return_numpy=False)
+
+
+def _matrix_nms(boxes, scores, **attrs):
+    return _nms("matrix_nms", "RoisNum", boxes, scores,
+                dict({"background_label": -1, "post_threshold": 0.0}, **attrs))
 
 
 def _two_images():
@@ -52,19 +58,8 @@ def test_matrix_nms_empty_result_follows_the_profile(paddle_version):
 
 
 def _multiclass_nms3(boxes, scores, **attrs):
-    main, startup = static.Program(), static.Program()
-    with static.program_guard(main, startup):
-        b = fluid.data("b", list(boxes.shape), "float32")
-        s = fluid.data("s", list(scores.shape), "float32")
-        block = main.global_block()
-        outs = {slot: block.create_var(name=slot.lower(), dtype=dtype) for slot, dtype in
-                (("Out", "float32"), ("Index", "int32"), ("NmsRoisNum", "int32"))}
-        block.append_op(type="multiclass_nms3", inputs={"BBoxes": b, "Scores": s},
-                        outputs=outs, attrs=dict({"background_label": -1, "nms_top_k": -1,
-                                                  "keep_top_k": -1}, **attrs))
-    return static.Executor().run(main, feed={"b": boxes, "s": scores},
-                                 fetch_list=[outs["Out"], outs["Index"], outs["NmsRoisNum"]],
-                                 return_numpy=False)
+    return _nms("multiclass_nms3", "NmsRoisNum", boxes, scores,
+                dict({"background_label": -1, "nms_top_k": -1, "keep_top_k": -1}, **attrs))
 
 
 def test_multiclass_nms3_outputs_carry_the_images_lod_under_paddle_20_only(paddle_version):
