@@ -132,28 +132,6 @@ class Flatten2(_Flatten, _View):
 
 
 @register
-class Flatten(_Flatten, OpDef):
-    """flatten (v1): flatten2 without XShape, its gradient reading X's shape."""
-    type = "flatten"
-    inputs = ("X",)
-    outputs = ("Out",)
-    grad_inputs = ("X", "Out@GRAD")
-    grad_shape_only = ("X",)
-    lod_outputs = {"Out": share_lod_if_rows_kept("X", "Out")}
-
-    def infer_shape(self, ctx):
-        x = ctx.input_var("X")
-        ctx.set_output("Out", self.out_shape(ctx, x.shape), x.dtype)
-
-    def forward(self, x, axis=1):
-        return self.view(x, axis)
-
-    @staticmethod
-    def backward(x, dout, axis=1):
-        return dout.reshape(x.shape)
-
-
-@register
 class FlattenContiguousRange(_View):
     type = "flatten_contiguous_range"
     attrs = {"start_axis": 1, "stop_axis": -1}
@@ -234,10 +212,11 @@ class Unsqueeze2(_View):
 
 
 class _FirstVersion:
-    """Paddle's first version of a view op (squeeze, unsqueeze; 1.8 and 2.0 still register
-    them): Out only, no XShape; the grad reads X for its shape."""
+    """Paddle's first version of a view op (flatten, squeeze, unsqueeze; 1.8 and 2.0 still
+    register them): Out only, no XShape; the grad reads X for its shape."""
     outputs = ("Out",)
     grad_inputs = ("X", "Out@GRAD")
+    grad_shape_only = ("X",)
 
     def infer_shape(self, ctx):
         x = ctx.input_var("X")
@@ -249,6 +228,11 @@ class _FirstVersion:
     @staticmethod
     def backward(x, dout, **attrs):
         return dout.reshape(x.shape)
+
+
+@register
+class Flatten(_FirstVersion, Flatten2):
+    type = "flatten"
 
 
 @register
