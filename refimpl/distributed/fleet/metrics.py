@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from ...framework.program import Variable
+from ...ops.auc import roc_area
 
 __all__ = ["sum", "max", "min", "auc", "mae", "rmse", "mse", "acc"]
 
@@ -56,15 +57,13 @@ def _ratio(numerator, denominator, scope, util):
 
 def auc(stat_pos, stat_neg, scope=None, util=None):
     """The ROC AUC of the workers' summed auc-op statistics ([1, buckets] positive and
-    negative counts per threshold bucket): trapezoids from the highest bucket down; 0.5
+    negative counts per threshold bucket), as the auc op computes it (ops/auc.py); 0.5
     when there are no positives or no negatives."""
     pos_counts = _over_workers(stat_pos, "sum", scope, util).reshape(-1)
     neg_counts = _over_workers(stat_neg, "sum", scope, util).reshape(-1)
-    area = pos = neg = 0.0
-    for p, n in zip(pos_counts[::-1], neg_counts[::-1]):
-        area += n * (pos + pos + p) / 2
-        pos, neg = pos + p, neg + n
-    return 0.5 if pos * neg == 0 else float(area / (pos * neg))
+    if pos_counts.sum() * neg_counts.sum() == 0:
+        return 0.5
+    return roc_area(pos_counts, neg_counts)
 
 
 def mae(abserr, total_ins_num, scope=None, util=None):
