@@ -44,18 +44,20 @@ def value_of(name, read):
         return Undefined(name)
 
 
+def constant_dtype(value):
+    """The dtype 2.0's dy2static gives a Python bool / int / float constant (bool, int64,
+    float64), None for another value."""
+    for kind, dtype in ((bool, "bool"), (int, "int64"), (float, "float64")):
+        if isinstance(value, kind):
+            return dtype
+    return None
+
+
 def to_static_variable(value):
-    """A Python bool / int / float as a one-element constant (2.0's to_static_variable:
-    bool, int64, float64); a Variable as it is."""
-    if isinstance(value, Variable):
-        return value
-    if isinstance(value, bool):
-        return layers.fill_constant([1], "bool", value)
-    if isinstance(value, int):
-        return layers.fill_constant([1], "int64", value)
-    if isinstance(value, float):
-        return layers.fill_constant([1], "float64", value)
-    return value
+    """A Python bool / int / float as a one-element constant (2.0's to_static_variable);
+    a Variable as it is."""
+    dtype = None if isinstance(value, Variable) else constant_dtype(value)
+    return value if dtype is None else layers.fill_constant([1], dtype, value)
 
 
 def cast_bool_if_necessary(var):

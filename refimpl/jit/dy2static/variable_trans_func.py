@@ -6,7 +6,7 @@ import ast
 from ...fluid import layers
 from ...framework.program import Variable, default_main_program
 from ...framework.dtypes import convert_dtype
-from .convert_operators import to_static_variable
+from .convert_operators import constant_dtype, to_static_variable
 
 __all__ = ["create_bool_as_type", "create_fill_constant_node", "data_layer_not_check",
            "to_static_variable"]
@@ -25,13 +25,8 @@ def create_fill_constant_node(name, value):
     """The statement `name = paddle.fluid.layers.fill_constant(shape=[1], dtype=...,
     value=value)` as an ast node (bool: 'bool', int: 'int64', float: 'float64'), None
     for another value."""
-    if isinstance(value, bool):
-        dtype = "bool"
-    elif isinstance(value, int):
-        dtype = "int64"
-    elif isinstance(value, float):
-        dtype = "float64"
-    else:
+    dtype = constant_dtype(value)
+    if dtype is None:
         return None
     call = "paddle.fluid.layers.fill_constant(shape=[1], dtype=%r, value=%r)" % (dtype, value)
     return ast.parse("%s = %s" % (name, call)).body[0]
