@@ -118,7 +118,7 @@ class ElementwiseMul(_Elementwise):
     def backward(x, y, dout, axis=-1):
         xa, ya = align(x, y, axis)
         return grads_in_operand_dtypes((unbroadcast(dout * conj(ya), x, y, axis)[0],
-                           unbroadcast(dout * conj(xa), x, y, axis)[1]), x, y)
+                                        unbroadcast(dout * conj(xa), x, y, axis)[1]), x, y)
 
 
 @register
@@ -147,7 +147,7 @@ class ElementwiseDiv(_Elementwise):
     def backward(x, y, out, dout, axis=-1):
         _, ya = align(x, y, axis)
         return grads_in_operand_dtypes((unbroadcast(dout / conj(ya), x, y, axis)[0],
-                           unbroadcast(-dout * conj(out / ya), x, y, axis)[1]), x, y)
+                                        unbroadcast(-dout * conj(out / ya), x, y, axis)[1]), x, y)
 
 
 class _Select(_Elementwise):

@@ -263,7 +263,7 @@ class RMSProp(Optimizer):
                  parameters=None, weight_decay=None, grad_clip=None, name=None,
                  parameter_list=None, regularization=None):
         check_set(self, learning_rate=learning_rate, rho=rho, epsilon=epsilon,
-                   momentum=momentum)
+                  momentum=momentum)
         super().__init__(learning_rate, parameters, weight_decay, grad_clip, name,
                          parameter_list, regularization)
         self._rho, self._epsilon, self._momentum = (
