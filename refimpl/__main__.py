@@ -1,6 +1,5 @@
 """refimpl command line: run (drop-in for paddle scripts), ops, conformance, bench,
 dump-model, check-model."""
-import argparse
 import os
 import runpy
 import sys

@@ -22,7 +22,7 @@ def _run(fetch, feed=None):
 
 def test_variable_used_twice_gets_renamed_parts_and_sum():
     x = static.data("x", [2, 2], "float32")
-    w = _param("w", np.array([[1.0, 2.0], [3.0, 4.0]], "float32"))
+    _param("w", np.array([[1.0, 2.0], [3.0, 4.0]], "float32"))
     a = paddle.mean(paddle.static.nn.fc(x, 2, bias_attr=False,
                                         weight_attr=paddle.ParamAttr(name="w")))
     b = paddle.mean(paddle.static.nn.fc(x, 2, bias_attr=False,

@@ -12,8 +12,8 @@ import pytest
 
 import refimpl as paddle
 from refimpl import io
-from refimpl.callbacks import (Callback, EarlyStopping, LRScheduler, ModelCheckpoint,
-                               ProgBarLogger, ReduceLROnPlateau, VisualDL)
+from refimpl.callbacks import (Callback, EarlyStopping, LRScheduler, ProgBarLogger,
+                               ReduceLROnPlateau, VisualDL)
 from refimpl.hapi.progressbar import ProgressBar, _eta
 from refimpl.static import InputSpec
 

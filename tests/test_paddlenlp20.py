@@ -12,7 +12,6 @@ import subprocess
 import sys
 import tarfile
 
-import numpy as np
 import pytest
 
 import refimpl as paddle

@@ -4,7 +4,6 @@ GPU because you have installed CPU version PaddlePaddle. ... If you only have CP
 change CUDAPlace(0) to be CPUPlace()." and exits the process; 3.3.1 logs the same and raises
 ValueError "(InvalidArgument) use wrong place". Mixed place kinds: Paddle 1.8.5 asserts
 "Place type not match. You may set wrong type of places.\""""
-import numpy as np
 import pytest
 
 import refimpl as paddle

@@ -134,7 +134,7 @@ def test_gru_batch_outputs_use_paddle_batch_layout(reverse):
     step_rows = [[2, 6, 0], [3, 7, 1], [4, 8], [5]] if not reverse else \
         [[5, 8, 1], [4, 7, 0], [3, 6], [2]]
     np.testing.assert_array_equal(batch_h, hidden[sum(step_rows, [])])
-    want_gate, h_prev, start = [], h0[[1, 2, 0]], 0
+    h_prev, start = h0[[1, 2, 0]], 0
     for rows in step_rows:
         g, r_h, h = GRUUnit.forward(x[rows], h_prev[:len(rows)], w)
         np.testing.assert_allclose(gate[start:start + len(rows)], g, rtol=1e-12)

@@ -24,10 +24,9 @@ def _two_branch_program():
 
 
 def test_dependencies_respect_read_and_write_order():
-    loss = _two_branch_program()
+    _two_branch_program()
     ops = static.default_main_program().global_block().ops
     deps = op_dependencies(ops)
-    index = {id(op): i for i, op in enumerate(ops)}
     for i, op in enumerate(ops):
         if op.type == "sgd":
             param = op.input("Param")[0]

@@ -5,7 +5,6 @@ import io
 import numpy as np
 import pytest
 
-import refimpl as paddle
 from refimpl import fluid
 from refimpl.fluid.transpiler.details import program_utils
 

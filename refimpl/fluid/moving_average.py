@@ -5,7 +5,6 @@ apply(executor) swaps the averages into the parameters (a context manager that r
 them after, unless need_restore=False); specs/fluid_moving_average.md."""
 import contextlib
 
-import numpy as np
 
 from ..framework import mode, unique_name
 from ..framework.program import OpRole, Program, default_main_program, program_guard

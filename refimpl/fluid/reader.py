@@ -290,8 +290,8 @@ class DygraphGeneratorLoader(DataLoaderBase):
         if self._batches is None:
             raise RuntimeError("DataLoader: set a generator first (set_sample_generator, "
                                "set_sample_list_generator or set_batch_generator)")
-        for batch in self._batches():
-            yield self._tensors(list(batch) if isinstance(batch, (list, tuple)) else [batch])
+        for fields in self._batches():
+            yield self._tensors(list(fields) if isinstance(fields, (list, tuple)) else [fields])
 
     @staticmethod
     def _tensors(batch):

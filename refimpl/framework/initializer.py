@@ -143,7 +143,7 @@ class Uniform(Initializer):
     def __init__(self, low=-1.0, high=1.0, seed=0, diag_num=0, diag_step=0, diag_val=1.0,
                  name=None):
         if isinstance(diag_num, str):       # 2.0's fourth positional argument is `name`
-            diag_num, name = 0, diag_num
+            diag_num = 0
         self.low, self.high, self.seed = float(low), float(high), seed
         self.diag = {"diag_num": int(diag_num), "diag_step": int(diag_step),
                      "diag_val": float(diag_val)}

@@ -2,7 +2,6 @@
 one loop of callbacks, in dynamic mode (eager Layers) and in static mode (programs built
 from InputSpecs and run by an Executor). specs/hapi_model.md."""
 import inspect
-import numbers
 import os
 import warnings
 
@@ -12,7 +11,6 @@ from .. import versions
 from ..distributed import get_rank, get_world_size
 from ..distributed.parallel import prepare_context
 from ..dygraph import mode
-from ..dygraph.tensor import Tensor
 from ..framework import checkpoint, model_formats
 from ..io import DataLoader, Dataset, DistributedBatchSampler, IterableDataset
 from ..metric import Metric

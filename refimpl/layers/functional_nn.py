@@ -1,7 +1,6 @@
 """paddle.nn.functional (2.0) layers on given weights: linear, bilinear, prelu, maxout;
 the in-place activations relu_/elu_/softmax_; alpha_dropout, dropout2d/3d. fluid.layers'
 maxout twin."""
-import warnings
 
 from .activation import EXPORTS as _ACTIVATIONS
 from .common import append_op_out, check_variables, in_place

@@ -362,7 +362,7 @@ def _runtime_size_inputs(out_shape, scale, spatial, layer):
     """The 1.8 ops' run-time size inputs: out_shape a Variable (OutSize), a list holding
     Variables (SizeTensor: one 1-element int32 tensor per axis, ints made constants), scale a
     Variable (Scale). Returns (inputs, the out_shape / scale left for the attrs)."""
-    from .creation import assign, fill_constant
+    from .creation import fill_constant
     inputs = {}
     if isinstance(out_shape, Variable):
         inputs["OutSize"] = [out_shape]

@@ -7,7 +7,7 @@ import numpy as np
 
 from ..framework.lod import with_lod
 from ._rank_table import array_lod, step_rows, table_parts
-from .registry import OpDef, Sample, first_level, register, result_lod
+from .registry import OpDef, first_level, register, result_lod
 
 
 def _layout(array, rank_table):

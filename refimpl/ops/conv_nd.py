@@ -52,7 +52,7 @@ def scatter_taps(cols, spatial, strides, pads, dilations):
     """scatter() of windows laid out taps first, [N, C, *K, *O]: per kernel offset, one
     strided add of that tap's [N, C, *O] plane (each sum in the order of the offsets)."""
     nd = len(spatial)
-    ksize, out_sizes = cols.shape[2:2 + nd], cols.shape[2 + nd:]
+    ksize = cols.shape[2:2 + nd]
     padded = _zeros_padded(cols, cols.shape[:2], spatial, pads)
     for offset in itertools.product(*(range(k) for k in ksize)):
         _add_tap(padded, offset, cols[(slice(None), slice(None)) + offset], strides, dilations)

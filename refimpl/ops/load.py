@@ -7,7 +7,7 @@ import numpy as np
 
 from ..framework.lod import offsets_to_lengths, with_lod
 from ..framework.model_formats import tensor_from_bytes
-from .registry import OpDef, Sample, register
+from .registry import OpDef, register
 
 
 @register

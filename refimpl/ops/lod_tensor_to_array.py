@@ -7,7 +7,7 @@ import numpy as np
 
 from ..framework.lod import with_lod
 from ._rank_table import check_table_fits, step_rows, table_parts, tensor_lod
-from .registry import OpDef, Sample, first_level, register, result_lod
+from .registry import OpDef, first_level, register, result_lod
 
 
 def _steps(x, rank_table):

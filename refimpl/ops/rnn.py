@@ -210,7 +210,7 @@ def _back_direction(x, h0, c0, weights, mode, reverse, masks, record, dout, dh, 
     db_hh])."""
     fused = lstm_kernels is not None and mode == "LSTM" and masks is None
     w_ih, w_hh, _, _ = weights
-    steps, batch, hidden = x.shape[0], x.shape[1], w_hh.shape[1]
+    steps, batch = x.shape[0], x.shape[1]
     gates = w_hh.shape[0]
     xp = array_module(x)
     dxw = xp.empty((steps, batch, gates), x.dtype)   # d(x W_ih^T + b_ih) per step

@@ -8,7 +8,7 @@ r >= length (Paddle 1.8's trainable padding)."""
 import numpy as np
 
 from ._common import rand
-from ._sequence import check_lengths_var, lengths_of, offsets, ragged_lengths
+from ._sequence import lengths_of, offsets, ragged_lengths
 from .registry import OpDef, Sample, register, share_lod
 
 ATTRS = {"contextLength": 3, "contextStart": 0, "contextStride": 1,

@@ -2,7 +2,7 @@
 starting at k, padded with pad_value past the sequence's end. No gradient (ids)."""
 import numpy as np
 
-from ._sequence import INTS, check_lengths_var, lengths_of, ragged_lengths, segments
+from ._sequence import INTS, lengths_of, ragged_lengths, segments
 from .registry import OpDef, Sample, register, share_lod
 
 

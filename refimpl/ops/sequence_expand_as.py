@@ -2,7 +2,7 @@
 import numpy as np
 
 from ._common import rand
-from ._sequence import check_lengths_var, lengths_of, scatter_rows
+from ._sequence import lengths_of, scatter_rows
 from .registry import OpDef, Sample, register, share_lod
 
 

@@ -2,7 +2,7 @@
 import numpy as np
 
 from ._common import rand
-from ._sequence import check_lengths_var, lengths_of, ragged_lengths, row_index, segments
+from ._sequence import lengths_of, ragged_lengths, row_index, segments
 from .registry import OpDef, Sample, register
 
 

@@ -3,7 +3,7 @@ rows of width D becomes n * D / new_dim rows); OutLength holds the new lengths."
 import numpy as np
 
 from ._common import rand
-from ._sequence import check_lengths_var, lengths_of
+from ._sequence import lengths_of
 from .registry import OpDef, Sample, lengths_lod, register
 
 

@@ -3,7 +3,7 @@ Updates added at Out[i, Ids] (repeated ids add up)."""
 import numpy as np
 
 from ._common import rand
-from ._sequence import INTS, check_lengths_var, lengths_of
+from ._sequence import INTS, lengths_of
 from .registry import OpDef, Sample, register
 
 

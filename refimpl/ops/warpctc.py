@@ -105,7 +105,7 @@ class WarpCTC(OpDef):
     fd_tolerance = (2e-3, 2e-4)
 
     def infer_shape(self, ctx):
-        logits, label = ctx.input_var("Logits"), ctx.input_var("Label")
+        logits = ctx.input_var("Logits")
         ctx.check_dtype("Logits", FLOATS)
         ctx.check_dtype("Label", ("int32", "int64"))
         # the ranks are checked when the op runs (_check_ranks), as Paddle 1.8.5 does: its
