@@ -508,3 +508,32 @@ def test_closures_of_one_def_convert_once_and_keep_their_own_values(dygraph):
     x = paddle.to_tensor(np.array([1.0, 2.0], np.float32))
     np.testing.assert_allclose(one(x).numpy(), [2.0, 3.0])
     np.testing.assert_allclose(five(-x).numpy(), [-6.0, -7.0])
+
+
+def test_and_or_short_circuit_as_python_with_static_and_python_operands():
+    """convert_logical_and / _or: a Python left operand decides as Python does (the right
+    one evaluated only when it must be); a static left with a Python right gives the right
+    when its truth value decides, else the left; two static operands give the op."""
+    from refimpl.jit.dy2static import convert_logical_and, convert_logical_or
+
+    def never():
+        raise AssertionError("evaluated")
+    assert convert_logical_and(lambda: 0, never) == 0
+    assert convert_logical_or(lambda: 3, never) == 3
+    assert convert_logical_and(lambda: 2, lambda: "y") == "y"
+    assert convert_logical_or(lambda: [], lambda: "y") == "y"
+    main = paddle.static.Program()
+    with paddle.static.program_guard(main, paddle.static.Program()):
+        x = paddle.static.data("x", [1], "bool")
+        y = paddle.static.data("y", [1], "bool")
+        assert convert_logical_and(lambda: x, lambda: 0) == 0
+        assert convert_logical_and(lambda: x, lambda: 1) is x
+        assert convert_logical_or(lambda: x, lambda: 1) == 1
+        assert convert_logical_or(lambda: x, lambda: 0) is x
+        both_and = convert_logical_and(lambda: x, lambda: y)
+        both_or = convert_logical_or(lambda: x, lambda: y)
+    assert [op.type for op in main.global_block().ops] == ["logical_and", "logical_or"]
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    feed = {"x": np.array([True]), "y": np.array([False])}
+    assert [bool(v[0]) for v in exe.run(main, feed=feed, fetch_list=[both_and, both_or])] \
+        == [False, True]

@@ -1,61 +1,16 @@
-"""Running a recorded program's ops eagerly, through the tracer, so the results carry
-gradients as any dynamic-mode computation: what TranslatedLayer runs, and Paddle 2.0's
-PartialProgramLayer (dygraph_to_static/partial_program.py), the runnable form of a
-StaticFunction's ConcreteProgram."""
+"""Paddle 2.0's PartialProgramLayer (dygraph_to_static/partial_program.py), the runnable
+form of a StaticFunction's ConcreteProgram: its program's ops run eagerly through the
+tracer (refimpl/dygraph/program_runner.py), so the results carry gradients as any
+dynamic-mode computation."""
 import numpy as np
 
+from ..dygraph.program_runner import run_ops
 from ..dygraph.tensor import Tensor
-from ..dygraph.tracer import run_op
 from ..framework.nest import flatten, pack_sequence_as
 from ..framework.program import Variable
 from ..nn import Layer
 
-__all__ = ["PartialProgramLayer", "partial_program_from", "run_ops", "sub_block_of"]
-
-
-def sub_block_of(op):
-    """The Block an op's `sub_block` attribute names (an index or the Block), or None."""
-    from ..framework.program import Block
-    block = op.attrs.get("sub_block")
-    if block is None or isinstance(block, Block):
-        return block
-    return op.block.program.block(block)
-
-
-def _condition(tensors, scalar):
-    if scalar:
-        return bool(np.asarray(tensors[0].numpy()).reshape(-1)[0])
-    return all(np.asarray(t.numpy()).size > 0 for t in tensors)
-
-
-def run_ops(ops, env, is_test=None):
-    """Run `ops` eagerly on env ({variable name: Tensor}: the inputs and parameters; the
-    outputs are added). is_test True / False overrides the ops' `is_test` attribute.
-    conditional_block runs its sub-block's ops when its condition holds, while runs its
-    sub-block's ops as long as its Condition is true (each op through the tracer, so
-    gradients flow through the taken branch and every step)."""
-    for op in ops:
-        if op.type == "conditional_block":
-            if _condition([env[n] for n in op.inputs["Cond"]],
-                          op.attrs.get("is_scalar_condition", False)):
-                run_ops(sub_block_of(op).ops, env, is_test)
-            continue
-        if op.type == "while":
-            condition = op.inputs["Condition"][0]
-            while _condition([env[condition]], True):
-                run_ops(sub_block_of(op).ops, env, is_test)
-            continue
-
-        def tensors(names, create):
-            if not create:
-                return [env[n] for n in names]
-            return [env.setdefault(n, Tensor(None, stop_gradient=False)) for n in names]
-        ins = {slot: tensors(names, False) for slot, names in op.inputs.items()}
-        outs = {slot: tensors(names, True) for slot, names in op.outputs.items()}
-        attrs = op.attrs
-        if is_test is not None and "is_test" in attrs:
-            attrs = dict(attrs, is_test=is_test)
-        run_op(op.type, ins, outs, attrs)
+__all__ = ["PartialProgramLayer", "partial_program_from"]
 
 
 def _static_variables(structure):
@@ -97,7 +52,7 @@ class PartialProgramLayer:
         env = {p.name: p for p in self._params}
         env.update((v.name, x if isinstance(x, Tensor) else Tensor(x))
                    for v, x in zip(feeds, given))
-        run_ops(self.program.global_block().ops, env)
+        run_ops(self.program.global_block().ops, env, caller="PartialProgramLayer")
         outs = pack_sequence_as(self._outputs, [env[v.name] if isinstance(v, Variable) else v
                                                 for v in flatten(self._outputs)])
         return outs[0] if len(outs) == 1 else outs      # one output: itself, as 2.0

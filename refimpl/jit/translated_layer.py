@@ -7,17 +7,14 @@ import types
 import numpy as np
 
 from .. import versions
+from ..dygraph.program_runner import NOT_RUN, run_ops, sub_block_of
 from ..dygraph.tensor import ParamBase, Tensor
 from ..framework import unique_name
 from ..framework.program import Variable, default_main_program
 from ..nn import Layer
 from ..static.input_spec import InputSpec
-from .partial_program import run_ops, sub_block_of
 
 __all__ = ["TranslatedLayer"]
-
-_IO_OPS = ("feed", "fetch")
-
 
 class _Method:
     """One loaded program: its ops, feed and fetch names, and the names Paddle's
@@ -26,7 +23,7 @@ class _Method:
 
     def __init__(self, program, feed_names, fetch_targets):
         self.program = program
-        self.ops = [op for op in program.global_block().ops if op.type not in _IO_OPS]
+        self.ops = [op for op in program.global_block().ops if op.type not in NOT_RUN]
         self.feed_names = list(feed_names)
         self.fetch_names = [v.name for v in fetch_targets]
         self.output_names = [unique_name.generate("translated_layer/scale_%d.tmp" % i)
@@ -110,7 +107,8 @@ class TranslatedLayer(Layer):
         for name, x in zip(method.feed_names, inputs):
             env[name] = x if isinstance(x, Tensor) else Tensor(np.asarray(x))
         # training: dropout drops; evaluation: the saved is_test attributes
-        run_ops(method.ops, env, is_test=False if self.training else None)
+        run_ops(method.ops, env, is_test=False if self.training else None,
+                caller="TranslatedLayer.%s" % method_name)
         outputs = [env[n] for n in method.fetch_names]
         return outputs[0] if len(outputs) == 1 else outputs
 

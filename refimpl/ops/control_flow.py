@@ -22,15 +22,15 @@ from .registry import BlockOpDef, register
 from .sum import Sum
 from .tensor_array import zeros_like_value
 
-__all__ = ["DEFAULT_MAX_STEPS"]
+__all__ = ["DEFAULT_MAX_STEPS", "branch_taken", "scalar_condition", "step_limit_error"]
 
 # while ops stop with an error after this many steps (attr max_steps), so a condition that
 # never turns false fails clearly instead of hanging
 DEFAULT_MAX_STEPS = 1000000
 
 
-def _scalar_condition(op, value, slot):
-    """The Python bool of a control op's condition, or an error naming it."""
+def scalar_condition(op, value, slot):
+    """The Python bool of a control op's condition (an array), or an error naming it."""
     value = np.asarray(value)
     if value.dtype != np.bool_ or value.size != 1:
         raise op.error("condition %s %r must be a bool tensor with one element, got dtype "
@@ -39,13 +39,24 @@ def _scalar_condition(op, value, slot):
     return bool(value.reshape(()))
 
 
-def _branch_taken(op, env):
-    """A conditional_block's condition: the one bool of Cond (is_scalar_condition), else
-    whether every Cond tensor has an element (Paddle 1.8's ConditionalBlock over inputs)."""
+def branch_taken(op, env):
+    """A conditional_block's condition (env: {name: array}): the one bool of Cond
+    (is_scalar_condition), else whether every Cond tensor has an element (Paddle 1.8's
+    ConditionalBlock over inputs)."""
     conds = op.input("Cond")
     if op.attrs["is_scalar_condition"]:
-        return _scalar_condition(op, env[conds[0]], "Cond")
+        return scalar_condition(op, env[conds[0]], "Cond")
     return all(np.size(env[c]) for c in conds)
+
+
+def step_limit_error(op):
+    """The error of a while op whose condition is still true after its `max_steps` steps
+    (the executor's and the eager runner's bound: a condition that never turns false
+    fails clearly instead of hanging)."""
+    max_steps = op.attrs.get("max_steps", DEFAULT_MAX_STEPS)
+    return op.error("the loop ran %d steps and its condition %r is still true "
+                    "(max_steps=%d): does the body update the condition?"
+                    % (max_steps, op.input("Condition")[0], max_steps))
 
 
 def check_condition_var(ctx, slot):
@@ -110,7 +121,7 @@ class ConditionalBlock(_ControlOp):
         body = compile_ops(block.ops, outer_names(block.ops, [block]) | kept)
 
         def run(env):
-            if _branch_taken(op, env):
+            if branch_taken(op, env):
                 body.run(env)
         return run
 
@@ -146,11 +157,9 @@ class While(_ControlOp):
 
         def run(env):
             steps = []
-            while _scalar_condition(op, env[cond], "Condition"):
+            while scalar_condition(op, env[cond], "Condition"):
                 if len(steps) == max_steps:
-                    raise op.error("the loop ran %d steps and its condition %r is still true "
-                                   "(max_steps=%d): does the body update the condition?"
-                                   % (max_steps, cond, max_steps))
+                    raise step_limit_error(op)
                 start = {n: env.get(n) for n in state}
                 body.run(env)
                 steps.append((start, {n: env.pop(n, None) for n in kept}))
@@ -226,7 +235,7 @@ class ConditionalBlockGrad(_SubBlockGrad):
         temporaries = [n for n in op.attrs["out_grad_names"] + in_grad_names if n]
 
         def run(env):
-            taken = _branch_taken(op, env)
+            taken = branch_taken(op, env)
             if taken:
                 self.seed_out_grads(op, env, [env[n] for n in out_names],
                                     [env.get(n) for n in out_grads] if out_grads else

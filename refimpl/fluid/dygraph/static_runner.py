@@ -4,19 +4,20 @@ as a dynamic-mode Layer that trains.
 The model's program is read as load_inference_model reads it; its parameters become the
 Layer's parameters, named `<name>@LOADED` as in Paddle 1.8 (from 2.0: renamed with new
 unique names, switch static_runner_param_names). Calling the Layer runs the
-program's ops one by one on eager Tensors (the tracer), so autograd records them and
-`backward()` reaches the parameters and the inputs: the program's gradient, without a
-second backward program. A `while` op runs its body eagerly while its condition holds, a
-`conditional_block` its block when its condition holds. train() / eval() set every op's
-`is_test` attr to False / True (the saved program is an inference one), as Paddle does.
+program's ops one by one on eager Tensors (refimpl/dygraph/program_runner.py, the tracer),
+so autograd records them and `backward()` reaches the parameters and the inputs: the
+program's gradient, without a second backward program. A `while` op runs its body eagerly
+while its condition holds (at most its max_steps steps), a `conditional_block` its block
+when its condition holds. train() / eval() set every op's `is_test` attr to False / True
+(the saved program is an inference one), as Paddle does.
 """
 import os
 import types
 
 import numpy as np
 
+from ...dygraph.program_runner import run_ops
 from ...dygraph.tensor import ParamBase, Tensor
-from ...dygraph.tracer import run_op
 from ... import versions
 from ...framework import mode, unique_name
 from ...nn.layer.base import Layer
@@ -25,7 +26,6 @@ from ...static import io as static_io
 __all__ = ["StaticModelRunner"]
 
 LOADED_SUFFIX = "@LOADED"     # core.loaded_var_suffix()
-_NOT_RUN = ("feed", "fetch")
 
 
 def _is_parameter(name, ops):
@@ -118,58 +118,7 @@ class StaticModelRunner(Layer):
                 raise TypeError("StaticModelRunner: input %r must be a numpy array or a "
                                 "Tensor, got %s" % (name, type(value).__name__))
             env[name] = value
-        self._run_block(self._program.global_block(), env)
-        self._keep_state_updates(env)
+        run_ops(self._program.global_block().ops, env, is_test=not self.training,
+                caller="StaticModelRunner")
         outs = [env[name] for name in self._output_names]
         return outs[0] if len(outs) == 1 else outs
-
-    def _keep_state_updates(self, env):
-        """Parameters an op wrote (batch_norm's moving statistics in training) take the
-        new values, as Paddle's shared scope variables do."""
-        for name, param in self._param_of.items():
-            if env[name] is not param:
-                param.set_value(env[name].numpy())
-
-    def _run_block(self, block, env):
-        for op in block.ops:
-            if op.type in _NOT_RUN:
-                continue
-            if op.type == "while":
-                self._run_while(op, env)
-            elif op.type == "conditional_block":
-                if _condition(op, env, "Cond"):
-                    self._run_block(op.block.program.block(op.attrs["sub_block"]), env)
-            else:
-                self._run_op(op, env)
-
-    def _run_while(self, op, env):
-        body = op.block.program.block(op.attrs["sub_block"])
-        steps = 0
-        while _condition(op, env, "Condition"):
-            steps += 1
-            if steps > op.attrs.get("max_steps", 10**6):
-                raise RuntimeError("StaticModelRunner: the while op's condition %r is still "
-                                   "true after %d steps" % (op.input("Condition")[0], steps))
-            self._run_block(body, env)
-
-    def _run_op(self, op, env):
-        inputs = {}
-        for slot, names in op.inputs.items():
-            missing = [n for n in names if n not in env]
-            if missing:
-                raise RuntimeError("StaticModelRunner: op %s reads %s, which no earlier op "
-                                   "of the model wrote" % (op.type, missing))
-            inputs[slot] = [env[n] for n in names]
-        outputs = {slot: [Tensor(None, stop_gradient=False, name=n) for n in names]
-                   for slot, names in op.outputs.items() if names}
-        attrs = dict(op.attrs)
-        if "is_test" in attrs:
-            attrs["is_test"] = not self.training
-        run_op(op.type, inputs, outputs, attrs)
-        for slot, tensors in outputs.items():
-            for name, t in zip(op.outputs[slot], tensors):
-                env[name] = t
-
-
-def _condition(op, env, slot):
-    return bool(np.asarray(env[op.input(slot)[0]].numpy()).reshape(-1)[0])

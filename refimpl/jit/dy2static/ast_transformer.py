@@ -7,11 +7,12 @@ len / print / assert / calls of user functions. Statements with return / break /
 continue / yield inside stay Python. The converted nodes keep the original line numbers
 and file name, so errors point at the user's lines (specs/jit.md, "Dygraph to static")."""
 import ast
-import importlib
 import inspect
 import itertools
 import textwrap
 import types
+
+from .utils import paddle_package
 
 __all__ = ["convert_function", "converted_source"]
 
@@ -118,8 +119,7 @@ class _ShapeInTest(ast.NodeTransformer):
     (convert_var_shape(x, i, in_control_flow=True))."""
 
     def visit_Subscript(self, node):
-        if isinstance(node.value, ast.Attribute) and node.value.attr == "shape" and \
-                _constant_int(node.slice) is not None:
+        if _is_shape_dim(node):
             return ast.copy_location(_shape(self.visit(node.value.value), node.slice, True),
                                      node)
         return self.generic_visit(node)
@@ -146,6 +146,14 @@ def _constant_int(node):
     except ValueError:
         return None
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _is_shape_dim(node):
+    """Whether Subscript `node` reads x.shape[k], k a constant int."""
+    value = node.value
+    return isinstance(value, ast.Attribute) and value.attr == "shape" and \
+        isinstance(value.ctx, ast.Load) and isinstance(node.ctx, ast.Load) and \
+        _constant_int(node.slice) is not None
 
 
 def _shape(value, index, in_control_flow):
@@ -216,11 +224,8 @@ class _Converter(ast.NodeTransformer):
         where that dim of a static Variable is unknown (-1), so a recorded
         `reshape(x, [x.shape[0], -1])` follows the batch it is run on."""
         self.generic_visit(node)
-        value, index = node.value, node.slice
-        if isinstance(value, ast.Attribute) and value.attr == "shape" and \
-                isinstance(value.ctx, ast.Load) and isinstance(node.ctx, ast.Load) and \
-                _constant_int(index) is not None:
-            return ast.copy_location(_shape(value.value, index, False), node)
+        if _is_shape_dim(node):
+            return ast.copy_location(_shape(node.value.value, node.slice, False), node)
         return node
 
     def visit_Assign(self, node):
@@ -446,9 +451,8 @@ def convert_function(function):
     code, display = _compiled(function)
     factory = types.FunctionType(code, function.__globals__)
     cells = [c.cell_contents if _filled(c) else None for c in (function.__closure__ or ())]
-    top = importlib.import_module(__name__.split(".")[0])
-    converted = factory(*([top] if _PADDLE not in function.__code__.co_freevars else []),
-                        *cells)
+    top = [] if _PADDLE in function.__code__.co_freevars else [paddle_package()]
+    converted = factory(*top, *cells)
     converted.__defaults__ = function.__defaults__
     converted.__kwdefaults__ = function.__kwdefaults__
     converted.__wrapped__ = display

@@ -64,26 +64,30 @@ def cast_bool_if_necessary(var):
     return var if var.dtype.name == "bool" else layers.cast(var, "bool")
 
 
+def _short_circuit(x_func, y_func, decisive, static_op):
+    """Python's `x and y` (`decisive` False) / `x or y` (True): x when its truth value is
+    the decisive one, else y, evaluated only then; of a static x and a Python y, y when
+    its truth value is decisive, else x; two static Variables give static_op (logical_and
+    / logical_or) of them as bools."""
+    x = x_func()
+    if not is_static(x):
+        return x if bool(x) == decisive else y_func()
+    y = y_func()
+    if not is_static(y):
+        return y if bool(y) == decisive else x
+    return static_op(cast_bool_if_necessary(x), cast_bool_if_necessary(y))
+
+
 def convert_logical_and(x_func, y_func):
     """`x and y`: y evaluated only when Python would evaluate it; two static Variables
     give logical_and."""
-    x = x_func()
-    if not is_static(x):
-        return x and y_func()
-    y = y_func()
-    if not is_static(y):
-        return y and x
-    return layers.logical_and(cast_bool_if_necessary(x), cast_bool_if_necessary(y))
+    return _short_circuit(x_func, y_func, False, layers.logical_and)
 
 
 def convert_logical_or(x_func, y_func):
-    x = x_func()
-    if not is_static(x):
-        return x or y_func()
-    y = y_func()
-    if not is_static(y):
-        return y or x
-    return layers.logical_or(cast_bool_if_necessary(x), cast_bool_if_necessary(y))
+    """`x or y`: y evaluated only when Python would evaluate it; two static Variables
+    give logical_or."""
+    return _short_circuit(x_func, y_func, True, layers.logical_or)
 
 
 def convert_logical_not(x):

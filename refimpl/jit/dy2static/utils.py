@@ -22,7 +22,7 @@ def index_in_list(array_list, item):
         return -1
 
 
-def _paddle():
+def paddle_package():
     """refimpl's top package: what `paddle` names (`refimpl run` aliases it)."""
     return importlib.import_module(__name__.split(".")[0])
 
@@ -53,7 +53,7 @@ def ast_to_func(ast_root, dyfunc):
     filename = "<dygraph_to_static %d>" % next(_SOURCE_NUMBERS)
     linecache.cache[filename] = (len(source), None, source.splitlines(True), filename)
     namespace = dict(getattr(dyfunc, "__globals__", {}))
-    paddle = _paddle()
+    paddle = paddle_package()
     namespace.setdefault("paddle", paddle)
     namespace.setdefault("fluid", paddle.fluid)
     module = ast.parse(source)
@@ -73,7 +73,7 @@ def _called_object(node):
     while isinstance(func, ast.Call):       # convert_call(func)(x): func
         func = func.func
     import numpy
-    paddle = _paddle()
+    paddle = paddle_package()
     names = {"paddle": paddle, "fluid": paddle.fluid, "dygraph": paddle.fluid.dygraph,
              "layers": paddle.fluid.layers, "to_variable": paddle.fluid.dygraph.to_variable,
              "to_tensor": paddle.to_tensor, "np": numpy, "numpy": numpy}
