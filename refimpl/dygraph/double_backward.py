@@ -247,14 +247,13 @@ def _pad(a, pad_width, mode="constant", constant_values=0, **_):
 
 
 def _split(a, indices_or_sections, axis=0):
+    """np.split's pieces (numpy splits the positions along the axis, with its checks), each
+    a slice of the stand-in; an empty piece holds nothing to differentiate."""
     axis %= a.ndim
-    if isinstance(indices_or_sections, numbers.Integral):
-        step = a.shape[axis] // int(indices_or_sections)
-        cuts = list(range(step, a.shape[axis], step))
-    else:
-        cuts = [int(c) for c in indices_or_sections]
-    bounds = [0] + cuts + [a.shape[axis]]
-    return [a[(slice(None),) * axis + (slice(lo, hi),)] for lo, hi in zip(bounds, bounds[1:])]
+    pieces = np.split(np.arange(a.shape[axis]), indices_or_sections)
+    empty = a.shape[:axis] + (0,) + a.shape[axis + 1:]
+    return [a[(slice(None),) * axis + (slice(int(p[0]), int(p[-1]) + 1),)] if len(p) else
+            np.zeros(empty, a.dtype) for p in pieces]
 
 
 def _bincount(x, weights=None, minlength=0):
@@ -383,7 +382,7 @@ class Recorded:
             return self.t._value.astype(dtype)       # an integer or bool result: no gradient
         return wrap(_tensor(self, dtype))
 
-    def copy(self, order="K"):
+    def copy(self, order="C"):
         return self      # values are never written in place here (see __setitem__)
 
     def __getitem__(self, key):
