@@ -243,6 +243,10 @@ SWITCHES = {
     # double_backward.PADDLE_20_DOUBLE_GRAD_OPS): recorded as any other op (refimpl records
     # every backward; 1.8.5 refuses such ops too, not reproduced), or 2.0's RuntimeError
     "double_grad_ops": {"1.8": "all", "2.0": "paddle_2_0", "3": "all"},
+    # generate_proposal_labels with is_cascade_rcnn and no MaxOverlap: 1.8.5's cascade form
+    # (no MaxOverlap input there; the RpnRois begin with the ground truth), or refused when
+    # the program is built (2.0's InferShape and layer; 3.3.1 has no such op: 2.x's rule)
+    "cascade_rcnn_max_overlap": {"1.8": "optional", "2.0": "required", "3": "required"},
     # static cond whose branches return different dtypes at one position: allowed, the
     # value being the taken branch's (1.8; 2.0's own test_cond relies on it too), or
     # refused (refimpl's rule under 3)

@@ -170,17 +170,28 @@ F = paddle.nn.functional
     (lambda x, w: F.instance_norm(x, weight=w), [2, 2, 3, 2], [2], "instance_norm"),
     (lambda x, w: F.layer_norm(x, [3, 2], weight=w), [2, 3, 2], [6], "layer_norm"),
     (lambda x, w: paddle.reshape(x, [4, 3]) * w, [2, 3, 2], [4, 3], "reshape2"),
+    (lambda x, w: paddle.transpose(x, [1, 2, 0]) * w, [2, 3, 2], [3, 2, 2], "transpose2"),
+    (lambda x, w: paddle.concat([x, w * x], axis=1), [2, 3], [2, 3], "concat"),
+    (lambda x, w: paddle.fluid.layers.pad(x, [1, 0, 0, 2]) * w, [2, 3], [3, 5], "pad"),
+    (lambda x, w: F.pad(x, [1, 2, 0, 1], mode="reflect") * w, [1, 2, 2, 3], [1, 2, 3, 6],
+     "pad3d"),
+    (lambda x, w: paddle.static.nn.batch_norm(x) * w, [3, 2, 2], [3, 2, 2], "batch_norm"),
+    (lambda x, w: paddle.static.nn.batch_norm(x, data_layout="NHWC", use_global_stats=True)
+     * w, [2, 2, 3], [2, 2, 3], "batch_norm"),
 ], ids=["conv2d_nhwc_groups", "conv3d", "conv2d_transpose", "slice", "instance_norm",
-        "layer_norm", "reshape2"])
+        "layer_norm", "reshape2", "transpose2", "concat", "pad", "pad3d_reflect",
+        "batch_norm", "batch_norm_global_stats"])
 def test_gradient_of_gradient_against_finite_differences(build, x_shape, w_shape, op_type,
                                                          rng):
     """d/d(x, w) of sum(gx^3) + sum(gw^3), (gx, gw) = d sum(f(x, w)^2) / d(x, w): the grad
     op's gradient through its inputs and its Out@GRAD (2f, itself depending on x and w),
     against central differences of the first-order gradients (float64). conv is bilinear
     (its grad op's gradient is the op and its grad op again); slice's gradient pads
-    dOut; instance_norm's and layer_norm's grad ops read the statistics they saved, whose
-    dependence on x is recomputed (reshape2's XShape, which holds no values, is left as
-    it is)."""
+    dOut; instance_norm's, layer_norm's and batch_norm's grad ops read the statistics they
+    saved, whose dependence on x is recomputed (batch_norm's running statistics, with
+    use_global_stats, are constants; reshape2's XShape, which holds no values, is left as
+    it is); concat's grad op splits dOut into a list of gradients; pad's gradient sums dOut
+    into the input's elements (bincount)."""
     x = static.data("x", x_shape, "float64")
     w = static.data("w", w_shape, "float64")
     x.stop_gradient = w.stop_gradient = False
@@ -190,6 +201,7 @@ def test_gradient_of_gradient_against_finite_differences(build, x_shape, w_shape
     penalty = paddle.sum(gx * gx * gx) + paddle.sum(gw * gw * gw)
     hx, hw = gradients(penalty, [x, w])
     exe = static.Executor()
+    exe.run(static.default_startup_program())      # batch_norm's parameters
     values = {"x": rng.uniform(-1, 1, x_shape), "w": rng.uniform(-1, 1, w_shape)}
     got = exe.run(feed=values, fetch_list=[hx, hw])
     eps = 1e-4

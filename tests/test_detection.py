@@ -879,8 +879,10 @@ def test_yolo_box_clips_each_corner_on_its_own_side():
                                           [0, 8, 0, 7], [12, 8, 11, 7]], atol=1e-6)
 
 
-def _run_generate_proposal_labels(cascade, agnostic):
-    """Two images given by LoD, each with one ground truth; the cascade rois begin with it."""
+def _run_generate_proposal_labels(cascade, agnostic, max_overlap=None):
+    """Two images given by LoD, each with one ground truth; the cascade rois begin with it
+    (1.8.5's form; with `max_overlap`, 2.0's, each roi's MaxOverlap, with the rois' LoD):
+    the five outputs, then MaxOverlapWithGT."""
     gt = np.array([[0.0, 0.0, 9.0, 9.0], [20.0, 20.0, 29.0, 29.0]], "float32")
     rois = np.array([[0.0, 0.0, 18.0, 18.0], [0.0, 0.0, 19.0, 24.0], [4.0, 0.0, 23.0, 19.0],
                      [30.0, 30.0, 10.0, 10.0],                   # image 0; the last: w < 0
@@ -895,15 +897,19 @@ def _run_generate_proposal_labels(cascade, agnostic):
         k = fluid.data("k", [None, 1], "int32", lod_level=1)
         g = fluid.data("g", [None, 4], "float32", lod_level=1)
         i = fluid.data("i", [None, 3], "float32")
+        m = None if max_overlap is None else fluid.data("m", [None], "float32", lod_level=1)
         outs = L.generate_proposal_labels(r, c, k, g, i, batch_size_per_im=4, fg_fraction=0.5,
                                           fg_thresh=0.5, bg_thresh_hi=0.5,
                                           class_nums=2 if agnostic else 3, use_random=False,
-                                          is_cls_agnostic=agnostic, is_cascade_rcnn=cascade)
+                                          is_cls_agnostic=agnostic, is_cascade_rcnn=cascade,
+                                          max_overlap=m, return_max_overlap=True)
     place = fluid.CPUPlace()
     feed = {"r": fluid.create_lod_tensor(rois, [[4, 3]], place),
             "c": fluid.create_lod_tensor(classes, [[1, 1]], place),
             "k": fluid.create_lod_tensor(crowd, [[1, 1]], place),
             "g": fluid.create_lod_tensor(gt, [[1, 1]], place), "i": info}
+    if max_overlap is not None:
+        feed["m"] = fluid.create_lod_tensor(np.array(max_overlap, "float32"), [[4, 3]], place)
     return _with_lengths(fluid.Executor(place).run(prog, feed=feed, fetch_list=list(outs),
                                                    return_numpy=False))
 
@@ -917,11 +923,10 @@ _TARGET_4 = [-0.2380952388048172, -0.2380952388048172, -0.24395079910755157,
              -0.24395079910755157]
 
 
+@pytest.mark.paddle("1.8")       # 1.8.5's cascade form: no MaxOverlap
 @pytest.mark.parametrize("agnostic", [False, True])
-
-
 def test_generate_proposal_labels_cascade_matches_paddle_1_8(agnostic):
-    (rois, lod), (labels, _), (targets, tlod), (inside, _), (outside, _) = \
+    (rois, lod), (labels, _), (targets, tlod), (inside, _), (outside, _), _ = \
         _run_generate_proposal_labels(True, agnostic)
     # the rois' first row per image is the ground truth, undivided by the scale: roi
     # [0, 0, 18, 18] has IoU 100/361 with gt [0, 0, 9, 9] (background, scaled back to 36);
@@ -939,8 +944,37 @@ def test_generate_proposal_labels_cascade_matches_paddle_1_8(agnostic):
     np.testing.assert_array_equal(outside, inside)
 
 
+@pytest.mark.parametrize("agnostic", [False, True])
+def test_generate_proposal_labels_cascade_filters_by_max_overlap(agnostic):
+    """Paddle 2.0's cascade form, by hand: every roi divided by the scale 2; image 0 keeps
+    rois 1 and 2 (roi 0's MaxOverlap is 1, roi 3 has w < 0), image 1 roi 5 (roi 4's is 1,
+    roi 6's is above 1); the ground truth comes first. Image 0: the gt (IoU 1, fg), roi 1
+    [0, 0, 9.5, 12] (IoU 100/136.5: fg), roi 2 [2, 0, 11.5, 9.5] (IoU 80/130.25: fg); image 1:
+    the gt (fg) and roi 5 [20, 20, 29.5, 29.5] (IoU 100/110.25: fg). MaxOverlapWithGT: each
+    kept box's IoU with its ground truth."""
+    (rois, lod), (labels, _), (targets, tlod), (inside, _), (outside, _), (best, blod) = \
+        _run_generate_proposal_labels(True, agnostic, [1.0, 0.5, 0.2, 0.0, 1.0, 0.7, 1.5])
+    np.testing.assert_array_equal(rois, [[0, 0, 18, 18], [0, 0, 19, 24], [4, 0, 23, 19],
+                                         [40, 40, 58, 58], [40, 40, 59, 59]])
+    assert lod == tlod == blod == [[3, 2]]
+    np.testing.assert_array_equal(labels.ravel(), [2, 2, 2, 1, 1])
+    np.testing.assert_allclose(best, [1, 100 / 136.5, 80 / 130.25, 1, 100 / 110.25], rtol=1e-6)
+    want = np.zeros((5, 8 if agnostic else 12))
+    for row, label, target in ((1, 2, _TARGET_0), (2, 2, _TARGET_1), (4, 1, _TARGET_4)):
+        column = 4 * (1 if agnostic else label)
+        want[row, column:column + 4] = target
+    np.testing.assert_allclose(targets, want, rtol=1e-6, atol=1e-7)
+    np.testing.assert_array_equal(inside[[0, 3]].sum(axis=1), [4, 4])   # the gts: zero deltas
+    np.testing.assert_array_equal(outside, inside)
+
+
+def test_generate_proposal_labels_cascade_wants_max_overlap_under_paddle_2_0():
+    with pytest.raises(ValueError, match="max_overlap is required when is_cascade_rcnn"):
+        _run_generate_proposal_labels(True, False)
+
+
 def test_generate_proposal_labels_by_lod_matches_paddle_1_8():
-    (rois, lod), (labels, _), (targets, _), (inside, _), _ = \
+    (rois, lod), (labels, _), (targets, _), (inside, _), _, _ = \
         _run_generate_proposal_labels(False, False)
     # the ground truth and its copy roi 0 take the 2 foreground slots of image 0
     np.testing.assert_array_equal(rois, [[0, 0, 18, 18], [0, 0, 18, 18], [30, 30, 10, 10],

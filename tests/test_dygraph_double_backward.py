@@ -29,12 +29,12 @@ OPS = ["elementwise_add", "elementwise_sub", "elementwise_mul", "elementwise_div
        "sigmoid_cross_entropy_with_logits", "log_loss", "bce_loss", "kldiv_loss",
        "rank_loss", "reshape2", "transpose2", "squeeze2", "unsqueeze2",
        "conv2d", "depthwise_conv2d", "conv3d", "conv2d_transpose", "conv3d_transpose",
-       "instance_norm", "layer_norm", "group_norm"]
+       "instance_norm", "layer_norm", "group_norm", "batch_norm", "pad", "pad2d", "pad3d"]
 # their backwards read an output they do not differentiate (Softmax, Residual, Diff,
-# MatchX, Activated, batch_norm's SavedVariance) without the inputs to recompute it from,
-# or write into an array in place (cross_entropy's hard labels)
+# MatchX, Activated) without the inputs to recompute it from, or write into an array in
+# place (cross_entropy's hard labels)
 REFUSED = ["softmax_with_cross_entropy", "huber_loss", "smooth_l1_loss", "cross_entropy2",
-           "margin_rank_loss", "cross_entropy", "batch_norm"]
+           "margin_rank_loss", "cross_entropy"]
 
 
 def _tensors(op_def, inputs, grad_slots):

@@ -68,7 +68,8 @@ def grad_of_grad(grad_def, args, attrs):
         if undifferentiated:
             outs = double_backward.recomputed_outputs(
                 fwd, {slot: call[slots.index(slot)] for slot in fwd.input_slots
-                      if slot in slots}, attrs)
+                      if slot in slots}, {slots[i]: values[i] for i in undifferentiated},
+                attrs)
             for i in undifferentiated:
                 call[i] = outs[slots[i]]
         result = grad_def.forward(*call, **attrs)

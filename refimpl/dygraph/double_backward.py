@@ -246,6 +246,28 @@ def _pad(a, pad_width, mode="constant", constant_values=0, **_):
                                            "pad_value": float(constant_values)}))
 
 
+def _split(a, indices_or_sections, axis=0):
+    """np.split's pieces (numpy splits the positions along the axis, with its checks), each
+    a slice of the stand-in; an empty piece holds nothing to differentiate."""
+    axis %= a.ndim
+    pieces = np.split(np.arange(a.shape[axis]), indices_or_sections)
+    empty = a.shape[:axis] + (0,) + a.shape[axis + 1:]
+    return [a[(slice(None),) * axis + (slice(int(p[0]), int(p[-1]) + 1),)] if len(p) else
+            np.zeros(empty, a.dtype) for p in pieces]
+
+
+def _bincount(x, weights=None, minlength=0):
+    """Weights summed into the bins x names: a scatter-add, recorded as scatter_nd_add
+    into zeros (its gradient gathers the weights back)."""
+    x = np.asarray(_value(x))
+    if not isinstance(weights, Recorded):
+        return np.bincount(x, weights, minlength)
+    length = max(int(minlength), int(x.max()) + 1 if x.size else 0)
+    zeros = Tensor(np.zeros(length, weights.dtype))
+    return wrap(_run("scatter_nd_add", {"X": [zeros], "Index": [Tensor(x.reshape(-1, 1))],
+                                        "Updates": [_reshape(weights, [-1]).t]}))
+
+
 def _like(fn):
     return lambda a, *args, **kwargs: fn(_value(a), *args, **kwargs)
 
@@ -270,7 +292,8 @@ _FUNCTIONS = {
     np.reshape: _reshape, np.transpose: _transpose, np.swapaxes: _swapaxes,
     np.moveaxis: _moveaxis, np.broadcast_to: _broadcast_to, np.expand_dims: _expand_dims,
     np.squeeze: _squeeze, np.where: _where, np.clip: _clip, np.pad: _pad,
-    np.concatenate: _concatenate, np.stack: _stack,
+    np.concatenate: _concatenate, np.stack: _stack, np.bincount: _bincount,
+    np.split: _split,
     np.ascontiguousarray: lambda a, dtype=None: a if dtype is None else a.astype(dtype),
     np.zeros_like: _like(np.zeros_like), np.ones_like: _like(np.ones_like),
     np.full_like: _like(np.full_like), np.empty_like: _like(np.zeros_like),
@@ -359,7 +382,7 @@ class Recorded:
             return self.t._value.astype(dtype)       # an integer or bool result: no gradient
         return wrap(_tensor(self, dtype))
 
-    def copy(self):
+    def copy(self, order="C"):
         return self      # values are never written in place here (see __setitem__)
 
     def __getitem__(self, key):
@@ -471,7 +494,8 @@ class Traced:
             if undifferentiated:
                 ins = {lay.ins[k][0]: v for (kind, k), v in zip(lay.grad_plan, call)
                        if kind == "in"}
-                outs = recomputed_outputs(lay.op_def, ins, kw)
+                outs = recomputed_outputs(lay.op_def, ins, {
+                    slot: call[position] for position, slot in undifferentiated}, kw)
                 for position, slot in undifferentiated:
                     call[position] = outs[slot]
             # the reference backward: it computes every input's gradient, takes no hand-off
@@ -526,12 +550,17 @@ def has_values(value):
     return any(v is not None and v.dtype.kind == "f" and v.size for v in values)
 
 
-def recomputed_outputs(op_def, ins, attrs):
-    """op_def's outputs computed again by its forward reference from `ins` (input slot ->
-    stand-in, array or None), so that their dependence on the inputs is recorded: what a
-    backward reads of an output whose gradient the op does not take (instance_norm's
-    SavedVariance, softmax_with_cross_entropy's Softmax), which recorded as it was would
-    have no way back to the inputs. Refused when the grad op does not read every input."""
+def recomputed_outputs(op_def, ins, saved, attrs):
+    """op_def's outputs computed again from `ins` (input slot -> stand-in, array or None),
+    so that their dependence on the inputs is recorded: what a backward reads of an output
+    whose gradient the op does not take (`saved`: slot -> the value the forward made;
+    instance_norm's SavedVariance, softmax_with_cross_entropy's Softmax), which recorded as
+    it was would have no way back to the inputs. The op's own `saved_outputs` rule where it
+    has one (batch_norm's statistics of X), else its forward reference, which is refused
+    when the grad op does not read every input."""
+    own = op_def.saved_outputs(ins, saved, attrs)
+    if own is not None:
+        return own
     slots = [slot_name(s) for s in op_def.inputs if slot_name(s) not in op_def.lod_only]
     absent = [s for s in slots if s not in ins]
     if absent or op_def.lod_lengths:

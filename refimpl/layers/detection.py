@@ -452,18 +452,26 @@ def generate_proposal_labels(rpn_rois, gt_classes, is_crowd, gt_boxes, im_info,
                              bg_thresh_hi=0.5, bg_thresh_lo=0.0,
                              bbox_reg_weights=[0.1, 0.1, 0.2, 0.2], class_nums=None,
                              use_random=True, is_cls_agnostic=False, is_cascade_rcnn=False,
-                             rpn_rois_num=None, gt_num=None):
-    """(rois, labels_int32, bbox_targets, bbox_inside_weights, bbox_outside_weights), plus
-    the per-image row counts when rpn_rois_num is given (refimpl, in place of LoD, as are
-    gt_num's ground-truth rows per image)."""
+                             max_overlap=None, return_max_overlap=False, rpn_rois_num=None,
+                             gt_num=None):
+    """(rois, labels_int32, bbox_targets, bbox_inside_weights, bbox_outside_weights), then
+    max_overlap_with_gt with return_max_overlap (Paddle 2.0's signature: max_overlap, each
+    proposal's best IoU at the previous Cascade R-CNN stage, is required with
+    is_cascade_rcnn there: switch cascade_rcnn_max_overlap), then the per-image row counts
+    when rpn_rois_num is given (refimpl, in place of LoD, as are gt_num's ground-truth rows
+    per image)."""
     check_variable(rpn_rois, "rpn_rois", "generate_proposal_labels")
     if class_nums is None:
         raise ValueError("generate_proposal_labels: class_nums is required")
+    if is_cascade_rcnn and max_overlap is None and \
+            versions.switch("cascade_rcnn_max_overlap") == "required":
+        raise ValueError("generate_proposal_labels: max_overlap is required when "
+                         "is_cascade_rcnn is True")
     outs = _append(
         "generate_proposal_labels",
         {"RpnRois": rpn_rois, "GtClasses": gt_classes, "IsCrowd": is_crowd,
          "GtBoxes": gt_boxes, "ImInfo": im_info, "RpnRoisNum": rpn_rois_num,
-         "GtNum": gt_num},
+         "GtNum": gt_num, "MaxOverlap": max_overlap},
         {"batch_size_per_im": int(batch_size_per_im), "fg_fraction": float(fg_fraction),
          "fg_thresh": float(fg_thresh), "bg_thresh_hi": float(bg_thresh_hi),
          "bg_thresh_lo": float(bg_thresh_lo),
@@ -472,8 +480,10 @@ def generate_proposal_labels(rpn_rois, gt_classes, is_crowd, gt_boxes, im_info,
          "class_nums": int(class_nums), "use_random": use_random,
          "is_cls_agnostic": bool(is_cls_agnostic), "is_cascade_rcnn": bool(is_cascade_rcnn)},
         [("Rois", None), ("LabelsInt32", "int32"), ("BboxTargets", None),
-         ("BboxInsideWeights", None), ("BboxOutsideWeights", None), ("RoisNum", "int32")])
-    return outs if rpn_rois_num is not None else outs[:-1]
+         ("BboxInsideWeights", None), ("BboxOutsideWeights", None), ("MaxOverlapWithGT", None),
+         ("RoisNum", "int32")])
+    return tuple(outs[:5]) + tuple(outs[5:6] if return_max_overlap else ()) + \
+        tuple(outs[6:] if rpn_rois_num is not None else ())
 
 
 def yolov3_loss(x, gt_box, gt_label, anchors, anchor_mask, class_num, ignore_thresh,

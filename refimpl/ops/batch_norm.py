@@ -47,10 +47,15 @@ def _bcast(v, ndim, c):
     return v.reshape([-1 if i == c else 1 for i in range(ndim)])
 
 
+def inverse_std(variance, epsilon):
+    """What SavedVariance holds: 1 / sqrt(variance + epsilon)."""
+    return 1.0 / np.sqrt(variance + epsilon)
+
+
 def normalize_train(x, scale, bias, mean, variance, batch_mean, batch_var, momentum,
                     epsilon, c):
     """Training outputs from the batch statistics (local, or global for sync_batch_norm)."""
-    inv_std = 1.0 / np.sqrt(batch_var + epsilon)
+    inv_std = inverse_std(batch_var, epsilon)
     y = (x - _bcast(batch_mean, x.ndim, c)) * _bcast(inv_std * scale, x.ndim, c) + \
         _bcast(bias, x.ndim, c)
     mean_out = (mean * momentum + batch_mean * (1 - momentum)).astype(mean.dtype)
@@ -115,7 +120,7 @@ class BatchNorm(OpDef):
                 trainable_statistics=False, use_momentum_tensor=None):
         c, axes = channel_axes(x.ndim, data_layout)
         if uses_running_stats(is_test, use_global_stats, trainable_statistics):
-            inv_std = 1.0 / np.sqrt(variance + epsilon)
+            inv_std = inverse_std(variance, epsilon)
             y = (x - _bcast(mean, x.ndim, c)) * _bcast(inv_std * scale, x.ndim, c) + \
                 _bcast(bias, x.ndim, c)
             return y.astype(x.dtype), mean, variance, mean, inv_std.astype(x.dtype), None
@@ -138,6 +143,18 @@ class BatchNorm(OpDef):
         else:
             dx = input_grad(x, scale, saved_mean, saved_inv_std, dy, c, dbias, dscale, n)
         return dx.astype(x.dtype), dscale.astype(scale.dtype), dbias.astype(scale.dtype)
+
+    def saved_outputs(self, ins, saved, attrs):
+        """SavedMean and SavedVariance (the inverse std) as functions of X: the batch's
+        statistics in training; the running statistics, constants, otherwise."""
+        attrs = dict(self.attrs, **attrs)
+        if uses_running_stats(attrs["is_test"], attrs["use_global_stats"],
+                              attrs["trainable_statistics"]):
+            return saved
+        x = ins["X"]
+        _, axes = channel_axes(x.ndim, attrs["data_layout"])
+        return {"SavedMean": x.mean(axis=axes),
+                "SavedVariance": inverse_std(x.var(axis=axes), attrs["epsilon"])}
 
     def samples(self, rng):
         for shape, layout in (((4, 3, 2, 2), "NCHW"), ((6, 3), "NCHW"), ((2, 2, 2, 3), "NHWC")):

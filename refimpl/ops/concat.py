@@ -60,7 +60,9 @@ class Concat(OpDef):
     def backward(xs, axis_tensor, dout, axis=0):
         axis = _axis(axis_tensor, axis)
         cuts = np.cumsum([x.shape[axis] for x in xs])[:-1]
-        return [np.ascontiguousarray(p) for p in np.split(dout, cuts, axis=axis)]
+        # copy(order="C"): numpy does not hand np.ascontiguousarray to a double backward's
+        # stand-in
+        return [p.copy(order="C") for p in np.split(dout, cuts, axis=axis)]
 
     def samples(self, rng):
         yield Sample({"X": [rand(rng, 2, 3), rand(rng, 2, 2)]}, {"axis": 1})

@@ -238,6 +238,14 @@ class OpDef:
     def samples(self, rng):
         return []
 
+    def saved_outputs(self, ins, saved, attrs):
+        """The outputs a backward reads without taking their gradient (`saved`: slot ->
+        the value the forward made), computed again from the inputs the grad op reads
+        (`ins`: slot -> value, stand-ins of a double backward among them), so that their
+        dependence on those inputs is recorded; None: the forward reference recomputes
+        them from every input (dygraph/double_backward.py's recomputed_outputs)."""
+        return None
+
     # -- declared structure
     @property
     def input_slots(self):
@@ -417,7 +425,7 @@ class _GradOpDef(OpDef):
         # its inputs and its outputs' gradients in, gradients of its inputs out
         self.no_grad = tuple(s for s in fwd.no_grad if s in mine)
         self.grad_inputs = tuple(self.inputs) + tuple(
-            slot_name(s) + "@GRAD" for s in self.outputs)
+            slot_name(s) + "@GRAD" + s[len(slot_name(s)):] for s in self.outputs)
 
     def infer_shape(self, ctx):
         # "X@GRAD" has the shape of the forward input X, whose var the backward pass created.
