@@ -13,7 +13,7 @@ from unittest import mock
 
 import numpy as np
 import pytest
-from hypothesis import Phase, given, settings, strategies as st
+from hypothesis import Phase, example, given, settings, strategies as st
 
 import refimpl as paddle
 from refimpl import fluid, static
@@ -21,7 +21,7 @@ from refimpl.executor import scheduler
 from refimpl.framework import unique_name
 from refimpl.framework.scope import Scope
 from helpers import within_watchdog
-from test_pass_properties import build, models, strategies
+from test_pass_properties import COVERING, build, models, strategies
 
 Reduce = static.BuildStrategy.ReduceStrategy
 
@@ -110,6 +110,10 @@ def test_random_programs_on_threaded_places_never_hang(model, places, threads, f
 
 @pytest.mark.slow
 @examples(40)
+@example(model={"dropout": False, "optimizer": "sgd", "seed": 988, "width": 4, "kind": "mlp",
+                "layers": COVERING + [("relu", False, False), ("sigmoid", False, True)]},
+         places=3, threads=0, fuse=False, reduce=Reduce.AllReduce, fuse_all_reduce=True,
+         heavy_seed=65535, heavy_fraction=0.25)    # a relu fed a zeroed row: bias_attr's case
 def test_random_programs_on_threaded_places_never_hang_many_steps(
         model, places, threads, fuse, reduce, fuse_all_reduce, heavy_seed, heavy_fraction):
     check(model, places, threads, fuse, reduce, fuse_all_reduce, heavy_seed, heavy_fraction,

@@ -34,24 +34,34 @@ models = st.fixed_dictionaries({
     "optimizer": st.sampled_from(sorted(OPTIMIZERS)), "seed": st.integers(0, 1000)})
 
 
+def bias_attr():
+    """Biases start at 0.1, not 0: a row that an earlier relu zeroed whole reaches the next
+    relu as its bias alone, and a bias of 0 plus one step's rounding noise (1e-11, either
+    sign on either side of a comparison) decides whether that relu passes a gradient, so
+    N places and one place (different sums, same maths) would part by a whole gradient."""
+    return paddle.ParamAttr(initializer=paddle.nn.initializer.Constant(0.1))
+
+
 def _mlp_layer(h, width, act, residual, bn, attr):
     if bn:
-        z = static.nn.batch_norm(static.nn.fc(h, width, weight_attr=attr()),
+        z = static.nn.batch_norm(static.nn.fc(h, width, weight_attr=attr(),
+                                              bias_attr=bias_attr()),
                                  act=None if residual else act)
     else:
-        z = static.nn.fc(h, width, activation=None if residual else act, weight_attr=attr())
+        z = static.nn.fc(h, width, activation=None if residual else act, weight_attr=attr(),
+                         bias_attr=bias_attr())
     return ACTS[act](z + h) if residual else z
 
 
 def _cnn_layer(h, width, act, residual, bn, attr):
-    z = fluid.layers.conv2d(h, width, 3, padding=1, param_attr=attr())
+    z = fluid.layers.conv2d(h, width, 3, padding=1, param_attr=attr(), bias_attr=bias_attr())
     if bn:
         z = fluid.layers.batch_norm(z, act=None if residual else act)
     if residual:
         return ACTS[act](z + h)
     if not bn:   # relu then a depthwise conv: what fuse_relu_depthwise_conv looks for
         z = fluid.layers.conv2d(ACTS[act](z), width, 3, padding=1, groups=width,
-                                param_attr=attr())
+                                param_attr=attr(), bias_attr=bias_attr())
     return z
 
 
