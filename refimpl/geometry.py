@@ -55,8 +55,13 @@ def conv_out_size(size, k, stride, pad_lo, pad_hi, dilation):
 
 
 def pool_out_size(size, k, stride, pad_lo, pad_hi, ceil_mode):
+    """Paddle's C++ integer division truncates toward zero: a window up to stride - 1
+    wider than the padded input still gives one output (2x2 input, kernel 3, stride 2: 1x1,
+    pooled over the 2x2 inside; 1.8.5 and 3.3.1 measured)."""
     span = size + pad_lo + pad_hi - k
-    return (-(-span // stride) if ceil_mode else span // stride) + 1
+    if ceil_mode:
+        span += stride - 1
+    return (span // stride if span >= 0 else -(-span // stride)) + 1
 
 
 def pool_geometry(spatial, ksize, strides, paddings, global_pooling, ceil_mode, adaptive,

@@ -229,6 +229,22 @@ def test_ceil_mode_window_past_the_input_is_empty_as_in_paddle():
         np.testing.assert_array_equal(g.ravel(), w)
 
 
+
+def test_window_wider_than_the_input_by_less_than_the_stride_gives_one_output():
+    """Paddle's output size (H - k) / s + 1 truncates toward zero in C++: a 2x2 input, kernel
+    3, stride 2 gives 1x1 pooled over the 2x2 (Paddle 1.8.5 and 3.3.1: max 6, avg 3.25;
+    PaddleClas 2.0's SqueezeNet1_0 at 32x32 reaches it); one more row short has no output
+    (2.0's InferShape error)."""
+    x = static.data("x", [1, 1, 2, 2], "float64")
+    x.stop_gradient = False
+    outs = [F.max_pool2d(x, 3, 2), F.avg_pool2d(x, 3, 2), F.avg_pool2d(x, 3, 2, exclusive=False)]
+    dx, = static.gradients([paddle.sum(outs[0])], [x])
+    got = _run(outs + [dx], {"x": np.array([[[[0.0, 6.0], [1.0, 6.0]]]])})
+    for g, w in zip(got, [[6], [3.25], [3.25], [0, 1, 0, 0]]):
+        np.testing.assert_array_equal(g.ravel(), w)
+    with pytest.raises(OpError, match="smaller than the window"):
+        F.max_pool2d(static.data("one", [1, 1, 1, 1], "float64"), 3, 2)
+
 def _pool_grad(x_value, **pool_args):
     x = static.data("x", list(x_value.shape), "float64")
     x.stop_gradient = False

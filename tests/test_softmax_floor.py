@@ -1,9 +1,11 @@
 """Paddle's CPU softmax clips x - max(x) at -64 before exp (softmax and
 softmax_with_cross_entropy; Paddle 1.8.5 and 3.3.1, float32 and float64): no probability
 is below exp(-64), and the loss of a label 100 logits below the best is 64. Values measured
-on Paddle 1.8.5; both backends (the compiled kernels and REFIMPL_KERNELS=numpy)."""
+on Paddle 1.8.5; both backends (the compiled kernels and REFIMPL_KERNELS=numpy).
+log_softmax (an op since 2.0) clips the same shift: values measured on Paddle 3.3.1."""
 import numpy as np
 
+import refimpl as paddle
 from refimpl import fluid
 from helpers import build_and_run
 
@@ -48,3 +50,19 @@ def test_cross_entropy_of_a_saturated_softmax_has_a_finite_gradient():
     # d(-log p_label)/dx = p - onehot, halved by the mean
     np.testing.assert_allclose(grad, [[-0.5, 0.5, 0], [-0.5, 0.0237129, 0.4762871]],
                                atol=1e-6)
+
+
+def test_log_softmax_floors_the_shift_at_minus_64_and_its_grad_reads_the_floored_output(dygraph):
+    # PaddleClas 2.0's label-smoothing CELoss (-log_softmax * smoothed one-hot): a logit 91.5
+    # below the best counts 64, which an unclipped log_softmax made 91.5 (loss 2.90 for 2.79
+    # on the same batch as Paddle 3.3.1)
+    x = paddle.to_tensor(np.array([[-42.067, -10.7507, 49.4578], [0, 1, 100]], "float32"),
+                         stop_gradient=False)
+    y = paddle.nn.functional.log_softmax(x, axis=-1)
+    np.testing.assert_allclose(y.numpy(), [[-64, -60.208504, 0], [-64, -64, 0]], rtol=1e-6)
+    (y * paddle.to_tensor(np.array([[1, 2, 3], [0.5, -1, 1]], "float32"))).sum().backward()
+    # dy - exp(y) * sum(dy) with y the floored output, as Paddle's grad kernel
+    np.testing.assert_allclose(np.asarray(x.grad), [[1, 2, -3], [0.5, -1, 0.5]], atol=1e-6)
+    x64 = paddle.to_tensor(np.array([[0.0], [70.0], [10.0]]))
+    np.testing.assert_allclose(paddle.nn.functional.log_softmax(x64, axis=0).numpy().ravel(),
+                               [-64, 0, -60], atol=1e-12)

@@ -299,7 +299,8 @@ class _SoftmaxBase(OpDef):
 
 # Paddle's CPU softmax (1.8.5 and 3.3.1, float32 and float64; softmax_with_cross_entropy
 # too) clips x - max(x) at -64 before exp: no probability is below exp(-64) = 1.6e-28, so
-# cross_entropy of a softmax never divides by 0
+# cross_entropy of a softmax never divides by 0. log_softmax (2.0 and 3.3.1) clips the same
+# shift, so no log-probability is below -64 - log(row sum)
 SOFTMAX_SHIFT_FLOOR = -64.0
 
 
@@ -328,7 +329,7 @@ class LogSoftmax(_SoftmaxBase):
 
     @staticmethod
     def forward(x, axis=-1):
-        shifted = x - x.max(axis=axis, keepdims=True)
+        shifted = clipped_shift(x, axis)
         return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
 
     @staticmethod
