@@ -93,6 +93,10 @@ SWITCHES = {
     # a DataLoader batch of one-field samples (a Dataset returning one array): [data]
     # (Paddle <= 2.0) or data itself (2.1 and later; 2.1 warns of the change)
     "dataloader_single_field": {"1.8": "listed", "2.0": "listed", "3": "bare"},
+    # a static-mode DataLoader over a Dataset, return_list=True, one place: each step a list
+    # of one batch per place, [[x, y]] (1.8.5, measured), or the batch [x, y] itself
+    # (2.0's dataloader_iter unwraps one place's list; 3.3.1 measured)
+    "static_dataloader_one_place": {"1.8": "per_place", "2.0": "batch", "3": "batch"},
     # a DataLoader batch's top-level fields that are lists (a collate_fn returning padded
     # id lists): each one array, as Paddle <= 2.0 copied every field into a LoDTensor
     # ("arrays"), or kept as nested Python lists (2.1's structure-restoring loader)

@@ -428,7 +428,7 @@ def test_layer_hooks_and_apply_and_clear_gradients():
     assert names == ["Linear", "ReLU", "BatchNorm1D", "Linear", "Sequential"]
 
 
-def test_data_loader_yields_tensors_in_dynamic_mode_and_arrays_in_static():
+def test_data_loader_yields_tensors_in_dynamic_mode_and_lod_tensors_in_static():
     class Numbers(paddle.io.Dataset):
         def __len__(self):
             return 6
@@ -440,8 +440,23 @@ def test_data_loader_yields_tensors_in_dynamic_mode_and_arrays_in_static():
     assert isinstance(x, paddle.Tensor) and x.shape == [4, 2] and x.stop_gradient
     np.testing.assert_array_equal(y.numpy()[:, 0], [0, 1, 2, 3])
     paddle.enable_static()
-    x, _ = next(iter(paddle.io.DataLoader(Numbers(), batch_size=4, return_list=True)))
-    assert isinstance(x, np.ndarray)
+    # static mode: LoDTensors, as Paddle 2.0's read_next_list / read_next (3.3.1 measured)
+    x, y = next(iter(paddle.io.DataLoader(Numbers(), batch_size=4, return_list=True)))
+    assert isinstance(x, paddle.fluid.core.LoDTensor) and x.shape() == [4, 2]
+    np.testing.assert_array_equal(np.array(y)[:, 0], [0, 1, 2, 3])
+    assert x.lod() == [] and x.recursive_sequence_lengths() == []
+    data = paddle.static.data("x", [None, 2], "float32")
+    (feed,) = next(iter(paddle.io.DataLoader(Numbers(), feed_list=[data], batch_size=4,
+                                              collate_fn=lambda s: np.stack([a for a, _ in s]))))
+    assert isinstance(feed["x"], paddle.fluid.core.LoDTensor)
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    (doubled,) = exe.run(feed={"x": x}, fetch_list=[data * 2.0])
+    np.testing.assert_array_equal(doubled, np.repeat([[0], [2], [4], [6]], 2, axis=1))
+    np.testing.assert_array_equal(np.array(feed["x"]), np.array(x))
+    x.set_recursive_sequence_lengths([[1, 3]])
+    assert x.lod() == [[0, 1, 4]]
+    x.set(np.zeros((2, 2), "float32"), paddle.CPUPlace())
+    assert x.shape() == [2, 2] and x.recursive_sequence_lengths() == [[1, 3]]
 
 
 def test_paddle_seed_returns_the_generator_whose_state_replays_draws():

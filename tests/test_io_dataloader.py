@@ -15,6 +15,7 @@ import pytest
 
 import refimpl as paddle
 from refimpl import io
+from refimpl.dygraph.tensor import batch_value
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir)
 
@@ -102,14 +103,19 @@ def no_leaks():
 
 
 def _labels(loader):
-    return [batch[1].tolist() for batch in loader]
+    return [np.asarray(batch[1]).tolist() for batch in loader]
+
+
+def _arrays(batch):
+    """A static-mode batch's LoDTensors as arrays (np.array(t), as Paddle users read them)."""
+    return [np.asarray(field) for field in batch]
 
 
 @pytest.mark.parametrize("num_workers", [0, 2])
 def test_batches_in_order(num_workers):
     loader = io.DataLoader(Rows(), batch_size=3, return_list=True, num_workers=num_workers)
     assert len(loader) == 4
-    batches = list(loader)
+    batches = [_arrays(b) for b in loader]
     assert [b[1].tolist() for b in batches] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
     x, y = batches[1]
     assert x.dtype == np.float32 and x.shape == (3, 3) and y.dtype == np.int64
@@ -131,7 +137,7 @@ def test_shuffle_drop_last_and_batch_sampler(num_workers):
 def test_no_automatic_batching_and_custom_collate():
     loader = io.DataLoader(Rows(3), batch_size=None, return_list=True)
     assert len(loader) == 3
-    x, label = list(loader)[2]
+    x, label = _arrays(list(loader)[2])
     assert x.tolist() == [2, 2, 2] and label == 2
     total = io.DataLoader(Rows(4), batch_size=2, return_list=True, num_workers=2,
                           collate_fn=lambda samples: sum(s[1] for s in samples))
@@ -141,13 +147,13 @@ def test_no_automatic_batching_and_custom_collate():
 @pytest.mark.paddle("3")   # one-field batches come bare, as Paddle 2.1+ yields them
 @pytest.mark.parametrize("num_workers", [0, 2, 3])
 def test_iterable_dataset_split_by_worker_info(num_workers):
-    out = [b.ravel().tolist() for b in io.DataLoader(Strided(7), batch_size=2,
+    out = [np.asarray(b).ravel().tolist() for b in io.DataLoader(Strided(7), batch_size=2,
                                                       num_workers=num_workers,
                                                       return_list=True)]
     if num_workers == 2:    # Paddle 3.3.1 gives the same: workers take turns
         assert out == [[0, 2], [1, 3], [4, 6], [5]]
     assert sorted(i for b in out for i in b) == list(range(7))
-    dropped = [b.ravel().tolist() for b in io.DataLoader(Strided(7), batch_size=2,
+    dropped = [np.asarray(b).ravel().tolist() for b in io.DataLoader(Strided(7), batch_size=2,
                                                           num_workers=2, drop_last=True,
                                                           return_list=True)]
     assert dropped == [[0, 2], [1, 3], [4, 6]]
@@ -181,7 +187,7 @@ def test_large_arrays_through_shared_memory(use_shared_memory):
                            use_shared_memory=use_shared_memory)
     for k, (x, y) in enumerate(loader):
         np.testing.assert_array_equal(x, np.repeat([[2 * k], [2 * k + 1]], 64 * 64, axis=1))
-        assert y.tolist() == [2 * k, 2 * k + 1]
+        assert np.asarray(y).tolist() == [2 * k, 2 * k + 1]
 
 
 @pytest.mark.paddle("3")   # one-field batches come bare, as Paddle 2.1+ yields them
@@ -227,11 +233,14 @@ def test_output_converter_hook():
     io.set_output_converter(lambda a: seen.append(a.shape) or a.tolist())
     try:
         out = list(io.DataLoader(Rows(2), batch_size=2, return_list=True))
+        io.set_output_converter(None)       # the default: the arrays themselves
+        assert isinstance(list(io.DataLoader(Rows(2), batch_size=2, return_list=True))[0][1],
+                          np.ndarray)
     finally:
-        io.set_output_converter(None)
+        io.set_output_converter(batch_value)    # what `import refimpl` installs
     assert seen == [(2, 3), (2,)] and out == [[[[0.0] * 3, [1.0] * 3], [0, 1]]]
     assert isinstance(list(io.DataLoader(Rows(2), batch_size=2, return_list=True))[0][1],
-                      np.ndarray)
+                      paddle.fluid.core.LoDTensor)    # static mode
 
 
 # -- static programs
@@ -249,7 +258,7 @@ def test_feed_dicts_for_executor_run():
     assert sums == [3 * (0 + 1 + 2 + 3), 3 * (4 + 5 + 6 + 7), 3 * (8 + 9)]
     two = list(io.DataLoader(Rows(), feed_list=[x, y], places=[paddle.CPUPlace()] * 2,
                              batch_size=3))
-    assert [[d["y"].tolist() for d in group] for group in two] == \
+    assert [[np.asarray(d["y"]).tolist() for d in group] for group in two] == \
         [[[0, 1, 2], [3, 4, 5]], [[6, 7, 8], [9]]]          # as Paddle 3.3.1
     with pytest.raises(TypeError, match="list of 2 dicts"):
         exe.run(feed=two[0], fetch_list=[total])
@@ -257,7 +266,7 @@ def test_feed_dicts_for_executor_run():
     # each [x, y], as Paddle 2.0's read_next_list gives them
     listed = list(io.DataLoader(Rows(), feed_list=[x, y], places=[paddle.CPUPlace()] * 2,
                                 batch_size=3, return_list=True))
-    assert [[batch[1].tolist() for batch in group] for group in listed] == \
+    assert [[np.asarray(batch[1]).tolist() for batch in group] for group in listed] == \
         [[[0, 1, 2], [3, 4, 5]], [[6, 7, 8], [9]]]
     assert [len(batch) for group in listed for batch in group] == [2, 2, 2, 2]
     np.testing.assert_array_equal(listed[0][1][0], np.stack([Rows()[i][0] for i in (3, 4, 5)]))
@@ -330,6 +339,19 @@ def test_configuration_is_validated():
         io.DataLoader(Rows(), places=[paddle.CPUPlace()] * 2)
 
 
+@pytest.mark.parametrize("version, per_place", [("1.8", True), ("2.0", False), ("3", False)])
+def test_a_static_batch_for_one_place_is_listed_per_place_in_paddle_18(paddle_version, version,
+                                                                        per_place):
+    # return_list=True, one place, static mode: Paddle 1.8.5 yields [[x, y]] (measured),
+    # 2.0's dataloader_iter unwraps the one place's list, 3.3.1 yields [x, y] (measured)
+    with paddle_version(version):
+        step = next(iter(io.DataLoader(Rows(), batch_size=2, return_list=True)))
+    assert len(step) == (1 if per_place else 2)
+    x, y = step[0] if per_place else step
+    assert isinstance(x, paddle.fluid.core.LoDTensor) and x.shape() == [2, 3]
+    assert np.asarray(y).tolist() == [0, 1]
+
+
 # -- failures in workers
 @pytest.mark.paddle("3")   # one-field batches come bare, as Paddle 2.1+ yields them
 @pytest.mark.parametrize("num_workers", [0, 2])
@@ -339,7 +361,7 @@ def test_an_error_in_the_dataset_is_raised_with_its_traceback(num_workers):
     got = []
     with pytest.raises(KeyError) as info:
         for batch in loader:
-            got.append(int(batch[0, 0]))
+            got.append(int(np.asarray(batch)[0, 0]))
     assert got == [0, 1, 2, 3, 4]                     # every batch before the failing one
     message = str(info.value)
     assert "sample five is missing" in message
@@ -376,7 +398,7 @@ def test_the_buffer_reader_reads_ahead_only_with_a_second_thread(monkeypatch, th
     monkeypatch.setenv("OMP_NUM_THREADS", threads)
     dataset = ReadBy()
     # (one-field samples: each batch is [data] under the default 2.0 profile)
-    got = [batch[:, 0].tolist() for batch, in io.DataLoader(dataset, batch_size=4,
+    got = [np.asarray(batch)[:, 0].tolist() for batch, in io.DataLoader(dataset, batch_size=4,
                                                              return_list=True)]
     assert got == [[0, 1, 2, 3], [4, 5]]
     assert dataset.threads == {reader}
@@ -478,7 +500,7 @@ def test_a_superseded_persistent_iterator_fails_instead_of_waiting():
                            persistent_workers=True)
     first = iter(loader)
     next(first)
-    assert [b[1].tolist() for b in loader][0] == [0, 1]
+    assert [np.asarray(b[1]).tolist() for b in loader][0] == [0, 1]
     with pytest.raises(RuntimeError, match="superseded by a newer iter"):
         next(first)
     del loader, first
@@ -490,7 +512,7 @@ def test_spawned_workers(monkeypatch):
     monkeypatch.setattr(multiprocessing, "get_all_start_methods", lambda: ["spawn"])
     loader = io.DataLoader(Rows(6, width=64 * 64), batch_size=3, num_workers=2,
                            return_list=True)
-    assert [b[1].tolist() for b in loader] == [[0, 1, 2], [3, 4, 5]]
+    assert _labels(loader) == [[0, 1, 2], [3, 4, 5]]
     with pytest.raises(KeyError, match="sample five"):
         list(io.DataLoader(Failing("raise"), batch_size=2, num_workers=2, return_list=True))
 

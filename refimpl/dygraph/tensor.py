@@ -526,10 +526,12 @@ class _OneValue:
 
 
 def batch_value(array):
-    """What a DataLoader (return_list) yields for one array of a batch: an eager Tensor in
-    dynamic mode (stop_gradient, as Paddle's), the array in static mode."""
+    """What a DataLoader yields for one array of a batch: an eager Tensor in dynamic mode
+    (stop_gradient, as Paddle's), a LoDTensor in static mode (Paddle's read_next /
+    read_next_list: `.shape()`, `np.array(t)`, feedable to Executor.run)."""
     if not mode.dynamic:
-        return array
+        from ..framework.scope import LoDTensor
+        return LoDTensor(value=array)
     device = device_of(current_place())
     return Tensor(array if device is None else on_place(device, array))
 

@@ -1,5 +1,7 @@
 """paddle.io.DataLoader: batches of a Dataset, read in the main process or by worker
-processes, handed out as arrays (return_list=True) or as feed dicts for Executor.run."""
+processes, handed out as lists (return_list=True) or as feed dicts for Executor.run; each
+array of a batch through the output converter (eager Tensors in dynamic mode, LoDTensors
+in static mode)."""
 import itertools
 import multiprocessing
 import os
@@ -37,9 +39,9 @@ _output_converter = _as_is
 
 
 def set_output_converter(fn=None):
-    """The ONE hook from batch arrays to what a DataLoader with return_list=True yields:
-    fn(ndarray) -> value is applied to every array of every batch. None restores the
-    default (the arrays themselves). Dynamic mode points it at its eager Tensor."""
+    """The ONE hook from batch arrays to what a DataLoader yields: fn(ndarray) -> value is
+    applied to every array of every batch (return_list lists and feed dicts). None restores
+    the default (the arrays themselves). refimpl points it at dygraph's batch_value."""
     global _output_converter
     if fn is not None and not callable(fn):
         raise TypeError("set_output_converter: expected a callable or None, got %s"
@@ -61,9 +63,10 @@ def static_feed_list(feed_list, owner, why_required):
 
 class DataLoader:
     """Iterate `dataset` in batches. Each batch is the collate_fn of batch_size samples
-    (default_collate_fn stacks them); with return_list=True it is yielded as is (arrays,
+    (default_collate_fn stacks them); with return_list=True it is yielded as is (each array
     through the output converter), otherwise as a list with one feed dict
-    {feed_list[i].name: i-th array of the batch} per place, ready for Executor.run."""
+    {feed_list[i].name: i-th array of the batch, converted} per place, ready for
+    Executor.run."""
 
     def __init__(self, dataset, feed_list=None, places=None, return_list=False,
                  batch_sampler=None, batch_size=1, shuffle=False, drop_last=False,
@@ -77,7 +80,7 @@ class DataLoader:
                                       and hasattr(dataset, "__len__")):
             raise TypeError("DataLoader: dataset must be a paddle.io.Dataset (__getitem__ and "
                             "__len__) or IterableDataset, got %s" % type(dataset).__name__)
-        dynamic = in_dynamic_mode()
+        self.dynamic = dynamic = in_dynamic_mode()
         self.return_list = bool(return_list) or dynamic
         self.feed_list = self._check_feed_list(feed_list)
         self.places = self._check_places(places, dynamic)
@@ -202,11 +205,12 @@ class DataLoader:
                 listed = (switch("dataloader_single_field") == "listed"
                           and self.collate_fn in (default_collate_fn, default_convert_fn))
                 outs = (self._returned(as_fields(batch), listed) for batch in batches)
-                if len(self.places) == 1:
+                if len(self.places) == 1 and (
+                        self.dynamic or switch("static_dataloader_one_place") == "batch"):
                     yield from outs
                     return
-                # static mode, several places: one batch per place, listed (Paddle 2.0's
-                # read_next_list)
+                # static mode, several places (or one under Paddle 1.8): one batch per
+                # place, listed (Paddle's read_next_list)
                 yield from self._per_place(outs)
                 return
             yield from self._per_place(self._feed_dict(as_fields(batch)) for batch in batches)
@@ -235,7 +239,8 @@ class DataLoader:
             raise ValueError("DataLoader: a batch has %d fields but feed_list has %d variables "
                              "%s" % (len(values), len(self.feed_list),
                                      [v.name for v in self.feed_list]))
-        return {var.name: value for var, value in zip(self.feed_list, values)}
+        return {var.name: _output_converter(value)
+                for var, value in zip(self.feed_list, values)}
 
     # -- Paddle 2.0 keeps the fluid constructors on this class (fluid/reader.py)
     @staticmethod
