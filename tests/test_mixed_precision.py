@@ -102,3 +102,46 @@ def test_dynamic_loss_scaling_grows_shrinks_and_skips_bad_steps():
     scaled, plain = exe.run(main, feed={"x": good},
                             fetch_list=[optimizer.get_scaled_loss(), loss])
     np.testing.assert_allclose(scaled, plain * 8.0, rtol=1e-6)
+
+
+@pytest.mark.paddle("2.0")
+def test_pure_fp16_casts_around_the_ops_kept_in_float32():
+    # Paddle 2.0's cast_model_to_fp16 / cast_parameters_to_fp16 (PaddleClas's static
+    # trainer with use_pure_fp16): ops outside fp16_guard stay float32, with casts
+    from refimpl.fluid.contrib.mixed_precision import (cast_model_to_fp16,
+                                                       cast_parameters_to_fp16, fp16_guard)
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup), fluid.unique_name.guard():
+        x = fluid.data("x", [2, 3], "float32")
+        with fp16_guard():
+            h = fluid.layers.fc(x, 2, param_attr=fluid.ParamAttr(
+                initializer=fluid.initializer.Constant(0.5)))
+        s = fluid.layers.softmax(h)            # outside the guard: float32
+        with fp16_guard():
+            out = fluid.layers.scale(s, 2.0)
+        loss = fluid.layers.mean(out)
+    names = cast_model_to_fp16(main)
+    block = main.global_block()
+    assert names == {"x", "fc_0.w_0", "fc_0.b_0", "softmax_0.tmp_0"}
+    assert [op.type for op in block.ops] == ["mul", "elementwise_add", "cast", "softmax",
+                                             "cast", "scale", "cast", "mean"]
+    assert block.ops[3].input("X") == ["fc_0.tmp_1.cast_fp32"]
+    assert block.ops[5].input("X") == ["softmax_0.tmp_0.cast_fp16"]
+    dtypes = {n: block.var(n).dtype.name for n in ("x", "fc_0.w_0", "fc_0.tmp_1",
+                                                   "softmax_0.tmp_0", "scale_0.tmp_0",
+                                                   loss.name)}
+    assert dtypes == {"x": "float16", "fc_0.w_0": "float16", "fc_0.tmp_1": "float16",
+                      "softmax_0.tmp_0": "float32", "scale_0.tmp_0": "float16",
+                      loss.name: "float32"}
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    scope = fluid.global_scope()
+    cast_parameters_to_fp16(fluid.CPUPlace(), main)            # no names: nothing changes
+    assert np.array(scope.find_var("fc_0.w_0").get_tensor()).dtype == np.float32
+    cast_parameters_to_fp16(fluid.CPUPlace(), main, to_fp16_var_names=names)
+    assert np.array(scope.find_var("fc_0.w_0").get_tensor()).dtype == np.float16
+    assert np.array(scope.find_var("fc_0.b_0").get_tensor()).dtype == np.float16
+    x_value = np.array([[1, 2, 3], [0, -1, 4]], np.float16)
+    (got,) = exe.run(main, feed={"x": x_value}, fetch_list=[loss])
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, 1.0, rtol=1e-3)    # two softmax rows, doubled, averaged

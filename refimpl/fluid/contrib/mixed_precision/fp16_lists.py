@@ -19,6 +19,37 @@ GRAY_LIST = {"elementwise_add", "elementwise_sub", "elementwise_mul", "elementwi
              "get_tensor_from_selected_rows", "sign", "cast"}
 
 
+# op types pure-float16 training (Paddle 2.0's cast_model_to_fp16) keeps in float32: no
+# float16 kernel in Paddle 2.0 (its unsupported_fp16_list)
+UNSUPPORTED_LIST = {
+    "send", "send_barrier", "recv", "fetch_barrier", "create_py_reader",
+    "create_double_buffer_reader", "read", "load", "increment", "less_than", "less_equal",
+    "greater_than", "greater_equal", "equal", "not_equal", "read_from_array",
+    "shrink_rnn_memory", "lod_array_length", "logical_and", "logical_or", "logical_xor",
+    "logical_not", "print", "conditional_block", "while", "ifelse", "is_empty", "lstm",
+    "cudnn_lstm", "lstmp", "gru", "gru_unit", "linear_chain_crf", "crf_decoding",
+    "bpr_loss", "chunk_eval", "sequence_conv", "sequence_softmax", "depthwise_conv2d",
+    "conv3d", "sequence_pool", "sequence_concat", "sequence_slice", "data_norm",
+    "group_norm", "spectral_norm", "depthwise_conv2d_transpose", "sequence_expand",
+    "conv_transposed2d", "conv_transposed3d", "sequence_expand_as", "sequence_pad",
+    "sequence_unpad", "sequence_erase", "beam_search", "beam_search_decode", "lstm_unit",
+    "reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod", "reduce_all",
+    "reduce_any", "split", "edit_distance", "ctc_align", "warpctc", "sequence_reshape",
+    "nce", "hierarchical_sigmoid", "im2sequence", "row_conv", "multiplex", "sample_logits",
+    "one_hot", "smooth_l1_loss", "squeeze2", "unsqueeze2", "lod_reset", "lrn", "pad",
+    "pad_constant_like", "label_smooth", "scatter", "sequence_scatter", "random_crop",
+    "mean_iou", "selu", "crop", "affine_grid", "rank_loss", "margin_rank_loss", "pad2d",
+    "elu", "pow", "stanh", "hard_sigmoid", "swish", "prelu", "brelu", "sequence_enumerate",
+    "sequence_mask", "expand", "sampling_id", "maxout", "space_to_depth",
+    "sequence_reverse", "similarity_focus", "hash", "grid_sampler", "log_loss",
+    "teacher_student_sigmoid_loss", "add_position_encoding", "bilinear_tensor_product",
+    "shuffle_channel", "temporal_shift", "psroi_pool", "huber_loss", "kldiv_loss",
+    "tree_conv", "pixel_shuffle", "fsp", "cvm", "affine_channel", "roi_pool", "roi_align",
+    "anchor_generator", "generate_proposals", "generate_proposal_labels",
+    "generate_mask_labels",
+}
+
+
 class AutoMixedPrecisionLists:
     """The default lists with custom_white_list's op types moved to white and
     custom_black_list's to black (both naming one type: ValueError); custom_black_varnames:
@@ -31,6 +62,7 @@ class AutoMixedPrecisionLists:
         self.white_list = copy.copy(WHITE_LIST)
         self.black_list = copy.copy(BLACK_LIST)
         self.gray_list = copy.copy(GRAY_LIST)
+        self.unsupported_list = copy.copy(UNSUPPORTED_LIST)
         self.black_varnames = copy.copy(custom_black_varnames)
         self._update_list()
 
@@ -46,6 +78,7 @@ class AutoMixedPrecisionLists:
             self.white_list.discard(op_type)
             self.gray_list.discard(op_type)
             self.black_list.add(op_type)
+            self.unsupported_list.add(op_type)     # Paddle 2.0: pure float16 keeps them too
 
 
 CustomOpLists = AutoMixedPrecisionLists     # Paddle 2.0 name

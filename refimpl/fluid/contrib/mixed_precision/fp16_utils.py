@@ -5,11 +5,32 @@ scaling. rewrite_program sorts the main program's global-block ops by the lists
 (`<name>.cast_fp32`); a gray op is black when an input comes from a black op (or a
 black-listed type), else white when one comes from a white one, else left as it is.
 refimpl's kernels compute float16 values in float16 (numpy), on CPUs too, where Paddle
-1.8.5 has no float16 CPU kernels."""
-from ...core import VarDesc
-from ... import layers
+1.8.5 has no float16 CPU kernels.
 
-__all__ = ["rewrite_program", "update_role_var_grad", "update_loss_scaling"]
+Paddle 2.0's pure float16 (cast_model_to_fp16, cast_parameters_to_fp16, fp16_guard):
+every op's float32 variables become float16, except the ops kept in float32 (no float16
+kernel: amp_lists.unsupported_list; an input or output named *learning_rate*; with
+use_fp16_guard, an op built outside `fp16_guard()`), which read float32 casts of their
+float16 inputs and whose outputs stay float32, cast back to float16 for the ops after them.
+specs/fluid_contrib.md."""
+import contextlib
+
+import numpy as np
+
+from ...core import VarDesc
+from ....framework.program import name_scope
+from ....framework.scope import global_scope
+from ... import layers
+from .fp16_lists import AutoMixedPrecisionLists
+
+__all__ = ["rewrite_program", "update_role_var_grad", "update_loss_scaling", "fp16_guard",
+           "cast_model_to_fp16", "cast_parameters_to_fp16"]
+
+FP16_GUARD_SCOPE = "__use_fp16__"     # the name scope fp16_guard() opens (Paddle 2.0's)
+# normalizations keep their statistics and parameters in float32: only these slots follow
+NORM_IN_SLOTS = {"batch_norm": {"X"}, "fused_bn_add_activation": {"X", "Z"},
+                 "layer_norm": {"X"}}
+NORM_OUT_SLOT = "Y"
 
 FP16, FP32 = VarDesc.VarType.FP16, VarDesc.VarType.FP32
 CASTABLE = ("LOD_TENSOR", "SELECTED_ROWS", "LOD_TENSOR_ARRAY")
@@ -96,6 +117,120 @@ def rewrite_program(main_prog, amp_lists):
         elif op in white:
             inserted = _insert_casts(block, op, index, FP32, FP16)
         index += inserted + 1
+
+
+@contextlib.contextmanager
+def fp16_guard():
+    """Ops built inside are the ones cast_model_to_fp16(use_fp16_guard=True) makes float16."""
+    with name_scope(FP16_GUARD_SCOPE):
+        yield
+
+
+def _keeps_fp32(op, amp_lists, use_fp16_guard):
+    if op.type in amp_lists.unsupported_list:
+        return True
+    if any("learning_rate" in n for n in op.input_arg_names + op.output_arg_names):
+        return True
+    if use_fp16_guard:
+        scope = op.attr("op_namescope") if op.has_attr("op_namescope") else ""
+        return FP16_GUARD_SCOPE not in (scope or "")
+    return False
+
+
+def _castable(block, name):
+    """The variable `name` seen from `block` (or the global block), if a cast may change it."""
+    var = block._find_var_recursive(name)
+    return var if var is not None and var.type in CASTABLE else None
+
+
+def _to_fp16(block, op):
+    """op's float32 inputs and outputs (and dtype attributes) become float16; returns the
+    names of the inputs changed."""
+    changed = set()
+    for slot in op.input_names:
+        if op.type in NORM_IN_SLOTS and slot not in NORM_IN_SLOTS[op.type]:
+            continue
+        for name in op.input(slot):
+            var = _castable(block, name)
+            if var is not None and var.dtype == FP32:
+                var._set_shape_dtype(var.shape, FP16)
+                changed.add(name)
+    for slot in op.output_names:
+        if op.type in NORM_IN_SLOTS and slot != NORM_OUT_SLOT:
+            continue
+        for name in op.output(slot):
+            var = _castable(block, name)
+            if var is not None and var.dtype == FP32:
+                var._set_shape_dtype(var.shape, FP16)
+    for attr in ("in_dtype", "out_dtype", "dtype"):
+        if op.has_attr(attr) and op.attr(attr) == FP32:
+            op._set_attr(attr, FP16)
+    return changed
+
+
+def cast_model_to_fp16(program, amp_lists=None, use_fp16_guard=True):
+    """Pure float16 (Paddle 2.0): the program's ops compute in float16, batch_norm /
+    layer_norm keep float32 statistics and parameters, the ops kept in float32 (see the
+    module docstring) get casts around them. Returns the names of the float32 variables
+    made float16 as op inputs (parameters among them: cast_parameters_to_fp16's list)."""
+    amp_lists = amp_lists or AutoMixedPrecisionLists()
+    kept, to_fp16 = set(), set()
+    origin_ops = [op for block in program.blocks for op in block.ops]
+    for block in program.blocks:
+        for op in block.ops:
+            if op.type in ("create_py_reader", "read"):
+                continue
+            if _keeps_fp32(op, amp_lists, use_fp16_guard):
+                kept.add(op)
+            else:
+                to_fp16 |= _to_fp16(block, op)
+    for block in program.blocks:
+        renamed = {}     # a kept op's float32 output -> its float16 cast for later ops
+        index = 0
+        while index < len(block.ops):
+            op = block.ops[index]
+            if op not in kept:
+                index += 1
+                continue
+            inserted = _insert_casts(block, op, index, FP16, FP32)
+            after = index + inserted + 1
+            for name in op.output_arg_names:
+                var = block.vars.get(name)
+                if var is None or var.type not in CASTABLE or var.dtype != FP16:
+                    continue
+                var._set_shape_dtype(var.shape, FP32)
+                readers = [later for later in block.ops[after:]
+                           if name in later.input_arg_names and later not in kept]
+                cast_name = "%s.cast_fp16" % name
+                if readers and cast_name not in block.vars:
+                    cast = block.create_var(name=cast_name, dtype=FP16, shape=var.shape,
+                                            persistable=False,
+                                            stop_gradient=var.stop_gradient)
+                    block._insert_op(after, type="cast", inputs={"X": [var]},
+                                     outputs={"Out": [cast]},
+                                     attrs={"in_dtype": FP32, "out_dtype": FP16})
+                    inserted += 1
+                    renamed[name] = cast_name
+            index += inserted + 1
+        for op in block.ops:
+            if op in origin_ops and op not in kept:
+                for old, new in renamed.items():
+                    if old in op.input_arg_names:
+                        op._rename_input(old, new)
+    return to_fp16
+
+
+def cast_parameters_to_fp16(place, program, scope=None, to_fp16_var_names=None):
+    """The values in `scope` (default the global scope) of the program's parameters named
+    in to_fp16_var_names (cast_model_to_fp16's result) become float16; without names,
+    none changes (as Paddle 2.0)."""
+    names = set(to_fp16_var_names or ())
+    scope = scope or global_scope()
+    for block in program.blocks:
+        for param in block.all_parameters():
+            if param.name in names:
+                tensor = scope.find_var(param.name).get_tensor()
+                tensor.set(np.asarray(tensor).astype(np.float16), place)
 
 
 def update_role_var_grad(main_prog, params_grads):
