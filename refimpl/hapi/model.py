@@ -332,7 +332,10 @@ class Model:
         try:
             for step, data in enumerate(loader):
                 data = flatten(data)
-                shape = getattr(data[0], "shape", None) or np.shape(data[0])
+                shape = getattr(data[0], "shape", None)
+                if callable(shape):         # a static-mode DataLoader's LoDTensor
+                    shape = shape()
+                shape = shape or np.shape(data[0])
                 batch_size = int(shape[0]) if len(shape) else 1
                 cbks.on_batch_begin(run_mode, step, logs)
                 if run_mode == "predict":
