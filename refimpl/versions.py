@@ -247,14 +247,15 @@ SWITCHES = {
     # value being the taken branch's (1.8; 2.0's own test_cond relies on it too), or
     # refused (refimpl's rule under 3)
     "cond_branch_dtypes": {"1.8": "either", "2.0": "either", "3": "same"},
-    # program_guard leaves the mode as it is (1.8: under fluid.dygraph.guard the layers
-    # built inside still run eagerly), or is static inside (refimpl's rule for 2.0 / 3
-    # scripts that build programs without enable_static())
-    "program_guard_mode": {"1.8": "unchanged", "2.0": "static", "3": "static"},
+    # program_guard leaves the mode as it is (1.8.5 and 2.0: under fluid.dygraph.guard the
+    # layers built inside still run eagerly; 2.0's framework.py only switches programs),
+    # or is static inside (refimpl's rule for 3 scripts that build programs without
+    # enable_static())
+    "program_guard_mode": {"1.8": "unchanged", "2.0": "unchanged", "3": "static"},
     # fluid.layers.batch_norm given a Variable momentum: ignored, the op keeping its
-    # default 0.9 (1.8.5 misspells the MomentumTensor slot), or refused (refimpl has no
-    # MomentumTensor input)
-    "batch_norm_momentum_variable": {"1.8": "ignored", "2.0": "refused", "3": "refused"},
+    # default 0.9 (1.8.5 and 2.0 misspell the MomentumTensor slot), or refused (refimpl
+    # has no MomentumTensor input)
+    "batch_norm_momentum_variable": {"1.8": "ignored", "2.0": "ignored", "3": "refused"},
     # static while_loop updates the caller's loop variables in place (1.8), or loops on
     # copies so they keep their values (3); tensor arrays are updated in place in both
     "while_loop_in_place": {"1.8": True, "2.0": False, "3": False},
