@@ -154,6 +154,11 @@ SWITCHES = {
     # 3.3.1's paddle.static.setitem under OldIrGuard, measured, sets x[0:4:2] = 2.0 on
     # float16; it refuses a list value as 2.0 does)
     "static_setitem": {"1.8": "restricted", "2.0": "restricted", "3": "general"},
+    # an eager `x[index] = v` on a leaf Tensor that needs a gradient: refused (3.3.1,
+    # measured: "Leaf Tensor ... can't use inplace strategy"; refimpl's under 1.8, whose
+    # VarBase has no item assignment), or written without being recorded, x staying a
+    # leaf (2.0: its VarBase.__setitem__ writes the numpy value and bumps the version)
+    "eager_setitem_leaf": {"1.8": "refused", "2.0": "untraced", "3": "refused"},
     # fluid.layers.uniform_random given a static shape Variable made by the `shape` op:
     # the output takes the shape that op read ([-1, 2]; 2.0's try_set_static_shape_tensor,
     # its test_static_shape_inferrence_for_shape_tensor) or one -1 per element (1.8.5:

@@ -270,8 +270,10 @@ def test_integer_and_bool_results_stop_gradient():
 
 def test_mixing_eager_tensors_and_static_variables_is_an_error():
     from refimpl import static
+    from refimpl.framework import mode
     from refimpl.framework.program import Program, program_guard
-    with program_guard(Program(), Program()):
+    # program_guard leaves the mode as it is (2.0): build the Variable in static mode
+    with mode.dygraph_guard(False), program_guard(Program(), Program()):
         v = static.data("v", [2], "float64")
     with pytest.raises(ValueError, match="mixes an eager Tensor .* static Variable"):
         paddle.add(t([1.0, 2.0]), v)
