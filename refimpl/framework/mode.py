@@ -84,8 +84,9 @@ def enable_static():
 
 def disable_static(place=None):
     """Dynamic mode from here, inside a program_guard too (Paddle 2.0's tests switch inside
-    one; leaving the guard gives back the mode it was entered in). From static mode it names
-    afresh until enable_static() puts the static names back."""
+    one; a program_guard that is static inside, under profile 3, gives back the mode it was
+    entered in when left). From static mode it names afresh until enable_static() puts the
+    static names back."""
     global dynamic, _static_names, train_mode, dynamic_asked
     if not dynamic:
         _static_names = unique_name.switch()
