@@ -257,6 +257,10 @@ SWITCHES = {
     # or is static inside (refimpl's rule for 3 scripts that build programs without
     # enable_static())
     "program_guard_mode": {"1.8": "unchanged", "2.0": "unchanged", "3": "static"},
+    # fluid.data / fluid.layers.data / paddle.static.data in a dynamic mode the script asked
+    # for inside a program_guard: they switch to static mode (1.8.5's have no mode check:
+    # refimpl's rule), or refuse (2.0's static_only decorator: an AssertionError)
+    "data_static_only": {"1.8": False, "2.0": True, "3": True},
     # fluid.layers.batch_norm given a Variable momentum: ignored, the op keeping its
     # default 0.9 (1.8.5 and 2.0 misspell the MomentumTensor slot), or refused (refimpl
     # has no MomentumTensor input)

@@ -488,14 +488,19 @@ def test_program_guard_mode(paddle_version):
 
 def test_data_inside_a_program_guard_in_dynamic_mode(paddle_version):
     """fluid.data inside a program_guard: refused in a dynamic mode the script asked for
-    (Paddle 2.0's static_only AssertionError), while in the dynamic mode a 2.0 script
-    starts in it makes the rest of the script static (refimpl's rule for scripts that build
-    programs without enable_static()), the program_guard leaving the mode as it is."""
+    (Paddle 2.0's static_only AssertionError; under 1.8 it switches to static mode), while
+    in the dynamic mode a 2.0 script starts in it makes the rest of the script static
+    (refimpl's rule for scripts that build programs without enable_static()), the
+    program_guard leaving the mode as it is."""
     from refimpl.framework import mode
     with paddle_version("2.0"), fluid.dygraph.guard():
         with fluid.program_guard(fluid.Program(), fluid.Program()):
             with pytest.raises(AssertionError, match="only supported in static graph mode"):
                 fluid.data(name="x", shape=[2], dtype="float32")
+    with paddle_version("1.8"), fluid.dygraph.guard():      # switch data_static_only
+        with fluid.program_guard(fluid.Program(), fluid.Program()):
+            fluid.data(name="x", shape=[2], dtype="float32")
+            assert not mode.in_dynamic_mode()
     with paddle_version("2.0"):
         mode.start_as_profile()
         try:

@@ -152,9 +152,10 @@ def static_only_api():
     program after all (seed examples build fluid programs without enable_static()): the
     rest of it runs in static mode, as if enable_static() had come just before. Inside a
     program_guard in a dynamic mode asked for (disable_static(), fluid.dygraph.guard())
-    they refuse, as Paddle 2.0's static_only APIs (an AssertionError)."""
+    they refuse, as Paddle 2.0's static_only APIs (an AssertionError; 1.8's switch
+    instead: switch data_static_only)."""
     global dynamic
-    if _program_guards and dynamic and dynamic_asked:
+    if _program_guards and dynamic and dynamic_asked and versions.switch("data_static_only"):
         raise LayerAssertionError(
             "data() is only supported in static graph mode: this program_guard runs in "
             "dynamic mode (paddle.disable_static() or fluid.dygraph.guard(); call "
