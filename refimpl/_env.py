@@ -57,7 +57,8 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """A Tensor holding a copy of `data` in dynamic mode, on `place` (default: the place
     set_device chose); in static mode a constant Variable (an assign_value op), or a copy
     of a Variable. Python floats become the default dtype (float32), Python complex numbers
-    its complex dtype (complex64), Python ints int64, numpy arrays keep theirs. A scalar (a Python or numpy number) gives shape
+    its complex dtype (complex64), Python ints int64, numpy arrays keep theirs. A scalar (a
+    Python or numpy number) gives shape
     to_tensor_scalar_shape: [1] up to Paddle 2.0, 0-D in 3."""
     if isinstance(data, Tensor) or (mode.dynamic and not isinstance(data, Variable)):
         chosen = as_place(place) if place is not None else current_place()

@@ -520,9 +520,10 @@ def test_data_inside_a_program_guard_in_dynamic_mode(paddle_version):
 def test_batch_norm_momentum_variable(paddle_version, version):
     """Paddle 1.8.5's fluid.layers.batch_norm ignores a Variable momentum (it names the
     op's slot MomemtumTensor, which the op does not have, and the op keeps its default
-    0.9); 2.0's layer (source at 2967624b) misspells the slot the same way. Measured on 1.8.5 with X = arange(24) as [2, 3, 2, 2] and momentum fed 0.5 or 0:
-    the running mean after one step is 0.1 * the batch mean [7.5, 11.5, 15.5], after two
-    0.9 * that + 0.1 * it again."""
+    0.9); 2.0's layer (source at 2967624b) misspells the slot the same way. Measured on
+    1.8.5 with X = arange(24) as [2, 3, 2, 2] and momentum fed 0.5 or 0: the running mean
+    after one step is 0.1 * the batch mean [7.5, 11.5, 15.5], after two 0.9 * that + 0.1 *
+    it again."""
     with paddle_version(version):
         x = fluid.layers.data(name="x", shape=[3, 2, 2], dtype="float32")
         m = fluid.layers.data(name="m", shape=[1], dtype="float32", append_batch_size=False)

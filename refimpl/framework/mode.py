@@ -18,8 +18,8 @@ from . import unique_name
 from .errors import LayerAssertionError
 
 __all__ = ["in_dynamic_mode", "enable_static", "disable_static", "dygraph_guard",
-           "program_guard_scope", "static_only_api", "no_grad", "enable_grad", "set_grad_enabled",
-           "is_grad_enabled", "start_as_profile"]
+           "program_guard_scope", "static_only_api", "no_grad", "enable_grad",
+           "set_grad_enabled", "is_grad_enabled", "start_as_profile"]
 
 
 def start_as_profile():
@@ -152,8 +152,8 @@ def static_only_api():
     program after all (seed examples build fluid programs without enable_static()): the
     rest of it runs in static mode, as if enable_static() had come just before. Inside a
     program_guard in a dynamic mode asked for (disable_static(), fluid.dygraph.guard())
-    they refuse, as Paddle 2.0's static_only APIs (an AssertionError; 1.8's switch
-    instead: switch data_static_only)."""
+    they refuse, as Paddle 2.0's static_only APIs (an AssertionError; under 1.8 they switch
+    to static mode there too: switch data_static_only)."""
     global dynamic
     if _program_guards and dynamic and dynamic_asked and versions.switch("data_static_only"):
         raise LayerAssertionError(
