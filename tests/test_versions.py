@@ -37,6 +37,19 @@ def test_profile_is_read_from_the_environment_and_validated():
     assert versions.DEFAULT == "2.0"
 
 
+def test_paddle_version_is_the_profile_release_even_when_chosen_after_import(tmp_path):
+    """paddle.__version__ and paddle.version.full_version are Paddle's release strings
+    (scripts gate features on them), following `run --paddle` chosen after refimpl's import."""
+    script = tmp_path / "show_version.py"
+    script.write_text("import paddle\nprint(paddle.__version__, paddle.version.full_version,"
+                      " paddle.version.major)\n")
+    for flag, release in (("1.8", "1.8.5 1.8.5 1"), ("2.0", "2.0.0 2.0.0 2"),
+                          ("3", "3.3.1 3.3.1 3")):
+        out = subprocess.run([sys.executable, "-m", "refimpl", "run", "--paddle", flag,
+                              str(script)], capture_output=True, text=True, timeout=120)
+        assert out.stdout.strip() == release, out.stderr
+
+
 def test_use_switches_and_restores(paddle_version):
     before = versions.current()
     with paddle_version("3"):
