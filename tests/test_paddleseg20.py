@@ -18,31 +18,22 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIRROR = "/work/.mirror/PaddlePaddle+PaddleSeg/repo"
 COMMIT = "8119f0dc907182a1ce2f2f46f84ad091c6f701e8"      # tag v2.0.0
 
+DATASET = """\
+{mode}_dataset:
+  type: Dataset
+  dataset_root: {root}
+  {mode}_path: {root}/{mode}_list.txt
+  num_classes: 3
+  transforms:
+    - type: Resize
+      target_size: [{size}, {size}]
+{flip}    - type: Normalize
+  mode: {mode}
+"""
 CONFIG = """\
 batch_size: 4
 iters: {iters}
-train_dataset:
-  type: Dataset
-  dataset_root: {root}
-  train_path: {root}/train_list.txt
-  num_classes: 3
-  transforms:
-    - type: Resize
-      target_size: [{size}, {size}]
-    - type: RandomHorizontalFlip
-    - type: Normalize
-  mode: train
-val_dataset:
-  type: Dataset
-  dataset_root: {root}
-  val_path: {root}/val_list.txt
-  num_classes: 3
-  transforms:
-    - type: Resize
-      target_size: [{size}, {size}]
-    - type: Normalize
-  mode: val
-optimizer:
+{train}{val}optimizer:
   type: sgd
   momentum: 0.9
   weight_decay: 4.0e-5
@@ -116,7 +107,11 @@ def test_bisenetv2_trains_evaluates_exports_and_infers(tmp_path):
     data = str(tmp_path / "shapes")
     _shapes(data, n_train=16, n_val=4, size=32)
     config = tmp_path / "bisenetv2.yml"
-    config.write_text(CONFIG.format(iters=24, root=data, size=32))
+    config.write_text(CONFIG.format(
+        iters=24,
+        train=DATASET.format(mode="train", root=data, size=32,
+                             flip="    - type: RandomHorizontalFlip\n"),
+        val=DATASET.format(mode="val", root=data, size=32, flip="")))
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([ROOT, str(src)]))
 
     out = _refimpl_run(["train.py", "--config", str(config), "--do_eval", "--save_interval",
