@@ -1,7 +1,16 @@
 """refimpl: a readable, fast reference implementation of PaddlePaddle's static-graph
 training stack. `import refimpl as paddle`, or run an unmodified paddle script with
 `python -m refimpl run script.py`."""
-__version__ = "0.1.0"
+from . import versions as _versions
+
+
+def __getattr__(name):
+    # Paddle's __version__ is its release (scripts gate features on it): the release the
+    # profile follows, read when asked; refimpl's own version is its package metadata's
+    if name == "__version__":
+        return _versions.release()
+    raise AttributeError("module %r has no attribute %r" % (__name__, name))
+
 
 from .parallel import cores as _cores
 

@@ -56,8 +56,9 @@ def get_cudnn_version():
 def to_tensor(data, dtype=None, place=None, stop_gradient=True):
     """A Tensor holding a copy of `data` in dynamic mode, on `place` (default: the place
     set_device chose); in static mode a constant Variable (an assign_value op), or a copy
-    of a Variable. Python floats become the default dtype (float32), Python ints int64,
-    numpy arrays keep theirs. A scalar (a Python or numpy number) gives shape
+    of a Variable. Python floats become the default dtype (float32), Python complex numbers
+    its complex dtype (complex64), Python ints int64, numpy arrays keep theirs. A scalar (a
+    Python or numpy number) gives shape
     to_tensor_scalar_shape: [1] up to Paddle 2.0, 0-D in 3."""
     if isinstance(data, Tensor) or (mode.dynamic and not isinstance(data, Variable)):
         chosen = as_place(place) if place is not None else current_place()
@@ -70,11 +71,22 @@ def to_tensor(data, dtype=None, place=None, stop_gradient=True):
         value = _scalar_shaped(data, np.asarray(data))
         if dtype is not None:
             value = value.astype(convert_dtype(dtype))
-        elif value.dtype == np.float64 and not isinstance(data, np.ndarray):
-            value = value.astype(get_default_dtype())
+        elif not isinstance(data, np.ndarray):
+            value = _python_numbers_as_default(value)
         out = creation._source_op("assign_value", value_attrs(value), value.dtype.name)
     out.stop_gradient = stop_gradient
     return out
+
+
+def _python_numbers_as_default(value):
+    """The array of Python numbers in the default dtype: floats in it, complex numbers in
+    complex64 under a float16 / float32 default, else complex128 (Paddle 2.0's to_tensor;
+    3.3.1 measured alike)."""
+    if value.dtype == np.float64:
+        return value.astype(get_default_dtype())
+    if value.dtype == np.complex128 and get_default_dtype() in ("float16", "float32"):
+        return value.astype(np.complex64)
+    return value
 
 
 def _scalar_shaped(data, value):
@@ -95,14 +107,13 @@ def _eager_tensor(data, dtype, stop_gradient, device):
         try:
             value = np.array(data)
         except ValueError as e:   # numpy 2 refuses ragged nests itself
-            raise TypeError("to_tensor: cannot make a Tensor of %s (ragged or non-numeric "
-                            "data: %s)" % (type(data).__name__, e)) from None
-        if value.dtype == object:
-            raise TypeError("to_tensor: cannot make a Tensor of %s (ragged or non-numeric "
-                            "data)" % type(data).__name__)
-        if dtype is None and value.dtype == np.float64 and not isinstance(
-                data, (np.ndarray, np.generic)):
-            value = value.astype(get_default_dtype())
+            raise ValueError("to_tensor: cannot make a Tensor of %s (ragged or non-numeric "
+                             "data: %s)" % (type(data).__name__, e)) from None
+        if value.dtype == object:     # a ValueError, as Paddle 2.0's and 3.3.1's
+            raise ValueError("to_tensor: cannot make a Tensor of %s (ragged or non-numeric "
+                             "data)" % type(data).__name__)
+        if dtype is None and not isinstance(data, (np.ndarray, np.generic)):
+            value = _python_numbers_as_default(value)
         value = _scalar_shaped(data, value)
     if dtype is not None:
         value = value.astype(convert_dtype(dtype))

@@ -158,6 +158,11 @@ SWITCHES = {
     # 3.3.1's paddle.static.setitem under OldIrGuard, measured, sets x[0:4:2] = 2.0 on
     # float16; it refuses a list value as 2.0 does)
     "static_setitem": {"1.8": "restricted", "2.0": "restricted", "3": "general"},
+    # an eager `x[index] = v` on a leaf Tensor that needs a gradient: refused (3.3.1,
+    # measured: "Leaf Tensor ... can't use inplace strategy"; refimpl's under 1.8, whose
+    # VarBase has no item assignment), or written without being recorded, x staying a
+    # leaf (2.0: its VarBase.__setitem__ writes the numpy value and bumps the version)
+    "eager_setitem_leaf": {"1.8": "refused", "2.0": "untraced", "3": "refused"},
     # fluid.layers.uniform_random given a static shape Variable made by the `shape` op:
     # the output takes the shape that op read ([-1, 2]; 2.0's try_set_static_shape_tensor,
     # its test_static_shape_inferrence_for_shape_tensor) or one -1 per element (1.8.5:
@@ -255,14 +260,19 @@ SWITCHES = {
     # value being the taken branch's (1.8; 2.0's own test_cond relies on it too), or
     # refused (refimpl's rule under 3)
     "cond_branch_dtypes": {"1.8": "either", "2.0": "either", "3": "same"},
-    # program_guard leaves the mode as it is (1.8: under fluid.dygraph.guard the layers
-    # built inside still run eagerly), or is static inside (refimpl's rule for 2.0 / 3
-    # scripts that build programs without enable_static())
-    "program_guard_mode": {"1.8": "unchanged", "2.0": "static", "3": "static"},
+    # program_guard leaves the mode as it is (1.8.5 and 2.0: under fluid.dygraph.guard the
+    # layers built inside still run eagerly; 2.0's framework.py only switches programs),
+    # or is static inside (refimpl's rule for 3 scripts that build programs without
+    # enable_static())
+    "program_guard_mode": {"1.8": "unchanged", "2.0": "unchanged", "3": "static"},
+    # fluid.data / fluid.layers.data / paddle.static.data in a dynamic mode the script asked
+    # for inside a program_guard: they switch to static mode (1.8.5's have no mode check:
+    # refimpl's rule), or refuse (2.0's static_only decorator: an AssertionError)
+    "data_static_only": {"1.8": False, "2.0": True, "3": True},
     # fluid.layers.batch_norm given a Variable momentum: ignored, the op keeping its
-    # default 0.9 (1.8.5 misspells the MomentumTensor slot), or refused (refimpl has no
-    # MomentumTensor input)
-    "batch_norm_momentum_variable": {"1.8": "ignored", "2.0": "refused", "3": "refused"},
+    # default 0.9 (1.8.5 and 2.0 misspell the MomentumTensor slot), or refused (refimpl
+    # has no MomentumTensor input)
+    "batch_norm_momentum_variable": {"1.8": "ignored", "2.0": "ignored", "3": "refused"},
     # static while_loop updates the caller's loop variables in place (1.8), or loops on
     # copies so they keep their values (3); tensor arrays are updated in place in both
     "while_loop_in_place": {"1.8": True, "2.0": False, "3": False},

@@ -158,3 +158,25 @@ def test_paddle_1_8_counts_no_versions_and_shares_no_storage():
     paddle.assign(t([10.0, 10.0]), b)
     c.backward()
     np.testing.assert_allclose(a.gradient(), [8.0, 16.0])
+
+
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_setitem_on_a_leaf_that_needs_a_gradient_by_version(paddle_version, version):
+    """Paddle 2.0's VarBase.__setitem__ writes a leaf needing a gradient without recording
+    the write (x stays a leaf, its version counts it: an op that saved x before refuses
+    backward, as 2.0's test_var_base test_detach asserts); 3.3.1 refuses the write
+    (ValueError "Leaf Tensor ... can't use inplace strategy", measured)."""
+    with paddle_version(version):
+        x = t([1.0, 2.0], stop_gradient=False)
+        if version == "3":
+            with pytest.raises(ValueError, match="Leaf Tensor .* doesn't stop gradient"):
+                x[0] = 5.0
+            return
+        y = (2 ** x).sum()
+        x[0] = 5.0
+        np.testing.assert_array_equal(x.numpy(), [5.0, 2.0])
+        assert x.inplace_version == 1 and x.is_leaf
+        with pytest.raises(RuntimeError, match="has been modified by an inplace operation"):
+            y.backward()
+        (x * x).sum().backward()
+        np.testing.assert_array_equal(x.grad, [10.0, 4.0])

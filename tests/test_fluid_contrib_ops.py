@@ -314,3 +314,31 @@ def test_var_conv_2d_as_paddle_185():
                                atol=1e-3)
     np.testing.assert_allclose(np.array(dx).ravel()[:4], [28.397, 18.171, 64.689, 44.211],
                                atol=1e-3)
+
+
+@pytest.mark.paddle("2.0")
+def test_batch_fc_is_one_fc_per_slot_with_its_gradients():
+    """Paddle 2.0's batch_fc (GPU-only there): Out[s] = Input[s] @ W[s] + Bias[s], then
+    act; by hand for 2 slots of 2 rows, W = [[1, 2], [3, 4]] and [[-1, 0], [0, 1]]."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [2, 2, 2], "float32")
+        x.stop_gradient = False
+        out = fluid.contrib.layers.batch_fc(
+            x, [2, 2, 2], fluid.ParamAttr(name="w", initializer=fluid.initializer.
+                                          NumpyArrayInitializer(np.array(
+                                              [[[1, 2], [3, 4]], [[-1, 0], [0, 1]]]))),
+            [2, 2], fluid.ParamAttr(name="b", initializer=fluid.initializer.Constant(0.5)),
+            act="relu")
+        fluid.backward.append_backward(fluid.layers.reduce_sum(out))
+        with pytest.raises(ValueError, match=r"bias_size \[2, 3\]"):
+            fluid.contrib.layers.batch_fc(x, [2, 2, 2], None, [2, 3], None)
+    assert [op.type for op in main.global_block().ops][:2] == ["batch_fc", "relu"]
+    xv = np.array([[[1, 0], [0, 2]], [[1, 1], [-3, 2]]], np.float32)
+    got, dx, db, dw = _run(main, startup, {"x": xv}, [out, "x@GRAD", "b@GRAD", "w@GRAD"])
+    # slot 0: [1, 2] + .5, [6, 8] + .5; slot 1: [-1, 1] + .5 -> relu 0, 1.5; [3, 2] + .5
+    np.testing.assert_allclose(got, [[[1.5, 2.5], [6.5, 8.5]], [[0, 1.5], [3.5, 2.5]]])
+    live = (got > 0).astype(np.float32)
+    np.testing.assert_allclose(db, live.sum(1))
+    np.testing.assert_allclose(dx, [[[3, 7], [3, 7]], [[0, 1], [-1, 1]]])
+    np.testing.assert_allclose(dw, np.einsum("sni,sno->sio", xv, live))

@@ -495,8 +495,29 @@ def _core_ops_checks():
         core.ops.no_such_op
     with pytest.raises(TypeError, match=r"inputs \['X', 'ScaleTensor'\], then attribute name / value"):
         core.ops.scale(x, "scale")
-    with pytest.raises(NotImplementedError, match=r"outputs \['Out'\] are lists"):
+    with pytest.raises(TypeError, match=r"number of outputs of each of \['Out'\]"):
         core.ops.split(x, "num", 3)
+
+
+def test_core_ops_take_the_number_of_each_duplicable_output_after_the_inputs():
+    # Paddle 2.0's generated core.ops functions: inputs, then one count per duplicable
+    # output slot, then attribute pairs (PaddleDetection's distribute_fpn_proposals)
+    with fluid.dygraph.guard():
+        x = paddle.to_tensor(np.arange(6, dtype="float32"))
+        parts = core.ops.split(x, 3, "num", 3, "axis", 0)
+        assert [p.numpy().tolist() for p in parts] == [[0., 1.], [2., 3.], [4., 5.]]
+        # level floor(4 + log2(side / 224)) in [2, 5]: sides 500, 16, 112, 600, 224 go to
+        # levels 5, 2 (clamped), 3, 5 (clamped), 4
+        rois = paddle.to_tensor(np.array([[0, 0, 500, 500], [0, 0, 16, 16], [0, 0, 112, 112],
+                                          [0, 0, 600, 600], [0, 0, 224, 224]], "float32"))
+        rois_num = paddle.to_tensor(np.array([5], "int32"))
+        multi_rois, restore, per_level = core.ops.distribute_fpn_proposals(
+            rois, rois_num, 4, 4, "min_level", 2, "max_level", 5, "refer_level", 4,
+            "refer_scale", 224, "pixel_offset", False)
+        assert [r.shape[0] for r in multi_rois] == [1, 1, 1, 2]
+        assert [int(n.numpy()[0]) for n in per_level] == [1, 1, 1, 2]
+        # the levels' rows in order are RoIs 1, 2, 4, 0, 3: RoI i is row restore[i]
+        assert restore.numpy().ravel().tolist() == [3, 0, 1, 4, 2]
 
 
 def test_current_expected_place_follows_set_device():

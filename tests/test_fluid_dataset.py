@@ -110,6 +110,28 @@ def test_data_loader_from_dataset_yields_a_feed_per_place(files):
     np.testing.assert_array_equal(batches[1][0]["x"], np.float32([[0.5, 0.5, 1], [2, 2, 2]]))
 
 
+def test_data_loader_from_dataset_reads_a_reader_per_place_as_paddle_20(files):
+    """Paddle 2.0's IterableDatasetWrapper: a QueueDataset reader per place, each on its
+    own files (A: 3 instances, B: 1; batch 2), a step takes one batch from each reader in
+    turn and a step that cannot fill the places ends the pass; drop_last drops (and ends
+    the reader at) a short batch. InMemoryDataset's readers share the loaded batches."""
+    _, _, variables = _program()
+    places = fluid.cpu_places(2)
+    queue = _dataset("QueueDataset", variables, files)
+    assert list(fluid.io.DataLoader.from_dataset(queue, places)) == []      # drop_last
+    steps = list(fluid.io.DataLoader.from_dataset(queue, places, drop_last=False))
+    assert len(steps) == 1
+    np.testing.assert_array_equal(np.array(steps[0][0]["x"]), np.float32([[1, 2, 3], [4, 5, 6]]))
+    np.testing.assert_array_equal(np.array(steps[0][1]["x"]), np.float32([[2, 2, 2]]))
+    assert steps[0][1]["ids"].shape() == [1, 1] and steps[0][1]["x"].shape() == [1, 3]
+    memory = _dataset("InMemoryDataset", variables, files)
+    memory.load_into_memory()
+    steps = list(fluid.io.DataLoader.from_dataset(memory, places))
+    assert len(steps) == 1
+    np.testing.assert_array_equal(np.array(steps[0][1]["x"]), np.float32([[0.5, 0.5, 1],
+                                                                        [2, 2, 2]]))
+
+
 def test_bad_lines_and_unloaded_memory_are_named(files, tmp_path):
     bad = tmp_path / "bad.txt"
     bad.write_text("3 1 2 3 0\n")

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl import fluid
+from refimpl import fluid, versions
 from refimpl.framework import mode
 from test_conv_pool import conv_loops
 
@@ -499,7 +499,9 @@ def test_disable_static_names_afresh_until_enable_static():
 def test_disable_static_inside_a_program_guard_runs_eagerly_and_data_apis_refuse():
     # Paddle 2.0's test_data / test_activation_op: paddle.disable_static() inside a
     # program_guard is dynamic mode (eager ops run, the static-only data APIs raise an
-    # AssertionError); leaving the guard gives back the mode it was entered in
+    # AssertionError); 2.0's program_guard only switches programs, so dynamic mode stays
+    # after it (under profile 3, static inside, leaving it gives back the mode it was
+    # entered in)
     import refimpl as paddle
     paddle.enable_static()
     try:
@@ -511,7 +513,14 @@ def test_disable_static_inside_a_program_guard_runs_eagerly_and_data_apis_refuse
             for data in (fluid.data, fluid.layers.data, paddle.static.data):
                 with pytest.raises(AssertionError, match="only supported in static"):
                     data("a", [2, 2])
-        assert not paddle.in_dynamic_mode()
+        assert paddle.in_dynamic_mode()
+        with versions.use("3"):
+            paddle.enable_static()
+            with fluid.program_guard(fluid.Program(), fluid.Program()):
+                paddle.disable_static()
+                with pytest.raises(AssertionError, match="only supported in static"):
+                    fluid.data("a", [2, 2])
+            assert not paddle.in_dynamic_mode()
         # 2.0's paddle.static.data takes the default dtype; fluid.data float32
         paddle.set_default_dtype("float64")
         with fluid.program_guard(fluid.Program(), fluid.Program()):

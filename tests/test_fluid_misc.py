@@ -330,3 +330,23 @@ def test_debugger_prints_blocks_in_paddle_18_layout(tmp_path, monkeypatch):
     assert "var_0 -> op_0;" in dot and "var_2 -> op_0;" in dot and "op_0 -> var_3;" in dot
     assert 'op_0 [label=<<B>mul</B>>, shape="box", style="rounded,filled,bold", ' \
            'color="#ff4040"' in dot
+
+
+def test_data_feeder_argument_checks_refuse_in_static_mode_only():
+    # Paddle 2.0's check_type / check_dtype / check_variable_and_dtype, which
+    # PaddleDetection's ppdet/modeling/ops.py imports from paddle.fluid.data_feeder
+    from refimpl.fluid.data_feeder import check_dtype, check_type, check_variable_and_dtype
+    with program_guard(Program(), Program()):
+        x = paddle.static.data("x", [None, 4], "int64")
+        check_variable_and_dtype(x, "x", ["int32", "int64"], "roi_align")
+        with pytest.raises(TypeError, match=r"roi_align: the dtype of 'x' must be in "
+                                            r"\['float32', 'float64'\], got int64"):
+            check_variable_and_dtype(x, "x", ["float32", "float64"], "roi_align")
+        with pytest.raises(TypeError, match=r"roi_pool: 'output_size' must be .*int.*got float"):
+            check_type(7.0, "output_size", (int, tuple), "roi_pool")
+        with pytest.raises(TypeError, match="matrix_nms: 'rois' must be .*Variable.*got ndarray"):
+            check_variable_and_dtype(np.zeros(4), "rois", ["float32"], "matrix_nms")
+        check_dtype(x.dtype, "x", ["int64"], "op")
+    with fluid.dygraph.guard():
+        check_type(7.0, "output_size", int, "roi_pool")            # skipped, as in 2.0
+        check_dtype("int64", "x", ["float32"], "op")

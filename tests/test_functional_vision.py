@@ -243,6 +243,30 @@ def test_nearest_interpolate_and_scale_factor():
     np.testing.assert_array_equal(got, x[:, :, rows][:, :, :, cols])
 
 
+def test_nearest_interpolate_resizes_integer_labels_exactly():
+    """PaddleSeg 2.0's inference resizes argmax(dtype='int32') labels back with nearest
+    (2.0's CUDA kernel takes int32, 3.3.1's kernels int32 and int64: 3.3.1 gives these
+    values); each output copies one element, so int64 past 2**53 and inf stay exact."""
+    paddle.disable_static()
+    try:
+        logit = paddle.to_tensor(RNG.randn(1, 3, 2, 3).astype("float32"))
+        pred = paddle.argmax(logit, axis=1, keepdim=True, dtype="int32")
+        got = F.interpolate(pred, (4, 6), mode="nearest")
+        assert got.dtype == paddle.int32
+        np.testing.assert_array_equal(got.numpy(),
+                                      pred.numpy().repeat(2, axis=2).repeat(2, axis=3))
+        big = np.array([[[[2 ** 62 + 1, -3], [7, 2 ** 53 + 1]]]], "int64")
+        got = F.interpolate(paddle.to_tensor(big), (3, 3), mode="nearest").numpy()
+        assert got.dtype == np.int64
+        np.testing.assert_array_equal(got[0, 0], big[0, 0][[0, 0, 1]][:, [0, 0, 1]])
+        inf = paddle.to_tensor(np.array([[[[np.inf, 1.0]]]], "float32"))
+        np.testing.assert_array_equal(
+            F.interpolate(inf, (1, 4), mode="nearest").numpy()[0, 0, 0],
+            [np.inf, np.inf, 1.0, 1.0])
+    finally:
+        paddle.enable_static()
+
+
 def test_linear_and_trilinear_interpolate():
     x = RNG.randn(2, 3, 4)
     got = run(lambda x: F.interpolate(x, size=[7], mode="linear", align_corners=True,

@@ -153,3 +153,31 @@ def test_translated_layer_program_and_specs_and_declarative(tmp_path, dygraph):
     assert (out_spec.shape, out_spec.dtype, out_spec.name) == \
         ((-1, 2), paddle.float32, "translated_layer/scale_0.tmp_0")
     assert again._output_spec()[0].name == "translated_layer/scale_0.tmp_1"
+
+
+class _KeptBuffers(paddle.nn.Layer):
+    """PaddleDetection's AnchorGenerator: buffers registered under their tensors' names and
+    also kept in a list, which forward reads."""
+
+    def __init__(self):
+        super().__init__()
+        self.cells = [paddle.to_tensor(np.array([[1., 2.], [3., 4.]], "float32")),
+                      paddle.to_tensor(np.array([10.], "float32"))]
+        for t in self.cells:
+            self.register_buffer(t.name, t, persistable=False)
+
+    def forward(self, x):
+        return x + paddle.reshape(self.cells[0], [1, 4]) * self.cells[1]
+
+
+def test_save_reads_buffers_the_layer_keeps_its_own_references_to(tmp_path, dygraph):
+    # Paddle 2.0 names an op's eager input by its name in declarative mode: the list's
+    # tensors are the buffers' static twins in the saved program
+    net = _KeptBuffers()
+    x = np.arange(8, dtype="float32").reshape(2, 4)
+    path = str(tmp_path / "kept")
+    eager = net(paddle.to_tensor(x)).numpy()
+    paddle.jit.save(net, path, input_spec=[paddle.static.InputSpec([None, 4], "float32", "x")])
+    feeds, got = _load_and_run(path, x)
+    np.testing.assert_allclose(got, x + np.array([[10., 20., 30., 40.]]))
+    np.testing.assert_allclose(eager, got)

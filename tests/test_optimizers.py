@@ -221,6 +221,33 @@ def test_lookahead_blends_slow_and_fast_weights_every_k_steps():
     assert_steps(history["w"], reference(lookahead_sgd_update(0.1, 0.25, 2), W0, GRAD_W, 5))
 
 
+@pytest.mark.parametrize("avg", [True, False])
+def test_gradient_merge_updates_every_k_steps_from_the_summed_gradients(avg):
+    """Paddle 2.0's GradientMergeOptimizer, k_steps=3: runs 1 and 2 only add the gradient
+    into w@GRAD@GradientMerge, run 3 updates w from the sum (avg: divided by 3) and zeroes
+    it; the constant gradient makes each update 0.1 * GRAD_W (avg) or 0.3 * GRAD_W."""
+    make = lambda: fluid.optimizer.GradientMergeOptimizer(  # noqa: E731
+        fluid.optimizer.SGD(0.1), k_steps=3, avg=avg)
+    history, main, (ops, params_grads), scope = run_fc(make, steps=7)
+    step = (0.1 if avg else 0.3) * GRAD_W
+    assert_steps(history["w"], [W0, W0, W0 - step, W0 - step, W0 - step, W0 - 2 * step,
+                                W0 - 2 * step])
+    np.testing.assert_allclose(np.array(scope.find_var("w@GRAD@GradientMerge").get_tensor()),
+                               GRAD_W, rtol=1e-6)
+    assert [op.type for op in ops] == ["sgd"] and ops[0].block.idx == 1
+    assert [op.type for op in main.block(1).ops] == \
+        (["scale"] if avg else []) + ["sgd", "fill_constant"]
+    assert [(p.name, g.name) for p, g in params_grads] == [("w", "w@GRAD")]
+
+
+def test_gradient_merge_is_static_only():
+    with fluid.dygraph.guard():
+        with pytest.raises(Exception, match="In dygraph, we don't support GradientMerge"):
+            fluid.optimizer.GradientMergeOptimizer(fluid.optimizer.SGD(0.1), k_steps=2)
+    with pytest.raises(AssertionError, match="k_steps should be a positive integer"):
+        fluid.optimizer.GradientMergeOptimizer(fluid.optimizer.SGD(0.1), k_steps=0)
+
+
 @pytest.mark.parametrize("name", sorted(FLUID_CASES))
 def test_fluid_spellings(name):
     make, update = FLUID_CASES[name]

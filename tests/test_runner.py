@@ -158,6 +158,33 @@ def test_paddle_18_runner_restores_pillow_9_resampling_names(tmp_path):
     assert len(notices) == (0 if hasattr(Image, "ANTIALIAS") else 1)
 
 
+PILLOW_9_TEXTSIZE_SCRIPT = """
+    from PIL import Image, ImageDraw
+    import paddle
+    draw = ImageDraw.Draw(Image.new("RGB", (64, 32)))
+    w, h = draw.textsize("red 0.93")
+    box = draw.textbbox((0, 0), "red 0.93")
+    print(w == box[2] and h == box[3], w > draw.textsize("r")[0] > 0, h > 0)
+"""
+
+
+def test_paddle_20_runner_restores_pillow_9_textsize(tmp_path):
+    """Pillow 10 removed ImageDraw.textsize; PaddleDetection 2.0 sizes its box labels with
+    it (deploy/python/visualize.py, ppdet/utils/visualizer.py): the text's extent drawn at
+    the origin, its textbbox's right and bottom."""
+    pytest.importorskip("PIL")
+    from PIL import ImageDraw
+    _run(tmp_path, PILLOW_9_TEXTSIZE_SCRIPT)
+    if not hasattr(ImageDraw.ImageDraw, "textsize"):   # 3 profile: Pillow as it is
+        r = _run_profile(tmp_path, "3")
+        assert r.returncode != 0 and "textsize" in r.stderr
+    r = _run_profile(tmp_path, "2.0")
+    notices = [line for line in r.stderr.splitlines() if "ImageDraw.textsize" in line]
+    assert len(notices) == (0 if hasattr(ImageDraw.ImageDraw, "textsize") else 1)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.split() == ["True", "True", "True"]
+
+
 YAML_5_SCRIPT = """
     import yaml
     import paddle

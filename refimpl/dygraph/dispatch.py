@@ -46,6 +46,24 @@ def _input_kind(op_type, inputs):
     return kind
 
 
+def _twins_of_captured(block, inputs):
+    """`inputs` with each eager Tensor that a dygraph-to-static translation swapped for a
+    static twin (a parameter or buffer: a persistable variable of its name in the program)
+    replaced by the twin. Paddle 2.0's declarative mode names an op's eager input by its
+    name, so code that keeps its own reference to a buffer (PaddleDetection's
+    AnchorGenerator keeps its cell anchors in a list) reads the program's variable."""
+    program_vars = block.program.global_block().vars
+
+    def twin(v):
+        if isinstance(v, Tensor):
+            found = program_vars.get(v.name)
+            if found is not None and found.persistable and not isinstance(found, Tensor):
+                return found
+        return v
+    return {slot: [twin(v) for v in vs] if isinstance(vs, (list, tuple)) else twin(vs)
+            for slot, vs in inputs.items()}
+
+
 def _desc(v):
     return repr(v) if isinstance(v, str) else repr(getattr(v, "name", v))
 
@@ -59,6 +77,8 @@ def eager_append_op(block, type, inputs=None, outputs=None, attrs=None, **_ignor
             return None
         except StaticInput:
             pass
+    if inputs and mode.in_translation():
+        inputs = _twins_of_captured(block, inputs)
     kind = _input_kind(type, inputs) if inputs else None
     if kind == "static" or (kind is None and not mode.dynamic):
         for t in _values(outputs):

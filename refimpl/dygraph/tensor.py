@@ -257,6 +257,28 @@ class Tensor(Variable):
     def _to_readable_code(self):
         return repr(self)
 
+    def _to_static_var(self, to_parameter=False, **kwargs):
+        """A static Variable of this tensor's block (the default main program's global
+        one), name, shape, dtype, type and persistable, not added to the block (Paddle
+        2.0's VarBase._to_static_var, which dy2static uses); a Parameter when
+        to_parameter or for a ParamBase, which passes on its trainable, optimize_attr,
+        regularizer, do_model_average, need_clip and is_distributed. kwargs override."""
+        attrs = dict(block=self.block, name=self.name, shape=self.shape, dtype=self.dtype,
+                     type=self.type, persistable=self.persistable)
+        if isinstance(self, ParamBase):
+            attrs.update(trainable=self.trainable, optimize_attr=self.optimize_attr,
+                         regularizer=self.regularizer, need_clip=self.need_clip,
+                         do_model_average=self.do_model_average,
+                         is_distributed=self.is_distributed)
+        attrs.update(kwargs)
+        if not (to_parameter or isinstance(self, ParamBase)):
+            return Variable(**attrs)
+        del attrs["persistable"]
+        distributed = attrs.pop("is_distributed", False)
+        param = Parameter(**attrs)
+        param.is_distributed = distributed
+        return param
+
     # Eager comparisons are elementwise, as in Paddle (static Variables keep identity ==).
     def __eq__(self, other):
         return math_patch.binary_op(self, other, "equal")

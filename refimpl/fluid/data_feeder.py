@@ -1,13 +1,48 @@
 """fluid.DataFeeder (a minibatch of samples -> a feed dict), fluid.DataFeedDesc, and the
-module's convert_dtype (a dtype's name; Paddle 2.0's op_test.check_out_dtype calls it)."""
+module's convert_dtype (a dtype's name; Paddle 2.0's op_test.check_out_dtype calls it) and
+argument checks (check_type, check_dtype, check_variable_and_dtype: Paddle 2.0's, which
+programs written against its API call in their own layer functions, as PaddleDetection's
+ppdet/modeling/ops.py)."""
 import re
 
 from ..compiler.compiled_program import resolve_places
+from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.program import Variable, default_main_program
 from ..framework.sample_feed import feed_samples
 
-__all__ = ["DataFeeder", "DataFeedDesc", "convert_dtype"]
+__all__ = ["DataFeeder", "DataFeedDesc", "convert_dtype", "check_type", "check_dtype",
+           "check_variable_and_dtype"]
+
+
+def check_type(input, input_name, expected_type, op_name, extra_message=""):
+    """A TypeError naming op_name, input_name, expected and received type unless `input`
+    is an `expected_type` (a type or tuple of types). Skipped in dynamic mode, as in Paddle
+    2.0 (eager calls check in the op)."""
+    if mode.dynamic:
+        return
+    if not isinstance(input, expected_type):
+        raise TypeError("%s: '%s' must be %s, got %s. %s"
+                        % (op_name, input_name, expected_type, type(input).__name__,
+                           extra_message))
+
+
+def check_dtype(input_dtype, input_name, expected_dtype, op_name, extra_message=""):
+    """A TypeError naming op_name, input_name, the dtype names allowed and the one
+    received unless convert_dtype(input_dtype) is in `expected_dtype`. Skipped in dynamic
+    mode, as in Paddle 2.0."""
+    if mode.dynamic:
+        return
+    name = convert_dtype(input_dtype)
+    if name not in expected_dtype:
+        raise TypeError("%s: the dtype of '%s' must be in %s, got %s. %s"
+                        % (op_name, input_name, list(expected_dtype), name, extra_message))
+
+
+def check_variable_and_dtype(input, input_name, expected_dtype, op_name, extra_message=""):
+    """check_type(input, ..., Variable) and check_dtype of its dtype."""
+    check_type(input, input_name, Variable, op_name, extra_message)
+    check_dtype(input.dtype, input_name, expected_dtype, op_name, extra_message)
 
 
 class DataFeeder:

@@ -107,9 +107,10 @@ class DatasetBase:
                 lines.append(_text_field(field, self._fields[field]))
         return "\n".join(lines) + "\n"
 
-    def _instances(self):
-        """Every instance of the files, read through the pipe command, in file order."""
-        for path in self.filelist:
+    def _instances(self, filelist=None):
+        """Every instance of the files (default: the file list), read through the pipe
+        command, in file order."""
+        for path in self.filelist if filelist is None else filelist:
             for number, line in enumerate(_piped_lines(self._fields["pipe_command"], path), 1):
                 if line.strip():
                     yield self._parse(line, path, number)
@@ -138,15 +139,30 @@ class DatasetBase:
 
     def _batches(self, instances):
         """Feed dicts of batch_size instances each (the last one holding the rest)."""
-        size = self._fields.get("batch_size", _DEFAULT_BATCH_SIZE)
+        return (feed for _, feed in self._counted_batches(instances))
+
+    def _counted_batches(self, instances):
+        """(instances in it, feed dict) per batch of _batches."""
+        size = self._batch_size()
         batch = []
         for instance in instances:
             batch.append(instance)
             if len(batch) == size:
-                yield self._feed(batch)
+                yield size, self._feed(batch)
                 batch = []
         if batch:
-            yield self._feed(batch)
+            yield len(batch), self._feed(batch)
+
+    def _batch_size(self):
+        return self._fields.get("batch_size", _DEFAULT_BATCH_SIZE)
+
+    def _reader_batches(self, readers):
+        """The (count, feed) batches of each of `readers` data feeds, as Paddle's readers
+        make them for DataLoader.from_dataset: each reads its own files (file k goes to
+        reader k % readers; Paddle's readers take the next unread file as they go) and
+        batches them, its last batch holding its rest."""
+        return [self._counted_batches(self._instances(self.filelist[i::readers]))
+                for i in range(readers)]
 
     def _feed(self, batch):
         feed = {}
@@ -273,6 +289,12 @@ class InMemoryDataset(DatasetBase):
 
     def _feeds(self):
         return self._batches(self._loaded("the run (train_from_dataset)"))
+
+    def _reader_batches(self, readers):
+        """Paddle's in-memory readers share one channel of the loaded instances: between
+        them they take its batches in order (one iterator for all)."""
+        shared = self._counted_batches(self._loaded("DataLoader.from_dataset"))
+        return [shared] * readers
 
 
 class QueueDataset(DatasetBase):

@@ -1,6 +1,7 @@
 """paddle.fluid.optimizer: the 1.x optimizer names (the paddle.optimizer classes, whose
 argument order already matches 1.8's where 2.0 kept it; Lamb's did not)."""
 from ..optimizer.optimizer import Optimizer, SGD
+from ..optimizer.gradient_merge import GradientMergeOptimizer
 from ..optimizer.lookahead import LookaheadOptimizer
 from ..optimizer.optimizers import (Adadelta, Adagrad, Adam, Adamax, AdamW, DecayedAdagrad,
                                     Dpsgd, Ftrl, Lamb, LarsMomentum, Momentum, RMSProp)
@@ -83,4 +84,4 @@ __all__ = ["Optimizer", "SGD", "SGDOptimizer", "Momentum", "MomentumOptimizer", 
            "FtrlOptimizer", "Dpsgd", "DpsgdOptimizer", "LookaheadOptimizer",
            "RecomputeOptimizer", "Adadelta", "AdadeltaOptimizer",
            "ExponentialMovingAverage", "ModelAverage", "DGCMomentumOptimizer",
-           "PipelineOptimizer"]
+           "PipelineOptimizer", "GradientMergeOptimizer"]

@@ -16,7 +16,6 @@ EnforceNotMet. A loader made in dynamic mode (Paddle 1.8's dygraph loader) needs
 feed_list and is always iterable: each step is one batch, a list of eager Tensors.
 specs/fluid_io.md#dataloaderfrom_generator-and-pyreader.
 """
-import itertools
 
 import numpy as np
 
@@ -325,9 +324,12 @@ def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterab
 
 
 class DatasetLoader(DataLoaderBase):
-    """What DataLoader.from_dataset returns: per batch of a fluid.dataset dataset, a list
-    of one feed dict per place (a group of batches that does not fill the places is
-    dropped when drop_last, else yielded shorter)."""
+    """What DataLoader.from_dataset returns: per step a list of one feed dict (name ->
+    LoDTensor) per place, as Paddle 2.0's IterableDatasetWrapper: the dataset gets a
+    reader per place (set_thread), each step takes the readers' next batches in turn,
+    skipping exhausted readers (one reader may give several), and ends the pass when it
+    cannot fill every place. With drop_last a batch short of batch_size exhausts its
+    reader (the batch is dropped)."""
 
     def __init__(self, dataset, places, drop_last):
         if not isinstance(dataset, DatasetBase):
@@ -343,18 +345,30 @@ class DatasetLoader(DataLoaderBase):
         dataset.set_thread(self._places)
         self._dataset = dataset
         self._drop_last = drop_last
-        self._groups = None
+        self._readers = None
 
     def __iter__(self):
-        feeds = self._dataset._feeds()
-        self._groups = iter(lambda: list(itertools.islice(feeds, self._places)), [])
+        self._readers = self._dataset._reader_batches(self._places)
         return self
 
     def __next__(self):
-        if self._groups is None:
+        if self._readers is None:
             raise RuntimeError("DatasetLoader: iterate it (for data in loader) before next()")
-        group = next(self._groups)
-        if len(group) < self._places and self._drop_last:
+        group, size = [], self._dataset._batch_size()
+        while len(group) < self._places and any(r is not None for r in self._readers):
+            for i, reader in enumerate(self._readers):
+                if reader is None:
+                    continue
+                count, feed = next(reader, (0, None))
+                if feed is None or (self._drop_last and count != size):
+                    self._readers[i] = None
+                    continue
+                # LoDTensors, as Paddle's loader hands its feeds (shape(), _place())
+                group.append(dict(zip(feed, as_lod_tensors(list(feed.values()), np.asarray))))
+                if len(group) == self._places:
+                    break
+        if len(group) < self._places:
+            self._readers = None
             raise StopIteration
         return group
 

@@ -18,8 +18,8 @@ from . import unique_name
 from .errors import LayerAssertionError
 
 __all__ = ["in_dynamic_mode", "enable_static", "disable_static", "dygraph_guard",
-           "static_guard", "static_only_api", "no_grad", "enable_grad", "set_grad_enabled",
-           "is_grad_enabled", "start_as_profile"]
+           "program_guard_scope", "static_only_api", "no_grad", "enable_grad",
+           "set_grad_enabled", "is_grad_enabled", "start_as_profile"]
 
 
 def start_as_profile():
@@ -29,19 +29,24 @@ def start_as_profile():
     2.0 every tensor that needs a gradient keeps it after backward and Tensor.grad is an
     ndarray; from 2.1 on .grad is a Tensor, and from 2.3 a non-leaf keeps its gradient only
     after retain_grads() (specs/dygraph.md#versions)."""
-    global dynamic, legacy_grads
+    global dynamic, legacy_grads, dynamic_asked
     dynamic = versions.switch("default_mode") == "dynamic"
+    dynamic_asked = False
     legacy_grads = versions.switch("legacy_grads")
 
 
 dynamic = legacy_grads = None
+# whether dynamic mode was asked for (disable_static(), inside fluid.dygraph.guard()) rather
+# than being the profile's start: static_only_api switches a script that never asked to
+# static mode, and refuses inside a program_guard where it did
+dynamic_asked = False
 start_as_profile()
 grad_enabled = True
 # the tracer's train mode (Paddle 2.0's _dygraph_tracer()._train_mode, a flag apart from
 # grad_enabled): Layer.train() / eval() set it in dynamic mode, and an eager
 # fluid.layers.dropout with is_test None follows it
 train_mode = True
-_program_guards = 0    # open program_guards: static inside, whatever the global mode
+_program_guards = 0    # open program_guards (see program_guard_scope)
 eager = None           # installed by refimpl.dygraph: see install_eager
 
 
@@ -70,8 +75,8 @@ _static_names = None
 
 
 def enable_static():
-    global dynamic, _static_names
-    dynamic = False
+    global dynamic, _static_names, dynamic_asked
+    dynamic = dynamic_asked = False
     if _static_names is not None:
         unique_name.switch(*_static_names)
         _static_names = None
@@ -79,39 +84,45 @@ def enable_static():
 
 def disable_static(place=None):
     """Dynamic mode from here, inside a program_guard too (Paddle 2.0's tests switch inside
-    one; leaving the guard gives back the mode it was entered in). From static mode it names
-    afresh until enable_static() puts the static names back."""
-    global dynamic, _static_names, train_mode
+    one; a program_guard that is static inside, under profile 3, gives back the mode it was
+    entered in when left). From static mode it names afresh until enable_static() puts the
+    static names back."""
+    global dynamic, _static_names, train_mode, dynamic_asked
     if not dynamic:
         _static_names = unique_name.switch()
         train_mode = True       # Paddle makes a new tracer, in train mode
-    dynamic = True
+    dynamic = dynamic_asked = True
 
 
 @contextlib.contextmanager
 def dygraph_guard(enable=True):
     """fluid.dygraph.guard: dynamic inside, with a new tracer's train mode (True), as
     Paddle's guard makes one; the previous mode and train mode after."""
-    global dynamic, train_mode
+    global dynamic, train_mode, dynamic_asked
     old, dynamic = dynamic, bool(enable)
     old_train_mode, train_mode = train_mode, True
+    old_asked, dynamic_asked = dynamic_asked, dynamic
     try:
         yield
     finally:
-        dynamic, train_mode = old, old_train_mode
+        dynamic, train_mode, dynamic_asked = old, old_train_mode, old_asked
 
 
 @contextlib.contextmanager
-def static_guard():
-    """What program_guard opens: static inside (a program is being built)."""
+def program_guard_scope(static):
+    """What program_guard opens: static inside when `static` (the mode it was entered in
+    after), else the mode left as it is (switch program_guard_mode)."""
     global dynamic, _program_guards
-    old, dynamic = dynamic, False
+    old = dynamic
+    if static:
+        dynamic = False
     _program_guards += 1
     try:
         yield
     finally:
         _program_guards -= 1
-        dynamic = old
+        if static:
+            dynamic = old
 
 
 # how many dygraph-to-static translations are building a program now (jit.save's forward on
@@ -137,16 +148,18 @@ def in_translation():
 
 def static_only_api():
     """Called by the static-only data APIs (fluid.layers.data, fluid.data,
-    paddle.static.data). In dynamic mode outside a program_guard the script is a static
+    paddle.static.data). In the dynamic mode a script starts in, the script is a static
     program after all (seed examples build fluid programs without enable_static()): the
     rest of it runs in static mode, as if enable_static() had come just before. Inside a
-    program_guard after disable_static() they refuse, as Paddle 2.0's static_only APIs
-    (an AssertionError)."""
+    program_guard in a dynamic mode asked for (disable_static(), fluid.dygraph.guard())
+    they refuse, as Paddle 2.0's static_only APIs (an AssertionError; under 1.8 they switch
+    to static mode there too: switch data_static_only)."""
     global dynamic
-    if _program_guards and dynamic:
+    if _program_guards and dynamic and dynamic_asked and versions.switch("data_static_only"):
         raise LayerAssertionError(
-            "data() is only supported in static graph mode: paddle.disable_static() was "
-            "called inside this program_guard (call paddle.enable_static() first)")
+            "data() is only supported in static graph mode: this program_guard runs in "
+            "dynamic mode (paddle.disable_static() or fluid.dygraph.guard(); call "
+            "paddle.enable_static() first)")
     dynamic = False
 
 

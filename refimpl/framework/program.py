@@ -1160,10 +1160,8 @@ def program_guard(main_program, startup_program=None):
                         % type(startup_program).__name__)
     old_main = switch_main_program(main_program)
     old_startup = switch_startup_program(startup_program) if startup_program is not None else None
-    inside = (mode.static_guard() if versions.switch("program_guard_mode") == "static"
-              else contextlib.nullcontext())
     try:
-        with inside:
+        with mode.program_guard_scope(versions.switch("program_guard_mode") == "static"):
             yield
     finally:
         switch_main_program(old_main)

@@ -122,8 +122,11 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
             raise TypeError("cond: %s must be callable, got %s" % (which, type(fn).__name__))
     branches = []
     for fn in (true_fn, false_fn):
+        if fn is None:      # no block for a missing branch, as Paddle's cond
+            branches.append((None, None))
+            continue
         with _sub_block() as block:
-            out = fn() if fn is not None else None
+            out = fn()
         branches.append((block, out))
     (true_block, true_out), (false_block, false_out) = branches
     if true_out is None and false_out is None:

@@ -13,6 +13,7 @@ a static graph (specs/tensor_methods.md):
 - a tensor array (create_array / array_write): `arr[i]` its element, `arr[a:b]` an array,
   one `slice` op on the array (Paddle 2.0)
 """
+import contextlib
 import numbers
 
 import numpy as np
@@ -20,6 +21,7 @@ import numpy as np
 from .. import versions
 from ..dygraph import inplace
 from ..dygraph.tensor import Tensor
+from ..framework import mode
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
 from . import creation, indexing, manipulation, math, tensor
@@ -249,11 +251,15 @@ def getitem(x, index):
 def setitem(x, index, value):
     """x[index] = value, written into x's own variable (`set_value`, or `where` for a bool
     Variable mask), so later ops that read x see the new value; on an eager Tensor an
-    in-place change (its inplace_version counts it)."""
+    in-place change (its inplace_version counts it), not recorded on a leaf that needs a
+    gradient under 2.0 (switch eager_setitem_leaf)."""
     if not isinstance(x, Tensor) or not inplace.tracked():
         return _setitem(x, index, value)
     producer = x._before_in_place()
-    _setitem(x, index, value)
+    untraced = (x._node is None and not x.stop_gradient
+                and versions.switch("eager_setitem_leaf") == "untraced")
+    with mode.no_grad() if untraced else contextlib.nullcontext():
+        _setitem(x, index, value)
     x._version_counter.bump()
     x._after_in_place(producer)
     return x

@@ -6,7 +6,8 @@ reference that starts making host arrays fails there before it fails on a GPU.""
 
 XP_GENERIC = frozenset((
     "abs", "acos", "adagrad", "adam", "adamax", "adamw", "addmm", "affine_channel", "argsort",
-    "asin", "assign", "atan", "batch_norm", "bce_loss", "bilinear_tensor_product", "bmm",
+    "asin", "assign", "atan", "batch_fc", "batch_norm", "bce_loss", "bilinear_tensor_product",
+    "bmm",
     "brelu", "ceil", "clip", "cos", "cosh", "cross", "cvm", "dropout", "elementwise_add",
     "elementwise_div", "elementwise_max", "elementwise_min", "elementwise_mul",
     "elementwise_pow", "elementwise_sub", "elu", "equal", "exp", "expand", "flatten2",

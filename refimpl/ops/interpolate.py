@@ -171,6 +171,12 @@ class _Interp(OpDef):
         # Paddle's kernel stores them
         dtype = x.dtype if x.dtype.kind == "f" else np.dtype("float64")
         mats, axes = self._matrices(x.shape, sizes, scales, dtype, attrs)
+        if self.method == "nearest":
+            # each output copies one source element (the row's 1): a gather, exact for
+            # int64 labels past 2**53 and for inf / nan, which a product would spread
+            for m, axis in zip(mats, axes):
+                x = np.take(x, m.argmax(axis=1), axis=axis)
+            return x
         return _apply(x.astype(dtype, copy=False), mats, axes).astype(x.dtype, copy=False)
 
     def forward(self, x, **attrs):
@@ -213,8 +219,11 @@ class _InterpV2(_Interp):
 
     def __init_subclass__(cls, **kw):
         super().__init_subclass__(**kw)
-        # 2.0's CPU kernels take uint8 images, except bicubic's
-        cls.INTEGER_IMAGES = () if cls.method == "cubic" else ("uint8",)
+        # 2.0's CPU kernels take uint8 images, except bicubic's; nearest also takes
+        # int32 (2.0's CUDA kernel; PaddleSeg resizes its argmax labels back) and int64
+        # (3.x's kernels): specs/divergences.md
+        cls.INTEGER_IMAGES = {"cubic": (), "nearest": ("uint8", "int32", "int64")}.get(
+            cls.method, ("uint8",))
         cls.attrs = {"out_d": 0, "out_h": 0, "out_w": 0, "scale": [],
                      "interp_method": cls.mode, "align_corners": True, "align_mode": 1,
                      "data_layout": "NCHW"}

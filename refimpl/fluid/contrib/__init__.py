@@ -6,7 +6,8 @@ decoder API (decoder/), and 2.0's optimizer.Momentum (optimizer.py)."""
 from . import decoder, layers, mixed_precision, optimizer, program_statistics, reader, slim
 from .decoder import BeamSearchDecoder, InitState, StateCell, TrainingDecoder
 from .decoupled_weight_decay import extend_with_decoupled_weight_decay
-from .layers import (BasicGRUUnit, BasicLSTMUnit, basic_gru, basic_lstm, bilateral_slice,
+from .layers import (BasicGRUUnit, BasicLSTMUnit, basic_gru, basic_lstm, batch_fc,
+                     bilateral_slice,
                      ctr_metric_bundle,
                      fused_elemwise_activation, fused_embedding_seq_pool, match_matrix_tensor,
                      multiclass_nms2, partial_concat, partial_sum, rank_attention,
@@ -21,4 +22,4 @@ __all__ = ["decoder", "InitState", "StateCell", "TrainingDecoder", "BeamSearchDe
            "rank_attention", "ctr_metric_bundle", "fused_embedding_seq_pool", "tdm_child",
            "tdm_sampler", "var_conv_2d", "memory_usage", "op_freq_statistic",
            "extend_with_decoupled_weight_decay", "mixed_precision", "optimizer", "reader",
-           "slim", "bilateral_slice"]
+           "slim", "bilateral_slice", "batch_fc"]

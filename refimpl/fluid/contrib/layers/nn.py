@@ -7,7 +7,8 @@ output's shape past the batch, [max_nodes, output_size, num_filters] (zeros; bia
 none), then act, as Paddle 1.8.5 builds it; rank_attention (its op with the parameter
 made here); fused_embedding_seq_pool, tdm_child, tdm_sampler and var_conv_2d (their ops
 with the table, tree, travel or filter parameters made here, as Paddle 1.8.5 builds
-them); bilateral_slice (Paddle 2.0: its op on X, Guide and Grid)."""
+them); bilateral_slice (Paddle 2.0: its op on X, Guide and Grid); batch_fc (Paddle 2.0:
+its op with W and Bias made here, then act)."""
 import numpy as np
 
 from .... import versions
@@ -21,7 +22,7 @@ from ....layers.tensor import fluid_reshape, slice as _slice
 __all__ = ["tree_conv", "fused_elemwise_activation", "multiclass_nms2", "shuffle_batch",
            "partial_concat", "partial_sum", "match_matrix_tensor", "sequence_topk_avg_pooling",
            "rank_attention", "fused_embedding_seq_pool", "tdm_child", "tdm_sampler", "var_conv_2d",
-           "bilateral_slice"]
+           "bilateral_slice", "batch_fc"]
 
 
 def tree_conv(nodes_vector, edge_set, output_size, num_filters=1, max_depth=2, act="tanh",
@@ -306,6 +307,27 @@ def var_conv_2d(input, row, col, input_channel, output_channel, filter_size, str
         {"InputChannel": int(input_channel), "OutputChannel": int(output_channel),
          "StrideH": strides[0], "StrideW": strides[1], "KernelH": kernel[0],
          "KernelW": kernel[1]}, helper=helper)
+    return helper.append_activation(out, act)
+
+
+def batch_fc(input, param_size, param_attr, bias_size, bias_attr, act=None):
+    """Out [S, N, O] of the batch_fc op (ops/batch_fc.py): per slot s, input[s] [N, I]
+    times W[s] plus Bias[s], W `param_size` [S, I, O] and Bias `bias_size` [S, O] made here
+    in input's dtype (neither initialized as a bias, as Paddle 2.0 makes them), then act."""
+    check_variable(input, "input", "batch_fc")
+    shape = list(input.shape)
+    if (len(shape) != 3 or len(param_size) != 3 or len(bias_size) != 2
+            or shape[0] != param_size[0] or shape[2] != param_size[1]
+            or param_size[2] != bias_size[1] or shape[0] != bias_size[0]):
+        raise ValueError("batch_fc: param_size must be [S, I, O] and bias_size [S, O] for "
+                         "input [S, N, I], got param_size %s and bias_size %s for input %r "
+                         "of shape %s" % (list(param_size), list(bias_size), input.name,
+                                          shape))
+    check_dtype(input, "input", "batch_fc", ("float32", "float64"))
+    helper = LayerHelper("batch_fc")
+    w = helper.create_parameter(param_attr, list(param_size), input.dtype)
+    bias = helper.create_parameter(bias_attr, list(bias_size), input.dtype)
+    out = append_op_out("batch_fc", {"Input": [input], "W": [w], "Bias": [bias]})
     return helper.append_activation(out, act)
 
 
