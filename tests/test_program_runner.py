@@ -104,7 +104,8 @@ def test_partial_program_layer_runs_the_recorded_loop_and_its_bound(dygraph):
         partial_program_from(concrete)([x])
 
 
-def test_an_op_reading_a_name_nothing_wrote_names_the_caller_op_and_names(dygraph):
+# built in static mode: under 2.0 a program_guard entered in dygraph mode stays dygraph
+def test_an_op_reading_a_name_nothing_wrote_names_the_caller_op_and_names():
     main = fluid.Program()
     with fluid.program_guard(main, fluid.Program()):
         fluid.layers.relu(fluid.data("x", [None, 2], "float32"))
