@@ -252,6 +252,9 @@ SWITCHES = {
     # double_backward.PADDLE_20_DOUBLE_GRAD_OPS): recorded as any other op (refimpl records
     # every backward; 1.8.5 refuses such ops too, not reproduced), or 2.0's RuntimeError
     "double_grad_ops": {"1.8": "all", "2.0": "paddle_2_0", "3": "all"},
+    # the op paddle.nn.functional.linear multiplies with: 2.0's matmul (v1, alpha 1; it has
+    # a double grad there, matmul_v2 has none) or matmul_v2 (3.3.1); 1.8 has no F.linear
+    "linear_op": {"1.8": "matmul", "2.0": "matmul", "3": "matmul_v2"},
     # generate_proposal_labels with is_cascade_rcnn and no MaxOverlap: 1.8.5's cascade form
     # (no MaxOverlap input there; the RpnRois begin with the ground truth), or refused when
     # the program is built (2.0's InferShape and layer; 3.3.1 has no such op: 2.x's rule)

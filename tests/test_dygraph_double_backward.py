@@ -231,3 +231,24 @@ def test_double_grad_of_paddle_2_0_ops_only():
         v = paddle.to_tensor(np.ones([2, 3, 2, 2], "float32"), stop_gradient=False)
         with pytest.raises(RuntimeError, match="doesn't have any grad op"):
             paddle.grad([layer(v)], [v], create_graph=True)
+
+
+@pytest.mark.paddle("2.0")
+def test_linear_is_twice_differentiable_under_2_0():
+    """Paddle 2.0's F.linear (and nn.Linear) multiplies with matmul (v1), which has a double
+    grad there (matmul_v2 has none): StyleGAN v2's R1 penalty differentiates
+    paddle.grad(create_graph=True) through its EqualLinear layers. y = x W, loss
+    sum((dy/dx)^2) with dy/dx = row sums of W broadcast: d loss / dW[i, j] = 2 N s_i,
+    s = W.sum(1), N the batch."""
+    w_np = np.array([[1.0, 2.0], [0.5, -1.0], [3.0, 0.0]], "float32")
+    x = paddle.to_tensor(np.ones((4, 3), "float32"), stop_gradient=False)
+    w = paddle.to_tensor(w_np, stop_gradient=False)
+    y = paddle.nn.functional.linear(x, w)
+    (dx,) = paddle.grad([y.sum()], [x], create_graph=True)
+    np.testing.assert_allclose(dx.numpy(), np.tile(w_np.sum(1), (4, 1)))
+    (dx * dx).sum().backward()
+    np.testing.assert_allclose(np.asarray(w.grad), np.tile(2 * 4 * w_np.sum(1)[:, None], (1, 2)))
+    layer = paddle.nn.Linear(3, 2)
+    (dx,) = paddle.grad([layer(x).sum()], [x], create_graph=True)
+    (dx * dx).sum().backward()
+    assert np.isfinite(np.asarray(layer.weight.grad)).all()

@@ -180,3 +180,23 @@ def test_setitem_on_a_leaf_that_needs_a_gradient_by_version(paddle_version, vers
             y.backward()
         (x * x).sum().backward()
         np.testing.assert_array_equal(x.grad, [10.0, 4.0])
+
+
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_batch_norm_updates_running_statistics_made_trainable(paddle_version, version):
+    """PaddleGAN's set_requires_grad sets `trainable` on every parameter of its
+    discriminator, BatchNorm's running mean and variance too; the op still writes them in
+    place (their gradient is read by no grad op) and they stay leaves without a gradient
+    (Paddle 3.3.1, measured: running mean updated, `.grad` None)."""
+    with paddle_version(version):
+        bn = paddle.nn.BatchNorm(2, trainable_statistics=True)
+        for p in bn.parameters():
+            p.trainable = True
+        x_np = np.arange(16, dtype="float32").reshape(2, 2, 2, 2)
+        x = paddle.to_tensor(x_np, stop_gradient=False)
+        bn(x).sum().backward()
+        # momentum 0.9: 0.9 * 0 + 0.1 * the batch mean of each channel
+        np.testing.assert_allclose(bn._mean.numpy(), 0.1 * x_np.mean(axis=(0, 2, 3)),
+                                   rtol=1e-6)
+        assert bn._mean.is_leaf and bn._mean.grad is None and bn._variance.grad is None
+        np.testing.assert_allclose(np.asarray(bn.bias.grad), [8.0, 8.0])

@@ -94,6 +94,23 @@ def test_fetched_arrays_keep_numpy_behaviour():
     assert float(loss * 2) == 3.0 and loss[0] == 1.5
 
 
+@pytest.mark.parametrize("protocol", [2, 4, 5])
+def test_fetched_arrays_pickle_as_plain_arrays(protocol):
+    """PaddleGAN pickles `tensor.numpy()` of its state dicts itself: the file must hold plain
+    ndarrays (Paddle's numpy() gives them), which paddle.load's restricted unpickler reads."""
+    import io
+    import pickle
+    out, _, _ = _run(lambda: [fluid.layers.mean(fluid.data("x", [2], "float32"))],
+                     {"x": np.array([1, 2], "float32")})
+    assert type(out[0]) is not np.ndarray     # (the one-element fetch is the shim's subclass)
+    data = pickle.dumps({"w": out[0]}, protocol=protocol)
+    assert b"refimpl" not in data
+    back = pickle.loads(data)["w"]
+    assert type(back) is np.ndarray and back.tolist() == [1.5]
+    assert paddle.load(io.BytesIO(pickle.dumps({"w": out[0]}, protocol=2)))["w"].tolist() \
+        == [1.5]
+
+
 @pytest.mark.parametrize("version, shape", [("1.8", (3, 1)), ("2.0", (3, 1)), ("3", (3,))])
 def test_dot_of_matrices(paddle_version, version, shape):
     """Paddle 2.0.0's dot_op.cc keeps the last dim as 1; Paddle 3.3.1 gives [3]."""

@@ -192,8 +192,35 @@ def test_resize_int_size_keeps_aspect_and_nearest_picks_pixels(img):
         F.resize(img, (1, 2, 3))
     with pytest.raises(TypeError, match="Resize: size should be"):
         T.Resize("big")
-    with pytest.raises(ValueError, match="interpolation should be one of .*got 'bicubic'"):
-        F.resize(img, 4, "bicubic")
+    with pytest.raises(ValueError, match="interpolation should be one of .*got 'box'"):
+        F.resize(img, 4, "box")
+
+
+def _cubic(x):
+    """PIL's bicubic kernel (a = -0.5), written out for positive x."""
+    return 1.5 * x ** 3 - 2.5 * x ** 2 + 1 if x < 1 else -0.5 * x ** 3 + 2.5 * x ** 2 - 4 * x + 2
+
+
+def test_resize_bicubic_weights_are_the_cubic_kernel_normalised_inside_the_image():
+    # PaddleGAN's configs resize with interpolation 'bicubic'. Doubling [0, 4, 8, 16]:
+    # output 3 is centred at 1.75, pixels 0..3 (centres 0.5..3.5) sit 1.25, 0.25, 0.75, 1.75
+    # away (weights sum to 1); output 2 (centre 1.25) loses pixel -1 and is renormalised.
+    row = np.array([[0.0, 4.0, 8.0, 16.0]])
+    out = F.resize(row, (1, 8), "bicubic")[0]
+    assert out[3] == pytest.approx(4 * _cubic(0.25) + 8 * _cubic(0.75) + 16 * _cubic(1.75))
+    w = [_cubic(0.75), _cubic(0.25), _cubic(1.25)]
+    assert out[2] == pytest.approx((4 * w[1] + 8 * w[2]) / sum(w))
+    # Overshoot saturates in uint8: a step overshoots below 0 and above 255
+    step = np.array([[0, 0, 255, 255]], np.uint8)
+    up = F.resize(step, (1, 8), "bicubic")[0]
+    np.testing.assert_array_equal(up[[0, 1, 2, 5, 6, 7]], [0, 0, 0, 255, 255, 255])
+    assert up.dtype == np.uint8
+    # Halving widens the kernel by 2: output 0 (centre 1.0) weighs pixels 0..2 by
+    # cubic(0.25), cubic(0.25), cubic(0.75) (pixel -1 is outside)
+    half = F.resize(np.array([[0.0, 4.0, 8.0, 16.0]]), (1, 2), "bicubic")[0]
+    w = [_cubic(0.25), _cubic(0.25), _cubic(0.75), _cubic(1.25)]
+    assert half[0] == pytest.approx((4 * w[1] + 8 * w[2] + 16 * w[3]) / sum(w))
+    assert T.Resize((2, 6), interpolation="bicubic")(np.ones((4, 3))).tolist() == [[1.0] * 6] * 2
 
 
 # ---- colour

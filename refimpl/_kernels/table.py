@@ -234,5 +234,8 @@ FOLDED_CHAINS = {
     # weight is mul at x_num_col_dims = rank(x) - 1 (folded_chains checks the ranks)
     ("matmul_v2", "elementwise_add", "relu"): "matmul:mul_bias_relu_forward",
     ("matmul_v2", "elementwise_add"): "matmul:mul_bias_forward",
+    # Paddle 2.0's nn.Linear builds matmul (v1, alpha 1, untransposed) instead
+    ("matmul", "elementwise_add", "relu"): "matmul:mul_bias_relu_forward",
+    ("matmul", "elementwise_add"): "matmul:mul_bias_forward",
     ("relu_grad", "elementwise_add_grad"): "fused:relu_bias_backward",
 }

@@ -132,6 +132,8 @@ class _Layout:
         grad = get_op_def(op_def.type + "_grad") \
             if op_def.has_grad() or bilinear_grad_op(op_def) else None
         self.grad_def = grad
+        # the outputs whose gradient the grad op reads (batch_norm's Y, not its MeanOut)
+        self.grad_outs = frozenset()
         if grad is None:
             return
         self.grad_kernels = _Kernels(op_def.type, "backward")
@@ -150,6 +152,7 @@ class _Layout:
             else:
                 plan.append(("out", out_pos[name]))
         self.grad_plan = plan
+        self.grad_outs = frozenset(k for kind, k in plan if kind == "dout")
         # the two common plans, which autograd builds at once: every input in order then
         # the one output's gradient (matmul, add), or that output then its gradient (relu)
         one_out = self.plain_single_out
@@ -446,7 +449,7 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
         if type(t) is list or type(t) is tuple:
             t = t[0] if t else None
         if t is not None and result[0] is not None:
-            _fill(t, result[0], node, 0)
+            _fill(t, result[0], node, 0, 0 in lay.grad_outs)
         return
     flat = 0
     for k, (slot, dup) in enumerate(lay.outs):
@@ -457,7 +460,7 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
                 t = targets[0] if type(targets) is list or type(targets) is tuple \
                     else targets
                 if t is not None:
-                    _fill(t, value, node, flat)
+                    _fill(t, value, node, flat, k in lay.grad_outs)
             flat += 1
             continue
         values = value if value is not None else ()
@@ -466,7 +469,7 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
                 else [targets]
             for j, t in enumerate(targets):
                 if j < len(values) and t is not None and values[j] is not None:
-                    _fill(t, values[j], node, flat + j)
+                    _fill(t, values[j], node, flat + j, k in lay.grad_outs)
         flat += len(values)
 
 
@@ -567,15 +570,21 @@ def _records_gradient(t, value):
     return t._value is None or dtype is None or dtype.kind in "fc"
 
 
-def _fill(t, value, node, index):
+def _fill(t, value, node, index, grad_read):
     """Write an op's result into output tensor `t`: a fresh placeholder, or an existing
     tensor written in place (batch_norm's running mean, an optimizer's parameter, tanh_).
-    A recorded result makes `t` non-leaf, unless `t` stops gradients (a buffer)."""
+    A recorded result makes `t` non-leaf, unless `t` stops gradients (a buffer). An
+    existing leaf that does not stop gradients may only be written by an output whose
+    gradient the grad op does not read (`grad_read` False): it stays a leaf, as batch_norm's
+    running statistics do in Paddle after PaddleGAN sets every parameter trainable."""
     if not isinstance(t, Tensor):
         raise TypeError("eager op output must be a Tensor, got %s %r"
                         % (type(t).__name__, getattr(t, "name", t)))
     if node is not None and not t.stop_gradient and _records_gradient(t, value):
         if t._value is not None and t._node is None:
+            if not grad_read:
+                t._value = value
+                return
             raise ValueError("Leaf Tensor %r that doesn't stop gradient can't be written "
                              "in place by op %s" % (t.name, node.lay.type))
         t._node = node

@@ -28,6 +28,8 @@ _CHAINS = ((("mul", "elementwise_add", "relu"), ("X", "X"), ("Out", "Out")),
            (("mul", "elementwise_add"), ("X",), ("Out",)),
            (("matmul_v2", "elementwise_add", "relu"), ("X", "X"), ("Out", "Out")),
            (("matmul_v2", "elementwise_add"), ("X",), ("Out",)),
+           (("matmul", "elementwise_add", "relu"), ("X", "X"), ("Out", "Out")),
+           (("matmul", "elementwise_add"), ("X",), ("Out",)),
            (("relu_grad", "elementwise_add_grad"), ("Out@GRAD",), ("X@GRAD",)))
 
 
@@ -52,7 +54,7 @@ def _chain_at(ops, i, dead_after, shrink_after, plain):
         n = len(types)
         members = ops[i:i + n]
         if tuple(op.type for op in members) != types or not all(plain[i:i + n]) or \
-                (types[0] == "matmul_v2" and _linear_rank(members[0]) is None):
+                (types[0] in _LINEAR_PRODUCTS and _linear_rank(members[0]) is None):
             continue
         middle = []
         for k in range(1, n):
@@ -70,14 +72,20 @@ def _chain_at(ops, i, dead_after, shrink_after, plain):
     return None
 
 
+# the products a Linear builds: matmul_v2 (3.x), matmul (v1, Paddle 2.0's F.linear)
+_LINEAR_PRODUCTS = ("matmul_v2", "matmul")
+
+
 def _linear_rank(op):
-    """The rank of X when matmul_v2 `op` is a Linear's product, which mul computes at
-    x_num_col_dims = rank - 1: X of rank 2 or more times an untransposed 2-D Y; else None
-    (broadcast batches, vectors and transposes are matmul_v2's own)."""
+    """The rank of X when matmul_v2 / matmul `op` is a Linear's product, which mul computes
+    at x_num_col_dims = rank - 1: X of rank 2 or more times an untransposed 2-D Y (and
+    matmul's alpha 1); else None (broadcast batches, vectors, transposes and scaling are
+    the matmul ops' own)."""
     block = op.block
     x, y = (block._find_var_recursive(op.input(s)[0]) for s in ("X", "Y"))
-    if op.attrs.get("trans_x") or op.attrs.get("trans_y") or x is None or y is None or \
-            len(y.shape) != 2 or len(x.shape) < 2:
+    if op.attrs.get("trans_x") or op.attrs.get("trans_y") or op.attrs.get("transpose_X") or \
+            op.attrs.get("transpose_Y") or op.attrs.get("alpha", 1.0) != 1.0 or x is None or \
+            y is None or len(y.shape) != 2 or len(x.shape) < 2:
         return None
     return len(x.shape)
 
@@ -90,7 +98,7 @@ def bind_chain(ops, kernel, middle, shape_read, alloc=None, wrap_kernel=None):
     if wrap_kernel is not None:
         kernel = wrap_kernel(ops[0], kernel)
     kept = tuple(n for n in middle if n in shape_read)
-    if ops[0].type in ("mul", "matmul_v2"):
+    if ops[0].type == "mul" or ops[0].type in _LINEAR_PRODUCTS:
         return _bound_forward(ops, kernel, kept, alloc)
     return _bound_backward(ops, kernel, kept)
 
@@ -99,7 +107,7 @@ def _bound_forward(ops, kernel, kept, alloc):
     mul, add = ops[0], ops[1]
     names = (mul.input("X")[0], mul.input("Y")[0], add.input("Y")[0])
     out = ops[-1].output("Out")[0]
-    if mul.type == "matmul_v2":
+    if mul.type in _LINEAR_PRODUCTS:
         attrs = {"x_num_col_dims": _linear_rank(mul) - 1, "y_num_col_dims": 1}
     else:
         attrs = {"x_num_col_dims": mul.attrs.get("x_num_col_dims", 1),

@@ -21,6 +21,12 @@ class FetchedArray(np.ndarray):
     def __repr__(self):
         return repr(np.asarray(self))
 
+    def __reduce_ex__(self, protocol):
+        """Pickled as the plain ndarray it stands for: a script pickling `tensor.numpy()`
+        itself (PaddleGAN's checkpoints) writes a file that Paddle, numpy alone and
+        paddle.load's restricted unpickler read."""
+        return np.asarray(self).__reduce_ex__(protocol)
+
 
 def as_fetched(value):
     """A fetched array as the version profile hands it to the user (FetchedArray for

@@ -2,6 +2,7 @@
 the in-place activations relu_/elu_/softmax_; alpha_dropout, dropout2d/3d. fluid.layers'
 maxout twin."""
 
+from .. import versions
 from .activation import EXPORTS as _ACTIVATIONS
 from .common import append_op_out, check_variables, in_place
 from .math import matmul
@@ -9,10 +10,19 @@ from .norm import dropout
 from .tensor import reshape, squeeze, unsqueeze
 
 
+def linear_product(x, weight, name=None):
+    """x @ weight as Paddle's linear computes it: matmul (2.0: the v1 op, alpha 1, which has
+    a double grad there) or matmul_v2 (3.x), by switch `linear_op`."""
+    if versions.switch("linear_op") == "matmul":
+        return append_op_out("matmul", {"X": [x], "Y": [weight]},
+                             {"transpose_X": False, "transpose_Y": False, "alpha": 1.0}, name)
+    return matmul(x, weight, name=name)
+
+
 def linear(x, weight, bias=None, name=None):
-    """x @ weight (+ bias): matmul_v2 then elementwise_add, as Paddle 2.0 builds it."""
+    """x @ weight (+ bias): linear_product, then elementwise_add."""
     check_variables("linear", x=x, weight=weight, bias=bias)
-    out = matmul(x, weight)
+    out = linear_product(x, weight)
     if bias is None:
         return out
     return append_op_out("elementwise_add", {"X": [out], "Y": [bias]}, {"axis": -1}, name)

@@ -5,7 +5,6 @@ from ...layers import functional_nn, functional_vision
 from ...layers.common import append_op_out
 from ...layers.embedding import functional_embedding
 from ...layers.functional_loss import cosine_similarity
-from ...layers.math import matmul
 from ...layers.norm import check_dropout_mode, dropout
 from ...layers.tensor import flatten
 from .base import Layer
@@ -16,8 +15,8 @@ __all__ = ["Linear", "Embedding", "Flatten", "Dropout", "Bilinear", "Dropout2D",
 
 
 class Linear(Layer):
-    """y = x @ weight + bias over the last dim of x (matmul_v2, then elementwise_add as
-    Paddle builds it). weight: [in_features, out_features], XavierUniform by default; bias:
+    """y = x @ weight + bias over the last dim of x (functional_nn.linear_product, then
+    elementwise_add as Paddle builds it). weight: [in_features, out_features], XavierUniform by default; bias:
     [out_features], zeros by default; bias_attr=False -> no bias."""
 
     def __init__(self, in_features, out_features, weight_attr=None, bias_attr=None,
@@ -36,7 +35,8 @@ class Linear(Layer):
                                                                           input.name))
         self._expect_dim(input, last, self._in_features, "in_features")
         bias = self.bias     # (each parameter read goes through Layer.__getattr__)
-        out = matmul(input, self.weight, name=None if bias is not None else self._name)
+        out = functional_nn.linear_product(input, self.weight,
+                                           name=None if bias is not None else self._name)
         if bias is None:
             return out
         return append_op_out("elementwise_add", {"X": [out], "Y": [bias]}, {"axis": last},

@@ -26,6 +26,14 @@ _LUMA = (0.299, 0.587, 0.114)
 _LUMA_FIXED = (19595, 38470, 7471)
 
 _INTERPOLATIONS = ("nearest", "bilinear")
+# resize's filters besides 'nearest': (kernel of the distance in input pixels, its support)
+_RESIZE_FILTERS = {
+    "bilinear": (lambda d: np.maximum(0.0, 1.0 - d), 1.0),
+    # PIL's BICUBIC: the cubic convolution kernel with a = -0.5 (Keys)
+    "bicubic": (lambda d: np.where(d < 1.0, (1.5 * d - 2.5) * d * d + 1.0,
+                                   np.where(d < 2.0, ((-0.5 * d + 2.5) * d - 4.0) * d + 2.0,
+                                            0.0)), 2.0),
+}
 _PADDING_MODES = ("constant", "edge", "reflect", "symmetric")
 
 
@@ -113,27 +121,28 @@ def _nearest_indices(out_len, in_len):
     return np.minimum(np.floor(centres).astype(np.int64), in_len - 1)
 
 
-def _bilinear_weights(out_len, in_len):
-    """(out_len, in_len) matrix of the triangle filter at half-pixel centres, each row
-    normalised. Upscaling this is plain bilinear interpolation with clamped edges; when
-    downscaling the triangle widens by the scale, so every input pixel contributes
-    (antialiasing, as PIL's BILINEAR resize)."""
+def _filter_weights(out_len, in_len, interpolation):
+    """(out_len, in_len) matrix of the resize filter at half-pixel centres, each row
+    normalised over the input pixels it reaches (none outside the image). Upscaling with
+    'bilinear' is plain bilinear interpolation with clamped edges; when downscaling the filter
+    widens by the scale, so every input pixel contributes (antialiasing, as PIL's resize)."""
+    kernel, support = _RESIZE_FILTERS[interpolation]
     scale = in_len / out_len
     width = max(scale, 1.0)
     centres = (np.arange(out_len) + 0.5) * scale
     distance = (np.arange(in_len) + 0.5)[None, :] - centres[:, None]
-    weights = np.maximum(0.0, 1.0 - np.abs(distance) / width)
+    weights = np.where(np.abs(distance) < support * width, kernel(np.abs(distance) / width), 0.0)
     return weights / weights.sum(axis=1, keepdims=True)
 
 
 @_image_function
 def resize(img, size, interpolation="bilinear"):
     """Resize to (height, width); an int sets the shorter side and keeps the aspect ratio
-    (the longer side becomes int(size * long / short)). 'bilinear': see _bilinear_weights;
-    'nearest': the input pixel under each output pixel's centre."""
-    if interpolation not in _INTERPOLATIONS:
+    (the longer side becomes int(size * long / short)). 'bilinear', 'bicubic': see
+    _filter_weights; 'nearest': the input pixel under each output pixel's centre."""
+    if interpolation != "nearest" and interpolation not in _RESIZE_FILTERS:
         raise ValueError("vision.transforms.resize: interpolation should be one of %s; got %r"
-                         % (_INTERPOLATIONS, interpolation))
+                         % (("nearest",) + tuple(_RESIZE_FILTERS), interpolation))
     if not isinstance(size, numbers.Integral):
         size = _size_pair(size, "resize")
     h, w = img.shape[:2]
@@ -150,8 +159,9 @@ def resize(img, size, interpolation="bilinear"):
     # Along the width first, then the height; integer images are rounded in between, as
     # PIL stores its intermediate image.
     rows = _to_dtype(np.einsum("hw...,pw->hp...", img.astype(np.float64),
-                               _bilinear_weights(out_w, w)), img.dtype)
-    out = np.einsum("oh,hp...->op...", _bilinear_weights(out_h, h), rows.astype(np.float64))
+                               _filter_weights(out_w, w, interpolation)), img.dtype)
+    out = np.einsum("oh,hp...->op...", _filter_weights(out_h, h, interpolation),
+                    rows.astype(np.float64))
     return _to_dtype(out, img.dtype)
 
 
