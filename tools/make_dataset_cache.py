@@ -1,0 +1,111 @@
+"""Fill Paddle's dataset cache with small generated files in the real formats, so that
+Paddle's own tests that read paddle.dataset's MNIST, UCI housing, IMDB and CIFAR-10 run on
+a machine without a network (refimpl downloads nothing: specs/dataset.md).
+
+    python tools/make_dataset_cache.py [--home DIR] [--force]
+
+DIR defaults to ~/.cache/paddle/dataset (paddle.dataset.common.DATA_HOME). The values are
+random: the files let the tests' programs run and compare refimpl with itself (dygraph with
+static, one place with several), not reach the accuracies the real data gives. Files already
+there are kept unless --force. Each is written atomically (a temporary file, then rename).
+"""
+import argparse
+import gzip
+import io
+import os
+import pickle
+import struct
+import tarfile
+import tempfile
+
+import numpy as np
+
+MNIST = {"train": 8192, "t10k": 1024}            # images per file (the real: 60000 / 10000)
+CIFAR_BATCH = 1024                                # images per batch file (the real: 10000)
+IMDB_DOCS = 200                                   # documents per split and label
+IMDB_WORDS = ["good", "bad", "movie", "film", "plot", "actor", "great", "boring", "the",
+              "a", "and", "was", "story", "fun", "slow", "best", "worst", "scene"]
+
+
+def _write(path, data, force):
+    if os.path.exists(path) and not force:
+        print("kept     %s" % path)
+        return
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(path), prefix=".partial-")
+    with os.fdopen(fd, "wb") as f:
+        f.write(data)
+        f.flush()
+        os.fsync(f.fileno())
+    os.replace(tmp, path)
+    print("wrote    %s (%d bytes)" % (path, len(data)))
+
+
+def _tar_gz(members):
+    buf = io.BytesIO()
+    with tarfile.open(fileobj=buf, mode="w:gz") as tar:
+        for name, data in members.items():
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            tar.addfile(info, io.BytesIO(data))
+    return buf.getvalue()
+
+
+def mnist(rng):
+    """The four idx files: images [n, 28, 28] uint8 (magic 2051), labels uint8 (2049)."""
+    files = {}
+    for split, n in MNIST.items():
+        labels = rng.randint(0, 10, n).astype(np.uint8)
+        images = rng.randint(0, 256, (n, 28, 28)).astype(np.uint8)
+        files["%s-images-idx3-ubyte.gz" % split] = gzip.compress(
+            struct.pack(">IIII", 2051, n, 28, 28) + images.tobytes())
+        files["%s-labels-idx1-ubyte.gz" % split] = gzip.compress(
+            struct.pack(">II", 2049, n) + labels.tobytes())
+    return "mnist", files
+
+
+def uci_housing(rng):
+    """housing.data: 506 rows of 13 features and the price, whitespace-separated."""
+    rows = np.hstack([rng.uniform(0, 100, (506, 13)), rng.uniform(5, 50, (506, 1))])
+    text = "\n".join(" ".join("%.4f" % v for v in row) for row in rows) + "\n"
+    return "uci_housing", {"housing.data": text.encode()}
+
+
+def imdb(rng):
+    """imdb%2FaclImdb_v1.tar.gz: aclImdb/{train,test}/{pos,neg}/<id>_<rating>.txt."""
+    members = {}
+    for split in ("train", "test"):
+        for label in ("pos", "neg"):
+            for i in range(IMDB_DOCS):
+                words = rng.choice(IMDB_WORDS, rng.randint(5, 40))
+                members["aclImdb/%s/%s/%d_%d.txt" % (split, label, i, rng.randint(1, 11))] = \
+                    (" ".join(words) + ".").encode()
+    return "imdb", {"imdb%2FaclImdb_v1.tar.gz": _tar_gz(members)}
+
+
+def cifar(rng):
+    """cifar-10-python.tar.gz: data_batch_1..5 and test_batch, each a pickled dict of
+    b'data' [n, 3072] uint8 and b'labels' (plain data: refimpl reads it without running
+    pickled code)."""
+    members = {}
+    for name in ["data_batch_%d" % i for i in range(1, 6)] + ["test_batch"]:
+        batch = {b"data": rng.randint(0, 256, (CIFAR_BATCH, 3072)).astype(np.uint8),
+                 b"labels": [int(v) for v in rng.randint(0, 10, CIFAR_BATCH)]}
+        members["cifar-10-batches-py/" + name] = pickle.dumps(batch, protocol=2)
+    return "cifar", {"cifar-10-python.tar.gz": _tar_gz(members)}
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--home", default=os.path.expanduser("~/.cache/paddle/dataset"))
+    parser.add_argument("--force", action="store_true", help="replace files already there")
+    args = parser.parse_args(argv)
+    rng = np.random.RandomState(0)
+    for make in (mnist, uci_housing, imdb, cifar):
+        module, files = make(rng)
+        for name, data in files.items():
+            _write(os.path.join(args.home, module, name), data, args.force)
+
+
+if __name__ == "__main__":
+    main()
