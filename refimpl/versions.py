@@ -403,6 +403,13 @@ SWITCHES = {
     # binding takes no inputs), or run() returns None and run([Tensor]) the output Tensors
     # (3.3.1, measured). 1.8 has no Predictor (fluid.core's zero_copy_run returns True)
     "inference_predictor_run": {"1.8": "bool", "2.0": "bool", "3": "none_or_outputs"},
+    # the gather op's Index of a dtype other than int32 / int64: refused when the program is
+    # built, or built (1.8.5's fluid.layers.gather and gather op check nothing) and refused
+    # by the kernel for the fed tensor's dtype when it runs, so a float64-declared index fed
+    # int64 gathers (1.8.5, measured: its test_gather_op API_TestGather; a fed float index:
+    # "Index holds the wrong type, it holds [double],but desires to be [int] or
+    # [int64_t]"); 2.0's layers refuse it (their check), refimpl's op under 2.0 and 3 too
+    "gather_index_dtype_checked": {"1.8": "run", "2.0": "build", "3": "build"},
 }
 
 

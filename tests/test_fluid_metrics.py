@@ -86,6 +86,12 @@ def test_weighted_average_and_detection_map_arguments():
     average.add(1.0, 2)
     average.add(4.0, 1)
     assert average.eval() == 2.0
+    # as 1.8.5: a weight may be a [1] array (test_profiler's fetched batch size), no
+    # other array
+    average.add(np.array([0.5]), np.array([3], "int64"))
+    np.testing.assert_allclose(average.eval(), [(2.0 + 4.0 + 1.5) / 6])
+    with pytest.raises(ValueError, match="weight must be a number"):
+        average.add(0.5, np.array([1, 2]))
     average.reset()
     with pytest.raises(ValueError, match="no data to be averaged"):
         average.eval()

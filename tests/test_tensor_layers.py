@@ -240,6 +240,30 @@ def test_gather_argument_checks_of_paddle_20():
     assert paddle.gather(x, index, axis=1).shape == (8, 8)
 
 
+@pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
+def test_gather_index_dtype_is_checked_when_built_or_when_run(paddle_version, version):
+    """Paddle 1.8.5 builds a gather of a float64-declared index and checks the fed tensor's
+    dtype when the kernel runs: fed int64 it gathers (its test_gather_op's API_TestGather),
+    fed float64 it fails ("Index holds the wrong type"). Under 2.0 its layer's check, and
+    under 3 refimpl's gather op, refuse that index when built."""
+    with paddle_version(version):
+        main = static.Program()
+        with static.program_guard(main, static.Program()):
+            x = fluid.layers.data("x", shape=[-1, 2], dtype="float64")
+            index = fluid.layers.data("index", shape=[-1, 1], dtype="float64")
+            if version != "1.8":
+                with pytest.raises(TypeError, match="(?i)index.*gather|gather.*index"):
+                    fluid.layers.gather(x, index)
+                return
+            out = fluid.layers.gather(x, index)
+        exe = static.Executor()
+        a = np.array([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]])
+        got, = exe.run(main, feed={"x": a, "index": np.array([1, 2])}, fetch_list=[out])
+        np.testing.assert_array_equal(got, [[3.0, 4.0], [5.0, 6.0]])
+        with pytest.raises(OpError, match="gather: Index holds float64"):
+            exe.run(main, feed={"x": a, "index": np.array([1.0, 2.0])}, fetch_list=[out])
+
+
 def test_gradients_through_shape_and_index_layers_match_finite_differences():
     x = static.data("x", [3, 4], "float64")
     x.stop_gradient = False

@@ -13,6 +13,9 @@ __all__ = ["MetricBase", "CompositeMetric", "Precision", "Recall", "Accuracy",
 
 
 def _is_number(value):
+    # as 1.8's: a one-element [1] array (a fetched count, test_profiler's batch size) too
+    if isinstance(value, np.ndarray):
+        return value.shape == (1,)
     return isinstance(value, (numbers.Number, np.generic)) and not isinstance(value, bool)
 
 

@@ -2,6 +2,7 @@
 cast, assign, where, shape, size."""
 import numpy as np
 
+from .. import versions
 from ..broadcasting import sum_to_shape
 from ..framework.dtypes import VarType, to_numpy_dtype
 from ._common import (rand, region_index, runtime_ints, runtime_rank, shapes_agree,
@@ -311,6 +312,9 @@ class ExpandV2(OpDef):
         yield Sample({"X": rand(rng, 3, 1)}, {"shape": [2, -1, 4]})
 
 
+_GATHER_INDEX_DTYPES = ("int32", "int64")
+
+
 @register
 class Gather(OpDef):
     """Out = X's entries at Index along `axis`, or along the axis a 1-element int tensor
@@ -324,7 +328,8 @@ class Gather(OpDef):
 
     def infer_shape(self, ctx):
         x, idx = ctx.input_var("X"), ctx.input_var("Index")
-        ctx.check_dtype("Index", ("int32", "int64"))
+        if versions.switch("gather_index_dtype_checked") == "build":
+            ctx.check_dtype("Index", _GATHER_INDEX_DTYPES)
         shape = list(x.shape)
         if ctx.has_input("Axis"):
             ctx.check_dtype("Axis", ("int32", "int64"))
@@ -335,6 +340,9 @@ class Gather(OpDef):
 
     @staticmethod
     def forward(x, index, axis_tensor=None, axis=0):
+        if index.dtype.name not in _GATHER_INDEX_DTYPES:     # built unchecked (1.8)
+            raise TypeError("gather: Index holds %s; expected int32 or int64"
+                            % index.dtype.name)
         return take_along(x, index, runtime_ints(axis_tensor, None, [axis])[0])
 
     @staticmethod
