@@ -327,7 +327,7 @@ SWITCHES = {
     # a seeded uniform draw (uniform_random, uniform_random_batch_size_like): Paddle 1.8.5's
     # CPU stream (std::minstd_rand through libstdc++'s uniform_real_distribution), or
     # numpy's (2.0 and 3 draw from a std::mt19937_64, which refimpl does not reproduce)
-    "seeded_uniform_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},
+    "seeded_uniform_stream": {"1.8": "minstd", "2.0": "mt19937_64", "3": "mt19937_64"},
     # a parameter of shape [] (a ValueError in 1.8 and 2.0, a 0-D parameter in 3)
     "zero_dim_parameters": {"1.8": False, "2.0": False, "3": True},
     # str(Program) is its ProgramDesc text, to_string(True), and a Parameter's to_string
