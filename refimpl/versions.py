@@ -325,9 +325,14 @@ SWITCHES = {
     # uniform_real_distribution<float>, framework/minstd.py) or numpy's RandomState
     "dropout_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},
     # a seeded uniform draw (uniform_random, uniform_random_batch_size_like): Paddle 1.8.5's
-    # CPU stream (std::minstd_rand through libstdc++'s uniform_real_distribution), or
-    # numpy's (2.0 and 3 draw from a std::mt19937_64, which refimpl does not reproduce)
+    # CPU stream (std::minstd_rand through libstdc++'s uniform_real_distribution); or
+    # Paddle 2.x's std::mt19937_64 for every uniform and gaussian draw, seeded or global
+    # (framework/mt19937.py)
     "seeded_uniform_stream": {"1.8": "minstd", "2.0": "mt19937_64", "3": "mt19937_64"},
+    # the bits of a random op's nonzero seed attr its own mt19937_64 is seeded with: 2.0's
+    # kernels cast the int attr to unsigned int (seed -5 seeds 2^32 - 5), 3.3.1's phi
+    # kernels pass it on as a 64-bit integer (2^64 - 5; measured)
+    "seed_attr_bits": {"1.8": 32, "2.0": 32, "3": 64},
     # a parameter of shape [] (a ValueError in 1.8 and 2.0, a 0-D parameter in 3)
     "zero_dim_parameters": {"1.8": False, "2.0": False, "3": True},
     # str(Program) is its ProgramDesc text, to_string(True), and a Parameter's to_string

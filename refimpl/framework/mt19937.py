@@ -40,7 +40,7 @@ _loader = [lambda name: None]
 
 def use_kernel_loader(loader):
     """Installs `loader(name)`, which gives the compiled kernel `name` (draws,
-    normal_float32, normal_float64) or None."""
+    uniform_float32 / 64, normal_float32 / 64) or None."""
     _loader[0] = loader
 
 
@@ -189,6 +189,11 @@ class Engine:
         in T, low and high given as T."""
         dtype = np.dtype(dtype)
         low, high = dtype.type(low), dtype.type(high)
+        fn = _kernel("uniform_" + dtype.name)
+        if fn is not None:
+            out = np.empty(int(n), dtype)
+            self.pos = int(fn(self.words, self.pos, out, low, high))
+            return out
         u = self.canonical(n, dtype)
         u *= high - low
         u += low

@@ -127,12 +127,14 @@ def rng_for(seed_attr):
 def _engine_for(seed_attr, dtype):
     """The std::mt19937_64 a Paddle 2.x CPU random op of seed attr `seed_attr` draws
     `dtype` values from, or None where refimpl draws numpy's stream: the global
-    generator's engine for seed 0, else a fresh engine seeded directly with the attr
-    (an int attr read as unsigned int), not through seed_seq."""
+    generator's engine for seed 0, else a fresh engine seeded directly with the attr (its
+    low switch seed_attr_bits bits: an unsigned int in 2.0), not through seed_seq."""
     if versions.switch("seeded_uniform_stream") != "mt19937_64" or \
             np.dtype(dtype) not in (np.float32, np.float64):
         return None
-    return mt19937.Engine.from_seed(seed_attr & 0xFFFFFFFF) if seed_attr else _default.engine
+    if not seed_attr:
+        return _default.engine
+    return mt19937.Engine.from_seed(int(seed_attr) % 2 ** versions.switch("seed_attr_bits"))
 
 
 def uniform(seed_attr, low, high, shape, dtype):
