@@ -159,6 +159,10 @@ SWITCHES = {
     # VarBase has no item assignment), or written without being recorded, x staying a
     # leaf (2.0: its VarBase.__setitem__ writes the numpy value and bumps the version)
     "eager_setitem_leaf": {"1.8": "refused", "2.0": "untraced", "3": "refused"},
+    # copy.deepcopy of an eager tensor that an op made (not a leaf): a RuntimeError in 2.0
+    # (its VarBase.__deepcopy__), a copy in 3.3.1 (measured); 1.8.5 pickles no VarBase at
+    # all (TypeError, measured), refimpl copies there
+    "deepcopy_non_leaf": {"1.8": True, "2.0": False, "3": True},
     # fluid.layers.uniform_random given a static shape Variable made by the `shape` op:
     # the output takes the shape that op read ([-1, 2]; 2.0's try_set_static_shape_tensor,
     # its test_static_shape_inferrence_for_shape_tensor) or one -1 per element (1.8.5:
