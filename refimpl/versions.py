@@ -337,6 +337,11 @@ SWITCHES = {
     # kernels cast the int attr to unsigned int (seed -5 seeds 2^32 - 5), 3.3.1's phi
     # kernels pass it on as a 64-bit integer (2^64 - 5; measured)
     "seed_attr_bits": {"1.8": 32, "2.0": 32, "3": 64},
+    # randint's std::uniform_int_distribution over the mt19937_64 (switch
+    # seeded_uniform_stream): libstdc++'s downscaling of a 64-bit draw before GCC 11 (d //
+    # ((2^64 - 1) // k), what 2.0's GCC 8 builds ran: read, not measured) or from GCC 11
+    # (Lemire's 128-bit product, measured on 3.3.1); unused under 1.8 (numpy's stream)
+    "randint_downscaling": {"1.8": "scaling", "2.0": "scaling", "3": "lemire"},
     # a parameter of shape [] (a ValueError in 1.8 and 2.0, a 0-D parameter in 3)
     "zero_dim_parameters": {"1.8": False, "2.0": False, "3": True},
     # str(Program) is its ProgramDesc text, to_string(True), and a Parameter's to_string

@@ -144,8 +144,48 @@ def test_static_initializers_take_the_program_seed(kernels):
 
 
 def test_other_random_ops_keep_numpys_stream_of_the_seed(dygraph):
-    # randint draws numpy's stream of the generator's seed (Paddle's is not reproduced)
-    paddle.seed(10)
-    assert _values(paddle.randint(0, 100, [3])) == \
-        np.random.RandomState(10).randint(0, 100, size=3).tolist()
-    assert isinstance(random.default_cpu_generator().get_state(), random.GeneratorState)
+    # the ops not ported (dropout's mask, truncated_gaussian_random, ...) draw numpy's
+    # stream of the generator's seed, which the generator's state carries too
+    generator = paddle.seed(10)
+    state = generator.get_state()
+    first = random.rng_for(0).randint(0, 100, size=3).tolist()
+    assert first == np.random.RandomState(10).randint(0, 100, size=3).tolist()
+    generator.set_state(state)
+    assert random.rng_for(0).randint(0, 100, size=3).tolist() == first
+
+
+def test_randint_randperm_bernoulli_draw_paddles_values(dygraph, paddle_version):
+    with paddle_version("3"):                      # Paddle 3.3.1's values, measured
+        paddle.seed(10)
+        assert _values(paddle.randint(0, 100, [6])) == [27, 54, 86, 37, 38, 31]
+        paddle.seed(10)
+        big = _values(paddle.randint(-2**31, 2**30 + 7, [7]))
+        # the 7th is where GCC 11's downscaling (Lemire's) and the older one part
+        assert big[:3] == [-1269103023, -379409208, 640636753]
+        assert big[4:] == [-922453562, -1134194300, -496918617]
+        paddle.seed(10)
+        assert _values(paddle.randperm(8)) == [1, 5, 6, 0, 4, 7, 3, 2]
+        paddle.seed(10)
+        perm = _values(paddle.randperm(1001))
+        assert sorted(perm) == list(range(1001))
+        assert perm[:5] == [169, 990, 520, 472, 473] and perm[-3:] == [939, 503, 366]
+        assert _values(paddle.randperm(1000, dtype="int32"))[-3:] == [324, 940, 496]
+        probabilities = paddle.to_tensor([[0.1, 0.9, 0.5], [0.3, 0.7, 0.55]], dtype="float64")
+        assert _values(paddle.bernoulli(probabilities)) == [0.0, 1.0, 1.0, 1.0, 1.0, 1.0]
+        assert _values(paddle.rand([2])) == [0.051704972982406616, 0.4098089635372162]
+    with paddle_version("2.0"):                    # GCC 8's downscaling: d // (2^64 // k)
+        paddle.seed(10)
+        assert _values(paddle.randint(-2**31, 2**30 + 7, [7]))[6] == -496918616
+
+
+def test_rejections_consume_exactly_the_draws_used():
+    # the vectorised rejection keeps the draws a one-at-a-time loop would, and stops after
+    # the last one it keeps
+    engine, loop = mt19937.Engine.from_seed(3), mt19937.Engine.from_seed(3)
+    kept = engine._accepted(500, lambda d: d % np.uint64(3) == 0)
+    expected = []
+    while len(expected) < 500:
+        d = loop()
+        if d % 3 == 0:
+            expected.append(d)
+    assert kept.tolist() == expected and engine == loop

@@ -232,6 +232,98 @@ class Engine:
         values = np.concatenate(pairs)[:out.size] if pairs else out
         return (values * dtype.type(std) + dtype.type(mean)).astype(dtype)
 
+    def integers(self, low, high, n, method):
+        """n draws of std::uniform_int_distribution<int64>(low, high - 1), high - low
+        below 2^32, by libstdc++'s downscaling of one 64-bit draw d for k = high - low:
+        - "lemire" (GCC 11 on: its _S_nd): the 128-bit product d k; redrawn while its low
+          64 bits are below 2^64 mod k; the value is its high 64 bits;
+        - "scaling" (GCC before 11): s = (2^64 - 1) // k; redrawn while d >= k s; the
+          value is d // s.
+        Then plus low."""
+        k = int(high) - int(low)
+        if not 0 < k < 2**32:
+            raise ValueError("randint: high - low must be in [1, 2^32), got %d" % k)
+        if method == "lemire":
+            threshold = np.uint64((2**64 - k) % k)
+            kk = np.uint64(k)
+
+            def accept(d):
+                return d * kk >= threshold
+
+            def value(d):
+                hi, lo = d >> np.uint64(32), d & np.uint64(0xFFFFFFFF)
+                return (hi * kk + ((lo * kk) >> np.uint64(32))) >> np.uint64(32)
+        elif method == "scaling":
+            scaling = np.uint64((2**64 - 1) // k)
+            past = np.uint64(k * ((2**64 - 1) // k))
+
+            def accept(d):
+                return d < past
+
+            def value(d):
+                return d // scaling
+        else:
+            raise ValueError("randint: unknown downscaling method %r" % (method,))
+        out = self._accepted(int(n), accept)
+        return value(out).astype(np.int64) + np.int64(low)
+
+    def permutation(self, n):
+        """0 .. n-1 shuffled by libstdc++'s std::shuffle (GCC 11 on: Lemire's
+        uniform_int_distribution, measured on Paddle 3.3.1's randperm): with s the number
+        of elements, if s is even, element 1 first swaps with element {0, 1}[draw of 2];
+        then elements i, i + 1 (i = 1 or 2 on, by pairs) swap with positions x // (i + 2)
+        and x % (i + 2) of one draw x uniform in [0, (i + 1)(i + 2))."""
+        out = np.arange(n, dtype=np.int64)
+        if n < 2:
+            return out
+        start = self.copy()
+        buffer, used = [int(d) for d in self.draws(n // 2 + 8)], 0
+
+        def draw():
+            nonlocal buffer, used
+            if used == len(buffer):
+                buffer, used = buffer + [int(d) for d in self.draws(n // 64 + 8)], used
+            used += 1
+            return buffer[used - 1]
+
+        def uniform_below(k):      # Lemire's _S_nd on the 128-bit product
+            product = draw() * k
+            if product % 2**64 < k:
+                threshold = (2**64 - k) % k
+                while product % 2**64 < threshold:
+                    product = draw() * k
+            return product >> 64
+
+        i = 1
+        if n % 2 == 0:
+            j = uniform_below(2)
+            out[1], out[j] = out[j], out[1]
+            i = 2
+        while i < n:
+            x = uniform_below((i + 1) * (i + 2))
+            for pos, j in ((i, x // (i + 2)), (i + 1, x % (i + 2))):
+                out[pos], out[j] = out[j], out[pos]
+            i += 2
+        self.words, self.pos = start.words, start.pos
+        self.draws(used)
+        return out
+
+    def _accepted(self, n, accept):
+        """The next n draws that `accept` (a vectorised test) keeps, those it refuses
+        skipped; the engine ends right after the last one kept."""
+        kept = []
+        left = n
+        while left:
+            start = self.copy()
+            d = self.draws(left + left // 64 + 8)
+            index = np.flatnonzero(accept(d))[:left]
+            if index.size == left:
+                self.words, self.pos = start.words, start.pos
+                self.draws(int(index[-1]) + 1)
+            kept.append(d[index])
+            left -= index.size
+        return np.concatenate(kept) if kept else np.empty(0, np.uint64)
+
     def __call__(self):
         return int(self.draws(1)[0])
 

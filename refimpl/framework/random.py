@@ -124,13 +124,14 @@ def rng_for(seed_attr):
     return np.random.RandomState(seed_attr) if seed_attr else _default.stream
 
 
-def _engine_for(seed_attr, dtype):
+def _engine_for(seed_attr, dtype=None):
     """The std::mt19937_64 a Paddle 2.x CPU random op of seed attr `seed_attr` draws
-    `dtype` values from, or None where refimpl draws numpy's stream: the global
-    generator's engine for seed 0, else a fresh engine seeded directly with the attr (its
-    low switch seed_attr_bits bits: an unsigned int in 2.0), not through seed_seq."""
+    values (of float `dtype`, if given) from, or None where refimpl draws numpy's stream:
+    the global generator's engine for seed 0, else a fresh engine seeded directly with
+    the attr (its low switch seed_attr_bits bits: an unsigned int in 2.0), not through
+    seed_seq."""
     if versions.switch("seeded_uniform_stream") != "mt19937_64" or \
-            np.dtype(dtype) not in (np.float32, np.float64):
+            dtype is not None and np.dtype(dtype) not in (np.float32, np.float64):
         return None
     if not seed_attr:
         return _default.engine
@@ -153,6 +154,30 @@ def uniform(seed_attr, low, high, shape, dtype):
         return engine.uniform(np.float32(low), np.float32(high), n, dtype).reshape(shape)
     rng = rng_for(seed_attr)
     return _in_chunks(lambda n: rng.uniform(low, high, size=n), shape, dtype)
+
+
+def integers(seed_attr, low, high, shape, dtype):
+    """Integers uniform in [low, high) of `shape` and `dtype` (randint): Paddle 2.x's
+    stream (std::uniform_int_distribution, libstdc++'s downscaling of switch
+    randint_downscaling) where switch seeded_uniform_stream is mt19937_64, else numpy's
+    stream of rng_for."""
+    shape = tuple(shape)
+    engine = _engine_for(seed_attr)
+    if engine is not None:
+        n = int(np.prod(shape, dtype=np.int64))
+        return engine.integers(low, high, n, versions.switch("randint_downscaling")) \
+            .astype(dtype).reshape(shape)
+    return rng_for(seed_attr).randint(low, high, size=shape).astype(dtype)
+
+
+def permutation(seed_attr, n, dtype):
+    """0 .. n-1 shuffled (randperm): Paddle's std::shuffle over its mt19937_64 where
+    switch randint_downscaling is lemire (3.3.1's libstdc++, measured; 2.0's GCC 8 shuffle
+    is not reproduced), else numpy's stream of rng_for."""
+    engine = _engine_for(seed_attr)
+    if engine is not None and versions.switch("randint_downscaling") == "lemire":
+        return engine.permutation(int(n)).astype(dtype)
+    return rng_for(seed_attr).permutation(n).astype(dtype)
 
 
 def normal(seed_attr, mean, std, shape, dtype):
