@@ -325,9 +325,10 @@ SWITCHES = {
     # paddle.seed also sets the default programs' random_seed (refimpl's rule), or only
     # seeds the global generator (2.0, whose dynamic initializers read the program seed)
     "seed_sets_program_seeds": {"1.8": True, "2.0": False, "3": True},
-    # what a dropout seed draws: Paddle 1.8.5's CPU stream (std::minstd_rand through
-    # uniform_real_distribution<float>, framework/minstd.py) or numpy's RandomState
-    "dropout_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},
+    # what a dropout's mask draws: Paddle 1.8.5's CPU stream (std::minstd_rand through
+    # uniform_real_distribution<float>, framework/minstd.py) or Paddle 2.x's
+    # (std::mt19937_64, framework/mt19937.py: the global generator's for seed 0)
+    "dropout_stream": {"1.8": "minstd", "2.0": "mt19937_64", "3": "mt19937_64"},
     # a seeded uniform draw (uniform_random, uniform_random_batch_size_like): Paddle 1.8.5's
     # CPU stream (std::minstd_rand through libstdc++'s uniform_real_distribution); or
     # Paddle 2.x's std::mt19937_64 for every uniform and gaussian draw, seeded or global

@@ -189,3 +189,17 @@ def test_rejections_consume_exactly_the_draws_used():
         if d % 3 == 0:
             expected.append(d)
     assert kept.tolist() == expected and engine == loop
+
+
+def test_dropout_masks_draw_paddles_values(dygraph, kernels):
+    # Paddle 3.3.1 (its dygraph dropout reads the global generator: paddle.seed leaves the
+    # program seed at 0 there, as under refimpl's 2.0 profile); u >= p keeps an element
+    paddle.seed(10)
+    functional = paddle.nn.functional
+    assert _values(functional.dropout(paddle.ones([8]), 0.5)) == [
+        0.0, 2.0, 2.0, 0.0, 0.0, 0.0, 2.0, 2.0]
+    assert _values(functional.dropout(paddle.ones([2, 3], dtype="float64"), 0.3,
+                                      mode="downscale_in_infer")) == [
+        1.0, 0.0, 1.0, 1.0, 1.0, 0.0]
+    assert _values(functional.dropout(paddle.ones([4]), 1.0)) == [0.0] * 4   # no draws
+    assert _values(paddle.rand([2])) == [0.2793375253677368, 0.3646252155303955]

@@ -156,6 +156,15 @@ def uniform(seed_attr, low, high, shape, dtype):
     return _in_chunks(lambda n: rng.uniform(low, high, size=n), shape, dtype)
 
 
+def dropout_draws(seed, n):
+    """n std::uniform_real_distribution<float>(0, 1) draws for a Paddle 2.x CPU dropout
+    of seed `seed` (the Seed input's, or the fix_seed attr's; 0: the global generator):
+    its kernels take the int seed as a 64-bit integer (-5 seeds 2^64 - 5) in 2.0 and
+    3.3.1 alike."""
+    engine = mt19937.Engine.from_seed(int(seed) % 2**64) if seed else _default.engine
+    return engine.uniform(0.0, 1.0, int(n), np.float32)
+
+
 def integers(seed_attr, low, high, shape, dtype):
     """Integers uniform in [low, high) of `shape` and `dtype` (randint): Paddle 2.x's
     stream (std::uniform_int_distribution, libstdc++'s downscaling of switch
