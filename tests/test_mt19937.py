@@ -41,16 +41,14 @@ def test_engine_is_the_standards_mt19937_64():
 
 def test_compiled_kernels_equal_the_numpy_reference(monkeypatch):
     kernel = pytest.importorskip("refimpl._kernels.mt19937")
-    mt19937.use_kernel_loader(lambda name: None)
-    try:
-        ref = mt19937.Engine.from_seed(12345)
-        expected = [ref.draws(n) for n in (1, 311, 313, 1000)]
-        normals = [ref.normal(0.5, 2.0, n, dtype) for n, dtype in
-                   ((20001, "float32"), (7, "float64"), (20000, "float64"), (1, "float32"))]
-        uniforms = [ref.uniform(-0.3, 0.7, n, dtype) for n, dtype in
-                    ((1001, "float32"), (999, "float64"))]
-    finally:
-        mt19937.use_kernel_loader(lambda name: getattr(kernel, name))
+    monkeypatch.setitem(mt19937._loader, 0, lambda name: None)     # put back after the test
+    ref = mt19937.Engine.from_seed(12345)
+    expected = [ref.draws(n) for n in (1, 311, 313, 1000)]
+    normals = [ref.normal(0.5, 2.0, n, dtype) for n, dtype in
+               ((20001, "float32"), (7, "float64"), (20000, "float64"), (1, "float32"))]
+    uniforms = [ref.uniform(-0.3, 0.7, n, dtype) for n, dtype in
+                ((1001, "float32"), (999, "float64"))]
+    mt19937.use_kernel_loader(lambda name: getattr(kernel, name))
     engine = mt19937.Engine.from_seed(12345)
     for e in expected:
         assert (engine.draws(e.size) == e).all()
@@ -203,3 +201,12 @@ def test_dropout_masks_draw_paddles_values(dygraph, kernels):
         1.0, 0.0, 1.0, 1.0, 1.0, 0.0]
     assert _values(functional.dropout(paddle.ones([4]), 1.0)) == [0.0] * 4   # no draws
     assert _values(paddle.rand([2])) == [0.2793375253677368, 0.3646252155303955]
+
+
+def test_the_kernels_backend_picks_compiled_or_reference(monkeypatch):
+    pytest.importorskip("refimpl._kernels.mt19937")
+    import refimpl.dispatch  # noqa: F401  (installs the loader)
+    monkeypatch.setenv("REFIMPL_KERNELS", "numpy")
+    assert mt19937._kernel("uniform") is None
+    monkeypatch.setenv("REFIMPL_KERNELS", "cython")
+    assert mt19937._kernel("uniform") is not None

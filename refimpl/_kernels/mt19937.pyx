@@ -48,76 +48,50 @@ def draws(uint64_t[::1] words, Py_ssize_t pos, uint64_t[::1] out):
     return pos
 
 
-cdef inline float _canonical_float(uint64_t* x, Py_ssize_t* pos) noexcept nogil:
-    # generate_canonical<float, 24>: one draw, float(draw) / 2^64, kept below 1
-    cdef float u = <float>_draw(x, pos) * <float>5.421010862427522e-20
-    return nextafterf(1.0, 0.0) if u >= 1.0 else u
+ctypedef fused real:
+    float
+    double
 
 
-cdef inline double _canonical_double(uint64_t* x, Py_ssize_t* pos) noexcept nogil:
-    cdef double u = <double>_draw(x, pos) * 5.421010862427522e-20
-    return nextafter(1.0, 0.0) if u >= 1.0 else u
+cdef inline real _canonical(uint64_t* x, Py_ssize_t* pos, real* kind) noexcept nogil:
+    # generate_canonical<real>: one draw, real(draw) / 2^64 in real, kept below 1 (`kind`
+    # only picks the specialization)
+    cdef real u = <real>_draw(x, pos) * <real>5.421010862427522e-20
+    if u >= 1:
+        if real is float:
+            return nextafterf(1.0, 0.0)
+        else:
+            return nextafter(1.0, 0.0)
+    return u
 
 
-def uniform_float32(uint64_t[::1] words, Py_ssize_t pos, float[::1] out, float low,
-                    float high):
-    """Fills `out` from std::uniform_real_distribution<float>(low, high)."""
+def uniform(uint64_t[::1] words, Py_ssize_t pos, real[::1] out, real low, real high):
+    """Fills `out` from std::uniform_real_distribution<real>(low, high)."""
     cdef Py_ssize_t i
-    cdef float span = high - low
+    cdef real span = high - low
     with nogil:
         for i in range(out.shape[0]):
-            out[i] = _canonical_float(&words[0], &pos) * span + low
+            out[i] = _canonical(&words[0], &pos, &span) * span + low
     return pos
 
 
-def uniform_float64(uint64_t[::1] words, Py_ssize_t pos, double[::1] out, double low,
-                    double high):
-    """uniform_float32's stream for std::uniform_real_distribution<double>."""
-    cdef Py_ssize_t i
-    cdef double span = high - low
-    with nogil:
-        for i in range(out.shape[0]):
-            out[i] = _canonical_double(&words[0], &pos) * span + low
-    return pos
-
-
-def normal_float32(uint64_t[::1] words, Py_ssize_t pos, float[::1] out, float mean,
-                   float std):
-    """Fills `out` from one std::normal_distribution<float>(mean, std) (Marsaglia's polar
-    method; 2 u - 1 is taken in double, then float)."""
+def normal(uint64_t[::1] words, Py_ssize_t pos, real[::1] out, real mean, real std):
+    """Fills `out` from one std::normal_distribution<real>(mean, std) (Marsaglia's polar
+    method; 2 u - 1 is taken in double, then real; the C library's logf / log)."""
     cdef Py_ssize_t i = 0
-    cdef float a, b, r2, mult
+    cdef real a, b, r2, mult
     with nogil:
         while i < out.shape[0]:
             while True:
-                a = <float>(<double>(<float>2.0 * _canonical_float(&words[0], &pos)) - 1.0)
-                b = <float>(<double>(<float>2.0 * _canonical_float(&words[0], &pos)) - 1.0)
+                a = <real>(<double>(<real>2.0 * _canonical(&words[0], &pos, &mean)) - 1.0)
+                b = <real>(<double>(<real>2.0 * _canonical(&words[0], &pos, &mean)) - 1.0)
                 r2 = a * a + b * b
                 if not (r2 > 1.0 or r2 == 0.0):
                     break
-            mult = sqrtf(<float>-2.0 * logf(r2) / r2)
-            out[i] = b * mult * std + mean
-            i += 1
-            if i < out.shape[0]:
-                out[i] = a * mult * std + mean
-                i += 1
-    return pos
-
-
-def normal_float64(uint64_t[::1] words, Py_ssize_t pos, double[::1] out, double mean,
-                   double std):
-    """normal_float32's stream for std::normal_distribution<double>."""
-    cdef Py_ssize_t i = 0
-    cdef double a, b, r2, mult
-    with nogil:
-        while i < out.shape[0]:
-            while True:
-                a = 2.0 * _canonical_double(&words[0], &pos) - 1.0
-                b = 2.0 * _canonical_double(&words[0], &pos) - 1.0
-                r2 = a * a + b * b
-                if not (r2 > 1.0 or r2 == 0.0):
-                    break
-            mult = sqrt(-2.0 * log(r2) / r2)
+            if real is float:
+                mult = sqrtf(<float>-2.0 * logf(r2) / r2)
+            else:
+                mult = sqrt(-2.0 * log(r2) / r2)
             out[i] = b * mult * std + mean
             i += 1
             if i < out.shape[0]:

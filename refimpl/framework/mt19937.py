@@ -39,8 +39,8 @@ _loader = [lambda name: None]
 
 
 def use_kernel_loader(loader):
-    """Installs `loader(name)`, which gives the compiled kernel `name` (draws,
-    uniform_float32 / 64, normal_float32 / 64) or None."""
+    """Installs `loader(name)`, which gives the compiled kernel `name` (draws, uniform,
+    normal) or None."""
     _loader[0] = loader
 
 
@@ -189,7 +189,7 @@ class Engine:
         in T, low and high given as T."""
         dtype = np.dtype(dtype)
         low, high = dtype.type(low), dtype.type(high)
-        fn = _kernel("uniform_" + dtype.name)
+        fn = _kernel("uniform")
         if fn is not None:
             out = np.empty(int(n), dtype)
             self.pos = int(fn(self.words, self.pos, out, low, high))
@@ -208,7 +208,7 @@ class Engine:
         op, so an odd count leaves it unused), each times std plus mean in T."""
         dtype = np.dtype(dtype)
         out = np.empty(int(n), dtype)
-        fn = _kernel("normal_" + dtype.name)
+        fn = _kernel("normal")
         if fn is not None:
             self.pos = int(fn(self.words, self.pos, out, dtype.type(mean), dtype.type(std)))
             return out
