@@ -39,16 +39,24 @@ def test_engine_is_the_standards_mt19937_64():
     assert mt19937.Engine.from_seed_sequence(2**32 + 10) == mt19937.Engine.from_seed_sequence(10)
 
 
-def test_compiled_kernels_equal_the_numpy_reference(monkeypatch):
+@pytest.fixture
+def kernel_loader():
+    """Installs loaders in the test; the one before is put back after it."""
+    before = mt19937._loader[0]
+    yield mt19937.use_kernel_loader
+    mt19937.use_kernel_loader(before)
+
+
+def test_compiled_kernels_equal_the_numpy_reference(kernel_loader):
     kernel = pytest.importorskip("refimpl._kernels.mt19937")
-    monkeypatch.setitem(mt19937._loader, 0, lambda name: None)     # put back after the test
+    kernel_loader(lambda name: None)
     ref = mt19937.Engine.from_seed(12345)
     expected = [ref.draws(n) for n in (1, 311, 313, 1000)]
     normals = [ref.normal(0.5, 2.0, n, dtype) for n, dtype in
                ((20001, "float32"), (7, "float64"), (20000, "float64"), (1, "float32"))]
     uniforms = [ref.uniform(-0.3, 0.7, n, dtype) for n, dtype in
                 ((1001, "float32"), (999, "float64"))]
-    mt19937.use_kernel_loader(lambda name: getattr(kernel, name))
+    kernel_loader(lambda name: getattr(kernel, name))
     engine = mt19937.Engine.from_seed(12345)
     for e in expected:
         assert (engine.draws(e.size) == e).all()
