@@ -338,6 +338,8 @@ SWITCHES = {
     # kernels cast the int attr to unsigned int (seed -5 seeds 2^32 - 5), 3.3.1's phi
     # kernels pass it on as a 64-bit integer (2^64 - 5; measured)
     "seed_attr_bits": {"1.8": 32, "2.0": 32, "3": 64},
+    # paddle.uniform's default min: -1.0 in 2.0 (tensor/random.py), 0 in 3.3.1 (measured)
+    "uniform_default_min": {"1.8": -1.0, "2.0": -1.0, "3": 0.0},
     # randint's std::uniform_int_distribution over the mt19937_64 (switch
     # seeded_uniform_stream): libstdc++'s downscaling of a 64-bit draw before GCC 11 (d //
     # ((2^64 - 1) // k), what 2.0's GCC 8 builds ran: read, not measured) or from GCC 11
