@@ -12,6 +12,7 @@ import numpy as np
 
 from ._kernels import backend, load_kernel
 from ._kernels.table import FOLDED_CHAINS, FOLDED_UPDATES, KERNELS, WHICH, OpKernels
+from .framework import mt19937
 from .framework.lod import lod_of
 from .ops.registry import get_op_def
 from .xp import is_device_array, to_device, to_host
@@ -22,6 +23,9 @@ __all__ = ["Kernel", "select_kernel", "select_folded_update", "select_folded_cha
 DEVICES = ("cpu", "gpu")
 
 _NONE = OpKernels()
+
+# the random ops' std::mt19937_64 draws (framework/mt19937.py) run compiled where built
+mt19937.use_kernel_loader(lambda name: load_kernel("mt19937:" + name))
 
 
 class Kernel(namedtuple("Kernel", "fn keywords compiled")):

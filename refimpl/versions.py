@@ -163,6 +163,10 @@ SWITCHES = {
     # VarBase has no item assignment), or written without being recorded, x staying a
     # leaf (2.0: its VarBase.__setitem__ writes the numpy value and bumps the version)
     "eager_setitem_leaf": {"1.8": "refused", "2.0": "untraced", "3": "refused"},
+    # copy.deepcopy of an eager tensor that an op made (not a leaf): a RuntimeError in 2.0
+    # (its VarBase.__deepcopy__), a copy in 3.3.1 (measured); 1.8.5 pickles no VarBase at
+    # all (TypeError, measured), refimpl copies there
+    "deepcopy_non_leaf": {"1.8": True, "2.0": False, "3": True},
     # fluid.layers.uniform_random given a static shape Variable made by the `shape` op:
     # the output takes the shape that op read ([-1, 2]; 2.0's try_set_static_shape_tensor,
     # its test_static_shape_inferrence_for_shape_tensor) or one -1 per element (1.8.5:
@@ -328,13 +332,26 @@ SWITCHES = {
     # paddle.seed also sets the default programs' random_seed (refimpl's rule), or only
     # seeds the global generator (2.0, whose dynamic initializers read the program seed)
     "seed_sets_program_seeds": {"1.8": True, "2.0": False, "3": True},
-    # what a dropout seed draws: Paddle 1.8.5's CPU stream (std::minstd_rand through
-    # uniform_real_distribution<float>, framework/minstd.py) or numpy's RandomState
-    "dropout_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},
+    # what a dropout's mask draws: Paddle 1.8.5's CPU stream (std::minstd_rand through
+    # uniform_real_distribution<float>, framework/minstd.py) or Paddle 2.x's
+    # (std::mt19937_64, framework/mt19937.py: the global generator's for seed 0)
+    "dropout_stream": {"1.8": "minstd", "2.0": "mt19937_64", "3": "mt19937_64"},
     # a seeded uniform draw (uniform_random, uniform_random_batch_size_like): Paddle 1.8.5's
-    # CPU stream (std::minstd_rand through libstdc++'s uniform_real_distribution), or
-    # numpy's (2.0 and 3 draw from a std::mt19937_64, which refimpl does not reproduce)
-    "seeded_uniform_stream": {"1.8": "minstd", "2.0": "numpy", "3": "numpy"},
+    # CPU stream (std::minstd_rand through libstdc++'s uniform_real_distribution); or
+    # Paddle 2.x's std::mt19937_64 for every uniform and gaussian draw, seeded or global
+    # (framework/mt19937.py)
+    "seeded_uniform_stream": {"1.8": "minstd", "2.0": "mt19937_64", "3": "mt19937_64"},
+    # the bits of a random op's nonzero seed attr its own mt19937_64 is seeded with: 2.0's
+    # kernels cast the int attr to unsigned int (seed -5 seeds 2^32 - 5), 3.3.1's phi
+    # kernels pass it on as a 64-bit integer (2^64 - 5; measured)
+    "seed_attr_bits": {"1.8": 32, "2.0": 32, "3": 64},
+    # paddle.uniform's default min: -1.0 in 2.0 (tensor/random.py), 0 in 3.3.1 (measured)
+    "uniform_default_min": {"1.8": -1.0, "2.0": -1.0, "3": 0.0},
+    # randint's std::uniform_int_distribution over the mt19937_64 (switch
+    # seeded_uniform_stream): libstdc++'s downscaling of a 64-bit draw before GCC 11 (d //
+    # ((2^64 - 1) // k), what 2.0's GCC 8 builds ran: read, not measured) or from GCC 11
+    # (Lemire's 128-bit product, measured on 3.3.1); unused under 1.8 (numpy's stream)
+    "randint_downscaling": {"1.8": "scaling", "2.0": "scaling", "3": "lemire"},
     # a parameter of shape [] (a ValueError in 1.8 and 2.0, a 0-D parameter in 3)
     "zero_dim_parameters": {"1.8": False, "2.0": False, "3": True},
     # str(Program) is its ProgramDesc text, to_string(True), and a Parameter's to_string

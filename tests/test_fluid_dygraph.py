@@ -560,3 +560,42 @@ def test_fluid_dropout_is_test_none_follows_the_tracer_train_mode_from_20(paddle
         assert not fluid.framework._dygraph_tracer()._train_mode
     out = fluid.layers.dropout(fluid.data("x", [2, 50], "float32"), 0.1)
     assert out.block.ops[-1].attr("is_test") is False
+
+
+def test_2_0_varbase_forms_and_deepcopy(paddle_version):
+    """2.0's core.VarBase() (an empty FP32 tensor) and (dtype, dims, name, type,
+    persistable) forms, a SelectedRows one deep-copied with its rows, height and value,
+    and deepcopy of a tensor an op made: refused in 2.0, a leaf copy in 3.3.1 (measured)."""
+    import copy
+    from refimpl.fluid import core
+    with fluid.dygraph.guard():
+        empty = core.VarBase()
+        assert empty.dtype == core.VarDesc.VarType.FP32 and empty.stop_gradient
+        assert copy.deepcopy(empty).dtype == core.VarDesc.VarType.FP32
+        rows = core.VarBase(core.VarDesc.VarType.FP32, [3, 100], "rows",
+                            core.VarDesc.VarType.SELECTED_ROWS, True)
+        assert rows.type == core.VarDesc.VarType.SELECTED_ROWS and rows.persistable
+        selected = rows.value().get_selected_rows()
+        value = np.arange(6, dtype="float32").reshape(3, 2)
+        selected.get_tensor().set(value, core.CPUPlace())
+        selected.set_height(10)
+        selected.set_rows([3, 5, 7])
+        copied = copy.deepcopy(rows)
+        assert copied.name.startswith("rows_deepcopy_") and copied.persistable
+        copied_rows = copied.value().get_selected_rows()
+        assert copied_rows.height() == 10 and copied_rows.rows() == [3, 5, 7]
+        np.testing.assert_array_equal(np.array(copied_rows.get_tensor()), value)
+        selected.set_rows([1])
+        assert copied_rows.rows() == [3, 5, 7]
+        x = paddle.to_tensor([2.0], stop_gradient=False)
+        z = x * x
+        with paddle_version("2.0"):
+            with pytest.raises(RuntimeError, match="Only Leaf Tensor"):
+                copy.deepcopy(z)
+            x_copy = copy.deepcopy(x)
+            x_copy[:] = 5.0
+            assert x.numpy().tolist() == [2.0] and x_copy.numpy().tolist() == [5.0]
+        with paddle_version("3"):
+            z_copy = copy.deepcopy(z)
+            assert z_copy.is_leaf and not z_copy.stop_gradient
+            assert z_copy.numpy().tolist() == [4.0]

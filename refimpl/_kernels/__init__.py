@@ -15,7 +15,7 @@ __all__ = ["backend", "load_kernel", "compiled_modules"]
 # recurrent.py is Python over the compiled blas and lstm_cell modules: it loads only where
 # they are built
 _COMPILED = ("blas", "im2col", "winograd", "matmul", "pool", "softmax_ce", "batch_norm", "optim",
-             "fused", "activation", "elementwise", "layer_norm", "lstm_cell", "recurrent",
+             "fused", "activation", "elementwise", "layer_norm", "lstm_cell", "recurrent", "mt19937",
              "softmax", "transpose", "sum")
 
 

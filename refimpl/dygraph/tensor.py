@@ -12,6 +12,7 @@ A Tensor on a GPU holds a CuPy array (specs/gpu.md, dynamic mode); what reads it
 the host (numpy(), item(), float(), printing, np.array) copies it there.
 """
 import contextlib
+import copy
 
 import numpy as np
 
@@ -23,6 +24,7 @@ from ..framework.errors import LayerAssertionError
 from ..framework.fetched import as_fetched
 from ..framework.place import CPUPlace, CUDAPlace, current_place, device_of
 from ..framework.program import Parameter, Variable, default_main_program
+from ..framework.selected_rows import RowsValue
 from ..framework import math_patch, mode
 from .printing import format_values
 
@@ -167,10 +169,12 @@ class Tensor(Variable):
 
     @property
     def dtype(self):
-        if self._value is None:
+        """The value's dtype, else the declared one (a placeholder's; a SelectedRows
+        core.VarBase keeps its declared dtype, as Paddle's VarBase does)."""
+        if self._value is None or isinstance(self._value, RowsValue):
             if self._decl is not None and self._decl[0] is not None:
                 return get_dtype(self._decl[0])
-            return self._array()
+            return self._array() if self._value is None else _dtype_of(self._value)
         return _dtype_of(self._value)
 
     @property
@@ -292,6 +296,23 @@ class Tensor(Variable):
     @property
     def is_leaf(self):
         return self._node is None
+
+    def __deepcopy__(self, memo):
+        """copy.deepcopy: a tensor of its own with copies of the value and attributes,
+        named <name>_deepcopy_<n> as 2.0 and 3.3.1 name it (a Parameter keeps its name).
+        2.0 refuses a tensor an op made (switch deepcopy_non_leaf); 3.3.1's copy of one is
+        a leaf (measured): the op that made it is not copied."""
+        if self._node is not None and not versions.switch("deepcopy_non_leaf"):
+            raise RuntimeError("Only Leaf Tensor support the deepcopy at the moment, non-Leaf "
+                               "Tensors contains graph information that does't support "
+                               "deepcopy (tensor %r)" % self.name)
+        new = object.__new__(type(self))
+        memo[id(self)] = new
+        new.__dict__.update(copy.deepcopy({k: v for k, v in self.__dict__.items()
+                                           if k not in ("_node", "_index")}, memo))
+        if not isinstance(self, Parameter):
+            new._name = self.name + unique_name.generate("_deepcopy")
+        return new
 
     @property
     def grad(self):
@@ -544,7 +565,8 @@ class _OneValue:
         return self._tensor._array()
 
     def __setitem__(self, name, value):
-        self._tensor._value = np.asanyarray(value)     # a LoDArray keeps its LoD
+        # a LoDArray keeps its LoD; a SelectedRows (core.VarBase's) stays one
+        self._tensor._value = value if isinstance(value, RowsValue) else np.asanyarray(value)
 
 
 def batch_value(array):

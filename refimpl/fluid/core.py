@@ -15,7 +15,7 @@ from ..backward import forward_reads
 from ..executor import Executor as _StaticExecutor
 from ..framework.desc import OpDesc, ProgramDesc
 from ..framework.blocking_queue import BlockingQueue
-from ..framework.dtypes import VarType, convert_dtype
+from ..framework.dtypes import DType, VarType, convert_dtype
 from ..framework.errors import EnforceNotMet
 from ..framework.ir_graph import Graph
 from .op_proto import AttrType, get_all_op_protos
@@ -24,6 +24,7 @@ from ..framework.place import (CPUPlace, CUDAPinnedPlace, CUDAPlace, DeviceType,
 from ..framework.random import Generator, default_cpu_generator
 from ..framework.program import EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole
 from ..framework.scope import LoDTensor, LoDTensorArray, Scope, SelectedRows, Tensor
+from ..framework.selected_rows import RowsValue
 from ..layers.readers import EOFException
 from ..ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
 from .flags import globals_view
@@ -381,14 +382,40 @@ class _VarBaseType(type):
 
 
 class VarBase(metaclass=_VarBaseType):
-    """Paddle 1.8's eager variable class: `core.VarBase(value, place)` makes an eager
-    Tensor holding a copy of `value` (stop_gradient=True, as to_variable), and every eager
-    Tensor is an instance of it."""
+    """Paddle's eager variable class, of which every eager Tensor is an instance. Its
+    forms (2.0's constructors):
+    - `core.VarBase(value, place, persistable, zero_copy, name, stop_gradient)`: an eager
+      Tensor holding a copy of `value` (stop_gradient=True, as to_variable);
+    - `core.VarBase()`: an empty FP32 tensor, no value yet;
+    - `core.VarBase(dtype, dims, name, type, persistable)`: a declared tensor of that
+      dtype and dims (name None: a generated one), or, type SELECTED_ROWS, an empty
+      SelectedRows of that dtype (value().get_selected_rows() fills it)."""
 
-    def __new__(cls, value=None, place=None, persistable=False, zero_copy=False, name=None,
-                stop_gradient=True):
-        return _EagerTensor(np.array(value), stop_gradient=stop_gradient, name=name,
-                            persistable=persistable)
+    def __new__(cls, *args, **kwargs):
+        if not args and not kwargs:
+            return _EagerTensor._placeholder("float32", [], stop_gradient=True)
+        if len(args) == 5 and isinstance(args[0], DType) and not kwargs:
+            return _declared_var_base(*args)
+        return _var_base_of_value(*args, **kwargs)
+
+
+def _var_base_of_value(value, place=None, persistable=False, zero_copy=False, name=None,
+                       stop_gradient=True):
+    return _EagerTensor(np.array(value), stop_gradient=stop_gradient, name=name,
+                        persistable=persistable)
+
+
+def _declared_var_base(dtype, dims, name, var_type, persistable):
+    if var_type not in (VarDesc.VarType.LOD_TENSOR, VarDesc.VarType.SELECTED_ROWS):
+        raise TypeError("core.VarBase(dtype, dims, name, type, persistable): type must be "
+                        "LOD_TENSOR or SELECTED_ROWS, got %r" % (var_type,))
+    tensor = _EagerTensor._placeholder(dtype.name, [int(d) for d in dims],
+                                       stop_gradient=True, name=name,
+                                       persistable=persistable)
+    if var_type == VarDesc.VarType.SELECTED_ROWS:
+        tensor.type = "SELECTED_ROWS"
+        tensor._value = RowsValue((), 0, None)
+    return tensor
 
 
 class Layer:

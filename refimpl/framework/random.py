@@ -1,11 +1,13 @@
 """Random state for random ops: a fixed `seed` attr replays the same stream every run
 (as Paddle's CPU kernels do); seed 0 draws from the global generator, which
-`paddle.seed(s)` resets. Under the 1.8 profile a seeded uniform draw is Paddle 1.8.5's own
-stream (`uniform`), so its values are Paddle's."""
+`paddle.seed(s)` resets. The streams are Paddle's own where switch seeded_uniform_stream
+says so: under 1.8 a seeded uniform draw is Paddle 1.8.5's minstd stream, under 2.0 and 3
+uniform and gaussian draws are Paddle 2.x's std::mt19937_64 streams (`uniform`, `normal`),
+so their values are Paddle's. Other random ops draw from numpy streams."""
 import numpy as np
 
 from .. import versions
-from . import minstd
+from . import minstd, mt19937
 from .program import Program, default_main_program, default_startup_program
 
 _SEED_LIMIT = 2 ** 64
@@ -22,11 +24,24 @@ def _state_for(s):
     return np.random.RandomState(s if s < 2 ** 32 else [s & 0xFFFFFFFF, s >> 32])
 
 
+class GeneratorState:
+    """What Generator.get_state returns (Paddle's core.GeneratorState): the seed, the
+    std::mt19937_64 engine and the numpy stream, copied."""
+
+    def __init__(self, seed, engine, numpy_state):
+        self._seed, self._engine, self._numpy_state = seed, engine, numpy_state
+
+    def current_seed(self):
+        return self._seed
+
+
 class Generator:
     """Paddle 2.x's CPU random generator (fluid.generator.Generator, core.Generator,
-    what paddle.seed returns): a seed and a numpy stream whose state can be taken and put
-    back, so draws after set_state(get_state()) or manual_seed(s) repeat (Paddle's
-    mt19937_64 values are not reproduced)."""
+    what paddle.seed returns): a seed, Paddle's std::mt19937_64 engine seeded through
+    std::seed_seq{seed} (so `random()` and the uniform and gaussian draws are Paddle's),
+    and a numpy stream of the same seed for the random ops whose Paddle stream is not
+    reproduced. Its state can be taken and put back, so draws after
+    set_state(get_state()) or manual_seed(s) repeat."""
 
     def __init__(self, place=None):
         from .place import CPUPlace
@@ -38,6 +53,7 @@ class Generator:
     def manual_seed(self, s):
         self._rng = _state_for(s)
         self._initial_seed = int(s)
+        self.engine = mt19937.Engine.from_seed_sequence(self._initial_seed)
         return self
 
     def seed(self):
@@ -49,14 +65,19 @@ class Generator:
         return self._initial_seed
 
     def get_state(self):
-        return self._rng.get_state()
+        return GeneratorState(self._initial_seed, self.engine.copy(), self._rng.get_state())
 
     def set_state(self, state):
-        self._rng.set_state(state)
+        if not isinstance(state, GeneratorState):
+            raise TypeError("Generator.set_state: expected the GeneratorState of get_state, "
+                            "got %s" % type(state).__name__)
+        self._initial_seed = state.current_seed()
+        self.engine = state._engine.copy()
+        self._rng.set_state(state._numpy_state)
 
     def random(self):
-        """One uint64 draw of the stream."""
-        return int(self._rng.randint(0, _SEED_LIMIT, dtype=np.uint64))
+        """One uint64 draw of the engine (Paddle's Generator.random)."""
+        return self.engine()
 
     @property
     def stream(self):
@@ -103,16 +124,82 @@ def rng_for(seed_attr):
     return np.random.RandomState(seed_attr) if seed_attr else _default.stream
 
 
+def _engine_for(seed_attr, dtype=None):
+    """The std::mt19937_64 a Paddle 2.x CPU random op of seed attr `seed_attr` draws
+    values (of float `dtype`, if given) from, or None where refimpl draws numpy's stream:
+    the global generator's engine for seed 0, else a fresh engine seeded directly with
+    the attr (its low switch seed_attr_bits bits: an unsigned int in 2.0), not through
+    seed_seq."""
+    if versions.switch("seeded_uniform_stream") != "mt19937_64" or \
+            dtype is not None and np.dtype(dtype) not in (np.float32, np.float64):
+        return None
+    if not seed_attr:
+        return _default.engine
+    return mt19937.Engine.from_seed(int(seed_attr) % 2 ** versions.switch("seed_attr_bits"))
+
+
 def uniform(seed_attr, low, high, shape, dtype):
     """U(low, high) of `shape` and `dtype` for a random op with seed attr `seed_attr`:
-    Paddle 1.8.5's seeded CPU stream under the 1.8 profile (float32 / float64), else the
-    numpy stream of rng_for."""
+    Paddle's CPU stream where switch seeded_uniform_stream reproduces it for float32 /
+    float64 (1.8.5's minstd for a nonzero seed, 2.x's mt19937_64), else the numpy stream
+    of rng_for. low and high are float32 attrs in Paddle."""
+    shape = tuple(shape)
     if seed_attr and versions.switch("seeded_uniform_stream") == "minstd" and \
             np.dtype(dtype) in (np.float32, np.float64):
         # Paddle 1.8.5's kernel takes the seed attr as an unsigned int
-        return minstd.uniform_real(seed_attr & 0xFFFFFFFF, low, high, tuple(shape), dtype)
+        return minstd.uniform_real(seed_attr & 0xFFFFFFFF, low, high, shape, dtype)
+    engine = _engine_for(seed_attr, dtype)
+    if engine is not None:
+        n = int(np.prod(shape, dtype=np.int64))
+        return engine.uniform(np.float32(low), np.float32(high), n, dtype).reshape(shape)
     rng = rng_for(seed_attr)
     return _in_chunks(lambda n: rng.uniform(low, high, size=n), shape, dtype)
+
+
+def dropout_draws(seed, n):
+    """n std::uniform_real_distribution<float>(0, 1) draws for a Paddle 2.x CPU dropout
+    of seed `seed` (the Seed input's, or the fix_seed attr's; 0: the global generator):
+    its kernels take the int seed as a 64-bit integer (-5 seeds 2^64 - 5) in 2.0 and
+    3.3.1 alike."""
+    engine = mt19937.Engine.from_seed(int(seed) % 2**64) if seed else _default.engine
+    return engine.uniform(0.0, 1.0, int(n), np.float32)
+
+
+def integers(seed_attr, low, high, shape, dtype):
+    """Integers uniform in [low, high) of `shape` and `dtype` (randint): Paddle 2.x's
+    stream (std::uniform_int_distribution, libstdc++'s downscaling of switch
+    randint_downscaling) where switch seeded_uniform_stream is mt19937_64, else numpy's
+    stream of rng_for."""
+    shape = tuple(shape)
+    engine = _engine_for(seed_attr)
+    if engine is not None:
+        n = int(np.prod(shape, dtype=np.int64))
+        return engine.integers(low, high, n, versions.switch("randint_downscaling")) \
+            .astype(dtype).reshape(shape)
+    return rng_for(seed_attr).randint(low, high, size=shape).astype(dtype)
+
+
+def permutation(seed_attr, n, dtype):
+    """0 .. n-1 shuffled (randperm): Paddle's std::shuffle over its mt19937_64 where
+    switch randint_downscaling is lemire (3.3.1's libstdc++, measured; 2.0's GCC 8 shuffle
+    is not reproduced), else numpy's stream of rng_for."""
+    engine = _engine_for(seed_attr)
+    if engine is not None and versions.switch("randint_downscaling") == "lemire":
+        return engine.permutation(int(n)).astype(dtype)
+    return rng_for(seed_attr).permutation(n).astype(dtype)
+
+
+def normal(seed_attr, mean, std, shape, dtype):
+    """N(mean, std) of `shape` and `dtype` for a random op with seed attr `seed_attr`
+    (gaussian_random): Paddle 2.x's stream (one std::normal_distribution<T> per op, mean
+    and std float32 attrs) where switch seeded_uniform_stream is mt19937_64, else numpy's
+    stream of rng_for."""
+    shape = tuple(shape)
+    engine = _engine_for(seed_attr, dtype)
+    if engine is not None:
+        n = int(np.prod(shape, dtype=np.int64))
+        return engine.normal(np.float32(mean), np.float32(std), n, dtype).reshape(shape)
+    return rng_for(seed_attr).normal(mean, std, size=shape).astype(dtype)
 
 
 # elements drawn per call by _in_chunks: 32 MiB of float64 at a time

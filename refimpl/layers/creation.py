@@ -313,8 +313,12 @@ def _float_default(dtype, layer):
     return dtype
 
 
-def uniform(shape, dtype=None, min=-1.0, max=1.0, seed=0, name=None):
+def uniform(shape, dtype=None, min=None, max=1.0, seed=0, name=None):
+    """paddle.uniform: U(min, max); min by default -1 in 2.0, 0 in 3.3.1 (switch
+    uniform_default_min)."""
     _check_shape_type(shape, "uniform")
+    if min is None:
+        min = versions.switch("uniform_default_min")
     return _random("uniform_random", shape, _float_default(dtype, "uniform/rand"), name, True,
                    min=float(min), max=float(max), seed=int(seed))
 

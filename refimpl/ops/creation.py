@@ -3,7 +3,7 @@ fill_constant_batch_size_like, range, linspace, increment."""
 import numpy as np
 
 from ..framework.initializer import VALUE_ATTR
-from ..framework.random import rng_for
+from ..framework.random import integers, normal, rng_for
 from ._common import built_shape, rand, runtime_ints
 from .registry import OpDef, Sample, register
 from .random_batch_size_like import BatchSizeLike, batch_size_like_shape
@@ -53,7 +53,7 @@ class GaussianRandom(_RuntimeShapeRandom):
     def forward(shape_tensor=None, shape_list=None, shape=(1,), mean=0.0, std=1.0, seed=0,
                 dtype="float32"):
         shape = runtime_ints(shape_tensor, shape_list, shape)
-        return rng_for(seed).normal(mean, std, size=tuple(shape)).astype(dtype)
+        return normal(seed, mean, std, shape, dtype)
 
 
 @register
@@ -88,7 +88,7 @@ class Randint(_RuntimeShapeRandom):
     def forward(shape_tensor=None, shape_list=None, shape=(1,), low=0, high=1, seed=0,
                 dtype="int64"):
         shape = runtime_ints(shape_tensor, shape_list, shape)
-        return rng_for(seed).randint(low, high, size=tuple(shape)).astype(dtype)
+        return integers(seed, low, high, shape, dtype)
 
 
 @register

@@ -24,7 +24,7 @@ import numpy as np
 
 from .. import versions
 from ..framework.minstd import uniform_float32
-from ..framework.random import rng_for
+from ..framework.random import dropout_draws, rng_for
 from ..xp import array_module, to_host
 from ._common import FLOATS, rand
 from .registry import OpDef, Sample, register, share_lod
@@ -40,7 +40,13 @@ def _keep_mask(shape, dropout_prob, seed_tensor, fix_seed, seed):
     gives the same mask as on the CPU)."""
     if seed_tensor is not None:
         seed, fix_seed = int(np.asarray(to_host(seed_tensor)).reshape(-1)[0]), True
-    if versions.switch("dropout_stream") == "minstd":
+    stream = versions.switch("dropout_stream")
+    if stream == "mt19937_64":
+        if dropout_prob == 1:         # Paddle 2.x's kernels drop all without drawing
+            return np.zeros(shape, np.uint8)
+        draws = dropout_draws(seed if fix_seed else 0, int(np.prod(shape, dtype=np.int64)))
+        return (draws.reshape(shape) >= np.float32(dropout_prob)).astype(np.uint8)
+    if stream == "minstd":
         if not fix_seed:
             seed = int(rng_for(0).randint(0, 2**31 - 1))
         draws = uniform_float32(seed, int(np.prod(shape, dtype=np.int64))).reshape(shape)

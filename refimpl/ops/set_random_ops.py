@@ -6,7 +6,7 @@ is an addition)."""
 import numpy as np
 
 from ..framework.dtypes import get_dtype
-from ..framework.random import rng_for
+from ..framework.random import permutation, rng_for, uniform
 from ._common import rand
 from .registry import OpDef, Sample, register
 
@@ -198,7 +198,8 @@ class Bernoulli(_RandomOp):
     def forward(x, seed=0):
         if ((x < 0) | (x > 1)).any():
             raise ValueError("bernoulli: probabilities X must be in [0, 1]")
-        return (rng_for(seed).uniform(size=x.shape) < x).astype(x.dtype)
+        # Paddle 2.x: U(0, 1) draws in X's dtype (framework/random.py's uniform)
+        return (uniform(seed, 0.0, 1.0, x.shape, x.dtype) < x).astype(x.dtype)
 
 
 @register
@@ -213,7 +214,7 @@ class Randperm(_RandomOp):
 
     @staticmethod
     def forward(n=1, dtype="int64", seed=0):
-        return rng_for(seed).permutation(n).astype(dtype)
+        return permutation(seed, n, dtype)
 
 
 @register
