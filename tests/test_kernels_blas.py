@@ -201,3 +201,26 @@ def test_batched_matmul_matches_the_reference(batch, m, n, k, trans, layouts, al
         for g, w in zip(got, want):
             assert g.shape == w.shape and g.dtype == w.dtype
             np.testing.assert_allclose(g, w, rtol=tol, atol=tol * max(k, m, n, 1) * 2)
+
+
+@settings(max_examples=40, deadline=None)
+@given(batch=st.lists(st.integers(1, 4), min_size=0, max_size=2), m=st.integers(1, 9),
+       k=st.integers(1, 9), n=st.integers(1, 9), trans_y=st.booleans(),
+       dtype=st.sampled_from(["float32", "float64"]), seed=st.integers(0, 2 ** 31 - 1))
+def test_fluid_matmul_kernel_of_a_linear_equals_the_reference(batch, m, k, n, trans_y, dtype,
+                                                              seed):
+    """fluid's matmul of x [..., M, K] and a 2-D y (Paddle 2.0's nn.Linear, switch linear_op)
+    takes matmul_v2's GEMM: values and both gradients as the op's numpy reference."""
+    from refimpl.ops.matmul import Matmul
+    rng = np.random.RandomState(seed)
+    x = rng.randn(*(batch + [m, k])).astype(dtype)
+    y = rng.randn(*((n, k) if trans_y else (k, n))).astype(dtype)
+    dout = rng.randn(*(batch + [m, n])).astype(dtype)
+    forward = load_kernel("matmul:matmul_forward")(Matmul.forward)
+    backward = load_kernel("matmul:matmul_backward")(Matmul.backward)
+    tol = dict(rtol=1e-5, atol=1e-5) if dtype == "float32" else dict(rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(forward(x, y, False, trans_y), Matmul.forward(x, y, False, trans_y),
+                               **tol)
+    for got, want in zip(backward(x, y, dout, False, trans_y),
+                         Matmul.backward(x, y, dout, False, trans_y)):
+        np.testing.assert_allclose(got, want, **tol)

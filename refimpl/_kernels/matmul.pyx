@@ -198,6 +198,11 @@ def matmul_v2_forward(x, y, trans_x=False, trans_y=False, alloc=None):
         return _batched_product(x, y, trans_x, trans_y, 1.0, alloc)
     if not _is_gemm(x, y, trans_x):   # numpy's rules: broadcasting, 1-D
         return matmul_v2_out(x, y, trans_x, trans_y, alloc=alloc if alloc is not None else fresh)
+    return _gemm_product(x, y, trans_x, trans_y, alloc)
+
+
+cdef _gemm_product(x, y, bint trans_x, bint trans_y, alloc):
+    """op(x) @ op(y) for _is_gemm's shapes: one GEMM over x's rows."""
     x2, y2 = _rows(x), np.ascontiguousarray(y)
     m = x2.shape[1] if trans_x else x2.shape[0]
     n = y2.shape[0] if trans_y else y2.shape[1]
@@ -248,6 +253,10 @@ def matmul_forward(fallback):
     def forward(x, y, transpose_X=False, transpose_Y=False, alpha=1.0, head_number=1):
         if head_number == 1 and _is_batched(x, y, transpose_X, transpose_Y):
             return _batched_product(x, y, transpose_X, transpose_Y, alpha, None)
+        if head_number == 1 and alpha == 1.0 and _is_gemm(x, y, transpose_X):
+            # Paddle 2.0's nn.Linear (switch linear_op): matmul_v2's one GEMM, the same
+            # product (v1's 1-D rules do not reach a rank >= 2 X and a 2-D Y)
+            return _gemm_product(x, y, transpose_X, transpose_Y, None)
         return fallback(x, y, transpose_X, transpose_Y, alpha, head_number)
     return forward
 
@@ -257,6 +266,8 @@ def matmul_backward(fallback):
                  need=(True, True)):
         if head_number == 1 and _is_batched(x, y, transpose_X, transpose_Y):
             return _batched_backward(x, y, dout, transpose_X, transpose_Y, alpha, need)
+        if head_number == 1 and alpha == 1.0 and _is_gemm(x, y, transpose_X):
+            return _matmul_v2_backward(x, y, dout, transpose_X, transpose_Y, need)
         return fallback(x, y, dout, transpose_X, transpose_Y, alpha, head_number)
     return backward
 
