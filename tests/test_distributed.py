@@ -228,6 +228,10 @@ def test_strategy_saves_and_loads_paddles_prototxt(tmp_path):
     assert (loaded.fuse_grad_size_in_MB, loaded.a_sync_configs["k_steps"]) == (50, 0)
     loaded.save_to_prototxt(str(tmp_path / "again.prototxt"))
     assert (tmp_path / "again.prototxt").read_text() == RECORDED_PROTOTXT
+    # written all or nothing: a save over an existing file replaces it whole, no temp left
+    fleet.DistributedStrategy().save_to_prototxt(str(tmp_path / "again.prototxt"))
+    assert (tmp_path / "again.prototxt").read_text() == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["again.prototxt", "s.prototxt"]
     # the sub-strategies' fields of 2.0's message, and values checked as when set
     s = fleet.DistributedStrategy()
     build = static.BuildStrategy()

@@ -8,6 +8,7 @@ import numbers
 
 from ...compiler.strategy import (_BOOLS, BuildStrategy, ExecutionStrategy, _count, _flag,
                                   _Option, _Options)
+from ...framework import atomic_file
 from . import prototxt
 
 __all__ = ["DistributedStrategy"]
@@ -143,9 +144,7 @@ class DistributedStrategy(_Options):
             elif name in _PROTO_SUBSTRATEGIES:
                 value = tuple((k, getattr(value, k)) for k in _PROTO_SUBSTRATEGIES[name])
             fields.append((name, value))
-        text = prototxt.dump(fields)
-        with open(output, "w", encoding="utf-8") as f:
-            f.write(text)
+        atomic_file.write_bytes(output, prototxt.dump(fields).encode("utf-8"))
 
     def load_from_prototxt(self, pb_file):
         """Set the fields a file of save_to_prototxt's format names (each checked as when
