@@ -352,6 +352,9 @@ SWITCHES = {
     # ((2^64 - 1) // k), what 2.0's GCC 8 builds ran: read, not measured) or from GCC 11
     # (Lemire's 128-bit product, measured on 3.3.1); unused under 1.8 (numpy's stream)
     "randint_downscaling": {"1.8": "scaling", "2.0": "scaling", "3": "lemire"},
+    # truncated_gaussian_random's bounds: mean +- 2 std (2.0's kernel), or its attrs a and
+    # b (3.3.1's, TruncatedNormal(a=-2.0, b=2.0) by default), the value clamped to them
+    "truncated_normal_bounds": {"1.8": "two_std", "2.0": "two_std", "3": "attrs"},
     # a parameter of shape [] (a ValueError in 1.8 and 2.0, a 0-D parameter in 3)
     "zero_dim_parameters": {"1.8": False, "2.0": False, "3": True},
     # str(Program) is its ProgramDesc text, to_string(True), and a Parameter's to_string

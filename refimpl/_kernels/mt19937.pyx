@@ -1,13 +1,17 @@
 # cython: language_level=3
 """std::mt19937_64 draws and libstdc++'s uniform_real_distribution and
-normal_distribution over them, compiled: the
+normal_distribution over them, and Paddle's truncated normal, compiled: the
 stream of refimpl.framework.mt19937 (its numpy reference is the specification; the two
 are tested equal in tests/test_mt19937.py). The engine is its 312 words (uint64, updated
 in place) and the position of the next draw; each function returns the new position.
 The numpy reference converts uint64 to float slowly (0.5 s for 10 M float32 on a loaded
 2-core machine); these draw and convert in one pass."""
-from libc.math cimport logf, sqrtf, log, sqrt, nextafterf, nextafter
+cimport cython
+from libc.float cimport FLT_MIN
+from libc.math cimport logf, sqrtf, log, sqrt, nextafterf, nextafter, NAN, INFINITY
 from libc.stdint cimport uint64_t
+
+from refimpl.framework.mt19937 import _ERFINV_CENTRAL, _ERFINV_NEAR, _ERFINV_FAR, _LN2
 
 cdef enum:
     WORDS = 312
@@ -97,4 +101,75 @@ def normal(uint64_t[::1] words, Py_ssize_t pos, real[::1] out, real mean, real s
             if i < out.shape[0]:
                 out[i] = a * mult * std + mean
                 i += 1
+    return pos
+
+
+# the erfinv coefficients of framework/mt19937.py (_ERFINV_*), numerators then
+# denominators, r^0 first
+cdef double CENTRAL[2][8]
+cdef double NEAR[2][8]
+cdef double FAR[2][8]
+cdef double LN2 = _LN2
+
+
+cdef void _fill(double* table, values):
+    cdef int i, k
+    for i in range(2):
+        for k in range(8):
+            table[8 * i + k] = values[i][k]
+
+
+_fill(&CENTRAL[0][0], _ERFINV_CENTRAL)
+_fill(&NEAR[0][0], _ERFINV_NEAR)
+_fill(&FAR[0][0], _ERFINV_FAR)
+
+
+cdef inline real _horner(double* c, real r) noexcept nogil:
+    cdef real acc = <real>c[7]
+    cdef int k
+    for k in range(6, -1, -1):
+        acc = acc * r + <real>c[k]
+    return acc
+
+
+@cython.cdivision(True)
+cdef inline real _erfinv(real x) noexcept nogil:
+    # framework/mt19937.py's erfinv: in real, r in double rounded to real
+    cdef real ax = -x if x < 0 else x
+    cdef real r, ratio
+    if not ax <= 1:
+        return NAN
+    if ax == 1:
+        return INFINITY if x > 0 else -INFINITY
+    if <double>ax <= 0.85:
+        r = <real>(0.180625 - 0.25 * <double>x * <double>x)
+        return x * _horner(CENTRAL[0], r) / _horner(CENTRAL[1], r)
+    r = <real>sqrt(<double><real>LN2 - log(1.0 - <double>ax))
+    if <double>r <= 5.0:
+        r = <real>(<double>r - 1.6)
+        ratio = _horner(NEAR[0], r) / _horner(NEAR[1], r)
+    else:
+        r = <real>(<double>r - 5.0)
+        ratio = _horner(FAR[0], r) / _horner(FAR[1], r)
+    return -ratio if x < 0 else ratio
+
+
+def truncated_normal(uint64_t[::1] words, Py_ssize_t pos, real[::1] out, real mean, real std,
+                     real cdf_low, real cdf_high, real low, real high, bint clip):
+    """Fills `out` with Paddle's truncated normal (framework/mt19937.py's
+    Engine.truncated_normal; clip: clamped to [low, high])."""
+    cdef Py_ssize_t i
+    cdef real tiny = <real>FLT_MIN
+    cdef real span = <real>1.0 - tiny
+    cdef real width = cdf_high - cdf_low
+    cdef real v, value
+    cdef double root2 = sqrt(2.0)
+    with nogil:
+        for i in range(out.shape[0]):
+            v = _canonical(&words[0], &pos, &mean) * span + tiny
+            value = <real>(root2 * <double>_erfinv(<real>2.0 * (cdf_low + width * v) - <real>1.0)
+                           * <double>std + <double>mean)
+            if clip:
+                value = low if value < low else (high if high < value else value)
+            out[i] = value
     return pos

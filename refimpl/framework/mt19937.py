@@ -133,7 +133,77 @@ def _libm_log(x):
 def _libm():
     libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
     libm.logf.restype, libm.logf.argtypes = ctypes.c_float, [ctypes.c_float]
+    libm.erf.restype, libm.erf.argtypes = ctypes.c_double, [ctypes.c_double]
     return libm
+
+
+def normal_cdf(z, dtype):
+    """Paddle's truncated normal's cdf of a bound z (in T = dtype): (1 + erf(z / sqrt 2)) /
+    2 in double with the C library's erf, then T."""
+    return np.dtype(dtype).type((1.0 + _libm().erf(float(z) / math.sqrt(2.0))) / 2.0)
+
+
+# the rational approximations of erfinv that Paddle's truncated_gaussian_random
+# evaluates (its Erfinv<T>), numerator and denominator coefficients of r^0 .. r^7: for
+# |x| <= 0.85 in r = 0.180625 - x^2 / 4; else, with r = sqrt(ln 2 - log(1 - |x|)), in r -
+# 1.6 up to r = 5 and in r - 5 above
+_ERFINV_CENTRAL = (
+    (1.1975323115670912564578e0, 4.7072688112383978012285e1, 6.9706266534389598238465e2,
+     4.8548868893843886794648e3, 1.6235862515167575384252e4, 2.3782041382114385731252e4,
+     1.1819493347062294404278e4, 8.8709406962545514830200e2),
+    (1.0000000000000000000e0, 4.2313330701600911252e1, 6.8718700749205790830e2,
+     5.3941960214247511077e3, 2.1213794301586595867e4, 3.9307895800092710610e4,
+     2.8729085735721942674e4, 5.2264952788528545610e3))
+_ERFINV_NEAR = (
+    (1.42343711074968357734e0, 4.63033784615654529590e0, 5.76949722146069140550e0,
+     3.64784832476320460504e0, 1.27045825245236838258e0, 2.41780725177450611770e-1,
+     2.27238449892691845833e-2, 7.74545014278341407640e-4),
+    (1.4142135623730950488016887e0, 2.9036514445419946173133295e0,
+     2.3707661626024532365971225e0, 9.7547832001787427186894837e-1,
+     2.0945065210512749128288442e-1, 2.1494160384252876777097297e-2,
+     7.7441459065157709165577218e-4, 1.4859850019840355905497876e-9))
+_ERFINV_FAR = (
+    (6.65790464350110377720e0, 5.46378491116411436990e0, 1.78482653991729133580e0,
+     2.96560571828504891230e-1, 2.65321895265761230930e-2, 1.24266094738807843860e-3,
+     2.71155556874348757815e-5, 2.01033439929228813265e-7),
+    (1.414213562373095048801689e0, 8.482908416595164588112026e-1,
+     1.936480946950659106176712e-1, 2.103693768272068968719679e-2,
+     1.112800997078859844711555e-3, 2.611088405080593625138020e-5,
+     2.010321207683943062279931e-7, 2.891024605872965461538222e-15))
+_LN2 = 6.931471805599453094172321214581e-1
+
+
+def _horner(coefficients, r):
+    """sum c_k r^k by Horner's rule in r's dtype, each coefficient rounded to it."""
+    t = r.dtype.type
+    acc = np.full_like(r, t(coefficients[-1]))
+    for c in coefficients[-2::-1]:
+        acc = acc * r + t(c)
+    return acc
+
+
+def erfinv(x):
+    """Paddle's Erfinv<T> of each element of x (T its dtype): the ratio of _ERFINV_*'s
+    polynomials in T, r computed in double and rounded to T (|x| compared with 0.85 and r
+    with 5 in double); NaN outside [-1, 1], +-inf at +-1."""
+    t = x.dtype.type
+    out = np.empty_like(x)
+    ax = np.abs(x)
+    central = ax.astype(np.float64) <= 0.85
+    xc = x[central]
+    r = (0.180625 - 0.25 * xc.astype(np.float64) * xc.astype(np.float64)).astype(t)
+    out[central] = xc * _horner(_ERFINV_CENTRAL[0], r) / _horner(_ERFINV_CENTRAL[1], r)
+    tail = np.flatnonzero(~central & (ax < 1))
+    r = np.sqrt(np.float64(t(_LN2)) - _libm_log(1.0 - ax[tail].astype(np.float64))).astype(t)
+    near = r.astype(np.float64) <= 5.0
+    for pick, (numerator, denominator), shift in ((near, _ERFINV_NEAR, 1.6),
+                                                  (~near, _ERFINV_FAR, 5.0)):
+        rs = (r[pick].astype(np.float64) - shift).astype(t)
+        ratio = _horner(numerator, rs) / _horner(denominator, rs)
+        out[tail[pick]] = np.where(x[tail[pick]] < 0, -ratio, ratio)
+    out[ax == 1] = np.copysign(np.inf, x[ax == 1])
+    out[~(ax <= 1)] = np.nan
+    return out
 
 
 def reference_draws(words, pos, out):
@@ -231,6 +301,30 @@ class Engine:
             left -= kept.size
         values = np.concatenate(pairs)[:out.size] if pairs else out
         return (values * dtype.type(std) + dtype.type(mean)).astype(dtype)
+
+    def truncated_normal(self, mean, std, cdf_low, cdf_high, n, dtype, clip=None):
+        """n draws of Paddle's truncated normal in T = dtype (its TruncatedNormal<T> over
+        std::uniform_real_distribution<T>(FLT_MIN, 1)): v = u (1 - FLT_MIN) + FLT_MIN of
+        one canonical draw u, p = cdf_low + (cdf_high - cdf_low) v and x = 2 p - 1 in T
+        (cdf_* the standard normal cdf of the bounds, T), then sqrt(2) erfinv(x) std +
+        mean in double, rounded to T; clip = (a, b): clamped to [a, b] in T."""
+        dtype = np.dtype(dtype)
+        t = dtype.type
+        mean, std, cdf_low, cdf_high = t(mean), t(std), t(cdf_low), t(cdf_high)
+        clip = None if clip is None else (t(clip[0]), t(clip[1]))
+        fn = _kernel("truncated_normal")
+        if fn is not None:
+            out = np.empty(int(n), dtype)
+            low, high = clip or (t(0), t(0))
+            self.pos = int(fn(self.words, self.pos, out, mean, std, cdf_low, cdf_high,
+                              low, high, clip is not None))
+            return out
+        tiny = t(np.finfo(np.float32).tiny)
+        v = self.canonical(n, dtype) * (t(1) - tiny) + tiny
+        x = t(2) * (cdf_low + (cdf_high - cdf_low) * v) - t(1)
+        out = (math.sqrt(2.0) * erfinv(x).astype(np.float64) * np.float64(std)
+               + np.float64(mean)).astype(dtype)
+        return out if clip is None else np.clip(out, *clip)
 
     def integers(self, low, high, n, method):
         """n draws of std::uniform_int_distribution<int64>(low, high - 1), high - low

@@ -3,7 +3,8 @@
 `paddle.seed(s)` resets. The streams are Paddle's own where switch seeded_uniform_stream
 says so: under 1.8 a seeded uniform draw is Paddle 1.8.5's minstd stream, under 2.0 and 3
 uniform and gaussian draws are Paddle 2.x's std::mt19937_64 streams (`uniform`, `normal`),
-so their values are Paddle's. Other random ops draw from numpy streams."""
+so their values are Paddle's (truncated_gaussian_random's too). Other random ops draw from
+numpy streams."""
 import numpy as np
 
 from .. import versions
@@ -200,6 +201,37 @@ def normal(seed_attr, mean, std, shape, dtype):
         n = int(np.prod(shape, dtype=np.int64))
         return engine.normal(np.float32(mean), np.float32(std), n, dtype).reshape(shape)
     return rng_for(seed_attr).normal(mean, std, size=shape).astype(dtype)
+
+
+def truncated_normal(seed_attr, mean, std, a, b, shape, dtype):
+    """N(mean, std) truncated, of `shape` and `dtype` (truncated_gaussian_random; mean,
+    std, a and b float32 attrs): within mean +- 2 std (2.0) or within [a, b] and clamped
+    to them (3.3.1; switch truncated_normal_bounds). Paddle 2.x's stream (the inverse cdf
+    of one uniform draw a value, Engine.truncated_normal) where switch
+    seeded_uniform_stream is mt19937_64, else numpy's normal draws of rng_for, those
+    outside the bounds redrawn."""
+    shape = tuple(shape)
+    engine = _engine_for(seed_attr, dtype)
+    t = np.dtype(dtype).type if engine is not None else np.float64
+    mean, std = t(np.float32(mean)), t(np.float32(std))
+    if versions.switch("truncated_normal_bounds") == "attrs":
+        clip = (t(np.float32(a)), t(np.float32(b)))
+        low, high = ((bound - mean) / std for bound in clip)
+    else:
+        clip, low, high = None, t(-2), t(2)
+    if engine is not None:
+        n = int(np.prod(shape, dtype=np.int64))
+        return engine.truncated_normal(mean, std, mt19937.normal_cdf(low, dtype),
+                                       mt19937.normal_cdf(high, dtype), n, dtype,
+                                       clip).reshape(shape)
+    rng = rng_for(seed_attr)
+    out = rng.normal(size=shape)
+    bad = (out < low) | (out > high)
+    while bad.any():
+        out[bad] = rng.normal(size=int(bad.sum()))
+        bad = (out < low) | (out > high)
+    out = out * std + mean
+    return (out if clip is None else np.clip(out, *clip)).astype(dtype)
 
 
 # elements drawn per call by _in_chunks: 32 MiB of float64 at a time
