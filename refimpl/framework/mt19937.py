@@ -14,8 +14,12 @@ Seeding, two ways:
   standard's generate algorithm, and word i is words 2i + 2^32 * words 2i + 1.
 
 The draws come from the compiled kernels refimpl._kernels.mt19937 when dispatch installs
-them (`use_kernel_loader`; REFIMPL_KERNELS=numpy turns them off), else from the numpy reference here: the same stream either way
-(tests/test_mt19937.py).
+them (`use_kernel_loader`; REFIMPL_KERNELS=numpy turns them off), else from the numpy
+reference here: the same stream either way (tests/test_mt19937.py).
+
+Distributions over the draws: libstdc++'s uniform_real_distribution, normal_distribution
+(Marsaglia's polar method) and uniform_int_distribution, std::shuffle, and Paddle's
+truncated normal (the inverse cdf of one uniform draw, with its own erfinv).
 """
 import ctypes
 import ctypes.util
@@ -40,7 +44,7 @@ _loader = [lambda name: None]
 
 def use_kernel_loader(loader):
     """Installs `loader(name)`, which gives the compiled kernel `name` (draws, uniform,
-    normal) or None."""
+    normal, truncated_normal, erfinv) or None."""
     _loader[0] = loader
 
 
@@ -186,8 +190,12 @@ def erfinv(x):
     """Paddle's Erfinv<T> of each element of x (T its dtype): the ratio of _ERFINV_*'s
     polynomials in T, r computed in double and rounded to T (|x| compared with 0.85 and r
     with 5 in double); NaN outside [-1, 1], +-inf at +-1."""
-    t = x.dtype.type
     out = np.empty_like(x)
+    fn = _kernel("erfinv")
+    if fn is not None:
+        fn(np.ascontiguousarray(x).reshape(-1), out.reshape(-1))
+        return out
+    t = x.dtype.type
     ax = np.abs(x)
     central = ax.astype(np.float64) <= 0.85
     xc = x[central]
