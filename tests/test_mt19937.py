@@ -346,3 +346,88 @@ def test_static_truncated_normal_takes_the_program_seed(kernels, paddle_version,
             static.Executor(fluid.CPUPlace()).run(startup)
         weight = np.array(scope.find_var("fc_0.w_0").get_tensor()).ravel().tolist()
         assert weight[:len(expected)] == expected
+
+
+def test_multinomial_and_distribution_samples_draw_paddles_values(dygraph, paddle_version):
+    # Paddle 3.3.1's values, measured (its CPU multinomial: one U(0, 1) draw a sample in
+    # X's dtype, binary search of the normalised running sums; a pick taken out between
+    # samples without replacement)
+    x = paddle.to_tensor([[0.1, 0.0, 0.5, 0.2, 0.7], [0.3, 0.3, 0.05, 0.0, 0.9]])
+    with paddle_version("3"):
+        paddle.seed(10)
+        assert _values(paddle.multinomial(x, 6, replacement=True)) == [
+            2, 4, 4, 2, 2, 2, 4, 4, 4, 0, 4, 4]
+        assert _values(paddle.rand([1])) == [0.954373300075531]      # 12 draws taken
+        for dtype in ("float32", "float64"):
+            paddle.seed(10)
+            assert _values(paddle.multinomial(x.astype(dtype), 4)) == [2, 4, 3, 0, 1, 4, 0, 2]
+        paddle.seed(3)
+        picks = paddle.multinomial(paddle.rand([3, 50]), 30).numpy()
+        assert picks[:, :5].tolist() == [[33, 14, 16, 42, 6], [2, 44, 25, 36, 49],
+                                         [42, 36, 0, 31, 7]]
+        assert picks[:, -3:].tolist() == [[21, 39, 10], [28, 27, 8], [17, 16, 34]]
+        assert all(len(set(row)) == 30 for row in picks.tolist())
+        paddle.seed(10)
+        distribution = paddle.distribution
+        assert _values(distribution.Normal(paddle.to_tensor([0.5, 1.0]), paddle.to_tensor(
+            [2.0, 3.0])).sample([3])) == [
+            1.235851764678955, -4.132812976837158, -0.14752483367919922, 3.901890277862549,
+            -2.5390095710754395, -1.9426002502441406]
+        paddle.seed(10)
+        assert _values(distribution.Uniform(-1.0, 3.0).sample([3])) == [
+            0.09074091911315918, 1.1955301761627197, 2.462185859680176]
+        paddle.seed(10)
+        assert _values(distribution.Categorical(paddle.to_tensor(
+            [[0.1, 0.2, 0.7], [1.0, 1.0, 1.0]])).sample([4])) == [1, 1, 2, 0, 2, 1, 1, 1]
+
+
+def test_sampling_id_subtracts_from_one_uniform_draw(paddle_version):
+    # Paddle 2.0's kernel (sampling_id_op.h, read; 3.3.1 has no such op): r = U(min, max)
+    # in X's dtype, r -= X[i, j] until r < 0 (else the last column)
+    x = np.array([[0.25, 0.25, 0.5], [0.0, 1.0, 0.0], [0.1, 0.1, 0.1], [0.5, 0.5, 0.0]],
+                 "float32")
+    main, startup = static.Program(), static.Program()
+    with static.program_guard(main, startup):
+        ids = fluid.layers.sampling_id(static.data("x", [4, 3], "float32"), seed=5)
+    got = static.Executor(fluid.CPUPlace()).run(main, feed={"x": x}, fetch_list=[ids])[0]
+    r = mt19937.Engine.from_seed(5).uniform(0.0, 1.0, 4, "float32")
+    expected = []
+    for row, rest in zip(x, r):
+        for j, weight in enumerate(row):
+            rest = np.float32(rest - weight)
+            if rest < 0:
+                break
+        expected.append(j)
+    assert got.tolist() == expected and expected[2] == 2    # row 2 sums to 0.3
+
+
+@pytest.mark.parametrize("method", ["lemire", "scaling"])
+def test_permutation_is_std_shuffle_over_uniform_ints(method):
+    # the shuffle's draws are uniform_int_distribution's (Engine.integers of the same
+    # downscaling); 2.0's randperm (GCC 8, switch randint_downscaling) takes "scaling"
+    engine, loop = mt19937.Engine.from_seed(9), mt19937.Engine.from_seed(9)
+    for n in (1, 2, 7, 10, 301):
+        expected = list(range(n))
+        i = 1
+        if n % 2 == 0 and n > 1:
+            j = int(loop.integers(0, 2, 1, method)[0])
+            expected[1], expected[j] = expected[j], expected[1]
+            i = 2
+        while i < n:
+            x = int(loop.integers(0, (i + 1) * (i + 2), 1, method)[0])
+            for pos, j in ((i, x // (i + 2)), (i + 1, x % (i + 2))):
+                expected[pos], expected[j] = expected[j], expected[pos]
+            i += 2
+        assert engine.permutation(n, method).tolist() == expected
+    assert engine == loop
+
+
+def test_randperm_of_2_0_takes_gcc_8s_downscaling(dygraph, paddle_version):
+    # the two downscalings part rarely for small ranges: first at position 2793 of 20000
+    older = mt19937.Engine.from_seed_sequence(10).permutation(20000, "scaling")
+    newer = mt19937.Engine.from_seed_sequence(10).permutation(20000, "lemire")
+    assert np.flatnonzero(older != newer)[0] == 2793
+    for version, expected in (("2.0", older), ("3", newer)):
+        with paddle_version(version):
+            paddle.seed(10)
+            assert _values(paddle.randperm(20000)) == expected.tolist()

@@ -369,12 +369,15 @@ class Engine:
         out = self._accepted(int(n), accept)
         return value(out).astype(np.int64) + np.int64(low)
 
-    def permutation(self, n):
-        """0 .. n-1 shuffled by libstdc++'s std::shuffle (GCC 11 on: Lemire's
-        uniform_int_distribution, measured on Paddle 3.3.1's randperm): with s the number
-        of elements, if s is even, element 1 first swaps with element {0, 1}[draw of 2];
-        then elements i, i + 1 (i = 1 or 2 on, by pairs) swap with positions x // (i + 2)
-        and x % (i + 2) of one draw x uniform in [0, (i + 1)(i + 2))."""
+    def permutation(self, n, method):
+        """0 .. n-1 shuffled by libstdc++'s std::shuffle (its two-positions-a-draw form:
+        Lemire's uniform_int_distribution from GCC 11, measured on Paddle 3.3.1's
+        randperm; the older downscaling `method` of integers before, read): with s the
+        number of elements, if s is even, element 1 first swaps with element {0, 1}[draw
+        of 2]; then elements i, i + 1 (i = 1 or 2 on, by pairs) swap with positions x //
+        (i + 2) and x % (i + 2) of one draw x uniform in [0, (i + 1)(i + 2))."""
+        if method not in ("lemire", "scaling"):
+            raise ValueError("randperm: unknown downscaling method %r" % (method,))
         out = np.arange(n, dtype=np.int64)
         if n < 2:
             return out
@@ -388,7 +391,7 @@ class Engine:
             used += 1
             return buffer[used - 1]
 
-        def uniform_below(k):      # Lemire's _S_nd on the 128-bit product
+        def lemire_below(k):       # _S_nd on the 128-bit product
             product = draw() * k
             if product % 2**64 < k:
                 threshold = (2**64 - k) % k
@@ -396,6 +399,14 @@ class Engine:
                     product = draw() * k
             return product >> 64
 
+        def scaled_below(k):       # d // s, s = (2^64 - 1) // k, below k s
+            scaling = (2**64 - 1) // k
+            d = draw()
+            while d >= k * scaling:
+                d = draw()
+            return d // scaling
+
+        uniform_below = lemire_below if method == "lemire" else scaled_below
         i = 1
         if n % 2 == 0:
             j = uniform_below(2)

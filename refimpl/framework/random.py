@@ -181,12 +181,12 @@ def integers(seed_attr, low, high, shape, dtype):
 
 
 def permutation(seed_attr, n, dtype):
-    """0 .. n-1 shuffled (randperm): Paddle's std::shuffle over its mt19937_64 where
-    switch randint_downscaling is lemire (3.3.1's libstdc++, measured; 2.0's GCC 8 shuffle
-    is not reproduced), else numpy's stream of rng_for."""
+    """0 .. n-1 shuffled (randperm): Paddle's std::shuffle over its mt19937_64 (libstdc++'s
+    downscaling of switch randint_downscaling: 3.3.1's measured, 2.0's GCC 8 read) where
+    switch seeded_uniform_stream is mt19937_64, else numpy's stream of rng_for."""
     engine = _engine_for(seed_attr)
-    if engine is not None and versions.switch("randint_downscaling") == "lemire":
-        return engine.permutation(int(n)).astype(dtype)
+    if engine is not None:
+        return engine.permutation(int(n), versions.switch("randint_downscaling")).astype(dtype)
     return rng_for(seed_attr).permutation(n).astype(dtype)
 
 
