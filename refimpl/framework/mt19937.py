@@ -214,6 +214,24 @@ def erfinv(x):
     return out
 
 
+def polar_pairs(u, pairs):
+    """Marsaglia's polar method as libstdc++'s normal_distribution<T> runs it over the
+    canonical draws u (T = u's dtype, one pair of draws a try): a = 2 u1 - 1, b = 2 u2 - 1
+    (computed in double, then T), tried again while r2 = a a + b b is above 1 or 0; mult =
+    sqrt(-2 log(r2) / r2) in T (the C library's log). Returns the values of the first
+    `pairs` accepted pairs (fewer if u runs out), b mult then a mult each, and the number
+    of draws they took."""
+    dtype = u.dtype
+    ab = (np.float64(2) * u.astype(np.float64) if dtype == np.float64 else
+          (np.float32(2) * u).astype(np.float64)) - 1.0
+    a, b = ab[0::2].astype(dtype), ab[1::2].astype(dtype)
+    r2 = a * a + b * b
+    kept = np.flatnonzero(~((r2 > 1.0) | (r2 == 0.0)))[:pairs]
+    mult = np.sqrt(dtype.type(-2) * _libm_log(r2[kept]) / r2[kept])
+    values = np.stack([b[kept] * mult, a[kept] * mult], axis=1).reshape(-1)
+    return values, 2 * (int(kept[-1]) + 1) if kept.size == pairs and pairs else u.size
+
+
 def reference_draws(words, pos, out):
     """Fills `out` (uint64) with the next draws of the engine (words, pos): numpy; returns
     the new pos. `words` is updated in place."""
@@ -294,19 +312,13 @@ class Engine:
         left = (out.size + 1) // 2
         while left:
             start = self.copy()
-            tries = left + left // 4 + 8
-            u = self.canonical(2 * tries, dtype)
-            ab = (np.float64(2) * u.astype(np.float64) if dtype == np.float64 else
-                  (np.float32(2) * u).astype(np.float64)) - 1.0
-            a, b = ab[0::2].astype(dtype), ab[1::2].astype(dtype)
-            r2 = a * a + b * b
-            kept = np.flatnonzero(~((r2 > 1.0) | (r2 == 0.0)))[:left]
-            if kept.size == left:   # stop at the pair that completes the draw
+            values, used = polar_pairs(self.canonical(2 * (left + left // 4 + 8), dtype),
+                                       left)
+            if values.size == 2 * left:   # stop at the pair that completes the draw
                 self.words, self.pos = start.words, start.pos
-                self.draws(2 * (int(kept[-1]) + 1))
-            mult = np.sqrt(dtype.type(-2) * _libm_log(r2[kept]) / r2[kept])
-            pairs.append(np.stack([b[kept] * mult, a[kept] * mult], axis=1).reshape(-1))
-            left -= kept.size
+                self.draws(used)
+            pairs.append(values)
+            left -= values.size // 2
         values = np.concatenate(pairs)[:out.size] if pairs else out
         return (values * dtype.type(std) + dtype.type(mean)).astype(dtype)
 

@@ -203,6 +203,19 @@ def normal(seed_attr, mean, std, shape, dtype):
     return rng_for(seed_attr).normal(mean, std, size=shape).astype(dtype)
 
 
+def minstd_normal(seed_attr, mean, std, shape, dtype):
+    """N(mean, std) of `shape` and `dtype` the way Paddle 1.8.5's and 2.0's
+    gaussian_random_batch_size_like draws it (3.3.1 has no such op): a fresh
+    std::minstd_rand seeded with the attr as an unsigned int, through one
+    std::normal_distribution<T> (framework/minstd.py; measured on 1.8.5); Paddle seeds
+    seed 0 from std::random_device, refimpl from the global numpy stream (so paddle.seed
+    replays it). float16 and other dtypes: numpy's normal of rng_for."""
+    if np.dtype(dtype) not in (np.float32, np.float64):
+        return rng_for(seed_attr).normal(mean, std, size=tuple(shape)).astype(dtype)
+    seed = int(seed_attr) & 0xFFFFFFFF or int(rng_for(0).randint(1, 2**31 - 1))
+    return minstd.normal(seed, mean, std, tuple(shape), dtype)
+
+
 def truncated_normal(seed_attr, mean, std, a, b, shape, dtype):
     """N(mean, std) truncated, of `shape` and `dtype` (truncated_gaussian_random; mean,
     std, a and b float32 attrs): within mean +- 2 std (2.0) or within [a, b] and clamped
