@@ -101,3 +101,23 @@ def test_float64_normal_takes_two_draws_a_canonical():
     mult = np.sqrt(-2 * np.log(r2) / r2)
     np.testing.assert_allclose(minstd.normal(2, 0.0, 1.0, (2,), "float64"),
                                [b * mult, a * mult], rtol=1e-15)
+
+
+def test_random_crop_draws_paddles_offsets_and_feeds_its_seed_back():
+    # Paddle 1.8.5, measured (2.0's kernel is the same, read): instance i's minstd_rand of
+    # the seed skips i * 2 outputs, uniform_int_distribution<size_t> offsets; SeedOut,
+    # the persistable seed variable, seeds the next run
+    from refimpl import fluid
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [4, 5, 7], "float32")
+        crops = [fluid.layers.random_crop(x, [3, 4], seed=123),
+                 fluid.layers.random_crop(x, [2, 7], seed=-9)]
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    images = np.arange(140, dtype="float32").reshape(4, 5, 7)
+    corners = [[out[:, 0, 0].tolist() for out in exe.run(main, feed={"x": images},
+                                                         fetch_list=crops)]
+               for _ in range(2)]
+    assert corners == [[[1.0, 51.0, 71.0, 115.0], [21.0, 56.0, 70.0, 112.0]],
+                       [[7.0, 51.0, 80.0, 122.0], [7.0, 35.0, 91.0, 112.0]]]

@@ -48,6 +48,33 @@ def uniform_float32(seed, n):
     return np.minimum(u, _BELOW_ONE, out=u)
 
 
+def crop_offsets(seed, instances, spans):
+    """Paddle's random_crop offsets (1.8.5 and 2.0): instance i's engine is seeded with
+    `seed` and skips i * len(spans) outputs; its offsets are uniform_int_distribution<size_t>
+    (0, span) draws in turn (libstdc++ before GCC 11: with s = (2^31 - 3) // (span + 1),
+    x - 1 of an output x is redrawn while >= (span + 1) s, then divided by s). Returns the
+    [instances, len(spans)] offsets and SeedOut, the output after all instances' skips."""
+    k = len(spans)
+    outputs = states(seed, instances * k + 65)
+
+    def output(pos):
+        nonlocal outputs
+        while pos >= outputs.size:
+            outputs = states(seed, 2 * outputs.size)
+        return int(outputs[pos])
+
+    offsets = np.empty((instances, k), np.int64)
+    for i in range(instances):
+        pos = i * k
+        for d, span in enumerate(spans):
+            scaling = (MODULUS - 2) // (span + 1)
+            while output(pos) - 1 >= (span + 1) * scaling:
+                pos += 1
+            offsets[i, d] = (output(pos) - 1) // scaling
+            pos += 1
+    return offsets, output(instances * k)
+
+
 def canonical(seed, n, dtype):
     """n draws of libstdc++'s generate_canonical<T> from a fresh engine, T the float32 or
     float64 `dtype`."""

@@ -6,7 +6,8 @@ is an addition)."""
 import numpy as np
 
 from ..framework.dtypes import get_dtype
-from ..framework.random import permutation, rng_for, uniform
+from ..framework import minstd
+from ..framework.random import permutation, uniform
 from ._common import rand
 from .registry import OpDef, Sample, register
 
@@ -287,13 +288,15 @@ class RandomCrop(_RandomOp):
 
     @staticmethod
     def forward(x, seed=None, shape=(), startup_seed=0):
-        rng = rng_for(startup_seed) if seed is None else \
-            np.random.RandomState(int(np.asarray(seed).reshape(-1)[0]) % 2 ** 32)
+        """Paddle's CPU kernel (1.8.5 measured, 2.0 read): std::minstd_rand draws of the
+        seed (minstd.crop_offsets)."""
+        seed = startup_seed if seed is None else int(np.asarray(seed).reshape(-1)[0])
         lead = x.ndim - len(shape)
         instances = x.reshape((-1,) + x.shape[lead:])
+        offsets, next_seed = minstd.crop_offsets(
+            seed, instances.shape[0], [d - c for c, d in zip(shape, instances.shape[1:])])
         out = np.empty((instances.shape[0],) + tuple(shape), x.dtype)
         for i, inst in enumerate(instances):
-            starts = [rng.randint(0, d - c + 1) for c, d in zip(shape, inst.shape)]
-            out[i] = inst[tuple(slice(s, s + c) for s, c in zip(starts, shape))]
-        seed_out = np.array([rng.randint(0, 2 ** 31 - 1)], np.int64)
+            out[i] = inst[tuple(slice(s, s + c) for s, c in zip(offsets[i], shape))]
+        seed_out = np.array([next_seed], np.int64)
         return out.reshape(x.shape[:lead] + tuple(shape)), seed_out
