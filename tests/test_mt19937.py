@@ -181,8 +181,8 @@ def test_static_initializers_take_the_program_seed(kernels):
 
 
 def test_other_random_ops_keep_numpys_stream_of_the_seed(dygraph):
-    # the ops not ported (dropout's mask, truncated_gaussian_random, ...) draw numpy's
-    # stream of the generator's seed, which the generator's state carries too
+    # the ops not ported (nce, sample_logits, tdm_sampler, ...; a seed for the seed op)
+    # draw numpy's stream of the generator's seed, which the generator's state carries too
     generator = paddle.seed(10)
     state = generator.get_state()
     first = random.rng_for(0).randint(0, 100, size=3).tolist()
