@@ -8,10 +8,8 @@ The numpy reference converts uint64 to float slowly (0.5 s for 10 M float32 on a
 2-core machine); these draw and convert in one pass."""
 cimport cython
 from libc.float cimport FLT_MIN
-from libc.math cimport logf, sqrtf, log, sqrt, nextafterf, nextafter, NAN, INFINITY
+from libc.math cimport logf, sqrtf, log, sqrt, nextafterf, nextafter, NAN, INFINITY, M_LN2
 from libc.stdint cimport uint64_t
-
-from refimpl.framework.mt19937 import _ERFINV_CENTRAL, _ERFINV_NEAR, _ERFINV_FAR, _LN2
 
 cdef enum:
     WORDS = 312
@@ -104,27 +102,7 @@ def normal(uint64_t[::1] words, Py_ssize_t pos, real[::1] out, real mean, real s
     return pos
 
 
-# the erfinv coefficients of framework/mt19937.py (_ERFINV_*), numerators then
-# denominators, r^0 first
-cdef double CENTRAL[2][8]
-cdef double NEAR[2][8]
-cdef double FAR[2][8]
-cdef double LN2 = _LN2
-
-
-cdef void _fill(double* table, values):
-    cdef int i, k
-    for i in range(2):
-        for k in range(8):
-            table[8 * i + k] = values[i][k]
-
-
-_fill(&CENTRAL[0][0], _ERFINV_CENTRAL)
-_fill(&NEAR[0][0], _ERFINV_NEAR)
-_fill(&FAR[0][0], _ERFINV_FAR)
-
-
-cdef inline real _horner(double* c, real r) noexcept nogil:
+cdef inline real _horner(const double* c, real r) noexcept nogil:
     cdef real acc = <real>c[7]
     cdef int k
     for k in range(6, -1, -1):
@@ -133,8 +111,10 @@ cdef inline real _horner(double* c, real r) noexcept nogil:
 
 
 @cython.cdivision(True)
-cdef inline real _erfinv(real x) noexcept nogil:
-    # framework/mt19937.py's erfinv: in real, r in double rounded to real
+cdef inline real _erfinv(real x, const double* c) noexcept nogil:
+    # framework/mt19937.py's erfinv: in real, r in double rounded to real; c its
+    # coefficients (ERFINV_COEFFICIENTS: the three ranges' numerators and denominators, 8
+    # each, r^0 first)
     cdef real ax = -x if x < 0 else x
     cdef real r, ratio
     if not ax <= 1:
@@ -143,27 +123,28 @@ cdef inline real _erfinv(real x) noexcept nogil:
         return INFINITY if x > 0 else -INFINITY
     if <double>ax <= 0.85:
         r = <real>(0.180625 - 0.25 * <double>x * <double>x)
-        return x * _horner(CENTRAL[0], r) / _horner(CENTRAL[1], r)
-    r = <real>sqrt(<double><real>LN2 - log(1.0 - <double>ax))
+        return x * _horner(c, r) / _horner(c + 8, r)
+    r = <real>sqrt(<double><real>M_LN2 - log(1.0 - <double>ax))
     if <double>r <= 5.0:
         r = <real>(<double>r - 1.6)
-        ratio = _horner(NEAR[0], r) / _horner(NEAR[1], r)
+        ratio = _horner(c + 16, r) / _horner(c + 24, r)
     else:
         r = <real>(<double>r - 5.0)
-        ratio = _horner(FAR[0], r) / _horner(FAR[1], r)
+        ratio = _horner(c + 32, r) / _horner(c + 40, r)
     return -ratio if x < 0 else ratio
 
 
-def erfinv(real[::1] x, real[::1] out):
+def erfinv(real[::1] x, real[::1] out, const double[::1] coefficients):
     """Fills `out` with framework/mt19937.py's erfinv of x."""
     cdef Py_ssize_t i
     with nogil:
         for i in range(x.shape[0]):
-            out[i] = _erfinv(x[i])
+            out[i] = _erfinv(x[i], &coefficients[0])
 
 
 def truncated_normal(uint64_t[::1] words, Py_ssize_t pos, real[::1] out, real mean, real std,
-                     real cdf_low, real cdf_high, real low, real high, bint clip):
+                     real cdf_low, real cdf_high, real low, real high, bint clip,
+                     const double[::1] coefficients):
     """Fills `out` with Paddle's truncated normal (framework/mt19937.py's
     Engine.truncated_normal; clip: clamped to [low, high])."""
     cdef Py_ssize_t i
@@ -175,8 +156,8 @@ def truncated_normal(uint64_t[::1] words, Py_ssize_t pos, real[::1] out, real me
     with nogil:
         for i in range(out.shape[0]):
             v = _canonical(&words[0], &pos, &mean) * span + tiny
-            value = <real>(root2 * <double>_erfinv(<real>2.0 * (cdf_low + width * v) - <real>1.0)
-                           * <double>std + <double>mean)
+            value = <real>(root2 * <double>_erfinv(<real>2.0 * (cdf_low + width * v) - <real>1.0,
+                                                   &coefficients[0]) * <double>std + <double>mean)
             if clip:
                 value = low if value < low else (high if high < value else value)
             out[i] = value

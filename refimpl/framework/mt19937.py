@@ -175,6 +175,10 @@ _ERFINV_FAR = (
      1.112800997078859844711555e-3, 2.611088405080593625138020e-5,
      2.010321207683943062279931e-7, 2.891024605872965461538222e-15))
 _LN2 = 6.931471805599453094172321214581e-1
+# the coefficients as the compiled kernels take them: the three ranges' numerators and
+# denominators, in that order
+ERFINV_COEFFICIENTS = np.array(_ERFINV_CENTRAL + _ERFINV_NEAR + _ERFINV_FAR,
+                               np.float64).reshape(-1)
 
 
 def _horner(coefficients, r):
@@ -193,7 +197,7 @@ def erfinv(x):
     out = np.empty_like(x)
     fn = _kernel("erfinv")
     if fn is not None:
-        fn(np.ascontiguousarray(x).reshape(-1), out.reshape(-1))
+        fn(np.ascontiguousarray(x).reshape(-1), out.reshape(-1), ERFINV_COEFFICIENTS)
         return out
     t = x.dtype.type
     ax = np.abs(x)
@@ -337,7 +341,7 @@ class Engine:
             out = np.empty(int(n), dtype)
             low, high = clip or (t(0), t(0))
             self.pos = int(fn(self.words, self.pos, out, mean, std, cdf_low, cdf_high,
-                              low, high, clip is not None))
+                              low, high, clip is not None, ERFINV_COEFFICIENTS))
             return out
         tiny = t(np.finfo(np.float32).tiny)
         v = self.canonical(n, dtype) * (t(1) - tiny) + tiny
