@@ -431,3 +431,29 @@ def test_randperm_of_2_0_takes_gcc_8s_downscaling(dygraph, paddle_version):
         with paddle_version(version):
             paddle.seed(10)
             assert _values(paddle.randperm(20000)) == expected.tolist()
+
+
+def test_static_seed_0_draws_the_global_stream_under_3(paddle_version):
+    # Paddle 3.3.1 (FLAGS_enable_pir_api=0): paddle.seed(10) leaves the programs' seeds at
+    # 0 (switch seed_sets_program_seeds), so the startup program's truncated normal draws
+    # the global generator (as paddle.seed(10) then a dynamic [12] draw), then the main
+    # program's multinomial goes on from there
+    with paddle_version("3"):
+        paddle.seed(10)
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            x = static.data("x", [2, 4], "float32")
+            static.nn.fc(x, 3, weight_attr=paddle.nn.initializer.TruncatedNormal(0.0, 1.0))
+            picks = paddle.multinomial(paddle.full([2, 3], 1.0), 2)
+        assert main.random_seed == startup.random_seed == 0
+        scope = static.Scope()
+        with static.scope_guard(scope):
+            exe = static.Executor(fluid.CPUPlace())
+            exe.run(startup)
+            got = exe.run(main, feed={"x": np.zeros([2, 4], "float32")}, fetch_list=[picks])
+            weight = np.array(scope.find_var("fc_0.w_0").get_tensor()).ravel().tolist()
+    assert weight == [
+        -0.5738692879676819, 0.11722318083047867, 1.0317869186401367, -0.2970465123653412,
+        -0.2904243767261505, -0.45931583642959595, 0.0296790711581707, 0.35344669222831726,
+        0.13105694949626923, -1.8881230354309082, 0.3069187104701996, -0.15985353291034698]
+    assert got[0].tolist() == [[2, 0], [0, 1]]
