@@ -457,3 +457,19 @@ def test_static_seed_0_draws_the_global_stream_under_3(paddle_version):
         -0.2904243767261505, -0.45931583642959595, 0.0296790711581707, 0.35344669222831726,
         0.13105694949626923, -1.8881230354309082, 0.3069187104701996, -0.15985353291034698]
     assert got[0].tolist() == [[2, 0], [0, 1]]
+
+
+def test_uniform_random_batch_size_like_draws_paddles_values(dygraph, paddle_version):
+    # Paddle 3.3.1 (paddle.tensor.random.uniform_random_batch_size_like), measured
+    x = paddle.zeros([3, 2])
+    batch_like = fluid.layers.uniform_random_batch_size_like
+    with paddle_version("3"):
+        paddle.seed(10)
+        assert _values(batch_like(x, [-1, 4], min=-5.0, max=10.0))[:5] == [
+            -0.9097213745117188, 3.2332382202148438, 7.983197212219238, 0.6647276878356934,
+            0.7044906616210938]
+        assert _values(batch_like(x, [-1, 4], min=-1.0, max=1.0, seed=7))[:3] == [
+            0.5087705850601196, 0.8986023664474487, -0.7651714086532593]
+        assert _values(batch_like(x, [-1, 4], min=-1.0, max=1.0, seed=7,
+                                  dtype="float64"))[:3] == [
+            0.508770608305716, 0.8986024057852884, -0.7651714379309638]
