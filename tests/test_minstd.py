@@ -121,3 +121,27 @@ def test_random_crop_draws_paddles_offsets_and_feeds_its_seed_back():
                for _ in range(2)]
     assert corners == [[[1.0, 51.0, 71.0, 115.0], [21.0, 56.0, 70.0, 112.0]],
                        [[7.0, 51.0, 80.0, 122.0], [7.0, 35.0, 91.0, 112.0]]]
+
+
+def test_truncated_normal_of_1_8_draws_paddles_values(paddle_version):
+    # Paddle 1.8.5, measured: a fresh std::minstd_rand of the seed attr (as an unsigned
+    # int), one canonical draw a value through the inverse cdf, and 1.8.5's erfinv, whose
+    # |x| was an int abs, so that every value takes the central approximation (its first
+    # value, -1.997223, is where the three-range erfinv of 3.3.1 gives -1.9972264)
+    from refimpl import fluid
+    with paddle_version("1.8"):
+        main, startup = fluid.Program(), fluid.Program()
+        with fluid.program_guard(main, startup):
+            params = [fluid.layers.create_parameter(
+                [8], "float32", default_initializer=fluid.initializer.TruncatedNormal(
+                    mean, std, seed=seed)) for mean, std, seed in ((0.0, 1.0, 7), (0.5, 2.0, -9))]
+        scope = fluid.Scope()
+        with fluid.scope_guard(scope):
+            fluid.Executor(fluid.CPUPlace()).run(startup)
+            got = [np.array(scope.find_var(p.name).get_tensor()).tolist() for p in params]
+    assert got == [
+        [-1.9972230195999146, 0.2298460304737091, -0.7631482481956482, -0.6649200916290283,
+         0.7164587378501892, -0.42433086037635803, 0.25350484251976013, 0.7489058971405029],
+        [4.494451999664307, 0.040307946503162384, 2.0262961387634277, 1.8298401832580566,
+         -0.9329178333282471, 1.3486618995666504, -0.007009686902165413,
+         -0.9978118538856506]]

@@ -190,18 +190,20 @@ def _horner(coefficients, r):
     return acc
 
 
-def erfinv(x):
+def erfinv(x, central_only=False):
     """Paddle's Erfinv<T> of each element of x (T its dtype): the ratio of _ERFINV_*'s
     polynomials in T, r computed in double and rounded to T (|x| compared with 0.85 and r
-    with 5 in double); NaN outside [-1, 1], +-inf at +-1."""
+    with 5 in double); NaN outside [-1, 1], +-inf at +-1. central_only: Paddle 1.8.5's,
+    whose |x| was C's int abs (0 inside (-1, 1)), so that every x takes the central
+    approximation (measured)."""
     out = np.empty_like(x)
-    fn = _kernel("erfinv")
+    fn = None if central_only else _kernel("erfinv")
     if fn is not None:
         fn(np.ascontiguousarray(x).reshape(-1), out.reshape(-1), ERFINV_COEFFICIENTS)
         return out
     t = x.dtype.type
     ax = np.abs(x)
-    central = ax.astype(np.float64) <= 0.85
+    central = (ax < 1) if central_only else ax.astype(np.float64) <= 0.85
     xc = x[central]
     r = (0.180625 - 0.25 * xc.astype(np.float64) * xc.astype(np.float64)).astype(t)
     out[central] = xc * _horner(_ERFINV_CENTRAL[0], r) / _horner(_ERFINV_CENTRAL[1], r)
@@ -234,6 +236,21 @@ def polar_pairs(u, pairs):
     mult = np.sqrt(dtype.type(-2) * _libm_log(r2[kept]) / r2[kept])
     values = np.stack([b[kept] * mult, a[kept] * mult], axis=1).reshape(-1)
     return values, 2 * (int(kept[-1]) + 1) if kept.size == pairs and pairs else u.size
+
+
+def truncated_normal_of(u, mean, std, cdf_low, cdf_high, clip=None, central_only=False):
+    """Paddle's truncated normal of canonical draws u in T = u's dtype (Engine.
+    truncated_normal; mean, std, cdf_* and clip given as T): v = u (1 - FLT_MIN) + FLT_MIN,
+    x = 2 (cdf_low + (cdf_high - cdf_low) v) - 1 in T, then sqrt(2) erfinv(x) std + mean
+    in double, rounded to T, clamped to clip = (a, b) if given. central_only: 1.8.5's
+    erfinv."""
+    t = u.dtype.type
+    tiny = t(np.finfo(np.float32).tiny)
+    v = u * (t(1) - tiny) + tiny
+    x = t(2) * (cdf_low + (cdf_high - cdf_low) * v) - t(1)
+    out = (math.sqrt(2.0) * erfinv(x, central_only).astype(np.float64) * np.float64(std)
+           + np.float64(mean)).astype(u.dtype)
+    return out if clip is None else np.clip(out, *clip)
 
 
 def reference_draws(words, pos, out):
@@ -343,12 +360,8 @@ class Engine:
             self.pos = int(fn(self.words, self.pos, out, mean, std, cdf_low, cdf_high,
                               low, high, clip is not None, ERFINV_COEFFICIENTS))
             return out
-        tiny = t(np.finfo(np.float32).tiny)
-        v = self.canonical(n, dtype) * (t(1) - tiny) + tiny
-        x = t(2) * (cdf_low + (cdf_high - cdf_low) * v) - t(1)
-        out = (math.sqrt(2.0) * erfinv(x).astype(np.float64) * np.float64(std)
-               + np.float64(mean)).astype(dtype)
-        return out if clip is None else np.clip(out, *clip)
+        return truncated_normal_of(self.canonical(n, dtype), mean, std, cdf_low, cdf_high,
+                                   clip)
 
     def integers(self, low, high, n, method):
         """n draws of std::uniform_int_distribution<int64>(low, high - 1), high - low
