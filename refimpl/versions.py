@@ -330,8 +330,9 @@ SWITCHES = {
     # it, zero_copy=True warning that it is discarded (2.0)
     "to_variable_zero_copy": {"1.8": "shared", "2.0": "discarded", "3": "discarded"},
     # paddle.seed also sets the default programs' random_seed (refimpl's rule), or only
-    # seeds the global generator (2.0, whose dynamic initializers read the program seed)
-    "seed_sets_program_seeds": {"1.8": True, "2.0": False, "3": True},
+    # seeds the global generator (2.0, whose dynamic initializers read the program seed;
+    # 3.3.1, measured: random_seed stays 0, so seed-0 ops draw the global stream)
+    "seed_sets_program_seeds": {"1.8": True, "2.0": False, "3": False},
     # what a dropout's mask draws: Paddle 1.8.5's CPU stream (std::minstd_rand through
     # uniform_real_distribution<float>, framework/minstd.py) or Paddle 2.x's
     # (std::mt19937_64, framework/mt19937.py: the global generator's for seed 0)
@@ -352,6 +353,9 @@ SWITCHES = {
     # ((2^64 - 1) // k), what 2.0's GCC 8 builds ran: read, not measured) or from GCC 11
     # (Lemire's 128-bit product, measured on 3.3.1); unused under 1.8 (numpy's stream)
     "randint_downscaling": {"1.8": "scaling", "2.0": "scaling", "3": "lemire"},
+    # truncated_gaussian_random's bounds: mean +- 2 std (2.0's kernel), or its attrs a and
+    # b (3.3.1's, TruncatedNormal(a=-2.0, b=2.0) by default), the value clamped to them
+    "truncated_normal_bounds": {"1.8": "two_std", "2.0": "two_std", "3": "attrs"},
     # a parameter of shape [] (a ValueError in 1.8 and 2.0, a 0-D parameter in 3)
     "zero_dim_parameters": {"1.8": False, "2.0": False, "3": True},
     # str(Program) is its ProgramDesc text, to_string(True), and a Parameter's to_string

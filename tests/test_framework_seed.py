@@ -12,11 +12,12 @@ def _draw(n):
         return paddle.rand([n]).numpy()
 
 
-@pytest.mark.parametrize("version, program_seed", [("1.8", 11), ("2.0", 0), ("3", 11)])
+@pytest.mark.parametrize("version, program_seed", [("1.8", 11), ("2.0", 0), ("3", 0)])
 def test_framework_seed_is_paddle_seed_and_replays_the_global_stream(
         paddle_version, version, program_seed):
-    # Paddle 2.0's paddle.seed seeds the generator only (its dynamic initializers read the
-    # program seed: switch seed_sets_program_seeds); refimpl's 1.8 / 3 set both
+    # Paddle 2.0's and 3.3.1's paddle.seed seed the generator only (3.3.1: random_seed
+    # stays 0 after paddle.seed(5), measured; switch seed_sets_program_seeds); refimpl's
+    # 1.8 sets both
     assert paddle.framework.seed is paddle.seed
     with paddle_version(version):
         paddle.framework.seed(11)

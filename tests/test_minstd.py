@@ -64,3 +64,84 @@ def test_draws_compare_in_float32():
     p = float(np.float32(0.6013526320457458))
     assert minstd.states(1, 3)[2] - 1 < p * 2**31
     assert (minstd.uniform_float32(1, 3) >= np.float32(p)).tolist() == [False, False, True]
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0"])
+def test_gaussian_random_batch_size_like_draws_paddles_values(paddle_version, version):
+    # Paddle 1.8.5, measured (2.0's kernel is the same, read): a fresh std::minstd_rand
+    # seeded with the attr as an unsigned int, one std::normal_distribution<float>
+    from refimpl import fluid
+    with paddle_version(version):
+        main, startup = fluid.Program(), fluid.Program()
+        with fluid.program_guard(main, startup):
+            x = fluid.data("x", [3, 2], "float32")
+            a = fluid.layers.gaussian_random_batch_size_like(x, [-1, 5], mean=0.5, std=2.0,
+                                                             seed=7)
+            b = fluid.layers.gaussian_random_batch_size_like(x, [-1, 3], seed=-5)
+        got = fluid.Executor(fluid.CPUPlace()).run(
+            main, feed={"x": np.zeros([3, 2], "float32")}, fetch_list=[a, b])
+    assert got[0].ravel().tolist() == [
+        -0.8325995206832886, -0.9964474439620972, -0.8904818296432495, 2.7265100479125977,
+        3.1434826850891113, 1.4687459468841553, -0.3450629711151123, 1.4735914468765259,
+        1.8533464670181274, 0.9060537219047546, 0.9441720247268677, -0.6289873123168945,
+        1.0009335279464722, -1.6785800457000732, 0.7294749021530151]
+    assert got[1].ravel().tolist() == [
+        -0.5936342477798462, -1.0324040651321411, -0.15043926239013672, -0.8796592354774475,
+        1.3715683221817017, -0.20139271020889282, 0.6627920866012573, -0.7101553082466125,
+        -0.8989895582199097]
+
+
+def test_float64_normal_takes_two_draws_a_canonical():
+    # generate_canonical<double> over minstd_rand: two draws a value (as uniform_real); the
+    # first pair of seed 2 is accepted, that of seed 1 is not
+    for seed, accepted in ((1, False), (2, True)):
+        a, b = 2 * minstd.canonical(seed, 2, "float64") - 1
+        r2 = a * a + b * b
+        assert (r2 <= 1) == accepted
+    mult = np.sqrt(-2 * np.log(r2) / r2)
+    np.testing.assert_allclose(minstd.normal(2, 0.0, 1.0, (2,), "float64"),
+                               [b * mult, a * mult], rtol=1e-15)
+
+
+def test_random_crop_draws_paddles_offsets_and_feeds_its_seed_back():
+    # Paddle 1.8.5, measured (2.0's kernel is the same, read): instance i's minstd_rand of
+    # the seed skips i * 2 outputs, uniform_int_distribution<size_t> offsets; SeedOut,
+    # the persistable seed variable, seeds the next run
+    from refimpl import fluid
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [4, 5, 7], "float32")
+        crops = [fluid.layers.random_crop(x, [3, 4], seed=123),
+                 fluid.layers.random_crop(x, [2, 7], seed=-9)]
+    exe = fluid.Executor(fluid.CPUPlace())
+    exe.run(startup)
+    images = np.arange(140, dtype="float32").reshape(4, 5, 7)
+    corners = [[out[:, 0, 0].tolist() for out in exe.run(main, feed={"x": images},
+                                                         fetch_list=crops)]
+               for _ in range(2)]
+    assert corners == [[[1.0, 51.0, 71.0, 115.0], [21.0, 56.0, 70.0, 112.0]],
+                       [[7.0, 51.0, 80.0, 122.0], [7.0, 35.0, 91.0, 112.0]]]
+
+
+def test_truncated_normal_of_1_8_draws_paddles_values(paddle_version):
+    # Paddle 1.8.5, measured: a fresh std::minstd_rand of the seed attr (as an unsigned
+    # int), one canonical draw a value through the inverse cdf, and 1.8.5's erfinv, whose
+    # |x| was an int abs, so that every value takes the central approximation (its first
+    # value, -1.997223, is where the three-range erfinv of 3.3.1 gives -1.9972264)
+    from refimpl import fluid
+    with paddle_version("1.8"):
+        main, startup = fluid.Program(), fluid.Program()
+        with fluid.program_guard(main, startup):
+            params = [fluid.layers.create_parameter(
+                [8], "float32", default_initializer=fluid.initializer.TruncatedNormal(
+                    mean, std, seed=seed)) for mean, std, seed in ((0.0, 1.0, 7), (0.5, 2.0, -9))]
+        scope = fluid.Scope()
+        with fluid.scope_guard(scope):
+            fluid.Executor(fluid.CPUPlace()).run(startup)
+            got = [np.array(scope.find_var(p.name).get_tensor()).tolist() for p in params]
+    assert got == [
+        [-1.9972230195999146, 0.2298460304737091, -0.7631482481956482, -0.6649200916290283,
+         0.7164587378501892, -0.42433086037635803, 0.25350484251976013, 0.7489058971405029],
+        [4.494451999664307, 0.040307946503162384, 2.0262961387634277, 1.8298401832580566,
+         -0.9329178333282471, 1.3486618995666504, -0.007009686902165413,
+         -0.9978118538856506]]

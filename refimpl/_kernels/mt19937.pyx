@@ -1,12 +1,14 @@
 # cython: language_level=3
 """std::mt19937_64 draws and libstdc++'s uniform_real_distribution and
-normal_distribution over them, compiled: the
+normal_distribution over them, and Paddle's truncated normal, compiled: the
 stream of refimpl.framework.mt19937 (its numpy reference is the specification; the two
 are tested equal in tests/test_mt19937.py). The engine is its 312 words (uint64, updated
 in place) and the position of the next draw; each function returns the new position.
 The numpy reference converts uint64 to float slowly (0.5 s for 10 M float32 on a loaded
 2-core machine); these draw and convert in one pass."""
-from libc.math cimport logf, sqrtf, log, sqrt, nextafterf, nextafter
+cimport cython
+from libc.float cimport FLT_MIN
+from libc.math cimport logf, sqrtf, log, sqrt, nextafterf, nextafter, NAN, INFINITY, M_LN2
 from libc.stdint cimport uint64_t
 
 cdef enum:
@@ -97,4 +99,66 @@ def normal(uint64_t[::1] words, Py_ssize_t pos, real[::1] out, real mean, real s
             if i < out.shape[0]:
                 out[i] = a * mult * std + mean
                 i += 1
+    return pos
+
+
+cdef inline real _horner(const double* c, real r) noexcept nogil:
+    cdef real acc = <real>c[7]
+    cdef int k
+    for k in range(6, -1, -1):
+        acc = acc * r + <real>c[k]
+    return acc
+
+
+@cython.cdivision(True)
+cdef inline real _erfinv(real x, const double* c) noexcept nogil:
+    # framework/mt19937.py's erfinv: in real, r in double rounded to real; c its
+    # coefficients (ERFINV_COEFFICIENTS: the three ranges' numerators and denominators, 8
+    # each, r^0 first)
+    cdef real ax = -x if x < 0 else x
+    cdef real r, ratio
+    if not ax <= 1:
+        return NAN
+    if ax == 1:
+        return INFINITY if x > 0 else -INFINITY
+    if <double>ax <= 0.85:
+        r = <real>(0.180625 - 0.25 * <double>x * <double>x)
+        return x * _horner(c, r) / _horner(c + 8, r)
+    r = <real>sqrt(<double><real>M_LN2 - log(1.0 - <double>ax))
+    if <double>r <= 5.0:
+        r = <real>(<double>r - 1.6)
+        ratio = _horner(c + 16, r) / _horner(c + 24, r)
+    else:
+        r = <real>(<double>r - 5.0)
+        ratio = _horner(c + 32, r) / _horner(c + 40, r)
+    return -ratio if x < 0 else ratio
+
+
+def erfinv(real[::1] x, real[::1] out, const double[::1] coefficients):
+    """Fills `out` with framework/mt19937.py's erfinv of x."""
+    cdef Py_ssize_t i
+    with nogil:
+        for i in range(x.shape[0]):
+            out[i] = _erfinv(x[i], &coefficients[0])
+
+
+def truncated_normal(uint64_t[::1] words, Py_ssize_t pos, real[::1] out, real mean, real std,
+                     real cdf_low, real cdf_high, real low, real high, bint clip,
+                     const double[::1] coefficients):
+    """Fills `out` with Paddle's truncated normal (framework/mt19937.py's
+    Engine.truncated_normal; clip: clamped to [low, high])."""
+    cdef Py_ssize_t i
+    cdef real tiny = <real>FLT_MIN
+    cdef real span = <real>1.0 - tiny
+    cdef real width = cdf_high - cdf_low
+    cdef real v, value
+    cdef double root2 = sqrt(2.0)
+    with nogil:
+        for i in range(out.shape[0]):
+            v = _canonical(&words[0], &pos, &mean) * span + tiny
+            value = <real>(root2 * <double>_erfinv(<real>2.0 * (cdf_low + width * v) - <real>1.0,
+                                                   &coefficients[0]) * <double>std + <double>mean)
+            if clip:
+                value = low if value < low else (high if high < value else value)
+            out[i] = value
     return pos

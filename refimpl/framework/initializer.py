@@ -168,7 +168,22 @@ class Normal(Initializer):
 
 
 class TruncatedNormal(Normal):
+    """N(mean, std) truncated: within 2 std of the mean (2.0), or within [a, b] (3.3.1's
+    TruncatedNormal(mean, std, a=-2.0, b=2.0): the op's attrs a and b, switch
+    truncated_normal_bounds)."""
     op_type = "truncated_gaussian_random"
+
+    def __init__(self, mean=0.0, std=1.0, seed=0, name=None, loc=None, scale=None, a=-2.0,
+                 b=2.0):
+        super().__init__(mean, std, seed, name, loc, scale)
+        self.a, self.b = float(a), float(b)
+
+    def _attrs(self, var):
+        from .. import versions
+        attrs = super()._attrs(var)
+        if versions.switch("truncated_normal_bounds") == "attrs":
+            attrs.update(a=self.a, b=self.b)
+        return attrs
 
 
 class XavierUniform(Initializer):

@@ -1,6 +1,6 @@
-"""The random stream of Paddle 1.8's CPU dropout and seeded uniform_random: C++'s
-std::minstd_rand engine read through std::uniform_real_distribution, as libstdc++
-computes it.
+"""The random stream of Paddle 1.8's CPU dropout and seeded uniform_random, and of
+gaussian_random_batch_size_like (1.8.5 and 2.0): C++'s std::minstd_rand engine read through
+std::uniform_real_distribution or std::normal_distribution, as libstdc++ computes them.
 
 Engine: x <- 48271 x mod (2^31 - 1). Seeding takes the seed as an unsigned 64-bit number
 modulo 2^31 - 1 (so -5 seeds like 2^64 - 5), and a state of 0 becomes 1. Each number is
@@ -13,6 +13,8 @@ Drawn vectorised by jump-ahead: x_{k+L} = 48271^L x_k mod (2^31 - 1), so a strea
 numbers takes log2(n) numpy products of at most 62 bits each.
 """
 import numpy as np
+
+from .mt19937 import polar_pairs
 
 MODULUS = 2**31 - 1
 MULTIPLIER = 48271
@@ -46,18 +48,66 @@ def uniform_float32(seed, n):
     return np.minimum(u, _BELOW_ONE, out=u)
 
 
+def crop_offsets(seed, instances, spans):
+    """Paddle's random_crop offsets (1.8.5 and 2.0): instance i's engine is seeded with
+    `seed` and skips i * len(spans) outputs; its offsets are uniform_int_distribution<size_t>
+    (0, span) draws in turn (libstdc++ before GCC 11: with s = (2^31 - 3) // (span + 1),
+    x - 1 of an output x is redrawn while >= (span + 1) s, then divided by s). Returns the
+    [instances, len(spans)] offsets and SeedOut, the output after all instances' skips."""
+    k = len(spans)
+    outputs = states(seed, instances * k + 65)
+
+    def output(pos):
+        nonlocal outputs
+        while pos >= outputs.size:
+            outputs = states(seed, 2 * outputs.size)
+        return int(outputs[pos])
+
+    offsets = np.empty((instances, k), np.int64)
+    for i in range(instances):
+        pos = i * k
+        for d, span in enumerate(spans):
+            scaling = (MODULUS - 2) // (span + 1)
+            while output(pos) - 1 >= (span + 1) * scaling:
+                pos += 1
+            offsets[i, d] = (output(pos) - 1) // scaling
+            pos += 1
+    return offsets, output(instances * k)
+
+
+def canonical(seed, n, dtype):
+    """n draws of libstdc++'s generate_canonical<T> from a fresh engine, T the float32 or
+    float64 `dtype`."""
+    if np.dtype(dtype) == np.float32:
+        return uniform_float32(seed, n)
+    r = np.float64(MODULUS - 1)
+    draws = states(seed, 2 * n) - 1
+    u = (draws[0::2].astype(np.float64) + draws[1::2].astype(np.float64) * r) / (r * r)
+    return np.minimum(u, np.nextafter(1.0, 0.0), out=u)
+
+
 def uniform_real(seed, low, high, shape, dtype):
     """std::uniform_real_distribution<T>(low, high) of `shape` from a fresh engine, T the
     float32 or float64 `dtype` (low and high as Paddle passes them: float32 attrs): the
     canonical u in T, then u (high - low) + low in T."""
     dtype = np.dtype(dtype)
-    n = int(np.prod(shape, dtype=np.int64))
-    if dtype == np.float32:
-        u = uniform_float32(seed, n)
-    else:
-        r = np.float64(MODULUS - 1)
-        draws = states(seed, 2 * n) - 1
-        u = (draws[0::2].astype(np.float64) + draws[1::2].astype(np.float64) * r) / (r * r)
-        u = np.minimum(u, np.nextafter(1.0, 0.0), out=u)
+    u = canonical(seed, int(np.prod(shape, dtype=np.int64)), dtype)
     low, high = dtype.type(np.float32(low)), dtype.type(np.float32(high))
     return (u * (high - low) + low).reshape(shape)
+
+
+def normal(seed, mean, std, shape, dtype):
+    """One std::normal_distribution<T>(mean, std) of `shape` over a fresh engine (mean and
+    std float32 attrs, T the float32 or float64 `dtype`): Marsaglia's polar method over
+    canonical draws (mt19937.polar_pairs), each value times std plus mean in T."""
+    dtype = np.dtype(dtype)
+    n = int(np.prod(shape, dtype=np.int64))
+    pairs = (n + 1) // 2
+    count = 2 * (pairs + pairs // 4 + 8)
+    while True:
+        values, _ = polar_pairs(canonical(seed, count, dtype), pairs)
+        if values.size == 2 * pairs:
+            break
+        count *= 2
+    t = dtype.type
+    return (values[:n] * t(np.float32(std)) + t(np.float32(mean))).astype(dtype).reshape(shape)

@@ -14,8 +14,12 @@ Seeding, two ways:
   standard's generate algorithm, and word i is words 2i + 2^32 * words 2i + 1.
 
 The draws come from the compiled kernels refimpl._kernels.mt19937 when dispatch installs
-them (`use_kernel_loader`; REFIMPL_KERNELS=numpy turns them off), else from the numpy reference here: the same stream either way
-(tests/test_mt19937.py).
+them (`use_kernel_loader`; REFIMPL_KERNELS=numpy turns them off), else from the numpy
+reference here: the same stream either way (tests/test_mt19937.py).
+
+Distributions over the draws: libstdc++'s uniform_real_distribution, normal_distribution
+(Marsaglia's polar method) and uniform_int_distribution, std::shuffle, and Paddle's
+truncated normal (the inverse cdf of one uniform draw, with its own erfinv).
 """
 import ctypes
 import ctypes.util
@@ -40,7 +44,7 @@ _loader = [lambda name: None]
 
 def use_kernel_loader(loader):
     """Installs `loader(name)`, which gives the compiled kernel `name` (draws, uniform,
-    normal) or None."""
+    normal, truncated_normal, erfinv) or None."""
     _loader[0] = loader
 
 
@@ -133,7 +137,120 @@ def _libm_log(x):
 def _libm():
     libm = ctypes.CDLL(ctypes.util.find_library("m") or "libm.so.6")
     libm.logf.restype, libm.logf.argtypes = ctypes.c_float, [ctypes.c_float]
+    libm.erf.restype, libm.erf.argtypes = ctypes.c_double, [ctypes.c_double]
     return libm
+
+
+def normal_cdf(z, dtype):
+    """Paddle's truncated normal's cdf of a bound z (in T = dtype): (1 + erf(z / sqrt 2)) /
+    2 in double with the C library's erf, then T."""
+    return np.dtype(dtype).type((1.0 + _libm().erf(float(z) / math.sqrt(2.0))) / 2.0)
+
+
+# the rational approximations of erfinv that Paddle's truncated_gaussian_random
+# evaluates (its Erfinv<T>), numerator and denominator coefficients of r^0 .. r^7: for
+# |x| <= 0.85 in r = 0.180625 - x^2 / 4; else, with r = sqrt(ln 2 - log(1 - |x|)), in r -
+# 1.6 up to r = 5 and in r - 5 above
+_ERFINV_CENTRAL = (
+    (1.1975323115670912564578e0, 4.7072688112383978012285e1, 6.9706266534389598238465e2,
+     4.8548868893843886794648e3, 1.6235862515167575384252e4, 2.3782041382114385731252e4,
+     1.1819493347062294404278e4, 8.8709406962545514830200e2),
+    (1.0000000000000000000e0, 4.2313330701600911252e1, 6.8718700749205790830e2,
+     5.3941960214247511077e3, 2.1213794301586595867e4, 3.9307895800092710610e4,
+     2.8729085735721942674e4, 5.2264952788528545610e3))
+_ERFINV_NEAR = (
+    (1.42343711074968357734e0, 4.63033784615654529590e0, 5.76949722146069140550e0,
+     3.64784832476320460504e0, 1.27045825245236838258e0, 2.41780725177450611770e-1,
+     2.27238449892691845833e-2, 7.74545014278341407640e-4),
+    (1.4142135623730950488016887e0, 2.9036514445419946173133295e0,
+     2.3707661626024532365971225e0, 9.7547832001787427186894837e-1,
+     2.0945065210512749128288442e-1, 2.1494160384252876777097297e-2,
+     7.7441459065157709165577218e-4, 1.4859850019840355905497876e-9))
+_ERFINV_FAR = (
+    (6.65790464350110377720e0, 5.46378491116411436990e0, 1.78482653991729133580e0,
+     2.96560571828504891230e-1, 2.65321895265761230930e-2, 1.24266094738807843860e-3,
+     2.71155556874348757815e-5, 2.01033439929228813265e-7),
+    (1.414213562373095048801689e0, 8.482908416595164588112026e-1,
+     1.936480946950659106176712e-1, 2.103693768272068968719679e-2,
+     1.112800997078859844711555e-3, 2.611088405080593625138020e-5,
+     2.010321207683943062279931e-7, 2.891024605872965461538222e-15))
+_LN2 = 6.931471805599453094172321214581e-1
+# the coefficients as the compiled kernels take them: the three ranges' numerators and
+# denominators, in that order
+ERFINV_COEFFICIENTS = np.array(_ERFINV_CENTRAL + _ERFINV_NEAR + _ERFINV_FAR,
+                               np.float64).reshape(-1)
+
+
+def _horner(coefficients, r):
+    """sum c_k r^k by Horner's rule in r's dtype, each coefficient rounded to it."""
+    t = r.dtype.type
+    acc = np.full_like(r, t(coefficients[-1]))
+    for c in coefficients[-2::-1]:
+        acc = acc * r + t(c)
+    return acc
+
+
+def erfinv(x, central_only=False):
+    """Paddle's Erfinv<T> of each element of x (T its dtype): the ratio of _ERFINV_*'s
+    polynomials in T, r computed in double and rounded to T (|x| compared with 0.85 and r
+    with 5 in double); NaN outside [-1, 1], +-inf at +-1. central_only: Paddle 1.8.5's,
+    whose |x| was C's int abs (0 inside (-1, 1)), so that every x takes the central
+    approximation (measured)."""
+    out = np.empty_like(x)
+    fn = None if central_only else _kernel("erfinv")
+    if fn is not None:
+        fn(np.ascontiguousarray(x).reshape(-1), out.reshape(-1), ERFINV_COEFFICIENTS)
+        return out
+    t = x.dtype.type
+    ax = np.abs(x)
+    central = (ax < 1) if central_only else ax.astype(np.float64) <= 0.85
+    xc = x[central]
+    r = (0.180625 - 0.25 * xc.astype(np.float64) * xc.astype(np.float64)).astype(t)
+    out[central] = xc * _horner(_ERFINV_CENTRAL[0], r) / _horner(_ERFINV_CENTRAL[1], r)
+    tail = np.flatnonzero(~central & (ax < 1))
+    r = np.sqrt(np.float64(t(_LN2)) - _libm_log(1.0 - ax[tail].astype(np.float64))).astype(t)
+    near = r.astype(np.float64) <= 5.0
+    for pick, (numerator, denominator), shift in ((near, _ERFINV_NEAR, 1.6),
+                                                  (~near, _ERFINV_FAR, 5.0)):
+        rs = (r[pick].astype(np.float64) - shift).astype(t)
+        ratio = _horner(numerator, rs) / _horner(denominator, rs)
+        out[tail[pick]] = np.where(x[tail[pick]] < 0, -ratio, ratio)
+    out[ax == 1] = np.copysign(np.inf, x[ax == 1])
+    out[~(ax <= 1)] = np.nan
+    return out
+
+
+def polar_pairs(u, pairs):
+    """Marsaglia's polar method as libstdc++'s normal_distribution<T> runs it over the
+    canonical draws u (T = u's dtype, one pair of draws a try): a = 2 u1 - 1, b = 2 u2 - 1
+    (computed in double, then T), tried again while r2 = a a + b b is above 1 or 0; mult =
+    sqrt(-2 log(r2) / r2) in T (the C library's log). Returns the values of the first
+    `pairs` accepted pairs (fewer if u runs out), b mult then a mult each, and the number
+    of draws they took."""
+    dtype = u.dtype
+    ab = (np.float64(2) * u.astype(np.float64) if dtype == np.float64 else
+          (np.float32(2) * u).astype(np.float64)) - 1.0
+    a, b = ab[0::2].astype(dtype), ab[1::2].astype(dtype)
+    r2 = a * a + b * b
+    kept = np.flatnonzero(~((r2 > 1.0) | (r2 == 0.0)))[:pairs]
+    mult = np.sqrt(dtype.type(-2) * _libm_log(r2[kept]) / r2[kept])
+    values = np.stack([b[kept] * mult, a[kept] * mult], axis=1).reshape(-1)
+    return values, 2 * (int(kept[-1]) + 1) if kept.size == pairs and pairs else u.size
+
+
+def truncated_normal_of(u, mean, std, cdf_low, cdf_high, clip=None, central_only=False):
+    """Paddle's truncated normal of canonical draws u in T = u's dtype (Engine.
+    truncated_normal; mean, std, cdf_* and clip given as T): v = u (1 - FLT_MIN) + FLT_MIN,
+    x = 2 (cdf_low + (cdf_high - cdf_low) v) - 1 in T, then sqrt(2) erfinv(x) std + mean
+    in double, rounded to T, clamped to clip = (a, b) if given. central_only: 1.8.5's
+    erfinv."""
+    t = u.dtype.type
+    tiny = t(np.finfo(np.float32).tiny)
+    v = u * (t(1) - tiny) + tiny
+    x = t(2) * (cdf_low + (cdf_high - cdf_low) * v) - t(1)
+    out = (math.sqrt(2.0) * erfinv(x, central_only).astype(np.float64) * np.float64(std)
+           + np.float64(mean)).astype(u.dtype)
+    return out if clip is None else np.clip(out, *clip)
 
 
 def reference_draws(words, pos, out):
@@ -216,21 +333,35 @@ class Engine:
         left = (out.size + 1) // 2
         while left:
             start = self.copy()
-            tries = left + left // 4 + 8
-            u = self.canonical(2 * tries, dtype)
-            ab = (np.float64(2) * u.astype(np.float64) if dtype == np.float64 else
-                  (np.float32(2) * u).astype(np.float64)) - 1.0
-            a, b = ab[0::2].astype(dtype), ab[1::2].astype(dtype)
-            r2 = a * a + b * b
-            kept = np.flatnonzero(~((r2 > 1.0) | (r2 == 0.0)))[:left]
-            if kept.size == left:   # stop at the pair that completes the draw
+            values, used = polar_pairs(self.canonical(2 * (left + left // 4 + 8), dtype),
+                                       left)
+            if values.size == 2 * left:   # stop at the pair that completes the draw
                 self.words, self.pos = start.words, start.pos
-                self.draws(2 * (int(kept[-1]) + 1))
-            mult = np.sqrt(dtype.type(-2) * _libm_log(r2[kept]) / r2[kept])
-            pairs.append(np.stack([b[kept] * mult, a[kept] * mult], axis=1).reshape(-1))
-            left -= kept.size
+                self.draws(used)
+            pairs.append(values)
+            left -= values.size // 2
         values = np.concatenate(pairs)[:out.size] if pairs else out
         return (values * dtype.type(std) + dtype.type(mean)).astype(dtype)
+
+    def truncated_normal(self, mean, std, cdf_low, cdf_high, n, dtype, clip=None):
+        """n draws of Paddle's truncated normal in T = dtype (its TruncatedNormal<T> over
+        std::uniform_real_distribution<T>(FLT_MIN, 1)): v = u (1 - FLT_MIN) + FLT_MIN of
+        one canonical draw u, p = cdf_low + (cdf_high - cdf_low) v and x = 2 p - 1 in T
+        (cdf_* the standard normal cdf of the bounds, T), then sqrt(2) erfinv(x) std +
+        mean in double, rounded to T; clip = (a, b): clamped to [a, b] in T."""
+        dtype = np.dtype(dtype)
+        t = dtype.type
+        mean, std, cdf_low, cdf_high = t(mean), t(std), t(cdf_low), t(cdf_high)
+        clip = None if clip is None else (t(clip[0]), t(clip[1]))
+        fn = _kernel("truncated_normal")
+        if fn is not None:
+            out = np.empty(int(n), dtype)
+            low, high = clip or (t(0), t(0))
+            self.pos = int(fn(self.words, self.pos, out, mean, std, cdf_low, cdf_high,
+                              low, high, clip is not None, ERFINV_COEFFICIENTS))
+            return out
+        return truncated_normal_of(self.canonical(n, dtype), mean, std, cdf_low, cdf_high,
+                                   clip)
 
     def integers(self, low, high, n, method):
         """n draws of std::uniform_int_distribution<int64>(low, high - 1), high - low
@@ -267,12 +398,15 @@ class Engine:
         out = self._accepted(int(n), accept)
         return value(out).astype(np.int64) + np.int64(low)
 
-    def permutation(self, n):
-        """0 .. n-1 shuffled by libstdc++'s std::shuffle (GCC 11 on: Lemire's
-        uniform_int_distribution, measured on Paddle 3.3.1's randperm): with s the number
-        of elements, if s is even, element 1 first swaps with element {0, 1}[draw of 2];
-        then elements i, i + 1 (i = 1 or 2 on, by pairs) swap with positions x // (i + 2)
-        and x % (i + 2) of one draw x uniform in [0, (i + 1)(i + 2))."""
+    def permutation(self, n, method):
+        """0 .. n-1 shuffled by libstdc++'s std::shuffle (its two-positions-a-draw form:
+        Lemire's uniform_int_distribution from GCC 11, measured on Paddle 3.3.1's
+        randperm; the older downscaling `method` of integers before, read): with s the
+        number of elements, if s is even, element 1 first swaps with element {0, 1}[draw
+        of 2]; then elements i, i + 1 (i = 1 or 2 on, by pairs) swap with positions x //
+        (i + 2) and x % (i + 2) of one draw x uniform in [0, (i + 1)(i + 2))."""
+        if method not in ("lemire", "scaling"):
+            raise ValueError("randperm: unknown downscaling method %r" % (method,))
         out = np.arange(n, dtype=np.int64)
         if n < 2:
             return out
@@ -286,7 +420,7 @@ class Engine:
             used += 1
             return buffer[used - 1]
 
-        def uniform_below(k):      # Lemire's _S_nd on the 128-bit product
+        def lemire_below(k):       # _S_nd on the 128-bit product
             product = draw() * k
             if product % 2**64 < k:
                 threshold = (2**64 - k) % k
@@ -294,6 +428,14 @@ class Engine:
                     product = draw() * k
             return product >> 64
 
+        def scaled_below(k):       # d // s, s = (2^64 - 1) // k, below k s
+            scaling = (2**64 - 1) // k
+            d = draw()
+            while d >= k * scaling:
+                d = draw()
+            return d // scaling
+
+        uniform_below = lemire_below if method == "lemire" else scaled_below
         i = 1
         if n % 2 == 0:
             j = uniform_below(2)

@@ -3,7 +3,8 @@
 `paddle.seed(s)` resets. The streams are Paddle's own where switch seeded_uniform_stream
 says so: under 1.8 a seeded uniform draw is Paddle 1.8.5's minstd stream, under 2.0 and 3
 uniform and gaussian draws are Paddle 2.x's std::mt19937_64 streams (`uniform`, `normal`),
-so their values are Paddle's. Other random ops draw from numpy streams."""
+so their values are Paddle's (truncated_gaussian_random's too). Other random ops draw from
+numpy streams."""
 import numpy as np
 
 from .. import versions
@@ -180,12 +181,12 @@ def integers(seed_attr, low, high, shape, dtype):
 
 
 def permutation(seed_attr, n, dtype):
-    """0 .. n-1 shuffled (randperm): Paddle's std::shuffle over its mt19937_64 where
-    switch randint_downscaling is lemire (3.3.1's libstdc++, measured; 2.0's GCC 8 shuffle
-    is not reproduced), else numpy's stream of rng_for."""
+    """0 .. n-1 shuffled (randperm): Paddle's std::shuffle over its mt19937_64 (libstdc++'s
+    downscaling of switch randint_downscaling: 3.3.1's measured, 2.0's GCC 8 read) where
+    switch seeded_uniform_stream is mt19937_64, else numpy's stream of rng_for."""
     engine = _engine_for(seed_attr)
-    if engine is not None and versions.switch("randint_downscaling") == "lemire":
-        return engine.permutation(int(n)).astype(dtype)
+    if engine is not None:
+        return engine.permutation(int(n), versions.switch("randint_downscaling")).astype(dtype)
     return rng_for(seed_attr).permutation(n).astype(dtype)
 
 
@@ -200,6 +201,60 @@ def normal(seed_attr, mean, std, shape, dtype):
         n = int(np.prod(shape, dtype=np.int64))
         return engine.normal(np.float32(mean), np.float32(std), n, dtype).reshape(shape)
     return rng_for(seed_attr).normal(mean, std, size=shape).astype(dtype)
+
+
+def _minstd_seed(seed_attr):
+    """The seed a Paddle 1.8.5 / 2.0 std::minstd_rand op seeds its engine with: the attr as
+    an unsigned int; for 0 Paddle takes std::random_device, refimpl a draw of the global
+    numpy stream (so paddle.seed replays it)."""
+    return int(seed_attr) & 0xFFFFFFFF or int(rng_for(0).randint(1, 2**31 - 1))
+
+
+def minstd_normal(seed_attr, mean, std, shape, dtype):
+    """N(mean, std) of `shape` and `dtype` the way Paddle 1.8.5's and 2.0's
+    gaussian_random_batch_size_like draws it (3.3.1 has no such op): a fresh
+    std::minstd_rand (_minstd_seed) through one std::normal_distribution<T>
+    (framework/minstd.py; measured on 1.8.5). float16 and other dtypes: numpy's normal of
+    rng_for."""
+    if np.dtype(dtype) not in (np.float32, np.float64):
+        return rng_for(seed_attr).normal(mean, std, size=tuple(shape)).astype(dtype)
+    return minstd.normal(_minstd_seed(seed_attr), mean, std, tuple(shape), dtype)
+
+
+def truncated_normal(seed_attr, mean, std, a, b, shape, dtype):
+    """N(mean, std) truncated, of `shape` and `dtype` (truncated_gaussian_random; mean,
+    std, a and b float32 attrs): within mean +- 2 std (1.8, 2.0) or within [a, b] and
+    clamped to them (3.3.1; switch truncated_normal_bounds); the inverse cdf of one uniform
+    draw a value (mt19937.truncated_normal_of). The uniform draws: Paddle 2.x's
+    mt19937_64 where switch seeded_uniform_stream says so, 1.8.5's fresh std::minstd_rand
+    (_minstd_seed) with its erfinv under 1.8; float16: numpy's normal draws of rng_for,
+    those outside the bounds redrawn."""
+    shape = tuple(shape)
+    n = int(np.prod(shape, dtype=np.int64))
+    engine = _engine_for(seed_attr, dtype)
+    floating = np.dtype(dtype) in (np.float32, np.float64)
+    t = np.dtype(dtype).type if floating else np.float64
+    mean, std = t(np.float32(mean)), t(np.float32(std))
+    if versions.switch("truncated_normal_bounds") == "attrs":
+        clip = (t(np.float32(a)), t(np.float32(b)))
+        low, high = ((bound - mean) / std for bound in clip)
+    else:
+        clip, low, high = None, t(-2), t(2)
+    cdfs = (mt19937.normal_cdf(low, t), mt19937.normal_cdf(high, t))
+    if engine is not None:
+        return engine.truncated_normal(mean, std, *cdfs, n, dtype, clip).reshape(shape)
+    if floating and versions.switch("seeded_uniform_stream") == "minstd":
+        u = minstd.canonical(_minstd_seed(seed_attr), n, dtype)
+        return mt19937.truncated_normal_of(u, mean, std, *cdfs, clip,
+                                           central_only=True).reshape(shape)
+    rng = rng_for(seed_attr)
+    out = rng.normal(size=shape)
+    bad = (out < low) | (out > high)
+    while bad.any():
+        out[bad] = rng.normal(size=int(bad.sum()))
+        bad = (out < low) | (out > high)
+    out = out * std + mean
+    return (out if clip is None else np.clip(out, *clip)).astype(dtype)
 
 
 # elements drawn per call by _in_chunks: 32 MiB of float64 at a time

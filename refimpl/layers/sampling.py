@@ -1,7 +1,10 @@
 """Random sampling layers: multinomial, bernoulli, randperm, normal (paddle.*) and sampling_id,
 random_crop (fluid.layers). Outputs stop gradients. `seed` 0 draws from the global
 generator (paddle.seed); a nonzero seed replays the same draw every run."""
+from ..framework import mode, unique_name
 from ..framework.dtypes import convert_dtype
+from ..framework.layer_helper import LayerHelper
+from ..framework.random import rng_for
 from ..framework.program import Variable
 from . import creation
 from .common import append_op_out, check_variable
@@ -44,10 +47,25 @@ def sampling_id(x, min=0.0, max=1.0, seed=0, dtype="float32"):
 
 
 def random_crop(x, shape, seed=None):
+    """Static mode (Paddle 1.8's layer): a persistable int64 seed variable is the op's Seed
+    and SeedOut, so each run crops with the seed the run before left (the first, its
+    variable not yet set, with startup_seed: `seed`, or without one a draw in [-65536,
+    65536) when the layer is built)."""
     if seed is not None and not isinstance(seed, int):
         raise NotImplementedError("random_crop: a Variable seed is not supported; pass an int")
-    return _sample("random_crop", x, {"shape": [int(d) for d in shape],
-                                      "startup_seed": int(seed or 0)})
+    if seed is None:     # Paddle: numpy's randint(-65536, 65536); here paddle.seed's stream
+        seed = int(rng_for(0).randint(-65536, 65536))
+    attrs = {"shape": [int(d) for d in shape], "startup_seed": seed}
+    if mode.dynamic:
+        return _sample("random_crop", x, attrs)
+    check_variable(x, "x", "random_crop")
+    helper = LayerHelper("random_crop")
+    out = helper.create_variable_for_type_inference(x.dtype, stop_gradient=True)
+    seed_var = helper.create_variable(name=unique_name.generate("random_crop_seed"),
+                                      dtype="int64", persistable=True)
+    helper.append_op(type="random_crop", inputs={"X": [x], "Seed": [seed_var]},
+                     outputs={"Out": [out], "SeedOut": [seed_var]}, attrs=attrs)
+    return out
 
 
 def normal(mean=0.0, std=1.0, shape=None, name=None):

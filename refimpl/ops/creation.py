@@ -3,7 +3,7 @@ fill_constant_batch_size_like, range, linspace, increment."""
 import numpy as np
 
 from ..framework.initializer import VALUE_ATTR
-from ..framework.random import integers, normal, rng_for
+from ..framework.random import integers, normal, truncated_normal
 from ._common import built_shape, rand, runtime_ints
 from .registry import OpDef, Sample, register
 from .random_batch_size_like import BatchSizeLike, batch_size_like_shape
@@ -58,19 +58,15 @@ class GaussianRandom(_RuntimeShapeRandom):
 
 @register
 class TruncatedGaussianRandom(_Random):
-    """Normal(mean, std) redrawn until within 2 std of the mean."""
+    """Normal(mean, std) truncated to within 2 std of the mean (2.0) or to [a, b] (3.3.1's
+    attrs; switch truncated_normal_bounds)."""
     type = "truncated_gaussian_random"
-    attrs = {"shape": [1], "mean": 0.0, "std": 1.0, "seed": 0, "dtype": "float32"}
+    attrs = {"shape": [1], "mean": 0.0, "std": 1.0, "seed": 0, "dtype": "float32",
+             "a": -2.0, "b": 2.0}
 
     @staticmethod
-    def forward(shape=(1,), mean=0.0, std=1.0, seed=0, dtype="float32"):
-        rng = rng_for(seed)
-        out = rng.normal(size=tuple(shape))
-        bad = np.abs(out) > 2
-        while bad.any():
-            out[bad] = rng.normal(size=int(bad.sum()))
-            bad = np.abs(out) > 2
-        return (out * std + mean).astype(dtype)
+    def forward(shape=(1,), mean=0.0, std=1.0, seed=0, dtype="float32", a=-2.0, b=2.0):
+        return truncated_normal(seed, mean, std, a, b, shape, dtype)
 
 
 @register

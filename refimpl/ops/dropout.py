@@ -101,8 +101,9 @@ class Dropout(OpDef):
         xp = array_module(x)
         if is_test:
             return _infer(x, dropout_prob, dropout_implementation), xp.ones(x.shape, np.uint8)
-        if dropout_prob == 0:
+        if dropout_prob == 0 and versions.switch("dropout_stream") != "mt19937_64":
             return x.copy(), xp.ones(x.shape, np.uint8)
+        # Paddle 2.x's kernels draw for p = 0 too (one draw an element, all kept)
         mask = xp.asarray(_keep_mask(x.shape, dropout_prob, seed_tensor, fix_seed, seed))
         return _apply_mask(x, mask, dropout_prob, dropout_implementation, masking), mask
 

@@ -1,7 +1,7 @@
 """uniform_random_batch_size_like, gaussian_random_batch_size_like: random tensors of
 `shape` whose dim output_dim_idx is the input's dim input_dim_idx (the batch size), as
 fill_constant_batch_size_like; a nonzero seed gives the same values every run."""
-from ..framework.random import rng_for, uniform
+from ..framework.random import minstd_normal, uniform
 from .registry import OpDef, register
 
 
@@ -44,4 +44,4 @@ class GaussianRandomBatchSizeLike(BatchSizeLike):
     def forward(x, shape=(), input_dim_idx=0, output_dim_idx=0, mean=0.0, std=1.0, seed=0,
                 dtype="float32"):
         shape = batch_size_like_shape(shape, x.shape, input_dim_idx, output_dim_idx)
-        return rng_for(seed).normal(mean, std, size=shape).astype(dtype)
+        return minstd_normal(seed, mean, std, shape, dtype)

@@ -6,7 +6,8 @@ is an addition)."""
 import numpy as np
 
 from ..framework.dtypes import get_dtype
-from ..framework.random import permutation, rng_for, uniform
+from ..framework import minstd
+from ..framework.random import permutation, uniform
 from ._common import rand
 from .registry import OpDef, Sample, register
 
@@ -145,14 +146,12 @@ class _RandomOp(OpDef):
         return []   # random: checked statistically in tests/test_tensor_api_random.py
 
 
-def _probabilities(p, what):
+def _check_probabilities(p, what):
     p = np.asarray(p, np.float64)
     if (p < 0).any() or not np.isfinite(p).all():
         raise ValueError("%s: probabilities must be finite and >= 0" % what)
-    total = p.sum(axis=-1, keepdims=True)
-    if (total == 0).any():
+    if (p.sum(axis=-1) == 0).any():
         raise ValueError("%s: every row of probabilities needs a positive sum" % what)
-    return p / total
 
 
 @register
@@ -174,13 +173,30 @@ class Multinomial(_RandomOp):
 
     @staticmethod
     def forward(x, num_samples=1, replacement=False, seed=0):
-        rng = rng_for(seed)
-        p = _probabilities(x, "multinomial").reshape(-1, x.shape[-1])
-        if not replacement and (np.count_nonzero(p, axis=1) < num_samples).any():
+        """Paddle 2.x's CPU sampling, in X's dtype T (float64 for other dtypes): a row's
+        running sums c divided by its sum, c's last set to 1; each sample is the first j
+        with c[j] >= u of one U(0, 1) draw u (framework/random.py's uniform: the global
+        stream for seed 0), all of a row's draws before the next row's. Without
+        replacement a pick of width w = c[j] - c[j - 1] is taken out: c[i] -= w for i >=
+        j, then c /= 1 - w (between samples)."""
+        _check_probabilities(x, "multinomial")
+        t = x.dtype if x.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+        rows = np.asarray(x, t).reshape(-1, x.shape[-1])
+        if not replacement and (np.count_nonzero(rows, axis=1) < num_samples).any():
             raise ValueError("multinomial: fewer nonzero weights than num_samples %d without "
                              "replacement" % num_samples)
-        out = np.stack([rng.choice(p.shape[1], num_samples, replace=replacement, p=row)
-                        for row in p])
+        draws = uniform(seed, 0.0, 1.0, (rows.shape[0], num_samples), t)
+        out = np.empty(draws.shape, np.int64)
+        for i, row in enumerate(rows):
+            running = np.cumsum(row)
+            running /= running[-1]
+            for s, u in enumerate(draws[i]):
+                running[-1] = 1
+                j = out[i, s] = np.searchsorted(running, u, side="left")
+                if not replacement and s < num_samples - 1:
+                    width = running[j] - (running[j - 1] if j else t.type(0))
+                    running[j:] -= width
+                    running /= t.type(1) - width
         return out.reshape(x.shape[:-1] + (num_samples,)).astype(np.int64)
 
 
@@ -233,9 +249,19 @@ class SamplingId(_RandomOp):
 
     @staticmethod
     def forward(x, min=0.0, max=1.0, seed=0):
-        draws = rng_for(seed).uniform(min, max, size=(x.shape[0], 1))
-        ids = (np.cumsum(x, axis=1) <= draws).sum(axis=1)
-        return np.minimum(ids, x.shape[1] - 1).astype(np.int64)
+        """Paddle 2.0's CPU kernel: one U(min, max) draw r a row in X's dtype T
+        (framework/random.py's uniform), then r -= X[i, j] in T for j = 0, 1, ...; the id
+        is the first j where r < 0, else the last column."""
+        t = x.dtype if x.dtype in (np.float32, np.float64) else np.dtype(np.float64)
+        rest = uniform(seed, min, max, (x.shape[0],), t)
+        ids = np.full(x.shape[0], x.shape[1] - 1, np.int64)
+        open_rows = np.ones(x.shape[0], bool)
+        for j, column in enumerate(np.asarray(x, t).T):
+            rest = rest - column
+            hit = open_rows & (rest < 0)
+            ids[hit] = j
+            open_rows &= ~hit
+        return ids
 
 
 @register
@@ -262,13 +288,15 @@ class RandomCrop(_RandomOp):
 
     @staticmethod
     def forward(x, seed=None, shape=(), startup_seed=0):
-        rng = rng_for(startup_seed) if seed is None else \
-            np.random.RandomState(int(np.asarray(seed).reshape(-1)[0]) % 2 ** 32)
+        """Paddle's CPU kernel (1.8.5 measured, 2.0 read): std::minstd_rand draws of the
+        seed (minstd.crop_offsets)."""
+        seed = startup_seed if seed is None else int(np.asarray(seed).reshape(-1)[0])
         lead = x.ndim - len(shape)
         instances = x.reshape((-1,) + x.shape[lead:])
+        offsets, next_seed = minstd.crop_offsets(
+            seed, instances.shape[0], [d - c for c, d in zip(shape, instances.shape[1:])])
         out = np.empty((instances.shape[0],) + tuple(shape), x.dtype)
         for i, inst in enumerate(instances):
-            starts = [rng.randint(0, d - c + 1) for c, d in zip(shape, inst.shape)]
-            out[i] = inst[tuple(slice(s, s + c) for s, c in zip(starts, shape))]
-        seed_out = np.array([rng.randint(0, 2 ** 31 - 1)], np.int64)
+            out[i] = inst[tuple(slice(s, s + c) for s, c in zip(offsets[i], shape))]
+        seed_out = np.array([next_seed], np.int64)
         return out.reshape(x.shape[:lead] + tuple(shape)), seed_out
