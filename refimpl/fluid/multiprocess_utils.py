@@ -10,7 +10,8 @@ import queue
 import signal
 import sys
 
-from ..io.processes import set_sigchld_handler as _set_SIGCHLD_handler
+from ..io.processes import set_sigchld_handler as _set_SIGCHLD_handler  # noqa: F401
+from ..io.worker import discard_shared
 
 __all__ = ["multiprocess_queue_set", "CleanupFuncRegistrar"]
 
@@ -18,10 +19,10 @@ multiprocess_queue_set = set()
 
 
 def _clear_queue(data_queue):
-    """Drop what `data_queue` holds now."""
+    """Drop what `data_queue` holds now (unlinking the shared memory of its batches)."""
     while True:
         try:
-            data_queue.get_nowait()
+            discard_shared(data_queue.get_nowait())
         except (queue.Empty, OSError, ValueError):  # empty, or already closed
             return
 

@@ -18,9 +18,11 @@ specs/fluid_io.md#dataloaderfrom_generator-and-pyreader.
 """
 
 import multiprocessing
+import os
 import queue
 import time
 import traceback
+from multiprocessing import resource_tracker
 
 import numpy as np
 
@@ -39,6 +41,7 @@ from .dataset import DatasetBase
 # CleanupFuncRegistrar, _cleanup: Paddle's fluid.reader has them from multiprocess_utils too
 from .multiprocess_utils import (CleanupFuncRegistrar, _cleanup, _clear_queue,  # noqa: F401
                                  multiprocess_queue_set)
+from ..io.worker import SegmentWriter, take_shared, unlink_segments_with_prefix
 from ..io.processes import (erase_process_pids, exit_description, set_process_pids,
                             set_process_signal_handler)
 
@@ -293,13 +296,21 @@ def _batch_arrays(batch):
     return arrays
 
 
+def _segment_prefix(pid):
+    """The names of the shared-memory segments reader process `pid` writes."""
+    return "rfrd%x" % pid
+
+
 def _reader_process_loop(batch_reader, data_queue):
     """What a multi-process from_generator reader runs (Paddle's fluid.reader function):
-    put each batch of `batch_reader()` on `data_queue` as its list of arrays, then None.
-    A batch that cannot be arrays raises here (TensorValueError)."""
+    put each batch of `batch_reader()` on `data_queue` as its list of arrays (those of 16
+    KiB or more in shared memory, as a DataLoader worker sends them: the queue's pipe
+    carries only their names), then None. A batch that cannot be arrays raises here
+    (TensorValueError)."""
     set_process_signal_handler()
+    share = SegmentWriter(_segment_prefix(os.getpid()))
     for batch in batch_reader():
-        data_queue.put(_batch_arrays(batch))
+        data_queue.put([share(array) for array in _batch_arrays(batch)])
     data_queue.put(None)
 
 
@@ -334,6 +345,7 @@ class _ReaderProcess:
         context = multiprocessing.get_context("fork" if "fork" in
                                               multiprocessing.get_all_start_methods()
                                               else "spawn")
+        resource_tracker.ensure_running()  # one tracker of segments, shared with the process
         self.queue = context.Queue(capacity)
         multiprocess_queue_set.add(self.queue)
         self.process = context.Process(target=_reader_process_main,
@@ -366,13 +378,14 @@ class _ReaderProcess:
                 raise ReaderKilledError(
                     "%s: the DataLoader reader process has sent no batch for %d s (a "
                     "generator that slow, or one that hangs)" % (KILLED, QUEUE_GET_TIMEOUT))
+        if isinstance(item, list):
+            return take_shared(item)
         if isinstance(item, _ReaderFailure):
             self.close()
             raise ReaderKilledError("%s: the DataLoader reader process raised %s:\n%s"
                                     % (KILLED, item.kind, item.text))
-        if item is None:
-            self.close()
-        return item
+        self.close()    # None: the end of the data
+        return None
 
     def close(self):
         """Stop the process (terminated if it still runs), drop what it queued."""
@@ -387,6 +400,7 @@ class _ReaderProcess:
         _clear_queue(self.queue)
         self.queue.cancel_join_thread()
         self.queue.close()
+        unlink_segments_with_prefix(_segment_prefix(self.process.pid))
 
 
 class DygraphGeneratorLoader(DataLoaderBase):

@@ -68,6 +68,21 @@ def to_shared(array, name):
     return SharedArray(name, array.shape, array.dtype.str)
 
 
+class SegmentWriter:
+    """share(array) -> the array itself when small, else a SharedArray in a new segment
+    named `<prefix>_<n>` (n counting up)."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.count = 0
+
+    def __call__(self, array):
+        if array.nbytes < SHARED_MIN_BYTES:
+            return array
+        self.count += 1
+        return to_shared(array, "%s_%x" % (self.prefix, self.count))
+
+
 def from_shared(ref):
     """The array, copied out of its segment; the segment is unlinked."""
     segment = shared_memory.SharedMemory(name=ref.name)
@@ -191,14 +206,8 @@ def worker_main(worker_id, num_workers, dataset, auto_collate, collate_fn, drop_
     """The process of DataLoader worker `worker_id`: tasks from its queue, answers on its
     pipe, arrays of SHARED_MIN_BYTES or more in shared memory."""
     init_error = start_worker(worker_id, num_workers, dataset, seed, worker_init_fn)
-    sent = [0]
-
-    def share(array):
-        if shared_prefix is None or array.nbytes < SHARED_MIN_BYTES:
-            return array
-        sent[0] += 1
-        return to_shared(array, "%s_%d_%x" % (shared_prefix, worker_id, sent[0]))
-
+    share = (lambda array: array) if shared_prefix is None \
+        else SegmentWriter("%s_%d" % (shared_prefix, worker_id))
     serve(Fetcher(dataset, auto_collate, collate_fn, drop_last),
           lambda: _next_task(tasks, parent_pid), lambda answer: _send(results, answer),
           share, init_error)
