@@ -647,6 +647,10 @@ def test_throw_error_if_process_failed_names_the_failed_process(how, says):
         assert isinstance(caught.value, SystemError)     # Paddle 2.0's Fatal
         assert processes.registered_pids() == ()          # reported once
         processes.throw_error_if_process_failed()
+        # registered after it failed (its SIGCHLD unheard): reported at once
+        with pytest.raises(processes.WorkerProcessError, match=says):
+            processes.set_process_pids("test", [process.pid])
+        assert processes.registered_pids() == ()
     finally:
         processes.erase_process_pids("test")
         process.join()

@@ -352,7 +352,11 @@ class _ReaderProcess:
                                        args=(batch_reader, self.queue),
                                        name="DataLoader reader process", daemon=True)
         self.process.start()
-        set_process_pids(id(self), [self.process.pid])
+        try:
+            set_process_pids(id(self), [self.process.pid])
+        except BaseException:   # it has failed already
+            self.close()
+            raise
 
     def next(self):
         """The next batch's arrays, None at the end of the data."""

@@ -25,8 +25,11 @@ _pids = {}   # owner key -> tuple of pids
 
 
 def set_process_pids(key, pids):
-    """Register the loader processes `pids` of owner `key` (replacing its earlier ones)."""
+    """Register the loader processes `pids` of owner `key` (replacing its earlier ones).
+    One that has already failed is reported at once (WorkerProcessError): its SIGCHLD
+    came before anyone could listen for it."""
     _pids[key] = tuple(int(pid) for pid in pids)
+    _raise_if_failed(key)
 
 
 def erase_process_pids(key):
@@ -76,16 +79,20 @@ def throw_error_if_process_failed():
     """Raise WorkerProcessError naming the first registered process that exited with a
     non-zero code or was killed; its owner's registration is dropped, so it is reported
     once."""
-    for key, pids in list(_pids.items()):
-        for pid in pids:
-            code = _status(pid)
-            if code:
-                erase_process_pids(key)
-                raise WorkerProcessError(
-                    "FatalError: DataLoader process (pid %d) exited unexpectedly with %s. "
-                    "Its error details are lost with it: read in the main process "
-                    "(DataLoader(..., num_workers=0), or DataLoader.from_generator(..., "
-                    "use_multiprocess=False)) to see the failure" % (pid, exit_description(code)))
+    for key in list(_pids):
+        _raise_if_failed(key)
+
+
+def _raise_if_failed(key):
+    for pid in _pids.get(key, ()):
+        code = _status(pid)
+        if code:
+            erase_process_pids(key)
+            raise WorkerProcessError(
+                "FatalError: DataLoader process (pid %d) exited unexpectedly with %s. Its "
+                "error details are lost with it: read in the main process "
+                "(DataLoader(..., num_workers=0), or DataLoader.from_generator(..., "
+                "use_multiprocess=False)) to see the failure" % (pid, exit_description(code)))
 
 
 def set_process_signal_handler():
