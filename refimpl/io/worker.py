@@ -7,7 +7,10 @@ Protocol (one task queue per worker, one result pipe per worker):
                   | ("error", epoch, task_id, exception type, traceback text)
 Arrays of at least SHARED_MIN_BYTES travel as a SharedArray: the worker writes them into a
 new shared-memory segment named `<prefix>_<worker>_<n>`; the main process copies them out
-and unlinks the segment (and unlinks any left by a worker that died, by prefix)."""
+and unlinks the segment (and unlinks any left by a worker that died, by prefix).
+start_worker + serve are every worker's start and loop: worker_main runs them over the
+queue and pipe above, worker_loop over Paddle's queues of (index, request) and (index,
+batch) pairs (fluid.dataloader.dataloader_iter._worker_loop)."""
 import os
 import pickle
 import queue
