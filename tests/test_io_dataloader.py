@@ -15,6 +15,7 @@ import pytest
 
 import refimpl as paddle
 from refimpl import io
+from refimpl.io import processes
 from refimpl.dygraph.tensor import batch_value
 
 ROOT = os.path.join(os.path.dirname(__file__), os.pardir)
@@ -78,7 +79,7 @@ class Strided(io.IterableDataset):
 
 def _workers_alive():
     return [p for p in multiprocessing.active_children()
-            if p.name.startswith("DataLoader worker")]
+            if p.name.startswith(("DataLoader worker", "DataLoader reader process"))]
 
 
 def _segments(pid=None):
@@ -100,6 +101,7 @@ def no_leaks():
     yield
     assert _workers_alive() == []
     assert _segments() == []
+    assert processes.registered_pids() == ()
 
 
 def _labels(loader):
@@ -414,7 +416,7 @@ def test_worker_init_fn_error_is_raised():
 
 
 @pytest.mark.parametrize("how, says", [("exit", r"exit code 3"),
-                                       ("kill", r"exit code -9 \(killed by signal SIGKILL\)")])
+                                       ("kill", r"exit code -9 \(killed by signal SIGKILL: Killed\)")])
 def test_a_dead_worker_is_an_error_not_a_hang(how, says):
     loader = io.DataLoader(Failing(how), batch_size=1, num_workers=2, return_list=True)
     start = time.monotonic()
@@ -585,3 +587,201 @@ def test_a_ragged_list_field_is_an_error_under_paddle_20():
                            collate_fn=lambda b: ([s[0] for s in b], [s[1] for s in b]))
     with pytest.raises(TypeError, match=r"field 0 of a batch is not regular"):
         next(iter(loader))
+
+
+# -- the loader-process registry, the worker loop over queues, the multi-process reader
+def test_worker_pids_are_registered_while_the_loader_runs_and_erased_after():
+    seen = []
+    for batch in io.DataLoader(Pids(), batch_size=1, num_workers=2, return_list=True):
+        seen.append(int(np.asarray(batch).reshape(-1)[0]))
+        registered = processes.registered_pids()
+        assert len(registered) == 2
+    assert set(seen) == set(registered)          # the workers' own os.getpid()
+    assert processes.registered_pids() == ()     # erased when the epoch ended
+
+
+def test_a_worker_killed_from_outside_is_an_error_within_seconds():
+    loader = io.DataLoader(Rows(40), batch_size=1, num_workers=2, return_list=True)
+    start = time.monotonic()
+    batches = iter(loader)
+    next(batches)
+    victim = processes.registered_pids()[1]
+    os.kill(victim, signal.SIGKILL)
+    with pytest.raises(RuntimeError, match=r"DataLoader worker 1 \(pid %d\) exited unexpectedly "
+                                           r"with exit code -9 \(killed by signal SIGKILL: "
+                                           r"Killed\)" % victim) as caught:
+        for _ in batches:
+            pass
+    assert isinstance(caught.value, processes.WorkerProcessError)
+    assert time.monotonic() - start < 30   # a bound against hanging, not a timing check
+
+
+def _wait_for_exit(pid):
+    """Until child `pid` has ended, without reaping it (waitid still sees it then)."""
+    deadline = time.monotonic() + 30
+    while os.waitid(os.P_PID, pid, os.WEXITED | os.WNOHANG | os.WNOWAIT) is None:
+        assert time.monotonic() < deadline, "child %d did not end" % pid
+        time.sleep(0.01)
+
+
+def _exit_with(how):
+    processes.set_process_signal_handler()
+    if how == "segv":
+        os.kill(os.getpid(), signal.SIGSEGV)
+    os._exit(how)
+
+
+@pytest.mark.parametrize("how, says", [
+    (3, r"exit code 3\."),
+    ("segv", r"exit code -11 \(killed by signal SIGSEGV: Segmentation fault\)\.")])
+def test_throw_error_if_process_failed_names_the_failed_process(how, says):
+    process = multiprocessing.get_context("fork").Process(target=_exit_with, args=(how,))
+    process.start()
+    processes.set_process_pids("test", [process.pid])
+    try:
+        _wait_for_exit(process.pid)
+        with pytest.raises(processes.WorkerProcessError,
+                           match=r"FatalError: DataLoader process \(pid %d\) exited "
+                                 r"unexpectedly with %s" % (process.pid, says)) as caught:
+            processes.throw_error_if_process_failed()
+        assert isinstance(caught.value, SystemError)     # Paddle 2.0's Fatal
+        assert processes.registered_pids() == ()          # reported once
+        processes.throw_error_if_process_failed()
+        # registered after it failed (its SIGCHLD unheard): reported at once
+        with pytest.raises(processes.WorkerProcessError, match=says):
+            processes.set_process_pids("test", [process.pid])
+        assert processes.registered_pids() == ()
+    finally:
+        processes.erase_process_pids("test")
+        process.join()
+
+
+def test_a_process_that_ends_well_or_is_erased_is_no_failure():
+    process = multiprocessing.get_context("fork").Process(target=_exit_with, args=(0,))
+    process.start()
+    processes.set_process_pids("test", [process.pid])
+    _wait_for_exit(process.pid)
+    processes.throw_error_if_process_failed()
+    processes.erase_process_pids("test")
+    process.join()
+    assert process.exitcode == 0
+
+
+def _run_worker_loop(dataset, tasks, out, done):
+    from refimpl.io.worker import worker_loop
+    worker_loop(dataset, tasks, out, done, True, io.default_collate_fn, None, 0, 1)
+
+
+def test_the_worker_loop_puts_index_batch_pairs_or_the_error_with_its_traceback():
+    context = multiprocessing.get_context("fork")
+    tasks, out, done = context.Queue(), context.Queue(), context.Event()
+    for task in [(0, [0, 1]), (1, [5]), (2, [6, 7])]:
+        tasks.put(task)
+    tasks.put(None)
+    worker = context.Process(target=_run_worker_loop, args=(Failing("raise"), tasks, out, done))
+    worker.start()
+    got = [out.get(timeout=30) for _ in range(3)]
+    worker.join(30)
+    assert worker.exitcode == 0
+    assert [index for index, _ in got] == [0, 1, 2]
+    assert np.asarray(got[0][1]).tolist() == [[0], [1]]
+    assert np.asarray(got[2][1]).tolist() == [[6], [7]]
+    error = got[1][1]
+    assert isinstance(error, KeyError)
+    text = str(error)
+    assert "DataLoader worker 0 raised KeyError while fetching [5]" in text
+    assert "Traceback" in text and "sample five is missing" in text
+
+
+def test_the_worker_loop_drops_requests_once_done_is_set():
+    context = multiprocessing.get_context("fork")
+    tasks, out, done = context.Queue(), context.Queue(), context.Event()
+    done.set()
+    tasks.put((0, [0, 1]))
+    tasks.put(None)
+    worker = context.Process(target=_run_worker_loop, args=(Rows(), tasks, out, done))
+    worker.start()
+    worker.join(30)
+    assert worker.exitcode == 0
+    assert out.empty()
+
+
+def _generator(how):
+    def batches():
+        for i in range(4):
+            if i == 2 and how == "raise":
+                raise KeyError("batch two is missing")
+            if i == 2 and how == "kill":
+                os.kill(os.getpid(), signal.SIGKILL)
+            yield np.full([2, 3], i, "float32"), np.array([[i], [i]])
+    return batches
+
+
+def _from_generator(how, use_multiprocess):
+    loader = paddle.fluid.io.DataLoader.from_generator(capacity=2,
+                                                       use_multiprocess=use_multiprocess)
+    loader.set_batch_generator(_generator(how), places=paddle.CPUPlace())
+    return loader
+
+
+def test_a_generator_read_by_a_process_gives_the_batches_of_one_read_in_process():
+    with paddle.fluid.dygraph.guard():
+        def read(use_multiprocess):
+            return [[t.numpy().tolist() for t in batch]
+                    for batch in _from_generator("ok", use_multiprocess)()]
+        assert read(True) == read(False)
+        assert len(read(True)) == 4
+
+
+@pytest.mark.parametrize("how, error, says", [
+    ("raise", paddle.fluid.core.EnforceNotMet,
+     r"(?s)Blocking queue is killed.*reader process raised KeyError.*Traceback.*"
+     r"batch two is missing"),
+    ("kill", processes.WorkerProcessError,
+     r"reader process \(pid \d+\) exited unexpectedly with exit code -9")])
+def test_a_failing_reader_process_is_an_error_not_a_hang(how, error, says):
+    start = time.monotonic()
+    with paddle.fluid.dygraph.guard():
+        loader = _from_generator(how, True)
+        got = []
+        with pytest.raises(error, match=says):
+            for batch in loader():
+                got.append(int(batch[1].numpy()[0, 0]))
+    # the batches before the failure, in order (a killed process's queue buffer, not yet
+    # in the pipe, is lost with it)
+    assert got == ([0, 1] if how == "raise" else [0, 1][:len(got)])
+    assert time.monotonic() - start < 30   # a bound against hanging, not a timing check
+
+
+def test_cleanup_functions_run_once_at_a_registered_signal():
+    from refimpl.fluid.multiprocess_utils import CleanupFuncRegistrar
+    with pytest.raises(TypeError, match="is not callable"):
+        CleanupFuncRegistrar.register(5)
+    ran = []
+
+    def cleanup():
+        ran.append(1)
+
+    previous = signal.getsignal(signal.SIGUSR1)
+    try:
+        CleanupFuncRegistrar.register(cleanup, signals=[signal.SIGUSR1])
+        with pytest.raises(SystemExit) as caught:
+            os.kill(os.getpid(), signal.SIGUSR1)
+            time.sleep(5)                    # the handler interrupts this
+        assert caught.value.code == signal.SIGUSR1
+        with pytest.raises(SystemExit):
+            os.kill(os.getpid(), signal.SIGUSR1)
+            time.sleep(5)
+        assert ran == [1]                    # once, however often
+    finally:
+        signal.signal(signal.SIGUSR1, previous)
+
+
+def test_paddle_asserts_on_configuration_and_lengths():
+    with pytest.raises(AssertionError, match="num_workers must be an int >= 0"):
+        io.DataLoader(Rows(), num_workers=-1, return_list=True)
+    with pytest.raises(AssertionError, match="dataset must be a paddle.io.Dataset"):
+        io.DataLoader(io.BatchSampler(Rows(), batch_size=2), return_list=True)
+    with pytest.raises(RuntimeError, match="has no __len__"):
+        len(Strided(4))
+    assert list(Strided(3)) == [np.array([0]), np.array([1]), np.array([2])]

@@ -39,6 +39,11 @@ from ..inference.predictor import (AnalysisPredictor, NativePaddlePredictor, Pre
 from ..inference.predictor import Predictor as PaddleInferPredictor
 from ..inference.tensor import PaddleBuf, PaddleDType, PaddlePlace, PaddleTensor, ZeroCopyTensor
 from ..inference.tensor import ZeroCopyTensor as PaddleInferTensor
+# the loader-process registry (refimpl/io/processes.py) under Paddle's core names
+from ..io.processes import (  # noqa: F401
+    erase_process_pids as _erase_process_pids, set_process_pids as _set_process_pids,
+    set_process_signal_handler as _set_process_signal_handler,
+    throw_error_if_process_failed as _throw_error_if_process_failed)
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",

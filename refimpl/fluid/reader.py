@@ -17,11 +17,19 @@ feed_list and is always iterable: each step is one batch, a list of eager Tensor
 specs/fluid_io.md#dataloaderfrom_generator-and-pyreader.
 """
 
+import multiprocessing
+import os
+import queue
+import time
+import traceback
+from multiprocessing import resource_tracker
+
 import numpy as np
 
 from ..framework import mode
-from ..framework.blocking_queue import FedQueue, as_lod_tensors
-from ..framework.errors import EnforceNotMet, EOFException
+from ..framework.blocking_queue import KILLED, FedQueue, as_lod_tensors
+from ..framework.errors import (EOFException, ReaderKilledError, TensorValueError,
+                                WorkerProcessError)
 from ..framework.place import CPUPlace
 from ..io import DataLoader
 from ..io.collate import default_collate_fn as _collate
@@ -30,9 +38,17 @@ from ..layers.readers import PyReader as _ProgramReader, read_file
 from ..reader.decorator import batch
 from .data_feeder import DataFeeder
 from .dataset import DatasetBase
+# CleanupFuncRegistrar, _cleanup: Paddle's fluid.reader has them from multiprocess_utils too
+from .multiprocess_utils import (CleanupFuncRegistrar, _cleanup, _clear_queue,  # noqa: F401
+                                 multiprocess_queue_set)
+from ..io.worker import SegmentWriter, take_shared, unlink_segments_with_prefix
+from ..io.processes import (erase_process_pids, exit_description, set_process_pids,
+                            set_process_signal_handler)
 
 __all__ = ["DataLoader", "PyReader", "GeneratorLoader", "DygraphGeneratorLoader",
            "DataLoaderBase", "default_collate_fn", "keep_data_loader_order", "use_pinned_memory"]
+
+QUEUE_GET_TIMEOUT = 60   # seconds a multi-process reader may take for one batch (Paddle's)
 
 _keep_order = [True]
 _pinned_memory = [None]
@@ -260,14 +276,148 @@ class GeneratorLoader(DataLoaderBase):
     decorate_batch_generator = set_batch_generator
 
 
+def _batch_arrays(batch):
+    """A generator's batch as the list of its fields' arrays (a batch that is not a list
+    or tuple is one field); TensorValueError (an EnforceNotMet and a ValueError) when a
+    field cannot be one array (None, samples of different shapes)."""
+    fields = list(batch) if isinstance(batch, (list, tuple)) else [batch]
+    arrays = []
+    for i, field in enumerate(fields):
+        try:
+            array = np.asarray(field.numpy() if hasattr(field, "numpy") else field)
+            if array.dtype == object:
+                raise ValueError("it is %s" % ("None" if field is None else
+                                               "samples of different shapes"))
+        except ValueError as e:
+            raise TensorValueError(
+                "DataLoader: field %d of a batch cannot be one array (%s); %s"
+                % (i, e, KILLED)) from None
+        arrays.append(array)
+    return arrays
+
+
+def _segment_prefix(pid):
+    """The names of the shared-memory segments reader process `pid` writes."""
+    return "rfrd%x" % pid
+
+
+def _reader_process_loop(batch_reader, data_queue):
+    """What a multi-process from_generator reader runs (Paddle's fluid.reader function):
+    put each batch of `batch_reader()` on `data_queue` as its list of arrays (those of 16
+    KiB or more in shared memory, as a DataLoader worker sends them: the queue's pipe
+    carries only their names), then None. A batch that cannot be arrays raises here
+    (TensorValueError)."""
+    set_process_signal_handler()
+    share = SegmentWriter(_segment_prefix(os.getpid()))
+    for batch in batch_reader():
+        data_queue.put([share(array) for array in _batch_arrays(batch)])
+    data_queue.put(None)
+
+
+class _ReaderFailure:
+    """What the reader process puts on its queue when the generator raised."""
+
+    def __init__(self, kind, text):
+        self.kind, self.text = kind, text
+
+
+def _reader_process_main(batch_reader, data_queue):
+    try:
+        _reader_process_loop(batch_reader, data_queue)
+    except Exception as exc:
+        text = "".join(traceback.format_exception(type(exc), exc, exc.__traceback__))
+        data_queue.put(_ReaderFailure(type(exc).__name__, text))
+        data_queue.close()
+        data_queue.join_thread()   # the report is in the pipe before the exit status
+        raise SystemExit(1)
+
+
+class _ReaderProcess:
+    """A process reading `batch_reader` into a bounded multiprocessing queue (capacity
+    batches), its pid registered with the loader-process registry and the queue in
+    multiprocess_queue_set (drained at exit) while it runs. next() waits at most
+    QUEUE_GET_TIMEOUT seconds for a batch, noticing the process's death within
+    POLL_S."""
+
+    POLL_S = 0.5
+
+    def __init__(self, batch_reader, capacity):
+        context = multiprocessing.get_context("fork" if "fork" in
+                                              multiprocessing.get_all_start_methods()
+                                              else "spawn")
+        resource_tracker.ensure_running()  # one tracker of segments, shared with the process
+        self.queue = context.Queue(capacity)
+        multiprocess_queue_set.add(self.queue)
+        self.process = context.Process(target=_reader_process_main,
+                                       args=(batch_reader, self.queue),
+                                       name="DataLoader reader process", daemon=True)
+        self.process.start()
+        try:
+            set_process_pids(id(self), [self.process.pid])
+        except BaseException:   # it has failed already
+            self.close()
+            raise
+
+    def next(self):
+        """The next batch's arrays, None at the end of the data."""
+        deadline = time.monotonic() + QUEUE_GET_TIMEOUT
+        while True:
+            try:
+                item = self.queue.get(timeout=self.POLL_S)
+                break
+            except queue.Empty:
+                pass
+            if not self.process.is_alive():
+                try:            # what it sent just before it ended
+                    item = self.queue.get(timeout=self.POLL_S)
+                    break
+                except queue.Empty:
+                    self.close()
+                    raise WorkerProcessError(
+                        "%s: the DataLoader reader process (pid %d) exited unexpectedly "
+                        "with %s" % (KILLED, self.process.pid,
+                                     exit_description(self.process.exitcode))) from None
+            if time.monotonic() >= deadline:
+                self.close()
+                raise ReaderKilledError(
+                    "%s: the DataLoader reader process has sent no batch for %d s (a "
+                    "generator that slow, or one that hangs)" % (KILLED, QUEUE_GET_TIMEOUT))
+        if isinstance(item, list):
+            return take_shared(item)
+        if isinstance(item, _ReaderFailure):
+            self.close()
+            raise ReaderKilledError("%s: the DataLoader reader process raised %s:\n%s"
+                                    % (KILLED, item.kind, item.text))
+        self.close()    # None: the end of the data
+        return None
+
+    def close(self):
+        """Stop the process (terminated if it still runs), drop what it queued."""
+        erase_process_pids(id(self))
+        if self.process.is_alive():
+            self.process.terminate()
+        self.process.join(5.0)
+        if self.process.is_alive():
+            self.process.kill()
+            self.process.join()
+        multiprocess_queue_set.discard(self.queue)
+        _clear_queue(self.queue)
+        self.queue.cancel_join_thread()
+        self.queue.close()
+        unlink_segments_with_prefix(_segment_prefix(self.process.pid))
+
+
 class DygraphGeneratorLoader(DataLoaderBase):
     """What DataLoader.from_generator returns in dynamic mode: no feed_list, always
     iterable, each step one batch as a list of eager Tensors (one per field), read in the
-    calling thread."""
+    calling thread, or with use_multiprocess by a reader process (_ReaderProcess)."""
 
-    def __init__(self, capacity=None):
+    def __init__(self, capacity=None, use_multiprocess=False):
         _check_capacity(capacity)
-        self._batches = None
+        self._capacity = capacity
+        self._use_multiprocess = bool(use_multiprocess)
+        self._batch_reader = None
+        self._data_queue = None     # the reader process's queue while one runs
 
     iterable = True
     return_list = True
@@ -282,43 +432,48 @@ class DygraphGeneratorLoader(DataLoaderBase):
     def set_batch_generator(self, reader, places=None):
         self._check_batch_generator(reader)
         _places_count(places)
-        self._batches = reader
+        self._batch_reader = reader
         return self
 
+    def _reader_process_loop(self):
+        """Paddle 1.8's spelling: the reader process's loop over this loader's generator
+        and data queue, in the calling process."""
+        _reader_process_loop(self._batch_reader, self._data_queue)
+
     def __iter__(self):
-        if self._batches is None:
+        if self._batch_reader is None:
             raise RuntimeError("DataLoader: set a generator first (set_sample_generator, "
                                "set_sample_list_generator or set_batch_generator)")
-        for fields in self._batches():
-            yield self._tensors(list(fields) if isinstance(fields, (list, tuple)) else [fields])
+        if not self._use_multiprocess:
+            for batch in self._batch_reader():
+                yield self._tensors(_batch_arrays(batch))
+            return
+        reader = _ReaderProcess(self._batch_reader, self._capacity)
+        self._data_queue = reader.queue
+        try:
+            while True:
+                arrays = reader.next()
+                if arrays is None:
+                    return
+                yield self._tensors(arrays)
+        finally:
+            reader.close()
+            self._data_queue = None
 
     @staticmethod
-    def _tensors(batch):
-        """The batch's fields as eager Tensors."""
-        tensors = []
-        for i, field in enumerate(batch):
-            try:
-                array = np.asarray(field.numpy() if hasattr(field, "numpy") else field)
-                if array.dtype == object:
-                    raise ValueError("its samples have different shapes")
-            except ValueError as e:
-                raise EnforceNotMet(
-                    "DataLoader: field %d of a batch cannot be one array (%s); Blocking "
-                    "queue is killed because the data reader raised an exception" % (i, e)) \
-                    from None
-            tensors.append(mode.eager.Tensor(array))
-        return tensors
+    def _tensors(arrays):
+        return [mode.eager.Tensor(array) for array in arrays]
 
     decorate_sample_list_generator = set_sample_list_generator
     decorate_batch_generator = set_batch_generator
 
 
 def from_generator(feed_list=None, capacity=None, use_double_buffer=True, iterable=True,
-                   return_list=False, drop_last=True):
-    """DataLoader.from_generator: a DygraphGeneratorLoader in dynamic mode, else a
-    GeneratorLoader."""
+                   return_list=False, drop_last=True, use_multiprocess=False):
+    """DataLoader.from_generator: a DygraphGeneratorLoader in dynamic mode (use_multiprocess:
+    read by a process), else a GeneratorLoader (read by a thread)."""
     if mode.dynamic:
-        return DygraphGeneratorLoader(capacity)
+        return DygraphGeneratorLoader(capacity, use_multiprocess)
     return GeneratorLoader(feed_list, capacity, use_double_buffer, iterable, return_list,
                            drop_last)
 

@@ -51,6 +51,16 @@ class LayerAssertionError(ValueError, AssertionError):
     Paddle's."""
 
 
+class ArgumentTypeAssertionError(TypeError, AssertionError):
+    """An argument of the wrong type that Paddle checks with `assert` (paddle.io's
+    DataLoader dataset): a TypeError in refimpl's terms, an AssertionError in Paddle's."""
+
+
+class NoLengthError(TypeError, RuntimeError):
+    """len() of what has no length (an IterableDataset): a TypeError, as Python's
+    list() and length hints expect, and Paddle 2.0's RuntimeError."""
+
+
 class DygraphOnlyError(RuntimeError, AssertionError):
     """A dygraph-only method called on a static Variable: a RuntimeError in refimpl's
     terms, an AssertionError in Paddle 1.8's (its fake_interface_only asserts)."""
@@ -66,6 +76,12 @@ class ReaderKilledError(EnforceNotMet, SystemError):
     """Reading from a queue whose reader raised: Paddle 1.8's EnforceNotMet, 2.0's and
     3.3.1's errors::Fatal, which Python sees as a SystemError (2.0's
     test_multiprocess_reader_exception catches it; 3.3.1 measured)."""
+
+
+class WorkerProcessError(EnforceNotMet, RuntimeError, SystemError):
+    """A loader's worker process died (a non-zero exit, a signal): a RuntimeError in
+    refimpl's terms, Paddle 1.8's EnforceNotMet and 2.0's errors::Fatal, which Python sees
+    as a SystemError (test_imperative_signal_handler of each catches its own)."""
 
 
 class EOFException(Exception):

@@ -6,7 +6,6 @@ import itertools
 import multiprocessing
 import os
 import queue
-import signal
 import threading
 import time
 import weakref
@@ -14,6 +13,8 @@ from multiprocessing import connection, resource_tracker
 
 import numpy as np
 
+from ..framework.errors import (ArgumentTypeAssertionError, LayerAssertionError,
+                                WorkerProcessError)
 from ..framework.place import CPUPlace, Place
 from ..framework.program import Variable
 from ..parallel.cores import process_threads
@@ -24,6 +25,7 @@ from .dataset import IterableDataset
 from .fetcher import Exhausted, Fetcher
 from .sampler import BatchSampler
 from . import worker as _worker
+from .processes import erase_process_pids, exit_description, set_process_pids
 
 __all__ = ["DataLoader", "set_output_converter"]
 
@@ -78,8 +80,9 @@ class DataLoader:
         self.iterable = isinstance(dataset, IterableDataset)
         if not self.iterable and not (hasattr(dataset, "__getitem__")
                                       and hasattr(dataset, "__len__")):
-            raise TypeError("DataLoader: dataset must be a paddle.io.Dataset (__getitem__ and "
-                            "__len__) or IterableDataset, got %s" % type(dataset).__name__)
+            raise ArgumentTypeAssertionError(
+                "DataLoader: dataset must be a paddle.io.Dataset (__getitem__ and __len__) or "
+                "IterableDataset, got %s" % type(dataset).__name__)
         self.dynamic = dynamic = in_dynamic_mode()
         self.return_list = bool(return_list) or dynamic
         self.feed_list = self._check_feed_list(feed_list)
@@ -100,8 +103,8 @@ class DataLoader:
         self.num_workers = _check_int(num_workers, "num_workers", 0)
         self.prefetch_factor = _check_int(prefetch_factor, "prefetch_factor", 1)
         if not isinstance(timeout, (int, float)) or isinstance(timeout, bool) or timeout < 0:
-            raise ValueError("DataLoader: timeout must be a number of seconds >= 0 (0: no "
-                             "limit), got %r" % (timeout,))
+            raise LayerAssertionError("DataLoader: timeout must be a number of seconds >= 0 "
+                                      "(0: no limit), got %r" % (timeout,))
         self.timeout = timeout
         if worker_init_fn is not None and not callable(worker_init_fn):
             raise TypeError("DataLoader: worker_init_fn must be callable, got %s"
@@ -141,9 +144,9 @@ class DataLoader:
                 raise ValueError("DataLoader: an IterableDataset has no indices: batch_sampler "
                                  "must be None")
             if batch_size != 1 or shuffle or drop_last:
-                raise ValueError("DataLoader: with a batch_sampler, batch_size, shuffle and "
-                                 "drop_last must keep their defaults (1, False, False): the "
-                                 "batch_sampler decides them")
+                raise LayerAssertionError(
+                    "DataLoader: with a batch_sampler, batch_size, shuffle and drop_last must "
+                    "keep their defaults (1, False, False): the batch_sampler decides them")
             if not hasattr(batch_sampler, "__iter__"):
                 raise TypeError("DataLoader: batch_sampler must be iterable (a BatchSampler), "
                                 "got %s" % type(batch_sampler).__name__)
@@ -249,7 +252,7 @@ class DataLoader:
         """A loader filling `feed_list` from a Python generator (fluid.reader)."""
         from ..fluid.reader import from_generator
         return from_generator(feed_list, capacity, use_double_buffer, iterable, return_list,
-                              drop_last)
+                              drop_last, use_multiprocess)
 
     @staticmethod
     def from_dataset(dataset, places, drop_last=True):
@@ -260,7 +263,8 @@ class DataLoader:
 
 def _check_int(value, what, minimum):
     if not isinstance(value, (int, np.integer)) or isinstance(value, bool) or value < minimum:
-        raise ValueError("DataLoader: %s must be an int >= %d, got %r" % (what, minimum, value))
+        raise LayerAssertionError("DataLoader: %s must be an int >= %d, got %r"
+                                  % (what, minimum, value))
     return int(value)
 
 
@@ -373,6 +377,7 @@ class _WorkerPool:
                 self.results.append(reader)
                 process.start()
                 writer.close()  # the worker's end: its death then reads as EOF here
+            set_process_pids(id(self), [process.pid for process in self.workers])
         except BaseException:
             self.shutdown()
             raise
@@ -383,6 +388,7 @@ class _WorkerPool:
         if self.closed:
             return
         self.closed = True
+        erase_process_pids(id(self))   # stopped on purpose from here on: not a failure
         for tasks in self.tasks:
             try:
                 tasks.put(None)
@@ -477,7 +483,7 @@ class _WorkerBatches:
                     return _worker.take_shared(message[3])
                 if message[0] == "error":
                     self.close()
-                    raise _worker_error(w, message)
+                    raise _worker.worker_error(w, message)
                 continue  # "exhausted": that worker's data has ended
             if self._next_yield == self._next_send:  # nothing outstanding, nothing to send
                 self.close()
@@ -543,17 +549,11 @@ class _WorkerBatches:
     def _worker_died(self, w):
         process = self._pool.workers[w]
         process.join(1.0)
-        code = process.exitcode
-        how = "exit code %s" % code
-        if code is not None and code < 0:
-            try:
-                how += " (killed by signal %s)" % signal.Signals(-code).name
-            except ValueError:
-                pass
         self.close()
-        raise RuntimeError("DataLoader worker %d (pid %s) exited unexpectedly with %s; its "
-                           "batches are lost (run with num_workers=0 to see the failure in "
-                           "the main process)" % (w, process.pid, how))
+        raise WorkerProcessError(
+            "DataLoader worker %d (pid %s) exited unexpectedly with %s; its batches are lost "
+            "(run with num_workers=0 to see the failure in the main process)"
+            % (w, process.pid, exit_description(process.exitcode)))
 
     def close(self):
         if self._closed:
@@ -562,11 +562,3 @@ class _WorkerBatches:
         if self._owns_pool:
             self._finalizer()
 
-
-def _worker_error(w, message):
-    kind, text = message[3], message[4]
-    description = "DataLoader worker %d raised %s %s" % (w, kind.__name__, text)
-    try:
-        return kind(description)
-    except Exception:
-        return RuntimeError(description)

@@ -3,6 +3,7 @@
 import numpy as np
 
 from ..framework import random as _random
+from ..framework.errors import NoLengthError
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ComposeDataset", "ChainDataset",
            "Subset", "random_split"]
@@ -34,8 +35,8 @@ class IterableDataset(Dataset):
                            % type(self).__name__)
 
     def __len__(self):
-        raise TypeError("%s is an IterableDataset: it has no __len__"
-                           % type(self).__name__)
+        raise NoLengthError("%s is an IterableDataset: it has no __len__"
+                            % type(self).__name__)
 
 
 class TensorDataset(Dataset):

@@ -7,7 +7,10 @@ Protocol (one task queue per worker, one result pipe per worker):
                   | ("error", epoch, task_id, exception type, traceback text)
 Arrays of at least SHARED_MIN_BYTES travel as a SharedArray: the worker writes them into a
 new shared-memory segment named `<prefix>_<worker>_<n>`; the main process copies them out
-and unlinks the segment (and unlinks any left by a worker that died, by prefix)."""
+and unlinks the segment (and unlinks any left by a worker that died, by prefix).
+start_worker + serve are every worker's start and loop: worker_main runs them over the
+queue and pipe above, worker_loop over Paddle's queues of (index, request) and (index,
+batch) pairs (fluid.dataloader.dataloader_iter._worker_loop)."""
 import os
 import pickle
 import queue
@@ -20,8 +23,9 @@ import numpy as np
 
 from .collate import map_arrays
 from .fetcher import Exhausted, Fetcher
+from .processes import set_process_signal_handler
 
-__all__ = ["WorkerInfo", "get_worker_info"]
+__all__ = ["WorkerInfo", "get_worker_info", "worker_loop", "WorkerExhausted"]
 
 SHARED_MIN_BYTES = 16 * 1024  # smaller arrays are cheaper through the pipe
 PARENT_POLL_S = 1.0           # how often an idle worker checks that its parent lives
@@ -65,6 +69,21 @@ def to_shared(array, name):
     finally:
         segment.close()
     return SharedArray(name, array.shape, array.dtype.str)
+
+
+class SegmentWriter:
+    """share(array) -> the array itself when small, else a SharedArray in a new segment
+    named `<prefix>_<n>` (n counting up)."""
+
+    def __init__(self, prefix):
+        self.prefix = prefix
+        self.count = 0
+
+    def __call__(self, array):
+        if array.nbytes < SHARED_MIN_BYTES:
+            return array
+        self.count += 1
+        return to_shared(array, "%s_%x" % (self.prefix, self.count))
 
 
 def from_shared(ref):
@@ -123,38 +142,34 @@ def unlink_segments_with_prefix(prefix):
             unlink_segment(name)
 
 
-def worker_main(worker_id, num_workers, dataset, auto_collate, collate_fn, drop_last,
-                worker_init_fn, seed, tasks, results, shared_prefix, parent_pid):
-    """The loop of worker `worker_id` (runs in the worker process)."""
+def start_worker(worker_id, num_workers, dataset, seed, worker_init_fn):
+    """What a worker does before its first task: ignore SIGINT (Ctrl-C is the main
+    process's to handle), install the fault handler, set its WorkerInfo, seed its
+    generators, call worker_init_fn. Returns the error report of a failing
+    worker_init_fn (sent with the first task, as fetch errors are), else None."""
     global _worker_info
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the main process's to handle
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    set_process_signal_handler()
     _worker_info = WorkerInfo(worker_id, num_workers, dataset, seed)
     random.seed(seed)
     np.random.seed(seed % 2 ** 32)
     from ..framework import random as framework_random
     framework_random.seed(seed % 2 ** 32)
-    sent = [0]
-
-    def share(array):
-        if shared_prefix is None or array.nbytes < SHARED_MIN_BYTES:
-            return array
-        sent[0] += 1
-        return to_shared(array, "%s_%d_%x" % (shared_prefix, worker_id, sent[0]))
-
-    fetcher = Fetcher(dataset, auto_collate, collate_fn, drop_last)
-    init_error = None
     if worker_init_fn is not None:
         try:
             worker_init_fn(worker_id)
-        except Exception as exc:  # reported with the first task, as the fetch errors are
-            init_error = _error_report(exc, "worker_init_fn(%d)" % worker_id)
+        except Exception as exc:
+            return _error_report(exc, "worker_init_fn(%d)" % worker_id)
+    return None
+
+
+def serve(fetcher, next_task, reply, share, init_error):
+    """The loop of a worker: next_task() -> ("fetch", epoch, task_id, request) |
+    ("epoch", epoch) | None (exit); each fetch is answered with reply(("batch", epoch,
+    task_id, batch with its arrays through share) | ("exhausted", epoch, task_id) |
+    ("error", epoch, task_id, exception type, traceback text))."""
     while True:
-        try:
-            message = tasks.get(timeout=PARENT_POLL_S)
-        except queue.Empty:
-            if os.getppid() != parent_pid:  # the main process is gone: nobody will read
-                return
-            continue
+        message = next_task()
         if message is None:
             return
         if message[0] == "epoch":
@@ -162,16 +177,93 @@ def worker_main(worker_id, num_workers, dataset, auto_collate, collate_fn, drop_
             continue
         _, epoch, task_id, request = message
         if init_error is not None:
-            _send(results, ("error", epoch, task_id) + init_error)
+            reply(("error", epoch, task_id) + init_error)
             continue
         try:
             batch = fetcher.fetch(request)
-            reply = ("batch", epoch, task_id, map_arrays(share, batch))
+            answer = ("batch", epoch, task_id, map_arrays(share, batch))
         except Exhausted:
-            reply = ("exhausted", epoch, task_id)
+            answer = ("exhausted", epoch, task_id)
         except Exception as exc:
-            reply = ("error", epoch, task_id) + _error_report(exc, "fetching %r" % (request,))
-        _send(results, reply)
+            answer = ("error", epoch, task_id) + _error_report(exc, "fetching %r" % (request,))
+        reply(answer)
+
+
+def _next_task(source, parent_pid, skip=lambda: False):
+    """The next message of `source` (a queue), polling so that a worker whose main
+    process is gone (re-parented) exits; None then. Messages read while skip() is true
+    are dropped (the reader has stopped wanting them)."""
+    while True:
+        try:
+            message = source.get(timeout=PARENT_POLL_S)
+        except queue.Empty:
+            if os.getppid() != parent_pid:  # the main process is gone: nobody will read
+                return None
+            continue
+        if message is None or not skip():
+            return message
+
+
+def worker_main(worker_id, num_workers, dataset, auto_collate, collate_fn, drop_last,
+                worker_init_fn, seed, tasks, results, shared_prefix, parent_pid):
+    """The process of DataLoader worker `worker_id`: tasks from its queue, answers on its
+    pipe, arrays of SHARED_MIN_BYTES or more in shared memory."""
+    init_error = start_worker(worker_id, num_workers, dataset, seed, worker_init_fn)
+    share = (lambda array: array) if shared_prefix is None \
+        else SegmentWriter("%s_%d" % (shared_prefix, worker_id))
+    serve(Fetcher(dataset, auto_collate, collate_fn, drop_last),
+          lambda: _next_task(tasks, parent_pid), lambda answer: _send(results, answer),
+          share, init_error)
+
+
+class WorkerExhausted:
+    """What worker_loop puts on its out queue when its iterable dataset has ended (Paddle's
+    _IterableDatasetStopIteration)."""
+
+    def __init__(self, worker_id):
+        self.worker_id = worker_id
+
+
+def worker_loop(dataset, indices_queue, out_queue, done_event, auto_collate, collate_fn,
+                init_fn, worker_id, num_workers):
+    """The worker loop over queues (Paddle's dataloader_iter._worker_loop): take
+    (index, request) from indices_queue until None, put (index, batch) on out_queue, or
+    (index, exception) whose message carries the worker's traceback, or a
+    WorkerExhausted when an iterable dataset ends; requests read after done_event is set
+    are dropped. The same start and loop as a DataLoader worker, without shared memory;
+    it also runs in the calling process (Paddle's tests call it there)."""
+    init_error = start_worker(worker_id, num_workers, dataset, np.random.randint(2 ** 31),
+                              init_fn)
+
+    def next_task():
+        message = _next_task(indices_queue, os.getppid(), done_event.is_set)
+        if message is None:
+            return None
+        index, request = message
+        return ("fetch", 0, index, request)
+
+    def reply(answer):
+        if answer[0] == "batch":
+            out_queue.put((answer[2], answer[3]))
+        elif answer[0] == "error":
+            out_queue.put((answer[2], worker_error(worker_id, answer)))
+        else:
+            out_queue.put(WorkerExhausted(worker_id))
+
+    serve(Fetcher(dataset, auto_collate, collate_fn, False), next_task, reply,
+          lambda array: array, init_error)
+
+
+def worker_error(worker_id, message):
+    """The exception an ("error", ...) answer of worker `worker_id` stands for: of the
+    worker's exception type when it can be built from one message (else RuntimeError),
+    the message naming the worker and carrying its traceback."""
+    kind, text = message[3], message[4]
+    description = "DataLoader worker %d raised %s %s" % (worker_id, kind.__name__, text)
+    try:
+        return kind(description)
+    except Exception:
+        return RuntimeError(description)
 
 
 def _error_report(exc, doing):
