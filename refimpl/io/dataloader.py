@@ -68,7 +68,7 @@ class DataLoader:
     {feed_list[i].name: i-th array of the batch, converted} per place, ready for
     Executor.run."""
 
-    def __init__(self, dataset, feed_list=None, places=None, return_list=False,
+    def __init__(self, dataset, feed_list=None, places=None, return_list=None,
                  batch_sampler=None, batch_size=1, shuffle=False, drop_last=False,
                  collate_fn=None, num_workers=0, use_buffer_reader=True,
                  use_shared_memory=True, timeout=0, worker_init_fn=None,
@@ -81,6 +81,8 @@ class DataLoader:
             raise TypeError("DataLoader: dataset must be a paddle.io.Dataset (__getitem__ and "
                             "__len__) or IterableDataset, got %s" % type(dataset).__name__)
         self.dynamic = dynamic = in_dynamic_mode()
+        if return_list is None:    # the release's default (switch dataloader_return_list)
+            return_list = switch("dataloader_return_list")
         self.return_list = bool(return_list) or dynamic
         self.feed_list = self._check_feed_list(feed_list)
         self.places = self._check_places(places, dynamic)
