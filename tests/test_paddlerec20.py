@@ -56,7 +56,9 @@ def test_dnn_static_and_word2vec_dygraph_train_and_infer(tmp_path):
     _one_epoch(dnn, 2)
     out = _refimpl_run(["../../../tools/static_trainer.py", "-m", "config_test.yaml"], dnn)
     costs = [float(c) for c in re.findall(r"batch_id: \d+, cost: \[([0-9.]+)\]", out)]
-    assert len(costs) == 40 and all(0.0 < c < 2.0 for c in costs), out[-3000:]
+    # every second batch logged; the second epoch's losses lie below the first's
+    assert len(costs) == 40 and all(0.0 < c < 10.0 for c in costs), out[-3000:]
+    assert sum(costs[20:]) < 0.8 * sum(costs[:20]), costs
     assert "epoch: 1 done" in out and os.path.isdir(os.path.join(dnn, "output_model_dnn", "1"))
     out = _refimpl_run(["../../../tools/static_infer.py", "-m", "config_test.yaml"], dnn)
     # the 80 training samples after two epochs: far from chance (0.5)
