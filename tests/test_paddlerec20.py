@@ -2,15 +2,13 @@
 tools/static_infer.py and tools/trainer.py, unmodified, on the sample data it ships
 (specs/models20.md). PaddleRec comes from the mirror at the commit below, never from this
 repository; the test skips where the mirror or git is absent."""
-import io
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tarfile
 
 import pytest
+from helpers import export_from_mirror
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIRROR = "/work/.mirror/PaddlePaddle+PaddleRec/repo"
@@ -37,18 +35,11 @@ def _one_epoch(model_dir, epochs):
 
 @pytest.mark.slow
 def test_dnn_static_and_word2vec_dygraph_train_and_infer(tmp_path):
-    if not os.path.isdir(MIRROR) or shutil.which("git") is None:
-        pytest.skip("no PaddlePaddle/PaddleRec mirror (or git) here")
     for module in ("yaml", "six"):
         pytest.importorskip(module)     # PaddleRec's own imports
-    archive = subprocess.run(["git", "--git-dir", MIRROR, "archive", COMMIT, "tools",
-                              "models/rank/dnn", "models/recall/word2vec"],
-                             capture_output=True, timeout=120)
-    if archive.returncode != 0:
-        pytest.skip("the PaddleRec mirror lacks v2.0.0: %s" % archive.stderr[-200:])
-    src = tmp_path / "PaddleRec"
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        tar.extractall(src)
+    src = export_from_mirror(MIRROR, COMMIT, ["tools", "models/rank/dnn",
+                                              "models/recall/word2vec"],
+                             tmp_path / "PaddleRec", "PaddlePaddle/PaddleRec")
 
     # static: the loader is built without feed_list or return_list (return_list's 2.0
     # default, True); fleet.base.role_maker imported at 2.0's path; sparse Adam
