@@ -66,7 +66,8 @@ class DataLoader:
     (default_collate_fn stacks them); with return_list=True it is yielded as is (each array
     through the output converter), otherwise as a list with one feed dict
     {feed_list[i].name: i-th array of the batch, converted} per place, ready for
-    Executor.run."""
+    Executor.run. return_list left None takes the release's default (True from Paddle 2.0
+    on, False in fluid 1.8; switch dataloader_return_list)."""
 
     def __init__(self, dataset, feed_list=None, places=None, return_list=None,
                  batch_sampler=None, batch_size=1, shuffle=False, drop_last=False,
