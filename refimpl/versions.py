@@ -97,6 +97,15 @@ SWITCHES = {
     # of one batch per place, [[x, y]] (1.8.5, measured), or the batch [x, y] itself
     # (2.0's dataloader_iter unwraps one place's list; 3.3.1 measured)
     "static_dataloader_one_place": {"1.8": "per_place", "2.0": "batch", "3": "batch"},
+    # paddle.io.DataLoader's return_list when not given: fluid 1.8's DataLoader takes False
+    # (1.8.5's reader.py), Paddle 2.0's (the same class, fluid/reader.py) and 3.3.1's True
+    # (PaddleRec 2.0's static trainer builds its loader without feed_list or return_list)
+    "dataloader_return_list": {"1.8": False, "2.0": True, "3": True},
+    # samples of one batch with different numbers of fields: Paddle <= 2.0's
+    # default_collate_fn lays them out in slots that grow to the longest sample (1.8.5's
+    # and release/2.0's dataloader_iter.py; PaddleRec 2.0's word2vec reader relies on it),
+    # 2.1 and later refuse them (3.3.1: "fields number not same among samples in a batch")
+    "collate_unequal_fields": {"1.8": "slots", "2.0": "slots", "3": "error"},
     # a DataLoader batch's top-level fields that are lists (a collate_fn returning padded
     # id lists): each one array, as Paddle <= 2.0 copied every field into a LoDTensor
     # ("arrays"), or kept as nested Python lists (2.1's structure-restoring loader)

@@ -237,3 +237,20 @@ def conformance_results_on_gpu(paddle, mode):
     failed = [(r["id"], r["status"], r["message"][:200]) for r in results
               if r["status"] not in ("pass", "skipped")]
     return results, failed
+
+
+def export_from_mirror(mirror, commit, paths, dest, what):
+    """`git archive` of `paths` at `commit` from the bare mirror `mirror` extracted into
+    `dest` (a model library run from outside this repository); skips the test where the
+    mirror, git or that commit is absent. `what` names the library in the skip reason."""
+    import shutil
+    import subprocess
+    if not os.path.isdir(mirror) or shutil.which("git") is None:
+        pytest.skip("no %s mirror (or git) here" % what)
+    archive = subprocess.run(["git", "--git-dir", mirror, "archive", commit] + list(paths),
+                             capture_output=True, timeout=120)
+    if archive.returncode != 0:
+        pytest.skip("the %s mirror lacks %s: %s" % (what, commit, archive.stderr[-200:]))
+    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
+        tar.extractall(dest)
+    return dest

@@ -300,6 +300,21 @@ def test_user_defined_parameter_server_roles_answer_the_queries(dygraph, capsys)
                                               worker_endpoints=["a:1", "b:2"]))
 
 
+def test_role_makers_at_paddle20s_module_path(dygraph):
+    """`import paddle.distributed.fleet.base.role_maker as role_maker` (PaddleRec 2.0's
+    tools): the same classes fleet exports, which fleet.init takes."""
+    import importlib
+    role_maker = importlib.import_module("refimpl.distributed.fleet.base.role_maker")
+    assert (role_maker.PaddleCloudRoleMaker, role_maker.UserDefinedRoleMaker,
+            role_maker.Role) == (fleet.PaddleCloudRoleMaker, fleet.UserDefinedRoleMaker,
+                                 fleet.Role)
+    fleet.init(role_maker.UserDefinedRoleMaker(
+        current_id=1, role=role_maker.Role.WORKER,
+        worker_endpoints=["127.0.0.1:6003", "127.0.0.1:6004"],
+        server_endpoints=["127.0.0.1:6001"]))
+    assert (fleet.worker_index(), fleet.worker_num()) == (1, 2)
+
+
 def test_fleet_in_one_process(dygraph):
     fleet.init(is_collective=True)
     assert (fleet.worker_index(), fleet.worker_num(), fleet.is_first_worker()) == (0, 1, True)

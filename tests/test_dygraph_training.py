@@ -447,7 +447,8 @@ def test_data_loader_yields_tensors_in_dynamic_mode_and_lod_tensors_in_static():
     assert x.lod() == [] and x.recursive_sequence_lengths() == []
     data = paddle.static.data("x", [None, 2], "float32")
     (feed,) = next(iter(paddle.io.DataLoader(Numbers(), feed_list=[data], batch_size=4,
-                                              collate_fn=lambda s: np.stack([a for a, _ in s]))))
+                                              collate_fn=lambda s: np.stack([a for a, _ in s]),
+                                              return_list=False)))
     assert isinstance(feed["x"], paddle.fluid.core.LoDTensor)
     exe = paddle.static.Executor(paddle.CPUPlace())
     (doubled,) = exe.run(feed={"x": x}, fetch_list=[data * 2.0])

@@ -252,14 +252,15 @@ def test_feed_dicts_for_executor_run():
     y = paddle.static.data("y", [None], "int64")
     total = paddle.sum(x)
     exe = paddle.static.Executor(paddle.CPUPlace())
-    loader = io.DataLoader(Rows(), feed_list=[x, y], batch_size=4, num_workers=2)
+    loader = io.DataLoader(Rows(), feed_list=[x, y], batch_size=4, num_workers=2,
+                           return_list=False)
     sums = []
     for feed in loader:
         assert isinstance(feed, list) and len(feed) == 1 and set(feed[0]) == {"x", "y"}
         sums.append(float(exe.run(feed=feed, fetch_list=[total])[0]))
     assert sums == [3 * (0 + 1 + 2 + 3), 3 * (4 + 5 + 6 + 7), 3 * (8 + 9)]
     two = list(io.DataLoader(Rows(), feed_list=[x, y], places=[paddle.CPUPlace()] * 2,
-                             batch_size=3))
+                             batch_size=3, return_list=False))
     assert [[np.asarray(d["y"]).tolist() for d in group] for group in two] == \
         [[[0, 1, 2], [3, 4, 5]], [[6, 7, 8], [9]]]          # as Paddle 3.3.1
     with pytest.raises(TypeError, match="list of 2 dicts"):
@@ -273,12 +274,31 @@ def test_feed_dicts_for_executor_run():
     assert [len(batch) for group in listed for batch in group] == [2, 2, 2, 2]
     np.testing.assert_array_equal(listed[0][1][0], np.stack([Rows()[i][0] for i in (3, 4, 5)]))
     with pytest.raises(ValueError, match=r"2 fields but feed_list has 1 variables \['x'\]"):
-        list(io.DataLoader(Rows(), feed_list=[x], batch_size=4))
+        list(io.DataLoader(Rows(), feed_list=[x], batch_size=4, return_list=False))
     with pytest.raises(ValueError, match="feed_list must be given when return_list=False"):
-        io.DataLoader(Rows(), batch_size=4)
+        io.DataLoader(Rows(), batch_size=4, return_list=False)
     with pytest.raises(TypeError, match=r"^DataLoader: feed_list\[0\] must be a Variable "
                        r"from paddle.static.data, got int$"):
-        io.DataLoader(Rows(), feed_list=[3], batch_size=4)
+        io.DataLoader(Rows(), feed_list=[3], batch_size=4, return_list=False)
+
+
+def test_return_list_defaults_to_the_releases(paddle_version):
+    """return_list left out: Paddle 2.0 / 3 yield the batch's arrays in static mode too (a
+    loader without feed_list, as PaddleRec 2.0's static trainer builds), fluid 1.8 feed
+    dicts (switch dataloader_return_list)."""
+    paddle.enable_static()
+    x = paddle.static.data("x", [None, 3], "float32")
+    y = paddle.static.data("y", [None], "int64")
+    batches = list(io.DataLoader(Rows(), batch_size=4))
+    assert [np.asarray(batch[1]).tolist() for batch in batches] == \
+        [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+    np.testing.assert_array_equal(batches[2][0], np.stack([Rows()[8][0], Rows()[9][0]]))
+    with paddle_version("1.8"):
+        feeds = list(io.DataLoader(Rows(), feed_list=[x, y], batch_size=4))
+        assert [np.asarray(feed[0]["y"]).tolist() for feed in feeds] == \
+            [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
+        with pytest.raises(ValueError, match="feed_list must be given when return_list"):
+            io.DataLoader(Rows(), batch_size=4)
 
 
 def test_static_training_loop_fed_by_workers_matches_in_process():
@@ -306,7 +326,7 @@ def test_static_training_loop_fed_by_workers_matches_in_process():
         with paddle.static.scope_guard(scope):
             exe.run(startup)
             loader = io.DataLoader(Regression(), feed_list=[x, y], batch_size=8,
-                                   num_workers=num_workers)
+                                   num_workers=num_workers, return_list=False)
             return [float(exe.run(main, feed=feed, fetch_list=[loss])[0])
                     for _ in range(3) for feed in loader]
 

@@ -3,16 +3,14 @@ evaluation), export.py and deploy/python/infer.py, unmodified, on a generated th
 segmentation set in its custom-Dataset layout (specs/models20.md). PaddleSeg comes from
 the mirror at the commit below, never from this repository; the test skips where the
 mirror, git or PaddleSeg's pip packages are absent."""
-import io
 import os
 import re
-import shutil
 import subprocess
 import sys
-import tarfile
 
 import numpy as np
 import pytest
+from helpers import export_from_mirror
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 MIRROR = "/work/.mirror/PaddlePaddle+PaddleSeg/repo"
@@ -92,18 +90,11 @@ def _refimpl_run(args, cwd, env):
 
 @pytest.mark.slow
 def test_bisenetv2_trains_evaluates_exports_and_infers(tmp_path):
-    if not os.path.isdir(MIRROR) or shutil.which("git") is None:
-        pytest.skip("no PaddlePaddle/PaddleSeg mirror (or git) here")
     for module in ("cv2", "yaml", "tqdm", "filelock", "scipy", "prettytable", "PIL"):
         pytest.importorskip(module)     # PaddleSeg's own imports
-    archive = subprocess.run(["git", "--git-dir", MIRROR, "archive", COMMIT, "paddleseg",
-                              "train.py", "export.py", "deploy/python"],
-                             capture_output=True, timeout=120)
-    if archive.returncode != 0:
-        pytest.skip("the PaddleSeg mirror lacks v2.0.0: %s" % archive.stderr[-200:])
-    src = tmp_path / "PaddleSeg"
-    with tarfile.open(fileobj=io.BytesIO(archive.stdout)) as tar:
-        tar.extractall(src)
+    src = export_from_mirror(MIRROR, COMMIT, ["paddleseg", "train.py", "export.py",
+                                              "deploy/python"], tmp_path / "PaddleSeg",
+                             "PaddlePaddle/PaddleSeg")
     data = str(tmp_path / "shapes")
     _shapes(data, n_train=16, n_val=4, size=32)
     config = tmp_path / "bisenetv2.yml"

@@ -304,3 +304,41 @@ def test_ftrl_updates_only_the_rows_of_a_selected_rows_grad():
 def test_ftrl_refuses_a_selected_rows_grad_under_18():
     with pytest.raises(Exception, match="ftrl op takes no SelectedRows Grad"):
         _ftrl_on_rows([0], np.ones((1, 2), "float32"))
+
+
+def test_eager_sparse_lookup_gradients_equal_the_dense_ones_bit_for_bit():
+    """An is_sparse table's eager gradient travels as its rows and is made dense once, when
+    the table's contributions are summed (autograd's _RowsGrad): the same float32 values as
+    the dense lookup's scatter-adds summed, with repeated ids, padding_idx, three lookups
+    and a dense use of the table in one loss; the rows listed are every lookup's ids."""
+    rng = np.random.RandomState(3)
+    table = rng.randn(50, 4).astype("float32")
+    ids = [np.array([[3, 7, 3], [0, 3, 49]], "int64"), np.array([7, 7, 2], "int64"),
+           np.array([[5], [3]], "int64")]
+    weights = [rng.randn(*(i.shape + (4,))).astype("float32") for i in ids]
+
+    def grad(sparse):
+        paddle.disable_static()
+        emb = paddle.nn.Embedding(50, 4, padding_idx=2, sparse=sparse)
+        emb.weight.set_value(table)
+        loss = paddle.sum(paddle.matmul(emb.weight, emb.weight, transpose_y=True)) * 1e-3
+        for i, w in zip(ids, weights):
+            loss = loss + paddle.sum(emb(paddle.to_tensor(i)) * paddle.to_tensor(w))
+        loss.backward()
+        return emb.weight
+
+    dense, sparse = grad(False), grad(True)
+    assert dense._grad_rows is None and sparse._grad_rows is None   # the matmul: dense
+    np.testing.assert_array_equal(np.asarray(sparse.grad), np.asarray(dense.grad))
+    expected = 2e-3 * table.sum(0, keepdims=True).repeat(50, 0).astype("float64")
+    for i, w in zip(ids, weights):
+        np.add.at(expected, i.reshape(-1), w.reshape(-1, 4) * (i.reshape(-1, 1) != 2))
+    np.testing.assert_allclose(np.asarray(sparse.grad), expected, rtol=1e-5, atol=1e-5)
+
+    paddle.disable_static()
+    emb = paddle.nn.Embedding(50, 4, sparse=True)
+    (paddle.sum(emb(paddle.to_tensor(ids[0]))) + paddle.sum(emb(paddle.to_tensor(ids[1])))
+     ).backward()
+    assert sorted(emb.weight._grad_rows) == sorted([3, 7, 3, 0, 3, 49, 7, 7, 2])
+    counts = np.bincount(np.concatenate([ids[0].ravel(), ids[1]]), minlength=50)
+    np.testing.assert_array_equal(np.asarray(emb.weight.grad), np.repeat(counts[:, None], 4, 1))

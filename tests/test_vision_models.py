@@ -165,13 +165,13 @@ def test_lenet_trains_from_a_dataloader_with_two_workers():
     exe.run(startup)
     np.random.seed(0)
     train = io.DataLoader(Glyphs(320, seed=1), feed_list=[image, label], batch_size=32,
-                          shuffle=True, num_workers=2)
+                          shuffle=True, num_workers=2, return_list=False)
     for _ in range(3):
         for feed in train:
             exe.run(main, feed=feed, fetch_list=[loss])
     accuracy = paddle.metric.Accuracy()
     test = io.DataLoader(Glyphs(200, seed=2), feed_list=[image, label], batch_size=50,
-                         num_workers=2)
+                         num_workers=2, return_list=False)
     for feed in test:
         scores, = exe.run(test_program, feed=feed, fetch_list=[logits])
         accuracy.update(accuracy.compute(scores, feed[0]["label"]))

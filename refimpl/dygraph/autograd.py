@@ -324,13 +324,16 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
                     captured[(node, i)] = g
             if node not in useful:
                 continue
-        for g in grads:
-            if g is not None:
-                in_grads = _node_grads(node, grads, ops)
-                break
-        else:
-            in_grads = [None] * len(node.flat_edges)
         rows = _sparse_rows(node) if node.lay.type in _LOOKUPS else None
+        if rows is not None and grads[0] is not None and _rows_kept(node, ops, capture):
+            in_grads = [_RowsGrad(node, grads[0], rows), None]
+        else:
+            for g in grads:
+                if g is not None:
+                    in_grads = _node_grads(node, grads, ops)
+                    break
+            else:
+                in_grads = [None] * len(node.flat_edges)
         if not retain_graph:
             node.release()
         seq = node.seq
@@ -350,6 +353,53 @@ def _sparse_rows(node):
         return None
     ids = node.ins[1]      # (W, Ids)
     return tuple(xp.to_host(ids).reshape(-1).tolist())
+
+
+def _rows_kept(node, ops, capture):
+    """Whether an is_sparse lookup's W gradient may travel as its rows (_RowsGrad): the
+    ordinary backward on the host, W a leaf without hooks (what Paddle keeps as a
+    SelectedRows); else the grad op makes it dense."""
+    edge = node.flat_edges[0]
+    return ops is _Arrays and capture is None and edge is not None and \
+        type(edge) is not tuple and not edge._hooks and type(node.ins[0]) is np.ndarray
+
+
+class _RowsGrad:
+    """An is_sparse lookup's W gradient as its rows: the flat ids (repeats kept) and
+    Out@GRAD's rows ([ids, D], zero at padding_idx), made dense only when a leaf's
+    contributions are summed (_total): a million-row table costs one scatter a step, not
+    a dense zeros-and-add per lookup."""
+    __slots__ = ("ids", "values", "shape", "dtype")
+
+    def __init__(self, node, dout, rows):
+        w = node.ins[0]
+        self.ids = np.asarray(rows, np.int64)
+        self.values = np.asarray(dout).reshape(len(self.ids), w.shape[1])
+        padding = node.kw.get("padding_idx", -1)
+        if padding != -1:
+            self.values = self.values * (self.ids != padding)[:, None]
+        self.shape, self.dtype = w.shape, w.dtype
+
+    def add_to(self, total):
+        """total + this gradient made dense, rounded as that sum is: repeated ids added
+        first (the grad op's scatter-add into zeros), then into `total`."""
+        unique, where = np.unique(self.ids, return_inverse=True)
+        merged = np.zeros((len(unique), self.shape[1]), self.dtype)
+        np.add.at(merged, where.reshape(-1), self.values.astype(self.dtype, copy=False))
+        total[unique] += merged
+        return total
+
+
+def _dense_total(gradients):
+    """The sum (in this order) of gradients some of which are _RowsGrad."""
+    first = next(g for g in gradients if type(g) is _RowsGrad)
+    total = np.zeros(first.shape, first.dtype)
+    for g in gradients:
+        if type(g) is _RowsGrad:
+            g.add_to(total)
+        else:
+            total += g
+    return total
 
 
 _ROOT_SEQ = float("inf")     # a root's gradient comes first
@@ -374,8 +424,11 @@ def _total(contributions, add):
     if contributions is None:
         return None
     if type(contributions) is tuple:
-        return contributions[1]
+        g = contributions[1]
+        return _dense_total([g]) if type(g) is _RowsGrad else g
     contributions.sort(key=lambda c: -c[0])
+    if any(type(g) is _RowsGrad for _, g in contributions):
+        return _dense_total([g for _, g in contributions])
     total = contributions[0][1]
     for _, g in contributions[1:]:
         total = add(total, g)

@@ -5,6 +5,8 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
+from ..versions import switch
+
 __all__ = ["default_collate_fn", "default_convert_fn"]
 
 
@@ -34,6 +36,9 @@ def _collate(batch, where):
                 for key in sample}
     if isinstance(sample, Sequence):
         lengths = {len(s) for s in batch}
+        if len(lengths) > 1 and where == "sample" and \
+                switch("collate_unequal_fields") == "slots":
+            return [_collate(slot, "slot %d" % i) for i, slot in enumerate(_slots(batch))]
         if len(lengths) > 1:
             raise ValueError("default_collate_fn: the samples of a batch have different "
                              "numbers of fields at %s: %s" % (where, sorted(lengths)))
@@ -42,6 +47,22 @@ def _collate(batch, where):
     raise TypeError("default_collate_fn: %s is a %s; a batch can hold only arrays, numbers, "
                     "str/bytes, dicts, lists and tuples (pass a collate_fn for others)"
                     % (where, type(sample).__name__))
+
+
+def _slots(batch):
+    """Samples with different numbers of fields as Paddle <= 2.0's default_collate_fn
+    lays them out (its slots grow to the longest sample seen so far): a sample of L fields
+    met with S < L slots opens slots S..L-1 with its first L-S fields and puts each later
+    field i into slot i; with L <= S slots, field i goes to slot i. (PaddleRec 2.0's
+    word2vec reader yields one growing list repeatedly; its fields come in groups of three
+    of equal shapes, so each slot stacks.)"""
+    slots = []
+    for sample in batch:
+        opened = max(len(sample) - len(slots), 0)
+        slots.extend([field] for field in sample[:opened])
+        for i in range(opened, len(sample)):
+            slots[i].append(sample[i])
+    return slots
 
 
 def default_convert_fn(batch):

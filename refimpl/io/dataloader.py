@@ -68,9 +68,10 @@ class DataLoader:
     (default_collate_fn stacks them); with return_list=True it is yielded as is (each array
     through the output converter), otherwise as a list with one feed dict
     {feed_list[i].name: i-th array of the batch, converted} per place, ready for
-    Executor.run."""
+    Executor.run. return_list left None takes the release's default (True from Paddle 2.0
+    on, False in fluid 1.8; switch dataloader_return_list)."""
 
-    def __init__(self, dataset, feed_list=None, places=None, return_list=False,
+    def __init__(self, dataset, feed_list=None, places=None, return_list=None,
                  batch_sampler=None, batch_size=1, shuffle=False, drop_last=False,
                  collate_fn=None, num_workers=0, use_buffer_reader=True,
                  use_shared_memory=True, timeout=0, worker_init_fn=None,
@@ -84,6 +85,8 @@ class DataLoader:
                 "DataLoader: dataset must be a paddle.io.Dataset (__getitem__ and __len__) or "
                 "IterableDataset, got %s" % type(dataset).__name__)
         self.dynamic = dynamic = in_dynamic_mode()
+        if return_list is None:    # the release's default (switch dataloader_return_list)
+            return_list = switch("dataloader_return_list")
         self.return_list = bool(return_list) or dynamic
         self.feed_list = self._check_feed_list(feed_list)
         self.places = self._check_places(places, dynamic)

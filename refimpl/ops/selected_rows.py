@@ -201,14 +201,15 @@ def _adam(dense, param, grad, lr, m1, m2, b1p, b2p, b1t=None, b2t=None, lazy_mod
     rows = np.asarray(grad.rows, np.int64)
     outs = [buffer if buffer is not None and np.shape(buffer) == np.shape(source) else source
             for buffer, source in zip(out_buffers, (param, m1, m2))]
-    if not lazy_mode:
-        others = np.setdiff1d(np.arange(len(param)), rows)
-        q, k1, k2 = param[others], m1[others], m2[others]
-        Adam.decay_rows(q, k1, k2, lr, b1r, b2r, beta1, beta2,
-                        attrs.get("epsilon", Adam.attrs["epsilon"]))
-        for out, moved in zip(outs, (q, k1, k2)):
-            out[others] = moved
     p, n1, n2 = param[rows], m1[rows], m2[rows]
+    if not lazy_mode:
+        # every row decays (in place, elementwise), then the listed rows are overwritten
+        # below: no set difference of a million-row table's ids each step
+        for out, source in zip(outs, (param, m1, m2)):
+            if out is not source:
+                out[...] = source
+        Adam.decay_rows(*outs, lr, b1r, b2r, beta1, beta2,
+                        attrs.get("epsilon", Adam.attrs["epsilon"]))
     # (the dense kernel advances the copies of the powers it is given; those are dropped)
     dense(p, np.asarray(grad.value), lr, n1, n2, b1r.copy(), b2r.copy(), b1t, b2t,
           lazy_mode=lazy_mode, **attrs)
