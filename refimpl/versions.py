@@ -282,7 +282,7 @@ SWITCHES = {
     "batch_norm_momentum_variable": {"1.8": "ignored", "2.0": "ignored", "3": "refused"},
     # static while_loop updates the caller's loop variables in place (1.8), or loops on
     # copies so they keep their values (3); tensor arrays are updated in place in both
-    "while_loop_in_place": {"1.8": True, "2.0": False, "3": False},
+    "while_loop_in_place": {"1.8": True, "2.0": True, "3": False},
     # paddle.optimizer's learning_rate: anything fluid's optimizers take (1.8, where they
     # are the same classes), or a float / an LRScheduler only, a TypeError otherwise (2.0's
     # and 3.3.1's Optimizer.__init__; 3.3.1 measured: an int and a Tensor refused)
@@ -371,6 +371,11 @@ SWITCHES = {
     # (3.3.1's legacy program cannot be built to measure; 2.0 taken as 3)
     "global_norm_clip_ops": {"1.8": "square_reduce_sum", "2.0": "squared_l2_norm",
                              "3": "squared_l2_norm"},
+    # a to_static call renames each eager tensor it is given to the program's input
+    # variable (1.8.5's and 2.0's PartialProgramLayer._prepare, read in their source), so a
+    # later jit.save(input_spec=[that tensor]) names the recorded input; 3.3.1 leaves the
+    # name (measured)
+    "partial_program_renames_inputs": {"1.8": True, "2.0": True, "3": False},
     # the unique-name key of an unnamed eager tensor (to_variable, op outputs)
     "eager_tensor_name": {"1.8": "generated_var", "2.0": "generated_tensor",
                           "3": "generated_tensor"},
