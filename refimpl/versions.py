@@ -226,9 +226,11 @@ SWITCHES = {
     # generate_proposals: an image none of whose boxes passes min_size / the image bounds
     # gives one all-zero proposal with score 0 (2.x, 3), or no proposal (1.8.5)
     "proposals_of_empty_image": {"1.8": "none", "2.0": "zero_row", "3": "zero_row"},
-    # the truth value of a static `x == y` / `x != y` (framework/math_patch.py): True, as
-    # every Paddle 1.8 Variable is, or Python's identity test (`var in list` stays right)
-    "variable_comparison_truth": {"1.8": "always", "2.0": "identity", "3": "identity"},
+    # the truth value of a static `x == y` / `x != y` a script asks for (framework/
+    # math_patch.py): True, as every Paddle 1.8 and 2.0 Variable is (no __bool__), or
+    # Python's identity test (3: 3.3.1's PIR Values refuse bool(); refimpl's own code
+    # always gets the identity test)
+    "variable_comparison_truth": {"1.8": "always", "2.0": "always", "3": "identity"},
     # a dygraph-only method of a static Variable (detach, numpy, ...): a plain AssertionError
     # whose text advises fluid.dygraph.guard() (1.8.5, measured) or turning off
     # enable_static (2.0's fake_interface_only; their test_detach compares type and text),
