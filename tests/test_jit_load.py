@@ -182,6 +182,25 @@ def test_load_refuses_a_torn_save(tmp_path, dygraph, rng):
         paddle.jit.load(path)
 
 
+def test_load_of_an_edited_info_gives_paddles_error_where_paddle_raises_one(tmp_path, dygraph,
+                                                                          rng):
+    """2.0's test_load_var_not_in_extra_var_info clears the .pdiparams.info after the save:
+    Paddle's RuntimeError (a variable of the program is not in it) comes before the
+    manifest's; an edited .info that still lists every variable is TornCheckpointError."""
+    _, path = _saved_conv(tmp_path, rng)
+    with open(path + ".pdiparams.info", "rb") as f:
+        info = pickle.load(f)
+    with open(path + ".pdiparams.info", "wb") as f:
+        pickle.dump({}, f, protocol=2)
+    with pytest.raises(RuntimeError, match="not complete: the variable 'batch_norm2d_0.b_0'"):
+        paddle.jit.load(path)
+    info["conv2d_0.w_0"] = dict(info["conv2d_0.w_0"], structured_name="renamed")
+    with open(path + ".pdiparams.info", "wb") as f:
+        pickle.dump(info, f, protocol=2)
+    with pytest.raises(TornCheckpointError, match="pdiparams.info: does not match"):
+        paddle.jit.load(path)
+
+
 @pytest.mark.parametrize("net", ["mlp_pir", "misc_pir", "conv"])
 def test_paddle331_save_inference_model_fixtures(dygraph, net):
     """Paddle 3.3.1's static save_inference_model files, PIR json and legacy ProgramDesc."""

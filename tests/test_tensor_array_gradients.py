@@ -187,30 +187,59 @@ def test_while_loop_updates_the_callers_variables_as_each_paddle_does(paddle_ver
     assert [float(np.asarray(v).ravel()[0]) for v in got] == caller + [2, 4.0]
 
 
-@pytest.mark.paddle("1.8")
-def test_while_loop_gradient_is_the_finite_difference_one_not_paddle_1_8_5s():
-    """Paddle 1.8.5's test_while_loop_backward: x = i * i; i += 1 from i = 1 while i < 11.
-    1.8.5 gives i@GRAD 110 = sum(2 i) over the 10 steps: its while_grad feeds x's outer
-    gradient to every step, because the body never reads x (so the grad block makes no
-    x@GRAD to replace it). Only the last step's x reaches the output: 2 * 10 = 20, the
-    finite difference, which Paddle 3.3.1 gives too (specs/versions.md, Divergences)."""
-    main = fluid.Program()
-    with fluid.program_guard(main, fluid.Program()):
-        i = fluid.data("i", [1], "float32")
-        x = fluid.data("x", [1], "float32")
-        i.stop_gradient = x.stop_gradient = False
-        eleven = L.fill_constant([1], "float32", 11)
+@pytest.mark.parametrize("profile, expected", [("1.8", 110.0), ("2.0", 110.0), ("3", 20.0)])
+def test_while_loop_gradient_through_a_variable_the_body_overwrites_unread(
+        paddle_version, profile, expected):
+    """test_while_loop_op's test_while_loop_backward: x = i * i; i += 1 from i = 1 while
+    i < 11. Only the last step's x reaches the output: 2 * 10 = 20, the finite difference,
+    which Paddle 3.3.1 (PIR) gives. 1.8.5 (measured) and 2.0 (its test expects it) give
+    i@GRAD 110 = sum(2 i) over the 10 steps: their while_grad links x's outer gradient
+    into every step, the body never reading x (so no grad op replaces it); switch
+    while_grad_keeps_unread_out_grads."""
+    with paddle_version(profile):
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            i = fluid.data("i", [1], "float32")
+            x = fluid.data("x", [1], "float32")
+            i.stop_gradient = x.stop_gradient = False
+            eleven = L.fill_constant([1], "float32", 11)
 
-        def body(i, x):
-            x = L.elementwise_mul(i, i)
-            return [L.increment(i), x]
-        out = L.while_loop(lambda i, x: L.less_than(i, eleven), body, [i, x])
-        loss = L.mean(out[1])
-        fluid.backward.append_backward(loss)
-    value, (gi,) = _loss_and_grads(main, loss, {"i": np.ones(1, "float32"),
-                                                "x": np.ones(1, "float32")}, [i])
+            def body(i, x):
+                x = L.elementwise_mul(i, i)
+                return [L.increment(i), x]
+            out = L.while_loop(lambda i, x: L.less_than(i, eleven), body, [i, x])
+            loss = L.mean(out[1])
+            fluid.backward.append_backward(loss)
+        value, (gi,) = _loss_and_grads(main, loss, {"i": np.ones(1, "float32"),
+                                                    "x": np.ones(1, "float32")}, [i])
     assert value == 100.0
-    np.testing.assert_allclose(gi, [20.0])
+    np.testing.assert_allclose(gi, [expected])
+
+
+@pytest.mark.parametrize("profile, expected", [("1.8", (18.0, 12.0)), ("3", (6.0, 6.0))])
+def test_while_loop_unread_loop_variable_adds_every_steps_gradient_to_what_it_reads(
+        paddle_version, profile, expected):
+    """x = 2 (i * w); i += 1 from i = 1 while i < 4 (x never read): Paddle 1.8.5 gives
+    i@GRAD 18 = 3 * 2w and w@GRAD 12 = sum(2 i) (measured), every step seeing x's outer
+    gradient; the chain rule (3.3.1's PIR while, measured) 6 and 2 * 3 = 6."""
+    with paddle_version(profile):
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            i, x, w = (fluid.data(n, [1], "float32") for n in "ixw")
+            i.stop_gradient = x.stop_gradient = w.stop_gradient = False
+            four = L.fill_constant([1], "float32", 4)
+
+            def body(i, x):
+                x = L.elementwise_mul(i, w) * 2.0
+                L.increment(i)
+                return [i, x]
+            out = L.while_loop(lambda i, x: L.less_than(i, four), body, [i, x])
+            loss = L.mean(out[1])
+            fluid.backward.append_backward(loss)
+        value, grads = _loss_and_grads(main, loss, {n: np.array([v], "float32") for n, v in
+                                                    zip("ixw", (1.0, 2.0, 3.0))}, [i, w])
+    assert value == 18.0
+    assert tuple(float(np.asarray(g).ravel()[0]) for g in grads) == expected
 
 
 def _decoder_program(max_step_num):

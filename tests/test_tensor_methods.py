@@ -238,7 +238,9 @@ def test_methods_operators_and_properties_compute_like_numpy():
         assert v.T is v
 
 
+@pytest.mark.paddle("3")
 def test_equality_builds_the_op_when_used_and_is_identity_as_a_truth_value():
+    """Profile 3's truth value (1.8 and 2.0 give a script True: test_versions.py)."""
     main, startup = Program(), Program()
     with program_guard(main, startup):
         a = static.data("a", [None], "float32")

@@ -386,15 +386,20 @@ def test_proposals_of_empty_image(paddle_version, version, counts, rows, prob_ro
     assert rois_num.dtype == np.int32 and rois_lod.dtype == np.int64   # 1.8.5's RpnRoisLod
 
 
-@pytest.mark.parametrize("version, truth", [("1.8", True), ("2.0", False)])
+@pytest.mark.parametrize("version, truth", [("1.8", True), ("2.0", True), ("3", False)])
 def test_static_comparison_truth(paddle_version, version, truth):
     """Paddle 1.8.5: bool(a == b) is True and `a in [b]` is True for two different data
-    variables (a Variable has no __bool__); refimpl's 2.0 / 3 profiles keep identity."""
+    variables (a Variable has no __bool__; 2.0's Variable has none either, and its
+    test_py_func_op asserts `loss == loss_out`); refimpl's 3 profile keeps identity (3.3.1's
+    PIR Values refuse bool()). refimpl's own code gets the identity test in every profile."""
     with paddle_version(version):
         a = static.data("a", [2], "float32")
         b = static.data("b", [2], "float32")
         assert bool(a == b) is truth and (a in [b]) is truth
         assert bool(a == a) and bool(a != a) is truth
+        inside = {"__name__": "refimpl.probe", "a": a, "b": b}
+        exec("found = (a in [b], [b, a].index(a), bool(a != a))", inside)
+        assert inside["found"] == (False, 1, False)
         made = a == b                             # the equal op's output either way
         assert str(made.dtype).endswith("bool")
         assert static.default_main_program().global_block().ops[-1].type == "equal"

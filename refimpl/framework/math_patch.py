@@ -1,5 +1,6 @@
 """Python operators on static Variables (x + y, x * 2, x @ y, x < y, -x, x.astype) build ops."""
 import numbers
+import sys
 
 import numpy as np
 
@@ -146,29 +147,33 @@ def _elementwise(x, other, op_type, reverse):
 
 def equality(x, other, op_type):
     """`x == other` / `x != other` on a static Variable: as in Paddle, the equal / not_equal
-    op's bool result (PendingComparison, below). Its truth value: under profile 1.8 always
-    True (a Paddle 1.8 Variable has no __bool__, so every one is truthy; 1.8 scripts assert
-    `out == returned_out`), elsewhere Python's identity test."""
-    if versions.switch("variable_comparison_truth") == "always":
-        truth = True
-    else:
-        truth = (x is other) == (op_type == "equal")
-    return PendingComparison(x, other, op_type, truth)
+    op's bool result (PendingComparison, below)."""
+    return PendingComparison(x, other, op_type, (x is other) == (op_type == "equal"))
+
+
+def _compared_by_refimpl(frame):
+    """Whether the code that asks for a comparison's truth value is refimpl's own."""
+    return frame.f_globals.get("__name__", "").partition(".")[0] == "refimpl"
 
 
 class PendingComparison(Variable):
     """The result of `x == y` / `x != y` on static Variables. Used as a Variable (any
     attribute read: a layer taking it, a fetch, its dtype) it becomes the equal /
-    not_equal op's output, appended then to the current block; used as a truth value
-    it is Python's identity test. So `a == b` builds Paddle's op, while `var in
-    list_of_vars`, list.index and remove (which compare with ==) stay what they are
-    and add no ops."""
+    not_equal op's output, appended then to the current block. Its truth value, asked by
+    a script: under profiles 1.8 and 2.0 always True, as Paddle 1.8's and 2.0's Variable
+    defines no __bool__ (their own tests assert `loss == loss_out`; `var in list` is then
+    True for any non-empty list), under 3 Python's identity test (switch
+    variable_comparison_truth). Asked by refimpl's own code (its `var in list`,
+    list.index, remove, which compare with ==), always the identity test, adding no ops."""
 
-    def __init__(self, x, other, op_type, truth):     # no Variable yet
-        self.__dict__.update(_pending=(x, other, op_type), _truth=truth)
+    def __init__(self, x, other, op_type, identical):     # no Variable yet
+        self.__dict__.update(_pending=(x, other, op_type), _identical=identical)
 
     def __bool__(self):
-        return self._truth
+        if versions.switch("variable_comparison_truth") == "always" and \
+                not _compared_by_refimpl(sys._getframe(1)):
+            return True
+        return self._identical
 
     def __getattr__(self, name):
         pending = self.__dict__.pop("_pending", None)

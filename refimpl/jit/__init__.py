@@ -224,8 +224,29 @@ def load(path, **configs):
         raise ValueError("The model to be loaded is incomplete: paddle.jit.load found %s "
                          "but no %s" % (info_file, params_file))
     optional = list(params_files.values()) + ([info_file] if info_file else [])
-    files = checkpoint.read_checkpoint_files(prefix, list(model_files.values()) + optional,
-                                             "paddle.jit.load", optional=optional)
+    try:
+        files = checkpoint.read_checkpoint_files(
+            prefix, list(model_files.values()) + optional, "paddle.jit.load",
+            optional=optional)
+    except checkpoint.TornCheckpointError as torn:
+        # a .info changed after the save: where it leaves out a variable of the program,
+        # 2.0's RuntimeError (Paddle reads the file as it is); else the manifest's error
+        if torn.source != info_file:
+            raise
+        others = [f for f in optional if f != info_file]
+        files = checkpoint.read_checkpoint_files(
+            prefix, list(model_files.values()) + others, "paddle.jit.load", optional=others)
+        with open(info_file, "rb") as f:
+            files[info_file] = f.read()
+        _decoded(methods, model_files, params_files, files, info_file)
+        raise
+    programs, values, info = _decoded(methods, model_files, params_files, files, info_file)
+    return TranslatedLayer(programs, values, info)
+
+
+def _decoded(methods, model_files, params_files, files, info_file):
+    """The programs, values and .info of jit.load's files (read), the .info checked to
+    list every variable of the programs (2.0's RuntimeError)."""
     programs, values = {}, {}
     for method in methods:
         program, feeds, fetches, method_values = inference_model_from_bytes(
@@ -239,4 +260,4 @@ def load(path, **configs):
         if missing:
             raise RuntimeError("The model to be loaded is not complete: the variable %r of "
                                "the program is not in %s" % (missing[0], info_file))
-    return TranslatedLayer(programs, values, info)
+    return programs, values, info

@@ -18,6 +18,7 @@ import weakref
 
 import numpy as np
 
+from .. import versions
 from ..dygraph.tensor import Tensor
 from ..framework import mode
 from ..framework.nest import flatten, map_structure, pack_sequence_as
@@ -206,12 +207,26 @@ class StaticFunction:
         recorded = self._program_for(args, kwargs)
         # an ndarray argument is a feed of the program, as 2.0 runs it: a Tensor here
         args, kwargs = map_structure(_as_tensor, [args, kwargs])
+        if not isinstance(recorded, Exception) and \
+                versions.switch("partial_program_renames_inputs"):
+            self._name_inputs(recorded[0], args)
         outputs = self._call_as_written(*args, **kwargs)
         if not isinstance(recorded, Exception):
             self._name_outputs(outputs, recorded[0], args, kwargs)
             if isinstance(self._class_instance, Layer):     # 2.0 syncs the mode
                 recorded[1].training = self._class_instance.training
         return outputs
+
+    def _name_inputs(self, recorded, args):
+        """Each eager argument takes the name of the program's input it feeds, as 1.8.5's
+        and 2.0's PartialProgramLayer renames what it is given: so jit.save(input_spec=
+        [that tensor]) names an input of a program recorded from an earlier tensor."""
+        inputs = [v for v in recorded.inputs if v is not self._class_instance]
+        eager, static = flatten(list(args)), flatten(inputs)
+        if len(eager) == len(static):
+            for tensor, var in zip(eager, static):
+                if isinstance(tensor, Tensor) and isinstance(var, Variable):
+                    tensor.name = var.name
 
     def _name_outputs(self, outputs, recorded, args, kwargs):
         """The eager outputs take the names of the program's outputs (not the arguments,

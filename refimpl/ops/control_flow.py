@@ -16,6 +16,7 @@ while_grad can replay the steps in reverse.
 """
 import numpy as np
 
+from .. import versions
 from ..framework.dataflow import outer_names
 from ..framework.lod import lod_of, with_lod
 from .registry import BlockOpDef, register
@@ -256,7 +257,11 @@ class WhileGrad(_SubBlockGrad):
     """Gradients of a while op's X: replays the recorded steps in reverse, each step
     recomputing the body and running its grad ops. A variable the body both reads and
     writes (loop-carried) passes its gradient from one step to the one before; the
-    gradients of the others (read only, e.g. weights) add up over the steps."""
+    gradients of the others (read only, e.g. weights) add up over the steps. One the body
+    writes without reading has no gradient in the steps before (it was overwritten), or,
+    as Paddle 1.8.5's and 2.0's while_grad (switch while_grad_keeps_unread_out_grads),
+    keeps the later step's: so `x = i * i` in every step adds 2 i to i's gradient each
+    step."""
     type = "while_grad"
     inputs = ("X*", "Out*", "Out@GRAD*?", "StepScopes")
     outputs = ("X@GRAD*?",)
@@ -274,10 +279,13 @@ class WhileGrad(_SubBlockGrad):
         in_grad_names = op.attrs["in_grad_names"]
         temporaries = [n for n in op.attrs["out_grad_names"] + in_grad_names if n]
         carried = set(outs)
-        # the body writes elements of a tensor array it does not read: the others keep
-        # their gradient for the steps before
-        extended = {o for o in outs if o not in xs and
-                    op.block._find_var_recursive(o).type == "LOD_TENSOR_ARRAY"}
+        if versions.switch("while_grad_keeps_unread_out_grads"):
+            extended = carried
+        else:
+            # the body writes elements of a tensor array it does not read: the others keep
+            # their gradient for the steps before
+            extended = {o for o in outs if o not in xs and
+                        op.block._find_var_recursive(o).type == "LOD_TENSOR_ARRAY"}
 
         def run(env):
             steps, final = env[steps_name]
