@@ -18,7 +18,10 @@ ALIASES = {
     # scalar-type and constant aliases (removed in 2.0, NEP 52)
     "float_": np.float64, "complex_": np.complex128, "unicode_": np.str_,
     "string_": np.bytes_, "Inf": np.inf, "Infinity": np.inf, "infty": np.inf,
-    "NaN": np.nan, "NAN": np.nan, "PINF": np.inf, "NINF": -np.inf,
+    "NaN": np.nan, "NAN": np.nan, "PINF": np.inf, "NINF": -np.inf, "round_": np.round,
+    # renamed np.trapezoid in 2.0, the old name removed in 2.4 (numpy < 2 has only trapz,
+    # so never misses it); PaddleVideo 2.0's ActivityNet metric integrates with np.trapz
+    "trapz": getattr(np, "trapezoid", None),
 }
 
 

@@ -58,6 +58,17 @@ def test_collectives_of_one_rank_leave_the_tensor_as_it_is(dygraph):
     dist.barrier()
 
 
+def test_hapi_model_all_gather_of_one_rank_is_the_tensor_and_checks_nranks(dygraph):
+    # Paddle 2.0's private paddle.hapi.model._all_gather, imported by PaddleVideo's metrics
+    from refimpl.hapi.model import _all_gather
+    x = t([[1.0, 2.0], [3.0, 4.0]])
+    np.testing.assert_array_equal(_all_gather(x, 1).numpy(), [[1, 2], [3, 4]])
+    with pytest.raises(Exception, match="nranks=2, but 1 devices take part"):
+        _all_gather(x, 2)
+    with pytest.raises(NotImplementedError, match="one communication ring"):
+        _all_gather(x, 1, ring_id=1)
+
+
 def test_collectives_build_c_ops_in_static_programs():
     main, startup = static.Program(), static.Program()
     with static.program_guard(main, startup):

@@ -104,6 +104,8 @@ def test_collectives_on_tensors_and_in_programs_across_processes(tmp_path):
         got = []
         dist.all_gather(got, t([[r, 10 * r]], "int64"))
         assert [g.numpy().tolist() for g in got] == [[[i, 10 * i]] for i in range(n)]
+        from refimpl.hapi.model import _all_gather     # Paddle 2.0's, in PaddleVideo's metrics
+        assert _all_gather(t([[r, 1]]), n).numpy().tolist() == [[i, 1] for i in range(n)]
         x = t([0.0, 0.0])
         parts = [t([10.0 * i, i]) for i in range(n)] if r == 0 else None
         dist.scatter(x, parts, src=0)

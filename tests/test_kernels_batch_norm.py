@@ -21,7 +21,27 @@ def test_kernel_argument_rules_are_the_ops_rules():
         assert batch_norm_args.momentum_of(given, 0.9, used) == \
             spec.momentum_of(given, 0.9, used)
     assert batch_norm_args.momentum_of(tensor, 0.9, True) == 0.25
-    assert batch_norm_args.momentum_of(tensor, 0.9, False) == 0.9
+    assert batch_norm_args.momentum_of(tensor, 0.9, False) == float(np.float32(0.9))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64"])
+@pytest.mark.parametrize("backend", ["cython", "numpy"])
+def test_running_mean_updates_with_the_32_bit_momentum_attr(dygraph, monkeypatch, dtype,
+                                                            backend):
+    # Paddle's momentum attr is a 32-bit float: from 0 with a batch mean of 1 the running
+    # mean becomes 1 - float32(0.9) = 0.10000002384185791 (Paddle 3.3.1, measured, in
+    # float32 and in float64), not 0.1
+    monkeypatch.setenv("REFIMPL_KERNELS", backend)
+    import refimpl as paddle
+    paddle.set_default_dtype(dtype)
+    try:
+        bn = paddle.nn.BatchNorm2D(1, momentum=0.9)
+    finally:
+        paddle.set_default_dtype("float32")
+    bn.train()
+    bn(paddle.to_tensor(np.ones((2, 1, 1, 1), dtype)))
+    assert bn._mean.dtype == getattr(paddle, dtype)
+    assert bn._mean.numpy()[0] == np.dtype(dtype).type(0.10000002384185791)
 
 
 def test_cython_kernel_updates_running_stats_with_the_momentum_tensor():

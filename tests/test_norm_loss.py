@@ -181,7 +181,8 @@ def test_functional_batch_norm_picks_batch_or_running_stats(training, use_global
     out, = _exe().run(feed={"x": a}, fetch_list=[y])
     m, v = (a.mean(0), a.var(0)) if batch_stats else (0.5, 2.0)
     np.testing.assert_allclose(out, (a - m) / np.sqrt(v + EPS) * 1.5 - 1.0, rtol=1e-10)
-    want_rm = 0.9 * 0.5 + 0.1 * a.mean(0) if batch_stats else np.full(2, 0.5)
+    momentum = float(np.float32(0.9))     # a FLOAT attr: 32 bits, as in Paddle
+    want_rm = momentum * 0.5 + (1 - momentum) * a.mean(0) if batch_stats else np.full(2, 0.5)
     np.testing.assert_allclose(_value("rm"), want_rm, rtol=1e-12)
 
 

@@ -97,7 +97,8 @@ def test_scripts_start_in_dynamic_mode_and_static_data_switches_to_static(tmp_pa
 NUMPY_1_SCRIPT = """
     import numpy as np
     import paddle
-    print(np.zeros(2, np.int).dtype, np.float(1.5), np.product([2, 3]), np.Inf)
+    print(np.zeros(2, np.int).dtype, np.float(1.5), np.product([2, 3]), np.Inf,
+          np.trapz([1.0, 2.0, 4.0], [0.0, 1.0, 3.0]), np.round_(2.345, 2))
 """
 
 
@@ -116,15 +117,16 @@ def test_runner_restores_numpy_1_aliases_for_18_and_20_scripts(tmp_path, version
     assert r.returncode != 0 and "has no attribute 'int'" in r.stderr
     r = _run_profile(tmp_path, version)
     assert r.returncode == 0, r.stderr
-    assert r.stdout.split() == ["int64", "1.5", "6", "inf"]
+    assert r.stdout.split() == ["int64", "1.5", "6", "inf", "7.5", "2.35"]
     notices = [line for line in r.stderr.splitlines() if " numpy " in line and "restored" in line]
     assert notices[0].endswith("(Paddle %s profile)" % version)
     # exactly the names this numpy lacks: np.int under numpy 1.24 and later, np.product
     # and NEP 52's names under numpy 2, np.bool under numpy 1.24-1.26 only
     missing = _in_fresh_numpy("print(' '.join(n for n in legacy_numpy.ALIASES "
                               "if not hasattr(np, n)))").split()
-    assert "int" in missing and ("product" in missing) == (np.lib.NumpyVersion(
-        np.__version__) >= "2.0.0")
+    version = np.lib.NumpyVersion(np.__version__)
+    assert "int" in missing and ("product" in missing) == (version >= "2.0.0")
+    assert ("trapz" in missing) == (version >= "2.4.0")
     assert len(notices) == 1 and notices[0].split(" lacks ")[1].split(";")[0] == \
         ", ".join("np." + name for name in missing)
 

@@ -94,6 +94,22 @@ def test_fetched_arrays_keep_numpy_behaviour():
     assert float(loss * 2) == 3.0 and loss[0] == 1.5
 
 
+def test_one_element_parts_of_fetched_arrays_convert_as_in_numpy_1(dygraph, paddle_version):
+    # PaddleVideo 2.0's MultiCropMetric: int(clip_ids[ind]) of a [N, 1] clip-id batch
+    with paddle_version("2.0"):
+        ids = paddle.to_tensor(np.array([[3], [5]], "int64")).numpy()
+        assert int(ids[1]) == 5 and float(ids[0]) == 3.0 and "%d" % ids[1] == "5"
+        with pytest.raises(TypeError, match=r"only size-1 arrays .* shape \[2, 1\]"):
+            int(ids)
+        assert type(np.asarray(ids)) is np.ndarray and ids.tolist() == [[3], [5]]
+    with paddle_version("3"):       # numpy 2's rule under the 3 profile
+        ids = paddle.to_tensor(np.array([[3], [5]], "int64")).numpy()
+        assert type(ids) is np.ndarray
+        if np.lib.NumpyVersion(np.__version__) >= "2.4.0":
+            with pytest.raises(TypeError):
+                int(ids[1])
+
+
 @pytest.mark.parametrize("protocol", [2, 4, 5])
 def test_fetched_arrays_pickle_as_plain_arrays(protocol):
     """PaddleGAN pickles `tensor.numpy()` of its state dicts itself: the file must hold plain

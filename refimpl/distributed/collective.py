@@ -101,11 +101,19 @@ def all_gather(tensor_list, tensor, group=0):
                         % type(tensor_list).__name__)
     from ..layers.tensor import split
     nranks = get_world_size()
+    out = gathered(tensor, nranks)
+    tensor_list.extend(split(out, nranks, 0) if nranks > 1 else [out])
+
+
+def gathered(tensor, nranks):
+    """Every rank's `tensor` concatenated along dim 0 in rank order (the c_allgather op,
+    which fails naming both counts when `nranks` is not the number of processes taking
+    part)."""
     helper = LayerHelper("c_allgather")
     out = helper.create_variable_for_type_inference(tensor.dtype)
     helper.append_op(type="c_allgather", inputs={"X": [tensor]}, outputs={"Out": [out]},
                      attrs={"nranks": nranks})
-    tensor_list.extend(split(out, nranks, 0) if nranks > 1 else [out])
+    return out
 
 
 def scatter(tensor, tensor_list=None, src=0, group=0):

@@ -8,15 +8,22 @@ __all__ = ["FetchedArray", "as_fetched"]
 
 
 class FetchedArray(np.ndarray):
-    """A fetched one-element array that converts to a Python number (float(loss),
-    '%f' % loss) as numpy 1.x arrays did, which Paddle 1.8 / 2.0 scripts rely on for their
-    [1]-shaped losses; numpy 2 refuses it. Everything else is plain ndarray behaviour."""
+    """A fetched array whose one-element parts convert to a Python number (float(loss),
+    '%f' % loss, int(clip_ids[i]) of a [N, 1] array) as numpy 1.x arrays did, which Paddle
+    1.8 / 2.0 scripts rely on for their [1]-shaped losses and labels; numpy 2 refuses it.
+    Everything else is plain ndarray behaviour."""
 
     def __float__(self):
-        return float(np.asarray(self).reshape(()))
+        return float(self._one_element("float"))
 
     def __int__(self):
-        return int(np.asarray(self).reshape(()))
+        return int(self._one_element("int"))
+
+    def _one_element(self, to):
+        if self.size != 1:      # numpy 1.x's own refusal
+            raise TypeError("only size-1 arrays can be converted to Python scalars (%s() of "
+                            "an array of shape %s)" % (to, list(self.shape)))
+        return np.asarray(self).reshape(())
 
     def __repr__(self):
         return repr(np.asarray(self))
@@ -29,9 +36,9 @@ class FetchedArray(np.ndarray):
 
 
 def as_fetched(value):
-    """A fetched array as the version profile hands it to the user (FetchedArray for
-    one-element arrays where `size1_arrays_are_scalars`)."""
+    """A fetched array as the version profile hands it to the user (FetchedArray where
+    `size1_arrays_are_scalars`, so that its one-element parts convert too)."""
     value = np.asarray(value)
-    if value.ndim and value.size == 1 and versions.switch("size1_arrays_are_scalars"):
+    if value.ndim and value.size and versions.switch("size1_arrays_are_scalars"):
         return value.view(FetchedArray)
     return value

@@ -9,6 +9,7 @@ import numpy as np
 
 from .. import versions
 from ..distributed import get_rank, get_world_size
+from ..distributed.collective import gathered
 from ..distributed.parallel import prepare_context
 from ..dygraph import mode
 from ..framework import checkpoint, model_formats
@@ -25,6 +26,15 @@ from .summary import summary
 __all__ = ["Model", "prepare_distributed_context"]
 
 _SUFFIXES = ("", ".pdparams", ".pdopt", ".pdmodel")
+
+
+def _all_gather(x, nranks, ring_id=0, use_calc_stream=True):
+    """Paddle 2.0's private gather of hapi/model.py, which PaddleVideo's metrics import:
+    every rank's `x` concatenated along dim 0 in rank order."""
+    if ring_id != 0:
+        raise NotImplementedError("paddle.hapi.model._all_gather: ring_id=%r; refimpl has one "
+                                  "communication ring, every process of the job (0)" % ring_id)
+    return gathered(x, nranks)
 
 
 def prepare_distributed_context(place=None):

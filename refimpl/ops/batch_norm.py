@@ -35,11 +35,13 @@ def uses_momentum_tensor():
 
 def momentum_of(momentum_tensor, momentum, use_momentum_tensor=None):
     """The momentum: MomentumTensor's value when the op has one and it is used (the binder
-    says so, BatchNorm.bound_attrs; None: the profile's rule), else the attr."""
+    says so, BatchNorm.bound_attrs; None: the profile's rule), else the attr. The attr is a
+    FLOAT, 32 bits in Paddle's OpDesc: the running statistics update with 1 - float32(0.9)
+    = 0.100000024 (Paddle 3.3.1, measured, float32 and float64 alike), not 0.1."""
     if use_momentum_tensor is None:
         use_momentum_tensor = uses_momentum_tensor()
     if momentum_tensor is None or not use_momentum_tensor:
-        return momentum
+        return float(np.float32(momentum))
     return float(momentum_tensor.reshape(-1)[0])
 
 
