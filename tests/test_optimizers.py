@@ -562,3 +562,45 @@ def test_get_opti_var_name_list_names_the_accumulators_as_made():
         momentum.minimize(loss)
     assert sgd.get_opti_var_name_list() == []
     assert momentum.get_opti_var_name_list() == ["w_velocity_0"]
+
+
+def test_float64_momentum_steps_as_paddle():
+    """The learning rate is made in the default dtype (release/2.0's optimizer.py) and mu is
+    a 32-bit FLOAT attribute: two float64 Momentum steps of w^2 from w = 1 at lr 0.01 give
+    Paddle 3.3.1's 0.9424000004768371 (recorded), where float64 throughout gives 0.9424."""
+    paddle.disable_static()
+    paddle.set_default_dtype("float64")
+    try:
+        lin = paddle.nn.Linear(1, 1, weight_attr=paddle.nn.initializer.Constant(1.0),
+                               bias_attr=False)
+        opt = paddle.optimizer.Momentum(0.01, 0.9, parameters=lin.parameters())
+        x = paddle.to_tensor(np.array([[1.0]]))
+        for _ in range(2):
+            loss = (lin(x) ** 2).mean()
+            loss.backward()
+            opt.step()
+            opt.clear_grad()
+        assert float(lin.weight.numpy()[0, 0]) == 0.9424000004768371
+        assert opt._global_learning_rate()._array().dtype == np.float64
+    finally:
+        paddle.set_default_dtype("float32")
+
+
+def test_static_learning_rate_takes_the_loss_dtype():
+    """Paddle's minimize makes the learning-rate variable in the loss's dtype; without a
+    minimize, fluid.optimizer's is float32 and paddle.optimizer's the default dtype."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, 2], "float64")
+        loss = fluid.layers.mean(fluid.layers.fc(x, 1))
+        opt = paddle.optimizer.SGD(0.1)
+        opt.minimize(loss)
+    lr = opt._global_learning_rate(main)
+    assert lr.dtype == paddle.float64
+    exe = fluid.Executor(fluid.CPUPlace())
+    scope = fluid.Scope()
+    with fluid.scope_guard(scope):
+        exe.run(startup)
+        assert np.array(scope.find_var(lr.name).get_tensor()).dtype == np.float64
+        exe.run(main, feed={"x": np.ones((3, 2))}, fetch_list=[loss])
+    assert fluid.optimizer.SGD(0.1)._lr_dtype() == "float32"

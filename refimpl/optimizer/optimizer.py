@@ -17,6 +17,7 @@ import numpy as np
 from .. import backward as _backward
 from .. import versions
 from ..framework import mode
+from ..framework.dtypes import get_default_dtype, to_numpy_dtype
 from ..dygraph.tensor import EAGER_BLOCK, Tensor, on_place_of
 from ..framework import unique_name
 from ..framework.program import (OpRole, Parameter, Variable, current_device,
@@ -102,6 +103,7 @@ class Optimizer:
         self._eager = self._parameter_list is not None and any(
             isinstance(p, Tensor) for p in self._parameter_list)
         self._accumulators_holder = {}   # set_state_dict values for accumulators not yet made
+        self._dtype = None    # a static minimize's loss dtype (_lr_dtype)
         self._eager_lr = None            # the value the eager learning-rate tensor holds
         self._eager_lr_from = None       # the constant rate (a float) it was set from
 
@@ -112,18 +114,27 @@ class Optimizer:
         program = program or default_main_program()
         return self._lr_vars.get(id(program))
 
+    def _lr_dtype(self):
+        """The learning-rate tensor's dtype, as Paddle makes it (release/2.0's optimizer.py):
+        the loss's in a static minimize, else float32 for fluid.optimizer's classes and the
+        default dtype (paddle.set_default_dtype) for paddle.optimizer's. A float64 run then
+        steps with lr 0.01, not float32(0.01)."""
+        if self._dtype is not None:
+            return self._dtype
+        return "float32" if self._fluid_api else get_default_dtype()
+
     def _create_global_learning_rate(self):
         if self._eager:     # a [1] tensor holding this step's value
             lr = self._lr_vars.get("eager")
             if lr is None:
-                lr = self._lr_vars["eager"] = Tensor(np.zeros([1], np.float32),
+                lr = self._lr_vars["eager"] = Tensor(np.zeros([1], self._lr_dtype()),
                                                      name=unique_name.generate("learning_rate"))
             decay = self._learning_rate
             if type(decay) is float and decay == self._eager_lr_from:
                 return lr     # a constant rate, already there (the common case, each step)
             # a 1.8 decay advances once per minimize / step
             value = np.array([decay._advance() if isinstance(decay, LearningRateDecay)
-                              else self.get_lr()], np.float32)
+                              else self.get_lr()], lr._array().dtype)
             if self._eager_lr != value[0]:
                 # where the parameters are: one copy to a GPU per change, not per update
                 param = next((p for p in self._parameter_list if isinstance(p, Tensor)), None)
@@ -148,7 +159,7 @@ class Optimizer:
             var = lr
         else:
             var = program.global_block().create_var(
-                name=unique_name.generate("learning_rate"), shape=[1], dtype="float32",
+                name=unique_name.generate("learning_rate"), shape=[1], dtype=self._lr_dtype(),
                 persistable=True, stop_gradient=True)
             if hasattr(lr, "_var_name"):      # an LRScheduler: the executor feeds it
                 lr._var_name = var.name
@@ -174,7 +185,7 @@ class Optimizer:
             return lr
         block = self._block()
         out = block.create_var(name=unique_name.generate(param.name + "_lr"), shape=[1],
-                               dtype="float32")
+                               dtype=lr.dtype)
         block.append_op(type="scale", inputs={"X": [lr]}, outputs={"Out": [out]},
                         attrs={"scale": float(factor)})
         return out
@@ -215,7 +226,8 @@ class Optimizer:
         self._learning_rate = value
         from ..framework.scope import global_scope
         for var in self._lr_vars.values():
-            global_scope().var(var.name).get_tensor().set(np.array([value], np.float32))
+            global_scope().var(var.name).get_tensor().set(
+                np.array([value], to_numpy_dtype(var.dtype)))
 
     def _hyperparameter(self, name, value, rule=None):
         return real_hyperparameter(type(self).__name__, name, value, rule)
@@ -306,6 +318,7 @@ class Optimizer:
         if not isinstance(loss, Variable):
             raise TypeError("minimize: loss must be a Variable, got %s" % type(loss).__name__)
         params = parameters if parameters is not None else parameter_list
+        self._dtype = loss.dtype
         params_grads = self.backward(loss, startup_program, params, no_grad_set)
         optimize_ops = self.apply_optimize(loss, startup_program, params_grads)
         return optimize_ops, params_grads
