@@ -434,3 +434,70 @@ def test_slice_kernel_on_an_array_and_its_gradient():
                           decrease_axis=[0])
     assert grad[:3] == [None] * 3
     np.testing.assert_array_equal(grad[3], g[1])
+
+
+_ACTIVATIONS = {
+    "softmax": lambda z: np.exp(z - z.max(1, keepdims=True)) /
+    np.exp(z - z.max(1, keepdims=True)).sum(1, keepdims=True),
+    "relu": lambda z: np.maximum(z, 0.0),
+    "tanh": np.tanh,
+}
+
+
+@pytest.mark.parametrize("profile", ["1.8", "2.0", "3"])
+@pytest.mark.parametrize("act", ["softmax", "relu", "tanh", "read before the loop"])
+def test_while_loop_on_an_ops_output_keeps_the_chain_rule(paddle_version, profile, act):
+    """act(img W0) -> 2 steps of p = act(p W1) -> mean(p * c): under 1.8 and 2.0 the loop
+    runs in place on act's output variable, yet act's grad op reads its pre-loop output
+    (specs/control_flow.md#in-place-loops), so W0@GRAD and W1@GRAD are the central
+    differences in every profile. "read before the loop": the loop runs on h = img W0,
+    which h * h read before it (its grad op reads h)."""
+    first = _ACTIVATIONS["tanh" if act == "read before the loop" else act]
+    step = first
+    rng = np.random.RandomState(3)
+    feed = {"img": rng.randn(2, 3), "w0": rng.randn(3, 3), "w1": rng.randn(3, 3),
+            "c": rng.randn(2, 3)}
+
+    def forward(img, w0, w1, c):
+        h = img @ w0
+        p = h if act == "read before the loop" else first(h)
+        for _ in range(2):
+            p = step(p @ w1)
+        extra = (h * h).mean() if act == "read before the loop" else 0.0
+        return (p * c).mean() + extra
+
+    with paddle_version(profile):
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            img, w0, w1, c = (fluid.data(n, list(feed[n].shape), "float64")
+                              for n in ("img", "w0", "w1", "c"))
+            w0.stop_gradient = w1.stop_gradient = False
+            h = L.matmul(img, w0)
+            layer = getattr(L, "tanh" if act == "read before the loop" else act)
+            p = h if act == "read before the loop" else layer(h)
+            square = L.mean(h * h)
+            i = L.fill_constant([1], "int64", 0)
+            two = L.fill_constant([1], "int64", 2)
+            _, out = L.while_loop(lambda i, p: L.less_than(i, two),
+                                  lambda i, p: [L.increment(i), layer(L.matmul(p, w1))],
+                                  [i, p])
+            loss = L.mean(out * c)
+            if act == "read before the loop":
+                loss = loss + square
+            fluid.backward.append_backward(loss)
+        value, (g0, g1) = _loss_and_grads(main, loss, feed, [w0, w1])
+        caller, final = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed,
+                                                             fetch_list=[p, out])
+    expected = dict(feed)
+    np.testing.assert_allclose(value, forward(**expected), rtol=1e-10)
+    for name, got in (("w0", g0), ("w1", g1)):
+        def f(v, name=name):
+            return forward(**dict(expected, **{name: v}))
+        np.testing.assert_allclose(got, central_differences(f, feed[name]), rtol=1e-5,
+                                   atol=1e-9)
+    # the caller's variable: the loop's final value in place (1.8, 2.0), its own under 3
+    in_place = profile != "3"
+    h_value = feed["img"] @ feed["w0"]
+    start = h_value if act == "read before the loop" else first(h_value)
+    np.testing.assert_allclose(caller, final if in_place else start, rtol=1e-10)
+    assert not np.allclose(final, start)
