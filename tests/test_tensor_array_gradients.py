@@ -501,3 +501,42 @@ def test_while_loop_on_an_ops_output_keeps_the_chain_rule(paddle_version, profil
     start = h_value if act == "read before the loop" else first(h_value)
     np.testing.assert_allclose(caller, final if in_place else start, rtol=1e-10)
     assert not np.allclose(final, start)
+
+
+@pytest.mark.parametrize("profile", ["1.8", "2.0", "3"])
+def test_while_loop_on_a_fed_variable_read_before_the_loop_keeps_the_chain_rule(
+        paddle_version, profile):
+    """x fed, s = mean(x * w0) before the loop, then 2 steps of x = tanh(x W1) in place:
+    mul's grad op reads the x fed (a copy made before s), so x, w0 and w1 get the central
+    differences' gradients in every profile."""
+    rng = np.random.RandomState(5)
+    feed = {"x": rng.randn(2, 3), "w0": rng.randn(2, 3), "w1": rng.randn(3, 3),
+            "c": rng.randn(2, 3)}
+
+    def forward(x, w0, w1, c):
+        s = (x * w0).mean()
+        for _ in range(2):
+            x = np.tanh(x @ w1)
+        return (x * c).mean() + s
+
+    with paddle_version(profile):
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            x, w0, w1, c = (fluid.data(n, list(feed[n].shape), "float64")
+                            for n in ("x", "w0", "w1", "c"))
+            x.stop_gradient = w0.stop_gradient = w1.stop_gradient = False
+            s = L.mean(x * w0)
+            i = L.fill_constant([1], "int64", 0)
+            two = L.fill_constant([1], "int64", 2)
+            _, out = L.while_loop(lambda i, x: L.less_than(i, two),
+                                  lambda i, x: [L.increment(i), L.tanh(L.matmul(x, w1))],
+                                  [i, x])
+            loss = L.mean(out * c) + s
+            fluid.backward.append_backward(loss)
+        value, grads = _loss_and_grads(main, loss, feed, [x, w0, w1])
+    np.testing.assert_allclose(value, forward(**feed), rtol=1e-10)
+    for name, got in zip(("x", "w0", "w1"), grads):
+        def f(v, name=name):
+            return forward(**dict(feed, **{name: v}))
+        np.testing.assert_allclose(got, central_differences(f, feed[name]), rtol=1e-5,
+                                   atol=1e-9)
