@@ -300,10 +300,10 @@ def _keep_pre_loop_value(var):
     pre-loop value read a fresh variable holding it instead, so their gradient ops (which
     run after the loop has overwritten var) read the value the forward read. The last op
     that wrote var writes the fresh variable, and an assign copies it into var right
-    before the loop; without such a writer (a fed variable) an assign copies var into the
-    fresh variable before its first reader. Forward values are unchanged; var holds the
-    loop's final value afterwards, as in Paddle. Only var's own block is rewritten, and a
-    var last written by a control-flow op keeps its readers."""
+    before the loop; without such a writer (a fed or persistable variable) an assign
+    copies var into the fresh variable before its first reader. Forward values are
+    unchanged; var holds the loop's final value afterwards, as in Paddle. Only var's own
+    block is rewritten, and a var last written by a control-flow op keeps its readers."""
     block = default_main_program().current_block()
     if var.block is not block:
         return
@@ -313,8 +313,8 @@ def _keep_pre_loop_value(var):
     readers = [op for op in ops[after:] if var.name in op.input_arg_names]
     if writers and "sub_block" in ops[writers[-1]].attrs:
         return
-    if not writers and not readers:
-        return
+    if not writers and not (readers and (var.is_data or var.persistable)):
+        return      # nothing read before the loop, or no value yet (the loop sets it)
     fresh = block.create_var(name=unique_name.generate(var.name + ".pre_loop"),
                              shape=var.shape, dtype=var.dtype, type=var.type,
                              lod_level=var.lod_level, stop_gradient=var.stop_gradient)
