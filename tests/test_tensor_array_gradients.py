@@ -444,27 +444,48 @@ _ACTIVATIONS = {
 }
 
 
+def _two_steps(layer, start, w):
+    """while_loop: 2 steps of p = layer(p w) from start; the final p."""
+    i = L.fill_constant([1], "int64", 0)
+    two = L.fill_constant([1], "int64", 2)
+    _, out = L.while_loop(lambda i, p: L.less_than(i, two),
+                          lambda i, p: [L.increment(i), layer(L.matmul(p, w))], [i, start])
+    return out
+
+
+def _assert_loss_and_differences(forward, feed, value, grads):
+    """value is forward(**feed), and grads ({feed name: gradient}) its central differences."""
+    np.testing.assert_allclose(value, forward(**feed), rtol=1e-10)
+    for name, got in grads.items():
+        def f(v, name=name):
+            return forward(**dict(feed, **{name: v}))
+        np.testing.assert_allclose(got, central_differences(f, feed[name]), rtol=1e-5,
+                                   atol=1e-9)
+
+
 @pytest.mark.parametrize("profile", ["1.8", "2.0", "3"])
 @pytest.mark.parametrize("act", ["softmax", "relu", "tanh", "read before the loop"])
 def test_while_loop_on_an_ops_output_keeps_the_chain_rule(paddle_version, profile, act):
     """act(img W0) -> 2 steps of p = act(p W1) -> mean(p * c): under 1.8 and 2.0 the loop
     runs in place on act's output variable, yet act's grad op reads its pre-loop output
-    (specs/control_flow.md#in-place-loops), so W0@GRAD and W1@GRAD are the central
-    differences in every profile. "read before the loop": the loop runs on h = img W0,
-    which h * h read before it (its grad op reads h)."""
-    first = _ACTIVATIONS["tanh" if act == "read before the loop" else act]
-    step = first
+    (specs/control_flow.md#execution), so W0@GRAD and W1@GRAD are the central
+    differences in every profile. "read before the loop": 2 steps of p = tanh(p W1) run
+    on h = img W0 itself, which h * h read before the loop (its grad op reads h)."""
+    read_before = act == "read before the loop"
+    name = "tanh" if read_before else act
     rng = np.random.RandomState(3)
     feed = {"img": rng.randn(2, 3), "w0": rng.randn(3, 3), "w1": rng.randn(3, 3),
             "c": rng.randn(2, 3)}
 
+    def start_of(h):
+        return h if read_before else _ACTIVATIONS[name](h)
+
     def forward(img, w0, w1, c):
         h = img @ w0
-        p = h if act == "read before the loop" else first(h)
+        p = start_of(h)
         for _ in range(2):
-            p = step(p @ w1)
-        extra = (h * h).mean() if act == "read before the loop" else 0.0
-        return (p * c).mean() + extra
+            p = _ACTIVATIONS[name](p @ w1)
+        return (p * c).mean() + ((h * h).mean() if read_before else 0.0)
 
     with paddle_version(profile):
         main = fluid.Program()
@@ -473,33 +494,19 @@ def test_while_loop_on_an_ops_output_keeps_the_chain_rule(paddle_version, profil
                               for n in ("img", "w0", "w1", "c"))
             w0.stop_gradient = w1.stop_gradient = False
             h = L.matmul(img, w0)
-            layer = getattr(L, "tanh" if act == "read before the loop" else act)
-            p = h if act == "read before the loop" else layer(h)
+            layer = getattr(L, name)
+            p = h if read_before else layer(h)
             square = L.mean(h * h)
-            i = L.fill_constant([1], "int64", 0)
-            two = L.fill_constant([1], "int64", 2)
-            _, out = L.while_loop(lambda i, p: L.less_than(i, two),
-                                  lambda i, p: [L.increment(i), layer(L.matmul(p, w1))],
-                                  [i, p])
-            loss = L.mean(out * c)
-            if act == "read before the loop":
-                loss = loss + square
+            out = _two_steps(layer, p, w1)
+            loss = L.mean(out * c) + square if read_before else L.mean(out * c)
             fluid.backward.append_backward(loss)
         value, (g0, g1) = _loss_and_grads(main, loss, feed, [w0, w1])
         caller, final = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed,
                                                              fetch_list=[p, out])
-    expected = dict(feed)
-    np.testing.assert_allclose(value, forward(**expected), rtol=1e-10)
-    for name, got in (("w0", g0), ("w1", g1)):
-        def f(v, name=name):
-            return forward(**dict(expected, **{name: v}))
-        np.testing.assert_allclose(got, central_differences(f, feed[name]), rtol=1e-5,
-                                   atol=1e-9)
+    _assert_loss_and_differences(forward, feed, value, {"w0": g0, "w1": g1})
     # the caller's variable: the loop's final value in place (1.8, 2.0), its own under 3
-    in_place = profile != "3"
-    h_value = feed["img"] @ feed["w0"]
-    start = h_value if act == "read before the loop" else first(h_value)
-    np.testing.assert_allclose(caller, final if in_place else start, rtol=1e-10)
+    start = start_of(feed["img"] @ feed["w0"])
+    np.testing.assert_allclose(caller, final if profile != "3" else start, rtol=1e-10)
     assert not np.allclose(final, start)
 
 
@@ -526,17 +533,7 @@ def test_while_loop_on_a_fed_variable_read_before_the_loop_keeps_the_chain_rule(
                             for n in ("x", "w0", "w1", "c"))
             x.stop_gradient = w0.stop_gradient = w1.stop_gradient = False
             s = L.mean(x * w0)
-            i = L.fill_constant([1], "int64", 0)
-            two = L.fill_constant([1], "int64", 2)
-            _, out = L.while_loop(lambda i, x: L.less_than(i, two),
-                                  lambda i, x: [L.increment(i), L.tanh(L.matmul(x, w1))],
-                                  [i, x])
-            loss = L.mean(out * c) + s
+            loss = L.mean(_two_steps(L.tanh, x, w1) * c) + s
             fluid.backward.append_backward(loss)
         value, grads = _loss_and_grads(main, loss, feed, [x, w0, w1])
-    np.testing.assert_allclose(value, forward(**feed), rtol=1e-10)
-    for name, got in zip(("x", "w0", "w1"), grads):
-        def f(v, name=name):
-            return forward(**dict(feed, **{name: v}))
-        np.testing.assert_allclose(got, central_differences(f, feed[name]), rtol=1e-5,
-                                   atol=1e-9)
+    _assert_loss_and_differences(forward, feed, value, dict(zip(("x", "w0", "w1"), grads)))
