@@ -17,10 +17,7 @@ def _while_net(img):
     i = fluid.layers.fill_constant([1], "int64", 0)
     times = fluid.layers.fill_constant([1], "int64", 3)
     pred = fluid.layers.fc(img, 4, act="softmax")
-    # the loop starts from a copy: under profiles 1.8 and 2.0 while_loop writes its loop
-    # variables in place, and the static softmax_grad of fc's output would read the loop's
-    # final value (specs/versions.md, Divergences), where the eager runner's reads its own
-    _, _, pred = fluid.layers.while_loop(lambda i, t, p: i < t, body, [i, times, pred * 1.0])
+    _, _, pred = fluid.layers.while_loop(lambda i, t, p: i < t, body, [i, times, pred])
     return fluid.layers.batch_norm(pred)
 
 

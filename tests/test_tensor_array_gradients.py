@@ -434,3 +434,106 @@ def test_slice_kernel_on_an_array_and_its_gradient():
                           decrease_axis=[0])
     assert grad[:3] == [None] * 3
     np.testing.assert_array_equal(grad[3], g[1])
+
+
+_ACTIVATIONS = {
+    "softmax": lambda z: np.exp(z - z.max(1, keepdims=True)) /
+    np.exp(z - z.max(1, keepdims=True)).sum(1, keepdims=True),
+    "relu": lambda z: np.maximum(z, 0.0),
+    "tanh": np.tanh,
+}
+
+
+def _two_steps(layer, start, w):
+    """while_loop: 2 steps of p = layer(p w) from start; the final p."""
+    i = L.fill_constant([1], "int64", 0)
+    two = L.fill_constant([1], "int64", 2)
+    _, out = L.while_loop(lambda i, p: L.less_than(i, two),
+                          lambda i, p: [L.increment(i), layer(L.matmul(p, w))], [i, start])
+    return out
+
+
+def _assert_loss_and_differences(forward, feed, value, grads):
+    """value is forward(**feed), and grads ({feed name: gradient}) its central differences."""
+    np.testing.assert_allclose(value, forward(**feed), rtol=1e-10)
+    for name, got in grads.items():
+        def f(v, name=name):
+            return forward(**dict(feed, **{name: v}))
+        np.testing.assert_allclose(got, central_differences(f, feed[name]), rtol=1e-5,
+                                   atol=1e-9)
+
+
+@pytest.mark.parametrize("profile", ["1.8", "2.0", "3"])
+@pytest.mark.parametrize("act", ["softmax", "relu", "tanh", "read before the loop"])
+def test_while_loop_on_an_ops_output_keeps_the_chain_rule(paddle_version, profile, act):
+    """act(img W0) -> 2 steps of p = act(p W1) -> mean(p * c): under 1.8 and 2.0 the loop
+    runs in place on act's output variable, yet act's grad op reads its pre-loop output
+    (specs/control_flow.md#execution), so W0@GRAD and W1@GRAD are the central
+    differences in every profile. "read before the loop": 2 steps of p = tanh(p W1) run
+    on h = img W0 itself, which h * h read before the loop (its grad op reads h)."""
+    read_before = act == "read before the loop"
+    name = "tanh" if read_before else act
+    rng = np.random.RandomState(3)
+    feed = {"img": rng.randn(2, 3), "w0": rng.randn(3, 3), "w1": rng.randn(3, 3),
+            "c": rng.randn(2, 3)}
+
+    def start_of(h):
+        return h if read_before else _ACTIVATIONS[name](h)
+
+    def forward(img, w0, w1, c):
+        h = img @ w0
+        p = start_of(h)
+        for _ in range(2):
+            p = _ACTIVATIONS[name](p @ w1)
+        return (p * c).mean() + ((h * h).mean() if read_before else 0.0)
+
+    with paddle_version(profile):
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            img, w0, w1, c = (fluid.data(n, list(feed[n].shape), "float64")
+                              for n in ("img", "w0", "w1", "c"))
+            w0.stop_gradient = w1.stop_gradient = False
+            h = L.matmul(img, w0)
+            layer = getattr(L, name)
+            p = h if read_before else layer(h)
+            square = L.mean(h * h)
+            out = _two_steps(layer, p, w1)
+            loss = L.mean(out * c) + square if read_before else L.mean(out * c)
+            fluid.backward.append_backward(loss)
+        value, (g0, g1) = _loss_and_grads(main, loss, feed, [w0, w1])
+        caller, final = fluid.Executor(fluid.CPUPlace()).run(main, feed=feed,
+                                                             fetch_list=[p, out])
+    _assert_loss_and_differences(forward, feed, value, {"w0": g0, "w1": g1})
+    # the caller's variable: the loop's final value in place (1.8, 2.0), its own under 3
+    start = start_of(feed["img"] @ feed["w0"])
+    np.testing.assert_allclose(caller, final if profile != "3" else start, rtol=1e-10)
+    assert not np.allclose(final, start)
+
+
+@pytest.mark.parametrize("profile", ["1.8", "2.0", "3"])
+def test_while_loop_on_a_fed_variable_read_before_the_loop_keeps_the_chain_rule(
+        paddle_version, profile):
+    """x fed, s = mean(x * w0) before the loop, then 2 steps of x = tanh(x W1) in place:
+    mul's grad op reads the x fed (a copy made before s), so x, w0 and w1 get the central
+    differences' gradients in every profile."""
+    rng = np.random.RandomState(5)
+    feed = {"x": rng.randn(2, 3), "w0": rng.randn(2, 3), "w1": rng.randn(3, 3),
+            "c": rng.randn(2, 3)}
+
+    def forward(x, w0, w1, c):
+        s = (x * w0).mean()
+        for _ in range(2):
+            x = np.tanh(x @ w1)
+        return (x * c).mean() + s
+
+    with paddle_version(profile):
+        main = fluid.Program()
+        with fluid.program_guard(main, fluid.Program()):
+            x, w0, w1, c = (fluid.data(n, list(feed[n].shape), "float64")
+                            for n in ("x", "w0", "w1", "c"))
+            x.stop_gradient = w0.stop_gradient = w1.stop_gradient = False
+            s = L.mean(x * w0)
+            loss = L.mean(_two_steps(L.tanh, x, w1) * c) + s
+            fluid.backward.append_backward(loss)
+        value, grads = _loss_and_grads(main, loss, feed, [x, w0, w1])
+    _assert_loss_and_differences(forward, feed, value, dict(zip(("x", "w0", "w1"), grads)))

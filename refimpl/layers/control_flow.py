@@ -259,6 +259,9 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     in_place = versions.switch("while_loop_in_place")
     state = [v if in_place or v.type == "LOD_TENSOR_ARRAY" or _holds_no_value(v)
              else assign(v) for v in given]
+    if in_place:
+        for v in {v.name: v for v in given if v.type != "LOD_TENSOR_ARRAY"}.values():
+            _keep_pre_loop_value(v)
 
     def structured():      # fresh containers: the body may change the ones it gets
         return nest.pack_sequence_as(list(loop_vars), state)
@@ -290,6 +293,47 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
         _localize_rewrites(block)
     _append_while(block, condition, is_test)
     return structured()
+
+
+def _keep_pre_loop_value(var):
+    """Before an in-place loop on `var`: the ops of the current block that read var's
+    pre-loop value read a fresh variable holding it instead, so their gradient ops (which
+    run after the loop has overwritten var) read the value the forward read. The last op
+    that wrote var writes the fresh variable, and an assign copies it into var right
+    before the loop; without such a writer (a fed or persistable variable) an assign
+    copies var into the fresh variable before its first reader. Forward values are
+    unchanged; var holds the loop's final value afterwards, as in Paddle. Only var's own
+    block is rewritten, and a var last written by a control-flow op keeps its readers."""
+    block = default_main_program().current_block()
+    if var.block is not block:
+        return
+    ops = block.ops
+    writers = [k for k, op in enumerate(ops) if var.name in op.output_arg_names]
+    after = writers[-1] + 1 if writers else 0
+    readers = [op for op in ops[after:] if var.name in op.input_arg_names]
+    if writers and "sub_block" in ops[writers[-1]].attrs:
+        return
+    if not writers and not (readers and (var.is_data or var.persistable)):
+        return      # nothing read before the loop, or no value yet (the loop sets it)
+    fresh = block.create_var(name=unique_name.generate(var.name + ".pre_loop"),
+                             shape=var.shape, dtype=var.dtype, type=var.type,
+                             lod_level=var.lod_level, stop_gradient=var.stop_gradient)
+    for op in readers:
+        _rename_reads(op, var.name, fresh.name)
+    if writers:
+        ops[writers[-1]]._rename_output(var.name, fresh.name)
+        assign(fresh, var)
+    else:
+        block._insert_op(ops.index(readers[0]), type="assign", inputs={"X": [var]},
+                         outputs={"Out": [fresh]})
+
+
+def _rename_reads(op, old, new):
+    """op, and the ops of its sub-blocks (which name the values they read), read `new`."""
+    op._rename_input(old, new)
+    if "sub_block" in op.attrs:
+        for inner in op.block.program.block(op.attrs["sub_block"]).ops:
+            _rename_reads(inner, old, new)
 
 
 def _holds_no_value(var):
