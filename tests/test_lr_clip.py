@@ -66,7 +66,9 @@ def test_scheduler_argument_checks():
         lr.MultiStepDecay(1.0, [3, 1])
     with pytest.raises(TypeError, match="milestones must be a list or tuple, got str"):
         lr.MultiStepDecay(0.5, "test")
-    with pytest.raises(ValueError, match="a value for each boundary"):
+    # 2.0's message, or 3.3.1's rule (switch piecewise_decay_values)
+    with pytest.raises(ValueError, match=r"a value for each boundary|need len\(values\) == "
+                                         r"len\(boundaries\) \+ 1, got 1 and 2"):
         lr.PiecewiseDecay([1, 2], [1.0])
     with pytest.raises(TypeError, match="learning_rate must be a float"):
         lr.ExponentialDecay("1", 0.5)

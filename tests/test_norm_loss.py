@@ -541,7 +541,7 @@ def test_topk_and_accuracy():
     np.testing.assert_array_equal(v2, np.take_along_axis(s, i2, 1))
     np.testing.assert_allclose(a1, [0.25])                  # only row 1's top-1 is its label
     np.testing.assert_allclose(a2, [0.75])                  # rows 0, 1, 2 within top-2
-    assert _value("correct")[0] == 3
+    assert _value("correct").item() == 3
 
 
 def test_functional_cross_entropy_class_weights_match_paddle():
