@@ -119,6 +119,8 @@ def test_executor_matches_reference_and_infer_shape(op_type, seed):
             r = r[0] if isinstance(r, list) else r
             if shape is None or getattr(r, "ndim", None) is None:
                 continue
+            if r.shape == (0,) and versions.switch("empty_detection_rows") == "flat":
+                continue        # 1.8.5's empty detection result: [0] whatever its rows
             assert len(shape) == r.ndim and all(d < 0 or d == g for d, g in
                                                 zip(shape, r.shape)), \
                 "%s: inferred %s for %s, actual %s" % (op_type, shape, slot, r.shape)
