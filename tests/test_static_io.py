@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
+from refimpl import versions
 from refimpl.framework import serialization
 from refimpl.framework.paddle_formats import tensor_stream
 from refimpl.framework.errors import OpError
@@ -622,6 +623,9 @@ def _saved_fc_model(tmp_path, model_filename=None, params_filename=None, only_pa
 @pytest.mark.parametrize("model_filename, params_filename, only_params", [
     (None, None, False), ("m.model", None, False), (None, "m.params", False),
     ("m.model", "m.params", False), (None, None, True)])
+@pytest.mark.skipif(not versions.switch("load_dygraph_directories"),
+                    reason="Paddle 1.8.5's load_dygraph reads .pdparams / .pdopt only "
+                           "(switch load_dygraph_directories)")
 def test_load_of_a_saved_directory_gives_its_persistables(tmp_path, model_filename,
                                                           params_filename, only_params):
     from refimpl import fluid
