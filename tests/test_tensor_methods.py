@@ -238,6 +238,9 @@ def test_methods_operators_and_properties_compute_like_numpy():
         assert v.T is v
 
 
+@pytest.mark.skipif(versions.switch("variable_comparison_truth") == "always",
+                    reason="Paddle 1.8.5's a == b is always true ([b, a].index(a) is 0, "
+                           "measured): switch variable_comparison_truth")
 def test_equality_builds_the_op_when_used_and_is_identity_as_a_truth_value():
     main, startup = Program(), Program()
     with program_guard(main, startup):
