@@ -9,19 +9,12 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl.pir_utils import OldIrGuard
 from refimpl.fluid.dygraph.dygraph_to_static import ProgramTranslator
 from refimpl.static import InputSpec
 
 
-@pytest.fixture(autouse=True)
-def program_desc_files():
-    """jit.save writes ProgramDescs here: under profile 3 refimpl writes a PIR json only for
-    the ops and blocks its writer covers (specs/paddle_formats.md), not these programs'
-    mean / assign / shape ops and control flow; OldIrGuard changes nothing under 1.8 and
-    2.0."""
-    with OldIrGuard():
-        yield
+# jit.save writes ProgramDescs here (conftest.py's program_desc_files)
+pytestmark = pytest.mark.usefixtures("program_desc_files")
 
 
 def _run_program(static_function, *arrays):
