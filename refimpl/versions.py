@@ -185,6 +185,10 @@ SWITCHES = {
     # 2.0 did, and under 2.0 a few paddle.* functions as 2.0's (layers/argument_checks.py);
     # under 3 refimpl's ops check what they take
     "fluid_layer_checks": {"1.8": "1.8", "2.0": "2.0", "3": None},
+    # what fluid.layers.roi_align / roi_pool take by position after their attrs: 1.8.5's
+    # roi_align (..., sampling_ratio, name, rois_lod) and roi_pool (..., spatial_scale,
+    # rois_lod), measured; or 2.0's (..., rois_num, name) for both; 3 has no fluid (as 2.0)
+    "roi_layer_positional_order": {"1.8": "1.8", "2.0": "2.0", "3": "2.0"},
     # the dtypes logical_and / or / xor / not take: bool only (1.8, 2.0 register bool
     # kernels; their layers check bool), or any (3, nonzero is True)
     "logical_op_dtypes": {"1.8": "bool", "2.0": "bool", "3": "any"},

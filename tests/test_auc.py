@@ -5,7 +5,7 @@ import warnings
 import numpy as np
 import pytest
 
-from refimpl import fluid
+from refimpl import fluid, versions
 from refimpl.ops.auc import roc_area
 
 # Paddle 1.8.5: fluid.layers.auc(p, l, num_thresholds=7, slide_steps=2), three runs of the
@@ -51,7 +51,9 @@ def test_auc_layer_matches_paddle_1_8_5_over_runs():
     assert [list(s.shape) for s in states] == [[25], [25], [1, 8], [1, 8]]
     for want, got in zip(PADDLE_1_8_5, fetched):
         assert got[0].dtype == np.float64
-        assert [float(got[0][0]), float(got[1][0])] == list(want[:2])
+        # [1] as in 1.8.5 (and 2.0), 0-D under 3 (switch scalar_shape)
+        assert got[0].shape == got[1].shape == versions.switch("scalar_shape")
+        assert [got[0].item(), got[1].item()] == list(want[:2])
         for g, w in zip(got[2:], want[2:]):
             np.testing.assert_array_equal(g, w)
 
@@ -84,6 +86,6 @@ def test_auc_without_a_sliding_window_accumulates_like_paddle_1_8_5():
     _, fetched = _auc_runs(slide_steps=0)
     got = fetched[-1]
     # Paddle 1.8.5 after the same three runs: every counter [1, 8], both AUCs global
-    assert [float(got[0][0]), float(got[1][0])] == [0.537037037037037] * 2
+    assert [got[0].item(), got[1].item()] == [0.537037037037037] * 2
     for g, w in zip(got[2:], [PADDLE_1_8_5[2][4], PADDLE_1_8_5[2][5]] * 2):
         np.testing.assert_array_equal(g, w)

@@ -10,6 +10,7 @@ import textwrap
 
 import pytest
 
+from refimpl import versions
 from refimpl.bench_cli import main
 
 
@@ -98,8 +99,8 @@ def test_dynamic_mode_bench_prints_eager_rows_profile_and_dispatch_cost(capsys):
     assert row["refimpl"]["cpu_ms_per_step"] > 0
     # 3 linears (matmul, add), 2 relus, the loss and its mean: 10; their grads; 6 sgd
     assert row["refimpl"]["ops"] == 26
-    # (nn.Linear's product is matmul under the default 2.0 profile, switch linear_op)
-    assert "matmul_grad" in row["refimpl"]["kernel_ms_per_op_type"]
+    # nn.Linear's product: matmul under 2.0, matmul_v2 under 3 (switch linear_op)
+    assert versions.switch("linear_op") + "_grad" in row["refimpl"]["kernel_ms_per_op_type"]
     assert set(dispatch["eager_dispatch"]) == {"kernel_us", "dispatch_us",
                                                "dispatch_recording_us"}
 

@@ -531,7 +531,7 @@ def test_minimize_in_a_case_branch_updates_when_the_branch_runs():
     for flag in (1, 0, 1):
         value, = exe.run(main, feed={"x": np.ones((1, 3), "float32"),
                                      "flag": np.array([flag], "int32")}, fetch_list=[loss])
-        got.append((float(value[0]), np.array(fluid.global_scope().find_var("w")
+        got.append((value.item(), np.array(fluid.global_scope().find_var("w")
                                               .get_tensor())))
     for (value, w), (want_value, want_w) in zip(got, [(2.25, 0.35), (1.05, 0.25000006),
                                                       (0.5625003, 0.17500004)]):

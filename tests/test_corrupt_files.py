@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import refimpl as paddle
+from refimpl import versions
 from refimpl.framework import checkpoint, serialization
 from refimpl.framework.paddle_formats import safe_pickle
 from refimpl.framework.program import Program, program_guard
@@ -142,8 +143,12 @@ def test_a_bit_flip_in_the_data_is_caught_by_the_manifest(tmp_path):
 def test_a_truncated_inference_model(tmp_path):
     _saved_model(tmp_path)
     prefix = str(tmp_path / "infer")
-    for suffix, problem in ((".pdiparams", "needs 24 bytes, only 14 left"),
-                            (".pdmodel", "runs past the end")):
+    # the program: a ProgramDesc (1.8, 2.0), or a PIR json under 3 (switch
+    # inference_program_format)
+    program = ((".pdmodel", "runs past the end")
+               if versions.switch("inference_program_format") == "program_desc"
+               else (".json", "not a PIR program (not UTF-8 JSON"))
+    for suffix, problem in ((".pdiparams", "needs 24 bytes, only 14 left"), program):
         data = open(prefix + suffix, "rb").read()
         open(prefix + suffix, "wb").write(data[:-10])
         message = _load_error(static.load_inference_model, prefix, static.Executor())

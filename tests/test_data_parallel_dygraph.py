@@ -47,6 +47,14 @@ class TwinWorld(SingleWorld):
         return Pending(self, call, lambda: True, lambda: result)
 
 
+# Paddle 1.8.5's DataParallel has no reducer: the gradients stay local until
+# apply_collective_grads (switch dp_manual_reduction;
+# test_paddle_1_8_scales_the_loss_and_sums_gradients_by_hand)
+reducing = pytest.mark.skipif(versions.switch("dp_manual_reduction"),
+                              reason="Paddle 1.8.5's DataParallel reduces by hand "
+                                     "(switch dp_manual_reduction)")
+
+
 @pytest.fixture
 def twin(dygraph, monkeypatch):
     world = TwinWorld()
@@ -81,6 +89,7 @@ def test_construction_gives_every_rank_rank_0s_parameters_and_buffers(twin):
         np.testing.assert_allclose(after[k], before[k] + 1, err_msg=k)
 
 
+@reducing
 def test_gradients_are_averaged_over_the_ranks(twin):
     model = mlp(3, 5, 2)
     dp = paddle.DataParallel(model, comm_buffer_size=1e-4)
@@ -94,6 +103,7 @@ def test_gradients_are_averaged_over_the_ranks(twin):
     assert twin.started      # it went through the buckets
 
 
+@reducing
 def test_buckets_start_in_reverse_layer_order_while_backward_runs(twin):
     model = mlp(3, 4, 4, 2)
     first_weight = model[0].weight
@@ -121,6 +131,7 @@ def test_bucket_layout_follows_paddles_grouping():
     assert groups == [[4], [3, 5], [1, 2], [0]]
 
 
+@reducing
 def test_find_unused_parameters_averages_zeros_for_them(twin):
     class Net(nn.Layer):
         def __init__(self):
@@ -143,6 +154,7 @@ def test_find_unused_parameters_averages_zeros_for_them(twin):
     assert strict._layers.unused.weight.name in str(e.value)
 
 
+@reducing
 def test_no_sync_accumulates_locally_until_a_synchronized_backward(twin):
     model = mlp(3, 2)
     dp = paddle.DataParallel(model)
@@ -157,6 +169,7 @@ def test_no_sync_accumulates_locally_until_a_synchronized_backward(twin):
     np.testing.assert_allclose(model[0].bias.gradient(), [12.0, 12.0])
 
 
+@reducing
 def test_a_backward_without_a_forward_through_the_wrapper_is_refused(twin):
     model = mlp(3, 2)
     dp = paddle.DataParallel(model)
@@ -170,6 +183,7 @@ def test_a_backward_without_a_forward_through_the_wrapper_is_refused(twin):
     dp(batch()).sum().backward()
 
 
+@reducing
 def test_scale_loss_and_apply_collective_grads_are_no_ops_since_paddle_2(twin):
     dp = paddle.DataParallel(mlp(3, 2))
     loss = dp(batch()).sum()
@@ -267,6 +281,7 @@ def test_static_mode_and_a_job_without_init_parallel_env_are_refused(twin, monke
         paddle.DataParallel(model)
 
 
+@reducing
 def test_buckets_are_reused_across_steps_unless_a_kept_gradient_still_views_them(twin):
     model = mlp(3, 4, 2)
     dp = paddle.DataParallel(model)
@@ -302,6 +317,7 @@ def test_pieces_hold_at_most_the_limit_or_one_larger_parameter():
     assert reducer.assign_pieces([7], 6) == [(0, 1)]
 
 
+@reducing
 def test_a_bucket_is_summed_in_pieces_started_from_its_last_layers(twin, monkeypatch):
     monkeypatch.setattr(reducer, "PIECE_BYTES", 1)     # one parameter a piece
     model = mlp(3, 4, 2)
@@ -351,6 +367,7 @@ def test_a_gradient_put_into_its_bucket_is_the_quotient_by_the_world_size_bit_fo
         assert np.count_nonzero(expected) and bucket.ready == [True, True]
 
 
+@reducing
 def test_hooks_read_the_cpu_clock_only_around_large_gradients_or_sums_in_flight(
         twin, monkeypatch):
     monkeypatch.setattr(reducer, "HOOK_CPU_CLOCK_ELEMENTS", 10)

@@ -81,6 +81,9 @@ UPSCALE_1_8_5 = [
 ]
 
 
+# the mask drawn from the 2.x stream (mt19937_64 seeded 10 keeps the element; 1.8.5's
+# minstd would drop it); the arithmetic is 1.8.5's and 3.3.1's alike
+@pytest.mark.paddle("3")
 @pytest.mark.parametrize("dtype, p, x, out, dout, dx", UPSCALE_1_8_5)
 def test_upscale_divides_by_the_float32_kept_fraction(dtype, p, x, out, dout, dx):
     from refimpl.ops.dropout import Dropout
@@ -125,6 +128,9 @@ def _one_pass_masking(values, mask, divisor):
     return np.where(mask != 0, values / divisor, values.dtype.type(0))
 
 
+# the mask drawn from the 2.x stream (mt19937_64 seeded 10 keeps the element; 1.8.5's
+# minstd would drop it); the arithmetic is 1.8.5's and 3.3.1's alike
+@pytest.mark.paddle("3")
 @pytest.mark.parametrize("dtype, p, x, out, dout, dx", UPSCALE_1_8_5)
 def test_one_pass_masking_gives_paddles_upscaled_values(dtype, p, x, out, dout, dx):
     from refimpl.ops.dropout import Dropout

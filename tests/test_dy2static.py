@@ -13,6 +13,10 @@ from refimpl.fluid.dygraph.dygraph_to_static import ProgramTranslator
 from refimpl.static import InputSpec
 
 
+# jit.save writes ProgramDescs here (conftest.py's program_desc_files)
+pytestmark = pytest.mark.usefixtures("program_desc_files")
+
+
 def _run_program(static_function, *arrays):
     """The last recorded program of `static_function` run by the executor on `arrays`."""
     concrete = static_function.concrete_program

@@ -8,8 +8,12 @@ import pytest
 
 import refimpl as paddle
 import refimpl.nn.functional as F
+from refimpl import versions
 
-pytestmark = pytest.mark.usefixtures("dygraph")
+pytestmark = [pytest.mark.usefixtures("dygraph"),
+              pytest.mark.skipif(versions.switch("inplace_version") is None,
+                                 reason="Paddle 1.8.5 has no in-place versions (measured: no "
+                                        "inplace_version; views copy): switch inplace_version")]
 
 
 def t(values, stop_gradient=True, dtype="float32"):
@@ -98,9 +102,10 @@ def test_a_change_after_an_op_saved_the_tensor_is_refused(paddle_version):
         view = paddle.reshape(b, [24])
         view[0:1] = 3.3                             # b changes through its view
         return b, F.relu(c + b ** 2)
-    b, loss = run()
-    with pytest.raises(RuntimeError) as raised:
-        loss.backward()
+    with paddle_version("2.0"):
+        b, loss = run()
+        with pytest.raises(RuntimeError) as raised:
+            loss.backward()
     assert str(raised.value) == (
         "(PermissionDenied) Tensor '%s' used in gradient computation in grad op "
         "'elementwise_pow_grad' has been modified by an inplace operation. Its version is 1 "
@@ -119,8 +124,11 @@ def test_a_saved_output_changed_in_place_is_refused_too():
     a = t([0.5, -1.0], stop_gradient=False)
     y = paddle.tanh(a)                              # tanh's grad reads its output
     y[0] = 0.0
-    with pytest.raises(RuntimeError, match="grad op 'tanh_grad'.*version is 1 but the "
-                                           "expected version is 0"):
+    # 2.0 names the grad op, 3.3.1 the tensor only (switch inplace_version)
+    named = "grad op 'tanh_grad'" if versions.switch("inplace_version") == "grad_op" \
+        else "Tensor '%s' used in gradient computation" % y.name
+    with pytest.raises(RuntimeError, match=named + ".*version is 1 but the expected version "
+                                                   "is 0"):
         y.sum().backward()
 
 

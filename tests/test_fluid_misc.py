@@ -225,6 +225,7 @@ def test_fluid_one_hot_is_v2():
             fluid.one_hot(fluid.data("f", [None, 1], dtype="float32"), depth=4)
 
 
+@pytest.mark.paddle("2.0")     # the release the profile follows: 2.0.0
 def test_require_version():
     fluid.require_version("1.8")
     fluid.require_version("2.0.0", "2.1")

@@ -7,7 +7,7 @@ import pytest
 
 import refimpl.fluid as fluid
 import refimpl.fluid.layers as layers
-from refimpl import static
+from refimpl import static, versions
 from helpers import central_differences
 
 RNG = np.random.RandomState(5)
@@ -534,6 +534,9 @@ def test_beam_search_reads_pre_ids_flat_as_paddle_18():
         DynamicRecurrentOp()
 
 
+@pytest.mark.skipif(versions.switch("fluid_layer_checks") == "1.8",
+                    reason="float64 for the finite differences: Paddle 1.8.5's sequence_pool "
+                           "takes float32 only (switch fluid_layer_checks)")
 def test_dynamic_rnn_static_input_gradient_keeps_its_lod():
     """A LoD tensor read in every step (static_input, a while op's outer input): its
     gradient is the per-step gradients summed (finite differences) and carries its LoD,

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl import static
+from refimpl import static, versions
 from refimpl.framework import unique_name
 from refimpl.framework.program import OpRole, Program, program_guard
 
@@ -183,6 +183,9 @@ def test_program_guard_and_str():
         _fc_program()
     assert static.default_main_program() is not main
     text = str(main)
+    if versions.switch("fluid_debug_text"):     # 1.8.5: the ProgramDesc's text
+        assert text == main.to_string(True) and 'name: "fc_0.w_0"' in text
+        return
     assert "mul(inputs={X=[x], Y=[fc_0.w_0]}" in text
     assert "param var fc_0.w_0 : LOD_TENSOR.shape(3, 4).dtype(float32)" in text
 

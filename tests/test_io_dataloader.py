@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl import io
+from refimpl import io, versions
 from refimpl.io import processes
 from refimpl.dygraph.tensor import batch_value
 
@@ -104,8 +104,27 @@ def no_leaks():
     assert processes.registered_pids() == ()
 
 
+def _batches(loader):
+    """A static-mode return_list loader's batches (one place): under 1.8 each step is a
+    list of one batch per place, [[x, y]] (switch static_dataloader_one_place; Paddle
+    1.8.5 measured), under 2.0 and 3 the batch itself."""
+    per_place = versions.switch("static_dataloader_one_place") == "per_place"
+    for step in loader:
+        if per_place:
+            (step,) = step
+        yield step
+
+
+def _one_field(batch):
+    """A batch of one-field samples: [data] up to Paddle 2.0, data itself from 2.1 (switch
+    dataloader_single_field)."""
+    if versions.switch("dataloader_single_field") == "listed":
+        (batch,) = batch
+    return batch
+
+
 def _labels(loader):
-    return [np.asarray(batch[1]).tolist() for batch in loader]
+    return [np.asarray(batch[1]).tolist() for batch in _batches(loader)]
 
 
 def _arrays(batch):
@@ -117,7 +136,7 @@ def _arrays(batch):
 def test_batches_in_order(num_workers):
     loader = io.DataLoader(Rows(), batch_size=3, return_list=True, num_workers=num_workers)
     assert len(loader) == 4
-    batches = [_arrays(b) for b in loader]
+    batches = [_arrays(b) for b in _batches(loader)]
     assert [b[1].tolist() for b in batches] == [[0, 1, 2], [3, 4, 5], [6, 7, 8], [9]]
     x, y = batches[1]
     assert x.dtype == np.float32 and x.shape == (3, 3) and y.dtype == np.int64
@@ -139,11 +158,11 @@ def test_shuffle_drop_last_and_batch_sampler(num_workers):
 def test_no_automatic_batching_and_custom_collate():
     loader = io.DataLoader(Rows(3), batch_size=None, return_list=True)
     assert len(loader) == 3
-    x, label = _arrays(list(loader)[2])
+    x, label = _arrays(list(_batches(loader))[2])
     assert x.tolist() == [2, 2, 2] and label == 2
     total = io.DataLoader(Rows(4), batch_size=2, return_list=True, num_workers=2,
                           collate_fn=lambda samples: sum(s[1] for s in samples))
-    assert list(total) == [1, 5]
+    assert list(_batches(total)) == [1, 5]
 
 
 @pytest.mark.paddle("3")   # one-field batches come bare, as Paddle 2.1+ yields them
@@ -187,7 +206,7 @@ def test_large_arrays_through_shared_memory(use_shared_memory):
     big = Rows(6, width=64 * 64)          # 16 KiB a row: above SHARED_MIN_BYTES batched
     loader = io.DataLoader(big, batch_size=2, num_workers=2, return_list=True,
                            use_shared_memory=use_shared_memory)
-    for k, (x, y) in enumerate(loader):
+    for k, (x, y) in enumerate(_batches(loader)):
         np.testing.assert_array_equal(x, np.repeat([[2 * k], [2 * k + 1]], 64 * 64, axis=1))
         assert np.asarray(y).tolist() == [2 * k, 2 * k + 1]
 
@@ -234,14 +253,15 @@ def test_output_converter_hook():
     seen = []
     io.set_output_converter(lambda a: seen.append(a.shape) or a.tolist())
     try:
-        out = list(io.DataLoader(Rows(2), batch_size=2, return_list=True))
+        out = list(_batches(io.DataLoader(Rows(2), batch_size=2, return_list=True)))
         io.set_output_converter(None)       # the default: the arrays themselves
-        assert isinstance(list(io.DataLoader(Rows(2), batch_size=2, return_list=True))[0][1],
-                          np.ndarray)
+        assert isinstance(next(_batches(io.DataLoader(Rows(2), batch_size=2,
+                                                      return_list=True)))[1], np.ndarray)
     finally:
         io.set_output_converter(batch_value)    # what `import refimpl` installs
     assert seen == [(2, 3), (2,)] and out == [[[[0.0] * 3, [1.0] * 3], [0, 1]]]
-    assert isinstance(list(io.DataLoader(Rows(2), batch_size=2, return_list=True))[0][1],
+    assert isinstance(next(_batches(io.DataLoader(Rows(2), batch_size=2,
+                                                  return_list=True)))[1],
                       paddle.fluid.core.LoDTensor)    # static mode
 
 
@@ -419,9 +439,8 @@ def test_the_buffer_reader_reads_ahead_only_with_a_second_thread(monkeypatch, th
                                                                  reader):
     monkeypatch.setenv("OMP_NUM_THREADS", threads)
     dataset = ReadBy()
-    # (one-field samples: each batch is [data] under the default 2.0 profile)
-    got = [np.asarray(batch)[:, 0].tolist() for batch, in io.DataLoader(dataset, batch_size=4,
-                                                             return_list=True)]
+    got = [np.asarray(_one_field(batch))[:, 0].tolist()
+           for batch in _batches(io.DataLoader(dataset, batch_size=4, return_list=True))]
     assert got == [[0, 1, 2, 3], [4, 5]]
     assert dataset.threads == {reader}
 
@@ -522,7 +541,7 @@ def test_a_superseded_persistent_iterator_fails_instead_of_waiting():
                            persistent_workers=True)
     first = iter(loader)
     next(first)
-    assert [np.asarray(b[1]).tolist() for b in loader][0] == [0, 1]
+    assert _labels(loader)[0] == [0, 1]
     with pytest.raises(RuntimeError, match="superseded by a newer iter"):
         next(first)
     del loader, first

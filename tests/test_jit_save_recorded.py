@@ -11,6 +11,10 @@ import refimpl as paddle
 from refimpl.static import InputSpec
 
 
+# jit.save writes ProgramDescs here (conftest.py's program_desc_files)
+pytestmark = pytest.mark.usefixtures("program_desc_files")
+
+
 class _Net(paddle.nn.Layer):
     """y = x W + b and its mean, and a second to_static method."""
 

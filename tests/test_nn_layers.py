@@ -9,7 +9,7 @@ import pytest
 
 import refimpl as paddle
 import refimpl.nn as nn
-from refimpl import fluid, static
+from refimpl import fluid, static, versions
 from helpers import scope_value, startup_executor
 from test_conv_pool import conv_loops
 
@@ -55,7 +55,7 @@ def test_linear_attrs_initializer_and_no_bias():
         name="my_w", initializer=nn.initializer.Constant(0.5)), bias_attr=False)
     assert layer.bias is None and [p.name for p in layer.parameters()] == ["my_w"]
     y = layer(x)
-    assert _ops() == ["matmul"]     # 2.0 (release/2.0 F.linear); 3: matmul_v2
+    assert _ops() == [versions.switch("linear_op")]   # 2.0's F.linear: matmul; 3: matmul_v2
     out, = startup_executor().run(feed={"x": np.ones((2, 3), "float32")}, fetch_list=[y])
     np.testing.assert_allclose(out, np.full((2, 2), 1.5))
 
@@ -133,12 +133,17 @@ def test_state_dict_values_live_in_the_scope_and_set_state_dict_writes_them():
     out, = exe.run(feed={"x": np.eye(3, dtype="float32")}, fetch_list=[y])
     np.testing.assert_allclose(out, w + [1.0, -1.0], rtol=1e-6)
     # Paddle 2.0 skips a value of another shape with a warning and sets the others
-    # (switch state_dict_shape_mismatch; 1.8 refuses: test_dygraph_layers.py)
-    with pytest.warns(UserWarning, match=r"Skip loading for weight\. .*'weight' "
-                                         r"\(linear_0.w_0\) has shape \[2, 3\], expected \[3, 2\]"):
-        layer.set_state_dict({"weight": np.zeros((2, 3)), "bias": np.zeros(2)})
+    # (switch state_dict_shape_mismatch; 1.8 refuses before setting any)
+    mismatch = r"'weight' \(linear_0.w_0\) has shape \[2, 3\], expected \[3, 2\]"
+    if versions.switch("state_dict_shape_mismatch") == "skip":
+        with pytest.warns(UserWarning, match=r"Skip loading for weight\. .*" + mismatch):
+            layer.set_state_dict({"weight": np.zeros((2, 3)), "bias": np.zeros(2)})
+        np.testing.assert_array_equal(scope_value(layer.bias), [0.0, 0.0])
+    else:
+        with pytest.raises(AssertionError, match=mismatch):
+            layer.set_state_dict({"weight": np.zeros((2, 3)), "bias": np.zeros(2)})
+        np.testing.assert_array_equal(scope_value(layer.bias), [1.0, -1.0])
     np.testing.assert_allclose(scope_value(layer.weight), w.astype("float32"))
-    np.testing.assert_array_equal(scope_value(layer.bias), [0.0, 0.0])
     with pytest.warns(UserWarning, match="no value for 'linear_0.b_0'"):
         layer.set_state_dict({"linear_0.w_0": np.zeros((3, 2))}, use_structured_name=False)
     np.testing.assert_array_equal(scope_value(layer.weight), np.zeros((3, 2)))

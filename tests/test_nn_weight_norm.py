@@ -30,7 +30,7 @@ def test_weight_norm_reparameterizes_and_trains_g_and_v(dygraph, dim):
     g0 = _norm_except(W, axis)
     np.testing.assert_allclose(conv.weight_g.numpy(), g0, rtol=1e-6)
     np.testing.assert_array_equal(conv.weight_v.numpy(), W)
-    conv.weight_g.set_value(2 * g0)
+    conv.weight_g.set_value((2 * g0).reshape(conv.weight_g.shape))   # 0-D under 3, dim None
     x = paddle.to_tensor(np.ones([1, 3, 5], "float32"))
     y = conv(x)                                   # the pre-hook recomputes the weight
     np.testing.assert_allclose(y.numpy().ravel(), 2 * np.repeat(W.sum((1, 2)), 2), rtol=1e-5)

@@ -119,6 +119,8 @@ def test_executor_matches_reference_and_infer_shape(op_type, seed):
             r = r[0] if isinstance(r, list) else r
             if shape is None or getattr(r, "ndim", None) is None:
                 continue
+            if r.shape == (0,) and versions.switch("empty_detection_rows") == "flat":
+                continue        # 1.8.5's empty detection result: [0] whatever its rows
             assert len(shape) == r.ndim and all(d < 0 or d == g for d, g in
                                                 zip(shape, r.shape)), \
                 "%s: inferred %s for %s, actual %s" % (op_type, shape, slot, r.shape)
@@ -252,7 +254,10 @@ def test_compiled_kernels_match_reference(op_type, dtype, seed, team_split):
         ref = call_forward(op_def, inputs, sample.attrs)
         fast = select_kernel(op_type, "forward", attrs, dtype)
         if fast.compiled:
-            got = call_forward(op_def, inputs, sample.attrs, fn=fast.fn)
+            # with what the binding adds (batch_norm: the profile's use of MomentumTensor,
+            # which the kernels do not look up; its bound_attrs read no op)
+            bound = op_def.bound_attrs(None) if op_type == "batch_norm" else {}
+            got = call_forward(op_def, inputs, dict(sample.attrs, **bound), fn=fast.fn)
             for r, g in zip(ref, got):
                 if r is not None:
                     assert_close(g, r, rtol, atol, "%s forward %r" % (op_type, sample))

@@ -107,6 +107,7 @@ def test_legacy_program_desc_stays_available_in_profile3(tmp_path):
     assert not os.path.exists(tmp_path / "flag" / "m.json")
 
 
+@pytest.mark.paddle("2.0")
 def test_profile2_writes_program_desc_and_has_no_pir_flag(tmp_path):
     main, x, y, exe = _mlp()
     static.save_inference_model(str(tmp_path / "m"), [x], [y], exe, program=main)

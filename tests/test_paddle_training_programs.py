@@ -28,7 +28,13 @@ def test_every_release_has_its_training_programs():
 
 
 @pytest.mark.parametrize("release, net", CASES)
-def test_paddle_training_program_trains_as_in_paddle(release, net):
+def test_paddle_training_program_trains_as_in_paddle(release, net, paddle_version):
+    # as the Paddle that wrote the program (Adam's epsilon differs: switch adam_epsilon)
+    with paddle_version({"paddle1.8.5": "1.8", "paddle3.3.1": "3"}[release]):
+        _train_as_recorded(release, net)
+
+
+def _train_as_recorded(release, net):
     directory = os.path.join(FIXTURES, release, "training")
     prefix = os.path.join(directory, net, "model")
     with open(prefix + ".pdmodel", "rb") as f:

@@ -151,7 +151,8 @@ def test_ceil_mode_follows_the_profile(paddle_version):
     def build(x, s):
         return list(F.max_pool2d(x, 2, 2, ceil_mode=True, return_mask=True)) + \
             list(F.max_pool1d(s, 2, 2, ceil_mode=True, return_mask=True))
-    out, mask, seq_out, seq_mask = run(build, x=GRID, s=SEQ)
+    with paddle_version("2.0"):
+        out, mask, seq_out, seq_mask = run(build, x=GRID, s=SEQ)
     assert mask[0, 0].tolist() == [[1, 3], [11, 13]]
     assert seq_mask.tolist() == [[[0, 2, 5]]]
     with paddle_version("3"):

@@ -86,6 +86,7 @@ def test_one_number_results(paddle_version, version, shape):
         assert out[0].reshape(-1)[0] == 2.5 and float(out[0]) == 2.5 and "%.1f" % out[0] == "2.5"
 
 
+@pytest.mark.paddle("2.0")     # a [1] fetch converting to a number: size1_arrays_are_scalars
 def test_fetched_arrays_keep_numpy_behaviour():
     out, _, _ = _run(lambda: [fluid.layers.mean(fluid.data("x", [2], "float32"))],
                      {"x": np.array([1, 2], "float32")})
@@ -110,6 +111,7 @@ def test_one_element_parts_of_fetched_arrays_convert_as_in_numpy_1(dygraph, padd
                 int(ids[1])
 
 
+@pytest.mark.paddle("2.0")     # the [1] fetch's subclass: size1_arrays_are_scalars
 @pytest.mark.parametrize("protocol", [2, 4, 5])
 def test_fetched_arrays_pickle_as_plain_arrays(protocol):
     """PaddleGAN pickles `tensor.numpy()` of its state dicts itself: the file must hold plain
@@ -256,7 +258,7 @@ def test_fluid_pool2d_layer_case_folding(paddle_version):
     """Paddle 2.0's fluid.dygraph.Pool2D folds 'MAX' / 'nhwc' (its test_pool2d_op); 1.8.5
     refuses 'MAX' (measured). An unknown data_format is a ValueError at construction."""
     x = np.arange(16, dtype="float32").reshape(1, 4, 4, 1)
-    with fluid.dygraph.guard():
+    with paddle_version("2.0"), fluid.dygraph.guard():
         pool = fluid.dygraph.Pool2D(2, "MAX", 2, data_format="nhwc")
         assert pool(fluid.dygraph.to_variable(x)).numpy().ravel().tolist() == [5, 7, 13, 15]
     with pytest.raises(ValueError, match="data_format must be 'NCHW' or 'NHWC', got 'NWHC'"):

@@ -11,7 +11,7 @@ import tarfile
 import numpy as np
 import pytest
 
-from refimpl import io
+from refimpl import io, versions
 from refimpl.vision import datasets, transforms
 from refimpl.vision.datasets import _files
 
@@ -92,11 +92,20 @@ def test_mnist_paths_and_errors(cache, tmp_path):
         datasets.MNIST(str(bad / "i.gz"), str(bad / "l.gz"))
 
 
+def _batches(loader):
+    """A static-mode loader's batches: under 1.8 each step is [batch], one per place
+    (switch static_dataloader_one_place)."""
+    steps = list(loader)
+    if versions.switch("static_dataloader_one_place") == "per_place":
+        return [batch for (batch,) in steps]
+    return steps
+
+
 def test_fashion_mnist_and_a_dataloader_with_workers(cache):
     images, labels = _mnist_files(cache / "fashion-mnist", n=8)
     ds = datasets.FashionMNIST(backend="cv2", transform=lambda image: (image - 127.5) / 127.5)
     loader = io.DataLoader(ds, batch_size=4, num_workers=2, return_list=True)
-    batches = list(loader)
+    batches = _batches(loader)
     x = np.concatenate([b[0] for b in batches])
     y = np.concatenate([b[1] for b in batches])
     assert x.shape == (8, 28, 28) and y.shape == (8, 1)
@@ -222,7 +231,7 @@ def test_voc2012_with_workers(cache):
     train = datasets.VOC2012(backend="cv2")
     assert len(train) == 3 and len(datasets.VOC2012(mode="test")) == 2
     loader = io.DataLoader(train, batch_size=1, num_workers=2, return_list=True)
-    masks = [np.asarray(label) for _, label in loader]      # static mode: LoDTensors
+    masks = [np.asarray(label) for _, label in _batches(loader)]   # static mode: LoDTensors
     assert [m.shape for m in masks] == [(1, 3, 5)] * 3
     assert [float(m.mean()) for m in masks] == [1.0, 2.0, 3.0]
     image, label = datasets.VOC2012(mode="valid")[0]

@@ -79,7 +79,7 @@ class Categorical(Distribution):
         entropy = formulas.categorical_entropy(self.logits, self.name + "_entropy")
         if switch("categorical_entropy_keeps_last_dim"):
             return entropy
-        return _paddle["squeeze"](entropy, [-1])
+        return _paddle["squeeze"](entropy, [-1], name=self.name + "_entropy")
 
     def kl_divergence(self, other):
         """sum p (log p - log q) of the two softmaxes, the last axis kept as size 1."""

@@ -15,6 +15,7 @@ without inputs runs on the place set_device chose (specs/gpu.md, dynamic mode). 
 path pays one type check for this.
 """
 import contextlib
+import functools
 import weakref
 
 import numpy as np
@@ -290,9 +291,14 @@ def _signature_entry(lay, sig, kw, dtype, device, inputs, outputs):
     inference (for its errors, see the module doc), then the kernel for the first input's
     dtype and the device. An unhashable signature (nested list attrs) is worked out every
     time."""
-    _infer_once(lay, kw, inputs, outputs)
+    op = _infer_once(lay, kw, inputs, outputs)
     kernels = lay.kernels if device is None else lay.gpu_kernels
     fn, takes_saved, _ = kernels.get(kw, dtype)
+    # what the executor's binding adds to the attrs (batch_norm: whether the profile reads
+    # MomentumTensor, which the kernels do not look up themselves)
+    bound = lay.op_def.bound_attrs(op)
+    if bound:
+        fn = functools.partial(fn, **bound)
     entry = (fn, takes_saved, {})    # {}: its nodes' grad kernels by dtype (autograd)
     try:
         if len(lay.signatures) > 10000:
@@ -305,7 +311,7 @@ def _signature_entry(lay, sig, kw, dtype, device, inputs, outputs):
 
 def _infer_once(lay, kw, inputs, outputs):
     """Build the op in a scratch program over variables shaped like the inputs, which runs
-    the op's slot checks and infer_shape."""
+    the op's slot checks and infer_shape; returns it."""
     block = Program().global_block()
 
     def declare(t):
@@ -321,7 +327,7 @@ def _infer_once(lay, kw, inputs, outputs):
            for slot, v in (inputs or {}).items() if v is not None}
     outs = {slot: [declare(t) for t in listed(v) if t is not None]
             for slot, v in (outputs or {}).items() if v is not None}
-    Operator(block, lay.type, ins, outs, dict(kw, op_callstack=user_frame()))
+    return Operator(block, lay.type, ins, outs, dict(kw, op_callstack=user_frame()))
 
 
 def _explain(lay, e, args):

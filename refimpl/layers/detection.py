@@ -263,10 +263,33 @@ def _roi_pool_layer(op_type, input, rois, rois_num, attrs, outputs, name, rois_l
     return made[0] if isinstance(made, tuple) and not all_outputs else made
 
 
+# what roi_align / roi_pool take by position after their attrs: 1.8.5's (name, rois_lod)
+# and (rois_lod), or 2.0's (rois_num, name) -- switch roi_layer_positional_order
+_ROI_TRAILING = {"1.8": {"roi_align": ("name", "rois_lod"), "roi_pool": ("rois_lod",)},
+                 "2.0": {"roi_align": ("rois_num", "name"), "roi_pool": ("rois_num", "name")}}
+
+
+def _roi_trailing(op_type, positional, given):
+    """`given` (the keyword arguments rois_num, name, rois_lod) with the arguments given
+    by position after the attrs, in the profile's order."""
+    order = _ROI_TRAILING[versions.switch("roi_layer_positional_order")][op_type]
+    if len(positional) > len(order):
+        raise TypeError("%s: at most %d arguments after its attrs by position (%s), got %d"
+                        % (op_type, len(order), ", ".join(order), len(positional)))
+    for key, value in zip(order, positional):
+        if given[key] is not None:
+            raise TypeError("%s: got multiple values for argument %r" % (op_type, key))
+        given[key] = value
+    return given["rois_num"], given["name"], given["rois_lod"]
+
+
 def roi_align(input, rois, pooled_height=1, pooled_width=1, spatial_scale=1.0,
-              sampling_ratio=-1, rois_num=None, name=None, rois_lod=None):
+              sampling_ratio=-1, *positional, rois_num=None, name=None, rois_lod=None):
     """[R, C, pooled_height, pooled_width]; differentiable w.r.t. input. The images' RoIs:
-    rois_num (2.0, counts), else rois_lod (1.8, [N + 1] offsets), else rois' LoD."""
+    rois_num (2.0, counts), else rois_lod (1.8, [N + 1] offsets), else rois' LoD. After
+    sampling_ratio, by position: rois_num, name (2.0), or name, rois_lod (1.8.5)."""
+    rois_num, name, rois_lod = _roi_trailing(
+        "roi_align", positional, {"rois_num": rois_num, "name": name, "rois_lod": rois_lod})
     return _roi_pool_layer("roi_align", input, rois, rois_num,
                            {"pooled_height": int(pooled_height),
                             "pooled_width": int(pooled_width),
@@ -275,11 +298,14 @@ def roi_align(input, rois, pooled_height=1, pooled_width=1, spatial_scale=1.0,
                            [("Out", None)], name, rois_lod)
 
 
-def roi_pool(input, rois, pooled_height=1, pooled_width=1, spatial_scale=1.0, rois_num=None,
-             name=None, rois_lod=None):
+def roi_pool(input, rois, pooled_height=1, pooled_width=1, spatial_scale=1.0, *positional,
+             rois_num=None, name=None, rois_lod=None):
     """[R, C, pooled_height, pooled_width] max per bin; differentiable w.r.t. input. The
-    images' RoIs as roi_align's. In dynamic mode Paddle 2.0 returns (Out, Argmax) (switch
+    images' RoIs as roi_align's. After spatial_scale, by position: rois_num, name (2.0),
+    or rois_lod (1.8.5). In dynamic mode Paddle 2.0 returns (Out, Argmax) (switch
     roi_pool_eager_argmax)."""
+    rois_num, name, rois_lod = _roi_trailing(
+        "roi_pool", positional, {"rois_num": rois_num, "name": name, "rois_lod": rois_lod})
     out, argmax = _roi_pool_layer("roi_pool", input, rois, rois_num,
                                   {"pooled_height": int(pooled_height),
                                    "pooled_width": int(pooled_width),

@@ -111,8 +111,10 @@ class CollectFpnProposals(OpDef):
         n_images = len(rois_nums[0]) if rois_nums else 1
         image = np.concatenate([roi_image_index(len(r), None if not rois_nums else rois_nums[k],
                                                 n_images) for k, r in enumerate(rois)])
-        all_rois = np.concatenate(rois)
-        best = np.argsort(-np.concatenate(scores).ravel(), kind="stable")[:post_nms_topN]
+        # (a level without RoIs is [0] under 1.8: switch empty_detection_rows)
+        all_rois = np.concatenate([r.reshape(-1, 4) for r in rois])
+        best = np.argsort(-np.concatenate([s.ravel() for s in scores]), kind="stable")[
+            :post_nms_topN]
         best = best[np.argsort(image[best], kind="stable")]
         return (all_rois[best],
                 np.bincount(image[best], minlength=n_images).astype(np.int32))

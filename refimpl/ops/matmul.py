@@ -14,7 +14,9 @@ def _t(a):
 
 
 def _matmul(x, y, tx, ty):
-    return np.matmul(_t(x) if tx else x, _t(y) if ty else y)
+    # [...]: two vectors give a 0-D array (numpy's matmul returns a scalar for them), which
+    # the backward and the devices' arrays take as an output like any other
+    return np.matmul(_t(x) if tx else x, _t(y) if ty else y)[...]
 
 
 def _matmul_grad(x, y, dout, tx, ty):

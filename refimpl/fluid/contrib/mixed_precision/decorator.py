@@ -16,6 +16,12 @@ def _global_var(prefix, value, dtype):
                                     value=value, dtype=dtype, persistable=True)
 
 
+def _one_element(total):
+    """A full reduction as shape [1] for the concat: it is 0-D under 3 (switch
+    scalar_shape)."""
+    return layers.reshape(total, [1]) if len(total.shape) == 0 else total
+
+
 class OptimizerWithMixedPrecision:
     def __init__(self, optimizer, amp_lists, init_loss_scaling, use_dynamic_loss_scaling,
                  incr_every_n_steps, decr_every_n_nan_or_inf, incr_ratio, decr_ratio):
@@ -62,7 +68,8 @@ class OptimizerWithMixedPrecision:
 
     def apply_gradients(self, scaled_params_grads):
         if self._use_dynamic_loss_scaling:
-            sums = layers.concat([layers.reduce_sum(g) for _, g in scaled_params_grads])
+            sums = layers.concat([_one_element(layers.reduce_sum(g))
+                                  for _, g in scaled_params_grads])
             is_overall_finite = layers.isfinite(layers.reduce_sum(sums))
             update_loss_scaling(is_overall_finite, self._loss_scaling, self._num_good_steps,
                                 self._num_bad_steps, self._incr_every_n_steps,
