@@ -97,6 +97,10 @@ def train_static(config, optimizer, dtype, init, x, y, steps):
 
 def train_eager(config, optimizer, dtype, init, x, y, steps):
     mode.disable_static()
+    old = paddle.get_default_dtype()
+    # a float64 model trains eagerly under the float64 default dtype, as in Paddle 2.0:
+    # the eager learning rate takes the default dtype (the static one the loss's)
+    paddle.set_default_dtype(dtype)
     try:
         net = _make(config, dtype)
         net.set_state_dict(init)
@@ -111,6 +115,7 @@ def train_eager(config, optimizer, dtype, init, x, y, steps):
             losses.append(loss.numpy())
         return losses, {k: v.numpy() for k, v in net.state_dict().items()}
     finally:
+        paddle.set_default_dtype(old)
         mode.enable_static()
 
 
