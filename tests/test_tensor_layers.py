@@ -367,6 +367,7 @@ def test_normal_with_tensor_mean_and_std():
         paddle.normal(shape=[1.0])
 
 
+@pytest.mark.paddle("2.0")     # 3.3.1 cuts at the a / b attrs: switch truncated_normal_bounds
 def test_truncated_gaussian_stays_within_two_std():
     block = static.default_main_program().global_block()
     out = block.create_var(name="tg", shape=[50000], dtype="float32")
