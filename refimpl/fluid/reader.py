@@ -43,7 +43,7 @@ from .multiprocess_utils import (CleanupFuncRegistrar, _cleanup, _clear_queue,  
                                  multiprocess_queue_set)
 from ..io.worker import SegmentWriter, take_shared, unlink_segments_with_prefix
 from ..io.processes import (erase_process_pids, exit_description, set_process_pids,
-                            set_process_signal_handler)
+                            set_process_signal_handler, stop_process)
 
 __all__ = ["DataLoader", "PyReader", "GeneratorLoader", "DygraphGeneratorLoader",
            "DataLoaderBase", "default_collate_fn", "keep_data_loader_order", "use_pinned_memory"]
@@ -309,8 +309,8 @@ def _reader_process_loop(batch_reader, data_queue):
     (TensorValueError)."""
     set_process_signal_handler()
     share = SegmentWriter(_segment_prefix(os.getpid()))
-    for batch in batch_reader():
-        data_queue.put([share(array) for array in _batch_arrays(batch)])
+    for fields in batch_reader():
+        data_queue.put([share(array) for array in _batch_arrays(fields)])
     data_queue.put(None)
 
 
@@ -394,12 +394,7 @@ class _ReaderProcess:
     def close(self):
         """Stop the process (terminated if it still runs), drop what it queued."""
         erase_process_pids(id(self))
-        if self.process.is_alive():
-            self.process.terminate()
-        self.process.join(5.0)
-        if self.process.is_alive():
-            self.process.kill()
-            self.process.join()
+        stop_process(self.process, 5.0)
         multiprocess_queue_set.discard(self.queue)
         _clear_queue(self.queue)
         self.queue.cancel_join_thread()
@@ -445,8 +440,8 @@ class DygraphGeneratorLoader(DataLoaderBase):
             raise RuntimeError("DataLoader: set a generator first (set_sample_generator, "
                                "set_sample_list_generator or set_batch_generator)")
         if not self._use_multiprocess:
-            for batch in self._batch_reader():
-                yield self._tensors(_batch_arrays(batch))
+            for fields in self._batch_reader():
+                yield self._tensors(_batch_arrays(fields))
             return
         reader = _ReaderProcess(self._batch_reader, self._capacity)
         self._data_queue = reader.queue

@@ -25,7 +25,7 @@ from .dataset import IterableDataset
 from .fetcher import Exhausted, Fetcher
 from .sampler import BatchSampler
 from . import worker as _worker
-from .processes import erase_process_pids, exit_description, set_process_pids
+from .processes import erase_process_pids, exit_description, set_process_pids, stop_process
 
 __all__ = ["DataLoader", "set_output_converter"]
 
@@ -407,14 +407,8 @@ class _WorkerPool:
                 if not self.drain(w):
                     alive.discard(w)
         for process in self.workers:
-            if process.pid is None:
-                continue
-            if process.is_alive():
-                process.terminate()
-                process.join(1.0)
-            if process.is_alive():
-                process.kill()
-            process.join()
+            if process.pid is not None:
+                stop_process(process, 1.0)
         for w, results in enumerate(self.results):
             self.drain(w)
             results.close()

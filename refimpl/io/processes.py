@@ -18,7 +18,7 @@ import sys
 from ..framework.errors import WorkerProcessError
 
 __all__ = ["set_process_pids", "erase_process_pids", "registered_pids", "exit_description",
-           "throw_error_if_process_failed", "set_process_signal_handler",
+           "stop_process", "throw_error_if_process_failed", "set_process_signal_handler",
            "set_sigchld_handler"]
 
 _pids = {}   # owner key -> tuple of pids
@@ -51,6 +51,17 @@ def exit_description(code):
     if code is not None and code < 0:
         how += " (killed by signal %s)" % _signal_words(-code)
     return how
+
+
+def stop_process(process, grace_s):
+    """Stop a loader process (a multiprocessing.Process): terminated (SIGTERM) if it still
+    runs, killed if it outlives `grace_s` seconds after that, then reaped."""
+    if process.is_alive():
+        process.terminate()
+        process.join(grace_s)
+    if process.is_alive():
+        process.kill()
+    process.join()
 
 
 def _signal_words(number):
