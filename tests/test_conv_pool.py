@@ -400,7 +400,22 @@ def test_conv_kernels_match_reference(cfg):
         if cfg["chunk_bytes"] is not None:
             patch.setattr(im2col_kernels, "_CHUNK_BYTES", cfg["chunk_bytes"])
             patch.setattr(im2col_kernels, "_MIN_CHUNKED_ROWS", 1)
+            patch.setattr(im2col_kernels, "_MIN_CHUNK_COLUMNS", 1)
         _check_conv_kernels(cfg, fast_fwd, fast_bwd)
+
+
+@pytest.mark.parametrize("n, rows, plane, images", [
+    (64, 150, (10, 10), 8),      # LeNet's conv2: 60 KB an image, 512 KB slices
+    (32, 4608, (4, 4), 8),       # ResNet-18's last layer: the 128-column floor, not one image
+    (32, 2304, (8, 8), 2),       # 576 KB an image: the floor again (64 pixels each)
+    (32, 1152, (16, 16), 1),     # 1.2 MB an image: one a slice
+    (16, 150, (10, 10), 16),     # 0.96 MB whole: built whole and saved for the backward
+    (64, 25, (28, 28), 64),      # LeNet's conv1: too shallow to slice
+])
+def test_conv_column_slices(n, rows, plane, images):
+    """How many images each im2col slice holds (float32), for the layers the slicing was
+    measured on."""
+    assert im2col_kernels._images_per_chunk(n, rows, plane[0], plane[1], 4) == images
 
 
 @st.composite

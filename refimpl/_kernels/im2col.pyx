@@ -224,11 +224,16 @@ cdef void _backward_part(const Conv* cv, int part, const real* x, const real* f,
 
 
 # Column matrices above twice this size are built a slice of images at a time, so that each
-# slice stays in cache from im2col through its GEMMs and col2im (LeNet's conv2, 8 MB whole:
-# forward + backward 4.76 -> 4.29 ms with other work evicting the caches between steps).
-# Smaller ones are built whole and handed to the backward (SavedForGrad). Slicing needs
-# deep GEMMs to stay efficient (conv1's 25 column rows measured slower sliced).
-_CHUNK_BYTES = 2 << 20
+# slice stays in a core's L2 from im2col through its GEMMs and col2im; smaller ones are built
+# whole and handed to the backward (SavedForGrad). LeNet's conv2 at 64 images (3.8 MB of
+# columns) was built whole and saved under the earlier 2 MB slices: sliced at 512 KB its
+# forward + backward took 3.3 against 3.9 ms, the eager LeNet step 5.7 against 6.1 (a 1 MB
+# L2 a core, one thread). A slice holds at least _MIN_CHUNK_COLUMNS output pixels, since
+# slicing needs wide GEMMs to stay efficient (ResNet-18's 4x4 layer would get one image,
+# 16 columns, a slice), and only deep column matrices are sliced (conv1's 25 column rows
+# measured slower sliced).
+_CHUNK_BYTES = 512 << 10
+_MIN_CHUNK_COLUMNS = 128
 _MIN_CHUNKED_ROWS = 64
 
 
@@ -238,7 +243,7 @@ def _images_per_chunk(n, rows, ho, wo, itemsize):
     per_image = rows * ho * wo * itemsize
     if rows < _MIN_CHUNKED_ROWS or n * per_image <= 2 * _CHUNK_BYTES:
         return max(n, 1)
-    return max(1, _CHUNK_BYTES // per_image)
+    return max(1, _CHUNK_BYTES // per_image, -(-_MIN_CHUNK_COLUMNS // (ho * wo)))
 
 
 def _geometry(x, f, strides, paddings, padding_algorithm, dilations, data_format):
