@@ -3,15 +3,18 @@
 # environment, the `-m gpu` tests, the GPU bench against PyTorch CUDA and the conformance
 # goldens on the GPU. Each stage has its own time limit, so one that hangs or crashes
 # still leaves the others' logs. Usage, from a checkout's root:
-#   bash tools/gpu_check.sh [stage ...]     (stages: env tests bench conformance eager;
+#   bash tools/gpu_check.sh [stage ...]     (stages: env build tests bench conformance eager;
 #                                            default all)
+# build compiles the Cython kernels there (the GPU machine's Python differs from this one's,
+# so the .so built here do not load there): without it the numpy references stand in for
+# them, and the host-side work of a GPU step (dropout's mt19937 masks) runs in Python.
 # Logs: $OUT/<stage>.log (OUT defaults to ./gpu_check_out); the tail of each is printed.
 set -u
 out=${OUT:-gpu_check_out}
 mkdir -p "$out"
 export PYTHONPATH=$PWD PYTHONUNBUFFERED=1
 py=${PYTHON:-python3}
-stages=${*:-env tests bench conformance eager}
+stages=${*:-env build tests bench conformance eager}
 
 stage() {
     local name=$1 limit=$2
@@ -33,6 +36,7 @@ try:
     from cupy.cuda import nccl; print(\"nccl\", nccl.get_version())
 except Exception as e: print(\"no nccl:\", e)
 import refimpl; print(\"is_compiled_with_cuda\", refimpl.is_compiled_with_cuda())'" ;;
+    build) stage build "${BUILD_LIMIT:-300}" "$py" setup.py build_ext --inplace -j "$(nproc)" ;;
     tests) stage tests "${TESTS_LIMIT:-240}" "$py" -m pytest -m gpu tests/test_gpu.py -q \
         -p no:cacheprovider -rfEs --timeout=120 ${PYTEST_ARGS:-} ;;
     bench) stage bench "${BENCH_LIMIT:-150}" "$py" -m refimpl bench --device gpu --compare torch \
@@ -43,6 +47,6 @@ import refimpl; print(\"is_compiled_with_cuda\", refimpl.is_compiled_with_cuda()
         --device gpu --compare torch --no-memory ${BENCH_ARGS:-}
         stage eager-conformance "${CONFORMANCE_LIMIT:-90}" "$py" -m refimpl conformance \
         check --mode dynamic --device gpu ;;
-    *) echo "unknown stage $s (env tests bench conformance eager)"; exit 2 ;;
+    *) echo "unknown stage $s (env build tests bench conformance eager)"; exit 2 ;;
     esac
 done
