@@ -165,7 +165,8 @@ def run_paddle_many(python, jobs, timeout):
 
 def compare(got, expected, rtol, atol):
     """{shape, dtype, max_abs, max_rel, ok} of refimpl's output against Paddle's; max_rel is
-    max |got - expected| / max(|expected|, atol)."""
+    max |got - expected| / max(|expected|, atol). ok needs the same shape and dtype (an
+    int64 index that comes back float64 is a difference, however equal its values)."""
     report = {"shape": list(got.shape), "paddle_shape": list(expected.shape),
               "dtype": str(got.dtype), "paddle_dtype": str(expected.dtype)}
     if got.shape != expected.shape:
@@ -175,7 +176,8 @@ def compare(got, expected, rtol, atol):
     report.update(max_abs=float(diff.max()) if diff.size else 0.0,
                   max_rel=float((diff / np.maximum(np.abs(b), atol)).max()) if diff.size
                   else 0.0,
-                  ok=bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)))
+                  ok=got.dtype == expected.dtype and
+                  bool(np.allclose(a, b, rtol=rtol, atol=atol, equal_nan=True)))
     return report
 
 

@@ -88,6 +88,9 @@ def test_compare_reports_differences():
     assert off["max_rel"] == pytest.approx(1e-3 / 1e-6, rel=1e-3)      # |b| = 0 -> atol
     shape = model_tools.compare(want[:1], want, 1e-5, 1e-6)
     assert not shape["ok"] and shape["max_abs"] is None
+    ids = np.array([3, 1], "int64")
+    dtype = model_tools.compare(ids.astype("float64"), ids, 1e-5, 1e-6)     # equal values
+    assert not dtype["ok"] and dtype["max_abs"] == 0.0 and dtype["paddle_dtype"] == "int64"
 
 
 @pytest.mark.skipif(not os.path.exists(PADDLE3), reason="Paddle 3.3.1 is not installed at %s"
