@@ -69,9 +69,32 @@ def _reduce(op_type):
     return _Op(op_type, ["X", "=dim"], ["Out"], rename={"keepdim": "keep_dim"}, convert=convert)
 
 
+def _bool_reduce(op_type):
+    """any / all: the axes an attribute (reduce_all: none given)."""
+    def convert(attrs):
+        attrs["reduce_all"] = not attrs.get("dim")
+        return attrs
+    return _Op(op_type, ["X"], ["Out"], rename={"axis": "dim", "keepdim": "keep_dim"},
+               convert=convert)
+
+
+def _interp(op_type):
+    return _Op(op_type, ["X", "OutSize", "SizeTensor*", "Scale"], ["Out"],
+               rename={"data_format": "data_layout"})
+
+
 def _cast(attrs):
     attrs["out_dtype"] = attrs.pop("dtype")
     return attrs
+
+
+def _without_dtype(attrs):      # range's dtype is its inputs'
+    attrs.pop("dtype", None)
+    return attrs
+
+
+_COMPARISONS = ("equal", "not_equal", "less_than", "less_equal", "greater_than",
+                "greater_equal")
 
 
 PIR_OPS = {
@@ -112,7 +135,43 @@ PIR_OPS = {
     "slice": _Op("slice", ["Input", "=starts", "=ends"], ["Out"]),
     "stack": _Op("stack", ["X*"], ["Y"]),
     "split": _Op("split", ["X", "=sections", "=axis"], ["Out*"], fixed={"num": 0}),
+    "split_with_num": _Op("split", ["X", "=axis"], ["Out*"], fixed={"sections": []}),
+    "mean_all": _unary("mean"), "assign": _unary("assign"),
+    "shape": _Op("shape", ["Input"], ["Out"]),
+    "argmax": _Op("arg_max", ["X", "=axis"], ["Out"]),
+    "topk": _Op("top_k_v2", ["X", "=k"], ["Out", "Indices"]),
+    "gather": _Op("gather", ["X", "Index", "=axis"], ["Out"]),
+    "gather_nd": _Op("gather_nd", ["X", "Index"], ["Out"]),
+    "where": _Op("where", ["Condition", "X", "Y"], ["Out"]),
+    "clip": _Op("clip", ["X", "=min", "=max"], ["Out"]),
+    "arange": _Op("range", ["Start", "End", "Step"], ["Out"], convert=_without_dtype),
+    "expand": _Op("expand_v2", ["X", "=shape"], ["Out"]),
+    "tile": _Op("tile", ["X", "=repeat_times"], ["Out"]),
+    "cumsum": _Op("cumsum", ["X", "=axis"], ["Out"]),
+    "prod": _reduce("reduce_prod"), "any": _bool_reduce("reduce_any"),
+    "all": _bool_reduce("reduce_all"),
+    "one_hot": _Op("one_hot_v2", ["X", "=depth"], ["Out"],
+                   fixed={"dtype": "float32", "allow_out_of_range": False}),
+    "instance_norm": _Op("instance_norm", ["X", "Scale", "Bias"],
+                         ["Y", "SavedMean", "SavedVariance"]),
+    "group_norm": _Op("group_norm", ["X", "Scale", "Bias"], ["Y", "Mean", "Variance"],
+                      rename={"data_format": "data_layout"}),
+    "prelu": _Op("prelu", ["X", "Alpha"], ["Out"]),
+    "hardsigmoid": _unary("hard_sigmoid"), "swish": _unary("swish", fixed={"beta": 1.0}),
+    "floor": _unary("floor"), "square": _unary("square"), "erf": _unary("erf"),
+    "sin": _unary("sin"), "cos": _unary("cos"), "reciprocal": _unary("reciprocal"),
+    "remainder": _binary("elementwise_mod"), "floor_divide": _binary("elementwise_floordiv"),
+    "conv2d_transpose": _Op("conv2d_transpose", ["Input", "Filter", "=output_size"],
+                            ["Output"]),
+    "bilinear_interp": _interp("bilinear_interp_v2"),
+    "nearest_interp": _interp("nearest_interp_v2"),
+    "pad3d": _Op("pad3d", ["X", "=paddings"], ["Out"], rename={"pad_value": "value"}),
+    "index_select": _Op("index_select", ["X", "Index"], ["Out"], rename={"axis": "dim"}),
+    "logical_not": _unary("logical_not"),
 }
+PIR_OPS.update({name: _binary(name) for name in _COMPARISONS})
+PIR_OPS.update({name: _Op(name, ["X", "Y"], ["Out"])
+                for name in ("logical_and", "logical_or", "logical_xor")})
 PIR_OPS["batch_norm_"] = PIR_OPS["batch_norm"]
 # attributes PIR keeps for itself
 _DROPPED_ATTRS = {"struct_name", "place", "stop_gradient", "persistable"}
@@ -379,7 +438,10 @@ for _name, _spec in PIR_OPS.items():
     _PIR_NAME.setdefault(_spec.type, _name)
 _PIR_NAME["batch_norm"] = "batch_norm_"
 # the dtype of the `full` constant each op takes as a tensor (its axis, a factor)
-_FULL_DTYPES = {("concat", "axis"): "int32", ("split", "axis"): "int32"}
+_FULL_DTYPES = {("concat", "axis"): "int32", ("split", "axis"): "int32",
+                ("arg_max", "axis"): "int64", ("top_k_v2", "k"): "int32",
+                ("gather", "axis"): "int32", ("cumsum", "axis"): "int32",
+                ("one_hot_v2", "depth"): "int32"}
 
 
 def _tensor_type(dtype, shape, where):
@@ -420,10 +482,15 @@ class _Writer:
         vid, self.next_id = self.next_id, self.next_id + 1
         return {"%": vid, "TT": tt}
 
-    def var_type(self, name, where):
-        var = self.block.vars.get(name)
+    def var(self, name, where):
+        """Variable `name` of the block being written or a block holding it."""
+        var = self.block._find_var_recursive(name)
         if var is None:
             raise ValueError("%s: no variable %r" % (where, name))
+        return var
+
+    def var_type(self, name, where):
+        var = self.var(name, where)
         return _tensor_type(var.dtype, var.shape, "%s: variable %r" % (where, name))
 
     def use(self, name, where):
@@ -485,7 +552,7 @@ class _Writer:
 
     def reshaped(self, name, shape, where):
         """A ref to variable `name` reshaped to `shape` (a new value)."""
-        tt = _tensor_type(self.block.vars[name].dtype, shape, where)
+        tt = _tensor_type(self.var(name, where).dtype, shape, where)
         out, = self.emit("reshape", [self.use(name, where),
                                      self.constant(list(shape), None, where)],
                          [{"TT": tt}], {}, where)
@@ -498,12 +565,16 @@ class _Writer:
         name = _PIR_NAME.get(op.type)
         if name is None:
             raise ValueError("%s: refimpl does not write op %s as PIR" % (where, op.type))
+        self.translated(op, name, where)
+
+    def translated(self, op, name, where):
+        """Legacy op `op` as PIR op `name` (PIR_OPS[name] read backwards)."""
         spec = PIR_OPS[name]
         legacy = {k: v for k, v in op.attrs.items() if v is not None}
         attrs = {pir: legacy[old] for pir, old in spec.rename.items() if old in legacy}
         attrs.update({k: v for k, v in legacy.items() if k not in attrs})
         if op.type in _ATTR_RULES:
-            attrs = _ATTR_RULES[op.type](attrs)
+            attrs = _ATTR_RULES[op.type](self, op, attrs, where)
         inputs = []
         for slot in spec.inputs:
             if slot is None:
@@ -512,6 +583,8 @@ class _Writer:
                 inputs.append(self.constant(attrs[slot[1:]],
                                             _FULL_DTYPES.get((op.type, slot[1:]), "float32"),
                                             where))
+            elif slot.endswith("*") and not op.inputs.get(slot[:-1]):
+                inputs.append({"%": 0})          # an absent optional vector
             elif slot.endswith("*"):
                 names = op.inputs.get(slot[:-1], [])
                 out = self.value({"#": "0.t_vec", "D": [self.var_type(n, where) for n in names]})
@@ -527,19 +600,39 @@ class _Writer:
         self.emit(name, inputs, outputs, attrs, where)
 
 
-def _reduce_attrs(attrs):
+def _reduce_attrs(writer, op, attrs, where):
     attrs["dim"] = [] if attrs.get("reduce_all") else list(attrs.get("dim", []))
     attrs["keepdim"] = attrs.get("keep_dim", False)
     return attrs
 
 
-def _cast_attrs(attrs):
+def _bool_reduce_attrs(writer, op, attrs, where):
+    attrs = _reduce_attrs(writer, op, attrs, where)
+    attrs["axis"] = attrs["dim"]
+    return attrs
+
+
+def _cast_attrs(writer, op, attrs, where):
     attrs["dtype"] = attrs["out_dtype"]
     return attrs
 
 
-_ATTR_RULES = {"reduce_mean": _reduce_attrs, "reduce_sum": _reduce_attrs,
-               "reduce_max": _reduce_attrs, "reduce_min": _reduce_attrs, "cast": _cast_attrs}
+def _range_attrs(writer, op, attrs, where):
+    attrs["dtype"] = writer.var(op.output("Out")[0], where).dtype.name
+    return attrs
+
+
+def _swish_attrs(writer, op, attrs, where):
+    if attrs.get("beta", 1.0) != 1.0:       # PIR's swish has no beta
+        raise ValueError("%s: swish with beta %r is not written as PIR (its swish is x * "
+                         "sigmoid(x))" % (where, attrs["beta"]))
+    return attrs
+
+
+_ATTR_RULES = dict({"cast": _cast_attrs, "range": _range_attrs, "swish": _swish_attrs,
+                    "reduce_any": _bool_reduce_attrs, "reduce_all": _bool_reduce_attrs},
+                   **{t: _reduce_attrs for t in ("reduce_mean", "reduce_sum", "reduce_max",
+                                                  "reduce_min", "reduce_prod")})
 
 
 def _write_mul(writer, op, where):
@@ -547,12 +640,12 @@ def _write_mul(writer, op, where):
     the result reshaped to X's leading and Y's trailing dims (reshapes only where a shape
     changes)."""
     x, y, out = op.input("X")[0], op.input("Y")[0], op.output("Out")[0]
-    xs, ys = writer.block.vars[x].shape, writer.block.vars[y].shape
+    xs, ys = writer.var(x, where).shape, writer.var(y, where).shape
     xd, yd = op.attrs.get("x_num_col_dims", 1), op.attrs.get("y_num_col_dims", 1)
     rows, cols = int(np.prod(xs[xd:])), int(np.prod(ys[yd:]))
     x_ref = writer.use(x, where) if len(xs) == 2 else writer.reshaped(x, [-1, rows], where)
     y_ref = writer.use(y, where) if len(ys) == 2 else writer.reshaped(y, [-1, cols], where)
-    out_shape = list(writer.block.vars[out].shape)
+    out_shape = list(writer.var(out, where).shape)
     if xd == 1:
         writer.emit("matmul", [x_ref, y_ref], [out], {}, where)
         return
@@ -560,7 +653,7 @@ def _write_mul(writer, op, where):
         raise ValueError("%s: mul with x_num_col_dims %d and several unknown dims %s is not "
                          "written as PIR" % (where, xd, out_shape))
     flat, = writer.emit("matmul", [x_ref, y_ref],
-                        [{"TT": _tensor_type(writer.block.vars[out].dtype, [-1, cols], where)}],
+                        [{"TT": _tensor_type(writer.var(out, where).dtype, [-1, cols], where)}],
                         {}, where)
     writer.emit("reshape", [{"%": flat["%"]}, writer.constant(out_shape, None, where)], [out],
                 {}, where)
@@ -571,7 +664,7 @@ def _write_elementwise(writer, op, where):
     (PIR broadcasts trailing dims only)."""
     name = {spec.type: pir for pir, spec in PIR_OPS.items()}[op.type]
     x, y = op.input("X")[0], op.input("Y")[0]
-    xr, ys = len(writer.block.vars[x].shape), list(writer.block.vars[y].shape)
+    xr, ys = len(writer.var(x, where).shape), list(writer.var(y, where).shape)
     axis = op.attrs.get("axis", -1)
     y_ref = writer.use(y, where)
     if axis not in (-1, xr - len(ys)) and len(ys) < xr:
@@ -588,11 +681,36 @@ def _write_fill_constant(writer, op, where):
                  "dtype": op.attrs.get("dtype", "float32")}, where)
 
 
-_SPECIAL_WRITERS = dict({"mul": _write_mul, "fill_constant": _write_fill_constant},
+def _write_split(writer, op, where):
+    """split: in `num` equal parts (split_with_num) or in `sections`."""
+    writer.translated(op, "split_with_num" if op.attrs.get("num") else "split", where)
+
+
+def _write_lookup_table(writer, op, where):
+    """lookup_table (v1, ids [..., 1]): embedding of the ids, then the 1 squeezed out, as
+    Paddle's translator writes it."""
+    ids, w, out = op.input("Ids")[0], op.input("W")[0], op.output("Out")[0]
+    ids_shape = list(writer.var(ids, where).shape)
+    if not ids_shape or ids_shape[-1] != 1:
+        raise ValueError("%s: lookup_table's Ids %r must end in a dim of 1, got shape %s"
+                         % (where, ids, ids_shape))
+    width = writer.var(w, where).shape[-1]
+    tt = _tensor_type(writer.var(out, where).dtype, ids_shape + [width], where)
+    looked_up, = writer.emit("embedding", [writer.use(ids, where), writer.use(w, where)],
+                             [{"TT": tt}], {"padding_idx": op.attrs.get("padding_idx", -1),
+                                            "sparse": op.attrs.get("is_sparse", False)},
+                             where)
+    writer.emit("squeeze", [{"%": looked_up["%"]}, writer.constant([-2], None, where)], [out],
+                {}, where)
+
+
+_SPECIAL_WRITERS = dict({"mul": _write_mul, "fill_constant": _write_fill_constant,
+                         "split": _write_split, "lookup_table": _write_lookup_table},
                         **{t: _write_elementwise for t in
                            ("elementwise_add", "elementwise_sub", "elementwise_mul",
                             "elementwise_div", "elementwise_max", "elementwise_min",
-                            "elementwise_pow")})
+                            "elementwise_pow", "elementwise_mod", "elementwise_floordiv")
+                           + _COMPARISONS})
 
 
 def encode_program(program, feed_names, fetch_names):
