@@ -29,6 +29,7 @@ import numpy as np
 from . import DecodeError
 from .program_desc import UnsupportedOps, float32_value
 from ..dtypes import convert_dtype, get_dtype
+from ..dataflow import block_io
 from ..program import Parameter, Program, Variable
 
 __all__ = ["decode_program", "encode_program", "is_pir_json", "PIR_OPS", "unsupported_op_types",
@@ -214,14 +215,24 @@ def _op_name(op, where):
     if name == "p":
         return "builtin.parameter"
     dialect, _, short = name.partition(".")
-    return {"0": "builtin.", "1": "pd_op."}.get(dialect, dialect + ".") + short
+    return {"0": "builtin.", "1": "pd_op.", "2": "cf."}.get(dialect, dialect + ".") + short
+
+
+def _all_ops(ops):
+    """The ops of a list and of the regions they hold (control flow), depth first."""
+    for op in ops:
+        yield op
+        for region in op.get("regions", []) if isinstance(op, dict) else []:
+            for block in region.get("blocks", []):
+                yield from _all_ops(block.get("ops", []))
 
 
 def unsupported_op_types(data):
     """The PIR op names in `data` that refimpl cannot translate."""
     handled = {"builtin.parameter", "builtin.combine", "builtin.split", "pd_op.data", "pd_op.fetch",
-               "pd_op.full_int_array"} | {"pd_op." + k for k in PIR_OPS}
-    names = {_op_name(op, "op %d" % i) for i, op in enumerate(_load(data))}
+               "pd_op.full_int_array", "pd_op.if", "pd_op.while", "cf.yield"} | \
+        {"pd_op." + k for k in PIR_OPS}
+    names = {_op_name(op, "op %d" % i) for i, op in enumerate(_all_ops(_load(data)))}
     return sorted(names - handled)
 
 
@@ -310,14 +321,16 @@ class _Translator:
         return self.names[vid]
 
     def materialize(self, vid, where):
-        """A constant used as a tensor: a fill_constant op making it."""
-        value, dtype, shape = self.constants[vid]
+        """A constant used as a tensor: a fill_constant op making it, in the block that
+        defines the constant (a block holding the current one: its control-flow op comes
+        after what is appended to it now)."""
+        value, dtype, shape, block = self.constants[vid]
         name = "pir_%d" % vid
-        self.block.vars[name] = Variable(self.block, name=name, dtype=dtype, shape=shape)
+        block.vars[name] = Variable(block, name=name, dtype=dtype, shape=shape)
         self.names[vid] = name
         if isinstance(value, list):
             raise DecodeError("%s: an int array used as a tensor is not supported" % where)
-        self.block.append_op("fill_constant", {}, {"Out": [name]},
+        block.append_op("fill_constant", {}, {"Out": [name]},
                              {"shape": list(shape), "value": float(value), "dtype": dtype})
 
     def parameter(self, op, where):
@@ -358,16 +371,107 @@ class _Translator:
         if name == "pd_op.fetch":
             self.fetches.append(self.name_of(inputs[0], where))
             return
+        if name in ("pd_op.if", "pd_op.while"):
+            return self.control_flow(name, op, inputs, outputs, where)
+        if name == "cf.yield":
+            raise DecodeError("%s: cf.yield outside a region's end" % where)
         if name in ("pd_op.full", "pd_op.full_int_array"):
             info = _value_type(outputs[0].get("TT"), where)
             vid = outputs[0]["%"]
             value = attrs["value"]
             if get_dtype(info[0]).np.kind in "iub" and isinstance(value, float):
                 value = int(value)          # full writes every value as float64
-            self.constants[vid] = (value, info[0], info[1])
+            self.constants[vid] = (value, info[0], info[1], self.block)
             self.names[vid] = None           # made only if something uses it as a tensor
             return
         self.legacy_op(name, PIR_OPS[name[len("pd_op."):]], attrs, inputs, outputs, where)
+
+    def region(self, region, where, args=()):
+        """The ops of a region's one block, translated into a new sub-block of the current
+        block (`args`: the names its block arguments stand for); (the block, the names its
+        cf.yield gives)."""
+        blocks = region.get("blocks", [])
+        if len(blocks) != 1:
+            raise DecodeError("%s: a region of %d blocks (refimpl reads one)"
+                              % (where, len(blocks)))
+        *ops, end = blocks[0].get("ops") or [None]
+        if end is None or _op_name(end, where) != "cf.yield":
+            raise DecodeError("%s: a region that does not end in cf.yield" % where)
+        parent = self.block
+        self.block = self.program._create_block(parent.idx)
+        self.program._rollback()
+        try:
+            for arg, name in zip(blocks[0].get("args", []), args):
+                self.names[arg["#"]] = name
+            for i, op in enumerate(ops):
+                self.translate(op, "%s, op %d (%s)" % (where, i, _op_name(op, where)))
+            return self.block, [self.name_of(ref, where) for ref in end.get("I", [])]
+        finally:
+            self.block = parent
+
+    def sub_block_op(self, op_type, sub_block, inputs, outputs, attrs):
+        """A conditional_block / while running `sub_block`, its slots the outside names
+        the block reads and writes."""
+        reads, writes = block_io(sub_block)
+        inputs = dict(inputs, **{"Input" if op_type == "conditional_block" else "X": reads})
+        attrs = dict(attrs, sub_block=sub_block.idx)
+        self.block.append_op(op_type, inputs, dict(outputs, Out=writes), attrs)
+
+    def control_flow(self, name, op, inputs, outputs, where):
+        """pd_op.if: a conditional_block per branch (the false one under logical_not of the
+        condition), each assigning what its region yields to the if's outputs. pd_op.while
+        (condition, initial values): the values copied into the outputs, which the loop's
+        block arguments name and its cf.yield (next condition, next values) updates."""
+        regions = op.get("regions", [])
+        results = [self.define(value, "pir_%d" % value["%"], where) for value in outputs]
+        if name == "pd_op.if":
+            if len(regions) != 2:
+                raise DecodeError("%s: %d regions, an if has two" % (where, len(regions)))
+            cond = self.name_of(inputs[0], where)
+            negated = "pir_%d_not" % inputs[0]["%"]
+            conditions = [cond, negated]
+            for k, region in enumerate(regions):
+                block, yielded = self.region(region, "%s region %d" % (where, k))
+                self.assign_all(block, yielded, results, where)
+                if k == 1:
+                    self.block.vars[negated] = Variable(
+                        self.block, name=negated, dtype="bool",
+                        shape=self.block._find_var_recursive(cond).shape)
+                    self.block.append_op("logical_not", {"X": [cond]}, {"Out": [negated]}, {})
+                self.sub_block_op("conditional_block", block, {"Cond": [conditions[k]]}, {},
+                                  {"is_scalar_condition": True})
+            return
+        if len(regions) != 1 or len(inputs) != len(outputs) + 1:
+            raise DecodeError("%s: a while takes a condition and a value per output, and one "
+                              "region; got %d inputs, %d outputs, %d regions"
+                              % (where, len(inputs), len(outputs), len(regions)))
+        condition = "pir_%d_cond" % outputs[0]["%"] if outputs else "pir_while_cond"
+        self.block.vars[condition] = Variable(self.block, name=condition, dtype="bool",
+                                              shape=[1])
+        self.assign_all(self.block, [self.name_of(i, where) for i in inputs],
+                        [condition] + results, where)
+        block, yielded = self.region(regions[0], "%s region 0" % where, results)
+        self.assign_all(block, yielded, [condition] + results, where)
+        self.sub_block_op("while", block, {"Condition": [condition]}, {}, {"is_test": True})
+
+    def assign_all(self, block, sources, targets, where):
+        """assign ops in `block`: targets[i] = sources[i], all sources read before any
+        target is written (a loop may yield its arguments in another order)."""
+        if len(sources) != len(targets):
+            raise DecodeError("%s: yields %d values for %d results"
+                              % (where, len(sources), len(targets)))
+        pending = []
+        for source, target in zip(sources, targets):
+            if source in targets and source != target:     # copied before it is overwritten
+                copy = "%s_%s" % (target, "copy")
+                var = block._find_var_recursive(source)
+                block.vars[copy] = Variable(block, name=copy, dtype=var.dtype, shape=var.shape)
+                block.append_op("assign", {"X": [source]}, {"Out": [copy]}, {})
+                source = copy
+            pending.append((source, target))
+        for source, target in pending:
+            if source != target:
+                block.append_op("assign", {"X": [source]}, {"Out": [target]}, {})
 
     def legacy_op(self, name, spec, attrs, inputs, outputs, where):
         if len(inputs) > len(spec.inputs) or len(outputs) > len(spec.outputs):
