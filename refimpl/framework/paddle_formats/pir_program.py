@@ -30,7 +30,7 @@ from . import DecodeError
 from .program_desc import UnsupportedOps, float32_value
 from ..dtypes import convert_dtype, get_dtype
 from ..dataflow import block_io
-from ..program import Parameter, Program, Variable
+from ..program import Block, Parameter, Program, Variable
 
 __all__ = ["decode_program", "encode_program", "is_pir_json", "PIR_OPS", "unsupported_op_types",
            "feed_specs"]
@@ -576,11 +576,90 @@ class _Writer:
     """Ops of one block, written in PIR's SSA form: every variable write is a new value."""
 
     def __init__(self, program):
-        if len(program.blocks) != 1:
-            raise ValueError("PIR programs with control flow (%d blocks) are not written"
-                             % len(program.blocks))
         self.block = program.global_block()
         self.ops, self.values, self.next_id = [], {}, 1
+        self.next_arg, self.regions = -1, 0      # block arguments' ids count down
+
+    def write_ops(self, ops, where):
+        """The ops of the block being written; a conditional_block, logical_not of its
+        condition, conditional_block under that (cond's two branches) become one pd_op.if."""
+        i = 0
+        while i < len(ops):
+            op, here = ops[i], "%sop %d (%s)" % (where, i, ops[i].type)
+            if op.type == "conditional_block" and _negated_branch(op, ops[i + 1:i + 3]):
+                self.legacy_op(ops[i + 1], "%sop %d (logical_not)" % (where, i + 1))
+                self.write_if(op, ops[i + 2], here)
+                i += 3
+                continue
+            if op.type == "conditional_block":
+                self.write_if(op, None, here)
+            elif op.type == "while":
+                self.write_while(op, here)
+            else:
+                self.legacy_op(op, here)
+            i += 1
+
+    def region(self, block, results, where, args=()):
+        """A region of one block: `block`'s ops, then a cf.yield of the values of the
+        names `results`; `args` ([(name, type)]) its block arguments. The values it makes
+        stay inside it."""
+        outer = self.block, self.ops, dict(self.values)
+        self.regions += 1
+        number = self.regions
+        self.block, self.ops = block, []
+        try:
+            arguments = []
+            for name, tt in args:
+                arguments.append({"#": self.next_arg, "TT": tt})
+                self.values[name] = {"%": self.next_arg}
+                self.next_arg -= 1
+            self.write_ops(block.ops, "%sblock %d, " % (where, block.idx))
+            self.ops.append({"#": "2.yield", "A": [], "I": [self.use(n, where) for n in results],
+                             "O": []})
+            return {"#": "region_%d" % number, "blocks": [
+                {"#": "block_%d" % number, "args": arguments, "ops": self.ops}]}
+        finally:
+            self.block, self.ops, self.values = outer
+
+    def control_op(self, name, inputs, results, regions, where):
+        """pd_op.if / pd_op.while: the values of `results` after it are its outputs."""
+        outputs = [self.value(self.var_type(n, where)) for n in results]
+        self.ops.append({"#": "1." + name, "A": [], "I": inputs, "O": outputs,
+                         "regions": regions})
+        self.values.update(zip(results, outputs))
+
+    def write_if(self, true_op, false_op, where):
+        """A conditional_block (and, for cond, the one running the other branch) as a
+        pd_op.if; a branch that does not write a result yields its value before the if
+        (so does the missing branch of a lone conditional_block)."""
+        if not true_op.attrs.get("is_scalar_condition", True) or len(true_op.input("Cond")) != 1:
+            raise ValueError("%s: a conditional_block on the non-emptiness of tensors is not "
+                             "written as PIR" % where)
+        program = self.block.program
+        results = list(dict.fromkeys(true_op.output("Out") +
+                                     (false_op.output("Out") if false_op else [])))
+        regions = []
+        for op in (true_op, false_op):
+            block = program.block(op.attrs["sub_block"]) if op else \
+                Block(program, len(program.blocks), self.block.idx)     # empty, not kept
+            regions.append(self.region(block, results, where))
+        self.control_op("if", [self.use(true_op.input("Cond")[0], where)], results, regions,
+                        where)
+
+    def write_while(self, op, where):
+        """A while as a pd_op.while: its condition and the values before it of the names
+        the body writes (its block arguments inside, its outputs after)."""
+        condition = op.input("Condition")[0]
+        carried = [n for n in op.output("Out") if n != condition]
+        block = self.block.program.block(op.attrs["sub_block"])
+        for name in carried:
+            if name not in self.values:
+                raise ValueError("%s: the loop writes %r, which has no value before it (PIR "
+                                 "carries each value the loop writes)" % (where, name))
+        inputs = [self.use(n, where) for n in [condition] + carried]
+        region = self.region(block, [condition] + carried, where,
+                             [(n, self.var_type(n, where)) for n in carried])
+        self.control_op("while", inputs, carried, [region], where)
 
     def value(self, tt):
         vid, self.next_id = self.next_id, self.next_id + 1
@@ -785,6 +864,17 @@ def _write_fill_constant(writer, op, where):
                  "dtype": op.attrs.get("dtype", "float32")}, where)
 
 
+def _negated_branch(op, following):
+    """Whether `following` are logical_not of conditional_block `op`'s condition and a
+    conditional_block under it: cond's other branch."""
+    if len(following) != 2 or following[0].type != "logical_not" or \
+            following[1].type != "conditional_block":
+        return False
+    negate, other = following
+    return negate.input("X") == op.input("Cond") and \
+        other.input("Cond") == negate.output("Out")
+
+
 def _write_split(writer, op, where):
     """split: in `num` equal parts (split_with_num) or in `sections`."""
     writer.translated(op, "split_with_num" if op.attrs.get("num") else "split", where)
@@ -833,8 +923,7 @@ def encode_program(program, feed_names, fetch_names):
                                                 "dtype": var.dtype.name}, "feed %r" % name)
         writer.ops[-1]["OA"] = [{"N": "stop_gradient", "AT": _attr_json(
             "0.a_array", "0.a_bool", [True])}]
-    for i, op in enumerate(block.ops):
-        writer.legacy_op(op, "op %d (%s)" % (i, op.type))
+    writer.write_ops(block.ops, "")
     for col, name in enumerate(fetch_names):
         writer.emit("fetch", [writer.use(name, "fetch %r" % name)], [name],
                     {"name": name, "col": col}, "fetch %r" % name)
