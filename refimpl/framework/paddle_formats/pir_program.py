@@ -89,11 +89,6 @@ def _cast(attrs):
     return attrs
 
 
-def _without_dtype(attrs):      # range's dtype is its inputs'
-    attrs.pop("dtype", None)
-    return attrs
-
-
 _COMPARISONS = ("equal", "not_equal", "less_than", "less_equal", "greater_than",
                 "greater_equal")
 
@@ -107,7 +102,8 @@ PIR_OPS = {
     "elementwise_pow": _binary("elementwise_pow"),
     "relu": _unary("relu"), "sigmoid": _unary("sigmoid"), "tanh": _unary("tanh"),
     "exp": _unary("exp"), "sqrt": _unary("sqrt"), "abs": _unary("abs"), "log": _unary("log"),
-    "silu": _unary("silu"), "relu6": _unary("relu6"), "gelu": _unary("gelu"),
+    "silu": _unary("swish", fixed={"beta": 1.0}),      # x * sigmoid(x) both
+    "relu6": _unary("relu6"), "gelu": _unary("gelu"),
     "softmax": _unary("softmax"), "hardswish": _unary("hard_swish"),
     "leaky_relu": _unary("leaky_relu", rename={"negative_slope": "alpha"}),
     "cast": _Op("cast", ["X"], ["Out"], convert=_cast),
@@ -116,6 +112,7 @@ PIR_OPS = {
     "reshape": _Op("reshape2", ["X", "=shape"], ["Out", "XShape"]),
     "transpose": _Op("transpose2", ["X"], ["Out", "XShape"], rename={"perm": "axis"}),
     "flatten": _Op("flatten_contiguous_range", ["X"], ["Out", "XShape"]),
+    "arange": _Op("range", ["Start", "End", "Step"], ["Out"]),      # read by arange()
     "concat": _Op("concat", ["X*", "=axis"], ["Out"]),
     "squeeze": _Op("squeeze2", ["X", "=axes"], ["Out", "XShape"]),
     "unsqueeze": _Op("unsqueeze2", ["X", "=axes"], ["Out", "XShape"]),
@@ -145,7 +142,6 @@ PIR_OPS = {
     "gather_nd": _Op("gather_nd", ["X", "Index"], ["Out"]),
     "where": _Op("where", ["Condition", "X", "Y"], ["Out"]),
     "clip": _Op("clip", ["X", "=min", "=max"], ["Out"]),
-    "arange": _Op("range", ["Start", "End", "Step"], ["Out"], convert=_without_dtype),
     "expand": _Op("expand_v2", ["X", "=shape"], ["Out"]),
     "tile": _Op("tile", ["X", "=repeat_times"], ["Out"]),
     "cumsum": _Op("cumsum", ["X", "=axis"], ["Out"]),
@@ -230,7 +226,7 @@ def _all_ops(ops):
 def unsupported_op_types(data):
     """The PIR op names in `data` that refimpl cannot translate."""
     handled = {"builtin.parameter", "builtin.combine", "builtin.split", "pd_op.data", "pd_op.fetch",
-               "pd_op.full_int_array", "pd_op.if", "pd_op.while", "cf.yield"} | \
+               "pd_op.full_int_array", "pd_op.if", "pd_op.while", "cf.yield", "pd_op.shape64", "pd_op.arange"} | \
         {"pd_op." + k for k in PIR_OPS}
     names = {_op_name(op, "op %d" % i) for i, op in enumerate(_all_ops(_load(data)))}
     return sorted(names - handled)
@@ -373,6 +369,18 @@ class _Translator:
             return
         if name in ("pd_op.if", "pd_op.while"):
             return self.control_flow(name, op, inputs, outputs, where)
+        if name == "pd_op.arange":
+            return self.arange(attrs["dtype"], inputs, outputs[0], where)
+        if name == "pd_op.shape64":      # the int32 shape, cast
+            shape = "pir_%d_int32" % outputs[0]["%"]
+            self.block.vars[shape] = Variable(self.block, name=shape, dtype="int32", shape=[
+                len(self.block._find_var_recursive(self.name_of(inputs[0], where)).shape)])
+            self.block.append_op("shape", {"Input": [self.name_of(inputs[0], where)]},
+                                 {"Out": [shape]}, {})
+            self.block.append_op("cast", {"X": [shape]}, {"Out": [self.define(
+                outputs[0], "pir_%d" % outputs[0]["%"], where)]},
+                {"in_dtype": "int32", "out_dtype": "int64"})
+            return
         if name == "cf.yield":
             raise DecodeError("%s: cf.yield outside a region's end" % where)
         if name in ("pd_op.full", "pd_op.full_int_array"):
@@ -385,6 +393,24 @@ class _Translator:
             self.names[vid] = None           # made only if something uses it as a tensor
             return
         self.legacy_op(name, PIR_OPS[name[len("pd_op."):]], attrs, inputs, outputs, where)
+
+    def arange(self, dtype, inputs, output, where):
+        """range, its start, end and step cast to the dtype arange gives (Paddle 3 makes
+        them float64 for an int64 arange; legacy range has its inputs' dtype)."""
+        bounds = {}
+        for slot, ref in zip(("Start", "End", "Step"), inputs):
+            name = self.name_of(ref, where)
+            var = self.block._find_var_recursive(name)
+            if var.dtype.name != dtype:
+                cast = "pir_%d_%s" % (output["%"], slot.lower())
+                self.block.vars[cast] = Variable(self.block, name=cast, dtype=dtype,
+                                                 shape=var.shape)
+                self.block.append_op("cast", {"X": [name]}, {"Out": [cast]},
+                                     {"in_dtype": var.dtype.name, "out_dtype": dtype})
+                name = cast
+            bounds[slot] = [name]
+        self.block.append_op("range", bounds, {"Out": [
+            self.define(output, "pir_%d" % output["%"], where)]}, {})
 
     def region(self, region, where, args=()):
         """The ops of a region's one block, translated into a new sub-block of the current
@@ -540,7 +566,7 @@ _DTYPE_TAGS = {v: k for k, v in _DTYPES.items()}
 _PIR_NAME = {}
 for _name, _spec in PIR_OPS.items():
     _PIR_NAME.setdefault(_spec.type, _name)
-_PIR_NAME["batch_norm"] = "batch_norm_"
+_PIR_NAME.update(batch_norm="batch_norm_", swish="swish")
 # the dtype of the `full` constant each op takes as a tensor (its axis, a factor)
 _FULL_DTYPES = {("concat", "axis"): "int32", ("split", "axis"): "int32",
                 ("arg_max", "axis"): "int64", ("top_k_v2", "k"): "int32",
