@@ -107,7 +107,7 @@ def inference_ops_program(paddle):
                    paddle.index_select(x, index, axis=1),
                    paddle.fluid.layers.embedding(paddle.unsqueeze(ids, 2), [10, 4]),
                    paddle.floor(x), paddle.square(x), paddle.erf(x), paddle.sin(x),
-                   paddle.cos(x), paddle.reciprocal(x + 3.0)] + paddle.split(x, 2, axis=1)
+                   paddle.cos(x), paddle.reciprocal(x + 3.0), paddle.full_like(x, 2.5)] + paddle.split(x, 2, axis=1)
     return main, [x, img, ids], fetches, startup
 
 

@@ -165,6 +165,7 @@ PIR_OPS = {
     "pad3d": _Op("pad3d", ["X", "=paddings"], ["Out"], rename={"pad_value": "value"}),
     "index_select": _Op("index_select", ["X", "Index"], ["Out"], rename={"axis": "dim"}),
     "logical_not": _unary("logical_not"),
+    "full_like": _Op("fill_any_like", ["X", "=value"], ["Out"]),
 }
 PIR_OPS.update({name: _binary(name) for name in _COMPARISONS})
 PIR_OPS.update({name: _Op(name, ["X", "Y"], ["Out"])
@@ -826,7 +827,8 @@ def _cast_attrs(writer, op, attrs, where):
     return attrs
 
 
-def _range_attrs(writer, op, attrs, where):
+def _out_dtype_attrs(writer, op, attrs, where):
+    """range, fill_any_like: PIR's dtype is the output's (legacy: the inputs', -1: X's)."""
     attrs["dtype"] = writer.var(op.output("Out")[0], where).dtype.name
     return attrs
 
@@ -838,7 +840,8 @@ def _swish_attrs(writer, op, attrs, where):
     return attrs
 
 
-_ATTR_RULES = dict({"cast": _cast_attrs, "range": _range_attrs, "swish": _swish_attrs,
+_ATTR_RULES = dict({"cast": _cast_attrs, "range": _out_dtype_attrs,
+                    "fill_any_like": _out_dtype_attrs, "swish": _swish_attrs,
                     "reduce_any": _bool_reduce_attrs, "reduce_all": _bool_reduce_attrs},
                    **{t: _reduce_attrs for t in ("reduce_mean", "reduce_sum", "reduce_max",
                                                   "reduce_min", "reduce_prod")})
