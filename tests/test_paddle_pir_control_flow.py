@@ -21,8 +21,13 @@ from refimpl.framework.scope import Scope, scope_guard
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 P3 = os.path.join(ROOT, "tests", "fixtures", "paddle_models", "paddle3.3.1")
 PADDLE3 = os.environ.get("REFIMPL_PADDLE3_PYTHON", "/opt/paddle311/bin/python")
-needs_paddle3 = pytest.mark.skipif(not os.path.exists(PADDLE3),
-                                   reason="Paddle 3.3.1 is not installed at %s" % PADDLE3)
+_NEEDS_PADDLE3 = pytest.mark.skipif(not os.path.exists(PADDLE3),
+                                    reason="Paddle 3.3.1 is not installed at %s" % PADDLE3)
+
+
+def _against_paddle3(test):
+    """A slow profile-3 test that runs Paddle 3.3.1 (skipped where it is not installed)."""
+    return pytest.mark.slow(pytest.mark.paddle("3")(_NEEDS_PADDLE3(test)))
 
 
 def _run_fixture(name):
@@ -128,9 +133,7 @@ def test_cond_and_while_loop_are_written_as_if_and_while_and_read_back(tmp_path)
     assert [op.type for op in program.global_block().ops].count("conditional_block") == 2
 
 
-@pytest.mark.slow
-@pytest.mark.paddle("3")
-@needs_paddle3
+@_against_paddle3
 def test_paddle3_computes_refimpls_if_and_while(tmp_path):
     prefix = str(tmp_path / "m")
     expected, inputs = _saved_cond_and_while(prefix)
@@ -184,9 +187,7 @@ def test_inference_ops_are_written_as_pir_and_read_back(tmp_path):
         np.testing.assert_allclose(np.asarray(g), e, rtol=1e-6, atol=1e-6, err_msg=str(i))
 
 
-@pytest.mark.slow
-@pytest.mark.paddle("3")
-@needs_paddle3
+@_against_paddle3
 def test_paddle3_computes_refimpls_inference_ops(tmp_path):
     prefix = str(tmp_path / "m")
     expected, inputs = _saved_inference_ops(prefix)
@@ -227,9 +228,7 @@ class _IfAndWhile(paddle.nn.Layer):
         return y
 
 
-@pytest.mark.slow
-@pytest.mark.paddle("3")
-@needs_paddle3
+@_against_paddle3
 @pytest.mark.parametrize("name", ["mobilenet_v2", "resnet18", "if_and_while"])
 def test_paddle3_jit_loads_refimpls_jit_save(tmp_path, name):
     """paddle.jit.save of a to_static Layer under profile 3 writes PIR json (control flow
