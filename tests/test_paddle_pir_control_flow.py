@@ -181,7 +181,7 @@ def test_inference_ops_are_written_as_pir_and_read_back(tmp_path):
     with scope_guard(Scope()):
         program, _, fetches = static.load_inference_model(prefix, exe)
         got = exe.run(program, feed=inputs, fetch_list=fetches)
-    assert len(got) == len(expected) == 53
+    assert len(got) == len(expected) == 55
     for i, (g, e) in enumerate(zip(got, expected)):
         assert np.asarray(g).dtype == e.dtype, i
         np.testing.assert_allclose(np.asarray(g), e, rtol=1e-6, atol=1e-6, err_msg=str(i))
@@ -193,7 +193,7 @@ def test_paddle3_computes_refimpls_inference_ops(tmp_path):
     expected, inputs = _saved_inference_ops(prefix)
     names, got, version = model_tools.run_paddle(PADDLE3, model_tools.locate(prefix), inputs,
                                                  300)
-    assert version == "3.3.1" and len(got) == len(expected) == 53
+    assert version == "3.3.1" and len(got) == len(expected) == 55
     for i, (g, e) in enumerate(zip(got, expected)):
         assert g.shape == e.shape and g.dtype == e.dtype, (names[i], g.dtype, e.dtype)
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5, err_msg=names[i])
@@ -208,6 +208,18 @@ layer = paddle.jit.load(sys.argv[1])
 out = layer(paddle.to_tensor(np.load(sys.argv[1] + "_x.npy")))
 np.save(sys.argv[1] + "_paddle.npy", (out[0] if isinstance(out, (list, tuple)) else out).numpy())
 """
+
+
+class _Encoder(paddle.nn.Layer):
+    """Embedding, a 2-layer TransformerEncoder (matmul v1 with alpha in its attention)."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = paddle.nn.Embedding(20, 16)
+        self.enc = paddle.nn.TransformerEncoder(paddle.nn.TransformerEncoderLayer(16, 2, 32), 2)
+
+    def forward(self, x):
+        return self.enc(self.emb(x))
 
 
 class _IfAndWhile(paddle.nn.Layer):
@@ -229,22 +241,26 @@ class _IfAndWhile(paddle.nn.Layer):
 
 
 @_against_paddle3
-@pytest.mark.parametrize("name", ["mobilenet_v2", "resnet18", "if_and_while"])
+@pytest.mark.parametrize("name", ["mobilenet_v2", "resnet18", "encoder", "if_and_while"])
 def test_paddle3_jit_loads_refimpls_jit_save(tmp_path, name):
     """paddle.jit.save of a to_static Layer under profile 3 writes PIR json (control flow
     included); Paddle 3.3.1's paddle.jit.load computes refimpl's output."""
     paddle.disable_static()
     try:
         paddle.seed(3)
+        rng = np.random.RandomState(1)
         if name == "if_and_while":
-            net, shape = _IfAndWhile(), [None, 4]
+            net, spec = _IfAndWhile(), paddle.static.InputSpec([None, 4], "float32", "x")
+        elif name == "encoder":
+            net, spec = _Encoder(), paddle.static.InputSpec([None, 5], "int64", "x")
         else:
-            net, shape = getattr(paddle.vision.models, name)(), [None, 3, 32, 32]
+            net = getattr(paddle.vision.models, name)()
+            spec = paddle.static.InputSpec([None, 3, 32, 32], "float32", "x")
         net.eval()
-        x = np.random.RandomState(1).standard_normal([2] + shape[1:]).astype("float32")
+        x = rng.randint(0, 20, [2, 5]) if name == "encoder" else rng.standard_normal(
+            [2] + list(spec.shape[1:])).astype("float32")
         prefix = str(tmp_path / "model")
-        paddle.jit.save(paddle.jit.to_static(
-            net, input_spec=[paddle.static.InputSpec(shape, "float32", "x")]), prefix)
+        paddle.jit.save(paddle.jit.to_static(net, input_spec=[spec]), prefix)
         want = net(paddle.to_tensor(x)).numpy()
     finally:
         paddle.enable_static()

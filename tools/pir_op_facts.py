@@ -73,7 +73,7 @@ def every_op_program(paddle):
 
 def inference_ops_program(paddle):
     """The other ops real inference programs hold (argmax, top-k, gather, comparisons,
-    normalizations, interpolation, padding, ...): (program, feed vars, fetch vars, startup
+    normalizations, interpolation, padding, matmul v1, ...): (program, feed vars, fetch vars, startup
     program)."""
     F = paddle.nn.functional
     main, startup = paddle.static.Program(), paddle.static.Program()
@@ -107,7 +107,9 @@ def inference_ops_program(paddle):
                    paddle.index_select(x, index, axis=1),
                    paddle.fluid.layers.embedding(paddle.unsqueeze(ids, 2), [10, 4]),
                    paddle.floor(x), paddle.square(x), paddle.erf(x), paddle.sin(x),
-                   paddle.cos(x), paddle.reciprocal(x + 3.0), paddle.full_like(x, 2.5)] + paddle.split(x, 2, axis=1)
+                   paddle.cos(x), paddle.reciprocal(x + 3.0), paddle.full_like(x, 2.5),
+                   paddle.fluid.layers.matmul(x, x, transpose_y=True, alpha=0.5),
+                   paddle.fluid.layers.matmul(x, x, transpose_x=True)] + paddle.split(x, 2, axis=1)
     return main, [x, img, ids], fetches, startup
 
 

@@ -904,6 +904,25 @@ def _negated_branch(op, following):
         other.input("Cond") == negate.output("Out")
 
 
+def _write_matmul(writer, op, where):
+    """matmul (v1): PIR's matmul, then a scale by alpha where it is not 1, as Paddle's
+    translator writes it."""
+    if op.attrs.get("head_number", 1) != 1:
+        raise ValueError("%s: matmul with head_number %r is not written as PIR"
+                         % (where, op.attrs["head_number"]))
+    out, alpha = op.output("Out")[0], op.attrs.get("alpha", 1.0)
+    inputs = [writer.use(op.input("X")[0], where), writer.use(op.input("Y")[0], where)]
+    attrs = {"transpose_x": op.attrs.get("transpose_X", False),
+             "transpose_y": op.attrs.get("transpose_Y", False)}
+    if alpha == 1.0:
+        writer.emit("matmul", inputs, [out], attrs, where)
+        return
+    product, = writer.emit("matmul", inputs, [{"TT": writer.var_type(out, where)}], attrs,
+                           where)
+    writer.emit("scale", [{"%": product["%"]}, writer.constant(alpha, "float32", where)],
+                [out], {"bias": 0.0, "bias_after_scale": True}, where)
+
+
 def _write_split(writer, op, where):
     """split: in `num` equal parts (split_with_num) or in `sections`."""
     writer.translated(op, "split_with_num" if op.attrs.get("num") else "split", where)
@@ -927,7 +946,8 @@ def _write_lookup_table(writer, op, where):
                 {}, where)
 
 
-_SPECIAL_WRITERS = dict({"mul": _write_mul, "fill_constant": _write_fill_constant,
+_SPECIAL_WRITERS = dict({"mul": _write_mul, "matmul": _write_matmul,
+                         "fill_constant": _write_fill_constant,
                          "split": _write_split, "lookup_table": _write_lookup_table},
                         **{t: _write_elementwise for t in
                            ("elementwise_add", "elementwise_sub", "elementwise_mul",
