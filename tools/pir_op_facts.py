@@ -73,8 +73,8 @@ def every_op_program(paddle):
 
 def inference_ops_program(paddle):
     """The other ops real inference programs hold (argmax, top-k, gather, comparisons,
-    normalizations, interpolation, padding, matmul v1, ...): (program, feed vars, fetch vars, startup
-    program)."""
+    normalizations, interpolation, padding, matmul v1, ...): (program, feed vars, fetch
+    vars, startup program)."""
     F = paddle.nn.functional
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, startup):

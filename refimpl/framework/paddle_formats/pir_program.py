@@ -227,8 +227,8 @@ def _all_ops(ops):
 def unsupported_op_types(data):
     """The PIR op names in `data` that refimpl cannot translate."""
     handled = {"builtin.parameter", "builtin.combine", "builtin.split", "pd_op.data", "pd_op.fetch",
-               "pd_op.full_int_array", "pd_op.if", "pd_op.while", "cf.yield", "pd_op.shape64", "pd_op.arange"} | \
-        {"pd_op." + k for k in PIR_OPS}
+               "pd_op.full_int_array", "pd_op.if", "pd_op.while", "cf.yield",
+               "pd_op.shape64"} | {"pd_op." + k for k in PIR_OPS}
     names = {_op_name(op, "op %d" % i) for i, op in enumerate(_all_ops(_load(data)))}
     return sorted(names - handled)
 
@@ -328,7 +328,7 @@ class _Translator:
         if isinstance(value, list):
             raise DecodeError("%s: an int array used as a tensor is not supported" % where)
         block.append_op("fill_constant", {}, {"Out": [name]},
-                             {"shape": list(shape), "value": float(value), "dtype": dtype})
+                        {"shape": list(shape), "value": float(value), "dtype": dtype})
 
     def parameter(self, op, where):
         attrs, outs = op.get("A", []), op.get("OA", [])
@@ -473,8 +473,9 @@ class _Translator:
                               "region; got %d inputs, %d outputs, %d regions"
                               % (where, len(inputs), len(outputs), len(regions)))
         condition = "pir_%d_cond" % outputs[0]["%"] if outputs else "pir_while_cond"
-        self.block.vars[condition] = Variable(self.block, name=condition, dtype="bool",
-                                              shape=[1])
+        self.block.vars[condition] = Variable(
+            self.block, name=condition, dtype="bool",
+            shape=self.block._find_var_recursive(self.name_of(inputs[0], where)).shape)
         self.assign_all(self.block, [self.name_of(i, where) for i in inputs],
                         [condition] + results, where)
         block, yielded = self.region(regions[0], "%s region 0" % where, results)
@@ -490,7 +491,7 @@ class _Translator:
         pending = []
         for source, target in zip(sources, targets):
             if source in targets and source != target:     # copied before it is overwritten
-                copy = "%s_%s" % (target, "copy")
+                copy = target + "_copy"
                 var = block._find_var_recursive(source)
                 block.vars[copy] = Variable(block, name=copy, dtype=var.dtype, shape=var.shape)
                 block.append_op("assign", {"X": [source]}, {"Out": [copy]}, {})
@@ -640,7 +641,7 @@ class _Writer:
                 arguments.append({"#": self.next_arg, "TT": tt})
                 self.values[name] = {"%": self.next_arg}
                 self.next_arg -= 1
-            self.write_ops(block.ops, "%sblock %d, " % (where, block.idx))
+            self.write_ops(block.ops, "%s, block %d, " % (where, block.idx))
             self.ops.append({"#": "2.yield", "A": [], "I": [self.use(n, where) for n in results],
                              "O": []})
             return {"#": "region_%d" % number, "blocks": [
