@@ -58,20 +58,22 @@ def test_paddle3_saved_inference_ops_run_with_paddles_outputs():
 
 @pytest.mark.paddle("3")
 def test_paddle3_saved_if_and_while_run_with_paddles_outputs():
-    """An if on a tensor, then a while loop whose body holds an if: each input batch takes
-    another branch of the first if (s is 14 y in both)."""
+    """An if on a tensor, then a while loop whose body holds an if, then a for over the
+    batch size (a slice of a shape the loop computes): each input batch takes another
+    branch of the first if (s is 14 y in both; t halves y plus 1 twice)."""
     runs = _run_fixture("pir_control_flow")
     assert len(runs) == 2
     for got, want in runs:
         for g, w in zip(got, want):
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(got[1], 14 * got[0], rtol=1e-5)
+        np.testing.assert_allclose(got[2], (got[0] * 0.5 + 1) * 0.5 + 1, rtol=1e-6)
     with open(os.path.join(P3, "pir_control_flow", "model.json"), "rb") as f:
         program, _, _ = pir_program.decode_program(f.read())
     # the if: a conditional_block per branch; the while's block holds the inner if's two
     types = [op.type for op in program.global_block().ops]
-    assert types.count("conditional_block") == 2 and types.count("while") == 1
-    assert program.num_blocks == 6      # the program, 2 branches, the loop, 2 branches
+    assert types.count("conditional_block") == 2 and types.count("while") == 2
+    assert program.num_blocks == 7      # the program, 2 branches, a loop, 2 branches, a loop
 
 
 def _cond_and_while_program():
@@ -197,6 +199,56 @@ def test_paddle3_computes_refimpls_inference_ops(tmp_path):
     for i, (g, e) in enumerate(zip(got, expected)):
         assert g.shape == e.shape and g.dtype == e.dtype, (names[i], g.dtype, e.dtype)
         np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-5, err_msg=names[i])
+
+
+def _saved_tensor_attributes(prefix):
+    """reshape to a shape tensor, tile / expand by computed tensors, clip between tensors:
+    the legacy ops' tensor inputs are PIR's inputs (no constant); (outputs, inputs)."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = static.data("x", [None, 4], "float32")
+        y = static.data("y", [None, 2, 2], "float32")
+        size = paddle.concat([paddle.full([1], 2, "int32"), paddle.shape(x)])
+        outs = [paddle.reshape(x, paddle.shape(y)), paddle.tile(x, paddle.full([2], 2, "int32")),
+                paddle.expand(paddle.unsqueeze(x, 0), size),
+                paddle.clip(x, paddle.full([1], -0.2), paddle.full([1], 0.3))]
+    exe = static.Executor()
+    inputs = {"x": np.random.RandomState(6).standard_normal([2, 4]).astype("float32"),
+              "y": np.zeros([2, 2, 2], "float32")}
+    with scope_guard(Scope()):
+        exe.run(startup)
+        static.save_inference_model(prefix, [x, y], outs, exe, program=main)
+        expected = exe.run(main.clone(for_test=True), feed=inputs, fetch_list=outs)
+    return [np.asarray(e) for e in expected], inputs
+
+
+@pytest.mark.paddle("3")
+def test_attributes_given_as_tensors_stay_tensors(tmp_path):
+    prefix = str(tmp_path / "m")
+    expected, inputs = _saved_tensor_attributes(prefix)
+    assert [e.shape for e in expected] == [(2, 2, 2), (4, 8), (2, 2, 4), (2, 4)]
+    with open(prefix + ".json") as f:
+        ops = json.load(f)["program"]["regions"][0]["blocks"][0]["ops"]
+    reshape, = [op for op in ops if op["#"] == "1.reshape"]
+    shapes = [op["O"][0]["%"] for op in ops if op["#"] == "1.shape"]
+    assert reshape["I"][1]["%"] in shapes       # a shape op's value, no constant
+    exe = static.Executor()
+    with scope_guard(Scope()):
+        program, _, fetches = static.load_inference_model(prefix, exe)
+        got = exe.run(program, feed=inputs, fetch_list=fetches)
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(np.asarray(g), e)
+    # a constant read back is an attribute again (clip's bounds, tile's [2, 2])
+    assert program.global_block().ops[-1].attrs["max"] == pytest.approx(0.3)
+
+
+@_against_paddle3
+def test_paddle3_computes_refimpls_tensor_attributes(tmp_path):
+    prefix = str(tmp_path / "m")
+    expected, inputs = _saved_tensor_attributes(prefix)
+    _, got, _ = model_tools.run_paddle(PADDLE3, model_tools.locate(prefix), inputs, 300)
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e)
 
 
 # run by Paddle 3.3.1: paddle.jit.load of a prefix, its output on <prefix>_x.npy

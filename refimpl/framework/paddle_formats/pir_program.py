@@ -47,12 +47,15 @@ class _Op:
     inputs: a slot per PIR input, in order: "X" a tensor, "X*" a vector (from
     builtin.combine), "=attr" a constant input that becomes attribute `attr`, None an input
     refimpl's op does not take. outputs: a slot per PIR output (None: not kept). rename:
-    PIR attribute -> legacy attribute; fixed: attributes PIR does not carry."""
+    PIR attribute -> legacy attribute; fixed: attributes PIR does not carry; tensors: the
+    legacy input slot that takes attribute `attr` as a tensor (when it is not a constant:
+    a slice's starts computed in a loop)."""
 
-    def __init__(self, op_type, inputs, outputs, rename=None, fixed=None, convert=None):
+    def __init__(self, op_type, inputs, outputs, rename=None, fixed=None, convert=None,
+                 tensors=None):
         self.type, self.inputs, self.outputs = op_type, inputs, outputs
         self.rename, self.fixed = rename or {}, fixed or {}
-        self.convert = convert
+        self.convert, self.tensors = convert, tensors or {}
 
 
 def _unary(op_type, **kw):
@@ -107,9 +110,9 @@ PIR_OPS = {
     "softmax": _unary("softmax"), "hardswish": _unary("hard_swish"),
     "leaky_relu": _unary("leaky_relu", rename={"negative_slope": "alpha"}),
     "cast": _Op("cast", ["X"], ["Out"], convert=_cast),
-    "scale": _Op("scale", ["X", "=scale"], ["Out"]),
+    "scale": _Op("scale", ["X", "=scale"], ["Out"], tensors={"scale": "ScaleTensor"}),
     "full": _Op("fill_constant", [], ["Out"]),
-    "reshape": _Op("reshape2", ["X", "=shape"], ["Out", "XShape"]),
+    "reshape": _Op("reshape2", ["X", "=shape"], ["Out", "XShape"], tensors={"shape": "Shape"}),
     "transpose": _Op("transpose2", ["X"], ["Out", "XShape"], rename={"perm": "axis"}),
     "flatten": _Op("flatten_contiguous_range", ["X"], ["Out", "XShape"]),
     "arange": _Op("range", ["Start", "End", "Step"], ["Out"]),      # read by arange()
@@ -130,7 +133,8 @@ PIR_OPS = {
     "embedding": _Op("lookup_table_v2", ["Ids", "W"], ["Out"], rename={"sparse": "is_sparse"}),
     "pow": _unary("pow", rename={"y": "factor"}),
     "log_softmax": _unary("log_softmax"),
-    "slice": _Op("slice", ["Input", "=starts", "=ends"], ["Out"]),
+    "slice": _Op("slice", ["Input", "=starts", "=ends"], ["Out"],
+                 tensors={"starts": "StartsTensor", "ends": "EndsTensor"}),
     "stack": _Op("stack", ["X*"], ["Y"]),
     "split": _Op("split", ["X", "=sections", "=axis"], ["Out*"], fixed={"num": 0}),
     "split_with_num": _Op("split", ["X", "=axis"], ["Out*"], fixed={"sections": []}),
@@ -138,12 +142,13 @@ PIR_OPS = {
     "shape": _Op("shape", ["Input"], ["Out"]),
     "argmax": _Op("arg_max", ["X", "=axis"], ["Out"]),
     "topk": _Op("top_k_v2", ["X", "=k"], ["Out", "Indices"]),
-    "gather": _Op("gather", ["X", "Index", "=axis"], ["Out"]),
+    "gather": _Op("gather", ["X", "Index", "=axis"], ["Out"], tensors={"axis": "Axis"}),
     "gather_nd": _Op("gather_nd", ["X", "Index"], ["Out"]),
     "where": _Op("where", ["Condition", "X", "Y"], ["Out"]),
-    "clip": _Op("clip", ["X", "=min", "=max"], ["Out"]),
-    "expand": _Op("expand_v2", ["X", "=shape"], ["Out"]),
-    "tile": _Op("tile", ["X", "=repeat_times"], ["Out"]),
+    "clip": _Op("clip", ["X", "=min", "=max"], ["Out"], tensors={"min": "Min", "max": "Max"}),
+    "expand": _Op("expand_v2", ["X", "=shape"], ["Out"], tensors={"shape": "Shape"}),
+    "tile": _Op("tile", ["X", "=repeat_times"], ["Out"],
+                tensors={"repeat_times": "RepeatTimes"}),
     "cumsum": _Op("cumsum", ["X", "=axis"], ["Out"]),
     "prod": _reduce("reduce_prod"), "any": _bool_reduce("reduce_any"),
     "all": _bool_reduce("reduce_all"),
@@ -171,6 +176,9 @@ PIR_OPS.update({name: _binary(name) for name in _COMPARISONS})
 PIR_OPS.update({name: _Op(name, ["X", "Y"], ["Out"])
                 for name in ("logical_and", "logical_or", "logical_xor")})
 PIR_OPS["batch_norm_"] = PIR_OPS["batch_norm"]
+# the attributes PIR passes as tensors that are lists (a `full` can make them too)
+_LIST_ATTRS = {"shape", "axes", "dim", "ksize", "starts", "ends", "sections", "repeat_times",
+               "output_size", "paddings"}
 # attributes PIR keeps for itself
 _DROPPED_ATTRS = {"struct_name", "place", "stop_gradient", "persistable"}
 
@@ -510,13 +518,23 @@ class _Translator:
         for slot, ref in zip(spec.inputs, inputs):
             if slot is None or ref.get("%") == 0:
                 continue
-            if slot.startswith("="):
+            if slot.startswith("=") and ref["%"] not in self.constants and \
+                    slot[1:] in spec.tensors:
+                tensor = self.name_of(ref, where)
+                if isinstance(tensor, list):
+                    raise DecodeError("%s: input %r is a vector of tensors, refimpl's %s takes "
+                                      "one tensor" % (where, slot[1:], spec.type))
+                legacy_inputs[spec.tensors[slot[1:]]] = [tensor]
+            elif slot.startswith("="):
                 vid = ref["%"]
                 if vid not in self.constants:
                     raise DecodeError("%s: input %r must be a constant (full / "
                                       "full_int_array) for refimpl's %s"
                                       % (where, slot[1:], spec.type))
-                attrs[slot[1:]] = self.constants[vid][0]
+                value, _, shape, _ = self.constants[vid]
+                if slot[1:] in _LIST_ATTRS and not isinstance(value, list):
+                    value = [value] * int(np.prod(shape))     # a full of a list's length
+                attrs[slot[1:]] = value
             elif slot.endswith("*"):
                 legacy_inputs[slot[:-1]] = list(self.name_of(ref, where))
             else:
@@ -790,6 +808,8 @@ class _Writer:
         for slot in spec.inputs:
             if slot is None:
                 inputs.append({"%": 0})
+            elif slot.startswith("=") and op.inputs.get(spec.tensors.get(slot[1:])):
+                inputs.append(self.use(op.inputs[spec.tensors[slot[1:]]][0], where))
             elif slot.startswith("="):
                 inputs.append(self.constant(attrs[slot[1:]],
                                             _FULL_DTYPES.get((op.type, slot[1:]), "float32"),
