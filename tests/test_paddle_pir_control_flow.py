@@ -59,8 +59,9 @@ def test_paddle3_saved_inference_ops_run_with_paddles_outputs():
 @pytest.mark.paddle("3")
 def test_paddle3_saved_if_and_while_run_with_paddles_outputs():
     """An if on a tensor, then a while loop whose body holds an if, then a for over the
-    batch size (a slice of a shape the loop computes): each input batch takes another
-    branch of the first if (s is 14 y in both; t halves y plus 1 twice)."""
+    batch size (a slice of a shape the loop computes) appending to a list (a tensor
+    array), stacked and indexed: each input batch takes another branch of the first if
+    (s is 14 y in both; t halves y plus 1 twice; the rows are 2 x)."""
     runs = _run_fixture("pir_control_flow")
     assert len(runs) == 2
     for got, want in runs:
@@ -68,11 +69,13 @@ def test_paddle3_saved_if_and_while_run_with_paddles_outputs():
             np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(got[1], 14 * got[0], rtol=1e-5)
         np.testing.assert_allclose(got[2], (got[0] * 0.5 + 1) * 0.5 + 1, rtol=1e-6)
+        np.testing.assert_array_equal(got[3][0], got[4])      # the stacked array, its 0th
     with open(os.path.join(P3, "pir_control_flow", "model.json"), "rb") as f:
         program, _, _ = pir_program.decode_program(f.read())
     # the if: a conditional_block per branch; the while's block holds the inner if's two
     types = [op.type for op in program.global_block().ops]
     assert types.count("conditional_block") == 2 and types.count("while") == 2
+    assert {"tensor_array_to_tensor", "read_from_array"} <= set(types)
     assert program.num_blocks == 7      # the program, 2 branches, a loop, 2 branches, a loop
 
 

@@ -171,6 +171,10 @@ PIR_OPS = {
     "index_select": _Op("index_select", ["X", "Index"], ["Out"], rename={"axis": "dim"}),
     "logical_not": _unary("logical_not"),
     "full_like": _Op("fill_any_like", ["X", "=value"], ["Out"]),
+    "array_length": _Op("lod_array_length", ["X"], ["Out"]),
+    "array_read": _Op("read_from_array", ["X", "I"], ["Out"]),
+    "slice_array_dense": _Op("read_from_array", ["X", "I"], ["Out"]),
+    "array_to_tensor": _Op("tensor_array_to_tensor", ["X"], ["Out", "OutIndex"]),
 }
 PIR_OPS.update({name: _binary(name) for name in _COMPARISONS})
 PIR_OPS.update({name: _Op(name, ["X", "Y"], ["Out"])
@@ -235,8 +239,8 @@ def _all_ops(ops):
 def unsupported_op_types(data):
     """The PIR op names in `data` that refimpl cannot translate."""
     handled = {"builtin.parameter", "builtin.combine", "builtin.split", "pd_op.data", "pd_op.fetch",
-               "pd_op.full_int_array", "pd_op.if", "pd_op.while", "cf.yield",
-               "pd_op.shape64"} | {"pd_op." + k for k in PIR_OPS}
+               "pd_op.full_int_array", "pd_op.if", "pd_op.while", "cf.yield", "pd_op.shape64",
+               "pd_op.create_array", "pd_op.array_write_"} | {"pd_op." + k for k in PIR_OPS}
     names = {_op_name(op, "op %d" % i) for i, op in enumerate(_all_ops(_load(data)))}
     return sorted(names - handled)
 
@@ -275,6 +279,9 @@ def _attr(at, where):
     raise DecodeError("%s: PIR attribute type %s is not supported" % (where, kind))
 
 
+_ARRAY_TYPE = "1.t_dense_tensor_array"
+
+
 def _value_type(tt, where):
     """(dtype, shape) of a dense tensor type; None for vectors and other types."""
     if not isinstance(tt, dict) or tt.get("#") != "0.t_dtensor":
@@ -299,6 +306,10 @@ class _Translator:
 
     def declare(self, name, tt, where, **fields):
         """The variable `name` of a value of type `tt` (none for vectors, other types)."""
+        if isinstance(tt, dict) and tt.get("#") == _ARRAY_TYPE and name not in self.block.vars:
+            self.block.vars[name] = Variable(self.block, name=name, type="LOD_TENSOR_ARRAY",
+                                             dtype=_DTYPES.get(tt["D"][0].get("#")))
+            return name
         info = _value_type(tt, where)
         if info is not None and name not in self.block.vars:
             self.block.vars[name] = Variable(self.block, name=name, dtype=info[0],
@@ -333,8 +344,11 @@ class _Translator:
         name = "pir_%d" % vid
         block.vars[name] = Variable(block, name=name, dtype=dtype, shape=shape)
         self.names[vid] = name
-        if isinstance(value, list):
-            raise DecodeError("%s: an int array used as a tensor is not supported" % where)
+        if isinstance(value, list):     # a full_int_array's int64 values (an array index)
+            block.append_op("assign_value", {}, {"Out": [name]},
+                            {"shape": [len(value)], "dtype": "int64",
+                             "int64_values": [int(v) for v in value]})
+            return
         block.append_op("fill_constant", {}, {"Out": [name]},
                         {"shape": list(shape), "value": float(value), "dtype": dtype})
 
@@ -378,6 +392,14 @@ class _Translator:
             return
         if name in ("pd_op.if", "pd_op.while"):
             return self.control_flow(name, op, inputs, outputs, where)
+        if name == "pd_op.create_array":
+            self.define(outputs[0], "pir_%d" % outputs[0]["%"], where)
+            return
+        if name == "pd_op.array_write_":      # in place: its output is the array
+            array, x, i = (self.name_of(ref, where) for ref in inputs)
+            self.names[outputs[0]["%"]] = array
+            self.block.append_op("write_to_array", {"X": [x], "I": [i]}, {"Out": [array]}, {})
+            return
         if name == "pd_op.arange":
             return self.arange(attrs["dtype"], inputs, outputs[0], where)
         if name == "pd_op.shape64":      # the int32 shape, cast
