@@ -93,20 +93,25 @@ def _cond_and_while_program():
     return main, startup, x, [y, y2, i]
 
 
+def _save_and_run(prefix, main, startup, feeds, fetches, batches):
+    """main saved by save_inference_model at prefix (after startup); its outputs on each
+    feed dict of `batches`."""
+    exe = static.Executor()
+    with scope_guard(Scope()):
+        exe.run(startup)
+        static.save_inference_model(prefix, feeds, fetches, exe, program=main)
+        test_program = main.clone(for_test=True)
+        return [[np.asarray(e) for e in exe.run(test_program, feed=batch, fetch_list=fetches)]
+                for batch in batches]
+
+
 def _saved_cond_and_while(prefix):
     """The program saved by save_inference_model; (its outputs on x and -x: each takes
     another branch, the inputs)."""
     main, startup, x, outs = _cond_and_while_program()
-    exe = static.Executor()
     x_in = np.random.RandomState(4).standard_normal([2, 4]).astype("float32")
-    expected = []
-    with scope_guard(Scope()):
-        exe.run(startup)
-        static.save_inference_model(prefix, [x], outs, exe, program=main)
-        for sign in (1, -1):
-            expected.append(exe.run(main.clone(for_test=True), feed={"x": sign * x_in},
-                                    fetch_list=outs))
-    return expected, [x_in, -x_in]
+    inputs = [x_in, -x_in]
+    return _save_and_run(prefix, main, startup, [x], outs, [{"x": v} for v in inputs]), inputs
 
 
 def _region_ops(op):
@@ -161,16 +166,12 @@ def _inference_ops_program():
 
 def _saved_inference_ops(prefix):
     main, feeds, fetches, startup = _inference_ops_program()
-    exe = static.Executor()
     rng = np.random.RandomState(2)
     inputs = {"x": rng.standard_normal([3, 4]).astype("float32"),
               "img": rng.standard_normal([3, 2, 6, 6]).astype("float32"),
               "ids": rng.randint(0, 10, [3, 3]).astype("int64")}
-    with scope_guard(Scope()):
-        exe.run(startup)
-        static.save_inference_model(prefix, feeds, fetches, exe, program=main)
-        expected = exe.run(main.clone(for_test=True), feed=inputs, fetch_list=fetches)
-    return [np.asarray(e) for e in expected], inputs
+    expected, = _save_and_run(prefix, main, startup, feeds, fetches, [inputs])
+    return expected, inputs
 
 
 @pytest.mark.paddle("3")
@@ -215,14 +216,10 @@ def _saved_tensor_attributes(prefix):
         outs = [paddle.reshape(x, paddle.shape(y)), paddle.tile(x, paddle.full([2], 2, "int32")),
                 paddle.expand(paddle.unsqueeze(x, 0), size),
                 paddle.clip(x, paddle.full([1], -0.2), paddle.full([1], 0.3))]
-    exe = static.Executor()
     inputs = {"x": np.random.RandomState(6).standard_normal([2, 4]).astype("float32"),
               "y": np.zeros([2, 2, 2], "float32")}
-    with scope_guard(Scope()):
-        exe.run(startup)
-        static.save_inference_model(prefix, [x, y], outs, exe, program=main)
-        expected = exe.run(main.clone(for_test=True), feed=inputs, fetch_list=outs)
-    return [np.asarray(e) for e in expected], inputs
+    expected, = _save_and_run(prefix, main, startup, [x, y], outs, [inputs])
+    return expected, inputs
 
 
 @pytest.mark.paddle("3")
