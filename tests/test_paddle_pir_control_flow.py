@@ -318,8 +318,9 @@ def test_paddle3_jit_loads_refimpls_jit_save(tmp_path, name):
         paddle.enable_static()
     assert os.path.exists(prefix + ".json") and not os.path.exists(prefix + ".pdmodel")
     np.save(prefix + "_x.npy", x)
-    subprocess.run([PADDLE3, "-I", "-c", _JIT_LOAD, prefix], check=True, timeout=300,
-                   capture_output=True)
+    done = subprocess.run([PADDLE3, "-I", "-c", _JIT_LOAD, prefix], timeout=300,
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-3000:]
     got = np.load(prefix + "_paddle.npy")
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
