@@ -28,15 +28,16 @@ import sys
 import paddle
 from paddle.base import core
 paddle.enable_static()
-with paddle.pir_utils.OldIrGuard():
-    desc = paddle.static.Program.parse_from_string(open(sys.argv[1], "rb").read()).desc
-core.serialize_pir_program(paddle.pir.translate_to_pir(desc), sys.argv[2], True, False, True)
+for model, out in zip(sys.argv[2::2], sys.argv[3::2]):
+    with paddle.pir_utils.OldIrGuard():
+        desc = paddle.static.Program.parse_from_string(open(model, "rb").read()).desc
+    core.serialize_pir_program(paddle.pir.translate_to_pir(desc), out, True, False, True)
 # the data and fetch ops as save_inference_model writes them (a translation has feed ops)
 main = paddle.static.Program()
 with paddle.static.program_guard(main):
     x = paddle.static.data("x", [None, 4], "float32")
     y = paddle.nn.functional.relu(x)
-paddle.static.save_inference_model(sys.argv[3], [x], [y], paddle.static.Executor(), program=main)
+paddle.static.save_inference_model(sys.argv[1], [x], [y], paddle.static.Executor(), program=main)
 print(paddle.__version__)
 """
 
@@ -70,8 +71,50 @@ def every_op_program(paddle):
     return main, [x, img, ids], fetches, startup
 
 
-def facts_of(doc):
-    facts = {}
+def inference_ops_program(paddle):
+    """The other ops real inference programs hold (argmax, top-k, gather, comparisons,
+    normalizations, interpolation, padding, matmul v1, ...): (program, feed vars, fetch
+    vars, startup program)."""
+    F = paddle.nn.functional
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [None, 4], "float32")
+        img = paddle.static.data("img", [None, 2, 6, 6], "float32")
+        ids = paddle.static.data("ids", [None, 3], "int64")
+        index = paddle.full([2], 1, "int64")
+        positive, small = x > 0, x < 1
+        fetches = [paddle.mean(x), paddle.assign(x), paddle.shape(img), paddle.flatten(img, 1, 2),
+                   paddle.argmax(x, axis=1), *paddle.topk(x, 2, axis=1), paddle.gather(x, index),
+                   paddle.gather_nd(img, paddle.full([2, 2], 1, "int64")),
+                   paddle.where(positive, x, x * 2), paddle.clip(x, -0.5, 0.5),
+                   paddle.arange(0, 5, 1, "int64"),
+                   paddle.expand(paddle.unsqueeze(x, 0), [2, -1, 4]), paddle.tile(x, [2, 1]),
+                   paddle.cumsum(x, axis=1), paddle.equal(x, x), paddle.not_equal(x, x),
+                   paddle.less_equal(x, x), paddle.greater_equal(x, x),
+                   paddle.logical_and(positive, small), paddle.logical_or(positive, small),
+                   paddle.logical_xor(positive, small), paddle.logical_not(positive),
+                   paddle.cast(x, "bool"), paddle.prod(x, axis=1), paddle.any(positive, axis=1),
+                   paddle.all(positive), F.one_hot(ids, 10), paddle.nn.InstanceNorm2D(2)(img),
+                   paddle.nn.GroupNorm(2, 2)(img), paddle.nn.Conv2D(2, 2, 3, groups=2)(img),
+                   paddle.nn.PReLU()(x), F.hardsigmoid(x),
+                   F.swish(x), paddle.mod(x, x + 3.0),
+                   paddle.floor_divide(ids, ids + 1), paddle.pow(x * x + 1.0, x),
+                   paddle.nn.Conv2DTranspose(2, 3, 3, stride=2, padding=1, output_padding=1)(img),
+                   F.interpolate(img, scale_factor=2, mode="bilinear"),
+                   F.interpolate(img, size=[3, 4], mode="nearest"),
+                   F.pad(img, [1, 1, 2, 0], mode="constant", value=0.5),
+                   paddle.squeeze(paddle.unsqueeze(x, [0, 2]), [0]),
+                   paddle.index_select(x, index, axis=1),
+                   paddle.fluid.layers.embedding(paddle.unsqueeze(ids, 2), [10, 4]),
+                   paddle.floor(x), paddle.square(x), paddle.erf(x), paddle.sin(x),
+                   paddle.cos(x), paddle.reciprocal(x + 3.0), paddle.full_like(x, 2.5),
+                   paddle.fluid.layers.matmul(x, x, transpose_y=True, alpha=0.5),
+                   paddle.fluid.layers.matmul(x, x, transpose_x=True)] + paddle.split(x, 2, axis=1)
+    return main, [x, img, ids], fetches, startup
+
+
+def facts_of(doc, facts):
+    """Add the ops of a PIR json doc to facts (the first use of each op gives its facts)."""
     for op in doc["program"]["regions"][0]["blocks"][0]["ops"]:
         name = op["#"]
         if name == "p":
@@ -88,7 +131,6 @@ def facts_of(doc):
             continue
         facts[name] = {"attrs": attrs, "inputs": len(op.get("I", [])),
                        "outputs": len(op.get("O", []))}
-    return facts
 
 
 def main():
@@ -98,21 +140,27 @@ def main():
     os.environ["REFIMPL_PADDLE"] = "3"
     import refimpl as paddle
     paddle.enable_static()
-    program, feeds, fetches, startup = every_op_program(paddle)
     exe = paddle.static.Executor(paddle.CPUPlace())
-    exe.run(startup)
+    ops = {}
     with tempfile.TemporaryDirectory() as tmp, paddle.pir_utils.OldIrGuard():
-        paddle.static.save_inference_model(os.path.join(tmp, "every_op"), feeds, fetches, exe,
-                                           program=program)
-        out, native = os.path.join(tmp, "every_op.json"), os.path.join(tmp, "native")
-        done = subprocess.run([args.paddle, "-c", TRANSLATE, os.path.join(tmp, "every_op.pdmodel"),
-                               out, native], capture_output=True, text=True, check=True)
-        with open(out) as f:
-            doc = json.load(f)
+        files = []
+        for build in (every_op_program, inference_ops_program):
+            program, feeds, fetches, startup = build(paddle)
+            exe.run(startup)
+            prefix = os.path.join(tmp, build.__name__)
+            paddle.static.save_inference_model(prefix, feeds, fetches, exe, program=program)
+            files += [prefix + ".pdmodel", prefix + ".json"]
+        native = os.path.join(tmp, "native")
+        done = subprocess.run([args.paddle, "-c", TRANSLATE, native] + files,
+                              capture_output=True, text=True, check=True)
+        for out in files[1::2]:
+            with open(out) as f:
+                facts_of(json.load(f), ops)
         with open(native + ".json") as f:
             native_doc = json.load(f)
-    ops = facts_of(doc)
-    ops.update(facts_of(native_doc))
+    native_ops = {}      # data, fetch: as save_inference_model writes them
+    facts_of(native_doc, native_ops)
+    ops.update(native_ops)
     facts = {"paddle": done.stdout.strip().splitlines()[-1], "base_code": native_doc["base_code"],
              "ops": ops}
     ops = ",\n".join("  %s: %s" % (json.dumps(name), json.dumps(facts["ops"][name]))

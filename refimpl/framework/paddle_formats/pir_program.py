@@ -29,7 +29,8 @@ import numpy as np
 from . import DecodeError
 from .program_desc import UnsupportedOps, float32_value
 from ..dtypes import convert_dtype, get_dtype
-from ..program import Parameter, Program, Variable
+from ..dataflow import block_io
+from ..program import Block, Parameter, Program, Variable
 
 __all__ = ["decode_program", "encode_program", "is_pir_json", "PIR_OPS", "unsupported_op_types",
            "feed_specs"]
@@ -46,12 +47,15 @@ class _Op:
     inputs: a slot per PIR input, in order: "X" a tensor, "X*" a vector (from
     builtin.combine), "=attr" a constant input that becomes attribute `attr`, None an input
     refimpl's op does not take. outputs: a slot per PIR output (None: not kept). rename:
-    PIR attribute -> legacy attribute; fixed: attributes PIR does not carry."""
+    PIR attribute -> legacy attribute; fixed: attributes PIR does not carry; tensors: the
+    legacy input slot that takes attribute `attr` as a tensor (when it is not a constant:
+    a slice's starts computed in a loop)."""
 
-    def __init__(self, op_type, inputs, outputs, rename=None, fixed=None, convert=None):
+    def __init__(self, op_type, inputs, outputs, rename=None, fixed=None, convert=None,
+                 tensors=None):
         self.type, self.inputs, self.outputs = op_type, inputs, outputs
         self.rename, self.fixed = rename or {}, fixed or {}
-        self.convert = convert
+        self.convert, self.tensors = convert, tensors or {}
 
 
 def _unary(op_type, **kw):
@@ -69,9 +73,27 @@ def _reduce(op_type):
     return _Op(op_type, ["X", "=dim"], ["Out"], rename={"keepdim": "keep_dim"}, convert=convert)
 
 
+def _bool_reduce(op_type):
+    """any / all: the axes an attribute (reduce_all: none given)."""
+    def convert(attrs):
+        attrs["reduce_all"] = not attrs.get("dim")
+        return attrs
+    return _Op(op_type, ["X"], ["Out"], rename={"axis": "dim", "keepdim": "keep_dim"},
+               convert=convert)
+
+
+def _interp(op_type):
+    return _Op(op_type, ["X", "OutSize", "SizeTensor*", "Scale"], ["Out"],
+               rename={"data_format": "data_layout"})
+
+
 def _cast(attrs):
     attrs["out_dtype"] = attrs.pop("dtype")
     return attrs
+
+
+_COMPARISONS = ("equal", "not_equal", "less_than", "less_equal", "greater_than",
+                "greater_equal")
 
 
 PIR_OPS = {
@@ -83,15 +105,17 @@ PIR_OPS = {
     "elementwise_pow": _binary("elementwise_pow"),
     "relu": _unary("relu"), "sigmoid": _unary("sigmoid"), "tanh": _unary("tanh"),
     "exp": _unary("exp"), "sqrt": _unary("sqrt"), "abs": _unary("abs"), "log": _unary("log"),
-    "silu": _unary("silu"), "relu6": _unary("relu6"), "gelu": _unary("gelu"),
+    "silu": _unary("swish", fixed={"beta": 1.0}),      # x * sigmoid(x) both
+    "relu6": _unary("relu6"), "gelu": _unary("gelu"),
     "softmax": _unary("softmax"), "hardswish": _unary("hard_swish"),
     "leaky_relu": _unary("leaky_relu", rename={"negative_slope": "alpha"}),
     "cast": _Op("cast", ["X"], ["Out"], convert=_cast),
-    "scale": _Op("scale", ["X", "=scale"], ["Out"]),
+    "scale": _Op("scale", ["X", "=scale"], ["Out"], tensors={"scale": "ScaleTensor"}),
     "full": _Op("fill_constant", [], ["Out"]),
-    "reshape": _Op("reshape2", ["X", "=shape"], ["Out", "XShape"]),
+    "reshape": _Op("reshape2", ["X", "=shape"], ["Out", "XShape"], tensors={"shape": "Shape"}),
     "transpose": _Op("transpose2", ["X"], ["Out", "XShape"], rename={"perm": "axis"}),
     "flatten": _Op("flatten_contiguous_range", ["X"], ["Out", "XShape"]),
+    "arange": _Op("range", ["Start", "End", "Step"], ["Out"]),      # read by arange()
     "concat": _Op("concat", ["X*", "=axis"], ["Out"]),
     "squeeze": _Op("squeeze2", ["X", "=axes"], ["Out", "XShape"]),
     "unsqueeze": _Op("unsqueeze2", ["X", "=axes"], ["Out", "XShape"]),
@@ -109,11 +133,56 @@ PIR_OPS = {
     "embedding": _Op("lookup_table_v2", ["Ids", "W"], ["Out"], rename={"sparse": "is_sparse"}),
     "pow": _unary("pow", rename={"y": "factor"}),
     "log_softmax": _unary("log_softmax"),
-    "slice": _Op("slice", ["Input", "=starts", "=ends"], ["Out"]),
+    "slice": _Op("slice", ["Input", "=starts", "=ends"], ["Out"],
+                 tensors={"starts": "StartsTensor", "ends": "EndsTensor"}),
     "stack": _Op("stack", ["X*"], ["Y"]),
     "split": _Op("split", ["X", "=sections", "=axis"], ["Out*"], fixed={"num": 0}),
+    "split_with_num": _Op("split", ["X", "=axis"], ["Out*"], fixed={"sections": []}),
+    "mean_all": _unary("mean"), "assign": _unary("assign"),
+    "shape": _Op("shape", ["Input"], ["Out"]),
+    "argmax": _Op("arg_max", ["X", "=axis"], ["Out"]),
+    "topk": _Op("top_k_v2", ["X", "=k"], ["Out", "Indices"]),
+    "gather": _Op("gather", ["X", "Index", "=axis"], ["Out"], tensors={"axis": "Axis"}),
+    "gather_nd": _Op("gather_nd", ["X", "Index"], ["Out"]),
+    "where": _Op("where", ["Condition", "X", "Y"], ["Out"]),
+    "clip": _Op("clip", ["X", "=min", "=max"], ["Out"], tensors={"min": "Min", "max": "Max"}),
+    "expand": _Op("expand_v2", ["X", "=shape"], ["Out"], tensors={"shape": "Shape"}),
+    "tile": _Op("tile", ["X", "=repeat_times"], ["Out"],
+                tensors={"repeat_times": "RepeatTimes"}),
+    "cumsum": _Op("cumsum", ["X", "=axis"], ["Out"]),
+    "prod": _reduce("reduce_prod"), "any": _bool_reduce("reduce_any"),
+    "all": _bool_reduce("reduce_all"),
+    "one_hot": _Op("one_hot_v2", ["X", "=depth"], ["Out"],
+                   fixed={"dtype": "float32", "allow_out_of_range": False}),
+    "instance_norm": _Op("instance_norm", ["X", "Scale", "Bias"],
+                         ["Y", "SavedMean", "SavedVariance"]),
+    "group_norm": _Op("group_norm", ["X", "Scale", "Bias"], ["Y", "Mean", "Variance"],
+                      rename={"data_format": "data_layout"}),
+    "prelu": _Op("prelu", ["X", "Alpha"], ["Out"]),
+    "hardsigmoid": _unary("hard_sigmoid"), "swish": _unary("swish", fixed={"beta": 1.0}),
+    "floor": _unary("floor"), "square": _unary("square"), "erf": _unary("erf"),
+    "sin": _unary("sin"), "cos": _unary("cos"), "reciprocal": _unary("reciprocal"),
+    "remainder": _binary("elementwise_mod"), "floor_divide": _binary("elementwise_floordiv"),
+    "conv2d_transpose": _Op("conv2d_transpose", ["Input", "Filter", "=output_size"],
+                            ["Output"]),
+    "bilinear_interp": _interp("bilinear_interp_v2"),
+    "nearest_interp": _interp("nearest_interp_v2"),
+    "pad3d": _Op("pad3d", ["X", "=paddings"], ["Out"], rename={"pad_value": "value"}),
+    "index_select": _Op("index_select", ["X", "Index"], ["Out"], rename={"axis": "dim"}),
+    "logical_not": _unary("logical_not"),
+    "full_like": _Op("fill_any_like", ["X", "=value"], ["Out"]),
+    "array_length": _Op("lod_array_length", ["X"], ["Out"]),
+    "array_read": _Op("read_from_array", ["X", "I"], ["Out"]),
+    "slice_array_dense": _Op("read_from_array", ["X", "I"], ["Out"]),
+    "array_to_tensor": _Op("tensor_array_to_tensor", ["X"], ["Out", "OutIndex"]),
 }
+PIR_OPS.update({name: _binary(name) for name in _COMPARISONS})
+PIR_OPS.update({name: _Op(name, ["X", "Y"], ["Out"])
+                for name in ("logical_and", "logical_or", "logical_xor")})
 PIR_OPS["batch_norm_"] = PIR_OPS["batch_norm"]
+# the attributes PIR passes as tensors that are lists (a `full` can make them too)
+_LIST_ATTRS = {"shape", "axes", "dim", "ksize", "starts", "ends", "sections", "repeat_times",
+               "output_size", "paddings"}
 # attributes PIR keeps for itself
 _DROPPED_ATTRS = {"struct_name", "place", "stop_gradient", "persistable"}
 
@@ -155,14 +224,24 @@ def _op_name(op, where):
     if name == "p":
         return "builtin.parameter"
     dialect, _, short = name.partition(".")
-    return {"0": "builtin.", "1": "pd_op."}.get(dialect, dialect + ".") + short
+    return {"0": "builtin.", "1": "pd_op.", "2": "cf."}.get(dialect, dialect + ".") + short
+
+
+def _all_ops(ops):
+    """The ops of a list and of the regions they hold (control flow), depth first."""
+    for op in ops:
+        yield op
+        for region in op.get("regions", []) if isinstance(op, dict) else []:
+            for block in region.get("blocks", []):
+                yield from _all_ops(block.get("ops", []))
 
 
 def unsupported_op_types(data):
     """The PIR op names in `data` that refimpl cannot translate."""
     handled = {"builtin.parameter", "builtin.combine", "builtin.split", "pd_op.data", "pd_op.fetch",
-               "pd_op.full_int_array"} | {"pd_op." + k for k in PIR_OPS}
-    names = {_op_name(op, "op %d" % i) for i, op in enumerate(_load(data))}
+               "pd_op.full_int_array", "pd_op.if", "pd_op.while", "cf.yield", "pd_op.shape64",
+               "pd_op.create_array", "pd_op.array_write_"} | {"pd_op." + k for k in PIR_OPS}
+    names = {_op_name(op, "op %d" % i) for i, op in enumerate(_all_ops(_load(data)))}
     return sorted(names - handled)
 
 
@@ -200,6 +279,9 @@ def _attr(at, where):
     raise DecodeError("%s: PIR attribute type %s is not supported" % (where, kind))
 
 
+_ARRAY_TYPE = "1.t_dense_tensor_array"
+
+
 def _value_type(tt, where):
     """(dtype, shape) of a dense tensor type; None for vectors and other types."""
     if not isinstance(tt, dict) or tt.get("#") != "0.t_dtensor":
@@ -224,6 +306,10 @@ class _Translator:
 
     def declare(self, name, tt, where, **fields):
         """The variable `name` of a value of type `tt` (none for vectors, other types)."""
+        if isinstance(tt, dict) and tt.get("#") == _ARRAY_TYPE and name not in self.block.vars:
+            self.block.vars[name] = Variable(self.block, name=name, type="LOD_TENSOR_ARRAY",
+                                             dtype=_DTYPES.get(tt["D"][0].get("#")))
+            return name
         info = _value_type(tt, where)
         if info is not None and name not in self.block.vars:
             self.block.vars[name] = Variable(self.block, name=name, dtype=info[0],
@@ -251,15 +337,20 @@ class _Translator:
         return self.names[vid]
 
     def materialize(self, vid, where):
-        """A constant used as a tensor: a fill_constant op making it."""
-        value, dtype, shape = self.constants[vid]
+        """A constant used as a tensor: a fill_constant op making it, in the block that
+        defines the constant (a block holding the current one: its control-flow op comes
+        after what is appended to it now)."""
+        value, dtype, shape, block = self.constants[vid]
         name = "pir_%d" % vid
-        self.block.vars[name] = Variable(self.block, name=name, dtype=dtype, shape=shape)
+        block.vars[name] = Variable(block, name=name, dtype=dtype, shape=shape)
         self.names[vid] = name
-        if isinstance(value, list):
-            raise DecodeError("%s: an int array used as a tensor is not supported" % where)
-        self.block.append_op("fill_constant", {}, {"Out": [name]},
-                             {"shape": list(shape), "value": float(value), "dtype": dtype})
+        if isinstance(value, list):     # a full_int_array's int64 values (an array index)
+            block.append_op("assign_value", {}, {"Out": [name]},
+                            {"shape": [len(value)], "dtype": "int64",
+                             "int64_values": [int(v) for v in value]})
+            return
+        block.append_op("fill_constant", {}, {"Out": [name]},
+                        {"shape": list(shape), "value": float(value), "dtype": dtype})
 
     def parameter(self, op, where):
         attrs, outs = op.get("A", []), op.get("OA", [])
@@ -299,16 +390,146 @@ class _Translator:
         if name == "pd_op.fetch":
             self.fetches.append(self.name_of(inputs[0], where))
             return
+        if name in ("pd_op.if", "pd_op.while"):
+            return self.control_flow(name, op, inputs, outputs, where)
+        if name == "pd_op.create_array":
+            self.define(outputs[0], "pir_%d" % outputs[0]["%"], where)
+            return
+        if name == "pd_op.array_write_":      # in place: its output is the array
+            array, x, i = (self.name_of(ref, where) for ref in inputs)
+            self.names[outputs[0]["%"]] = array
+            self.block.append_op("write_to_array", {"X": [x], "I": [i]}, {"Out": [array]}, {})
+            return
+        if name == "pd_op.arange":
+            return self.arange(attrs["dtype"], inputs, outputs[0], where)
+        if name == "pd_op.shape64":      # the int32 shape, cast
+            shape = "pir_%d_int32" % outputs[0]["%"]
+            self.block.vars[shape] = Variable(self.block, name=shape, dtype="int32", shape=[
+                len(self.block._find_var_recursive(self.name_of(inputs[0], where)).shape)])
+            self.block.append_op("shape", {"Input": [self.name_of(inputs[0], where)]},
+                                 {"Out": [shape]}, {})
+            self.block.append_op("cast", {"X": [shape]}, {"Out": [self.define(
+                outputs[0], "pir_%d" % outputs[0]["%"], where)]},
+                {"in_dtype": "int32", "out_dtype": "int64"})
+            return
+        if name == "cf.yield":
+            raise DecodeError("%s: cf.yield outside a region's end" % where)
         if name in ("pd_op.full", "pd_op.full_int_array"):
             info = _value_type(outputs[0].get("TT"), where)
             vid = outputs[0]["%"]
             value = attrs["value"]
             if get_dtype(info[0]).np.kind in "iub" and isinstance(value, float):
                 value = int(value)          # full writes every value as float64
-            self.constants[vid] = (value, info[0], info[1])
+            self.constants[vid] = (value, info[0], info[1], self.block)
             self.names[vid] = None           # made only if something uses it as a tensor
             return
         self.legacy_op(name, PIR_OPS[name[len("pd_op."):]], attrs, inputs, outputs, where)
+
+    def arange(self, dtype, inputs, output, where):
+        """range, its start, end and step cast to the dtype arange gives (Paddle 3 makes
+        them float64 for an int64 arange; legacy range has its inputs' dtype)."""
+        bounds = {}
+        for slot, ref in zip(("Start", "End", "Step"), inputs):
+            name = self.name_of(ref, where)
+            var = self.block._find_var_recursive(name)
+            if var.dtype.name != dtype:
+                cast = "pir_%d_%s" % (output["%"], slot.lower())
+                self.block.vars[cast] = Variable(self.block, name=cast, dtype=dtype,
+                                                 shape=var.shape)
+                self.block.append_op("cast", {"X": [name]}, {"Out": [cast]},
+                                     {"in_dtype": var.dtype.name, "out_dtype": dtype})
+                name = cast
+            bounds[slot] = [name]
+        self.block.append_op("range", bounds, {"Out": [
+            self.define(output, "pir_%d" % output["%"], where)]}, {})
+
+    def region(self, region, where, args=()):
+        """The ops of a region's one block, translated into a new sub-block of the current
+        block (`args`: the names its block arguments stand for); (the block, the names its
+        cf.yield gives)."""
+        blocks = region.get("blocks", [])
+        if len(blocks) != 1:
+            raise DecodeError("%s: a region of %d blocks (refimpl reads one)"
+                              % (where, len(blocks)))
+        *ops, end = blocks[0].get("ops") or [None]
+        if end is None or _op_name(end, where) != "cf.yield":
+            raise DecodeError("%s: a region that does not end in cf.yield" % where)
+        parent = self.block
+        self.block = self.program._create_block(parent.idx)
+        self.program._rollback()
+        try:
+            for arg, name in zip(blocks[0].get("args", []), args):
+                self.names[arg["#"]] = name
+            for i, op in enumerate(ops):
+                self.translate(op, "%s, op %d (%s)" % (where, i, _op_name(op, where)))
+            return self.block, [self.name_of(ref, where) for ref in end.get("I", [])]
+        finally:
+            self.block = parent
+
+    def sub_block_op(self, op_type, sub_block, inputs, outputs, attrs):
+        """A conditional_block / while running `sub_block`, its slots the outside names
+        the block reads and writes."""
+        reads, writes = block_io(sub_block)
+        inputs = dict(inputs, **{"Input" if op_type == "conditional_block" else "X": reads})
+        attrs = dict(attrs, sub_block=sub_block.idx)
+        self.block.append_op(op_type, inputs, dict(outputs, Out=writes), attrs)
+
+    def control_flow(self, name, op, inputs, outputs, where):
+        """pd_op.if: a conditional_block per branch (the false one under logical_not of the
+        condition), each assigning what its region yields to the if's outputs. pd_op.while
+        (condition, initial values): the values copied into the outputs, which the loop's
+        block arguments name and its cf.yield (next condition, next values) updates."""
+        regions = op.get("regions", [])
+        results = [self.define(value, "pir_%d" % value["%"], where) for value in outputs]
+        if name == "pd_op.if":
+            if len(regions) != 2:
+                raise DecodeError("%s: %d regions, an if has two" % (where, len(regions)))
+            cond = self.name_of(inputs[0], where)
+            negated = "pir_%d_not" % inputs[0]["%"]
+            conditions = [cond, negated]
+            for k, region in enumerate(regions):
+                block, yielded = self.region(region, "%s region %d" % (where, k))
+                self.assign_all(block, yielded, results, where)
+                if k == 1:
+                    self.block.vars[negated] = Variable(
+                        self.block, name=negated, dtype="bool",
+                        shape=self.block._find_var_recursive(cond).shape)
+                    self.block.append_op("logical_not", {"X": [cond]}, {"Out": [negated]}, {})
+                self.sub_block_op("conditional_block", block, {"Cond": [conditions[k]]}, {},
+                                  {"is_scalar_condition": True})
+            return
+        if len(regions) != 1 or len(inputs) != len(outputs) + 1:
+            raise DecodeError("%s: a while takes a condition and a value per output, and one "
+                              "region; got %d inputs, %d outputs, %d regions"
+                              % (where, len(inputs), len(outputs), len(regions)))
+        condition = "pir_%d_cond" % outputs[0]["%"] if outputs else "pir_while_cond"
+        self.block.vars[condition] = Variable(
+            self.block, name=condition, dtype="bool",
+            shape=self.block._find_var_recursive(self.name_of(inputs[0], where)).shape)
+        self.assign_all(self.block, [self.name_of(i, where) for i in inputs],
+                        [condition] + results, where)
+        block, yielded = self.region(regions[0], "%s region 0" % where, results)
+        self.assign_all(block, yielded, [condition] + results, where)
+        self.sub_block_op("while", block, {"Condition": [condition]}, {}, {"is_test": True})
+
+    def assign_all(self, block, sources, targets, where):
+        """assign ops in `block`: targets[i] = sources[i], all sources read before any
+        target is written (a loop may yield its arguments in another order)."""
+        if len(sources) != len(targets):
+            raise DecodeError("%s: yields %d values for %d results"
+                              % (where, len(sources), len(targets)))
+        pending = []
+        for source, target in zip(sources, targets):
+            if source in targets and source != target:     # copied before it is overwritten
+                copy = target + "_copy"
+                var = block._find_var_recursive(source)
+                block.vars[copy] = Variable(block, name=copy, dtype=var.dtype, shape=var.shape)
+                block.append_op("assign", {"X": [source]}, {"Out": [copy]}, {})
+                source = copy
+            pending.append((source, target))
+        for source, target in pending:
+            if source != target:
+                block.append_op("assign", {"X": [source]}, {"Out": [target]}, {})
 
     def legacy_op(self, name, spec, attrs, inputs, outputs, where):
         if len(inputs) > len(spec.inputs) or len(outputs) > len(spec.outputs):
@@ -319,13 +540,23 @@ class _Translator:
         for slot, ref in zip(spec.inputs, inputs):
             if slot is None or ref.get("%") == 0:
                 continue
-            if slot.startswith("="):
+            if slot.startswith("=") and ref["%"] not in self.constants and \
+                    slot[1:] in spec.tensors:
+                tensor = self.name_of(ref, where)
+                if isinstance(tensor, list):
+                    raise DecodeError("%s: input %r is a vector of tensors, refimpl's %s takes "
+                                      "one tensor" % (where, slot[1:], spec.type))
+                legacy_inputs[spec.tensors[slot[1:]]] = [tensor]
+            elif slot.startswith("="):
                 vid = ref["%"]
                 if vid not in self.constants:
                     raise DecodeError("%s: input %r must be a constant (full / "
                                       "full_int_array) for refimpl's %s"
                                       % (where, slot[1:], spec.type))
-                attrs[slot[1:]] = self.constants[vid][0]
+                value, _, shape, _ = self.constants[vid]
+                if slot[1:] in _LIST_ATTRS and not isinstance(value, list):
+                    value = [value] * int(np.prod(shape))     # a full of a list's length
+                attrs[slot[1:]] = value
             elif slot.endswith("*"):
                 legacy_inputs[slot[:-1]] = list(self.name_of(ref, where))
             else:
@@ -377,9 +608,12 @@ _DTYPE_TAGS = {v: k for k, v in _DTYPES.items()}
 _PIR_NAME = {}
 for _name, _spec in PIR_OPS.items():
     _PIR_NAME.setdefault(_spec.type, _name)
-_PIR_NAME["batch_norm"] = "batch_norm_"
+_PIR_NAME.update(batch_norm="batch_norm_", swish="swish")
 # the dtype of the `full` constant each op takes as a tensor (its axis, a factor)
-_FULL_DTYPES = {("concat", "axis"): "int32", ("split", "axis"): "int32"}
+_FULL_DTYPES = {("concat", "axis"): "int32", ("split", "axis"): "int32",
+                ("arg_max", "axis"): "int64", ("top_k_v2", "k"): "int32",
+                ("gather", "axis"): "int32", ("cumsum", "axis"): "int32",
+                ("one_hot_v2", "depth"): "int32"}
 
 
 def _tensor_type(dtype, shape, where):
@@ -410,20 +644,104 @@ class _Writer:
     """Ops of one block, written in PIR's SSA form: every variable write is a new value."""
 
     def __init__(self, program):
-        if len(program.blocks) != 1:
-            raise ValueError("PIR programs with control flow (%d blocks) are not written"
-                             % len(program.blocks))
         self.block = program.global_block()
         self.ops, self.values, self.next_id = [], {}, 1
+        self.next_arg, self.regions = -1, 0      # block arguments' ids count down
+
+    def write_ops(self, ops, where):
+        """The ops of the block being written; a conditional_block, logical_not of its
+        condition, conditional_block under that (cond's two branches) become one pd_op.if."""
+        i = 0
+        while i < len(ops):
+            op, here = ops[i], "%sop %d (%s)" % (where, i, ops[i].type)
+            if op.type == "conditional_block" and _negated_branch(op, ops[i + 1:i + 3]):
+                self.legacy_op(ops[i + 1], "%sop %d (logical_not)" % (where, i + 1))
+                self.write_if(op, ops[i + 2], here)
+                i += 3
+                continue
+            if op.type == "conditional_block":
+                self.write_if(op, None, here)
+            elif op.type == "while":
+                self.write_while(op, here)
+            else:
+                self.legacy_op(op, here)
+            i += 1
+
+    def region(self, block, results, where, args=()):
+        """A region of one block: `block`'s ops, then a cf.yield of the values of the
+        names `results`; `args` ([(name, type)]) its block arguments. The values it makes
+        stay inside it."""
+        outer = self.block, self.ops, dict(self.values)
+        self.regions += 1
+        number = self.regions
+        self.block, self.ops = block, []
+        try:
+            arguments = []
+            for name, tt in args:
+                arguments.append({"#": self.next_arg, "TT": tt})
+                self.values[name] = {"%": self.next_arg}
+                self.next_arg -= 1
+            self.write_ops(block.ops, "%s, block %d, " % (where, block.idx))
+            self.ops.append({"#": "2.yield", "A": [], "I": [self.use(n, where) for n in results],
+                             "O": []})
+            return {"#": "region_%d" % number, "blocks": [
+                {"#": "block_%d" % number, "args": arguments, "ops": self.ops}]}
+        finally:
+            self.block, self.ops, self.values = outer
+
+    def control_op(self, name, inputs, results, regions, where):
+        """pd_op.if / pd_op.while: the values of `results` after it are its outputs."""
+        outputs = [self.value(self.var_type(n, where)) for n in results]
+        self.ops.append({"#": "1." + name, "A": [], "I": inputs, "O": outputs,
+                         "regions": regions})
+        self.values.update(zip(results, outputs))
+
+    def write_if(self, true_op, false_op, where):
+        """A conditional_block (and, for cond, the one running the other branch) as a
+        pd_op.if; a branch that does not write a result yields its value before the if
+        (so does the missing branch of a lone conditional_block)."""
+        if not true_op.attrs.get("is_scalar_condition", True) or len(true_op.input("Cond")) != 1:
+            raise ValueError("%s: a conditional_block on the non-emptiness of tensors is not "
+                             "written as PIR" % where)
+        program = self.block.program
+        results = list(dict.fromkeys(true_op.output("Out") +
+                                     (false_op.output("Out") if false_op else [])))
+        regions = []
+        for op in (true_op, false_op):
+            block = program.block(op.attrs["sub_block"]) if op else \
+                Block(program, len(program.blocks), self.block.idx)     # empty, not kept
+            regions.append(self.region(block, results, where))
+        self.control_op("if", [self.use(true_op.input("Cond")[0], where)], results, regions,
+                        where)
+
+    def write_while(self, op, where):
+        """A while as a pd_op.while: its condition and the values before it of the names
+        the body writes (its block arguments inside, its outputs after)."""
+        condition = op.input("Condition")[0]
+        carried = [n for n in op.output("Out") if n != condition]
+        block = self.block.program.block(op.attrs["sub_block"])
+        for name in carried:
+            if name not in self.values:
+                raise ValueError("%s: the loop writes %r, which has no value before it (PIR "
+                                 "carries each value the loop writes)" % (where, name))
+        inputs = [self.use(n, where) for n in [condition] + carried]
+        region = self.region(block, [condition] + carried, where,
+                             [(n, self.var_type(n, where)) for n in carried])
+        self.control_op("while", inputs, carried, [region], where)
 
     def value(self, tt):
         vid, self.next_id = self.next_id, self.next_id + 1
         return {"%": vid, "TT": tt}
 
-    def var_type(self, name, where):
-        var = self.block.vars.get(name)
+    def var(self, name, where):
+        """Variable `name` of the block being written or a block holding it."""
+        var = self.block._find_var_recursive(name)
         if var is None:
             raise ValueError("%s: no variable %r" % (where, name))
+        return var
+
+    def var_type(self, name, where):
+        var = self.var(name, where)
         return _tensor_type(var.dtype, var.shape, "%s: variable %r" % (where, name))
 
     def use(self, name, where):
@@ -485,7 +803,7 @@ class _Writer:
 
     def reshaped(self, name, shape, where):
         """A ref to variable `name` reshaped to `shape` (a new value)."""
-        tt = _tensor_type(self.block.vars[name].dtype, shape, where)
+        tt = _tensor_type(self.var(name, where).dtype, shape, where)
         out, = self.emit("reshape", [self.use(name, where),
                                      self.constant(list(shape), None, where)],
                          [{"TT": tt}], {}, where)
@@ -498,20 +816,28 @@ class _Writer:
         name = _PIR_NAME.get(op.type)
         if name is None:
             raise ValueError("%s: refimpl does not write op %s as PIR" % (where, op.type))
+        self.translated(op, name, where)
+
+    def translated(self, op, name, where):
+        """Legacy op `op` as PIR op `name` (PIR_OPS[name] read backwards)."""
         spec = PIR_OPS[name]
         legacy = {k: v for k, v in op.attrs.items() if v is not None}
         attrs = {pir: legacy[old] for pir, old in spec.rename.items() if old in legacy}
         attrs.update({k: v for k, v in legacy.items() if k not in attrs})
         if op.type in _ATTR_RULES:
-            attrs = _ATTR_RULES[op.type](attrs)
+            attrs = _ATTR_RULES[op.type](self, op, attrs, where)
         inputs = []
         for slot in spec.inputs:
             if slot is None:
                 inputs.append({"%": 0})
+            elif slot.startswith("=") and op.inputs.get(spec.tensors.get(slot[1:])):
+                inputs.append(self.use(op.inputs[spec.tensors[slot[1:]]][0], where))
             elif slot.startswith("="):
                 inputs.append(self.constant(attrs[slot[1:]],
                                             _FULL_DTYPES.get((op.type, slot[1:]), "float32"),
                                             where))
+            elif slot.endswith("*") and not op.inputs.get(slot[:-1]):
+                inputs.append({"%": 0})          # an absent optional vector
             elif slot.endswith("*"):
                 names = op.inputs.get(slot[:-1], [])
                 out = self.value({"#": "0.t_vec", "D": [self.var_type(n, where) for n in names]})
@@ -527,19 +853,41 @@ class _Writer:
         self.emit(name, inputs, outputs, attrs, where)
 
 
-def _reduce_attrs(attrs):
+def _reduce_attrs(writer, op, attrs, where):
     attrs["dim"] = [] if attrs.get("reduce_all") else list(attrs.get("dim", []))
     attrs["keepdim"] = attrs.get("keep_dim", False)
     return attrs
 
 
-def _cast_attrs(attrs):
+def _bool_reduce_attrs(writer, op, attrs, where):
+    attrs = _reduce_attrs(writer, op, attrs, where)
+    attrs["axis"] = attrs["dim"]
+    return attrs
+
+
+def _cast_attrs(writer, op, attrs, where):
     attrs["dtype"] = attrs["out_dtype"]
     return attrs
 
 
-_ATTR_RULES = {"reduce_mean": _reduce_attrs, "reduce_sum": _reduce_attrs,
-               "reduce_max": _reduce_attrs, "reduce_min": _reduce_attrs, "cast": _cast_attrs}
+def _out_dtype_attrs(writer, op, attrs, where):
+    """range, fill_any_like: PIR's dtype is the output's (legacy: the inputs', -1: X's)."""
+    attrs["dtype"] = writer.var(op.output("Out")[0], where).dtype.name
+    return attrs
+
+
+def _swish_attrs(writer, op, attrs, where):
+    if attrs.get("beta", 1.0) != 1.0:       # PIR's swish has no beta
+        raise ValueError("%s: swish with beta %r is not written as PIR (its swish is x * "
+                         "sigmoid(x))" % (where, attrs["beta"]))
+    return attrs
+
+
+_ATTR_RULES = dict({"cast": _cast_attrs, "range": _out_dtype_attrs,
+                    "fill_any_like": _out_dtype_attrs, "swish": _swish_attrs,
+                    "reduce_any": _bool_reduce_attrs, "reduce_all": _bool_reduce_attrs},
+                   **{t: _reduce_attrs for t in ("reduce_mean", "reduce_sum", "reduce_max",
+                                                  "reduce_min", "reduce_prod")})
 
 
 def _write_mul(writer, op, where):
@@ -547,12 +895,12 @@ def _write_mul(writer, op, where):
     the result reshaped to X's leading and Y's trailing dims (reshapes only where a shape
     changes)."""
     x, y, out = op.input("X")[0], op.input("Y")[0], op.output("Out")[0]
-    xs, ys = writer.block.vars[x].shape, writer.block.vars[y].shape
+    xs, ys = writer.var(x, where).shape, writer.var(y, where).shape
     xd, yd = op.attrs.get("x_num_col_dims", 1), op.attrs.get("y_num_col_dims", 1)
     rows, cols = int(np.prod(xs[xd:])), int(np.prod(ys[yd:]))
     x_ref = writer.use(x, where) if len(xs) == 2 else writer.reshaped(x, [-1, rows], where)
     y_ref = writer.use(y, where) if len(ys) == 2 else writer.reshaped(y, [-1, cols], where)
-    out_shape = list(writer.block.vars[out].shape)
+    out_shape = list(writer.var(out, where).shape)
     if xd == 1:
         writer.emit("matmul", [x_ref, y_ref], [out], {}, where)
         return
@@ -560,7 +908,7 @@ def _write_mul(writer, op, where):
         raise ValueError("%s: mul with x_num_col_dims %d and several unknown dims %s is not "
                          "written as PIR" % (where, xd, out_shape))
     flat, = writer.emit("matmul", [x_ref, y_ref],
-                        [{"TT": _tensor_type(writer.block.vars[out].dtype, [-1, cols], where)}],
+                        [{"TT": _tensor_type(writer.var(out, where).dtype, [-1, cols], where)}],
                         {}, where)
     writer.emit("reshape", [{"%": flat["%"]}, writer.constant(out_shape, None, where)], [out],
                 {}, where)
@@ -571,7 +919,7 @@ def _write_elementwise(writer, op, where):
     (PIR broadcasts trailing dims only)."""
     name = {spec.type: pir for pir, spec in PIR_OPS.items()}[op.type]
     x, y = op.input("X")[0], op.input("Y")[0]
-    xr, ys = len(writer.block.vars[x].shape), list(writer.block.vars[y].shape)
+    xr, ys = len(writer.var(x, where).shape), list(writer.var(y, where).shape)
     axis = op.attrs.get("axis", -1)
     y_ref = writer.use(y, where)
     if axis not in (-1, xr - len(ys)) and len(ys) < xr:
@@ -588,11 +936,67 @@ def _write_fill_constant(writer, op, where):
                  "dtype": op.attrs.get("dtype", "float32")}, where)
 
 
-_SPECIAL_WRITERS = dict({"mul": _write_mul, "fill_constant": _write_fill_constant},
+def _negated_branch(op, following):
+    """Whether `following` are logical_not of conditional_block `op`'s condition and a
+    conditional_block under it: cond's other branch."""
+    if len(following) != 2 or following[0].type != "logical_not" or \
+            following[1].type != "conditional_block":
+        return False
+    negate, other = following
+    return negate.input("X") == op.input("Cond") and \
+        other.input("Cond") == negate.output("Out")
+
+
+def _write_matmul(writer, op, where):
+    """matmul (v1): PIR's matmul, then a scale by alpha where it is not 1, as Paddle's
+    translator writes it."""
+    if op.attrs.get("head_number", 1) != 1:
+        raise ValueError("%s: matmul with head_number %r is not written as PIR"
+                         % (where, op.attrs["head_number"]))
+    out, alpha = op.output("Out")[0], op.attrs.get("alpha", 1.0)
+    inputs = [writer.use(op.input("X")[0], where), writer.use(op.input("Y")[0], where)]
+    attrs = {"transpose_x": op.attrs.get("transpose_X", False),
+             "transpose_y": op.attrs.get("transpose_Y", False)}
+    if alpha == 1.0:
+        writer.emit("matmul", inputs, [out], attrs, where)
+        return
+    product, = writer.emit("matmul", inputs, [{"TT": writer.var_type(out, where)}], attrs,
+                           where)
+    writer.emit("scale", [{"%": product["%"]}, writer.constant(alpha, "float32", where)],
+                [out], {"bias": 0.0, "bias_after_scale": True}, where)
+
+
+def _write_split(writer, op, where):
+    """split: in `num` equal parts (split_with_num) or in `sections`."""
+    writer.translated(op, "split_with_num" if op.attrs.get("num") else "split", where)
+
+
+def _write_lookup_table(writer, op, where):
+    """lookup_table (v1, ids [..., 1]): embedding of the ids, then the 1 squeezed out, as
+    Paddle's translator writes it."""
+    ids, w, out = op.input("Ids")[0], op.input("W")[0], op.output("Out")[0]
+    ids_shape = list(writer.var(ids, where).shape)
+    if not ids_shape or ids_shape[-1] != 1:
+        raise ValueError("%s: lookup_table's Ids %r must end in a dim of 1, got shape %s"
+                         % (where, ids, ids_shape))
+    width = writer.var(w, where).shape[-1]
+    tt = _tensor_type(writer.var(out, where).dtype, ids_shape + [width], where)
+    looked_up, = writer.emit("embedding", [writer.use(ids, where), writer.use(w, where)],
+                             [{"TT": tt}], {"padding_idx": op.attrs.get("padding_idx", -1),
+                                            "sparse": op.attrs.get("is_sparse", False)},
+                             where)
+    writer.emit("squeeze", [{"%": looked_up["%"]}, writer.constant([-2], None, where)], [out],
+                {}, where)
+
+
+_SPECIAL_WRITERS = dict({"mul": _write_mul, "matmul": _write_matmul,
+                         "fill_constant": _write_fill_constant,
+                         "split": _write_split, "lookup_table": _write_lookup_table},
                         **{t: _write_elementwise for t in
                            ("elementwise_add", "elementwise_sub", "elementwise_mul",
                             "elementwise_div", "elementwise_max", "elementwise_min",
-                            "elementwise_pow")})
+                            "elementwise_pow", "elementwise_mod", "elementwise_floordiv")
+                           + _COMPARISONS})
 
 
 def encode_program(program, feed_names, fetch_names):
@@ -611,8 +1015,7 @@ def encode_program(program, feed_names, fetch_names):
                                                 "dtype": var.dtype.name}, "feed %r" % name)
         writer.ops[-1]["OA"] = [{"N": "stop_gradient", "AT": _attr_json(
             "0.a_array", "0.a_bool", [True])}]
-    for i, op in enumerate(block.ops):
-        writer.legacy_op(op, "op %d (%s)" % (i, op.type))
+    writer.write_ops(block.ops, "")
     for col, name in enumerate(fetch_names):
         writer.emit("fetch", [writer.use(name, "fetch %r" % name)], [name],
                     {"name": name, "col": col}, "fetch %r" % name)
