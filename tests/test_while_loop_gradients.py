@@ -23,7 +23,7 @@ def _softmax(z):
 
 class _Numpy:
     activations = {"softmax": _softmax, "relu": lambda z: np.maximum(z, 0.0),
-                   "tanh": np.tanh}
+                   "tanh": np.tanh, "matmul": lambda z: z}
     matmul = staticmethod(np.matmul)
     mean = staticmethod(np.mean)
 
@@ -50,7 +50,8 @@ class _Static:
     mean = staticmethod(L.mean)
 
     def __init__(self, act):
-        self.act = getattr(L, act)
+        # "matmul": no activation, the values are matmul's outputs (its grad reads inputs)
+        self.act = (lambda z: z) if act == "matmul" else getattr(L, act)
 
     @staticmethod
     def loop(steps, fn, x):
@@ -132,7 +133,7 @@ _CASES = {"in a branch": _in_a_branch, "nested": _nested, "in a body": _in_a_bod
 
 
 @pytest.mark.parametrize("profile", ["1.8", "2.0", "3"])
-@pytest.mark.parametrize("act", ["softmax", "relu", "tanh"])
+@pytest.mark.parametrize("act", ["softmax", "relu", "tanh", "matmul"])
 @pytest.mark.parametrize("case, pred", [
     (case, pred) for case in sorted(_CASES) for pred in (True, False)
     if pred or "cond" in _CASES[case].__code__.co_names])
