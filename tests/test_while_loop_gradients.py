@@ -116,27 +116,29 @@ def _after_a_cond(K, pred, img, w0, w1, c):
 def _in_a_body(K, pred, img, w0, w1, c):
     """(a) the loop in another loop's body, on a variable of the enclosing block that the
     outer loop does not carry: in place, each outer step loops on what the last one left
-    (the forward differs by profile); read before the outer loop, in the body before the
-    loop and after the outer loop."""
+    (the forward differs by profile); read before the outer loop, in the body before and
+    after the loop (the variable itself, not the loop's result: by an op, and in a cond's
+    branch) and after the outer loop."""
     p = K.act(K.matmul(img, w0))
 
     def body(acc):
         t = acc + K.mean(p * c)
         K.loop(2, lambda q: K.act(K.matmul(q, w1)), p)
-        return t
+        return t + K.mean(p * p) + K.cond(pred, lambda: K.mean(p * c), lambda: K.mean(p))
     return K.loop(2, body, K.mean(p * p)) + K.mean(p * c)
 
 
 _CASES = {"in a branch": _in_a_branch, "nested": _nested, "in a body": _in_a_body,
           "in a branch in a body": _in_a_branch_in_a_body, "after a loop": _after_a_loop,
           "after a cond": _after_a_cond}
+_WITH_A_COND = {"in a branch", "in a body", "in a branch in a body", "after a cond"}
 
 
 @pytest.mark.parametrize("profile", ["1.8", "2.0", "3"])
 @pytest.mark.parametrize("act", ["softmax", "relu", "tanh", "matmul"])
 @pytest.mark.parametrize("case, pred", [
     (case, pred) for case in sorted(_CASES) for pred in (True, False)
-    if pred or "cond" in _CASES[case].__code__.co_names])
+    if pred or case in _WITH_A_COND])
 def test_in_place_loop_gradients_are_the_central_differences(paddle_version, profile, act,
                                                              case, pred):
     build = _CASES[case]

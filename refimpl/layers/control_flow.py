@@ -417,7 +417,8 @@ def _holds_no_value(var):
 def _localize_rewrites(block):
     """A body op that writes a loop variable which a later body op reads (an in-place
     `increment(i)` before `array_write(x, i)`) writes a local copy instead, the later ops
-    read that, and the block ends by assigning it to the loop variable. One name then
+    (and their sub-blocks' ops) read that, and the block ends by assigning it to the loop
+    variable. One name then
     holds one value per step, so while_grad's replay, which restores the step's start
     values and recomputes the ops that write only locals, reads what the forward read.
     Ops with a sub-block and write_to_array (which extends the array it names) keep their
@@ -436,7 +437,7 @@ def _localize_rewrites(block):
                                      stop_gradient=outer.stop_gradient)
             op._rename_output(name, local.name)
             for later in ops[k + 1:]:
-                later._rename_input(name, local.name)
+                _rename_reads(later, name, local.name)
                 if name in later.output_arg_names:
                     break      # a later write makes the step's result (localized in turn)
             else:
