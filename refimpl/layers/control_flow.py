@@ -418,11 +418,10 @@ def _localize_rewrites(block):
     """A body op that writes a loop variable which a later body op reads (an in-place
     `increment(i)` before `array_write(x, i)`) writes a local copy instead, the later ops
     (and their sub-blocks' ops) read that, and the block ends by assigning it to the loop
-    variable. One name then
-    holds one value per step, so while_grad's replay, which restores the step's start
-    values and recomputes the ops that write only locals, reads what the forward read.
-    Ops with a sub-block and write_to_array (which extends the array it names) keep their
-    names."""
+    variable. One name then holds one value per step, so while_grad's replay, which
+    restores the step's start values and recomputes the ops that write only locals,
+    reads what the forward read. Ops with a sub-block and write_to_array (which extends
+    the array it names) keep their names."""
     ops = list(block.ops)
     for k, op in enumerate(ops):
         if "sub_block" in op.attrs or op.type == "write_to_array":

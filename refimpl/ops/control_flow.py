@@ -251,8 +251,10 @@ class ConditionalBlockGrad(_SubBlockGrad):
             for x, inner, target in zip(inputs, in_grad_names, outs):
                 if target == "@EMPTY@":
                     continue
-                grad = env.get(inner) if taken and inner else \
-                    None if taken else env.get(unchanged.get(x, ""))
+                if taken:
+                    grad = env.get(inner) if inner else None
+                else:
+                    grad = env.get(unchanged[x]) if x in unchanged else None
                 env[target] = _input_grad(grad, env[x])
             for n in temporaries:
                 env.pop(n, None)
