@@ -603,7 +603,7 @@ class DynamicRNN:
             raise ValueError("DynamicRNN.block: a DynamicRNN has exactly one block")
         self.step_idx = fill_constant([1], "int64", 0, force_cpu=True)
         self.step_idx.stop_gradient = False
-        with _sub_block() as body:
+        with _sub_block(loop_body=True) as body:
             self._body = body
             yield
             if self._table is None:

@@ -5,6 +5,7 @@ writes (block_io). On eager Tensors cond and while_loop are Python's if and whil
 Paddle's dynamic mode."""
 import contextlib
 import functools
+import weakref
 
 import numpy as np
 
@@ -22,6 +23,8 @@ from .tensor import concat, stack
 from .math import logical_not, _logical
 
 _logical_and = _logical("logical_and")
+_LOOP_BODIES = weakref.WeakSet()      # blocks a while op runs (made by _sub_block)
+_COPIES_BACK = weakref.WeakSet()      # while_loop's assigns of a copy's result to its var
 
 
 def _check_condition(var, api, what="pred"):
@@ -35,10 +38,13 @@ def _check_condition(var, api, what="pred"):
 
 
 @contextlib.contextmanager
-def _sub_block():
-    """Make a new block the current one (ops appended inside go there); yields it."""
+def _sub_block(loop_body=False):
+    """Make a new block the current one (ops appended inside go there); yields it.
+    `loop_body`: a while op will run it once per step (see _keep_pre_loop_value)."""
     program = default_main_program()
     block = program._create_block()
+    if loop_body:
+        _LOOP_BODIES.add(block)
     try:
         yield block
     finally:
@@ -255,19 +261,22 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     # (whose values earlier ops' gradients read); but a tensor array is the caller's, as
     # in every Paddle, and under 1.8 every loop variable is (switch while_loop_in_place).
     # A variable that holds no value yet (dy2static's placeholder of a name the loop
-    # binds first) has nothing to keep: the loop sets it.
+    # binds first) has nothing to keep: the loop sets it. In place, a variable from
+    # outside an enclosing loop's body is looped on as a copy all the same, which is
+    # assigned to it after the loop: the outer while_grad's replay recomputes the body's
+    # later ops from the loop's result, a name of the body whose steps it keeps.
     in_place = versions.switch("while_loop_in_place")
-    state = [v if in_place or v.type == "LOD_TENSOR_ARRAY" or _holds_no_value(v)
-             else assign(v) for v in given]
     if in_place:
         for v in {v.name: v for v in given if v.type != "LOD_TENSOR_ARRAY"}.values():
             _keep_pre_loop_value(v)
+    state = [v if (in_place and not _outside_a_loop_body(v)) or
+             v.type == "LOD_TENSOR_ARRAY" or _holds_no_value(v) else assign(v) for v in given]
 
     def structured():      # fresh containers: the body may change the ones it gets
         return nest.pack_sequence_as(list(loop_vars), state)
     condition = cond(*structured())
     _check_condition(condition, "while_loop", "the value of cond")
-    with _sub_block() as block:
+    with _sub_block(loop_body=True) as block:
         outs = body(*structured())
         outs = list(outs) if isinstance(outs, (list, tuple)) else [outs]
         try:
@@ -290,42 +299,104 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
             # is -1 where the two differ
             v._set_shape_dtype(_merged_shape(before, out.shape), v.dtype)
         assign(cond(*structured()), condition)
+        _drop_overwritten_copies(block)
         _localize_rewrites(block)
     _append_while(block, condition, is_test)
+    if in_place:
+        for v, copy in zip(given, state):
+            if copy is not v:
+                assign(copy, v)
+                _COPIES_BACK.add(default_main_program().current_block().ops[-1])
     return structured()
 
 
-def _keep_pre_loop_value(var):
-    """Before an in-place loop on `var`: the ops of the current block that read var's
-    pre-loop value read a fresh variable holding it instead, so their gradient ops (which
-    run after the loop has overwritten var) read the value the forward read. The last op
-    that wrote var writes the fresh variable, and an assign copies it into var right
-    before the loop; without such a writer (a fed or persistable variable) an assign
-    copies var into the fresh variable before its first reader. Forward values are
-    unchanged; var holds the loop's final value afterwards, as in Paddle. Only var's own
-    block is rewritten, and a var last written by a control-flow op keeps its readers."""
+def _drop_overwritten_copies(block):
+    """A copy back (see while_loop) that a later op of the body overwrites before any op
+    reads it is dropped: it changes no value, and its gradient op would hand the later
+    write's gradient to the inner loop a second time."""
+    for op in [op for op in block.ops if op in _COPIES_BACK]:
+        k = block.ops.index(op)
+        name = op.output("Out")[0]
+        later = next((o for o in block.ops[k + 1:] if name in o.input_arg_names or
+                      name in o.output_arg_names), None)
+        if later is not None and name not in later.input_arg_names:
+            block._remove_op(k)
+
+
+def _outside_a_loop_body(var):
+    """var is a variable of a block holding the loop body the current block is in."""
     block = default_main_program().current_block()
-    if var.block is not block:
+    while block is not None and block is not var.block:
+        if block in _LOOP_BODIES:
+            return True
+        block = block.parent_block
+    return False
+
+
+def _keep_pre_loop_value(var):
+    """Before an in-place loop on `var`: the ops that read var's pre-loop value read a
+    fresh variable holding it instead, so their gradient ops (which run after the loop has
+    overwritten var) read the value the forward read. Forward values are unchanged; var
+    holds the loop's final value afterwards, as in Paddle.
+
+    The ops in question lie in the loop's block and the blocks holding it up to var's own
+    (a loop built in a cond branch on a variable written outside), from var's last writer
+    on, which may be a control-flow op (an earlier while or cond). They stop at the
+    innermost loop body the loop is in: there var holds one value per step, which the
+    outer while_grad's replay restores at the step's start for the body's grad ops, and
+    the loop runs on a copy (see while_loop)."""
+    block = default_main_program().current_block()
+    chain = [block]         # the loop's block, then those holding it up to var's
+    while chain[-1] is not var.block:
+        chain.append(chain[-1].parent_block)
+        if chain[-1] is None:
+            return
+    chain.reverse()
+    first, writer = 0, None     # the innermost block of the chain with a writer of var
+    for k in reversed(range(len(chain))):
+        writers = [j for j, op in enumerate(chain[k].ops) if var.name in op.output_arg_names]
+        if writers:
+            first, writer = k, writers[-1]
+            break
+    stop = next((k for k in range(first + 1, len(chain)) if chain[k] in _LOOP_BODIES),
+                len(chain))
+    _keep_value(var, chain[first:stop], writer)
+
+
+def _keep_value(var, blocks, writer):
+    """The ops of `blocks` (one block, then blocks nested in it, the last one's ops all
+    before the loop) that read var from the op at index `writer` of blocks[0] on (from
+    its start without a writer) read a fresh variable of blocks[0] holding var's value:
+    - a plain writer (softmax, whose grad op reads its output) writes the fresh variable
+      and an assign appended to blocks[0] copies it into var (before the op that will
+      run the nested blocks, or before the loop);
+    - a control-flow writer (an earlier while or cond, whose sub-block writes var) is
+      followed by an assign copying var into the fresh variable;
+    - without a writer, var fed or persistable, an assign copies var into the fresh
+      variable before its first reader (otherwise var has no value yet: the loop sets
+      it)."""
+    head = blocks[0]
+    after = writer + 1 if writer is not None else 0
+    readers = [op for op in head.ops[after:] if var.name in op.input_arg_names] + [
+        op for inner in blocks[1:] for op in inner.ops if var.name in op.input_arg_names]
+    copied = writer is None or "sub_block" in head.ops[writer].attrs
+    if not readers and (copied or head.ops[writer].type == "assign"):
+        return      # nothing reads the value before the loop (an assign's grad reads none)
+    if writer is None and not (var.is_data or var.persistable):
         return
-    ops = block.ops
-    writers = [k for k, op in enumerate(ops) if var.name in op.output_arg_names]
-    after = writers[-1] + 1 if writers else 0
-    readers = [op for op in ops[after:] if var.name in op.input_arg_names]
-    if writers and "sub_block" in ops[writers[-1]].attrs:
-        return
-    if not writers and not (readers and (var.is_data or var.persistable)):
-        return      # nothing read before the loop, or no value yet (the loop sets it)
-    fresh = block.create_var(name=unique_name.generate(var.name + ".pre_loop"),
-                             shape=var.shape, dtype=var.dtype, type=var.type,
-                             lod_level=var.lod_level, stop_gradient=var.stop_gradient)
+    fresh = head.create_var(name=unique_name.generate(var.name + ".pre_loop"),
+                            shape=var.shape, dtype=var.dtype, type=var.type,
+                            lod_level=var.lod_level, stop_gradient=var.stop_gradient)
     for op in readers:
         _rename_reads(op, var.name, fresh.name)
-    if writers:
-        ops[writers[-1]]._rename_output(var.name, fresh.name)
-        assign(fresh, var)
-    else:
-        block._insert_op(ops.index(readers[0]), type="assign", inputs={"X": [var]},
-                         outputs={"Out": [fresh]})
+    if not copied:
+        head.ops[writer]._rename_output(var.name, fresh.name)
+        head.append_op(type="assign", inputs={"X": [fresh]}, outputs={"Out": [var]})
+        return
+    first_reader = next((j for j, op in enumerate(head.ops) if j >= after and
+                         fresh.name in op.input_arg_names), len(head.ops))
+    head._insert_op(first_reader, type="assign", inputs={"X": [var]},
+                    outputs={"Out": [fresh]})
 
 
 def _rename_reads(op, old, new):
@@ -346,11 +417,11 @@ def _holds_no_value(var):
 def _localize_rewrites(block):
     """A body op that writes a loop variable which a later body op reads (an in-place
     `increment(i)` before `array_write(x, i)`) writes a local copy instead, the later ops
-    read that, and the block ends by assigning it to the loop variable. One name then
-    holds one value per step, so while_grad's replay, which restores the step's start
-    values and recomputes the ops that write only locals, reads what the forward read.
-    Ops with a sub-block and write_to_array (which extends the array it names) keep their
-    names."""
+    (and their sub-blocks' ops) read that, and the block ends by assigning it to the loop
+    variable. One name then holds one value per step, so while_grad's replay, which
+    restores the step's start values and recomputes the ops that write only locals,
+    reads what the forward read. Ops with a sub-block and write_to_array (which extends
+    the array it names) keep their names."""
     ops = list(block.ops)
     for k, op in enumerate(ops):
         if "sub_block" in op.attrs or op.type == "write_to_array":
@@ -365,7 +436,7 @@ def _localize_rewrites(block):
                                      stop_gradient=outer.stop_gradient)
             op._rename_output(name, local.name)
             for later in ops[k + 1:]:
-                later._rename_input(name, local.name)
+                _rename_reads(later, name, local.name)
                 if name in later.output_arg_names:
                     break      # a later write makes the step's result (localized in turn)
             else:
@@ -397,7 +468,7 @@ class While:
 
     @contextlib.contextmanager
     def block(self):
-        with _sub_block() as block:
+        with _sub_block(loop_body=True) as block:
             yield
             _localize_rewrites(block)     # `increment(i)` then `array_write(x, i)`: see there
         _append_while(block, self.cond_var, self.is_test)

@@ -218,7 +218,8 @@ class _SubBlockGrad(_ControlOp):
 @register
 class ConditionalBlockGrad(_SubBlockGrad):
     """Gradients of the Inputs of a conditional_block: the recomputed branch's grad ops
-    when Cond is true, zeros when the branch did not run."""
+    when Cond is true; when the branch did not run, zeros, or the Out's gradient for an
+    Input the branch writes in place."""
     type = "conditional_block_grad"
     inputs = ("Cond*", "Input*", "Out*", "Out@GRAD*?")
     outputs = ("Input@GRAD*?",)
@@ -235,6 +236,11 @@ class ConditionalBlockGrad(_SubBlockGrad):
         in_grad_names = op.attrs["in_grad_names"]
         temporaries = [n for n in op.attrs["out_grad_names"] + in_grad_names if n]
 
+        # an Input the branch also writes (an in-place loop on a variable outside it)
+        # keeps its value when the branch does not run: its Out's gradient passes on
+        unchanged = {x: out_grads[out_names.index(x)] for x in inputs
+                     if x in out_names and out_grads}
+
         def run(env):
             taken = branch_taken(op, env)
             if taken:
@@ -245,8 +251,11 @@ class ConditionalBlockGrad(_SubBlockGrad):
             for x, inner, target in zip(inputs, in_grad_names, outs):
                 if target == "@EMPTY@":
                     continue
-                env[target] = _input_grad(env.get(inner) if taken and inner else None,
-                                          env[x])
+                if taken:
+                    grad = env.get(inner) if inner else None
+                else:
+                    grad = env.get(unchanged[x]) if x in unchanged else None
+                env[target] = _input_grad(grad, env[x])
             for n in temporaries:
                 env.pop(n, None)
         return run
