@@ -27,6 +27,7 @@ from ..framework.errors import LayerAssertionError
 from ..framework.initializer import add_init_op
 from ..framework.selected_rows import static_sparse_gradients
 from ..framework.regularizer import L2Decay, WeightDecayRegularizer, append_regularization_ops
+from ..ops.registry import round_float32_attrs
 from ..ops.selected_rows import SPARSE_UPDATES, mark_sparse_gradients, sparse_gradients
 from ..dygraph.learning_rate_decay import LearningRateDecay
 from ..dygraph.tracer import layout
@@ -481,7 +482,8 @@ class Optimizer:
             key = (v.dtype.char, *given.values()) if given else v.dtype.char
             kernel = found.get(key)
             if kernel is None:
-                attrs = {k: given.get(k, d) for k, d in lay.attr_items}   # as the tracer's
+                attrs = round_float32_attrs(   # as the tracer's
+                    lay.op_def, {k: given.get(k, d) for k, d in lay.attr_items}, eager=True)
                 kernel = found[key] = (lay.kernels.get(attrs, v.dtype)[0], attrs)
             run(kernel[0], p, g._value, lr, kernel[1])
         return True
