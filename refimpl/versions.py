@@ -128,6 +128,11 @@ SWITCHES = {
     # types each (float: 32-bit; double or Scalar: exact, OpDef.eager_double_attrs;
     # 3.3.1 measured: paddle.scale / clip / leaky_relu keep 0.1, elu / layer_norm round it)
     "eager_float_attrs": {"1.8": "declared", "2.0": "declared", "3": "api"},
+    # fill_constant initializers (Constant, create_global_var, an optimizer's learning rate
+    # and accumulators) also set str_value, so a float64 one holds 0.1 exactly (3.3.1's
+    # initializer, measured), or only the FLOAT value, float32(0.1) (1.8.5 measured, 2.0's
+    # initializer.py)
+    "init_str_value": {"1.8": False, "2.0": False, "3": True},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
     "adam_epsilon": {"1.8": "unscaled", "2.0": "scaled", "3": "scaled"},
     # Lamb: moments bias-corrected by 1 - beta^t before the update

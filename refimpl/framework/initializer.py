@@ -116,9 +116,14 @@ _GIVEN_INPUTS = ("uniform_random",)
 
 
 def add_init_op(startup_block, op_type, outputs, attrs):
-    """An initializing op in a startup block, where the version profile puts it."""
+    """An initializing op in a startup block, where the version profile puts it; a
+    fill_constant's value also as its text under switch init_str_value (Paddle 3's
+    initializers: a float64 Constant(0.1) is 0.1, not the FLOAT attr's float32(0.1))."""
     from .. import versions
     inputs = {} if op_type in _GIVEN_INPUTS else None
+    if op_type == "fill_constant" and "str_value" not in attrs and \
+            versions.switch("init_str_value"):     # the value exact, not its 32-bit attr
+        attrs = dict(attrs, str_value=str(float(attrs.get("value", 0.0))))
     if versions.switch("startup_init_order") == "prepend":
         return startup_block._prepend_op(type=op_type, inputs=inputs, outputs=outputs,
                                          attrs=attrs)
