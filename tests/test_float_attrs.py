@@ -179,3 +179,21 @@ def test_constant_initializers_and_learning_rate_by_profile(profile, expected):
                                         default_initializer=paddle.nn.initializer.Constant(0.1))
     assert values == [expected, expected]
     assert eager.numpy()[0] == expected
+
+
+def test_a_static_program_run_eagerly_holds_its_ops_float_attrs_as_static():
+    """jit.load's TranslatedLayer and dy2static run a program's ops through the tracer
+    (dygraph/program_runner.py): its scale op rounds 0.1 as its OpDesc does in Paddle, also
+    under 3, whose eager paddle.scale keeps 0.1."""
+    from refimpl.dygraph.program_runner import run_ops
+    with versions.use("3"):
+        paddle.enable_static()
+        try:
+            main = static.Program()
+            with static.program_guard(main, static.Program()):
+                out = paddle.scale(static.data("x", [3], "float64"), 0.1, 0.3)
+        finally:
+            paddle.disable_static()
+        env = {"x": paddle.to_tensor(X)}
+        run_ops(main.global_block().ops, env)
+    np.testing.assert_allclose(env[out.name].numpy(), ROUNDED["scale"], rtol=1e-15, atol=0)
