@@ -8,6 +8,7 @@ from ..dygraph.tensor import Tensor, on_place_of
 from ..dygraph.tracer import layout
 from ..framework.program import Variable
 from ..framework.selected_rows import RowsValue
+from ..ops.registry import round_float32_attrs
 from ..ops.selected_rows import rows_forward
 from .optimizer import IN_UNIT, NON_NEGATIVE, Optimizer, check_set
 
@@ -157,7 +158,8 @@ class Adam(_AdamFamily):
         values = {k: xp.to_host(v[0]._array()) for k, v in inputs.items() if k != "Grad"}
         lay = layout(self.type)
         given = self._update_attrs(p)
-        attrs = {k: given.get(k, default) for k, default in lay.attr_items}
+        attrs = round_float32_attrs(lay.op_def, {k: given.get(k, default)
+                                                 for k, default in lay.attr_items}, eager=True)
         results = rows_forward(self.type, lay.kernels.get(attrs, value.dtype)[0])(
             values["Param"], RowsValue(tuple(listed.tolist()), len(value), xp.to_host(g)[listed]),
             values["LearningRate"], values["Moment1"], values["Moment2"], values["Beta1Pow"],
