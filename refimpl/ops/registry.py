@@ -741,9 +741,19 @@ def round_float32_attrs(op_def, attrs, eager=False):
     traced (the tracer): its references and kernels then compute with Paddle's value."""
     for name in float32_attrs(op_def, eager):
         value = attrs.get(name)
-        if isinstance(value, (float, int)) and not isinstance(value, bool):
+        if type(value) is float or type(value) is int:     # (an eager op's hot path)
+            rounded = _FLOAT32.get(value)
+            if rounded is None:
+                if len(_FLOAT32) > 4096:
+                    _FLOAT32.clear()
+                rounded = _FLOAT32[value] = float(np.float32(value))
+            attrs[name] = rounded
+        elif isinstance(value, (float, np.floating, np.integer)):
             attrs[name] = float(np.float32(value))
     return attrs
+
+
+_FLOAT32 = {}   # Python number -> float32 of it, as a float
 
 
 def register(cls):
