@@ -197,3 +197,26 @@ def test_a_static_program_run_eagerly_holds_its_ops_float_attrs_as_static():
         env = {"x": paddle.to_tensor(X)}
         run_ops(main.global_block().ops, env)
     np.testing.assert_allclose(env[out.name].numpy(), ROUNDED["scale"], rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("profile", ["1.8", "3"])
+def test_global_norm_clip_limit_is_exact(profile):
+    """The clip's limit is a fill_constant with its text, as Paddle's layers.fill_constant
+    writes it: a float64 step of lr 1 on gradient 3 clipped to norm 0.1 gives exactly 0.9
+    (float32(0.1) would give 0.8999999985)."""
+    with versions.use(profile):
+        paddle.enable_static()
+        try:
+            main, startup = fluid.Program(), fluid.Program()
+            with fluid.program_guard(main, startup):
+                x = fluid.data("x", [1, 1], "float64")
+                w = fluid.layers.create_parameter(
+                    [1, 1], "float64", default_initializer=fluid.initializer.Constant(1.0))
+                fluid.optimizer.SGD(1.0, grad_clip=fluid.clip.GradientClipByGlobalNorm(0.1)) \
+                    .minimize(fluid.layers.reduce_sum(fluid.layers.matmul(x, w)))
+            exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+            exe.run(startup, scope=scope)
+            exe.run(main, feed={"x": np.array([[3.0]])}, scope=scope)
+        finally:
+            paddle.disable_static()
+    assert np.array(scope.find_var(w.name).get_tensor())[0, 0] == 0.9

@@ -258,8 +258,9 @@ class _Translator:
         self.names[vid] = name
         if isinstance(value, list):
             raise DecodeError("%s: an int array used as a tensor is not supported" % where)
-        self.block.append_op("fill_constant", {}, {"Out": [name]},
-                             {"shape": list(shape), "value": float(value), "dtype": dtype})
+        self.block.append_op("fill_constant", {}, {"Out": [name]},     # PIR's full: a double
+                             {"shape": list(shape), "value": float(value), "dtype": dtype,
+                              "str_value": str(float(value))})
 
     def parameter(self, op, where):
         attrs, outs = op.get("A", []), op.get("OA", [])
