@@ -151,6 +151,26 @@ def test_which_attrs_are_32_bit_by_profile_and_mode():
     assert attrs == {"scale": 0.10000000149011612, "bias": 2.0, "bias_after_scale": True}
 
 
+def _one_weight_program(init, optimizer, feeds=()):
+    """A static program minimizing sum(x w) for a float64 [1, 1] weight w = Constant(init)
+    with `optimizer`: its startup run, then the program once a feed. (program, scope, w)"""
+    paddle.enable_static()
+    try:
+        main, startup = fluid.Program(), fluid.Program()
+        with fluid.program_guard(main, startup):
+            x = fluid.data("x", [-1, 1], "float64")
+            w = fluid.layers.create_parameter(
+                [1, 1], "float64", default_initializer=fluid.initializer.Constant(init))
+            optimizer.minimize(fluid.layers.reduce_sum(fluid.layers.matmul(x, w)))
+        exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+        exe.run(startup, scope=scope)
+        for x_value in feeds:
+            exe.run(main, feed={"x": x_value}, scope=scope)
+    finally:
+        paddle.disable_static()
+    return main, scope, w
+
+
 @pytest.mark.parametrize("profile,expected", [("1.8", 0.10000000149011612),
                                               ("2.0", 0.10000000149011612), ("3", 0.1)])
 def test_constant_initializers_and_learning_rate_by_profile(profile, expected):
@@ -159,22 +179,10 @@ def test_constant_initializers_and_learning_rate_by_profile(profile, expected):
     3.3.1 (its initializers set str_value; measured), static and eager (switch
     init_str_value)."""
     with versions.use(profile):
-        paddle.enable_static()
-        try:
-            main, startup = fluid.Program(), fluid.Program()
-            with fluid.program_guard(main, startup):
-                x = fluid.data("x", [2, 1], "float64")
-                w = fluid.layers.create_parameter(
-                    [1, 1], "float64", default_initializer=fluid.initializer.Constant(0.1))
-                fluid.optimizer.SGD(0.1).minimize(
-                    fluid.layers.mean(fluid.layers.matmul(x, w)))
-            scope = fluid.Scope()
-            fluid.Executor(fluid.CPUPlace()).run(startup, scope=scope)
-            lr = [v for v in main.list_vars() if "learning_rate" in v.name][0]
-            values = [np.array(scope.find_var(n).get_tensor()).ravel()[0]
-                      for n in (w.name, lr.name)]
-        finally:
-            paddle.disable_static()
+        main, scope, w = _one_weight_program(0.1, fluid.optimizer.SGD(0.1))
+        lr = [v for v in main.list_vars() if "learning_rate" in v.name][0]
+        values = [np.array(scope.find_var(n).get_tensor()).ravel()[0]
+                  for n in (w.name, lr.name)]
         eager = paddle.create_parameter([1], "float64",
                                         default_initializer=paddle.nn.initializer.Constant(0.1))
     assert values == [expected, expected]
@@ -205,18 +213,7 @@ def test_global_norm_clip_limit_is_exact(profile):
     writes it: a float64 step of lr 1 on gradient 3 clipped to norm 0.1 gives exactly 0.9
     (float32(0.1) would give 0.8999999985)."""
     with versions.use(profile):
-        paddle.enable_static()
-        try:
-            main, startup = fluid.Program(), fluid.Program()
-            with fluid.program_guard(main, startup):
-                x = fluid.data("x", [1, 1], "float64")
-                w = fluid.layers.create_parameter(
-                    [1, 1], "float64", default_initializer=fluid.initializer.Constant(1.0))
-                fluid.optimizer.SGD(1.0, grad_clip=fluid.clip.GradientClipByGlobalNorm(0.1)) \
-                    .minimize(fluid.layers.reduce_sum(fluid.layers.matmul(x, w)))
-            exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
-            exe.run(startup, scope=scope)
-            exe.run(main, feed={"x": np.array([[3.0]])}, scope=scope)
-        finally:
-            paddle.disable_static()
+        _, scope, w = _one_weight_program(
+            1.0, fluid.optimizer.SGD(1.0, grad_clip=fluid.clip.GradientClipByGlobalNorm(0.1)),
+            [np.array([[3.0]])])
     assert np.array(scope.find_var(w.name).get_tensor())[0, 0] == 0.9
