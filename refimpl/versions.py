@@ -123,6 +123,16 @@ SWITCHES = {
     "cross_entropy_label_unit_tail": {"1.8": True, "2.0": True, "3": False},
     # dot of [B, N] matrices: [B, 1] (the reduced dim kept) or [B]
     "dot_keeps_last_dim": {"1.8": True, "2.0": True, "3": False},
+    # an op's FLOAT attributes in dynamic mode: 32-bit as in a static program (1.8.5
+    # measured, 2.0: core.ops converts attrs by the OpProto), or as Paddle 3's eager API
+    # types each (float: 32-bit; double or Scalar: exact, OpDef.eager_double_attrs;
+    # 3.3.1 measured: paddle.scale / clip / leaky_relu keep 0.1, elu / layer_norm round it)
+    "eager_float_attrs": {"1.8": "declared", "2.0": "declared", "3": "api"},
+    # fill_constant initializers (Constant, create_global_var, an optimizer's learning rate
+    # and accumulators) also set str_value, so a float64 one holds 0.1 exactly (3.3.1's
+    # initializer, measured), or only the FLOAT value, float32(0.1) (1.8.5 measured, 2.0's
+    # initializer.py)
+    "init_str_value": {"1.8": False, "2.0": False, "3": True},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
     "adam_epsilon": {"1.8": "unscaled", "2.0": "scaled", "3": "scaled"},
     # Lamb: moments bias-corrected by 1 - beta^t before the update

@@ -364,7 +364,9 @@ def test_roi_align_matches_the_bilinear_definition_and_its_gradient_sums():
     loss = fluid.layers.reduce_sum(out)
     grads = static.gradients([loss], [xv])
     o, dx = _run([out, grads[0]], {"x": x, "r": rois, "n": num})
-    np.testing.assert_allclose(o, _roi_align_direct(x, rois, [0, 1, 1], 2, 3, 0.8, -1),
+    # spatial_scale is a FLOAT attr: 32 bits, as Paddle holds it
+    np.testing.assert_allclose(o, _roi_align_direct(x, rois, [0, 1, 1], 2, 3,
+                                                    float(np.float32(0.8)), -1),
                                rtol=1e-12, atol=1e-12)
     # bin weights sum to 1 for an RoI inside the map: image 0's RoI passes on C * bins
     np.testing.assert_allclose(dx[0].sum(), 2 * 6)

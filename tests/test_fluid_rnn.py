@@ -443,7 +443,8 @@ def test_dynamic_rnn_matches_a_numpy_recurrence(init, max_len):
     boot = static.data("boot", [3, 2], "float64") if init != "none" else None
     out, prev = _build_drnn(x, boot, max_len=max_len, need_reorder=init == "reordered")
     rows = RNG.randn(6, 2)
-    boot_value = RNG.randn(3, 2) if boot is not None else np.full((3, 2), 0.3)
+    # memory(value=0.3): a fill_constant_batch_size_like, whose value is a 32-bit FLOAT
+    boot_value = RNG.randn(3, 2) if boot is not None else np.full((3, 2), np.float32(0.3))
     feed = {"x": (rows, [LENS])}
     if boot is not None:
         feed["boot"] = boot_value

@@ -97,7 +97,12 @@ def _sigmoid(a):
     return 1 / (1 + np.exp(-a))
 
 
-UNARY = [  # (layer, numpy formula, input range)
+def _f32(v):
+    """An op's FLOAT attribute as Paddle holds it: 32 bits (specs/ops/README.md)."""
+    return float(np.float32(v))
+
+
+UNARY = [  # (layer, numpy formula, input range; attrs float32 as Paddle's FLOAT attrs)
     (paddle.exp, np.exp, (-2, 2)), (paddle.log, np.log, (0.2, 3)),
     (paddle.sqrt, np.sqrt, (0.2, 3)), (paddle.rsqrt, lambda a: a ** -0.5, (0.2, 3)),
     (paddle.square, lambda a: a * a, (-2, 2)), (paddle.abs, np.abs, (-2, 2)),
@@ -120,20 +125,20 @@ UNARY = [  # (layer, numpy formula, input range)
     (F.leaky_relu, lambda a: np.where(a > 0, a, 0.01 * a), (-2, 2)),
     (L.leaky_relu, lambda a: np.where(a > 0, a, 0.02 * a), (-2, 2)),
     (lambda v: F.elu(v, 0.5), lambda a: np.where(a > 0, a, 0.5 * (np.exp(a) - 1)), (-2, 2)),
-    (F.selu, lambda a: 1.0507009873554805 * np.where(a > 0, a, 1.6732632423543772
-                                                     * (np.exp(a) - 1)), (-2, 2)),
+    (F.selu, lambda a: _f32(1.0507009873554805) * np.where(a > 0, a, _f32(1.6732632423543772)
+                                                           * (np.exp(a) - 1)), (-2, 2)),
     (lambda v: F.softplus(v, beta=2), lambda a: np.log(1 + np.exp(2 * a)) / 2, (-3, 3)),
-    (F.hardsigmoid, lambda a: np.clip(0.1666667 * a + 0.5, 0, 1), (-5, 5)),
-    (L.hard_sigmoid, lambda a: np.clip(0.2 * a + 0.5, 0, 1), (-5, 5)),
+    (F.hardsigmoid, lambda a: np.clip(_f32(0.1666667) * a + 0.5, 0, 1), (-5, 5)),
+    (L.hard_sigmoid, lambda a: np.clip(_f32(0.2) * a + 0.5, 0, 1), (-5, 5)),
     (F.hardswish, lambda a: a * np.clip(a + 3, 0, 6) / 6, (-5, 5)),
     (lambda v: F.hardtanh(v, -0.5, 0.5), lambda a: np.clip(a, -0.5, 0.5), (-2, 2)),
     (F.hardshrink, lambda a: np.where(np.abs(a) > 0.5, a, 0), (-2, 2)),
-    (lambda v: F.softshrink(v, 0.3), lambda a: np.sign(a) * np.maximum(np.abs(a) - 0.3, 0),
-     (-2, 2)),
+    (lambda v: F.softshrink(v, 0.3),
+     lambda a: np.sign(a) * np.maximum(np.abs(a) - _f32(0.3), 0), (-2, 2)),
     (F.tanhshrink, lambda a: a - np.tanh(a), (-2, 2)),
     (F.thresholded_relu, lambda a: np.where(a > 1, a, 0), (-3, 3)),
     (F.log_sigmoid, lambda a: np.log(_sigmoid(a)), (-5, 5)),
-    (paddle.stanh, lambda a: 1.7159 * np.tanh(0.67 * a), (-3, 3)),
+    (paddle.stanh, lambda a: _f32(1.7159) * np.tanh(_f32(0.67) * a), (-3, 3)),
     (lambda v: L.brelu(v, 0.5, 1.5), lambda a: np.clip(a, 0.5, 1.5), (-1, 3)),
     (lambda v: L.soft_relu(v, 1.0), lambda a: np.log(1 + np.exp(np.clip(a, -1, 1))), (-3, 3)),
     (lambda v: L.relu6(v, threshold=2.0), lambda a: np.clip(a, 0, 2), (-1, 3)),

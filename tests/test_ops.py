@@ -19,7 +19,8 @@ from refimpl.dygraph.tracer import run_op
 from refimpl.framework.lod import lod_of
 from refimpl.framework.program import Program, program_guard
 from refimpl.framework.scope import Scope
-from refimpl.ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
+from refimpl.ops.registry import (all_op_types, get_op_def, is_duplicable, round_float32_attrs,
+                                  slot_name)
 from refimpl.testing import (assert_close, call_backward, call_forward, float_slots,
                              numeric_grads, output_lods, program_inputs,
                              program_outputs)
@@ -60,7 +61,7 @@ def _build_and_run(op_def, sample):
                 feed[var_name] = (v.copy(), [list(level) for level in lod]) if lod else v.copy()
                 names.append(var_name)
             inputs[name] = names
-        ref = call_forward(op_def, sample.inputs, sample.attrs)
+        ref = call_forward(op_def, sample.inputs, _bound_attrs(op_def, sample))
         # outputs the reference leaves as None, and lengths results, are not bound
         bound = program_outputs(op_def, sample)
         outputs = {}
@@ -148,6 +149,12 @@ def _run_eager(op_def, sample, ref, grad_slots=()):
     return inputs, outputs
 
 
+def _bound_attrs(op_def, sample, eager=False):
+    """The sample's attrs as the executor (or the tracer) binds them: FLOAT attrs 32-bit
+    where Paddle holds them so (round_float32_attrs)."""
+    return round_float32_attrs(op_def, dict(op_def.attrs, **sample.attrs), eager)
+
+
 @pytest.mark.parametrize("op_type", OPS)
 @SETTINGS
 @given(seed=st.integers(0, 2 ** 31 - 1))
@@ -155,7 +162,7 @@ def test_eager_matches_reference(op_type, seed):
     op_def = get_op_def(op_type)
     rtol, atol = op_def.tolerances.get("float64", (1e-7, 1e-9))
     for sample in _samples(op_type, seed):
-        ref = call_forward(op_def, sample.inputs, sample.attrs)
+        ref = call_forward(op_def, sample.inputs, _bound_attrs(op_def, sample, eager=True))
         _, outputs = _run_eager(op_def, sample, ref)
         for slot, r in zip(op_def.output_slots, ref):
             if r is None:

@@ -1,6 +1,5 @@
 """What the batch_norm kernels (Cython and CuPy) read from the op's arguments, by the rules
 of refimpl.ops.batch_norm's uses_running_stats and momentum_of (kernels do not import ops)."""
-import numpy as np
 
 
 def uses_running_stats(is_test, use_global_stats, trainable_statistics):
@@ -9,8 +8,8 @@ def uses_running_stats(is_test, use_global_stats, trainable_statistics):
 
 
 def momentum_of(momentum_tensor, momentum, use_momentum_tensor):
-    """MomentumTensor's value when the op has one and uses it, else the attr, a 32-bit float
-    as Paddle's attribute is (refimpl.ops.batch_norm.momentum_of)."""
+    """MomentumTensor's value when the op has one and uses it, else the attr (32-bit as
+    Paddle's, from the binding: refimpl.ops.batch_norm.momentum_of)."""
     if momentum_tensor is not None and use_momentum_tensor:
         return float(momentum_tensor.reshape(-1)[0])
-    return float(np.float32(momentum))
+    return momentum

@@ -11,6 +11,7 @@ false fails clearly instead of hanging."""
 from ..framework.program import Block
 from ..ops.control_flow import (DEFAULT_MAX_STEPS, branch_taken, scalar_condition,
                                 step_limit_error)
+from ..ops.registry import round_float32_attrs
 from .tensor import Tensor
 from .tracer import run_op
 
@@ -80,9 +81,11 @@ def _run_op(op, env, is_test, caller):
     inputs = {slot: _read(op, slot, env, caller) for slot in op.inputs}
     outputs = {slot: [Tensor(None, stop_gradient=False, name=n) for n in names]
                for slot, names in op.outputs.items() if names}
-    attrs = op.attrs
+    # a program's op holds its FLOAT attrs as a static one does (its OpDesc), whatever
+    # the eager rule of the profile (eager_float_attrs)
+    attrs = round_float32_attrs(op.op_def, dict(op.attrs))
     if is_test is not None and "is_test" in attrs:
-        attrs = dict(attrs, is_test=is_test)
+        attrs["is_test"] = is_test
     run_op(op.type, inputs, outputs, attrs)
     for slot, tensors in outputs.items():
         env.update(zip(op.outputs[slot], tensors))

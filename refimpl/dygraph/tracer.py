@@ -28,7 +28,7 @@ from ..framework.place import CUDAPlace, current_place
 from ..framework.program import Operator, Program, Variable
 from ..framework.lod import LoDArray, as_plain, lod_of
 from ..ops.registry import (bilinear_grad_op, fill_lengths, get_op_def, is_duplicable,
-                            lod_fills, lod_results, slot_name)
+                            lod_fills, lod_results, round_float32_attrs, slot_name)
 from ..framework import mode
 from .inplace import sequence as _node_sequence
 from .tensor import Tensor
@@ -404,6 +404,7 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     else:
         kw = dict(lay.attr_items)
         sig.extend(lay.default_sig)
+    round_float32_attrs(lay.op_def, kw, eager=True)
     if lay.state_pairs and outputs:
         _keep_state_inputs(lay, args, given, outputs)
     lods = None

@@ -24,7 +24,7 @@ from ..framework.program import (EMPTY_VAR_NAME, OpRole, Operator, Program, Vari
                                  default_main_program)
 from ..framework.scope import LoDTensorArray, Tensor, global_scope
 from ..framework.selected_rows import RowsValue
-from ..ops.registry import BlockOpDef, lod_reaching, with_lod_rules
+from ..ops.registry import BlockOpDef, lod_reaching, round_float32_attrs, with_lod_rules
 from ..ops.reader_ops import READER_OPS
 from ..ops.selected_rows import ROWS_ALIASED_SLOTS, ROWS_OUTPUT_BUFFERS, rows_forward
 from ..parallel.group import process_group
@@ -67,7 +67,7 @@ def bind_op(op, wrap_kernel=None, inplace=False, alloc=None, saved=None, group=N
     op_def = op.op_def
     if group is not None and talks_to_places(op):
         group = group.for_op(describe_op(op))
-    attrs = {k: op.attrs[k] for k in op_def.attrs}
+    attrs = round_float32_attrs(op_def, {k: op.attrs[k] for k in op_def.attrs})
     attrs.update(op_def.bound_attrs(op))
     if _touches_selected_rows(op):
         # (the rules are numpy code: on a GPU they run on host copies)

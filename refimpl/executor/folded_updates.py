@@ -17,7 +17,7 @@ rounds lr * g, then the difference (0.5 - 0.1f * 5: 0.0 by the op, -7.45e-9 fold
 small ones keep the op's arithmetic (matmul.mul_backward_sgd)."""
 from ..dispatch import select_folded_update
 from ..framework.program import EMPTY_VAR_NAME
-from ..ops.registry import BlockOpDef
+from ..ops.registry import BlockOpDef, round_float32_attrs
 from .binding import main_dtype
 
 __all__ = ["folded_updates", "bind_folded"]
@@ -55,7 +55,7 @@ def bind_folded(grad, update, kernel, param_slot, alloc=None, wrap_kernel=None):
     if wrap_kernel is not None:
         kernel = wrap_kernel(grad, kernel)
     op_def = grad.op_def
-    attrs = {k: grad.attrs[k] for k in op_def.attrs}
+    attrs = round_float32_attrs(op_def, {k: grad.attrs[k] for k in op_def.attrs})
     attrs.update(op_def.bound_attrs(grad))
     if alloc is not None:
         attrs["alloc"] = alloc

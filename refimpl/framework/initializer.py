@@ -115,10 +115,24 @@ class Initializer:
 _GIVEN_INPUTS = ("uniform_random",)
 
 
+def filled_value(value):
+    """What a fill_constant initializer of `value` holds (a float): the value itself where
+    it also writes its text (switch init_str_value, Paddle 3), else its 32-bit FLOAT attr's
+    (Paddle 1.8 / 2.0). For what refimpl's eager mode makes without the op (an optimizer's
+    learning rate and accumulators)."""
+    from .. import versions
+    return float(value) if versions.switch("init_str_value") else float(np.float32(value))
+
+
 def add_init_op(startup_block, op_type, outputs, attrs):
-    """An initializing op in a startup block, where the version profile puts it."""
+    """An initializing op in a startup block, where the version profile puts it; a
+    fill_constant's value also as its text under switch init_str_value (Paddle 3's
+    initializers: a float64 Constant(0.1) is 0.1, not the FLOAT attr's float32(0.1))."""
     from .. import versions
     inputs = {} if op_type in _GIVEN_INPUTS else None
+    if op_type == "fill_constant" and "str_value" not in attrs and \
+            versions.switch("init_str_value"):     # the value exact, not its 32-bit attr
+        attrs = dict(attrs, str_value=str(float(attrs.get("value", 0.0))))
     if versions.switch("startup_init_order") == "prepend":
         return startup_block._prepend_op(type=op_type, inputs=inputs, outputs=outputs,
                                          attrs=attrs)

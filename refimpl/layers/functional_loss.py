@@ -4,6 +4,7 @@ way here (l1_loss, margin_ranking_loss, dice_loss, npair_loss, cosine_similarity
 sigmoid_focal_loss); the others append their own op (bce_loss, kldiv_loss, nll_loss, ...)."""
 from ..framework.layer_helper import LayerHelper
 from .common import append_op_out, check_variables, unary
+from .creation import fill_constant
 from .embedding import fluid_one_hot
 from .loss import _check_reduction, _reduce, softmax_with_cross_entropy, square_error_cost
 from .math import cast, matmul, mean, paddle_sum, pow as paddle_pow
@@ -124,8 +125,8 @@ def margin_ranking_loss(input, other, label, margin=0.0, reduction="mean", name=
     check_variables("margin_ranking_loss", input=input, other=other, label=label)
     _check_reduction(reduction, "margin_ranking_loss")
     hinge = -label * (input - other)
-    if margin != 0.0:
-        hinge = hinge + float(margin)
+    if margin != 0.0:    # a [1] constant holding it exactly (Paddle: fill_constant / full)
+        hinge = hinge + fill_constant([1], hinge.dtype, float(margin))
     # the last op's output is named after the loss (margin_ranking_loss_0.tmp_0), as 2.0's
     # LayerHelper names it; its own test_nn_margin_rank_loss checks 'loss' in the name
     if reduction == "none":

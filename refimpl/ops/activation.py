@@ -38,7 +38,7 @@ class _FromOut(_Unary):
 
 
 def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=None,
-           sample_attrs=None, dtypes=None):
+           sample_attrs=None, dtypes=None, eager_double_attrs=None):
     """Register op `name`: fwd(x, **attrs) and bwd(x, dout, **attrs), or bwd(out, dout,
     **attrs) when `from_out` (the grad then keeps Out alive instead of X)."""
     base = _FromOut if from_out else _Unary
@@ -46,7 +46,7 @@ def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=N
     if bwd is not None:
         body["backward"] = staticmethod(bwd)
     for key, value in (("domain", domain), ("kinks", kinks), ("sample_attrs", sample_attrs),
-                       ("dtypes", dtypes)):
+                       ("dtypes", dtypes), ("eager_double_attrs", eager_double_attrs)):
         if value is not None:
             body[key] = value
     cls = type("".join(p.title() for p in name.split("_")), (base,), body)
@@ -167,7 +167,7 @@ _unary("brelu", lambda x, t_min=0.0, t_max=24.0: np.clip(x, t_min, t_max).astype
        kinks=(-0.5, 0.5))
 _unary("leaky_relu", lambda x, alpha=0.02: np.where(x > 0, x, x * x.dtype.type(alpha)),
        lambda x, d, alpha=0.02: d * _typed(d, np.where(x > 0, 1, alpha)),
-       attrs={"alpha": 0.02})
+       attrs={"alpha": 0.02}, eager_double_attrs=("alpha",))     # 3's negative_slope
 _unary("elu", lambda x, alpha=1.0: _typed(x, np.where(x > 0, x, alpha * np.expm1(x))),
        lambda x, d, alpha=1.0: d * _typed(d, np.where(x > 0, 1, alpha * np.exp(x))),
        attrs={"alpha": 1.0})
@@ -200,7 +200,7 @@ def _softplus(x, beta=1.0, threshold=20.0):
 _unary("softplus", _softplus,
        lambda x, d, beta=1.0, threshold=20.0:
            d * np.where(x * beta > threshold, 1, _sigmoid(x * beta)).astype(d.dtype),
-       attrs={"beta": 1.0, "threshold": 20.0})
+       attrs={"beta": 1.0, "threshold": 20.0}, eager_double_attrs=("beta", "threshold"))
 def _mish_parts(x, threshold):
     """(tanh(sp), sp') of Paddle 1.8's mish softplus sp: x above `threshold`, exp(x) below
     -threshold, log(1 + exp(x)) between."""

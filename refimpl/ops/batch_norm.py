@@ -35,13 +35,12 @@ def uses_momentum_tensor():
 
 def momentum_of(momentum_tensor, momentum, use_momentum_tensor=None):
     """The momentum: MomentumTensor's value when the op has one and it is used (the binder
-    says so, BatchNorm.bound_attrs; None: the profile's rule), else the attr. The attr is a
-    FLOAT, 32 bits in Paddle's OpDesc: the running statistics update with 1 - float32(0.9)
-    = 0.100000024 (Paddle 3.3.1, measured, float32 and float64 alike), not 0.1."""
+    says so, BatchNorm.bound_attrs; None: the profile's rule), else the attr (a FLOAT: the
+    binding gives it 32-bit, 1 - float32(0.9) = 0.100000024, registry.float32_attrs)."""
     if use_momentum_tensor is None:
         use_momentum_tensor = uses_momentum_tensor()
     if momentum_tensor is None or not use_momentum_tensor:
-        return float(np.float32(momentum))
+        return momentum
     return float(momentum_tensor.reshape(-1)[0])
 
 
@@ -85,6 +84,7 @@ class BatchNorm(OpDef):
              "use_global_stats": False, "trainable_statistics": False}
     # MKL-DNN's: Paddle 1.8.5's CPU kernel keeps negative outputs with fuse_with_relu
     # when use_mkldnn is false (measured)
+    float_attrs = ("momentum", "epsilon")   # BatchNormOpMaker's, sync_batch_norm's too
     inert_attrs = {"use_mkldnn": False, "fuse_with_relu": False}
     no_grad = ("Mean", "Variance", "MomentumTensor")
     grad_inputs = ("X", "Scale", "SavedMean", "SavedVariance", "Y@GRAD")

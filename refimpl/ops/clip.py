@@ -26,6 +26,7 @@ class Clip(OpDef):
     inputs = ("X", "Min?", "Max?")
     outputs = ("Out",)
     attrs = {"min": -1.0, "max": 1.0}
+    eager_double_attrs = ("min", "max")          # Paddle 3's eager clip: Scalars
     no_grad = ("Min", "Max")
     grad_inputs = ("X", "Min?", "Max?", "Out@GRAD")
 

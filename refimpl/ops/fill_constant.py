@@ -15,6 +15,7 @@ class FillConstant(OpDef):
     outputs = ("Out",)
     attrs = {"shape": [1], "value": 0.0, "dtype": "float32", "force_cpu": False,
              "str_value": ""}
+    eager_double_attrs = ("value",)              # Paddle 3's eager full: a Scalar
     no_grad = ("ValueTensor", "ShapeTensor", "ShapeTensorList")
 
     def infer_shape(self, ctx):

@@ -34,6 +34,7 @@ class FillAnyLike(_FillLike):
     passes it)."""
     type = "fill_any_like"
     attrs = {"value": 0.0, "dtype": -1}
+    eager_double_attrs = ("value",)              # Paddle 3's eager full_like: a Scalar
 
     def infer_shape(self, ctx):
         dtype = ctx.attr("dtype")

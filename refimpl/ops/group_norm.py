@@ -20,6 +20,7 @@ class GroupNorm(OpDef):
     inputs = ("X", "Scale?", "Bias?")
     outputs = ("Y", "Mean", "Variance")
     attrs = {"epsilon": 1e-5, "groups": 1, "data_layout": "NCHW"}
+    eager_double_attrs = ("epsilon",)            # a double in Paddle 3's eager group_norm
     grad_inputs = ("X", "Scale?", "Bias?", "Mean", "Variance", "Y@GRAD")
     fd_tolerance = (2e-3, 2e-4)
 

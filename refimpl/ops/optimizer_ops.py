@@ -91,6 +91,7 @@ class LarsMomentum(_Update):
     inputs = ("Param", "Grad", "Velocity", "LearningRate")
     outputs = ("ParamOut", "VelocityOut")
     attrs = {"mu": 0.9, "lars_coeff": 0.001, "lars_weight_decay": 0.0005}
+    float_attrs = ("mu", "lars_coeff", "lars_weight_decay")    # 1.8's lars_momentum_op.cc
 
     @staticmethod
     def forward(param, grad, velocity, lr, mu=0.9, lars_coeff=0.001, lars_weight_decay=0.0005):
@@ -122,6 +123,7 @@ class Adam(_Update):
               "Beta1Tensor?", "Beta2Tensor?")
     outputs = ("ParamOut", "Moment1Out", "Moment2Out", "Beta1PowOut", "Beta2PowOut")
     attrs = {"beta1": 0.9, "beta2": 0.999, "epsilon": 1e-8, "lazy_mode": False}
+    eager_double_attrs = ("beta1", "beta2", "epsilon")   # Paddle 3's eager adam_: Scalars
     # 1000: Paddle's declared default, which its optimizers also set (1.8.5 and 3.3.1)
     inert_attrs = {"min_row_size_to_use_multithread": 1000}
     sample_attrs = {"": {"beta1": BETA1, "beta2": BETA2, "epsilon": 2.0 ** -26}}   # by name

@@ -99,6 +99,7 @@ class Pad(_PadOp):
     """paddings: [before_0, after_0, before_1, after_1, ...], constant pad_value."""
     type = "pad"
     attrs = {"paddings": [], "pad_value": 0.0}
+    eager_double_attrs = ("pad_value",)          # Paddle 3's eager pad: a Scalar
 
     @staticmethod
     def paddings_length(ndim):
@@ -168,6 +169,7 @@ class Pad3D(_PadOp):
     no_grad = ("Paddings",)
     attrs = {"paddings": [0, 0, 0, 0, 0, 0], "mode": "constant", "value": 0.0,
              "data_format": "NCDHW"}
+    eager_double_attrs = ("value",)              # a double in Paddle 3's eager pad3d
     modes = ("constant", "reflect", "replicate", "circular")
 
     @staticmethod

@@ -12,6 +12,8 @@ An OpDef is the op's specification, nothing about how it is run:
   samples(rng)       sample inputs for the generic OpInfo-style tests and the goldens
   tolerances         per dtype, and fd_tolerance for the finite-difference check
   lod_lengths / lod_outputs   how the op reads and passes on LoD (specs/lod.md)
+  float_attrs / eager_double_attrs   which attrs are 32-bit floats, as Paddle holds its
+                     FLOAT attrs (round_float32_attrs; specs/ops/README.md)
 Compiled kernels, out and in-place variants and what a forward hands its grad op are the
 kernel table's (refimpl/_kernels/table.py); refimpl.dispatch picks the function that runs.
 Control-flow ops are BlockOpDefs: their semantics run a sub-block.
@@ -33,7 +35,7 @@ __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sam
            "bilinear_grad_of_grad", "bilinear_grad_op",
            "InferContext", "LoDRule", "share_lod", "pool_lod", "lengths_lod", "lod_reaching",
            "with_lod_rules", "lod_fills", "fill_lengths", "lod_results", "result_lod",
-           "first_level"]
+           "first_level", "float32_attrs", "round_float32_attrs"]
 
 _OPS = {}
 _GRAD_OF_GRAD = {}   # "<type>_grad_grad" -> its _GradOfGradOpDef, made on first use
@@ -228,6 +230,12 @@ class OpDef:
     # (what its backward saves, laid out as the kernel likes): the conformance cases bind
     # them, as Paddle's grad op needs them, but compare nothing of them
     internal_outputs = ()
+    # FLOAT attributes (Paddle's OpMaker AddAttr<float>: 32 bits in an OpDesc, so a
+    # float64 op computes with float32(0.1); float32_attrs): those paddle_op_facts.json's
+    # attr_types declare, and float_attrs for an op it holds no proto of (Paddle's source).
+    # eager_double_attrs: those Paddle 3's eager API takes as double or Scalar, exact there
+    float_attrs = ()
+    eager_double_attrs = ()
     # {input slot: input slot}: inputs a program feeds with the other's LoD (Paddle checks
     # that a label carries its emissions' sequences); kernels read the LoD of one only
     lod_alike = {}
@@ -704,6 +712,48 @@ def with_lod_rules(fn, op_def, inputs, attrs, device="cpu"):
 def _keep_lod(value):
     """A lod_whole argument: the value with its LoD (on the host, where a LoD value lives)."""
     return value
+
+
+def float32_attrs(op_def, eager=False):
+    """The names of `op_def`'s attributes Paddle holds as 32-bit floats under the current
+    profile: those its release declares FLOAT (a grad op: its forward op's), in dynamic
+    mode under switch eager_float_attrs "api" less the op's eager_double_attrs."""
+    return _float32_attrs(op_def.type, eager, versions.current())
+
+
+@functools.lru_cache(maxsize=None)
+def _float32_attrs(op_type, eager, profile):
+    from ..framework.paddle_formats.program_desc import declared_attr_types
+    op_def = get_op_def(op_type)
+    while getattr(op_def, "fwd", None) is not None:     # grad ops copy the forward's attrs
+        op_def = op_def.fwd
+    declared = declared_attr_types(profile).get(op_def.type, {})
+    kept = op_def.eager_double_attrs if eager and \
+        versions.SWITCHES["eager_float_attrs"][profile] == "api" else ()
+    return tuple(name for name in op_def.attrs
+                 if (declared.get(name) == "FLOAT" or name in op_def.float_attrs)
+                 and name not in kept)
+
+
+def round_float32_attrs(op_def, attrs, eager=False):
+    """Round `attrs` (a dict of keyword arguments, changed in place) to 32-bit floats where
+    Paddle holds them so (float32_attrs), once, where an op is bound (the executor) or
+    traced (the tracer): its references and kernels then compute with Paddle's value."""
+    for name in float32_attrs(op_def, eager):
+        value = attrs.get(name)
+        if type(value) is float or type(value) is int:     # (an eager op's hot path)
+            rounded = _FLOAT32.get(value)
+            if rounded is None:
+                if len(_FLOAT32) > 4096:
+                    _FLOAT32.clear()
+                rounded = _FLOAT32[value] = float(np.float32(value))
+            attrs[name] = rounded
+        elif isinstance(value, (float, np.floating, np.integer)):
+            attrs[name] = float(np.float32(value))
+    return attrs
+
+
+_FLOAT32 = {}   # Python number -> float32 of it, as a float
 
 
 def register(cls):

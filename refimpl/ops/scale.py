@@ -13,6 +13,7 @@ class Scale(OpDef):
     inputs = ("X", "ScaleTensor?")
     outputs = ("Out",)
     attrs = {"scale": 1.0, "bias": 0.0, "bias_after_scale": True}
+    eager_double_attrs = ("scale", "bias")      # Paddle 3's eager scale: Scalars
     grad_inputs = ("ScaleTensor", "Out@GRAD")
     no_grad = ("ScaleTensor",)
 

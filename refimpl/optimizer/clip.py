@@ -33,8 +33,10 @@ def _scale_by_norm(block, grads_sq, clip_norm, like):
     norm = _tmp(block, like, [1])
     block.append_op(type="sqrt", inputs={"X": [total]}, outputs={"Out": [norm]})
     limit = _tmp(block, like, [1])
+    # as Paddle's layers.fill_constant: the text too, so a float64 limit is exact
     block.append_op(type="fill_constant", outputs={"Out": [limit]},
-                    attrs={"shape": [1], "dtype": like.dtype.name, "value": float(clip_norm)})
+                    attrs={"shape": [1], "dtype": like.dtype.name, "value": float(clip_norm),
+                           "str_value": str(float(clip_norm))})
     denom = _tmp(block, like, [1])
     block.append_op(type="elementwise_max", inputs={"X": [norm], "Y": [limit]},
                     outputs={"Out": [denom]})

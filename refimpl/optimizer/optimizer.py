@@ -24,9 +24,10 @@ from ..framework.program import (OpRole, Parameter, Variable, current_device,
                                  default_main_program, default_startup_program, name_scope,
                                  program_guard)
 from ..framework.errors import LayerAssertionError
-from ..framework.initializer import add_init_op
+from ..framework.initializer import add_init_op, filled_value
 from ..framework.selected_rows import static_sparse_gradients
 from ..framework.regularizer import L2Decay, WeightDecayRegularizer, append_regularization_ops
+from ..ops.registry import round_float32_attrs
 from ..ops.selected_rows import SPARSE_UPDATES, mark_sparse_gradients, sparse_gradients
 from ..dygraph.learning_rate_decay import LearningRateDecay
 from ..dygraph.tracer import layout
@@ -133,8 +134,9 @@ class Optimizer:
             if type(decay) is float and decay == self._eager_lr_from:
                 return lr     # a constant rate, already there (the common case, each step)
             # a 1.8 decay advances once per minimize / step
-            value = np.array([decay._advance() if isinstance(decay, LearningRateDecay)
-                              else self.get_lr()], lr._array().dtype)
+            # (Paddle makes it with a fill_constant initializer, as in a static program)
+            rate = decay._advance() if isinstance(decay, LearningRateDecay) else self.get_lr()
+            value = np.array([filled_value(rate)], lr._array().dtype)
             if self._eager_lr != value[0]:
                 # where the parameters are: one copy to a GPU per change, not per update
                 param = next((p for p in self._parameter_list if isinstance(p, Tensor)), None)
@@ -241,8 +243,8 @@ class Optimizer:
         if param.name in per_param:
             return per_param[param.name]
         if self._eager:
-            value = np.full(list(shape if shape is not None else param.shape), fill_value,
-                            dtype=_np_dtype(dtype or param.dtype))
+            value = np.full(list(shape if shape is not None else param.shape),
+                            filled_value(fill_value), dtype=_np_dtype(dtype or param.dtype))
             var = Tensor(on_place_of(param._array(), value),    # on the parameter's GPU
                          name=unique_name.generate(param.name + "_" + name), persistable=True)
             held = self._accumulators_holder.pop(var.name, None)
@@ -481,7 +483,8 @@ class Optimizer:
             key = (v.dtype.char, *given.values()) if given else v.dtype.char
             kernel = found.get(key)
             if kernel is None:
-                attrs = {k: given.get(k, d) for k, d in lay.attr_items}   # as the tracer's
+                attrs = round_float32_attrs(   # as the tracer's
+                    lay.op_def, {k: given.get(k, d) for k, d in lay.attr_items}, eager=True)
                 kernel = found[key] = (lay.kernels.get(attrs, v.dtype)[0], attrs)
             run(kernel[0], p, g._value, lr, kernel[1])
         return True

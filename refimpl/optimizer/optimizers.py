@@ -8,6 +8,7 @@ from ..dygraph.tensor import Tensor, on_place_of
 from ..dygraph.tracer import layout
 from ..framework.program import Variable
 from ..framework.selected_rows import RowsValue
+from ..ops.registry import round_float32_attrs
 from ..ops.selected_rows import rows_forward
 from .optimizer import IN_UNIT, NON_NEGATIVE, Optimizer, check_set
 
@@ -42,7 +43,7 @@ class Momentum(Optimizer):
             outputs={"ParamOut": [p], "VelocityOut": [v]}, attrs=self._update_attrs(p))
 
     def _update_attrs(self, param):
-        return {"mu": _float_attr(self._momentum), "use_nesterov": self._use_nesterov}
+        return {"mu": self._momentum, "use_nesterov": self._use_nesterov}
 
     def _run_update(self, fn, p, g, lr, attrs):
         v = self._get_accumulator(self._velocity_acc_str, p)
@@ -61,15 +62,8 @@ class LarsMomentum(Momentum):
         self._lars_coeff, self._lars_weight_decay = float(lars_coeff), float(lars_weight_decay)
 
     def _update_attrs(self, param):
-        return {"mu": _float_attr(self._momentum), "lars_coeff": self._lars_coeff,
+        return {"mu": self._momentum, "lars_coeff": self._lars_coeff,
                 "lars_weight_decay": self._lars_weight_decay}
-
-
-def _float_attr(value):
-    """`value` as Paddle's op holds a FLOAT attribute: 32 bits. A float64 Momentum then
-    steps with mu = float32(0.9) = 0.89999998 (Paddle 3.3.1, measured: two steps of w^2
-    from w = 1 at lr 0.01 give 0.9424000004768371, not 0.9424)."""
-    return float(np.float32(value))
 
 
 def _beta(optimizer, value, name):
@@ -164,7 +158,8 @@ class Adam(_AdamFamily):
         values = {k: xp.to_host(v[0]._array()) for k, v in inputs.items() if k != "Grad"}
         lay = layout(self.type)
         given = self._update_attrs(p)
-        attrs = {k: given.get(k, default) for k, default in lay.attr_items}
+        attrs = round_float32_attrs(lay.op_def, {k: given.get(k, default)
+                                                 for k, default in lay.attr_items}, eager=True)
         results = rows_forward(self.type, lay.kernels.get(attrs, value.dtype)[0])(
             values["Param"], RowsValue(tuple(listed.tolist()), len(value), xp.to_host(g)[listed]),
             values["LearningRate"], values["Moment1"], values["Moment2"], values["Beta1Pow"],

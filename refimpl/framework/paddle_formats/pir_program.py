@@ -349,8 +349,9 @@ class _Translator:
                             {"shape": [len(value)], "dtype": "int64",
                              "int64_values": [int(v) for v in value]})
             return
-        block.append_op("fill_constant", {}, {"Out": [name]},
-                        {"shape": list(shape), "value": float(value), "dtype": dtype})
+        block.append_op("fill_constant", {}, {"Out": [name]},     # PIR's full: a double
+                        {"shape": list(shape), "value": float(value), "dtype": dtype,
+                         "str_value": str(float(value))})
 
     def parameter(self, op, where):
         attrs, outs = op.get("A", []), op.get("OA", [])

@@ -1,0 +1,219 @@
+"""32-bit FLOAT attributes (specs/ops/README.md "FLOAT attributes"): float64 results of
+ops whose attribute float32 cannot hold, against the values Paddle 3.3.1 (legacy static
+IR and eager) and Paddle 1.8.5 (static and dygraph) gave (recorded), and float32 results
+unchanged by the rounding."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import fluid, static, versions
+from refimpl.ops.registry import float32_attrs, get_op_def, round_float32_attrs
+from refimpl.testing import call_forward
+
+F = paddle.nn.functional
+X = np.array([1.0, -2.0, 0.7])
+
+
+def _ops(t):
+    return {"scale": paddle.scale(t, 0.1, 0.3), "leaky_relu": F.leaky_relu(t, 0.1),
+            "elu": F.elu(t, 0.3), "clip": paddle.clip(t, 0.1, 0.9),
+            "hardsigmoid": F.hardsigmoid(t, 0.1, 0.3)}
+
+
+# every attr rounded: 3.3.1's legacy static IR, 1.8.5 static and dygraph alike
+ROUNDED = {"scale": [0.4000000134110451, 0.10000000894069672, 0.37000001296401025],
+           "leaky_relu": [1.0, -0.20000000298023224, 0.7],
+           "elu": [1.0, -0.25939942533662286, 0.7],
+           "clip": [0.8999999761581421, 0.10000000149011612, 0.7],
+           "hardsigmoid": [0.4000000134110451, 0.10000000894069672, 0.37000001296401025]}
+# 3.3.1 eager: scale, leaky_relu, clip take double / Scalar arguments
+EAGER_3 = dict(ROUNDED, scale=[0.4, 0.09999999999999998, 0.37],
+               leaky_relu=[1.0, -0.2, 0.7], clip=[0.9, 0.1, 0.7])
+
+
+def _static_results(x):
+    paddle.enable_static()
+    try:
+        main, startup = static.Program(), static.Program()
+        with static.program_guard(main, startup):
+            outs = _ops(static.data("x", [3], x.dtype.name))
+        exe = static.Executor(paddle.CPUPlace())
+        values = exe.run(main, feed={"x": x}, fetch_list=list(outs.values()))
+        return dict(zip(outs, values))
+    finally:
+        paddle.disable_static()
+
+
+def _eager_results(x):
+    paddle.disable_static()
+    return {k: v.numpy() for k, v in _ops(paddle.to_tensor(x)).items()}
+
+
+@pytest.mark.parametrize("profile", ["1.8", "2.0", "3"])
+def test_static_float64_results_are_paddles(profile):
+    with versions.use(profile):
+        got = _static_results(X)
+    for name, expected in ROUNDED.items():
+        np.testing.assert_allclose(got[name], expected, rtol=1e-15, atol=0, err_msg=name)
+
+
+@pytest.mark.parametrize("profile,expected", [("1.8", ROUNDED), ("2.0", ROUNDED),
+                                              ("3", EAGER_3)])
+def test_eager_float64_results_are_paddles(profile, expected):
+    with versions.use(profile):
+        got = _eager_results(X)
+    for name, values in expected.items():
+        np.testing.assert_allclose(got[name], values, rtol=1e-15, atol=0, err_msg=name)
+
+
+@pytest.mark.parametrize("profile", ["1.8", "3"])
+def test_float32_results_are_unchanged(profile):
+    """float32 results are the references' given the Python values (as before the
+    rounding), static and eager."""
+    x = X.astype(np.float32)
+    attrs = {"scale": ("scale", {"scale": 0.1, "bias": 0.3}), "leaky_relu": ("leaky_relu",
+             {"alpha": 0.1}), "elu": ("elu", {"alpha": 0.3}),
+             "clip": ("clip", {"min": 0.1, "max": 0.9}),
+             "hardsigmoid": ("hard_sigmoid", {"slope": 0.1, "offset": 0.3})}
+    with versions.use(profile):
+        expected = {name: call_forward(get_op_def(op), {"X": x}, given)[0]
+                    for name, (op, given) in attrs.items()}
+        for got in (_static_results(x), _eager_results(x)):
+            for name, values in expected.items():
+                assert got[name].dtype == np.float32
+                np.testing.assert_array_equal(got[name], values, err_msg=name)
+
+
+def test_eager_momentum_and_sgd_decay_steps_as_paddle_3():
+    """Paddle 3.3.1 eager, float64, two steps of sum(w * x_t) from w = [0.5, -0.25]:
+    Momentum's mu a 32-bit float, SGD's L2Decay a scale op that keeps 0.1 (a Scalar)."""
+    def steps(make):
+        w = paddle.create_parameter([2], "float64", default_initializer=paddle.nn.initializer
+                                    .Assign(np.array([0.5, -0.25])))
+        opt = make([w])
+        for xt in ([0.3, -0.7], [-0.2, 0.9]):
+            (w * paddle.to_tensor(np.array(xt))).sum().backward()
+            opt.step()
+            opt.clear_grad()
+        return w.numpy()
+    with versions.use("3"):
+        paddle.disable_static()
+        paddle.set_default_dtype("float64")
+        try:
+            momentum = steps(lambda p: paddle.optimizer.Momentum(0.1, 0.9, parameters=p))
+            sgd = steps(lambda p: paddle.optimizer.SGD(
+                0.1, parameters=p, weight_decay=paddle.regularizer.L2Decay(0.1)))
+        finally:
+            paddle.set_default_dtype("float32")
+    np.testing.assert_allclose(momentum, [0.4630000007152557, -0.20700000166893007],
+                               rtol=1e-15, atol=0)
+    np.testing.assert_allclose(sgd, [0.48035, -0.265725], rtol=1e-15, atol=0)
+
+
+def test_static_momentum_steps_as_paddle_18():
+    """Paddle 1.8.5's fluid Momentum(0.1, 0.9), float64 w = [0.5, 0.5], two steps of
+    sum(w * x_t): mu is float32(0.9) (and the learning rate a float32 variable)."""
+    with versions.use("1.8"):
+        paddle.enable_static()
+        try:
+            main, startup = fluid.Program(), fluid.Program()
+            with fluid.program_guard(main, startup):
+                w = fluid.layers.create_parameter(
+                    [2], "float64", default_initializer=fluid.initializer.Constant(0.5))
+                x = fluid.data("x", [2], "float64")
+                fluid.optimizer.Momentum(0.1, 0.9).minimize(fluid.layers.reduce_sum(w * x))
+            exe = fluid.Executor(fluid.CPUPlace())
+            scope = fluid.Scope()
+            exe.run(startup, scope=scope)
+            for xt in ([0.3, -0.7], [-0.2, 0.9]):
+                exe.run(main, feed={"x": np.array(xt)}, scope=scope)
+            got = np.array(scope.find_var(w.name).get_tensor())
+        finally:
+            paddle.disable_static()
+    np.testing.assert_allclose(got, [0.4630000001639128, 0.5429999989718198],
+                               rtol=1e-15, atol=0)
+
+
+def test_which_attrs_are_32_bit_by_profile_and_mode():
+    scale, leaky, momentum = (get_op_def(t) for t in ("scale", "leaky_relu", "momentum"))
+    with versions.use("3"):
+        assert float32_attrs(scale) == ("scale", "bias")
+        assert float32_attrs(scale, eager=True) == ()
+        assert float32_attrs(leaky, eager=True) == ()
+        assert float32_attrs(get_op_def("leaky_relu_grad")) == ("alpha",)
+        assert "mu" in float32_attrs(momentum, eager=True)
+    with versions.use("1.8"):
+        assert float32_attrs(scale, eager=True) == ("scale", "bias")
+        # an op paddle_op_facts.json holds no proto of declares its own (1.8's source)
+        assert float32_attrs(get_op_def("lars_momentum")) == ("mu", "lars_coeff",
+                                                               "lars_weight_decay")
+        attrs = round_float32_attrs(scale, {"scale": 0.1, "bias": 2, "bias_after_scale": True})
+    assert attrs == {"scale": 0.10000000149011612, "bias": 2.0, "bias_after_scale": True}
+
+
+def _one_weight_program(init, optimizer, feeds=()):
+    """A static program minimizing sum(x w) for a float64 [1, 1] weight w = Constant(init)
+    with `optimizer`: its startup run, then the program once a feed. (program, scope, w)"""
+    paddle.enable_static()
+    try:
+        main, startup = fluid.Program(), fluid.Program()
+        with fluid.program_guard(main, startup):
+            x = fluid.data("x", [-1, 1], "float64")
+            w = fluid.layers.create_parameter(
+                [1, 1], "float64", default_initializer=fluid.initializer.Constant(init))
+            optimizer.minimize(fluid.layers.reduce_sum(fluid.layers.matmul(x, w)))
+        exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+        exe.run(startup, scope=scope)
+        for x_value in feeds:
+            exe.run(main, feed={"x": x_value}, scope=scope)
+    finally:
+        paddle.disable_static()
+    return main, scope, w
+
+
+@pytest.mark.parametrize("profile,expected", [("1.8", 0.10000000149011612),
+                                              ("2.0", 0.10000000149011612), ("3", 0.1)])
+def test_constant_initializers_and_learning_rate_by_profile(profile, expected):
+    """A float64 Constant(0.1) parameter and SGD(0.1)'s float64 learning rate: float32(0.1)
+    in Paddle 1.8.5 (measured; 2.0's initializer.py sets no str_value either), 0.1 in
+    3.3.1 (its initializers set str_value; measured), static and eager (switch
+    init_str_value)."""
+    with versions.use(profile):
+        main, scope, w = _one_weight_program(0.1, fluid.optimizer.SGD(0.1))
+        lr = [v for v in main.list_vars() if "learning_rate" in v.name][0]
+        values = [np.array(scope.find_var(n).get_tensor()).ravel()[0]
+                  for n in (w.name, lr.name)]
+        eager = paddle.create_parameter([1], "float64",
+                                        default_initializer=paddle.nn.initializer.Constant(0.1))
+    assert values == [expected, expected]
+    assert eager.numpy()[0] == expected
+
+
+def test_a_static_program_run_eagerly_holds_its_ops_float_attrs_as_static():
+    """jit.load's TranslatedLayer and dy2static run a program's ops through the tracer
+    (dygraph/program_runner.py): its scale op rounds 0.1 as its OpDesc does in Paddle, also
+    under 3, whose eager paddle.scale keeps 0.1."""
+    from refimpl.dygraph.program_runner import run_ops
+    with versions.use("3"):
+        paddle.enable_static()
+        try:
+            main = static.Program()
+            with static.program_guard(main, static.Program()):
+                out = paddle.scale(static.data("x", [3], "float64"), 0.1, 0.3)
+        finally:
+            paddle.disable_static()
+        env = {"x": paddle.to_tensor(X)}
+        run_ops(main.global_block().ops, env)
+    np.testing.assert_allclose(env[out.name].numpy(), ROUNDED["scale"], rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("profile", ["1.8", "3"])
+def test_global_norm_clip_limit_is_exact(profile):
+    """The clip's limit is a fill_constant with its text, as Paddle's layers.fill_constant
+    writes it: a float64 step of lr 1 on gradient 3 clipped to norm 0.1 gives exactly 0.9
+    (float32(0.1) would give 0.8999999985)."""
+    with versions.use(profile):
+        _, scope, w = _one_weight_program(
+            1.0, fluid.optimizer.SGD(1.0, grad_clip=fluid.clip.GradientClipByGlobalNorm(0.1)),
+            [np.array([[3.0]])])
+    assert np.array(scope.find_var(w.name).get_tensor())[0, 0] == 0.9
