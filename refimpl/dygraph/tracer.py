@@ -28,7 +28,7 @@ from ..framework.place import CUDAPlace, current_place
 from ..framework.program import Operator, Program, Variable
 from ..framework.lod import LoDArray, as_plain, lod_of
 from ..ops.registry import (bilinear_grad_op, fill_lengths, get_op_def, is_duplicable,
-                            lod_fills, lod_results, round_float32_attrs, slot_name)
+                            float32_attrs, lod_fills, lod_results, round_attrs, slot_name)
 from ..framework import mode
 from .inplace import sequence as _node_sequence
 from .tensor import Tensor
@@ -126,6 +126,7 @@ class _Layout:
         self.plain_single_out = self.single_out and self.plain_outs
         self.out_slot = self.outs[0][0] if self.outs else None
         self.signatures = {}    # run_op's signature -> (kernel, takes saved, grad kernels)
+        self.float32_attrs = {}     # profile -> the attrs Paddle's eager op holds as float32
         self.kernels = _Kernels(op_def.type, "forward")
         self.gpu_kernels = _Kernels(op_def.type, "forward", "gpu")
         self.collective = kernels_of(op_def.type).collective    # its functions take group
@@ -404,7 +405,12 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     else:
         kw = dict(lay.attr_items)
         sig.extend(lay.default_sig)
-    round_float32_attrs(lay.op_def, kw, eager=True)
+    profile = versions.current()
+    rounded = lay.float32_attrs.get(profile)
+    if rounded is None:
+        rounded = lay.float32_attrs[profile] = float32_attrs(lay.op_def, True, profile)
+    if rounded:
+        round_attrs(rounded, kw)
     if lay.state_pairs and outputs:
         _keep_state_inputs(lay, args, given, outputs)
     lods = None
@@ -417,7 +423,7 @@ def run_op(op_type, inputs, outputs, attrs, find_device=False):
     if type(first) is not np.ndarray or find_device:
         device, args = _placement(lay, first, args)
     sig.append(device)
-    sig.append(versions.current())   # a profile switch may change the build-time checks
+    sig.append(profile)     # a profile switch may change the build-time checks
     sig = tuple(sig)
     try:
         entry = lay.signatures.get(sig)

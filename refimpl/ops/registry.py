@@ -35,7 +35,7 @@ __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sam
            "bilinear_grad_of_grad", "bilinear_grad_op",
            "InferContext", "LoDRule", "share_lod", "pool_lod", "lengths_lod", "lod_reaching",
            "with_lod_rules", "lod_fills", "fill_lengths", "lod_results", "result_lod",
-           "first_level", "float32_attrs", "round_float32_attrs"]
+           "first_level", "float32_attrs", "round_attrs", "round_float32_attrs"]
 
 _OPS = {}
 _GRAD_OF_GRAD = {}   # "<type>_grad_grad" -> its _GradOfGradOpDef, made on first use
@@ -714,11 +714,12 @@ def _keep_lod(value):
     return value
 
 
-def float32_attrs(op_def, eager=False):
-    """The names of `op_def`'s attributes Paddle holds as 32-bit floats under the current
-    profile: those its release declares FLOAT (a grad op: its forward op's), in dynamic
-    mode under switch eager_float_attrs "api" less the op's eager_double_attrs."""
-    return _float32_attrs(op_def.type, eager, versions.current())
+def float32_attrs(op_def, eager=False, profile=None):
+    """The names of `op_def`'s attributes Paddle holds as 32-bit floats under `profile`
+    (default: the current one): those its release declares FLOAT (a grad op: its forward
+    op's), in dynamic mode under switch eager_float_attrs "api" less the op's
+    eager_double_attrs."""
+    return _float32_attrs(op_def.type, eager, profile or versions.current())
 
 
 @functools.lru_cache(maxsize=None)
@@ -739,7 +740,12 @@ def round_float32_attrs(op_def, attrs, eager=False):
     """Round `attrs` (a dict of keyword arguments, changed in place) to 32-bit floats where
     Paddle holds them so (float32_attrs), once, where an op is bound (the executor) or
     traced (the tracer): its references and kernels then compute with Paddle's value."""
-    for name in float32_attrs(op_def, eager):
+    return round_attrs(float32_attrs(op_def, eager), attrs)
+
+
+def round_attrs(names, attrs):
+    """round_float32_attrs for the attrs `names` (float32_attrs), known to the caller."""
+    for name in names:
         value = attrs.get(name)
         if type(value) is float or type(value) is int:     # (an eager op's hot path)
             rounded = _FLOAT32.get(value)
