@@ -373,6 +373,10 @@ SWITCHES = {
     # ((2^64 - 1) // k), what 2.0's GCC 8 builds ran: read, not measured) or from GCC 11
     # (Lemire's 128-bit product, measured on 3.3.1); unused under 1.8 (numpy's stream)
     "randint_downscaling": {"1.8": "scaling", "2.0": "scaling", "3": "lemire"},
+    # the engine of nce's custom_dist sampler (framework/class_samplers.py): a 32-bit
+    # std::mt19937 in 1.8.5 (measured), the std::mt19937_64 of its other samplers in
+    # 2.x (GetCPURandomEngine; measured on 3.3.1, 2.0 read)
+    "custom_sampler_engine_bits": {"1.8": 32, "2.0": 64, "3": 64},
     # truncated_gaussian_random's bounds: mean +- 2 std (2.0's kernel), or its attrs a and
     # b (3.3.1's, TruncatedNormal(a=-2.0, b=2.0) by default), the value clamped to them
     "truncated_normal_bounds": {"1.8": "two_std", "2.0": "two_std", "3": "attrs"},
