@@ -1,6 +1,6 @@
 """Paddle's class samplers (framework/class_samplers.py): nce's negative classes and costs
-for a fixed seed, and sample_logits' sampled classes and probabilities, against values
-measured on Paddle 1.8.5 and 3.3.1 (CPU)."""
+for a fixed seed, sample_logits' sampled classes and probabilities and tdm_sampler's
+negatives, against values measured on Paddle 1.8.5 and 3.3.1 (CPU)."""
 import numpy as np
 import pytest
 
@@ -8,6 +8,7 @@ from refimpl import fluid
 from refimpl.framework import class_samplers, mt19937
 from refimpl.ops.nce import alias_table
 from refimpl.ops.sample_logits import SampleLogits
+from refimpl.ops.tdm_sampler import TdmSampler
 
 N, D, K, S = 4, 3, 20, 5
 # fluid.layers.nce(x, label, 20, num_neg_samples=5, sampler=..., seed=7) with Constant(0.1)
@@ -156,3 +157,29 @@ def test_sample_logits_cannot_draw_more_distinct_classes_than_there_are():
     with pytest.raises(ValueError, match="num_samples 5 distinct classes out of 4"):
         SampleLogits.forward(np.zeros((1, 4)), np.zeros((1, 1), "int64"), None, None,
                              num_samples=5, seed=1)
+
+
+# Paddle 1.8.5: tdm_sampler of a 2 / 4 / 8-node tree (layer_offset_lod 0, 2, 6, 14; leaf
+# i's path 1 + i // 4, 3 + i // 2, 7 + i, leaf 8's 2, 6, 0), negatives 1, 2, 4, X 0, 3, 5,
+# 8, 7, 3: Out
+TDM_1_8_5 = {
+    7: [[1, 2, 3, 6, 4, 7, 13, 14, 8, 9], [1, 2, 4, 5, 6, 10, 12, 13, 11, 9],
+        [2, 1, 5, 4, 6, 12, 13, 9, 14, 11], [2, 1, 6, 4, 5, 0, 0, 0, 0, 0],
+        [2, 1, 6, 4, 3, 14, 9, 7, 8, 12], [1, 2, 4, 3, 5, 10, 12, 11, 7, 9]],
+    12345: [[1, 2, 3, 4, 5, 7, 9, 10, 12, 11], [1, 2, 4, 5, 3, 10, 11, 8, 7, 12],
+            [2, 1, 5, 3, 4, 12, 10, 8, 7, 11], [2, 1, 6, 3, 4, 0, 0, 0, 0, 0],
+            [2, 1, 6, 5, 4, 14, 10, 9, 7, 12], [1, 2, 4, 3, 6, 10, 14, 13, 11, 7]],
+}
+
+
+@pytest.mark.parametrize("seed", sorted(TDM_1_8_5))
+def test_tdm_sampler_draws_paddles_negatives(seed):
+    travel = np.array([[1 + i // 4, 3 + i // 2, 7 + i] for i in range(8)] + [[2, 6, 0]],
+                      "int32")
+    layer = np.arange(1, 15, dtype="int32").reshape(14, 1)
+    x = np.array([[0], [3], [5], [8], [7], [3]], "int64")
+    out, labels, mask = TdmSampler.forward(x, travel, layer, [1, 2, 4], [0, 2, 6, 14],
+                                           True, seed, "int64")
+    assert out.tolist() == TDM_1_8_5[seed]
+    assert labels[0].tolist() == [1, 0, 1, 0, 0, 1, 0, 0, 0, 0]
+    assert mask[3].tolist() == [1] * 5 + [0] * 5       # leaf 8's padded last layer
