@@ -205,8 +205,9 @@ def test_static_initializers_take_the_program_seed(kernels):
 
 
 def test_other_random_ops_keep_numpys_stream_of_the_seed(dygraph):
-    # the ops not ported (tdm_sampler, ...; a seed for the seed op or for a class sampler
-    # of seed 0, where Paddle takes std::random_device) draw numpy's stream of the generator's seed, which the generator's state carries too
+    # the draws not ported (a seed for the seed op or for a class sampler of seed 0, where
+    # Paddle takes std::random_device, ...) come from numpy's stream of the generator's
+    # seed, which the generator's state carries too
     generator = paddle.seed(10)
     state = generator.get_state()
     first = random.rng_for(0).randint(0, 100, size=3).tolist()

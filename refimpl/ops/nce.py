@@ -16,9 +16,10 @@ P(c) = CustomDistProbs[c], drawn by the alias method (a uniform slot i, then i i
 chance CustomDistAliasProbs[i], else CustomDistAlias[i]). The negatives are Paddle's own
 (framework/class_samplers.py, the classes 0 .. K - 1): a fresh engine seeded with `seed`
 on every run (the same negatives each step, as Paddle), the rows' draws in turn; for seed
-0 Paddle seeds it from std::random_device, refimpl from the global stream. The gradient reads the forward's SampleLabels and SampleLogits,
-so it never draws again; is_sparse and remote_prefetch are accepted and the gradients of
-Weight and Bias are dense (the same numbers a SelectedRows would hold)."""
+0 Paddle seeds it from std::random_device, refimpl from the global stream. The gradient
+reads the forward's SampleLabels and SampleLogits, so it never draws again; is_sparse and
+remote_prefetch are accepted and the gradients of Weight and Bias are dense (the same
+numbers a SelectedRows would hold)."""
 import collections
 
 import numpy as np
