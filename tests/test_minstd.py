@@ -217,3 +217,23 @@ def test_glibc_rand_and_uniform_ints_above_the_engines_range():
     assert minstd.uniform_ints(10, 0, 2**31 - 1, 1).tolist() == [1826057939]
     values = minstd.uniform_ints(3, 0, 10, 20000)
     np.testing.assert_allclose(np.bincount(values, minlength=10) / 20000, 0.1, atol=0.01)
+
+
+def test_dygraph_initializers_of_1_8_take_paddles_values(paddle_version):
+    # Paddle 1.8.5, measured: eager initializers take the default programs' random_seed
+    from refimpl import fluid
+    with paddle_version("1.8"), fluid.dygraph.guard():
+        fluid.default_startup_program().random_seed = 7
+        fluid.default_main_program().random_seed = 7
+        normal = fluid.dygraph.Linear(3, 4, param_attr=fluid.ParamAttr(
+            initializer=fluid.initializer.Normal(0.0, 2.0)))
+        xavier = fluid.dygraph.Linear(3, 2)
+        uniform = fluid.dygraph.Embedding([10, 3], param_attr=fluid.ParamAttr(
+            initializer=fluid.initializer.Uniform(-0.5, 0.5)))
+        got = [layer.weight.numpy().ravel()[:3] for layer in (normal, xavier, uniform)]
+    np.testing.assert_array_equal(got[0], np.float32(
+        [-1.3325995206832886, -1.4964474439620972, -1.3904818296432495]))
+    np.testing.assert_array_equal(got[1], np.float32(
+        [-1.0951004028320312, 0.208632230758667, -0.6365232467651367]))
+    np.testing.assert_array_equal(got[2], np.float32(
+        [-0.49984264373779297, 0.09522712230682373, -0.2905317544937134]))
