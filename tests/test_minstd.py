@@ -237,3 +237,18 @@ def test_dygraph_initializers_of_1_8_take_paddles_values(paddle_version):
         [-1.0951004028320312, 0.208632230758667, -0.6365232467651367]))
     np.testing.assert_array_equal(got[2], np.float32(
         [-0.49984264373779297, 0.09522712230682373, -0.2905317544937134]))
+
+
+def test_sampling_id_of_1_8_draws_paddles_ids(paddle_version):
+    # Paddle 1.8.5, measured: one uniform_real_distribution<T>(min, max) draw a row over a
+    # fresh std::minstd_rand of the seed
+    x = np.random.RandomState(1).dirichlet(np.ones(4), 12).astype("float32")
+
+    def build(fluid):
+        xv = fluid.layers.assign(x)
+        return [fluid.layers.sampling_id(xv, seed=5),
+                fluid.layers.sampling_id(xv, min=0.2, max=0.9, seed=123)]
+
+    got, _ = _run_1_8(paddle_version, build)
+    assert got[0] == [0, 2, 0, 1, 2, 3, 1, 3, 0, 3, 0, 2]
+    assert got[1] == [0, 2, 3, 1, 0, 1, 0, 3, 0, 1, 0, 2]
