@@ -367,10 +367,10 @@ SWITCHES = {
     # uniform_real_distribution<float>, framework/minstd.py) or Paddle 2.x's
     # (std::mt19937_64, framework/mt19937.py: the global generator's for seed 0)
     "dropout_stream": {"1.8": "minstd", "2.0": "mt19937_64", "3": "mt19937_64"},
-    # a seeded uniform draw (uniform_random, uniform_random_batch_size_like): Paddle 1.8.5's
-    # CPU stream (std::minstd_rand through libstdc++'s uniform_real_distribution); or
-    # Paddle 2.x's std::mt19937_64 for every uniform and gaussian draw, seeded or global
-    # (framework/mt19937.py)
+    # the uniform, gaussian, randint and randperm draws: Paddle 1.8.5's CPU streams (a
+    # fresh std::minstd_rand of the seed through libstdc++'s distributions, randperm's
+    # random_shuffle over glibc's rand; framework/minstd.py, libc_rand.py); or Paddle 2.x's
+    # std::mt19937_64, seeded or global (framework/mt19937.py)
     "seeded_uniform_stream": {"1.8": "minstd", "2.0": "mt19937_64", "3": "mt19937_64"},
     # the bits of a random op's nonzero seed attr its own mt19937_64 is seeded with: 2.0's
     # kernels cast the int attr to unsigned int (seed -5 seeds 2^32 - 5), 3.3.1's phi
@@ -383,6 +383,10 @@ SWITCHES = {
     # ((2^64 - 1) // k), what 2.0's GCC 8 builds ran: read, not measured) or from GCC 11
     # (Lemire's 128-bit product, measured on 3.3.1); unused under 1.8 (numpy's stream)
     "randint_downscaling": {"1.8": "scaling", "2.0": "scaling", "3": "lemire"},
+    # the engine of nce's custom_dist sampler (framework/class_samplers.py): a 32-bit
+    # std::mt19937 in 1.8.5 (measured), the std::mt19937_64 of its other samplers in
+    # 2.x (GetCPURandomEngine; measured on 3.3.1, 2.0 taken as 3.3.1's)
+    "custom_sampler_engine_bits": {"1.8": 32, "2.0": 64, "3": 64},
     # truncated_gaussian_random's bounds: mean +- 2 std (2.0's kernel), or its attrs a and
     # b (3.3.1's, TruncatedNormal(a=-2.0, b=2.0) by default), the value clamped to them
     "truncated_normal_bounds": {"1.8": "two_std", "2.0": "two_std", "3": "attrs"},

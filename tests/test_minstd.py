@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from refimpl.framework import minstd
+from refimpl.framework import libc_rand, minstd
 
 
 def reference_draws(seed, n):
@@ -145,3 +145,110 @@ def test_truncated_normal_of_1_8_draws_paddles_values(paddle_version):
         [4.494451999664307, 0.040307946503162384, 2.0262961387634277, 1.8298401832580566,
          -0.9329178333282471, 1.3486618995666504, -0.007009686902165413,
          -0.9978118538856506]]
+
+
+def _run_1_8(paddle_version, build, startup_seed=0, feed=None):
+    from refimpl import fluid
+    with paddle_version("1.8"):
+        main, startup = fluid.Program(), fluid.Program()
+        startup.random_seed = startup_seed
+        with fluid.program_guard(main, startup):
+            fetch = build(fluid)
+        exe = fluid.Executor(fluid.CPUPlace())
+        scope = fluid.core.Scope()
+        with fluid.scope_guard(scope):
+            exe.run(startup)
+            got = exe.run(main, feed=feed, fetch_list=fetch)
+            params = {p.name: np.asarray(scope.find_var(p.name).get_tensor())
+                      for p in main.global_block().all_parameters()}
+    return [np.asarray(v).ravel().tolist() for v in got], params
+
+
+def test_gaussian_randint_randperm_of_1_8_draw_paddles_values(paddle_version):
+    # Paddle 1.8.5, measured: gaussian_random a fresh std::minstd_rand of the seed through
+    # one normal_distribution<T>; randint its uniform_int_distribution (GCC before 11:
+    # downscaled, upscaled above the engine's range); randperm std::random_shuffle over
+    # the C library's rand() after srand(seed)
+    def build(fluid):
+        return [fluid.layers.gaussian_random([7], mean=1.0, std=2.0, seed=10),
+                fluid.layers.gaussian_random([3], seed=10, dtype="float64"),
+                fluid.layers.randint(-5, 1000, [8], seed=10),
+                fluid.layers.randint(0, 2**31 - 1, [4], seed=10),
+                fluid.layers.randperm(10, seed=10), fluid.layers.randperm(9, seed=3)]
+
+    got, _ = _run_1_8(paddle_version, build)
+    assert got[0] == [2.352991819381714, 1.6120951175689697, -1.001833438873291,
+                      4.982396602630615, 1.455836296081543, 2.7350754737854004,
+                      2.6894731521606445]
+    assert got[1] == [2.011973129842973, -1.2562909743620125, 0.13800542523099724]
+    assert got[2] == [-5, 849, 8, 915, 677, 896, 145, 979]
+    assert got[3] == [1826057939, 1967337193, 2104714108, 1430468126]
+    assert got[4] == [5, 2, 3, 7, 8, 4, 6, 9, 0, 1]
+    assert got[5] == [7, 8, 0, 5, 3, 1, 4, 6, 2]
+
+
+def test_initializers_of_1_8_take_paddles_values_from_the_program_seed(paddle_version):
+    # Paddle 1.8.5, measured: a startup program of random_seed 7 gives its initializers'
+    # ops seed 7, so Normal, Uniform and Xavier start from 1.8.5's very values
+    def build(fluid):
+        x = fluid.data("x", [2, 3], "float32")
+        fluid.layers.fc(x, 4, param_attr=fluid.ParamAttr(
+            name="w", initializer=fluid.initializer.Normal(0.0, 2.0)),
+            bias_attr=fluid.ParamAttr(name="b", initializer=fluid.initializer.Uniform(-1, 1)))
+        fluid.layers.fc(x, 2, param_attr=fluid.ParamAttr(
+            name="w2", initializer=fluid.initializer.Xavier()), bias_attr=False)
+        return []
+
+    _, params = _run_1_8(paddle_version, build, startup_seed=7,
+                         feed={"x": np.zeros([2, 3], "float32")})
+    np.testing.assert_array_equal(params["w"].ravel()[:4], np.float32(
+        [-1.3325995206832886, -1.4964474439620972, -1.3904818296432495, 2.2265100479125977]))
+    np.testing.assert_array_equal(params["b"], np.float32(
+        [-0.9996852874755859, 0.19045424461364746, -0.5810635089874268, -0.5174421072006226]))
+    np.testing.assert_array_equal(params["w2"].ravel()[:3], np.float32(
+        [-1.0951004028320312, 0.208632230758667, -0.6365232467651367]))
+
+
+def test_glibc_rand_and_uniform_ints_above_the_engines_range():
+    # glibc's TYPE_3 generator: srand(1)'s first rand() values (the C standard's default)
+    assert libc_rand.outputs(1, 3).tolist() == [1804289383, 846930886, 1681692777]
+    assert libc_rand.outputs(0, 3).tolist() == libc_rand.outputs(1, 3).tolist()
+    # upscaling: a draw over [0, 1] times 2^31 - 2 plus a draw, redrawn while above the range
+    assert minstd.uniform_ints(10, 0, 2**31 - 1, 1).tolist() == [1826057939]
+    values = minstd.uniform_ints(3, 0, 10, 20000)
+    np.testing.assert_allclose(np.bincount(values, minlength=10) / 20000, 0.1, atol=0.01)
+
+
+def test_dygraph_initializers_of_1_8_take_paddles_values(paddle_version):
+    # Paddle 1.8.5, measured: eager initializers take the default programs' random_seed
+    from refimpl import fluid
+    with paddle_version("1.8"), fluid.dygraph.guard():
+        fluid.default_startup_program().random_seed = 7
+        fluid.default_main_program().random_seed = 7
+        normal = fluid.dygraph.Linear(3, 4, param_attr=fluid.ParamAttr(
+            initializer=fluid.initializer.Normal(0.0, 2.0)))
+        xavier = fluid.dygraph.Linear(3, 2)
+        uniform = fluid.dygraph.Embedding([10, 3], param_attr=fluid.ParamAttr(
+            initializer=fluid.initializer.Uniform(-0.5, 0.5)))
+        got = [layer.weight.numpy().ravel()[:3] for layer in (normal, xavier, uniform)]
+    np.testing.assert_array_equal(got[0], np.float32(
+        [-1.3325995206832886, -1.4964474439620972, -1.3904818296432495]))
+    np.testing.assert_array_equal(got[1], np.float32(
+        [-1.0951004028320312, 0.208632230758667, -0.6365232467651367]))
+    np.testing.assert_array_equal(got[2], np.float32(
+        [-0.49984264373779297, 0.09522712230682373, -0.2905317544937134]))
+
+
+def test_sampling_id_of_1_8_draws_paddles_ids(paddle_version):
+    # Paddle 1.8.5, measured: one uniform_real_distribution<T>(min, max) draw a row over a
+    # fresh std::minstd_rand of the seed
+    x = np.random.RandomState(1).dirichlet(np.ones(4), 12).astype("float32")
+
+    def build(fluid):
+        xv = fluid.layers.assign(x)
+        return [fluid.layers.sampling_id(xv, seed=5),
+                fluid.layers.sampling_id(xv, min=0.2, max=0.9, seed=123)]
+
+    got, _ = _run_1_8(paddle_version, build)
+    assert got[0] == [0, 2, 0, 1, 2, 3, 1, 3, 0, 3, 0, 2]
+    assert got[1] == [0, 2, 3, 1, 0, 1, 0, 3, 0, 1, 0, 2]

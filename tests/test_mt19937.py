@@ -134,6 +134,30 @@ def test_global_generator_draws_paddles_values(dygraph, kernels, paddle_version,
             -3.38753080368042, 4.031379699707031]
 
 
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_float16_draws_are_float32_draws_rounded(dygraph, kernels, paddle_version, version):
+    # Paddle 3.3.1: a float16 uniform or gaussian value is the float32 draw rounded, so
+    # the draws use the engine as float32 ones do
+    with paddle_version(version):
+        paddle.seed(10)
+        assert _values(paddle.rand([5], "float16")) == [
+            0.272705078125, 0.548828125, 0.86572265625, 0.377685546875, 0.38037109375]
+        assert _values(paddle.rand([2], "float32")) == [0.31456640362739563,
+                                                        0.5124028325080872]
+        paddle.seed(11)
+        assert _values(paddle.uniform([3], "float16", -2.0, 3.0)) == [
+            -0.6591796875, 1.0849609375, 0.1158447265625]
+        assert _values(paddle.uniform([3], "float16", -2.0, 3.0, seed=5)) == [
+            1.365234375, -1.8076171875, -0.87353515625]
+        paddle.seed(12)
+        assert _values(paddle.randn([5], "float16")) == [
+            -0.7978515625, 0.16552734375, 0.880859375, 0.8125, 0.36181640625]
+        paddle.seed(13)
+        x = paddle.tensor.random.gaussian([4], 1.5, 2.5, dtype="float16")
+        assert x.dtype == paddle.float16
+        assert _values(x) == [3.603515625, 1.220703125, -0.82958984375, 3.935546875]
+
+
 def test_generator_state_and_seeds(dygraph, kernels):
     generator = paddle.seed(2**32 + 10)          # seed_seq: seed 10's stream
     assert generator.initial_seed() == 2**32 + 10
@@ -181,8 +205,9 @@ def test_static_initializers_take_the_program_seed(kernels):
 
 
 def test_other_random_ops_keep_numpys_stream_of_the_seed(dygraph):
-    # the ops not ported (nce, sample_logits, tdm_sampler, ...; a seed for the seed op)
-    # draw numpy's stream of the generator's seed, which the generator's state carries too
+    # the draws not ported (a seed for the seed op or for a class sampler of seed 0, where
+    # Paddle takes std::random_device, ...) come from numpy's stream of the generator's
+    # seed, which the generator's state carries too
     generator = paddle.seed(10)
     state = generator.get_state()
     first = random.rng_for(0).randint(0, 100, size=3).tolist()

@@ -4,6 +4,7 @@ and sampled classes."""
 import numpy as np
 
 from refimpl import fluid
+from refimpl.framework import class_samplers
 from refimpl.ops.sample_logits import (SampleLogits, log_uniform_draws,
                                        log_uniform_probability)
 from helpers import build_programs as _build, run_programs as _run
@@ -14,13 +15,14 @@ def test_log_uniform_sampler_probabilities():
     p = log_uniform_probability(np.arange(10), 10, 1, 1)
     np.testing.assert_allclose(p.sum(), 1.0)  # a distribution over the 10 classes
     assert np.all(np.diff(p) < 0)  # Zipfian: smaller ids more likely
-    drawn, tries = log_uniform_draws(10, 6, True, np.random.RandomState(3))
+    drawn, tries = log_uniform_draws(10, 6, 3)
     assert len(set(drawn)) == 6 and tries >= 6 and drawn.min() >= 0 and drawn.max() < 10
     # with rejected draws: the chance a class came up in `tries` draws
     np.testing.assert_allclose(log_uniform_probability(np.array([0]), 10, 6, 8),
                                1 - (1 - np.log(2) / np.log(11)) ** 8)
-    counts = np.bincount(log_uniform_draws(10, 20000, False, np.random.RandomState(0))[0],
-                         minlength=10) / 20000
+    sampler = class_samplers.Sampler(class_samplers.LOG_UNIFORM, 10,
+                                     class_samplers.Draws(1, 64), "lemire")
+    counts = np.bincount(sampler.samples(20000), minlength=10) / 20000
     np.testing.assert_allclose(counts, p, atol=0.01)
 
 

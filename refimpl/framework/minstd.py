@@ -111,3 +111,55 @@ def normal(seed, mean, std, shape, dtype):
         count *= 2
     t = dtype.type
     return (values[:n] * t(np.float32(std)) + t(np.float32(mean))).astype(dtype).reshape(shape)
+
+
+# the engine's outputs less 1 span [0, _URNG_RANGE]: libstdc++'s __urngrange
+_URNG_RANGE = MODULUS - 3
+
+
+def _below_or_equal(draw, urange):
+    """One draw of libstdc++'s uniform_int_distribution over [0, urange] (before GCC 11)
+    from draw(), an output less 1: downscaling for urange below the engine's range (x
+    redrawn while >= (urange + 1) s, then x // s, s = _URNG_RANGE // (urange + 1)), the
+    draw itself at the engine's range, else upscaling: hi (_URNG_RANGE + 1) + x of hi a
+    draw over [0, urange // (_URNG_RANGE + 1)], redrawn while above urange."""
+    if urange < _URNG_RANGE:
+        k = urange + 1
+        scaling = _URNG_RANGE // k
+        x = draw()
+        while x >= k * scaling:
+            x = draw()
+        return x // scaling
+    if urange == _URNG_RANGE:
+        return draw()
+    while True:
+        value = (_URNG_RANGE + 1) * _below_or_equal(draw, urange // (_URNG_RANGE + 1)) + draw()
+        if value <= urange:
+            return value
+
+
+def uniform_ints(seed, low, high, n):
+    """n draws of std::uniform_int_distribution(low, high - 1) from a fresh engine, as
+    libstdc++ before GCC 11 computes it (Paddle 1.8.5's randint, measured): below the
+    engine's range the draws kept are taken at once, above it one at a time."""
+    n, urange = int(n), int(high) - int(low) - 1
+    count = n + n // 16 + 16
+    if urange < _URNG_RANGE:
+        k = urange + 1
+        scaling = _URNG_RANGE // k
+        while True:
+            x = states(seed, count) - 1
+            kept = x[x < k * scaling]
+            if kept.size >= n:
+                return kept[:n] // scaling + int(low)
+            count *= 2
+    outputs, used = states(seed, count), 0
+
+    def draw():
+        nonlocal outputs, used
+        if used == outputs.size:
+            outputs = states(seed, 2 * outputs.size)
+        used += 1
+        return int(outputs[used - 1]) - 1
+
+    return np.array([_below_or_equal(draw, urange) for _ in range(n)], np.int64) + int(low)

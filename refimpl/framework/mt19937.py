@@ -268,6 +268,30 @@ def reference_draws(words, pos, out):
     return pos
 
 
+def uniform_int_below(draw, k, method, bits=64):
+    """One draw of libstdc++'s std::uniform_int_distribution over [0, k) from an engine of
+    `bits`-bit outputs (draw() gives the next one as a Python int), k below 2^bits:
+    - "lemire" (GCC 11 on, its _S_nd): the 2 bits-bit product x k of a draw x, redrawn
+      while its low bits are below 2^bits mod k (checked only once they are below k); the
+      value is its high bits;
+    - "scaling" (GCC before 11): s = (2^bits - 1) // k, x redrawn while x >= k s; x // s."""
+    size = 1 << bits
+    if method == "lemire":
+        product = draw() * k
+        if product % size < k:
+            threshold = (size - k) % k
+            while product % size < threshold:
+                product = draw() * k
+        return product >> bits
+    if method == "scaling":
+        scaling = (size - 1) // k
+        x = draw()
+        while x >= k * scaling:
+            x = draw()
+        return x // scaling
+    raise ValueError("uniform_int_distribution: unknown downscaling method %r" % (method,))
+
+
 class Engine:
     """A std::mt19937_64: its 312 words and the position of the next draw."""
 
@@ -420,29 +444,13 @@ class Engine:
             used += 1
             return buffer[used - 1]
 
-        def lemire_below(k):       # _S_nd on the 128-bit product
-            product = draw() * k
-            if product % 2**64 < k:
-                threshold = (2**64 - k) % k
-                while product % 2**64 < threshold:
-                    product = draw() * k
-            return product >> 64
-
-        def scaled_below(k):       # d // s, s = (2^64 - 1) // k, below k s
-            scaling = (2**64 - 1) // k
-            d = draw()
-            while d >= k * scaling:
-                d = draw()
-            return d // scaling
-
-        uniform_below = lemire_below if method == "lemire" else scaled_below
         i = 1
         if n % 2 == 0:
-            j = uniform_below(2)
+            j = uniform_int_below(draw, 2, method)
             out[1], out[j] = out[j], out[1]
             i = 2
         while i < n:
-            x = uniform_below((i + 1) * (i + 2))
+            x = uniform_int_below(draw, (i + 1) * (i + 2), method)
             for pos, j in ((i, x // (i + 2)), (i + 1, x % (i + 2))):
                 out[pos], out[j] = out[j], out[pos]
             i += 2

@@ -1,14 +1,14 @@
 """Random state for random ops: a fixed `seed` attr replays the same stream every run
 (as Paddle's CPU kernels do); seed 0 draws from the global generator, which
 `paddle.seed(s)` resets. The streams are Paddle's own where switch seeded_uniform_stream
-says so: under 1.8 a seeded uniform draw is Paddle 1.8.5's minstd stream, under 2.0 and 3
-uniform and gaussian draws are Paddle 2.x's std::mt19937_64 streams (`uniform`, `normal`),
-so their values are Paddle's (truncated_gaussian_random's too). Other random ops draw from
-numpy streams."""
+says so: under 1.8 uniform and gaussian draws are Paddle 1.8.5's minstd streams, under 2.0
+and 3 Paddle 2.x's std::mt19937_64 streams (`uniform`, `normal`), so their values are
+Paddle's (truncated_gaussian_random's too); the class samplers of nce, sample_logits and
+tdm_sampler are Paddle's (`class_sampler`). Other random ops draw from numpy streams."""
 import numpy as np
 
 from .. import versions
-from . import minstd, mt19937
+from . import class_samplers, libc_rand, minstd, mt19937
 from .program import Program, default_main_program, default_startup_program
 
 _SEED_LIMIT = 2 ** 64
@@ -139,20 +139,37 @@ def _engine_for(seed_attr, dtype=None):
     return mt19937.Engine.from_seed(int(seed_attr) % 2 ** versions.switch("seed_attr_bits"))
 
 
+def _minstd_kernel(dtype):
+    """Whether a uniform_random / gaussian_random of `dtype` runs Paddle 1.8.5's kernel (switch
+    seeded_uniform_stream = minstd, float32 / float64): a fresh std::minstd_rand each run,
+    seeded with the attr as an unsigned int, or for seed 0 with std::random_device (refimpl:
+    a seed from the global stream, _fresh_engine_seed)."""
+    return versions.switch("seeded_uniform_stream") == "minstd" and \
+        np.dtype(dtype) in (np.float32, np.float64)
+
+
+def _drawn_dtype(dtype):
+    """The dtype Paddle 2.x's CPU uniform and gaussian kernels draw a value of `dtype` in:
+    float16 values are float32 draws rounded (measured on 3.3.1: paddle.seed(10);
+    rand([3], 'float16') = 0.2727, 0.549, 0.8657, rand's float32 0.27268523, 0.54888254,
+    0.86554646); the dtype itself otherwise."""
+    return np.dtype(np.float32) if np.dtype(dtype) == np.float16 else np.dtype(dtype)
+
+
 def uniform(seed_attr, low, high, shape, dtype):
     """U(low, high) of `shape` and `dtype` for a random op with seed attr `seed_attr`:
     Paddle's CPU stream where switch seeded_uniform_stream reproduces it for float32 /
-    float64 (1.8.5's minstd for a nonzero seed, 2.x's mt19937_64), else the numpy stream
-    of rng_for. low and high are float32 attrs in Paddle."""
+    float64 (1.8.5's minstd, _minstd_kernel; 2.x's mt19937_64, float16 too: its float32
+    draws rounded), else the numpy stream of rng_for. low and high are float32 attrs in
+    Paddle."""
     shape = tuple(shape)
-    if seed_attr and versions.switch("seeded_uniform_stream") == "minstd" and \
-            np.dtype(dtype) in (np.float32, np.float64):
-        # Paddle 1.8.5's kernel takes the seed attr as an unsigned int
-        return minstd.uniform_real(seed_attr & 0xFFFFFFFF, low, high, shape, dtype)
-    engine = _engine_for(seed_attr, dtype)
+    if _minstd_kernel(dtype):
+        return minstd.uniform_real(_fresh_engine_seed(seed_attr), low, high, shape, dtype)
+    engine = _engine_for(seed_attr, _drawn_dtype(dtype))
     if engine is not None:
         n = int(np.prod(shape, dtype=np.int64))
-        return engine.uniform(np.float32(low), np.float32(high), n, dtype).reshape(shape)
+        return engine.uniform(np.float32(low), np.float32(high), n, _drawn_dtype(dtype)) \
+            .astype(dtype, copy=False).reshape(shape)
     rng = rng_for(seed_attr)
     return _in_chunks(lambda n: rng.uniform(low, high, size=n), shape, dtype)
 
@@ -167,58 +184,79 @@ def dropout_draws(seed, n):
 
 
 def integers(seed_attr, low, high, shape, dtype):
-    """Integers uniform in [low, high) of `shape` and `dtype` (randint): Paddle 2.x's
-    stream (std::uniform_int_distribution, libstdc++'s downscaling of switch
-    randint_downscaling) where switch seeded_uniform_stream is mt19937_64, else numpy's
-    stream of rng_for."""
+    """Integers uniform in [low, high) of `shape` and `dtype` (randint):
+    std::uniform_int_distribution over Paddle 1.8.5's fresh std::minstd_rand
+    (_fresh_engine_seed; GCC before 11) or Paddle 2.x's mt19937_64 (libstdc++'s
+    downscaling of switch randint_downscaling), as switch seeded_uniform_stream says."""
     shape = tuple(shape)
-    engine = _engine_for(seed_attr)
-    if engine is not None:
-        n = int(np.prod(shape, dtype=np.int64))
-        return engine.integers(low, high, n, versions.switch("randint_downscaling")) \
-            .astype(dtype).reshape(shape)
-    return rng_for(seed_attr).randint(low, high, size=shape).astype(dtype)
+    n = int(np.prod(shape, dtype=np.int64))
+    if versions.switch("seeded_uniform_stream") == "minstd":
+        drawn = minstd.uniform_ints(_fresh_engine_seed(seed_attr), low, high, n)
+    else:
+        drawn = _engine_for(seed_attr).integers(low, high, n,
+                                                versions.switch("randint_downscaling"))
+    return drawn.astype(dtype).reshape(shape)
 
 
 def permutation(seed_attr, n, dtype):
-    """0 .. n-1 shuffled (randperm): Paddle's std::shuffle over its mt19937_64 (libstdc++'s
-    downscaling of switch randint_downscaling: 3.3.1's measured, 2.0's GCC 8 read) where
-    switch seeded_uniform_stream is mt19937_64, else numpy's stream of rng_for."""
-    engine = _engine_for(seed_attr)
-    if engine is not None:
-        return engine.permutation(int(n), versions.switch("randint_downscaling")).astype(dtype)
-    return rng_for(seed_attr).permutation(n).astype(dtype)
+    """0 .. n-1 shuffled (randperm): Paddle 1.8.5's std::random_shuffle over the C
+    library's rand() after srand(seed) (_fresh_engine_seed; framework/libc_rand.py) where
+    switch seeded_uniform_stream is minstd, else Paddle 2.x's std::shuffle over its
+    mt19937_64 (libstdc++'s downscaling of switch randint_downscaling: 3.3.1's measured,
+    2.0's GCC 8 read)."""
+    if versions.switch("seeded_uniform_stream") == "minstd":
+        return libc_rand.random_shuffle(_fresh_engine_seed(seed_attr), n).astype(dtype)
+    return _engine_for(seed_attr).permutation(int(n), versions.switch("randint_downscaling")) \
+        .astype(dtype)
 
 
 def normal(seed_attr, mean, std, shape, dtype):
     """N(mean, std) of `shape` and `dtype` for a random op with seed attr `seed_attr`
-    (gaussian_random): Paddle 2.x's stream (one std::normal_distribution<T> per op, mean
-    and std float32 attrs) where switch seeded_uniform_stream is mt19937_64, else numpy's
-    stream of rng_for."""
+    (gaussian_random): one std::normal_distribution<T> per op (mean and std float32 attrs)
+    over Paddle 1.8.5's fresh std::minstd_rand (_minstd_kernel) or Paddle 2.x's
+    mt19937_64 (float16: its float32 draws rounded), as switch seeded_uniform_stream says;
+    else numpy's stream of rng_for."""
     shape = tuple(shape)
-    engine = _engine_for(seed_attr, dtype)
+    if _minstd_kernel(dtype):
+        return minstd.normal(_fresh_engine_seed(seed_attr), mean, std, shape, dtype)
+    engine = _engine_for(seed_attr, _drawn_dtype(dtype))
     if engine is not None:
         n = int(np.prod(shape, dtype=np.int64))
-        return engine.normal(np.float32(mean), np.float32(std), n, dtype).reshape(shape)
+        return engine.normal(np.float32(mean), np.float32(std), n, _drawn_dtype(dtype)) \
+            .astype(dtype, copy=False).reshape(shape)
     return rng_for(seed_attr).normal(mean, std, size=shape).astype(dtype)
 
 
-def _minstd_seed(seed_attr):
-    """The seed a Paddle 1.8.5 / 2.0 std::minstd_rand op seeds its engine with: the attr as
-    an unsigned int; for 0 Paddle takes std::random_device, refimpl a draw of the global
-    numpy stream (so paddle.seed replays it)."""
+def _fresh_engine_seed(seed_attr):
+    """The seed an op that makes a fresh engine every run seeds it with (Paddle 1.8.5's /
+    2.0's std::minstd_rand ops, the class samplers): the attr as an unsigned int; for 0
+    Paddle takes std::random_device, refimpl a draw of the global numpy stream (so
+    paddle.seed replays it)."""
     return int(seed_attr) & 0xFFFFFFFF or int(rng_for(0).randint(1, 2**31 - 1))
 
 
 def minstd_normal(seed_attr, mean, std, shape, dtype):
     """N(mean, std) of `shape` and `dtype` the way Paddle 1.8.5's and 2.0's
     gaussian_random_batch_size_like draws it (3.3.1 has no such op): a fresh
-    std::minstd_rand (_minstd_seed) through one std::normal_distribution<T>
+    std::minstd_rand (_fresh_engine_seed) through one std::normal_distribution<T>
     (framework/minstd.py; measured on 1.8.5). float16 and other dtypes: numpy's normal of
     rng_for."""
     if np.dtype(dtype) not in (np.float32, np.float64):
         return rng_for(seed_attr).normal(mean, std, size=tuple(shape)).astype(dtype)
-    return minstd.normal(_minstd_seed(seed_attr), mean, std, tuple(shape), dtype)
+    return minstd.normal(_fresh_engine_seed(seed_attr), mean, std, tuple(shape), dtype)
+
+
+def class_sampler(kind, seed_attr, range_, alias=None, alias_probs=None):
+    """Paddle's class sampler of `kind` (class_samplers.UNIFORM, LOG_UNIFORM or CUSTOM with
+    the alias table) over the classes 0 .. range_, for an op of seed attr `seed_attr` (nce,
+    sample_logits): a fresh engine of _fresh_engine_seed, a std::mt19937_64, or for the
+    custom sampler one of switch custom_sampler_engine_bits (1.8.5's 32-bit std::mt19937),
+    read by libstdc++'s integer downscaling of switch randint_downscaling."""
+    bits = versions.switch("custom_sampler_engine_bits") if kind == class_samplers.CUSTOM \
+        else 64
+    draws = class_samplers.Draws(_fresh_engine_seed(seed_attr), bits)
+    return class_samplers.Sampler(kind, range_, draws, versions.switch("randint_downscaling"),
+                                  alias, alias_probs)
 
 
 def truncated_normal(seed_attr, mean, std, a, b, shape, dtype):
@@ -227,7 +265,7 @@ def truncated_normal(seed_attr, mean, std, a, b, shape, dtype):
     clamped to them (3.3.1; switch truncated_normal_bounds); the inverse cdf of one uniform
     draw a value (mt19937.truncated_normal_of). The uniform draws: Paddle 2.x's
     mt19937_64 where switch seeded_uniform_stream says so, 1.8.5's fresh std::minstd_rand
-    (_minstd_seed) with its erfinv under 1.8; float16: numpy's normal draws of rng_for,
+    (_fresh_engine_seed) with its erfinv under 1.8; float16: numpy's normal draws of rng_for,
     those outside the bounds redrawn."""
     shape = tuple(shape)
     n = int(np.prod(shape, dtype=np.int64))
@@ -244,7 +282,7 @@ def truncated_normal(seed_attr, mean, std, a, b, shape, dtype):
     if engine is not None:
         return engine.truncated_normal(mean, std, *cdfs, n, dtype, clip).reshape(shape)
     if floating and versions.switch("seeded_uniform_stream") == "minstd":
-        u = minstd.canonical(_minstd_seed(seed_attr), n, dtype)
+        u = minstd.canonical(_fresh_engine_seed(seed_attr), n, dtype)
         return mt19937.truncated_normal_of(u, mean, std, *cdfs, clip,
                                            central_only=True).reshape(shape)
     rng = rng_for(seed_attr)

@@ -362,6 +362,11 @@ def standard_normal(shape, dtype=None, name=None):
 
 
 def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
+    return seeded_randint(low, high, shape, dtype, name)
+
+
+def seeded_randint(low, high, shape, dtype, name, seed=0):
+    """paddle.randint with the op's seed attr (1.8's fluid.layers.randint takes one)."""
     if high is None:
         low, high = 0, low
     _check_shape_type(shape, "randint")
@@ -372,7 +377,7 @@ def randint(low=0, high=None, shape=(1,), dtype=None, name=None):
     if low >= high:
         raise ValueError("randint: low %s must be < high %s" % (low, high))
     return _random("randint", shape, dtype, name, True, low=int(low),
-                   high=int(high), seed=0)
+                   high=int(high), seed=int(seed))
 
 
 # -- variables

@@ -83,7 +83,7 @@ def meshgrid(input, name=None):
 
 def randint(low, high=None, shape=None, out=None, dtype=None, device=None, stop_gradient=False,
             seed=0, name=None):
-    ints = creation.randint(low, high, shape or [1], dtype, name)
+    ints = creation.seeded_randint(low, high, shape or [1], dtype, name, seed)
     return _into(out, _stopped(ints, stop_gradient))
 
 

@@ -10,38 +10,54 @@ sampler's chance of drawing c (held in single precision, as Paddle's kernels do)
     Cost[n] = SampleWeight[n] * (sum over true c of -log(o / (o + b))
                                  + sum over negative c of -log(b / (o + b))).
 Samplers (attr `sampler`): 0 uniform, P(c) = 1 / K; 1 log-uniform, drawn as
-floor(exp(u log K)) - 1 with u ~ U[0, 1) and P(c) = log((c + 2) / (c + 1)) / log K (Paddle's
-formula, which sums to log(K + 1) / log K over the K classes); 2 custom, P(c) =
-CustomDistProbs[c], drawn by the alias method (a uniform slot i, then i itself with chance
-CustomDistAliasProbs[i], else CustomDistAlias[i]). The draws come from a generator seeded
-with `seed` on every run (the same negatives each step, as Paddle), or from the global
-generator when seed is 0. The gradient reads the forward's SampleLabels and SampleLogits,
-so it never draws again; is_sparse and remote_prefetch are accepted and the gradients of
-Weight and Bias are dense (the same numbers a SelectedRows would hold)."""
+floor(exp(u log K)) - 1 modulo K - 1 with u ~ U[0, 1) and P(c) = log((c + 2) / (c + 1)) /
+log K (Paddle's formula, which sums to log(K + 1) / log K over the K classes); 2 custom,
+P(c) = CustomDistProbs[c], drawn by the alias method (a uniform slot i, then i itself with
+chance CustomDistAliasProbs[i], else CustomDistAlias[i]). The negatives are Paddle's own
+(framework/class_samplers.py, the classes 0 .. K - 1): a fresh engine seeded with `seed`
+on every run (the same negatives each step, as Paddle), the rows' draws in turn; for seed
+0 Paddle seeds it from std::random_device, refimpl from the global stream. The gradient
+reads the forward's SampleLabels and SampleLogits, so it never draws again; is_sparse and
+remote_prefetch are accepted and the gradients of Weight and Bias are dense (the same
+numbers a SelectedRows would hold)."""
+import collections
+
 import numpy as np
 
-from ..framework.random import rng_for
+from ..framework.class_samplers import CUSTOM, LOG_UNIFORM, UNIFORM
+from ..framework.random import class_sampler
 from ._common import rand
 from .registry import OpDef, Sample, register
 
-UNIFORM, LOG_UNIFORM, CUSTOM = 0, 1, 2
-
 
 def alias_table(probs):
-    """(alias, alias_probs) of Walker's alias method for `probs` (summing to 1): slot i keeps
-    class i with chance alias_probs[i] and gives alias[i] otherwise; -1 = a slot that
-    always keeps its own class."""
+    """(alias, alias_probs) of Walker's alias method for `probs` (summing to 1) as Paddle's
+    nce layers build it: slot i keeps class i with chance alias_probs[i] and gives alias[i]
+    otherwise (-1: it always keeps its own class). With q = p K (in the values' own
+    precision: Python floats for a list), classes above 1 queue as big, below 1 as small,
+    first in first out; the head small takes the head big as its alias, the big's leftover
+    q_big + q_small - 1 queuing again at the back (big, small, or exactly 1: kept whole).
+    When a queue runs dry only the other's head gets -1 and chance 1: any classes left
+    behind it keep alias 0 and chance 0 (Paddle's)."""
     k = len(probs)
-    scaled = [float(p) * k for p in probs]
-    alias, keep = [-1] * k, [1.0] * k
-    small = [i for i, p in enumerate(scaled) if p < 1.0]
-    large = [i for i, p in enumerate(scaled) if p > 1.0]
-    while small and large:
-        s, g = small.pop(), large[-1]
-        alias[s], keep[s] = g, scaled[s]
-        scaled[g] -= 1.0 - scaled[s]
-        if scaled[g] < 1.0:
-            small.append(large.pop())
+    alias, keep = [0] * k, [0.0] * k
+    queues = {True: collections.deque(), False: collections.deque()}   # big?
+
+    def place(i, q):
+        if q - 1.0 > 0 or 1.0 - q > 0:
+            queues[bool(q - 1.0 > 0)].append((i, q))
+        else:
+            alias[i], keep[i] = -1, q
+
+    for i, p in enumerate(probs):
+        place(i, p * k)
+    while queues[True] and queues[False]:
+        (big, q_big), (small, q_small) = queues[True].popleft(), queues[False].popleft()
+        alias[small], keep[small] = big, q_small
+        place(big, q_big + q_small - 1)
+    for queue in queues.values():
+        if queue:
+            alias[queue[0][0]], keep[queue[0][0]] = -1, 1.0
     return np.array(alias, np.int32), np.array(keep, np.float32)
 
 
@@ -51,18 +67,6 @@ def class_probability(classes, sampler, num_classes, custom_probs):
     if sampler == LOG_UNIFORM:
         return np.log((classes + 2.0) / (classes + 1.0)) / np.log(num_classes)
     return custom_probs.reshape(-1)[classes].astype(np.float64)
-
-
-def draw_negatives(shape, sampler, num_classes, alias, alias_probs, rng):
-    if sampler == UNIFORM:
-        return rng.randint(0, num_classes, shape).astype(np.int64)
-    if sampler == LOG_UNIFORM:
-        drawn = np.exp(rng.uniform(size=shape) * np.log(num_classes)).astype(np.int64) - 1
-        return drawn % num_classes
-    slot = rng.randint(0, num_classes, shape)
-    use_alias = (rng.uniform(size=shape) > alias_probs.reshape(-1)[slot]) & \
-        (alias.reshape(-1)[slot] >= 0)
-    return np.where(use_alias, alias.reshape(-1)[slot], slot).astype(np.int64)
 
 
 def _is_true(shape, num_true):
@@ -140,8 +144,9 @@ class NCE(OpDef):
         if len(custom_neg_classes):
             negatives = np.tile(np.asarray(custom_neg_classes, np.int64), (n, 1))
         else:
-            negatives = draw_negatives((n, num_neg_samples), sampler, num_total_classes,
-                                       alias, alias_probs, rng_for(seed))
+            negatives = class_sampler(sampler, seed, num_total_classes - 1, alias,
+                                      alias_probs).samples(n * num_neg_samples) \
+                .reshape(n, num_neg_samples)
         labels = np.concatenate([label.astype(np.int64), negatives], axis=1)
         bad = (labels < 0) | (labels >= num_total_classes)
         if bad.any():

@@ -4,7 +4,9 @@ softmax (fluid.layers.sampled_softmax_with_cross_entropy).
 Logits [N, K], Labels [N, NT] int64. Samples [N, NT + S]: the NT true labels of each row,
 then S classes drawn once for the whole batch from the log-uniform (Zipfian) distribution
 over [0, K):  P(c) = log((c + 2) / (c + 1)) / log(K + 1), drawn as floor(exp(u * log(K + 1))) - 1
-(u ~ U[0, 1)). With uniq the draws repeat until S distinct classes came up. Probabilities
+(u ~ U[0, 1)), modulo K: Paddle's CPU draws (framework/class_samplers.py; a fresh engine
+of `seed` each run), repeated until S distinct classes came up, uniq or not (Paddle's CPU
+kernel reads uniq only on GPUs). Probabilities
 [N, NT + S] are the chance each class appears in the draw: p * S when no draw was rejected,
 else 1 - (1 - p) ** tries. SampledLogits = Logits[Samples] - log(Probabilities), with 1e20
 subtracted from a sampled class that is one of the row's true labels when
@@ -14,31 +16,41 @@ CustomizedProbabilities instead of drawing. LogitsDim and LabelsDim [2] int64 ar
 of Logits and Labels (Paddle declares them intermediate, for its grad op's shapes)."""
 import numpy as np
 
-from ..framework.random import rng_for
+from ..framework.class_samplers import LOG_UNIFORM
+from ..framework.random import class_sampler
 from ._common import rand
 from .registry import OpDef, Sample, register
 
 ACCIDENTAL_HIT_PENALTY = 1e20
 
 
-def log_uniform_draws(num_classes, num_samples, uniq, rng):
-    """(S sampled classes, number of draws made)."""
-    log_range = np.log(num_classes + 1.0)
+def log_uniform_draws(num_classes, num_samples, seed):
+    """(S distinct sampled classes, number of draws made): Paddle's CPU kernel draws from its
+    log-uniform sampler over the classes 0 .. num_classes (taken modulo num_classes), a
+    fresh engine of `seed` (framework/class_samplers.py), until S distinct classes came up,
+    whatever `uniq` says (measured on 1.8.5)."""
+    if num_samples > num_classes:
+        raise ValueError("sample_logits: num_samples %d distinct classes out of %d"
+                         % (num_samples, num_classes))
+    sampler = class_sampler(LOG_UNIFORM, seed, num_classes)
     drawn, seen, tries = [], set(), 0
     while len(drawn) < num_samples:
         tries += 1
-        c = int(np.exp(rng.uniform() * log_range)) - 1
-        c %= num_classes
-        if uniq and c in seen:
-            continue
-        seen.add(c)
-        drawn.append(c)
+        c = sampler.sample()
+        if c not in seen:
+            seen.add(c)
+            drawn.append(c)
     return np.array(drawn, np.int64), tries
 
 
-def log_uniform_probability(classes, num_classes, num_samples, tries):
-    p = np.log((classes + 2.0) / (classes + 1.0)) / np.log(num_classes + 1.0)
-    return p * num_samples if tries == num_samples else -np.expm1(tries * np.log1p(-p))
+def log_uniform_probability(classes, num_classes, num_samples, tries, dtype=np.float64):
+    """The chance each class comes up in the draw, in `dtype` as Paddle computes it: the
+    sampler's P(c) in double, held as a float, then p S in dtype when no draw was rejected,
+    else -expm1(tries log1p(-p))."""
+    t = np.dtype(dtype).type
+    p = (np.log((classes + 2.0) / (classes + 1.0)) / np.log(num_classes + 1.0)) \
+        .astype(np.float32).astype(dtype)
+    return p * t(num_samples) if tries == num_samples else -np.expm1(t(tries) * np.log1p(-p))
 
 
 @register
@@ -92,11 +104,11 @@ class SampleLogits(OpDef):
             samples = custom_samples.astype(np.int64)
             probs = custom_probs.astype(logits.dtype)
         else:
-            drawn, tries = log_uniform_draws(num_classes, num_samples, uniq, rng_for(seed))
+            drawn, tries = log_uniform_draws(num_classes, num_samples, seed)
             samples = np.concatenate([labels.astype(np.int64),
                                       np.broadcast_to(drawn, (n, num_samples))], axis=1)
-            probs = log_uniform_probability(samples, num_classes, num_samples,
-                                            tries).astype(logits.dtype)
+            probs = log_uniform_probability(samples, num_classes, num_samples, tries,
+                                            logits.dtype)
         if ((samples < 0) | (samples >= num_classes)).any():
             raise IndexError("sample_logits: Samples hold classes outside [0, %d)" % num_classes)
         sampled = np.take_along_axis(logits, samples, axis=1) - np.log(probs)

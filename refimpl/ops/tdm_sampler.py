@@ -4,13 +4,16 @@ neg_samples_num_list[l] negatives drawn uniformly without replacement from layer
 nodes, Layer[layer_offset_lod[l]:layer_offset_lod[l + 1]]. Out [N, sum over layers of
 (output_positive + neg_l)] lists, layer by layer, the positive first (when output_positive)
 then the negatives; Labels 1 at positives, 0 at negatives; Mask 1. A positive node 0 (a
-leaf whose path is shorter) makes the layer's entries all 0, Mask included. Outputs are
-`dtype`; no grad. The draw is refimpl's stream (numpy; the seed attr seeds it, 0 the
-default generator), not Paddle's sampler, so the negatives differ from Paddle's."""
+leaf whose path is shorter) makes the layer's entries all 0, Mask included, and draws
+nothing. Outputs are `dtype`; no grad. The negatives are Paddle's (measured on 1.8.5): each
+layer has its own uniform class sampler over its slots (framework/class_samplers.py, a
+fresh engine of `seed` per layer and op run), which the rows draw from in turn; a slot is
+drawn again while its node is the positive or the slot was already taken for this row."""
 import numpy as np
 
 from ..framework.dtypes import get_dtype, to_numpy_dtype
-from ..framework.random import rng_for
+from ..framework.class_samplers import UNIFORM
+from ..framework.random import class_sampler
 from .registry import OpDef, Sample, register
 
 _TRAVEL = np.array([[1, 3], [1, 4], [2, 5], [2, 6], [2, 0]], np.int32)
@@ -55,7 +58,8 @@ class TdmSampler(OpDef):
             raise ValueError("tdm_sampler: X holds leaf %d, outside Travel's %d leaves"
                              % (ids.min() if ids.min() < 0 else ids.max(), len(travel)))
         nodes = np.asarray(layer).reshape(-1)
-        rng = rng_for(seed)
+        samplers = [class_sampler(UNIFORM, seed, size - 1) for size in
+                    np.diff(layer_offset_lod)[:len(neg_samples_num_list)]]
         positive = int(bool(output_positive))
         width = sum(neg_samples_num_list) + positive * len(neg_samples_num_list)
         out, labels, mask = (np.zeros((len(ids), width), np.int64) for _ in range(3))
@@ -68,9 +72,16 @@ class TdmSampler(OpDef):
                 if pos == 0:
                     continue
                 candidates = nodes[layer_offset_lod[l]:layer_offset_lod[l + 1]]
-                others = candidates[candidates != pos]
-                picked = others[rng.choice(len(others), n, replace=False)] if n else []
-                out[i, span] = ([pos] if positive else []) + list(picked)
+                if (candidates != pos).sum() < n:
+                    raise ValueError("tdm_sampler: layer %d holds %d nodes besides the "
+                                     "positive %d, fewer than its %d negatives"
+                                     % (l, (candidates != pos).sum(), pos, n))
+                slots = []
+                while len(slots) < n:
+                    slot = samplers[l].sample()
+                    if candidates[slot] != pos and slot not in slots:
+                        slots.append(slot)
+                out[i, span] = ([pos] if positive else []) + candidates[slots].tolist()
                 labels[i, span] = [1] * positive + [0] * n
                 mask[i, span] = 1
         kind = to_numpy_dtype(dtype)

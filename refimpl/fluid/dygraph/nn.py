@@ -382,7 +382,7 @@ class NCE(Layer):
                              % (num_total_classes, None if custom_dist is None
                                 else "%d values" % len(custom_dist)))
         probs = np.asarray(custom_dist, np.float32)
-        alias, alias_probs = alias_table(probs)
+        alias, alias_probs = alias_table(custom_dist)
         tables = {}
         for slot, value in (("CustomDistProbs", probs), ("CustomDistAlias", alias),
                             ("CustomDistAliasProbs", alias_probs)):
