@@ -1,9 +1,10 @@
 """PaddleNLP 2.0's models outside its example scripts (tests/test_paddlenlp20.py,
 specs/models20.md), with the paddlenlp package on PYTHONPATH:
 
-  tiny-bert OUT VOCAB   a 'pretrained' BERT directory built from a tiny config with
-                        paddlenlp's own classes (random weights, save_pretrained), for
-                        run_glue.py --model_name_or_path OUT (refimpl only)
+  tiny-bert OUT VOCAB [ernie]
+                        a 'pretrained' BERT (or ERNIE) directory built from a tiny config
+                        with paddlenlp's own classes (random weights, save_pretrained),
+                        for run_glue.py --model_name_or_path OUT (refimpl only)
   save DIR BERT         each compared model's initial state_dict, paddle.save'd in DIR
   losses DIR BERT       the models loaded from DIR (paddle.load): the losses of 5 training
                         steps on fixed batches (dropout 0 / eval mode), printed as JSON
@@ -39,7 +40,8 @@ if not hasattr(paddle, "fluid"):    # Paddle 3.x: the 2.0 module paths paddlenlp
 
 import paddlenlp as ppnlp
 from paddlenlp.transformers import (BertForSequenceClassification, BertModel, BertTokenizer,
-                                    CrossEntropyCriterion, TransformerModel)
+                                    CrossEntropyCriterion, ErnieModel, ErnieTokenizer,
+                                    TransformerModel)
 
 STEPS = 5
 
@@ -99,21 +101,23 @@ def bert(pretrained):
     return model, opt, step, batches(31, [8, 12], STEPS, 2)
 
 
-def tiny_bert(out, vocab):
+def tiny_bert(out, vocab, kind="bert"):
+    model_class, tokenizer_class = {"bert": (BertModel, BertTokenizer),
+                                    "ernie": (ErnieModel, ErnieTokenizer)}[kind]
     paddle.seed(7)
     os.makedirs(out, exist_ok=True)
     with open(vocab) as f:
         size = sum(1 for _ in f)
-    model = BertModel(vocab_size=size, hidden_size=32, num_hidden_layers=2,
-                      num_attention_heads=2, intermediate_size=64, max_position_embeddings=64,
-                      type_vocab_size=2)
+    model = model_class(vocab_size=size, hidden_size=32, num_hidden_layers=2,
+                        num_attention_heads=2, intermediate_size=64, max_position_embeddings=64,
+                        type_vocab_size=2)
     model.save_pretrained(out)
-    BertTokenizer(vocab_file=vocab).save_pretrained(out)
+    tokenizer_class(vocab_file=vocab).save_pretrained(out)
 
 
-def main(action, folder, pretrained):
+def main(action, folder, pretrained, *kind):
     if action == "tiny-bert":
-        return tiny_bert(folder, pretrained)
+        return tiny_bert(folder, pretrained, *kind)
     results = {}
     for name, build in (("senta_lstm", senta), ("transformer", transformer),
                         ("bert", lambda: bert(pretrained))):
@@ -136,4 +140,4 @@ def main(action, folder, pretrained):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:])

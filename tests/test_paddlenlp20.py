@@ -161,21 +161,24 @@ def test_transformer_trains_and_beam_search_translates(tmp_path):
     assert sum(g[:2] == ["d" + w[1:] for w in s[:2]] for g, s in zip(got, src)) >= 8, got
 
 
-def _tiny_bert(tmp_path, env):
+def _tiny_bert(tmp_path, env, kind="bert"):
     vocab = tmp_path / "sst_vocab.txt"
     data.sst2_vocab(str(vocab))
-    _run([MODELS, "tiny-bert", tmp_path / "tiny_bert", vocab], tmp_path, env)
+    _run([MODELS, "tiny-bert", tmp_path / "tiny_bert", vocab, kind], tmp_path, env)
     return tmp_path / "tiny_bert"
 
 
 @pytest.mark.slow
-def test_bert_run_glue_fine_tunes_a_tiny_config_on_sst2(tmp_path):
+@pytest.mark.parametrize("kind", ["bert", "ernie"])
+def test_run_glue_fine_tunes_a_tiny_config_on_sst2(tmp_path, kind):
     examples, home, env = _paddlenlp(tmp_path, "language_model/bert")
     data.sst2(home)
-    bert = _tiny_bert(tmp_path, env)
+    bert = _tiny_bert(tmp_path, env, kind)
     assert sorted(os.listdir(bert)) == ["model_config.json", "model_state.pdparams",
                                         "tokenizer_config.json", "vocab.txt"]
-    out = _run(["run_glue.py", "--task_name", "sst-2", "--model_type", "bert",
+    with open(bert / "model_config.json") as f:
+        assert json.load(f)["init_class"] == {"bert": "BertModel", "ernie": "ErnieModel"}[kind]
+    out = _run(["run_glue.py", "--task_name", "sst-2", "--model_type", kind,
                 "--model_name_or_path", bert, "--output_dir", tmp_path / "out",
                 "--max_seq_length", "32", "--batch_size", "32", "--learning_rate", "2e-3",
                 "--num_train_epochs", "8", "--logging_steps", "10", "--save_steps", "40",
