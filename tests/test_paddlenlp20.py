@@ -127,6 +127,43 @@ def test_seq2seq_attention_and_rnnlm_train(tmp_path):
 
 
 @pytest.mark.slow
+def test_simnet_word_embedding_and_vae_seq2seq_run_to_the_end(tmp_path):
+    examples, home, env = _paddlenlp(tmp_path, "text_matching/simnet", "word_embedding",
+                                     "text_generation/vae-seq2seq")
+    simnet, embedding = examples / "text_matching" / "simnet", examples / "word_embedding"
+    vae = examples / "text_generation" / "vae-seq2seq"
+    data.lcqmc(home, str(simnet / "simnet_word_dict.txt"))
+    data.chnsenticorp(home, str(tmp_path / "senta_word_dict.txt"))
+    data.embedding(home, str(tmp_path / "senta_word_dict.txt"), str(embedding / "dict.txt"))
+    data.ptb(str(vae / "data" / "simple-examples" / "data"))
+    out = _run(["train.py", "--network", "lstm", "--epochs", "1", "--lr", "5e-3",
+                "--batch_size", "32", "--save_dir", tmp_path / "simnet"], simnet, env)
+    # one epoch of question pairs: it runs through fit, checkpoints and test evaluate
+    assert 0.0 <= float(re.search(r"Finally test acc: ([0-9.]+)", out).group(1)) <= 1.0
+    assert os.path.isfile(tmp_path / "simnet" / "final.pdparams"), out[-3000:]
+    # TokenEmbedding over the generated .npz, extended from dict.txt; Dropout(axis=1)
+    out = _run(["train.py", "--use_gpu", "False", "--epochs", "2", "--lr", "5e-3",
+                "--batch_size", "32", "--vdl_dir", tmp_path / "vdl", "--save_dir",
+                tmp_path / "we"], embedding, env)
+    # the embedding's vocabulary: the .npz's words extended with dict.txt's (its [PAD] and
+    # [UNK] are the new ones; the .npz has 20 words dict.txt lacks). The script sets no
+    # seed, so its losses differ from run to run: finite, dev and test evaluated
+    with open(embedding / "dict.txt", encoding="utf-8") as f:
+        words = len(f.read().split())
+    assert "Shape :[%d, 300]" % (words + 20) in out, out[-3000:]
+    dev = [float(v) for v in re.findall(r"step 4/4 - loss: ([0-9.]+)", out)]
+    assert len(dev) == 3 and all(0.0 < v < 3.0 for v in dev), out[-3000:]
+    out = _run(["train.py", "--batch_size", "32", "--init_scale", "0.1", "--max_grad_norm",
+                "5.0", "--dataset", "ptb", "--model_path", tmp_path / "vae", "--use_gpu",
+                "False", "--max_epoch", "1", "--embed_dim", "64", "--hidden_size", "64",
+                "--latent_size", "16", "--log_freq", "10"], vae, env)
+    ppl = [float(v) for v in re.findall(r"step \d+/47 - loss: [0-9.]+ - ppl: ([0-9.]+)", out)]
+    kl = [float(v) for v in re.findall(r"kl weight: ([0-9.]+)", out)]
+    # the KL weight warms up as the reconstruction perplexity falls below uniform (300)
+    assert len(ppl) == 5 and ppl[-1] < ppl[0] < 310 and kl[-1] > kl[0], out[-3000:]
+
+
+@pytest.mark.slow
 def test_transformer_trains_and_beam_search_translates(tmp_path):
     # train.py logs `"%f" % np.exp([min(avg_cost.numpy(), 100)])`, a (1, 1) array, which
     # numpy 2.4 refuses (specs/runner.md): run under the numpy 1.x interpreter
