@@ -84,9 +84,10 @@ def test_lexical_analysis_bigru_crf_trains_evaluates_and_predicts(tmp_path):
     common = ["--data_dir", lac, "--batch_size", "32", "--use_gpu", "False"]
     out = _run(["train.py", "--model_save_dir", saved, "--epochs", "2", "--base_lr", "0.01"]
                + common, example, env)
-    f1 = [float(v) for v in re.findall(r"step 4/4 - loss: [0-9.]+ - precision: [0-9.]+ - "
+    f1 = [float(v) for v in re.findall(r"step 4/4 - loss: \S+ - precision: [0-9.]+ - "
                                        r"recall: [0-9.]+ - f1: ([0-9.]+)", out)]
-    # ChunkEvaluator on the test split after each epoch; the word types are learnable
+    # ChunkEvaluator on the test split after each epoch (a loss below 1e-4 is logged as
+    # 0.0000e+00); the word types are learnable
     assert len(f1) == 2 and f1[1] > f1[0] and f1[1] > 0.85, out[-3000:]
     out = _run(["eval.py", "--init_checkpoint", saved / "final"] + common, example, env)
     assert float(re.search(r"f1: ([0-9.]+)", out).group(1)) == f1[1], out[-3000:]
@@ -103,21 +104,27 @@ def test_seq2seq_attention_and_rnnlm_train(tmp_path):
                                      "language_model/rnnlm")
     data.iwslt15(home)
     data.ptb(os.path.join(home, ".paddlenlp", "datasets", "lm", "simple-examples", "data"))
-    common = ["--num_layers", "2", "--hidden_size", "64", "--batch_size", "32",
-              "--dropout", "0.2", "--init_scale", "0.1", "--max_grad_norm", "5.0",
-              "--use_gpu", "False"]
+    # one layer at lr 0.01 for 6 epochs: after 2 epochs of the README's 2 layers (no seed
+    # set) the beams could all end at once, and paddlenlp's BLEU divides by their length 0
+    common = ["--num_layers", "1", "--hidden_size", "64", "--batch_size", "32",
+              "--dropout", "0.0", "--init_scale", "0.1", "--max_grad_norm", "5.0",
+              "--learning_rate", "0.01", "--use_gpu", "False"]
     seq2seq = examples / "machine_translation" / "seq2seq"
-    out = _run(["train.py", "--model_path", tmp_path / "s2s", "--max_epoch", "2"] + common,
+    out = _run(["train.py", "--model_path", tmp_path / "s2s", "--max_epoch", "6"] + common,
                seq2seq, env)
     ppl = [float(v) for v in re.findall(r"step 25/25 - loss: [0-9.]+ - Perplexity: ([0-9.]+)",
                                         out)]
-    # two epochs of 25 batches over 33 target words: below uniform, and falling
-    assert len(ppl) == 2 and ppl[1] < ppl[0] < 33, out[-3000:]
+    # 6 epochs of 25 batches over 33 target words: from about uniform to well below
+    assert len(ppl) == 6 and ppl[-1] < 0.5 * ppl[0] and ppl[0] < 40, out[-3000:]
     out = _run(["predict.py", "--init_from_ckpt", tmp_path / "s2s" / "final", "--beam_size",
                 "4", "--infer_output_file", tmp_path / "pred.txt"] + common, seq2seq, env)
-    assert "BLEU score is" in out, out[-3000:]
+    # BLEU 0.02-0.2 in runs here; an untrained model's is about 1e-155
+    assert float(re.search(r"BLEU score is ([0-9.e+-]*[0-9])", out).group(1)) > 1e-3, \
+        out[-3000:]
     with open(tmp_path / "pred.txt") as f:
-        assert len(f.read().splitlines()) == 64     # BeamSearchDecoder over the test split
+        lines = f.read().splitlines()
+    # BeamSearchDecoder over the 64 test pairs: target words
+    assert len(lines) == 64 and all(w.startswith("v") for l in lines for w in l.split())
     out = _run(["train.py", "--hidden_size", "64", "--num_steps", "10", "--max_epoch", "2",
                 "--batch_size", "20", "--dropout", "0.2", "--n_gpu", "0"],
                examples / "language_model" / "rnnlm", env)
