@@ -5,12 +5,12 @@ import copy
 
 import numpy as np
 
+from ...framework.dtypes import convert_dtype
 from ...framework.param_attr import ParamAttr
+from ...framework.program import Variable
 from ...layers.activation import softmax
 from ...layers.math import cast, fluid_matmul, matmul
 from ...layers.norm import dropout
-from ...framework.dtypes import convert_dtype
-from ...framework.program import Variable
 from ...layers.creation import assign, fill_constant_batch_size_like, ones
 from ...layers.manipulation import triu
 from ...layers.tensor import concat, reshape, transpose
