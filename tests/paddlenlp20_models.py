@@ -5,7 +5,8 @@ specs/models20.md), with the paddlenlp package on PYTHONPATH:
                         a 'pretrained' BERT (or ERNIE) directory built from a tiny config
                         with paddlenlp's own classes (random weights, save_pretrained),
                         for run_glue.py --model_name_or_path OUT (refimpl only)
-  save DIR BERT         each compared model's initial state_dict, paddle.save'd in DIR
+  save DIR BERT         each compared model's initial state (fixed_weights), paddle.save'd
+                        in DIR
   losses DIR BERT       the models loaded from DIR (paddle.load): the losses of 5 training
                         steps on fixed batches (dropout 0 / eval mode), printed as JSON
 
@@ -115,6 +116,22 @@ def tiny_bert(out, vocab, kind="bert"):
     tokenizer_class(vocab_file=vocab).save_pretrained(out)
 
 
+def fixed_weights(model):
+    """The model's initial state, free of the framework's random streams (the recorded 3.3.1
+    losses then do not move when refimpl's initializers draw differently): a trainable
+    parameter that is not a constant becomes uniform(-s, s), s = 1 / sqrt(its first dim),
+    drawn from a RandomState seeded by its position; the others (LayerNorm's ones, zero
+    biases, the Transformer's sinusoid tables) keep their deterministic values."""
+    state = {}
+    for i, (name, value) in enumerate(model.state_dict().items()):
+        array = value.numpy()
+        if getattr(value, "trainable", False) and array.min() != array.max():
+            array = (np.random.RandomState(i).uniform(-1, 1, array.shape) /
+                     np.sqrt(array.shape[0])).astype(array.dtype)
+        state[name] = array
+    return state
+
+
 def main(action, folder, pretrained, *kind):
     if action == "tiny-bert":
         return tiny_bert(folder, pretrained, *kind)
@@ -124,7 +141,7 @@ def main(action, folder, pretrained, *kind):
         model, opt, step, data = build()
         path = os.path.join(folder, name + ".pdparams")
         if action == "save":
-            paddle.save(model.state_dict(), path)
+            paddle.save(fixed_weights(model), path)
             continue
         model.set_state_dict(paddle.load(path))
         losses = []
