@@ -228,6 +228,31 @@ def test_beam_search_decoder_matches_numpy_beam_search():
         (expected_lengths == max_step_num + 1).any()
 
 
+class MergingDecoder(nn.BeamSearchDecoder):
+    """A subclass on Paddle 2.0's hooks, as PaddleNLP's TransformerBeamSearchDecoder: it
+    merges batch and beam with the `batch_size` initialize left on it and calls
+    `_beam_search_step(time=..., ...)` itself."""
+
+    def step(self, time, inputs, states, **kwargs):
+        merge = lambda x: paddle.reshape(x, [self.batch_size * self.beam_size] + x.shape[2:])
+        outputs, next_states = self.cell(merge(inputs), merge(states.cell_states))
+        output, state = self._beam_search_step(
+            time=time, logits=self._split_batch_beams(outputs),
+            next_cell_states=self._split_batch_beams(next_states), beam_state=states)
+        return output, state, output.predicted_ids, state.finished
+
+
+def test_a_subclass_on_paddle_20s_hooks_decodes_as_the_decoder(dygraph):
+    h0_value = np.random.RandomState(3).randn(2, VOCAB).astype("float32")
+    decoder = MergingDecoder(TableCell(paddle.to_tensor(TABLE)), START, END, BEAM)
+    ids, final_states = nn.dynamic_decode(decoder, inits=paddle.to_tensor(h0_value),
+                                          max_step_num=5)
+    assert decoder.batch_size.numpy().tolist() == [2] and decoder.kinf == 1e9
+    expected_ids, expected_scores, _ = _numpy_beam_search(h0_value, ids.shape[1])
+    np.testing.assert_array_equal(ids.numpy(), expected_ids)
+    np.testing.assert_allclose(final_states.log_probs.numpy(), expected_scores, rtol=1e-5)
+
+
 def test_tile_beam_merge_with_batch_repeats_each_entry():
     x = static.data("x", [2, 3], "float32")
     y = nn.BeamSearchDecoder.tile_beam_merge_with_batch(x, 2)

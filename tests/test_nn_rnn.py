@@ -500,3 +500,20 @@ def test_transformer_attr_lists_and_errors():
         nn.TransformerEncoderLayer(4, 2, 8, activation="swishy")
     with pytest.raises(ValueError, match="length must be a positive int"):
         nn.Transformer(4, 2, 1, 1, 8).generate_square_subsequent_mask(0)
+    with pytest.raises(ValueError, match="must hold one int32 / int64, got dtype float32"):
+        nn.Transformer(4, 2, 1, 1, 8).generate_square_subsequent_mask(
+            static.data("n", [1], "float32"))
+
+
+def test_the_causal_mask_of_a_tensor_length_as_paddlenlp_passes_it(dygraph):
+    """PaddleNLP 2.0's TransformerModel passes `paddle.shape(trg_word)[-1]`: the mask of that
+    length, in dynamic mode and built into a static program (its length known at run)."""
+    model = nn.Transformer(4, 2, 1, 1, 8)
+    want = np.triu(np.full((5, 5), -np.inf, "float32"), 1)
+    got = model.generate_square_subsequent_mask(paddle.shape(paddle.zeros([2, 5]))[-1])
+    np.testing.assert_array_equal(got.numpy(), want)
+    paddle.enable_static()
+    words = static.data("words", [None, None], "int64")
+    mask = model.generate_square_subsequent_mask(paddle.shape(words)[-1])
+    got, = static.Executor().run(feed={"words": np.zeros([2, 3], "int64")}, fetch_list=[mask])
+    np.testing.assert_array_equal(got, want[:3, :3])

@@ -23,7 +23,7 @@ from ...layers.indexing import gather_nd
 from ...layers.loss import topk
 from ...layers.manipulation import cumsum
 from ...layers.math import _bool_out, cast
-from ...layers.tensor import flatten, reshape, stack, tile, transpose, unsqueeze
+from ...layers.tensor import flatten, reshape, shape, stack, tile, transpose, unsqueeze
 
 __all__ = ["BeamSearchDecoder", "dynamic_decode"]
 
@@ -115,8 +115,9 @@ class BeamSearchDecoder(Decoder):
     def _expand_to_beam_size(self, x):
         return tile(unsqueeze(x, [1]), [1, self.beam_size] + [1] * (len(x.shape) - 1))
 
-    def _gather(self, x, indices):
-        """x [B, beam, ...] at [b, indices[b, k]] -> [B, beam, ...] (gather_nd)."""
+    def _gather(self, x, indices, batch_size=None):
+        """x [B, beam, ...] at [b, indices[b, k]] -> [B, beam, ...] (gather_nd). Paddle 2.0's
+        signature (subclasses call it so); the batch size is read from `indices`."""
         ones = fill_constant_batch_size_like(indices, [-1, self.beam_size], "float32", 1.0)
         batch_pos = cast(_binary("elementwise_sub", cumsum(ones, axis=0), ones), "int64")
         return gather_nd(x, stack([batch_pos, indices], axis=2))
@@ -135,8 +136,12 @@ class BeamSearchDecoder(Decoder):
     # -- the Decoder interface
     def initialize(self, initial_cell_states):
         """(inputs, StateWrapper, finished) from the cell states [B, ...]: every batch entry
-        starts beam_size beams at start_token, only the first with score 0."""
+        starts beam_size beams at start_token, only the first with score 0. Sets what
+        Paddle 2.0's initialize leaves on the decoder for subclasses (PaddleNLP's
+        TransformerBeamSearchDecoder reshapes with them): `batch_size`, the [1] int32 B of
+        the first cell state, and `kinf`."""
         ref = _leaves(initial_cell_states)[0]
+        self.batch_size, self.kinf = shape(ref)[0], -_NEG_INF
         cell_states = map_structure(self._expand_to_beam_size, initial_cell_states)
         inputs = fill_constant_batch_size_like(ref, [-1, self.beam_size], "int64",
                                                self.start_token)
@@ -150,7 +155,9 @@ class BeamSearchDecoder(Decoder):
             inputs = self.embedding_fn(inputs)
         return inputs, self.StateWrapper(cell_states, log_probs, finished, lengths), finished
 
-    def _beam_search_step(self, logits, next_cell_states, beam_state):
+    def _beam_search_step(self, time, logits, next_cell_states, beam_state):
+        """One beam search step on the step's logits [B, beam, V] (Paddle 2.0's signature,
+        `time` unused, as there)."""
         vocab = logits.shape[-1]
         if vocab < 0:
             raise ValueError("BeamSearchDecoder: the vocabulary size (last dim of the "
@@ -185,7 +192,7 @@ class BeamSearchDecoder(Decoder):
         next_cell_states = map_structure(self._split_batch_beams, next_cell_states)
         if self.output_fn is not None:
             cell_outputs = self.output_fn(cell_outputs)
-        output, state = self._beam_search_step(cell_outputs, next_cell_states, states)
+        output, state = self._beam_search_step(time, cell_outputs, next_cell_states, states)
         sample_ids = output.predicted_ids
         sample_ids.stop_gradient = True
         next_inputs = self.embedding_fn(sample_ids) if self.embedding_fn else sample_ids

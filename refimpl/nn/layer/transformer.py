@@ -5,11 +5,14 @@ import copy
 
 import numpy as np
 
+from ...framework.dtypes import convert_dtype
 from ...framework.param_attr import ParamAttr
+from ...framework.program import Variable
 from ...layers.activation import softmax
 from ...layers.math import cast, fluid_matmul, matmul
 from ...layers.norm import dropout
-from ...layers.creation import assign, fill_constant_batch_size_like
+from ...layers.creation import assign, fill_constant_batch_size_like, ones
+from ...layers.manipulation import triu
 from ...layers.tensor import concat, reshape, transpose
 from .. import functional
 from .base import Layer
@@ -369,10 +372,19 @@ class Transformer(Layer):
         return self.decoder(tgt, memory, tgt_mask, memory_mask)
 
     def generate_square_subsequent_mask(self, length):
-        """A [length, length] float32 constant: 0 on and below the diagonal, -inf above
-        (position i attends to positions <= i)."""
-        if not isinstance(length, int) or length <= 0:
+        """A [length, length] float32 mask: 0 on and below the diagonal, -inf above
+        (position i attends to positions <= i). An int length gives a constant; a
+        one-element int Tensor (PaddleNLP's `paddle.shape(trg_word)[-1]`) the same mask built
+        from it, as Paddle 2.0 builds it (triu of ones((length, length)) * -inf)."""
+        if isinstance(length, Variable):
+            if convert_dtype(length.dtype) not in ("int32", "int64") or \
+                    int(np.prod(length.shape)) != 1:
+                raise ValueError("Transformer.generate_square_subsequent_mask: a Tensor length "
+                                 "must hold one int32 / int64, got dtype %s shape %s"
+                                 % (convert_dtype(length.dtype), list(length.shape)))
+            return triu(ones([length, length], "float32") * -np.inf, 1)
+        if not isinstance(length, (int, np.integer)) or length <= 0:
             raise ValueError("Transformer.generate_square_subsequent_mask: length must be a "
-                             "positive int (static mode builds a constant), got %r"
-                             % (length,))
+                             "positive int or a one-element int Tensor, got %r" % (length,))
+        length = int(length)
         return assign(np.triu(np.full([length, length], -np.inf, np.float32), 1))
