@@ -108,12 +108,29 @@ _PADDLE_TESTS = ("import types\n"
                  "sys.modules['paddle.fluid.tests'] = _tests\n")
 
 
+# The 3.x files' stored revision (early 2024, before PIR became the default program IR)
+# decorates tests with paddle.pir_utils.test_with_pir_api, a test-only helper (gone in
+# 3.3.1) that runs a test once under the legacy IR and again under PIR. refimpl's programs
+# are one IR (paddle.framework.in_pir_mode() is False): the helper the runner lends runs
+# the test once, under OldIrGuard.
+_PIR_TEST = ("import functools, refimpl.pir_utils as _pir_utils\n"
+             "def _test_with_pir_api(test):\n"
+             "    @functools.wraps(test)\n"
+             "    def once(*args, **kwargs):\n"
+             "        with _pir_utils.OldIrGuard():\n"
+             "            return test(*args, **kwargs)\n"
+             "    return once\n"
+             "_pir_utils.test_with_pir_api = _test_with_pir_api\n")
+
+
 def prelude(paddle_version, tree_dir=None):
     """What runs before refimpl's `run` command: the numpy 1.x and Python 3.8 aliases,
-    and for the 2.x files the eager guard above and, given the Paddle tree (its
-    python/paddle), its paddle.fluid.tests."""
+    for the 2.x files the eager guard above and, given the Paddle tree (its
+    python/paddle), its paddle.fluid.tests, and for the 3.x files the PIR test helper."""
     extra = ""
-    if paddle_version != "1.8":
+    if paddle_version in ("3", "3.0"):
+        extra = _PIR_TEST
+    elif paddle_version != "1.8":
         extra = _EAGER_GUARD
         if tree_dir is not None:
             extra += _PADDLE_TESTS % os.path.join(os.path.abspath(tree_dir), "fluid", "tests")

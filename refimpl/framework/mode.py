@@ -17,7 +17,7 @@ from .. import versions
 from . import unique_name
 from .errors import LayerAssertionError
 
-__all__ = ["in_dynamic_mode", "enable_static", "disable_static", "dygraph_guard",
+__all__ = ["in_dynamic_mode", "in_pir_mode", "in_dynamic_or_pir_mode", "enable_static", "disable_static", "dygraph_guard",
            "program_guard_scope", "static_only_api", "no_grad", "enable_grad",
            "set_grad_enabled", "is_grad_enabled", "start_as_profile"]
 
@@ -60,6 +60,18 @@ def install_eager(hooks):
 
 
 def in_dynamic_mode():
+    return dynamic
+
+
+def in_pir_mode():
+    """Paddle 3's question whether static programs are PIR programs: never in refimpl,
+    whose programs are one IR with the legacy ProgramDesc's API in every profile (Paddle
+    3's code and tests then take their legacy-IR branch; specs/versions.md#programs)."""
+    return False
+
+
+def in_dynamic_or_pir_mode():
+    """Paddle 3's dispatch test (eager, or a PIR program): dynamic mode here."""
     return dynamic
 
 
