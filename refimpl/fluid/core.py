@@ -50,7 +50,8 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "Executor", "DeviceType",
            "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",
            "is_compiled_with_rocm",
-           "is_compiled_with_mkldnn", "is_compiled_with_brpc", "is_compiled_with_dist",
+           "is_compiled_with_mkldnn", "_is_fwd_prim_enabled", "_is_bwd_prim_enabled",
+           "is_compiled_with_brpc", "is_compiled_with_dist",
            "get_cuda_device_count", "is_float16_supported", "op_support_gpu", "globals",
            "get_all_op_protos", "has_grad_op_maker", "has_infer_inplace",
            "has_empty_grad_op_maker", "get_grad_op_desc", "set_feed_variable",
@@ -170,6 +171,17 @@ def is_compiled_with_rocm():
 
 
 def is_compiled_with_mkldnn():
+    return False
+
+
+def _is_fwd_prim_enabled():
+    """Paddle 3: whether ops are decomposed into primitive ops (its "prim" mode) forward;
+    refimpl decomposes none: never (3.3.1's default too)."""
+    return False
+
+
+def _is_bwd_prim_enabled():
+    """The same for the backward pass: never."""
     return False
 
 
