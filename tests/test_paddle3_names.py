@@ -63,3 +63,13 @@ def test_utils_nested_structure_helpers():
     assert paddle.utils.flatten([1, (2, [3])]) == [1, 2, 3]
     assert paddle.utils.pack_sequence_as([0, (0, 0)], [4, 5, 6]) == [4, (5, 6)]
     assert paddle.utils.convert_to_list(3, 2, "kernel_size") == [3, 3]
+
+
+def test_core_eager_tensor_is_the_eager_tensor_class_and_prim_is_off():
+    """3.3.1: isinstance(paddle.to_tensor(...), core.eager.Tensor); prim (decomposition into
+    primitive ops) is off, and refimpl has none."""
+    core = paddle.base.core
+    with fluid.dygraph.guard():
+        assert isinstance(paddle.to_tensor([1.0]), core.eager.Tensor)
+        assert core.eager.Tensor([1.0, 2.0]).numpy().tolist() == [1.0, 2.0]
+    assert not core._is_fwd_prim_enabled() and not core._is_bwd_prim_enabled()

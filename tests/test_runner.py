@@ -357,6 +357,31 @@ def test_paddle_test_runner_lends_2x_files_an_eager_guard_that_changes_nothing(t
     assert not under_18["passed"] and "_test_eager_guard" in under_18["reason"]
 
 
+def test_paddle_test_runner_lends_3x_files_test_with_pir_api_that_runs_once(tmp_path):
+    # the 3.x files (early 2024) decorate tests with pir_utils.test_with_pir_api, gone in
+    # 3.3.1: the runner's runs the test once, under OldIrGuard (refimpl has one IR)
+    (tmp_path / "test_pir.py").write_text(textwrap.dedent("""
+        import unittest
+        import paddle
+        from paddle.pir_utils import test_with_pir_api
+        RUNS = []
+        class T(unittest.TestCase):
+            @test_with_pir_api
+            def test_once_without_pir(self):
+                RUNS.append(paddle.get_flags("FLAGS_enable_pir_api")["FLAGS_enable_pir_api"])
+                self.assertFalse(paddle.framework.in_pir_mode())
+            def test_z_ran_once(self):
+                self.assertEqual(RUNS, [False])
+        if __name__ == "__main__":
+            unittest.main()
+    """))
+    runner = _run_paddle_tests_module()
+    under_3 = runner.run_file(str(tmp_path / "test_pir.py"), None, "3", 120)
+    assert under_3["passed"] and under_3["ran"] == 2, under_3["output_tail"]
+    under_20 = runner.run_file(str(tmp_path / "test_pir.py"), None, "2.0", 120)
+    assert not under_20["passed"] and "test_with_pir_api" in under_20["reason"]
+
+
 def test_paddle_test_runner_loads_files_without_unittest_main(tmp_path):
     # as Paddle's CI (tools/test_runner.py) does for files such as rnn/test_rnn_cells.py,
     # whose suite comes from load_tests
