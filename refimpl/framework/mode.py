@@ -66,7 +66,8 @@ def in_dynamic_mode():
 def in_pir_mode():
     """Paddle 3's question whether static programs are PIR programs: never in refimpl,
     whose programs are one IR with the legacy ProgramDesc's API in every profile (Paddle
-    3's code and tests then take their legacy-IR branch; specs/versions.md#programs)."""
+    3's code and tests then take their legacy-IR branch; specs/versions.md,
+    Divergences)."""
     return False
 
 
