@@ -42,15 +42,20 @@ def test_pir_guards_set_and_restore_the_pir_flag():
     assert paddle.get_flags(flag)[flag] is True
 
 
-def test_static_nn_control_flow_submodule_imports():
+def test_paddle_3_submodules_import():
     """`from paddle.static.nn.control_flow import Assert` (Paddle 3's test_assert_op): a
-    submodule of the module paddle.static.nn, with 3.3.1's Assert, cond, while_loop..."""
+    submodule of the module paddle.static.nn, with 3.3.1's Assert, cond, while_loop...; so
+    are paddle.static.nn.common (fc, conv2d, ...) and paddle.jit.api (to_static, ...)."""
     script = textwrap.dedent("""
         import refimpl._alias as alias
         alias.install()
         from paddle.static.nn.control_flow import Assert, cond, while_loop
         import paddle.static.nn as nn
         assert nn.cond is cond and not hasattr(nn, 'Assert')
+        from paddle.static.nn.common import fc
+        from paddle.jit.api import to_static
+        import paddle
+        assert fc is nn.fc and to_static is paddle.jit.to_static
         print('ok')
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
