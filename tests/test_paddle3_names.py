@@ -78,3 +78,24 @@ def test_core_eager_tensor_is_the_eager_tensor_class_and_prim_is_off():
         assert isinstance(paddle.to_tensor([1.0]), core.eager.Tensor)
         assert core.eager.Tensor([1.0, 2.0]).numpy().tolist() == [1.0, 2.0]
     assert not core._is_fwd_prim_enabled() and not core._is_bwd_prim_enabled()
+
+
+def test_set_grad_enabled_sets_now_restores_as_a_context_and_decorates():
+    """3.3.1's set_grad_enabled: the call sets the mode; `with` restores the previous one;
+    `@set_grad_enabled(False)` runs the function without recording."""
+    with fluid.dygraph.guard():
+        x = paddle.to_tensor([1.0], stop_gradient=False)
+        with paddle.set_grad_enabled(False):
+            assert (x * 2).stop_gradient
+        assert not (x * 2).stop_gradient
+
+        @paddle.set_grad_enabled(False)
+        def double(v):
+            return v * 2
+        paddle.set_grad_enabled(True)
+        assert double(x).stop_gradient and not (x * 2).stop_gradient
+        paddle.set_grad_enabled(False)
+        try:
+            assert (x * 2).stop_gradient
+        finally:
+            paddle.set_grad_enabled(True)

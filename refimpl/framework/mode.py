@@ -182,9 +182,32 @@ def is_grad_enabled():
     return grad_enabled
 
 
-def set_grad_enabled(enabled):
-    global grad_enabled
-    grad_enabled = bool(enabled)
+class set_grad_enabled:
+    """`paddle.set_grad_enabled(mode)`: eager ops are recorded (mode True) or not from the
+    call on; as a context manager the previous setting comes back at its exit, and as a
+    decorator the function runs under `mode` (3.3.1's class; Paddle 3's
+    test_imperative_decorator decorates test methods with it)."""
+
+    def __init__(self, mode):
+        global grad_enabled
+        self.prev, self.mode = grad_enabled, bool(mode)
+        grad_enabled = self.mode
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        global grad_enabled
+        grad_enabled = self.prev
+        return False
+
+    def __call__(self, func):
+        @functools.wraps(func)
+        def wrapped(*args, **kwargs):
+            with set_grad_enabled(self.mode):
+                return func(*args, **kwargs)
+        wrapped.__signature__ = inspect.signature(func)
+        return wrapped
 
 
 class _GradSwitch:
