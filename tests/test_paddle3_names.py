@@ -68,6 +68,9 @@ def test_utils_nested_structure_helpers():
     assert paddle.utils.flatten([1, (2, [3])]) == [1, 2, 3]
     assert paddle.utils.pack_sequence_as([0, (0, 0)], [4, 5, 6]) == [4, (5, 6)]
     assert paddle.utils.convert_to_list(3, 2, "kernel_size") == [3, 3]
+    paddle.utils.assert_same_structure([1, (2, 3)], [4, (5, 6)])
+    with pytest.raises(ValueError):
+        paddle.utils.assert_same_structure([1, 2], [1])
 
 
 def test_core_eager_tensor_is_the_eager_tensor_class_and_prim_is_off():

@@ -8,14 +8,16 @@ import warnings
 from ..fluid.compat import require_version
 from ..fluid.deprecation import deprecation_message, with_note
 from ..framework import unique_name
-from ..fluid.layers.utils import convert_to_list, flatten, map_structure, pack_sequence_as
+from ..fluid.layers.utils import (assert_same_structure, convert_to_list, flatten, map_structure,
+                                  pack_sequence_as)
 from . import download
 from .profiler import Profiler, ProfilerOptions, get_profiler
 
 __all__ = ["deprecated", "try_import", "run_check", "require_version", "unique_name",
            "download", "Profiler", "ProfilerOptions", "get_profiler",
            # Paddle 3's nested-structure helpers (3.3.1's paddle.utils has them)
-           "convert_to_list", "flatten", "map_structure", "pack_sequence_as"]
+           "assert_same_structure", "convert_to_list", "flatten", "map_structure",
+           "pack_sequence_as"]
 
 
 def deprecated(update_to="", since="", reason="", level=0):
