@@ -182,34 +182,6 @@ def is_grad_enabled():
     return grad_enabled
 
 
-class set_grad_enabled:
-    """`paddle.set_grad_enabled(mode)`: eager ops are recorded (mode True) or not from the
-    call on; as a context manager the previous setting comes back at its exit, and as a
-    decorator the function runs under `mode` (3.3.1's class; Paddle 3's
-    test_imperative_decorator decorates test methods with it)."""
-
-    def __init__(self, mode):
-        global grad_enabled
-        self.prev, self.mode = grad_enabled, bool(mode)
-        grad_enabled = self.mode
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        global grad_enabled
-        grad_enabled = self.prev
-        return False
-
-    def __call__(self, func):
-        @functools.wraps(func)
-        def wrapped(*args, **kwargs):
-            with set_grad_enabled(self.mode):
-                return func(*args, **kwargs)
-        wrapped.__signature__ = inspect.signature(func)
-        return wrapped
-
-
 class _GradSwitch:
     """Context manager and decorator (`@no_grad()`, or 1.8's bare `@no_grad`) setting
     whether eager ops are recorded."""
@@ -232,12 +204,16 @@ class _GradSwitch:
     def __call__(self, func):
         @functools.wraps(func)
         def wrapped(*args, **kwargs):
-            with type(self)():
+            with self._again():
                 return func(*args, **kwargs)
         # getfullargspec (which ignores __wrapped__) shows func's arguments too, as Paddle's
         # decorators (made with the `decorator` package) kept them
         wrapped.__signature__ = inspect.signature(func)
         return wrapped
+
+    def _again(self):
+        """A fresh switch of the same kind, for one call of a decorated function."""
+        return type(self)()
 
 
 class no_grad(_GradSwitch):
@@ -247,3 +223,22 @@ class no_grad(_GradSwitch):
 
 class enable_grad(_GradSwitch):
     _enabled = True
+
+
+class set_grad_enabled(_GradSwitch):
+    """`paddle.set_grad_enabled(mode)`: eager ops are recorded (mode True) or not from the
+    call on; as a context manager the previous setting comes back at its exit, and as a
+    decorator the function runs under `mode` (3.3.1's class; Paddle 3's
+    test_imperative_decorator decorates test methods with it)."""
+
+    def __new__(cls, mode):
+        self = object.__new__(cls)
+        self._enabled = bool(mode)
+        _GradSwitch.__enter__(self)       # now; __exit__ puts the previous setting back
+        return self
+
+    def __enter__(self):
+        return self
+
+    def _again(self):
+        return set_grad_enabled(self._enabled)
