@@ -350,11 +350,17 @@ def test_paddle_test_runner_lends_2x_files_an_eager_guard_that_changes_nothing(t
         if __name__ == "__main__":
             unittest.main()
     """))
+    _passes_only_where_lent(tmp_path / "test_guard.py", "2.0", "1.8", 1, "_test_eager_guard")
+
+
+def _passes_only_where_lent(path, lent, not_lent, ran, name):
+    """The file at `path` passes its `ran` tests under the profile the runner lends `name`
+    to, and fails naming it under the one it does not."""
     runner = _run_paddle_tests_module()
-    under_20 = runner.run_file(str(tmp_path / "test_guard.py"), None, "2.0", 120)
-    assert under_20["passed"] and under_20["ran"] == 1, under_20["output_tail"]
-    under_18 = runner.run_file(str(tmp_path / "test_guard.py"), None, "1.8", 120)
-    assert not under_18["passed"] and "_test_eager_guard" in under_18["reason"]
+    under = runner.run_file(str(path), None, lent, 120)
+    assert under["passed"] and under["ran"] == ran, under["output_tail"]
+    under = runner.run_file(str(path), None, not_lent, 120)
+    assert not under["passed"] and name in under["reason"]
 
 
 def test_paddle_test_runner_lends_3x_files_test_with_pir_api_that_runs_once(tmp_path):
@@ -375,11 +381,7 @@ def test_paddle_test_runner_lends_3x_files_test_with_pir_api_that_runs_once(tmp_
         if __name__ == "__main__":
             unittest.main()
     """))
-    runner = _run_paddle_tests_module()
-    under_3 = runner.run_file(str(tmp_path / "test_pir.py"), None, "3", 120)
-    assert under_3["passed"] and under_3["ran"] == 2, under_3["output_tail"]
-    under_20 = runner.run_file(str(tmp_path / "test_pir.py"), None, "2.0", 120)
-    assert not under_20["passed"] and "test_with_pir_api" in under_20["reason"]
+    _passes_only_where_lent(tmp_path / "test_pir.py", "3", "2.0", 2, "test_with_pir_api")
 
 
 def test_paddle_test_runner_loads_files_without_unittest_main(tmp_path):
