@@ -31,8 +31,9 @@ from .framework.model_formats import save
 from . import (framework, static, fluid, nn, optimizer, regularizer, metric, distributed,
                incubate, vision, text, jit, io, utils, distribution, inference)
 from .static.io import paddle_load as load
-from . import reader, dataset, compat, pir_utils, version, sysconfig, complex
+from . import reader, dataset, compat, pir_utils, version, sysconfig, complex, base
 from .reader import batch
+from .fluid.flags import get_flags, set_flags
 
 globals().update(_exports("paddle"))
 from . import tensor_methods as _tensor_methods

@@ -27,6 +27,10 @@ SWITCHES = {
     # source; 1.8.5's image_resize out_shape likewise), or taken as list(size) (3.3.1,
     # measured: a set passes; an int is a TypeError in all)
     "interpolate_size_iterable": {"1.8": "list", "2.0": "list", "3": "iterable"},
+    # paddle.equal(x, y) with a Python number y: a TypeError (y must be a Tensor), or y
+    # becomes a 0-D constant of x's dtype (3.3.1, eager and static; its not_equal,
+    # less_than, ... still refuse numbers)
+    "equal_number_y": {"1.8": "refused", "2.0": "refused", "3": "full"},
     # the dtypes paddle.flatten takes in static mode: float32/64, int8/32/64 (2.0's check,
     # a TypeError otherwise; its test_flatten_contiguous_range_op refuses float16), or any
     # (3.3.1, measured: float16 and bool pass)

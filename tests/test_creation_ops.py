@@ -8,6 +8,7 @@ import pytest
 from helpers import build_and_run
 import refimpl as paddle
 from refimpl import fluid, versions
+from refimpl.framework.errors import LayerAssertionError
 
 
 def _run(build):
@@ -123,3 +124,17 @@ def test_gaussian_and_standard_normal_of_paddle_20():
                     paddle.standard_normal([2, 3])
         finally:
             paddle.set_default_dtype("float32")
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
+def test_fill_constant_of_an_empty_shape_by_version(version, paddle_version):
+    """An empty shape is a 0-D tensor under profile 3 (3.3.1: paddle.full([], 3, 'int64')
+    in a static program gives the 0-D 3; Paddle 3's test_cond builds its constants so); 1.8
+    and 2.0 have no 0-D tensors and refuse it when the program is built."""
+    with paddle_version(version):
+        if version != "3":
+            with pytest.raises(LayerAssertionError, match="shape must not be empty"):
+                _run(lambda: paddle.full([], 3, "int64"))
+            return
+        value = _run(lambda: paddle.full([], 3, "int64"))
+        assert value.shape == () and value.dtype == np.int64 and value == 3

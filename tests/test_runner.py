@@ -350,11 +350,38 @@ def test_paddle_test_runner_lends_2x_files_an_eager_guard_that_changes_nothing(t
         if __name__ == "__main__":
             unittest.main()
     """))
+    _passes_only_where_lent(tmp_path / "test_guard.py", "2.0", "1.8", 1, "_test_eager_guard")
+
+
+def _passes_only_where_lent(path, lent, not_lent, ran, name):
+    """The file at `path` passes its `ran` tests under the profile the runner lends `name`
+    to, and fails naming it under the one it does not."""
     runner = _run_paddle_tests_module()
-    under_20 = runner.run_file(str(tmp_path / "test_guard.py"), None, "2.0", 120)
-    assert under_20["passed"] and under_20["ran"] == 1, under_20["output_tail"]
-    under_18 = runner.run_file(str(tmp_path / "test_guard.py"), None, "1.8", 120)
-    assert not under_18["passed"] and "_test_eager_guard" in under_18["reason"]
+    under = runner.run_file(str(path), None, lent, 120)
+    assert under["passed"] and under["ran"] == ran, under["output_tail"]
+    under = runner.run_file(str(path), None, not_lent, 120)
+    assert not under["passed"] and name in under["reason"]
+
+
+def test_paddle_test_runner_lends_3x_files_test_with_pir_api_that_runs_once(tmp_path):
+    # the 3.x files (early 2024) decorate tests with pir_utils.test_with_pir_api, gone in
+    # 3.3.1: the runner's runs the test once, under OldIrGuard (refimpl has one IR)
+    (tmp_path / "test_pir.py").write_text(textwrap.dedent("""
+        import unittest
+        import paddle
+        from paddle.pir_utils import test_with_pir_api
+        RUNS = []
+        class T(unittest.TestCase):
+            @test_with_pir_api
+            def test_once_without_pir(self):
+                RUNS.append(paddle.get_flags("FLAGS_enable_pir_api")["FLAGS_enable_pir_api"])
+                self.assertFalse(paddle.framework.in_pir_mode())
+            def test_z_ran_once(self):
+                self.assertEqual(RUNS, [False])
+        if __name__ == "__main__":
+            unittest.main()
+    """))
+    _passes_only_where_lent(tmp_path / "test_pir.py", "3", "2.0", 2, "test_with_pir_api")
 
 
 def test_paddle_test_runner_loads_files_without_unittest_main(tmp_path):

@@ -385,3 +385,22 @@ def test_where_of_other_shapes_by_version(paddle_version, version):
         if version == "2.0":
             want[:, 1] = np.nan       # nan * 0 + y
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_equal_of_a_number_by_version(paddle_version, version):
+    """paddle.equal(x, 1): 3.3.1 makes the number a 0-D constant of x's dtype (its
+    test_cond's `paddle.equal(i % 2, 0)`), 2.0 wants a Tensor; not_equal refuses in both."""
+    with paddle_version(version):
+        main = static.Program()
+        with static.program_guard(main, static.Program()):
+            x = static.data("x", [3], "int64")
+            with pytest.raises(TypeError, match="not_equal: argument 'y'"):
+                paddle.not_equal(x, 2)
+            if version == "2.0":
+                with pytest.raises(TypeError, match="equal: argument 'y'"):
+                    paddle.equal(x, 1)
+                return
+            out = paddle.equal(x, 1)
+        got, = static.Executor().run(main, feed={"x": np.array([1, 2, 1])}, fetch_list=[out])
+        assert got.tolist() == [True, False, True]

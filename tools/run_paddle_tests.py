@@ -19,7 +19,9 @@ getfullargspec's first four fields; random.sample of a set, which 3.8 sampled as
 of it), then runs refimpl's own `run` command; refimpl is not changed by it
 (--no-numpy1-aliases runs the plain command). With --paddle 2.0 (the 2.x files:
 specs/paddle20_tests.txt) it also lends fluid.framework._test_eager_guard, a no-op here,
-to the later 2.x revisions that call it. A file that never calls unittest.main() (its
+to the later 2.x revisions that call it; with --paddle 3 (Paddle 3's test/legacy_test files:
+specs/paddle3_tests.txt) it lends paddle.pir_utils.test_with_pir_api, which runs a test
+once (refimpl has one program IR). A file that never calls unittest.main() (its
 suite comes from load_tests, e.g. rnn/test_rnn_cells.py) is loaded by unittest's loader,
 as Paddle's CI does, through a driver script in a temporary folder. So is a module that
 Paddle 2.x's CI runs in static mode: those its tools/static_mode_white_list.py names (read
@@ -108,12 +110,29 @@ _PADDLE_TESTS = ("import types\n"
                  "sys.modules['paddle.fluid.tests'] = _tests\n")
 
 
+# The 3.x files' stored revision (early 2024, before PIR became the default program IR)
+# decorates tests with paddle.pir_utils.test_with_pir_api, a test-only helper (gone in
+# 3.3.1) that runs a test once under the legacy IR and again under PIR. refimpl's programs
+# are one IR (paddle.framework.in_pir_mode() is False): the helper the runner lends runs
+# the test once, under OldIrGuard.
+_PIR_TEST = ("import functools, refimpl.pir_utils as _pir_utils\n"
+             "def _test_with_pir_api(test):\n"
+             "    @functools.wraps(test)\n"
+             "    def once(*args, **kwargs):\n"
+             "        with _pir_utils.OldIrGuard():\n"
+             "            return test(*args, **kwargs)\n"
+             "    return once\n"
+             "_pir_utils.test_with_pir_api = _test_with_pir_api\n")
+
+
 def prelude(paddle_version, tree_dir=None):
     """What runs before refimpl's `run` command: the numpy 1.x and Python 3.8 aliases,
-    and for the 2.x files the eager guard above and, given the Paddle tree (its
-    python/paddle), its paddle.fluid.tests."""
+    for the 2.x files the eager guard above and, given the Paddle tree (its
+    python/paddle), its paddle.fluid.tests, and for the 3.x files the PIR test helper."""
     extra = ""
-    if paddle_version != "1.8":
+    if paddle_version in ("3", "3.0"):
+        extra = _PIR_TEST
+    elif paddle_version != "1.8":
         extra = _EAGER_GUARD
         if tree_dir is not None:
             extra += _PADDLE_TESTS % os.path.join(os.path.abspath(tree_dir), "fluid", "tests")

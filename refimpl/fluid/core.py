@@ -8,6 +8,8 @@ ops: op protos, the grad op of an op (get_grad_op_desc), set_feed_variable /
 get_fetch_variable. specs/fluid_core.md lists each.
 """
 
+import types
+
 import numpy as np
 
 from .. import versions
@@ -50,7 +52,8 @@ __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTen
            "Executor", "DeviceType",
            "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",
            "is_compiled_with_rocm",
-           "is_compiled_with_mkldnn", "is_compiled_with_brpc", "is_compiled_with_dist",
+           "is_compiled_with_mkldnn", "_is_fwd_prim_enabled", "_is_bwd_prim_enabled", "eager",
+           "is_compiled_with_brpc", "is_compiled_with_dist",
            "get_cuda_device_count", "is_float16_supported", "op_support_gpu", "globals",
            "get_all_op_protos", "has_grad_op_maker", "has_infer_inplace",
            "has_empty_grad_op_maker", "get_grad_op_desc", "set_feed_variable",
@@ -170,6 +173,17 @@ def is_compiled_with_rocm():
 
 
 def is_compiled_with_mkldnn():
+    return False
+
+
+def _is_fwd_prim_enabled():
+    """Paddle 3: whether ops are decomposed into primitive ops (its "prim" mode) forward;
+    refimpl decomposes none: never (3.3.1's default too)."""
+    return False
+
+
+def _is_bwd_prim_enabled():
+    """The same for the backward pass: never."""
     return False
 
 
@@ -402,6 +416,12 @@ class VarBase(metaclass=_VarBaseType):
         if len(args) == 5 and isinstance(args[0], DType) and not kwargs:
             return _declared_var_base(*args)
         return _var_base_of_value(*args, **kwargs)
+
+
+# Paddle 3's core.eager: the eager part of its C++ core, whose Tensor class is every eager
+# Tensor's (its tests ask `isinstance(v, core.eager.Tensor)`); the constructor is VarBase's
+eager = types.ModuleType("paddle.base.core.eager", "Paddle 3's eager core: Tensor.")
+eager.Tensor = VarBase
 
 
 def _var_base_of_value(value, place=None, persistable=False, zero_copy=False, name=None,

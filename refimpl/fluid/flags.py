@@ -62,6 +62,8 @@ _DEFAULTS = {
     "FLAGS_tracer_profile_fname": "xxgperf",
     # Paddle 3: programs are PIR (save_inference_model writes PIR json) while it is on
     "FLAGS_enable_pir_api": True,
+    # Paddle 3: its executor runs programs as PIR (refimpl's executor runs its one IR)
+    "FLAGS_enable_pir_in_executor": True,
 }
 
 # Paddle 1.8.5's public flags (core.globals().is_public), measured
@@ -82,10 +84,12 @@ _GONE_IN_3 = ("FLAGS_enable_rpc_profiler", "FLAGS_free_when_no_cache_hit",
 # test_get_set_flags: set_flags of FLAGS_free_idle_chunk is a ValueError) and the
 # profiler ones above public
 _PRIVATE_IN_2_0 = ("FLAGS_free_idle_chunk", "FLAGS_free_when_no_cache_hit")
-_ONLY_3 = ("FLAGS_enable_pir_api",)
+_ONLY_3 = ("FLAGS_enable_pir_api", "FLAGS_enable_pir_in_executor")
+# 3.3.1 keeps FLAGS_free_idle_chunk private too (set_flags / get_flags: ValueError)
 _PUBLIC = {"1.8": _PUBLIC_1_8,
            "2.0": frozenset(n for n in _DEFAULTS if n not in _PRIVATE_IN_2_0 + _ONLY_3),
-           "3": frozenset(n for n in _DEFAULTS if n not in _GONE_IN_3)}
+           "3": frozenset(n for n in _DEFAULTS
+                          if n not in _GONE_IN_3 + ("FLAGS_free_idle_chunk",))}
 
 
 def _public():

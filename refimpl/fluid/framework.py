@@ -13,6 +13,7 @@ from .compat import cuda_pinned_places, load_op_library, require_version
 from .flags import get_flags, set_flags
 from ..static.device import device_guard
 from ..framework.ir_graph import IrGraph
+from ..framework.mode import in_dynamic_or_pir_mode, in_pir_mode   # Paddle 3 (paddle.base)
 from ..framework.place import (cpu_places, cuda_places, current_place,
                                is_compiled_with_cuda, place_guard, xpu_places)
 from ..framework.program import (OpRole, Operator, Parameter, Program, Variable, Block,
@@ -30,7 +31,7 @@ __all__ = ["OpRole", "Operator", "Parameter", "ParamBase", "Program", "Variable"
            "dygraph_not_support", "_dygraph_tracer", "_dygraph_guard", "_dygraph_place_guard",
            "cuda_pinned_places",
            "load_op_library", "require_version", "get_flags", "set_flags", "device_guard",
-           "IrGraph"]
+           "IrGraph", "in_pir_mode", "in_dynamic_or_pir_mode"]
 
 
 # Paddle's reserved name parts

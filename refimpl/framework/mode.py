@@ -17,7 +17,7 @@ from .. import versions
 from . import unique_name
 from .errors import LayerAssertionError
 
-__all__ = ["in_dynamic_mode", "enable_static", "disable_static", "dygraph_guard",
+__all__ = ["in_dynamic_mode", "in_pir_mode", "in_dynamic_or_pir_mode", "enable_static", "disable_static", "dygraph_guard",
            "program_guard_scope", "static_only_api", "no_grad", "enable_grad",
            "set_grad_enabled", "is_grad_enabled", "start_as_profile"]
 
@@ -60,6 +60,19 @@ def install_eager(hooks):
 
 
 def in_dynamic_mode():
+    return dynamic
+
+
+def in_pir_mode():
+    """Paddle 3's question whether static programs are PIR programs: never in refimpl,
+    whose programs are one IR with the legacy ProgramDesc's API in every profile (Paddle
+    3's code and tests then take their legacy-IR branch; specs/versions.md,
+    Divergences)."""
+    return False
+
+
+def in_dynamic_or_pir_mode():
+    """Paddle 3's dispatch test (eager, or a PIR program): dynamic mode here."""
     return dynamic
 
 
@@ -169,11 +182,6 @@ def is_grad_enabled():
     return grad_enabled
 
 
-def set_grad_enabled(enabled):
-    global grad_enabled
-    grad_enabled = bool(enabled)
-
-
 class _GradSwitch:
     """Context manager and decorator (`@no_grad()`, or 1.8's bare `@no_grad`) setting
     whether eager ops are recorded."""
@@ -196,12 +204,16 @@ class _GradSwitch:
     def __call__(self, func):
         @functools.wraps(func)
         def wrapped(*args, **kwargs):
-            with type(self)():
+            with self._again():
                 return func(*args, **kwargs)
         # getfullargspec (which ignores __wrapped__) shows func's arguments too, as Paddle's
         # decorators (made with the `decorator` package) kept them
         wrapped.__signature__ = inspect.signature(func)
         return wrapped
+
+    def _again(self):
+        """A fresh switch of the same kind, for one call of a decorated function."""
+        return type(self)()
 
 
 class no_grad(_GradSwitch):
@@ -211,3 +223,22 @@ class no_grad(_GradSwitch):
 
 class enable_grad(_GradSwitch):
     _enabled = True
+
+
+class set_grad_enabled(_GradSwitch):
+    """`paddle.set_grad_enabled(mode)`: eager ops are recorded (mode True) or not from the
+    call on; as a context manager the previous setting comes back at its exit, and as a
+    decorator the function runs under `mode` (3.3.1's class; Paddle 3's
+    test_imperative_decorator decorates test methods with it)."""
+
+    def __new__(cls, mode):
+        self = object.__new__(cls)
+        self._enabled = bool(mode)
+        _GradSwitch.__enter__(self)       # now; __exit__ puts the previous setting back
+        return self
+
+    def __enter__(self):
+        return self
+
+    def _again(self):
+        return set_grad_enabled(self._enabled)

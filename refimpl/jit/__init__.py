@@ -22,6 +22,7 @@ from ..static.io import (PARAMS_INFO_SUFFIX, inference_model_files,
                          inference_model_from_bytes, inference_model_writers,
                          read_inference_model, read_params_info)
 from .dy2static.logging_utils import set_code_level, set_verbosity
+from ..submodules import group
 from .static_function import StaticFunction
 from .translated_layer import TranslatedLayer
 
@@ -261,3 +262,9 @@ def _decoded(methods, model_files, params_files, files, info_file):
             raise RuntimeError("The model to be loaded is not complete: the variable %r of "
                                "the program is not in %s" % (missing[0], info_file))
     return programs, values, info
+
+
+# Paddle 3 defines to_static / save / load in paddle.jit.api (its tests import them there)
+globals().update(group(__name__, globals(), {"api": ["to_static", "save", "load",
+                                                     "not_to_static", "StaticFunction",
+                                                     "TranslatedLayer", "ProgramTranslator"]}))

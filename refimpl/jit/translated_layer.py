@@ -13,6 +13,7 @@ from ..framework import unique_name
 from ..framework.program import Variable, default_main_program
 from ..nn import Layer
 from ..static.input_spec import InputSpec
+from ..static.io import PARAMS_INFO_SUFFIX as INFER_PARAMS_INFO_SUFFIX   # Paddle 3's name here
 
 __all__ = ["TranslatedLayer"]
 

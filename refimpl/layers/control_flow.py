@@ -82,17 +82,23 @@ def _append_conditional_block(block, cond, is_scalar_condition=True, scope=False
 
 
 def _flatten(out):
+    """The Variables of a branch's result: nested lists, tuples and dicts (a dict's values
+    in the order of its sorted keys, as Paddle's nest helpers take them)."""
     if out is None:
         return []
     if isinstance(out, Variable):
         return [out]
+    if isinstance(out, dict):
+        out = [out[k] for k in sorted(out)]
     if isinstance(out, (list, tuple)):
         return [v for item in out for v in _flatten(item)]
     raise TypeError("cond/while_loop: branch and body functions must return Variables "
-                    "(or lists/tuples of them), got %s" % type(out).__name__)
+                    "(or lists/tuples/dicts of them), got %s" % type(out).__name__)
 
 
 def _same_structure(a, b):
+    if isinstance(a, dict) and isinstance(b, dict):
+        return sorted(a) == sorted(b) and all(_same_structure(a[k], b[k]) for k in a)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
         return len(a) == len(b) and all(_same_structure(x, y) for x, y in zip(a, b))
     return isinstance(a, Variable) == isinstance(b, Variable) and (a is None) == (b is None)
@@ -101,6 +107,9 @@ def _same_structure(a, b):
 def _unflatten(template, flat):
     if isinstance(template, Variable):
         return flat.pop(0)
+    if isinstance(template, dict):
+        values = {k: _unflatten(template[k], flat) for k in sorted(template)}
+        return type(template)((k, values[k]) for k in template)     # the branch's key order
     if isinstance(template, (list, tuple)):
         return type(template)(_unflatten(t, flat) for t in template)
     return None

@@ -72,9 +72,10 @@ def _count_not_ignored(label, ignore_index, dtype):
 
 
 def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean",
-                  soft_label=False, axis=-1, name=None):
+                  soft_label=False, axis=-1, use_softmax=True, name=None):
     """paddle.nn.functional.cross_entropy (2.0): softmax_with_cross_entropy on logits, then
-    the reduction. As in Paddle 2.0, 'mean' with a non-default ignore_index divides by the
+    the reduction (use_softmax=False, Paddle 2.1 on: `input` holds probabilities, and the
+    loss is -log of the label's, cross_entropy2 as fluid's cross_entropy builds it). As in Paddle 2.0, 'mean' with a non-default ignore_index divides by the
     number of kept labels; with the default -100 it is the plain mean. A class `weight`
     scales each sample's loss by its label's weight (a soft label: the label-weighted sum of
     the class weights) and 'mean' divides by the sum of those weights (ignored labels weigh
@@ -85,7 +86,10 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     squeezed = not soft_label and len(label.shape) == len(input.shape) - 1
     if squeezed:
         label = unsqueeze(label, axis)
-    loss = softmax_with_cross_entropy(input, label, soft_label, ignore_index, axis=axis)
+    if use_softmax:
+        loss = softmax_with_cross_entropy(input, label, soft_label, ignore_index, axis=axis)
+    else:
+        loss = _probability_cross_entropy(input, label, soft_label, ignore_index, axis)
     if weight is not None:
         check_variable(weight, "weight", "cross_entropy")
         classes = input.shape[axis]
@@ -103,6 +107,20 @@ def cross_entropy(input, label, weight=None, ignore_index=-100, reduction="mean"
     if squeezed and reduction == "none":   # the loss takes the label's shape, as in Paddle
         return squeeze(loss, [axis])
     return _reduce(loss, reduction)
+
+
+def _probability_cross_entropy(input, label, soft_label, ignore_index, axis):
+    """-log(input) at the label along `axis` (fluid's cross_entropy2 / cross_entropy, whose
+    class axis is the last: another axis is moved there and back)."""
+    rank = len(input.shape)
+    axis %= rank
+    if axis == rank - 1:
+        return fluid_cross_entropy(input, label, soft_label, ignore_index)
+    from .tensor import transpose
+    perm = [i for i in range(rank) if i != axis] + [axis]
+    loss = fluid_cross_entropy(transpose(input, perm), transpose(label, perm), soft_label,
+                               ignore_index)
+    return transpose(loss, [perm.index(i) for i in range(rank)])
 
 
 def _sample_weights(weight, label, soft_label, ignore_index, axis):

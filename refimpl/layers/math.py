@@ -8,7 +8,7 @@ from ..framework.dtypes import convert_dtype
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast as _cast
 from ..framework.program import Variable, warn_force_cpu
-from .creation import assign
+from .creation import assign, fill_constant
 from .common import (append_op_out, binary, check_dtype, check_static_dtype, check_variable,
                      check_variables, real_arg, unary)
 
@@ -278,6 +278,9 @@ def _bool_out(op_type, inputs, attrs, name, out, layer_type=None):
 
 def _paddle_compare(op_type):
     def layer(x, y, name=None):
+        if op_type == "equal" and isinstance(y, (bool, int, float)) and \
+                versions.switch("equal_number_y") == "full" and isinstance(x, Variable):
+            y = fill_constant([], x.dtype, y)      # Paddle 3: a 0-D constant of x's dtype
         return _bool_out(op_type, {"X": [x], "Y": [y]}, {"axis": -1}, name, None)
     layer.__name__ = op_type
     layer.__doc__ = "elementwise %s (bool), numpy broadcasting" % op_type

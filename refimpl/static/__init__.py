@@ -19,10 +19,11 @@ from .input_spec import InputSpec
 from .weight_norm import WeightNormParamAttr
 from . import amp, nn
 from ..fluid.io import load_vars, save_vars
+from ..fluid.moving_average import ExponentialMovingAverage   # Paddle 2.1 on: paddle.static's
 
 globals().update(_exports("static"))
 
-__all__ = ["ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "CPUPlace",
+__all__ = ["ExponentialMovingAverage", "ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "CPUPlace",
            "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places", "xpu_places", "Program", "Variable",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
            "Scope", "global_scope", "scope_guard", "ParamAttr", "append_backward", "gradients",

@@ -1,18 +1,30 @@
 """paddle.static.nn: Paddle 2.0's static layers. Besides those refimpl's layers export
-under this name, Paddle 2.0 re-exports these fluid.layers functions as they are."""
+under this name, Paddle 2.0 re-exports these fluid.layers functions as they are. Paddle 3
+also keeps them in submodules, paddle.static.nn.common (fc, conv2d, ...) and .control_flow
+(its Assert and Print there only); the tables are 3.3.1's, limited to what refimpl has."""
 from ..layers import exports
+from ..submodules import group
 
 _FLUID_LAYERS = ("bilinear_tensor_product", "case", "conv2d_transpose", "conv3d",
                  "conv3d_transpose", "create_parameter", "crf_decoding", "data_norm",
                  "instance_norm", "multi_box_head", "nce", "prelu", "py_func", "row_conv",
                  "spectral_norm", "switch_case")
+_CONTROL_FLOW = ("Assert", "Print", "While", "case", "cond", "switch_case", "while_loop")
 
 
-def _from_fluid_layers():
+def _from_fluid_layers(names):
     from ..fluid import layers
-    return {name: getattr(layers, name) for name in _FLUID_LAYERS}
+    return {name: getattr(layers, name) for name in names}
 
 
-globals().update(_from_fluid_layers())
+globals().update(_from_fluid_layers(_FLUID_LAYERS))
 globals().update(exports("static.nn"))
 __all__ = sorted(set(exports("static.nn")) | set(_FLUID_LAYERS))
+# `from paddle.static.nn.control_flow import Assert` imports a submodule: the import system
+# looks for it only in a package, one with a __path__ (empty: the alias finds the attribute)
+__path__ = []
+_COMMON = ("batch_norm", "bilinear_tensor_product", "conv2d", "conv2d_transpose", "conv3d",
+           "conv3d_transpose", "deform_conv2d", "embedding", "fc", "group_norm",
+           "instance_norm", "layer_norm", "prelu", "py_func", "row_conv", "spectral_norm")
+globals().update(group(__name__, {**_from_fluid_layers(_CONTROL_FLOW), **globals()},
+                       {"control_flow": _CONTROL_FLOW, "common": _COMMON}))

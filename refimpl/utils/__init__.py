@@ -1,5 +1,5 @@
 """paddle.utils (Paddle 2.0): deprecated, try_import, run_check, require_version,
-unique_name, download (cached files only: refimpl fetches nothing), the profiler
+unique_name, the nested-structure helpers (flatten, map_structure, ...: Paddle 3), download (cached files only: refimpl fetches nothing), the profiler
 (ProfilerOptions, Profiler, get_profiler: profiler.py)."""
 import functools
 import importlib
@@ -8,11 +8,16 @@ import warnings
 from ..fluid.compat import require_version
 from ..fluid.deprecation import deprecation_message, with_note
 from ..framework import unique_name
+from ..fluid.layers.utils import (assert_same_structure, convert_to_list, flatten, map_structure,
+                                  pack_sequence_as)
 from . import download
 from .profiler import Profiler, ProfilerOptions, get_profiler
 
 __all__ = ["deprecated", "try_import", "run_check", "require_version", "unique_name",
-           "download", "Profiler", "ProfilerOptions", "get_profiler"]
+           "download", "Profiler", "ProfilerOptions", "get_profiler",
+           # Paddle 3's nested-structure helpers (3.3.1's paddle.utils has them)
+           "assert_same_structure", "convert_to_list", "flatten", "map_structure",
+           "pack_sequence_as"]
 
 
 def deprecated(update_to="", since="", reason="", level=0):

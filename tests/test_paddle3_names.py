@@ -1,0 +1,104 @@
+"""The Paddle 3 module names its code and its own unittest files import (paddle.base,
+paddle.framework.in_pir_mode, paddle.pir_utils' guards, paddle.static.nn.control_flow,
+paddle.utils' nested-structure helpers), checked against what Paddle 3.3.1 has and does."""
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+import refimpl as paddle
+from refimpl import fluid
+
+
+def test_base_is_fluids_modules_under_paddle_3s_name():
+    assert paddle.base.core is fluid.core and paddle.base.framework is fluid.framework
+    assert paddle.base.Executor is fluid.Executor and paddle.base.dygraph is fluid.dygraph
+    assert paddle.base.framework.in_pir_mode is paddle.framework.in_pir_mode
+
+
+def test_one_program_ir_is_never_pir_and_ir_guard_enters_static_mode():
+    """refimpl's static programs are one IR with the legacy API: in_pir_mode() is False
+    (3.3.1: True in static mode), so Paddle 3 code takes its legacy-IR branch; IrGuard still
+    enters static mode as Paddle's does, and leaves it."""
+    with fluid.dygraph.guard():
+        assert paddle.framework.in_dynamic_or_pir_mode()
+        with paddle.pir_utils.IrGuard():
+            assert not paddle.in_dynamic_mode()
+            assert not paddle.framework.in_pir_mode()
+            assert not paddle.framework.in_dynamic_or_pir_mode()
+        assert paddle.in_dynamic_mode()
+
+
+@pytest.mark.paddle("3")
+def test_pir_guards_set_and_restore_the_pir_flag():
+    flag = "FLAGS_enable_pir_api"
+    assert paddle.get_flags(flag)[flag] is True          # Paddle 3's default
+    with paddle.pir_utils.OldIrGuard():
+        assert paddle.get_flags(flag)[flag] is False
+        with paddle.pir_utils.DygraphPirGuard():
+            assert paddle.get_flags(flag)[flag] is True
+        assert paddle.get_flags(flag)[flag] is False
+    assert paddle.get_flags(flag)[flag] is True
+
+
+def test_paddle_3_submodules_import():
+    """`from paddle.static.nn.control_flow import Assert` (Paddle 3's test_assert_op): a
+    submodule of the module paddle.static.nn, with 3.3.1's Assert, cond, while_loop...; so
+    are paddle.static.nn.common (fc, conv2d, ...) and paddle.jit.api (to_static, ...)."""
+    script = textwrap.dedent("""
+        import refimpl._alias as alias
+        alias.install()
+        from paddle.static.nn.control_flow import Assert, cond, while_loop
+        import paddle.static.nn as nn
+        assert nn.cond is cond and not hasattr(nn, 'Assert')
+        from paddle.static.nn.common import fc
+        from paddle.jit.api import to_static
+        import paddle
+        assert fc is nn.fc and to_static is paddle.jit.to_static
+        print('ok')
+    """)
+    out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                         timeout=120)
+    assert out.stdout.strip() == "ok", out.stderr
+
+
+def test_utils_nested_structure_helpers():
+    assert paddle.utils.map_structure(lambda v: v * 2, [1, (2, 3)]) == [2, (4, 6)]
+    assert paddle.utils.flatten([1, (2, [3])]) == [1, 2, 3]
+    assert paddle.utils.pack_sequence_as([0, (0, 0)], [4, 5, 6]) == [4, (5, 6)]
+    assert paddle.utils.convert_to_list(3, 2, "kernel_size") == [3, 3]
+    paddle.utils.assert_same_structure([1, (2, 3)], [4, (5, 6)])
+    with pytest.raises(ValueError):
+        paddle.utils.assert_same_structure([1, 2], [1])
+
+
+def test_core_eager_tensor_is_the_eager_tensor_class_and_prim_is_off():
+    """3.3.1: isinstance(paddle.to_tensor(...), core.eager.Tensor); prim (decomposition into
+    primitive ops) is off, and refimpl has none."""
+    core = paddle.base.core
+    with fluid.dygraph.guard():
+        assert isinstance(paddle.to_tensor([1.0]), core.eager.Tensor)
+        assert core.eager.Tensor([1.0, 2.0]).numpy().tolist() == [1.0, 2.0]
+    assert not core._is_fwd_prim_enabled() and not core._is_bwd_prim_enabled()
+
+
+def test_set_grad_enabled_sets_now_restores_as_a_context_and_decorates():
+    """3.3.1's set_grad_enabled: the call sets the mode; `with` restores the previous one;
+    `@set_grad_enabled(False)` runs the function without recording."""
+    with fluid.dygraph.guard():
+        x = paddle.to_tensor([1.0], stop_gradient=False)
+        with paddle.set_grad_enabled(False):
+            assert (x * 2).stop_gradient
+        assert not (x * 2).stop_gradient
+
+        @paddle.set_grad_enabled(False)
+        def double(v):
+            return v * 2
+        paddle.set_grad_enabled(True)
+        assert double(x).stop_gradient and not (x * 2).stop_gradient
+        paddle.set_grad_enabled(False)
+        try:
+            assert (x * 2).stop_gradient
+        finally:
+            paddle.set_grad_enabled(True)
