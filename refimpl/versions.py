@@ -137,6 +137,12 @@ SWITCHES = {
     # initializer, measured), or only the FLOAT value, float32(0.1) (1.8.5 measured, 2.0's
     # initializer.py)
     "init_str_value": {"1.8": False, "2.0": False, "3": True},
+    # Momentum's L2Decay: a scale op appended to the gradient as any regularizer's (1.8.5's
+    # fluid Momentum), fused into the momentum op's regularization_coeff when the optimizer's
+    # weight_decay is an L2Decay (2.0's paddle.optimizer.Momentum: a float, a parameter's own
+    # regularizer appended), or also a float weight_decay and a parameter's own L2Decay
+    # (3.3.1's, static and dynamic; its own other regularizers appended, the fused one off)
+    "momentum_l2_decay": {"1.8": "appended", "2.0": "optimizer", "3": "fused"},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
     "adam_epsilon": {"1.8": "unscaled", "2.0": "scaled", "3": "scaled"},
     # Lamb: moments bias-corrected by 1 - beta^t before the update

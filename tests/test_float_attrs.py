@@ -110,6 +110,72 @@ def test_eager_momentum_and_sgd_decay_steps_as_paddle_3():
     np.testing.assert_allclose(sgd, [0.48035, -0.265725], rtol=1e-15, atol=0)
 
 
+def test_momentum_fuses_l2_decay_as_paddle_3():
+    """Paddle 3.3.1 eager, float64, two steps of sum(w * x_t) from w = [0.5, -0.25] with
+    Momentum(0.1, 0.9): an L2Decay(0.1) (the optimizer's, a float weight_decay, the
+    parameter's own) fused into the momentum op, its coefficient a 32-bit float; a
+    parameter's own L1Decay appended (a Scalar scale: exact) and the optimizer's L2Decay
+    off for it. In a static program the same ops (switch momentum_l2_decay)."""
+    l2, l1 = paddle.regularizer.L2Decay, paddle.regularizer.L1Decay
+    fused = [0.44885000062435865, -0.20047500163167717]
+    cases = [
+        (dict(weight_decay=l2(0.1)), None, fused),
+        (dict(weight_decay=0.1), None, fused),
+        (dict(weight_decay=l2(0.1), use_nesterov=True), None,
+         [0.43491350162521003, -0.22239225255665926]),
+        ({}, l2(0.1), fused),
+        (dict(weight_decay=l2(0.3)), l1(0.1), [0.4340000009536743, -0.17800000190734863])]
+    with versions.use("3"):
+        paddle.disable_static()
+        paddle.set_default_dtype("float64")
+        try:
+            for kwargs, own, want in cases:
+                w = paddle.create_parameter(
+                    [2], "float64", attr=paddle.ParamAttr(regularizer=own),
+                    default_initializer=paddle.nn.initializer.Assign(np.array([0.5, -0.25])))
+                opt = paddle.optimizer.Momentum(0.1, 0.9, parameters=[w], **kwargs)
+                for xt in ([0.3, -0.7], [-0.2, 0.9]):
+                    (w * paddle.to_tensor(np.array(xt))).sum().backward()
+                    opt.step()
+                    opt.clear_grad()
+                np.testing.assert_allclose(w.numpy(), want, rtol=1e-15, atol=0,
+                                           err_msg=str((kwargs, own)))
+        finally:
+            paddle.set_default_dtype("float32")
+
+
+def test_momentum_l2_decay_op_by_profile():
+    """Static Momentum + L2Decay: a scale op on the gradient under 1.8 (and fluid's
+    Momentum everywhere), the momentum op's regularization_coeff under 2.0 (the
+    optimizer's L2Decay; a float weight_decay appended) and 3 (a float too)."""
+    def program(make, weight_decay):
+        main, startup = fluid.Program(), fluid.Program()
+        with fluid.program_guard(main, startup):
+            w = fluid.layers.create_parameter([2], "float64")
+            x = fluid.data("x", [2], "float64")
+            make(0.1, 0.9, weight_decay).minimize(fluid.layers.reduce_sum(w * x))
+        ops = main.global_block().ops
+        update = [op for op in ops if op.type == "momentum"][0]
+        return ("scale" in [op.type for op in ops],
+                update.attr("regularization_method") or "",
+                update.attr("regularization_coeff") or 0.0)
+    paddle_momentum = lambda lr, mu, wd: paddle.optimizer.Momentum(lr, mu, weight_decay=wd)
+    fluid_momentum = lambda lr, mu, wd: fluid.optimizer.Momentum(lr, mu, regularization=wd)
+    l2 = paddle.regularizer.L2Decay(0.25)
+    paddle.enable_static()
+    try:
+        for profile, make, wd, want in [
+                ("1.8", fluid_momentum, l2, (True, "", 0.0)),
+                ("2.0", fluid_momentum, l2, (True, "", 0.0)),
+                ("2.0", paddle_momentum, l2, (False, "l2_decay", 0.25)),
+                ("2.0", paddle_momentum, 0.25, (True, "", 0.0)),
+                ("3", paddle_momentum, 0.25, (False, "l2_decay", 0.25))]:
+            with versions.use(profile):
+                assert program(make, wd) == want, (profile, make, wd)
+    finally:
+        paddle.disable_static()
+
+
 def test_static_momentum_steps_as_paddle_18():
     """Paddle 1.8.5's fluid Momentum(0.1, 0.9), float64 w = [0.5, 0.5], two steps of
     sum(w * x_t): mu is float32(0.9) (and the learning rate a float32 variable)."""
