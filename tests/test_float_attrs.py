@@ -144,6 +144,34 @@ def test_momentum_fuses_l2_decay_as_paddle_3():
             paddle.set_default_dtype("float32")
 
 
+def test_momentum_l2_decay_steps_as_paddle_18():
+    """Paddle 1.8.5's fluid Momentum(0.1, 0.9, regularization=L2Decay(0.1)), float64 w =
+    [0.5, 0.5], two steps of sum(w * x_t): the decay a scale op of float32(0.1) (dygraph
+    measured the same)."""
+    with versions.use("1.8"):
+        paddle.enable_static()
+        try:
+            for nesterov, want in ((False, [0.44884999986737967, 0.5278499986305832]),
+                                   (True, [0.4349135006741732, 0.4933034974741489])):
+                main, startup = fluid.Program(), fluid.Program()
+                with fluid.program_guard(main, startup):
+                    w = fluid.layers.create_parameter(
+                        [2], "float64", default_initializer=fluid.initializer.Constant(0.5))
+                    x = fluid.data("x", [2], "float64")
+                    fluid.optimizer.Momentum(
+                        0.1, 0.9, use_nesterov=nesterov,
+                        regularization=fluid.regularizer.L2Decay(0.1)).minimize(
+                            fluid.layers.reduce_sum(w * x))
+                exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+                exe.run(startup, scope=scope)
+                for xt in ([0.3, -0.7], [-0.2, 0.9]):
+                    exe.run(main, feed={"x": np.array(xt)}, scope=scope)
+                np.testing.assert_allclose(np.array(scope.find_var(w.name).get_tensor()), want,
+                                           rtol=1e-15, atol=0)
+        finally:
+            paddle.disable_static()
+
+
 def test_momentum_l2_decay_op_by_profile():
     """Static Momentum + L2Decay: a scale op on the gradient under 1.8 (and fluid's
     Momentum everywhere), the momentum op's regularization_coeff under 2.0 (the
