@@ -143,6 +143,10 @@ SWITCHES = {
     # regularizer appended), or also a float weight_decay and a parameter's own L2Decay
     # (3.3.1's, static and dynamic; its own other regularizers appended, the fused one off)
     "momentum_l2_decay": {"1.8": "appended", "2.0": "optimizer", "3": "fused"},
+    # dist's arithmetic: its own kernel's, (sum |d|^p)^(1 / p) and the plain gradient (1.8.5
+    # measured; 2.0's dist_op.h the same), or 3.3.1's, which runs p_norm's: the root 1.0f / p
+    # in float32, 1e-12 added to out^(p-1) in the gradient (measured in float64)
+    "dist_kernel": {"1.8": "dist", "2.0": "dist", "3": "p_norm"},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
     "adam_epsilon": {"1.8": "unscaled", "2.0": "scaled", "3": "scaled"},
     # Lamb: moments bias-corrected by 1 - beta^t before the update

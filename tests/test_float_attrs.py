@@ -311,3 +311,40 @@ def test_global_norm_clip_limit_is_exact(profile):
             1.0, fluid.optimizer.SGD(1.0, grad_clip=fluid.clip.GradientClipByGlobalNorm(0.1)),
             [np.array([[3.0]])])
     assert np.array(scope.find_var(w.name).get_tensor())[0, 0] == 0.9
+
+
+# Paddle's float64 p-norms of X = RandomState(0).uniform(0.2, 1, (3, 4)) (and dist's of
+# X - Y, Y = the next uniform(-1, 1, (3, 4))): (out, d sum(out) / dX[0, :2]), p = 3 and 0.7
+P_NORMS = {  # 1.8.5 (static, its p_norm op) and 3.3.1 (paddle.linalg.norm) alike
+    3.0: ([1.0902736630796972, 1.1326886540669447, 1.231168445279053],
+          [0.3435577322617324, 0.5015728134456285]),
+    0.7: ([4.9393254441059895, 4.889875463455621, 5.266274840638396],
+          [1.8468842925444682, 1.744976359222419])}
+DISTS = {  # 1.8.5 (static, its dist op; 2.0's dist_op.h the same) and 3.3.1 (paddle.dist)
+    "2.0": {3.0: (2.2259623547494143, [0.05105451641951028, -0.0012608918322007865]),
+            0.7: (14.611842425536189, [2.7475843995343086, -4.786901617304181])},
+    "3": {3.0: (2.2259624078330535, [0.05105451398445481, -0.001260891772062296]),
+          0.7: (14.611842692473099, [2.7475844145864663, -4.78690164352838])}}
+
+
+@pytest.mark.parametrize("profile", ["2.0", "3"])
+def test_p_norm_and_dist_arithmetic_as_paddle(profile):
+    """p_norm raises to float32(1 / float32(p)) and divides its gradient by norm^(p-1) +
+    epsilon (1.8.5 and 3.3.1); dist does so under 3 (3.3.1 runs p_norm's kernel), and
+    under 1.8 / 2.0 raises to 1 / float32(p) in double with the plain gradient (1.8.5)."""
+    rng = np.random.RandomState(0)
+    x0, y0 = rng.uniform(0.2, 1.0, (3, 4)), rng.uniform(-1, 1, (3, 4))
+    with versions.use(profile):
+        paddle.disable_static()
+        for p, (norm, grad) in P_NORMS.items():
+            x = paddle.to_tensor(x0, stop_gradient=False)
+            out = paddle.norm(x, p=p, axis=1)
+            out.sum().backward()
+            np.testing.assert_allclose(out.numpy(), norm, rtol=1e-15, atol=0)
+            np.testing.assert_allclose(x.gradient()[0, :2], grad, rtol=1e-15, atol=0)
+        for p, (dist, grad) in DISTS[profile].items():
+            x = paddle.to_tensor(x0, stop_gradient=False)
+            out = paddle.dist(x, paddle.to_tensor(y0), p=p)
+            out.backward()
+            np.testing.assert_allclose(out.numpy().reshape(-1), [dist], rtol=1e-15, atol=0)
+            np.testing.assert_allclose(x.gradient()[0, :2], grad, rtol=1e-15, atol=0)
