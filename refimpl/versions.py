@@ -147,6 +147,10 @@ SWITCHES = {
     # measured; 2.0's dist_op.h the same), or 3.3.1's, which runs p_norm's: the root 1.0f / p
     # in float32, 1e-12 added to out^(p-1) in the gradient (measured in float64)
     "dist_kernel": {"1.8": "dist", "2.0": "dist", "3": "p_norm"},
+    # selu's gradient where out <= 0: out + float32(scale * alpha) rounded to float32 (1.8.5
+    # measured: its kernel's float temporary; 2.0's selu_op.h the same), or kept in the
+    # input's dtype (3.3.1 measured)
+    "selu_grad": {"1.8": "float32", "2.0": "float32", "3": "exact"},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
     "adam_epsilon": {"1.8": "unscaled", "2.0": "scaled", "3": "scaled"},
     # Lamb: moments bias-corrected by 1 - beta^t before the update

@@ -348,3 +348,43 @@ def test_p_norm_and_dist_arithmetic_as_paddle(profile):
             out.backward()
             np.testing.assert_allclose(out.numpy().reshape(-1), [dist], rtol=1e-15, atol=0)
             np.testing.assert_allclose(x.gradient()[0, :2], grad, rtol=1e-15, atol=0)
+
+
+# Paddle's float64 d sum(out * W) / dX[0] of selu on X = RandomState(0)'s uniform(-2, 2, (3, 4))
+# after a uniform(0, 1, (1, 4)), W = 1..12 (row-major): default scale / alpha, then 1.1 / 1.3
+SELU_GRADS = {  # 1.8.5 (static; 2.0's selu_op.h the same) and 3.3.1 (F.selu)
+    "2.0": ([1.2954427003860474, 2.1014020442962646, 4.109060525894165, 4.202804088592529],
+            [1.0536850690841675, 2.200000047683716, 3.342220902442932, 4.400000095367432]),
+    "3": ([1.2954426919475948, 2.1014020442962646, 4.109060532038148, 4.202804088592529],
+          [1.0536850560936728, 2.200000047683716, 3.3422209301832497, 4.400000095367432])}
+
+
+@pytest.mark.parametrize("profile", ["2.0", "3"])
+def test_selu_and_label_smooth_arithmetic_as_paddle(profile):
+    """selu's gradient: out + float32(scale * alpha) where out <= 0, the sum in float32
+    under 1.8 / 2.0 (switch selu_grad); label_smooth: (1 - eps) and eps / C in float32
+    (1.8.5 and 3.3.1 alike; the gradient 3.3.1's)."""
+    rng = np.random.RandomState(0)
+    prior = rng.uniform(0, 1, (1, 4))
+    xs = rng.uniform(-2, 2, (3, 4))
+    with versions.use(profile):
+        paddle.disable_static()
+        for (scale, alpha), grad in zip(((1.0507009873554805, 1.6732632423543772), (1.1, 1.3)),
+                                        SELU_GRADS[profile]):
+            x = paddle.to_tensor(xs, stop_gradient=False)
+            w = paddle.to_tensor(np.arange(1.0, 13).reshape(3, 4))
+            (paddle.nn.functional.selu(x, scale, alpha) * w).sum().backward()
+            np.testing.assert_allclose(x.gradient()[0], grad, rtol=1e-15, atol=0)
+        for eps, prior_dist, c, want, grad in (
+                (0.1, None, 4, [0.02500000037252903, 0.9249999765306711],
+                 [0.8999999761581421, 1.7999999523162842]),
+                (0.2, prior / prior.sum(), 4, [0.04551353985550388, 0.8593112342171904],
+                 [0.800000011920929, 1.600000023841858]),
+                (0.3, None, 3, [0.10000000149011612, 0.7999999895691872],
+                 [0.699999988079071, 1.399999976158142])):
+            x = paddle.to_tensor(np.eye(c)[[1, c - 1]], stop_gradient=False)
+            out = paddle.nn.functional.label_smooth(
+                x, None if prior_dist is None else paddle.to_tensor(prior_dist), eps)
+            (out * paddle.to_tensor(np.arange(1.0, 2 * c + 1).reshape(2, c))).sum().backward()
+            np.testing.assert_allclose(out.numpy()[0, :2], want, rtol=1e-15, atol=0)
+            np.testing.assert_allclose(x.gradient()[0, :2], grad, rtol=1e-15, atol=0)
