@@ -151,6 +151,10 @@ SWITCHES = {
     # measured: its kernel's float temporary; 2.0's selu_op.h the same), or kept in the
     # input's dtype (3.3.1 measured)
     "selu_grad": {"1.8": "float32", "2.0": "float32", "3": "exact"},
+    # prior_box's prior sides (min_size * sqrt(ratio), sqrt(min * max)) worked out in double
+    # (1.8.5 measured; 2.0's prior_box_op.h the same) or in float32 before halving (3.3.1
+    # measured in float64: its kernel's float sizes and ratios)
+    "prior_box_sizes": {"1.8": "double", "2.0": "double", "3": "float32"},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
     "adam_epsilon": {"1.8": "unscaled", "2.0": "scaled", "3": "scaled"},
     # Lamb: moments bias-corrected by 1 - beta^t before the update

@@ -388,3 +388,35 @@ def test_selu_and_label_smooth_arithmetic_as_paddle(profile):
             (out * paddle.to_tensor(np.arange(1.0, 2 * c + 1).reshape(2, c))).sum().backward()
             np.testing.assert_allclose(out.numpy()[0, :2], want, rtol=1e-15, atol=0)
             np.testing.assert_allclose(x.gradient()[0, :2], grad, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("profile, boxes", [
+    ("1.8", ([0.0, 0.0, 0.37079081189859814, 0.5561862178478972],
+             [-0.0934433607215401, -0.1901650418273682, 0.26011002987173365, 0.3401650440625424])),
+    ("3", ([0.0, 0.0, 0.37079081932703656, 0.5561862289905548],
+           [-0.09344335272908211, -0.19016502983868122, 0.2601100218792756, 0.3401650320738554]))])
+def test_prior_box_sides_as_paddle(profile, boxes):
+    """prior_box on a float64 [1, 2, 2, 3] feature of an [8, 12] image: 1.8.5 works the
+    prior sides out in double, 3.3.1 in float32 (switch prior_box_sizes); the centers with
+    float32(offset) in double in both. Paddle's boxes [0, 0, 7] and [0, 0, 1] (offset 0.2)."""
+    results = []
+    with versions.use(profile):
+        paddle.enable_static()
+        try:
+            for kwargs in (dict(min_sizes=[2.0, 4.0], max_sizes=[5.0, 6.0], aspect_ratios=[2.0],
+                                flip=True, clip=True),
+                           dict(min_sizes=[3.0], max_sizes=[6.0], aspect_ratios=[2.0, 3.0],
+                                min_max_aspect_ratios_order=True, steps=[5.0, 3.0],
+                                offset=0.2, flip=False, clip=False)):
+                main, startup = fluid.Program(), fluid.Program()
+                with fluid.program_guard(main, startup):
+                    feature = fluid.data("f", [1, 2, 2, 3], "float64")
+                    image = fluid.data("im", [1, 3, 8, 12], "float64")
+                    box, _ = fluid.layers.prior_box(feature, image, **kwargs)
+                results.append(fluid.Executor(fluid.CPUPlace()).run(
+                    main, feed={"f": np.zeros((1, 2, 2, 3)), "im": np.zeros((1, 3, 8, 12))},
+                    fetch_list=[box])[0])
+        finally:
+            paddle.disable_static()
+    np.testing.assert_allclose(results[0][0, 0, 7], boxes[0], rtol=1e-15, atol=0)
+    np.testing.assert_allclose(results[1][0, 0, 1], boxes[1], rtol=1e-15, atol=0)
