@@ -9,7 +9,7 @@ __all__ = ["sgd", "momentum", "adam"]
 _sgd = elementwise("T g, raw T lr", "T p", "p -= lr[0] * g", "refimpl_sgd")
 _momentum = elementwise(
     "T g, raw T lr, T mu, bool nesterov, T l2", "T p, T v",
-    "T decay = l2 * p; v = v * mu + decay + g; p -= nesterov ? (g + decay + mu * v) * lr[0] "
+    "T grad = g + l2 * p; v = v * mu + grad; p -= nesterov ? (grad + mu * v) * lr[0] "
     ": lr[0] * v", "refimpl_momentum")
 _adam = elementwise(
     "T g, T lr_t, T beta1, T beta2, T eps", "T p, T m1, T m2",
