@@ -7,7 +7,7 @@ from hypothesis import given, settings, strategies as st
 
 import refimpl as paddle
 import refimpl.nn as nn
-from refimpl import fluid, static
+from refimpl import fluid, static, versions
 from refimpl.framework import mode
 from refimpl.framework.program import Program, program_guard
 from helpers import train_layer_statically
@@ -149,6 +149,11 @@ def test_eager_training_equals_the_static_program(kind, width, batch_norm, dropo
     s_losses, s_params = train_static(config, optimizer, dtype, init, x, y, steps=4)
     e_losses, e_params = train_eager(config, optimizer, dtype, init, x, y, steps=4)
     tol = dict(rtol=1e-10, atol=1e-10) if dtype == "float64" else dict(rtol=1e-5, atol=1e-5)
+    if dtype == "float64" and optimizer == "adam" and \
+            versions.switch("eager_float_attrs") == "api":
+        # Paddle 3's eager Adam takes beta1 / beta2 / epsilon as doubles, its static
+        # program as 32-bit FLOAT attrs (specs/ops/README.md): 3.3.1's two modes differ so
+        tol = dict(rtol=1e-6, atol=1e-6)
     np.testing.assert_allclose(np.ravel(e_losses), np.ravel(s_losses), **tol)
     assert sorted(e_params) == sorted(s_params)
     for k in s_params:
