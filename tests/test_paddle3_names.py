@@ -15,6 +15,16 @@ def test_base_is_fluids_modules_under_paddle_3s_name():
     assert paddle.base.core is fluid.core and paddle.base.framework is fluid.framework
     assert paddle.base.Executor is fluid.Executor and paddle.base.dygraph is fluid.dygraph
     assert paddle.base.framework.in_pir_mode is paddle.framework.in_pir_mode
+    assert paddle.base.default_scope_funcs is fluid.default_scope_funcs
+    # refimpl has no bfloat16: Paddle 3's tests skip their bfloat16 cases on False
+    assert paddle.base.core.supports_bfloat16() is False
+
+
+def test_nn_clip_is_where_paddle_3_keeps_fluid_clip():
+    assert paddle.nn.clip.set_gradient_clip is fluid.clip.set_gradient_clip
+    assert paddle.nn.clip.append_gradient_clip_ops is fluid.clip.append_gradient_clip_ops
+    assert paddle.nn.clip.ClipGradByGlobalNorm is paddle.nn.ClipGradByGlobalNorm
+    assert paddle.nn.clip.GradientClipByValue is fluid.clip.GradientClipByValue
 
 
 def test_one_program_ir_is_never_pir_and_ir_guard_enters_static_mode():
@@ -54,6 +64,8 @@ def test_paddle_3_submodules_import():
         assert nn.cond is cond and not hasattr(nn, 'Assert')
         from paddle.static.nn.common import fc
         from paddle.jit.api import to_static
+        from paddle.base.default_scope_funcs import enter_local_scope, get_cur_scope
+        from paddle.nn.clip import ErrorClipByValue, set_gradient_clip
         import paddle
         assert fc is nn.fc and to_static is paddle.jit.to_static
         print('ok')
