@@ -114,3 +114,16 @@ def test_set_grad_enabled_sets_now_restores_as_a_context_and_decorates():
             assert (x * 2).stop_gradient
         finally:
             paddle.set_grad_enabled(True)
+
+
+def test_static_io_has_save_vars_and_load_vars(tmp_path):
+    """Paddle 3 keeps fluid.io's save_vars / load_vars in paddle.static.io (the same
+    functions here); a main_program that is no Program is a TypeError."""
+    assert paddle.static.io.load_vars is fluid.io.load_vars
+    assert paddle.static.io.save_vars is fluid.io.save_vars
+    paddle.enable_static()
+    try:
+        with pytest.raises(TypeError):
+            paddle.static.io.load_vars(None, str(tmp_path), main_program="program")
+    finally:
+        paddle.disable_static()

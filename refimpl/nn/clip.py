@@ -10,7 +10,8 @@ from ..optimizer.clip import (ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByVa
                               error_clip_callback)
 
 __all__ = ["set_gradient_clip", "ErrorClipByValue", "GradientClipByValue",
-           "GradientClipByNorm", "GradientClipByGlobalNorm", "error_clip_callback"]
+           "GradientClipByNorm", "GradientClipByGlobalNorm", "error_clip_callback",
+           "ClipGradByValue", "ClipGradByNorm", "ClipGradByGlobalNorm"]
 
 
 def append_gradient_clip_ops(param_grads):
