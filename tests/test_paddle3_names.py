@@ -66,6 +66,9 @@ def test_paddle_3_submodules_import():
         from paddle.jit.api import to_static
         from paddle.base.default_scope_funcs import enter_local_scope, get_cur_scope
         from paddle.nn.clip import ErrorClipByValue, set_gradient_clip
+        from paddle.incubate.layers.nn import shuffle_batch, partial_sum
+        import paddle.fluid.contrib.layers as contrib
+        assert shuffle_batch is contrib.shuffle_batch and partial_sum is contrib.partial_sum
         import paddle
         assert fc is nn.fc and to_static is paddle.jit.to_static
         print('ok')
