@@ -130,3 +130,14 @@ def test_static_io_has_save_vars_and_load_vars(tmp_path):
             paddle.static.io.load_vars(None, str(tmp_path), main_program="program")
     finally:
         paddle.disable_static()
+
+
+def test_compatible_non_tensor_spec_compares_cache_keys():
+    from refimpl.jit.dy2static.utils import _compatible_non_tensor_spec as compatible
+
+    class Unhashable:
+        __hash__ = None
+
+    assert compatible([1, 2, 3], [1, 2, 3]) and compatible((1, [2]), [1, (2,)])
+    assert not compatible([1, 2, 3], [1, 2]) and not compatible([1, 2, 3], [1, 3, 2])
+    assert compatible(Unhashable(), Unhashable())      # as 3.3.1: both unhashable
