@@ -67,6 +67,10 @@ def test_paddle_3_submodules_import():
         from paddle.base.default_scope_funcs import enter_local_scope, get_cur_scope
         from paddle.nn.clip import ErrorClipByValue, set_gradient_clip
         from paddle.incubate.layers.nn import shuffle_batch, partial_sum
+        from paddle.distributed.io import load_inference_model_distributed, save_persistables
+        import paddle.fluid.io as fio
+        assert load_inference_model_distributed is fio.load_inference_model
+        assert save_persistables is fio.save_persistables
         import paddle.fluid.contrib.layers as contrib
         assert shuffle_batch is contrib.shuffle_batch and partial_sum is contrib.partial_sum
         import paddle
