@@ -16,6 +16,9 @@ def test_base_is_fluids_modules_under_paddle_3s_name():
     assert paddle.base.Executor is fluid.Executor and paddle.base.dygraph is fluid.dygraph
     assert paddle.base.framework.in_pir_mode is paddle.framework.in_pir_mode
     assert paddle.base.default_scope_funcs is fluid.default_scope_funcs
+    # Paddle 3's name of the eager parameter class (3.3.1: Linear's weight is one)
+    paddle.disable_static()
+    assert isinstance(paddle.nn.Linear(2, 2).weight, paddle.base.framework.EagerParamBase)
     # refimpl has no bfloat16: Paddle 3's tests skip their bfloat16 cases on False
     assert paddle.base.core.supports_bfloat16() is False
 
