@@ -137,6 +137,24 @@ SWITCHES = {
     # initializer, measured), or only the FLOAT value, float32(0.1) (1.8.5 measured, 2.0's
     # initializer.py)
     "init_str_value": {"1.8": False, "2.0": False, "3": True},
+    # Momentum's L2Decay: a scale op appended to the gradient as any regularizer's (1.8.5's
+    # fluid Momentum), fused into the momentum op's regularization_coeff when the optimizer's
+    # weight_decay is an L2Decay (2.0's paddle.optimizer.Momentum: a float, a parameter's own
+    # regularizer appended), or also a float weight_decay and a parameter's own L2Decay
+    # (3.3.1's, static and dynamic; its own other regularizers appended, the fused one off)
+    "momentum_l2_decay": {"1.8": "appended", "2.0": "optimizer", "3": "fused"},
+    # dist's arithmetic: its own kernel's, (sum |d|^p)^(1 / p) and the plain gradient (1.8.5
+    # measured; 2.0's dist_op.h the same), or 3.3.1's, which runs p_norm's: the root 1.0f / p
+    # in float32, 1e-12 added to out^(p-1) in the gradient (measured in float64)
+    "dist_kernel": {"1.8": "dist", "2.0": "dist", "3": "p_norm"},
+    # selu's gradient where out <= 0: out + float32(scale * alpha) rounded to float32 (1.8.5
+    # measured: its kernel's float temporary; 2.0's selu_op.h the same), or kept in the
+    # input's dtype (3.3.1 measured)
+    "selu_grad": {"1.8": "float32", "2.0": "float32", "3": "exact"},
+    # prior_box's prior sides (min_size * sqrt(ratio), sqrt(min * max)) worked out in double
+    # (1.8.5 measured; 2.0's prior_box_op.h the same) or in float32 before halving (3.3.1
+    # measured in float64: its kernel's float sizes and ratios)
+    "prior_box_sizes": {"1.8": "double", "2.0": "double", "3": "float32"},
     # Adam/AdamW: epsilon added to sqrt(m2) as is, or scaled by sqrt(1 - beta2^t)
     "adam_epsilon": {"1.8": "unscaled", "2.0": "scaled", "3": "scaled"},
     # Lamb: moments bias-corrected by 1 - beta^t before the update

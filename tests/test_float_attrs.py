@@ -110,6 +110,100 @@ def test_eager_momentum_and_sgd_decay_steps_as_paddle_3():
     np.testing.assert_allclose(sgd, [0.48035, -0.265725], rtol=1e-15, atol=0)
 
 
+def test_momentum_fuses_l2_decay_as_paddle_3():
+    """Paddle 3.3.1 eager, float64, two steps of sum(w * x_t) from w = [0.5, -0.25] with
+    Momentum(0.1, 0.9): an L2Decay(0.1) (the optimizer's, a float weight_decay, the
+    parameter's own) fused into the momentum op, its coefficient a 32-bit float; a
+    parameter's own L1Decay appended (a Scalar scale: exact) and the optimizer's L2Decay
+    off for it. In a static program the same ops (switch momentum_l2_decay)."""
+    l2, l1 = paddle.regularizer.L2Decay, paddle.regularizer.L1Decay
+    fused = [0.44885000062435865, -0.20047500163167717]
+    cases = [
+        (dict(weight_decay=l2(0.1)), None, fused),
+        (dict(weight_decay=0.1), None, fused),
+        (dict(weight_decay=l2(0.1), use_nesterov=True), None,
+         [0.43491350162521003, -0.22239225255665926]),
+        ({}, l2(0.1), fused),
+        (dict(weight_decay=l2(0.3)), l1(0.1), [0.4340000009536743, -0.17800000190734863])]
+    with versions.use("3"):
+        paddle.disable_static()
+        paddle.set_default_dtype("float64")
+        try:
+            for kwargs, own, want in cases:
+                w = paddle.create_parameter(
+                    [2], "float64", attr=paddle.ParamAttr(regularizer=own),
+                    default_initializer=paddle.nn.initializer.Assign(np.array([0.5, -0.25])))
+                opt = paddle.optimizer.Momentum(0.1, 0.9, parameters=[w], **kwargs)
+                for xt in ([0.3, -0.7], [-0.2, 0.9]):
+                    (w * paddle.to_tensor(np.array(xt))).sum().backward()
+                    opt.step()
+                    opt.clear_grad()
+                np.testing.assert_allclose(w.numpy(), want, rtol=1e-15, atol=0,
+                                           err_msg=str((kwargs, own)))
+        finally:
+            paddle.set_default_dtype("float32")
+
+
+def test_momentum_l2_decay_steps_as_paddle_18():
+    """Paddle 1.8.5's fluid Momentum(0.1, 0.9, regularization=L2Decay(0.1)), float64 w =
+    [0.5, 0.5], two steps of sum(w * x_t): the decay a scale op of float32(0.1) (dygraph
+    measured the same)."""
+    with versions.use("1.8"):
+        paddle.enable_static()
+        try:
+            for nesterov, want in ((False, [0.44884999986737967, 0.5278499986305832]),
+                                   (True, [0.4349135006741732, 0.4933034974741489])):
+                main, startup = fluid.Program(), fluid.Program()
+                with fluid.program_guard(main, startup):
+                    w = fluid.layers.create_parameter(
+                        [2], "float64", default_initializer=fluid.initializer.Constant(0.5))
+                    x = fluid.data("x", [2], "float64")
+                    fluid.optimizer.Momentum(
+                        0.1, 0.9, use_nesterov=nesterov,
+                        regularization=fluid.regularizer.L2Decay(0.1)).minimize(
+                            fluid.layers.reduce_sum(w * x))
+                exe, scope = fluid.Executor(fluid.CPUPlace()), fluid.Scope()
+                exe.run(startup, scope=scope)
+                for xt in ([0.3, -0.7], [-0.2, 0.9]):
+                    exe.run(main, feed={"x": np.array(xt)}, scope=scope)
+                np.testing.assert_allclose(np.array(scope.find_var(w.name).get_tensor()), want,
+                                           rtol=1e-15, atol=0)
+        finally:
+            paddle.disable_static()
+
+
+def test_momentum_l2_decay_op_by_profile():
+    """Static Momentum + L2Decay: a scale op on the gradient under 1.8 (and fluid's
+    Momentum everywhere), the momentum op's regularization_coeff under 2.0 (the
+    optimizer's L2Decay; a float weight_decay appended) and 3 (a float too)."""
+    def program(make, weight_decay):
+        main, startup = fluid.Program(), fluid.Program()
+        with fluid.program_guard(main, startup):
+            w = fluid.layers.create_parameter([2], "float64")
+            x = fluid.data("x", [2], "float64")
+            make(0.1, 0.9, weight_decay).minimize(fluid.layers.reduce_sum(w * x))
+        ops = main.global_block().ops
+        update = [op for op in ops if op.type == "momentum"][0]
+        return ("scale" in [op.type for op in ops],
+                update.attr("regularization_method") or "",
+                update.attr("regularization_coeff") or 0.0)
+    paddle_momentum = lambda lr, mu, wd: paddle.optimizer.Momentum(lr, mu, weight_decay=wd)
+    fluid_momentum = lambda lr, mu, wd: fluid.optimizer.Momentum(lr, mu, regularization=wd)
+    l2 = paddle.regularizer.L2Decay(0.25)
+    paddle.enable_static()
+    try:
+        for profile, make, wd, want in [
+                ("1.8", fluid_momentum, l2, (True, "", 0.0)),
+                ("2.0", fluid_momentum, l2, (True, "", 0.0)),
+                ("2.0", paddle_momentum, l2, (False, "l2_decay", 0.25)),
+                ("2.0", paddle_momentum, 0.25, (True, "", 0.0)),
+                ("3", paddle_momentum, 0.25, (False, "l2_decay", 0.25))]:
+            with versions.use(profile):
+                assert program(make, wd) == want, (profile, make, wd)
+    finally:
+        paddle.disable_static()
+
+
 def test_static_momentum_steps_as_paddle_18():
     """Paddle 1.8.5's fluid Momentum(0.1, 0.9), float64 w = [0.5, 0.5], two steps of
     sum(w * x_t): mu is float32(0.9) (and the learning rate a float32 variable)."""
@@ -217,3 +311,112 @@ def test_global_norm_clip_limit_is_exact(profile):
             1.0, fluid.optimizer.SGD(1.0, grad_clip=fluid.clip.GradientClipByGlobalNorm(0.1)),
             [np.array([[3.0]])])
     assert np.array(scope.find_var(w.name).get_tensor())[0, 0] == 0.9
+
+
+# Paddle's float64 p-norms of X = RandomState(0).uniform(0.2, 1, (3, 4)) (and dist's of
+# X - Y, Y = the next uniform(-1, 1, (3, 4))): (out, d sum(out) / dX[0, :2]), p = 3 and 0.7
+P_NORMS = {  # 1.8.5 (static, its p_norm op) and 3.3.1 (paddle.linalg.norm) alike
+    3.0: ([1.0902736630796972, 1.1326886540669447, 1.231168445279053],
+          [0.3435577322617324, 0.5015728134456285]),
+    0.7: ([4.9393254441059895, 4.889875463455621, 5.266274840638396],
+          [1.8468842925444682, 1.744976359222419])}
+DISTS = {  # 1.8.5 (static, its dist op; 2.0's dist_op.h the same) and 3.3.1 (paddle.dist)
+    "2.0": {3.0: (2.2259623547494143, [0.05105451641951028, -0.0012608918322007865]),
+            0.7: (14.611842425536189, [2.7475843995343086, -4.786901617304181])},
+    "3": {3.0: (2.2259624078330535, [0.05105451398445481, -0.001260891772062296]),
+          0.7: (14.611842692473099, [2.7475844145864663, -4.78690164352838])}}
+
+
+@pytest.mark.parametrize("profile", ["2.0", "3"])
+def test_p_norm_and_dist_arithmetic_as_paddle(profile):
+    """p_norm raises to float32(1 / float32(p)) and divides its gradient by norm^(p-1) +
+    epsilon (1.8.5 and 3.3.1); dist does so under 3 (3.3.1 runs p_norm's kernel), and
+    under 1.8 / 2.0 raises to 1 / float32(p) in double with the plain gradient (1.8.5)."""
+    rng = np.random.RandomState(0)
+    x0, y0 = rng.uniform(0.2, 1.0, (3, 4)), rng.uniform(-1, 1, (3, 4))
+    with versions.use(profile):
+        paddle.disable_static()
+        for p, (norm, grad) in P_NORMS.items():
+            x = paddle.to_tensor(x0, stop_gradient=False)
+            out = paddle.norm(x, p=p, axis=1)
+            out.sum().backward()
+            np.testing.assert_allclose(out.numpy(), norm, rtol=1e-15, atol=0)
+            np.testing.assert_allclose(x.gradient()[0, :2], grad, rtol=1e-15, atol=0)
+        for p, (dist, grad) in DISTS[profile].items():
+            x = paddle.to_tensor(x0, stop_gradient=False)
+            out = paddle.dist(x, paddle.to_tensor(y0), p=p)
+            out.backward()
+            np.testing.assert_allclose(out.numpy().reshape(-1), [dist], rtol=1e-15, atol=0)
+            np.testing.assert_allclose(x.gradient()[0, :2], grad, rtol=1e-15, atol=0)
+
+
+# Paddle's float64 d sum(out * W) / dX[0] of selu on X = RandomState(0)'s uniform(-2, 2, (3, 4))
+# after a uniform(0, 1, (1, 4)), W = 1..12 (row-major): default scale / alpha, then 1.1 / 1.3
+SELU_GRADS = {  # 1.8.5 (static; 2.0's selu_op.h the same) and 3.3.1 (F.selu)
+    "2.0": ([1.2954427003860474, 2.1014020442962646, 4.109060525894165, 4.202804088592529],
+            [1.0536850690841675, 2.200000047683716, 3.342220902442932, 4.400000095367432]),
+    "3": ([1.2954426919475948, 2.1014020442962646, 4.109060532038148, 4.202804088592529],
+          [1.0536850560936728, 2.200000047683716, 3.3422209301832497, 4.400000095367432])}
+
+
+@pytest.mark.parametrize("profile", ["2.0", "3"])
+def test_selu_and_label_smooth_arithmetic_as_paddle(profile):
+    """selu's gradient: out + float32(scale * alpha) where out <= 0, the sum in float32
+    under 1.8 / 2.0 (switch selu_grad); label_smooth: (1 - eps) and eps / C in float32
+    (1.8.5 and 3.3.1 alike; the gradient 3.3.1's)."""
+    rng = np.random.RandomState(0)
+    prior = rng.uniform(0, 1, (1, 4))
+    xs = rng.uniform(-2, 2, (3, 4))
+    with versions.use(profile):
+        paddle.disable_static()
+        for (scale, alpha), grad in zip(((1.0507009873554805, 1.6732632423543772), (1.1, 1.3)),
+                                        SELU_GRADS[profile]):
+            x = paddle.to_tensor(xs, stop_gradient=False)
+            w = paddle.to_tensor(np.arange(1.0, 13).reshape(3, 4))
+            (paddle.nn.functional.selu(x, scale, alpha) * w).sum().backward()
+            np.testing.assert_allclose(x.gradient()[0], grad, rtol=1e-15, atol=0)
+        for eps, prior_dist, c, want, grad in (
+                (0.1, None, 4, [0.02500000037252903, 0.9249999765306711],
+                 [0.8999999761581421, 1.7999999523162842]),
+                (0.2, prior / prior.sum(), 4, [0.04551353985550388, 0.8593112342171904],
+                 [0.800000011920929, 1.600000023841858]),
+                (0.3, None, 3, [0.10000000149011612, 0.7999999895691872],
+                 [0.699999988079071, 1.399999976158142])):
+            x = paddle.to_tensor(np.eye(c)[[1, c - 1]], stop_gradient=False)
+            out = paddle.nn.functional.label_smooth(
+                x, None if prior_dist is None else paddle.to_tensor(prior_dist), eps)
+            (out * paddle.to_tensor(np.arange(1.0, 2 * c + 1).reshape(2, c))).sum().backward()
+            np.testing.assert_allclose(out.numpy()[0, :2], want, rtol=1e-15, atol=0)
+            np.testing.assert_allclose(x.gradient()[0, :2], grad, rtol=1e-15, atol=0)
+
+
+@pytest.mark.parametrize("profile, boxes", [
+    ("1.8", ([0.0, 0.0, 0.37079081189859814, 0.5561862178478972],
+             [-0.0934433607215401, -0.1901650418273682, 0.26011002987173365, 0.3401650440625424])),
+    ("3", ([0.0, 0.0, 0.37079081932703656, 0.5561862289905548],
+           [-0.09344335272908211, -0.19016502983868122, 0.2601100218792756, 0.3401650320738554]))])
+def test_prior_box_sides_as_paddle(profile, boxes):
+    """prior_box on a float64 [1, 2, 2, 3] feature of an [8, 12] image: 1.8.5 works the
+    prior sides out in double, 3.3.1 in float32 (switch prior_box_sizes); the centers with
+    float32(offset) in double in both. Paddle's boxes [0, 0, 7] and [0, 0, 1] (offset 0.2)."""
+    results = []
+    with versions.use(profile):
+        paddle.enable_static()
+        try:
+            for kwargs in (dict(min_sizes=[2.0, 4.0], max_sizes=[5.0, 6.0], aspect_ratios=[2.0],
+                                flip=True, clip=True),
+                           dict(min_sizes=[3.0], max_sizes=[6.0], aspect_ratios=[2.0, 3.0],
+                                min_max_aspect_ratios_order=True, steps=[5.0, 3.0],
+                                offset=0.2, flip=False, clip=False)):
+                main, startup = fluid.Program(), fluid.Program()
+                with fluid.program_guard(main, startup):
+                    feature = fluid.data("f", [1, 2, 2, 3], "float64")
+                    image = fluid.data("im", [1, 3, 8, 12], "float64")
+                    box, _ = fluid.layers.prior_box(feature, image, **kwargs)
+                results.append(fluid.Executor(fluid.CPUPlace()).run(
+                    main, feed={"f": np.zeros((1, 2, 2, 3)), "im": np.zeros((1, 3, 8, 12))},
+                    fetch_list=[box])[0])
+        finally:
+            paddle.disable_static()
+    np.testing.assert_allclose(results[0][0, 0, 7], boxes[0], rtol=1e-15, atol=0)
+    np.testing.assert_allclose(results[1][0, 0, 1], boxes[1], rtol=1e-15, atol=0)

@@ -226,3 +226,18 @@ def test_sub_blocks_are_read_by_paddle(paddle_run):
     assert view["blocks"] == [-1, 0, 0, 0]
     assert view["sub_blocks"] == [("while", 1), ("conditional_block", 2),
                                   ("conditional_block", 3)]
+
+
+def test_refimpl_imports_on_paddle_18s_python():
+    """`conformance check --impl paddle18` runs refimpl's conformance package on 1.8.5's
+    Python 3.8 (tools/paddle18_api): refimpl must import there (math.nextafter, 3.9 on,
+    once broke it)."""
+    python = PYTHONS["1.8.5"]
+    if not os.path.exists(python):
+        pytest.skip("Paddle 1.8.5's Python is not at %s (%s)" % (python, ENV["1.8.5"]))
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    run = subprocess.run([python, "-c", "import refimpl, refimpl.conformance.check; "
+                          "print(refimpl.__file__)"], capture_output=True, text=True,
+                         timeout=300, env=dict(os.environ, PYTHONPATH=root))
+    assert run.returncode == 0, run.stderr[-2000:]
+    assert run.stdout.strip().startswith(root)

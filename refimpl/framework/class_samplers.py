@@ -22,7 +22,7 @@ import numpy as np
 from . import mt19937
 
 UNIFORM, LOG_UNIFORM, CUSTOM = 0, 1, 2
-_BELOW_ONE = math.nextafter(1.0, 0.0)
+_BELOW_ONE = float(np.nextafter(1.0, 0.0))     # (math.nextafter: Python 3.9 on; 1.8.5 checks run on 3.8)
 
 
 class Draws:

@@ -69,6 +69,12 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     if isinstance(p, str):
         raise ValueError("norm: p must be 'fro' or a number, got %r" % p)
     p = float(p)
+    if axis is None or len(axes) == 1:
+        # a vector norm: Paddle 2.0's and 3.3.1's one p_norm op (its float32 root, its
+        # gradient's epsilon), over all elements (asvector) or the one axis
+        return unary("p_norm", x, {"porder": p, "axis": -1 if axis is None else axes[0],
+                                   "keepdim": keepdim, "asvector": axis is None,
+                                   "epsilon": 1e-12}, name)
     if p == 0:
         nonzero = math._paddle_compare("not_equal")(x, creation.zeros_like(x))
         return math._reduce("reduce_sum", math.cast(nonzero, x.dtype), axes, keepdim, name)

@@ -67,6 +67,12 @@ def numel(shape):
     return n
 
 
+def float32_root(p):
+    """The exponent Paddle's p-norm kernels raise a sum of |x|^p to: 1.0f / p, worked
+    out in float32 (1.8.5's and 3.3.1's p_norm, 3.3.1's dist, measured in float64)."""
+    return float(np.float32(1) / np.float32(p))
+
+
 def rand(rng, *shape, dtype="float64", low=-1.0, high=1.0):
     return rng.uniform(low, high, size=shape).astype(dtype)
 

@@ -7,6 +7,7 @@ import math
 
 import numpy as np
 
+from .. import versions
 from ..framework.dtypes import REAL_OF
 from ._common import COMPLEX, FLOATS, rand
 from .registry import OpDef, Sample, register, share_lod
@@ -171,12 +172,22 @@ _unary("leaky_relu", lambda x, alpha=0.02: np.where(x > 0, x, x * x.dtype.type(a
 _unary("elu", lambda x, alpha=1.0: _typed(x, np.where(x > 0, x, alpha * np.expm1(x))),
        lambda x, d, alpha=1.0: d * _typed(d, np.where(x > 0, 1, alpha * np.exp(x))),
        attrs={"alpha": 1.0})
+
+
+def _selu_grad(out, d, scale=_SELU_SCALE, alpha=_SELU_ALPHA):
+    """Paddle's kernel: d * (out + scale * alpha) where out <= 0, the product worked out in
+    float32, and under 1.8 / 2.0 the sum rounded to float32 too (its `float` temporary;
+    1.8.5 and 3.3.1 measured in float64: switch selu_grad)."""
+    slope = out + float(np.float32(scale) * np.float32(alpha))
+    if versions.switch("selu_grad") == "float32":
+        slope = slope.astype(np.float32)
+    return d * _typed(d, np.where(out > 0, scale, slope))
+
+
 _unary("selu",
        lambda x, scale=_SELU_SCALE, alpha=_SELU_ALPHA:
            _typed(x, scale * np.where(x > 0, x, alpha * np.expm1(x))),
-       lambda out, d, scale=_SELU_SCALE, alpha=_SELU_ALPHA:
-           d * _typed(d, np.where(out > 0, scale, out + scale * alpha)),
-       from_out=True, attrs={"scale": _SELU_SCALE, "alpha": _SELU_ALPHA})
+       _selu_grad, from_out=True, attrs={"scale": _SELU_SCALE, "alpha": _SELU_ALPHA})
 _unary("thresholded_relu", lambda x, threshold=1.0: _typed(x, np.where(x > threshold, x, 0)),
        lambda x, d, threshold=1.0: d * (x > threshold),
        attrs={"threshold": 1.0}, sample_attrs={"threshold": 0.3}, kinks=(0.3,))

@@ -28,14 +28,18 @@ class LabelSmooth(OpDef):
                        % (prior.name, list(prior.shape), x.shape[-1], x.name, list(x.shape)))
         ctx.same_as("X", "Out")
 
+    # Paddle's kernels work out 1 - epsilon and epsilon / C in float32 (1.8.5 and 3.3.1
+    # measured in float64); epsilon * PriorDist in the input's dtype
     @staticmethod
     def forward(x, prior, epsilon=0.0):
-        smooth = 1.0 / x.shape[-1] if prior is None else prior.reshape(-1)
-        return ((1 - epsilon) * x + epsilon * smooth).astype(x.dtype)
+        t, eps = x.dtype.type, np.float32(epsilon)
+        smooth = t(eps / np.float32(x.shape[-1])) if prior is None else \
+            t(epsilon) * prior.reshape(-1)
+        return (t(np.float32(1) - eps) * x + smooth).astype(x.dtype)
 
     @staticmethod
     def backward(dout, epsilon=0.0):
-        return (1 - epsilon) * dout
+        return dout.dtype.type(np.float32(1) - np.float32(epsilon)) * dout
 
     def samples(self, rng):
         one_hot = np.eye(4)[rng.randint(0, 4, 3)]

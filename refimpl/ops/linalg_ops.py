@@ -2,8 +2,9 @@
 frobenius_norm, allclose."""
 import numpy as np
 
+from .. import versions
 from ..broadcasting import sum_to_shape
-from ._common import broadcast_shape, rand
+from ._common import broadcast_shape, float32_root, rand
 from .reduce import _DifferentiableReduce
 from .registry import OpDef, Sample, register
 
@@ -171,7 +172,9 @@ def _p_norm_of(d, p):
         return a.max()
     if p == -np.inf:
         return a.min()
-    return np.sum(a ** p) ** (1.0 / p)
+    # 3.3.1's dist runs its p_norm kernel: the root in float32 (switch dist_kernel)
+    root = float32_root(p) if versions.switch("dist_kernel") == "p_norm" else 1.0 / p
+    return np.sum(a ** p) ** root
 
 
 @register
@@ -202,8 +205,9 @@ class Dist(OpDef):
             g = np.zeros_like(d)
         elif np.isinf(p):
             g = np.sign(d) * (np.abs(d) == norm)
-        else:
-            g = np.sign(d) * np.abs(d) ** (p - 1) / norm ** (p - 1)
+        else:   # 3.3.1's p_norm kernel adds its epsilon, 1e-12 (switch dist_kernel)
+            eps = 1e-12 if versions.switch("dist_kernel") == "p_norm" else 0
+            g = np.sign(d) * np.abs(d) ** (p - 1) / (norm ** (p - 1) + d.dtype.type(eps))
         g = g * dout.reshape(())
         return sum_to_shape(g, x.shape), -sum_to_shape(g, y.shape)
 

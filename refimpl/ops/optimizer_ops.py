@@ -64,13 +64,15 @@ class Momentum(_Update):
     @staticmethod
     def forward(param, grad, velocity, lr, mu=0.9, use_nesterov=False,
                 regularization_method="", regularization_coeff=0.0):
-        lr = _lr(lr, param)
-        if regularization_method == "l2_decay":
-            grad = grad + param.dtype.type(regularization_coeff) * param
-        velocity *= param.dtype.type(mu)
+        lr, t = _lr(lr, param), param.dtype.type
+        decay = t(regularization_coeff) * param if regularization_method == "l2_decay" else 0
+        # Paddle's order of the sums (3.3.1's kernel: mu v + c p + g, then g + c p + mu v),
+        # so a fused L2Decay's float64 result matches to the last digit
+        velocity *= t(mu)
+        velocity += decay
         velocity += grad
         if use_nesterov:
-            param -= (grad + param.dtype.type(mu) * velocity) * lr
+            param -= (grad + decay + t(mu) * velocity) * lr
         else:
             param -= lr * velocity
         return param, velocity

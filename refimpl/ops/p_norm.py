@@ -2,7 +2,7 @@
 (fluid's l2_normalize op: X / sqrt(sum x^2 + epsilon), with the norm as a second output)."""
 import numpy as np
 
-from ._common import FLOATS, rand
+from ._common import FLOATS, float32_root, rand
 from .registry import OpDef, Sample, register
 
 
@@ -18,8 +18,9 @@ def _axis_shape(ctx, x, axis, keepdim):
 
 @register
 class PNorm(OpDef):
-    """asvector: the norm of all elements (axis ignored). epsilon only guards the gradient's
-    division by the norm (a zero vector gets a zero gradient)."""
+    """asvector: the norm of all elements (axis ignored). As Paddle's kernels (1.8.5,
+    3.3.1 measured): the root 1 / p taken in float32 (`float32_root`), and epsilon added
+    to norm^(p-1) where the gradient divides by it (a zero vector gets a zero gradient)."""
     type = "p_norm"
     inputs = ("X",)
     outputs = ("Out",)
@@ -48,7 +49,7 @@ class PNorm(OpDef):
             return a.min(axis=axis, keepdims=True), axis
         if porder == 0:
             return (a != 0).sum(axis=axis, keepdims=True).astype(x.dtype), axis
-        return (a ** porder).sum(axis=axis, keepdims=True) ** (1.0 / porder), axis
+        return (a ** porder).sum(axis=axis, keepdims=True) ** float32_root(porder), axis
 
     @staticmethod
     def forward(x, porder=2.0, axis=-1, epsilon=1e-12, keepdim=False, asvector=False):
@@ -66,7 +67,7 @@ class PNorm(OpDef):
             return np.zeros_like(x)
         if np.isinf(porder):  # the gradient goes to the extreme element(s)
             return (np.sign(x) * (np.abs(x) == norm) * dout).astype(x.dtype)
-        scale = np.abs(x) ** (porder - 1) / np.maximum(norm, epsilon) ** (porder - 1)
+        scale = np.abs(x) ** (porder - 1) / (norm ** (porder - 1) + x.dtype.type(epsilon))
         return (np.sign(x) * scale * dout).astype(x.dtype)
 
     def samples(self, rng):

@@ -4,6 +4,7 @@ output is [H, W, num_priors, 4] (x1, y1, x2, y2) plus the variances tiled to tha
 No inputs' values are read, only the shapes of Input (and Image); no gradient."""
 import numpy as np
 
+from .. import versions
 from ._boxes import c_round
 from ._common import FLOATS
 from .registry import OpDef, Sample, register
@@ -23,13 +24,18 @@ def expand_aspect_ratios(aspect_ratios, flip):
 def prior_half_sizes(min_sizes, max_sizes, ratios, min_max_order):
     """[(half width, half height)] of one cell's priors, in Paddle's order: per min size,
     its ratios then the sqrt(min * max) square (min_max_order: the min square, the
-    max square, then the other ratios)."""
+    max square, then the other ratios). Under 3 the sides before halving are worked out
+    in float32, as 3.3.1's kernel does (its float sizes and ratios, measured in float64;
+    1.8.5's in double: switch prior_box_sizes)."""
+    t = np.float32 if versions.switch("prior_box_sizes") == "float32" else float
     out = []
     for k, min_size in enumerate(min_sizes):
-        ratio_boxes = [(min_size * np.sqrt(r) / 2, min_size / np.sqrt(r) / 2) for r in ratios]
+        size = t(min_size)
+        ratio_boxes = [(float(size * np.sqrt(t(r))) / 2, float(size / np.sqrt(t(r))) / 2)
+                       for r in ratios]
         max_box = []
         if max_sizes:
-            side = np.sqrt(min_size * max_sizes[k]) / 2
+            side = float(np.sqrt(size * t(max_sizes[k]))) / 2
             max_box = [(side, side)]
         if min_max_order:
             out += [ratio_boxes[0]] + max_box + [b for r, b in zip(ratios, ratio_boxes)

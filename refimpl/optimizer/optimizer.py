@@ -297,7 +297,7 @@ class Optimizer:
             params_grads = self._grad_clip(params_grads)
         else:     # 1.8's fluid.clip.set_gradient_clip (the optimizer's grad_clip wins)
             params_grads = clip_by_param_attrs(params_grads)
-        params_grads = append_regularization_ops(params_grads, self.regularization)
+        params_grads = self._regularize(params_grads, self.regularization)
         ops = self._create_optimization_pass(params_grads)
         if sparse:      # (the raw gradients: clipping passes a SelectedRows on)
             mark_sparse_gradients(self._block(), raw)
@@ -396,17 +396,21 @@ class Optimizer:
             params_grads = self._grad_clip(params_grads)
         clipped = params_grads
         if decay:    # param groups' own weight_decay
-            params_grads = [append_regularization_ops([pg], decay.get(id(pg[0]),
-                                                                  self.regularization))[0]
+            params_grads = [self._regularize([pg], decay.get(id(pg[0]), self.regularization))[0]
                             for pg in params_grads]
         else:
-            params_grads = append_regularization_ops(params_grads, self.regularization)
+            params_grads = self._regularize(params_grads, self.regularization)
         params_grads = self._update_sparse(raw, clipped, params_grads)
         for values, group_pgs in self._by_group_hyperparameters(params_grads):
             with self._hyperparameters_set(values):
                 if not self._update_directly(group_pgs):
                     self._create_optimization_pass(group_pgs)
         return raw, params_grads
+
+    def _regularize(self, params_grads, regularization):
+        """The pairs with each parameter's weight decay added to its gradient (its own
+        regularizer, else `regularization`: the optimizer's or its param group's)."""
+        return append_regularization_ops(params_grads, regularization)
 
     # a param group's own values of the optimizer's hyperparameters, as Paddle 3's
     # _default_dict: {group key: the attribute holding it}

@@ -1,12 +1,15 @@
 """The optimizers beyond SGD: each names its accumulators like Paddle and appends its
 update op (see refimpl/ops/optimizer_ops.py for the formulas)."""
 
+import numbers
+
 import numpy as np
 
-from .. import xp
+from .. import versions, xp
 from ..dygraph.tensor import Tensor, on_place_of
 from ..dygraph.tracer import layout
 from ..framework.program import Variable
+from ..framework.regularizer import L2Decay
 from ..framework.selected_rows import RowsValue
 from ..ops.registry import round_float32_attrs
 from ..ops.selected_rows import rows_forward
@@ -29,6 +32,41 @@ class Momentum(Optimizer):
                          parameter_list, regularization)
         self._momentum = self._hyperparameter("momentum", momentum, NON_NEGATIVE)
         self._use_nesterov = bool(use_nesterov)
+        # an L2Decay the momentum op applies (its regularization_coeff), not a scale op
+        reg, rule = weight_decay if weight_decay is not None else regularization, \
+            self._l2_decay_rule()
+        self._fused_decay = None
+        if rule == "fused" and isinstance(reg, (numbers.Real, L2Decay)) or \
+                rule == "optimizer" and isinstance(reg, L2Decay):
+            self._fused_decay, self.regularization = self.regularization, None
+        self._fused_coeff = {}      # parameter name -> the coefficient its update fuses
+
+    def _l2_decay_rule(self):
+        """How an L2Decay reaches the update (switch momentum_l2_decay): fluid's Momentum
+        appends it as any regularizer (1.8.5; 2.0's fluid.optimizer too)."""
+        return "appended" if self._fluid_api else versions.switch("momentum_l2_decay")
+
+    def _regularize(self, params_grads, regularization):
+        """As Paddle's Momentum: an L2Decay it fuses leaves the gradient as it is (under
+        "fused" a parameter's own L2Decay too, and its own other regularizer turns the
+        optimizer's fused one off; under "optimizer" the optimizer's is fused for every
+        parameter, a parameter's own regularizer appended as well, as 2.0's source does)."""
+        rule = self._l2_decay_rule()
+        if rule == "appended":
+            return super()._regularize(params_grads, regularization)
+        passed = set()
+        for p, g in params_grads:
+            fused = self._fused_decay
+            if rule == "fused":
+                own = getattr(p, "regularizer", None)
+                decay = own if own is not None else regularization or self._fused_decay
+                fused = decay if isinstance(decay, L2Decay) else None
+                if fused is not None:
+                    passed.add(p.name)
+            self._fused_coeff[p.name] = None if fused is None else fused.coeff
+        appended = iter(super()._regularize(
+            [pg for pg in params_grads if pg[0].name not in passed], regularization))
+        return [pg if pg[0].name in passed else next(appended) for pg in params_grads]
 
     def _create_accumulators(self, block, parameters):
         for p in parameters:
@@ -44,7 +82,11 @@ class Momentum(Optimizer):
             outputs={"ParamOut": [p], "VelocityOut": [v]}, attrs=self._update_attrs(p))
 
     def _update_attrs(self, param):
-        return {"mu": self._momentum, "use_nesterov": self._use_nesterov}
+        attrs = {"mu": self._momentum, "use_nesterov": self._use_nesterov}
+        coeff = self._fused_coeff.get(param.name)
+        if coeff is not None:
+            attrs.update(regularization_method="l2_decay", regularization_coeff=coeff)
+        return attrs
 
     def _run_update(self, fn, p, g, lr, attrs):
         v = self._get_accumulator(self._velocity_acc_str, p)
@@ -61,6 +103,9 @@ class LarsMomentum(Momentum):
         super().__init__(learning_rate, momentum, grad_clip=grad_clip, name=name,
                          parameter_list=parameter_list, regularization=regularization)
         self._lars_coeff, self._lars_weight_decay = float(lars_coeff), float(lars_weight_decay)
+
+    def _l2_decay_rule(self):
+        return "appended"       # the lars_momentum op has no regularization attrs
 
     def _update_attrs(self, param):
         return {"mu": self._momentum, "lars_coeff": self._lars_coeff,

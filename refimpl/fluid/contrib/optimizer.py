@@ -1,8 +1,7 @@
 """paddle.fluid.contrib.optimizer (Paddle 2.0): Momentum that folds an L2Decay
 regularization into the momentum op (its regularization_method / regularization_coeff
-attrs: grad + coeff * param inside the update) instead of appending regularization ops;
+attrs: coeff * param added inside the update) instead of appending regularization ops;
 any other regularizer is appended as by fluid.optimizer.Momentum."""
-from ...framework.regularizer import L2Decay
 from ...optimizer.optimizers import Momentum as _Momentum
 
 __all__ = ["Momentum"]
@@ -17,15 +16,9 @@ class Momentum(_Momentum):
         if multi_precision or rescale_grad != 1.0:
             raise NotImplementedError("contrib.optimizer.Momentum: multi_precision and "
                                       "rescale_grad (float16 master weights) are not supported")
-        folded = regularization if isinstance(regularization, L2Decay) else None
         super().__init__(learning_rate, momentum, use_nesterov=use_nesterov,
                          grad_clip=grad_clip, name=name, parameter_list=parameter_list,
-                         regularization=None if folded else regularization)
-        self._folded_decay = folded
+                         regularization=regularization)
 
-    def _update_attrs(self, param):
-        attrs = super()._update_attrs(param)
-        if self._folded_decay is not None:
-            attrs.update(regularization_method="l2_decay",
-                         regularization_coeff=self._folded_decay.coeff)
-        return attrs
+    def _l2_decay_rule(self):
+        return "optimizer"      # 2.0's contrib Momentum: the optimizer's L2Decay, fused

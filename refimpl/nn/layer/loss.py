@@ -28,18 +28,20 @@ class _Loss(Layer):
 
 class CrossEntropyLoss(_Loss):
     """nn.functional.cross_entropy: softmax cross entropy of logits `input` against
-    integer (or soft) labels, reduced by `reduction`."""
+    integer (or soft) labels, reduced by `reduction` (use_softmax=False, Paddle 2.1 on:
+    `input` holds probabilities)."""
 
     def __init__(self, weight=None, ignore_index=-100, reduction="mean", soft_label=False,
-                 axis=-1, name=None):
+                 axis=-1, use_softmax=True, name=None):
         super().__init__(reduction)
         self.weight, self.ignore_index, self.soft_label = weight, ignore_index, soft_label
-        self.axis, self._name = axis, name
+        self.axis, self.use_softmax, self._name = axis, use_softmax, name
 
     def forward(self, input, label):
         self._expect_inputs(input=input, label=label)
         return cross_entropy(input, label, self.weight, self.ignore_index, self.reduction,
-                             self.soft_label, self.axis, self._name)
+                             self.soft_label, self.axis, use_softmax=self.use_softmax,
+                             name=self._name)
 
 
 class MSELoss(_Loss):
