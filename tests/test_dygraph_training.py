@@ -175,6 +175,44 @@ def test_param_groups_scale_the_learning_rate_and_set_weight_decay():
         paddle.optimizer.SGD(0.1, parameters=[{"params": a.parameters(), "lr": 1}])
 
 
+# Paddle 3.3.1's values (recorded): Linear(3, 2) -> Linear(2, 2), weights arange * 0.1 and
+# * -0.2, biases 0.1 and -0.2, x = arange(6).reshape(2, 3) / 5, loss mean(out ** 2), three
+# steps at learning rate 0.1, the second layer's group with its own hyperparameters
+GROUP_HYPERPARAMETER_RUNS = [
+    ("Adamax", {"weight_decay": 0.001, "beta1": 0.1, "beta2": 0.99}, {"weight_decay": 0.1},
+     [-0.1593344, -0.1130086, 0.0059062, 0.0817154, 0.1932406, 0.2792767],
+     [0.134455, -0.0628285, -0.2569023, -0.4533011]),
+    ("Lamb", {"lamb_weight_decay": 0.001, "beta1": 0.5, "beta2": 0.9, "epsilon": 1e-3},
+     {"lamb_weight_decay": 0.01},
+     [-0.0818682, 0.0147489, 0.117966, 0.2145454, 0.3177965, 0.4143575],
+     [0.1028338, -0.0961585, -0.2961733, -0.4951997]),
+    ("RMSProp", {"rho": 0.5, "momentum": 0.3, "centered": True}, {},
+     [-0.3909371, -0.2970153, -0.2022062, -0.0947913, -0.0076607, 0.1063034],
+     [0.2351799, 0.2175932, -0.1436152, -0.2477611]),
+    ("Adagrad", {"epsilon": 0.1, "initial_accumulator_value": 0.5}, {},
+     [-0.158994, -0.0779025, 0.0413026, 0.1220679, 0.2414488, 0.3220533],
+     [0.0400267, -0.1442923, -0.343638, -0.5244793]),
+]
+
+
+@pytest.mark.parametrize("name,group,kwargs,w1,w2", GROUP_HYPERPARAMETER_RUNS)
+def test_param_groups_set_their_own_hyperparameters(name, group, kwargs, w1, w2):
+    a, b = nn.Linear(3, 2), nn.Linear(2, 2)
+    for layer, scale in ((a, 0.1), (b, -0.2)):
+        layer.weight.set_value(np.arange(layer.weight.size, dtype="float32")
+                               .reshape(layer.weight.shape) * scale)
+        layer.bias.set_value(np.full(layer.bias.shape, scale, "float32"))
+    opt = getattr(paddle.optimizer, name)(learning_rate=0.1, parameters=[
+        {"params": a.parameters()}, dict(group, params=b.parameters())], **kwargs)
+    x = paddle.to_tensor(np.arange(6, dtype="float32").reshape(2, 3) / 5)
+    for _ in range(3):
+        (b(a(x)) ** 2).mean().backward()
+        opt.step()
+        opt.clear_grad()
+    np.testing.assert_allclose(a.weight.numpy().ravel(), w1, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(b.weight.numpy().ravel(), w2, rtol=1e-5, atol=1e-6)
+
+
 def test_weight_decay_float_is_l2_and_regularizers_apply():
     rng = np.random.RandomState(4)
     w = rng.randn(3, 2).astype("float32")

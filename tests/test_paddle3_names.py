@@ -15,6 +15,19 @@ def test_base_is_fluids_modules_under_paddle_3s_name():
     assert paddle.base.core is fluid.core and paddle.base.framework is fluid.framework
     assert paddle.base.Executor is fluid.Executor and paddle.base.dygraph is fluid.dygraph
     assert paddle.base.framework.in_pir_mode is paddle.framework.in_pir_mode
+    assert paddle.base.default_scope_funcs is fluid.default_scope_funcs
+    # Paddle 3's name of the eager parameter class (3.3.1: Linear's weight is one)
+    paddle.disable_static()
+    assert isinstance(paddle.nn.Linear(2, 2).weight, paddle.base.framework.EagerParamBase)
+    # refimpl has no bfloat16: Paddle 3's tests skip their bfloat16 cases on False
+    assert paddle.base.core.supports_bfloat16() is False
+
+
+def test_nn_clip_is_where_paddle_3_keeps_fluid_clip():
+    assert paddle.nn.clip.set_gradient_clip is fluid.clip.set_gradient_clip
+    assert paddle.nn.clip.append_gradient_clip_ops is fluid.clip.append_gradient_clip_ops
+    assert paddle.nn.clip.ClipGradByGlobalNorm is paddle.nn.ClipGradByGlobalNorm
+    assert paddle.nn.clip.GradientClipByValue is fluid.clip.GradientClipByValue
 
 
 def test_one_program_ir_is_never_pir_and_ir_guard_enters_static_mode():
@@ -54,6 +67,15 @@ def test_paddle_3_submodules_import():
         assert nn.cond is cond and not hasattr(nn, 'Assert')
         from paddle.static.nn.common import fc
         from paddle.jit.api import to_static
+        from paddle.base.default_scope_funcs import enter_local_scope, get_cur_scope
+        from paddle.nn.clip import ErrorClipByValue, set_gradient_clip
+        from paddle.incubate.layers.nn import shuffle_batch, partial_sum
+        from paddle.distributed.io import load_inference_model_distributed, save_persistables
+        import paddle.fluid.io as fio
+        assert load_inference_model_distributed is fio.load_inference_model
+        assert save_persistables is fio.save_persistables
+        import paddle.fluid.contrib.layers as contrib
+        assert shuffle_batch is contrib.shuffle_batch and partial_sum is contrib.partial_sum
         import paddle
         assert fc is nn.fc and to_static is paddle.jit.to_static
         print('ok')
@@ -102,3 +124,27 @@ def test_set_grad_enabled_sets_now_restores_as_a_context_and_decorates():
             assert (x * 2).stop_gradient
         finally:
             paddle.set_grad_enabled(True)
+
+
+def test_static_io_has_save_vars_and_load_vars(tmp_path):
+    """Paddle 3 keeps fluid.io's save_vars / load_vars in paddle.static.io (the same
+    functions here); a main_program that is no Program is a TypeError."""
+    assert paddle.static.io.load_vars is fluid.io.load_vars
+    assert paddle.static.io.save_vars is fluid.io.save_vars
+    paddle.enable_static()
+    try:
+        with pytest.raises(TypeError):
+            paddle.static.io.load_vars(None, str(tmp_path), main_program="program")
+    finally:
+        paddle.disable_static()
+
+
+def test_compatible_non_tensor_spec_compares_cache_keys():
+    from refimpl.jit.dy2static.utils import _compatible_non_tensor_spec as compatible
+
+    class Unhashable:
+        __hash__ = None
+
+    assert compatible([1, 2, 3], [1, 2, 3]) and compatible((1, [2]), [1, (2,)])
+    assert not compatible([1, 2, 3], [1, 2]) and not compatible([1, 2, 3], [1, 3, 2])
+    assert compatible(Unhashable(), Unhashable())      # as 3.3.1: both unhashable

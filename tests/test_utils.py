@@ -121,3 +121,21 @@ def test_fluid_apis_paddle_2_deprecates_carry_the_note_and_paddle_apis_do_not():
         warnings.simplefilter("error")       # 2.0 notes them without warning at the call
         x = paddle.to_tensor([1.0, 2.0])
         assert fluid.layers.elementwise_mul(x, x).numpy().tolist() == [1.0, 4.0]
+
+
+def test_try_set_static_shape_tensor_takes_the_shape_ops_input_shape():
+    paddle.enable_static()
+    try:
+        with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
+            data = paddle.static.data("x", [-1, 2], "float32")
+            shape = paddle.shape(data)
+            x = paddle.uniform(shape)
+            assert x.shape == (-1, -1)
+            paddle.utils.try_set_static_shape_tensor(x, shape)
+            assert x.shape == (-1, 2)
+            # a shape that no shape op made leaves the tensor as it is
+            y = paddle.uniform(shape)
+            paddle.utils.try_set_static_shape_tensor(y, paddle.static.data("s", [2], "int32"))
+            assert y.shape == (-1, -1)
+    finally:
+        paddle.disable_static()

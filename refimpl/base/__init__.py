@@ -14,7 +14,8 @@ from ..fluid import (BuildStrategy, CompiledProgram, CPUPlace, CUDAPinnedPlace, 
                      get_flags, global_scope, gradients, in_dygraph_mode, is_compiled_with_cuda,
                      is_compiled_with_xpu, name_scope, program_guard, require_version,
                      scope_guard, set_flags, set_global_initializer, xpu_places)
-from ..fluid import (backward, compiler, core, data_feeder, dataset, dygraph, dygraph_utils,
+from ..fluid import (backward, compiler, core, data_feeder, dataset, default_scope_funcs,
+                     dygraph, dygraph_utils,
                      executor, framework, incubate, initializer, io, layer_helper, layers,
                      multiprocess_utils, param_attr, proto, reader, unique_name,
                      wrapped_decorator)

@@ -203,6 +203,12 @@ def is_float16_supported(place):
     return False
 
 
+def supports_bfloat16():
+    """Paddle 3's question before its bfloat16 tests (True on a 3.3.1 CPU build): refimpl
+    has no bfloat16 dtype, so False."""
+    return False
+
+
 def op_support_gpu(op_type):
     """Whether the op runs on a CUDAPlace: every op does when CuPy has a GPU."""
     get_op_def(op_type)

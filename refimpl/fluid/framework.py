@@ -5,6 +5,7 @@ import functools
 import numpy as np
 
 from ..dygraph.tensor import ParamBase   # Paddle 2.0's dygraph Parameter class lives here
+from ..dygraph.tensor import ParamBase as EagerParamBase   # ... and Paddle 3's name for it
 from ..framework.dtypes import VarType, get_dtype
 from . import core
 from .core import is_compiled_with_xpu
@@ -21,7 +22,7 @@ from ..framework.program import (OpRole, Operator, Parameter, Program, Variable,
                                  program_guard, switch_main_program, switch_startup_program,
                                  grad_var_name)
 
-__all__ = ["OpRole", "Operator", "Parameter", "ParamBase", "Program", "Variable", "Block",
+__all__ = ["OpRole", "Operator", "Parameter", "ParamBase", "EagerParamBase", "Program", "Variable", "Block",
            "default_main_program", "default_startup_program", "name_scope", "program_guard",
            "switch_main_program", "switch_startup_program", "grad_var_name", "OpProtoHolder",
            "convert_np_dtype_to_dtype_", "dtype_is_floating", "in_dygraph_mode",

@@ -20,7 +20,8 @@ from ..framework.scope import global_scope
 from ..reader import (ComposeNotAligned, batch, buffered, cache, chain, compose, firstn,
                       map_readers, multiprocess_reader, shuffle, xmap_readers)
 from ..static import io as static_io
-from ..static.io import load, load_program_state, save, set_program_state
+from ..static.io import (load, load_program_state, load_vars, save, save_vars,
+                         set_program_state)
 from .reader import DataLoader, PyReader, default_collate_fn
 
 __all__ = ["save_vars", "save_params", "save_persistables", "load_vars", "load_params",
@@ -99,32 +100,6 @@ def _get_valid_program(main_program=None):
     return main_program
 
 
-def _chosen(main_program, vars, predicate, fn):
-    if vars is not None:
-        chosen = list(vars)
-        for v in chosen:
-            if not isinstance(v, Variable):
-                raise TypeError("%s: vars must be Variables, got %s" % (fn, type(v).__name__))
-        return chosen
-    program = _get_valid_program(main_program)
-    return [v for v in program.list_vars() if predicate is None or predicate(v)]
-
-
-def save_vars(executor, dirname, main_program=None, vars=None, predicate=None,
-              filename=None):
-    """Write the chosen variables' values: a file per variable, or one `filename`
-    (static.io.save_vars_files: Paddle's LoDTensor streams, all or nothing). With neither
-    dirname nor filename, return them as bytes instead (one combined stream, names sorted,
-    as Paddle 1.8 saves to memory; load_inference_model(None, ...) reads it)."""
-    if dirname is None and filename is not None:
-        raise ValueError("save_vars: dirname must be a directory path, got None")
-    values = static_io._values_of(_chosen(main_program, vars, predicate, "save_vars"),
-                                  "save_vars")
-    if dirname is None:
-        return static_io.combined_bytes(values, "save_vars")
-    static_io.save_vars_files(dirname, values, filename, "save_vars")
-
-
 def save_params(executor, dirname, main_program=None, filename=None):
     return save_vars(executor, dirname, main_program, predicate=is_parameter,
                      filename=filename)
@@ -133,20 +108,6 @@ def save_params(executor, dirname, main_program=None, filename=None):
 def save_persistables(executor, dirname, main_program=None, filename=None):
     return save_vars(executor, dirname, main_program, predicate=is_persistable,
                      filename=filename)
-
-
-def load_vars(executor, dirname, main_program=None, vars=None, predicate=None,
-              filename=None):
-    """Read the chosen variables' values back (files as save_vars or Paddle wrote them);
-    nothing is set unless every variable is found with its shape and dtype."""
-    if dirname is None:
-        raise ValueError("load_vars: dirname must be a directory path, got None")
-    chosen = _chosen(main_program, vars, predicate, "load_vars")
-    dirname = os.fspath(dirname)
-    source = os.path.join(dirname, filename) if filename is not None else dirname
-    global_scope().set_values(static_io.read_parameter_files(lambda: static_io._checked_values(
-        chosen, static_io.read_vars_files(dirname, [v.name for v in chosen], filename),
-        "load_vars", source, copy=False)))
 
 
 def load_params(executor, dirname, main_program=None, filename=None):

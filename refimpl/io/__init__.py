@@ -4,10 +4,10 @@ from .dataloader import DataLoader, set_output_converter
 from .dataset import (ChainDataset, ComposeDataset, Dataset, IterableDataset, Subset,
                       TensorDataset, random_split)
 from .sampler import (BatchSampler, DistributedBatchSampler, RandomSampler, Sampler,
-                      SequenceSampler, WeightedRandomSampler)
+                      SequenceSampler, SubsetRandomSampler, WeightedRandomSampler)
 from .worker import WorkerInfo, get_worker_info
 
 __all__ = ["Dataset", "IterableDataset", "TensorDataset", "ComposeDataset", "ChainDataset",
            "Subset", "random_split", "Sampler", "SequenceSampler", "RandomSampler",
-           "WeightedRandomSampler", "BatchSampler", "DistributedBatchSampler", "DataLoader",
+           "SubsetRandomSampler", "WeightedRandomSampler", "BatchSampler", "DistributedBatchSampler", "DataLoader",
            "get_worker_info"]

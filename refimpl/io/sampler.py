@@ -7,8 +7,8 @@ import numpy as np
 
 from ..reader.decorator import batched
 
-__all__ = ["Sampler", "SequenceSampler", "RandomSampler", "WeightedRandomSampler",
-           "BatchSampler", "DistributedBatchSampler"]
+__all__ = ["Sampler", "SequenceSampler", "RandomSampler", "SubsetRandomSampler",
+           "WeightedRandomSampler", "BatchSampler", "DistributedBatchSampler"]
 
 
 def _check_positive_int(value, what, owner):
@@ -79,6 +79,24 @@ class RandomSampler(Sampler):
 
     def __len__(self):
         return self.num_samples
+
+
+class SubsetRandomSampler(Sampler):
+    """The given indices in a random order, each once (Paddle 2.2 on; an empty sequence is
+    a ValueError, as 3.3.1's). The order comes from numpy's global generator like the
+    other samplers here; Paddle 3.3.1 draws it with paddle.randperm (paddle.seed)."""
+
+    def __init__(self, indices):
+        if len(indices) == 0:
+            raise ValueError("SubsetRandomSampler: indices must not be empty")
+        self.indices = indices
+
+    def __iter__(self):
+        for i in np.random.permutation(len(self.indices)).tolist():
+            yield self.indices[i]
+
+    def __len__(self):
+        return len(self.indices)
 
 
 class WeightedRandomSampler(Sampler):

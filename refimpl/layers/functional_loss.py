@@ -2,8 +2,9 @@
 twins. Paddle 2.0's functionals that are compositions of other ops are composed the same
 way here (l1_loss, margin_ranking_loss, dice_loss, npair_loss, cosine_similarity,
 sigmoid_focal_loss); the others append their own op (bce_loss, kldiv_loss, nll_loss, ...)."""
+from .. import versions
 from ..framework.layer_helper import LayerHelper
-from .common import append_op_out, check_variables, unary
+from .common import append_op_out, check_static_dtype, check_variables, unary
 from .creation import fill_constant
 from .embedding import fluid_one_hot
 from .loss import _check_reduction, _reduce, softmax_with_cross_entropy, square_error_cost
@@ -257,6 +258,22 @@ def p_norm(x, porder=2.0, axis=-1, keepdim=False, epsilon=1e-12, asvector=False,
                           "epsilon": float(epsilon), "asvector": bool(asvector)}, name)
 
 
+def pairwise_distance(x, y, p=2.0, epsilon=1e-6, keepdim=False, name=None):
+    """||x - y + epsilon||_p along the last axis (Paddle 3's F.pairwise_distance, also
+    nn.PairwiseDistance's), or Paddle 2.0's layer: ||x - y||_p along axis 1 with epsilon
+    the p_norm op's attr (switch `pairwise_distance_axis`). A static x and y of
+    float16/32/64 (a TypeError)."""
+    check_variables("pairwise_distance", x=x, y=y)
+    for arg, v in (("x", x), ("y", y)):
+        check_static_dtype(v, arg, "pairwise_distance", ("float16", "float32", "float64"))
+    diff = append_op_out("elementwise_sub", {"X": [x], "Y": [y]}, {"axis": -1})
+    if versions.switch("pairwise_distance_axis") == "axis1":
+        return p_norm(diff, p, 1, keepdim, epsilon, name=name)
+    if epsilon != 0:
+        diff = diff + float(epsilon)
+    return p_norm(diff, p, -1, keepdim, name=name)
+
+
 def normalize(x, p=2, axis=1, epsilon=1e-12, name=None):
     """x / max(||x||_p along axis, epsilon) (Paddle 2.0's composition over p_norm)."""
     check_variables("normalize", x=x)
@@ -373,6 +390,7 @@ EXPORTS = {
         "nll_loss": nll_loss, "sigmoid_focal_loss": sigmoid_focal_loss,
         "dice_loss": dice_loss, "npair_loss": npair_loss, "label_smooth": label_smooth,
         "normalize": normalize, "cosine_similarity": cosine_similarity,
+        "pairwise_distance": pairwise_distance,
         "ctc_loss": ctc_loss, "hsigmoid_loss": hsigmoid_loss},
     "fluid.layers": {
         "sigmoid_cross_entropy_with_logits": fluid_sigmoid_cross_entropy_with_logits,

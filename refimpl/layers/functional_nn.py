@@ -4,10 +4,10 @@ maxout twin."""
 
 from .. import versions
 from .activation import EXPORTS as _ACTIVATIONS
-from .common import append_op_out, check_variables, in_place
+from .common import append_op_out, check_static_dtype, check_variables, in_place
 from .math import matmul
 from .norm import dropout
-from .tensor import reshape, squeeze, unsqueeze
+from .tensor import reshape, split, squeeze, unsqueeze
 
 
 def linear_product(x, weight, name=None):
@@ -210,8 +210,22 @@ def gather_tree(ids, parents):
                          stop_gradient=True)
 
 
+def glu(x, axis=-1, name=None):
+    """The gated linear unit (Paddle 3's F.glu): x split in two halves a, b along `axis`,
+    a * sigmoid(b). `axis` must be in [-rank, rank) (a ValueError) and the size there
+    even (split's ValueError); a static x of float16/32/64 (a TypeError)."""
+    check_variables("glu", x=x)
+    check_static_dtype(x, "x", "glu", ("float16", "float32", "float64"))
+    rank = len(x.shape)
+    if not -rank <= axis < rank:
+        raise ValueError("glu: expected axis in [%d, %d), got %s" % (-rank, rank, axis))
+    a, b = split(x, 2, axis)
+    return append_op_out("elementwise_mul", {"X": [a], "Y": [append_op_out("sigmoid", {"X": [b]})]},
+                         {"axis": -1}, name)
+
+
 EXPORTS = {
-    "nn.functional": {"linear": linear, "bilinear": bilinear, "prelu": prelu,
+    "nn.functional": {"linear": linear, "glu": glu, "bilinear": bilinear, "prelu": prelu,
                       "maxout": maxout, "relu_": relu_, "elu_": elu_, "softmax_": softmax_,
                       "alpha_dropout": alpha_dropout, "dropout2d": dropout2d,
                       "dropout3d": dropout3d, "instance_norm": instance_norm,

@@ -263,13 +263,14 @@ def cast(x, dtype):
 
 
 # -- comparisons and logic: bool outputs that stop gradients
-def _bool_out(op_type, inputs, attrs, name, out, layer_type=None):
-    """Append op_type writing into `out` when given (fluid's cond=/out=), else a new var."""
+def _bool_out(op_type, inputs, attrs, name, out, layer_type=None, out_dtype="bool"):
+    """Append op_type (no gradient) writing into `out` when given (fluid's cond=/out=),
+    else a new var of `out_dtype`."""
     for slot, v in inputs.items():
         check_variable(v[0], slot.lower(), op_type)
     check_variables(op_type, out=out)
     if out is None:
-        return append_op_out(op_type, inputs, attrs, name, out_dtype="bool",
+        return append_op_out(op_type, inputs, attrs, name, out_dtype=out_dtype,
                              stop_gradient=True, layer_type=layer_type)
     LayerHelper(op_type, name=name).append_op(type=op_type, inputs=inputs,
                                               outputs={"Out": [out]}, attrs=attrs)
@@ -311,6 +312,30 @@ def _logical(op_type):
 
 def logical_not(x, out=None, name=None):
     return _bool_out("logical_not", {"X": [x]}, {}, name, out)
+
+
+BITWISE_DTYPES = ("bool", "uint8", "int8", "int16", "int32", "int64")
+
+
+def _bitwise_out(op_type, inputs, name, out):
+    """A bitwise op: static operands of BITWISE_DTYPES (a TypeError naming the argument,
+    as Paddle 3's check), the result of x's dtype."""
+    for arg, v in inputs.items():
+        check_static_dtype(v[0], arg.lower(), op_type, BITWISE_DTYPES)
+    return _bool_out(op_type, inputs, {}, name, out, out_dtype=inputs["X"][0].dtype)
+
+
+def _bitwise(op_type):
+    def layer(x, y, out=None, name=None):
+        return _bitwise_out(op_type, {"X": [x], "Y": [y]}, name, out)
+    layer.__name__ = op_type
+    layer.__doc__ = ("elementwise %s of integer or bool tensors (broadcast); writes into "
+                     "`out` when given" % op_type)
+    return layer
+
+
+def bitwise_not(x, out=None, name=None):
+    return _bitwise_out("bitwise_not", {"X": [x]}, name, out)
 
 
 def equal_all(x, y, name=None):
@@ -399,6 +424,7 @@ _BINARY = {"add": "elementwise_add", "subtract": "elementwise_sub",
            "mod": "elementwise_mod", "floor_mod": "elementwise_mod"}
 _COMPARE = ["less_than", "less_equal", "greater_than", "greater_equal", "equal", "not_equal"]
 _LOGICAL = ["logical_and", "logical_or", "logical_xor"]
+_BITWISE = ["bitwise_and", "bitwise_or", "bitwise_xor"]
 _REDUCE = ["reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod",
            "reduce_all", "reduce_any"]
 
@@ -436,12 +462,14 @@ EXPORTS = {
          "matmul": matmul, "mm": mm, "bmm": bmm, "dot": dot, "scale": scale, "pow": pow,
          "clip": clip, "stanh": stanh, "cast": cast, "add_n": add_n,
          "logical_not": logical_not, "equal_all": equal_all, "allclose": allclose,
+         "bitwise_not": bitwise_not,
          "isfinite": _bool_test("isfinite_v2"), "isinf": _bool_test("isinf_v2"),
          "isnan": _bool_test("isnan_v2")},
         **{n: _paddle_unary(n) for n in _UNARY + _PADDLE_ONLY_UNARY},
         **{n: _paddle_binary(t) for n, t in _BINARY.items()},
         **{n: _paddle_compare(n) for n in _COMPARE},
-        **{n: _logical(n) for n in _LOGICAL}),
+        **{n: _logical(n) for n in _LOGICAL},
+        **{n: _bitwise(n) for n in _BITWISE}),
     "fluid.layers": dict(
         {"mean": fluid_mean, "matmul": fluid_matmul, "mul": fluid_mul, "scale": scale,
          "cos_sim": cos_sim,

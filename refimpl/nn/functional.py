@@ -8,7 +8,7 @@ globals().update(exports("nn.functional"))
 __all__ = sorted(exports("nn.functional"))
 
 SUBMODULES = {
-    "activation": ["elu", "elu_", "gelu", "hardshrink", "hardsigmoid", "hardswish",
+    "activation": ["elu", "elu_", "gelu", "glu", "hardshrink", "hardsigmoid", "hardswish",
                    "hardtanh", "leaky_relu", "log_sigmoid", "log_softmax", "maxout", "prelu",
                    "relu", "relu6", "relu_", "selu", "sigmoid", "softmax", "softmax_",
                    "softplus", "softshrink", "softsign", "swish", "tanh", "tanhshrink",
@@ -18,6 +18,7 @@ SUBMODULES = {
                "upsample"],
     "conv": ["conv1d", "conv1d_transpose", "conv2d", "conv2d_transpose", "conv3d",
              "conv3d_transpose"],
+    "distance": ["pairwise_distance"],
     "extension": ["diag_embed", "gather_tree", "temporal_shift"],
     "input": ["embedding", "one_hot"],
     "loss": ["binary_cross_entropy", "binary_cross_entropy_with_logits", "cross_entropy",

@@ -97,7 +97,7 @@ class Optimizer:
         self._lr_vars = {}           # id(program) -> learning-rate Variable
         self._startup_program = None
         params = parameters if parameters is not None else parameter_list
-        self._param_groups = _param_groups(params)
+        self._param_groups = _param_groups(params, self._group_hyperparameters)
         self._parameter_list = None if params is None else \
             [p for group in self._param_groups for p in group["params"]]
         # eager: the parameters are Tensors, and step() updates their values
@@ -401,14 +401,51 @@ class Optimizer:
         else:
             params_grads = self._regularize(params_grads, self.regularization)
         params_grads = self._update_sparse(raw, clipped, params_grads)
-        if not self._update_directly(params_grads):
-            self._create_optimization_pass(params_grads)
+        for values, group_pgs in self._by_group_hyperparameters(params_grads):
+            with self._hyperparameters_set(values):
+                if not self._update_directly(group_pgs):
+                    self._create_optimization_pass(group_pgs)
         return raw, params_grads
 
     def _regularize(self, params_grads, regularization):
         """The pairs with each parameter's weight decay added to its gradient (its own
         regularizer, else `regularization`: the optimizer's or its param group's)."""
         return append_regularization_ops(params_grads, regularization)
+
+    # a param group's own values of the optimizer's hyperparameters, as Paddle 3's
+    # _default_dict: {group key: the attribute holding it}
+    _group_hyperparameters = {}
+
+    def _by_group_hyperparameters(self, params_grads):
+        """[(a group's hyperparameter values, its (param, grad) pairs)] in the pairs' order:
+        one item for all when no group sets one (Paddle 3 updates group by group, each
+        with its values set: the update ops and the accumulators' initial values)."""
+        keys = self._group_hyperparameters
+        groups = [g for g in self._param_groups if any(k in g for k in keys)]
+        if not groups:
+            return [({}, params_grads)]
+        value_of = {id(p): {k: g[k] for k in keys if k in g} for g in groups for p in g["params"]}
+        runs = []
+        for pg in params_grads:
+            values = value_of.get(id(pg[0]), {})
+            if runs and runs[-1][0] == values:
+                runs[-1][1].append(pg)
+            else:
+                runs.append((values, [pg]))
+        return runs
+
+    @contextlib.contextmanager
+    def _hyperparameters_set(self, values):
+        """Set a param group's hyperparameters (attribute by attribute) for the block."""
+        attrs = self._group_hyperparameters
+        saved = {k: getattr(self, attrs[k]) for k in values}
+        try:
+            for k, v in values.items():
+                setattr(self, attrs[k], v)
+            yield
+        finally:
+            for k, v in saved.items():
+                setattr(self, attrs[k], v)
 
     # (param, grad array, rows): apply a gradient Paddle keeps as a SelectedRows of `rows`
     # where its update differs from the dense one (Adam)
@@ -547,10 +584,11 @@ def _regularizer(reg):
     return L2Decay(real_hyperparameter("optimizer", "weight_decay", reg))
 
 
-def _param_groups(params):
-    """[{'params': [...], optional 'learning_rate', 'weight_decay'}] from a list of
-    parameters or of such dicts (param groups). A group's learning_rate multiplies the
-    optimizer's for its parameters (it becomes their optimize_attr)."""
+def _param_groups(params, hyperparameters=()):
+    """[{'params': [...], optional 'learning_rate', 'weight_decay' and the optimizer's
+    `hyperparameters`}] from a list of parameters or of such dicts (param groups). A
+    group's learning_rate multiplies the optimizer's for its parameters (it becomes their
+    optimize_attr)."""
     if params is None:
         return []
     params = list(params)
@@ -562,10 +600,11 @@ def _param_groups(params):
             if not isinstance(g, dict) or "params" not in g:
                 raise TypeError("optimizer parameters: a list of parameters, or of dicts with "
                                 "a 'params' list (param groups); got %r" % (g,))
-            unknown = set(g) - {"params", "learning_rate", "weight_decay"}
-            if unknown:
-                raise KeyError("optimizer param group: unknown keys %s (known: params, "
-                               "learning_rate, weight_decay)" % sorted(unknown))
+            known = ["params", "learning_rate", "weight_decay", *hyperparameters]
+            unknown = set(g) - set(known)
+            if unknown:     # (Paddle 3.3.1 ignores them)
+                raise KeyError("optimizer param group: unknown keys %s (known: %s)"
+                               % (sorted(unknown), ", ".join(known)))
             g = dict(g, params=list(g["params"]))
             if "learning_rate" in g:
                 for p in g["params"]:

@@ -21,6 +21,7 @@ __all__ = ["Momentum", "LarsMomentum", "Adam", "AdamW", "Adamax", "RMSProp", "Ad
 
 class Momentum(Optimizer):
     type = "momentum"
+    _group_hyperparameters = {"momentum": "_momentum", "use_nesterov": "_use_nesterov"}
     _velocity_acc_str = "velocity"      # accumulator names, as Paddle 1.8's attributes
 
     def __init__(self, learning_rate=0.001, momentum=0.9, parameters=None, use_nesterov=False,
@@ -120,6 +121,7 @@ def _beta(optimizer, value, name):
 
 
 class _AdamFamily(Optimizer):
+    _group_hyperparameters = {"beta1": "_beta1", "beta2": "_beta2", "epsilon": "_epsilon"}
     _moment1_acc_str, _moment2_acc_str = "moment1", "moment2"
     _beta1_pow_acc_str, _beta2_pow_acc_str = "beta1_pow_acc", "beta2_pow_acc"
 
@@ -185,6 +187,7 @@ class _AdamFamily(Optimizer):
 
 class Adam(_AdamFamily):
     type = "adam"
+    _group_hyperparameters = dict(_AdamFamily._group_hyperparameters, lazy_mode="_lazy_mode")
     _sparse_decay_error = ("Adam don't support weight_decay with sparse parameters, please "
                            "set it to None.")     # Paddle 3.3.1's text
 
@@ -236,6 +239,9 @@ class AdamW(_AdamFamily):
 
 class Lamb(_AdamFamily):
     type = "lamb"
+    _group_hyperparameters = dict(_AdamFamily._group_hyperparameters,
+                                  lamb_weight_decay="_lamb_weight_decay",
+                                  exclude_from_weight_decay_fn="_exclude_from_weight_decay_fn")
 
     def __init__(self, learning_rate=0.001, lamb_weight_decay=0.01, beta1=0.9, beta2=0.999,
                  epsilon=1e-6, parameters=None, grad_clip=None, exclude_from_weight_decay_fn=None,
@@ -259,6 +265,7 @@ class Lamb(_AdamFamily):
 
 class Adamax(Optimizer):
     type = "adamax"
+    _group_hyperparameters = {"beta1": "_beta1", "beta2": "_beta2", "epsilon": "_epsilon"}
     _moment_acc_str, _inf_norm_acc_str, _beta1_pow_acc_str = "moment", "inf_norm", "beta1_pow_acc"
 
     def __init__(self, learning_rate=0.001, beta1=0.9, beta2=0.999, epsilon=1e-8,
@@ -303,6 +310,8 @@ class Adamax(Optimizer):
 
 class RMSProp(Optimizer):
     type = "rmsprop"
+    _group_hyperparameters = {"rho": "_rho", "epsilon": "_epsilon", "momentum": "_momentum",
+                              "centered": "_centered"}
     _momentum_acc_str, _mean_square_acc_str, _mean_grad_acc_str = \
         "momentum", "mean_square", "mean_grad"
 
@@ -340,6 +349,7 @@ class RMSProp(Optimizer):
 
 class Adagrad(Optimizer):
     type = "adagrad"
+    _group_hyperparameters = {"epsilon": "_epsilon", "initial_accumulator_value": "_initial"}
     _moment_acc_str = "moment"
 
     def __init__(self, learning_rate, epsilon=1e-6, parameters=None, weight_decay=None,
@@ -370,6 +380,7 @@ class Adadelta(Optimizer):
     parameter_list / regularization). As in 1.8 and 2.0 the op takes no learning rate: it
     is kept (get_lr) but does not scale the update."""
     type = "adadelta"
+    _group_hyperparameters = {"epsilon": "_epsilon", "rho": "_rho"}
     _avg_squared_grad_acc_str = "_avg_squared_grad"
     _avg_squared_update_acc_str = "_avg_squared_update"
 

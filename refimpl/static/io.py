@@ -34,7 +34,7 @@ __all__ = ["save", "load", "load_program_state", "set_program_state", "serialize
            "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
            "write_inference_model",
            "save_vars_files", "save_inference_files", "read_vars_files",
-           "inference_model_files", "read_inference_model"]
+           "inference_model_files", "read_inference_model", "save_vars", "load_vars"]
 
 # what static.save writes next to a prefix (Paddle 3 in PIR mode: the program as .json)
 _CHECKPOINT_SUFFIXES = (".pdparams", ".pdopt", ".pdmodel", ".json")
@@ -673,3 +673,44 @@ def load_inference_model(path_prefix, executor, **kwargs):
 # the keyword arguments Paddle 2.0's load_inference_model takes (pserver_endpoints, 1.8's,
 # is refused as deprecated)
 _LOAD_INFERENCE_MODEL_ARGS = ("model_filename", "params_filename")
+
+
+# -- save_vars / load_vars: fluid.io's in Paddle 1.8 / 2.0, paddle.static.io's in 3
+def _chosen(main_program, vars, predicate, fn):
+    if vars is not None:
+        chosen = list(vars)
+        for v in chosen:
+            if not isinstance(v, Variable):
+                raise TypeError("%s: vars must be Variables, got %s" % (fn, type(v).__name__))
+        return chosen
+    program = _get_valid_program(main_program)
+    return [v for v in program.list_vars() if predicate is None or predicate(v)]
+
+
+def save_vars(executor, dirname, main_program=None, vars=None, predicate=None,
+              filename=None):
+    """Write the chosen variables' values: a file per variable, or one `filename`
+    (static.io.save_vars_files: Paddle's LoDTensor streams, all or nothing). With neither
+    dirname nor filename, return them as bytes instead (one combined stream, names sorted,
+    as Paddle 1.8 saves to memory; load_inference_model(None, ...) reads it)."""
+    if dirname is None and filename is not None:
+        raise ValueError("save_vars: dirname must be a directory path, got None")
+    values = _values_of(_chosen(main_program, vars, predicate, "save_vars"),
+                                  "save_vars")
+    if dirname is None:
+        return combined_bytes(values, "save_vars")
+    save_vars_files(dirname, values, filename, "save_vars")
+
+
+def load_vars(executor, dirname, main_program=None, vars=None, predicate=None,
+              filename=None):
+    """Read the chosen variables' values back (files as save_vars or Paddle wrote them);
+    nothing is set unless every variable is found with its shape and dtype."""
+    if dirname is None:
+        raise ValueError("load_vars: dirname must be a directory path, got None")
+    chosen = _chosen(main_program, vars, predicate, "load_vars")
+    dirname = os.fspath(dirname)
+    source = os.path.join(dirname, filename) if filename is not None else dirname
+    global_scope().set_values(read_parameter_files(lambda: _checked_values(
+        chosen, read_vars_files(dirname, [v.name for v in chosen], filename),
+        "load_vars", source, copy=False)))

@@ -2,11 +2,13 @@
 (refimpl's own code over stdlib `ast`): index_in_list, ast_to_source_code,
 is_api_in_module / is_dygraph_api / is_paddle_api / is_numpy_api, ast_to_func. A node of
 the `gast` package (what 2.0 and its tests build) is taken too: it is turned into a
-stdlib node through gast, imported only then."""
+stdlib node through gast, imported only then. Paddle 3's _compatible_non_tensor_spec."""
 import ast
 import importlib
 import itertools
 import linecache
+
+from ..static_function import _hashable
 
 _SOURCE_NUMBERS = itertools.count()
 
@@ -117,3 +119,15 @@ def cmpop_node_to_str(node):
     """The operator text of a comparison-operator node (stdlib ast or gast: by its class
     name); another node: KeyError."""
     return _CMPOP_TEXT[type(node).__name__]
+
+
+def _compatible_non_tensor_spec(src_spec, desired_spec):
+    """Paddle 3: whether two non-tensor arguments of a to_static function call for the
+    same program, i.e. have equal cache keys (nested lists and tuples element by element);
+    two unhashable values count as compatible, as in 3.3.1."""
+    def key(spec):
+        try:
+            return _hashable(spec)
+        except TypeError:
+            return None
+    return key(src_spec) == key(desired_spec)

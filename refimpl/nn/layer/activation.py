@@ -10,9 +10,10 @@ from .function_layer import REQUIRED, function_layer
 __all__ = ["ReLU", "ReLU6", "Sigmoid", "Tanh", "Softmax", "LogSoftmax", "GELU", "ELU",
            "LeakyReLU", "Hardshrink", "Hardsigmoid", "Hardswish", "Hardtanh", "LogSigmoid",
            "SELU", "Softplus", "Softshrink", "Softsign", "Swish", "Tanhshrink",
-           "ThresholdedReLU", "PReLU", "Maxout"]
+           "ThresholdedReLU", "PReLU", "Maxout", "GLU"]
 
-_functional = dict(F.EXPORTS["nn.functional"], maxout=functional_nn.maxout)
+_functional = dict(F.EXPORTS["nn.functional"], maxout=functional_nn.maxout,
+                   glu=functional_nn.glu)
 
 
 def _activation(class_name, function, **settings):
@@ -43,6 +44,13 @@ Softplus = _activation("Softplus", "softplus", beta=1, threshold=20)
 ThresholdedReLU = _activation("ThresholdedReLU", "thresholded_relu", threshold=1.0)
 # the max over each run of `groups` channels along axis
 Maxout = _activation("Maxout", "maxout", groups=REQUIRED, axis=1)
+
+
+class GLU(_activation("GLU", "glu", axis=-1)):
+    """F.glu as a layer; its repr names the layer's name too, when given (Paddle 3.3.1)."""
+
+    def extra_repr(self):
+        return super().extra_repr() + (", name=%s" % self._name if self._name else "")
 
 
 class PReLU(Layer):

@@ -1,4 +1,6 @@
-"""paddle.nn.utils (Paddle 2.0): weight_norm / remove_weight_norm."""
+"""paddle.nn.utils: weight_norm / remove_weight_norm (Paddle 2.0), parameters_to_vector /
+vector_to_parameters (2.1 on)."""
+from .transform_parameters import parameters_to_vector, vector_to_parameters
 from .weight_norm_hook import remove_weight_norm, weight_norm
 
-__all__ = ["weight_norm", "remove_weight_norm"]
+__all__ = ["weight_norm", "remove_weight_norm", "parameters_to_vector", "vector_to_parameters"]
