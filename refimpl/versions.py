@@ -438,6 +438,11 @@ SWITCHES = {
     # unknown when built (2.0's source and its test_functional_conv*; 1.8 taken as 2.0), or
     # take it (3.3.1's F.conv2d / conv3d have no such check, read and measured)
     "conv_channels_known": {"1.8": True, "2.0": True, "3": False},
+    # paddle.static.data / fluid.data with a negative dim other than -1 ([-1, -5, -1, -1]):
+    # taken as unknown (2.0's static/input.py and fluid/data.py check only None; 1.8 taken
+    # as 2.0) or a ValueError (3.3.1: "Only -1 can be used in shape to indicate unknown
+    # dimension", measured; Paddle 3's test_functional_conv* error cases)
+    "data_dims_below_minus_one": {"1.8": "taken", "2.0": "taken", "3": "refused"},
     # paddle.optimizer.lr.PiecewiseDecay's values: one more than the boundaries (3.3.1,
     # measured: ValueError otherwise; 1.8, which has no paddle.optimizer.lr, taken as 3),
     # or at least one per boundary, the last one also after them all (2.0's source checks

@@ -99,7 +99,8 @@ def test_op_errors_name_the_op_argument_and_values(dynamic, call, arrays, error,
     (lambda: paddle.linspace(0, 1, -1), r"\[operator linspace\] ValueError: Num must be >= 0, "
                                         r"got -1"),
     (lambda: paddle.zeros([-2, 3]), r"\[operator fill_constant\] ValueError: shape \[-2, 3\] "
-                                    r"has a negative dim"),
+                                    r"has a negative dim: each value of attribute 'shape' is "
+                                    r"expected to be no less than 0, got shape\[0\] = -2"),
 ])
 
 

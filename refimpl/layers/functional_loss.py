@@ -3,7 +3,7 @@ twins. Paddle 2.0's functionals that are compositions of other ops are composed 
 way here (l1_loss, margin_ranking_loss, dice_loss, npair_loss, cosine_similarity,
 sigmoid_focal_loss); the others append their own op (bce_loss, kldiv_loss, nll_loss, ...)."""
 from ..framework.layer_helper import LayerHelper
-from .common import append_op_out, check_variables, unary
+from .common import append_op_out, check_static_dtype, check_variables, unary
 from .creation import fill_constant
 from .embedding import fluid_one_hot
 from .loss import _check_reduction, _reduce, softmax_with_cross_entropy, square_error_cost
@@ -221,6 +221,9 @@ def npair_loss(anchor, positive, labels, l2_reg=0.002):
     """N-pair loss: softmax cross entropy of anchor @ positive^T against the row-normalized
     label-equality matrix, plus l2_reg/4 times the mean squared norms (Paddle's recipe)."""
     check_variables("npair_loss", anchor=anchor, positive=positive, labels=labels)
+    check_static_dtype(anchor, "anchor", "npair_loss", ("float32", "float64"))
+    check_static_dtype(positive, "positive", "npair_loss", ("float32", "float64"))
+    check_static_dtype(labels, "labels", "npair_loss", ("float32", "float64", "int64"))
     batch = labels.shape[0]
     labels = reshape(labels, [batch, 1])
     same = append_op_out("equal", {"X": [labels], "Y": [transpose(labels, [1, 0])]},
