@@ -190,11 +190,22 @@ def run_file(path, python, paddle_version, timeout, numpy1_aliases=True,
                    paddle_version, script]
         else:
             cmd = [refimpl_python, "-m", "refimpl", "run", "--paddle", paddle_version, script]
-        return _run(cmd, path, python, timeout)
+        return _run(cmd, path, python, timeout,
+                    _REVISION_FLAGS.get("3" if paddle_version == "3.0" else paddle_version))
 
 
-def _run(cmd, path, python, timeout):
+# The 3.x files' stored revision ran its programs under the legacy IR by default
+# (FLAGS_enable_pir_api became True with 3.0-beta); 3.3.1 still follows the flag where
+# refimpl does (save_inference_model's format, the seed of dynamic-mode initializers:
+# specs/runner.md, "Paddle 3 files"), so the runner starts them with it off unless the
+# caller's environment sets it.
+_REVISION_FLAGS = {"3": {"FLAGS_enable_pir_api": "0"}}
+
+
+def _run(cmd, path, python, timeout, flags=None):
     env = dict(os.environ)
+    for name, value in (flags or {}).items():
+        env.setdefault(name, value)
     # Paddle runs its math library on FLAGS_paddle_num_threads threads, 1 by default
     # (1.8.5 too); numpy's OpenBLAS would take every core, and its threads spin while they
     # wait: on a loaded machine that multiplied a file's CPU time up to 9 times (numeric
