@@ -352,7 +352,8 @@ SWITCHES = {
     # a dynamic-mode initializer without a seed takes the default startup program's
     # random_seed (1.8), the default main program's (2.0: its initializers read the
     # program of the block the eager parameter is made in), or draws from the global
-    # generator that paddle.seed resets (3); a program seed of 0 means the generator
+    # generator that paddle.seed resets (3; the main program's while FLAGS_enable_pir_api is
+    # off, initializer.py); a program seed of 0 means the generator
     "eager_init_program_seed": {"1.8": "startup", "2.0": "main", "3": "none"},
     # Layer.set_state_dict given a value of another shape: an error before any value is set
     # (1.8: AssertionError), or a warning and that value skipped (2.0, 3.3.1)
