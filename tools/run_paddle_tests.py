@@ -21,7 +21,8 @@ of it), then runs refimpl's own `run` command; refimpl is not changed by it
 specs/paddle20_tests.txt) it also lends fluid.framework._test_eager_guard, a no-op here,
 to the later 2.x revisions that call it; with --paddle 3 (Paddle 3's test/legacy_test files:
 specs/paddle3_tests.txt) it lends paddle.pir_utils.test_with_pir_api, which runs a test
-once (refimpl has one program IR). A file that never calls unittest.main() (its
+once (refimpl has one program IR), and starts the file with FLAGS_enable_pir_api=0, its
+revision's default, unless the environment sets the flag. A file that never calls unittest.main() (its
 suite comes from load_tests, e.g. rnn/test_rnn_cells.py) is loaded by unittest's loader,
 as Paddle's CI does, through a driver script in a temporary folder. So is a module that
 Paddle 2.x's CI runs in static mode: those its tools/static_mode_white_list.py names (read
