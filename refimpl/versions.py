@@ -370,7 +370,8 @@ SWITCHES = {
     # a dynamic-mode initializer without a seed takes the default startup program's
     # random_seed (1.8), the default main program's (2.0: its initializers read the
     # program of the block the eager parameter is made in), or draws from the global
-    # generator that paddle.seed resets (3); a program seed of 0 means the generator
+    # generator that paddle.seed resets (3; the main program's while FLAGS_enable_pir_api is
+    # off, initializer.py); a program seed of 0 means the generator
     "eager_init_program_seed": {"1.8": "startup", "2.0": "main", "3": "none"},
     # Layer.set_state_dict given a value of another shape: an error before any value is set
     # (1.8: AssertionError), or a warning and that value skipped (2.0, 3.3.1)
@@ -456,6 +457,11 @@ SWITCHES = {
     # unknown when built (2.0's source and its test_functional_conv*; 1.8 taken as 2.0), or
     # take it (3.3.1's F.conv2d / conv3d have no such check, read and measured)
     "conv_channels_known": {"1.8": True, "2.0": True, "3": False},
+    # paddle.static.data / fluid.data with a negative dim other than -1 ([-1, -5, -1, -1]):
+    # taken as unknown (2.0's static/input.py and fluid/data.py check only None; 1.8 taken
+    # as 2.0) or a ValueError (3.3.1: "Only -1 can be used in shape to indicate unknown
+    # dimension", measured; Paddle 3's test_functional_conv* error cases)
+    "data_dims_below_minus_one": {"1.8": "taken", "2.0": "taken", "3": "refused"},
     # paddle.optimizer.lr.PiecewiseDecay's values: one more than the boundaries (3.3.1,
     # measured: ValueError otherwise; 1.8, which has no paddle.optimizer.lr, taken as 3),
     # or at least one per boundary, the last one also after them all (2.0's source checks

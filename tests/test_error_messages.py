@@ -99,7 +99,8 @@ def test_op_errors_name_the_op_argument_and_values(dynamic, call, arrays, error,
     (lambda: paddle.linspace(0, 1, -1), r"\[operator linspace\] ValueError: Num must be >= 0, "
                                         r"got -1"),
     (lambda: paddle.zeros([-2, 3]), r"\[operator fill_constant\] ValueError: shape \[-2, 3\] "
-                                    r"has a negative dim"),
+                                    r"has a negative dim: each value of attribute 'shape' is "
+                                    r"expected to be no less than 0, got shape\[0\] = -2"),
 ])
 
 
@@ -367,3 +368,95 @@ def test_number_arguments_name_themselves(dygraph):
         paddle.nn.LayerNorm(3, epsilon="a")
     np.testing.assert_allclose(paddle.scale(paddle.to_tensor(np.ones(2, "float32")),
                                             scale=np.float32(2.0), bias=1).numpy(), [3.0, 3.0])
+
+
+# -- the checks Paddle 3's own test files assert (seventeenth session, s17err3); each
+# measured on Paddle 3.3.1, and raised by 2.0 too unless a switch says otherwise
+
+@pytest.mark.parametrize("dtype", ["complex64", np.complex128])
+def test_create_global_var_refuses_complex_dtypes(dtype):
+    with pytest.raises(TypeError, match=r"create_global_var: dtype must be one of \['bool', "
+                                        r".*'uint8'\], got complex"):
+        static.create_global_var([1, 2, 3], 2.0, dtype)
+    var = static.create_global_var([2], 3.0, "int64")
+    assert (var.shape, var.dtype.name) == ((2,), "int64")
+
+
+@pytest.mark.parametrize("slot, dtypes", [
+    ("anchor", r"\['float32', 'float64'\]"), ("positive", r"\['float32', 'float64'\]"),
+    ("labels", r"\['float32', 'float64', 'int64'\]")])
+def test_npair_loss_dtypes_in_static_mode(slot, dtypes):
+    args = {"anchor": static.data("a", [2, 4], "float32"),
+            "positive": static.data("p", [2, 4], "float32"),
+            "labels": static.data("l", [2], "int64")}
+    F.npair_loss(**args)        # the dtypes it takes build
+    args[slot] = static.data("bad", [2] if slot == "labels" else [2, 4], "int32")
+    with pytest.raises(TypeError, match=r"npair_loss: %s must have dtype in %s, got int32"
+                                        % (slot, dtypes)):
+        F.npair_loss(**args)
+
+
+def test_chunk_of_zero_chunks(dygraph):
+    x = paddle.ones([1, 4])
+    with pytest.raises(ValueError, match=r"chunk: chunks must be greater than 0, got 0 "
+                                         r"\(x '.*' of shape \[1, 4\]\)"):
+        paddle.chunk(x, chunks=0)
+    assert [p.shape for p in paddle.chunk(x, 2, axis=1)] == [[1, 2], [1, 2]]
+
+
+def test_max_pool_with_mask_stride_zero(dygraph):
+    x = paddle.to_tensor(f32(2, 3, 8))
+    with pytest.raises(OpError, match=r"\[operator max_pool2d_with_index\] "
+                                      r"InvalidArgumentError: strides \[1, 0\] must be positive"):
+        F.max_pool1d(x, 2, stride=0, return_mask=True)
+    out, mask = F.max_pool1d(x, 2, stride=2, return_mask=True)
+    np.testing.assert_allclose(out.numpy(), f32(2, 3, 8).reshape(2, 3, 4, 2).max(-1))
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+@pytest.mark.parametrize("transpose", [False, True], ids=["conv", "transpose"])
+def test_conv_groups_filters_and_rank(dygraph, nd, transpose):
+    name = "conv%dd%s" % (nd, "_transpose" if transpose else "")
+    fn = getattr(F, name)
+    x, w = paddle.to_tensor(f32(1, 3, *(3,) * nd)), paddle.to_tensor(f32(3, 3, *(1,) * nd))
+    with pytest.raises(ValueError, match=r"%s: groups must be an int greater than 0, got 0"
+                                         % name):
+        fn(x, w, groups=0)
+    with pytest.raises(ValueError, match=r"%s: x '.*' must be %d-D \(NC%sW\), got shape \[0\]"
+                                         % (name, nd + 2, "DH" if nd == 3 else "H")):
+        fn(paddle.to_tensor(np.zeros(0, "float32")), w)
+    assert fn(x, w).shape == [1, 3] + [3] * nd
+
+
+@pytest.mark.parametrize("nd", [2, 3])
+@pytest.mark.parametrize("transpose", [False, True], ids=["conv", "transpose"])
+def test_static_conv_layer_groups_and_filters(nd, transpose):
+    name = "conv%dd%s" % (nd, "_transpose" if transpose else "")
+    layer = getattr(static.nn, name)
+    build = (lambda x, n, groups=None: layer(x, n, filter_size=1, groups=groups)) \
+        if transpose else (lambda x, n, groups=None: layer(x, n, 1, groups=groups))
+    x = static.data("x", [1, 3] + [3] * nd)
+    with pytest.raises(ValueError, match=r"%s: groups must be an int greater than 0, got 0"
+                                         % name):
+        build(x, 3, groups=0)
+    with pytest.raises(ValueError, match=r"%s: num_filters must be an int greater than 0, "
+                                         r"got 0" % name):
+        build(static.data("empty", [0] * (nd + 2)), 0)
+    assert build(x, 4).shape == (1, 4) + (3,) * nd
+
+
+def test_static_nn_conv2d_rank():
+    with pytest.raises(ValueError, match=r"conv2d: x 'x' must be 4-D \(NCHW\), got shape \[6\]"):
+        static.nn.conv2d(static.data("x", [6]), 2, 1)
+
+
+@pytest.mark.parametrize("version, refused", [("2.0", False), ("3", True)])
+def test_data_dims_below_minus_one_by_version(version, refused, paddle_version):
+    with paddle_version(version):
+        if refused:
+            with pytest.raises(ValueError, match=r"data: only -1 \(or None\) marks an unknown "
+                                                 r"dim of 'x', got shape \[-1, -5, 4\]"):
+                static.data("x", [-1, -5, 4])
+        else:
+            assert static.data("x", [-1, -5, 4]).shape == (-1, -5, 4)
+        assert static.data("y", [None, -1, 4]).shape == (-1, -1, 4)

@@ -101,3 +101,22 @@ def test_uniform_draws_in_chunks_the_values_of_one_draw(monkeypatch, paddle_vers
         first = refimpl_random.uniform(0, 0.0, 1.0, [23], "float64")
     seed = np.random.RandomState(9).randint(1, 2**31 - 1)
     np.testing.assert_array_equal(first, minstd.uniform_real(seed, 0.0, 1.0, (23,), "float64"))
+
+
+def test_dynamic_parameters_take_the_main_programs_seed_under_the_legacy_ir_of_3(
+        paddle_version):
+    """Paddle 3.3.1 with FLAGS_enable_pir_api off (OldIrGuard; the legacy IR its early-2024
+    tests ran under): after _manual_program_seed(1) a dynamic Linear(2, 2) starts as the
+    static one under startup seed 1 does, every such layer alike (measured values)."""
+    from refimpl import pir_utils
+    with paddle_version("3"):
+        try:
+            paddle.framework.random._manual_program_seed(1)
+            with pir_utils.OldIrGuard(), fluid.dygraph.guard():
+                a, b = paddle.nn.Linear(2, 2), paddle.nn.Linear(2, 2)
+            np.testing.assert_allclose(a.weight.numpy().ravel(),
+                                       [-0.8968154, -0.89061725, -0.11949861, -1.1732463],
+                                       rtol=1e-6)
+            np.testing.assert_array_equal(a.weight.numpy(), b.weight.numpy())
+        finally:
+            paddle.framework.random._manual_program_seed(0)

@@ -58,7 +58,8 @@ def test_pir_guards_set_and_restore_the_pir_flag():
 def test_paddle_3_submodules_import():
     """`from paddle.static.nn.control_flow import Assert` (Paddle 3's test_assert_op): a
     submodule of the module paddle.static.nn, with 3.3.1's Assert, cond, while_loop...; so
-    are paddle.static.nn.common (fc, conv2d, ...) and paddle.jit.api (to_static, ...)."""
+    are paddle.static.nn.common (fc, conv2d, ...), paddle.static.nn.sequence_lod (the LoD
+    sequence layers: Paddle 3's test_regularizer_api) and paddle.jit.api (to_static, ...)."""
     script = textwrap.dedent("""
         import refimpl._alias as alias
         alias.install()
@@ -78,6 +79,9 @@ def test_paddle_3_submodules_import():
         assert shuffle_batch is contrib.shuffle_batch and partial_sum is contrib.partial_sum
         import paddle
         assert fc is nn.fc and to_static is paddle.jit.to_static
+        from paddle.static.nn.sequence_lod import sequence_pool
+        assert sequence_pool is paddle.fluid.layers.sequence_pool
+        assert paddle.static.nn.sequence_lod.sequence_mask is paddle.fluid.layers.sequence_mask
         print('ok')
     """)
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,

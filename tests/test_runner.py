@@ -491,3 +491,26 @@ def test_paddle_test_runner_makes_the_trees_tests_paddle_fluid_tests(tmp_path):
     assert found["passed"] and found["ran"] == 1, found["output_tail"]
     alone = runner.run_file(path, None, "2.0", 120)
     assert not alone["passed"] and "paddle.fluid.tests" in alone["reason"]
+
+
+def test_paddle_test_runner_starts_paddle3_files_with_the_legacy_ir(tmp_path, monkeypatch):
+    # the 3.x files' revision ran with FLAGS_enable_pir_api off (PIR became the default in
+    # 3.0-beta); a caller's own setting wins; the 2.0 files get no such flag
+    (tmp_path / "test_flag.py").write_text(textwrap.dedent("""
+        import os, unittest
+        class T(unittest.TestCase):
+            def test_flag(self):
+                self.assertEqual(os.environ.get("FLAGS_enable_pir_api", "None"), os.environ["WANT"])
+        if __name__ == "__main__":
+            unittest.main()
+    """))
+    runner = _run_paddle_tests_module()
+    monkeypatch.delenv("FLAGS_enable_pir_api", raising=False)
+    for version, caller, want in (("3", None, "0"), ("3", "1", "1"), ("2.0", None, None)):
+        if caller is None:
+            monkeypatch.delenv("FLAGS_enable_pir_api", raising=False)
+        else:
+            monkeypatch.setenv("FLAGS_enable_pir_api", caller)
+        monkeypatch.setenv("WANT", str(want))
+        result = runner.run_file(str(tmp_path / "test_flag.py"), sys.executable, version, 120)
+        assert result["passed"], (version, caller, result["output_tail"])

@@ -659,3 +659,24 @@ def test_load_dygraph_of_a_directory_is_paddle_2s(tmp_path, paddle_version):
         static_io.load_directory_state(str(tmp_path / "nowhere"))
     with pytest.raises(TypeError, match=r"unexpected arguments \['bogus'\]"):
         fluid.load_dygraph(dirname, bogus=1)
+
+
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_save_inference_model_without_variables_warns(tmp_path, paddle_version, version):
+    """A program with no persistables: the model file alone, and Paddle's warning (2.0's
+    and 3.3.1's _serialize_persistables words; Paddle 3's test_save_model_without_var)."""
+    import warnings
+    with paddle_version(version):
+        main = Program()
+        with program_guard(main, Program()):
+            data = paddle.static.data("data", [-1, 2], "float32")
+            plus = data + 1
+        exe = paddle.static.Executor(paddle.CPUPlace())
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            paddle.static.save_inference_model(str(tmp_path / "m"), [data], [plus], exe,
+                                               program=main)
+        assert [str(w.message) for w in caught][-1] == (
+            "no variable in your model, please ensure there are any variables in your model "
+            "to save")
+        assert not os.path.exists(str(tmp_path / "m.pdiparams"))

@@ -21,7 +21,8 @@ of it), then runs refimpl's own `run` command; refimpl is not changed by it
 specs/paddle20_tests.txt) it also lends fluid.framework._test_eager_guard, a no-op here,
 to the later 2.x revisions that call it; with --paddle 3 (Paddle 3's test/legacy_test files:
 specs/paddle3_tests.txt) it lends paddle.pir_utils.test_with_pir_api, which runs a test
-once (refimpl has one program IR). A file that never calls unittest.main() (its
+once (refimpl has one program IR), and starts the file with FLAGS_enable_pir_api=0, its
+revision's default, unless the environment sets the flag. A file that never calls unittest.main() (its
 suite comes from load_tests, e.g. rnn/test_rnn_cells.py) is loaded by unittest's loader,
 as Paddle's CI does, through a driver script in a temporary folder. So is a module that
 Paddle 2.x's CI runs in static mode: those its tools/static_mode_white_list.py names (read
@@ -190,11 +191,22 @@ def run_file(path, python, paddle_version, timeout, numpy1_aliases=True,
                    paddle_version, script]
         else:
             cmd = [refimpl_python, "-m", "refimpl", "run", "--paddle", paddle_version, script]
-        return _run(cmd, path, python, timeout)
+        return _run(cmd, path, python, timeout,
+                    _REVISION_FLAGS.get("3" if paddle_version == "3.0" else paddle_version))
 
 
-def _run(cmd, path, python, timeout):
+# The 3.x files' stored revision ran its programs under the legacy IR by default
+# (FLAGS_enable_pir_api became True with 3.0-beta); 3.3.1 still follows the flag where
+# refimpl does (save_inference_model's format, the seed of dynamic-mode initializers:
+# specs/runner.md, "Paddle 3 files"), so the runner starts them with it off unless the
+# caller's environment sets it.
+_REVISION_FLAGS = {"3": {"FLAGS_enable_pir_api": "0"}}
+
+
+def _run(cmd, path, python, timeout, flags=None):
     env = dict(os.environ)
+    for name, value in (flags or {}).items():
+        env.setdefault(name, value)
     # Paddle runs its math library on FLAGS_paddle_num_threads threads, 1 by default
     # (1.8.5 too); numpy's OpenBLAS would take every core, and its threads spin while they
     # wait: on a loaded machine that multiplied a file's CPU time up to 9 times (numeric

@@ -78,6 +78,12 @@ def set_pir_programs(on):
     _pir_programs[0] = bool(on)
 
 
+def pir_programs():
+    """Whether FLAGS_enable_pir_api is on (Paddle 3's PIR programs; refimpl builds one IR,
+    but a few behaviours of 3.3.1 follow the flag)."""
+    return _pir_programs[0]
+
+
 def static_sparse_gradients():
     """Whether a static program keeps an is_sparse embedding's gradient as a SelectedRows:
     yes, but under Paddle 3 while FLAGS_enable_pir_api is on, whose PIR embedding_grad

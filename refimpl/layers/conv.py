@@ -46,6 +46,26 @@ def _conv_type(channels, num_filters, groups):
         else "conv2d"
 
 
+def check_groups(layer, groups):
+    """A conv's groups: None (the fluid layers' default, one group) or an int > 0; 0 is a
+    ValueError as in Paddle 3.3.1 (2.0 divided by it: ZeroDivisionError)."""
+    if groups is None:
+        return 1
+    if isinstance(groups, bool) or not isinstance(groups, (int, np.integer)) or groups <= 0:
+        raise ValueError("%s: groups must be an int greater than 0, got %r" % (layer, groups))
+    return int(groups)
+
+
+def check_filters(layer, num_filters, channels):
+    """A conv layer's num_filters and its input's channel count, both > 0 (Paddle 3.3.1
+    refuses 0 filters with a ValueError)."""
+    if not isinstance(num_filters, (int, np.integer)) or num_filters <= 0:
+        raise ValueError("%s: num_filters must be an int greater than 0, got %r"
+                         % (layer, num_filters))
+    if channels == 0:
+        raise ValueError("%s: the input has 0 channels (expected at least 1)" % layer)
+
+
 def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, groups=None,
            param_attr=None, bias_attr=None, use_cudnn=True, act=None, name=None,
            data_format="NCHW"):
@@ -58,8 +78,10 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
         raise ValueError("conv2d: data_format must be 'NCHW' or 'NHWC', got %r"
                          % (data_format,))
     helper = LayerHelper("conv2d", name=name)
+    check_rank(input, data_format, "conv2d")
     channels = input.shape[3] if data_format == "NHWC" else input.shape[1]
-    groups = groups or 1
+    groups = check_groups("conv2d", groups)
+    check_filters("conv2d", num_filters, channels)
     if channels < 0 or channels % groups:
         raise ValueError("conv2d: input channels %d must be known and divisible by groups=%d"
                          % (channels, groups))
@@ -78,10 +100,19 @@ def conv2d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
     return helper.append_activation(pre_act, act, use_cudnn=use_cudnn)
 
 
+def check_rank(x, data_format, layer):
+    """x has one dim per letter of data_format ("NCHW": 4-D), else a ValueError (as Paddle
+    3.3.1's conv functionals and static.nn.conv2d)."""
+    if len(x.shape) != len(data_format):
+        raise ValueError("%s: x %r must be %d-D (%s), got shape %s"
+                         % (layer, x.name, len(data_format), data_format, list(x.shape)))
+
+
 def known_channels(x, data_format, layer):
     """x's channel dim (last for channel-last formats, else dim 1), which the 2.0 conv
     functionals need known when built: a ValueError otherwise (switch
-    conv_channels_known)."""
+    conv_channels_known). x must have one dim per letter of data_format (a ValueError)."""
+    check_rank(x, data_format, layer)
     channels = x.shape[-1] if data_format[-1] == "C" else x.shape[1]
     if channels < 0 and versions.switch("conv_channels_known"):
         raise ValueError("%s: the channel dim of x must be known, got shape %s (%s)"
@@ -92,6 +123,7 @@ def known_channels(x, data_format, layer):
 def functional_conv2d(x, weight, bias=None, stride=1, padding=0, dilation=1, groups=1,
                       data_format="NCHW", name=None):
     check_variable(x, "x", "conv2d")
+    groups = check_groups("conv2d", groups)
     paddings, algo = _padding(padding, data_format)
     channels = known_channels(x, data_format, "conv2d")
     out = append_op_out(_conv_type(channels, weight.shape[0], groups),

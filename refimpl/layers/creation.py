@@ -390,9 +390,17 @@ def _check_shape_items(shape, layer):
                             % (layer, d, list(shape)))
 
 
+# the dtypes create_global_var takes (Paddle 2.0's and 3.3.1's check_dtype; no complex)
+_GLOBAL_VAR_DTYPES = ("bool", "float16", "uint16", "float32", "float64", "int8", "int16",
+                      "int32", "int64", "uint8")
+
+
 def create_global_var(shape, value, dtype, persistable=False, force_cpu=False, name=None):
     """A global-block variable initialized to `value` in the startup program."""
     _check_shape_items(shape, "create_global_var")
+    if convert_dtype(dtype) not in _GLOBAL_VAR_DTYPES:
+        raise TypeError("create_global_var: dtype must be one of %s, got %s"
+                        % (list(_GLOBAL_VAR_DTYPES), convert_dtype(dtype)))
     helper = LayerHelper("global_var")
     var = helper.create_global_variable(
         name=name or unique_name.generate("global_var"), shape=list(shape),

@@ -4,7 +4,7 @@ adaptive_{avg,max}_pool{1,3}d; fluid.layers (1.8) pool3d and adaptive_pool3d.
 The 1-D forms view x as 2-D with a unit height (unsqueeze, the 2-D op, squeeze), as
 Paddle 2.0 builds them."""
 from .common import append_op_out, check_variable
-from .conv import (_pool, adaptive_sizes, check_pool_args, known_channels, override_divisor,
+from .conv import (_pool, adaptive_sizes, check_groups, check_pool_args, known_channels, override_divisor,
                    refuse_valid_ceil)
 from .pool_mask import (adaptive_max_pool_with_mask, max_pool_with_mask, refuse_channel_last,
                         required_index)
@@ -64,7 +64,7 @@ def _conv_nd(op_type, x, weight, bias, stride, padding, dilation, groups, data_f
     known_channels(x, data_format, layer)
     paddings, algo = _padding(padding, nd, data_format, layer)
     attrs = {"strides": _ints(stride, nd, "stride", layer), "paddings": paddings,
-             "padding_algorithm": algo, "groups": int(groups),
+             "padding_algorithm": algo, "groups": check_groups(layer, groups),
              "dilations": _ints(dilation, nd, "dilation", layer), "data_format": data_format}
     if op_type == "conv3d_transpose":    # Paddle's op names the layouts NCHW / NHWC
         attrs["data_format"] = "NHWC" if data_format[-1] == "C" else "NCHW"

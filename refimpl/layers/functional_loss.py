@@ -222,6 +222,9 @@ def npair_loss(anchor, positive, labels, l2_reg=0.002):
     """N-pair loss: softmax cross entropy of anchor @ positive^T against the row-normalized
     label-equality matrix, plus l2_reg/4 times the mean squared norms (Paddle's recipe)."""
     check_variables("npair_loss", anchor=anchor, positive=positive, labels=labels)
+    check_static_dtype(anchor, "anchor", "npair_loss", ("float32", "float64"))
+    check_static_dtype(positive, "positive", "npair_loss", ("float32", "float64"))
+    check_static_dtype(labels, "labels", "npair_loss", ("float32", "float64", "int64"))
     batch = labels.shape[0]
     labels = reshape(labels, [batch, 1])
     same = append_op_out("equal", {"X": [labels], "Y": [transpose(labels, [1, 0])]},

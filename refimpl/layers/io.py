@@ -1,5 +1,6 @@
 """Graph inputs: paddle.static.data and fluid.layers.data; fluid.layers.load (a tensor file
 into a variable)."""
+from .. import versions
 from ..framework.mode import static_only_api
 from ..framework.dtypes import convert_dtype, get_default_dtype
 from ..framework.program import default_main_program
@@ -22,6 +23,9 @@ def data(name, shape, dtype="float32", lod_level=0):
     _check_name_and_shape(name, shape, "data")
     static_only_api()
     shape = [-1 if d is None else int(d) for d in shape]
+    if min(shape, default=0) < -1 and versions.switch("data_dims_below_minus_one") == "refused":
+        raise ValueError("data: only -1 (or None) marks an unknown dim of %r, got shape %s"
+                         % (name, shape))
     return default_main_program().global_block().create_var(
         name=name, shape=shape, dtype=convert_dtype(dtype), lod_level=lod_level,
         stop_gradient=True, is_data=True, need_check_feed=True, persistable=False)

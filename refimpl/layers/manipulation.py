@@ -173,6 +173,9 @@ def meshgrid(*args, **kwargs):
 def chunk(x, chunks, axis=0, name=None):
     if not isinstance(chunks, (int, np.integer)):
         raise TypeError("chunk: chunks must be an int, got %s %r" % (type(chunks).__name__, chunks))
+    if chunks <= 0:
+        raise ValueError("chunk: chunks must be greater than 0, got %d (x %r of shape %s)"
+                         % (chunks, getattr(x, "name", None), list(getattr(x, "shape", []))))
     return tensor.split(x, int(chunks), axis, name)
 
 

@@ -31,8 +31,12 @@ class FillConstant(OpDef):
             v = _parsed(str_value, dtype) if str_value else value
         if shape_tensor is not None or shape_list:
             shape = runtime_ints(shape_tensor, shape_list, shape)
-        if any(d < 0 for d in shape):
-            raise ValueError("shape %s has a negative dim" % list(shape))
+        negative = [i for i, d in enumerate(shape) if d < 0]
+        if negative:
+            # Paddle 3.3.1's words (its test_zeros_op looks for them)
+            raise ValueError("shape %s has a negative dim: each value of attribute 'shape' is "
+                             "expected to be no less than 0, got shape[%d] = %d"
+                             % (list(shape), negative[0], shape[negative[0]]))
         return np.full(tuple(shape), v, dtype=to_numpy_dtype(dtype))   # a name or a code
 
 

@@ -28,6 +28,8 @@ class _MaxPoolWithIndex(OpDef):
         for name in ("ksize", "strides", "paddings"):
             ctx.expect(len(ctx.attr(name)) == self.dims, "%s must have %d values, got %s"
                        % (name, self.dims, list(ctx.attr(name))))
+        if not (ctx.attr("global_pooling") or ctx.attr("adaptive")):
+            ctx.check_positive("ksize", "strides")
         spatial = [d if d >= 0 else 1 + 2 * max(ctx.attr("ksize")) for d in x.shape[2:]]
         out = self._geometry(spatial, ctx.attr("ksize"), ctx.attr("strides"),
                              ctx.attr("paddings"), ctx.attr("global_pooling"),

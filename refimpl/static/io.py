@@ -498,6 +498,10 @@ def write_inference_model(path_prefix, program, feed_vars, fetch_vars, fn):
     """save_inference_model's files for `program`, one all-or-nothing checkpoint."""
     prefix = _prefix(path_prefix, fn, ())
     files = inference_model_writers(program, feed_vars, fetch_vars, fn)
+    if ".pdiparams" not in files:
+        # Paddle 2.0's and 3.3.1's words (through their _serialize_persistables)
+        warnings.warn("no variable in your model, please ensure there are any variables in "
+                      "your model to save")
     for suffix in files:
         if os.path.isdir(prefix + suffix):
             raise ValueError("%s: '%s' is an existing directory" % (fn, prefix + suffix))

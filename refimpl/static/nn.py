@@ -1,7 +1,8 @@
 """paddle.static.nn: Paddle 2.0's static layers. Besides those refimpl's layers export
 under this name, Paddle 2.0 re-exports these fluid.layers functions as they are. Paddle 3
 also keeps them in submodules, paddle.static.nn.common (fc, conv2d, ...) and .control_flow
-(its Assert and Print there only); the tables are 3.3.1's, limited to what refimpl has."""
+(its Assert and Print there only) and .sequence_lod (the LoD sequence layers); the tables are
+3.3.1's, limited to what refimpl has."""
 from ..layers import exports
 from ..submodules import group
 
@@ -26,5 +27,9 @@ __path__ = []
 _COMMON = ("batch_norm", "bilinear_tensor_product", "conv2d", "conv2d_transpose", "conv3d",
            "conv3d_transpose", "deform_conv2d", "embedding", "fc", "group_norm",
            "instance_norm", "layer_norm", "prelu", "py_func", "row_conv", "spectral_norm")
-globals().update(group(__name__, {**_from_fluid_layers(_CONTROL_FLOW), **globals()},
-                       {"control_flow": _CONTROL_FLOW, "common": _COMMON}))
+_SEQUENCE_LOD = ("sequence_conv", "sequence_expand", "sequence_first_step",
+                 "sequence_last_step", "sequence_mask", "sequence_pool", "sequence_softmax")
+globals().update(group(__name__, {**_from_fluid_layers(_CONTROL_FLOW + _SEQUENCE_LOD),
+                                  **globals()},
+                       {"control_flow": _CONTROL_FLOW, "common": _COMMON,
+                        "sequence_lod": _SEQUENCE_LOD}))

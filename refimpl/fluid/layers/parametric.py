@@ -10,6 +10,7 @@ applying it appends the ops to the current program. bilinear_tensor_product (who
 (Paddle 1.8 would call them `<name>.w_0`), recorded in specs/fluid_layers.md."""
 from ...framework.layer_helper import LayerHelper
 from ...layers.common import check_variable
+from ...layers.conv import check_filters, check_groups
 from ...layers.functional_conv import _padding
 from ...layers.functional_nn import bilinear
 from ...nn.layer.spectral_norm import SpectralNorm
@@ -49,6 +50,8 @@ def conv3d(input, num_filters, filter_size, stride=1, padding=0, dilation=1, gro
     if not isinstance(use_cudnn, bool):
         raise ValueError("conv3d: use_cudnn must be a bool, got %r" % (use_cudnn,))
     channels = _channels(input, data_format, "conv3d", 3)
+    groups = check_groups("conv3d", groups)
+    check_filters("conv3d", num_filters, channels)
     _padding(padding, 3, data_format, "conv3d")     # checked before the parameters, as 1.8.5
     layer = Conv3D(channels, num_filters, filter_size, stride, padding, dilation, groups,
                    param_attr, bias_attr, use_cudnn, act, dtype=input.dtype)
@@ -85,6 +88,9 @@ def _conv_transpose(cls, nd, data_format_default):
                        stride=1, dilation=1, groups=None, param_attr=None, bias_attr=None,
                        use_cudnn=True, act=None, name=None, data_format=data_format_default):
         channels = _channels(input, data_format, layer, nd)
+        check_filters(layer, num_filters, channels)
+        if groups is not None:
+            check_groups(layer, groups)
         size = _filter_size(input, output_size, filter_size, padding, stride, dilation, nd,
                             layer, data_format)
         conv = cls(channels, num_filters, size, output_size, padding, stride, dilation,
