@@ -116,11 +116,11 @@ SWITCHES = {
     "dataloader_list_fields": {"1.8": "arrays", "2.0": "arrays", "3": "nested"},
     # paddle.Model's fit/evaluate logs of a loss of several values (trained on their sum):
     # its first value (Paddle 2.0's hapi logs l[0]) or an error (3.3.1: float(l) fails)
+    "hapi_loss_log": {"1.8": "first_value", "2.0": "first_value", "3": "error"},
     # RandomHorizontalFlip / RandomVerticalFlip's prob outside [0, 1]: taken (2.0's source
     # stores it unchecked, so a prob above 1 always flips; its docstring examples pass 224),
     # or refused (3.3.1, measured: an AssertionError); 1.8.5 has no such transforms
     "flip_prob_range": {"1.8": "any", "2.0": "any", "3": "checked"},
-    "hapi_loss_log": {"1.8": "first_value", "2.0": "first_value", "3": "error"},
     # softmax_with_cross_entropy's hard Label may carry extra trailing dims of size 1
     # ([B, T, 1, 1] for Logits [B, T, V]; 1.8.5 measured, PaddleNLP 2.0's Perplexity relies
     # on it) or must have the Logits' rank (3.3.1 raises)
