@@ -279,7 +279,7 @@ def _run(roots, retain_graph, ops, capture=None, blocked=()):
             leaf_rows[key] = None if rows is None or listed is None else listed + rows
         left = leaf_deps[key] = leaf_deps[key] - 1
         if left == 0 and key in leaf_grads:
-            leaf_done(edge, _total(leaf_grads.pop(key), add), leaf_rows.pop(key))
+            leaf_done(edge, _leaf_total(leaf_grads.pop(key), add), leaf_rows.pop(key))
         return False
 
     def leaf_done(leaf, g, rows):
@@ -367,8 +367,8 @@ def _rows_kept(node, ops, capture):
 class _RowsGrad:
     """An is_sparse lookup's W gradient as its rows: the flat ids (repeats kept) and
     Out@GRAD's rows ([ids, D], zero at padding_idx), made dense only when a leaf's
-    contributions are summed (_total): a million-row table costs one scatter a step, not
-    a dense zeros-and-add per lookup."""
+    contributions are summed (_leaf_total): a million-row table costs one scatter a step,
+    not a dense zeros-and-add per lookup."""
     __slots__ = ("ids", "values", "shape", "dtype")
 
     def __init__(self, node, dout, rows):
@@ -424,15 +424,24 @@ def _total(contributions, add):
     if contributions is None:
         return None
     if type(contributions) is tuple:
-        g = contributions[1]
-        return _dense_total([g]) if type(g) is _RowsGrad else g
+        return contributions[1]
     contributions.sort(key=lambda c: -c[0])
-    if any(type(g) is _RowsGrad for _, g in contributions):
-        return _dense_total([g for _, g in contributions])
     total = contributions[0][1]
     for _, g in contributions[1:]:
         total = add(total, g)
     return total
+
+
+def _leaf_total(contributions, add):
+    """_total of a leaf's contributions, where an is_sparse lookup's rows (_RowsGrad: only
+    leaves get them, _rows_kept) are made dense in the same order."""
+    if type(contributions) is tuple:
+        g = contributions[1]
+        return _dense_total([g]) if type(g) is _RowsGrad else g
+    if any(type(g) is _RowsGrad for _, g in contributions):
+        contributions.sort(key=lambda c: -c[0])
+        return _dense_total([g for _, g in contributions])
+    return _total(contributions, add)
 
 
 def _count_edges(root_nodes, blocked):
