@@ -146,8 +146,7 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
     else:
         if not static_io._persistables(pruned):
             # 1.8's save_vars warns (its params file is then not written; refimpl's is empty)
-            warnings.warn("no variable in your model, please ensure there are any variables "
-                          "in your model to save")
+            static_io._warn_no_variables()
         static_io.save_inference_files(dirname, pruned, feed_names, fetch_names,
                                        model_filename, params_filename)
     return fetch_names

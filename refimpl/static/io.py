@@ -429,14 +429,20 @@ def serialize_persistables(feed_vars, fetch_vars, executor, **kwargs):
     return _serialize_persistables(program, executor)
 
 
+def _warn_no_variables():
+    """Paddle's warning when a model to save holds no variable (1.8's save_vars, 2.0's and
+    3.3.1's _serialize_persistables)."""
+    warnings.warn("no variable in your model, please ensure there are any variables in "
+                  "your model to save")
+
+
 def _serialize_persistables(program, executor):
     """Paddle 2.0's helper of serialize_persistables (its test_inference_model_io calls
     it): the combined bytes of `program`'s persistables, or None with a warning when it
     has none."""
     variables = _persistables(program)
     if not variables:
-        warnings.warn("no variable in your model, please ensure there are any variables in "
-                      "your model to save")
+        _warn_no_variables()
         return None
     return combined_bytes(_values_of(variables, "serialize_persistables"),
                           "serialize_persistables")
@@ -500,8 +506,7 @@ def write_inference_model(path_prefix, program, feed_vars, fetch_vars, fn):
     files = inference_model_writers(program, feed_vars, fetch_vars, fn)
     if ".pdiparams" not in files:
         # Paddle 2.0's and 3.3.1's words (through their _serialize_persistables)
-        warnings.warn("no variable in your model, please ensure there are any variables in "
-                      "your model to save")
+        _warn_no_variables()
     for suffix in files:
         if os.path.isdir(prefix + suffix):
             raise ValueError("%s: '%s' is an existing directory" % (fn, prefix + suffix))

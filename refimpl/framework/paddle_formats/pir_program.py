@@ -66,20 +66,20 @@ def _binary(op_type):
     return _Op(op_type, ["X", "Y"], ["Out"], fixed={"axis": -1})
 
 
+def _reduce_all_without_dims(attrs):
+    attrs["reduce_all"] = not attrs.get("dim")
+    return attrs
+
+
 def _reduce(op_type):
-    def convert(attrs):
-        attrs["reduce_all"] = not attrs.get("dim")
-        return attrs
-    return _Op(op_type, ["X", "=dim"], ["Out"], rename={"keepdim": "keep_dim"}, convert=convert)
+    return _Op(op_type, ["X", "=dim"], ["Out"], rename={"keepdim": "keep_dim"},
+               convert=_reduce_all_without_dims)
 
 
 def _bool_reduce(op_type):
     """any / all: the axes an attribute (reduce_all: none given)."""
-    def convert(attrs):
-        attrs["reduce_all"] = not attrs.get("dim")
-        return attrs
     return _Op(op_type, ["X"], ["Out"], rename={"axis": "dim", "keepdim": "keep_dim"},
-               convert=convert)
+               convert=_reduce_all_without_dims)
 
 
 def _interp(op_type):
