@@ -420,3 +420,18 @@ def test_prior_box_sides_as_paddle(profile, boxes):
             paddle.disable_static()
     np.testing.assert_allclose(results[0][0, 0, 7], boxes[0], rtol=1e-15, atol=0)
     np.testing.assert_allclose(results[1][0, 0, 1], boxes[1], rtol=1e-15, atol=0)
+
+
+def test_fused_members_and_coalesced_updates_take_the_rounded_attrs():
+    """The fused chain's reference (ops/fused.run_op, its GPU / LoD path) and the
+    coalesced multi-place optimizer update (executor/direct._FlatUpdate) bind their member
+    ops' attrs as the executor binds an op's: FLOAT ones 32-bit."""
+    from refimpl.executor.direct import _FlatUpdate
+    from refimpl.ops.fused import run_op
+    env = {"x": np.array([1.0, 3.0])}
+    run_op("scale", {"X": ["x"]}, {"Out": ["y"]}, {"scale": 0.1, "bias": 0.0,
+                                                   "bias_after_scale": True}, env)
+    np.testing.assert_array_equal(env["y"], np.array([1.0, 3.0]) * float(np.float32(0.1)))
+    slots = {"Param": ["w"], "Grad": ["g"], "Velocity": ["v"], "LearningRate": ["lr"]}
+    update = _FlatUpdate([("momentum", slots, {}, {"mu": 0.9, "use_nesterov": False})])
+    assert update.attrs["mu"] == float(np.float32(0.9)) != 0.9

@@ -16,7 +16,7 @@ import numpy as np
 from ..dispatch import select_kernel
 from ..framework.program import EMPTY_VAR_NAME
 from ..ops.fused import CHAIN_TYPES
-from ..ops.registry import get_op_def, is_duplicable, round_float32_attrs
+from ..ops.registry import get_op_def, is_duplicable, kernel_attrs
 from .binding import bind_kernel
 
 __all__ = ["DIRECT_BINDERS", "LOD_AS_IS", "COALESCED_SLOTS", "coalesce_optimizer_state"]
@@ -31,7 +31,7 @@ def _bind_members(sub_ops, in_place=(), group=None):
         op_def = get_op_def(op_type)
         fwd = getattr(op_def, "fwd", None)
         kind_of = (fwd.type, "backward") if fwd is not None else (op_type, "forward")
-        kwargs = round_float32_attrs(op_def, {k: attrs[k] for k in op_def.attrs if k in attrs})
+        kwargs = kernel_attrs(op_def, attrs)
         kernel = select_kernel(*kind_of, attrs=attrs)
         if "group" in kernel.keywords and group is not None:
             kwargs["group"] = group
@@ -152,7 +152,7 @@ class _FlatUpdate:
         self.coalesced = COALESCED_SLOTS[op_type]
         self.names = {slot: [sub[1][slot][0] for sub in sub_ops]
                       for slot in self.op_def.input_slots}
-        self.attrs = {k: attrs[k] for k in self.op_def.attrs if k in attrs}
+        self.attrs = kernel_attrs(self.op_def, attrs)     # as each member's
         self.kernel = None
         self.grad = None
         self.verified = ([], {})   # (arrays last found coalesced, their flat buffers)

@@ -10,7 +10,8 @@ its own dict (refimpl/executor/direct.py); hot chains have compiled kernels (ele
 import numpy as np
 
 from ..framework.program import EMPTY_VAR_NAME
-from .registry import LoDRule, OpDef, Sample, get_op_def, is_duplicable, register, slot_name
+from .registry import (LoDRule, OpDef, Sample, get_op_def, is_duplicable, kernel_attrs,
+                       register, slot_name)
 
 __all__ = ["FUSED_TYPES", "CHAIN_TYPES", "run_op"]
 
@@ -34,7 +35,7 @@ def run_op(op_type, inputs, outputs, attrs, env):
             args.append([env[n] for n in names])
         else:
             args.append(env[names[0]] if names else None)
-    result = op_def.forward(*args, **{k: attrs[k] for k in op_def.attrs if k in attrs})
+    result = op_def.forward(*args, **kernel_attrs(op_def, attrs))
     if len(op_def.outputs) == 1:
         result = (result,)
     for s, value in zip(op_def.outputs, result):

@@ -35,7 +35,7 @@ __all__ = ["OpDef", "BlockOpDef", "register", "get_op_def", "all_op_types", "Sam
            "bilinear_grad_of_grad", "bilinear_grad_op",
            "InferContext", "LoDRule", "share_lod", "pool_lod", "lengths_lod", "lod_reaching",
            "with_lod_rules", "lod_fills", "fill_lengths", "lod_results", "result_lod",
-           "first_level", "float32_attrs", "round_attrs", "round_float32_attrs"]
+           "first_level", "float32_attrs", "kernel_attrs", "round_attrs", "round_float32_attrs"]
 
 _OPS = {}
 _GRAD_OF_GRAD = {}   # "<type>_grad_grad" -> its _GradOfGradOpDef, made on first use
@@ -741,6 +741,12 @@ def round_float32_attrs(op_def, attrs, eager=False):
     Paddle holds them so (float32_attrs), once, where an op is bound (the executor) or
     traced (the tracer): its references and kernels then compute with Paddle's value."""
     return round_attrs(float32_attrs(op_def, eager), attrs)
+
+
+def kernel_attrs(op_def, attrs):
+    """The keyword arguments `op_def`'s kernel or reference is called with: its attrs that
+    `attrs` holds, the FLOAT ones rounded (round_float32_attrs)."""
+    return round_float32_attrs(op_def, {k: attrs[k] for k in op_def.attrs if k in attrs})
 
 
 def round_attrs(names, attrs):
