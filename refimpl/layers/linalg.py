@@ -5,6 +5,7 @@ import numpy as np
 
 from . import creation, math
 from .common import append_op_out, check_dtype, check_variable, reduce_axes, unary
+from .functional_loss import p_norm
 
 
 def trace(x, offset=0, axis1=0, axis2=1, name=None):
@@ -72,9 +73,8 @@ def norm(x, p="fro", axis=None, keepdim=False, name=None):
     if axis is None or len(axes) == 1:
         # a vector norm: Paddle 2.0's and 3.3.1's one p_norm op (its float32 root, its
         # gradient's epsilon), over all elements (asvector) or the one axis
-        return unary("p_norm", x, {"porder": p, "axis": -1 if axis is None else axes[0],
-                                   "keepdim": keepdim, "asvector": axis is None,
-                                   "epsilon": 1e-12}, name)
+        return p_norm(x, p, -1 if axis is None else axes[0], keepdim, 1e-12, axis is None,
+                      name)
     if p == 0:
         nonzero = math._paddle_compare("not_equal")(x, creation.zeros_like(x))
         return math._reduce("reduce_sum", math.cast(nonzero, x.dtype), axes, keepdim, name)
