@@ -328,12 +328,21 @@ def fluid_uniform_random(shape, dtype="float32", min=-1.0, max=1.0, seed=0, name
     """uniform; under switch shape_of_shape_op, a static shape Variable made by the `shape`
     op gives the output the shape that op read (Paddle 2.0: [-1, 2], not [-1, -1])."""
     out = uniform(shape, dtype, min, max, seed, name)
-    if isinstance(shape, Variable) and not mode.dynamic and -1 in out.shape and \
-            versions.switch("shape_of_shape_op"):
-        source = shape.op
-        if source is not None and source.type == "shape":
-            out._set_shape_dtype(shape.block.var(source.input("Input")[0]).shape, None)
+    if versions.switch("shape_of_shape_op"):
+        try_set_static_shape_tensor(out, shape)
     return out
+
+
+def try_set_static_shape_tensor(tensor, shape):
+    """Paddle 3's paddle.utils helper: in a static program, a `tensor` with unknown (-1)
+    dims whose `shape` is a shape op's output gets that op's input's build-time shape
+    (paddle.uniform(paddle.shape(x)) then has x's shape). Else nothing changes."""
+    if mode.dynamic or not isinstance(shape, Variable) or -1 not in tensor.shape:
+        return
+    op = shape.op
+    if op is not None and op.type == "shape":
+        source = op.block._find_var_recursive(op.input("Input")[0])
+        tensor._set_shape_dtype(source.shape, None)
 
 
 def rand(shape, dtype=None, name=None):

@@ -7,10 +7,10 @@ import warnings
 
 from ..fluid.compat import require_version
 from ..fluid.deprecation import deprecation_message, with_note
-from ..framework import mode, unique_name
-from ..framework.program import Variable
+from ..framework import unique_name
 from ..fluid.layers.utils import (assert_same_structure, convert_to_list, flatten, map_structure,
                                   pack_sequence_as)
+from ..layers.creation import try_set_static_shape_tensor
 from . import download
 from .profiler import Profiler, ProfilerOptions, get_profiler
 
@@ -19,18 +19,6 @@ __all__ = ["deprecated", "try_import", "run_check", "require_version", "unique_n
            # Paddle 3's nested-structure helpers (3.3.1's paddle.utils has them)
            "assert_same_structure", "convert_to_list", "flatten", "map_structure",
            "pack_sequence_as", "try_set_static_shape_tensor"]
-
-
-def try_set_static_shape_tensor(tensor, shape):
-    """Paddle 3's paddle.utils helper: in a static program, a `tensor` with unknown (-1)
-    dims whose `shape` is a shape op's output gets that op's input's build-time shape
-    (paddle.uniform(paddle.shape(x)) then has x's shape). Else nothing changes."""
-    if mode.dynamic or not isinstance(shape, Variable) or -1 not in tensor.shape:
-        return
-    op = shape.op
-    if op is not None and op.type == "shape":
-        source = op.block._find_var_recursive(op.input("Input")[0])
-        tensor._set_shape_dtype(source.shape, None)
 
 
 def deprecated(update_to="", since="", reason="", level=0):
