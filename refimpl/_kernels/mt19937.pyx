@@ -87,10 +87,14 @@ cdef inline real _below_one(real u) noexcept nogil:
     return u
 
 
-cdef inline real _canonical(uint64_t* x, Py_ssize_t* pos, real* kind) noexcept nogil:
-    # generate_canonical<real>: one draw, real(draw) / 2^64 in real, kept below 1 (`kind`
+cdef inline real _canonical_of(uint64_t y, real* kind) noexcept nogil:
+    # generate_canonical<real> of the draw y: real(y) / 2^64 in real, kept below 1 (`kind`
     # only picks the specialization)
-    return _below_one(_as_real(_draw(x, pos), kind) * <real>5.421010862427522e-20)
+    return _below_one(_as_real(y, kind) * <real>5.421010862427522e-20)
+
+
+cdef inline real _canonical(uint64_t* x, Py_ssize_t* pos, real* kind) noexcept nogil:
+    return _canonical_of(_draw(x, pos), kind)
 
 
 def uniform(uint64_t[::1] words, Py_ssize_t pos, real[::1] out, real low, real high):
@@ -106,8 +110,7 @@ def uniform(uint64_t[::1] words, Py_ssize_t pos, real[::1] out, real low, real h
                 pos = 0
             take = min(n - i, WORDS - pos)
             for j in range(take):
-                out[i + j] = _below_one(_as_real(_temper(x[pos + j]), &span)
-                                        * <real>5.421010862427522e-20) * span + low
+                out[i + j] = _canonical_of(_temper(x[pos + j]), &span) * span + low
             i += take
             pos += take
     return pos
