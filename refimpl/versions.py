@@ -105,6 +105,10 @@ SWITCHES = {
     # (1.8.5's reader.py), Paddle 2.0's (the same class, fluid/reader.py) and 3.3.1's True
     # (PaddleRec 2.0's static trainer builds its loader without feed_list or return_list)
     "dataloader_return_list": {"1.8": False, "2.0": True, "3": True},
+    # paddle.io / fluid.io DataLoader over a Dataset without places: an AssertionError
+    # "places cannot be None" (1.8.5, measured), or [CPUPlace()] (release/2.0's reader.py
+    # takes places=None; 3.3.1)
+    "dataloader_places_required": {"1.8": True, "2.0": False, "3": False},
     # samples of one batch with different numbers of fields: Paddle <= 2.0's
     # default_collate_fn lays them out in slots that grow to the longest sample (1.8.5's
     # and release/2.0's dataloader_iter.py; PaddleRec 2.0's word2vec reader relies on it),

@@ -315,11 +315,12 @@ def test_return_list_defaults_to_the_releases(paddle_version):
         [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
     np.testing.assert_array_equal(batches[2][0], np.stack([Rows()[8][0], Rows()[9][0]]))
     with paddle_version("1.8"):
-        feeds = list(io.DataLoader(Rows(), feed_list=[x, y], batch_size=4))
+        places = [paddle.CPUPlace()]
+        feeds = list(io.DataLoader(Rows(), feed_list=[x, y], places=places, batch_size=4))
         assert [np.asarray(feed[0]["y"]).tolist() for feed in feeds] == \
             [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9]]
         with pytest.raises(ValueError, match="feed_list must be given when return_list"):
-            io.DataLoader(Rows(), batch_size=4)
+            io.DataLoader(Rows(), places=places, batch_size=4)
 
 
 def test_static_training_loop_fed_by_workers_matches_in_process():
@@ -388,7 +389,8 @@ def test_a_static_batch_for_one_place_is_listed_per_place_in_paddle_18(paddle_ve
     # return_list=True, one place, static mode: Paddle 1.8.5 yields [[x, y]] (measured),
     # 2.0's dataloader_iter unwraps the one place's list, 3.3.1 yields [x, y] (measured)
     with paddle_version(version):
-        step = next(iter(io.DataLoader(Rows(), batch_size=2, return_list=True)))
+        step = next(iter(io.DataLoader(Rows(), places=paddle.CPUPlace(), batch_size=2,
+                                       return_list=True)))
     assert len(step) == (1 if per_place else 2)
     x, y = step[0] if per_place else step
     assert isinstance(x, paddle.fluid.core.LoDTensor) and x.shape() == [2, 3]

@@ -22,6 +22,9 @@ from ..reader import (ComposeNotAligned, batch, buffered, cache, chain, compose,
 from ..static import io as static_io
 from ..static.io import (load, load_program_state, load_vars, save, save_vars,
                          set_program_state)
+from .dataloader import (BatchSampler, ChainDataset, ComposeDataset, Dataset,
+                         DistributedBatchSampler, IterableDataset, RandomSampler, Sampler,
+                         SequenceSampler, TensorDataset, WeightedRandomSampler, get_worker_info)
 from .reader import DataLoader, PyReader, default_collate_fn
 
 __all__ = ["save_vars", "save_params", "save_persistables", "load_vars", "load_params",
@@ -30,6 +33,10 @@ __all__ = ["save_vars", "save_params", "save_persistables", "load_vars", "load_p
            "is_persistable", "is_belong_to_optimizer", "batch", "DataLoader", "PyReader",
            "save", "load",
            "load_program_state", "set_program_state", "default_collate_fn",
+           # Paddle 2.0 re-exports fluid.dataloader here (1.8: Dataset, BatchSampler)
+           "Dataset", "IterableDataset", "TensorDataset", "ComposeDataset", "ChainDataset",
+           "BatchSampler", "DistributedBatchSampler", "Sampler", "SequenceSampler",
+           "RandomSampler", "WeightedRandomSampler", "get_worker_info",
            # 1.8 re-exports paddle.reader's decorators here
            "ComposeNotAligned", "buffered", "cache", "chain", "compose", "firstn",
            "map_readers", "multiprocess_reader", "shuffle", "xmap_readers"]

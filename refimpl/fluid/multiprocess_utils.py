@@ -6,25 +6,15 @@ readers (fluid/reader.py adds and removes them); `_cleanup`, registered at impor
 them when the interpreter exits, so no reader blocks on a full queue then.
 specs/io_dataloader.md#loader-processes."""
 import atexit
-import queue
 import signal
 import sys
 
 from ..io.processes import set_sigchld_handler as _set_SIGCHLD_handler  # noqa: F401
-from ..io.worker import discard_shared
+from ..io.worker import clear_queue as _clear_queue
 
 __all__ = ["multiprocess_queue_set", "CleanupFuncRegistrar"]
 
 multiprocess_queue_set = set()
-
-
-def _clear_queue(data_queue):
-    """Drop what `data_queue` holds now (unlinking the shared memory of its batches)."""
-    while True:
-        try:
-            discard_shared(data_queue.get_nowait())
-        except (queue.Empty, OSError, ValueError):  # empty, or already closed
-            return
 
 
 def _clear_multiprocess_queue_set():

@@ -17,12 +17,10 @@ feed_list and is always iterable: each step is one batch, a list of eager Tensor
 specs/fluid_io.md#dataloaderfrom_generator-and-pyreader.
 """
 
-import multiprocessing
 import os
 import queue
 import time
 import traceback
-from multiprocessing import resource_tracker
 
 import numpy as np
 
@@ -39,11 +37,11 @@ from ..reader.decorator import batch
 from .data_feeder import DataFeeder
 from .dataset import DatasetBase
 # CleanupFuncRegistrar, _cleanup: Paddle's fluid.reader has them from multiprocess_utils too
-from .multiprocess_utils import (CleanupFuncRegistrar, _cleanup, _clear_queue,  # noqa: F401
+from .multiprocess_utils import (CleanupFuncRegistrar, _cleanup,  # noqa: F401
                                  multiprocess_queue_set)
-from ..io.worker import SegmentWriter, take_shared, unlink_segments_with_prefix
-from ..io.processes import (erase_process_pids, exit_description, set_process_pids,
-                            set_process_signal_handler, stop_process)
+from ..io.worker import SegmentWriter, close_queue, take_shared, unlink_segments_with_prefix
+from ..io.processes import (erase_process_pids, exit_description, loader_context,
+                            set_process_pids, set_up_loader_process, stop_process)
 
 __all__ = ["DataLoader", "PyReader", "GeneratorLoader", "DygraphGeneratorLoader",
            "DataLoaderBase", "default_collate_fn", "keep_data_loader_order", "use_pinned_memory"]
@@ -306,8 +304,10 @@ def _reader_process_loop(batch_reader, data_queue):
     put each batch of `batch_reader()` on `data_queue` as its list of arrays (those of 16
     KiB or more in shared memory, as a DataLoader worker sends them: the queue's pipe
     carries only their names), then None. A batch that cannot be arrays raises here
-    (TensorValueError)."""
-    set_process_signal_handler()
+    (TensorValueError). In the reader process SIGINT is ignored and the fault handler
+    installed first; run in the caller's own process (Paddle's tests do) it leaves them
+    as they were (set_up_loader_process)."""
+    set_up_loader_process()
     share = SegmentWriter(_segment_prefix(os.getpid()))
     for fields in batch_reader():
         data_queue.put([share(array) for array in _batch_arrays(fields)])
@@ -337,15 +337,12 @@ class _ReaderProcess:
     batches), its pid registered with the loader-process registry and the queue in
     multiprocess_queue_set (drained at exit) while it runs. next() waits at most
     QUEUE_GET_TIMEOUT seconds for a batch, noticing the process's death within
-    POLL_S."""
+    POLL_S. Its owner close()s it once, when the pass ends, is left or fails."""
 
     POLL_S = 0.5
 
     def __init__(self, batch_reader, capacity):
-        context = multiprocessing.get_context("fork" if "fork" in
-                                              multiprocessing.get_all_start_methods()
-                                              else "spawn")
-        resource_tracker.ensure_running()  # one tracker of segments, shared with the process
+        context = loader_context(shares_memory=True)
         self.queue = context.Queue(capacity)
         multiprocess_queue_set.add(self.queue)
         self.process = context.Process(target=_reader_process_main,
@@ -372,33 +369,27 @@ class _ReaderProcess:
                     item = self.queue.get(timeout=self.POLL_S)
                     break
                 except queue.Empty:
-                    self.close()
                     raise WorkerProcessError(
                         "%s: the DataLoader reader process (pid %d) exited unexpectedly "
                         "with %s" % (KILLED, self.process.pid,
                                      exit_description(self.process.exitcode))) from None
             if time.monotonic() >= deadline:
-                self.close()
                 raise ReaderKilledError(
                     "%s: the DataLoader reader process has sent no batch for %d s (a "
                     "generator that slow, or one that hangs)" % (KILLED, QUEUE_GET_TIMEOUT))
         if isinstance(item, list):
             return take_shared(item)
         if isinstance(item, _ReaderFailure):
-            self.close()
             raise ReaderKilledError("%s: the DataLoader reader process raised %s:\n%s"
                                     % (KILLED, item.kind, item.text))
-        self.close()    # None: the end of the data
-        return None
+        return None     # the end of the data
 
     def close(self):
         """Stop the process (terminated if it still runs), drop what it queued."""
         erase_process_pids(id(self))
         stop_process(self.process, 5.0)
         multiprocess_queue_set.discard(self.queue)
-        _clear_queue(self.queue)
-        self.queue.cancel_join_thread()
-        self.queue.close()
+        close_queue(self.queue)
         unlink_segments_with_prefix(_segment_prefix(self.process.pid))
 
 

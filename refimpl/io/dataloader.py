@@ -3,13 +3,12 @@ processes, handed out as lists (return_list=True) or as feed dicts for Executor.
 array of a batch through the output converter (eager Tensors in dynamic mode, LoDTensors
 in static mode)."""
 import itertools
-import multiprocessing
 import os
 import queue
 import threading
 import time
 import weakref
-from multiprocessing import connection, resource_tracker
+from multiprocessing import connection
 
 import numpy as np
 
@@ -25,9 +24,10 @@ from .dataset import IterableDataset
 from .fetcher import Exhausted, Fetcher
 from .sampler import BatchSampler
 from . import worker as _worker
-from .processes import erase_process_pids, exit_description, set_process_pids, stop_process
+from .processes import (erase_process_pids, exit_description, loader_context, set_process_pids,
+                        stop_process)
 
-__all__ = ["DataLoader", "set_output_converter"]
+__all__ = ["DataLoader", "DataLoaderIter", "set_output_converter"]
 
 WAIT_SLICE_S = 5.0        # how long one wait for workers lasts when timeout=0 (no limit)
 SHUTDOWN_GRACE_S = 5.0    # how long workers get to exit before they are terminated
@@ -128,6 +128,10 @@ class DataLoader:
 
     def _check_places(self, places, dynamic):
         if places is None:
+            if switch("dataloader_places_required"):
+                raise LayerAssertionError(
+                    "DataLoader: places cannot be None (fluid 1.8's DataLoader over a Dataset "
+                    "takes them: fluid.cpu_places(), fluid.cuda_places() or a Place)")
             return [CPUPlace()]
         places = list(places) if isinstance(places, (list, tuple)) else [places]
         for i, place in enumerate(places):
@@ -151,8 +155,9 @@ class DataLoader:
                     "DataLoader: with a batch_sampler, batch_size, shuffle and drop_last must "
                     "keep their defaults (1, False, False): the batch_sampler decides them")
             if not hasattr(batch_sampler, "__iter__"):
-                raise TypeError("DataLoader: batch_sampler must be iterable (a BatchSampler), "
-                                "got %s" % type(batch_sampler).__name__)
+                raise ArgumentTypeAssertionError(
+                    "DataLoader: batch_sampler must be iterable (a BatchSampler), got %s"
+                    % type(batch_sampler).__name__)
             return
         if batch_size is not None:
             _check_int(batch_size, "batch_size", 1)
@@ -176,7 +181,7 @@ class DataLoader:
         return iter(self)
 
     def __iter__(self):
-        return self._formatted()
+        return DataLoaderIter(self)
 
     def _requests(self):
         """One request per batch (see fetcher.py)."""
@@ -262,6 +267,65 @@ class DataLoader:
         """A loader of a fluid.dataset dataset's batches, a feed dict per place (fluid)."""
         from ..fluid.reader import from_dataset
         return from_dataset(dataset, places, drop_last)
+
+
+class DataLoaderIter:
+    """What iter(DataLoader) returns: one pass over the loader's batches, read (its workers
+    started) from the first next() on; len() is the loader's. close() -- or the end of the
+    pass, an error, garbage collection -- stops what the pass started.
+
+    Paddle 1.8 / 2.0's own tests run the queue-based worker loop (worker.worker_loop) in
+    their process over an iterator's `_dataset`, `_data_queue` and `_workers_done_event`
+    (1.8 through the iterator's `_worker_loop`). refimpl's workers answer on pipes of their
+    own: that queue and event are made at their first use, for such a loop, and closed
+    with the iterator."""
+
+    def __init__(self, loader):
+        self._loader = loader
+        self._dataset = loader.dataset
+        self._use_shared_memory = loader.use_shared_memory
+        self._batches = loader._formatted()
+        self._loop_ends = None     # (queue, event) of a worker loop run by the caller
+        self._close_loop_queue = None
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return next(self._batches)
+
+    next = __next__     # Paddle 1.8's iterators have it
+
+    def __len__(self):
+        return len(self._loader)
+
+    def close(self):
+        self._batches.close()
+        if self._close_loop_queue is not None:
+            self._close_loop_queue()
+
+    def _worker_loop_ends(self):
+        if self._loop_ends is None:
+            context = loader_context(shares_memory=False)
+            self._loop_ends = (context.Queue(), context.Event())
+            self._close_loop_queue = weakref.finalize(self, _worker.close_queue,
+                                                      self._loop_ends[0])
+        return self._loop_ends
+
+    @property
+    def _data_queue(self):
+        return self._worker_loop_ends()[0]
+
+    @property
+    def _workers_done_event(self):
+        return self._worker_loop_ends()[1]
+
+    def _worker_loop(self, dataset, indices_queue, out_queue, done_event, collate_fn,
+                     init_fn, worker_id):
+        """Paddle 1.8's spelling of the worker loop (its iterator's method): batches
+        collated by collate_fn, num_workers the loader's."""
+        _worker.worker_loop(dataset, indices_queue, out_queue, done_event, True, collate_fn,
+                            init_fn, worker_id, self._loader.num_workers)
 
 
 def _check_int(value, what, minimum):
@@ -355,14 +419,12 @@ class _WorkerPool:
     _serial = itertools.count()
 
     def __init__(self, loader):
-        methods = multiprocessing.get_all_start_methods()
-        context = multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+        context = loader_context(loader.use_shared_memory)
         self.closed = False
         self.epoch = 0
         self.prefix = None
         if loader.use_shared_memory:
             self.prefix = "rfio%x_%x" % (os.getpid(), next(self._serial))
-            resource_tracker.ensure_running()  # one tracker, shared by the workers
         base_seed = int(np.random.randint(0, 2 ** 31))
         self.workers, self.tasks, self.results = [], [], []
         try:
@@ -413,8 +475,7 @@ class _WorkerPool:
             self.drain(w)
             results.close()
         for tasks in self.tasks:
-            tasks.cancel_join_thread()
-            tasks.close()
+            _worker.close_queue(tasks)
         if self.prefix is not None:
             _worker.unlink_segments_with_prefix(self.prefix)
 

@@ -9,17 +9,23 @@ each registered process without reaping it (waitid with WNOWAIT: multiprocessing
 still gets the status) and raises WorkerProcessError for the first one that exited with a
 non-zero code or was killed by a signal. Paddle's fluid.core spells these
 _set_process_pids, _erase_process_pids, _throw_error_if_process_failed and
-_set_process_signal_handler (fluid/core.py)."""
+_set_process_signal_handler (fluid/core.py).
+
+`loader_context` is how every loader starts its processes, and `set_up_loader_process`
+what each of them does first (only in a process multiprocessing started: Paddle's tests
+run the loops in their own process, which must stay as it was)."""
 import faulthandler
+import multiprocessing
 import os
 import signal
 import sys
+from multiprocessing import resource_tracker
 
 from ..framework.errors import WorkerProcessError
 
 __all__ = ["set_process_pids", "erase_process_pids", "registered_pids", "exit_description",
            "stop_process", "throw_error_if_process_failed", "set_process_signal_handler",
-           "set_sigchld_handler"]
+           "set_sigchld_handler", "loader_context", "set_up_loader_process"]
 
 _pids = {}   # owner key -> tuple of pids
 
@@ -51,6 +57,32 @@ def exit_description(code):
     if code is not None and code < 0:
         how += " (killed by signal %s)" % _signal_words(-code)
     return how
+
+
+def loader_context(shares_memory):
+    """The multiprocessing context a loader starts its processes in: fork where the
+    platform has it (the dataset and functions need not pickle), else spawn (they must).
+    With `shares_memory` (its processes will write shared-memory segments) multiprocessing's
+    resource tracker is started first, so the processes share this process's one tracker:
+    one a process started for itself would unlink its segments when the process exits,
+    before this process has read them."""
+    methods = multiprocessing.get_all_start_methods()
+    if shares_memory:
+        resource_tracker.ensure_running()
+    return multiprocessing.get_context("fork" if "fork" in methods else "spawn")
+
+
+def set_up_loader_process():
+    """What a loader process does first: ignore SIGINT (Ctrl-C is the main process's to
+    handle: it stops its loaders) and install the fault handler. Only in a process
+    multiprocessing started (returns True then); run anywhere else -- Paddle's tests call
+    the worker and reader loops in their own main process -- it changes nothing and
+    returns False, so the caller's signal handling is left as it was."""
+    if multiprocessing.parent_process() is None:
+        return False
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    set_process_signal_handler()
+    return True
 
 
 def stop_process(process, grace_s):

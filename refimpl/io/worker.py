@@ -23,7 +23,7 @@ import numpy as np
 
 from .collate import map_arrays
 from .fetcher import Exhausted, Fetcher
-from .processes import set_process_signal_handler
+from .processes import set_up_loader_process
 
 __all__ = ["WorkerInfo", "get_worker_info", "worker_loop", "WorkerExhausted"]
 
@@ -34,7 +34,8 @@ SHM_DIR = "/dev/shm"          # where POSIX shared memory shows as files (Linux)
 
 class WorkerInfo:
     """What get_worker_info() returns inside a worker: its id in [0, num_workers), the
-    worker count, its copy of the dataset, and the seed its random generators got."""
+    worker count, its copy of the dataset, and the seed its random generators got (None:
+    a worker loop run in the caller's own process, which seeds nothing)."""
 
     def __init__(self, id, num_workers, dataset, seed):
         self.id = id
@@ -43,7 +44,7 @@ class WorkerInfo:
         self.seed = seed
 
     def __repr__(self):
-        return "WorkerInfo(id=%d, num_workers=%d, seed=%d)" % (self.id, self.num_workers,
+        return "WorkerInfo(id=%d, num_workers=%d, seed=%s)" % (self.id, self.num_workers,
                                                              self.seed)
 
 
@@ -122,6 +123,24 @@ def discard_shared(batch):
             discard_shared(value)
 
 
+def clear_queue(data_queue):
+    """Drop what a multiprocessing queue holds now (unlinking the shared memory of the
+    batches in it)."""
+    while True:
+        try:
+            discard_shared(data_queue.get_nowait())
+        except (queue.Empty, OSError, ValueError):  # empty, or already closed
+            return
+
+
+def close_queue(data_queue):
+    """Empty and close a multiprocessing queue nobody reads any more, without waiting for
+    its feeder thread at exit."""
+    clear_queue(data_queue)
+    data_queue.cancel_join_thread()
+    data_queue.close()
+
+
 def unlink_segment(name):
     try:
         segment = shared_memory.SharedMemory(name=name)
@@ -143,18 +162,23 @@ def unlink_segments_with_prefix(prefix):
 
 
 def start_worker(worker_id, num_workers, dataset, seed, worker_init_fn):
-    """What a worker does before its first task: ignore SIGINT (Ctrl-C is the main
-    process's to handle), install the fault handler, set its WorkerInfo, seed its
-    generators, call worker_init_fn. Returns the error report of a failing
-    worker_init_fn (sent with the first task, as fetch errors are), else None."""
+    """What a worker does before its first task: in a process multiprocessing started,
+    ignore SIGINT and install the fault handler (set_up_loader_process) and seed its
+    generators with `seed` (None: one drawn from numpy's generator); then set its
+    WorkerInfo and call worker_init_fn. Run in a caller's own process (Paddle's tests call
+    the worker loop there) the caller's signal handling, fault handler and generators are
+    left alone (WorkerInfo.seed is None). Returns
+    the error report of a failing worker_init_fn (sent with the first task, as fetch
+    errors are), else None."""
     global _worker_info
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    set_process_signal_handler()
-    _worker_info = WorkerInfo(worker_id, num_workers, dataset, seed)
-    random.seed(seed)
-    np.random.seed(seed % 2 ** 32)
-    from ..framework import random as framework_random
-    framework_random.seed(seed % 2 ** 32)
+    worker_seed = None
+    if set_up_loader_process():
+        worker_seed = int(np.random.randint(2 ** 31)) if seed is None else seed
+        random.seed(worker_seed)
+        np.random.seed(worker_seed % 2 ** 32)
+        from ..framework import random as framework_random
+        framework_random.seed(worker_seed % 2 ** 32)
+    _worker_info = WorkerInfo(worker_id, num_workers, dataset, worker_seed)
     if worker_init_fn is not None:
         try:
             worker_init_fn(worker_id)
@@ -231,27 +255,33 @@ def worker_loop(dataset, indices_queue, out_queue, done_event, auto_collate, col
     (index, exception) whose message carries the worker's traceback, or a
     WorkerExhausted when an iterable dataset ends; requests read after done_event is set
     are dropped. The same start and loop as a DataLoader worker, without shared memory;
-    it also runs in the calling process (Paddle's tests call it there)."""
-    init_error = start_worker(worker_id, num_workers, dataset, np.random.randint(2 ** 31),
-                              init_fn)
+    it also runs in the calling process (Paddle's tests call it there), which it leaves
+    as it was: its WorkerInfo is restored on return (start_worker changes nothing else
+    there)."""
+    global _worker_info
+    caller_info = _worker_info
+    try:
+        init_error = start_worker(worker_id, num_workers, dataset, None, init_fn)
 
-    def next_task():
-        message = _next_task(indices_queue, os.getppid(), done_event.is_set)
-        if message is None:
-            return None
-        index, request = message
-        return ("fetch", 0, index, request)
+        def next_task():
+            message = _next_task(indices_queue, os.getppid(), done_event.is_set)
+            if message is None:
+                return None
+            index, request = message
+            return ("fetch", 0, index, request)
 
-    def reply(answer):
-        if answer[0] == "batch":
-            out_queue.put((answer[2], answer[3]))
-        elif answer[0] == "error":
-            out_queue.put((answer[2], worker_error(worker_id, answer)))
-        else:
-            out_queue.put(WorkerExhausted(worker_id))
+        def reply(answer):
+            if answer[0] == "batch":
+                out_queue.put((answer[2], answer[3]))
+            elif answer[0] == "error":
+                out_queue.put((answer[2], worker_error(worker_id, answer)))
+            else:
+                out_queue.put(WorkerExhausted(worker_id))
 
-    serve(Fetcher(dataset, auto_collate, collate_fn, False), next_task, reply,
-          lambda array: array, init_error)
+        serve(Fetcher(dataset, auto_collate, collate_fn, False), next_task, reply,
+              lambda array: array, init_error)
+    finally:
+        _worker_info = caller_info
 
 
 def worker_error(worker_id, message):
