@@ -795,6 +795,147 @@ def test_a_failing_reader_process_is_an_error_not_a_hang(how, error, says):
     assert time.monotonic() - start < 30   # a bound against hanging, not a timing check
 
 
+@pytest.mark.parametrize("how", ["ok", "raise", "kill", "break"])
+def test_the_reader_process_is_closed_once_and_leaves_no_process(monkeypatch, how):
+    from refimpl.fluid import reader
+    closed = []
+    close = reader._ReaderProcess.close
+
+    def counted(self):
+        closed.append(self.process.pid)
+        close(self)
+    monkeypatch.setattr(reader._ReaderProcess, "close", counted)
+    with paddle.fluid.dygraph.guard():
+        loader = _from_generator("ok" if how == "break" else how, True)
+        try:
+            for _ in loader():
+                if how == "break":
+                    break
+        except (paddle.fluid.core.EnforceNotMet, processes.WorkerProcessError):
+            assert how in ("raise", "kill")
+    assert len(closed) == 1                      # by the pass's owner, once
+    assert not _alive(closed[0])
+
+
+_IN_PROCESS_LOOPS = textwrap.dedent("""
+    import faulthandler, json, multiprocessing, random, signal, sys
+    import numpy as np
+    import refimpl as paddle
+    from refimpl import io
+    from refimpl.framework import random as framework_random
+    from refimpl.fluid.dataloader.dataloader_iter import _worker_loop
+    from refimpl.fluid.reader import _reader_process_loop
+
+    class Seen(io.Dataset):
+        # what the dataset sees while the loop runs in this process
+        infos = []
+        def __len__(self):
+            return 4
+        def __getitem__(self, i):
+            info = io.get_worker_info()
+            self.infos.append(None if info is None else [info.id, info.num_workers])
+            return np.array([i])
+
+    def state():
+        return [repr(signal.getsignal(signal.SIGINT)), faulthandler.is_enabled(),
+                random.random(), float(np.random.random_sample()),
+                float(framework_random.uniform(0, 0.0, 1.0, [1], "float32")[0]),
+                io.get_worker_info() is None]
+
+    def reset():
+        random.seed(7); np.random.seed(7); framework_random.seed(7)
+
+    reset(); before = state()
+    reset()
+    tasks, out, done = multiprocessing.Queue(), multiprocessing.Queue(), multiprocessing.Event()
+    tasks.put((0, [0, 1])); tasks.put(None)
+    _worker_loop(Seen(), 0, tasks, out, done, True, io.default_collate_fn, None, 1, 2, False)
+    index, batch = out.get(timeout=30)
+    data = multiprocessing.Queue()
+    _reader_process_loop(lambda: iter([[np.ones([2, 2], "float32")]]), data)
+    arrays, end = data.get(timeout=30), data.get(timeout=30)
+    after = state()
+    print(json.dumps({"before": before, "after": after, "infos": Seen.infos,
+                      "index": index, "batch": np.asarray(batch).ravel().tolist(),
+                      "arrays": [a.tolist() for a in arrays], "end": end}))
+""")
+
+
+def test_the_loops_run_in_the_callers_process_leave_it_as_it_was():
+    """Paddle's tests call the worker loop and the reader loop in their own process: its
+    SIGINT handling, fault handler, generators and WorkerInfo stay as they were (the
+    worker's WorkerInfo is there while the loop runs)."""
+    import json
+    proc = subprocess.run([sys.executable, "-c", _IN_PROCESS_LOOPS], capture_output=True,
+                          text=True, timeout=120,
+                          env=dict(os.environ, PYTHONPATH=ROOT, REFIMPL_PADDLE="2.0"))
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert got["after"] == got["before"]
+    assert got["before"][:2] == [repr(signal.default_int_handler), False]
+    assert got["infos"] == [[1, 2], [1, 2]]
+    assert got["index"] == 0 and got["batch"] == [0, 1]
+    assert got["arrays"] == [[[1.0, 1.0], [1.0, 1.0]]] and got["end"] is None
+
+
+class ProcessSetup(io.Dataset):
+    """Sample i: [SIGINT ignored, fault handler on, worker id, worker seed] as a worker
+    sees them."""
+
+    def __len__(self):
+        return 2
+
+    def __getitem__(self, i):
+        import faulthandler
+        info = io.get_worker_info()
+        return np.array([signal.getsignal(signal.SIGINT) == signal.SIG_IGN,
+                         faulthandler.is_enabled(), info.id, info.seed], "int64")
+
+
+@pytest.mark.paddle("3")   # one-field batches come bare
+def test_a_worker_process_ignores_sigint_and_has_the_fault_handler_and_its_seed():
+    np.random.seed(3)
+    base = np.random.randint(0, 2 ** 31)
+    np.random.seed(3)
+    rows = [np.asarray(batch).tolist() for batch in
+            io.DataLoader(ProcessSetup(), batch_size=1, num_workers=2, return_list=True)]
+    assert rows == [[[1, 1, 0, base]], [[1, 1, 1, base + 1]]]
+
+
+@pytest.mark.paddle("1.8")
+def test_paddle_18s_iterator_runs_the_worker_loop_on_its_queue_and_closes_it():
+    # 1.8's test_multiprocess_dataloader_exception drives these internals in its process
+    loader = io.DataLoader(Rows(), places=paddle.CPUPlace(), batch_size=2, num_workers=1,
+                           return_list=True)
+    it = iter(loader)
+    assert isinstance(it, io.dataloader.DataLoaderIter) and len(it) == len(loader) == 5
+    assert it._dataset is loader.dataset
+    tasks = multiprocessing.Queue()
+    tasks.put((0, [2, 3]))
+    tasks.put(None)
+    it._worker_loop(it._dataset, tasks, it._data_queue, it._workers_done_event,
+                    io.default_collate_fn, None, 0)
+    index, batch = it._data_queue.get(timeout=30)
+    assert index == 0 and np.asarray(batch[1]).tolist() == [2, 3]
+    tasks.put((1, [4]))
+    it._data_queue.put("left over")
+    it.close()
+    with pytest.raises((OSError, ValueError)):     # closed with the iterator
+        it._data_queue.get(timeout=1)
+    with pytest.raises(StopIteration):
+        next(it)
+
+
+def test_paddle_18s_dataloader_needs_places(paddle_version):
+    for version, required in [("1.8", True), ("2.0", False), ("3", False)]:
+        with paddle_version(version):
+            if required:
+                with pytest.raises(AssertionError, match="places cannot be None"):
+                    io.DataLoader(Rows(), return_list=True)
+            else:
+                assert io.DataLoader(Rows(), return_list=True).places == [paddle.CPUPlace()]
+
+
 def test_cleanup_functions_run_once_at_a_registered_signal():
     from refimpl.fluid.multiprocess_utils import CleanupFuncRegistrar
     with pytest.raises(TypeError, match="is not callable"):
