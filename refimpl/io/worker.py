@@ -15,7 +15,6 @@ import os
 import pickle
 import queue
 import random
-import signal
 import traceback
 from multiprocessing import shared_memory
 
@@ -167,9 +166,8 @@ def start_worker(worker_id, num_workers, dataset, seed, worker_init_fn):
     generators with `seed` (None: one drawn from numpy's generator); then set its
     WorkerInfo and call worker_init_fn. Run in a caller's own process (Paddle's tests call
     the worker loop there) the caller's signal handling, fault handler and generators are
-    left alone (WorkerInfo.seed is None). Returns
-    the error report of a failing worker_init_fn (sent with the first task, as fetch
-    errors are), else None."""
+    left alone (WorkerInfo.seed is None). Returns the error report of a failing
+    worker_init_fn (sent with the first task, as fetch errors are), else None."""
     global _worker_info
     worker_seed = None
     if set_up_loader_process():
@@ -259,25 +257,25 @@ def worker_loop(dataset, indices_queue, out_queue, done_event, auto_collate, col
     as it was: its WorkerInfo is restored on return (start_worker changes nothing else
     there)."""
     global _worker_info
+
+    def next_task():
+        message = _next_task(indices_queue, os.getppid(), done_event.is_set)
+        if message is None:
+            return None
+        index, request = message
+        return ("fetch", 0, index, request)
+
+    def reply(answer):
+        if answer[0] == "batch":
+            out_queue.put((answer[2], answer[3]))
+        elif answer[0] == "error":
+            out_queue.put((answer[2], worker_error(worker_id, answer)))
+        else:
+            out_queue.put(WorkerExhausted(worker_id))
+
     caller_info = _worker_info
     try:
         init_error = start_worker(worker_id, num_workers, dataset, None, init_fn)
-
-        def next_task():
-            message = _next_task(indices_queue, os.getppid(), done_event.is_set)
-            if message is None:
-                return None
-            index, request = message
-            return ("fetch", 0, index, request)
-
-        def reply(answer):
-            if answer[0] == "batch":
-                out_queue.put((answer[2], answer[3]))
-            elif answer[0] == "error":
-                out_queue.put((answer[2], worker_error(worker_id, answer)))
-            else:
-                out_queue.put(WorkerExhausted(worker_id))
-
         serve(Fetcher(dataset, auto_collate, collate_fn, False), next_task, reply,
               lambda array: array, init_error)
     finally:
