@@ -29,7 +29,7 @@ import numpy as np
 from . import DecodeError
 from .program_desc import UnsupportedOps, float32_value
 from ..dtypes import convert_dtype, get_dtype
-from ..dataflow import block_io
+from ..dataflow import append_conditional_block, append_while
 from ..program import Block, Parameter, Program, Variable
 
 __all__ = ["decode_program", "encode_program", "is_pir_json", "PIR_OPS", "unsupported_op_types",
@@ -238,9 +238,7 @@ def _all_ops(ops):
 
 def unsupported_op_types(data):
     """The PIR op names in `data` that refimpl cannot translate."""
-    handled = {"builtin.parameter", "builtin.combine", "builtin.split", "pd_op.data", "pd_op.fetch",
-               "pd_op.full_int_array", "pd_op.if", "pd_op.while", "cf.yield", "pd_op.shape64",
-               "pd_op.create_array", "pd_op.array_write_"} | {"pd_op." + k for k in PIR_OPS}
+    handled = set(_READERS) | {"pd_op." + k for k in PIR_OPS}
     names = {_op_name(op, "op %d" % i) for i, op in enumerate(_all_ops(_load(data)))}
     return sorted(names - handled)
 
@@ -303,6 +301,10 @@ class _Translator:
     def define(self, value, name, where, **fields):
         self.names[value["%"]] = name
         return self.declare(name, value.get("TT"), where, **fields)
+
+    def define_value(self, value, where):
+        """The variable pir_<id> of an output value (not a feed: those keep their names)."""
+        return self.define(value, "pir_%d" % value["%"], where)
 
     def declare(self, name, tt, where, **fields):
         """The variable `name` of a value of type `tt` (none for vectors, other types)."""
@@ -377,58 +379,63 @@ class _Translator:
         attrs = {a["N"]: _attr(a["AT"], "%s attr %r" % (where, a.get("N")))
                  for a in op.get("A", [])}
         inputs, outputs = op.get("I", []), op.get("O", [])
-        if name == "builtin.combine":
-            self.names[outputs[0]["%"]] = [self.name_of(i, where) for i in inputs]
-            return
-        if name == "builtin.split":     # a vector's elements, each its own value
-            for value, element in zip(outputs, self.name_of(inputs[0], where)):
-                self.names[value["%"]] = element
-            return
-        if name == "pd_op.data":
-            self.feeds.append(self.define(outputs[0], attrs["name"], where, is_data=True,
-                                          need_check_feed=True, stop_gradient=True))
-            return
-        if name == "pd_op.fetch":
-            self.fetches.append(self.name_of(inputs[0], where))
-            return
-        if name in ("pd_op.if", "pd_op.while"):
-            return self.control_flow(name, op, inputs, outputs, where)
-        if name == "pd_op.create_array":
-            self.define(outputs[0], "pir_%d" % outputs[0]["%"], where)
-            return
-        if name == "pd_op.array_write_":      # in place: its output is the array
-            array, x, i = (self.name_of(ref, where) for ref in inputs)
-            self.names[outputs[0]["%"]] = array
-            self.block.append_op("write_to_array", {"X": [x], "I": [i]}, {"Out": [array]}, {})
-            return
-        if name == "pd_op.arange":
-            return self.arange(attrs["dtype"], inputs, outputs[0], where)
-        if name == "pd_op.shape64":      # the int32 shape, cast
-            shape = "pir_%d_int32" % outputs[0]["%"]
-            self.block.vars[shape] = Variable(self.block, name=shape, dtype="int32", shape=[
-                len(self.block._find_var_recursive(self.name_of(inputs[0], where)).shape)])
-            self.block.append_op("shape", {"Input": [self.name_of(inputs[0], where)]},
-                                 {"Out": [shape]}, {})
-            self.block.append_op("cast", {"X": [shape]}, {"Out": [self.define(
-                outputs[0], "pir_%d" % outputs[0]["%"], where)]},
-                {"in_dtype": "int32", "out_dtype": "int64"})
-            return
-        if name == "cf.yield":
-            raise DecodeError("%s: cf.yield outside a region's end" % where)
-        if name in ("pd_op.full", "pd_op.full_int_array"):
-            info = _value_type(outputs[0].get("TT"), where)
-            vid = outputs[0]["%"]
-            value = attrs["value"]
-            if get_dtype(info[0]).np.kind in "iub" and isinstance(value, float):
-                value = int(value)          # full writes every value as float64
-            self.constants[vid] = (value, info[0], info[1], self.block)
-            self.names[vid] = None           # made only if something uses it as a tensor
-            return
+        reader = _READERS.get(name)
+        if reader is not None:
+            return reader(self, name, op, attrs, inputs, outputs, where)
         self.legacy_op(name, PIR_OPS[name[len("pd_op."):]], attrs, inputs, outputs, where)
 
-    def arange(self, dtype, inputs, output, where):
+    def combine(self, name, op, attrs, inputs, outputs, where):
+        self.names[outputs[0]["%"]] = [self.name_of(i, where) for i in inputs]
+
+    def split(self, name, op, attrs, inputs, outputs, where):
+        """builtin.split: a vector's elements, each its own value."""
+        for value, element in zip(outputs, self.name_of(inputs[0], where)):
+            self.names[value["%"]] = element
+
+    def data(self, name, op, attrs, inputs, outputs, where):
+        self.feeds.append(self.define(outputs[0], attrs["name"], where, is_data=True,
+                                      need_check_feed=True, stop_gradient=True))
+
+    def fetch(self, name, op, attrs, inputs, outputs, where):
+        self.fetches.append(self.name_of(inputs[0], where))
+
+    def create_array(self, name, op, attrs, inputs, outputs, where):
+        self.define_value(outputs[0], where)
+
+    def array_write(self, name, op, attrs, inputs, outputs, where):
+        """array_write_: in place, its output is the array."""
+        array, x, i = (self.name_of(ref, where) for ref in inputs)
+        self.names[outputs[0]["%"]] = array
+        self.block.append_op("write_to_array", {"X": [x], "I": [i]}, {"Out": [array]}, {})
+
+    def shape64(self, name, op, attrs, inputs, outputs, where):
+        """The int32 shape, cast."""
+        shape = "pir_%d_int32" % outputs[0]["%"]
+        self.block.vars[shape] = Variable(self.block, name=shape, dtype="int32", shape=[
+            len(self.block._find_var_recursive(self.name_of(inputs[0], where)).shape)])
+        self.block.append_op("shape", {"Input": [self.name_of(inputs[0], where)]},
+                             {"Out": [shape]}, {})
+        self.block.append_op("cast", {"X": [shape]},
+                             {"Out": [self.define_value(outputs[0], where)]},
+                             {"in_dtype": "int32", "out_dtype": "int64"})
+
+    def stray_yield(self, name, op, attrs, inputs, outputs, where):
+        raise DecodeError("%s: cf.yield outside a region's end" % where)
+
+    def constant(self, name, op, attrs, inputs, outputs, where):
+        """full / full_int_array: a value made only if something uses it as a tensor."""
+        info = _value_type(outputs[0].get("TT"), where)
+        vid = outputs[0]["%"]
+        value = attrs["value"]
+        if get_dtype(info[0]).np.kind in "iub" and isinstance(value, float):
+            value = int(value)          # full writes every value as float64
+        self.constants[vid] = (value, info[0], info[1], self.block)
+        self.names[vid] = None
+
+    def arange(self, name, op, attrs, inputs, outputs, where):
         """range, its start, end and step cast to the dtype arange gives (Paddle 3 makes
         them float64 for an int64 arange; legacy range has its inputs' dtype)."""
+        dtype, output = attrs["dtype"], outputs[0]
         bounds = {}
         for slot, ref in zip(("Start", "End", "Step"), inputs):
             name = self.name_of(ref, where)
@@ -442,7 +449,7 @@ class _Translator:
                 name = cast
             bounds[slot] = [name]
         self.block.append_op("range", bounds, {"Out": [
-            self.define(output, "pir_%d" % output["%"], where)]}, {})
+            self.define_value(output, where)]}, {})
 
     def region(self, region, where, args=()):
         """The ops of a region's one block, translated into a new sub-block of the current
@@ -467,21 +474,13 @@ class _Translator:
         finally:
             self.block = parent
 
-    def sub_block_op(self, op_type, sub_block, inputs, outputs, attrs):
-        """A conditional_block / while running `sub_block`, its slots the outside names
-        the block reads and writes."""
-        reads, writes = block_io(sub_block)
-        inputs = dict(inputs, **{"Input" if op_type == "conditional_block" else "X": reads})
-        attrs = dict(attrs, sub_block=sub_block.idx)
-        self.block.append_op(op_type, inputs, dict(outputs, Out=writes), attrs)
-
-    def control_flow(self, name, op, inputs, outputs, where):
+    def control_flow(self, name, op, attrs, inputs, outputs, where):
         """pd_op.if: a conditional_block per branch (the false one under logical_not of the
         condition), each assigning what its region yields to the if's outputs. pd_op.while
         (condition, initial values): the values copied into the outputs, which the loop's
         block arguments name and its cf.yield (next condition, next values) updates."""
         regions = op.get("regions", [])
-        results = [self.define(value, "pir_%d" % value["%"], where) for value in outputs]
+        results = [self.define_value(value, where) for value in outputs]
         if name == "pd_op.if":
             if len(regions) != 2:
                 raise DecodeError("%s: %d regions, an if has two" % (where, len(regions)))
@@ -496,8 +495,7 @@ class _Translator:
                         self.block, name=negated, dtype="bool",
                         shape=self.block._find_var_recursive(cond).shape)
                     self.block.append_op("logical_not", {"X": [cond]}, {"Out": [negated]}, {})
-                self.sub_block_op("conditional_block", block, {"Cond": [conditions[k]]}, {},
-                                  {"is_scalar_condition": True})
+                append_conditional_block(self.block, block, [conditions[k]])
             return
         if len(regions) != 1 or len(inputs) != len(outputs) + 1:
             raise DecodeError("%s: a while takes a condition and a value per output, and one "
@@ -511,7 +509,7 @@ class _Translator:
                         [condition] + results, where)
         block, yielded = self.region(regions[0], "%s region 0" % where, results)
         self.assign_all(block, yielded, [condition] + results, where)
-        self.sub_block_op("while", block, {"Condition": [condition]}, {}, {"is_test": True})
+        append_while(self.block, block, condition, is_test=True)
 
     def assign_all(self, block, sources, targets, where):
         """assign ops in `block`: targets[i] = sources[i], all sources read before any
@@ -567,7 +565,7 @@ class _Translator:
             if slot is not None and slot.endswith("*"):      # a vector, unpacked by split
                 legacy_outputs[slot[:-1]] = self.define_vector(value, where)
             elif slot is not None and value.get("%"):
-                legacy_outputs[slot] = [self.define(value, "pir_%d" % value["%"], where)]
+                legacy_outputs[slot] = [self.define_value(value, where)]
         attrs = {spec.rename.get(k, k): v for k, v in attrs.items()
                  if k not in _DROPPED_ATTRS and v is not None}
         attrs.update(spec.fixed)
@@ -577,6 +575,18 @@ class _Translator:
             self.block.append_op(spec.type, legacy_inputs, legacy_outputs, attrs)
         except ValueError as e:
             raise DecodeError("%s: %s" % (where, e)) from None
+
+
+# the PIR ops that are no PIR_OPS entry: how the translator reads each
+_READERS = {"builtin.parameter": None,      # translate reads it first (its A is a list)
+            "builtin.combine": _Translator.combine,
+            "builtin.split": _Translator.split, "pd_op.data": _Translator.data,
+            "pd_op.fetch": _Translator.fetch, "pd_op.if": _Translator.control_flow,
+            "pd_op.while": _Translator.control_flow, "cf.yield": _Translator.stray_yield,
+            "pd_op.create_array": _Translator.create_array,
+            "pd_op.array_write_": _Translator.array_write, "pd_op.arange": _Translator.arange,
+            "pd_op.shape64": _Translator.shape64, "pd_op.full": _Translator.constant,
+            "pd_op.full_int_array": _Translator.constant}
 
 
 def decode_program(data):
