@@ -175,6 +175,11 @@ PIR_OPS = {
     "array_read": _Op("read_from_array", ["X", "I"], ["Out"]),
     "slice_array_dense": _Op("read_from_array", ["X", "I"], ["Out"]),
     "array_to_tensor": _Op("tensor_array_to_tensor", ["X"], ["Out", "OutIndex"]),
+    "full_batch_size_like": _Op("fill_constant_batch_size_like", ["Input"], ["Out"]),
+    "full_with_tensor": _Op("fill_constant", ["ValueTensor", "ShapeTensor"], ["Out"]),
+    # the last input is the dropout state (a uint8 `full` or a non-persistable parameter)
+    "rnn": _Op("rnn", ["Input", "PreState*", "WeightList*", "SequenceLength", None],
+               ["Out", "DropoutState", "State*", "Reserve"]),
 }
 PIR_OPS.update({name: _binary(name) for name in _COMPARISONS})
 PIR_OPS.update({name: _Op(name, ["X", "Y"], ["Out"])
@@ -408,6 +413,14 @@ class _Translator:
         self.names[outputs[0]["%"]] = array
         self.block.append_op("write_to_array", {"X": [x], "I": [i]}, {"Out": [array]}, {})
 
+    def select_input(self, name, op, attrs, inputs, outputs, where):
+        """select_input (mask, then each branch's value) and select_output (mask, value;
+        an output per branch)."""
+        mask, *values = (self.name_of(ref, where) for ref in inputs)
+        results = [self.define_value(value, where) for value in outputs]
+        self.block.append_op(name[len("pd_op."):], {"X": values, "Mask": [mask]},
+                             {"Out": results}, {})
+
     def shape64(self, name, op, attrs, inputs, outputs, where):
         """The int32 shape, cast."""
         shape = "pir_%d_int32" % outputs[0]["%"]
@@ -586,7 +599,9 @@ _READERS = {"builtin.parameter": None,      # translate reads it first (its A is
             "pd_op.create_array": _Translator.create_array,
             "pd_op.array_write_": _Translator.array_write, "pd_op.arange": _Translator.arange,
             "pd_op.shape64": _Translator.shape64, "pd_op.full": _Translator.constant,
-            "pd_op.full_int_array": _Translator.constant}
+            "pd_op.full_int_array": _Translator.constant,
+            "pd_op.select_input": _Translator.select_input,
+            "pd_op.select_output": _Translator.select_input}
 
 
 def decode_program(data):
@@ -620,6 +635,8 @@ _PIR_NAME = {}
 for _name, _spec in PIR_OPS.items():
     _PIR_NAME.setdefault(_spec.type, _name)
 _PIR_NAME.update(batch_norm="batch_norm_", swish="swish")
+# PIR ops with an output per legacy output variable (no vector)
+_VARIADIC_OUTPUTS = {"select_output"}
 # the dtype of the `full` constant each op takes as a tensor (its axis, a factor)
 _FULL_DTYPES = {("concat", "axis"): "int32", ("split", "axis"): "int32",
                 ("arg_max", "axis"): "int64", ("top_k_v2", "k"): "int32",
@@ -635,6 +652,12 @@ def _tensor_type(dtype, shape, where):
         raise ValueError("%s: PIR programs of dtype %s are not written" % (where, dtype.name))
     return {"#": "0.t_dtensor", "D": [{"#": _DTYPE_TAGS[dtype.name]}, [int(d) for d in shape],
                                       "NCHW", [], 0]}
+
+
+def _array_type(dtype, dims, where):
+    """A tensor array's PIR type: its items' dtype and dims."""
+    return {"#": _ARRAY_TYPE, "D": [_tensor_type(dtype, dims, where)["D"][0], list(dims),
+                                    "NCHW"]}
 
 
 def _attr_json(tag, item, value):
@@ -752,8 +775,21 @@ class _Writer:
         return var
 
     def var_type(self, name, where):
+        """The PIR type of variable `name`; a tensor array's is its value's (the dims of
+        what was written into it last), an array without one yet has dims [0]."""
         var = self.var(name, where)
+        if var.type == "LOD_TENSOR_ARRAY":
+            if name in self.values:
+                return self.values[name]["TT"]
+            return _array_type(var.dtype, [0], "%s: variable %r" % (where, name))
         return _tensor_type(var.dtype, var.shape, "%s: variable %r" % (where, name))
+
+    def created_array(self, name, where):
+        """A ref to tensor array `name`, a create_array where nothing wrote it yet."""
+        if name not in self.values:
+            self.emit("create_array", [], [name], {"dtype": self.var(name, where).dtype.name},
+                      where)
+        return self.use(name, where)
 
     def use(self, name, where):
         if name not in self.values:
@@ -770,14 +806,16 @@ class _Writer:
     def emit(self, name, inputs, outputs, attrs, where):
         """A PIR op `name` (pd_op) with input refs, outputs (each a variable name, a list of
         them: a vector unpacked by builtin.split, a type {"TT": ...}: a value no variable
-        holds, or None: a value nobody reads) and the attributes its facts list (values
-        from `attrs`, else Paddle's). Returns the output values."""
+        holds, or None: a value nobody reads; as many as its facts count, a
+        select_output's as it has branches) and the attributes its facts list (values from `attrs`,
+        else Paddle's). Returns the output values."""
         facts = _FACTS["ops"].get("1." + name)
         if facts is None:
             raise ValueError("%s: refimpl has no facts for PIR op pd_op.%s "
                              "(tools/pir_op_facts.py)" % (where, name))
         out_values, unpack = [], []
-        for i in range(facts["outputs"]):
+        count = len(outputs) if name in _VARIADIC_OUTPUTS else facts["outputs"]
+        for i in range(count):
             var_name = outputs[i] if i < len(outputs) else None
             if isinstance(var_name, list):      # a vector, unpacked by builtin.split
                 out_values.append(self.value({"#": "0.t_vec", "D": [
@@ -837,6 +875,14 @@ class _Writer:
         attrs.update({k: v for k, v in legacy.items() if k not in attrs})
         if op.type in _ATTR_RULES:
             attrs = _ATTR_RULES[op.type](self, op, attrs, where)
+        outputs = [list(op.outputs.get(slot[:-1], [])) if slot and slot.endswith("*") else
+                   (op.outputs.get(slot) or [None])[0] if slot else None
+                   for slot in spec.outputs]
+        self.emit(name, self.inputs_of(op, spec, attrs, where), outputs, attrs, where)
+
+    def inputs_of(self, op, spec, attrs, where):
+        """The input refs of legacy op `op` for PIR op `spec` (its attributes `attrs`, in
+        PIR's names): constants made of attributes, vectors combined, id 0 where absent."""
         inputs = []
         for slot in spec.inputs:
             if slot is None:
@@ -858,10 +904,7 @@ class _Writer:
             else:
                 names = op.inputs.get(slot)
                 inputs.append(self.use(names[0], where) if names else {"%": 0})
-        outputs = [list(op.outputs.get(slot[:-1], [])) if slot and slot.endswith("*") else
-                   (op.outputs.get(slot) or [None])[0] if slot else None
-                   for slot in spec.outputs]
-        self.emit(name, inputs, outputs, attrs, where)
+        return inputs
 
 
 def _reduce_attrs(writer, op, attrs, where):
@@ -1000,9 +1043,50 @@ def _write_lookup_table(writer, op, where):
                 {}, where)
 
 
+def _write_array_write(writer, op, where):
+    """write_to_array as array_write_ (in place: its output is the array's next value),
+    after a create_array where nothing wrote the array yet."""
+    array, x = op.output("Out")[0], op.input("X")[0]
+    inputs = [writer.created_array(array, where), writer.use(x, where),
+              writer.use(op.input("I")[0], where)]
+    tt = _array_type(writer.var(array, where).dtype, writer.var(x, where).shape, where)
+    out, = writer.emit("array_write_", inputs, [{"TT": tt}], {}, where)
+    writer.values[array] = out
+
+
+def _write_select_input(writer, op, where):
+    """select_input: the mask, then each branch's value (no combine)."""
+    inputs = [writer.use(op.input("Mask")[0], where)] + [writer.use(n, where)
+                                                          for n in op.input("X")]
+    writer.emit("select_input", inputs, [op.output("Out")[0]], {}, where)
+
+
+def _write_select_output(writer, op, where):
+    """select_output: the mask and the value; an output per branch (no split)."""
+    writer.emit("select_output", [writer.use(op.input("Mask")[0], where),
+                                  writer.use(op.input("X")[0], where)],
+                list(op.output("Out")), {}, where)
+
+
+def _write_rnn(writer, op, where):
+    """rnn: its dropout state in a uint8 0-d `full` and its DropoutState and Reserve 0-d
+    values nobody reads, as Paddle's translator writes them (inference keeps no mask)."""
+    attrs = {k: v for k, v in op.attrs.items() if v is not None}
+    state = _tensor_type(get_dtype("uint8"), [], where)
+    dropout, = writer.emit("full", [], [{"TT": state}],
+                           {"shape": [], "value": 0.0, "dtype": "uint8"}, where)
+    inputs = writer.inputs_of(op, PIR_OPS["rnn"], attrs, where)
+    inputs[-1] = {"%": dropout["%"]}
+    writer.emit("rnn", inputs, [op.output("Out")[0], {"TT": state}, list(op.output("State")),
+                                {"TT": state}], attrs, where)
+
+
 _SPECIAL_WRITERS = dict({"mul": _write_mul, "matmul": _write_matmul,
                          "fill_constant": _write_fill_constant,
-                         "split": _write_split, "lookup_table": _write_lookup_table},
+                         "split": _write_split, "lookup_table": _write_lookup_table,
+                         "write_to_array": _write_array_write,
+                         "select_input": _write_select_input,
+                         "select_output": _write_select_output, "rnn": _write_rnn},
                         **{t: _write_elementwise for t in
                            ("elementwise_add", "elementwise_sub", "elementwise_mul",
                             "elementwise_div", "elementwise_max", "elementwise_min",
