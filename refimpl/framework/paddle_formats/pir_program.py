@@ -185,6 +185,9 @@ PIR_OPS.update({name: _binary(name) for name in _COMPARISONS})
 PIR_OPS.update({name: _Op(name, ["X", "Y"], ["Out"])
                 for name in ("logical_and", "logical_or", "logical_xor")})
 PIR_OPS["batch_norm_"] = PIR_OPS["batch_norm"]
+# legacy ops that give [1] where PIR's give a 0-d tensor (a slice decreasing every axis):
+# read as that, reshaped to []
+_ONE_ELEMENT_SCALARS = {"slice"}
 # the attributes PIR passes as tensors that are lists (a `full` can make them too)
 _LIST_ATTRS = {"shape", "axes", "dim", "ksize", "starts", "ends", "sections", "repeat_times",
                "output_size", "paddings"}
@@ -573,10 +576,17 @@ class _Translator:
                 legacy_inputs[slot[:-1]] = list(self.name_of(ref, where))
             else:
                 legacy_inputs[slot] = [self.name_of(ref, where)]
-        legacy_outputs = {}
+        legacy_outputs, scalars = {}, []
         for slot, value in zip(spec.outputs, outputs):
+            info = _value_type(value.get("TT"), where)
             if slot is not None and slot.endswith("*"):      # a vector, unpacked by split
                 legacy_outputs[slot[:-1]] = self.define_vector(value, where)
+            elif slot is not None and value.get("%") and info and not info[1] and \
+                    spec.type in _ONE_ELEMENT_SCALARS:
+                one = "pir_%d_one" % value["%"]
+                self.block.vars[one] = Variable(self.block, name=one, dtype=info[0], shape=[1])
+                legacy_outputs[slot] = [one]
+                scalars.append((one, value))
             elif slot is not None and value.get("%"):
                 legacy_outputs[slot] = [self.define_value(value, where)]
         attrs = {spec.rename.get(k, k): v for k, v in attrs.items()
@@ -588,6 +598,21 @@ class _Translator:
             self.block.append_op(spec.type, legacy_inputs, legacy_outputs, attrs)
         except ValueError as e:
             raise DecodeError("%s: %s" % (where, e)) from None
+        for one, value in scalars:
+            self.block.append_op("reshape2", {"X": [one]},
+                                 {"Out": [self.define_value(value, where)]}, {"shape": []})
+        for value in outputs:
+            self.refine_shape(value, where)
+
+    def refine_shape(self, value, where):
+        """The dims PIR's type of `value` knows where refimpl's inference has -1 (a
+        full_with_tensor's shape comes at run time; Paddle knows the state's [1, -1, 3])."""
+        info, name = _value_type(value.get("TT"), where), self.names.get(value.get("%"))
+        var = self.block.vars.get(name) if isinstance(name, str) else None
+        if info is None or var is None or var.shape is None or len(var.shape) != len(info[1]):
+            return
+        var._set_shape_dtype([d if d >= 0 else p for d, p in zip(var.shape, info[1])],
+                             var.dtype)
 
 
 # the PIR ops that are no PIR_OPS entry: how the translator reads each
