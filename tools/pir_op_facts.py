@@ -123,7 +123,8 @@ def inference_ops_program(paddle):
 
 
 def recurrent_ops_program(paddle):
-    """Tensor arrays written and read in a while loop, select_output (its branch not taken
+    """Tensor arrays written and read in a while loop (one written there first: each
+    step's item of the other), select_output (its branch not taken
     is not written: only select_input reads the branches) and select_input,
     fill_constant_batch_size_like (an RNN's initial state): (program, feed vars, fetch
     vars, startup program)."""
@@ -132,13 +133,16 @@ def recurrent_ops_program(paddle):
     with paddle.static.program_guard(main, startup):
         x = paddle.static.data("x", [None, 4], "float32")
         i, n = paddle.zeros([1], "int64"), paddle.full([1], 3, "int64")
-        array = layers.create_array("float32")
+        array, steps = layers.create_array("float32"), layers.create_array("float32")
         layers.array_write(x, i, array=array)
 
-        def body(i, array):
-            layers.array_write(layers.array_read(array, i) * 2.0, i + 1, array=array)
-            return [i + 1, array]
-        i, array = paddle.static.nn.while_loop(lambda i, array: i < n, body, [i, array])
+        def body(i, array, steps):
+            item = layers.array_read(array, i)
+            layers.array_write(item, i, array=steps)
+            layers.array_write(item * 2.0, i + 1, array=array)
+            return [i + 1, array, steps]
+        i, array, steps = paddle.static.nn.while_loop(lambda i, *arrays: i < n, body,
+                                                      [i, array, steps])
         mask = paddle.cast(paddle.mean(x) > 0, "int32")
         block = main.current_block()
         branches = [block.create_var(name="branch_%d" % k, dtype="float32", shape=[-1, 4])
@@ -146,6 +150,7 @@ def recurrent_ops_program(paddle):
         layers.control_flow.select_output(x, branches, mask)
         fetches = [layers.array_read(array, i), layers.array_length(array),
                    layers.tensor_array_to_tensor(array, axis=0, use_stack=True)[0],
+                   layers.tensor_array_to_tensor(steps, axis=1, use_stack=False)[0],
                    layers.control_flow.select_input([x * 2.0, x - 1.0], mask),
                    layers.control_flow.select_input(branches, mask),
                    layers.fill_constant_batch_size_like(x, [1, -1, 3], "float32", 0.5,
@@ -166,8 +171,8 @@ def facts_of(doc, facts):
     """Add the ops of a PIR json doc to facts (the first use of each op gives its facts)."""
     for op in _walk(doc["program"]["regions"][0]["blocks"][0]["ops"]):
         name = op["#"]
-        if name == "p":
-            continue
+        if name == "p" or "regions" in op or name.startswith("2."):
+            continue         # parameters; if / while / yield: the writer's own form
         attrs = []
         for a in op.get("A", []):
             if a["N"] == "struct_name":      # the Layer that made the op (to_static's)

@@ -780,6 +780,8 @@ class _Writer:
         carried = [n for n in op.output("Out") if n != condition]
         block = self.block.program.block(op.attrs["sub_block"])
         for name in carried:
+            if name not in self.values and self.var(name, where).type == "LOD_TENSOR_ARRAY":
+                self.created_array(name, where, block)     # first written in the loop
             if name not in self.values:
                 raise ValueError("%s: the loop writes %r, which has no value before it (PIR "
                                  "carries each value the loop writes)" % (where, name))
@@ -809,11 +811,19 @@ class _Writer:
             return _array_type(var.dtype, [0], "%s: variable %r" % (where, name))
         return _tensor_type(var.dtype, var.shape, "%s: variable %r" % (where, name))
 
-    def created_array(self, name, where):
-        """A ref to tensor array `name`, a create_array where nothing wrote it yet."""
+    def created_array(self, name, where, loop=None):
+        """A ref to tensor array `name`, a create_array where nothing wrote it yet (before
+        `loop`, the block of a while that writes it first: its type has the dims of the
+        items written there, the type the loop carries)."""
         if name not in self.values:
-            self.emit("create_array", [], [name], {"dtype": self.var(name, where).dtype.name},
-                      where)
+            dtype, dims = self.var(name, where).dtype, [0]
+            writes = [op for op in (loop.ops if loop else []) if op.type == "write_to_array"
+                      and op.output("Out") == [name]]
+            if writes:
+                dims = loop._find_var_recursive(writes[0].input("X")[0]).shape
+            out, = self.emit("create_array", [], [{"TT": _array_type(dtype, dims, where)}],
+                             {"dtype": dtype.name}, where)
+            self.values[name] = out
         return self.use(name, where)
 
     def use(self, name, where):
