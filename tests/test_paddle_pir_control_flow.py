@@ -391,7 +391,7 @@ def test_paddle3_saved_select_input_and_output_run_with_paddles_outputs():
 
 def _recurrent_ops_program():
     """tools/pir_op_facts.py's program of tensor arrays in a while loop, select_input /
-    select_output and fill_constant_batch_size_like."""
+    select_output, fill_constant_batch_size_like and a StaticRNN."""
     spec = importlib.util.spec_from_file_location(
         "pir_op_facts", os.path.join(ROOT, "tools", "pir_op_facts.py"))
     tool = importlib.util.module_from_spec(spec)
@@ -416,7 +416,9 @@ def _saved_recurrent_ops(prefix):
     rng = np.random.RandomState(8)
     saved = []
     for build, name, inputs in (
-            (_recurrent_ops_program, "arrays", {"x": rng.standard_normal([3, 4]).astype("float32")}),
+            (_recurrent_ops_program, "arrays",
+             {"x": rng.standard_normal([3, 4]).astype("float32"),
+              "seq": rng.standard_normal([3, 2, 4]).astype("float32")}),
             (_rnn_program, "rnn", {"seq": rng.standard_normal([2, 5, 4]).astype("float32")})):
         main, feeds, fetches, startup = build()
         expected, = _save_and_run(prefix + "_" + name, main, startup, feeds, fetches, [inputs])
@@ -434,7 +436,7 @@ def test_tensor_arrays_select_and_rnn_are_written_as_pir_and_read_back(tmp_path)
                 json.load(f)["program"]["regions"][0]["blocks"][0]["ops"])])
     assert {"1.create_array", "1.array_write_", "1.array_read", "1.array_length",
             "1.array_to_tensor", "1.while", "1.select_input", "1.select_output",
-            "1.full_batch_size_like"} <= set(ops[0])
+            "1.full_batch_size_like", "1.unstack", "1.add_n"} <= set(ops[0])
     # an array written first in the loop is created before it
     assert ops[0].count("1.create_array") == 2 and ops[0].count("1.array_write_") == 3
     assert ops[1].count("1.rnn") == 3 and ops[1].count("1.full_batch_size_like") == 4
@@ -456,6 +458,7 @@ def test_tensor_arrays_select_and_rnn_are_written_as_pir_and_read_back(tmp_path)
                                rtol=1e-6)      # the steps' items, concatenated
     np.testing.assert_allclose(arrays[0][4], x - 1 if mask_taken else 2 * x, rtol=1e-6)
     np.testing.assert_array_equal(arrays[0][5], x)
+    assert arrays[0][7].shape == (3, 2, 3) and np.abs(arrays[0][7]).max() < 1   # tanh steps
 
 
 @_against_paddle3
@@ -494,3 +497,31 @@ def test_malformed_control_flow_is_refused_naming_the_op():
     stray = {"#": "2.yield", "I": [{"%": 1}], "O": []}
     with pytest.raises(DecodeError, match=r"cf.yield outside a region's end"):
         pir_program.decode_program(_pir([cond, stray]))
+
+
+def _dense(dims, dtype="0.t_f32"):
+    return {"#": "0.t_dtensor", "D": [{"#": dtype}, dims, "NCHW", [], 0]}
+
+
+@pytest.mark.paddle("3")
+def test_builtin_slice_takes_one_element_of_a_vector():
+    """Paddle's translation of an unrolled StaticRNN: unstack's vector, each step's item
+    taken by builtin.slice (index), summed by add_n."""
+    data = {"#": "1.data", "A": [{"N": "name", "AT": {"#": "0.a_str", "D": "x"}},
+                                 {"N": "shape", "AT": {"#": "1.a_intarray", "D": [3, 2]}},
+                                 {"N": "dtype", "AT": {"#": "1.a_dtype", "D": "float32"}}],
+            "I": [], "O": [{"%": 1, "TT": _dense([3, 2])}]}
+    unstack = {"#": "1.unstack", "A": [{"N": "axis", "AT": {"#": "0.a_i32", "D": 0}},
+                                       {"N": "num", "AT": {"#": "0.a_i32", "D": 3}}],
+               "I": [{"%": 1}], "O": [{"%": 2, "TT": {"#": "0.t_vec", "D": [_dense([2])] * 3}}]}
+    items = [{"#": "0.slice", "A": [{"N": "index", "AT": {"#": "0.a_i32", "D": k}}],
+              "I": [{"%": 2}], "O": [{"%": 3 + k, "TT": _dense([2])}]} for k in (2, 0)]
+    combine = {"#": "0.combine", "A": [], "I": [{"%": 3}, {"%": 5}],
+               "O": [{"%": 6, "TT": {"#": "0.t_vec", "D": [_dense([2])] * 2}}]}
+    add_n = {"#": "1.add_n", "A": [], "I": [{"%": 6}], "O": [{"%": 7, "TT": _dense([2])}]}
+    fetch = {"#": "1.fetch", "A": [], "I": [{"%": 7}], "O": []}
+    program, feeds, fetches = pir_program.decode_program(
+        _pir([data, unstack] + items + [combine, add_n, fetch]))
+    x = np.arange(6, dtype="float32").reshape(3, 2)
+    got, = static.Executor().run(program, feed={"x": x}, fetch_list=fetches)
+    np.testing.assert_array_equal(np.asarray(got), [4.0 + 0.0, 5.0 + 1.0])     # x[2] + x[0]

@@ -126,12 +126,20 @@ def recurrent_ops_program(paddle):
     """Tensor arrays written and read in a while loop (one written there first: each
     step's item of the other), select_output (its branch not taken
     is not written: only select_input reads the branches) and select_input,
-    fill_constant_batch_size_like (an RNN's initial state): (program, feed vars, fetch
-    vars, startup program)."""
+    fill_constant_batch_size_like (an RNN's initial state), a StaticRNN (unrolled:
+    unstack, sum): (program, feed vars, fetch vars, startup program)."""
     layers = paddle.fluid.layers
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, startup):
         x = paddle.static.data("x", [None, 4], "float32")
+        seq = paddle.static.data("seq", [3, None, 4], "float32")
+        rnn = layers.StaticRNN()
+        with rnn.step():
+            word = rnn.step_input(seq)
+            prev = rnn.memory(shape=[-1, 3], batch_ref=word)
+            hidden = layers.fc(input=[word, prev], size=3, act="tanh")
+            rnn.update_memory(prev, hidden)
+            rnn.output(hidden)
         i, n = paddle.zeros([1], "int64"), paddle.full([1], 3, "int64")
         array, steps = layers.create_array("float32"), layers.create_array("float32")
         layers.array_write(x, i, array=array)
@@ -154,8 +162,8 @@ def recurrent_ops_program(paddle):
                    layers.control_flow.select_input([x * 2.0, x - 1.0], mask),
                    layers.control_flow.select_input(branches, mask),
                    layers.fill_constant_batch_size_like(x, [1, -1, 3], "float32", 0.5,
-                                                        output_dim_idx=1)]
-    return main, [x], fetches, startup
+                                                        output_dim_idx=1), rnn()]
+    return main, [x, seq], fetches, startup
 
 
 def _walk(ops):

@@ -176,6 +176,7 @@ PIR_OPS = {
     "slice_array_dense": _Op("read_from_array", ["X", "I"], ["Out"]),
     "array_to_tensor": _Op("tensor_array_to_tensor", ["X"], ["Out", "OutIndex"]),
     "full_batch_size_like": _Op("fill_constant_batch_size_like", ["Input"], ["Out"]),
+    "unstack": _Op("unstack", ["X"], ["Y*"]), "add_n": _Op("sum", ["X*"], ["Out"]),
     "full_with_tensor": _Op("fill_constant", ["ValueTensor", "ShapeTensor"], ["Out"]),
     # the last input is the dropout state (a uint8 `full` or a non-persistable parameter)
     "rnn": _Op("rnn", ["Input", "PreState*", "WeightList*", "SequenceLength", None],
@@ -396,8 +397,12 @@ class _Translator:
         self.names[outputs[0]["%"]] = [self.name_of(i, where) for i in inputs]
 
     def split(self, name, op, attrs, inputs, outputs, where):
-        """builtin.split: a vector's elements, each its own value."""
-        for value, element in zip(outputs, self.name_of(inputs[0], where)):
+        """builtin.split: a vector's elements, each its own value; builtin.slice: its
+        element `index`."""
+        elements = self.name_of(inputs[0], where)
+        if name == "builtin.slice":
+            elements = elements[attrs["index"]:attrs["index"] + 1]
+        for value, element in zip(outputs, elements):
             self.names[value["%"]] = element
 
     def data(self, name, op, attrs, inputs, outputs, where):
@@ -618,7 +623,8 @@ class _Translator:
 # the PIR ops that are no PIR_OPS entry: how the translator reads each
 _READERS = {"builtin.parameter": None,      # translate reads it first (its A is a list)
             "builtin.combine": _Translator.combine,
-            "builtin.split": _Translator.split, "pd_op.data": _Translator.data,
+            "builtin.split": _Translator.split, "builtin.slice": _Translator.split,
+            "pd_op.data": _Translator.data,
             "pd_op.fetch": _Translator.fetch, "pd_op.if": _Translator.control_flow,
             "pd_op.while": _Translator.control_flow, "cf.yield": _Translator.stray_yield,
             "pd_op.create_array": _Translator.create_array,
