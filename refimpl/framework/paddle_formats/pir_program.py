@@ -848,8 +848,8 @@ class _Writer:
         """A PIR op `name` (pd_op) with input refs, outputs (each a variable name, a list of
         them: a vector unpacked by builtin.split, a type {"TT": ...}: a value no variable
         holds, or None: a value nobody reads; as many as its facts count, a
-        select_output's as it has branches) and the attributes its facts list (values from `attrs`,
-        else Paddle's). Returns the output values."""
+        select_output's one per branch) and the attributes its facts list (values from
+        `attrs`, else Paddle's). Returns the output values."""
         facts = _FACTS["ops"].get("1." + name)
         if facts is None:
             raise ValueError("%s: refimpl has no facts for PIR op pd_op.%s "
