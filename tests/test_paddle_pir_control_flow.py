@@ -352,9 +352,10 @@ def test_paddle3_jit_loads_refimpls_jit_save(tmp_path, name):
 
 @pytest.mark.paddle("3")
 def test_paddle3_saved_rnns_and_tensor_arrays_run_with_paddles_outputs():
-    """nn.LSTM, a bidirectional 2-layer nn.GRU and nn.SimpleRNN (pd_op.rnn, initial states
-    full_with_tensor of a stacked shape, the dropout state a non-persistable parameter),
-    then a while loop over a tensor array: the array's last item is the rnn's output
+    """nn.LSTM on sequence lengths 5 and 3, a bidirectional 2-layer nn.GRU and
+    nn.SimpleRNN (pd_op.rnn, initial states full_with_tensor of a stacked shape, the
+    dropout state a non-persistable parameter), then a while loop over a tensor array: the
+    LSTM's outputs past a sequence's end are 0, the array's last item is the rnn's output
     halved plus 1 three times, its length 4."""
     (got, want), = _run_fixture("pir_recurrent")
     assert len(got) == len(want) == 8
@@ -363,6 +364,7 @@ def test_paddle3_saved_rnns_and_tensor_arrays_run_with_paddles_outputs():
         np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg="output %d" % i)
     assert [g.shape for g in got[:6]] == [(2, 5, 3), (1, 2, 3), (1, 2, 3), (2, 5, 6), (2, 5, 2),
                                           (1, 2, 2)]
+    assert not got[0][1, 3:].any() and got[0][1, :3].all() and got[0][0].all()
     np.testing.assert_allclose(got[6], ((got[4] * 0.5 + 1) * 0.5 + 1) * 0.5 + 1, rtol=1e-6)
     assert got[7].tolist() == [4]
     with open(os.path.join(P3, "pir_recurrent", "model.json"), "rb") as f:
@@ -400,15 +402,16 @@ def _recurrent_ops_program():
 
 
 def _rnn_program():
-    """nn.LSTM, a bidirectional 2-layer nn.GRU on it, nn.SimpleRNN: each one's outputs and
-    final states."""
+    """nn.LSTM on sequence lengths, a bidirectional 2-layer nn.GRU on it, nn.SimpleRNN:
+    each one's outputs and final states."""
     main, startup = Program(), Program()
     with program_guard(main, startup):
         seq = static.data("seq", [None, 5, 4], "float32")
-        lstm, (h, c) = paddle.nn.LSTM(4, 3)(seq)
+        lengths = static.data("lengths", [None], "int64")
+        lstm, (h, c) = paddle.nn.LSTM(4, 3)(seq, sequence_length=lengths)
         gru, gru_h = paddle.nn.GRU(3, 3, num_layers=2, direction="bidirect")(lstm)
         rnn, rnn_h = paddle.nn.SimpleRNN(6, 2)(gru)
-    return main, [seq], [lstm, h, c, gru, gru_h, rnn, rnn_h], startup
+    return main, [seq, lengths], [lstm, h, c, gru, gru_h, rnn, rnn_h], startup
 
 
 def _saved_recurrent_ops(prefix):
@@ -419,7 +422,8 @@ def _saved_recurrent_ops(prefix):
             (_recurrent_ops_program, "arrays",
              {"x": rng.standard_normal([3, 4]).astype("float32"),
               "seq": rng.standard_normal([3, 2, 4]).astype("float32")}),
-            (_rnn_program, "rnn", {"seq": rng.standard_normal([2, 5, 4]).astype("float32")})):
+            (_rnn_program, "rnn", {"seq": rng.standard_normal([2, 5, 4]).astype("float32"),
+                                   "lengths": np.array([2, 5], "int64")})):
         main, feeds, fetches, startup = build()
         expected, = _save_and_run(prefix + "_" + name, main, startup, feeds, fetches, [inputs])
         saved.append((expected, inputs, prefix + "_" + name))
@@ -458,6 +462,8 @@ def test_tensor_arrays_select_and_rnn_are_written_as_pir_and_read_back(tmp_path)
                                rtol=1e-6)      # the steps' items, concatenated
     np.testing.assert_allclose(arrays[0][4], x - 1 if mask_taken else 2 * x, rtol=1e-6)
     np.testing.assert_array_equal(arrays[0][5], x)
+    lstm = saved[1][0][0]
+    assert not lstm[0, 2:].any() and lstm[0, :2].all()     # past the first sequence's end
     assert arrays[0][7].shape == (3, 2, 3) and np.abs(arrays[0][7]).max() < 1   # tanh steps
 
 
