@@ -414,8 +414,27 @@ def _rnn_program():
     return main, [seq, lengths], [lstm, h, c, gru, gru_h, rnn, rnn_h], startup
 
 
+def _loop_local_array_program():
+    """A while loop whose body makes its own tensor array each step (x, 2x in it, their sum
+    read back): y = 27 x after three steps."""
+    layers = paddle.fluid.layers
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = static.data("x", [None, 4], "float32")
+
+        def body(i, y):
+            local = layers.create_array("float32")
+            zero, one = paddle.zeros([1], "int64"), paddle.ones([1], "int64")
+            layers.array_write(y, zero, array=local)
+            layers.array_write(y * 2.0, one, array=local)
+            return [i + 1, layers.array_read(local, one) + layers.array_read(local, zero)]
+        _, y = static.nn.while_loop(lambda i, y: i < 3, body, [paddle.zeros([1], "int64"), x])
+    return main, [x], [y], startup
+
+
 def _saved_recurrent_ops(prefix):
-    """Both programs saved (prefix_arrays, prefix_rnn); [(outputs, inputs, prefix)]."""
+    """The programs saved (prefix_arrays, prefix_rnn, prefix_local); [(outputs, inputs,
+    prefix)]."""
     rng = np.random.RandomState(8)
     saved = []
     for build, name, inputs in (
@@ -423,7 +442,9 @@ def _saved_recurrent_ops(prefix):
              {"x": rng.standard_normal([3, 4]).astype("float32"),
               "seq": rng.standard_normal([3, 2, 4]).astype("float32")}),
             (_rnn_program, "rnn", {"seq": rng.standard_normal([2, 5, 4]).astype("float32"),
-                                   "lengths": np.array([2, 5], "int64")})):
+                                   "lengths": np.array([2, 5], "int64")}),
+            (_loop_local_array_program, "local",
+             {"x": rng.standard_normal([2, 4]).astype("float32")})):
         main, feeds, fetches, startup = build()
         expected, = _save_and_run(prefix + "_" + name, main, startup, feeds, fetches, [inputs])
         saved.append((expected, inputs, prefix + "_" + name))
@@ -444,6 +465,10 @@ def test_tensor_arrays_select_and_rnn_are_written_as_pir_and_read_back(tmp_path)
     # an array written first in the loop is created before it
     assert ops[0].count("1.create_array") == 2 and ops[0].count("1.array_write_") == 3
     assert ops[1].count("1.rnn") == 3 and ops[1].count("1.full_batch_size_like") == 4
+    with open(saved[2][2] + ".json") as f:      # the body's array: made in its region
+        loop, = [op for op in json.load(f)["program"]["regions"][0]["blocks"][0]["ops"]
+                 if op["#"] == "1.while"]
+    assert _region_ops(loop)[0].count("1.create_array") == 1
     exe = static.Executor()
     for expected, inputs, prefix in saved:
         with scope_guard(Scope()):
@@ -464,6 +489,7 @@ def test_tensor_arrays_select_and_rnn_are_written_as_pir_and_read_back(tmp_path)
     np.testing.assert_array_equal(arrays[0][5], x)
     lstm = saved[1][0][0]
     assert not lstm[0, 2:].any() and lstm[0, :2].all()     # past the first sequence's end
+    np.testing.assert_allclose(saved[2][0][0], 27 * saved[2][1]["x"], rtol=1e-6)
     assert arrays[0][7].shape == (3, 2, 3) and np.abs(arrays[0][7]).max() < 1   # tanh steps
 
 
