@@ -292,17 +292,41 @@ class _IfAndWhile(paddle.nn.Layer):
         return y
 
 
+class _Recurrent(paddle.nn.Layer):
+    """nn.LSTM, GRU and SimpleRNN, then a while loop reading and writing a tensor array."""
+
+    def __init__(self):
+        super().__init__()
+        self.lstm = paddle.nn.LSTM(4, 3)
+        self.gru = paddle.nn.GRU(3, 3, direction="bidirect")
+        self.rnn = paddle.nn.SimpleRNN(6, 2)
+
+    def forward(self, x):
+        i, array = paddle.zeros([1], "int64"), paddle.tensor.create_array("float32")
+        paddle.tensor.array_write(self.rnn(self.gru(self.lstm(x)[0])[0])[0], i, array=array)
+        while i < 3:        # each item the last one halved plus 1
+            i = i + 1
+            paddle.tensor.array_write(1.0 + 0.5 * paddle.tensor.array_read(array, i - 1), i,
+                                      array=array)
+        length = paddle.tensor.array_length(array)
+        return paddle.tensor.array_read(array, i) + length.astype("float32")
+
+
 @_against_paddle3
-@pytest.mark.parametrize("name", ["mobilenet_v2", "resnet18", "encoder", "if_and_while"])
+@pytest.mark.parametrize("name", ["mobilenet_v2", "resnet18", "encoder", "if_and_while",
+                                  "recurrent"])
 def test_paddle3_jit_loads_refimpls_jit_save(tmp_path, name):
-    """paddle.jit.save of a to_static Layer under profile 3 writes PIR json (control flow
-    included); Paddle 3.3.1's paddle.jit.load computes refimpl's output."""
+    """paddle.jit.save of a to_static Layer under profile 3 writes PIR json (control flow,
+    rnn ops and tensor arrays included); Paddle 3.3.1's paddle.jit.load computes refimpl's
+    output."""
     paddle.disable_static()
     try:
         paddle.seed(3)
         rng = np.random.RandomState(1)
         if name == "if_and_while":
             net, spec = _IfAndWhile(), paddle.static.InputSpec([None, 4], "float32", "x")
+        elif name == "recurrent":
+            net, spec = _Recurrent(), paddle.static.InputSpec([None, 5, 4], "float32", "x")
         elif name == "encoder":
             net, spec = _Encoder(), paddle.static.InputSpec([None, 5], "int64", "x")
         else:
@@ -324,6 +348,161 @@ def test_paddle3_jit_loads_refimpls_jit_save(tmp_path, name):
     got = np.load(prefix + "_paddle.npy")
     assert got.shape == want.shape
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.paddle("3")
+def test_paddle3_saved_rnns_and_tensor_arrays_run_with_paddles_outputs():
+    """nn.LSTM on sequence lengths 5 and 3, a bidirectional 2-layer nn.GRU and
+    nn.SimpleRNN (pd_op.rnn, initial states full_with_tensor of a stacked shape, the
+    dropout state a non-persistable parameter), then a while loop over a tensor array: the
+    LSTM's outputs past a sequence's end are 0, the array's last item is the rnn's output
+    halved plus 1 three times, its length 4."""
+    (got, want), = _run_fixture("pir_recurrent")
+    assert len(got) == len(want) == 8
+    for i, (g, w) in enumerate(zip(got, want)):
+        assert g.dtype == w.dtype and g.shape == w.shape, (i, g.dtype, w.dtype, g.shape, w.shape)
+        np.testing.assert_allclose(g, w, rtol=1e-5, atol=1e-6, err_msg="output %d" % i)
+    assert [g.shape for g in got[:6]] == [(2, 5, 3), (1, 2, 3), (1, 2, 3), (2, 5, 6), (2, 5, 2),
+                                          (1, 2, 2)]
+    assert not got[0][1, 3:].any() and got[0][1, :3].all() and got[0][0].all()
+    np.testing.assert_allclose(got[6], ((got[4] * 0.5 + 1) * 0.5 + 1) * 0.5 + 1, rtol=1e-6)
+    assert got[7].tolist() == [4]
+    with open(os.path.join(P3, "pir_recurrent", "model.json"), "rb") as f:
+        program, _, _ = pir_program.decode_program(f.read())
+    types = [op.type for op in program.global_block().ops]
+    assert types.count("rnn") == 3 and types.count("while") == 1
+    modes = [op.attrs["mode"] for op in program.global_block().ops if op.type == "rnn"]
+    assert modes == ["LSTM", "GRU", "RNN_TANH"]
+
+
+@pytest.mark.paddle("3")
+def test_paddle3_saved_select_input_and_output_run_with_paddles_outputs():
+    """Paddle's translation of select_output of x to two branches, select_input of x * 2 /
+    x - 1 and of the branches, on the mask mean(x) > 0: the input picked by the mask, and
+    x back."""
+    runs = _run_fixture("pir_select")
+    x = np.load(os.path.join(P3, "pir_select_inputs.npz"))["x"]
+    for (got, want), batch in zip(runs, x):
+        for g, w in zip(got, want):
+            np.testing.assert_array_equal(g, w)
+        picked = batch - 1.0 if batch.mean() > 0 else batch * 2.0
+        np.testing.assert_allclose(got[0], picked, rtol=1e-6)
+        np.testing.assert_array_equal(got[1], batch)
+    assert [batch.mean() > 0 for batch in x] == [True, False]      # both masks taken
+
+
+def _recurrent_ops_program():
+    """tools/pir_op_facts.py's program of tensor arrays in a while loop, select_input /
+    select_output, fill_constant_batch_size_like and a StaticRNN."""
+    spec = importlib.util.spec_from_file_location(
+        "pir_op_facts", os.path.join(ROOT, "tools", "pir_op_facts.py"))
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    return tool.recurrent_ops_program(paddle)
+
+
+def _rnn_program():
+    """nn.LSTM on sequence lengths, a bidirectional 2-layer nn.GRU on it, nn.SimpleRNN:
+    each one's outputs and final states."""
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        seq = static.data("seq", [None, 5, 4], "float32")
+        lengths = static.data("lengths", [None], "int64")
+        lstm, (h, c) = paddle.nn.LSTM(4, 3)(seq, sequence_length=lengths)
+        gru, gru_h = paddle.nn.GRU(3, 3, num_layers=2, direction="bidirect")(lstm)
+        rnn, rnn_h = paddle.nn.SimpleRNN(6, 2)(gru)
+    return main, [seq, lengths], [lstm, h, c, gru, gru_h, rnn, rnn_h], startup
+
+
+def _loop_local_array_program():
+    """A while loop whose body makes its own tensor array each step (x, 2x in it, their sum
+    read back): y = 27 x after three steps."""
+    layers = paddle.fluid.layers
+    main, startup = Program(), Program()
+    with program_guard(main, startup):
+        x = static.data("x", [None, 4], "float32")
+
+        def body(i, y):
+            local = layers.create_array("float32")
+            zero, one = paddle.zeros([1], "int64"), paddle.ones([1], "int64")
+            layers.array_write(y, zero, array=local)
+            layers.array_write(y * 2.0, one, array=local)
+            return [i + 1, layers.array_read(local, one) + layers.array_read(local, zero)]
+        _, y = static.nn.while_loop(lambda i, y: i < 3, body, [paddle.zeros([1], "int64"), x])
+    return main, [x], [y], startup
+
+
+def _saved_recurrent_ops(prefix):
+    """The programs saved (prefix_arrays, prefix_rnn, prefix_local); [(outputs, inputs,
+    prefix)]."""
+    rng = np.random.RandomState(8)
+    saved = []
+    for build, name, inputs in (
+            (_recurrent_ops_program, "arrays",
+             {"x": rng.standard_normal([3, 4]).astype("float32"),
+              "seq": rng.standard_normal([3, 2, 4]).astype("float32")}),
+            (_rnn_program, "rnn", {"seq": rng.standard_normal([2, 5, 4]).astype("float32"),
+                                   "lengths": np.array([2, 5], "int64")}),
+            (_loop_local_array_program, "local",
+             {"x": rng.standard_normal([2, 4]).astype("float32")})):
+        main, feeds, fetches, startup = build()
+        expected, = _save_and_run(prefix + "_" + name, main, startup, feeds, fetches, [inputs])
+        saved.append((expected, inputs, prefix + "_" + name))
+    return saved
+
+
+@pytest.mark.paddle("3")
+def test_tensor_arrays_select_and_rnn_are_written_as_pir_and_read_back(tmp_path):
+    saved = _saved_recurrent_ops(str(tmp_path / "m"))
+    ops = []
+    for _, _, prefix in saved:
+        with open(prefix + ".json") as f:
+            ops.append([op["#"] for op in pir_program._all_ops(
+                json.load(f)["program"]["regions"][0]["blocks"][0]["ops"])])
+    assert {"1.create_array", "1.array_write_", "1.array_read", "1.array_length",
+            "1.array_to_tensor", "1.while", "1.select_input", "1.select_output",
+            "1.full_batch_size_like", "1.unstack", "1.add_n"} <= set(ops[0])
+    # an array written first in the loop is created before it
+    assert ops[0].count("1.create_array") == 2 and ops[0].count("1.array_write_") == 3
+    assert ops[1].count("1.rnn") == 3 and ops[1].count("1.full_batch_size_like") == 4
+    with open(saved[2][2] + ".json") as f:      # the body's array: made in its region
+        loop, = [op for op in json.load(f)["program"]["regions"][0]["blocks"][0]["ops"]
+                 if op["#"] == "1.while"]
+    assert _region_ops(loop)[0].count("1.create_array") == 1
+    exe = static.Executor()
+    for expected, inputs, prefix in saved:
+        with scope_guard(Scope()):
+            program, _, fetches = static.load_inference_model(prefix, exe)
+            got = exe.run(program, feed=inputs, fetch_list=fetches)
+        assert len(got) == len(expected)
+        for i, (g, e) in enumerate(zip(got, expected)):
+            assert np.asarray(g).dtype == e.dtype and np.asarray(g).shape == e.shape, i
+            np.testing.assert_allclose(np.asarray(g), e, rtol=1e-6, atol=1e-7, err_msg=str(i))
+    arrays = saved[0]
+    x = arrays[1]["x"]
+    mask_taken = x.mean() > 0
+    np.testing.assert_allclose(arrays[0][0], 8 * x, rtol=1e-6)      # doubled three times
+    assert arrays[0][1].tolist() == [4]
+    np.testing.assert_allclose(arrays[0][3], np.concatenate([x, 2 * x, 4 * x], axis=1),
+                               rtol=1e-6)      # the steps' items, concatenated
+    np.testing.assert_allclose(arrays[0][4], x - 1 if mask_taken else 2 * x, rtol=1e-6)
+    np.testing.assert_array_equal(arrays[0][5], x)
+    lstm = saved[1][0][0]
+    assert not lstm[0, 2:].any() and lstm[0, :2].all()     # past the first sequence's end
+    np.testing.assert_allclose(saved[2][0][0], 27 * saved[2][1]["x"], rtol=1e-6)
+    assert arrays[0][7].shape == (3, 2, 3) and np.abs(arrays[0][7]).max() < 1   # tanh steps
+
+
+@_against_paddle3
+def test_paddle3_computes_refimpls_tensor_arrays_select_and_rnn(tmp_path):
+    saved = _saved_recurrent_ops(str(tmp_path / "m"))
+    results = model_tools.run_paddle_many(
+        PADDLE3, [(model_tools.locate(prefix), inputs) for _, inputs, prefix in saved], 300)
+    for (names, got, version), (expected, _, _) in zip(results, saved):
+        assert version == "3.3.1" and len(got) == len(expected)
+        for name, g, e in zip(names, got, expected):
+            assert g.shape == e.shape and g.dtype == e.dtype, name
+            np.testing.assert_allclose(g, e, rtol=1e-5, atol=1e-6, err_msg=name)
 
 
 def _pir(ops):
@@ -350,3 +529,31 @@ def test_malformed_control_flow_is_refused_naming_the_op():
     stray = {"#": "2.yield", "I": [{"%": 1}], "O": []}
     with pytest.raises(DecodeError, match=r"cf.yield outside a region's end"):
         pir_program.decode_program(_pir([cond, stray]))
+
+
+def _dense(dims, dtype="0.t_f32"):
+    return {"#": "0.t_dtensor", "D": [{"#": dtype}, dims, "NCHW", [], 0]}
+
+
+@pytest.mark.paddle("3")
+def test_builtin_slice_takes_one_element_of_a_vector():
+    """Paddle's translation of an unrolled StaticRNN: unstack's vector, each step's item
+    taken by builtin.slice (index), summed by add_n."""
+    data = {"#": "1.data", "A": [{"N": "name", "AT": {"#": "0.a_str", "D": "x"}},
+                                 {"N": "shape", "AT": {"#": "1.a_intarray", "D": [3, 2]}},
+                                 {"N": "dtype", "AT": {"#": "1.a_dtype", "D": "float32"}}],
+            "I": [], "O": [{"%": 1, "TT": _dense([3, 2])}]}
+    unstack = {"#": "1.unstack", "A": [{"N": "axis", "AT": {"#": "0.a_i32", "D": 0}},
+                                       {"N": "num", "AT": {"#": "0.a_i32", "D": 3}}],
+               "I": [{"%": 1}], "O": [{"%": 2, "TT": {"#": "0.t_vec", "D": [_dense([2])] * 3}}]}
+    items = [{"#": "0.slice", "A": [{"N": "index", "AT": {"#": "0.a_i32", "D": k}}],
+              "I": [{"%": 2}], "O": [{"%": 3 + k, "TT": _dense([2])}]} for k in (2, 0)]
+    combine = {"#": "0.combine", "A": [], "I": [{"%": 3}, {"%": 5}],
+               "O": [{"%": 6, "TT": {"#": "0.t_vec", "D": [_dense([2])] * 2}}]}
+    add_n = {"#": "1.add_n", "A": [], "I": [{"%": 6}], "O": [{"%": 7, "TT": _dense([2])}]}
+    fetch = {"#": "1.fetch", "A": [], "I": [{"%": 7}], "O": []}
+    program, feeds, fetches = pir_program.decode_program(
+        _pir([data, unstack] + items + [combine, add_n, fetch]))
+    x = np.arange(6, dtype="float32").reshape(3, 2)
+    got, = static.Executor().run(program, feed={"x": x}, fetch_list=fetches)
+    np.testing.assert_array_equal(np.asarray(got), [4.0 + 0.0, 5.0 + 1.0])     # x[2] + x[0]

@@ -38,6 +38,15 @@ with paddle.static.program_guard(main):
     x = paddle.static.data("x", [None, 4], "float32")
     y = paddle.nn.functional.relu(x)
 paddle.static.save_inference_model(sys.argv[1], [x], [y], paddle.static.Executor(), program=main)
+# the rnn op as Paddle writes nn.LSTM (refimpl's DropoutState, shaped as Out, is one
+# Paddle's translator cannot make a `full` of)
+main, startup = paddle.static.Program(), paddle.static.Program()
+with paddle.static.program_guard(main, startup):
+    seq = paddle.static.data("seq", [None, 5, 4], "float32")
+    y, _ = paddle.nn.LSTM(4, 3)(seq)
+exe = paddle.static.Executor()
+exe.run(startup)
+paddle.static.save_inference_model(sys.argv[1] + "_rnn", [seq], [y], exe, program=main)
 print(paddle.__version__)
 """
 
@@ -113,14 +122,69 @@ def inference_ops_program(paddle):
     return main, [x, img, ids], fetches, startup
 
 
+def recurrent_ops_program(paddle):
+    """Tensor arrays written and read in a while loop (one written there first: each
+    step's item of the other), select_output (its branch not taken
+    is not written: only select_input reads the branches) and select_input,
+    fill_constant_batch_size_like (an RNN's initial state), a StaticRNN (unrolled:
+    unstack, sum): (program, feed vars, fetch vars, startup program)."""
+    layers = paddle.fluid.layers
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data("x", [None, 4], "float32")
+        seq = paddle.static.data("seq", [3, None, 4], "float32")
+        rnn = layers.StaticRNN()
+        with rnn.step():
+            word = rnn.step_input(seq)
+            prev = rnn.memory(shape=[-1, 3], batch_ref=word)
+            hidden = layers.fc(input=[word, prev], size=3, act="tanh")
+            rnn.update_memory(prev, hidden)
+            rnn.output(hidden)
+        i, n = paddle.zeros([1], "int64"), paddle.full([1], 3, "int64")
+        array, steps = layers.create_array("float32"), layers.create_array("float32")
+        layers.array_write(x, i, array=array)
+
+        def body(i, array, steps):
+            item = layers.array_read(array, i)
+            layers.array_write(item, i, array=steps)
+            layers.array_write(item * 2.0, i + 1, array=array)
+            return [i + 1, array, steps]
+        i, array, steps = paddle.static.nn.while_loop(lambda i, *arrays: i < n, body,
+                                                      [i, array, steps])
+        mask = paddle.cast(paddle.mean(x) > 0, "int32")
+        block = main.current_block()
+        branches = [block.create_var(name="branch_%d" % k, dtype="float32", shape=[-1, 4])
+                    for k in range(2)]
+        layers.control_flow.select_output(x, branches, mask)
+        fetches = [layers.array_read(array, i), layers.array_length(array),
+                   layers.tensor_array_to_tensor(array, axis=0, use_stack=True)[0],
+                   layers.tensor_array_to_tensor(steps, axis=1, use_stack=False)[0],
+                   layers.control_flow.select_input([x * 2.0, x - 1.0], mask),
+                   layers.control_flow.select_input(branches, mask),
+                   layers.fill_constant_batch_size_like(x, [1, -1, 3], "float32", 0.5,
+                                                        output_dim_idx=1), rnn()]
+    return main, [x, seq], fetches, startup
+
+
+def _walk(ops):
+    """The ops of a list and of the regions they hold."""
+    for op in ops:
+        yield op
+        for region in op.get("regions", []):
+            for block in region["blocks"]:
+                yield from _walk(block["ops"])
+
+
 def facts_of(doc, facts):
     """Add the ops of a PIR json doc to facts (the first use of each op gives its facts)."""
-    for op in doc["program"]["regions"][0]["blocks"][0]["ops"]:
+    for op in _walk(doc["program"]["regions"][0]["blocks"][0]["ops"]):
         name = op["#"]
-        if name == "p":
-            continue
+        if name == "p" or "regions" in op or name.startswith("2."):
+            continue         # parameters; if / while / yield: the writer's own form
         attrs = []
         for a in op.get("A", []):
+            if a["N"] == "struct_name":      # the Layer that made the op (to_static's)
+                continue
             at = a["AT"]
             item = at["D"][0]["#"] if at["#"] == "0.a_array" and at["D"] else None
             value = [i["D"] for i in at["D"]] if at["#"] == "0.a_array" else at["D"]
@@ -144,7 +208,7 @@ def main():
     ops = {}
     with tempfile.TemporaryDirectory() as tmp, paddle.pir_utils.OldIrGuard():
         files = []
-        for build in (every_op_program, inference_ops_program):
+        for build in (every_op_program, inference_ops_program, recurrent_ops_program):
             program, feeds, fetches, startup = build(paddle)
             exe.run(startup)
             prefix = os.path.join(tmp, build.__name__)
@@ -158,9 +222,15 @@ def main():
                 facts_of(json.load(f), ops)
         with open(native + ".json") as f:
             native_doc = json.load(f)
+        with open(native + "_rnn.json") as f:
+            rnn_doc = json.load(f)
     native_ops = {}      # data, fetch: as save_inference_model writes them
     facts_of(native_doc, native_ops)
     ops.update(native_ops)
+    rnn_ops = {}         # rnn, full_with_tensor: the ops refimpl's programs cannot show
+    facts_of(rnn_doc, rnn_ops)
+    for name, op_facts in rnn_ops.items():
+        ops.setdefault(name, op_facts)
     facts = {"paddle": done.stdout.strip().splitlines()[-1], "base_code": native_doc["base_code"],
              "ops": ops}
     ops = ",\n".join("  %s: %s" % (json.dumps(name), json.dumps(facts["ops"][name]))

@@ -3,7 +3,7 @@ writes. Control-flow layers list them in their ops' slots (so the enclosing plan
 values at the right time and backward sees the data flow); control-flow ops keep them alive
 in their nested plans."""
 
-__all__ = ["block_io", "outer_names"]
+__all__ = ["block_io", "outer_names", "append_conditional_block", "append_while"]
 
 
 def _local_names(blocks):
@@ -31,3 +31,30 @@ def outer_names(ops, blocks):
     local = _local_names(blocks)
     return {n for op in ops for n in op.input_arg_names + op.output_arg_names
             if n not in local}
+
+
+def append_conditional_block(parent, block, conditions, is_scalar_condition=True, scope=False):
+    """A conditional_block op in `parent` running `block` when `conditions` hold (the one
+    bool of conditions[0] when is_scalar_condition, else every one has an element), its
+    slots the outside names the block reads and writes; `scope` adds the step-scope
+    variable Paddle 1.8's ConditionalBlock names."""
+    reads, writes = block_io(block)
+    outputs = {"Out": writes}
+    if scope:
+        outputs["Scope"] = [parent.create_var(      # unnamed: _generated_var_N
+            type="STEP_SCOPES", dtype=None, stop_gradient=True)]
+    return parent.append_op(
+        type="conditional_block", inputs={"Cond": list(conditions), "Input": reads},
+        outputs=outputs, attrs={"sub_block": block.idx,
+                                "is_scalar_condition": is_scalar_condition})
+
+
+def append_while(parent, block, condition, is_test):
+    """A while op in `parent` running `block` while the bool `condition` (a name) holds, its
+    slots the outside names the block reads and writes, and its step scopes (unnamed, as
+    Paddle's While makes them: _generated_var_N)."""
+    reads, writes = block_io(block)
+    steps = parent.create_var(type="STEP_SCOPES", dtype=None, stop_gradient=True)
+    return parent.append_op(type="while", inputs={"X": reads, "Condition": [condition]},
+                            outputs={"Out": writes, "StepScopes": [steps]},
+                            attrs={"sub_block": block.idx, "is_test": is_test})

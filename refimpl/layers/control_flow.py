@@ -1,8 +1,8 @@
 """Static-graph control flow (specs/control_flow.md): cond, case, switch_case, while_loop,
 While, Switch, IfElse and tensor arrays. Branch and loop bodies are sub-blocks of the program, run by
-conditional_block / while ops; their slots list the outside names each block reads and
-writes (block_io). On eager Tensors cond and while_loop are Python's if and while, as in
-Paddle's dynamic mode."""
+conditional_block / while ops (framework.dataflow appends them); their slots list the outside
+names each block reads and writes. On eager Tensors cond and while_loop are Python's if and
+while, as in Paddle's dynamic mode."""
 import contextlib
 import functools
 import weakref
@@ -16,7 +16,7 @@ from ..framework import nest, unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast
 from ..framework.program import Variable, default_main_program
-from ..framework.dataflow import block_io
+from ..framework.dataflow import append_conditional_block, append_while
 from .common import append_op_out, check_dtype, check_variable
 from .creation import assign, fill_constant
 from .tensor import concat, stack
@@ -68,17 +68,9 @@ def _append_conditional_block(block, cond, is_scalar_condition=True, scope=False
     """Run `block` under `cond` (a bool Variable, or a list of Variables that must all
     have an element when not is_scalar_condition); `scope` names a step-scope variable
     as Paddle 1.8's ConditionalBlock does."""
-    reads, writes = block_io(block)
-    helper = LayerHelper("conditional_block")
-    outputs = {"Out": writes}
-    if scope:
-        outputs["Scope"] = [helper.block().create_var(      # unnamed: _generated_var_N
-            type="STEP_SCOPES", dtype=None, stop_gradient=True)]
-    helper.append_op(
-        type="conditional_block",
-        inputs={"Cond": cond if isinstance(cond, list) else [cond], "Input": reads},
-        outputs=outputs, attrs={"sub_block": block.idx,
-                                "is_scalar_condition": is_scalar_condition})
+    append_conditional_block(default_main_program().current_block(), block,
+                             cond if isinstance(cond, list) else [cond], is_scalar_condition,
+                             scope)
 
 
 def _flatten(out):
@@ -239,13 +231,7 @@ def switch_case(branch_index, branch_fns, default=None, name=None):
 
 
 def _append_while(block, condition, is_test):
-    reads, writes = block_io(block)
-    helper = LayerHelper("while")
-    # unnamed, as Paddle's While makes it: _generated_var_N
-    steps = helper.block().create_var(type="STEP_SCOPES", dtype=None, stop_gradient=True)
-    helper.append_op(type="while", inputs={"X": reads, "Condition": [condition]},
-                     outputs={"Out": writes, "StepScopes": [steps]},
-                     attrs={"sub_block": block.idx, "is_test": is_test})
+    append_while(default_main_program().current_block(), block, condition, is_test)
 
 
 def while_loop(cond, body, loop_vars, is_test=False, name=None):

@@ -29,7 +29,7 @@ import numpy as np
 from . import DecodeError
 from .program_desc import UnsupportedOps, float32_value
 from ..dtypes import convert_dtype, get_dtype
-from ..dataflow import block_io
+from ..dataflow import append_conditional_block, append_while
 from ..program import Block, Parameter, Program, Variable
 
 __all__ = ["decode_program", "encode_program", "is_pir_json", "PIR_OPS", "unsupported_op_types",
@@ -175,11 +175,20 @@ PIR_OPS = {
     "array_read": _Op("read_from_array", ["X", "I"], ["Out"]),
     "slice_array_dense": _Op("read_from_array", ["X", "I"], ["Out"]),
     "array_to_tensor": _Op("tensor_array_to_tensor", ["X"], ["Out", "OutIndex"]),
+    "full_batch_size_like": _Op("fill_constant_batch_size_like", ["Input"], ["Out"]),
+    "unstack": _Op("unstack", ["X"], ["Y*"]), "add_n": _Op("sum", ["X*"], ["Out"]),
+    "full_with_tensor": _Op("fill_constant", ["ValueTensor", "ShapeTensor"], ["Out"]),
+    # the last input is the dropout state (a uint8 `full` or a non-persistable parameter)
+    "rnn": _Op("rnn", ["Input", "PreState*", "WeightList*", "SequenceLength", None],
+               ["Out", "DropoutState", "State*", "Reserve"]),
 }
 PIR_OPS.update({name: _binary(name) for name in _COMPARISONS})
 PIR_OPS.update({name: _Op(name, ["X", "Y"], ["Out"])
                 for name in ("logical_and", "logical_or", "logical_xor")})
 PIR_OPS["batch_norm_"] = PIR_OPS["batch_norm"]
+# legacy ops that give [1] where PIR's give a 0-d tensor (a slice decreasing every axis):
+# read as that, reshaped to []
+_ONE_ELEMENT_SCALARS = {"slice"}
 # the attributes PIR passes as tensors that are lists (a `full` can make them too)
 _LIST_ATTRS = {"shape", "axes", "dim", "ksize", "starts", "ends", "sections", "repeat_times",
                "output_size", "paddings"}
@@ -238,9 +247,7 @@ def _all_ops(ops):
 
 def unsupported_op_types(data):
     """The PIR op names in `data` that refimpl cannot translate."""
-    handled = {"builtin.parameter", "builtin.combine", "builtin.split", "pd_op.data", "pd_op.fetch",
-               "pd_op.full_int_array", "pd_op.if", "pd_op.while", "cf.yield", "pd_op.shape64",
-               "pd_op.create_array", "pd_op.array_write_"} | {"pd_op." + k for k in PIR_OPS}
+    handled = set(_READERS) | {"pd_op." + k for k in PIR_OPS}
     names = {_op_name(op, "op %d" % i) for i, op in enumerate(_all_ops(_load(data)))}
     return sorted(names - handled)
 
@@ -303,6 +310,10 @@ class _Translator:
     def define(self, value, name, where, **fields):
         self.names[value["%"]] = name
         return self.declare(name, value.get("TT"), where, **fields)
+
+    def define_value(self, value, where):
+        """The variable pir_<id> of an output value (not a feed: those keep their names)."""
+        return self.define(value, "pir_%d" % value["%"], where)
 
     def declare(self, name, tt, where, **fields):
         """The variable `name` of a value of type `tt` (none for vectors, other types)."""
@@ -377,58 +388,75 @@ class _Translator:
         attrs = {a["N"]: _attr(a["AT"], "%s attr %r" % (where, a.get("N")))
                  for a in op.get("A", [])}
         inputs, outputs = op.get("I", []), op.get("O", [])
-        if name == "builtin.combine":
-            self.names[outputs[0]["%"]] = [self.name_of(i, where) for i in inputs]
-            return
-        if name == "builtin.split":     # a vector's elements, each its own value
-            for value, element in zip(outputs, self.name_of(inputs[0], where)):
-                self.names[value["%"]] = element
-            return
-        if name == "pd_op.data":
-            self.feeds.append(self.define(outputs[0], attrs["name"], where, is_data=True,
-                                          need_check_feed=True, stop_gradient=True))
-            return
-        if name == "pd_op.fetch":
-            self.fetches.append(self.name_of(inputs[0], where))
-            return
-        if name in ("pd_op.if", "pd_op.while"):
-            return self.control_flow(name, op, inputs, outputs, where)
-        if name == "pd_op.create_array":
-            self.define(outputs[0], "pir_%d" % outputs[0]["%"], where)
-            return
-        if name == "pd_op.array_write_":      # in place: its output is the array
-            array, x, i = (self.name_of(ref, where) for ref in inputs)
-            self.names[outputs[0]["%"]] = array
-            self.block.append_op("write_to_array", {"X": [x], "I": [i]}, {"Out": [array]}, {})
-            return
-        if name == "pd_op.arange":
-            return self.arange(attrs["dtype"], inputs, outputs[0], where)
-        if name == "pd_op.shape64":      # the int32 shape, cast
-            shape = "pir_%d_int32" % outputs[0]["%"]
-            self.block.vars[shape] = Variable(self.block, name=shape, dtype="int32", shape=[
-                len(self.block._find_var_recursive(self.name_of(inputs[0], where)).shape)])
-            self.block.append_op("shape", {"Input": [self.name_of(inputs[0], where)]},
-                                 {"Out": [shape]}, {})
-            self.block.append_op("cast", {"X": [shape]}, {"Out": [self.define(
-                outputs[0], "pir_%d" % outputs[0]["%"], where)]},
-                {"in_dtype": "int32", "out_dtype": "int64"})
-            return
-        if name == "cf.yield":
-            raise DecodeError("%s: cf.yield outside a region's end" % where)
-        if name in ("pd_op.full", "pd_op.full_int_array"):
-            info = _value_type(outputs[0].get("TT"), where)
-            vid = outputs[0]["%"]
-            value = attrs["value"]
-            if get_dtype(info[0]).np.kind in "iub" and isinstance(value, float):
-                value = int(value)          # full writes every value as float64
-            self.constants[vid] = (value, info[0], info[1], self.block)
-            self.names[vid] = None           # made only if something uses it as a tensor
-            return
+        reader = _READERS.get(name)
+        if reader is not None:
+            return reader(self, name, op, attrs, inputs, outputs, where)
         self.legacy_op(name, PIR_OPS[name[len("pd_op."):]], attrs, inputs, outputs, where)
 
-    def arange(self, dtype, inputs, output, where):
+    def combine(self, name, op, attrs, inputs, outputs, where):
+        self.names[outputs[0]["%"]] = [self.name_of(i, where) for i in inputs]
+
+    def split(self, name, op, attrs, inputs, outputs, where):
+        """builtin.split: a vector's elements, each its own value; builtin.slice: its
+        element `index`."""
+        elements = self.name_of(inputs[0], where)
+        if name == "builtin.slice":
+            elements = elements[attrs["index"]:attrs["index"] + 1]
+        for value, element in zip(outputs, elements):
+            self.names[value["%"]] = element
+
+    def data(self, name, op, attrs, inputs, outputs, where):
+        self.feeds.append(self.define(outputs[0], attrs["name"], where, is_data=True,
+                                      need_check_feed=True, stop_gradient=True))
+
+    def fetch(self, name, op, attrs, inputs, outputs, where):
+        self.fetches.append(self.name_of(inputs[0], where))
+
+    def create_array(self, name, op, attrs, inputs, outputs, where):
+        self.define_value(outputs[0], where)
+
+    def array_write(self, name, op, attrs, inputs, outputs, where):
+        """array_write_: in place, its output is the array."""
+        array, x, i = (self.name_of(ref, where) for ref in inputs)
+        self.names[outputs[0]["%"]] = array
+        self.block.append_op("write_to_array", {"X": [x], "I": [i]}, {"Out": [array]}, {})
+
+    def select_input(self, name, op, attrs, inputs, outputs, where):
+        """select_input (mask, then each branch's value) and select_output (mask, value;
+        an output per branch)."""
+        mask, *values = (self.name_of(ref, where) for ref in inputs)
+        results = [self.define_value(value, where) for value in outputs]
+        self.block.append_op(name[len("pd_op."):], {"X": values, "Mask": [mask]},
+                             {"Out": results}, {})
+
+    def shape64(self, name, op, attrs, inputs, outputs, where):
+        """The int32 shape, cast."""
+        shape = "pir_%d_int32" % outputs[0]["%"]
+        self.block.vars[shape] = Variable(self.block, name=shape, dtype="int32", shape=[
+            len(self.block._find_var_recursive(self.name_of(inputs[0], where)).shape)])
+        self.block.append_op("shape", {"Input": [self.name_of(inputs[0], where)]},
+                             {"Out": [shape]}, {})
+        self.block.append_op("cast", {"X": [shape]},
+                             {"Out": [self.define_value(outputs[0], where)]},
+                             {"in_dtype": "int32", "out_dtype": "int64"})
+
+    def stray_yield(self, name, op, attrs, inputs, outputs, where):
+        raise DecodeError("%s: cf.yield outside a region's end" % where)
+
+    def constant(self, name, op, attrs, inputs, outputs, where):
+        """full / full_int_array: a value made only if something uses it as a tensor."""
+        info = _value_type(outputs[0].get("TT"), where)
+        vid = outputs[0]["%"]
+        value = attrs["value"]
+        if get_dtype(info[0]).np.kind in "iub" and isinstance(value, float):
+            value = int(value)          # full writes every value as float64
+        self.constants[vid] = (value, info[0], info[1], self.block)
+        self.names[vid] = None
+
+    def arange(self, name, op, attrs, inputs, outputs, where):
         """range, its start, end and step cast to the dtype arange gives (Paddle 3 makes
         them float64 for an int64 arange; legacy range has its inputs' dtype)."""
+        dtype, output = attrs["dtype"], outputs[0]
         bounds = {}
         for slot, ref in zip(("Start", "End", "Step"), inputs):
             name = self.name_of(ref, where)
@@ -442,7 +470,7 @@ class _Translator:
                 name = cast
             bounds[slot] = [name]
         self.block.append_op("range", bounds, {"Out": [
-            self.define(output, "pir_%d" % output["%"], where)]}, {})
+            self.define_value(output, where)]}, {})
 
     def region(self, region, where, args=()):
         """The ops of a region's one block, translated into a new sub-block of the current
@@ -467,21 +495,13 @@ class _Translator:
         finally:
             self.block = parent
 
-    def sub_block_op(self, op_type, sub_block, inputs, outputs, attrs):
-        """A conditional_block / while running `sub_block`, its slots the outside names
-        the block reads and writes."""
-        reads, writes = block_io(sub_block)
-        inputs = dict(inputs, **{"Input" if op_type == "conditional_block" else "X": reads})
-        attrs = dict(attrs, sub_block=sub_block.idx)
-        self.block.append_op(op_type, inputs, dict(outputs, Out=writes), attrs)
-
-    def control_flow(self, name, op, inputs, outputs, where):
+    def control_flow(self, name, op, attrs, inputs, outputs, where):
         """pd_op.if: a conditional_block per branch (the false one under logical_not of the
         condition), each assigning what its region yields to the if's outputs. pd_op.while
         (condition, initial values): the values copied into the outputs, which the loop's
         block arguments name and its cf.yield (next condition, next values) updates."""
         regions = op.get("regions", [])
-        results = [self.define(value, "pir_%d" % value["%"], where) for value in outputs]
+        results = [self.define_value(value, where) for value in outputs]
         if name == "pd_op.if":
             if len(regions) != 2:
                 raise DecodeError("%s: %d regions, an if has two" % (where, len(regions)))
@@ -496,8 +516,7 @@ class _Translator:
                         self.block, name=negated, dtype="bool",
                         shape=self.block._find_var_recursive(cond).shape)
                     self.block.append_op("logical_not", {"X": [cond]}, {"Out": [negated]}, {})
-                self.sub_block_op("conditional_block", block, {"Cond": [conditions[k]]}, {},
-                                  {"is_scalar_condition": True})
+                append_conditional_block(self.block, block, [conditions[k]])
             return
         if len(regions) != 1 or len(inputs) != len(outputs) + 1:
             raise DecodeError("%s: a while takes a condition and a value per output, and one "
@@ -511,7 +530,7 @@ class _Translator:
                         [condition] + results, where)
         block, yielded = self.region(regions[0], "%s region 0" % where, results)
         self.assign_all(block, yielded, [condition] + results, where)
-        self.sub_block_op("while", block, {"Condition": [condition]}, {}, {"is_test": True})
+        append_while(self.block, block, condition, is_test=True)
 
     def assign_all(self, block, sources, targets, where):
         """assign ops in `block`: targets[i] = sources[i], all sources read before any
@@ -562,12 +581,19 @@ class _Translator:
                 legacy_inputs[slot[:-1]] = list(self.name_of(ref, where))
             else:
                 legacy_inputs[slot] = [self.name_of(ref, where)]
-        legacy_outputs = {}
+        legacy_outputs, scalars = {}, []
         for slot, value in zip(spec.outputs, outputs):
+            info = _value_type(value.get("TT"), where)
             if slot is not None and slot.endswith("*"):      # a vector, unpacked by split
                 legacy_outputs[slot[:-1]] = self.define_vector(value, where)
+            elif slot is not None and value.get("%") and info and not info[1] and \
+                    spec.type in _ONE_ELEMENT_SCALARS:
+                one = "pir_%d_one" % value["%"]
+                self.block.vars[one] = Variable(self.block, name=one, dtype=info[0], shape=[1])
+                legacy_outputs[slot] = [one]
+                scalars.append((one, value))
             elif slot is not None and value.get("%"):
-                legacy_outputs[slot] = [self.define(value, "pir_%d" % value["%"], where)]
+                legacy_outputs[slot] = [self.define_value(value, where)]
         attrs = {spec.rename.get(k, k): v for k, v in attrs.items()
                  if k not in _DROPPED_ATTRS and v is not None}
         attrs.update(spec.fixed)
@@ -577,6 +603,36 @@ class _Translator:
             self.block.append_op(spec.type, legacy_inputs, legacy_outputs, attrs)
         except ValueError as e:
             raise DecodeError("%s: %s" % (where, e)) from None
+        for one, value in scalars:
+            self.block.append_op("reshape2", {"X": [one]},
+                                 {"Out": [self.define_value(value, where)]}, {"shape": []})
+        for value in outputs:
+            self.refine_shape(value, where)
+
+    def refine_shape(self, value, where):
+        """The dims PIR's type of `value` knows where refimpl's inference has -1 (a
+        full_with_tensor's shape comes at run time; Paddle knows the state's [1, -1, 3])."""
+        info, name = _value_type(value.get("TT"), where), self.names.get(value.get("%"))
+        var = self.block.vars.get(name) if isinstance(name, str) else None
+        if info is None or var is None or var.shape is None or len(var.shape) != len(info[1]):
+            return
+        var._set_shape_dtype([d if d >= 0 else p for d, p in zip(var.shape, info[1])],
+                             var.dtype)
+
+
+# the PIR ops that are no PIR_OPS entry: how the translator reads each
+_READERS = {"builtin.parameter": None,      # translate reads it first (its A is a list)
+            "builtin.combine": _Translator.combine,
+            "builtin.split": _Translator.split, "builtin.slice": _Translator.split,
+            "pd_op.data": _Translator.data,
+            "pd_op.fetch": _Translator.fetch, "pd_op.if": _Translator.control_flow,
+            "pd_op.while": _Translator.control_flow, "cf.yield": _Translator.stray_yield,
+            "pd_op.create_array": _Translator.create_array,
+            "pd_op.array_write_": _Translator.array_write, "pd_op.arange": _Translator.arange,
+            "pd_op.shape64": _Translator.shape64, "pd_op.full": _Translator.constant,
+            "pd_op.full_int_array": _Translator.constant,
+            "pd_op.select_input": _Translator.select_input,
+            "pd_op.select_output": _Translator.select_input}
 
 
 def decode_program(data):
@@ -610,6 +666,8 @@ _PIR_NAME = {}
 for _name, _spec in PIR_OPS.items():
     _PIR_NAME.setdefault(_spec.type, _name)
 _PIR_NAME.update(batch_norm="batch_norm_", swish="swish")
+# PIR ops with an output per legacy output variable (no vector)
+_VARIADIC_OUTPUTS = {"select_output"}
 # the dtype of the `full` constant each op takes as a tensor (its axis, a factor)
 _FULL_DTYPES = {("concat", "axis"): "int32", ("split", "axis"): "int32",
                 ("arg_max", "axis"): "int64", ("top_k_v2", "k"): "int32",
@@ -625,6 +683,12 @@ def _tensor_type(dtype, shape, where):
         raise ValueError("%s: PIR programs of dtype %s are not written" % (where, dtype.name))
     return {"#": "0.t_dtensor", "D": [{"#": _DTYPE_TAGS[dtype.name]}, [int(d) for d in shape],
                                       "NCHW", [], 0]}
+
+
+def _array_type(dtype, dims, where):
+    """A tensor array's PIR type: its items' dtype and dims."""
+    return {"#": _ARRAY_TYPE, "D": [_tensor_type(dtype, dims, where)["D"][0], list(dims),
+                                    "NCHW"]}
 
 
 def _attr_json(tag, item, value):
@@ -722,6 +786,8 @@ class _Writer:
         carried = [n for n in op.output("Out") if n != condition]
         block = self.block.program.block(op.attrs["sub_block"])
         for name in carried:
+            if name not in self.values and self.var(name, where).type == "LOD_TENSOR_ARRAY":
+                self.created_array(name, where, block)     # first written in the loop
             if name not in self.values:
                 raise ValueError("%s: the loop writes %r, which has no value before it (PIR "
                                  "carries each value the loop writes)" % (where, name))
@@ -742,8 +808,29 @@ class _Writer:
         return var
 
     def var_type(self, name, where):
+        """The PIR type of variable `name`; a tensor array's is its value's (the dims of
+        what was written into it last), an array without one yet has dims [0]."""
         var = self.var(name, where)
+        if var.type == "LOD_TENSOR_ARRAY":
+            if name in self.values:
+                return self.values[name]["TT"]
+            return _array_type(var.dtype, [0], "%s: variable %r" % (where, name))
         return _tensor_type(var.dtype, var.shape, "%s: variable %r" % (where, name))
+
+    def created_array(self, name, where, loop=None):
+        """A ref to tensor array `name`, a create_array where nothing wrote it yet (before
+        `loop`, the block of a while that writes it first: its type has the dims of the
+        items written there, the type the loop carries)."""
+        if name not in self.values:
+            dtype, dims = self.var(name, where).dtype, [0]
+            writes = [op for op in (loop.ops if loop else []) if op.type == "write_to_array"
+                      and op.output("Out") == [name]]
+            if writes:
+                dims = loop._find_var_recursive(writes[0].input("X")[0]).shape
+            out, = self.emit("create_array", [], [{"TT": _array_type(dtype, dims, where)}],
+                             {"dtype": dtype.name}, where)
+            self.values[name] = out
+        return self.use(name, where)
 
     def use(self, name, where):
         if name not in self.values:
@@ -760,14 +847,16 @@ class _Writer:
     def emit(self, name, inputs, outputs, attrs, where):
         """A PIR op `name` (pd_op) with input refs, outputs (each a variable name, a list of
         them: a vector unpacked by builtin.split, a type {"TT": ...}: a value no variable
-        holds, or None: a value nobody reads) and the attributes its facts list (values
-        from `attrs`, else Paddle's). Returns the output values."""
+        holds, or None: a value nobody reads; as many as its facts count, a
+        select_output's one per branch) and the attributes its facts list (values from
+        `attrs`, else Paddle's). Returns the output values."""
         facts = _FACTS["ops"].get("1." + name)
         if facts is None:
             raise ValueError("%s: refimpl has no facts for PIR op pd_op.%s "
                              "(tools/pir_op_facts.py)" % (where, name))
         out_values, unpack = [], []
-        for i in range(facts["outputs"]):
+        count = len(outputs) if name in _VARIADIC_OUTPUTS else facts["outputs"]
+        for i in range(count):
             var_name = outputs[i] if i < len(outputs) else None
             if isinstance(var_name, list):      # a vector, unpacked by builtin.split
                 out_values.append(self.value({"#": "0.t_vec", "D": [
@@ -827,6 +916,14 @@ class _Writer:
         attrs.update({k: v for k, v in legacy.items() if k not in attrs})
         if op.type in _ATTR_RULES:
             attrs = _ATTR_RULES[op.type](self, op, attrs, where)
+        outputs = [list(op.outputs.get(slot[:-1], [])) if slot and slot.endswith("*") else
+                   (op.outputs.get(slot) or [None])[0] if slot else None
+                   for slot in spec.outputs]
+        self.emit(name, self.inputs_of(op, spec, attrs, where), outputs, attrs, where)
+
+    def inputs_of(self, op, spec, attrs, where):
+        """The input refs of legacy op `op` for PIR op `spec` (its attributes `attrs`, in
+        PIR's names): constants made of attributes, vectors combined, id 0 where absent."""
         inputs = []
         for slot in spec.inputs:
             if slot is None:
@@ -848,10 +945,7 @@ class _Writer:
             else:
                 names = op.inputs.get(slot)
                 inputs.append(self.use(names[0], where) if names else {"%": 0})
-        outputs = [list(op.outputs.get(slot[:-1], [])) if slot and slot.endswith("*") else
-                   (op.outputs.get(slot) or [None])[0] if slot else None
-                   for slot in spec.outputs]
-        self.emit(name, inputs, outputs, attrs, where)
+        return inputs
 
 
 def _reduce_attrs(writer, op, attrs, where):
@@ -990,9 +1084,50 @@ def _write_lookup_table(writer, op, where):
                 {}, where)
 
 
+def _write_array_write(writer, op, where):
+    """write_to_array as array_write_ (in place: its output is the array's next value),
+    after a create_array where nothing wrote the array yet."""
+    array, x = op.output("Out")[0], op.input("X")[0]
+    inputs = [writer.created_array(array, where), writer.use(x, where),
+              writer.use(op.input("I")[0], where)]
+    tt = _array_type(writer.var(array, where).dtype, writer.var(x, where).shape, where)
+    out, = writer.emit("array_write_", inputs, [{"TT": tt}], {}, where)
+    writer.values[array] = out
+
+
+def _write_select_input(writer, op, where):
+    """select_input: the mask, then each branch's value (no combine)."""
+    inputs = [writer.use(op.input("Mask")[0], where)] + [writer.use(n, where)
+                                                          for n in op.input("X")]
+    writer.emit("select_input", inputs, [op.output("Out")[0]], {}, where)
+
+
+def _write_select_output(writer, op, where):
+    """select_output: the mask and the value; an output per branch (no split)."""
+    writer.emit("select_output", [writer.use(op.input("Mask")[0], where),
+                                  writer.use(op.input("X")[0], where)],
+                list(op.output("Out")), {}, where)
+
+
+def _write_rnn(writer, op, where):
+    """rnn: its dropout state in a uint8 0-d `full` and its DropoutState and Reserve 0-d
+    values nobody reads, as Paddle's translator writes them (inference keeps no mask)."""
+    attrs = {k: v for k, v in op.attrs.items() if v is not None}
+    state = _tensor_type(get_dtype("uint8"), [], where)
+    dropout, = writer.emit("full", [], [{"TT": state}],
+                           {"shape": [], "value": 0.0, "dtype": "uint8"}, where)
+    inputs = writer.inputs_of(op, PIR_OPS["rnn"], attrs, where)
+    inputs[-1] = {"%": dropout["%"]}
+    writer.emit("rnn", inputs, [op.output("Out")[0], {"TT": state}, list(op.output("State")),
+                                {"TT": state}], attrs, where)
+
+
 _SPECIAL_WRITERS = dict({"mul": _write_mul, "matmul": _write_matmul,
                          "fill_constant": _write_fill_constant,
-                         "split": _write_split, "lookup_table": _write_lookup_table},
+                         "split": _write_split, "lookup_table": _write_lookup_table,
+                         "write_to_array": _write_array_write,
+                         "select_input": _write_select_input,
+                         "select_output": _write_select_output, "rnn": _write_rnn},
                         **{t: _write_elementwise for t in
                            ("elementwise_add", "elementwise_sub", "elementwise_mul",
                             "elementwise_div", "elementwise_max", "elementwise_min",
