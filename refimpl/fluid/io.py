@@ -15,7 +15,7 @@ import warnings
 
 import numpy as np
 
-from ..framework.program import Parameter, Program, Variable, default_main_program
+from ..framework.program import Parameter, Variable, default_main_program
 from ..framework.scope import global_scope
 from ..reader import (ComposeNotAligned, batch, buffered, cache, chain, compose, firstn,
                       map_readers, multiprocess_reader, shuffle, xmap_readers)
