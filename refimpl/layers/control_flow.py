@@ -317,8 +317,9 @@ def _finish_loop_body(block):
 
 def _drop_overwritten_copies(block):
     """A copy back (see while_loop: an inner loop on a variable of an outer loop's block)
-    that a later op of the body overwrites before any op reads it is dropped: it changes no value, and its gradient op would hand the later
-    write's gradient to the inner loop a second time."""
+    that a later op of the body overwrites before any op reads it is dropped: it changes
+    no value, and its gradient op would hand the later write's gradient to the inner loop
+    a second time."""
     for op in [op for op in block.ops if op in _COPIES_BACK]:
         k = block.ops.index(op)
         name = op.output("Out")[0]
