@@ -8,6 +8,7 @@ import warnings
 
 from .framework import mode
 from .framework.place import current_place
+from .submodules import group
 
 __all__ = ["auto_cast", "GradScaler"]
 
@@ -60,3 +61,8 @@ class GradScaler:
 
     def minimize(self, optimizer, *args, **kwargs):
         return optimizer.minimize(*args, **kwargs)
+
+
+# Paddle 2.0's submodule paddle.amp.grad_scaler (not its amp.auto_cast, whose name is the
+# function's here: importing it would set the attribute to the module)
+globals().update(group(__name__, globals(), {"grad_scaler": ["GradScaler"]}))

@@ -3,6 +3,7 @@ paddle.nn.functional.common.interpolate) and its own tests and users call them t
 `group` makes those submodules, as module objects holding the same functions, from a
 table {submodule: [names]} (each table is measured on Paddle 3.3.1 and limited to what
 refimpl has; the alias resolves `paddle.X.Y` to such an attribute module)."""
+import sys
 import types
 
 __all__ = ["group"]
@@ -11,7 +12,15 @@ __all__ = ["group"]
 def group(package, namespace, table):
     """{submodule name: module} for `package` (its dotted name), each module holding
     namespace[name] for the names the table gives it. A listed name the namespace lacks
-    is an ImportError now, not an AttributeError in a user's call."""
+    is an ImportError now, not an AttributeError in a user's call.
+
+    `from paddle.nn.functional.common import interpolate` imports a submodule, which the
+    import system looks for only in a package, a module with a __path__: a module file
+    that is not one gets an empty __path__ (no files below it; the alias then finds the
+    attribute module)."""
+    owner = sys.modules[package]
+    if not hasattr(owner, "__path__"):
+        owner.__path__ = []
     modules = {}
     for sub, names in table.items():
         missing = [n for n in names if n not in namespace]

@@ -552,6 +552,24 @@ def test_cond_without_outputs_still_runs_its_branch():
     np.testing.assert_array_equal(_run(main, {}, [counter])[0], [2.0])
 
 
+@pytest.mark.parametrize("taken", [True, False])
+def test_cond_branches_may_return_dicts_of_other_keys(taken):
+    """Paddle's nest check without types (1.8.5 and 3.3.1, measured: accepted) pairs the
+    values by sorted key; the result is keyed as true_fn's (3.3.1's; 1.8.5 keys it as
+    false_fn's). Leaves must still be Variables or None alike."""
+    def build():
+        x, y = L.fill_constant([1], "float32", 1.0), L.fill_constant([1], "float32", 2.0)
+        return L.cond(L.fill_constant([1], "bool", taken), lambda: {"a": x, "m": None},
+                      lambda: {"b": y, "n": None})
+    main, start, out = _build(build)
+    assert sorted(out) == ["a", "m"] and out["m"] is None
+    np.testing.assert_array_equal(_run(main, {}, [out["a"]])[0], [1.0 if taken else 2.0])
+    with pytest.raises(ValueError, match="Incompatible return values"):
+        _build(lambda: L.cond(L.fill_constant([1], "bool", True),
+                              lambda: {"a": L.fill_constant([1], "float32", 1.0)},
+                              lambda: {"b": None}))
+
+
 def test_data_parallel_training_with_an_optimizer_in_a_branch_is_refused():
     """Paddle 1.8.5's CompiledProgram: NotImplementedError on more than one place."""
     main, start, (x, loss) = _build(_minimize_in_case_branches)

@@ -183,3 +183,32 @@ def test_a_subclass_step_may_build_its_rate_from_create_lr_var_tensors():
             rates.append(sgd.current_step_lr())
         expected = [0.5 * min(s ** -0.5, s / 8.0) for s in range(1, 7)]   # steps 1-6
         np.testing.assert_allclose(rates, np.float32(expected), rtol=1e-6)
+
+
+# Paddle 1.8.5 (one group: Momentum(PiecewiseDecay([2, 4], [1.0, 0.5, 0.1], 0), 0.9) on
+# Linear(2, 1) with zero weights, loss the sum of its output at x = ones) and Paddle 3.3.1
+# (the same schedule as an LRScheduler stepped after each step, the parameters in two groups,
+# the first with momentum 0.0): the weight after each of five steps, one rate per step
+# for every group
+MOMENTUM_0_9_WEIGHTS = [-1.0, -2.9000001, -4.2550001, -5.9745002, -6.3840103]   # both
+MOMENTUM_0_WEIGHTS = [-1.0, -2.0, -2.5, -3.0, -3.0999999]                       # 3.3.1
+
+
+def test_a_decay_advances_once_per_step_with_param_groups():
+    with fluid.dygraph.guard():
+        a = D.Linear(2, 1, bias_attr=False, param_attr=fluid.initializer.Constant(0.0))
+        b = D.Linear(2, 1, bias_attr=False, param_attr=fluid.initializer.Constant(0.0))
+        decay = D.PiecewiseDecay([2, 4], [1.0, 0.5, 0.1], 0)
+        opt = fluid.optimizer.Momentum(decay, momentum=0.9, parameter_list=[
+            {"params": a.parameters(), "momentum": 0.0}, {"params": b.parameters()}])
+        x = fluid.dygraph.to_variable(np.ones([1, 2], "float32"))
+        seen = []
+        for _ in range(5):
+            loss = fluid.layers.reduce_sum(a(x) + b(x))
+            loss.backward(); opt.minimize(loss); opt.clear_gradients()
+            seen.append((opt.current_step_lr(), a.weight.numpy()[0, 0], b.weight.numpy()[0, 0]))
+        assert decay.step_num == 5
+    rates, wa, wb = zip(*seen)
+    np.testing.assert_allclose(rates, np.float32([1.0, 1.0, 0.5, 0.5, 0.1]))
+    np.testing.assert_allclose(wa, MOMENTUM_0_WEIGHTS, rtol=1e-6)
+    np.testing.assert_allclose(wb, MOMENTUM_0_9_WEIGHTS, rtol=1e-6)

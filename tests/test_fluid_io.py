@@ -1,6 +1,7 @@
 """fluid.io (1.8): variables saved and loaded by directory, inference models, and the
 generator loaders (specs/fluid_io.md)."""
 import os
+import warnings
 
 import numpy as np
 import pytest
@@ -180,8 +181,35 @@ def test_get_parameter_value_by_name():
         exe.run(main)          # Block.create_parameter puts the initializer in main
         got = fluid.io.get_parameter_value_by_name("w", exe, main)
         np.testing.assert_array_equal(got, np.full((2, 3), 1.0625, "float32"))
-        with pytest.raises(TypeError, match="no parameter named 'nope'"):
+        # as 1.8.5 and 2.0 (measured 1.8.5): the program's global block's var(name), and a
+        # Program only (theirs read a CompiledProgram's global_block: AttributeError)
+        with pytest.raises(ValueError, match="'nope' is not in block 0"):
             fluid.io.get_parameter_value_by_name("nope", exe, main)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            with pytest.raises(TypeError, match="program must be a Program, got "
+                                                "CompiledProgram"):
+                fluid.io.get_parameter_value_by_name("w", exe, fluid.CompiledProgram(main))
+
+
+def test_save_inference_model_takes_a_compiled_program_with_a_warning(tmp_path):
+    # 1.8.5 (measured): fluid.io.save_inference_model warns and saves the CompiledProgram's
+    # program; another type: its TypeError naming main_program
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        x = fluid.data("x", [None, 2], "float32")
+        y = fluid.layers.fc(x, 1)
+    exe = fluid.Executor(fluid.CPUPlace())
+    with fluid.scope_guard(fluid.Scope()):
+        exe.run(startup)
+        with pytest.warns(UserWarning, match="The input is a CompiledProgram, this is not "
+                                             "recommended."):
+            assert fluid.io.save_inference_model(str(tmp_path), ["x"], [y], exe,
+                                                 fluid.CompiledProgram(main)) == [y.name]
+        with pytest.raises(TypeError, match="The type of input main_program is invalid, "
+                                            "expected type is fluid.Program, but received "
+                                            "<class 'str'>"):
+            fluid.io.save_inference_model(str(tmp_path), ["x"], [y], exe, "p")
 
 
 def test_as_lodtensor_of_scalars_and_arrays(paddle_version):

@@ -612,3 +612,18 @@ def test_static_learning_rate_takes_the_loss_dtype():
         assert np.array(scope.find_var(lr.name).get_tensor()).dtype == np.float64
         exe.run(main, feed={"x": np.ones((3, 2))}, fetch_list=[loss])
     assert fluid.optimizer.SGD(0.1)._lr_dtype() == "float32"
+
+
+@pytest.mark.parametrize("use_nesterov", [False, True])
+def test_momentum_without_regularization_adds_no_zero_decay(use_nesterov):
+    # Paddle 1.8.5 and 3.3.1 (measured: a static momentum op, float64, lr 1, mu 0.5):
+    # v mu + g and p - lr v with no decay term, so negative zeros stay (0 added would make
+    # them 0.0)
+    from refimpl.dispatch import select_kernel
+    from refimpl.ops.optimizer_ops import Momentum
+    attrs = dict(Momentum.attrs, mu=0.5, use_nesterov=use_nesterov)
+    for fn in (Momentum.forward, select_kernel("momentum", "forward", attrs, "float64").fn):
+        param, velocity = fn(np.array([-0.0, 0.0]), np.array([-0.0, -0.0]),
+                             np.array([-0.0, -0.0]), np.array([1.0]), **attrs)
+        assert np.signbit(param).tolist() == [False, False]
+        assert np.signbit(velocity).tolist() == [True, True]

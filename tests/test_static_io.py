@@ -602,8 +602,16 @@ def test_inference_model_argument_checks_and_loading_from_memory(tmp_path):
     with pytest.warns(UserWarning, match="CompiledProgram"):
         assert static_io._get_valid_program(compiled) is main
     assert static_io._get_valid_program(None) is static.default_main_program()
-    with pytest.raises(TypeError, match="must be a Program"):
+    with pytest.raises(TypeError, match="input program is invalid, expected type is "
+                                        "fluid.Program, but received <class 'int'>"):
         static_io._get_valid_program(0)
+    # 2.0's serialize_program, serialize_persistables and save_inference_model take a
+    # CompiledProgram's program as well, with the warning
+    with scope_guard(scope), pytest.warns(UserWarning, match="CompiledProgram"):
+        assert static.serialize_program([x], [logits], program=compiled) == \
+            static.serialize_program([x], [logits], program=main)
+        assert static.serialize_persistables([x], [logits], exe, program=compiled) == params
+        static.save_inference_model(str(tmp_path / "c"), [x], [logits], exe, program=compiled)
 
 
 def _saved_fc_model(tmp_path, model_filename=None, params_filename=None, only_params=False):

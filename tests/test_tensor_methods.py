@@ -174,6 +174,24 @@ def test_setitem_writes_in_place_with_gradients_for_x_and_value():
         np.testing.assert_allclose(grad, numeric, rtol=1e-6, atol=1e-5)
 
 
+def test_setitem_after_a_cond_that_read_x_keeps_the_value_the_branch_read():
+    # the cond's branch (its sub-block) reads the copy of y made before y[0] = 5, like the
+    # cond op itself: its forward and its gradient see y's value before the write
+    def build():
+        x = static.data("x", [3], "float64")
+        x.stop_gradient = False
+        y = x * 1.0
+        z = static.nn.cond(paddle.full([1], True, "bool"), lambda: y * y, lambda: y * 3.0)
+        y[0] = 5.0
+        loss = paddle.sum(z) + paddle.sum(y)
+        return [loss] + static.gradients(loss, [x]), None
+
+    (loss, gx), _ = run(build, {"x": np.array([1.0, 2.0, 3.0])})
+    # sum(x * x) + 5 + x1 + x2, and its gradient 2 x + [0, 1, 1]
+    np.testing.assert_allclose(loss, [24.0])
+    np.testing.assert_allclose(gx, [2.0, 5.0, 7.0])
+
+
 def test_setitem_with_array_value_mask_and_cast():
     def build():
         x = static.data("x", [4, 5], "float64")

@@ -40,6 +40,12 @@ class _Numpy:
             np.copyto(start, x)
         return x
 
+    def while_block(self, steps, fn, x):
+        """Paddle 1.8's While: its body assigns fn(x) to x, in every profile."""
+        for _ in range(steps):
+            x = fn(x)
+        return x
+
     @staticmethod
     def cond(pred, true_fn, false_fn):
         return true_fn() if pred else false_fn()
@@ -60,6 +66,21 @@ class _Static:
         n = L.fill_constant([1], "int64", steps)
         return L.while_loop(lambda i, x: L.less_than(i, n),
                             lambda i, x: [L.increment(i), fn(x)], [i, x])[1]
+
+    @staticmethod
+    def while_block(steps, fn, x):
+        """x = fn(x) `steps` times in a While's block on a copy of x (assigned to it: the
+        copy ends with it; x's writer's grad op may read x, which a While, as Paddle's,
+        would overwrite)."""
+        x = L.assign(x)
+        i = L.fill_constant([1], "int64", 0)
+        n = L.fill_constant([1], "int64", steps)
+        cond = L.less_than(i, n)
+        with L.While(cond).block():
+            L.assign(fn(x), x)
+            L.increment(i, in_place=True)
+            L.less_than(i, n, cond=cond)
+        return x
 
     @staticmethod
     def cond(pred, true_fn, false_fn):
@@ -83,6 +104,15 @@ def _nested(K, pred, img, w0, w1, c):
         s = K.matmul(p, w1)
         return K.act(K.loop(2, lambda q: K.act(K.matmul(q, w1)), p) + s)
     return K.mean(K.loop(2, body, K.act(K.matmul(img, w0))) * c)
+
+
+def _nested_in_a_while_block(K, pred, img, w0, w1, c):
+    """The inner loop on the variable of a While (1.8's loop class) that its block reads
+    before the loop and then assigns: the copy back of the loop's result is overwritten."""
+    def body(p):
+        s = K.matmul(p, w1)
+        return K.act(K.loop(2, lambda q: K.act(K.matmul(q, w1)), p) + s)
+    return K.mean(K.while_block(2, body, K.act(K.matmul(img, w0))) * c)
 
 
 def _in_a_branch_in_a_body(K, pred, img, w0, w1, c):
@@ -129,6 +159,7 @@ def _in_a_body(K, pred, img, w0, w1, c):
 
 
 _CASES = {"in a branch": _in_a_branch, "nested": _nested, "in a body": _in_a_body,
+          "nested in a While": _nested_in_a_while_block,
           "in a branch in a body": _in_a_branch_in_a_body, "after a loop": _after_a_loop,
           "after a cond": _after_a_cond}
 _WITH_A_COND = {"in a branch", "in a body", "in a branch in a body", "after a cond"}

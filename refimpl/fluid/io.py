@@ -15,16 +15,16 @@ import warnings
 
 import numpy as np
 
-from ..framework.program import Parameter, Program, Variable, default_main_program
+from ..framework.program import Parameter, Variable, default_main_program
 from ..framework.scope import global_scope
 from ..reader import (ComposeNotAligned, batch, buffered, cache, chain, compose, firstn,
                       map_readers, multiprocess_reader, shuffle, xmap_readers)
 from ..static import io as static_io
-from ..static.io import (load, load_program_state, load_vars, save, save_vars,
-                         set_program_state)
 from .dataloader import (BatchSampler, ChainDataset, ComposeDataset, Dataset,
                          DistributedBatchSampler, IterableDataset, RandomSampler, Sampler,
                          SequenceSampler, TensorDataset, WeightedRandomSampler, get_worker_info)
+from ..static.io import (_get_valid_program, load, load_program_state, load_vars, save,
+                         save_vars, set_program_state)
 from .reader import DataLoader, PyReader, default_collate_fn
 
 __all__ = ["save_vars", "save_params", "save_persistables", "load_vars", "load_params",
@@ -81,30 +81,15 @@ def get_parameter_value(para, executor):
 
 def get_parameter_value_by_name(name, executor, program=None):
     """get_parameter_value of the Parameter named `name` in `program` (default: the
-    default main program)."""
+    default main program): a Program, as 1.8.5's and 2.0's read its global block (a
+    CompiledProgram fails there too)."""
     if not isinstance(name, str):
         raise TypeError("get_parameter_value_by_name: name must be a str, got %s"
                         % type(name).__name__)
-    var = _get_valid_program(program).global_block().vars.get(name)
-    if var is None:
-        raise TypeError("get_parameter_value_by_name: there is no parameter named %r"
-                        % name)
-    return get_parameter_value(var, executor)
-
-
-def _get_valid_program(main_program=None):
-    if main_program is None:
-        return default_main_program()
-    if hasattr(main_program, "_program"):      # a CompiledProgram
-        if main_program._program is None:      # of a core.Graph
-            raise TypeError("The type of input main_program is invalid: a CompiledProgram "
-                            "of a core.Graph has no Program (Paddle: \"expected type is "
-                            "Program, but received None\")")
-        return main_program._program
-    if not isinstance(main_program, Program):
-        raise TypeError("The type of input main_program is invalid, expected "
-                        "fluid.Program, but received %s" % type(main_program).__name__)
-    return main_program
+    if program is None:
+        program = default_main_program()
+    static_io._check_program(program, "get_parameter_value_by_name")
+    return get_parameter_value(program.global_block().var(name), executor)
 
 
 def save_params(executor, dirname, main_program=None, filename=None):
@@ -137,7 +122,7 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
         raise ValueError("save_inference_model: feeded_var_names must be a list of str")
     if isinstance(target_vars, Variable):
         target_vars = [target_vars]
-    program = _get_valid_program(main_program)
+    program = _get_valid_program(main_program, "main_program")
     block = program.global_block()
     if any(op.type == "auc" for op in block.ops):
         # Paddle 1.8's warning: the saved counters go into the model as they are now

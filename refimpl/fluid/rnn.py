@@ -22,7 +22,7 @@ from ..framework.param_attr import ParamAttr
 from ..framework.program import Variable, default_main_program
 from ..layers.activation import softmax
 from ..layers.common import append_op_out, check_variable, unary
-from ..layers.control_flow import (_append_while, _localize_rewrites, _sub_block,
+from ..layers.control_flow import (_append_while, _finish_loop_body, _sub_block,
                                    array_read, array_write, create_array,
                                    tensor_array_to_tensor)
 from ..layers.control_flow import in_parent_block as _in_parent
@@ -617,7 +617,7 @@ class DynamicRNN:
             for value, array in self._updates:
                 array_write(value, self.step_idx, array)
             fluid_less_than(self.step_idx, self._max_seq_len, cond=self._cond)
-            _localize_rewrites(body)      # the writes read the incremented step_idx
+            _finish_loop_body(body)       # the writes read the incremented step_idx
         _append_while(body, self._cond, False)
         self._outputs = [array_to_lod_tensor(array, self._table)
                          for array in self._output_arrays]

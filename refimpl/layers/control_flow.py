@@ -74,37 +74,25 @@ def _append_conditional_block(block, cond, is_scalar_condition=True, scope=False
 
 
 def _flatten(out):
-    """The Variables of a branch's result: nested lists, tuples and dicts (a dict's values
-    in the order of its sorted keys, as Paddle's nest helpers take them)."""
-    if out is None:
-        return []
-    if isinstance(out, Variable):
-        return [out]
-    if isinstance(out, dict):
-        out = [out[k] for k in sorted(out)]
-    if isinstance(out, (list, tuple)):
-        return [v for item in out for v in _flatten(item)]
-    raise TypeError("cond/while_loop: branch and body functions must return Variables "
-                    "(or lists/tuples/dicts of them), got %s" % type(out).__name__)
+    """The Variables of a branch's result, nested lists, tuples and dicts of them and of
+    None (left out), in nest's order (a dict's values by sorted key, as Paddle's)."""
+    leaves = [v for v in nest.flatten(out) if v is not None]
+    for v in leaves:
+        if not isinstance(v, Variable):
+            raise TypeError("cond/while_loop: branch and body functions must return Variables "
+                            "(or lists/tuples/dicts of them), got %s" % type(v).__name__)
+    return leaves
 
 
 def _same_structure(a, b):
-    if isinstance(a, dict) and isinstance(b, dict):
-        return sorted(a) == sorted(b) and all(_same_structure(a[k], b[k]) for k in a)
-    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
-        return len(a) == len(b) and all(_same_structure(x, y) for x, y in zip(a, b))
-    return isinstance(a, Variable) == isinstance(b, Variable) and (a is None) == (b is None)
-
-
-def _unflatten(template, flat):
-    if isinstance(template, Variable):
-        return flat.pop(0)
-    if isinstance(template, dict):
-        values = {k: _unflatten(template[k], flat) for k in sorted(template)}
-        return type(template)((k, values[k]) for k in template)     # the branch's key order
-    if isinstance(template, (list, tuple)):
-        return type(template)(_unflatten(t, flat) for t in template)
-    return None
+    """nest's same structure (Paddle's cond: types not checked), with a Variable or a None
+    in the same places."""
+    try:
+        nest.assert_same_structure(a, b, check_types=False)
+    except ValueError:
+        return False
+    return all(isinstance(x, Variable) == isinstance(y, Variable) and (x is None) == (y is None)
+               for x, y in zip(nest.flatten(a), nest.flatten(b)))
 
 
 def _merged_shape(a, b):
@@ -166,7 +154,9 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         target._set_shape_dtype(shape, dtype)
     _append_conditional_block(true_block, pred)
     _append_conditional_block(false_block, logical_not(pred))
-    return _unflatten(true_out, list(merged))
+    merged = iter(merged)      # in _flatten's order: the branch's structure, its Nones kept
+    return nest.map_structure(lambda leaf: next(merged) if isinstance(leaf, Variable) else None,
+                              true_out)
 
 
 def case(pred_fn_pairs, default=None, name=None):
@@ -294,8 +284,7 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
             # is -1 where the two differ
             v._set_shape_dtype(_merged_shape(before, out.shape), v.dtype)
         assign(cond(*structured()), condition)
-        _drop_overwritten_copies(block)
-        _localize_rewrites(block)
+        _finish_loop_body(block)
     _append_while(block, condition, is_test)
     if in_place:
         for v, copy in zip(given, state):
@@ -305,10 +294,18 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     return structured()
 
 
+def _finish_loop_body(block):
+    """The last rewrites of every loop body a while op runs (while_loop's, While's and
+    DynamicRNN's), once all its ops are there."""
+    _drop_overwritten_copies(block)
+    _localize_rewrites(block)
+
+
 def _drop_overwritten_copies(block):
-    """A copy back (see while_loop) that a later op of the body overwrites before any op
-    reads it is dropped: it changes no value, and its gradient op would hand the later
-    write's gradient to the inner loop a second time."""
+    """A copy back (see while_loop: an inner loop on a variable of an outer loop's block)
+    that a later op of the body overwrites before any op reads it is dropped: it changes
+    no value, and its gradient op would hand the later write's gradient to the inner loop
+    a second time."""
     for op in [op for op in block.ops if op in _COPIES_BACK]:
         k = block.ops.index(op)
         name = op.output("Out")[0]
@@ -382,12 +379,23 @@ def _keep_value(var, blocks, writer):
     fresh = head.create_var(name=unique_name.generate(var.name + ".pre_loop"),
                             shape=var.shape, dtype=var.dtype, type=var.type,
                             lod_level=var.lod_level, stop_gradient=var.stop_gradient)
+    if copied:
+        read_a_copy(var, readers, fresh, after)
+        return
     for op in readers:
         _rename_reads(op, var.name, fresh.name)
-    if not copied:
-        head.ops[writer]._rename_output(var.name, fresh.name)
-        head.append_op(type="assign", inputs={"X": [fresh]}, outputs={"Out": [var]})
-        return
+    head.ops[writer]._rename_output(var.name, fresh.name)
+    head.append_op(type="assign", inputs={"X": [fresh]}, outputs={"Out": [var]})
+
+
+def read_a_copy(var, readers, fresh, after=0):
+    """`readers` (ops of fresh's block from index `after` on, or of blocks nested in it)
+    read `fresh` instead of var, which an assign inserted before the first of them copies
+    var into: their gradient ops, which run after var is overwritten, read the value the
+    forward read (an in-place loop's pre-loop value; subscript's value before x[i] = v)."""
+    head = fresh.block
+    for op in readers:
+        _rename_reads(op, var.name, fresh.name)
     first_reader = next((j for j, op in enumerate(head.ops) if j >= after and
                          fresh.name in op.input_arg_names), len(head.ops))
     head._insert_op(first_reader, type="assign", inputs={"X": [var]},
@@ -465,7 +473,7 @@ class While:
     def block(self):
         with _sub_block(loop_body=True) as block:
             yield
-            _localize_rewrites(block)     # `increment(i)` then `array_write(x, i)`: see there
+            _finish_loop_body(block)
         _append_while(block, self.cond_var, self.is_test)
 
 

@@ -24,7 +24,7 @@ from ..dygraph.tensor import Tensor
 from ..framework import mode
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable
-from . import creation, indexing, manipulation, math, tensor
+from . import control_flow, creation, indexing, manipulation, math, tensor
 
 __all__ = ["getitem", "setitem", "iterate"]
 
@@ -328,10 +328,7 @@ def _snapshot_readers(x):
         return
     helper = LayerHelper("assign")
     copy = helper.create_variable_for_type_inference(x.dtype, stop_gradient=x.stop_gradient)
-    for op in readers:
-        op._rename_input(x.name, copy.name)
-    block._insert_op(ops.index(readers[0]), type="assign", inputs={"X": [x]},
-                     outputs={"Out": [copy]})
+    control_flow.read_a_copy(x, readers, copy, start)
 
 
 def _set_masked(x, mask, value):

@@ -4,10 +4,13 @@ its correct-mask ops when given static Variables (what hapi's Model does)."""
 import numpy as np
 
 from ..dygraph.tensor import Tensor
+from ..layers import exports
 from ..framework.program import Variable
 from ..ops.auc import roc_area
 
 __all__ = ["Metric", "Accuracy", "Precision", "Recall", "Auc"]
+
+accuracy = exports("metric")["accuracy"]     # paddle.metric.accuracy, in 2.0's module too
 
 
 def _host_array(value, what, owner):

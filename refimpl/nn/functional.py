@@ -31,5 +31,6 @@ SUBMODULES = {
                 "avg_pool1d", "avg_pool2d", "avg_pool3d", "max_pool1d", "max_pool2d",
                 "max_pool3d"],
     "vision": ["affine_grid", "grid_sample", "pixel_shuffle"],
+    "transformer": [],      # 2.0's module of that name is empty
 }
 globals().update(group(__name__, globals(), SUBMODULES))

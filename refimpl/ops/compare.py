@@ -9,7 +9,7 @@ from .. import versions
 from ..broadcasting import align
 from ._common import broadcast_shape, rand
 from .elementwise import axis_broadcast_shape
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register, register_variant
 
 
 class _Compare(OpDef):
@@ -38,17 +38,31 @@ def _check_logical_operands(ctx, slots):
             ctx.check_dtype(slot, ("bool",))
 
 
-class _Logical(OpDef):
+class NumpyBroadcast(OpDef):
+    """X fn Y, broadcast like numpy (no attrs): the logical and the bitwise ops. A family
+    checks its operands (`check_operands`) and names the result's dtype (`out_dtype`;
+    None: the operands')."""
     inputs = ("X", "Y")
     outputs = ("Out",)
+    out_dtype = None
+
+    def check_operands(self, ctx):
+        pass
 
     def infer_shape(self, ctx):
-        _check_logical_operands(ctx, ("X", "Y"))
+        self.check_operands(ctx)
         ctx.set_output("Out", broadcast_shape(ctx.input_shape("X"), ctx.input_shape("Y"), ctx),
-                       "bool")
+                       self.out_dtype or ctx.input_dtype("X"))
 
     def forward(self, x, y):
         return self.fn(x, y)
+
+
+class _Logical(NumpyBroadcast):
+    out_dtype = "bool"
+
+    def check_operands(self, ctx):
+        _check_logical_operands(ctx, ("X", "Y"))
 
     def samples(self, rng):
         yield Sample({"X": rng.rand(3, 4) > 0.5, "Y": rng.rand(3, 4) > 0.5})
@@ -69,16 +83,15 @@ def _not_equal(x, y):
     return np.logical_not(_equal(x, y))
 
 
-for _name, _fn, _base in [("less_than", np.less, _Compare),
-                          ("less_equal", np.less_equal, _Compare),
-                          ("greater_than", np.greater, _Compare),
-                          ("greater_equal", np.greater_equal, _Compare),
-                          ("equal", _equal, _Compare), ("not_equal", _not_equal, _Compare),
-                          ("logical_and", np.logical_and, _Logical),
-                          ("logical_or", np.logical_or, _Logical),
-                          ("logical_xor", np.logical_xor, _Logical)]:
-    register(type(_name.title().replace("_", ""), (_base,),
-                  {"type": _name, "fn": staticmethod(_fn)}))
+for _base, _type, _fn in [(_Compare, "less_than", np.less),
+                          (_Compare, "less_equal", np.less_equal),
+                          (_Compare, "greater_than", np.greater),
+                          (_Compare, "greater_equal", np.greater_equal),
+                          (_Compare, "equal", _equal), (_Compare, "not_equal", _not_equal),
+                          (_Logical, "logical_and", np.logical_and),
+                          (_Logical, "logical_or", np.logical_or),
+                          (_Logical, "logical_xor", np.logical_xor)]:
+    register_variant(_base, _type, fn=_fn)
 
 
 @register
@@ -147,6 +160,4 @@ for _type, _test, _combine, _elementwise in [
         ("isfinite", np.isfinite, np.all, False), ("isfinite_v2", np.isfinite, None, True),
         ("isinf", np.isinf, np.any, False), ("isinf_v2", np.isinf, None, True),
         ("isnan", np.isnan, np.any, False), ("isnan_v2", np.isnan, None, True)]:
-    register(type(_type.title().replace("_", ""), (_FloatTest,),
-                  {"type": _type, "test": staticmethod(_test),
-                   "combine": staticmethod(_combine), "elementwise": _elementwise}))
+    register_variant(_FloatTest, _type, test=_test, combine=_combine, elementwise=_elementwise)

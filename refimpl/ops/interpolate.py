@@ -19,7 +19,7 @@ import numpy as np
 
 from ..xp import to_host
 from ._common import FLOATS, rand, runtime_ints
-from .registry import OpDef, Sample, register
+from .registry import OpDef, Sample, register_variant
 
 CUBIC_A = -0.75
 
@@ -315,11 +315,9 @@ class _InterpV1(_Interp):
 def _define(base, op_type, method, spatial):
     # `mode`: Paddle's interp_method name for the op (the op name's prefix); Paddle's own
     # op default is "bilinear" for every interp op, so callers and samples pass it
-    cls = type(op_type.title().replace("_", ""), (base,),
-               {"type": op_type, "method": method, "mode": op_type.split("_")[0],
-                "spatial": spatial,
-                "__doc__": "%s interpolation over %d spatial dims." % (method, spatial)})
-    return register(cls)
+    return register_variant(base, op_type, method=method, mode=op_type.split("_")[0],
+                            spatial=spatial,
+                            __doc__="%s interpolation over %d spatial dims." % (method, spatial))
 
 
 for _v2, _method, _spatial in (("linear_interp_v2", "linear", 1),

@@ -65,14 +65,18 @@ class Momentum(_Update):
     def forward(param, grad, velocity, lr, mu=0.9, use_nesterov=False,
                 regularization_method="", regularization_coeff=0.0):
         lr, t = _lr(lr, param), param.dtype.type
-        decay = t(regularization_coeff) * param if regularization_method == "l2_decay" else 0
         # Paddle's order of the sums (3.3.1's kernel: mu v + c p + g, then g + c p + mu v),
-        # so a fused L2Decay's float64 result matches to the last digit
+        # so a fused L2Decay's float64 result matches to the last digit; without one no
+        # zero term (0 added turns a -0.0 into 0.0, which 1.8.5's and 3.3.1's do not)
         velocity *= t(mu)
-        velocity += decay
+        step = grad
+        if regularization_method == "l2_decay":
+            decay = t(regularization_coeff) * param
+            velocity += decay
+            step = grad + decay
         velocity += grad
         if use_nesterov:
-            param -= (grad + decay + t(mu) * velocity) * lr
+            param -= (step + t(mu) * velocity) * lr
         else:
             param -= lr * velocity
         return param, velocity

@@ -787,6 +787,16 @@ def register(cls):
     return cls
 
 
+def register_variant(base, op_type, **members):
+    """Register the op `op_type` of class `base` with `members` set (a family's function,
+    e.g. fn=np.less; a function is kept as a staticmethod), named like the op type and
+    defined, for its source (`python -m refimpl ops`), in base's module."""
+    members = {k: staticmethod(v) if callable(v) and not isinstance(v, type) else v
+               for k, v in members.items()}
+    return register(type(op_type.title().replace("_", ""), (base,),
+                         dict(members, type=op_type, __module__=base.__module__)))
+
+
 def _load_all():
     global _loaded
     if _loaded:

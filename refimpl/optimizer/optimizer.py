@@ -107,6 +107,7 @@ class Optimizer:
         self._dtype = None    # a static minimize's loss dtype (_lr_dtype)
         self._eager_lr = None            # the value the eager learning-rate tensor holds
         self._eager_lr_from = None       # the constant rate (a float) it was set from
+        self._eager_lr_held = False      # in a step, after its rate was set: keep it
 
     # -- learning rate
     def _global_learning_rate(self, program=None):
@@ -131,9 +132,10 @@ class Optimizer:
                 lr = self._lr_vars["eager"] = Tensor(np.zeros([1], self._lr_dtype()),
                                                      name=unique_name.generate("learning_rate"))
             decay = self._learning_rate
-            if type(decay) is float and decay == self._eager_lr_from:
-                return lr     # a constant rate, already there (the common case, each step)
-            # a 1.8 decay advances once per minimize / step
+            if self._eager_lr_held or type(decay) is float and decay == self._eager_lr_from:
+                return lr     # this step's rate, or a constant one, already there
+            # a 1.8 decay advances once per minimize / step (1.8.5), not once per update
+            # of a param group
             # (Paddle makes it with a fill_constant initializer, as in a static program)
             rate = decay._advance() if isinstance(decay, LearningRateDecay) else self.get_lr()
             value = np.array([filled_value(rate)], lr._array().dtype)
@@ -400,11 +402,16 @@ class Optimizer:
                             for pg in params_grads]
         else:
             params_grads = self._regularize(params_grads, self.regularization)
-        params_grads = self._update_sparse(raw, clipped, params_grads)
-        for values, group_pgs in self._by_group_hyperparameters(params_grads):
-            with self._hyperparameters_set(values):
-                if not self._update_directly(group_pgs):
-                    self._create_optimization_pass(group_pgs)
+        self._create_global_learning_rate()     # this step's rate, for every update below
+        self._eager_lr_held = True
+        try:
+            params_grads = self._update_sparse(raw, clipped, params_grads)
+            for values, group_pgs in self._by_group_hyperparameters(params_grads):
+                with self._hyperparameters_set(values):
+                    if not self._update_directly(group_pgs):
+                        self._create_optimization_pass(group_pgs)
+        finally:
+            self._eager_lr_held = False
         return raw, params_grads
 
     def _regularize(self, params_grads, regularization):
@@ -416,15 +423,27 @@ class Optimizer:
     # _default_dict: {group key: the attribute holding it}
     _group_hyperparameters = {}
 
+    @property
+    def _param_groups(self):
+        return self._groups
+
+    @_param_groups.setter
+    def _param_groups(self, groups):
+        self._groups = groups
+        self._group_values = None       # made again from these groups on the next step
+
     def _by_group_hyperparameters(self, params_grads):
         """[(a group's hyperparameter values, its (param, grad) pairs)] in the pairs' order:
         one item for all when no group sets one (Paddle 3 updates group by group, each
         with its values set: the update ops and the accumulators' initial values)."""
-        keys = self._group_hyperparameters
-        groups = [g for g in self._param_groups if any(k in g for k in keys)]
-        if not groups:
+        if self._group_values is None:     # {id(param): its group's values}, once
+            keys = self._group_hyperparameters
+            self._group_values = {id(p): {k: g[k] for k in keys if k in g}
+                                  for g in self._param_groups if any(k in g for k in keys)
+                                  for p in g["params"]}
+        value_of = self._group_values
+        if not value_of:
             return [({}, params_grads)]
-        value_of = {id(p): {k: g[k] for k in keys if k in g} for g in groups for p in g["params"]}
         runs = []
         for pg in params_grads:
             values = value_of.get(id(pg[0]), {})

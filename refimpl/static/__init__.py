@@ -10,6 +10,7 @@ from ..framework.scope import Scope, global_scope, scope_guard
 from ..framework.param_attr import ParamAttr
 from ..backward import append_backward, gradients
 from ..layers import exports as _exports
+from ..submodules import group
 from .io import (deserialize_persistables, deserialize_program, load, load_from_file,
                  load_inference_model, load_program_state, save, save_inference_model,
                  save_to_file, serialize_persistables, serialize_program, set_program_state)
@@ -22,6 +23,7 @@ from ..fluid.io import load_vars, save_vars
 from ..fluid.moving_average import ExponentialMovingAverage   # Paddle 2.1 on: paddle.static's
 
 globals().update(_exports("static"))
+globals().update(group(__name__, globals(), {"input": ["data", "InputSpec"]}))   # 2.0's
 
 __all__ = ["ExponentialMovingAverage", "ParallelExecutor", "BuildStrategy", "CompiledProgram", "ExecutionStrategy", "Executor", "CPUPlace",
            "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places", "xpu_places", "Program", "Variable",

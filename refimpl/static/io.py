@@ -358,20 +358,24 @@ def _check_program(program, fn):
         raise TypeError("%s: program must be a Program, got %s" % (fn, type(program).__name__))
 
 
-def _get_valid_program(program=None):
-    """Paddle 2.0's helper of its static.io (its test_inference_model_io calls it): the
-    default main program for None, a CompiledProgram's own program (with a warning), a
-    Program as is; anything else a TypeError."""
+def _get_valid_program(program=None, argument="program"):
+    """Paddle's helper of its static.io and fluid.io (2.0's test_inference_model_io and
+    1.8's test_io_save_load call them): the default main program for None, a
+    CompiledProgram's own program (with 1.8.5's and 2.0's warning), a Program as is;
+    anything else a TypeError with their text naming `argument` (fluid.io's callers:
+    main_program)."""
     from ..compiler.compiled_program import CompiledProgram
     if program is None:
         return default_main_program()
     if isinstance(program, CompiledProgram):
-        if program._program is None:
-            raise TypeError("_get_valid_program: the CompiledProgram has no Program (it "
-                            "compiles a Graph), expected a Program")
+        if program._program is None:     # it compiles a core.Graph
+            raise TypeError("The type of input %s is invalid, expected type is Program, but "
+                            "received None (a CompiledProgram of a core.Graph)" % argument)
         warnings.warn("The input is a CompiledProgram, this is not recommended.")
         program = program._program
-    _check_program(program, "_get_valid_program")
+    if not isinstance(program, Program):
+        raise TypeError("The type of input %s is invalid, expected type is fluid.Program, but "
+                        "received %s" % (argument, type(program)))
     return program
 
 
@@ -409,7 +413,7 @@ def serialize_program(feed_vars, fetch_vars, **kwargs):
     """ProgramDesc bytes of the inference program computing fetch_vars from feed_vars
     (kwarg `program`, default the main program), with Paddle's feed / fetch ops."""
     program, feeds, fetches = normalize_program(
-        kwargs.get("program") or default_main_program(), feed_vars, fetch_vars,
+        _get_valid_program(kwargs.get("program")), feed_vars, fetch_vars,
         "serialize_program")
     return model_formats.program_to_bytes(program, feeds, fetches)
 
@@ -424,7 +428,7 @@ def serialize_persistables(feed_vars, fetch_vars, executor, **kwargs):
     """The combined LoDTensor stream (names sorted) of the global scope's values of the
     persistables the inference program of feed_vars -> fetch_vars uses (kwarg `program`,
     default the main program)."""
-    program, _, _ = normalize_program(kwargs.get("program") or default_main_program(),
+    program, _, _ = normalize_program(_get_valid_program(kwargs.get("program")),
                                       feed_vars, fetch_vars, "serialize_persistables")
     return _serialize_persistables(program, executor)
 
@@ -479,7 +483,7 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs)
     .pdiparams (its persistables' values from the global scope, combined), then
     path_prefix.pdmanifest; all or nothing."""
     write_inference_model(_path_prefix(path_prefix, "save_inference_model"),
-                          kwargs.get("program") or default_main_program(),
+                          _get_valid_program(kwargs.get("program")),
                           feed_vars, fetch_vars, "save_inference_model")
 
 
@@ -692,7 +696,7 @@ def _chosen(main_program, vars, predicate, fn):
             if not isinstance(v, Variable):
                 raise TypeError("%s: vars must be Variables, got %s" % (fn, type(v).__name__))
         return chosen
-    program = _get_valid_program(main_program)
+    program = _get_valid_program(main_program, "main_program")
     return [v for v in program.list_vars() if predicate is None or predicate(v)]
 
 

@@ -21,9 +21,6 @@ def _from_fluid_layers(names):
 globals().update(_from_fluid_layers(_FLUID_LAYERS))
 globals().update(exports("static.nn"))
 __all__ = sorted(set(exports("static.nn")) | set(_FLUID_LAYERS))
-# `from paddle.static.nn.control_flow import Assert` imports a submodule: the import system
-# looks for it only in a package, one with a __path__ (empty: the alias finds the attribute)
-__path__ = []
 _COMMON = ("batch_norm", "bilinear_tensor_product", "conv2d", "conv2d_transpose", "conv3d",
            "conv3d_transpose", "deform_conv2d", "embedding", "fc", "group_norm",
            "instance_norm", "layer_norm", "prelu", "py_func", "row_conv", "spectral_norm")

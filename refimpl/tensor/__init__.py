@@ -25,7 +25,7 @@ SUBMODULES = {
                      "flatten", "flip", "gather", "gather_nd", "reshape", "reshape_", "roll",
                      "scatter", "scatter_", "scatter_nd", "scatter_nd_add", "shard_index",
                      "slice", "split", "squeeze", "squeeze_", "stack", "strided_slice", "tile",
-                     "unbind", "unique", "unsqueeze", "unsqueeze_", "unstack"],
+                     "transpose", "unbind", "unique", "unsqueeze", "unsqueeze_", "unstack"],
     "math": ["abs", "acos", "add", "add_n", "addmm", "all", "any", "asin", "atan",
              "broadcast_shape", "ceil", "clip", "conj", "cos", "cosh", "cumsum", "divide", "erf", "exp", "floor",
              "floor_divide", "floor_mod", "increment", "inverse", "isfinite", "isinf", "isnan",
@@ -39,6 +39,7 @@ SUBMODULES = {
                "nonzero", "sort", "topk", "where"],
     "stat": ["mean", "median", "numel", "std", "var"],
     "to_string": ["set_printoptions"],
+    "tensor": [],       # 2.0's module of that name is empty
 }
 
 

@@ -8,6 +8,10 @@ import importlib
 import itertools
 import linecache
 
+# at module level: static_function imports nothing of dy2static at module level (nor do
+# function_spec, partial_program, hapi.layer_program it imports; its converter import is
+# inside a function), so this is no cycle in any import order, and jit imports
+# static_function two lines after dy2static anyway
 from ..static_function import _hashable
 
 _SOURCE_NUMBERS = itertools.count()

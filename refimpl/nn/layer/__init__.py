@@ -14,6 +14,9 @@ from .spectral_norm import *  # noqa: F401,F403
 from .transformer import *  # noqa: F401,F403
 from . import (activation, common, container, conv, decode, distance, loss, norm, pooling,
                rnn, spectral_norm, transformer)
+from ...submodules import group
+
+globals().update(group(__name__, globals(), {"vision": ["PixelShuffle"]}))   # 2.0's
 
 __all__ = ["Layer"] + [name for module in (activation, common, container, conv, decode, distance,
                                            loss, norm, pooling, rnn, spectral_norm, transformer)

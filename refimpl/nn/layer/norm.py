@@ -16,6 +16,7 @@ from ...layers.common import append_op_out, real_arg
 from ...layers.functional_nn import instance_norm, local_response_norm
 from ...layers.norm import _append_batch_norm, functional_batch_norm, functional_layer_norm
 from .base import Layer
+from .spectral_norm import SpectralNorm  # noqa: F401  (Paddle 2.0's nn.layer.norm has it)
 
 __all__ = ["BatchNorm", "BatchNorm1D", "BatchNorm2D", "BatchNorm3D", "SyncBatchNorm",
            "LayerNorm", "InstanceNorm1D", "InstanceNorm2D", "InstanceNorm3D",
