@@ -229,7 +229,14 @@ def _fresh_engine_seed(seed_attr):
     2.0's std::minstd_rand ops, the class samplers): the attr as an unsigned int; for 0
     Paddle takes std::random_device, refimpl a draw of the global numpy stream (so
     paddle.seed replays it)."""
-    return int(seed_attr) & 0xFFFFFFFF or int(rng_for(0).randint(1, 2**31 - 1))
+    return int(seed_attr) & 0xFFFFFFFF or drawn_seed()
+
+
+def drawn_seed():
+    """What refimpl takes where Paddle takes std::random_device (the seed op and the
+    fresh-engine ops of seed 0): the next draw in [1, 2^31 - 1) of the global numpy stream,
+    so that paddle.seed replays it (specs/ops/random.md)."""
+    return int(rng_for(0).randint(1, 2**31 - 1))
 
 
 def minstd_normal(seed_attr, mean, std, shape, dtype):
