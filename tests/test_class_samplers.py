@@ -37,14 +37,17 @@ NCE_PADDLE = {
 }
 
 
-def _nce_run(sampler, seed=7):
+def _nce_run(sampler, seed=7, dtype="float32"):
+    """Two runs of the nce net: SampleLabels and Cost each, then (float64) the gradient of
+    Input under the loss sum(Cost)."""
     rng = np.random.RandomState(0)
-    x = rng.uniform(-1, 1, (N, D)).astype("float32")
+    x = rng.uniform(-1, 1, (N, D)).astype(dtype)
     probs = rng.dirichlet(np.ones(K)).astype("float32").tolist()
     label = np.array([[1], [7], [0], [19]], "int64")
     main, startup = fluid.Program(), fluid.Program()
     with fluid.program_guard(main, startup), fluid.unique_name.guard():
-        xv = fluid.data("x", [N, D], "float32")
+        xv = fluid.data("x", [N, D], dtype)
+        xv.stop_gradient = False
         lv = fluid.data("l", [N, 1], "int64")
         const = fluid.ParamAttr(initializer=fluid.initializer.Constant(0.1))
         extra = {"custom_dist": probs} if sampler == "custom_dist" else {}
@@ -52,6 +55,10 @@ def _nce_run(sampler, seed=7):
                          param_attr=const, bias_attr=const, **extra)
         op = [o for o in main.global_block().ops if o.type == "nce"][0]
         fetch = [op.output("SampleLabels")[0], op.output("Cost")[0]]
+        if dtype == "float64":
+            cost = main.global_block().var(fetch[1])
+            fluid.backward.append_backward(fluid.layers.reduce_sum(cost))
+            fetch.append(xv.name + "@GRAD")
     exe = fluid.Executor(fluid.CPUPlace())
     scope = fluid.core.Scope()
     with fluid.scope_guard(scope):
@@ -70,6 +77,35 @@ def test_nce_draws_paddles_negatives_and_costs(paddle_version, version, sampler)
     np.testing.assert_array_equal(labels[:, 0], [1, 7, 0, 19])
     np.testing.assert_allclose(cost.reshape(-1), costs, rtol=2e-6)
     np.testing.assert_array_equal(again, labels)        # a fresh engine every run
+
+
+# the log-uniform net above in float64 (sum(Cost) the loss): Cost and Input's gradient (its
+# rows' columns are equal, the weights all 0.1); 1.8.5's Constant(0.1) is float32's 0.1
+NCE_LOG_UNIFORM_FLOAT64 = {
+    "1.8": ([6.632092590679773, 5.908026725977703, 6.638057895085801, 6.941896105321519],
+            [0.11490037845960235, 0.13300252835218856, 0.11082084685632293,
+             0.1528221957638147]),
+    "3": ([6.632092587711709, 5.908026723542227, 6.638057890815311, 6.9418961021149],
+          [0.11490037684735604, 0.133002526452613, 0.11082084535229023,
+           0.15282219361293248]),
+}
+
+
+@pytest.mark.parametrize("version", ["1.8", "3"])
+def test_nce_log_uniform_probability_is_paddles_float(paddle_version, version):
+    # Paddle's LogUniformSampler holds log(K) as a float, and P(c) = log((c + 2) / (c + 1))
+    # / log(K) is a float too: for K = 20 P(2) and P(7) (rows 1 and 2 draw them) come out
+    # an ulp off when log(K) stays a double, moving rows 1 and 2 by 1e-8 relative
+    p = class_samplers.probability(class_samplers.LOG_UNIFORM, np.array([2, 7]), K - 1)
+    in_double = (np.log(np.array([4.0, 9.0]) / [3.0, 8.0]) / np.log(K)).astype(np.float32)
+    assert p.dtype == np.float32 and (p != in_double).all()
+    with paddle_version(version):
+        (labels, cost, dx), (again, cost_again, _) = _nce_run("log_uniform", dtype="float64")
+    np.testing.assert_array_equal(labels[:, 1:], NCE_LOG_UNIFORM[0])
+    costs, grads = NCE_LOG_UNIFORM_FLOAT64[version]
+    np.testing.assert_allclose(cost.reshape(-1), costs, rtol=1e-15)
+    np.testing.assert_allclose(dx, np.repeat(np.array(grads)[:, None], D, 1), rtol=1e-15)
+    np.testing.assert_array_equal(cost_again, cost)
 
 
 def test_alias_table_is_built_as_paddles_layers_build_it():

@@ -120,3 +120,35 @@ def test_dynamic_parameters_take_the_main_programs_seed_under_the_legacy_ir_of_3
             np.testing.assert_array_equal(a.weight.numpy(), b.weight.numpy())
         finally:
             paddle.framework.random._manual_program_seed(0)
+
+
+def _seed_op_program(seed_attr):
+    main = static.Program()
+    with static.program_guard(main, static.Program()):
+        out = main.global_block().create_var(name="seed_out", shape=[1], dtype="int32")
+        main.global_block().append_op(type="seed", outputs={"Out": [out]},
+                                      attrs={"seed": seed_attr})
+    return main, out
+
+
+@pytest.mark.parametrize("version", ["1.8", "2.0", "3"])
+def test_seed_op_of_seed_0_draws_the_global_stream_replayably(paddle_version, version):
+    # Paddle 1.8.5 and 3.3.1 take std::random_device here (any int32, measured; not
+    # replayed by paddle.seed). refimpl, an oracle, keeps it reproducible: each run the
+    # next draw in [1, 2^31 - 1) of the global numpy stream, RandomState(s) after
+    # paddle.seed(s); a nonzero attr is the output and draws nothing
+    exe = static.Executor()
+    with paddle_version(version):
+        zero, out = _seed_op_program(0)
+        fixed, fixed_out = _seed_op_program(-7)
+        paddle.seed(10)
+        first = [exe.run(zero, fetch_list=[out])[0] for _ in range(2)]
+        assert exe.run(fixed, fetch_list=[fixed_out])[0].tolist() == [-7]
+        first.append(exe.run(zero, fetch_list=[out])[0])
+        paddle.seed(10)
+        again = [exe.run(zero, fetch_list=[out])[0] for _ in range(3)]
+    stream = np.random.RandomState(10)
+    expected = [[int(stream.randint(1, 2**31 - 1))] for _ in range(3)]
+    assert [v.tolist() for v in first] == [v.tolist() for v in again] == expected
+    assert {v.dtype for v in first} == {np.dtype(np.int32)} and first[0].shape == (1,)
+    assert len({v[0] for v in first}) == 3

@@ -219,6 +219,19 @@ def test_glibc_rand_and_uniform_ints_above_the_engines_range():
     np.testing.assert_allclose(np.bincount(values, minlength=10) / 20000, 0.1, atol=0.01)
 
 
+def test_downscaling_divides_by_the_engines_whole_range():
+    # libstdc++'s s = (2^31 - 3) // k (max() - min() of minstd_rand, whose outputs are 1 ..
+    # 2^31 - 2); k = 5 divides 2^31 - 3, so s is one more than (2^31 - 4) // 5. Seed
+    # 958059494's first output is s = 429496729: (s - 1) // s = 0. Paddle 1.8.5,
+    # fluid.layers.randint(0, 5, [4], seed=958059494), measured:
+    assert minstd.states(958059494, 1).tolist() == [429496729]
+    assert minstd.uniform_ints(958059494, 0, 5, 4).tolist() == [0, 0, 3, 4]
+    # random_crop's offsets are the same distribution's draws: 1.8.5's
+    # fluid.layers.random_crop(x, [1, 1], seed=958059494) of a [1, 5, 5] x takes x[0, 0, 0]
+    offsets, _ = minstd.crop_offsets(958059494, 1, [4, 4])
+    assert offsets.tolist() == [[0, 0]]
+
+
 def test_dygraph_initializers_of_1_8_take_paddles_values(paddle_version):
     # Paddle 1.8.5, measured: eager initializers take the default programs' random_seed
     from refimpl import fluid

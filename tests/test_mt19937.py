@@ -63,12 +63,14 @@ def test_compiled_kernels_equal_the_numpy_reference(kernel_loader):
                      (5001, "float32", 0.02275013, 0.97724986, None),
                      (3000, "float64", 0.0013, 0.9999, (-1.0, 2.5)),
                      (3000, "float64", 0.0, 1.0, None))]
-    # erfinv's three ranges: |x| <= 0.85, r = sqrt(ln 2 - log(1 - |x|)) up to 5 and above
-    x64 = np.concatenate([np.linspace(-1, 1, 2001), [-1 + 1e-13, 1 - 1e-15, 1.5, np.nan]])
-    inverses = [mt19937.erfinv(x64), mt19937.erfinv(x64.astype(np.float32))]
+    # the compiled erfinv (inline in the truncated normal) in its three ranges, |x| <= 0.85,
+    # r = sqrt(ln 2 - log(1 - |x|)) up to 5 and above, and at +-1: with cdf_low = cdf_high
+    # = c every draw is sqrt(2) erfinv(2 c - 1) std + mean, whatever the uniform draw
+    cdfs = np.concatenate([np.linspace(0, 1, 401), [0.5e-13, 1 - 0.5e-15]])
+    points = [(dtype, c) for dtype in ("float32", "float64") for c in cdfs.astype(dtype)]
+    inverses = [ref.truncated_normal(0.5, 2.0, c, c, 2, dtype) for dtype, c in points]
+    assert np.isinf(inverses[0]).all() and np.isfinite(np.concatenate(inverses[1:400])).all()
     kernel_loader(lambda name: getattr(kernel, name))
-    for x, expected_inverse in zip((x64, x64.astype(np.float32)), inverses):
-        np.testing.assert_array_equal(mt19937.erfinv(x), expected_inverse)
     engine = mt19937.Engine.from_seed(12345)
     for e in expected:
         assert (engine.draws(e.size) == e).all()
@@ -82,6 +84,9 @@ def test_compiled_kernels_equal_the_numpy_reference(kernel_loader):
             (0.02275013, 0.97724986, None), (0.0013, 0.9999, (-1.0, 2.5)), (0.0, 1.0, None))):
         got = engine.truncated_normal(0.5, 2.0, cdf_low, cdf_high, t.size, t.dtype, clip)
         assert got.dtype == t.dtype and (got == t).all()
+    for (dtype, c), inverse in zip(points, inverses):
+        np.testing.assert_array_equal(engine.truncated_normal(0.5, 2.0, c, c, 2, dtype),
+                                      inverse)
     assert engine == ref
 
 

@@ -68,7 +68,9 @@ def test_cost_is_the_nce_formula_over_the_drawn_classes(sampler):
             return float(np.float32(3 * np.float32(1 / 10)))
     else:
         def b_of(c):
-            return float(np.float32(3 * np.float32(np.log((c + 2) / (c + 1)) / np.log(10))))
+            # P(c) in double over log 10 held as a float (Paddle's sampler's log_range_)
+            log_range = float(np.float32(np.log(10)))
+            return float(np.float32(3 * np.float32(np.log((c + 2) / (c + 1)) / log_range)))
     np.testing.assert_allclose(cost.ravel(), _cost_by_hand(o, labels, 2, b_of), rtol=1e-12)
 
 

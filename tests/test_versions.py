@@ -746,3 +746,25 @@ def test_stack_of_one_variable(paddle_version, version):
             with pytest.raises(TypeError, match="list\\[Tensor\\]"):
                 paddle.stack(x)
             assert tuple(paddle.stack([x, x], axis=1).shape) == (2, 2, 3)
+
+
+def test_every_switch_read_has_a_row_in_specs_versions_md():
+    # specs/versions.md's table holds one row per switch, and refimpl reads no switch
+    # that is not one (a misspelt name in a rarely run branch, e.g. the random streams'
+    # seeded_uniform_stream / randint_downscaling / custom_sampler_engine_bits readers)
+    import re
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    with open(os.path.join(root, "specs", "versions.md")) as f:
+        rows = re.findall(r"^\| `([a-z0-9_]+)` \|", f.read(), re.M)
+    assert sorted(rows) == sorted(versions.SWITCHES) and len(rows) == len(set(rows))
+    read = set()
+    for folder, _, files in os.walk(os.path.join(root, "refimpl")):
+        for name in files:
+            if name.endswith((".py", ".pyx")):
+                with open(os.path.join(folder, name), encoding="utf-8") as f:
+                    read.update(re.findall(r"\bswitch\(\s*[\"']([a-z0-9_]+)[\"']\)", f.read()))
+    assert read - set(versions.SWITCHES) == set()
+    for name in ("seeded_uniform_stream", "dropout_stream", "randint_downscaling",
+                 "custom_sampler_engine_bits", "seed_attr_bits", "truncated_normal_bounds",
+                 "seed_sets_program_seeds", "uniform_default_min"):
+        assert name in read

@@ -173,14 +173,6 @@ cdef inline real _erfinv(real x, const double* c) noexcept nogil:
     return -ratio if x < 0 else ratio
 
 
-def erfinv(real[::1] x, real[::1] out, const double[::1] coefficients):
-    """Fills `out` with framework/mt19937.py's erfinv of x."""
-    cdef Py_ssize_t i
-    with nogil:
-        for i in range(x.shape[0]):
-            out[i] = _erfinv(x[i], &coefficients[0])
-
-
 def truncated_normal(uint64_t[::1] words, Py_ssize_t pos, real[::1] out, real mean, real std,
                      real cdf_low, real cdf_high, real low, real high, bint clip,
                      const double[::1] coefficients):

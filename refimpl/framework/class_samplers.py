@@ -6,7 +6,8 @@ seeded with the seed attr as an unsigned int, read one value at a time (measured
 - uniform (nce's sampler 0): std::uniform_int_distribution<int>(0, range) over the engine
   (libstdc++'s downscaling, mt19937.uniform_int_below).
 - log-uniform (nce's sampler 1, sample_logits): u of std::uniform_real_distribution<double>
-  (0, 1); the class is int64(exp(u log(range + 1))) - 1, taken modulo range.
+  (0, 1); the class is int64(exp(u L)) - 1, taken modulo range, where L = log(range + 1)
+  is held as a float (rounded to 32 bits, then widened again for the double product).
 - custom (nce's sampler 2, Walker's alias method): a slot i of uniform_int_distribution<int>
   (0, range), then p of uniform_real_distribution<double>(0, 1); p > alias_probs[i] gives
   alias[i] (i itself where alias[i] is -1), else i.
@@ -14,6 +15,9 @@ seeded with the seed attr as an unsigned int, read one value at a time (measured
 The engine is a std::mt19937_64 (seed(value), no seed_seq), except the custom sampler of
 Paddle 1.8.5, a 32-bit std::mt19937; a canonical double takes one 64-bit draw d (d / 2^64)
 or two 32-bit draws d1, d2 ((d1 + d2 2^32) / 2^64), each kept below 1.
+
+Each sampler also gives a class's probability (probability below), as a float: nce's b and
+sample_logits' Probabilities start from it.
 """
 import math
 
@@ -23,6 +27,36 @@ from . import mt19937
 
 UNIFORM, LOG_UNIFORM, CUSTOM = 0, 1, 2
 _BELOW_ONE = float(np.nextafter(1.0, 0.0))     # (math.nextafter: Python 3.9 on; 1.8.5 checks run on 3.8)
+
+
+def log_range(range_):
+    """log(range + 1) as the log-uniform sampler holds it: computed in double, kept as a
+    float (so a double value of the float's)."""
+    return float(np.float32(math.log(int(range_) + 1)))
+
+
+def probability(kind, classes, range_, custom_probs=None):
+    """The chance the sampler of `kind` over the classes 0 .. range_ draws each of `classes`
+    (an int array), a float32 array as Paddle's samplers return it: uniform
+    float(1 / (range + 1)); log-uniform log((c + 2) / (c + 1)) / L in double (L the float
+    log_range), rounded to a float; custom custom_probs[c] (float32 CustomDistProbs)."""
+    classes = np.asarray(classes)
+    if kind == UNIFORM:
+        return np.full(classes.shape, 1.0 / (int(range_) + 1), np.float32)
+    if kind == LOG_UNIFORM:
+        return (np.log((classes + 2.0) / (classes + 1.0)) / log_range(range_)) \
+            .astype(np.float32)
+    if kind == CUSTOM:
+        if custom_probs is None:
+            raise ValueError("class sampler: the custom sampler's probability needs its "
+                             "probabilities (CustomDistProbs)")
+        return np.asarray(custom_probs, np.float32).reshape(-1)[classes]
+    raise _unknown_kind(kind)
+
+
+def _unknown_kind(kind):
+    return ValueError("class sampler: kind 0 (uniform), 1 (log_uniform) or 2 (custom), got %r"
+                      % (kind,))
 
 
 class Draws:
@@ -65,12 +99,11 @@ class Sampler:
 
     def __init__(self, kind, range_, draws, method, alias=None, alias_probs=None):
         if kind not in (UNIFORM, LOG_UNIFORM, CUSTOM):
-            raise ValueError("class sampler: kind 0 (uniform), 1 (log_uniform) or 2 "
-                             "(custom), got %r" % (kind,))
+            raise _unknown_kind(kind)
         if kind == CUSTOM and (alias is None or alias_probs is None):
             raise ValueError("class sampler: the custom sampler needs the alias table")
         self.kind, self.range, self.draws, self.method = kind, int(range_), draws, method
-        self.log_range = math.log(self.range + 1)
+        self.log_range = log_range(self.range)
         if kind == CUSTOM:
             self.alias = [int(a) for a in np.asarray(alias).reshape(-1)]
             self.alias_probs = [float(p) for p in

@@ -51,28 +51,16 @@ def uniform_float32(seed, n):
 def crop_offsets(seed, instances, spans):
     """Paddle's random_crop offsets (1.8.5 and 2.0): instance i's engine is seeded with
     `seed` and skips i * len(spans) outputs; its offsets are uniform_int_distribution<size_t>
-    (0, span) draws in turn (libstdc++ before GCC 11: with s = (2^31 - 3) // (span + 1),
-    x - 1 of an output x is redrawn while >= (span + 1) s, then divided by s). Returns the
-    [instances, len(spans)] offsets and SeedOut, the output after all instances' skips."""
+    (0, span) draws in turn (_below_or_equal). Returns the [instances, len(spans)] offsets
+    and SeedOut, the output after all instances' skips."""
     k = len(spans)
-    outputs = states(seed, instances * k + 65)
-
-    def output(pos):
-        nonlocal outputs
-        while pos >= outputs.size:
-            outputs = states(seed, 2 * outputs.size)
-        return int(outputs[pos])
-
+    stream = _Stream(seed, instances * k + 65)
     offsets = np.empty((instances, k), np.int64)
     for i in range(instances):
-        pos = i * k
+        draw = stream.reader(i * k)
         for d, span in enumerate(spans):
-            scaling = (MODULUS - 2) // (span + 1)
-            while output(pos) - 1 >= (span + 1) * scaling:
-                pos += 1
-            offsets[i, d] = (output(pos) - 1) // scaling
-            pos += 1
-    return offsets, output(instances * k)
+            offsets[i, d] = _below_or_equal(draw, int(span))
+    return offsets, stream[instances * k]
 
 
 def canonical(seed, n, dtype):
@@ -113,8 +101,32 @@ def normal(seed, mean, std, shape, dtype):
     return (values[:n] * t(np.float32(std)) + t(np.float32(mean))).astype(dtype).reshape(shape)
 
 
-# the engine's outputs less 1 span [0, _URNG_RANGE]: libstdc++'s __urngrange
-_URNG_RANGE = MODULUS - 3
+# the engine's outputs (1 .. MODULUS - 1) less 1 span [0, _URNG_RANGE]: libstdc++'s
+# __urngrange, max() - min()
+_URNG_RANGE = MODULUS - 2
+
+
+class _Stream:
+    """A fresh engine's outputs, computed as far as they are read (doubling)."""
+
+    def __init__(self, seed, count):
+        self.seed, self.outputs = seed, states(seed, count)
+
+    def __getitem__(self, pos):
+        while pos >= self.outputs.size:
+            self.outputs = states(self.seed, 2 * self.outputs.size)
+        return int(self.outputs[pos])
+
+    def reader(self, start):
+        """draw(): the outputs from position `start` on, one a call, each less 1 (what
+        _below_or_equal reads)."""
+        pos = start - 1
+
+        def draw():
+            nonlocal pos
+            pos += 1
+            return self[pos] - 1
+        return draw
 
 
 def _below_or_equal(draw, urange):
@@ -153,13 +165,5 @@ def uniform_ints(seed, low, high, n):
             if kept.size >= n:
                 return kept[:n] // scaling + int(low)
             count *= 2
-    outputs, used = states(seed, count), 0
-
-    def draw():
-        nonlocal outputs, used
-        if used == outputs.size:
-            outputs = states(seed, 2 * outputs.size)
-        used += 1
-        return int(outputs[used - 1]) - 1
-
+    draw = _Stream(seed, count).reader(0)
     return np.array([_below_or_equal(draw, urange) for _ in range(n)], np.int64) + int(low)

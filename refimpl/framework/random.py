@@ -156,22 +156,30 @@ def _drawn_dtype(dtype):
     return np.dtype(np.float32) if np.dtype(dtype) == np.float16 else np.dtype(dtype)
 
 
-def uniform(seed_attr, low, high, shape, dtype):
-    """U(low, high) of `shape` and `dtype` for a random op with seed attr `seed_attr`:
-    Paddle's CPU stream where switch seeded_uniform_stream reproduces it for float32 /
-    float64 (1.8.5's minstd, _minstd_kernel; 2.x's mt19937_64, float16 too: its float32
-    draws rounded), else the numpy stream of rng_for. low and high are float32 attrs in
-    Paddle."""
+def _real_draws(distribution, seed_attr, a, b, shape, dtype):
+    """`distribution` "uniform" (U(a, b)) or "normal" (N(a, b)) of `shape` and `dtype` for
+    a random op with seed attr `seed_attr` (a and b float32 attrs in Paddle): Paddle's CPU
+    stream where switch seeded_uniform_stream reproduces it for float32 / float64 (1.8.5's
+    fresh std::minstd_rand, _minstd_kernel; 2.x's mt19937_64, float16 too: its float32
+    draws rounded), else numpy's stream of rng_for, a chunk at a time (_in_chunks)."""
     shape = tuple(shape)
     if _minstd_kernel(dtype):
-        return minstd.uniform_real(_fresh_engine_seed(seed_attr), low, high, shape, dtype)
-    engine = _engine_for(seed_attr, _drawn_dtype(dtype))
+        draw = {"uniform": minstd.uniform_real, "normal": minstd.normal}[distribution]
+        return draw(_fresh_engine_seed(seed_attr), a, b, shape, dtype)
+    drawn_dtype = _drawn_dtype(dtype)
+    engine = _engine_for(seed_attr, drawn_dtype)
     if engine is not None:
         n = int(np.prod(shape, dtype=np.int64))
-        return engine.uniform(np.float32(low), np.float32(high), n, _drawn_dtype(dtype)) \
+        return getattr(engine, distribution)(np.float32(a), np.float32(b), n, drawn_dtype) \
             .astype(dtype, copy=False).reshape(shape)
-    rng = rng_for(seed_attr)
-    return _in_chunks(lambda n: rng.uniform(low, high, size=n), shape, dtype)
+    draw = getattr(rng_for(seed_attr), distribution)
+    return _in_chunks(lambda n: draw(a, b, size=n), shape, dtype)
+
+
+def uniform(seed_attr, low, high, shape, dtype):
+    """U(low, high) (uniform_random): std::uniform_real_distribution<T> over 1.8.5's or
+    2.x's engine, or numpy's stream (_real_draws)."""
+    return _real_draws("uniform", seed_attr, low, high, shape, dtype)
 
 
 def dropout_draws(seed, n):
@@ -211,20 +219,9 @@ def permutation(seed_attr, n, dtype):
 
 
 def normal(seed_attr, mean, std, shape, dtype):
-    """N(mean, std) of `shape` and `dtype` for a random op with seed attr `seed_attr`
-    (gaussian_random): one std::normal_distribution<T> per op (mean and std float32 attrs)
-    over Paddle 1.8.5's fresh std::minstd_rand (_minstd_kernel) or Paddle 2.x's
-    mt19937_64 (float16: its float32 draws rounded), as switch seeded_uniform_stream says;
-    else numpy's stream of rng_for."""
-    shape = tuple(shape)
-    if _minstd_kernel(dtype):
-        return minstd.normal(_fresh_engine_seed(seed_attr), mean, std, shape, dtype)
-    engine = _engine_for(seed_attr, _drawn_dtype(dtype))
-    if engine is not None:
-        n = int(np.prod(shape, dtype=np.int64))
-        return engine.normal(np.float32(mean), np.float32(std), n, _drawn_dtype(dtype)) \
-            .astype(dtype, copy=False).reshape(shape)
-    return rng_for(seed_attr).normal(mean, std, size=shape).astype(dtype)
+    """N(mean, std) (gaussian_random): one std::normal_distribution<T> per op over 1.8.5's
+    or 2.x's engine, or numpy's stream (_real_draws)."""
+    return _real_draws("normal", seed_attr, mean, std, shape, dtype)
 
 
 def _fresh_engine_seed(seed_attr):
@@ -232,7 +229,14 @@ def _fresh_engine_seed(seed_attr):
     2.0's std::minstd_rand ops, the class samplers): the attr as an unsigned int; for 0
     Paddle takes std::random_device, refimpl a draw of the global numpy stream (so
     paddle.seed replays it)."""
-    return int(seed_attr) & 0xFFFFFFFF or int(rng_for(0).randint(1, 2**31 - 1))
+    return int(seed_attr) & 0xFFFFFFFF or drawn_seed()
+
+
+def drawn_seed():
+    """What refimpl takes where Paddle takes std::random_device (the seed op and the
+    fresh-engine ops of seed 0): the next draw in [1, 2^31 - 1) of the global numpy stream,
+    so that paddle.seed replays it (specs/ops/random.md)."""
+    return int(rng_for(0).randint(1, 2**31 - 1))
 
 
 def minstd_normal(seed_attr, mean, std, shape, dtype):

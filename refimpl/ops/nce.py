@@ -10,10 +10,10 @@ sampler's chance of drawing c (held in single precision, as Paddle's kernels do)
     Cost[n] = SampleWeight[n] * (sum over true c of -log(o / (o + b))
                                  + sum over negative c of -log(b / (o + b))).
 Samplers (attr `sampler`): 0 uniform, P(c) = 1 / K; 1 log-uniform, drawn as
-floor(exp(u log K)) - 1 modulo K - 1 with u ~ U[0, 1) and P(c) = log((c + 2) / (c + 1)) /
-log K (Paddle's formula, which sums to log(K + 1) / log K over the K classes); 2 custom,
-P(c) = CustomDistProbs[c], drawn by the alias method (a uniform slot i, then i itself with
-chance CustomDistAliasProbs[i], else CustomDistAlias[i]). The negatives are Paddle's own
+floor(exp(u L)) - 1 modulo K - 1 with u ~ U[0, 1) and P(c) = log((c + 2) / (c + 1)) / L,
+L = log K held as a float (Paddle's formula, which sums to log(K + 1) / log K over the K
+classes); 2 custom, P(c) = CustomDistProbs[c], drawn by the alias method (a uniform slot
+i, then i itself with chance CustomDistAliasProbs[i], else CustomDistAlias[i]). The negatives are Paddle's own
 (framework/class_samplers.py, the classes 0 .. K - 1): a fresh engine seeded with `seed`
 on every run (the same negatives each step, as Paddle), the rows' draws in turn; for seed
 0 Paddle seeds it from std::random_device, refimpl from the global stream. The gradient
@@ -24,6 +24,7 @@ import collections
 
 import numpy as np
 
+from ..framework import class_samplers
 from ..framework.class_samplers import CUSTOM, LOG_UNIFORM, UNIFORM
 from ..framework.random import class_sampler
 from ._common import rand
@@ -61,22 +62,15 @@ def alias_table(probs):
     return np.array(alias, np.int32), np.array(keep, np.float32)
 
 
-def class_probability(classes, sampler, num_classes, custom_probs):
-    if sampler == UNIFORM:
-        return np.full(classes.shape, 1.0 / num_classes)
-    if sampler == LOG_UNIFORM:
-        return np.log((classes + 2.0) / (classes + 1.0)) / np.log(num_classes)
-    return custom_probs.reshape(-1)[classes].astype(np.float64)
-
-
 def _is_true(shape, num_true):
     return np.arange(shape[1]) < num_true
 
 
 def _b(labels, num_neg_samples, sampler, num_classes, custom_probs):
     """b = S * P(c) in single precision, as Paddle's kernels hold it (its samplers return
-    P(c) as a float, and b is a float), whatever the dtype of the logits."""
-    chance = class_probability(labels, sampler, num_classes, custom_probs).astype(np.float32)
+    P(c) as a float, class_samplers.probability, and b is a float), whatever the dtype of
+    the logits."""
+    chance = class_samplers.probability(sampler, labels, num_classes - 1, custom_probs)
     return (num_neg_samples * chance).astype(np.float32).astype(np.float64)
 
 

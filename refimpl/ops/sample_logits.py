@@ -3,11 +3,11 @@ softmax (fluid.layers.sampled_softmax_with_cross_entropy).
 
 Logits [N, K], Labels [N, NT] int64. Samples [N, NT + S]: the NT true labels of each row,
 then S classes drawn once for the whole batch from the log-uniform (Zipfian) distribution
-over [0, K):  P(c) = log((c + 2) / (c + 1)) / log(K + 1), drawn as floor(exp(u * log(K + 1))) - 1
-(u ~ U[0, 1)), modulo K: Paddle's CPU draws (framework/class_samplers.py; a fresh engine
-of `seed` each run), repeated until S distinct classes came up, uniq or not (Paddle's CPU
-kernel reads uniq only on GPUs). Probabilities
-[N, NT + S] are the chance each class appears in the draw: p * S when no draw was rejected,
+over [0, K):  P(c) = log((c + 2) / (c + 1)) / L, drawn as floor(exp(u * L)) - 1
+(u ~ U[0, 1)), modulo K, L = log(K + 1) held as a float: Paddle's CPU draws
+(framework/class_samplers.py; a fresh engine of `seed` each run), repeated until S
+distinct classes came up, uniq or not (Paddle's CPU kernel reads uniq only on GPUs).
+Probabilities [N, NT + S] are the chance each class appears in the draw: p * S when no draw was rejected,
 else 1 - (1 - p) ** tries. SampledLogits = Logits[Samples] - log(Probabilities), with 1e20
 subtracted from a sampled class that is one of the row's true labels when
 remove_accidental_hits. SampledLabels [N, NT] = 0..NT-1 (where the true classes now sit).
@@ -16,6 +16,7 @@ CustomizedProbabilities instead of drawing. LogitsDim and LabelsDim [2] int64 ar
 of Logits and Labels (Paddle declares them intermediate, for its grad op's shapes)."""
 import numpy as np
 
+from ..framework import class_samplers
 from ..framework.class_samplers import LOG_UNIFORM
 from ..framework.random import class_sampler
 from ._common import rand
@@ -45,11 +46,10 @@ def log_uniform_draws(num_classes, num_samples, seed):
 
 def log_uniform_probability(classes, num_classes, num_samples, tries, dtype=np.float64):
     """The chance each class comes up in the draw, in `dtype` as Paddle computes it: the
-    sampler's P(c) in double, held as a float, then p S in dtype when no draw was rejected,
+    sampler's P(c) (a float, class_samplers.probability), then p S in dtype when no draw was rejected,
     else -expm1(tries log1p(-p))."""
     t = np.dtype(dtype).type
-    p = (np.log((classes + 2.0) / (classes + 1.0)) / np.log(num_classes + 1.0)) \
-        .astype(np.float32).astype(dtype)
+    p = class_samplers.probability(LOG_UNIFORM, classes, num_classes).astype(dtype)
     return p * t(num_samples) if tries == num_samples else -np.expm1(t(tries) * np.log1p(-p))
 
 
