@@ -124,6 +124,44 @@ def test_static_float64_results_follow_the_ir_of_paddle_3(pir, expected):
                                    err_msg=name)
 
 
+# 3.3.1 static, float64: the gradients of out * out (recorded, s18pirattr), the grad ops
+# holding their forward op's attrs
+LEGACY_IR_GRADS_3 = {
+    "leaky_relu": [2.0, -0.040000001192092904, 1.4],
+    "group_norm": [-2.330558859699302, -1.6646848997852157, -0.9988109398711295,
+                   -0.332936979957043]}
+PIR_GRADS_3 = {
+    "leaky_relu": [2.0, -0.04000000000000001, 1.4],
+    "group_norm": [-2.330558858501784, -1.6646848989298455, -0.9988109393579072,
+                   -0.3329369797859689],
+    "softplus": [7.8158550753492, 5.385235677630901, 7.542557299051667]}
+
+
+@pytest.mark.parametrize("pir,expected", [(False, LEGACY_IR_GRADS_3), (True, PIR_GRADS_3)])
+def test_static_float64_gradients_follow_the_ir_of_paddle_3(pir, expected):
+    paddle.enable_static()
+    try:
+        with versions.use("3"), _ir(pir):
+            main, startup = static.Program(), static.Program()
+            with static.program_guard(main, startup):
+                t, t4 = static.data("x", [3], "float64"), static.data("x4", [1, 4, 2, 2],
+                                                                     "float64")
+                t.stop_gradient = t4.stop_gradient = False
+                outs = {"leaky_relu": (F.leaky_relu(t, 0.1), t),
+                        "group_norm": (paddle.nn.GroupNorm(2, 4, epsilon=0.1, weight_attr=False,
+                                                           bias_attr=False)(t4), t4),
+                        "softplus": (F.softplus(t, 0.1, 3.3), t)}
+                grads = [static.gradients([out * out], [x])[0] for out, x in outs.values()]
+            got = static.Executor(paddle.CPUPlace()).run(
+                main, feed={"x": X, "x4": X4}, fetch_list=grads)
+    finally:
+        paddle.disable_static()
+    got = dict(zip(outs, got))
+    for name, values in expected.items():
+        np.testing.assert_allclose(got[name].ravel()[:4], values, rtol=1e-14, atol=0,
+                                   err_msg=name)
+
+
 @pytest.mark.parametrize("profile,expected", [("1.8", ROUNDED), ("2.0", ROUNDED),
                                               ("3", EAGER_3)])
 def test_eager_float64_results_are_paddles(profile, expected):
