@@ -12,8 +12,9 @@ An OpDef is the op's specification, nothing about how it is run:
   samples(rng)       sample inputs for the generic OpInfo-style tests and the goldens
   tolerances         per dtype, and fd_tolerance for the finite-difference check
   lod_lengths / lod_outputs   how the op reads and passes on LoD (specs/lod.md)
-  float_attrs / eager_double_attrs   which attrs are 32-bit floats, as Paddle holds its
-                     FLOAT attrs (round_float32_attrs; specs/ops/README.md)
+  float_attrs / eager_double_attrs / pir_double_attrs   which attrs are 32-bit floats,
+                     as Paddle holds its FLOAT attrs (round_float32_attrs; its eager API
+                     and its PIR ops keep some doubles; specs/ops/README.md)
 Compiled kernels, out and in-place variants and what a forward hands its grad op are the
 kernel table's (refimpl/_kernels/table.py); refimpl.dispatch picks the function that runs.
 Control-flow ops are BlockOpDefs: their semantics run a sub-block.
