@@ -101,27 +101,33 @@ def _more_ops(t, t4):
             "softplus": F.softplus(t, 0.1, 3.3)}
 
 
-@pytest.mark.parametrize("pir,expected", [(False, LEGACY_IR_3), (True, PIR_IR_3)])
-def test_static_float64_results_follow_the_ir_of_paddle_3(pir, expected):
-    """FLAGS_enable_pir_api (switch static_float_attrs): 3.3.1's PIR ops hold some FLOAT
-    attrs of its legacy OpDescs as doubles (OpDef.pir_double_attrs). (3.3.1's legacy IR
-    refuses F.softplus in a static program: not followed.)"""
+def _assert_static_3_results(pir, build, expected):
+    """Run the float64 program `build(x, x4)` makes ({name: variable}) under profile 3
+    with FLAGS_enable_pir_api `pir`; its first values against `expected`'s (the kernels'
+    own arithmetic: a few ulps apart; the rounding changes the 8th digit)."""
     paddle.enable_static()
     try:
         with versions.use("3"), _ir(pir):
             main, startup = static.Program(), static.Program()
             with static.program_guard(main, startup):
-                outs = _more_ops(static.data("x", [3], "float64"),
-                                 static.data("x4", [1, 4, 2, 2], "float64"))
+                outs = build(static.data("x", [3], "float64"),
+                             static.data("x4", [1, 4, 2, 2], "float64"))
             got = static.Executor(paddle.CPUPlace()).run(
                 main, feed={"x": X, "x4": X4}, fetch_list=list(outs.values()))
     finally:
         paddle.disable_static()
     got = dict(zip(outs, got))
     for name, values in expected.items():
-        # (the kernels' own arithmetic: a few ulps; the rounding changes the 8th digit)
         np.testing.assert_allclose(got[name].ravel()[:4], values, rtol=1e-14, atol=0,
                                    err_msg=name)
+
+
+@pytest.mark.parametrize("pir,expected", [(False, LEGACY_IR_3), (True, PIR_IR_3)])
+def test_static_float64_results_follow_the_ir_of_paddle_3(pir, expected):
+    """FLAGS_enable_pir_api (switch static_float_attrs): 3.3.1's PIR ops hold some FLOAT
+    attrs of its legacy OpDescs as doubles (OpDef.pir_double_attrs). (3.3.1's legacy IR
+    refuses F.softplus in a static program: not followed.)"""
+    _assert_static_3_results(pir, _more_ops, expected)
 
 
 # 3.3.1 static, float64: the gradients of out * out (recorded, s18pirattr), the grad ops
@@ -137,29 +143,18 @@ PIR_GRADS_3 = {
     "softplus": [7.8158550753492, 5.385235677630901, 7.542557299051667]}
 
 
+def _squares_gradients(t, t4):
+    t.stop_gradient = t4.stop_gradient = False
+    outs = {"leaky_relu": (F.leaky_relu(t, 0.1), t),
+            "group_norm": (paddle.nn.GroupNorm(2, 4, epsilon=0.1, weight_attr=False,
+                                               bias_attr=False)(t4), t4),
+            "softplus": (F.softplus(t, 0.1, 3.3), t)}
+    return {name: static.gradients([out * out], [x])[0] for name, (out, x) in outs.items()}
+
+
 @pytest.mark.parametrize("pir,expected", [(False, LEGACY_IR_GRADS_3), (True, PIR_GRADS_3)])
 def test_static_float64_gradients_follow_the_ir_of_paddle_3(pir, expected):
-    paddle.enable_static()
-    try:
-        with versions.use("3"), _ir(pir):
-            main, startup = static.Program(), static.Program()
-            with static.program_guard(main, startup):
-                t, t4 = static.data("x", [3], "float64"), static.data("x4", [1, 4, 2, 2],
-                                                                     "float64")
-                t.stop_gradient = t4.stop_gradient = False
-                outs = {"leaky_relu": (F.leaky_relu(t, 0.1), t),
-                        "group_norm": (paddle.nn.GroupNorm(2, 4, epsilon=0.1, weight_attr=False,
-                                                           bias_attr=False)(t4), t4),
-                        "softplus": (F.softplus(t, 0.1, 3.3), t)}
-                grads = [static.gradients([out * out], [x])[0] for out, x in outs.values()]
-            got = static.Executor(paddle.CPUPlace()).run(
-                main, feed={"x": X, "x4": X4}, fetch_list=grads)
-    finally:
-        paddle.disable_static()
-    got = dict(zip(outs, got))
-    for name, values in expected.items():
-        np.testing.assert_allclose(got[name].ravel()[:4], values, rtol=1e-14, atol=0,
-                                   err_msg=name)
+    _assert_static_3_results(pir, _squares_gradients, expected)
 
 
 @pytest.mark.parametrize("profile,expected", [("1.8", ROUNDED), ("2.0", ROUNDED),
