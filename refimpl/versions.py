@@ -136,6 +136,12 @@ SWITCHES = {
     # types each (float: 32-bit; double or Scalar: exact, OpDef.eager_double_attrs;
     # 3.3.1 measured: paddle.scale / clip / leaky_relu keep 0.1, elu / layer_norm round it)
     "eager_float_attrs": {"1.8": "declared", "2.0": "declared", "3": "api"},
+    # an op's FLOAT attributes in a static program: 32-bit as its OpDesc holds them (1.8.5,
+    # 2.0, and 3.3.1's legacy IR, measured), or under 3 while FLAGS_enable_pir_api is on
+    # (its default) as 3.3.1's PIR op types each (double: exact, OpDef.pir_double_attrs;
+    # measured: leaky_relu's alpha, softplus, group_norm's epsilon, pad3d's value, full's
+    # value exact; scale, clip, pow, pad, full_like rounded, their Scalars float32 tensors)
+    "static_float_attrs": {"1.8": "legacy", "2.0": "legacy", "3": "pir"},
     # fill_constant initializers (Constant, create_global_var, an optimizer's learning rate
     # and accumulators) also set str_value, so a float64 one holds 0.1 exactly (3.3.1's
     # initializer, measured), or only the FLOAT value, float32(0.1) (1.8.5 measured, 2.0's

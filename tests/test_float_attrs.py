@@ -1,12 +1,12 @@
 """32-bit FLOAT attributes (specs/ops/README.md "FLOAT attributes"): float64 results of
-ops whose attribute float32 cannot hold, against the values Paddle 3.3.1 (legacy static
-IR and eager) and Paddle 1.8.5 (static and dygraph) gave (recorded), and float32 results
-unchanged by the rounding."""
+ops whose attribute float32 cannot hold, against the values Paddle 3.3.1 (static, under
+PIR and the legacy IR, and eager) and Paddle 1.8.5 (static and dygraph) gave (recorded),
+and float32 results unchanged by the rounding."""
 import numpy as np
 import pytest
 
 import refimpl as paddle
-from refimpl import fluid, static, versions
+from refimpl import fluid, pir_utils, static, versions
 from refimpl.ops.registry import float32_attrs, get_op_def, round_float32_attrs
 from refimpl.testing import call_forward
 
@@ -29,6 +29,14 @@ ROUNDED = {"scale": [0.4000000134110451, 0.10000000894069672, 0.3700000129640102
 # 3.3.1 eager: scale, leaky_relu, clip take double / Scalar arguments
 EAGER_3 = dict(ROUNDED, scale=[0.4, 0.09999999999999998, 0.37],
                leaky_relu=[1.0, -0.2, 0.7], clip=[0.9, 0.1, 0.7])
+# 3.3.1 static under PIR (FLAGS_enable_pir_api on, its default): leaky_relu's alpha a
+# double attribute; scale's and clip's Scalars float32 constant tensors
+PIR_3 = dict(ROUNDED, leaky_relu=[1.0, -0.2, 0.7])
+
+
+def _ir(pir):
+    """Paddle 3's FLAGS_enable_pir_api on or off inside (elsewhere no flag: nothing)."""
+    return pir_utils.DygraphPirGuard() if pir else pir_utils.OldIrGuard()
 
 
 def _static_results(x):
@@ -49,12 +57,104 @@ def _eager_results(x):
     return {k: v.numpy() for k, v in _ops(paddle.to_tensor(x)).items()}
 
 
-@pytest.mark.parametrize("profile", ["1.8", "2.0", "3"])
-def test_static_float64_results_are_paddles(profile):
-    with versions.use(profile):
+@pytest.mark.parametrize("profile,pir,expected", [
+    ("1.8", True, ROUNDED), ("2.0", True, ROUNDED), ("3", False, ROUNDED), ("3", True, PIR_3)])
+def test_static_float64_results_are_paddles(profile, pir, expected):
+    with versions.use(profile), _ir(pir):
         got = _static_results(X)
-    for name, expected in ROUNDED.items():
-        np.testing.assert_allclose(got[name], expected, rtol=1e-15, atol=0, err_msg=name)
+    for name, values in expected.items():
+        np.testing.assert_allclose(got[name], values, rtol=1e-15, atol=0, err_msg=name)
+
+
+X4 = np.arange(1, 17, dtype=np.float64).reshape(1, 4, 2, 2) / 7
+# 3.3.1 static, float64 (recorded, 2026-11-28, s18pirattr), the legacy IR
+# (FLAGS_enable_pir_api=0): every FLOAT attr rounded, paddle.full's value exact (its
+# str_value), a number meeting a Variable (0.1 / x, x ** 0.1) a rounded constant
+LEGACY_IR_3 = {
+    "pow": [0.8231712516061505, 0.8822531035055107, 0.9187605116201844, 0.9455754645541481],
+    "full": [0.1, 0.1],
+    "full_like": [0.10000000149011612] * 3,
+    "rdiv": [0.10000000149011612, -0.05000000074505806, 0.14285714498588017],
+    "rpow": [0.8231712516061505, 0.8822531035055107, 0.9187605116201844, 0.9455754645541481],
+    "pad": [0.10000000149011612, 1.0, -2.0, 0.7],
+    "pad3d": [0.10000000149011612, 1.0, -2.0, 0.7],
+    "group_norm": [-1.0985884320536643, -0.7847060228954745, -0.4708236137372847,
+                   -0.15694120457909486]}
+# under PIR: group_norm's epsilon, pad3d's value, softplus's beta and full's value double
+# attributes; a number meeting a Variable a float64 full (pow and the pad op: float32)
+PIR_IR_3 = dict(
+    LEGACY_IR_3, rdiv=[0.1, -0.05, 0.14285714285714288],
+    rpow=[0.8231712539930442, 0.8822531051524675, 0.9187605127801859, 0.9455754653426564],
+    pad3d=[0.1, 1.0, -2.0, 0.7],
+    group_norm=[-1.0985884360051024, -0.7847060257179304, -0.4708236154307582,
+                -0.156941205143586],
+    softplus=[7.44396660073571, 5.9813886938159175, 7.287595555486972])
+
+
+def _more_ops(t, t4):
+    return {"pow": paddle.pow(t4, 0.1), "full": paddle.full([2], 0.1, "float64"),
+            "full_like": paddle.full_like(t, 0.1), "rdiv": 0.1 / t, "rpow": t4 ** 0.1,
+            "pad": F.pad(t.reshape([1, 3]), [0, 0, 1, 0], value=0.1),
+            "pad3d": F.pad(t.reshape([1, 1, 3]), [1, 0], value=0.1, data_format="NCL"),
+            "group_norm": paddle.nn.GroupNorm(2, 4, epsilon=0.1, weight_attr=False,
+                                              bias_attr=False)(t4),
+            "softplus": F.softplus(t, 0.1, 3.3)}
+
+
+def _assert_static_3_results(pir, build, expected):
+    """Run the float64 program `build(x, x4)` makes ({name: variable}) under profile 3
+    with FLAGS_enable_pir_api `pir`; its first values against `expected`'s (the kernels'
+    own arithmetic: a few ulps apart; the rounding changes the 8th digit)."""
+    paddle.enable_static()
+    try:
+        with versions.use("3"), _ir(pir):
+            main, startup = static.Program(), static.Program()
+            with static.program_guard(main, startup):
+                outs = build(static.data("x", [3], "float64"),
+                             static.data("x4", [1, 4, 2, 2], "float64"))
+            got = static.Executor(paddle.CPUPlace()).run(
+                main, feed={"x": X, "x4": X4}, fetch_list=list(outs.values()))
+    finally:
+        paddle.disable_static()
+    got = dict(zip(outs, got))
+    for name, values in expected.items():
+        np.testing.assert_allclose(got[name].ravel()[:4], values, rtol=1e-14, atol=0,
+                                   err_msg=name)
+
+
+@pytest.mark.parametrize("pir,expected", [(False, LEGACY_IR_3), (True, PIR_IR_3)])
+def test_static_float64_results_follow_the_ir_of_paddle_3(pir, expected):
+    """FLAGS_enable_pir_api (switch static_float_attrs): 3.3.1's PIR ops hold some FLOAT
+    attrs of its legacy OpDescs as doubles (OpDef.pir_double_attrs). (3.3.1's legacy IR
+    refuses F.softplus in a static program: not followed.)"""
+    _assert_static_3_results(pir, _more_ops, expected)
+
+
+# 3.3.1 static, float64: the gradients of out * out (recorded, s18pirattr), the grad ops
+# holding their forward op's attrs
+LEGACY_IR_GRADS_3 = {
+    "leaky_relu": [2.0, -0.040000001192092904, 1.4],
+    "group_norm": [-2.330558859699302, -1.6646848997852157, -0.9988109398711295,
+                   -0.332936979957043]}
+PIR_GRADS_3 = {
+    "leaky_relu": [2.0, -0.04000000000000001, 1.4],
+    "group_norm": [-2.330558858501784, -1.6646848989298455, -0.9988109393579072,
+                   -0.3329369797859689],
+    "softplus": [7.8158550753492, 5.385235677630901, 7.542557299051667]}
+
+
+def _squares_gradients(t, t4):
+    t.stop_gradient = t4.stop_gradient = False
+    outs = {"leaky_relu": (F.leaky_relu(t, 0.1), t),
+            "group_norm": (paddle.nn.GroupNorm(2, 4, epsilon=0.1, weight_attr=False,
+                                               bias_attr=False)(t4), t4),
+            "softplus": (F.softplus(t, 0.1, 3.3), t)}
+    return {name: static.gradients([out * out], [x])[0] for name, (out, x) in outs.items()}
+
+
+@pytest.mark.parametrize("pir,expected", [(False, LEGACY_IR_GRADS_3), (True, PIR_GRADS_3)])
+def test_static_float64_gradients_follow_the_ir_of_paddle_3(pir, expected):
+    _assert_static_3_results(pir, _squares_gradients, expected)
 
 
 @pytest.mark.parametrize("profile,expected", [("1.8", ROUNDED), ("2.0", ROUNDED),
@@ -234,7 +334,11 @@ def test_which_attrs_are_32_bit_by_profile_and_mode():
         assert float32_attrs(scale) == ("scale", "bias")
         assert float32_attrs(scale, eager=True) == ()
         assert float32_attrs(leaky, eager=True) == ()
-        assert float32_attrs(get_op_def("leaky_relu_grad")) == ("alpha",)
+        with _ir(False):
+            assert float32_attrs(get_op_def("leaky_relu_grad")) == ("alpha",)
+        with _ir(True):
+            assert float32_attrs(get_op_def("leaky_relu_grad")) == ()
+            assert float32_attrs(scale) == ("scale", "bias")
         assert "mu" in float32_attrs(momentum, eager=True)
     with versions.use("1.8"):
         assert float32_attrs(scale, eager=True) == ("scale", "bias")

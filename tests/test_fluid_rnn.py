@@ -8,6 +8,7 @@ import pytest
 import refimpl.fluid as fluid
 import refimpl.fluid.layers as layers
 from refimpl import static, versions
+from refimpl.ops.registry import get_op_def, round_float32_attrs
 from helpers import central_differences
 
 RNG = np.random.RandomState(5)
@@ -443,8 +444,10 @@ def test_dynamic_rnn_matches_a_numpy_recurrence(init, max_len):
     boot = static.data("boot", [3, 2], "float64") if init != "none" else None
     out, prev = _build_drnn(x, boot, max_len=max_len, need_reorder=init == "reordered")
     rows = RNG.randn(6, 2)
-    # memory(value=0.3): a fill_constant_batch_size_like, whose value is a 32-bit FLOAT
-    boot_value = RNG.randn(3, 2) if boot is not None else np.full((3, 2), np.float32(0.3))
+    # memory(value=0.3): a fill_constant_batch_size_like, whose value is a 32-bit FLOAT (a
+    # double under Paddle 3's PIR: specs/ops/README.md "FLOAT attributes")
+    value = round_float32_attrs(get_op_def("fill_constant_batch_size_like"), {"value": 0.3})
+    boot_value = RNG.randn(3, 2) if boot is not None else np.full((3, 2), value["value"])
     feed = {"x": (rows, [LENS])}
     if boot is not None:
         feed["boot"] = boot_value

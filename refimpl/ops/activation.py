@@ -39,7 +39,7 @@ class _FromOut(_Unary):
 
 
 def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=None,
-           sample_attrs=None, dtypes=None, eager_double_attrs=None):
+           sample_attrs=None, dtypes=None, eager_double_attrs=None, pir_double_attrs=None):
     """Register op `name`: fwd(x, **attrs) and bwd(x, dout, **attrs), or bwd(out, dout,
     **attrs) when `from_out` (the grad then keeps Out alive instead of X)."""
     base = _FromOut if from_out else _Unary
@@ -47,7 +47,8 @@ def _unary(name, fwd, bwd=None, from_out=False, attrs=None, domain=None, kinks=N
     if bwd is not None:
         body["backward"] = staticmethod(bwd)
     for key, value in (("domain", domain), ("kinks", kinks), ("sample_attrs", sample_attrs),
-                       ("dtypes", dtypes), ("eager_double_attrs", eager_double_attrs)):
+                       ("dtypes", dtypes), ("eager_double_attrs", eager_double_attrs),
+                       ("pir_double_attrs", pir_double_attrs)):
         if value is not None:
             body[key] = value
     cls = type("".join(p.title() for p in name.split("_")), (base,), body)
@@ -168,7 +169,8 @@ _unary("brelu", lambda x, t_min=0.0, t_max=24.0: np.clip(x, t_min, t_max).astype
        kinks=(-0.5, 0.5))
 _unary("leaky_relu", lambda x, alpha=0.02: np.where(x > 0, x, x * x.dtype.type(alpha)),
        lambda x, d, alpha=0.02: d * _typed(d, np.where(x > 0, 1, alpha)),
-       attrs={"alpha": 0.02}, eager_double_attrs=("alpha",))     # 3's negative_slope
+       attrs={"alpha": 0.02}, eager_double_attrs=("alpha",),     # 3's negative_slope
+       pir_double_attrs=("alpha",))
 _unary("elu", lambda x, alpha=1.0: _typed(x, np.where(x > 0, x, alpha * np.expm1(x))),
        lambda x, d, alpha=1.0: d * _typed(d, np.where(x > 0, 1, alpha * np.exp(x))),
        attrs={"alpha": 1.0})
@@ -211,7 +213,8 @@ def _softplus(x, beta=1.0, threshold=20.0):
 _unary("softplus", _softplus,
        lambda x, d, beta=1.0, threshold=20.0:
            d * np.where(x * beta > threshold, 1, _sigmoid(x * beta)).astype(d.dtype),
-       attrs={"beta": 1.0, "threshold": 20.0}, eager_double_attrs=("beta", "threshold"))
+       attrs={"beta": 1.0, "threshold": 20.0}, eager_double_attrs=("beta", "threshold"),
+       pir_double_attrs=("beta", "threshold"))
 def _mish_parts(x, threshold):
     """(tanh(sp), sp') of Paddle 1.8's mish softplus sp: x above `threshold`, exp(x) below
     -threshold, log(1 + exp(x)) between."""

@@ -92,6 +92,7 @@ class FillConstantBatchSizeLike(BatchSizeLike):
     type = "fill_constant_batch_size_like"
     attrs = {"shape": [], "value": 0.0, "dtype": "float32", "input_dim_idx": 0,
              "output_dim_idx": 0}
+    pir_double_attrs = ("value",)     # Paddle 3's PIR full_batch_size_like: a double Scalar
 
     @staticmethod
     def forward(x, shape=(), value=0.0, dtype="float32", input_dim_idx=0, output_dim_idx=0):

@@ -16,6 +16,7 @@ class FillConstant(OpDef):
     attrs = {"shape": [1], "value": 0.0, "dtype": "float32", "force_cpu": False,
              "str_value": ""}
     eager_double_attrs = ("value",)              # Paddle 3's eager full: a Scalar
+    pir_double_attrs = ("value",)                # its PIR full: a double Scalar attribute
     no_grad = ("ValueTensor", "ShapeTensor", "ShapeTensorList")
 
     def infer_shape(self, ctx):

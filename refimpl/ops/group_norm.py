@@ -21,6 +21,7 @@ class GroupNorm(OpDef):
     outputs = ("Y", "Mean", "Variance")
     attrs = {"epsilon": 1e-5, "groups": 1, "data_layout": "NCHW"}
     eager_double_attrs = ("epsilon",)            # a double in Paddle 3's eager group_norm
+    pir_double_attrs = ("epsilon",)              # and in its PIR op
     grad_inputs = ("X", "Scale?", "Bias?", "Mean", "Variance", "Y@GRAD")
     fd_tolerance = (2e-3, 2e-4)
 

@@ -170,6 +170,7 @@ class Pad3D(_PadOp):
     attrs = {"paddings": [0, 0, 0, 0, 0, 0], "mode": "constant", "value": 0.0,
              "data_format": "NCDHW"}
     eager_double_attrs = ("value",)              # a double in Paddle 3's eager pad3d
+    pir_double_attrs = ("value",)                # and in its PIR op (pad_value)
     modes = ("constant", "reflect", "replicate", "circular")
 
     @staticmethod

@@ -12,8 +12,9 @@ An OpDef is the op's specification, nothing about how it is run:
   samples(rng)       sample inputs for the generic OpInfo-style tests and the goldens
   tolerances         per dtype, and fd_tolerance for the finite-difference check
   lod_lengths / lod_outputs   how the op reads and passes on LoD (specs/lod.md)
-  float_attrs / eager_double_attrs   which attrs are 32-bit floats, as Paddle holds its
-                     FLOAT attrs (round_float32_attrs; specs/ops/README.md)
+  float_attrs / eager_double_attrs / pir_double_attrs   which attrs are 32-bit floats,
+                     as Paddle holds its FLOAT attrs (round_float32_attrs; its eager API
+                     and its PIR ops keep some doubles; specs/ops/README.md)
 Compiled kernels, out and in-place variants and what a forward hands its grad op are the
 kernel table's (refimpl/_kernels/table.py); refimpl.dispatch picks the function that runs.
 Control-flow ops are BlockOpDefs: their semantics run a sub-block.
@@ -28,6 +29,7 @@ import numpy as np
 from .. import versions
 from ..framework.errors import OpError, OpTypeError
 from ..framework.lod import as_plain, describe_lod, lod_of, with_lod
+from ..framework.selected_rows import pir_programs
 from ..xp import to_device, to_host
 from ._xp_generic import XP_GENERIC
 
@@ -233,9 +235,12 @@ class OpDef:
     # FLOAT attributes (Paddle's OpMaker AddAttr<float>: 32 bits in an OpDesc, so a
     # float64 op computes with float32(0.1); float32_attrs): those paddle_op_facts.json's
     # attr_types declare, and float_attrs for an op it holds no proto of (Paddle's source).
-    # eager_double_attrs: those Paddle 3's eager API takes as double or Scalar, exact there
+    # eager_double_attrs: those Paddle 3's eager API takes as double or Scalar, exact there;
+    # pir_double_attrs: those Paddle 3's PIR op holds as a double (a program built while
+    # FLAGS_enable_pir_api is on: switch static_float_attrs), exact there
     float_attrs = ()
     eager_double_attrs = ()
+    pir_double_attrs = ()
     # {input slot: input slot}: inputs a program feeds with the other's LoD (Paddle checks
     # that a label carries its emissions' sequences); kernels read the LoD of one only
     lod_alike = {}
@@ -718,19 +723,25 @@ def float32_attrs(op_def, eager=False, profile=None):
     """The names of `op_def`'s attributes Paddle holds as 32-bit floats under `profile`
     (default: the current one): those its release declares FLOAT (a grad op: its forward
     op's), in dynamic mode under switch eager_float_attrs "api" less the op's
-    eager_double_attrs."""
-    return _float32_attrs(op_def.type, eager, profile or versions.current())
+    eager_double_attrs, in a program under switch static_float_attrs "pir" while
+    FLAGS_enable_pir_api is on (when the program is bound) less its pir_double_attrs."""
+    return _float32_attrs(op_def.type, eager, profile or versions.current(),
+                          not eager and pir_programs())
 
 
 @functools.lru_cache(maxsize=None)
-def _float32_attrs(op_type, eager, profile):
+def _float32_attrs(op_type, eager, profile, pir):
     from ..framework.paddle_formats.program_desc import declared_attr_types
     op_def = get_op_def(op_type)
     while getattr(op_def, "fwd", None) is not None:     # grad ops copy the forward's attrs
         op_def = op_def.fwd
     declared = declared_attr_types(profile).get(op_def.type, {})
-    kept = op_def.eager_double_attrs if eager and \
-        versions.SWITCHES["eager_float_attrs"][profile] == "api" else ()
+    if eager:
+        kept = op_def.eager_double_attrs \
+            if versions.SWITCHES["eager_float_attrs"][profile] == "api" else ()
+    else:
+        kept = op_def.pir_double_attrs \
+            if pir and versions.SWITCHES["static_float_attrs"][profile] == "pir" else ()
     return tuple(name for name in op_def.attrs
                  if (declared.get(name) == "FLOAT" or name in op_def.float_attrs)
                  and name not in kept)
