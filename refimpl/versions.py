@@ -560,3 +560,17 @@ def switch(name):
     except KeyError:
         raise KeyError("no version switch %r; the switches are %s"
                        % (name, sorted(SWITCHES))) from None
+
+
+_pir_programs = [True]     # FLAGS_enable_pir_api (fluid/flags.py sets it)
+
+
+def set_pir_programs(on):
+    _pir_programs[0] = bool(on)
+
+
+def pir_programs():
+    """Whether FLAGS_enable_pir_api is on (Paddle 3's PIR programs; refimpl builds one IR,
+    but a few behaviours of 3.3.1 follow the flag: the switches static_sparse_gradients,
+    eager_init_program_seed, static_float_attrs)."""
+    return _pir_programs[0]

@@ -13,7 +13,6 @@ import os
 
 from .. import versions
 from ..executor.nan_inf import set_checking
-from ..framework.selected_rows import set_pir_programs
 
 __all__ = ["get_flags", "set_flags", "globals_view"]
 
@@ -123,7 +122,7 @@ def _from_environment(name):
 
 _flags = dict(_DEFAULTS)
 # the flags that act on the runtime, and where their value goes
-_APPLIED = {"FLAGS_check_nan_inf": set_checking, "FLAGS_enable_pir_api": set_pir_programs}
+_APPLIED = {"FLAGS_check_nan_inf": set_checking, "FLAGS_enable_pir_api": versions.set_pir_programs}
 
 
 def _store(name, value):

@@ -99,14 +99,13 @@ class Initializer:
         global generator, which paddle.seed resets."""
         from .. import versions
         from .program import default_main_program, default_startup_program
-        from .selected_rows import pir_programs
         # Paddle 1.8: the startup program's seed, so that it starts as the static
         # parameter under that seed does; 2.0: the main program's (its dynamic parameters
         # are made in the main program's block); 3: the generator, but the main program's
         # seed while FLAGS_enable_pir_api is off (3.3.1's legacy IR, measured) -- switch
         # eager_init_program_seed
         choice = versions.switch("eager_init_program_seed")
-        if choice == "none" and not pir_programs():
+        if choice == "none" and not versions.pir_programs():
             choice = "main"
         program = {"startup": default_startup_program, "main": default_main_program,
                    "none": None}[choice]

@@ -13,8 +13,7 @@ import numpy as np
 
 from .. import versions
 
-__all__ = ["RowsValue", "to_dense", "merged", "check_rows", "set_pir_programs",
-           "static_sparse_gradients"]
+__all__ = ["RowsValue", "to_dense", "merged", "check_rows", "static_sparse_gradients"]
 
 
 class RowsValue(namedtuple("RowsValue", "rows height value")):
@@ -71,22 +70,9 @@ def merged(sr, what="SelectedRows", within_height=True):
     return RowsValue(tuple(int(r) for r in unique), sr.height, summed)
 
 
-_pir_programs = [True]     # FLAGS_enable_pir_api (fluid/flags.py sets it)
-
-
-def set_pir_programs(on):
-    _pir_programs[0] = bool(on)
-
-
-def pir_programs():
-    """Whether FLAGS_enable_pir_api is on (Paddle 3's PIR programs; refimpl builds one IR,
-    but a few behaviours of 3.3.1 follow the flag)."""
-    return _pir_programs[0]
-
-
 def static_sparse_gradients():
     """Whether a static program keeps an is_sparse embedding's gradient as a SelectedRows:
     yes, but under Paddle 3 while FLAGS_enable_pir_api is on, whose PIR embedding_grad
     ignores `sparse` (the switch static_sparse_gradients)."""
     return versions.switch("static_sparse_gradients") == "selected_rows" or \
-        not _pir_programs[0]
+        not versions.pir_programs()

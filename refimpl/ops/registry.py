@@ -29,7 +29,6 @@ import numpy as np
 from .. import versions
 from ..framework.errors import OpError, OpTypeError
 from ..framework.lod import as_plain, describe_lod, lod_of, with_lod
-from ..framework.selected_rows import pir_programs
 from ..xp import to_device, to_host
 from ._xp_generic import XP_GENERIC
 
@@ -726,7 +725,7 @@ def float32_attrs(op_def, eager=False, profile=None):
     eager_double_attrs, in a program under switch static_float_attrs "pir" while
     FLAGS_enable_pir_api is on (when the program is bound) less its pir_double_attrs."""
     return _float32_attrs(op_def.type, eager, profile or versions.current(),
-                          not eager and pir_programs())
+                          not eager and versions.pir_programs())
 
 
 @functools.lru_cache(maxsize=None)
