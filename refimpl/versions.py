@@ -214,6 +214,10 @@ SWITCHES = {
     # VarBase has no item assignment), or written without being recorded, x staying a
     # leaf (2.0: its VarBase.__setitem__ writes the numpy value and bumps the version)
     "eager_setitem_leaf": {"1.8": "refused", "2.0": "untraced", "3": "refused"},
+    # TracedLayer.save_inference_model checks its arguments' types (2.0's check_type: feed /
+    # fetch None or lists of ints), or takes any indexable of positions (1.8.5, whose
+    # test_imperative_ptb_rnn passes feed=range(4))
+    "traced_layer_save_checks": {"1.8": False, "2.0": True, "3": True},
     # copy.deepcopy of an eager tensor that an op made (not a leaf): a RuntimeError in 2.0
     # (its VarBase.__deepcopy__), a copy in 3.3.1 (measured); 1.8.5 pickles no VarBase at
     # all (TypeError, measured), refimpl copies there
@@ -377,12 +381,12 @@ SWITCHES = {
     # include_sublayers (1.8: False lists the direct children only) or include_self (2.0)
     "sublayers_flag": {"1.8": "include_sublayers", "2.0": "include_sublayers",
                        "3": "include_self"},
-    # a dynamic-mode initializer without a seed takes the default startup program's
-    # random_seed (1.8), the default main program's (2.0: its initializers read the
-    # program of the block the eager parameter is made in), or draws from the global
+    # a dynamic-mode initializer without a seed takes the default main program's random_seed
+    # (1.8 and 2.0: their initializers read the program of the block the eager parameter is
+    # made in, the main program's global block; 1.8.5 measured), or draws from the global
     # generator that paddle.seed resets (3; the main program's while FLAGS_enable_pir_api is
     # off, initializer.py); a program seed of 0 means the generator
-    "eager_init_program_seed": {"1.8": "startup", "2.0": "main", "3": "none"},
+    "eager_init_program_seed": {"1.8": "main", "2.0": "main", "3": "none"},
     # Layer.set_state_dict given a value of another shape: an error before any value is set
     # (1.8: AssertionError), or a warning and that value skipped (2.0, 3.3.1)
     "state_dict_shape_mismatch": {"1.8": "error", "2.0": "skip", "3": "skip"},

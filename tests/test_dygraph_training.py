@@ -453,9 +453,9 @@ def test_paddle_seed_makes_initialization_reproducible():
     b = nn.Linear(3, 4).weight.numpy()
     np.testing.assert_array_equal(a, b)
     third = nn.Linear(3, 4).weight.numpy()
-    if versions.switch("eager_init_program_seed") == "startup":
-        # 1.8: an eager initializer takes the startup program's random_seed, which
-        # refimpl's paddle.seed sets (switch seed_sets_program_seeds), so every Linear(3, 4)
+    if versions.switch("seed_sets_program_seeds"):
+        # 1.8: an eager initializer takes the main program's random_seed, which refimpl's
+        # paddle.seed sets (switch seed_sets_program_seeds), so every Linear(3, 4)
         # starts alike; Paddle 1.8.5 (random_seed = 42 set by hand, measured) gives these
         np.testing.assert_array_equal(third, a)
         np.testing.assert_allclose(a[0], [-0.924072, 0.13213837, -0.45030147, -0.09688956],

@@ -251,3 +251,39 @@ def test_paddle_20_boxps_dataset_takes_the_pv_settings():
     assert (box.parse_logkey, box.merge_by_sid, box.enable_pv_merge) == (False, False, False)
     with pytest.raises(TypeError, match=r"init: unknown settings \['pv_batch'\]"):
         box.init(pv_batch=2)
+
+
+def test_slots_shuffle_draws_an_id_slot_from_other_instances(files):
+    """Paddle 2.0's SlotsShuffle: nothing without fea_eval; with it, the named uint64 slots
+    of every instance come from an instance of the reservoir (record_candidate_size of the
+    loaded ones, itself included), the other slots stay; each call starts from the instances
+    as loaded. core.get_int_stats' STAT_total_feasign_num_in_mem counts the loaded ids."""
+    from refimpl.fluid import core
+    with use("1.8"):
+        _, _, variables = _program()
+        before = core.get_int_stats()["STAT_total_feasign_num_in_mem"]
+        memory = _dataset("InMemoryDataset", variables, files)
+        memory.load_into_memory()
+        loaded = [list(map(list, inst)) for inst in memory._memory]
+        stats = core.get_int_stats()
+        assert stats["STAT_total_feasign_num_in_mem"] - before == 2 + 1 + 3 + 1
+        assert stats["STAT_gpu15_mem_size"] == 0 and len(stats) == 17
+        assert core.get_float_stats() == {}
+        memory.slots_shuffle(["ids"])        # fea_eval off: nothing changes
+        assert memory._memory == loaded
+        memory.set_fea_eval(1, True)         # a reservoir of one: the first is its own donor
+        id_sets = {tuple(inst[1]) for inst in loaded}
+        for _ in range(5):
+            memory.slots_shuffle(["ids", "x"])
+            shuffled = memory._memory
+            assert [inst[0] for inst in shuffled] == [inst[0] for inst in loaded]
+            assert shuffled[0][1] == loaded[0][1]
+            assert all(tuple(inst[1]) in id_sets for inst in shuffled)
+        memory.set_fea_eval(100, True)
+        seen = set()
+        for _ in range(40):
+            memory.slots_shuffle(["ids"])
+            seen.add(tuple(memory._memory[3][1]))
+        assert seen == id_sets               # the last instance draws from all four
+        memory.release_memory()
+        assert core.get_int_stats()["STAT_total_feasign_num_in_mem"] == before

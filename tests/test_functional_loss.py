@@ -428,3 +428,62 @@ def test_cross_entropy_of_probabilities_without_softmax():
     got = run(lambda x, y: F.cross_entropy(x, y, soft_label=True, axis=0, reduction="none",
                                            use_softmax=False), x=p.T.copy(), y=soft.T.copy())
     np.testing.assert_allclose(got.ravel(), want, rtol=1e-6)
+
+
+def _appended_op(op_type, inputs, outputs, loss_slot, grads):
+    """Append `op_type` by type (no layer builds these ops), reduce_sum its `loss_slot` and
+    run: {output: value} and {input: gradient} for `grads`."""
+    main, startup = fluid.Program(), fluid.Program()
+    with fluid.program_guard(main, startup):
+        block = main.global_block()
+        ins = {}
+        for name, value in inputs.items():
+            ins[name] = fluid.data(name, list(value.shape), str(value.dtype))
+            ins[name].stop_gradient = name not in grads
+        outs = {name: block.create_var(name=name, dtype="float32") for name in outputs}
+        block.append_op(type=op_type, inputs={k: [v] for k, v in ins.items()},
+                        outputs={k: [v] for k, v in outs.items()})
+        fluid.backward.append_backward(fluid.layers.reduce_sum(outs[loss_slot]))
+    got = fluid.Executor(fluid.CPUPlace()).run(
+        main, feed=inputs, fetch_list=list(outputs) + [g + "@GRAD" for g in grads])
+    return dict(zip(outputs, got[:len(outputs)])), dict(zip(grads, got[len(outputs):]))
+
+
+# margins 0.5, 1, -1, -2, 0.5: on both sides of and on the kinks (Paddle 1.8.5, measured)
+_LOGITS = np.float32([[0.5], [1.0], [-1.0], [2.0], [-0.5]])
+_LABELS = np.float32([[1], [1], [1], [0], [0]])
+
+
+def test_hinge_loss_op_matches_paddle_18():
+    out, grad = _appended_op("hinge_loss", {"Logits": _LOGITS, "Labels": _LABELS}, ["Loss"],
+                             "Loss", ["Logits"])
+    np.testing.assert_array_equal(out["Loss"].ravel(), [0.5, 0, 2, 3, 0.5])
+    np.testing.assert_array_equal(grad["Logits"].ravel(), [-1, 0, -1, 1, 1])
+
+
+def test_modified_huber_loss_op_matches_paddle_18():
+    out, grad = _appended_op("modified_huber_loss", {"X": _LOGITS, "Y": _LABELS},
+                             ["IntermediateVal", "Out"], "Out", ["X"])
+    np.testing.assert_array_equal(out["IntermediateVal"].ravel(), [0.5, 1, -1, -2, 0.5])
+    np.testing.assert_array_equal(out["Out"].ravel(), [0.25, 0, 4, 8, 0.25])
+    np.testing.assert_array_equal(grad["X"].ravel(), [-1, 0, -4, 4, 1])
+
+
+def test_squared_l2_distance_op_sums_one_row_ys_gradient():
+    x, y = np.arange(6, dtype="float32").reshape(2, 3), np.ones((1, 3), "float32")
+    out, grad = _appended_op("squared_l2_distance", {"X": x, "Y": y}, ["sub_result", "Out"],
+                             "Out", ["X", "Y"])
+    np.testing.assert_array_equal(out["sub_result"], x - y)
+    np.testing.assert_array_equal(out["Out"], [[2], [29]])
+    np.testing.assert_array_equal(grad["X"], 2 * (x - y))
+    np.testing.assert_array_equal(grad["Y"], [[-2, -6, -10]])   # Paddle 1.8.5
+
+
+def test_minus_op_refuses_broadcasting():
+    x = np.arange(6, dtype="float32").reshape(2, 3)
+    out, grad = _appended_op("minus", {"X": x, "Y": 2 * x}, ["Out"], "Out", ["X", "Y"])
+    np.testing.assert_array_equal(out["Out"], -x)
+    np.testing.assert_array_equal(grad["X"], np.ones_like(x))
+    np.testing.assert_array_equal(grad["Y"], -np.ones_like(x))
+    with pytest.raises(Exception, match="minus does not broadcast"):
+        _appended_op("minus", {"X": x, "Y": x[:1]}, ["Out"], "Out", [])

@@ -6,6 +6,7 @@ import os
 import numpy as np
 
 from refimpl import fluid
+from refimpl.versions import use
 
 
 class _Net(fluid.dygraph.Layer):
@@ -87,13 +88,17 @@ def test_argument_errors_in_paddle_2s_words(tmp_path):
             traced.set_strategy(1, fluid.ExecutionStrategy())
         assert str(e.value) == ("The type of 'build_strategy' in %s.set_strategy must be "
                                 "fluid.BuildStrategy, but received <class 'int'>." % where)
-        with pytest.raises(TypeError) as e:
-            traced.save_inference_model(str(tmp_path), [0], False)
-        assert str(e.value) == (
-            "The type of 'fetch' in %s.save_inference_model must be (<class 'NoneType'>, "
-            "<class 'list'>), but received <class 'bool'>. " % where)
-        with pytest.raises(TypeError, match=r"'each element of feed' in .* must be <class "
-                                            r"'int'>, but received <class 'NoneType'>\. $"):
-            traced.save_inference_model(str(tmp_path), [None], [0])
-        traced.save_inference_model(str(tmp_path))
+        with use("2.0"):     # switch traced_layer_save_checks
+            with pytest.raises(TypeError) as e:
+                traced.save_inference_model(str(tmp_path), [0], False)
+            assert str(e.value) == (
+                "The type of 'fetch' in %s.save_inference_model must be (<class 'NoneType'>, "
+                "<class 'list'>), but received <class 'bool'>. " % where)
+            with pytest.raises(TypeError, match=r"'each element of feed' in .* must be <class "
+                                                r"'int'>, but received <class 'NoneType'>\. $"):
+                traced.save_inference_model(str(tmp_path), [None], [0])
+            traced.save_inference_model(str(tmp_path))
         assert os.path.exists(os.path.join(str(tmp_path), "__model__"))
+        with use("1.8"):     # 1.8.5 takes any sequence of positions (its test_imperative_ptb_rnn)
+            traced.save_inference_model(str(tmp_path / "ranged"), feed=range(1))
+        assert os.path.exists(os.path.join(str(tmp_path / "ranged"), "__model__"))

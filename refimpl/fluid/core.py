@@ -30,6 +30,7 @@ from ..framework.selected_rows import RowsValue
 from ..layers.readers import EOFException
 from ..ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
 from .flags import globals_view
+from .monitor import get_float_stats, get_int_stats
 from ..dygraph.tensor import Tensor as _EagerTensor
 from ..dygraph.tracer import run_op
 from ..distributed.parallel import ParallelStrategy
@@ -47,7 +48,7 @@ from ..io.processes import (  # noqa: F401
     set_process_signal_handler as _set_process_signal_handler,
     throw_error_if_process_failed as _throw_error_if_process_failed)
 
-__all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
+__all__ = ["get_int_stats", "get_float_stats", "CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "Place", "Scope", "LoDTensor",
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
            "Executor", "DeviceType",
            "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",

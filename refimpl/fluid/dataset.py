@@ -17,6 +17,7 @@ import numpy as np
 
 from ..framework.dtypes import convert_dtype
 from .lod import create_lod_tensor
+from .monitor import TOTAL_FEASIGN_NUM_IN_MEM, stat_add
 
 __all__ = ["DatasetFactory", "InMemoryDataset", "QueueDataset", "FileInstantDataset",
            "BoxPSDataset"]
@@ -38,6 +39,7 @@ class DatasetBase:
         self._slots = []          # (variable, slot description) per set_use_var variable
         self.thread_num = 1
         self.filelist = []
+        self.fea_eval = False
 
     def set_pipe_command(self, pipe_command):
         """The shell command each file is piped through (stdin: the file)."""
@@ -48,7 +50,8 @@ class DatasetBase:
         self._fields["rank_offset"] = rank_offset
 
     def set_fea_eval(self, record_candidate_size, fea_eval=True):
-        """Slot-importance evaluation mode (Paddle's slots_shuffle); recorded only."""
+        """Slot-importance evaluation mode: InMemoryDataset.slots_shuffle draws the
+        replacement values from up to record_candidate_size instances."""
         self.fea_eval = fea_eval
         self.record_candidate_size = record_candidate_size
 
@@ -209,6 +212,8 @@ class InMemoryDataset(DatasetBase):
     def __init__(self):
         super().__init__()
         self._memory = None
+        self._memory_feasigns = 0
+        self._original = None     # the instances as loaded, once slots_shuffle ran
         self.queue_num = None
         self.parse_ins_id = False
         self.parse_content = False
@@ -252,7 +257,41 @@ class InMemoryDataset(DatasetBase):
         self._fields["name"] = data_feed_type
 
     def load_into_memory(self):
+        self.release_memory()
         self._memory = list(self._instances())
+        self._memory_feasigns = self._feasign_count(self._memory)
+        stat_add(TOTAL_FEASIGN_NUM_IN_MEM, self._memory_feasigns)
+
+    def _feasign_count(self, instances):
+        """The integer (uint64-slot) ids of the instances: what Paddle's monitor counts."""
+        ids = [i for i, (_, slot) in enumerate(self._slots) if slot["type"] == "uint64"]
+        return sum(len(inst[i]) for inst in instances for i in ids)
+
+    def slots_shuffle(self, slots):
+        """Slot-importance evaluation (Paddle's SlotsShuffle; nothing unless set_fea_eval
+        turned it on): every instance's integer slots named in `slots` take the values of an
+        instance drawn at random from a reservoir of the last record_candidate_size seen
+        (itself included). Each call starts again from the instances as loaded."""
+        if not self.fea_eval:
+            return
+        if self._original is None:
+            self._original = list(self._loaded("slots_shuffle"))
+        names = set(slots)
+        chosen = [i for i, (var, slot) in enumerate(self._slots)
+                  if var.name in names and slot["type"] == "uint64"]
+        capacity = max(int(self.record_candidate_size), 1)
+        candidates, shuffled = [], []
+        for seen, instance in enumerate(self._original, 1):
+            if len(candidates) < capacity:
+                candidates.append(instance)
+            else:
+                index = random.randrange(seen)
+                if index < capacity:
+                    candidates[index] = instance
+            donor = random.choice(candidates)
+            shuffled.append([donor[i] if i in chosen else values
+                             for i, values in enumerate(instance)])
+        self._memory = shuffled
 
     def preload_into_memory(self, thread_num=None):
         """Paddle loads in the background until wait_preload_done; refimpl loads now."""
@@ -273,7 +312,8 @@ class InMemoryDataset(DatasetBase):
         self.local_shuffle()
 
     def release_memory(self):
-        self._memory = None
+        stat_add(TOTAL_FEASIGN_NUM_IN_MEM, -self._memory_feasigns)
+        self._memory, self._original, self._memory_feasigns = None, None, 0
 
     def get_memory_data_size(self, fleet=None):
         return len(self._loaded("get_memory_data_size"))

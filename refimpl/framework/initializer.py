@@ -98,18 +98,14 @@ class Initializer:
         shape and dtype are declared) its value. Random ops with seed 0 draw from the
         global generator, which paddle.seed resets."""
         from .. import versions
-        from .program import default_main_program, default_startup_program
-        # Paddle 1.8: the startup program's seed, so that it starts as the static
-        # parameter under that seed does; 2.0: the main program's (its dynamic parameters
-        # are made in the main program's block); 3: the generator, but the main program's
-        # seed while FLAGS_enable_pir_api is off (3.3.1's legacy IR, measured) -- switch
+        from .program import default_main_program
+        # Paddle 1.8 and 2.0: the main program's seed (their dynamic parameters are made
+        # in the main program's block); 3: the generator, but the main program's seed
+        # while FLAGS_enable_pir_api is off (3.3.1's legacy IR, measured) -- switch
         # eager_init_program_seed
-        choice = versions.switch("eager_init_program_seed")
-        if choice == "none" and not versions.pir_programs():
-            choice = "main"
-        program = {"startup": default_startup_program, "main": default_main_program,
-                   "none": None}[choice]
-        attrs = self._op_attrs(var, program().random_seed if program else 0)
+        main_seed = (versions.switch("eager_init_program_seed") == "main"
+                     or not versions.pir_programs())
+        attrs = self._op_attrs(var, default_main_program().random_seed if main_seed else 0)
         out = mode.eager.Tensor._placeholder()
         mode.eager.run_op(self.op_type, None, {"Out": [out]}, attrs)
         var._value = out._value

@@ -1,6 +1,7 @@
 """Elementwise losses of a prediction and a target of the same shape (Paddle's op types):
 bce_loss, log_loss, huber_loss, kldiv_loss, sigmoid_cross_entropy_with_logits,
-margin_rank_loss, rank_loss, teacher_student_sigmoid_loss.
+margin_rank_loss, rank_loss, teacher_student_sigmoid_loss, and the two binary-label losses
+no 1.8 / 2.0 layer builds (programs append them by type): hinge_loss, modified_huber_loss.
 
 Each is written as loss(x, y) and its partial derivatives; the reductions ('mean',
 'sum') are separate ops appended by the layer functions, except where Paddle's op
@@ -327,3 +328,66 @@ class TeacherStudentSigmoidLoss(_SameShapeLoss):
                      grad=False)
         yield Sample({"X": rand(rng, 6, 1, low=-2.4, high=2.4), "Label": label}, bounds,
                      name="inside_bounds")
+
+
+def _signed_labels(labels):
+    """0 / 1 labels as -1 / +1."""
+    return 2 * labels - 1
+
+
+def _binary_label_samples(rng, x_slot, label_slot):
+    """X in [-2, 2] with 0 / 1 labels, margins kept off the kinks at -1 and 1."""
+    x = rand(rng, 6, 1, low=-2, high=2)
+    labels = rng.randint(0, 2, (6, 1)).astype("float64")
+    margin = x * _signed_labels(labels)
+    x[np.abs(np.abs(margin) - 1) < 0.05] += 0.2
+    yield Sample({x_slot: x, label_slot: labels})
+
+
+@register
+class HingeLoss(_SameShapeLoss):
+    """max(1 - (2 Labels - 1) Logits, 0) on 0 / 1 Labels; the gradient -(2 Labels - 1)
+    where the margin (2 Labels - 1) Logits is below 1, else 0 (Paddle 1.8.5: a margin of
+    exactly 1 gives 0)."""
+    type = "hinge_loss"
+    inputs = ("Logits", "Labels")
+    outputs = ("Loss",)
+    no_grad = ("Labels",)
+    grad_inputs = ("Logits", "Labels", "Loss@GRAD")
+
+    @staticmethod
+    def forward(logits, labels):
+        return np.maximum(1 - _signed_labels(labels) * logits, 0).astype(logits.dtype)
+
+    @staticmethod
+    def backward(logits, labels, dloss):
+        sign = _signed_labels(labels)
+        return (dloss * -sign * (sign * logits < 1)).astype(logits.dtype)
+
+    def samples(self, rng):
+        return _binary_label_samples(rng, "Logits", "Labels")
+
+
+@register
+class ModifiedHuberLoss(_SameShapeLoss):
+    """v = X (2 Y - 1) on 0 / 1 labels Y (kept as IntermediateVal for the gradient);
+    -4 v where v < -1, (1 - v)^2 where v < 1, else 0."""
+    type = "modified_huber_loss"
+    inputs = ("X", "Y")
+    outputs = ("IntermediateVal", "Out")
+    no_grad = ("Y",)
+    grad_inputs = ("Y", "IntermediateVal", "Out@GRAD")
+
+    @staticmethod
+    def forward(x, y):
+        v = x * _signed_labels(y)
+        out = np.where(v < -1, -4 * v, np.where(v < 1, (1 - v) ** 2, 0))
+        return v.astype(x.dtype), out.astype(x.dtype)
+
+    @staticmethod
+    def backward(y, v, dout):
+        dv = np.where(v < -1, -4, np.where(v < 1, -2 * (1 - v), 0))
+        return (dout * _signed_labels(y) * dv).astype(v.dtype)
+
+    def samples(self, rng):
+        return _binary_label_samples(rng, "X", "Y")

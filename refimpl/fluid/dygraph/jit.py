@@ -10,6 +10,7 @@ same name; op outputs are named `<op type>_<n>.tmp_<k>` in op order, so tracing 
 call twice gives equal programs. Python control flow is decided by that one call.
 Calling the TracedLayer runs the program on those tensors' current values, so it follows
 the training that goes on after the trace."""
+from ... import versions
 from ...executor import Executor
 from ...framework.place import CPUPlace
 from ...framework.program import Program
@@ -169,11 +170,12 @@ class TracedLayer:
         """fluid.io.save_inference_model of the program: `feed` / `fetch` pick the traced
         inputs / outputs by position (default: all)."""
         from ..io import save_inference_model
-        _check_type("dirname", dirname, str)
-        for arg, indices in (("feed", feed), ("fetch", fetch)):
-            _check_type(arg, indices, (type(None), list))
-            for i in indices or ():
-                _check_type("each element of " + arg, i, int)
+        if versions.switch("traced_layer_save_checks"):
+            _check_type("dirname", dirname, str)
+            for arg, indices in (("feed", feed), ("fetch", fetch)):
+                _check_type(arg, indices, (type(None), list))
+                for i in indices or ():
+                    _check_type("each element of " + arg, i, int)
         feeds = [self._feeds[i] for i in (range(len(self._feeds)) if feed is None else feed)]
         fetches = [self._fetches[i]
                    for i in (range(len(self._fetches)) if fetch is None else fetch)]
