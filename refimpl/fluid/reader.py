@@ -1,5 +1,5 @@
-"""DataLoader.from_generator (fluid.io.DataLoader is paddle.io.DataLoader, as in Paddle 2.0)
-and fluid.io.PyReader (Paddle 1.8): feed a program from a Python generator.
+"""DataLoader.from_generator (fluid.io.DataLoader is paddle.io.DataLoader, as in Paddle 2.0,
+but for 1.8's places check) and fluid.io.PyReader (Paddle 1.8): feed a program from a Python generator.
 
 A loader has a source (set_sample_generator: one sample at a time, batched here;
 set_sample_list_generator: lists of samples, converted as fluid.DataFeeder does;
@@ -29,7 +29,7 @@ from ..framework.blocking_queue import KILLED, FedQueue, as_lod_tensors
 from ..framework.errors import (EOFException, ReaderKilledError, TensorValueError,
                                 WorkerProcessError)
 from ..framework.place import CPUPlace
-from ..io import DataLoader
+from ..io import DataLoader as _DataLoader
 from ..io.collate import default_collate_fn as _collate
 from ..io.dataloader import static_feed_list
 from ..layers.readers import PyReader as _ProgramReader, read_file
@@ -109,6 +109,12 @@ def _sample_lists(reader, batch_size, drop_last):
         raise ValueError("set_sample_generator: batch_size must be a positive int, got %r"
                          % (batch_size,))
     return batch(reader, batch_size, drop_last)
+
+
+class DataLoader(_DataLoader):
+    """fluid.io.DataLoader: paddle.io's, except that Paddle 1.8's over a Dataset needs its
+    places (switch dataloader_places_required; 1.8.5's AssertionError)."""
+    _places_required = "dataloader_places_required"
 
 
 class DataLoaderBase:

@@ -126,9 +126,13 @@ class DataLoader:
                                 "(the batches become feed dicts keyed by the feed variables' "
                                 "names)")
 
+    # a switch naming the profiles where places must be given: fluid's DataLoader (fluid.io,
+    # fluid.reader) under Paddle 1.8; paddle.io's takes none
+    _places_required = None
+
     def _check_places(self, places, dynamic):
         if places is None:
-            if switch("dataloader_places_required"):
+            if self._places_required and switch(self._places_required):
                 raise LayerAssertionError(
                     "DataLoader: places cannot be None (fluid 1.8's DataLoader over a Dataset "
                     "takes them: fluid.cpu_places(), fluid.cuda_places() or a Place)")
