@@ -231,6 +231,14 @@ class Optimizer:
             global_scope().var(var.name).get_tensor().set(
                 np.array([value], to_numpy_dtype(var.dtype)))
 
+    def set_lr_scheduler(self, scheduler):
+        """Paddle 2.2+: the learning rate becomes `scheduler` (an LRScheduler; TypeError in
+        3.3.1's words otherwise), replacing a float or an earlier scheduler."""
+        if not isinstance(scheduler, LRScheduler):
+            raise TypeError("The type of 'scheduler' in optimizer.set_lr_scheduler must be "
+                            "LRScheduler, but received %s." % type(scheduler))
+        self._learning_rate = scheduler
+
     def _hyperparameter(self, name, value, rule=None):
         return real_hyperparameter(type(self).__name__, name, value, rule)
 
