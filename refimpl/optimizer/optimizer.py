@@ -420,6 +420,11 @@ class Optimizer:
         regularizer, else `regularization`: the optimizer's or its param group's)."""
         return append_regularization_ops(params_grads, regularization)
 
+    def append_regularization_ops(self, parameters_and_grads, regularization=None):
+        """Paddle 2.0's and 3's public method: the pairs with each parameter's own
+        regularizer's term (else `regularization`'s) summed into its gradient, as ops."""
+        return append_regularization_ops(parameters_and_grads, regularization)
+
     # a param group's own values of the optimizer's hyperparameters, as Paddle 3's
     # _default_dict: {group key: the attribute holding it}
     _group_hyperparameters = {}
