@@ -437,6 +437,11 @@ SWITCHES = {
     # norm is neither float16 nor float32) and the factor cast back for float16 gradients
     # (3.3.1's source; its legacy program cannot be built to measure, the early-2024
     # test_gradient_clip asserts the casts)
+    # what Layer.register_buffer's TypeError calls the buffer a non-Tensor value should be:
+    # 2.0's message "The registered buffer should be a core.VarBase", 3.3.1's "... should
+    # be a Paddle.Tensor" (each version's test_base_layer matches its words)
+    "buffer_type_words": {"1.8": "a core.VarBase", "2.0": "a core.VarBase",
+                          "3": "a Paddle.Tensor"},
     "global_norm_clip_dtypes": {"1.8": "one_sum", "2.0": "one_sum", "3": "by_dtype"},
     # a to_static call renames each eager tensor it is given to the program's input
     # variable (1.8.5's and 2.0's PartialProgramLayer._prepare, read in their source), so a

@@ -197,6 +197,9 @@ class Layer:
                 type(device).__name__ != "CPUPlace":
             raise ValueError("%s.to(device=%r): refimpl computes on the CPU"
                              % (type(self).__name__, device))
+        # Paddle's check (2.1+, 3.3.1's words); a copy is always blocking here
+        assert blocking is None or isinstance(blocking, bool), \
+            "blocking value error, must be the True, False or None"
         if dtype is None:
             return self
         from ...framework.dtypes import convert_dtype
@@ -277,7 +280,8 @@ class Layer:
         """A non-parameter Variable owned by the layer (e.g. a running statistic). Persistable
         buffers appear in state_dict."""
         self._register_checked("_buffers", "register_buffer", "buffer", name, tensor,
-                               Variable, "a core.VarBase (a Variable, not a Parameter)")
+                               Variable, "%s (a Variable, not a Parameter)"
+                               % versions.switch("buffer_type_words"))
         if persistable:
             self._non_persistable_buffer_names.discard(name)
         else:

@@ -1,0 +1,61 @@
+"""Layer and Tensor APIs after 2.0 that Paddle 3's test_base_layer uses, checked on Paddle
+3.3.1: Tensor._set_grad_ivar, Layer.to's blocking check, paddle.jit.enable_to_static and
+register_buffer's error words (switch buffer_type_words)."""
+import numpy as np
+import pytest
+
+import refimpl as paddle
+
+
+@pytest.mark.paddle("3")
+def test_set_grad_ivar_sets_a_parameters_gradient():
+    paddle.disable_static()
+    linear = paddle.nn.Linear(2, 2)
+    grad = np.array([[1., 2.], [3., 4.]])
+    linear.weight._set_grad_ivar(paddle.to_tensor(grad))
+    np.testing.assert_allclose(linear.weight.gradient(), grad)
+    linear.to(dtype="float64")
+    assert linear.weight._grad_ivar().dtype == paddle.float64
+    with pytest.raises(TypeError, match="only supported for Parameter Tensor"):
+        paddle.to_tensor([1.])._set_grad_ivar(paddle.to_tensor([2.]))
+
+
+def test_to_checks_blocking():
+    paddle.disable_static()
+    linear = paddle.nn.Linear(2, 2)
+    with pytest.raises(AssertionError, match="blocking value error"):
+        linear.to(blocking=1)
+    assert linear.to(blocking=True) is linear
+
+
+def test_enable_to_static_switches_every_to_static_function():
+    paddle.disable_static()
+
+    @paddle.jit.to_static
+    def f(x):
+        return x + 1
+    try:
+        paddle.jit.enable_to_static(False)
+        np.testing.assert_allclose(f(paddle.to_tensor([1.])).numpy(), [2.])
+        assert f.get_traced_count() == 0          # run as written: no program recorded
+        with pytest.raises(TypeError, match="must be bool"):
+            paddle.jit.enable_to_static(1)
+    finally:
+        paddle.jit.enable_to_static(True)
+    np.testing.assert_allclose(f(paddle.to_tensor([1.])).numpy(), [2.])
+    assert f.get_traced_count() == 1
+
+
+@pytest.mark.paddle("3")
+def test_register_buffer_error_words_under_3():
+    paddle.disable_static()
+    with pytest.raises(TypeError, match="buffer should be a Paddle.Tensor"):
+        paddle.nn.Layer().register_buffer("b", paddle.base.framework.EagerParamBase(
+            [2, 2], "float32"))
+
+
+@pytest.mark.paddle("2.0")
+def test_register_buffer_error_words_under_2_0():
+    paddle.disable_static()
+    with pytest.raises(TypeError, match="buffer should be a core.VarBase"):
+        paddle.nn.Layer().register_buffer("b", paddle.create_parameter([2], "float32"))
