@@ -442,6 +442,11 @@ SWITCHES = {
     # be a Paddle.Tensor" (each version's test_base_layer matches its words)
     "buffer_type_words": {"1.8": "a core.VarBase", "2.0": "a core.VarBase",
                           "3": "a Paddle.Tensor"},
+    # paddle.optimizer's _dtype (the learning rate's dtype): set by a static minimize from
+    # its loss (2.0's source), or at construction from the first parameter, a minimize
+    # taking the loss's only when there were none, a float16 one giving a float32 rate
+    # (3.3.1's source; its test_optimizer's TestOptimizerDtype)
+    "optimizer_dtype_from_parameters": {"1.8": False, "2.0": False, "3": True},
     "global_norm_clip_dtypes": {"1.8": "one_sum", "2.0": "one_sum", "3": "by_dtype"},
     # a to_static call renames each eager tensor it is given to the program's input
     # variable (1.8.5's and 2.0's PartialProgramLayer._prepare, read in their source), so a

@@ -104,7 +104,10 @@ class Optimizer:
         self._eager = self._parameter_list is not None and any(
             isinstance(p, Tensor) for p in self._parameter_list)
         self._accumulators_holder = {}   # set_state_dict values for accumulators not yet made
-        self._dtype = None    # a static minimize's loss dtype (_lr_dtype)
+        # the dtype of the learning rate (_lr_dtype): a static minimize's loss's, or under
+        # Paddle 3 the first parameter's (switch optimizer_dtype_from_parameters)
+        self._dtype = self._parameter_list[0].dtype if self._parameter_list and \
+            versions.switch("optimizer_dtype_from_parameters") else None
         self._eager_lr = None            # the value the eager learning-rate tensor holds
         self._eager_lr_from = None       # the constant rate (a float) it was set from
 
@@ -119,9 +122,13 @@ class Optimizer:
         """The learning-rate tensor's dtype, as Paddle makes it (release/2.0's optimizer.py):
         the loss's in a static minimize, else float32 for fluid.optimizer's classes and the
         default dtype (paddle.set_default_dtype) for paddle.optimizer's. A float64 run then
-        steps with lr 0.01, not float32(0.01)."""
+        steps with lr 0.01, not float32(0.01). Paddle 3 makes a float16 one float32 (unless
+        float16 is the default dtype)."""
         if self._dtype is not None:
-            return self._dtype
+            if versions.switch("optimizer_dtype_from_parameters") and \
+                    self._dtype.name == "float16" and get_default_dtype() != "float16":
+                return "float32"
+            return self._dtype.name
         return "float32" if self._fluid_api else get_default_dtype()
 
     def _create_global_learning_rate(self):
@@ -328,7 +335,8 @@ class Optimizer:
         if not isinstance(loss, Variable):
             raise TypeError("minimize: loss must be a Variable, got %s" % type(loss).__name__)
         params = parameters if parameters is not None else parameter_list
-        self._dtype = loss.dtype
+        if self._dtype is None or not versions.switch("optimizer_dtype_from_parameters"):
+            self._dtype = loss.dtype
         params_grads = self.backward(loss, startup_program, params, no_grad_set)
         optimize_ops = self.apply_optimize(loss, startup_program, params_grads)
         return optimize_ops, params_grads
@@ -337,10 +345,16 @@ class Optimizer:
         block = self._block()
         start = len(block.ops)
         with block.program._role_guard(OpRole.Optimize):
-            # accumulators first, as Paddle: prepended, their initializers then follow the
-            # learning rate's in the startup program
+            # the learning rate's initializer before the accumulators' in the startup
+            # program: Paddle 1.8 / 2.0 make the accumulators first and prepend their
+            # initializers, 3.x makes the learning rate first and appends (switch
+            # startup_init_order)
+            lr_first = versions.switch("startup_init_order") != "prepend"
+            if lr_first:
+                self._create_global_learning_rate()
             self._create_accumulators(block, [p for p, g in params_grads if g is not None])
-            self._create_global_learning_rate()
+            if not lr_first:
+                self._create_global_learning_rate()
         for param, grad in params_grads:
             if grad is None or not param.trainable:
                 continue
