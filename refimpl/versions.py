@@ -447,6 +447,11 @@ SWITCHES = {
     # taking the loss's only when there were none, a float16 one giving a float32 rate
     # (3.3.1's source; its test_optimizer's TestOptimizerDtype)
     "optimizer_dtype_from_parameters": {"1.8": False, "2.0": False, "3": True},
+    # cond's branches returning different numbers of values (neither None): 3.3.1's own
+    # ValueError "true fn returns 1 vars, but false fn returns 2 vars, which is not equals"
+    # (measured, PIR: its legacy cond cannot be built); 2.0 (source) and 1.8 raise the
+    # structure mismatch ("Incompatible return values of true_fn and false_fn in cond")
+    "cond_output_count_error": {"1.8": False, "2.0": False, "3": True},
     "global_norm_clip_dtypes": {"1.8": "one_sum", "2.0": "one_sum", "3": "by_dtype"},
     # a to_static call renames each eager tensor it is given to the program's input
     # variable (1.8.5's and 2.0's PartialProgramLayer._prepare, read in their source), so a

@@ -59,3 +59,34 @@ def test_register_buffer_error_words_under_2_0():
     paddle.disable_static()
     with pytest.raises(TypeError, match="buffer should be a core.VarBase"):
         paddle.nn.Layer().register_buffer("b", paddle.create_parameter([2], "float32"))
+
+
+def _cond_error(true_fn, false_fn):
+    paddle.enable_static()
+    try:
+        with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
+            pred = paddle.full([1], True, "bool")
+            with pytest.raises(ValueError) as info:
+                paddle.static.nn.cond(pred, true_fn, false_fn)
+        return str(info.value)
+    finally:
+        paddle.disable_static()
+
+
+def _one():
+    return paddle.full([2], 7, "int32")
+
+
+@pytest.mark.paddle("3")
+def test_cond_counts_the_branches_values_under_3():
+    # 3.3.1's words (measured)
+    assert "true fn returns 1 vars, but false fn returns 2 vars, which is not equals" in \
+        _cond_error(_one, lambda: (_one(), _one()))
+    assert "Incompatible return values of true_fn and false_fn in cond" in \
+        _cond_error(lambda: None, _one)
+
+
+@pytest.mark.paddle("2.0")
+def test_cond_reports_a_structure_mismatch_under_2_0():
+    assert "Incompatible return values of true_fn and false_fn in cond" in \
+        _cond_error(_one, lambda: (_one(), _one()))

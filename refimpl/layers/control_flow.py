@@ -151,6 +151,12 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         if false_fn is not None:
             _append_conditional_block(false_block, logical_not(pred))
         return None
+    counts = [len(out) if isinstance(out, (list, tuple)) else 1
+              for out in (true_out, false_out)]
+    if counts[0] != counts[1] and true_out is not None and false_out is not None and \
+            versions.switch("cond_output_count_error"):
+        raise ValueError("cond: true fn returns %d vars, but false fn returns %d vars, which "
+                         "is not equals" % tuple(counts))
     if not _same_structure(true_out, false_out):
         raise ValueError("cond: Incompatible return values of true_fn and false_fn in cond: "
                          "they must return the same structure, got %r and %r"
