@@ -328,12 +328,14 @@ SWITCHES = {
     # has no MomentumTensor input)
     "batch_norm_momentum_variable": {"1.8": "ignored", "2.0": "ignored", "3": "refused"},
     # static while_loop updates the caller's loop variables in place (1.8), or loops on
-    # copies so they keep their values (3); tensor arrays are updated in place in both
+    # copies so they keep their values (3, while FLAGS_enable_pir_api is on: 3.3.1's legacy
+    # IR loops in place, measured); tensor arrays are updated in place in both
     "while_loop_in_place": {"1.8": True, "2.0": True, "3": False},
     # while_grad: a loop variable the body overwrites without reading keeps its gradient
     # for the steps before (1.8.5 measured, 2.0's test_while_loop_op expects it: the
     # gradients of what the body reads add up over every step), or has none there, the
-    # chain rule (3.3.1's PIR while, measured)
+    # chain rule (3.3.1's PIR while, measured; with FLAGS_enable_pir_api off, the legacy
+    # while_grad, the former: the early-2024 test_while_loop_op expects it)
     "while_grad_keeps_unread_out_grads": {"1.8": True, "2.0": True, "3": False},
     # paddle.optimizer's learning_rate: anything fluid's optimizers take (1.8, where they
     # are the same classes), or a float / an LRScheduler only, a TypeError otherwise (2.0's

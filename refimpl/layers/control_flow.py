@@ -16,6 +16,7 @@ from ..framework import nest, unique_name
 from ..framework.layer_helper import LayerHelper
 from ..framework.math_patch import cast
 from ..framework.program import Variable, default_main_program
+from ..framework.selected_rows import pir_programs
 from ..framework.dataflow import block_io
 from .common import append_op_out, check_dtype, check_variable
 from .creation import assign, fill_constant
@@ -280,7 +281,8 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     # outside an enclosing loop's body is looped on as a copy all the same, which is
     # assigned to it after the loop: the outer while_grad's replay recomputes the body's
     # later ops from the loop's result, a name of the body whose steps it keeps.
-    in_place = versions.switch("while_loop_in_place")
+    # (3.3.1 loops in place too while FLAGS_enable_pir_api is off, its legacy IR: measured)
+    in_place = versions.switch("while_loop_in_place") or not pir_programs()
     if in_place:
         for v in {v.name: v for v in given if v.type != "LOD_TENSOR_ARRAY"}.values():
             _keep_pre_loop_value(v)
