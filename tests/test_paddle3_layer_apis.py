@@ -90,3 +90,22 @@ def test_cond_counts_the_branches_values_under_3():
 def test_cond_reports_a_structure_mismatch_under_2_0():
     assert "Incompatible return values of true_fn and false_fn in cond" in \
         _cond_error(_one, lambda: (_one(), _one()))
+
+
+@pytest.mark.paddle("3")
+def test_a_0d_index_tensor_takes_a_row_of_run_time_dims():
+    """x[i], i a 0-D int tensor, over dims known only at run time (it had reshaped the
+    gathered row to the build-time dims: two -1 could not be resolved)."""
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.static.data(name="x", shape=[-1, -1, -1], dtype="float32")
+            y = x[paddle.full([], 1, "int64")]
+        assert list(y.shape) == [-1, -1]
+        x_np = np.arange(24, dtype="float32").reshape(2, 3, 4)
+        got, = paddle.static.Executor(paddle.CPUPlace()).run(main, feed={"x": x_np},
+                                                              fetch_list=[y])
+        np.testing.assert_array_equal(got, x_np[1])
+    finally:
+        paddle.disable_static()
