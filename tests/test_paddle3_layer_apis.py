@@ -109,3 +109,15 @@ def test_a_0d_index_tensor_takes_a_row_of_run_time_dims():
         np.testing.assert_array_equal(got, x_np[1])
     finally:
         paddle.disable_static()
+
+
+def test_static_summary_of_a_given_input_variable():
+    """paddle.summary(net, input=v) in static mode, v a variable of the user's program
+    (3.3.1's test_model: paddle.rand([1, 20]) after enable_static)."""
+    paddle.enable_static()
+    try:
+        net = paddle.nn.Linear(20, 10)
+        info = paddle.summary(net, input=paddle.rand([1, 20]))
+        assert info == {"total_params": 210, "trainable_params": 210}
+    finally:
+        paddle.disable_static()
