@@ -121,3 +121,32 @@ def test_static_summary_of_a_given_input_variable():
         assert info == {"total_params": 210, "trainable_params": 210}
     finally:
         paddle.disable_static()
+
+
+def test_float16_float_and_bfloat16_keep_excluded_layers():
+    """Layer.float16 / float / bfloat16(excluded_layers) (Paddle 2.5+; 3.3.1's
+    test_layers): the layers of the excluded types keep their dtype."""
+    paddle.disable_static()
+    net = paddle.nn.Sequential(paddle.nn.Linear(1, 1), paddle.nn.BatchNorm1D(1))
+    net.float16(excluded_layers=[paddle.nn.Linear])
+    assert [p.dtype for p in net[0].parameters()] == [paddle.float32] * 2
+    assert [p.dtype for p in net[1].parameters()] == [paddle.float16] * 4
+    assert net[1]._mean.dtype == paddle.float16
+    net.float()
+    assert {p.dtype for p in net.parameters()} == {paddle.float32}
+    net.bfloat16(excluded_layers=(paddle.nn.Linear, paddle.nn.BatchNorm1D))   # nothing cast
+    with pytest.raises(NotImplementedError, match="no bfloat16"):
+        net.bfloat16()
+    with pytest.raises(TypeError, match="excluded_layers should be type nn.Layer or list"):
+        net.float(excluded_layers="Linear")
+
+
+def test_paddle_crop_and_static_nn_continuous_value_model():
+    paddle.disable_static()
+    x = paddle.to_tensor(np.arange(12, dtype="float32").reshape(3, 4))
+    np.testing.assert_array_equal(paddle.crop(x, shape=[2, 2], offsets=[1, 1]).numpy(),
+                                  [[5., 6.], [9., 10.]])
+    assert paddle.static.nn.continuous_value_model is \
+        paddle.fluid.layers.continuous_value_model
+    assert paddle.static.nn.common.continuous_value_model is \
+        paddle.fluid.layers.continuous_value_model

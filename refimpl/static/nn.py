@@ -9,7 +9,8 @@ from ..submodules import group
 _FLUID_LAYERS = ("bilinear_tensor_product", "case", "conv2d_transpose", "conv3d",
                  "conv3d_transpose", "create_parameter", "crf_decoding", "data_norm",
                  "instance_norm", "multi_box_head", "nce", "prelu", "py_func", "row_conv",
-                 "spectral_norm", "switch_case")
+                 "spectral_norm", "switch_case",
+                 "continuous_value_model")     # (Paddle 3's; fluid.layers' in 2.0)
 _CONTROL_FLOW = ("Assert", "Print", "While", "case", "cond", "switch_case", "while_loop")
 
 
@@ -24,8 +25,8 @@ __all__ = sorted(set(exports("static.nn")) | set(_FLUID_LAYERS))
 # `from paddle.static.nn.control_flow import Assert` imports a submodule: the import system
 # looks for it only in a package, one with a __path__ (empty: the alias finds the attribute)
 __path__ = []
-_COMMON = ("batch_norm", "bilinear_tensor_product", "conv2d", "conv2d_transpose", "conv3d",
-           "conv3d_transpose", "deform_conv2d", "embedding", "fc", "group_norm",
+_COMMON = ("batch_norm", "bilinear_tensor_product", "continuous_value_model", "conv2d",
+           "conv2d_transpose", "conv3d", "conv3d_transpose", "deform_conv2d", "embedding", "fc", "group_norm",
            "instance_norm", "layer_norm", "prelu", "py_func", "row_conv", "spectral_norm")
 _SEQUENCE_LOD = ("sequence_conv", "sequence_expand", "sequence_first_step",
                  "sequence_last_step", "sequence_mask", "sequence_pool", "sequence_softmax")
