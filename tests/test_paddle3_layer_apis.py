@@ -150,3 +150,22 @@ def test_paddle_crop_and_static_nn_continuous_value_model():
         paddle.fluid.layers.continuous_value_model
     assert paddle.static.nn.common.continuous_value_model is \
         paddle.fluid.layers.continuous_value_model
+
+
+def test_static_nn_control_flow_has_conditional_block_and_select_ops():
+    """Paddle 3's homes of fluid.layers.control_flow's ConditionalBlock, select_input and
+    select_output (3.3.1's test_conditional_block / test_select_input_output_op)."""
+    control_flow = paddle.static.nn.control_flow
+    assert control_flow.ConditionalBlock is paddle.fluid.layers.control_flow.ConditionalBlock
+    paddle.enable_static()
+    try:
+        main, startup = paddle.static.Program(), paddle.static.Program()
+        with paddle.static.program_guard(main, startup):
+            x = paddle.full([2], 1.0)
+            y = paddle.full([2], 2.0)
+            mask = paddle.full([1], 1, "int32")
+            picked = control_flow.select_input([x, y], mask)
+        got, = paddle.static.Executor(paddle.CPUPlace()).run(main, fetch_list=[picked])
+        np.testing.assert_array_equal(got, [2., 2.])
+    finally:
+        paddle.disable_static()

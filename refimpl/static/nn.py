@@ -30,7 +30,17 @@ _COMMON = ("batch_norm", "bilinear_tensor_product", "continuous_value_model", "c
            "instance_norm", "layer_norm", "prelu", "py_func", "row_conv", "spectral_norm")
 _SEQUENCE_LOD = ("sequence_conv", "sequence_expand", "sequence_first_step",
                  "sequence_last_step", "sequence_mask", "sequence_pool", "sequence_softmax")
+# (in control_flow only, as 3.3.1: fluid.layers.control_flow's before)
+_CONTROL_FLOW_ONLY = ("ConditionalBlock", "select_input", "select_output")
+
+
+def _from_fluid_control_flow(names):
+    from ..fluid.layers import control_flow
+    return {name: getattr(control_flow, name) for name in names}
+
+
 globals().update(group(__name__, {**_from_fluid_layers(_CONTROL_FLOW + _SEQUENCE_LOD),
+                                  **_from_fluid_control_flow(_CONTROL_FLOW_ONLY),
                                   **globals()},
-                       {"control_flow": _CONTROL_FLOW, "common": _COMMON,
+                       {"control_flow": _CONTROL_FLOW + _CONTROL_FLOW_ONLY, "common": _COMMON,
                         "sequence_lod": _SEQUENCE_LOD}))
