@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from .. import pir_utils
+from ..compiler.compiled_program import CompiledProgram
 from ..framework import atomic_file, checkpoint, model_formats, serialization
 from ..framework.dtypes import VarType
 from ..framework.paddle_formats import safe_pickle
@@ -362,7 +363,6 @@ def _get_valid_program(program=None):
     """Paddle 2.0's helper of its static.io (its test_inference_model_io calls it): the
     default main program for None, a CompiledProgram's own program (with a warning), a
     Program as is; anything else a TypeError."""
-    from ..compiler.compiled_program import CompiledProgram
     if program is None:
         return default_main_program()
     if isinstance(program, CompiledProgram):
@@ -394,6 +394,10 @@ def normalize_program(program, feed_vars, fetch_vars, fn="normalize_program"):
     _check_program(program, fn)
     feeds = [v.name for v in _as_var_list(feed_vars, "feed_vars", fn)]
     fetches = [v.name for v in _as_var_list(fetch_vars, "fetch_vars", fn)]
+    if any(op.type == "auc" for op in program.global_block().ops):
+        # Paddle's reminder (2.0 and 3.3.1, their words): auc's states are persistables
+        warnings.warn("Be sure that you have set auc states to 0 before saving inference "
+                      "model.")
     pruned = program.clone(for_test=True)
     pruned._prune_in_place(feeds, fetches, fn)
     read = set(fetches).union(*(op.input_arg_names for op in pruned.global_block().ops))
@@ -403,6 +407,20 @@ def normalize_program(program, feed_vars, fetch_vars, fn="normalize_program"):
                              "calculation: the fetch targets do not read it (remove it from "
                              "the feeds)" % (fn, i, name))
     return pruned, feeds, fetches
+
+
+def normalized_program(program, feed_vars, fetch_vars, **kwargs):
+    """paddle.static.normalize_program (Paddle 2.1+, 3.3.1's checks and words): the
+    inference Program computing fetch_vars from feed_vars (normalize_program's, whose
+    feed / fetch ops refimpl adds only when it writes the program)."""
+    if not isinstance(program, Program):
+        raise TypeError("program type must be `base.Program`, but received `%s`"
+                        % type(program))
+    for what, given in (("feed_vars", feed_vars), ("fetch_vars", fetch_vars)):
+        if not all(isinstance(v, Variable) for v in
+                   (given if isinstance(given, list) else [given])):
+            raise TypeError("%s type must be a Variable or a list of Variable." % what)
+    return normalize_program(program, feed_vars, fetch_vars)[0]
 
 
 def serialize_program(feed_vars, fetch_vars, **kwargs):
@@ -479,7 +497,7 @@ def save_inference_model(path_prefix, feed_vars, fetch_vars, executor, **kwargs)
     .pdiparams (its persistables' values from the global scope, combined), then
     path_prefix.pdmanifest; all or nothing."""
     write_inference_model(_path_prefix(path_prefix, "save_inference_model"),
-                          kwargs.get("program") or default_main_program(),
+                          _get_valid_program(kwargs.get("program")),
                           feed_vars, fetch_vars, "save_inference_model")
 
 
