@@ -74,10 +74,11 @@ def _checked_values(variables, state, fn, source, copy):
 
 def read_parameter_files(read):
     """read(), its ValueErrors (a file of another shape, dtype or variable count) raised as
-    ParameterFileError: loads of fluid.io's parameter files go through here."""
+    ParameterFileError: loads of fluid.io's parameter files go through here. A missing file
+    stays the FileNotFoundError it is (serialization.PathNotFoundError)."""
     try:
         return read()
-    except ParameterFileError:
+    except (ParameterFileError, FileNotFoundError):
         raise
     except ValueError as e:
         raise ParameterFileError(str(e)) from e
