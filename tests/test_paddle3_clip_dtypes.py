@@ -30,48 +30,36 @@ def _clip(dtypes):
 
 @pytest.mark.paddle("3")
 def test_float16_norms_are_summed_in_float32_and_the_factor_cast_back():
-    paddle.enable_static()
+    ops, clipped = _clip(["float16", "float16"])
+    assert ops == ["squared_l2_norm", "squared_l2_norm", "sum", "cast", "sqrt",
+                   "fill_constant", "elementwise_max", "elementwise_div", "cast",
+                   "elementwise_mul", "cast", "elementwise_mul"]
+    # global norm sqrt(9 + 5) = sqrt(14): each gradient times 1 / sqrt(14)
+    assert clipped[0].dtype == np.float16
+    np.testing.assert_allclose(clipped[0], G0 / np.sqrt(14.), rtol=2e-3)
+    np.testing.assert_allclose(clipped[1], G1 / np.sqrt(14.), rtol=2e-3)
+    old = _allow_pure_fp16_global_norm_clip(True)
     try:
-        ops, clipped = _clip(["float16", "float16"])
-        assert ops == ["squared_l2_norm", "squared_l2_norm", "sum", "cast", "sqrt",
-                       "fill_constant", "elementwise_max", "elementwise_div", "cast",
-                       "elementwise_mul", "cast", "elementwise_mul"]
-        # global norm sqrt(9 + 5) = sqrt(14): each gradient times 1 / sqrt(14)
-        assert clipped[0].dtype == np.float16
-        np.testing.assert_allclose(clipped[0], G0 / np.sqrt(14.), rtol=2e-3)
-        np.testing.assert_allclose(clipped[1], G1 / np.sqrt(14.), rtol=2e-3)
-        old = _allow_pure_fp16_global_norm_clip(True)
-        try:
-            assert old is False and _allow_pure_fp16_global_norm_clip() is True
-            ops, _ = _clip(["float16", "float16"])
-            assert "cast" not in ops
-        finally:
-            _allow_pure_fp16_global_norm_clip(False)
+        assert old is False and _allow_pure_fp16_global_norm_clip() is True
+        ops, _ = _clip(["float16", "float16"])
+        assert "cast" not in ops
     finally:
-        paddle.disable_static()
+        _allow_pure_fp16_global_norm_clip(False)
 
 
 @pytest.mark.paddle("3")
 def test_float32_and_float64_norms_sum_in_float64():
-    paddle.enable_static()
-    try:
-        ops, clipped = _clip(["float32", "float64"])
-        # one sum per dtype, float32's cast to float64, the two sums summed
-        assert ops[:7] == ["squared_l2_norm", "squared_l2_norm", "sum", "cast", "sum", "sum",
-                           "sqrt"]
-        assert clipped[0].dtype == np.float32 and clipped[1].dtype == np.float64
-        np.testing.assert_allclose(clipped[0], G0 / np.sqrt(14.), rtol=1e-6)
-        np.testing.assert_allclose(clipped[1], G1 / np.sqrt(14.), rtol=1e-12)
-    finally:
-        paddle.disable_static()
+    ops, clipped = _clip(["float32", "float64"])
+    # one sum per dtype, float32's cast to float64, the two sums summed
+    assert ops[:7] == ["squared_l2_norm", "squared_l2_norm", "sum", "cast", "sum", "sum",
+                       "sqrt"]
+    assert clipped[0].dtype == np.float32 and clipped[1].dtype == np.float64
+    np.testing.assert_allclose(clipped[0], G0 / np.sqrt(14.), rtol=1e-6)
+    np.testing.assert_allclose(clipped[1], G1 / np.sqrt(14.), rtol=1e-12)
 
 
 @pytest.mark.paddle("2.0")
 def test_2_0_sums_float16_norms_in_float16():
-    paddle.enable_static()
-    try:
-        ops, clipped = _clip(["float16", "float16"])
-        assert "cast" not in ops and clipped[0].dtype == np.float16
-        np.testing.assert_allclose(clipped[1], G1 / np.sqrt(14.), rtol=2e-3)
-    finally:
-        paddle.disable_static()
+    ops, clipped = _clip(["float16", "float16"])
+    assert "cast" not in ops and clipped[0].dtype == np.float16
+    np.testing.assert_allclose(clipped[1], G1 / np.sqrt(14.), rtol=2e-3)

@@ -62,15 +62,11 @@ def test_register_buffer_error_words_under_2_0():
 
 
 def _cond_error(true_fn, false_fn):
-    paddle.enable_static()
-    try:
-        with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
-            pred = paddle.full([1], True, "bool")
-            with pytest.raises(ValueError) as info:
-                paddle.static.nn.cond(pred, true_fn, false_fn)
-        return str(info.value)
-    finally:
-        paddle.disable_static()
+    with paddle.static.program_guard(paddle.static.Program(), paddle.static.Program()):
+        pred = paddle.full([1], True, "bool")
+        with pytest.raises(ValueError) as info:
+            paddle.static.nn.cond(pred, true_fn, false_fn)
+    return str(info.value)
 
 
 def _one():
@@ -96,31 +92,23 @@ def test_cond_reports_a_structure_mismatch_under_2_0():
 def test_a_0d_index_tensor_takes_a_row_of_run_time_dims():
     """x[i], i a 0-D int tensor, over dims known only at run time (it had reshaped the
     gathered row to the build-time dims: two -1 could not be resolved)."""
-    paddle.enable_static()
-    try:
-        main, startup = paddle.static.Program(), paddle.static.Program()
-        with paddle.static.program_guard(main, startup):
-            x = paddle.static.data(name="x", shape=[-1, -1, -1], dtype="float32")
-            y = x[paddle.full([], 1, "int64")]
-        assert list(y.shape) == [-1, -1]
-        x_np = np.arange(24, dtype="float32").reshape(2, 3, 4)
-        got, = paddle.static.Executor(paddle.CPUPlace()).run(main, feed={"x": x_np},
-                                                              fetch_list=[y])
-        np.testing.assert_array_equal(got, x_np[1])
-    finally:
-        paddle.disable_static()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data(name="x", shape=[-1, -1, -1], dtype="float32")
+        y = x[paddle.full([], 1, "int64")]
+    assert list(y.shape) == [-1, -1]
+    x_np = np.arange(24, dtype="float32").reshape(2, 3, 4)
+    got, = paddle.static.Executor(paddle.CPUPlace()).run(main, feed={"x": x_np},
+                                                          fetch_list=[y])
+    np.testing.assert_array_equal(got, x_np[1])
 
 
 def test_static_summary_of_a_given_input_variable():
     """paddle.summary(net, input=v) in static mode, v a variable of the user's program
     (3.3.1's test_model: paddle.rand([1, 20]) after enable_static)."""
-    paddle.enable_static()
-    try:
-        net = paddle.nn.Linear(20, 10)
-        info = paddle.summary(net, input=paddle.rand([1, 20]))
-        assert info == {"total_params": 210, "trainable_params": 210}
-    finally:
-        paddle.disable_static()
+    net = paddle.nn.Linear(20, 10)
+    info = paddle.summary(net, input=paddle.rand([1, 20]))
+    assert info == {"total_params": 210, "trainable_params": 210}
 
 
 def test_float16_float_and_bfloat16_keep_excluded_layers():
@@ -157,15 +145,11 @@ def test_static_nn_control_flow_has_conditional_block_and_select_ops():
     select_output (3.3.1's test_conditional_block / test_select_input_output_op)."""
     control_flow = paddle.static.nn.control_flow
     assert control_flow.ConditionalBlock is paddle.fluid.layers.control_flow.ConditionalBlock
-    paddle.enable_static()
-    try:
-        main, startup = paddle.static.Program(), paddle.static.Program()
-        with paddle.static.program_guard(main, startup):
-            x = paddle.full([2], 1.0)
-            y = paddle.full([2], 2.0)
-            mask = paddle.full([1], 1, "int32")
-            picked = control_flow.select_input([x, y], mask)
-        got, = paddle.static.Executor(paddle.CPUPlace()).run(main, fetch_list=[picked])
-        np.testing.assert_array_equal(got, [2., 2.])
-    finally:
-        paddle.disable_static()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.full([2], 1.0)
+        y = paddle.full([2], 2.0)
+        mask = paddle.full([1], 1, "int32")
+        picked = control_flow.select_input([x, y], mask)
+    got, = paddle.static.Executor(paddle.CPUPlace()).run(main, fetch_list=[picked])
+    np.testing.assert_array_equal(got, [2., 2.])

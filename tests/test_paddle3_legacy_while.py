@@ -46,17 +46,13 @@ def _square_loop_grad():
 
 
 def test_while_loop_follows_the_pir_flag():
-    paddle.enable_static()
-    try:
-        with paddle.pir_utils.OldIrGuard():
-            before, after = _loop()
-            assert before[0] == 10 and after[0] == 10      # 3.3.1, flag off: [10], [10]
-            mean, grad = _square_loop_grad()
-            # x = 10 * 10; the legacy while_grad adds 2 i for every step: 2 (1 + ... + 10)
-            assert mean == pytest.approx(100.0) and grad[0] == pytest.approx(110.0)
+    with paddle.pir_utils.OldIrGuard():
         before, after = _loop()
-        assert before[0] == 0 and after[0] == 10           # 3.3.1, flag on: [0], [10]
+        assert before[0] == 10 and after[0] == 10      # 3.3.1, flag off: [10], [10]
         mean, grad = _square_loop_grad()
-        assert mean == pytest.approx(100.0) and grad[0] == pytest.approx(20.0)   # 2 * 10
-    finally:
-        paddle.disable_static()
+        # x = 10 * 10; the legacy while_grad adds 2 i for every step: 2 (1 + ... + 10)
+        assert mean == pytest.approx(100.0) and grad[0] == pytest.approx(110.0)
+    before, after = _loop()
+    assert before[0] == 0 and after[0] == 10           # 3.3.1, flag on: [0], [10]
+    mean, grad = _square_loop_grad()
+    assert mean == pytest.approx(100.0) and grad[0] == pytest.approx(20.0)   # 2 * 10

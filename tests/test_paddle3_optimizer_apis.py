@@ -24,23 +24,19 @@ def test_set_lr_scheduler_replaces_the_rate():
 
 
 def test_append_regularization_ops_adds_the_parameters_decay():
-    paddle.enable_static()
-    try:
-        main, startup = paddle.static.Program(), paddle.static.Program()
-        with paddle.static.program_guard(main, startup):
-            block = main.global_block()
-            w = block.create_parameter(name="w", shape=[2], dtype="float32",
-                                       regularizer=paddle.regularizer.L1Decay(0.5))
-            g = block.create_var(name="w@GRAD", shape=[2], dtype="float32")
-            out = paddle.optimizer.Adam().append_regularization_ops([(w, g)])
-        assert [op.type for op in block.ops] == ["sign", "scale", "sum"]
-        scope = paddle.static.global_scope()
-        scope.var("w").get_tensor().set(np.array([2., -3.], np.float32), paddle.CPUPlace())
-        scope.var("w@GRAD").get_tensor().set(np.array([1., 1.], np.float32), paddle.CPUPlace())
-        got, = paddle.static.Executor(paddle.CPUPlace()).run(main, fetch_list=[out[0][1]])
-        np.testing.assert_allclose(got, [1.5, 0.5])      # g + 0.5 * sign(w)
-    finally:
-        paddle.disable_static()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        block = main.global_block()
+        w = block.create_parameter(name="w", shape=[2], dtype="float32",
+                                   regularizer=paddle.regularizer.L1Decay(0.5))
+        g = block.create_var(name="w@GRAD", shape=[2], dtype="float32")
+        out = paddle.optimizer.Adam().append_regularization_ops([(w, g)])
+    assert [op.type for op in block.ops] == ["sign", "scale", "sum"]
+    scope = paddle.static.global_scope()
+    scope.var("w").get_tensor().set(np.array([2., -3.], np.float32), paddle.CPUPlace())
+    scope.var("w@GRAD").get_tensor().set(np.array([1., 1.], np.float32), paddle.CPUPlace())
+    got, = paddle.static.Executor(paddle.CPUPlace()).run(main, fetch_list=[out[0][1]])
+    np.testing.assert_allclose(got, [1.5, 0.5])      # g + 0.5 * sign(w)
 
 
 def test_paddle_3_homes_of_fluid_optimizers():
@@ -72,24 +68,16 @@ def _momentum_startup(optimizer):
 def test_learning_rate_is_initialized_before_the_accumulators_under_3():
     # 3.3.1 (FLAGS_enable_pir_api=0): [('fill_constant', 0.01, learning_rate_0),
     # ('fill_constant', 0.0, w_velocity_0)], appended in that order
-    paddle.enable_static()
-    try:
-        ops = _momentum_startup(paddle.optimizer.Momentum(0.01, momentum=0.2))
-        assert [(t, n.split("_")[0]) for t, _, n in ops] == [("fill_constant", "learning"),
-                                                             ("fill_constant", "w")]
-        assert ops[0][1] == pytest.approx(0.01) and ops[1][1] == 0.0
-    finally:
-        paddle.disable_static()
+    ops = _momentum_startup(paddle.optimizer.Momentum(0.01, momentum=0.2))
+    assert [(t, n.split("_")[0]) for t, _, n in ops] == [("fill_constant", "learning"),
+                                                         ("fill_constant", "w")]
+    assert ops[0][1] == pytest.approx(0.01) and ops[1][1] == 0.0
 
 
 @pytest.mark.paddle("2.0")
 def test_learning_rate_is_initialized_first_under_2_0_too():
-    paddle.enable_static()
-    try:
-        ops = _momentum_startup(paddle.optimizer.Momentum(0.01, momentum=0.2))
-        assert ops[0][2].startswith("learning_rate") and ops[1][2].startswith("w_velocity")
-    finally:
-        paddle.disable_static()
+    ops = _momentum_startup(paddle.optimizer.Momentum(0.01, momentum=0.2))
+    assert ops[0][2].startswith("learning_rate") and ops[1][2].startswith("w_velocity")
 
 
 @pytest.mark.paddle("3")

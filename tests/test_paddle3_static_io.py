@@ -4,7 +4,6 @@ directory named ..." in 3.3.1; refimpl's error is a FileNotFoundError too), a
 CompiledProgram is saved as its program (with Paddle's warning), a program with auc ops
 warns about their states, and paddle.static.normalize_program gives the inference
 Program (TypeError for anything else, 3.3.1's words)."""
-import os
 import warnings
 
 import numpy as np
@@ -15,7 +14,6 @@ import refimpl as paddle
 
 @pytest.fixture
 def static_net():
-    paddle.enable_static()
     main, startup = paddle.static.Program(), paddle.static.Program()
     with paddle.static.program_guard(main, startup):
         x = paddle.static.data(name="x", shape=[-1, 2], dtype="float32")
@@ -25,20 +23,15 @@ def static_net():
         loss = paddle.mean(paddle.nn.functional.cross_entropy(predict, y, use_softmax=False))
     exe = paddle.static.Executor(paddle.CPUPlace())
     exe.run(startup)
-    yield main, x, y, predict, loss, exe
-    paddle.disable_static()
+    return main, x, y, predict, loss, exe
 
 
 def test_a_missing_model_is_a_value_error(tmp_path):
-    paddle.enable_static()
-    try:
-        exe = paddle.static.Executor(paddle.CPUPlace())
-        with pytest.raises(ValueError):
-            paddle.static.load_inference_model(str(tmp_path / "none" / "model"), exe)
-        with pytest.raises(FileNotFoundError):
-            paddle.static.load_inference_model(str(tmp_path / "none" / "model"), exe)
-    finally:
-        paddle.disable_static()
+    exe = paddle.static.Executor(paddle.CPUPlace())
+    with pytest.raises(ValueError):
+        paddle.static.load_inference_model(str(tmp_path / "none" / "model"), exe)
+    with pytest.raises(FileNotFoundError):
+        paddle.static.load_inference_model(str(tmp_path / "none" / "model"), exe)
 
 
 @pytest.mark.paddle("3")

@@ -22,14 +22,10 @@ def test_reducing_a_0d_tensor_over_dim_0_or_minus_1():
 
 
 def test_static_sum_of_a_0d_loss():
-    paddle.enable_static()
-    try:
-        main, startup = paddle.static.Program(), paddle.static.Program()
-        with paddle.static.program_guard(main, startup):
-            x = paddle.static.data(name="x", shape=[4], dtype="float32")
-            total = paddle.sum(paddle.sum(x), axis=0)
-        got, = paddle.static.Executor(paddle.CPUPlace()).run(
-            main, feed={"x": np.array([1., 2., 3., 4.], "float32")}, fetch_list=[total])
-        assert got.shape == () and got == 10.0
-    finally:
-        paddle.disable_static()
+    main, startup = paddle.static.Program(), paddle.static.Program()
+    with paddle.static.program_guard(main, startup):
+        x = paddle.static.data(name="x", shape=[4], dtype="float32")
+        total = paddle.sum(paddle.sum(x), axis=0)
+    got, = paddle.static.Executor(paddle.CPUPlace()).run(
+        main, feed={"x": np.array([1., 2., 3., 4.], "float32")}, fetch_list=[total])
+    assert got.shape == () and got == 10.0
