@@ -342,12 +342,14 @@ SWITCHES = {
     # has no MomentumTensor input)
     "batch_norm_momentum_variable": {"1.8": "ignored", "2.0": "ignored", "3": "refused"},
     # static while_loop updates the caller's loop variables in place (1.8), or loops on
-    # copies so they keep their values (3); tensor arrays are updated in place in both
+    # copies so they keep their values (3, while FLAGS_enable_pir_api is on: 3.3.1's legacy
+    # IR loops in place, measured); tensor arrays are updated in place in both
     "while_loop_in_place": {"1.8": True, "2.0": True, "3": False},
     # while_grad: a loop variable the body overwrites without reading keeps its gradient
     # for the steps before (1.8.5 measured, 2.0's test_while_loop_op expects it: the
     # gradients of what the body reads add up over every step), or has none there, the
-    # chain rule (3.3.1's PIR while, measured)
+    # chain rule (3.3.1's PIR while, measured; with FLAGS_enable_pir_api off, the legacy
+    # while_grad, the former: the early-2024 test_while_loop_op expects it)
     "while_grad_keeps_unread_out_grads": {"1.8": True, "2.0": True, "3": False},
     # paddle.optimizer's learning_rate: anything fluid's optimizers take (1.8, where they
     # are the same classes), or a float / an LRScheduler only, a TypeError otherwise (2.0's
@@ -446,6 +448,27 @@ SWITCHES = {
     # (3.3.1's legacy program cannot be built to measure; 2.0 taken as 3)
     "global_norm_clip_ops": {"1.8": "square_reduce_sum", "2.0": "squared_l2_norm",
                              "3": "squared_l2_norm"},
+    # ClipGradByGlobalNorm's sum of the squared norms: one sum in the first gradient's dtype
+    # (1.8.5, 2.0: their source), or one sum per dtype cast to float32 (float64 when some
+    # norm is neither float16 nor float32) and the factor cast back for float16 gradients
+    # (3.3.1's source; its legacy program cannot be built to measure, the early-2024
+    # test_gradient_clip asserts the casts)
+    # what Layer.register_buffer's TypeError calls the buffer a non-Tensor value should be:
+    # 2.0's message "The registered buffer should be a core.VarBase", 3.3.1's "... should
+    # be a Paddle.Tensor" (each version's test_base_layer matches its words)
+    "buffer_type_words": {"1.8": "a core.VarBase", "2.0": "a core.VarBase",
+                          "3": "a Paddle.Tensor"},
+    # paddle.optimizer's _dtype (the learning rate's dtype): set by a static minimize from
+    # its loss (2.0's source), or at construction from the first parameter, a minimize
+    # taking the loss's only when there were none, a float16 one giving a float32 rate
+    # (3.3.1's source; its test_optimizer's TestOptimizerDtype)
+    "optimizer_dtype_from_parameters": {"1.8": False, "2.0": False, "3": True},
+    # cond's branches returning different numbers of values (neither None): 3.3.1's own
+    # ValueError "true fn returns 1 vars, but false fn returns 2 vars, which is not equals"
+    # (measured, PIR: its legacy cond cannot be built); 2.0 (source) and 1.8 raise the
+    # structure mismatch ("Incompatible return values of true_fn and false_fn in cond")
+    "cond_output_count_error": {"1.8": False, "2.0": False, "3": True},
+    "global_norm_clip_dtypes": {"1.8": "one_sum", "2.0": "one_sum", "3": "by_dtype"},
     # a to_static call renames each eager tensor it is given to the program's input
     # variable (1.8.5's and 2.0's PartialProgramLayer._prepare, read in their source), so a
     # later jit.save(input_spec=[that tensor]) names the recorded input; 3.3.1 leaves the

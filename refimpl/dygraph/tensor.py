@@ -346,6 +346,13 @@ class Tensor(Variable):
         g = self._grad_array()
         return None if g is None else Tensor(g, stop_gradient=True)
 
+    def _set_grad_ivar(self, value):
+        """Paddle 3's: a parameter's gradient set to `value` (a Tensor); TypeError for a
+        tensor that is not a parameter, in 3.3.1's words."""
+        if not isinstance(self, ParamBase):
+            raise TypeError("_set_grad_ivar is only supported for Parameter Tensor")
+        self.grad = value
+
     def _grad_array(self):
         """The gradient where it lives (this tensor's place), or None."""
         if self._grad is None and self._zeroed:

@@ -1,12 +1,13 @@
 """paddle.fluid.optimizer: the 1.x optimizer names (the paddle.optimizer classes, whose
 argument order already matches 1.8's where 2.0 kept it; Lamb's did not)."""
+from ..optimizer.dgc import DGCMomentumOptimizer
 from ..optimizer.optimizer import Optimizer, SGD
+from ..optimizer.pipeline import PipelineOptimizer
 from ..optimizer.gradient_merge import GradientMergeOptimizer
 from ..optimizer.lookahead import LookaheadOptimizer
 from ..optimizer.optimizers import (Adadelta, Adagrad, Adam, Adamax, AdamW, DecayedAdagrad,
                                     Dpsgd, Ftrl, Lamb, LarsMomentum, Momentum, RMSProp)
 from ..optimizer.recompute import RecomputeOptimizer
-from ..framework import mode
 # (module attributes of Paddle's fluid.optimizer, which imports them to build its updates)
 from ..framework.regularizer import append_regularization_ops
 from ..framework.place import is_compiled_with_cuda
@@ -24,34 +25,6 @@ class LambOptimizer(Lamb):
                          grad_clip=grad_clip,
                          exclude_from_weight_decay_fn=exclude_from_weight_decay_fn, name=name,
                          parameter_list=parameter_list, regularization=regularization)
-
-
-class DGCMomentumOptimizer:
-    """Paddle's deep gradient compression Momentum, which its CPU build cannot construct:
-    dynamic mode raises Paddle's Exception, static mode its AssertionError "Paddle is not
-    compiled with CUDA" (refimpl has no dgc ops: with a GPU, NotImplementedError)."""
-
-    def __init__(self, learning_rate, momentum, rampup_begin_step, rampup_step=1,
-                 sparsity=(0.999,), parameter_list=None, use_nesterov=False,
-                 num_trainers=None, regularization=None, grad_clip=None, name=None):
-        if mode.dynamic:
-            raise Exception("In dygraph, don't support DGCMomentumOptimizer.")
-        assert is_compiled_with_cuda(), \
-            "Paddle is not compiled with CUDA. DGC is only support GPU for now."
-        raise NotImplementedError("DGCMomentumOptimizer: refimpl has no dgc / dgc_momentum "
-                                  "ops; use MomentumOptimizer")
-
-
-class PipelineOptimizer:
-    """Paddle's pipeline-parallel wrapper: dynamic mode raises Paddle's Exception; refimpl
-    does not split static programs into pipeline stages (NotImplementedError)."""
-
-    def __init__(self, optimizer, num_microbatches=1, start_cpu_core_id=0):
-        if mode.dynamic:
-            raise Exception("In dygraph, don't support PipelineOptimizer.")
-        raise NotImplementedError("PipelineOptimizer: refimpl runs a program on one device "
-                                  "group, without pipeline stages; minimize with %s itself"
-                                  % type(optimizer).__name__)
 
 
 def _fluid_class(cls, name):

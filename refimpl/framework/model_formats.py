@@ -25,7 +25,7 @@ from . import mode
 from . import atomic_file, serialization
 from .paddle_formats import DecodeError, pir_program, program_desc, safe_pickle, tensor_stream
 from .program import Program, Variable
-from .serialization import FileFormatError, SerializationError
+from .serialization import FileFormatError, PathNotFoundError, SerializationError
 from ..xp import to_host
 
 __all__ = ["program_from_bytes", "inference_program_from_bytes", "program_to_bytes",
@@ -280,10 +280,6 @@ def save(obj, path, protocol=4, **configs):
         atomic_file.write(path, write)
     else:
         write(path)
-
-
-class PathNotFoundError(FileNotFoundError, ValueError):
-    """paddle.load of a path that does not exist: Paddle raises ValueError (2.0, 3.3.1)."""
 
 
 def load(path, **configs):

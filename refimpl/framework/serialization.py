@@ -465,13 +465,19 @@ def _read_member(zf, info):
     return value
 
 
+class PathNotFoundError(FileNotFoundError, ValueError):
+    """A file or path to load that does not exist: Paddle raises ValueError there (2.0 and
+    3.3.1: paddle.load, load_dygraph, load_inference_model's "There is no directory named
+    ..."), a FileNotFoundError as well."""
+
+
 def read_file(path, fn):
-    """The bytes of `path`, or FileNotFoundError naming `fn` and the path."""
+    """The bytes of `path`, or PathNotFoundError naming `fn` and the path."""
     try:
         with open(path, "rb") as f:
             return f.read()
     except (FileNotFoundError, IsADirectoryError):
-        raise FileNotFoundError("%s: no file %r" % (fn, os.fspath(path))) from None
+        raise PathNotFoundError("%s: no file %r" % (fn, os.fspath(path))) from None
 
 
 # -- objects (paddle.save files of earlier refimpl versions)

@@ -10,7 +10,7 @@ import numpy as np
 from ..dygraph import mode
 from ..dygraph.tensor import Tensor
 from ..framework.dtypes import to_numpy_dtype
-from ..framework.program import Program, program_guard
+from ..framework.program import Program, Variable, program_guard
 from ..layers.io import data
 
 __all__ = ["probe", "shape_of"]
@@ -40,11 +40,22 @@ def _random_inputs(shapes, dtypes):
     return [make(shape, dtype) for shape, dtype in zip(shapes, dtypes)]
 
 
-def _scratch_program(net):
-    """A program to build net's forward in, holding (copies of) its variables."""
+def _variables(value):
+    """The Variables in an input: one, or those in a list / tuple / dict of them."""
+    if isinstance(value, dict):
+        value = list(value.values())
+    if isinstance(value, (list, tuple)):
+        return [v for item in value for v in _variables(item)]
+    return [value] if isinstance(value, Variable) else []
+
+
+def _scratch_program(net, given):
+    """A program to build net's forward in, holding (copies of) its variables and of the
+    given input variables (a static summary's `input`: variables of the user's program)."""
     program = Program()
     block = program.global_block()
-    for _, var in list(net.named_parameters()) + list(net.named_buffers()):
+    for var in [v for _, v in list(net.named_parameters()) + list(net.named_buffers())] + \
+            _variables(given):
         block.vars[var.name] = var._clone_into(block)
     return program_guard(program, Program())
 
@@ -56,7 +67,7 @@ def probe(net, hooked, hook, shapes=None, dtypes=None, given=None):
     put back afterwards."""
     training = [(sub, sub.training) for sub in net.sublayers(include_self=True)]
     handles = [layer.register_forward_post_hook(hook) for layer in hooked]
-    scratch = contextlib.nullcontext() if mode.dynamic else _scratch_program(net)
+    scratch = contextlib.nullcontext() if mode.dynamic else _scratch_program(net, given)
     try:
         net.eval()
         with scratch, mode.no_grad():

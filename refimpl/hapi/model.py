@@ -8,6 +8,7 @@ import warnings
 import numpy as np
 
 from .. import versions
+from ..amp import _enabled as amp_enabled
 from ..distributed import get_rank, get_world_size
 from ..distributed.collective import gathered
 from ..distributed.parallel import prepare_context
@@ -507,13 +508,19 @@ def _scalar(loss):
 
 def _check_amp(amp_configs):
     """Automatic mixed precision is for GPUs: refimpl computes in the parameters' dtype, so
-    only 'O0' (off) is accepted."""
+    only 'O0' (off) is accepted, and in dynamic mode on a CPU place any level (a warning
+    that it makes no effect, as Paddle's)."""
     if amp_configs is None:
         return
     level = amp_configs.get("level", "O1") if isinstance(amp_configs, dict) else amp_configs
     if level not in ("O0", "O1", "O2"):
         raise ValueError("Model.prepare: the amp level must be 'O0', 'O1' or 'O2', got %r"
                          % (level,))
+    if level != "O0" and mode.dynamic and not current_place().is_gpu_place():
+        # Paddle (2.1+, 3.3.1) trains under auto_cast and a GradScaler, which on a CPU
+        # place warn that they make no effect: the parameters' dtype, unscaled
+        amp_enabled(True, "amp_guard")
+        return
     if level != "O0":
         raise NotImplementedError("Model.prepare: amp_configs level %r (automatic mixed "
                                   "precision) is not provided: refimpl computes in the "

@@ -28,9 +28,18 @@ from .translated_layer import TranslatedLayer
 
 __all__ = ["to_static", "save", "load", "TranslatedLayer", "ProgramTranslator", "TracedLayer",
            "set_code_level", "set_verbosity",
-           "not_to_static"]
+           "not_to_static", "enable_to_static"]
 
 INFO_SUFFIX = PARAMS_INFO_SUFFIX
+
+
+def enable_to_static(enable_to_static_bool):
+    """Paddle 2.5+'s switch of every to_static function (ProgramTranslator().enable):
+    False runs them as written."""
+    if not isinstance(enable_to_static_bool, bool):
+        raise TypeError("The type of 'enable_to_static_bool' in paddle.jit.enable_to_static "
+                        "must be bool, but received %s." % type(enable_to_static_bool))
+    ProgramTranslator().enable(enable_to_static_bool)
 
 
 def to_static(function=None, input_spec=None, **kwargs):

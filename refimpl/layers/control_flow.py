@@ -131,6 +131,12 @@ def cond(pred, true_fn=None, false_fn=None, name=None):
         if false_fn is not None:
             _append_conditional_block(false_block, logical_not(pred))
         return None
+    counts = [len(out) if isinstance(out, (list, tuple)) else 1
+              for out in (true_out, false_out)]
+    if counts[0] != counts[1] and true_out is not None and false_out is not None and \
+            versions.switch("cond_output_count_error"):
+        raise ValueError("cond: true fn returns %d vars, but false fn returns %d vars, which "
+                         "is not equals" % tuple(counts))
     if not _same_structure(true_out, false_out):
         raise ValueError("cond: Incompatible return values of true_fn and false_fn in cond: "
                          "they must return the same structure, got %r and %r"
@@ -250,7 +256,8 @@ def while_loop(cond, body, loop_vars, is_test=False, name=None):
     # outside an enclosing loop's body is looped on as a copy all the same, which is
     # assigned to it after the loop: the outer while_grad's replay recomputes the body's
     # later ops from the loop's result, a name of the body whose steps it keeps.
-    in_place = versions.switch("while_loop_in_place")
+    # (3.3.1 loops in place too while FLAGS_enable_pir_api is off, its legacy IR: measured)
+    in_place = versions.switch("while_loop_in_place") or not versions.pir_programs()
     if in_place:
         for v in {v.name: v for v in given if v.type != "LOD_TENSOR_ARRAY"}.values():
             _keep_pre_loop_value(v)

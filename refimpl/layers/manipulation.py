@@ -279,6 +279,7 @@ EXPORTS = {
         reverse=flip,   # Paddle 2.0's alias (paddle.reverse is flip)
         tril=tril, triu=triu, diag=diag, eye=eye, broadcast_to=broadcast_to,
         expand_as=expand_as, meshgrid=meshgrid, chunk=chunk, t=t,
+        crop=crop_tensor,   # Paddle 2.0's paddle.crop is fluid.layers.crop_tensor
         **{n: in_place(f, n) for n, f in _INPLACE.items()}),
     "fluid.layers": dict(
         unbind=unbind, cumsum=fluid_cumsum, reverse=fluid_reverse, diag=fluid_diag,

@@ -172,8 +172,11 @@ def _index_tensor(x, index):
 def _gather(x, axis, index):
     """x indexed along `axis` by an int index (any shape): its shape replaces the axis."""
     idx = _index_tensor(x, index)
-    if isinstance(index, Variable) and tuple(index.shape) == (1,):
-        # an int Variable of shape [1] acts as an int (Paddle 1.8 / 2.0): the axis goes
+    if isinstance(index, Variable) and tuple(index.shape) in ((1,), ()):
+        # an int Variable of shape [1] acts as an int (Paddle 1.8 / 2.0), as a 0-D one
+        # does: the axis goes (squeezed, so the run-time dims of x stay)
+        if not idx.shape:
+            idx = tensor.reshape(idx, [1])
         return tensor.squeeze(tensor.gather(x, idx, axis=axis), [axis])
     flat = idx if len(idx.shape) == 1 else tensor.reshape(idx, [-1])
     out = tensor.gather(x, flat, axis=axis)

@@ -6,8 +6,8 @@ specs/fluid_clip.md."""
 from ..framework.program import default_main_program
 from ..optimizer.clip import (ClipGradByGlobalNorm, ClipGradByNorm, ClipGradByValue,
                               GradientClipByGlobalNorm, GradientClipByNorm,
-                              GradientClipByValue, _Clip, clip_by_param_attrs,
-                              error_clip_callback)
+                              GradientClipByValue, _allow_pure_fp16_global_norm_clip, _Clip,
+                              clip_by_param_attrs, error_clip_callback)
 
 __all__ = ["set_gradient_clip", "ErrorClipByValue", "GradientClipByValue",
            "GradientClipByNorm", "GradientClipByGlobalNorm", "error_clip_callback",

@@ -10,7 +10,7 @@ from .registry import OpDef, Sample, register
 
 
 def _axes(ndim, dim, reduce_all):
-    if reduce_all or not dim:
+    if reduce_all or not dim or ndim == 0:     # a 0-D X: dim 0 / -1 is every dim
         return tuple(range(ndim))
     return tuple(sorted(d % ndim for d in dim))
 
@@ -32,6 +32,10 @@ def _infer(ctx, dim, keep_dim, reduce_all, dtype=None):
     for d in dim or ():
         ctx.expect(isinstance(d, (int, np.integer)) and not isinstance(d, bool),
                    "dim must hold ints, got %r in %r" % (d, dim))
+        if nd == 0:     # Paddle 3's 0-D tensors (3.3.1's rule and words)
+            ctx.expect(d in (0, -1), "When input 0D Tensor, the axis can only be -1, 0, "
+                       "None or [], got dim %d for X %r" % (d, x.name))
+            continue
         ctx.expect(-nd <= d < nd, "dim %d is out of range for X %r of rank %d"
                    % (d, x.name, nd))
     axes = _axes(nd, dim, reduce_all)

@@ -26,10 +26,59 @@ def _tmp(block, like, shape=None):
                             shape=shape if shape is not None else like.shape, dtype=like.dtype)
 
 
-def _scale_by_norm(block, grads_sq, clip_norm, like):
-    """clip_norm / max(sqrt(sum(grads_sq)), clip_norm) as a [1] variable."""
-    total = _tmp(block, like, [1])
-    block.append_op(type="sum", inputs={"X": grads_sq}, outputs={"Out": [total]})
+_allow_pure_fp16 = [False]
+
+
+def _allow_pure_fp16_global_norm_clip(*args):
+    """Paddle 3's switch (paddle.nn.clip): whether ClipGradByGlobalNorm keeps a global norm
+    of float16 gradients only in float16 (False, the default: it sums in float32). With no
+    argument the setting; with a bool, sets it and returns the one before."""
+    if not args:
+        return _allow_pure_fp16[0]
+    assert len(args) == 1 and isinstance(args[0], bool)
+    old, _allow_pure_fp16[0] = _allow_pure_fp16[0], args[0]
+    return old
+
+
+def _cast(block, x, dtype):
+    out = block.create_var(name=unique_name.generate("clip.tmp"), shape=x.shape, dtype=dtype)
+    block.append_op(type="cast", inputs={"X": [x]}, outputs={"Out": [out]},
+                    attrs={"in_dtype": x.dtype.name, "out_dtype": out.dtype.name})
+    return out
+
+
+def _sum(block, xs):
+    total = _tmp(block, xs[0], [1])
+    block.append_op(type="sum", inputs={"X": xs}, outputs={"Out": [total]})
+    return total
+
+
+def _sum_by_dtype(block, grads_sq):
+    """Paddle 3's sum of the squared norms (switch global_norm_clip_dtypes): one sum per
+    dtype (float16, float32, the rest), each cast to the sum's dtype (float64 when some
+    norm is neither float16 nor float32, else float32; float16 norms alone stay float16
+    under _allow_pure_fp16_global_norm_clip(True)), then the sum of those sums."""
+    groups = {}
+    for sq in grads_sq:
+        key = sq.dtype.name if sq.dtype.name in ("float16", "float32") else "other"
+        groups.setdefault(key, []).append(sq)
+    sum_dtype = "float64" if "other" in groups else "float32"
+    if set(groups) == {"float16"} and _allow_pure_fp16[0]:
+        sum_dtype = "float16"
+    parts = []
+    for key in ("float16", "float32", "other"):
+        if key in groups:
+            part = _sum(block, groups[key])
+            parts.append(part if part.dtype.name == sum_dtype else _cast(block, part, sum_dtype))
+    return _sum(block, parts) if len(parts) > 1 else parts[0]
+
+
+def _scale_by_norm(block, grads_sq, clip_norm):
+    """clip_norm / max(sqrt(sum(grads_sq)), clip_norm) as a [1] variable, of the sum's
+    dtype."""
+    total = _sum_by_dtype(block, grads_sq) \
+        if versions.switch("global_norm_clip_dtypes") == "by_dtype" else _sum(block, grads_sq)
+    like = total
     norm = _tmp(block, like, [1])
     block.append_op(type="sqrt", inputs={"X": [total]}, outputs={"Out": [norm]})
     limit = _tmp(block, like, [1])
@@ -53,6 +102,8 @@ def _squared_norm(block, g):
 
 
 def _scaled(block, g, factor):
+    if factor.dtype != g.dtype:     # Paddle 3's sum in another dtype: the factor cast to g's
+        factor = _cast(block, factor, g.dtype.name)
     out = _tmp(block, g)
     block.append_op(type="elementwise_mul", inputs={"X": [g], "Y": [factor]},
                     outputs={"Out": [out]})
@@ -96,7 +147,7 @@ class ClipGradByGlobalNorm(_Clip):
             new = _clip_as_fluid(block, todo, self.clip_norm)
         else:
             factor = _scale_by_norm(block, [_squared_norm(block, g) for _, g in todo],
-                                    self.clip_norm, todo[0][1])
+                                    self.clip_norm)
             new = {p.name: _scaled(block, g, factor) for p, g in todo}
         return [(p, new.get(p.name, g)) for p, g in params_grads]
 

@@ -104,7 +104,10 @@ class Optimizer:
         self._eager = self._parameter_list is not None and any(
             isinstance(p, Tensor) for p in self._parameter_list)
         self._accumulators_holder = {}   # set_state_dict values for accumulators not yet made
-        self._dtype = None    # a static minimize's loss dtype (_lr_dtype)
+        # the dtype of the learning rate (_lr_dtype): a static minimize's loss's, or under
+        # Paddle 3 the first parameter's (switch optimizer_dtype_from_parameters)
+        self._dtype = self._parameter_list[0].dtype if self._parameter_list and \
+            versions.switch("optimizer_dtype_from_parameters") else None
         self._eager_lr = None            # the value the eager learning-rate tensor holds
         self._eager_lr_from = None       # the constant rate (a float) it was set from
         self._eager_lr_held = False      # in a step, after its rate was set: keep it
@@ -120,9 +123,13 @@ class Optimizer:
         """The learning-rate tensor's dtype, as Paddle makes it (release/2.0's optimizer.py):
         the loss's in a static minimize, else float32 for fluid.optimizer's classes and the
         default dtype (paddle.set_default_dtype) for paddle.optimizer's. A float64 run then
-        steps with lr 0.01, not float32(0.01)."""
+        steps with lr 0.01, not float32(0.01). Paddle 3 makes a float16 one float32 (unless
+        float16 is the default dtype)."""
         if self._dtype is not None:
-            return self._dtype
+            if versions.switch("optimizer_dtype_from_parameters") and \
+                    self._dtype.name == "float16" and get_default_dtype() != "float16":
+                return "float32"
+            return self._dtype.name
         return "float32" if self._fluid_api else get_default_dtype()
 
     def _create_global_learning_rate(self):
@@ -233,6 +240,14 @@ class Optimizer:
             global_scope().var(var.name).get_tensor().set(
                 np.array([value], to_numpy_dtype(var.dtype)))
 
+    def set_lr_scheduler(self, scheduler):
+        """Paddle 2.2+: the learning rate becomes `scheduler` (an LRScheduler; TypeError in
+        3.3.1's words otherwise), replacing a float or an earlier scheduler."""
+        if not isinstance(scheduler, LRScheduler):
+            raise TypeError("The type of 'scheduler' in optimizer.set_lr_scheduler must be "
+                            "LRScheduler, but received %s." % type(scheduler))
+        self._learning_rate = scheduler
+
     def _hyperparameter(self, name, value, rule=None):
         return real_hyperparameter(type(self).__name__, name, value, rule)
 
@@ -322,7 +337,8 @@ class Optimizer:
         if not isinstance(loss, Variable):
             raise TypeError("minimize: loss must be a Variable, got %s" % type(loss).__name__)
         params = parameters if parameters is not None else parameter_list
-        self._dtype = loss.dtype
+        if self._dtype is None or not versions.switch("optimizer_dtype_from_parameters"):
+            self._dtype = loss.dtype
         params_grads = self.backward(loss, startup_program, params, no_grad_set)
         optimize_ops = self.apply_optimize(loss, startup_program, params_grads)
         return optimize_ops, params_grads
@@ -331,10 +347,16 @@ class Optimizer:
         block = self._block()
         start = len(block.ops)
         with block.program._role_guard(OpRole.Optimize):
-            # accumulators first, as Paddle: prepended, their initializers then follow the
-            # learning rate's in the startup program
+            # the learning rate's initializer before the accumulators' in the startup
+            # program: Paddle 1.8 / 2.0 make the accumulators first and prepend their
+            # initializers, 3.x makes the learning rate first and appends (switch
+            # startup_init_order)
+            lr_first = versions.switch("startup_init_order") != "prepend"
+            if lr_first:
+                self._create_global_learning_rate()
             self._create_accumulators(block, [p for p, g in params_grads if g is not None])
-            self._create_global_learning_rate()
+            if not lr_first:
+                self._create_global_learning_rate()
         for param, grad in params_grads:
             if grad is None or not param.trainable:
                 continue
@@ -418,6 +440,11 @@ class Optimizer:
         """The pairs with each parameter's weight decay added to its gradient (its own
         regularizer, else `regularization`: the optimizer's or its param group's)."""
         return append_regularization_ops(params_grads, regularization)
+
+    def append_regularization_ops(self, parameters_and_grads, regularization=None):
+        """Paddle 2.0's and 3's public method: the pairs with each parameter's own
+        regularizer's term (else `regularization`'s) summed into its gradient, as ops."""
+        return append_regularization_ops(parameters_and_grads, regularization)
 
     # a param group's own values of the optimizer's hyperparameters, as Paddle 3's
     # _default_dict: {group key: the attribute holding it}

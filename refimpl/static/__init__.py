@@ -21,6 +21,7 @@ from .weight_norm import WeightNormParamAttr
 from . import amp, nn
 from ..fluid.io import load_vars, save_vars
 from ..fluid.moving_average import ExponentialMovingAverage   # Paddle 2.1 on: paddle.static's
+from .io import normalized_program as normalize_program        # Paddle 2.1 on too
 
 globals().update(_exports("static"))
 globals().update(group(__name__, globals(), {"input": ["data", "InputSpec"]}))   # 2.0's
@@ -33,4 +34,4 @@ __all__ = ["ExponentialMovingAverage", "ParallelExecutor", "BuildStrategy", "Com
            "deserialize_program", "serialize_persistables", "deserialize_persistables",
            "save_to_file", "load_from_file", "save_inference_model", "load_inference_model",
            "device_guard", "py_func", "InputSpec", "Print", "load_vars", "save_vars", "accuracy", "auc",
-           "WeightNormParamAttr"]
+           "WeightNormParamAttr", "normalize_program"]

@@ -22,6 +22,7 @@ import warnings
 import numpy as np
 
 from .. import pir_utils
+from ..compiler.compiled_program import CompiledProgram
 from ..framework import atomic_file, checkpoint, model_formats, serialization
 from ..framework.dtypes import VarType
 from ..framework.paddle_formats import safe_pickle
@@ -73,10 +74,11 @@ def _checked_values(variables, state, fn, source, copy):
 
 def read_parameter_files(read):
     """read(), its ValueErrors (a file of another shape, dtype or variable count) raised as
-    ParameterFileError: loads of fluid.io's parameter files go through here."""
+    ParameterFileError: loads of fluid.io's parameter files go through here. A missing file
+    stays the FileNotFoundError it is (serialization.PathNotFoundError)."""
     try:
         return read()
-    except ParameterFileError:
+    except (ParameterFileError, FileNotFoundError):
         raise
     except ValueError as e:
         raise ParameterFileError(str(e)) from e
@@ -398,6 +400,10 @@ def normalize_program(program, feed_vars, fetch_vars, fn="normalize_program"):
     _check_program(program, fn)
     feeds = [v.name for v in _as_var_list(feed_vars, "feed_vars", fn)]
     fetches = [v.name for v in _as_var_list(fetch_vars, "fetch_vars", fn)]
+    if any(op.type == "auc" for op in program.global_block().ops):
+        # Paddle's reminder (2.0 and 3.3.1, their words): auc's states are persistables
+        warnings.warn("Be sure that you have set auc states to 0 before saving inference "
+                      "model.")
     pruned = program.clone(for_test=True)
     pruned._prune_in_place(feeds, fetches, fn)
     read = set(fetches).union(*(op.input_arg_names for op in pruned.global_block().ops))
@@ -407,6 +413,20 @@ def normalize_program(program, feed_vars, fetch_vars, fn="normalize_program"):
                              "calculation: the fetch targets do not read it (remove it from "
                              "the feeds)" % (fn, i, name))
     return pruned, feeds, fetches
+
+
+def normalized_program(program, feed_vars, fetch_vars, **kwargs):
+    """paddle.static.normalize_program (Paddle 2.1+, 3.3.1's checks and words): the
+    inference Program computing fetch_vars from feed_vars (normalize_program's, whose
+    feed / fetch ops refimpl adds only when it writes the program)."""
+    if not isinstance(program, Program):
+        raise TypeError("program type must be `base.Program`, but received `%s`"
+                        % type(program))
+    for what, given in (("feed_vars", feed_vars), ("fetch_vars", fetch_vars)):
+        if not all(isinstance(v, Variable) for v in
+                   (given if isinstance(given, list) else [given])):
+            raise TypeError("%s type must be a Variable or a list of Variable." % what)
+    return normalize_program(program, feed_vars, fetch_vars)[0]
 
 
 def serialize_program(feed_vars, fetch_vars, **kwargs):

@@ -195,25 +195,51 @@ class _Unpickler(pickle.Unpickler):
         raise DecodeError("the pickle refers to an outside object; refused")
 
 
+# the counts before a counted argument (BINBYTES, BINUNICODE, ...): its struct format
+_COUNTS = {pickletools.TAKEN_FROM_ARGUMENT1: "<B", pickletools.TAKEN_FROM_ARGUMENT4: "<i",
+           pickletools.TAKEN_FROM_ARGUMENT4U: "<I", pickletools.TAKEN_FROM_ARGUMENT8U: "<Q"}
+
+
 def _check_opcodes(data):
     """Walk the opcodes without running them: the stream must be complete, use no refused
-    opcode, and end at its STOP."""
+    opcode, and end at its STOP. A counted argument (an array's bytes) is skipped, not
+    read: a 2.7 GB parameter was copied once more here (pickletools.genops reads each)."""
     stream = io.BytesIO(data)
-    end = None
     try:
-        for opcode, arg, pos in pickletools.genops(stream):
+        while True:
+            pos = stream.tell()
+            code = stream.read(1)
+            if not code:
+                raise ValueError("pickle exhausted before seeing STOP")
+            opcode = pickletools.code2op.get(code.decode("latin-1"))
+            if opcode is None:
+                raise ValueError("at position %d, opcode %r unknown" % (pos, code))
             if opcode.name in _REFUSED_OPCODES:
                 raise DecodeError("the pickle uses opcode %s at byte %d; refused"
                                   % (opcode.name, pos))
-            if opcode.name == "GLOBAL":
-                _allowed(*arg.split(" ", 1))
-            end = stream.tell()
+            arg = opcode.arg
+            if arg is not None and arg.n in _COUNTS:
+                size = struct.calcsize(_COUNTS[arg.n])
+                raw = stream.read(size)
+                if len(raw) != size:
+                    raise ValueError("the count of %s at byte %d is cut short"
+                                     % (opcode.name, pos))
+                count = struct.unpack(_COUNTS[arg.n], raw)[0]
+                if count < 0 or stream.tell() + count > len(data):
+                    raise ValueError("%s at byte %d holds %d bytes, past the end"
+                                     % (opcode.name, pos, count))
+                stream.seek(count, io.SEEK_CUR)
+            elif arg is not None:
+                value = arg.reader(stream)
+                if opcode.name == "GLOBAL":
+                    _allowed(*value.split(" ", 1))
+            if opcode.name == "STOP":
+                break
     except DecodeError:
         raise
     except (ValueError, EOFError) as e:
         raise DecodeError("not a complete pickle: %s" % e) from None
-    if end is None:
-        raise DecodeError("empty data, not a pickle")
+    end = stream.tell()
     if end != len(data):
         raise DecodeError("%d bytes after the end of the pickle" % (len(data) - end))
 

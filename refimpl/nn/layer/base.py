@@ -197,25 +197,62 @@ class Layer:
                 type(device).__name__ != "CPUPlace":
             raise ValueError("%s.to(device=%r): refimpl computes on the CPU"
                              % (type(self).__name__, device))
+        # Paddle's check (2.1+, 3.3.1's words); a copy is always blocking here
+        assert blocking is None or isinstance(blocking, bool), \
+            "blocking value error, must be the True, False or None"
         if dtype is None:
             return self
+        self._cast_floating(self.sublayers(include_self=True), dtype, "to(dtype=...)")
+        return self
+
+    def _cast_floating(self, layers, dtype, method):
+        """Cast the floating-point parameters and buffers of `layers` (their own) and
+        their gradients to dtype; each layer's dtype becomes it."""
         from ...framework.dtypes import convert_dtype
-        dtype = convert_dtype(dtype)
-        tensors = [t for _, t in self.named_parameters()] + \
-            [t for _, t in self.named_buffers()]
+        tensors = [t for layer in layers for t in list(layer.parameters(False)) +
+                   list(layer.buffers(False))]
         for t in tensors:
             if not isinstance(t, Tensor):
-                raise RuntimeError("%s.to(dtype=...): the layer was built in static mode; "
-                                   "its variables' dtypes are fixed in the program"
-                                   % type(self).__name__)
+                raise RuntimeError("%s.%s: the layer was built in static mode; its "
+                                   "variables' dtypes are fixed in the program"
+                                   % (type(self).__name__, method))
+        tensors = [t for t in tensors if t.dtype.name in ("float16", "float32", "float64")]
+        if str(dtype) == "bfloat16":
+            if tensors:
+                raise NotImplementedError("%s.%s: refimpl has no bfloat16 tensors (%r would "
+                                          "be cast)" % (type(self).__name__, method,
+                                                        tensors[0].name))
+            return
+        dtype = convert_dtype(dtype)
         for t in tensors:
-            if t.dtype.name in ("float16", "float32", "float64"):
-                t._value = t._array().astype(dtype)
-                if t._grad is not None:
-                    t._grad = t._grad.astype(dtype)
-        for layer in self.sublayers(include_self=True):
+            t._value = t._array().astype(dtype)
+            if t._grad is not None:
+                t._grad = t._grad.astype(dtype)
+        for layer in layers:
             layer._dtype = dtype
+
+    def _cast_floating_except(self, dtype, excluded_layers, method):
+        """Paddle 2.5+'s float / float16 / bfloat16: every layer of the tree whose type is
+        not among excluded_layers (a Layer class or a list / tuple of them) is cast."""
+        if excluded_layers is None:
+            excluded_layers = []
+        elif isinstance(excluded_layers, type):
+            excluded_layers = [excluded_layers]
+        elif not isinstance(excluded_layers, (list, tuple)):
+            raise TypeError("excluded_layers should be type nn.Layer or list, but got %s."
+                            % type(excluded_layers).__name__)
+        self._cast_floating([layer for layer in self.sublayers(include_self=True)
+                             if type(layer) not in excluded_layers], dtype, method)
         return self
+
+    def float(self, excluded_layers=None):
+        return self._cast_floating_except("float32", excluded_layers, "float()")
+
+    def float16(self, excluded_layers=None):
+        return self._cast_floating_except("float16", excluded_layers, "float16()")
+
+    def bfloat16(self, excluded_layers=None):
+        return self._cast_floating_except("bfloat16", excluded_layers, "bfloat16()")
 
     def clear_gradients(self):
         """Dynamic mode: clear the gradient of every parameter (as Tensor.clear_grad)."""
@@ -277,7 +314,8 @@ class Layer:
         """A non-parameter Variable owned by the layer (e.g. a running statistic). Persistable
         buffers appear in state_dict."""
         self._register_checked("_buffers", "register_buffer", "buffer", name, tensor,
-                               Variable, "a core.VarBase (a Variable, not a Parameter)")
+                               Variable, "%s (a Variable, not a Parameter)"
+                               % versions.switch("buffer_type_words"))
         if persistable:
             self._non_persistable_buffer_names.discard(name)
         else:

@@ -224,8 +224,10 @@ def dynamic_decode(decoder, inits=None, max_step_num=None, output_time_major=Fal
         step_outputs = []
         times = itertools.count() if max_step_num is None else range(int(max_step_num) + 1)
         for time in times:
+            # eagerly the step is an int64 [1] tensor, as Paddle's dygraph decode passes it
             outputs, states, inputs, finished, lengths = _decode_step(
-                decoder, time, inputs, states, finished, lengths, impute_finished, kwargs)
+                decoder, fill_constant([1], "int64", time) if eager else time, inputs, states,
+                finished, lengths, impute_finished, kwargs)
             step_outputs.append(outputs)
             if eager and finished.numpy().all():
                 break     # eagerly, as Paddle's dygraph: stop once every entry has finished

@@ -54,9 +54,10 @@ class BatchNorm(Layer):
         self._momentum, self._epsilon, self._data_layout = momentum, epsilon, data_layout
         self._use_global_stats = use_global_stats
         self._trainable_statistics = trainable_statistics
-        self.weight = self.create_parameter([num_channels], param_attr,
-                                            default_initializer=Constant(1.0))
-        self.bias = self.create_parameter([num_channels], bias_attr, is_bias=True)
+        # False: fixed ones / zeros, as BatchNorm2D's (3.3.1 leaves the weight None and
+        # runs batch_norm without Scale: the same values, specs/versions.md)
+        self.weight = _affine(self, param_attr, num_channels, False, Constant(1.0))
+        self.bias = _affine(self, bias_attr, num_channels, True, Constant(0.0))
         self._mean, self._variance = _running_stats(self, num_channels, moving_mean_name,
                                                     moving_variance_name,
                                                     do_model_average_for_mean_and_var)

@@ -11,6 +11,7 @@ See specs/nn_rnn.md.
 import math
 
 from ... import versions
+from ...framework import nest
 from ...framework.initializer import Constant, Uniform
 from ...framework.param_attr import ParamAttr
 from ...layers.common import unary
@@ -48,7 +49,9 @@ class RNNCellBase(Layer):
                            batch_dim_idx=0):
         """States filled with `init_value`, nested as `shape` (default: state_shape), each
         [batch] + shape with batch = batch_ref.shape[batch_dim_idx] (read at run time).
-        dtype defaults to state_dtype, else to batch_ref's float dtype."""
+        dtype defaults to state_dtype, else to batch_ref's float dtype. batch_ref may be a
+        nested structure (an encoder's (outputs, states)): its first tensor is the one."""
+        batch_ref = nest.flatten(batch_ref)[0]
         shapes = self.state_shape if shape is None else shape
         if dtype is None:
             try:
