@@ -132,6 +132,8 @@ class Variable:
     """A named tensor slot in a Block. Build-time shape may hold -1 for unknown dims."""
 
     _declared_in_dygraph = False
+    # the VarDesc's own attributes ({name: int, str or [int]}; VarDesc._set_attr), or None
+    desc_attrs = None
     # False for a variable a Block declared with a shape but no dtype (1.8's VarDesc then has
     # no data_type, which Program.to_string(throw_on_error=True) reports) until it gets one
     _dtype_declared = True
@@ -230,6 +232,8 @@ class Variable:
     def _clone_into(self, block):
         new = copy.copy(self)
         new.block = block
+        if self.desc_attrs is not None:
+            new.desc_attrs = dict(self.desc_attrs)
         return new
 
     # Python operators, indexing and Paddle 2.0's tensor methods (x.sum(), x[0], x.T) are
@@ -709,6 +713,9 @@ class Program:
         # a ProgramDesc's version and op version maps, when it was read from one (written
         # back as they were: framework/paddle_formats/program_desc.py)
         self.paddle_desc_versions = None
+        # ProgramDesc.flush() / cached_hash_str(): the version flushed, and (version, hash)
+        self.desc_flushed_version = None
+        self.desc_hash = None
 
     def _bump(self):
         """Any structural change invalidates compiled executor plans."""

@@ -492,6 +492,10 @@ class Scope:
     def local_var_names(self):
         return list(self._values)
 
+    def size(self):
+        """The number of variables this scope itself holds (Paddle 3's Scope.size)."""
+        return len(self._values)
+
     def erase(self, names):
         for n in names:
             self._values.pop(n, None)
