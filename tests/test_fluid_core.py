@@ -591,3 +591,18 @@ def test_tensor_set_takes_numbers_and_refuses_strings():
     assert np.array(tensor).dtype == np.bool_
     tensor.set([1.5, 2], core.CPUPlace())
     np.testing.assert_array_equal(np.array(tensor), [1.5, 2.0])
+
+
+def test_tensor_complex_elements_and_pointer():
+    # Paddle 3.3.1's core.Tensor: _get/_set_complex64/128_element, _ptr (its test_tensor)
+    tensor = core.Tensor()
+    tensor.set(np.zeros(3, np.complex64), core.CPUPlace())
+    tensor._set_complex64_element(1, 2 + 3j)
+    assert tensor._get_complex64_element(1) == 2 + 3j
+    np.testing.assert_array_equal(np.array(tensor), [0, 2 + 3j, 0])
+    assert tensor._ptr() == np.array(tensor, copy=False).ctypes.data > 0
+    with pytest.raises(TypeError, match="holds complex64, not complex128"):
+        tensor._set_complex128_element(0, 1j)
+    tensor.set(np.zeros(2, np.complex128), core.CPUPlace())
+    tensor._set_complex128_element(0, 42.1 + 42.1j)
+    assert tensor._get_complex128_element(0) == 42.1 + 42.1j

@@ -282,3 +282,14 @@ def test_eager_equality_is_elementwise_like_paddle():
         np.testing.assert_array_equal((2.0 == t).numpy(), [False, True, False])
         assert (t == paddle.to_tensor(np.array([1.0, 0.0, 3.0], "float32"))).numpy().sum() == 2
         assert bool(t[1:2] == 2.0) and not bool(t[0:1] != 1.0)
+
+
+def test_element_size_is_the_bytes_of_one_element():
+    # Paddle 3.3.1: static Variables and eager Tensors (its test_variable / test_var_base)
+    sizes = {"bool": 1, "float16": 2, "float32": 4, "float64": 8, "int8": 1, "int16": 2,
+             "int32": 4, "int64": 8, "uint8": 1, "complex64": 8, "complex128": 16}
+    with paddle.static.program_guard(paddle.static.Program()):
+        assert {d: paddle.static.data("x_" + d, [2], d).element_size()
+                for d in sizes} == sizes
+    with paddle.fluid.dygraph.guard():
+        assert {d: paddle.to_tensor(np.zeros(2, d)).element_size() for d in sizes} == sizes

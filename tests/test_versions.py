@@ -746,3 +746,13 @@ def test_stack_of_one_variable(paddle_version, version):
             with pytest.raises(TypeError, match="list\\[Tensor\\]"):
                 paddle.stack(x)
             assert tuple(paddle.stack([x, x], axis=1).shape) == (2, 2, 3)
+
+
+@pytest.mark.parametrize("version, cpu, pinned", [("1.8", "CPUPlace", "CUDAPinnedPlace"),
+                                                  ("2.0", "CPUPlace", "CUDAPinnedPlace"),
+                                                  ("3", "Place(cpu)", "Place(gpu_pinned)")])
+def test_place_repr(paddle_version, version, cpu, pinned):
+    # 1.8.5's str(CPUPlace()), 2.0's Tensor repr; 3.3.1: 'Place(cpu)' for both (measured)
+    with paddle_version(version), fluid.dygraph.guard():
+        assert (str(paddle.CPUPlace()), repr(paddle.CUDAPinnedPlace())) == (cpu, pinned)
+        assert "place=%s, stop_gradient" % cpu in repr(paddle.to_tensor([1.0]))

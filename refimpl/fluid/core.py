@@ -227,7 +227,7 @@ def get_op_attrs_default_value(op_type):
     op_def = get_op_def(op_type.decode() if isinstance(op_type, bytes) else op_type)
     defaults = {name: list(value) if isinstance(value, list) else value
                 for name, value in _GENERATED_ATTR_DEFAULTS.items()}
-    defaults.update(op_def.inert_attrs)
+    defaults.update(op_def.desc_inert_attrs())
     defaults.update(op_def.attrs)
     return defaults
 

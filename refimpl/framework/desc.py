@@ -132,6 +132,14 @@ class OpDesc:
         self._fields[1][slot] = list(names)
         self._changed()
 
+    def remove_input(self, slot):
+        self._fields[0].pop(slot, None)
+        self._changed()
+
+    def remove_output(self, slot):
+        self._fields[1].pop(slot, None)
+        self._changed()
+
     def _rename(self, which, old, new):
         for names in self._fields[which].values():
             names[:] = [new if n == old else n for n in names]
@@ -161,7 +169,8 @@ class OpDesc:
             return GENERATED_ATTR_TYPES[name]
         if self._op is not None:
             op_def = self._op.op_def
-            default = op_def.attrs.get(name, op_def.inert_attrs.get(name))
+            default = op_def.attrs.get(name, op_def.inert_attrs.get(
+                name, op_def.mkldnn_attrs.get(name)))
             if default is not None and default != []:
                 return attr_type_of(default)
         kind = attr_type_of(value)

@@ -366,9 +366,12 @@ class Operator:
         for k, v in self.op_def.attrs.items():
             attrs.setdefault(k, v)
         # Paddle's op desc holds every attribute its proto declares, the inert ones too,
-        # and in 1.8 those refimpl's op does not declare (use_mkldnn, x_data_format, ...)
-        for k, v in self.op_def.inert_attrs.items():
+        # and in 1.8 those refimpl's op does not declare (use_mkldnn, x_data_format, ...);
+        # Paddle 3's, with_quant_attr too (switch op_desc_attrs)
+        for k, v in self.op_def.desc_inert_attrs().items():
             attrs.setdefault(k, copy.copy(v))
+        if versions.switch("op_desc_attrs") == "with_quant_attr":
+            attrs.setdefault("with_quant_attr", False)
         if versions.switch("undeclared_op_attrs"):
             for k, v in undeclared_attr_defaults(versions.release(), type).items():
                 attrs.setdefault(k, copy.copy(v))

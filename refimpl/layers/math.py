@@ -17,9 +17,8 @@ __all__ = ["mean", "fluid_mean", "cast", "matmul", "scale", "clip"]
 
 # -- reductions
 def mean(x, axis=None, keepdim=False, name=None):
-    """Mean of all elements (axis=None, the `mean` op: 0-D); with axis, reduce_mean."""
-    if axis is None:
-        return unary("mean", x, name=name)
+    """reduce_mean over `axis` (None: every axis, reduce_all), as Paddle 2.0's and 3.3.1's
+    paddle.mean build it (fluid.layers.mean is the `mean` op)."""
     return _reduce("reduce_mean", x, axis, keepdim, name, "mean")
 
 
