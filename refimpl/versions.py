@@ -63,6 +63,10 @@ SWITCHES = {
     # that have them (mul's use_mkldnn, scale_x, ...; 1.8.5, 2.0's test_operator_desc), or
     # none of those and with_quant_attr (False) on every op (3.3.1, measured)
     "op_desc_attrs": {"1.8": "mkldnn", "2.0": "mkldnn", "3": "with_quant_attr"},
+    # the dim attr of a reduction over every axis (axis None or []: reduce_all): [0]
+    # (1.8.5, 2.0's source), or [] (3.3.1, measured: paddle.mean / max of a 0-D x, which
+    # has no axis 0, build)
+    "reduce_all_dim": {"1.8": (0,), "2.0": (0,), "3": ()},
     # str / repr of a place (and so the Tensor's repr): its class's name, 'CPUPlace',
     # 'CUDAPlace(0)' (1.8.5's str, 2.0's to_string), or 'Place(cpu)', 'Place(gpu:0)' (3.3.1)
     "place_repr": {"1.8": "class", "2.0": "class", "3": "place"},

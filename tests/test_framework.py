@@ -295,9 +295,31 @@ def test_copy_data_info_from_marks_the_sources_data_variables():
         target._copy_data_info_from(source.global_block())
 
 
-def test_op_desc_details_as_paddle_18():
+def test_op_desc_details_as_paddle_18(paddle_version):
     # Paddle 1.8.5's mul op desc (measured): its attrs, their types, the op's index
     from refimpl.fluid import core
+    with paddle_version("2.0"):
+        _check_mul_op_desc(core)
+
+
+def test_op_desc_attrs_under_3(paddle_version):
+    # 3.3.1 (measured; its test_operator_desc): no MKL-DNN attrs, with_quant_attr on every op
+    with paddle_version("3"):
+        block = Program().global_block()
+        for name, shape in (("x", [5, 10]), ("y", [10, 8]), ("out", [5, 8])):
+            block.create_var(name=name, shape=shape, dtype="float32")
+        mul = block.append_op(type="mul", inputs={"X": ["x"], "Y": ["y"]},
+                              outputs={"Out": ["out"]}, attrs={"x_num_col_dims": 1})
+        relu = block.append_op(type="relu", inputs={"X": ["out"]}, outputs={"Out": ["r"]})
+        common = {"op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
+                  "with_quant_attr"}
+        assert set(mul.attr_names) == common | {"x_num_col_dims", "y_num_col_dims"}
+        assert set(relu.attr_names) == common and relu.attr("with_quant_attr") is False
+        mul.desc.remove_input("X")
+        assert mul.input_names == ["Y"]
+
+
+def _check_mul_op_desc(core):
     block = Program().global_block()
     for name, shape in (("x", [5, 10]), ("y", [10, 8]), ("out", [5, 8])):
         block.create_var(name=name, shape=shape, dtype="float32")

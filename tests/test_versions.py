@@ -756,3 +756,24 @@ def test_place_repr(paddle_version, version, cpu, pinned):
     with paddle_version(version), fluid.dygraph.guard():
         assert (str(paddle.CPUPlace()), repr(paddle.CUDAPinnedPlace())) == (cpu, pinned)
         assert "place=%s, stop_gradient" % cpu in repr(paddle.to_tensor([1.0]))
+
+
+@pytest.mark.parametrize("version, shape", [("2.0", [1]), ("3", [])])
+def test_an_int_for_every_axis_gives_a_one_number_result(paddle_version, version, shape):
+    # 3.3.1 (measured): w[1, 1, 1] and w[1, 0, ::-1][2] are 0-D, eager and static;
+    # 2.0: [1] (scalar_shape)
+    value = np.arange(24.0).reshape(2, 3, 4)
+    with paddle_version(version):
+        with fluid.dygraph.guard():
+            w = paddle.to_tensor(value, stop_gradient=False)
+            picked = w[1, 1, 1]
+            assert picked.shape == shape and picked.numpy().tolist() == value[1, 1, 1:2].reshape(
+                shape).tolist()
+            assert w[1, 0, ::-1][2].shape == shape and w[1, 1, 1, None].shape == [1]
+            (picked * 2).backward()
+            grad = np.zeros_like(value)
+            grad[1, 1, 1] = 2
+            np.testing.assert_array_equal(w.gradient(), grad)
+        with static.program_guard(static.Program()):
+            v = static.data("v", [4, 5, 6], "float32")
+            assert list(v[1, 1, 1].shape) == shape and list(v[1, 1, ::-1][0].shape) == shape

@@ -35,9 +35,10 @@ def _check_axis_type(axis, layer):
 
 
 def _dims(axis):
-    """Paddle's (dim, reduce_all) for an axis given as int, list or None (every dim)."""
+    """Paddle's (dim, reduce_all) for an axis given as int, list or None (every dim: the
+    dim attr [0], or [] under 3, switch reduce_all_dim)."""
     dims = [] if axis is None else (list(axis) if isinstance(axis, (list, tuple)) else [axis])
-    return dims or [0], not dims
+    return dims or list(versions.switch("reduce_all_dim")), not dims
 
 
 def _reduce(op_type, x, axis, keepdim, name, layer_type=None):
