@@ -101,20 +101,15 @@ def _run(op_def, inputs, attrs, lengths, returned):
 # an op runs where its inputs live); a default None leaves the op's own default. An output
 # `Slot[attr]` is a list of as many tensors as attr's value (a number, or a list's length).
 SIGNATURES = {
-    # elementwise binary ops (Paddle's axis -1: numpy broadcasting)
-    "add": ("elementwise_add", "x:X y:Y", "Out"),
-    "subtract": ("elementwise_sub", "x:X y:Y", "Out"),
-    "multiply": ("elementwise_mul", "x:X y:Y", "Out"),
-    "divide": ("elementwise_div", "x:X y:Y", "Out"),
-    "maximum": ("elementwise_max", "x:X y:Y", "Out"),
-    "minimum": ("elementwise_min", "x:X y:Y", "Out"),
-    "elementwise_pow": ("elementwise_pow", "x:X y:Y", "Out"),
-    "remainder": ("elementwise_mod", "x:X y:Y", "Out"),
-    "floor_divide": ("elementwise_floordiv", "x:X y:Y", "Out"),
-    "equal": ("equal", "x:X y:Y", "Out"),
-    "not_equal": ("not_equal", "x:X y:Y", "Out"),
-    "less_than": ("less_than", "x:X y:Y", "Out"),
-    "greater_than": ("greater_than", "x:X y:Y", "Out"),
+    # elementwise binary ops and comparisons (Paddle's axis -1: numpy broadcasting)
+    **{name: (op_type, "x:X y:Y", "Out") for name, op_type in (
+        ("add", "elementwise_add"), ("subtract", "elementwise_sub"),
+        ("multiply", "elementwise_mul"), ("divide", "elementwise_div"),
+        ("maximum", "elementwise_max"), ("minimum", "elementwise_min"),
+        ("elementwise_pow", "elementwise_pow"), ("remainder", "elementwise_mod"),
+        ("floor_divide", "elementwise_floordiv"), ("equal", "equal"),
+        ("not_equal", "not_equal"), ("less_than", "less_than"),
+        ("greater_than", "greater_than"))},
     "where": ("where", "condition:Condition x:X y:Y", "Out"),
     "matmul": ("matmul_v2", "x:X y:Y transpose_x:trans_x=False transpose_y:trans_y=False",
                "Out"),
@@ -135,14 +130,11 @@ SIGNATURES = {
     "cast": ("cast", "x:X dtype:out_dtype", "Out"),
     "cumsum": ("cumsum", "x:X axis=-1 flatten=False exclusive=False reverse=False", "Out"),
     # reductions (an empty axis: every axis, as the reduce ops take it)
-    "mean": ("reduce_mean", "x:X axis:dim=[] keepdim:keep_dim=False", "Out"),
+    **{name: ("reduce_" + name, "x:X axis:dim=[] keepdim:keep_dim=False", "Out")
+       for name in ("mean", "max", "min", "all", "any")},
     "sum": ("reduce_sum", "x:X axis:dim=[] dtype:out_dtype=None keepdim:keep_dim=False",
             "Out"),
-    "max": ("reduce_max", "x:X axis:dim=[] keepdim:keep_dim=False", "Out"),
-    "min": ("reduce_min", "x:X axis:dim=[] keepdim:keep_dim=False", "Out"),
     "prod": ("reduce_prod", "x:X dims:dim keep_dim reduce_all", "Out"),
-    "all": ("reduce_all", "x:X axis:dim=[] keepdim:keep_dim=False", "Out"),
-    "any": ("reduce_any", "x:X axis:dim=[] keepdim:keep_dim=False", "Out"),
     "mean_all": ("mean", "x:X", "Out"),
     "logsumexp": ("logsumexp", "x:X axis keepdim reduce_all", "Out"),
     "topk": ("top_k_v2", "x:X k=1 axis=-1 largest=True sorted=True", "Out Indices"),
