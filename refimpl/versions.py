@@ -67,6 +67,10 @@ SWITCHES = {
     # (1.8.5, 2.0's source), or [] (3.3.1, measured: paddle.mean / max of a 0-D x, which
     # has no axis 0, build)
     "reduce_all_dim": {"1.8": (0,), "2.0": (0,), "3": ()},
+    # the dtypes a static paddle.mean takes: float32 / float64 (2.0's stat.py, its
+    # test_mean_op; 1.8 has no paddle.mean, taken as 2.0), or any (3.3.1, legacy IR,
+    # measured: int32, int64, bool, float16 build)
+    "mean_dtypes": {"1.8": "checked", "2.0": "checked", "3": "any"},
     # str / repr of a place (and so the Tensor's repr): its class's name, 'CPUPlace',
     # 'CUDAPlace(0)' (1.8.5's str, 2.0's to_string), or 'Place(cpu)', 'Place(gpu:0)' (3.3.1)
     "place_repr": {"1.8": "class", "2.0": "class", "3": "place"},

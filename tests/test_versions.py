@@ -777,3 +777,16 @@ def test_an_int_for_every_axis_gives_a_one_number_result(paddle_version, version
         with static.program_guard(static.Program()):
             v = static.data("v", [4, 5, 6], "float32")
             assert list(v[1, 1, 1].shape) == shape and list(v[1, 1, ::-1][0].shape) == shape
+
+
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_mean_dtypes_by_version(paddle_version, version):
+    # 2.0's test_mean_op: a static int32 x is a TypeError; 3.3.1 builds it (and runs it)
+    with paddle_version(version), static.program_guard(static.Program()):
+        x = static.data("x", [2, 3], "int32")
+        if version == "2.0":
+            with pytest.raises(TypeError, match="mean/reduce_mean"):
+                paddle.mean(x)
+        else:
+            op = paddle.mean(x).block.ops[-1]
+            assert (op.type, op.attr("dim"), op.attr("reduce_all")) == ("reduce_mean", [], True)

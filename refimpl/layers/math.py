@@ -18,7 +18,10 @@ __all__ = ["mean", "fluid_mean", "cast", "matmul", "scale", "clip"]
 # -- reductions
 def mean(x, axis=None, keepdim=False, name=None):
     """reduce_mean over `axis` (None: every axis, reduce_all), as Paddle 2.0's and 3.3.1's
-    paddle.mean build it (fluid.layers.mean is the `mean` op)."""
+    paddle.mean build it (fluid.layers.mean is the `mean` op); a static x of float32 or
+    float64 only under 2.0 (switch mean_dtypes)."""
+    if versions.switch("mean_dtypes") == "checked":
+        check_static_dtype(x, "x/input", "mean/reduce_mean", ("float32", "float64"))
     return _reduce("reduce_mean", x, axis, keepdim, name, "mean")
 
 
