@@ -227,6 +227,9 @@ class StridedSlice(OpDef):
              "decrease_axis": []}
     no_grad = _RUNTIME
     grad_inputs = inputs + ("Out@GRAD",)
+    # the gradient reads Input's shape and dtype only (Paddle's no-need-buffer Input): an
+    # in-place change of x after x[...] does not stop its backward (3.3.1, test_inplace)
+    grad_shape_only = ("Input",)
 
     def infer_shape(self, ctx):
         x = ctx.input_var("Input")

@@ -28,6 +28,8 @@ class Slice(OpDef):
     no_grad = ("StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList")
     grad_inputs = ("Input", "StartsTensor?", "EndsTensor?", "StartsTensorList*?",
                    "EndsTensorList*?", "Out@GRAD")
+    # as strided_slice's: Input's shape and dtype only (a tensor array's stays whole)
+    grad_shape_only = ("Input",)
 
     def infer_shape(self, ctx):
         x = ctx.input_var("Input")
