@@ -71,6 +71,31 @@ def test_reductions_dtypes_and_creation(xy):
     assert np.abs(truncated).max() <= 2.0 and abs(truncated.mean()) < 0.15
 
 
+def test_activations_norms_and_scatters(xy):
+    x, y = xy
+    # 3.3.1, the same calls
+    _close(_C_ops.relu6(_C_ops.scale(x, 3.0, 0.0, True)), [[1.5, 0.0, 6.0], [6.0, 0.0, 4.5]])
+    _close(_C_ops.selu(x, 1.0507, 1.6733), [[0.52535, -1.11135, 2.1014],
+                                             [3.1521, -0.3889, 1.57605]])
+    _close(_C_ops.softsign(x), [[0.33333, -0.5, 0.66667], [0.75, -0.2, 0.6]])
+    _close(_C_ops.mish(x, 20), [[0.37525, -0.3034, 1.94396], [2.98654, -0.12993, 1.40338]])
+    _close(_C_ops.swish(x), [[0.31123, -0.26894, 1.76159], [2.85772, -0.10946, 1.22636]])
+    _close(_C_ops.p_norm(x, 2.0, -1, 1e-12, False, False), [2.29129, 3.36341])
+    _close(_C_ops.pad(x, [1, 0, 0, 1], 9.0),
+           [[9, 9, 9, 9], [0.5, -1, 2, 9], [3, -0.25, 1.5, 9]])
+    _close(_C_ops.scatter(x, paddle.to_tensor(np.array([1], "int64")),
+                          paddle.ones([1, 3]), True), [[0.5, -1.0, 2.0], [1.0, 1.0, 1.0]])
+    _close(_C_ops.scatter_nd_add(x, paddle.to_tensor(np.array([[1, 1]], "int64")),
+                                 paddle.to_tensor([10.0])), [[0.5, -1, 2], [3, 9.75, 1.5]])
+    _close(_C_ops.bmm(_C_ops.unsqueeze(x, [0]), _C_ops.unsqueeze(_C_ops.transpose(y, [1, 0]),
+                                                                  [0])),
+           [[[-7.5, -1.75], [-2.0, 2.0]]])
+    values, indices = _C_ops.argsort(x, -1, False, False)
+    _close(values, [[-1.0, 0.5, 2.0], [-0.25, 1.5, 3.0]])
+    _close(indices, [[1, 0, 2], [1, 2, 0]], "int64")
+    assert _C_ops.numel(x).numpy().item() == 6
+
+
 def test_multiple_and_list_outputs(xy):
     x, _ = xy
     first, second = _C_ops.split(x, [2, 1], 1)

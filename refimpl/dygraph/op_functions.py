@@ -122,6 +122,11 @@ SIGNATURES = {
     "gelu": ("gelu", "x:X approximate=False", "Out"),
     "leaky_relu": ("leaky_relu", "x:X negative_slope:alpha=0.02", "Out"),
     "elu": ("elu", "x:X alpha=1.0", "Out"),
+    "relu6": ("relu6", "x:X", "Out", {"threshold": 6.0}),
+    "selu": ("selu", "x:X scale=1.0507009873554805 alpha=1.6732632423543772", "Out"),
+    "softsign": ("softsign", "x:X", "Out"),
+    "swish": ("swish", "x:X", "Out"),
+    "mish": ("mish", "x:X threshold=20.0", "Out"),      # Paddle's name: lambda
     "softmax": ("softmax", "x:X axis", "Out"),
     "log_softmax": ("log_softmax", "x:X axis=-1", "Out"),
     "scale": ("scale", "x:X scale=1.0 bias=0.0 bias_after_scale=True", "Out"),
@@ -138,6 +143,11 @@ SIGNATURES = {
     "mean_all": ("mean", "x:X", "Out"),
     "logsumexp": ("logsumexp", "x:X axis keepdim reduce_all", "Out"),
     "topk": ("top_k_v2", "x:X k=1 axis=-1 largest=True sorted=True", "Out Indices"),
+    # 3.3.1's `stable` (refimpl's argsort is stable either way)
+    "argsort": ("argsort", "x:X axis=-1 descending=False stable:-=False", "Out Indices"),
+    "p_norm": ("p_norm", "x:X porder=2.0 axis=-1 epsilon=1e-12 keepdim=False asvector=False",
+               "Out"),
+    "numel": ("size", "x:Input", "Out"),
     # shapes and indexing
     "reshape": ("reshape2", "x:X shape", "Out"),
     "transpose": ("transpose2", "x:X perm:axis", "Out"),
@@ -153,6 +163,10 @@ SIGNATURES = {
     "unstack": ("unstack", "x:X axis=0 num=0", "Y[num]"),
     "slice": ("slice", "input:Input axes starts ends infer_flags decrease_axis", "Out"),
     "gather": ("gather", "x:X index:Index axis=0", "Out"),
+    "scatter": ("scatter", "x:X index:Ids updates:Updates overwrite=True", "Out"),
+    "scatter_nd_add": ("scatter_nd_add", "x:X index:Index updates:Updates", "Out"),
+    "pad": ("pad", "x:X paddings pad_value=0.0", "Out"),
+    "bmm": ("bmm", "x:X y:Y", "Out"),
     "index_select": ("index_select", "x:X index:Index axis:dim=0", "Out"),
     "embedding": ("lookup_table_v2", "x:Ids weight:W padding_idx=-1 sparse:is_sparse=False",
                   "Out"),
@@ -208,6 +222,9 @@ class _Signature:
         for token in args.split():
             spec, _, default = token.partition("=")
             arg, _, target = spec.partition(":")
+            if target[:1].isupper() and target not in self.op_def.input_slots:
+                raise ValueError("SIGNATURES[%r]: %s has no input %s"
+                                 % (name, op_type, target))
             self.params.append((arg, target or arg))
             parameters.append(inspect.Parameter(
                 arg, inspect.Parameter.POSITIONAL_OR_KEYWORD,
