@@ -163,6 +163,10 @@ def test_errors_name_the_function_and_argument(xy):
     with pytest.raises(AttributeError, match=r"op type 'fill_constant' exists: call it as "
                        r"_legacy_C_ops.fill_constant"):
         _C_ops.fill_constant
+    with pytest.raises(ValueError, match=r"cross_entropy_with_softmax\(\): use_softmax=False "
+                       r"is not implemented in refimpl \(only True\)"):
+        _C_ops.cross_entropy_with_softmax(x, paddle.to_tensor(np.array([[0], [1]])), False,
+                                          False, True, -100, -1)
     with pytest.raises(AttributeError, match="paddle._legacy_C_ops has no op 'no_such_op'"):
         _legacy_C_ops.no_such_op
     with pytest.raises(TypeError, match=r"_legacy_C_ops.matmul_v2 takes its inputs "

@@ -98,10 +98,11 @@ def _run(op_def, inputs, attrs, lengths, returned):
 # attrs]). An argument is `name[:target][=default]` (Paddle's name, which keywords use):
 # a target that starts upper-case is an input slot, one in lower case an attr of the op
 # type (none: the attr of Paddle's name), `-` an argument refimpl does not use (the place:
-# an op runs where its inputs live); a default None leaves the op's own default. An output
+# an op runs where its inputs live), `!` one whose default only refimpl implements (another
+# value is a ValueError); a default None leaves the op's own default. An output
 # `Slot[attr]` is a list of as many tensors as attr's value (a number, or a list's length).
 SIGNATURES = {
-    # elementwise binary ops and comparisons (Paddle's axis -1: numpy broadcasting)
+    # elementwise binary ops and comparisons (Paddle's axis -1: numpy broadcasting), bmm
     **{name: (op_type, "x:X y:Y", "Out") for name, op_type in (
         ("add", "elementwise_add"), ("subtract", "elementwise_sub"),
         ("multiply", "elementwise_mul"), ("divide", "elementwise_div"),
@@ -109,7 +110,7 @@ SIGNATURES = {
         ("elementwise_pow", "elementwise_pow"), ("remainder", "elementwise_mod"),
         ("floor_divide", "elementwise_floordiv"), ("equal", "equal"),
         ("not_equal", "not_equal"), ("less_than", "less_than"),
-        ("greater_than", "greater_than"))},
+        ("greater_than", "greater_than"), ("bmm", "bmm"))},
     "where": ("where", "condition:Condition x:X y:Y", "Out"),
     "matmul": ("matmul_v2", "x:X y:Y transpose_x:trans_x=False transpose_y:trans_y=False",
                "Out"),
@@ -166,7 +167,6 @@ SIGNATURES = {
     "scatter": ("scatter", "x:X index:Ids updates:Updates overwrite=True", "Out"),
     "scatter_nd_add": ("scatter_nd_add", "x:X index:Index updates:Updates", "Out"),
     "pad": ("pad", "x:X paddings pad_value=0.0", "Out"),
-    "bmm": ("bmm", "x:X y:Y", "Out"),
     "index_select": ("index_select", "x:X index:Index axis:dim=0", "Out"),
     "embedding": ("lookup_table_v2", "x:Ids weight:W padding_idx=-1 sparse:is_sparse=False",
                   "Out"),
@@ -191,7 +191,7 @@ SIGNATURES = {
     "label_smooth": ("label_smooth", "label:X prior_dist:PriorDist epsilon=0.0", "Out"),
     "cross_entropy_with_softmax": (
         "softmax_with_cross_entropy", "input:Logits label:Label soft_label=False "
-        "use_softmax:-=True numeric_stable_mode=True ignore_index=-100 axis=-1",
+        "use_softmax:!=True numeric_stable_mode=True ignore_index=-100 axis=-1",
         "Softmax Loss"),
     "conv2d": ("conv2d", "input:Input filter:Filter strides=[1,1] paddings=[0,0] "
                "padding_algorithm=EXPLICIT dilations=[1,1] groups=1 data_format=NCHW",
@@ -245,6 +245,12 @@ class _Signature:
         inputs, attrs = {}, dict(self.fixed)
         for position, (arg, target) in enumerate(self.params):
             value = bound.arguments[arg]
+            if target == "!":
+                default = self.signature.parameters[arg].default
+                if value != default:
+                    raise ValueError("_C_ops.%s(): %s=%r is not implemented in refimpl (only "
+                                     "%r)" % (self.name, arg, value, default))
+                continue
             if target == "-" or value is None:
                 continue
             if target[0].isupper():
