@@ -112,7 +112,10 @@ def _eager_tensor(data, dtype, stop_gradient, device):
         if value.dtype == object:     # a ValueError, as Paddle 2.0's and 3.3.1's
             raise ValueError("to_tensor: cannot make a Tensor of %s (ragged or non-numeric "
                              "data)" % type(data).__name__)
-        if dtype is None and not isinstance(data, (np.ndarray, np.generic)):
+        # Python numbers (lists, tuples, scalars) take the default dtype; arrays, and
+        # tensors of the core (core.LoDTensor: Paddle 3.3.1 keeps its float64), keep theirs
+        if dtype is None and (isinstance(data, (list, tuple)) or
+                              (np.isscalar(data) and not isinstance(data, np.generic))):
             value = _python_numbers_as_default(value)
         value = _scalar_shaped(data, value)
     if dtype is not None:

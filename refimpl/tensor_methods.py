@@ -7,7 +7,10 @@ properties (`T`, `size`, ...), and `attach(cls)` puts them on a class: the stati
 Variable at import, and any other tensor class (an eager Tensor) the same way, so both
 have the same method set (specs/tensor_methods.md).
 """
+import numpy as np
+
 from .framework import math_patch, unique_name
+from .framework.dtypes import to_numpy_dtype
 from .layers import exports, subscript
 
 __all__ = ["FUNCTION_METHODS", "methods", "attach"]
@@ -102,10 +105,16 @@ def _clone(self):
     return _paddle()["assign"](self, out)
 
 
+def _element_size(self):
+    """x.element_size() (Paddle 3): the bytes of one element of x's dtype."""
+    return np.dtype(to_numpy_dtype(self.dtype)).itemsize
+
+
 _PLAIN = {
     "astype": math_patch.cast,
     "clone": _clone,
     "dim": _dim,
+    "element_size": _element_size,
     "ndimension": _dim,
 }
 

@@ -55,6 +55,25 @@ SWITCHES = {
     # (bool, float16/32/64, int32, int64; a TypeError otherwise), which Paddle 2.0's own
     # test_ones_op still asserts (int8 refused), or any dtype (3.3.1, measured)
     "fill_constant_dtypes": {"1.8": "checked", "2.0": "checked", "3": "any"},
+    # fluid.backward._strip_grad_suffix_: cut at the first @GRAD (1.8.5, 2.0's source), or
+    # at the first @GRAD ending the name or followed by '@', then drop the 'grad/' scopes
+    # before the name (3.3.1, measured)
+    "strip_grad_suffix": {"1.8": "first", "2.0": "first", "3": "suffix"},
+    # the attributes every op desc holds besides its own: the MKL-DNN / int8 ones of the ops
+    # that have them (mul's use_mkldnn, scale_x, ...; 1.8.5, 2.0's test_operator_desc), or
+    # none of those and with_quant_attr (False) on every op (3.3.1, measured)
+    "op_desc_attrs": {"1.8": "mkldnn", "2.0": "mkldnn", "3": "with_quant_attr"},
+    # the dim attr of a reduction over every axis (axis None or []: reduce_all): [0]
+    # (1.8.5, 2.0's source), or [] (3.3.1, measured: paddle.mean / max of a 0-D x, which
+    # has no axis 0, build)
+    "reduce_all_dim": {"1.8": (0,), "2.0": (0,), "3": ()},
+    # the dtypes a static paddle.mean takes: float32 / float64 (2.0's stat.py, its
+    # test_mean_op; 1.8 has no paddle.mean, taken as 2.0), or any (3.3.1, legacy IR,
+    # measured: int32, int64, bool, float16 build)
+    "mean_dtypes": {"1.8": "checked", "2.0": "checked", "3": "any"},
+    # str / repr of a place (and so the Tensor's repr): its class's name, 'CPUPlace',
+    # 'CUDAPlace(0)' (1.8.5's str, 2.0's to_string), or 'Place(cpu)', 'Place(gpu:0)' (3.3.1)
+    "place_repr": {"1.8": "class", "2.0": "class", "3": "place"},
     # batch_norm's MomentumTensor input weighs the running statistics (1.8, 2.0), or its
     # CPU kernel ignores it for the momentum attr (3.3.1, measured)
     "batch_norm_momentum_tensor": {"1.8": "used", "2.0": "used", "3": "ignored"},

@@ -208,3 +208,24 @@ def test_batch_norm_updates_running_statistics_made_trainable(paddle_version, ve
                                    rtol=1e-6)
         assert bn._mean.is_leaf and bn._mean.grad is None and bn._variance.grad is None
         np.testing.assert_allclose(np.asarray(bn.bias.grad), [8.0, 8.0])
+
+
+def test_a_slice_needs_only_its_inputs_shape_for_its_gradient():
+    # Paddle's slice / strided_slice gradients read Input's shape only (no-need-buffer):
+    # changing b after b[0:2] does not stop the backward (3.3.1, its test_inplace
+    # TestGetitemBeforeInplace); a tensor whose values a grad op reads still does
+    a = t(np.ones((4, 2, 3)), stop_gradient=False)
+    b = a ** 2
+    b[0] = 3
+    loss = b[0:2].sum() + b[::-2].sum()
+    b[1] = 2
+    loss.backward()
+    grad = np.zeros((4, 2, 3))
+    grad[1] = 4         # rows 0, 1 and (b[::-2]) 3, 1; b[0] was overwritten: a constant
+    grad[3] = 2
+    np.testing.assert_array_equal(a.gradient(), grad)
+    c = a * 1
+    d = c * c
+    c[0] = 5
+    with pytest.raises(RuntimeError, match="has been modified by an inplace operation"):
+        d.sum().backward()

@@ -218,6 +218,55 @@ def test_desc_views_and_grad_op_desc():
     assert [o.type for o in block.ops] == ["tanh_grad"] and block.ops[0].desc is new
 
 
+def test_var_desc_attrs_stop_gradient_and_the_program_hash(paddle_version):
+    # Paddle 3.3.1 (measured): VarDesc attrs hold ints, strings and lists of ints, written
+    # into the ProgramDesc (not under 1.8, whose VarDesc has none); need_update() until
+    # flush() / cached_hash_str()
+    with paddle_version("3"):
+        _check_var_desc_attrs()
+
+
+def _check_var_desc_attrs():
+    program = fluid.Program()
+    with fluid.program_guard(program, fluid.Program()):
+        fluid.data("x", [3, 2], "float32")
+    assert program.desc.need_update()
+    first = program.desc.cached_hash_str()
+    assert not program.desc.need_update() and first.isdigit()
+    assert program.clone().desc.cached_hash_str() == first
+    desc = program.global_block().var("x").desc
+    before = program.desc.serialize_to_string()
+    desc._set_attr("a", 1)
+    desc._set_attr("b", "text")
+    desc._set_attr("c", (1, 2))
+    assert program.desc.need_update() and program.desc.serialize_to_string() != before
+    assert [desc.attr(n) for n in desc.attr_names()] == [1, "text", [1, 2]]
+    assert program.desc.cached_hash_str() != first
+    with pytest.raises(ValueError, match=r"_set_attr\('e'\): the value must be one of int, "
+                       r"string, list of int, got 1.5"):
+        desc._set_attr("e", 1.5)
+    with pytest.raises(RuntimeError, match="Attribute zz is not found in variable 'x'"):
+        desc.attr("zz")
+    desc.remove_attr("a")
+    read = fluid.Program.parse_from_string(program.desc.serialize_to_string())
+    assert read.global_block().var("x").desc.attr_names() == ["b", "c"]
+    assert read.global_block().var("x").desc.attr("c") == [1, 2]
+    assert desc.stop_gradient() is True
+    program.desc.flush()
+    desc.set_stop_gradient(False)
+    assert program.desc.need_update() and not program.global_block().var("x").stop_gradient
+
+
+def test_scope_size_counts_its_own_variables():
+    scope = core.Scope()
+    scope.var("a")
+    scope.var("b")
+    kid = scope.new_scope()
+    kid.var("c")
+    kid.var("a")            # found in the parent: not the kid's
+    assert (scope.size(), kid.size()) == (2, 1)
+
+
 def test_executor_runs_op_descs_appended_to_a_block():
     """Paddle's executor runs the program desc: an op appended by block.desc.append_op()
     runs without _sync_with_cpp (1.8.5's test_tensor_array_to_tensor appends the grad op
@@ -548,3 +597,18 @@ def test_tensor_set_takes_numbers_and_refuses_strings():
     assert np.array(tensor).dtype == np.bool_
     tensor.set([1.5, 2], core.CPUPlace())
     np.testing.assert_array_equal(np.array(tensor), [1.5, 2.0])
+
+
+def test_tensor_complex_elements_and_pointer():
+    # Paddle 3.3.1's core.Tensor: _get/_set_complex64/128_element, _ptr (its test_tensor)
+    tensor = core.Tensor()
+    tensor.set(np.zeros(3, np.complex64), core.CPUPlace())
+    tensor._set_complex64_element(1, 2 + 3j)
+    assert tensor._get_complex64_element(1) == 2 + 3j
+    np.testing.assert_array_equal(np.array(tensor), [0, 2 + 3j, 0])
+    assert tensor._ptr() == np.array(tensor, copy=False).ctypes.data > 0
+    with pytest.raises(TypeError, match="holds complex64, not complex128"):
+        tensor._set_complex128_element(0, 1j)
+    tensor.set(np.zeros(2, np.complex128), core.CPUPlace())
+    tensor._set_complex128_element(0, 42.1 + 42.1j)
+    assert tensor._get_complex128_element(0) == 42.1 + 42.1j

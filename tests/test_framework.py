@@ -29,7 +29,8 @@ def test_fc_names_follow_paddle(paddle_version, version, loss_shape, startup_ops
     assert [p.name for p in block.all_parameters()] == ["fc_0.w_0", "fc_0.b_0"]
     assert h.name == "fc_0.tmp_1"
     assert loss.name == "mean_0.tmp_0"
-    assert [op.type for op in block.ops] == ["mul", "elementwise_add", "mean"]
+    # paddle.mean builds reduce_mean (2.0's source, 3.3.1; fluid.layers.mean: the mean op)
+    assert [op.type for op in block.ops] == ["mul", "elementwise_add", "reduce_mean"]
     assert block.var("fc_0.w_0").shape == (3, 4)
     assert h.shape == (-1, 4) and loss.shape == loss_shape
     startup = static.default_startup_program().global_block()
@@ -49,7 +50,7 @@ def test_op_roles_after_minimize():
     paddle.optimizer.SGD(0.1).minimize(loss)
     ops = static.default_main_program().global_block().ops
     roles = [(op.type, op.attr("op_role")) for op in ops]
-    assert roles[2] == ("mean", OpRole.Loss)
+    assert roles[2] == ("reduce_mean", OpRole.Loss)
     assert roles[3] == ("fill_constant", OpRole.Backward | OpRole.Loss)
     assert all(r == OpRole.Backward for t, r in roles if t.endswith("_grad"))
     sgd = [op for op in ops if op.type == "sgd"]
@@ -62,7 +63,8 @@ def test_clone_for_test_drops_backward_and_optimizer_ops():
     main = static.default_main_program()
     paddle.optimizer.SGD(0.1).minimize(loss)
     test_prog = main.clone(for_test=True)
-    assert [op.type for op in test_prog.global_block().ops] == ["mul", "elementwise_add", "mean"]
+    assert [op.type for op in test_prog.global_block().ops] == ["mul", "elementwise_add",
+                                                                "reduce_mean"]
     assert len(main.global_block().ops) > 3, "clone must not change the original"
     assert [p.name for p in test_prog.all_parameters()] == ["fc_0.w_0", "fc_0.b_0"]
     assert not test_prog.global_block().has_var("fc_0.w_0@GRAD")
@@ -293,9 +295,31 @@ def test_copy_data_info_from_marks_the_sources_data_variables():
         target._copy_data_info_from(source.global_block())
 
 
-def test_op_desc_details_as_paddle_18():
+def test_op_desc_details_as_paddle_18(paddle_version):
     # Paddle 1.8.5's mul op desc (measured): its attrs, their types, the op's index
     from refimpl.fluid import core
+    with paddle_version("2.0"):
+        _check_mul_op_desc(core)
+
+
+def test_op_desc_attrs_under_3(paddle_version):
+    # 3.3.1 (measured; its test_operator_desc): no MKL-DNN attrs, with_quant_attr on every op
+    with paddle_version("3"):
+        block = Program().global_block()
+        for name, shape in (("x", [5, 10]), ("y", [10, 8]), ("out", [5, 8])):
+            block.create_var(name=name, shape=shape, dtype="float32")
+        mul = block.append_op(type="mul", inputs={"X": ["x"], "Y": ["y"]},
+                              outputs={"Out": ["out"]}, attrs={"x_num_col_dims": 1})
+        relu = block.append_op(type="relu", inputs={"X": ["out"]}, outputs={"Out": ["r"]})
+        common = {"op_role", "op_role_var", "op_namescope", "op_callstack", "op_device",
+                  "with_quant_attr"}
+        assert set(mul.attr_names) == common | {"x_num_col_dims", "y_num_col_dims"}
+        assert set(relu.attr_names) == common and relu.attr("with_quant_attr") is False
+        mul.desc.remove_input("X")
+        assert mul.input_names == ["Y"]
+
+
+def _check_mul_op_desc(core):
     block = Program().global_block()
     for name, shape in (("x", [5, 10]), ("y", [10, 8]), ("out", [5, 8])):
         block.create_var(name=name, shape=shape, dtype="float32")
@@ -350,7 +374,7 @@ def test_device_guard_places_ops_and_warns_for_kernelless_ops():
     devices = {op.type: op.attr("op_device") for op in main.global_block().ops}
     assert devices["while"] == "" and devices["less_than"] == "gpu:1"
     # grad ops follow their forward op, the loss gradient the loss op
-    assert devices["mean_grad"] == devices["fill_constant"] == "gpu:1"
+    assert devices["reduce_mean_grad"] == devices["fill_constant"] == "gpu:1"
     assert devices["sgd"] == ""
     # w's initializer, built inside the guard (the learning rate's, outside it, is not)
     startup_devices = {op.output_arg_names[0]: op.attr("op_device")

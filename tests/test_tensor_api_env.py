@@ -286,3 +286,15 @@ def test_to_static_var_copies_the_tensors_description(dygraph):
     assert param.optimize_attr["learning_rate"] == 0.5
     assert isinstance(param.regularizer, paddle.regularizer.L1Decay)
     assert (param.trainable, param.is_distributed) == (True, False)
+
+
+def test_to_tensor_of_a_core_tensor_keeps_its_dtype():
+    # Paddle 3.3.1 (its test_var_base): a core.LoDTensor of float64 stays float64
+    tensor = paddle.fluid.core.LoDTensor()
+    value = np.random.randn(3, 4)
+    tensor.set(value, paddle.CPUPlace())
+    with paddle.fluid.dygraph.guard():
+        x = paddle.to_tensor(tensor)
+        assert x.dtype == paddle.float64
+        np.testing.assert_array_equal(x.numpy(), value)
+        assert paddle.to_tensor([1.5]).dtype == paddle.float32

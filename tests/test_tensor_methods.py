@@ -300,3 +300,39 @@ def test_eager_equality_is_elementwise_like_paddle():
         np.testing.assert_array_equal((2.0 == t).numpy(), [False, True, False])
         assert (t == paddle.to_tensor(np.array([1.0, 0.0, 3.0], "float32"))).numpy().sum() == 2
         assert bool(t[1:2] == 2.0) and not bool(t[0:1] != 1.0)
+
+
+def test_element_size_is_the_bytes_of_one_element():
+    # Paddle 3.3.1: static Variables and eager Tensors (its test_variable / test_var_base)
+    sizes = {"bool": 1, "float16": 2, "float32": 4, "float64": 8, "int8": 1, "int16": 2,
+             "int32": 4, "int64": 8, "uint8": 1, "complex64": 8, "complex128": 16}
+    with paddle.static.program_guard(paddle.static.Program()):
+        assert {d: paddle.static.data("x_" + d, [2], d).element_size()
+                for d in sizes} == sizes
+    with paddle.fluid.dygraph.guard():
+        assert {d: paddle.to_tensor(np.zeros(2, d)).element_size() for d in sizes} == sizes
+
+
+def test_setitem_with_a_mask_of_the_leading_dims():
+    # numpy's rule, which Paddle 3.3.1 follows (its test_var_base TestVarBaseSetitemBoolIndex):
+    # a [4] mask of a [4, 2, 3] tensor selects rows, the value broadcasts over each
+    with paddle.fluid.dygraph.guard():
+        x = paddle.to_tensor(np.ones((4, 2, 3), "int32"))
+        mask = np.array([True, False, True, False])
+        x[paddle.to_tensor(mask)] = paddle.to_tensor(np.arange(6, dtype="int32").reshape(2, 3))
+        want = np.ones((4, 2, 3), "int32")
+        want[mask] = np.arange(6).reshape(2, 3)
+        np.testing.assert_array_equal(x.numpy(), want)
+        x[paddle.to_tensor(mask)] = 7
+        want[mask] = 7
+        np.testing.assert_array_equal(x.numpy(), want)
+        with pytest.raises(IndexError, match=r"must have x's shape \[4, 2, 3\] or its leading "
+                           r"dims, got \[2\]"):
+            x[paddle.to_tensor(np.array([True, False]))] = 1
+    main = Program()
+    with program_guard(main, Program()):
+        v = static.data("v", [4, 2], "float32")
+        v[static.data("m", [4], "bool")] = 5.0
+    out, = paddle.static.Executor().run(
+        main, feed={"v": np.zeros((4, 2), "float32"), "m": mask}, fetch_list=[v])
+    np.testing.assert_array_equal(out, [[5, 5], [0, 0], [5, 5], [0, 0]])

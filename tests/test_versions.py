@@ -768,3 +768,45 @@ def test_every_switch_read_has_a_row_in_specs_versions_md():
                  "custom_sampler_engine_bits", "seed_attr_bits", "truncated_normal_bounds",
                  "seed_sets_program_seeds", "uniform_default_min"):
         assert name in read
+@pytest.mark.parametrize("version, cpu, pinned", [("1.8", "CPUPlace", "CUDAPinnedPlace"),
+                                                  ("2.0", "CPUPlace", "CUDAPinnedPlace"),
+                                                  ("3", "Place(cpu)", "Place(gpu_pinned)")])
+def test_place_repr(paddle_version, version, cpu, pinned):
+    # 1.8.5's str(CPUPlace()), 2.0's Tensor repr; 3.3.1: 'Place(cpu)' for both (measured)
+    with paddle_version(version), fluid.dygraph.guard():
+        assert (str(paddle.CPUPlace()), repr(paddle.CUDAPinnedPlace())) == (cpu, pinned)
+        assert "place=%s, stop_gradient" % cpu in repr(paddle.to_tensor([1.0]))
+
+
+@pytest.mark.parametrize("version, shape", [("2.0", [1]), ("3", [])])
+def test_an_int_for_every_axis_gives_a_one_number_result(paddle_version, version, shape):
+    # 3.3.1 (measured): w[1, 1, 1] and w[1, 0, ::-1][2] are 0-D, eager and static;
+    # 2.0: [1] (scalar_shape)
+    value = np.arange(24.0).reshape(2, 3, 4)
+    with paddle_version(version):
+        with fluid.dygraph.guard():
+            w = paddle.to_tensor(value, stop_gradient=False)
+            picked = w[1, 1, 1]
+            assert picked.shape == shape and picked.numpy().tolist() == value[1, 1, 1:2].reshape(
+                shape).tolist()
+            assert w[1, 0, ::-1][2].shape == shape and w[1, 1, 1, None].shape == [1]
+            (picked * 2).backward()
+            grad = np.zeros_like(value)
+            grad[1, 1, 1] = 2
+            np.testing.assert_array_equal(w.gradient(), grad)
+        with static.program_guard(static.Program()):
+            v = static.data("v", [4, 5, 6], "float32")
+            assert list(v[1, 1, 1].shape) == shape and list(v[1, 1, ::-1][0].shape) == shape
+
+
+@pytest.mark.parametrize("version", ["2.0", "3"])
+def test_mean_dtypes_by_version(paddle_version, version):
+    # 2.0's test_mean_op: a static int32 x is a TypeError; 3.3.1 builds it (and runs it)
+    with paddle_version(version), static.program_guard(static.Program()):
+        x = static.data("x", [2, 3], "int32")
+        if version == "2.0":
+            with pytest.raises(TypeError, match="mean/reduce_mean"):
+                paddle.mean(x)
+        else:
+            op = paddle.mean(x).block.ops[-1]
+            assert (op.type, op.attr("dim"), op.attr("reduce_all")) == ("reduce_mean", [], True)

@@ -1,9 +1,13 @@
 """paddle.fluid.backward: append_backward and gradients, and the program walks Paddle 1.8
 keeps here and its own tests call (specs/backward.md#fluid-1-8-helpers)."""
-from ..backward import _has_grad, append_backward, gradients, calc_gradient
-from ..framework.program import GRAD_SUFFIX, Variable
+import re
 
-__all__ = ["append_backward", "gradients", "calc_gradient"]
+from .. import versions
+from ..backward import _has_grad, append_backward, gradients, calc_gradient
+from ..framework.program import GRAD_SUFFIX, Parameter, Program, Variable, program_guard
+from ..optimizer import Optimizer
+
+__all__ = ["append_backward", "gradients", "calc_gradient", "gradients_with_optimizer"]
 
 
 def _append_grad_suffix_(name):
@@ -19,9 +23,17 @@ def _as_list(x):
 
 
 def _strip_grad_suffix_(name):
-    """x@GRAD -> x, y@GRAD@RENAME@1 -> y (everything from the first @GRAD)."""
-    pos = name.find(GRAD_SUFFIX)
-    return name if pos == -1 else name[:pos]
+    """x@GRAD -> x, y@GRAD@RENAME@1 -> y: everything from the first @GRAD (1.8, 2.0), or
+    (switch strip_grad_suffix, 3.3.1) from the first @GRAD that ends the name or is
+    followed by '@' (x@GRAD_slice_0@GRAD -> x@GRAD_slice_0), and the 'grad/' scopes
+    before the name (grad/grad/x@GRAD -> x)."""
+    if versions.switch("strip_grad_suffix") == "first":
+        pos = name.find(GRAD_SUFFIX)
+        return name if pos == -1 else name[:pos]
+    found = re.search(re.escape(GRAD_SUFFIX) + "(@|$)", name)
+    stripped = name if found is None else name[:found.start()]
+    return stripped[stripped.rfind("grad/") + len("grad/"):] if "grad/" in stripped \
+        else stripped
 
 
 def _get_stop_gradients_(program):
@@ -77,3 +89,33 @@ def _find_no_grad_vars(block, op_path, targets, no_grad_set):
                           and not block.vars[name].stop_gradient)
         wanted.update(set(op.input_arg_names) - no_grad_set)
     return unused
+
+
+def gradients_with_optimizer(program, optimizer, inputs=None, outputs=None):
+    """Paddle 2.1 and later (paddle.autograd.backward_mode): the gradients of `outputs`
+    w.r.t. `inputs` appended to `program` (by default the outputs are the variables its ops
+    write and none reads, the inputs those they read and none writes), then `optimizer`'s
+    updates of the Parameters among the inputs that got a gradient. Returns (the update
+    ops, [(parameter, gradient)])."""
+    if not isinstance(program, Program):
+        raise TypeError("gradients_with_optimizer: program must be a Program, got %s"
+                        % type(program).__name__)
+    if not isinstance(optimizer, Optimizer):
+        raise TypeError("gradients_with_optimizer: optimizer must be a paddle.optimizer "
+                        "Optimizer, got %s" % type(optimizer).__name__)
+    if inputs is None or outputs is None:
+        read, written = {}, {}
+        for block in program.blocks:
+            for op in block.ops:
+                for names, seen in ((op.input_arg_names, read), (op.output_arg_names, written)):
+                    for name in names:
+                        seen.setdefault(name, block.var(name))
+        if inputs is None:
+            inputs = [v for name, v in read.items() if name not in written]
+        if outputs is None:
+            outputs = [v for name, v in written.items() if name not in read]
+    grads = gradients(outputs, inputs)
+    with program_guard(program, None):
+        params_grads = [(p, g) for p, g in zip(inputs, grads)
+                        if isinstance(p, Parameter) and g is not None]
+        return optimizer.apply_gradients(params_grads), params_grads

@@ -28,11 +28,11 @@ from ..framework.program import EMPTY_VAR_NAME, GRAD_SUFFIX, OpRole
 from ..framework.scope import LoDTensor, LoDTensorArray, Scope, SelectedRows, Tensor
 from ..framework.selected_rows import RowsValue
 from ..layers.readers import EOFException
-from ..ops.registry import all_op_types, get_op_def, is_duplicable, slot_name
+from ..ops.registry import all_op_types, get_op_def, slot_name
 from .flags import globals_view
 from .monitor import get_float_stats, get_int_stats
 from ..dygraph.tensor import Tensor as _EagerTensor
-from ..dygraph.tracer import run_op
+from ..dygraph.op_functions import LegacyOpFunctions
 from ..distributed.parallel import ParallelStrategy
 from ..inference.config import AnalysisConfig, NativeConfig, PaddlePassBuilder
 from ..inference.pass_capability import PassVersionChecker
@@ -228,7 +228,7 @@ def get_op_attrs_default_value(op_type):
     op_def = get_op_def(op_type.decode() if isinstance(op_type, bytes) else op_type)
     defaults = {name: list(value) if isinstance(value, list) else value
                 for name, value in _GENERATED_ATTR_DEFAULTS.items()}
-    defaults.update(op_def.inert_attrs)
+    defaults.update(op_def.desc_inert_attrs())
     defaults.update(op_def.attrs)
     return defaults
 
@@ -458,45 +458,5 @@ class Layer:
         return []
 
 
-class _EagerOps:
-    """core.ops (Paddle 2.0): `core.ops.<op type>(inputs..., counts..., "attr", value, ...)`
-    runs the op eagerly on Tensors given in the op's input order (None for an absent one, a
-    list for a duplicable one), then, as Paddle 2.0's generated functions take them, the
-    number of outputs of each duplicable output slot (split's `num`, distribute_fpn_proposals'
-    one per level), then its attributes as name / value pairs; returns its output, or its
-    outputs in order as a tuple (a duplicable one as a list)."""
-
-    def __getattr__(self, op_type):
-        try:
-            op_def = get_op_def(op_type)
-        except ValueError:
-            raise AttributeError("core.ops has no op %r" % op_type) from None
-
-        def op_function(*args):
-            return _run_eager_op(op_def, args)
-        op_function.__name__ = op_type
-        return op_function
-
-
-def _run_eager_op(op_def, args):
-    count = next((i for i, a in enumerate(args) if isinstance(a, str)), len(args))
-    duplicable = [slot_name(s) for s in op_def.outputs if is_duplicable(s)]
-    given, pairs = args[:count], args[count:]
-    tensors, sizes = given[:count - len(duplicable)], given[count - len(duplicable):]
-    if (len(tensors) > len(op_def.inputs) or len(pairs) % 2
-            or not all(isinstance(n, int) for n in sizes)):
-        counts = ", then the number of outputs of each of %s" % duplicable if duplicable else ""
-        raise TypeError("core.ops.%s takes its inputs %s%s, then attribute name / value pairs; "
-                        "got %d arguments before the first name and %d after"
-                        % (op_def.type, list(op_def.input_slots), counts, count, len(pairs)))
-    inputs = {slot: t for slot, t in zip(op_def.input_slots, tensors) if t is not None}
-    lengths = dict(zip(duplicable, sizes))
-    outputs = {slot: [_EagerTensor(None, False) for _ in range(lengths.get(slot, 1))]
-               for slot in op_def.output_slots}
-    run_op(op_def.type, inputs, outputs, dict(zip(pairs[::2], pairs[1::2])))
-    results = tuple(outputs[slot] if slot in lengths else outputs[slot][0]
-                    for slot in op_def.output_slots)
-    return results[0] if len(results) == 1 else results
-
-
-ops = _EagerOps()
+# core.ops (Paddle 2.0): `core.ops.<op type>(inputs..., counts..., "attr", value, ...)`
+ops = LegacyOpFunctions("core.ops")

@@ -54,7 +54,7 @@ class OpProto:
         self.attrs += [AttrProto(old, attr_type_of(op_def.attrs[new]))
                        for old, new in op_def.renamed_attrs.items()]
         self.attrs += [AttrProto(name, attr_type_of(value))
-                       for name, value in op_def.inert_attrs.items()]
+                       for name, value in op_def.desc_inert_attrs().items()]
         # the attributes the framework adds to every op (role, namescope, call stack, device)
         self.attrs += [AttrProto(name, kind)
                        for name, kind in GENERATED_ATTR_TYPES.items()

@@ -8,6 +8,8 @@ Paddle keeps the IR twice (Python objects and protobuf descs) and code written a
 made by `block.desc.append_op()` or `core.get_grad_op_desc` stands alone until
 `program._sync_with_cpp()` turns it into an Operator of its block.
 """
+import hashlib
+
 import numpy as np
 
 from .dtypes import DType
@@ -130,6 +132,14 @@ class OpDesc:
         self._fields[1][slot] = list(names)
         self._changed()
 
+    def remove_input(self, slot):
+        self._fields[0].pop(slot, None)
+        self._changed()
+
+    def remove_output(self, slot):
+        self._fields[1].pop(slot, None)
+        self._changed()
+
     def _rename(self, which, old, new):
         for names in self._fields[which].values():
             names[:] = [new if n == old else n for n in names]
@@ -159,7 +169,8 @@ class OpDesc:
             return GENERATED_ATTR_TYPES[name]
         if self._op is not None:
             op_def = self._op.op_def
-            default = op_def.attrs.get(name, op_def.inert_attrs.get(name))
+            default = op_def.attrs.get(name, op_def.inert_attrs.get(
+                name, op_def.mkldnn_attrs.get(name)))
             if default is not None and default != []:
                 return attr_type_of(default)
         kind = attr_type_of(value)
@@ -257,6 +268,51 @@ class VarDesc:
     def set_need_check_feed(self, check):
         self._var.need_check_feed = bool(check)
 
+    def stop_gradient(self):
+        return self._var.stop_gradient
+
+    def set_stop_gradient(self, stop):
+        self._var.stop_gradient = bool(stop)
+        self._changed()
+
+    # the variable's own attributes (VarDesc.attrs of Paddle 2.x / 3's framework.proto:
+    # ints, strings and lists of ints), written into its ProgramDesc
+    def _set_attr(self, name, value):
+        if not (_is_int(value) or isinstance(value, str) or
+                (isinstance(value, (list, tuple)) and all(_is_int(v) for v in value))):
+            raise ValueError("VarDesc._set_attr(%r): the value must be one of int, string, "
+                             "list of int, got %r" % (name, value))
+        if self._var.desc_attrs is None:
+            self._var.desc_attrs = {}
+        self._var.desc_attrs[name] = list(value) if isinstance(value, tuple) else value
+        self._changed()
+
+    def attr(self, name):
+        attrs = self._var.desc_attrs or {}
+        if name not in attrs:
+            raise RuntimeError("(NotFound) Attribute %s is not found in variable %r."
+                               % (name, self._var.name))
+        return attrs[name]
+
+    def has_attr(self, name):
+        return name in (self._var.desc_attrs or {})
+
+    def attr_names(self):
+        return list(self._var.desc_attrs or {})
+
+    def remove_attr(self, name):
+        if (self._var.desc_attrs or {}).pop(name, None) is not None:
+            self._changed()
+
+    def _changed(self):
+        block = getattr(self._var, "block", None)
+        if block is not None and block.program is not None:
+            block.program._bump()
+
+
+def _is_int(value):
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
 
 def _text(name):
     return name.decode() if isinstance(name, bytes) else name
@@ -337,6 +393,24 @@ class ProgramDesc:
 
     def block(self, index):
         return self._program.block(index).desc
+
+    # Paddle 3's cached program hash: need_update() says whether the program changed since
+    # the last flush() (or cached_hash_str(), which flushes)
+    def need_update(self):
+        return self._program._version != self._program.desc_flushed_version
+
+    def flush(self):
+        self._program.desc_flushed_version = self._program._version
+
+    def cached_hash_str(self):
+        """A hash of the program's ProgramDesc bytes, as a decimal string (equal programs,
+        a clone included, give the same); computed again after a change."""
+        program = self._program
+        if program.desc_hash is None or program.desc_hash[0] != program._version:
+            digest = hashlib.sha256(self.serialize_to_string()).digest()
+            program.desc_hash = (program._version, str(int.from_bytes(digest[:8], "little")))
+        self.flush()
+        return program.desc_hash[1]
 
     def num_blocks(self):
         return self._program.num_blocks

@@ -7,6 +7,7 @@ import enum
 import numbers
 import os
 
+from .. import versions
 from ..xp import gpu_count
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "cpu_places", "cuda_places", "xpu_places",
@@ -38,6 +39,13 @@ class Place:
     def _type(self):
         return self._TYPE_INDEX[type(self).__name__]
 
+    def __repr__(self):
+        """'CPUPlace', 'CUDAPlace(0)' (1.8, 2.0), or Paddle 3's 'Place(cpu)', 'Place(gpu:0)'
+        (switch place_repr), which the Tensor's repr shows too."""
+        if versions.switch("place_repr") == "place":
+            return "Place(%s)" % self._device_text()
+        return type(self).__name__
+
     def _equals(self, other):
         """The same place (fluid.core.Place wrappers compare by the place they hold)."""
         return self == getattr(other, "_place", other)
@@ -54,13 +62,13 @@ class Place:
 
 
 class CPUPlace(Place):
-    def __repr__(self):
-        return "CPUPlace"
+    def _device_text(self):
+        return "cpu"
 
 
 class CUDAPinnedPlace(Place):
-    def __repr__(self):
-        return "CUDAPinnedPlace"
+    def _device_text(self):
+        return "gpu_pinned"
 
 
 class CUDAPlace(Place):
@@ -86,7 +94,12 @@ class CUDAPlace(Place):
     def get_device_id(self):
         return self.device_id
 
+    def _device_text(self):
+        return "gpu:%d" % self.device_id
+
     def __repr__(self):
+        if versions.switch("place_repr") == "place":
+            return Place.__repr__(self)
         return "CUDAPlace(%d)" % self.device_id
 
 

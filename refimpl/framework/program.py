@@ -132,6 +132,8 @@ class Variable:
     """A named tensor slot in a Block. Build-time shape may hold -1 for unknown dims."""
 
     _declared_in_dygraph = False
+    # the VarDesc's own attributes ({name: int, str or [int]}; VarDesc._set_attr), or None
+    desc_attrs = None
     # False for a variable a Block declared with a shape but no dtype (1.8's VarDesc then has
     # no data_type, which Program.to_string(throw_on_error=True) reports) until it gets one
     _dtype_declared = True
@@ -230,6 +232,8 @@ class Variable:
     def _clone_into(self, block):
         new = copy.copy(self)
         new.block = block
+        if self.desc_attrs is not None:
+            new.desc_attrs = dict(self.desc_attrs)
         return new
 
     # Python operators, indexing and Paddle 2.0's tensor methods (x.sum(), x[0], x.T) are
@@ -362,9 +366,12 @@ class Operator:
         for k, v in self.op_def.attrs.items():
             attrs.setdefault(k, v)
         # Paddle's op desc holds every attribute its proto declares, the inert ones too,
-        # and in 1.8 those refimpl's op does not declare (use_mkldnn, x_data_format, ...)
-        for k, v in self.op_def.inert_attrs.items():
+        # and in 1.8 those refimpl's op does not declare (use_mkldnn, x_data_format, ...);
+        # Paddle 3's, with_quant_attr too (switch op_desc_attrs)
+        for k, v in self.op_def.desc_inert_attrs().items():
             attrs.setdefault(k, copy.copy(v))
+        if versions.switch("op_desc_attrs") == "with_quant_attr":
+            attrs.setdefault("with_quant_attr", False)
         if versions.switch("undeclared_op_attrs"):
             for k, v in undeclared_attr_defaults(versions.release(), type).items():
                 attrs.setdefault(k, copy.copy(v))
@@ -709,6 +716,9 @@ class Program:
         # a ProgramDesc's version and op version maps, when it was read from one (written
         # back as they were: framework/paddle_formats/program_desc.py)
         self.paddle_desc_versions = None
+        # ProgramDesc.flush() / cached_hash_str(): the version flushed, and (version, hash)
+        self.desc_flushed_version = None
+        self.desc_hash = None
 
     def _bump(self):
         """Any structural change invalidates compiled executor plans."""

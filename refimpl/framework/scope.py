@@ -56,6 +56,16 @@ def _seen_by_holder_only(values, key):
             and all(c <= _PRIVATE_BASE for c in counts[1:]))
 
 
+def _element_accessors(dtype):
+    """A Tensor's (get, set) of one element of `dtype` (its value must hold that dtype)."""
+    def get(self, i):
+        return self._element(i, dtype)
+
+    def put(self, i, value):
+        self._set_element(i, value, dtype)
+    return get, put
+
+
 class Tensor:
     """Paddle's LoDTensor: one variable's value in a scope (or a free-standing value), with
     its LoD (framework/lod.py): recursive sequence lengths, e.g. [[2, 3]] = two sequences
@@ -170,17 +180,16 @@ class Tensor:
         flat[i] = value
         self._put(with_lod(flat.reshape(v.shape), lod_of(v)))
 
-    def _get_float_element(self, i):
-        return self._element(i, np.float32)
+    # _get_float_element(i) / _set_float_element(i, value), and the double (float64)
+    # and Paddle 3's complex64 / complex128 ones
+    _get_float_element, _set_float_element = _element_accessors(np.float32)
+    _get_double_element, _set_double_element = _element_accessors(np.float64)
+    _get_complex64_element, _set_complex64_element = _element_accessors(np.complex64)
+    _get_complex128_element, _set_complex128_element = _element_accessors(np.complex128)
 
-    def _set_float_element(self, i, value):
-        self._set_element(i, value, np.float32)
-
-    def _get_double_element(self, i):
-        return self._element(i, np.float64)
-
-    def _set_double_element(self, i, value):
-        self._set_element(i, value, np.float64)
+    def _ptr(self):
+        """The address of the tensor's buffer (Paddle 3's Tensor._ptr)."""
+        return int(self._value_or_fail().ctypes.data)
 
     def _copy(self, place=None):
         """A free-standing copy (value and lengths)."""
@@ -491,6 +500,10 @@ class Scope:
 
     def local_var_names(self):
         return list(self._values)
+
+    def size(self):
+        """The number of variables this scope itself holds (Paddle 3's Scope.size)."""
+        return len(self._values)
 
     def erase(self, names):
         for n in names:

@@ -10,6 +10,7 @@ from ..framework.errors import LayerAssertionError
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program, warn_force_cpu
+from ..framework.selected_rows import pir_programs
 from ..framework.initializer import value_attrs
 from .. import versions
 from .common import append_op_out, converted_arg
@@ -85,6 +86,21 @@ def _check_fill_dtype(dtype, layer):
                         % (layer, FILL_CONSTANT_DTYPES, dtype))
 
 
+# the dtypes 3.3.1's full_like takes in a static program of the legacy IR
+# (FLAGS_enable_pir_api off, measured; under PIR and in dynamic mode, any)
+FULL_LIKE_LEGACY_IR_DTYPES = ["bool", "float16", "float32", "float64", "int16", "int32",
+                              "int64", "uint16"]
+
+
+def _check_full_like_dtype(dtype):
+    if versions.switch("fill_constant_dtypes") == "checked":
+        _check_fill_dtype(dtype, "full_like")
+    elif (dtype not in FULL_LIKE_LEGACY_IR_DTYPES and not pir_programs()
+          and not mode.in_dynamic_mode()):
+        raise TypeError("The data type of 'dtype' in full_like/zeros_like/ones_like must be "
+                        "%s, but received %s." % (FULL_LIKE_LEGACY_IR_DTYPES, dtype))
+
+
 def fill_constant(shape, dtype, value, force_cpu=False, out=None, name=None):
     """A tensor of `shape` (ints, or Variables: run-time dims) filled with `value` (a number
     or a 1-element Variable)."""
@@ -146,7 +162,7 @@ def fluid_ones(shape, dtype, force_cpu=False):
 def full_like(x, fill_value, dtype=None, name=None):
     dtype = convert_dtype(dtype) if dtype is not None else None
     if dtype is not None:
-        _check_fill_dtype(dtype, "full_like")
+        _check_full_like_dtype(dtype)
     return append_op_out("fill_any_like", {"X": [x]},
                          {"value": float(fill_value), "dtype": dtype or -1},
                          name, out_dtype=dtype, stop_gradient=True)

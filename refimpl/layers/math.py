@@ -17,9 +17,11 @@ __all__ = ["mean", "fluid_mean", "cast", "matmul", "scale", "clip"]
 
 # -- reductions
 def mean(x, axis=None, keepdim=False, name=None):
-    """Mean of all elements (axis=None, the `mean` op: 0-D); with axis, reduce_mean."""
-    if axis is None:
-        return unary("mean", x, name=name)
+    """reduce_mean over `axis` (None: every axis, reduce_all), as Paddle 2.0's and 3.3.1's
+    paddle.mean build it (fluid.layers.mean is the `mean` op); a static x of float32 or
+    float64 only under 2.0 (switch mean_dtypes)."""
+    if versions.switch("mean_dtypes") == "checked":
+        check_static_dtype(x, "x/input", "mean/reduce_mean", ("float32", "float64"))
     return _reduce("reduce_mean", x, axis, keepdim, name, "mean")
 
 
@@ -36,9 +38,10 @@ def _check_axis_type(axis, layer):
 
 
 def _dims(axis):
-    """Paddle's (dim, reduce_all) for an axis given as int, list or None (every dim)."""
+    """Paddle's (dim, reduce_all) for an axis given as int, list or None (every dim: the
+    dim attr [0], or [] under 3, switch reduce_all_dim)."""
     dims = [] if axis is None else (list(axis) if isinstance(axis, (list, tuple)) else [axis])
-    return dims or [0], not dims
+    return dims or list(versions.switch("reduce_all_dim")), not dims
 
 
 def _reduce(op_type, x, axis, keepdim, name, layer_type=None):

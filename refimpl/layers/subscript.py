@@ -335,9 +335,17 @@ def _snapshot_readers(x):
 
 
 def _set_masked(x, mask, value):
-    if tuple(mask.shape) != tuple(x.shape):
-        raise IndexError("%r[mask] = value: the mask %r must have x's shape %s, got %s"
+    """x[mask] = value for a bool mask of x's shape or of its leading dims (each True
+    selects a slice of the rest, as numpy's; Paddle 3.3.1 takes both)."""
+    rank = len(mask.shape)
+    if tuple(mask.shape) != tuple(x.shape)[:rank]:
+        raise IndexError("%r[mask] = value: the mask %r must have x's shape %s or its "
+                         "leading dims, got %s"
                          % (x.name, mask.name, list(x.shape), list(mask.shape)))
+    if rank < len(x.shape):
+        mask = tensor.reshape(mask, list(mask.shape) + [1] * (len(x.shape) - rank))
+        mask.stop_gradient = True
+        mask = manipulation.expand_as(mask, x)
     if not isinstance(value, Variable):
         value = creation.full_like(x, value)
     elif tuple(value.shape) != tuple(x.shape):

@@ -85,7 +85,7 @@ class BatchNorm(OpDef):
     # MKL-DNN's: Paddle 1.8.5's CPU kernel keeps negative outputs with fuse_with_relu
     # when use_mkldnn is false (measured)
     float_attrs = ("momentum", "epsilon")   # BatchNormOpMaker's, sync_batch_norm's too
-    inert_attrs = {"use_mkldnn": False, "fuse_with_relu": False}
+    mkldnn_attrs = {"use_mkldnn": False, "fuse_with_relu": False}
     no_grad = ("Mean", "Variance", "MomentumTensor")
     grad_inputs = ("X", "Scale", "SavedMean", "SavedVariance", "Y@GRAD")
     fd_tolerance = (2e-3, 2e-4)

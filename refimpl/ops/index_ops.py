@@ -5,7 +5,7 @@ import numpy as np
 
 from ._common import (rand, region_index, runtime_ints, shapes_agree, take_along,
                       take_along_grad)
-from .registry import OpDef, Sample, register, share_lod
+from .registry import OpDef, Sample, register, scalar_shape, share_lod
 
 INTS = ("int32", "int64")
 
@@ -227,6 +227,9 @@ class StridedSlice(OpDef):
              "decrease_axis": []}
     no_grad = _RUNTIME
     grad_inputs = inputs + ("Out@GRAD",)
+    # the gradient reads Input's shape and dtype only (Paddle's no-need-buffer Input): an
+    # in-place change of x after x[...] does not stop its backward (3.3.1, test_inplace)
+    grad_shape_only = ("Input",)
 
     def infer_shape(self, ctx):
         x = ctx.input_var("Input")
@@ -251,7 +254,8 @@ class StridedSlice(OpDef):
                 shape[a] = len(range(*slice(given["starts"][i], given["ends"][i],
                                             given["strides"][i]).indices(shape[a])))
         dec = ctx.attr("decrease_axis")
-        ctx.set_output("Out", [d for i, d in enumerate(shape) if i not in dec] or [1], x.dtype)
+        ctx.set_output("Out", [d for i, d in enumerate(shape) if i not in dec]
+                       or list(scalar_shape()), x.dtype)
 
     @staticmethod
     def _region(x, tensors, axes, starts, ends, strides):
@@ -266,8 +270,8 @@ class StridedSlice(OpDef):
                                      strides)]
         if decrease_axis:
             out = out.reshape([d for i, d in enumerate(out.shape)
-                               if i not in decrease_axis] or [1])
-        return np.ascontiguousarray(out)
+                               if i not in decrease_axis] or scalar_shape())
+        return np.require(out, requirements="C")
 
     @staticmethod
     def backward(x, st, et, sst, sl, el, ssl, dout, axes=(), starts=(), ends=(), strides=(),

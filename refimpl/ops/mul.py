@@ -11,8 +11,8 @@ class Mul(OpDef):
     inputs = ("X", "Y")
     outputs = ("Out",)
     attrs = {"x_num_col_dims": 1, "y_num_col_dims": 1}
-    # Paddle 1.8's MKL-DNN and int8 attributes (its mul op desc has them)
-    inert_attrs = {"use_mkldnn": False, "scale_x": 1.0, "scale_y": [1.0], "scale_out": 1.0,
+    # Paddle 1.8 / 2.0's MKL-DNN and int8 attributes (its mul op desc has them)
+    mkldnn_attrs = {"use_mkldnn": False, "scale_x": 1.0, "scale_y": [1.0], "scale_out": 1.0,
                    "force_fp32_output": False}
     grad_inputs = ("X", "Y", "Out@GRAD")
 

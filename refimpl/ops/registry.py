@@ -327,6 +327,17 @@ class OpDef:
     # op descs), programs and fluid.op.Operator may set them; they change no result on
     # refimpl's kernels and reach no function
     inert_attrs = {}
+    # the inert attributes that are MKL-DNN's (oneDNN's) and its int8 scales: in Paddle 1.8
+    # and 2.0's op descs, gone from Paddle 3's (switch op_desc_attrs; desc_inert_attrs)
+    mkldnn_attrs = {}
+
+    @classmethod
+    def desc_inert_attrs(cls):
+        """The inert attributes Paddle's op desc of this type holds in the profile's
+        release: the MKL-DNN ones only before Paddle 3."""
+        if cls.mkldnn_attrs and versions.switch("op_desc_attrs") == "mkldnn":
+            return dict(cls.inert_attrs, **cls.mkldnn_attrs)
+        return cls.inert_attrs
 
     # {attribute name in an older Paddle: its name here}: programs built with the old
     # name (Paddle 1.8's flip `dims`) mean this attribute

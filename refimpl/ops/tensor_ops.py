@@ -7,7 +7,7 @@ from ..broadcasting import sum_to_shape
 from ..framework.dtypes import VarType, to_numpy_dtype
 from ._common import (rand, region_index, runtime_ints, runtime_rank, shapes_agree,
                       take_along, take_along_grad)
-from .registry import OpDef, Sample, register, share_lod
+from .registry import OpDef, Sample, register, scalar_shape, share_lod
 
 
 @register
@@ -28,6 +28,8 @@ class Slice(OpDef):
     no_grad = ("StartsTensor", "EndsTensor", "StartsTensorList", "EndsTensorList")
     grad_inputs = ("Input", "StartsTensor?", "EndsTensor?", "StartsTensorList*?",
                    "EndsTensorList*?", "Out@GRAD")
+    # as strided_slice's: Input's shape and dtype only (a tensor array's stays whole)
+    grad_shape_only = ("Input",)
 
     def infer_shape(self, ctx):
         x = ctx.input_var("Input")
@@ -50,7 +52,7 @@ class Slice(OpDef):
             elif shape[a] >= 0:
                 shape[a] = len(range(*slice(s, e).indices(shape[a])))
         dec = ctx.attr("decrease_axis")
-        shape = [d for i, d in enumerate(shape) if i not in dec] or [1]
+        shape = [d for i, d in enumerate(shape) if i not in dec] or list(scalar_shape())
         ctx.set_output("Out", shape, x.dtype)
 
     @staticmethod
@@ -66,8 +68,8 @@ class Slice(OpDef):
         out = x[region_index(x.ndim, axes, starts, ends)]
         if decrease_axis:
             out = out.reshape([d for i, d in enumerate(out.shape)
-                               if i not in decrease_axis] or [1])
-        return np.ascontiguousarray(out)
+                               if i not in decrease_axis] or scalar_shape())
+        return np.require(out, requirements="C")     # (ascontiguousarray makes 0-D 1-D)
 
     @staticmethod
     def backward(x, starts_t, ends_t, starts_l, ends_l, dout, axes=(), starts=(), ends=(),

@@ -207,6 +207,9 @@ def _variable(block, vd, is_parameter, where):
     if not is_parameter:
         var = Variable(block, **fields)
         var.persistable_given = "persistable" in vd
+        if vd.get("attrs"):
+            var.desc_attrs = {a["name"]: a.get(ATTR_VALUE_FIELDS[a["type"]], [] if a["type"] == "INTS" else None)
+                              for a in vd["attrs"]}
         return var
     if shape is None or any(d < 0 for d in shape):
         raise DecodeError("%s: parameter with shape %s (parameters have known shapes)"
@@ -483,7 +486,18 @@ def _var_desc(var, writer, paddle_version):
         vd["is_parameter"] = True
     if var.stop_gradient:
         vd["stop_gradient"] = True
+    if var.desc_attrs and paddle_version != "1.8":      # 1.8's VarDesc has no attrs
+        vd["attrs"] = [_var_attr_desc(name, value) for name, value in var.desc_attrs.items()]
     return vd
+
+
+def _var_attr_desc(name, value):
+    """VarDesc.Attr: an int (INT), a string (STRING) or a list of ints (INTS)."""
+    if isinstance(value, str):
+        return {"name": name, "type": "STRING", "s": value}
+    if isinstance(value, list):
+        return {"name": name, "type": "INTS", "ints": [int(v) for v in value]}
+    return {"name": name, "type": "INT", "i": int(value)}
 
 
 def _declared_for(op_type, declared_by_op):

@@ -1,0 +1,323 @@
+"""Paddle's generated eager op functions, run on refimpl's op registry by the tracer.
+
+Two calling conventions, one mechanism each:
+- the legacy form (`paddle.fluid.core.ops` in 2.0, `paddle._legacy_C_ops` in 2.3 and
+  later): `f(inputs..., counts..., "attr", value, ...)` over the op types of the registry
+  (`LegacyOpFunctions`);
+- Paddle 3's form (`paddle._C_ops`, 2.3's "final state" functions): `f(x, y, False,
+  False)`, positional (or keyword) by the op's signature in Paddle's ops.yaml, under the
+  API's name, which is often not the op type's (`matmul` runs `matmul_v2`)
+  (`OpFunctions`). `SIGNATURES` maps each name refimpl covers to its op type, its
+  arguments in order and the outputs it returns (specs/c_ops.md).
+"""
+import ast
+import inspect
+
+from ..framework.dtypes import convert_dtype, get_dtype
+from ..framework.program import Variable
+from ..ops.registry import get_op_def, is_duplicable, slot_name
+from .tensor import Tensor
+from .tracer import run_op
+
+__all__ = ["LegacyOpFunctions", "OpFunctions", "SIGNATURES"]
+
+
+class _Functions:
+    """`namespace.<name>` is the op function of `name`, made once; `where` names the
+    namespace in errors."""
+
+    def __init__(self, where):
+        self._where = where
+        self._made = {}
+
+    def __getattr__(self, name):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        made = self._made.get(name)
+        if made is None:
+            made = self._made[name] = self._function(name)
+        return made
+
+
+class LegacyOpFunctions(_Functions):
+    """`f(inputs..., counts..., "attr", value, ...)` runs op type `f` eagerly on Tensors
+    given in the op's input order (None for an absent one, a list for a duplicable one),
+    then, as Paddle's generated functions take them, the number of outputs of each
+    duplicable output slot (split's `num`, distribute_fpn_proposals' one per level), then
+    its attributes as name / value pairs; returns its output, or its outputs in order as a
+    tuple (a duplicable one as a list)."""
+
+    def _function(self, op_type):
+        try:
+            op_def = get_op_def(op_type)
+        except ValueError:
+            raise AttributeError("%s has no op %r" % (self._where, op_type)) from None
+
+        def op_function(*args):
+            return self._run(op_def, args)
+        op_function.__name__ = op_type
+        return op_function
+
+    def _run(self, op_def, args):
+        count = next((i for i, a in enumerate(args) if isinstance(a, str)), len(args))
+        duplicable = [slot_name(s) for s in op_def.outputs if is_duplicable(s)]
+        given, pairs = args[:count], args[count:]
+        tensors, sizes = given[:count - len(duplicable)], given[count - len(duplicable):]
+        if (len(tensors) > len(op_def.inputs) or len(pairs) % 2
+                or not all(isinstance(n, int) for n in sizes)):
+            counts = (", then the number of outputs of each of %s" % duplicable
+                      if duplicable else "")
+            raise TypeError("%s.%s takes its inputs %s%s, then attribute name / value pairs; "
+                            "got %d arguments before the first name and %d after"
+                            % (self._where, op_def.type, list(op_def.input_slots), counts,
+                               count, len(pairs)))
+        inputs = {slot: t for slot, t in zip(op_def.input_slots, tensors) if t is not None}
+        return _run(op_def, inputs, dict(zip(pairs[::2], pairs[1::2])),
+                    dict(zip(duplicable, sizes)), op_def.output_slots)
+
+
+def _run(op_def, inputs, attrs, lengths, returned):
+    """Run `op_def` on `inputs` with `attrs`; `lengths`: the number of tensors of each
+    duplicable output slot; returns the outputs of the slots `returned`, one alone, else a
+    tuple (a duplicable slot's as a list)."""
+    for slot, value in inputs.items():
+        for t in value if isinstance(value, (list, tuple)) else (value,):
+            if isinstance(t, Variable) and not isinstance(t, Tensor):
+                raise TypeError("%s: input %s is the static Variable %r; Paddle's op "
+                                "functions run in dynamic mode only"
+                                % (op_def.type, slot, t.name))
+    outputs = {slot: [Tensor(None, False) for _ in range(lengths.get(slot, 1))]
+               for slot in op_def.output_slots}
+    run_op(op_def.type, inputs, outputs, attrs)
+    results = tuple(outputs[slot] if slot in lengths else outputs[slot][0]
+                    for slot in returned)
+    return results[0] if len(results) == 1 else results
+
+
+# Paddle 3's name -> (op type, its arguments in order, the output slots it returns[, fixed
+# attrs]). An argument is `name[:target][=default]` (Paddle's name, which keywords use):
+# a target that starts upper-case is an input slot, one in lower case an attr of the op
+# type (none: the attr of Paddle's name), `-` an argument refimpl does not use (the place:
+# an op runs where its inputs live), `!` one whose default only refimpl implements (another
+# value is a ValueError); a default None leaves the op's own default. An output
+# `Slot[attr]` is a list of as many tensors as attr's value (a number, or a list's length).
+SIGNATURES = {
+    # elementwise binary ops and comparisons (Paddle's axis -1: numpy broadcasting), bmm
+    **{name: (op_type, "x:X y:Y", "Out") for name, op_type in (
+        ("add", "elementwise_add"), ("subtract", "elementwise_sub"),
+        ("multiply", "elementwise_mul"), ("divide", "elementwise_div"),
+        ("maximum", "elementwise_max"), ("minimum", "elementwise_min"),
+        ("elementwise_pow", "elementwise_pow"), ("remainder", "elementwise_mod"),
+        ("floor_divide", "elementwise_floordiv"), ("equal", "equal"),
+        ("not_equal", "not_equal"), ("less_than", "less_than"),
+        ("greater_than", "greater_than"), ("bmm", "bmm"))},
+    "where": ("where", "condition:Condition x:X y:Y", "Out"),
+    "matmul": ("matmul_v2", "x:X y:Y transpose_x:trans_x=False transpose_y:trans_y=False",
+               "Out"),
+    # unary math and activations
+    **{name: (name, "x:X", "Out") for name in (
+        "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "abs", "square",
+        "reciprocal", "sin", "cos", "floor", "ceil", "round", "sign", "erf", "assign")},
+    "silu": ("swish", "x:X", "Out", {"beta": 1.0}),
+    "hardswish": ("hard_swish", "x:X", "Out"),
+    "gelu": ("gelu", "x:X approximate=False", "Out"),
+    "leaky_relu": ("leaky_relu", "x:X negative_slope:alpha=0.02", "Out"),
+    "elu": ("elu", "x:X alpha=1.0", "Out"),
+    "relu6": ("relu6", "x:X", "Out", {"threshold": 6.0}),
+    "selu": ("selu", "x:X scale=1.0507009873554805 alpha=1.6732632423543772", "Out"),
+    "softsign": ("softsign", "x:X", "Out"),
+    "swish": ("swish", "x:X", "Out"),
+    "mish": ("mish", "x:X threshold=20.0", "Out"),      # Paddle's name: lambda
+    "softmax": ("softmax", "x:X axis", "Out"),
+    "log_softmax": ("log_softmax", "x:X axis=-1", "Out"),
+    "scale": ("scale", "x:X scale=1.0 bias=0.0 bias_after_scale=True", "Out"),
+    "pow": ("pow", "x:X y:factor=1.0", "Out"),
+    "clip": ("clip", "x:X min max", "Out"),
+    "cast": ("cast", "x:X dtype:out_dtype", "Out"),
+    "cumsum": ("cumsum", "x:X axis=-1 flatten=False exclusive=False reverse=False", "Out"),
+    # reductions (an empty axis: every axis, as the reduce ops take it)
+    **{name: ("reduce_" + name, "x:X axis:dim=[] keepdim:keep_dim=False", "Out")
+       for name in ("mean", "max", "min", "all", "any")},
+    "sum": ("reduce_sum", "x:X axis:dim=[] dtype:out_dtype=None keepdim:keep_dim=False",
+            "Out"),
+    "prod": ("reduce_prod", "x:X dims:dim keep_dim reduce_all", "Out"),
+    "mean_all": ("mean", "x:X", "Out"),
+    "logsumexp": ("logsumexp", "x:X axis keepdim reduce_all", "Out"),
+    "topk": ("top_k_v2", "x:X k=1 axis=-1 largest=True sorted=True", "Out Indices"),
+    # 3.3.1's `stable` (refimpl's argsort is stable either way)
+    "argsort": ("argsort", "x:X axis=-1 descending=False stable:-=False", "Out Indices"),
+    "p_norm": ("p_norm", "x:X porder=2.0 axis=-1 epsilon=1e-12 keepdim=False asvector=False",
+               "Out"),
+    "numel": ("size", "x:Input", "Out"),
+    # shapes and indexing
+    "reshape": ("reshape2", "x:X shape", "Out"),
+    "transpose": ("transpose2", "x:X perm:axis", "Out"),
+    "flatten": ("flatten_contiguous_range", "x:X start_axis=1 stop_axis=1", "Out"),
+    "squeeze": ("squeeze2", "x:X axis:axes=[]", "Out"),
+    "unsqueeze": ("unsqueeze2", "x:X axis:axes=[]", "Out"),
+    "expand": ("expand_v2", "x:X shape=[]", "Out"),
+    "tile": ("tile", "x:X repeat_times=[]", "Out"),
+    "concat": ("concat", "x:X axis=0", "Out"),
+    "stack": ("stack", "x:X axis=0", "Y"),
+    "split": ("split", "x:X sections axis", "Out[sections]"),
+    "split_with_num": ("split", "x:X num axis", "Out[num]"),
+    "unstack": ("unstack", "x:X axis=0 num=0", "Y[num]"),
+    "slice": ("slice", "input:Input axes starts ends infer_flags decrease_axis", "Out"),
+    "gather": ("gather", "x:X index:Index axis=0", "Out"),
+    "scatter": ("scatter", "x:X index:Ids updates:Updates overwrite=True", "Out"),
+    "scatter_nd_add": ("scatter_nd_add", "x:X index:Index updates:Updates", "Out"),
+    "pad": ("pad", "x:X paddings pad_value=0.0", "Out"),
+    "index_select": ("index_select", "x:X index:Index axis:dim=0", "Out"),
+    "embedding": ("lookup_table_v2", "x:Ids weight:W padding_idx=-1 sparse:is_sparse=False",
+                  "Out"),
+    "one_hot": ("one_hot_v2", "x:X num_classes:depth", "Out"),
+    # creation and random
+    "full": ("fill_constant", "shape value dtype=float32 place:-=None", "Out"),
+    "ones": ("fill_constant", "shape dtype=float32 place:-=None", "Out", {"value": 1.0}),
+    "zeros": ("fill_constant", "shape dtype=float32 place:-=None", "Out", {"value": 0.0}),
+    "full_like": ("fill_any_like", "x:X value dtype=None place:-=None", "Out"),
+    "ones_like": ("fill_any_like", "x:X dtype=None place:-=None", "Out", {"value": 1.0}),
+    "zeros_like": ("fill_any_like", "x:X dtype=None place:-=None", "Out", {"value": 0.0}),
+    "uniform": ("uniform_random", "shape dtype min max seed place:-=None", "Out"),
+    "gaussian": ("gaussian_random", "shape mean std seed dtype place:-=None", "Out"),
+    # 3.3.1's argument order (a, b after seed); the early-2024 revision had none
+    "truncated_gaussian_random": ("truncated_gaussian_random",
+                                  "shape mean std seed a b dtype=float32 place:-=None", "Out"),
+    # layers
+    "dropout": ("dropout", "x:X seed_tensor:Seed p:dropout_prob is_test "
+                "mode:dropout_implementation seed fix_seed", "Out"),
+    "layer_norm": ("layer_norm", "x:X scale:Scale bias:Bias epsilon=1e-05 begin_norm_axis=1",
+                   "Y"),
+    "label_smooth": ("label_smooth", "label:X prior_dist:PriorDist epsilon=0.0", "Out"),
+    "cross_entropy_with_softmax": (
+        "softmax_with_cross_entropy", "input:Logits label:Label soft_label=False "
+        "use_softmax:!=True numeric_stable_mode=True ignore_index=-100 axis=-1",
+        "Softmax Loss"),
+    "conv2d": ("conv2d", "input:Input filter:Filter strides=[1,1] paddings=[0,0] "
+               "padding_algorithm=EXPLICIT dilations=[1,1] groups=1 data_format=NCHW",
+               "Output"),
+    "pool2d": ("pool2d", "x:X kernel_size:ksize strides paddings ceil_mode exclusive "
+               "data_format pooling_type global_pooling adaptive padding_algorithm", "Out"),
+}
+
+_DTYPE_ATTRS = ("dtype", "out_dtype")
+_REQUIRED = inspect.Parameter.empty
+
+
+def _default(text):
+    try:
+        return ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return text          # a bare word: a string (a dtype's or a format's name)
+
+
+class _Signature:
+    """One entry of SIGNATURES, parsed: `params` ([(name, target)]), the Python signature
+    that binds a call, the returned outputs ([(slot, count attr or None)])."""
+
+    def __init__(self, name, op_type, args, returned, fixed=None):
+        self.op_def = get_op_def(op_type)
+        self.fixed = dict(fixed or {})
+        self.params, parameters = [], []
+        for token in args.split():
+            spec, _, default = token.partition("=")
+            arg, _, target = spec.partition(":")
+            if target[:1].isupper() and target not in self.op_def.input_slots:
+                raise ValueError("SIGNATURES[%r]: %s has no input %s"
+                                 % (name, op_type, target))
+            self.params.append((arg, target or arg))
+            parameters.append(inspect.Parameter(
+                arg, inspect.Parameter.POSITIONAL_OR_KEYWORD,
+                default=_default(default) if default else _REQUIRED))
+        self.signature = inspect.Signature(parameters)
+        self.returned = []
+        for token in returned.split():
+            slot, _, count = token.partition("[")
+            self.returned.append((slot, count.rstrip("]") or None))
+        self.name = name
+
+    def call(self, args, kwargs):
+        try:
+            bound = self.signature.bind(*args, **kwargs)
+        except TypeError as e:
+            raise TypeError("_C_ops.%s%s: %s" % (self.name, self.signature, e)) from None
+        bound.apply_defaults()
+        inputs, attrs = {}, dict(self.fixed)
+        for position, (arg, target) in enumerate(self.params):
+            value = bound.arguments[arg]
+            if target == "!":
+                default = self.signature.parameters[arg].default
+                if value != default:
+                    raise ValueError("_C_ops.%s(): %s=%r is not implemented in refimpl (only "
+                                     "%r)" % (self.name, arg, value, default))
+                continue
+            if target == "-" or value is None:
+                continue
+            if target[0].isupper():
+                inputs[target] = self._tensor_argument(arg, position, value)
+            else:
+                attrs[target] = self._attr_value(target, value)
+        lengths = {slot: _count(attrs[count]) for slot, count in self.returned if count}
+        return _run(self.op_def, inputs, attrs, lengths, [slot for slot, _ in self.returned])
+
+    def _tensor_argument(self, arg, position, value):
+        listed = value if isinstance(value, (list, tuple)) else [value]
+        if not listed or not all(isinstance(t, Variable) for t in listed):
+            raise ValueError("_C_ops.%s(): argument %r (position %d) must be %s, but got %s"
+                             % (self.name, arg, position,
+                                "a list of Tensors" if isinstance(value, (list, tuple))
+                                else "Tensor", _type_name(value)))
+        return list(value) if isinstance(value, (list, tuple)) else value
+
+    def _attr_value(self, attr, value):
+        if isinstance(value, Tensor):          # a Scalar or IntArray given as a Tensor
+            value = value.numpy().tolist()
+        elif isinstance(value, (list, tuple)):
+            value = [int(v.numpy().item()) if isinstance(v, Tensor) else v for v in value]
+        default = self.op_def.attrs[attr]
+        if attr in _DTYPE_ATTRS:
+            # the op's attr is a dtype code (VarType) where its default is one (-1: the
+            # input's), else a dtype name
+            return int(get_dtype(value)) if isinstance(default, int) else convert_dtype(value)
+        if isinstance(default, list) and isinstance(value, int):
+            return [value]            # an IntArray given as one int (a reduction's axis)
+        return value
+
+
+def _count(value):
+    return len(value) if isinstance(value, (list, tuple)) else int(value)
+
+
+def _type_name(value):
+    return "None" if value is None else type(value).__name__
+
+
+class OpFunctions(_Functions):
+    """Paddle 3's `_C_ops.<name>(...)`: the function of SIGNATURES[name], which binds its
+    arguments as Paddle's does (positional, or by Paddle's argument names) and runs the op
+    eagerly."""
+
+    def _function(self, name):
+        entry = SIGNATURES.get(name)
+        if entry is None:
+            hint = ""
+            try:
+                get_op_def(name)
+                hint = ("; op type %r exists: call it as _legacy_C_ops.%s(inputs..., "
+                        "'attr', value, ...)" % (name, name))
+            except ValueError:
+                pass
+            raise AttributeError("%s has no op %r (refimpl covers %d of Paddle 3's, "
+                                 "specs/c_ops.md)%s" % (self._where, name, len(SIGNATURES),
+                                                        hint))
+        signature = _Signature(name, *entry)
+
+        def op_function(*args, **kwargs):
+            return signature.call(args, kwargs)
+        op_function.__name__ = op_function.__qualname__ = name
+        op_function.__signature__ = signature.signature
+        op_function.__doc__ = "Paddle 3's _C_ops.%s: runs op %s." % (name, entry[0])
+        return op_function
+
+    def __dir__(self):
+        return sorted(SIGNATURES)

@@ -1,0 +1,195 @@
+"""paddle._C_ops (Paddle 3's op functions, positional by ops.yaml) and paddle._legacy_C_ops
+(core.ops' form: inputs, then attr name / value pairs): specs/c_ops.md. Values recorded on
+Paddle 3.3.1 (/opt/paddle311) for the same calls."""
+import inspect
+
+import numpy as np
+import pytest
+
+import refimpl as paddle
+from refimpl import _C_ops, _legacy_C_ops, fluid
+from refimpl.dygraph.op_functions import SIGNATURES
+
+X = np.array([[0.5, -1.0, 2.0], [3.0, -0.25, 1.5]], "float32")
+Y = np.array([[1.0, 2.0, -3.0], [0.5, 4.0, 1.0]], "float32")
+
+
+@pytest.fixture
+def xy():
+    with fluid.dygraph.guard():
+        yield paddle.to_tensor(X), paddle.to_tensor(Y)
+
+
+def _close(tensor, expected, dtype="float32"):
+    value = tensor.numpy()
+    assert value.dtype == np.dtype(dtype)
+    np.testing.assert_allclose(value, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_positional_attrs_follow_paddle_3_signatures(xy):
+    x, y = xy
+    # 3.3.1: _C_ops.matmul(x, y, False, True)
+    _close(_C_ops.matmul(x, y, False, True), [[-7.5, -1.75], [-2.0, 2.0]])
+    _close(_C_ops.matmul(x, y, transpose_y=True), [[-7.5, -1.75], [-2.0, 2.0]])
+    _close(_C_ops.softmax(x, 0), [[0.07586, 0.32082, 0.62246], [0.92414, 0.67918, 0.37754]])
+    _close(_C_ops.scale(x, 2.0, 0.5, False), [[2.0, -1.0, 5.0], [7.0, 0.5, 4.0]])
+    _close(_C_ops.cumsum(x, 1, False, True, False), [[0.0, 0.5, -0.5], [0.0, 3.0, 2.75]])
+    _close(_C_ops.gelu(x, True), [[0.34571, -0.15881, 1.9546], [2.99636, -0.10032, 1.39957]])
+    _close(_C_ops.leaky_relu(x, 0.1), [[0.5, -0.1, 2.0], [3.0, -0.025, 1.5]])
+    _close(_C_ops.remainder(x, y), [[0.5, 1.0, -1.0], [0.0, 3.75, 0.5]])
+    _close(_C_ops.clip(x, -0.5, 1.0), [[0.5, -0.5, 1.0], [1.0, -0.25, 1.0]])
+    _close(_C_ops.slice(x, [1], [1], [3], [1], []), [[-1.0, 2.0], [-0.25, 1.5]])
+    _close(_C_ops.layer_norm(x, paddle.to_tensor([1.0, 2.0, 3.0]),
+                             paddle.to_tensor([0.0, 0.5, 1.0]), 1e-5, 1),
+           [[0.0, -1.94948, 4.67422], [1.19216, -2.00982, 1.18824]])
+    img = paddle.to_tensor(np.arange(32, dtype="float32").reshape(1, 2, 4, 4) / 10)
+    _close(_C_ops.pool2d(img, [2, 2], [2, 2], [0, 0], False, True, "NCHW", "avg", False,
+                         False, "EXPLICIT"),
+           [[[[0.25, 0.45], [1.05, 1.25]], [[1.85, 2.05], [2.65, 2.85]]]])
+
+
+def test_reductions_dtypes_and_creation(xy):
+    x, _ = xy
+    _close(_C_ops.mean(x, [1], True), [[0.5], [1.41667]])
+    _close(_C_ops.sum(x, [], None, False), X.sum())            # an empty axis: all
+    _close(_C_ops.logsumexp(x, [0], False, False), [3.07889, 0.13687, 2.47408])
+    ints = paddle.to_tensor(np.array([[2, 0], [1, 1]], "int64"))
+    _close(_C_ops.sum(ints, 0, paddle.int64, False), [3, 1], "int64")   # one int axis
+    _close(_C_ops.cast(x, paddle.int32), [[0, -1, 2], [3, 0, 1]], "int32")
+    _close(_C_ops.full_like(x, 7.0, paddle.float32, paddle.CPUPlace()), np.full((2, 3), 7.0))
+    _close(_C_ops.ones_like(x, paddle.int64, paddle.CPUPlace()), np.ones((2, 3)), "int64")
+    _close(_C_ops.zeros_like(x, None, paddle.CPUPlace()), np.zeros((2, 3)))
+    _close(_C_ops.full([2, 2], 1.5, paddle.float64, paddle.CPUPlace()),
+           np.full((2, 2), 1.5), "float64")
+    _close(_C_ops.ones([3], fluid.framework.convert_np_dtype_to_dtype_(np.int32),
+                       paddle.CPUPlace()), [1, 1, 1], "int32")
+    samples = _C_ops.uniform([400], paddle.float32, -2.0, 2.0, 7, paddle.CPUPlace()).numpy()
+    assert samples.shape == (400,) and samples.min() >= -2.0 and samples.max() < 2.0
+    assert samples.min() < -1.5 and samples.max() > 1.5
+    truncated = _C_ops.truncated_gaussian_random([500], 0.0, 1.0, 3, -2.0, 2.0,
+                                                 paddle.float32, paddle.CPUPlace()).numpy()
+    assert np.abs(truncated).max() <= 2.0 and abs(truncated.mean()) < 0.15
+
+
+def test_activations_norms_and_scatters(xy):
+    x, y = xy
+    # 3.3.1, the same calls
+    _close(_C_ops.relu6(_C_ops.scale(x, 3.0, 0.0, True)), [[1.5, 0.0, 6.0], [6.0, 0.0, 4.5]])
+    _close(_C_ops.selu(x, 1.0507, 1.6733), [[0.52535, -1.11135, 2.1014],
+                                             [3.1521, -0.3889, 1.57605]])
+    _close(_C_ops.softsign(x), [[0.33333, -0.5, 0.66667], [0.75, -0.2, 0.6]])
+    _close(_C_ops.mish(x, 20), [[0.37525, -0.3034, 1.94396], [2.98654, -0.12993, 1.40338]])
+    _close(_C_ops.swish(x), [[0.31123, -0.26894, 1.76159], [2.85772, -0.10946, 1.22636]])
+    _close(_C_ops.p_norm(x, 2.0, -1, 1e-12, False, False), [2.29129, 3.36341])
+    _close(_C_ops.pad(x, [1, 0, 0, 1], 9.0),
+           [[9, 9, 9, 9], [0.5, -1, 2, 9], [3, -0.25, 1.5, 9]])
+    _close(_C_ops.scatter(x, paddle.to_tensor(np.array([1], "int64")),
+                          paddle.ones([1, 3]), True), [[0.5, -1.0, 2.0], [1.0, 1.0, 1.0]])
+    _close(_C_ops.scatter_nd_add(x, paddle.to_tensor(np.array([[1, 1]], "int64")),
+                                 paddle.to_tensor([10.0])), [[0.5, -1, 2], [3, 9.75, 1.5]])
+    _close(_C_ops.bmm(_C_ops.unsqueeze(x, [0]), _C_ops.unsqueeze(_C_ops.transpose(y, [1, 0]),
+                                                                  [0])),
+           [[[-7.5, -1.75], [-2.0, 2.0]]])
+    values, indices = _C_ops.argsort(x, -1, False, False)
+    _close(values, [[-1.0, 0.5, 2.0], [-0.25, 1.5, 3.0]])
+    _close(indices, [[1, 0, 2], [1, 2, 0]], "int64")
+    assert _C_ops.numel(x).numpy().item() == 6
+
+
+def test_multiple_and_list_outputs(xy):
+    x, _ = xy
+    first, second = _C_ops.split(x, [2, 1], 1)
+    _close(first, [[0.5, -1.0], [3.0, -0.25]])
+    _close(second, [[2.0], [1.5]])
+    assert [t.shape for t in _C_ops.split_with_num(x, 2, 0)] == [[1, 3], [1, 3]]
+    columns = _C_ops.unstack(x, 1, 3)
+    assert isinstance(columns, list) and len(columns) == 3
+    _close(columns[2], [2.0, 1.5])
+    values, indices = _C_ops.topk(x, 2, -1, True, True)
+    _close(values, [[2.0, 0.5], [3.0, 1.5]])
+    _close(indices, [[2, 0], [0, 2]], "int64")
+    softmax, loss = _C_ops.cross_entropy_with_softmax(
+        x, paddle.to_tensor(np.array([[2], [1]], "int64")), False, True, True, -100, -1)
+    _close(softmax, [[0.17529, 0.03911, 0.7856], [0.79245, 0.03073, 0.17682]])
+    _close(loss, [[0.24131], [3.48262]])
+    # intermediate outputs (XShape, dropout's mask) are not returned, as in 3.3.1
+    assert _C_ops.reshape(x, [3, 2]).shape == [3, 2]
+    _close(_C_ops.dropout(x, None, 0.5, True, "upscale_in_train", 0, False), X)
+
+
+def test_results_match_the_public_api(xy):
+    x, y = xy
+    img = paddle.to_tensor(np.linspace(-1, 1, 50).astype("float32").reshape(1, 2, 5, 5))
+    w = paddle.to_tensor(np.linspace(-1, 1, 36).astype("float32").reshape(2, 2, 3, 3))
+    _close(_C_ops.conv2d(img, w, [1, 1], [1, 1], "EXPLICIT", [1, 1], 1, "NCHW"),
+           paddle.nn.functional.conv2d(img, w, padding=1).numpy())
+    _close(_C_ops.concat([x, y], 1), paddle.concat([x, y], 1).numpy())
+    _close(_C_ops.stack([x, y], 1), paddle.stack([x, y], 1).numpy())
+    _close(_C_ops.where(_C_ops.greater_than(x, y), x, y), np.maximum(X, Y))
+    _close(_C_ops.transpose(x, [1, 0]), X.T)
+    _close(_C_ops.embedding(paddle.to_tensor(np.array([1, 0], "int64")), y, -1, False),
+           Y[[1, 0]])
+
+
+def test_op_functions_record_gradients():
+    with fluid.dygraph.guard():
+        z = paddle.to_tensor([1.0, 2.0], stop_gradient=False)
+        _C_ops.multiply(z, z).sum().backward()
+        np.testing.assert_array_equal(z.gradient(), [2.0, 4.0])
+        w = paddle.to_tensor([1.0, 3.0], stop_gradient=False)
+        _legacy_C_ops.elementwise_mul(w, w).sum().backward()
+        np.testing.assert_array_equal(w.gradient(), [2.0, 6.0])
+
+
+def test_legacy_functions_take_attribute_pairs(xy):
+    x, y = xy
+    _close(_legacy_C_ops.matmul_v2(x, y, "trans_x", False, "trans_y", True),
+           [[-7.5, -1.75], [-2.0, 2.0]])
+    _close(_legacy_C_ops.mul(x, paddle.to_tensor(Y.T)), X @ Y.T)
+    out, xshape = _legacy_C_ops.reshape2(x, None, "shape", [3, 2])
+    assert out.shape == [3, 2]
+
+
+def test_errors_name_the_function_and_argument(xy):
+    x, y = xy
+    with pytest.raises(TypeError, match=r"_C_ops.matmul\(x, y, transpose_x=False, "
+                       r"transpose_y=False\): missing a required argument: 'y'"):
+        _C_ops.matmul(x)
+    with pytest.raises(ValueError, match=r"matmul\(\): argument 'y' \(position 1\) must be "
+                       r"Tensor, but got int"):
+        _C_ops.matmul(x, 3)
+    with pytest.raises(AttributeError, match="paddle._C_ops has no op 'no_such_op'"):
+        _C_ops.no_such_op
+    with pytest.raises(AttributeError, match=r"op type 'fill_constant' exists: call it as "
+                       r"_legacy_C_ops.fill_constant"):
+        _C_ops.fill_constant
+    with pytest.raises(ValueError, match=r"cross_entropy_with_softmax\(\): use_softmax=False "
+                       r"is not implemented in refimpl \(only True\)"):
+        _C_ops.cross_entropy_with_softmax(x, paddle.to_tensor(np.array([[0], [1]])), False,
+                                          False, True, -100, -1)
+    with pytest.raises(AttributeError, match="paddle._legacy_C_ops has no op 'no_such_op'"):
+        _legacy_C_ops.no_such_op
+    with pytest.raises(TypeError, match=r"_legacy_C_ops.matmul_v2 takes its inputs "
+                       r"\['X', 'Y'\], then attribute name / value pairs"):
+        _legacy_C_ops.matmul_v2(x, y, "trans_x")
+
+
+def test_static_variables_are_refused():
+    paddle.enable_static()
+    try:
+        with paddle.static.program_guard(paddle.static.Program()):
+            v = paddle.static.data("v", [2, 3], "float32")
+            with pytest.raises(TypeError, match=r"elementwise_add: input X is the static "
+                               r"Variable 'v'; Paddle's op functions run in dynamic mode"):
+                _C_ops.add(v, v)
+    finally:
+        paddle.disable_static()
+
+
+def test_every_signature_binds_and_names_a_registered_op():
+    for name in SIGNATURES:
+        function = getattr(_C_ops, name)
+        assert function.__name__ == name
+        assert list(inspect.signature(function).parameters)[0] in (
+            "x", "input", "label", "condition", "shape")
+    assert "matmul" in dir(_C_ops)
