@@ -10,7 +10,6 @@ from ..framework.errors import LayerAssertionError
 from ..framework.initializer import Constant
 from ..framework.layer_helper import LayerHelper
 from ..framework.program import Variable, default_main_program, warn_force_cpu
-from ..framework.selected_rows import pir_programs
 from ..framework.initializer import value_attrs
 from .. import versions
 from .common import append_op_out, converted_arg
@@ -95,7 +94,7 @@ FULL_LIKE_LEGACY_IR_DTYPES = ["bool", "float16", "float32", "float64", "int16", 
 def _check_full_like_dtype(dtype):
     if versions.switch("fill_constant_dtypes") == "checked":
         _check_fill_dtype(dtype, "full_like")
-    elif (dtype not in FULL_LIKE_LEGACY_IR_DTYPES and not pir_programs()
+    elif (dtype not in FULL_LIKE_LEGACY_IR_DTYPES and not versions.pir_programs()
           and not mode.in_dynamic_mode()):
         raise TypeError("The data type of 'dtype' in full_like/zeros_like/ones_like must be "
                         "%s, but received %s." % (FULL_LIKE_LEGACY_IR_DTYPES, dtype))
