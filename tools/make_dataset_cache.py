@@ -1,6 +1,6 @@
 """Fill Paddle's dataset cache with small generated files in the real formats, so that
-Paddle's own tests that read paddle.dataset's MNIST, UCI housing, IMDB and CIFAR-10 run on
-a machine without a network (refimpl downloads nothing: specs/dataset.md).
+Paddle's own tests that read paddle.dataset's MNIST, UCI housing, IMDB, CIFAR-10 and
+imikolov (PTB) run on a machine without a network (refimpl downloads nothing: specs/dataset.md).
 
     python tools/make_dataset_cache.py [--home DIR] [--force]
 
@@ -27,6 +27,7 @@ CIFAR_BATCH = 1024                                # images per batch file (the r
 IMDB_DOCS = 200                                   # documents per split and label
 IMDB_WORDS = ["good", "bad", "movie", "film", "plot", "actor", "great", "boring", "the",
               "a", "and", "was", "story", "fun", "slow", "best", "worst", "scene"]
+IMIKOLOV_WORDS = 40                               # the vocabulary (the real PTB: 10000)
 
 
 def _write(path, data, force):
@@ -92,6 +93,23 @@ def imdb(rng):
     return "imdb", {"imdb%2FaclImdb_v1.tar.gz": _tar_gz(members)}
 
 
+def imikolov(rng):
+    """imikolov%2Fsimple-examples.tgz: ./simple-examples/data/ptb.{train,valid}.txt, one
+    sentence a line. A sentence is a stretch of one fixed cycle of IMIKOLOV_WORDS words
+    (from a random start), so each word follows from the ones before it; every word is
+    seen more than build_dict's default 50 times."""
+    cycle = ["w%02d" % i for i in range(IMIKOLOV_WORDS)]
+    members = {}
+    for split, count in (("train", 400), ("valid", 100)):
+        sentences = []
+        for _ in range(count):
+            start, length = rng.randint(0, len(cycle)), rng.randint(6, 16)
+            sentences.append(" ".join(cycle[(start + k) % len(cycle)] for k in range(length)))
+        members["./simple-examples/data/ptb.%s.txt" % split] = \
+            ("\n".join(" %s " % s for s in sentences) + "\n").encode()
+    return "imikolov", {"imikolov%2Fsimple-examples.tgz": _tar_gz(members)}
+
+
 def cifar(rng):
     """cifar-10-python.tar.gz: data_batch_1..5 and test_batch, each a pickled dict of
     b'data' [n, 3072] uint8 and b'labels' (plain data: refimpl reads it without running
@@ -110,7 +128,7 @@ def main(argv=None):
     parser.add_argument("--force", action="store_true", help="replace files already there")
     args = parser.parse_args(argv)
     rng = np.random.RandomState(0)
-    for make in (mnist, uci_housing, imdb, cifar):
+    for make in (mnist, uci_housing, imdb, cifar, imikolov):
         module, files = make(rng)
         for name, data in files.items():
             _write(os.path.join(args.home, module, name), data, args.force)
