@@ -1,6 +1,7 @@
 """Fill Paddle's dataset cache with small generated files in the real formats, so that
-Paddle's own tests that read paddle.dataset's MNIST, UCI housing, IMDB, CIFAR-10 and
-imikolov (PTB) run on a machine without a network (refimpl downloads nothing: specs/dataset.md).
+Paddle's own tests that read paddle.dataset's MNIST, UCI housing, IMDB, CIFAR-10, imikolov
+(PTB), WMT14 and MovieLens run on a machine without a network (refimpl downloads nothing:
+specs/dataset.md).
 
     python tools/make_dataset_cache.py [--home DIR] [--force]
 
@@ -19,6 +20,7 @@ import pickle
 import struct
 import tarfile
 import tempfile
+import zipfile
 
 import numpy as np
 
@@ -28,6 +30,8 @@ IMDB_DOCS = 200                                   # documents per split and labe
 IMDB_WORDS = ["good", "bad", "movie", "film", "plot", "actor", "great", "boring", "the",
               "a", "and", "was", "story", "fun", "slow", "best", "worst", "scene"]
 IMIKOLOV_WORDS = 40                               # the vocabulary (the real PTB: 10000)
+WMT14_WORDS = 30                                  # words per dictionary (the real: 30000)
+MOVIELENS_USERS, MOVIELENS_MOVIES, MOVIELENS_RATINGS = 60, 40, 3000   # (6040, 3952, 10 ** 6)
 
 
 def _write(path, data, force):
@@ -110,6 +114,50 @@ def imikolov(rng):
     return "imikolov", {"imikolov%2Fsimple-examples.tgz": _tar_gz(members)}
 
 
+def wmt14(rng):
+    """wmt14.tgz (Paddle's shrunk WMT14 en -> fr): src.dict and trg.dict (one word a line,
+    '<s>' '<e>' '<unk>' first) and train/train, test/test, gen/gen ('source<TAB>target' a
+    line). The target sentence is the source's words mapped one for one ("sNN" -> "tNN")."""
+    words = ["%02d" % i for i in range(WMT14_WORDS)]
+    members = {name + ".dict": "\n".join(["<s>", "<e>", "<unk>"] + [side + w for w in words])
+               .encode() + b"\n" for name, side in (("src", "s"), ("trg", "t"))}
+    for split, count in (("train/train", 200), ("test/test", 40), ("gen/gen", 40)):
+        pairs = []
+        for _ in range(count):
+            sentence = rng.choice(words, rng.randint(3, 9))
+            pairs.append("%s\t%s" % (" ".join("s" + w for w in sentence),
+                                      " ".join("t" + w for w in sentence)))
+        members[split] = ("\n".join(pairs) + "\n").encode()
+    return "wmt14", {"wmt14.tgz": _tar_gz(members)}
+
+
+def movielens(rng):
+    """movielens%2Fml-1m.zip: ml-1m/movies.dat (id::Title (year)::Genre|Genre),
+    users.dat (id::gender::age::occupation::zip), ratings.dat (user::movie::rating::time),
+    latin-1. A rating is 3 plus the user's and the movie's leaning (each -1, 0 or 1)."""
+    genres = ["Action", "Adventure", "Animation", "Comedy", "Drama", "Horror", "Romance"]
+    title_words = ["the", "night", "story", "return", "of", "city", "love", "war", "king"]
+    movies, users, ratings = [], [], []
+    movie_lean = rng.randint(-1, 2, MOVIELENS_MOVIES + 1)
+    user_lean = rng.randint(-1, 2, MOVIELENS_USERS + 1)
+    for m in range(1, MOVIELENS_MOVIES + 1):
+        title = " ".join(rng.choice(title_words, rng.randint(1, 4))).title()
+        movies.append("%d::%s (%d)::%s" % (m, title, rng.randint(1950, 2001), "|".join(
+            sorted(set(rng.choice(genres, rng.randint(1, 3)))))))
+    for u in range(1, MOVIELENS_USERS + 1):
+        users.append("%d::%s::%d::%d::%05d" % (u, "MF"[rng.randint(2)], rng.choice(
+            [1, 18, 25, 35, 45, 50, 56]), rng.randint(0, 21), rng.randint(0, 99999)))
+    for _ in range(MOVIELENS_RATINGS):
+        u, m = rng.randint(1, MOVIELENS_USERS + 1), rng.randint(1, MOVIELENS_MOVIES + 1)
+        ratings.append("%d::%d::%d::%d" % (u, m, 3 + user_lean[u] + movie_lean[m],
+                                           978300000 + rng.randint(0, 10 ** 6)))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as package:
+        for name, rows in (("movies", movies), ("users", users), ("ratings", ratings)):
+            package.writestr("ml-1m/%s.dat" % name, ("\n".join(rows) + "\n").encode("latin-1"))
+    return "movielens", {"movielens%2Fml-1m.zip": buf.getvalue()}
+
+
 def cifar(rng):
     """cifar-10-python.tar.gz: data_batch_1..5 and test_batch, each a pickled dict of
     b'data' [n, 3072] uint8 and b'labels' (plain data: refimpl reads it without running
@@ -128,7 +176,7 @@ def main(argv=None):
     parser.add_argument("--force", action="store_true", help="replace files already there")
     args = parser.parse_args(argv)
     rng = np.random.RandomState(0)
-    for make in (mnist, uci_housing, imdb, cifar, imikolov):
+    for make in (mnist, uci_housing, imdb, cifar, imikolov, wmt14, movielens):
         module, files = make(rng)
         for name, data in files.items():
             _write(os.path.join(args.home, module, name), data, args.force)
