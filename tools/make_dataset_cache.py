@@ -1,6 +1,6 @@
 """Fill Paddle's dataset cache with small generated files in the real formats, so that
 Paddle's own tests that read paddle.dataset's MNIST, UCI housing, IMDB, CIFAR-10, imikolov
-(PTB), WMT14 and MovieLens run on a machine without a network (refimpl downloads nothing:
+(PTB), WMT14, MovieLens and CoNLL-2005 run on a machine without a network (refimpl downloads nothing:
 specs/dataset.md).
 
     python tools/make_dataset_cache.py [--home DIR] [--force]
@@ -31,7 +31,9 @@ IMDB_WORDS = ["good", "bad", "movie", "film", "plot", "actor", "great", "boring"
               "a", "and", "was", "story", "fun", "slow", "best", "worst", "scene"]
 IMIKOLOV_WORDS = 40                               # the vocabulary (the real PTB: 10000)
 WMT14_WORDS = 30                                  # words per dictionary (the real: 30000)
-MOVIELENS_USERS, MOVIELENS_MOVIES, MOVIELENS_RATINGS = 60, 40, 3000   # (6040, 3952, 10 ** 6)
+MOVIELENS_USERS, MOVIELENS_MOVIES, MOVIELENS_RATINGS = 60, 400, 6000  # (6040, 3883, 10 ** 6)
+MOVIELENS_TITLE = 11                              # words per title: 4400 title words (~5000)
+CONLL05_WORDS, CONLL05_VERBS, CONLL05_SENTENCES = 40, 8, 300           # (44068, 3162, 5267)
 
 
 def _write(path, data, force):
@@ -134,28 +136,73 @@ def wmt14(rng):
 def movielens(rng):
     """movielens%2Fml-1m.zip: ml-1m/movies.dat (id::Title (year)::Genre|Genre),
     users.dat (id::gender::age::occupation::zip), ratings.dat (user::movie::rating::time),
-    latin-1. A rating is 3 plus the user's and the movie's leaning (each -1, 0 or 1)."""
-    genres = ["Action", "Adventure", "Animation", "Comedy", "Drama", "Horror", "Romance"]
-    title_words = ["the", "night", "story", "return", "of", "city", "love", "war", "king"]
-    movies, users, ratings = [], [], []
-    movie_lean = rng.randint(-1, 2, MOVIELENS_MOVIES + 1)
+    latin-1. Movie ids spread over the real range (1..3952), ML-1M's 18 genres, titles of
+    MOVIELENS_TITLE words each never repeated (as many title words as the real: the book
+    test infers for movie 783, genres 8..10, title word 4140). A rating is 3 plus the
+    user's and the movie's leaning (each -1, 0 or 1)."""
+    genres = ["Action", "Adventure", "Animation", "Children's", "Comedy", "Crime",
+              "Documentary", "Drama", "Fantasy", "Film-Noir", "Horror", "Musical",
+              "Mystery", "Romance", "Sci-Fi", "Thriller", "War", "Western"]
+    movie_ids = sorted(set(rng.choice(np.arange(1, 3953), MOVIELENS_MOVIES - 2,
+                                      replace=False)) | {783, 3952})
+    movie_lean = {m: rng.randint(-1, 2) for m in movie_ids}
     user_lean = rng.randint(-1, 2, MOVIELENS_USERS + 1)
-    for m in range(1, MOVIELENS_MOVIES + 1):
-        title = " ".join(rng.choice(title_words, rng.randint(1, 4))).title()
+    movies, users, ratings = [], [], []
+    for k, m in enumerate(movie_ids):
+        title = " ".join("w%04d" % (k * MOVIELENS_TITLE + j) for j in range(MOVIELENS_TITLE))
         movies.append("%d::%s (%d)::%s" % (m, title, rng.randint(1950, 2001), "|".join(
-            sorted(set(rng.choice(genres, rng.randint(1, 3)))))))
+            sorted(set(rng.choice(genres, rng.randint(1, 4)))))))
     for u in range(1, MOVIELENS_USERS + 1):
         users.append("%d::%s::%d::%d::%05d" % (u, "MF"[rng.randint(2)], rng.choice(
             [1, 18, 25, 35, 45, 50, 56]), rng.randint(0, 21), rng.randint(0, 99999)))
     for _ in range(MOVIELENS_RATINGS):
-        u, m = rng.randint(1, MOVIELENS_USERS + 1), rng.randint(1, MOVIELENS_MOVIES + 1)
+        u, m = rng.randint(1, MOVIELENS_USERS + 1), movie_ids[rng.randint(len(movie_ids))]
         ratings.append("%d::%d::%d::%d" % (u, m, 3 + user_lean[u] + movie_lean[m],
                                            978300000 + rng.randint(0, 10 ** 6)))
     buf = io.BytesIO()
-    with zipfile.ZipFile(buf, "w") as package:
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as package:
         for name, rows in (("movies", movies), ("users", users), ("ratings", ratings)):
             package.writestr("ml-1m/%s.dat" % name, ("\n".join(rows) + "\n").encode("latin-1"))
     return "movielens", {"movielens%2Fml-1m.zip": buf.getvalue()}
+
+
+def conll05(rng):
+    """conll05st: the test set conll05st-tests.tar.gz (gzipped test.wsj words, one word a
+    line, and props, the verb column then one column per predicate; an empty line ends a
+    sentence), wordDict.txt / verbDict.txt / targetDict.txt (one entry a line) and emb (a
+    16-byte header, then float32 [len(wordDict), 32]). A sentence is nouns (A0), one verb
+    (V), nouns (A1): the roles follow from the words."""
+    nouns = ["n%02d" % i for i in range(CONLL05_WORDS)]
+    verbs = ["v%02d" % i for i in range(CONLL05_VERBS)]
+    words_text, props_text = [], []
+
+    def role(tag, length):
+        if length == 1:
+            return ["(%s*)" % tag]
+        return ["(%s*" % tag] + ["*"] * (length - 2) + ["*)"]
+    for _ in range(CONLL05_SENTENCES):
+        before, after = rng.randint(1, 4), rng.randint(1, 5)
+        verb = verbs[rng.randint(len(verbs))]
+        sentence = list(rng.choice(nouns, before)) + [verb] + list(rng.choice(nouns, after))
+        column = role("A0", before) + ["(V*)"] + role("A1", after)
+        for i, (word, prop) in enumerate(zip(sentence, column)):
+            words_text.append(word)
+            props_text.append("%s %s" % (verb if i == before else "-", prop))
+        words_text.append("")
+        props_text.append("")
+    release = "conll05st-release/test.wsj/"
+    tests = _tar_gz({release + "words/test.wsj.words.gz":
+                     gzip.compress(("\n".join(words_text) + "\n").encode()),
+                     release + "props/test.wsj.props.gz":
+                     gzip.compress(("\n".join(props_text) + "\n").encode())})
+    word_dict = ["<unk>", "bos", "eos"] + nouns + verbs
+    labels = ["B-A0", "I-A0", "B-A1", "I-A1", "B-V", "I-V", "O"]
+    embedding = rng.normal(0, 0.1, (len(word_dict), 32)).astype(np.float32)
+    return "conll05st", {"conll05st-tests.tar.gz": tests,
+                         "conll05st%2FwordDict.txt": ("\n".join(word_dict) + "\n").encode(),
+                         "conll05st%2FverbDict.txt": ("\n".join(verbs) + "\n").encode(),
+                         "conll05st%2FtargetDict.txt": ("\n".join(labels) + "\n").encode(),
+                         "conll05st%2Femb": bytes(16) + embedding.tobytes()}
 
 
 def cifar(rng):
@@ -176,7 +223,7 @@ def main(argv=None):
     parser.add_argument("--force", action="store_true", help="replace files already there")
     args = parser.parse_args(argv)
     rng = np.random.RandomState(0)
-    for make in (mnist, uci_housing, imdb, cifar, imikolov, wmt14, movielens):
+    for make in (mnist, uci_housing, imdb, cifar, imikolov, wmt14, movielens, conll05):
         module, files = make(rng)
         for name, data in files.items():
             _write(os.path.join(args.home, module, name), data, args.force)
