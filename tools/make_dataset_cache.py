@@ -79,9 +79,9 @@ def uci_housing(rng):
     """housing.data: 506 rows of 13 features and the price, whitespace-separated; the price
     is a linear function of the features (as paddle.dataset normalises them) plus noise."""
     features = rng.uniform(0, 100, (506, 13))
-    weights = rng.uniform(-20, 20, 13)
+    weights = rng.uniform(-3, 3, 13)
     normalised = (features - features.mean(axis=0)) / (features.max(axis=0) - features.min(axis=0))
-    price = 25 + normalised @ weights + rng.normal(0, 1, 506)
+    price = 22.5 + normalised @ weights + rng.normal(0, 1, 506)
     rows = np.hstack([features, price[:, None]])
     text = "\n".join(" ".join("%.4f" % v for v in row) for row in rows) + "\n"
     return "uci_housing", {"housing.data": text.encode()}
