@@ -24,7 +24,8 @@ import zipfile
 
 import numpy as np
 
-MNIST = {"train": 8192, "t10k": 1024}            # images per file (the real: 60000 / 10000)
+MNIST = {"train": 9600, "t10k": 1600}            # images per file (the real: 60000 / 10000);
+# multiples of 100: Paddle 1.8.5's reader unpacks the idx files 100 images at a time
 CIFAR_BATCH = 1024                                # images per batch file (the real: 10000)
 IMDB_DOCS = 200                                   # documents per split and label
 IMDB_WORDS = ["good", "bad", "movie", "film", "plot", "actor", "great", "boring", "the",
