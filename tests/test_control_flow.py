@@ -184,6 +184,23 @@ def test_ifelse_routes_rows_by_mask():
     np.testing.assert_allclose(got, np.where(neg, xv * 10, xv - 1))
 
 
+def test_ifelse_checks_its_arguments_and_outputs():
+    """Paddle 2.0's checks (its fluid/tests/test_if_else_op): TypeErrors."""
+    def build():
+        x = fluid.data("x", [-1, 1], "float32")
+        c = L.less_than(x, L.fill_constant([1], "float32", 1.0))
+        with pytest.raises(TypeError, match="cond must be a bool Variable"):
+            L.IfElse(set())
+        with pytest.raises(TypeError, match="name must be a str or None, got set"):
+            L.IfElse(c, set())
+        ie = L.IfElse(c)
+        with ie.true_block():
+            with pytest.raises(TypeError, match="output 0 must be a Variable, got list"):
+                ie.output([])
+        return ()
+    _build(build)
+
+
 @pytest.mark.parametrize("taken", [True, False])
 def test_cond_gradient_matches_finite_differences(taken):
     def build():

@@ -36,6 +36,11 @@ def test_error_clip_clips_the_gradient_where_backward_computes_it():
         h.error_clip = fluid.clip.ErrorClipByValue(max=0.5, min=-0.25)
     rows, w2, ops = _step(configure)
     np.testing.assert_allclose(rows, [0.5, 0.375, 0.25])        # Paddle 1.8.5
+    # Variable._set_error_clip (2.0's fluid/tests/test_error_clip) sets the same
+    set_rows, set_w2, set_ops = _step(
+        lambda h: h._set_error_clip(fluid.clip.ErrorClipByValue(max=0.5, min=-0.25)))
+    np.testing.assert_allclose(set_rows, [0.5, 0.375, 0.25])
+    assert set_w2 == pytest.approx(1.625) and set_ops == ops
     assert w2 == pytest.approx(1.625)
     assert ops == ["mul", "mul", "reduce_sum", "fill_constant", "reduce_sum_grad", "mul_grad",
                    "clip", "mul_grad", "sgd", "sgd"]

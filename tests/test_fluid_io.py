@@ -271,3 +271,24 @@ def test_create_loaded_parameter_gives_each_variable_a_tensor_to_set():
     assert [fluid.io.is_belong_to_optimizer(v) for v in (params[0], x)] == [False, False]
     lr = program.global_block().create_var(name="lr", shape=[1], persistable=True)
     assert fluid.io.is_belong_to_optimizer(lr)
+
+
+def test_inference_model_not_for_deployment_saves_the_whole_program(tmp_path):
+    """export_for_deployment=False (Paddle 1.8 / 2.0, fluid/tests/book/test_recognize_digits):
+    no feeds or targets needed; the unpruned program as __model__.main_program (no feed /
+    fetch ops) beside its persistables."""
+    x, y, exe = _net()
+    loss = fluid.layers.mean(y)
+    program = fluid.default_main_program()
+    names = fluid.io.save_inference_model(str(tmp_path), [], [], exe,
+                                          export_for_deployment=False)
+    assert names == []
+    params = sorted(p.name for p in program.all_parameters())
+    assert _files(tmp_path) == sorted(["__model__.main_program"] + params)
+    saved = fluid.Program.parse_from_string((tmp_path / "__model__.main_program").read_bytes())
+    assert [op.type for op in saved.global_block().ops] == \
+        [op.type for op in program.global_block().ops]
+    assert loss.name in saved.global_block().vars
+    fluid.io.save_inference_model(str(tmp_path / "c"), ["x"], [y], exe, model_filename="m",
+                                  params_filename="p", export_for_deployment=False)
+    assert _files(tmp_path / "c") == ["m.main_program", "p"]

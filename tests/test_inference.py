@@ -207,6 +207,20 @@ def test_lod_input_and_output(tmp_path):
     assert rows.lod() == [[0, 2, 3]]
 
 
+def test_compiled_program_with_inference_optimize_runs_the_predictor(tmp_path):
+    """Paddle 2.0's book test_word2vec: Executor.run of a CompiledProgram
+    _with_inference_optimize(NativeConfig) feeds PaddleTensors to the config's predictor."""
+    expected, _ = _save(tmp_path / "n")
+    config = core.NativeConfig()
+    config.model_dir = str(tmp_path / "n")
+    compiled = fluid.CompiledProgram(fluid.Program())._with_inference_optimize(config)
+    assert compiled._is_inference is True
+    out, = fluid.Executor(fluid.CPUPlace()).run(compiled, feed=[core.PaddleTensor(X)])
+    np.testing.assert_allclose(out.as_ndarray(), expected)
+    with pytest.raises(TypeError, match="must be a core.NativeConfig or AnalysisConfig"):
+        fluid.CompiledProgram(fluid.Program())._with_inference_optimize(object())
+
+
 def test_native_config_model_dir_or_prog_and_param_files(tmp_path):
     config = core.NativeConfig()     # 1.8.5's defaults
     assert (config.model_dir, config.prog_file, config.param_file, config.use_gpu,

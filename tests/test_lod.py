@@ -218,3 +218,28 @@ def test_one_place_compiled_program_takes_a_lod_feed_whole():
     got, = exe.run(compiled, feed=feed, fetch_list=[pooled], scope=scope)
     # ids 1, 2 -> rows [2, 3], [4, 5]; ids 3, 4, 5 -> [6, 7], [8, 9], [10, 11]
     np.testing.assert_array_equal(got, [[3.0, 4.0], [8.0, 9.0]])
+
+
+def test_set_recursive_sequence_lengths_checks_the_levels_among_themselves():
+    """Paddle's binding (2.0's fluid/tests/test_lod_tensor): an empty level, or a level not
+    adding up to the next level's count, is refused before any data is set."""
+    t = fluid.LoDTensor()
+    t.set_recursive_sequence_lengths([])
+    for bad in ([[], [1], [3]], [[0], [2], [3]], [[1, 1], [3]]):
+        with pytest.raises(ValueError, match="not a valid LoD"):
+            t.set_recursive_sequence_lengths(bad)
+    t.set_recursive_sequence_lengths([[2], [1, 2]])
+    assert t.recursive_sequence_lengths() == [[2], [1, 2]]
+
+
+def test_create_lod_tensor_of_mismatched_lists_is_an_assertion_error():
+    from refimpl.fluid.lod_tensor import create_lod_tensor
+    with pytest.raises(AssertionError, match="lengths \\[\\[3, 2\\]\\]"):
+        create_lod_tensor([[1, 2, 3], [3, 4]], [[2, 2]], fluid.CPUPlace())
+
+
+def test_dlpack_round_trip_shares_the_values():
+    t = fluid.create_lod_tensor(np.array([[1], [2], [3], [4]]), [[1, 3]], fluid.CPUPlace())
+    back = fluid.core.from_dlpack(t._to_dlpack())
+    assert isinstance(back, fluid.core.Tensor)
+    np.testing.assert_array_equal(np.array(back), [[1], [2], [3], [4]])

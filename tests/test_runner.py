@@ -405,6 +405,21 @@ def test_paddle_test_runner_loads_files_without_unittest_main(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["test_loaded.py"]   # no driver left
 
 
+def test_paddle_test_runner_runs_a_script_with_its_own_main_block(tmp_path):
+    # Paddle's book files (fluid/tests/book/test_recommender_system): no unittest.main(),
+    # a __main__ block that trains; Paddle's CI runs them as scripts (py_test)
+    (tmp_path / "test_script.py").write_text(textwrap.dedent("""
+        import sys
+        def main():
+            sys.exit("main ran")
+        if __name__ == '__main__':
+            main()
+    """))
+    runner = _run_paddle_tests_module()
+    result = runner.run_file(str(tmp_path / "test_script.py"), None, "2.0", 120)
+    assert not result["passed"] and "main ran" in result["output_tail"], result["output_tail"]
+
+
 def test_paddle_test_runner_reports_listed_files_it_does_not_find(tmp_path, capsys):
     # a list run over a partial checkout of Paddle's tests ran until the first absent file
     # and ended in a FileNotFoundError, losing the results before it

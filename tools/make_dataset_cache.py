@@ -1,13 +1,16 @@
 """Fill Paddle's dataset cache with small generated files in the real formats, so that
-Paddle's own tests that read paddle.dataset's MNIST, UCI housing, IMDB and CIFAR-10 run on
-a machine without a network (refimpl downloads nothing: specs/dataset.md).
+Paddle's own tests that read paddle.dataset's MNIST, UCI housing, IMDB, CIFAR-10, imikolov
+(PTB), WMT14, MovieLens and CoNLL-2005 run on a machine without a network (refimpl downloads nothing:
+specs/dataset.md).
 
     python tools/make_dataset_cache.py [--home DIR] [--force]
 
 DIR defaults to ~/.cache/paddle/dataset (paddle.dataset.common.DATA_HOME). The values are
-random: the files let the tests' programs run and compare refimpl with itself (dygraph with
-static, one place with several), not reach the accuracies the real data gives. Files already
-there are kept unless --force. Each is written atomically (a temporary file, then rename).
+generated, small and learnable: the files let the tests' programs run and compare refimpl
+with itself (dygraph with static, one place with several), and let the book tests' training
+loops reach their loss / accuracy thresholds (UCI housing's price is a linear function of
+its features plus noise; an MNIST image is its digit's fixed template plus noise). Files
+already there are kept unless --force. Each is written atomically (a temporary file, then rename).
 """
 import argparse
 import gzip
@@ -17,14 +20,21 @@ import pickle
 import struct
 import tarfile
 import tempfile
+import zipfile
 
 import numpy as np
 
-MNIST = {"train": 8192, "t10k": 1024}            # images per file (the real: 60000 / 10000)
+MNIST = {"train": 9600, "t10k": 1600}            # images per file (the real: 60000 / 10000);
+# multiples of 100: Paddle 1.8.5's reader unpacks the idx files 100 images at a time
 CIFAR_BATCH = 1024                                # images per batch file (the real: 10000)
 IMDB_DOCS = 200                                   # documents per split and label
 IMDB_WORDS = ["good", "bad", "movie", "film", "plot", "actor", "great", "boring", "the",
               "a", "and", "was", "story", "fun", "slow", "best", "worst", "scene"]
+IMIKOLOV_WORDS = 40                               # the vocabulary (the real PTB: 10000)
+WMT14_WORDS = 30                                  # words per dictionary (the real: 30000)
+MOVIELENS_USERS, MOVIELENS_MOVIES, MOVIELENS_RATINGS = 60, 400, 6000  # (6040, 3883, 10 ** 6)
+MOVIELENS_TITLE = 11                              # words per title: 4400 title words (~5000)
+CONLL05_WORDS, CONLL05_VERBS, CONLL05_SENTENCES = 40, 8, 300           # (44068, 3162, 5267)
 
 
 def _write(path, data, force):
@@ -54,9 +64,11 @@ def _tar_gz(members):
 def mnist(rng):
     """The four idx files: images [n, 28, 28] uint8 (magic 2051), labels uint8 (2049)."""
     files = {}
+    templates = rng.randint(0, 256, (10, 28, 28))
     for split, n in MNIST.items():
         labels = rng.randint(0, 10, n).astype(np.uint8)
-        images = rng.randint(0, 256, (n, 28, 28)).astype(np.uint8)
+        noise = rng.randint(-96, 97, (n, 28, 28))
+        images = np.clip(templates[labels] + noise, 0, 255).astype(np.uint8)
         files["%s-images-idx3-ubyte.gz" % split] = gzip.compress(
             struct.pack(">IIII", 2051, n, 28, 28) + images.tobytes())
         files["%s-labels-idx1-ubyte.gz" % split] = gzip.compress(
@@ -65,8 +77,13 @@ def mnist(rng):
 
 
 def uci_housing(rng):
-    """housing.data: 506 rows of 13 features and the price, whitespace-separated."""
-    rows = np.hstack([rng.uniform(0, 100, (506, 13)), rng.uniform(5, 50, (506, 1))])
+    """housing.data: 506 rows of 13 features and the price, whitespace-separated; the price
+    is a linear function of the features (as paddle.dataset normalises them) plus noise."""
+    features = rng.uniform(0, 100, (506, 13))
+    weights = rng.uniform(-3, 3, 13)
+    normalised = (features - features.mean(axis=0)) / (features.max(axis=0) - features.min(axis=0))
+    price = 22.5 + normalised @ weights + rng.normal(0, 1, 506)
+    rows = np.hstack([features, price[:, None]])
     text = "\n".join(" ".join("%.4f" % v for v in row) for row in rows) + "\n"
     return "uci_housing", {"housing.data": text.encode()}
 
@@ -81,6 +98,112 @@ def imdb(rng):
                 members["aclImdb/%s/%s/%d_%d.txt" % (split, label, i, rng.randint(1, 11))] = \
                     (" ".join(words) + ".").encode()
     return "imdb", {"imdb%2FaclImdb_v1.tar.gz": _tar_gz(members)}
+
+
+def imikolov(rng):
+    """imikolov%2Fsimple-examples.tgz: ./simple-examples/data/ptb.{train,valid}.txt, one
+    sentence a line. A sentence is a stretch of one fixed cycle of IMIKOLOV_WORDS words
+    (from a random start), so each word follows from the ones before it; every word is
+    seen more than build_dict's default 50 times."""
+    cycle = ["w%02d" % i for i in range(IMIKOLOV_WORDS)]
+    members = {}
+    for split, count in (("train", 400), ("valid", 100)):
+        sentences = []
+        for _ in range(count):
+            start, length = rng.randint(0, len(cycle)), rng.randint(6, 16)
+            sentences.append(" ".join(cycle[(start + k) % len(cycle)] for k in range(length)))
+        members["./simple-examples/data/ptb.%s.txt" % split] = \
+            ("\n".join(" %s " % s for s in sentences) + "\n").encode()
+    return "imikolov", {"imikolov%2Fsimple-examples.tgz": _tar_gz(members)}
+
+
+def wmt14(rng):
+    """wmt14.tgz (Paddle's shrunk WMT14 en -> fr): src.dict and trg.dict (one word a line,
+    '<s>' '<e>' '<unk>' first) and train/train, test/test, gen/gen ('source<TAB>target' a
+    line). The target sentence is the source's words mapped one for one ("sNN" -> "tNN")."""
+    words = ["%02d" % i for i in range(WMT14_WORDS)]
+    members = {name + ".dict": "\n".join(["<s>", "<e>", "<unk>"] + [side + w for w in words])
+               .encode() + b"\n" for name, side in (("src", "s"), ("trg", "t"))}
+    for split, count in (("train/train", 200), ("test/test", 40), ("gen/gen", 40)):
+        pairs = []
+        for _ in range(count):
+            sentence = rng.choice(words, rng.randint(3, 9))
+            pairs.append("%s\t%s" % (" ".join("s" + w for w in sentence),
+                                      " ".join("t" + w for w in sentence)))
+        members[split] = ("\n".join(pairs) + "\n").encode()
+    return "wmt14", {"wmt14.tgz": _tar_gz(members)}
+
+
+def movielens(rng):
+    """movielens%2Fml-1m.zip: ml-1m/movies.dat (id::Title (year)::Genre|Genre),
+    users.dat (id::gender::age::occupation::zip), ratings.dat (user::movie::rating::time),
+    latin-1. Movie ids spread over the real range (1..3952), ML-1M's 18 genres, titles of
+    MOVIELENS_TITLE words each never repeated (as many title words as the real: the book
+    test infers for movie 783, genres 8..10, title word 4140). A rating is 3 plus the
+    user's and the movie's leaning (each -1, 0 or 1)."""
+    genres = ["Action", "Adventure", "Animation", "Children's", "Comedy", "Crime",
+              "Documentary", "Drama", "Fantasy", "Film-Noir", "Horror", "Musical",
+              "Mystery", "Romance", "Sci-Fi", "Thriller", "War", "Western"]
+    movie_ids = sorted(set(rng.choice(np.arange(1, 3953), MOVIELENS_MOVIES - 2,
+                                      replace=False)) | {783, 3952})
+    movie_lean = {m: rng.randint(-1, 2) for m in movie_ids}
+    user_lean = rng.randint(-1, 2, MOVIELENS_USERS + 1)
+    movies, users, ratings = [], [], []
+    for k, m in enumerate(movie_ids):
+        title = " ".join("w%04d" % (k * MOVIELENS_TITLE + j) for j in range(MOVIELENS_TITLE))
+        movies.append("%d::%s (%d)::%s" % (m, title, rng.randint(1950, 2001), "|".join(
+            sorted(set(rng.choice(genres, rng.randint(1, 4)))))))
+    for u in range(1, MOVIELENS_USERS + 1):
+        users.append("%d::%s::%d::%d::%05d" % (u, "MF"[rng.randint(2)], rng.choice(
+            [1, 18, 25, 35, 45, 50, 56]), rng.randint(0, 21), rng.randint(0, 99999)))
+    for _ in range(MOVIELENS_RATINGS):
+        u, m = rng.randint(1, MOVIELENS_USERS + 1), movie_ids[rng.randint(len(movie_ids))]
+        ratings.append("%d::%d::%d::%d" % (u, m, 3 + user_lean[u] + movie_lean[m],
+                                           978300000 + rng.randint(0, 10 ** 6)))
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as package:
+        for name, rows in (("movies", movies), ("users", users), ("ratings", ratings)):
+            package.writestr("ml-1m/%s.dat" % name, ("\n".join(rows) + "\n").encode("latin-1"))
+    return "movielens", {"movielens%2Fml-1m.zip": buf.getvalue()}
+
+
+def conll05(rng):
+    """conll05st: the test set conll05st-tests.tar.gz (gzipped test.wsj words, one word a
+    line, and props, the verb column then one column per predicate; an empty line ends a
+    sentence), wordDict.txt / verbDict.txt / targetDict.txt (one entry a line) and emb (a
+    16-byte header, then float32 [len(wordDict), 32]). A sentence is nouns (A0), one verb
+    (V), nouns (A1): the roles follow from the words."""
+    nouns = ["n%02d" % i for i in range(CONLL05_WORDS)]
+    verbs = ["v%02d" % i for i in range(CONLL05_VERBS)]
+    words_text, props_text = [], []
+
+    def role(tag, length):
+        if length == 1:
+            return ["(%s*)" % tag]
+        return ["(%s*" % tag] + ["*"] * (length - 2) + ["*)"]
+    for _ in range(CONLL05_SENTENCES):
+        before, after = rng.randint(1, 4), rng.randint(1, 5)
+        verb = verbs[rng.randint(len(verbs))]
+        sentence = list(rng.choice(nouns, before)) + [verb] + list(rng.choice(nouns, after))
+        column = role("A0", before) + ["(V*)"] + role("A1", after)
+        for i, (word, prop) in enumerate(zip(sentence, column)):
+            words_text.append(word)
+            props_text.append("%s %s" % (verb if i == before else "-", prop))
+        words_text.append("")
+        props_text.append("")
+    release = "conll05st-release/test.wsj/"
+    tests = _tar_gz({release + "words/test.wsj.words.gz":
+                     gzip.compress(("\n".join(words_text) + "\n").encode()),
+                     release + "props/test.wsj.props.gz":
+                     gzip.compress(("\n".join(props_text) + "\n").encode())})
+    word_dict = ["<unk>", "bos", "eos"] + nouns + verbs
+    labels = ["B-A0", "I-A0", "B-A1", "I-A1", "B-V", "I-V", "O"]
+    embedding = rng.normal(0, 0.1, (len(word_dict), 32)).astype(np.float32)
+    return "conll05st", {"conll05st-tests.tar.gz": tests,
+                         "conll05st%2FwordDict.txt": ("\n".join(word_dict) + "\n").encode(),
+                         "conll05st%2FverbDict.txt": ("\n".join(verbs) + "\n").encode(),
+                         "conll05st%2FtargetDict.txt": ("\n".join(labels) + "\n").encode(),
+                         "conll05st%2Femb": bytes(16) + embedding.tobytes()}
 
 
 def cifar(rng):
@@ -101,7 +224,7 @@ def main(argv=None):
     parser.add_argument("--force", action="store_true", help="replace files already there")
     args = parser.parse_args(argv)
     rng = np.random.RandomState(0)
-    for make in (mnist, uci_housing, imdb, cifar):
+    for make in (mnist, uci_housing, imdb, cifar, imikolov, wmt14, movielens, conll05):
         module, files = make(rng)
         for name, data in files.items():
             _write(os.path.join(args.home, module, name), data, args.force)

@@ -22,8 +22,9 @@ specs/paddle20_tests.txt) it also lends fluid.framework._test_eager_guard, a no-
 to the later 2.x revisions that call it; with --paddle 3 (Paddle 3's test/legacy_test files:
 specs/paddle3_tests.txt) it lends paddle.pir_utils.test_with_pir_api, which runs a test
 once (refimpl has one program IR), and starts the file with FLAGS_enable_pir_api=0, its
-revision's default, unless the environment sets the flag. A file that never calls unittest.main() (its
-suite comes from load_tests, e.g. rnn/test_rnn_cells.py) is loaded by unittest's loader,
+revision's default, unless the environment sets the flag. A file that never calls unittest.main() and has no
+`__main__` block (its suite comes from load_tests, e.g. rnn/test_rnn_cells.py) is loaded by
+unittest's loader,
 as Paddle's CI does, through a driver script in a temporary folder. So is a module that
 Paddle 2.x's CI runs in static mode: those its tools/static_mode_white_list.py names (read
 from the Paddle tree DIR is in, DIR/../../tools, when that file is there) start under
@@ -165,13 +166,19 @@ def static_mode_modules(tree_dir):
 
 
 def _script(path, tmpdir, static=False):
-    """What to run for `path`: the file itself, or a driver written to tmpdir that loads
-    it with unittest's loader as Paddle's CI (tools/test_runner.py) does: for a file that
-    never calls unittest.main() (rnn/test_rnn_cells.py builds its suite in load_tests),
-    and for a module that CI starts in static mode (`static`), after enable_static()."""
+    """What to run for `path`: the file itself (one calling unittest.main(), or a script
+    whose `__main__` block runs it: fluid/tests/book/test_recommender_system), or a driver
+    written to tmpdir that loads it with unittest's loader as Paddle's CI
+    (tools/test_runner.py) does: for a file with neither (rnn/test_rnn_cells.py builds its
+    suite in load_tests), and for a module that CI starts in static mode (`static`), after
+    enable_static()."""
     with open(path) as f:
-        if "unittest.main(" in f.read() and not static:
-            return os.path.basename(path)
+        text = f.read()
+    # a script with its own __main__ block (the book files: main() trains, then infers)
+    # runs as itself, as Paddle's CI runs it (py_test)
+    if not static and ("unittest.main(" in text or "__name__ == '__main__'" in text
+                       or '__name__ == "__main__"' in text):
+        return os.path.basename(path)
     name = os.path.splitext(os.path.basename(path))[0]
     driver = os.path.join(tmpdir, "load_%s.py" % name)
     with open(driver, "w") as f:

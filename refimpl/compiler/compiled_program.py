@@ -58,6 +58,24 @@ class CompiledProgram:
         self._places = None
         self._compiled_for = None  # (scope, place) of the first _compile
         self._device_sets = {}    # id(scope) -> its MultiPlaceRunner
+        self._is_inference = False
+        self._predictor = None    # _with_inference_optimize's
+
+    def _with_inference_optimize(self, config):
+        """Run through the predictor of an inference config (core.NativeConfig /
+        AnalysisConfig naming a saved inference model) instead of the program: Executor.run
+        then feeds it a list of PaddleTensors and returns the predictor's outputs, as Paddle
+        1.8 / 2.0."""
+        if self._is_data_parallel:
+            raise TypeError("CompiledProgram: _with_inference_optimize after "
+                            "with_data_parallel; a program is compiled for one of them")
+        if not hasattr(config, "_create_predictor"):
+            raise TypeError("CompiledProgram._with_inference_optimize: config must be a "
+                            "core.NativeConfig or AnalysisConfig, got %s"
+                            % type(config).__name__)
+        self._is_inference = True
+        self._predictor = config._create_predictor()
+        return self
 
     def with_data_parallel(self, loss_name=None, build_strategy=None, exec_strategy=None,
                            share_vars_from=None, places=None):
@@ -148,6 +166,8 @@ class CompiledProgram:
         return _CoreParallelExecutor(self)
 
     def _run(self, executor, feed, fetch_names, scope, return_numpy, return_merged=True):
+        if self._is_inference:
+            return self._predictor.run(feed)
         strategy = self._exec_strategy
         if strategy is not None and strategy._dry_run:
             if fetch_names:

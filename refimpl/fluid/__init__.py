@@ -27,7 +27,7 @@ from .dygraph.nn import *  # noqa: F401,F403 (1.8 exports its dygraph Layers her
 from .io import load, load_program_state, save, set_program_state
 from .transpiler import DistributeTranspiler, DistributeTranspilerConfig, HashName, RoundRobin
 from ..dygraph.tensor import Tensor as VarBase    # 1.8's name of the eager tensor class
-from .lod import LoDTensor, LoDTensorArray, create_lod_tensor, create_random_int_lodtensor
+from .lod_tensor import LoDTensor, LoDTensorArray, create_lod_tensor, create_random_int_lodtensor
 from .data_feeder import DataFeedDesc, DataFeeder
 from .dataset import DatasetFactory, InMemoryDataset, QueueDataset
 from .flags import get_flags, set_flags

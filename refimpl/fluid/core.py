@@ -52,7 +52,7 @@ __all__ = ["get_int_stats", "get_float_stats", "CPUPlace", "CUDAPlace", "CUDAPin
            "LoDTensorArray", "SelectedRows", "Tensor", "VarDesc", "AttrType", "op_proto_and_checker_maker",
            "Executor", "DeviceType",
            "EnforceNotMet", "EOFException", "is_compiled_with_cuda", "is_compiled_with_xpu",
-           "is_compiled_with_rocm",
+           "is_compiled_with_rocm", "from_dlpack",
            "is_compiled_with_mkldnn", "_is_fwd_prim_enabled", "_is_bwd_prim_enabled", "eager",
            "is_compiled_with_brpc", "is_compiled_with_dist",
            "get_cuda_device_count", "is_float16_supported", "op_support_gpu", "globals",
@@ -141,6 +141,24 @@ def init_lod_tensor_blocking_queue(var, capacity, keep_order=True):
 
 
 # Paddle's reserved name parts, as the core reports them
+class _DLPackCapsule:
+    """A DLPack capsule (Tensor._to_dlpack's) in the protocol np.from_dlpack reads."""
+
+    def __init__(self, capsule):
+        self._capsule = capsule
+
+    def __dlpack__(self, **_):
+        return self._capsule
+
+    def __dlpack_device__(self):
+        return (1, 0)      # kDLCPU, device 0: _to_dlpack's capsules hold host memory
+
+
+def from_dlpack(capsule):
+    """A Tensor sharing the memory of a DLPack capsule (Paddle 2.0's core.from_dlpack)."""
+    return Tensor(value=np.from_dlpack(_DLPackCapsule(capsule)))
+
+
 def grad_var_suffix():
     return GRAD_SUFFIX
 

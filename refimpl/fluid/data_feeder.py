@@ -10,6 +10,7 @@ from ..framework import mode
 from ..framework.dtypes import convert_dtype
 from ..framework.program import Variable, default_main_program
 from ..framework.sample_feed import feed_samples
+from ..framework.scope import LoDTensor
 
 __all__ = ["DataFeeder", "DataFeedDesc", "convert_dtype", "check_type", "check_dtype",
            "check_variable_and_dtype"]
@@ -47,7 +48,9 @@ def check_variable_and_dtype(input, input_name, expected_dtype, op_name, extra_m
 
 class DataFeeder:
     """Turns a minibatch (a list of samples, each a tuple with one field per feed variable)
-    into {name: ndarray or LoDTensor}, as framework/sample_feed.py converts it."""
+    into {name: LoDTensor}, as framework/sample_feed.py converts it: a LoDTensor for every
+    variable, its LoD empty where lod_level is 0 (Paddle 1.8 / 2.0's feed: `.shape()` is a
+    list)."""
 
     def __init__(self, feed_list, place, program=None):
         program = program or default_main_program()
@@ -65,7 +68,8 @@ class DataFeeder:
 
     def feed(self, iterable):
         values = feed_samples(self.feed_vars, iterable, "DataFeeder.feed")
-        return dict(zip(self.feed_names, values))
+        return {name: value if isinstance(value, LoDTensor) else LoDTensor(value=value)
+                for name, value in zip(self.feed_names, values)}
 
     def _get_number_of_places_(self, num_places=None):
         """num_places, else the places a data-parallel run on the feeder's place has

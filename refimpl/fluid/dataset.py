@@ -16,7 +16,7 @@ import subprocess
 import numpy as np
 
 from ..framework.dtypes import convert_dtype
-from .lod import create_lod_tensor
+from .lod_tensor import create_lod_tensor
 from .monitor import TOTAL_FEASIGN_NUM_IN_MEM, stat_add
 
 __all__ = ["DatasetFactory", "InMemoryDataset", "QueueDataset", "FileInstantDataset",

@@ -114,7 +114,8 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
                          model_filename=None, params_filename=None, export_for_deployment=True,
                          program_only=False):
     """Write the inference program computing target_vars from the named feeds to
-    dirname/__model__ (or model_filename) and, unless program_only, its persistables.
+    dirname/__model__ (or model_filename) and, unless program_only, its persistables; with
+    export_for_deployment False, the whole program as <model file>.main_program instead.
     Returns the target variables' names."""
     if isinstance(feeded_var_names, str):
         feeded_var_names = [feeded_var_names]
@@ -128,6 +129,19 @@ def save_inference_model(dirname, feeded_var_names, target_vars, executor, main_
         # Paddle 1.8's warning: the saved counters go into the model as they are now
         warnings.warn("please ensure that you have set the auc states to zeros before "
                       "saving inference model")
+    if not export_for_deployment:
+        # Paddle 1.8 / 2.0: the whole program, unpruned and without feed / fetch ops, as
+        # <model file>.main_program beside the program's persistables (empty feeds and
+        # targets allowed: fluid/tests/book/test_recognize_digits saves it so)
+        model_file = (model_filename or MODEL_FILENAME) + ".main_program"
+        if program_only:
+            os.makedirs(os.fspath(dirname), exist_ok=True)
+            static_io.save_to_file(os.path.join(dirname, model_file),
+                                   static_io.model_formats.program_to_bytes(program, [], []))
+        else:
+            static_io.save_inference_files(dirname, program, [], [], model_file,
+                                           params_filename)
+        return [v.name for v in target_vars]
     feeds = [block.var(n) for n in feeded_var_names]
     pruned, feed_names, fetch_names = static_io.normalize_program(
         program, feeds, list(target_vars), "save_inference_model")

@@ -202,6 +202,11 @@ class Variable:
         """The name of this variable's gradient (`x@GRAD`)."""
         return self.name + GRAD_SUFFIX
 
+    def _set_error_clip(self, error_clip):
+        """The error clip (fluid.clip.ErrorClipByValue) that backward's error_clip_callback
+        applies to this variable's gradient (Paddle's Variable._set_error_clip)."""
+        self.error_clip = error_clip
+
     def _set_info(self, key, value):
         """Keep a value under `key` on this variable (Paddle's key-value annotations,
         which no op reads)."""

@@ -219,7 +219,18 @@ class Tensor:
         return [list(level) for level in self._lod_levels()]
 
     def set_recursive_sequence_lengths(self, recursive_seq_lens):
-        self._set_lod_levels(check_lengths(recursive_seq_lens, "set_recursive_sequence_lengths"))
+        """Paddle's binding checks the levels among themselves (not against the rows): each
+        level non-empty and adding up to the next level's count."""
+        lod = check_lengths(recursive_seq_lens, "set_recursive_sequence_lengths")
+        if any(not level for level in lod) or not valid_for(lod, sum(lod[-1]) if lod else 0):
+            raise TensorValueError(
+                "set_recursive_sequence_lengths: %r is not a valid LoD (each level must be "
+                "non-empty and add up to the next level's count)" % (recursive_seq_lens,))
+        self._set_lod_levels(lod)
+
+    def _to_dlpack(self):
+        """A DLPack capsule sharing the tensor's host memory (core.from_dlpack reads it)."""
+        return np.ascontiguousarray(self.__array__()).__dlpack__()
 
     def lod(self):
         return lengths_to_offsets(self._lod_levels())

@@ -82,6 +82,13 @@ class PaddlePassBuilder:
         return False
 
 
+def _predictor_of(config):
+    """The predictor of `config` (create_paddle_predictor's): CompiledProgram's
+    _with_inference_optimize runs through it, the compiler below inference in the layers."""
+    from .predictor import create_paddle_predictor
+    return create_paddle_predictor(config)
+
+
 class AnalysisConfig:
     """AnalysisConfig(), AnalysisConfig(other), AnalysisConfig(model_dir) (a `__model__`
     file and a file per variable), AnalysisConfig(prog_file, params_file) (a program file
@@ -99,6 +106,7 @@ class AnalysisConfig:
 
     # export_values: AnalysisConfig.Float32 too
     Float32, Int8, Half = Precision.Float32, Precision.Int8, Precision.Half
+    _create_predictor = _predictor_of
 
     def __init__(self, *args):
         if len(args) == 1 and isinstance(args[0], AnalysisConfig):
@@ -351,6 +359,8 @@ class NativeConfig:
         self.use_gpu, self.device, self.fraction_of_gpu_memory = False, 0, -1.0
         self.specify_input_name = False
         self._cpu_threads = 1
+
+    _create_predictor = _predictor_of
 
     def set_cpu_math_library_num_threads(self, n):
         self._cpu_threads = int(n)

@@ -555,6 +555,8 @@ class IfElse:
         if not isinstance(cond, Variable) or cond.dtype is None or cond.dtype.name != "bool":
             raise TypeError("IfElse: cond must be a bool Variable of shape [N, 1], got %r"
                             % (cond,))
+        if name is not None and not isinstance(name, str):   # Paddle 2.0 checks it
+            raise TypeError("IfElse: name must be a str or None, got %s" % type(name).__name__)
         self.cond = cond
         self.branch = None
         self.split = {}          # x name -> (true rows, false rows)
@@ -588,6 +590,10 @@ class IfElse:
         if self.branch is None:
             raise ValueError("IfElse.output must be called inside true_block() or "
                              "false_block()")
+        for i, out in enumerate(outs):
+            if not isinstance(out, Variable):     # Paddle 2.0 checks each (a TypeError)
+                raise TypeError("IfElse.output: output %d must be a Variable, got %s"
+                                % (i, type(out).__name__))
         self.outputs[self.branch] = list(outs)
 
     def __call__(self):

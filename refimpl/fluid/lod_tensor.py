@@ -1,8 +1,9 @@
-"""Building LoD tensors (fluid 1.8): create_lod_tensor, create_random_int_lodtensor.
-The LoDTensor class is framework/scope.py's Tensor; LoD itself is framework/lod.py
-(specs/lod.md)."""
+"""paddle.fluid.lod_tensor (fluid 1.8 / 2.0): building LoD tensors, create_lod_tensor and
+create_random_int_lodtensor. The LoDTensor class is framework/scope.py's Tensor; LoD itself is
+framework/lod.py (specs/lod.md)."""
 import numpy as np
 
+from ..framework.errors import LayerAssertionError
 from ..framework.lod import check_lengths
 from ..framework.scope import LoDTensor, LoDTensorArray, Tensor
 
@@ -18,7 +19,8 @@ def create_lod_tensor(data, recursive_seq_lens, place=None):
     if isinstance(data, list):
         given = [[len(seq) for seq in data]]
         if recursive_seq_lens != given:
-            raise ValueError("create_lod_tensor: data holds sequences of lengths %s, but "
+            # Paddle asserts it (an AssertionError there)
+            raise LayerAssertionError("create_lod_tensor: data holds sequences of lengths %s, but "
                              "recursive_seq_lens is %s" % (given, recursive_seq_lens))
         rows = [np.asarray(seq, dtype=np.int64).reshape(-1) for seq in data]
         flat = np.concatenate(rows) if rows else np.zeros(0, np.int64)

@@ -1,0 +1,102 @@
+"""tools/make_dataset_cache.py: its generated files read back with paddle.dataset's readers
+in their real formats, and learnable as specs/dataset.md says (the book tests train on them
+to their thresholds)."""
+import importlib.util
+import os
+import pathlib
+
+import numpy as np
+import pytest
+
+from refimpl import dataset
+
+
+@pytest.fixture(scope="module")
+def tool():
+    path = pathlib.Path(__file__).parents[1] / "tools" / "make_dataset_cache.py"
+    spec = importlib.util.spec_from_file_location("make_dataset_cache", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _write(tool, home, make):
+    module, files = make(np.random.RandomState(0))
+    for name, data in files.items():
+        tool._write(os.path.join(str(home), module, name), data, False)
+
+
+@pytest.mark.filterwarnings("ignore:paddle.dataset")
+def test_uci_housing_price_is_linear_in_the_features(tool, dataset_home):
+    _write(tool, dataset_home, tool.uci_housing)
+    rows = list(dataset.uci_housing.train()()) + list(dataset.uci_housing.test()())
+    x = np.array([np.append(f, 1.0) for f, _ in rows])
+    y = np.array([p[0] for _, p in rows])
+    coef, *_ = np.linalg.lstsq(x, y, rcond=None)
+    assert len(rows) == 506 and np.std(y - x @ coef) < 1.2 and abs(coef[-1] - 22.5) < 0.5
+
+
+@pytest.mark.filterwarnings("ignore:paddle.dataset")
+def test_mnist_digits_are_their_class_templates_plus_noise(tool, dataset_home):
+    _write(tool, dataset_home, tool.mnist)
+    train = list(dataset.mnist.train()())
+    test = list(dataset.mnist.test()())
+    assert (len(train), len(test)) == (9600, 1600)         # multiples of 100, as 1.8.5 reads
+    images = np.array([img for img, _ in train])
+    labels = np.array([label for _, label in train])
+    means = np.array([images[labels == k].mean(0) for k in range(10)])
+    guess = [np.argmin(((means - img) ** 2).sum(1)) for img, _ in test]
+    assert np.mean(np.array(guess) == [label for _, label in test]) > 0.95
+
+
+@pytest.mark.filterwarnings("ignore:paddle.dataset")
+def test_imikolov_words_follow_from_the_ones_before(tool, dataset_home):
+    _write(tool, dataset_home, tool.imikolov)
+    word_idx = dataset.imikolov.build_dict()
+    assert len(word_idx) == tool.IMIKOLOV_WORDS + 3          # '<s>', '<e>', '<unk>'
+    nexts, grams = {}, 0
+    for gram in dataset.imikolov.train(word_idx, 5)():
+        if gram[4] != word_idx["<e>"]:      # in a sentence, the four before decide the next
+            assert nexts.setdefault(gram[:4], gram[4]) == gram[4]
+            grams += 1
+    assert grams > len(nexts) > 0
+
+
+@pytest.mark.filterwarnings("ignore:paddle.dataset")
+def test_wmt14_targets_are_the_sources_word_for_word(tool, dataset_home):
+    _write(tool, dataset_home, tool.wmt14)
+    src_dict, trg_dict = dataset.wmt14.get_dict(30000, reverse=True)
+    assert src_dict[0] == "<s>" and trg_dict[2] == "<unk>" and len(src_dict) == 33
+    samples = list(dataset.wmt14.train(30000)())
+    assert len(samples) == 200
+    for src, trg, trg_next in samples:
+        assert [src_dict[i][1:] for i in src[1:-1]] == [trg_dict[i][1:] for i in trg[1:]]
+        assert trg[1:] == trg_next[:-1]
+
+
+@pytest.mark.filterwarnings("ignore:paddle.dataset")
+def test_movielens_covers_the_ids_the_book_test_infers_for(tool, dataset_home):
+    _write(tool, dataset_home, tool.movielens)
+    assert dataset.movielens.max_movie_id() == 3952
+    assert len(dataset.movielens.movie_categories()) == 18
+    assert len(dataset.movielens.get_movie_title_dict()) == 4400
+    assert dataset.movielens.max_job_id() <= 20
+    ratings = [s[-1][0] for s in dataset.movielens.train()()]
+    assert {-3.0, 1.0, 5.0} <= set(ratings) <= {-3.0, -1.0, 1.0, 3.0, 5.0}   # rating * 2 - 5
+
+
+@pytest.mark.filterwarnings("ignore:paddle.dataset")
+def test_conll05_roles_follow_the_verb(tool, dataset_home):
+    _write(tool, dataset_home, tool.conll05)
+    words, verbs, labels = dataset.conll05.get_dict()
+    assert len(labels) == 7 and len(verbs) == tool.CONLL05_VERBS
+    names = {i: name for name, i in labels.items()}
+    emb = np.fromfile(dataset.conll05.get_embedding(), dtype=np.float32, offset=16)
+    assert emb.shape == (len(words) * 32,)
+    samples = list(dataset.conll05.test()())
+    assert len(samples) == tool.CONLL05_SENTENCES
+    for sample in samples:
+        tags = [names[i] for i in sample[-1]]
+        v = tags.index("B-V")
+        assert tags[0] == "B-A0" and set(tags[1:v]) <= {"I-A0"}
+        assert tags[v + 1] == "B-A1" and set(tags[v + 2:]) <= {"I-A1"}
