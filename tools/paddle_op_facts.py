@@ -45,9 +45,10 @@ names = {v: k for k, v in fp.AttrType.items()}
 PLACEHOLDERS = {"INT": 0, "FLOAT": 0.0, "STRING": "", "BOOLEAN": False, "INTS": [0],
                 "FLOATS": [0.0], "STRINGS": [""], "BOOLEANS": [False], "LONG": 1 << 40,
                 "LONGS": [1 << 40]}
-required = re.compile(r"Attribute '(\w+)' is required")
+# a required attribute left unset: 1.8's words, then 3.x's
+required = re.compile(r"Attribute (?:'|\()(\w+)(?:' is required|\) is not set correctly)")
 enum = re.compile(r"not in enum container \[(\w+)")
-protos, defaults, inputs = {}, {}, {}
+protos, defaults, inputs, filled = {}, {}, {}, {}
 holder = core.ProgramDesc()
 for raw in core.get_all_op_protos():
     proto = fp.OpProto.FromString(raw)
@@ -80,6 +81,9 @@ for raw in core.get_all_op_protos():
         else:
             defaults[proto.type] = {n: desc.attr(n) for n in desc.attr_names()
                                     if n not in placed}
+            # (a BLOCK attribute's value, read back, corrupts 3.3.1's heap: left out)
+            filled[proto.type] = {n: desc.attr(n) for n in desc.attr_names()
+                                  if protos[proto.type].get(n) not in ("BLOCK", "BLOCKS")}
             break
 # the grad op makers of the releases whose descs refimpl writes slot for slot: for each op,
 # the grad ops its maker makes from a desc with every slot filled, their slots, and whether
@@ -104,9 +108,32 @@ if paddle.__version__ in @GRAD_MAKER_RELEASES@:
         makers[proto.type] = [{"type": g.type(), "inputs": sorted(g.input_names()),
                                "outputs": sorted(g.output_names()),
                                "copies_attrs": g.has_attr("op_namescope")} for g in grads]
+# the phi kernel signature the dygraph tracer maps each op to (releases with phi: 3.x): the
+# op's input slots, attributes and output slots in the kernel's argument order, for a desc
+# with its required input slots and every output slot filled and the attributes at their
+# defaults (a required one at its stand-in above; an optional input such as concat's
+# AxisTensor takes an attribute's place in the signature when given); for the ops refimpl
+# computes (feed's signature query crashes 3.3.1)
+signatures = {}
+tracer = paddle.base.framework._dygraph_tracer() if hasattr(paddle, "base") else None
+if tracer is not None and hasattr(tracer, "_get_kernel_signature"):
+    def one():      # a tensor of its own for each slot (one shared by all crashed 3.3.1)
+        return [paddle.to_tensor([1.0])]
+    for raw in core.get_all_op_protos():
+        proto = fp.OpProto.FromString(raw)
+        if proto.type not in filled or proto.type not in @KERNEL_OPS@:
+            continue
+        try:
+            sig = tracer._get_kernel_signature(
+                proto.type, {s.name: one() for s in proto.inputs if not s.dispensable},
+                {s.name: one() for s in proto.outputs}, filled[proto.type])
+        except Exception:       # no phi kernel for the op
+            continue
+        signatures[proto.type] = [list(part) for part in sig]
 versions = core.get_op_version_map() if hasattr(core, "get_op_version_map") else {}
 print(json.dumps({"version": paddle.__version__, "attr_types": protos,
                   "attr_defaults": defaults, "proto_inputs": inputs, "grad_makers": makers,
+                  "kernel_signatures": signatures,
                   "op_versions": {k: v.version_id() for k, v in versions.items()}}))
 """
 
@@ -215,8 +242,9 @@ def undeclared_defaults(defaults):
     return table
 
 
-def probe(python):
-    code = PROBE.replace("@GRAD_MAKER_RELEASES@", repr(DESC_DEFAULTS_RELEASES))
+def probe(python, kernel_ops):
+    code = PROBE.replace("@GRAD_MAKER_RELEASES@", repr(DESC_DEFAULTS_RELEASES)).replace(
+        "@KERNEL_OPS@", repr(set(kernel_ops)))
     done = subprocess.run([python, "-c", code], capture_output=True, text=True, check=True)
     return json.loads(done.stdout.strip().splitlines()[-1])
 
@@ -228,10 +256,11 @@ def main():
     from refimpl.ops.registry import all_op_types
     wanted = {t for t in all_op_types() if not t.endswith("_grad")} | {"feed", "fetch"}
     facts = {"attr_types": {}, "op_versions": {}, "attr_defaults": {}, "proto_inputs": {},
-             "grad_makers": {}, "absent_attrs": {}, "output_lod_levels": {}}
+             "grad_makers": {}, "absent_attrs": {}, "output_lod_levels": {},
+             "kernel_signatures": {}}
     reference = None
     for python in args.paddle:
-        found = probe(python)
+        found = probe(python, wanted - {"feed", "fetch"})
         types = {op: {a: t for a, t in attrs.items() if a not in COMMON_ATTRS}
                  for op, attrs in found["attr_types"].items() if op in wanted}
         if reference is None:
@@ -261,13 +290,17 @@ def main():
             inputs = {op: slots for op, slots in inputs.items()
                       if facts["proto_inputs"][facts["reference"]].get(op) != slots}
         facts["proto_inputs"][found["version"]] = inputs
+        if found["kernel_signatures"]:
+            facts["kernel_signatures"][found["version"]] = {
+                op: sig for op, sig in sorted(found["kernel_signatures"].items())
+                if op in wanted}
         if found["op_versions"]:
             facts["op_versions"][found["version"]] = dict(sorted(found["op_versions"].items()))
     with open(OUT, "w") as f:
         f.write("{\n")
         f.write('"reference": %s,\n' % json.dumps(facts["reference"]))
         keys = ("attr_types", "op_versions", "attr_defaults", "proto_inputs", "grad_makers",
-                "absent_attrs", "output_lod_levels")
+                "absent_attrs", "output_lod_levels", "kernel_signatures")
         for key in keys:
             f.write('"%s": {\n' % key)
             releases = list(facts[key].items())

@@ -182,6 +182,18 @@ class Tensor:
     def _set_double_element(self, i, value):
         self._set_element(i, value, np.float64)
 
+    def _get_complex64_element(self, i):
+        return self._element(i, np.complex64)
+
+    def _set_complex64_element(self, i, value):
+        self._set_element(i, value, np.complex64)
+
+    def _get_complex128_element(self, i):
+        return self._element(i, np.complex128)
+
+    def _set_complex128_element(self, i, value):
+        self._set_element(i, value, np.complex128)
+
     def _copy(self, place=None):
         """A free-standing copy (value and lengths)."""
         v = self._get()
