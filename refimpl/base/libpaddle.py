@@ -6,9 +6,9 @@ values, so pir.Value (and OpResult, the name Paddle 3.0-beta gave an op's result
 import types
 
 from ..fluid.core import CPUPlace, CUDAPinnedPlace, CUDAPlace, CustomPlace, Place
-from ..framework.program import Variable
+from ..pir import OpResult, Value
 
 __all__ = ["CPUPlace", "CUDAPlace", "CUDAPinnedPlace", "CustomPlace", "Place", "pir"]
 
 pir = types.ModuleType("paddle.base.libpaddle.pir", "A program's values (Value, OpResult).")
-pir.Value = pir.OpResult = Variable
+pir.Value, pir.OpResult = Value, OpResult
