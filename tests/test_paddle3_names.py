@@ -247,3 +247,18 @@ def test_ir_backward_grad_appends_the_gradient_ops():
         np.testing.assert_allclose(out, [2, 4, 6])
     finally:
         paddle.disable_static()
+
+
+def test_kernel_signature_takes_an_attributes_tensor_form_when_given():
+    """3.3.1 measured: scale with a ScaleTensor input maps to (['X'], ['ScaleTensor',
+    'bias', 'bias_after_scale'], ['Out']); concat with AxisTensor to (['X'], ['AxisTensor'],
+    ['Out'])."""
+    paddle.disable_static()
+    tracer = paddle.base.framework._dygraph_tracer()
+    one = [paddle.to_tensor([1.0])]
+    assert tracer._get_kernel_signature("scale", {"X": one, "ScaleTensor": one}, {}, {}) == (
+        ["X"], ["ScaleTensor", "bias", "bias_after_scale"], ["Out"])
+    assert tracer._get_kernel_signature("concat", {"X": one, "AxisTensor": one}, {}, {}) == (
+        ["X"], ["AxisTensor"], ["Out"])
+    assert tracer._get_kernel_signature("concat", {"X": one, "AxisTensor": []}, {}, {}) == (
+        ["X"], ["axis"], ["Out"])
