@@ -110,10 +110,11 @@ if paddle.__version__ in @GRAD_MAKER_RELEASES@:
                                "copies_attrs": g.has_attr("op_namescope")} for g in grads]
 # the phi kernel signature the dygraph tracer maps each op to (releases with phi: 3.x): the
 # op's input slots, attributes and output slots in the kernel's argument order, for a desc
-# with its required input slots and every output slot filled and the attributes at their
-# defaults (a required one at its stand-in above; an optional input such as concat's
-# AxisTensor takes an attribute's place in the signature when given); for the ops refimpl
-# computes (feed's signature query crashes 3.3.1)
+# with the attributes at their defaults (a required one at its stand-in above): its input
+# slots with every slot filled (an optional input is a kernel argument too), its
+# attributes with only the required ones (an optional input such as concat's AxisTensor
+# takes an attribute's place when given); for the ops refimpl computes (feed's signature
+# query crashes 3.3.1)
 signatures = {}
 tracer = paddle.base.framework._dygraph_tracer() if hasattr(paddle, "base") else None
 if tracer is not None and hasattr(tracer, "_get_kernel_signature"):
@@ -124,12 +125,17 @@ if tracer is not None and hasattr(tracer, "_get_kernel_signature"):
         if proto.type not in filled or proto.type not in @KERNEL_OPS@:
             continue
         try:
-            sig = tracer._get_kernel_signature(
+            required = tracer._get_kernel_signature(
                 proto.type, {s.name: one() for s in proto.inputs if not s.dispensable},
+                {s.name: one() for s in proto.outputs}, filled[proto.type])
+            every = tracer._get_kernel_signature(
+                proto.type, {s.name: one() for s in proto.inputs},
                 {s.name: one() for s in proto.outputs}, filled[proto.type])
         except Exception:       # no phi kernel for the op
             continue
-        signatures[proto.type] = [list(part) for part in sig]
+        # the kernel's tensor inputs, optional ones included (the desc with every slot
+        # filled), and its attributes as attributes (the one with only the required)
+        signatures[proto.type] = [list(every[0]), list(required[1]), list(required[2])]
 versions = core.get_op_version_map() if hasattr(core, "get_op_version_map") else {}
 print(json.dumps({"version": paddle.__version__, "attr_types": protos,
                   "attr_defaults": defaults, "proto_inputs": inputs, "grad_makers": makers,
