@@ -81,9 +81,13 @@ for raw in core.get_all_op_protos():
         else:
             defaults[proto.type] = {n: desc.attr(n) for n in desc.attr_names()
                                     if n not in placed}
-            # (a BLOCK attribute's value, read back, corrupts 3.3.1's heap: left out)
-            filled[proto.type] = {n: desc.attr(n) for n in desc.attr_names()
-                                  if protos[proto.type].get(n) not in ("BLOCK", "BLOCKS")}
+            # (a BLOCK attribute's value, read back, corrupts 3.3.1's heap: left out; an
+            # empty list goes back as INTS, so an empty list of another type is its stand-in)
+            filled[proto.type] = {
+                n: desc.attr(n) if desc.attr(n) != [] else
+                PLACEHOLDERS.get(protos[proto.type][n], [])
+                for n in desc.attr_names()
+                if protos[proto.type].get(n) not in ("BLOCK", "BLOCKS")}
             break
 # the grad op makers of the releases whose descs refimpl writes slot for slot: for each op,
 # the grad ops its maker makes from a desc with every slot filled, their slots, and whether
