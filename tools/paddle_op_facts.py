@@ -16,7 +16,9 @@ for those releases each op's grad op maker (`grad_makers`: the grad ops' slots, 
 they copy the forward op's attributes; Paddle's backward writes them so). For the other
 releases, also the attributes the reference declares that they do not (`absent_attrs`).
 And, measured on programs typical fluid scripts build (LOD_PROBE), which op outputs hold a
-lod_level in those releases' descs (`output_lod_levels`).
+lod_level in those releases' descs (`output_lod_levels`). And for a release with phi
+kernels (3.x), the kernel signature its dygraph tracer maps each op to
+(`kernel_signatures`: what Paddle 3's op tests call an op's python API with).
 """
 import argparse
 import json
