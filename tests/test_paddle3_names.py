@@ -220,6 +220,7 @@ def test_prim_switches_leave_prim_off_and_there_is_no_cinn_or_auto_parallel():
     core._set_prim_forward_enabled(True)
     assert not core._is_fwd_prim_enabled() and not core._is_bwd_prim_enabled()
     assert not core.is_compiled_with_cinn() and not paddle.is_compiled_with_distribute()
+    assert paddle.framework.in_dynamic_mode is paddle.in_dynamic_mode   # 3.3.1 has both
     assert paddle.base.libpaddle.CPUPlace is core.CPUPlace
     assert not paddle.base.framework.use_pir_api()
     with pytest.raises(ValueError):
